@@ -19,13 +19,15 @@
  * the producer's and the consumer's SOACs (rules.c rewrites them):
  *   MAP -> any SOAC reading the MAP's results at its own index, where the
  *          read is in range (the consumer's index space is the MAP's);
+ *          or anywhere, where the MAP is cheap and cannot fail
+ *          (MAP-gather: rules.c computes it where it is read);
  *   FILTER -> REDUCE, FILTER -> FILTER and their SEG_ forms, where the
  *          consumer reads the filtered values at its own index and
  *          nothing else at that index;
  *   REDUCE -> ONCE (the ONCE runs after the reduction, in its kernel).
  * Any other data edge is preventing: the consumer needs the whole result
- * first (a REDUCE's value, a FILTER's positions, a gather of arbitrary
- * elements, a library kernel).
+ * first (a REDUCE's value, a FILTER's positions, a gather of a MAP that
+ * can fail or costs more than a read, a library kernel).
  */
 #include "fusion.h"
 

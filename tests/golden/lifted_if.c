@@ -205,80 +205,8 @@ fail:
   rt_release(v_x90);
 }
 
-/* K4: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x138, RtValue *v_x139, int32_t v_x140, RtValue **out_v_x141) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x138_d = v_x138->data.i;
-  const int64_t v_x138_n = v_x138->len;
-  int32_t *v_x139_d = v_x139->data.i;
-  const int64_t v_x139_n = v_x139->len;
-  RtValue *v_x141 = NULL;
-  /* MAP */
-  {
-    const int64_t t20 = v_x140;
-    if (t20 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t20, 0.0, 0);
-      goto fail;
-    }
-    v_x141 = rt_value_new(rt_vec_type(RT_INT), t20);
-    int32_t *v_x141_d = v_x141->data.i;
-    const int64_t v_x141_n = v_x141->len;
-    RT_PARALLEL_FOR_IF(t20 >= RT_PARALLEL_MIN)
-    for (int64_t t21 = 0; t21 < t20; t21++) {
-      const int32_t t22 = (int32_t)t21;
-      int t27 = 0; /* nonzero: a check below failed */
-      uint8_t t24 = rt_lt_i(t22, (int32_t)v_x138_n);
-      int32_t t25;
-      if (t24) {
-        int t28 = (uint64_t)(int64_t)t22 < (uint64_t)v_x138_n;
-        int32_t t26 = t28 ? v_x138_d[t22] : 0;
-        t27 |= !t28;
-        t25 = t26;
-      } else {
-        int32_t t30 = rt_sub_i(t22, (int32_t)v_x138_n);
-        int t32 = (uint64_t)(int64_t)t30 < (uint64_t)v_x139_n;
-        int32_t t31 = t32 ? v_x139_d[t30] : 0;
-        t27 |= !t32;
-        t25 = t31;
-      }
-      if (__builtin_expect(t27 != 0, 0)) { /* again, recording the error */
-        uint8_t t34 = rt_lt_i(t22, (int32_t)v_x138_n);
-        int32_t t35;
-        if (t34) {
-          int32_t t36;
-          if ((uint64_t)(int64_t)t22 < (uint64_t)v_x138_n) {
-            t36 = v_x138_d[t22];
-          } else {
-            NESSIE_RECORD(err, t21, RT_CHECK_INDEX, 0, 0, RT_GATHER, t22, v_x138_n, 0.0, 1);
-            t36 = 0;
-          }
-          t35 = t36;
-        } else {
-          int32_t t38 = rt_sub_i(t22, (int32_t)v_x138_n);
-          int32_t t39;
-          if ((uint64_t)(int64_t)t38 < (uint64_t)v_x139_n) {
-            t39 = v_x139_d[t38];
-          } else {
-            NESSIE_RECORD(err, t21, RT_CHECK_INDEX, 0, 0, RT_GATHER, t38, v_x139_n, 0.0, 2);
-            t39 = 0;
-          }
-          t35 = t39;
-        }
-      }
-      v_x141_d[t21] = t25;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x141 = v_x141;
-  return;
-fail:
-  rt_release(v_x141);
-}
-
-/* K5: FILTER -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
+/* K4: FILTER -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
   (void)loc;
   (void)run;
   int32_t *v_x148_d = v_x148->data.i;
@@ -293,131 +221,131 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
   RtValue *v_x160 = NULL;
   /* FILTER */
   {
-    const int64_t t40 = v_x148_n;
-    const int64_t t41 = t40 > 0 ? (t40 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t42 = (uint8_t *)rt_alloc_atomic((size_t)t40 + 1);
-    int64_t *t43 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t41 + 1));
-    RT_PARALLEL_FOR_IF(t41 > 1)
-    for (int64_t t44 = 0; t44 < t41; t44++) {
+    const int64_t t20 = v_x148_n;
+    const int64_t t21 = t20 > 0 ? (t20 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t22 = (uint8_t *)rt_alloc_atomic((size_t)t20 + 1);
+    int64_t *t23 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t21 + 1));
+    RT_PARALLEL_FOR_IF(t21 > 1)
+    for (int64_t t24 = 0; t24 < t21; t24++) {
       int64_t kept = 0;
-      const int64_t t44_end = (t44 + 1) * RT_CHUNK < t40 ? (t44 + 1) * RT_CHUNK : t40;
-      for (int64_t t45 = t44 * RT_CHUNK; t45 < t44_end; t45++) {
-        const int32_t t46 = (int32_t)t45;
-        int32_t t44x0;
-        uint8_t t44x1;
-        int32_t t44x2;
-        uint8_t t44x3;
-        int t49 = 0; /* nonzero: a check below failed */
-        int32_t t47 = v_x148_d[t46];
-        int t50 = (uint64_t)(int64_t)t46 < (uint64_t)v_x149_n;
-        uint8_t t48 = t50 ? v_x149_d[t46] : 0;
-        t49 |= !t50;
-        int t52 = (uint64_t)(int64_t)t46 < (uint64_t)v_x155_n;
-        int32_t t51 = t52 ? v_x155_d[t46] : 0;
-        t49 |= !t52;
-        if (__builtin_expect(t49 != 0, 0)) { /* again, recording the error */
-          int32_t t53 = v_x148_d[t46];
-          uint8_t t54;
-          if ((uint64_t)(int64_t)t46 < (uint64_t)v_x149_n) {
-            t54 = v_x149_d[t46];
+      const int64_t t24_end = (t24 + 1) * RT_CHUNK < t20 ? (t24 + 1) * RT_CHUNK : t20;
+      for (int64_t t25 = t24 * RT_CHUNK; t25 < t24_end; t25++) {
+        const int32_t t26 = (int32_t)t25;
+        int32_t t24x0;
+        uint8_t t24x1;
+        int32_t t24x2;
+        uint8_t t24x3;
+        int t29 = 0; /* nonzero: a check below failed */
+        int32_t t27 = v_x148_d[t26];
+        int t30 = (uint64_t)(int64_t)t26 < (uint64_t)v_x149_n;
+        uint8_t t28 = t30 ? v_x149_d[t26] : 0;
+        t29 |= !t30;
+        int t32 = (uint64_t)(int64_t)t26 < (uint64_t)v_x155_n;
+        int32_t t31 = t32 ? v_x155_d[t26] : 0;
+        t29 |= !t32;
+        if (__builtin_expect(t29 != 0, 0)) { /* again, recording the error */
+          int32_t t33 = v_x148_d[t26];
+          uint8_t t34;
+          if ((uint64_t)(int64_t)t26 < (uint64_t)v_x149_n) {
+            t34 = v_x149_d[t26];
           } else {
-            NESSIE_RECORD(err, t45, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x149_n, 0.0, 0);
-            t54 = 0;
+            NESSIE_RECORD(err, t25, RT_CHECK_INDEX, 0, 0, RT_GATHER, t26, v_x149_n, 0.0, 0);
+            t34 = 0;
           }
-          int32_t t55;
-          if ((uint64_t)(int64_t)t46 < (uint64_t)v_x155_n) {
-            t55 = v_x155_d[t46];
+          int32_t t35;
+          if ((uint64_t)(int64_t)t26 < (uint64_t)v_x155_n) {
+            t35 = v_x155_d[t26];
           } else {
-            NESSIE_RECORD(err, t45, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x155_n, 0.0, 1);
-            t55 = 0;
+            NESSIE_RECORD(err, t25, RT_CHECK_INDEX, 0, 0, RT_GATHER, t26, v_x155_n, 0.0, 1);
+            t35 = 0;
           }
         }
-        t44x0 = t47;
-        t44x1 = t48;
-        t44x2 = t51;
-        t44x3 = t48;
-        uint8_t t56;
-        t56 = t44x1;
-        t42[t45] = t56 != 0;
-        kept += t56 != 0;
+        t24x0 = t27;
+        t24x1 = t28;
+        t24x2 = t31;
+        t24x3 = t28;
+        uint8_t t36;
+        t36 = t24x1;
+        t22[t25] = t36 != 0;
+        kept += t36 != 0;
       }
-      t43[t44] = kept;
+      t23[t24] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t42);
-      rt_free(t43);
+      rt_free(t22);
+      rt_free(t23);
       goto fail;
     }
-    int64_t t57 = 0;
-    for (int64_t t44 = 0; t44 < t41; t44++) {
-      const int64_t k = t43[t44];
-      t43[t44] = t57;
-      t57 += k;
+    int64_t t37 = 0;
+    for (int64_t t24 = 0; t24 < t21; t24++) {
+      const int64_t k = t23[t24];
+      t23[t24] = t37;
+      t37 += k;
     }
-    v_x153 = rt_value_new(rt_vec_type(RT_INT), t57);
+    v_x153 = rt_value_new(rt_vec_type(RT_INT), t37);
     int32_t *v_x153_d = v_x153->data.i;
     const int64_t v_x153_n = v_x153->len;
-    v_x154 = rt_value_new(rt_vec_type(RT_BOOL), t57);
+    v_x154 = rt_value_new(rt_vec_type(RT_BOOL), t37);
     uint8_t *v_x154_d = v_x154->data.b;
     const int64_t v_x154_n = v_x154->len;
-    v_x159 = rt_value_new(rt_vec_type(RT_INT), t57);
+    v_x159 = rt_value_new(rt_vec_type(RT_INT), t37);
     int32_t *v_x159_d = v_x159->data.i;
     const int64_t v_x159_n = v_x159->len;
-    v_x160 = rt_value_new(rt_vec_type(RT_BOOL), t57);
+    v_x160 = rt_value_new(rt_vec_type(RT_BOOL), t37);
     uint8_t *v_x160_d = v_x160->data.b;
     const int64_t v_x160_n = v_x160->len;
-    RT_PARALLEL_FOR_IF(t41 > 1)
-    for (int64_t t44 = 0; t44 < t41; t44++) {
-      int64_t at = t43[t44];
-      const int64_t t44_end = (t44 + 1) * RT_CHUNK < t40 ? (t44 + 1) * RT_CHUNK : t40;
-      for (int64_t t45 = t44 * RT_CHUNK; t45 < t44_end; t45++) {
-        const int32_t t46 = (int32_t)t45;
-        if (!t42[t45])
+    RT_PARALLEL_FOR_IF(t21 > 1)
+    for (int64_t t24 = 0; t24 < t21; t24++) {
+      int64_t at = t23[t24];
+      const int64_t t24_end = (t24 + 1) * RT_CHUNK < t20 ? (t24 + 1) * RT_CHUNK : t20;
+      for (int64_t t25 = t24 * RT_CHUNK; t25 < t24_end; t25++) {
+        const int32_t t26 = (int32_t)t25;
+        if (!t22[t25])
           continue;
-        int32_t t44y0;
-        uint8_t t44y1;
-        int32_t t44y2;
-        uint8_t t44y3;
-        int t60 = 0; /* nonzero: a check below failed */
-        int32_t t58 = v_x148_d[t46];
-        int t61 = (uint64_t)(int64_t)t46 < (uint64_t)v_x149_n;
-        uint8_t t59 = t61 ? v_x149_d[t46] : 0;
-        t60 |= !t61;
-        int t63 = (uint64_t)(int64_t)t46 < (uint64_t)v_x155_n;
-        int32_t t62 = t63 ? v_x155_d[t46] : 0;
-        t60 |= !t63;
-        if (__builtin_expect(t60 != 0, 0)) { /* again, recording the error */
-          int32_t t64 = v_x148_d[t46];
-          uint8_t t65;
-          if ((uint64_t)(int64_t)t46 < (uint64_t)v_x149_n) {
-            t65 = v_x149_d[t46];
+        int32_t t24y0;
+        uint8_t t24y1;
+        int32_t t24y2;
+        uint8_t t24y3;
+        int t40 = 0; /* nonzero: a check below failed */
+        int32_t t38 = v_x148_d[t26];
+        int t41 = (uint64_t)(int64_t)t26 < (uint64_t)v_x149_n;
+        uint8_t t39 = t41 ? v_x149_d[t26] : 0;
+        t40 |= !t41;
+        int t43 = (uint64_t)(int64_t)t26 < (uint64_t)v_x155_n;
+        int32_t t42 = t43 ? v_x155_d[t26] : 0;
+        t40 |= !t43;
+        if (__builtin_expect(t40 != 0, 0)) { /* again, recording the error */
+          int32_t t44 = v_x148_d[t26];
+          uint8_t t45;
+          if ((uint64_t)(int64_t)t26 < (uint64_t)v_x149_n) {
+            t45 = v_x149_d[t26];
           } else {
-            NESSIE_RECORD(err, t45, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x149_n, 0.0, 2);
-            t65 = 0;
+            NESSIE_RECORD(err, t25, RT_CHECK_INDEX, 0, 0, RT_GATHER, t26, v_x149_n, 0.0, 2);
+            t45 = 0;
           }
-          int32_t t66;
-          if ((uint64_t)(int64_t)t46 < (uint64_t)v_x155_n) {
-            t66 = v_x155_d[t46];
+          int32_t t46;
+          if ((uint64_t)(int64_t)t26 < (uint64_t)v_x155_n) {
+            t46 = v_x155_d[t26];
           } else {
-            NESSIE_RECORD(err, t45, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x155_n, 0.0, 3);
-            t66 = 0;
+            NESSIE_RECORD(err, t25, RT_CHECK_INDEX, 0, 0, RT_GATHER, t26, v_x155_n, 0.0, 3);
+            t46 = 0;
           }
         }
-        t44y0 = t58;
-        t44y1 = t59;
-        t44y2 = t62;
-        t44y3 = t59;
-        if (t42[t45]) {
-          v_x153_d[at] = t44y0;
-          v_x154_d[at] = t44y1;
-          v_x159_d[at] = t44y2;
-          v_x160_d[at] = t44y3;
+        t24y0 = t38;
+        t24y1 = t39;
+        t24y2 = t42;
+        t24y3 = t39;
+        if (t22[t25]) {
+          v_x153_d[at] = t24y0;
+          v_x154_d[at] = t24y1;
+          v_x159_d[at] = t24y2;
+          v_x160_d[at] = t24y3;
           at++;
         }
       }
     }
-    rt_free(t42);
-    rt_free(t43);
+    rt_free(t22);
+    rt_free(t23);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -433,8 +361,8 @@ fail:
   rt_release(v_x160);
 }
 
-/* K6: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
+/* K5: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
   (void)loc;
   (void)run;
   int32_t *v_x166_d = v_x166->data.i;
@@ -447,21 +375,21 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
   RtValue *v_x190 = NULL;
   /* MAP */
   {
-    const int64_t t67 = v_x166_n;
-    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t67);
+    const int64_t t47 = v_x166_n;
+    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t47);
     uint8_t *v_x168_d = v_x168->data.b;
     const int64_t v_x168_n = v_x168->len;
-    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t67);
+    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t47);
     uint8_t *v_x170_d = v_x170->data.b;
     const int64_t v_x170_n = v_x170->len;
-    RT_PARALLEL_FOR_IF(t67 >= RT_PARALLEL_MIN)
-    for (int64_t t68 = 0; t68 < t67; t68++) {
-      const int32_t t69 = (int32_t)t68;
-      int32_t t70 = v_x166_d[t69];
-      uint8_t t72 = rt_eq_i(t70, 0);
-      uint8_t t74 = rt_not_b(t72);
-      v_x168_d[t68] = t72;
-      v_x170_d[t68] = t74;
+    RT_PARALLEL_FOR_IF(t47 >= RT_PARALLEL_MIN)
+    for (int64_t t48 = 0; t48 < t47; t48++) {
+      const int32_t t49 = (int32_t)t48;
+      int32_t t50 = v_x166_d[t49];
+      uint8_t t52 = rt_eq_i(t50, 0);
+      uint8_t t54 = rt_not_b(t52);
+      v_x168_d[t48] = t52;
+      v_x170_d[t48] = t54;
     }
   }
   if (err->index != INT64_MAX)
@@ -473,136 +401,136 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
     const int64_t v_x170_n = v_x170->len;
     /* REDUCE */
     {
-      const int64_t t75 = v_x166_n;
-      const int64_t t76 = t75 > 0 ? (t75 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t77 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t76);
-      int32_t *t78 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t76);
-      RT_PARALLEL_FOR_IF(t76 > 1)
-      for (int64_t t79 = 0; t79 < t76; t79++) {
-        int32_t t79a0;
-        int32_t t79a1;
-        t79a0 = 0;
-        t79a1 = 0;
-        const int64_t t79_end = (t79 + 1) * RT_CHUNK < t75 ? (t79 + 1) * RT_CHUNK : t75;
-        for (int64_t t80 = t79 * RT_CHUNK; t80 < t79_end; t80++) {
-          const int32_t t81 = (int32_t)t80;
-          int32_t t79x0;
-          int32_t t79x1;
-          int32_t t82 = v_x166_d[t81];
-          uint8_t t84 = rt_eq_i(t82, 0);
-          int32_t t86 = rt_btoi_b(t84);
-          uint8_t t88 = rt_not_b(t84);
-          int32_t t90 = rt_btoi_b(t88);
-          t79x0 = t86;
-          t79x1 = t90;
-          int32_t t92 = rt_add_i(t79a0, t79x0);
-          int32_t t94 = rt_add_i(t79a1, t79x1);
-          t79a0 = t92;
-          t79a1 = t94;
+      const int64_t t55 = v_x166_n;
+      const int64_t t56 = t55 > 0 ? (t55 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t57 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t56);
+      int32_t *t58 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t56);
+      RT_PARALLEL_FOR_IF(t56 > 1)
+      for (int64_t t59 = 0; t59 < t56; t59++) {
+        int32_t t59a0;
+        int32_t t59a1;
+        t59a0 = 0;
+        t59a1 = 0;
+        const int64_t t59_end = (t59 + 1) * RT_CHUNK < t55 ? (t59 + 1) * RT_CHUNK : t55;
+        for (int64_t t60 = t59 * RT_CHUNK; t60 < t59_end; t60++) {
+          const int32_t t61 = (int32_t)t60;
+          int32_t t59x0;
+          int32_t t59x1;
+          int32_t t62 = v_x166_d[t61];
+          uint8_t t64 = rt_eq_i(t62, 0);
+          int32_t t66 = rt_btoi_b(t64);
+          uint8_t t68 = rt_not_b(t64);
+          int32_t t70 = rt_btoi_b(t68);
+          t59x0 = t66;
+          t59x1 = t70;
+          int32_t t72 = rt_add_i(t59a0, t59x0);
+          int32_t t74 = rt_add_i(t59a1, t59x1);
+          t59a0 = t72;
+          t59a1 = t74;
         }
-        t77[t79] = t79a0;
-        t78[t79] = t79a1;
+        t57[t59] = t59a0;
+        t58[t59] = t59a1;
       }
-      int32_t t79t0;
-      int32_t t79t1;
-      t79t0 = 0;
-      t79t1 = 0;
-      for (int64_t t79 = 0; t79 < t76; t79++) {
-        const int32_t t95 = t77[t79];
-        const int32_t t96 = t78[t79];
-        int32_t t98 = rt_add_i(t79t0, t95);
-        int32_t t100 = rt_add_i(t79t1, t96);
-        t79t0 = t98;
-        t79t1 = t100;
+      int32_t t59t0;
+      int32_t t59t1;
+      t59t0 = 0;
+      t59t1 = 0;
+      for (int64_t t59 = 0; t59 < t56; t59++) {
+        const int32_t t75 = t57[t59];
+        const int32_t t76 = t58[t59];
+        int32_t t78 = rt_add_i(t59t0, t75);
+        int32_t t80 = rt_add_i(t59t1, t76);
+        t59t0 = t78;
+        t59t1 = t80;
       }
-      v_x176 = t79t0;
-      rt_free(t77);
-      v_x182 = t79t1;
-      rt_free(t78);
+      v_x176 = t59t0;
+      rt_free(t57);
+      v_x182 = t59t1;
+      rt_free(t58);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
       /* SCAN */
       {
-        const int64_t t101 = v_x166_n;
-        const int64_t t102 = t101 > 0 ? (t101 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t103 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t102);
-        int32_t *t104 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t102);
-        RT_PARALLEL_FOR_IF(t102 > 1)
-        for (int64_t t105 = 0; t105 < t102; t105++) {
-          int32_t t105a0;
-          int32_t t105a1;
-          t105a0 = 0;
-          t105a1 = 0;
-          const int64_t t105_end = (t105 + 1) * RT_CHUNK < t101 ? (t105 + 1) * RT_CHUNK : t101;
-          for (int64_t t106 = t105 * RT_CHUNK; t106 < t105_end; t106++) {
-            const int32_t t107 = (int32_t)t106;
-            int32_t t105x0;
-            int32_t t105x1;
-            int32_t t108 = v_x166_d[t107];
-            uint8_t t110 = rt_eq_i(t108, 0);
-            int32_t t112 = rt_btoi_b(t110);
-            uint8_t t114 = rt_not_b(t110);
-            int32_t t116 = rt_btoi_b(t114);
-            t105x0 = t112;
-            t105x1 = t116;
-            int32_t t118 = rt_add_i(t105a0, t105x0);
-            int32_t t120 = rt_add_i(t105a1, t105x1);
-            t105a0 = t118;
-            t105a1 = t120;
+        const int64_t t81 = v_x166_n;
+        const int64_t t82 = t81 > 0 ? (t81 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t83 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t82);
+        int32_t *t84 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t82);
+        RT_PARALLEL_FOR_IF(t82 > 1)
+        for (int64_t t85 = 0; t85 < t82; t85++) {
+          int32_t t85a0;
+          int32_t t85a1;
+          t85a0 = 0;
+          t85a1 = 0;
+          const int64_t t85_end = (t85 + 1) * RT_CHUNK < t81 ? (t85 + 1) * RT_CHUNK : t81;
+          for (int64_t t86 = t85 * RT_CHUNK; t86 < t85_end; t86++) {
+            const int32_t t87 = (int32_t)t86;
+            int32_t t85x0;
+            int32_t t85x1;
+            int32_t t88 = v_x166_d[t87];
+            uint8_t t90 = rt_eq_i(t88, 0);
+            int32_t t92 = rt_btoi_b(t90);
+            uint8_t t94 = rt_not_b(t90);
+            int32_t t96 = rt_btoi_b(t94);
+            t85x0 = t92;
+            t85x1 = t96;
+            int32_t t98 = rt_add_i(t85a0, t85x0);
+            int32_t t100 = rt_add_i(t85a1, t85x1);
+            t85a0 = t98;
+            t85a1 = t100;
           }
-          t103[t105] = t105a0;
-          t104[t105] = t105a1;
+          t83[t85] = t85a0;
+          t84[t85] = t85a1;
         }
-        int32_t t105t0;
-        int32_t t105t1;
-        t105t0 = 0;
-        t105t1 = 0;
-        for (int64_t t105 = 0; t105 < t102; t105++) {
-          const int32_t t121 = t103[t105];
-          t103[t105] = t105t0;
-          const int32_t t122 = t104[t105];
-          t104[t105] = t105t1;
-          int32_t t124 = rt_add_i(t105t0, t121);
-          int32_t t126 = rt_add_i(t105t1, t122);
-          t105t0 = t124;
-          t105t1 = t126;
+        int32_t t85t0;
+        int32_t t85t1;
+        t85t0 = 0;
+        t85t1 = 0;
+        for (int64_t t85 = 0; t85 < t82; t85++) {
+          const int32_t t101 = t83[t85];
+          t83[t85] = t85t0;
+          const int32_t t102 = t84[t85];
+          t84[t85] = t85t1;
+          int32_t t104 = rt_add_i(t85t0, t101);
+          int32_t t106 = rt_add_i(t85t1, t102);
+          t85t0 = t104;
+          t85t1 = t106;
         }
-        v_x186 = rt_value_new(rt_vec_type(RT_INT), t101);
+        v_x186 = rt_value_new(rt_vec_type(RT_INT), t81);
         int32_t *v_x186_d = v_x186->data.i;
         const int64_t v_x186_n = v_x186->len;
-        v_x190 = rt_value_new(rt_vec_type(RT_INT), t101);
+        v_x190 = rt_value_new(rt_vec_type(RT_INT), t81);
         int32_t *v_x190_d = v_x190->data.i;
         const int64_t v_x190_n = v_x190->len;
-        RT_PARALLEL_FOR_IF(t102 > 1)
-        for (int64_t t105 = 0; t105 < t102; t105++) {
-          int32_t t105p0;
-          int32_t t105p1;
-          t105p0 = t103[t105];
-          t105p1 = t104[t105];
-          const int64_t t105_end = (t105 + 1) * RT_CHUNK < t101 ? (t105 + 1) * RT_CHUNK : t101;
-          for (int64_t t106 = t105 * RT_CHUNK; t106 < t105_end; t106++) {
-            const int32_t t107 = (int32_t)t106;
-            v_x186_d[t106] = t105p0;
-            v_x190_d[t106] = t105p1;
-            int32_t t105y0;
-            int32_t t105y1;
-            int32_t t127 = v_x166_d[t107];
-            uint8_t t129 = rt_eq_i(t127, 0);
-            int32_t t131 = rt_btoi_b(t129);
-            uint8_t t133 = rt_not_b(t129);
-            int32_t t135 = rt_btoi_b(t133);
-            t105y0 = t131;
-            t105y1 = t135;
-            int32_t t137 = rt_add_i(t105p0, t105y0);
-            int32_t t139 = rt_add_i(t105p1, t105y1);
-            t105p0 = t137;
-            t105p1 = t139;
+        RT_PARALLEL_FOR_IF(t82 > 1)
+        for (int64_t t85 = 0; t85 < t82; t85++) {
+          int32_t t85p0;
+          int32_t t85p1;
+          t85p0 = t83[t85];
+          t85p1 = t84[t85];
+          const int64_t t85_end = (t85 + 1) * RT_CHUNK < t81 ? (t85 + 1) * RT_CHUNK : t81;
+          for (int64_t t86 = t85 * RT_CHUNK; t86 < t85_end; t86++) {
+            const int32_t t87 = (int32_t)t86;
+            v_x186_d[t86] = t85p0;
+            v_x190_d[t86] = t85p1;
+            int32_t t85y0;
+            int32_t t85y1;
+            int32_t t107 = v_x166_d[t87];
+            uint8_t t109 = rt_eq_i(t107, 0);
+            int32_t t111 = rt_btoi_b(t109);
+            uint8_t t113 = rt_not_b(t109);
+            int32_t t115 = rt_btoi_b(t113);
+            t85y0 = t111;
+            t85y1 = t115;
+            int32_t t117 = rt_add_i(t85p0, t85y0);
+            int32_t t119 = rt_add_i(t85p1, t85y1);
+            t85p0 = t117;
+            t85p1 = t119;
           }
         }
-        rt_free(t103);
-        rt_free(t104);
+        rt_free(t83);
+        rt_free(t84);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -622,8 +550,8 @@ fail:
   rt_release(v_x190);
 }
 
-/* K7: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue **out_v_x201) {
+/* K6: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue *v_x200, int32_t v_x201, RtValue **out_v_x205) {
   (void)loc;
   (void)run;
   int32_t *v_x191_d = v_x191->data.i;
@@ -634,64 +562,100 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t 
   const int64_t v_x196_n = v_x196->len;
   int32_t *v_x199_d = v_x199->data.i;
   const int64_t v_x199_n = v_x199->len;
-  RtValue *v_x201 = NULL;
+  int32_t *v_x200_d = v_x200->data.i;
+  const int64_t v_x200_n = v_x200->len;
+  RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t140 = v_x195_n;
-    v_x201 = rt_value_new(rt_vec_type(RT_INT), t140);
-    int32_t *v_x201_d = v_x201->data.i;
-    const int64_t v_x201_n = v_x201->len;
-    RT_PARALLEL_FOR_IF(t140 >= RT_PARALLEL_MIN)
-    for (int64_t t141 = 0; t141 < t140; t141++) {
-      const int32_t t142 = (int32_t)t141;
-      int t144 = 0; /* nonzero: a check below failed */
-      int t145 = (uint64_t)(int64_t)t142 < (uint64_t)v_x191_n;
-      int32_t t143 = t145 ? v_x191_d[t142] : 0;
-      t144 |= !t145;
-      int32_t t147 = rt_add_i(t143, v_x192);
-      uint8_t t148 = v_x195_d[t142];
-      int t150 = (uint64_t)(int64_t)t142 < (uint64_t)v_x196_n;
-      int32_t t149 = t150 ? v_x196_d[t142] : 0;
-      t144 |= !t150;
-      int32_t t152 = (t148 ? t149 : t147);
-      int t154 = (uint64_t)(int64_t)t152 < (uint64_t)v_x199_n;
-      int32_t t153 = t154 ? v_x199_d[t152] : 0;
-      t144 |= !t154;
-      if (__builtin_expect(t144 != 0, 0)) { /* again, recording the error */
-        int32_t t155;
-        if ((uint64_t)(int64_t)t142 < (uint64_t)v_x191_n) {
-          t155 = v_x191_d[t142];
+    const int64_t t120 = v_x195_n;
+    v_x205 = rt_value_new(rt_vec_type(RT_INT), t120);
+    int32_t *v_x205_d = v_x205->data.i;
+    const int64_t v_x205_n = v_x205->len;
+    RT_PARALLEL_FOR_IF(t120 >= RT_PARALLEL_MIN)
+    for (int64_t t121 = 0; t121 < t120; t121++) {
+      const int32_t t122 = (int32_t)t121;
+      int t124 = 0; /* nonzero: a check below failed */
+      int t125 = (uint64_t)(int64_t)t122 < (uint64_t)v_x191_n;
+      int32_t t123 = t125 ? v_x191_d[t122] : 0;
+      t124 |= !t125;
+      int32_t t127 = rt_add_i(t123, v_x192);
+      uint8_t t128 = v_x195_d[t122];
+      int t130 = (uint64_t)(int64_t)t122 < (uint64_t)v_x196_n;
+      int32_t t129 = t130 ? v_x196_d[t122] : 0;
+      t124 |= !t130;
+      int32_t t132 = (t128 ? t129 : t127);
+      int t134 = (uint64_t)(int64_t)t132 < (uint64_t)(int64_t)v_x201;
+      int32_t t133 = t134 ? t132 : 0;
+      t124 |= !t134;
+      uint8_t t136 = rt_lt_i(t133, (int32_t)v_x199_n);
+      int32_t t137;
+      if (t136) {
+        int t139 = (uint64_t)(int64_t)t133 < (uint64_t)v_x199_n;
+        int32_t t138 = t139 ? v_x199_d[t133] : 0;
+        t124 |= !t139;
+        t137 = t138;
+      } else {
+        int32_t t141 = rt_sub_i(t133, (int32_t)v_x199_n);
+        int t143 = (uint64_t)(int64_t)t141 < (uint64_t)v_x200_n;
+        int32_t t142 = t143 ? v_x200_d[t141] : 0;
+        t124 |= !t143;
+        t137 = t142;
+      }
+      if (__builtin_expect(t124 != 0, 0)) { /* again, recording the error */
+        int32_t t144;
+        if ((uint64_t)(int64_t)t122 < (uint64_t)v_x191_n) {
+          t144 = v_x191_d[t122];
         } else {
-          NESSIE_RECORD(err, t141, RT_CHECK_INDEX, 0, 0, RT_GATHER, t142, v_x191_n, 0.0, 0);
-          t155 = 0;
+          NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t122, v_x191_n, 0.0, 0);
+          t144 = 0;
         }
-        int32_t t157 = rt_add_i(t155, v_x192);
-        uint8_t t158 = v_x195_d[t142];
-        int32_t t159;
-        if ((uint64_t)(int64_t)t142 < (uint64_t)v_x196_n) {
-          t159 = v_x196_d[t142];
+        int32_t t146 = rt_add_i(t144, v_x192);
+        uint8_t t147 = v_x195_d[t122];
+        int32_t t148;
+        if ((uint64_t)(int64_t)t122 < (uint64_t)v_x196_n) {
+          t148 = v_x196_d[t122];
         } else {
-          NESSIE_RECORD(err, t141, RT_CHECK_INDEX, 0, 0, RT_GATHER, t142, v_x196_n, 0.0, 1);
-          t159 = 0;
+          NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t122, v_x196_n, 0.0, 1);
+          t148 = 0;
         }
-        int32_t t161 = (t158 ? t159 : t157);
-        int32_t t162;
-        if ((uint64_t)(int64_t)t161 < (uint64_t)v_x199_n) {
-          t162 = v_x199_d[t161];
+        int32_t t150 = (t147 ? t148 : t146);
+        int32_t t151 = t150;
+        if (!((uint64_t)(int64_t)t150 < (uint64_t)(int64_t)v_x201)) {
+          NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x201, 0.0, 2);
+          t151 = 0;
+        }
+        uint8_t t153 = rt_lt_i(t151, (int32_t)v_x199_n);
+        int32_t t154;
+        if (t153) {
+          int32_t t155;
+          if ((uint64_t)(int64_t)t151 < (uint64_t)v_x199_n) {
+            t155 = v_x199_d[t151];
+          } else {
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x199_n, 0.0, 3);
+            t155 = 0;
+          }
+          t154 = t155;
         } else {
-          NESSIE_RECORD(err, t141, RT_CHECK_INDEX, 0, 0, RT_GATHER, t161, v_x199_n, 0.0, 2);
-          t162 = 0;
+          int32_t t157 = rt_sub_i(t151, (int32_t)v_x199_n);
+          int32_t t158;
+          if ((uint64_t)(int64_t)t157 < (uint64_t)v_x200_n) {
+            t158 = v_x200_d[t157];
+          } else {
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t157, v_x200_n, 0.0, 4);
+            t158 = 0;
+          }
+          t154 = t158;
         }
       }
-      v_x201_d[t141] = t153;
+      v_x205_d[t121] = t137;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x201 = v_x201;
+  *out_v_x205 = v_x205;
   return;
 fail:
-  rt_release(v_x201);
+  rt_release(v_x205);
 }
 
 /* function safe_div -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
@@ -707,7 +671,7 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   int32_t v_x64 = 0;
   RtValue *v_x106 = NULL;
   RtValue *v_x116 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 35), K6, 1, v_x21, &v_x31, &v_x35, &v_x45, &v_x64, &v_x106, &v_x116);
+  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 35), K5, 1, v_x21, &v_x31, &v_x35, &v_x45, &v_x64, &v_x106, &v_x116);
   uint8_t v_x46 = 0;
   v_x46 = rt_eq_i(v_x45, 0);
   RtValue *v_x54 = NULL;
@@ -730,7 +694,7 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   } else {
     RtValue *v_x76 = NULL;
     RtValue *v_x85 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K5, 2, v_x20, v_x35, v_x21, &v_x76, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K4, 2, v_x20, v_x35, v_x21, &v_x76, &v_x85);
     RtValue *v_x91 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 54), K3, 4, v_x76, v_x85, &v_x91);
     rt_release(v_x76);
@@ -746,16 +710,13 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   v_x135 = (int32_t)v_x92->len;
   int32_t v_x136 = 0;
   v_x136 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), v_x134, v_x135);
-  RtValue *v_x142 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K4, 2, v_x54, v_x92, v_x136, &v_x142);
-  rt_release(v_x54);
-  rt_release(v_x92);
   RtValue *v_x147 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K7, 2, v_x116, v_x45, v_x31, v_x106, v_x142, &v_x147);
+  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K6, 2, v_x116, v_x45, v_x31, v_x106, v_x54, v_x92, v_x136, &v_x147);
   rt_release(v_x31);
   rt_release(v_x106);
   rt_release(v_x116);
-  rt_release(v_x142);
+  rt_release(v_x54);
+  rt_release(v_x92);
   *out_0 = v_x147;
 }
 
@@ -875,18 +836,18 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 10);
-  RtValue *t163 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t163->data.i[0] = 6;
-  t163->data.i[1] = 7;
-  t163->data.i[2] = 8;
-  v_x17 = NESSIE_TO_DEVICE(t163);
+  RtValue *t159 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t159->data.i[0] = 6;
+  t159->data.i[1] = 7;
+  t159->data.i[2] = 8;
+  v_x17 = NESSIE_TO_DEVICE(t159);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 21);
-  RtValue *t164 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t164->data.i[0] = 2;
-  t164->data.i[1] = 0;
-  t164->data.i[2] = 4;
-  v_x18 = NESSIE_TO_DEVICE(t164);
+  RtValue *t160 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t160->data.i[0] = 2;
+  t160->data.i[1] = 0;
+  t160->data.i[2] = 4;
+  v_x18 = NESSIE_TO_DEVICE(t160);
   RtValue *v_x19 = NULL;
   rt_retain(v_x17);
   rt_retain(v_x18);

@@ -418,187 +418,8 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtValue *
   }
 }
 
-/* K4: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x138, RtValue *v_x139, int32_t v_x140, RtValue **out_v_x141) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x138_d = v_x138->data.i;
-  const int64_t v_x138_n = v_x138->len;
-  int32_t *v_x139_d = v_x139->data.i;
-  const int64_t v_x139_n = v_x139->len;
-  RtValue *v_x141 = NULL;
-  /* MAP */
-  {
-    const int64_t t33 = v_x140;
-    if (t33 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t33, 0.0, 0);
-      goto fail;
-    }
-    v_x141 = rt_value_new(rt_vec_type(RT_INT), t33);
-    int32_t *v_x141_d = v_x141->data.i;
-    const int64_t v_x141_n = v_x141->len;
-    RT_PARALLEL_FOR_IF(t33 >= RT_PARALLEL_MIN)
-    for (int64_t t34 = 0; t34 < t33; t34++) {
-      const int32_t t35 = (int32_t)t34;
-      int t40 = 0; /* nonzero: a check below failed */
-      uint8_t t37 = rt_lt_i(t35, (int32_t)v_x138_n);
-      int32_t t38;
-      if (t37) {
-        int t41 = (uint64_t)(int64_t)t35 < (uint64_t)v_x138_n;
-        int32_t t39 = t41 ? v_x138_d[t35] : 0;
-        t40 |= !t41;
-        t38 = t39;
-      } else {
-        int32_t t43 = rt_sub_i(t35, (int32_t)v_x138_n);
-        int t45 = (uint64_t)(int64_t)t43 < (uint64_t)v_x139_n;
-        int32_t t44 = t45 ? v_x139_d[t43] : 0;
-        t40 |= !t45;
-        t38 = t44;
-      }
-      if (__builtin_expect(t40 != 0, 0)) { /* again, recording the error */
-        uint8_t t47 = rt_lt_i(t35, (int32_t)v_x138_n);
-        int32_t t48;
-        if (t47) {
-          int32_t t49;
-          if ((uint64_t)(int64_t)t35 < (uint64_t)v_x138_n) {
-            t49 = v_x138_d[t35];
-          } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x138_n, 0.0, 1);
-            t49 = 0;
-          }
-          t48 = t49;
-        } else {
-          int32_t t51 = rt_sub_i(t35, (int32_t)v_x138_n);
-          int32_t t52;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x139_n) {
-            t52 = v_x139_d[t51];
-          } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x139_n, 0.0, 2);
-            t52 = 0;
-          }
-          t48 = t52;
-        }
-      }
-      v_x141_d[t34] = t38;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x141 = v_x141;
-  return;
-fail:
-  rt_release(v_x141);
-}
-
-/* K4: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-struct K4_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x138_d; int64_t v_x138_n;
-  int32_t *v_x139_d; int64_t v_x139_n;
-  int32_t v_x140;
-  int32_t *v_x141_d; int64_t v_x141_n;
-};
-struct alignas(8) K4_0_V {
-  int32_t v0;
-};
-struct K4_0_pull {
-  K4_A A;
-  __device__ K4_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t57 = 0; /* nonzero: a check below failed */
-    uint8_t t54 = rt_lt_i(ix, (int32_t)A.v_x138_n);
-    int32_t t55;
-    if (t54) {
-      int t58 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x138_n;
-      int32_t t56 = t58 ? A.v_x138_d[ix] : 0;
-      t57 |= !t58;
-      t55 = t56;
-    } else {
-      int32_t t60 = rt_sub_i(ix, (int32_t)A.v_x138_n);
-      int t62 = (uint64_t)(int64_t)t60 < (uint64_t)A.v_x139_n;
-      int32_t t61 = t62 ? A.v_x139_d[t60] : 0;
-      t57 |= !t62;
-      t55 = t61;
-    }
-    if (__builtin_expect(t57 != 0, 0)) { /* again, recording the error */
-      uint8_t t64 = rt_lt_i(ix, (int32_t)A.v_x138_n);
-      int32_t t65;
-      if (t64) {
-        int32_t t66;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x138_n) {
-          t66 = A.v_x138_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x138_n, 0.0, 0);
-          t66 = 0;
-        }
-        t65 = t66;
-      } else {
-        int32_t t68 = rt_sub_i(ix, (int32_t)A.v_x138_n);
-        int32_t t69;
-        if ((uint64_t)(int64_t)t68 < (uint64_t)A.v_x139_n) {
-          t69 = A.v_x139_d[t68];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t68, A.v_x139_n, 0.0, 1);
-          t69 = 0;
-        }
-        t65 = t69;
-      }
-    }
-    return K4_0_V{t55};
-  }
-};
-struct K4_0_store {
-  K4_A A;
-  __device__ void operator()(int64_t i, const K4_0_V &v) const {
-    A.v_x141_d[i] = v.v0;
-  }
-};
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x138, RtValue *v_x139, int32_t v_x140, RtValue **out_v_x141) {
-  (void)loc;
-  (void)err;
-  K4_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x138_d = v_x138->data.i;
-  A.v_x138_n = v_x138->len;
-  A.v_x139_d = v_x139->data.i;
-  A.v_x139_n = v_x139->len;
-  A.v_x140 = v_x140;
-  RtValue *v_x141 = NULL;
-  /* MAP */
-  {
-    const int64_t t70 = v_x140;
-    if (t70 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t70, 0.0, run, 2};
-      goto fail;
-    }
-    v_x141 = rtg_vec_new(RT_INT, t70);
-    A.v_x141_d = v_x141->data.i;
-    A.v_x141_n = v_x141->len;
-    rtg::map("K4", loc, K4_0_pull{A}, K4_0_store{A}, t70);
-  }
-  *out_v_x141 = v_x141;
-  return;
-fail:
-  rt_release(v_x141);
-}
-
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x138, RtValue *v_x139, int32_t v_x140, RtValue **out_v_x141) {
-  RtValue *vals[] = {v_x138, v_x139};
-  const int64_t sizes[] = {(int64_t)v_x140};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K4_host(err, loc, run, v_x138, v_x139, v_x140, out_v_x141);
-    rtg_host_ran();
-  } else {
-    K4_gpu(err, loc, run, v_x138, v_x139, v_x140, out_v_x141);
-  }
-}
-
-/* K5: FILTER -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
+/* K4: FILTER -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
   (void)loc;
   (void)run;
   int32_t *v_x148_d = v_x148->data.i;
@@ -613,131 +434,131 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtV
   RtValue *v_x160 = NULL;
   /* FILTER */
   {
-    const int64_t t71 = v_x148_n;
-    const int64_t t72 = t71 > 0 ? (t71 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t73 = (uint8_t *)rt_alloc_atomic((size_t)t71 + 1);
-    int64_t *t74 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t72 + 1));
-    RT_PARALLEL_FOR_IF(t72 > 1)
-    for (int64_t t75 = 0; t75 < t72; t75++) {
+    const int64_t t33 = v_x148_n;
+    const int64_t t34 = t33 > 0 ? (t33 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t35 = (uint8_t *)rt_alloc_atomic((size_t)t33 + 1);
+    int64_t *t36 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t34 + 1));
+    RT_PARALLEL_FOR_IF(t34 > 1)
+    for (int64_t t37 = 0; t37 < t34; t37++) {
       int64_t kept = 0;
-      const int64_t t75_end = (t75 + 1) * RT_CHUNK < t71 ? (t75 + 1) * RT_CHUNK : t71;
-      for (int64_t t76 = t75 * RT_CHUNK; t76 < t75_end; t76++) {
-        const int32_t t77 = (int32_t)t76;
-        int32_t t75x0;
-        uint8_t t75x1;
-        int32_t t75x2;
-        uint8_t t75x3;
-        int t80 = 0; /* nonzero: a check below failed */
-        int32_t t78 = v_x148_d[t77];
-        int t81 = (uint64_t)(int64_t)t77 < (uint64_t)v_x149_n;
-        uint8_t t79 = t81 ? v_x149_d[t77] : 0;
-        t80 |= !t81;
-        int t83 = (uint64_t)(int64_t)t77 < (uint64_t)v_x155_n;
-        int32_t t82 = t83 ? v_x155_d[t77] : 0;
-        t80 |= !t83;
-        if (__builtin_expect(t80 != 0, 0)) { /* again, recording the error */
-          int32_t t84 = v_x148_d[t77];
-          uint8_t t85;
-          if ((uint64_t)(int64_t)t77 < (uint64_t)v_x149_n) {
-            t85 = v_x149_d[t77];
+      const int64_t t37_end = (t37 + 1) * RT_CHUNK < t33 ? (t37 + 1) * RT_CHUNK : t33;
+      for (int64_t t38 = t37 * RT_CHUNK; t38 < t37_end; t38++) {
+        const int32_t t39 = (int32_t)t38;
+        int32_t t37x0;
+        uint8_t t37x1;
+        int32_t t37x2;
+        uint8_t t37x3;
+        int t42 = 0; /* nonzero: a check below failed */
+        int32_t t40 = v_x148_d[t39];
+        int t43 = (uint64_t)(int64_t)t39 < (uint64_t)v_x149_n;
+        uint8_t t41 = t43 ? v_x149_d[t39] : 0;
+        t42 |= !t43;
+        int t45 = (uint64_t)(int64_t)t39 < (uint64_t)v_x155_n;
+        int32_t t44 = t45 ? v_x155_d[t39] : 0;
+        t42 |= !t45;
+        if (__builtin_expect(t42 != 0, 0)) { /* again, recording the error */
+          int32_t t46 = v_x148_d[t39];
+          uint8_t t47;
+          if ((uint64_t)(int64_t)t39 < (uint64_t)v_x149_n) {
+            t47 = v_x149_d[t39];
           } else {
-            NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x149_n, 0.0, 0);
-            t85 = 0;
+            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t39, v_x149_n, 0.0, 0);
+            t47 = 0;
           }
-          int32_t t86;
-          if ((uint64_t)(int64_t)t77 < (uint64_t)v_x155_n) {
-            t86 = v_x155_d[t77];
+          int32_t t48;
+          if ((uint64_t)(int64_t)t39 < (uint64_t)v_x155_n) {
+            t48 = v_x155_d[t39];
           } else {
-            NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x155_n, 0.0, 1);
-            t86 = 0;
+            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t39, v_x155_n, 0.0, 1);
+            t48 = 0;
           }
         }
-        t75x0 = t78;
-        t75x1 = t79;
-        t75x2 = t82;
-        t75x3 = t79;
-        uint8_t t87;
-        t87 = t75x1;
-        t73[t76] = t87 != 0;
-        kept += t87 != 0;
+        t37x0 = t40;
+        t37x1 = t41;
+        t37x2 = t44;
+        t37x3 = t41;
+        uint8_t t49;
+        t49 = t37x1;
+        t35[t38] = t49 != 0;
+        kept += t49 != 0;
       }
-      t74[t75] = kept;
+      t36[t37] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t73);
-      rt_free(t74);
+      rt_free(t35);
+      rt_free(t36);
       goto fail;
     }
-    int64_t t88 = 0;
-    for (int64_t t75 = 0; t75 < t72; t75++) {
-      const int64_t k = t74[t75];
-      t74[t75] = t88;
-      t88 += k;
+    int64_t t50 = 0;
+    for (int64_t t37 = 0; t37 < t34; t37++) {
+      const int64_t k = t36[t37];
+      t36[t37] = t50;
+      t50 += k;
     }
-    v_x153 = rt_value_new(rt_vec_type(RT_INT), t88);
+    v_x153 = rt_value_new(rt_vec_type(RT_INT), t50);
     int32_t *v_x153_d = v_x153->data.i;
     const int64_t v_x153_n = v_x153->len;
-    v_x154 = rt_value_new(rt_vec_type(RT_BOOL), t88);
+    v_x154 = rt_value_new(rt_vec_type(RT_BOOL), t50);
     uint8_t *v_x154_d = v_x154->data.b;
     const int64_t v_x154_n = v_x154->len;
-    v_x159 = rt_value_new(rt_vec_type(RT_INT), t88);
+    v_x159 = rt_value_new(rt_vec_type(RT_INT), t50);
     int32_t *v_x159_d = v_x159->data.i;
     const int64_t v_x159_n = v_x159->len;
-    v_x160 = rt_value_new(rt_vec_type(RT_BOOL), t88);
+    v_x160 = rt_value_new(rt_vec_type(RT_BOOL), t50);
     uint8_t *v_x160_d = v_x160->data.b;
     const int64_t v_x160_n = v_x160->len;
-    RT_PARALLEL_FOR_IF(t72 > 1)
-    for (int64_t t75 = 0; t75 < t72; t75++) {
-      int64_t at = t74[t75];
-      const int64_t t75_end = (t75 + 1) * RT_CHUNK < t71 ? (t75 + 1) * RT_CHUNK : t71;
-      for (int64_t t76 = t75 * RT_CHUNK; t76 < t75_end; t76++) {
-        const int32_t t77 = (int32_t)t76;
-        if (!t73[t76])
+    RT_PARALLEL_FOR_IF(t34 > 1)
+    for (int64_t t37 = 0; t37 < t34; t37++) {
+      int64_t at = t36[t37];
+      const int64_t t37_end = (t37 + 1) * RT_CHUNK < t33 ? (t37 + 1) * RT_CHUNK : t33;
+      for (int64_t t38 = t37 * RT_CHUNK; t38 < t37_end; t38++) {
+        const int32_t t39 = (int32_t)t38;
+        if (!t35[t38])
           continue;
-        int32_t t75y0;
-        uint8_t t75y1;
-        int32_t t75y2;
-        uint8_t t75y3;
-        int t91 = 0; /* nonzero: a check below failed */
-        int32_t t89 = v_x148_d[t77];
-        int t92 = (uint64_t)(int64_t)t77 < (uint64_t)v_x149_n;
-        uint8_t t90 = t92 ? v_x149_d[t77] : 0;
-        t91 |= !t92;
-        int t94 = (uint64_t)(int64_t)t77 < (uint64_t)v_x155_n;
-        int32_t t93 = t94 ? v_x155_d[t77] : 0;
-        t91 |= !t94;
-        if (__builtin_expect(t91 != 0, 0)) { /* again, recording the error */
-          int32_t t95 = v_x148_d[t77];
-          uint8_t t96;
-          if ((uint64_t)(int64_t)t77 < (uint64_t)v_x149_n) {
-            t96 = v_x149_d[t77];
+        int32_t t37y0;
+        uint8_t t37y1;
+        int32_t t37y2;
+        uint8_t t37y3;
+        int t53 = 0; /* nonzero: a check below failed */
+        int32_t t51 = v_x148_d[t39];
+        int t54 = (uint64_t)(int64_t)t39 < (uint64_t)v_x149_n;
+        uint8_t t52 = t54 ? v_x149_d[t39] : 0;
+        t53 |= !t54;
+        int t56 = (uint64_t)(int64_t)t39 < (uint64_t)v_x155_n;
+        int32_t t55 = t56 ? v_x155_d[t39] : 0;
+        t53 |= !t56;
+        if (__builtin_expect(t53 != 0, 0)) { /* again, recording the error */
+          int32_t t57 = v_x148_d[t39];
+          uint8_t t58;
+          if ((uint64_t)(int64_t)t39 < (uint64_t)v_x149_n) {
+            t58 = v_x149_d[t39];
           } else {
-            NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x149_n, 0.0, 2);
-            t96 = 0;
+            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t39, v_x149_n, 0.0, 2);
+            t58 = 0;
           }
-          int32_t t97;
-          if ((uint64_t)(int64_t)t77 < (uint64_t)v_x155_n) {
-            t97 = v_x155_d[t77];
+          int32_t t59;
+          if ((uint64_t)(int64_t)t39 < (uint64_t)v_x155_n) {
+            t59 = v_x155_d[t39];
           } else {
-            NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x155_n, 0.0, 3);
-            t97 = 0;
+            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t39, v_x155_n, 0.0, 3);
+            t59 = 0;
           }
         }
-        t75y0 = t89;
-        t75y1 = t90;
-        t75y2 = t93;
-        t75y3 = t90;
-        if (t73[t76]) {
-          v_x153_d[at] = t75y0;
-          v_x154_d[at] = t75y1;
-          v_x159_d[at] = t75y2;
-          v_x160_d[at] = t75y3;
+        t37y0 = t51;
+        t37y1 = t52;
+        t37y2 = t55;
+        t37y3 = t52;
+        if (t35[t38]) {
+          v_x153_d[at] = t37y0;
+          v_x154_d[at] = t37y1;
+          v_x159_d[at] = t37y2;
+          v_x160_d[at] = t37y3;
           at++;
         }
       }
     }
-    rt_free(t73);
-    rt_free(t74);
+    rt_free(t35);
+    rt_free(t36);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -753,8 +574,8 @@ fail:
   rt_release(v_x160);
 }
 
-/* K5: FILTER -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-struct K5_A {
+/* K4: FILTER -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+struct K4_A {
   RtKernelError *err;
   int run;
   int32_t *v_x148_d; int64_t v_x148_n;
@@ -765,64 +586,64 @@ struct K5_A {
   int32_t *v_x159_d; int64_t v_x159_n;
   uint8_t *v_x160_d; int64_t v_x160_n;
 };
-struct alignas(8) K5_0_V {
+struct alignas(8) K4_0_V {
   int32_t v0;
   uint8_t v1;
   int32_t v2;
   uint8_t v3;
 };
-struct K5_0_pull {
-  K5_A A;
-  __device__ K5_0_V operator()(int64_t i) const {
+struct K4_0_pull {
+  K4_A A;
+  __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t100 = 0; /* nonzero: a check below failed */
-    int32_t t98 = A.v_x148_d[ix];
-    int t101 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n;
-    uint8_t t99 = t101 ? A.v_x149_d[ix] : 0;
-    t100 |= !t101;
-    int t103 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x155_n;
-    int32_t t102 = t103 ? A.v_x155_d[ix] : 0;
-    t100 |= !t103;
-    if (__builtin_expect(t100 != 0, 0)) { /* again, recording the error */
-      int32_t t104 = A.v_x148_d[ix];
-      uint8_t t105;
+    int t62 = 0; /* nonzero: a check below failed */
+    int32_t t60 = A.v_x148_d[ix];
+    int t63 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n;
+    uint8_t t61 = t63 ? A.v_x149_d[ix] : 0;
+    t62 |= !t63;
+    int t65 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x155_n;
+    int32_t t64 = t65 ? A.v_x155_d[ix] : 0;
+    t62 |= !t65;
+    if (__builtin_expect(t62 != 0, 0)) { /* again, recording the error */
+      int32_t t66 = A.v_x148_d[ix];
+      uint8_t t67;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n) {
-        t105 = A.v_x149_d[ix];
+        t67 = A.v_x149_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x149_n, 0.0, 0);
-        t105 = 0;
+        t67 = 0;
       }
-      int32_t t106;
+      int32_t t68;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x155_n) {
-        t106 = A.v_x155_d[ix];
+        t68 = A.v_x155_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x155_n, 0.0, 1);
-        t106 = 0;
+        t68 = 0;
       }
     }
-    return K5_0_V{t98, t99, t102, t99};
+    return K4_0_V{t60, t61, t64, t61};
   }
 };
-struct K5_0_store {
-  K5_A A;
-  __device__ void operator()(int64_t i, const K5_0_V &v) const {
+struct K4_0_store {
+  K4_A A;
+  __device__ void operator()(int64_t i, const K4_0_V &v) const {
     A.v_x153_d[i] = v.v0;
     A.v_x154_d[i] = v.v1;
     A.v_x159_d[i] = v.v2;
     A.v_x160_d[i] = v.v3;
   }
 };
-struct K5_0_pred {
-  K5_A A;
-  __device__ bool operator()(int64_t i, const K5_0_V &v) const {
+struct K4_0_pred {
+  K4_A A;
+  __device__ bool operator()(int64_t i, const K4_0_V &v) const {
     return (bool)v.v1;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
   (void)loc;
   (void)err;
-  K5_A A;
+  K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -837,36 +658,36 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtVa
   RtValue *v_x159 = NULL;
   RtValue *v_x160 = NULL;
   /* FILTER */
-  int64_t *t107, t108; /* the slot of its count, its size */
+  int64_t *t69, t70; /* the slot of its count, its size */
   {
-    const int64_t t109 = v_x148->len;
-    v_x153 = rtg_vec_new(RT_INT, t109);
+    const int64_t t71 = v_x148->len;
+    v_x153 = rtg_vec_new(RT_INT, t71);
     A.v_x153_d = v_x153->data.i;
     A.v_x153_n = v_x153->len;
-    v_x154 = rtg_vec_new(RT_BOOL, t109);
+    v_x154 = rtg_vec_new(RT_BOOL, t71);
     A.v_x154_d = v_x154->data.b;
     A.v_x154_n = v_x154->len;
-    v_x159 = rtg_vec_new(RT_INT, t109);
+    v_x159 = rtg_vec_new(RT_INT, t71);
     A.v_x159_d = v_x159->data.i;
     A.v_x159_n = v_x159->len;
-    v_x160 = rtg_vec_new(RT_BOOL, t109);
+    v_x160 = rtg_vec_new(RT_BOOL, t71);
     A.v_x160_d = v_x160->data.b;
     A.v_x160_n = v_x160->len;
-    t108 = t109;
-    t107 = rtg::partition_launch<K5_0_V>("K5", loc, K5_0_pull{A}, K5_0_pred{A}, t109, K5_0_store{A}, K5_0_store{A}, false);
+    t70 = t71;
+    t69 = rtg::partition_launch<K4_0_V>("K4", loc, K4_0_pull{A}, K4_0_pred{A}, t71, K4_0_store{A}, K4_0_store{A}, false);
   }
   {
-    const int64_t t110 = rtg::filter_count(t107);
-    v_x153 = rtg_vec_fit(v_x153, t110);
+    const int64_t t72 = rtg::filter_count(t69);
+    v_x153 = rtg_vec_fit(v_x153, t72);
     A.v_x153_d = v_x153->data.i;
     A.v_x153_n = v_x153->len;
-    v_x154 = rtg_vec_fit(v_x154, t110);
+    v_x154 = rtg_vec_fit(v_x154, t72);
     A.v_x154_d = v_x154->data.b;
     A.v_x154_n = v_x154->len;
-    v_x159 = rtg_vec_fit(v_x159, t110);
+    v_x159 = rtg_vec_fit(v_x159, t72);
     A.v_x159_d = v_x159->data.i;
     A.v_x159_n = v_x159->len;
-    v_x160 = rtg_vec_fit(v_x160, t110);
+    v_x160 = rtg_vec_fit(v_x160, t72);
     A.v_x160_d = v_x160->data.b;
     A.v_x160_n = v_x160->len;
   }
@@ -882,19 +703,19 @@ fail:
   rt_release(v_x160);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue *v_x149, RtValue *v_x155, RtValue **out_v_x153, RtValue **out_v_x159) {
   RtValue *vals[] = {v_x148, v_x149, v_x155};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K5_host(err, loc, run, v_x148, v_x149, v_x155, out_v_x153, out_v_x159);
+    K4_host(err, loc, run, v_x148, v_x149, v_x155, out_v_x153, out_v_x159);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x148, v_x149, v_x155, out_v_x153, out_v_x159);
+    K4_gpu(err, loc, run, v_x148, v_x149, v_x155, out_v_x153, out_v_x159);
   }
 }
 
-/* K6: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
+/* K5: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
   (void)loc;
   (void)run;
   int32_t *v_x166_d = v_x166->data.i;
@@ -907,21 +728,21 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtV
   RtValue *v_x190 = NULL;
   /* MAP */
   {
-    const int64_t t111 = v_x166_n;
-    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t111);
+    const int64_t t73 = v_x166_n;
+    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t73);
     uint8_t *v_x168_d = v_x168->data.b;
     const int64_t v_x168_n = v_x168->len;
-    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t111);
+    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t73);
     uint8_t *v_x170_d = v_x170->data.b;
     const int64_t v_x170_n = v_x170->len;
-    RT_PARALLEL_FOR_IF(t111 >= RT_PARALLEL_MIN)
-    for (int64_t t112 = 0; t112 < t111; t112++) {
-      const int32_t t113 = (int32_t)t112;
-      int32_t t114 = v_x166_d[t113];
-      uint8_t t116 = rt_eq_i(t114, 0);
-      uint8_t t118 = rt_not_b(t116);
-      v_x168_d[t112] = t116;
-      v_x170_d[t112] = t118;
+    RT_PARALLEL_FOR_IF(t73 >= RT_PARALLEL_MIN)
+    for (int64_t t74 = 0; t74 < t73; t74++) {
+      const int32_t t75 = (int32_t)t74;
+      int32_t t76 = v_x166_d[t75];
+      uint8_t t78 = rt_eq_i(t76, 0);
+      uint8_t t80 = rt_not_b(t78);
+      v_x168_d[t74] = t78;
+      v_x170_d[t74] = t80;
     }
   }
   if (err->index != INT64_MAX)
@@ -933,136 +754,136 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtV
     const int64_t v_x170_n = v_x170->len;
     /* REDUCE */
     {
-      const int64_t t119 = v_x166_n;
-      const int64_t t120 = t119 > 0 ? (t119 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t121 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t120);
-      int32_t *t122 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t120);
-      RT_PARALLEL_FOR_IF(t120 > 1)
-      for (int64_t t123 = 0; t123 < t120; t123++) {
-        int32_t t123a0;
-        int32_t t123a1;
-        t123a0 = 0;
-        t123a1 = 0;
-        const int64_t t123_end = (t123 + 1) * RT_CHUNK < t119 ? (t123 + 1) * RT_CHUNK : t119;
-        for (int64_t t124 = t123 * RT_CHUNK; t124 < t123_end; t124++) {
-          const int32_t t125 = (int32_t)t124;
-          int32_t t123x0;
-          int32_t t123x1;
-          int32_t t126 = v_x166_d[t125];
-          uint8_t t128 = rt_eq_i(t126, 0);
-          int32_t t130 = rt_btoi_b(t128);
-          uint8_t t132 = rt_not_b(t128);
-          int32_t t134 = rt_btoi_b(t132);
-          t123x0 = t130;
-          t123x1 = t134;
-          int32_t t136 = rt_add_i(t123a0, t123x0);
-          int32_t t138 = rt_add_i(t123a1, t123x1);
-          t123a0 = t136;
-          t123a1 = t138;
+      const int64_t t81 = v_x166_n;
+      const int64_t t82 = t81 > 0 ? (t81 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t83 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t82);
+      int32_t *t84 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t82);
+      RT_PARALLEL_FOR_IF(t82 > 1)
+      for (int64_t t85 = 0; t85 < t82; t85++) {
+        int32_t t85a0;
+        int32_t t85a1;
+        t85a0 = 0;
+        t85a1 = 0;
+        const int64_t t85_end = (t85 + 1) * RT_CHUNK < t81 ? (t85 + 1) * RT_CHUNK : t81;
+        for (int64_t t86 = t85 * RT_CHUNK; t86 < t85_end; t86++) {
+          const int32_t t87 = (int32_t)t86;
+          int32_t t85x0;
+          int32_t t85x1;
+          int32_t t88 = v_x166_d[t87];
+          uint8_t t90 = rt_eq_i(t88, 0);
+          int32_t t92 = rt_btoi_b(t90);
+          uint8_t t94 = rt_not_b(t90);
+          int32_t t96 = rt_btoi_b(t94);
+          t85x0 = t92;
+          t85x1 = t96;
+          int32_t t98 = rt_add_i(t85a0, t85x0);
+          int32_t t100 = rt_add_i(t85a1, t85x1);
+          t85a0 = t98;
+          t85a1 = t100;
         }
-        t121[t123] = t123a0;
-        t122[t123] = t123a1;
+        t83[t85] = t85a0;
+        t84[t85] = t85a1;
       }
-      int32_t t123t0;
-      int32_t t123t1;
-      t123t0 = 0;
-      t123t1 = 0;
-      for (int64_t t123 = 0; t123 < t120; t123++) {
-        const int32_t t139 = t121[t123];
-        const int32_t t140 = t122[t123];
-        int32_t t142 = rt_add_i(t123t0, t139);
-        int32_t t144 = rt_add_i(t123t1, t140);
-        t123t0 = t142;
-        t123t1 = t144;
+      int32_t t85t0;
+      int32_t t85t1;
+      t85t0 = 0;
+      t85t1 = 0;
+      for (int64_t t85 = 0; t85 < t82; t85++) {
+        const int32_t t101 = t83[t85];
+        const int32_t t102 = t84[t85];
+        int32_t t104 = rt_add_i(t85t0, t101);
+        int32_t t106 = rt_add_i(t85t1, t102);
+        t85t0 = t104;
+        t85t1 = t106;
       }
-      v_x176 = t123t0;
-      rt_free(t121);
-      v_x182 = t123t1;
-      rt_free(t122);
+      v_x176 = t85t0;
+      rt_free(t83);
+      v_x182 = t85t1;
+      rt_free(t84);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
       /* SCAN */
       {
-        const int64_t t145 = v_x166_n;
-        const int64_t t146 = t145 > 0 ? (t145 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t147 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t146);
-        int32_t *t148 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t146);
-        RT_PARALLEL_FOR_IF(t146 > 1)
-        for (int64_t t149 = 0; t149 < t146; t149++) {
-          int32_t t149a0;
-          int32_t t149a1;
-          t149a0 = 0;
-          t149a1 = 0;
-          const int64_t t149_end = (t149 + 1) * RT_CHUNK < t145 ? (t149 + 1) * RT_CHUNK : t145;
-          for (int64_t t150 = t149 * RT_CHUNK; t150 < t149_end; t150++) {
-            const int32_t t151 = (int32_t)t150;
-            int32_t t149x0;
-            int32_t t149x1;
-            int32_t t152 = v_x166_d[t151];
-            uint8_t t154 = rt_eq_i(t152, 0);
-            int32_t t156 = rt_btoi_b(t154);
-            uint8_t t158 = rt_not_b(t154);
-            int32_t t160 = rt_btoi_b(t158);
-            t149x0 = t156;
-            t149x1 = t160;
-            int32_t t162 = rt_add_i(t149a0, t149x0);
-            int32_t t164 = rt_add_i(t149a1, t149x1);
-            t149a0 = t162;
-            t149a1 = t164;
+        const int64_t t107 = v_x166_n;
+        const int64_t t108 = t107 > 0 ? (t107 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t109 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t108);
+        int32_t *t110 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t108);
+        RT_PARALLEL_FOR_IF(t108 > 1)
+        for (int64_t t111 = 0; t111 < t108; t111++) {
+          int32_t t111a0;
+          int32_t t111a1;
+          t111a0 = 0;
+          t111a1 = 0;
+          const int64_t t111_end = (t111 + 1) * RT_CHUNK < t107 ? (t111 + 1) * RT_CHUNK : t107;
+          for (int64_t t112 = t111 * RT_CHUNK; t112 < t111_end; t112++) {
+            const int32_t t113 = (int32_t)t112;
+            int32_t t111x0;
+            int32_t t111x1;
+            int32_t t114 = v_x166_d[t113];
+            uint8_t t116 = rt_eq_i(t114, 0);
+            int32_t t118 = rt_btoi_b(t116);
+            uint8_t t120 = rt_not_b(t116);
+            int32_t t122 = rt_btoi_b(t120);
+            t111x0 = t118;
+            t111x1 = t122;
+            int32_t t124 = rt_add_i(t111a0, t111x0);
+            int32_t t126 = rt_add_i(t111a1, t111x1);
+            t111a0 = t124;
+            t111a1 = t126;
           }
-          t147[t149] = t149a0;
-          t148[t149] = t149a1;
+          t109[t111] = t111a0;
+          t110[t111] = t111a1;
         }
-        int32_t t149t0;
-        int32_t t149t1;
-        t149t0 = 0;
-        t149t1 = 0;
-        for (int64_t t149 = 0; t149 < t146; t149++) {
-          const int32_t t165 = t147[t149];
-          t147[t149] = t149t0;
-          const int32_t t166 = t148[t149];
-          t148[t149] = t149t1;
-          int32_t t168 = rt_add_i(t149t0, t165);
-          int32_t t170 = rt_add_i(t149t1, t166);
-          t149t0 = t168;
-          t149t1 = t170;
+        int32_t t111t0;
+        int32_t t111t1;
+        t111t0 = 0;
+        t111t1 = 0;
+        for (int64_t t111 = 0; t111 < t108; t111++) {
+          const int32_t t127 = t109[t111];
+          t109[t111] = t111t0;
+          const int32_t t128 = t110[t111];
+          t110[t111] = t111t1;
+          int32_t t130 = rt_add_i(t111t0, t127);
+          int32_t t132 = rt_add_i(t111t1, t128);
+          t111t0 = t130;
+          t111t1 = t132;
         }
-        v_x186 = rt_value_new(rt_vec_type(RT_INT), t145);
+        v_x186 = rt_value_new(rt_vec_type(RT_INT), t107);
         int32_t *v_x186_d = v_x186->data.i;
         const int64_t v_x186_n = v_x186->len;
-        v_x190 = rt_value_new(rt_vec_type(RT_INT), t145);
+        v_x190 = rt_value_new(rt_vec_type(RT_INT), t107);
         int32_t *v_x190_d = v_x190->data.i;
         const int64_t v_x190_n = v_x190->len;
-        RT_PARALLEL_FOR_IF(t146 > 1)
-        for (int64_t t149 = 0; t149 < t146; t149++) {
-          int32_t t149p0;
-          int32_t t149p1;
-          t149p0 = t147[t149];
-          t149p1 = t148[t149];
-          const int64_t t149_end = (t149 + 1) * RT_CHUNK < t145 ? (t149 + 1) * RT_CHUNK : t145;
-          for (int64_t t150 = t149 * RT_CHUNK; t150 < t149_end; t150++) {
-            const int32_t t151 = (int32_t)t150;
-            v_x186_d[t150] = t149p0;
-            v_x190_d[t150] = t149p1;
-            int32_t t149y0;
-            int32_t t149y1;
-            int32_t t171 = v_x166_d[t151];
-            uint8_t t173 = rt_eq_i(t171, 0);
-            int32_t t175 = rt_btoi_b(t173);
-            uint8_t t177 = rt_not_b(t173);
-            int32_t t179 = rt_btoi_b(t177);
-            t149y0 = t175;
-            t149y1 = t179;
-            int32_t t181 = rt_add_i(t149p0, t149y0);
-            int32_t t183 = rt_add_i(t149p1, t149y1);
-            t149p0 = t181;
-            t149p1 = t183;
+        RT_PARALLEL_FOR_IF(t108 > 1)
+        for (int64_t t111 = 0; t111 < t108; t111++) {
+          int32_t t111p0;
+          int32_t t111p1;
+          t111p0 = t109[t111];
+          t111p1 = t110[t111];
+          const int64_t t111_end = (t111 + 1) * RT_CHUNK < t107 ? (t111 + 1) * RT_CHUNK : t107;
+          for (int64_t t112 = t111 * RT_CHUNK; t112 < t111_end; t112++) {
+            const int32_t t113 = (int32_t)t112;
+            v_x186_d[t112] = t111p0;
+            v_x190_d[t112] = t111p1;
+            int32_t t111y0;
+            int32_t t111y1;
+            int32_t t133 = v_x166_d[t113];
+            uint8_t t135 = rt_eq_i(t133, 0);
+            int32_t t137 = rt_btoi_b(t135);
+            uint8_t t139 = rt_not_b(t135);
+            int32_t t141 = rt_btoi_b(t139);
+            t111y0 = t137;
+            t111y1 = t141;
+            int32_t t143 = rt_add_i(t111p0, t111y0);
+            int32_t t145 = rt_add_i(t111p1, t111y1);
+            t111p0 = t143;
+            t111p1 = t145;
           }
         }
-        rt_free(t147);
-        rt_free(t148);
+        rt_free(t109);
+        rt_free(t110);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -1082,8 +903,8 @@ fail:
   rt_release(v_x190);
 }
 
-/* K6: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-struct K6_A {
+/* K5: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+struct K5_A {
   RtKernelError *err;
   int run;
   int32_t *v_x166_d; int64_t v_x166_n;
@@ -1094,96 +915,96 @@ struct K6_A {
   int32_t *v_x186_d; int64_t v_x186_n;
   int32_t *v_x190_d; int64_t v_x190_n;
 };
-struct alignas(8) K6_0_V {
+struct alignas(8) K5_0_V {
   uint8_t v0;
   uint8_t v1;
 };
-struct K6_0_pull {
-  K6_A A;
-  __device__ K6_0_V operator()(int64_t i) const {
+struct K5_0_pull {
+  K5_A A;
+  __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t184 = A.v_x166_d[ix];
-    uint8_t t186 = rt_eq_i(t184, 0);
-    uint8_t t188 = rt_not_b(t186);
-    return K6_0_V{t186, t188};
+    int32_t t146 = A.v_x166_d[ix];
+    uint8_t t148 = rt_eq_i(t146, 0);
+    uint8_t t150 = rt_not_b(t148);
+    return K5_0_V{t148, t150};
   }
 };
-struct K6_0_store {
-  K6_A A;
-  __device__ void operator()(int64_t i, const K6_0_V &v) const {
+struct K5_0_store {
+  K5_A A;
+  __device__ void operator()(int64_t i, const K5_0_V &v) const {
     A.v_x168_d[i] = v.v0;
     A.v_x170_d[i] = v.v1;
   }
 };
-struct alignas(8) K6_1_V {
+struct alignas(8) K5_1_V {
   int32_t v0;
   int32_t v1;
 };
-struct K6_1_pull {
-  K6_A A;
-  __device__ K6_1_V operator()(int64_t i) const {
+struct K5_1_pull {
+  K5_A A;
+  __device__ K5_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t189 = A.v_x166_d[ix];
-    uint8_t t191 = rt_eq_i(t189, 0);
-    int32_t t193 = rt_btoi_b(t191);
-    uint8_t t195 = rt_not_b(t191);
-    int32_t t197 = rt_btoi_b(t195);
-    return K6_1_V{t193, t197};
+    int32_t t151 = A.v_x166_d[ix];
+    uint8_t t153 = rt_eq_i(t151, 0);
+    int32_t t155 = rt_btoi_b(t153);
+    uint8_t t157 = rt_not_b(t153);
+    int32_t t159 = rt_btoi_b(t157);
+    return K5_1_V{t155, t159};
   }
 };
-struct K6_1_op {
-  K6_A A;
-  __device__ K6_1_V operator()(const K6_1_V &a, const K6_1_V &b) const {
-    int32_t t199 = rt_add_i(a.v0, b.v0);
-    int32_t t201 = rt_add_i(a.v1, b.v1);
-    return K6_1_V{t199, t201};
+struct K5_1_op {
+  K5_A A;
+  __device__ K5_1_V operator()(const K5_1_V &a, const K5_1_V &b) const {
+    int32_t t161 = rt_add_i(a.v0, b.v0);
+    int32_t t163 = rt_add_i(a.v1, b.v1);
+    return K5_1_V{t161, t163};
   }
 };
-struct K6_1_ride {
-  K6_A A;
-  __device__ K6_1_V operator()(int64_t i) const {
-    K6_0_store{A}(i, K6_0_pull{A}(i)); /* MAP 0 rides here */
-    return K6_1_pull{A}(i);
+struct K5_1_ride {
+  K5_A A;
+  __device__ K5_1_V operator()(int64_t i) const {
+    K5_0_store{A}(i, K5_0_pull{A}(i)); /* MAP 0 rides here */
+    return K5_1_pull{A}(i);
   }
 };
-struct alignas(8) K6_2_V {
+struct alignas(8) K5_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K6_2_pull {
-  K6_A A;
-  __device__ K6_2_V operator()(int64_t i) const {
+struct K5_2_pull {
+  K5_A A;
+  __device__ K5_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t202 = A.v_x166_d[ix];
-    uint8_t t204 = rt_eq_i(t202, 0);
-    int32_t t206 = rt_btoi_b(t204);
-    uint8_t t208 = rt_not_b(t204);
-    int32_t t210 = rt_btoi_b(t208);
-    return K6_2_V{t206, t210};
+    int32_t t164 = A.v_x166_d[ix];
+    uint8_t t166 = rt_eq_i(t164, 0);
+    int32_t t168 = rt_btoi_b(t166);
+    uint8_t t170 = rt_not_b(t166);
+    int32_t t172 = rt_btoi_b(t170);
+    return K5_2_V{t168, t172};
   }
 };
-struct K6_2_store {
-  K6_A A;
-  __device__ void operator()(int64_t i, const K6_2_V &v) const {
+struct K5_2_store {
+  K5_A A;
+  __device__ void operator()(int64_t i, const K5_2_V &v) const {
     A.v_x186_d[i] = v.v0;
     A.v_x190_d[i] = v.v1;
   }
 };
-struct K6_2_op {
-  K6_A A;
-  __device__ K6_2_V operator()(const K6_2_V &a, const K6_2_V &b) const {
-    int32_t t212 = rt_add_i(a.v0, b.v0);
-    int32_t t214 = rt_add_i(a.v1, b.v1);
-    return K6_2_V{t212, t214};
+struct K5_2_op {
+  K5_A A;
+  __device__ K5_2_V operator()(const K5_2_V &a, const K5_2_V &b) const {
+    int32_t t174 = rt_add_i(a.v0, b.v0);
+    int32_t t176 = rt_add_i(a.v1, b.v1);
+    return K5_2_V{t174, t176};
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
   (void)loc;
   (void)err;
-  K6_A A;
+  K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1197,34 +1018,34 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtVa
   RtValue *v_x190 = NULL;
   /* MAP */
   {
-    const int64_t t215 = v_x166->len;
-    v_x168 = rtg_vec_new(RT_BOOL, t215);
+    const int64_t t177 = v_x166->len;
+    v_x168 = rtg_vec_new(RT_BOOL, t177);
     A.v_x168_d = v_x168->data.b;
     A.v_x168_n = v_x168->len;
-    v_x170 = rtg_vec_new(RT_BOOL, t215);
+    v_x170 = rtg_vec_new(RT_BOOL, t177);
     A.v_x170_d = v_x170->data.b;
     A.v_x170_n = v_x170->len;
-    /* computed in the launch of SOAC 1 (K6_1_ride) */
+    /* computed in the launch of SOAC 1 (K5_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t216 = v_x166->len;
-    const K6_1_V t217 = rtg::reduce_commutative("K6", loc, K6_1_ride{A}, K6_1_op{A}, K6_1_V{0, 0}, t216);
-    v_x176 = t217.v0;
+    const int64_t t178 = v_x166->len;
+    const K5_1_V t179 = rtg::reduce_commutative("K5", loc, K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, t178);
+    v_x176 = t179.v0;
     A.v_x176 = v_x176;
-    v_x182 = t217.v1;
+    v_x182 = t179.v1;
     A.v_x182 = v_x182;
   }
   /* SCAN */
   {
-    const int64_t t218 = v_x166->len;
-    v_x186 = rtg_vec_new(RT_INT, t218);
+    const int64_t t180 = v_x166->len;
+    v_x186 = rtg_vec_new(RT_INT, t180);
     A.v_x186_d = v_x186->data.i;
     A.v_x186_n = v_x186->len;
-    v_x190 = rtg_vec_new(RT_INT, t218);
+    v_x190 = rtg_vec_new(RT_INT, t180);
     A.v_x190_d = v_x190->data.i;
     A.v_x190_n = v_x190->len;
-    rtg::scan<true>("K6", loc, K6_2_pull{A}, K6_2_op{A}, K6_2_V{0, 0}, t218, K6_2_store{A});
+    rtg::scan<true>("K5", loc, K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, t180, K5_2_store{A});
   }
   *out_v_x168 = v_x168;
   *out_v_x170 = v_x170;
@@ -1240,19 +1061,19 @@ fail:
   rt_release(v_x190);
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
   RtValue *vals[] = {v_x166};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K6_host(err, loc, run, v_x166, out_v_x168, out_v_x170, out_v_x176, out_v_x182, out_v_x186, out_v_x190);
+    K5_host(err, loc, run, v_x166, out_v_x168, out_v_x170, out_v_x176, out_v_x182, out_v_x186, out_v_x190);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, v_x166, out_v_x168, out_v_x170, out_v_x176, out_v_x182, out_v_x186, out_v_x190);
+    K5_gpu(err, loc, run, v_x166, out_v_x168, out_v_x170, out_v_x176, out_v_x182, out_v_x186, out_v_x190);
   }
 }
 
-/* K7: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue **out_v_x201) {
+/* K6: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue *v_x200, int32_t v_x201, RtValue **out_v_x205) {
   (void)loc;
   (void)run;
   int32_t *v_x191_d = v_x191->data.i;
@@ -1263,68 +1084,104 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
   const int64_t v_x196_n = v_x196->len;
   int32_t *v_x199_d = v_x199->data.i;
   const int64_t v_x199_n = v_x199->len;
-  RtValue *v_x201 = NULL;
+  int32_t *v_x200_d = v_x200->data.i;
+  const int64_t v_x200_n = v_x200->len;
+  RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t219 = v_x195_n;
-    v_x201 = rt_value_new(rt_vec_type(RT_INT), t219);
-    int32_t *v_x201_d = v_x201->data.i;
-    const int64_t v_x201_n = v_x201->len;
-    RT_PARALLEL_FOR_IF(t219 >= RT_PARALLEL_MIN)
-    for (int64_t t220 = 0; t220 < t219; t220++) {
-      const int32_t t221 = (int32_t)t220;
-      int t223 = 0; /* nonzero: a check below failed */
-      int t224 = (uint64_t)(int64_t)t221 < (uint64_t)v_x191_n;
-      int32_t t222 = t224 ? v_x191_d[t221] : 0;
-      t223 |= !t224;
-      int32_t t226 = rt_add_i(t222, v_x192);
-      uint8_t t227 = v_x195_d[t221];
-      int t229 = (uint64_t)(int64_t)t221 < (uint64_t)v_x196_n;
-      int32_t t228 = t229 ? v_x196_d[t221] : 0;
-      t223 |= !t229;
-      int32_t t231 = (t227 ? t228 : t226);
-      int t233 = (uint64_t)(int64_t)t231 < (uint64_t)v_x199_n;
-      int32_t t232 = t233 ? v_x199_d[t231] : 0;
-      t223 |= !t233;
-      if (__builtin_expect(t223 != 0, 0)) { /* again, recording the error */
-        int32_t t234;
-        if ((uint64_t)(int64_t)t221 < (uint64_t)v_x191_n) {
-          t234 = v_x191_d[t221];
+    const int64_t t181 = v_x195_n;
+    v_x205 = rt_value_new(rt_vec_type(RT_INT), t181);
+    int32_t *v_x205_d = v_x205->data.i;
+    const int64_t v_x205_n = v_x205->len;
+    RT_PARALLEL_FOR_IF(t181 >= RT_PARALLEL_MIN)
+    for (int64_t t182 = 0; t182 < t181; t182++) {
+      const int32_t t183 = (int32_t)t182;
+      int t185 = 0; /* nonzero: a check below failed */
+      int t186 = (uint64_t)(int64_t)t183 < (uint64_t)v_x191_n;
+      int32_t t184 = t186 ? v_x191_d[t183] : 0;
+      t185 |= !t186;
+      int32_t t188 = rt_add_i(t184, v_x192);
+      uint8_t t189 = v_x195_d[t183];
+      int t191 = (uint64_t)(int64_t)t183 < (uint64_t)v_x196_n;
+      int32_t t190 = t191 ? v_x196_d[t183] : 0;
+      t185 |= !t191;
+      int32_t t193 = (t189 ? t190 : t188);
+      int t195 = (uint64_t)(int64_t)t193 < (uint64_t)(int64_t)v_x201;
+      int32_t t194 = t195 ? t193 : 0;
+      t185 |= !t195;
+      uint8_t t197 = rt_lt_i(t194, (int32_t)v_x199_n);
+      int32_t t198;
+      if (t197) {
+        int t200 = (uint64_t)(int64_t)t194 < (uint64_t)v_x199_n;
+        int32_t t199 = t200 ? v_x199_d[t194] : 0;
+        t185 |= !t200;
+        t198 = t199;
+      } else {
+        int32_t t202 = rt_sub_i(t194, (int32_t)v_x199_n);
+        int t204 = (uint64_t)(int64_t)t202 < (uint64_t)v_x200_n;
+        int32_t t203 = t204 ? v_x200_d[t202] : 0;
+        t185 |= !t204;
+        t198 = t203;
+      }
+      if (__builtin_expect(t185 != 0, 0)) { /* again, recording the error */
+        int32_t t205;
+        if ((uint64_t)(int64_t)t183 < (uint64_t)v_x191_n) {
+          t205 = v_x191_d[t183];
         } else {
-          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t221, v_x191_n, 0.0, 0);
-          t234 = 0;
+          NESSIE_RECORD(err, t182, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x191_n, 0.0, 0);
+          t205 = 0;
         }
-        int32_t t236 = rt_add_i(t234, v_x192);
-        uint8_t t237 = v_x195_d[t221];
-        int32_t t238;
-        if ((uint64_t)(int64_t)t221 < (uint64_t)v_x196_n) {
-          t238 = v_x196_d[t221];
+        int32_t t207 = rt_add_i(t205, v_x192);
+        uint8_t t208 = v_x195_d[t183];
+        int32_t t209;
+        if ((uint64_t)(int64_t)t183 < (uint64_t)v_x196_n) {
+          t209 = v_x196_d[t183];
         } else {
-          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t221, v_x196_n, 0.0, 1);
-          t238 = 0;
+          NESSIE_RECORD(err, t182, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x196_n, 0.0, 1);
+          t209 = 0;
         }
-        int32_t t240 = (t237 ? t238 : t236);
-        int32_t t241;
-        if ((uint64_t)(int64_t)t240 < (uint64_t)v_x199_n) {
-          t241 = v_x199_d[t240];
+        int32_t t211 = (t208 ? t209 : t207);
+        int32_t t212 = t211;
+        if (!((uint64_t)(int64_t)t211 < (uint64_t)(int64_t)v_x201)) {
+          NESSIE_RECORD(err, t182, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x201, 0.0, 2);
+          t212 = 0;
+        }
+        uint8_t t214 = rt_lt_i(t212, (int32_t)v_x199_n);
+        int32_t t215;
+        if (t214) {
+          int32_t t216;
+          if ((uint64_t)(int64_t)t212 < (uint64_t)v_x199_n) {
+            t216 = v_x199_d[t212];
+          } else {
+            NESSIE_RECORD(err, t182, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x199_n, 0.0, 3);
+            t216 = 0;
+          }
+          t215 = t216;
         } else {
-          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t240, v_x199_n, 0.0, 2);
-          t241 = 0;
+          int32_t t218 = rt_sub_i(t212, (int32_t)v_x199_n);
+          int32_t t219;
+          if ((uint64_t)(int64_t)t218 < (uint64_t)v_x200_n) {
+            t219 = v_x200_d[t218];
+          } else {
+            NESSIE_RECORD(err, t182, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x200_n, 0.0, 4);
+            t219 = 0;
+          }
+          t215 = t219;
         }
       }
-      v_x201_d[t220] = t232;
+      v_x205_d[t182] = t198;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x201 = v_x201;
+  *out_v_x205 = v_x205;
   return;
 fail:
-  rt_release(v_x201);
+  rt_release(v_x205);
 }
 
-/* K7: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
-struct K7_A {
+/* K6: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+struct K6_A {
   RtKernelError *err;
   int run;
   int32_t *v_x191_d; int64_t v_x191_n;
@@ -1332,68 +1189,104 @@ struct K7_A {
   uint8_t *v_x195_d; int64_t v_x195_n;
   int32_t *v_x196_d; int64_t v_x196_n;
   int32_t *v_x199_d; int64_t v_x199_n;
-  int32_t *v_x201_d; int64_t v_x201_n;
+  int32_t *v_x200_d; int64_t v_x200_n;
+  int32_t v_x201;
+  int32_t *v_x205_d; int64_t v_x205_n;
 };
-struct alignas(8) K7_0_V {
+struct alignas(8) K6_0_V {
   int32_t v0;
 };
-struct K7_0_pull {
-  K7_A A;
-  __device__ K7_0_V operator()(int64_t i) const {
+struct K6_0_pull {
+  K6_A A;
+  __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t243 = 0; /* nonzero: a check below failed */
-    int t244 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x191_n;
-    int32_t t242 = t244 ? A.v_x191_d[ix] : 0;
-    t243 |= !t244;
-    int32_t t246 = rt_add_i(t242, A.v_x192);
-    uint8_t t247 = A.v_x195_d[ix];
-    int t249 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x196_n;
-    int32_t t248 = t249 ? A.v_x196_d[ix] : 0;
-    t243 |= !t249;
-    int32_t t251 = (t247 ? t248 : t246);
-    int t253 = (uint64_t)(int64_t)t251 < (uint64_t)A.v_x199_n;
-    int32_t t252 = t253 ? A.v_x199_d[t251] : 0;
-    t243 |= !t253;
-    if (__builtin_expect(t243 != 0, 0)) { /* again, recording the error */
-      int32_t t254;
+    int t221 = 0; /* nonzero: a check below failed */
+    int t222 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x191_n;
+    int32_t t220 = t222 ? A.v_x191_d[ix] : 0;
+    t221 |= !t222;
+    int32_t t224 = rt_add_i(t220, A.v_x192);
+    uint8_t t225 = A.v_x195_d[ix];
+    int t227 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x196_n;
+    int32_t t226 = t227 ? A.v_x196_d[ix] : 0;
+    t221 |= !t227;
+    int32_t t229 = (t225 ? t226 : t224);
+    int t231 = (uint64_t)(int64_t)t229 < (uint64_t)(int64_t)A.v_x201;
+    int32_t t230 = t231 ? t229 : 0;
+    t221 |= !t231;
+    uint8_t t233 = rt_lt_i(t230, (int32_t)A.v_x199_n);
+    int32_t t234;
+    if (t233) {
+      int t236 = (uint64_t)(int64_t)t230 < (uint64_t)A.v_x199_n;
+      int32_t t235 = t236 ? A.v_x199_d[t230] : 0;
+      t221 |= !t236;
+      t234 = t235;
+    } else {
+      int32_t t238 = rt_sub_i(t230, (int32_t)A.v_x199_n);
+      int t240 = (uint64_t)(int64_t)t238 < (uint64_t)A.v_x200_n;
+      int32_t t239 = t240 ? A.v_x200_d[t238] : 0;
+      t221 |= !t240;
+      t234 = t239;
+    }
+    if (__builtin_expect(t221 != 0, 0)) { /* again, recording the error */
+      int32_t t241;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x191_n) {
-        t254 = A.v_x191_d[ix];
+        t241 = A.v_x191_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x191_n, 0.0, 0);
-        t254 = 0;
+        t241 = 0;
       }
-      int32_t t256 = rt_add_i(t254, A.v_x192);
-      uint8_t t257 = A.v_x195_d[ix];
-      int32_t t258;
+      int32_t t243 = rt_add_i(t241, A.v_x192);
+      uint8_t t244 = A.v_x195_d[ix];
+      int32_t t245;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x196_n) {
-        t258 = A.v_x196_d[ix];
+        t245 = A.v_x196_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x196_n, 0.0, 1);
-        t258 = 0;
+        t245 = 0;
       }
-      int32_t t260 = (t257 ? t258 : t256);
-      int32_t t261;
-      if ((uint64_t)(int64_t)t260 < (uint64_t)A.v_x199_n) {
-        t261 = A.v_x199_d[t260];
+      int32_t t247 = (t244 ? t245 : t243);
+      int32_t t248 = t247;
+      if (!((uint64_t)(int64_t)t247 < (uint64_t)(int64_t)A.v_x201)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, A.v_x201, 0.0, 2);
+        t248 = 0;
+      }
+      uint8_t t250 = rt_lt_i(t248, (int32_t)A.v_x199_n);
+      int32_t t251;
+      if (t250) {
+        int32_t t252;
+        if ((uint64_t)(int64_t)t248 < (uint64_t)A.v_x199_n) {
+          t252 = A.v_x199_d[t248];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, A.v_x199_n, 0.0, 3);
+          t252 = 0;
+        }
+        t251 = t252;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t260, A.v_x199_n, 0.0, 2);
-        t261 = 0;
+        int32_t t254 = rt_sub_i(t248, (int32_t)A.v_x199_n);
+        int32_t t255;
+        if ((uint64_t)(int64_t)t254 < (uint64_t)A.v_x200_n) {
+          t255 = A.v_x200_d[t254];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, A.v_x200_n, 0.0, 4);
+          t255 = 0;
+        }
+        t251 = t255;
       }
     }
-    return K7_0_V{t252};
+    return K6_0_V{t234};
   }
 };
-struct K7_0_store {
-  K7_A A;
-  __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x201_d[i] = v.v0;
+struct K6_0_store {
+  K6_A A;
+  __device__ void operator()(int64_t i, const K6_0_V &v) const {
+    A.v_x205_d[i] = v.v0;
   }
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue **out_v_x201) {
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue *v_x200, int32_t v_x201, RtValue **out_v_x205) {
   (void)loc;
   (void)err;
-  K7_A A;
+  K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1406,29 +1299,32 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int3
   A.v_x196_n = v_x196->len;
   A.v_x199_d = v_x199->data.i;
   A.v_x199_n = v_x199->len;
-  RtValue *v_x201 = NULL;
+  A.v_x200_d = v_x200->data.i;
+  A.v_x200_n = v_x200->len;
+  A.v_x201 = v_x201;
+  RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t262 = v_x195->len;
-    v_x201 = rtg_vec_new(RT_INT, t262);
-    A.v_x201_d = v_x201->data.i;
-    A.v_x201_n = v_x201->len;
-    rtg::map("K7", loc, K7_0_pull{A}, K7_0_store{A}, t262);
+    const int64_t t256 = v_x195->len;
+    v_x205 = rtg_vec_new(RT_INT, t256);
+    A.v_x205_d = v_x205->data.i;
+    A.v_x205_n = v_x205->len;
+    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t256);
   }
-  *out_v_x201 = v_x201;
+  *out_v_x205 = v_x205;
   return;
 fail:
-  rt_release(v_x201);
+  rt_release(v_x205);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue **out_v_x201) {
-  RtValue *vals[] = {v_x191, v_x195, v_x196, v_x199};
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t v_x192, RtValue *v_x195, RtValue *v_x196, RtValue *v_x199, RtValue *v_x200, int32_t v_x201, RtValue **out_v_x205) {
+  RtValue *vals[] = {v_x191, v_x195, v_x196, v_x199, v_x200};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K7_host(err, loc, run, v_x191, v_x192, v_x195, v_x196, v_x199, out_v_x201);
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K6_host(err, loc, run, v_x191, v_x192, v_x195, v_x196, v_x199, v_x200, v_x201, out_v_x205);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x191, v_x192, v_x195, v_x196, v_x199, out_v_x201);
+    K6_gpu(err, loc, run, v_x191, v_x192, v_x195, v_x196, v_x199, v_x200, v_x201, out_v_x205);
   }
 }
 
@@ -1445,7 +1341,7 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   int32_t v_x64 = 0;
   RtValue *v_x106 = NULL;
   RtValue *v_x116 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 35), K6, 1, v_x21, &v_x31, &v_x35, &v_x45, &v_x64, &v_x106, &v_x116);
+  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 35), K5, 1, v_x21, &v_x31, &v_x35, &v_x45, &v_x64, &v_x106, &v_x116);
   uint8_t v_x46 = 0;
   v_x46 = rt_eq_i(v_x45, 0);
   RtValue *v_x54 = NULL;
@@ -1468,7 +1364,7 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   } else {
     RtValue *v_x76 = NULL;
     RtValue *v_x85 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K5, 2, v_x20, v_x35, v_x21, &v_x76, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K4, 2, v_x20, v_x35, v_x21, &v_x76, &v_x85);
     RtValue *v_x91 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 54), K3, 4, v_x76, v_x85, &v_x91);
     rt_release(v_x76);
@@ -1484,16 +1380,13 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   v_x135 = (int32_t)v_x92->len;
   int32_t v_x136 = 0;
   v_x136 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), v_x134, v_x135);
-  RtValue *v_x142 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K4, 2, v_x54, v_x92, v_x136, &v_x142);
-  rt_release(v_x54);
-  rt_release(v_x92);
   RtValue *v_x147 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K7, 2, v_x116, v_x45, v_x31, v_x106, v_x142, &v_x147);
+  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K6, 2, v_x116, v_x45, v_x31, v_x106, v_x54, v_x92, v_x136, &v_x147);
   rt_release(v_x31);
   rt_release(v_x106);
   rt_release(v_x116);
-  rt_release(v_x142);
+  rt_release(v_x54);
+  rt_release(v_x92);
   *out_0 = v_x147;
 }
 
@@ -1613,18 +1506,18 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 10);
-  RtValue *t263 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t263->data.i[0] = 6;
-  t263->data.i[1] = 7;
-  t263->data.i[2] = 8;
-  v_x17 = NESSIE_TO_DEVICE(t263);
+  RtValue *t257 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t257->data.i[0] = 6;
+  t257->data.i[1] = 7;
+  t257->data.i[2] = 8;
+  v_x17 = NESSIE_TO_DEVICE(t257);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 21);
-  RtValue *t264 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t264->data.i[0] = 2;
-  t264->data.i[1] = 0;
-  t264->data.i[2] = 4;
-  v_x18 = NESSIE_TO_DEVICE(t264);
+  RtValue *t258 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t258->data.i[0] = 2;
+  t258->data.i[1] = 0;
+  t258->data.i[2] = 4;
+  v_x18 = NESSIE_TO_DEVICE(t258);
   RtValue *v_x19 = NULL;
   rt_retain(v_x17);
   rt_retain(v_x18);

@@ -500,146 +500,8 @@ fail:
   rt_release(v_x168);
 }
 
-/* K11: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtValue *v_x663, int32_t *out_v_x671, int32_t *out_v_x672, int32_t *out_v_x673) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x662_d = v_x662->data.i;
-  const int64_t v_x662_n = v_x662->len;
-  int32_t *v_x663_d = v_x663->data.i;
-  const int64_t v_x663_n = v_x663->len;
-  int32_t v_x671 = 0;
-  int32_t v_x672 = 0;
-  int32_t v_x673 = 0;
-  /* REDUCE */
-  {
-    const int64_t t59 = v_x662_n;
-    const int64_t t60 = t59 > 0 ? (t59 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t61 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t60);
-    int32_t *t62 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t60);
-    int32_t *t63 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t60);
-    RT_PARALLEL_FOR_IF(t60 > 1)
-    for (int64_t t64 = 0; t64 < t60; t64++) {
-      int32_t t64a0;
-      int32_t t64a1;
-      int32_t t64a2;
-      t64a0 = 2147483647;
-      t64a1 = 0;
-      t64a2 = 1;
-      const int64_t t64_end = (t64 + 1) * RT_CHUNK < t59 ? (t64 + 1) * RT_CHUNK : t59;
-      for (int64_t t65 = t64 * RT_CHUNK; t65 < t64_end; t65++) {
-        const int32_t t66 = (int32_t)t65;
-        int32_t t64x0;
-        int32_t t64x1;
-        int32_t t64x2;
-        int t68 = 0; /* nonzero: a check below failed */
-        int t69 = (uint64_t)(int64_t)t66 < (uint64_t)v_x663_n;
-        int32_t t67 = t69 ? v_x663_d[t66] : 0;
-        t68 |= !t69;
-        uint8_t t71 = rt_lt_i(0, t67);
-        int32_t t72;
-        if (t71) {
-          t72 = 2147483647;
-        } else {
-          t72 = t66;
-        }
-        if (__builtin_expect(t68 != 0, 0)) { /* again, recording the error */
-          int32_t t73;
-          if ((uint64_t)(int64_t)t66 < (uint64_t)v_x663_n) {
-            t73 = v_x663_d[t66];
-          } else {
-            NESSIE_RECORD(err, t65, RT_CHECK_INDEX, 0, 0, RT_GATHER, t66, v_x663_n, 0.0, 0);
-            t73 = 0;
-          }
-          uint8_t t75 = rt_lt_i(0, t73);
-          int32_t t76;
-          if (t75) {
-            t76 = 2147483647;
-          } else {
-            t76 = t66;
-          }
-        }
-        t64x0 = t72;
-        t64x1 = 0;
-        t64x2 = t67;
-        uint8_t t78 = rt_le_i(t64a0, t64x0);
-        int32_t t79;
-        if (t78) {
-          t79 = t64a0;
-        } else {
-          t79 = t64x0;
-        }
-        int32_t t80;
-        if (t78) {
-          t80 = t64a1;
-        } else {
-          t80 = t64x1;
-        }
-        int32_t t81;
-        if (t78) {
-          t81 = t64a2;
-        } else {
-          t81 = t64x2;
-        }
-        t64a0 = t79;
-        t64a1 = t80;
-        t64a2 = t81;
-      }
-      t61[t64] = t64a0;
-      t62[t64] = t64a1;
-      t63[t64] = t64a2;
-    }
-    int32_t t64t0;
-    int32_t t64t1;
-    int32_t t64t2;
-    t64t0 = 2147483647;
-    t64t1 = 0;
-    t64t2 = 1;
-    for (int64_t t64 = 0; t64 < t60; t64++) {
-      const int32_t t82 = t61[t64];
-      const int32_t t83 = t62[t64];
-      const int32_t t84 = t63[t64];
-      uint8_t t86 = rt_le_i(t64t0, t82);
-      int32_t t87;
-      if (t86) {
-        t87 = t64t0;
-      } else {
-        t87 = t82;
-      }
-      int32_t t88;
-      if (t86) {
-        t88 = t64t1;
-      } else {
-        t88 = t83;
-      }
-      int32_t t89;
-      if (t86) {
-        t89 = t64t2;
-      } else {
-        t89 = t84;
-      }
-      t64t0 = t87;
-      t64t1 = t88;
-      t64t2 = t89;
-    }
-    v_x671 = t64t0;
-    rt_free(t61);
-    v_x672 = t64t1;
-    rt_free(t62);
-    v_x673 = t64t2;
-    rt_free(t63);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x671 = v_x671;
-  *out_v_x672 = v_x672;
-  *out_v_x673 = v_x673;
-  return;
-fail:
-}
-
-/* K12: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
   int32_t *v_x733_d = v_x733->data.i;
@@ -648,31 +510,31 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    int t91 = 0; /* nonzero: a check below failed */
-    int t92 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
-    int32_t t90 = t92 ? v_x733_d[0] : 0;
-    t91 |= !t92;
-    int t94 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
-    int32_t t93 = t94 ? v_x733_d[1] : 0;
-    t91 |= !t94;
-    if (__builtin_expect(t91 != 0, 0)) { /* again, recording the error */
-      int32_t t95;
+    int t60 = 0; /* nonzero: a check below failed */
+    int t61 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
+    int32_t t59 = t61 ? v_x733_d[0] : 0;
+    t60 |= !t61;
+    int t63 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
+    int32_t t62 = t63 ? v_x733_d[1] : 0;
+    t60 |= !t63;
+    if (__builtin_expect(t60 != 0, 0)) { /* again, recording the error */
+      int32_t t64;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
-        t95 = v_x733_d[0];
+        t64 = v_x733_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
-        t95 = 0;
+        t64 = 0;
       }
-      int32_t t96;
+      int32_t t65;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
-        t96 = v_x733_d[1];
+        t65 = v_x733_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
-        t96 = 0;
+        t65 = 0;
       }
     }
-    v_x734 = t90;
-    v_x735 = t93;
+    v_x734 = t59;
+    v_x735 = t62;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -682,161 +544,158 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t
 fail:
 }
 
-/* K13: REDUCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, RtValue **out_v_x751) {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749) {
   (void)loc;
   (void)run;
   int32_t *v_x739_d = v_x739->data.i;
   const int64_t v_x739_n = v_x739->len;
+  RtValue *v_x738 = NULL;
   int32_t v_x747 = 0;
   int32_t v_x748 = 0;
   int32_t v_x749 = 0;
-  RtValue *v_x738 = NULL;
-  RtValue *v_x751 = NULL;
-  /* REDUCE */
+  /* MAP */
   {
-    const int64_t t97 = v_x736;
-    if (t97 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t97, 0.0, 0);
+    const int64_t t66 = v_x736;
+    if (t66 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t66, 0.0, 0);
       goto fail;
     }
-    const int64_t t98 = t97 > 0 ? (t97 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t99 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
-    int32_t *t100 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
-    int32_t *t101 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
-    RT_PARALLEL_FOR_IF(t98 > 1)
-    for (int64_t t102 = 0; t102 < t98; t102++) {
-      int32_t t102a0;
-      int32_t t102a1;
-      int32_t t102a2;
-      t102a0 = 2147483647;
-      t102a1 = 0;
-      t102a2 = 1;
-      const int64_t t102_end = (t102 + 1) * RT_CHUNK < t97 ? (t102 + 1) * RT_CHUNK : t97;
-      for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t103++) {
-        const int32_t t104 = (int32_t)t103;
-        int32_t t102x0;
-        int32_t t102x1;
-        int32_t t102x2;
-        int t106 = 0; /* nonzero: a check below failed */
-        int t107 = (uint64_t)(int64_t)t104 < (uint64_t)v_x739_n;
-        int32_t t105 = t107 ? v_x739_d[t104] : 0;
-        t106 |= !t107;
-        uint8_t t109 = rt_lt_i(0, t105);
-        int32_t t110;
-        if (t109) {
-          t110 = 2147483647;
-        } else {
-          t110 = t104;
-        }
-        if (__builtin_expect(t106 != 0, 0)) { /* again, recording the error */
-          int32_t t111;
-          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x739_n) {
-            t111 = v_x739_d[t104];
-          } else {
-            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 2, 0, RT_GATHER, t104, v_x739_n, 0.0, 1);
-            t111 = 0;
-          }
-          uint8_t t113 = rt_lt_i(0, t111);
-          int32_t t114;
-          if (t113) {
-            t114 = 2147483647;
-          } else {
-            t114 = t104;
-          }
-        }
-        t102x0 = t110;
-        t102x1 = 0;
-        t102x2 = t105;
-        uint8_t t116 = rt_le_i(t102a0, t102x0);
-        int32_t t117;
-        if (t116) {
-          t117 = t102a0;
-        } else {
-          t117 = t102x0;
-        }
-        int32_t t118;
-        if (t116) {
-          t118 = t102a1;
-        } else {
-          t118 = t102x1;
-        }
-        int32_t t119;
-        if (t116) {
-          t119 = t102a2;
-        } else {
-          t119 = t102x2;
-        }
-        t102a0 = t117;
-        t102a1 = t118;
-        t102a2 = t119;
-      }
-      t99[t102] = t102a0;
-      t100[t102] = t102a1;
-      t101[t102] = t102a2;
+    v_x738 = rt_value_new(rt_vec_type(RT_INT), t66);
+    int32_t *v_x738_d = v_x738->data.i;
+    const int64_t v_x738_n = v_x738->len;
+    RT_PARALLEL_FOR_IF(t66 >= RT_PARALLEL_MIN)
+    for (int64_t t67 = 0; t67 < t66; t67++) {
+      const int32_t t68 = (int32_t)t67;
+      v_x738_d[t67] = 0;
     }
-    int32_t t102t0;
-    int32_t t102t1;
-    int32_t t102t2;
-    t102t0 = 2147483647;
-    t102t1 = 0;
-    t102t2 = 1;
-    for (int64_t t102 = 0; t102 < t98; t102++) {
-      const int32_t t120 = t99[t102];
-      const int32_t t121 = t100[t102];
-      const int32_t t122 = t101[t102];
-      uint8_t t124 = rt_le_i(t102t0, t120);
-      int32_t t125;
-      if (t124) {
-        t125 = t102t0;
-      } else {
-        t125 = t120;
-      }
-      int32_t t126;
-      if (t124) {
-        t126 = t102t1;
-      } else {
-        t126 = t121;
-      }
-      int32_t t127;
-      if (t124) {
-        t127 = t102t2;
-      } else {
-        t127 = t122;
-      }
-      t102t0 = t125;
-      t102t1 = t126;
-      t102t2 = t127;
-    }
-    v_x747 = t102t0;
-    rt_free(t99);
-    v_x748 = t102t1;
-    rt_free(t100);
-    v_x749 = t102t2;
-    rt_free(t101);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    /* MAP */
+    int32_t *v_x738_d = v_x738->data.i;
+    const int64_t v_x738_n = v_x738->len;
+    /* REDUCE */
     {
-      const int64_t t128 = v_x736;
-      if (t128 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t128, 0.0, 2);
+      const int64_t t69 = v_x736;
+      if (t69 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t69, 0.0, 1);
         goto fail;
       }
-      v_x738 = rt_value_new(rt_vec_type(RT_INT), t128);
-      int32_t *v_x738_d = v_x738->data.i;
-      const int64_t v_x738_n = v_x738->len;
-      v_x751 = rt_value_new(rt_vec_type(RT_INT), t128);
-      int32_t *v_x751_d = v_x751->data.i;
-      const int64_t v_x751_n = v_x751->len;
-      RT_PARALLEL_FOR_IF(t128 >= RT_PARALLEL_MIN)
-      for (int64_t t129 = 0; t129 < t128; t129++) {
-        const int32_t t130 = (int32_t)t129;
-        v_x738_d[t129] = 0;
-        v_x751_d[t129] = 2;
+      const int64_t t70 = t69 > 0 ? (t69 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t71 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t70);
+      int32_t *t72 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t70);
+      int32_t *t73 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t70);
+      RT_PARALLEL_FOR_IF(t70 > 1)
+      for (int64_t t74 = 0; t74 < t70; t74++) {
+        int32_t t74a0;
+        int32_t t74a1;
+        int32_t t74a2;
+        t74a0 = 2147483647;
+        t74a1 = 0;
+        t74a2 = 1;
+        const int64_t t74_end = (t74 + 1) * RT_CHUNK < t69 ? (t74 + 1) * RT_CHUNK : t69;
+        for (int64_t t75 = t74 * RT_CHUNK; t75 < t74_end; t75++) {
+          const int32_t t76 = (int32_t)t75;
+          int32_t t74x0;
+          int32_t t74x1;
+          int32_t t74x2;
+          int t78 = 0; /* nonzero: a check below failed */
+          int t79 = (uint64_t)(int64_t)t76 < (uint64_t)v_x739_n;
+          int32_t t77 = t79 ? v_x739_d[t76] : 0;
+          t78 |= !t79;
+          uint8_t t81 = rt_lt_i(0, t77);
+          int32_t t82;
+          if (t81) {
+            t82 = 2147483647;
+          } else {
+            t82 = t76;
+          }
+          if (__builtin_expect(t78 != 0, 0)) { /* again, recording the error */
+            int32_t t83;
+            if ((uint64_t)(int64_t)t76 < (uint64_t)v_x739_n) {
+              t83 = v_x739_d[t76];
+            } else {
+              NESSIE_RECORD(err, t75, RT_CHECK_INDEX, 2, 0, RT_GATHER, t76, v_x739_n, 0.0, 2);
+              t83 = 0;
+            }
+            uint8_t t85 = rt_lt_i(0, t83);
+            int32_t t86;
+            if (t85) {
+              t86 = 2147483647;
+            } else {
+              t86 = t76;
+            }
+          }
+          t74x0 = t82;
+          t74x1 = 0;
+          t74x2 = t77;
+          uint8_t t88 = rt_le_i(t74a0, t74x0);
+          int32_t t89;
+          if (t88) {
+            t89 = t74a0;
+          } else {
+            t89 = t74x0;
+          }
+          int32_t t90;
+          if (t88) {
+            t90 = t74a1;
+          } else {
+            t90 = t74x1;
+          }
+          int32_t t91;
+          if (t88) {
+            t91 = t74a2;
+          } else {
+            t91 = t74x2;
+          }
+          t74a0 = t89;
+          t74a1 = t90;
+          t74a2 = t91;
+        }
+        t71[t74] = t74a0;
+        t72[t74] = t74a1;
+        t73[t74] = t74a2;
       }
+      int32_t t74t0;
+      int32_t t74t1;
+      int32_t t74t2;
+      t74t0 = 2147483647;
+      t74t1 = 0;
+      t74t2 = 1;
+      for (int64_t t74 = 0; t74 < t70; t74++) {
+        const int32_t t92 = t71[t74];
+        const int32_t t93 = t72[t74];
+        const int32_t t94 = t73[t74];
+        uint8_t t96 = rt_le_i(t74t0, t92);
+        int32_t t97;
+        if (t96) {
+          t97 = t74t0;
+        } else {
+          t97 = t92;
+        }
+        int32_t t98;
+        if (t96) {
+          t98 = t74t1;
+        } else {
+          t98 = t93;
+        }
+        int32_t t99;
+        if (t96) {
+          t99 = t74t2;
+        } else {
+          t99 = t94;
+        }
+        t74t0 = t97;
+        t74t1 = t98;
+        t74t2 = t99;
+      }
+      v_x747 = t74t0;
+      rt_free(t71);
+      v_x748 = t74t1;
+      rt_free(t72);
+      v_x749 = t74t2;
+      rt_free(t73);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -844,1572 +703,1782 @@ static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue 
   *out_v_x738 = v_x738;
   *out_v_x748 = v_x748;
   *out_v_x749 = v_x749;
-  *out_v_x751 = v_x751;
   return;
 fail:
   rt_release(v_x738);
-  rt_release(v_x751);
 }
 
-/* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x755, RtValue **out_v_x757) {
+/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
   (void)loc;
   (void)run;
-  int32_t *v_x752_d = v_x752->data.i;
-  const int64_t v_x752_n = v_x752->len;
-  int32_t *v_x755_d = v_x755->data.i;
-  const int64_t v_x755_n = v_x755->len;
-  RtValue *v_x757 = NULL;
+  int32_t *v_x750_d = v_x750->data.i;
+  const int64_t v_x750_n = v_x750->len;
+  int32_t *v_x753_d = v_x753->data.i;
+  const int64_t v_x753_n = v_x753->len;
+  RtValue *v_x755 = NULL;
   /* MAP */
   {
-    const int64_t t131 = v_x752_n;
-    v_x757 = rt_value_new(rt_vec_type(RT_INT), t131);
-    int32_t *v_x757_d = v_x757->data.i;
-    const int64_t v_x757_n = v_x757->len;
-    RT_PARALLEL_FOR_IF(t131 >= RT_PARALLEL_MIN)
-    for (int64_t t132 = 0; t132 < t131; t132++) {
-      const int32_t t133 = (int32_t)t132;
-      int t136 = 0; /* nonzero: a check below failed */
-      int32_t t134 = v_x752_d[t133];
-      int t137 = (uint64_t)(int64_t)t134 < (uint64_t)v_x755_n;
-      int32_t t135 = t137 ? v_x755_d[t134] : 0;
-      t136 |= !t137;
-      if (__builtin_expect(t136 != 0, 0)) { /* again, recording the error */
-        int32_t t138 = v_x752_d[t133];
-        int32_t t139;
-        if ((uint64_t)(int64_t)t138 < (uint64_t)v_x755_n) {
-          t139 = v_x755_d[t138];
+    const int64_t t100 = v_x750_n;
+    v_x755 = rt_value_new(rt_vec_type(RT_INT), t100);
+    int32_t *v_x755_d = v_x755->data.i;
+    const int64_t v_x755_n = v_x755->len;
+    RT_PARALLEL_FOR_IF(t100 >= RT_PARALLEL_MIN)
+    for (int64_t t101 = 0; t101 < t100; t101++) {
+      const int32_t t102 = (int32_t)t101;
+      int t105 = 0; /* nonzero: a check below failed */
+      int32_t t103 = v_x750_d[t102];
+      int t106 = (uint64_t)(int64_t)t103 < (uint64_t)v_x753_n;
+      int32_t t104 = t106 ? v_x753_d[t103] : 0;
+      t105 |= !t106;
+      if (__builtin_expect(t105 != 0, 0)) { /* again, recording the error */
+        int32_t t107 = v_x750_d[t102];
+        int32_t t108;
+        if ((uint64_t)(int64_t)t107 < (uint64_t)v_x753_n) {
+          t108 = v_x753_d[t107];
         } else {
-          NESSIE_RECORD(err, t132, RT_CHECK_INDEX, 0, 0, RT_GATHER, t138, v_x755_n, 0.0, 0);
-          t139 = 0;
+          NESSIE_RECORD(err, t101, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x753_n, 0.0, 0);
+          t108 = 0;
         }
       }
-      v_x757_d[t132] = t135;
+      v_x755_d[t101] = t104;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x757 = v_x757;
+  *out_v_x755 = v_x755;
   return;
 fail:
-  rt_release(v_x757);
+  rt_release(v_x755);
 }
 
-/* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x758, RtValue *v_x759, RtValue *v_x762, RtValue *v_x772, RtValue **out_v_x768, RtValue **out_v_x776, RtValue **out_v_x782, RtValue **out_v_x789) {
+/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x756, RtValue *v_x757, RtValue *v_x760, RtValue *v_x770, RtValue **out_v_x766, RtValue **out_v_x774, RtValue **out_v_x780, RtValue **out_v_x787) {
   (void)loc;
   (void)run;
-  int32_t *v_x758_d = v_x758->data.i;
-  const int64_t v_x758_n = v_x758->len;
-  int32_t *v_x759_d = v_x759->data.i;
-  const int64_t v_x759_n = v_x759->len;
-  int32_t *v_x762_d = v_x762->data.i;
-  const int64_t v_x762_n = v_x762->len;
-  const int64_t *v_x772_off = rt_seg_offsets(v_x772);
-  const int64_t v_x772_n = v_x772->len;
-  RtValue *v_x768 = NULL;
-  RtValue *v_x769 = NULL;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x783 = NULL;
-  RtValue *v_x776 = NULL;
-  RtValue *v_x789 = NULL;
+  int32_t *v_x756_d = v_x756->data.i;
+  const int64_t v_x756_n = v_x756->len;
+  int32_t *v_x757_d = v_x757->data.i;
+  const int64_t v_x757_n = v_x757->len;
+  int32_t *v_x760_d = v_x760->data.i;
+  const int64_t v_x760_n = v_x760->len;
+  const int64_t *v_x770_off = rt_seg_offsets(v_x770);
+  const int64_t v_x770_n = v_x770->len;
+  RtValue *v_x766 = NULL;
+  RtValue *v_x767 = NULL;
+  RtValue *v_x780 = NULL;
+  RtValue *v_x781 = NULL;
+  RtValue *v_x774 = NULL;
+  RtValue *v_x787 = NULL;
   /* FILTER */
   {
-    const int64_t t140 = v_x762_n;
-    const int64_t t141 = t140 > 0 ? (t140 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t142 = (uint8_t *)rt_alloc_atomic((size_t)t140 + 1);
-    int64_t *t143 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t141 + 1));
-    RT_PARALLEL_FOR_IF(t141 > 1)
-    for (int64_t t144 = 0; t144 < t141; t144++) {
+    const int64_t t109 = v_x760_n;
+    const int64_t t110 = t109 > 0 ? (t109 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t111 = (uint8_t *)rt_alloc_atomic((size_t)t109 + 1);
+    int64_t *t112 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t110 + 1));
+    RT_PARALLEL_FOR_IF(t110 > 1)
+    for (int64_t t113 = 0; t113 < t110; t113++) {
       int64_t kept = 0;
-      const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
-      for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t145++) {
-        const int32_t t146 = (int32_t)t145;
-        int32_t t144x0;
-        uint8_t t144x1;
-        int t148 = 0; /* nonzero: a check below failed */
-        int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x758_n;
-        int32_t t147 = t149 ? v_x758_d[t146] : 0;
-        t148 |= !t149;
-        int t151 = (uint64_t)(int64_t)t147 < (uint64_t)v_x759_n;
-        int32_t t150 = t151 ? v_x759_d[t147] : 0;
-        t148 |= !t151;
-        int32_t t152 = v_x762_d[t146];
-        uint8_t t154 = rt_lt_i(t152, t150);
-        if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
-          int32_t t155;
-          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x758_n) {
-            t155 = v_x758_d[t146];
+      const int64_t t113_end = (t113 + 1) * RT_CHUNK < t109 ? (t113 + 1) * RT_CHUNK : t109;
+      for (int64_t t114 = t113 * RT_CHUNK; t114 < t113_end; t114++) {
+        const int32_t t115 = (int32_t)t114;
+        int32_t t113x0;
+        uint8_t t113x1;
+        int t117 = 0; /* nonzero: a check below failed */
+        int t118 = (uint64_t)(int64_t)t115 < (uint64_t)v_x756_n;
+        int32_t t116 = t118 ? v_x756_d[t115] : 0;
+        t117 |= !t118;
+        int t120 = (uint64_t)(int64_t)t116 < (uint64_t)v_x757_n;
+        int32_t t119 = t120 ? v_x757_d[t116] : 0;
+        t117 |= !t120;
+        int32_t t121 = v_x760_d[t115];
+        uint8_t t123 = rt_lt_i(t121, t119);
+        if (__builtin_expect(t117 != 0, 0)) { /* again, recording the error */
+          int32_t t124;
+          if ((uint64_t)(int64_t)t115 < (uint64_t)v_x756_n) {
+            t124 = v_x756_d[t115];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x758_n, 0.0, 0);
-            t155 = 0;
+            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t115, v_x756_n, 0.0, 0);
+            t124 = 0;
           }
-          int32_t t156;
-          if ((uint64_t)(int64_t)t155 < (uint64_t)v_x759_n) {
-            t156 = v_x759_d[t155];
+          int32_t t125;
+          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x757_n) {
+            t125 = v_x757_d[t124];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x759_n, 0.0, 1);
-            t156 = 0;
+            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t124, v_x757_n, 0.0, 1);
+            t125 = 0;
           }
-          int32_t t157 = v_x762_d[t146];
-          uint8_t t159 = rt_lt_i(t157, t156);
+          int32_t t126 = v_x760_d[t115];
+          uint8_t t128 = rt_lt_i(t126, t125);
         }
-        t144x0 = t152;
-        t144x1 = t154;
-        uint8_t t160;
-        t160 = t144x1;
-        t142[t145] = t160 != 0;
-        kept += t160 != 0;
+        t113x0 = t121;
+        t113x1 = t123;
+        uint8_t t129;
+        t129 = t113x1;
+        t111[t114] = t129 != 0;
+        kept += t129 != 0;
       }
-      t143[t144] = kept;
+      t112[t113] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t142);
-      rt_free(t143);
+      rt_free(t111);
+      rt_free(t112);
       goto fail;
     }
-    int64_t t161 = 0;
-    for (int64_t t144 = 0; t144 < t141; t144++) {
-      const int64_t k = t143[t144];
-      t143[t144] = t161;
-      t161 += k;
+    int64_t t130 = 0;
+    for (int64_t t113 = 0; t113 < t110; t113++) {
+      const int64_t k = t112[t113];
+      t112[t113] = t130;
+      t130 += k;
     }
-    v_x768 = rt_value_new(rt_vec_type(RT_INT), t161);
-    int32_t *v_x768_d = v_x768->data.i;
-    const int64_t v_x768_n = v_x768->len;
-    v_x769 = rt_value_new(rt_vec_type(RT_BOOL), t161);
-    uint8_t *v_x769_d = v_x769->data.b;
-    const int64_t v_x769_n = v_x769->len;
-    RT_PARALLEL_FOR_IF(t141 > 1)
-    for (int64_t t144 = 0; t144 < t141; t144++) {
-      int64_t at = t143[t144];
-      const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
-      for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t145++) {
-        const int32_t t146 = (int32_t)t145;
-        if (!t142[t145])
+    v_x766 = rt_value_new(rt_vec_type(RT_INT), t130);
+    int32_t *v_x766_d = v_x766->data.i;
+    const int64_t v_x766_n = v_x766->len;
+    v_x767 = rt_value_new(rt_vec_type(RT_BOOL), t130);
+    uint8_t *v_x767_d = v_x767->data.b;
+    const int64_t v_x767_n = v_x767->len;
+    RT_PARALLEL_FOR_IF(t110 > 1)
+    for (int64_t t113 = 0; t113 < t110; t113++) {
+      int64_t at = t112[t113];
+      const int64_t t113_end = (t113 + 1) * RT_CHUNK < t109 ? (t113 + 1) * RT_CHUNK : t109;
+      for (int64_t t114 = t113 * RT_CHUNK; t114 < t113_end; t114++) {
+        const int32_t t115 = (int32_t)t114;
+        if (!t111[t114])
           continue;
-        int32_t t144y0;
-        uint8_t t144y1;
-        int t163 = 0; /* nonzero: a check below failed */
-        int t164 = (uint64_t)(int64_t)t146 < (uint64_t)v_x758_n;
-        int32_t t162 = t164 ? v_x758_d[t146] : 0;
-        t163 |= !t164;
-        int t166 = (uint64_t)(int64_t)t162 < (uint64_t)v_x759_n;
-        int32_t t165 = t166 ? v_x759_d[t162] : 0;
-        t163 |= !t166;
-        int32_t t167 = v_x762_d[t146];
-        uint8_t t169 = rt_lt_i(t167, t165);
-        if (__builtin_expect(t163 != 0, 0)) { /* again, recording the error */
-          int32_t t170;
-          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x758_n) {
-            t170 = v_x758_d[t146];
+        int32_t t113y0;
+        uint8_t t113y1;
+        int t132 = 0; /* nonzero: a check below failed */
+        int t133 = (uint64_t)(int64_t)t115 < (uint64_t)v_x756_n;
+        int32_t t131 = t133 ? v_x756_d[t115] : 0;
+        t132 |= !t133;
+        int t135 = (uint64_t)(int64_t)t131 < (uint64_t)v_x757_n;
+        int32_t t134 = t135 ? v_x757_d[t131] : 0;
+        t132 |= !t135;
+        int32_t t136 = v_x760_d[t115];
+        uint8_t t138 = rt_lt_i(t136, t134);
+        if (__builtin_expect(t132 != 0, 0)) { /* again, recording the error */
+          int32_t t139;
+          if ((uint64_t)(int64_t)t115 < (uint64_t)v_x756_n) {
+            t139 = v_x756_d[t115];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x758_n, 0.0, 2);
-            t170 = 0;
+            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t115, v_x756_n, 0.0, 2);
+            t139 = 0;
           }
-          int32_t t171;
-          if ((uint64_t)(int64_t)t170 < (uint64_t)v_x759_n) {
-            t171 = v_x759_d[t170];
+          int32_t t140;
+          if ((uint64_t)(int64_t)t139 < (uint64_t)v_x757_n) {
+            t140 = v_x757_d[t139];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, v_x759_n, 0.0, 3);
-            t171 = 0;
+            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t139, v_x757_n, 0.0, 3);
+            t140 = 0;
           }
-          int32_t t172 = v_x762_d[t146];
-          uint8_t t174 = rt_lt_i(t172, t171);
+          int32_t t141 = v_x760_d[t115];
+          uint8_t t143 = rt_lt_i(t141, t140);
         }
-        t144y0 = t167;
-        t144y1 = t169;
-        if (t142[t145]) {
-          v_x768_d[at] = t144y0;
-          v_x769_d[at] = t144y1;
+        t113y0 = t136;
+        t113y1 = t138;
+        if (t111[t114]) {
+          v_x766_d[at] = t113y0;
+          v_x767_d[at] = t113y1;
           at++;
         }
       }
     }
-    rt_free(t142);
-    rt_free(t143);
+    rt_free(t111);
+    rt_free(t112);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x768_d = v_x768->data.i;
-    const int64_t v_x768_n = v_x768->len;
-    uint8_t *v_x769_d = v_x769->data.b;
-    const int64_t v_x769_n = v_x769->len;
+    int32_t *v_x766_d = v_x766->data.i;
+    const int64_t v_x766_n = v_x766->len;
+    uint8_t *v_x767_d = v_x767->data.b;
+    const int64_t v_x767_n = v_x767->len;
     /* FILTER */
     {
-      const int64_t t175 = v_x762_n;
-      const int64_t t176 = t175 > 0 ? (t175 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t177 = (uint8_t *)rt_alloc_atomic((size_t)t175 + 1);
-      int64_t *t178 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t176 + 1));
-      RT_PARALLEL_FOR_IF(t176 > 1)
-      for (int64_t t179 = 0; t179 < t176; t179++) {
+      const int64_t t144 = v_x760_n;
+      const int64_t t145 = t144 > 0 ? (t144 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t146 = (uint8_t *)rt_alloc_atomic((size_t)t144 + 1);
+      int64_t *t147 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t145 + 1));
+      RT_PARALLEL_FOR_IF(t145 > 1)
+      for (int64_t t148 = 0; t148 < t145; t148++) {
         int64_t kept = 0;
-        const int64_t t179_end = (t179 + 1) * RT_CHUNK < t175 ? (t179 + 1) * RT_CHUNK : t175;
-        for (int64_t t180 = t179 * RT_CHUNK; t180 < t179_end; t180++) {
-          const int32_t t181 = (int32_t)t180;
-          int32_t t179x0;
-          uint8_t t179x1;
-          int t183 = 0; /* nonzero: a check below failed */
-          int t184 = (uint64_t)(int64_t)t181 < (uint64_t)v_x758_n;
-          int32_t t182 = t184 ? v_x758_d[t181] : 0;
-          t183 |= !t184;
-          int t186 = (uint64_t)(int64_t)t182 < (uint64_t)v_x759_n;
-          int32_t t185 = t186 ? v_x759_d[t182] : 0;
-          t183 |= !t186;
-          int32_t t187 = v_x762_d[t181];
-          uint8_t t189 = rt_gt_i(t187, t185);
-          if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
-            int32_t t190;
-            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x758_n) {
-              t190 = v_x758_d[t181];
+        const int64_t t148_end = (t148 + 1) * RT_CHUNK < t144 ? (t148 + 1) * RT_CHUNK : t144;
+        for (int64_t t149 = t148 * RT_CHUNK; t149 < t148_end; t149++) {
+          const int32_t t150 = (int32_t)t149;
+          int32_t t148x0;
+          uint8_t t148x1;
+          int t152 = 0; /* nonzero: a check below failed */
+          int t153 = (uint64_t)(int64_t)t150 < (uint64_t)v_x756_n;
+          int32_t t151 = t153 ? v_x756_d[t150] : 0;
+          t152 |= !t153;
+          int t155 = (uint64_t)(int64_t)t151 < (uint64_t)v_x757_n;
+          int32_t t154 = t155 ? v_x757_d[t151] : 0;
+          t152 |= !t155;
+          int32_t t156 = v_x760_d[t150];
+          uint8_t t158 = rt_gt_i(t156, t154);
+          if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
+            int32_t t159;
+            if ((uint64_t)(int64_t)t150 < (uint64_t)v_x756_n) {
+              t159 = v_x756_d[t150];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x758_n, 0.0, 4);
-              t190 = 0;
+              NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x756_n, 0.0, 4);
+              t159 = 0;
             }
-            int32_t t191;
-            if ((uint64_t)(int64_t)t190 < (uint64_t)v_x759_n) {
-              t191 = v_x759_d[t190];
+            int32_t t160;
+            if ((uint64_t)(int64_t)t159 < (uint64_t)v_x757_n) {
+              t160 = v_x757_d[t159];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x759_n, 0.0, 5);
-              t191 = 0;
+              NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x757_n, 0.0, 5);
+              t160 = 0;
             }
-            int32_t t192 = v_x762_d[t181];
-            uint8_t t194 = rt_gt_i(t192, t191);
+            int32_t t161 = v_x760_d[t150];
+            uint8_t t163 = rt_gt_i(t161, t160);
           }
-          t179x0 = t187;
-          t179x1 = t189;
-          uint8_t t195;
-          t195 = t179x1;
-          t177[t180] = t195 != 0;
-          kept += t195 != 0;
+          t148x0 = t156;
+          t148x1 = t158;
+          uint8_t t164;
+          t164 = t148x1;
+          t146[t149] = t164 != 0;
+          kept += t164 != 0;
         }
-        t178[t179] = kept;
+        t147[t148] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t177);
-        rt_free(t178);
+        rt_free(t146);
+        rt_free(t147);
         goto fail;
       }
-      int64_t t196 = 0;
-      for (int64_t t179 = 0; t179 < t176; t179++) {
-        const int64_t k = t178[t179];
-        t178[t179] = t196;
-        t196 += k;
+      int64_t t165 = 0;
+      for (int64_t t148 = 0; t148 < t145; t148++) {
+        const int64_t k = t147[t148];
+        t147[t148] = t165;
+        t165 += k;
       }
-      v_x782 = rt_value_new(rt_vec_type(RT_INT), t196);
-      int32_t *v_x782_d = v_x782->data.i;
-      const int64_t v_x782_n = v_x782->len;
-      v_x783 = rt_value_new(rt_vec_type(RT_BOOL), t196);
-      uint8_t *v_x783_d = v_x783->data.b;
-      const int64_t v_x783_n = v_x783->len;
-      RT_PARALLEL_FOR_IF(t176 > 1)
-      for (int64_t t179 = 0; t179 < t176; t179++) {
-        int64_t at = t178[t179];
-        const int64_t t179_end = (t179 + 1) * RT_CHUNK < t175 ? (t179 + 1) * RT_CHUNK : t175;
-        for (int64_t t180 = t179 * RT_CHUNK; t180 < t179_end; t180++) {
-          const int32_t t181 = (int32_t)t180;
-          if (!t177[t180])
+      v_x780 = rt_value_new(rt_vec_type(RT_INT), t165);
+      int32_t *v_x780_d = v_x780->data.i;
+      const int64_t v_x780_n = v_x780->len;
+      v_x781 = rt_value_new(rt_vec_type(RT_BOOL), t165);
+      uint8_t *v_x781_d = v_x781->data.b;
+      const int64_t v_x781_n = v_x781->len;
+      RT_PARALLEL_FOR_IF(t145 > 1)
+      for (int64_t t148 = 0; t148 < t145; t148++) {
+        int64_t at = t147[t148];
+        const int64_t t148_end = (t148 + 1) * RT_CHUNK < t144 ? (t148 + 1) * RT_CHUNK : t144;
+        for (int64_t t149 = t148 * RT_CHUNK; t149 < t148_end; t149++) {
+          const int32_t t150 = (int32_t)t149;
+          if (!t146[t149])
             continue;
-          int32_t t179y0;
-          uint8_t t179y1;
-          int t198 = 0; /* nonzero: a check below failed */
-          int t199 = (uint64_t)(int64_t)t181 < (uint64_t)v_x758_n;
-          int32_t t197 = t199 ? v_x758_d[t181] : 0;
-          t198 |= !t199;
-          int t201 = (uint64_t)(int64_t)t197 < (uint64_t)v_x759_n;
-          int32_t t200 = t201 ? v_x759_d[t197] : 0;
-          t198 |= !t201;
-          int32_t t202 = v_x762_d[t181];
-          uint8_t t204 = rt_gt_i(t202, t200);
-          if (__builtin_expect(t198 != 0, 0)) { /* again, recording the error */
-            int32_t t205;
-            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x758_n) {
-              t205 = v_x758_d[t181];
+          int32_t t148y0;
+          uint8_t t148y1;
+          int t167 = 0; /* nonzero: a check below failed */
+          int t168 = (uint64_t)(int64_t)t150 < (uint64_t)v_x756_n;
+          int32_t t166 = t168 ? v_x756_d[t150] : 0;
+          t167 |= !t168;
+          int t170 = (uint64_t)(int64_t)t166 < (uint64_t)v_x757_n;
+          int32_t t169 = t170 ? v_x757_d[t166] : 0;
+          t167 |= !t170;
+          int32_t t171 = v_x760_d[t150];
+          uint8_t t173 = rt_gt_i(t171, t169);
+          if (__builtin_expect(t167 != 0, 0)) { /* again, recording the error */
+            int32_t t174;
+            if ((uint64_t)(int64_t)t150 < (uint64_t)v_x756_n) {
+              t174 = v_x756_d[t150];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x758_n, 0.0, 6);
-              t205 = 0;
+              NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x756_n, 0.0, 6);
+              t174 = 0;
             }
-            int32_t t206;
-            if ((uint64_t)(int64_t)t205 < (uint64_t)v_x759_n) {
-              t206 = v_x759_d[t205];
+            int32_t t175;
+            if ((uint64_t)(int64_t)t174 < (uint64_t)v_x757_n) {
+              t175 = v_x757_d[t174];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x759_n, 0.0, 7);
-              t206 = 0;
+              NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t174, v_x757_n, 0.0, 7);
+              t175 = 0;
             }
-            int32_t t207 = v_x762_d[t181];
-            uint8_t t209 = rt_gt_i(t207, t206);
+            int32_t t176 = v_x760_d[t150];
+            uint8_t t178 = rt_gt_i(t176, t175);
           }
-          t179y0 = t202;
-          t179y1 = t204;
-          if (t177[t180]) {
-            v_x782_d[at] = t179y0;
-            v_x783_d[at] = t179y1;
+          t148y0 = t171;
+          t148y1 = t173;
+          if (t146[t149]) {
+            v_x780_d[at] = t148y0;
+            v_x781_d[at] = t148y1;
             at++;
           }
         }
       }
-      rt_free(t177);
-      rt_free(t178);
+      rt_free(t146);
+      rt_free(t147);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x782_d = v_x782->data.i;
-      const int64_t v_x782_n = v_x782->len;
-      uint8_t *v_x783_d = v_x783->data.b;
-      const int64_t v_x783_n = v_x783->len;
+      int32_t *v_x780_d = v_x780->data.i;
+      const int64_t v_x780_n = v_x780->len;
+      uint8_t *v_x781_d = v_x781->data.b;
+      const int64_t v_x781_n = v_x781->len;
       /* SEG_REDUCE */
       {
-        v_x776 = rt_value_new(rt_vec_type(RT_INT), v_x772_n);
-        int32_t *v_x776_d = v_x776->data.i;
-        const int64_t v_x776_n = v_x776->len;
-        v_x789 = rt_value_new(rt_vec_type(RT_INT), v_x772_n);
-        int32_t *v_x789_d = v_x789->data.i;
-        const int64_t v_x789_n = v_x789->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x772_n >= 64)
-        for (int64_t t210 = 0; t210 < v_x772_n; t210++) {
-          int32_t t210a0;
-          int32_t t210a1;
-          t210a0 = 0;
-          t210a1 = 0;
-          for (int64_t t211 = v_x772_off[t210]; t211 < v_x772_off[t210 + 1]; t211++) {
-            const int32_t t212 = (int32_t)t211;
-            int32_t t210x0;
-            int32_t t210x1;
-            int t214 = 0; /* nonzero: a check below failed */
-            int t215 = (uint64_t)(int64_t)t212 < (uint64_t)v_x758_n;
-            int32_t t213 = t215 ? v_x758_d[t212] : 0;
-            t214 |= !t215;
-            int t217 = (uint64_t)(int64_t)t213 < (uint64_t)v_x759_n;
-            int32_t t216 = t217 ? v_x759_d[t213] : 0;
-            t214 |= !t217;
-            int t219 = (uint64_t)(int64_t)t212 < (uint64_t)v_x762_n;
-            int32_t t218 = t219 ? v_x762_d[t212] : 0;
-            t214 |= !t219;
-            uint8_t t221 = rt_lt_i(t218, t216);
-            int32_t t223 = rt_btoi_b(t221);
-            uint8_t t225 = rt_gt_i(t218, t216);
-            int32_t t227 = rt_btoi_b(t225);
-            if (__builtin_expect(t214 != 0, 0)) { /* again, recording the error */
-              int32_t t228;
-              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x758_n) {
-                t228 = v_x758_d[t212];
+        v_x774 = rt_value_new(rt_vec_type(RT_INT), v_x770_n);
+        int32_t *v_x774_d = v_x774->data.i;
+        const int64_t v_x774_n = v_x774->len;
+        v_x787 = rt_value_new(rt_vec_type(RT_INT), v_x770_n);
+        int32_t *v_x787_d = v_x787->data.i;
+        const int64_t v_x787_n = v_x787->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x770_n >= 64)
+        for (int64_t t179 = 0; t179 < v_x770_n; t179++) {
+          int32_t t179a0;
+          int32_t t179a1;
+          t179a0 = 0;
+          t179a1 = 0;
+          for (int64_t t180 = v_x770_off[t179]; t180 < v_x770_off[t179 + 1]; t180++) {
+            const int32_t t181 = (int32_t)t180;
+            int32_t t179x0;
+            int32_t t179x1;
+            int t183 = 0; /* nonzero: a check below failed */
+            int t184 = (uint64_t)(int64_t)t181 < (uint64_t)v_x756_n;
+            int32_t t182 = t184 ? v_x756_d[t181] : 0;
+            t183 |= !t184;
+            int t186 = (uint64_t)(int64_t)t182 < (uint64_t)v_x757_n;
+            int32_t t185 = t186 ? v_x757_d[t182] : 0;
+            t183 |= !t186;
+            int t188 = (uint64_t)(int64_t)t181 < (uint64_t)v_x760_n;
+            int32_t t187 = t188 ? v_x760_d[t181] : 0;
+            t183 |= !t188;
+            uint8_t t190 = rt_lt_i(t187, t185);
+            int32_t t192 = rt_btoi_b(t190);
+            uint8_t t194 = rt_gt_i(t187, t185);
+            int32_t t196 = rt_btoi_b(t194);
+            if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
+              int32_t t197;
+              if ((uint64_t)(int64_t)t181 < (uint64_t)v_x756_n) {
+                t197 = v_x756_d[t181];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x758_n, 0.0, 8);
-                t228 = 0;
+                NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x756_n, 0.0, 8);
+                t197 = 0;
               }
-              int32_t t229;
-              if ((uint64_t)(int64_t)t228 < (uint64_t)v_x759_n) {
-                t229 = v_x759_d[t228];
+              int32_t t198;
+              if ((uint64_t)(int64_t)t197 < (uint64_t)v_x757_n) {
+                t198 = v_x757_d[t197];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x759_n, 0.0, 9);
-                t229 = 0;
+                NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, v_x757_n, 0.0, 9);
+                t198 = 0;
               }
-              int32_t t230;
-              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x762_n) {
-                t230 = v_x762_d[t212];
+              int32_t t199;
+              if ((uint64_t)(int64_t)t181 < (uint64_t)v_x760_n) {
+                t199 = v_x760_d[t181];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 3, 0, RT_GATHER, t212, v_x762_n, 0.0, 10);
-                t230 = 0;
+                NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 3, 0, RT_GATHER, t181, v_x760_n, 0.0, 10);
+                t199 = 0;
               }
-              uint8_t t232 = rt_lt_i(t230, t229);
-              int32_t t234 = rt_btoi_b(t232);
-              uint8_t t236 = rt_gt_i(t230, t229);
-              int32_t t238 = rt_btoi_b(t236);
+              uint8_t t201 = rt_lt_i(t199, t198);
+              int32_t t203 = rt_btoi_b(t201);
+              uint8_t t205 = rt_gt_i(t199, t198);
+              int32_t t207 = rt_btoi_b(t205);
             }
-            t210x0 = t223;
-            t210x1 = t227;
-            int32_t t240 = rt_add_i(t210a0, t210x0);
-            int32_t t242 = rt_add_i(t210a1, t210x1);
-            t210a0 = t240;
-            t210a1 = t242;
+            t179x0 = t192;
+            t179x1 = t196;
+            int32_t t209 = rt_add_i(t179a0, t179x0);
+            int32_t t211 = rt_add_i(t179a1, t179x1);
+            t179a0 = t209;
+            t179a1 = t211;
           }
-          v_x776_d[t210] = t210a0;
-          v_x789_d[t210] = t210a1;
+          v_x774_d[t179] = t179a0;
+          v_x787_d[t179] = t179a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x768 = v_x768;
-  *out_v_x776 = v_x776;
-  *out_v_x782 = v_x782;
-  *out_v_x789 = v_x789;
-  rt_release(v_x769);
-  rt_release(v_x783);
+  *out_v_x766 = v_x766;
+  *out_v_x774 = v_x774;
+  *out_v_x780 = v_x780;
+  *out_v_x787 = v_x787;
+  rt_release(v_x767);
+  rt_release(v_x781);
   return;
 fail:
-  rt_release(v_x768);
-  rt_release(v_x769);
-  rt_release(v_x782);
-  rt_release(v_x783);
-  rt_release(v_x776);
-  rt_release(v_x789);
+  rt_release(v_x766);
+  rt_release(v_x767);
+  rt_release(v_x780);
+  rt_release(v_x781);
+  rt_release(v_x774);
+  rt_release(v_x787);
 }
 
-/* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, int32_t v_x792, RtValue **out_v_x794, RtValue **out_v_x798) {
+/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
   (void)loc;
   (void)run;
-  int32_t *v_x790_d = v_x790->data.i;
-  const int64_t v_x790_n = v_x790->len;
-  int32_t *v_x791_d = v_x791->data.i;
-  const int64_t v_x791_n = v_x791->len;
-  RtValue *v_x794 = NULL;
-  RtValue *v_x798 = NULL;
+  int32_t *v_x788_d = v_x788->data.i;
+  const int64_t v_x788_n = v_x788->len;
+  int32_t *v_x789_d = v_x789->data.i;
+  const int64_t v_x789_n = v_x789->len;
+  RtValue *v_x792 = NULL;
+  RtValue *v_x796 = NULL;
   /* MAP */
   {
-    const int64_t t243 = v_x792;
-    if (t243 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t243, 0.0, 0);
+    const int64_t t212 = v_x790;
+    if (t212 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t212, 0.0, 0);
       goto fail;
     }
-    v_x794 = rt_value_new(rt_vec_type(RT_INT), t243);
-    int32_t *v_x794_d = v_x794->data.i;
-    const int64_t v_x794_n = v_x794->len;
-    RT_PARALLEL_FOR_IF(t243 >= RT_PARALLEL_MIN)
-    for (int64_t t244 = 0; t244 < t243; t244++) {
-      const int32_t t245 = (int32_t)t244;
-      int t250 = 0; /* nonzero: a check below failed */
-      uint8_t t247 = rt_lt_i(t245, (int32_t)v_x790_n);
-      int32_t t248;
-      if (t247) {
-        int t251 = (uint64_t)(int64_t)t245 < (uint64_t)v_x790_n;
-        int32_t t249 = t251 ? v_x790_d[t245] : 0;
-        t250 |= !t251;
-        t248 = t249;
+    v_x792 = rt_value_new(rt_vec_type(RT_INT), t212);
+    int32_t *v_x792_d = v_x792->data.i;
+    const int64_t v_x792_n = v_x792->len;
+    RT_PARALLEL_FOR_IF(t212 >= RT_PARALLEL_MIN)
+    for (int64_t t213 = 0; t213 < t212; t213++) {
+      const int32_t t214 = (int32_t)t213;
+      int t219 = 0; /* nonzero: a check below failed */
+      uint8_t t216 = rt_lt_i(t214, (int32_t)v_x788_n);
+      int32_t t217;
+      if (t216) {
+        int t220 = (uint64_t)(int64_t)t214 < (uint64_t)v_x788_n;
+        int32_t t218 = t220 ? v_x788_d[t214] : 0;
+        t219 |= !t220;
+        t217 = t218;
       } else {
-        int32_t t253 = rt_sub_i(t245, (int32_t)v_x790_n);
-        int t255 = (uint64_t)(int64_t)t253 < (uint64_t)v_x791_n;
-        int32_t t254 = t255 ? v_x791_d[t253] : 0;
-        t250 |= !t255;
-        t248 = t254;
+        int32_t t222 = rt_sub_i(t214, (int32_t)v_x788_n);
+        int t224 = (uint64_t)(int64_t)t222 < (uint64_t)v_x789_n;
+        int32_t t223 = t224 ? v_x789_d[t222] : 0;
+        t219 |= !t224;
+        t217 = t223;
       }
-      if (__builtin_expect(t250 != 0, 0)) { /* again, recording the error */
-        uint8_t t257 = rt_lt_i(t245, (int32_t)v_x790_n);
-        int32_t t258;
-        if (t257) {
-          int32_t t259;
-          if ((uint64_t)(int64_t)t245 < (uint64_t)v_x790_n) {
-            t259 = v_x790_d[t245];
+      if (__builtin_expect(t219 != 0, 0)) { /* again, recording the error */
+        uint8_t t226 = rt_lt_i(t214, (int32_t)v_x788_n);
+        int32_t t227;
+        if (t226) {
+          int32_t t228;
+          if ((uint64_t)(int64_t)t214 < (uint64_t)v_x788_n) {
+            t228 = v_x788_d[t214];
           } else {
-            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x790_n, 0.0, 1);
-            t259 = 0;
+            NESSIE_RECORD(err, t213, RT_CHECK_INDEX, 0, 0, RT_GATHER, t214, v_x788_n, 0.0, 1);
+            t228 = 0;
           }
-          t258 = t259;
+          t227 = t228;
         } else {
-          int32_t t261 = rt_sub_i(t245, (int32_t)v_x790_n);
-          int32_t t262;
-          if ((uint64_t)(int64_t)t261 < (uint64_t)v_x791_n) {
-            t262 = v_x791_d[t261];
+          int32_t t230 = rt_sub_i(t214, (int32_t)v_x788_n);
+          int32_t t231;
+          if ((uint64_t)(int64_t)t230 < (uint64_t)v_x789_n) {
+            t231 = v_x789_d[t230];
           } else {
-            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x791_n, 0.0, 2);
-            t262 = 0;
+            NESSIE_RECORD(err, t213, RT_CHECK_INDEX, 0, 0, RT_GATHER, t230, v_x789_n, 0.0, 2);
+            t231 = 0;
           }
-          t258 = t262;
+          t227 = t231;
         }
       }
-      v_x794_d[t244] = t248;
+      v_x792_d[t213] = t217;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x794_d = v_x794->data.i;
-    const int64_t v_x794_n = v_x794->len;
+    int32_t *v_x792_d = v_x792->data.i;
+    const int64_t v_x792_n = v_x792->len;
     /* SCAN */
     {
-      const int64_t t263 = v_x792;
-      if (t263 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t263, 0.0, 3);
+      const int64_t t232 = v_x790;
+      if (t232 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t232, 0.0, 3);
         goto fail;
       }
-      const int64_t t264 = t263 > 0 ? (t263 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t265 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t264);
-      RT_PARALLEL_FOR_IF(t264 > 1)
-      for (int64_t t266 = 0; t266 < t264; t266++) {
-        int32_t t266a0;
-        t266a0 = 0;
-        const int64_t t266_end = (t266 + 1) * RT_CHUNK < t263 ? (t266 + 1) * RT_CHUNK : t263;
-        for (int64_t t267 = t266 * RT_CHUNK; t267 < t266_end; t267++) {
-          const int32_t t268 = (int32_t)t267;
-          int32_t t266x0;
-          int t273 = 0; /* nonzero: a check below failed */
-          uint8_t t270 = rt_lt_i(t268, (int32_t)v_x790_n);
-          int32_t t271;
-          if (t270) {
-            int t274 = (uint64_t)(int64_t)t268 < (uint64_t)v_x790_n;
-            int32_t t272 = t274 ? v_x790_d[t268] : 0;
-            t273 |= !t274;
-            t271 = t272;
+      const int64_t t233 = t232 > 0 ? (t232 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t234 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t233);
+      RT_PARALLEL_FOR_IF(t233 > 1)
+      for (int64_t t235 = 0; t235 < t233; t235++) {
+        int32_t t235a0;
+        t235a0 = 0;
+        const int64_t t235_end = (t235 + 1) * RT_CHUNK < t232 ? (t235 + 1) * RT_CHUNK : t232;
+        for (int64_t t236 = t235 * RT_CHUNK; t236 < t235_end; t236++) {
+          const int32_t t237 = (int32_t)t236;
+          int32_t t235x0;
+          int t242 = 0; /* nonzero: a check below failed */
+          uint8_t t239 = rt_lt_i(t237, (int32_t)v_x788_n);
+          int32_t t240;
+          if (t239) {
+            int t243 = (uint64_t)(int64_t)t237 < (uint64_t)v_x788_n;
+            int32_t t241 = t243 ? v_x788_d[t237] : 0;
+            t242 |= !t243;
+            t240 = t241;
           } else {
-            int32_t t276 = rt_sub_i(t268, (int32_t)v_x790_n);
-            int t278 = (uint64_t)(int64_t)t276 < (uint64_t)v_x791_n;
-            int32_t t277 = t278 ? v_x791_d[t276] : 0;
-            t273 |= !t278;
-            t271 = t277;
+            int32_t t245 = rt_sub_i(t237, (int32_t)v_x788_n);
+            int t247 = (uint64_t)(int64_t)t245 < (uint64_t)v_x789_n;
+            int32_t t246 = t247 ? v_x789_d[t245] : 0;
+            t242 |= !t247;
+            t240 = t246;
           }
-          if (__builtin_expect(t273 != 0, 0)) { /* again, recording the error */
-            uint8_t t280 = rt_lt_i(t268, (int32_t)v_x790_n);
-            int32_t t281;
-            if (t280) {
-              int32_t t282;
-              if ((uint64_t)(int64_t)t268 < (uint64_t)v_x790_n) {
-                t282 = v_x790_d[t268];
+          if (__builtin_expect(t242 != 0, 0)) { /* again, recording the error */
+            uint8_t t249 = rt_lt_i(t237, (int32_t)v_x788_n);
+            int32_t t250;
+            if (t249) {
+              int32_t t251;
+              if ((uint64_t)(int64_t)t237 < (uint64_t)v_x788_n) {
+                t251 = v_x788_d[t237];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x790_n, 0.0, 4);
-                t282 = 0;
+                NESSIE_RECORD(err, t236, RT_CHECK_INDEX, 0, 0, RT_GATHER, t237, v_x788_n, 0.0, 4);
+                t251 = 0;
               }
-              t281 = t282;
+              t250 = t251;
             } else {
-              int32_t t284 = rt_sub_i(t268, (int32_t)v_x790_n);
-              int32_t t285;
-              if ((uint64_t)(int64_t)t284 < (uint64_t)v_x791_n) {
-                t285 = v_x791_d[t284];
+              int32_t t253 = rt_sub_i(t237, (int32_t)v_x788_n);
+              int32_t t254;
+              if ((uint64_t)(int64_t)t253 < (uint64_t)v_x789_n) {
+                t254 = v_x789_d[t253];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x791_n, 0.0, 5);
-                t285 = 0;
+                NESSIE_RECORD(err, t236, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, v_x789_n, 0.0, 5);
+                t254 = 0;
               }
-              t281 = t285;
+              t250 = t254;
             }
           }
-          t266x0 = t271;
-          int32_t t287 = rt_add_i(t266a0, t266x0);
-          t266a0 = t287;
+          t235x0 = t240;
+          int32_t t256 = rt_add_i(t235a0, t235x0);
+          t235a0 = t256;
         }
-        t265[t266] = t266a0;
+        t234[t235] = t235a0;
       }
-      int32_t t266t0;
-      t266t0 = 0;
-      for (int64_t t266 = 0; t266 < t264; t266++) {
-        const int32_t t288 = t265[t266];
-        t265[t266] = t266t0;
-        int32_t t290 = rt_add_i(t266t0, t288);
-        t266t0 = t290;
+      int32_t t235t0;
+      t235t0 = 0;
+      for (int64_t t235 = 0; t235 < t233; t235++) {
+        const int32_t t257 = t234[t235];
+        t234[t235] = t235t0;
+        int32_t t259 = rt_add_i(t235t0, t257);
+        t235t0 = t259;
       }
-      v_x798 = rt_value_new(rt_vec_type(RT_INT), t263);
-      int32_t *v_x798_d = v_x798->data.i;
-      const int64_t v_x798_n = v_x798->len;
-      RT_PARALLEL_FOR_IF(t264 > 1)
-      for (int64_t t266 = 0; t266 < t264; t266++) {
-        int32_t t266p0;
-        t266p0 = t265[t266];
-        const int64_t t266_end = (t266 + 1) * RT_CHUNK < t263 ? (t266 + 1) * RT_CHUNK : t263;
-        for (int64_t t267 = t266 * RT_CHUNK; t267 < t266_end; t267++) {
-          const int32_t t268 = (int32_t)t267;
-          v_x798_d[t267] = t266p0;
-          int32_t t266y0;
-          int t295 = 0; /* nonzero: a check below failed */
-          uint8_t t292 = rt_lt_i(t268, (int32_t)v_x790_n);
-          int32_t t293;
-          if (t292) {
-            int t296 = (uint64_t)(int64_t)t268 < (uint64_t)v_x790_n;
-            int32_t t294 = t296 ? v_x790_d[t268] : 0;
-            t295 |= !t296;
-            t293 = t294;
+      v_x796 = rt_value_new(rt_vec_type(RT_INT), t232);
+      int32_t *v_x796_d = v_x796->data.i;
+      const int64_t v_x796_n = v_x796->len;
+      RT_PARALLEL_FOR_IF(t233 > 1)
+      for (int64_t t235 = 0; t235 < t233; t235++) {
+        int32_t t235p0;
+        t235p0 = t234[t235];
+        const int64_t t235_end = (t235 + 1) * RT_CHUNK < t232 ? (t235 + 1) * RT_CHUNK : t232;
+        for (int64_t t236 = t235 * RT_CHUNK; t236 < t235_end; t236++) {
+          const int32_t t237 = (int32_t)t236;
+          v_x796_d[t236] = t235p0;
+          int32_t t235y0;
+          int t264 = 0; /* nonzero: a check below failed */
+          uint8_t t261 = rt_lt_i(t237, (int32_t)v_x788_n);
+          int32_t t262;
+          if (t261) {
+            int t265 = (uint64_t)(int64_t)t237 < (uint64_t)v_x788_n;
+            int32_t t263 = t265 ? v_x788_d[t237] : 0;
+            t264 |= !t265;
+            t262 = t263;
           } else {
-            int32_t t298 = rt_sub_i(t268, (int32_t)v_x790_n);
-            int t300 = (uint64_t)(int64_t)t298 < (uint64_t)v_x791_n;
-            int32_t t299 = t300 ? v_x791_d[t298] : 0;
-            t295 |= !t300;
-            t293 = t299;
+            int32_t t267 = rt_sub_i(t237, (int32_t)v_x788_n);
+            int t269 = (uint64_t)(int64_t)t267 < (uint64_t)v_x789_n;
+            int32_t t268 = t269 ? v_x789_d[t267] : 0;
+            t264 |= !t269;
+            t262 = t268;
           }
-          if (__builtin_expect(t295 != 0, 0)) { /* again, recording the error */
-            uint8_t t302 = rt_lt_i(t268, (int32_t)v_x790_n);
-            int32_t t303;
-            if (t302) {
-              int32_t t304;
-              if ((uint64_t)(int64_t)t268 < (uint64_t)v_x790_n) {
-                t304 = v_x790_d[t268];
+          if (__builtin_expect(t264 != 0, 0)) { /* again, recording the error */
+            uint8_t t271 = rt_lt_i(t237, (int32_t)v_x788_n);
+            int32_t t272;
+            if (t271) {
+              int32_t t273;
+              if ((uint64_t)(int64_t)t237 < (uint64_t)v_x788_n) {
+                t273 = v_x788_d[t237];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x790_n, 0.0, 6);
-                t304 = 0;
+                NESSIE_RECORD(err, t236, RT_CHECK_INDEX, 0, 0, RT_GATHER, t237, v_x788_n, 0.0, 6);
+                t273 = 0;
               }
-              t303 = t304;
+              t272 = t273;
             } else {
-              int32_t t306 = rt_sub_i(t268, (int32_t)v_x790_n);
-              int32_t t307;
-              if ((uint64_t)(int64_t)t306 < (uint64_t)v_x791_n) {
-                t307 = v_x791_d[t306];
+              int32_t t275 = rt_sub_i(t237, (int32_t)v_x788_n);
+              int32_t t276;
+              if ((uint64_t)(int64_t)t275 < (uint64_t)v_x789_n) {
+                t276 = v_x789_d[t275];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_x791_n, 0.0, 7);
-                t307 = 0;
+                NESSIE_RECORD(err, t236, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x789_n, 0.0, 7);
+                t276 = 0;
               }
-              t303 = t307;
+              t272 = t276;
             }
           }
-          t266y0 = t293;
-          int32_t t309 = rt_add_i(t266p0, t266y0);
-          t266p0 = t309;
+          t235y0 = t262;
+          int32_t t278 = rt_add_i(t235p0, t235y0);
+          t235p0 = t278;
         }
       }
-      rt_free(t265);
+      rt_free(t234);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x794 = v_x794;
-  *out_v_x798 = v_x798;
+  *out_v_x792 = v_x792;
+  *out_v_x796 = v_x796;
   return;
 fail:
-  rt_release(v_x794);
-  rt_release(v_x798);
+  rt_release(v_x792);
+  rt_release(v_x796);
+}
+
+/* K16: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue *v_x1157, int32_t v_x1158, RtValue *v_sd_1168, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1162, int32_t v_x1163, RtValue **out_v_x1167) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1156_d = v_x1156->data.i;
+  const int64_t v_x1156_n = v_x1156->len;
+  int32_t *v_x1157_d = v_x1157->data.i;
+  const int64_t v_x1157_n = v_x1157->len;
+  const int64_t *v_sd_1168_off = rt_seg_offsets(v_sd_1168);
+  const int64_t v_sd_1168_n = v_sd_1168->len;
+  int32_t *v_x1160_d = v_x1160->data.i;
+  const int64_t v_x1160_n = v_x1160->len;
+  int32_t *v_x1161_d = v_x1161->data.i;
+  const int64_t v_x1161_n = v_x1161->len;
+  int32_t *v_x1162_d = v_x1162->data.i;
+  const int64_t v_x1162_n = v_x1162->len;
+  RtValue *v_x1167 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t279 = v_sd_1168_off[v_sd_1168_n];
+    v_x1167 = rt_value_new(rt_vec_type(RT_INT), t279);
+    int32_t *v_x1167_d = v_x1167->data.i;
+    const int64_t v_x1167_n = v_x1167->len;
+    const int64_t t280 = (t279 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t280 > 1)
+    for (int64_t t281 = 0; t281 < t280; t281++) {
+      int64_t t284 = rt_segment_search(v_sd_1168_off, 0, v_sd_1168_n, t281 * RT_CHUNK);
+      const int64_t t281_end = (t281 + 1) * RT_CHUNK < t279 ? (t281 + 1) * RT_CHUNK : t279;
+      for (int64_t t282 = t281 * RT_CHUNK; t282 < t281_end; t282++) {
+        const int32_t t283 = (int32_t)t282;
+        while (v_sd_1168_off[t284 + 1] <= t282)
+          t284++;
+        const int32_t t285 = (int32_t)t284;
+        int t287 = 0; /* nonzero: a check below failed */
+        int t288 = (uint64_t)(int64_t)t285 < (uint64_t)v_x1162_n;
+        int32_t t286 = t288 ? v_x1162_d[t285] : 0;
+        t287 |= !t288;
+        int t290 = (uint64_t)(int64_t)t285 < (uint64_t)v_x1160_n;
+        int32_t t289 = t290 ? v_x1160_d[t285] : 0;
+        t287 |= !t290;
+        int32_t t292 = rt_sub_i(t283, t289);
+        int t294 = (uint64_t)(int64_t)t285 < (uint64_t)v_x1161_n;
+        int32_t t293 = t294 ? v_x1161_d[t285] : 0;
+        t287 |= !t294;
+        int32_t t296 = rt_mul_i(t292, t293);
+        int32_t t298 = rt_add_i(t286, t296);
+        int t300 = (uint64_t)(int64_t)t298 < (uint64_t)(int64_t)v_x1158;
+        int32_t t299 = t300 ? t298 : 0;
+        t287 |= !t300;
+        uint8_t t302 = rt_lt_i(t299, (int32_t)v_x1156_n);
+        int32_t t303;
+        if (t302) {
+          int t305 = (uint64_t)(int64_t)t299 < (uint64_t)v_x1156_n;
+          int32_t t304 = t305 ? v_x1156_d[t299] : 0;
+          t287 |= !t305;
+          t303 = t304;
+        } else {
+          int32_t t307 = rt_sub_i(t299, (int32_t)v_x1156_n);
+          int t309 = (uint64_t)(int64_t)t307 < (uint64_t)v_x1157_n;
+          int32_t t308 = t309 ? v_x1157_d[t307] : 0;
+          t287 |= !t309;
+          t303 = t308;
+        }
+        if (__builtin_expect(t287 != 0, 0)) { /* again, recording the error */
+          int32_t t310;
+          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1162_n) {
+            t310 = v_x1162_d[t285];
+          } else {
+            NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1162_n, 0.0, 0);
+            t310 = 0;
+          }
+          int32_t t311;
+          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1160_n) {
+            t311 = v_x1160_d[t285];
+          } else {
+            NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1160_n, 0.0, 1);
+            t311 = 0;
+          }
+          int32_t t313 = rt_sub_i(t283, t311);
+          int32_t t314;
+          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1161_n) {
+            t314 = v_x1161_d[t285];
+          } else {
+            NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1161_n, 0.0, 2);
+            t314 = 0;
+          }
+          int32_t t316 = rt_mul_i(t313, t314);
+          int32_t t318 = rt_add_i(t310, t316);
+          int32_t t319 = t318;
+          if (!((uint64_t)(int64_t)t318 < (uint64_t)(int64_t)v_x1158)) {
+            NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x1158, 0.0, 3);
+            t319 = 0;
+          }
+          uint8_t t321 = rt_lt_i(t319, (int32_t)v_x1156_n);
+          int32_t t322;
+          if (t321) {
+            int32_t t323;
+            if ((uint64_t)(int64_t)t319 < (uint64_t)v_x1156_n) {
+              t323 = v_x1156_d[t319];
+            } else {
+              NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x1156_n, 0.0, 4);
+              t323 = 0;
+            }
+            t322 = t323;
+          } else {
+            int32_t t325 = rt_sub_i(t319, (int32_t)v_x1156_n);
+            int32_t t326;
+            if ((uint64_t)(int64_t)t325 < (uint64_t)v_x1157_n) {
+              t326 = v_x1157_d[t325];
+            } else {
+              NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, v_x1157_n, 0.0, 5);
+              t326 = 0;
+            }
+            t322 = t326;
+          }
+        }
+        v_x1167_d[t282] = t303;
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1167 = v_x1167;
+  return;
+fail:
+  rt_release(v_x1167);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x799, int32_t v_x806, RtValue *v_x811, RtValue *v_x814, RtValue **out_v_x816, RtValue **out_v_x818, RtValue **out_v_x820) {
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
   (void)loc;
   (void)run;
-  int32_t *v_x811_d = v_x811->data.i;
-  const int64_t v_x811_n = v_x811->len;
-  int32_t *v_x814_d = v_x814->data.i;
-  const int64_t v_x814_n = v_x814->len;
-  RtValue *v_x816 = NULL;
-  RtValue *v_x818 = NULL;
-  RtValue *v_x820 = NULL;
-  /* MAP */
-  {
-    const int64_t t310 = v_x799;
-    if (t310 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t310, 0.0, 0);
-      goto fail;
-    }
-    v_x816 = rt_value_new(rt_vec_type(RT_INT), t310);
-    int32_t *v_x816_d = v_x816->data.i;
-    const int64_t v_x816_n = v_x816->len;
-    v_x818 = rt_value_new(rt_vec_type(RT_INT), t310);
-    int32_t *v_x818_d = v_x818->data.i;
-    const int64_t v_x818_n = v_x818->len;
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t310);
-    int32_t *v_x820_d = v_x820->data.i;
-    const int64_t v_x820_n = v_x820->len;
-    RT_PARALLEL_FOR_IF(t310 >= RT_PARALLEL_MIN)
-    for (int64_t t311 = 0; t311 < t310; t311++) {
-      const int32_t t312 = (int32_t)t311;
-      int t315 = 0; /* nonzero: a check below failed */
-      int32_t t314 = rt_div_i(t312, 2, &t315);
-      int32_t t317 = rt_rem_i(t312, 2, &t315);
-      int32_t t319 = rt_mul_i(t317, v_x806);
-      int32_t t321 = rt_add_i(t319, t314);
-      int t323 = (uint64_t)(int64_t)t321 < (uint64_t)v_x811_n;
-      int32_t t322 = t323 ? v_x811_d[t321] : 0;
-      t315 |= !t323;
-      int t325 = (uint64_t)(int64_t)t321 < (uint64_t)v_x814_n;
-      int32_t t324 = t325 ? v_x814_d[t321] : 0;
-      t315 |= !t325;
-      int32_t t327 = rt_add_i(t324, t322);
-      if (__builtin_expect(t315 != 0, 0)) { /* again, recording the error */
-        int t328 = 0;
-        int32_t t329 = rt_div_i(t312, 2, &t328);
-        if (t328) {
-          NESSIE_RECORD(err, t311, RT_CHECK_SCALAR, 0, t328, RT_DIV, 0, 0, 0.0, 1);
-        }
-        int t330 = 0;
-        int32_t t331 = rt_rem_i(t312, 2, &t330);
-        if (t330) {
-          NESSIE_RECORD(err, t311, RT_CHECK_SCALAR, 0, t330, RT_REM, 0, 0, 0.0, 2);
-        }
-        int32_t t333 = rt_mul_i(t331, v_x806);
-        int32_t t335 = rt_add_i(t333, t329);
-        int32_t t336;
-        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x811_n) {
-          t336 = v_x811_d[t335];
-        } else {
-          NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x811_n, 0.0, 3);
-          t336 = 0;
-        }
-        int32_t t337;
-        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x814_n) {
-          t337 = v_x814_d[t335];
-        } else {
-          NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x814_n, 0.0, 4);
-          t337 = 0;
-        }
-        int32_t t339 = rt_add_i(t337, t336);
-      }
-      v_x816_d[t311] = t324;
-      v_x818_d[t311] = t327;
-      v_x820_d[t311] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x816 = v_x816;
-  *out_v_x818 = v_x818;
-  *out_v_x820 = v_x820;
-  return;
-fail:
-  rt_release(v_x816);
-  rt_release(v_x818);
-  rt_release(v_x820);
-}
-
-/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x821, RtValue *v_x822, RtValue *v_x823, RtValue *v_x824, int32_t v_x825, RtValue *v_x828, RtValue **out_v_x830) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x821_d = v_x821->data.i;
-  const int64_t v_x821_n = v_x821->len;
-  int32_t *v_x822_d = v_x822->data.i;
-  const int64_t v_x822_n = v_x822->len;
   int32_t *v_x823_d = v_x823->data.i;
   const int64_t v_x823_n = v_x823->len;
-  int32_t *v_x824_d = v_x824->data.i;
-  const int64_t v_x824_n = v_x824->len;
-  int32_t *v_x828_d = v_x828->data.i;
-  const int64_t v_x828_n = v_x828->len;
+  int32_t *v_x826_d = v_x826->data.i;
+  const int64_t v_x826_n = v_x826->len;
+  RtValue *v_x828 = NULL;
   RtValue *v_x830 = NULL;
+  RtValue *v_x832 = NULL;
   /* MAP */
   {
-    const int64_t t340 = v_x825;
-    if (t340 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t340, 0.0, 0);
+    const int64_t t327 = v_x811;
+    if (t327 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t327, 0.0, 0);
       goto fail;
     }
-    v_x830 = rt_value_new(rt_vec_type(RT_INT), t340);
+    v_x828 = rt_value_new(rt_vec_type(RT_INT), t327);
+    int32_t *v_x828_d = v_x828->data.i;
+    const int64_t v_x828_n = v_x828->len;
+    v_x830 = rt_value_new(rt_vec_type(RT_INT), t327);
     int32_t *v_x830_d = v_x830->data.i;
     const int64_t v_x830_n = v_x830->len;
-    RT_PARALLEL_FOR_IF(t340 >= RT_PARALLEL_MIN)
-    for (int64_t t341 = 0; t341 < t340; t341++) {
-      const int32_t t342 = (int32_t)t341;
-      int t344 = 0; /* nonzero: a check below failed */
-      int t345 = (uint64_t)(int64_t)t342 < (uint64_t)v_x821_n;
-      int32_t t343 = t345 ? v_x821_d[t342] : 0;
-      t344 |= !t345;
-      int t347 = (uint64_t)(int64_t)t343 < (uint64_t)v_x824_n;
-      int32_t t346 = t347 ? v_x824_d[t343] : 0;
-      t344 |= !t347;
-      int t349 = (uint64_t)(int64_t)t343 < (uint64_t)v_x822_n;
-      int32_t t348 = t349 ? v_x822_d[t343] : 0;
-      t344 |= !t349;
-      int32_t t351 = rt_sub_i(t342, t348);
-      int t353 = (uint64_t)(int64_t)t343 < (uint64_t)v_x823_n;
-      int32_t t352 = t353 ? v_x823_d[t343] : 0;
-      t344 |= !t353;
-      int32_t t355 = rt_mul_i(t351, t352);
-      int32_t t357 = rt_add_i(t346, t355);
-      int t359 = (uint64_t)(int64_t)t357 < (uint64_t)v_x828_n;
-      int32_t t358 = t359 ? v_x828_d[t357] : 0;
-      t344 |= !t359;
-      if (__builtin_expect(t344 != 0, 0)) { /* again, recording the error */
-        int32_t t360;
-        if ((uint64_t)(int64_t)t342 < (uint64_t)v_x821_n) {
-          t360 = v_x821_d[t342];
-        } else {
-          NESSIE_RECORD(err, t341, RT_CHECK_INDEX, 0, 0, RT_GATHER, t342, v_x821_n, 0.0, 1);
-          t360 = 0;
+    v_x832 = rt_value_new(rt_vec_type(RT_INT), t327);
+    int32_t *v_x832_d = v_x832->data.i;
+    const int64_t v_x832_n = v_x832->len;
+    RT_PARALLEL_FOR_IF(t327 >= RT_PARALLEL_MIN)
+    for (int64_t t328 = 0; t328 < t327; t328++) {
+      const int32_t t329 = (int32_t)t328;
+      int t332 = 0; /* nonzero: a check below failed */
+      int32_t t331 = rt_div_i(t329, 2, &t332);
+      int32_t t334 = rt_rem_i(t329, 2, &t332);
+      int32_t t336 = rt_mul_i(t334, v_x818);
+      int32_t t338 = rt_add_i(t336, t331);
+      int t340 = (uint64_t)(int64_t)t338 < (uint64_t)v_x823_n;
+      int32_t t339 = t340 ? v_x823_d[t338] : 0;
+      t332 |= !t340;
+      int t342 = (uint64_t)(int64_t)t338 < (uint64_t)v_x826_n;
+      int32_t t341 = t342 ? v_x826_d[t338] : 0;
+      t332 |= !t342;
+      int32_t t344 = rt_add_i(t341, t339);
+      if (__builtin_expect(t332 != 0, 0)) { /* again, recording the error */
+        int t345 = 0;
+        int32_t t346 = rt_div_i(t329, 2, &t345);
+        if (t345) {
+          NESSIE_RECORD(err, t328, RT_CHECK_SCALAR, 0, t345, RT_DIV, 0, 0, 0.0, 1);
         }
-        int32_t t361;
-        if ((uint64_t)(int64_t)t360 < (uint64_t)v_x824_n) {
-          t361 = v_x824_d[t360];
-        } else {
-          NESSIE_RECORD(err, t341, RT_CHECK_INDEX, 0, 0, RT_GATHER, t360, v_x824_n, 0.0, 2);
-          t361 = 0;
+        int t347 = 0;
+        int32_t t348 = rt_rem_i(t329, 2, &t347);
+        if (t347) {
+          NESSIE_RECORD(err, t328, RT_CHECK_SCALAR, 0, t347, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t362;
-        if ((uint64_t)(int64_t)t360 < (uint64_t)v_x822_n) {
-          t362 = v_x822_d[t360];
+        int32_t t350 = rt_mul_i(t348, v_x818);
+        int32_t t352 = rt_add_i(t350, t346);
+        int32_t t353;
+        if ((uint64_t)(int64_t)t352 < (uint64_t)v_x823_n) {
+          t353 = v_x823_d[t352];
         } else {
-          NESSIE_RECORD(err, t341, RT_CHECK_INDEX, 0, 0, RT_GATHER, t360, v_x822_n, 0.0, 3);
-          t362 = 0;
+          NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t352, v_x823_n, 0.0, 3);
+          t353 = 0;
         }
-        int32_t t364 = rt_sub_i(t342, t362);
-        int32_t t365;
-        if ((uint64_t)(int64_t)t360 < (uint64_t)v_x823_n) {
-          t365 = v_x823_d[t360];
+        int32_t t354;
+        if ((uint64_t)(int64_t)t352 < (uint64_t)v_x826_n) {
+          t354 = v_x826_d[t352];
         } else {
-          NESSIE_RECORD(err, t341, RT_CHECK_INDEX, 0, 0, RT_GATHER, t360, v_x823_n, 0.0, 4);
-          t365 = 0;
+          NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t352, v_x826_n, 0.0, 4);
+          t354 = 0;
         }
-        int32_t t367 = rt_mul_i(t364, t365);
-        int32_t t369 = rt_add_i(t361, t367);
-        int32_t t370;
-        if ((uint64_t)(int64_t)t369 < (uint64_t)v_x828_n) {
-          t370 = v_x828_d[t369];
-        } else {
-          NESSIE_RECORD(err, t341, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, v_x828_n, 0.0, 5);
-          t370 = 0;
-        }
+        int32_t t356 = rt_add_i(t354, t353);
       }
-      v_x830_d[t341] = t358;
+      v_x828_d[t328] = t341;
+      v_x830_d[t328] = t344;
+      v_x832_d[t328] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
+  *out_v_x828 = v_x828;
   *out_v_x830 = v_x830;
+  *out_v_x832 = v_x832;
   return;
 fail:
+  rt_release(v_x828);
   rt_release(v_x830);
+  rt_release(v_x832);
 }
 
-/* K19: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1137, RtValue *v_x1129, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_x1133, RtValue **out_v_x1136) {
+/* K18: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1137_off = rt_seg_offsets(v_sd_1137);
-  const int64_t v_sd_1137_n = v_sd_1137->len;
-  int32_t *v_x1129_d = v_x1129->data.i;
-  const int64_t v_x1129_n = v_x1129->len;
-  int32_t *v_x1130_d = v_x1130->data.i;
-  const int64_t v_x1130_n = v_x1130->len;
-  int32_t *v_x1131_d = v_x1131->data.i;
-  const int64_t v_x1131_n = v_x1131->len;
-  int32_t *v_x1133_d = v_x1133->data.i;
-  const int64_t v_x1133_n = v_x1133->len;
-  RtValue *v_x1136 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t371 = v_sd_1137_off[v_sd_1137_n];
-    v_x1136 = rt_value_new(rt_vec_type(RT_INT), t371);
-    int32_t *v_x1136_d = v_x1136->data.i;
-    const int64_t v_x1136_n = v_x1136->len;
-    const int64_t t372 = (t371 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t372 > 1)
-    for (int64_t t373 = 0; t373 < t372; t373++) {
-      int64_t t376 = rt_segment_search(v_sd_1137_off, 0, v_sd_1137_n, t373 * RT_CHUNK);
-      const int64_t t373_end = (t373 + 1) * RT_CHUNK < t371 ? (t373 + 1) * RT_CHUNK : t371;
-      for (int64_t t374 = t373 * RT_CHUNK; t374 < t373_end; t374++) {
-        const int32_t t375 = (int32_t)t374;
-        while (v_sd_1137_off[t376 + 1] <= t374)
-          t376++;
-        const int32_t t377 = (int32_t)t376;
-        int t379 = 0; /* nonzero: a check below failed */
-        int t380 = (uint64_t)(int64_t)t377 < (uint64_t)v_x1131_n;
-        int32_t t378 = t380 ? v_x1131_d[t377] : 0;
-        t379 |= !t380;
-        int t382 = (uint64_t)(int64_t)t377 < (uint64_t)v_x1129_n;
-        int32_t t381 = t382 ? v_x1129_d[t377] : 0;
-        t379 |= !t382;
-        int32_t t384 = rt_sub_i(t375, t381);
-        int t386 = (uint64_t)(int64_t)t377 < (uint64_t)v_x1130_n;
-        int32_t t385 = t386 ? v_x1130_d[t377] : 0;
-        t379 |= !t386;
-        int32_t t388 = rt_mul_i(t384, t385);
-        int32_t t390 = rt_add_i(t378, t388);
-        int t392 = (uint64_t)(int64_t)t390 < (uint64_t)v_x1133_n;
-        int32_t t391 = t392 ? v_x1133_d[t390] : 0;
-        t379 |= !t392;
-        if (__builtin_expect(t379 != 0, 0)) { /* again, recording the error */
-          int32_t t393;
-          if ((uint64_t)(int64_t)t377 < (uint64_t)v_x1131_n) {
-            t393 = v_x1131_d[t377];
-          } else {
-            NESSIE_RECORD(err, t374, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, v_x1131_n, 0.0, 0);
-            t393 = 0;
-          }
-          int32_t t394;
-          if ((uint64_t)(int64_t)t377 < (uint64_t)v_x1129_n) {
-            t394 = v_x1129_d[t377];
-          } else {
-            NESSIE_RECORD(err, t374, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, v_x1129_n, 0.0, 1);
-            t394 = 0;
-          }
-          int32_t t396 = rt_sub_i(t375, t394);
-          int32_t t397;
-          if ((uint64_t)(int64_t)t377 < (uint64_t)v_x1130_n) {
-            t397 = v_x1130_d[t377];
-          } else {
-            NESSIE_RECORD(err, t374, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, v_x1130_n, 0.0, 2);
-            t397 = 0;
-          }
-          int32_t t399 = rt_mul_i(t396, t397);
-          int32_t t401 = rt_add_i(t393, t399);
-          int32_t t402;
-          if ((uint64_t)(int64_t)t401 < (uint64_t)v_x1133_n) {
-            t402 = v_x1133_d[t401];
-          } else {
-            NESSIE_RECORD(err, t374, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_x1133_n, 0.0, 3);
-            t402 = 0;
-          }
-        }
-        v_x1136_d[t374] = t391;
-      }
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1136 = v_x1136;
-  return;
-fail:
-  rt_release(v_x1136);
-}
-
-/* K20: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x831, RtValue *v_x836, RtValue **out_v_x846) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x831_d = v_x831->data.i;
-  const int64_t v_x831_n = v_x831->len;
   int32_t *v_x836_d = v_x836->data.i;
   const int64_t v_x836_n = v_x836->len;
-  RtValue *v_x846 = NULL;
+  RtValue *v_x835 = NULL;
+  int32_t v_x844 = 0;
+  int32_t v_x845 = 0;
+  int32_t v_x846 = 0;
   /* MAP */
   {
-    const int64_t t403 = v_x831_n;
-    v_x846 = rt_value_new(rt_vec_type(RT_INT), t403);
-    int32_t *v_x846_d = v_x846->data.i;
-    const int64_t v_x846_n = v_x846->len;
-    RT_PARALLEL_FOR_IF(t403 >= RT_PARALLEL_MIN)
-    for (int64_t t404 = 0; t404 < t403; t404++) {
-      const int32_t t405 = (int32_t)t404;
-      int t409 = 0; /* nonzero: a check below failed */
-      int32_t t407 = rt_mul_i(t405, 2);
-      int t410 = (uint64_t)(int64_t)t407 < (uint64_t)v_x836_n;
-      int32_t t408 = t410 ? v_x836_d[t407] : 0;
-      t409 |= !t410;
-      int32_t t412 = rt_add_i(t408, 1);
-      int32_t t414 = rt_add_i(t407, 1);
-      int t416 = (uint64_t)(int64_t)t414 < (uint64_t)v_x836_n;
-      int32_t t415 = t416 ? v_x836_d[t414] : 0;
-      t409 |= !t416;
-      int32_t t418 = rt_add_i(t412, t415);
-      if (__builtin_expect(t409 != 0, 0)) { /* again, recording the error */
-        int32_t t420 = rt_mul_i(t405, 2);
-        int32_t t421;
-        if ((uint64_t)(int64_t)t420 < (uint64_t)v_x836_n) {
-          t421 = v_x836_d[t420];
-        } else {
-          NESSIE_RECORD(err, t404, RT_CHECK_INDEX, 0, 0, RT_GATHER, t420, v_x836_n, 0.0, 0);
-          t421 = 0;
-        }
-        int32_t t423 = rt_add_i(t421, 1);
-        int32_t t425 = rt_add_i(t420, 1);
-        int32_t t426;
-        if ((uint64_t)(int64_t)t425 < (uint64_t)v_x836_n) {
-          t426 = v_x836_d[t425];
-        } else {
-          NESSIE_RECORD(err, t404, RT_CHECK_INDEX, 1, 0, RT_GATHER, t425, v_x836_n, 0.0, 1);
-          t426 = 0;
-        }
-        int32_t t428 = rt_add_i(t423, t426);
-      }
-      v_x846_d[t404] = t418;
+    const int64_t t357 = v_x833;
+    if (t357 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t357, 0.0, 0);
+      goto fail;
+    }
+    v_x835 = rt_value_new(rt_vec_type(RT_INT), t357);
+    int32_t *v_x835_d = v_x835->data.i;
+    const int64_t v_x835_n = v_x835->len;
+    RT_PARALLEL_FOR_IF(t357 >= RT_PARALLEL_MIN)
+    for (int64_t t358 = 0; t358 < t357; t358++) {
+      const int32_t t359 = (int32_t)t358;
+      v_x835_d[t358] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
+  {
+    int32_t *v_x835_d = v_x835->data.i;
+    const int64_t v_x835_n = v_x835->len;
+    /* REDUCE */
+    {
+      const int64_t t360 = v_x836_n;
+      const int64_t t361 = t360 > 0 ? (t360 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t362 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t361);
+      int32_t *t363 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t361);
+      int32_t *t364 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t361);
+      RT_PARALLEL_FOR_IF(t361 > 1)
+      for (int64_t t365 = 0; t365 < t361; t365++) {
+        int32_t t365a0;
+        int32_t t365a1;
+        int32_t t365a2;
+        t365a0 = 2147483647;
+        t365a1 = 0;
+        t365a2 = 1;
+        const int64_t t365_end = (t365 + 1) * RT_CHUNK < t360 ? (t365 + 1) * RT_CHUNK : t360;
+        for (int64_t t366 = t365 * RT_CHUNK; t366 < t365_end; t366++) {
+          const int32_t t367 = (int32_t)t366;
+          int32_t t365x0;
+          int32_t t365x1;
+          int32_t t365x2;
+          uint8_t t369 = rt_lt_i(0, 2);
+          int32_t t370;
+          if (t369) {
+            t370 = 2147483647;
+          } else {
+            t370 = t367;
+          }
+          t365x0 = t370;
+          t365x1 = 0;
+          t365x2 = 2;
+          uint8_t t372 = rt_le_i(t365a0, t365x0);
+          int32_t t373;
+          if (t372) {
+            t373 = t365a0;
+          } else {
+            t373 = t365x0;
+          }
+          int32_t t374;
+          if (t372) {
+            t374 = t365a1;
+          } else {
+            t374 = t365x1;
+          }
+          int32_t t375;
+          if (t372) {
+            t375 = t365a2;
+          } else {
+            t375 = t365x2;
+          }
+          t365a0 = t373;
+          t365a1 = t374;
+          t365a2 = t375;
+        }
+        t362[t365] = t365a0;
+        t363[t365] = t365a1;
+        t364[t365] = t365a2;
+      }
+      int32_t t365t0;
+      int32_t t365t1;
+      int32_t t365t2;
+      t365t0 = 2147483647;
+      t365t1 = 0;
+      t365t2 = 1;
+      for (int64_t t365 = 0; t365 < t361; t365++) {
+        const int32_t t376 = t362[t365];
+        const int32_t t377 = t363[t365];
+        const int32_t t378 = t364[t365];
+        uint8_t t380 = rt_le_i(t365t0, t376);
+        int32_t t381;
+        if (t380) {
+          t381 = t365t0;
+        } else {
+          t381 = t376;
+        }
+        int32_t t382;
+        if (t380) {
+          t382 = t365t1;
+        } else {
+          t382 = t377;
+        }
+        int32_t t383;
+        if (t380) {
+          t383 = t365t2;
+        } else {
+          t383 = t378;
+        }
+        t365t0 = t381;
+        t365t1 = t382;
+        t365t2 = t383;
+      }
+      v_x844 = t365t0;
+      rt_free(t362);
+      v_x845 = t365t1;
+      rt_free(t363);
+      v_x846 = t365t2;
+      rt_free(t364);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x835 = v_x835;
+  *out_v_x845 = v_x845;
   *out_v_x846 = v_x846;
   return;
 fail:
-  rt_release(v_x846);
+  rt_release(v_x835);
 }
 
-/* K21: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x947, int32_t v_x952, RtValue **out_v_x949, RtValue **out_v_x958, RtValue **out_v_x960, int32_t *out_v_x967, int32_t *out_v_x973, RtValue **out_v_x977, RtValue **out_v_x981) {
+/* K19: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
   (void)loc;
   (void)run;
-  int32_t *v_x947_d = v_x947->data.i;
-  const int64_t v_x947_n = v_x947->len;
-  RtValue *v_x949 = NULL;
-  RtValue *v_x958 = NULL;
-  RtValue *v_x959 = NULL;
-  RtValue *v_x960 = NULL;
-  RtValue *v_x961 = NULL;
-  int32_t v_x967 = 0;
-  int32_t v_x973 = 0;
-  RtValue *v_x977 = NULL;
-  RtValue *v_x981 = NULL;
+  int32_t *v_x847_d = v_x847->data.i;
+  const int64_t v_x847_n = v_x847->len;
+  int32_t *v_x852_d = v_x852->data.i;
+  const int64_t v_x852_n = v_x852->len;
+  RtValue *v_x862 = NULL;
   /* MAP */
   {
-    const int64_t t429 = v_x952;
-    if (t429 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t429, 0.0, 0);
+    const int64_t t384 = v_x847_n;
+    v_x862 = rt_value_new(rt_vec_type(RT_INT), t384);
+    int32_t *v_x862_d = v_x862->data.i;
+    const int64_t v_x862_n = v_x862->len;
+    RT_PARALLEL_FOR_IF(t384 >= RT_PARALLEL_MIN)
+    for (int64_t t385 = 0; t385 < t384; t385++) {
+      const int32_t t386 = (int32_t)t385;
+      int t390 = 0; /* nonzero: a check below failed */
+      int32_t t388 = rt_mul_i(t386, 2);
+      int t391 = (uint64_t)(int64_t)t388 < (uint64_t)v_x852_n;
+      int32_t t389 = t391 ? v_x852_d[t388] : 0;
+      t390 |= !t391;
+      int32_t t393 = rt_add_i(t389, 1);
+      int32_t t395 = rt_add_i(t388, 1);
+      int t397 = (uint64_t)(int64_t)t395 < (uint64_t)v_x852_n;
+      int32_t t396 = t397 ? v_x852_d[t395] : 0;
+      t390 |= !t397;
+      int32_t t399 = rt_add_i(t393, t396);
+      if (__builtin_expect(t390 != 0, 0)) { /* again, recording the error */
+        int32_t t401 = rt_mul_i(t386, 2);
+        int32_t t402;
+        if ((uint64_t)(int64_t)t401 < (uint64_t)v_x852_n) {
+          t402 = v_x852_d[t401];
+        } else {
+          NESSIE_RECORD(err, t385, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_x852_n, 0.0, 0);
+          t402 = 0;
+        }
+        int32_t t404 = rt_add_i(t402, 1);
+        int32_t t406 = rt_add_i(t401, 1);
+        int32_t t407;
+        if ((uint64_t)(int64_t)t406 < (uint64_t)v_x852_n) {
+          t407 = v_x852_d[t406];
+        } else {
+          NESSIE_RECORD(err, t385, RT_CHECK_INDEX, 1, 0, RT_GATHER, t406, v_x852_n, 0.0, 1);
+          t407 = 0;
+        }
+        int32_t t409 = rt_add_i(t404, t407);
+      }
+      v_x862_d[t385] = t399;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x862 = v_x862;
+  return;
+fail:
+  rt_release(v_x862);
+}
+
+/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x967_d = v_x967->data.i;
+  const int64_t v_x967_n = v_x967->len;
+  RtValue *v_x969 = NULL;
+  RtValue *v_x978 = NULL;
+  RtValue *v_x979 = NULL;
+  RtValue *v_x980 = NULL;
+  RtValue *v_x981 = NULL;
+  int32_t v_x987 = 0;
+  int32_t v_x993 = 0;
+  RtValue *v_x997 = NULL;
+  RtValue *v_x1001 = NULL;
+  /* MAP */
+  {
+    const int64_t t410 = v_x972;
+    if (t410 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t410, 0.0, 0);
       goto fail;
     }
-    v_x949 = rt_value_new(rt_vec_type(RT_BOOL), t429);
-    uint8_t *v_x949_d = v_x949->data.b;
-    const int64_t v_x949_n = v_x949->len;
-    RT_PARALLEL_FOR_IF(t429 >= RT_PARALLEL_MIN)
-    for (int64_t t430 = 0; t430 < t429; t430++) {
-      const int32_t t431 = (int32_t)t430;
-      int t433 = 0; /* nonzero: a check below failed */
-      int t434 = (uint64_t)(int64_t)t431 < (uint64_t)v_x947_n;
-      int32_t t432 = t434 ? v_x947_d[t431] : 0;
-      t433 |= !t434;
-      uint8_t t436 = rt_le_i(t432, 1);
-      if (__builtin_expect(t433 != 0, 0)) { /* again, recording the error */
-        int32_t t437;
-        if ((uint64_t)(int64_t)t431 < (uint64_t)v_x947_n) {
-          t437 = v_x947_d[t431];
+    v_x969 = rt_value_new(rt_vec_type(RT_BOOL), t410);
+    uint8_t *v_x969_d = v_x969->data.b;
+    const int64_t v_x969_n = v_x969->len;
+    RT_PARALLEL_FOR_IF(t410 >= RT_PARALLEL_MIN)
+    for (int64_t t411 = 0; t411 < t410; t411++) {
+      const int32_t t412 = (int32_t)t411;
+      int t414 = 0; /* nonzero: a check below failed */
+      int t415 = (uint64_t)(int64_t)t412 < (uint64_t)v_x967_n;
+      int32_t t413 = t415 ? v_x967_d[t412] : 0;
+      t414 |= !t415;
+      uint8_t t417 = rt_le_i(t413, 1);
+      if (__builtin_expect(t414 != 0, 0)) { /* again, recording the error */
+        int32_t t418;
+        if ((uint64_t)(int64_t)t412 < (uint64_t)v_x967_n) {
+          t418 = v_x967_d[t412];
         } else {
-          NESSIE_RECORD(err, t430, RT_CHECK_INDEX, 0, 0, RT_GATHER, t431, v_x947_n, 0.0, 1);
-          t437 = 0;
+          NESSIE_RECORD(err, t411, RT_CHECK_INDEX, 0, 0, RT_GATHER, t412, v_x967_n, 0.0, 1);
+          t418 = 0;
         }
-        uint8_t t439 = rt_le_i(t437, 1);
+        uint8_t t420 = rt_le_i(t418, 1);
       }
-      v_x949_d[t430] = t436;
+      v_x969_d[t411] = t417;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x949_d = v_x949->data.b;
-    const int64_t v_x949_n = v_x949->len;
+    uint8_t *v_x969_d = v_x969->data.b;
+    const int64_t v_x969_n = v_x969->len;
     /* PARTITION */
     {
-      const int64_t t440 = v_x952;
-      if (t440 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t440, 0.0, 2);
+      const int64_t t421 = v_x972;
+      if (t421 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t421, 0.0, 2);
         goto fail;
       }
-      const int64_t t441 = t440 > 0 ? (t440 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t442 = (uint8_t *)rt_alloc_atomic((size_t)t440 + 1);
-      int64_t *t443 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t441 + 1));
-      RT_PARALLEL_FOR_IF(t441 > 1)
-      for (int64_t t444 = 0; t444 < t441; t444++) {
+      const int64_t t422 = t421 > 0 ? (t421 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t423 = (uint8_t *)rt_alloc_atomic((size_t)t421 + 1);
+      int64_t *t424 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t422 + 1));
+      RT_PARALLEL_FOR_IF(t422 > 1)
+      for (int64_t t425 = 0; t425 < t422; t425++) {
         int64_t kept = 0;
-        const int64_t t444_end = (t444 + 1) * RT_CHUNK < t440 ? (t444 + 1) * RT_CHUNK : t440;
-        for (int64_t t445 = t444 * RT_CHUNK; t445 < t444_end; t445++) {
-          const int32_t t446 = (int32_t)t445;
-          int32_t t444x0;
-          uint8_t t444x1;
-          int t448 = 0; /* nonzero: a check below failed */
-          int t449 = (uint64_t)(int64_t)t446 < (uint64_t)v_x947_n;
-          int32_t t447 = t449 ? v_x947_d[t446] : 0;
-          t448 |= !t449;
-          uint8_t t451 = rt_le_i(t447, 1);
-          if (__builtin_expect(t448 != 0, 0)) { /* again, recording the error */
-            int32_t t452;
-            if ((uint64_t)(int64_t)t446 < (uint64_t)v_x947_n) {
-              t452 = v_x947_d[t446];
+        const int64_t t425_end = (t425 + 1) * RT_CHUNK < t421 ? (t425 + 1) * RT_CHUNK : t421;
+        for (int64_t t426 = t425 * RT_CHUNK; t426 < t425_end; t426++) {
+          const int32_t t427 = (int32_t)t426;
+          int32_t t425x0;
+          uint8_t t425x1;
+          int t429 = 0; /* nonzero: a check below failed */
+          int t430 = (uint64_t)(int64_t)t427 < (uint64_t)v_x967_n;
+          int32_t t428 = t430 ? v_x967_d[t427] : 0;
+          t429 |= !t430;
+          uint8_t t432 = rt_le_i(t428, 1);
+          if (__builtin_expect(t429 != 0, 0)) { /* again, recording the error */
+            int32_t t433;
+            if ((uint64_t)(int64_t)t427 < (uint64_t)v_x967_n) {
+              t433 = v_x967_d[t427];
             } else {
-              NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t446, v_x947_n, 0.0, 3);
-              t452 = 0;
+              NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x967_n, 0.0, 3);
+              t433 = 0;
             }
-            uint8_t t454 = rt_le_i(t452, 1);
+            uint8_t t435 = rt_le_i(t433, 1);
           }
-          t444x0 = t446;
-          t444x1 = t451;
-          uint8_t t455;
-          t455 = t444x1;
-          t442[t445] = t455 != 0;
-          kept += t455 != 0;
+          t425x0 = t427;
+          t425x1 = t432;
+          uint8_t t436;
+          t436 = t425x1;
+          t423[t426] = t436 != 0;
+          kept += t436 != 0;
         }
-        t443[t444] = kept;
+        t424[t425] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t442);
-        rt_free(t443);
+        rt_free(t423);
+        rt_free(t424);
         goto fail;
       }
-      int64_t t456 = 0;
-      for (int64_t t444 = 0; t444 < t441; t444++) {
-        const int64_t k = t443[t444];
-        t443[t444] = t456;
-        t456 += k;
+      int64_t t437 = 0;
+      for (int64_t t425 = 0; t425 < t422; t425++) {
+        const int64_t k = t424[t425];
+        t424[t425] = t437;
+        t437 += k;
       }
-      v_x958 = rt_value_new(rt_vec_type(RT_INT), t456);
-      int32_t *v_x958_d = v_x958->data.i;
-      const int64_t v_x958_n = v_x958->len;
-      v_x959 = rt_value_new(rt_vec_type(RT_BOOL), t456);
-      uint8_t *v_x959_d = v_x959->data.b;
-      const int64_t v_x959_n = v_x959->len;
-      v_x960 = rt_value_new(rt_vec_type(RT_INT), (t440 - t456));
-      int32_t *v_x960_d = v_x960->data.i;
-      const int64_t v_x960_n = v_x960->len;
-      v_x961 = rt_value_new(rt_vec_type(RT_BOOL), (t440 - t456));
-      uint8_t *v_x961_d = v_x961->data.b;
-      const int64_t v_x961_n = v_x961->len;
-      RT_PARALLEL_FOR_IF(t441 > 1)
-      for (int64_t t444 = 0; t444 < t441; t444++) {
-        int64_t at = t443[t444];
-        int64_t at_not = t444 * RT_CHUNK - t443[t444];
-        const int64_t t444_end = (t444 + 1) * RT_CHUNK < t440 ? (t444 + 1) * RT_CHUNK : t440;
-        for (int64_t t445 = t444 * RT_CHUNK; t445 < t444_end; t445++) {
-          const int32_t t446 = (int32_t)t445;
-          int32_t t444y0;
-          uint8_t t444y1;
-          int t458 = 0; /* nonzero: a check below failed */
-          int t459 = (uint64_t)(int64_t)t446 < (uint64_t)v_x947_n;
-          int32_t t457 = t459 ? v_x947_d[t446] : 0;
-          t458 |= !t459;
-          uint8_t t461 = rt_le_i(t457, 1);
-          if (__builtin_expect(t458 != 0, 0)) { /* again, recording the error */
-            int32_t t462;
-            if ((uint64_t)(int64_t)t446 < (uint64_t)v_x947_n) {
-              t462 = v_x947_d[t446];
+      v_x978 = rt_value_new(rt_vec_type(RT_INT), t437);
+      int32_t *v_x978_d = v_x978->data.i;
+      const int64_t v_x978_n = v_x978->len;
+      v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t437);
+      uint8_t *v_x979_d = v_x979->data.b;
+      const int64_t v_x979_n = v_x979->len;
+      v_x980 = rt_value_new(rt_vec_type(RT_INT), (t421 - t437));
+      int32_t *v_x980_d = v_x980->data.i;
+      const int64_t v_x980_n = v_x980->len;
+      v_x981 = rt_value_new(rt_vec_type(RT_BOOL), (t421 - t437));
+      uint8_t *v_x981_d = v_x981->data.b;
+      const int64_t v_x981_n = v_x981->len;
+      RT_PARALLEL_FOR_IF(t422 > 1)
+      for (int64_t t425 = 0; t425 < t422; t425++) {
+        int64_t at = t424[t425];
+        int64_t at_not = t425 * RT_CHUNK - t424[t425];
+        const int64_t t425_end = (t425 + 1) * RT_CHUNK < t421 ? (t425 + 1) * RT_CHUNK : t421;
+        for (int64_t t426 = t425 * RT_CHUNK; t426 < t425_end; t426++) {
+          const int32_t t427 = (int32_t)t426;
+          int32_t t425y0;
+          uint8_t t425y1;
+          int t439 = 0; /* nonzero: a check below failed */
+          int t440 = (uint64_t)(int64_t)t427 < (uint64_t)v_x967_n;
+          int32_t t438 = t440 ? v_x967_d[t427] : 0;
+          t439 |= !t440;
+          uint8_t t442 = rt_le_i(t438, 1);
+          if (__builtin_expect(t439 != 0, 0)) { /* again, recording the error */
+            int32_t t443;
+            if ((uint64_t)(int64_t)t427 < (uint64_t)v_x967_n) {
+              t443 = v_x967_d[t427];
             } else {
-              NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t446, v_x947_n, 0.0, 4);
-              t462 = 0;
+              NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x967_n, 0.0, 4);
+              t443 = 0;
             }
-            uint8_t t464 = rt_le_i(t462, 1);
+            uint8_t t445 = rt_le_i(t443, 1);
           }
-          t444y0 = t446;
-          t444y1 = t461;
-          if (t442[t445]) {
-            v_x958_d[at] = t444y0;
-            v_x959_d[at] = t444y1;
+          t425y0 = t427;
+          t425y1 = t442;
+          if (t423[t426]) {
+            v_x978_d[at] = t425y0;
+            v_x979_d[at] = t425y1;
             at++;
           } else {
-            v_x960_d[at_not] = t444y0;
-            v_x961_d[at_not] = t444y1;
+            v_x980_d[at_not] = t425y0;
+            v_x981_d[at_not] = t425y1;
             at_not++;
           }
         }
       }
-      rt_free(t442);
-      rt_free(t443);
+      rt_free(t423);
+      rt_free(t424);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x958_d = v_x958->data.i;
-      const int64_t v_x958_n = v_x958->len;
-      uint8_t *v_x959_d = v_x959->data.b;
-      const int64_t v_x959_n = v_x959->len;
-      int32_t *v_x960_d = v_x960->data.i;
-      const int64_t v_x960_n = v_x960->len;
-      uint8_t *v_x961_d = v_x961->data.b;
-      const int64_t v_x961_n = v_x961->len;
+      int32_t *v_x978_d = v_x978->data.i;
+      const int64_t v_x978_n = v_x978->len;
+      uint8_t *v_x979_d = v_x979->data.b;
+      const int64_t v_x979_n = v_x979->len;
+      int32_t *v_x980_d = v_x980->data.i;
+      const int64_t v_x980_n = v_x980->len;
+      uint8_t *v_x981_d = v_x981->data.b;
+      const int64_t v_x981_n = v_x981->len;
       /* REDUCE */
       {
-        const int64_t t465 = v_x952;
-        if (t465 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t465, 0.0, 5);
+        const int64_t t446 = v_x972;
+        if (t446 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t446, 0.0, 5);
           goto fail;
         }
-        const int64_t t466 = t465 > 0 ? (t465 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t467 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t466);
-        int32_t *t468 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t466);
-        RT_PARALLEL_FOR_IF(t466 > 1)
-        for (int64_t t469 = 0; t469 < t466; t469++) {
-          int32_t t469a0;
-          int32_t t469a1;
-          t469a0 = 0;
-          t469a1 = 0;
-          const int64_t t469_end = (t469 + 1) * RT_CHUNK < t465 ? (t469 + 1) * RT_CHUNK : t465;
-          for (int64_t t470 = t469 * RT_CHUNK; t470 < t469_end; t470++) {
-            const int32_t t471 = (int32_t)t470;
-            int32_t t469x0;
-            int32_t t469x1;
-            int t473 = 0; /* nonzero: a check below failed */
-            int t474 = (uint64_t)(int64_t)t471 < (uint64_t)v_x947_n;
-            int32_t t472 = t474 ? v_x947_d[t471] : 0;
-            t473 |= !t474;
-            uint8_t t476 = rt_le_i(t472, 1);
-            int32_t t478 = rt_btoi_b(t476);
-            uint8_t t480 = rt_not_b(t476);
-            int32_t t482 = rt_btoi_b(t480);
-            if (__builtin_expect(t473 != 0, 0)) { /* again, recording the error */
-              int32_t t483;
-              if ((uint64_t)(int64_t)t471 < (uint64_t)v_x947_n) {
-                t483 = v_x947_d[t471];
+        const int64_t t447 = t446 > 0 ? (t446 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t448 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t447);
+        int32_t *t449 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t447);
+        RT_PARALLEL_FOR_IF(t447 > 1)
+        for (int64_t t450 = 0; t450 < t447; t450++) {
+          int32_t t450a0;
+          int32_t t450a1;
+          t450a0 = 0;
+          t450a1 = 0;
+          const int64_t t450_end = (t450 + 1) * RT_CHUNK < t446 ? (t450 + 1) * RT_CHUNK : t446;
+          for (int64_t t451 = t450 * RT_CHUNK; t451 < t450_end; t451++) {
+            const int32_t t452 = (int32_t)t451;
+            int32_t t450x0;
+            int32_t t450x1;
+            int t454 = 0; /* nonzero: a check below failed */
+            int t455 = (uint64_t)(int64_t)t452 < (uint64_t)v_x967_n;
+            int32_t t453 = t455 ? v_x967_d[t452] : 0;
+            t454 |= !t455;
+            uint8_t t457 = rt_le_i(t453, 1);
+            int32_t t459 = rt_btoi_b(t457);
+            uint8_t t461 = rt_not_b(t457);
+            int32_t t463 = rt_btoi_b(t461);
+            if (__builtin_expect(t454 != 0, 0)) { /* again, recording the error */
+              int32_t t464;
+              if ((uint64_t)(int64_t)t452 < (uint64_t)v_x967_n) {
+                t464 = v_x967_d[t452];
               } else {
-                NESSIE_RECORD(err, t470, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x947_n, 0.0, 6);
-                t483 = 0;
+                NESSIE_RECORD(err, t451, RT_CHECK_INDEX, 0, 0, RT_GATHER, t452, v_x967_n, 0.0, 6);
+                t464 = 0;
               }
-              uint8_t t485 = rt_le_i(t483, 1);
-              int32_t t487 = rt_btoi_b(t485);
-              uint8_t t489 = rt_not_b(t485);
-              int32_t t491 = rt_btoi_b(t489);
+              uint8_t t466 = rt_le_i(t464, 1);
+              int32_t t468 = rt_btoi_b(t466);
+              uint8_t t470 = rt_not_b(t466);
+              int32_t t472 = rt_btoi_b(t470);
             }
-            t469x0 = t478;
-            t469x1 = t482;
-            int32_t t493 = rt_add_i(t469a0, t469x0);
-            int32_t t495 = rt_add_i(t469a1, t469x1);
-            t469a0 = t493;
-            t469a1 = t495;
+            t450x0 = t459;
+            t450x1 = t463;
+            int32_t t474 = rt_add_i(t450a0, t450x0);
+            int32_t t476 = rt_add_i(t450a1, t450x1);
+            t450a0 = t474;
+            t450a1 = t476;
           }
-          t467[t469] = t469a0;
-          t468[t469] = t469a1;
+          t448[t450] = t450a0;
+          t449[t450] = t450a1;
         }
-        int32_t t469t0;
-        int32_t t469t1;
-        t469t0 = 0;
-        t469t1 = 0;
-        for (int64_t t469 = 0; t469 < t466; t469++) {
-          const int32_t t496 = t467[t469];
-          const int32_t t497 = t468[t469];
-          int32_t t499 = rt_add_i(t469t0, t496);
-          int32_t t501 = rt_add_i(t469t1, t497);
-          t469t0 = t499;
-          t469t1 = t501;
+        int32_t t450t0;
+        int32_t t450t1;
+        t450t0 = 0;
+        t450t1 = 0;
+        for (int64_t t450 = 0; t450 < t447; t450++) {
+          const int32_t t477 = t448[t450];
+          const int32_t t478 = t449[t450];
+          int32_t t480 = rt_add_i(t450t0, t477);
+          int32_t t482 = rt_add_i(t450t1, t478);
+          t450t0 = t480;
+          t450t1 = t482;
         }
-        v_x967 = t469t0;
-        rt_free(t467);
-        v_x973 = t469t1;
-        rt_free(t468);
+        v_x987 = t450t0;
+        rt_free(t448);
+        v_x993 = t450t1;
+        rt_free(t449);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t502 = v_x952;
-          if (t502 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t502, 0.0, 7);
+          const int64_t t483 = v_x972;
+          if (t483 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t483, 0.0, 7);
             goto fail;
           }
-          const int64_t t503 = t502 > 0 ? (t502 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t504 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t503);
-          int32_t *t505 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t503);
-          RT_PARALLEL_FOR_IF(t503 > 1)
-          for (int64_t t506 = 0; t506 < t503; t506++) {
-            int32_t t506a0;
-            int32_t t506a1;
-            t506a0 = 0;
-            t506a1 = 0;
-            const int64_t t506_end = (t506 + 1) * RT_CHUNK < t502 ? (t506 + 1) * RT_CHUNK : t502;
-            for (int64_t t507 = t506 * RT_CHUNK; t507 < t506_end; t507++) {
-              const int32_t t508 = (int32_t)t507;
-              int32_t t506x0;
-              int32_t t506x1;
-              int t510 = 0; /* nonzero: a check below failed */
-              int t511 = (uint64_t)(int64_t)t508 < (uint64_t)v_x947_n;
-              int32_t t509 = t511 ? v_x947_d[t508] : 0;
-              t510 |= !t511;
-              uint8_t t513 = rt_le_i(t509, 1);
-              int32_t t515 = rt_btoi_b(t513);
-              uint8_t t517 = rt_not_b(t513);
-              int32_t t519 = rt_btoi_b(t517);
-              if (__builtin_expect(t510 != 0, 0)) { /* again, recording the error */
-                int32_t t520;
-                if ((uint64_t)(int64_t)t508 < (uint64_t)v_x947_n) {
-                  t520 = v_x947_d[t508];
+          const int64_t t484 = t483 > 0 ? (t483 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t485 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t484);
+          int32_t *t486 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t484);
+          RT_PARALLEL_FOR_IF(t484 > 1)
+          for (int64_t t487 = 0; t487 < t484; t487++) {
+            int32_t t487a0;
+            int32_t t487a1;
+            t487a0 = 0;
+            t487a1 = 0;
+            const int64_t t487_end = (t487 + 1) * RT_CHUNK < t483 ? (t487 + 1) * RT_CHUNK : t483;
+            for (int64_t t488 = t487 * RT_CHUNK; t488 < t487_end; t488++) {
+              const int32_t t489 = (int32_t)t488;
+              int32_t t487x0;
+              int32_t t487x1;
+              int t491 = 0; /* nonzero: a check below failed */
+              int t492 = (uint64_t)(int64_t)t489 < (uint64_t)v_x967_n;
+              int32_t t490 = t492 ? v_x967_d[t489] : 0;
+              t491 |= !t492;
+              uint8_t t494 = rt_le_i(t490, 1);
+              int32_t t496 = rt_btoi_b(t494);
+              uint8_t t498 = rt_not_b(t494);
+              int32_t t500 = rt_btoi_b(t498);
+              if (__builtin_expect(t491 != 0, 0)) { /* again, recording the error */
+                int32_t t501;
+                if ((uint64_t)(int64_t)t489 < (uint64_t)v_x967_n) {
+                  t501 = v_x967_d[t489];
                 } else {
-                  NESSIE_RECORD(err, t507, RT_CHECK_INDEX, 0, 0, RT_GATHER, t508, v_x947_n, 0.0, 8);
-                  t520 = 0;
+                  NESSIE_RECORD(err, t488, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, v_x967_n, 0.0, 8);
+                  t501 = 0;
                 }
-                uint8_t t522 = rt_le_i(t520, 1);
-                int32_t t524 = rt_btoi_b(t522);
-                uint8_t t526 = rt_not_b(t522);
-                int32_t t528 = rt_btoi_b(t526);
+                uint8_t t503 = rt_le_i(t501, 1);
+                int32_t t505 = rt_btoi_b(t503);
+                uint8_t t507 = rt_not_b(t503);
+                int32_t t509 = rt_btoi_b(t507);
               }
-              t506x0 = t515;
-              t506x1 = t519;
-              int32_t t530 = rt_add_i(t506a0, t506x0);
-              int32_t t532 = rt_add_i(t506a1, t506x1);
-              t506a0 = t530;
-              t506a1 = t532;
+              t487x0 = t496;
+              t487x1 = t500;
+              int32_t t511 = rt_add_i(t487a0, t487x0);
+              int32_t t513 = rt_add_i(t487a1, t487x1);
+              t487a0 = t511;
+              t487a1 = t513;
             }
-            t504[t506] = t506a0;
-            t505[t506] = t506a1;
+            t485[t487] = t487a0;
+            t486[t487] = t487a1;
           }
-          int32_t t506t0;
-          int32_t t506t1;
-          t506t0 = 0;
-          t506t1 = 0;
-          for (int64_t t506 = 0; t506 < t503; t506++) {
-            const int32_t t533 = t504[t506];
-            t504[t506] = t506t0;
-            const int32_t t534 = t505[t506];
-            t505[t506] = t506t1;
-            int32_t t536 = rt_add_i(t506t0, t533);
-            int32_t t538 = rt_add_i(t506t1, t534);
-            t506t0 = t536;
-            t506t1 = t538;
+          int32_t t487t0;
+          int32_t t487t1;
+          t487t0 = 0;
+          t487t1 = 0;
+          for (int64_t t487 = 0; t487 < t484; t487++) {
+            const int32_t t514 = t485[t487];
+            t485[t487] = t487t0;
+            const int32_t t515 = t486[t487];
+            t486[t487] = t487t1;
+            int32_t t517 = rt_add_i(t487t0, t514);
+            int32_t t519 = rt_add_i(t487t1, t515);
+            t487t0 = t517;
+            t487t1 = t519;
           }
-          v_x977 = rt_value_new(rt_vec_type(RT_INT), t502);
-          int32_t *v_x977_d = v_x977->data.i;
-          const int64_t v_x977_n = v_x977->len;
-          v_x981 = rt_value_new(rt_vec_type(RT_INT), t502);
-          int32_t *v_x981_d = v_x981->data.i;
-          const int64_t v_x981_n = v_x981->len;
-          RT_PARALLEL_FOR_IF(t503 > 1)
-          for (int64_t t506 = 0; t506 < t503; t506++) {
-            int32_t t506p0;
-            int32_t t506p1;
-            t506p0 = t504[t506];
-            t506p1 = t505[t506];
-            const int64_t t506_end = (t506 + 1) * RT_CHUNK < t502 ? (t506 + 1) * RT_CHUNK : t502;
-            for (int64_t t507 = t506 * RT_CHUNK; t507 < t506_end; t507++) {
-              const int32_t t508 = (int32_t)t507;
-              v_x977_d[t507] = t506p0;
-              v_x981_d[t507] = t506p1;
-              int32_t t506y0;
-              int32_t t506y1;
-              int t540 = 0; /* nonzero: a check below failed */
-              int t541 = (uint64_t)(int64_t)t508 < (uint64_t)v_x947_n;
-              int32_t t539 = t541 ? v_x947_d[t508] : 0;
-              t540 |= !t541;
-              uint8_t t543 = rt_le_i(t539, 1);
-              int32_t t545 = rt_btoi_b(t543);
-              uint8_t t547 = rt_not_b(t543);
-              int32_t t549 = rt_btoi_b(t547);
-              if (__builtin_expect(t540 != 0, 0)) { /* again, recording the error */
-                int32_t t550;
-                if ((uint64_t)(int64_t)t508 < (uint64_t)v_x947_n) {
-                  t550 = v_x947_d[t508];
+          v_x997 = rt_value_new(rt_vec_type(RT_INT), t483);
+          int32_t *v_x997_d = v_x997->data.i;
+          const int64_t v_x997_n = v_x997->len;
+          v_x1001 = rt_value_new(rt_vec_type(RT_INT), t483);
+          int32_t *v_x1001_d = v_x1001->data.i;
+          const int64_t v_x1001_n = v_x1001->len;
+          RT_PARALLEL_FOR_IF(t484 > 1)
+          for (int64_t t487 = 0; t487 < t484; t487++) {
+            int32_t t487p0;
+            int32_t t487p1;
+            t487p0 = t485[t487];
+            t487p1 = t486[t487];
+            const int64_t t487_end = (t487 + 1) * RT_CHUNK < t483 ? (t487 + 1) * RT_CHUNK : t483;
+            for (int64_t t488 = t487 * RT_CHUNK; t488 < t487_end; t488++) {
+              const int32_t t489 = (int32_t)t488;
+              v_x997_d[t488] = t487p0;
+              v_x1001_d[t488] = t487p1;
+              int32_t t487y0;
+              int32_t t487y1;
+              int t521 = 0; /* nonzero: a check below failed */
+              int t522 = (uint64_t)(int64_t)t489 < (uint64_t)v_x967_n;
+              int32_t t520 = t522 ? v_x967_d[t489] : 0;
+              t521 |= !t522;
+              uint8_t t524 = rt_le_i(t520, 1);
+              int32_t t526 = rt_btoi_b(t524);
+              uint8_t t528 = rt_not_b(t524);
+              int32_t t530 = rt_btoi_b(t528);
+              if (__builtin_expect(t521 != 0, 0)) { /* again, recording the error */
+                int32_t t531;
+                if ((uint64_t)(int64_t)t489 < (uint64_t)v_x967_n) {
+                  t531 = v_x967_d[t489];
                 } else {
-                  NESSIE_RECORD(err, t507, RT_CHECK_INDEX, 0, 0, RT_GATHER, t508, v_x947_n, 0.0, 9);
-                  t550 = 0;
+                  NESSIE_RECORD(err, t488, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, v_x967_n, 0.0, 9);
+                  t531 = 0;
                 }
-                uint8_t t552 = rt_le_i(t550, 1);
-                int32_t t554 = rt_btoi_b(t552);
-                uint8_t t556 = rt_not_b(t552);
-                int32_t t558 = rt_btoi_b(t556);
+                uint8_t t533 = rt_le_i(t531, 1);
+                int32_t t535 = rt_btoi_b(t533);
+                uint8_t t537 = rt_not_b(t533);
+                int32_t t539 = rt_btoi_b(t537);
               }
-              t506y0 = t545;
-              t506y1 = t549;
-              int32_t t560 = rt_add_i(t506p0, t506y0);
-              int32_t t562 = rt_add_i(t506p1, t506y1);
-              t506p0 = t560;
-              t506p1 = t562;
+              t487y0 = t526;
+              t487y1 = t530;
+              int32_t t541 = rt_add_i(t487p0, t487y0);
+              int32_t t543 = rt_add_i(t487p1, t487y1);
+              t487p0 = t541;
+              t487p1 = t543;
             }
           }
-          rt_free(t504);
-          rt_free(t505);
+          rt_free(t485);
+          rt_free(t486);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x949 = v_x949;
-  *out_v_x958 = v_x958;
-  *out_v_x960 = v_x960;
-  *out_v_x967 = v_x967;
-  *out_v_x973 = v_x973;
-  *out_v_x977 = v_x977;
-  *out_v_x981 = v_x981;
-  rt_release(v_x959);
-  rt_release(v_x961);
+  *out_v_x969 = v_x969;
+  *out_v_x978 = v_x978;
+  *out_v_x980 = v_x980;
+  *out_v_x987 = v_x987;
+  *out_v_x993 = v_x993;
+  *out_v_x997 = v_x997;
+  *out_v_x1001 = v_x1001;
+  rt_release(v_x979);
+  rt_release(v_x981);
   return;
 fail:
-  rt_release(v_x949);
-  rt_release(v_x958);
-  rt_release(v_x959);
-  rt_release(v_x960);
-  rt_release(v_x961);
-  rt_release(v_x977);
+  rt_release(v_x969);
+  rt_release(v_x978);
+  rt_release(v_x979);
+  rt_release(v_x980);
   rt_release(v_x981);
+  rt_release(v_x997);
+  rt_release(v_x1001);
 }
 
-/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x982, RtValue *v_x983, RtValue *v_x986, RtValue **out_v_x988, RtValue **out_v_x990, RtValue **out_v_x993) {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
   (void)loc;
   (void)run;
-  int32_t *v_x982_d = v_x982->data.i;
-  const int64_t v_x982_n = v_x982->len;
-  int32_t *v_x983_d = v_x983->data.i;
-  const int64_t v_x983_n = v_x983->len;
-  int32_t *v_x986_d = v_x986->data.i;
-  const int64_t v_x986_n = v_x986->len;
-  RtValue *v_x988 = NULL;
-  RtValue *v_x990 = NULL;
-  RtValue *v_x993 = NULL;
+  int32_t *v_x1002_d = v_x1002->data.i;
+  const int64_t v_x1002_n = v_x1002->len;
+  int32_t *v_x1003_d = v_x1003->data.i;
+  const int64_t v_x1003_n = v_x1003->len;
+  int32_t *v_x1006_d = v_x1006->data.i;
+  const int64_t v_x1006_n = v_x1006->len;
+  RtValue *v_x1008 = NULL;
+  RtValue *v_x1010 = NULL;
+  RtValue *v_x1013 = NULL;
   /* MAP */
   {
-    const int64_t t563 = v_x982_n;
-    v_x988 = rt_value_new(rt_vec_type(RT_INT), t563);
-    int32_t *v_x988_d = v_x988->data.i;
-    const int64_t v_x988_n = v_x988->len;
-    v_x990 = rt_value_new(rt_vec_type(RT_INT), t563);
-    int32_t *v_x990_d = v_x990->data.i;
-    const int64_t v_x990_n = v_x990->len;
-    v_x993 = rt_value_new(rt_vec_type(RT_INT), t563);
-    int32_t *v_x993_d = v_x993->data.i;
-    const int64_t v_x993_n = v_x993->len;
-    RT_PARALLEL_FOR_IF(t563 >= RT_PARALLEL_MIN)
-    for (int64_t t564 = 0; t564 < t563; t564++) {
-      const int32_t t565 = (int32_t)t564;
-      int t568 = 0; /* nonzero: a check below failed */
-      int32_t t566 = v_x982_d[t565];
-      int t569 = (uint64_t)(int64_t)t566 < (uint64_t)v_x986_n;
-      int32_t t567 = t569 ? v_x986_d[t566] : 0;
-      t568 |= !t569;
-      int t571 = (uint64_t)(int64_t)t566 < (uint64_t)v_x983_n;
-      int32_t t570 = t571 ? v_x983_d[t566] : 0;
-      t568 |= !t571;
-      int32_t t573 = rt_add_i(t567, t570);
-      if (__builtin_expect(t568 != 0, 0)) { /* again, recording the error */
-        int32_t t574 = v_x982_d[t565];
-        int32_t t575;
-        if ((uint64_t)(int64_t)t574 < (uint64_t)v_x986_n) {
-          t575 = v_x986_d[t574];
+    const int64_t t544 = v_x1002_n;
+    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t544);
+    int32_t *v_x1008_d = v_x1008->data.i;
+    const int64_t v_x1008_n = v_x1008->len;
+    v_x1010 = rt_value_new(rt_vec_type(RT_INT), t544);
+    int32_t *v_x1010_d = v_x1010->data.i;
+    const int64_t v_x1010_n = v_x1010->len;
+    v_x1013 = rt_value_new(rt_vec_type(RT_INT), t544);
+    int32_t *v_x1013_d = v_x1013->data.i;
+    const int64_t v_x1013_n = v_x1013->len;
+    RT_PARALLEL_FOR_IF(t544 >= RT_PARALLEL_MIN)
+    for (int64_t t545 = 0; t545 < t544; t545++) {
+      const int32_t t546 = (int32_t)t545;
+      int t549 = 0; /* nonzero: a check below failed */
+      int32_t t547 = v_x1002_d[t546];
+      int t550 = (uint64_t)(int64_t)t547 < (uint64_t)v_x1006_n;
+      int32_t t548 = t550 ? v_x1006_d[t547] : 0;
+      t549 |= !t550;
+      int t552 = (uint64_t)(int64_t)t547 < (uint64_t)v_x1003_n;
+      int32_t t551 = t552 ? v_x1003_d[t547] : 0;
+      t549 |= !t552;
+      int32_t t554 = rt_add_i(t548, t551);
+      if (__builtin_expect(t549 != 0, 0)) { /* again, recording the error */
+        int32_t t555 = v_x1002_d[t546];
+        int32_t t556;
+        if ((uint64_t)(int64_t)t555 < (uint64_t)v_x1006_n) {
+          t556 = v_x1006_d[t555];
         } else {
-          NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t574, v_x986_n, 0.0, 0);
-          t575 = 0;
+          NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, v_x1006_n, 0.0, 0);
+          t556 = 0;
         }
-        int32_t t576;
-        if ((uint64_t)(int64_t)t574 < (uint64_t)v_x983_n) {
-          t576 = v_x983_d[t574];
+        int32_t t557;
+        if ((uint64_t)(int64_t)t555 < (uint64_t)v_x1003_n) {
+          t557 = v_x1003_d[t555];
         } else {
-          NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t574, v_x983_n, 0.0, 1);
-          t576 = 0;
+          NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, v_x1003_n, 0.0, 1);
+          t557 = 0;
         }
-        int32_t t578 = rt_add_i(t575, t576);
+        int32_t t559 = rt_add_i(t556, t557);
       }
-      v_x988_d[t564] = t567;
-      v_x990_d[t564] = t573;
-      v_x993_d[t564] = 1;
+      v_x1008_d[t545] = t548;
+      v_x1010_d[t545] = t554;
+      v_x1013_d[t545] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x988 = v_x988;
-  *out_v_x990 = v_x990;
-  *out_v_x993 = v_x993;
+  *out_v_x1008 = v_x1008;
+  *out_v_x1010 = v_x1010;
+  *out_v_x1013 = v_x1013;
   return;
 fail:
-  rt_release(v_x988);
-  rt_release(v_x990);
-  rt_release(v_x993);
+  rt_release(v_x1008);
+  rt_release(v_x1010);
+  rt_release(v_x1013);
 }
 
-/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1125, RtValue *v_x1117, RtValue *v_x1118, RtValue *v_x1119, int32_t v_x1120, RtValue *v_x1121) {
+/* K22: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1125_off = rt_seg_offsets(v_sd_1125);
-  const int64_t v_sd_1125_n = v_sd_1125->len;
-  int32_t *v_x1117_d = v_x1117->data.i;
-  const int64_t v_x1117_n = v_x1117->len;
-  int32_t *v_x1118_d = v_x1118->data.i;
-  const int64_t v_x1118_n = v_x1118->len;
-  int32_t *v_x1119_d = v_x1119->data.i;
-  const int64_t v_x1119_n = v_x1119->len;
-  int32_t *v_x1121_d = v_x1121->data.i;
-  const int64_t v_x1121_n = v_x1121->len;
-  RtValue *v_x1124 = NULL;
+  const int64_t *v_sd_1153_off = rt_seg_offsets(v_sd_1153);
+  const int64_t v_sd_1153_n = v_sd_1153->len;
+  int32_t *v_x1145_d = v_x1145->data.i;
+  const int64_t v_x1145_n = v_x1145->len;
+  int32_t *v_x1146_d = v_x1146->data.i;
+  const int64_t v_x1146_n = v_x1146->len;
+  int32_t *v_x1147_d = v_x1147->data.i;
+  const int64_t v_x1147_n = v_x1147->len;
+  int32_t *v_x1149_d = v_x1149->data.i;
+  const int64_t v_x1149_n = v_x1149->len;
+  RtValue *v_x1152 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t579 = v_sd_1125_off[v_sd_1125_n];
-    const int64_t t580 = (t579 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t580 > 1)
-    for (int64_t t581 = 0; t581 < t580; t581++) {
-      int64_t t584 = rt_segment_search(v_sd_1125_off, 0, v_sd_1125_n, t581 * RT_CHUNK);
-      const int64_t t581_end = (t581 + 1) * RT_CHUNK < t579 ? (t581 + 1) * RT_CHUNK : t579;
-      for (int64_t t582 = t581 * RT_CHUNK; t582 < t581_end; t582++) {
-        const int32_t t583 = (int32_t)t582;
-        while (v_sd_1125_off[t584 + 1] <= t582)
-          t584++;
-        const int32_t t585 = (int32_t)t584;
-        int32_t t586; /* v_x1124: read by nothing */
-        int t588 = 0; /* nonzero: a check below failed */
-        int t589 = (uint64_t)(int64_t)t585 < (uint64_t)v_x1119_n;
-        int32_t t587 = t589 ? v_x1119_d[t585] : 0;
-        t588 |= !t589;
-        int t591 = (uint64_t)(int64_t)t585 < (uint64_t)v_x1117_n;
-        int32_t t590 = t591 ? v_x1117_d[t585] : 0;
-        t588 |= !t591;
-        int32_t t593 = rt_sub_i(t583, t590);
-        int t595 = (uint64_t)(int64_t)t585 < (uint64_t)v_x1118_n;
-        int32_t t594 = t595 ? v_x1118_d[t585] : 0;
-        t588 |= !t595;
-        int32_t t597 = rt_mul_i(t593, t594);
-        int32_t t599 = rt_add_i(t587, t597);
-        int t601 = (uint64_t)(int64_t)t599 < (uint64_t)v_x1121_n;
-        int32_t t600 = t601 ? v_x1121_d[t599] : 0;
-        t588 |= !t601;
-        if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
-          int32_t t602;
-          if ((uint64_t)(int64_t)t585 < (uint64_t)v_x1119_n) {
-            t602 = v_x1119_d[t585];
+    const int64_t t560 = v_sd_1153_off[v_sd_1153_n];
+    const int64_t t561 = (t560 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t561 > 1)
+    for (int64_t t562 = 0; t562 < t561; t562++) {
+      int64_t t565 = rt_segment_search(v_sd_1153_off, 0, v_sd_1153_n, t562 * RT_CHUNK);
+      const int64_t t562_end = (t562 + 1) * RT_CHUNK < t560 ? (t562 + 1) * RT_CHUNK : t560;
+      for (int64_t t563 = t562 * RT_CHUNK; t563 < t562_end; t563++) {
+        const int32_t t564 = (int32_t)t563;
+        while (v_sd_1153_off[t565 + 1] <= t563)
+          t565++;
+        const int32_t t566 = (int32_t)t565;
+        int32_t t567; /* v_x1152: read by nothing */
+        int t569 = 0; /* nonzero: a check below failed */
+        int t570 = (uint64_t)(int64_t)t566 < (uint64_t)v_x1147_n;
+        int32_t t568 = t570 ? v_x1147_d[t566] : 0;
+        t569 |= !t570;
+        int t572 = (uint64_t)(int64_t)t566 < (uint64_t)v_x1145_n;
+        int32_t t571 = t572 ? v_x1145_d[t566] : 0;
+        t569 |= !t572;
+        int32_t t574 = rt_sub_i(t564, t571);
+        int t576 = (uint64_t)(int64_t)t566 < (uint64_t)v_x1146_n;
+        int32_t t575 = t576 ? v_x1146_d[t566] : 0;
+        t569 |= !t576;
+        int32_t t578 = rt_mul_i(t574, t575);
+        int32_t t580 = rt_add_i(t568, t578);
+        int t582 = (uint64_t)(int64_t)t580 < (uint64_t)v_x1149_n;
+        int32_t t581 = t582 ? v_x1149_d[t580] : 0;
+        t569 |= !t582;
+        if (__builtin_expect(t569 != 0, 0)) { /* again, recording the error */
+          int32_t t583;
+          if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1147_n) {
+            t583 = v_x1147_d[t566];
           } else {
-            NESSIE_RECORD(err, t582, RT_CHECK_INDEX, 0, 0, RT_GATHER, t585, v_x1119_n, 0.0, 0);
-            t602 = 0;
+            NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1147_n, 0.0, 0);
+            t583 = 0;
           }
-          int32_t t603;
-          if ((uint64_t)(int64_t)t585 < (uint64_t)v_x1117_n) {
-            t603 = v_x1117_d[t585];
+          int32_t t584;
+          if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1145_n) {
+            t584 = v_x1145_d[t566];
           } else {
-            NESSIE_RECORD(err, t582, RT_CHECK_INDEX, 0, 0, RT_GATHER, t585, v_x1117_n, 0.0, 1);
-            t603 = 0;
+            NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1145_n, 0.0, 1);
+            t584 = 0;
           }
-          int32_t t605 = rt_sub_i(t583, t603);
-          int32_t t606;
-          if ((uint64_t)(int64_t)t585 < (uint64_t)v_x1118_n) {
-            t606 = v_x1118_d[t585];
+          int32_t t586 = rt_sub_i(t564, t584);
+          int32_t t587;
+          if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1146_n) {
+            t587 = v_x1146_d[t566];
           } else {
-            NESSIE_RECORD(err, t582, RT_CHECK_INDEX, 0, 0, RT_GATHER, t585, v_x1118_n, 0.0, 2);
-            t606 = 0;
+            NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1146_n, 0.0, 2);
+            t587 = 0;
           }
-          int32_t t608 = rt_mul_i(t605, t606);
-          int32_t t610 = rt_add_i(t602, t608);
-          int32_t t611;
-          if ((uint64_t)(int64_t)t610 < (uint64_t)v_x1121_n) {
-            t611 = v_x1121_d[t610];
+          int32_t t589 = rt_mul_i(t586, t587);
+          int32_t t591 = rt_add_i(t583, t589);
+          int32_t t592;
+          if ((uint64_t)(int64_t)t591 < (uint64_t)v_x1149_n) {
+            t592 = v_x1149_d[t591];
           } else {
-            NESSIE_RECORD(err, t582, RT_CHECK_INDEX, 0, 0, RT_GATHER, t610, v_x1121_n, 0.0, 3);
-            t611 = 0;
+            NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t591, v_x1149_n, 0.0, 3);
+            t592 = 0;
           }
         }
-        t586 = t600;
-        (void)t586;
+        t567 = t581;
+        (void)t567;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1124);
+  rt_release(v_x1152);
   return;
 fail:
-  rt_release(v_x1124);
+  rt_release(v_x1152);
+}
+
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, RtValue *v_x1037, RtValue *v_x1038, RtValue *v_x1039, int32_t v_x1040, RtValue *v_x1043, RtValue **out_v_x1045) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1036_d = v_x1036->data.i;
+  const int64_t v_x1036_n = v_x1036->len;
+  int32_t *v_x1037_d = v_x1037->data.i;
+  const int64_t v_x1037_n = v_x1037->len;
+  int32_t *v_x1038_d = v_x1038->data.i;
+  const int64_t v_x1038_n = v_x1038->len;
+  int32_t *v_x1039_d = v_x1039->data.i;
+  const int64_t v_x1039_n = v_x1039->len;
+  int32_t *v_x1043_d = v_x1043->data.i;
+  const int64_t v_x1043_n = v_x1043->len;
+  RtValue *v_x1045 = NULL;
+  /* MAP */
+  {
+    const int64_t t593 = v_x1040;
+    if (t593 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t593, 0.0, 0);
+      goto fail;
+    }
+    v_x1045 = rt_value_new(rt_vec_type(RT_INT), t593);
+    int32_t *v_x1045_d = v_x1045->data.i;
+    const int64_t v_x1045_n = v_x1045->len;
+    RT_PARALLEL_FOR_IF(t593 >= RT_PARALLEL_MIN)
+    for (int64_t t594 = 0; t594 < t593; t594++) {
+      const int32_t t595 = (int32_t)t594;
+      int t597 = 0; /* nonzero: a check below failed */
+      int t598 = (uint64_t)(int64_t)t595 < (uint64_t)v_x1036_n;
+      int32_t t596 = t598 ? v_x1036_d[t595] : 0;
+      t597 |= !t598;
+      int t600 = (uint64_t)(int64_t)t596 < (uint64_t)v_x1039_n;
+      int32_t t599 = t600 ? v_x1039_d[t596] : 0;
+      t597 |= !t600;
+      int t602 = (uint64_t)(int64_t)t596 < (uint64_t)v_x1037_n;
+      int32_t t601 = t602 ? v_x1037_d[t596] : 0;
+      t597 |= !t602;
+      int32_t t604 = rt_sub_i(t595, t601);
+      int t606 = (uint64_t)(int64_t)t596 < (uint64_t)v_x1038_n;
+      int32_t t605 = t606 ? v_x1038_d[t596] : 0;
+      t597 |= !t606;
+      int32_t t608 = rt_mul_i(t604, t605);
+      int32_t t610 = rt_add_i(t599, t608);
+      int t612 = (uint64_t)(int64_t)t610 < (uint64_t)v_x1043_n;
+      int32_t t611 = t612 ? v_x1043_d[t610] : 0;
+      t597 |= !t612;
+      if (__builtin_expect(t597 != 0, 0)) { /* again, recording the error */
+        int32_t t613;
+        if ((uint64_t)(int64_t)t595 < (uint64_t)v_x1036_n) {
+          t613 = v_x1036_d[t595];
+        } else {
+          NESSIE_RECORD(err, t594, RT_CHECK_INDEX, 0, 0, RT_GATHER, t595, v_x1036_n, 0.0, 1);
+          t613 = 0;
+        }
+        int32_t t614;
+        if ((uint64_t)(int64_t)t613 < (uint64_t)v_x1039_n) {
+          t614 = v_x1039_d[t613];
+        } else {
+          NESSIE_RECORD(err, t594, RT_CHECK_INDEX, 0, 0, RT_GATHER, t613, v_x1039_n, 0.0, 2);
+          t614 = 0;
+        }
+        int32_t t615;
+        if ((uint64_t)(int64_t)t613 < (uint64_t)v_x1037_n) {
+          t615 = v_x1037_d[t613];
+        } else {
+          NESSIE_RECORD(err, t594, RT_CHECK_INDEX, 0, 0, RT_GATHER, t613, v_x1037_n, 0.0, 3);
+          t615 = 0;
+        }
+        int32_t t617 = rt_sub_i(t595, t615);
+        int32_t t618;
+        if ((uint64_t)(int64_t)t613 < (uint64_t)v_x1038_n) {
+          t618 = v_x1038_d[t613];
+        } else {
+          NESSIE_RECORD(err, t594, RT_CHECK_INDEX, 0, 0, RT_GATHER, t613, v_x1038_n, 0.0, 4);
+          t618 = 0;
+        }
+        int32_t t620 = rt_mul_i(t617, t618);
+        int32_t t622 = rt_add_i(t614, t620);
+        int32_t t623;
+        if ((uint64_t)(int64_t)t622 < (uint64_t)v_x1043_n) {
+          t623 = v_x1043_d[t622];
+        } else {
+          NESSIE_RECORD(err, t594, RT_CHECK_INDEX, 0, 0, RT_GATHER, t622, v_x1043_n, 0.0, 5);
+          t623 = 0;
+        }
+      }
+      v_x1045_d[t594] = t611;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1045 = v_x1045;
+  return;
+fail:
+  rt_release(v_x1045);
 }
 
 /* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1026, int32_t v_x1027, RtValue *v_x1030, RtValue *v_x1031, RtValue *v_x1034, RtValue **out_v_x1036) {
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
   (void)loc;
   (void)run;
-  int32_t *v_x1026_d = v_x1026->data.i;
-  const int64_t v_x1026_n = v_x1026->len;
-  uint8_t *v_x1030_d = v_x1030->data.b;
-  const int64_t v_x1030_n = v_x1030->len;
-  int32_t *v_x1031_d = v_x1031->data.i;
-  const int64_t v_x1031_n = v_x1031->len;
-  int32_t *v_x1034_d = v_x1034->data.i;
-  const int64_t v_x1034_n = v_x1034->len;
-  RtValue *v_x1036 = NULL;
+  int32_t *v_x1046_d = v_x1046->data.i;
+  const int64_t v_x1046_n = v_x1046->len;
+  uint8_t *v_x1050_d = v_x1050->data.b;
+  const int64_t v_x1050_n = v_x1050->len;
+  int32_t *v_x1051_d = v_x1051->data.i;
+  const int64_t v_x1051_n = v_x1051->len;
+  int32_t *v_x1054_d = v_x1054->data.i;
+  const int64_t v_x1054_n = v_x1054->len;
+  int32_t *v_x1055_d = v_x1055->data.i;
+  const int64_t v_x1055_n = v_x1055->len;
+  RtValue *v_x1060 = NULL;
   /* MAP */
   {
-    const int64_t t612 = v_x1030_n;
-    v_x1036 = rt_value_new(rt_vec_type(RT_INT), t612);
-    int32_t *v_x1036_d = v_x1036->data.i;
-    const int64_t v_x1036_n = v_x1036->len;
-    RT_PARALLEL_FOR_IF(t612 >= RT_PARALLEL_MIN)
-    for (int64_t t613 = 0; t613 < t612; t613++) {
-      const int32_t t614 = (int32_t)t613;
-      int t616 = 0; /* nonzero: a check below failed */
-      int t617 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1026_n;
-      int32_t t615 = t617 ? v_x1026_d[t614] : 0;
-      t616 |= !t617;
-      int32_t t619 = rt_add_i(t615, v_x1027);
-      uint8_t t620 = v_x1030_d[t614];
-      int t622 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1031_n;
-      int32_t t621 = t622 ? v_x1031_d[t614] : 0;
-      t616 |= !t622;
-      int32_t t624 = (t620 ? t621 : t619);
-      int t626 = (uint64_t)(int64_t)t624 < (uint64_t)v_x1034_n;
-      int32_t t625 = t626 ? v_x1034_d[t624] : 0;
-      t616 |= !t626;
-      if (__builtin_expect(t616 != 0, 0)) { /* again, recording the error */
-        int32_t t627;
-        if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1026_n) {
-          t627 = v_x1026_d[t614];
+    const int64_t t624 = v_x1050_n;
+    v_x1060 = rt_value_new(rt_vec_type(RT_INT), t624);
+    int32_t *v_x1060_d = v_x1060->data.i;
+    const int64_t v_x1060_n = v_x1060->len;
+    RT_PARALLEL_FOR_IF(t624 >= RT_PARALLEL_MIN)
+    for (int64_t t625 = 0; t625 < t624; t625++) {
+      const int32_t t626 = (int32_t)t625;
+      int t628 = 0; /* nonzero: a check below failed */
+      int t629 = (uint64_t)(int64_t)t626 < (uint64_t)v_x1046_n;
+      int32_t t627 = t629 ? v_x1046_d[t626] : 0;
+      t628 |= !t629;
+      int32_t t631 = rt_add_i(t627, v_x1047);
+      uint8_t t632 = v_x1050_d[t626];
+      int t634 = (uint64_t)(int64_t)t626 < (uint64_t)v_x1051_n;
+      int32_t t633 = t634 ? v_x1051_d[t626] : 0;
+      t628 |= !t634;
+      int32_t t636 = (t632 ? t633 : t631);
+      int t638 = (uint64_t)(int64_t)t636 < (uint64_t)(int64_t)v_x1056;
+      int32_t t637 = t638 ? t636 : 0;
+      t628 |= !t638;
+      uint8_t t640 = rt_lt_i(t637, (int32_t)v_x1054_n);
+      int32_t t641;
+      if (t640) {
+        int t643 = (uint64_t)(int64_t)t637 < (uint64_t)v_x1054_n;
+        int32_t t642 = t643 ? v_x1054_d[t637] : 0;
+        t628 |= !t643;
+        t641 = t642;
+      } else {
+        int32_t t645 = rt_sub_i(t637, (int32_t)v_x1054_n);
+        int t647 = (uint64_t)(int64_t)t645 < (uint64_t)v_x1055_n;
+        int32_t t646 = t647 ? v_x1055_d[t645] : 0;
+        t628 |= !t647;
+        t641 = t646;
+      }
+      if (__builtin_expect(t628 != 0, 0)) { /* again, recording the error */
+        int32_t t648;
+        if ((uint64_t)(int64_t)t626 < (uint64_t)v_x1046_n) {
+          t648 = v_x1046_d[t626];
         } else {
-          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1026_n, 0.0, 0);
-          t627 = 0;
+          NESSIE_RECORD(err, t625, RT_CHECK_INDEX, 0, 0, RT_GATHER, t626, v_x1046_n, 0.0, 0);
+          t648 = 0;
         }
-        int32_t t629 = rt_add_i(t627, v_x1027);
-        uint8_t t630 = v_x1030_d[t614];
-        int32_t t631;
-        if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1031_n) {
-          t631 = v_x1031_d[t614];
+        int32_t t650 = rt_add_i(t648, v_x1047);
+        uint8_t t651 = v_x1050_d[t626];
+        int32_t t652;
+        if ((uint64_t)(int64_t)t626 < (uint64_t)v_x1051_n) {
+          t652 = v_x1051_d[t626];
         } else {
-          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1031_n, 0.0, 1);
-          t631 = 0;
+          NESSIE_RECORD(err, t625, RT_CHECK_INDEX, 0, 0, RT_GATHER, t626, v_x1051_n, 0.0, 1);
+          t652 = 0;
         }
-        int32_t t633 = (t630 ? t631 : t629);
-        int32_t t634;
-        if ((uint64_t)(int64_t)t633 < (uint64_t)v_x1034_n) {
-          t634 = v_x1034_d[t633];
+        int32_t t654 = (t651 ? t652 : t650);
+        int32_t t655 = t654;
+        if (!((uint64_t)(int64_t)t654 < (uint64_t)(int64_t)v_x1056)) {
+          NESSIE_RECORD(err, t625, RT_CHECK_INDEX, 0, 0, RT_GATHER, t654, v_x1056, 0.0, 2);
+          t655 = 0;
+        }
+        uint8_t t657 = rt_lt_i(t655, (int32_t)v_x1054_n);
+        int32_t t658;
+        if (t657) {
+          int32_t t659;
+          if ((uint64_t)(int64_t)t655 < (uint64_t)v_x1054_n) {
+            t659 = v_x1054_d[t655];
+          } else {
+            NESSIE_RECORD(err, t625, RT_CHECK_INDEX, 0, 0, RT_GATHER, t655, v_x1054_n, 0.0, 3);
+            t659 = 0;
+          }
+          t658 = t659;
         } else {
-          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t633, v_x1034_n, 0.0, 2);
-          t634 = 0;
+          int32_t t661 = rt_sub_i(t655, (int32_t)v_x1054_n);
+          int32_t t662;
+          if ((uint64_t)(int64_t)t661 < (uint64_t)v_x1055_n) {
+            t662 = v_x1055_d[t661];
+          } else {
+            NESSIE_RECORD(err, t625, RT_CHECK_INDEX, 0, 0, RT_GATHER, t661, v_x1055_n, 0.0, 4);
+            t662 = 0;
+          }
+          t658 = t662;
         }
       }
-      v_x1036_d[t613] = t625;
+      v_x1060_d[t625] = t641;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1036 = v_x1036;
+  *out_v_x1060 = v_x1060;
   return;
 fail:
-  rt_release(v_x1036);
+  rt_release(v_x1060);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2434,10 +2503,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t635 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t635->data.i[0] = v_x62;
-    t635->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t635);
+    RtValue *t663 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t663->data.i[0] = v_x62;
+    t663->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t663);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2455,7 +2524,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K12, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2488,7 +2557,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x263 = 0;
     RtValue *v_x619 = NULL;
     RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K21, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K20, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
     RtValue *v_x142 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x88, &v_x142);
     int32_t v_x153 = 0;
@@ -2496,7 +2565,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x147 = NULL;
     RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
     rt_release(v_x128);
     RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
@@ -2505,7 +2574,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x152);
     int32_t v_x170 = 0;
     v_x170 = (int32_t)NESSIE_SEG_TOTAL(v_x164);
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
     rt_release(v_x147);
     rt_release(v_x157);
     rt_release(v_x164);
@@ -2515,7 +2584,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x199 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
     rt_release(v_x97);
     rt_release(v_x130);
     rt_release(v_x142);
@@ -2529,7 +2598,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     RtValue *v_x235 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
     rt_release(v_x199);
     rt_release(v_x209);
     uint8_t v_x246 = 0;
@@ -2555,22 +2624,21 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      RtValue *v_x466 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K13, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, &v_x466);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x288, v_x289, 0);
       RtValue *v_x301 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x218, v_x235, &v_x301);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K13, 2, v_x218, v_x235, &v_x301);
       RtValue *v_x323 = NULL;
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 4, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 4, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x301);
       int32_t v_x404 = 0;
       v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
       RtValue *v_x410 = NULL;
       RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
       rt_release(v_x344);
       rt_release(v_x391);
       int32_t v_x411 = 0;
@@ -2579,10 +2647,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       v_x412 = (int32_t)v_x370->len;
       int32_t v_x413 = 0;
       v_x413 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x411, v_x412);
-      RtValue *v_x419 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K5, 6, v_x323, v_x370, v_x413, &v_x419);
-      rt_release(v_x323);
-      rt_release(v_x370);
       int32_t v_x423 = 0;
       v_x423 = rt_mul_i(v_x263, 2);
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
@@ -2601,8 +2665,9 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x508 = 0;
       v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
       RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K19, 6, v_x502, v_x504, v_x495, v_x485, v_x508, v_x419, &v_x521);
-      rt_release(v_x419);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
+      rt_release(v_x323);
+      rt_release(v_x370);
       rt_release(v_x485);
       rt_release(v_x495);
       rt_release(v_x504);
@@ -2612,16 +2677,16 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x502, v_x521, &v_x523));
       rt_release(v_x502);
       rt_release(v_x521);
-      int32_t v_x543 = 0;
+      RtValue *v_x466 = NULL;
       int32_t v_x544 = 0;
       int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 7, v_x271, v_x466, &v_x543, &v_x544, &v_x545);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K18, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545);
       rt_release(v_x271);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x544, v_x545, 0);
       RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K20, 7, v_x466, v_x523, &v_x604);
-      rt_release(v_x466);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K19, 7, v_x466, v_x523, &v_x604);
       rt_release(v_x523);
+      rt_release(v_x466);
       v_x605 = v_x604;
     }
     rt_release(v_x216);
@@ -2635,16 +2700,13 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     v_x648 = (int32_t)v_x605->len;
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
-    RtValue *v_x655 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 8, v_x253, v_x605, v_x649, &v_x655);
-    rt_release(v_x253);
-    rt_release(v_x605);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K24, 8, v_x629, v_x245, v_x105, v_x619, v_x655, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K24, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
-    rt_release(v_x655);
+    rt_release(v_x253);
+    rt_release(v_x605);
     v_x661 = v_x660;
   }
   rt_release(v_x88);
@@ -2768,16 +2830,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t636 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t636->data.i[0] = 3;
-  t636->data.i[1] = 1;
-  t636->data.i[2] = 4;
-  t636->data.i[3] = 1;
-  t636->data.i[4] = 5;
-  t636->data.i[5] = 9;
-  t636->data.i[6] = 2;
-  t636->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t636);
+  RtValue *t664 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t664->data.i[0] = 3;
+  t664->data.i[1] = 1;
+  t664->data.i[2] = 4;
+  t664->data.i[3] = 1;
+  t664->data.i[4] = 5;
+  t664->data.i[5] = 9;
+  t664->data.i[6] = 2;
+  t664->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t664);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

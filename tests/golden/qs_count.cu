@@ -1111,282 +1111,8 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue
   }
 }
 
-/* K11: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtValue *v_x663, int32_t *out_v_x671, int32_t *out_v_x672, int32_t *out_v_x673) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x662_d = v_x662->data.i;
-  const int64_t v_x662_n = v_x662->len;
-  int32_t *v_x663_d = v_x663->data.i;
-  const int64_t v_x663_n = v_x663->len;
-  int32_t v_x671 = 0;
-  int32_t v_x672 = 0;
-  int32_t v_x673 = 0;
-  /* REDUCE */
-  {
-    const int64_t t102 = v_x662_n;
-    const int64_t t103 = t102 > 0 ? (t102 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t104 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
-    int32_t *t105 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
-    int32_t *t106 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
-    RT_PARALLEL_FOR_IF(t103 > 1)
-    for (int64_t t107 = 0; t107 < t103; t107++) {
-      int32_t t107a0;
-      int32_t t107a1;
-      int32_t t107a2;
-      t107a0 = 2147483647;
-      t107a1 = 0;
-      t107a2 = 1;
-      const int64_t t107_end = (t107 + 1) * RT_CHUNK < t102 ? (t107 + 1) * RT_CHUNK : t102;
-      for (int64_t t108 = t107 * RT_CHUNK; t108 < t107_end; t108++) {
-        const int32_t t109 = (int32_t)t108;
-        int32_t t107x0;
-        int32_t t107x1;
-        int32_t t107x2;
-        int t111 = 0; /* nonzero: a check below failed */
-        int t112 = (uint64_t)(int64_t)t109 < (uint64_t)v_x663_n;
-        int32_t t110 = t112 ? v_x663_d[t109] : 0;
-        t111 |= !t112;
-        uint8_t t114 = rt_lt_i(0, t110);
-        int32_t t115;
-        if (t114) {
-          t115 = 2147483647;
-        } else {
-          t115 = t109;
-        }
-        if (__builtin_expect(t111 != 0, 0)) { /* again, recording the error */
-          int32_t t116;
-          if ((uint64_t)(int64_t)t109 < (uint64_t)v_x663_n) {
-            t116 = v_x663_d[t109];
-          } else {
-            NESSIE_RECORD(err, t108, RT_CHECK_INDEX, 0, 0, RT_GATHER, t109, v_x663_n, 0.0, 0);
-            t116 = 0;
-          }
-          uint8_t t118 = rt_lt_i(0, t116);
-          int32_t t119;
-          if (t118) {
-            t119 = 2147483647;
-          } else {
-            t119 = t109;
-          }
-        }
-        t107x0 = t115;
-        t107x1 = 0;
-        t107x2 = t110;
-        uint8_t t121 = rt_le_i(t107a0, t107x0);
-        int32_t t122;
-        if (t121) {
-          t122 = t107a0;
-        } else {
-          t122 = t107x0;
-        }
-        int32_t t123;
-        if (t121) {
-          t123 = t107a1;
-        } else {
-          t123 = t107x1;
-        }
-        int32_t t124;
-        if (t121) {
-          t124 = t107a2;
-        } else {
-          t124 = t107x2;
-        }
-        t107a0 = t122;
-        t107a1 = t123;
-        t107a2 = t124;
-      }
-      t104[t107] = t107a0;
-      t105[t107] = t107a1;
-      t106[t107] = t107a2;
-    }
-    int32_t t107t0;
-    int32_t t107t1;
-    int32_t t107t2;
-    t107t0 = 2147483647;
-    t107t1 = 0;
-    t107t2 = 1;
-    for (int64_t t107 = 0; t107 < t103; t107++) {
-      const int32_t t125 = t104[t107];
-      const int32_t t126 = t105[t107];
-      const int32_t t127 = t106[t107];
-      uint8_t t129 = rt_le_i(t107t0, t125);
-      int32_t t130;
-      if (t129) {
-        t130 = t107t0;
-      } else {
-        t130 = t125;
-      }
-      int32_t t131;
-      if (t129) {
-        t131 = t107t1;
-      } else {
-        t131 = t126;
-      }
-      int32_t t132;
-      if (t129) {
-        t132 = t107t2;
-      } else {
-        t132 = t127;
-      }
-      t107t0 = t130;
-      t107t1 = t131;
-      t107t2 = t132;
-    }
-    v_x671 = t107t0;
-    rt_free(t104);
-    v_x672 = t107t1;
-    rt_free(t105);
-    v_x673 = t107t2;
-    rt_free(t106);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x671 = v_x671;
-  *out_v_x672 = v_x672;
-  *out_v_x673 = v_x673;
-  return;
-fail:
-}
-
-/* K11: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K11_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x662_d; int64_t v_x662_n;
-  int32_t *v_x663_d; int64_t v_x663_n;
-  int32_t v_x671;
-  int32_t v_x672;
-  int32_t v_x673;
-};
-struct alignas(8) K11_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K11_0_pull {
-  K11_A A;
-  __device__ K11_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t134 = 0; /* nonzero: a check below failed */
-    int t135 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x663_n;
-    int32_t t133 = t135 ? A.v_x663_d[ix] : 0;
-    t134 |= !t135;
-    uint8_t t137 = rt_lt_i(0, t133);
-    int32_t t138;
-    if (t137) {
-      t138 = 2147483647;
-    } else {
-      t138 = ix;
-    }
-    if (__builtin_expect(t134 != 0, 0)) { /* again, recording the error */
-      int32_t t139;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x663_n) {
-        t139 = A.v_x663_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x663_n, 0.0, 0);
-        t139 = 0;
-      }
-      uint8_t t141 = rt_lt_i(0, t139);
-      int32_t t142;
-      if (t141) {
-        t142 = 2147483647;
-      } else {
-        t142 = ix;
-      }
-    }
-    return K11_0_V{t138, 0, t133};
-  }
-};
-struct K11_0_op {
-  K11_A A;
-  __device__ K11_0_V operator()(const K11_0_V &a, const K11_0_V &b) const {
-    uint8_t t144 = rt_le_i(a.v0, b.v0);
-    int32_t t145;
-    if (t144) {
-      t145 = a.v0;
-    } else {
-      t145 = b.v0;
-    }
-    int32_t t146;
-    if (t144) {
-      t146 = a.v1;
-    } else {
-      t146 = b.v1;
-    }
-    int32_t t147;
-    if (t144) {
-      t147 = a.v2;
-    } else {
-      t147 = b.v2;
-    }
-    return K11_0_V{t145, t146, t147};
-  }
-};
-struct K11_0_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K11_0_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
-      return false;
-    }
-    return true;
-  }
-};
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtValue *v_x663, int32_t *out_v_x671, int32_t *out_v_x672, int32_t *out_v_x673, int check_site_0) {
-  (void)loc;
-  (void)err;
-  K11_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x662_d = v_x662->data.i;
-  A.v_x662_n = v_x662->len;
-  A.v_x663_d = v_x663->data.i;
-  A.v_x663_n = v_x663->len;
-  K11_0_V *K11_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x671 = 0;
-  int32_t v_x672 = 0;
-  int32_t v_x673 = 0;
-  /* REDUCE */
-  {
-    const int64_t t148 = v_x662->len;
-    K11_0_V *t149 = rtg::reduce_to_device<false>("K11", loc, K11_0_pull{A}, K11_0_op{A}, K11_0_V{2147483647, 0, 1}, t148);
-    K11_0_value = t149;
-  }
-  if (!rtg::check_result("K11", loc, K11_0_value, K11_0_check{{check_site_0}}, K11_0_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K11_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x671 = v_x671;
-  *out_v_x672 = v_x672;
-  *out_v_x673 = v_x673;
-  return;
-fail:
-  rtg_free(K11_0_value);
-}
-
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtValue *v_x663, int32_t *out_v_x671, int32_t *out_v_x672, int32_t *out_v_x673, int check_site_0) {
-  RtValue *vals[] = {v_x662, v_x663};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K11_host(err, loc, run, v_x662, v_x663, out_v_x671, out_v_x672, out_v_x673);
-    if (err->index == INT64_MAX) {
-      K11_0_V t150;
-      memset(&t150, 0, sizeof t150);
-      t150.v0 = *out_v_x671;
-      t150.v1 = *out_v_x672;
-      t150.v2 = *out_v_x673;
-      (void)K11_0_check{{check_site_0}}(t150, err, run);
-    }
-    rtg_host_ran();
-  } else {
-    K11_gpu(err, loc, run, v_x662, v_x663, out_v_x671, out_v_x672, out_v_x673, check_site_0);
-  }
-}
-
-/* K12: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
   int32_t *v_x733_d = v_x733->data.i;
@@ -1395,31 +1121,31 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, in
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    int t152 = 0; /* nonzero: a check below failed */
-    int t153 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
-    int32_t t151 = t153 ? v_x733_d[0] : 0;
-    t152 |= !t153;
-    int t155 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
-    int32_t t154 = t155 ? v_x733_d[1] : 0;
-    t152 |= !t155;
-    if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
-      int32_t t156;
+    int t103 = 0; /* nonzero: a check below failed */
+    int t104 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
+    int32_t t102 = t104 ? v_x733_d[0] : 0;
+    t103 |= !t104;
+    int t106 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
+    int32_t t105 = t106 ? v_x733_d[1] : 0;
+    t103 |= !t106;
+    if (__builtin_expect(t103 != 0, 0)) { /* again, recording the error */
+      int32_t t107;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
-        t156 = v_x733_d[0];
+        t107 = v_x733_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
-        t156 = 0;
+        t107 = 0;
       }
-      int32_t t157;
+      int32_t t108;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
-        t157 = v_x733_d[1];
+        t108 = v_x733_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
-        t157 = 0;
+        t108 = 0;
       }
     }
-    v_x734 = t151;
-    v_x735 = t154;
+    v_x734 = t102;
+    v_x735 = t105;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1429,53 +1155,53 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, in
 fail:
 }
 
-/* K12: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K12_A {
+/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K11_A {
   RtKernelError *err;
   int run;
   int32_t *v_x733_d; int64_t v_x733_n;
   int32_t v_x734;
   int32_t v_x735;
 };
-struct alignas(8) K12_0_V {
+struct alignas(8) K11_0_V {
   int32_t v0;
   int32_t v1;
 };
-struct K12_0_pull {
-  K12_A A;
-  __device__ K12_0_V operator()(int64_t i) const {
+struct K11_0_pull {
+  K11_A A;
+  __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t159 = 0; /* nonzero: a check below failed */
-    int t160 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n;
-    int32_t t158 = t160 ? A.v_x733_d[0] : 0;
-    t159 |= !t160;
-    int t162 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n;
-    int32_t t161 = t162 ? A.v_x733_d[1] : 0;
-    t159 |= !t162;
-    if (__builtin_expect(t159 != 0, 0)) { /* again, recording the error */
-      int32_t t163;
+    int t110 = 0; /* nonzero: a check below failed */
+    int t111 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n;
+    int32_t t109 = t111 ? A.v_x733_d[0] : 0;
+    t110 |= !t111;
+    int t113 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n;
+    int32_t t112 = t113 ? A.v_x733_d[1] : 0;
+    t110 |= !t113;
+    if (__builtin_expect(t110 != 0, 0)) { /* again, recording the error */
+      int32_t t114;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n) {
-        t163 = A.v_x733_d[0];
+        t114 = A.v_x733_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x733_n, 0.0, 0);
-        t163 = 0;
+        t114 = 0;
       }
-      int32_t t164;
+      int32_t t115;
       if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n) {
-        t164 = A.v_x733_d[1];
+        t115 = A.v_x733_d[1];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x733_n, 0.0, 1);
-        t164 = 0;
+        t115 = 0;
       }
     }
-    return K12_0_V{t158, t161};
+    return K11_0_V{t109, t112};
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)err;
-  K12_A A;
+  K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1485,10 +1211,10 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    const K12_0_V t165 = rtg::once<K12_0_V>("K12", loc, K12_0_pull{A});
-    v_x734 = t165.v0;
+    const K11_0_V t116 = rtg::once<K11_0_V>("K11", loc, K11_0_pull{A});
+    v_x734 = t116.v0;
     A.v_x734 = v_x734;
-    v_x735 = t165.v1;
+    v_x735 = t116.v1;
     A.v_x735 = v_x735;
   }
   *out_v_x734 = v_x734;
@@ -1497,172 +1223,169 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int
 fail:
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   RtValue *vals[] = {v_x733};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K12_host(err, loc, run, v_x733, out_v_x734, out_v_x735);
+    K11_host(err, loc, run, v_x733, out_v_x734, out_v_x735);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x733, out_v_x734, out_v_x735);
+    K11_gpu(err, loc, run, v_x733, out_v_x734, out_v_x735);
   }
 }
 
-/* K13: REDUCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, RtValue **out_v_x751) {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749) {
   (void)loc;
   (void)run;
   int32_t *v_x739_d = v_x739->data.i;
   const int64_t v_x739_n = v_x739->len;
+  RtValue *v_x738 = NULL;
   int32_t v_x747 = 0;
   int32_t v_x748 = 0;
   int32_t v_x749 = 0;
-  RtValue *v_x738 = NULL;
-  RtValue *v_x751 = NULL;
-  /* REDUCE */
+  /* MAP */
   {
-    const int64_t t166 = v_x736;
-    if (t166 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t166, 0.0, 0);
+    const int64_t t117 = v_x736;
+    if (t117 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t117, 0.0, 0);
       goto fail;
     }
-    const int64_t t167 = t166 > 0 ? (t166 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t168 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t167);
-    int32_t *t169 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t167);
-    int32_t *t170 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t167);
-    RT_PARALLEL_FOR_IF(t167 > 1)
-    for (int64_t t171 = 0; t171 < t167; t171++) {
-      int32_t t171a0;
-      int32_t t171a1;
-      int32_t t171a2;
-      t171a0 = 2147483647;
-      t171a1 = 0;
-      t171a2 = 1;
-      const int64_t t171_end = (t171 + 1) * RT_CHUNK < t166 ? (t171 + 1) * RT_CHUNK : t166;
-      for (int64_t t172 = t171 * RT_CHUNK; t172 < t171_end; t172++) {
-        const int32_t t173 = (int32_t)t172;
-        int32_t t171x0;
-        int32_t t171x1;
-        int32_t t171x2;
-        int t175 = 0; /* nonzero: a check below failed */
-        int t176 = (uint64_t)(int64_t)t173 < (uint64_t)v_x739_n;
-        int32_t t174 = t176 ? v_x739_d[t173] : 0;
-        t175 |= !t176;
-        uint8_t t178 = rt_lt_i(0, t174);
-        int32_t t179;
-        if (t178) {
-          t179 = 2147483647;
-        } else {
-          t179 = t173;
-        }
-        if (__builtin_expect(t175 != 0, 0)) { /* again, recording the error */
-          int32_t t180;
-          if ((uint64_t)(int64_t)t173 < (uint64_t)v_x739_n) {
-            t180 = v_x739_d[t173];
-          } else {
-            NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 2, 0, RT_GATHER, t173, v_x739_n, 0.0, 1);
-            t180 = 0;
-          }
-          uint8_t t182 = rt_lt_i(0, t180);
-          int32_t t183;
-          if (t182) {
-            t183 = 2147483647;
-          } else {
-            t183 = t173;
-          }
-        }
-        t171x0 = t179;
-        t171x1 = 0;
-        t171x2 = t174;
-        uint8_t t185 = rt_le_i(t171a0, t171x0);
-        int32_t t186;
-        if (t185) {
-          t186 = t171a0;
-        } else {
-          t186 = t171x0;
-        }
-        int32_t t187;
-        if (t185) {
-          t187 = t171a1;
-        } else {
-          t187 = t171x1;
-        }
-        int32_t t188;
-        if (t185) {
-          t188 = t171a2;
-        } else {
-          t188 = t171x2;
-        }
-        t171a0 = t186;
-        t171a1 = t187;
-        t171a2 = t188;
-      }
-      t168[t171] = t171a0;
-      t169[t171] = t171a1;
-      t170[t171] = t171a2;
+    v_x738 = rt_value_new(rt_vec_type(RT_INT), t117);
+    int32_t *v_x738_d = v_x738->data.i;
+    const int64_t v_x738_n = v_x738->len;
+    RT_PARALLEL_FOR_IF(t117 >= RT_PARALLEL_MIN)
+    for (int64_t t118 = 0; t118 < t117; t118++) {
+      const int32_t t119 = (int32_t)t118;
+      v_x738_d[t118] = 0;
     }
-    int32_t t171t0;
-    int32_t t171t1;
-    int32_t t171t2;
-    t171t0 = 2147483647;
-    t171t1 = 0;
-    t171t2 = 1;
-    for (int64_t t171 = 0; t171 < t167; t171++) {
-      const int32_t t189 = t168[t171];
-      const int32_t t190 = t169[t171];
-      const int32_t t191 = t170[t171];
-      uint8_t t193 = rt_le_i(t171t0, t189);
-      int32_t t194;
-      if (t193) {
-        t194 = t171t0;
-      } else {
-        t194 = t189;
-      }
-      int32_t t195;
-      if (t193) {
-        t195 = t171t1;
-      } else {
-        t195 = t190;
-      }
-      int32_t t196;
-      if (t193) {
-        t196 = t171t2;
-      } else {
-        t196 = t191;
-      }
-      t171t0 = t194;
-      t171t1 = t195;
-      t171t2 = t196;
-    }
-    v_x747 = t171t0;
-    rt_free(t168);
-    v_x748 = t171t1;
-    rt_free(t169);
-    v_x749 = t171t2;
-    rt_free(t170);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    /* MAP */
+    int32_t *v_x738_d = v_x738->data.i;
+    const int64_t v_x738_n = v_x738->len;
+    /* REDUCE */
     {
-      const int64_t t197 = v_x736;
-      if (t197 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t197, 0.0, 2);
+      const int64_t t120 = v_x736;
+      if (t120 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t120, 0.0, 1);
         goto fail;
       }
-      v_x738 = rt_value_new(rt_vec_type(RT_INT), t197);
-      int32_t *v_x738_d = v_x738->data.i;
-      const int64_t v_x738_n = v_x738->len;
-      v_x751 = rt_value_new(rt_vec_type(RT_INT), t197);
-      int32_t *v_x751_d = v_x751->data.i;
-      const int64_t v_x751_n = v_x751->len;
-      RT_PARALLEL_FOR_IF(t197 >= RT_PARALLEL_MIN)
-      for (int64_t t198 = 0; t198 < t197; t198++) {
-        const int32_t t199 = (int32_t)t198;
-        v_x738_d[t198] = 0;
-        v_x751_d[t198] = 2;
+      const int64_t t121 = t120 > 0 ? (t120 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t122 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t121);
+      int32_t *t123 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t121);
+      int32_t *t124 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t121);
+      RT_PARALLEL_FOR_IF(t121 > 1)
+      for (int64_t t125 = 0; t125 < t121; t125++) {
+        int32_t t125a0;
+        int32_t t125a1;
+        int32_t t125a2;
+        t125a0 = 2147483647;
+        t125a1 = 0;
+        t125a2 = 1;
+        const int64_t t125_end = (t125 + 1) * RT_CHUNK < t120 ? (t125 + 1) * RT_CHUNK : t120;
+        for (int64_t t126 = t125 * RT_CHUNK; t126 < t125_end; t126++) {
+          const int32_t t127 = (int32_t)t126;
+          int32_t t125x0;
+          int32_t t125x1;
+          int32_t t125x2;
+          int t129 = 0; /* nonzero: a check below failed */
+          int t130 = (uint64_t)(int64_t)t127 < (uint64_t)v_x739_n;
+          int32_t t128 = t130 ? v_x739_d[t127] : 0;
+          t129 |= !t130;
+          uint8_t t132 = rt_lt_i(0, t128);
+          int32_t t133;
+          if (t132) {
+            t133 = 2147483647;
+          } else {
+            t133 = t127;
+          }
+          if (__builtin_expect(t129 != 0, 0)) { /* again, recording the error */
+            int32_t t134;
+            if ((uint64_t)(int64_t)t127 < (uint64_t)v_x739_n) {
+              t134 = v_x739_d[t127];
+            } else {
+              NESSIE_RECORD(err, t126, RT_CHECK_INDEX, 2, 0, RT_GATHER, t127, v_x739_n, 0.0, 2);
+              t134 = 0;
+            }
+            uint8_t t136 = rt_lt_i(0, t134);
+            int32_t t137;
+            if (t136) {
+              t137 = 2147483647;
+            } else {
+              t137 = t127;
+            }
+          }
+          t125x0 = t133;
+          t125x1 = 0;
+          t125x2 = t128;
+          uint8_t t139 = rt_le_i(t125a0, t125x0);
+          int32_t t140;
+          if (t139) {
+            t140 = t125a0;
+          } else {
+            t140 = t125x0;
+          }
+          int32_t t141;
+          if (t139) {
+            t141 = t125a1;
+          } else {
+            t141 = t125x1;
+          }
+          int32_t t142;
+          if (t139) {
+            t142 = t125a2;
+          } else {
+            t142 = t125x2;
+          }
+          t125a0 = t140;
+          t125a1 = t141;
+          t125a2 = t142;
+        }
+        t122[t125] = t125a0;
+        t123[t125] = t125a1;
+        t124[t125] = t125a2;
       }
+      int32_t t125t0;
+      int32_t t125t1;
+      int32_t t125t2;
+      t125t0 = 2147483647;
+      t125t1 = 0;
+      t125t2 = 1;
+      for (int64_t t125 = 0; t125 < t121; t125++) {
+        const int32_t t143 = t122[t125];
+        const int32_t t144 = t123[t125];
+        const int32_t t145 = t124[t125];
+        uint8_t t147 = rt_le_i(t125t0, t143);
+        int32_t t148;
+        if (t147) {
+          t148 = t125t0;
+        } else {
+          t148 = t143;
+        }
+        int32_t t149;
+        if (t147) {
+          t149 = t125t1;
+        } else {
+          t149 = t144;
+        }
+        int32_t t150;
+        if (t147) {
+          t150 = t125t2;
+        } else {
+          t150 = t145;
+        }
+        t125t0 = t148;
+        t125t1 = t149;
+        t125t2 = t150;
+      }
+      v_x747 = t125t0;
+      rt_free(t122);
+      v_x748 = t125t1;
+      rt_free(t123);
+      v_x749 = t125t2;
+      rt_free(t124);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1670,93 +1393,107 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtV
   *out_v_x738 = v_x738;
   *out_v_x748 = v_x748;
   *out_v_x749 = v_x749;
-  *out_v_x751 = v_x751;
   return;
 fail:
   rt_release(v_x738);
-  rt_release(v_x751);
 }
 
-/* K13: REDUCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K13_A {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K12_A {
   RtKernelError *err;
   int run;
   int32_t v_x736;
   int32_t *v_x739_d; int64_t v_x739_n;
+  int32_t *v_x738_d; int64_t v_x738_n;
   int32_t v_x747;
   int32_t v_x748;
   int32_t v_x749;
-  int32_t *v_x738_d; int64_t v_x738_n;
-  int32_t *v_x751_d; int64_t v_x751_n;
 };
-struct alignas(8) K13_0_V {
+struct alignas(8) K12_0_V {
+  int32_t v0;
+};
+struct K12_0_pull {
+  K12_A A;
+  __device__ K12_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K12_0_V{0};
+  }
+};
+struct K12_0_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_0_V &v) const {
+    A.v_x738_d[i] = v.v0;
+  }
+};
+struct alignas(8) K12_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K13_0_pull {
-  K13_A A;
-  __device__ K13_0_V operator()(int64_t i) const {
+struct K12_1_pull {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t201 = 0; /* nonzero: a check below failed */
-    int t202 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x739_n;
-    int32_t t200 = t202 ? A.v_x739_d[ix] : 0;
-    t201 |= !t202;
-    uint8_t t204 = rt_lt_i(0, t200);
-    int32_t t205;
-    if (t204) {
-      t205 = 2147483647;
+    int t152 = 0; /* nonzero: a check below failed */
+    int t153 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x739_n;
+    int32_t t151 = t153 ? A.v_x739_d[ix] : 0;
+    t152 |= !t153;
+    uint8_t t155 = rt_lt_i(0, t151);
+    int32_t t156;
+    if (t155) {
+      t156 = 2147483647;
     } else {
-      t205 = ix;
+      t156 = ix;
     }
-    if (__builtin_expect(t201 != 0, 0)) { /* again, recording the error */
-      int32_t t206;
+    if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
+      int32_t t157;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x739_n) {
-        t206 = A.v_x739_d[ix];
+        t157 = A.v_x739_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x739_n, 0.0, 0);
-        t206 = 0;
+        t157 = 0;
       }
-      uint8_t t208 = rt_lt_i(0, t206);
-      int32_t t209;
-      if (t208) {
-        t209 = 2147483647;
+      uint8_t t159 = rt_lt_i(0, t157);
+      int32_t t160;
+      if (t159) {
+        t160 = 2147483647;
       } else {
-        t209 = ix;
+        t160 = ix;
       }
     }
-    return K13_0_V{t205, 0, t200};
+    return K12_1_V{t156, 0, t151};
   }
 };
-struct K13_0_op {
-  K13_A A;
-  __device__ K13_0_V operator()(const K13_0_V &a, const K13_0_V &b) const {
-    uint8_t t211 = rt_le_i(a.v0, b.v0);
-    int32_t t212;
-    if (t211) {
-      t212 = a.v0;
+struct K12_1_op {
+  K12_A A;
+  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
+    uint8_t t162 = rt_le_i(a.v0, b.v0);
+    int32_t t163;
+    if (t162) {
+      t163 = a.v0;
     } else {
-      t212 = b.v0;
+      t163 = b.v0;
     }
-    int32_t t213;
-    if (t211) {
-      t213 = a.v1;
+    int32_t t164;
+    if (t162) {
+      t164 = a.v1;
     } else {
-      t213 = b.v1;
+      t164 = b.v1;
     }
-    int32_t t214;
-    if (t211) {
-      t214 = a.v2;
+    int32_t t165;
+    if (t162) {
+      t165 = a.v2;
     } else {
-      t214 = b.v2;
+      t165 = b.v2;
     }
-    return K13_0_V{t212, t213, t214};
+    return K12_1_V{t163, t164, t165};
   }
 };
-struct K13_0_check {
+struct K12_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K13_0_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -1764,1363 +1501,1636 @@ struct K13_0_check {
     return true;
   }
 };
-struct alignas(8) K13_1_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K13_1_pull {
-  K13_A A;
-  __device__ K13_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K13_1_V{0, 2};
+struct K12_1_ride {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
+    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
+    return K12_1_pull{A}(i);
   }
 };
-struct K13_1_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_1_V &v) const {
-    A.v_x738_d[i] = v.v0;
-    A.v_x751_d[i] = v.v1;
-  }
-};
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, RtValue **out_v_x751, int check_site_0) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, int check_site_0) {
   (void)loc;
   (void)err;
-  K13_A A;
+  K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
   A.v_x736 = v_x736;
   A.v_x739_d = v_x739->data.i;
   A.v_x739_n = v_x739->len;
-  K13_0_V *K13_0_value = NULL; /* the REDUCE's values, on the device */
+  RtValue *v_x738 = NULL;
+  K12_1_V *K12_1_value = NULL; /* the REDUCE's values, on the device */
   int32_t v_x747 = 0;
   int32_t v_x748 = 0;
   int32_t v_x749 = 0;
-  RtValue *v_x738 = NULL;
-  RtValue *v_x751 = NULL;
-  /* REDUCE */
-  {
-    const int64_t t215 = v_x736;
-    if (t215 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t215, 0.0, run, 1};
-      goto fail;
-    }
-    K13_0_V *t216 = rtg::reduce_to_device<false>("K13", loc, K13_0_pull{A}, K13_0_op{A}, K13_0_V{2147483647, 0, 1}, t215);
-    K13_0_value = t216;
-  }
   /* MAP */
   {
-    const int64_t t217 = v_x736;
-    if (t217 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t217, 0.0, run, 2};
+    const int64_t t166 = v_x736;
+    if (t166 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t166, 0.0, run, 1};
       goto fail;
     }
-    v_x738 = rtg_vec_new(RT_INT, t217);
+    v_x738 = rtg_vec_new(RT_INT, t166);
     A.v_x738_d = v_x738->data.i;
     A.v_x738_n = v_x738->len;
-    v_x751 = rtg_vec_new(RT_INT, t217);
-    A.v_x751_d = v_x751->data.i;
-    A.v_x751_n = v_x751->len;
-    rtg::map("K13", loc, K13_1_pull{A}, K13_1_store{A}, t217);
+    /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
-  if (!rtg::check_result("K13", loc, K13_0_value, K13_0_check{{check_site_0}}, K13_0_V{2147483647, 0, 1}, err, A.run, run))
+  /* REDUCE */
+  {
+    const int64_t t167 = v_x736;
+    if (t167 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t167, 0.0, run, 2};
+      goto fail;
+    }
+    K12_1_V *t168 = rtg::reduce_to_device<false>("K12", loc, K12_1_ride{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t167);
+    K12_1_value = t168;
+  }
+  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K13_0_value = NULL; /* freed by check_result, after the check */
+  K12_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x738 = v_x738;
   *out_v_x748 = v_x748;
   *out_v_x749 = v_x749;
-  *out_v_x751 = v_x751;
   return;
 fail:
   rt_release(v_x738);
-  rt_release(v_x751);
-  rtg_free(K13_0_value);
+  rtg_free(K12_1_value);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, RtValue **out_v_x751, int check_site_0) {
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, int check_site_0) {
   RtValue *vals[] = {v_x739};
   const int64_t sizes[] = {(int64_t)v_x736, (int64_t)v_x736};
   if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K13_host(err, loc, run, v_x736, v_x739, out_v_x738, out_v_x748, out_v_x749, out_v_x751);
+    K12_host(err, loc, run, v_x736, v_x739, out_v_x738, out_v_x748, out_v_x749);
     if (err->index == INT64_MAX) {
-      K13_0_V t218;
-      memset(&t218, 0, sizeof t218);
-      t218.v1 = *out_v_x748;
-      t218.v2 = *out_v_x749;
-      (void)K13_0_check{{check_site_0}}(t218, err, run);
+      K12_1_V t169;
+      memset(&t169, 0, sizeof t169);
+      t169.v1 = *out_v_x748;
+      t169.v2 = *out_v_x749;
+      (void)K12_1_check{{check_site_0}}(t169, err, run);
     }
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x736, v_x739, out_v_x738, out_v_x748, out_v_x749, out_v_x751, check_site_0);
+    K12_gpu(err, loc, run, v_x736, v_x739, out_v_x738, out_v_x748, out_v_x749, check_site_0);
   }
 }
 
-/* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x755, RtValue **out_v_x757) {
+/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
   (void)loc;
   (void)run;
-  int32_t *v_x752_d = v_x752->data.i;
-  const int64_t v_x752_n = v_x752->len;
-  int32_t *v_x755_d = v_x755->data.i;
-  const int64_t v_x755_n = v_x755->len;
-  RtValue *v_x757 = NULL;
+  int32_t *v_x750_d = v_x750->data.i;
+  const int64_t v_x750_n = v_x750->len;
+  int32_t *v_x753_d = v_x753->data.i;
+  const int64_t v_x753_n = v_x753->len;
+  RtValue *v_x755 = NULL;
   /* MAP */
   {
-    const int64_t t219 = v_x752_n;
-    v_x757 = rt_value_new(rt_vec_type(RT_INT), t219);
-    int32_t *v_x757_d = v_x757->data.i;
-    const int64_t v_x757_n = v_x757->len;
-    RT_PARALLEL_FOR_IF(t219 >= RT_PARALLEL_MIN)
-    for (int64_t t220 = 0; t220 < t219; t220++) {
-      const int32_t t221 = (int32_t)t220;
-      int t224 = 0; /* nonzero: a check below failed */
-      int32_t t222 = v_x752_d[t221];
-      int t225 = (uint64_t)(int64_t)t222 < (uint64_t)v_x755_n;
-      int32_t t223 = t225 ? v_x755_d[t222] : 0;
-      t224 |= !t225;
-      if (__builtin_expect(t224 != 0, 0)) { /* again, recording the error */
-        int32_t t226 = v_x752_d[t221];
-        int32_t t227;
-        if ((uint64_t)(int64_t)t226 < (uint64_t)v_x755_n) {
-          t227 = v_x755_d[t226];
+    const int64_t t170 = v_x750_n;
+    v_x755 = rt_value_new(rt_vec_type(RT_INT), t170);
+    int32_t *v_x755_d = v_x755->data.i;
+    const int64_t v_x755_n = v_x755->len;
+    RT_PARALLEL_FOR_IF(t170 >= RT_PARALLEL_MIN)
+    for (int64_t t171 = 0; t171 < t170; t171++) {
+      const int32_t t172 = (int32_t)t171;
+      int t175 = 0; /* nonzero: a check below failed */
+      int32_t t173 = v_x750_d[t172];
+      int t176 = (uint64_t)(int64_t)t173 < (uint64_t)v_x753_n;
+      int32_t t174 = t176 ? v_x753_d[t173] : 0;
+      t175 |= !t176;
+      if (__builtin_expect(t175 != 0, 0)) { /* again, recording the error */
+        int32_t t177 = v_x750_d[t172];
+        int32_t t178;
+        if ((uint64_t)(int64_t)t177 < (uint64_t)v_x753_n) {
+          t178 = v_x753_d[t177];
         } else {
-          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t226, v_x755_n, 0.0, 0);
-          t227 = 0;
+          NESSIE_RECORD(err, t171, RT_CHECK_INDEX, 0, 0, RT_GATHER, t177, v_x753_n, 0.0, 0);
+          t178 = 0;
         }
       }
-      v_x757_d[t220] = t223;
+      v_x755_d[t171] = t174;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x757 = v_x757;
+  *out_v_x755 = v_x755;
   return;
 fail:
-  rt_release(v_x757);
+  rt_release(v_x755);
 }
 
-/* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K14_A {
+/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x752_d; int64_t v_x752_n;
+  int32_t *v_x750_d; int64_t v_x750_n;
+  int32_t *v_x753_d; int64_t v_x753_n;
   int32_t *v_x755_d; int64_t v_x755_n;
-  int32_t *v_x757_d; int64_t v_x757_n;
 };
-struct alignas(8) K14_0_V {
+struct alignas(8) K13_0_V {
   int32_t v0;
 };
-struct K14_0_pull {
-  K14_A A;
-  __device__ K14_0_V operator()(int64_t i) const {
+struct K13_0_pull {
+  K13_A A;
+  __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t230 = 0; /* nonzero: a check below failed */
-    int32_t t228 = A.v_x752_d[ix];
-    int t231 = (uint64_t)(int64_t)t228 < (uint64_t)A.v_x755_n;
-    int32_t t229 = t231 ? A.v_x755_d[t228] : 0;
-    t230 |= !t231;
-    if (__builtin_expect(t230 != 0, 0)) { /* again, recording the error */
-      int32_t t232 = A.v_x752_d[ix];
-      int32_t t233;
-      if ((uint64_t)(int64_t)t232 < (uint64_t)A.v_x755_n) {
-        t233 = A.v_x755_d[t232];
+    int t181 = 0; /* nonzero: a check below failed */
+    int32_t t179 = A.v_x750_d[ix];
+    int t182 = (uint64_t)(int64_t)t179 < (uint64_t)A.v_x753_n;
+    int32_t t180 = t182 ? A.v_x753_d[t179] : 0;
+    t181 |= !t182;
+    if (__builtin_expect(t181 != 0, 0)) { /* again, recording the error */
+      int32_t t183 = A.v_x750_d[ix];
+      int32_t t184;
+      if ((uint64_t)(int64_t)t183 < (uint64_t)A.v_x753_n) {
+        t184 = A.v_x753_d[t183];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, A.v_x755_n, 0.0, 0);
-        t233 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, A.v_x753_n, 0.0, 0);
+        t184 = 0;
       }
     }
-    return K14_0_V{t229};
+    return K13_0_V{t180};
   }
 };
-struct K14_0_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x757_d[i] = v.v0;
+struct K13_0_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_0_V &v) const {
+    A.v_x755_d[i] = v.v0;
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x755, RtValue **out_v_x757) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
   (void)loc;
   (void)err;
-  K14_A A;
+  K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x752_d = v_x752->data.i;
-  A.v_x752_n = v_x752->len;
-  A.v_x755_d = v_x755->data.i;
-  A.v_x755_n = v_x755->len;
-  RtValue *v_x757 = NULL;
+  A.v_x750_d = v_x750->data.i;
+  A.v_x750_n = v_x750->len;
+  A.v_x753_d = v_x753->data.i;
+  A.v_x753_n = v_x753->len;
+  RtValue *v_x755 = NULL;
   /* MAP */
   {
-    const int64_t t234 = v_x752->len;
-    v_x757 = rtg_vec_new(RT_INT, t234);
-    A.v_x757_d = v_x757->data.i;
-    A.v_x757_n = v_x757->len;
-    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t234);
+    const int64_t t185 = v_x750->len;
+    v_x755 = rtg_vec_new(RT_INT, t185);
+    A.v_x755_d = v_x755->data.i;
+    A.v_x755_n = v_x755->len;
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t185);
   }
-  *out_v_x757 = v_x757;
+  *out_v_x755 = v_x755;
   return;
 fail:
-  rt_release(v_x757);
+  rt_release(v_x755);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x755, RtValue **out_v_x757) {
-  RtValue *vals[] = {v_x752, v_x755};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
+  RtValue *vals[] = {v_x750, v_x753};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K14_host(err, loc, run, v_x752, v_x755, out_v_x757);
+    K13_host(err, loc, run, v_x750, v_x753, out_v_x755);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x752, v_x755, out_v_x757);
+    K13_gpu(err, loc, run, v_x750, v_x753, out_v_x755);
   }
 }
 
-/* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x758, RtValue *v_x759, RtValue *v_x762, RtValue *v_x772, RtValue **out_v_x768, RtValue **out_v_x776, RtValue **out_v_x782, RtValue **out_v_x789) {
+/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x756, RtValue *v_x757, RtValue *v_x760, RtValue *v_x770, RtValue **out_v_x766, RtValue **out_v_x774, RtValue **out_v_x780, RtValue **out_v_x787) {
   (void)loc;
   (void)run;
-  int32_t *v_x758_d = v_x758->data.i;
-  const int64_t v_x758_n = v_x758->len;
-  int32_t *v_x759_d = v_x759->data.i;
-  const int64_t v_x759_n = v_x759->len;
-  int32_t *v_x762_d = v_x762->data.i;
-  const int64_t v_x762_n = v_x762->len;
-  const int64_t *v_x772_off = rt_seg_offsets(v_x772);
-  const int64_t v_x772_n = v_x772->len;
-  RtValue *v_x768 = NULL;
-  RtValue *v_x769 = NULL;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x783 = NULL;
-  RtValue *v_x776 = NULL;
-  RtValue *v_x789 = NULL;
+  int32_t *v_x756_d = v_x756->data.i;
+  const int64_t v_x756_n = v_x756->len;
+  int32_t *v_x757_d = v_x757->data.i;
+  const int64_t v_x757_n = v_x757->len;
+  int32_t *v_x760_d = v_x760->data.i;
+  const int64_t v_x760_n = v_x760->len;
+  const int64_t *v_x770_off = rt_seg_offsets(v_x770);
+  const int64_t v_x770_n = v_x770->len;
+  RtValue *v_x766 = NULL;
+  RtValue *v_x767 = NULL;
+  RtValue *v_x780 = NULL;
+  RtValue *v_x781 = NULL;
+  RtValue *v_x774 = NULL;
+  RtValue *v_x787 = NULL;
   /* FILTER */
   {
-    const int64_t t235 = v_x762_n;
-    const int64_t t236 = t235 > 0 ? (t235 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t237 = (uint8_t *)rt_alloc_atomic((size_t)t235 + 1);
-    int64_t *t238 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t236 + 1));
-    RT_PARALLEL_FOR_IF(t236 > 1)
-    for (int64_t t239 = 0; t239 < t236; t239++) {
+    const int64_t t186 = v_x760_n;
+    const int64_t t187 = t186 > 0 ? (t186 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t188 = (uint8_t *)rt_alloc_atomic((size_t)t186 + 1);
+    int64_t *t189 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t187 + 1));
+    RT_PARALLEL_FOR_IF(t187 > 1)
+    for (int64_t t190 = 0; t190 < t187; t190++) {
       int64_t kept = 0;
-      const int64_t t239_end = (t239 + 1) * RT_CHUNK < t235 ? (t239 + 1) * RT_CHUNK : t235;
-      for (int64_t t240 = t239 * RT_CHUNK; t240 < t239_end; t240++) {
-        const int32_t t241 = (int32_t)t240;
-        int32_t t239x0;
-        uint8_t t239x1;
-        int t243 = 0; /* nonzero: a check below failed */
-        int t244 = (uint64_t)(int64_t)t241 < (uint64_t)v_x758_n;
-        int32_t t242 = t244 ? v_x758_d[t241] : 0;
-        t243 |= !t244;
-        int t246 = (uint64_t)(int64_t)t242 < (uint64_t)v_x759_n;
-        int32_t t245 = t246 ? v_x759_d[t242] : 0;
-        t243 |= !t246;
-        int32_t t247 = v_x762_d[t241];
-        uint8_t t249 = rt_lt_i(t247, t245);
-        if (__builtin_expect(t243 != 0, 0)) { /* again, recording the error */
-          int32_t t250;
-          if ((uint64_t)(int64_t)t241 < (uint64_t)v_x758_n) {
-            t250 = v_x758_d[t241];
+      const int64_t t190_end = (t190 + 1) * RT_CHUNK < t186 ? (t190 + 1) * RT_CHUNK : t186;
+      for (int64_t t191 = t190 * RT_CHUNK; t191 < t190_end; t191++) {
+        const int32_t t192 = (int32_t)t191;
+        int32_t t190x0;
+        uint8_t t190x1;
+        int t194 = 0; /* nonzero: a check below failed */
+        int t195 = (uint64_t)(int64_t)t192 < (uint64_t)v_x756_n;
+        int32_t t193 = t195 ? v_x756_d[t192] : 0;
+        t194 |= !t195;
+        int t197 = (uint64_t)(int64_t)t193 < (uint64_t)v_x757_n;
+        int32_t t196 = t197 ? v_x757_d[t193] : 0;
+        t194 |= !t197;
+        int32_t t198 = v_x760_d[t192];
+        uint8_t t200 = rt_lt_i(t198, t196);
+        if (__builtin_expect(t194 != 0, 0)) { /* again, recording the error */
+          int32_t t201;
+          if ((uint64_t)(int64_t)t192 < (uint64_t)v_x756_n) {
+            t201 = v_x756_d[t192];
           } else {
-            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x758_n, 0.0, 0);
-            t250 = 0;
+            NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x756_n, 0.0, 0);
+            t201 = 0;
           }
-          int32_t t251;
-          if ((uint64_t)(int64_t)t250 < (uint64_t)v_x759_n) {
-            t251 = v_x759_d[t250];
+          int32_t t202;
+          if ((uint64_t)(int64_t)t201 < (uint64_t)v_x757_n) {
+            t202 = v_x757_d[t201];
           } else {
-            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t250, v_x759_n, 0.0, 1);
-            t251 = 0;
+            NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t201, v_x757_n, 0.0, 1);
+            t202 = 0;
           }
-          int32_t t252 = v_x762_d[t241];
-          uint8_t t254 = rt_lt_i(t252, t251);
+          int32_t t203 = v_x760_d[t192];
+          uint8_t t205 = rt_lt_i(t203, t202);
         }
-        t239x0 = t247;
-        t239x1 = t249;
-        uint8_t t255;
-        t255 = t239x1;
-        t237[t240] = t255 != 0;
-        kept += t255 != 0;
+        t190x0 = t198;
+        t190x1 = t200;
+        uint8_t t206;
+        t206 = t190x1;
+        t188[t191] = t206 != 0;
+        kept += t206 != 0;
       }
-      t238[t239] = kept;
+      t189[t190] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t237);
-      rt_free(t238);
+      rt_free(t188);
+      rt_free(t189);
       goto fail;
     }
-    int64_t t256 = 0;
-    for (int64_t t239 = 0; t239 < t236; t239++) {
-      const int64_t k = t238[t239];
-      t238[t239] = t256;
-      t256 += k;
+    int64_t t207 = 0;
+    for (int64_t t190 = 0; t190 < t187; t190++) {
+      const int64_t k = t189[t190];
+      t189[t190] = t207;
+      t207 += k;
     }
-    v_x768 = rt_value_new(rt_vec_type(RT_INT), t256);
-    int32_t *v_x768_d = v_x768->data.i;
-    const int64_t v_x768_n = v_x768->len;
-    v_x769 = rt_value_new(rt_vec_type(RT_BOOL), t256);
-    uint8_t *v_x769_d = v_x769->data.b;
-    const int64_t v_x769_n = v_x769->len;
-    RT_PARALLEL_FOR_IF(t236 > 1)
-    for (int64_t t239 = 0; t239 < t236; t239++) {
-      int64_t at = t238[t239];
-      const int64_t t239_end = (t239 + 1) * RT_CHUNK < t235 ? (t239 + 1) * RT_CHUNK : t235;
-      for (int64_t t240 = t239 * RT_CHUNK; t240 < t239_end; t240++) {
-        const int32_t t241 = (int32_t)t240;
-        if (!t237[t240])
+    v_x766 = rt_value_new(rt_vec_type(RT_INT), t207);
+    int32_t *v_x766_d = v_x766->data.i;
+    const int64_t v_x766_n = v_x766->len;
+    v_x767 = rt_value_new(rt_vec_type(RT_BOOL), t207);
+    uint8_t *v_x767_d = v_x767->data.b;
+    const int64_t v_x767_n = v_x767->len;
+    RT_PARALLEL_FOR_IF(t187 > 1)
+    for (int64_t t190 = 0; t190 < t187; t190++) {
+      int64_t at = t189[t190];
+      const int64_t t190_end = (t190 + 1) * RT_CHUNK < t186 ? (t190 + 1) * RT_CHUNK : t186;
+      for (int64_t t191 = t190 * RT_CHUNK; t191 < t190_end; t191++) {
+        const int32_t t192 = (int32_t)t191;
+        if (!t188[t191])
           continue;
-        int32_t t239y0;
-        uint8_t t239y1;
-        int t258 = 0; /* nonzero: a check below failed */
-        int t259 = (uint64_t)(int64_t)t241 < (uint64_t)v_x758_n;
-        int32_t t257 = t259 ? v_x758_d[t241] : 0;
-        t258 |= !t259;
-        int t261 = (uint64_t)(int64_t)t257 < (uint64_t)v_x759_n;
-        int32_t t260 = t261 ? v_x759_d[t257] : 0;
-        t258 |= !t261;
-        int32_t t262 = v_x762_d[t241];
-        uint8_t t264 = rt_lt_i(t262, t260);
-        if (__builtin_expect(t258 != 0, 0)) { /* again, recording the error */
-          int32_t t265;
-          if ((uint64_t)(int64_t)t241 < (uint64_t)v_x758_n) {
-            t265 = v_x758_d[t241];
+        int32_t t190y0;
+        uint8_t t190y1;
+        int t209 = 0; /* nonzero: a check below failed */
+        int t210 = (uint64_t)(int64_t)t192 < (uint64_t)v_x756_n;
+        int32_t t208 = t210 ? v_x756_d[t192] : 0;
+        t209 |= !t210;
+        int t212 = (uint64_t)(int64_t)t208 < (uint64_t)v_x757_n;
+        int32_t t211 = t212 ? v_x757_d[t208] : 0;
+        t209 |= !t212;
+        int32_t t213 = v_x760_d[t192];
+        uint8_t t215 = rt_lt_i(t213, t211);
+        if (__builtin_expect(t209 != 0, 0)) { /* again, recording the error */
+          int32_t t216;
+          if ((uint64_t)(int64_t)t192 < (uint64_t)v_x756_n) {
+            t216 = v_x756_d[t192];
           } else {
-            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x758_n, 0.0, 2);
-            t265 = 0;
+            NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x756_n, 0.0, 2);
+            t216 = 0;
           }
-          int32_t t266;
-          if ((uint64_t)(int64_t)t265 < (uint64_t)v_x759_n) {
-            t266 = v_x759_d[t265];
+          int32_t t217;
+          if ((uint64_t)(int64_t)t216 < (uint64_t)v_x757_n) {
+            t217 = v_x757_d[t216];
           } else {
-            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x759_n, 0.0, 3);
-            t266 = 0;
+            NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t216, v_x757_n, 0.0, 3);
+            t217 = 0;
           }
-          int32_t t267 = v_x762_d[t241];
-          uint8_t t269 = rt_lt_i(t267, t266);
+          int32_t t218 = v_x760_d[t192];
+          uint8_t t220 = rt_lt_i(t218, t217);
         }
-        t239y0 = t262;
-        t239y1 = t264;
-        if (t237[t240]) {
-          v_x768_d[at] = t239y0;
-          v_x769_d[at] = t239y1;
+        t190y0 = t213;
+        t190y1 = t215;
+        if (t188[t191]) {
+          v_x766_d[at] = t190y0;
+          v_x767_d[at] = t190y1;
           at++;
         }
       }
     }
-    rt_free(t237);
-    rt_free(t238);
+    rt_free(t188);
+    rt_free(t189);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x768_d = v_x768->data.i;
-    const int64_t v_x768_n = v_x768->len;
-    uint8_t *v_x769_d = v_x769->data.b;
-    const int64_t v_x769_n = v_x769->len;
+    int32_t *v_x766_d = v_x766->data.i;
+    const int64_t v_x766_n = v_x766->len;
+    uint8_t *v_x767_d = v_x767->data.b;
+    const int64_t v_x767_n = v_x767->len;
     /* FILTER */
     {
-      const int64_t t270 = v_x762_n;
-      const int64_t t271 = t270 > 0 ? (t270 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t272 = (uint8_t *)rt_alloc_atomic((size_t)t270 + 1);
-      int64_t *t273 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t271 + 1));
-      RT_PARALLEL_FOR_IF(t271 > 1)
-      for (int64_t t274 = 0; t274 < t271; t274++) {
+      const int64_t t221 = v_x760_n;
+      const int64_t t222 = t221 > 0 ? (t221 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t223 = (uint8_t *)rt_alloc_atomic((size_t)t221 + 1);
+      int64_t *t224 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t222 + 1));
+      RT_PARALLEL_FOR_IF(t222 > 1)
+      for (int64_t t225 = 0; t225 < t222; t225++) {
         int64_t kept = 0;
-        const int64_t t274_end = (t274 + 1) * RT_CHUNK < t270 ? (t274 + 1) * RT_CHUNK : t270;
-        for (int64_t t275 = t274 * RT_CHUNK; t275 < t274_end; t275++) {
-          const int32_t t276 = (int32_t)t275;
-          int32_t t274x0;
-          uint8_t t274x1;
-          int t278 = 0; /* nonzero: a check below failed */
-          int t279 = (uint64_t)(int64_t)t276 < (uint64_t)v_x758_n;
-          int32_t t277 = t279 ? v_x758_d[t276] : 0;
-          t278 |= !t279;
-          int t281 = (uint64_t)(int64_t)t277 < (uint64_t)v_x759_n;
-          int32_t t280 = t281 ? v_x759_d[t277] : 0;
-          t278 |= !t281;
-          int32_t t282 = v_x762_d[t276];
-          uint8_t t284 = rt_gt_i(t282, t280);
-          if (__builtin_expect(t278 != 0, 0)) { /* again, recording the error */
-            int32_t t285;
-            if ((uint64_t)(int64_t)t276 < (uint64_t)v_x758_n) {
-              t285 = v_x758_d[t276];
+        const int64_t t225_end = (t225 + 1) * RT_CHUNK < t221 ? (t225 + 1) * RT_CHUNK : t221;
+        for (int64_t t226 = t225 * RT_CHUNK; t226 < t225_end; t226++) {
+          const int32_t t227 = (int32_t)t226;
+          int32_t t225x0;
+          uint8_t t225x1;
+          int t229 = 0; /* nonzero: a check below failed */
+          int t230 = (uint64_t)(int64_t)t227 < (uint64_t)v_x756_n;
+          int32_t t228 = t230 ? v_x756_d[t227] : 0;
+          t229 |= !t230;
+          int t232 = (uint64_t)(int64_t)t228 < (uint64_t)v_x757_n;
+          int32_t t231 = t232 ? v_x757_d[t228] : 0;
+          t229 |= !t232;
+          int32_t t233 = v_x760_d[t227];
+          uint8_t t235 = rt_gt_i(t233, t231);
+          if (__builtin_expect(t229 != 0, 0)) { /* again, recording the error */
+            int32_t t236;
+            if ((uint64_t)(int64_t)t227 < (uint64_t)v_x756_n) {
+              t236 = v_x756_d[t227];
             } else {
-              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x758_n, 0.0, 4);
-              t285 = 0;
+              NESSIE_RECORD(err, t226, RT_CHECK_INDEX, 0, 0, RT_GATHER, t227, v_x756_n, 0.0, 4);
+              t236 = 0;
             }
-            int32_t t286;
-            if ((uint64_t)(int64_t)t285 < (uint64_t)v_x759_n) {
-              t286 = v_x759_d[t285];
+            int32_t t237;
+            if ((uint64_t)(int64_t)t236 < (uint64_t)v_x757_n) {
+              t237 = v_x757_d[t236];
             } else {
-              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x759_n, 0.0, 5);
-              t286 = 0;
+              NESSIE_RECORD(err, t226, RT_CHECK_INDEX, 0, 0, RT_GATHER, t236, v_x757_n, 0.0, 5);
+              t237 = 0;
             }
-            int32_t t287 = v_x762_d[t276];
-            uint8_t t289 = rt_gt_i(t287, t286);
+            int32_t t238 = v_x760_d[t227];
+            uint8_t t240 = rt_gt_i(t238, t237);
           }
-          t274x0 = t282;
-          t274x1 = t284;
-          uint8_t t290;
-          t290 = t274x1;
-          t272[t275] = t290 != 0;
-          kept += t290 != 0;
+          t225x0 = t233;
+          t225x1 = t235;
+          uint8_t t241;
+          t241 = t225x1;
+          t223[t226] = t241 != 0;
+          kept += t241 != 0;
         }
-        t273[t274] = kept;
+        t224[t225] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t272);
-        rt_free(t273);
+        rt_free(t223);
+        rt_free(t224);
         goto fail;
       }
-      int64_t t291 = 0;
-      for (int64_t t274 = 0; t274 < t271; t274++) {
-        const int64_t k = t273[t274];
-        t273[t274] = t291;
-        t291 += k;
+      int64_t t242 = 0;
+      for (int64_t t225 = 0; t225 < t222; t225++) {
+        const int64_t k = t224[t225];
+        t224[t225] = t242;
+        t242 += k;
       }
-      v_x782 = rt_value_new(rt_vec_type(RT_INT), t291);
-      int32_t *v_x782_d = v_x782->data.i;
-      const int64_t v_x782_n = v_x782->len;
-      v_x783 = rt_value_new(rt_vec_type(RT_BOOL), t291);
-      uint8_t *v_x783_d = v_x783->data.b;
-      const int64_t v_x783_n = v_x783->len;
-      RT_PARALLEL_FOR_IF(t271 > 1)
-      for (int64_t t274 = 0; t274 < t271; t274++) {
-        int64_t at = t273[t274];
-        const int64_t t274_end = (t274 + 1) * RT_CHUNK < t270 ? (t274 + 1) * RT_CHUNK : t270;
-        for (int64_t t275 = t274 * RT_CHUNK; t275 < t274_end; t275++) {
-          const int32_t t276 = (int32_t)t275;
-          if (!t272[t275])
+      v_x780 = rt_value_new(rt_vec_type(RT_INT), t242);
+      int32_t *v_x780_d = v_x780->data.i;
+      const int64_t v_x780_n = v_x780->len;
+      v_x781 = rt_value_new(rt_vec_type(RT_BOOL), t242);
+      uint8_t *v_x781_d = v_x781->data.b;
+      const int64_t v_x781_n = v_x781->len;
+      RT_PARALLEL_FOR_IF(t222 > 1)
+      for (int64_t t225 = 0; t225 < t222; t225++) {
+        int64_t at = t224[t225];
+        const int64_t t225_end = (t225 + 1) * RT_CHUNK < t221 ? (t225 + 1) * RT_CHUNK : t221;
+        for (int64_t t226 = t225 * RT_CHUNK; t226 < t225_end; t226++) {
+          const int32_t t227 = (int32_t)t226;
+          if (!t223[t226])
             continue;
-          int32_t t274y0;
-          uint8_t t274y1;
-          int t293 = 0; /* nonzero: a check below failed */
-          int t294 = (uint64_t)(int64_t)t276 < (uint64_t)v_x758_n;
-          int32_t t292 = t294 ? v_x758_d[t276] : 0;
-          t293 |= !t294;
-          int t296 = (uint64_t)(int64_t)t292 < (uint64_t)v_x759_n;
-          int32_t t295 = t296 ? v_x759_d[t292] : 0;
-          t293 |= !t296;
-          int32_t t297 = v_x762_d[t276];
-          uint8_t t299 = rt_gt_i(t297, t295);
-          if (__builtin_expect(t293 != 0, 0)) { /* again, recording the error */
-            int32_t t300;
-            if ((uint64_t)(int64_t)t276 < (uint64_t)v_x758_n) {
-              t300 = v_x758_d[t276];
+          int32_t t225y0;
+          uint8_t t225y1;
+          int t244 = 0; /* nonzero: a check below failed */
+          int t245 = (uint64_t)(int64_t)t227 < (uint64_t)v_x756_n;
+          int32_t t243 = t245 ? v_x756_d[t227] : 0;
+          t244 |= !t245;
+          int t247 = (uint64_t)(int64_t)t243 < (uint64_t)v_x757_n;
+          int32_t t246 = t247 ? v_x757_d[t243] : 0;
+          t244 |= !t247;
+          int32_t t248 = v_x760_d[t227];
+          uint8_t t250 = rt_gt_i(t248, t246);
+          if (__builtin_expect(t244 != 0, 0)) { /* again, recording the error */
+            int32_t t251;
+            if ((uint64_t)(int64_t)t227 < (uint64_t)v_x756_n) {
+              t251 = v_x756_d[t227];
             } else {
-              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x758_n, 0.0, 6);
-              t300 = 0;
+              NESSIE_RECORD(err, t226, RT_CHECK_INDEX, 0, 0, RT_GATHER, t227, v_x756_n, 0.0, 6);
+              t251 = 0;
             }
-            int32_t t301;
-            if ((uint64_t)(int64_t)t300 < (uint64_t)v_x759_n) {
-              t301 = v_x759_d[t300];
+            int32_t t252;
+            if ((uint64_t)(int64_t)t251 < (uint64_t)v_x757_n) {
+              t252 = v_x757_d[t251];
             } else {
-              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t300, v_x759_n, 0.0, 7);
-              t301 = 0;
+              NESSIE_RECORD(err, t226, RT_CHECK_INDEX, 0, 0, RT_GATHER, t251, v_x757_n, 0.0, 7);
+              t252 = 0;
             }
-            int32_t t302 = v_x762_d[t276];
-            uint8_t t304 = rt_gt_i(t302, t301);
+            int32_t t253 = v_x760_d[t227];
+            uint8_t t255 = rt_gt_i(t253, t252);
           }
-          t274y0 = t297;
-          t274y1 = t299;
-          if (t272[t275]) {
-            v_x782_d[at] = t274y0;
-            v_x783_d[at] = t274y1;
+          t225y0 = t248;
+          t225y1 = t250;
+          if (t223[t226]) {
+            v_x780_d[at] = t225y0;
+            v_x781_d[at] = t225y1;
             at++;
           }
         }
       }
-      rt_free(t272);
-      rt_free(t273);
+      rt_free(t223);
+      rt_free(t224);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x782_d = v_x782->data.i;
-      const int64_t v_x782_n = v_x782->len;
-      uint8_t *v_x783_d = v_x783->data.b;
-      const int64_t v_x783_n = v_x783->len;
+      int32_t *v_x780_d = v_x780->data.i;
+      const int64_t v_x780_n = v_x780->len;
+      uint8_t *v_x781_d = v_x781->data.b;
+      const int64_t v_x781_n = v_x781->len;
       /* SEG_REDUCE */
       {
-        v_x776 = rt_value_new(rt_vec_type(RT_INT), v_x772_n);
-        int32_t *v_x776_d = v_x776->data.i;
-        const int64_t v_x776_n = v_x776->len;
-        v_x789 = rt_value_new(rt_vec_type(RT_INT), v_x772_n);
-        int32_t *v_x789_d = v_x789->data.i;
-        const int64_t v_x789_n = v_x789->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x772_n >= 64)
-        for (int64_t t305 = 0; t305 < v_x772_n; t305++) {
-          int32_t t305a0;
-          int32_t t305a1;
-          t305a0 = 0;
-          t305a1 = 0;
-          for (int64_t t306 = v_x772_off[t305]; t306 < v_x772_off[t305 + 1]; t306++) {
-            const int32_t t307 = (int32_t)t306;
-            int32_t t305x0;
-            int32_t t305x1;
-            int t309 = 0; /* nonzero: a check below failed */
-            int t310 = (uint64_t)(int64_t)t307 < (uint64_t)v_x758_n;
-            int32_t t308 = t310 ? v_x758_d[t307] : 0;
-            t309 |= !t310;
-            int t312 = (uint64_t)(int64_t)t308 < (uint64_t)v_x759_n;
-            int32_t t311 = t312 ? v_x759_d[t308] : 0;
-            t309 |= !t312;
-            int t314 = (uint64_t)(int64_t)t307 < (uint64_t)v_x762_n;
-            int32_t t313 = t314 ? v_x762_d[t307] : 0;
-            t309 |= !t314;
-            uint8_t t316 = rt_lt_i(t313, t311);
-            int32_t t318 = rt_btoi_b(t316);
-            uint8_t t320 = rt_gt_i(t313, t311);
-            int32_t t322 = rt_btoi_b(t320);
-            if (__builtin_expect(t309 != 0, 0)) { /* again, recording the error */
-              int32_t t323;
-              if ((uint64_t)(int64_t)t307 < (uint64_t)v_x758_n) {
-                t323 = v_x758_d[t307];
+        v_x774 = rt_value_new(rt_vec_type(RT_INT), v_x770_n);
+        int32_t *v_x774_d = v_x774->data.i;
+        const int64_t v_x774_n = v_x774->len;
+        v_x787 = rt_value_new(rt_vec_type(RT_INT), v_x770_n);
+        int32_t *v_x787_d = v_x787->data.i;
+        const int64_t v_x787_n = v_x787->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x770_n >= 64)
+        for (int64_t t256 = 0; t256 < v_x770_n; t256++) {
+          int32_t t256a0;
+          int32_t t256a1;
+          t256a0 = 0;
+          t256a1 = 0;
+          for (int64_t t257 = v_x770_off[t256]; t257 < v_x770_off[t256 + 1]; t257++) {
+            const int32_t t258 = (int32_t)t257;
+            int32_t t256x0;
+            int32_t t256x1;
+            int t260 = 0; /* nonzero: a check below failed */
+            int t261 = (uint64_t)(int64_t)t258 < (uint64_t)v_x756_n;
+            int32_t t259 = t261 ? v_x756_d[t258] : 0;
+            t260 |= !t261;
+            int t263 = (uint64_t)(int64_t)t259 < (uint64_t)v_x757_n;
+            int32_t t262 = t263 ? v_x757_d[t259] : 0;
+            t260 |= !t263;
+            int t265 = (uint64_t)(int64_t)t258 < (uint64_t)v_x760_n;
+            int32_t t264 = t265 ? v_x760_d[t258] : 0;
+            t260 |= !t265;
+            uint8_t t267 = rt_lt_i(t264, t262);
+            int32_t t269 = rt_btoi_b(t267);
+            uint8_t t271 = rt_gt_i(t264, t262);
+            int32_t t273 = rt_btoi_b(t271);
+            if (__builtin_expect(t260 != 0, 0)) { /* again, recording the error */
+              int32_t t274;
+              if ((uint64_t)(int64_t)t258 < (uint64_t)v_x756_n) {
+                t274 = v_x756_d[t258];
               } else {
-                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x758_n, 0.0, 8);
-                t323 = 0;
+                NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x756_n, 0.0, 8);
+                t274 = 0;
               }
-              int32_t t324;
-              if ((uint64_t)(int64_t)t323 < (uint64_t)v_x759_n) {
-                t324 = v_x759_d[t323];
+              int32_t t275;
+              if ((uint64_t)(int64_t)t274 < (uint64_t)v_x757_n) {
+                t275 = v_x757_d[t274];
               } else {
-                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t323, v_x759_n, 0.0, 9);
-                t324 = 0;
+                NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x757_n, 0.0, 9);
+                t275 = 0;
               }
-              int32_t t325;
-              if ((uint64_t)(int64_t)t307 < (uint64_t)v_x762_n) {
-                t325 = v_x762_d[t307];
+              int32_t t276;
+              if ((uint64_t)(int64_t)t258 < (uint64_t)v_x760_n) {
+                t276 = v_x760_d[t258];
               } else {
-                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 3, 0, RT_GATHER, t307, v_x762_n, 0.0, 10);
-                t325 = 0;
+                NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 3, 0, RT_GATHER, t258, v_x760_n, 0.0, 10);
+                t276 = 0;
               }
-              uint8_t t327 = rt_lt_i(t325, t324);
-              int32_t t329 = rt_btoi_b(t327);
-              uint8_t t331 = rt_gt_i(t325, t324);
-              int32_t t333 = rt_btoi_b(t331);
+              uint8_t t278 = rt_lt_i(t276, t275);
+              int32_t t280 = rt_btoi_b(t278);
+              uint8_t t282 = rt_gt_i(t276, t275);
+              int32_t t284 = rt_btoi_b(t282);
             }
-            t305x0 = t318;
-            t305x1 = t322;
-            int32_t t335 = rt_add_i(t305a0, t305x0);
-            int32_t t337 = rt_add_i(t305a1, t305x1);
-            t305a0 = t335;
-            t305a1 = t337;
+            t256x0 = t269;
+            t256x1 = t273;
+            int32_t t286 = rt_add_i(t256a0, t256x0);
+            int32_t t288 = rt_add_i(t256a1, t256x1);
+            t256a0 = t286;
+            t256a1 = t288;
           }
-          v_x776_d[t305] = t305a0;
-          v_x789_d[t305] = t305a1;
+          v_x774_d[t256] = t256a0;
+          v_x787_d[t256] = t256a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x768 = v_x768;
-  *out_v_x776 = v_x776;
-  *out_v_x782 = v_x782;
-  *out_v_x789 = v_x789;
-  rt_release(v_x769);
-  rt_release(v_x783);
+  *out_v_x766 = v_x766;
+  *out_v_x774 = v_x774;
+  *out_v_x780 = v_x780;
+  *out_v_x787 = v_x787;
+  rt_release(v_x767);
+  rt_release(v_x781);
   return;
 fail:
-  rt_release(v_x768);
-  rt_release(v_x769);
-  rt_release(v_x782);
-  rt_release(v_x783);
-  rt_release(v_x776);
-  rt_release(v_x789);
+  rt_release(v_x766);
+  rt_release(v_x767);
+  rt_release(v_x780);
+  rt_release(v_x781);
+  rt_release(v_x774);
+  rt_release(v_x787);
 }
 
-/* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K14_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x756_d; int64_t v_x756_n;
+  int32_t *v_x757_d; int64_t v_x757_n;
+  int32_t *v_x760_d; int64_t v_x760_n;
+  const int64_t *v_x770_off; int64_t v_x770_n;
+  int32_t *v_x766_d; int64_t v_x766_n;
+  uint8_t *v_x767_d; int64_t v_x767_n;
+  int32_t *v_x780_d; int64_t v_x780_n;
+  uint8_t *v_x781_d; int64_t v_x781_n;
+  int32_t *v_x774_d; int64_t v_x774_n;
+  int32_t *v_x787_d; int64_t v_x787_n;
+};
+struct alignas(8) K14_0_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K14_0_pull {
+  K14_A A;
+  __device__ K14_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t290 = 0; /* nonzero: a check below failed */
+    int t291 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n;
+    int32_t t289 = t291 ? A.v_x756_d[ix] : 0;
+    t290 |= !t291;
+    int t293 = (uint64_t)(int64_t)t289 < (uint64_t)A.v_x757_n;
+    int32_t t292 = t293 ? A.v_x757_d[t289] : 0;
+    t290 |= !t293;
+    int32_t t294 = A.v_x760_d[ix];
+    uint8_t t296 = rt_lt_i(t294, t292);
+    if (__builtin_expect(t290 != 0, 0)) { /* again, recording the error */
+      int32_t t297;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n) {
+        t297 = A.v_x756_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x756_n, 0.0, 0);
+        t297 = 0;
+      }
+      int32_t t298;
+      if ((uint64_t)(int64_t)t297 < (uint64_t)A.v_x757_n) {
+        t298 = A.v_x757_d[t297];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, A.v_x757_n, 0.0, 1);
+        t298 = 0;
+      }
+      int32_t t299 = A.v_x760_d[ix];
+      uint8_t t301 = rt_lt_i(t299, t298);
+    }
+    return K14_0_V{t294, t296};
+  }
+};
+struct K14_0_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_0_V &v) const {
+    A.v_x766_d[i] = v.v0;
+    A.v_x767_d[i] = v.v1;
+  }
+};
+struct K14_0_pred {
+  K14_A A;
+  __device__ bool operator()(int64_t i, const K14_0_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct alignas(8) K14_1_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K14_1_pull {
+  K14_A A;
+  __device__ K14_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t303 = 0; /* nonzero: a check below failed */
+    int t304 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n;
+    int32_t t302 = t304 ? A.v_x756_d[ix] : 0;
+    t303 |= !t304;
+    int t306 = (uint64_t)(int64_t)t302 < (uint64_t)A.v_x757_n;
+    int32_t t305 = t306 ? A.v_x757_d[t302] : 0;
+    t303 |= !t306;
+    int32_t t307 = A.v_x760_d[ix];
+    uint8_t t309 = rt_gt_i(t307, t305);
+    if (__builtin_expect(t303 != 0, 0)) { /* again, recording the error */
+      int32_t t310;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n) {
+        t310 = A.v_x756_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x756_n, 0.0, 2);
+        t310 = 0;
+      }
+      int32_t t311;
+      if ((uint64_t)(int64_t)t310 < (uint64_t)A.v_x757_n) {
+        t311 = A.v_x757_d[t310];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t310, A.v_x757_n, 0.0, 3);
+        t311 = 0;
+      }
+      int32_t t312 = A.v_x760_d[ix];
+      uint8_t t314 = rt_gt_i(t312, t311);
+    }
+    return K14_1_V{t307, t309};
+  }
+};
+struct K14_1_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_1_V &v) const {
+    A.v_x780_d[i] = v.v0;
+    A.v_x781_d[i] = v.v1;
+  }
+};
+struct K14_1_pred {
+  K14_A A;
+  __device__ bool operator()(int64_t i, const K14_1_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct alignas(8) K14_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K14_2_pull {
+  K14_A A;
+  __device__ K14_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t316 = 0; /* nonzero: a check below failed */
+    int t317 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n;
+    int32_t t315 = t317 ? A.v_x756_d[ix] : 0;
+    t316 |= !t317;
+    int t319 = (uint64_t)(int64_t)t315 < (uint64_t)A.v_x757_n;
+    int32_t t318 = t319 ? A.v_x757_d[t315] : 0;
+    t316 |= !t319;
+    int t321 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x760_n;
+    int32_t t320 = t321 ? A.v_x760_d[ix] : 0;
+    t316 |= !t321;
+    uint8_t t323 = rt_lt_i(t320, t318);
+    int32_t t325 = rt_btoi_b(t323);
+    uint8_t t327 = rt_gt_i(t320, t318);
+    int32_t t329 = rt_btoi_b(t327);
+    if (__builtin_expect(t316 != 0, 0)) { /* again, recording the error */
+      int32_t t330;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n) {
+        t330 = A.v_x756_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x756_n, 0.0, 4);
+        t330 = 0;
+      }
+      int32_t t331;
+      if ((uint64_t)(int64_t)t330 < (uint64_t)A.v_x757_n) {
+        t331 = A.v_x757_d[t330];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t330, A.v_x757_n, 0.0, 5);
+        t331 = 0;
+      }
+      int32_t t332;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x760_n) {
+        t332 = A.v_x760_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x760_n, 0.0, 6);
+        t332 = 0;
+      }
+      uint8_t t334 = rt_lt_i(t332, t331);
+      int32_t t336 = rt_btoi_b(t334);
+      uint8_t t338 = rt_gt_i(t332, t331);
+      int32_t t340 = rt_btoi_b(t338);
+    }
+    return K14_2_V{t325, t329};
+  }
+};
+struct K14_2_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_2_V &v) const {
+    A.v_x774_d[i] = v.v0;
+    A.v_x787_d[i] = v.v1;
+  }
+};
+struct K14_2_op {
+  K14_A A;
+  __device__ K14_2_V operator()(const K14_2_V &a, const K14_2_V &b) const {
+    int32_t t342 = rt_add_i(a.v0, b.v0);
+    int32_t t344 = rt_add_i(a.v1, b.v1);
+    return K14_2_V{t342, t344};
+  }
+};
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x756, RtValue *v_x757, RtValue *v_x760, RtValue *v_x770, RtValue **out_v_x766, RtValue **out_v_x774, RtValue **out_v_x780, RtValue **out_v_x787) {
+  (void)loc;
+  (void)err;
+  K14_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x756_d = v_x756->data.i;
+  A.v_x756_n = v_x756->len;
+  A.v_x757_d = v_x757->data.i;
+  A.v_x757_n = v_x757->len;
+  A.v_x760_d = v_x760->data.i;
+  A.v_x760_n = v_x760->len;
+  A.v_x770_off = rtg_seg_offsets(v_x770);
+  A.v_x770_n = v_x770->len;
+  RtValue *v_x766 = NULL;
+  RtValue *v_x767 = NULL;
+  RtValue *v_x780 = NULL;
+  RtValue *v_x781 = NULL;
+  RtValue *v_x774 = NULL;
+  RtValue *v_x787 = NULL;
+  /* SOACs 0 to 1: FILTERs in one launch */
+  int64_t *t345, t346; /* the slot of SOAC 0's count, its size */
+  int64_t *t347, t348; /* the slot of SOAC 1's count, its size */
+  {
+    const int64_t t349 = v_x760->len;
+    v_x766 = rtg_vec_new(RT_INT, t349);
+    A.v_x766_d = v_x766->data.i;
+    A.v_x766_n = v_x766->len;
+    v_x767 = rtg_vec_new(RT_BOOL, t349);
+    A.v_x767_d = v_x767->data.b;
+    A.v_x767_n = v_x767->len;
+    t346 = t349;
+    const int64_t t350 = v_x760->len;
+    v_x780 = rtg_vec_new(RT_INT, t350);
+    A.v_x780_d = v_x780->data.i;
+    A.v_x780_n = v_x780->len;
+    v_x781 = rtg_vec_new(RT_BOOL, t350);
+    A.v_x781_d = v_x781->data.b;
+    A.v_x781_n = v_x781->len;
+    t348 = t350;
+    int64_t *t351[2];
+    rtg::filters_launch("K14", loc, t350, t351, rtg::filter_part<K14_0_V>(K14_0_pull{A}, K14_0_pred{A}, K14_0_store{A}, K14_0_store{A}, false), rtg::filter_part<K14_1_V>(K14_1_pull{A}, K14_1_pred{A}, K14_1_store{A}, K14_1_store{A}, false));
+    t345 = t351[0];
+    t347 = t351[1];
+  }
+  {
+    const int64_t t352 = rtg::filter_count(t345);
+    v_x766 = rtg_vec_fit(v_x766, t352);
+    A.v_x766_d = v_x766->data.i;
+    A.v_x766_n = v_x766->len;
+    v_x767 = rtg_vec_fit(v_x767, t352);
+    A.v_x767_d = v_x767->data.b;
+    A.v_x767_n = v_x767->len;
+  }
+  {
+    const int64_t t353 = rtg::filter_count(t347);
+    v_x780 = rtg_vec_fit(v_x780, t353);
+    A.v_x780_d = v_x780->data.i;
+    A.v_x780_n = v_x780->len;
+    v_x781 = rtg_vec_fit(v_x781, t353);
+    A.v_x781_d = v_x781->data.b;
+    A.v_x781_n = v_x781->len;
+  }
+  /* SEG_REDUCE */
+  {
+    const int64_t t354 = v_x770->len;
+    v_x774 = rtg_vec_new(RT_INT, t354);
+    A.v_x774_d = v_x774->data.i;
+    A.v_x774_n = v_x774->len;
+    v_x787 = rtg_vec_new(RT_INT, t354);
+    A.v_x787_d = v_x787->data.i;
+    A.v_x787_n = v_x787->len;
+    rtg::segmented("K14", loc, K14_2_pull{A}, K14_2_op{A}, K14_2_V{0, 0}, v_x770, false, K14_2_store{A});
+  }
+  *out_v_x766 = v_x766;
+  *out_v_x774 = v_x774;
+  *out_v_x780 = v_x780;
+  *out_v_x787 = v_x787;
+  rt_release(v_x767);
+  rt_release(v_x781);
+  return;
+fail:
+  rt_release(v_x766);
+  rt_release(v_x767);
+  rt_release(v_x780);
+  rt_release(v_x781);
+  rt_release(v_x774);
+  rt_release(v_x787);
+}
+
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x756, RtValue *v_x757, RtValue *v_x760, RtValue *v_x770, RtValue **out_v_x766, RtValue **out_v_x774, RtValue **out_v_x780, RtValue **out_v_x787) {
+  RtValue *vals[] = {v_x756, v_x757, v_x760, v_x770};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 4, sizes, 0)) {
+    K14_host(err, loc, run, v_x756, v_x757, v_x760, v_x770, out_v_x766, out_v_x774, out_v_x780, out_v_x787);
+    rtg_host_ran();
+  } else {
+    K14_gpu(err, loc, run, v_x756, v_x757, v_x760, v_x770, out_v_x766, out_v_x774, out_v_x780, out_v_x787);
+  }
+}
+
+/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x788_d = v_x788->data.i;
+  const int64_t v_x788_n = v_x788->len;
+  int32_t *v_x789_d = v_x789->data.i;
+  const int64_t v_x789_n = v_x789->len;
+  RtValue *v_x792 = NULL;
+  RtValue *v_x796 = NULL;
+  /* MAP */
+  {
+    const int64_t t355 = v_x790;
+    if (t355 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t355, 0.0, 0);
+      goto fail;
+    }
+    v_x792 = rt_value_new(rt_vec_type(RT_INT), t355);
+    int32_t *v_x792_d = v_x792->data.i;
+    const int64_t v_x792_n = v_x792->len;
+    RT_PARALLEL_FOR_IF(t355 >= RT_PARALLEL_MIN)
+    for (int64_t t356 = 0; t356 < t355; t356++) {
+      const int32_t t357 = (int32_t)t356;
+      int t362 = 0; /* nonzero: a check below failed */
+      uint8_t t359 = rt_lt_i(t357, (int32_t)v_x788_n);
+      int32_t t360;
+      if (t359) {
+        int t363 = (uint64_t)(int64_t)t357 < (uint64_t)v_x788_n;
+        int32_t t361 = t363 ? v_x788_d[t357] : 0;
+        t362 |= !t363;
+        t360 = t361;
+      } else {
+        int32_t t365 = rt_sub_i(t357, (int32_t)v_x788_n);
+        int t367 = (uint64_t)(int64_t)t365 < (uint64_t)v_x789_n;
+        int32_t t366 = t367 ? v_x789_d[t365] : 0;
+        t362 |= !t367;
+        t360 = t366;
+      }
+      if (__builtin_expect(t362 != 0, 0)) { /* again, recording the error */
+        uint8_t t369 = rt_lt_i(t357, (int32_t)v_x788_n);
+        int32_t t370;
+        if (t369) {
+          int32_t t371;
+          if ((uint64_t)(int64_t)t357 < (uint64_t)v_x788_n) {
+            t371 = v_x788_d[t357];
+          } else {
+            NESSIE_RECORD(err, t356, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, v_x788_n, 0.0, 1);
+            t371 = 0;
+          }
+          t370 = t371;
+        } else {
+          int32_t t373 = rt_sub_i(t357, (int32_t)v_x788_n);
+          int32_t t374;
+          if ((uint64_t)(int64_t)t373 < (uint64_t)v_x789_n) {
+            t374 = v_x789_d[t373];
+          } else {
+            NESSIE_RECORD(err, t356, RT_CHECK_INDEX, 0, 0, RT_GATHER, t373, v_x789_n, 0.0, 2);
+            t374 = 0;
+          }
+          t370 = t374;
+        }
+      }
+      v_x792_d[t356] = t360;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x792_d = v_x792->data.i;
+    const int64_t v_x792_n = v_x792->len;
+    /* SCAN */
+    {
+      const int64_t t375 = v_x790;
+      if (t375 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t375, 0.0, 3);
+        goto fail;
+      }
+      const int64_t t376 = t375 > 0 ? (t375 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t377 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t376);
+      RT_PARALLEL_FOR_IF(t376 > 1)
+      for (int64_t t378 = 0; t378 < t376; t378++) {
+        int32_t t378a0;
+        t378a0 = 0;
+        const int64_t t378_end = (t378 + 1) * RT_CHUNK < t375 ? (t378 + 1) * RT_CHUNK : t375;
+        for (int64_t t379 = t378 * RT_CHUNK; t379 < t378_end; t379++) {
+          const int32_t t380 = (int32_t)t379;
+          int32_t t378x0;
+          int t385 = 0; /* nonzero: a check below failed */
+          uint8_t t382 = rt_lt_i(t380, (int32_t)v_x788_n);
+          int32_t t383;
+          if (t382) {
+            int t386 = (uint64_t)(int64_t)t380 < (uint64_t)v_x788_n;
+            int32_t t384 = t386 ? v_x788_d[t380] : 0;
+            t385 |= !t386;
+            t383 = t384;
+          } else {
+            int32_t t388 = rt_sub_i(t380, (int32_t)v_x788_n);
+            int t390 = (uint64_t)(int64_t)t388 < (uint64_t)v_x789_n;
+            int32_t t389 = t390 ? v_x789_d[t388] : 0;
+            t385 |= !t390;
+            t383 = t389;
+          }
+          if (__builtin_expect(t385 != 0, 0)) { /* again, recording the error */
+            uint8_t t392 = rt_lt_i(t380, (int32_t)v_x788_n);
+            int32_t t393;
+            if (t392) {
+              int32_t t394;
+              if ((uint64_t)(int64_t)t380 < (uint64_t)v_x788_n) {
+                t394 = v_x788_d[t380];
+              } else {
+                NESSIE_RECORD(err, t379, RT_CHECK_INDEX, 0, 0, RT_GATHER, t380, v_x788_n, 0.0, 4);
+                t394 = 0;
+              }
+              t393 = t394;
+            } else {
+              int32_t t396 = rt_sub_i(t380, (int32_t)v_x788_n);
+              int32_t t397;
+              if ((uint64_t)(int64_t)t396 < (uint64_t)v_x789_n) {
+                t397 = v_x789_d[t396];
+              } else {
+                NESSIE_RECORD(err, t379, RT_CHECK_INDEX, 0, 0, RT_GATHER, t396, v_x789_n, 0.0, 5);
+                t397 = 0;
+              }
+              t393 = t397;
+            }
+          }
+          t378x0 = t383;
+          int32_t t399 = rt_add_i(t378a0, t378x0);
+          t378a0 = t399;
+        }
+        t377[t378] = t378a0;
+      }
+      int32_t t378t0;
+      t378t0 = 0;
+      for (int64_t t378 = 0; t378 < t376; t378++) {
+        const int32_t t400 = t377[t378];
+        t377[t378] = t378t0;
+        int32_t t402 = rt_add_i(t378t0, t400);
+        t378t0 = t402;
+      }
+      v_x796 = rt_value_new(rt_vec_type(RT_INT), t375);
+      int32_t *v_x796_d = v_x796->data.i;
+      const int64_t v_x796_n = v_x796->len;
+      RT_PARALLEL_FOR_IF(t376 > 1)
+      for (int64_t t378 = 0; t378 < t376; t378++) {
+        int32_t t378p0;
+        t378p0 = t377[t378];
+        const int64_t t378_end = (t378 + 1) * RT_CHUNK < t375 ? (t378 + 1) * RT_CHUNK : t375;
+        for (int64_t t379 = t378 * RT_CHUNK; t379 < t378_end; t379++) {
+          const int32_t t380 = (int32_t)t379;
+          v_x796_d[t379] = t378p0;
+          int32_t t378y0;
+          int t407 = 0; /* nonzero: a check below failed */
+          uint8_t t404 = rt_lt_i(t380, (int32_t)v_x788_n);
+          int32_t t405;
+          if (t404) {
+            int t408 = (uint64_t)(int64_t)t380 < (uint64_t)v_x788_n;
+            int32_t t406 = t408 ? v_x788_d[t380] : 0;
+            t407 |= !t408;
+            t405 = t406;
+          } else {
+            int32_t t410 = rt_sub_i(t380, (int32_t)v_x788_n);
+            int t412 = (uint64_t)(int64_t)t410 < (uint64_t)v_x789_n;
+            int32_t t411 = t412 ? v_x789_d[t410] : 0;
+            t407 |= !t412;
+            t405 = t411;
+          }
+          if (__builtin_expect(t407 != 0, 0)) { /* again, recording the error */
+            uint8_t t414 = rt_lt_i(t380, (int32_t)v_x788_n);
+            int32_t t415;
+            if (t414) {
+              int32_t t416;
+              if ((uint64_t)(int64_t)t380 < (uint64_t)v_x788_n) {
+                t416 = v_x788_d[t380];
+              } else {
+                NESSIE_RECORD(err, t379, RT_CHECK_INDEX, 0, 0, RT_GATHER, t380, v_x788_n, 0.0, 6);
+                t416 = 0;
+              }
+              t415 = t416;
+            } else {
+              int32_t t418 = rt_sub_i(t380, (int32_t)v_x788_n);
+              int32_t t419;
+              if ((uint64_t)(int64_t)t418 < (uint64_t)v_x789_n) {
+                t419 = v_x789_d[t418];
+              } else {
+                NESSIE_RECORD(err, t379, RT_CHECK_INDEX, 0, 0, RT_GATHER, t418, v_x789_n, 0.0, 7);
+                t419 = 0;
+              }
+              t415 = t419;
+            }
+          }
+          t378y0 = t405;
+          int32_t t421 = rt_add_i(t378p0, t378y0);
+          t378p0 = t421;
+        }
+      }
+      rt_free(t377);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x792 = v_x792;
+  *out_v_x796 = v_x796;
+  return;
+fail:
+  rt_release(v_x792);
+  rt_release(v_x796);
+}
+
+/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x758_d; int64_t v_x758_n;
-  int32_t *v_x759_d; int64_t v_x759_n;
-  int32_t *v_x762_d; int64_t v_x762_n;
-  const int64_t *v_x772_off; int64_t v_x772_n;
-  int32_t *v_x768_d; int64_t v_x768_n;
-  uint8_t *v_x769_d; int64_t v_x769_n;
-  int32_t *v_x782_d; int64_t v_x782_n;
-  uint8_t *v_x783_d; int64_t v_x783_n;
-  int32_t *v_x776_d; int64_t v_x776_n;
+  int32_t *v_x788_d; int64_t v_x788_n;
   int32_t *v_x789_d; int64_t v_x789_n;
+  int32_t v_x790;
+  int32_t *v_x792_d; int64_t v_x792_n;
+  int32_t *v_x796_d; int64_t v_x796_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
-  uint8_t v1;
 };
 struct K15_0_pull {
   K15_A A;
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t339 = 0; /* nonzero: a check below failed */
-    int t340 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x758_n;
-    int32_t t338 = t340 ? A.v_x758_d[ix] : 0;
-    t339 |= !t340;
-    int t342 = (uint64_t)(int64_t)t338 < (uint64_t)A.v_x759_n;
-    int32_t t341 = t342 ? A.v_x759_d[t338] : 0;
-    t339 |= !t342;
-    int32_t t343 = A.v_x762_d[ix];
-    uint8_t t345 = rt_lt_i(t343, t341);
-    if (__builtin_expect(t339 != 0, 0)) { /* again, recording the error */
-      int32_t t346;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x758_n) {
-        t346 = A.v_x758_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x758_n, 0.0, 0);
-        t346 = 0;
-      }
-      int32_t t347;
-      if ((uint64_t)(int64_t)t346 < (uint64_t)A.v_x759_n) {
-        t347 = A.v_x759_d[t346];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, A.v_x759_n, 0.0, 1);
-        t347 = 0;
-      }
-      int32_t t348 = A.v_x762_d[ix];
-      uint8_t t350 = rt_lt_i(t348, t347);
+    int t426 = 0; /* nonzero: a check below failed */
+    uint8_t t423 = rt_lt_i(ix, (int32_t)A.v_x788_n);
+    int32_t t424;
+    if (t423) {
+      int t427 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n;
+      int32_t t425 = t427 ? A.v_x788_d[ix] : 0;
+      t426 |= !t427;
+      t424 = t425;
+    } else {
+      int32_t t429 = rt_sub_i(ix, (int32_t)A.v_x788_n);
+      int t431 = (uint64_t)(int64_t)t429 < (uint64_t)A.v_x789_n;
+      int32_t t430 = t431 ? A.v_x789_d[t429] : 0;
+      t426 |= !t431;
+      t424 = t430;
     }
-    return K15_0_V{t343, t345};
+    if (__builtin_expect(t426 != 0, 0)) { /* again, recording the error */
+      uint8_t t433 = rt_lt_i(ix, (int32_t)A.v_x788_n);
+      int32_t t434;
+      if (t433) {
+        int32_t t435;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n) {
+          t435 = A.v_x788_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x788_n, 0.0, 0);
+          t435 = 0;
+        }
+        t434 = t435;
+      } else {
+        int32_t t437 = rt_sub_i(ix, (int32_t)A.v_x788_n);
+        int32_t t438;
+        if ((uint64_t)(int64_t)t437 < (uint64_t)A.v_x789_n) {
+          t438 = A.v_x789_d[t437];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, A.v_x789_n, 0.0, 1);
+          t438 = 0;
+        }
+        t434 = t438;
+      }
+    }
+    return K15_0_V{t424};
   }
 };
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x768_d[i] = v.v0;
-    A.v_x769_d[i] = v.v1;
-  }
-};
-struct K15_0_pred {
-  K15_A A;
-  __device__ bool operator()(int64_t i, const K15_0_V &v) const {
-    return (bool)v.v1;
+    A.v_x792_d[i] = v.v0;
   }
 };
 struct alignas(8) K15_1_V {
   int32_t v0;
-  uint8_t v1;
 };
 struct K15_1_pull {
   K15_A A;
   __device__ K15_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t352 = 0; /* nonzero: a check below failed */
-    int t353 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x758_n;
-    int32_t t351 = t353 ? A.v_x758_d[ix] : 0;
-    t352 |= !t353;
-    int t355 = (uint64_t)(int64_t)t351 < (uint64_t)A.v_x759_n;
-    int32_t t354 = t355 ? A.v_x759_d[t351] : 0;
-    t352 |= !t355;
-    int32_t t356 = A.v_x762_d[ix];
-    uint8_t t358 = rt_gt_i(t356, t354);
-    if (__builtin_expect(t352 != 0, 0)) { /* again, recording the error */
-      int32_t t359;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x758_n) {
-        t359 = A.v_x758_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x758_n, 0.0, 2);
-        t359 = 0;
-      }
-      int32_t t360;
-      if ((uint64_t)(int64_t)t359 < (uint64_t)A.v_x759_n) {
-        t360 = A.v_x759_d[t359];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t359, A.v_x759_n, 0.0, 3);
-        t360 = 0;
-      }
-      int32_t t361 = A.v_x762_d[ix];
-      uint8_t t363 = rt_gt_i(t361, t360);
+    int t443 = 0; /* nonzero: a check below failed */
+    uint8_t t440 = rt_lt_i(ix, (int32_t)A.v_x788_n);
+    int32_t t441;
+    if (t440) {
+      int t444 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n;
+      int32_t t442 = t444 ? A.v_x788_d[ix] : 0;
+      t443 |= !t444;
+      t441 = t442;
+    } else {
+      int32_t t446 = rt_sub_i(ix, (int32_t)A.v_x788_n);
+      int t448 = (uint64_t)(int64_t)t446 < (uint64_t)A.v_x789_n;
+      int32_t t447 = t448 ? A.v_x789_d[t446] : 0;
+      t443 |= !t448;
+      t441 = t447;
     }
-    return K15_1_V{t356, t358};
+    if (__builtin_expect(t443 != 0, 0)) { /* again, recording the error */
+      uint8_t t450 = rt_lt_i(ix, (int32_t)A.v_x788_n);
+      int32_t t451;
+      if (t450) {
+        int32_t t452;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n) {
+          t452 = A.v_x788_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x788_n, 0.0, 2);
+          t452 = 0;
+        }
+        t451 = t452;
+      } else {
+        int32_t t454 = rt_sub_i(ix, (int32_t)A.v_x788_n);
+        int32_t t455;
+        if ((uint64_t)(int64_t)t454 < (uint64_t)A.v_x789_n) {
+          t455 = A.v_x789_d[t454];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, A.v_x789_n, 0.0, 3);
+          t455 = 0;
+        }
+        t451 = t455;
+      }
+    }
+    return K15_1_V{t441};
   }
 };
 struct K15_1_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_1_V &v) const {
-    A.v_x782_d[i] = v.v0;
-    A.v_x783_d[i] = v.v1;
+    A.v_x796_d[i] = v.v0;
   }
 };
-struct K15_1_pred {
+struct K15_1_op {
   K15_A A;
-  __device__ bool operator()(int64_t i, const K15_1_V &v) const {
-    return (bool)v.v1;
+  __device__ K15_1_V operator()(const K15_1_V &a, const K15_1_V &b) const {
+    int32_t t457 = rt_add_i(a.v0, b.v0);
+    return K15_1_V{t457};
   }
 };
-struct alignas(8) K15_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K15_2_pull {
+struct K15_1_ride {
   K15_A A;
-  __device__ K15_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t365 = 0; /* nonzero: a check below failed */
-    int t366 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x758_n;
-    int32_t t364 = t366 ? A.v_x758_d[ix] : 0;
-    t365 |= !t366;
-    int t368 = (uint64_t)(int64_t)t364 < (uint64_t)A.v_x759_n;
-    int32_t t367 = t368 ? A.v_x759_d[t364] : 0;
-    t365 |= !t368;
-    int t370 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x762_n;
-    int32_t t369 = t370 ? A.v_x762_d[ix] : 0;
-    t365 |= !t370;
-    uint8_t t372 = rt_lt_i(t369, t367);
-    int32_t t374 = rt_btoi_b(t372);
-    uint8_t t376 = rt_gt_i(t369, t367);
-    int32_t t378 = rt_btoi_b(t376);
-    if (__builtin_expect(t365 != 0, 0)) { /* again, recording the error */
-      int32_t t379;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x758_n) {
-        t379 = A.v_x758_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x758_n, 0.0, 4);
-        t379 = 0;
-      }
-      int32_t t380;
-      if ((uint64_t)(int64_t)t379 < (uint64_t)A.v_x759_n) {
-        t380 = A.v_x759_d[t379];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t379, A.v_x759_n, 0.0, 5);
-        t380 = 0;
-      }
-      int32_t t381;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x762_n) {
-        t381 = A.v_x762_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x762_n, 0.0, 6);
-        t381 = 0;
-      }
-      uint8_t t383 = rt_lt_i(t381, t380);
-      int32_t t385 = rt_btoi_b(t383);
-      uint8_t t387 = rt_gt_i(t381, t380);
-      int32_t t389 = rt_btoi_b(t387);
-    }
-    return K15_2_V{t374, t378};
+  __device__ void operator()(int64_t i, const K15_1_V &v) const {
+    K15_0_store{A}(i, K15_0_pull{A}(i)); /* MAP 0 rides here */
+    K15_1_store{A}(i, v);
   }
 };
-struct K15_2_store {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_2_V &v) const {
-    A.v_x776_d[i] = v.v0;
-    A.v_x789_d[i] = v.v1;
-  }
-};
-struct K15_2_op {
-  K15_A A;
-  __device__ K15_2_V operator()(const K15_2_V &a, const K15_2_V &b) const {
-    int32_t t391 = rt_add_i(a.v0, b.v0);
-    int32_t t393 = rt_add_i(a.v1, b.v1);
-    return K15_2_V{t391, t393};
-  }
-};
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x758, RtValue *v_x759, RtValue *v_x762, RtValue *v_x772, RtValue **out_v_x768, RtValue **out_v_x776, RtValue **out_v_x782, RtValue **out_v_x789) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x758_d = v_x758->data.i;
-  A.v_x758_n = v_x758->len;
-  A.v_x759_d = v_x759->data.i;
-  A.v_x759_n = v_x759->len;
-  A.v_x762_d = v_x762->data.i;
-  A.v_x762_n = v_x762->len;
-  A.v_x772_off = rtg_seg_offsets(v_x772);
-  A.v_x772_n = v_x772->len;
-  RtValue *v_x768 = NULL;
-  RtValue *v_x769 = NULL;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x783 = NULL;
-  RtValue *v_x776 = NULL;
-  RtValue *v_x789 = NULL;
-  /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t394, t395; /* the slot of SOAC 0's count, its size */
-  int64_t *t396, t397; /* the slot of SOAC 1's count, its size */
-  {
-    const int64_t t398 = v_x762->len;
-    v_x768 = rtg_vec_new(RT_INT, t398);
-    A.v_x768_d = v_x768->data.i;
-    A.v_x768_n = v_x768->len;
-    v_x769 = rtg_vec_new(RT_BOOL, t398);
-    A.v_x769_d = v_x769->data.b;
-    A.v_x769_n = v_x769->len;
-    t395 = t398;
-    const int64_t t399 = v_x762->len;
-    v_x782 = rtg_vec_new(RT_INT, t399);
-    A.v_x782_d = v_x782->data.i;
-    A.v_x782_n = v_x782->len;
-    v_x783 = rtg_vec_new(RT_BOOL, t399);
-    A.v_x783_d = v_x783->data.b;
-    A.v_x783_n = v_x783->len;
-    t397 = t399;
-    int64_t *t400[2];
-    rtg::filters_launch("K15", loc, t399, t400, rtg::filter_part<K15_0_V>(K15_0_pull{A}, K15_0_pred{A}, K15_0_store{A}, K15_0_store{A}, false), rtg::filter_part<K15_1_V>(K15_1_pull{A}, K15_1_pred{A}, K15_1_store{A}, K15_1_store{A}, false));
-    t394 = t400[0];
-    t396 = t400[1];
-  }
-  {
-    const int64_t t401 = rtg::filter_count(t394);
-    v_x768 = rtg_vec_fit(v_x768, t401);
-    A.v_x768_d = v_x768->data.i;
-    A.v_x768_n = v_x768->len;
-    v_x769 = rtg_vec_fit(v_x769, t401);
-    A.v_x769_d = v_x769->data.b;
-    A.v_x769_n = v_x769->len;
-  }
-  {
-    const int64_t t402 = rtg::filter_count(t396);
-    v_x782 = rtg_vec_fit(v_x782, t402);
-    A.v_x782_d = v_x782->data.i;
-    A.v_x782_n = v_x782->len;
-    v_x783 = rtg_vec_fit(v_x783, t402);
-    A.v_x783_d = v_x783->data.b;
-    A.v_x783_n = v_x783->len;
-  }
-  /* SEG_REDUCE */
-  {
-    const int64_t t403 = v_x772->len;
-    v_x776 = rtg_vec_new(RT_INT, t403);
-    A.v_x776_d = v_x776->data.i;
-    A.v_x776_n = v_x776->len;
-    v_x789 = rtg_vec_new(RT_INT, t403);
-    A.v_x789_d = v_x789->data.i;
-    A.v_x789_n = v_x789->len;
-    rtg::segmented("K15", loc, K15_2_pull{A}, K15_2_op{A}, K15_2_V{0, 0}, v_x772, false, K15_2_store{A});
-  }
-  *out_v_x768 = v_x768;
-  *out_v_x776 = v_x776;
-  *out_v_x782 = v_x782;
-  *out_v_x789 = v_x789;
-  rt_release(v_x769);
-  rt_release(v_x783);
-  return;
-fail:
-  rt_release(v_x768);
-  rt_release(v_x769);
-  rt_release(v_x782);
-  rt_release(v_x783);
-  rt_release(v_x776);
-  rt_release(v_x789);
-}
-
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x758, RtValue *v_x759, RtValue *v_x762, RtValue *v_x772, RtValue **out_v_x768, RtValue **out_v_x776, RtValue **out_v_x782, RtValue **out_v_x789) {
-  RtValue *vals[] = {v_x758, v_x759, v_x762, v_x772};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K15_host(err, loc, run, v_x758, v_x759, v_x762, v_x772, out_v_x768, out_v_x776, out_v_x782, out_v_x789);
-    rtg_host_ran();
-  } else {
-    K15_gpu(err, loc, run, v_x758, v_x759, v_x762, v_x772, out_v_x768, out_v_x776, out_v_x782, out_v_x789);
-  }
-}
-
-/* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, int32_t v_x792, RtValue **out_v_x794, RtValue **out_v_x798) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x790_d = v_x790->data.i;
-  const int64_t v_x790_n = v_x790->len;
-  int32_t *v_x791_d = v_x791->data.i;
-  const int64_t v_x791_n = v_x791->len;
-  RtValue *v_x794 = NULL;
-  RtValue *v_x798 = NULL;
+  A.v_x788_d = v_x788->data.i;
+  A.v_x788_n = v_x788->len;
+  A.v_x789_d = v_x789->data.i;
+  A.v_x789_n = v_x789->len;
+  A.v_x790 = v_x790;
+  RtValue *v_x792 = NULL;
+  RtValue *v_x796 = NULL;
   /* MAP */
   {
-    const int64_t t404 = v_x792;
-    if (t404 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t404, 0.0, 0);
+    const int64_t t458 = v_x790;
+    if (t458 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t458, 0.0, run, 4};
       goto fail;
     }
-    v_x794 = rt_value_new(rt_vec_type(RT_INT), t404);
-    int32_t *v_x794_d = v_x794->data.i;
-    const int64_t v_x794_n = v_x794->len;
-    RT_PARALLEL_FOR_IF(t404 >= RT_PARALLEL_MIN)
-    for (int64_t t405 = 0; t405 < t404; t405++) {
-      const int32_t t406 = (int32_t)t405;
-      int t411 = 0; /* nonzero: a check below failed */
-      uint8_t t408 = rt_lt_i(t406, (int32_t)v_x790_n);
-      int32_t t409;
-      if (t408) {
-        int t412 = (uint64_t)(int64_t)t406 < (uint64_t)v_x790_n;
-        int32_t t410 = t412 ? v_x790_d[t406] : 0;
-        t411 |= !t412;
-        t409 = t410;
-      } else {
-        int32_t t414 = rt_sub_i(t406, (int32_t)v_x790_n);
-        int t416 = (uint64_t)(int64_t)t414 < (uint64_t)v_x791_n;
-        int32_t t415 = t416 ? v_x791_d[t414] : 0;
-        t411 |= !t416;
-        t409 = t415;
-      }
-      if (__builtin_expect(t411 != 0, 0)) { /* again, recording the error */
-        uint8_t t418 = rt_lt_i(t406, (int32_t)v_x790_n);
-        int32_t t419;
-        if (t418) {
-          int32_t t420;
-          if ((uint64_t)(int64_t)t406 < (uint64_t)v_x790_n) {
-            t420 = v_x790_d[t406];
-          } else {
-            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t406, v_x790_n, 0.0, 1);
-            t420 = 0;
-          }
-          t419 = t420;
+    v_x792 = rtg_vec_new(RT_INT, t458);
+    A.v_x792_d = v_x792->data.i;
+    A.v_x792_n = v_x792->len;
+    /* computed in the launch of SOAC 1 (K15_1_ride) */
+  }
+  /* SCAN */
+  {
+    const int64_t t459 = v_x790;
+    if (t459 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t459, 0.0, run, 5};
+      goto fail;
+    }
+    v_x796 = rtg_vec_new(RT_INT, t459);
+    A.v_x796_d = v_x796->data.i;
+    A.v_x796_n = v_x796->len;
+    rtg::scan<true>("K15", loc, K15_1_pull{A}, K15_1_op{A}, K15_1_V{0}, t459, K15_1_ride{A});
+  }
+  *out_v_x792 = v_x792;
+  *out_v_x796 = v_x796;
+  return;
+fail:
+  rt_release(v_x792);
+  rt_release(v_x796);
+}
+
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
+  RtValue *vals[] = {v_x788, v_x789};
+  const int64_t sizes[] = {(int64_t)v_x790, (int64_t)v_x790};
+  if (rtg_choose_host(vals, 2, sizes, 2)) {
+    K15_host(err, loc, run, v_x788, v_x789, v_x790, out_v_x792, out_v_x796);
+    rtg_host_ran();
+  } else {
+    K15_gpu(err, loc, run, v_x788, v_x789, v_x790, out_v_x792, out_v_x796);
+  }
+}
+
+/* K16: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue *v_x1157, int32_t v_x1158, RtValue *v_sd_1168, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1162, int32_t v_x1163, RtValue **out_v_x1167) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1156_d = v_x1156->data.i;
+  const int64_t v_x1156_n = v_x1156->len;
+  int32_t *v_x1157_d = v_x1157->data.i;
+  const int64_t v_x1157_n = v_x1157->len;
+  const int64_t *v_sd_1168_off = rt_seg_offsets(v_sd_1168);
+  const int64_t v_sd_1168_n = v_sd_1168->len;
+  int32_t *v_x1160_d = v_x1160->data.i;
+  const int64_t v_x1160_n = v_x1160->len;
+  int32_t *v_x1161_d = v_x1161->data.i;
+  const int64_t v_x1161_n = v_x1161->len;
+  int32_t *v_x1162_d = v_x1162->data.i;
+  const int64_t v_x1162_n = v_x1162->len;
+  RtValue *v_x1167 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t460 = v_sd_1168_off[v_sd_1168_n];
+    v_x1167 = rt_value_new(rt_vec_type(RT_INT), t460);
+    int32_t *v_x1167_d = v_x1167->data.i;
+    const int64_t v_x1167_n = v_x1167->len;
+    const int64_t t461 = (t460 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t461 > 1)
+    for (int64_t t462 = 0; t462 < t461; t462++) {
+      int64_t t465 = rt_segment_search(v_sd_1168_off, 0, v_sd_1168_n, t462 * RT_CHUNK);
+      const int64_t t462_end = (t462 + 1) * RT_CHUNK < t460 ? (t462 + 1) * RT_CHUNK : t460;
+      for (int64_t t463 = t462 * RT_CHUNK; t463 < t462_end; t463++) {
+        const int32_t t464 = (int32_t)t463;
+        while (v_sd_1168_off[t465 + 1] <= t463)
+          t465++;
+        const int32_t t466 = (int32_t)t465;
+        int t468 = 0; /* nonzero: a check below failed */
+        int t469 = (uint64_t)(int64_t)t466 < (uint64_t)v_x1162_n;
+        int32_t t467 = t469 ? v_x1162_d[t466] : 0;
+        t468 |= !t469;
+        int t471 = (uint64_t)(int64_t)t466 < (uint64_t)v_x1160_n;
+        int32_t t470 = t471 ? v_x1160_d[t466] : 0;
+        t468 |= !t471;
+        int32_t t473 = rt_sub_i(t464, t470);
+        int t475 = (uint64_t)(int64_t)t466 < (uint64_t)v_x1161_n;
+        int32_t t474 = t475 ? v_x1161_d[t466] : 0;
+        t468 |= !t475;
+        int32_t t477 = rt_mul_i(t473, t474);
+        int32_t t479 = rt_add_i(t467, t477);
+        int t481 = (uint64_t)(int64_t)t479 < (uint64_t)(int64_t)v_x1158;
+        int32_t t480 = t481 ? t479 : 0;
+        t468 |= !t481;
+        uint8_t t483 = rt_lt_i(t480, (int32_t)v_x1156_n);
+        int32_t t484;
+        if (t483) {
+          int t486 = (uint64_t)(int64_t)t480 < (uint64_t)v_x1156_n;
+          int32_t t485 = t486 ? v_x1156_d[t480] : 0;
+          t468 |= !t486;
+          t484 = t485;
         } else {
-          int32_t t422 = rt_sub_i(t406, (int32_t)v_x790_n);
-          int32_t t423;
-          if ((uint64_t)(int64_t)t422 < (uint64_t)v_x791_n) {
-            t423 = v_x791_d[t422];
-          } else {
-            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t422, v_x791_n, 0.0, 2);
-            t423 = 0;
-          }
-          t419 = t423;
+          int32_t t488 = rt_sub_i(t480, (int32_t)v_x1156_n);
+          int t490 = (uint64_t)(int64_t)t488 < (uint64_t)v_x1157_n;
+          int32_t t489 = t490 ? v_x1157_d[t488] : 0;
+          t468 |= !t490;
+          t484 = t489;
         }
+        if (__builtin_expect(t468 != 0, 0)) { /* again, recording the error */
+          int32_t t491;
+          if ((uint64_t)(int64_t)t466 < (uint64_t)v_x1162_n) {
+            t491 = v_x1162_d[t466];
+          } else {
+            NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x1162_n, 0.0, 0);
+            t491 = 0;
+          }
+          int32_t t492;
+          if ((uint64_t)(int64_t)t466 < (uint64_t)v_x1160_n) {
+            t492 = v_x1160_d[t466];
+          } else {
+            NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x1160_n, 0.0, 1);
+            t492 = 0;
+          }
+          int32_t t494 = rt_sub_i(t464, t492);
+          int32_t t495;
+          if ((uint64_t)(int64_t)t466 < (uint64_t)v_x1161_n) {
+            t495 = v_x1161_d[t466];
+          } else {
+            NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x1161_n, 0.0, 2);
+            t495 = 0;
+          }
+          int32_t t497 = rt_mul_i(t494, t495);
+          int32_t t499 = rt_add_i(t491, t497);
+          int32_t t500 = t499;
+          if (!((uint64_t)(int64_t)t499 < (uint64_t)(int64_t)v_x1158)) {
+            NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t499, v_x1158, 0.0, 3);
+            t500 = 0;
+          }
+          uint8_t t502 = rt_lt_i(t500, (int32_t)v_x1156_n);
+          int32_t t503;
+          if (t502) {
+            int32_t t504;
+            if ((uint64_t)(int64_t)t500 < (uint64_t)v_x1156_n) {
+              t504 = v_x1156_d[t500];
+            } else {
+              NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_x1156_n, 0.0, 4);
+              t504 = 0;
+            }
+            t503 = t504;
+          } else {
+            int32_t t506 = rt_sub_i(t500, (int32_t)v_x1156_n);
+            int32_t t507;
+            if ((uint64_t)(int64_t)t506 < (uint64_t)v_x1157_n) {
+              t507 = v_x1157_d[t506];
+            } else {
+              NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t506, v_x1157_n, 0.0, 5);
+              t507 = 0;
+            }
+            t503 = t507;
+          }
+        }
+        v_x1167_d[t463] = t484;
       }
-      v_x794_d[t405] = t409;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x794_d = v_x794->data.i;
-    const int64_t v_x794_n = v_x794->len;
-    /* SCAN */
-    {
-      const int64_t t424 = v_x792;
-      if (t424 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t424, 0.0, 3);
-        goto fail;
-      }
-      const int64_t t425 = t424 > 0 ? (t424 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t426 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t425);
-      RT_PARALLEL_FOR_IF(t425 > 1)
-      for (int64_t t427 = 0; t427 < t425; t427++) {
-        int32_t t427a0;
-        t427a0 = 0;
-        const int64_t t427_end = (t427 + 1) * RT_CHUNK < t424 ? (t427 + 1) * RT_CHUNK : t424;
-        for (int64_t t428 = t427 * RT_CHUNK; t428 < t427_end; t428++) {
-          const int32_t t429 = (int32_t)t428;
-          int32_t t427x0;
-          int t434 = 0; /* nonzero: a check below failed */
-          uint8_t t431 = rt_lt_i(t429, (int32_t)v_x790_n);
-          int32_t t432;
-          if (t431) {
-            int t435 = (uint64_t)(int64_t)t429 < (uint64_t)v_x790_n;
-            int32_t t433 = t435 ? v_x790_d[t429] : 0;
-            t434 |= !t435;
-            t432 = t433;
-          } else {
-            int32_t t437 = rt_sub_i(t429, (int32_t)v_x790_n);
-            int t439 = (uint64_t)(int64_t)t437 < (uint64_t)v_x791_n;
-            int32_t t438 = t439 ? v_x791_d[t437] : 0;
-            t434 |= !t439;
-            t432 = t438;
-          }
-          if (__builtin_expect(t434 != 0, 0)) { /* again, recording the error */
-            uint8_t t441 = rt_lt_i(t429, (int32_t)v_x790_n);
-            int32_t t442;
-            if (t441) {
-              int32_t t443;
-              if ((uint64_t)(int64_t)t429 < (uint64_t)v_x790_n) {
-                t443 = v_x790_d[t429];
-              } else {
-                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x790_n, 0.0, 4);
-                t443 = 0;
-              }
-              t442 = t443;
-            } else {
-              int32_t t445 = rt_sub_i(t429, (int32_t)v_x790_n);
-              int32_t t446;
-              if ((uint64_t)(int64_t)t445 < (uint64_t)v_x791_n) {
-                t446 = v_x791_d[t445];
-              } else {
-                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, v_x791_n, 0.0, 5);
-                t446 = 0;
-              }
-              t442 = t446;
-            }
-          }
-          t427x0 = t432;
-          int32_t t448 = rt_add_i(t427a0, t427x0);
-          t427a0 = t448;
-        }
-        t426[t427] = t427a0;
-      }
-      int32_t t427t0;
-      t427t0 = 0;
-      for (int64_t t427 = 0; t427 < t425; t427++) {
-        const int32_t t449 = t426[t427];
-        t426[t427] = t427t0;
-        int32_t t451 = rt_add_i(t427t0, t449);
-        t427t0 = t451;
-      }
-      v_x798 = rt_value_new(rt_vec_type(RT_INT), t424);
-      int32_t *v_x798_d = v_x798->data.i;
-      const int64_t v_x798_n = v_x798->len;
-      RT_PARALLEL_FOR_IF(t425 > 1)
-      for (int64_t t427 = 0; t427 < t425; t427++) {
-        int32_t t427p0;
-        t427p0 = t426[t427];
-        const int64_t t427_end = (t427 + 1) * RT_CHUNK < t424 ? (t427 + 1) * RT_CHUNK : t424;
-        for (int64_t t428 = t427 * RT_CHUNK; t428 < t427_end; t428++) {
-          const int32_t t429 = (int32_t)t428;
-          v_x798_d[t428] = t427p0;
-          int32_t t427y0;
-          int t456 = 0; /* nonzero: a check below failed */
-          uint8_t t453 = rt_lt_i(t429, (int32_t)v_x790_n);
-          int32_t t454;
-          if (t453) {
-            int t457 = (uint64_t)(int64_t)t429 < (uint64_t)v_x790_n;
-            int32_t t455 = t457 ? v_x790_d[t429] : 0;
-            t456 |= !t457;
-            t454 = t455;
-          } else {
-            int32_t t459 = rt_sub_i(t429, (int32_t)v_x790_n);
-            int t461 = (uint64_t)(int64_t)t459 < (uint64_t)v_x791_n;
-            int32_t t460 = t461 ? v_x791_d[t459] : 0;
-            t456 |= !t461;
-            t454 = t460;
-          }
-          if (__builtin_expect(t456 != 0, 0)) { /* again, recording the error */
-            uint8_t t463 = rt_lt_i(t429, (int32_t)v_x790_n);
-            int32_t t464;
-            if (t463) {
-              int32_t t465;
-              if ((uint64_t)(int64_t)t429 < (uint64_t)v_x790_n) {
-                t465 = v_x790_d[t429];
-              } else {
-                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x790_n, 0.0, 6);
-                t465 = 0;
-              }
-              t464 = t465;
-            } else {
-              int32_t t467 = rt_sub_i(t429, (int32_t)v_x790_n);
-              int32_t t468;
-              if ((uint64_t)(int64_t)t467 < (uint64_t)v_x791_n) {
-                t468 = v_x791_d[t467];
-              } else {
-                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_x791_n, 0.0, 7);
-                t468 = 0;
-              }
-              t464 = t468;
-            }
-          }
-          t427y0 = t454;
-          int32_t t470 = rt_add_i(t427p0, t427y0);
-          t427p0 = t470;
-        }
-      }
-      rt_free(t426);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x794 = v_x794;
-  *out_v_x798 = v_x798;
+  *out_v_x1167 = v_x1167;
   return;
 fail:
-  rt_release(v_x794);
-  rt_release(v_x798);
+  rt_release(v_x1167);
 }
 
-/* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K16: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K16_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x790_d; int64_t v_x790_n;
-  int32_t *v_x791_d; int64_t v_x791_n;
-  int32_t v_x792;
-  int32_t *v_x794_d; int64_t v_x794_n;
-  int32_t *v_x798_d; int64_t v_x798_n;
+  int32_t *v_x1156_d; int64_t v_x1156_n;
+  int32_t *v_x1157_d; int64_t v_x1157_n;
+  int32_t v_x1158;
+  const int64_t *v_sd_1168_off; int64_t v_sd_1168_n;
+  int32_t *v_x1160_d; int64_t v_x1160_n;
+  int32_t *v_x1161_d; int64_t v_x1161_n;
+  int32_t *v_x1162_d; int64_t v_x1162_n;
+  int32_t v_x1163;
+  int32_t *v_x1167_d; int64_t v_x1167_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
 };
 struct K16_0_pull {
   K16_A A;
-  __device__ K16_0_V operator()(int64_t i) const {
+  __device__ K16_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t475 = 0; /* nonzero: a check below failed */
-    uint8_t t472 = rt_lt_i(ix, (int32_t)A.v_x790_n);
-    int32_t t473;
-    if (t472) {
-      int t476 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n;
-      int32_t t474 = t476 ? A.v_x790_d[ix] : 0;
-      t475 |= !t476;
-      t473 = t474;
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t509 = 0; /* nonzero: a check below failed */
+    int t510 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1162_n;
+    int32_t t508 = t510 ? A.v_x1162_d[sx] : 0;
+    t509 |= !t510;
+    int t512 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1160_n;
+    int32_t t511 = t512 ? A.v_x1160_d[sx] : 0;
+    t509 |= !t512;
+    int32_t t514 = rt_sub_i(ix, t511);
+    int t516 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1161_n;
+    int32_t t515 = t516 ? A.v_x1161_d[sx] : 0;
+    t509 |= !t516;
+    int32_t t518 = rt_mul_i(t514, t515);
+    int32_t t520 = rt_add_i(t508, t518);
+    int t522 = (uint64_t)(int64_t)t520 < (uint64_t)(int64_t)A.v_x1158;
+    int32_t t521 = t522 ? t520 : 0;
+    t509 |= !t522;
+    uint8_t t524 = rt_lt_i(t521, (int32_t)A.v_x1156_n);
+    int32_t t525;
+    if (t524) {
+      int t527 = (uint64_t)(int64_t)t521 < (uint64_t)A.v_x1156_n;
+      int32_t t526 = t527 ? A.v_x1156_d[t521] : 0;
+      t509 |= !t527;
+      t525 = t526;
     } else {
-      int32_t t478 = rt_sub_i(ix, (int32_t)A.v_x790_n);
-      int t480 = (uint64_t)(int64_t)t478 < (uint64_t)A.v_x791_n;
-      int32_t t479 = t480 ? A.v_x791_d[t478] : 0;
-      t475 |= !t480;
-      t473 = t479;
+      int32_t t529 = rt_sub_i(t521, (int32_t)A.v_x1156_n);
+      int t531 = (uint64_t)(int64_t)t529 < (uint64_t)A.v_x1157_n;
+      int32_t t530 = t531 ? A.v_x1157_d[t529] : 0;
+      t509 |= !t531;
+      t525 = t530;
     }
-    if (__builtin_expect(t475 != 0, 0)) { /* again, recording the error */
-      uint8_t t482 = rt_lt_i(ix, (int32_t)A.v_x790_n);
-      int32_t t483;
-      if (t482) {
-        int32_t t484;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n) {
-          t484 = A.v_x790_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x790_n, 0.0, 0);
-          t484 = 0;
-        }
-        t483 = t484;
+    if (__builtin_expect(t509 != 0, 0)) { /* again, recording the error */
+      int32_t t532;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1162_n) {
+        t532 = A.v_x1162_d[sx];
       } else {
-        int32_t t486 = rt_sub_i(ix, (int32_t)A.v_x790_n);
-        int32_t t487;
-        if ((uint64_t)(int64_t)t486 < (uint64_t)A.v_x791_n) {
-          t487 = A.v_x791_d[t486];
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1162_n, 0.0, 0);
+        t532 = 0;
+      }
+      int32_t t533;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1160_n) {
+        t533 = A.v_x1160_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1160_n, 0.0, 1);
+        t533 = 0;
+      }
+      int32_t t535 = rt_sub_i(ix, t533);
+      int32_t t536;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1161_n) {
+        t536 = A.v_x1161_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1161_n, 0.0, 2);
+        t536 = 0;
+      }
+      int32_t t538 = rt_mul_i(t535, t536);
+      int32_t t540 = rt_add_i(t532, t538);
+      int32_t t541 = t540;
+      if (!((uint64_t)(int64_t)t540 < (uint64_t)(int64_t)A.v_x1158)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t540, A.v_x1158, 0.0, 3);
+        t541 = 0;
+      }
+      uint8_t t543 = rt_lt_i(t541, (int32_t)A.v_x1156_n);
+      int32_t t544;
+      if (t543) {
+        int32_t t545;
+        if ((uint64_t)(int64_t)t541 < (uint64_t)A.v_x1156_n) {
+          t545 = A.v_x1156_d[t541];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t486, A.v_x791_n, 0.0, 1);
-          t487 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t541, A.v_x1156_n, 0.0, 4);
+          t545 = 0;
         }
-        t483 = t487;
+        t544 = t545;
+      } else {
+        int32_t t547 = rt_sub_i(t541, (int32_t)A.v_x1156_n);
+        int32_t t548;
+        if ((uint64_t)(int64_t)t547 < (uint64_t)A.v_x1157_n) {
+          t548 = A.v_x1157_d[t547];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t547, A.v_x1157_n, 0.0, 5);
+          t548 = 0;
+        }
+        t544 = t548;
       }
     }
-    return K16_0_V{t473};
+    return K16_0_V{t525};
   }
 };
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x794_d[i] = v.v0;
+    A.v_x1167_d[i] = v.v0;
   }
 };
-struct alignas(8) K16_1_V {
-  int32_t v0;
-};
-struct K16_1_pull {
-  K16_A A;
-  __device__ K16_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t492 = 0; /* nonzero: a check below failed */
-    uint8_t t489 = rt_lt_i(ix, (int32_t)A.v_x790_n);
-    int32_t t490;
-    if (t489) {
-      int t493 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n;
-      int32_t t491 = t493 ? A.v_x790_d[ix] : 0;
-      t492 |= !t493;
-      t490 = t491;
-    } else {
-      int32_t t495 = rt_sub_i(ix, (int32_t)A.v_x790_n);
-      int t497 = (uint64_t)(int64_t)t495 < (uint64_t)A.v_x791_n;
-      int32_t t496 = t497 ? A.v_x791_d[t495] : 0;
-      t492 |= !t497;
-      t490 = t496;
-    }
-    if (__builtin_expect(t492 != 0, 0)) { /* again, recording the error */
-      uint8_t t499 = rt_lt_i(ix, (int32_t)A.v_x790_n);
-      int32_t t500;
-      if (t499) {
-        int32_t t501;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n) {
-          t501 = A.v_x790_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x790_n, 0.0, 2);
-          t501 = 0;
-        }
-        t500 = t501;
-      } else {
-        int32_t t503 = rt_sub_i(ix, (int32_t)A.v_x790_n);
-        int32_t t504;
-        if ((uint64_t)(int64_t)t503 < (uint64_t)A.v_x791_n) {
-          t504 = A.v_x791_d[t503];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, A.v_x791_n, 0.0, 3);
-          t504 = 0;
-        }
-        t500 = t504;
-      }
-    }
-    return K16_1_V{t490};
-  }
-};
-struct K16_1_store {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x798_d[i] = v.v0;
-  }
-};
-struct K16_1_op {
-  K16_A A;
-  __device__ K16_1_V operator()(const K16_1_V &a, const K16_1_V &b) const {
-    int32_t t506 = rt_add_i(a.v0, b.v0);
-    return K16_1_V{t506};
-  }
-};
-struct K16_1_ride {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    K16_0_store{A}(i, K16_0_pull{A}(i)); /* MAP 0 rides here */
-    K16_1_store{A}(i, v);
-  }
-};
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, int32_t v_x792, RtValue **out_v_x794, RtValue **out_v_x798) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue *v_x1157, int32_t v_x1158, RtValue *v_sd_1168, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1162, int32_t v_x1163, RtValue **out_v_x1167) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x790_d = v_x790->data.i;
-  A.v_x790_n = v_x790->len;
-  A.v_x791_d = v_x791->data.i;
-  A.v_x791_n = v_x791->len;
-  A.v_x792 = v_x792;
-  RtValue *v_x794 = NULL;
-  RtValue *v_x798 = NULL;
-  /* MAP */
+  A.v_x1156_d = v_x1156->data.i;
+  A.v_x1156_n = v_x1156->len;
+  A.v_x1157_d = v_x1157->data.i;
+  A.v_x1157_n = v_x1157->len;
+  A.v_x1158 = v_x1158;
+  A.v_sd_1168_off = rtg_seg_offsets(v_sd_1168);
+  A.v_sd_1168_n = v_sd_1168->len;
+  A.v_x1160_d = v_x1160->data.i;
+  A.v_x1160_n = v_x1160->len;
+  A.v_x1161_d = v_x1161->data.i;
+  A.v_x1161_n = v_x1161->len;
+  A.v_x1162_d = v_x1162->data.i;
+  A.v_x1162_n = v_x1162->len;
+  A.v_x1163 = v_x1163;
+  RtValue *v_x1167 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t507 = v_x792;
-    if (t507 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t507, 0.0, run, 4};
-      goto fail;
-    }
-    v_x794 = rtg_vec_new(RT_INT, t507);
-    A.v_x794_d = v_x794->data.i;
-    A.v_x794_n = v_x794->len;
-    /* computed in the launch of SOAC 1 (K16_1_ride) */
+    const int64_t t549 = rtg_seg_total(v_sd_1168);
+    v_x1167 = rtg_vec_new(RT_INT, t549);
+    A.v_x1167_d = v_x1167->data.i;
+    A.v_x1167_n = v_x1167->len;
+    rtg::seg_map("K16", loc, K16_0_pull{A}, K16_0_store{A}, v_sd_1168, t549);
   }
-  /* SCAN */
-  {
-    const int64_t t508 = v_x792;
-    if (t508 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t508, 0.0, run, 5};
-      goto fail;
-    }
-    v_x798 = rtg_vec_new(RT_INT, t508);
-    A.v_x798_d = v_x798->data.i;
-    A.v_x798_n = v_x798->len;
-    rtg::scan<true>("K16", loc, K16_1_pull{A}, K16_1_op{A}, K16_1_V{0}, t508, K16_1_ride{A});
-  }
-  *out_v_x794 = v_x794;
-  *out_v_x798 = v_x798;
+  *out_v_x1167 = v_x1167;
   return;
 fail:
-  rt_release(v_x794);
-  rt_release(v_x798);
+  rt_release(v_x1167);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, int32_t v_x792, RtValue **out_v_x794, RtValue **out_v_x798) {
-  RtValue *vals[] = {v_x790, v_x791};
-  const int64_t sizes[] = {(int64_t)v_x792, (int64_t)v_x792};
-  if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K16_host(err, loc, run, v_x790, v_x791, v_x792, out_v_x794, out_v_x798);
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue *v_x1157, int32_t v_x1158, RtValue *v_sd_1168, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1162, int32_t v_x1163, RtValue **out_v_x1167) {
+  RtValue *vals[] = {v_x1156, v_x1157, v_sd_1168, v_x1160, v_x1161, v_x1162};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 6, sizes, 0)) {
+    K16_host(err, loc, run, v_x1156, v_x1157, v_x1158, v_sd_1168, v_x1160, v_x1161, v_x1162, v_x1163, out_v_x1167);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x790, v_x791, v_x792, out_v_x794, out_v_x798);
+    K16_gpu(err, loc, run, v_x1156, v_x1157, v_x1158, v_sd_1168, v_x1160, v_x1161, v_x1162, v_x1163, out_v_x1167);
   }
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x799, int32_t v_x806, RtValue *v_x811, RtValue *v_x814, RtValue **out_v_x816, RtValue **out_v_x818, RtValue **out_v_x820) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
   (void)loc;
   (void)run;
-  int32_t *v_x811_d = v_x811->data.i;
-  const int64_t v_x811_n = v_x811->len;
-  int32_t *v_x814_d = v_x814->data.i;
-  const int64_t v_x814_n = v_x814->len;
-  RtValue *v_x816 = NULL;
-  RtValue *v_x818 = NULL;
-  RtValue *v_x820 = NULL;
+  int32_t *v_x823_d = v_x823->data.i;
+  const int64_t v_x823_n = v_x823->len;
+  int32_t *v_x826_d = v_x826->data.i;
+  const int64_t v_x826_n = v_x826->len;
+  RtValue *v_x828 = NULL;
+  RtValue *v_x830 = NULL;
+  RtValue *v_x832 = NULL;
   /* MAP */
   {
-    const int64_t t509 = v_x799;
-    if (t509 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t509, 0.0, 0);
+    const int64_t t550 = v_x811;
+    if (t550 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t550, 0.0, 0);
       goto fail;
     }
-    v_x816 = rt_value_new(rt_vec_type(RT_INT), t509);
-    int32_t *v_x816_d = v_x816->data.i;
-    const int64_t v_x816_n = v_x816->len;
-    v_x818 = rt_value_new(rt_vec_type(RT_INT), t509);
-    int32_t *v_x818_d = v_x818->data.i;
-    const int64_t v_x818_n = v_x818->len;
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t509);
-    int32_t *v_x820_d = v_x820->data.i;
-    const int64_t v_x820_n = v_x820->len;
-    RT_PARALLEL_FOR_IF(t509 >= RT_PARALLEL_MIN)
-    for (int64_t t510 = 0; t510 < t509; t510++) {
-      const int32_t t511 = (int32_t)t510;
-      int t514 = 0; /* nonzero: a check below failed */
-      int32_t t513 = rt_div_i(t511, 2, &t514);
-      int32_t t516 = rt_rem_i(t511, 2, &t514);
-      int32_t t518 = rt_mul_i(t516, v_x806);
-      int32_t t520 = rt_add_i(t518, t513);
-      int t522 = (uint64_t)(int64_t)t520 < (uint64_t)v_x811_n;
-      int32_t t521 = t522 ? v_x811_d[t520] : 0;
-      t514 |= !t522;
-      int t524 = (uint64_t)(int64_t)t520 < (uint64_t)v_x814_n;
-      int32_t t523 = t524 ? v_x814_d[t520] : 0;
-      t514 |= !t524;
-      int32_t t526 = rt_add_i(t523, t521);
-      if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
-        int t527 = 0;
-        int32_t t528 = rt_div_i(t511, 2, &t527);
-        if (t527) {
-          NESSIE_RECORD(err, t510, RT_CHECK_SCALAR, 0, t527, RT_DIV, 0, 0, 0.0, 1);
+    v_x828 = rt_value_new(rt_vec_type(RT_INT), t550);
+    int32_t *v_x828_d = v_x828->data.i;
+    const int64_t v_x828_n = v_x828->len;
+    v_x830 = rt_value_new(rt_vec_type(RT_INT), t550);
+    int32_t *v_x830_d = v_x830->data.i;
+    const int64_t v_x830_n = v_x830->len;
+    v_x832 = rt_value_new(rt_vec_type(RT_INT), t550);
+    int32_t *v_x832_d = v_x832->data.i;
+    const int64_t v_x832_n = v_x832->len;
+    RT_PARALLEL_FOR_IF(t550 >= RT_PARALLEL_MIN)
+    for (int64_t t551 = 0; t551 < t550; t551++) {
+      const int32_t t552 = (int32_t)t551;
+      int t555 = 0; /* nonzero: a check below failed */
+      int32_t t554 = rt_div_i(t552, 2, &t555);
+      int32_t t557 = rt_rem_i(t552, 2, &t555);
+      int32_t t559 = rt_mul_i(t557, v_x818);
+      int32_t t561 = rt_add_i(t559, t554);
+      int t563 = (uint64_t)(int64_t)t561 < (uint64_t)v_x823_n;
+      int32_t t562 = t563 ? v_x823_d[t561] : 0;
+      t555 |= !t563;
+      int t565 = (uint64_t)(int64_t)t561 < (uint64_t)v_x826_n;
+      int32_t t564 = t565 ? v_x826_d[t561] : 0;
+      t555 |= !t565;
+      int32_t t567 = rt_add_i(t564, t562);
+      if (__builtin_expect(t555 != 0, 0)) { /* again, recording the error */
+        int t568 = 0;
+        int32_t t569 = rt_div_i(t552, 2, &t568);
+        if (t568) {
+          NESSIE_RECORD(err, t551, RT_CHECK_SCALAR, 0, t568, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t529 = 0;
-        int32_t t530 = rt_rem_i(t511, 2, &t529);
-        if (t529) {
-          NESSIE_RECORD(err, t510, RT_CHECK_SCALAR, 0, t529, RT_REM, 0, 0, 0.0, 2);
+        int t570 = 0;
+        int32_t t571 = rt_rem_i(t552, 2, &t570);
+        if (t570) {
+          NESSIE_RECORD(err, t551, RT_CHECK_SCALAR, 0, t570, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t532 = rt_mul_i(t530, v_x806);
-        int32_t t534 = rt_add_i(t532, t528);
-        int32_t t535;
-        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x811_n) {
-          t535 = v_x811_d[t534];
+        int32_t t573 = rt_mul_i(t571, v_x818);
+        int32_t t575 = rt_add_i(t573, t569);
+        int32_t t576;
+        if ((uint64_t)(int64_t)t575 < (uint64_t)v_x823_n) {
+          t576 = v_x823_d[t575];
         } else {
-          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x811_n, 0.0, 3);
-          t535 = 0;
+          NESSIE_RECORD(err, t551, RT_CHECK_INDEX, 0, 0, RT_GATHER, t575, v_x823_n, 0.0, 3);
+          t576 = 0;
         }
-        int32_t t536;
-        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x814_n) {
-          t536 = v_x814_d[t534];
+        int32_t t577;
+        if ((uint64_t)(int64_t)t575 < (uint64_t)v_x826_n) {
+          t577 = v_x826_d[t575];
         } else {
-          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x814_n, 0.0, 4);
-          t536 = 0;
+          NESSIE_RECORD(err, t551, RT_CHECK_INDEX, 0, 0, RT_GATHER, t575, v_x826_n, 0.0, 4);
+          t577 = 0;
         }
-        int32_t t538 = rt_add_i(t536, t535);
+        int32_t t579 = rt_add_i(t577, t576);
       }
-      v_x816_d[t510] = t523;
-      v_x818_d[t510] = t526;
-      v_x820_d[t510] = 1;
+      v_x828_d[t551] = t564;
+      v_x830_d[t551] = t567;
+      v_x832_d[t551] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x816 = v_x816;
-  *out_v_x818 = v_x818;
-  *out_v_x820 = v_x820;
+  *out_v_x828 = v_x828;
+  *out_v_x830 = v_x830;
+  *out_v_x832 = v_x832;
   return;
 fail:
-  rt_release(v_x816);
-  rt_release(v_x818);
-  rt_release(v_x820);
+  rt_release(v_x828);
+  rt_release(v_x830);
+  rt_release(v_x832);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t v_x799;
-  int32_t v_x806;
-  int32_t *v_x811_d; int64_t v_x811_n;
-  int32_t *v_x814_d; int64_t v_x814_n;
-  int32_t *v_x816_d; int64_t v_x816_n;
-  int32_t *v_x818_d; int64_t v_x818_n;
-  int32_t *v_x820_d; int64_t v_x820_n;
+  int32_t v_x811;
+  int32_t v_x818;
+  int32_t *v_x823_d; int64_t v_x823_n;
+  int32_t *v_x826_d; int64_t v_x826_n;
+  int32_t *v_x828_d; int64_t v_x828_n;
+  int32_t *v_x830_d; int64_t v_x830_n;
+  int32_t *v_x832_d; int64_t v_x832_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
@@ -3132,222 +3142,263 @@ struct K17_0_pull {
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t541 = 0; /* nonzero: a check below failed */
-    int32_t t540 = rt_div_i(ix, 2, &t541);
-    int32_t t543 = rt_rem_i(ix, 2, &t541);
-    int32_t t545 = rt_mul_i(t543, A.v_x806);
-    int32_t t547 = rt_add_i(t545, t540);
-    int t549 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_x811_n;
-    int32_t t548 = t549 ? A.v_x811_d[t547] : 0;
-    t541 |= !t549;
-    int t551 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_x814_n;
-    int32_t t550 = t551 ? A.v_x814_d[t547] : 0;
-    t541 |= !t551;
-    int32_t t553 = rt_add_i(t550, t548);
-    if (__builtin_expect(t541 != 0, 0)) { /* again, recording the error */
-      int t554 = 0;
-      int32_t t555 = rt_div_i(ix, 2, &t554);
-      if (t554) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t554, RT_DIV, 0, 0, 0.0, 0);
+    int t582 = 0; /* nonzero: a check below failed */
+    int32_t t581 = rt_div_i(ix, 2, &t582);
+    int32_t t584 = rt_rem_i(ix, 2, &t582);
+    int32_t t586 = rt_mul_i(t584, A.v_x818);
+    int32_t t588 = rt_add_i(t586, t581);
+    int t590 = (uint64_t)(int64_t)t588 < (uint64_t)A.v_x823_n;
+    int32_t t589 = t590 ? A.v_x823_d[t588] : 0;
+    t582 |= !t590;
+    int t592 = (uint64_t)(int64_t)t588 < (uint64_t)A.v_x826_n;
+    int32_t t591 = t592 ? A.v_x826_d[t588] : 0;
+    t582 |= !t592;
+    int32_t t594 = rt_add_i(t591, t589);
+    if (__builtin_expect(t582 != 0, 0)) { /* again, recording the error */
+      int t595 = 0;
+      int32_t t596 = rt_div_i(ix, 2, &t595);
+      if (t595) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t595, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t556 = 0;
-      int32_t t557 = rt_rem_i(ix, 2, &t556);
-      if (t556) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t556, RT_REM, 0, 0, 0.0, 1);
+      int t597 = 0;
+      int32_t t598 = rt_rem_i(ix, 2, &t597);
+      if (t597) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t597, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t559 = rt_mul_i(t557, A.v_x806);
-      int32_t t561 = rt_add_i(t559, t555);
-      int32_t t562;
-      if ((uint64_t)(int64_t)t561 < (uint64_t)A.v_x811_n) {
-        t562 = A.v_x811_d[t561];
+      int32_t t600 = rt_mul_i(t598, A.v_x818);
+      int32_t t602 = rt_add_i(t600, t596);
+      int32_t t603;
+      if ((uint64_t)(int64_t)t602 < (uint64_t)A.v_x823_n) {
+        t603 = A.v_x823_d[t602];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x811_n, 0.0, 2);
-        t562 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, A.v_x823_n, 0.0, 2);
+        t603 = 0;
       }
-      int32_t t563;
-      if ((uint64_t)(int64_t)t561 < (uint64_t)A.v_x814_n) {
-        t563 = A.v_x814_d[t561];
+      int32_t t604;
+      if ((uint64_t)(int64_t)t602 < (uint64_t)A.v_x826_n) {
+        t604 = A.v_x826_d[t602];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x814_n, 0.0, 3);
-        t563 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, A.v_x826_n, 0.0, 3);
+        t604 = 0;
       }
-      int32_t t565 = rt_add_i(t563, t562);
+      int32_t t606 = rt_add_i(t604, t603);
     }
-    return K17_0_V{t550, t553, 1};
+    return K17_0_V{t591, t594, 1};
   }
 };
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x816_d[i] = v.v0;
-    A.v_x818_d[i] = v.v1;
-    A.v_x820_d[i] = v.v2;
+    A.v_x828_d[i] = v.v0;
+    A.v_x830_d[i] = v.v1;
+    A.v_x832_d[i] = v.v2;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x799, int32_t v_x806, RtValue *v_x811, RtValue *v_x814, RtValue **out_v_x816, RtValue **out_v_x818, RtValue **out_v_x820) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x799 = v_x799;
-  A.v_x806 = v_x806;
-  A.v_x811_d = v_x811->data.i;
-  A.v_x811_n = v_x811->len;
-  A.v_x814_d = v_x814->data.i;
-  A.v_x814_n = v_x814->len;
-  RtValue *v_x816 = NULL;
-  RtValue *v_x818 = NULL;
-  RtValue *v_x820 = NULL;
+  A.v_x811 = v_x811;
+  A.v_x818 = v_x818;
+  A.v_x823_d = v_x823->data.i;
+  A.v_x823_n = v_x823->len;
+  A.v_x826_d = v_x826->data.i;
+  A.v_x826_n = v_x826->len;
+  RtValue *v_x828 = NULL;
+  RtValue *v_x830 = NULL;
+  RtValue *v_x832 = NULL;
   /* MAP */
   {
-    const int64_t t566 = v_x799;
-    if (t566 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t566, 0.0, run, 4};
+    const int64_t t607 = v_x811;
+    if (t607 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t607, 0.0, run, 4};
       goto fail;
     }
-    v_x816 = rtg_vec_new(RT_INT, t566);
-    A.v_x816_d = v_x816->data.i;
-    A.v_x816_n = v_x816->len;
-    v_x818 = rtg_vec_new(RT_INT, t566);
-    A.v_x818_d = v_x818->data.i;
-    A.v_x818_n = v_x818->len;
-    v_x820 = rtg_vec_new(RT_INT, t566);
-    A.v_x820_d = v_x820->data.i;
-    A.v_x820_n = v_x820->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t566);
+    v_x828 = rtg_vec_new(RT_INT, t607);
+    A.v_x828_d = v_x828->data.i;
+    A.v_x828_n = v_x828->len;
+    v_x830 = rtg_vec_new(RT_INT, t607);
+    A.v_x830_d = v_x830->data.i;
+    A.v_x830_n = v_x830->len;
+    v_x832 = rtg_vec_new(RT_INT, t607);
+    A.v_x832_d = v_x832->data.i;
+    A.v_x832_n = v_x832->len;
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t607);
   }
-  *out_v_x816 = v_x816;
-  *out_v_x818 = v_x818;
-  *out_v_x820 = v_x820;
+  *out_v_x828 = v_x828;
+  *out_v_x830 = v_x830;
+  *out_v_x832 = v_x832;
   return;
 fail:
-  rt_release(v_x816);
-  rt_release(v_x818);
-  rt_release(v_x820);
+  rt_release(v_x828);
+  rt_release(v_x830);
+  rt_release(v_x832);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x799, int32_t v_x806, RtValue *v_x811, RtValue *v_x814, RtValue **out_v_x816, RtValue **out_v_x818, RtValue **out_v_x820) {
-  RtValue *vals[] = {v_x811, v_x814};
-  const int64_t sizes[] = {(int64_t)v_x799};
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
+  RtValue *vals[] = {v_x823, v_x826};
+  const int64_t sizes[] = {(int64_t)v_x811};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K17_host(err, loc, run, v_x799, v_x806, v_x811, v_x814, out_v_x816, out_v_x818, out_v_x820);
+    K17_host(err, loc, run, v_x811, v_x818, v_x823, v_x826, out_v_x828, out_v_x830, out_v_x832);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x799, v_x806, v_x811, v_x814, out_v_x816, out_v_x818, out_v_x820);
+    K17_gpu(err, loc, run, v_x811, v_x818, v_x823, v_x826, out_v_x828, out_v_x830, out_v_x832);
   }
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x821, RtValue *v_x822, RtValue *v_x823, RtValue *v_x824, int32_t v_x825, RtValue *v_x828, RtValue **out_v_x830) {
+/* K18: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846) {
   (void)loc;
   (void)run;
-  int32_t *v_x821_d = v_x821->data.i;
-  const int64_t v_x821_n = v_x821->len;
-  int32_t *v_x822_d = v_x822->data.i;
-  const int64_t v_x822_n = v_x822->len;
-  int32_t *v_x823_d = v_x823->data.i;
-  const int64_t v_x823_n = v_x823->len;
-  int32_t *v_x824_d = v_x824->data.i;
-  const int64_t v_x824_n = v_x824->len;
-  int32_t *v_x828_d = v_x828->data.i;
-  const int64_t v_x828_n = v_x828->len;
-  RtValue *v_x830 = NULL;
+  int32_t *v_x836_d = v_x836->data.i;
+  const int64_t v_x836_n = v_x836->len;
+  RtValue *v_x835 = NULL;
+  int32_t v_x844 = 0;
+  int32_t v_x845 = 0;
+  int32_t v_x846 = 0;
   /* MAP */
   {
-    const int64_t t567 = v_x825;
-    if (t567 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t567, 0.0, 0);
+    const int64_t t608 = v_x833;
+    if (t608 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t608, 0.0, 0);
       goto fail;
     }
-    v_x830 = rt_value_new(rt_vec_type(RT_INT), t567);
-    int32_t *v_x830_d = v_x830->data.i;
-    const int64_t v_x830_n = v_x830->len;
-    RT_PARALLEL_FOR_IF(t567 >= RT_PARALLEL_MIN)
-    for (int64_t t568 = 0; t568 < t567; t568++) {
-      const int32_t t569 = (int32_t)t568;
-      int t571 = 0; /* nonzero: a check below failed */
-      int t572 = (uint64_t)(int64_t)t569 < (uint64_t)v_x821_n;
-      int32_t t570 = t572 ? v_x821_d[t569] : 0;
-      t571 |= !t572;
-      int t574 = (uint64_t)(int64_t)t570 < (uint64_t)v_x824_n;
-      int32_t t573 = t574 ? v_x824_d[t570] : 0;
-      t571 |= !t574;
-      int t576 = (uint64_t)(int64_t)t570 < (uint64_t)v_x822_n;
-      int32_t t575 = t576 ? v_x822_d[t570] : 0;
-      t571 |= !t576;
-      int32_t t578 = rt_sub_i(t569, t575);
-      int t580 = (uint64_t)(int64_t)t570 < (uint64_t)v_x823_n;
-      int32_t t579 = t580 ? v_x823_d[t570] : 0;
-      t571 |= !t580;
-      int32_t t582 = rt_mul_i(t578, t579);
-      int32_t t584 = rt_add_i(t573, t582);
-      int t586 = (uint64_t)(int64_t)t584 < (uint64_t)v_x828_n;
-      int32_t t585 = t586 ? v_x828_d[t584] : 0;
-      t571 |= !t586;
-      if (__builtin_expect(t571 != 0, 0)) { /* again, recording the error */
-        int32_t t587;
-        if ((uint64_t)(int64_t)t569 < (uint64_t)v_x821_n) {
-          t587 = v_x821_d[t569];
-        } else {
-          NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t569, v_x821_n, 0.0, 1);
-          t587 = 0;
-        }
-        int32_t t588;
-        if ((uint64_t)(int64_t)t587 < (uint64_t)v_x824_n) {
-          t588 = v_x824_d[t587];
-        } else {
-          NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t587, v_x824_n, 0.0, 2);
-          t588 = 0;
-        }
-        int32_t t589;
-        if ((uint64_t)(int64_t)t587 < (uint64_t)v_x822_n) {
-          t589 = v_x822_d[t587];
-        } else {
-          NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t587, v_x822_n, 0.0, 3);
-          t589 = 0;
-        }
-        int32_t t591 = rt_sub_i(t569, t589);
-        int32_t t592;
-        if ((uint64_t)(int64_t)t587 < (uint64_t)v_x823_n) {
-          t592 = v_x823_d[t587];
-        } else {
-          NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t587, v_x823_n, 0.0, 4);
-          t592 = 0;
-        }
-        int32_t t594 = rt_mul_i(t591, t592);
-        int32_t t596 = rt_add_i(t588, t594);
-        int32_t t597;
-        if ((uint64_t)(int64_t)t596 < (uint64_t)v_x828_n) {
-          t597 = v_x828_d[t596];
-        } else {
-          NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t596, v_x828_n, 0.0, 5);
-          t597 = 0;
-        }
-      }
-      v_x830_d[t568] = t585;
+    v_x835 = rt_value_new(rt_vec_type(RT_INT), t608);
+    int32_t *v_x835_d = v_x835->data.i;
+    const int64_t v_x835_n = v_x835->len;
+    RT_PARALLEL_FOR_IF(t608 >= RT_PARALLEL_MIN)
+    for (int64_t t609 = 0; t609 < t608; t609++) {
+      const int32_t t610 = (int32_t)t609;
+      v_x835_d[t609] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x830 = v_x830;
+  {
+    int32_t *v_x835_d = v_x835->data.i;
+    const int64_t v_x835_n = v_x835->len;
+    /* REDUCE */
+    {
+      const int64_t t611 = v_x836_n;
+      const int64_t t612 = t611 > 0 ? (t611 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t613 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t612);
+      int32_t *t614 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t612);
+      int32_t *t615 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t612);
+      RT_PARALLEL_FOR_IF(t612 > 1)
+      for (int64_t t616 = 0; t616 < t612; t616++) {
+        int32_t t616a0;
+        int32_t t616a1;
+        int32_t t616a2;
+        t616a0 = 2147483647;
+        t616a1 = 0;
+        t616a2 = 1;
+        const int64_t t616_end = (t616 + 1) * RT_CHUNK < t611 ? (t616 + 1) * RT_CHUNK : t611;
+        for (int64_t t617 = t616 * RT_CHUNK; t617 < t616_end; t617++) {
+          const int32_t t618 = (int32_t)t617;
+          int32_t t616x0;
+          int32_t t616x1;
+          int32_t t616x2;
+          uint8_t t620 = rt_lt_i(0, 2);
+          int32_t t621;
+          if (t620) {
+            t621 = 2147483647;
+          } else {
+            t621 = t618;
+          }
+          t616x0 = t621;
+          t616x1 = 0;
+          t616x2 = 2;
+          uint8_t t623 = rt_le_i(t616a0, t616x0);
+          int32_t t624;
+          if (t623) {
+            t624 = t616a0;
+          } else {
+            t624 = t616x0;
+          }
+          int32_t t625;
+          if (t623) {
+            t625 = t616a1;
+          } else {
+            t625 = t616x1;
+          }
+          int32_t t626;
+          if (t623) {
+            t626 = t616a2;
+          } else {
+            t626 = t616x2;
+          }
+          t616a0 = t624;
+          t616a1 = t625;
+          t616a2 = t626;
+        }
+        t613[t616] = t616a0;
+        t614[t616] = t616a1;
+        t615[t616] = t616a2;
+      }
+      int32_t t616t0;
+      int32_t t616t1;
+      int32_t t616t2;
+      t616t0 = 2147483647;
+      t616t1 = 0;
+      t616t2 = 1;
+      for (int64_t t616 = 0; t616 < t612; t616++) {
+        const int32_t t627 = t613[t616];
+        const int32_t t628 = t614[t616];
+        const int32_t t629 = t615[t616];
+        uint8_t t631 = rt_le_i(t616t0, t627);
+        int32_t t632;
+        if (t631) {
+          t632 = t616t0;
+        } else {
+          t632 = t627;
+        }
+        int32_t t633;
+        if (t631) {
+          t633 = t616t1;
+        } else {
+          t633 = t628;
+        }
+        int32_t t634;
+        if (t631) {
+          t634 = t616t2;
+        } else {
+          t634 = t629;
+        }
+        t616t0 = t632;
+        t616t1 = t633;
+        t616t2 = t634;
+      }
+      v_x844 = t616t0;
+      rt_free(t613);
+      v_x845 = t616t1;
+      rt_free(t614);
+      v_x846 = t616t2;
+      rt_free(t615);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x835 = v_x835;
+  *out_v_x845 = v_x845;
+  *out_v_x846 = v_x846;
   return;
 fail:
-  rt_release(v_x830);
+  rt_release(v_x835);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K18: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x821_d; int64_t v_x821_n;
-  int32_t *v_x822_d; int64_t v_x822_n;
-  int32_t *v_x823_d; int64_t v_x823_n;
-  int32_t *v_x824_d; int64_t v_x824_n;
-  int32_t v_x825;
-  int32_t *v_x828_d; int64_t v_x828_n;
-  int32_t *v_x830_d; int64_t v_x830_n;
+  int32_t v_x833;
+  int32_t *v_x836_d; int64_t v_x836_n;
+  int32_t *v_x835_d; int64_t v_x835_n;
+  int32_t v_x844;
+  int32_t v_x845;
+  int32_t v_x846;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
@@ -3357,1667 +3408,1734 @@ struct K18_0_pull {
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t599 = 0; /* nonzero: a check below failed */
-    int t600 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x821_n;
-    int32_t t598 = t600 ? A.v_x821_d[ix] : 0;
-    t599 |= !t600;
-    int t602 = (uint64_t)(int64_t)t598 < (uint64_t)A.v_x824_n;
-    int32_t t601 = t602 ? A.v_x824_d[t598] : 0;
-    t599 |= !t602;
-    int t604 = (uint64_t)(int64_t)t598 < (uint64_t)A.v_x822_n;
-    int32_t t603 = t604 ? A.v_x822_d[t598] : 0;
-    t599 |= !t604;
-    int32_t t606 = rt_sub_i(ix, t603);
-    int t608 = (uint64_t)(int64_t)t598 < (uint64_t)A.v_x823_n;
-    int32_t t607 = t608 ? A.v_x823_d[t598] : 0;
-    t599 |= !t608;
-    int32_t t610 = rt_mul_i(t606, t607);
-    int32_t t612 = rt_add_i(t601, t610);
-    int t614 = (uint64_t)(int64_t)t612 < (uint64_t)A.v_x828_n;
-    int32_t t613 = t614 ? A.v_x828_d[t612] : 0;
-    t599 |= !t614;
-    if (__builtin_expect(t599 != 0, 0)) { /* again, recording the error */
-      int32_t t615;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x821_n) {
-        t615 = A.v_x821_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x821_n, 0.0, 0);
-        t615 = 0;
-      }
-      int32_t t616;
-      if ((uint64_t)(int64_t)t615 < (uint64_t)A.v_x824_n) {
-        t616 = A.v_x824_d[t615];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t615, A.v_x824_n, 0.0, 1);
-        t616 = 0;
-      }
-      int32_t t617;
-      if ((uint64_t)(int64_t)t615 < (uint64_t)A.v_x822_n) {
-        t617 = A.v_x822_d[t615];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t615, A.v_x822_n, 0.0, 2);
-        t617 = 0;
-      }
-      int32_t t619 = rt_sub_i(ix, t617);
-      int32_t t620;
-      if ((uint64_t)(int64_t)t615 < (uint64_t)A.v_x823_n) {
-        t620 = A.v_x823_d[t615];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t615, A.v_x823_n, 0.0, 3);
-        t620 = 0;
-      }
-      int32_t t622 = rt_mul_i(t619, t620);
-      int32_t t624 = rt_add_i(t616, t622);
-      int32_t t625;
-      if ((uint64_t)(int64_t)t624 < (uint64_t)A.v_x828_n) {
-        t625 = A.v_x828_d[t624];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t624, A.v_x828_n, 0.0, 4);
-        t625 = 0;
-      }
-    }
-    return K18_0_V{t613};
+    return K18_0_V{2};
   }
 };
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x830_d[i] = v.v0;
+    A.v_x835_d[i] = v.v0;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x821, RtValue *v_x822, RtValue *v_x823, RtValue *v_x824, int32_t v_x825, RtValue *v_x828, RtValue **out_v_x830) {
+struct alignas(8) K18_1_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+};
+struct K18_1_pull {
+  K18_A A;
+  __device__ K18_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    uint8_t t636 = rt_lt_i(0, 2);
+    int32_t t637;
+    if (t636) {
+      t637 = 2147483647;
+    } else {
+      t637 = ix;
+    }
+    return K18_1_V{t637, 0, 2};
+  }
+};
+struct K18_1_op {
+  K18_A A;
+  __device__ K18_1_V operator()(const K18_1_V &a, const K18_1_V &b) const {
+    uint8_t t639 = rt_le_i(a.v0, b.v0);
+    int32_t t640;
+    if (t639) {
+      t640 = a.v0;
+    } else {
+      t640 = b.v0;
+    }
+    int32_t t641;
+    if (t639) {
+      t641 = a.v1;
+    } else {
+      t641 = b.v1;
+    }
+    int32_t t642;
+    if (t639) {
+      t642 = a.v2;
+    } else {
+      t642 = b.v2;
+    }
+    return K18_1_V{t640, t641, t642};
+  }
+};
+struct K18_1_check {
+  int site[1];
+  __host__ __device__ bool operator()(const K18_1_V &v, RtKernelError *e, int run) const {
+    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
+      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
+      return false;
+    }
+    return true;
+  }
+};
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846, int check_site_0) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x821_d = v_x821->data.i;
-  A.v_x821_n = v_x821->len;
-  A.v_x822_d = v_x822->data.i;
-  A.v_x822_n = v_x822->len;
-  A.v_x823_d = v_x823->data.i;
-  A.v_x823_n = v_x823->len;
-  A.v_x824_d = v_x824->data.i;
-  A.v_x824_n = v_x824->len;
-  A.v_x825 = v_x825;
-  A.v_x828_d = v_x828->data.i;
-  A.v_x828_n = v_x828->len;
-  RtValue *v_x830 = NULL;
+  A.v_x833 = v_x833;
+  A.v_x836_d = v_x836->data.i;
+  A.v_x836_n = v_x836->len;
+  RtValue *v_x835 = NULL;
+  K18_1_V *K18_1_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x844 = 0;
+  int32_t v_x845 = 0;
+  int32_t v_x846 = 0;
   /* MAP */
   {
-    const int64_t t626 = v_x825;
-    if (t626 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t626, 0.0, run, 5};
+    const int64_t t643 = v_x833;
+    if (t643 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t643, 0.0, run, 0};
       goto fail;
     }
-    v_x830 = rtg_vec_new(RT_INT, t626);
-    A.v_x830_d = v_x830->data.i;
-    A.v_x830_n = v_x830->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t626);
+    v_x835 = rtg_vec_new(RT_INT, t643);
+    A.v_x835_d = v_x835->data.i;
+    A.v_x835_n = v_x835->len;
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t643);
   }
-  *out_v_x830 = v_x830;
+  /* REDUCE */
+  {
+    const int64_t t644 = v_x836->len;
+    K18_1_V *t645 = rtg::reduce_to_device<false>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{2147483647, 0, 1}, t644);
+    K18_1_value = t645;
+  }
+  if (!rtg::check_result("K18", loc, K18_1_value, K18_1_check{{check_site_0}}, K18_1_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K18_1_value = NULL; /* freed by check_result, after the check */
+  *out_v_x835 = v_x835;
+  *out_v_x845 = v_x845;
+  *out_v_x846 = v_x846;
   return;
 fail:
-  rt_release(v_x830);
+  rt_release(v_x835);
+  rtg_free(K18_1_value);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x821, RtValue *v_x822, RtValue *v_x823, RtValue *v_x824, int32_t v_x825, RtValue *v_x828, RtValue **out_v_x830) {
-  RtValue *vals[] = {v_x821, v_x822, v_x823, v_x824, v_x828};
-  const int64_t sizes[] = {(int64_t)v_x825};
-  if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K18_host(err, loc, run, v_x821, v_x822, v_x823, v_x824, v_x825, v_x828, out_v_x830);
+static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846, int check_site_0) {
+  RtValue *vals[] = {v_x836};
+  const int64_t sizes[] = {(int64_t)v_x833};
+  if (rtg_choose_host(vals, 1, sizes, 1)) {
+    K18_host(err, loc, run, v_x833, v_x836, out_v_x835, out_v_x845, out_v_x846);
+    if (err->index == INT64_MAX) {
+      K18_1_V t646;
+      memset(&t646, 0, sizeof t646);
+      t646.v1 = *out_v_x845;
+      t646.v2 = *out_v_x846;
+      (void)K18_1_check{{check_site_0}}(t646, err, run);
+    }
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x821, v_x822, v_x823, v_x824, v_x825, v_x828, out_v_x830);
+    K18_gpu(err, loc, run, v_x833, v_x836, out_v_x835, out_v_x845, out_v_x846, check_site_0);
   }
 }
 
-/* K19: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1137, RtValue *v_x1129, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_x1133, RtValue **out_v_x1136) {
+/* K19: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1137_off = rt_seg_offsets(v_sd_1137);
-  const int64_t v_sd_1137_n = v_sd_1137->len;
-  int32_t *v_x1129_d = v_x1129->data.i;
-  const int64_t v_x1129_n = v_x1129->len;
-  int32_t *v_x1130_d = v_x1130->data.i;
-  const int64_t v_x1130_n = v_x1130->len;
-  int32_t *v_x1131_d = v_x1131->data.i;
-  const int64_t v_x1131_n = v_x1131->len;
-  int32_t *v_x1133_d = v_x1133->data.i;
-  const int64_t v_x1133_n = v_x1133->len;
-  RtValue *v_x1136 = NULL;
-  /* SEG_MAP */
+  int32_t *v_x847_d = v_x847->data.i;
+  const int64_t v_x847_n = v_x847->len;
+  int32_t *v_x852_d = v_x852->data.i;
+  const int64_t v_x852_n = v_x852->len;
+  RtValue *v_x862 = NULL;
+  /* MAP */
   {
-    const int64_t t627 = v_sd_1137_off[v_sd_1137_n];
-    v_x1136 = rt_value_new(rt_vec_type(RT_INT), t627);
-    int32_t *v_x1136_d = v_x1136->data.i;
-    const int64_t v_x1136_n = v_x1136->len;
-    const int64_t t628 = (t627 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t628 > 1)
-    for (int64_t t629 = 0; t629 < t628; t629++) {
-      int64_t t632 = rt_segment_search(v_sd_1137_off, 0, v_sd_1137_n, t629 * RT_CHUNK);
-      const int64_t t629_end = (t629 + 1) * RT_CHUNK < t627 ? (t629 + 1) * RT_CHUNK : t627;
-      for (int64_t t630 = t629 * RT_CHUNK; t630 < t629_end; t630++) {
-        const int32_t t631 = (int32_t)t630;
-        while (v_sd_1137_off[t632 + 1] <= t630)
-          t632++;
-        const int32_t t633 = (int32_t)t632;
-        int t635 = 0; /* nonzero: a check below failed */
-        int t636 = (uint64_t)(int64_t)t633 < (uint64_t)v_x1131_n;
-        int32_t t634 = t636 ? v_x1131_d[t633] : 0;
-        t635 |= !t636;
-        int t638 = (uint64_t)(int64_t)t633 < (uint64_t)v_x1129_n;
-        int32_t t637 = t638 ? v_x1129_d[t633] : 0;
-        t635 |= !t638;
-        int32_t t640 = rt_sub_i(t631, t637);
-        int t642 = (uint64_t)(int64_t)t633 < (uint64_t)v_x1130_n;
-        int32_t t641 = t642 ? v_x1130_d[t633] : 0;
-        t635 |= !t642;
-        int32_t t644 = rt_mul_i(t640, t641);
-        int32_t t646 = rt_add_i(t634, t644);
-        int t648 = (uint64_t)(int64_t)t646 < (uint64_t)v_x1133_n;
-        int32_t t647 = t648 ? v_x1133_d[t646] : 0;
-        t635 |= !t648;
-        if (__builtin_expect(t635 != 0, 0)) { /* again, recording the error */
-          int32_t t649;
-          if ((uint64_t)(int64_t)t633 < (uint64_t)v_x1131_n) {
-            t649 = v_x1131_d[t633];
-          } else {
-            NESSIE_RECORD(err, t630, RT_CHECK_INDEX, 0, 0, RT_GATHER, t633, v_x1131_n, 0.0, 0);
-            t649 = 0;
-          }
-          int32_t t650;
-          if ((uint64_t)(int64_t)t633 < (uint64_t)v_x1129_n) {
-            t650 = v_x1129_d[t633];
-          } else {
-            NESSIE_RECORD(err, t630, RT_CHECK_INDEX, 0, 0, RT_GATHER, t633, v_x1129_n, 0.0, 1);
-            t650 = 0;
-          }
-          int32_t t652 = rt_sub_i(t631, t650);
-          int32_t t653;
-          if ((uint64_t)(int64_t)t633 < (uint64_t)v_x1130_n) {
-            t653 = v_x1130_d[t633];
-          } else {
-            NESSIE_RECORD(err, t630, RT_CHECK_INDEX, 0, 0, RT_GATHER, t633, v_x1130_n, 0.0, 2);
-            t653 = 0;
-          }
-          int32_t t655 = rt_mul_i(t652, t653);
-          int32_t t657 = rt_add_i(t649, t655);
-          int32_t t658;
-          if ((uint64_t)(int64_t)t657 < (uint64_t)v_x1133_n) {
-            t658 = v_x1133_d[t657];
-          } else {
-            NESSIE_RECORD(err, t630, RT_CHECK_INDEX, 0, 0, RT_GATHER, t657, v_x1133_n, 0.0, 3);
-            t658 = 0;
-          }
+    const int64_t t647 = v_x847_n;
+    v_x862 = rt_value_new(rt_vec_type(RT_INT), t647);
+    int32_t *v_x862_d = v_x862->data.i;
+    const int64_t v_x862_n = v_x862->len;
+    RT_PARALLEL_FOR_IF(t647 >= RT_PARALLEL_MIN)
+    for (int64_t t648 = 0; t648 < t647; t648++) {
+      const int32_t t649 = (int32_t)t648;
+      int t653 = 0; /* nonzero: a check below failed */
+      int32_t t651 = rt_mul_i(t649, 2);
+      int t654 = (uint64_t)(int64_t)t651 < (uint64_t)v_x852_n;
+      int32_t t652 = t654 ? v_x852_d[t651] : 0;
+      t653 |= !t654;
+      int32_t t656 = rt_add_i(t652, 1);
+      int32_t t658 = rt_add_i(t651, 1);
+      int t660 = (uint64_t)(int64_t)t658 < (uint64_t)v_x852_n;
+      int32_t t659 = t660 ? v_x852_d[t658] : 0;
+      t653 |= !t660;
+      int32_t t662 = rt_add_i(t656, t659);
+      if (__builtin_expect(t653 != 0, 0)) { /* again, recording the error */
+        int32_t t664 = rt_mul_i(t649, 2);
+        int32_t t665;
+        if ((uint64_t)(int64_t)t664 < (uint64_t)v_x852_n) {
+          t665 = v_x852_d[t664];
+        } else {
+          NESSIE_RECORD(err, t648, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, v_x852_n, 0.0, 0);
+          t665 = 0;
         }
-        v_x1136_d[t630] = t647;
+        int32_t t667 = rt_add_i(t665, 1);
+        int32_t t669 = rt_add_i(t664, 1);
+        int32_t t670;
+        if ((uint64_t)(int64_t)t669 < (uint64_t)v_x852_n) {
+          t670 = v_x852_d[t669];
+        } else {
+          NESSIE_RECORD(err, t648, RT_CHECK_INDEX, 1, 0, RT_GATHER, t669, v_x852_n, 0.0, 1);
+          t670 = 0;
+        }
+        int32_t t672 = rt_add_i(t667, t670);
       }
+      v_x862_d[t648] = t662;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1136 = v_x1136;
+  *out_v_x862 = v_x862;
   return;
 fail:
-  rt_release(v_x1136);
+  rt_release(v_x862);
 }
 
-/* K19: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K19: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K19_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1137_off; int64_t v_sd_1137_n;
-  int32_t *v_x1129_d; int64_t v_x1129_n;
-  int32_t *v_x1130_d; int64_t v_x1130_n;
-  int32_t *v_x1131_d; int64_t v_x1131_n;
-  int32_t v_x1132;
-  int32_t *v_x1133_d; int64_t v_x1133_n;
-  int32_t *v_x1136_d; int64_t v_x1136_n;
+  int32_t *v_x847_d; int64_t v_x847_n;
+  int32_t *v_x852_d; int64_t v_x852_n;
+  int32_t *v_x862_d; int64_t v_x862_n;
 };
 struct alignas(8) K19_0_V {
   int32_t v0;
 };
 struct K19_0_pull {
   K19_A A;
-  __device__ K19_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t660 = 0; /* nonzero: a check below failed */
-    int t661 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1131_n;
-    int32_t t659 = t661 ? A.v_x1131_d[sx] : 0;
-    t660 |= !t661;
-    int t663 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1129_n;
-    int32_t t662 = t663 ? A.v_x1129_d[sx] : 0;
-    t660 |= !t663;
-    int32_t t665 = rt_sub_i(ix, t662);
-    int t667 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1130_n;
-    int32_t t666 = t667 ? A.v_x1130_d[sx] : 0;
-    t660 |= !t667;
-    int32_t t669 = rt_mul_i(t665, t666);
-    int32_t t671 = rt_add_i(t659, t669);
-    int t673 = (uint64_t)(int64_t)t671 < (uint64_t)A.v_x1133_n;
-    int32_t t672 = t673 ? A.v_x1133_d[t671] : 0;
-    t660 |= !t673;
-    if (__builtin_expect(t660 != 0, 0)) { /* again, recording the error */
-      int32_t t674;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1131_n) {
-        t674 = A.v_x1131_d[sx];
+    int t676 = 0; /* nonzero: a check below failed */
+    int32_t t674 = rt_mul_i(ix, 2);
+    int t677 = (uint64_t)(int64_t)t674 < (uint64_t)A.v_x852_n;
+    int32_t t675 = t677 ? A.v_x852_d[t674] : 0;
+    t676 |= !t677;
+    int32_t t679 = rt_add_i(t675, 1);
+    int32_t t681 = rt_add_i(t674, 1);
+    int t683 = (uint64_t)(int64_t)t681 < (uint64_t)A.v_x852_n;
+    int32_t t682 = t683 ? A.v_x852_d[t681] : 0;
+    t676 |= !t683;
+    int32_t t685 = rt_add_i(t679, t682);
+    if (__builtin_expect(t676 != 0, 0)) { /* again, recording the error */
+      int32_t t687 = rt_mul_i(ix, 2);
+      int32_t t688;
+      if ((uint64_t)(int64_t)t687 < (uint64_t)A.v_x852_n) {
+        t688 = A.v_x852_d[t687];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1131_n, 0.0, 0);
-        t674 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t687, A.v_x852_n, 0.0, 0);
+        t688 = 0;
       }
-      int32_t t675;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1129_n) {
-        t675 = A.v_x1129_d[sx];
+      int32_t t690 = rt_add_i(t688, 1);
+      int32_t t692 = rt_add_i(t687, 1);
+      int32_t t693;
+      if ((uint64_t)(int64_t)t692 < (uint64_t)A.v_x852_n) {
+        t693 = A.v_x852_d[t692];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1129_n, 0.0, 1);
-        t675 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t692, A.v_x852_n, 0.0, 1);
+        t693 = 0;
       }
-      int32_t t677 = rt_sub_i(ix, t675);
-      int32_t t678;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1130_n) {
-        t678 = A.v_x1130_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1130_n, 0.0, 2);
-        t678 = 0;
-      }
-      int32_t t680 = rt_mul_i(t677, t678);
-      int32_t t682 = rt_add_i(t674, t680);
-      int32_t t683;
-      if ((uint64_t)(int64_t)t682 < (uint64_t)A.v_x1133_n) {
-        t683 = A.v_x1133_d[t682];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t682, A.v_x1133_n, 0.0, 3);
-        t683 = 0;
-      }
+      int32_t t695 = rt_add_i(t690, t693);
     }
-    return K19_0_V{t672};
+    return K19_0_V{t685};
   }
 };
 struct K19_0_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x1136_d[i] = v.v0;
+    A.v_x862_d[i] = v.v0;
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1137, RtValue *v_x1129, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_x1133, RtValue **out_v_x1136) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1137_off = rtg_seg_offsets(v_sd_1137);
-  A.v_sd_1137_n = v_sd_1137->len;
-  A.v_x1129_d = v_x1129->data.i;
-  A.v_x1129_n = v_x1129->len;
-  A.v_x1130_d = v_x1130->data.i;
-  A.v_x1130_n = v_x1130->len;
-  A.v_x1131_d = v_x1131->data.i;
-  A.v_x1131_n = v_x1131->len;
-  A.v_x1132 = v_x1132;
-  A.v_x1133_d = v_x1133->data.i;
-  A.v_x1133_n = v_x1133->len;
-  RtValue *v_x1136 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t684 = rtg_seg_total(v_sd_1137);
-    v_x1136 = rtg_vec_new(RT_INT, t684);
-    A.v_x1136_d = v_x1136->data.i;
-    A.v_x1136_n = v_x1136->len;
-    rtg::seg_map("K19", loc, K19_0_pull{A}, K19_0_store{A}, v_sd_1137, t684);
-  }
-  *out_v_x1136 = v_x1136;
-  return;
-fail:
-  rt_release(v_x1136);
-}
-
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1137, RtValue *v_x1129, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_x1133, RtValue **out_v_x1136) {
-  RtValue *vals[] = {v_sd_1137, v_x1129, v_x1130, v_x1131, v_x1133};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K19_host(err, loc, run, v_sd_1137, v_x1129, v_x1130, v_x1131, v_x1132, v_x1133, out_v_x1136);
-    rtg_host_ran();
-  } else {
-    K19_gpu(err, loc, run, v_sd_1137, v_x1129, v_x1130, v_x1131, v_x1132, v_x1133, out_v_x1136);
-  }
-}
-
-/* K20: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x831, RtValue *v_x836, RtValue **out_v_x846) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x831_d = v_x831->data.i;
-  const int64_t v_x831_n = v_x831->len;
-  int32_t *v_x836_d = v_x836->data.i;
-  const int64_t v_x836_n = v_x836->len;
-  RtValue *v_x846 = NULL;
+  A.v_x847_d = v_x847->data.i;
+  A.v_x847_n = v_x847->len;
+  A.v_x852_d = v_x852->data.i;
+  A.v_x852_n = v_x852->len;
+  RtValue *v_x862 = NULL;
   /* MAP */
   {
-    const int64_t t685 = v_x831_n;
-    v_x846 = rt_value_new(rt_vec_type(RT_INT), t685);
-    int32_t *v_x846_d = v_x846->data.i;
-    const int64_t v_x846_n = v_x846->len;
-    RT_PARALLEL_FOR_IF(t685 >= RT_PARALLEL_MIN)
-    for (int64_t t686 = 0; t686 < t685; t686++) {
-      const int32_t t687 = (int32_t)t686;
-      int t691 = 0; /* nonzero: a check below failed */
-      int32_t t689 = rt_mul_i(t687, 2);
-      int t692 = (uint64_t)(int64_t)t689 < (uint64_t)v_x836_n;
-      int32_t t690 = t692 ? v_x836_d[t689] : 0;
-      t691 |= !t692;
-      int32_t t694 = rt_add_i(t690, 1);
-      int32_t t696 = rt_add_i(t689, 1);
-      int t698 = (uint64_t)(int64_t)t696 < (uint64_t)v_x836_n;
-      int32_t t697 = t698 ? v_x836_d[t696] : 0;
-      t691 |= !t698;
-      int32_t t700 = rt_add_i(t694, t697);
-      if (__builtin_expect(t691 != 0, 0)) { /* again, recording the error */
-        int32_t t702 = rt_mul_i(t687, 2);
-        int32_t t703;
-        if ((uint64_t)(int64_t)t702 < (uint64_t)v_x836_n) {
-          t703 = v_x836_d[t702];
-        } else {
-          NESSIE_RECORD(err, t686, RT_CHECK_INDEX, 0, 0, RT_GATHER, t702, v_x836_n, 0.0, 0);
-          t703 = 0;
-        }
-        int32_t t705 = rt_add_i(t703, 1);
-        int32_t t707 = rt_add_i(t702, 1);
-        int32_t t708;
-        if ((uint64_t)(int64_t)t707 < (uint64_t)v_x836_n) {
-          t708 = v_x836_d[t707];
-        } else {
-          NESSIE_RECORD(err, t686, RT_CHECK_INDEX, 1, 0, RT_GATHER, t707, v_x836_n, 0.0, 1);
-          t708 = 0;
-        }
-        int32_t t710 = rt_add_i(t705, t708);
-      }
-      v_x846_d[t686] = t700;
-    }
+    const int64_t t696 = v_x847->len;
+    v_x862 = rtg_vec_new(RT_INT, t696);
+    A.v_x862_d = v_x862->data.i;
+    A.v_x862_n = v_x862->len;
+    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t696);
   }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x846 = v_x846;
+  *out_v_x862 = v_x862;
   return;
 fail:
-  rt_release(v_x846);
+  rt_release(v_x862);
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K20_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x831_d; int64_t v_x831_n;
-  int32_t *v_x836_d; int64_t v_x836_n;
-  int32_t *v_x846_d; int64_t v_x846_n;
-};
-struct alignas(8) K20_0_V {
-  int32_t v0;
-};
-struct K20_0_pull {
-  K20_A A;
-  __device__ K20_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t714 = 0; /* nonzero: a check below failed */
-    int32_t t712 = rt_mul_i(ix, 2);
-    int t715 = (uint64_t)(int64_t)t712 < (uint64_t)A.v_x836_n;
-    int32_t t713 = t715 ? A.v_x836_d[t712] : 0;
-    t714 |= !t715;
-    int32_t t717 = rt_add_i(t713, 1);
-    int32_t t719 = rt_add_i(t712, 1);
-    int t721 = (uint64_t)(int64_t)t719 < (uint64_t)A.v_x836_n;
-    int32_t t720 = t721 ? A.v_x836_d[t719] : 0;
-    t714 |= !t721;
-    int32_t t723 = rt_add_i(t717, t720);
-    if (__builtin_expect(t714 != 0, 0)) { /* again, recording the error */
-      int32_t t725 = rt_mul_i(ix, 2);
-      int32_t t726;
-      if ((uint64_t)(int64_t)t725 < (uint64_t)A.v_x836_n) {
-        t726 = A.v_x836_d[t725];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t725, A.v_x836_n, 0.0, 0);
-        t726 = 0;
-      }
-      int32_t t728 = rt_add_i(t726, 1);
-      int32_t t730 = rt_add_i(t725, 1);
-      int32_t t731;
-      if ((uint64_t)(int64_t)t730 < (uint64_t)A.v_x836_n) {
-        t731 = A.v_x836_d[t730];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t730, A.v_x836_n, 0.0, 1);
-        t731 = 0;
-      }
-      int32_t t733 = rt_add_i(t728, t731);
-    }
-    return K20_0_V{t723};
-  }
-};
-struct K20_0_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_0_V &v) const {
-    A.v_x846_d[i] = v.v0;
-  }
-};
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x831, RtValue *v_x836, RtValue **out_v_x846) {
-  (void)loc;
-  (void)err;
-  K20_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x831_d = v_x831->data.i;
-  A.v_x831_n = v_x831->len;
-  A.v_x836_d = v_x836->data.i;
-  A.v_x836_n = v_x836->len;
-  RtValue *v_x846 = NULL;
-  /* MAP */
-  {
-    const int64_t t734 = v_x831->len;
-    v_x846 = rtg_vec_new(RT_INT, t734);
-    A.v_x846_d = v_x846->data.i;
-    A.v_x846_n = v_x846->len;
-    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t734);
-  }
-  *out_v_x846 = v_x846;
-  return;
-fail:
-  rt_release(v_x846);
-}
-
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x831, RtValue *v_x836, RtValue **out_v_x846) {
-  RtValue *vals[] = {v_x831, v_x836};
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
+  RtValue *vals[] = {v_x847, v_x852};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K20_host(err, loc, run, v_x831, v_x836, out_v_x846);
+    K19_host(err, loc, run, v_x847, v_x852, out_v_x862);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x831, v_x836, out_v_x846);
+    K19_gpu(err, loc, run, v_x847, v_x852, out_v_x862);
   }
 }
 
-/* K21: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x947, int32_t v_x952, RtValue **out_v_x949, RtValue **out_v_x958, RtValue **out_v_x960, int32_t *out_v_x967, int32_t *out_v_x973, RtValue **out_v_x977, RtValue **out_v_x981) {
+/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
   (void)loc;
   (void)run;
-  int32_t *v_x947_d = v_x947->data.i;
-  const int64_t v_x947_n = v_x947->len;
-  RtValue *v_x949 = NULL;
-  RtValue *v_x958 = NULL;
-  RtValue *v_x959 = NULL;
-  RtValue *v_x960 = NULL;
-  RtValue *v_x961 = NULL;
-  int32_t v_x967 = 0;
-  int32_t v_x973 = 0;
-  RtValue *v_x977 = NULL;
+  int32_t *v_x967_d = v_x967->data.i;
+  const int64_t v_x967_n = v_x967->len;
+  RtValue *v_x969 = NULL;
+  RtValue *v_x978 = NULL;
+  RtValue *v_x979 = NULL;
+  RtValue *v_x980 = NULL;
   RtValue *v_x981 = NULL;
+  int32_t v_x987 = 0;
+  int32_t v_x993 = 0;
+  RtValue *v_x997 = NULL;
+  RtValue *v_x1001 = NULL;
   /* MAP */
   {
-    const int64_t t735 = v_x952;
-    if (t735 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t735, 0.0, 0);
+    const int64_t t697 = v_x972;
+    if (t697 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t697, 0.0, 0);
       goto fail;
     }
-    v_x949 = rt_value_new(rt_vec_type(RT_BOOL), t735);
-    uint8_t *v_x949_d = v_x949->data.b;
-    const int64_t v_x949_n = v_x949->len;
-    RT_PARALLEL_FOR_IF(t735 >= RT_PARALLEL_MIN)
-    for (int64_t t736 = 0; t736 < t735; t736++) {
-      const int32_t t737 = (int32_t)t736;
-      int t739 = 0; /* nonzero: a check below failed */
-      int t740 = (uint64_t)(int64_t)t737 < (uint64_t)v_x947_n;
-      int32_t t738 = t740 ? v_x947_d[t737] : 0;
-      t739 |= !t740;
-      uint8_t t742 = rt_le_i(t738, 1);
-      if (__builtin_expect(t739 != 0, 0)) { /* again, recording the error */
-        int32_t t743;
-        if ((uint64_t)(int64_t)t737 < (uint64_t)v_x947_n) {
-          t743 = v_x947_d[t737];
+    v_x969 = rt_value_new(rt_vec_type(RT_BOOL), t697);
+    uint8_t *v_x969_d = v_x969->data.b;
+    const int64_t v_x969_n = v_x969->len;
+    RT_PARALLEL_FOR_IF(t697 >= RT_PARALLEL_MIN)
+    for (int64_t t698 = 0; t698 < t697; t698++) {
+      const int32_t t699 = (int32_t)t698;
+      int t701 = 0; /* nonzero: a check below failed */
+      int t702 = (uint64_t)(int64_t)t699 < (uint64_t)v_x967_n;
+      int32_t t700 = t702 ? v_x967_d[t699] : 0;
+      t701 |= !t702;
+      uint8_t t704 = rt_le_i(t700, 1);
+      if (__builtin_expect(t701 != 0, 0)) { /* again, recording the error */
+        int32_t t705;
+        if ((uint64_t)(int64_t)t699 < (uint64_t)v_x967_n) {
+          t705 = v_x967_d[t699];
         } else {
-          NESSIE_RECORD(err, t736, RT_CHECK_INDEX, 0, 0, RT_GATHER, t737, v_x947_n, 0.0, 1);
-          t743 = 0;
+          NESSIE_RECORD(err, t698, RT_CHECK_INDEX, 0, 0, RT_GATHER, t699, v_x967_n, 0.0, 1);
+          t705 = 0;
         }
-        uint8_t t745 = rt_le_i(t743, 1);
+        uint8_t t707 = rt_le_i(t705, 1);
       }
-      v_x949_d[t736] = t742;
+      v_x969_d[t698] = t704;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x949_d = v_x949->data.b;
-    const int64_t v_x949_n = v_x949->len;
+    uint8_t *v_x969_d = v_x969->data.b;
+    const int64_t v_x969_n = v_x969->len;
     /* PARTITION */
     {
-      const int64_t t746 = v_x952;
-      if (t746 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t746, 0.0, 2);
+      const int64_t t708 = v_x972;
+      if (t708 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t708, 0.0, 2);
         goto fail;
       }
-      const int64_t t747 = t746 > 0 ? (t746 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t748 = (uint8_t *)rt_alloc_atomic((size_t)t746 + 1);
-      int64_t *t749 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t747 + 1));
-      RT_PARALLEL_FOR_IF(t747 > 1)
-      for (int64_t t750 = 0; t750 < t747; t750++) {
+      const int64_t t709 = t708 > 0 ? (t708 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t710 = (uint8_t *)rt_alloc_atomic((size_t)t708 + 1);
+      int64_t *t711 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t709 + 1));
+      RT_PARALLEL_FOR_IF(t709 > 1)
+      for (int64_t t712 = 0; t712 < t709; t712++) {
         int64_t kept = 0;
-        const int64_t t750_end = (t750 + 1) * RT_CHUNK < t746 ? (t750 + 1) * RT_CHUNK : t746;
-        for (int64_t t751 = t750 * RT_CHUNK; t751 < t750_end; t751++) {
-          const int32_t t752 = (int32_t)t751;
-          int32_t t750x0;
-          uint8_t t750x1;
-          int t754 = 0; /* nonzero: a check below failed */
-          int t755 = (uint64_t)(int64_t)t752 < (uint64_t)v_x947_n;
-          int32_t t753 = t755 ? v_x947_d[t752] : 0;
-          t754 |= !t755;
-          uint8_t t757 = rt_le_i(t753, 1);
-          if (__builtin_expect(t754 != 0, 0)) { /* again, recording the error */
-            int32_t t758;
-            if ((uint64_t)(int64_t)t752 < (uint64_t)v_x947_n) {
-              t758 = v_x947_d[t752];
+        const int64_t t712_end = (t712 + 1) * RT_CHUNK < t708 ? (t712 + 1) * RT_CHUNK : t708;
+        for (int64_t t713 = t712 * RT_CHUNK; t713 < t712_end; t713++) {
+          const int32_t t714 = (int32_t)t713;
+          int32_t t712x0;
+          uint8_t t712x1;
+          int t716 = 0; /* nonzero: a check below failed */
+          int t717 = (uint64_t)(int64_t)t714 < (uint64_t)v_x967_n;
+          int32_t t715 = t717 ? v_x967_d[t714] : 0;
+          t716 |= !t717;
+          uint8_t t719 = rt_le_i(t715, 1);
+          if (__builtin_expect(t716 != 0, 0)) { /* again, recording the error */
+            int32_t t720;
+            if ((uint64_t)(int64_t)t714 < (uint64_t)v_x967_n) {
+              t720 = v_x967_d[t714];
             } else {
-              NESSIE_RECORD(err, t751, RT_CHECK_INDEX, 0, 0, RT_GATHER, t752, v_x947_n, 0.0, 3);
-              t758 = 0;
+              NESSIE_RECORD(err, t713, RT_CHECK_INDEX, 0, 0, RT_GATHER, t714, v_x967_n, 0.0, 3);
+              t720 = 0;
             }
-            uint8_t t760 = rt_le_i(t758, 1);
+            uint8_t t722 = rt_le_i(t720, 1);
           }
-          t750x0 = t752;
-          t750x1 = t757;
-          uint8_t t761;
-          t761 = t750x1;
-          t748[t751] = t761 != 0;
-          kept += t761 != 0;
+          t712x0 = t714;
+          t712x1 = t719;
+          uint8_t t723;
+          t723 = t712x1;
+          t710[t713] = t723 != 0;
+          kept += t723 != 0;
         }
-        t749[t750] = kept;
+        t711[t712] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t748);
-        rt_free(t749);
+        rt_free(t710);
+        rt_free(t711);
         goto fail;
       }
-      int64_t t762 = 0;
-      for (int64_t t750 = 0; t750 < t747; t750++) {
-        const int64_t k = t749[t750];
-        t749[t750] = t762;
-        t762 += k;
+      int64_t t724 = 0;
+      for (int64_t t712 = 0; t712 < t709; t712++) {
+        const int64_t k = t711[t712];
+        t711[t712] = t724;
+        t724 += k;
       }
-      v_x958 = rt_value_new(rt_vec_type(RT_INT), t762);
-      int32_t *v_x958_d = v_x958->data.i;
-      const int64_t v_x958_n = v_x958->len;
-      v_x959 = rt_value_new(rt_vec_type(RT_BOOL), t762);
-      uint8_t *v_x959_d = v_x959->data.b;
-      const int64_t v_x959_n = v_x959->len;
-      v_x960 = rt_value_new(rt_vec_type(RT_INT), (t746 - t762));
-      int32_t *v_x960_d = v_x960->data.i;
-      const int64_t v_x960_n = v_x960->len;
-      v_x961 = rt_value_new(rt_vec_type(RT_BOOL), (t746 - t762));
-      uint8_t *v_x961_d = v_x961->data.b;
-      const int64_t v_x961_n = v_x961->len;
-      RT_PARALLEL_FOR_IF(t747 > 1)
-      for (int64_t t750 = 0; t750 < t747; t750++) {
-        int64_t at = t749[t750];
-        int64_t at_not = t750 * RT_CHUNK - t749[t750];
-        const int64_t t750_end = (t750 + 1) * RT_CHUNK < t746 ? (t750 + 1) * RT_CHUNK : t746;
-        for (int64_t t751 = t750 * RT_CHUNK; t751 < t750_end; t751++) {
-          const int32_t t752 = (int32_t)t751;
-          int32_t t750y0;
-          uint8_t t750y1;
-          int t764 = 0; /* nonzero: a check below failed */
-          int t765 = (uint64_t)(int64_t)t752 < (uint64_t)v_x947_n;
-          int32_t t763 = t765 ? v_x947_d[t752] : 0;
-          t764 |= !t765;
-          uint8_t t767 = rt_le_i(t763, 1);
-          if (__builtin_expect(t764 != 0, 0)) { /* again, recording the error */
-            int32_t t768;
-            if ((uint64_t)(int64_t)t752 < (uint64_t)v_x947_n) {
-              t768 = v_x947_d[t752];
+      v_x978 = rt_value_new(rt_vec_type(RT_INT), t724);
+      int32_t *v_x978_d = v_x978->data.i;
+      const int64_t v_x978_n = v_x978->len;
+      v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t724);
+      uint8_t *v_x979_d = v_x979->data.b;
+      const int64_t v_x979_n = v_x979->len;
+      v_x980 = rt_value_new(rt_vec_type(RT_INT), (t708 - t724));
+      int32_t *v_x980_d = v_x980->data.i;
+      const int64_t v_x980_n = v_x980->len;
+      v_x981 = rt_value_new(rt_vec_type(RT_BOOL), (t708 - t724));
+      uint8_t *v_x981_d = v_x981->data.b;
+      const int64_t v_x981_n = v_x981->len;
+      RT_PARALLEL_FOR_IF(t709 > 1)
+      for (int64_t t712 = 0; t712 < t709; t712++) {
+        int64_t at = t711[t712];
+        int64_t at_not = t712 * RT_CHUNK - t711[t712];
+        const int64_t t712_end = (t712 + 1) * RT_CHUNK < t708 ? (t712 + 1) * RT_CHUNK : t708;
+        for (int64_t t713 = t712 * RT_CHUNK; t713 < t712_end; t713++) {
+          const int32_t t714 = (int32_t)t713;
+          int32_t t712y0;
+          uint8_t t712y1;
+          int t726 = 0; /* nonzero: a check below failed */
+          int t727 = (uint64_t)(int64_t)t714 < (uint64_t)v_x967_n;
+          int32_t t725 = t727 ? v_x967_d[t714] : 0;
+          t726 |= !t727;
+          uint8_t t729 = rt_le_i(t725, 1);
+          if (__builtin_expect(t726 != 0, 0)) { /* again, recording the error */
+            int32_t t730;
+            if ((uint64_t)(int64_t)t714 < (uint64_t)v_x967_n) {
+              t730 = v_x967_d[t714];
             } else {
-              NESSIE_RECORD(err, t751, RT_CHECK_INDEX, 0, 0, RT_GATHER, t752, v_x947_n, 0.0, 4);
-              t768 = 0;
+              NESSIE_RECORD(err, t713, RT_CHECK_INDEX, 0, 0, RT_GATHER, t714, v_x967_n, 0.0, 4);
+              t730 = 0;
             }
-            uint8_t t770 = rt_le_i(t768, 1);
+            uint8_t t732 = rt_le_i(t730, 1);
           }
-          t750y0 = t752;
-          t750y1 = t767;
-          if (t748[t751]) {
-            v_x958_d[at] = t750y0;
-            v_x959_d[at] = t750y1;
+          t712y0 = t714;
+          t712y1 = t729;
+          if (t710[t713]) {
+            v_x978_d[at] = t712y0;
+            v_x979_d[at] = t712y1;
             at++;
           } else {
-            v_x960_d[at_not] = t750y0;
-            v_x961_d[at_not] = t750y1;
+            v_x980_d[at_not] = t712y0;
+            v_x981_d[at_not] = t712y1;
             at_not++;
           }
         }
       }
-      rt_free(t748);
-      rt_free(t749);
+      rt_free(t710);
+      rt_free(t711);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x958_d = v_x958->data.i;
-      const int64_t v_x958_n = v_x958->len;
-      uint8_t *v_x959_d = v_x959->data.b;
-      const int64_t v_x959_n = v_x959->len;
-      int32_t *v_x960_d = v_x960->data.i;
-      const int64_t v_x960_n = v_x960->len;
-      uint8_t *v_x961_d = v_x961->data.b;
-      const int64_t v_x961_n = v_x961->len;
+      int32_t *v_x978_d = v_x978->data.i;
+      const int64_t v_x978_n = v_x978->len;
+      uint8_t *v_x979_d = v_x979->data.b;
+      const int64_t v_x979_n = v_x979->len;
+      int32_t *v_x980_d = v_x980->data.i;
+      const int64_t v_x980_n = v_x980->len;
+      uint8_t *v_x981_d = v_x981->data.b;
+      const int64_t v_x981_n = v_x981->len;
       /* REDUCE */
       {
-        const int64_t t771 = v_x952;
-        if (t771 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t771, 0.0, 5);
+        const int64_t t733 = v_x972;
+        if (t733 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t733, 0.0, 5);
           goto fail;
         }
-        const int64_t t772 = t771 > 0 ? (t771 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t773 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t772);
-        int32_t *t774 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t772);
-        RT_PARALLEL_FOR_IF(t772 > 1)
-        for (int64_t t775 = 0; t775 < t772; t775++) {
-          int32_t t775a0;
-          int32_t t775a1;
-          t775a0 = 0;
-          t775a1 = 0;
-          const int64_t t775_end = (t775 + 1) * RT_CHUNK < t771 ? (t775 + 1) * RT_CHUNK : t771;
-          for (int64_t t776 = t775 * RT_CHUNK; t776 < t775_end; t776++) {
-            const int32_t t777 = (int32_t)t776;
-            int32_t t775x0;
-            int32_t t775x1;
-            int t779 = 0; /* nonzero: a check below failed */
-            int t780 = (uint64_t)(int64_t)t777 < (uint64_t)v_x947_n;
-            int32_t t778 = t780 ? v_x947_d[t777] : 0;
-            t779 |= !t780;
-            uint8_t t782 = rt_le_i(t778, 1);
-            int32_t t784 = rt_btoi_b(t782);
-            uint8_t t786 = rt_not_b(t782);
-            int32_t t788 = rt_btoi_b(t786);
-            if (__builtin_expect(t779 != 0, 0)) { /* again, recording the error */
-              int32_t t789;
-              if ((uint64_t)(int64_t)t777 < (uint64_t)v_x947_n) {
-                t789 = v_x947_d[t777];
+        const int64_t t734 = t733 > 0 ? (t733 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t735 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t734);
+        int32_t *t736 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t734);
+        RT_PARALLEL_FOR_IF(t734 > 1)
+        for (int64_t t737 = 0; t737 < t734; t737++) {
+          int32_t t737a0;
+          int32_t t737a1;
+          t737a0 = 0;
+          t737a1 = 0;
+          const int64_t t737_end = (t737 + 1) * RT_CHUNK < t733 ? (t737 + 1) * RT_CHUNK : t733;
+          for (int64_t t738 = t737 * RT_CHUNK; t738 < t737_end; t738++) {
+            const int32_t t739 = (int32_t)t738;
+            int32_t t737x0;
+            int32_t t737x1;
+            int t741 = 0; /* nonzero: a check below failed */
+            int t742 = (uint64_t)(int64_t)t739 < (uint64_t)v_x967_n;
+            int32_t t740 = t742 ? v_x967_d[t739] : 0;
+            t741 |= !t742;
+            uint8_t t744 = rt_le_i(t740, 1);
+            int32_t t746 = rt_btoi_b(t744);
+            uint8_t t748 = rt_not_b(t744);
+            int32_t t750 = rt_btoi_b(t748);
+            if (__builtin_expect(t741 != 0, 0)) { /* again, recording the error */
+              int32_t t751;
+              if ((uint64_t)(int64_t)t739 < (uint64_t)v_x967_n) {
+                t751 = v_x967_d[t739];
               } else {
-                NESSIE_RECORD(err, t776, RT_CHECK_INDEX, 0, 0, RT_GATHER, t777, v_x947_n, 0.0, 6);
-                t789 = 0;
+                NESSIE_RECORD(err, t738, RT_CHECK_INDEX, 0, 0, RT_GATHER, t739, v_x967_n, 0.0, 6);
+                t751 = 0;
               }
-              uint8_t t791 = rt_le_i(t789, 1);
-              int32_t t793 = rt_btoi_b(t791);
-              uint8_t t795 = rt_not_b(t791);
-              int32_t t797 = rt_btoi_b(t795);
+              uint8_t t753 = rt_le_i(t751, 1);
+              int32_t t755 = rt_btoi_b(t753);
+              uint8_t t757 = rt_not_b(t753);
+              int32_t t759 = rt_btoi_b(t757);
             }
-            t775x0 = t784;
-            t775x1 = t788;
-            int32_t t799 = rt_add_i(t775a0, t775x0);
-            int32_t t801 = rt_add_i(t775a1, t775x1);
-            t775a0 = t799;
-            t775a1 = t801;
+            t737x0 = t746;
+            t737x1 = t750;
+            int32_t t761 = rt_add_i(t737a0, t737x0);
+            int32_t t763 = rt_add_i(t737a1, t737x1);
+            t737a0 = t761;
+            t737a1 = t763;
           }
-          t773[t775] = t775a0;
-          t774[t775] = t775a1;
+          t735[t737] = t737a0;
+          t736[t737] = t737a1;
         }
-        int32_t t775t0;
-        int32_t t775t1;
-        t775t0 = 0;
-        t775t1 = 0;
-        for (int64_t t775 = 0; t775 < t772; t775++) {
-          const int32_t t802 = t773[t775];
-          const int32_t t803 = t774[t775];
-          int32_t t805 = rt_add_i(t775t0, t802);
-          int32_t t807 = rt_add_i(t775t1, t803);
-          t775t0 = t805;
-          t775t1 = t807;
+        int32_t t737t0;
+        int32_t t737t1;
+        t737t0 = 0;
+        t737t1 = 0;
+        for (int64_t t737 = 0; t737 < t734; t737++) {
+          const int32_t t764 = t735[t737];
+          const int32_t t765 = t736[t737];
+          int32_t t767 = rt_add_i(t737t0, t764);
+          int32_t t769 = rt_add_i(t737t1, t765);
+          t737t0 = t767;
+          t737t1 = t769;
         }
-        v_x967 = t775t0;
-        rt_free(t773);
-        v_x973 = t775t1;
-        rt_free(t774);
+        v_x987 = t737t0;
+        rt_free(t735);
+        v_x993 = t737t1;
+        rt_free(t736);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t808 = v_x952;
-          if (t808 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t808, 0.0, 7);
+          const int64_t t770 = v_x972;
+          if (t770 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t770, 0.0, 7);
             goto fail;
           }
-          const int64_t t809 = t808 > 0 ? (t808 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t810 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t809);
-          int32_t *t811 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t809);
-          RT_PARALLEL_FOR_IF(t809 > 1)
-          for (int64_t t812 = 0; t812 < t809; t812++) {
-            int32_t t812a0;
-            int32_t t812a1;
-            t812a0 = 0;
-            t812a1 = 0;
-            const int64_t t812_end = (t812 + 1) * RT_CHUNK < t808 ? (t812 + 1) * RT_CHUNK : t808;
-            for (int64_t t813 = t812 * RT_CHUNK; t813 < t812_end; t813++) {
-              const int32_t t814 = (int32_t)t813;
-              int32_t t812x0;
-              int32_t t812x1;
-              int t816 = 0; /* nonzero: a check below failed */
-              int t817 = (uint64_t)(int64_t)t814 < (uint64_t)v_x947_n;
-              int32_t t815 = t817 ? v_x947_d[t814] : 0;
-              t816 |= !t817;
-              uint8_t t819 = rt_le_i(t815, 1);
-              int32_t t821 = rt_btoi_b(t819);
-              uint8_t t823 = rt_not_b(t819);
-              int32_t t825 = rt_btoi_b(t823);
-              if (__builtin_expect(t816 != 0, 0)) { /* again, recording the error */
-                int32_t t826;
-                if ((uint64_t)(int64_t)t814 < (uint64_t)v_x947_n) {
-                  t826 = v_x947_d[t814];
+          const int64_t t771 = t770 > 0 ? (t770 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t772 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t771);
+          int32_t *t773 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t771);
+          RT_PARALLEL_FOR_IF(t771 > 1)
+          for (int64_t t774 = 0; t774 < t771; t774++) {
+            int32_t t774a0;
+            int32_t t774a1;
+            t774a0 = 0;
+            t774a1 = 0;
+            const int64_t t774_end = (t774 + 1) * RT_CHUNK < t770 ? (t774 + 1) * RT_CHUNK : t770;
+            for (int64_t t775 = t774 * RT_CHUNK; t775 < t774_end; t775++) {
+              const int32_t t776 = (int32_t)t775;
+              int32_t t774x0;
+              int32_t t774x1;
+              int t778 = 0; /* nonzero: a check below failed */
+              int t779 = (uint64_t)(int64_t)t776 < (uint64_t)v_x967_n;
+              int32_t t777 = t779 ? v_x967_d[t776] : 0;
+              t778 |= !t779;
+              uint8_t t781 = rt_le_i(t777, 1);
+              int32_t t783 = rt_btoi_b(t781);
+              uint8_t t785 = rt_not_b(t781);
+              int32_t t787 = rt_btoi_b(t785);
+              if (__builtin_expect(t778 != 0, 0)) { /* again, recording the error */
+                int32_t t788;
+                if ((uint64_t)(int64_t)t776 < (uint64_t)v_x967_n) {
+                  t788 = v_x967_d[t776];
                 } else {
-                  NESSIE_RECORD(err, t813, RT_CHECK_INDEX, 0, 0, RT_GATHER, t814, v_x947_n, 0.0, 8);
-                  t826 = 0;
+                  NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_x967_n, 0.0, 8);
+                  t788 = 0;
                 }
-                uint8_t t828 = rt_le_i(t826, 1);
-                int32_t t830 = rt_btoi_b(t828);
-                uint8_t t832 = rt_not_b(t828);
-                int32_t t834 = rt_btoi_b(t832);
+                uint8_t t790 = rt_le_i(t788, 1);
+                int32_t t792 = rt_btoi_b(t790);
+                uint8_t t794 = rt_not_b(t790);
+                int32_t t796 = rt_btoi_b(t794);
               }
-              t812x0 = t821;
-              t812x1 = t825;
-              int32_t t836 = rt_add_i(t812a0, t812x0);
-              int32_t t838 = rt_add_i(t812a1, t812x1);
-              t812a0 = t836;
-              t812a1 = t838;
+              t774x0 = t783;
+              t774x1 = t787;
+              int32_t t798 = rt_add_i(t774a0, t774x0);
+              int32_t t800 = rt_add_i(t774a1, t774x1);
+              t774a0 = t798;
+              t774a1 = t800;
             }
-            t810[t812] = t812a0;
-            t811[t812] = t812a1;
+            t772[t774] = t774a0;
+            t773[t774] = t774a1;
           }
-          int32_t t812t0;
-          int32_t t812t1;
-          t812t0 = 0;
-          t812t1 = 0;
-          for (int64_t t812 = 0; t812 < t809; t812++) {
-            const int32_t t839 = t810[t812];
-            t810[t812] = t812t0;
-            const int32_t t840 = t811[t812];
-            t811[t812] = t812t1;
-            int32_t t842 = rt_add_i(t812t0, t839);
-            int32_t t844 = rt_add_i(t812t1, t840);
-            t812t0 = t842;
-            t812t1 = t844;
+          int32_t t774t0;
+          int32_t t774t1;
+          t774t0 = 0;
+          t774t1 = 0;
+          for (int64_t t774 = 0; t774 < t771; t774++) {
+            const int32_t t801 = t772[t774];
+            t772[t774] = t774t0;
+            const int32_t t802 = t773[t774];
+            t773[t774] = t774t1;
+            int32_t t804 = rt_add_i(t774t0, t801);
+            int32_t t806 = rt_add_i(t774t1, t802);
+            t774t0 = t804;
+            t774t1 = t806;
           }
-          v_x977 = rt_value_new(rt_vec_type(RT_INT), t808);
-          int32_t *v_x977_d = v_x977->data.i;
-          const int64_t v_x977_n = v_x977->len;
-          v_x981 = rt_value_new(rt_vec_type(RT_INT), t808);
-          int32_t *v_x981_d = v_x981->data.i;
-          const int64_t v_x981_n = v_x981->len;
-          RT_PARALLEL_FOR_IF(t809 > 1)
-          for (int64_t t812 = 0; t812 < t809; t812++) {
-            int32_t t812p0;
-            int32_t t812p1;
-            t812p0 = t810[t812];
-            t812p1 = t811[t812];
-            const int64_t t812_end = (t812 + 1) * RT_CHUNK < t808 ? (t812 + 1) * RT_CHUNK : t808;
-            for (int64_t t813 = t812 * RT_CHUNK; t813 < t812_end; t813++) {
-              const int32_t t814 = (int32_t)t813;
-              v_x977_d[t813] = t812p0;
-              v_x981_d[t813] = t812p1;
-              int32_t t812y0;
-              int32_t t812y1;
-              int t846 = 0; /* nonzero: a check below failed */
-              int t847 = (uint64_t)(int64_t)t814 < (uint64_t)v_x947_n;
-              int32_t t845 = t847 ? v_x947_d[t814] : 0;
-              t846 |= !t847;
-              uint8_t t849 = rt_le_i(t845, 1);
-              int32_t t851 = rt_btoi_b(t849);
-              uint8_t t853 = rt_not_b(t849);
-              int32_t t855 = rt_btoi_b(t853);
-              if (__builtin_expect(t846 != 0, 0)) { /* again, recording the error */
-                int32_t t856;
-                if ((uint64_t)(int64_t)t814 < (uint64_t)v_x947_n) {
-                  t856 = v_x947_d[t814];
+          v_x997 = rt_value_new(rt_vec_type(RT_INT), t770);
+          int32_t *v_x997_d = v_x997->data.i;
+          const int64_t v_x997_n = v_x997->len;
+          v_x1001 = rt_value_new(rt_vec_type(RT_INT), t770);
+          int32_t *v_x1001_d = v_x1001->data.i;
+          const int64_t v_x1001_n = v_x1001->len;
+          RT_PARALLEL_FOR_IF(t771 > 1)
+          for (int64_t t774 = 0; t774 < t771; t774++) {
+            int32_t t774p0;
+            int32_t t774p1;
+            t774p0 = t772[t774];
+            t774p1 = t773[t774];
+            const int64_t t774_end = (t774 + 1) * RT_CHUNK < t770 ? (t774 + 1) * RT_CHUNK : t770;
+            for (int64_t t775 = t774 * RT_CHUNK; t775 < t774_end; t775++) {
+              const int32_t t776 = (int32_t)t775;
+              v_x997_d[t775] = t774p0;
+              v_x1001_d[t775] = t774p1;
+              int32_t t774y0;
+              int32_t t774y1;
+              int t808 = 0; /* nonzero: a check below failed */
+              int t809 = (uint64_t)(int64_t)t776 < (uint64_t)v_x967_n;
+              int32_t t807 = t809 ? v_x967_d[t776] : 0;
+              t808 |= !t809;
+              uint8_t t811 = rt_le_i(t807, 1);
+              int32_t t813 = rt_btoi_b(t811);
+              uint8_t t815 = rt_not_b(t811);
+              int32_t t817 = rt_btoi_b(t815);
+              if (__builtin_expect(t808 != 0, 0)) { /* again, recording the error */
+                int32_t t818;
+                if ((uint64_t)(int64_t)t776 < (uint64_t)v_x967_n) {
+                  t818 = v_x967_d[t776];
                 } else {
-                  NESSIE_RECORD(err, t813, RT_CHECK_INDEX, 0, 0, RT_GATHER, t814, v_x947_n, 0.0, 9);
-                  t856 = 0;
+                  NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_x967_n, 0.0, 9);
+                  t818 = 0;
                 }
-                uint8_t t858 = rt_le_i(t856, 1);
-                int32_t t860 = rt_btoi_b(t858);
-                uint8_t t862 = rt_not_b(t858);
-                int32_t t864 = rt_btoi_b(t862);
+                uint8_t t820 = rt_le_i(t818, 1);
+                int32_t t822 = rt_btoi_b(t820);
+                uint8_t t824 = rt_not_b(t820);
+                int32_t t826 = rt_btoi_b(t824);
               }
-              t812y0 = t851;
-              t812y1 = t855;
-              int32_t t866 = rt_add_i(t812p0, t812y0);
-              int32_t t868 = rt_add_i(t812p1, t812y1);
-              t812p0 = t866;
-              t812p1 = t868;
+              t774y0 = t813;
+              t774y1 = t817;
+              int32_t t828 = rt_add_i(t774p0, t774y0);
+              int32_t t830 = rt_add_i(t774p1, t774y1);
+              t774p0 = t828;
+              t774p1 = t830;
             }
           }
-          rt_free(t810);
-          rt_free(t811);
+          rt_free(t772);
+          rt_free(t773);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x949 = v_x949;
-  *out_v_x958 = v_x958;
-  *out_v_x960 = v_x960;
-  *out_v_x967 = v_x967;
-  *out_v_x973 = v_x973;
-  *out_v_x977 = v_x977;
-  *out_v_x981 = v_x981;
-  rt_release(v_x959);
-  rt_release(v_x961);
+  *out_v_x969 = v_x969;
+  *out_v_x978 = v_x978;
+  *out_v_x980 = v_x980;
+  *out_v_x987 = v_x987;
+  *out_v_x993 = v_x993;
+  *out_v_x997 = v_x997;
+  *out_v_x1001 = v_x1001;
+  rt_release(v_x979);
+  rt_release(v_x981);
   return;
 fail:
-  rt_release(v_x949);
-  rt_release(v_x958);
-  rt_release(v_x959);
-  rt_release(v_x960);
-  rt_release(v_x961);
-  rt_release(v_x977);
+  rt_release(v_x969);
+  rt_release(v_x978);
+  rt_release(v_x979);
+  rt_release(v_x980);
   rt_release(v_x981);
+  rt_release(v_x997);
+  rt_release(v_x1001);
 }
 
-/* K21: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K20_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x967_d; int64_t v_x967_n;
+  int32_t v_x972;
+  uint8_t *v_x969_d; int64_t v_x969_n;
+  int32_t *v_x978_d; int64_t v_x978_n;
+  uint8_t *v_x979_d; int64_t v_x979_n;
+  int32_t *v_x980_d; int64_t v_x980_n;
+  uint8_t *v_x981_d; int64_t v_x981_n;
+  int32_t v_x987;
+  int32_t v_x993;
+  int32_t *v_x997_d; int64_t v_x997_n;
+  int32_t *v_x1001_d; int64_t v_x1001_n;
+};
+struct alignas(8) K20_0_V {
+  uint8_t v0;
+};
+struct K20_0_pull {
+  K20_A A;
+  __device__ K20_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t832 = 0; /* nonzero: a check below failed */
+    int t833 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
+    int32_t t831 = t833 ? A.v_x967_d[ix] : 0;
+    t832 |= !t833;
+    uint8_t t835 = rt_le_i(t831, 1);
+    if (__builtin_expect(t832 != 0, 0)) { /* again, recording the error */
+      int32_t t836;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n) {
+        t836 = A.v_x967_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x967_n, 0.0, 0);
+        t836 = 0;
+      }
+      uint8_t t838 = rt_le_i(t836, 1);
+    }
+    return K20_0_V{t835};
+  }
+};
+struct K20_0_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_0_V &v) const {
+    A.v_x969_d[i] = v.v0;
+  }
+};
+struct alignas(8) K20_1_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K20_1_pull {
+  K20_A A;
+  __device__ K20_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t840 = 0; /* nonzero: a check below failed */
+    int t841 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
+    int32_t t839 = t841 ? A.v_x967_d[ix] : 0;
+    t840 |= !t841;
+    uint8_t t843 = rt_le_i(t839, 1);
+    if (__builtin_expect(t840 != 0, 0)) { /* again, recording the error */
+      int32_t t844;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n) {
+        t844 = A.v_x967_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x967_n, 0.0, 1);
+        t844 = 0;
+      }
+      uint8_t t846 = rt_le_i(t844, 1);
+    }
+    return K20_1_V{ix, t843};
+  }
+};
+struct K20_1_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_1_V &v) const {
+    A.v_x978_d[i] = v.v0;
+    A.v_x979_d[i] = v.v1;
+  }
+};
+struct K20_1_pred {
+  K20_A A;
+  __device__ bool operator()(int64_t i, const K20_1_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K20_1_other {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_1_V &v) const {
+    A.v_x980_d[i] = v.v0;
+    A.v_x981_d[i] = v.v1;
+  }
+};
+struct alignas(8) K20_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K20_2_pull {
+  K20_A A;
+  __device__ K20_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t848 = 0; /* nonzero: a check below failed */
+    int t849 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
+    int32_t t847 = t849 ? A.v_x967_d[ix] : 0;
+    t848 |= !t849;
+    uint8_t t851 = rt_le_i(t847, 1);
+    int32_t t853 = rt_btoi_b(t851);
+    uint8_t t855 = rt_not_b(t851);
+    int32_t t857 = rt_btoi_b(t855);
+    if (__builtin_expect(t848 != 0, 0)) { /* again, recording the error */
+      int32_t t858;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n) {
+        t858 = A.v_x967_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x967_n, 0.0, 2);
+        t858 = 0;
+      }
+      uint8_t t860 = rt_le_i(t858, 1);
+      int32_t t862 = rt_btoi_b(t860);
+      uint8_t t864 = rt_not_b(t860);
+      int32_t t866 = rt_btoi_b(t864);
+    }
+    return K20_2_V{t853, t857};
+  }
+};
+struct K20_2_op {
+  K20_A A;
+  __device__ K20_2_V operator()(const K20_2_V &a, const K20_2_V &b) const {
+    int32_t t868 = rt_add_i(a.v0, b.v0);
+    int32_t t870 = rt_add_i(a.v1, b.v1);
+    return K20_2_V{t868, t870};
+  }
+};
+struct K20_2_ride {
+  K20_A A;
+  __device__ K20_2_V operator()(int64_t i) const {
+    K20_0_store{A}(i, K20_0_pull{A}(i)); /* MAP 0 rides here */
+    return K20_2_pull{A}(i);
+  }
+};
+struct alignas(8) K20_3_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K20_3_pull {
+  K20_A A;
+  __device__ K20_3_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t872 = 0; /* nonzero: a check below failed */
+    int t873 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
+    int32_t t871 = t873 ? A.v_x967_d[ix] : 0;
+    t872 |= !t873;
+    uint8_t t875 = rt_le_i(t871, 1);
+    int32_t t877 = rt_btoi_b(t875);
+    uint8_t t879 = rt_not_b(t875);
+    int32_t t881 = rt_btoi_b(t879);
+    if (__builtin_expect(t872 != 0, 0)) { /* again, recording the error */
+      int32_t t882;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n) {
+        t882 = A.v_x967_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x967_n, 0.0, 3);
+        t882 = 0;
+      }
+      uint8_t t884 = rt_le_i(t882, 1);
+      int32_t t886 = rt_btoi_b(t884);
+      uint8_t t888 = rt_not_b(t884);
+      int32_t t890 = rt_btoi_b(t888);
+    }
+    return K20_3_V{t877, t881};
+  }
+};
+struct K20_3_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_3_V &v) const {
+    A.v_x997_d[i] = v.v0;
+    A.v_x1001_d[i] = v.v1;
+  }
+};
+struct K20_3_op {
+  K20_A A;
+  __device__ K20_3_V operator()(const K20_3_V &a, const K20_3_V &b) const {
+    int32_t t892 = rt_add_i(a.v0, b.v0);
+    int32_t t894 = rt_add_i(a.v1, b.v1);
+    return K20_3_V{t892, t894};
+  }
+};
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
+  (void)loc;
+  (void)err;
+  K20_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x967_d = v_x967->data.i;
+  A.v_x967_n = v_x967->len;
+  A.v_x972 = v_x972;
+  RtValue *v_x969 = NULL;
+  RtValue *v_x978 = NULL;
+  RtValue *v_x979 = NULL;
+  RtValue *v_x980 = NULL;
+  RtValue *v_x981 = NULL;
+  int32_t v_x987 = 0;
+  int32_t v_x993 = 0;
+  RtValue *v_x997 = NULL;
+  RtValue *v_x1001 = NULL;
+  /* MAP */
+  {
+    const int64_t t895 = v_x972;
+    if (t895 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t895, 0.0, run, 4};
+      goto fail;
+    }
+    v_x969 = rtg_vec_new(RT_BOOL, t895);
+    A.v_x969_d = v_x969->data.b;
+    A.v_x969_n = v_x969->len;
+    /* computed in the launch of SOAC 2 (K20_2_ride) */
+  }
+  /* PARTITION */
+  int64_t *t896, t897; /* the slot of its count, its size */
+  {
+    const int64_t t898 = v_x972;
+    if (t898 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t898, 0.0, run, 5};
+      goto fail;
+    }
+    v_x978 = rtg_vec_new(RT_INT, t898);
+    A.v_x978_d = v_x978->data.i;
+    A.v_x978_n = v_x978->len;
+    v_x979 = rtg_vec_new(RT_BOOL, t898);
+    A.v_x979_d = v_x979->data.b;
+    A.v_x979_n = v_x979->len;
+    v_x980 = rtg_vec_new(RT_INT, t898);
+    A.v_x980_d = v_x980->data.i;
+    A.v_x980_n = v_x980->len;
+    v_x981 = rtg_vec_new(RT_BOOL, t898);
+    A.v_x981_d = v_x981->data.b;
+    A.v_x981_n = v_x981->len;
+    t897 = t898;
+    t896 = rtg::partition_launch<K20_1_V>("K20", loc, K20_1_pull{A}, K20_1_pred{A}, t898, K20_1_store{A}, K20_1_other{A}, true);
+  }
+  {
+    const int64_t t899 = rtg::filter_count(t896);
+    v_x978 = rtg_vec_fit(v_x978, t899);
+    A.v_x978_d = v_x978->data.i;
+    A.v_x978_n = v_x978->len;
+    v_x979 = rtg_vec_fit(v_x979, t899);
+    A.v_x979_d = v_x979->data.b;
+    A.v_x979_n = v_x979->len;
+    v_x980 = rtg_vec_fit(v_x980, t897 - t899);
+    A.v_x980_d = v_x980->data.i;
+    A.v_x980_n = v_x980->len;
+    v_x981 = rtg_vec_fit(v_x981, t897 - t899);
+    A.v_x981_d = v_x981->data.b;
+    A.v_x981_n = v_x981->len;
+  }
+  /* REDUCE */
+  {
+    const int64_t t900 = v_x972;
+    if (t900 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t900, 0.0, run, 6};
+      goto fail;
+    }
+    const K20_2_V t901 = rtg::reduce_commutative("K20", loc, K20_2_ride{A}, K20_2_op{A}, K20_2_V{0, 0}, t900);
+    v_x987 = t901.v0;
+    A.v_x987 = v_x987;
+    v_x993 = t901.v1;
+    A.v_x993 = v_x993;
+  }
+  /* SCAN */
+  {
+    const int64_t t902 = v_x972;
+    if (t902 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t902, 0.0, run, 7};
+      goto fail;
+    }
+    v_x997 = rtg_vec_new(RT_INT, t902);
+    A.v_x997_d = v_x997->data.i;
+    A.v_x997_n = v_x997->len;
+    v_x1001 = rtg_vec_new(RT_INT, t902);
+    A.v_x1001_d = v_x1001->data.i;
+    A.v_x1001_n = v_x1001->len;
+    rtg::scan<true>("K20", loc, K20_3_pull{A}, K20_3_op{A}, K20_3_V{0, 0}, t902, K20_3_store{A});
+  }
+  *out_v_x969 = v_x969;
+  *out_v_x978 = v_x978;
+  *out_v_x980 = v_x980;
+  *out_v_x987 = v_x987;
+  *out_v_x993 = v_x993;
+  *out_v_x997 = v_x997;
+  *out_v_x1001 = v_x1001;
+  rt_release(v_x979);
+  rt_release(v_x981);
+  return;
+fail:
+  rt_release(v_x969);
+  rt_release(v_x978);
+  rt_release(v_x979);
+  rt_release(v_x980);
+  rt_release(v_x981);
+  rt_release(v_x997);
+  rt_release(v_x1001);
+}
+
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
+  RtValue *vals[] = {v_x967};
+  const int64_t sizes[] = {(int64_t)v_x972, (int64_t)v_x972, (int64_t)v_x972, (int64_t)v_x972};
+  if (rtg_choose_host(vals, 1, sizes, 4)) {
+    K20_host(err, loc, run, v_x967, v_x972, out_v_x969, out_v_x978, out_v_x980, out_v_x987, out_v_x993, out_v_x997, out_v_x1001);
+    rtg_host_ran();
+  } else {
+    K20_gpu(err, loc, run, v_x967, v_x972, out_v_x969, out_v_x978, out_v_x980, out_v_x987, out_v_x993, out_v_x997, out_v_x1001);
+  }
+}
+
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1002_d = v_x1002->data.i;
+  const int64_t v_x1002_n = v_x1002->len;
+  int32_t *v_x1003_d = v_x1003->data.i;
+  const int64_t v_x1003_n = v_x1003->len;
+  int32_t *v_x1006_d = v_x1006->data.i;
+  const int64_t v_x1006_n = v_x1006->len;
+  RtValue *v_x1008 = NULL;
+  RtValue *v_x1010 = NULL;
+  RtValue *v_x1013 = NULL;
+  /* MAP */
+  {
+    const int64_t t903 = v_x1002_n;
+    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t903);
+    int32_t *v_x1008_d = v_x1008->data.i;
+    const int64_t v_x1008_n = v_x1008->len;
+    v_x1010 = rt_value_new(rt_vec_type(RT_INT), t903);
+    int32_t *v_x1010_d = v_x1010->data.i;
+    const int64_t v_x1010_n = v_x1010->len;
+    v_x1013 = rt_value_new(rt_vec_type(RT_INT), t903);
+    int32_t *v_x1013_d = v_x1013->data.i;
+    const int64_t v_x1013_n = v_x1013->len;
+    RT_PARALLEL_FOR_IF(t903 >= RT_PARALLEL_MIN)
+    for (int64_t t904 = 0; t904 < t903; t904++) {
+      const int32_t t905 = (int32_t)t904;
+      int t908 = 0; /* nonzero: a check below failed */
+      int32_t t906 = v_x1002_d[t905];
+      int t909 = (uint64_t)(int64_t)t906 < (uint64_t)v_x1006_n;
+      int32_t t907 = t909 ? v_x1006_d[t906] : 0;
+      t908 |= !t909;
+      int t911 = (uint64_t)(int64_t)t906 < (uint64_t)v_x1003_n;
+      int32_t t910 = t911 ? v_x1003_d[t906] : 0;
+      t908 |= !t911;
+      int32_t t913 = rt_add_i(t907, t910);
+      if (__builtin_expect(t908 != 0, 0)) { /* again, recording the error */
+        int32_t t914 = v_x1002_d[t905];
+        int32_t t915;
+        if ((uint64_t)(int64_t)t914 < (uint64_t)v_x1006_n) {
+          t915 = v_x1006_d[t914];
+        } else {
+          NESSIE_RECORD(err, t904, RT_CHECK_INDEX, 0, 0, RT_GATHER, t914, v_x1006_n, 0.0, 0);
+          t915 = 0;
+        }
+        int32_t t916;
+        if ((uint64_t)(int64_t)t914 < (uint64_t)v_x1003_n) {
+          t916 = v_x1003_d[t914];
+        } else {
+          NESSIE_RECORD(err, t904, RT_CHECK_INDEX, 0, 0, RT_GATHER, t914, v_x1003_n, 0.0, 1);
+          t916 = 0;
+        }
+        int32_t t918 = rt_add_i(t915, t916);
+      }
+      v_x1008_d[t904] = t907;
+      v_x1010_d[t904] = t913;
+      v_x1013_d[t904] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1008 = v_x1008;
+  *out_v_x1010 = v_x1010;
+  *out_v_x1013 = v_x1013;
+  return;
+fail:
+  rt_release(v_x1008);
+  rt_release(v_x1010);
+  rt_release(v_x1013);
+}
+
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K21_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x947_d; int64_t v_x947_n;
-  int32_t v_x952;
-  uint8_t *v_x949_d; int64_t v_x949_n;
-  int32_t *v_x958_d; int64_t v_x958_n;
-  uint8_t *v_x959_d; int64_t v_x959_n;
-  int32_t *v_x960_d; int64_t v_x960_n;
-  uint8_t *v_x961_d; int64_t v_x961_n;
-  int32_t v_x967;
-  int32_t v_x973;
-  int32_t *v_x977_d; int64_t v_x977_n;
-  int32_t *v_x981_d; int64_t v_x981_n;
+  int32_t *v_x1002_d; int64_t v_x1002_n;
+  int32_t *v_x1003_d; int64_t v_x1003_n;
+  int32_t *v_x1006_d; int64_t v_x1006_n;
+  int32_t *v_x1008_d; int64_t v_x1008_n;
+  int32_t *v_x1010_d; int64_t v_x1010_n;
+  int32_t *v_x1013_d; int64_t v_x1013_n;
 };
 struct alignas(8) K21_0_V {
-  uint8_t v0;
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K21_0_pull {
   K21_A A;
   __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t870 = 0; /* nonzero: a check below failed */
-    int t871 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n;
-    int32_t t869 = t871 ? A.v_x947_d[ix] : 0;
-    t870 |= !t871;
-    uint8_t t873 = rt_le_i(t869, 1);
-    if (__builtin_expect(t870 != 0, 0)) { /* again, recording the error */
-      int32_t t874;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n) {
-        t874 = A.v_x947_d[ix];
+    int t921 = 0; /* nonzero: a check below failed */
+    int32_t t919 = A.v_x1002_d[ix];
+    int t922 = (uint64_t)(int64_t)t919 < (uint64_t)A.v_x1006_n;
+    int32_t t920 = t922 ? A.v_x1006_d[t919] : 0;
+    t921 |= !t922;
+    int t924 = (uint64_t)(int64_t)t919 < (uint64_t)A.v_x1003_n;
+    int32_t t923 = t924 ? A.v_x1003_d[t919] : 0;
+    t921 |= !t924;
+    int32_t t926 = rt_add_i(t920, t923);
+    if (__builtin_expect(t921 != 0, 0)) { /* again, recording the error */
+      int32_t t927 = A.v_x1002_d[ix];
+      int32_t t928;
+      if ((uint64_t)(int64_t)t927 < (uint64_t)A.v_x1006_n) {
+        t928 = A.v_x1006_d[t927];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x947_n, 0.0, 0);
-        t874 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t927, A.v_x1006_n, 0.0, 0);
+        t928 = 0;
       }
-      uint8_t t876 = rt_le_i(t874, 1);
+      int32_t t929;
+      if ((uint64_t)(int64_t)t927 < (uint64_t)A.v_x1003_n) {
+        t929 = A.v_x1003_d[t927];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t927, A.v_x1003_n, 0.0, 1);
+        t929 = 0;
+      }
+      int32_t t931 = rt_add_i(t928, t929);
     }
-    return K21_0_V{t873};
+    return K21_0_V{t920, t926, 1};
   }
 };
 struct K21_0_store {
   K21_A A;
   __device__ void operator()(int64_t i, const K21_0_V &v) const {
-    A.v_x949_d[i] = v.v0;
+    A.v_x1008_d[i] = v.v0;
+    A.v_x1010_d[i] = v.v1;
+    A.v_x1013_d[i] = v.v2;
   }
 };
-struct alignas(8) K21_1_V {
-  int32_t v0;
-  uint8_t v1;
-};
-struct K21_1_pull {
-  K21_A A;
-  __device__ K21_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t878 = 0; /* nonzero: a check below failed */
-    int t879 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n;
-    int32_t t877 = t879 ? A.v_x947_d[ix] : 0;
-    t878 |= !t879;
-    uint8_t t881 = rt_le_i(t877, 1);
-    if (__builtin_expect(t878 != 0, 0)) { /* again, recording the error */
-      int32_t t882;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n) {
-        t882 = A.v_x947_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x947_n, 0.0, 1);
-        t882 = 0;
-      }
-      uint8_t t884 = rt_le_i(t882, 1);
-    }
-    return K21_1_V{ix, t881};
-  }
-};
-struct K21_1_store {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_1_V &v) const {
-    A.v_x958_d[i] = v.v0;
-    A.v_x959_d[i] = v.v1;
-  }
-};
-struct K21_1_pred {
-  K21_A A;
-  __device__ bool operator()(int64_t i, const K21_1_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct K21_1_other {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_1_V &v) const {
-    A.v_x960_d[i] = v.v0;
-    A.v_x961_d[i] = v.v1;
-  }
-};
-struct alignas(8) K21_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K21_2_pull {
-  K21_A A;
-  __device__ K21_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t886 = 0; /* nonzero: a check below failed */
-    int t887 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n;
-    int32_t t885 = t887 ? A.v_x947_d[ix] : 0;
-    t886 |= !t887;
-    uint8_t t889 = rt_le_i(t885, 1);
-    int32_t t891 = rt_btoi_b(t889);
-    uint8_t t893 = rt_not_b(t889);
-    int32_t t895 = rt_btoi_b(t893);
-    if (__builtin_expect(t886 != 0, 0)) { /* again, recording the error */
-      int32_t t896;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n) {
-        t896 = A.v_x947_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x947_n, 0.0, 2);
-        t896 = 0;
-      }
-      uint8_t t898 = rt_le_i(t896, 1);
-      int32_t t900 = rt_btoi_b(t898);
-      uint8_t t902 = rt_not_b(t898);
-      int32_t t904 = rt_btoi_b(t902);
-    }
-    return K21_2_V{t891, t895};
-  }
-};
-struct K21_2_op {
-  K21_A A;
-  __device__ K21_2_V operator()(const K21_2_V &a, const K21_2_V &b) const {
-    int32_t t906 = rt_add_i(a.v0, b.v0);
-    int32_t t908 = rt_add_i(a.v1, b.v1);
-    return K21_2_V{t906, t908};
-  }
-};
-struct K21_2_ride {
-  K21_A A;
-  __device__ K21_2_V operator()(int64_t i) const {
-    K21_0_store{A}(i, K21_0_pull{A}(i)); /* MAP 0 rides here */
-    return K21_2_pull{A}(i);
-  }
-};
-struct alignas(8) K21_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K21_3_pull {
-  K21_A A;
-  __device__ K21_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t910 = 0; /* nonzero: a check below failed */
-    int t911 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n;
-    int32_t t909 = t911 ? A.v_x947_d[ix] : 0;
-    t910 |= !t911;
-    uint8_t t913 = rt_le_i(t909, 1);
-    int32_t t915 = rt_btoi_b(t913);
-    uint8_t t917 = rt_not_b(t913);
-    int32_t t919 = rt_btoi_b(t917);
-    if (__builtin_expect(t910 != 0, 0)) { /* again, recording the error */
-      int32_t t920;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n) {
-        t920 = A.v_x947_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x947_n, 0.0, 3);
-        t920 = 0;
-      }
-      uint8_t t922 = rt_le_i(t920, 1);
-      int32_t t924 = rt_btoi_b(t922);
-      uint8_t t926 = rt_not_b(t922);
-      int32_t t928 = rt_btoi_b(t926);
-    }
-    return K21_3_V{t915, t919};
-  }
-};
-struct K21_3_store {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_3_V &v) const {
-    A.v_x977_d[i] = v.v0;
-    A.v_x981_d[i] = v.v1;
-  }
-};
-struct K21_3_op {
-  K21_A A;
-  __device__ K21_3_V operator()(const K21_3_V &a, const K21_3_V &b) const {
-    int32_t t930 = rt_add_i(a.v0, b.v0);
-    int32_t t932 = rt_add_i(a.v1, b.v1);
-    return K21_3_V{t930, t932};
-  }
-};
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x947, int32_t v_x952, RtValue **out_v_x949, RtValue **out_v_x958, RtValue **out_v_x960, int32_t *out_v_x967, int32_t *out_v_x973, RtValue **out_v_x977, RtValue **out_v_x981) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
   (void)loc;
   (void)err;
   K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x947_d = v_x947->data.i;
-  A.v_x947_n = v_x947->len;
-  A.v_x952 = v_x952;
-  RtValue *v_x949 = NULL;
-  RtValue *v_x958 = NULL;
-  RtValue *v_x959 = NULL;
-  RtValue *v_x960 = NULL;
-  RtValue *v_x961 = NULL;
-  int32_t v_x967 = 0;
-  int32_t v_x973 = 0;
-  RtValue *v_x977 = NULL;
-  RtValue *v_x981 = NULL;
+  A.v_x1002_d = v_x1002->data.i;
+  A.v_x1002_n = v_x1002->len;
+  A.v_x1003_d = v_x1003->data.i;
+  A.v_x1003_n = v_x1003->len;
+  A.v_x1006_d = v_x1006->data.i;
+  A.v_x1006_n = v_x1006->len;
+  RtValue *v_x1008 = NULL;
+  RtValue *v_x1010 = NULL;
+  RtValue *v_x1013 = NULL;
   /* MAP */
   {
-    const int64_t t933 = v_x952;
-    if (t933 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t933, 0.0, run, 4};
-      goto fail;
-    }
-    v_x949 = rtg_vec_new(RT_BOOL, t933);
-    A.v_x949_d = v_x949->data.b;
-    A.v_x949_n = v_x949->len;
-    /* computed in the launch of SOAC 2 (K21_2_ride) */
+    const int64_t t932 = v_x1002->len;
+    v_x1008 = rtg_vec_new(RT_INT, t932);
+    A.v_x1008_d = v_x1008->data.i;
+    A.v_x1008_n = v_x1008->len;
+    v_x1010 = rtg_vec_new(RT_INT, t932);
+    A.v_x1010_d = v_x1010->data.i;
+    A.v_x1010_n = v_x1010->len;
+    v_x1013 = rtg_vec_new(RT_INT, t932);
+    A.v_x1013_d = v_x1013->data.i;
+    A.v_x1013_n = v_x1013->len;
+    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t932);
   }
-  /* PARTITION */
-  int64_t *t934, t935; /* the slot of its count, its size */
-  {
-    const int64_t t936 = v_x952;
-    if (t936 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t936, 0.0, run, 5};
-      goto fail;
-    }
-    v_x958 = rtg_vec_new(RT_INT, t936);
-    A.v_x958_d = v_x958->data.i;
-    A.v_x958_n = v_x958->len;
-    v_x959 = rtg_vec_new(RT_BOOL, t936);
-    A.v_x959_d = v_x959->data.b;
-    A.v_x959_n = v_x959->len;
-    v_x960 = rtg_vec_new(RT_INT, t936);
-    A.v_x960_d = v_x960->data.i;
-    A.v_x960_n = v_x960->len;
-    v_x961 = rtg_vec_new(RT_BOOL, t936);
-    A.v_x961_d = v_x961->data.b;
-    A.v_x961_n = v_x961->len;
-    t935 = t936;
-    t934 = rtg::partition_launch<K21_1_V>("K21", loc, K21_1_pull{A}, K21_1_pred{A}, t936, K21_1_store{A}, K21_1_other{A}, true);
-  }
-  {
-    const int64_t t937 = rtg::filter_count(t934);
-    v_x958 = rtg_vec_fit(v_x958, t937);
-    A.v_x958_d = v_x958->data.i;
-    A.v_x958_n = v_x958->len;
-    v_x959 = rtg_vec_fit(v_x959, t937);
-    A.v_x959_d = v_x959->data.b;
-    A.v_x959_n = v_x959->len;
-    v_x960 = rtg_vec_fit(v_x960, t935 - t937);
-    A.v_x960_d = v_x960->data.i;
-    A.v_x960_n = v_x960->len;
-    v_x961 = rtg_vec_fit(v_x961, t935 - t937);
-    A.v_x961_d = v_x961->data.b;
-    A.v_x961_n = v_x961->len;
-  }
-  /* REDUCE */
-  {
-    const int64_t t938 = v_x952;
-    if (t938 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t938, 0.0, run, 6};
-      goto fail;
-    }
-    const K21_2_V t939 = rtg::reduce_commutative("K21", loc, K21_2_ride{A}, K21_2_op{A}, K21_2_V{0, 0}, t938);
-    v_x967 = t939.v0;
-    A.v_x967 = v_x967;
-    v_x973 = t939.v1;
-    A.v_x973 = v_x973;
-  }
-  /* SCAN */
-  {
-    const int64_t t940 = v_x952;
-    if (t940 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t940, 0.0, run, 7};
-      goto fail;
-    }
-    v_x977 = rtg_vec_new(RT_INT, t940);
-    A.v_x977_d = v_x977->data.i;
-    A.v_x977_n = v_x977->len;
-    v_x981 = rtg_vec_new(RT_INT, t940);
-    A.v_x981_d = v_x981->data.i;
-    A.v_x981_n = v_x981->len;
-    rtg::scan<true>("K21", loc, K21_3_pull{A}, K21_3_op{A}, K21_3_V{0, 0}, t940, K21_3_store{A});
-  }
-  *out_v_x949 = v_x949;
-  *out_v_x958 = v_x958;
-  *out_v_x960 = v_x960;
-  *out_v_x967 = v_x967;
-  *out_v_x973 = v_x973;
-  *out_v_x977 = v_x977;
-  *out_v_x981 = v_x981;
-  rt_release(v_x959);
-  rt_release(v_x961);
+  *out_v_x1008 = v_x1008;
+  *out_v_x1010 = v_x1010;
+  *out_v_x1013 = v_x1013;
   return;
 fail:
-  rt_release(v_x949);
-  rt_release(v_x958);
-  rt_release(v_x959);
-  rt_release(v_x960);
-  rt_release(v_x961);
-  rt_release(v_x977);
-  rt_release(v_x981);
+  rt_release(v_x1008);
+  rt_release(v_x1010);
+  rt_release(v_x1013);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x947, int32_t v_x952, RtValue **out_v_x949, RtValue **out_v_x958, RtValue **out_v_x960, int32_t *out_v_x967, int32_t *out_v_x973, RtValue **out_v_x977, RtValue **out_v_x981) {
-  RtValue *vals[] = {v_x947};
-  const int64_t sizes[] = {(int64_t)v_x952, (int64_t)v_x952, (int64_t)v_x952, (int64_t)v_x952};
-  if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K21_host(err, loc, run, v_x947, v_x952, out_v_x949, out_v_x958, out_v_x960, out_v_x967, out_v_x973, out_v_x977, out_v_x981);
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
+  RtValue *vals[] = {v_x1002, v_x1003, v_x1006};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K21_host(err, loc, run, v_x1002, v_x1003, v_x1006, out_v_x1008, out_v_x1010, out_v_x1013);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x947, v_x952, out_v_x949, out_v_x958, out_v_x960, out_v_x967, out_v_x973, out_v_x977, out_v_x981);
+    K21_gpu(err, loc, run, v_x1002, v_x1003, v_x1006, out_v_x1008, out_v_x1010, out_v_x1013);
   }
 }
 
-/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x982, RtValue *v_x983, RtValue *v_x986, RtValue **out_v_x988, RtValue **out_v_x990, RtValue **out_v_x993) {
+/* K22: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
   (void)loc;
   (void)run;
-  int32_t *v_x982_d = v_x982->data.i;
-  const int64_t v_x982_n = v_x982->len;
-  int32_t *v_x983_d = v_x983->data.i;
-  const int64_t v_x983_n = v_x983->len;
-  int32_t *v_x986_d = v_x986->data.i;
-  const int64_t v_x986_n = v_x986->len;
-  RtValue *v_x988 = NULL;
-  RtValue *v_x990 = NULL;
-  RtValue *v_x993 = NULL;
-  /* MAP */
+  const int64_t *v_sd_1153_off = rt_seg_offsets(v_sd_1153);
+  const int64_t v_sd_1153_n = v_sd_1153->len;
+  int32_t *v_x1145_d = v_x1145->data.i;
+  const int64_t v_x1145_n = v_x1145->len;
+  int32_t *v_x1146_d = v_x1146->data.i;
+  const int64_t v_x1146_n = v_x1146->len;
+  int32_t *v_x1147_d = v_x1147->data.i;
+  const int64_t v_x1147_n = v_x1147->len;
+  int32_t *v_x1149_d = v_x1149->data.i;
+  const int64_t v_x1149_n = v_x1149->len;
+  RtValue *v_x1152 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t941 = v_x982_n;
-    v_x988 = rt_value_new(rt_vec_type(RT_INT), t941);
-    int32_t *v_x988_d = v_x988->data.i;
-    const int64_t v_x988_n = v_x988->len;
-    v_x990 = rt_value_new(rt_vec_type(RT_INT), t941);
-    int32_t *v_x990_d = v_x990->data.i;
-    const int64_t v_x990_n = v_x990->len;
-    v_x993 = rt_value_new(rt_vec_type(RT_INT), t941);
-    int32_t *v_x993_d = v_x993->data.i;
-    const int64_t v_x993_n = v_x993->len;
-    RT_PARALLEL_FOR_IF(t941 >= RT_PARALLEL_MIN)
-    for (int64_t t942 = 0; t942 < t941; t942++) {
-      const int32_t t943 = (int32_t)t942;
-      int t946 = 0; /* nonzero: a check below failed */
-      int32_t t944 = v_x982_d[t943];
-      int t947 = (uint64_t)(int64_t)t944 < (uint64_t)v_x986_n;
-      int32_t t945 = t947 ? v_x986_d[t944] : 0;
-      t946 |= !t947;
-      int t949 = (uint64_t)(int64_t)t944 < (uint64_t)v_x983_n;
-      int32_t t948 = t949 ? v_x983_d[t944] : 0;
-      t946 |= !t949;
-      int32_t t951 = rt_add_i(t945, t948);
-      if (__builtin_expect(t946 != 0, 0)) { /* again, recording the error */
-        int32_t t952 = v_x982_d[t943];
-        int32_t t953;
-        if ((uint64_t)(int64_t)t952 < (uint64_t)v_x986_n) {
-          t953 = v_x986_d[t952];
-        } else {
-          NESSIE_RECORD(err, t942, RT_CHECK_INDEX, 0, 0, RT_GATHER, t952, v_x986_n, 0.0, 0);
-          t953 = 0;
+    const int64_t t933 = v_sd_1153_off[v_sd_1153_n];
+    const int64_t t934 = (t933 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t934 > 1)
+    for (int64_t t935 = 0; t935 < t934; t935++) {
+      int64_t t938 = rt_segment_search(v_sd_1153_off, 0, v_sd_1153_n, t935 * RT_CHUNK);
+      const int64_t t935_end = (t935 + 1) * RT_CHUNK < t933 ? (t935 + 1) * RT_CHUNK : t933;
+      for (int64_t t936 = t935 * RT_CHUNK; t936 < t935_end; t936++) {
+        const int32_t t937 = (int32_t)t936;
+        while (v_sd_1153_off[t938 + 1] <= t936)
+          t938++;
+        const int32_t t939 = (int32_t)t938;
+        int32_t t940; /* v_x1152: read by nothing */
+        int t942 = 0; /* nonzero: a check below failed */
+        int t943 = (uint64_t)(int64_t)t939 < (uint64_t)v_x1147_n;
+        int32_t t941 = t943 ? v_x1147_d[t939] : 0;
+        t942 |= !t943;
+        int t945 = (uint64_t)(int64_t)t939 < (uint64_t)v_x1145_n;
+        int32_t t944 = t945 ? v_x1145_d[t939] : 0;
+        t942 |= !t945;
+        int32_t t947 = rt_sub_i(t937, t944);
+        int t949 = (uint64_t)(int64_t)t939 < (uint64_t)v_x1146_n;
+        int32_t t948 = t949 ? v_x1146_d[t939] : 0;
+        t942 |= !t949;
+        int32_t t951 = rt_mul_i(t947, t948);
+        int32_t t953 = rt_add_i(t941, t951);
+        int t955 = (uint64_t)(int64_t)t953 < (uint64_t)v_x1149_n;
+        int32_t t954 = t955 ? v_x1149_d[t953] : 0;
+        t942 |= !t955;
+        if (__builtin_expect(t942 != 0, 0)) { /* again, recording the error */
+          int32_t t956;
+          if ((uint64_t)(int64_t)t939 < (uint64_t)v_x1147_n) {
+            t956 = v_x1147_d[t939];
+          } else {
+            NESSIE_RECORD(err, t936, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, v_x1147_n, 0.0, 0);
+            t956 = 0;
+          }
+          int32_t t957;
+          if ((uint64_t)(int64_t)t939 < (uint64_t)v_x1145_n) {
+            t957 = v_x1145_d[t939];
+          } else {
+            NESSIE_RECORD(err, t936, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, v_x1145_n, 0.0, 1);
+            t957 = 0;
+          }
+          int32_t t959 = rt_sub_i(t937, t957);
+          int32_t t960;
+          if ((uint64_t)(int64_t)t939 < (uint64_t)v_x1146_n) {
+            t960 = v_x1146_d[t939];
+          } else {
+            NESSIE_RECORD(err, t936, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, v_x1146_n, 0.0, 2);
+            t960 = 0;
+          }
+          int32_t t962 = rt_mul_i(t959, t960);
+          int32_t t964 = rt_add_i(t956, t962);
+          int32_t t965;
+          if ((uint64_t)(int64_t)t964 < (uint64_t)v_x1149_n) {
+            t965 = v_x1149_d[t964];
+          } else {
+            NESSIE_RECORD(err, t936, RT_CHECK_INDEX, 0, 0, RT_GATHER, t964, v_x1149_n, 0.0, 3);
+            t965 = 0;
+          }
         }
-        int32_t t954;
-        if ((uint64_t)(int64_t)t952 < (uint64_t)v_x983_n) {
-          t954 = v_x983_d[t952];
-        } else {
-          NESSIE_RECORD(err, t942, RT_CHECK_INDEX, 0, 0, RT_GATHER, t952, v_x983_n, 0.0, 1);
-          t954 = 0;
-        }
-        int32_t t956 = rt_add_i(t953, t954);
+        t940 = t954;
+        (void)t940;
       }
-      v_x988_d[t942] = t945;
-      v_x990_d[t942] = t951;
-      v_x993_d[t942] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x988 = v_x988;
-  *out_v_x990 = v_x990;
-  *out_v_x993 = v_x993;
+  rt_release(v_x1152);
   return;
 fail:
-  rt_release(v_x988);
-  rt_release(v_x990);
-  rt_release(v_x993);
+  rt_release(v_x1152);
 }
 
-/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K22: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K22_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x982_d; int64_t v_x982_n;
-  int32_t *v_x983_d; int64_t v_x983_n;
-  int32_t *v_x986_d; int64_t v_x986_n;
-  int32_t *v_x988_d; int64_t v_x988_n;
-  int32_t *v_x990_d; int64_t v_x990_n;
-  int32_t *v_x993_d; int64_t v_x993_n;
+  const int64_t *v_sd_1153_off; int64_t v_sd_1153_n;
+  int32_t *v_x1145_d; int64_t v_x1145_n;
+  int32_t *v_x1146_d; int64_t v_x1146_n;
+  int32_t *v_x1147_d; int64_t v_x1147_n;
+  int32_t v_x1148;
+  int32_t *v_x1149_d; int64_t v_x1149_n;
+  int32_t *v_x1152_d; int64_t v_x1152_n;
 };
 struct alignas(8) K22_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K22_0_pull {
   K22_A A;
-  __device__ K22_0_V operator()(int64_t i) const {
+  __device__ K22_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t959 = 0; /* nonzero: a check below failed */
-    int32_t t957 = A.v_x982_d[ix];
-    int t960 = (uint64_t)(int64_t)t957 < (uint64_t)A.v_x986_n;
-    int32_t t958 = t960 ? A.v_x986_d[t957] : 0;
-    t959 |= !t960;
-    int t962 = (uint64_t)(int64_t)t957 < (uint64_t)A.v_x983_n;
-    int32_t t961 = t962 ? A.v_x983_d[t957] : 0;
-    t959 |= !t962;
-    int32_t t964 = rt_add_i(t958, t961);
-    if (__builtin_expect(t959 != 0, 0)) { /* again, recording the error */
-      int32_t t965 = A.v_x982_d[ix];
-      int32_t t966;
-      if ((uint64_t)(int64_t)t965 < (uint64_t)A.v_x986_n) {
-        t966 = A.v_x986_d[t965];
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t967 = 0; /* nonzero: a check below failed */
+    int t968 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1147_n;
+    int32_t t966 = t968 ? A.v_x1147_d[sx] : 0;
+    t967 |= !t968;
+    int t970 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1145_n;
+    int32_t t969 = t970 ? A.v_x1145_d[sx] : 0;
+    t967 |= !t970;
+    int32_t t972 = rt_sub_i(ix, t969);
+    int t974 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1146_n;
+    int32_t t973 = t974 ? A.v_x1146_d[sx] : 0;
+    t967 |= !t974;
+    int32_t t976 = rt_mul_i(t972, t973);
+    int32_t t978 = rt_add_i(t966, t976);
+    int t980 = (uint64_t)(int64_t)t978 < (uint64_t)A.v_x1149_n;
+    int32_t t979 = t980 ? A.v_x1149_d[t978] : 0;
+    t967 |= !t980;
+    if (__builtin_expect(t967 != 0, 0)) { /* again, recording the error */
+      int32_t t981;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1147_n) {
+        t981 = A.v_x1147_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t965, A.v_x986_n, 0.0, 0);
-        t966 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1147_n, 0.0, 0);
+        t981 = 0;
       }
-      int32_t t967;
-      if ((uint64_t)(int64_t)t965 < (uint64_t)A.v_x983_n) {
-        t967 = A.v_x983_d[t965];
+      int32_t t982;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1145_n) {
+        t982 = A.v_x1145_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t965, A.v_x983_n, 0.0, 1);
-        t967 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1145_n, 0.0, 1);
+        t982 = 0;
       }
-      int32_t t969 = rt_add_i(t966, t967);
+      int32_t t984 = rt_sub_i(ix, t982);
+      int32_t t985;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1146_n) {
+        t985 = A.v_x1146_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1146_n, 0.0, 2);
+        t985 = 0;
+      }
+      int32_t t987 = rt_mul_i(t984, t985);
+      int32_t t989 = rt_add_i(t981, t987);
+      int32_t t990;
+      if ((uint64_t)(int64_t)t989 < (uint64_t)A.v_x1149_n) {
+        t990 = A.v_x1149_d[t989];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t989, A.v_x1149_n, 0.0, 3);
+        t990 = 0;
+      }
     }
-    return K22_0_V{t958, t964, 1};
+    return K22_0_V{t979};
   }
 };
 struct K22_0_store {
   K22_A A;
   __device__ void operator()(int64_t i, const K22_0_V &v) const {
-    A.v_x988_d[i] = v.v0;
-    A.v_x990_d[i] = v.v1;
-    A.v_x993_d[i] = v.v2;
+    /* v.v0: v_x1152, read by nothing (its checks are the pull's) */
   }
 };
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x982, RtValue *v_x983, RtValue *v_x986, RtValue **out_v_x988, RtValue **out_v_x990, RtValue **out_v_x993) {
+static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
   (void)loc;
   (void)err;
   K22_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x982_d = v_x982->data.i;
-  A.v_x982_n = v_x982->len;
-  A.v_x983_d = v_x983->data.i;
-  A.v_x983_n = v_x983->len;
-  A.v_x986_d = v_x986->data.i;
-  A.v_x986_n = v_x986->len;
-  RtValue *v_x988 = NULL;
-  RtValue *v_x990 = NULL;
-  RtValue *v_x993 = NULL;
-  /* MAP */
-  {
-    const int64_t t970 = v_x982->len;
-    v_x988 = rtg_vec_new(RT_INT, t970);
-    A.v_x988_d = v_x988->data.i;
-    A.v_x988_n = v_x988->len;
-    v_x990 = rtg_vec_new(RT_INT, t970);
-    A.v_x990_d = v_x990->data.i;
-    A.v_x990_n = v_x990->len;
-    v_x993 = rtg_vec_new(RT_INT, t970);
-    A.v_x993_d = v_x993->data.i;
-    A.v_x993_n = v_x993->len;
-    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t970);
-  }
-  *out_v_x988 = v_x988;
-  *out_v_x990 = v_x990;
-  *out_v_x993 = v_x993;
-  return;
-fail:
-  rt_release(v_x988);
-  rt_release(v_x990);
-  rt_release(v_x993);
-}
-
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x982, RtValue *v_x983, RtValue *v_x986, RtValue **out_v_x988, RtValue **out_v_x990, RtValue **out_v_x993) {
-  RtValue *vals[] = {v_x982, v_x983, v_x986};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K22_host(err, loc, run, v_x982, v_x983, v_x986, out_v_x988, out_v_x990, out_v_x993);
-    rtg_host_ran();
-  } else {
-    K22_gpu(err, loc, run, v_x982, v_x983, v_x986, out_v_x988, out_v_x990, out_v_x993);
-  }
-}
-
-/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1125, RtValue *v_x1117, RtValue *v_x1118, RtValue *v_x1119, int32_t v_x1120, RtValue *v_x1121) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1125_off = rt_seg_offsets(v_sd_1125);
-  const int64_t v_sd_1125_n = v_sd_1125->len;
-  int32_t *v_x1117_d = v_x1117->data.i;
-  const int64_t v_x1117_n = v_x1117->len;
-  int32_t *v_x1118_d = v_x1118->data.i;
-  const int64_t v_x1118_n = v_x1118->len;
-  int32_t *v_x1119_d = v_x1119->data.i;
-  const int64_t v_x1119_n = v_x1119->len;
-  int32_t *v_x1121_d = v_x1121->data.i;
-  const int64_t v_x1121_n = v_x1121->len;
-  RtValue *v_x1124 = NULL;
+  A.v_sd_1153_off = rtg_seg_offsets(v_sd_1153);
+  A.v_sd_1153_n = v_sd_1153->len;
+  A.v_x1145_d = v_x1145->data.i;
+  A.v_x1145_n = v_x1145->len;
+  A.v_x1146_d = v_x1146->data.i;
+  A.v_x1146_n = v_x1146->len;
+  A.v_x1147_d = v_x1147->data.i;
+  A.v_x1147_n = v_x1147->len;
+  A.v_x1148 = v_x1148;
+  A.v_x1149_d = v_x1149->data.i;
+  A.v_x1149_n = v_x1149->len;
+  RtValue *v_x1152 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t971 = v_sd_1125_off[v_sd_1125_n];
-    const int64_t t972 = (t971 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t972 > 1)
-    for (int64_t t973 = 0; t973 < t972; t973++) {
-      int64_t t976 = rt_segment_search(v_sd_1125_off, 0, v_sd_1125_n, t973 * RT_CHUNK);
-      const int64_t t973_end = (t973 + 1) * RT_CHUNK < t971 ? (t973 + 1) * RT_CHUNK : t971;
-      for (int64_t t974 = t973 * RT_CHUNK; t974 < t973_end; t974++) {
-        const int32_t t975 = (int32_t)t974;
-        while (v_sd_1125_off[t976 + 1] <= t974)
-          t976++;
-        const int32_t t977 = (int32_t)t976;
-        int32_t t978; /* v_x1124: read by nothing */
-        int t980 = 0; /* nonzero: a check below failed */
-        int t981 = (uint64_t)(int64_t)t977 < (uint64_t)v_x1119_n;
-        int32_t t979 = t981 ? v_x1119_d[t977] : 0;
-        t980 |= !t981;
-        int t983 = (uint64_t)(int64_t)t977 < (uint64_t)v_x1117_n;
-        int32_t t982 = t983 ? v_x1117_d[t977] : 0;
-        t980 |= !t983;
-        int32_t t985 = rt_sub_i(t975, t982);
-        int t987 = (uint64_t)(int64_t)t977 < (uint64_t)v_x1118_n;
-        int32_t t986 = t987 ? v_x1118_d[t977] : 0;
-        t980 |= !t987;
-        int32_t t989 = rt_mul_i(t985, t986);
-        int32_t t991 = rt_add_i(t979, t989);
-        int t993 = (uint64_t)(int64_t)t991 < (uint64_t)v_x1121_n;
-        int32_t t992 = t993 ? v_x1121_d[t991] : 0;
-        t980 |= !t993;
-        if (__builtin_expect(t980 != 0, 0)) { /* again, recording the error */
-          int32_t t994;
-          if ((uint64_t)(int64_t)t977 < (uint64_t)v_x1119_n) {
-            t994 = v_x1119_d[t977];
-          } else {
-            NESSIE_RECORD(err, t974, RT_CHECK_INDEX, 0, 0, RT_GATHER, t977, v_x1119_n, 0.0, 0);
-            t994 = 0;
-          }
-          int32_t t995;
-          if ((uint64_t)(int64_t)t977 < (uint64_t)v_x1117_n) {
-            t995 = v_x1117_d[t977];
-          } else {
-            NESSIE_RECORD(err, t974, RT_CHECK_INDEX, 0, 0, RT_GATHER, t977, v_x1117_n, 0.0, 1);
-            t995 = 0;
-          }
-          int32_t t997 = rt_sub_i(t975, t995);
-          int32_t t998;
-          if ((uint64_t)(int64_t)t977 < (uint64_t)v_x1118_n) {
-            t998 = v_x1118_d[t977];
-          } else {
-            NESSIE_RECORD(err, t974, RT_CHECK_INDEX, 0, 0, RT_GATHER, t977, v_x1118_n, 0.0, 2);
-            t998 = 0;
-          }
-          int32_t t1000 = rt_mul_i(t997, t998);
-          int32_t t1002 = rt_add_i(t994, t1000);
-          int32_t t1003;
-          if ((uint64_t)(int64_t)t1002 < (uint64_t)v_x1121_n) {
-            t1003 = v_x1121_d[t1002];
-          } else {
-            NESSIE_RECORD(err, t974, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1002, v_x1121_n, 0.0, 3);
-            t1003 = 0;
-          }
+    const int64_t t991 = rtg_seg_total(v_sd_1153);
+    rtg::seg_map("K22", loc, K22_0_pull{A}, K22_0_store{A}, v_sd_1153, t991);
+  }
+  rt_release(v_x1152);
+  return;
+fail:
+  rt_release(v_x1152);
+}
+
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
+  RtValue *vals[] = {v_sd_1153, v_x1145, v_x1146, v_x1147, v_x1149};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K22_host(err, loc, run, v_sd_1153, v_x1145, v_x1146, v_x1147, v_x1148, v_x1149);
+    rtg_host_ran();
+  } else {
+    K22_gpu(err, loc, run, v_sd_1153, v_x1145, v_x1146, v_x1147, v_x1148, v_x1149);
+  }
+}
+
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, RtValue *v_x1037, RtValue *v_x1038, RtValue *v_x1039, int32_t v_x1040, RtValue *v_x1043, RtValue **out_v_x1045) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1036_d = v_x1036->data.i;
+  const int64_t v_x1036_n = v_x1036->len;
+  int32_t *v_x1037_d = v_x1037->data.i;
+  const int64_t v_x1037_n = v_x1037->len;
+  int32_t *v_x1038_d = v_x1038->data.i;
+  const int64_t v_x1038_n = v_x1038->len;
+  int32_t *v_x1039_d = v_x1039->data.i;
+  const int64_t v_x1039_n = v_x1039->len;
+  int32_t *v_x1043_d = v_x1043->data.i;
+  const int64_t v_x1043_n = v_x1043->len;
+  RtValue *v_x1045 = NULL;
+  /* MAP */
+  {
+    const int64_t t992 = v_x1040;
+    if (t992 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t992, 0.0, 0);
+      goto fail;
+    }
+    v_x1045 = rt_value_new(rt_vec_type(RT_INT), t992);
+    int32_t *v_x1045_d = v_x1045->data.i;
+    const int64_t v_x1045_n = v_x1045->len;
+    RT_PARALLEL_FOR_IF(t992 >= RT_PARALLEL_MIN)
+    for (int64_t t993 = 0; t993 < t992; t993++) {
+      const int32_t t994 = (int32_t)t993;
+      int t996 = 0; /* nonzero: a check below failed */
+      int t997 = (uint64_t)(int64_t)t994 < (uint64_t)v_x1036_n;
+      int32_t t995 = t997 ? v_x1036_d[t994] : 0;
+      t996 |= !t997;
+      int t999 = (uint64_t)(int64_t)t995 < (uint64_t)v_x1039_n;
+      int32_t t998 = t999 ? v_x1039_d[t995] : 0;
+      t996 |= !t999;
+      int t1001 = (uint64_t)(int64_t)t995 < (uint64_t)v_x1037_n;
+      int32_t t1000 = t1001 ? v_x1037_d[t995] : 0;
+      t996 |= !t1001;
+      int32_t t1003 = rt_sub_i(t994, t1000);
+      int t1005 = (uint64_t)(int64_t)t995 < (uint64_t)v_x1038_n;
+      int32_t t1004 = t1005 ? v_x1038_d[t995] : 0;
+      t996 |= !t1005;
+      int32_t t1007 = rt_mul_i(t1003, t1004);
+      int32_t t1009 = rt_add_i(t998, t1007);
+      int t1011 = (uint64_t)(int64_t)t1009 < (uint64_t)v_x1043_n;
+      int32_t t1010 = t1011 ? v_x1043_d[t1009] : 0;
+      t996 |= !t1011;
+      if (__builtin_expect(t996 != 0, 0)) { /* again, recording the error */
+        int32_t t1012;
+        if ((uint64_t)(int64_t)t994 < (uint64_t)v_x1036_n) {
+          t1012 = v_x1036_d[t994];
+        } else {
+          NESSIE_RECORD(err, t993, RT_CHECK_INDEX, 0, 0, RT_GATHER, t994, v_x1036_n, 0.0, 1);
+          t1012 = 0;
         }
-        t978 = t992;
-        (void)t978;
+        int32_t t1013;
+        if ((uint64_t)(int64_t)t1012 < (uint64_t)v_x1039_n) {
+          t1013 = v_x1039_d[t1012];
+        } else {
+          NESSIE_RECORD(err, t993, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1012, v_x1039_n, 0.0, 2);
+          t1013 = 0;
+        }
+        int32_t t1014;
+        if ((uint64_t)(int64_t)t1012 < (uint64_t)v_x1037_n) {
+          t1014 = v_x1037_d[t1012];
+        } else {
+          NESSIE_RECORD(err, t993, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1012, v_x1037_n, 0.0, 3);
+          t1014 = 0;
+        }
+        int32_t t1016 = rt_sub_i(t994, t1014);
+        int32_t t1017;
+        if ((uint64_t)(int64_t)t1012 < (uint64_t)v_x1038_n) {
+          t1017 = v_x1038_d[t1012];
+        } else {
+          NESSIE_RECORD(err, t993, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1012, v_x1038_n, 0.0, 4);
+          t1017 = 0;
+        }
+        int32_t t1019 = rt_mul_i(t1016, t1017);
+        int32_t t1021 = rt_add_i(t1013, t1019);
+        int32_t t1022;
+        if ((uint64_t)(int64_t)t1021 < (uint64_t)v_x1043_n) {
+          t1022 = v_x1043_d[t1021];
+        } else {
+          NESSIE_RECORD(err, t993, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1021, v_x1043_n, 0.0, 5);
+          t1022 = 0;
+        }
       }
+      v_x1045_d[t993] = t1010;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1124);
+  *out_v_x1045 = v_x1045;
   return;
 fail:
-  rt_release(v_x1124);
+  rt_release(v_x1045);
 }
 
-/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K23_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1125_off; int64_t v_sd_1125_n;
-  int32_t *v_x1117_d; int64_t v_x1117_n;
-  int32_t *v_x1118_d; int64_t v_x1118_n;
-  int32_t *v_x1119_d; int64_t v_x1119_n;
-  int32_t v_x1120;
-  int32_t *v_x1121_d; int64_t v_x1121_n;
-  int32_t *v_x1124_d; int64_t v_x1124_n;
+  int32_t *v_x1036_d; int64_t v_x1036_n;
+  int32_t *v_x1037_d; int64_t v_x1037_n;
+  int32_t *v_x1038_d; int64_t v_x1038_n;
+  int32_t *v_x1039_d; int64_t v_x1039_n;
+  int32_t v_x1040;
+  int32_t *v_x1043_d; int64_t v_x1043_n;
+  int32_t *v_x1045_d; int64_t v_x1045_n;
 };
 struct alignas(8) K23_0_V {
   int32_t v0;
 };
 struct K23_0_pull {
   K23_A A;
-  __device__ K23_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K23_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t1005 = 0; /* nonzero: a check below failed */
-    int t1006 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1119_n;
-    int32_t t1004 = t1006 ? A.v_x1119_d[sx] : 0;
-    t1005 |= !t1006;
-    int t1008 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n;
-    int32_t t1007 = t1008 ? A.v_x1117_d[sx] : 0;
-    t1005 |= !t1008;
-    int32_t t1010 = rt_sub_i(ix, t1007);
-    int t1012 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1118_n;
-    int32_t t1011 = t1012 ? A.v_x1118_d[sx] : 0;
-    t1005 |= !t1012;
-    int32_t t1014 = rt_mul_i(t1010, t1011);
-    int32_t t1016 = rt_add_i(t1004, t1014);
-    int t1018 = (uint64_t)(int64_t)t1016 < (uint64_t)A.v_x1121_n;
-    int32_t t1017 = t1018 ? A.v_x1121_d[t1016] : 0;
-    t1005 |= !t1018;
-    if (__builtin_expect(t1005 != 0, 0)) { /* again, recording the error */
-      int32_t t1019;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1119_n) {
-        t1019 = A.v_x1119_d[sx];
+    int t1024 = 0; /* nonzero: a check below failed */
+    int t1025 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n;
+    int32_t t1023 = t1025 ? A.v_x1036_d[ix] : 0;
+    t1024 |= !t1025;
+    int t1027 = (uint64_t)(int64_t)t1023 < (uint64_t)A.v_x1039_n;
+    int32_t t1026 = t1027 ? A.v_x1039_d[t1023] : 0;
+    t1024 |= !t1027;
+    int t1029 = (uint64_t)(int64_t)t1023 < (uint64_t)A.v_x1037_n;
+    int32_t t1028 = t1029 ? A.v_x1037_d[t1023] : 0;
+    t1024 |= !t1029;
+    int32_t t1031 = rt_sub_i(ix, t1028);
+    int t1033 = (uint64_t)(int64_t)t1023 < (uint64_t)A.v_x1038_n;
+    int32_t t1032 = t1033 ? A.v_x1038_d[t1023] : 0;
+    t1024 |= !t1033;
+    int32_t t1035 = rt_mul_i(t1031, t1032);
+    int32_t t1037 = rt_add_i(t1026, t1035);
+    int t1039 = (uint64_t)(int64_t)t1037 < (uint64_t)A.v_x1043_n;
+    int32_t t1038 = t1039 ? A.v_x1043_d[t1037] : 0;
+    t1024 |= !t1039;
+    if (__builtin_expect(t1024 != 0, 0)) { /* again, recording the error */
+      int32_t t1040;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n) {
+        t1040 = A.v_x1036_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1119_n, 0.0, 0);
-        t1019 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1036_n, 0.0, 0);
+        t1040 = 0;
       }
-      int32_t t1020;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n) {
-        t1020 = A.v_x1117_d[sx];
+      int32_t t1041;
+      if ((uint64_t)(int64_t)t1040 < (uint64_t)A.v_x1039_n) {
+        t1041 = A.v_x1039_d[t1040];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1117_n, 0.0, 1);
-        t1020 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1040, A.v_x1039_n, 0.0, 1);
+        t1041 = 0;
       }
-      int32_t t1022 = rt_sub_i(ix, t1020);
-      int32_t t1023;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1118_n) {
-        t1023 = A.v_x1118_d[sx];
+      int32_t t1042;
+      if ((uint64_t)(int64_t)t1040 < (uint64_t)A.v_x1037_n) {
+        t1042 = A.v_x1037_d[t1040];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1118_n, 0.0, 2);
-        t1023 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1040, A.v_x1037_n, 0.0, 2);
+        t1042 = 0;
       }
-      int32_t t1025 = rt_mul_i(t1022, t1023);
-      int32_t t1027 = rt_add_i(t1019, t1025);
-      int32_t t1028;
-      if ((uint64_t)(int64_t)t1027 < (uint64_t)A.v_x1121_n) {
-        t1028 = A.v_x1121_d[t1027];
+      int32_t t1044 = rt_sub_i(ix, t1042);
+      int32_t t1045;
+      if ((uint64_t)(int64_t)t1040 < (uint64_t)A.v_x1038_n) {
+        t1045 = A.v_x1038_d[t1040];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1027, A.v_x1121_n, 0.0, 3);
-        t1028 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1040, A.v_x1038_n, 0.0, 3);
+        t1045 = 0;
+      }
+      int32_t t1047 = rt_mul_i(t1044, t1045);
+      int32_t t1049 = rt_add_i(t1041, t1047);
+      int32_t t1050;
+      if ((uint64_t)(int64_t)t1049 < (uint64_t)A.v_x1043_n) {
+        t1050 = A.v_x1043_d[t1049];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1049, A.v_x1043_n, 0.0, 4);
+        t1050 = 0;
       }
     }
-    return K23_0_V{t1017};
+    return K23_0_V{t1038};
   }
 };
 struct K23_0_store {
   K23_A A;
   __device__ void operator()(int64_t i, const K23_0_V &v) const {
-    /* v.v0: v_x1124, read by nothing (its checks are the pull's) */
+    A.v_x1045_d[i] = v.v0;
   }
 };
-static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1125, RtValue *v_x1117, RtValue *v_x1118, RtValue *v_x1119, int32_t v_x1120, RtValue *v_x1121) {
+static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, RtValue *v_x1037, RtValue *v_x1038, RtValue *v_x1039, int32_t v_x1040, RtValue *v_x1043, RtValue **out_v_x1045) {
   (void)loc;
   (void)err;
   K23_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1125_off = rtg_seg_offsets(v_sd_1125);
-  A.v_sd_1125_n = v_sd_1125->len;
-  A.v_x1117_d = v_x1117->data.i;
-  A.v_x1117_n = v_x1117->len;
-  A.v_x1118_d = v_x1118->data.i;
-  A.v_x1118_n = v_x1118->len;
-  A.v_x1119_d = v_x1119->data.i;
-  A.v_x1119_n = v_x1119->len;
-  A.v_x1120 = v_x1120;
-  A.v_x1121_d = v_x1121->data.i;
-  A.v_x1121_n = v_x1121->len;
-  RtValue *v_x1124 = NULL;
-  /* SEG_MAP */
+  A.v_x1036_d = v_x1036->data.i;
+  A.v_x1036_n = v_x1036->len;
+  A.v_x1037_d = v_x1037->data.i;
+  A.v_x1037_n = v_x1037->len;
+  A.v_x1038_d = v_x1038->data.i;
+  A.v_x1038_n = v_x1038->len;
+  A.v_x1039_d = v_x1039->data.i;
+  A.v_x1039_n = v_x1039->len;
+  A.v_x1040 = v_x1040;
+  A.v_x1043_d = v_x1043->data.i;
+  A.v_x1043_n = v_x1043->len;
+  RtValue *v_x1045 = NULL;
+  /* MAP */
   {
-    const int64_t t1029 = rtg_seg_total(v_sd_1125);
-    rtg::seg_map("K23", loc, K23_0_pull{A}, K23_0_store{A}, v_sd_1125, t1029);
+    const int64_t t1051 = v_x1040;
+    if (t1051 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1051, 0.0, run, 5};
+      goto fail;
+    }
+    v_x1045 = rtg_vec_new(RT_INT, t1051);
+    A.v_x1045_d = v_x1045->data.i;
+    A.v_x1045_n = v_x1045->len;
+    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1051);
   }
-  rt_release(v_x1124);
+  *out_v_x1045 = v_x1045;
   return;
 fail:
-  rt_release(v_x1124);
+  rt_release(v_x1045);
 }
 
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1125, RtValue *v_x1117, RtValue *v_x1118, RtValue *v_x1119, int32_t v_x1120, RtValue *v_x1121) {
-  RtValue *vals[] = {v_sd_1125, v_x1117, v_x1118, v_x1119, v_x1121};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K23_host(err, loc, run, v_sd_1125, v_x1117, v_x1118, v_x1119, v_x1120, v_x1121);
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, RtValue *v_x1037, RtValue *v_x1038, RtValue *v_x1039, int32_t v_x1040, RtValue *v_x1043, RtValue **out_v_x1045) {
+  RtValue *vals[] = {v_x1036, v_x1037, v_x1038, v_x1039, v_x1043};
+  const int64_t sizes[] = {(int64_t)v_x1040};
+  if (rtg_choose_host(vals, 5, sizes, 1)) {
+    K23_host(err, loc, run, v_x1036, v_x1037, v_x1038, v_x1039, v_x1040, v_x1043, out_v_x1045);
     rtg_host_ran();
   } else {
-    K23_gpu(err, loc, run, v_sd_1125, v_x1117, v_x1118, v_x1119, v_x1120, v_x1121);
+    K23_gpu(err, loc, run, v_x1036, v_x1037, v_x1038, v_x1039, v_x1040, v_x1043, out_v_x1045);
   }
 }
 
 /* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1026, int32_t v_x1027, RtValue *v_x1030, RtValue *v_x1031, RtValue *v_x1034, RtValue **out_v_x1036) {
+static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
   (void)loc;
   (void)run;
-  int32_t *v_x1026_d = v_x1026->data.i;
-  const int64_t v_x1026_n = v_x1026->len;
-  uint8_t *v_x1030_d = v_x1030->data.b;
-  const int64_t v_x1030_n = v_x1030->len;
-  int32_t *v_x1031_d = v_x1031->data.i;
-  const int64_t v_x1031_n = v_x1031->len;
-  int32_t *v_x1034_d = v_x1034->data.i;
-  const int64_t v_x1034_n = v_x1034->len;
-  RtValue *v_x1036 = NULL;
+  int32_t *v_x1046_d = v_x1046->data.i;
+  const int64_t v_x1046_n = v_x1046->len;
+  uint8_t *v_x1050_d = v_x1050->data.b;
+  const int64_t v_x1050_n = v_x1050->len;
+  int32_t *v_x1051_d = v_x1051->data.i;
+  const int64_t v_x1051_n = v_x1051->len;
+  int32_t *v_x1054_d = v_x1054->data.i;
+  const int64_t v_x1054_n = v_x1054->len;
+  int32_t *v_x1055_d = v_x1055->data.i;
+  const int64_t v_x1055_n = v_x1055->len;
+  RtValue *v_x1060 = NULL;
   /* MAP */
   {
-    const int64_t t1030 = v_x1030_n;
-    v_x1036 = rt_value_new(rt_vec_type(RT_INT), t1030);
-    int32_t *v_x1036_d = v_x1036->data.i;
-    const int64_t v_x1036_n = v_x1036->len;
-    RT_PARALLEL_FOR_IF(t1030 >= RT_PARALLEL_MIN)
-    for (int64_t t1031 = 0; t1031 < t1030; t1031++) {
-      const int32_t t1032 = (int32_t)t1031;
-      int t1034 = 0; /* nonzero: a check below failed */
-      int t1035 = (uint64_t)(int64_t)t1032 < (uint64_t)v_x1026_n;
-      int32_t t1033 = t1035 ? v_x1026_d[t1032] : 0;
-      t1034 |= !t1035;
-      int32_t t1037 = rt_add_i(t1033, v_x1027);
-      uint8_t t1038 = v_x1030_d[t1032];
-      int t1040 = (uint64_t)(int64_t)t1032 < (uint64_t)v_x1031_n;
-      int32_t t1039 = t1040 ? v_x1031_d[t1032] : 0;
-      t1034 |= !t1040;
-      int32_t t1042 = (t1038 ? t1039 : t1037);
-      int t1044 = (uint64_t)(int64_t)t1042 < (uint64_t)v_x1034_n;
-      int32_t t1043 = t1044 ? v_x1034_d[t1042] : 0;
-      t1034 |= !t1044;
-      if (__builtin_expect(t1034 != 0, 0)) { /* again, recording the error */
-        int32_t t1045;
-        if ((uint64_t)(int64_t)t1032 < (uint64_t)v_x1026_n) {
-          t1045 = v_x1026_d[t1032];
+    const int64_t t1052 = v_x1050_n;
+    v_x1060 = rt_value_new(rt_vec_type(RT_INT), t1052);
+    int32_t *v_x1060_d = v_x1060->data.i;
+    const int64_t v_x1060_n = v_x1060->len;
+    RT_PARALLEL_FOR_IF(t1052 >= RT_PARALLEL_MIN)
+    for (int64_t t1053 = 0; t1053 < t1052; t1053++) {
+      const int32_t t1054 = (int32_t)t1053;
+      int t1056 = 0; /* nonzero: a check below failed */
+      int t1057 = (uint64_t)(int64_t)t1054 < (uint64_t)v_x1046_n;
+      int32_t t1055 = t1057 ? v_x1046_d[t1054] : 0;
+      t1056 |= !t1057;
+      int32_t t1059 = rt_add_i(t1055, v_x1047);
+      uint8_t t1060 = v_x1050_d[t1054];
+      int t1062 = (uint64_t)(int64_t)t1054 < (uint64_t)v_x1051_n;
+      int32_t t1061 = t1062 ? v_x1051_d[t1054] : 0;
+      t1056 |= !t1062;
+      int32_t t1064 = (t1060 ? t1061 : t1059);
+      int t1066 = (uint64_t)(int64_t)t1064 < (uint64_t)(int64_t)v_x1056;
+      int32_t t1065 = t1066 ? t1064 : 0;
+      t1056 |= !t1066;
+      uint8_t t1068 = rt_lt_i(t1065, (int32_t)v_x1054_n);
+      int32_t t1069;
+      if (t1068) {
+        int t1071 = (uint64_t)(int64_t)t1065 < (uint64_t)v_x1054_n;
+        int32_t t1070 = t1071 ? v_x1054_d[t1065] : 0;
+        t1056 |= !t1071;
+        t1069 = t1070;
+      } else {
+        int32_t t1073 = rt_sub_i(t1065, (int32_t)v_x1054_n);
+        int t1075 = (uint64_t)(int64_t)t1073 < (uint64_t)v_x1055_n;
+        int32_t t1074 = t1075 ? v_x1055_d[t1073] : 0;
+        t1056 |= !t1075;
+        t1069 = t1074;
+      }
+      if (__builtin_expect(t1056 != 0, 0)) { /* again, recording the error */
+        int32_t t1076;
+        if ((uint64_t)(int64_t)t1054 < (uint64_t)v_x1046_n) {
+          t1076 = v_x1046_d[t1054];
         } else {
-          NESSIE_RECORD(err, t1031, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1032, v_x1026_n, 0.0, 0);
-          t1045 = 0;
+          NESSIE_RECORD(err, t1053, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1054, v_x1046_n, 0.0, 0);
+          t1076 = 0;
         }
-        int32_t t1047 = rt_add_i(t1045, v_x1027);
-        uint8_t t1048 = v_x1030_d[t1032];
-        int32_t t1049;
-        if ((uint64_t)(int64_t)t1032 < (uint64_t)v_x1031_n) {
-          t1049 = v_x1031_d[t1032];
+        int32_t t1078 = rt_add_i(t1076, v_x1047);
+        uint8_t t1079 = v_x1050_d[t1054];
+        int32_t t1080;
+        if ((uint64_t)(int64_t)t1054 < (uint64_t)v_x1051_n) {
+          t1080 = v_x1051_d[t1054];
         } else {
-          NESSIE_RECORD(err, t1031, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1032, v_x1031_n, 0.0, 1);
-          t1049 = 0;
+          NESSIE_RECORD(err, t1053, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1054, v_x1051_n, 0.0, 1);
+          t1080 = 0;
         }
-        int32_t t1051 = (t1048 ? t1049 : t1047);
-        int32_t t1052;
-        if ((uint64_t)(int64_t)t1051 < (uint64_t)v_x1034_n) {
-          t1052 = v_x1034_d[t1051];
+        int32_t t1082 = (t1079 ? t1080 : t1078);
+        int32_t t1083 = t1082;
+        if (!((uint64_t)(int64_t)t1082 < (uint64_t)(int64_t)v_x1056)) {
+          NESSIE_RECORD(err, t1053, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1082, v_x1056, 0.0, 2);
+          t1083 = 0;
+        }
+        uint8_t t1085 = rt_lt_i(t1083, (int32_t)v_x1054_n);
+        int32_t t1086;
+        if (t1085) {
+          int32_t t1087;
+          if ((uint64_t)(int64_t)t1083 < (uint64_t)v_x1054_n) {
+            t1087 = v_x1054_d[t1083];
+          } else {
+            NESSIE_RECORD(err, t1053, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1083, v_x1054_n, 0.0, 3);
+            t1087 = 0;
+          }
+          t1086 = t1087;
         } else {
-          NESSIE_RECORD(err, t1031, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1051, v_x1034_n, 0.0, 2);
-          t1052 = 0;
+          int32_t t1089 = rt_sub_i(t1083, (int32_t)v_x1054_n);
+          int32_t t1090;
+          if ((uint64_t)(int64_t)t1089 < (uint64_t)v_x1055_n) {
+            t1090 = v_x1055_d[t1089];
+          } else {
+            NESSIE_RECORD(err, t1053, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1089, v_x1055_n, 0.0, 4);
+            t1090 = 0;
+          }
+          t1086 = t1090;
         }
       }
-      v_x1036_d[t1031] = t1043;
+      v_x1060_d[t1053] = t1069;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1036 = v_x1036;
+  *out_v_x1060 = v_x1060;
   return;
 fail:
-  rt_release(v_x1036);
+  rt_release(v_x1060);
 }
 
 /* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K24_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1026_d; int64_t v_x1026_n;
-  int32_t v_x1027;
-  uint8_t *v_x1030_d; int64_t v_x1030_n;
-  int32_t *v_x1031_d; int64_t v_x1031_n;
-  int32_t *v_x1034_d; int64_t v_x1034_n;
-  int32_t *v_x1036_d; int64_t v_x1036_n;
+  int32_t *v_x1046_d; int64_t v_x1046_n;
+  int32_t v_x1047;
+  uint8_t *v_x1050_d; int64_t v_x1050_n;
+  int32_t *v_x1051_d; int64_t v_x1051_n;
+  int32_t *v_x1054_d; int64_t v_x1054_n;
+  int32_t *v_x1055_d; int64_t v_x1055_n;
+  int32_t v_x1056;
+  int32_t *v_x1060_d; int64_t v_x1060_n;
 };
 struct alignas(8) K24_0_V {
   int32_t v0;
@@ -5027,93 +5145,130 @@ struct K24_0_pull {
   __device__ K24_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1054 = 0; /* nonzero: a check below failed */
-    int t1055 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1026_n;
-    int32_t t1053 = t1055 ? A.v_x1026_d[ix] : 0;
-    t1054 |= !t1055;
-    int32_t t1057 = rt_add_i(t1053, A.v_x1027);
-    uint8_t t1058 = A.v_x1030_d[ix];
-    int t1060 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1031_n;
-    int32_t t1059 = t1060 ? A.v_x1031_d[ix] : 0;
-    t1054 |= !t1060;
-    int32_t t1062 = (t1058 ? t1059 : t1057);
-    int t1064 = (uint64_t)(int64_t)t1062 < (uint64_t)A.v_x1034_n;
-    int32_t t1063 = t1064 ? A.v_x1034_d[t1062] : 0;
-    t1054 |= !t1064;
-    if (__builtin_expect(t1054 != 0, 0)) { /* again, recording the error */
-      int32_t t1065;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1026_n) {
-        t1065 = A.v_x1026_d[ix];
+    int t1092 = 0; /* nonzero: a check below failed */
+    int t1093 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1046_n;
+    int32_t t1091 = t1093 ? A.v_x1046_d[ix] : 0;
+    t1092 |= !t1093;
+    int32_t t1095 = rt_add_i(t1091, A.v_x1047);
+    uint8_t t1096 = A.v_x1050_d[ix];
+    int t1098 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1051_n;
+    int32_t t1097 = t1098 ? A.v_x1051_d[ix] : 0;
+    t1092 |= !t1098;
+    int32_t t1100 = (t1096 ? t1097 : t1095);
+    int t1102 = (uint64_t)(int64_t)t1100 < (uint64_t)(int64_t)A.v_x1056;
+    int32_t t1101 = t1102 ? t1100 : 0;
+    t1092 |= !t1102;
+    uint8_t t1104 = rt_lt_i(t1101, (int32_t)A.v_x1054_n);
+    int32_t t1105;
+    if (t1104) {
+      int t1107 = (uint64_t)(int64_t)t1101 < (uint64_t)A.v_x1054_n;
+      int32_t t1106 = t1107 ? A.v_x1054_d[t1101] : 0;
+      t1092 |= !t1107;
+      t1105 = t1106;
+    } else {
+      int32_t t1109 = rt_sub_i(t1101, (int32_t)A.v_x1054_n);
+      int t1111 = (uint64_t)(int64_t)t1109 < (uint64_t)A.v_x1055_n;
+      int32_t t1110 = t1111 ? A.v_x1055_d[t1109] : 0;
+      t1092 |= !t1111;
+      t1105 = t1110;
+    }
+    if (__builtin_expect(t1092 != 0, 0)) { /* again, recording the error */
+      int32_t t1112;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1046_n) {
+        t1112 = A.v_x1046_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1026_n, 0.0, 0);
-        t1065 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1046_n, 0.0, 0);
+        t1112 = 0;
       }
-      int32_t t1067 = rt_add_i(t1065, A.v_x1027);
-      uint8_t t1068 = A.v_x1030_d[ix];
-      int32_t t1069;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1031_n) {
-        t1069 = A.v_x1031_d[ix];
+      int32_t t1114 = rt_add_i(t1112, A.v_x1047);
+      uint8_t t1115 = A.v_x1050_d[ix];
+      int32_t t1116;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1051_n) {
+        t1116 = A.v_x1051_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1031_n, 0.0, 1);
-        t1069 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1051_n, 0.0, 1);
+        t1116 = 0;
       }
-      int32_t t1071 = (t1068 ? t1069 : t1067);
-      int32_t t1072;
-      if ((uint64_t)(int64_t)t1071 < (uint64_t)A.v_x1034_n) {
-        t1072 = A.v_x1034_d[t1071];
+      int32_t t1118 = (t1115 ? t1116 : t1114);
+      int32_t t1119 = t1118;
+      if (!((uint64_t)(int64_t)t1118 < (uint64_t)(int64_t)A.v_x1056)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1118, A.v_x1056, 0.0, 2);
+        t1119 = 0;
+      }
+      uint8_t t1121 = rt_lt_i(t1119, (int32_t)A.v_x1054_n);
+      int32_t t1122;
+      if (t1121) {
+        int32_t t1123;
+        if ((uint64_t)(int64_t)t1119 < (uint64_t)A.v_x1054_n) {
+          t1123 = A.v_x1054_d[t1119];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1119, A.v_x1054_n, 0.0, 3);
+          t1123 = 0;
+        }
+        t1122 = t1123;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1071, A.v_x1034_n, 0.0, 2);
-        t1072 = 0;
+        int32_t t1125 = rt_sub_i(t1119, (int32_t)A.v_x1054_n);
+        int32_t t1126;
+        if ((uint64_t)(int64_t)t1125 < (uint64_t)A.v_x1055_n) {
+          t1126 = A.v_x1055_d[t1125];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1125, A.v_x1055_n, 0.0, 4);
+          t1126 = 0;
+        }
+        t1122 = t1126;
       }
     }
-    return K24_0_V{t1063};
+    return K24_0_V{t1105};
   }
 };
 struct K24_0_store {
   K24_A A;
   __device__ void operator()(int64_t i, const K24_0_V &v) const {
-    A.v_x1036_d[i] = v.v0;
+    A.v_x1060_d[i] = v.v0;
   }
 };
-static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1026, int32_t v_x1027, RtValue *v_x1030, RtValue *v_x1031, RtValue *v_x1034, RtValue **out_v_x1036) {
+static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
   (void)loc;
   (void)err;
   K24_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1026_d = v_x1026->data.i;
-  A.v_x1026_n = v_x1026->len;
-  A.v_x1027 = v_x1027;
-  A.v_x1030_d = v_x1030->data.b;
-  A.v_x1030_n = v_x1030->len;
-  A.v_x1031_d = v_x1031->data.i;
-  A.v_x1031_n = v_x1031->len;
-  A.v_x1034_d = v_x1034->data.i;
-  A.v_x1034_n = v_x1034->len;
-  RtValue *v_x1036 = NULL;
+  A.v_x1046_d = v_x1046->data.i;
+  A.v_x1046_n = v_x1046->len;
+  A.v_x1047 = v_x1047;
+  A.v_x1050_d = v_x1050->data.b;
+  A.v_x1050_n = v_x1050->len;
+  A.v_x1051_d = v_x1051->data.i;
+  A.v_x1051_n = v_x1051->len;
+  A.v_x1054_d = v_x1054->data.i;
+  A.v_x1054_n = v_x1054->len;
+  A.v_x1055_d = v_x1055->data.i;
+  A.v_x1055_n = v_x1055->len;
+  A.v_x1056 = v_x1056;
+  RtValue *v_x1060 = NULL;
   /* MAP */
   {
-    const int64_t t1073 = v_x1030->len;
-    v_x1036 = rtg_vec_new(RT_INT, t1073);
-    A.v_x1036_d = v_x1036->data.i;
-    A.v_x1036_n = v_x1036->len;
-    rtg::map("K24", loc, K24_0_pull{A}, K24_0_store{A}, t1073);
+    const int64_t t1127 = v_x1050->len;
+    v_x1060 = rtg_vec_new(RT_INT, t1127);
+    A.v_x1060_d = v_x1060->data.i;
+    A.v_x1060_n = v_x1060->len;
+    rtg::map("K24", loc, K24_0_pull{A}, K24_0_store{A}, t1127);
   }
-  *out_v_x1036 = v_x1036;
+  *out_v_x1060 = v_x1060;
   return;
 fail:
-  rt_release(v_x1036);
+  rt_release(v_x1060);
 }
 
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1026, int32_t v_x1027, RtValue *v_x1030, RtValue *v_x1031, RtValue *v_x1034, RtValue **out_v_x1036) {
-  RtValue *vals[] = {v_x1026, v_x1030, v_x1031, v_x1034};
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
+  RtValue *vals[] = {v_x1046, v_x1050, v_x1051, v_x1054, v_x1055};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K24_host(err, loc, run, v_x1026, v_x1027, v_x1030, v_x1031, v_x1034, out_v_x1036);
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K24_host(err, loc, run, v_x1046, v_x1047, v_x1050, v_x1051, v_x1054, v_x1055, v_x1056, out_v_x1060);
     rtg_host_ran();
   } else {
-    K24_gpu(err, loc, run, v_x1026, v_x1027, v_x1030, v_x1031, v_x1034, out_v_x1036);
+    K24_gpu(err, loc, run, v_x1046, v_x1047, v_x1050, v_x1051, v_x1054, v_x1055, v_x1056, out_v_x1060);
   }
 }
 
@@ -5139,10 +5294,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1074 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1074->data.i[0] = v_x62;
-    t1074->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1074);
+    RtValue *t1128 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1128->data.i[0] = v_x62;
+    t1128->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1128);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -5160,7 +5315,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K12, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -5193,7 +5348,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x263 = 0;
     RtValue *v_x619 = NULL;
     RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K21, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K20, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
     RtValue *v_x142 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x88, &v_x142);
     int32_t v_x153 = 0;
@@ -5201,7 +5356,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x147 = NULL;
     RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
     rt_release(v_x128);
     RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
@@ -5210,7 +5365,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x152);
     int32_t v_x170 = 0;
     v_x170 = (int32_t)NESSIE_SEG_TOTAL(v_x164);
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
     rt_release(v_x147);
     rt_release(v_x157);
     rt_release(v_x164);
@@ -5220,7 +5375,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x199 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
     rt_release(v_x97);
     rt_release(v_x130);
     rt_release(v_x142);
@@ -5234,7 +5389,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     RtValue *v_x235 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
     rt_release(v_x199);
     rt_release(v_x209);
     uint8_t v_x246 = 0;
@@ -5260,22 +5415,21 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      RtValue *v_x466 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K13, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, &v_x466, 2);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x301 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x218, v_x235, &v_x301);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K13, 2, v_x218, v_x235, &v_x301);
       RtValue *v_x323 = NULL;
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 4, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 4, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x301);
       int32_t v_x404 = 0;
       v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
       RtValue *v_x410 = NULL;
       RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
       rt_release(v_x344);
       rt_release(v_x391);
       int32_t v_x411 = 0;
@@ -5284,10 +5438,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       v_x412 = (int32_t)v_x370->len;
       int32_t v_x413 = 0;
       v_x413 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x411, v_x412);
-      RtValue *v_x419 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K5, 6, v_x323, v_x370, v_x413, &v_x419);
-      rt_release(v_x323);
-      rt_release(v_x370);
       int32_t v_x423 = 0;
       v_x423 = rt_mul_i(v_x263, 2);
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
@@ -5306,8 +5456,9 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x508 = 0;
       v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
       RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K19, 6, v_x502, v_x504, v_x495, v_x485, v_x508, v_x419, &v_x521);
-      rt_release(v_x419);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
+      rt_release(v_x323);
+      rt_release(v_x370);
       rt_release(v_x485);
       rt_release(v_x495);
       rt_release(v_x504);
@@ -5317,16 +5468,16 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x502, v_x521, &v_x523));
       rt_release(v_x502);
       rt_release(v_x521);
-      int32_t v_x543 = 0;
+      RtValue *v_x466 = NULL;
       int32_t v_x544 = 0;
       int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 7, v_x271, v_x466, &v_x543, &v_x544, &v_x545, 7);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K18, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545, 7);
       rt_release(v_x271);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K20, 7, v_x466, v_x523, &v_x604);
-      rt_release(v_x466);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K19, 7, v_x466, v_x523, &v_x604);
       rt_release(v_x523);
+      rt_release(v_x466);
       v_x605 = v_x604;
     }
     rt_release(v_x216);
@@ -5340,16 +5491,13 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     v_x648 = (int32_t)v_x605->len;
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
-    RtValue *v_x655 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 8, v_x253, v_x605, v_x649, &v_x655);
-    rt_release(v_x253);
-    rt_release(v_x605);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K24, 8, v_x629, v_x245, v_x105, v_x619, v_x655, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K24, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
-    rt_release(v_x655);
+    rt_release(v_x253);
+    rt_release(v_x605);
     v_x661 = v_x660;
   }
   rt_release(v_x88);
@@ -5473,16 +5621,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1075 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1075->data.i[0] = 3;
-  t1075->data.i[1] = 1;
-  t1075->data.i[2] = 4;
-  t1075->data.i[3] = 1;
-  t1075->data.i[4] = 5;
-  t1075->data.i[5] = 9;
-  t1075->data.i[6] = 2;
-  t1075->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1075);
+  RtValue *t1129 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1129->data.i[0] = 3;
+  t1129->data.i[1] = 1;
+  t1129->data.i[2] = 4;
+  t1129->data.i[3] = 1;
+  t1129->data.i[4] = 5;
+  t1129->data.i[5] = 9;
+  t1129->data.i[6] = 2;
+  t1129->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1129);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -72,9 +72,9 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/seg_sum.nesl", 5, 10, NULL, NULL, NULL, NULL, NULL},
   {"<lib-nesl/builtins.nesl>", 207, 47, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/seg_sum.nesl", 5, 22, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/seg_sum.nesl", 5, 10, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -100,33 +100,8 @@ static int g_x16_defined;
 
 static void fn_row_sums(RtValue *v_x48, RtValue *v_x49, RtValue **out_0);
 
-/* K1: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x19) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x19 = NULL;
-  /* MAP */
-  {
-    const int64_t t1 = 0;
-    v_x19 = rt_value_new(rt_vec_type(RT_INT), t1);
-    int32_t *v_x19_d = v_x19->data.i;
-    const int64_t v_x19_n = v_x19->len;
-    RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
-    for (int64_t t2 = 0; t2 < t1; t2++) {
-      const int32_t t3 = (int32_t)t2;
-      v_x19_d[t2] = 0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x19 = v_x19;
-  return;
-fail:
-  rt_release(v_x19);
-}
-
-/* K2: LIBRARY -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue **out_v_x27) {
+/* K1: LIBRARY -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue **out_v_x27) {
   (void)loc;
   (void)run;
   int32_t *v_x26_d = v_x26->data.i;
@@ -134,8 +109,8 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue *
   RtValue *v_x27 = NULL;
   /* LIBRARY */
   {
-    RtValue *t4 = rt_make_segdes(loc, v_x26);
-    v_x27 = t4;
+    RtValue *t1 = rt_make_segdes(loc, v_x26);
+    v_x27 = t1;
     const int64_t *v_x27_off = rt_seg_offsets(v_x27);
     const int64_t v_x27_n = v_x27->len;
   }
@@ -147,80 +122,8 @@ fail:
   rt_release(v_x27);
 }
 
-/* K3: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtValue *v_x34, int32_t v_x35, RtValue **out_v_x36) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x33_d = v_x33->data.i;
-  const int64_t v_x33_n = v_x33->len;
-  int32_t *v_x34_d = v_x34->data.i;
-  const int64_t v_x34_n = v_x34->len;
-  RtValue *v_x36 = NULL;
-  /* MAP */
-  {
-    const int64_t t5 = v_x35;
-    if (t5 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t5, 0.0, 0);
-      goto fail;
-    }
-    v_x36 = rt_value_new(rt_vec_type(RT_INT), t5);
-    int32_t *v_x36_d = v_x36->data.i;
-    const int64_t v_x36_n = v_x36->len;
-    RT_PARALLEL_FOR_IF(t5 >= RT_PARALLEL_MIN)
-    for (int64_t t6 = 0; t6 < t5; t6++) {
-      const int32_t t7 = (int32_t)t6;
-      int t12 = 0; /* nonzero: a check below failed */
-      uint8_t t9 = rt_lt_i(t7, (int32_t)v_x33_n);
-      int32_t t10;
-      if (t9) {
-        int t13 = (uint64_t)(int64_t)t7 < (uint64_t)v_x33_n;
-        int32_t t11 = t13 ? v_x33_d[t7] : 0;
-        t12 |= !t13;
-        t10 = t11;
-      } else {
-        int32_t t15 = rt_sub_i(t7, (int32_t)v_x33_n);
-        int t17 = (uint64_t)(int64_t)t15 < (uint64_t)v_x34_n;
-        int32_t t16 = t17 ? v_x34_d[t15] : 0;
-        t12 |= !t17;
-        t10 = t16;
-      }
-      if (__builtin_expect(t12 != 0, 0)) { /* again, recording the error */
-        uint8_t t19 = rt_lt_i(t7, (int32_t)v_x33_n);
-        int32_t t20;
-        if (t19) {
-          int32_t t21;
-          if ((uint64_t)(int64_t)t7 < (uint64_t)v_x33_n) {
-            t21 = v_x33_d[t7];
-          } else {
-            NESSIE_RECORD(err, t6, RT_CHECK_INDEX, 0, 0, RT_GATHER, t7, v_x33_n, 0.0, 1);
-            t21 = 0;
-          }
-          t20 = t21;
-        } else {
-          int32_t t23 = rt_sub_i(t7, (int32_t)v_x33_n);
-          int32_t t24;
-          if ((uint64_t)(int64_t)t23 < (uint64_t)v_x34_n) {
-            t24 = v_x34_d[t23];
-          } else {
-            NESSIE_RECORD(err, t6, RT_CHECK_INDEX, 0, 0, RT_GATHER, t23, v_x34_n, 0.0, 2);
-            t24 = 0;
-          }
-          t20 = t24;
-        }
-      }
-      v_x36_d[t6] = t10;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x36 = v_x36;
-  return;
-fail:
-  rt_release(v_x36);
-}
-
-/* K4: SEG_REDUCE -- <lib-nesl/builtins.nesl>:207: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
+/* K2: SEG_REDUCE -- <lib-nesl/builtins.nesl>:207: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
   (void)loc;
   (void)run;
   int32_t *v_x54_d = v_x54->data.i;
@@ -234,30 +137,30 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *
     int32_t *v_x58_d = v_x58->data.i;
     const int64_t v_x58_n = v_x58->len;
     RT_PARALLEL_FOR_SEGMENTS_IF(v_x57_n >= 64)
-    for (int64_t t25 = 0; t25 < v_x57_n; t25++) {
-      int32_t t25a0;
-      t25a0 = 0;
-      for (int64_t t26 = v_x57_off[t25]; t26 < v_x57_off[t25 + 1]; t26++) {
-        const int32_t t27 = (int32_t)t26;
-        int32_t t25x0;
-        int t29 = 0; /* nonzero: a check below failed */
-        int t30 = (uint64_t)(int64_t)t27 < (uint64_t)v_x54_n;
-        int32_t t28 = t30 ? v_x54_d[t27] : 0;
-        t29 |= !t30;
-        if (__builtin_expect(t29 != 0, 0)) { /* again, recording the error */
-          int32_t t31;
-          if ((uint64_t)(int64_t)t27 < (uint64_t)v_x54_n) {
-            t31 = v_x54_d[t27];
+    for (int64_t t2 = 0; t2 < v_x57_n; t2++) {
+      int32_t t2a0;
+      t2a0 = 0;
+      for (int64_t t3 = v_x57_off[t2]; t3 < v_x57_off[t2 + 1]; t3++) {
+        const int32_t t4 = (int32_t)t3;
+        int32_t t2x0;
+        int t6 = 0; /* nonzero: a check below failed */
+        int t7 = (uint64_t)(int64_t)t4 < (uint64_t)v_x54_n;
+        int32_t t5 = t7 ? v_x54_d[t4] : 0;
+        t6 |= !t7;
+        if (__builtin_expect(t6 != 0, 0)) { /* again, recording the error */
+          int32_t t8;
+          if ((uint64_t)(int64_t)t4 < (uint64_t)v_x54_n) {
+            t8 = v_x54_d[t4];
           } else {
-            NESSIE_RECORD(err, t26, RT_CHECK_INDEX, 0, 0, RT_GATHER, t27, v_x54_n, 0.0, 0);
-            t31 = 0;
+            NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 0, 0, RT_GATHER, t4, v_x54_n, 0.0, 0);
+            t8 = 0;
           }
         }
-        t25x0 = t28;
-        int32_t t33 = rt_add_i(t25a0, t25x0);
-        t25a0 = t33;
+        t2x0 = t5;
+        int32_t t10 = rt_add_i(t2a0, t2x0);
+        t2a0 = t10;
       }
-      v_x58_d[t25] = t25a0;
+      v_x58_d[t2] = t2a0;
     }
   }
   if (err->index != INT64_MAX)
@@ -268,13 +171,147 @@ fail:
   rt_release(v_x58);
 }
 
+/* K3: MAP, MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v_x63, RtValue *v_x66, int32_t v_x67, RtValue **out_v_x69) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x62_d = v_x62->data.i;
+  const int64_t v_x62_n = v_x62->len;
+  int32_t *v_x66_d = v_x66->data.i;
+  const int64_t v_x66_n = v_x66->len;
+  RtValue *v_x65 = NULL;
+  RtValue *v_x69 = NULL;
+  /* MAP */
+  {
+    const int64_t t11 = v_x63;
+    if (t11 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t11, 0.0, 0);
+      goto fail;
+    }
+    v_x65 = rt_value_new(rt_vec_type(RT_INT), t11);
+    int32_t *v_x65_d = v_x65->data.i;
+    const int64_t v_x65_n = v_x65->len;
+    RT_PARALLEL_FOR_IF(t11 >= RT_PARALLEL_MIN)
+    for (int64_t t12 = 0; t12 < t11; t12++) {
+      const int32_t t13 = (int32_t)t12;
+      int t18 = 0; /* nonzero: a check below failed */
+      uint8_t t15 = rt_lt_i(t13, 0);
+      int32_t t16;
+      if (t15) {
+        int t19 = (uint64_t)(int64_t)t13 < (uint64_t)(int64_t)0;
+        int32_t t17 = t19 ? t13 : 0;
+        t18 |= !t19;
+        t16 = 0;
+      } else {
+        int32_t t21 = rt_sub_i(t13, 0);
+        int t23 = (uint64_t)(int64_t)t21 < (uint64_t)v_x62_n;
+        int32_t t22 = t23 ? v_x62_d[t21] : 0;
+        t18 |= !t23;
+        t16 = t22;
+      }
+      if (__builtin_expect(t18 != 0, 0)) { /* again, recording the error */
+        uint8_t t25 = rt_lt_i(t13, 0);
+        int32_t t26;
+        if (t25) {
+          int32_t t27 = t13;
+          if (!((uint64_t)(int64_t)t13 < (uint64_t)(int64_t)0)) {
+            NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t13, 0, 0.0, 1);
+            t27 = 0;
+          }
+          t26 = 0;
+        } else {
+          int32_t t29 = rt_sub_i(t13, 0);
+          int32_t t30;
+          if ((uint64_t)(int64_t)t29 < (uint64_t)v_x62_n) {
+            t30 = v_x62_d[t29];
+          } else {
+            NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t29, v_x62_n, 0.0, 2);
+            t30 = 0;
+          }
+          t26 = t30;
+        }
+      }
+      v_x65_d[t12] = t16;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x65_d = v_x65->data.i;
+    const int64_t v_x65_n = v_x65->len;
+    /* MAP */
+    {
+      const int64_t t31 = v_x67;
+      if (t31 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t31, 0.0, 3);
+        goto fail;
+      }
+      v_x69 = rt_value_new(rt_vec_type(RT_INT), t31);
+      int32_t *v_x69_d = v_x69->data.i;
+      const int64_t v_x69_n = v_x69->len;
+      RT_PARALLEL_FOR_IF(t31 >= RT_PARALLEL_MIN)
+      for (int64_t t32 = 0; t32 < t31; t32++) {
+        const int32_t t33 = (int32_t)t32;
+        int t38 = 0; /* nonzero: a check below failed */
+        uint8_t t35 = rt_lt_i(t33, (int32_t)v_x66_n);
+        int32_t t36;
+        if (t35) {
+          int t39 = (uint64_t)(int64_t)t33 < (uint64_t)v_x66_n;
+          int32_t t37 = t39 ? v_x66_d[t33] : 0;
+          t38 |= !t39;
+          t36 = t37;
+        } else {
+          int32_t t41 = rt_sub_i(t33, (int32_t)v_x66_n);
+          int t43 = (uint64_t)(int64_t)t41 < (uint64_t)v_x65_n;
+          int32_t t42 = t43 ? v_x65_d[t41] : 0;
+          t38 |= !t43;
+          t36 = t42;
+        }
+        if (__builtin_expect(t38 != 0, 0)) { /* again, recording the error */
+          uint8_t t45 = rt_lt_i(t33, (int32_t)v_x66_n);
+          int32_t t46;
+          if (t45) {
+            int32_t t47;
+            if ((uint64_t)(int64_t)t33 < (uint64_t)v_x66_n) {
+              t47 = v_x66_d[t33];
+            } else {
+              NESSIE_RECORD(err, t32, RT_CHECK_INDEX, 1, 0, RT_GATHER, t33, v_x66_n, 0.0, 4);
+              t47 = 0;
+            }
+            t46 = t47;
+          } else {
+            int32_t t49 = rt_sub_i(t33, (int32_t)v_x66_n);
+            int32_t t50;
+            if ((uint64_t)(int64_t)t49 < (uint64_t)v_x65_n) {
+              t50 = v_x65_d[t49];
+            } else {
+              NESSIE_RECORD(err, t32, RT_CHECK_INDEX, 1, 0, RT_GATHER, t49, v_x65_n, 0.0, 5);
+              t50 = 0;
+            }
+            t46 = t50;
+          }
+        }
+        v_x69_d[t32] = t36;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x69 = v_x69;
+  rt_release(v_x65);
+  return;
+fail:
+  rt_release(v_x65);
+  rt_release(v_x69);
+}
+
 /* function row_sums -- tests/golden/seg_sum.nesl:4: function row_sums(m) = {sum(row) : row in m}; */
 static void fn_row_sums(RtValue *v_x48, RtValue *v_x49, RtValue **out_0) {
   RtValue *v_x59 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sum", RT_LOC("tests/golden/seg_sum.nesl", 4, 25));
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 207, 47), K4, 1, v_x49, v_x48, &v_x59);
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 207, 47), K2, 2, v_x49, v_x48, &v_x59);
     rt_release(v_x48);
     rt_release(v_x49);
     rt_set_context(saved);
@@ -398,45 +435,39 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 11);
-  RtValue *t34 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t34->data.i[0] = 1;
-  t34->data.i[1] = 2;
-  t34->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t34);
-  RtValue *v_x20 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 22), K1, 2, &v_x20);
+  RtValue *t51 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t51->data.i[0] = 1;
+  t51->data.i[1] = 2;
+  t51->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t51);
   RtValue *v_x21 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 30);
-  RtValue *t35 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t35->data.i[0] = 4;
-  t35->data.i[1] = 5;
-  v_x21 = NESSIE_TO_DEVICE(t35);
+  RtValue *t52 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t52->data.i[0] = 4;
+  t52->data.i[1] = 5;
+  v_x21 = NESSIE_TO_DEVICE(t52);
   int32_t v_x22 = 0;
   v_x22 = (int32_t)v_x17->len;
   int32_t v_x24 = 0;
   v_x24 = (int32_t)v_x21->len;
   RtValue *v_x25 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  RtValue *t36 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t36->data.i[0] = v_x22;
-  t36->data.i[1] = 0;
-  t36->data.i[2] = v_x24;
-  v_x25 = NESSIE_TO_DEVICE(t36);
+  RtValue *t53 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t53->data.i[0] = v_x22;
+  t53->data.i[1] = 0;
+  t53->data.i[2] = v_x24;
+  v_x25 = NESSIE_TO_DEVICE(t53);
   RtValue *v_x28 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K2, 3, v_x25, &v_x28);
+  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K1, 1, v_x25, &v_x28);
   rt_release(v_x25);
   int32_t v_x31 = 0;
   v_x31 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 0, v_x24);
-  RtValue *v_x37 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K3, 3, v_x20, v_x21, v_x31, &v_x37);
-  rt_release(v_x20);
-  rt_release(v_x21);
   int32_t v_x40 = 0;
   v_x40 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), v_x22, v_x31);
   RtValue *v_x46 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K3, 3, v_x17, v_x37, v_x40, &v_x46);
+  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 22), K3, 3, v_x21, v_x31, v_x17, v_x40, &v_x46);
   rt_release(v_x17);
-  rt_release(v_x37);
+  rt_release(v_x21);
   RtValue *v_x47 = NULL;
   rt_retain(v_x28);
   rt_retain(v_x46);

@@ -84,9 +84,9 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/seg_sum.nesl", 5, 10, NULL, NULL, NULL, NULL, NULL},
   {"<lib-nesl/builtins.nesl>", 207, 47, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/seg_sum.nesl", 5, 22, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/seg_sum.nesl", 5, 10, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -112,89 +112,8 @@ static int g_x16_defined;
 
 static void fn_row_sums(RtValue *v_x48, RtValue *v_x49, RtValue **out_0);
 
-/* K1: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x19) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x19 = NULL;
-  /* MAP */
-  {
-    const int64_t t1 = 0;
-    v_x19 = rt_value_new(rt_vec_type(RT_INT), t1);
-    int32_t *v_x19_d = v_x19->data.i;
-    const int64_t v_x19_n = v_x19->len;
-    RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
-    for (int64_t t2 = 0; t2 < t1; t2++) {
-      const int32_t t3 = (int32_t)t2;
-      v_x19_d[t2] = 0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x19 = v_x19;
-  return;
-fail:
-  rt_release(v_x19);
-}
-
-/* K1: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-struct K1_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x19_d; int64_t v_x19_n;
-};
-struct alignas(8) K1_0_V {
-  int32_t v0;
-};
-struct K1_0_pull {
-  K1_A A;
-  __device__ K1_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K1_0_V{0};
-  }
-};
-struct K1_0_store {
-  K1_A A;
-  __device__ void operator()(int64_t i, const K1_0_V &v) const {
-    A.v_x19_d[i] = v.v0;
-  }
-};
-static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x19) {
-  (void)loc;
-  (void)err;
-  K1_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  RtValue *v_x19 = NULL;
-  /* MAP */
-  {
-    const int64_t t4 = 0;
-    v_x19 = rtg_vec_new(RT_INT, t4);
-    A.v_x19_d = v_x19->data.i;
-    A.v_x19_n = v_x19->len;
-    rtg::map("K1", loc, K1_0_pull{A}, K1_0_store{A}, t4);
-  }
-  *out_v_x19 = v_x19;
-  return;
-fail:
-  rt_release(v_x19);
-}
-
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x19) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)0};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K1_host(err, loc, run, out_v_x19);
-    rtg_host_ran();
-  } else {
-    K1_gpu(err, loc, run, out_v_x19);
-  }
-}
-
-/* K2: LIBRARY -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue **out_v_x27) {
+/* K1: LIBRARY -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue **out_v_x27) {
   (void)loc;
   (void)run;
   int32_t *v_x26_d = v_x26->data.i;
@@ -202,8 +121,8 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtVa
   RtValue *v_x27 = NULL;
   /* LIBRARY */
   {
-    RtValue *t5 = rt_make_segdes(loc, v_x26);
-    v_x27 = t5;
+    RtValue *t1 = rt_make_segdes(loc, v_x26);
+    v_x27 = t1;
     const int64_t *v_x27_off = rt_seg_offsets(v_x27);
     const int64_t v_x27_n = v_x27->len;
   }
@@ -215,17 +134,17 @@ fail:
   rt_release(v_x27);
 }
 
-/* K2: LIBRARY -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-struct K2_A {
+/* K1: LIBRARY -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+struct K1_A {
   RtKernelError *err;
   int run;
   int32_t *v_x26_d; int64_t v_x26_n;
   const int64_t *v_x27_off; int64_t v_x27_n;
 };
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue **out_v_x27) {
+static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue **out_v_x27) {
   (void)loc;
   (void)err;
-  K2_A A;
+  K1_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -234,8 +153,8 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtVal
   RtValue *v_x27 = NULL;
   /* LIBRARY */
   {
-    RtValue *t6 = rtg_make_segdes(loc, A.run, v_x26);
-    v_x27 = t6;
+    RtValue *t2 = rtg_make_segdes(loc, A.run, v_x26);
+    v_x27 = t2;
     A.v_x27_off = rtg_seg_offsets(v_x27);
     A.v_x27_n = v_x27->len;
   }
@@ -245,198 +164,19 @@ fail:
   rt_release(v_x27);
 }
 
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue **out_v_x27) {
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue **out_v_x27) {
   RtValue *vals[] = {v_x26};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K2_host(err, loc, run, v_x26, out_v_x27);
+    K1_host(err, loc, run, v_x26, out_v_x27);
     rtg_host_ran();
   } else {
-    K2_gpu(err, loc, run, v_x26, out_v_x27);
+    K1_gpu(err, loc, run, v_x26, out_v_x27);
   }
 }
 
-/* K3: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtValue *v_x34, int32_t v_x35, RtValue **out_v_x36) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x33_d = v_x33->data.i;
-  const int64_t v_x33_n = v_x33->len;
-  int32_t *v_x34_d = v_x34->data.i;
-  const int64_t v_x34_n = v_x34->len;
-  RtValue *v_x36 = NULL;
-  /* MAP */
-  {
-    const int64_t t7 = v_x35;
-    if (t7 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t7, 0.0, 0);
-      goto fail;
-    }
-    v_x36 = rt_value_new(rt_vec_type(RT_INT), t7);
-    int32_t *v_x36_d = v_x36->data.i;
-    const int64_t v_x36_n = v_x36->len;
-    RT_PARALLEL_FOR_IF(t7 >= RT_PARALLEL_MIN)
-    for (int64_t t8 = 0; t8 < t7; t8++) {
-      const int32_t t9 = (int32_t)t8;
-      int t14 = 0; /* nonzero: a check below failed */
-      uint8_t t11 = rt_lt_i(t9, (int32_t)v_x33_n);
-      int32_t t12;
-      if (t11) {
-        int t15 = (uint64_t)(int64_t)t9 < (uint64_t)v_x33_n;
-        int32_t t13 = t15 ? v_x33_d[t9] : 0;
-        t14 |= !t15;
-        t12 = t13;
-      } else {
-        int32_t t17 = rt_sub_i(t9, (int32_t)v_x33_n);
-        int t19 = (uint64_t)(int64_t)t17 < (uint64_t)v_x34_n;
-        int32_t t18 = t19 ? v_x34_d[t17] : 0;
-        t14 |= !t19;
-        t12 = t18;
-      }
-      if (__builtin_expect(t14 != 0, 0)) { /* again, recording the error */
-        uint8_t t21 = rt_lt_i(t9, (int32_t)v_x33_n);
-        int32_t t22;
-        if (t21) {
-          int32_t t23;
-          if ((uint64_t)(int64_t)t9 < (uint64_t)v_x33_n) {
-            t23 = v_x33_d[t9];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x33_n, 0.0, 1);
-            t23 = 0;
-          }
-          t22 = t23;
-        } else {
-          int32_t t25 = rt_sub_i(t9, (int32_t)v_x33_n);
-          int32_t t26;
-          if ((uint64_t)(int64_t)t25 < (uint64_t)v_x34_n) {
-            t26 = v_x34_d[t25];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x34_n, 0.0, 2);
-            t26 = 0;
-          }
-          t22 = t26;
-        }
-      }
-      v_x36_d[t8] = t12;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x36 = v_x36;
-  return;
-fail:
-  rt_release(v_x36);
-}
-
-/* K3: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-struct K3_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x33_d; int64_t v_x33_n;
-  int32_t *v_x34_d; int64_t v_x34_n;
-  int32_t v_x35;
-  int32_t *v_x36_d; int64_t v_x36_n;
-};
-struct alignas(8) K3_0_V {
-  int32_t v0;
-};
-struct K3_0_pull {
-  K3_A A;
-  __device__ K3_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t31 = 0; /* nonzero: a check below failed */
-    uint8_t t28 = rt_lt_i(ix, (int32_t)A.v_x33_n);
-    int32_t t29;
-    if (t28) {
-      int t32 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x33_n;
-      int32_t t30 = t32 ? A.v_x33_d[ix] : 0;
-      t31 |= !t32;
-      t29 = t30;
-    } else {
-      int32_t t34 = rt_sub_i(ix, (int32_t)A.v_x33_n);
-      int t36 = (uint64_t)(int64_t)t34 < (uint64_t)A.v_x34_n;
-      int32_t t35 = t36 ? A.v_x34_d[t34] : 0;
-      t31 |= !t36;
-      t29 = t35;
-    }
-    if (__builtin_expect(t31 != 0, 0)) { /* again, recording the error */
-      uint8_t t38 = rt_lt_i(ix, (int32_t)A.v_x33_n);
-      int32_t t39;
-      if (t38) {
-        int32_t t40;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x33_n) {
-          t40 = A.v_x33_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x33_n, 0.0, 0);
-          t40 = 0;
-        }
-        t39 = t40;
-      } else {
-        int32_t t42 = rt_sub_i(ix, (int32_t)A.v_x33_n);
-        int32_t t43;
-        if ((uint64_t)(int64_t)t42 < (uint64_t)A.v_x34_n) {
-          t43 = A.v_x34_d[t42];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t42, A.v_x34_n, 0.0, 1);
-          t43 = 0;
-        }
-        t39 = t43;
-      }
-    }
-    return K3_0_V{t29};
-  }
-};
-struct K3_0_store {
-  K3_A A;
-  __device__ void operator()(int64_t i, const K3_0_V &v) const {
-    A.v_x36_d[i] = v.v0;
-  }
-};
-static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtValue *v_x34, int32_t v_x35, RtValue **out_v_x36) {
-  (void)loc;
-  (void)err;
-  K3_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x33_d = v_x33->data.i;
-  A.v_x33_n = v_x33->len;
-  A.v_x34_d = v_x34->data.i;
-  A.v_x34_n = v_x34->len;
-  A.v_x35 = v_x35;
-  RtValue *v_x36 = NULL;
-  /* MAP */
-  {
-    const int64_t t44 = v_x35;
-    if (t44 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t44, 0.0, run, 2};
-      goto fail;
-    }
-    v_x36 = rtg_vec_new(RT_INT, t44);
-    A.v_x36_d = v_x36->data.i;
-    A.v_x36_n = v_x36->len;
-    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t44);
-  }
-  *out_v_x36 = v_x36;
-  return;
-fail:
-  rt_release(v_x36);
-}
-
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtValue *v_x34, int32_t v_x35, RtValue **out_v_x36) {
-  RtValue *vals[] = {v_x33, v_x34};
-  const int64_t sizes[] = {(int64_t)v_x35};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K3_host(err, loc, run, v_x33, v_x34, v_x35, out_v_x36);
-    rtg_host_ran();
-  } else {
-    K3_gpu(err, loc, run, v_x33, v_x34, v_x35, out_v_x36);
-  }
-}
-
-/* K4: SEG_REDUCE -- <lib-nesl/builtins.nesl>:207: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
+/* K2: SEG_REDUCE -- <lib-nesl/builtins.nesl>:207: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
+static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
   (void)loc;
   (void)run;
   int32_t *v_x54_d = v_x54->data.i;
@@ -450,30 +190,30 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtVa
     int32_t *v_x58_d = v_x58->data.i;
     const int64_t v_x58_n = v_x58->len;
     RT_PARALLEL_FOR_SEGMENTS_IF(v_x57_n >= 64)
-    for (int64_t t45 = 0; t45 < v_x57_n; t45++) {
-      int32_t t45a0;
-      t45a0 = 0;
-      for (int64_t t46 = v_x57_off[t45]; t46 < v_x57_off[t45 + 1]; t46++) {
-        const int32_t t47 = (int32_t)t46;
-        int32_t t45x0;
-        int t49 = 0; /* nonzero: a check below failed */
-        int t50 = (uint64_t)(int64_t)t47 < (uint64_t)v_x54_n;
-        int32_t t48 = t50 ? v_x54_d[t47] : 0;
-        t49 |= !t50;
-        if (__builtin_expect(t49 != 0, 0)) { /* again, recording the error */
-          int32_t t51;
-          if ((uint64_t)(int64_t)t47 < (uint64_t)v_x54_n) {
-            t51 = v_x54_d[t47];
+    for (int64_t t3 = 0; t3 < v_x57_n; t3++) {
+      int32_t t3a0;
+      t3a0 = 0;
+      for (int64_t t4 = v_x57_off[t3]; t4 < v_x57_off[t3 + 1]; t4++) {
+        const int32_t t5 = (int32_t)t4;
+        int32_t t3x0;
+        int t7 = 0; /* nonzero: a check below failed */
+        int t8 = (uint64_t)(int64_t)t5 < (uint64_t)v_x54_n;
+        int32_t t6 = t8 ? v_x54_d[t5] : 0;
+        t7 |= !t8;
+        if (__builtin_expect(t7 != 0, 0)) { /* again, recording the error */
+          int32_t t9;
+          if ((uint64_t)(int64_t)t5 < (uint64_t)v_x54_n) {
+            t9 = v_x54_d[t5];
           } else {
-            NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x54_n, 0.0, 0);
-            t51 = 0;
+            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x54_n, 0.0, 0);
+            t9 = 0;
           }
         }
-        t45x0 = t48;
-        int32_t t53 = rt_add_i(t45a0, t45x0);
-        t45a0 = t53;
+        t3x0 = t6;
+        int32_t t11 = rt_add_i(t3a0, t3x0);
+        t3a0 = t11;
       }
-      v_x58_d[t45] = t45a0;
+      v_x58_d[t3] = t3a0;
     }
   }
   if (err->index != INT64_MAX)
@@ -484,55 +224,55 @@ fail:
   rt_release(v_x58);
 }
 
-/* K4: SEG_REDUCE -- <lib-nesl/builtins.nesl>:207: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
-struct K4_A {
+/* K2: SEG_REDUCE -- <lib-nesl/builtins.nesl>:207: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
+struct K2_A {
   RtKernelError *err;
   int run;
   int32_t *v_x54_d; int64_t v_x54_n;
   const int64_t *v_x57_off; int64_t v_x57_n;
   int32_t *v_x58_d; int64_t v_x58_n;
 };
-struct alignas(8) K4_0_V {
+struct alignas(8) K2_0_V {
   int32_t v0;
 };
-struct K4_0_pull {
-  K4_A A;
-  __device__ K4_0_V operator()(int64_t i) const {
+struct K2_0_pull {
+  K2_A A;
+  __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t55 = 0; /* nonzero: a check below failed */
-    int t56 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x54_n;
-    int32_t t54 = t56 ? A.v_x54_d[ix] : 0;
-    t55 |= !t56;
-    if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
-      int32_t t57;
+    int t13 = 0; /* nonzero: a check below failed */
+    int t14 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x54_n;
+    int32_t t12 = t14 ? A.v_x54_d[ix] : 0;
+    t13 |= !t14;
+    if (__builtin_expect(t13 != 0, 0)) { /* again, recording the error */
+      int32_t t15;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x54_n) {
-        t57 = A.v_x54_d[ix];
+        t15 = A.v_x54_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x54_n, 0.0, 0);
-        t57 = 0;
+        t15 = 0;
       }
     }
-    return K4_0_V{t54};
+    return K2_0_V{t12};
   }
 };
-struct K4_0_store {
-  K4_A A;
-  __device__ void operator()(int64_t i, const K4_0_V &v) const {
+struct K2_0_store {
+  K2_A A;
+  __device__ void operator()(int64_t i, const K2_0_V &v) const {
     A.v_x58_d[i] = v.v0;
   }
 };
-struct K4_0_op {
-  K4_A A;
-  __device__ K4_0_V operator()(const K4_0_V &a, const K4_0_V &b) const {
-    int32_t t59 = rt_add_i(a.v0, b.v0);
-    return K4_0_V{t59};
+struct K2_0_op {
+  K2_A A;
+  __device__ K2_0_V operator()(const K2_0_V &a, const K2_0_V &b) const {
+    int32_t t17 = rt_add_i(a.v0, b.v0);
+    return K2_0_V{t17};
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
+static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
   (void)loc;
   (void)err;
-  K4_A A;
+  K2_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -543,11 +283,11 @@ static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtVal
   RtValue *v_x58 = NULL;
   /* SEG_REDUCE */
   {
-    const int64_t t60 = v_x57->len;
-    v_x58 = rtg_vec_new(RT_INT, t60);
+    const int64_t t18 = v_x57->len;
+    v_x58 = rtg_vec_new(RT_INT, t18);
     A.v_x58_d = v_x58->data.i;
     A.v_x58_n = v_x58->len;
-    rtg::segmented("K4", loc, K4_0_pull{A}, K4_0_op{A}, K4_0_V{0}, v_x57, false, K4_0_store{A});
+    rtg::segmented("K2", loc, K2_0_pull{A}, K2_0_op{A}, K2_0_V{0}, v_x57, false, K2_0_store{A});
   }
   *out_v_x58 = v_x58;
   return;
@@ -555,14 +295,327 @@ fail:
   rt_release(v_x58);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
   RtValue *vals[] = {v_x54, v_x57};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K4_host(err, loc, run, v_x54, v_x57, out_v_x58);
+    K2_host(err, loc, run, v_x54, v_x57, out_v_x58);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_x54, v_x57, out_v_x58);
+    K2_gpu(err, loc, run, v_x54, v_x57, out_v_x58);
+  }
+}
+
+/* K3: MAP, MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v_x63, RtValue *v_x66, int32_t v_x67, RtValue **out_v_x69) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x62_d = v_x62->data.i;
+  const int64_t v_x62_n = v_x62->len;
+  int32_t *v_x66_d = v_x66->data.i;
+  const int64_t v_x66_n = v_x66->len;
+  RtValue *v_x65 = NULL;
+  RtValue *v_x69 = NULL;
+  /* MAP */
+  {
+    const int64_t t19 = v_x63;
+    if (t19 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t19, 0.0, 0);
+      goto fail;
+    }
+    v_x65 = rt_value_new(rt_vec_type(RT_INT), t19);
+    int32_t *v_x65_d = v_x65->data.i;
+    const int64_t v_x65_n = v_x65->len;
+    RT_PARALLEL_FOR_IF(t19 >= RT_PARALLEL_MIN)
+    for (int64_t t20 = 0; t20 < t19; t20++) {
+      const int32_t t21 = (int32_t)t20;
+      int t26 = 0; /* nonzero: a check below failed */
+      uint8_t t23 = rt_lt_i(t21, 0);
+      int32_t t24;
+      if (t23) {
+        int t27 = (uint64_t)(int64_t)t21 < (uint64_t)(int64_t)0;
+        int32_t t25 = t27 ? t21 : 0;
+        t26 |= !t27;
+        t24 = 0;
+      } else {
+        int32_t t29 = rt_sub_i(t21, 0);
+        int t31 = (uint64_t)(int64_t)t29 < (uint64_t)v_x62_n;
+        int32_t t30 = t31 ? v_x62_d[t29] : 0;
+        t26 |= !t31;
+        t24 = t30;
+      }
+      if (__builtin_expect(t26 != 0, 0)) { /* again, recording the error */
+        uint8_t t33 = rt_lt_i(t21, 0);
+        int32_t t34;
+        if (t33) {
+          int32_t t35 = t21;
+          if (!((uint64_t)(int64_t)t21 < (uint64_t)(int64_t)0)) {
+            NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t21, 0, 0.0, 1);
+            t35 = 0;
+          }
+          t34 = 0;
+        } else {
+          int32_t t37 = rt_sub_i(t21, 0);
+          int32_t t38;
+          if ((uint64_t)(int64_t)t37 < (uint64_t)v_x62_n) {
+            t38 = v_x62_d[t37];
+          } else {
+            NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t37, v_x62_n, 0.0, 2);
+            t38 = 0;
+          }
+          t34 = t38;
+        }
+      }
+      v_x65_d[t20] = t24;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x65_d = v_x65->data.i;
+    const int64_t v_x65_n = v_x65->len;
+    /* MAP */
+    {
+      const int64_t t39 = v_x67;
+      if (t39 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t39, 0.0, 3);
+        goto fail;
+      }
+      v_x69 = rt_value_new(rt_vec_type(RT_INT), t39);
+      int32_t *v_x69_d = v_x69->data.i;
+      const int64_t v_x69_n = v_x69->len;
+      RT_PARALLEL_FOR_IF(t39 >= RT_PARALLEL_MIN)
+      for (int64_t t40 = 0; t40 < t39; t40++) {
+        const int32_t t41 = (int32_t)t40;
+        int t46 = 0; /* nonzero: a check below failed */
+        uint8_t t43 = rt_lt_i(t41, (int32_t)v_x66_n);
+        int32_t t44;
+        if (t43) {
+          int t47 = (uint64_t)(int64_t)t41 < (uint64_t)v_x66_n;
+          int32_t t45 = t47 ? v_x66_d[t41] : 0;
+          t46 |= !t47;
+          t44 = t45;
+        } else {
+          int32_t t49 = rt_sub_i(t41, (int32_t)v_x66_n);
+          int t51 = (uint64_t)(int64_t)t49 < (uint64_t)v_x65_n;
+          int32_t t50 = t51 ? v_x65_d[t49] : 0;
+          t46 |= !t51;
+          t44 = t50;
+        }
+        if (__builtin_expect(t46 != 0, 0)) { /* again, recording the error */
+          uint8_t t53 = rt_lt_i(t41, (int32_t)v_x66_n);
+          int32_t t54;
+          if (t53) {
+            int32_t t55;
+            if ((uint64_t)(int64_t)t41 < (uint64_t)v_x66_n) {
+              t55 = v_x66_d[t41];
+            } else {
+              NESSIE_RECORD(err, t40, RT_CHECK_INDEX, 1, 0, RT_GATHER, t41, v_x66_n, 0.0, 4);
+              t55 = 0;
+            }
+            t54 = t55;
+          } else {
+            int32_t t57 = rt_sub_i(t41, (int32_t)v_x66_n);
+            int32_t t58;
+            if ((uint64_t)(int64_t)t57 < (uint64_t)v_x65_n) {
+              t58 = v_x65_d[t57];
+            } else {
+              NESSIE_RECORD(err, t40, RT_CHECK_INDEX, 1, 0, RT_GATHER, t57, v_x65_n, 0.0, 5);
+              t58 = 0;
+            }
+            t54 = t58;
+          }
+        }
+        v_x69_d[t40] = t44;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x69 = v_x69;
+  rt_release(v_x65);
+  return;
+fail:
+  rt_release(v_x65);
+  rt_release(v_x69);
+}
+
+/* K3: MAP, MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+struct K3_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x62_d; int64_t v_x62_n;
+  int32_t v_x63;
+  int32_t *v_x66_d; int64_t v_x66_n;
+  int32_t v_x67;
+  int32_t *v_x65_d; int64_t v_x65_n;
+  int32_t *v_x69_d; int64_t v_x69_n;
+};
+struct alignas(8) K3_0_V {
+  int32_t v0;
+};
+struct K3_0_pull {
+  K3_A A;
+  __device__ K3_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t63 = 0; /* nonzero: a check below failed */
+    uint8_t t60 = rt_lt_i(ix, 0);
+    int32_t t61;
+    if (t60) {
+      int t64 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)0;
+      int32_t t62 = t64 ? ix : 0;
+      t63 |= !t64;
+      t61 = 0;
+    } else {
+      int32_t t66 = rt_sub_i(ix, 0);
+      int t68 = (uint64_t)(int64_t)t66 < (uint64_t)A.v_x62_n;
+      int32_t t67 = t68 ? A.v_x62_d[t66] : 0;
+      t63 |= !t68;
+      t61 = t67;
+    }
+    if (__builtin_expect(t63 != 0, 0)) { /* again, recording the error */
+      uint8_t t70 = rt_lt_i(ix, 0);
+      int32_t t71;
+      if (t70) {
+        int32_t t72 = ix;
+        if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)0)) {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, 0, 0.0, 0);
+          t72 = 0;
+        }
+        t71 = 0;
+      } else {
+        int32_t t74 = rt_sub_i(ix, 0);
+        int32_t t75;
+        if ((uint64_t)(int64_t)t74 < (uint64_t)A.v_x62_n) {
+          t75 = A.v_x62_d[t74];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t74, A.v_x62_n, 0.0, 1);
+          t75 = 0;
+        }
+        t71 = t75;
+      }
+    }
+    return K3_0_V{t61};
+  }
+};
+struct K3_0_store {
+  K3_A A;
+  __device__ void operator()(int64_t i, const K3_0_V &v) const {
+    A.v_x65_d[i] = v.v0;
+  }
+};
+struct alignas(8) K3_1_V {
+  int32_t v0;
+};
+struct K3_1_pull {
+  K3_A A;
+  __device__ K3_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t80 = 0; /* nonzero: a check below failed */
+    uint8_t t77 = rt_lt_i(ix, (int32_t)A.v_x66_n);
+    int32_t t78;
+    if (t77) {
+      int t81 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x66_n;
+      int32_t t79 = t81 ? A.v_x66_d[ix] : 0;
+      t80 |= !t81;
+      t78 = t79;
+    } else {
+      int32_t t83 = rt_sub_i(ix, (int32_t)A.v_x66_n);
+      int t85 = (uint64_t)(int64_t)t83 < (uint64_t)A.v_x65_n;
+      int32_t t84 = t85 ? A.v_x65_d[t83] : 0;
+      t80 |= !t85;
+      t78 = t84;
+    }
+    if (__builtin_expect(t80 != 0, 0)) { /* again, recording the error */
+      uint8_t t87 = rt_lt_i(ix, (int32_t)A.v_x66_n);
+      int32_t t88;
+      if (t87) {
+        int32_t t89;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x66_n) {
+          t89 = A.v_x66_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x66_n, 0.0, 2);
+          t89 = 0;
+        }
+        t88 = t89;
+      } else {
+        int32_t t91 = rt_sub_i(ix, (int32_t)A.v_x66_n);
+        int32_t t92;
+        if ((uint64_t)(int64_t)t91 < (uint64_t)A.v_x65_n) {
+          t92 = A.v_x65_d[t91];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t91, A.v_x65_n, 0.0, 3);
+          t92 = 0;
+        }
+        t88 = t92;
+      }
+    }
+    return K3_1_V{t78};
+  }
+};
+struct K3_1_store {
+  K3_A A;
+  __device__ void operator()(int64_t i, const K3_1_V &v) const {
+    A.v_x69_d[i] = v.v0;
+  }
+};
+static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v_x63, RtValue *v_x66, int32_t v_x67, RtValue **out_v_x69) {
+  (void)loc;
+  (void)err;
+  K3_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x62_d = v_x62->data.i;
+  A.v_x62_n = v_x62->len;
+  A.v_x63 = v_x63;
+  A.v_x66_d = v_x66->data.i;
+  A.v_x66_n = v_x66->len;
+  A.v_x67 = v_x67;
+  RtValue *v_x65 = NULL;
+  RtValue *v_x69 = NULL;
+  /* MAP */
+  {
+    const int64_t t93 = v_x63;
+    if (t93 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t93, 0.0, run, 4};
+      goto fail;
+    }
+    v_x65 = rtg_vec_new(RT_INT, t93);
+    A.v_x65_d = v_x65->data.i;
+    A.v_x65_n = v_x65->len;
+    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t93);
+  }
+  /* MAP */
+  {
+    const int64_t t94 = v_x67;
+    if (t94 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t94, 0.0, run, 5};
+      goto fail;
+    }
+    v_x69 = rtg_vec_new(RT_INT, t94);
+    A.v_x69_d = v_x69->data.i;
+    A.v_x69_n = v_x69->len;
+    rtg::map("K3", loc, K3_1_pull{A}, K3_1_store{A}, t94);
+  }
+  *out_v_x69 = v_x69;
+  rt_release(v_x65);
+  return;
+fail:
+  rt_release(v_x65);
+  rt_release(v_x69);
+}
+
+static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v_x63, RtValue *v_x66, int32_t v_x67, RtValue **out_v_x69) {
+  RtValue *vals[] = {v_x62, v_x66};
+  const int64_t sizes[] = {(int64_t)v_x63, (int64_t)v_x67};
+  if (rtg_choose_host(vals, 2, sizes, 2)) {
+    K3_host(err, loc, run, v_x62, v_x63, v_x66, v_x67, out_v_x69);
+    rtg_host_ran();
+  } else {
+    K3_gpu(err, loc, run, v_x62, v_x63, v_x66, v_x67, out_v_x69);
   }
 }
 
@@ -572,7 +625,7 @@ static void fn_row_sums(RtValue *v_x48, RtValue *v_x49, RtValue **out_0) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sum", RT_LOC("tests/golden/seg_sum.nesl", 4, 25));
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 207, 47), K4, 1, v_x49, v_x48, &v_x59);
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 207, 47), K2, 2, v_x49, v_x48, &v_x59);
     rt_release(v_x48);
     rt_release(v_x49);
     rt_set_context(saved);
@@ -696,45 +749,39 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 11);
-  RtValue *t61 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t61->data.i[0] = 1;
-  t61->data.i[1] = 2;
-  t61->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t61);
-  RtValue *v_x20 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 22), K1, 2, &v_x20);
+  RtValue *t95 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t95->data.i[0] = 1;
+  t95->data.i[1] = 2;
+  t95->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t95);
   RtValue *v_x21 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 30);
-  RtValue *t62 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t62->data.i[0] = 4;
-  t62->data.i[1] = 5;
-  v_x21 = NESSIE_TO_DEVICE(t62);
+  RtValue *t96 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t96->data.i[0] = 4;
+  t96->data.i[1] = 5;
+  v_x21 = NESSIE_TO_DEVICE(t96);
   int32_t v_x22 = 0;
   v_x22 = (int32_t)v_x17->len;
   int32_t v_x24 = 0;
   v_x24 = (int32_t)v_x21->len;
   RtValue *v_x25 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  RtValue *t63 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t63->data.i[0] = v_x22;
-  t63->data.i[1] = 0;
-  t63->data.i[2] = v_x24;
-  v_x25 = NESSIE_TO_DEVICE(t63);
+  RtValue *t97 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t97->data.i[0] = v_x22;
+  t97->data.i[1] = 0;
+  t97->data.i[2] = v_x24;
+  v_x25 = NESSIE_TO_DEVICE(t97);
   RtValue *v_x28 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K2, 3, v_x25, &v_x28);
+  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K1, 1, v_x25, &v_x28);
   rt_release(v_x25);
   int32_t v_x31 = 0;
   v_x31 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 0, v_x24);
-  RtValue *v_x37 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K3, 3, v_x20, v_x21, v_x31, &v_x37);
-  rt_release(v_x20);
-  rt_release(v_x21);
   int32_t v_x40 = 0;
   v_x40 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), v_x22, v_x31);
   RtValue *v_x46 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K3, 3, v_x17, v_x37, v_x40, &v_x46);
+  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 22), K3, 3, v_x21, v_x31, v_x17, v_x40, &v_x46);
   rt_release(v_x17);
-  rt_release(v_x37);
+  rt_release(v_x21);
   RtValue *v_x47 = NULL;
   rt_retain(v_x28);
   rt_retain(v_x46);

@@ -74,10 +74,10 @@ static const RtLayout layout_4 = {RL_BOOL, NULL, NULL, NULL, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 4, 27, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 5, 30, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/strings.nesl", 5, 37, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/strings.nesl", 5, 53, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 4, 27, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 5, 30, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -103,80 +103,8 @@ static int g_x16_defined;
 
 static void fn_shout(RtValue *v_x52, RtValue **out_0);
 
-/* K1: MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x25, int32_t v_x26, RtValue **out_v_x27) {
-  (void)loc;
-  (void)run;
-  char *v_x24_d = v_x24->data.c;
-  const int64_t v_x24_n = v_x24->len;
-  char *v_x25_d = v_x25->data.c;
-  const int64_t v_x25_n = v_x25->len;
-  RtValue *v_x27 = NULL;
-  /* MAP */
-  {
-    const int64_t t1 = v_x26;
-    if (t1 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1, 0.0, 0);
-      goto fail;
-    }
-    v_x27 = rt_value_new(rt_vec_type(RT_CHAR), t1);
-    char *v_x27_d = v_x27->data.c;
-    const int64_t v_x27_n = v_x27->len;
-    RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
-    for (int64_t t2 = 0; t2 < t1; t2++) {
-      const int32_t t3 = (int32_t)t2;
-      int t8 = 0; /* nonzero: a check below failed */
-      uint8_t t5 = rt_lt_i(t3, (int32_t)v_x24_n);
-      char t6;
-      if (t5) {
-        int t9 = (uint64_t)(int64_t)t3 < (uint64_t)v_x24_n;
-        char t7 = t9 ? v_x24_d[t3] : 0;
-        t8 |= !t9;
-        t6 = t7;
-      } else {
-        int32_t t11 = rt_sub_i(t3, (int32_t)v_x24_n);
-        int t13 = (uint64_t)(int64_t)t11 < (uint64_t)v_x25_n;
-        char t12 = t13 ? v_x25_d[t11] : 0;
-        t8 |= !t13;
-        t6 = t12;
-      }
-      if (__builtin_expect(t8 != 0, 0)) { /* again, recording the error */
-        uint8_t t15 = rt_lt_i(t3, (int32_t)v_x24_n);
-        char t16;
-        if (t15) {
-          char t17;
-          if ((uint64_t)(int64_t)t3 < (uint64_t)v_x24_n) {
-            t17 = v_x24_d[t3];
-          } else {
-            NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x24_n, 0.0, 1);
-            t17 = 0;
-          }
-          t16 = t17;
-        } else {
-          int32_t t19 = rt_sub_i(t3, (int32_t)v_x24_n);
-          char t20;
-          if ((uint64_t)(int64_t)t19 < (uint64_t)v_x25_n) {
-            t20 = v_x25_d[t19];
-          } else {
-            NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t19, v_x25_n, 0.0, 2);
-            t20 = 0;
-          }
-          t16 = t20;
-        }
-      }
-      v_x27_d[t2] = t6;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x27 = v_x27;
-  return;
-fail:
-  rt_release(v_x27);
-}
-
-/* K2: MAP -- tests/golden/strings.nesl:4: function shout(s) = {if c == `a then `A else c : c in s}; */
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x71, RtValue **out_v_x75) {
+/* K1: MAP -- tests/golden/strings.nesl:4: function shout(s) = {if c == `a then `A else c : c in s}; */
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x71, RtValue **out_v_x75) {
   (void)loc;
   (void)run;
   char *v_x71_d = v_x71->data.c;
@@ -184,17 +112,17 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x71, RtValue *
   RtValue *v_x75 = NULL;
   /* MAP */
   {
-    const int64_t t21 = v_x71_n;
-    v_x75 = rt_value_new(rt_vec_type(RT_CHAR), t21);
+    const int64_t t1 = v_x71_n;
+    v_x75 = rt_value_new(rt_vec_type(RT_CHAR), t1);
     char *v_x75_d = v_x75->data.c;
     const int64_t v_x75_n = v_x75->len;
-    RT_PARALLEL_FOR_IF(t21 >= RT_PARALLEL_MIN)
-    for (int64_t t22 = 0; t22 < t21; t22++) {
-      const int32_t t23 = (int32_t)t22;
-      char t24 = v_x71_d[t23];
-      uint8_t t26 = rt_eq_c(t24, 'a');
-      char t28 = (t26 ? 'A' : t24);
-      v_x75_d[t22] = t28;
+    RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
+    for (int64_t t2 = 0; t2 < t1; t2++) {
+      const int32_t t3 = (int32_t)t2;
+      char t4 = v_x71_d[t3];
+      uint8_t t6 = rt_eq_c(t4, 'a');
+      char t8 = (t6 ? 'A' : t4);
+      v_x75_d[t2] = t8;
     }
   }
   if (err->index != INT64_MAX)
@@ -205,10 +133,184 @@ fail:
   rt_release(v_x75);
 }
 
+/* K2: MAP, MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
+  (void)loc;
+  (void)run;
+  char *v_x78_d = v_x78->data.c;
+  const int64_t v_x78_n = v_x78->len;
+  char *v_x79_d = v_x79->data.c;
+  const int64_t v_x79_n = v_x79->len;
+  char *v_x83_d = v_x83->data.c;
+  const int64_t v_x83_n = v_x83->len;
+  char *v_x87_d = v_x87->data.c;
+  const int64_t v_x87_n = v_x87->len;
+  RtValue *v_x86 = NULL;
+  RtValue *v_x90 = NULL;
+  /* MAP */
+  {
+    const int64_t t9 = v_x84;
+    if (t9 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t9, 0.0, 0);
+      goto fail;
+    }
+    v_x86 = rt_value_new(rt_vec_type(RT_CHAR), t9);
+    char *v_x86_d = v_x86->data.c;
+    const int64_t v_x86_n = v_x86->len;
+    RT_PARALLEL_FOR_IF(t9 >= RT_PARALLEL_MIN)
+    for (int64_t t10 = 0; t10 < t9; t10++) {
+      const int32_t t11 = (int32_t)t10;
+      int t16 = 0; /* nonzero: a check below failed */
+      uint8_t t13 = rt_lt_i(t11, v_x80);
+      char t14;
+      if (t13) {
+        int t17 = (uint64_t)(int64_t)t11 < (uint64_t)(int64_t)v_x80;
+        int32_t t15 = t17 ? t11 : 0;
+        t16 |= !t17;
+        uint8_t t19 = rt_lt_i(t15, (int32_t)v_x78_n);
+        char t20;
+        if (t19) {
+          int t22 = (uint64_t)(int64_t)t15 < (uint64_t)v_x78_n;
+          char t21 = t22 ? v_x78_d[t15] : 0;
+          t16 |= !t22;
+          t20 = t21;
+        } else {
+          int32_t t24 = rt_sub_i(t15, (int32_t)v_x78_n);
+          int t26 = (uint64_t)(int64_t)t24 < (uint64_t)v_x79_n;
+          char t25 = t26 ? v_x79_d[t24] : 0;
+          t16 |= !t26;
+          t20 = t25;
+        }
+        t14 = t20;
+      } else {
+        int32_t t28 = rt_sub_i(t11, v_x80);
+        int t30 = (uint64_t)(int64_t)t28 < (uint64_t)v_x83_n;
+        char t29 = t30 ? v_x83_d[t28] : 0;
+        t16 |= !t30;
+        t14 = t29;
+      }
+      if (__builtin_expect(t16 != 0, 0)) { /* again, recording the error */
+        uint8_t t32 = rt_lt_i(t11, v_x80);
+        char t33;
+        if (t32) {
+          int32_t t34 = t11;
+          if (!((uint64_t)(int64_t)t11 < (uint64_t)(int64_t)v_x80)) {
+            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_GATHER, t11, v_x80, 0.0, 1);
+            t34 = 0;
+          }
+          uint8_t t36 = rt_lt_i(t34, (int32_t)v_x78_n);
+          char t37;
+          if (t36) {
+            char t38;
+            if ((uint64_t)(int64_t)t34 < (uint64_t)v_x78_n) {
+              t38 = v_x78_d[t34];
+            } else {
+              NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t34, v_x78_n, 0.0, 2);
+              t38 = 0;
+            }
+            t37 = t38;
+          } else {
+            int32_t t40 = rt_sub_i(t34, (int32_t)v_x78_n);
+            char t41;
+            if ((uint64_t)(int64_t)t40 < (uint64_t)v_x79_n) {
+              t41 = v_x79_d[t40];
+            } else {
+              NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t40, v_x79_n, 0.0, 3);
+              t41 = 0;
+            }
+            t37 = t41;
+          }
+          t33 = t37;
+        } else {
+          int32_t t43 = rt_sub_i(t11, v_x80);
+          char t44;
+          if ((uint64_t)(int64_t)t43 < (uint64_t)v_x83_n) {
+            t44 = v_x83_d[t43];
+          } else {
+            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_GATHER, t43, v_x83_n, 0.0, 4);
+            t44 = 0;
+          }
+          t33 = t44;
+        }
+      }
+      v_x86_d[t10] = t14;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    char *v_x86_d = v_x86->data.c;
+    const int64_t v_x86_n = v_x86->len;
+    /* MAP */
+    {
+      const int64_t t45 = v_x88;
+      if (t45 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t45, 0.0, 5);
+        goto fail;
+      }
+      v_x90 = rt_value_new(rt_vec_type(RT_CHAR), t45);
+      char *v_x90_d = v_x90->data.c;
+      const int64_t v_x90_n = v_x90->len;
+      RT_PARALLEL_FOR_IF(t45 >= RT_PARALLEL_MIN)
+      for (int64_t t46 = 0; t46 < t45; t46++) {
+        const int32_t t47 = (int32_t)t46;
+        int t52 = 0; /* nonzero: a check below failed */
+        uint8_t t49 = rt_lt_i(t47, (int32_t)v_x86_n);
+        char t50;
+        if (t49) {
+          int t53 = (uint64_t)(int64_t)t47 < (uint64_t)v_x86_n;
+          char t51 = t53 ? v_x86_d[t47] : 0;
+          t52 |= !t53;
+          t50 = t51;
+        } else {
+          int32_t t55 = rt_sub_i(t47, (int32_t)v_x86_n);
+          int t57 = (uint64_t)(int64_t)t55 < (uint64_t)v_x87_n;
+          char t56 = t57 ? v_x87_d[t55] : 0;
+          t52 |= !t57;
+          t50 = t56;
+        }
+        if (__builtin_expect(t52 != 0, 0)) { /* again, recording the error */
+          uint8_t t59 = rt_lt_i(t47, (int32_t)v_x86_n);
+          char t60;
+          if (t59) {
+            char t61;
+            if ((uint64_t)(int64_t)t47 < (uint64_t)v_x86_n) {
+              t61 = v_x86_d[t47];
+            } else {
+              NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 2, 0, RT_GATHER, t47, v_x86_n, 0.0, 6);
+              t61 = 0;
+            }
+            t60 = t61;
+          } else {
+            int32_t t63 = rt_sub_i(t47, (int32_t)v_x86_n);
+            char t64;
+            if ((uint64_t)(int64_t)t63 < (uint64_t)v_x87_n) {
+              t64 = v_x87_d[t63];
+            } else {
+              NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 2, 0, RT_GATHER, t63, v_x87_n, 0.0, 7);
+              t64 = 0;
+            }
+            t60 = t64;
+          }
+        }
+        v_x90_d[t46] = t50;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x90 = v_x90;
+  rt_release(v_x86);
+  return;
+fail:
+  rt_release(v_x86);
+  rt_release(v_x90);
+}
+
 /* function shout -- tests/golden/strings.nesl:4: function shout(s) = {if c == `a then `A else c : c in s}; */
 static void fn_shout(RtValue *v_x52, RtValue **out_0) {
   RtValue *v_x70 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 4, 27), K2, 1, v_x52, &v_x70);
+  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 4, 27), K1, 3, v_x52, &v_x70);
   rt_release(v_x52);
   *out_0 = v_x70;
 }
@@ -343,10 +445,6 @@ static void top_10(void) {
   v_x21 = (int32_t)v_x19->len;
   int32_t v_x22 = 0;
   v_x22 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 30), v_x20, v_x21);
-  RtValue *v_x28 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 30), K1, 2, v_x18, v_x19, v_x22, &v_x28);
-  rt_release(v_x18);
-  rt_release(v_x19);
   RtValue *v_x29 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 43);
   v_x29 = NESSIE_TO_DEVICE(rt_chars("banana", 6));
@@ -357,34 +455,32 @@ static void top_10(void) {
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 40);
   {
     RtValue *args[2], *results[2];
-    RtValue *t29 = rt_value_new(rt_scalar_type(RT_INT), 1);
-    t29->scalar.i = v_x30;
-    args[0] = t29;
+    RtValue *t65 = rt_value_new(rt_scalar_type(RT_INT), 1);
+    t65->scalar.i = v_x30;
+    args[0] = t65;
     NESSIE_HOST_CALL(RT_HOST_TO_STRING, RT_LOC("tests/golden/strings.nesl", 5, 40), &layout_3, &layout_2, 0, args, 1, results, 1);
-    rt_value_free(t29);
+    rt_value_free(t65);
     v_x31 = results[0];
   }
   int32_t v_x33 = 0;
   v_x33 = (int32_t)v_x31->len;
   int32_t v_x34 = 0;
   v_x34 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 37), v_x22, v_x33);
-  RtValue *v_x40 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 37), K1, 3, v_x28, v_x31, v_x34, &v_x40);
-  rt_release(v_x28);
-  rt_release(v_x31);
   RtValue *v_x41 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 56);
-  RtValue *t30 = rt_value_new(rt_vec_type(RT_CHAR), 1);
+  RtValue *t66 = rt_value_new(rt_vec_type(RT_CHAR), 1);
   NESSIE_DEFINED(g_x7, RT_LOC("tests/golden/strings.nesl", 5, 56), "newline");
-  t30->data.c[0] = g_x7;
-  v_x41 = NESSIE_TO_DEVICE(t30);
+  t66->data.c[0] = g_x7;
+  v_x41 = NESSIE_TO_DEVICE(t66);
   int32_t v_x43 = 0;
   v_x43 = (int32_t)v_x41->len;
   int32_t v_x44 = 0;
   v_x44 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 53), v_x34, v_x43);
   RtValue *v_x50 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 53), K1, 4, v_x40, v_x41, v_x44, &v_x50);
-  rt_release(v_x40);
+  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 30), K2, 4, v_x18, v_x19, v_x22, v_x31, v_x34, v_x41, v_x44, &v_x50);
+  rt_release(v_x18);
+  rt_release(v_x19);
+  rt_release(v_x31);
   rt_release(v_x41);
   uint8_t v_x51 = 0;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 1);

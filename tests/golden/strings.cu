@@ -86,10 +86,10 @@ static const RtLayout layout_4 = {RL_BOOL, NULL, NULL, NULL, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 4, 27, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 5, 30, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/strings.nesl", 5, 37, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/strings.nesl", 5, 53, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 4, 27, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 5, 30, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -115,86 +115,42 @@ static int g_x16_defined;
 
 static void fn_shout(RtValue *v_x52, RtValue **out_0);
 
-/* K1: MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
-static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x25, int32_t v_x26, RtValue **out_v_x27) {
+/* K1: MAP -- tests/golden/strings.nesl:4: function shout(s) = {if c == `a then `A else c : c in s}; */
+static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x71, RtValue **out_v_x75) {
   (void)loc;
   (void)run;
-  char *v_x24_d = v_x24->data.c;
-  const int64_t v_x24_n = v_x24->len;
-  char *v_x25_d = v_x25->data.c;
-  const int64_t v_x25_n = v_x25->len;
-  RtValue *v_x27 = NULL;
+  char *v_x71_d = v_x71->data.c;
+  const int64_t v_x71_n = v_x71->len;
+  RtValue *v_x75 = NULL;
   /* MAP */
   {
-    const int64_t t1 = v_x26;
-    if (t1 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1, 0.0, 0);
-      goto fail;
-    }
-    v_x27 = rt_value_new(rt_vec_type(RT_CHAR), t1);
-    char *v_x27_d = v_x27->data.c;
-    const int64_t v_x27_n = v_x27->len;
+    const int64_t t1 = v_x71_n;
+    v_x75 = rt_value_new(rt_vec_type(RT_CHAR), t1);
+    char *v_x75_d = v_x75->data.c;
+    const int64_t v_x75_n = v_x75->len;
     RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
     for (int64_t t2 = 0; t2 < t1; t2++) {
       const int32_t t3 = (int32_t)t2;
-      int t8 = 0; /* nonzero: a check below failed */
-      uint8_t t5 = rt_lt_i(t3, (int32_t)v_x24_n);
-      char t6;
-      if (t5) {
-        int t9 = (uint64_t)(int64_t)t3 < (uint64_t)v_x24_n;
-        char t7 = t9 ? v_x24_d[t3] : 0;
-        t8 |= !t9;
-        t6 = t7;
-      } else {
-        int32_t t11 = rt_sub_i(t3, (int32_t)v_x24_n);
-        int t13 = (uint64_t)(int64_t)t11 < (uint64_t)v_x25_n;
-        char t12 = t13 ? v_x25_d[t11] : 0;
-        t8 |= !t13;
-        t6 = t12;
-      }
-      if (__builtin_expect(t8 != 0, 0)) { /* again, recording the error */
-        uint8_t t15 = rt_lt_i(t3, (int32_t)v_x24_n);
-        char t16;
-        if (t15) {
-          char t17;
-          if ((uint64_t)(int64_t)t3 < (uint64_t)v_x24_n) {
-            t17 = v_x24_d[t3];
-          } else {
-            NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x24_n, 0.0, 1);
-            t17 = 0;
-          }
-          t16 = t17;
-        } else {
-          int32_t t19 = rt_sub_i(t3, (int32_t)v_x24_n);
-          char t20;
-          if ((uint64_t)(int64_t)t19 < (uint64_t)v_x25_n) {
-            t20 = v_x25_d[t19];
-          } else {
-            NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t19, v_x25_n, 0.0, 2);
-            t20 = 0;
-          }
-          t16 = t20;
-        }
-      }
-      v_x27_d[t2] = t6;
+      char t4 = v_x71_d[t3];
+      uint8_t t6 = rt_eq_c(t4, 'a');
+      char t8 = (t6 ? 'A' : t4);
+      v_x75_d[t2] = t8;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x27 = v_x27;
+  *out_v_x75 = v_x75;
   return;
 fail:
-  rt_release(v_x27);
+  rt_release(v_x75);
 }
 
-/* K1: MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
+/* K1: MAP -- tests/golden/strings.nesl:4: function shout(s) = {if c == `a then `A else c : c in s}; */
 struct K1_A {
   RtKernelError *err;
   int run;
-  char *v_x24_d; int64_t v_x24_n;
-  char *v_x25_d; int64_t v_x25_n;
-  int32_t v_x26;
-  char *v_x27_d; int64_t v_x27_n;
+  char *v_x71_d; int64_t v_x71_n;
+  char *v_x75_d; int64_t v_x75_n;
 };
 struct alignas(8) K1_0_V {
   char v0;
@@ -204,132 +160,240 @@ struct K1_0_pull {
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t25 = 0; /* nonzero: a check below failed */
-    uint8_t t22 = rt_lt_i(ix, (int32_t)A.v_x24_n);
-    char t23;
-    if (t22) {
-      int t26 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x24_n;
-      char t24 = t26 ? A.v_x24_d[ix] : 0;
-      t25 |= !t26;
-      t23 = t24;
-    } else {
-      int32_t t28 = rt_sub_i(ix, (int32_t)A.v_x24_n);
-      int t30 = (uint64_t)(int64_t)t28 < (uint64_t)A.v_x25_n;
-      char t29 = t30 ? A.v_x25_d[t28] : 0;
-      t25 |= !t30;
-      t23 = t29;
-    }
-    if (__builtin_expect(t25 != 0, 0)) { /* again, recording the error */
-      uint8_t t32 = rt_lt_i(ix, (int32_t)A.v_x24_n);
-      char t33;
-      if (t32) {
-        char t34;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x24_n) {
-          t34 = A.v_x24_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x24_n, 0.0, 0);
-          t34 = 0;
-        }
-        t33 = t34;
-      } else {
-        int32_t t36 = rt_sub_i(ix, (int32_t)A.v_x24_n);
-        char t37;
-        if ((uint64_t)(int64_t)t36 < (uint64_t)A.v_x25_n) {
-          t37 = A.v_x25_d[t36];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t36, A.v_x25_n, 0.0, 1);
-          t37 = 0;
-        }
-        t33 = t37;
-      }
-    }
-    return K1_0_V{t23};
+    char t9 = A.v_x71_d[ix];
+    uint8_t t11 = rt_eq_c(t9, 'a');
+    char t13 = (t11 ? 'A' : t9);
+    return K1_0_V{t13};
   }
 };
 struct K1_0_store {
   K1_A A;
   __device__ void operator()(int64_t i, const K1_0_V &v) const {
-    A.v_x27_d[i] = v.v0;
+    A.v_x75_d[i] = v.v0;
   }
 };
-static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x25, int32_t v_x26, RtValue **out_v_x27) {
+static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x71, RtValue **out_v_x75) {
   (void)loc;
   (void)err;
   K1_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x24_d = v_x24->data.c;
-  A.v_x24_n = v_x24->len;
-  A.v_x25_d = v_x25->data.c;
-  A.v_x25_n = v_x25->len;
-  A.v_x26 = v_x26;
-  RtValue *v_x27 = NULL;
-  /* MAP */
-  {
-    const int64_t t38 = v_x26;
-    if (t38 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t38, 0.0, run, 2};
-      goto fail;
-    }
-    v_x27 = rtg_vec_new(RT_CHAR, t38);
-    A.v_x27_d = v_x27->data.c;
-    A.v_x27_n = v_x27->len;
-    rtg::map("K1", loc, K1_0_pull{A}, K1_0_store{A}, t38);
-  }
-  *out_v_x27 = v_x27;
-  return;
-fail:
-  rt_release(v_x27);
-}
-
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x25, int32_t v_x26, RtValue **out_v_x27) {
-  RtValue *vals[] = {v_x24, v_x25};
-  const int64_t sizes[] = {(int64_t)v_x26};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K1_host(err, loc, run, v_x24, v_x25, v_x26, out_v_x27);
-    rtg_host_ran();
-  } else {
-    K1_gpu(err, loc, run, v_x24, v_x25, v_x26, out_v_x27);
-  }
-}
-
-/* K2: MAP -- tests/golden/strings.nesl:4: function shout(s) = {if c == `a then `A else c : c in s}; */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x71, RtValue **out_v_x75) {
-  (void)loc;
-  (void)run;
-  char *v_x71_d = v_x71->data.c;
-  const int64_t v_x71_n = v_x71->len;
+  A.v_x71_d = v_x71->data.c;
+  A.v_x71_n = v_x71->len;
   RtValue *v_x75 = NULL;
   /* MAP */
   {
-    const int64_t t39 = v_x71_n;
-    v_x75 = rt_value_new(rt_vec_type(RT_CHAR), t39);
-    char *v_x75_d = v_x75->data.c;
-    const int64_t v_x75_n = v_x75->len;
-    RT_PARALLEL_FOR_IF(t39 >= RT_PARALLEL_MIN)
-    for (int64_t t40 = 0; t40 < t39; t40++) {
-      const int32_t t41 = (int32_t)t40;
-      char t42 = v_x71_d[t41];
-      uint8_t t44 = rt_eq_c(t42, 'a');
-      char t46 = (t44 ? 'A' : t42);
-      v_x75_d[t40] = t46;
-    }
+    const int64_t t14 = v_x71->len;
+    v_x75 = rtg_vec_new(RT_CHAR, t14);
+    A.v_x75_d = v_x75->data.c;
+    A.v_x75_n = v_x75->len;
+    rtg::map("K1", loc, K1_0_pull{A}, K1_0_store{A}, t14);
   }
-  if (err->index != INT64_MAX)
-    goto fail;
   *out_v_x75 = v_x75;
   return;
 fail:
   rt_release(v_x75);
 }
 
-/* K2: MAP -- tests/golden/strings.nesl:4: function shout(s) = {if c == `a then `A else c : c in s}; */
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x71, RtValue **out_v_x75) {
+  RtValue *vals[] = {v_x71};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K1_host(err, loc, run, v_x71, out_v_x75);
+    rtg_host_ran();
+  } else {
+    K1_gpu(err, loc, run, v_x71, out_v_x75);
+  }
+}
+
+/* K2: MAP, MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
+static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
+  (void)loc;
+  (void)run;
+  char *v_x78_d = v_x78->data.c;
+  const int64_t v_x78_n = v_x78->len;
+  char *v_x79_d = v_x79->data.c;
+  const int64_t v_x79_n = v_x79->len;
+  char *v_x83_d = v_x83->data.c;
+  const int64_t v_x83_n = v_x83->len;
+  char *v_x87_d = v_x87->data.c;
+  const int64_t v_x87_n = v_x87->len;
+  RtValue *v_x86 = NULL;
+  RtValue *v_x90 = NULL;
+  /* MAP */
+  {
+    const int64_t t15 = v_x84;
+    if (t15 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t15, 0.0, 0);
+      goto fail;
+    }
+    v_x86 = rt_value_new(rt_vec_type(RT_CHAR), t15);
+    char *v_x86_d = v_x86->data.c;
+    const int64_t v_x86_n = v_x86->len;
+    RT_PARALLEL_FOR_IF(t15 >= RT_PARALLEL_MIN)
+    for (int64_t t16 = 0; t16 < t15; t16++) {
+      const int32_t t17 = (int32_t)t16;
+      int t22 = 0; /* nonzero: a check below failed */
+      uint8_t t19 = rt_lt_i(t17, v_x80);
+      char t20;
+      if (t19) {
+        int t23 = (uint64_t)(int64_t)t17 < (uint64_t)(int64_t)v_x80;
+        int32_t t21 = t23 ? t17 : 0;
+        t22 |= !t23;
+        uint8_t t25 = rt_lt_i(t21, (int32_t)v_x78_n);
+        char t26;
+        if (t25) {
+          int t28 = (uint64_t)(int64_t)t21 < (uint64_t)v_x78_n;
+          char t27 = t28 ? v_x78_d[t21] : 0;
+          t22 |= !t28;
+          t26 = t27;
+        } else {
+          int32_t t30 = rt_sub_i(t21, (int32_t)v_x78_n);
+          int t32 = (uint64_t)(int64_t)t30 < (uint64_t)v_x79_n;
+          char t31 = t32 ? v_x79_d[t30] : 0;
+          t22 |= !t32;
+          t26 = t31;
+        }
+        t20 = t26;
+      } else {
+        int32_t t34 = rt_sub_i(t17, v_x80);
+        int t36 = (uint64_t)(int64_t)t34 < (uint64_t)v_x83_n;
+        char t35 = t36 ? v_x83_d[t34] : 0;
+        t22 |= !t36;
+        t20 = t35;
+      }
+      if (__builtin_expect(t22 != 0, 0)) { /* again, recording the error */
+        uint8_t t38 = rt_lt_i(t17, v_x80);
+        char t39;
+        if (t38) {
+          int32_t t40 = t17;
+          if (!((uint64_t)(int64_t)t17 < (uint64_t)(int64_t)v_x80)) {
+            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t17, v_x80, 0.0, 1);
+            t40 = 0;
+          }
+          uint8_t t42 = rt_lt_i(t40, (int32_t)v_x78_n);
+          char t43;
+          if (t42) {
+            char t44;
+            if ((uint64_t)(int64_t)t40 < (uint64_t)v_x78_n) {
+              t44 = v_x78_d[t40];
+            } else {
+              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t40, v_x78_n, 0.0, 2);
+              t44 = 0;
+            }
+            t43 = t44;
+          } else {
+            int32_t t46 = rt_sub_i(t40, (int32_t)v_x78_n);
+            char t47;
+            if ((uint64_t)(int64_t)t46 < (uint64_t)v_x79_n) {
+              t47 = v_x79_d[t46];
+            } else {
+              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x79_n, 0.0, 3);
+              t47 = 0;
+            }
+            t43 = t47;
+          }
+          t39 = t43;
+        } else {
+          int32_t t49 = rt_sub_i(t17, v_x80);
+          char t50;
+          if ((uint64_t)(int64_t)t49 < (uint64_t)v_x83_n) {
+            t50 = v_x83_d[t49];
+          } else {
+            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t49, v_x83_n, 0.0, 4);
+            t50 = 0;
+          }
+          t39 = t50;
+        }
+      }
+      v_x86_d[t16] = t20;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    char *v_x86_d = v_x86->data.c;
+    const int64_t v_x86_n = v_x86->len;
+    /* MAP */
+    {
+      const int64_t t51 = v_x88;
+      if (t51 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t51, 0.0, 5);
+        goto fail;
+      }
+      v_x90 = rt_value_new(rt_vec_type(RT_CHAR), t51);
+      char *v_x90_d = v_x90->data.c;
+      const int64_t v_x90_n = v_x90->len;
+      RT_PARALLEL_FOR_IF(t51 >= RT_PARALLEL_MIN)
+      for (int64_t t52 = 0; t52 < t51; t52++) {
+        const int32_t t53 = (int32_t)t52;
+        int t58 = 0; /* nonzero: a check below failed */
+        uint8_t t55 = rt_lt_i(t53, (int32_t)v_x86_n);
+        char t56;
+        if (t55) {
+          int t59 = (uint64_t)(int64_t)t53 < (uint64_t)v_x86_n;
+          char t57 = t59 ? v_x86_d[t53] : 0;
+          t58 |= !t59;
+          t56 = t57;
+        } else {
+          int32_t t61 = rt_sub_i(t53, (int32_t)v_x86_n);
+          int t63 = (uint64_t)(int64_t)t61 < (uint64_t)v_x87_n;
+          char t62 = t63 ? v_x87_d[t61] : 0;
+          t58 |= !t63;
+          t56 = t62;
+        }
+        if (__builtin_expect(t58 != 0, 0)) { /* again, recording the error */
+          uint8_t t65 = rt_lt_i(t53, (int32_t)v_x86_n);
+          char t66;
+          if (t65) {
+            char t67;
+            if ((uint64_t)(int64_t)t53 < (uint64_t)v_x86_n) {
+              t67 = v_x86_d[t53];
+            } else {
+              NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 2, 0, RT_GATHER, t53, v_x86_n, 0.0, 6);
+              t67 = 0;
+            }
+            t66 = t67;
+          } else {
+            int32_t t69 = rt_sub_i(t53, (int32_t)v_x86_n);
+            char t70;
+            if ((uint64_t)(int64_t)t69 < (uint64_t)v_x87_n) {
+              t70 = v_x87_d[t69];
+            } else {
+              NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 2, 0, RT_GATHER, t69, v_x87_n, 0.0, 7);
+              t70 = 0;
+            }
+            t66 = t70;
+          }
+        }
+        v_x90_d[t52] = t56;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x90 = v_x90;
+  rt_release(v_x86);
+  return;
+fail:
+  rt_release(v_x86);
+  rt_release(v_x90);
+}
+
+/* K2: MAP, MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
 struct K2_A {
   RtKernelError *err;
   int run;
-  char *v_x71_d; int64_t v_x71_n;
-  char *v_x75_d; int64_t v_x75_n;
+  char *v_x78_d; int64_t v_x78_n;
+  char *v_x79_d; int64_t v_x79_n;
+  int32_t v_x80;
+  char *v_x83_d; int64_t v_x83_n;
+  int32_t v_x84;
+  char *v_x87_d; int64_t v_x87_n;
+  int32_t v_x88;
+  char *v_x86_d; int64_t v_x86_n;
+  char *v_x90_d; int64_t v_x90_n;
 };
 struct alignas(8) K2_0_V {
   char v0;
@@ -339,57 +403,211 @@ struct K2_0_pull {
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    char t47 = A.v_x71_d[ix];
-    uint8_t t49 = rt_eq_c(t47, 'a');
-    char t51 = (t49 ? 'A' : t47);
-    return K2_0_V{t51};
+    int t75 = 0; /* nonzero: a check below failed */
+    uint8_t t72 = rt_lt_i(ix, A.v_x80);
+    char t73;
+    if (t72) {
+      int t76 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x80;
+      int32_t t74 = t76 ? ix : 0;
+      t75 |= !t76;
+      uint8_t t78 = rt_lt_i(t74, (int32_t)A.v_x78_n);
+      char t79;
+      if (t78) {
+        int t81 = (uint64_t)(int64_t)t74 < (uint64_t)A.v_x78_n;
+        char t80 = t81 ? A.v_x78_d[t74] : 0;
+        t75 |= !t81;
+        t79 = t80;
+      } else {
+        int32_t t83 = rt_sub_i(t74, (int32_t)A.v_x78_n);
+        int t85 = (uint64_t)(int64_t)t83 < (uint64_t)A.v_x79_n;
+        char t84 = t85 ? A.v_x79_d[t83] : 0;
+        t75 |= !t85;
+        t79 = t84;
+      }
+      t73 = t79;
+    } else {
+      int32_t t87 = rt_sub_i(ix, A.v_x80);
+      int t89 = (uint64_t)(int64_t)t87 < (uint64_t)A.v_x83_n;
+      char t88 = t89 ? A.v_x83_d[t87] : 0;
+      t75 |= !t89;
+      t73 = t88;
+    }
+    if (__builtin_expect(t75 != 0, 0)) { /* again, recording the error */
+      uint8_t t91 = rt_lt_i(ix, A.v_x80);
+      char t92;
+      if (t91) {
+        int32_t t93 = ix;
+        if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x80)) {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x80, 0.0, 0);
+          t93 = 0;
+        }
+        uint8_t t95 = rt_lt_i(t93, (int32_t)A.v_x78_n);
+        char t96;
+        if (t95) {
+          char t97;
+          if ((uint64_t)(int64_t)t93 < (uint64_t)A.v_x78_n) {
+            t97 = A.v_x78_d[t93];
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t93, A.v_x78_n, 0.0, 1);
+            t97 = 0;
+          }
+          t96 = t97;
+        } else {
+          int32_t t99 = rt_sub_i(t93, (int32_t)A.v_x78_n);
+          char t100;
+          if ((uint64_t)(int64_t)t99 < (uint64_t)A.v_x79_n) {
+            t100 = A.v_x79_d[t99];
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t99, A.v_x79_n, 0.0, 2);
+            t100 = 0;
+          }
+          t96 = t100;
+        }
+        t92 = t96;
+      } else {
+        int32_t t102 = rt_sub_i(ix, A.v_x80);
+        char t103;
+        if ((uint64_t)(int64_t)t102 < (uint64_t)A.v_x83_n) {
+          t103 = A.v_x83_d[t102];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t102, A.v_x83_n, 0.0, 3);
+          t103 = 0;
+        }
+        t92 = t103;
+      }
+    }
+    return K2_0_V{t73};
   }
 };
 struct K2_0_store {
   K2_A A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
-    A.v_x75_d[i] = v.v0;
+    A.v_x86_d[i] = v.v0;
   }
 };
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x71, RtValue **out_v_x75) {
+struct alignas(8) K2_1_V {
+  char v0;
+};
+struct K2_1_pull {
+  K2_A A;
+  __device__ K2_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t108 = 0; /* nonzero: a check below failed */
+    uint8_t t105 = rt_lt_i(ix, (int32_t)A.v_x86_n);
+    char t106;
+    if (t105) {
+      int t109 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x86_n;
+      char t107 = t109 ? A.v_x86_d[ix] : 0;
+      t108 |= !t109;
+      t106 = t107;
+    } else {
+      int32_t t111 = rt_sub_i(ix, (int32_t)A.v_x86_n);
+      int t113 = (uint64_t)(int64_t)t111 < (uint64_t)A.v_x87_n;
+      char t112 = t113 ? A.v_x87_d[t111] : 0;
+      t108 |= !t113;
+      t106 = t112;
+    }
+    if (__builtin_expect(t108 != 0, 0)) { /* again, recording the error */
+      uint8_t t115 = rt_lt_i(ix, (int32_t)A.v_x86_n);
+      char t116;
+      if (t115) {
+        char t117;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x86_n) {
+          t117 = A.v_x86_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x86_n, 0.0, 4);
+          t117 = 0;
+        }
+        t116 = t117;
+      } else {
+        int32_t t119 = rt_sub_i(ix, (int32_t)A.v_x86_n);
+        char t120;
+        if ((uint64_t)(int64_t)t119 < (uint64_t)A.v_x87_n) {
+          t120 = A.v_x87_d[t119];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t119, A.v_x87_n, 0.0, 5);
+          t120 = 0;
+        }
+        t116 = t120;
+      }
+    }
+    return K2_1_V{t106};
+  }
+};
+struct K2_1_store {
+  K2_A A;
+  __device__ void operator()(int64_t i, const K2_1_V &v) const {
+    A.v_x90_d[i] = v.v0;
+  }
+};
+static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
   (void)loc;
   (void)err;
   K2_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x71_d = v_x71->data.c;
-  A.v_x71_n = v_x71->len;
-  RtValue *v_x75 = NULL;
+  A.v_x78_d = v_x78->data.c;
+  A.v_x78_n = v_x78->len;
+  A.v_x79_d = v_x79->data.c;
+  A.v_x79_n = v_x79->len;
+  A.v_x80 = v_x80;
+  A.v_x83_d = v_x83->data.c;
+  A.v_x83_n = v_x83->len;
+  A.v_x84 = v_x84;
+  A.v_x87_d = v_x87->data.c;
+  A.v_x87_n = v_x87->len;
+  A.v_x88 = v_x88;
+  RtValue *v_x86 = NULL;
+  RtValue *v_x90 = NULL;
   /* MAP */
   {
-    const int64_t t52 = v_x71->len;
-    v_x75 = rtg_vec_new(RT_CHAR, t52);
-    A.v_x75_d = v_x75->data.c;
-    A.v_x75_n = v_x75->len;
-    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t52);
+    const int64_t t121 = v_x84;
+    if (t121 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t121, 0.0, run, 6};
+      goto fail;
+    }
+    v_x86 = rtg_vec_new(RT_CHAR, t121);
+    A.v_x86_d = v_x86->data.c;
+    A.v_x86_n = v_x86->len;
+    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t121);
   }
-  *out_v_x75 = v_x75;
+  /* MAP */
+  {
+    const int64_t t122 = v_x88;
+    if (t122 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t122, 0.0, run, 7};
+      goto fail;
+    }
+    v_x90 = rtg_vec_new(RT_CHAR, t122);
+    A.v_x90_d = v_x90->data.c;
+    A.v_x90_n = v_x90->len;
+    rtg::map("K2", loc, K2_1_pull{A}, K2_1_store{A}, t122);
+  }
+  *out_v_x90 = v_x90;
+  rt_release(v_x86);
   return;
 fail:
-  rt_release(v_x75);
+  rt_release(v_x86);
+  rt_release(v_x90);
 }
 
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x71, RtValue **out_v_x75) {
-  RtValue *vals[] = {v_x71};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K2_host(err, loc, run, v_x71, out_v_x75);
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
+  RtValue *vals[] = {v_x78, v_x79, v_x83, v_x87};
+  const int64_t sizes[] = {(int64_t)v_x84, (int64_t)v_x88};
+  if (rtg_choose_host(vals, 4, sizes, 2)) {
+    K2_host(err, loc, run, v_x78, v_x79, v_x80, v_x83, v_x84, v_x87, v_x88, out_v_x90);
     rtg_host_ran();
   } else {
-    K2_gpu(err, loc, run, v_x71, out_v_x75);
+    K2_gpu(err, loc, run, v_x78, v_x79, v_x80, v_x83, v_x84, v_x87, v_x88, out_v_x90);
   }
 }
 
 /* function shout -- tests/golden/strings.nesl:4: function shout(s) = {if c == `a then `A else c : c in s}; */
 static void fn_shout(RtValue *v_x52, RtValue **out_0) {
   RtValue *v_x70 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 4, 27), K2, 1, v_x52, &v_x70);
+  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 4, 27), K1, 3, v_x52, &v_x70);
   rt_release(v_x52);
   *out_0 = v_x70;
 }
@@ -524,10 +742,6 @@ static void top_10(void) {
   v_x21 = (int32_t)v_x19->len;
   int32_t v_x22 = 0;
   v_x22 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 30), v_x20, v_x21);
-  RtValue *v_x28 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 30), K1, 2, v_x18, v_x19, v_x22, &v_x28);
-  rt_release(v_x18);
-  rt_release(v_x19);
   RtValue *v_x29 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 43);
   v_x29 = NESSIE_TO_DEVICE(rt_chars("banana", 6));
@@ -538,34 +752,32 @@ static void top_10(void) {
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 40);
   {
     RtValue *args[2], *results[2];
-    RtValue *t53 = rt_value_new(rt_scalar_type(RT_INT), 1);
-    t53->scalar.i = v_x30;
-    args[0] = t53;
+    RtValue *t123 = rt_value_new(rt_scalar_type(RT_INT), 1);
+    t123->scalar.i = v_x30;
+    args[0] = t123;
     NESSIE_HOST_CALL(RT_HOST_TO_STRING, RT_LOC("tests/golden/strings.nesl", 5, 40), &layout_3, &layout_2, 0, args, 1, results, 1);
-    rt_value_free(t53);
+    rt_value_free(t123);
     v_x31 = results[0];
   }
   int32_t v_x33 = 0;
   v_x33 = (int32_t)v_x31->len;
   int32_t v_x34 = 0;
   v_x34 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 37), v_x22, v_x33);
-  RtValue *v_x40 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 37), K1, 3, v_x28, v_x31, v_x34, &v_x40);
-  rt_release(v_x28);
-  rt_release(v_x31);
   RtValue *v_x41 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 56);
-  RtValue *t54 = rt_value_new(rt_vec_type(RT_CHAR), 1);
+  RtValue *t124 = rt_value_new(rt_vec_type(RT_CHAR), 1);
   NESSIE_DEFINED(g_x7, RT_LOC("tests/golden/strings.nesl", 5, 56), "newline");
-  t54->data.c[0] = g_x7;
-  v_x41 = NESSIE_TO_DEVICE(t54);
+  t124->data.c[0] = g_x7;
+  v_x41 = NESSIE_TO_DEVICE(t124);
   int32_t v_x43 = 0;
   v_x43 = (int32_t)v_x41->len;
   int32_t v_x44 = 0;
   v_x44 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 53), v_x34, v_x43);
   RtValue *v_x50 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 53), K1, 4, v_x40, v_x41, v_x44, &v_x50);
-  rt_release(v_x40);
+  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 30), K2, 4, v_x18, v_x19, v_x22, v_x31, v_x34, v_x41, v_x44, &v_x50);
+  rt_release(v_x18);
+  rt_release(v_x19);
+  rt_release(v_x31);
   rt_release(v_x41);
   uint8_t v_x51 = 0;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 1);
