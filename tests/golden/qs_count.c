@@ -478,30 +478,8 @@ fail:
   rt_release(v_x163);
 }
 
-/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_x167_off = rt_seg_offsets(v_x167);
-  const int64_t v_x167_n = v_x167->len;
-  RtValue *v_x168 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t58 = rt_seg_ids(v_x167);
-    v_x168 = t58;
-    int32_t *v_x168_d = v_x168->data.i;
-    const int64_t v_x168_n = v_x168->len;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x168 = v_x168;
-  return;
-fail:
-  rt_release(v_x168);
-}
-
-/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
   int32_t *v_x733_d = v_x733->data.i;
@@ -510,31 +488,31 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    int t60 = 0; /* nonzero: a check below failed */
-    int t61 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
-    int32_t t59 = t61 ? v_x733_d[0] : 0;
-    t60 |= !t61;
-    int t63 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
-    int32_t t62 = t63 ? v_x733_d[1] : 0;
-    t60 |= !t63;
-    if (__builtin_expect(t60 != 0, 0)) { /* again, recording the error */
-      int32_t t64;
+    int t59 = 0; /* nonzero: a check below failed */
+    int t60 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
+    int32_t t58 = t60 ? v_x733_d[0] : 0;
+    t59 |= !t60;
+    int t62 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
+    int32_t t61 = t62 ? v_x733_d[1] : 0;
+    t59 |= !t62;
+    if (__builtin_expect(t59 != 0, 0)) { /* again, recording the error */
+      int32_t t63;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
-        t64 = v_x733_d[0];
+        t63 = v_x733_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
-        t64 = 0;
+        t63 = 0;
       }
-      int32_t t65;
+      int32_t t64;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
-        t65 = v_x733_d[1];
+        t64 = v_x733_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
-        t65 = 0;
+        t64 = 0;
       }
     }
-    v_x734 = t59;
-    v_x735 = t62;
+    v_x734 = t58;
+    v_x735 = t61;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -544,8 +522,8 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t
 fail:
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749) {
+/* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749) {
   (void)loc;
   (void)run;
   int32_t *v_x739_d = v_x739->data.i;
@@ -556,18 +534,18 @@ static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue 
   int32_t v_x749 = 0;
   /* MAP */
   {
-    const int64_t t66 = v_x736;
-    if (t66 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t66, 0.0, 0);
+    const int64_t t65 = v_x736;
+    if (t65 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t65, 0.0, 0);
       goto fail;
     }
-    v_x738 = rt_value_new(rt_vec_type(RT_INT), t66);
+    v_x738 = rt_value_new(rt_vec_type(RT_INT), t65);
     int32_t *v_x738_d = v_x738->data.i;
     const int64_t v_x738_n = v_x738->len;
-    RT_PARALLEL_FOR_IF(t66 >= RT_PARALLEL_MIN)
-    for (int64_t t67 = 0; t67 < t66; t67++) {
-      const int32_t t68 = (int32_t)t67;
-      v_x738_d[t67] = 0;
+    RT_PARALLEL_FOR_IF(t65 >= RT_PARALLEL_MIN)
+    for (int64_t t66 = 0; t66 < t65; t66++) {
+      const int32_t t67 = (int32_t)t66;
+      v_x738_d[t66] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -577,125 +555,125 @@ static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue 
     const int64_t v_x738_n = v_x738->len;
     /* REDUCE */
     {
-      const int64_t t69 = v_x736;
-      if (t69 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t69, 0.0, 1);
+      const int64_t t68 = v_x736;
+      if (t68 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t68, 0.0, 1);
         goto fail;
       }
-      const int64_t t70 = t69 > 0 ? (t69 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t71 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t70);
-      int32_t *t72 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t70);
-      int32_t *t73 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t70);
-      RT_PARALLEL_FOR_IF(t70 > 1)
-      for (int64_t t74 = 0; t74 < t70; t74++) {
-        int32_t t74a0;
-        int32_t t74a1;
-        int32_t t74a2;
-        t74a0 = 2147483647;
-        t74a1 = 0;
-        t74a2 = 1;
-        const int64_t t74_end = (t74 + 1) * RT_CHUNK < t69 ? (t74 + 1) * RT_CHUNK : t69;
-        for (int64_t t75 = t74 * RT_CHUNK; t75 < t74_end; t75++) {
-          const int32_t t76 = (int32_t)t75;
-          int32_t t74x0;
-          int32_t t74x1;
-          int32_t t74x2;
-          int t78 = 0; /* nonzero: a check below failed */
-          int t79 = (uint64_t)(int64_t)t76 < (uint64_t)v_x739_n;
-          int32_t t77 = t79 ? v_x739_d[t76] : 0;
-          t78 |= !t79;
-          uint8_t t81 = rt_lt_i(0, t77);
-          int32_t t82;
-          if (t81) {
-            t82 = 2147483647;
+      const int64_t t69 = t68 > 0 ? (t68 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t70 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t69);
+      int32_t *t71 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t69);
+      int32_t *t72 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t69);
+      RT_PARALLEL_FOR_IF(t69 > 1)
+      for (int64_t t73 = 0; t73 < t69; t73++) {
+        int32_t t73a0;
+        int32_t t73a1;
+        int32_t t73a2;
+        t73a0 = 2147483647;
+        t73a1 = 0;
+        t73a2 = 1;
+        const int64_t t73_end = (t73 + 1) * RT_CHUNK < t68 ? (t73 + 1) * RT_CHUNK : t68;
+        for (int64_t t74 = t73 * RT_CHUNK; t74 < t73_end; t74++) {
+          const int32_t t75 = (int32_t)t74;
+          int32_t t73x0;
+          int32_t t73x1;
+          int32_t t73x2;
+          int t77 = 0; /* nonzero: a check below failed */
+          int t78 = (uint64_t)(int64_t)t75 < (uint64_t)v_x739_n;
+          int32_t t76 = t78 ? v_x739_d[t75] : 0;
+          t77 |= !t78;
+          uint8_t t80 = rt_lt_i(0, t76);
+          int32_t t81;
+          if (t80) {
+            t81 = 2147483647;
           } else {
-            t82 = t76;
+            t81 = t75;
           }
-          if (__builtin_expect(t78 != 0, 0)) { /* again, recording the error */
-            int32_t t83;
-            if ((uint64_t)(int64_t)t76 < (uint64_t)v_x739_n) {
-              t83 = v_x739_d[t76];
+          if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
+            int32_t t82;
+            if ((uint64_t)(int64_t)t75 < (uint64_t)v_x739_n) {
+              t82 = v_x739_d[t75];
             } else {
-              NESSIE_RECORD(err, t75, RT_CHECK_INDEX, 2, 0, RT_GATHER, t76, v_x739_n, 0.0, 2);
-              t83 = 0;
+              NESSIE_RECORD(err, t74, RT_CHECK_INDEX, 2, 0, RT_GATHER, t75, v_x739_n, 0.0, 2);
+              t82 = 0;
             }
-            uint8_t t85 = rt_lt_i(0, t83);
-            int32_t t86;
-            if (t85) {
-              t86 = 2147483647;
+            uint8_t t84 = rt_lt_i(0, t82);
+            int32_t t85;
+            if (t84) {
+              t85 = 2147483647;
             } else {
-              t86 = t76;
+              t85 = t75;
             }
           }
-          t74x0 = t82;
-          t74x1 = 0;
-          t74x2 = t77;
-          uint8_t t88 = rt_le_i(t74a0, t74x0);
+          t73x0 = t81;
+          t73x1 = 0;
+          t73x2 = t76;
+          uint8_t t87 = rt_le_i(t73a0, t73x0);
+          int32_t t88;
+          if (t87) {
+            t88 = t73a0;
+          } else {
+            t88 = t73x0;
+          }
           int32_t t89;
-          if (t88) {
-            t89 = t74a0;
+          if (t87) {
+            t89 = t73a1;
           } else {
-            t89 = t74x0;
+            t89 = t73x1;
           }
           int32_t t90;
-          if (t88) {
-            t90 = t74a1;
+          if (t87) {
+            t90 = t73a2;
           } else {
-            t90 = t74x1;
+            t90 = t73x2;
           }
-          int32_t t91;
-          if (t88) {
-            t91 = t74a2;
-          } else {
-            t91 = t74x2;
-          }
-          t74a0 = t89;
-          t74a1 = t90;
-          t74a2 = t91;
+          t73a0 = t88;
+          t73a1 = t89;
+          t73a2 = t90;
         }
-        t71[t74] = t74a0;
-        t72[t74] = t74a1;
-        t73[t74] = t74a2;
+        t70[t73] = t73a0;
+        t71[t73] = t73a1;
+        t72[t73] = t73a2;
       }
-      int32_t t74t0;
-      int32_t t74t1;
-      int32_t t74t2;
-      t74t0 = 2147483647;
-      t74t1 = 0;
-      t74t2 = 1;
-      for (int64_t t74 = 0; t74 < t70; t74++) {
-        const int32_t t92 = t71[t74];
-        const int32_t t93 = t72[t74];
-        const int32_t t94 = t73[t74];
-        uint8_t t96 = rt_le_i(t74t0, t92);
+      int32_t t73t0;
+      int32_t t73t1;
+      int32_t t73t2;
+      t73t0 = 2147483647;
+      t73t1 = 0;
+      t73t2 = 1;
+      for (int64_t t73 = 0; t73 < t69; t73++) {
+        const int32_t t91 = t70[t73];
+        const int32_t t92 = t71[t73];
+        const int32_t t93 = t72[t73];
+        uint8_t t95 = rt_le_i(t73t0, t91);
+        int32_t t96;
+        if (t95) {
+          t96 = t73t0;
+        } else {
+          t96 = t91;
+        }
         int32_t t97;
-        if (t96) {
-          t97 = t74t0;
+        if (t95) {
+          t97 = t73t1;
         } else {
           t97 = t92;
         }
         int32_t t98;
-        if (t96) {
-          t98 = t74t1;
+        if (t95) {
+          t98 = t73t2;
         } else {
           t98 = t93;
         }
-        int32_t t99;
-        if (t96) {
-          t99 = t74t2;
-        } else {
-          t99 = t94;
-        }
-        t74t0 = t97;
-        t74t1 = t98;
-        t74t2 = t99;
+        t73t0 = t96;
+        t73t1 = t97;
+        t73t2 = t98;
       }
-      v_x747 = t74t0;
+      v_x747 = t73t0;
+      rt_free(t70);
+      v_x748 = t73t1;
       rt_free(t71);
-      v_x748 = t74t1;
+      v_x749 = t73t2;
       rt_free(t72);
-      v_x749 = t74t2;
-      rt_free(t73);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -708,8 +686,8 @@ fail:
   rt_release(v_x738);
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
+/* K12: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
   (void)loc;
   (void)run;
   int32_t *v_x750_d = v_x750->data.i;
@@ -719,29 +697,29 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue
   RtValue *v_x755 = NULL;
   /* MAP */
   {
-    const int64_t t100 = v_x750_n;
-    v_x755 = rt_value_new(rt_vec_type(RT_INT), t100);
+    const int64_t t99 = v_x750_n;
+    v_x755 = rt_value_new(rt_vec_type(RT_INT), t99);
     int32_t *v_x755_d = v_x755->data.i;
     const int64_t v_x755_n = v_x755->len;
-    RT_PARALLEL_FOR_IF(t100 >= RT_PARALLEL_MIN)
-    for (int64_t t101 = 0; t101 < t100; t101++) {
-      const int32_t t102 = (int32_t)t101;
-      int t105 = 0; /* nonzero: a check below failed */
-      int32_t t103 = v_x750_d[t102];
-      int t106 = (uint64_t)(int64_t)t103 < (uint64_t)v_x753_n;
-      int32_t t104 = t106 ? v_x753_d[t103] : 0;
-      t105 |= !t106;
-      if (__builtin_expect(t105 != 0, 0)) { /* again, recording the error */
-        int32_t t107 = v_x750_d[t102];
-        int32_t t108;
-        if ((uint64_t)(int64_t)t107 < (uint64_t)v_x753_n) {
-          t108 = v_x753_d[t107];
+    RT_PARALLEL_FOR_IF(t99 >= RT_PARALLEL_MIN)
+    for (int64_t t100 = 0; t100 < t99; t100++) {
+      const int32_t t101 = (int32_t)t100;
+      int t104 = 0; /* nonzero: a check below failed */
+      int32_t t102 = v_x750_d[t101];
+      int t105 = (uint64_t)(int64_t)t102 < (uint64_t)v_x753_n;
+      int32_t t103 = t105 ? v_x753_d[t102] : 0;
+      t104 |= !t105;
+      if (__builtin_expect(t104 != 0, 0)) { /* again, recording the error */
+        int32_t t106 = v_x750_d[t101];
+        int32_t t107;
+        if ((uint64_t)(int64_t)t106 < (uint64_t)v_x753_n) {
+          t107 = v_x753_d[t106];
         } else {
-          NESSIE_RECORD(err, t101, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x753_n, 0.0, 0);
-          t108 = 0;
+          NESSIE_RECORD(err, t100, RT_CHECK_INDEX, 0, 0, RT_GATHER, t106, v_x753_n, 0.0, 0);
+          t107 = 0;
         }
       }
-      v_x755_d[t101] = t104;
+      v_x755_d[t100] = t103;
     }
   }
   if (err->index != INT64_MAX)
@@ -752,362 +730,412 @@ fail:
   rt_release(v_x755);
 }
 
-/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x756, RtValue *v_x757, RtValue *v_x760, RtValue *v_x770, RtValue **out_v_x766, RtValue **out_v_x774, RtValue **out_v_x780, RtValue **out_v_x787) {
+/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtValue *v_x1170, RtValue *v_x1171, RtValue *v_x1172, int32_t v_x1202, RtValue **out_v_x1178, RtValue **out_v_x1199, RtValue **out_v_x1185, RtValue **out_v_x1200) {
   (void)loc;
   (void)run;
-  int32_t *v_x756_d = v_x756->data.i;
-  const int64_t v_x756_n = v_x756->len;
-  int32_t *v_x757_d = v_x757->data.i;
-  const int64_t v_x757_n = v_x757->len;
-  int32_t *v_x760_d = v_x760->data.i;
-  const int64_t v_x760_n = v_x760->len;
-  const int64_t *v_x770_off = rt_seg_offsets(v_x770);
-  const int64_t v_x770_n = v_x770->len;
-  RtValue *v_x766 = NULL;
-  RtValue *v_x767 = NULL;
-  RtValue *v_x780 = NULL;
-  RtValue *v_x781 = NULL;
-  RtValue *v_x774 = NULL;
-  RtValue *v_x787 = NULL;
+  int32_t *v_off_1201_d = v_off_1201->data.i;
+  const int64_t v_off_1201_n = v_off_1201->len;
+  int32_t *v_x1170_d = v_x1170->data.i;
+  const int64_t v_x1170_n = v_x1170->len;
+  int32_t *v_x1171_d = v_x1171->data.i;
+  const int64_t v_x1171_n = v_x1171->len;
+  const int64_t *v_x1172_off = rt_seg_offsets(v_x1172);
+  const int64_t v_x1172_n = v_x1172->len;
+  RtValue *v_x1178 = NULL;
+  RtValue *v_x1179 = NULL;
+  RtValue *v_x1185 = NULL;
+  RtValue *v_x1186 = NULL;
+  RtValue *v_x1199 = NULL;
+  RtValue *v_x1200 = NULL;
   /* FILTER */
   {
-    const int64_t t109 = v_x760_n;
-    const int64_t t110 = t109 > 0 ? (t109 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t111 = (uint8_t *)rt_alloc_atomic((size_t)t109 + 1);
-    int64_t *t112 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t110 + 1));
-    RT_PARALLEL_FOR_IF(t110 > 1)
-    for (int64_t t113 = 0; t113 < t110; t113++) {
+    const int64_t t108 = v_x1171_n;
+    const int64_t t109 = t108 > 0 ? (t108 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t110 = (uint8_t *)rt_alloc_atomic((size_t)t108 + 1);
+    int64_t *t111 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t109 + 1));
+    RT_PARALLEL_FOR_IF(t109 > 1)
+    for (int64_t t112 = 0; t112 < t109; t112++) {
       int64_t kept = 0;
-      const int64_t t113_end = (t113 + 1) * RT_CHUNK < t109 ? (t113 + 1) * RT_CHUNK : t109;
-      for (int64_t t114 = t113 * RT_CHUNK; t114 < t113_end; t114++) {
-        const int32_t t115 = (int32_t)t114;
-        int32_t t113x0;
-        uint8_t t113x1;
-        int t117 = 0; /* nonzero: a check below failed */
-        int t118 = (uint64_t)(int64_t)t115 < (uint64_t)v_x756_n;
-        int32_t t116 = t118 ? v_x756_d[t115] : 0;
-        t117 |= !t118;
-        int t120 = (uint64_t)(int64_t)t116 < (uint64_t)v_x757_n;
-        int32_t t119 = t120 ? v_x757_d[t116] : 0;
-        t117 |= !t120;
-        int32_t t121 = v_x760_d[t115];
-        uint8_t t123 = rt_lt_i(t121, t119);
-        if (__builtin_expect(t117 != 0, 0)) { /* again, recording the error */
-          int32_t t124;
-          if ((uint64_t)(int64_t)t115 < (uint64_t)v_x756_n) {
-            t124 = v_x756_d[t115];
-          } else {
-            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t115, v_x756_n, 0.0, 0);
-            t124 = 0;
-          }
-          int32_t t125;
-          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x757_n) {
-            t125 = v_x757_d[t124];
-          } else {
-            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t124, v_x757_n, 0.0, 1);
-            t125 = 0;
-          }
-          int32_t t126 = v_x760_d[t115];
-          uint8_t t128 = rt_lt_i(t126, t125);
+      const int64_t t112_end = (t112 + 1) * RT_CHUNK < t108 ? (t112 + 1) * RT_CHUNK : t108;
+      for (int64_t t113 = t112 * RT_CHUNK; t113 < t112_end; t113++) {
+        const int32_t t114 = (int32_t)t113;
+        int32_t t112x0;
+        uint8_t t112x1;
+        int t116 = 0; /* nonzero: a check below failed */
+        int t117 = (uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1202;
+        int32_t t115 = t117 ? t114 : 0;
+        t116 |= !t117;
+        int64_t t119 = 0, t120 = v_off_1201_n;
+        while (t120 - t119 > 1) {
+          int64_t t121 = t119 + (t120 - t119) / 2;
+          if (v_off_1201_d[t121] <= t115) t119 = t121; else t120 = t121;
         }
-        t113x0 = t121;
-        t113x1 = t123;
-        uint8_t t129;
-        t129 = t113x1;
-        t111[t114] = t129 != 0;
-        kept += t129 != 0;
+        const int32_t t118 = (int32_t)t119;
+        int t123 = (uint64_t)(int64_t)t118 < (uint64_t)v_x1170_n;
+        int32_t t122 = t123 ? v_x1170_d[t118] : 0;
+        t116 |= !t123;
+        int32_t t124 = v_x1171_d[t114];
+        uint8_t t126 = rt_lt_i(t124, t122);
+        if (__builtin_expect(t116 != 0, 0)) { /* again, recording the error */
+          int32_t t127 = t114;
+          if (!((uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1202)) {
+            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t114, v_x1202, 0.0, 0);
+            t127 = 0;
+          }
+          int64_t t129 = 0, t130 = v_off_1201_n;
+          while (t130 - t129 > 1) {
+            int64_t t131 = t129 + (t130 - t129) / 2;
+            if (v_off_1201_d[t131] <= t127) t129 = t131; else t130 = t131;
+          }
+          const int32_t t128 = (int32_t)t129;
+          int32_t t132;
+          if ((uint64_t)(int64_t)t128 < (uint64_t)v_x1170_n) {
+            t132 = v_x1170_d[t128];
+          } else {
+            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t128, v_x1170_n, 0.0, 1);
+            t132 = 0;
+          }
+          int32_t t133 = v_x1171_d[t114];
+          uint8_t t135 = rt_lt_i(t133, t132);
+        }
+        t112x0 = t124;
+        t112x1 = t126;
+        uint8_t t136;
+        t136 = t112x1;
+        t110[t113] = t136 != 0;
+        kept += t136 != 0;
       }
-      t112[t113] = kept;
+      t111[t112] = kept;
     }
     if (err->index != INT64_MAX) {
+      rt_free(t110);
       rt_free(t111);
-      rt_free(t112);
       goto fail;
     }
-    int64_t t130 = 0;
-    for (int64_t t113 = 0; t113 < t110; t113++) {
-      const int64_t k = t112[t113];
-      t112[t113] = t130;
-      t130 += k;
+    int64_t t137 = 0;
+    for (int64_t t112 = 0; t112 < t109; t112++) {
+      const int64_t k = t111[t112];
+      t111[t112] = t137;
+      t137 += k;
     }
-    v_x766 = rt_value_new(rt_vec_type(RT_INT), t130);
-    int32_t *v_x766_d = v_x766->data.i;
-    const int64_t v_x766_n = v_x766->len;
-    v_x767 = rt_value_new(rt_vec_type(RT_BOOL), t130);
-    uint8_t *v_x767_d = v_x767->data.b;
-    const int64_t v_x767_n = v_x767->len;
-    RT_PARALLEL_FOR_IF(t110 > 1)
-    for (int64_t t113 = 0; t113 < t110; t113++) {
-      int64_t at = t112[t113];
-      const int64_t t113_end = (t113 + 1) * RT_CHUNK < t109 ? (t113 + 1) * RT_CHUNK : t109;
-      for (int64_t t114 = t113 * RT_CHUNK; t114 < t113_end; t114++) {
-        const int32_t t115 = (int32_t)t114;
-        if (!t111[t114])
+    v_x1178 = rt_value_new(rt_vec_type(RT_INT), t137);
+    int32_t *v_x1178_d = v_x1178->data.i;
+    const int64_t v_x1178_n = v_x1178->len;
+    v_x1179 = rt_value_new(rt_vec_type(RT_BOOL), t137);
+    uint8_t *v_x1179_d = v_x1179->data.b;
+    const int64_t v_x1179_n = v_x1179->len;
+    RT_PARALLEL_FOR_IF(t109 > 1)
+    for (int64_t t112 = 0; t112 < t109; t112++) {
+      int64_t at = t111[t112];
+      const int64_t t112_end = (t112 + 1) * RT_CHUNK < t108 ? (t112 + 1) * RT_CHUNK : t108;
+      for (int64_t t113 = t112 * RT_CHUNK; t113 < t112_end; t113++) {
+        const int32_t t114 = (int32_t)t113;
+        if (!t110[t113])
           continue;
-        int32_t t113y0;
-        uint8_t t113y1;
-        int t132 = 0; /* nonzero: a check below failed */
-        int t133 = (uint64_t)(int64_t)t115 < (uint64_t)v_x756_n;
-        int32_t t131 = t133 ? v_x756_d[t115] : 0;
-        t132 |= !t133;
-        int t135 = (uint64_t)(int64_t)t131 < (uint64_t)v_x757_n;
-        int32_t t134 = t135 ? v_x757_d[t131] : 0;
-        t132 |= !t135;
-        int32_t t136 = v_x760_d[t115];
-        uint8_t t138 = rt_lt_i(t136, t134);
-        if (__builtin_expect(t132 != 0, 0)) { /* again, recording the error */
-          int32_t t139;
-          if ((uint64_t)(int64_t)t115 < (uint64_t)v_x756_n) {
-            t139 = v_x756_d[t115];
-          } else {
-            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t115, v_x756_n, 0.0, 2);
-            t139 = 0;
-          }
-          int32_t t140;
-          if ((uint64_t)(int64_t)t139 < (uint64_t)v_x757_n) {
-            t140 = v_x757_d[t139];
-          } else {
-            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t139, v_x757_n, 0.0, 3);
-            t140 = 0;
-          }
-          int32_t t141 = v_x760_d[t115];
-          uint8_t t143 = rt_lt_i(t141, t140);
+        int32_t t112y0;
+        uint8_t t112y1;
+        int t139 = 0; /* nonzero: a check below failed */
+        int t140 = (uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1202;
+        int32_t t138 = t140 ? t114 : 0;
+        t139 |= !t140;
+        int64_t t142 = 0, t143 = v_off_1201_n;
+        while (t143 - t142 > 1) {
+          int64_t t144 = t142 + (t143 - t142) / 2;
+          if (v_off_1201_d[t144] <= t138) t142 = t144; else t143 = t144;
         }
-        t113y0 = t136;
-        t113y1 = t138;
-        if (t111[t114]) {
-          v_x766_d[at] = t113y0;
-          v_x767_d[at] = t113y1;
+        const int32_t t141 = (int32_t)t142;
+        int t146 = (uint64_t)(int64_t)t141 < (uint64_t)v_x1170_n;
+        int32_t t145 = t146 ? v_x1170_d[t141] : 0;
+        t139 |= !t146;
+        int32_t t147 = v_x1171_d[t114];
+        uint8_t t149 = rt_lt_i(t147, t145);
+        if (__builtin_expect(t139 != 0, 0)) { /* again, recording the error */
+          int32_t t150 = t114;
+          if (!((uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1202)) {
+            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t114, v_x1202, 0.0, 2);
+            t150 = 0;
+          }
+          int64_t t152 = 0, t153 = v_off_1201_n;
+          while (t153 - t152 > 1) {
+            int64_t t154 = t152 + (t153 - t152) / 2;
+            if (v_off_1201_d[t154] <= t150) t152 = t154; else t153 = t154;
+          }
+          const int32_t t151 = (int32_t)t152;
+          int32_t t155;
+          if ((uint64_t)(int64_t)t151 < (uint64_t)v_x1170_n) {
+            t155 = v_x1170_d[t151];
+          } else {
+            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x1170_n, 0.0, 3);
+            t155 = 0;
+          }
+          int32_t t156 = v_x1171_d[t114];
+          uint8_t t158 = rt_lt_i(t156, t155);
+        }
+        t112y0 = t147;
+        t112y1 = t149;
+        if (t110[t113]) {
+          v_x1178_d[at] = t112y0;
+          v_x1179_d[at] = t112y1;
           at++;
         }
       }
     }
+    rt_free(t110);
     rt_free(t111);
-    rt_free(t112);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x766_d = v_x766->data.i;
-    const int64_t v_x766_n = v_x766->len;
-    uint8_t *v_x767_d = v_x767->data.b;
-    const int64_t v_x767_n = v_x767->len;
+    int32_t *v_x1178_d = v_x1178->data.i;
+    const int64_t v_x1178_n = v_x1178->len;
+    uint8_t *v_x1179_d = v_x1179->data.b;
+    const int64_t v_x1179_n = v_x1179->len;
     /* FILTER */
     {
-      const int64_t t144 = v_x760_n;
-      const int64_t t145 = t144 > 0 ? (t144 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t146 = (uint8_t *)rt_alloc_atomic((size_t)t144 + 1);
-      int64_t *t147 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t145 + 1));
-      RT_PARALLEL_FOR_IF(t145 > 1)
-      for (int64_t t148 = 0; t148 < t145; t148++) {
+      const int64_t t159 = v_x1171_n;
+      const int64_t t160 = t159 > 0 ? (t159 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t161 = (uint8_t *)rt_alloc_atomic((size_t)t159 + 1);
+      int64_t *t162 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t160 + 1));
+      RT_PARALLEL_FOR_IF(t160 > 1)
+      for (int64_t t163 = 0; t163 < t160; t163++) {
         int64_t kept = 0;
-        const int64_t t148_end = (t148 + 1) * RT_CHUNK < t144 ? (t148 + 1) * RT_CHUNK : t144;
-        for (int64_t t149 = t148 * RT_CHUNK; t149 < t148_end; t149++) {
-          const int32_t t150 = (int32_t)t149;
-          int32_t t148x0;
-          uint8_t t148x1;
-          int t152 = 0; /* nonzero: a check below failed */
-          int t153 = (uint64_t)(int64_t)t150 < (uint64_t)v_x756_n;
-          int32_t t151 = t153 ? v_x756_d[t150] : 0;
-          t152 |= !t153;
-          int t155 = (uint64_t)(int64_t)t151 < (uint64_t)v_x757_n;
-          int32_t t154 = t155 ? v_x757_d[t151] : 0;
-          t152 |= !t155;
-          int32_t t156 = v_x760_d[t150];
-          uint8_t t158 = rt_gt_i(t156, t154);
-          if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
-            int32_t t159;
-            if ((uint64_t)(int64_t)t150 < (uint64_t)v_x756_n) {
-              t159 = v_x756_d[t150];
-            } else {
-              NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x756_n, 0.0, 4);
-              t159 = 0;
-            }
-            int32_t t160;
-            if ((uint64_t)(int64_t)t159 < (uint64_t)v_x757_n) {
-              t160 = v_x757_d[t159];
-            } else {
-              NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x757_n, 0.0, 5);
-              t160 = 0;
-            }
-            int32_t t161 = v_x760_d[t150];
-            uint8_t t163 = rt_gt_i(t161, t160);
+        const int64_t t163_end = (t163 + 1) * RT_CHUNK < t159 ? (t163 + 1) * RT_CHUNK : t159;
+        for (int64_t t164 = t163 * RT_CHUNK; t164 < t163_end; t164++) {
+          const int32_t t165 = (int32_t)t164;
+          int32_t t163x0;
+          uint8_t t163x1;
+          int t167 = 0; /* nonzero: a check below failed */
+          int t168 = (uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1202;
+          int32_t t166 = t168 ? t165 : 0;
+          t167 |= !t168;
+          int64_t t170 = 0, t171 = v_off_1201_n;
+          while (t171 - t170 > 1) {
+            int64_t t172 = t170 + (t171 - t170) / 2;
+            if (v_off_1201_d[t172] <= t166) t170 = t172; else t171 = t172;
           }
-          t148x0 = t156;
-          t148x1 = t158;
-          uint8_t t164;
-          t164 = t148x1;
-          t146[t149] = t164 != 0;
-          kept += t164 != 0;
+          const int32_t t169 = (int32_t)t170;
+          int t174 = (uint64_t)(int64_t)t169 < (uint64_t)v_x1170_n;
+          int32_t t173 = t174 ? v_x1170_d[t169] : 0;
+          t167 |= !t174;
+          int32_t t175 = v_x1171_d[t165];
+          uint8_t t177 = rt_gt_i(t175, t173);
+          if (__builtin_expect(t167 != 0, 0)) { /* again, recording the error */
+            int32_t t178 = t165;
+            if (!((uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1202)) {
+              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t165, v_x1202, 0.0, 4);
+              t178 = 0;
+            }
+            int64_t t180 = 0, t181 = v_off_1201_n;
+            while (t181 - t180 > 1) {
+              int64_t t182 = t180 + (t181 - t180) / 2;
+              if (v_off_1201_d[t182] <= t178) t180 = t182; else t181 = t182;
+            }
+            const int32_t t179 = (int32_t)t180;
+            int32_t t183;
+            if ((uint64_t)(int64_t)t179 < (uint64_t)v_x1170_n) {
+              t183 = v_x1170_d[t179];
+            } else {
+              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t179, v_x1170_n, 0.0, 5);
+              t183 = 0;
+            }
+            int32_t t184 = v_x1171_d[t165];
+            uint8_t t186 = rt_gt_i(t184, t183);
+          }
+          t163x0 = t175;
+          t163x1 = t177;
+          uint8_t t187;
+          t187 = t163x1;
+          t161[t164] = t187 != 0;
+          kept += t187 != 0;
         }
-        t147[t148] = kept;
+        t162[t163] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t146);
-        rt_free(t147);
+        rt_free(t161);
+        rt_free(t162);
         goto fail;
       }
-      int64_t t165 = 0;
-      for (int64_t t148 = 0; t148 < t145; t148++) {
-        const int64_t k = t147[t148];
-        t147[t148] = t165;
-        t165 += k;
+      int64_t t188 = 0;
+      for (int64_t t163 = 0; t163 < t160; t163++) {
+        const int64_t k = t162[t163];
+        t162[t163] = t188;
+        t188 += k;
       }
-      v_x780 = rt_value_new(rt_vec_type(RT_INT), t165);
-      int32_t *v_x780_d = v_x780->data.i;
-      const int64_t v_x780_n = v_x780->len;
-      v_x781 = rt_value_new(rt_vec_type(RT_BOOL), t165);
-      uint8_t *v_x781_d = v_x781->data.b;
-      const int64_t v_x781_n = v_x781->len;
-      RT_PARALLEL_FOR_IF(t145 > 1)
-      for (int64_t t148 = 0; t148 < t145; t148++) {
-        int64_t at = t147[t148];
-        const int64_t t148_end = (t148 + 1) * RT_CHUNK < t144 ? (t148 + 1) * RT_CHUNK : t144;
-        for (int64_t t149 = t148 * RT_CHUNK; t149 < t148_end; t149++) {
-          const int32_t t150 = (int32_t)t149;
-          if (!t146[t149])
+      v_x1185 = rt_value_new(rt_vec_type(RT_INT), t188);
+      int32_t *v_x1185_d = v_x1185->data.i;
+      const int64_t v_x1185_n = v_x1185->len;
+      v_x1186 = rt_value_new(rt_vec_type(RT_BOOL), t188);
+      uint8_t *v_x1186_d = v_x1186->data.b;
+      const int64_t v_x1186_n = v_x1186->len;
+      RT_PARALLEL_FOR_IF(t160 > 1)
+      for (int64_t t163 = 0; t163 < t160; t163++) {
+        int64_t at = t162[t163];
+        const int64_t t163_end = (t163 + 1) * RT_CHUNK < t159 ? (t163 + 1) * RT_CHUNK : t159;
+        for (int64_t t164 = t163 * RT_CHUNK; t164 < t163_end; t164++) {
+          const int32_t t165 = (int32_t)t164;
+          if (!t161[t164])
             continue;
-          int32_t t148y0;
-          uint8_t t148y1;
-          int t167 = 0; /* nonzero: a check below failed */
-          int t168 = (uint64_t)(int64_t)t150 < (uint64_t)v_x756_n;
-          int32_t t166 = t168 ? v_x756_d[t150] : 0;
-          t167 |= !t168;
-          int t170 = (uint64_t)(int64_t)t166 < (uint64_t)v_x757_n;
-          int32_t t169 = t170 ? v_x757_d[t166] : 0;
-          t167 |= !t170;
-          int32_t t171 = v_x760_d[t150];
-          uint8_t t173 = rt_gt_i(t171, t169);
-          if (__builtin_expect(t167 != 0, 0)) { /* again, recording the error */
-            int32_t t174;
-            if ((uint64_t)(int64_t)t150 < (uint64_t)v_x756_n) {
-              t174 = v_x756_d[t150];
-            } else {
-              NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x756_n, 0.0, 6);
-              t174 = 0;
-            }
-            int32_t t175;
-            if ((uint64_t)(int64_t)t174 < (uint64_t)v_x757_n) {
-              t175 = v_x757_d[t174];
-            } else {
-              NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t174, v_x757_n, 0.0, 7);
-              t175 = 0;
-            }
-            int32_t t176 = v_x760_d[t150];
-            uint8_t t178 = rt_gt_i(t176, t175);
+          int32_t t163y0;
+          uint8_t t163y1;
+          int t190 = 0; /* nonzero: a check below failed */
+          int t191 = (uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1202;
+          int32_t t189 = t191 ? t165 : 0;
+          t190 |= !t191;
+          int64_t t193 = 0, t194 = v_off_1201_n;
+          while (t194 - t193 > 1) {
+            int64_t t195 = t193 + (t194 - t193) / 2;
+            if (v_off_1201_d[t195] <= t189) t193 = t195; else t194 = t195;
           }
-          t148y0 = t171;
-          t148y1 = t173;
-          if (t146[t149]) {
-            v_x780_d[at] = t148y0;
-            v_x781_d[at] = t148y1;
+          const int32_t t192 = (int32_t)t193;
+          int t197 = (uint64_t)(int64_t)t192 < (uint64_t)v_x1170_n;
+          int32_t t196 = t197 ? v_x1170_d[t192] : 0;
+          t190 |= !t197;
+          int32_t t198 = v_x1171_d[t165];
+          uint8_t t200 = rt_gt_i(t198, t196);
+          if (__builtin_expect(t190 != 0, 0)) { /* again, recording the error */
+            int32_t t201 = t165;
+            if (!((uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1202)) {
+              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t165, v_x1202, 0.0, 6);
+              t201 = 0;
+            }
+            int64_t t203 = 0, t204 = v_off_1201_n;
+            while (t204 - t203 > 1) {
+              int64_t t205 = t203 + (t204 - t203) / 2;
+              if (v_off_1201_d[t205] <= t201) t203 = t205; else t204 = t205;
+            }
+            const int32_t t202 = (int32_t)t203;
+            int32_t t206;
+            if ((uint64_t)(int64_t)t202 < (uint64_t)v_x1170_n) {
+              t206 = v_x1170_d[t202];
+            } else {
+              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t202, v_x1170_n, 0.0, 7);
+              t206 = 0;
+            }
+            int32_t t207 = v_x1171_d[t165];
+            uint8_t t209 = rt_gt_i(t207, t206);
+          }
+          t163y0 = t198;
+          t163y1 = t200;
+          if (t161[t164]) {
+            v_x1185_d[at] = t163y0;
+            v_x1186_d[at] = t163y1;
             at++;
           }
         }
       }
-      rt_free(t146);
-      rt_free(t147);
+      rt_free(t161);
+      rt_free(t162);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x780_d = v_x780->data.i;
-      const int64_t v_x780_n = v_x780->len;
-      uint8_t *v_x781_d = v_x781->data.b;
-      const int64_t v_x781_n = v_x781->len;
+      int32_t *v_x1185_d = v_x1185->data.i;
+      const int64_t v_x1185_n = v_x1185->len;
+      uint8_t *v_x1186_d = v_x1186->data.b;
+      const int64_t v_x1186_n = v_x1186->len;
       /* SEG_REDUCE */
       {
-        v_x774 = rt_value_new(rt_vec_type(RT_INT), v_x770_n);
-        int32_t *v_x774_d = v_x774->data.i;
-        const int64_t v_x774_n = v_x774->len;
-        v_x787 = rt_value_new(rt_vec_type(RT_INT), v_x770_n);
-        int32_t *v_x787_d = v_x787->data.i;
-        const int64_t v_x787_n = v_x787->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x770_n >= 64)
-        for (int64_t t179 = 0; t179 < v_x770_n; t179++) {
-          int32_t t179a0;
-          int32_t t179a1;
-          t179a0 = 0;
-          t179a1 = 0;
-          for (int64_t t180 = v_x770_off[t179]; t180 < v_x770_off[t179 + 1]; t180++) {
-            const int32_t t181 = (int32_t)t180;
-            int32_t t179x0;
-            int32_t t179x1;
-            int t183 = 0; /* nonzero: a check below failed */
-            int t184 = (uint64_t)(int64_t)t181 < (uint64_t)v_x756_n;
-            int32_t t182 = t184 ? v_x756_d[t181] : 0;
-            t183 |= !t184;
-            int t186 = (uint64_t)(int64_t)t182 < (uint64_t)v_x757_n;
-            int32_t t185 = t186 ? v_x757_d[t182] : 0;
-            t183 |= !t186;
-            int t188 = (uint64_t)(int64_t)t181 < (uint64_t)v_x760_n;
-            int32_t t187 = t188 ? v_x760_d[t181] : 0;
-            t183 |= !t188;
-            uint8_t t190 = rt_lt_i(t187, t185);
-            int32_t t192 = rt_btoi_b(t190);
-            uint8_t t194 = rt_gt_i(t187, t185);
-            int32_t t196 = rt_btoi_b(t194);
-            if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
-              int32_t t197;
-              if ((uint64_t)(int64_t)t181 < (uint64_t)v_x756_n) {
-                t197 = v_x756_d[t181];
-              } else {
-                NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x756_n, 0.0, 8);
-                t197 = 0;
-              }
-              int32_t t198;
-              if ((uint64_t)(int64_t)t197 < (uint64_t)v_x757_n) {
-                t198 = v_x757_d[t197];
-              } else {
-                NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, v_x757_n, 0.0, 9);
-                t198 = 0;
-              }
-              int32_t t199;
-              if ((uint64_t)(int64_t)t181 < (uint64_t)v_x760_n) {
-                t199 = v_x760_d[t181];
-              } else {
-                NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 3, 0, RT_GATHER, t181, v_x760_n, 0.0, 10);
-                t199 = 0;
-              }
-              uint8_t t201 = rt_lt_i(t199, t198);
-              int32_t t203 = rt_btoi_b(t201);
-              uint8_t t205 = rt_gt_i(t199, t198);
-              int32_t t207 = rt_btoi_b(t205);
+        v_x1199 = rt_value_new(rt_vec_type(RT_INT), v_x1172_n);
+        int32_t *v_x1199_d = v_x1199->data.i;
+        const int64_t v_x1199_n = v_x1199->len;
+        v_x1200 = rt_value_new(rt_vec_type(RT_INT), v_x1172_n);
+        int32_t *v_x1200_d = v_x1200->data.i;
+        const int64_t v_x1200_n = v_x1200->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1172_n >= 64)
+        for (int64_t t210 = 0; t210 < v_x1172_n; t210++) {
+          int32_t t210a0;
+          int32_t t210a1;
+          t210a0 = 0;
+          t210a1 = 0;
+          for (int64_t t211 = v_x1172_off[t210]; t211 < v_x1172_off[t210 + 1]; t211++) {
+            const int32_t t212 = (int32_t)t211;
+            int32_t t210x0;
+            int32_t t210x1;
+            int t214 = 0; /* nonzero: a check below failed */
+            int t215 = (uint64_t)(int64_t)t212 < (uint64_t)(int64_t)v_x1202;
+            int32_t t213 = t215 ? t212 : 0;
+            t214 |= !t215;
+            int64_t t217 = 0, t218 = v_off_1201_n;
+            while (t218 - t217 > 1) {
+              int64_t t219 = t217 + (t218 - t217) / 2;
+              if (v_off_1201_d[t219] <= t213) t217 = t219; else t218 = t219;
             }
-            t179x0 = t192;
-            t179x1 = t196;
-            int32_t t209 = rt_add_i(t179a0, t179x0);
-            int32_t t211 = rt_add_i(t179a1, t179x1);
-            t179a0 = t209;
-            t179a1 = t211;
+            const int32_t t216 = (int32_t)t217;
+            int t221 = (uint64_t)(int64_t)t216 < (uint64_t)v_x1170_n;
+            int32_t t220 = t221 ? v_x1170_d[t216] : 0;
+            t214 |= !t221;
+            int t223 = (uint64_t)(int64_t)t212 < (uint64_t)v_x1171_n;
+            int32_t t222 = t223 ? v_x1171_d[t212] : 0;
+            t214 |= !t223;
+            uint8_t t225 = rt_lt_i(t222, t220);
+            int32_t t227 = rt_btoi_b(t225);
+            uint8_t t229 = rt_gt_i(t222, t220);
+            int32_t t231 = rt_btoi_b(t229);
+            if (__builtin_expect(t214 != 0, 0)) { /* again, recording the error */
+              int32_t t232 = t212;
+              if (!((uint64_t)(int64_t)t212 < (uint64_t)(int64_t)v_x1202)) {
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x1202, 0.0, 8);
+                t232 = 0;
+              }
+              int64_t t234 = 0, t235 = v_off_1201_n;
+              while (t235 - t234 > 1) {
+                int64_t t236 = t234 + (t235 - t234) / 2;
+                if (v_off_1201_d[t236] <= t232) t234 = t236; else t235 = t236;
+              }
+              const int32_t t233 = (int32_t)t234;
+              int32_t t237;
+              if ((uint64_t)(int64_t)t233 < (uint64_t)v_x1170_n) {
+                t237 = v_x1170_d[t233];
+              } else {
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t233, v_x1170_n, 0.0, 9);
+                t237 = 0;
+              }
+              int32_t t238;
+              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x1171_n) {
+                t238 = v_x1171_d[t212];
+              } else {
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 3, 0, RT_GATHER, t212, v_x1171_n, 0.0, 10);
+                t238 = 0;
+              }
+              uint8_t t240 = rt_lt_i(t238, t237);
+              int32_t t242 = rt_btoi_b(t240);
+              uint8_t t244 = rt_gt_i(t238, t237);
+              int32_t t246 = rt_btoi_b(t244);
+            }
+            t210x0 = t227;
+            t210x1 = t231;
+            int32_t t248 = rt_add_i(t210a0, t210x0);
+            int32_t t250 = rt_add_i(t210a1, t210x1);
+            t210a0 = t248;
+            t210a1 = t250;
           }
-          v_x774_d[t179] = t179a0;
-          v_x787_d[t179] = t179a1;
+          v_x1199_d[t210] = t210a0;
+          v_x1200_d[t210] = t210a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x766 = v_x766;
-  *out_v_x774 = v_x774;
-  *out_v_x780 = v_x780;
-  *out_v_x787 = v_x787;
-  rt_release(v_x767);
-  rt_release(v_x781);
+  *out_v_x1178 = v_x1178;
+  *out_v_x1199 = v_x1199;
+  *out_v_x1185 = v_x1185;
+  *out_v_x1200 = v_x1200;
+  rt_release(v_x1179);
+  rt_release(v_x1186);
   return;
 fail:
-  rt_release(v_x766);
-  rt_release(v_x767);
-  rt_release(v_x780);
-  rt_release(v_x781);
-  rt_release(v_x774);
-  rt_release(v_x787);
+  rt_release(v_x1178);
+  rt_release(v_x1179);
+  rt_release(v_x1185);
+  rt_release(v_x1186);
+  rt_release(v_x1199);
+  rt_release(v_x1200);
 }
 
-/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
+/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
   (void)loc;
   (void)run;
   int32_t *v_x788_d = v_x788->data.i;
@@ -1118,57 +1146,57 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue
   RtValue *v_x796 = NULL;
   /* MAP */
   {
-    const int64_t t212 = v_x790;
-    if (t212 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t212, 0.0, 0);
+    const int64_t t251 = v_x790;
+    if (t251 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t251, 0.0, 0);
       goto fail;
     }
-    v_x792 = rt_value_new(rt_vec_type(RT_INT), t212);
+    v_x792 = rt_value_new(rt_vec_type(RT_INT), t251);
     int32_t *v_x792_d = v_x792->data.i;
     const int64_t v_x792_n = v_x792->len;
-    RT_PARALLEL_FOR_IF(t212 >= RT_PARALLEL_MIN)
-    for (int64_t t213 = 0; t213 < t212; t213++) {
-      const int32_t t214 = (int32_t)t213;
-      int t219 = 0; /* nonzero: a check below failed */
-      uint8_t t216 = rt_lt_i(t214, (int32_t)v_x788_n);
-      int32_t t217;
-      if (t216) {
-        int t220 = (uint64_t)(int64_t)t214 < (uint64_t)v_x788_n;
-        int32_t t218 = t220 ? v_x788_d[t214] : 0;
-        t219 |= !t220;
-        t217 = t218;
+    RT_PARALLEL_FOR_IF(t251 >= RT_PARALLEL_MIN)
+    for (int64_t t252 = 0; t252 < t251; t252++) {
+      const int32_t t253 = (int32_t)t252;
+      int t258 = 0; /* nonzero: a check below failed */
+      uint8_t t255 = rt_lt_i(t253, (int32_t)v_x788_n);
+      int32_t t256;
+      if (t255) {
+        int t259 = (uint64_t)(int64_t)t253 < (uint64_t)v_x788_n;
+        int32_t t257 = t259 ? v_x788_d[t253] : 0;
+        t258 |= !t259;
+        t256 = t257;
       } else {
-        int32_t t222 = rt_sub_i(t214, (int32_t)v_x788_n);
-        int t224 = (uint64_t)(int64_t)t222 < (uint64_t)v_x789_n;
-        int32_t t223 = t224 ? v_x789_d[t222] : 0;
-        t219 |= !t224;
-        t217 = t223;
+        int32_t t261 = rt_sub_i(t253, (int32_t)v_x788_n);
+        int t263 = (uint64_t)(int64_t)t261 < (uint64_t)v_x789_n;
+        int32_t t262 = t263 ? v_x789_d[t261] : 0;
+        t258 |= !t263;
+        t256 = t262;
       }
-      if (__builtin_expect(t219 != 0, 0)) { /* again, recording the error */
-        uint8_t t226 = rt_lt_i(t214, (int32_t)v_x788_n);
-        int32_t t227;
-        if (t226) {
-          int32_t t228;
-          if ((uint64_t)(int64_t)t214 < (uint64_t)v_x788_n) {
-            t228 = v_x788_d[t214];
+      if (__builtin_expect(t258 != 0, 0)) { /* again, recording the error */
+        uint8_t t265 = rt_lt_i(t253, (int32_t)v_x788_n);
+        int32_t t266;
+        if (t265) {
+          int32_t t267;
+          if ((uint64_t)(int64_t)t253 < (uint64_t)v_x788_n) {
+            t267 = v_x788_d[t253];
           } else {
-            NESSIE_RECORD(err, t213, RT_CHECK_INDEX, 0, 0, RT_GATHER, t214, v_x788_n, 0.0, 1);
-            t228 = 0;
+            NESSIE_RECORD(err, t252, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, v_x788_n, 0.0, 1);
+            t267 = 0;
           }
-          t227 = t228;
+          t266 = t267;
         } else {
-          int32_t t230 = rt_sub_i(t214, (int32_t)v_x788_n);
-          int32_t t231;
-          if ((uint64_t)(int64_t)t230 < (uint64_t)v_x789_n) {
-            t231 = v_x789_d[t230];
+          int32_t t269 = rt_sub_i(t253, (int32_t)v_x788_n);
+          int32_t t270;
+          if ((uint64_t)(int64_t)t269 < (uint64_t)v_x789_n) {
+            t270 = v_x789_d[t269];
           } else {
-            NESSIE_RECORD(err, t213, RT_CHECK_INDEX, 0, 0, RT_GATHER, t230, v_x789_n, 0.0, 2);
-            t231 = 0;
+            NESSIE_RECORD(err, t252, RT_CHECK_INDEX, 0, 0, RT_GATHER, t269, v_x789_n, 0.0, 2);
+            t270 = 0;
           }
-          t227 = t231;
+          t266 = t270;
         }
       }
-      v_x792_d[t213] = t217;
+      v_x792_d[t252] = t256;
     }
   }
   if (err->index != INT64_MAX)
@@ -1178,131 +1206,131 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue
     const int64_t v_x792_n = v_x792->len;
     /* SCAN */
     {
-      const int64_t t232 = v_x790;
-      if (t232 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t232, 0.0, 3);
+      const int64_t t271 = v_x790;
+      if (t271 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t271, 0.0, 3);
         goto fail;
       }
-      const int64_t t233 = t232 > 0 ? (t232 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t234 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t233);
-      RT_PARALLEL_FOR_IF(t233 > 1)
-      for (int64_t t235 = 0; t235 < t233; t235++) {
-        int32_t t235a0;
-        t235a0 = 0;
-        const int64_t t235_end = (t235 + 1) * RT_CHUNK < t232 ? (t235 + 1) * RT_CHUNK : t232;
-        for (int64_t t236 = t235 * RT_CHUNK; t236 < t235_end; t236++) {
-          const int32_t t237 = (int32_t)t236;
-          int32_t t235x0;
-          int t242 = 0; /* nonzero: a check below failed */
-          uint8_t t239 = rt_lt_i(t237, (int32_t)v_x788_n);
-          int32_t t240;
-          if (t239) {
-            int t243 = (uint64_t)(int64_t)t237 < (uint64_t)v_x788_n;
-            int32_t t241 = t243 ? v_x788_d[t237] : 0;
-            t242 |= !t243;
-            t240 = t241;
+      const int64_t t272 = t271 > 0 ? (t271 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t273 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t272);
+      RT_PARALLEL_FOR_IF(t272 > 1)
+      for (int64_t t274 = 0; t274 < t272; t274++) {
+        int32_t t274a0;
+        t274a0 = 0;
+        const int64_t t274_end = (t274 + 1) * RT_CHUNK < t271 ? (t274 + 1) * RT_CHUNK : t271;
+        for (int64_t t275 = t274 * RT_CHUNK; t275 < t274_end; t275++) {
+          const int32_t t276 = (int32_t)t275;
+          int32_t t274x0;
+          int t281 = 0; /* nonzero: a check below failed */
+          uint8_t t278 = rt_lt_i(t276, (int32_t)v_x788_n);
+          int32_t t279;
+          if (t278) {
+            int t282 = (uint64_t)(int64_t)t276 < (uint64_t)v_x788_n;
+            int32_t t280 = t282 ? v_x788_d[t276] : 0;
+            t281 |= !t282;
+            t279 = t280;
           } else {
-            int32_t t245 = rt_sub_i(t237, (int32_t)v_x788_n);
-            int t247 = (uint64_t)(int64_t)t245 < (uint64_t)v_x789_n;
-            int32_t t246 = t247 ? v_x789_d[t245] : 0;
-            t242 |= !t247;
-            t240 = t246;
+            int32_t t284 = rt_sub_i(t276, (int32_t)v_x788_n);
+            int t286 = (uint64_t)(int64_t)t284 < (uint64_t)v_x789_n;
+            int32_t t285 = t286 ? v_x789_d[t284] : 0;
+            t281 |= !t286;
+            t279 = t285;
           }
-          if (__builtin_expect(t242 != 0, 0)) { /* again, recording the error */
-            uint8_t t249 = rt_lt_i(t237, (int32_t)v_x788_n);
-            int32_t t250;
-            if (t249) {
-              int32_t t251;
-              if ((uint64_t)(int64_t)t237 < (uint64_t)v_x788_n) {
-                t251 = v_x788_d[t237];
+          if (__builtin_expect(t281 != 0, 0)) { /* again, recording the error */
+            uint8_t t288 = rt_lt_i(t276, (int32_t)v_x788_n);
+            int32_t t289;
+            if (t288) {
+              int32_t t290;
+              if ((uint64_t)(int64_t)t276 < (uint64_t)v_x788_n) {
+                t290 = v_x788_d[t276];
               } else {
-                NESSIE_RECORD(err, t236, RT_CHECK_INDEX, 0, 0, RT_GATHER, t237, v_x788_n, 0.0, 4);
-                t251 = 0;
+                NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x788_n, 0.0, 4);
+                t290 = 0;
               }
-              t250 = t251;
+              t289 = t290;
             } else {
-              int32_t t253 = rt_sub_i(t237, (int32_t)v_x788_n);
-              int32_t t254;
-              if ((uint64_t)(int64_t)t253 < (uint64_t)v_x789_n) {
-                t254 = v_x789_d[t253];
+              int32_t t292 = rt_sub_i(t276, (int32_t)v_x788_n);
+              int32_t t293;
+              if ((uint64_t)(int64_t)t292 < (uint64_t)v_x789_n) {
+                t293 = v_x789_d[t292];
               } else {
-                NESSIE_RECORD(err, t236, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, v_x789_n, 0.0, 5);
-                t254 = 0;
+                NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x789_n, 0.0, 5);
+                t293 = 0;
               }
-              t250 = t254;
+              t289 = t293;
             }
           }
-          t235x0 = t240;
-          int32_t t256 = rt_add_i(t235a0, t235x0);
-          t235a0 = t256;
+          t274x0 = t279;
+          int32_t t295 = rt_add_i(t274a0, t274x0);
+          t274a0 = t295;
         }
-        t234[t235] = t235a0;
+        t273[t274] = t274a0;
       }
-      int32_t t235t0;
-      t235t0 = 0;
-      for (int64_t t235 = 0; t235 < t233; t235++) {
-        const int32_t t257 = t234[t235];
-        t234[t235] = t235t0;
-        int32_t t259 = rt_add_i(t235t0, t257);
-        t235t0 = t259;
+      int32_t t274t0;
+      t274t0 = 0;
+      for (int64_t t274 = 0; t274 < t272; t274++) {
+        const int32_t t296 = t273[t274];
+        t273[t274] = t274t0;
+        int32_t t298 = rt_add_i(t274t0, t296);
+        t274t0 = t298;
       }
-      v_x796 = rt_value_new(rt_vec_type(RT_INT), t232);
+      v_x796 = rt_value_new(rt_vec_type(RT_INT), t271);
       int32_t *v_x796_d = v_x796->data.i;
       const int64_t v_x796_n = v_x796->len;
-      RT_PARALLEL_FOR_IF(t233 > 1)
-      for (int64_t t235 = 0; t235 < t233; t235++) {
-        int32_t t235p0;
-        t235p0 = t234[t235];
-        const int64_t t235_end = (t235 + 1) * RT_CHUNK < t232 ? (t235 + 1) * RT_CHUNK : t232;
-        for (int64_t t236 = t235 * RT_CHUNK; t236 < t235_end; t236++) {
-          const int32_t t237 = (int32_t)t236;
-          v_x796_d[t236] = t235p0;
-          int32_t t235y0;
-          int t264 = 0; /* nonzero: a check below failed */
-          uint8_t t261 = rt_lt_i(t237, (int32_t)v_x788_n);
-          int32_t t262;
-          if (t261) {
-            int t265 = (uint64_t)(int64_t)t237 < (uint64_t)v_x788_n;
-            int32_t t263 = t265 ? v_x788_d[t237] : 0;
-            t264 |= !t265;
-            t262 = t263;
+      RT_PARALLEL_FOR_IF(t272 > 1)
+      for (int64_t t274 = 0; t274 < t272; t274++) {
+        int32_t t274p0;
+        t274p0 = t273[t274];
+        const int64_t t274_end = (t274 + 1) * RT_CHUNK < t271 ? (t274 + 1) * RT_CHUNK : t271;
+        for (int64_t t275 = t274 * RT_CHUNK; t275 < t274_end; t275++) {
+          const int32_t t276 = (int32_t)t275;
+          v_x796_d[t275] = t274p0;
+          int32_t t274y0;
+          int t303 = 0; /* nonzero: a check below failed */
+          uint8_t t300 = rt_lt_i(t276, (int32_t)v_x788_n);
+          int32_t t301;
+          if (t300) {
+            int t304 = (uint64_t)(int64_t)t276 < (uint64_t)v_x788_n;
+            int32_t t302 = t304 ? v_x788_d[t276] : 0;
+            t303 |= !t304;
+            t301 = t302;
           } else {
-            int32_t t267 = rt_sub_i(t237, (int32_t)v_x788_n);
-            int t269 = (uint64_t)(int64_t)t267 < (uint64_t)v_x789_n;
-            int32_t t268 = t269 ? v_x789_d[t267] : 0;
-            t264 |= !t269;
-            t262 = t268;
+            int32_t t306 = rt_sub_i(t276, (int32_t)v_x788_n);
+            int t308 = (uint64_t)(int64_t)t306 < (uint64_t)v_x789_n;
+            int32_t t307 = t308 ? v_x789_d[t306] : 0;
+            t303 |= !t308;
+            t301 = t307;
           }
-          if (__builtin_expect(t264 != 0, 0)) { /* again, recording the error */
-            uint8_t t271 = rt_lt_i(t237, (int32_t)v_x788_n);
-            int32_t t272;
-            if (t271) {
-              int32_t t273;
-              if ((uint64_t)(int64_t)t237 < (uint64_t)v_x788_n) {
-                t273 = v_x788_d[t237];
+          if (__builtin_expect(t303 != 0, 0)) { /* again, recording the error */
+            uint8_t t310 = rt_lt_i(t276, (int32_t)v_x788_n);
+            int32_t t311;
+            if (t310) {
+              int32_t t312;
+              if ((uint64_t)(int64_t)t276 < (uint64_t)v_x788_n) {
+                t312 = v_x788_d[t276];
               } else {
-                NESSIE_RECORD(err, t236, RT_CHECK_INDEX, 0, 0, RT_GATHER, t237, v_x788_n, 0.0, 6);
-                t273 = 0;
+                NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x788_n, 0.0, 6);
+                t312 = 0;
               }
-              t272 = t273;
+              t311 = t312;
             } else {
-              int32_t t275 = rt_sub_i(t237, (int32_t)v_x788_n);
-              int32_t t276;
-              if ((uint64_t)(int64_t)t275 < (uint64_t)v_x789_n) {
-                t276 = v_x789_d[t275];
+              int32_t t314 = rt_sub_i(t276, (int32_t)v_x788_n);
+              int32_t t315;
+              if ((uint64_t)(int64_t)t314 < (uint64_t)v_x789_n) {
+                t315 = v_x789_d[t314];
               } else {
-                NESSIE_RECORD(err, t236, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x789_n, 0.0, 7);
-                t276 = 0;
+                NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t314, v_x789_n, 0.0, 7);
+                t315 = 0;
               }
-              t272 = t276;
+              t311 = t315;
             }
           }
-          t235y0 = t262;
-          int32_t t278 = rt_add_i(t235p0, t235y0);
-          t235p0 = t278;
+          t274y0 = t301;
+          int32_t t317 = rt_add_i(t274p0, t274y0);
+          t274p0 = t317;
         }
       }
-      rt_free(t234);
+      rt_free(t273);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1315,136 +1343,136 @@ fail:
   rt_release(v_x796);
 }
 
-/* K16: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue *v_x1157, int32_t v_x1158, RtValue *v_sd_1168, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1162, int32_t v_x1163, RtValue **out_v_x1167) {
+/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1203, RtValue *v_x1204, int32_t v_x1205, RtValue *v_sd_1215, RtValue *v_x1207, RtValue *v_x1208, RtValue *v_x1209, int32_t v_x1210, RtValue **out_v_x1214) {
   (void)loc;
   (void)run;
-  int32_t *v_x1156_d = v_x1156->data.i;
-  const int64_t v_x1156_n = v_x1156->len;
-  int32_t *v_x1157_d = v_x1157->data.i;
-  const int64_t v_x1157_n = v_x1157->len;
-  const int64_t *v_sd_1168_off = rt_seg_offsets(v_sd_1168);
-  const int64_t v_sd_1168_n = v_sd_1168->len;
-  int32_t *v_x1160_d = v_x1160->data.i;
-  const int64_t v_x1160_n = v_x1160->len;
-  int32_t *v_x1161_d = v_x1161->data.i;
-  const int64_t v_x1161_n = v_x1161->len;
-  int32_t *v_x1162_d = v_x1162->data.i;
-  const int64_t v_x1162_n = v_x1162->len;
-  RtValue *v_x1167 = NULL;
+  int32_t *v_x1203_d = v_x1203->data.i;
+  const int64_t v_x1203_n = v_x1203->len;
+  int32_t *v_x1204_d = v_x1204->data.i;
+  const int64_t v_x1204_n = v_x1204->len;
+  const int64_t *v_sd_1215_off = rt_seg_offsets(v_sd_1215);
+  const int64_t v_sd_1215_n = v_sd_1215->len;
+  int32_t *v_x1207_d = v_x1207->data.i;
+  const int64_t v_x1207_n = v_x1207->len;
+  int32_t *v_x1208_d = v_x1208->data.i;
+  const int64_t v_x1208_n = v_x1208->len;
+  int32_t *v_x1209_d = v_x1209->data.i;
+  const int64_t v_x1209_n = v_x1209->len;
+  RtValue *v_x1214 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t279 = v_sd_1168_off[v_sd_1168_n];
-    v_x1167 = rt_value_new(rt_vec_type(RT_INT), t279);
-    int32_t *v_x1167_d = v_x1167->data.i;
-    const int64_t v_x1167_n = v_x1167->len;
-    const int64_t t280 = (t279 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t280 > 1)
-    for (int64_t t281 = 0; t281 < t280; t281++) {
-      int64_t t284 = rt_segment_search(v_sd_1168_off, 0, v_sd_1168_n, t281 * RT_CHUNK);
-      const int64_t t281_end = (t281 + 1) * RT_CHUNK < t279 ? (t281 + 1) * RT_CHUNK : t279;
-      for (int64_t t282 = t281 * RT_CHUNK; t282 < t281_end; t282++) {
-        const int32_t t283 = (int32_t)t282;
-        while (v_sd_1168_off[t284 + 1] <= t282)
-          t284++;
-        const int32_t t285 = (int32_t)t284;
-        int t287 = 0; /* nonzero: a check below failed */
-        int t288 = (uint64_t)(int64_t)t285 < (uint64_t)v_x1162_n;
-        int32_t t286 = t288 ? v_x1162_d[t285] : 0;
-        t287 |= !t288;
-        int t290 = (uint64_t)(int64_t)t285 < (uint64_t)v_x1160_n;
-        int32_t t289 = t290 ? v_x1160_d[t285] : 0;
-        t287 |= !t290;
-        int32_t t292 = rt_sub_i(t283, t289);
-        int t294 = (uint64_t)(int64_t)t285 < (uint64_t)v_x1161_n;
-        int32_t t293 = t294 ? v_x1161_d[t285] : 0;
-        t287 |= !t294;
-        int32_t t296 = rt_mul_i(t292, t293);
-        int32_t t298 = rt_add_i(t286, t296);
-        int t300 = (uint64_t)(int64_t)t298 < (uint64_t)(int64_t)v_x1158;
-        int32_t t299 = t300 ? t298 : 0;
-        t287 |= !t300;
-        uint8_t t302 = rt_lt_i(t299, (int32_t)v_x1156_n);
-        int32_t t303;
-        if (t302) {
-          int t305 = (uint64_t)(int64_t)t299 < (uint64_t)v_x1156_n;
-          int32_t t304 = t305 ? v_x1156_d[t299] : 0;
-          t287 |= !t305;
-          t303 = t304;
+    const int64_t t318 = v_sd_1215_off[v_sd_1215_n];
+    v_x1214 = rt_value_new(rt_vec_type(RT_INT), t318);
+    int32_t *v_x1214_d = v_x1214->data.i;
+    const int64_t v_x1214_n = v_x1214->len;
+    const int64_t t319 = (t318 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t319 > 1)
+    for (int64_t t320 = 0; t320 < t319; t320++) {
+      int64_t t323 = rt_segment_search(v_sd_1215_off, 0, v_sd_1215_n, t320 * RT_CHUNK);
+      const int64_t t320_end = (t320 + 1) * RT_CHUNK < t318 ? (t320 + 1) * RT_CHUNK : t318;
+      for (int64_t t321 = t320 * RT_CHUNK; t321 < t320_end; t321++) {
+        const int32_t t322 = (int32_t)t321;
+        while (v_sd_1215_off[t323 + 1] <= t321)
+          t323++;
+        const int32_t t324 = (int32_t)t323;
+        int t326 = 0; /* nonzero: a check below failed */
+        int t327 = (uint64_t)(int64_t)t324 < (uint64_t)v_x1209_n;
+        int32_t t325 = t327 ? v_x1209_d[t324] : 0;
+        t326 |= !t327;
+        int t329 = (uint64_t)(int64_t)t324 < (uint64_t)v_x1207_n;
+        int32_t t328 = t329 ? v_x1207_d[t324] : 0;
+        t326 |= !t329;
+        int32_t t331 = rt_sub_i(t322, t328);
+        int t333 = (uint64_t)(int64_t)t324 < (uint64_t)v_x1208_n;
+        int32_t t332 = t333 ? v_x1208_d[t324] : 0;
+        t326 |= !t333;
+        int32_t t335 = rt_mul_i(t331, t332);
+        int32_t t337 = rt_add_i(t325, t335);
+        int t339 = (uint64_t)(int64_t)t337 < (uint64_t)(int64_t)v_x1205;
+        int32_t t338 = t339 ? t337 : 0;
+        t326 |= !t339;
+        uint8_t t341 = rt_lt_i(t338, (int32_t)v_x1203_n);
+        int32_t t342;
+        if (t341) {
+          int t344 = (uint64_t)(int64_t)t338 < (uint64_t)v_x1203_n;
+          int32_t t343 = t344 ? v_x1203_d[t338] : 0;
+          t326 |= !t344;
+          t342 = t343;
         } else {
-          int32_t t307 = rt_sub_i(t299, (int32_t)v_x1156_n);
-          int t309 = (uint64_t)(int64_t)t307 < (uint64_t)v_x1157_n;
-          int32_t t308 = t309 ? v_x1157_d[t307] : 0;
-          t287 |= !t309;
-          t303 = t308;
+          int32_t t346 = rt_sub_i(t338, (int32_t)v_x1203_n);
+          int t348 = (uint64_t)(int64_t)t346 < (uint64_t)v_x1204_n;
+          int32_t t347 = t348 ? v_x1204_d[t346] : 0;
+          t326 |= !t348;
+          t342 = t347;
         }
-        if (__builtin_expect(t287 != 0, 0)) { /* again, recording the error */
-          int32_t t310;
-          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1162_n) {
-            t310 = v_x1162_d[t285];
+        if (__builtin_expect(t326 != 0, 0)) { /* again, recording the error */
+          int32_t t349;
+          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1209_n) {
+            t349 = v_x1209_d[t324];
           } else {
-            NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1162_n, 0.0, 0);
-            t310 = 0;
+            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1209_n, 0.0, 0);
+            t349 = 0;
           }
-          int32_t t311;
-          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1160_n) {
-            t311 = v_x1160_d[t285];
+          int32_t t350;
+          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1207_n) {
+            t350 = v_x1207_d[t324];
           } else {
-            NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1160_n, 0.0, 1);
-            t311 = 0;
+            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1207_n, 0.0, 1);
+            t350 = 0;
           }
-          int32_t t313 = rt_sub_i(t283, t311);
-          int32_t t314;
-          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1161_n) {
-            t314 = v_x1161_d[t285];
+          int32_t t352 = rt_sub_i(t322, t350);
+          int32_t t353;
+          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1208_n) {
+            t353 = v_x1208_d[t324];
           } else {
-            NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1161_n, 0.0, 2);
-            t314 = 0;
+            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1208_n, 0.0, 2);
+            t353 = 0;
           }
-          int32_t t316 = rt_mul_i(t313, t314);
-          int32_t t318 = rt_add_i(t310, t316);
-          int32_t t319 = t318;
-          if (!((uint64_t)(int64_t)t318 < (uint64_t)(int64_t)v_x1158)) {
-            NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x1158, 0.0, 3);
-            t319 = 0;
+          int32_t t355 = rt_mul_i(t352, t353);
+          int32_t t357 = rt_add_i(t349, t355);
+          int32_t t358 = t357;
+          if (!((uint64_t)(int64_t)t357 < (uint64_t)(int64_t)v_x1205)) {
+            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, v_x1205, 0.0, 3);
+            t358 = 0;
           }
-          uint8_t t321 = rt_lt_i(t319, (int32_t)v_x1156_n);
-          int32_t t322;
-          if (t321) {
-            int32_t t323;
-            if ((uint64_t)(int64_t)t319 < (uint64_t)v_x1156_n) {
-              t323 = v_x1156_d[t319];
+          uint8_t t360 = rt_lt_i(t358, (int32_t)v_x1203_n);
+          int32_t t361;
+          if (t360) {
+            int32_t t362;
+            if ((uint64_t)(int64_t)t358 < (uint64_t)v_x1203_n) {
+              t362 = v_x1203_d[t358];
             } else {
-              NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x1156_n, 0.0, 4);
-              t323 = 0;
+              NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_x1203_n, 0.0, 4);
+              t362 = 0;
             }
-            t322 = t323;
+            t361 = t362;
           } else {
-            int32_t t325 = rt_sub_i(t319, (int32_t)v_x1156_n);
-            int32_t t326;
-            if ((uint64_t)(int64_t)t325 < (uint64_t)v_x1157_n) {
-              t326 = v_x1157_d[t325];
+            int32_t t364 = rt_sub_i(t358, (int32_t)v_x1203_n);
+            int32_t t365;
+            if ((uint64_t)(int64_t)t364 < (uint64_t)v_x1204_n) {
+              t365 = v_x1204_d[t364];
             } else {
-              NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, v_x1157_n, 0.0, 5);
-              t326 = 0;
+              NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t364, v_x1204_n, 0.0, 5);
+              t365 = 0;
             }
-            t322 = t326;
+            t361 = t365;
           }
         }
-        v_x1167_d[t282] = t303;
+        v_x1214_d[t321] = t342;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1167 = v_x1167;
+  *out_v_x1214 = v_x1214;
   return;
 fail:
-  rt_release(v_x1167);
+  rt_release(v_x1214);
 }
 
-/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
+/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
   (void)loc;
   (void)run;
   int32_t *v_x823_d = v_x823->data.i;
@@ -1456,67 +1484,67 @@ static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t 
   RtValue *v_x832 = NULL;
   /* MAP */
   {
-    const int64_t t327 = v_x811;
-    if (t327 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t327, 0.0, 0);
+    const int64_t t366 = v_x811;
+    if (t366 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t366, 0.0, 0);
       goto fail;
     }
-    v_x828 = rt_value_new(rt_vec_type(RT_INT), t327);
+    v_x828 = rt_value_new(rt_vec_type(RT_INT), t366);
     int32_t *v_x828_d = v_x828->data.i;
     const int64_t v_x828_n = v_x828->len;
-    v_x830 = rt_value_new(rt_vec_type(RT_INT), t327);
+    v_x830 = rt_value_new(rt_vec_type(RT_INT), t366);
     int32_t *v_x830_d = v_x830->data.i;
     const int64_t v_x830_n = v_x830->len;
-    v_x832 = rt_value_new(rt_vec_type(RT_INT), t327);
+    v_x832 = rt_value_new(rt_vec_type(RT_INT), t366);
     int32_t *v_x832_d = v_x832->data.i;
     const int64_t v_x832_n = v_x832->len;
-    RT_PARALLEL_FOR_IF(t327 >= RT_PARALLEL_MIN)
-    for (int64_t t328 = 0; t328 < t327; t328++) {
-      const int32_t t329 = (int32_t)t328;
-      int t332 = 0; /* nonzero: a check below failed */
-      int32_t t331 = rt_div_i(t329, 2, &t332);
-      int32_t t334 = rt_rem_i(t329, 2, &t332);
-      int32_t t336 = rt_mul_i(t334, v_x818);
-      int32_t t338 = rt_add_i(t336, t331);
-      int t340 = (uint64_t)(int64_t)t338 < (uint64_t)v_x823_n;
-      int32_t t339 = t340 ? v_x823_d[t338] : 0;
-      t332 |= !t340;
-      int t342 = (uint64_t)(int64_t)t338 < (uint64_t)v_x826_n;
-      int32_t t341 = t342 ? v_x826_d[t338] : 0;
-      t332 |= !t342;
-      int32_t t344 = rt_add_i(t341, t339);
-      if (__builtin_expect(t332 != 0, 0)) { /* again, recording the error */
-        int t345 = 0;
-        int32_t t346 = rt_div_i(t329, 2, &t345);
-        if (t345) {
-          NESSIE_RECORD(err, t328, RT_CHECK_SCALAR, 0, t345, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t366 >= RT_PARALLEL_MIN)
+    for (int64_t t367 = 0; t367 < t366; t367++) {
+      const int32_t t368 = (int32_t)t367;
+      int t371 = 0; /* nonzero: a check below failed */
+      int32_t t370 = rt_div_i(t368, 2, &t371);
+      int32_t t373 = rt_rem_i(t368, 2, &t371);
+      int32_t t375 = rt_mul_i(t373, v_x818);
+      int32_t t377 = rt_add_i(t375, t370);
+      int t379 = (uint64_t)(int64_t)t377 < (uint64_t)v_x823_n;
+      int32_t t378 = t379 ? v_x823_d[t377] : 0;
+      t371 |= !t379;
+      int t381 = (uint64_t)(int64_t)t377 < (uint64_t)v_x826_n;
+      int32_t t380 = t381 ? v_x826_d[t377] : 0;
+      t371 |= !t381;
+      int32_t t383 = rt_add_i(t380, t378);
+      if (__builtin_expect(t371 != 0, 0)) { /* again, recording the error */
+        int t384 = 0;
+        int32_t t385 = rt_div_i(t368, 2, &t384);
+        if (t384) {
+          NESSIE_RECORD(err, t367, RT_CHECK_SCALAR, 0, t384, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t347 = 0;
-        int32_t t348 = rt_rem_i(t329, 2, &t347);
-        if (t347) {
-          NESSIE_RECORD(err, t328, RT_CHECK_SCALAR, 0, t347, RT_REM, 0, 0, 0.0, 2);
+        int t386 = 0;
+        int32_t t387 = rt_rem_i(t368, 2, &t386);
+        if (t386) {
+          NESSIE_RECORD(err, t367, RT_CHECK_SCALAR, 0, t386, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t350 = rt_mul_i(t348, v_x818);
-        int32_t t352 = rt_add_i(t350, t346);
-        int32_t t353;
-        if ((uint64_t)(int64_t)t352 < (uint64_t)v_x823_n) {
-          t353 = v_x823_d[t352];
+        int32_t t389 = rt_mul_i(t387, v_x818);
+        int32_t t391 = rt_add_i(t389, t385);
+        int32_t t392;
+        if ((uint64_t)(int64_t)t391 < (uint64_t)v_x823_n) {
+          t392 = v_x823_d[t391];
         } else {
-          NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t352, v_x823_n, 0.0, 3);
-          t353 = 0;
+          NESSIE_RECORD(err, t367, RT_CHECK_INDEX, 0, 0, RT_GATHER, t391, v_x823_n, 0.0, 3);
+          t392 = 0;
         }
-        int32_t t354;
-        if ((uint64_t)(int64_t)t352 < (uint64_t)v_x826_n) {
-          t354 = v_x826_d[t352];
+        int32_t t393;
+        if ((uint64_t)(int64_t)t391 < (uint64_t)v_x826_n) {
+          t393 = v_x826_d[t391];
         } else {
-          NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t352, v_x826_n, 0.0, 4);
-          t354 = 0;
+          NESSIE_RECORD(err, t367, RT_CHECK_INDEX, 0, 0, RT_GATHER, t391, v_x826_n, 0.0, 4);
+          t393 = 0;
         }
-        int32_t t356 = rt_add_i(t354, t353);
+        int32_t t395 = rt_add_i(t393, t392);
       }
-      v_x828_d[t328] = t341;
-      v_x830_d[t328] = t344;
-      v_x832_d[t328] = 1;
+      v_x828_d[t367] = t380;
+      v_x830_d[t367] = t383;
+      v_x832_d[t367] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1531,8 +1559,8 @@ fail:
   rt_release(v_x832);
 }
 
-/* K18: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846) {
+/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846) {
   (void)loc;
   (void)run;
   int32_t *v_x836_d = v_x836->data.i;
@@ -1543,18 +1571,18 @@ static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue 
   int32_t v_x846 = 0;
   /* MAP */
   {
-    const int64_t t357 = v_x833;
-    if (t357 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t357, 0.0, 0);
+    const int64_t t396 = v_x833;
+    if (t396 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t396, 0.0, 0);
       goto fail;
     }
-    v_x835 = rt_value_new(rt_vec_type(RT_INT), t357);
+    v_x835 = rt_value_new(rt_vec_type(RT_INT), t396);
     int32_t *v_x835_d = v_x835->data.i;
     const int64_t v_x835_n = v_x835->len;
-    RT_PARALLEL_FOR_IF(t357 >= RT_PARALLEL_MIN)
-    for (int64_t t358 = 0; t358 < t357; t358++) {
-      const int32_t t359 = (int32_t)t358;
-      v_x835_d[t358] = 2;
+    RT_PARALLEL_FOR_IF(t396 >= RT_PARALLEL_MIN)
+    for (int64_t t397 = 0; t397 < t396; t397++) {
+      const int32_t t398 = (int32_t)t397;
+      v_x835_d[t397] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -1564,101 +1592,101 @@ static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue 
     const int64_t v_x835_n = v_x835->len;
     /* REDUCE */
     {
-      const int64_t t360 = v_x836_n;
-      const int64_t t361 = t360 > 0 ? (t360 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t362 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t361);
-      int32_t *t363 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t361);
-      int32_t *t364 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t361);
-      RT_PARALLEL_FOR_IF(t361 > 1)
-      for (int64_t t365 = 0; t365 < t361; t365++) {
-        int32_t t365a0;
-        int32_t t365a1;
-        int32_t t365a2;
-        t365a0 = 2147483647;
-        t365a1 = 0;
-        t365a2 = 1;
-        const int64_t t365_end = (t365 + 1) * RT_CHUNK < t360 ? (t365 + 1) * RT_CHUNK : t360;
-        for (int64_t t366 = t365 * RT_CHUNK; t366 < t365_end; t366++) {
-          const int32_t t367 = (int32_t)t366;
-          int32_t t365x0;
-          int32_t t365x1;
-          int32_t t365x2;
-          uint8_t t369 = rt_lt_i(0, 2);
-          int32_t t370;
-          if (t369) {
-            t370 = 2147483647;
+      const int64_t t399 = v_x836_n;
+      const int64_t t400 = t399 > 0 ? (t399 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t401 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t400);
+      int32_t *t402 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t400);
+      int32_t *t403 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t400);
+      RT_PARALLEL_FOR_IF(t400 > 1)
+      for (int64_t t404 = 0; t404 < t400; t404++) {
+        int32_t t404a0;
+        int32_t t404a1;
+        int32_t t404a2;
+        t404a0 = 2147483647;
+        t404a1 = 0;
+        t404a2 = 1;
+        const int64_t t404_end = (t404 + 1) * RT_CHUNK < t399 ? (t404 + 1) * RT_CHUNK : t399;
+        for (int64_t t405 = t404 * RT_CHUNK; t405 < t404_end; t405++) {
+          const int32_t t406 = (int32_t)t405;
+          int32_t t404x0;
+          int32_t t404x1;
+          int32_t t404x2;
+          uint8_t t408 = rt_lt_i(0, 2);
+          int32_t t409;
+          if (t408) {
+            t409 = 2147483647;
           } else {
-            t370 = t367;
+            t409 = t406;
           }
-          t365x0 = t370;
-          t365x1 = 0;
-          t365x2 = 2;
-          uint8_t t372 = rt_le_i(t365a0, t365x0);
-          int32_t t373;
-          if (t372) {
-            t373 = t365a0;
+          t404x0 = t409;
+          t404x1 = 0;
+          t404x2 = 2;
+          uint8_t t411 = rt_le_i(t404a0, t404x0);
+          int32_t t412;
+          if (t411) {
+            t412 = t404a0;
           } else {
-            t373 = t365x0;
+            t412 = t404x0;
           }
-          int32_t t374;
-          if (t372) {
-            t374 = t365a1;
+          int32_t t413;
+          if (t411) {
+            t413 = t404a1;
           } else {
-            t374 = t365x1;
+            t413 = t404x1;
           }
-          int32_t t375;
-          if (t372) {
-            t375 = t365a2;
+          int32_t t414;
+          if (t411) {
+            t414 = t404a2;
           } else {
-            t375 = t365x2;
+            t414 = t404x2;
           }
-          t365a0 = t373;
-          t365a1 = t374;
-          t365a2 = t375;
+          t404a0 = t412;
+          t404a1 = t413;
+          t404a2 = t414;
         }
-        t362[t365] = t365a0;
-        t363[t365] = t365a1;
-        t364[t365] = t365a2;
+        t401[t404] = t404a0;
+        t402[t404] = t404a1;
+        t403[t404] = t404a2;
       }
-      int32_t t365t0;
-      int32_t t365t1;
-      int32_t t365t2;
-      t365t0 = 2147483647;
-      t365t1 = 0;
-      t365t2 = 1;
-      for (int64_t t365 = 0; t365 < t361; t365++) {
-        const int32_t t376 = t362[t365];
-        const int32_t t377 = t363[t365];
-        const int32_t t378 = t364[t365];
-        uint8_t t380 = rt_le_i(t365t0, t376);
-        int32_t t381;
-        if (t380) {
-          t381 = t365t0;
+      int32_t t404t0;
+      int32_t t404t1;
+      int32_t t404t2;
+      t404t0 = 2147483647;
+      t404t1 = 0;
+      t404t2 = 1;
+      for (int64_t t404 = 0; t404 < t400; t404++) {
+        const int32_t t415 = t401[t404];
+        const int32_t t416 = t402[t404];
+        const int32_t t417 = t403[t404];
+        uint8_t t419 = rt_le_i(t404t0, t415);
+        int32_t t420;
+        if (t419) {
+          t420 = t404t0;
         } else {
-          t381 = t376;
+          t420 = t415;
         }
-        int32_t t382;
-        if (t380) {
-          t382 = t365t1;
+        int32_t t421;
+        if (t419) {
+          t421 = t404t1;
         } else {
-          t382 = t377;
+          t421 = t416;
         }
-        int32_t t383;
-        if (t380) {
-          t383 = t365t2;
+        int32_t t422;
+        if (t419) {
+          t422 = t404t2;
         } else {
-          t383 = t378;
+          t422 = t417;
         }
-        t365t0 = t381;
-        t365t1 = t382;
-        t365t2 = t383;
+        t404t0 = t420;
+        t404t1 = t421;
+        t404t2 = t422;
       }
-      v_x844 = t365t0;
-      rt_free(t362);
-      v_x845 = t365t1;
-      rt_free(t363);
-      v_x846 = t365t2;
-      rt_free(t364);
+      v_x844 = t404t0;
+      rt_free(t401);
+      v_x845 = t404t1;
+      rt_free(t402);
+      v_x846 = t404t2;
+      rt_free(t403);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1671,8 +1699,8 @@ fail:
   rt_release(v_x835);
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
+/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
   (void)loc;
   (void)run;
   int32_t *v_x847_d = v_x847->data.i;
@@ -1682,45 +1710,45 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue
   RtValue *v_x862 = NULL;
   /* MAP */
   {
-    const int64_t t384 = v_x847_n;
-    v_x862 = rt_value_new(rt_vec_type(RT_INT), t384);
+    const int64_t t423 = v_x847_n;
+    v_x862 = rt_value_new(rt_vec_type(RT_INT), t423);
     int32_t *v_x862_d = v_x862->data.i;
     const int64_t v_x862_n = v_x862->len;
-    RT_PARALLEL_FOR_IF(t384 >= RT_PARALLEL_MIN)
-    for (int64_t t385 = 0; t385 < t384; t385++) {
-      const int32_t t386 = (int32_t)t385;
-      int t390 = 0; /* nonzero: a check below failed */
-      int32_t t388 = rt_mul_i(t386, 2);
-      int t391 = (uint64_t)(int64_t)t388 < (uint64_t)v_x852_n;
-      int32_t t389 = t391 ? v_x852_d[t388] : 0;
-      t390 |= !t391;
-      int32_t t393 = rt_add_i(t389, 1);
-      int32_t t395 = rt_add_i(t388, 1);
-      int t397 = (uint64_t)(int64_t)t395 < (uint64_t)v_x852_n;
-      int32_t t396 = t397 ? v_x852_d[t395] : 0;
-      t390 |= !t397;
-      int32_t t399 = rt_add_i(t393, t396);
-      if (__builtin_expect(t390 != 0, 0)) { /* again, recording the error */
-        int32_t t401 = rt_mul_i(t386, 2);
-        int32_t t402;
-        if ((uint64_t)(int64_t)t401 < (uint64_t)v_x852_n) {
-          t402 = v_x852_d[t401];
+    RT_PARALLEL_FOR_IF(t423 >= RT_PARALLEL_MIN)
+    for (int64_t t424 = 0; t424 < t423; t424++) {
+      const int32_t t425 = (int32_t)t424;
+      int t429 = 0; /* nonzero: a check below failed */
+      int32_t t427 = rt_mul_i(t425, 2);
+      int t430 = (uint64_t)(int64_t)t427 < (uint64_t)v_x852_n;
+      int32_t t428 = t430 ? v_x852_d[t427] : 0;
+      t429 |= !t430;
+      int32_t t432 = rt_add_i(t428, 1);
+      int32_t t434 = rt_add_i(t427, 1);
+      int t436 = (uint64_t)(int64_t)t434 < (uint64_t)v_x852_n;
+      int32_t t435 = t436 ? v_x852_d[t434] : 0;
+      t429 |= !t436;
+      int32_t t438 = rt_add_i(t432, t435);
+      if (__builtin_expect(t429 != 0, 0)) { /* again, recording the error */
+        int32_t t440 = rt_mul_i(t425, 2);
+        int32_t t441;
+        if ((uint64_t)(int64_t)t440 < (uint64_t)v_x852_n) {
+          t441 = v_x852_d[t440];
         } else {
-          NESSIE_RECORD(err, t385, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_x852_n, 0.0, 0);
-          t402 = 0;
+          NESSIE_RECORD(err, t424, RT_CHECK_INDEX, 0, 0, RT_GATHER, t440, v_x852_n, 0.0, 0);
+          t441 = 0;
         }
-        int32_t t404 = rt_add_i(t402, 1);
-        int32_t t406 = rt_add_i(t401, 1);
-        int32_t t407;
-        if ((uint64_t)(int64_t)t406 < (uint64_t)v_x852_n) {
-          t407 = v_x852_d[t406];
+        int32_t t443 = rt_add_i(t441, 1);
+        int32_t t445 = rt_add_i(t440, 1);
+        int32_t t446;
+        if ((uint64_t)(int64_t)t445 < (uint64_t)v_x852_n) {
+          t446 = v_x852_d[t445];
         } else {
-          NESSIE_RECORD(err, t385, RT_CHECK_INDEX, 1, 0, RT_GATHER, t406, v_x852_n, 0.0, 1);
-          t407 = 0;
+          NESSIE_RECORD(err, t424, RT_CHECK_INDEX, 1, 0, RT_GATHER, t445, v_x852_n, 0.0, 1);
+          t446 = 0;
         }
-        int32_t t409 = rt_add_i(t404, t407);
+        int32_t t448 = rt_add_i(t443, t446);
       }
-      v_x862_d[t385] = t399;
+      v_x862_d[t424] = t438;
     }
   }
   if (err->index != INT64_MAX)
@@ -1731,8 +1759,8 @@ fail:
   rt_release(v_x862);
 }
 
-/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
+/* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
   (void)loc;
   (void)run;
   int32_t *v_x967_d = v_x967->data.i;
@@ -1748,33 +1776,33 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t
   RtValue *v_x1001 = NULL;
   /* MAP */
   {
-    const int64_t t410 = v_x972;
-    if (t410 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t410, 0.0, 0);
+    const int64_t t449 = v_x972;
+    if (t449 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t449, 0.0, 0);
       goto fail;
     }
-    v_x969 = rt_value_new(rt_vec_type(RT_BOOL), t410);
+    v_x969 = rt_value_new(rt_vec_type(RT_BOOL), t449);
     uint8_t *v_x969_d = v_x969->data.b;
     const int64_t v_x969_n = v_x969->len;
-    RT_PARALLEL_FOR_IF(t410 >= RT_PARALLEL_MIN)
-    for (int64_t t411 = 0; t411 < t410; t411++) {
-      const int32_t t412 = (int32_t)t411;
-      int t414 = 0; /* nonzero: a check below failed */
-      int t415 = (uint64_t)(int64_t)t412 < (uint64_t)v_x967_n;
-      int32_t t413 = t415 ? v_x967_d[t412] : 0;
-      t414 |= !t415;
-      uint8_t t417 = rt_le_i(t413, 1);
-      if (__builtin_expect(t414 != 0, 0)) { /* again, recording the error */
-        int32_t t418;
-        if ((uint64_t)(int64_t)t412 < (uint64_t)v_x967_n) {
-          t418 = v_x967_d[t412];
+    RT_PARALLEL_FOR_IF(t449 >= RT_PARALLEL_MIN)
+    for (int64_t t450 = 0; t450 < t449; t450++) {
+      const int32_t t451 = (int32_t)t450;
+      int t453 = 0; /* nonzero: a check below failed */
+      int t454 = (uint64_t)(int64_t)t451 < (uint64_t)v_x967_n;
+      int32_t t452 = t454 ? v_x967_d[t451] : 0;
+      t453 |= !t454;
+      uint8_t t456 = rt_le_i(t452, 1);
+      if (__builtin_expect(t453 != 0, 0)) { /* again, recording the error */
+        int32_t t457;
+        if ((uint64_t)(int64_t)t451 < (uint64_t)v_x967_n) {
+          t457 = v_x967_d[t451];
         } else {
-          NESSIE_RECORD(err, t411, RT_CHECK_INDEX, 0, 0, RT_GATHER, t412, v_x967_n, 0.0, 1);
-          t418 = 0;
+          NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_x967_n, 0.0, 1);
+          t457 = 0;
         }
-        uint8_t t420 = rt_le_i(t418, 1);
+        uint8_t t459 = rt_le_i(t457, 1);
       }
-      v_x969_d[t411] = t417;
+      v_x969_d[t450] = t456;
     }
   }
   if (err->index != INT64_MAX)
@@ -1784,108 +1812,108 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t
     const int64_t v_x969_n = v_x969->len;
     /* PARTITION */
     {
-      const int64_t t421 = v_x972;
-      if (t421 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t421, 0.0, 2);
+      const int64_t t460 = v_x972;
+      if (t460 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t460, 0.0, 2);
         goto fail;
       }
-      const int64_t t422 = t421 > 0 ? (t421 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t423 = (uint8_t *)rt_alloc_atomic((size_t)t421 + 1);
-      int64_t *t424 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t422 + 1));
-      RT_PARALLEL_FOR_IF(t422 > 1)
-      for (int64_t t425 = 0; t425 < t422; t425++) {
+      const int64_t t461 = t460 > 0 ? (t460 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t462 = (uint8_t *)rt_alloc_atomic((size_t)t460 + 1);
+      int64_t *t463 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t461 + 1));
+      RT_PARALLEL_FOR_IF(t461 > 1)
+      for (int64_t t464 = 0; t464 < t461; t464++) {
         int64_t kept = 0;
-        const int64_t t425_end = (t425 + 1) * RT_CHUNK < t421 ? (t425 + 1) * RT_CHUNK : t421;
-        for (int64_t t426 = t425 * RT_CHUNK; t426 < t425_end; t426++) {
-          const int32_t t427 = (int32_t)t426;
-          int32_t t425x0;
-          uint8_t t425x1;
-          int t429 = 0; /* nonzero: a check below failed */
-          int t430 = (uint64_t)(int64_t)t427 < (uint64_t)v_x967_n;
-          int32_t t428 = t430 ? v_x967_d[t427] : 0;
-          t429 |= !t430;
-          uint8_t t432 = rt_le_i(t428, 1);
-          if (__builtin_expect(t429 != 0, 0)) { /* again, recording the error */
-            int32_t t433;
-            if ((uint64_t)(int64_t)t427 < (uint64_t)v_x967_n) {
-              t433 = v_x967_d[t427];
+        const int64_t t464_end = (t464 + 1) * RT_CHUNK < t460 ? (t464 + 1) * RT_CHUNK : t460;
+        for (int64_t t465 = t464 * RT_CHUNK; t465 < t464_end; t465++) {
+          const int32_t t466 = (int32_t)t465;
+          int32_t t464x0;
+          uint8_t t464x1;
+          int t468 = 0; /* nonzero: a check below failed */
+          int t469 = (uint64_t)(int64_t)t466 < (uint64_t)v_x967_n;
+          int32_t t467 = t469 ? v_x967_d[t466] : 0;
+          t468 |= !t469;
+          uint8_t t471 = rt_le_i(t467, 1);
+          if (__builtin_expect(t468 != 0, 0)) { /* again, recording the error */
+            int32_t t472;
+            if ((uint64_t)(int64_t)t466 < (uint64_t)v_x967_n) {
+              t472 = v_x967_d[t466];
             } else {
-              NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x967_n, 0.0, 3);
-              t433 = 0;
+              NESSIE_RECORD(err, t465, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x967_n, 0.0, 3);
+              t472 = 0;
             }
-            uint8_t t435 = rt_le_i(t433, 1);
+            uint8_t t474 = rt_le_i(t472, 1);
           }
-          t425x0 = t427;
-          t425x1 = t432;
-          uint8_t t436;
-          t436 = t425x1;
-          t423[t426] = t436 != 0;
-          kept += t436 != 0;
+          t464x0 = t466;
+          t464x1 = t471;
+          uint8_t t475;
+          t475 = t464x1;
+          t462[t465] = t475 != 0;
+          kept += t475 != 0;
         }
-        t424[t425] = kept;
+        t463[t464] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t423);
-        rt_free(t424);
+        rt_free(t462);
+        rt_free(t463);
         goto fail;
       }
-      int64_t t437 = 0;
-      for (int64_t t425 = 0; t425 < t422; t425++) {
-        const int64_t k = t424[t425];
-        t424[t425] = t437;
-        t437 += k;
+      int64_t t476 = 0;
+      for (int64_t t464 = 0; t464 < t461; t464++) {
+        const int64_t k = t463[t464];
+        t463[t464] = t476;
+        t476 += k;
       }
-      v_x978 = rt_value_new(rt_vec_type(RT_INT), t437);
+      v_x978 = rt_value_new(rt_vec_type(RT_INT), t476);
       int32_t *v_x978_d = v_x978->data.i;
       const int64_t v_x978_n = v_x978->len;
-      v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t437);
+      v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t476);
       uint8_t *v_x979_d = v_x979->data.b;
       const int64_t v_x979_n = v_x979->len;
-      v_x980 = rt_value_new(rt_vec_type(RT_INT), (t421 - t437));
+      v_x980 = rt_value_new(rt_vec_type(RT_INT), (t460 - t476));
       int32_t *v_x980_d = v_x980->data.i;
       const int64_t v_x980_n = v_x980->len;
-      v_x981 = rt_value_new(rt_vec_type(RT_BOOL), (t421 - t437));
+      v_x981 = rt_value_new(rt_vec_type(RT_BOOL), (t460 - t476));
       uint8_t *v_x981_d = v_x981->data.b;
       const int64_t v_x981_n = v_x981->len;
-      RT_PARALLEL_FOR_IF(t422 > 1)
-      for (int64_t t425 = 0; t425 < t422; t425++) {
-        int64_t at = t424[t425];
-        int64_t at_not = t425 * RT_CHUNK - t424[t425];
-        const int64_t t425_end = (t425 + 1) * RT_CHUNK < t421 ? (t425 + 1) * RT_CHUNK : t421;
-        for (int64_t t426 = t425 * RT_CHUNK; t426 < t425_end; t426++) {
-          const int32_t t427 = (int32_t)t426;
-          int32_t t425y0;
-          uint8_t t425y1;
-          int t439 = 0; /* nonzero: a check below failed */
-          int t440 = (uint64_t)(int64_t)t427 < (uint64_t)v_x967_n;
-          int32_t t438 = t440 ? v_x967_d[t427] : 0;
-          t439 |= !t440;
-          uint8_t t442 = rt_le_i(t438, 1);
-          if (__builtin_expect(t439 != 0, 0)) { /* again, recording the error */
-            int32_t t443;
-            if ((uint64_t)(int64_t)t427 < (uint64_t)v_x967_n) {
-              t443 = v_x967_d[t427];
+      RT_PARALLEL_FOR_IF(t461 > 1)
+      for (int64_t t464 = 0; t464 < t461; t464++) {
+        int64_t at = t463[t464];
+        int64_t at_not = t464 * RT_CHUNK - t463[t464];
+        const int64_t t464_end = (t464 + 1) * RT_CHUNK < t460 ? (t464 + 1) * RT_CHUNK : t460;
+        for (int64_t t465 = t464 * RT_CHUNK; t465 < t464_end; t465++) {
+          const int32_t t466 = (int32_t)t465;
+          int32_t t464y0;
+          uint8_t t464y1;
+          int t478 = 0; /* nonzero: a check below failed */
+          int t479 = (uint64_t)(int64_t)t466 < (uint64_t)v_x967_n;
+          int32_t t477 = t479 ? v_x967_d[t466] : 0;
+          t478 |= !t479;
+          uint8_t t481 = rt_le_i(t477, 1);
+          if (__builtin_expect(t478 != 0, 0)) { /* again, recording the error */
+            int32_t t482;
+            if ((uint64_t)(int64_t)t466 < (uint64_t)v_x967_n) {
+              t482 = v_x967_d[t466];
             } else {
-              NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x967_n, 0.0, 4);
-              t443 = 0;
+              NESSIE_RECORD(err, t465, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x967_n, 0.0, 4);
+              t482 = 0;
             }
-            uint8_t t445 = rt_le_i(t443, 1);
+            uint8_t t484 = rt_le_i(t482, 1);
           }
-          t425y0 = t427;
-          t425y1 = t442;
-          if (t423[t426]) {
-            v_x978_d[at] = t425y0;
-            v_x979_d[at] = t425y1;
+          t464y0 = t466;
+          t464y1 = t481;
+          if (t462[t465]) {
+            v_x978_d[at] = t464y0;
+            v_x979_d[at] = t464y1;
             at++;
           } else {
-            v_x980_d[at_not] = t425y0;
-            v_x981_d[at_not] = t425y1;
+            v_x980_d[at_not] = t464y0;
+            v_x981_d[at_not] = t464y1;
             at_not++;
           }
         }
       }
-      rt_free(t423);
-      rt_free(t424);
+      rt_free(t462);
+      rt_free(t463);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1900,192 +1928,192 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t
       const int64_t v_x981_n = v_x981->len;
       /* REDUCE */
       {
-        const int64_t t446 = v_x972;
-        if (t446 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t446, 0.0, 5);
+        const int64_t t485 = v_x972;
+        if (t485 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t485, 0.0, 5);
           goto fail;
         }
-        const int64_t t447 = t446 > 0 ? (t446 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t448 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t447);
-        int32_t *t449 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t447);
-        RT_PARALLEL_FOR_IF(t447 > 1)
-        for (int64_t t450 = 0; t450 < t447; t450++) {
-          int32_t t450a0;
-          int32_t t450a1;
-          t450a0 = 0;
-          t450a1 = 0;
-          const int64_t t450_end = (t450 + 1) * RT_CHUNK < t446 ? (t450 + 1) * RT_CHUNK : t446;
-          for (int64_t t451 = t450 * RT_CHUNK; t451 < t450_end; t451++) {
-            const int32_t t452 = (int32_t)t451;
-            int32_t t450x0;
-            int32_t t450x1;
-            int t454 = 0; /* nonzero: a check below failed */
-            int t455 = (uint64_t)(int64_t)t452 < (uint64_t)v_x967_n;
-            int32_t t453 = t455 ? v_x967_d[t452] : 0;
-            t454 |= !t455;
-            uint8_t t457 = rt_le_i(t453, 1);
-            int32_t t459 = rt_btoi_b(t457);
-            uint8_t t461 = rt_not_b(t457);
-            int32_t t463 = rt_btoi_b(t461);
-            if (__builtin_expect(t454 != 0, 0)) { /* again, recording the error */
-              int32_t t464;
-              if ((uint64_t)(int64_t)t452 < (uint64_t)v_x967_n) {
-                t464 = v_x967_d[t452];
+        const int64_t t486 = t485 > 0 ? (t485 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t487 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t486);
+        int32_t *t488 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t486);
+        RT_PARALLEL_FOR_IF(t486 > 1)
+        for (int64_t t489 = 0; t489 < t486; t489++) {
+          int32_t t489a0;
+          int32_t t489a1;
+          t489a0 = 0;
+          t489a1 = 0;
+          const int64_t t489_end = (t489 + 1) * RT_CHUNK < t485 ? (t489 + 1) * RT_CHUNK : t485;
+          for (int64_t t490 = t489 * RT_CHUNK; t490 < t489_end; t490++) {
+            const int32_t t491 = (int32_t)t490;
+            int32_t t489x0;
+            int32_t t489x1;
+            int t493 = 0; /* nonzero: a check below failed */
+            int t494 = (uint64_t)(int64_t)t491 < (uint64_t)v_x967_n;
+            int32_t t492 = t494 ? v_x967_d[t491] : 0;
+            t493 |= !t494;
+            uint8_t t496 = rt_le_i(t492, 1);
+            int32_t t498 = rt_btoi_b(t496);
+            uint8_t t500 = rt_not_b(t496);
+            int32_t t502 = rt_btoi_b(t500);
+            if (__builtin_expect(t493 != 0, 0)) { /* again, recording the error */
+              int32_t t503;
+              if ((uint64_t)(int64_t)t491 < (uint64_t)v_x967_n) {
+                t503 = v_x967_d[t491];
               } else {
-                NESSIE_RECORD(err, t451, RT_CHECK_INDEX, 0, 0, RT_GATHER, t452, v_x967_n, 0.0, 6);
-                t464 = 0;
+                NESSIE_RECORD(err, t490, RT_CHECK_INDEX, 0, 0, RT_GATHER, t491, v_x967_n, 0.0, 6);
+                t503 = 0;
               }
-              uint8_t t466 = rt_le_i(t464, 1);
-              int32_t t468 = rt_btoi_b(t466);
-              uint8_t t470 = rt_not_b(t466);
-              int32_t t472 = rt_btoi_b(t470);
+              uint8_t t505 = rt_le_i(t503, 1);
+              int32_t t507 = rt_btoi_b(t505);
+              uint8_t t509 = rt_not_b(t505);
+              int32_t t511 = rt_btoi_b(t509);
             }
-            t450x0 = t459;
-            t450x1 = t463;
-            int32_t t474 = rt_add_i(t450a0, t450x0);
-            int32_t t476 = rt_add_i(t450a1, t450x1);
-            t450a0 = t474;
-            t450a1 = t476;
+            t489x0 = t498;
+            t489x1 = t502;
+            int32_t t513 = rt_add_i(t489a0, t489x0);
+            int32_t t515 = rt_add_i(t489a1, t489x1);
+            t489a0 = t513;
+            t489a1 = t515;
           }
-          t448[t450] = t450a0;
-          t449[t450] = t450a1;
+          t487[t489] = t489a0;
+          t488[t489] = t489a1;
         }
-        int32_t t450t0;
-        int32_t t450t1;
-        t450t0 = 0;
-        t450t1 = 0;
-        for (int64_t t450 = 0; t450 < t447; t450++) {
-          const int32_t t477 = t448[t450];
-          const int32_t t478 = t449[t450];
-          int32_t t480 = rt_add_i(t450t0, t477);
-          int32_t t482 = rt_add_i(t450t1, t478);
-          t450t0 = t480;
-          t450t1 = t482;
+        int32_t t489t0;
+        int32_t t489t1;
+        t489t0 = 0;
+        t489t1 = 0;
+        for (int64_t t489 = 0; t489 < t486; t489++) {
+          const int32_t t516 = t487[t489];
+          const int32_t t517 = t488[t489];
+          int32_t t519 = rt_add_i(t489t0, t516);
+          int32_t t521 = rt_add_i(t489t1, t517);
+          t489t0 = t519;
+          t489t1 = t521;
         }
-        v_x987 = t450t0;
-        rt_free(t448);
-        v_x993 = t450t1;
-        rt_free(t449);
+        v_x987 = t489t0;
+        rt_free(t487);
+        v_x993 = t489t1;
+        rt_free(t488);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t483 = v_x972;
-          if (t483 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t483, 0.0, 7);
+          const int64_t t522 = v_x972;
+          if (t522 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t522, 0.0, 7);
             goto fail;
           }
-          const int64_t t484 = t483 > 0 ? (t483 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t485 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t484);
-          int32_t *t486 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t484);
-          RT_PARALLEL_FOR_IF(t484 > 1)
-          for (int64_t t487 = 0; t487 < t484; t487++) {
-            int32_t t487a0;
-            int32_t t487a1;
-            t487a0 = 0;
-            t487a1 = 0;
-            const int64_t t487_end = (t487 + 1) * RT_CHUNK < t483 ? (t487 + 1) * RT_CHUNK : t483;
-            for (int64_t t488 = t487 * RT_CHUNK; t488 < t487_end; t488++) {
-              const int32_t t489 = (int32_t)t488;
-              int32_t t487x0;
-              int32_t t487x1;
-              int t491 = 0; /* nonzero: a check below failed */
-              int t492 = (uint64_t)(int64_t)t489 < (uint64_t)v_x967_n;
-              int32_t t490 = t492 ? v_x967_d[t489] : 0;
-              t491 |= !t492;
-              uint8_t t494 = rt_le_i(t490, 1);
-              int32_t t496 = rt_btoi_b(t494);
-              uint8_t t498 = rt_not_b(t494);
-              int32_t t500 = rt_btoi_b(t498);
-              if (__builtin_expect(t491 != 0, 0)) { /* again, recording the error */
-                int32_t t501;
-                if ((uint64_t)(int64_t)t489 < (uint64_t)v_x967_n) {
-                  t501 = v_x967_d[t489];
+          const int64_t t523 = t522 > 0 ? (t522 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t524 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t523);
+          int32_t *t525 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t523);
+          RT_PARALLEL_FOR_IF(t523 > 1)
+          for (int64_t t526 = 0; t526 < t523; t526++) {
+            int32_t t526a0;
+            int32_t t526a1;
+            t526a0 = 0;
+            t526a1 = 0;
+            const int64_t t526_end = (t526 + 1) * RT_CHUNK < t522 ? (t526 + 1) * RT_CHUNK : t522;
+            for (int64_t t527 = t526 * RT_CHUNK; t527 < t526_end; t527++) {
+              const int32_t t528 = (int32_t)t527;
+              int32_t t526x0;
+              int32_t t526x1;
+              int t530 = 0; /* nonzero: a check below failed */
+              int t531 = (uint64_t)(int64_t)t528 < (uint64_t)v_x967_n;
+              int32_t t529 = t531 ? v_x967_d[t528] : 0;
+              t530 |= !t531;
+              uint8_t t533 = rt_le_i(t529, 1);
+              int32_t t535 = rt_btoi_b(t533);
+              uint8_t t537 = rt_not_b(t533);
+              int32_t t539 = rt_btoi_b(t537);
+              if (__builtin_expect(t530 != 0, 0)) { /* again, recording the error */
+                int32_t t540;
+                if ((uint64_t)(int64_t)t528 < (uint64_t)v_x967_n) {
+                  t540 = v_x967_d[t528];
                 } else {
-                  NESSIE_RECORD(err, t488, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, v_x967_n, 0.0, 8);
-                  t501 = 0;
+                  NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x967_n, 0.0, 8);
+                  t540 = 0;
                 }
-                uint8_t t503 = rt_le_i(t501, 1);
-                int32_t t505 = rt_btoi_b(t503);
-                uint8_t t507 = rt_not_b(t503);
-                int32_t t509 = rt_btoi_b(t507);
+                uint8_t t542 = rt_le_i(t540, 1);
+                int32_t t544 = rt_btoi_b(t542);
+                uint8_t t546 = rt_not_b(t542);
+                int32_t t548 = rt_btoi_b(t546);
               }
-              t487x0 = t496;
-              t487x1 = t500;
-              int32_t t511 = rt_add_i(t487a0, t487x0);
-              int32_t t513 = rt_add_i(t487a1, t487x1);
-              t487a0 = t511;
-              t487a1 = t513;
+              t526x0 = t535;
+              t526x1 = t539;
+              int32_t t550 = rt_add_i(t526a0, t526x0);
+              int32_t t552 = rt_add_i(t526a1, t526x1);
+              t526a0 = t550;
+              t526a1 = t552;
             }
-            t485[t487] = t487a0;
-            t486[t487] = t487a1;
+            t524[t526] = t526a0;
+            t525[t526] = t526a1;
           }
-          int32_t t487t0;
-          int32_t t487t1;
-          t487t0 = 0;
-          t487t1 = 0;
-          for (int64_t t487 = 0; t487 < t484; t487++) {
-            const int32_t t514 = t485[t487];
-            t485[t487] = t487t0;
-            const int32_t t515 = t486[t487];
-            t486[t487] = t487t1;
-            int32_t t517 = rt_add_i(t487t0, t514);
-            int32_t t519 = rt_add_i(t487t1, t515);
-            t487t0 = t517;
-            t487t1 = t519;
+          int32_t t526t0;
+          int32_t t526t1;
+          t526t0 = 0;
+          t526t1 = 0;
+          for (int64_t t526 = 0; t526 < t523; t526++) {
+            const int32_t t553 = t524[t526];
+            t524[t526] = t526t0;
+            const int32_t t554 = t525[t526];
+            t525[t526] = t526t1;
+            int32_t t556 = rt_add_i(t526t0, t553);
+            int32_t t558 = rt_add_i(t526t1, t554);
+            t526t0 = t556;
+            t526t1 = t558;
           }
-          v_x997 = rt_value_new(rt_vec_type(RT_INT), t483);
+          v_x997 = rt_value_new(rt_vec_type(RT_INT), t522);
           int32_t *v_x997_d = v_x997->data.i;
           const int64_t v_x997_n = v_x997->len;
-          v_x1001 = rt_value_new(rt_vec_type(RT_INT), t483);
+          v_x1001 = rt_value_new(rt_vec_type(RT_INT), t522);
           int32_t *v_x1001_d = v_x1001->data.i;
           const int64_t v_x1001_n = v_x1001->len;
-          RT_PARALLEL_FOR_IF(t484 > 1)
-          for (int64_t t487 = 0; t487 < t484; t487++) {
-            int32_t t487p0;
-            int32_t t487p1;
-            t487p0 = t485[t487];
-            t487p1 = t486[t487];
-            const int64_t t487_end = (t487 + 1) * RT_CHUNK < t483 ? (t487 + 1) * RT_CHUNK : t483;
-            for (int64_t t488 = t487 * RT_CHUNK; t488 < t487_end; t488++) {
-              const int32_t t489 = (int32_t)t488;
-              v_x997_d[t488] = t487p0;
-              v_x1001_d[t488] = t487p1;
-              int32_t t487y0;
-              int32_t t487y1;
-              int t521 = 0; /* nonzero: a check below failed */
-              int t522 = (uint64_t)(int64_t)t489 < (uint64_t)v_x967_n;
-              int32_t t520 = t522 ? v_x967_d[t489] : 0;
-              t521 |= !t522;
-              uint8_t t524 = rt_le_i(t520, 1);
-              int32_t t526 = rt_btoi_b(t524);
-              uint8_t t528 = rt_not_b(t524);
-              int32_t t530 = rt_btoi_b(t528);
-              if (__builtin_expect(t521 != 0, 0)) { /* again, recording the error */
-                int32_t t531;
-                if ((uint64_t)(int64_t)t489 < (uint64_t)v_x967_n) {
-                  t531 = v_x967_d[t489];
+          RT_PARALLEL_FOR_IF(t523 > 1)
+          for (int64_t t526 = 0; t526 < t523; t526++) {
+            int32_t t526p0;
+            int32_t t526p1;
+            t526p0 = t524[t526];
+            t526p1 = t525[t526];
+            const int64_t t526_end = (t526 + 1) * RT_CHUNK < t522 ? (t526 + 1) * RT_CHUNK : t522;
+            for (int64_t t527 = t526 * RT_CHUNK; t527 < t526_end; t527++) {
+              const int32_t t528 = (int32_t)t527;
+              v_x997_d[t527] = t526p0;
+              v_x1001_d[t527] = t526p1;
+              int32_t t526y0;
+              int32_t t526y1;
+              int t560 = 0; /* nonzero: a check below failed */
+              int t561 = (uint64_t)(int64_t)t528 < (uint64_t)v_x967_n;
+              int32_t t559 = t561 ? v_x967_d[t528] : 0;
+              t560 |= !t561;
+              uint8_t t563 = rt_le_i(t559, 1);
+              int32_t t565 = rt_btoi_b(t563);
+              uint8_t t567 = rt_not_b(t563);
+              int32_t t569 = rt_btoi_b(t567);
+              if (__builtin_expect(t560 != 0, 0)) { /* again, recording the error */
+                int32_t t570;
+                if ((uint64_t)(int64_t)t528 < (uint64_t)v_x967_n) {
+                  t570 = v_x967_d[t528];
                 } else {
-                  NESSIE_RECORD(err, t488, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, v_x967_n, 0.0, 9);
-                  t531 = 0;
+                  NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x967_n, 0.0, 9);
+                  t570 = 0;
                 }
-                uint8_t t533 = rt_le_i(t531, 1);
-                int32_t t535 = rt_btoi_b(t533);
-                uint8_t t537 = rt_not_b(t533);
-                int32_t t539 = rt_btoi_b(t537);
+                uint8_t t572 = rt_le_i(t570, 1);
+                int32_t t574 = rt_btoi_b(t572);
+                uint8_t t576 = rt_not_b(t572);
+                int32_t t578 = rt_btoi_b(t576);
               }
-              t487y0 = t526;
-              t487y1 = t530;
-              int32_t t541 = rt_add_i(t487p0, t487y0);
-              int32_t t543 = rt_add_i(t487p1, t487y1);
-              t487p0 = t541;
-              t487p1 = t543;
+              t526y0 = t565;
+              t526y1 = t569;
+              int32_t t580 = rt_add_i(t526p0, t526y0);
+              int32_t t582 = rt_add_i(t526p1, t526y1);
+              t526p0 = t580;
+              t526p1 = t582;
             }
           }
-          rt_free(t485);
-          rt_free(t486);
+          rt_free(t524);
+          rt_free(t525);
         }
         if (err->index != INT64_MAX)
           goto fail;
@@ -2112,8 +2140,8 @@ fail:
   rt_release(v_x1001);
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
   (void)loc;
   (void)run;
   int32_t *v_x1002_d = v_x1002->data.i;
@@ -2127,49 +2155,49 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValu
   RtValue *v_x1013 = NULL;
   /* MAP */
   {
-    const int64_t t544 = v_x1002_n;
-    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t544);
+    const int64_t t583 = v_x1002_n;
+    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t583);
     int32_t *v_x1008_d = v_x1008->data.i;
     const int64_t v_x1008_n = v_x1008->len;
-    v_x1010 = rt_value_new(rt_vec_type(RT_INT), t544);
+    v_x1010 = rt_value_new(rt_vec_type(RT_INT), t583);
     int32_t *v_x1010_d = v_x1010->data.i;
     const int64_t v_x1010_n = v_x1010->len;
-    v_x1013 = rt_value_new(rt_vec_type(RT_INT), t544);
+    v_x1013 = rt_value_new(rt_vec_type(RT_INT), t583);
     int32_t *v_x1013_d = v_x1013->data.i;
     const int64_t v_x1013_n = v_x1013->len;
-    RT_PARALLEL_FOR_IF(t544 >= RT_PARALLEL_MIN)
-    for (int64_t t545 = 0; t545 < t544; t545++) {
-      const int32_t t546 = (int32_t)t545;
-      int t549 = 0; /* nonzero: a check below failed */
-      int32_t t547 = v_x1002_d[t546];
-      int t550 = (uint64_t)(int64_t)t547 < (uint64_t)v_x1006_n;
-      int32_t t548 = t550 ? v_x1006_d[t547] : 0;
-      t549 |= !t550;
-      int t552 = (uint64_t)(int64_t)t547 < (uint64_t)v_x1003_n;
-      int32_t t551 = t552 ? v_x1003_d[t547] : 0;
-      t549 |= !t552;
-      int32_t t554 = rt_add_i(t548, t551);
-      if (__builtin_expect(t549 != 0, 0)) { /* again, recording the error */
-        int32_t t555 = v_x1002_d[t546];
-        int32_t t556;
-        if ((uint64_t)(int64_t)t555 < (uint64_t)v_x1006_n) {
-          t556 = v_x1006_d[t555];
+    RT_PARALLEL_FOR_IF(t583 >= RT_PARALLEL_MIN)
+    for (int64_t t584 = 0; t584 < t583; t584++) {
+      const int32_t t585 = (int32_t)t584;
+      int t588 = 0; /* nonzero: a check below failed */
+      int32_t t586 = v_x1002_d[t585];
+      int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x1006_n;
+      int32_t t587 = t589 ? v_x1006_d[t586] : 0;
+      t588 |= !t589;
+      int t591 = (uint64_t)(int64_t)t586 < (uint64_t)v_x1003_n;
+      int32_t t590 = t591 ? v_x1003_d[t586] : 0;
+      t588 |= !t591;
+      int32_t t593 = rt_add_i(t587, t590);
+      if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
+        int32_t t594 = v_x1002_d[t585];
+        int32_t t595;
+        if ((uint64_t)(int64_t)t594 < (uint64_t)v_x1006_n) {
+          t595 = v_x1006_d[t594];
         } else {
-          NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, v_x1006_n, 0.0, 0);
-          t556 = 0;
+          NESSIE_RECORD(err, t584, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_x1006_n, 0.0, 0);
+          t595 = 0;
         }
-        int32_t t557;
-        if ((uint64_t)(int64_t)t555 < (uint64_t)v_x1003_n) {
-          t557 = v_x1003_d[t555];
+        int32_t t596;
+        if ((uint64_t)(int64_t)t594 < (uint64_t)v_x1003_n) {
+          t596 = v_x1003_d[t594];
         } else {
-          NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, v_x1003_n, 0.0, 1);
-          t557 = 0;
+          NESSIE_RECORD(err, t584, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_x1003_n, 0.0, 1);
+          t596 = 0;
         }
-        int32_t t559 = rt_add_i(t556, t557);
+        int32_t t598 = rt_add_i(t595, t596);
       }
-      v_x1008_d[t545] = t548;
-      v_x1010_d[t545] = t554;
-      v_x1013_d[t545] = 1;
+      v_x1008_d[t584] = t587;
+      v_x1010_d[t584] = t593;
+      v_x1013_d[t584] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -2184,8 +2212,8 @@ fail:
   rt_release(v_x1013);
 }
 
-/* K22: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
+/* K21: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
   (void)loc;
   (void)run;
   const int64_t *v_sd_1153_off = rt_seg_offsets(v_sd_1153);
@@ -2201,69 +2229,69 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtVa
   RtValue *v_x1152 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t560 = v_sd_1153_off[v_sd_1153_n];
-    const int64_t t561 = (t560 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t561 > 1)
-    for (int64_t t562 = 0; t562 < t561; t562++) {
-      int64_t t565 = rt_segment_search(v_sd_1153_off, 0, v_sd_1153_n, t562 * RT_CHUNK);
-      const int64_t t562_end = (t562 + 1) * RT_CHUNK < t560 ? (t562 + 1) * RT_CHUNK : t560;
-      for (int64_t t563 = t562 * RT_CHUNK; t563 < t562_end; t563++) {
-        const int32_t t564 = (int32_t)t563;
-        while (v_sd_1153_off[t565 + 1] <= t563)
-          t565++;
-        const int32_t t566 = (int32_t)t565;
-        int32_t t567; /* v_x1152: read by nothing */
-        int t569 = 0; /* nonzero: a check below failed */
-        int t570 = (uint64_t)(int64_t)t566 < (uint64_t)v_x1147_n;
-        int32_t t568 = t570 ? v_x1147_d[t566] : 0;
-        t569 |= !t570;
-        int t572 = (uint64_t)(int64_t)t566 < (uint64_t)v_x1145_n;
-        int32_t t571 = t572 ? v_x1145_d[t566] : 0;
-        t569 |= !t572;
-        int32_t t574 = rt_sub_i(t564, t571);
-        int t576 = (uint64_t)(int64_t)t566 < (uint64_t)v_x1146_n;
-        int32_t t575 = t576 ? v_x1146_d[t566] : 0;
-        t569 |= !t576;
-        int32_t t578 = rt_mul_i(t574, t575);
-        int32_t t580 = rt_add_i(t568, t578);
-        int t582 = (uint64_t)(int64_t)t580 < (uint64_t)v_x1149_n;
-        int32_t t581 = t582 ? v_x1149_d[t580] : 0;
-        t569 |= !t582;
-        if (__builtin_expect(t569 != 0, 0)) { /* again, recording the error */
-          int32_t t583;
-          if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1147_n) {
-            t583 = v_x1147_d[t566];
+    const int64_t t599 = v_sd_1153_off[v_sd_1153_n];
+    const int64_t t600 = (t599 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t600 > 1)
+    for (int64_t t601 = 0; t601 < t600; t601++) {
+      int64_t t604 = rt_segment_search(v_sd_1153_off, 0, v_sd_1153_n, t601 * RT_CHUNK);
+      const int64_t t601_end = (t601 + 1) * RT_CHUNK < t599 ? (t601 + 1) * RT_CHUNK : t599;
+      for (int64_t t602 = t601 * RT_CHUNK; t602 < t601_end; t602++) {
+        const int32_t t603 = (int32_t)t602;
+        while (v_sd_1153_off[t604 + 1] <= t602)
+          t604++;
+        const int32_t t605 = (int32_t)t604;
+        int32_t t606; /* v_x1152: read by nothing */
+        int t608 = 0; /* nonzero: a check below failed */
+        int t609 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1147_n;
+        int32_t t607 = t609 ? v_x1147_d[t605] : 0;
+        t608 |= !t609;
+        int t611 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1145_n;
+        int32_t t610 = t611 ? v_x1145_d[t605] : 0;
+        t608 |= !t611;
+        int32_t t613 = rt_sub_i(t603, t610);
+        int t615 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1146_n;
+        int32_t t614 = t615 ? v_x1146_d[t605] : 0;
+        t608 |= !t615;
+        int32_t t617 = rt_mul_i(t613, t614);
+        int32_t t619 = rt_add_i(t607, t617);
+        int t621 = (uint64_t)(int64_t)t619 < (uint64_t)v_x1149_n;
+        int32_t t620 = t621 ? v_x1149_d[t619] : 0;
+        t608 |= !t621;
+        if (__builtin_expect(t608 != 0, 0)) { /* again, recording the error */
+          int32_t t622;
+          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1147_n) {
+            t622 = v_x1147_d[t605];
           } else {
-            NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1147_n, 0.0, 0);
-            t583 = 0;
+            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1147_n, 0.0, 0);
+            t622 = 0;
           }
-          int32_t t584;
-          if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1145_n) {
-            t584 = v_x1145_d[t566];
+          int32_t t623;
+          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1145_n) {
+            t623 = v_x1145_d[t605];
           } else {
-            NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1145_n, 0.0, 1);
-            t584 = 0;
+            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1145_n, 0.0, 1);
+            t623 = 0;
           }
-          int32_t t586 = rt_sub_i(t564, t584);
-          int32_t t587;
-          if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1146_n) {
-            t587 = v_x1146_d[t566];
+          int32_t t625 = rt_sub_i(t603, t623);
+          int32_t t626;
+          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1146_n) {
+            t626 = v_x1146_d[t605];
           } else {
-            NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1146_n, 0.0, 2);
-            t587 = 0;
+            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1146_n, 0.0, 2);
+            t626 = 0;
           }
-          int32_t t589 = rt_mul_i(t586, t587);
-          int32_t t591 = rt_add_i(t583, t589);
-          int32_t t592;
-          if ((uint64_t)(int64_t)t591 < (uint64_t)v_x1149_n) {
-            t592 = v_x1149_d[t591];
+          int32_t t628 = rt_mul_i(t625, t626);
+          int32_t t630 = rt_add_i(t622, t628);
+          int32_t t631;
+          if ((uint64_t)(int64_t)t630 < (uint64_t)v_x1149_n) {
+            t631 = v_x1149_d[t630];
           } else {
-            NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t591, v_x1149_n, 0.0, 3);
-            t592 = 0;
+            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t630, v_x1149_n, 0.0, 3);
+            t631 = 0;
           }
         }
-        t567 = t581;
-        (void)t567;
+        t606 = t620;
+        (void)t606;
       }
     }
   }
@@ -2273,108 +2301,102 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtVa
   return;
 fail:
   rt_release(v_x1152);
+}
+
+/* K22: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1166, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1160, int32_t v_x1161, RtValue *v_x1162, RtValue **out_v_x1165) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1166_off = rt_seg_offsets(v_sd_1166);
+  const int64_t v_sd_1166_n = v_sd_1166->len;
+  int32_t *v_x1158_d = v_x1158->data.i;
+  const int64_t v_x1158_n = v_x1158->len;
+  int32_t *v_x1159_d = v_x1159->data.i;
+  const int64_t v_x1159_n = v_x1159->len;
+  int32_t *v_x1160_d = v_x1160->data.i;
+  const int64_t v_x1160_n = v_x1160->len;
+  int32_t *v_x1162_d = v_x1162->data.i;
+  const int64_t v_x1162_n = v_x1162->len;
+  RtValue *v_x1165 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t632 = v_sd_1166_off[v_sd_1166_n];
+    v_x1165 = rt_value_new(rt_vec_type(RT_INT), t632);
+    int32_t *v_x1165_d = v_x1165->data.i;
+    const int64_t v_x1165_n = v_x1165->len;
+    const int64_t t633 = (t632 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t633 > 1)
+    for (int64_t t634 = 0; t634 < t633; t634++) {
+      int64_t t637 = rt_segment_search(v_sd_1166_off, 0, v_sd_1166_n, t634 * RT_CHUNK);
+      const int64_t t634_end = (t634 + 1) * RT_CHUNK < t632 ? (t634 + 1) * RT_CHUNK : t632;
+      for (int64_t t635 = t634 * RT_CHUNK; t635 < t634_end; t635++) {
+        const int32_t t636 = (int32_t)t635;
+        while (v_sd_1166_off[t637 + 1] <= t635)
+          t637++;
+        const int32_t t638 = (int32_t)t637;
+        int t640 = 0; /* nonzero: a check below failed */
+        int t641 = (uint64_t)(int64_t)t638 < (uint64_t)v_x1160_n;
+        int32_t t639 = t641 ? v_x1160_d[t638] : 0;
+        t640 |= !t641;
+        int t643 = (uint64_t)(int64_t)t638 < (uint64_t)v_x1158_n;
+        int32_t t642 = t643 ? v_x1158_d[t638] : 0;
+        t640 |= !t643;
+        int32_t t645 = rt_sub_i(t636, t642);
+        int t647 = (uint64_t)(int64_t)t638 < (uint64_t)v_x1159_n;
+        int32_t t646 = t647 ? v_x1159_d[t638] : 0;
+        t640 |= !t647;
+        int32_t t649 = rt_mul_i(t645, t646);
+        int32_t t651 = rt_add_i(t639, t649);
+        int t653 = (uint64_t)(int64_t)t651 < (uint64_t)v_x1162_n;
+        int32_t t652 = t653 ? v_x1162_d[t651] : 0;
+        t640 |= !t653;
+        if (__builtin_expect(t640 != 0, 0)) { /* again, recording the error */
+          int32_t t654;
+          if ((uint64_t)(int64_t)t638 < (uint64_t)v_x1160_n) {
+            t654 = v_x1160_d[t638];
+          } else {
+            NESSIE_RECORD(err, t635, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_x1160_n, 0.0, 0);
+            t654 = 0;
+          }
+          int32_t t655;
+          if ((uint64_t)(int64_t)t638 < (uint64_t)v_x1158_n) {
+            t655 = v_x1158_d[t638];
+          } else {
+            NESSIE_RECORD(err, t635, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_x1158_n, 0.0, 1);
+            t655 = 0;
+          }
+          int32_t t657 = rt_sub_i(t636, t655);
+          int32_t t658;
+          if ((uint64_t)(int64_t)t638 < (uint64_t)v_x1159_n) {
+            t658 = v_x1159_d[t638];
+          } else {
+            NESSIE_RECORD(err, t635, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_x1159_n, 0.0, 2);
+            t658 = 0;
+          }
+          int32_t t660 = rt_mul_i(t657, t658);
+          int32_t t662 = rt_add_i(t654, t660);
+          int32_t t663;
+          if ((uint64_t)(int64_t)t662 < (uint64_t)v_x1162_n) {
+            t663 = v_x1162_d[t662];
+          } else {
+            NESSIE_RECORD(err, t635, RT_CHECK_INDEX, 0, 0, RT_GATHER, t662, v_x1162_n, 0.0, 3);
+            t663 = 0;
+          }
+        }
+        v_x1165_d[t635] = t652;
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1165 = v_x1165;
+  return;
+fail:
+  rt_release(v_x1165);
 }
 
 /* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, RtValue *v_x1037, RtValue *v_x1038, RtValue *v_x1039, int32_t v_x1040, RtValue *v_x1043, RtValue **out_v_x1045) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1036_d = v_x1036->data.i;
-  const int64_t v_x1036_n = v_x1036->len;
-  int32_t *v_x1037_d = v_x1037->data.i;
-  const int64_t v_x1037_n = v_x1037->len;
-  int32_t *v_x1038_d = v_x1038->data.i;
-  const int64_t v_x1038_n = v_x1038->len;
-  int32_t *v_x1039_d = v_x1039->data.i;
-  const int64_t v_x1039_n = v_x1039->len;
-  int32_t *v_x1043_d = v_x1043->data.i;
-  const int64_t v_x1043_n = v_x1043->len;
-  RtValue *v_x1045 = NULL;
-  /* MAP */
-  {
-    const int64_t t593 = v_x1040;
-    if (t593 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t593, 0.0, 0);
-      goto fail;
-    }
-    v_x1045 = rt_value_new(rt_vec_type(RT_INT), t593);
-    int32_t *v_x1045_d = v_x1045->data.i;
-    const int64_t v_x1045_n = v_x1045->len;
-    RT_PARALLEL_FOR_IF(t593 >= RT_PARALLEL_MIN)
-    for (int64_t t594 = 0; t594 < t593; t594++) {
-      const int32_t t595 = (int32_t)t594;
-      int t597 = 0; /* nonzero: a check below failed */
-      int t598 = (uint64_t)(int64_t)t595 < (uint64_t)v_x1036_n;
-      int32_t t596 = t598 ? v_x1036_d[t595] : 0;
-      t597 |= !t598;
-      int t600 = (uint64_t)(int64_t)t596 < (uint64_t)v_x1039_n;
-      int32_t t599 = t600 ? v_x1039_d[t596] : 0;
-      t597 |= !t600;
-      int t602 = (uint64_t)(int64_t)t596 < (uint64_t)v_x1037_n;
-      int32_t t601 = t602 ? v_x1037_d[t596] : 0;
-      t597 |= !t602;
-      int32_t t604 = rt_sub_i(t595, t601);
-      int t606 = (uint64_t)(int64_t)t596 < (uint64_t)v_x1038_n;
-      int32_t t605 = t606 ? v_x1038_d[t596] : 0;
-      t597 |= !t606;
-      int32_t t608 = rt_mul_i(t604, t605);
-      int32_t t610 = rt_add_i(t599, t608);
-      int t612 = (uint64_t)(int64_t)t610 < (uint64_t)v_x1043_n;
-      int32_t t611 = t612 ? v_x1043_d[t610] : 0;
-      t597 |= !t612;
-      if (__builtin_expect(t597 != 0, 0)) { /* again, recording the error */
-        int32_t t613;
-        if ((uint64_t)(int64_t)t595 < (uint64_t)v_x1036_n) {
-          t613 = v_x1036_d[t595];
-        } else {
-          NESSIE_RECORD(err, t594, RT_CHECK_INDEX, 0, 0, RT_GATHER, t595, v_x1036_n, 0.0, 1);
-          t613 = 0;
-        }
-        int32_t t614;
-        if ((uint64_t)(int64_t)t613 < (uint64_t)v_x1039_n) {
-          t614 = v_x1039_d[t613];
-        } else {
-          NESSIE_RECORD(err, t594, RT_CHECK_INDEX, 0, 0, RT_GATHER, t613, v_x1039_n, 0.0, 2);
-          t614 = 0;
-        }
-        int32_t t615;
-        if ((uint64_t)(int64_t)t613 < (uint64_t)v_x1037_n) {
-          t615 = v_x1037_d[t613];
-        } else {
-          NESSIE_RECORD(err, t594, RT_CHECK_INDEX, 0, 0, RT_GATHER, t613, v_x1037_n, 0.0, 3);
-          t615 = 0;
-        }
-        int32_t t617 = rt_sub_i(t595, t615);
-        int32_t t618;
-        if ((uint64_t)(int64_t)t613 < (uint64_t)v_x1038_n) {
-          t618 = v_x1038_d[t613];
-        } else {
-          NESSIE_RECORD(err, t594, RT_CHECK_INDEX, 0, 0, RT_GATHER, t613, v_x1038_n, 0.0, 4);
-          t618 = 0;
-        }
-        int32_t t620 = rt_mul_i(t617, t618);
-        int32_t t622 = rt_add_i(t614, t620);
-        int32_t t623;
-        if ((uint64_t)(int64_t)t622 < (uint64_t)v_x1043_n) {
-          t623 = v_x1043_d[t622];
-        } else {
-          NESSIE_RECORD(err, t594, RT_CHECK_INDEX, 0, 0, RT_GATHER, t622, v_x1043_n, 0.0, 5);
-          t623 = 0;
-        }
-      }
-      v_x1045_d[t594] = t611;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1045 = v_x1045;
-  return;
-fail:
-  rt_release(v_x1045);
-}
-
-/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
   (void)loc;
   (void)run;
   int32_t *v_x1046_d = v_x1046->data.i;
@@ -2390,87 +2412,87 @@ static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_
   RtValue *v_x1060 = NULL;
   /* MAP */
   {
-    const int64_t t624 = v_x1050_n;
-    v_x1060 = rt_value_new(rt_vec_type(RT_INT), t624);
+    const int64_t t664 = v_x1050_n;
+    v_x1060 = rt_value_new(rt_vec_type(RT_INT), t664);
     int32_t *v_x1060_d = v_x1060->data.i;
     const int64_t v_x1060_n = v_x1060->len;
-    RT_PARALLEL_FOR_IF(t624 >= RT_PARALLEL_MIN)
-    for (int64_t t625 = 0; t625 < t624; t625++) {
-      const int32_t t626 = (int32_t)t625;
-      int t628 = 0; /* nonzero: a check below failed */
-      int t629 = (uint64_t)(int64_t)t626 < (uint64_t)v_x1046_n;
-      int32_t t627 = t629 ? v_x1046_d[t626] : 0;
-      t628 |= !t629;
-      int32_t t631 = rt_add_i(t627, v_x1047);
-      uint8_t t632 = v_x1050_d[t626];
-      int t634 = (uint64_t)(int64_t)t626 < (uint64_t)v_x1051_n;
-      int32_t t633 = t634 ? v_x1051_d[t626] : 0;
-      t628 |= !t634;
-      int32_t t636 = (t632 ? t633 : t631);
-      int t638 = (uint64_t)(int64_t)t636 < (uint64_t)(int64_t)v_x1056;
-      int32_t t637 = t638 ? t636 : 0;
-      t628 |= !t638;
-      uint8_t t640 = rt_lt_i(t637, (int32_t)v_x1054_n);
-      int32_t t641;
-      if (t640) {
-        int t643 = (uint64_t)(int64_t)t637 < (uint64_t)v_x1054_n;
-        int32_t t642 = t643 ? v_x1054_d[t637] : 0;
-        t628 |= !t643;
-        t641 = t642;
+    RT_PARALLEL_FOR_IF(t664 >= RT_PARALLEL_MIN)
+    for (int64_t t665 = 0; t665 < t664; t665++) {
+      const int32_t t666 = (int32_t)t665;
+      int t668 = 0; /* nonzero: a check below failed */
+      int t669 = (uint64_t)(int64_t)t666 < (uint64_t)v_x1046_n;
+      int32_t t667 = t669 ? v_x1046_d[t666] : 0;
+      t668 |= !t669;
+      int32_t t671 = rt_add_i(t667, v_x1047);
+      uint8_t t672 = v_x1050_d[t666];
+      int t674 = (uint64_t)(int64_t)t666 < (uint64_t)v_x1051_n;
+      int32_t t673 = t674 ? v_x1051_d[t666] : 0;
+      t668 |= !t674;
+      int32_t t676 = (t672 ? t673 : t671);
+      int t678 = (uint64_t)(int64_t)t676 < (uint64_t)(int64_t)v_x1056;
+      int32_t t677 = t678 ? t676 : 0;
+      t668 |= !t678;
+      uint8_t t680 = rt_lt_i(t677, (int32_t)v_x1054_n);
+      int32_t t681;
+      if (t680) {
+        int t683 = (uint64_t)(int64_t)t677 < (uint64_t)v_x1054_n;
+        int32_t t682 = t683 ? v_x1054_d[t677] : 0;
+        t668 |= !t683;
+        t681 = t682;
       } else {
-        int32_t t645 = rt_sub_i(t637, (int32_t)v_x1054_n);
-        int t647 = (uint64_t)(int64_t)t645 < (uint64_t)v_x1055_n;
-        int32_t t646 = t647 ? v_x1055_d[t645] : 0;
-        t628 |= !t647;
-        t641 = t646;
+        int32_t t685 = rt_sub_i(t677, (int32_t)v_x1054_n);
+        int t687 = (uint64_t)(int64_t)t685 < (uint64_t)v_x1055_n;
+        int32_t t686 = t687 ? v_x1055_d[t685] : 0;
+        t668 |= !t687;
+        t681 = t686;
       }
-      if (__builtin_expect(t628 != 0, 0)) { /* again, recording the error */
-        int32_t t648;
-        if ((uint64_t)(int64_t)t626 < (uint64_t)v_x1046_n) {
-          t648 = v_x1046_d[t626];
+      if (__builtin_expect(t668 != 0, 0)) { /* again, recording the error */
+        int32_t t688;
+        if ((uint64_t)(int64_t)t666 < (uint64_t)v_x1046_n) {
+          t688 = v_x1046_d[t666];
         } else {
-          NESSIE_RECORD(err, t625, RT_CHECK_INDEX, 0, 0, RT_GATHER, t626, v_x1046_n, 0.0, 0);
-          t648 = 0;
+          NESSIE_RECORD(err, t665, RT_CHECK_INDEX, 0, 0, RT_GATHER, t666, v_x1046_n, 0.0, 0);
+          t688 = 0;
         }
-        int32_t t650 = rt_add_i(t648, v_x1047);
-        uint8_t t651 = v_x1050_d[t626];
-        int32_t t652;
-        if ((uint64_t)(int64_t)t626 < (uint64_t)v_x1051_n) {
-          t652 = v_x1051_d[t626];
+        int32_t t690 = rt_add_i(t688, v_x1047);
+        uint8_t t691 = v_x1050_d[t666];
+        int32_t t692;
+        if ((uint64_t)(int64_t)t666 < (uint64_t)v_x1051_n) {
+          t692 = v_x1051_d[t666];
         } else {
-          NESSIE_RECORD(err, t625, RT_CHECK_INDEX, 0, 0, RT_GATHER, t626, v_x1051_n, 0.0, 1);
-          t652 = 0;
+          NESSIE_RECORD(err, t665, RT_CHECK_INDEX, 0, 0, RT_GATHER, t666, v_x1051_n, 0.0, 1);
+          t692 = 0;
         }
-        int32_t t654 = (t651 ? t652 : t650);
-        int32_t t655 = t654;
-        if (!((uint64_t)(int64_t)t654 < (uint64_t)(int64_t)v_x1056)) {
-          NESSIE_RECORD(err, t625, RT_CHECK_INDEX, 0, 0, RT_GATHER, t654, v_x1056, 0.0, 2);
-          t655 = 0;
+        int32_t t694 = (t691 ? t692 : t690);
+        int32_t t695 = t694;
+        if (!((uint64_t)(int64_t)t694 < (uint64_t)(int64_t)v_x1056)) {
+          NESSIE_RECORD(err, t665, RT_CHECK_INDEX, 0, 0, RT_GATHER, t694, v_x1056, 0.0, 2);
+          t695 = 0;
         }
-        uint8_t t657 = rt_lt_i(t655, (int32_t)v_x1054_n);
-        int32_t t658;
-        if (t657) {
-          int32_t t659;
-          if ((uint64_t)(int64_t)t655 < (uint64_t)v_x1054_n) {
-            t659 = v_x1054_d[t655];
+        uint8_t t697 = rt_lt_i(t695, (int32_t)v_x1054_n);
+        int32_t t698;
+        if (t697) {
+          int32_t t699;
+          if ((uint64_t)(int64_t)t695 < (uint64_t)v_x1054_n) {
+            t699 = v_x1054_d[t695];
           } else {
-            NESSIE_RECORD(err, t625, RT_CHECK_INDEX, 0, 0, RT_GATHER, t655, v_x1054_n, 0.0, 3);
-            t659 = 0;
+            NESSIE_RECORD(err, t665, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, v_x1054_n, 0.0, 3);
+            t699 = 0;
           }
-          t658 = t659;
+          t698 = t699;
         } else {
-          int32_t t661 = rt_sub_i(t655, (int32_t)v_x1054_n);
-          int32_t t662;
-          if ((uint64_t)(int64_t)t661 < (uint64_t)v_x1055_n) {
-            t662 = v_x1055_d[t661];
+          int32_t t701 = rt_sub_i(t695, (int32_t)v_x1054_n);
+          int32_t t702;
+          if ((uint64_t)(int64_t)t701 < (uint64_t)v_x1055_n) {
+            t702 = v_x1055_d[t701];
           } else {
-            NESSIE_RECORD(err, t625, RT_CHECK_INDEX, 0, 0, RT_GATHER, t661, v_x1055_n, 0.0, 4);
-            t662 = 0;
+            NESSIE_RECORD(err, t665, RT_CHECK_INDEX, 0, 0, RT_GATHER, t701, v_x1055_n, 0.0, 4);
+            t702 = 0;
           }
-          t658 = t662;
+          t698 = t702;
         }
       }
-      v_x1060_d[t625] = t641;
+      v_x1060_d[t665] = t681;
     }
   }
   if (err->index != INT64_MAX)
@@ -2503,10 +2525,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t663 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t663->data.i[0] = v_x62;
-    t663->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t663);
+    RtValue *t703 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t703->data.i[0] = v_x62;
+    t703->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t703);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2524,7 +2546,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2557,7 +2579,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x263 = 0;
     RtValue *v_x619 = NULL;
     RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K20, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
     RtValue *v_x142 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x88, &v_x142);
     int32_t v_x153 = 0;
@@ -2565,7 +2587,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x147 = NULL;
     RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
     rt_release(v_x128);
     RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
@@ -2574,7 +2596,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x152);
     int32_t v_x170 = 0;
     v_x170 = (int32_t)NESSIE_SEG_TOTAL(v_x164);
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
     rt_release(v_x147);
     rt_release(v_x157);
     rt_release(v_x164);
@@ -2584,7 +2606,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x199 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
     rt_release(v_x97);
     rt_release(v_x130);
     rt_release(v_x142);
@@ -2593,12 +2615,12 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x218 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
     rt_release(v_x204);
-    RtValue *v_x221 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x216, &v_x221);
+    int32_t v_n_1156 = 0;
+    v_n_1156 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     RtValue *v_x235 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
     rt_release(v_x199);
     rt_release(v_x209);
     uint8_t v_x246 = 0;
@@ -2624,21 +2646,21 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K11, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x288, v_x289, 0);
       RtValue *v_x301 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K13, 2, v_x218, v_x235, &v_x301);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K12, 2, v_x218, v_x235, &v_x301);
       RtValue *v_x323 = NULL;
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 4, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 4, v_x218, v_x301, v_x235, v_x216, v_n_1156, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x301);
       int32_t v_x404 = 0;
       v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
       RtValue *v_x410 = NULL;
       RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
       rt_release(v_x344);
       rt_release(v_x391);
       int32_t v_x411 = 0;
@@ -2653,7 +2675,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x485 = NULL;
       RtValue *v_x490 = NULL;
       RtValue *v_x495 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
       rt_release(v_x410);
       rt_release(v_x480);
       RtValue *v_x502 = NULL;
@@ -2665,7 +2687,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x508 = 0;
       v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
       RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
       rt_release(v_x323);
       rt_release(v_x370);
       rt_release(v_x485);
@@ -2680,11 +2702,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x466 = NULL;
       int32_t v_x544 = 0;
       int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K18, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545);
       rt_release(v_x271);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x544, v_x545, 0);
       RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K19, 7, v_x466, v_x523, &v_x604);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K18, 7, v_x466, v_x523, &v_x604);
       rt_release(v_x523);
       rt_release(v_x466);
       v_x605 = v_x604;
@@ -2692,7 +2714,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x216);
     rt_release(v_x217);
     rt_release(v_x218);
-    rt_release(v_x221);
     rt_release(v_x235);
     int32_t v_x647 = 0;
     v_x647 = (int32_t)v_x253->len;
@@ -2701,7 +2722,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K24, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
@@ -2830,16 +2851,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t664 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t664->data.i[0] = 3;
-  t664->data.i[1] = 1;
-  t664->data.i[2] = 4;
-  t664->data.i[3] = 1;
-  t664->data.i[4] = 5;
-  t664->data.i[5] = 9;
-  t664->data.i[6] = 2;
-  t664->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t664);
+  RtValue *t704 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t704->data.i[0] = 3;
+  t704->data.i[1] = 1;
+  t704->data.i[2] = 4;
+  t704->data.i[3] = 1;
+  t704->data.i[4] = 5;
+  t704->data.i[5] = 9;
+  t704->data.i[6] = 2;
+  t704->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t704);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -1048,71 +1048,8 @@ static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue 
   }
 }
 
-/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_x167_off = rt_seg_offsets(v_x167);
-  const int64_t v_x167_n = v_x167->len;
-  RtValue *v_x168 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t100 = rt_seg_ids(v_x167);
-    v_x168 = t100;
-    int32_t *v_x168_d = v_x168->data.i;
-    const int64_t v_x168_n = v_x168->len;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x168 = v_x168;
-  return;
-fail:
-  rt_release(v_x168);
-}
-
-/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K10_A {
-  RtKernelError *err;
-  int run;
-  const int64_t *v_x167_off; int64_t v_x167_n;
-  int32_t *v_x168_d; int64_t v_x168_n;
-};
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
-  (void)loc;
-  (void)err;
-  K10_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x167_off = rtg_seg_offsets(v_x167);
-  A.v_x167_n = v_x167->len;
-  RtValue *v_x168 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t101 = rtg_seg_ids(v_x167);
-    v_x168 = t101;
-    A.v_x168_d = v_x168->data.i;
-    A.v_x168_n = v_x168->len;
-  }
-  *out_v_x168 = v_x168;
-  return;
-fail:
-  rt_release(v_x168);
-}
-
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
-  RtValue *vals[] = {v_x167};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K10_host(err, loc, run, v_x167, out_v_x168);
-    rtg_host_ran();
-  } else {
-    K10_gpu(err, loc, run, v_x167, out_v_x168);
-  }
-}
-
-/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
   int32_t *v_x733_d = v_x733->data.i;
@@ -1121,31 +1058,31 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, in
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    int t103 = 0; /* nonzero: a check below failed */
-    int t104 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
-    int32_t t102 = t104 ? v_x733_d[0] : 0;
-    t103 |= !t104;
-    int t106 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
-    int32_t t105 = t106 ? v_x733_d[1] : 0;
-    t103 |= !t106;
-    if (__builtin_expect(t103 != 0, 0)) { /* again, recording the error */
-      int32_t t107;
+    int t101 = 0; /* nonzero: a check below failed */
+    int t102 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
+    int32_t t100 = t102 ? v_x733_d[0] : 0;
+    t101 |= !t102;
+    int t104 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
+    int32_t t103 = t104 ? v_x733_d[1] : 0;
+    t101 |= !t104;
+    if (__builtin_expect(t101 != 0, 0)) { /* again, recording the error */
+      int32_t t105;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
-        t107 = v_x733_d[0];
+        t105 = v_x733_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
-        t107 = 0;
+        t105 = 0;
       }
-      int32_t t108;
+      int32_t t106;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
-        t108 = v_x733_d[1];
+        t106 = v_x733_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
-        t108 = 0;
+        t106 = 0;
       }
     }
-    v_x734 = t102;
-    v_x735 = t105;
+    v_x734 = t100;
+    v_x735 = t103;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1155,53 +1092,53 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, in
 fail:
 }
 
-/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K11_A {
+/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K10_A {
   RtKernelError *err;
   int run;
   int32_t *v_x733_d; int64_t v_x733_n;
   int32_t v_x734;
   int32_t v_x735;
 };
-struct alignas(8) K11_0_V {
+struct alignas(8) K10_0_V {
   int32_t v0;
   int32_t v1;
 };
-struct K11_0_pull {
-  K11_A A;
-  __device__ K11_0_V operator()(int64_t i) const {
+struct K10_0_pull {
+  K10_A A;
+  __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t110 = 0; /* nonzero: a check below failed */
-    int t111 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n;
-    int32_t t109 = t111 ? A.v_x733_d[0] : 0;
-    t110 |= !t111;
-    int t113 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n;
-    int32_t t112 = t113 ? A.v_x733_d[1] : 0;
-    t110 |= !t113;
-    if (__builtin_expect(t110 != 0, 0)) { /* again, recording the error */
-      int32_t t114;
+    int t108 = 0; /* nonzero: a check below failed */
+    int t109 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n;
+    int32_t t107 = t109 ? A.v_x733_d[0] : 0;
+    t108 |= !t109;
+    int t111 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n;
+    int32_t t110 = t111 ? A.v_x733_d[1] : 0;
+    t108 |= !t111;
+    if (__builtin_expect(t108 != 0, 0)) { /* again, recording the error */
+      int32_t t112;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n) {
-        t114 = A.v_x733_d[0];
+        t112 = A.v_x733_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x733_n, 0.0, 0);
-        t114 = 0;
+        t112 = 0;
       }
-      int32_t t115;
+      int32_t t113;
       if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n) {
-        t115 = A.v_x733_d[1];
+        t113 = A.v_x733_d[1];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x733_n, 0.0, 1);
-        t115 = 0;
+        t113 = 0;
       }
     }
-    return K11_0_V{t109, t112};
+    return K10_0_V{t107, t110};
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)err;
-  K11_A A;
+  K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1211,10 +1148,10 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    const K11_0_V t116 = rtg::once<K11_0_V>("K11", loc, K11_0_pull{A});
-    v_x734 = t116.v0;
+    const K10_0_V t114 = rtg::once<K10_0_V>("K10", loc, K10_0_pull{A});
+    v_x734 = t114.v0;
     A.v_x734 = v_x734;
-    v_x735 = t116.v1;
+    v_x735 = t114.v1;
     A.v_x735 = v_x735;
   }
   *out_v_x734 = v_x734;
@@ -1223,19 +1160,19 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int
 fail:
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   RtValue *vals[] = {v_x733};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K11_host(err, loc, run, v_x733, out_v_x734, out_v_x735);
+    K10_host(err, loc, run, v_x733, out_v_x734, out_v_x735);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x733, out_v_x734, out_v_x735);
+    K10_gpu(err, loc, run, v_x733, out_v_x734, out_v_x735);
   }
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749) {
+/* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749) {
   (void)loc;
   (void)run;
   int32_t *v_x739_d = v_x739->data.i;
@@ -1246,18 +1183,18 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtV
   int32_t v_x749 = 0;
   /* MAP */
   {
-    const int64_t t117 = v_x736;
-    if (t117 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t117, 0.0, 0);
+    const int64_t t115 = v_x736;
+    if (t115 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t115, 0.0, 0);
       goto fail;
     }
-    v_x738 = rt_value_new(rt_vec_type(RT_INT), t117);
+    v_x738 = rt_value_new(rt_vec_type(RT_INT), t115);
     int32_t *v_x738_d = v_x738->data.i;
     const int64_t v_x738_n = v_x738->len;
-    RT_PARALLEL_FOR_IF(t117 >= RT_PARALLEL_MIN)
-    for (int64_t t118 = 0; t118 < t117; t118++) {
-      const int32_t t119 = (int32_t)t118;
-      v_x738_d[t118] = 0;
+    RT_PARALLEL_FOR_IF(t115 >= RT_PARALLEL_MIN)
+    for (int64_t t116 = 0; t116 < t115; t116++) {
+      const int32_t t117 = (int32_t)t116;
+      v_x738_d[t116] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -1267,125 +1204,125 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtV
     const int64_t v_x738_n = v_x738->len;
     /* REDUCE */
     {
-      const int64_t t120 = v_x736;
-      if (t120 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t120, 0.0, 1);
+      const int64_t t118 = v_x736;
+      if (t118 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t118, 0.0, 1);
         goto fail;
       }
-      const int64_t t121 = t120 > 0 ? (t120 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t122 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t121);
-      int32_t *t123 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t121);
-      int32_t *t124 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t121);
-      RT_PARALLEL_FOR_IF(t121 > 1)
-      for (int64_t t125 = 0; t125 < t121; t125++) {
-        int32_t t125a0;
-        int32_t t125a1;
-        int32_t t125a2;
-        t125a0 = 2147483647;
-        t125a1 = 0;
-        t125a2 = 1;
-        const int64_t t125_end = (t125 + 1) * RT_CHUNK < t120 ? (t125 + 1) * RT_CHUNK : t120;
-        for (int64_t t126 = t125 * RT_CHUNK; t126 < t125_end; t126++) {
-          const int32_t t127 = (int32_t)t126;
-          int32_t t125x0;
-          int32_t t125x1;
-          int32_t t125x2;
-          int t129 = 0; /* nonzero: a check below failed */
-          int t130 = (uint64_t)(int64_t)t127 < (uint64_t)v_x739_n;
-          int32_t t128 = t130 ? v_x739_d[t127] : 0;
-          t129 |= !t130;
-          uint8_t t132 = rt_lt_i(0, t128);
-          int32_t t133;
-          if (t132) {
-            t133 = 2147483647;
+      const int64_t t119 = t118 > 0 ? (t118 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t120 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t119);
+      int32_t *t121 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t119);
+      int32_t *t122 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t119);
+      RT_PARALLEL_FOR_IF(t119 > 1)
+      for (int64_t t123 = 0; t123 < t119; t123++) {
+        int32_t t123a0;
+        int32_t t123a1;
+        int32_t t123a2;
+        t123a0 = 2147483647;
+        t123a1 = 0;
+        t123a2 = 1;
+        const int64_t t123_end = (t123 + 1) * RT_CHUNK < t118 ? (t123 + 1) * RT_CHUNK : t118;
+        for (int64_t t124 = t123 * RT_CHUNK; t124 < t123_end; t124++) {
+          const int32_t t125 = (int32_t)t124;
+          int32_t t123x0;
+          int32_t t123x1;
+          int32_t t123x2;
+          int t127 = 0; /* nonzero: a check below failed */
+          int t128 = (uint64_t)(int64_t)t125 < (uint64_t)v_x739_n;
+          int32_t t126 = t128 ? v_x739_d[t125] : 0;
+          t127 |= !t128;
+          uint8_t t130 = rt_lt_i(0, t126);
+          int32_t t131;
+          if (t130) {
+            t131 = 2147483647;
           } else {
-            t133 = t127;
+            t131 = t125;
           }
-          if (__builtin_expect(t129 != 0, 0)) { /* again, recording the error */
-            int32_t t134;
-            if ((uint64_t)(int64_t)t127 < (uint64_t)v_x739_n) {
-              t134 = v_x739_d[t127];
+          if (__builtin_expect(t127 != 0, 0)) { /* again, recording the error */
+            int32_t t132;
+            if ((uint64_t)(int64_t)t125 < (uint64_t)v_x739_n) {
+              t132 = v_x739_d[t125];
             } else {
-              NESSIE_RECORD(err, t126, RT_CHECK_INDEX, 2, 0, RT_GATHER, t127, v_x739_n, 0.0, 2);
-              t134 = 0;
+              NESSIE_RECORD(err, t124, RT_CHECK_INDEX, 2, 0, RT_GATHER, t125, v_x739_n, 0.0, 2);
+              t132 = 0;
             }
-            uint8_t t136 = rt_lt_i(0, t134);
-            int32_t t137;
-            if (t136) {
-              t137 = 2147483647;
+            uint8_t t134 = rt_lt_i(0, t132);
+            int32_t t135;
+            if (t134) {
+              t135 = 2147483647;
             } else {
-              t137 = t127;
+              t135 = t125;
             }
           }
-          t125x0 = t133;
-          t125x1 = 0;
-          t125x2 = t128;
-          uint8_t t139 = rt_le_i(t125a0, t125x0);
+          t123x0 = t131;
+          t123x1 = 0;
+          t123x2 = t126;
+          uint8_t t137 = rt_le_i(t123a0, t123x0);
+          int32_t t138;
+          if (t137) {
+            t138 = t123a0;
+          } else {
+            t138 = t123x0;
+          }
+          int32_t t139;
+          if (t137) {
+            t139 = t123a1;
+          } else {
+            t139 = t123x1;
+          }
           int32_t t140;
-          if (t139) {
-            t140 = t125a0;
+          if (t137) {
+            t140 = t123a2;
           } else {
-            t140 = t125x0;
+            t140 = t123x2;
           }
-          int32_t t141;
-          if (t139) {
-            t141 = t125a1;
-          } else {
-            t141 = t125x1;
-          }
-          int32_t t142;
-          if (t139) {
-            t142 = t125a2;
-          } else {
-            t142 = t125x2;
-          }
-          t125a0 = t140;
-          t125a1 = t141;
-          t125a2 = t142;
+          t123a0 = t138;
+          t123a1 = t139;
+          t123a2 = t140;
         }
-        t122[t125] = t125a0;
-        t123[t125] = t125a1;
-        t124[t125] = t125a2;
+        t120[t123] = t123a0;
+        t121[t123] = t123a1;
+        t122[t123] = t123a2;
       }
-      int32_t t125t0;
-      int32_t t125t1;
-      int32_t t125t2;
-      t125t0 = 2147483647;
-      t125t1 = 0;
-      t125t2 = 1;
-      for (int64_t t125 = 0; t125 < t121; t125++) {
-        const int32_t t143 = t122[t125];
-        const int32_t t144 = t123[t125];
-        const int32_t t145 = t124[t125];
-        uint8_t t147 = rt_le_i(t125t0, t143);
+      int32_t t123t0;
+      int32_t t123t1;
+      int32_t t123t2;
+      t123t0 = 2147483647;
+      t123t1 = 0;
+      t123t2 = 1;
+      for (int64_t t123 = 0; t123 < t119; t123++) {
+        const int32_t t141 = t120[t123];
+        const int32_t t142 = t121[t123];
+        const int32_t t143 = t122[t123];
+        uint8_t t145 = rt_le_i(t123t0, t141);
+        int32_t t146;
+        if (t145) {
+          t146 = t123t0;
+        } else {
+          t146 = t141;
+        }
+        int32_t t147;
+        if (t145) {
+          t147 = t123t1;
+        } else {
+          t147 = t142;
+        }
         int32_t t148;
-        if (t147) {
-          t148 = t125t0;
+        if (t145) {
+          t148 = t123t2;
         } else {
           t148 = t143;
         }
-        int32_t t149;
-        if (t147) {
-          t149 = t125t1;
-        } else {
-          t149 = t144;
-        }
-        int32_t t150;
-        if (t147) {
-          t150 = t125t2;
-        } else {
-          t150 = t145;
-        }
-        t125t0 = t148;
-        t125t1 = t149;
-        t125t2 = t150;
+        t123t0 = t146;
+        t123t1 = t147;
+        t123t2 = t148;
       }
-      v_x747 = t125t0;
+      v_x747 = t123t0;
+      rt_free(t120);
+      v_x748 = t123t1;
+      rt_free(t121);
+      v_x749 = t123t2;
       rt_free(t122);
-      v_x748 = t125t1;
-      rt_free(t123);
-      v_x749 = t125t2;
-      rt_free(t124);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1398,8 +1335,8 @@ fail:
   rt_release(v_x738);
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K12_A {
+/* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K11_A {
   RtKernelError *err;
   int run;
   int32_t v_x736;
@@ -1409,91 +1346,91 @@ struct K12_A {
   int32_t v_x748;
   int32_t v_x749;
 };
-struct alignas(8) K12_0_V {
+struct alignas(8) K11_0_V {
   int32_t v0;
 };
-struct K12_0_pull {
-  K12_A A;
-  __device__ K12_0_V operator()(int64_t i) const {
+struct K11_0_pull {
+  K11_A A;
+  __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K12_0_V{0};
+    return K11_0_V{0};
   }
 };
-struct K12_0_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_0_V &v) const {
+struct K11_0_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_0_V &v) const {
     A.v_x738_d[i] = v.v0;
   }
 };
-struct alignas(8) K12_1_V {
+struct alignas(8) K11_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K12_1_pull {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
+struct K11_1_pull {
+  K11_A A;
+  __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t152 = 0; /* nonzero: a check below failed */
-    int t153 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x739_n;
-    int32_t t151 = t153 ? A.v_x739_d[ix] : 0;
-    t152 |= !t153;
-    uint8_t t155 = rt_lt_i(0, t151);
-    int32_t t156;
-    if (t155) {
-      t156 = 2147483647;
+    int t150 = 0; /* nonzero: a check below failed */
+    int t151 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x739_n;
+    int32_t t149 = t151 ? A.v_x739_d[ix] : 0;
+    t150 |= !t151;
+    uint8_t t153 = rt_lt_i(0, t149);
+    int32_t t154;
+    if (t153) {
+      t154 = 2147483647;
     } else {
-      t156 = ix;
+      t154 = ix;
     }
-    if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
-      int32_t t157;
+    if (__builtin_expect(t150 != 0, 0)) { /* again, recording the error */
+      int32_t t155;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x739_n) {
-        t157 = A.v_x739_d[ix];
+        t155 = A.v_x739_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x739_n, 0.0, 0);
-        t157 = 0;
+        t155 = 0;
       }
-      uint8_t t159 = rt_lt_i(0, t157);
-      int32_t t160;
-      if (t159) {
-        t160 = 2147483647;
+      uint8_t t157 = rt_lt_i(0, t155);
+      int32_t t158;
+      if (t157) {
+        t158 = 2147483647;
       } else {
-        t160 = ix;
+        t158 = ix;
       }
     }
-    return K12_1_V{t156, 0, t151};
+    return K11_1_V{t154, 0, t149};
   }
 };
-struct K12_1_op {
-  K12_A A;
-  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
-    uint8_t t162 = rt_le_i(a.v0, b.v0);
+struct K11_1_op {
+  K11_A A;
+  __device__ K11_1_V operator()(const K11_1_V &a, const K11_1_V &b) const {
+    uint8_t t160 = rt_le_i(a.v0, b.v0);
+    int32_t t161;
+    if (t160) {
+      t161 = a.v0;
+    } else {
+      t161 = b.v0;
+    }
+    int32_t t162;
+    if (t160) {
+      t162 = a.v1;
+    } else {
+      t162 = b.v1;
+    }
     int32_t t163;
-    if (t162) {
-      t163 = a.v0;
+    if (t160) {
+      t163 = a.v2;
     } else {
-      t163 = b.v0;
+      t163 = b.v2;
     }
-    int32_t t164;
-    if (t162) {
-      t164 = a.v1;
-    } else {
-      t164 = b.v1;
-    }
-    int32_t t165;
-    if (t162) {
-      t165 = a.v2;
-    } else {
-      t165 = b.v2;
-    }
-    return K12_1_V{t163, t164, t165};
+    return K11_1_V{t161, t162, t163};
   }
 };
-struct K12_1_check {
+struct K11_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K11_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -1501,17 +1438,17 @@ struct K12_1_check {
     return true;
   }
 };
-struct K12_1_ride {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
-    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
-    return K12_1_pull{A}(i);
+struct K11_1_ride {
+  K11_A A;
+  __device__ K11_1_V operator()(int64_t i) const {
+    K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
+    return K11_1_pull{A}(i);
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, int check_site_0) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, int check_site_0) {
   (void)loc;
   (void)err;
-  K12_A A;
+  K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1519,64 +1456,64 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtVa
   A.v_x739_d = v_x739->data.i;
   A.v_x739_n = v_x739->len;
   RtValue *v_x738 = NULL;
-  K12_1_V *K12_1_value = NULL; /* the REDUCE's values, on the device */
+  K11_1_V *K11_1_value = NULL; /* the REDUCE's values, on the device */
   int32_t v_x747 = 0;
   int32_t v_x748 = 0;
   int32_t v_x749 = 0;
   /* MAP */
   {
-    const int64_t t166 = v_x736;
-    if (t166 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t166, 0.0, run, 1};
+    const int64_t t164 = v_x736;
+    if (t164 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t164, 0.0, run, 1};
       goto fail;
     }
-    v_x738 = rtg_vec_new(RT_INT, t166);
+    v_x738 = rtg_vec_new(RT_INT, t164);
     A.v_x738_d = v_x738->data.i;
     A.v_x738_n = v_x738->len;
-    /* computed in the launch of SOAC 1 (K12_1_ride) */
+    /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t167 = v_x736;
-    if (t167 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t167, 0.0, run, 2};
+    const int64_t t165 = v_x736;
+    if (t165 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t165, 0.0, run, 2};
       goto fail;
     }
-    K12_1_V *t168 = rtg::reduce_to_device<false>("K12", loc, K12_1_ride{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t167);
-    K12_1_value = t168;
+    K11_1_V *t166 = rtg::reduce_to_device<false>("K11", loc, K11_1_ride{A}, K11_1_op{A}, K11_1_V{2147483647, 0, 1}, t165);
+    K11_1_value = t166;
   }
-  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K11", loc, K11_1_value, K11_1_check{{check_site_0}}, K11_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K12_1_value = NULL; /* freed by check_result, after the check */
+  K11_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x738 = v_x738;
   *out_v_x748 = v_x748;
   *out_v_x749 = v_x749;
   return;
 fail:
   rt_release(v_x738);
-  rtg_free(K12_1_value);
+  rtg_free(K11_1_value);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, int check_site_0) {
+static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, int check_site_0) {
   RtValue *vals[] = {v_x739};
   const int64_t sizes[] = {(int64_t)v_x736, (int64_t)v_x736};
   if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K12_host(err, loc, run, v_x736, v_x739, out_v_x738, out_v_x748, out_v_x749);
+    K11_host(err, loc, run, v_x736, v_x739, out_v_x738, out_v_x748, out_v_x749);
     if (err->index == INT64_MAX) {
-      K12_1_V t169;
-      memset(&t169, 0, sizeof t169);
-      t169.v1 = *out_v_x748;
-      t169.v2 = *out_v_x749;
-      (void)K12_1_check{{check_site_0}}(t169, err, run);
+      K11_1_V t167;
+      memset(&t167, 0, sizeof t167);
+      t167.v1 = *out_v_x748;
+      t167.v2 = *out_v_x749;
+      (void)K11_1_check{{check_site_0}}(t167, err, run);
     }
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x736, v_x739, out_v_x738, out_v_x748, out_v_x749, check_site_0);
+    K11_gpu(err, loc, run, v_x736, v_x739, out_v_x738, out_v_x748, out_v_x749, check_site_0);
   }
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
+/* K12: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
   (void)loc;
   (void)run;
   int32_t *v_x750_d = v_x750->data.i;
@@ -1586,29 +1523,29 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, Rt
   RtValue *v_x755 = NULL;
   /* MAP */
   {
-    const int64_t t170 = v_x750_n;
-    v_x755 = rt_value_new(rt_vec_type(RT_INT), t170);
+    const int64_t t168 = v_x750_n;
+    v_x755 = rt_value_new(rt_vec_type(RT_INT), t168);
     int32_t *v_x755_d = v_x755->data.i;
     const int64_t v_x755_n = v_x755->len;
-    RT_PARALLEL_FOR_IF(t170 >= RT_PARALLEL_MIN)
-    for (int64_t t171 = 0; t171 < t170; t171++) {
-      const int32_t t172 = (int32_t)t171;
-      int t175 = 0; /* nonzero: a check below failed */
-      int32_t t173 = v_x750_d[t172];
-      int t176 = (uint64_t)(int64_t)t173 < (uint64_t)v_x753_n;
-      int32_t t174 = t176 ? v_x753_d[t173] : 0;
-      t175 |= !t176;
-      if (__builtin_expect(t175 != 0, 0)) { /* again, recording the error */
-        int32_t t177 = v_x750_d[t172];
-        int32_t t178;
-        if ((uint64_t)(int64_t)t177 < (uint64_t)v_x753_n) {
-          t178 = v_x753_d[t177];
+    RT_PARALLEL_FOR_IF(t168 >= RT_PARALLEL_MIN)
+    for (int64_t t169 = 0; t169 < t168; t169++) {
+      const int32_t t170 = (int32_t)t169;
+      int t173 = 0; /* nonzero: a check below failed */
+      int32_t t171 = v_x750_d[t170];
+      int t174 = (uint64_t)(int64_t)t171 < (uint64_t)v_x753_n;
+      int32_t t172 = t174 ? v_x753_d[t171] : 0;
+      t173 |= !t174;
+      if (__builtin_expect(t173 != 0, 0)) { /* again, recording the error */
+        int32_t t175 = v_x750_d[t170];
+        int32_t t176;
+        if ((uint64_t)(int64_t)t175 < (uint64_t)v_x753_n) {
+          t176 = v_x753_d[t175];
         } else {
-          NESSIE_RECORD(err, t171, RT_CHECK_INDEX, 0, 0, RT_GATHER, t177, v_x753_n, 0.0, 0);
-          t178 = 0;
+          NESSIE_RECORD(err, t169, RT_CHECK_INDEX, 0, 0, RT_GATHER, t175, v_x753_n, 0.0, 0);
+          t176 = 0;
         }
       }
-      v_x755_d[t171] = t174;
+      v_x755_d[t169] = t172;
     }
   }
   if (err->index != INT64_MAX)
@@ -1619,50 +1556,50 @@ fail:
   rt_release(v_x755);
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K13_A {
+/* K12: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K12_A {
   RtKernelError *err;
   int run;
   int32_t *v_x750_d; int64_t v_x750_n;
   int32_t *v_x753_d; int64_t v_x753_n;
   int32_t *v_x755_d; int64_t v_x755_n;
 };
-struct alignas(8) K13_0_V {
+struct alignas(8) K12_0_V {
   int32_t v0;
 };
-struct K13_0_pull {
-  K13_A A;
-  __device__ K13_0_V operator()(int64_t i) const {
+struct K12_0_pull {
+  K12_A A;
+  __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t181 = 0; /* nonzero: a check below failed */
-    int32_t t179 = A.v_x750_d[ix];
-    int t182 = (uint64_t)(int64_t)t179 < (uint64_t)A.v_x753_n;
-    int32_t t180 = t182 ? A.v_x753_d[t179] : 0;
-    t181 |= !t182;
-    if (__builtin_expect(t181 != 0, 0)) { /* again, recording the error */
-      int32_t t183 = A.v_x750_d[ix];
-      int32_t t184;
-      if ((uint64_t)(int64_t)t183 < (uint64_t)A.v_x753_n) {
-        t184 = A.v_x753_d[t183];
+    int t179 = 0; /* nonzero: a check below failed */
+    int32_t t177 = A.v_x750_d[ix];
+    int t180 = (uint64_t)(int64_t)t177 < (uint64_t)A.v_x753_n;
+    int32_t t178 = t180 ? A.v_x753_d[t177] : 0;
+    t179 |= !t180;
+    if (__builtin_expect(t179 != 0, 0)) { /* again, recording the error */
+      int32_t t181 = A.v_x750_d[ix];
+      int32_t t182;
+      if ((uint64_t)(int64_t)t181 < (uint64_t)A.v_x753_n) {
+        t182 = A.v_x753_d[t181];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, A.v_x753_n, 0.0, 0);
-        t184 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, A.v_x753_n, 0.0, 0);
+        t182 = 0;
       }
     }
-    return K13_0_V{t180};
+    return K12_0_V{t178};
   }
 };
-struct K13_0_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_0_V &v) const {
+struct K12_0_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_0_V &v) const {
     A.v_x755_d[i] = v.v0;
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
   (void)loc;
   (void)err;
-  K13_A A;
+  K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1673,11 +1610,11 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtV
   RtValue *v_x755 = NULL;
   /* MAP */
   {
-    const int64_t t185 = v_x750->len;
-    v_x755 = rtg_vec_new(RT_INT, t185);
+    const int64_t t183 = v_x750->len;
+    v_x755 = rtg_vec_new(RT_INT, t183);
     A.v_x755_d = v_x755->data.i;
     A.v_x755_n = v_x755->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t185);
+    rtg::map("K12", loc, K12_0_pull{A}, K12_0_store{A}, t183);
   }
   *out_v_x755 = v_x755;
   return;
@@ -1685,662 +1622,744 @@ fail:
   rt_release(v_x755);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
   RtValue *vals[] = {v_x750, v_x753};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K13_host(err, loc, run, v_x750, v_x753, out_v_x755);
+    K12_host(err, loc, run, v_x750, v_x753, out_v_x755);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x750, v_x753, out_v_x755);
+    K12_gpu(err, loc, run, v_x750, v_x753, out_v_x755);
   }
 }
 
-/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x756, RtValue *v_x757, RtValue *v_x760, RtValue *v_x770, RtValue **out_v_x766, RtValue **out_v_x774, RtValue **out_v_x780, RtValue **out_v_x787) {
+/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtValue *v_x1170, RtValue *v_x1171, RtValue *v_x1172, int32_t v_x1202, RtValue **out_v_x1178, RtValue **out_v_x1199, RtValue **out_v_x1185, RtValue **out_v_x1200) {
   (void)loc;
   (void)run;
-  int32_t *v_x756_d = v_x756->data.i;
-  const int64_t v_x756_n = v_x756->len;
-  int32_t *v_x757_d = v_x757->data.i;
-  const int64_t v_x757_n = v_x757->len;
-  int32_t *v_x760_d = v_x760->data.i;
-  const int64_t v_x760_n = v_x760->len;
-  const int64_t *v_x770_off = rt_seg_offsets(v_x770);
-  const int64_t v_x770_n = v_x770->len;
-  RtValue *v_x766 = NULL;
-  RtValue *v_x767 = NULL;
-  RtValue *v_x780 = NULL;
-  RtValue *v_x781 = NULL;
-  RtValue *v_x774 = NULL;
-  RtValue *v_x787 = NULL;
+  int32_t *v_off_1201_d = v_off_1201->data.i;
+  const int64_t v_off_1201_n = v_off_1201->len;
+  int32_t *v_x1170_d = v_x1170->data.i;
+  const int64_t v_x1170_n = v_x1170->len;
+  int32_t *v_x1171_d = v_x1171->data.i;
+  const int64_t v_x1171_n = v_x1171->len;
+  const int64_t *v_x1172_off = rt_seg_offsets(v_x1172);
+  const int64_t v_x1172_n = v_x1172->len;
+  RtValue *v_x1178 = NULL;
+  RtValue *v_x1179 = NULL;
+  RtValue *v_x1185 = NULL;
+  RtValue *v_x1186 = NULL;
+  RtValue *v_x1199 = NULL;
+  RtValue *v_x1200 = NULL;
   /* FILTER */
   {
-    const int64_t t186 = v_x760_n;
-    const int64_t t187 = t186 > 0 ? (t186 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t188 = (uint8_t *)rt_alloc_atomic((size_t)t186 + 1);
-    int64_t *t189 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t187 + 1));
-    RT_PARALLEL_FOR_IF(t187 > 1)
-    for (int64_t t190 = 0; t190 < t187; t190++) {
+    const int64_t t184 = v_x1171_n;
+    const int64_t t185 = t184 > 0 ? (t184 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t186 = (uint8_t *)rt_alloc_atomic((size_t)t184 + 1);
+    int64_t *t187 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t185 + 1));
+    RT_PARALLEL_FOR_IF(t185 > 1)
+    for (int64_t t188 = 0; t188 < t185; t188++) {
       int64_t kept = 0;
-      const int64_t t190_end = (t190 + 1) * RT_CHUNK < t186 ? (t190 + 1) * RT_CHUNK : t186;
-      for (int64_t t191 = t190 * RT_CHUNK; t191 < t190_end; t191++) {
-        const int32_t t192 = (int32_t)t191;
-        int32_t t190x0;
-        uint8_t t190x1;
-        int t194 = 0; /* nonzero: a check below failed */
-        int t195 = (uint64_t)(int64_t)t192 < (uint64_t)v_x756_n;
-        int32_t t193 = t195 ? v_x756_d[t192] : 0;
-        t194 |= !t195;
-        int t197 = (uint64_t)(int64_t)t193 < (uint64_t)v_x757_n;
-        int32_t t196 = t197 ? v_x757_d[t193] : 0;
-        t194 |= !t197;
-        int32_t t198 = v_x760_d[t192];
-        uint8_t t200 = rt_lt_i(t198, t196);
-        if (__builtin_expect(t194 != 0, 0)) { /* again, recording the error */
-          int32_t t201;
-          if ((uint64_t)(int64_t)t192 < (uint64_t)v_x756_n) {
-            t201 = v_x756_d[t192];
-          } else {
-            NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x756_n, 0.0, 0);
-            t201 = 0;
-          }
-          int32_t t202;
-          if ((uint64_t)(int64_t)t201 < (uint64_t)v_x757_n) {
-            t202 = v_x757_d[t201];
-          } else {
-            NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t201, v_x757_n, 0.0, 1);
-            t202 = 0;
-          }
-          int32_t t203 = v_x760_d[t192];
-          uint8_t t205 = rt_lt_i(t203, t202);
+      const int64_t t188_end = (t188 + 1) * RT_CHUNK < t184 ? (t188 + 1) * RT_CHUNK : t184;
+      for (int64_t t189 = t188 * RT_CHUNK; t189 < t188_end; t189++) {
+        const int32_t t190 = (int32_t)t189;
+        int32_t t188x0;
+        uint8_t t188x1;
+        int t192 = 0; /* nonzero: a check below failed */
+        int t193 = (uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1202;
+        int32_t t191 = t193 ? t190 : 0;
+        t192 |= !t193;
+        int64_t t195 = 0, t196 = v_off_1201_n;
+        while (t196 - t195 > 1) {
+          int64_t t197 = t195 + (t196 - t195) / 2;
+          if (v_off_1201_d[t197] <= t191) t195 = t197; else t196 = t197;
         }
-        t190x0 = t198;
-        t190x1 = t200;
-        uint8_t t206;
-        t206 = t190x1;
-        t188[t191] = t206 != 0;
-        kept += t206 != 0;
+        const int32_t t194 = (int32_t)t195;
+        int t199 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1170_n;
+        int32_t t198 = t199 ? v_x1170_d[t194] : 0;
+        t192 |= !t199;
+        int32_t t200 = v_x1171_d[t190];
+        uint8_t t202 = rt_lt_i(t200, t198);
+        if (__builtin_expect(t192 != 0, 0)) { /* again, recording the error */
+          int32_t t203 = t190;
+          if (!((uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1202)) {
+            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x1202, 0.0, 0);
+            t203 = 0;
+          }
+          int64_t t205 = 0, t206 = v_off_1201_n;
+          while (t206 - t205 > 1) {
+            int64_t t207 = t205 + (t206 - t205) / 2;
+            if (v_off_1201_d[t207] <= t203) t205 = t207; else t206 = t207;
+          }
+          const int32_t t204 = (int32_t)t205;
+          int32_t t208;
+          if ((uint64_t)(int64_t)t204 < (uint64_t)v_x1170_n) {
+            t208 = v_x1170_d[t204];
+          } else {
+            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, v_x1170_n, 0.0, 1);
+            t208 = 0;
+          }
+          int32_t t209 = v_x1171_d[t190];
+          uint8_t t211 = rt_lt_i(t209, t208);
+        }
+        t188x0 = t200;
+        t188x1 = t202;
+        uint8_t t212;
+        t212 = t188x1;
+        t186[t189] = t212 != 0;
+        kept += t212 != 0;
       }
-      t189[t190] = kept;
+      t187[t188] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t188);
-      rt_free(t189);
+      rt_free(t186);
+      rt_free(t187);
       goto fail;
     }
-    int64_t t207 = 0;
-    for (int64_t t190 = 0; t190 < t187; t190++) {
-      const int64_t k = t189[t190];
-      t189[t190] = t207;
-      t207 += k;
+    int64_t t213 = 0;
+    for (int64_t t188 = 0; t188 < t185; t188++) {
+      const int64_t k = t187[t188];
+      t187[t188] = t213;
+      t213 += k;
     }
-    v_x766 = rt_value_new(rt_vec_type(RT_INT), t207);
-    int32_t *v_x766_d = v_x766->data.i;
-    const int64_t v_x766_n = v_x766->len;
-    v_x767 = rt_value_new(rt_vec_type(RT_BOOL), t207);
-    uint8_t *v_x767_d = v_x767->data.b;
-    const int64_t v_x767_n = v_x767->len;
-    RT_PARALLEL_FOR_IF(t187 > 1)
-    for (int64_t t190 = 0; t190 < t187; t190++) {
-      int64_t at = t189[t190];
-      const int64_t t190_end = (t190 + 1) * RT_CHUNK < t186 ? (t190 + 1) * RT_CHUNK : t186;
-      for (int64_t t191 = t190 * RT_CHUNK; t191 < t190_end; t191++) {
-        const int32_t t192 = (int32_t)t191;
-        if (!t188[t191])
+    v_x1178 = rt_value_new(rt_vec_type(RT_INT), t213);
+    int32_t *v_x1178_d = v_x1178->data.i;
+    const int64_t v_x1178_n = v_x1178->len;
+    v_x1179 = rt_value_new(rt_vec_type(RT_BOOL), t213);
+    uint8_t *v_x1179_d = v_x1179->data.b;
+    const int64_t v_x1179_n = v_x1179->len;
+    RT_PARALLEL_FOR_IF(t185 > 1)
+    for (int64_t t188 = 0; t188 < t185; t188++) {
+      int64_t at = t187[t188];
+      const int64_t t188_end = (t188 + 1) * RT_CHUNK < t184 ? (t188 + 1) * RT_CHUNK : t184;
+      for (int64_t t189 = t188 * RT_CHUNK; t189 < t188_end; t189++) {
+        const int32_t t190 = (int32_t)t189;
+        if (!t186[t189])
           continue;
-        int32_t t190y0;
-        uint8_t t190y1;
-        int t209 = 0; /* nonzero: a check below failed */
-        int t210 = (uint64_t)(int64_t)t192 < (uint64_t)v_x756_n;
-        int32_t t208 = t210 ? v_x756_d[t192] : 0;
-        t209 |= !t210;
-        int t212 = (uint64_t)(int64_t)t208 < (uint64_t)v_x757_n;
-        int32_t t211 = t212 ? v_x757_d[t208] : 0;
-        t209 |= !t212;
-        int32_t t213 = v_x760_d[t192];
-        uint8_t t215 = rt_lt_i(t213, t211);
-        if (__builtin_expect(t209 != 0, 0)) { /* again, recording the error */
-          int32_t t216;
-          if ((uint64_t)(int64_t)t192 < (uint64_t)v_x756_n) {
-            t216 = v_x756_d[t192];
-          } else {
-            NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x756_n, 0.0, 2);
-            t216 = 0;
-          }
-          int32_t t217;
-          if ((uint64_t)(int64_t)t216 < (uint64_t)v_x757_n) {
-            t217 = v_x757_d[t216];
-          } else {
-            NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t216, v_x757_n, 0.0, 3);
-            t217 = 0;
-          }
-          int32_t t218 = v_x760_d[t192];
-          uint8_t t220 = rt_lt_i(t218, t217);
+        int32_t t188y0;
+        uint8_t t188y1;
+        int t215 = 0; /* nonzero: a check below failed */
+        int t216 = (uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1202;
+        int32_t t214 = t216 ? t190 : 0;
+        t215 |= !t216;
+        int64_t t218 = 0, t219 = v_off_1201_n;
+        while (t219 - t218 > 1) {
+          int64_t t220 = t218 + (t219 - t218) / 2;
+          if (v_off_1201_d[t220] <= t214) t218 = t220; else t219 = t220;
         }
-        t190y0 = t213;
-        t190y1 = t215;
-        if (t188[t191]) {
-          v_x766_d[at] = t190y0;
-          v_x767_d[at] = t190y1;
+        const int32_t t217 = (int32_t)t218;
+        int t222 = (uint64_t)(int64_t)t217 < (uint64_t)v_x1170_n;
+        int32_t t221 = t222 ? v_x1170_d[t217] : 0;
+        t215 |= !t222;
+        int32_t t223 = v_x1171_d[t190];
+        uint8_t t225 = rt_lt_i(t223, t221);
+        if (__builtin_expect(t215 != 0, 0)) { /* again, recording the error */
+          int32_t t226 = t190;
+          if (!((uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1202)) {
+            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x1202, 0.0, 2);
+            t226 = 0;
+          }
+          int64_t t228 = 0, t229 = v_off_1201_n;
+          while (t229 - t228 > 1) {
+            int64_t t230 = t228 + (t229 - t228) / 2;
+            if (v_off_1201_d[t230] <= t226) t228 = t230; else t229 = t230;
+          }
+          const int32_t t227 = (int32_t)t228;
+          int32_t t231;
+          if ((uint64_t)(int64_t)t227 < (uint64_t)v_x1170_n) {
+            t231 = v_x1170_d[t227];
+          } else {
+            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t227, v_x1170_n, 0.0, 3);
+            t231 = 0;
+          }
+          int32_t t232 = v_x1171_d[t190];
+          uint8_t t234 = rt_lt_i(t232, t231);
+        }
+        t188y0 = t223;
+        t188y1 = t225;
+        if (t186[t189]) {
+          v_x1178_d[at] = t188y0;
+          v_x1179_d[at] = t188y1;
           at++;
         }
       }
     }
-    rt_free(t188);
-    rt_free(t189);
+    rt_free(t186);
+    rt_free(t187);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x766_d = v_x766->data.i;
-    const int64_t v_x766_n = v_x766->len;
-    uint8_t *v_x767_d = v_x767->data.b;
-    const int64_t v_x767_n = v_x767->len;
+    int32_t *v_x1178_d = v_x1178->data.i;
+    const int64_t v_x1178_n = v_x1178->len;
+    uint8_t *v_x1179_d = v_x1179->data.b;
+    const int64_t v_x1179_n = v_x1179->len;
     /* FILTER */
     {
-      const int64_t t221 = v_x760_n;
-      const int64_t t222 = t221 > 0 ? (t221 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t223 = (uint8_t *)rt_alloc_atomic((size_t)t221 + 1);
-      int64_t *t224 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t222 + 1));
-      RT_PARALLEL_FOR_IF(t222 > 1)
-      for (int64_t t225 = 0; t225 < t222; t225++) {
+      const int64_t t235 = v_x1171_n;
+      const int64_t t236 = t235 > 0 ? (t235 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t237 = (uint8_t *)rt_alloc_atomic((size_t)t235 + 1);
+      int64_t *t238 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t236 + 1));
+      RT_PARALLEL_FOR_IF(t236 > 1)
+      for (int64_t t239 = 0; t239 < t236; t239++) {
         int64_t kept = 0;
-        const int64_t t225_end = (t225 + 1) * RT_CHUNK < t221 ? (t225 + 1) * RT_CHUNK : t221;
-        for (int64_t t226 = t225 * RT_CHUNK; t226 < t225_end; t226++) {
-          const int32_t t227 = (int32_t)t226;
-          int32_t t225x0;
-          uint8_t t225x1;
-          int t229 = 0; /* nonzero: a check below failed */
-          int t230 = (uint64_t)(int64_t)t227 < (uint64_t)v_x756_n;
-          int32_t t228 = t230 ? v_x756_d[t227] : 0;
-          t229 |= !t230;
-          int t232 = (uint64_t)(int64_t)t228 < (uint64_t)v_x757_n;
-          int32_t t231 = t232 ? v_x757_d[t228] : 0;
-          t229 |= !t232;
-          int32_t t233 = v_x760_d[t227];
-          uint8_t t235 = rt_gt_i(t233, t231);
-          if (__builtin_expect(t229 != 0, 0)) { /* again, recording the error */
-            int32_t t236;
-            if ((uint64_t)(int64_t)t227 < (uint64_t)v_x756_n) {
-              t236 = v_x756_d[t227];
-            } else {
-              NESSIE_RECORD(err, t226, RT_CHECK_INDEX, 0, 0, RT_GATHER, t227, v_x756_n, 0.0, 4);
-              t236 = 0;
-            }
-            int32_t t237;
-            if ((uint64_t)(int64_t)t236 < (uint64_t)v_x757_n) {
-              t237 = v_x757_d[t236];
-            } else {
-              NESSIE_RECORD(err, t226, RT_CHECK_INDEX, 0, 0, RT_GATHER, t236, v_x757_n, 0.0, 5);
-              t237 = 0;
-            }
-            int32_t t238 = v_x760_d[t227];
-            uint8_t t240 = rt_gt_i(t238, t237);
+        const int64_t t239_end = (t239 + 1) * RT_CHUNK < t235 ? (t239 + 1) * RT_CHUNK : t235;
+        for (int64_t t240 = t239 * RT_CHUNK; t240 < t239_end; t240++) {
+          const int32_t t241 = (int32_t)t240;
+          int32_t t239x0;
+          uint8_t t239x1;
+          int t243 = 0; /* nonzero: a check below failed */
+          int t244 = (uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1202;
+          int32_t t242 = t244 ? t241 : 0;
+          t243 |= !t244;
+          int64_t t246 = 0, t247 = v_off_1201_n;
+          while (t247 - t246 > 1) {
+            int64_t t248 = t246 + (t247 - t246) / 2;
+            if (v_off_1201_d[t248] <= t242) t246 = t248; else t247 = t248;
           }
-          t225x0 = t233;
-          t225x1 = t235;
-          uint8_t t241;
-          t241 = t225x1;
-          t223[t226] = t241 != 0;
-          kept += t241 != 0;
+          const int32_t t245 = (int32_t)t246;
+          int t250 = (uint64_t)(int64_t)t245 < (uint64_t)v_x1170_n;
+          int32_t t249 = t250 ? v_x1170_d[t245] : 0;
+          t243 |= !t250;
+          int32_t t251 = v_x1171_d[t241];
+          uint8_t t253 = rt_gt_i(t251, t249);
+          if (__builtin_expect(t243 != 0, 0)) { /* again, recording the error */
+            int32_t t254 = t241;
+            if (!((uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1202)) {
+              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1202, 0.0, 4);
+              t254 = 0;
+            }
+            int64_t t256 = 0, t257 = v_off_1201_n;
+            while (t257 - t256 > 1) {
+              int64_t t258 = t256 + (t257 - t256) / 2;
+              if (v_off_1201_d[t258] <= t254) t256 = t258; else t257 = t258;
+            }
+            const int32_t t255 = (int32_t)t256;
+            int32_t t259;
+            if ((uint64_t)(int64_t)t255 < (uint64_t)v_x1170_n) {
+              t259 = v_x1170_d[t255];
+            } else {
+              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t255, v_x1170_n, 0.0, 5);
+              t259 = 0;
+            }
+            int32_t t260 = v_x1171_d[t241];
+            uint8_t t262 = rt_gt_i(t260, t259);
+          }
+          t239x0 = t251;
+          t239x1 = t253;
+          uint8_t t263;
+          t263 = t239x1;
+          t237[t240] = t263 != 0;
+          kept += t263 != 0;
         }
-        t224[t225] = kept;
+        t238[t239] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t223);
-        rt_free(t224);
+        rt_free(t237);
+        rt_free(t238);
         goto fail;
       }
-      int64_t t242 = 0;
-      for (int64_t t225 = 0; t225 < t222; t225++) {
-        const int64_t k = t224[t225];
-        t224[t225] = t242;
-        t242 += k;
+      int64_t t264 = 0;
+      for (int64_t t239 = 0; t239 < t236; t239++) {
+        const int64_t k = t238[t239];
+        t238[t239] = t264;
+        t264 += k;
       }
-      v_x780 = rt_value_new(rt_vec_type(RT_INT), t242);
-      int32_t *v_x780_d = v_x780->data.i;
-      const int64_t v_x780_n = v_x780->len;
-      v_x781 = rt_value_new(rt_vec_type(RT_BOOL), t242);
-      uint8_t *v_x781_d = v_x781->data.b;
-      const int64_t v_x781_n = v_x781->len;
-      RT_PARALLEL_FOR_IF(t222 > 1)
-      for (int64_t t225 = 0; t225 < t222; t225++) {
-        int64_t at = t224[t225];
-        const int64_t t225_end = (t225 + 1) * RT_CHUNK < t221 ? (t225 + 1) * RT_CHUNK : t221;
-        for (int64_t t226 = t225 * RT_CHUNK; t226 < t225_end; t226++) {
-          const int32_t t227 = (int32_t)t226;
-          if (!t223[t226])
+      v_x1185 = rt_value_new(rt_vec_type(RT_INT), t264);
+      int32_t *v_x1185_d = v_x1185->data.i;
+      const int64_t v_x1185_n = v_x1185->len;
+      v_x1186 = rt_value_new(rt_vec_type(RT_BOOL), t264);
+      uint8_t *v_x1186_d = v_x1186->data.b;
+      const int64_t v_x1186_n = v_x1186->len;
+      RT_PARALLEL_FOR_IF(t236 > 1)
+      for (int64_t t239 = 0; t239 < t236; t239++) {
+        int64_t at = t238[t239];
+        const int64_t t239_end = (t239 + 1) * RT_CHUNK < t235 ? (t239 + 1) * RT_CHUNK : t235;
+        for (int64_t t240 = t239 * RT_CHUNK; t240 < t239_end; t240++) {
+          const int32_t t241 = (int32_t)t240;
+          if (!t237[t240])
             continue;
-          int32_t t225y0;
-          uint8_t t225y1;
-          int t244 = 0; /* nonzero: a check below failed */
-          int t245 = (uint64_t)(int64_t)t227 < (uint64_t)v_x756_n;
-          int32_t t243 = t245 ? v_x756_d[t227] : 0;
-          t244 |= !t245;
-          int t247 = (uint64_t)(int64_t)t243 < (uint64_t)v_x757_n;
-          int32_t t246 = t247 ? v_x757_d[t243] : 0;
-          t244 |= !t247;
-          int32_t t248 = v_x760_d[t227];
-          uint8_t t250 = rt_gt_i(t248, t246);
-          if (__builtin_expect(t244 != 0, 0)) { /* again, recording the error */
-            int32_t t251;
-            if ((uint64_t)(int64_t)t227 < (uint64_t)v_x756_n) {
-              t251 = v_x756_d[t227];
-            } else {
-              NESSIE_RECORD(err, t226, RT_CHECK_INDEX, 0, 0, RT_GATHER, t227, v_x756_n, 0.0, 6);
-              t251 = 0;
-            }
-            int32_t t252;
-            if ((uint64_t)(int64_t)t251 < (uint64_t)v_x757_n) {
-              t252 = v_x757_d[t251];
-            } else {
-              NESSIE_RECORD(err, t226, RT_CHECK_INDEX, 0, 0, RT_GATHER, t251, v_x757_n, 0.0, 7);
-              t252 = 0;
-            }
-            int32_t t253 = v_x760_d[t227];
-            uint8_t t255 = rt_gt_i(t253, t252);
+          int32_t t239y0;
+          uint8_t t239y1;
+          int t266 = 0; /* nonzero: a check below failed */
+          int t267 = (uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1202;
+          int32_t t265 = t267 ? t241 : 0;
+          t266 |= !t267;
+          int64_t t269 = 0, t270 = v_off_1201_n;
+          while (t270 - t269 > 1) {
+            int64_t t271 = t269 + (t270 - t269) / 2;
+            if (v_off_1201_d[t271] <= t265) t269 = t271; else t270 = t271;
           }
-          t225y0 = t248;
-          t225y1 = t250;
-          if (t223[t226]) {
-            v_x780_d[at] = t225y0;
-            v_x781_d[at] = t225y1;
+          const int32_t t268 = (int32_t)t269;
+          int t273 = (uint64_t)(int64_t)t268 < (uint64_t)v_x1170_n;
+          int32_t t272 = t273 ? v_x1170_d[t268] : 0;
+          t266 |= !t273;
+          int32_t t274 = v_x1171_d[t241];
+          uint8_t t276 = rt_gt_i(t274, t272);
+          if (__builtin_expect(t266 != 0, 0)) { /* again, recording the error */
+            int32_t t277 = t241;
+            if (!((uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1202)) {
+              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1202, 0.0, 6);
+              t277 = 0;
+            }
+            int64_t t279 = 0, t280 = v_off_1201_n;
+            while (t280 - t279 > 1) {
+              int64_t t281 = t279 + (t280 - t279) / 2;
+              if (v_off_1201_d[t281] <= t277) t279 = t281; else t280 = t281;
+            }
+            const int32_t t278 = (int32_t)t279;
+            int32_t t282;
+            if ((uint64_t)(int64_t)t278 < (uint64_t)v_x1170_n) {
+              t282 = v_x1170_d[t278];
+            } else {
+              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t278, v_x1170_n, 0.0, 7);
+              t282 = 0;
+            }
+            int32_t t283 = v_x1171_d[t241];
+            uint8_t t285 = rt_gt_i(t283, t282);
+          }
+          t239y0 = t274;
+          t239y1 = t276;
+          if (t237[t240]) {
+            v_x1185_d[at] = t239y0;
+            v_x1186_d[at] = t239y1;
             at++;
           }
         }
       }
-      rt_free(t223);
-      rt_free(t224);
+      rt_free(t237);
+      rt_free(t238);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x780_d = v_x780->data.i;
-      const int64_t v_x780_n = v_x780->len;
-      uint8_t *v_x781_d = v_x781->data.b;
-      const int64_t v_x781_n = v_x781->len;
+      int32_t *v_x1185_d = v_x1185->data.i;
+      const int64_t v_x1185_n = v_x1185->len;
+      uint8_t *v_x1186_d = v_x1186->data.b;
+      const int64_t v_x1186_n = v_x1186->len;
       /* SEG_REDUCE */
       {
-        v_x774 = rt_value_new(rt_vec_type(RT_INT), v_x770_n);
-        int32_t *v_x774_d = v_x774->data.i;
-        const int64_t v_x774_n = v_x774->len;
-        v_x787 = rt_value_new(rt_vec_type(RT_INT), v_x770_n);
-        int32_t *v_x787_d = v_x787->data.i;
-        const int64_t v_x787_n = v_x787->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x770_n >= 64)
-        for (int64_t t256 = 0; t256 < v_x770_n; t256++) {
-          int32_t t256a0;
-          int32_t t256a1;
-          t256a0 = 0;
-          t256a1 = 0;
-          for (int64_t t257 = v_x770_off[t256]; t257 < v_x770_off[t256 + 1]; t257++) {
-            const int32_t t258 = (int32_t)t257;
-            int32_t t256x0;
-            int32_t t256x1;
-            int t260 = 0; /* nonzero: a check below failed */
-            int t261 = (uint64_t)(int64_t)t258 < (uint64_t)v_x756_n;
-            int32_t t259 = t261 ? v_x756_d[t258] : 0;
-            t260 |= !t261;
-            int t263 = (uint64_t)(int64_t)t259 < (uint64_t)v_x757_n;
-            int32_t t262 = t263 ? v_x757_d[t259] : 0;
-            t260 |= !t263;
-            int t265 = (uint64_t)(int64_t)t258 < (uint64_t)v_x760_n;
-            int32_t t264 = t265 ? v_x760_d[t258] : 0;
-            t260 |= !t265;
-            uint8_t t267 = rt_lt_i(t264, t262);
-            int32_t t269 = rt_btoi_b(t267);
-            uint8_t t271 = rt_gt_i(t264, t262);
-            int32_t t273 = rt_btoi_b(t271);
-            if (__builtin_expect(t260 != 0, 0)) { /* again, recording the error */
-              int32_t t274;
-              if ((uint64_t)(int64_t)t258 < (uint64_t)v_x756_n) {
-                t274 = v_x756_d[t258];
-              } else {
-                NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x756_n, 0.0, 8);
-                t274 = 0;
-              }
-              int32_t t275;
-              if ((uint64_t)(int64_t)t274 < (uint64_t)v_x757_n) {
-                t275 = v_x757_d[t274];
-              } else {
-                NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x757_n, 0.0, 9);
-                t275 = 0;
-              }
-              int32_t t276;
-              if ((uint64_t)(int64_t)t258 < (uint64_t)v_x760_n) {
-                t276 = v_x760_d[t258];
-              } else {
-                NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 3, 0, RT_GATHER, t258, v_x760_n, 0.0, 10);
-                t276 = 0;
-              }
-              uint8_t t278 = rt_lt_i(t276, t275);
-              int32_t t280 = rt_btoi_b(t278);
-              uint8_t t282 = rt_gt_i(t276, t275);
-              int32_t t284 = rt_btoi_b(t282);
+        v_x1199 = rt_value_new(rt_vec_type(RT_INT), v_x1172_n);
+        int32_t *v_x1199_d = v_x1199->data.i;
+        const int64_t v_x1199_n = v_x1199->len;
+        v_x1200 = rt_value_new(rt_vec_type(RT_INT), v_x1172_n);
+        int32_t *v_x1200_d = v_x1200->data.i;
+        const int64_t v_x1200_n = v_x1200->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1172_n >= 64)
+        for (int64_t t286 = 0; t286 < v_x1172_n; t286++) {
+          int32_t t286a0;
+          int32_t t286a1;
+          t286a0 = 0;
+          t286a1 = 0;
+          for (int64_t t287 = v_x1172_off[t286]; t287 < v_x1172_off[t286 + 1]; t287++) {
+            const int32_t t288 = (int32_t)t287;
+            int32_t t286x0;
+            int32_t t286x1;
+            int t290 = 0; /* nonzero: a check below failed */
+            int t291 = (uint64_t)(int64_t)t288 < (uint64_t)(int64_t)v_x1202;
+            int32_t t289 = t291 ? t288 : 0;
+            t290 |= !t291;
+            int64_t t293 = 0, t294 = v_off_1201_n;
+            while (t294 - t293 > 1) {
+              int64_t t295 = t293 + (t294 - t293) / 2;
+              if (v_off_1201_d[t295] <= t289) t293 = t295; else t294 = t295;
             }
-            t256x0 = t269;
-            t256x1 = t273;
-            int32_t t286 = rt_add_i(t256a0, t256x0);
-            int32_t t288 = rt_add_i(t256a1, t256x1);
-            t256a0 = t286;
-            t256a1 = t288;
+            const int32_t t292 = (int32_t)t293;
+            int t297 = (uint64_t)(int64_t)t292 < (uint64_t)v_x1170_n;
+            int32_t t296 = t297 ? v_x1170_d[t292] : 0;
+            t290 |= !t297;
+            int t299 = (uint64_t)(int64_t)t288 < (uint64_t)v_x1171_n;
+            int32_t t298 = t299 ? v_x1171_d[t288] : 0;
+            t290 |= !t299;
+            uint8_t t301 = rt_lt_i(t298, t296);
+            int32_t t303 = rt_btoi_b(t301);
+            uint8_t t305 = rt_gt_i(t298, t296);
+            int32_t t307 = rt_btoi_b(t305);
+            if (__builtin_expect(t290 != 0, 0)) { /* again, recording the error */
+              int32_t t308 = t288;
+              if (!((uint64_t)(int64_t)t288 < (uint64_t)(int64_t)v_x1202)) {
+                NESSIE_RECORD(err, t287, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x1202, 0.0, 8);
+                t308 = 0;
+              }
+              int64_t t310 = 0, t311 = v_off_1201_n;
+              while (t311 - t310 > 1) {
+                int64_t t312 = t310 + (t311 - t310) / 2;
+                if (v_off_1201_d[t312] <= t308) t310 = t312; else t311 = t312;
+              }
+              const int32_t t309 = (int32_t)t310;
+              int32_t t313;
+              if ((uint64_t)(int64_t)t309 < (uint64_t)v_x1170_n) {
+                t313 = v_x1170_d[t309];
+              } else {
+                NESSIE_RECORD(err, t287, RT_CHECK_INDEX, 0, 0, RT_GATHER, t309, v_x1170_n, 0.0, 9);
+                t313 = 0;
+              }
+              int32_t t314;
+              if ((uint64_t)(int64_t)t288 < (uint64_t)v_x1171_n) {
+                t314 = v_x1171_d[t288];
+              } else {
+                NESSIE_RECORD(err, t287, RT_CHECK_INDEX, 3, 0, RT_GATHER, t288, v_x1171_n, 0.0, 10);
+                t314 = 0;
+              }
+              uint8_t t316 = rt_lt_i(t314, t313);
+              int32_t t318 = rt_btoi_b(t316);
+              uint8_t t320 = rt_gt_i(t314, t313);
+              int32_t t322 = rt_btoi_b(t320);
+            }
+            t286x0 = t303;
+            t286x1 = t307;
+            int32_t t324 = rt_add_i(t286a0, t286x0);
+            int32_t t326 = rt_add_i(t286a1, t286x1);
+            t286a0 = t324;
+            t286a1 = t326;
           }
-          v_x774_d[t256] = t256a0;
-          v_x787_d[t256] = t256a1;
+          v_x1199_d[t286] = t286a0;
+          v_x1200_d[t286] = t286a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x766 = v_x766;
-  *out_v_x774 = v_x774;
-  *out_v_x780 = v_x780;
-  *out_v_x787 = v_x787;
-  rt_release(v_x767);
-  rt_release(v_x781);
+  *out_v_x1178 = v_x1178;
+  *out_v_x1199 = v_x1199;
+  *out_v_x1185 = v_x1185;
+  *out_v_x1200 = v_x1200;
+  rt_release(v_x1179);
+  rt_release(v_x1186);
   return;
 fail:
-  rt_release(v_x766);
-  rt_release(v_x767);
-  rt_release(v_x780);
-  rt_release(v_x781);
-  rt_release(v_x774);
-  rt_release(v_x787);
+  rt_release(v_x1178);
+  rt_release(v_x1179);
+  rt_release(v_x1185);
+  rt_release(v_x1186);
+  rt_release(v_x1199);
+  rt_release(v_x1200);
 }
 
-/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K14_A {
+/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x756_d; int64_t v_x756_n;
-  int32_t *v_x757_d; int64_t v_x757_n;
-  int32_t *v_x760_d; int64_t v_x760_n;
-  const int64_t *v_x770_off; int64_t v_x770_n;
-  int32_t *v_x766_d; int64_t v_x766_n;
-  uint8_t *v_x767_d; int64_t v_x767_n;
-  int32_t *v_x780_d; int64_t v_x780_n;
-  uint8_t *v_x781_d; int64_t v_x781_n;
-  int32_t *v_x774_d; int64_t v_x774_n;
-  int32_t *v_x787_d; int64_t v_x787_n;
+  int32_t *v_off_1201_d; int64_t v_off_1201_n;
+  int32_t *v_x1170_d; int64_t v_x1170_n;
+  int32_t *v_x1171_d; int64_t v_x1171_n;
+  const int64_t *v_x1172_off; int64_t v_x1172_n;
+  int32_t v_x1202;
+  int32_t *v_x1178_d; int64_t v_x1178_n;
+  uint8_t *v_x1179_d; int64_t v_x1179_n;
+  int32_t *v_x1185_d; int64_t v_x1185_n;
+  uint8_t *v_x1186_d; int64_t v_x1186_n;
+  int32_t *v_x1199_d; int64_t v_x1199_n;
+  int32_t *v_x1200_d; int64_t v_x1200_n;
 };
-struct alignas(8) K14_0_V {
+struct alignas(8) K13_0_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K14_0_pull {
-  K14_A A;
-  __device__ K14_0_V operator()(int64_t i) const {
+struct K13_0_pull {
+  K13_A A;
+  __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t290 = 0; /* nonzero: a check below failed */
-    int t291 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n;
-    int32_t t289 = t291 ? A.v_x756_d[ix] : 0;
-    t290 |= !t291;
-    int t293 = (uint64_t)(int64_t)t289 < (uint64_t)A.v_x757_n;
-    int32_t t292 = t293 ? A.v_x757_d[t289] : 0;
-    t290 |= !t293;
-    int32_t t294 = A.v_x760_d[ix];
-    uint8_t t296 = rt_lt_i(t294, t292);
-    if (__builtin_expect(t290 != 0, 0)) { /* again, recording the error */
-      int32_t t297;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n) {
-        t297 = A.v_x756_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x756_n, 0.0, 0);
-        t297 = 0;
-      }
-      int32_t t298;
-      if ((uint64_t)(int64_t)t297 < (uint64_t)A.v_x757_n) {
-        t298 = A.v_x757_d[t297];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, A.v_x757_n, 0.0, 1);
-        t298 = 0;
-      }
-      int32_t t299 = A.v_x760_d[ix];
-      uint8_t t301 = rt_lt_i(t299, t298);
+    int t328 = 0; /* nonzero: a check below failed */
+    int t329 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1202;
+    int32_t t327 = t329 ? ix : 0;
+    t328 |= !t329;
+    int64_t t331 = 0, t332 = A.v_off_1201_n;
+    while (t332 - t331 > 1) {
+      int64_t t333 = t331 + (t332 - t331) / 2;
+      if (A.v_off_1201_d[t333] <= t327) t331 = t333; else t332 = t333;
     }
-    return K14_0_V{t294, t296};
+    const int32_t t330 = (int32_t)t331;
+    int t335 = (uint64_t)(int64_t)t330 < (uint64_t)A.v_x1170_n;
+    int32_t t334 = t335 ? A.v_x1170_d[t330] : 0;
+    t328 |= !t335;
+    int32_t t336 = A.v_x1171_d[ix];
+    uint8_t t338 = rt_lt_i(t336, t334);
+    if (__builtin_expect(t328 != 0, 0)) { /* again, recording the error */
+      int32_t t339 = ix;
+      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1202)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1202, 0.0, 0);
+        t339 = 0;
+      }
+      int64_t t341 = 0, t342 = A.v_off_1201_n;
+      while (t342 - t341 > 1) {
+        int64_t t343 = t341 + (t342 - t341) / 2;
+        if (A.v_off_1201_d[t343] <= t339) t341 = t343; else t342 = t343;
+      }
+      const int32_t t340 = (int32_t)t341;
+      int32_t t344;
+      if ((uint64_t)(int64_t)t340 < (uint64_t)A.v_x1170_n) {
+        t344 = A.v_x1170_d[t340];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t340, A.v_x1170_n, 0.0, 1);
+        t344 = 0;
+      }
+      int32_t t345 = A.v_x1171_d[ix];
+      uint8_t t347 = rt_lt_i(t345, t344);
+    }
+    return K13_0_V{t336, t338};
   }
 };
-struct K14_0_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x766_d[i] = v.v0;
-    A.v_x767_d[i] = v.v1;
+struct K13_0_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_0_V &v) const {
+    A.v_x1178_d[i] = v.v0;
+    A.v_x1179_d[i] = v.v1;
   }
 };
-struct K14_0_pred {
-  K14_A A;
-  __device__ bool operator()(int64_t i, const K14_0_V &v) const {
+struct K13_0_pred {
+  K13_A A;
+  __device__ bool operator()(int64_t i, const K13_0_V &v) const {
     return (bool)v.v1;
   }
 };
-struct alignas(8) K14_1_V {
+struct alignas(8) K13_1_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K14_1_pull {
-  K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
+struct K13_1_pull {
+  K13_A A;
+  __device__ K13_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t303 = 0; /* nonzero: a check below failed */
-    int t304 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n;
-    int32_t t302 = t304 ? A.v_x756_d[ix] : 0;
-    t303 |= !t304;
-    int t306 = (uint64_t)(int64_t)t302 < (uint64_t)A.v_x757_n;
-    int32_t t305 = t306 ? A.v_x757_d[t302] : 0;
-    t303 |= !t306;
-    int32_t t307 = A.v_x760_d[ix];
-    uint8_t t309 = rt_gt_i(t307, t305);
-    if (__builtin_expect(t303 != 0, 0)) { /* again, recording the error */
-      int32_t t310;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n) {
-        t310 = A.v_x756_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x756_n, 0.0, 2);
-        t310 = 0;
-      }
-      int32_t t311;
-      if ((uint64_t)(int64_t)t310 < (uint64_t)A.v_x757_n) {
-        t311 = A.v_x757_d[t310];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t310, A.v_x757_n, 0.0, 3);
-        t311 = 0;
-      }
-      int32_t t312 = A.v_x760_d[ix];
-      uint8_t t314 = rt_gt_i(t312, t311);
+    int t349 = 0; /* nonzero: a check below failed */
+    int t350 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1202;
+    int32_t t348 = t350 ? ix : 0;
+    t349 |= !t350;
+    int64_t t352 = 0, t353 = A.v_off_1201_n;
+    while (t353 - t352 > 1) {
+      int64_t t354 = t352 + (t353 - t352) / 2;
+      if (A.v_off_1201_d[t354] <= t348) t352 = t354; else t353 = t354;
     }
-    return K14_1_V{t307, t309};
+    const int32_t t351 = (int32_t)t352;
+    int t356 = (uint64_t)(int64_t)t351 < (uint64_t)A.v_x1170_n;
+    int32_t t355 = t356 ? A.v_x1170_d[t351] : 0;
+    t349 |= !t356;
+    int32_t t357 = A.v_x1171_d[ix];
+    uint8_t t359 = rt_gt_i(t357, t355);
+    if (__builtin_expect(t349 != 0, 0)) { /* again, recording the error */
+      int32_t t360 = ix;
+      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1202)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1202, 0.0, 2);
+        t360 = 0;
+      }
+      int64_t t362 = 0, t363 = A.v_off_1201_n;
+      while (t363 - t362 > 1) {
+        int64_t t364 = t362 + (t363 - t362) / 2;
+        if (A.v_off_1201_d[t364] <= t360) t362 = t364; else t363 = t364;
+      }
+      const int32_t t361 = (int32_t)t362;
+      int32_t t365;
+      if ((uint64_t)(int64_t)t361 < (uint64_t)A.v_x1170_n) {
+        t365 = A.v_x1170_d[t361];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t361, A.v_x1170_n, 0.0, 3);
+        t365 = 0;
+      }
+      int32_t t366 = A.v_x1171_d[ix];
+      uint8_t t368 = rt_gt_i(t366, t365);
+    }
+    return K13_1_V{t357, t359};
   }
 };
-struct K14_1_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_1_V &v) const {
-    A.v_x780_d[i] = v.v0;
-    A.v_x781_d[i] = v.v1;
+struct K13_1_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_1_V &v) const {
+    A.v_x1185_d[i] = v.v0;
+    A.v_x1186_d[i] = v.v1;
   }
 };
-struct K14_1_pred {
-  K14_A A;
-  __device__ bool operator()(int64_t i, const K14_1_V &v) const {
+struct K13_1_pred {
+  K13_A A;
+  __device__ bool operator()(int64_t i, const K13_1_V &v) const {
     return (bool)v.v1;
   }
 };
-struct alignas(8) K14_2_V {
+struct alignas(8) K13_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K14_2_pull {
-  K14_A A;
-  __device__ K14_2_V operator()(int64_t i) const {
+struct K13_2_pull {
+  K13_A A;
+  __device__ K13_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t316 = 0; /* nonzero: a check below failed */
-    int t317 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n;
-    int32_t t315 = t317 ? A.v_x756_d[ix] : 0;
-    t316 |= !t317;
-    int t319 = (uint64_t)(int64_t)t315 < (uint64_t)A.v_x757_n;
-    int32_t t318 = t319 ? A.v_x757_d[t315] : 0;
-    t316 |= !t319;
-    int t321 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x760_n;
-    int32_t t320 = t321 ? A.v_x760_d[ix] : 0;
-    t316 |= !t321;
-    uint8_t t323 = rt_lt_i(t320, t318);
-    int32_t t325 = rt_btoi_b(t323);
-    uint8_t t327 = rt_gt_i(t320, t318);
-    int32_t t329 = rt_btoi_b(t327);
-    if (__builtin_expect(t316 != 0, 0)) { /* again, recording the error */
-      int32_t t330;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n) {
-        t330 = A.v_x756_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x756_n, 0.0, 4);
-        t330 = 0;
-      }
-      int32_t t331;
-      if ((uint64_t)(int64_t)t330 < (uint64_t)A.v_x757_n) {
-        t331 = A.v_x757_d[t330];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t330, A.v_x757_n, 0.0, 5);
-        t331 = 0;
-      }
-      int32_t t332;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x760_n) {
-        t332 = A.v_x760_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x760_n, 0.0, 6);
-        t332 = 0;
-      }
-      uint8_t t334 = rt_lt_i(t332, t331);
-      int32_t t336 = rt_btoi_b(t334);
-      uint8_t t338 = rt_gt_i(t332, t331);
-      int32_t t340 = rt_btoi_b(t338);
+    int t370 = 0; /* nonzero: a check below failed */
+    int t371 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1202;
+    int32_t t369 = t371 ? ix : 0;
+    t370 |= !t371;
+    int64_t t373 = 0, t374 = A.v_off_1201_n;
+    while (t374 - t373 > 1) {
+      int64_t t375 = t373 + (t374 - t373) / 2;
+      if (A.v_off_1201_d[t375] <= t369) t373 = t375; else t374 = t375;
     }
-    return K14_2_V{t325, t329};
+    const int32_t t372 = (int32_t)t373;
+    int t377 = (uint64_t)(int64_t)t372 < (uint64_t)A.v_x1170_n;
+    int32_t t376 = t377 ? A.v_x1170_d[t372] : 0;
+    t370 |= !t377;
+    int t379 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1171_n;
+    int32_t t378 = t379 ? A.v_x1171_d[ix] : 0;
+    t370 |= !t379;
+    uint8_t t381 = rt_lt_i(t378, t376);
+    int32_t t383 = rt_btoi_b(t381);
+    uint8_t t385 = rt_gt_i(t378, t376);
+    int32_t t387 = rt_btoi_b(t385);
+    if (__builtin_expect(t370 != 0, 0)) { /* again, recording the error */
+      int32_t t388 = ix;
+      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1202)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1202, 0.0, 4);
+        t388 = 0;
+      }
+      int64_t t390 = 0, t391 = A.v_off_1201_n;
+      while (t391 - t390 > 1) {
+        int64_t t392 = t390 + (t391 - t390) / 2;
+        if (A.v_off_1201_d[t392] <= t388) t390 = t392; else t391 = t392;
+      }
+      const int32_t t389 = (int32_t)t390;
+      int32_t t393;
+      if ((uint64_t)(int64_t)t389 < (uint64_t)A.v_x1170_n) {
+        t393 = A.v_x1170_d[t389];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, A.v_x1170_n, 0.0, 5);
+        t393 = 0;
+      }
+      int32_t t394;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1171_n) {
+        t394 = A.v_x1171_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x1171_n, 0.0, 6);
+        t394 = 0;
+      }
+      uint8_t t396 = rt_lt_i(t394, t393);
+      int32_t t398 = rt_btoi_b(t396);
+      uint8_t t400 = rt_gt_i(t394, t393);
+      int32_t t402 = rt_btoi_b(t400);
+    }
+    return K13_2_V{t383, t387};
   }
 };
-struct K14_2_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_2_V &v) const {
-    A.v_x774_d[i] = v.v0;
-    A.v_x787_d[i] = v.v1;
+struct K13_2_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_2_V &v) const {
+    A.v_x1199_d[i] = v.v0;
+    A.v_x1200_d[i] = v.v1;
   }
 };
-struct K14_2_op {
-  K14_A A;
-  __device__ K14_2_V operator()(const K14_2_V &a, const K14_2_V &b) const {
-    int32_t t342 = rt_add_i(a.v0, b.v0);
-    int32_t t344 = rt_add_i(a.v1, b.v1);
-    return K14_2_V{t342, t344};
+struct K13_2_op {
+  K13_A A;
+  __device__ K13_2_V operator()(const K13_2_V &a, const K13_2_V &b) const {
+    int32_t t404 = rt_add_i(a.v0, b.v0);
+    int32_t t406 = rt_add_i(a.v1, b.v1);
+    return K13_2_V{t404, t406};
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x756, RtValue *v_x757, RtValue *v_x760, RtValue *v_x770, RtValue **out_v_x766, RtValue **out_v_x774, RtValue **out_v_x780, RtValue **out_v_x787) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtValue *v_x1170, RtValue *v_x1171, RtValue *v_x1172, int32_t v_x1202, RtValue **out_v_x1178, RtValue **out_v_x1199, RtValue **out_v_x1185, RtValue **out_v_x1200) {
   (void)loc;
   (void)err;
-  K14_A A;
+  K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x756_d = v_x756->data.i;
-  A.v_x756_n = v_x756->len;
-  A.v_x757_d = v_x757->data.i;
-  A.v_x757_n = v_x757->len;
-  A.v_x760_d = v_x760->data.i;
-  A.v_x760_n = v_x760->len;
-  A.v_x770_off = rtg_seg_offsets(v_x770);
-  A.v_x770_n = v_x770->len;
-  RtValue *v_x766 = NULL;
-  RtValue *v_x767 = NULL;
-  RtValue *v_x780 = NULL;
-  RtValue *v_x781 = NULL;
-  RtValue *v_x774 = NULL;
-  RtValue *v_x787 = NULL;
+  A.v_off_1201_d = v_off_1201->data.i;
+  A.v_off_1201_n = v_off_1201->len;
+  A.v_x1170_d = v_x1170->data.i;
+  A.v_x1170_n = v_x1170->len;
+  A.v_x1171_d = v_x1171->data.i;
+  A.v_x1171_n = v_x1171->len;
+  A.v_x1172_off = rtg_seg_offsets(v_x1172);
+  A.v_x1172_n = v_x1172->len;
+  A.v_x1202 = v_x1202;
+  RtValue *v_x1178 = NULL;
+  RtValue *v_x1179 = NULL;
+  RtValue *v_x1185 = NULL;
+  RtValue *v_x1186 = NULL;
+  RtValue *v_x1199 = NULL;
+  RtValue *v_x1200 = NULL;
   /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t345, t346; /* the slot of SOAC 0's count, its size */
-  int64_t *t347, t348; /* the slot of SOAC 1's count, its size */
+  int64_t *t407, t408; /* the slot of SOAC 0's count, its size */
+  int64_t *t409, t410; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t349 = v_x760->len;
-    v_x766 = rtg_vec_new(RT_INT, t349);
-    A.v_x766_d = v_x766->data.i;
-    A.v_x766_n = v_x766->len;
-    v_x767 = rtg_vec_new(RT_BOOL, t349);
-    A.v_x767_d = v_x767->data.b;
-    A.v_x767_n = v_x767->len;
-    t346 = t349;
-    const int64_t t350 = v_x760->len;
-    v_x780 = rtg_vec_new(RT_INT, t350);
-    A.v_x780_d = v_x780->data.i;
-    A.v_x780_n = v_x780->len;
-    v_x781 = rtg_vec_new(RT_BOOL, t350);
-    A.v_x781_d = v_x781->data.b;
-    A.v_x781_n = v_x781->len;
-    t348 = t350;
-    int64_t *t351[2];
-    rtg::filters_launch("K14", loc, t350, t351, rtg::filter_part<K14_0_V>(K14_0_pull{A}, K14_0_pred{A}, K14_0_store{A}, K14_0_store{A}, false), rtg::filter_part<K14_1_V>(K14_1_pull{A}, K14_1_pred{A}, K14_1_store{A}, K14_1_store{A}, false));
-    t345 = t351[0];
-    t347 = t351[1];
+    const int64_t t411 = v_x1171->len;
+    v_x1178 = rtg_vec_new(RT_INT, t411);
+    A.v_x1178_d = v_x1178->data.i;
+    A.v_x1178_n = v_x1178->len;
+    v_x1179 = rtg_vec_new(RT_BOOL, t411);
+    A.v_x1179_d = v_x1179->data.b;
+    A.v_x1179_n = v_x1179->len;
+    t408 = t411;
+    const int64_t t412 = v_x1171->len;
+    v_x1185 = rtg_vec_new(RT_INT, t412);
+    A.v_x1185_d = v_x1185->data.i;
+    A.v_x1185_n = v_x1185->len;
+    v_x1186 = rtg_vec_new(RT_BOOL, t412);
+    A.v_x1186_d = v_x1186->data.b;
+    A.v_x1186_n = v_x1186->len;
+    t410 = t412;
+    int64_t *t413[2];
+    rtg::filters_launch("K13", loc, t412, t413, rtg::filter_part<K13_0_V>(K13_0_pull{A}, K13_0_pred{A}, K13_0_store{A}, K13_0_store{A}, false), rtg::filter_part<K13_1_V>(K13_1_pull{A}, K13_1_pred{A}, K13_1_store{A}, K13_1_store{A}, false));
+    t407 = t413[0];
+    t409 = t413[1];
   }
   {
-    const int64_t t352 = rtg::filter_count(t345);
-    v_x766 = rtg_vec_fit(v_x766, t352);
-    A.v_x766_d = v_x766->data.i;
-    A.v_x766_n = v_x766->len;
-    v_x767 = rtg_vec_fit(v_x767, t352);
-    A.v_x767_d = v_x767->data.b;
-    A.v_x767_n = v_x767->len;
+    const int64_t t414 = rtg::filter_count(t407);
+    v_x1178 = rtg_vec_fit(v_x1178, t414);
+    A.v_x1178_d = v_x1178->data.i;
+    A.v_x1178_n = v_x1178->len;
+    v_x1179 = rtg_vec_fit(v_x1179, t414);
+    A.v_x1179_d = v_x1179->data.b;
+    A.v_x1179_n = v_x1179->len;
   }
   {
-    const int64_t t353 = rtg::filter_count(t347);
-    v_x780 = rtg_vec_fit(v_x780, t353);
-    A.v_x780_d = v_x780->data.i;
-    A.v_x780_n = v_x780->len;
-    v_x781 = rtg_vec_fit(v_x781, t353);
-    A.v_x781_d = v_x781->data.b;
-    A.v_x781_n = v_x781->len;
+    const int64_t t415 = rtg::filter_count(t409);
+    v_x1185 = rtg_vec_fit(v_x1185, t415);
+    A.v_x1185_d = v_x1185->data.i;
+    A.v_x1185_n = v_x1185->len;
+    v_x1186 = rtg_vec_fit(v_x1186, t415);
+    A.v_x1186_d = v_x1186->data.b;
+    A.v_x1186_n = v_x1186->len;
   }
   /* SEG_REDUCE */
   {
-    const int64_t t354 = v_x770->len;
-    v_x774 = rtg_vec_new(RT_INT, t354);
-    A.v_x774_d = v_x774->data.i;
-    A.v_x774_n = v_x774->len;
-    v_x787 = rtg_vec_new(RT_INT, t354);
-    A.v_x787_d = v_x787->data.i;
-    A.v_x787_n = v_x787->len;
-    rtg::segmented("K14", loc, K14_2_pull{A}, K14_2_op{A}, K14_2_V{0, 0}, v_x770, false, K14_2_store{A});
+    const int64_t t416 = v_x1172->len;
+    v_x1199 = rtg_vec_new(RT_INT, t416);
+    A.v_x1199_d = v_x1199->data.i;
+    A.v_x1199_n = v_x1199->len;
+    v_x1200 = rtg_vec_new(RT_INT, t416);
+    A.v_x1200_d = v_x1200->data.i;
+    A.v_x1200_n = v_x1200->len;
+    rtg::segmented("K13", loc, K13_2_pull{A}, K13_2_op{A}, K13_2_V{0, 0}, v_x1172, false, K13_2_store{A});
   }
-  *out_v_x766 = v_x766;
-  *out_v_x774 = v_x774;
-  *out_v_x780 = v_x780;
-  *out_v_x787 = v_x787;
-  rt_release(v_x767);
-  rt_release(v_x781);
+  *out_v_x1178 = v_x1178;
+  *out_v_x1199 = v_x1199;
+  *out_v_x1185 = v_x1185;
+  *out_v_x1200 = v_x1200;
+  rt_release(v_x1179);
+  rt_release(v_x1186);
   return;
 fail:
-  rt_release(v_x766);
-  rt_release(v_x767);
-  rt_release(v_x780);
-  rt_release(v_x781);
-  rt_release(v_x774);
-  rt_release(v_x787);
+  rt_release(v_x1178);
+  rt_release(v_x1179);
+  rt_release(v_x1185);
+  rt_release(v_x1186);
+  rt_release(v_x1199);
+  rt_release(v_x1200);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x756, RtValue *v_x757, RtValue *v_x760, RtValue *v_x770, RtValue **out_v_x766, RtValue **out_v_x774, RtValue **out_v_x780, RtValue **out_v_x787) {
-  RtValue *vals[] = {v_x756, v_x757, v_x760, v_x770};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtValue *v_x1170, RtValue *v_x1171, RtValue *v_x1172, int32_t v_x1202, RtValue **out_v_x1178, RtValue **out_v_x1199, RtValue **out_v_x1185, RtValue **out_v_x1200) {
+  RtValue *vals[] = {v_off_1201, v_x1170, v_x1171, v_x1172};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K14_host(err, loc, run, v_x756, v_x757, v_x760, v_x770, out_v_x766, out_v_x774, out_v_x780, out_v_x787);
+    K13_host(err, loc, run, v_off_1201, v_x1170, v_x1171, v_x1172, v_x1202, out_v_x1178, out_v_x1199, out_v_x1185, out_v_x1200);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x756, v_x757, v_x760, v_x770, out_v_x766, out_v_x774, out_v_x780, out_v_x787);
+    K13_gpu(err, loc, run, v_off_1201, v_x1170, v_x1171, v_x1172, v_x1202, out_v_x1178, out_v_x1199, out_v_x1185, out_v_x1200);
   }
 }
 
-/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
+/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
   (void)loc;
   (void)run;
   int32_t *v_x788_d = v_x788->data.i;
@@ -2351,57 +2370,57 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, Rt
   RtValue *v_x796 = NULL;
   /* MAP */
   {
-    const int64_t t355 = v_x790;
-    if (t355 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t355, 0.0, 0);
+    const int64_t t417 = v_x790;
+    if (t417 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t417, 0.0, 0);
       goto fail;
     }
-    v_x792 = rt_value_new(rt_vec_type(RT_INT), t355);
+    v_x792 = rt_value_new(rt_vec_type(RT_INT), t417);
     int32_t *v_x792_d = v_x792->data.i;
     const int64_t v_x792_n = v_x792->len;
-    RT_PARALLEL_FOR_IF(t355 >= RT_PARALLEL_MIN)
-    for (int64_t t356 = 0; t356 < t355; t356++) {
-      const int32_t t357 = (int32_t)t356;
-      int t362 = 0; /* nonzero: a check below failed */
-      uint8_t t359 = rt_lt_i(t357, (int32_t)v_x788_n);
-      int32_t t360;
-      if (t359) {
-        int t363 = (uint64_t)(int64_t)t357 < (uint64_t)v_x788_n;
-        int32_t t361 = t363 ? v_x788_d[t357] : 0;
-        t362 |= !t363;
-        t360 = t361;
+    RT_PARALLEL_FOR_IF(t417 >= RT_PARALLEL_MIN)
+    for (int64_t t418 = 0; t418 < t417; t418++) {
+      const int32_t t419 = (int32_t)t418;
+      int t424 = 0; /* nonzero: a check below failed */
+      uint8_t t421 = rt_lt_i(t419, (int32_t)v_x788_n);
+      int32_t t422;
+      if (t421) {
+        int t425 = (uint64_t)(int64_t)t419 < (uint64_t)v_x788_n;
+        int32_t t423 = t425 ? v_x788_d[t419] : 0;
+        t424 |= !t425;
+        t422 = t423;
       } else {
-        int32_t t365 = rt_sub_i(t357, (int32_t)v_x788_n);
-        int t367 = (uint64_t)(int64_t)t365 < (uint64_t)v_x789_n;
-        int32_t t366 = t367 ? v_x789_d[t365] : 0;
-        t362 |= !t367;
-        t360 = t366;
+        int32_t t427 = rt_sub_i(t419, (int32_t)v_x788_n);
+        int t429 = (uint64_t)(int64_t)t427 < (uint64_t)v_x789_n;
+        int32_t t428 = t429 ? v_x789_d[t427] : 0;
+        t424 |= !t429;
+        t422 = t428;
       }
-      if (__builtin_expect(t362 != 0, 0)) { /* again, recording the error */
-        uint8_t t369 = rt_lt_i(t357, (int32_t)v_x788_n);
-        int32_t t370;
-        if (t369) {
-          int32_t t371;
-          if ((uint64_t)(int64_t)t357 < (uint64_t)v_x788_n) {
-            t371 = v_x788_d[t357];
+      if (__builtin_expect(t424 != 0, 0)) { /* again, recording the error */
+        uint8_t t431 = rt_lt_i(t419, (int32_t)v_x788_n);
+        int32_t t432;
+        if (t431) {
+          int32_t t433;
+          if ((uint64_t)(int64_t)t419 < (uint64_t)v_x788_n) {
+            t433 = v_x788_d[t419];
           } else {
-            NESSIE_RECORD(err, t356, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, v_x788_n, 0.0, 1);
-            t371 = 0;
+            NESSIE_RECORD(err, t418, RT_CHECK_INDEX, 0, 0, RT_GATHER, t419, v_x788_n, 0.0, 1);
+            t433 = 0;
           }
-          t370 = t371;
+          t432 = t433;
         } else {
-          int32_t t373 = rt_sub_i(t357, (int32_t)v_x788_n);
-          int32_t t374;
-          if ((uint64_t)(int64_t)t373 < (uint64_t)v_x789_n) {
-            t374 = v_x789_d[t373];
+          int32_t t435 = rt_sub_i(t419, (int32_t)v_x788_n);
+          int32_t t436;
+          if ((uint64_t)(int64_t)t435 < (uint64_t)v_x789_n) {
+            t436 = v_x789_d[t435];
           } else {
-            NESSIE_RECORD(err, t356, RT_CHECK_INDEX, 0, 0, RT_GATHER, t373, v_x789_n, 0.0, 2);
-            t374 = 0;
+            NESSIE_RECORD(err, t418, RT_CHECK_INDEX, 0, 0, RT_GATHER, t435, v_x789_n, 0.0, 2);
+            t436 = 0;
           }
-          t370 = t374;
+          t432 = t436;
         }
       }
-      v_x792_d[t356] = t360;
+      v_x792_d[t418] = t422;
     }
   }
   if (err->index != INT64_MAX)
@@ -2411,131 +2430,131 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, Rt
     const int64_t v_x792_n = v_x792->len;
     /* SCAN */
     {
-      const int64_t t375 = v_x790;
-      if (t375 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t375, 0.0, 3);
+      const int64_t t437 = v_x790;
+      if (t437 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t437, 0.0, 3);
         goto fail;
       }
-      const int64_t t376 = t375 > 0 ? (t375 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t377 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t376);
-      RT_PARALLEL_FOR_IF(t376 > 1)
-      for (int64_t t378 = 0; t378 < t376; t378++) {
-        int32_t t378a0;
-        t378a0 = 0;
-        const int64_t t378_end = (t378 + 1) * RT_CHUNK < t375 ? (t378 + 1) * RT_CHUNK : t375;
-        for (int64_t t379 = t378 * RT_CHUNK; t379 < t378_end; t379++) {
-          const int32_t t380 = (int32_t)t379;
-          int32_t t378x0;
-          int t385 = 0; /* nonzero: a check below failed */
-          uint8_t t382 = rt_lt_i(t380, (int32_t)v_x788_n);
-          int32_t t383;
-          if (t382) {
-            int t386 = (uint64_t)(int64_t)t380 < (uint64_t)v_x788_n;
-            int32_t t384 = t386 ? v_x788_d[t380] : 0;
-            t385 |= !t386;
-            t383 = t384;
+      const int64_t t438 = t437 > 0 ? (t437 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t439 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t438);
+      RT_PARALLEL_FOR_IF(t438 > 1)
+      for (int64_t t440 = 0; t440 < t438; t440++) {
+        int32_t t440a0;
+        t440a0 = 0;
+        const int64_t t440_end = (t440 + 1) * RT_CHUNK < t437 ? (t440 + 1) * RT_CHUNK : t437;
+        for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
+          const int32_t t442 = (int32_t)t441;
+          int32_t t440x0;
+          int t447 = 0; /* nonzero: a check below failed */
+          uint8_t t444 = rt_lt_i(t442, (int32_t)v_x788_n);
+          int32_t t445;
+          if (t444) {
+            int t448 = (uint64_t)(int64_t)t442 < (uint64_t)v_x788_n;
+            int32_t t446 = t448 ? v_x788_d[t442] : 0;
+            t447 |= !t448;
+            t445 = t446;
           } else {
-            int32_t t388 = rt_sub_i(t380, (int32_t)v_x788_n);
-            int t390 = (uint64_t)(int64_t)t388 < (uint64_t)v_x789_n;
-            int32_t t389 = t390 ? v_x789_d[t388] : 0;
-            t385 |= !t390;
-            t383 = t389;
+            int32_t t450 = rt_sub_i(t442, (int32_t)v_x788_n);
+            int t452 = (uint64_t)(int64_t)t450 < (uint64_t)v_x789_n;
+            int32_t t451 = t452 ? v_x789_d[t450] : 0;
+            t447 |= !t452;
+            t445 = t451;
           }
-          if (__builtin_expect(t385 != 0, 0)) { /* again, recording the error */
-            uint8_t t392 = rt_lt_i(t380, (int32_t)v_x788_n);
-            int32_t t393;
-            if (t392) {
-              int32_t t394;
-              if ((uint64_t)(int64_t)t380 < (uint64_t)v_x788_n) {
-                t394 = v_x788_d[t380];
+          if (__builtin_expect(t447 != 0, 0)) { /* again, recording the error */
+            uint8_t t454 = rt_lt_i(t442, (int32_t)v_x788_n);
+            int32_t t455;
+            if (t454) {
+              int32_t t456;
+              if ((uint64_t)(int64_t)t442 < (uint64_t)v_x788_n) {
+                t456 = v_x788_d[t442];
               } else {
-                NESSIE_RECORD(err, t379, RT_CHECK_INDEX, 0, 0, RT_GATHER, t380, v_x788_n, 0.0, 4);
-                t394 = 0;
+                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x788_n, 0.0, 4);
+                t456 = 0;
               }
-              t393 = t394;
+              t455 = t456;
             } else {
-              int32_t t396 = rt_sub_i(t380, (int32_t)v_x788_n);
-              int32_t t397;
-              if ((uint64_t)(int64_t)t396 < (uint64_t)v_x789_n) {
-                t397 = v_x789_d[t396];
+              int32_t t458 = rt_sub_i(t442, (int32_t)v_x788_n);
+              int32_t t459;
+              if ((uint64_t)(int64_t)t458 < (uint64_t)v_x789_n) {
+                t459 = v_x789_d[t458];
               } else {
-                NESSIE_RECORD(err, t379, RT_CHECK_INDEX, 0, 0, RT_GATHER, t396, v_x789_n, 0.0, 5);
-                t397 = 0;
+                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_x789_n, 0.0, 5);
+                t459 = 0;
               }
-              t393 = t397;
+              t455 = t459;
             }
           }
-          t378x0 = t383;
-          int32_t t399 = rt_add_i(t378a0, t378x0);
-          t378a0 = t399;
+          t440x0 = t445;
+          int32_t t461 = rt_add_i(t440a0, t440x0);
+          t440a0 = t461;
         }
-        t377[t378] = t378a0;
+        t439[t440] = t440a0;
       }
-      int32_t t378t0;
-      t378t0 = 0;
-      for (int64_t t378 = 0; t378 < t376; t378++) {
-        const int32_t t400 = t377[t378];
-        t377[t378] = t378t0;
-        int32_t t402 = rt_add_i(t378t0, t400);
-        t378t0 = t402;
+      int32_t t440t0;
+      t440t0 = 0;
+      for (int64_t t440 = 0; t440 < t438; t440++) {
+        const int32_t t462 = t439[t440];
+        t439[t440] = t440t0;
+        int32_t t464 = rt_add_i(t440t0, t462);
+        t440t0 = t464;
       }
-      v_x796 = rt_value_new(rt_vec_type(RT_INT), t375);
+      v_x796 = rt_value_new(rt_vec_type(RT_INT), t437);
       int32_t *v_x796_d = v_x796->data.i;
       const int64_t v_x796_n = v_x796->len;
-      RT_PARALLEL_FOR_IF(t376 > 1)
-      for (int64_t t378 = 0; t378 < t376; t378++) {
-        int32_t t378p0;
-        t378p0 = t377[t378];
-        const int64_t t378_end = (t378 + 1) * RT_CHUNK < t375 ? (t378 + 1) * RT_CHUNK : t375;
-        for (int64_t t379 = t378 * RT_CHUNK; t379 < t378_end; t379++) {
-          const int32_t t380 = (int32_t)t379;
-          v_x796_d[t379] = t378p0;
-          int32_t t378y0;
-          int t407 = 0; /* nonzero: a check below failed */
-          uint8_t t404 = rt_lt_i(t380, (int32_t)v_x788_n);
-          int32_t t405;
-          if (t404) {
-            int t408 = (uint64_t)(int64_t)t380 < (uint64_t)v_x788_n;
-            int32_t t406 = t408 ? v_x788_d[t380] : 0;
-            t407 |= !t408;
-            t405 = t406;
+      RT_PARALLEL_FOR_IF(t438 > 1)
+      for (int64_t t440 = 0; t440 < t438; t440++) {
+        int32_t t440p0;
+        t440p0 = t439[t440];
+        const int64_t t440_end = (t440 + 1) * RT_CHUNK < t437 ? (t440 + 1) * RT_CHUNK : t437;
+        for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
+          const int32_t t442 = (int32_t)t441;
+          v_x796_d[t441] = t440p0;
+          int32_t t440y0;
+          int t469 = 0; /* nonzero: a check below failed */
+          uint8_t t466 = rt_lt_i(t442, (int32_t)v_x788_n);
+          int32_t t467;
+          if (t466) {
+            int t470 = (uint64_t)(int64_t)t442 < (uint64_t)v_x788_n;
+            int32_t t468 = t470 ? v_x788_d[t442] : 0;
+            t469 |= !t470;
+            t467 = t468;
           } else {
-            int32_t t410 = rt_sub_i(t380, (int32_t)v_x788_n);
-            int t412 = (uint64_t)(int64_t)t410 < (uint64_t)v_x789_n;
-            int32_t t411 = t412 ? v_x789_d[t410] : 0;
-            t407 |= !t412;
-            t405 = t411;
+            int32_t t472 = rt_sub_i(t442, (int32_t)v_x788_n);
+            int t474 = (uint64_t)(int64_t)t472 < (uint64_t)v_x789_n;
+            int32_t t473 = t474 ? v_x789_d[t472] : 0;
+            t469 |= !t474;
+            t467 = t473;
           }
-          if (__builtin_expect(t407 != 0, 0)) { /* again, recording the error */
-            uint8_t t414 = rt_lt_i(t380, (int32_t)v_x788_n);
-            int32_t t415;
-            if (t414) {
-              int32_t t416;
-              if ((uint64_t)(int64_t)t380 < (uint64_t)v_x788_n) {
-                t416 = v_x788_d[t380];
+          if (__builtin_expect(t469 != 0, 0)) { /* again, recording the error */
+            uint8_t t476 = rt_lt_i(t442, (int32_t)v_x788_n);
+            int32_t t477;
+            if (t476) {
+              int32_t t478;
+              if ((uint64_t)(int64_t)t442 < (uint64_t)v_x788_n) {
+                t478 = v_x788_d[t442];
               } else {
-                NESSIE_RECORD(err, t379, RT_CHECK_INDEX, 0, 0, RT_GATHER, t380, v_x788_n, 0.0, 6);
-                t416 = 0;
+                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x788_n, 0.0, 6);
+                t478 = 0;
               }
-              t415 = t416;
+              t477 = t478;
             } else {
-              int32_t t418 = rt_sub_i(t380, (int32_t)v_x788_n);
-              int32_t t419;
-              if ((uint64_t)(int64_t)t418 < (uint64_t)v_x789_n) {
-                t419 = v_x789_d[t418];
+              int32_t t480 = rt_sub_i(t442, (int32_t)v_x788_n);
+              int32_t t481;
+              if ((uint64_t)(int64_t)t480 < (uint64_t)v_x789_n) {
+                t481 = v_x789_d[t480];
               } else {
-                NESSIE_RECORD(err, t379, RT_CHECK_INDEX, 0, 0, RT_GATHER, t418, v_x789_n, 0.0, 7);
-                t419 = 0;
+                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t480, v_x789_n, 0.0, 7);
+                t481 = 0;
               }
-              t415 = t419;
+              t477 = t481;
             }
           }
-          t378y0 = t405;
-          int32_t t421 = rt_add_i(t378p0, t378y0);
-          t378p0 = t421;
+          t440y0 = t467;
+          int32_t t483 = rt_add_i(t440p0, t440y0);
+          t440p0 = t483;
         }
       }
-      rt_free(t377);
+      rt_free(t439);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2548,8 +2567,8 @@ fail:
   rt_release(v_x796);
 }
 
-/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K15_A {
+/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K14_A {
   RtKernelError *err;
   int run;
   int32_t *v_x788_d; int64_t v_x788_n;
@@ -2558,136 +2577,136 @@ struct K15_A {
   int32_t *v_x792_d; int64_t v_x792_n;
   int32_t *v_x796_d; int64_t v_x796_n;
 };
-struct alignas(8) K15_0_V {
+struct alignas(8) K14_0_V {
   int32_t v0;
 };
-struct K15_0_pull {
-  K15_A A;
-  __device__ K15_0_V operator()(int64_t i) const {
+struct K14_0_pull {
+  K14_A A;
+  __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t426 = 0; /* nonzero: a check below failed */
-    uint8_t t423 = rt_lt_i(ix, (int32_t)A.v_x788_n);
-    int32_t t424;
-    if (t423) {
-      int t427 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n;
-      int32_t t425 = t427 ? A.v_x788_d[ix] : 0;
-      t426 |= !t427;
-      t424 = t425;
+    int t488 = 0; /* nonzero: a check below failed */
+    uint8_t t485 = rt_lt_i(ix, (int32_t)A.v_x788_n);
+    int32_t t486;
+    if (t485) {
+      int t489 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n;
+      int32_t t487 = t489 ? A.v_x788_d[ix] : 0;
+      t488 |= !t489;
+      t486 = t487;
     } else {
-      int32_t t429 = rt_sub_i(ix, (int32_t)A.v_x788_n);
-      int t431 = (uint64_t)(int64_t)t429 < (uint64_t)A.v_x789_n;
-      int32_t t430 = t431 ? A.v_x789_d[t429] : 0;
-      t426 |= !t431;
-      t424 = t430;
+      int32_t t491 = rt_sub_i(ix, (int32_t)A.v_x788_n);
+      int t493 = (uint64_t)(int64_t)t491 < (uint64_t)A.v_x789_n;
+      int32_t t492 = t493 ? A.v_x789_d[t491] : 0;
+      t488 |= !t493;
+      t486 = t492;
     }
-    if (__builtin_expect(t426 != 0, 0)) { /* again, recording the error */
-      uint8_t t433 = rt_lt_i(ix, (int32_t)A.v_x788_n);
-      int32_t t434;
-      if (t433) {
-        int32_t t435;
+    if (__builtin_expect(t488 != 0, 0)) { /* again, recording the error */
+      uint8_t t495 = rt_lt_i(ix, (int32_t)A.v_x788_n);
+      int32_t t496;
+      if (t495) {
+        int32_t t497;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n) {
-          t435 = A.v_x788_d[ix];
+          t497 = A.v_x788_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x788_n, 0.0, 0);
-          t435 = 0;
+          t497 = 0;
         }
-        t434 = t435;
+        t496 = t497;
       } else {
-        int32_t t437 = rt_sub_i(ix, (int32_t)A.v_x788_n);
-        int32_t t438;
-        if ((uint64_t)(int64_t)t437 < (uint64_t)A.v_x789_n) {
-          t438 = A.v_x789_d[t437];
+        int32_t t499 = rt_sub_i(ix, (int32_t)A.v_x788_n);
+        int32_t t500;
+        if ((uint64_t)(int64_t)t499 < (uint64_t)A.v_x789_n) {
+          t500 = A.v_x789_d[t499];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, A.v_x789_n, 0.0, 1);
-          t438 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t499, A.v_x789_n, 0.0, 1);
+          t500 = 0;
         }
-        t434 = t438;
+        t496 = t500;
       }
     }
-    return K15_0_V{t424};
+    return K14_0_V{t486};
   }
 };
-struct K15_0_store {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_0_V &v) const {
+struct K14_0_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_0_V &v) const {
     A.v_x792_d[i] = v.v0;
   }
 };
-struct alignas(8) K15_1_V {
+struct alignas(8) K14_1_V {
   int32_t v0;
 };
-struct K15_1_pull {
-  K15_A A;
-  __device__ K15_1_V operator()(int64_t i) const {
+struct K14_1_pull {
+  K14_A A;
+  __device__ K14_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t443 = 0; /* nonzero: a check below failed */
-    uint8_t t440 = rt_lt_i(ix, (int32_t)A.v_x788_n);
-    int32_t t441;
-    if (t440) {
-      int t444 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n;
-      int32_t t442 = t444 ? A.v_x788_d[ix] : 0;
-      t443 |= !t444;
-      t441 = t442;
+    int t505 = 0; /* nonzero: a check below failed */
+    uint8_t t502 = rt_lt_i(ix, (int32_t)A.v_x788_n);
+    int32_t t503;
+    if (t502) {
+      int t506 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n;
+      int32_t t504 = t506 ? A.v_x788_d[ix] : 0;
+      t505 |= !t506;
+      t503 = t504;
     } else {
-      int32_t t446 = rt_sub_i(ix, (int32_t)A.v_x788_n);
-      int t448 = (uint64_t)(int64_t)t446 < (uint64_t)A.v_x789_n;
-      int32_t t447 = t448 ? A.v_x789_d[t446] : 0;
-      t443 |= !t448;
-      t441 = t447;
+      int32_t t508 = rt_sub_i(ix, (int32_t)A.v_x788_n);
+      int t510 = (uint64_t)(int64_t)t508 < (uint64_t)A.v_x789_n;
+      int32_t t509 = t510 ? A.v_x789_d[t508] : 0;
+      t505 |= !t510;
+      t503 = t509;
     }
-    if (__builtin_expect(t443 != 0, 0)) { /* again, recording the error */
-      uint8_t t450 = rt_lt_i(ix, (int32_t)A.v_x788_n);
-      int32_t t451;
-      if (t450) {
-        int32_t t452;
+    if (__builtin_expect(t505 != 0, 0)) { /* again, recording the error */
+      uint8_t t512 = rt_lt_i(ix, (int32_t)A.v_x788_n);
+      int32_t t513;
+      if (t512) {
+        int32_t t514;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n) {
-          t452 = A.v_x788_d[ix];
+          t514 = A.v_x788_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x788_n, 0.0, 2);
-          t452 = 0;
+          t514 = 0;
         }
-        t451 = t452;
+        t513 = t514;
       } else {
-        int32_t t454 = rt_sub_i(ix, (int32_t)A.v_x788_n);
-        int32_t t455;
-        if ((uint64_t)(int64_t)t454 < (uint64_t)A.v_x789_n) {
-          t455 = A.v_x789_d[t454];
+        int32_t t516 = rt_sub_i(ix, (int32_t)A.v_x788_n);
+        int32_t t517;
+        if ((uint64_t)(int64_t)t516 < (uint64_t)A.v_x789_n) {
+          t517 = A.v_x789_d[t516];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, A.v_x789_n, 0.0, 3);
-          t455 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, A.v_x789_n, 0.0, 3);
+          t517 = 0;
         }
-        t451 = t455;
+        t513 = t517;
       }
     }
-    return K15_1_V{t441};
+    return K14_1_V{t503};
   }
 };
-struct K15_1_store {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_1_V &v) const {
+struct K14_1_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_1_V &v) const {
     A.v_x796_d[i] = v.v0;
   }
 };
-struct K15_1_op {
-  K15_A A;
-  __device__ K15_1_V operator()(const K15_1_V &a, const K15_1_V &b) const {
-    int32_t t457 = rt_add_i(a.v0, b.v0);
-    return K15_1_V{t457};
+struct K14_1_op {
+  K14_A A;
+  __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
+    int32_t t519 = rt_add_i(a.v0, b.v0);
+    return K14_1_V{t519};
   }
 };
-struct K15_1_ride {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_1_V &v) const {
-    K15_0_store{A}(i, K15_0_pull{A}(i)); /* MAP 0 rides here */
-    K15_1_store{A}(i, v);
+struct K14_1_ride {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_1_V &v) const {
+    K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
+    K14_1_store{A}(i, v);
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
   (void)loc;
   (void)err;
-  K15_A A;
+  K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -2700,27 +2719,27 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtV
   RtValue *v_x796 = NULL;
   /* MAP */
   {
-    const int64_t t458 = v_x790;
-    if (t458 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t458, 0.0, run, 4};
+    const int64_t t520 = v_x790;
+    if (t520 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t520, 0.0, run, 4};
       goto fail;
     }
-    v_x792 = rtg_vec_new(RT_INT, t458);
+    v_x792 = rtg_vec_new(RT_INT, t520);
     A.v_x792_d = v_x792->data.i;
     A.v_x792_n = v_x792->len;
-    /* computed in the launch of SOAC 1 (K15_1_ride) */
+    /* computed in the launch of SOAC 1 (K14_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t459 = v_x790;
-    if (t459 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t459, 0.0, run, 5};
+    const int64_t t521 = v_x790;
+    if (t521 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t521, 0.0, run, 5};
       goto fail;
     }
-    v_x796 = rtg_vec_new(RT_INT, t459);
+    v_x796 = rtg_vec_new(RT_INT, t521);
     A.v_x796_d = v_x796->data.i;
     A.v_x796_n = v_x796->len;
-    rtg::scan<true>("K15", loc, K15_1_pull{A}, K15_1_op{A}, K15_1_V{0}, t459, K15_1_ride{A});
+    rtg::scan<true>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{0}, t521, K14_1_ride{A});
   }
   *out_v_x792 = v_x792;
   *out_v_x796 = v_x796;
@@ -2730,310 +2749,310 @@ fail:
   rt_release(v_x796);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
   RtValue *vals[] = {v_x788, v_x789};
   const int64_t sizes[] = {(int64_t)v_x790, (int64_t)v_x790};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K15_host(err, loc, run, v_x788, v_x789, v_x790, out_v_x792, out_v_x796);
+    K14_host(err, loc, run, v_x788, v_x789, v_x790, out_v_x792, out_v_x796);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x788, v_x789, v_x790, out_v_x792, out_v_x796);
+    K14_gpu(err, loc, run, v_x788, v_x789, v_x790, out_v_x792, out_v_x796);
   }
 }
 
-/* K16: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue *v_x1157, int32_t v_x1158, RtValue *v_sd_1168, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1162, int32_t v_x1163, RtValue **out_v_x1167) {
+/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1203, RtValue *v_x1204, int32_t v_x1205, RtValue *v_sd_1215, RtValue *v_x1207, RtValue *v_x1208, RtValue *v_x1209, int32_t v_x1210, RtValue **out_v_x1214) {
   (void)loc;
   (void)run;
-  int32_t *v_x1156_d = v_x1156->data.i;
-  const int64_t v_x1156_n = v_x1156->len;
-  int32_t *v_x1157_d = v_x1157->data.i;
-  const int64_t v_x1157_n = v_x1157->len;
-  const int64_t *v_sd_1168_off = rt_seg_offsets(v_sd_1168);
-  const int64_t v_sd_1168_n = v_sd_1168->len;
-  int32_t *v_x1160_d = v_x1160->data.i;
-  const int64_t v_x1160_n = v_x1160->len;
-  int32_t *v_x1161_d = v_x1161->data.i;
-  const int64_t v_x1161_n = v_x1161->len;
-  int32_t *v_x1162_d = v_x1162->data.i;
-  const int64_t v_x1162_n = v_x1162->len;
-  RtValue *v_x1167 = NULL;
+  int32_t *v_x1203_d = v_x1203->data.i;
+  const int64_t v_x1203_n = v_x1203->len;
+  int32_t *v_x1204_d = v_x1204->data.i;
+  const int64_t v_x1204_n = v_x1204->len;
+  const int64_t *v_sd_1215_off = rt_seg_offsets(v_sd_1215);
+  const int64_t v_sd_1215_n = v_sd_1215->len;
+  int32_t *v_x1207_d = v_x1207->data.i;
+  const int64_t v_x1207_n = v_x1207->len;
+  int32_t *v_x1208_d = v_x1208->data.i;
+  const int64_t v_x1208_n = v_x1208->len;
+  int32_t *v_x1209_d = v_x1209->data.i;
+  const int64_t v_x1209_n = v_x1209->len;
+  RtValue *v_x1214 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t460 = v_sd_1168_off[v_sd_1168_n];
-    v_x1167 = rt_value_new(rt_vec_type(RT_INT), t460);
-    int32_t *v_x1167_d = v_x1167->data.i;
-    const int64_t v_x1167_n = v_x1167->len;
-    const int64_t t461 = (t460 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t461 > 1)
-    for (int64_t t462 = 0; t462 < t461; t462++) {
-      int64_t t465 = rt_segment_search(v_sd_1168_off, 0, v_sd_1168_n, t462 * RT_CHUNK);
-      const int64_t t462_end = (t462 + 1) * RT_CHUNK < t460 ? (t462 + 1) * RT_CHUNK : t460;
-      for (int64_t t463 = t462 * RT_CHUNK; t463 < t462_end; t463++) {
-        const int32_t t464 = (int32_t)t463;
-        while (v_sd_1168_off[t465 + 1] <= t463)
-          t465++;
-        const int32_t t466 = (int32_t)t465;
-        int t468 = 0; /* nonzero: a check below failed */
-        int t469 = (uint64_t)(int64_t)t466 < (uint64_t)v_x1162_n;
-        int32_t t467 = t469 ? v_x1162_d[t466] : 0;
-        t468 |= !t469;
-        int t471 = (uint64_t)(int64_t)t466 < (uint64_t)v_x1160_n;
-        int32_t t470 = t471 ? v_x1160_d[t466] : 0;
-        t468 |= !t471;
-        int32_t t473 = rt_sub_i(t464, t470);
-        int t475 = (uint64_t)(int64_t)t466 < (uint64_t)v_x1161_n;
-        int32_t t474 = t475 ? v_x1161_d[t466] : 0;
-        t468 |= !t475;
-        int32_t t477 = rt_mul_i(t473, t474);
-        int32_t t479 = rt_add_i(t467, t477);
-        int t481 = (uint64_t)(int64_t)t479 < (uint64_t)(int64_t)v_x1158;
-        int32_t t480 = t481 ? t479 : 0;
-        t468 |= !t481;
-        uint8_t t483 = rt_lt_i(t480, (int32_t)v_x1156_n);
-        int32_t t484;
-        if (t483) {
-          int t486 = (uint64_t)(int64_t)t480 < (uint64_t)v_x1156_n;
-          int32_t t485 = t486 ? v_x1156_d[t480] : 0;
-          t468 |= !t486;
-          t484 = t485;
+    const int64_t t522 = v_sd_1215_off[v_sd_1215_n];
+    v_x1214 = rt_value_new(rt_vec_type(RT_INT), t522);
+    int32_t *v_x1214_d = v_x1214->data.i;
+    const int64_t v_x1214_n = v_x1214->len;
+    const int64_t t523 = (t522 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t523 > 1)
+    for (int64_t t524 = 0; t524 < t523; t524++) {
+      int64_t t527 = rt_segment_search(v_sd_1215_off, 0, v_sd_1215_n, t524 * RT_CHUNK);
+      const int64_t t524_end = (t524 + 1) * RT_CHUNK < t522 ? (t524 + 1) * RT_CHUNK : t522;
+      for (int64_t t525 = t524 * RT_CHUNK; t525 < t524_end; t525++) {
+        const int32_t t526 = (int32_t)t525;
+        while (v_sd_1215_off[t527 + 1] <= t525)
+          t527++;
+        const int32_t t528 = (int32_t)t527;
+        int t530 = 0; /* nonzero: a check below failed */
+        int t531 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1209_n;
+        int32_t t529 = t531 ? v_x1209_d[t528] : 0;
+        t530 |= !t531;
+        int t533 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1207_n;
+        int32_t t532 = t533 ? v_x1207_d[t528] : 0;
+        t530 |= !t533;
+        int32_t t535 = rt_sub_i(t526, t532);
+        int t537 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1208_n;
+        int32_t t536 = t537 ? v_x1208_d[t528] : 0;
+        t530 |= !t537;
+        int32_t t539 = rt_mul_i(t535, t536);
+        int32_t t541 = rt_add_i(t529, t539);
+        int t543 = (uint64_t)(int64_t)t541 < (uint64_t)(int64_t)v_x1205;
+        int32_t t542 = t543 ? t541 : 0;
+        t530 |= !t543;
+        uint8_t t545 = rt_lt_i(t542, (int32_t)v_x1203_n);
+        int32_t t546;
+        if (t545) {
+          int t548 = (uint64_t)(int64_t)t542 < (uint64_t)v_x1203_n;
+          int32_t t547 = t548 ? v_x1203_d[t542] : 0;
+          t530 |= !t548;
+          t546 = t547;
         } else {
-          int32_t t488 = rt_sub_i(t480, (int32_t)v_x1156_n);
-          int t490 = (uint64_t)(int64_t)t488 < (uint64_t)v_x1157_n;
-          int32_t t489 = t490 ? v_x1157_d[t488] : 0;
-          t468 |= !t490;
-          t484 = t489;
+          int32_t t550 = rt_sub_i(t542, (int32_t)v_x1203_n);
+          int t552 = (uint64_t)(int64_t)t550 < (uint64_t)v_x1204_n;
+          int32_t t551 = t552 ? v_x1204_d[t550] : 0;
+          t530 |= !t552;
+          t546 = t551;
         }
-        if (__builtin_expect(t468 != 0, 0)) { /* again, recording the error */
-          int32_t t491;
-          if ((uint64_t)(int64_t)t466 < (uint64_t)v_x1162_n) {
-            t491 = v_x1162_d[t466];
+        if (__builtin_expect(t530 != 0, 0)) { /* again, recording the error */
+          int32_t t553;
+          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1209_n) {
+            t553 = v_x1209_d[t528];
           } else {
-            NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x1162_n, 0.0, 0);
-            t491 = 0;
+            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1209_n, 0.0, 0);
+            t553 = 0;
           }
-          int32_t t492;
-          if ((uint64_t)(int64_t)t466 < (uint64_t)v_x1160_n) {
-            t492 = v_x1160_d[t466];
+          int32_t t554;
+          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1207_n) {
+            t554 = v_x1207_d[t528];
           } else {
-            NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x1160_n, 0.0, 1);
-            t492 = 0;
+            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1207_n, 0.0, 1);
+            t554 = 0;
           }
-          int32_t t494 = rt_sub_i(t464, t492);
-          int32_t t495;
-          if ((uint64_t)(int64_t)t466 < (uint64_t)v_x1161_n) {
-            t495 = v_x1161_d[t466];
+          int32_t t556 = rt_sub_i(t526, t554);
+          int32_t t557;
+          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1208_n) {
+            t557 = v_x1208_d[t528];
           } else {
-            NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x1161_n, 0.0, 2);
-            t495 = 0;
+            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1208_n, 0.0, 2);
+            t557 = 0;
           }
-          int32_t t497 = rt_mul_i(t494, t495);
-          int32_t t499 = rt_add_i(t491, t497);
-          int32_t t500 = t499;
-          if (!((uint64_t)(int64_t)t499 < (uint64_t)(int64_t)v_x1158)) {
-            NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t499, v_x1158, 0.0, 3);
-            t500 = 0;
+          int32_t t559 = rt_mul_i(t556, t557);
+          int32_t t561 = rt_add_i(t553, t559);
+          int32_t t562 = t561;
+          if (!((uint64_t)(int64_t)t561 < (uint64_t)(int64_t)v_x1205)) {
+            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1205, 0.0, 3);
+            t562 = 0;
           }
-          uint8_t t502 = rt_lt_i(t500, (int32_t)v_x1156_n);
-          int32_t t503;
-          if (t502) {
-            int32_t t504;
-            if ((uint64_t)(int64_t)t500 < (uint64_t)v_x1156_n) {
-              t504 = v_x1156_d[t500];
+          uint8_t t564 = rt_lt_i(t562, (int32_t)v_x1203_n);
+          int32_t t565;
+          if (t564) {
+            int32_t t566;
+            if ((uint64_t)(int64_t)t562 < (uint64_t)v_x1203_n) {
+              t566 = v_x1203_d[t562];
             } else {
-              NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_x1156_n, 0.0, 4);
-              t504 = 0;
+              NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t562, v_x1203_n, 0.0, 4);
+              t566 = 0;
             }
-            t503 = t504;
+            t565 = t566;
           } else {
-            int32_t t506 = rt_sub_i(t500, (int32_t)v_x1156_n);
-            int32_t t507;
-            if ((uint64_t)(int64_t)t506 < (uint64_t)v_x1157_n) {
-              t507 = v_x1157_d[t506];
+            int32_t t568 = rt_sub_i(t562, (int32_t)v_x1203_n);
+            int32_t t569;
+            if ((uint64_t)(int64_t)t568 < (uint64_t)v_x1204_n) {
+              t569 = v_x1204_d[t568];
             } else {
-              NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t506, v_x1157_n, 0.0, 5);
-              t507 = 0;
+              NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_x1204_n, 0.0, 5);
+              t569 = 0;
             }
-            t503 = t507;
+            t565 = t569;
           }
         }
-        v_x1167_d[t463] = t484;
+        v_x1214_d[t525] = t546;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1167 = v_x1167;
+  *out_v_x1214 = v_x1214;
   return;
 fail:
-  rt_release(v_x1167);
+  rt_release(v_x1214);
 }
 
-/* K16: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K16_A {
+/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1156_d; int64_t v_x1156_n;
-  int32_t *v_x1157_d; int64_t v_x1157_n;
-  int32_t v_x1158;
-  const int64_t *v_sd_1168_off; int64_t v_sd_1168_n;
-  int32_t *v_x1160_d; int64_t v_x1160_n;
-  int32_t *v_x1161_d; int64_t v_x1161_n;
-  int32_t *v_x1162_d; int64_t v_x1162_n;
-  int32_t v_x1163;
-  int32_t *v_x1167_d; int64_t v_x1167_n;
+  int32_t *v_x1203_d; int64_t v_x1203_n;
+  int32_t *v_x1204_d; int64_t v_x1204_n;
+  int32_t v_x1205;
+  const int64_t *v_sd_1215_off; int64_t v_sd_1215_n;
+  int32_t *v_x1207_d; int64_t v_x1207_n;
+  int32_t *v_x1208_d; int64_t v_x1208_n;
+  int32_t *v_x1209_d; int64_t v_x1209_n;
+  int32_t v_x1210;
+  int32_t *v_x1214_d; int64_t v_x1214_n;
 };
-struct alignas(8) K16_0_V {
+struct alignas(8) K15_0_V {
   int32_t v0;
 };
-struct K16_0_pull {
-  K16_A A;
-  __device__ K16_0_V operator()(int64_t i, int64_t s) const {
+struct K15_0_pull {
+  K15_A A;
+  __device__ K15_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t509 = 0; /* nonzero: a check below failed */
-    int t510 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1162_n;
-    int32_t t508 = t510 ? A.v_x1162_d[sx] : 0;
-    t509 |= !t510;
-    int t512 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1160_n;
-    int32_t t511 = t512 ? A.v_x1160_d[sx] : 0;
-    t509 |= !t512;
-    int32_t t514 = rt_sub_i(ix, t511);
-    int t516 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1161_n;
-    int32_t t515 = t516 ? A.v_x1161_d[sx] : 0;
-    t509 |= !t516;
-    int32_t t518 = rt_mul_i(t514, t515);
-    int32_t t520 = rt_add_i(t508, t518);
-    int t522 = (uint64_t)(int64_t)t520 < (uint64_t)(int64_t)A.v_x1158;
-    int32_t t521 = t522 ? t520 : 0;
-    t509 |= !t522;
-    uint8_t t524 = rt_lt_i(t521, (int32_t)A.v_x1156_n);
-    int32_t t525;
-    if (t524) {
-      int t527 = (uint64_t)(int64_t)t521 < (uint64_t)A.v_x1156_n;
-      int32_t t526 = t527 ? A.v_x1156_d[t521] : 0;
-      t509 |= !t527;
-      t525 = t526;
+    int t571 = 0; /* nonzero: a check below failed */
+    int t572 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1209_n;
+    int32_t t570 = t572 ? A.v_x1209_d[sx] : 0;
+    t571 |= !t572;
+    int t574 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1207_n;
+    int32_t t573 = t574 ? A.v_x1207_d[sx] : 0;
+    t571 |= !t574;
+    int32_t t576 = rt_sub_i(ix, t573);
+    int t578 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1208_n;
+    int32_t t577 = t578 ? A.v_x1208_d[sx] : 0;
+    t571 |= !t578;
+    int32_t t580 = rt_mul_i(t576, t577);
+    int32_t t582 = rt_add_i(t570, t580);
+    int t584 = (uint64_t)(int64_t)t582 < (uint64_t)(int64_t)A.v_x1205;
+    int32_t t583 = t584 ? t582 : 0;
+    t571 |= !t584;
+    uint8_t t586 = rt_lt_i(t583, (int32_t)A.v_x1203_n);
+    int32_t t587;
+    if (t586) {
+      int t589 = (uint64_t)(int64_t)t583 < (uint64_t)A.v_x1203_n;
+      int32_t t588 = t589 ? A.v_x1203_d[t583] : 0;
+      t571 |= !t589;
+      t587 = t588;
     } else {
-      int32_t t529 = rt_sub_i(t521, (int32_t)A.v_x1156_n);
-      int t531 = (uint64_t)(int64_t)t529 < (uint64_t)A.v_x1157_n;
-      int32_t t530 = t531 ? A.v_x1157_d[t529] : 0;
-      t509 |= !t531;
-      t525 = t530;
+      int32_t t591 = rt_sub_i(t583, (int32_t)A.v_x1203_n);
+      int t593 = (uint64_t)(int64_t)t591 < (uint64_t)A.v_x1204_n;
+      int32_t t592 = t593 ? A.v_x1204_d[t591] : 0;
+      t571 |= !t593;
+      t587 = t592;
     }
-    if (__builtin_expect(t509 != 0, 0)) { /* again, recording the error */
-      int32_t t532;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1162_n) {
-        t532 = A.v_x1162_d[sx];
+    if (__builtin_expect(t571 != 0, 0)) { /* again, recording the error */
+      int32_t t594;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1209_n) {
+        t594 = A.v_x1209_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1162_n, 0.0, 0);
-        t532 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1209_n, 0.0, 0);
+        t594 = 0;
       }
-      int32_t t533;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1160_n) {
-        t533 = A.v_x1160_d[sx];
+      int32_t t595;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1207_n) {
+        t595 = A.v_x1207_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1160_n, 0.0, 1);
-        t533 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1207_n, 0.0, 1);
+        t595 = 0;
       }
-      int32_t t535 = rt_sub_i(ix, t533);
-      int32_t t536;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1161_n) {
-        t536 = A.v_x1161_d[sx];
+      int32_t t597 = rt_sub_i(ix, t595);
+      int32_t t598;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1208_n) {
+        t598 = A.v_x1208_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1161_n, 0.0, 2);
-        t536 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1208_n, 0.0, 2);
+        t598 = 0;
       }
-      int32_t t538 = rt_mul_i(t535, t536);
-      int32_t t540 = rt_add_i(t532, t538);
-      int32_t t541 = t540;
-      if (!((uint64_t)(int64_t)t540 < (uint64_t)(int64_t)A.v_x1158)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t540, A.v_x1158, 0.0, 3);
-        t541 = 0;
+      int32_t t600 = rt_mul_i(t597, t598);
+      int32_t t602 = rt_add_i(t594, t600);
+      int32_t t603 = t602;
+      if (!((uint64_t)(int64_t)t602 < (uint64_t)(int64_t)A.v_x1205)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, A.v_x1205, 0.0, 3);
+        t603 = 0;
       }
-      uint8_t t543 = rt_lt_i(t541, (int32_t)A.v_x1156_n);
-      int32_t t544;
-      if (t543) {
-        int32_t t545;
-        if ((uint64_t)(int64_t)t541 < (uint64_t)A.v_x1156_n) {
-          t545 = A.v_x1156_d[t541];
+      uint8_t t605 = rt_lt_i(t603, (int32_t)A.v_x1203_n);
+      int32_t t606;
+      if (t605) {
+        int32_t t607;
+        if ((uint64_t)(int64_t)t603 < (uint64_t)A.v_x1203_n) {
+          t607 = A.v_x1203_d[t603];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t541, A.v_x1156_n, 0.0, 4);
-          t545 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, A.v_x1203_n, 0.0, 4);
+          t607 = 0;
         }
-        t544 = t545;
+        t606 = t607;
       } else {
-        int32_t t547 = rt_sub_i(t541, (int32_t)A.v_x1156_n);
-        int32_t t548;
-        if ((uint64_t)(int64_t)t547 < (uint64_t)A.v_x1157_n) {
-          t548 = A.v_x1157_d[t547];
+        int32_t t609 = rt_sub_i(t603, (int32_t)A.v_x1203_n);
+        int32_t t610;
+        if ((uint64_t)(int64_t)t609 < (uint64_t)A.v_x1204_n) {
+          t610 = A.v_x1204_d[t609];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t547, A.v_x1157_n, 0.0, 5);
-          t548 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t609, A.v_x1204_n, 0.0, 5);
+          t610 = 0;
         }
-        t544 = t548;
+        t606 = t610;
       }
     }
-    return K16_0_V{t525};
+    return K15_0_V{t587};
   }
 };
-struct K16_0_store {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1167_d[i] = v.v0;
+struct K15_0_store {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_0_V &v) const {
+    A.v_x1214_d[i] = v.v0;
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue *v_x1157, int32_t v_x1158, RtValue *v_sd_1168, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1162, int32_t v_x1163, RtValue **out_v_x1167) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1203, RtValue *v_x1204, int32_t v_x1205, RtValue *v_sd_1215, RtValue *v_x1207, RtValue *v_x1208, RtValue *v_x1209, int32_t v_x1210, RtValue **out_v_x1214) {
   (void)loc;
   (void)err;
-  K16_A A;
+  K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1156_d = v_x1156->data.i;
-  A.v_x1156_n = v_x1156->len;
-  A.v_x1157_d = v_x1157->data.i;
-  A.v_x1157_n = v_x1157->len;
-  A.v_x1158 = v_x1158;
-  A.v_sd_1168_off = rtg_seg_offsets(v_sd_1168);
-  A.v_sd_1168_n = v_sd_1168->len;
-  A.v_x1160_d = v_x1160->data.i;
-  A.v_x1160_n = v_x1160->len;
-  A.v_x1161_d = v_x1161->data.i;
-  A.v_x1161_n = v_x1161->len;
-  A.v_x1162_d = v_x1162->data.i;
-  A.v_x1162_n = v_x1162->len;
-  A.v_x1163 = v_x1163;
-  RtValue *v_x1167 = NULL;
+  A.v_x1203_d = v_x1203->data.i;
+  A.v_x1203_n = v_x1203->len;
+  A.v_x1204_d = v_x1204->data.i;
+  A.v_x1204_n = v_x1204->len;
+  A.v_x1205 = v_x1205;
+  A.v_sd_1215_off = rtg_seg_offsets(v_sd_1215);
+  A.v_sd_1215_n = v_sd_1215->len;
+  A.v_x1207_d = v_x1207->data.i;
+  A.v_x1207_n = v_x1207->len;
+  A.v_x1208_d = v_x1208->data.i;
+  A.v_x1208_n = v_x1208->len;
+  A.v_x1209_d = v_x1209->data.i;
+  A.v_x1209_n = v_x1209->len;
+  A.v_x1210 = v_x1210;
+  RtValue *v_x1214 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t549 = rtg_seg_total(v_sd_1168);
-    v_x1167 = rtg_vec_new(RT_INT, t549);
-    A.v_x1167_d = v_x1167->data.i;
-    A.v_x1167_n = v_x1167->len;
-    rtg::seg_map("K16", loc, K16_0_pull{A}, K16_0_store{A}, v_sd_1168, t549);
+    const int64_t t611 = rtg_seg_total(v_sd_1215);
+    v_x1214 = rtg_vec_new(RT_INT, t611);
+    A.v_x1214_d = v_x1214->data.i;
+    A.v_x1214_n = v_x1214->len;
+    rtg::seg_map("K15", loc, K15_0_pull{A}, K15_0_store{A}, v_sd_1215, t611);
   }
-  *out_v_x1167 = v_x1167;
+  *out_v_x1214 = v_x1214;
   return;
 fail:
-  rt_release(v_x1167);
+  rt_release(v_x1214);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue *v_x1157, int32_t v_x1158, RtValue *v_sd_1168, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1162, int32_t v_x1163, RtValue **out_v_x1167) {
-  RtValue *vals[] = {v_x1156, v_x1157, v_sd_1168, v_x1160, v_x1161, v_x1162};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1203, RtValue *v_x1204, int32_t v_x1205, RtValue *v_sd_1215, RtValue *v_x1207, RtValue *v_x1208, RtValue *v_x1209, int32_t v_x1210, RtValue **out_v_x1214) {
+  RtValue *vals[] = {v_x1203, v_x1204, v_sd_1215, v_x1207, v_x1208, v_x1209};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K16_host(err, loc, run, v_x1156, v_x1157, v_x1158, v_sd_1168, v_x1160, v_x1161, v_x1162, v_x1163, out_v_x1167);
+    K15_host(err, loc, run, v_x1203, v_x1204, v_x1205, v_sd_1215, v_x1207, v_x1208, v_x1209, v_x1210, out_v_x1214);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x1156, v_x1157, v_x1158, v_sd_1168, v_x1160, v_x1161, v_x1162, v_x1163, out_v_x1167);
+    K15_gpu(err, loc, run, v_x1203, v_x1204, v_x1205, v_sd_1215, v_x1207, v_x1208, v_x1209, v_x1210, out_v_x1214);
   }
 }
 
-/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
+/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
   (void)loc;
   (void)run;
   int32_t *v_x823_d = v_x823->data.i;
@@ -3045,67 +3064,67 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int
   RtValue *v_x832 = NULL;
   /* MAP */
   {
-    const int64_t t550 = v_x811;
-    if (t550 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t550, 0.0, 0);
+    const int64_t t612 = v_x811;
+    if (t612 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t612, 0.0, 0);
       goto fail;
     }
-    v_x828 = rt_value_new(rt_vec_type(RT_INT), t550);
+    v_x828 = rt_value_new(rt_vec_type(RT_INT), t612);
     int32_t *v_x828_d = v_x828->data.i;
     const int64_t v_x828_n = v_x828->len;
-    v_x830 = rt_value_new(rt_vec_type(RT_INT), t550);
+    v_x830 = rt_value_new(rt_vec_type(RT_INT), t612);
     int32_t *v_x830_d = v_x830->data.i;
     const int64_t v_x830_n = v_x830->len;
-    v_x832 = rt_value_new(rt_vec_type(RT_INT), t550);
+    v_x832 = rt_value_new(rt_vec_type(RT_INT), t612);
     int32_t *v_x832_d = v_x832->data.i;
     const int64_t v_x832_n = v_x832->len;
-    RT_PARALLEL_FOR_IF(t550 >= RT_PARALLEL_MIN)
-    for (int64_t t551 = 0; t551 < t550; t551++) {
-      const int32_t t552 = (int32_t)t551;
-      int t555 = 0; /* nonzero: a check below failed */
-      int32_t t554 = rt_div_i(t552, 2, &t555);
-      int32_t t557 = rt_rem_i(t552, 2, &t555);
-      int32_t t559 = rt_mul_i(t557, v_x818);
-      int32_t t561 = rt_add_i(t559, t554);
-      int t563 = (uint64_t)(int64_t)t561 < (uint64_t)v_x823_n;
-      int32_t t562 = t563 ? v_x823_d[t561] : 0;
-      t555 |= !t563;
-      int t565 = (uint64_t)(int64_t)t561 < (uint64_t)v_x826_n;
-      int32_t t564 = t565 ? v_x826_d[t561] : 0;
-      t555 |= !t565;
-      int32_t t567 = rt_add_i(t564, t562);
-      if (__builtin_expect(t555 != 0, 0)) { /* again, recording the error */
-        int t568 = 0;
-        int32_t t569 = rt_div_i(t552, 2, &t568);
-        if (t568) {
-          NESSIE_RECORD(err, t551, RT_CHECK_SCALAR, 0, t568, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t612 >= RT_PARALLEL_MIN)
+    for (int64_t t613 = 0; t613 < t612; t613++) {
+      const int32_t t614 = (int32_t)t613;
+      int t617 = 0; /* nonzero: a check below failed */
+      int32_t t616 = rt_div_i(t614, 2, &t617);
+      int32_t t619 = rt_rem_i(t614, 2, &t617);
+      int32_t t621 = rt_mul_i(t619, v_x818);
+      int32_t t623 = rt_add_i(t621, t616);
+      int t625 = (uint64_t)(int64_t)t623 < (uint64_t)v_x823_n;
+      int32_t t624 = t625 ? v_x823_d[t623] : 0;
+      t617 |= !t625;
+      int t627 = (uint64_t)(int64_t)t623 < (uint64_t)v_x826_n;
+      int32_t t626 = t627 ? v_x826_d[t623] : 0;
+      t617 |= !t627;
+      int32_t t629 = rt_add_i(t626, t624);
+      if (__builtin_expect(t617 != 0, 0)) { /* again, recording the error */
+        int t630 = 0;
+        int32_t t631 = rt_div_i(t614, 2, &t630);
+        if (t630) {
+          NESSIE_RECORD(err, t613, RT_CHECK_SCALAR, 0, t630, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t570 = 0;
-        int32_t t571 = rt_rem_i(t552, 2, &t570);
-        if (t570) {
-          NESSIE_RECORD(err, t551, RT_CHECK_SCALAR, 0, t570, RT_REM, 0, 0, 0.0, 2);
+        int t632 = 0;
+        int32_t t633 = rt_rem_i(t614, 2, &t632);
+        if (t632) {
+          NESSIE_RECORD(err, t613, RT_CHECK_SCALAR, 0, t632, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t573 = rt_mul_i(t571, v_x818);
-        int32_t t575 = rt_add_i(t573, t569);
-        int32_t t576;
-        if ((uint64_t)(int64_t)t575 < (uint64_t)v_x823_n) {
-          t576 = v_x823_d[t575];
+        int32_t t635 = rt_mul_i(t633, v_x818);
+        int32_t t637 = rt_add_i(t635, t631);
+        int32_t t638;
+        if ((uint64_t)(int64_t)t637 < (uint64_t)v_x823_n) {
+          t638 = v_x823_d[t637];
         } else {
-          NESSIE_RECORD(err, t551, RT_CHECK_INDEX, 0, 0, RT_GATHER, t575, v_x823_n, 0.0, 3);
-          t576 = 0;
+          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t637, v_x823_n, 0.0, 3);
+          t638 = 0;
         }
-        int32_t t577;
-        if ((uint64_t)(int64_t)t575 < (uint64_t)v_x826_n) {
-          t577 = v_x826_d[t575];
+        int32_t t639;
+        if ((uint64_t)(int64_t)t637 < (uint64_t)v_x826_n) {
+          t639 = v_x826_d[t637];
         } else {
-          NESSIE_RECORD(err, t551, RT_CHECK_INDEX, 0, 0, RT_GATHER, t575, v_x826_n, 0.0, 4);
-          t577 = 0;
+          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t637, v_x826_n, 0.0, 4);
+          t639 = 0;
         }
-        int32_t t579 = rt_add_i(t577, t576);
+        int32_t t641 = rt_add_i(t639, t638);
       }
-      v_x828_d[t551] = t564;
-      v_x830_d[t551] = t567;
-      v_x832_d[t551] = 1;
+      v_x828_d[t613] = t626;
+      v_x830_d[t613] = t629;
+      v_x832_d[t613] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3120,8 +3139,8 @@ fail:
   rt_release(v_x832);
 }
 
-/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K17_A {
+/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K16_A {
   RtKernelError *err;
   int run;
   int32_t v_x811;
@@ -3132,72 +3151,72 @@ struct K17_A {
   int32_t *v_x830_d; int64_t v_x830_n;
   int32_t *v_x832_d; int64_t v_x832_n;
 };
-struct alignas(8) K17_0_V {
+struct alignas(8) K16_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K17_0_pull {
-  K17_A A;
-  __device__ K17_0_V operator()(int64_t i) const {
+struct K16_0_pull {
+  K16_A A;
+  __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t582 = 0; /* nonzero: a check below failed */
-    int32_t t581 = rt_div_i(ix, 2, &t582);
-    int32_t t584 = rt_rem_i(ix, 2, &t582);
-    int32_t t586 = rt_mul_i(t584, A.v_x818);
-    int32_t t588 = rt_add_i(t586, t581);
-    int t590 = (uint64_t)(int64_t)t588 < (uint64_t)A.v_x823_n;
-    int32_t t589 = t590 ? A.v_x823_d[t588] : 0;
-    t582 |= !t590;
-    int t592 = (uint64_t)(int64_t)t588 < (uint64_t)A.v_x826_n;
-    int32_t t591 = t592 ? A.v_x826_d[t588] : 0;
-    t582 |= !t592;
-    int32_t t594 = rt_add_i(t591, t589);
-    if (__builtin_expect(t582 != 0, 0)) { /* again, recording the error */
-      int t595 = 0;
-      int32_t t596 = rt_div_i(ix, 2, &t595);
-      if (t595) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t595, RT_DIV, 0, 0, 0.0, 0);
+    int t644 = 0; /* nonzero: a check below failed */
+    int32_t t643 = rt_div_i(ix, 2, &t644);
+    int32_t t646 = rt_rem_i(ix, 2, &t644);
+    int32_t t648 = rt_mul_i(t646, A.v_x818);
+    int32_t t650 = rt_add_i(t648, t643);
+    int t652 = (uint64_t)(int64_t)t650 < (uint64_t)A.v_x823_n;
+    int32_t t651 = t652 ? A.v_x823_d[t650] : 0;
+    t644 |= !t652;
+    int t654 = (uint64_t)(int64_t)t650 < (uint64_t)A.v_x826_n;
+    int32_t t653 = t654 ? A.v_x826_d[t650] : 0;
+    t644 |= !t654;
+    int32_t t656 = rt_add_i(t653, t651);
+    if (__builtin_expect(t644 != 0, 0)) { /* again, recording the error */
+      int t657 = 0;
+      int32_t t658 = rt_div_i(ix, 2, &t657);
+      if (t657) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t657, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t597 = 0;
-      int32_t t598 = rt_rem_i(ix, 2, &t597);
-      if (t597) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t597, RT_REM, 0, 0, 0.0, 1);
+      int t659 = 0;
+      int32_t t660 = rt_rem_i(ix, 2, &t659);
+      if (t659) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t659, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t600 = rt_mul_i(t598, A.v_x818);
-      int32_t t602 = rt_add_i(t600, t596);
-      int32_t t603;
-      if ((uint64_t)(int64_t)t602 < (uint64_t)A.v_x823_n) {
-        t603 = A.v_x823_d[t602];
+      int32_t t662 = rt_mul_i(t660, A.v_x818);
+      int32_t t664 = rt_add_i(t662, t658);
+      int32_t t665;
+      if ((uint64_t)(int64_t)t664 < (uint64_t)A.v_x823_n) {
+        t665 = A.v_x823_d[t664];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, A.v_x823_n, 0.0, 2);
-        t603 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, A.v_x823_n, 0.0, 2);
+        t665 = 0;
       }
-      int32_t t604;
-      if ((uint64_t)(int64_t)t602 < (uint64_t)A.v_x826_n) {
-        t604 = A.v_x826_d[t602];
+      int32_t t666;
+      if ((uint64_t)(int64_t)t664 < (uint64_t)A.v_x826_n) {
+        t666 = A.v_x826_d[t664];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, A.v_x826_n, 0.0, 3);
-        t604 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, A.v_x826_n, 0.0, 3);
+        t666 = 0;
       }
-      int32_t t606 = rt_add_i(t604, t603);
+      int32_t t668 = rt_add_i(t666, t665);
     }
-    return K17_0_V{t591, t594, 1};
+    return K16_0_V{t653, t656, 1};
   }
 };
-struct K17_0_store {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_0_V &v) const {
+struct K16_0_store {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_0_V &v) const {
     A.v_x828_d[i] = v.v0;
     A.v_x830_d[i] = v.v1;
     A.v_x832_d[i] = v.v2;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
   (void)loc;
   (void)err;
-  K17_A A;
+  K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3212,21 +3231,21 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int3
   RtValue *v_x832 = NULL;
   /* MAP */
   {
-    const int64_t t607 = v_x811;
-    if (t607 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t607, 0.0, run, 4};
+    const int64_t t669 = v_x811;
+    if (t669 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t669, 0.0, run, 4};
       goto fail;
     }
-    v_x828 = rtg_vec_new(RT_INT, t607);
+    v_x828 = rtg_vec_new(RT_INT, t669);
     A.v_x828_d = v_x828->data.i;
     A.v_x828_n = v_x828->len;
-    v_x830 = rtg_vec_new(RT_INT, t607);
+    v_x830 = rtg_vec_new(RT_INT, t669);
     A.v_x830_d = v_x830->data.i;
     A.v_x830_n = v_x830->len;
-    v_x832 = rtg_vec_new(RT_INT, t607);
+    v_x832 = rtg_vec_new(RT_INT, t669);
     A.v_x832_d = v_x832->data.i;
     A.v_x832_n = v_x832->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t607);
+    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t669);
   }
   *out_v_x828 = v_x828;
   *out_v_x830 = v_x830;
@@ -3238,19 +3257,19 @@ fail:
   rt_release(v_x832);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
   RtValue *vals[] = {v_x823, v_x826};
   const int64_t sizes[] = {(int64_t)v_x811};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K17_host(err, loc, run, v_x811, v_x818, v_x823, v_x826, out_v_x828, out_v_x830, out_v_x832);
+    K16_host(err, loc, run, v_x811, v_x818, v_x823, v_x826, out_v_x828, out_v_x830, out_v_x832);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x811, v_x818, v_x823, v_x826, out_v_x828, out_v_x830, out_v_x832);
+    K16_gpu(err, loc, run, v_x811, v_x818, v_x823, v_x826, out_v_x828, out_v_x830, out_v_x832);
   }
 }
 
-/* K18: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846) {
+/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846) {
   (void)loc;
   (void)run;
   int32_t *v_x836_d = v_x836->data.i;
@@ -3261,18 +3280,18 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtV
   int32_t v_x846 = 0;
   /* MAP */
   {
-    const int64_t t608 = v_x833;
-    if (t608 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t608, 0.0, 0);
+    const int64_t t670 = v_x833;
+    if (t670 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t670, 0.0, 0);
       goto fail;
     }
-    v_x835 = rt_value_new(rt_vec_type(RT_INT), t608);
+    v_x835 = rt_value_new(rt_vec_type(RT_INT), t670);
     int32_t *v_x835_d = v_x835->data.i;
     const int64_t v_x835_n = v_x835->len;
-    RT_PARALLEL_FOR_IF(t608 >= RT_PARALLEL_MIN)
-    for (int64_t t609 = 0; t609 < t608; t609++) {
-      const int32_t t610 = (int32_t)t609;
-      v_x835_d[t609] = 2;
+    RT_PARALLEL_FOR_IF(t670 >= RT_PARALLEL_MIN)
+    for (int64_t t671 = 0; t671 < t670; t671++) {
+      const int32_t t672 = (int32_t)t671;
+      v_x835_d[t671] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -3282,101 +3301,101 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtV
     const int64_t v_x835_n = v_x835->len;
     /* REDUCE */
     {
-      const int64_t t611 = v_x836_n;
-      const int64_t t612 = t611 > 0 ? (t611 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t613 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t612);
-      int32_t *t614 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t612);
-      int32_t *t615 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t612);
-      RT_PARALLEL_FOR_IF(t612 > 1)
-      for (int64_t t616 = 0; t616 < t612; t616++) {
-        int32_t t616a0;
-        int32_t t616a1;
-        int32_t t616a2;
-        t616a0 = 2147483647;
-        t616a1 = 0;
-        t616a2 = 1;
-        const int64_t t616_end = (t616 + 1) * RT_CHUNK < t611 ? (t616 + 1) * RT_CHUNK : t611;
-        for (int64_t t617 = t616 * RT_CHUNK; t617 < t616_end; t617++) {
-          const int32_t t618 = (int32_t)t617;
-          int32_t t616x0;
-          int32_t t616x1;
-          int32_t t616x2;
-          uint8_t t620 = rt_lt_i(0, 2);
-          int32_t t621;
-          if (t620) {
-            t621 = 2147483647;
+      const int64_t t673 = v_x836_n;
+      const int64_t t674 = t673 > 0 ? (t673 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t675 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
+      int32_t *t676 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
+      int32_t *t677 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
+      RT_PARALLEL_FOR_IF(t674 > 1)
+      for (int64_t t678 = 0; t678 < t674; t678++) {
+        int32_t t678a0;
+        int32_t t678a1;
+        int32_t t678a2;
+        t678a0 = 2147483647;
+        t678a1 = 0;
+        t678a2 = 1;
+        const int64_t t678_end = (t678 + 1) * RT_CHUNK < t673 ? (t678 + 1) * RT_CHUNK : t673;
+        for (int64_t t679 = t678 * RT_CHUNK; t679 < t678_end; t679++) {
+          const int32_t t680 = (int32_t)t679;
+          int32_t t678x0;
+          int32_t t678x1;
+          int32_t t678x2;
+          uint8_t t682 = rt_lt_i(0, 2);
+          int32_t t683;
+          if (t682) {
+            t683 = 2147483647;
           } else {
-            t621 = t618;
+            t683 = t680;
           }
-          t616x0 = t621;
-          t616x1 = 0;
-          t616x2 = 2;
-          uint8_t t623 = rt_le_i(t616a0, t616x0);
-          int32_t t624;
-          if (t623) {
-            t624 = t616a0;
+          t678x0 = t683;
+          t678x1 = 0;
+          t678x2 = 2;
+          uint8_t t685 = rt_le_i(t678a0, t678x0);
+          int32_t t686;
+          if (t685) {
+            t686 = t678a0;
           } else {
-            t624 = t616x0;
+            t686 = t678x0;
           }
-          int32_t t625;
-          if (t623) {
-            t625 = t616a1;
+          int32_t t687;
+          if (t685) {
+            t687 = t678a1;
           } else {
-            t625 = t616x1;
+            t687 = t678x1;
           }
-          int32_t t626;
-          if (t623) {
-            t626 = t616a2;
+          int32_t t688;
+          if (t685) {
+            t688 = t678a2;
           } else {
-            t626 = t616x2;
+            t688 = t678x2;
           }
-          t616a0 = t624;
-          t616a1 = t625;
-          t616a2 = t626;
+          t678a0 = t686;
+          t678a1 = t687;
+          t678a2 = t688;
         }
-        t613[t616] = t616a0;
-        t614[t616] = t616a1;
-        t615[t616] = t616a2;
+        t675[t678] = t678a0;
+        t676[t678] = t678a1;
+        t677[t678] = t678a2;
       }
-      int32_t t616t0;
-      int32_t t616t1;
-      int32_t t616t2;
-      t616t0 = 2147483647;
-      t616t1 = 0;
-      t616t2 = 1;
-      for (int64_t t616 = 0; t616 < t612; t616++) {
-        const int32_t t627 = t613[t616];
-        const int32_t t628 = t614[t616];
-        const int32_t t629 = t615[t616];
-        uint8_t t631 = rt_le_i(t616t0, t627);
-        int32_t t632;
-        if (t631) {
-          t632 = t616t0;
+      int32_t t678t0;
+      int32_t t678t1;
+      int32_t t678t2;
+      t678t0 = 2147483647;
+      t678t1 = 0;
+      t678t2 = 1;
+      for (int64_t t678 = 0; t678 < t674; t678++) {
+        const int32_t t689 = t675[t678];
+        const int32_t t690 = t676[t678];
+        const int32_t t691 = t677[t678];
+        uint8_t t693 = rt_le_i(t678t0, t689);
+        int32_t t694;
+        if (t693) {
+          t694 = t678t0;
         } else {
-          t632 = t627;
+          t694 = t689;
         }
-        int32_t t633;
-        if (t631) {
-          t633 = t616t1;
+        int32_t t695;
+        if (t693) {
+          t695 = t678t1;
         } else {
-          t633 = t628;
+          t695 = t690;
         }
-        int32_t t634;
-        if (t631) {
-          t634 = t616t2;
+        int32_t t696;
+        if (t693) {
+          t696 = t678t2;
         } else {
-          t634 = t629;
+          t696 = t691;
         }
-        t616t0 = t632;
-        t616t1 = t633;
-        t616t2 = t634;
+        t678t0 = t694;
+        t678t1 = t695;
+        t678t2 = t696;
       }
-      v_x844 = t616t0;
-      rt_free(t613);
-      v_x845 = t616t1;
-      rt_free(t614);
-      v_x846 = t616t2;
-      rt_free(t615);
+      v_x844 = t678t0;
+      rt_free(t675);
+      v_x845 = t678t1;
+      rt_free(t676);
+      v_x846 = t678t2;
+      rt_free(t677);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3389,8 +3408,8 @@ fail:
   rt_release(v_x835);
 }
 
-/* K18: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K18_A {
+/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K17_A {
   RtKernelError *err;
   int run;
   int32_t v_x833;
@@ -3400,71 +3419,71 @@ struct K18_A {
   int32_t v_x845;
   int32_t v_x846;
 };
-struct alignas(8) K18_0_V {
+struct alignas(8) K17_0_V {
   int32_t v0;
 };
-struct K18_0_pull {
-  K18_A A;
-  __device__ K18_0_V operator()(int64_t i) const {
+struct K17_0_pull {
+  K17_A A;
+  __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K18_0_V{2};
+    return K17_0_V{2};
   }
 };
-struct K18_0_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_0_V &v) const {
+struct K17_0_store {
+  K17_A A;
+  __device__ void operator()(int64_t i, const K17_0_V &v) const {
     A.v_x835_d[i] = v.v0;
   }
 };
-struct alignas(8) K18_1_V {
+struct alignas(8) K17_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K18_1_pull {
-  K18_A A;
-  __device__ K18_1_V operator()(int64_t i) const {
+struct K17_1_pull {
+  K17_A A;
+  __device__ K17_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t636 = rt_lt_i(0, 2);
-    int32_t t637;
-    if (t636) {
-      t637 = 2147483647;
+    uint8_t t698 = rt_lt_i(0, 2);
+    int32_t t699;
+    if (t698) {
+      t699 = 2147483647;
     } else {
-      t637 = ix;
+      t699 = ix;
     }
-    return K18_1_V{t637, 0, 2};
+    return K17_1_V{t699, 0, 2};
   }
 };
-struct K18_1_op {
-  K18_A A;
-  __device__ K18_1_V operator()(const K18_1_V &a, const K18_1_V &b) const {
-    uint8_t t639 = rt_le_i(a.v0, b.v0);
-    int32_t t640;
-    if (t639) {
-      t640 = a.v0;
+struct K17_1_op {
+  K17_A A;
+  __device__ K17_1_V operator()(const K17_1_V &a, const K17_1_V &b) const {
+    uint8_t t701 = rt_le_i(a.v0, b.v0);
+    int32_t t702;
+    if (t701) {
+      t702 = a.v0;
     } else {
-      t640 = b.v0;
+      t702 = b.v0;
     }
-    int32_t t641;
-    if (t639) {
-      t641 = a.v1;
+    int32_t t703;
+    if (t701) {
+      t703 = a.v1;
     } else {
-      t641 = b.v1;
+      t703 = b.v1;
     }
-    int32_t t642;
-    if (t639) {
-      t642 = a.v2;
+    int32_t t704;
+    if (t701) {
+      t704 = a.v2;
     } else {
-      t642 = b.v2;
+      t704 = b.v2;
     }
-    return K18_1_V{t640, t641, t642};
+    return K17_1_V{t702, t703, t704};
   }
 };
-struct K18_1_check {
+struct K17_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K18_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K17_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -3472,10 +3491,10 @@ struct K18_1_check {
     return true;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846, int check_site_0) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846, int check_site_0) {
   (void)loc;
   (void)err;
-  K18_A A;
+  K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3483,60 +3502,60 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtVa
   A.v_x836_d = v_x836->data.i;
   A.v_x836_n = v_x836->len;
   RtValue *v_x835 = NULL;
-  K18_1_V *K18_1_value = NULL; /* the REDUCE's values, on the device */
+  K17_1_V *K17_1_value = NULL; /* the REDUCE's values, on the device */
   int32_t v_x844 = 0;
   int32_t v_x845 = 0;
   int32_t v_x846 = 0;
   /* MAP */
   {
-    const int64_t t643 = v_x833;
-    if (t643 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t643, 0.0, run, 0};
+    const int64_t t705 = v_x833;
+    if (t705 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t705, 0.0, run, 0};
       goto fail;
     }
-    v_x835 = rtg_vec_new(RT_INT, t643);
+    v_x835 = rtg_vec_new(RT_INT, t705);
     A.v_x835_d = v_x835->data.i;
     A.v_x835_n = v_x835->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t643);
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t705);
   }
   /* REDUCE */
   {
-    const int64_t t644 = v_x836->len;
-    K18_1_V *t645 = rtg::reduce_to_device<false>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{2147483647, 0, 1}, t644);
-    K18_1_value = t645;
+    const int64_t t706 = v_x836->len;
+    K17_1_V *t707 = rtg::reduce_to_device<false>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{2147483647, 0, 1}, t706);
+    K17_1_value = t707;
   }
-  if (!rtg::check_result("K18", loc, K18_1_value, K18_1_check{{check_site_0}}, K18_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K17", loc, K17_1_value, K17_1_check{{check_site_0}}, K17_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K18_1_value = NULL; /* freed by check_result, after the check */
+  K17_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x835 = v_x835;
   *out_v_x845 = v_x845;
   *out_v_x846 = v_x846;
   return;
 fail:
   rt_release(v_x835);
-  rtg_free(K18_1_value);
+  rtg_free(K17_1_value);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846, int check_site_0) {
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846, int check_site_0) {
   RtValue *vals[] = {v_x836};
   const int64_t sizes[] = {(int64_t)v_x833};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K18_host(err, loc, run, v_x833, v_x836, out_v_x835, out_v_x845, out_v_x846);
+    K17_host(err, loc, run, v_x833, v_x836, out_v_x835, out_v_x845, out_v_x846);
     if (err->index == INT64_MAX) {
-      K18_1_V t646;
-      memset(&t646, 0, sizeof t646);
-      t646.v1 = *out_v_x845;
-      t646.v2 = *out_v_x846;
-      (void)K18_1_check{{check_site_0}}(t646, err, run);
+      K17_1_V t708;
+      memset(&t708, 0, sizeof t708);
+      t708.v1 = *out_v_x845;
+      t708.v2 = *out_v_x846;
+      (void)K17_1_check{{check_site_0}}(t708, err, run);
     }
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x833, v_x836, out_v_x835, out_v_x845, out_v_x846, check_site_0);
+    K17_gpu(err, loc, run, v_x833, v_x836, out_v_x835, out_v_x845, out_v_x846, check_site_0);
   }
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
+/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
   (void)loc;
   (void)run;
   int32_t *v_x847_d = v_x847->data.i;
@@ -3546,45 +3565,45 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, Rt
   RtValue *v_x862 = NULL;
   /* MAP */
   {
-    const int64_t t647 = v_x847_n;
-    v_x862 = rt_value_new(rt_vec_type(RT_INT), t647);
+    const int64_t t709 = v_x847_n;
+    v_x862 = rt_value_new(rt_vec_type(RT_INT), t709);
     int32_t *v_x862_d = v_x862->data.i;
     const int64_t v_x862_n = v_x862->len;
-    RT_PARALLEL_FOR_IF(t647 >= RT_PARALLEL_MIN)
-    for (int64_t t648 = 0; t648 < t647; t648++) {
-      const int32_t t649 = (int32_t)t648;
-      int t653 = 0; /* nonzero: a check below failed */
-      int32_t t651 = rt_mul_i(t649, 2);
-      int t654 = (uint64_t)(int64_t)t651 < (uint64_t)v_x852_n;
-      int32_t t652 = t654 ? v_x852_d[t651] : 0;
-      t653 |= !t654;
-      int32_t t656 = rt_add_i(t652, 1);
-      int32_t t658 = rt_add_i(t651, 1);
-      int t660 = (uint64_t)(int64_t)t658 < (uint64_t)v_x852_n;
-      int32_t t659 = t660 ? v_x852_d[t658] : 0;
-      t653 |= !t660;
-      int32_t t662 = rt_add_i(t656, t659);
-      if (__builtin_expect(t653 != 0, 0)) { /* again, recording the error */
-        int32_t t664 = rt_mul_i(t649, 2);
-        int32_t t665;
-        if ((uint64_t)(int64_t)t664 < (uint64_t)v_x852_n) {
-          t665 = v_x852_d[t664];
+    RT_PARALLEL_FOR_IF(t709 >= RT_PARALLEL_MIN)
+    for (int64_t t710 = 0; t710 < t709; t710++) {
+      const int32_t t711 = (int32_t)t710;
+      int t715 = 0; /* nonzero: a check below failed */
+      int32_t t713 = rt_mul_i(t711, 2);
+      int t716 = (uint64_t)(int64_t)t713 < (uint64_t)v_x852_n;
+      int32_t t714 = t716 ? v_x852_d[t713] : 0;
+      t715 |= !t716;
+      int32_t t718 = rt_add_i(t714, 1);
+      int32_t t720 = rt_add_i(t713, 1);
+      int t722 = (uint64_t)(int64_t)t720 < (uint64_t)v_x852_n;
+      int32_t t721 = t722 ? v_x852_d[t720] : 0;
+      t715 |= !t722;
+      int32_t t724 = rt_add_i(t718, t721);
+      if (__builtin_expect(t715 != 0, 0)) { /* again, recording the error */
+        int32_t t726 = rt_mul_i(t711, 2);
+        int32_t t727;
+        if ((uint64_t)(int64_t)t726 < (uint64_t)v_x852_n) {
+          t727 = v_x852_d[t726];
         } else {
-          NESSIE_RECORD(err, t648, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, v_x852_n, 0.0, 0);
-          t665 = 0;
+          NESSIE_RECORD(err, t710, RT_CHECK_INDEX, 0, 0, RT_GATHER, t726, v_x852_n, 0.0, 0);
+          t727 = 0;
         }
-        int32_t t667 = rt_add_i(t665, 1);
-        int32_t t669 = rt_add_i(t664, 1);
-        int32_t t670;
-        if ((uint64_t)(int64_t)t669 < (uint64_t)v_x852_n) {
-          t670 = v_x852_d[t669];
+        int32_t t729 = rt_add_i(t727, 1);
+        int32_t t731 = rt_add_i(t726, 1);
+        int32_t t732;
+        if ((uint64_t)(int64_t)t731 < (uint64_t)v_x852_n) {
+          t732 = v_x852_d[t731];
         } else {
-          NESSIE_RECORD(err, t648, RT_CHECK_INDEX, 1, 0, RT_GATHER, t669, v_x852_n, 0.0, 1);
-          t670 = 0;
+          NESSIE_RECORD(err, t710, RT_CHECK_INDEX, 1, 0, RT_GATHER, t731, v_x852_n, 0.0, 1);
+          t732 = 0;
         }
-        int32_t t672 = rt_add_i(t667, t670);
+        int32_t t734 = rt_add_i(t729, t732);
       }
-      v_x862_d[t648] = t662;
+      v_x862_d[t710] = t724;
     }
   }
   if (err->index != INT64_MAX)
@@ -3595,66 +3614,66 @@ fail:
   rt_release(v_x862);
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K19_A {
+/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K18_A {
   RtKernelError *err;
   int run;
   int32_t *v_x847_d; int64_t v_x847_n;
   int32_t *v_x852_d; int64_t v_x852_n;
   int32_t *v_x862_d; int64_t v_x862_n;
 };
-struct alignas(8) K19_0_V {
+struct alignas(8) K18_0_V {
   int32_t v0;
 };
-struct K19_0_pull {
-  K19_A A;
-  __device__ K19_0_V operator()(int64_t i) const {
+struct K18_0_pull {
+  K18_A A;
+  __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t676 = 0; /* nonzero: a check below failed */
-    int32_t t674 = rt_mul_i(ix, 2);
-    int t677 = (uint64_t)(int64_t)t674 < (uint64_t)A.v_x852_n;
-    int32_t t675 = t677 ? A.v_x852_d[t674] : 0;
-    t676 |= !t677;
-    int32_t t679 = rt_add_i(t675, 1);
-    int32_t t681 = rt_add_i(t674, 1);
-    int t683 = (uint64_t)(int64_t)t681 < (uint64_t)A.v_x852_n;
-    int32_t t682 = t683 ? A.v_x852_d[t681] : 0;
-    t676 |= !t683;
-    int32_t t685 = rt_add_i(t679, t682);
-    if (__builtin_expect(t676 != 0, 0)) { /* again, recording the error */
-      int32_t t687 = rt_mul_i(ix, 2);
-      int32_t t688;
-      if ((uint64_t)(int64_t)t687 < (uint64_t)A.v_x852_n) {
-        t688 = A.v_x852_d[t687];
+    int t738 = 0; /* nonzero: a check below failed */
+    int32_t t736 = rt_mul_i(ix, 2);
+    int t739 = (uint64_t)(int64_t)t736 < (uint64_t)A.v_x852_n;
+    int32_t t737 = t739 ? A.v_x852_d[t736] : 0;
+    t738 |= !t739;
+    int32_t t741 = rt_add_i(t737, 1);
+    int32_t t743 = rt_add_i(t736, 1);
+    int t745 = (uint64_t)(int64_t)t743 < (uint64_t)A.v_x852_n;
+    int32_t t744 = t745 ? A.v_x852_d[t743] : 0;
+    t738 |= !t745;
+    int32_t t747 = rt_add_i(t741, t744);
+    if (__builtin_expect(t738 != 0, 0)) { /* again, recording the error */
+      int32_t t749 = rt_mul_i(ix, 2);
+      int32_t t750;
+      if ((uint64_t)(int64_t)t749 < (uint64_t)A.v_x852_n) {
+        t750 = A.v_x852_d[t749];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t687, A.v_x852_n, 0.0, 0);
-        t688 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t749, A.v_x852_n, 0.0, 0);
+        t750 = 0;
       }
-      int32_t t690 = rt_add_i(t688, 1);
-      int32_t t692 = rt_add_i(t687, 1);
-      int32_t t693;
-      if ((uint64_t)(int64_t)t692 < (uint64_t)A.v_x852_n) {
-        t693 = A.v_x852_d[t692];
+      int32_t t752 = rt_add_i(t750, 1);
+      int32_t t754 = rt_add_i(t749, 1);
+      int32_t t755;
+      if ((uint64_t)(int64_t)t754 < (uint64_t)A.v_x852_n) {
+        t755 = A.v_x852_d[t754];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t692, A.v_x852_n, 0.0, 1);
-        t693 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t754, A.v_x852_n, 0.0, 1);
+        t755 = 0;
       }
-      int32_t t695 = rt_add_i(t690, t693);
+      int32_t t757 = rt_add_i(t752, t755);
     }
-    return K19_0_V{t685};
+    return K18_0_V{t747};
   }
 };
-struct K19_0_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_0_V &v) const {
+struct K18_0_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_0_V &v) const {
     A.v_x862_d[i] = v.v0;
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
   (void)loc;
   (void)err;
-  K19_A A;
+  K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3665,11 +3684,11 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtV
   RtValue *v_x862 = NULL;
   /* MAP */
   {
-    const int64_t t696 = v_x847->len;
-    v_x862 = rtg_vec_new(RT_INT, t696);
+    const int64_t t758 = v_x847->len;
+    v_x862 = rtg_vec_new(RT_INT, t758);
     A.v_x862_d = v_x862->data.i;
     A.v_x862_n = v_x862->len;
-    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t696);
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t758);
   }
   *out_v_x862 = v_x862;
   return;
@@ -3677,19 +3696,19 @@ fail:
   rt_release(v_x862);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
   RtValue *vals[] = {v_x847, v_x852};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K19_host(err, loc, run, v_x847, v_x852, out_v_x862);
+    K18_host(err, loc, run, v_x847, v_x852, out_v_x862);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x847, v_x852, out_v_x862);
+    K18_gpu(err, loc, run, v_x847, v_x852, out_v_x862);
   }
 }
 
-/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
+/* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
   (void)loc;
   (void)run;
   int32_t *v_x967_d = v_x967->data.i;
@@ -3705,33 +3724,33 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, in
   RtValue *v_x1001 = NULL;
   /* MAP */
   {
-    const int64_t t697 = v_x972;
-    if (t697 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t697, 0.0, 0);
+    const int64_t t759 = v_x972;
+    if (t759 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t759, 0.0, 0);
       goto fail;
     }
-    v_x969 = rt_value_new(rt_vec_type(RT_BOOL), t697);
+    v_x969 = rt_value_new(rt_vec_type(RT_BOOL), t759);
     uint8_t *v_x969_d = v_x969->data.b;
     const int64_t v_x969_n = v_x969->len;
-    RT_PARALLEL_FOR_IF(t697 >= RT_PARALLEL_MIN)
-    for (int64_t t698 = 0; t698 < t697; t698++) {
-      const int32_t t699 = (int32_t)t698;
-      int t701 = 0; /* nonzero: a check below failed */
-      int t702 = (uint64_t)(int64_t)t699 < (uint64_t)v_x967_n;
-      int32_t t700 = t702 ? v_x967_d[t699] : 0;
-      t701 |= !t702;
-      uint8_t t704 = rt_le_i(t700, 1);
-      if (__builtin_expect(t701 != 0, 0)) { /* again, recording the error */
-        int32_t t705;
-        if ((uint64_t)(int64_t)t699 < (uint64_t)v_x967_n) {
-          t705 = v_x967_d[t699];
+    RT_PARALLEL_FOR_IF(t759 >= RT_PARALLEL_MIN)
+    for (int64_t t760 = 0; t760 < t759; t760++) {
+      const int32_t t761 = (int32_t)t760;
+      int t763 = 0; /* nonzero: a check below failed */
+      int t764 = (uint64_t)(int64_t)t761 < (uint64_t)v_x967_n;
+      int32_t t762 = t764 ? v_x967_d[t761] : 0;
+      t763 |= !t764;
+      uint8_t t766 = rt_le_i(t762, 1);
+      if (__builtin_expect(t763 != 0, 0)) { /* again, recording the error */
+        int32_t t767;
+        if ((uint64_t)(int64_t)t761 < (uint64_t)v_x967_n) {
+          t767 = v_x967_d[t761];
         } else {
-          NESSIE_RECORD(err, t698, RT_CHECK_INDEX, 0, 0, RT_GATHER, t699, v_x967_n, 0.0, 1);
-          t705 = 0;
+          NESSIE_RECORD(err, t760, RT_CHECK_INDEX, 0, 0, RT_GATHER, t761, v_x967_n, 0.0, 1);
+          t767 = 0;
         }
-        uint8_t t707 = rt_le_i(t705, 1);
+        uint8_t t769 = rt_le_i(t767, 1);
       }
-      v_x969_d[t698] = t704;
+      v_x969_d[t760] = t766;
     }
   }
   if (err->index != INT64_MAX)
@@ -3741,108 +3760,108 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, in
     const int64_t v_x969_n = v_x969->len;
     /* PARTITION */
     {
-      const int64_t t708 = v_x972;
-      if (t708 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t708, 0.0, 2);
+      const int64_t t770 = v_x972;
+      if (t770 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t770, 0.0, 2);
         goto fail;
       }
-      const int64_t t709 = t708 > 0 ? (t708 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t710 = (uint8_t *)rt_alloc_atomic((size_t)t708 + 1);
-      int64_t *t711 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t709 + 1));
-      RT_PARALLEL_FOR_IF(t709 > 1)
-      for (int64_t t712 = 0; t712 < t709; t712++) {
+      const int64_t t771 = t770 > 0 ? (t770 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t772 = (uint8_t *)rt_alloc_atomic((size_t)t770 + 1);
+      int64_t *t773 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t771 + 1));
+      RT_PARALLEL_FOR_IF(t771 > 1)
+      for (int64_t t774 = 0; t774 < t771; t774++) {
         int64_t kept = 0;
-        const int64_t t712_end = (t712 + 1) * RT_CHUNK < t708 ? (t712 + 1) * RT_CHUNK : t708;
-        for (int64_t t713 = t712 * RT_CHUNK; t713 < t712_end; t713++) {
-          const int32_t t714 = (int32_t)t713;
-          int32_t t712x0;
-          uint8_t t712x1;
-          int t716 = 0; /* nonzero: a check below failed */
-          int t717 = (uint64_t)(int64_t)t714 < (uint64_t)v_x967_n;
-          int32_t t715 = t717 ? v_x967_d[t714] : 0;
-          t716 |= !t717;
-          uint8_t t719 = rt_le_i(t715, 1);
-          if (__builtin_expect(t716 != 0, 0)) { /* again, recording the error */
-            int32_t t720;
-            if ((uint64_t)(int64_t)t714 < (uint64_t)v_x967_n) {
-              t720 = v_x967_d[t714];
+        const int64_t t774_end = (t774 + 1) * RT_CHUNK < t770 ? (t774 + 1) * RT_CHUNK : t770;
+        for (int64_t t775 = t774 * RT_CHUNK; t775 < t774_end; t775++) {
+          const int32_t t776 = (int32_t)t775;
+          int32_t t774x0;
+          uint8_t t774x1;
+          int t778 = 0; /* nonzero: a check below failed */
+          int t779 = (uint64_t)(int64_t)t776 < (uint64_t)v_x967_n;
+          int32_t t777 = t779 ? v_x967_d[t776] : 0;
+          t778 |= !t779;
+          uint8_t t781 = rt_le_i(t777, 1);
+          if (__builtin_expect(t778 != 0, 0)) { /* again, recording the error */
+            int32_t t782;
+            if ((uint64_t)(int64_t)t776 < (uint64_t)v_x967_n) {
+              t782 = v_x967_d[t776];
             } else {
-              NESSIE_RECORD(err, t713, RT_CHECK_INDEX, 0, 0, RT_GATHER, t714, v_x967_n, 0.0, 3);
-              t720 = 0;
+              NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_x967_n, 0.0, 3);
+              t782 = 0;
             }
-            uint8_t t722 = rt_le_i(t720, 1);
+            uint8_t t784 = rt_le_i(t782, 1);
           }
-          t712x0 = t714;
-          t712x1 = t719;
-          uint8_t t723;
-          t723 = t712x1;
-          t710[t713] = t723 != 0;
-          kept += t723 != 0;
+          t774x0 = t776;
+          t774x1 = t781;
+          uint8_t t785;
+          t785 = t774x1;
+          t772[t775] = t785 != 0;
+          kept += t785 != 0;
         }
-        t711[t712] = kept;
+        t773[t774] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t710);
-        rt_free(t711);
+        rt_free(t772);
+        rt_free(t773);
         goto fail;
       }
-      int64_t t724 = 0;
-      for (int64_t t712 = 0; t712 < t709; t712++) {
-        const int64_t k = t711[t712];
-        t711[t712] = t724;
-        t724 += k;
+      int64_t t786 = 0;
+      for (int64_t t774 = 0; t774 < t771; t774++) {
+        const int64_t k = t773[t774];
+        t773[t774] = t786;
+        t786 += k;
       }
-      v_x978 = rt_value_new(rt_vec_type(RT_INT), t724);
+      v_x978 = rt_value_new(rt_vec_type(RT_INT), t786);
       int32_t *v_x978_d = v_x978->data.i;
       const int64_t v_x978_n = v_x978->len;
-      v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t724);
+      v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t786);
       uint8_t *v_x979_d = v_x979->data.b;
       const int64_t v_x979_n = v_x979->len;
-      v_x980 = rt_value_new(rt_vec_type(RT_INT), (t708 - t724));
+      v_x980 = rt_value_new(rt_vec_type(RT_INT), (t770 - t786));
       int32_t *v_x980_d = v_x980->data.i;
       const int64_t v_x980_n = v_x980->len;
-      v_x981 = rt_value_new(rt_vec_type(RT_BOOL), (t708 - t724));
+      v_x981 = rt_value_new(rt_vec_type(RT_BOOL), (t770 - t786));
       uint8_t *v_x981_d = v_x981->data.b;
       const int64_t v_x981_n = v_x981->len;
-      RT_PARALLEL_FOR_IF(t709 > 1)
-      for (int64_t t712 = 0; t712 < t709; t712++) {
-        int64_t at = t711[t712];
-        int64_t at_not = t712 * RT_CHUNK - t711[t712];
-        const int64_t t712_end = (t712 + 1) * RT_CHUNK < t708 ? (t712 + 1) * RT_CHUNK : t708;
-        for (int64_t t713 = t712 * RT_CHUNK; t713 < t712_end; t713++) {
-          const int32_t t714 = (int32_t)t713;
-          int32_t t712y0;
-          uint8_t t712y1;
-          int t726 = 0; /* nonzero: a check below failed */
-          int t727 = (uint64_t)(int64_t)t714 < (uint64_t)v_x967_n;
-          int32_t t725 = t727 ? v_x967_d[t714] : 0;
-          t726 |= !t727;
-          uint8_t t729 = rt_le_i(t725, 1);
-          if (__builtin_expect(t726 != 0, 0)) { /* again, recording the error */
-            int32_t t730;
-            if ((uint64_t)(int64_t)t714 < (uint64_t)v_x967_n) {
-              t730 = v_x967_d[t714];
+      RT_PARALLEL_FOR_IF(t771 > 1)
+      for (int64_t t774 = 0; t774 < t771; t774++) {
+        int64_t at = t773[t774];
+        int64_t at_not = t774 * RT_CHUNK - t773[t774];
+        const int64_t t774_end = (t774 + 1) * RT_CHUNK < t770 ? (t774 + 1) * RT_CHUNK : t770;
+        for (int64_t t775 = t774 * RT_CHUNK; t775 < t774_end; t775++) {
+          const int32_t t776 = (int32_t)t775;
+          int32_t t774y0;
+          uint8_t t774y1;
+          int t788 = 0; /* nonzero: a check below failed */
+          int t789 = (uint64_t)(int64_t)t776 < (uint64_t)v_x967_n;
+          int32_t t787 = t789 ? v_x967_d[t776] : 0;
+          t788 |= !t789;
+          uint8_t t791 = rt_le_i(t787, 1);
+          if (__builtin_expect(t788 != 0, 0)) { /* again, recording the error */
+            int32_t t792;
+            if ((uint64_t)(int64_t)t776 < (uint64_t)v_x967_n) {
+              t792 = v_x967_d[t776];
             } else {
-              NESSIE_RECORD(err, t713, RT_CHECK_INDEX, 0, 0, RT_GATHER, t714, v_x967_n, 0.0, 4);
-              t730 = 0;
+              NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_x967_n, 0.0, 4);
+              t792 = 0;
             }
-            uint8_t t732 = rt_le_i(t730, 1);
+            uint8_t t794 = rt_le_i(t792, 1);
           }
-          t712y0 = t714;
-          t712y1 = t729;
-          if (t710[t713]) {
-            v_x978_d[at] = t712y0;
-            v_x979_d[at] = t712y1;
+          t774y0 = t776;
+          t774y1 = t791;
+          if (t772[t775]) {
+            v_x978_d[at] = t774y0;
+            v_x979_d[at] = t774y1;
             at++;
           } else {
-            v_x980_d[at_not] = t712y0;
-            v_x981_d[at_not] = t712y1;
+            v_x980_d[at_not] = t774y0;
+            v_x981_d[at_not] = t774y1;
             at_not++;
           }
         }
       }
-      rt_free(t710);
-      rt_free(t711);
+      rt_free(t772);
+      rt_free(t773);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3857,192 +3876,192 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, in
       const int64_t v_x981_n = v_x981->len;
       /* REDUCE */
       {
-        const int64_t t733 = v_x972;
-        if (t733 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t733, 0.0, 5);
+        const int64_t t795 = v_x972;
+        if (t795 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t795, 0.0, 5);
           goto fail;
         }
-        const int64_t t734 = t733 > 0 ? (t733 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t735 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t734);
-        int32_t *t736 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t734);
-        RT_PARALLEL_FOR_IF(t734 > 1)
-        for (int64_t t737 = 0; t737 < t734; t737++) {
-          int32_t t737a0;
-          int32_t t737a1;
-          t737a0 = 0;
-          t737a1 = 0;
-          const int64_t t737_end = (t737 + 1) * RT_CHUNK < t733 ? (t737 + 1) * RT_CHUNK : t733;
-          for (int64_t t738 = t737 * RT_CHUNK; t738 < t737_end; t738++) {
-            const int32_t t739 = (int32_t)t738;
-            int32_t t737x0;
-            int32_t t737x1;
-            int t741 = 0; /* nonzero: a check below failed */
-            int t742 = (uint64_t)(int64_t)t739 < (uint64_t)v_x967_n;
-            int32_t t740 = t742 ? v_x967_d[t739] : 0;
-            t741 |= !t742;
-            uint8_t t744 = rt_le_i(t740, 1);
-            int32_t t746 = rt_btoi_b(t744);
-            uint8_t t748 = rt_not_b(t744);
-            int32_t t750 = rt_btoi_b(t748);
-            if (__builtin_expect(t741 != 0, 0)) { /* again, recording the error */
-              int32_t t751;
-              if ((uint64_t)(int64_t)t739 < (uint64_t)v_x967_n) {
-                t751 = v_x967_d[t739];
+        const int64_t t796 = t795 > 0 ? (t795 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t797 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t796);
+        int32_t *t798 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t796);
+        RT_PARALLEL_FOR_IF(t796 > 1)
+        for (int64_t t799 = 0; t799 < t796; t799++) {
+          int32_t t799a0;
+          int32_t t799a1;
+          t799a0 = 0;
+          t799a1 = 0;
+          const int64_t t799_end = (t799 + 1) * RT_CHUNK < t795 ? (t799 + 1) * RT_CHUNK : t795;
+          for (int64_t t800 = t799 * RT_CHUNK; t800 < t799_end; t800++) {
+            const int32_t t801 = (int32_t)t800;
+            int32_t t799x0;
+            int32_t t799x1;
+            int t803 = 0; /* nonzero: a check below failed */
+            int t804 = (uint64_t)(int64_t)t801 < (uint64_t)v_x967_n;
+            int32_t t802 = t804 ? v_x967_d[t801] : 0;
+            t803 |= !t804;
+            uint8_t t806 = rt_le_i(t802, 1);
+            int32_t t808 = rt_btoi_b(t806);
+            uint8_t t810 = rt_not_b(t806);
+            int32_t t812 = rt_btoi_b(t810);
+            if (__builtin_expect(t803 != 0, 0)) { /* again, recording the error */
+              int32_t t813;
+              if ((uint64_t)(int64_t)t801 < (uint64_t)v_x967_n) {
+                t813 = v_x967_d[t801];
               } else {
-                NESSIE_RECORD(err, t738, RT_CHECK_INDEX, 0, 0, RT_GATHER, t739, v_x967_n, 0.0, 6);
-                t751 = 0;
+                NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t801, v_x967_n, 0.0, 6);
+                t813 = 0;
               }
-              uint8_t t753 = rt_le_i(t751, 1);
-              int32_t t755 = rt_btoi_b(t753);
-              uint8_t t757 = rt_not_b(t753);
-              int32_t t759 = rt_btoi_b(t757);
+              uint8_t t815 = rt_le_i(t813, 1);
+              int32_t t817 = rt_btoi_b(t815);
+              uint8_t t819 = rt_not_b(t815);
+              int32_t t821 = rt_btoi_b(t819);
             }
-            t737x0 = t746;
-            t737x1 = t750;
-            int32_t t761 = rt_add_i(t737a0, t737x0);
-            int32_t t763 = rt_add_i(t737a1, t737x1);
-            t737a0 = t761;
-            t737a1 = t763;
+            t799x0 = t808;
+            t799x1 = t812;
+            int32_t t823 = rt_add_i(t799a0, t799x0);
+            int32_t t825 = rt_add_i(t799a1, t799x1);
+            t799a0 = t823;
+            t799a1 = t825;
           }
-          t735[t737] = t737a0;
-          t736[t737] = t737a1;
+          t797[t799] = t799a0;
+          t798[t799] = t799a1;
         }
-        int32_t t737t0;
-        int32_t t737t1;
-        t737t0 = 0;
-        t737t1 = 0;
-        for (int64_t t737 = 0; t737 < t734; t737++) {
-          const int32_t t764 = t735[t737];
-          const int32_t t765 = t736[t737];
-          int32_t t767 = rt_add_i(t737t0, t764);
-          int32_t t769 = rt_add_i(t737t1, t765);
-          t737t0 = t767;
-          t737t1 = t769;
+        int32_t t799t0;
+        int32_t t799t1;
+        t799t0 = 0;
+        t799t1 = 0;
+        for (int64_t t799 = 0; t799 < t796; t799++) {
+          const int32_t t826 = t797[t799];
+          const int32_t t827 = t798[t799];
+          int32_t t829 = rt_add_i(t799t0, t826);
+          int32_t t831 = rt_add_i(t799t1, t827);
+          t799t0 = t829;
+          t799t1 = t831;
         }
-        v_x987 = t737t0;
-        rt_free(t735);
-        v_x993 = t737t1;
-        rt_free(t736);
+        v_x987 = t799t0;
+        rt_free(t797);
+        v_x993 = t799t1;
+        rt_free(t798);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t770 = v_x972;
-          if (t770 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t770, 0.0, 7);
+          const int64_t t832 = v_x972;
+          if (t832 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t832, 0.0, 7);
             goto fail;
           }
-          const int64_t t771 = t770 > 0 ? (t770 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t772 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t771);
-          int32_t *t773 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t771);
-          RT_PARALLEL_FOR_IF(t771 > 1)
-          for (int64_t t774 = 0; t774 < t771; t774++) {
-            int32_t t774a0;
-            int32_t t774a1;
-            t774a0 = 0;
-            t774a1 = 0;
-            const int64_t t774_end = (t774 + 1) * RT_CHUNK < t770 ? (t774 + 1) * RT_CHUNK : t770;
-            for (int64_t t775 = t774 * RT_CHUNK; t775 < t774_end; t775++) {
-              const int32_t t776 = (int32_t)t775;
-              int32_t t774x0;
-              int32_t t774x1;
-              int t778 = 0; /* nonzero: a check below failed */
-              int t779 = (uint64_t)(int64_t)t776 < (uint64_t)v_x967_n;
-              int32_t t777 = t779 ? v_x967_d[t776] : 0;
-              t778 |= !t779;
-              uint8_t t781 = rt_le_i(t777, 1);
-              int32_t t783 = rt_btoi_b(t781);
-              uint8_t t785 = rt_not_b(t781);
-              int32_t t787 = rt_btoi_b(t785);
-              if (__builtin_expect(t778 != 0, 0)) { /* again, recording the error */
-                int32_t t788;
-                if ((uint64_t)(int64_t)t776 < (uint64_t)v_x967_n) {
-                  t788 = v_x967_d[t776];
+          const int64_t t833 = t832 > 0 ? (t832 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t834 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t833);
+          int32_t *t835 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t833);
+          RT_PARALLEL_FOR_IF(t833 > 1)
+          for (int64_t t836 = 0; t836 < t833; t836++) {
+            int32_t t836a0;
+            int32_t t836a1;
+            t836a0 = 0;
+            t836a1 = 0;
+            const int64_t t836_end = (t836 + 1) * RT_CHUNK < t832 ? (t836 + 1) * RT_CHUNK : t832;
+            for (int64_t t837 = t836 * RT_CHUNK; t837 < t836_end; t837++) {
+              const int32_t t838 = (int32_t)t837;
+              int32_t t836x0;
+              int32_t t836x1;
+              int t840 = 0; /* nonzero: a check below failed */
+              int t841 = (uint64_t)(int64_t)t838 < (uint64_t)v_x967_n;
+              int32_t t839 = t841 ? v_x967_d[t838] : 0;
+              t840 |= !t841;
+              uint8_t t843 = rt_le_i(t839, 1);
+              int32_t t845 = rt_btoi_b(t843);
+              uint8_t t847 = rt_not_b(t843);
+              int32_t t849 = rt_btoi_b(t847);
+              if (__builtin_expect(t840 != 0, 0)) { /* again, recording the error */
+                int32_t t850;
+                if ((uint64_t)(int64_t)t838 < (uint64_t)v_x967_n) {
+                  t850 = v_x967_d[t838];
                 } else {
-                  NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_x967_n, 0.0, 8);
-                  t788 = 0;
+                  NESSIE_RECORD(err, t837, RT_CHECK_INDEX, 0, 0, RT_GATHER, t838, v_x967_n, 0.0, 8);
+                  t850 = 0;
                 }
-                uint8_t t790 = rt_le_i(t788, 1);
-                int32_t t792 = rt_btoi_b(t790);
-                uint8_t t794 = rt_not_b(t790);
-                int32_t t796 = rt_btoi_b(t794);
+                uint8_t t852 = rt_le_i(t850, 1);
+                int32_t t854 = rt_btoi_b(t852);
+                uint8_t t856 = rt_not_b(t852);
+                int32_t t858 = rt_btoi_b(t856);
               }
-              t774x0 = t783;
-              t774x1 = t787;
-              int32_t t798 = rt_add_i(t774a0, t774x0);
-              int32_t t800 = rt_add_i(t774a1, t774x1);
-              t774a0 = t798;
-              t774a1 = t800;
+              t836x0 = t845;
+              t836x1 = t849;
+              int32_t t860 = rt_add_i(t836a0, t836x0);
+              int32_t t862 = rt_add_i(t836a1, t836x1);
+              t836a0 = t860;
+              t836a1 = t862;
             }
-            t772[t774] = t774a0;
-            t773[t774] = t774a1;
+            t834[t836] = t836a0;
+            t835[t836] = t836a1;
           }
-          int32_t t774t0;
-          int32_t t774t1;
-          t774t0 = 0;
-          t774t1 = 0;
-          for (int64_t t774 = 0; t774 < t771; t774++) {
-            const int32_t t801 = t772[t774];
-            t772[t774] = t774t0;
-            const int32_t t802 = t773[t774];
-            t773[t774] = t774t1;
-            int32_t t804 = rt_add_i(t774t0, t801);
-            int32_t t806 = rt_add_i(t774t1, t802);
-            t774t0 = t804;
-            t774t1 = t806;
+          int32_t t836t0;
+          int32_t t836t1;
+          t836t0 = 0;
+          t836t1 = 0;
+          for (int64_t t836 = 0; t836 < t833; t836++) {
+            const int32_t t863 = t834[t836];
+            t834[t836] = t836t0;
+            const int32_t t864 = t835[t836];
+            t835[t836] = t836t1;
+            int32_t t866 = rt_add_i(t836t0, t863);
+            int32_t t868 = rt_add_i(t836t1, t864);
+            t836t0 = t866;
+            t836t1 = t868;
           }
-          v_x997 = rt_value_new(rt_vec_type(RT_INT), t770);
+          v_x997 = rt_value_new(rt_vec_type(RT_INT), t832);
           int32_t *v_x997_d = v_x997->data.i;
           const int64_t v_x997_n = v_x997->len;
-          v_x1001 = rt_value_new(rt_vec_type(RT_INT), t770);
+          v_x1001 = rt_value_new(rt_vec_type(RT_INT), t832);
           int32_t *v_x1001_d = v_x1001->data.i;
           const int64_t v_x1001_n = v_x1001->len;
-          RT_PARALLEL_FOR_IF(t771 > 1)
-          for (int64_t t774 = 0; t774 < t771; t774++) {
-            int32_t t774p0;
-            int32_t t774p1;
-            t774p0 = t772[t774];
-            t774p1 = t773[t774];
-            const int64_t t774_end = (t774 + 1) * RT_CHUNK < t770 ? (t774 + 1) * RT_CHUNK : t770;
-            for (int64_t t775 = t774 * RT_CHUNK; t775 < t774_end; t775++) {
-              const int32_t t776 = (int32_t)t775;
-              v_x997_d[t775] = t774p0;
-              v_x1001_d[t775] = t774p1;
-              int32_t t774y0;
-              int32_t t774y1;
-              int t808 = 0; /* nonzero: a check below failed */
-              int t809 = (uint64_t)(int64_t)t776 < (uint64_t)v_x967_n;
-              int32_t t807 = t809 ? v_x967_d[t776] : 0;
-              t808 |= !t809;
-              uint8_t t811 = rt_le_i(t807, 1);
-              int32_t t813 = rt_btoi_b(t811);
-              uint8_t t815 = rt_not_b(t811);
-              int32_t t817 = rt_btoi_b(t815);
-              if (__builtin_expect(t808 != 0, 0)) { /* again, recording the error */
-                int32_t t818;
-                if ((uint64_t)(int64_t)t776 < (uint64_t)v_x967_n) {
-                  t818 = v_x967_d[t776];
+          RT_PARALLEL_FOR_IF(t833 > 1)
+          for (int64_t t836 = 0; t836 < t833; t836++) {
+            int32_t t836p0;
+            int32_t t836p1;
+            t836p0 = t834[t836];
+            t836p1 = t835[t836];
+            const int64_t t836_end = (t836 + 1) * RT_CHUNK < t832 ? (t836 + 1) * RT_CHUNK : t832;
+            for (int64_t t837 = t836 * RT_CHUNK; t837 < t836_end; t837++) {
+              const int32_t t838 = (int32_t)t837;
+              v_x997_d[t837] = t836p0;
+              v_x1001_d[t837] = t836p1;
+              int32_t t836y0;
+              int32_t t836y1;
+              int t870 = 0; /* nonzero: a check below failed */
+              int t871 = (uint64_t)(int64_t)t838 < (uint64_t)v_x967_n;
+              int32_t t869 = t871 ? v_x967_d[t838] : 0;
+              t870 |= !t871;
+              uint8_t t873 = rt_le_i(t869, 1);
+              int32_t t875 = rt_btoi_b(t873);
+              uint8_t t877 = rt_not_b(t873);
+              int32_t t879 = rt_btoi_b(t877);
+              if (__builtin_expect(t870 != 0, 0)) { /* again, recording the error */
+                int32_t t880;
+                if ((uint64_t)(int64_t)t838 < (uint64_t)v_x967_n) {
+                  t880 = v_x967_d[t838];
                 } else {
-                  NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_x967_n, 0.0, 9);
-                  t818 = 0;
+                  NESSIE_RECORD(err, t837, RT_CHECK_INDEX, 0, 0, RT_GATHER, t838, v_x967_n, 0.0, 9);
+                  t880 = 0;
                 }
-                uint8_t t820 = rt_le_i(t818, 1);
-                int32_t t822 = rt_btoi_b(t820);
-                uint8_t t824 = rt_not_b(t820);
-                int32_t t826 = rt_btoi_b(t824);
+                uint8_t t882 = rt_le_i(t880, 1);
+                int32_t t884 = rt_btoi_b(t882);
+                uint8_t t886 = rt_not_b(t882);
+                int32_t t888 = rt_btoi_b(t886);
               }
-              t774y0 = t813;
-              t774y1 = t817;
-              int32_t t828 = rt_add_i(t774p0, t774y0);
-              int32_t t830 = rt_add_i(t774p1, t774y1);
-              t774p0 = t828;
-              t774p1 = t830;
+              t836y0 = t875;
+              t836y1 = t879;
+              int32_t t890 = rt_add_i(t836p0, t836y0);
+              int32_t t892 = rt_add_i(t836p1, t836y1);
+              t836p0 = t890;
+              t836p1 = t892;
             }
           }
-          rt_free(t772);
-          rt_free(t773);
+          rt_free(t834);
+          rt_free(t835);
         }
         if (err->index != INT64_MAX)
           goto fail;
@@ -4069,8 +4088,8 @@ fail:
   rt_release(v_x1001);
 }
 
-/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K20_A {
+/* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K19_A {
   RtKernelError *err;
   int run;
   int32_t *v_x967_d; int64_t v_x967_n;
@@ -4085,185 +4104,185 @@ struct K20_A {
   int32_t *v_x997_d; int64_t v_x997_n;
   int32_t *v_x1001_d; int64_t v_x1001_n;
 };
-struct alignas(8) K20_0_V {
+struct alignas(8) K19_0_V {
   uint8_t v0;
 };
-struct K20_0_pull {
-  K20_A A;
-  __device__ K20_0_V operator()(int64_t i) const {
+struct K19_0_pull {
+  K19_A A;
+  __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t832 = 0; /* nonzero: a check below failed */
-    int t833 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
-    int32_t t831 = t833 ? A.v_x967_d[ix] : 0;
-    t832 |= !t833;
-    uint8_t t835 = rt_le_i(t831, 1);
-    if (__builtin_expect(t832 != 0, 0)) { /* again, recording the error */
-      int32_t t836;
+    int t894 = 0; /* nonzero: a check below failed */
+    int t895 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
+    int32_t t893 = t895 ? A.v_x967_d[ix] : 0;
+    t894 |= !t895;
+    uint8_t t897 = rt_le_i(t893, 1);
+    if (__builtin_expect(t894 != 0, 0)) { /* again, recording the error */
+      int32_t t898;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n) {
-        t836 = A.v_x967_d[ix];
+        t898 = A.v_x967_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x967_n, 0.0, 0);
-        t836 = 0;
+        t898 = 0;
       }
-      uint8_t t838 = rt_le_i(t836, 1);
+      uint8_t t900 = rt_le_i(t898, 1);
     }
-    return K20_0_V{t835};
+    return K19_0_V{t897};
   }
 };
-struct K20_0_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_0_V &v) const {
+struct K19_0_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_0_V &v) const {
     A.v_x969_d[i] = v.v0;
   }
 };
-struct alignas(8) K20_1_V {
+struct alignas(8) K19_1_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K20_1_pull {
-  K20_A A;
-  __device__ K20_1_V operator()(int64_t i) const {
+struct K19_1_pull {
+  K19_A A;
+  __device__ K19_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t840 = 0; /* nonzero: a check below failed */
-    int t841 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
-    int32_t t839 = t841 ? A.v_x967_d[ix] : 0;
-    t840 |= !t841;
-    uint8_t t843 = rt_le_i(t839, 1);
-    if (__builtin_expect(t840 != 0, 0)) { /* again, recording the error */
-      int32_t t844;
+    int t902 = 0; /* nonzero: a check below failed */
+    int t903 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
+    int32_t t901 = t903 ? A.v_x967_d[ix] : 0;
+    t902 |= !t903;
+    uint8_t t905 = rt_le_i(t901, 1);
+    if (__builtin_expect(t902 != 0, 0)) { /* again, recording the error */
+      int32_t t906;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n) {
-        t844 = A.v_x967_d[ix];
+        t906 = A.v_x967_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x967_n, 0.0, 1);
-        t844 = 0;
+        t906 = 0;
       }
-      uint8_t t846 = rt_le_i(t844, 1);
+      uint8_t t908 = rt_le_i(t906, 1);
     }
-    return K20_1_V{ix, t843};
+    return K19_1_V{ix, t905};
   }
 };
-struct K20_1_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_1_V &v) const {
+struct K19_1_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_1_V &v) const {
     A.v_x978_d[i] = v.v0;
     A.v_x979_d[i] = v.v1;
   }
 };
-struct K20_1_pred {
-  K20_A A;
-  __device__ bool operator()(int64_t i, const K20_1_V &v) const {
+struct K19_1_pred {
+  K19_A A;
+  __device__ bool operator()(int64_t i, const K19_1_V &v) const {
     return (bool)v.v1;
   }
 };
-struct K20_1_other {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_1_V &v) const {
+struct K19_1_other {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_1_V &v) const {
     A.v_x980_d[i] = v.v0;
     A.v_x981_d[i] = v.v1;
   }
 };
-struct alignas(8) K20_2_V {
+struct alignas(8) K19_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K20_2_pull {
-  K20_A A;
-  __device__ K20_2_V operator()(int64_t i) const {
+struct K19_2_pull {
+  K19_A A;
+  __device__ K19_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t848 = 0; /* nonzero: a check below failed */
-    int t849 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
-    int32_t t847 = t849 ? A.v_x967_d[ix] : 0;
-    t848 |= !t849;
-    uint8_t t851 = rt_le_i(t847, 1);
-    int32_t t853 = rt_btoi_b(t851);
-    uint8_t t855 = rt_not_b(t851);
-    int32_t t857 = rt_btoi_b(t855);
-    if (__builtin_expect(t848 != 0, 0)) { /* again, recording the error */
-      int32_t t858;
+    int t910 = 0; /* nonzero: a check below failed */
+    int t911 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
+    int32_t t909 = t911 ? A.v_x967_d[ix] : 0;
+    t910 |= !t911;
+    uint8_t t913 = rt_le_i(t909, 1);
+    int32_t t915 = rt_btoi_b(t913);
+    uint8_t t917 = rt_not_b(t913);
+    int32_t t919 = rt_btoi_b(t917);
+    if (__builtin_expect(t910 != 0, 0)) { /* again, recording the error */
+      int32_t t920;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n) {
-        t858 = A.v_x967_d[ix];
+        t920 = A.v_x967_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x967_n, 0.0, 2);
-        t858 = 0;
+        t920 = 0;
       }
-      uint8_t t860 = rt_le_i(t858, 1);
-      int32_t t862 = rt_btoi_b(t860);
-      uint8_t t864 = rt_not_b(t860);
-      int32_t t866 = rt_btoi_b(t864);
+      uint8_t t922 = rt_le_i(t920, 1);
+      int32_t t924 = rt_btoi_b(t922);
+      uint8_t t926 = rt_not_b(t922);
+      int32_t t928 = rt_btoi_b(t926);
     }
-    return K20_2_V{t853, t857};
+    return K19_2_V{t915, t919};
   }
 };
-struct K20_2_op {
-  K20_A A;
-  __device__ K20_2_V operator()(const K20_2_V &a, const K20_2_V &b) const {
-    int32_t t868 = rt_add_i(a.v0, b.v0);
-    int32_t t870 = rt_add_i(a.v1, b.v1);
-    return K20_2_V{t868, t870};
+struct K19_2_op {
+  K19_A A;
+  __device__ K19_2_V operator()(const K19_2_V &a, const K19_2_V &b) const {
+    int32_t t930 = rt_add_i(a.v0, b.v0);
+    int32_t t932 = rt_add_i(a.v1, b.v1);
+    return K19_2_V{t930, t932};
   }
 };
-struct K20_2_ride {
-  K20_A A;
-  __device__ K20_2_V operator()(int64_t i) const {
-    K20_0_store{A}(i, K20_0_pull{A}(i)); /* MAP 0 rides here */
-    return K20_2_pull{A}(i);
+struct K19_2_ride {
+  K19_A A;
+  __device__ K19_2_V operator()(int64_t i) const {
+    K19_0_store{A}(i, K19_0_pull{A}(i)); /* MAP 0 rides here */
+    return K19_2_pull{A}(i);
   }
 };
-struct alignas(8) K20_3_V {
+struct alignas(8) K19_3_V {
   int32_t v0;
   int32_t v1;
 };
-struct K20_3_pull {
-  K20_A A;
-  __device__ K20_3_V operator()(int64_t i) const {
+struct K19_3_pull {
+  K19_A A;
+  __device__ K19_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t872 = 0; /* nonzero: a check below failed */
-    int t873 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
-    int32_t t871 = t873 ? A.v_x967_d[ix] : 0;
-    t872 |= !t873;
-    uint8_t t875 = rt_le_i(t871, 1);
-    int32_t t877 = rt_btoi_b(t875);
-    uint8_t t879 = rt_not_b(t875);
-    int32_t t881 = rt_btoi_b(t879);
-    if (__builtin_expect(t872 != 0, 0)) { /* again, recording the error */
-      int32_t t882;
+    int t934 = 0; /* nonzero: a check below failed */
+    int t935 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
+    int32_t t933 = t935 ? A.v_x967_d[ix] : 0;
+    t934 |= !t935;
+    uint8_t t937 = rt_le_i(t933, 1);
+    int32_t t939 = rt_btoi_b(t937);
+    uint8_t t941 = rt_not_b(t937);
+    int32_t t943 = rt_btoi_b(t941);
+    if (__builtin_expect(t934 != 0, 0)) { /* again, recording the error */
+      int32_t t944;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n) {
-        t882 = A.v_x967_d[ix];
+        t944 = A.v_x967_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x967_n, 0.0, 3);
-        t882 = 0;
+        t944 = 0;
       }
-      uint8_t t884 = rt_le_i(t882, 1);
-      int32_t t886 = rt_btoi_b(t884);
-      uint8_t t888 = rt_not_b(t884);
-      int32_t t890 = rt_btoi_b(t888);
+      uint8_t t946 = rt_le_i(t944, 1);
+      int32_t t948 = rt_btoi_b(t946);
+      uint8_t t950 = rt_not_b(t946);
+      int32_t t952 = rt_btoi_b(t950);
     }
-    return K20_3_V{t877, t881};
+    return K19_3_V{t939, t943};
   }
 };
-struct K20_3_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_3_V &v) const {
+struct K19_3_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_3_V &v) const {
     A.v_x997_d[i] = v.v0;
     A.v_x1001_d[i] = v.v1;
   }
 };
-struct K20_3_op {
-  K20_A A;
-  __device__ K20_3_V operator()(const K20_3_V &a, const K20_3_V &b) const {
-    int32_t t892 = rt_add_i(a.v0, b.v0);
-    int32_t t894 = rt_add_i(a.v1, b.v1);
-    return K20_3_V{t892, t894};
+struct K19_3_op {
+  K19_A A;
+  __device__ K19_3_V operator()(const K19_3_V &a, const K19_3_V &b) const {
+    int32_t t954 = rt_add_i(a.v0, b.v0);
+    int32_t t956 = rt_add_i(a.v1, b.v1);
+    return K19_3_V{t954, t956};
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
   (void)loc;
   (void)err;
-  K20_A A;
+  K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4281,81 +4300,81 @@ static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int
   RtValue *v_x1001 = NULL;
   /* MAP */
   {
-    const int64_t t895 = v_x972;
-    if (t895 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t895, 0.0, run, 4};
+    const int64_t t957 = v_x972;
+    if (t957 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t957, 0.0, run, 4};
       goto fail;
     }
-    v_x969 = rtg_vec_new(RT_BOOL, t895);
+    v_x969 = rtg_vec_new(RT_BOOL, t957);
     A.v_x969_d = v_x969->data.b;
     A.v_x969_n = v_x969->len;
-    /* computed in the launch of SOAC 2 (K20_2_ride) */
+    /* computed in the launch of SOAC 2 (K19_2_ride) */
   }
   /* PARTITION */
-  int64_t *t896, t897; /* the slot of its count, its size */
+  int64_t *t958, t959; /* the slot of its count, its size */
   {
-    const int64_t t898 = v_x972;
-    if (t898 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t898, 0.0, run, 5};
+    const int64_t t960 = v_x972;
+    if (t960 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t960, 0.0, run, 5};
       goto fail;
     }
-    v_x978 = rtg_vec_new(RT_INT, t898);
+    v_x978 = rtg_vec_new(RT_INT, t960);
     A.v_x978_d = v_x978->data.i;
     A.v_x978_n = v_x978->len;
-    v_x979 = rtg_vec_new(RT_BOOL, t898);
+    v_x979 = rtg_vec_new(RT_BOOL, t960);
     A.v_x979_d = v_x979->data.b;
     A.v_x979_n = v_x979->len;
-    v_x980 = rtg_vec_new(RT_INT, t898);
+    v_x980 = rtg_vec_new(RT_INT, t960);
     A.v_x980_d = v_x980->data.i;
     A.v_x980_n = v_x980->len;
-    v_x981 = rtg_vec_new(RT_BOOL, t898);
+    v_x981 = rtg_vec_new(RT_BOOL, t960);
     A.v_x981_d = v_x981->data.b;
     A.v_x981_n = v_x981->len;
-    t897 = t898;
-    t896 = rtg::partition_launch<K20_1_V>("K20", loc, K20_1_pull{A}, K20_1_pred{A}, t898, K20_1_store{A}, K20_1_other{A}, true);
+    t959 = t960;
+    t958 = rtg::partition_launch<K19_1_V>("K19", loc, K19_1_pull{A}, K19_1_pred{A}, t960, K19_1_store{A}, K19_1_other{A}, true);
   }
   {
-    const int64_t t899 = rtg::filter_count(t896);
-    v_x978 = rtg_vec_fit(v_x978, t899);
+    const int64_t t961 = rtg::filter_count(t958);
+    v_x978 = rtg_vec_fit(v_x978, t961);
     A.v_x978_d = v_x978->data.i;
     A.v_x978_n = v_x978->len;
-    v_x979 = rtg_vec_fit(v_x979, t899);
+    v_x979 = rtg_vec_fit(v_x979, t961);
     A.v_x979_d = v_x979->data.b;
     A.v_x979_n = v_x979->len;
-    v_x980 = rtg_vec_fit(v_x980, t897 - t899);
+    v_x980 = rtg_vec_fit(v_x980, t959 - t961);
     A.v_x980_d = v_x980->data.i;
     A.v_x980_n = v_x980->len;
-    v_x981 = rtg_vec_fit(v_x981, t897 - t899);
+    v_x981 = rtg_vec_fit(v_x981, t959 - t961);
     A.v_x981_d = v_x981->data.b;
     A.v_x981_n = v_x981->len;
   }
   /* REDUCE */
   {
-    const int64_t t900 = v_x972;
-    if (t900 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t900, 0.0, run, 6};
+    const int64_t t962 = v_x972;
+    if (t962 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t962, 0.0, run, 6};
       goto fail;
     }
-    const K20_2_V t901 = rtg::reduce_commutative("K20", loc, K20_2_ride{A}, K20_2_op{A}, K20_2_V{0, 0}, t900);
-    v_x987 = t901.v0;
+    const K19_2_V t963 = rtg::reduce_commutative("K19", loc, K19_2_ride{A}, K19_2_op{A}, K19_2_V{0, 0}, t962);
+    v_x987 = t963.v0;
     A.v_x987 = v_x987;
-    v_x993 = t901.v1;
+    v_x993 = t963.v1;
     A.v_x993 = v_x993;
   }
   /* SCAN */
   {
-    const int64_t t902 = v_x972;
-    if (t902 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t902, 0.0, run, 7};
+    const int64_t t964 = v_x972;
+    if (t964 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t964, 0.0, run, 7};
       goto fail;
     }
-    v_x997 = rtg_vec_new(RT_INT, t902);
+    v_x997 = rtg_vec_new(RT_INT, t964);
     A.v_x997_d = v_x997->data.i;
     A.v_x997_n = v_x997->len;
-    v_x1001 = rtg_vec_new(RT_INT, t902);
+    v_x1001 = rtg_vec_new(RT_INT, t964);
     A.v_x1001_d = v_x1001->data.i;
     A.v_x1001_n = v_x1001->len;
-    rtg::scan<true>("K20", loc, K20_3_pull{A}, K20_3_op{A}, K20_3_V{0, 0}, t902, K20_3_store{A});
+    rtg::scan<true>("K19", loc, K19_3_pull{A}, K19_3_op{A}, K19_3_V{0, 0}, t964, K19_3_store{A});
   }
   *out_v_x969 = v_x969;
   *out_v_x978 = v_x978;
@@ -4377,19 +4396,19 @@ fail:
   rt_release(v_x1001);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
   RtValue *vals[] = {v_x967};
   const int64_t sizes[] = {(int64_t)v_x972, (int64_t)v_x972, (int64_t)v_x972, (int64_t)v_x972};
   if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K20_host(err, loc, run, v_x967, v_x972, out_v_x969, out_v_x978, out_v_x980, out_v_x987, out_v_x993, out_v_x997, out_v_x1001);
+    K19_host(err, loc, run, v_x967, v_x972, out_v_x969, out_v_x978, out_v_x980, out_v_x987, out_v_x993, out_v_x997, out_v_x1001);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x967, v_x972, out_v_x969, out_v_x978, out_v_x980, out_v_x987, out_v_x993, out_v_x997, out_v_x1001);
+    K19_gpu(err, loc, run, v_x967, v_x972, out_v_x969, out_v_x978, out_v_x980, out_v_x987, out_v_x993, out_v_x997, out_v_x1001);
   }
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
   (void)loc;
   (void)run;
   int32_t *v_x1002_d = v_x1002->data.i;
@@ -4403,49 +4422,49 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, R
   RtValue *v_x1013 = NULL;
   /* MAP */
   {
-    const int64_t t903 = v_x1002_n;
-    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t903);
+    const int64_t t965 = v_x1002_n;
+    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t965);
     int32_t *v_x1008_d = v_x1008->data.i;
     const int64_t v_x1008_n = v_x1008->len;
-    v_x1010 = rt_value_new(rt_vec_type(RT_INT), t903);
+    v_x1010 = rt_value_new(rt_vec_type(RT_INT), t965);
     int32_t *v_x1010_d = v_x1010->data.i;
     const int64_t v_x1010_n = v_x1010->len;
-    v_x1013 = rt_value_new(rt_vec_type(RT_INT), t903);
+    v_x1013 = rt_value_new(rt_vec_type(RT_INT), t965);
     int32_t *v_x1013_d = v_x1013->data.i;
     const int64_t v_x1013_n = v_x1013->len;
-    RT_PARALLEL_FOR_IF(t903 >= RT_PARALLEL_MIN)
-    for (int64_t t904 = 0; t904 < t903; t904++) {
-      const int32_t t905 = (int32_t)t904;
-      int t908 = 0; /* nonzero: a check below failed */
-      int32_t t906 = v_x1002_d[t905];
-      int t909 = (uint64_t)(int64_t)t906 < (uint64_t)v_x1006_n;
-      int32_t t907 = t909 ? v_x1006_d[t906] : 0;
-      t908 |= !t909;
-      int t911 = (uint64_t)(int64_t)t906 < (uint64_t)v_x1003_n;
-      int32_t t910 = t911 ? v_x1003_d[t906] : 0;
-      t908 |= !t911;
-      int32_t t913 = rt_add_i(t907, t910);
-      if (__builtin_expect(t908 != 0, 0)) { /* again, recording the error */
-        int32_t t914 = v_x1002_d[t905];
-        int32_t t915;
-        if ((uint64_t)(int64_t)t914 < (uint64_t)v_x1006_n) {
-          t915 = v_x1006_d[t914];
+    RT_PARALLEL_FOR_IF(t965 >= RT_PARALLEL_MIN)
+    for (int64_t t966 = 0; t966 < t965; t966++) {
+      const int32_t t967 = (int32_t)t966;
+      int t970 = 0; /* nonzero: a check below failed */
+      int32_t t968 = v_x1002_d[t967];
+      int t971 = (uint64_t)(int64_t)t968 < (uint64_t)v_x1006_n;
+      int32_t t969 = t971 ? v_x1006_d[t968] : 0;
+      t970 |= !t971;
+      int t973 = (uint64_t)(int64_t)t968 < (uint64_t)v_x1003_n;
+      int32_t t972 = t973 ? v_x1003_d[t968] : 0;
+      t970 |= !t973;
+      int32_t t975 = rt_add_i(t969, t972);
+      if (__builtin_expect(t970 != 0, 0)) { /* again, recording the error */
+        int32_t t976 = v_x1002_d[t967];
+        int32_t t977;
+        if ((uint64_t)(int64_t)t976 < (uint64_t)v_x1006_n) {
+          t977 = v_x1006_d[t976];
         } else {
-          NESSIE_RECORD(err, t904, RT_CHECK_INDEX, 0, 0, RT_GATHER, t914, v_x1006_n, 0.0, 0);
-          t915 = 0;
+          NESSIE_RECORD(err, t966, RT_CHECK_INDEX, 0, 0, RT_GATHER, t976, v_x1006_n, 0.0, 0);
+          t977 = 0;
         }
-        int32_t t916;
-        if ((uint64_t)(int64_t)t914 < (uint64_t)v_x1003_n) {
-          t916 = v_x1003_d[t914];
+        int32_t t978;
+        if ((uint64_t)(int64_t)t976 < (uint64_t)v_x1003_n) {
+          t978 = v_x1003_d[t976];
         } else {
-          NESSIE_RECORD(err, t904, RT_CHECK_INDEX, 0, 0, RT_GATHER, t914, v_x1003_n, 0.0, 1);
-          t916 = 0;
+          NESSIE_RECORD(err, t966, RT_CHECK_INDEX, 0, 0, RT_GATHER, t976, v_x1003_n, 0.0, 1);
+          t978 = 0;
         }
-        int32_t t918 = rt_add_i(t915, t916);
+        int32_t t980 = rt_add_i(t977, t978);
       }
-      v_x1008_d[t904] = t907;
-      v_x1010_d[t904] = t913;
-      v_x1013_d[t904] = 1;
+      v_x1008_d[t966] = t969;
+      v_x1010_d[t966] = t975;
+      v_x1013_d[t966] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -4460,8 +4479,8 @@ fail:
   rt_release(v_x1013);
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K21_A {
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K20_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1002_d; int64_t v_x1002_n;
@@ -4471,58 +4490,58 @@ struct K21_A {
   int32_t *v_x1010_d; int64_t v_x1010_n;
   int32_t *v_x1013_d; int64_t v_x1013_n;
 };
-struct alignas(8) K21_0_V {
+struct alignas(8) K20_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K21_0_pull {
-  K21_A A;
-  __device__ K21_0_V operator()(int64_t i) const {
+struct K20_0_pull {
+  K20_A A;
+  __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t921 = 0; /* nonzero: a check below failed */
-    int32_t t919 = A.v_x1002_d[ix];
-    int t922 = (uint64_t)(int64_t)t919 < (uint64_t)A.v_x1006_n;
-    int32_t t920 = t922 ? A.v_x1006_d[t919] : 0;
-    t921 |= !t922;
-    int t924 = (uint64_t)(int64_t)t919 < (uint64_t)A.v_x1003_n;
-    int32_t t923 = t924 ? A.v_x1003_d[t919] : 0;
-    t921 |= !t924;
-    int32_t t926 = rt_add_i(t920, t923);
-    if (__builtin_expect(t921 != 0, 0)) { /* again, recording the error */
-      int32_t t927 = A.v_x1002_d[ix];
-      int32_t t928;
-      if ((uint64_t)(int64_t)t927 < (uint64_t)A.v_x1006_n) {
-        t928 = A.v_x1006_d[t927];
+    int t983 = 0; /* nonzero: a check below failed */
+    int32_t t981 = A.v_x1002_d[ix];
+    int t984 = (uint64_t)(int64_t)t981 < (uint64_t)A.v_x1006_n;
+    int32_t t982 = t984 ? A.v_x1006_d[t981] : 0;
+    t983 |= !t984;
+    int t986 = (uint64_t)(int64_t)t981 < (uint64_t)A.v_x1003_n;
+    int32_t t985 = t986 ? A.v_x1003_d[t981] : 0;
+    t983 |= !t986;
+    int32_t t988 = rt_add_i(t982, t985);
+    if (__builtin_expect(t983 != 0, 0)) { /* again, recording the error */
+      int32_t t989 = A.v_x1002_d[ix];
+      int32_t t990;
+      if ((uint64_t)(int64_t)t989 < (uint64_t)A.v_x1006_n) {
+        t990 = A.v_x1006_d[t989];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t927, A.v_x1006_n, 0.0, 0);
-        t928 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t989, A.v_x1006_n, 0.0, 0);
+        t990 = 0;
       }
-      int32_t t929;
-      if ((uint64_t)(int64_t)t927 < (uint64_t)A.v_x1003_n) {
-        t929 = A.v_x1003_d[t927];
+      int32_t t991;
+      if ((uint64_t)(int64_t)t989 < (uint64_t)A.v_x1003_n) {
+        t991 = A.v_x1003_d[t989];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t927, A.v_x1003_n, 0.0, 1);
-        t929 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t989, A.v_x1003_n, 0.0, 1);
+        t991 = 0;
       }
-      int32_t t931 = rt_add_i(t928, t929);
+      int32_t t993 = rt_add_i(t990, t991);
     }
-    return K21_0_V{t920, t926, 1};
+    return K20_0_V{t982, t988, 1};
   }
 };
-struct K21_0_store {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_0_V &v) const {
+struct K20_0_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_0_V &v) const {
     A.v_x1008_d[i] = v.v0;
     A.v_x1010_d[i] = v.v1;
     A.v_x1013_d[i] = v.v2;
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
   (void)loc;
   (void)err;
-  K21_A A;
+  K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4537,17 +4556,17 @@ static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, Rt
   RtValue *v_x1013 = NULL;
   /* MAP */
   {
-    const int64_t t932 = v_x1002->len;
-    v_x1008 = rtg_vec_new(RT_INT, t932);
+    const int64_t t994 = v_x1002->len;
+    v_x1008 = rtg_vec_new(RT_INT, t994);
     A.v_x1008_d = v_x1008->data.i;
     A.v_x1008_n = v_x1008->len;
-    v_x1010 = rtg_vec_new(RT_INT, t932);
+    v_x1010 = rtg_vec_new(RT_INT, t994);
     A.v_x1010_d = v_x1010->data.i;
     A.v_x1010_n = v_x1010->len;
-    v_x1013 = rtg_vec_new(RT_INT, t932);
+    v_x1013 = rtg_vec_new(RT_INT, t994);
     A.v_x1013_d = v_x1013->data.i;
     A.v_x1013_n = v_x1013->len;
-    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t932);
+    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t994);
   }
   *out_v_x1008 = v_x1008;
   *out_v_x1010 = v_x1010;
@@ -4559,19 +4578,19 @@ fail:
   rt_release(v_x1013);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
   RtValue *vals[] = {v_x1002, v_x1003, v_x1006};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K21_host(err, loc, run, v_x1002, v_x1003, v_x1006, out_v_x1008, out_v_x1010, out_v_x1013);
+    K20_host(err, loc, run, v_x1002, v_x1003, v_x1006, out_v_x1008, out_v_x1010, out_v_x1013);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x1002, v_x1003, v_x1006, out_v_x1008, out_v_x1010, out_v_x1013);
+    K20_gpu(err, loc, run, v_x1002, v_x1003, v_x1006, out_v_x1008, out_v_x1010, out_v_x1013);
   }
 }
 
-/* K22: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
+/* K21: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
   (void)loc;
   (void)run;
   const int64_t *v_sd_1153_off = rt_seg_offsets(v_sd_1153);
@@ -4587,69 +4606,69 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153,
   RtValue *v_x1152 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t933 = v_sd_1153_off[v_sd_1153_n];
-    const int64_t t934 = (t933 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t934 > 1)
-    for (int64_t t935 = 0; t935 < t934; t935++) {
-      int64_t t938 = rt_segment_search(v_sd_1153_off, 0, v_sd_1153_n, t935 * RT_CHUNK);
-      const int64_t t935_end = (t935 + 1) * RT_CHUNK < t933 ? (t935 + 1) * RT_CHUNK : t933;
-      for (int64_t t936 = t935 * RT_CHUNK; t936 < t935_end; t936++) {
-        const int32_t t937 = (int32_t)t936;
-        while (v_sd_1153_off[t938 + 1] <= t936)
-          t938++;
-        const int32_t t939 = (int32_t)t938;
-        int32_t t940; /* v_x1152: read by nothing */
-        int t942 = 0; /* nonzero: a check below failed */
-        int t943 = (uint64_t)(int64_t)t939 < (uint64_t)v_x1147_n;
-        int32_t t941 = t943 ? v_x1147_d[t939] : 0;
-        t942 |= !t943;
-        int t945 = (uint64_t)(int64_t)t939 < (uint64_t)v_x1145_n;
-        int32_t t944 = t945 ? v_x1145_d[t939] : 0;
-        t942 |= !t945;
-        int32_t t947 = rt_sub_i(t937, t944);
-        int t949 = (uint64_t)(int64_t)t939 < (uint64_t)v_x1146_n;
-        int32_t t948 = t949 ? v_x1146_d[t939] : 0;
-        t942 |= !t949;
-        int32_t t951 = rt_mul_i(t947, t948);
-        int32_t t953 = rt_add_i(t941, t951);
-        int t955 = (uint64_t)(int64_t)t953 < (uint64_t)v_x1149_n;
-        int32_t t954 = t955 ? v_x1149_d[t953] : 0;
-        t942 |= !t955;
-        if (__builtin_expect(t942 != 0, 0)) { /* again, recording the error */
-          int32_t t956;
-          if ((uint64_t)(int64_t)t939 < (uint64_t)v_x1147_n) {
-            t956 = v_x1147_d[t939];
+    const int64_t t995 = v_sd_1153_off[v_sd_1153_n];
+    const int64_t t996 = (t995 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t996 > 1)
+    for (int64_t t997 = 0; t997 < t996; t997++) {
+      int64_t t1000 = rt_segment_search(v_sd_1153_off, 0, v_sd_1153_n, t997 * RT_CHUNK);
+      const int64_t t997_end = (t997 + 1) * RT_CHUNK < t995 ? (t997 + 1) * RT_CHUNK : t995;
+      for (int64_t t998 = t997 * RT_CHUNK; t998 < t997_end; t998++) {
+        const int32_t t999 = (int32_t)t998;
+        while (v_sd_1153_off[t1000 + 1] <= t998)
+          t1000++;
+        const int32_t t1001 = (int32_t)t1000;
+        int32_t t1002; /* v_x1152: read by nothing */
+        int t1004 = 0; /* nonzero: a check below failed */
+        int t1005 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1147_n;
+        int32_t t1003 = t1005 ? v_x1147_d[t1001] : 0;
+        t1004 |= !t1005;
+        int t1007 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1145_n;
+        int32_t t1006 = t1007 ? v_x1145_d[t1001] : 0;
+        t1004 |= !t1007;
+        int32_t t1009 = rt_sub_i(t999, t1006);
+        int t1011 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1146_n;
+        int32_t t1010 = t1011 ? v_x1146_d[t1001] : 0;
+        t1004 |= !t1011;
+        int32_t t1013 = rt_mul_i(t1009, t1010);
+        int32_t t1015 = rt_add_i(t1003, t1013);
+        int t1017 = (uint64_t)(int64_t)t1015 < (uint64_t)v_x1149_n;
+        int32_t t1016 = t1017 ? v_x1149_d[t1015] : 0;
+        t1004 |= !t1017;
+        if (__builtin_expect(t1004 != 0, 0)) { /* again, recording the error */
+          int32_t t1018;
+          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1147_n) {
+            t1018 = v_x1147_d[t1001];
           } else {
-            NESSIE_RECORD(err, t936, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, v_x1147_n, 0.0, 0);
-            t956 = 0;
+            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1147_n, 0.0, 0);
+            t1018 = 0;
           }
-          int32_t t957;
-          if ((uint64_t)(int64_t)t939 < (uint64_t)v_x1145_n) {
-            t957 = v_x1145_d[t939];
+          int32_t t1019;
+          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1145_n) {
+            t1019 = v_x1145_d[t1001];
           } else {
-            NESSIE_RECORD(err, t936, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, v_x1145_n, 0.0, 1);
-            t957 = 0;
+            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1145_n, 0.0, 1);
+            t1019 = 0;
           }
-          int32_t t959 = rt_sub_i(t937, t957);
-          int32_t t960;
-          if ((uint64_t)(int64_t)t939 < (uint64_t)v_x1146_n) {
-            t960 = v_x1146_d[t939];
+          int32_t t1021 = rt_sub_i(t999, t1019);
+          int32_t t1022;
+          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1146_n) {
+            t1022 = v_x1146_d[t1001];
           } else {
-            NESSIE_RECORD(err, t936, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, v_x1146_n, 0.0, 2);
-            t960 = 0;
+            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1146_n, 0.0, 2);
+            t1022 = 0;
           }
-          int32_t t962 = rt_mul_i(t959, t960);
-          int32_t t964 = rt_add_i(t956, t962);
-          int32_t t965;
-          if ((uint64_t)(int64_t)t964 < (uint64_t)v_x1149_n) {
-            t965 = v_x1149_d[t964];
+          int32_t t1024 = rt_mul_i(t1021, t1022);
+          int32_t t1026 = rt_add_i(t1018, t1024);
+          int32_t t1027;
+          if ((uint64_t)(int64_t)t1026 < (uint64_t)v_x1149_n) {
+            t1027 = v_x1149_d[t1026];
           } else {
-            NESSIE_RECORD(err, t936, RT_CHECK_INDEX, 0, 0, RT_GATHER, t964, v_x1149_n, 0.0, 3);
-            t965 = 0;
+            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1026, v_x1149_n, 0.0, 3);
+            t1027 = 0;
           }
         }
-        t940 = t954;
-        (void)t940;
+        t1002 = t1016;
+        (void)t1002;
       }
     }
   }
@@ -4661,8 +4680,8 @@ fail:
   rt_release(v_x1152);
 }
 
-/* K22: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K22_A {
+/* K21: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K21_A {
   RtKernelError *err;
   int run;
   const int64_t *v_sd_1153_off; int64_t v_sd_1153_n;
@@ -4673,78 +4692,78 @@ struct K22_A {
   int32_t *v_x1149_d; int64_t v_x1149_n;
   int32_t *v_x1152_d; int64_t v_x1152_n;
 };
-struct alignas(8) K22_0_V {
+struct alignas(8) K21_0_V {
   int32_t v0;
 };
-struct K22_0_pull {
-  K22_A A;
-  __device__ K22_0_V operator()(int64_t i, int64_t s) const {
+struct K21_0_pull {
+  K21_A A;
+  __device__ K21_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t967 = 0; /* nonzero: a check below failed */
-    int t968 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1147_n;
-    int32_t t966 = t968 ? A.v_x1147_d[sx] : 0;
-    t967 |= !t968;
-    int t970 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1145_n;
-    int32_t t969 = t970 ? A.v_x1145_d[sx] : 0;
-    t967 |= !t970;
-    int32_t t972 = rt_sub_i(ix, t969);
-    int t974 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1146_n;
-    int32_t t973 = t974 ? A.v_x1146_d[sx] : 0;
-    t967 |= !t974;
-    int32_t t976 = rt_mul_i(t972, t973);
-    int32_t t978 = rt_add_i(t966, t976);
-    int t980 = (uint64_t)(int64_t)t978 < (uint64_t)A.v_x1149_n;
-    int32_t t979 = t980 ? A.v_x1149_d[t978] : 0;
-    t967 |= !t980;
-    if (__builtin_expect(t967 != 0, 0)) { /* again, recording the error */
-      int32_t t981;
+    int t1029 = 0; /* nonzero: a check below failed */
+    int t1030 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1147_n;
+    int32_t t1028 = t1030 ? A.v_x1147_d[sx] : 0;
+    t1029 |= !t1030;
+    int t1032 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1145_n;
+    int32_t t1031 = t1032 ? A.v_x1145_d[sx] : 0;
+    t1029 |= !t1032;
+    int32_t t1034 = rt_sub_i(ix, t1031);
+    int t1036 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1146_n;
+    int32_t t1035 = t1036 ? A.v_x1146_d[sx] : 0;
+    t1029 |= !t1036;
+    int32_t t1038 = rt_mul_i(t1034, t1035);
+    int32_t t1040 = rt_add_i(t1028, t1038);
+    int t1042 = (uint64_t)(int64_t)t1040 < (uint64_t)A.v_x1149_n;
+    int32_t t1041 = t1042 ? A.v_x1149_d[t1040] : 0;
+    t1029 |= !t1042;
+    if (__builtin_expect(t1029 != 0, 0)) { /* again, recording the error */
+      int32_t t1043;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1147_n) {
-        t981 = A.v_x1147_d[sx];
+        t1043 = A.v_x1147_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1147_n, 0.0, 0);
-        t981 = 0;
+        t1043 = 0;
       }
-      int32_t t982;
+      int32_t t1044;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1145_n) {
-        t982 = A.v_x1145_d[sx];
+        t1044 = A.v_x1145_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1145_n, 0.0, 1);
-        t982 = 0;
+        t1044 = 0;
       }
-      int32_t t984 = rt_sub_i(ix, t982);
-      int32_t t985;
+      int32_t t1046 = rt_sub_i(ix, t1044);
+      int32_t t1047;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1146_n) {
-        t985 = A.v_x1146_d[sx];
+        t1047 = A.v_x1146_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1146_n, 0.0, 2);
-        t985 = 0;
+        t1047 = 0;
       }
-      int32_t t987 = rt_mul_i(t984, t985);
-      int32_t t989 = rt_add_i(t981, t987);
-      int32_t t990;
-      if ((uint64_t)(int64_t)t989 < (uint64_t)A.v_x1149_n) {
-        t990 = A.v_x1149_d[t989];
+      int32_t t1049 = rt_mul_i(t1046, t1047);
+      int32_t t1051 = rt_add_i(t1043, t1049);
+      int32_t t1052;
+      if ((uint64_t)(int64_t)t1051 < (uint64_t)A.v_x1149_n) {
+        t1052 = A.v_x1149_d[t1051];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t989, A.v_x1149_n, 0.0, 3);
-        t990 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1051, A.v_x1149_n, 0.0, 3);
+        t1052 = 0;
       }
     }
-    return K22_0_V{t979};
+    return K21_0_V{t1041};
   }
 };
-struct K22_0_store {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_0_V &v) const {
+struct K21_0_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_0_V &v) const {
     /* v.v0: v_x1152, read by nothing (its checks are the pull's) */
   }
 };
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
   (void)loc;
   (void)err;
-  K22_A A;
+  K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4762,8 +4781,8 @@ static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, 
   RtValue *v_x1152 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t991 = rtg_seg_total(v_sd_1153);
-    rtg::seg_map("K22", loc, K22_0_pull{A}, K22_0_store{A}, v_sd_1153, t991);
+    const int64_t t1053 = rtg_seg_total(v_sd_1153);
+    rtg::seg_map("K21", loc, K21_0_pull{A}, K21_0_store{A}, v_sd_1153, t1053);
   }
   rt_release(v_x1152);
   return;
@@ -4771,253 +4790,235 @@ fail:
   rt_release(v_x1152);
 }
 
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
   RtValue *vals[] = {v_sd_1153, v_x1145, v_x1146, v_x1147, v_x1149};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K22_host(err, loc, run, v_sd_1153, v_x1145, v_x1146, v_x1147, v_x1148, v_x1149);
+    K21_host(err, loc, run, v_sd_1153, v_x1145, v_x1146, v_x1147, v_x1148, v_x1149);
     rtg_host_ran();
   } else {
-    K22_gpu(err, loc, run, v_sd_1153, v_x1145, v_x1146, v_x1147, v_x1148, v_x1149);
+    K21_gpu(err, loc, run, v_sd_1153, v_x1145, v_x1146, v_x1147, v_x1148, v_x1149);
   }
 }
 
-/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, RtValue *v_x1037, RtValue *v_x1038, RtValue *v_x1039, int32_t v_x1040, RtValue *v_x1043, RtValue **out_v_x1045) {
+/* K22: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1166, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1160, int32_t v_x1161, RtValue *v_x1162, RtValue **out_v_x1165) {
   (void)loc;
   (void)run;
-  int32_t *v_x1036_d = v_x1036->data.i;
-  const int64_t v_x1036_n = v_x1036->len;
-  int32_t *v_x1037_d = v_x1037->data.i;
-  const int64_t v_x1037_n = v_x1037->len;
-  int32_t *v_x1038_d = v_x1038->data.i;
-  const int64_t v_x1038_n = v_x1038->len;
-  int32_t *v_x1039_d = v_x1039->data.i;
-  const int64_t v_x1039_n = v_x1039->len;
-  int32_t *v_x1043_d = v_x1043->data.i;
-  const int64_t v_x1043_n = v_x1043->len;
-  RtValue *v_x1045 = NULL;
-  /* MAP */
+  const int64_t *v_sd_1166_off = rt_seg_offsets(v_sd_1166);
+  const int64_t v_sd_1166_n = v_sd_1166->len;
+  int32_t *v_x1158_d = v_x1158->data.i;
+  const int64_t v_x1158_n = v_x1158->len;
+  int32_t *v_x1159_d = v_x1159->data.i;
+  const int64_t v_x1159_n = v_x1159->len;
+  int32_t *v_x1160_d = v_x1160->data.i;
+  const int64_t v_x1160_n = v_x1160->len;
+  int32_t *v_x1162_d = v_x1162->data.i;
+  const int64_t v_x1162_n = v_x1162->len;
+  RtValue *v_x1165 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t992 = v_x1040;
-    if (t992 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t992, 0.0, 0);
-      goto fail;
-    }
-    v_x1045 = rt_value_new(rt_vec_type(RT_INT), t992);
-    int32_t *v_x1045_d = v_x1045->data.i;
-    const int64_t v_x1045_n = v_x1045->len;
-    RT_PARALLEL_FOR_IF(t992 >= RT_PARALLEL_MIN)
-    for (int64_t t993 = 0; t993 < t992; t993++) {
-      const int32_t t994 = (int32_t)t993;
-      int t996 = 0; /* nonzero: a check below failed */
-      int t997 = (uint64_t)(int64_t)t994 < (uint64_t)v_x1036_n;
-      int32_t t995 = t997 ? v_x1036_d[t994] : 0;
-      t996 |= !t997;
-      int t999 = (uint64_t)(int64_t)t995 < (uint64_t)v_x1039_n;
-      int32_t t998 = t999 ? v_x1039_d[t995] : 0;
-      t996 |= !t999;
-      int t1001 = (uint64_t)(int64_t)t995 < (uint64_t)v_x1037_n;
-      int32_t t1000 = t1001 ? v_x1037_d[t995] : 0;
-      t996 |= !t1001;
-      int32_t t1003 = rt_sub_i(t994, t1000);
-      int t1005 = (uint64_t)(int64_t)t995 < (uint64_t)v_x1038_n;
-      int32_t t1004 = t1005 ? v_x1038_d[t995] : 0;
-      t996 |= !t1005;
-      int32_t t1007 = rt_mul_i(t1003, t1004);
-      int32_t t1009 = rt_add_i(t998, t1007);
-      int t1011 = (uint64_t)(int64_t)t1009 < (uint64_t)v_x1043_n;
-      int32_t t1010 = t1011 ? v_x1043_d[t1009] : 0;
-      t996 |= !t1011;
-      if (__builtin_expect(t996 != 0, 0)) { /* again, recording the error */
-        int32_t t1012;
-        if ((uint64_t)(int64_t)t994 < (uint64_t)v_x1036_n) {
-          t1012 = v_x1036_d[t994];
-        } else {
-          NESSIE_RECORD(err, t993, RT_CHECK_INDEX, 0, 0, RT_GATHER, t994, v_x1036_n, 0.0, 1);
-          t1012 = 0;
+    const int64_t t1054 = v_sd_1166_off[v_sd_1166_n];
+    v_x1165 = rt_value_new(rt_vec_type(RT_INT), t1054);
+    int32_t *v_x1165_d = v_x1165->data.i;
+    const int64_t v_x1165_n = v_x1165->len;
+    const int64_t t1055 = (t1054 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t1055 > 1)
+    for (int64_t t1056 = 0; t1056 < t1055; t1056++) {
+      int64_t t1059 = rt_segment_search(v_sd_1166_off, 0, v_sd_1166_n, t1056 * RT_CHUNK);
+      const int64_t t1056_end = (t1056 + 1) * RT_CHUNK < t1054 ? (t1056 + 1) * RT_CHUNK : t1054;
+      for (int64_t t1057 = t1056 * RT_CHUNK; t1057 < t1056_end; t1057++) {
+        const int32_t t1058 = (int32_t)t1057;
+        while (v_sd_1166_off[t1059 + 1] <= t1057)
+          t1059++;
+        const int32_t t1060 = (int32_t)t1059;
+        int t1062 = 0; /* nonzero: a check below failed */
+        int t1063 = (uint64_t)(int64_t)t1060 < (uint64_t)v_x1160_n;
+        int32_t t1061 = t1063 ? v_x1160_d[t1060] : 0;
+        t1062 |= !t1063;
+        int t1065 = (uint64_t)(int64_t)t1060 < (uint64_t)v_x1158_n;
+        int32_t t1064 = t1065 ? v_x1158_d[t1060] : 0;
+        t1062 |= !t1065;
+        int32_t t1067 = rt_sub_i(t1058, t1064);
+        int t1069 = (uint64_t)(int64_t)t1060 < (uint64_t)v_x1159_n;
+        int32_t t1068 = t1069 ? v_x1159_d[t1060] : 0;
+        t1062 |= !t1069;
+        int32_t t1071 = rt_mul_i(t1067, t1068);
+        int32_t t1073 = rt_add_i(t1061, t1071);
+        int t1075 = (uint64_t)(int64_t)t1073 < (uint64_t)v_x1162_n;
+        int32_t t1074 = t1075 ? v_x1162_d[t1073] : 0;
+        t1062 |= !t1075;
+        if (__builtin_expect(t1062 != 0, 0)) { /* again, recording the error */
+          int32_t t1076;
+          if ((uint64_t)(int64_t)t1060 < (uint64_t)v_x1160_n) {
+            t1076 = v_x1160_d[t1060];
+          } else {
+            NESSIE_RECORD(err, t1057, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1060, v_x1160_n, 0.0, 0);
+            t1076 = 0;
+          }
+          int32_t t1077;
+          if ((uint64_t)(int64_t)t1060 < (uint64_t)v_x1158_n) {
+            t1077 = v_x1158_d[t1060];
+          } else {
+            NESSIE_RECORD(err, t1057, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1060, v_x1158_n, 0.0, 1);
+            t1077 = 0;
+          }
+          int32_t t1079 = rt_sub_i(t1058, t1077);
+          int32_t t1080;
+          if ((uint64_t)(int64_t)t1060 < (uint64_t)v_x1159_n) {
+            t1080 = v_x1159_d[t1060];
+          } else {
+            NESSIE_RECORD(err, t1057, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1060, v_x1159_n, 0.0, 2);
+            t1080 = 0;
+          }
+          int32_t t1082 = rt_mul_i(t1079, t1080);
+          int32_t t1084 = rt_add_i(t1076, t1082);
+          int32_t t1085;
+          if ((uint64_t)(int64_t)t1084 < (uint64_t)v_x1162_n) {
+            t1085 = v_x1162_d[t1084];
+          } else {
+            NESSIE_RECORD(err, t1057, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1084, v_x1162_n, 0.0, 3);
+            t1085 = 0;
+          }
         }
-        int32_t t1013;
-        if ((uint64_t)(int64_t)t1012 < (uint64_t)v_x1039_n) {
-          t1013 = v_x1039_d[t1012];
-        } else {
-          NESSIE_RECORD(err, t993, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1012, v_x1039_n, 0.0, 2);
-          t1013 = 0;
-        }
-        int32_t t1014;
-        if ((uint64_t)(int64_t)t1012 < (uint64_t)v_x1037_n) {
-          t1014 = v_x1037_d[t1012];
-        } else {
-          NESSIE_RECORD(err, t993, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1012, v_x1037_n, 0.0, 3);
-          t1014 = 0;
-        }
-        int32_t t1016 = rt_sub_i(t994, t1014);
-        int32_t t1017;
-        if ((uint64_t)(int64_t)t1012 < (uint64_t)v_x1038_n) {
-          t1017 = v_x1038_d[t1012];
-        } else {
-          NESSIE_RECORD(err, t993, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1012, v_x1038_n, 0.0, 4);
-          t1017 = 0;
-        }
-        int32_t t1019 = rt_mul_i(t1016, t1017);
-        int32_t t1021 = rt_add_i(t1013, t1019);
-        int32_t t1022;
-        if ((uint64_t)(int64_t)t1021 < (uint64_t)v_x1043_n) {
-          t1022 = v_x1043_d[t1021];
-        } else {
-          NESSIE_RECORD(err, t993, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1021, v_x1043_n, 0.0, 5);
-          t1022 = 0;
-        }
+        v_x1165_d[t1057] = t1074;
       }
-      v_x1045_d[t993] = t1010;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1045 = v_x1045;
+  *out_v_x1165 = v_x1165;
   return;
 fail:
-  rt_release(v_x1045);
+  rt_release(v_x1165);
 }
 
-/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K23_A {
+/* K22: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K22_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1036_d; int64_t v_x1036_n;
-  int32_t *v_x1037_d; int64_t v_x1037_n;
-  int32_t *v_x1038_d; int64_t v_x1038_n;
-  int32_t *v_x1039_d; int64_t v_x1039_n;
-  int32_t v_x1040;
-  int32_t *v_x1043_d; int64_t v_x1043_n;
-  int32_t *v_x1045_d; int64_t v_x1045_n;
+  const int64_t *v_sd_1166_off; int64_t v_sd_1166_n;
+  int32_t *v_x1158_d; int64_t v_x1158_n;
+  int32_t *v_x1159_d; int64_t v_x1159_n;
+  int32_t *v_x1160_d; int64_t v_x1160_n;
+  int32_t v_x1161;
+  int32_t *v_x1162_d; int64_t v_x1162_n;
+  int32_t *v_x1165_d; int64_t v_x1165_n;
 };
-struct alignas(8) K23_0_V {
+struct alignas(8) K22_0_V {
   int32_t v0;
 };
-struct K23_0_pull {
-  K23_A A;
-  __device__ K23_0_V operator()(int64_t i) const {
+struct K22_0_pull {
+  K22_A A;
+  __device__ K22_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1024 = 0; /* nonzero: a check below failed */
-    int t1025 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n;
-    int32_t t1023 = t1025 ? A.v_x1036_d[ix] : 0;
-    t1024 |= !t1025;
-    int t1027 = (uint64_t)(int64_t)t1023 < (uint64_t)A.v_x1039_n;
-    int32_t t1026 = t1027 ? A.v_x1039_d[t1023] : 0;
-    t1024 |= !t1027;
-    int t1029 = (uint64_t)(int64_t)t1023 < (uint64_t)A.v_x1037_n;
-    int32_t t1028 = t1029 ? A.v_x1037_d[t1023] : 0;
-    t1024 |= !t1029;
-    int32_t t1031 = rt_sub_i(ix, t1028);
-    int t1033 = (uint64_t)(int64_t)t1023 < (uint64_t)A.v_x1038_n;
-    int32_t t1032 = t1033 ? A.v_x1038_d[t1023] : 0;
-    t1024 |= !t1033;
-    int32_t t1035 = rt_mul_i(t1031, t1032);
-    int32_t t1037 = rt_add_i(t1026, t1035);
-    int t1039 = (uint64_t)(int64_t)t1037 < (uint64_t)A.v_x1043_n;
-    int32_t t1038 = t1039 ? A.v_x1043_d[t1037] : 0;
-    t1024 |= !t1039;
-    if (__builtin_expect(t1024 != 0, 0)) { /* again, recording the error */
-      int32_t t1040;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n) {
-        t1040 = A.v_x1036_d[ix];
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t1087 = 0; /* nonzero: a check below failed */
+    int t1088 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1160_n;
+    int32_t t1086 = t1088 ? A.v_x1160_d[sx] : 0;
+    t1087 |= !t1088;
+    int t1090 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1158_n;
+    int32_t t1089 = t1090 ? A.v_x1158_d[sx] : 0;
+    t1087 |= !t1090;
+    int32_t t1092 = rt_sub_i(ix, t1089);
+    int t1094 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1159_n;
+    int32_t t1093 = t1094 ? A.v_x1159_d[sx] : 0;
+    t1087 |= !t1094;
+    int32_t t1096 = rt_mul_i(t1092, t1093);
+    int32_t t1098 = rt_add_i(t1086, t1096);
+    int t1100 = (uint64_t)(int64_t)t1098 < (uint64_t)A.v_x1162_n;
+    int32_t t1099 = t1100 ? A.v_x1162_d[t1098] : 0;
+    t1087 |= !t1100;
+    if (__builtin_expect(t1087 != 0, 0)) { /* again, recording the error */
+      int32_t t1101;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1160_n) {
+        t1101 = A.v_x1160_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1036_n, 0.0, 0);
-        t1040 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1160_n, 0.0, 0);
+        t1101 = 0;
       }
-      int32_t t1041;
-      if ((uint64_t)(int64_t)t1040 < (uint64_t)A.v_x1039_n) {
-        t1041 = A.v_x1039_d[t1040];
+      int32_t t1102;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1158_n) {
+        t1102 = A.v_x1158_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1040, A.v_x1039_n, 0.0, 1);
-        t1041 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1158_n, 0.0, 1);
+        t1102 = 0;
       }
-      int32_t t1042;
-      if ((uint64_t)(int64_t)t1040 < (uint64_t)A.v_x1037_n) {
-        t1042 = A.v_x1037_d[t1040];
+      int32_t t1104 = rt_sub_i(ix, t1102);
+      int32_t t1105;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1159_n) {
+        t1105 = A.v_x1159_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1040, A.v_x1037_n, 0.0, 2);
-        t1042 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1159_n, 0.0, 2);
+        t1105 = 0;
       }
-      int32_t t1044 = rt_sub_i(ix, t1042);
-      int32_t t1045;
-      if ((uint64_t)(int64_t)t1040 < (uint64_t)A.v_x1038_n) {
-        t1045 = A.v_x1038_d[t1040];
+      int32_t t1107 = rt_mul_i(t1104, t1105);
+      int32_t t1109 = rt_add_i(t1101, t1107);
+      int32_t t1110;
+      if ((uint64_t)(int64_t)t1109 < (uint64_t)A.v_x1162_n) {
+        t1110 = A.v_x1162_d[t1109];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1040, A.v_x1038_n, 0.0, 3);
-        t1045 = 0;
-      }
-      int32_t t1047 = rt_mul_i(t1044, t1045);
-      int32_t t1049 = rt_add_i(t1041, t1047);
-      int32_t t1050;
-      if ((uint64_t)(int64_t)t1049 < (uint64_t)A.v_x1043_n) {
-        t1050 = A.v_x1043_d[t1049];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1049, A.v_x1043_n, 0.0, 4);
-        t1050 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1109, A.v_x1162_n, 0.0, 3);
+        t1110 = 0;
       }
     }
-    return K23_0_V{t1038};
+    return K22_0_V{t1099};
   }
 };
-struct K23_0_store {
-  K23_A A;
-  __device__ void operator()(int64_t i, const K23_0_V &v) const {
-    A.v_x1045_d[i] = v.v0;
+struct K22_0_store {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_0_V &v) const {
+    A.v_x1165_d[i] = v.v0;
   }
 };
-static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, RtValue *v_x1037, RtValue *v_x1038, RtValue *v_x1039, int32_t v_x1040, RtValue *v_x1043, RtValue **out_v_x1045) {
+static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1166, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1160, int32_t v_x1161, RtValue *v_x1162, RtValue **out_v_x1165) {
   (void)loc;
   (void)err;
-  K23_A A;
+  K22_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1036_d = v_x1036->data.i;
-  A.v_x1036_n = v_x1036->len;
-  A.v_x1037_d = v_x1037->data.i;
-  A.v_x1037_n = v_x1037->len;
-  A.v_x1038_d = v_x1038->data.i;
-  A.v_x1038_n = v_x1038->len;
-  A.v_x1039_d = v_x1039->data.i;
-  A.v_x1039_n = v_x1039->len;
-  A.v_x1040 = v_x1040;
-  A.v_x1043_d = v_x1043->data.i;
-  A.v_x1043_n = v_x1043->len;
-  RtValue *v_x1045 = NULL;
-  /* MAP */
+  A.v_sd_1166_off = rtg_seg_offsets(v_sd_1166);
+  A.v_sd_1166_n = v_sd_1166->len;
+  A.v_x1158_d = v_x1158->data.i;
+  A.v_x1158_n = v_x1158->len;
+  A.v_x1159_d = v_x1159->data.i;
+  A.v_x1159_n = v_x1159->len;
+  A.v_x1160_d = v_x1160->data.i;
+  A.v_x1160_n = v_x1160->len;
+  A.v_x1161 = v_x1161;
+  A.v_x1162_d = v_x1162->data.i;
+  A.v_x1162_n = v_x1162->len;
+  RtValue *v_x1165 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t1051 = v_x1040;
-    if (t1051 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1051, 0.0, run, 5};
-      goto fail;
-    }
-    v_x1045 = rtg_vec_new(RT_INT, t1051);
-    A.v_x1045_d = v_x1045->data.i;
-    A.v_x1045_n = v_x1045->len;
-    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1051);
+    const int64_t t1111 = rtg_seg_total(v_sd_1166);
+    v_x1165 = rtg_vec_new(RT_INT, t1111);
+    A.v_x1165_d = v_x1165->data.i;
+    A.v_x1165_n = v_x1165->len;
+    rtg::seg_map("K22", loc, K22_0_pull{A}, K22_0_store{A}, v_sd_1166, t1111);
   }
-  *out_v_x1045 = v_x1045;
+  *out_v_x1165 = v_x1165;
   return;
 fail:
-  rt_release(v_x1045);
+  rt_release(v_x1165);
 }
 
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, RtValue *v_x1037, RtValue *v_x1038, RtValue *v_x1039, int32_t v_x1040, RtValue *v_x1043, RtValue **out_v_x1045) {
-  RtValue *vals[] = {v_x1036, v_x1037, v_x1038, v_x1039, v_x1043};
-  const int64_t sizes[] = {(int64_t)v_x1040};
-  if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K23_host(err, loc, run, v_x1036, v_x1037, v_x1038, v_x1039, v_x1040, v_x1043, out_v_x1045);
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1166, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1160, int32_t v_x1161, RtValue *v_x1162, RtValue **out_v_x1165) {
+  RtValue *vals[] = {v_sd_1166, v_x1158, v_x1159, v_x1160, v_x1162};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K22_host(err, loc, run, v_sd_1166, v_x1158, v_x1159, v_x1160, v_x1161, v_x1162, out_v_x1165);
     rtg_host_ran();
   } else {
-    K23_gpu(err, loc, run, v_x1036, v_x1037, v_x1038, v_x1039, v_x1040, v_x1043, out_v_x1045);
+    K22_gpu(err, loc, run, v_sd_1166, v_x1158, v_x1159, v_x1160, v_x1161, v_x1162, out_v_x1165);
   }
 }
 
-/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
   (void)loc;
   (void)run;
   int32_t *v_x1046_d = v_x1046->data.i;
@@ -5033,87 +5034,87 @@ static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, i
   RtValue *v_x1060 = NULL;
   /* MAP */
   {
-    const int64_t t1052 = v_x1050_n;
-    v_x1060 = rt_value_new(rt_vec_type(RT_INT), t1052);
+    const int64_t t1112 = v_x1050_n;
+    v_x1060 = rt_value_new(rt_vec_type(RT_INT), t1112);
     int32_t *v_x1060_d = v_x1060->data.i;
     const int64_t v_x1060_n = v_x1060->len;
-    RT_PARALLEL_FOR_IF(t1052 >= RT_PARALLEL_MIN)
-    for (int64_t t1053 = 0; t1053 < t1052; t1053++) {
-      const int32_t t1054 = (int32_t)t1053;
-      int t1056 = 0; /* nonzero: a check below failed */
-      int t1057 = (uint64_t)(int64_t)t1054 < (uint64_t)v_x1046_n;
-      int32_t t1055 = t1057 ? v_x1046_d[t1054] : 0;
-      t1056 |= !t1057;
-      int32_t t1059 = rt_add_i(t1055, v_x1047);
-      uint8_t t1060 = v_x1050_d[t1054];
-      int t1062 = (uint64_t)(int64_t)t1054 < (uint64_t)v_x1051_n;
-      int32_t t1061 = t1062 ? v_x1051_d[t1054] : 0;
-      t1056 |= !t1062;
-      int32_t t1064 = (t1060 ? t1061 : t1059);
-      int t1066 = (uint64_t)(int64_t)t1064 < (uint64_t)(int64_t)v_x1056;
-      int32_t t1065 = t1066 ? t1064 : 0;
-      t1056 |= !t1066;
-      uint8_t t1068 = rt_lt_i(t1065, (int32_t)v_x1054_n);
-      int32_t t1069;
-      if (t1068) {
-        int t1071 = (uint64_t)(int64_t)t1065 < (uint64_t)v_x1054_n;
-        int32_t t1070 = t1071 ? v_x1054_d[t1065] : 0;
-        t1056 |= !t1071;
-        t1069 = t1070;
+    RT_PARALLEL_FOR_IF(t1112 >= RT_PARALLEL_MIN)
+    for (int64_t t1113 = 0; t1113 < t1112; t1113++) {
+      const int32_t t1114 = (int32_t)t1113;
+      int t1116 = 0; /* nonzero: a check below failed */
+      int t1117 = (uint64_t)(int64_t)t1114 < (uint64_t)v_x1046_n;
+      int32_t t1115 = t1117 ? v_x1046_d[t1114] : 0;
+      t1116 |= !t1117;
+      int32_t t1119 = rt_add_i(t1115, v_x1047);
+      uint8_t t1120 = v_x1050_d[t1114];
+      int t1122 = (uint64_t)(int64_t)t1114 < (uint64_t)v_x1051_n;
+      int32_t t1121 = t1122 ? v_x1051_d[t1114] : 0;
+      t1116 |= !t1122;
+      int32_t t1124 = (t1120 ? t1121 : t1119);
+      int t1126 = (uint64_t)(int64_t)t1124 < (uint64_t)(int64_t)v_x1056;
+      int32_t t1125 = t1126 ? t1124 : 0;
+      t1116 |= !t1126;
+      uint8_t t1128 = rt_lt_i(t1125, (int32_t)v_x1054_n);
+      int32_t t1129;
+      if (t1128) {
+        int t1131 = (uint64_t)(int64_t)t1125 < (uint64_t)v_x1054_n;
+        int32_t t1130 = t1131 ? v_x1054_d[t1125] : 0;
+        t1116 |= !t1131;
+        t1129 = t1130;
       } else {
-        int32_t t1073 = rt_sub_i(t1065, (int32_t)v_x1054_n);
-        int t1075 = (uint64_t)(int64_t)t1073 < (uint64_t)v_x1055_n;
-        int32_t t1074 = t1075 ? v_x1055_d[t1073] : 0;
-        t1056 |= !t1075;
-        t1069 = t1074;
+        int32_t t1133 = rt_sub_i(t1125, (int32_t)v_x1054_n);
+        int t1135 = (uint64_t)(int64_t)t1133 < (uint64_t)v_x1055_n;
+        int32_t t1134 = t1135 ? v_x1055_d[t1133] : 0;
+        t1116 |= !t1135;
+        t1129 = t1134;
       }
-      if (__builtin_expect(t1056 != 0, 0)) { /* again, recording the error */
-        int32_t t1076;
-        if ((uint64_t)(int64_t)t1054 < (uint64_t)v_x1046_n) {
-          t1076 = v_x1046_d[t1054];
+      if (__builtin_expect(t1116 != 0, 0)) { /* again, recording the error */
+        int32_t t1136;
+        if ((uint64_t)(int64_t)t1114 < (uint64_t)v_x1046_n) {
+          t1136 = v_x1046_d[t1114];
         } else {
-          NESSIE_RECORD(err, t1053, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1054, v_x1046_n, 0.0, 0);
-          t1076 = 0;
+          NESSIE_RECORD(err, t1113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1114, v_x1046_n, 0.0, 0);
+          t1136 = 0;
         }
-        int32_t t1078 = rt_add_i(t1076, v_x1047);
-        uint8_t t1079 = v_x1050_d[t1054];
-        int32_t t1080;
-        if ((uint64_t)(int64_t)t1054 < (uint64_t)v_x1051_n) {
-          t1080 = v_x1051_d[t1054];
+        int32_t t1138 = rt_add_i(t1136, v_x1047);
+        uint8_t t1139 = v_x1050_d[t1114];
+        int32_t t1140;
+        if ((uint64_t)(int64_t)t1114 < (uint64_t)v_x1051_n) {
+          t1140 = v_x1051_d[t1114];
         } else {
-          NESSIE_RECORD(err, t1053, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1054, v_x1051_n, 0.0, 1);
-          t1080 = 0;
+          NESSIE_RECORD(err, t1113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1114, v_x1051_n, 0.0, 1);
+          t1140 = 0;
         }
-        int32_t t1082 = (t1079 ? t1080 : t1078);
-        int32_t t1083 = t1082;
-        if (!((uint64_t)(int64_t)t1082 < (uint64_t)(int64_t)v_x1056)) {
-          NESSIE_RECORD(err, t1053, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1082, v_x1056, 0.0, 2);
-          t1083 = 0;
+        int32_t t1142 = (t1139 ? t1140 : t1138);
+        int32_t t1143 = t1142;
+        if (!((uint64_t)(int64_t)t1142 < (uint64_t)(int64_t)v_x1056)) {
+          NESSIE_RECORD(err, t1113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1142, v_x1056, 0.0, 2);
+          t1143 = 0;
         }
-        uint8_t t1085 = rt_lt_i(t1083, (int32_t)v_x1054_n);
-        int32_t t1086;
-        if (t1085) {
-          int32_t t1087;
-          if ((uint64_t)(int64_t)t1083 < (uint64_t)v_x1054_n) {
-            t1087 = v_x1054_d[t1083];
+        uint8_t t1145 = rt_lt_i(t1143, (int32_t)v_x1054_n);
+        int32_t t1146;
+        if (t1145) {
+          int32_t t1147;
+          if ((uint64_t)(int64_t)t1143 < (uint64_t)v_x1054_n) {
+            t1147 = v_x1054_d[t1143];
           } else {
-            NESSIE_RECORD(err, t1053, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1083, v_x1054_n, 0.0, 3);
-            t1087 = 0;
+            NESSIE_RECORD(err, t1113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1143, v_x1054_n, 0.0, 3);
+            t1147 = 0;
           }
-          t1086 = t1087;
+          t1146 = t1147;
         } else {
-          int32_t t1089 = rt_sub_i(t1083, (int32_t)v_x1054_n);
-          int32_t t1090;
-          if ((uint64_t)(int64_t)t1089 < (uint64_t)v_x1055_n) {
-            t1090 = v_x1055_d[t1089];
+          int32_t t1149 = rt_sub_i(t1143, (int32_t)v_x1054_n);
+          int32_t t1150;
+          if ((uint64_t)(int64_t)t1149 < (uint64_t)v_x1055_n) {
+            t1150 = v_x1055_d[t1149];
           } else {
-            NESSIE_RECORD(err, t1053, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1089, v_x1055_n, 0.0, 4);
-            t1090 = 0;
+            NESSIE_RECORD(err, t1113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1149, v_x1055_n, 0.0, 4);
+            t1150 = 0;
           }
-          t1086 = t1090;
+          t1146 = t1150;
         }
       }
-      v_x1060_d[t1053] = t1069;
+      v_x1060_d[t1113] = t1129;
     }
   }
   if (err->index != INT64_MAX)
@@ -5124,8 +5125,8 @@ fail:
   rt_release(v_x1060);
 }
 
-/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K24_A {
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K23_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1046_d; int64_t v_x1046_n;
@@ -5137,100 +5138,100 @@ struct K24_A {
   int32_t v_x1056;
   int32_t *v_x1060_d; int64_t v_x1060_n;
 };
-struct alignas(8) K24_0_V {
+struct alignas(8) K23_0_V {
   int32_t v0;
 };
-struct K24_0_pull {
-  K24_A A;
-  __device__ K24_0_V operator()(int64_t i) const {
+struct K23_0_pull {
+  K23_A A;
+  __device__ K23_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1092 = 0; /* nonzero: a check below failed */
-    int t1093 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1046_n;
-    int32_t t1091 = t1093 ? A.v_x1046_d[ix] : 0;
-    t1092 |= !t1093;
-    int32_t t1095 = rt_add_i(t1091, A.v_x1047);
-    uint8_t t1096 = A.v_x1050_d[ix];
-    int t1098 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1051_n;
-    int32_t t1097 = t1098 ? A.v_x1051_d[ix] : 0;
-    t1092 |= !t1098;
-    int32_t t1100 = (t1096 ? t1097 : t1095);
-    int t1102 = (uint64_t)(int64_t)t1100 < (uint64_t)(int64_t)A.v_x1056;
-    int32_t t1101 = t1102 ? t1100 : 0;
-    t1092 |= !t1102;
-    uint8_t t1104 = rt_lt_i(t1101, (int32_t)A.v_x1054_n);
-    int32_t t1105;
-    if (t1104) {
-      int t1107 = (uint64_t)(int64_t)t1101 < (uint64_t)A.v_x1054_n;
-      int32_t t1106 = t1107 ? A.v_x1054_d[t1101] : 0;
-      t1092 |= !t1107;
-      t1105 = t1106;
+    int t1152 = 0; /* nonzero: a check below failed */
+    int t1153 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1046_n;
+    int32_t t1151 = t1153 ? A.v_x1046_d[ix] : 0;
+    t1152 |= !t1153;
+    int32_t t1155 = rt_add_i(t1151, A.v_x1047);
+    uint8_t t1156 = A.v_x1050_d[ix];
+    int t1158 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1051_n;
+    int32_t t1157 = t1158 ? A.v_x1051_d[ix] : 0;
+    t1152 |= !t1158;
+    int32_t t1160 = (t1156 ? t1157 : t1155);
+    int t1162 = (uint64_t)(int64_t)t1160 < (uint64_t)(int64_t)A.v_x1056;
+    int32_t t1161 = t1162 ? t1160 : 0;
+    t1152 |= !t1162;
+    uint8_t t1164 = rt_lt_i(t1161, (int32_t)A.v_x1054_n);
+    int32_t t1165;
+    if (t1164) {
+      int t1167 = (uint64_t)(int64_t)t1161 < (uint64_t)A.v_x1054_n;
+      int32_t t1166 = t1167 ? A.v_x1054_d[t1161] : 0;
+      t1152 |= !t1167;
+      t1165 = t1166;
     } else {
-      int32_t t1109 = rt_sub_i(t1101, (int32_t)A.v_x1054_n);
-      int t1111 = (uint64_t)(int64_t)t1109 < (uint64_t)A.v_x1055_n;
-      int32_t t1110 = t1111 ? A.v_x1055_d[t1109] : 0;
-      t1092 |= !t1111;
-      t1105 = t1110;
+      int32_t t1169 = rt_sub_i(t1161, (int32_t)A.v_x1054_n);
+      int t1171 = (uint64_t)(int64_t)t1169 < (uint64_t)A.v_x1055_n;
+      int32_t t1170 = t1171 ? A.v_x1055_d[t1169] : 0;
+      t1152 |= !t1171;
+      t1165 = t1170;
     }
-    if (__builtin_expect(t1092 != 0, 0)) { /* again, recording the error */
-      int32_t t1112;
+    if (__builtin_expect(t1152 != 0, 0)) { /* again, recording the error */
+      int32_t t1172;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1046_n) {
-        t1112 = A.v_x1046_d[ix];
+        t1172 = A.v_x1046_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1046_n, 0.0, 0);
-        t1112 = 0;
+        t1172 = 0;
       }
-      int32_t t1114 = rt_add_i(t1112, A.v_x1047);
-      uint8_t t1115 = A.v_x1050_d[ix];
-      int32_t t1116;
+      int32_t t1174 = rt_add_i(t1172, A.v_x1047);
+      uint8_t t1175 = A.v_x1050_d[ix];
+      int32_t t1176;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1051_n) {
-        t1116 = A.v_x1051_d[ix];
+        t1176 = A.v_x1051_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1051_n, 0.0, 1);
-        t1116 = 0;
+        t1176 = 0;
       }
-      int32_t t1118 = (t1115 ? t1116 : t1114);
-      int32_t t1119 = t1118;
-      if (!((uint64_t)(int64_t)t1118 < (uint64_t)(int64_t)A.v_x1056)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1118, A.v_x1056, 0.0, 2);
-        t1119 = 0;
+      int32_t t1178 = (t1175 ? t1176 : t1174);
+      int32_t t1179 = t1178;
+      if (!((uint64_t)(int64_t)t1178 < (uint64_t)(int64_t)A.v_x1056)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1178, A.v_x1056, 0.0, 2);
+        t1179 = 0;
       }
-      uint8_t t1121 = rt_lt_i(t1119, (int32_t)A.v_x1054_n);
-      int32_t t1122;
-      if (t1121) {
-        int32_t t1123;
-        if ((uint64_t)(int64_t)t1119 < (uint64_t)A.v_x1054_n) {
-          t1123 = A.v_x1054_d[t1119];
+      uint8_t t1181 = rt_lt_i(t1179, (int32_t)A.v_x1054_n);
+      int32_t t1182;
+      if (t1181) {
+        int32_t t1183;
+        if ((uint64_t)(int64_t)t1179 < (uint64_t)A.v_x1054_n) {
+          t1183 = A.v_x1054_d[t1179];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1119, A.v_x1054_n, 0.0, 3);
-          t1123 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1179, A.v_x1054_n, 0.0, 3);
+          t1183 = 0;
         }
-        t1122 = t1123;
+        t1182 = t1183;
       } else {
-        int32_t t1125 = rt_sub_i(t1119, (int32_t)A.v_x1054_n);
-        int32_t t1126;
-        if ((uint64_t)(int64_t)t1125 < (uint64_t)A.v_x1055_n) {
-          t1126 = A.v_x1055_d[t1125];
+        int32_t t1185 = rt_sub_i(t1179, (int32_t)A.v_x1054_n);
+        int32_t t1186;
+        if ((uint64_t)(int64_t)t1185 < (uint64_t)A.v_x1055_n) {
+          t1186 = A.v_x1055_d[t1185];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1125, A.v_x1055_n, 0.0, 4);
-          t1126 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1185, A.v_x1055_n, 0.0, 4);
+          t1186 = 0;
         }
-        t1122 = t1126;
+        t1182 = t1186;
       }
     }
-    return K24_0_V{t1105};
+    return K23_0_V{t1165};
   }
 };
-struct K24_0_store {
-  K24_A A;
-  __device__ void operator()(int64_t i, const K24_0_V &v) const {
+struct K23_0_store {
+  K23_A A;
+  __device__ void operator()(int64_t i, const K23_0_V &v) const {
     A.v_x1060_d[i] = v.v0;
   }
 };
-static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
+static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
   (void)loc;
   (void)err;
-  K24_A A;
+  K23_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -5249,11 +5250,11 @@ static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, in
   RtValue *v_x1060 = NULL;
   /* MAP */
   {
-    const int64_t t1127 = v_x1050->len;
-    v_x1060 = rtg_vec_new(RT_INT, t1127);
+    const int64_t t1187 = v_x1050->len;
+    v_x1060 = rtg_vec_new(RT_INT, t1187);
     A.v_x1060_d = v_x1060->data.i;
     A.v_x1060_n = v_x1060->len;
-    rtg::map("K24", loc, K24_0_pull{A}, K24_0_store{A}, t1127);
+    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1187);
   }
   *out_v_x1060 = v_x1060;
   return;
@@ -5261,14 +5262,14 @@ fail:
   rt_release(v_x1060);
 }
 
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
   RtValue *vals[] = {v_x1046, v_x1050, v_x1051, v_x1054, v_x1055};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K24_host(err, loc, run, v_x1046, v_x1047, v_x1050, v_x1051, v_x1054, v_x1055, v_x1056, out_v_x1060);
+    K23_host(err, loc, run, v_x1046, v_x1047, v_x1050, v_x1051, v_x1054, v_x1055, v_x1056, out_v_x1060);
     rtg_host_ran();
   } else {
-    K24_gpu(err, loc, run, v_x1046, v_x1047, v_x1050, v_x1051, v_x1054, v_x1055, v_x1056, out_v_x1060);
+    K23_gpu(err, loc, run, v_x1046, v_x1047, v_x1050, v_x1051, v_x1054, v_x1055, v_x1056, out_v_x1060);
   }
 }
 
@@ -5294,10 +5295,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1128 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1128->data.i[0] = v_x62;
-    t1128->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1128);
+    RtValue *t1188 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1188->data.i[0] = v_x62;
+    t1188->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1188);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -5315,7 +5316,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -5348,7 +5349,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x263 = 0;
     RtValue *v_x619 = NULL;
     RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K20, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
     RtValue *v_x142 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x88, &v_x142);
     int32_t v_x153 = 0;
@@ -5356,7 +5357,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x147 = NULL;
     RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
     rt_release(v_x128);
     RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
@@ -5365,7 +5366,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x152);
     int32_t v_x170 = 0;
     v_x170 = (int32_t)NESSIE_SEG_TOTAL(v_x164);
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
     rt_release(v_x147);
     rt_release(v_x157);
     rt_release(v_x164);
@@ -5375,7 +5376,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x199 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
     rt_release(v_x97);
     rt_release(v_x130);
     rt_release(v_x142);
@@ -5384,12 +5385,12 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x218 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
     rt_release(v_x204);
-    RtValue *v_x221 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x216, &v_x221);
+    int32_t v_n_1156 = 0;
+    v_n_1156 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     RtValue *v_x235 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
     rt_release(v_x199);
     rt_release(v_x209);
     uint8_t v_x246 = 0;
@@ -5415,21 +5416,21 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K11, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x301 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K13, 2, v_x218, v_x235, &v_x301);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K12, 2, v_x218, v_x235, &v_x301);
       RtValue *v_x323 = NULL;
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 4, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 4, v_x218, v_x301, v_x235, v_x216, v_n_1156, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x301);
       int32_t v_x404 = 0;
       v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
       RtValue *v_x410 = NULL;
       RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
       rt_release(v_x344);
       rt_release(v_x391);
       int32_t v_x411 = 0;
@@ -5444,7 +5445,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x485 = NULL;
       RtValue *v_x490 = NULL;
       RtValue *v_x495 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
       rt_release(v_x410);
       rt_release(v_x480);
       RtValue *v_x502 = NULL;
@@ -5456,7 +5457,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x508 = 0;
       v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
       RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
       rt_release(v_x323);
       rt_release(v_x370);
       rt_release(v_x485);
@@ -5471,11 +5472,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x466 = NULL;
       int32_t v_x544 = 0;
       int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K18, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545, 7);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545, 7);
       rt_release(v_x271);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K19, 7, v_x466, v_x523, &v_x604);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K18, 7, v_x466, v_x523, &v_x604);
       rt_release(v_x523);
       rt_release(v_x466);
       v_x605 = v_x604;
@@ -5483,7 +5484,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x216);
     rt_release(v_x217);
     rt_release(v_x218);
-    rt_release(v_x221);
     rt_release(v_x235);
     int32_t v_x647 = 0;
     v_x647 = (int32_t)v_x253->len;
@@ -5492,7 +5492,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K24, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
@@ -5621,16 +5621,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1129 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1129->data.i[0] = 3;
-  t1129->data.i[1] = 1;
-  t1129->data.i[2] = 4;
-  t1129->data.i[3] = 1;
-  t1129->data.i[4] = 5;
-  t1129->data.i[5] = 9;
-  t1129->data.i[6] = 2;
-  t1129->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1129);
+  RtValue *t1189 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1189->data.i[0] = 3;
+  t1189->data.i[1] = 1;
+  t1189->data.i[2] = 4;
+  t1189->data.i[3] = 1;
+  t1189->data.i[4] = 5;
+  t1189->data.i[5] = 9;
+  t1189->data.i[6] = 2;
+  t1189->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1189);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
