@@ -181,19 +181,30 @@ static bool is_total_of(Walk *w, const LcuAtom *arg, const LcuVar *sd, const Lcu
 
 /* Can run 'r', which gives 'ids' (the seg_ids of 'sd') as argument
    'arg', be given a SEG_MAP kernel over sd instead? */
-static bool run_qualifies(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, const LcuVar *ids) {
+/* The parameter of run 'r''s kernel that argument 'arg' (ids) binds,
+   or NULL where the run is not one whose kernel may be rewritten for it:
+   ids given twice (one parameter at a time is enough), or returned. */
+static const LcuVar *ids_param(const LcuStmt *r, int arg, const LcuVar *ids) {
   if (r->kind != LS_RUN)
-    return false;
+    return NULL;
   const LcuKernel *k = r->kernel;
   if (arg >= k->params.len || r->args.len != k->params.len)
-    return false;
+    return NULL;
   for (int a = 0; a < r->args.len; a++)
     if (a != arg && ((const LcuAtom *)r->args.data[a])->var == ids)
-      return false; /* given twice: one parameter at a time is enough */
+      return NULL;
   const LcuVar *p = k->params.data[arg];
   for (int i = 0; i < k->results.len; i++)
     if (k->results.data[i] == p)
-      return false;
+      return NULL;
+  return p;
+}
+
+static bool run_qualifies(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, const LcuVar *ids) {
+  const LcuVar *p = ids_param(r, arg, ids);
+  if (!p)
+    return false;
+  const LcuKernel *k = r->kernel;
   int maps = 0;
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
@@ -296,18 +307,10 @@ static bool read_oddly(const LcuExp *e, const LcuVar *p) {
    searching offsets instead: its kernel reads the parameter only in
    thunks, as p[e] or #p, or has #p as a SOAC's size? */
 static bool run_searches(const LcuStmt *r, int arg, const LcuVar *ids) {
-  if (r->kind != LS_RUN)
+  const LcuVar *p = ids_param(r, arg, ids);
+  if (!p)
     return false;
   const LcuKernel *k = r->kernel;
-  if (arg >= k->params.len || r->args.len != k->params.len)
-    return false;
-  for (int a = 0; a < r->args.len; a++)
-    if (a != arg && ((const LcuAtom *)r->args.data[a])->var == ids)
-      return false;
-  const LcuVar *p = k->params.data[arg];
-  for (int i = 0; i < k->results.len; i++)
-    if (k->results.data[i] == p)
-      return false;
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
     if (s->kind == SOAC_LIBRARY) {
