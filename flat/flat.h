@@ -144,7 +144,11 @@ typedef struct FlatStmt {
                          segdes, [offset, offset + length) stride 1, as
                          flattening makes them to gather nested values:
                          valid by construction, so no backend tests them
-                         (lowering makes no check for them) */
+                         (lowering makes no check for them).  GATHER:
+                         its indices are the elements of such ranges, or
+                         of the segments of a nested value, read from the
+                         vectors those segments describe: in range by
+                         construction (lowering reads them unchecked) */
 } FlatStmt;
 
 typedef struct FlatBlock {

@@ -145,6 +145,7 @@ static void print_op(FILE *out, const FlatStmt *s) {
     fprintf(out, " %s", rt_check_name(s->check));
     break;
   case FLAT_SEG_RANGE:
+  case FLAT_GATHER:
     if (s->segments)
       fputs(" <segments>", out);
     break;

@@ -302,22 +302,29 @@ static FlatStmt *begin_unless_empty(Fl *fl, FlatAtom *n, Type *t, FlatBlock **sa
   return s;
 }
 
-/* V(t) of the values of V(t) 'v' at 'idx' (an int vector). */
-static Vals gather_values(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
+/* x at 'idx'; 'whole': idx is known in range (FlatStmt.segments). */
+static FlatAtom *gather(Fl *fl, FlatAtom *x, FlatAtom *idx, bool whole) {
+  FlatAtom *r = op(fl, FLAT_GATHER, as_vec(ty(x)), 2, x, idx);
+  ((FlatStmt *)fl->block->stmts.data[fl->block->stmts.len - 1])->segments = whole;
+  return r;
+}
+
+/* V(t) of the values of V(t) 'v' at 'idx' (an int vector); 'whole': the
+   indices are known in range, as the elements of whole segments of the
+   nested value whose values 'v' are (the inner gathers below). */
+static Vals gather_values_in(Fl *fl, Vals v, Type *t, FlatAtom *idx, bool whole) {
   t = res(t);
-  if (is_base(t)) {
-    FlatAtom *x = vec_get(&v, 0);
-    return one(op(fl, FLAT_GATHER, ty(x), 2, x, idx));
-  }
+  if (is_base(t))
+    return one(gather(fl, vec_get(&v, 0), idx, whole));
   if (t->kind == T_PAIR) {
     int n = vector_count(t->fst);
-    return concat(gather_values(fl, slice(v, 0, n), t->fst, idx),
-                  gather_values(fl, slice(v, n, v.len - n), t->snd, idx));
+    return concat(gather_values_in(fl, slice(v, 0, n), t->fst, idx, whole),
+                  gather_values_in(fl, slice(v, n, v.len - n), t->snd, idx, whole));
   }
   /* [u]: whole segments */
   FlatAtom *d = vec_get(&v, 0);
-  FlatAtom *lens = op(fl, FLAT_GATHER, vec_int(), 2, seg_lengths(fl, d), idx);
-  FlatAtom *starts = op(fl, FLAT_GATHER, vec_int(), 2, op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d), idx);
+  FlatAtom *lens = gather(fl, seg_lengths(fl, d), idx, whole);
+  FlatAtom *starts = gather(fl, op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d), idx, whole);
   /* (the arguments first: a statement's arguments are emitted before it) */
   FlatAtom *ends = binary(fl, FLAT_ADD, starts, lens);
   FlatAtom *ones = dist(fl, int_const(1), length(fl, idx));
@@ -331,8 +338,11 @@ static Vals gather_values(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
   FlatVar *inner = flat_new_var(fl->fp, vec_int(), NULL);
   vec_push(&s->results, nd);
   vec_push(&s->results, inner);
-  return concat(one(flat_var_atom(nd)), gather_values(fl, slice(v, 1, v.len - 1), t->elem, flat_var_atom(inner)));
+  /* the elements of d's segments, from the vectors d describes */
+  return concat(one(flat_var_atom(nd)), gather_values_in(fl, slice(v, 1, v.len - 1), t->elem, flat_var_atom(inner), true));
 }
+
+static Vals gather_values(Fl *fl, Vals v, Type *t, FlatAtom *idx) { return gather_values_in(fl, v, t, idx, false); }
 
 /* V(t) of 'a' then 'b'. */
 static Vals append_values(Fl *fl, Vals a, Vals b, Type *t) {

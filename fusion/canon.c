@@ -98,7 +98,7 @@ static void canon_exp(Canon *c, const LcuExp *e) {
      tests a itself */
   if (e->kind == LE_VAR && canon_pull_let(c, e->var))
     return;
-  buf_printf(&c->b, "(%d:%d ", e->kind, e->type);
+  buf_printf(&c->b, "(%d:%d%s ", e->kind, e->type, e->in_range ? "!" : "");
   switch (e->kind) {
   case LE_VAR:
   case LE_INDEX:

@@ -1156,7 +1156,7 @@ static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *
       return true;
   switch (e->kind) {
   case LE_INDEX: /* in range when the index's values are below the length */
-    return !fus_len_equal(fus_kernel_len(kl, e->var), exp_range(kl, s, t, e->args[0], lets));
+    return !e->in_range && !fus_len_equal(fus_kernel_len(kl, e->var), exp_range(kl, s, t, e->args[0], lets));
   case LE_BOUND:
     return !fus_len_equal(bound_length(kl, e->args[1]), exp_range(kl, s, t, e->args[0], lets));
   case LE_OP: {

@@ -659,7 +659,7 @@ static void canon_loc(Canon *c, Loc loc) {
 }
 
 static void canon_exp(Canon *c, const LcuExp *e) {
-  canon_int(c, "(", e->kind, "/");
+  canon_int(c, "(", e->kind, e->in_range ? "!/" : "/");
   canon_int(c, "", e->type, " ");
   canon_loc(c, e->loc);
   if (e->lib_fn) {

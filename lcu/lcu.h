@@ -115,6 +115,11 @@ typedef struct LcuExp {
   FlatBase type;          /* every thunk expression has a base type */
   FlatOp op;              /* LE_OP */
   int nargs;
+  bool in_range;          /* LE_INDEX: in range by construction (lowering:
+                             a gather of whole segments' elements,
+                             FlatStmt.segments): code generation does not
+                             check it, fusion knows it cannot fail;
+                             printed x![e] */
   Loc loc;                /* the NESL expression it computes (lower.c: the
                              flat statement it comes from); a run-time
                              error in it is reported there, or at the

@@ -266,7 +266,7 @@ static void print_exp_inner(Printer *pr, const LcuExp *e) {
     print_constant(out, &e->constant);
     return;
   case LE_INDEX:
-    fprintf(out, "%s[", var_name(e->var));
+    fprintf(out, e->in_range ? "%s![" : "%s[", var_name(e->var));
     print_exp(pr, e->args[0], LEVEL_OPEN);
     fputc(']', out);
     return;

@@ -705,6 +705,9 @@ static LcuExp *primary(Reader *r) {
         r->tok = at;
         fail(r, "'%s' is not a variable in scope", n);
       }
+      bool in_range = cur(r) == '!' && r->text[r->pos + 1] == '['; /* x![e]: unchecked */
+      if (in_range)
+        r->pos++;
       if (accept(r, "[")) {
         LcuExp *i = exp_at(r, 0);
         expect(r, "]");
@@ -713,6 +716,7 @@ static LcuExp *primary(Reader *r) {
           fail(r, "%s is not a vector", n);
         }
         e = lcu_exp_index(unset, v, i);
+        e->in_range = in_range;
       } else {
         if (v->type.kind != LT_SCALAR) {
           r->tok = at;
