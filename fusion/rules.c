@@ -437,8 +437,11 @@ static bool own_in_range(const Rw *w, const LcuSoac *P, const LcuSoac *C, const 
   return fus_len_equal(fus_soac_space(&w->kl, P), fus_soac_space(&w->kl, C));
 }
 
+/* The last gathered MAP first: a MAP gathered from another (an append
+   of an extraction) is composed into its consumer while it is still
+   small enough to be (fus_gatherable); the other then follows it. */
 static bool rule_compose_gather(Rw *w) {
-  for (int pi = 0; pi < nsoacs(w); pi++) {
+  for (int pi = nsoacs(w) - 1; pi >= 0; pi--) {
     LcuSoac *P = soac_at(w, pi);
     if (!fus_gatherable(P, fus_soac_failures(&w->kl, P)))
       continue;

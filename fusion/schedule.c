@@ -58,7 +58,7 @@
 
 #include "fusion.h"
 
-enum { MAX_LAZY_ROUNDS = 16, WINDOW = 48 };
+enum { MAX_LAZY_ROUNDS = 16, WINDOW = 64 };
 
 /* The thread's processor time: the solver's work, which other programs
    on a loaded machine do not inflate (GLPK's own limit is wall time). */

@@ -731,26 +731,26 @@ fail:
 }
 
 /* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtValue *v_x1170, RtValue *v_x1171, RtValue *v_x1172, int32_t v_x1202, RtValue **out_v_x1178, RtValue **out_v_x1199, RtValue **out_v_x1185, RtValue **out_v_x1200) {
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1177, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1178, RtValue **out_v_x1154, RtValue **out_v_x1175, RtValue **out_v_x1161, RtValue **out_v_x1176) {
   (void)loc;
   (void)run;
-  int32_t *v_off_1201_d = v_off_1201->data.i;
-  const int64_t v_off_1201_n = v_off_1201->len;
-  int32_t *v_x1170_d = v_x1170->data.i;
-  const int64_t v_x1170_n = v_x1170->len;
-  int32_t *v_x1171_d = v_x1171->data.i;
-  const int64_t v_x1171_n = v_x1171->len;
-  const int64_t *v_x1172_off = rt_seg_offsets(v_x1172);
-  const int64_t v_x1172_n = v_x1172->len;
-  RtValue *v_x1178 = NULL;
-  RtValue *v_x1179 = NULL;
-  RtValue *v_x1185 = NULL;
-  RtValue *v_x1186 = NULL;
-  RtValue *v_x1199 = NULL;
-  RtValue *v_x1200 = NULL;
+  int32_t *v_off_1177_d = v_off_1177->data.i;
+  const int64_t v_off_1177_n = v_off_1177->len;
+  int32_t *v_x1146_d = v_x1146->data.i;
+  const int64_t v_x1146_n = v_x1146->len;
+  int32_t *v_x1147_d = v_x1147->data.i;
+  const int64_t v_x1147_n = v_x1147->len;
+  const int64_t *v_x1148_off = rt_seg_offsets(v_x1148);
+  const int64_t v_x1148_n = v_x1148->len;
+  RtValue *v_x1154 = NULL;
+  RtValue *v_x1155 = NULL;
+  RtValue *v_x1161 = NULL;
+  RtValue *v_x1162 = NULL;
+  RtValue *v_x1175 = NULL;
+  RtValue *v_x1176 = NULL;
   /* FILTER */
   {
-    const int64_t t108 = v_x1171_n;
+    const int64_t t108 = v_x1147_n;
     const int64_t t109 = t108 > 0 ? (t108 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t110 = (uint8_t *)rt_alloc_atomic((size_t)t108 + 1);
     int64_t *t111 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t109 + 1));
@@ -763,40 +763,40 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtV
         int32_t t112x0;
         uint8_t t112x1;
         int t116 = 0; /* nonzero: a check below failed */
-        int t117 = (uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1202;
+        int t117 = (uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1178;
         int32_t t115 = t117 ? t114 : 0;
         t116 |= !t117;
-        int64_t t119 = 0, t120 = v_off_1201_n;
+        int64_t t119 = 0, t120 = v_off_1177_n;
         while (t120 - t119 > 1) {
           int64_t t121 = t119 + (t120 - t119) / 2;
-          if (v_off_1201_d[t121] <= t115) t119 = t121; else t120 = t121;
+          if (v_off_1177_d[t121] <= t115) t119 = t121; else t120 = t121;
         }
         const int32_t t118 = (int32_t)t119;
-        int t123 = (uint64_t)(int64_t)t118 < (uint64_t)v_x1170_n;
-        int32_t t122 = t123 ? v_x1170_d[t118] : 0;
+        int t123 = (uint64_t)(int64_t)t118 < (uint64_t)v_x1146_n;
+        int32_t t122 = t123 ? v_x1146_d[t118] : 0;
         t116 |= !t123;
-        int32_t t124 = v_x1171_d[t114];
+        int32_t t124 = v_x1147_d[t114];
         uint8_t t126 = rt_lt_i(t124, t122);
         if (__builtin_expect(t116 != 0, 0)) { /* again, recording the error */
           int32_t t127 = t114;
-          if (!((uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1202)) {
-            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t114, v_x1202, 0.0, 0);
+          if (!((uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1178)) {
+            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t114, v_x1178, 0.0, 0);
             t127 = 0;
           }
-          int64_t t129 = 0, t130 = v_off_1201_n;
+          int64_t t129 = 0, t130 = v_off_1177_n;
           while (t130 - t129 > 1) {
             int64_t t131 = t129 + (t130 - t129) / 2;
-            if (v_off_1201_d[t131] <= t127) t129 = t131; else t130 = t131;
+            if (v_off_1177_d[t131] <= t127) t129 = t131; else t130 = t131;
           }
           const int32_t t128 = (int32_t)t129;
           int32_t t132;
-          if ((uint64_t)(int64_t)t128 < (uint64_t)v_x1170_n) {
-            t132 = v_x1170_d[t128];
+          if ((uint64_t)(int64_t)t128 < (uint64_t)v_x1146_n) {
+            t132 = v_x1146_d[t128];
           } else {
-            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t128, v_x1170_n, 0.0, 1);
+            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t128, v_x1146_n, 0.0, 1);
             t132 = 0;
           }
-          int32_t t133 = v_x1171_d[t114];
+          int32_t t133 = v_x1147_d[t114];
           uint8_t t135 = rt_lt_i(t133, t132);
         }
         t112x0 = t124;
@@ -819,12 +819,12 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtV
       t111[t112] = t137;
       t137 += k;
     }
-    v_x1178 = rt_value_new(rt_vec_type(RT_INT), t137);
-    int32_t *v_x1178_d = v_x1178->data.i;
-    const int64_t v_x1178_n = v_x1178->len;
-    v_x1179 = rt_value_new(rt_vec_type(RT_BOOL), t137);
-    uint8_t *v_x1179_d = v_x1179->data.b;
-    const int64_t v_x1179_n = v_x1179->len;
+    v_x1154 = rt_value_new(rt_vec_type(RT_INT), t137);
+    int32_t *v_x1154_d = v_x1154->data.i;
+    const int64_t v_x1154_n = v_x1154->len;
+    v_x1155 = rt_value_new(rt_vec_type(RT_BOOL), t137);
+    uint8_t *v_x1155_d = v_x1155->data.b;
+    const int64_t v_x1155_n = v_x1155->len;
     RT_PARALLEL_FOR_IF(t109 > 1)
     for (int64_t t112 = 0; t112 < t109; t112++) {
       int64_t at = t111[t112];
@@ -836,47 +836,47 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtV
         int32_t t112y0;
         uint8_t t112y1;
         int t139 = 0; /* nonzero: a check below failed */
-        int t140 = (uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1202;
+        int t140 = (uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1178;
         int32_t t138 = t140 ? t114 : 0;
         t139 |= !t140;
-        int64_t t142 = 0, t143 = v_off_1201_n;
+        int64_t t142 = 0, t143 = v_off_1177_n;
         while (t143 - t142 > 1) {
           int64_t t144 = t142 + (t143 - t142) / 2;
-          if (v_off_1201_d[t144] <= t138) t142 = t144; else t143 = t144;
+          if (v_off_1177_d[t144] <= t138) t142 = t144; else t143 = t144;
         }
         const int32_t t141 = (int32_t)t142;
-        int t146 = (uint64_t)(int64_t)t141 < (uint64_t)v_x1170_n;
-        int32_t t145 = t146 ? v_x1170_d[t141] : 0;
+        int t146 = (uint64_t)(int64_t)t141 < (uint64_t)v_x1146_n;
+        int32_t t145 = t146 ? v_x1146_d[t141] : 0;
         t139 |= !t146;
-        int32_t t147 = v_x1171_d[t114];
+        int32_t t147 = v_x1147_d[t114];
         uint8_t t149 = rt_lt_i(t147, t145);
         if (__builtin_expect(t139 != 0, 0)) { /* again, recording the error */
           int32_t t150 = t114;
-          if (!((uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1202)) {
-            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t114, v_x1202, 0.0, 2);
+          if (!((uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1178)) {
+            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t114, v_x1178, 0.0, 2);
             t150 = 0;
           }
-          int64_t t152 = 0, t153 = v_off_1201_n;
+          int64_t t152 = 0, t153 = v_off_1177_n;
           while (t153 - t152 > 1) {
             int64_t t154 = t152 + (t153 - t152) / 2;
-            if (v_off_1201_d[t154] <= t150) t152 = t154; else t153 = t154;
+            if (v_off_1177_d[t154] <= t150) t152 = t154; else t153 = t154;
           }
           const int32_t t151 = (int32_t)t152;
           int32_t t155;
-          if ((uint64_t)(int64_t)t151 < (uint64_t)v_x1170_n) {
-            t155 = v_x1170_d[t151];
+          if ((uint64_t)(int64_t)t151 < (uint64_t)v_x1146_n) {
+            t155 = v_x1146_d[t151];
           } else {
-            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x1170_n, 0.0, 3);
+            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x1146_n, 0.0, 3);
             t155 = 0;
           }
-          int32_t t156 = v_x1171_d[t114];
+          int32_t t156 = v_x1147_d[t114];
           uint8_t t158 = rt_lt_i(t156, t155);
         }
         t112y0 = t147;
         t112y1 = t149;
         if (t110[t113]) {
-          v_x1178_d[at] = t112y0;
-          v_x1179_d[at] = t112y1;
+          v_x1154_d[at] = t112y0;
+          v_x1155_d[at] = t112y1;
           at++;
         }
       }
@@ -887,13 +887,13 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtV
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1178_d = v_x1178->data.i;
-    const int64_t v_x1178_n = v_x1178->len;
-    uint8_t *v_x1179_d = v_x1179->data.b;
-    const int64_t v_x1179_n = v_x1179->len;
+    int32_t *v_x1154_d = v_x1154->data.i;
+    const int64_t v_x1154_n = v_x1154->len;
+    uint8_t *v_x1155_d = v_x1155->data.b;
+    const int64_t v_x1155_n = v_x1155->len;
     /* FILTER */
     {
-      const int64_t t159 = v_x1171_n;
+      const int64_t t159 = v_x1147_n;
       const int64_t t160 = t159 > 0 ? (t159 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t161 = (uint8_t *)rt_alloc_atomic((size_t)t159 + 1);
       int64_t *t162 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t160 + 1));
@@ -906,40 +906,40 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtV
           int32_t t163x0;
           uint8_t t163x1;
           int t167 = 0; /* nonzero: a check below failed */
-          int t168 = (uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1202;
+          int t168 = (uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1178;
           int32_t t166 = t168 ? t165 : 0;
           t167 |= !t168;
-          int64_t t170 = 0, t171 = v_off_1201_n;
+          int64_t t170 = 0, t171 = v_off_1177_n;
           while (t171 - t170 > 1) {
             int64_t t172 = t170 + (t171 - t170) / 2;
-            if (v_off_1201_d[t172] <= t166) t170 = t172; else t171 = t172;
+            if (v_off_1177_d[t172] <= t166) t170 = t172; else t171 = t172;
           }
           const int32_t t169 = (int32_t)t170;
-          int t174 = (uint64_t)(int64_t)t169 < (uint64_t)v_x1170_n;
-          int32_t t173 = t174 ? v_x1170_d[t169] : 0;
+          int t174 = (uint64_t)(int64_t)t169 < (uint64_t)v_x1146_n;
+          int32_t t173 = t174 ? v_x1146_d[t169] : 0;
           t167 |= !t174;
-          int32_t t175 = v_x1171_d[t165];
+          int32_t t175 = v_x1147_d[t165];
           uint8_t t177 = rt_gt_i(t175, t173);
           if (__builtin_expect(t167 != 0, 0)) { /* again, recording the error */
             int32_t t178 = t165;
-            if (!((uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1202)) {
-              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t165, v_x1202, 0.0, 4);
+            if (!((uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1178)) {
+              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t165, v_x1178, 0.0, 4);
               t178 = 0;
             }
-            int64_t t180 = 0, t181 = v_off_1201_n;
+            int64_t t180 = 0, t181 = v_off_1177_n;
             while (t181 - t180 > 1) {
               int64_t t182 = t180 + (t181 - t180) / 2;
-              if (v_off_1201_d[t182] <= t178) t180 = t182; else t181 = t182;
+              if (v_off_1177_d[t182] <= t178) t180 = t182; else t181 = t182;
             }
             const int32_t t179 = (int32_t)t180;
             int32_t t183;
-            if ((uint64_t)(int64_t)t179 < (uint64_t)v_x1170_n) {
-              t183 = v_x1170_d[t179];
+            if ((uint64_t)(int64_t)t179 < (uint64_t)v_x1146_n) {
+              t183 = v_x1146_d[t179];
             } else {
-              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t179, v_x1170_n, 0.0, 5);
+              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t179, v_x1146_n, 0.0, 5);
               t183 = 0;
             }
-            int32_t t184 = v_x1171_d[t165];
+            int32_t t184 = v_x1147_d[t165];
             uint8_t t186 = rt_gt_i(t184, t183);
           }
           t163x0 = t175;
@@ -962,12 +962,12 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtV
         t162[t163] = t188;
         t188 += k;
       }
-      v_x1185 = rt_value_new(rt_vec_type(RT_INT), t188);
-      int32_t *v_x1185_d = v_x1185->data.i;
-      const int64_t v_x1185_n = v_x1185->len;
-      v_x1186 = rt_value_new(rt_vec_type(RT_BOOL), t188);
-      uint8_t *v_x1186_d = v_x1186->data.b;
-      const int64_t v_x1186_n = v_x1186->len;
+      v_x1161 = rt_value_new(rt_vec_type(RT_INT), t188);
+      int32_t *v_x1161_d = v_x1161->data.i;
+      const int64_t v_x1161_n = v_x1161->len;
+      v_x1162 = rt_value_new(rt_vec_type(RT_BOOL), t188);
+      uint8_t *v_x1162_d = v_x1162->data.b;
+      const int64_t v_x1162_n = v_x1162->len;
       RT_PARALLEL_FOR_IF(t160 > 1)
       for (int64_t t163 = 0; t163 < t160; t163++) {
         int64_t at = t162[t163];
@@ -979,47 +979,47 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtV
           int32_t t163y0;
           uint8_t t163y1;
           int t190 = 0; /* nonzero: a check below failed */
-          int t191 = (uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1202;
+          int t191 = (uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1178;
           int32_t t189 = t191 ? t165 : 0;
           t190 |= !t191;
-          int64_t t193 = 0, t194 = v_off_1201_n;
+          int64_t t193 = 0, t194 = v_off_1177_n;
           while (t194 - t193 > 1) {
             int64_t t195 = t193 + (t194 - t193) / 2;
-            if (v_off_1201_d[t195] <= t189) t193 = t195; else t194 = t195;
+            if (v_off_1177_d[t195] <= t189) t193 = t195; else t194 = t195;
           }
           const int32_t t192 = (int32_t)t193;
-          int t197 = (uint64_t)(int64_t)t192 < (uint64_t)v_x1170_n;
-          int32_t t196 = t197 ? v_x1170_d[t192] : 0;
+          int t197 = (uint64_t)(int64_t)t192 < (uint64_t)v_x1146_n;
+          int32_t t196 = t197 ? v_x1146_d[t192] : 0;
           t190 |= !t197;
-          int32_t t198 = v_x1171_d[t165];
+          int32_t t198 = v_x1147_d[t165];
           uint8_t t200 = rt_gt_i(t198, t196);
           if (__builtin_expect(t190 != 0, 0)) { /* again, recording the error */
             int32_t t201 = t165;
-            if (!((uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1202)) {
-              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t165, v_x1202, 0.0, 6);
+            if (!((uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1178)) {
+              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t165, v_x1178, 0.0, 6);
               t201 = 0;
             }
-            int64_t t203 = 0, t204 = v_off_1201_n;
+            int64_t t203 = 0, t204 = v_off_1177_n;
             while (t204 - t203 > 1) {
               int64_t t205 = t203 + (t204 - t203) / 2;
-              if (v_off_1201_d[t205] <= t201) t203 = t205; else t204 = t205;
+              if (v_off_1177_d[t205] <= t201) t203 = t205; else t204 = t205;
             }
             const int32_t t202 = (int32_t)t203;
             int32_t t206;
-            if ((uint64_t)(int64_t)t202 < (uint64_t)v_x1170_n) {
-              t206 = v_x1170_d[t202];
+            if ((uint64_t)(int64_t)t202 < (uint64_t)v_x1146_n) {
+              t206 = v_x1146_d[t202];
             } else {
-              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t202, v_x1170_n, 0.0, 7);
+              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t202, v_x1146_n, 0.0, 7);
               t206 = 0;
             }
-            int32_t t207 = v_x1171_d[t165];
+            int32_t t207 = v_x1147_d[t165];
             uint8_t t209 = rt_gt_i(t207, t206);
           }
           t163y0 = t198;
           t163y1 = t200;
           if (t161[t164]) {
-            v_x1185_d[at] = t163y0;
-            v_x1186_d[at] = t163y1;
+            v_x1161_d[at] = t163y0;
+            v_x1162_d[at] = t163y1;
             at++;
           }
         }
@@ -1030,43 +1030,43 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtV
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1185_d = v_x1185->data.i;
-      const int64_t v_x1185_n = v_x1185->len;
-      uint8_t *v_x1186_d = v_x1186->data.b;
-      const int64_t v_x1186_n = v_x1186->len;
+      int32_t *v_x1161_d = v_x1161->data.i;
+      const int64_t v_x1161_n = v_x1161->len;
+      uint8_t *v_x1162_d = v_x1162->data.b;
+      const int64_t v_x1162_n = v_x1162->len;
       /* SEG_REDUCE */
       {
-        v_x1199 = rt_value_new(rt_vec_type(RT_INT), v_x1172_n);
-        int32_t *v_x1199_d = v_x1199->data.i;
-        const int64_t v_x1199_n = v_x1199->len;
-        v_x1200 = rt_value_new(rt_vec_type(RT_INT), v_x1172_n);
-        int32_t *v_x1200_d = v_x1200->data.i;
-        const int64_t v_x1200_n = v_x1200->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1172_n >= 64)
-        for (int64_t t210 = 0; t210 < v_x1172_n; t210++) {
+        v_x1175 = rt_value_new(rt_vec_type(RT_INT), v_x1148_n);
+        int32_t *v_x1175_d = v_x1175->data.i;
+        const int64_t v_x1175_n = v_x1175->len;
+        v_x1176 = rt_value_new(rt_vec_type(RT_INT), v_x1148_n);
+        int32_t *v_x1176_d = v_x1176->data.i;
+        const int64_t v_x1176_n = v_x1176->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1148_n >= 64)
+        for (int64_t t210 = 0; t210 < v_x1148_n; t210++) {
           int32_t t210a0;
           int32_t t210a1;
           t210a0 = 0;
           t210a1 = 0;
-          for (int64_t t211 = v_x1172_off[t210]; t211 < v_x1172_off[t210 + 1]; t211++) {
+          for (int64_t t211 = v_x1148_off[t210]; t211 < v_x1148_off[t210 + 1]; t211++) {
             const int32_t t212 = (int32_t)t211;
             int32_t t210x0;
             int32_t t210x1;
             int t214 = 0; /* nonzero: a check below failed */
-            int t215 = (uint64_t)(int64_t)t212 < (uint64_t)(int64_t)v_x1202;
+            int t215 = (uint64_t)(int64_t)t212 < (uint64_t)(int64_t)v_x1178;
             int32_t t213 = t215 ? t212 : 0;
             t214 |= !t215;
-            int64_t t217 = 0, t218 = v_off_1201_n;
+            int64_t t217 = 0, t218 = v_off_1177_n;
             while (t218 - t217 > 1) {
               int64_t t219 = t217 + (t218 - t217) / 2;
-              if (v_off_1201_d[t219] <= t213) t217 = t219; else t218 = t219;
+              if (v_off_1177_d[t219] <= t213) t217 = t219; else t218 = t219;
             }
             const int32_t t216 = (int32_t)t217;
-            int t221 = (uint64_t)(int64_t)t216 < (uint64_t)v_x1170_n;
-            int32_t t220 = t221 ? v_x1170_d[t216] : 0;
+            int t221 = (uint64_t)(int64_t)t216 < (uint64_t)v_x1146_n;
+            int32_t t220 = t221 ? v_x1146_d[t216] : 0;
             t214 |= !t221;
-            int t223 = (uint64_t)(int64_t)t212 < (uint64_t)v_x1171_n;
-            int32_t t222 = t223 ? v_x1171_d[t212] : 0;
+            int t223 = (uint64_t)(int64_t)t212 < (uint64_t)v_x1147_n;
+            int32_t t222 = t223 ? v_x1147_d[t212] : 0;
             t214 |= !t223;
             uint8_t t225 = rt_lt_i(t222, t220);
             int32_t t227 = rt_btoi_b(t225);
@@ -1074,28 +1074,28 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtV
             int32_t t231 = rt_btoi_b(t229);
             if (__builtin_expect(t214 != 0, 0)) { /* again, recording the error */
               int32_t t232 = t212;
-              if (!((uint64_t)(int64_t)t212 < (uint64_t)(int64_t)v_x1202)) {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x1202, 0.0, 8);
+              if (!((uint64_t)(int64_t)t212 < (uint64_t)(int64_t)v_x1178)) {
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x1178, 0.0, 8);
                 t232 = 0;
               }
-              int64_t t234 = 0, t235 = v_off_1201_n;
+              int64_t t234 = 0, t235 = v_off_1177_n;
               while (t235 - t234 > 1) {
                 int64_t t236 = t234 + (t235 - t234) / 2;
-                if (v_off_1201_d[t236] <= t232) t234 = t236; else t235 = t236;
+                if (v_off_1177_d[t236] <= t232) t234 = t236; else t235 = t236;
               }
               const int32_t t233 = (int32_t)t234;
               int32_t t237;
-              if ((uint64_t)(int64_t)t233 < (uint64_t)v_x1170_n) {
-                t237 = v_x1170_d[t233];
+              if ((uint64_t)(int64_t)t233 < (uint64_t)v_x1146_n) {
+                t237 = v_x1146_d[t233];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t233, v_x1170_n, 0.0, 9);
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t233, v_x1146_n, 0.0, 9);
                 t237 = 0;
               }
               int32_t t238;
-              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x1171_n) {
-                t238 = v_x1171_d[t212];
+              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x1147_n) {
+                t238 = v_x1147_d[t212];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 3, 0, RT_GATHER, t212, v_x1171_n, 0.0, 10);
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 3, 0, RT_GATHER, t212, v_x1147_n, 0.0, 10);
                 t238 = 0;
               }
               uint8_t t240 = rt_lt_i(t238, t237);
@@ -1110,28 +1110,28 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtV
             t210a0 = t248;
             t210a1 = t250;
           }
-          v_x1199_d[t210] = t210a0;
-          v_x1200_d[t210] = t210a1;
+          v_x1175_d[t210] = t210a0;
+          v_x1176_d[t210] = t210a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1178 = v_x1178;
-  *out_v_x1199 = v_x1199;
-  *out_v_x1185 = v_x1185;
-  *out_v_x1200 = v_x1200;
-  rt_release(v_x1179);
-  rt_release(v_x1186);
+  *out_v_x1154 = v_x1154;
+  *out_v_x1175 = v_x1175;
+  *out_v_x1161 = v_x1161;
+  *out_v_x1176 = v_x1176;
+  rt_release(v_x1155);
+  rt_release(v_x1162);
   return;
 fail:
-  rt_release(v_x1178);
-  rt_release(v_x1179);
-  rt_release(v_x1185);
-  rt_release(v_x1186);
-  rt_release(v_x1199);
-  rt_release(v_x1200);
+  rt_release(v_x1154);
+  rt_release(v_x1155);
+  rt_release(v_x1161);
+  rt_release(v_x1162);
+  rt_release(v_x1175);
+  rt_release(v_x1176);
 }
 
 /* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
@@ -1344,131 +1344,131 @@ fail:
 }
 
 /* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1203, RtValue *v_x1204, int32_t v_x1205, RtValue *v_sd_1215, RtValue *v_x1207, RtValue *v_x1208, RtValue *v_x1209, int32_t v_x1210, RtValue **out_v_x1214) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1179, RtValue *v_x1180, int32_t v_x1181, RtValue *v_sd_1191, RtValue *v_x1183, RtValue *v_x1184, RtValue *v_x1185, int32_t v_x1186, RtValue **out_v_x1190) {
   (void)loc;
   (void)run;
-  int32_t *v_x1203_d = v_x1203->data.i;
-  const int64_t v_x1203_n = v_x1203->len;
-  int32_t *v_x1204_d = v_x1204->data.i;
-  const int64_t v_x1204_n = v_x1204->len;
-  const int64_t *v_sd_1215_off = rt_seg_offsets(v_sd_1215);
-  const int64_t v_sd_1215_n = v_sd_1215->len;
-  int32_t *v_x1207_d = v_x1207->data.i;
-  const int64_t v_x1207_n = v_x1207->len;
-  int32_t *v_x1208_d = v_x1208->data.i;
-  const int64_t v_x1208_n = v_x1208->len;
-  int32_t *v_x1209_d = v_x1209->data.i;
-  const int64_t v_x1209_n = v_x1209->len;
-  RtValue *v_x1214 = NULL;
+  int32_t *v_x1179_d = v_x1179->data.i;
+  const int64_t v_x1179_n = v_x1179->len;
+  int32_t *v_x1180_d = v_x1180->data.i;
+  const int64_t v_x1180_n = v_x1180->len;
+  const int64_t *v_sd_1191_off = rt_seg_offsets(v_sd_1191);
+  const int64_t v_sd_1191_n = v_sd_1191->len;
+  int32_t *v_x1183_d = v_x1183->data.i;
+  const int64_t v_x1183_n = v_x1183->len;
+  int32_t *v_x1184_d = v_x1184->data.i;
+  const int64_t v_x1184_n = v_x1184->len;
+  int32_t *v_x1185_d = v_x1185->data.i;
+  const int64_t v_x1185_n = v_x1185->len;
+  RtValue *v_x1190 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t318 = v_sd_1215_off[v_sd_1215_n];
-    v_x1214 = rt_value_new(rt_vec_type(RT_INT), t318);
-    int32_t *v_x1214_d = v_x1214->data.i;
-    const int64_t v_x1214_n = v_x1214->len;
+    const int64_t t318 = v_sd_1191_off[v_sd_1191_n];
+    v_x1190 = rt_value_new(rt_vec_type(RT_INT), t318);
+    int32_t *v_x1190_d = v_x1190->data.i;
+    const int64_t v_x1190_n = v_x1190->len;
     const int64_t t319 = (t318 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t319 > 1)
     for (int64_t t320 = 0; t320 < t319; t320++) {
-      int64_t t323 = rt_segment_search(v_sd_1215_off, 0, v_sd_1215_n, t320 * RT_CHUNK);
+      int64_t t323 = rt_segment_search(v_sd_1191_off, 0, v_sd_1191_n, t320 * RT_CHUNK);
       const int64_t t320_end = (t320 + 1) * RT_CHUNK < t318 ? (t320 + 1) * RT_CHUNK : t318;
       for (int64_t t321 = t320 * RT_CHUNK; t321 < t320_end; t321++) {
         const int32_t t322 = (int32_t)t321;
-        while (v_sd_1215_off[t323 + 1] <= t321)
+        while (v_sd_1191_off[t323 + 1] <= t321)
           t323++;
         const int32_t t324 = (int32_t)t323;
         int t326 = 0; /* nonzero: a check below failed */
-        int t327 = (uint64_t)(int64_t)t324 < (uint64_t)v_x1209_n;
-        int32_t t325 = t327 ? v_x1209_d[t324] : 0;
+        int t327 = (uint64_t)(int64_t)t324 < (uint64_t)v_x1185_n;
+        int32_t t325 = t327 ? v_x1185_d[t324] : 0;
         t326 |= !t327;
-        int t329 = (uint64_t)(int64_t)t324 < (uint64_t)v_x1207_n;
-        int32_t t328 = t329 ? v_x1207_d[t324] : 0;
+        int t329 = (uint64_t)(int64_t)t324 < (uint64_t)v_x1183_n;
+        int32_t t328 = t329 ? v_x1183_d[t324] : 0;
         t326 |= !t329;
         int32_t t331 = rt_sub_i(t322, t328);
-        int t333 = (uint64_t)(int64_t)t324 < (uint64_t)v_x1208_n;
-        int32_t t332 = t333 ? v_x1208_d[t324] : 0;
+        int t333 = (uint64_t)(int64_t)t324 < (uint64_t)v_x1184_n;
+        int32_t t332 = t333 ? v_x1184_d[t324] : 0;
         t326 |= !t333;
         int32_t t335 = rt_mul_i(t331, t332);
         int32_t t337 = rt_add_i(t325, t335);
-        int t339 = (uint64_t)(int64_t)t337 < (uint64_t)(int64_t)v_x1205;
+        int t339 = (uint64_t)(int64_t)t337 < (uint64_t)(int64_t)v_x1181;
         int32_t t338 = t339 ? t337 : 0;
         t326 |= !t339;
-        uint8_t t341 = rt_lt_i(t338, (int32_t)v_x1203_n);
+        uint8_t t341 = rt_lt_i(t338, (int32_t)v_x1179_n);
         int32_t t342;
         if (t341) {
-          int t344 = (uint64_t)(int64_t)t338 < (uint64_t)v_x1203_n;
-          int32_t t343 = t344 ? v_x1203_d[t338] : 0;
+          int t344 = (uint64_t)(int64_t)t338 < (uint64_t)v_x1179_n;
+          int32_t t343 = t344 ? v_x1179_d[t338] : 0;
           t326 |= !t344;
           t342 = t343;
         } else {
-          int32_t t346 = rt_sub_i(t338, (int32_t)v_x1203_n);
-          int t348 = (uint64_t)(int64_t)t346 < (uint64_t)v_x1204_n;
-          int32_t t347 = t348 ? v_x1204_d[t346] : 0;
+          int32_t t346 = rt_sub_i(t338, (int32_t)v_x1179_n);
+          int t348 = (uint64_t)(int64_t)t346 < (uint64_t)v_x1180_n;
+          int32_t t347 = t348 ? v_x1180_d[t346] : 0;
           t326 |= !t348;
           t342 = t347;
         }
         if (__builtin_expect(t326 != 0, 0)) { /* again, recording the error */
           int32_t t349;
-          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1209_n) {
-            t349 = v_x1209_d[t324];
+          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1185_n) {
+            t349 = v_x1185_d[t324];
           } else {
-            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1209_n, 0.0, 0);
+            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1185_n, 0.0, 0);
             t349 = 0;
           }
           int32_t t350;
-          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1207_n) {
-            t350 = v_x1207_d[t324];
+          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1183_n) {
+            t350 = v_x1183_d[t324];
           } else {
-            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1207_n, 0.0, 1);
+            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1183_n, 0.0, 1);
             t350 = 0;
           }
           int32_t t352 = rt_sub_i(t322, t350);
           int32_t t353;
-          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1208_n) {
-            t353 = v_x1208_d[t324];
+          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1184_n) {
+            t353 = v_x1184_d[t324];
           } else {
-            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1208_n, 0.0, 2);
+            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1184_n, 0.0, 2);
             t353 = 0;
           }
           int32_t t355 = rt_mul_i(t352, t353);
           int32_t t357 = rt_add_i(t349, t355);
           int32_t t358 = t357;
-          if (!((uint64_t)(int64_t)t357 < (uint64_t)(int64_t)v_x1205)) {
-            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, v_x1205, 0.0, 3);
+          if (!((uint64_t)(int64_t)t357 < (uint64_t)(int64_t)v_x1181)) {
+            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, v_x1181, 0.0, 3);
             t358 = 0;
           }
-          uint8_t t360 = rt_lt_i(t358, (int32_t)v_x1203_n);
+          uint8_t t360 = rt_lt_i(t358, (int32_t)v_x1179_n);
           int32_t t361;
           if (t360) {
             int32_t t362;
-            if ((uint64_t)(int64_t)t358 < (uint64_t)v_x1203_n) {
-              t362 = v_x1203_d[t358];
+            if ((uint64_t)(int64_t)t358 < (uint64_t)v_x1179_n) {
+              t362 = v_x1179_d[t358];
             } else {
-              NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_x1203_n, 0.0, 4);
+              NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_x1179_n, 0.0, 4);
               t362 = 0;
             }
             t361 = t362;
           } else {
-            int32_t t364 = rt_sub_i(t358, (int32_t)v_x1203_n);
+            int32_t t364 = rt_sub_i(t358, (int32_t)v_x1179_n);
             int32_t t365;
-            if ((uint64_t)(int64_t)t364 < (uint64_t)v_x1204_n) {
-              t365 = v_x1204_d[t364];
+            if ((uint64_t)(int64_t)t364 < (uint64_t)v_x1180_n) {
+              t365 = v_x1180_d[t364];
             } else {
-              NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t364, v_x1204_n, 0.0, 5);
+              NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t364, v_x1180_n, 0.0, 5);
               t365 = 0;
             }
             t361 = t365;
           }
         }
-        v_x1214_d[t321] = t342;
+        v_x1190_d[t321] = t342;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1214 = v_x1214;
+  *out_v_x1190 = v_x1190;
   return;
 fail:
-  rt_release(v_x1214);
+  rt_release(v_x1190);
 }
 
 /* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
@@ -2213,294 +2213,195 @@ fail:
 }
 
 /* K21: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue *v_x1138, RtValue **out_v_x1141) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1153_off = rt_seg_offsets(v_sd_1153);
-  const int64_t v_sd_1153_n = v_sd_1153->len;
-  int32_t *v_x1145_d = v_x1145->data.i;
-  const int64_t v_x1145_n = v_x1145->len;
-  int32_t *v_x1146_d = v_x1146->data.i;
-  const int64_t v_x1146_n = v_x1146->len;
-  int32_t *v_x1147_d = v_x1147->data.i;
-  const int64_t v_x1147_n = v_x1147->len;
-  int32_t *v_x1149_d = v_x1149->data.i;
-  const int64_t v_x1149_n = v_x1149->len;
-  RtValue *v_x1152 = NULL;
+  const int64_t *v_sd_1142_off = rt_seg_offsets(v_sd_1142);
+  const int64_t v_sd_1142_n = v_sd_1142->len;
+  int32_t *v_x1134_d = v_x1134->data.i;
+  const int64_t v_x1134_n = v_x1134->len;
+  int32_t *v_x1135_d = v_x1135->data.i;
+  const int64_t v_x1135_n = v_x1135->len;
+  int32_t *v_x1136_d = v_x1136->data.i;
+  const int64_t v_x1136_n = v_x1136->len;
+  int32_t *v_x1138_d = v_x1138->data.i;
+  const int64_t v_x1138_n = v_x1138->len;
+  RtValue *v_x1141 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t599 = v_sd_1153_off[v_sd_1153_n];
+    const int64_t t599 = v_sd_1142_off[v_sd_1142_n];
+    v_x1141 = rt_value_new(rt_vec_type(RT_INT), t599);
+    int32_t *v_x1141_d = v_x1141->data.i;
+    const int64_t v_x1141_n = v_x1141->len;
     const int64_t t600 = (t599 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t600 > 1)
     for (int64_t t601 = 0; t601 < t600; t601++) {
-      int64_t t604 = rt_segment_search(v_sd_1153_off, 0, v_sd_1153_n, t601 * RT_CHUNK);
+      int64_t t604 = rt_segment_search(v_sd_1142_off, 0, v_sd_1142_n, t601 * RT_CHUNK);
       const int64_t t601_end = (t601 + 1) * RT_CHUNK < t599 ? (t601 + 1) * RT_CHUNK : t599;
       for (int64_t t602 = t601 * RT_CHUNK; t602 < t601_end; t602++) {
         const int32_t t603 = (int32_t)t602;
-        while (v_sd_1153_off[t604 + 1] <= t602)
+        while (v_sd_1142_off[t604 + 1] <= t602)
           t604++;
         const int32_t t605 = (int32_t)t604;
-        int32_t t606; /* v_x1152: read by nothing */
-        int t608 = 0; /* nonzero: a check below failed */
-        int t609 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1147_n;
-        int32_t t607 = t609 ? v_x1147_d[t605] : 0;
-        t608 |= !t609;
-        int t611 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1145_n;
-        int32_t t610 = t611 ? v_x1145_d[t605] : 0;
-        t608 |= !t611;
-        int32_t t613 = rt_sub_i(t603, t610);
-        int t615 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1146_n;
-        int32_t t614 = t615 ? v_x1146_d[t605] : 0;
-        t608 |= !t615;
-        int32_t t617 = rt_mul_i(t613, t614);
-        int32_t t619 = rt_add_i(t607, t617);
-        int t621 = (uint64_t)(int64_t)t619 < (uint64_t)v_x1149_n;
-        int32_t t620 = t621 ? v_x1149_d[t619] : 0;
-        t608 |= !t621;
-        if (__builtin_expect(t608 != 0, 0)) { /* again, recording the error */
-          int32_t t622;
-          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1147_n) {
-            t622 = v_x1147_d[t605];
+        int t607 = 0; /* nonzero: a check below failed */
+        int t608 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1136_n;
+        int32_t t606 = t608 ? v_x1136_d[t605] : 0;
+        t607 |= !t608;
+        int t610 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1134_n;
+        int32_t t609 = t610 ? v_x1134_d[t605] : 0;
+        t607 |= !t610;
+        int32_t t612 = rt_sub_i(t603, t609);
+        int t614 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1135_n;
+        int32_t t613 = t614 ? v_x1135_d[t605] : 0;
+        t607 |= !t614;
+        int32_t t616 = rt_mul_i(t612, t613);
+        int32_t t618 = rt_add_i(t606, t616);
+        int32_t t619 = v_x1138_d[t618];
+        if (__builtin_expect(t607 != 0, 0)) { /* again, recording the error */
+          int32_t t620;
+          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1136_n) {
+            t620 = v_x1136_d[t605];
           } else {
-            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1147_n, 0.0, 0);
-            t622 = 0;
+            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1136_n, 0.0, 0);
+            t620 = 0;
           }
-          int32_t t623;
-          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1145_n) {
-            t623 = v_x1145_d[t605];
+          int32_t t621;
+          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1134_n) {
+            t621 = v_x1134_d[t605];
           } else {
-            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1145_n, 0.0, 1);
-            t623 = 0;
+            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1134_n, 0.0, 1);
+            t621 = 0;
           }
-          int32_t t625 = rt_sub_i(t603, t623);
-          int32_t t626;
-          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1146_n) {
-            t626 = v_x1146_d[t605];
+          int32_t t623 = rt_sub_i(t603, t621);
+          int32_t t624;
+          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1135_n) {
+            t624 = v_x1135_d[t605];
           } else {
-            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1146_n, 0.0, 2);
-            t626 = 0;
+            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1135_n, 0.0, 2);
+            t624 = 0;
           }
-          int32_t t628 = rt_mul_i(t625, t626);
-          int32_t t630 = rt_add_i(t622, t628);
-          int32_t t631;
-          if ((uint64_t)(int64_t)t630 < (uint64_t)v_x1149_n) {
-            t631 = v_x1149_d[t630];
-          } else {
-            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t630, v_x1149_n, 0.0, 3);
-            t631 = 0;
-          }
+          int32_t t626 = rt_mul_i(t623, t624);
+          int32_t t628 = rt_add_i(t620, t626);
+          int32_t t629 = v_x1138_d[t628];
         }
-        t606 = t620;
-        (void)t606;
+        v_x1141_d[t602] = t619;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1152);
+  *out_v_x1141 = v_x1141;
   return;
 fail:
-  rt_release(v_x1152);
+  rt_release(v_x1141);
 }
 
-/* K22: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1166, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1160, int32_t v_x1161, RtValue *v_x1162, RtValue **out_v_x1165) {
+/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1166_off = rt_seg_offsets(v_sd_1166);
-  const int64_t v_sd_1166_n = v_sd_1166->len;
-  int32_t *v_x1158_d = v_x1158->data.i;
-  const int64_t v_x1158_n = v_x1158->len;
-  int32_t *v_x1159_d = v_x1159->data.i;
-  const int64_t v_x1159_n = v_x1159->len;
-  int32_t *v_x1160_d = v_x1160->data.i;
-  const int64_t v_x1160_n = v_x1160->len;
-  int32_t *v_x1162_d = v_x1162->data.i;
-  const int64_t v_x1162_n = v_x1162->len;
-  RtValue *v_x1165 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t632 = v_sd_1166_off[v_sd_1166_n];
-    v_x1165 = rt_value_new(rt_vec_type(RT_INT), t632);
-    int32_t *v_x1165_d = v_x1165->data.i;
-    const int64_t v_x1165_n = v_x1165->len;
-    const int64_t t633 = (t632 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t633 > 1)
-    for (int64_t t634 = 0; t634 < t633; t634++) {
-      int64_t t637 = rt_segment_search(v_sd_1166_off, 0, v_sd_1166_n, t634 * RT_CHUNK);
-      const int64_t t634_end = (t634 + 1) * RT_CHUNK < t632 ? (t634 + 1) * RT_CHUNK : t632;
-      for (int64_t t635 = t634 * RT_CHUNK; t635 < t634_end; t635++) {
-        const int32_t t636 = (int32_t)t635;
-        while (v_sd_1166_off[t637 + 1] <= t635)
-          t637++;
-        const int32_t t638 = (int32_t)t637;
-        int t640 = 0; /* nonzero: a check below failed */
-        int t641 = (uint64_t)(int64_t)t638 < (uint64_t)v_x1160_n;
-        int32_t t639 = t641 ? v_x1160_d[t638] : 0;
-        t640 |= !t641;
-        int t643 = (uint64_t)(int64_t)t638 < (uint64_t)v_x1158_n;
-        int32_t t642 = t643 ? v_x1158_d[t638] : 0;
-        t640 |= !t643;
-        int32_t t645 = rt_sub_i(t636, t642);
-        int t647 = (uint64_t)(int64_t)t638 < (uint64_t)v_x1159_n;
-        int32_t t646 = t647 ? v_x1159_d[t638] : 0;
-        t640 |= !t647;
-        int32_t t649 = rt_mul_i(t645, t646);
-        int32_t t651 = rt_add_i(t639, t649);
-        int t653 = (uint64_t)(int64_t)t651 < (uint64_t)v_x1162_n;
-        int32_t t652 = t653 ? v_x1162_d[t651] : 0;
-        t640 |= !t653;
-        if (__builtin_expect(t640 != 0, 0)) { /* again, recording the error */
-          int32_t t654;
-          if ((uint64_t)(int64_t)t638 < (uint64_t)v_x1160_n) {
-            t654 = v_x1160_d[t638];
-          } else {
-            NESSIE_RECORD(err, t635, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_x1160_n, 0.0, 0);
-            t654 = 0;
-          }
-          int32_t t655;
-          if ((uint64_t)(int64_t)t638 < (uint64_t)v_x1158_n) {
-            t655 = v_x1158_d[t638];
-          } else {
-            NESSIE_RECORD(err, t635, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_x1158_n, 0.0, 1);
-            t655 = 0;
-          }
-          int32_t t657 = rt_sub_i(t636, t655);
-          int32_t t658;
-          if ((uint64_t)(int64_t)t638 < (uint64_t)v_x1159_n) {
-            t658 = v_x1159_d[t638];
-          } else {
-            NESSIE_RECORD(err, t635, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_x1159_n, 0.0, 2);
-            t658 = 0;
-          }
-          int32_t t660 = rt_mul_i(t657, t658);
-          int32_t t662 = rt_add_i(t654, t660);
-          int32_t t663;
-          if ((uint64_t)(int64_t)t662 < (uint64_t)v_x1162_n) {
-            t663 = v_x1162_d[t662];
-          } else {
-            NESSIE_RECORD(err, t635, RT_CHECK_INDEX, 0, 0, RT_GATHER, t662, v_x1162_n, 0.0, 3);
-            t663 = 0;
-          }
-        }
-        v_x1165_d[t635] = t652;
-      }
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1165 = v_x1165;
-  return;
-fail:
-  rt_release(v_x1165);
-}
-
-/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1046_d = v_x1046->data.i;
-  const int64_t v_x1046_n = v_x1046->len;
-  uint8_t *v_x1050_d = v_x1050->data.b;
-  const int64_t v_x1050_n = v_x1050->len;
-  int32_t *v_x1051_d = v_x1051->data.i;
-  const int64_t v_x1051_n = v_x1051->len;
-  int32_t *v_x1054_d = v_x1054->data.i;
-  const int64_t v_x1054_n = v_x1054->len;
-  int32_t *v_x1055_d = v_x1055->data.i;
-  const int64_t v_x1055_n = v_x1055->len;
-  RtValue *v_x1060 = NULL;
+  int32_t *v_x1036_d = v_x1036->data.i;
+  const int64_t v_x1036_n = v_x1036->len;
+  uint8_t *v_x1040_d = v_x1040->data.b;
+  const int64_t v_x1040_n = v_x1040->len;
+  int32_t *v_x1041_d = v_x1041->data.i;
+  const int64_t v_x1041_n = v_x1041->len;
+  int32_t *v_x1044_d = v_x1044->data.i;
+  const int64_t v_x1044_n = v_x1044->len;
+  int32_t *v_x1045_d = v_x1045->data.i;
+  const int64_t v_x1045_n = v_x1045->len;
+  RtValue *v_x1050 = NULL;
   /* MAP */
   {
-    const int64_t t664 = v_x1050_n;
-    v_x1060 = rt_value_new(rt_vec_type(RT_INT), t664);
-    int32_t *v_x1060_d = v_x1060->data.i;
-    const int64_t v_x1060_n = v_x1060->len;
-    RT_PARALLEL_FOR_IF(t664 >= RT_PARALLEL_MIN)
-    for (int64_t t665 = 0; t665 < t664; t665++) {
-      const int32_t t666 = (int32_t)t665;
-      int t668 = 0; /* nonzero: a check below failed */
-      int t669 = (uint64_t)(int64_t)t666 < (uint64_t)v_x1046_n;
-      int32_t t667 = t669 ? v_x1046_d[t666] : 0;
-      t668 |= !t669;
-      int32_t t671 = rt_add_i(t667, v_x1047);
-      uint8_t t672 = v_x1050_d[t666];
-      int t674 = (uint64_t)(int64_t)t666 < (uint64_t)v_x1051_n;
-      int32_t t673 = t674 ? v_x1051_d[t666] : 0;
-      t668 |= !t674;
-      int32_t t676 = (t672 ? t673 : t671);
-      int t678 = (uint64_t)(int64_t)t676 < (uint64_t)(int64_t)v_x1056;
-      int32_t t677 = t678 ? t676 : 0;
-      t668 |= !t678;
-      uint8_t t680 = rt_lt_i(t677, (int32_t)v_x1054_n);
-      int32_t t681;
-      if (t680) {
-        int t683 = (uint64_t)(int64_t)t677 < (uint64_t)v_x1054_n;
-        int32_t t682 = t683 ? v_x1054_d[t677] : 0;
-        t668 |= !t683;
-        t681 = t682;
+    const int64_t t630 = v_x1040_n;
+    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t630);
+    int32_t *v_x1050_d = v_x1050->data.i;
+    const int64_t v_x1050_n = v_x1050->len;
+    RT_PARALLEL_FOR_IF(t630 >= RT_PARALLEL_MIN)
+    for (int64_t t631 = 0; t631 < t630; t631++) {
+      const int32_t t632 = (int32_t)t631;
+      int t634 = 0; /* nonzero: a check below failed */
+      int t635 = (uint64_t)(int64_t)t632 < (uint64_t)v_x1036_n;
+      int32_t t633 = t635 ? v_x1036_d[t632] : 0;
+      t634 |= !t635;
+      int32_t t637 = rt_add_i(t633, v_x1037);
+      uint8_t t638 = v_x1040_d[t632];
+      int t640 = (uint64_t)(int64_t)t632 < (uint64_t)v_x1041_n;
+      int32_t t639 = t640 ? v_x1041_d[t632] : 0;
+      t634 |= !t640;
+      int32_t t642 = (t638 ? t639 : t637);
+      int t644 = (uint64_t)(int64_t)t642 < (uint64_t)(int64_t)v_x1046;
+      int32_t t643 = t644 ? t642 : 0;
+      t634 |= !t644;
+      uint8_t t646 = rt_lt_i(t643, (int32_t)v_x1044_n);
+      int32_t t647;
+      if (t646) {
+        int t649 = (uint64_t)(int64_t)t643 < (uint64_t)v_x1044_n;
+        int32_t t648 = t649 ? v_x1044_d[t643] : 0;
+        t634 |= !t649;
+        t647 = t648;
       } else {
-        int32_t t685 = rt_sub_i(t677, (int32_t)v_x1054_n);
-        int t687 = (uint64_t)(int64_t)t685 < (uint64_t)v_x1055_n;
-        int32_t t686 = t687 ? v_x1055_d[t685] : 0;
-        t668 |= !t687;
-        t681 = t686;
+        int32_t t651 = rt_sub_i(t643, (int32_t)v_x1044_n);
+        int t653 = (uint64_t)(int64_t)t651 < (uint64_t)v_x1045_n;
+        int32_t t652 = t653 ? v_x1045_d[t651] : 0;
+        t634 |= !t653;
+        t647 = t652;
       }
-      if (__builtin_expect(t668 != 0, 0)) { /* again, recording the error */
-        int32_t t688;
-        if ((uint64_t)(int64_t)t666 < (uint64_t)v_x1046_n) {
-          t688 = v_x1046_d[t666];
+      if (__builtin_expect(t634 != 0, 0)) { /* again, recording the error */
+        int32_t t654;
+        if ((uint64_t)(int64_t)t632 < (uint64_t)v_x1036_n) {
+          t654 = v_x1036_d[t632];
         } else {
-          NESSIE_RECORD(err, t665, RT_CHECK_INDEX, 0, 0, RT_GATHER, t666, v_x1046_n, 0.0, 0);
-          t688 = 0;
+          NESSIE_RECORD(err, t631, RT_CHECK_INDEX, 0, 0, RT_GATHER, t632, v_x1036_n, 0.0, 0);
+          t654 = 0;
         }
-        int32_t t690 = rt_add_i(t688, v_x1047);
-        uint8_t t691 = v_x1050_d[t666];
-        int32_t t692;
-        if ((uint64_t)(int64_t)t666 < (uint64_t)v_x1051_n) {
-          t692 = v_x1051_d[t666];
+        int32_t t656 = rt_add_i(t654, v_x1037);
+        uint8_t t657 = v_x1040_d[t632];
+        int32_t t658;
+        if ((uint64_t)(int64_t)t632 < (uint64_t)v_x1041_n) {
+          t658 = v_x1041_d[t632];
         } else {
-          NESSIE_RECORD(err, t665, RT_CHECK_INDEX, 0, 0, RT_GATHER, t666, v_x1051_n, 0.0, 1);
-          t692 = 0;
+          NESSIE_RECORD(err, t631, RT_CHECK_INDEX, 0, 0, RT_GATHER, t632, v_x1041_n, 0.0, 1);
+          t658 = 0;
         }
-        int32_t t694 = (t691 ? t692 : t690);
-        int32_t t695 = t694;
-        if (!((uint64_t)(int64_t)t694 < (uint64_t)(int64_t)v_x1056)) {
-          NESSIE_RECORD(err, t665, RT_CHECK_INDEX, 0, 0, RT_GATHER, t694, v_x1056, 0.0, 2);
-          t695 = 0;
+        int32_t t660 = (t657 ? t658 : t656);
+        int32_t t661 = t660;
+        if (!((uint64_t)(int64_t)t660 < (uint64_t)(int64_t)v_x1046)) {
+          NESSIE_RECORD(err, t631, RT_CHECK_INDEX, 0, 0, RT_GATHER, t660, v_x1046, 0.0, 2);
+          t661 = 0;
         }
-        uint8_t t697 = rt_lt_i(t695, (int32_t)v_x1054_n);
-        int32_t t698;
-        if (t697) {
-          int32_t t699;
-          if ((uint64_t)(int64_t)t695 < (uint64_t)v_x1054_n) {
-            t699 = v_x1054_d[t695];
+        uint8_t t663 = rt_lt_i(t661, (int32_t)v_x1044_n);
+        int32_t t664;
+        if (t663) {
+          int32_t t665;
+          if ((uint64_t)(int64_t)t661 < (uint64_t)v_x1044_n) {
+            t665 = v_x1044_d[t661];
           } else {
-            NESSIE_RECORD(err, t665, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, v_x1054_n, 0.0, 3);
-            t699 = 0;
+            NESSIE_RECORD(err, t631, RT_CHECK_INDEX, 0, 0, RT_GATHER, t661, v_x1044_n, 0.0, 3);
+            t665 = 0;
           }
-          t698 = t699;
+          t664 = t665;
         } else {
-          int32_t t701 = rt_sub_i(t695, (int32_t)v_x1054_n);
-          int32_t t702;
-          if ((uint64_t)(int64_t)t701 < (uint64_t)v_x1055_n) {
-            t702 = v_x1055_d[t701];
+          int32_t t667 = rt_sub_i(t661, (int32_t)v_x1044_n);
+          int32_t t668;
+          if ((uint64_t)(int64_t)t667 < (uint64_t)v_x1045_n) {
+            t668 = v_x1045_d[t667];
           } else {
-            NESSIE_RECORD(err, t665, RT_CHECK_INDEX, 0, 0, RT_GATHER, t701, v_x1055_n, 0.0, 4);
-            t702 = 0;
+            NESSIE_RECORD(err, t631, RT_CHECK_INDEX, 0, 0, RT_GATHER, t667, v_x1045_n, 0.0, 4);
+            t668 = 0;
           }
-          t698 = t702;
+          t664 = t668;
         }
       }
-      v_x1060_d[t665] = t681;
+      v_x1050_d[t631] = t647;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1060 = v_x1060;
+  *out_v_x1050 = v_x1050;
   return;
 fail:
-  rt_release(v_x1060);
+  rt_release(v_x1050);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2525,10 +2426,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t703 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t703->data.i[0] = v_x62;
-    t703->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t703);
+    RtValue *t669 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t669->data.i[0] = v_x62;
+    t669->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t669);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2593,11 +2494,8 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x165 = NULL;
     RtValue *v_x166 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x147, v_x152, v_x157, &v_x164, &v_x165, &v_x166);
-    rt_release(v_x152);
-    int32_t v_x170 = 0;
-    v_x170 = (int32_t)NESSIE_SEG_TOTAL(v_x164);
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
     rt_release(v_x147);
+    rt_release(v_x152);
     rt_release(v_x157);
     rt_release(v_x164);
     rt_release(v_x166);
@@ -2615,12 +2513,12 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x218 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
     rt_release(v_x204);
-    int32_t v_n_1156 = 0;
-    v_n_1156 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
+    int32_t v_n_1132 = 0;
+    v_n_1132 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     RtValue *v_x235 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
     rt_release(v_x199);
     rt_release(v_x209);
     uint8_t v_x246 = 0;
@@ -2654,7 +2552,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 4, v_x218, v_x301, v_x235, v_x216, v_n_1156, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 4, v_x218, v_x301, v_x235, v_x216, v_n_1132, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x301);
       int32_t v_x404 = 0;
       v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
@@ -2722,7 +2620,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
@@ -2851,16 +2749,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t704 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t704->data.i[0] = 3;
-  t704->data.i[1] = 1;
-  t704->data.i[2] = 4;
-  t704->data.i[3] = 1;
-  t704->data.i[4] = 5;
-  t704->data.i[5] = 9;
-  t704->data.i[6] = 2;
-  t704->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t704);
+  RtValue *t670 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t670->data.i[0] = 3;
+  t670->data.i[1] = 1;
+  t670->data.i[2] = 4;
+  t670->data.i[3] = 1;
+  t670->data.i[4] = 5;
+  t670->data.i[5] = 9;
+  t670->data.i[6] = 2;
+  t670->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t670);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -1634,26 +1634,26 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue
 }
 
 /* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtValue *v_x1170, RtValue *v_x1171, RtValue *v_x1172, int32_t v_x1202, RtValue **out_v_x1178, RtValue **out_v_x1199, RtValue **out_v_x1185, RtValue **out_v_x1200) {
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1177, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1178, RtValue **out_v_x1154, RtValue **out_v_x1175, RtValue **out_v_x1161, RtValue **out_v_x1176) {
   (void)loc;
   (void)run;
-  int32_t *v_off_1201_d = v_off_1201->data.i;
-  const int64_t v_off_1201_n = v_off_1201->len;
-  int32_t *v_x1170_d = v_x1170->data.i;
-  const int64_t v_x1170_n = v_x1170->len;
-  int32_t *v_x1171_d = v_x1171->data.i;
-  const int64_t v_x1171_n = v_x1171->len;
-  const int64_t *v_x1172_off = rt_seg_offsets(v_x1172);
-  const int64_t v_x1172_n = v_x1172->len;
-  RtValue *v_x1178 = NULL;
-  RtValue *v_x1179 = NULL;
-  RtValue *v_x1185 = NULL;
-  RtValue *v_x1186 = NULL;
-  RtValue *v_x1199 = NULL;
-  RtValue *v_x1200 = NULL;
+  int32_t *v_off_1177_d = v_off_1177->data.i;
+  const int64_t v_off_1177_n = v_off_1177->len;
+  int32_t *v_x1146_d = v_x1146->data.i;
+  const int64_t v_x1146_n = v_x1146->len;
+  int32_t *v_x1147_d = v_x1147->data.i;
+  const int64_t v_x1147_n = v_x1147->len;
+  const int64_t *v_x1148_off = rt_seg_offsets(v_x1148);
+  const int64_t v_x1148_n = v_x1148->len;
+  RtValue *v_x1154 = NULL;
+  RtValue *v_x1155 = NULL;
+  RtValue *v_x1161 = NULL;
+  RtValue *v_x1162 = NULL;
+  RtValue *v_x1175 = NULL;
+  RtValue *v_x1176 = NULL;
   /* FILTER */
   {
-    const int64_t t184 = v_x1171_n;
+    const int64_t t184 = v_x1147_n;
     const int64_t t185 = t184 > 0 ? (t184 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t186 = (uint8_t *)rt_alloc_atomic((size_t)t184 + 1);
     int64_t *t187 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t185 + 1));
@@ -1666,40 +1666,40 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201
         int32_t t188x0;
         uint8_t t188x1;
         int t192 = 0; /* nonzero: a check below failed */
-        int t193 = (uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1202;
+        int t193 = (uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1178;
         int32_t t191 = t193 ? t190 : 0;
         t192 |= !t193;
-        int64_t t195 = 0, t196 = v_off_1201_n;
+        int64_t t195 = 0, t196 = v_off_1177_n;
         while (t196 - t195 > 1) {
           int64_t t197 = t195 + (t196 - t195) / 2;
-          if (v_off_1201_d[t197] <= t191) t195 = t197; else t196 = t197;
+          if (v_off_1177_d[t197] <= t191) t195 = t197; else t196 = t197;
         }
         const int32_t t194 = (int32_t)t195;
-        int t199 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1170_n;
-        int32_t t198 = t199 ? v_x1170_d[t194] : 0;
+        int t199 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1146_n;
+        int32_t t198 = t199 ? v_x1146_d[t194] : 0;
         t192 |= !t199;
-        int32_t t200 = v_x1171_d[t190];
+        int32_t t200 = v_x1147_d[t190];
         uint8_t t202 = rt_lt_i(t200, t198);
         if (__builtin_expect(t192 != 0, 0)) { /* again, recording the error */
           int32_t t203 = t190;
-          if (!((uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1202)) {
-            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x1202, 0.0, 0);
+          if (!((uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1178)) {
+            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x1178, 0.0, 0);
             t203 = 0;
           }
-          int64_t t205 = 0, t206 = v_off_1201_n;
+          int64_t t205 = 0, t206 = v_off_1177_n;
           while (t206 - t205 > 1) {
             int64_t t207 = t205 + (t206 - t205) / 2;
-            if (v_off_1201_d[t207] <= t203) t205 = t207; else t206 = t207;
+            if (v_off_1177_d[t207] <= t203) t205 = t207; else t206 = t207;
           }
           const int32_t t204 = (int32_t)t205;
           int32_t t208;
-          if ((uint64_t)(int64_t)t204 < (uint64_t)v_x1170_n) {
-            t208 = v_x1170_d[t204];
+          if ((uint64_t)(int64_t)t204 < (uint64_t)v_x1146_n) {
+            t208 = v_x1146_d[t204];
           } else {
-            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, v_x1170_n, 0.0, 1);
+            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, v_x1146_n, 0.0, 1);
             t208 = 0;
           }
-          int32_t t209 = v_x1171_d[t190];
+          int32_t t209 = v_x1147_d[t190];
           uint8_t t211 = rt_lt_i(t209, t208);
         }
         t188x0 = t200;
@@ -1722,12 +1722,12 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201
       t187[t188] = t213;
       t213 += k;
     }
-    v_x1178 = rt_value_new(rt_vec_type(RT_INT), t213);
-    int32_t *v_x1178_d = v_x1178->data.i;
-    const int64_t v_x1178_n = v_x1178->len;
-    v_x1179 = rt_value_new(rt_vec_type(RT_BOOL), t213);
-    uint8_t *v_x1179_d = v_x1179->data.b;
-    const int64_t v_x1179_n = v_x1179->len;
+    v_x1154 = rt_value_new(rt_vec_type(RT_INT), t213);
+    int32_t *v_x1154_d = v_x1154->data.i;
+    const int64_t v_x1154_n = v_x1154->len;
+    v_x1155 = rt_value_new(rt_vec_type(RT_BOOL), t213);
+    uint8_t *v_x1155_d = v_x1155->data.b;
+    const int64_t v_x1155_n = v_x1155->len;
     RT_PARALLEL_FOR_IF(t185 > 1)
     for (int64_t t188 = 0; t188 < t185; t188++) {
       int64_t at = t187[t188];
@@ -1739,47 +1739,47 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201
         int32_t t188y0;
         uint8_t t188y1;
         int t215 = 0; /* nonzero: a check below failed */
-        int t216 = (uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1202;
+        int t216 = (uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1178;
         int32_t t214 = t216 ? t190 : 0;
         t215 |= !t216;
-        int64_t t218 = 0, t219 = v_off_1201_n;
+        int64_t t218 = 0, t219 = v_off_1177_n;
         while (t219 - t218 > 1) {
           int64_t t220 = t218 + (t219 - t218) / 2;
-          if (v_off_1201_d[t220] <= t214) t218 = t220; else t219 = t220;
+          if (v_off_1177_d[t220] <= t214) t218 = t220; else t219 = t220;
         }
         const int32_t t217 = (int32_t)t218;
-        int t222 = (uint64_t)(int64_t)t217 < (uint64_t)v_x1170_n;
-        int32_t t221 = t222 ? v_x1170_d[t217] : 0;
+        int t222 = (uint64_t)(int64_t)t217 < (uint64_t)v_x1146_n;
+        int32_t t221 = t222 ? v_x1146_d[t217] : 0;
         t215 |= !t222;
-        int32_t t223 = v_x1171_d[t190];
+        int32_t t223 = v_x1147_d[t190];
         uint8_t t225 = rt_lt_i(t223, t221);
         if (__builtin_expect(t215 != 0, 0)) { /* again, recording the error */
           int32_t t226 = t190;
-          if (!((uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1202)) {
-            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x1202, 0.0, 2);
+          if (!((uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1178)) {
+            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x1178, 0.0, 2);
             t226 = 0;
           }
-          int64_t t228 = 0, t229 = v_off_1201_n;
+          int64_t t228 = 0, t229 = v_off_1177_n;
           while (t229 - t228 > 1) {
             int64_t t230 = t228 + (t229 - t228) / 2;
-            if (v_off_1201_d[t230] <= t226) t228 = t230; else t229 = t230;
+            if (v_off_1177_d[t230] <= t226) t228 = t230; else t229 = t230;
           }
           const int32_t t227 = (int32_t)t228;
           int32_t t231;
-          if ((uint64_t)(int64_t)t227 < (uint64_t)v_x1170_n) {
-            t231 = v_x1170_d[t227];
+          if ((uint64_t)(int64_t)t227 < (uint64_t)v_x1146_n) {
+            t231 = v_x1146_d[t227];
           } else {
-            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t227, v_x1170_n, 0.0, 3);
+            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t227, v_x1146_n, 0.0, 3);
             t231 = 0;
           }
-          int32_t t232 = v_x1171_d[t190];
+          int32_t t232 = v_x1147_d[t190];
           uint8_t t234 = rt_lt_i(t232, t231);
         }
         t188y0 = t223;
         t188y1 = t225;
         if (t186[t189]) {
-          v_x1178_d[at] = t188y0;
-          v_x1179_d[at] = t188y1;
+          v_x1154_d[at] = t188y0;
+          v_x1155_d[at] = t188y1;
           at++;
         }
       }
@@ -1790,13 +1790,13 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1178_d = v_x1178->data.i;
-    const int64_t v_x1178_n = v_x1178->len;
-    uint8_t *v_x1179_d = v_x1179->data.b;
-    const int64_t v_x1179_n = v_x1179->len;
+    int32_t *v_x1154_d = v_x1154->data.i;
+    const int64_t v_x1154_n = v_x1154->len;
+    uint8_t *v_x1155_d = v_x1155->data.b;
+    const int64_t v_x1155_n = v_x1155->len;
     /* FILTER */
     {
-      const int64_t t235 = v_x1171_n;
+      const int64_t t235 = v_x1147_n;
       const int64_t t236 = t235 > 0 ? (t235 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t237 = (uint8_t *)rt_alloc_atomic((size_t)t235 + 1);
       int64_t *t238 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t236 + 1));
@@ -1809,40 +1809,40 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201
           int32_t t239x0;
           uint8_t t239x1;
           int t243 = 0; /* nonzero: a check below failed */
-          int t244 = (uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1202;
+          int t244 = (uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1178;
           int32_t t242 = t244 ? t241 : 0;
           t243 |= !t244;
-          int64_t t246 = 0, t247 = v_off_1201_n;
+          int64_t t246 = 0, t247 = v_off_1177_n;
           while (t247 - t246 > 1) {
             int64_t t248 = t246 + (t247 - t246) / 2;
-            if (v_off_1201_d[t248] <= t242) t246 = t248; else t247 = t248;
+            if (v_off_1177_d[t248] <= t242) t246 = t248; else t247 = t248;
           }
           const int32_t t245 = (int32_t)t246;
-          int t250 = (uint64_t)(int64_t)t245 < (uint64_t)v_x1170_n;
-          int32_t t249 = t250 ? v_x1170_d[t245] : 0;
+          int t250 = (uint64_t)(int64_t)t245 < (uint64_t)v_x1146_n;
+          int32_t t249 = t250 ? v_x1146_d[t245] : 0;
           t243 |= !t250;
-          int32_t t251 = v_x1171_d[t241];
+          int32_t t251 = v_x1147_d[t241];
           uint8_t t253 = rt_gt_i(t251, t249);
           if (__builtin_expect(t243 != 0, 0)) { /* again, recording the error */
             int32_t t254 = t241;
-            if (!((uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1202)) {
-              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1202, 0.0, 4);
+            if (!((uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1178)) {
+              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1178, 0.0, 4);
               t254 = 0;
             }
-            int64_t t256 = 0, t257 = v_off_1201_n;
+            int64_t t256 = 0, t257 = v_off_1177_n;
             while (t257 - t256 > 1) {
               int64_t t258 = t256 + (t257 - t256) / 2;
-              if (v_off_1201_d[t258] <= t254) t256 = t258; else t257 = t258;
+              if (v_off_1177_d[t258] <= t254) t256 = t258; else t257 = t258;
             }
             const int32_t t255 = (int32_t)t256;
             int32_t t259;
-            if ((uint64_t)(int64_t)t255 < (uint64_t)v_x1170_n) {
-              t259 = v_x1170_d[t255];
+            if ((uint64_t)(int64_t)t255 < (uint64_t)v_x1146_n) {
+              t259 = v_x1146_d[t255];
             } else {
-              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t255, v_x1170_n, 0.0, 5);
+              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t255, v_x1146_n, 0.0, 5);
               t259 = 0;
             }
-            int32_t t260 = v_x1171_d[t241];
+            int32_t t260 = v_x1147_d[t241];
             uint8_t t262 = rt_gt_i(t260, t259);
           }
           t239x0 = t251;
@@ -1865,12 +1865,12 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201
         t238[t239] = t264;
         t264 += k;
       }
-      v_x1185 = rt_value_new(rt_vec_type(RT_INT), t264);
-      int32_t *v_x1185_d = v_x1185->data.i;
-      const int64_t v_x1185_n = v_x1185->len;
-      v_x1186 = rt_value_new(rt_vec_type(RT_BOOL), t264);
-      uint8_t *v_x1186_d = v_x1186->data.b;
-      const int64_t v_x1186_n = v_x1186->len;
+      v_x1161 = rt_value_new(rt_vec_type(RT_INT), t264);
+      int32_t *v_x1161_d = v_x1161->data.i;
+      const int64_t v_x1161_n = v_x1161->len;
+      v_x1162 = rt_value_new(rt_vec_type(RT_BOOL), t264);
+      uint8_t *v_x1162_d = v_x1162->data.b;
+      const int64_t v_x1162_n = v_x1162->len;
       RT_PARALLEL_FOR_IF(t236 > 1)
       for (int64_t t239 = 0; t239 < t236; t239++) {
         int64_t at = t238[t239];
@@ -1882,47 +1882,47 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201
           int32_t t239y0;
           uint8_t t239y1;
           int t266 = 0; /* nonzero: a check below failed */
-          int t267 = (uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1202;
+          int t267 = (uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1178;
           int32_t t265 = t267 ? t241 : 0;
           t266 |= !t267;
-          int64_t t269 = 0, t270 = v_off_1201_n;
+          int64_t t269 = 0, t270 = v_off_1177_n;
           while (t270 - t269 > 1) {
             int64_t t271 = t269 + (t270 - t269) / 2;
-            if (v_off_1201_d[t271] <= t265) t269 = t271; else t270 = t271;
+            if (v_off_1177_d[t271] <= t265) t269 = t271; else t270 = t271;
           }
           const int32_t t268 = (int32_t)t269;
-          int t273 = (uint64_t)(int64_t)t268 < (uint64_t)v_x1170_n;
-          int32_t t272 = t273 ? v_x1170_d[t268] : 0;
+          int t273 = (uint64_t)(int64_t)t268 < (uint64_t)v_x1146_n;
+          int32_t t272 = t273 ? v_x1146_d[t268] : 0;
           t266 |= !t273;
-          int32_t t274 = v_x1171_d[t241];
+          int32_t t274 = v_x1147_d[t241];
           uint8_t t276 = rt_gt_i(t274, t272);
           if (__builtin_expect(t266 != 0, 0)) { /* again, recording the error */
             int32_t t277 = t241;
-            if (!((uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1202)) {
-              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1202, 0.0, 6);
+            if (!((uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1178)) {
+              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1178, 0.0, 6);
               t277 = 0;
             }
-            int64_t t279 = 0, t280 = v_off_1201_n;
+            int64_t t279 = 0, t280 = v_off_1177_n;
             while (t280 - t279 > 1) {
               int64_t t281 = t279 + (t280 - t279) / 2;
-              if (v_off_1201_d[t281] <= t277) t279 = t281; else t280 = t281;
+              if (v_off_1177_d[t281] <= t277) t279 = t281; else t280 = t281;
             }
             const int32_t t278 = (int32_t)t279;
             int32_t t282;
-            if ((uint64_t)(int64_t)t278 < (uint64_t)v_x1170_n) {
-              t282 = v_x1170_d[t278];
+            if ((uint64_t)(int64_t)t278 < (uint64_t)v_x1146_n) {
+              t282 = v_x1146_d[t278];
             } else {
-              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t278, v_x1170_n, 0.0, 7);
+              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t278, v_x1146_n, 0.0, 7);
               t282 = 0;
             }
-            int32_t t283 = v_x1171_d[t241];
+            int32_t t283 = v_x1147_d[t241];
             uint8_t t285 = rt_gt_i(t283, t282);
           }
           t239y0 = t274;
           t239y1 = t276;
           if (t237[t240]) {
-            v_x1185_d[at] = t239y0;
-            v_x1186_d[at] = t239y1;
+            v_x1161_d[at] = t239y0;
+            v_x1162_d[at] = t239y1;
             at++;
           }
         }
@@ -1933,43 +1933,43 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1185_d = v_x1185->data.i;
-      const int64_t v_x1185_n = v_x1185->len;
-      uint8_t *v_x1186_d = v_x1186->data.b;
-      const int64_t v_x1186_n = v_x1186->len;
+      int32_t *v_x1161_d = v_x1161->data.i;
+      const int64_t v_x1161_n = v_x1161->len;
+      uint8_t *v_x1162_d = v_x1162->data.b;
+      const int64_t v_x1162_n = v_x1162->len;
       /* SEG_REDUCE */
       {
-        v_x1199 = rt_value_new(rt_vec_type(RT_INT), v_x1172_n);
-        int32_t *v_x1199_d = v_x1199->data.i;
-        const int64_t v_x1199_n = v_x1199->len;
-        v_x1200 = rt_value_new(rt_vec_type(RT_INT), v_x1172_n);
-        int32_t *v_x1200_d = v_x1200->data.i;
-        const int64_t v_x1200_n = v_x1200->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1172_n >= 64)
-        for (int64_t t286 = 0; t286 < v_x1172_n; t286++) {
+        v_x1175 = rt_value_new(rt_vec_type(RT_INT), v_x1148_n);
+        int32_t *v_x1175_d = v_x1175->data.i;
+        const int64_t v_x1175_n = v_x1175->len;
+        v_x1176 = rt_value_new(rt_vec_type(RT_INT), v_x1148_n);
+        int32_t *v_x1176_d = v_x1176->data.i;
+        const int64_t v_x1176_n = v_x1176->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1148_n >= 64)
+        for (int64_t t286 = 0; t286 < v_x1148_n; t286++) {
           int32_t t286a0;
           int32_t t286a1;
           t286a0 = 0;
           t286a1 = 0;
-          for (int64_t t287 = v_x1172_off[t286]; t287 < v_x1172_off[t286 + 1]; t287++) {
+          for (int64_t t287 = v_x1148_off[t286]; t287 < v_x1148_off[t286 + 1]; t287++) {
             const int32_t t288 = (int32_t)t287;
             int32_t t286x0;
             int32_t t286x1;
             int t290 = 0; /* nonzero: a check below failed */
-            int t291 = (uint64_t)(int64_t)t288 < (uint64_t)(int64_t)v_x1202;
+            int t291 = (uint64_t)(int64_t)t288 < (uint64_t)(int64_t)v_x1178;
             int32_t t289 = t291 ? t288 : 0;
             t290 |= !t291;
-            int64_t t293 = 0, t294 = v_off_1201_n;
+            int64_t t293 = 0, t294 = v_off_1177_n;
             while (t294 - t293 > 1) {
               int64_t t295 = t293 + (t294 - t293) / 2;
-              if (v_off_1201_d[t295] <= t289) t293 = t295; else t294 = t295;
+              if (v_off_1177_d[t295] <= t289) t293 = t295; else t294 = t295;
             }
             const int32_t t292 = (int32_t)t293;
-            int t297 = (uint64_t)(int64_t)t292 < (uint64_t)v_x1170_n;
-            int32_t t296 = t297 ? v_x1170_d[t292] : 0;
+            int t297 = (uint64_t)(int64_t)t292 < (uint64_t)v_x1146_n;
+            int32_t t296 = t297 ? v_x1146_d[t292] : 0;
             t290 |= !t297;
-            int t299 = (uint64_t)(int64_t)t288 < (uint64_t)v_x1171_n;
-            int32_t t298 = t299 ? v_x1171_d[t288] : 0;
+            int t299 = (uint64_t)(int64_t)t288 < (uint64_t)v_x1147_n;
+            int32_t t298 = t299 ? v_x1147_d[t288] : 0;
             t290 |= !t299;
             uint8_t t301 = rt_lt_i(t298, t296);
             int32_t t303 = rt_btoi_b(t301);
@@ -1977,28 +1977,28 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201
             int32_t t307 = rt_btoi_b(t305);
             if (__builtin_expect(t290 != 0, 0)) { /* again, recording the error */
               int32_t t308 = t288;
-              if (!((uint64_t)(int64_t)t288 < (uint64_t)(int64_t)v_x1202)) {
-                NESSIE_RECORD(err, t287, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x1202, 0.0, 8);
+              if (!((uint64_t)(int64_t)t288 < (uint64_t)(int64_t)v_x1178)) {
+                NESSIE_RECORD(err, t287, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x1178, 0.0, 8);
                 t308 = 0;
               }
-              int64_t t310 = 0, t311 = v_off_1201_n;
+              int64_t t310 = 0, t311 = v_off_1177_n;
               while (t311 - t310 > 1) {
                 int64_t t312 = t310 + (t311 - t310) / 2;
-                if (v_off_1201_d[t312] <= t308) t310 = t312; else t311 = t312;
+                if (v_off_1177_d[t312] <= t308) t310 = t312; else t311 = t312;
               }
               const int32_t t309 = (int32_t)t310;
               int32_t t313;
-              if ((uint64_t)(int64_t)t309 < (uint64_t)v_x1170_n) {
-                t313 = v_x1170_d[t309];
+              if ((uint64_t)(int64_t)t309 < (uint64_t)v_x1146_n) {
+                t313 = v_x1146_d[t309];
               } else {
-                NESSIE_RECORD(err, t287, RT_CHECK_INDEX, 0, 0, RT_GATHER, t309, v_x1170_n, 0.0, 9);
+                NESSIE_RECORD(err, t287, RT_CHECK_INDEX, 0, 0, RT_GATHER, t309, v_x1146_n, 0.0, 9);
                 t313 = 0;
               }
               int32_t t314;
-              if ((uint64_t)(int64_t)t288 < (uint64_t)v_x1171_n) {
-                t314 = v_x1171_d[t288];
+              if ((uint64_t)(int64_t)t288 < (uint64_t)v_x1147_n) {
+                t314 = v_x1147_d[t288];
               } else {
-                NESSIE_RECORD(err, t287, RT_CHECK_INDEX, 3, 0, RT_GATHER, t288, v_x1171_n, 0.0, 10);
+                NESSIE_RECORD(err, t287, RT_CHECK_INDEX, 3, 0, RT_GATHER, t288, v_x1147_n, 0.0, 10);
                 t314 = 0;
               }
               uint8_t t316 = rt_lt_i(t314, t313);
@@ -2013,45 +2013,45 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201
             t286a0 = t324;
             t286a1 = t326;
           }
-          v_x1199_d[t286] = t286a0;
-          v_x1200_d[t286] = t286a1;
+          v_x1175_d[t286] = t286a0;
+          v_x1176_d[t286] = t286a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1178 = v_x1178;
-  *out_v_x1199 = v_x1199;
-  *out_v_x1185 = v_x1185;
-  *out_v_x1200 = v_x1200;
-  rt_release(v_x1179);
-  rt_release(v_x1186);
+  *out_v_x1154 = v_x1154;
+  *out_v_x1175 = v_x1175;
+  *out_v_x1161 = v_x1161;
+  *out_v_x1176 = v_x1176;
+  rt_release(v_x1155);
+  rt_release(v_x1162);
   return;
 fail:
-  rt_release(v_x1178);
-  rt_release(v_x1179);
-  rt_release(v_x1185);
-  rt_release(v_x1186);
-  rt_release(v_x1199);
-  rt_release(v_x1200);
+  rt_release(v_x1154);
+  rt_release(v_x1155);
+  rt_release(v_x1161);
+  rt_release(v_x1162);
+  rt_release(v_x1175);
+  rt_release(v_x1176);
 }
 
 /* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_off_1201_d; int64_t v_off_1201_n;
-  int32_t *v_x1170_d; int64_t v_x1170_n;
-  int32_t *v_x1171_d; int64_t v_x1171_n;
-  const int64_t *v_x1172_off; int64_t v_x1172_n;
-  int32_t v_x1202;
-  int32_t *v_x1178_d; int64_t v_x1178_n;
-  uint8_t *v_x1179_d; int64_t v_x1179_n;
-  int32_t *v_x1185_d; int64_t v_x1185_n;
-  uint8_t *v_x1186_d; int64_t v_x1186_n;
-  int32_t *v_x1199_d; int64_t v_x1199_n;
-  int32_t *v_x1200_d; int64_t v_x1200_n;
+  int32_t *v_off_1177_d; int64_t v_off_1177_n;
+  int32_t *v_x1146_d; int64_t v_x1146_n;
+  int32_t *v_x1147_d; int64_t v_x1147_n;
+  const int64_t *v_x1148_off; int64_t v_x1148_n;
+  int32_t v_x1178;
+  int32_t *v_x1154_d; int64_t v_x1154_n;
+  uint8_t *v_x1155_d; int64_t v_x1155_n;
+  int32_t *v_x1161_d; int64_t v_x1161_n;
+  uint8_t *v_x1162_d; int64_t v_x1162_n;
+  int32_t *v_x1175_d; int64_t v_x1175_n;
+  int32_t *v_x1176_d; int64_t v_x1176_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
@@ -2063,40 +2063,40 @@ struct K13_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t328 = 0; /* nonzero: a check below failed */
-    int t329 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1202;
+    int t329 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1178;
     int32_t t327 = t329 ? ix : 0;
     t328 |= !t329;
-    int64_t t331 = 0, t332 = A.v_off_1201_n;
+    int64_t t331 = 0, t332 = A.v_off_1177_n;
     while (t332 - t331 > 1) {
       int64_t t333 = t331 + (t332 - t331) / 2;
-      if (A.v_off_1201_d[t333] <= t327) t331 = t333; else t332 = t333;
+      if (A.v_off_1177_d[t333] <= t327) t331 = t333; else t332 = t333;
     }
     const int32_t t330 = (int32_t)t331;
-    int t335 = (uint64_t)(int64_t)t330 < (uint64_t)A.v_x1170_n;
-    int32_t t334 = t335 ? A.v_x1170_d[t330] : 0;
+    int t335 = (uint64_t)(int64_t)t330 < (uint64_t)A.v_x1146_n;
+    int32_t t334 = t335 ? A.v_x1146_d[t330] : 0;
     t328 |= !t335;
-    int32_t t336 = A.v_x1171_d[ix];
+    int32_t t336 = A.v_x1147_d[ix];
     uint8_t t338 = rt_lt_i(t336, t334);
     if (__builtin_expect(t328 != 0, 0)) { /* again, recording the error */
       int32_t t339 = ix;
-      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1202)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1202, 0.0, 0);
+      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1178)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1178, 0.0, 0);
         t339 = 0;
       }
-      int64_t t341 = 0, t342 = A.v_off_1201_n;
+      int64_t t341 = 0, t342 = A.v_off_1177_n;
       while (t342 - t341 > 1) {
         int64_t t343 = t341 + (t342 - t341) / 2;
-        if (A.v_off_1201_d[t343] <= t339) t341 = t343; else t342 = t343;
+        if (A.v_off_1177_d[t343] <= t339) t341 = t343; else t342 = t343;
       }
       const int32_t t340 = (int32_t)t341;
       int32_t t344;
-      if ((uint64_t)(int64_t)t340 < (uint64_t)A.v_x1170_n) {
-        t344 = A.v_x1170_d[t340];
+      if ((uint64_t)(int64_t)t340 < (uint64_t)A.v_x1146_n) {
+        t344 = A.v_x1146_d[t340];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t340, A.v_x1170_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t340, A.v_x1146_n, 0.0, 1);
         t344 = 0;
       }
-      int32_t t345 = A.v_x1171_d[ix];
+      int32_t t345 = A.v_x1147_d[ix];
       uint8_t t347 = rt_lt_i(t345, t344);
     }
     return K13_0_V{t336, t338};
@@ -2105,8 +2105,8 @@ struct K13_0_pull {
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x1178_d[i] = v.v0;
-    A.v_x1179_d[i] = v.v1;
+    A.v_x1154_d[i] = v.v0;
+    A.v_x1155_d[i] = v.v1;
   }
 };
 struct K13_0_pred {
@@ -2125,40 +2125,40 @@ struct K13_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t349 = 0; /* nonzero: a check below failed */
-    int t350 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1202;
+    int t350 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1178;
     int32_t t348 = t350 ? ix : 0;
     t349 |= !t350;
-    int64_t t352 = 0, t353 = A.v_off_1201_n;
+    int64_t t352 = 0, t353 = A.v_off_1177_n;
     while (t353 - t352 > 1) {
       int64_t t354 = t352 + (t353 - t352) / 2;
-      if (A.v_off_1201_d[t354] <= t348) t352 = t354; else t353 = t354;
+      if (A.v_off_1177_d[t354] <= t348) t352 = t354; else t353 = t354;
     }
     const int32_t t351 = (int32_t)t352;
-    int t356 = (uint64_t)(int64_t)t351 < (uint64_t)A.v_x1170_n;
-    int32_t t355 = t356 ? A.v_x1170_d[t351] : 0;
+    int t356 = (uint64_t)(int64_t)t351 < (uint64_t)A.v_x1146_n;
+    int32_t t355 = t356 ? A.v_x1146_d[t351] : 0;
     t349 |= !t356;
-    int32_t t357 = A.v_x1171_d[ix];
+    int32_t t357 = A.v_x1147_d[ix];
     uint8_t t359 = rt_gt_i(t357, t355);
     if (__builtin_expect(t349 != 0, 0)) { /* again, recording the error */
       int32_t t360 = ix;
-      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1202)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1202, 0.0, 2);
+      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1178)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1178, 0.0, 2);
         t360 = 0;
       }
-      int64_t t362 = 0, t363 = A.v_off_1201_n;
+      int64_t t362 = 0, t363 = A.v_off_1177_n;
       while (t363 - t362 > 1) {
         int64_t t364 = t362 + (t363 - t362) / 2;
-        if (A.v_off_1201_d[t364] <= t360) t362 = t364; else t363 = t364;
+        if (A.v_off_1177_d[t364] <= t360) t362 = t364; else t363 = t364;
       }
       const int32_t t361 = (int32_t)t362;
       int32_t t365;
-      if ((uint64_t)(int64_t)t361 < (uint64_t)A.v_x1170_n) {
-        t365 = A.v_x1170_d[t361];
+      if ((uint64_t)(int64_t)t361 < (uint64_t)A.v_x1146_n) {
+        t365 = A.v_x1146_d[t361];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t361, A.v_x1170_n, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t361, A.v_x1146_n, 0.0, 3);
         t365 = 0;
       }
-      int32_t t366 = A.v_x1171_d[ix];
+      int32_t t366 = A.v_x1147_d[ix];
       uint8_t t368 = rt_gt_i(t366, t365);
     }
     return K13_1_V{t357, t359};
@@ -2167,8 +2167,8 @@ struct K13_1_pull {
 struct K13_1_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_1_V &v) const {
-    A.v_x1185_d[i] = v.v0;
-    A.v_x1186_d[i] = v.v1;
+    A.v_x1161_d[i] = v.v0;
+    A.v_x1162_d[i] = v.v1;
   }
 };
 struct K13_1_pred {
@@ -2187,20 +2187,20 @@ struct K13_2_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t370 = 0; /* nonzero: a check below failed */
-    int t371 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1202;
+    int t371 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1178;
     int32_t t369 = t371 ? ix : 0;
     t370 |= !t371;
-    int64_t t373 = 0, t374 = A.v_off_1201_n;
+    int64_t t373 = 0, t374 = A.v_off_1177_n;
     while (t374 - t373 > 1) {
       int64_t t375 = t373 + (t374 - t373) / 2;
-      if (A.v_off_1201_d[t375] <= t369) t373 = t375; else t374 = t375;
+      if (A.v_off_1177_d[t375] <= t369) t373 = t375; else t374 = t375;
     }
     const int32_t t372 = (int32_t)t373;
-    int t377 = (uint64_t)(int64_t)t372 < (uint64_t)A.v_x1170_n;
-    int32_t t376 = t377 ? A.v_x1170_d[t372] : 0;
+    int t377 = (uint64_t)(int64_t)t372 < (uint64_t)A.v_x1146_n;
+    int32_t t376 = t377 ? A.v_x1146_d[t372] : 0;
     t370 |= !t377;
-    int t379 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1171_n;
-    int32_t t378 = t379 ? A.v_x1171_d[ix] : 0;
+    int t379 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1147_n;
+    int32_t t378 = t379 ? A.v_x1147_d[ix] : 0;
     t370 |= !t379;
     uint8_t t381 = rt_lt_i(t378, t376);
     int32_t t383 = rt_btoi_b(t381);
@@ -2208,28 +2208,28 @@ struct K13_2_pull {
     int32_t t387 = rt_btoi_b(t385);
     if (__builtin_expect(t370 != 0, 0)) { /* again, recording the error */
       int32_t t388 = ix;
-      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1202)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1202, 0.0, 4);
+      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1178)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1178, 0.0, 4);
         t388 = 0;
       }
-      int64_t t390 = 0, t391 = A.v_off_1201_n;
+      int64_t t390 = 0, t391 = A.v_off_1177_n;
       while (t391 - t390 > 1) {
         int64_t t392 = t390 + (t391 - t390) / 2;
-        if (A.v_off_1201_d[t392] <= t388) t390 = t392; else t391 = t392;
+        if (A.v_off_1177_d[t392] <= t388) t390 = t392; else t391 = t392;
       }
       const int32_t t389 = (int32_t)t390;
       int32_t t393;
-      if ((uint64_t)(int64_t)t389 < (uint64_t)A.v_x1170_n) {
-        t393 = A.v_x1170_d[t389];
+      if ((uint64_t)(int64_t)t389 < (uint64_t)A.v_x1146_n) {
+        t393 = A.v_x1146_d[t389];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, A.v_x1170_n, 0.0, 5);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, A.v_x1146_n, 0.0, 5);
         t393 = 0;
       }
       int32_t t394;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1171_n) {
-        t394 = A.v_x1171_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1147_n) {
+        t394 = A.v_x1147_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x1171_n, 0.0, 6);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x1147_n, 0.0, 6);
         t394 = 0;
       }
       uint8_t t396 = rt_lt_i(t394, t393);
@@ -2243,8 +2243,8 @@ struct K13_2_pull {
 struct K13_2_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_2_V &v) const {
-    A.v_x1199_d[i] = v.v0;
-    A.v_x1200_d[i] = v.v1;
+    A.v_x1175_d[i] = v.v0;
+    A.v_x1176_d[i] = v.v1;
   }
 };
 struct K13_2_op {
@@ -2255,47 +2255,47 @@ struct K13_2_op {
     return K13_2_V{t404, t406};
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtValue *v_x1170, RtValue *v_x1171, RtValue *v_x1172, int32_t v_x1202, RtValue **out_v_x1178, RtValue **out_v_x1199, RtValue **out_v_x1185, RtValue **out_v_x1200) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1177, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1178, RtValue **out_v_x1154, RtValue **out_v_x1175, RtValue **out_v_x1161, RtValue **out_v_x1176) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_off_1201_d = v_off_1201->data.i;
-  A.v_off_1201_n = v_off_1201->len;
-  A.v_x1170_d = v_x1170->data.i;
-  A.v_x1170_n = v_x1170->len;
-  A.v_x1171_d = v_x1171->data.i;
-  A.v_x1171_n = v_x1171->len;
-  A.v_x1172_off = rtg_seg_offsets(v_x1172);
-  A.v_x1172_n = v_x1172->len;
-  A.v_x1202 = v_x1202;
-  RtValue *v_x1178 = NULL;
-  RtValue *v_x1179 = NULL;
-  RtValue *v_x1185 = NULL;
-  RtValue *v_x1186 = NULL;
-  RtValue *v_x1199 = NULL;
-  RtValue *v_x1200 = NULL;
+  A.v_off_1177_d = v_off_1177->data.i;
+  A.v_off_1177_n = v_off_1177->len;
+  A.v_x1146_d = v_x1146->data.i;
+  A.v_x1146_n = v_x1146->len;
+  A.v_x1147_d = v_x1147->data.i;
+  A.v_x1147_n = v_x1147->len;
+  A.v_x1148_off = rtg_seg_offsets(v_x1148);
+  A.v_x1148_n = v_x1148->len;
+  A.v_x1178 = v_x1178;
+  RtValue *v_x1154 = NULL;
+  RtValue *v_x1155 = NULL;
+  RtValue *v_x1161 = NULL;
+  RtValue *v_x1162 = NULL;
+  RtValue *v_x1175 = NULL;
+  RtValue *v_x1176 = NULL;
   /* SOACs 0 to 1: FILTERs in one launch */
   int64_t *t407, t408; /* the slot of SOAC 0's count, its size */
   int64_t *t409, t410; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t411 = v_x1171->len;
-    v_x1178 = rtg_vec_new(RT_INT, t411);
-    A.v_x1178_d = v_x1178->data.i;
-    A.v_x1178_n = v_x1178->len;
-    v_x1179 = rtg_vec_new(RT_BOOL, t411);
-    A.v_x1179_d = v_x1179->data.b;
-    A.v_x1179_n = v_x1179->len;
+    const int64_t t411 = v_x1147->len;
+    v_x1154 = rtg_vec_new(RT_INT, t411);
+    A.v_x1154_d = v_x1154->data.i;
+    A.v_x1154_n = v_x1154->len;
+    v_x1155 = rtg_vec_new(RT_BOOL, t411);
+    A.v_x1155_d = v_x1155->data.b;
+    A.v_x1155_n = v_x1155->len;
     t408 = t411;
-    const int64_t t412 = v_x1171->len;
-    v_x1185 = rtg_vec_new(RT_INT, t412);
-    A.v_x1185_d = v_x1185->data.i;
-    A.v_x1185_n = v_x1185->len;
-    v_x1186 = rtg_vec_new(RT_BOOL, t412);
-    A.v_x1186_d = v_x1186->data.b;
-    A.v_x1186_n = v_x1186->len;
+    const int64_t t412 = v_x1147->len;
+    v_x1161 = rtg_vec_new(RT_INT, t412);
+    A.v_x1161_d = v_x1161->data.i;
+    A.v_x1161_n = v_x1161->len;
+    v_x1162 = rtg_vec_new(RT_BOOL, t412);
+    A.v_x1162_d = v_x1162->data.b;
+    A.v_x1162_n = v_x1162->len;
     t410 = t412;
     int64_t *t413[2];
     rtg::filters_launch("K13", loc, t412, t413, rtg::filter_part<K13_0_V>(K13_0_pull{A}, K13_0_pred{A}, K13_0_store{A}, K13_0_store{A}, false), rtg::filter_part<K13_1_V>(K13_1_pull{A}, K13_1_pred{A}, K13_1_store{A}, K13_1_store{A}, false));
@@ -2304,57 +2304,57 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201,
   }
   {
     const int64_t t414 = rtg::filter_count(t407);
-    v_x1178 = rtg_vec_fit(v_x1178, t414);
-    A.v_x1178_d = v_x1178->data.i;
-    A.v_x1178_n = v_x1178->len;
-    v_x1179 = rtg_vec_fit(v_x1179, t414);
-    A.v_x1179_d = v_x1179->data.b;
-    A.v_x1179_n = v_x1179->len;
+    v_x1154 = rtg_vec_fit(v_x1154, t414);
+    A.v_x1154_d = v_x1154->data.i;
+    A.v_x1154_n = v_x1154->len;
+    v_x1155 = rtg_vec_fit(v_x1155, t414);
+    A.v_x1155_d = v_x1155->data.b;
+    A.v_x1155_n = v_x1155->len;
   }
   {
     const int64_t t415 = rtg::filter_count(t409);
-    v_x1185 = rtg_vec_fit(v_x1185, t415);
-    A.v_x1185_d = v_x1185->data.i;
-    A.v_x1185_n = v_x1185->len;
-    v_x1186 = rtg_vec_fit(v_x1186, t415);
-    A.v_x1186_d = v_x1186->data.b;
-    A.v_x1186_n = v_x1186->len;
+    v_x1161 = rtg_vec_fit(v_x1161, t415);
+    A.v_x1161_d = v_x1161->data.i;
+    A.v_x1161_n = v_x1161->len;
+    v_x1162 = rtg_vec_fit(v_x1162, t415);
+    A.v_x1162_d = v_x1162->data.b;
+    A.v_x1162_n = v_x1162->len;
   }
   /* SEG_REDUCE */
   {
-    const int64_t t416 = v_x1172->len;
-    v_x1199 = rtg_vec_new(RT_INT, t416);
-    A.v_x1199_d = v_x1199->data.i;
-    A.v_x1199_n = v_x1199->len;
-    v_x1200 = rtg_vec_new(RT_INT, t416);
-    A.v_x1200_d = v_x1200->data.i;
-    A.v_x1200_n = v_x1200->len;
-    rtg::segmented("K13", loc, K13_2_pull{A}, K13_2_op{A}, K13_2_V{0, 0}, v_x1172, false, K13_2_store{A});
+    const int64_t t416 = v_x1148->len;
+    v_x1175 = rtg_vec_new(RT_INT, t416);
+    A.v_x1175_d = v_x1175->data.i;
+    A.v_x1175_n = v_x1175->len;
+    v_x1176 = rtg_vec_new(RT_INT, t416);
+    A.v_x1176_d = v_x1176->data.i;
+    A.v_x1176_n = v_x1176->len;
+    rtg::segmented("K13", loc, K13_2_pull{A}, K13_2_op{A}, K13_2_V{0, 0}, v_x1148, false, K13_2_store{A});
   }
-  *out_v_x1178 = v_x1178;
-  *out_v_x1199 = v_x1199;
-  *out_v_x1185 = v_x1185;
-  *out_v_x1200 = v_x1200;
-  rt_release(v_x1179);
-  rt_release(v_x1186);
+  *out_v_x1154 = v_x1154;
+  *out_v_x1175 = v_x1175;
+  *out_v_x1161 = v_x1161;
+  *out_v_x1176 = v_x1176;
+  rt_release(v_x1155);
+  rt_release(v_x1162);
   return;
 fail:
-  rt_release(v_x1178);
-  rt_release(v_x1179);
-  rt_release(v_x1185);
-  rt_release(v_x1186);
-  rt_release(v_x1199);
-  rt_release(v_x1200);
+  rt_release(v_x1154);
+  rt_release(v_x1155);
+  rt_release(v_x1161);
+  rt_release(v_x1162);
+  rt_release(v_x1175);
+  rt_release(v_x1176);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1201, RtValue *v_x1170, RtValue *v_x1171, RtValue *v_x1172, int32_t v_x1202, RtValue **out_v_x1178, RtValue **out_v_x1199, RtValue **out_v_x1185, RtValue **out_v_x1200) {
-  RtValue *vals[] = {v_off_1201, v_x1170, v_x1171, v_x1172};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1177, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1178, RtValue **out_v_x1154, RtValue **out_v_x1175, RtValue **out_v_x1161, RtValue **out_v_x1176) {
+  RtValue *vals[] = {v_off_1177, v_x1146, v_x1147, v_x1148};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K13_host(err, loc, run, v_off_1201, v_x1170, v_x1171, v_x1172, v_x1202, out_v_x1178, out_v_x1199, out_v_x1185, out_v_x1200);
+    K13_host(err, loc, run, v_off_1177, v_x1146, v_x1147, v_x1148, v_x1178, out_v_x1154, out_v_x1175, out_v_x1161, out_v_x1176);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_off_1201, v_x1170, v_x1171, v_x1172, v_x1202, out_v_x1178, out_v_x1199, out_v_x1185, out_v_x1200);
+    K13_gpu(err, loc, run, v_off_1177, v_x1146, v_x1147, v_x1148, v_x1178, out_v_x1154, out_v_x1175, out_v_x1161, out_v_x1176);
   }
 }
 
@@ -2761,146 +2761,146 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue
 }
 
 /* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1203, RtValue *v_x1204, int32_t v_x1205, RtValue *v_sd_1215, RtValue *v_x1207, RtValue *v_x1208, RtValue *v_x1209, int32_t v_x1210, RtValue **out_v_x1214) {
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1179, RtValue *v_x1180, int32_t v_x1181, RtValue *v_sd_1191, RtValue *v_x1183, RtValue *v_x1184, RtValue *v_x1185, int32_t v_x1186, RtValue **out_v_x1190) {
   (void)loc;
   (void)run;
-  int32_t *v_x1203_d = v_x1203->data.i;
-  const int64_t v_x1203_n = v_x1203->len;
-  int32_t *v_x1204_d = v_x1204->data.i;
-  const int64_t v_x1204_n = v_x1204->len;
-  const int64_t *v_sd_1215_off = rt_seg_offsets(v_sd_1215);
-  const int64_t v_sd_1215_n = v_sd_1215->len;
-  int32_t *v_x1207_d = v_x1207->data.i;
-  const int64_t v_x1207_n = v_x1207->len;
-  int32_t *v_x1208_d = v_x1208->data.i;
-  const int64_t v_x1208_n = v_x1208->len;
-  int32_t *v_x1209_d = v_x1209->data.i;
-  const int64_t v_x1209_n = v_x1209->len;
-  RtValue *v_x1214 = NULL;
+  int32_t *v_x1179_d = v_x1179->data.i;
+  const int64_t v_x1179_n = v_x1179->len;
+  int32_t *v_x1180_d = v_x1180->data.i;
+  const int64_t v_x1180_n = v_x1180->len;
+  const int64_t *v_sd_1191_off = rt_seg_offsets(v_sd_1191);
+  const int64_t v_sd_1191_n = v_sd_1191->len;
+  int32_t *v_x1183_d = v_x1183->data.i;
+  const int64_t v_x1183_n = v_x1183->len;
+  int32_t *v_x1184_d = v_x1184->data.i;
+  const int64_t v_x1184_n = v_x1184->len;
+  int32_t *v_x1185_d = v_x1185->data.i;
+  const int64_t v_x1185_n = v_x1185->len;
+  RtValue *v_x1190 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t522 = v_sd_1215_off[v_sd_1215_n];
-    v_x1214 = rt_value_new(rt_vec_type(RT_INT), t522);
-    int32_t *v_x1214_d = v_x1214->data.i;
-    const int64_t v_x1214_n = v_x1214->len;
+    const int64_t t522 = v_sd_1191_off[v_sd_1191_n];
+    v_x1190 = rt_value_new(rt_vec_type(RT_INT), t522);
+    int32_t *v_x1190_d = v_x1190->data.i;
+    const int64_t v_x1190_n = v_x1190->len;
     const int64_t t523 = (t522 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t523 > 1)
     for (int64_t t524 = 0; t524 < t523; t524++) {
-      int64_t t527 = rt_segment_search(v_sd_1215_off, 0, v_sd_1215_n, t524 * RT_CHUNK);
+      int64_t t527 = rt_segment_search(v_sd_1191_off, 0, v_sd_1191_n, t524 * RT_CHUNK);
       const int64_t t524_end = (t524 + 1) * RT_CHUNK < t522 ? (t524 + 1) * RT_CHUNK : t522;
       for (int64_t t525 = t524 * RT_CHUNK; t525 < t524_end; t525++) {
         const int32_t t526 = (int32_t)t525;
-        while (v_sd_1215_off[t527 + 1] <= t525)
+        while (v_sd_1191_off[t527 + 1] <= t525)
           t527++;
         const int32_t t528 = (int32_t)t527;
         int t530 = 0; /* nonzero: a check below failed */
-        int t531 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1209_n;
-        int32_t t529 = t531 ? v_x1209_d[t528] : 0;
+        int t531 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1185_n;
+        int32_t t529 = t531 ? v_x1185_d[t528] : 0;
         t530 |= !t531;
-        int t533 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1207_n;
-        int32_t t532 = t533 ? v_x1207_d[t528] : 0;
+        int t533 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1183_n;
+        int32_t t532 = t533 ? v_x1183_d[t528] : 0;
         t530 |= !t533;
         int32_t t535 = rt_sub_i(t526, t532);
-        int t537 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1208_n;
-        int32_t t536 = t537 ? v_x1208_d[t528] : 0;
+        int t537 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1184_n;
+        int32_t t536 = t537 ? v_x1184_d[t528] : 0;
         t530 |= !t537;
         int32_t t539 = rt_mul_i(t535, t536);
         int32_t t541 = rt_add_i(t529, t539);
-        int t543 = (uint64_t)(int64_t)t541 < (uint64_t)(int64_t)v_x1205;
+        int t543 = (uint64_t)(int64_t)t541 < (uint64_t)(int64_t)v_x1181;
         int32_t t542 = t543 ? t541 : 0;
         t530 |= !t543;
-        uint8_t t545 = rt_lt_i(t542, (int32_t)v_x1203_n);
+        uint8_t t545 = rt_lt_i(t542, (int32_t)v_x1179_n);
         int32_t t546;
         if (t545) {
-          int t548 = (uint64_t)(int64_t)t542 < (uint64_t)v_x1203_n;
-          int32_t t547 = t548 ? v_x1203_d[t542] : 0;
+          int t548 = (uint64_t)(int64_t)t542 < (uint64_t)v_x1179_n;
+          int32_t t547 = t548 ? v_x1179_d[t542] : 0;
           t530 |= !t548;
           t546 = t547;
         } else {
-          int32_t t550 = rt_sub_i(t542, (int32_t)v_x1203_n);
-          int t552 = (uint64_t)(int64_t)t550 < (uint64_t)v_x1204_n;
-          int32_t t551 = t552 ? v_x1204_d[t550] : 0;
+          int32_t t550 = rt_sub_i(t542, (int32_t)v_x1179_n);
+          int t552 = (uint64_t)(int64_t)t550 < (uint64_t)v_x1180_n;
+          int32_t t551 = t552 ? v_x1180_d[t550] : 0;
           t530 |= !t552;
           t546 = t551;
         }
         if (__builtin_expect(t530 != 0, 0)) { /* again, recording the error */
           int32_t t553;
-          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1209_n) {
-            t553 = v_x1209_d[t528];
+          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1185_n) {
+            t553 = v_x1185_d[t528];
           } else {
-            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1209_n, 0.0, 0);
+            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1185_n, 0.0, 0);
             t553 = 0;
           }
           int32_t t554;
-          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1207_n) {
-            t554 = v_x1207_d[t528];
+          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1183_n) {
+            t554 = v_x1183_d[t528];
           } else {
-            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1207_n, 0.0, 1);
+            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1183_n, 0.0, 1);
             t554 = 0;
           }
           int32_t t556 = rt_sub_i(t526, t554);
           int32_t t557;
-          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1208_n) {
-            t557 = v_x1208_d[t528];
+          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1184_n) {
+            t557 = v_x1184_d[t528];
           } else {
-            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1208_n, 0.0, 2);
+            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1184_n, 0.0, 2);
             t557 = 0;
           }
           int32_t t559 = rt_mul_i(t556, t557);
           int32_t t561 = rt_add_i(t553, t559);
           int32_t t562 = t561;
-          if (!((uint64_t)(int64_t)t561 < (uint64_t)(int64_t)v_x1205)) {
-            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1205, 0.0, 3);
+          if (!((uint64_t)(int64_t)t561 < (uint64_t)(int64_t)v_x1181)) {
+            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1181, 0.0, 3);
             t562 = 0;
           }
-          uint8_t t564 = rt_lt_i(t562, (int32_t)v_x1203_n);
+          uint8_t t564 = rt_lt_i(t562, (int32_t)v_x1179_n);
           int32_t t565;
           if (t564) {
             int32_t t566;
-            if ((uint64_t)(int64_t)t562 < (uint64_t)v_x1203_n) {
-              t566 = v_x1203_d[t562];
+            if ((uint64_t)(int64_t)t562 < (uint64_t)v_x1179_n) {
+              t566 = v_x1179_d[t562];
             } else {
-              NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t562, v_x1203_n, 0.0, 4);
+              NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t562, v_x1179_n, 0.0, 4);
               t566 = 0;
             }
             t565 = t566;
           } else {
-            int32_t t568 = rt_sub_i(t562, (int32_t)v_x1203_n);
+            int32_t t568 = rt_sub_i(t562, (int32_t)v_x1179_n);
             int32_t t569;
-            if ((uint64_t)(int64_t)t568 < (uint64_t)v_x1204_n) {
-              t569 = v_x1204_d[t568];
+            if ((uint64_t)(int64_t)t568 < (uint64_t)v_x1180_n) {
+              t569 = v_x1180_d[t568];
             } else {
-              NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_x1204_n, 0.0, 5);
+              NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_x1180_n, 0.0, 5);
               t569 = 0;
             }
             t565 = t569;
           }
         }
-        v_x1214_d[t525] = t546;
+        v_x1190_d[t525] = t546;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1214 = v_x1214;
+  *out_v_x1190 = v_x1190;
   return;
 fail:
-  rt_release(v_x1214);
+  rt_release(v_x1190);
 }
 
 /* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1203_d; int64_t v_x1203_n;
-  int32_t *v_x1204_d; int64_t v_x1204_n;
-  int32_t v_x1205;
-  const int64_t *v_sd_1215_off; int64_t v_sd_1215_n;
-  int32_t *v_x1207_d; int64_t v_x1207_n;
-  int32_t *v_x1208_d; int64_t v_x1208_n;
-  int32_t *v_x1209_d; int64_t v_x1209_n;
-  int32_t v_x1210;
-  int32_t *v_x1214_d; int64_t v_x1214_n;
+  int32_t *v_x1179_d; int64_t v_x1179_n;
+  int32_t *v_x1180_d; int64_t v_x1180_n;
+  int32_t v_x1181;
+  const int64_t *v_sd_1191_off; int64_t v_sd_1191_n;
+  int32_t *v_x1183_d; int64_t v_x1183_n;
+  int32_t *v_x1184_d; int64_t v_x1184_n;
+  int32_t *v_x1185_d; int64_t v_x1185_n;
+  int32_t v_x1186;
+  int32_t *v_x1190_d; int64_t v_x1190_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -2913,83 +2913,83 @@ struct K15_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t571 = 0; /* nonzero: a check below failed */
-    int t572 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1209_n;
-    int32_t t570 = t572 ? A.v_x1209_d[sx] : 0;
+    int t572 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1185_n;
+    int32_t t570 = t572 ? A.v_x1185_d[sx] : 0;
     t571 |= !t572;
-    int t574 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1207_n;
-    int32_t t573 = t574 ? A.v_x1207_d[sx] : 0;
+    int t574 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1183_n;
+    int32_t t573 = t574 ? A.v_x1183_d[sx] : 0;
     t571 |= !t574;
     int32_t t576 = rt_sub_i(ix, t573);
-    int t578 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1208_n;
-    int32_t t577 = t578 ? A.v_x1208_d[sx] : 0;
+    int t578 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1184_n;
+    int32_t t577 = t578 ? A.v_x1184_d[sx] : 0;
     t571 |= !t578;
     int32_t t580 = rt_mul_i(t576, t577);
     int32_t t582 = rt_add_i(t570, t580);
-    int t584 = (uint64_t)(int64_t)t582 < (uint64_t)(int64_t)A.v_x1205;
+    int t584 = (uint64_t)(int64_t)t582 < (uint64_t)(int64_t)A.v_x1181;
     int32_t t583 = t584 ? t582 : 0;
     t571 |= !t584;
-    uint8_t t586 = rt_lt_i(t583, (int32_t)A.v_x1203_n);
+    uint8_t t586 = rt_lt_i(t583, (int32_t)A.v_x1179_n);
     int32_t t587;
     if (t586) {
-      int t589 = (uint64_t)(int64_t)t583 < (uint64_t)A.v_x1203_n;
-      int32_t t588 = t589 ? A.v_x1203_d[t583] : 0;
+      int t589 = (uint64_t)(int64_t)t583 < (uint64_t)A.v_x1179_n;
+      int32_t t588 = t589 ? A.v_x1179_d[t583] : 0;
       t571 |= !t589;
       t587 = t588;
     } else {
-      int32_t t591 = rt_sub_i(t583, (int32_t)A.v_x1203_n);
-      int t593 = (uint64_t)(int64_t)t591 < (uint64_t)A.v_x1204_n;
-      int32_t t592 = t593 ? A.v_x1204_d[t591] : 0;
+      int32_t t591 = rt_sub_i(t583, (int32_t)A.v_x1179_n);
+      int t593 = (uint64_t)(int64_t)t591 < (uint64_t)A.v_x1180_n;
+      int32_t t592 = t593 ? A.v_x1180_d[t591] : 0;
       t571 |= !t593;
       t587 = t592;
     }
     if (__builtin_expect(t571 != 0, 0)) { /* again, recording the error */
       int32_t t594;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1209_n) {
-        t594 = A.v_x1209_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1185_n) {
+        t594 = A.v_x1185_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1209_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1185_n, 0.0, 0);
         t594 = 0;
       }
       int32_t t595;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1207_n) {
-        t595 = A.v_x1207_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1183_n) {
+        t595 = A.v_x1183_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1207_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1183_n, 0.0, 1);
         t595 = 0;
       }
       int32_t t597 = rt_sub_i(ix, t595);
       int32_t t598;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1208_n) {
-        t598 = A.v_x1208_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1184_n) {
+        t598 = A.v_x1184_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1208_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1184_n, 0.0, 2);
         t598 = 0;
       }
       int32_t t600 = rt_mul_i(t597, t598);
       int32_t t602 = rt_add_i(t594, t600);
       int32_t t603 = t602;
-      if (!((uint64_t)(int64_t)t602 < (uint64_t)(int64_t)A.v_x1205)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, A.v_x1205, 0.0, 3);
+      if (!((uint64_t)(int64_t)t602 < (uint64_t)(int64_t)A.v_x1181)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, A.v_x1181, 0.0, 3);
         t603 = 0;
       }
-      uint8_t t605 = rt_lt_i(t603, (int32_t)A.v_x1203_n);
+      uint8_t t605 = rt_lt_i(t603, (int32_t)A.v_x1179_n);
       int32_t t606;
       if (t605) {
         int32_t t607;
-        if ((uint64_t)(int64_t)t603 < (uint64_t)A.v_x1203_n) {
-          t607 = A.v_x1203_d[t603];
+        if ((uint64_t)(int64_t)t603 < (uint64_t)A.v_x1179_n) {
+          t607 = A.v_x1179_d[t603];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, A.v_x1203_n, 0.0, 4);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, A.v_x1179_n, 0.0, 4);
           t607 = 0;
         }
         t606 = t607;
       } else {
-        int32_t t609 = rt_sub_i(t603, (int32_t)A.v_x1203_n);
+        int32_t t609 = rt_sub_i(t603, (int32_t)A.v_x1179_n);
         int32_t t610;
-        if ((uint64_t)(int64_t)t609 < (uint64_t)A.v_x1204_n) {
-          t610 = A.v_x1204_d[t609];
+        if ((uint64_t)(int64_t)t609 < (uint64_t)A.v_x1180_n) {
+          t610 = A.v_x1180_d[t609];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t609, A.v_x1204_n, 0.0, 5);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t609, A.v_x1180_n, 0.0, 5);
           t610 = 0;
         }
         t606 = t610;
@@ -3001,53 +3001,53 @@ struct K15_0_pull {
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x1214_d[i] = v.v0;
+    A.v_x1190_d[i] = v.v0;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1203, RtValue *v_x1204, int32_t v_x1205, RtValue *v_sd_1215, RtValue *v_x1207, RtValue *v_x1208, RtValue *v_x1209, int32_t v_x1210, RtValue **out_v_x1214) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1179, RtValue *v_x1180, int32_t v_x1181, RtValue *v_sd_1191, RtValue *v_x1183, RtValue *v_x1184, RtValue *v_x1185, int32_t v_x1186, RtValue **out_v_x1190) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1203_d = v_x1203->data.i;
-  A.v_x1203_n = v_x1203->len;
-  A.v_x1204_d = v_x1204->data.i;
-  A.v_x1204_n = v_x1204->len;
-  A.v_x1205 = v_x1205;
-  A.v_sd_1215_off = rtg_seg_offsets(v_sd_1215);
-  A.v_sd_1215_n = v_sd_1215->len;
-  A.v_x1207_d = v_x1207->data.i;
-  A.v_x1207_n = v_x1207->len;
-  A.v_x1208_d = v_x1208->data.i;
-  A.v_x1208_n = v_x1208->len;
-  A.v_x1209_d = v_x1209->data.i;
-  A.v_x1209_n = v_x1209->len;
-  A.v_x1210 = v_x1210;
-  RtValue *v_x1214 = NULL;
+  A.v_x1179_d = v_x1179->data.i;
+  A.v_x1179_n = v_x1179->len;
+  A.v_x1180_d = v_x1180->data.i;
+  A.v_x1180_n = v_x1180->len;
+  A.v_x1181 = v_x1181;
+  A.v_sd_1191_off = rtg_seg_offsets(v_sd_1191);
+  A.v_sd_1191_n = v_sd_1191->len;
+  A.v_x1183_d = v_x1183->data.i;
+  A.v_x1183_n = v_x1183->len;
+  A.v_x1184_d = v_x1184->data.i;
+  A.v_x1184_n = v_x1184->len;
+  A.v_x1185_d = v_x1185->data.i;
+  A.v_x1185_n = v_x1185->len;
+  A.v_x1186 = v_x1186;
+  RtValue *v_x1190 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t611 = rtg_seg_total(v_sd_1215);
-    v_x1214 = rtg_vec_new(RT_INT, t611);
-    A.v_x1214_d = v_x1214->data.i;
-    A.v_x1214_n = v_x1214->len;
-    rtg::seg_map("K15", loc, K15_0_pull{A}, K15_0_store{A}, v_sd_1215, t611);
+    const int64_t t611 = rtg_seg_total(v_sd_1191);
+    v_x1190 = rtg_vec_new(RT_INT, t611);
+    A.v_x1190_d = v_x1190->data.i;
+    A.v_x1190_n = v_x1190->len;
+    rtg::seg_map("K15", loc, K15_0_pull{A}, K15_0_store{A}, v_sd_1191, t611);
   }
-  *out_v_x1214 = v_x1214;
+  *out_v_x1190 = v_x1190;
   return;
 fail:
-  rt_release(v_x1214);
+  rt_release(v_x1190);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1203, RtValue *v_x1204, int32_t v_x1205, RtValue *v_sd_1215, RtValue *v_x1207, RtValue *v_x1208, RtValue *v_x1209, int32_t v_x1210, RtValue **out_v_x1214) {
-  RtValue *vals[] = {v_x1203, v_x1204, v_sd_1215, v_x1207, v_x1208, v_x1209};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1179, RtValue *v_x1180, int32_t v_x1181, RtValue *v_sd_1191, RtValue *v_x1183, RtValue *v_x1184, RtValue *v_x1185, int32_t v_x1186, RtValue **out_v_x1190) {
+  RtValue *vals[] = {v_x1179, v_x1180, v_sd_1191, v_x1183, v_x1184, v_x1185};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K15_host(err, loc, run, v_x1203, v_x1204, v_x1205, v_sd_1215, v_x1207, v_x1208, v_x1209, v_x1210, out_v_x1214);
+    K15_host(err, loc, run, v_x1179, v_x1180, v_x1181, v_sd_1191, v_x1183, v_x1184, v_x1185, v_x1186, out_v_x1190);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x1203, v_x1204, v_x1205, v_sd_1215, v_x1207, v_x1208, v_x1209, v_x1210, out_v_x1214);
+    K15_gpu(err, loc, run, v_x1179, v_x1180, v_x1181, v_sd_1191, v_x1183, v_x1184, v_x1185, v_x1186, out_v_x1190);
   }
 }
 
@@ -4590,107 +4590,100 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValu
 }
 
 /* K21: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue *v_x1138, RtValue **out_v_x1141) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1153_off = rt_seg_offsets(v_sd_1153);
-  const int64_t v_sd_1153_n = v_sd_1153->len;
-  int32_t *v_x1145_d = v_x1145->data.i;
-  const int64_t v_x1145_n = v_x1145->len;
-  int32_t *v_x1146_d = v_x1146->data.i;
-  const int64_t v_x1146_n = v_x1146->len;
-  int32_t *v_x1147_d = v_x1147->data.i;
-  const int64_t v_x1147_n = v_x1147->len;
-  int32_t *v_x1149_d = v_x1149->data.i;
-  const int64_t v_x1149_n = v_x1149->len;
-  RtValue *v_x1152 = NULL;
+  const int64_t *v_sd_1142_off = rt_seg_offsets(v_sd_1142);
+  const int64_t v_sd_1142_n = v_sd_1142->len;
+  int32_t *v_x1134_d = v_x1134->data.i;
+  const int64_t v_x1134_n = v_x1134->len;
+  int32_t *v_x1135_d = v_x1135->data.i;
+  const int64_t v_x1135_n = v_x1135->len;
+  int32_t *v_x1136_d = v_x1136->data.i;
+  const int64_t v_x1136_n = v_x1136->len;
+  int32_t *v_x1138_d = v_x1138->data.i;
+  const int64_t v_x1138_n = v_x1138->len;
+  RtValue *v_x1141 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t995 = v_sd_1153_off[v_sd_1153_n];
+    const int64_t t995 = v_sd_1142_off[v_sd_1142_n];
+    v_x1141 = rt_value_new(rt_vec_type(RT_INT), t995);
+    int32_t *v_x1141_d = v_x1141->data.i;
+    const int64_t v_x1141_n = v_x1141->len;
     const int64_t t996 = (t995 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t996 > 1)
     for (int64_t t997 = 0; t997 < t996; t997++) {
-      int64_t t1000 = rt_segment_search(v_sd_1153_off, 0, v_sd_1153_n, t997 * RT_CHUNK);
+      int64_t t1000 = rt_segment_search(v_sd_1142_off, 0, v_sd_1142_n, t997 * RT_CHUNK);
       const int64_t t997_end = (t997 + 1) * RT_CHUNK < t995 ? (t997 + 1) * RT_CHUNK : t995;
       for (int64_t t998 = t997 * RT_CHUNK; t998 < t997_end; t998++) {
         const int32_t t999 = (int32_t)t998;
-        while (v_sd_1153_off[t1000 + 1] <= t998)
+        while (v_sd_1142_off[t1000 + 1] <= t998)
           t1000++;
         const int32_t t1001 = (int32_t)t1000;
-        int32_t t1002; /* v_x1152: read by nothing */
-        int t1004 = 0; /* nonzero: a check below failed */
-        int t1005 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1147_n;
-        int32_t t1003 = t1005 ? v_x1147_d[t1001] : 0;
-        t1004 |= !t1005;
-        int t1007 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1145_n;
-        int32_t t1006 = t1007 ? v_x1145_d[t1001] : 0;
-        t1004 |= !t1007;
-        int32_t t1009 = rt_sub_i(t999, t1006);
-        int t1011 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1146_n;
-        int32_t t1010 = t1011 ? v_x1146_d[t1001] : 0;
-        t1004 |= !t1011;
-        int32_t t1013 = rt_mul_i(t1009, t1010);
-        int32_t t1015 = rt_add_i(t1003, t1013);
-        int t1017 = (uint64_t)(int64_t)t1015 < (uint64_t)v_x1149_n;
-        int32_t t1016 = t1017 ? v_x1149_d[t1015] : 0;
-        t1004 |= !t1017;
-        if (__builtin_expect(t1004 != 0, 0)) { /* again, recording the error */
-          int32_t t1018;
-          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1147_n) {
-            t1018 = v_x1147_d[t1001];
+        int t1003 = 0; /* nonzero: a check below failed */
+        int t1004 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1136_n;
+        int32_t t1002 = t1004 ? v_x1136_d[t1001] : 0;
+        t1003 |= !t1004;
+        int t1006 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1134_n;
+        int32_t t1005 = t1006 ? v_x1134_d[t1001] : 0;
+        t1003 |= !t1006;
+        int32_t t1008 = rt_sub_i(t999, t1005);
+        int t1010 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1135_n;
+        int32_t t1009 = t1010 ? v_x1135_d[t1001] : 0;
+        t1003 |= !t1010;
+        int32_t t1012 = rt_mul_i(t1008, t1009);
+        int32_t t1014 = rt_add_i(t1002, t1012);
+        int32_t t1015 = v_x1138_d[t1014];
+        if (__builtin_expect(t1003 != 0, 0)) { /* again, recording the error */
+          int32_t t1016;
+          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1136_n) {
+            t1016 = v_x1136_d[t1001];
           } else {
-            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1147_n, 0.0, 0);
-            t1018 = 0;
+            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1136_n, 0.0, 0);
+            t1016 = 0;
           }
-          int32_t t1019;
-          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1145_n) {
-            t1019 = v_x1145_d[t1001];
+          int32_t t1017;
+          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1134_n) {
+            t1017 = v_x1134_d[t1001];
           } else {
-            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1145_n, 0.0, 1);
-            t1019 = 0;
+            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1134_n, 0.0, 1);
+            t1017 = 0;
           }
-          int32_t t1021 = rt_sub_i(t999, t1019);
-          int32_t t1022;
-          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1146_n) {
-            t1022 = v_x1146_d[t1001];
+          int32_t t1019 = rt_sub_i(t999, t1017);
+          int32_t t1020;
+          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1135_n) {
+            t1020 = v_x1135_d[t1001];
           } else {
-            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1146_n, 0.0, 2);
-            t1022 = 0;
+            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1135_n, 0.0, 2);
+            t1020 = 0;
           }
-          int32_t t1024 = rt_mul_i(t1021, t1022);
-          int32_t t1026 = rt_add_i(t1018, t1024);
-          int32_t t1027;
-          if ((uint64_t)(int64_t)t1026 < (uint64_t)v_x1149_n) {
-            t1027 = v_x1149_d[t1026];
-          } else {
-            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1026, v_x1149_n, 0.0, 3);
-            t1027 = 0;
-          }
+          int32_t t1022 = rt_mul_i(t1019, t1020);
+          int32_t t1024 = rt_add_i(t1016, t1022);
+          int32_t t1025 = v_x1138_d[t1024];
         }
-        t1002 = t1016;
-        (void)t1002;
+        v_x1141_d[t998] = t1015;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1152);
+  *out_v_x1141 = v_x1141;
   return;
 fail:
-  rt_release(v_x1152);
+  rt_release(v_x1141);
 }
 
 /* K21: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K21_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1153_off; int64_t v_sd_1153_n;
-  int32_t *v_x1145_d; int64_t v_x1145_n;
-  int32_t *v_x1146_d; int64_t v_x1146_n;
-  int32_t *v_x1147_d; int64_t v_x1147_n;
-  int32_t v_x1148;
-  int32_t *v_x1149_d; int64_t v_x1149_n;
-  int32_t *v_x1152_d; int64_t v_x1152_n;
+  const int64_t *v_sd_1142_off; int64_t v_sd_1142_n;
+  int32_t *v_x1134_d; int64_t v_x1134_n;
+  int32_t *v_x1135_d; int64_t v_x1135_n;
+  int32_t *v_x1136_d; int64_t v_x1136_n;
+  int32_t v_x1137;
+  int32_t *v_x1138_d; int64_t v_x1138_n;
+  int32_t *v_x1141_d; int64_t v_x1141_n;
 };
 struct alignas(8) K21_0_V {
   int32_t v0;
@@ -4702,574 +4695,353 @@ struct K21_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t1029 = 0; /* nonzero: a check below failed */
-    int t1030 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1147_n;
-    int32_t t1028 = t1030 ? A.v_x1147_d[sx] : 0;
-    t1029 |= !t1030;
-    int t1032 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1145_n;
-    int32_t t1031 = t1032 ? A.v_x1145_d[sx] : 0;
-    t1029 |= !t1032;
-    int32_t t1034 = rt_sub_i(ix, t1031);
-    int t1036 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1146_n;
-    int32_t t1035 = t1036 ? A.v_x1146_d[sx] : 0;
-    t1029 |= !t1036;
-    int32_t t1038 = rt_mul_i(t1034, t1035);
-    int32_t t1040 = rt_add_i(t1028, t1038);
-    int t1042 = (uint64_t)(int64_t)t1040 < (uint64_t)A.v_x1149_n;
-    int32_t t1041 = t1042 ? A.v_x1149_d[t1040] : 0;
-    t1029 |= !t1042;
-    if (__builtin_expect(t1029 != 0, 0)) { /* again, recording the error */
-      int32_t t1043;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1147_n) {
-        t1043 = A.v_x1147_d[sx];
+    int t1027 = 0; /* nonzero: a check below failed */
+    int t1028 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1136_n;
+    int32_t t1026 = t1028 ? A.v_x1136_d[sx] : 0;
+    t1027 |= !t1028;
+    int t1030 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
+    int32_t t1029 = t1030 ? A.v_x1134_d[sx] : 0;
+    t1027 |= !t1030;
+    int32_t t1032 = rt_sub_i(ix, t1029);
+    int t1034 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1135_n;
+    int32_t t1033 = t1034 ? A.v_x1135_d[sx] : 0;
+    t1027 |= !t1034;
+    int32_t t1036 = rt_mul_i(t1032, t1033);
+    int32_t t1038 = rt_add_i(t1026, t1036);
+    int32_t t1039 = A.v_x1138_d[t1038];
+    if (__builtin_expect(t1027 != 0, 0)) { /* again, recording the error */
+      int32_t t1040;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1136_n) {
+        t1040 = A.v_x1136_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1147_n, 0.0, 0);
-        t1043 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1136_n, 0.0, 0);
+        t1040 = 0;
       }
-      int32_t t1044;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1145_n) {
-        t1044 = A.v_x1145_d[sx];
+      int32_t t1041;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n) {
+        t1041 = A.v_x1134_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1145_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1134_n, 0.0, 1);
+        t1041 = 0;
+      }
+      int32_t t1043 = rt_sub_i(ix, t1041);
+      int32_t t1044;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1135_n) {
+        t1044 = A.v_x1135_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1135_n, 0.0, 2);
         t1044 = 0;
       }
-      int32_t t1046 = rt_sub_i(ix, t1044);
-      int32_t t1047;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1146_n) {
-        t1047 = A.v_x1146_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1146_n, 0.0, 2);
-        t1047 = 0;
-      }
-      int32_t t1049 = rt_mul_i(t1046, t1047);
-      int32_t t1051 = rt_add_i(t1043, t1049);
-      int32_t t1052;
-      if ((uint64_t)(int64_t)t1051 < (uint64_t)A.v_x1149_n) {
-        t1052 = A.v_x1149_d[t1051];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1051, A.v_x1149_n, 0.0, 3);
-        t1052 = 0;
-      }
+      int32_t t1046 = rt_mul_i(t1043, t1044);
+      int32_t t1048 = rt_add_i(t1040, t1046);
+      int32_t t1049 = A.v_x1138_d[t1048];
     }
-    return K21_0_V{t1041};
+    return K21_0_V{t1039};
   }
 };
 struct K21_0_store {
   K21_A A;
   __device__ void operator()(int64_t i, const K21_0_V &v) const {
-    /* v.v0: v_x1152, read by nothing (its checks are the pull's) */
+    A.v_x1141_d[i] = v.v0;
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue *v_x1138, RtValue **out_v_x1141) {
   (void)loc;
   (void)err;
   K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1153_off = rtg_seg_offsets(v_sd_1153);
-  A.v_sd_1153_n = v_sd_1153->len;
-  A.v_x1145_d = v_x1145->data.i;
-  A.v_x1145_n = v_x1145->len;
-  A.v_x1146_d = v_x1146->data.i;
-  A.v_x1146_n = v_x1146->len;
-  A.v_x1147_d = v_x1147->data.i;
-  A.v_x1147_n = v_x1147->len;
-  A.v_x1148 = v_x1148;
-  A.v_x1149_d = v_x1149->data.i;
-  A.v_x1149_n = v_x1149->len;
-  RtValue *v_x1152 = NULL;
+  A.v_sd_1142_off = rtg_seg_offsets(v_sd_1142);
+  A.v_sd_1142_n = v_sd_1142->len;
+  A.v_x1134_d = v_x1134->data.i;
+  A.v_x1134_n = v_x1134->len;
+  A.v_x1135_d = v_x1135->data.i;
+  A.v_x1135_n = v_x1135->len;
+  A.v_x1136_d = v_x1136->data.i;
+  A.v_x1136_n = v_x1136->len;
+  A.v_x1137 = v_x1137;
+  A.v_x1138_d = v_x1138->data.i;
+  A.v_x1138_n = v_x1138->len;
+  RtValue *v_x1141 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t1053 = rtg_seg_total(v_sd_1153);
-    rtg::seg_map("K21", loc, K21_0_pull{A}, K21_0_store{A}, v_sd_1153, t1053);
+    const int64_t t1050 = rtg_seg_total(v_sd_1142);
+    v_x1141 = rtg_vec_new(RT_INT, t1050);
+    A.v_x1141_d = v_x1141->data.i;
+    A.v_x1141_n = v_x1141->len;
+    rtg::seg_map("K21", loc, K21_0_pull{A}, K21_0_store{A}, v_sd_1142, t1050);
   }
-  rt_release(v_x1152);
+  *out_v_x1141 = v_x1141;
   return;
 fail:
-  rt_release(v_x1152);
+  rt_release(v_x1141);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1153, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1147, int32_t v_x1148, RtValue *v_x1149) {
-  RtValue *vals[] = {v_sd_1153, v_x1145, v_x1146, v_x1147, v_x1149};
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue *v_x1138, RtValue **out_v_x1141) {
+  RtValue *vals[] = {v_sd_1142, v_x1134, v_x1135, v_x1136, v_x1138};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K21_host(err, loc, run, v_sd_1153, v_x1145, v_x1146, v_x1147, v_x1148, v_x1149);
+    K21_host(err, loc, run, v_sd_1142, v_x1134, v_x1135, v_x1136, v_x1137, v_x1138, out_v_x1141);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_sd_1153, v_x1145, v_x1146, v_x1147, v_x1148, v_x1149);
+    K21_gpu(err, loc, run, v_sd_1142, v_x1134, v_x1135, v_x1136, v_x1137, v_x1138, out_v_x1141);
   }
 }
 
-/* K22: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1166, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1160, int32_t v_x1161, RtValue *v_x1162, RtValue **out_v_x1165) {
+/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1166_off = rt_seg_offsets(v_sd_1166);
-  const int64_t v_sd_1166_n = v_sd_1166->len;
-  int32_t *v_x1158_d = v_x1158->data.i;
-  const int64_t v_x1158_n = v_x1158->len;
-  int32_t *v_x1159_d = v_x1159->data.i;
-  const int64_t v_x1159_n = v_x1159->len;
-  int32_t *v_x1160_d = v_x1160->data.i;
-  const int64_t v_x1160_n = v_x1160->len;
-  int32_t *v_x1162_d = v_x1162->data.i;
-  const int64_t v_x1162_n = v_x1162->len;
-  RtValue *v_x1165 = NULL;
-  /* SEG_MAP */
+  int32_t *v_x1036_d = v_x1036->data.i;
+  const int64_t v_x1036_n = v_x1036->len;
+  uint8_t *v_x1040_d = v_x1040->data.b;
+  const int64_t v_x1040_n = v_x1040->len;
+  int32_t *v_x1041_d = v_x1041->data.i;
+  const int64_t v_x1041_n = v_x1041->len;
+  int32_t *v_x1044_d = v_x1044->data.i;
+  const int64_t v_x1044_n = v_x1044->len;
+  int32_t *v_x1045_d = v_x1045->data.i;
+  const int64_t v_x1045_n = v_x1045->len;
+  RtValue *v_x1050 = NULL;
+  /* MAP */
   {
-    const int64_t t1054 = v_sd_1166_off[v_sd_1166_n];
-    v_x1165 = rt_value_new(rt_vec_type(RT_INT), t1054);
-    int32_t *v_x1165_d = v_x1165->data.i;
-    const int64_t v_x1165_n = v_x1165->len;
-    const int64_t t1055 = (t1054 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t1055 > 1)
-    for (int64_t t1056 = 0; t1056 < t1055; t1056++) {
-      int64_t t1059 = rt_segment_search(v_sd_1166_off, 0, v_sd_1166_n, t1056 * RT_CHUNK);
-      const int64_t t1056_end = (t1056 + 1) * RT_CHUNK < t1054 ? (t1056 + 1) * RT_CHUNK : t1054;
-      for (int64_t t1057 = t1056 * RT_CHUNK; t1057 < t1056_end; t1057++) {
-        const int32_t t1058 = (int32_t)t1057;
-        while (v_sd_1166_off[t1059 + 1] <= t1057)
-          t1059++;
-        const int32_t t1060 = (int32_t)t1059;
-        int t1062 = 0; /* nonzero: a check below failed */
-        int t1063 = (uint64_t)(int64_t)t1060 < (uint64_t)v_x1160_n;
-        int32_t t1061 = t1063 ? v_x1160_d[t1060] : 0;
-        t1062 |= !t1063;
-        int t1065 = (uint64_t)(int64_t)t1060 < (uint64_t)v_x1158_n;
-        int32_t t1064 = t1065 ? v_x1158_d[t1060] : 0;
-        t1062 |= !t1065;
-        int32_t t1067 = rt_sub_i(t1058, t1064);
-        int t1069 = (uint64_t)(int64_t)t1060 < (uint64_t)v_x1159_n;
-        int32_t t1068 = t1069 ? v_x1159_d[t1060] : 0;
-        t1062 |= !t1069;
-        int32_t t1071 = rt_mul_i(t1067, t1068);
-        int32_t t1073 = rt_add_i(t1061, t1071);
-        int t1075 = (uint64_t)(int64_t)t1073 < (uint64_t)v_x1162_n;
-        int32_t t1074 = t1075 ? v_x1162_d[t1073] : 0;
-        t1062 |= !t1075;
-        if (__builtin_expect(t1062 != 0, 0)) { /* again, recording the error */
-          int32_t t1076;
-          if ((uint64_t)(int64_t)t1060 < (uint64_t)v_x1160_n) {
-            t1076 = v_x1160_d[t1060];
-          } else {
-            NESSIE_RECORD(err, t1057, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1060, v_x1160_n, 0.0, 0);
-            t1076 = 0;
-          }
-          int32_t t1077;
-          if ((uint64_t)(int64_t)t1060 < (uint64_t)v_x1158_n) {
-            t1077 = v_x1158_d[t1060];
-          } else {
-            NESSIE_RECORD(err, t1057, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1060, v_x1158_n, 0.0, 1);
-            t1077 = 0;
-          }
-          int32_t t1079 = rt_sub_i(t1058, t1077);
-          int32_t t1080;
-          if ((uint64_t)(int64_t)t1060 < (uint64_t)v_x1159_n) {
-            t1080 = v_x1159_d[t1060];
-          } else {
-            NESSIE_RECORD(err, t1057, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1060, v_x1159_n, 0.0, 2);
-            t1080 = 0;
-          }
-          int32_t t1082 = rt_mul_i(t1079, t1080);
-          int32_t t1084 = rt_add_i(t1076, t1082);
-          int32_t t1085;
-          if ((uint64_t)(int64_t)t1084 < (uint64_t)v_x1162_n) {
-            t1085 = v_x1162_d[t1084];
-          } else {
-            NESSIE_RECORD(err, t1057, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1084, v_x1162_n, 0.0, 3);
-            t1085 = 0;
-          }
-        }
-        v_x1165_d[t1057] = t1074;
+    const int64_t t1051 = v_x1040_n;
+    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t1051);
+    int32_t *v_x1050_d = v_x1050->data.i;
+    const int64_t v_x1050_n = v_x1050->len;
+    RT_PARALLEL_FOR_IF(t1051 >= RT_PARALLEL_MIN)
+    for (int64_t t1052 = 0; t1052 < t1051; t1052++) {
+      const int32_t t1053 = (int32_t)t1052;
+      int t1055 = 0; /* nonzero: a check below failed */
+      int t1056 = (uint64_t)(int64_t)t1053 < (uint64_t)v_x1036_n;
+      int32_t t1054 = t1056 ? v_x1036_d[t1053] : 0;
+      t1055 |= !t1056;
+      int32_t t1058 = rt_add_i(t1054, v_x1037);
+      uint8_t t1059 = v_x1040_d[t1053];
+      int t1061 = (uint64_t)(int64_t)t1053 < (uint64_t)v_x1041_n;
+      int32_t t1060 = t1061 ? v_x1041_d[t1053] : 0;
+      t1055 |= !t1061;
+      int32_t t1063 = (t1059 ? t1060 : t1058);
+      int t1065 = (uint64_t)(int64_t)t1063 < (uint64_t)(int64_t)v_x1046;
+      int32_t t1064 = t1065 ? t1063 : 0;
+      t1055 |= !t1065;
+      uint8_t t1067 = rt_lt_i(t1064, (int32_t)v_x1044_n);
+      int32_t t1068;
+      if (t1067) {
+        int t1070 = (uint64_t)(int64_t)t1064 < (uint64_t)v_x1044_n;
+        int32_t t1069 = t1070 ? v_x1044_d[t1064] : 0;
+        t1055 |= !t1070;
+        t1068 = t1069;
+      } else {
+        int32_t t1072 = rt_sub_i(t1064, (int32_t)v_x1044_n);
+        int t1074 = (uint64_t)(int64_t)t1072 < (uint64_t)v_x1045_n;
+        int32_t t1073 = t1074 ? v_x1045_d[t1072] : 0;
+        t1055 |= !t1074;
+        t1068 = t1073;
       }
+      if (__builtin_expect(t1055 != 0, 0)) { /* again, recording the error */
+        int32_t t1075;
+        if ((uint64_t)(int64_t)t1053 < (uint64_t)v_x1036_n) {
+          t1075 = v_x1036_d[t1053];
+        } else {
+          NESSIE_RECORD(err, t1052, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1053, v_x1036_n, 0.0, 0);
+          t1075 = 0;
+        }
+        int32_t t1077 = rt_add_i(t1075, v_x1037);
+        uint8_t t1078 = v_x1040_d[t1053];
+        int32_t t1079;
+        if ((uint64_t)(int64_t)t1053 < (uint64_t)v_x1041_n) {
+          t1079 = v_x1041_d[t1053];
+        } else {
+          NESSIE_RECORD(err, t1052, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1053, v_x1041_n, 0.0, 1);
+          t1079 = 0;
+        }
+        int32_t t1081 = (t1078 ? t1079 : t1077);
+        int32_t t1082 = t1081;
+        if (!((uint64_t)(int64_t)t1081 < (uint64_t)(int64_t)v_x1046)) {
+          NESSIE_RECORD(err, t1052, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1081, v_x1046, 0.0, 2);
+          t1082 = 0;
+        }
+        uint8_t t1084 = rt_lt_i(t1082, (int32_t)v_x1044_n);
+        int32_t t1085;
+        if (t1084) {
+          int32_t t1086;
+          if ((uint64_t)(int64_t)t1082 < (uint64_t)v_x1044_n) {
+            t1086 = v_x1044_d[t1082];
+          } else {
+            NESSIE_RECORD(err, t1052, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1082, v_x1044_n, 0.0, 3);
+            t1086 = 0;
+          }
+          t1085 = t1086;
+        } else {
+          int32_t t1088 = rt_sub_i(t1082, (int32_t)v_x1044_n);
+          int32_t t1089;
+          if ((uint64_t)(int64_t)t1088 < (uint64_t)v_x1045_n) {
+            t1089 = v_x1045_d[t1088];
+          } else {
+            NESSIE_RECORD(err, t1052, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1088, v_x1045_n, 0.0, 4);
+            t1089 = 0;
+          }
+          t1085 = t1089;
+        }
+      }
+      v_x1050_d[t1052] = t1068;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1165 = v_x1165;
+  *out_v_x1050 = v_x1050;
   return;
 fail:
-  rt_release(v_x1165);
+  rt_release(v_x1050);
 }
 
-/* K22: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K22_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1166_off; int64_t v_sd_1166_n;
-  int32_t *v_x1158_d; int64_t v_x1158_n;
-  int32_t *v_x1159_d; int64_t v_x1159_n;
-  int32_t *v_x1160_d; int64_t v_x1160_n;
-  int32_t v_x1161;
-  int32_t *v_x1162_d; int64_t v_x1162_n;
-  int32_t *v_x1165_d; int64_t v_x1165_n;
+  int32_t *v_x1036_d; int64_t v_x1036_n;
+  int32_t v_x1037;
+  uint8_t *v_x1040_d; int64_t v_x1040_n;
+  int32_t *v_x1041_d; int64_t v_x1041_n;
+  int32_t *v_x1044_d; int64_t v_x1044_n;
+  int32_t *v_x1045_d; int64_t v_x1045_n;
+  int32_t v_x1046;
+  int32_t *v_x1050_d; int64_t v_x1050_n;
 };
 struct alignas(8) K22_0_V {
   int32_t v0;
 };
 struct K22_0_pull {
   K22_A A;
-  __device__ K22_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K22_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t1087 = 0; /* nonzero: a check below failed */
-    int t1088 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1160_n;
-    int32_t t1086 = t1088 ? A.v_x1160_d[sx] : 0;
-    t1087 |= !t1088;
-    int t1090 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1158_n;
-    int32_t t1089 = t1090 ? A.v_x1158_d[sx] : 0;
-    t1087 |= !t1090;
-    int32_t t1092 = rt_sub_i(ix, t1089);
-    int t1094 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1159_n;
-    int32_t t1093 = t1094 ? A.v_x1159_d[sx] : 0;
-    t1087 |= !t1094;
-    int32_t t1096 = rt_mul_i(t1092, t1093);
-    int32_t t1098 = rt_add_i(t1086, t1096);
-    int t1100 = (uint64_t)(int64_t)t1098 < (uint64_t)A.v_x1162_n;
-    int32_t t1099 = t1100 ? A.v_x1162_d[t1098] : 0;
-    t1087 |= !t1100;
-    if (__builtin_expect(t1087 != 0, 0)) { /* again, recording the error */
-      int32_t t1101;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1160_n) {
-        t1101 = A.v_x1160_d[sx];
+    int t1091 = 0; /* nonzero: a check below failed */
+    int t1092 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n;
+    int32_t t1090 = t1092 ? A.v_x1036_d[ix] : 0;
+    t1091 |= !t1092;
+    int32_t t1094 = rt_add_i(t1090, A.v_x1037);
+    uint8_t t1095 = A.v_x1040_d[ix];
+    int t1097 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
+    int32_t t1096 = t1097 ? A.v_x1041_d[ix] : 0;
+    t1091 |= !t1097;
+    int32_t t1099 = (t1095 ? t1096 : t1094);
+    int t1101 = (uint64_t)(int64_t)t1099 < (uint64_t)(int64_t)A.v_x1046;
+    int32_t t1100 = t1101 ? t1099 : 0;
+    t1091 |= !t1101;
+    uint8_t t1103 = rt_lt_i(t1100, (int32_t)A.v_x1044_n);
+    int32_t t1104;
+    if (t1103) {
+      int t1106 = (uint64_t)(int64_t)t1100 < (uint64_t)A.v_x1044_n;
+      int32_t t1105 = t1106 ? A.v_x1044_d[t1100] : 0;
+      t1091 |= !t1106;
+      t1104 = t1105;
+    } else {
+      int32_t t1108 = rt_sub_i(t1100, (int32_t)A.v_x1044_n);
+      int t1110 = (uint64_t)(int64_t)t1108 < (uint64_t)A.v_x1045_n;
+      int32_t t1109 = t1110 ? A.v_x1045_d[t1108] : 0;
+      t1091 |= !t1110;
+      t1104 = t1109;
+    }
+    if (__builtin_expect(t1091 != 0, 0)) { /* again, recording the error */
+      int32_t t1111;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n) {
+        t1111 = A.v_x1036_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1160_n, 0.0, 0);
-        t1101 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1036_n, 0.0, 0);
+        t1111 = 0;
       }
-      int32_t t1102;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1158_n) {
-        t1102 = A.v_x1158_d[sx];
+      int32_t t1113 = rt_add_i(t1111, A.v_x1037);
+      uint8_t t1114 = A.v_x1040_d[ix];
+      int32_t t1115;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n) {
+        t1115 = A.v_x1041_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1158_n, 0.0, 1);
-        t1102 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1041_n, 0.0, 1);
+        t1115 = 0;
       }
-      int32_t t1104 = rt_sub_i(ix, t1102);
-      int32_t t1105;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1159_n) {
-        t1105 = A.v_x1159_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1159_n, 0.0, 2);
-        t1105 = 0;
+      int32_t t1117 = (t1114 ? t1115 : t1113);
+      int32_t t1118 = t1117;
+      if (!((uint64_t)(int64_t)t1117 < (uint64_t)(int64_t)A.v_x1046)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1117, A.v_x1046, 0.0, 2);
+        t1118 = 0;
       }
-      int32_t t1107 = rt_mul_i(t1104, t1105);
-      int32_t t1109 = rt_add_i(t1101, t1107);
-      int32_t t1110;
-      if ((uint64_t)(int64_t)t1109 < (uint64_t)A.v_x1162_n) {
-        t1110 = A.v_x1162_d[t1109];
+      uint8_t t1120 = rt_lt_i(t1118, (int32_t)A.v_x1044_n);
+      int32_t t1121;
+      if (t1120) {
+        int32_t t1122;
+        if ((uint64_t)(int64_t)t1118 < (uint64_t)A.v_x1044_n) {
+          t1122 = A.v_x1044_d[t1118];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1118, A.v_x1044_n, 0.0, 3);
+          t1122 = 0;
+        }
+        t1121 = t1122;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1109, A.v_x1162_n, 0.0, 3);
-        t1110 = 0;
+        int32_t t1124 = rt_sub_i(t1118, (int32_t)A.v_x1044_n);
+        int32_t t1125;
+        if ((uint64_t)(int64_t)t1124 < (uint64_t)A.v_x1045_n) {
+          t1125 = A.v_x1045_d[t1124];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1124, A.v_x1045_n, 0.0, 4);
+          t1125 = 0;
+        }
+        t1121 = t1125;
       }
     }
-    return K22_0_V{t1099};
+    return K22_0_V{t1104};
   }
 };
 struct K22_0_store {
   K22_A A;
   __device__ void operator()(int64_t i, const K22_0_V &v) const {
-    A.v_x1165_d[i] = v.v0;
+    A.v_x1050_d[i] = v.v0;
   }
 };
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1166, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1160, int32_t v_x1161, RtValue *v_x1162, RtValue **out_v_x1165) {
+static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)err;
   K22_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1166_off = rtg_seg_offsets(v_sd_1166);
-  A.v_sd_1166_n = v_sd_1166->len;
-  A.v_x1158_d = v_x1158->data.i;
-  A.v_x1158_n = v_x1158->len;
-  A.v_x1159_d = v_x1159->data.i;
-  A.v_x1159_n = v_x1159->len;
-  A.v_x1160_d = v_x1160->data.i;
-  A.v_x1160_n = v_x1160->len;
-  A.v_x1161 = v_x1161;
-  A.v_x1162_d = v_x1162->data.i;
-  A.v_x1162_n = v_x1162->len;
-  RtValue *v_x1165 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t1111 = rtg_seg_total(v_sd_1166);
-    v_x1165 = rtg_vec_new(RT_INT, t1111);
-    A.v_x1165_d = v_x1165->data.i;
-    A.v_x1165_n = v_x1165->len;
-    rtg::seg_map("K22", loc, K22_0_pull{A}, K22_0_store{A}, v_sd_1166, t1111);
-  }
-  *out_v_x1165 = v_x1165;
-  return;
-fail:
-  rt_release(v_x1165);
-}
-
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1166, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1160, int32_t v_x1161, RtValue *v_x1162, RtValue **out_v_x1165) {
-  RtValue *vals[] = {v_sd_1166, v_x1158, v_x1159, v_x1160, v_x1162};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K22_host(err, loc, run, v_sd_1166, v_x1158, v_x1159, v_x1160, v_x1161, v_x1162, out_v_x1165);
-    rtg_host_ran();
-  } else {
-    K22_gpu(err, loc, run, v_sd_1166, v_x1158, v_x1159, v_x1160, v_x1161, v_x1162, out_v_x1165);
-  }
-}
-
-/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1046_d = v_x1046->data.i;
-  const int64_t v_x1046_n = v_x1046->len;
-  uint8_t *v_x1050_d = v_x1050->data.b;
-  const int64_t v_x1050_n = v_x1050->len;
-  int32_t *v_x1051_d = v_x1051->data.i;
-  const int64_t v_x1051_n = v_x1051->len;
-  int32_t *v_x1054_d = v_x1054->data.i;
-  const int64_t v_x1054_n = v_x1054->len;
-  int32_t *v_x1055_d = v_x1055->data.i;
-  const int64_t v_x1055_n = v_x1055->len;
-  RtValue *v_x1060 = NULL;
+  A.v_x1036_d = v_x1036->data.i;
+  A.v_x1036_n = v_x1036->len;
+  A.v_x1037 = v_x1037;
+  A.v_x1040_d = v_x1040->data.b;
+  A.v_x1040_n = v_x1040->len;
+  A.v_x1041_d = v_x1041->data.i;
+  A.v_x1041_n = v_x1041->len;
+  A.v_x1044_d = v_x1044->data.i;
+  A.v_x1044_n = v_x1044->len;
+  A.v_x1045_d = v_x1045->data.i;
+  A.v_x1045_n = v_x1045->len;
+  A.v_x1046 = v_x1046;
+  RtValue *v_x1050 = NULL;
   /* MAP */
   {
-    const int64_t t1112 = v_x1050_n;
-    v_x1060 = rt_value_new(rt_vec_type(RT_INT), t1112);
-    int32_t *v_x1060_d = v_x1060->data.i;
-    const int64_t v_x1060_n = v_x1060->len;
-    RT_PARALLEL_FOR_IF(t1112 >= RT_PARALLEL_MIN)
-    for (int64_t t1113 = 0; t1113 < t1112; t1113++) {
-      const int32_t t1114 = (int32_t)t1113;
-      int t1116 = 0; /* nonzero: a check below failed */
-      int t1117 = (uint64_t)(int64_t)t1114 < (uint64_t)v_x1046_n;
-      int32_t t1115 = t1117 ? v_x1046_d[t1114] : 0;
-      t1116 |= !t1117;
-      int32_t t1119 = rt_add_i(t1115, v_x1047);
-      uint8_t t1120 = v_x1050_d[t1114];
-      int t1122 = (uint64_t)(int64_t)t1114 < (uint64_t)v_x1051_n;
-      int32_t t1121 = t1122 ? v_x1051_d[t1114] : 0;
-      t1116 |= !t1122;
-      int32_t t1124 = (t1120 ? t1121 : t1119);
-      int t1126 = (uint64_t)(int64_t)t1124 < (uint64_t)(int64_t)v_x1056;
-      int32_t t1125 = t1126 ? t1124 : 0;
-      t1116 |= !t1126;
-      uint8_t t1128 = rt_lt_i(t1125, (int32_t)v_x1054_n);
-      int32_t t1129;
-      if (t1128) {
-        int t1131 = (uint64_t)(int64_t)t1125 < (uint64_t)v_x1054_n;
-        int32_t t1130 = t1131 ? v_x1054_d[t1125] : 0;
-        t1116 |= !t1131;
-        t1129 = t1130;
-      } else {
-        int32_t t1133 = rt_sub_i(t1125, (int32_t)v_x1054_n);
-        int t1135 = (uint64_t)(int64_t)t1133 < (uint64_t)v_x1055_n;
-        int32_t t1134 = t1135 ? v_x1055_d[t1133] : 0;
-        t1116 |= !t1135;
-        t1129 = t1134;
-      }
-      if (__builtin_expect(t1116 != 0, 0)) { /* again, recording the error */
-        int32_t t1136;
-        if ((uint64_t)(int64_t)t1114 < (uint64_t)v_x1046_n) {
-          t1136 = v_x1046_d[t1114];
-        } else {
-          NESSIE_RECORD(err, t1113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1114, v_x1046_n, 0.0, 0);
-          t1136 = 0;
-        }
-        int32_t t1138 = rt_add_i(t1136, v_x1047);
-        uint8_t t1139 = v_x1050_d[t1114];
-        int32_t t1140;
-        if ((uint64_t)(int64_t)t1114 < (uint64_t)v_x1051_n) {
-          t1140 = v_x1051_d[t1114];
-        } else {
-          NESSIE_RECORD(err, t1113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1114, v_x1051_n, 0.0, 1);
-          t1140 = 0;
-        }
-        int32_t t1142 = (t1139 ? t1140 : t1138);
-        int32_t t1143 = t1142;
-        if (!((uint64_t)(int64_t)t1142 < (uint64_t)(int64_t)v_x1056)) {
-          NESSIE_RECORD(err, t1113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1142, v_x1056, 0.0, 2);
-          t1143 = 0;
-        }
-        uint8_t t1145 = rt_lt_i(t1143, (int32_t)v_x1054_n);
-        int32_t t1146;
-        if (t1145) {
-          int32_t t1147;
-          if ((uint64_t)(int64_t)t1143 < (uint64_t)v_x1054_n) {
-            t1147 = v_x1054_d[t1143];
-          } else {
-            NESSIE_RECORD(err, t1113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1143, v_x1054_n, 0.0, 3);
-            t1147 = 0;
-          }
-          t1146 = t1147;
-        } else {
-          int32_t t1149 = rt_sub_i(t1143, (int32_t)v_x1054_n);
-          int32_t t1150;
-          if ((uint64_t)(int64_t)t1149 < (uint64_t)v_x1055_n) {
-            t1150 = v_x1055_d[t1149];
-          } else {
-            NESSIE_RECORD(err, t1113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1149, v_x1055_n, 0.0, 4);
-            t1150 = 0;
-          }
-          t1146 = t1150;
-        }
-      }
-      v_x1060_d[t1113] = t1129;
-    }
+    const int64_t t1126 = v_x1040->len;
+    v_x1050 = rtg_vec_new(RT_INT, t1126);
+    A.v_x1050_d = v_x1050->data.i;
+    A.v_x1050_n = v_x1050->len;
+    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1126);
   }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1060 = v_x1060;
+  *out_v_x1050 = v_x1050;
   return;
 fail:
-  rt_release(v_x1060);
+  rt_release(v_x1050);
 }
 
-/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K23_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1046_d; int64_t v_x1046_n;
-  int32_t v_x1047;
-  uint8_t *v_x1050_d; int64_t v_x1050_n;
-  int32_t *v_x1051_d; int64_t v_x1051_n;
-  int32_t *v_x1054_d; int64_t v_x1054_n;
-  int32_t *v_x1055_d; int64_t v_x1055_n;
-  int32_t v_x1056;
-  int32_t *v_x1060_d; int64_t v_x1060_n;
-};
-struct alignas(8) K23_0_V {
-  int32_t v0;
-};
-struct K23_0_pull {
-  K23_A A;
-  __device__ K23_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1152 = 0; /* nonzero: a check below failed */
-    int t1153 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1046_n;
-    int32_t t1151 = t1153 ? A.v_x1046_d[ix] : 0;
-    t1152 |= !t1153;
-    int32_t t1155 = rt_add_i(t1151, A.v_x1047);
-    uint8_t t1156 = A.v_x1050_d[ix];
-    int t1158 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1051_n;
-    int32_t t1157 = t1158 ? A.v_x1051_d[ix] : 0;
-    t1152 |= !t1158;
-    int32_t t1160 = (t1156 ? t1157 : t1155);
-    int t1162 = (uint64_t)(int64_t)t1160 < (uint64_t)(int64_t)A.v_x1056;
-    int32_t t1161 = t1162 ? t1160 : 0;
-    t1152 |= !t1162;
-    uint8_t t1164 = rt_lt_i(t1161, (int32_t)A.v_x1054_n);
-    int32_t t1165;
-    if (t1164) {
-      int t1167 = (uint64_t)(int64_t)t1161 < (uint64_t)A.v_x1054_n;
-      int32_t t1166 = t1167 ? A.v_x1054_d[t1161] : 0;
-      t1152 |= !t1167;
-      t1165 = t1166;
-    } else {
-      int32_t t1169 = rt_sub_i(t1161, (int32_t)A.v_x1054_n);
-      int t1171 = (uint64_t)(int64_t)t1169 < (uint64_t)A.v_x1055_n;
-      int32_t t1170 = t1171 ? A.v_x1055_d[t1169] : 0;
-      t1152 |= !t1171;
-      t1165 = t1170;
-    }
-    if (__builtin_expect(t1152 != 0, 0)) { /* again, recording the error */
-      int32_t t1172;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1046_n) {
-        t1172 = A.v_x1046_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1046_n, 0.0, 0);
-        t1172 = 0;
-      }
-      int32_t t1174 = rt_add_i(t1172, A.v_x1047);
-      uint8_t t1175 = A.v_x1050_d[ix];
-      int32_t t1176;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1051_n) {
-        t1176 = A.v_x1051_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1051_n, 0.0, 1);
-        t1176 = 0;
-      }
-      int32_t t1178 = (t1175 ? t1176 : t1174);
-      int32_t t1179 = t1178;
-      if (!((uint64_t)(int64_t)t1178 < (uint64_t)(int64_t)A.v_x1056)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1178, A.v_x1056, 0.0, 2);
-        t1179 = 0;
-      }
-      uint8_t t1181 = rt_lt_i(t1179, (int32_t)A.v_x1054_n);
-      int32_t t1182;
-      if (t1181) {
-        int32_t t1183;
-        if ((uint64_t)(int64_t)t1179 < (uint64_t)A.v_x1054_n) {
-          t1183 = A.v_x1054_d[t1179];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1179, A.v_x1054_n, 0.0, 3);
-          t1183 = 0;
-        }
-        t1182 = t1183;
-      } else {
-        int32_t t1185 = rt_sub_i(t1179, (int32_t)A.v_x1054_n);
-        int32_t t1186;
-        if ((uint64_t)(int64_t)t1185 < (uint64_t)A.v_x1055_n) {
-          t1186 = A.v_x1055_d[t1185];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1185, A.v_x1055_n, 0.0, 4);
-          t1186 = 0;
-        }
-        t1182 = t1186;
-      }
-    }
-    return K23_0_V{t1165};
-  }
-};
-struct K23_0_store {
-  K23_A A;
-  __device__ void operator()(int64_t i, const K23_0_V &v) const {
-    A.v_x1060_d[i] = v.v0;
-  }
-};
-static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
-  (void)loc;
-  (void)err;
-  K23_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1046_d = v_x1046->data.i;
-  A.v_x1046_n = v_x1046->len;
-  A.v_x1047 = v_x1047;
-  A.v_x1050_d = v_x1050->data.b;
-  A.v_x1050_n = v_x1050->len;
-  A.v_x1051_d = v_x1051->data.i;
-  A.v_x1051_n = v_x1051->len;
-  A.v_x1054_d = v_x1054->data.i;
-  A.v_x1054_n = v_x1054->len;
-  A.v_x1055_d = v_x1055->data.i;
-  A.v_x1055_n = v_x1055->len;
-  A.v_x1056 = v_x1056;
-  RtValue *v_x1060 = NULL;
-  /* MAP */
-  {
-    const int64_t t1187 = v_x1050->len;
-    v_x1060 = rtg_vec_new(RT_INT, t1187);
-    A.v_x1060_d = v_x1060->data.i;
-    A.v_x1060_n = v_x1060->len;
-    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1187);
-  }
-  *out_v_x1060 = v_x1060;
-  return;
-fail:
-  rt_release(v_x1060);
-}
-
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1046, int32_t v_x1047, RtValue *v_x1050, RtValue *v_x1051, RtValue *v_x1054, RtValue *v_x1055, int32_t v_x1056, RtValue **out_v_x1060) {
-  RtValue *vals[] = {v_x1046, v_x1050, v_x1051, v_x1054, v_x1055};
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+  RtValue *vals[] = {v_x1036, v_x1040, v_x1041, v_x1044, v_x1045};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K23_host(err, loc, run, v_x1046, v_x1047, v_x1050, v_x1051, v_x1054, v_x1055, v_x1056, out_v_x1060);
+    K22_host(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
     rtg_host_ran();
   } else {
-    K23_gpu(err, loc, run, v_x1046, v_x1047, v_x1050, v_x1051, v_x1054, v_x1055, v_x1056, out_v_x1060);
+    K22_gpu(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
   }
 }
 
@@ -5295,10 +5067,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1188 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1188->data.i[0] = v_x62;
-    t1188->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1188);
+    RtValue *t1127 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1127->data.i[0] = v_x62;
+    t1127->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1127);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -5363,11 +5135,8 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x165 = NULL;
     RtValue *v_x166 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x147, v_x152, v_x157, &v_x164, &v_x165, &v_x166);
-    rt_release(v_x152);
-    int32_t v_x170 = 0;
-    v_x170 = (int32_t)NESSIE_SEG_TOTAL(v_x164);
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
     rt_release(v_x147);
+    rt_release(v_x152);
     rt_release(v_x157);
     rt_release(v_x164);
     rt_release(v_x166);
@@ -5385,12 +5154,12 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x218 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
     rt_release(v_x204);
-    int32_t v_n_1156 = 0;
-    v_n_1156 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
+    int32_t v_n_1132 = 0;
+    v_n_1132 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     RtValue *v_x235 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
     rt_release(v_x199);
     rt_release(v_x209);
     uint8_t v_x246 = 0;
@@ -5424,7 +5193,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 4, v_x218, v_x301, v_x235, v_x216, v_n_1156, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 4, v_x218, v_x301, v_x235, v_x216, v_n_1132, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x301);
       int32_t v_x404 = 0;
       v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
@@ -5492,7 +5261,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
@@ -5621,16 +5390,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1189 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1189->data.i[0] = 3;
-  t1189->data.i[1] = 1;
-  t1189->data.i[2] = 4;
-  t1189->data.i[3] = 1;
-  t1189->data.i[4] = 5;
-  t1189->data.i[5] = 9;
-  t1189->data.i[6] = 2;
-  t1189->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1189);
+  RtValue *t1128 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1128->data.i[0] = 3;
+  t1128->data.i[1] = 1;
+  t1128->data.i[2] = 4;
+  t1128->data.i[3] = 1;
+  t1128->data.i[4] = 5;
+  t1128->data.i[5] = 9;
+  t1128->data.i[6] = 2;
+  t1128->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1128);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

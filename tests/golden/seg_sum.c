@@ -171,7 +171,7 @@ fail:
   rt_release(v_x58);
 }
 
-/* K3: MAP, MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+/* K3: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
 static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v_x63, RtValue *v_x66, int32_t v_x67, RtValue **out_v_x69) {
   (void)loc;
   (void)run;
@@ -179,129 +179,99 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v
   const int64_t v_x62_n = v_x62->len;
   int32_t *v_x66_d = v_x66->data.i;
   const int64_t v_x66_n = v_x66->len;
-  RtValue *v_x65 = NULL;
   RtValue *v_x69 = NULL;
   /* MAP */
   {
-    const int64_t t11 = v_x63;
+    const int64_t t11 = v_x67;
     if (t11 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t11, 0.0, 0);
       goto fail;
     }
-    v_x65 = rt_value_new(rt_vec_type(RT_INT), t11);
-    int32_t *v_x65_d = v_x65->data.i;
-    const int64_t v_x65_n = v_x65->len;
+    v_x69 = rt_value_new(rt_vec_type(RT_INT), t11);
+    int32_t *v_x69_d = v_x69->data.i;
+    const int64_t v_x69_n = v_x69->len;
     RT_PARALLEL_FOR_IF(t11 >= RT_PARALLEL_MIN)
     for (int64_t t12 = 0; t12 < t11; t12++) {
       const int32_t t13 = (int32_t)t12;
       int t18 = 0; /* nonzero: a check below failed */
-      uint8_t t15 = rt_lt_i(t13, 0);
+      uint8_t t15 = rt_lt_i(t13, (int32_t)v_x66_n);
       int32_t t16;
       if (t15) {
-        int t19 = (uint64_t)(int64_t)t13 < (uint64_t)(int64_t)0;
-        int32_t t17 = t19 ? t13 : 0;
+        int t19 = (uint64_t)(int64_t)t13 < (uint64_t)v_x66_n;
+        int32_t t17 = t19 ? v_x66_d[t13] : 0;
         t18 |= !t19;
-        t16 = 0;
+        t16 = t17;
       } else {
-        int32_t t21 = rt_sub_i(t13, 0);
-        int t23 = (uint64_t)(int64_t)t21 < (uint64_t)v_x62_n;
-        int32_t t22 = t23 ? v_x62_d[t21] : 0;
+        int32_t t21 = rt_sub_i(t13, (int32_t)v_x66_n);
+        int t23 = (uint64_t)(int64_t)t21 < (uint64_t)(int64_t)v_x63;
+        int32_t t22 = t23 ? t21 : 0;
         t18 |= !t23;
-        t16 = t22;
-      }
-      if (__builtin_expect(t18 != 0, 0)) { /* again, recording the error */
-        uint8_t t25 = rt_lt_i(t13, 0);
+        uint8_t t25 = rt_lt_i(t22, 0);
         int32_t t26;
         if (t25) {
-          int32_t t27 = t13;
-          if (!((uint64_t)(int64_t)t13 < (uint64_t)(int64_t)0)) {
-            NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t13, 0, 0.0, 1);
-            t27 = 0;
-          }
+          int t28 = (uint64_t)(int64_t)t22 < (uint64_t)(int64_t)0;
+          int32_t t27 = t28 ? t22 : 0;
+          t18 |= !t28;
           t26 = 0;
         } else {
-          int32_t t29 = rt_sub_i(t13, 0);
-          int32_t t30;
-          if ((uint64_t)(int64_t)t29 < (uint64_t)v_x62_n) {
-            t30 = v_x62_d[t29];
+          int32_t t30 = rt_sub_i(t22, 0);
+          int t32 = (uint64_t)(int64_t)t30 < (uint64_t)v_x62_n;
+          int32_t t31 = t32 ? v_x62_d[t30] : 0;
+          t18 |= !t32;
+          t26 = t31;
+        }
+        t16 = t26;
+      }
+      if (__builtin_expect(t18 != 0, 0)) { /* again, recording the error */
+        uint8_t t34 = rt_lt_i(t13, (int32_t)v_x66_n);
+        int32_t t35;
+        if (t34) {
+          int32_t t36;
+          if ((uint64_t)(int64_t)t13 < (uint64_t)v_x66_n) {
+            t36 = v_x66_d[t13];
           } else {
-            NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t29, v_x62_n, 0.0, 2);
-            t30 = 0;
+            NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t13, v_x66_n, 0.0, 1);
+            t36 = 0;
           }
-          t26 = t30;
+          t35 = t36;
+        } else {
+          int32_t t38 = rt_sub_i(t13, (int32_t)v_x66_n);
+          int32_t t39 = t38;
+          if (!((uint64_t)(int64_t)t38 < (uint64_t)(int64_t)v_x63)) {
+            NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t38, v_x63, 0.0, 2);
+            t39 = 0;
+          }
+          uint8_t t41 = rt_lt_i(t39, 0);
+          int32_t t42;
+          if (t41) {
+            int32_t t43 = t39;
+            if (!((uint64_t)(int64_t)t39 < (uint64_t)(int64_t)0)) {
+              NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t39, 0, 0.0, 3);
+              t43 = 0;
+            }
+            t42 = 0;
+          } else {
+            int32_t t45 = rt_sub_i(t39, 0);
+            int32_t t46;
+            if ((uint64_t)(int64_t)t45 < (uint64_t)v_x62_n) {
+              t46 = v_x62_d[t45];
+            } else {
+              NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t45, v_x62_n, 0.0, 4);
+              t46 = 0;
+            }
+            t42 = t46;
+          }
+          t35 = t42;
         }
       }
-      v_x65_d[t12] = t16;
+      v_x69_d[t12] = t16;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x65_d = v_x65->data.i;
-    const int64_t v_x65_n = v_x65->len;
-    /* MAP */
-    {
-      const int64_t t31 = v_x67;
-      if (t31 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t31, 0.0, 3);
-        goto fail;
-      }
-      v_x69 = rt_value_new(rt_vec_type(RT_INT), t31);
-      int32_t *v_x69_d = v_x69->data.i;
-      const int64_t v_x69_n = v_x69->len;
-      RT_PARALLEL_FOR_IF(t31 >= RT_PARALLEL_MIN)
-      for (int64_t t32 = 0; t32 < t31; t32++) {
-        const int32_t t33 = (int32_t)t32;
-        int t38 = 0; /* nonzero: a check below failed */
-        uint8_t t35 = rt_lt_i(t33, (int32_t)v_x66_n);
-        int32_t t36;
-        if (t35) {
-          int t39 = (uint64_t)(int64_t)t33 < (uint64_t)v_x66_n;
-          int32_t t37 = t39 ? v_x66_d[t33] : 0;
-          t38 |= !t39;
-          t36 = t37;
-        } else {
-          int32_t t41 = rt_sub_i(t33, (int32_t)v_x66_n);
-          int t43 = (uint64_t)(int64_t)t41 < (uint64_t)v_x65_n;
-          int32_t t42 = t43 ? v_x65_d[t41] : 0;
-          t38 |= !t43;
-          t36 = t42;
-        }
-        if (__builtin_expect(t38 != 0, 0)) { /* again, recording the error */
-          uint8_t t45 = rt_lt_i(t33, (int32_t)v_x66_n);
-          int32_t t46;
-          if (t45) {
-            int32_t t47;
-            if ((uint64_t)(int64_t)t33 < (uint64_t)v_x66_n) {
-              t47 = v_x66_d[t33];
-            } else {
-              NESSIE_RECORD(err, t32, RT_CHECK_INDEX, 1, 0, RT_GATHER, t33, v_x66_n, 0.0, 4);
-              t47 = 0;
-            }
-            t46 = t47;
-          } else {
-            int32_t t49 = rt_sub_i(t33, (int32_t)v_x66_n);
-            int32_t t50;
-            if ((uint64_t)(int64_t)t49 < (uint64_t)v_x65_n) {
-              t50 = v_x65_d[t49];
-            } else {
-              NESSIE_RECORD(err, t32, RT_CHECK_INDEX, 1, 0, RT_GATHER, t49, v_x65_n, 0.0, 5);
-              t50 = 0;
-            }
-            t46 = t50;
-          }
-        }
-        v_x69_d[t32] = t36;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
   *out_v_x69 = v_x69;
-  rt_release(v_x65);
   return;
 fail:
-  rt_release(v_x65);
   rt_release(v_x69);
 }
 
@@ -435,28 +405,28 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 11);
-  RtValue *t51 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t51->data.i[0] = 1;
-  t51->data.i[1] = 2;
-  t51->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t51);
+  RtValue *t47 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t47->data.i[0] = 1;
+  t47->data.i[1] = 2;
+  t47->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t47);
   RtValue *v_x21 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 30);
-  RtValue *t52 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t52->data.i[0] = 4;
-  t52->data.i[1] = 5;
-  v_x21 = NESSIE_TO_DEVICE(t52);
+  RtValue *t48 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t48->data.i[0] = 4;
+  t48->data.i[1] = 5;
+  v_x21 = NESSIE_TO_DEVICE(t48);
   int32_t v_x22 = 0;
   v_x22 = (int32_t)v_x17->len;
   int32_t v_x24 = 0;
   v_x24 = (int32_t)v_x21->len;
   RtValue *v_x25 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  RtValue *t53 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t53->data.i[0] = v_x22;
-  t53->data.i[1] = 0;
-  t53->data.i[2] = v_x24;
-  v_x25 = NESSIE_TO_DEVICE(t53);
+  RtValue *t49 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t49->data.i[0] = v_x22;
+  t49->data.i[1] = 0;
+  t49->data.i[2] = v_x24;
+  v_x25 = NESSIE_TO_DEVICE(t49);
   RtValue *v_x28 = NULL;
   NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K1, 1, v_x25, &v_x28);
   rt_release(v_x25);

@@ -306,7 +306,7 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *
   }
 }
 
-/* K3: MAP, MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+/* K3: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
 static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v_x63, RtValue *v_x66, int32_t v_x67, RtValue **out_v_x69) {
   (void)loc;
   (void)run;
@@ -314,133 +314,103 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int3
   const int64_t v_x62_n = v_x62->len;
   int32_t *v_x66_d = v_x66->data.i;
   const int64_t v_x66_n = v_x66->len;
-  RtValue *v_x65 = NULL;
   RtValue *v_x69 = NULL;
   /* MAP */
   {
-    const int64_t t19 = v_x63;
+    const int64_t t19 = v_x67;
     if (t19 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t19, 0.0, 0);
       goto fail;
     }
-    v_x65 = rt_value_new(rt_vec_type(RT_INT), t19);
-    int32_t *v_x65_d = v_x65->data.i;
-    const int64_t v_x65_n = v_x65->len;
+    v_x69 = rt_value_new(rt_vec_type(RT_INT), t19);
+    int32_t *v_x69_d = v_x69->data.i;
+    const int64_t v_x69_n = v_x69->len;
     RT_PARALLEL_FOR_IF(t19 >= RT_PARALLEL_MIN)
     for (int64_t t20 = 0; t20 < t19; t20++) {
       const int32_t t21 = (int32_t)t20;
       int t26 = 0; /* nonzero: a check below failed */
-      uint8_t t23 = rt_lt_i(t21, 0);
+      uint8_t t23 = rt_lt_i(t21, (int32_t)v_x66_n);
       int32_t t24;
       if (t23) {
-        int t27 = (uint64_t)(int64_t)t21 < (uint64_t)(int64_t)0;
-        int32_t t25 = t27 ? t21 : 0;
+        int t27 = (uint64_t)(int64_t)t21 < (uint64_t)v_x66_n;
+        int32_t t25 = t27 ? v_x66_d[t21] : 0;
         t26 |= !t27;
-        t24 = 0;
+        t24 = t25;
       } else {
-        int32_t t29 = rt_sub_i(t21, 0);
-        int t31 = (uint64_t)(int64_t)t29 < (uint64_t)v_x62_n;
-        int32_t t30 = t31 ? v_x62_d[t29] : 0;
+        int32_t t29 = rt_sub_i(t21, (int32_t)v_x66_n);
+        int t31 = (uint64_t)(int64_t)t29 < (uint64_t)(int64_t)v_x63;
+        int32_t t30 = t31 ? t29 : 0;
         t26 |= !t31;
-        t24 = t30;
-      }
-      if (__builtin_expect(t26 != 0, 0)) { /* again, recording the error */
-        uint8_t t33 = rt_lt_i(t21, 0);
+        uint8_t t33 = rt_lt_i(t30, 0);
         int32_t t34;
         if (t33) {
-          int32_t t35 = t21;
-          if (!((uint64_t)(int64_t)t21 < (uint64_t)(int64_t)0)) {
-            NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t21, 0, 0.0, 1);
-            t35 = 0;
-          }
+          int t36 = (uint64_t)(int64_t)t30 < (uint64_t)(int64_t)0;
+          int32_t t35 = t36 ? t30 : 0;
+          t26 |= !t36;
           t34 = 0;
         } else {
-          int32_t t37 = rt_sub_i(t21, 0);
-          int32_t t38;
-          if ((uint64_t)(int64_t)t37 < (uint64_t)v_x62_n) {
-            t38 = v_x62_d[t37];
+          int32_t t38 = rt_sub_i(t30, 0);
+          int t40 = (uint64_t)(int64_t)t38 < (uint64_t)v_x62_n;
+          int32_t t39 = t40 ? v_x62_d[t38] : 0;
+          t26 |= !t40;
+          t34 = t39;
+        }
+        t24 = t34;
+      }
+      if (__builtin_expect(t26 != 0, 0)) { /* again, recording the error */
+        uint8_t t42 = rt_lt_i(t21, (int32_t)v_x66_n);
+        int32_t t43;
+        if (t42) {
+          int32_t t44;
+          if ((uint64_t)(int64_t)t21 < (uint64_t)v_x66_n) {
+            t44 = v_x66_d[t21];
           } else {
-            NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t37, v_x62_n, 0.0, 2);
-            t38 = 0;
+            NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t21, v_x66_n, 0.0, 1);
+            t44 = 0;
           }
-          t34 = t38;
+          t43 = t44;
+        } else {
+          int32_t t46 = rt_sub_i(t21, (int32_t)v_x66_n);
+          int32_t t47 = t46;
+          if (!((uint64_t)(int64_t)t46 < (uint64_t)(int64_t)v_x63)) {
+            NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t46, v_x63, 0.0, 2);
+            t47 = 0;
+          }
+          uint8_t t49 = rt_lt_i(t47, 0);
+          int32_t t50;
+          if (t49) {
+            int32_t t51 = t47;
+            if (!((uint64_t)(int64_t)t47 < (uint64_t)(int64_t)0)) {
+              NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t47, 0, 0.0, 3);
+              t51 = 0;
+            }
+            t50 = 0;
+          } else {
+            int32_t t53 = rt_sub_i(t47, 0);
+            int32_t t54;
+            if ((uint64_t)(int64_t)t53 < (uint64_t)v_x62_n) {
+              t54 = v_x62_d[t53];
+            } else {
+              NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t53, v_x62_n, 0.0, 4);
+              t54 = 0;
+            }
+            t50 = t54;
+          }
+          t43 = t50;
         }
       }
-      v_x65_d[t20] = t24;
+      v_x69_d[t20] = t24;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x65_d = v_x65->data.i;
-    const int64_t v_x65_n = v_x65->len;
-    /* MAP */
-    {
-      const int64_t t39 = v_x67;
-      if (t39 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t39, 0.0, 3);
-        goto fail;
-      }
-      v_x69 = rt_value_new(rt_vec_type(RT_INT), t39);
-      int32_t *v_x69_d = v_x69->data.i;
-      const int64_t v_x69_n = v_x69->len;
-      RT_PARALLEL_FOR_IF(t39 >= RT_PARALLEL_MIN)
-      for (int64_t t40 = 0; t40 < t39; t40++) {
-        const int32_t t41 = (int32_t)t40;
-        int t46 = 0; /* nonzero: a check below failed */
-        uint8_t t43 = rt_lt_i(t41, (int32_t)v_x66_n);
-        int32_t t44;
-        if (t43) {
-          int t47 = (uint64_t)(int64_t)t41 < (uint64_t)v_x66_n;
-          int32_t t45 = t47 ? v_x66_d[t41] : 0;
-          t46 |= !t47;
-          t44 = t45;
-        } else {
-          int32_t t49 = rt_sub_i(t41, (int32_t)v_x66_n);
-          int t51 = (uint64_t)(int64_t)t49 < (uint64_t)v_x65_n;
-          int32_t t50 = t51 ? v_x65_d[t49] : 0;
-          t46 |= !t51;
-          t44 = t50;
-        }
-        if (__builtin_expect(t46 != 0, 0)) { /* again, recording the error */
-          uint8_t t53 = rt_lt_i(t41, (int32_t)v_x66_n);
-          int32_t t54;
-          if (t53) {
-            int32_t t55;
-            if ((uint64_t)(int64_t)t41 < (uint64_t)v_x66_n) {
-              t55 = v_x66_d[t41];
-            } else {
-              NESSIE_RECORD(err, t40, RT_CHECK_INDEX, 1, 0, RT_GATHER, t41, v_x66_n, 0.0, 4);
-              t55 = 0;
-            }
-            t54 = t55;
-          } else {
-            int32_t t57 = rt_sub_i(t41, (int32_t)v_x66_n);
-            int32_t t58;
-            if ((uint64_t)(int64_t)t57 < (uint64_t)v_x65_n) {
-              t58 = v_x65_d[t57];
-            } else {
-              NESSIE_RECORD(err, t40, RT_CHECK_INDEX, 1, 0, RT_GATHER, t57, v_x65_n, 0.0, 5);
-              t58 = 0;
-            }
-            t54 = t58;
-          }
-        }
-        v_x69_d[t40] = t44;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
   *out_v_x69 = v_x69;
-  rt_release(v_x65);
   return;
 fail:
-  rt_release(v_x65);
   rt_release(v_x69);
 }
 
-/* K3: MAP, MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+/* K3: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
 struct K3_A {
   RtKernelError *err;
   int run;
@@ -448,7 +418,6 @@ struct K3_A {
   int32_t v_x63;
   int32_t *v_x66_d; int64_t v_x66_n;
   int32_t v_x67;
-  int32_t *v_x65_d; int64_t v_x65_n;
   int32_t *v_x69_d; int64_t v_x69_n;
 };
 struct alignas(8) K3_0_V {
@@ -459,105 +428,83 @@ struct K3_0_pull {
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t63 = 0; /* nonzero: a check below failed */
-    uint8_t t60 = rt_lt_i(ix, 0);
-    int32_t t61;
-    if (t60) {
-      int t64 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)0;
-      int32_t t62 = t64 ? ix : 0;
-      t63 |= !t64;
-      t61 = 0;
+    int t59 = 0; /* nonzero: a check below failed */
+    uint8_t t56 = rt_lt_i(ix, (int32_t)A.v_x66_n);
+    int32_t t57;
+    if (t56) {
+      int t60 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x66_n;
+      int32_t t58 = t60 ? A.v_x66_d[ix] : 0;
+      t59 |= !t60;
+      t57 = t58;
     } else {
-      int32_t t66 = rt_sub_i(ix, 0);
-      int t68 = (uint64_t)(int64_t)t66 < (uint64_t)A.v_x62_n;
-      int32_t t67 = t68 ? A.v_x62_d[t66] : 0;
-      t63 |= !t68;
-      t61 = t67;
-    }
-    if (__builtin_expect(t63 != 0, 0)) { /* again, recording the error */
-      uint8_t t70 = rt_lt_i(ix, 0);
-      int32_t t71;
-      if (t70) {
-        int32_t t72 = ix;
-        if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)0)) {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, 0, 0.0, 0);
-          t72 = 0;
-        }
-        t71 = 0;
+      int32_t t62 = rt_sub_i(ix, (int32_t)A.v_x66_n);
+      int t64 = (uint64_t)(int64_t)t62 < (uint64_t)(int64_t)A.v_x63;
+      int32_t t63 = t64 ? t62 : 0;
+      t59 |= !t64;
+      uint8_t t66 = rt_lt_i(t63, 0);
+      int32_t t67;
+      if (t66) {
+        int t69 = (uint64_t)(int64_t)t63 < (uint64_t)(int64_t)0;
+        int32_t t68 = t69 ? t63 : 0;
+        t59 |= !t69;
+        t67 = 0;
       } else {
-        int32_t t74 = rt_sub_i(ix, 0);
-        int32_t t75;
-        if ((uint64_t)(int64_t)t74 < (uint64_t)A.v_x62_n) {
-          t75 = A.v_x62_d[t74];
+        int32_t t71 = rt_sub_i(t63, 0);
+        int t73 = (uint64_t)(int64_t)t71 < (uint64_t)A.v_x62_n;
+        int32_t t72 = t73 ? A.v_x62_d[t71] : 0;
+        t59 |= !t73;
+        t67 = t72;
+      }
+      t57 = t67;
+    }
+    if (__builtin_expect(t59 != 0, 0)) { /* again, recording the error */
+      uint8_t t75 = rt_lt_i(ix, (int32_t)A.v_x66_n);
+      int32_t t76;
+      if (t75) {
+        int32_t t77;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x66_n) {
+          t77 = A.v_x66_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t74, A.v_x62_n, 0.0, 1);
-          t75 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x66_n, 0.0, 0);
+          t77 = 0;
         }
-        t71 = t75;
+        t76 = t77;
+      } else {
+        int32_t t79 = rt_sub_i(ix, (int32_t)A.v_x66_n);
+        int32_t t80 = t79;
+        if (!((uint64_t)(int64_t)t79 < (uint64_t)(int64_t)A.v_x63)) {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t79, A.v_x63, 0.0, 1);
+          t80 = 0;
+        }
+        uint8_t t82 = rt_lt_i(t80, 0);
+        int32_t t83;
+        if (t82) {
+          int32_t t84 = t80;
+          if (!((uint64_t)(int64_t)t80 < (uint64_t)(int64_t)0)) {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t80, 0, 0.0, 2);
+            t84 = 0;
+          }
+          t83 = 0;
+        } else {
+          int32_t t86 = rt_sub_i(t80, 0);
+          int32_t t87;
+          if ((uint64_t)(int64_t)t86 < (uint64_t)A.v_x62_n) {
+            t87 = A.v_x62_d[t86];
+          } else {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t86, A.v_x62_n, 0.0, 3);
+            t87 = 0;
+          }
+          t83 = t87;
+        }
+        t76 = t83;
       }
     }
-    return K3_0_V{t61};
+    return K3_0_V{t57};
   }
 };
 struct K3_0_store {
   K3_A A;
   __device__ void operator()(int64_t i, const K3_0_V &v) const {
-    A.v_x65_d[i] = v.v0;
-  }
-};
-struct alignas(8) K3_1_V {
-  int32_t v0;
-};
-struct K3_1_pull {
-  K3_A A;
-  __device__ K3_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t80 = 0; /* nonzero: a check below failed */
-    uint8_t t77 = rt_lt_i(ix, (int32_t)A.v_x66_n);
-    int32_t t78;
-    if (t77) {
-      int t81 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x66_n;
-      int32_t t79 = t81 ? A.v_x66_d[ix] : 0;
-      t80 |= !t81;
-      t78 = t79;
-    } else {
-      int32_t t83 = rt_sub_i(ix, (int32_t)A.v_x66_n);
-      int t85 = (uint64_t)(int64_t)t83 < (uint64_t)A.v_x65_n;
-      int32_t t84 = t85 ? A.v_x65_d[t83] : 0;
-      t80 |= !t85;
-      t78 = t84;
-    }
-    if (__builtin_expect(t80 != 0, 0)) { /* again, recording the error */
-      uint8_t t87 = rt_lt_i(ix, (int32_t)A.v_x66_n);
-      int32_t t88;
-      if (t87) {
-        int32_t t89;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x66_n) {
-          t89 = A.v_x66_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x66_n, 0.0, 2);
-          t89 = 0;
-        }
-        t88 = t89;
-      } else {
-        int32_t t91 = rt_sub_i(ix, (int32_t)A.v_x66_n);
-        int32_t t92;
-        if ((uint64_t)(int64_t)t91 < (uint64_t)A.v_x65_n) {
-          t92 = A.v_x65_d[t91];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t91, A.v_x65_n, 0.0, 3);
-          t92 = 0;
-        }
-        t88 = t92;
-      }
-    }
-    return K3_1_V{t78};
-  }
-};
-struct K3_1_store {
-  K3_A A;
-  __device__ void operator()(int64_t i, const K3_1_V &v) const {
     A.v_x69_d[i] = v.v0;
   }
 };
@@ -574,44 +521,29 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32
   A.v_x66_d = v_x66->data.i;
   A.v_x66_n = v_x66->len;
   A.v_x67 = v_x67;
-  RtValue *v_x65 = NULL;
   RtValue *v_x69 = NULL;
   /* MAP */
   {
-    const int64_t t93 = v_x63;
-    if (t93 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t93, 0.0, run, 4};
+    const int64_t t88 = v_x67;
+    if (t88 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t88, 0.0, run, 4};
       goto fail;
     }
-    v_x65 = rtg_vec_new(RT_INT, t93);
-    A.v_x65_d = v_x65->data.i;
-    A.v_x65_n = v_x65->len;
-    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t93);
-  }
-  /* MAP */
-  {
-    const int64_t t94 = v_x67;
-    if (t94 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t94, 0.0, run, 5};
-      goto fail;
-    }
-    v_x69 = rtg_vec_new(RT_INT, t94);
+    v_x69 = rtg_vec_new(RT_INT, t88);
     A.v_x69_d = v_x69->data.i;
     A.v_x69_n = v_x69->len;
-    rtg::map("K3", loc, K3_1_pull{A}, K3_1_store{A}, t94);
+    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t88);
   }
   *out_v_x69 = v_x69;
-  rt_release(v_x65);
   return;
 fail:
-  rt_release(v_x65);
   rt_release(v_x69);
 }
 
 static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v_x63, RtValue *v_x66, int32_t v_x67, RtValue **out_v_x69) {
   RtValue *vals[] = {v_x62, v_x66};
-  const int64_t sizes[] = {(int64_t)v_x63, (int64_t)v_x67};
-  if (rtg_choose_host(vals, 2, sizes, 2)) {
+  const int64_t sizes[] = {(int64_t)v_x67};
+  if (rtg_choose_host(vals, 2, sizes, 1)) {
     K3_host(err, loc, run, v_x62, v_x63, v_x66, v_x67, out_v_x69);
     rtg_host_ran();
   } else {
@@ -749,28 +681,28 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 11);
-  RtValue *t95 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t95->data.i[0] = 1;
-  t95->data.i[1] = 2;
-  t95->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t95);
+  RtValue *t89 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t89->data.i[0] = 1;
+  t89->data.i[1] = 2;
+  t89->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t89);
   RtValue *v_x21 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 30);
-  RtValue *t96 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t96->data.i[0] = 4;
-  t96->data.i[1] = 5;
-  v_x21 = NESSIE_TO_DEVICE(t96);
+  RtValue *t90 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t90->data.i[0] = 4;
+  t90->data.i[1] = 5;
+  v_x21 = NESSIE_TO_DEVICE(t90);
   int32_t v_x22 = 0;
   v_x22 = (int32_t)v_x17->len;
   int32_t v_x24 = 0;
   v_x24 = (int32_t)v_x21->len;
   RtValue *v_x25 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  RtValue *t97 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t97->data.i[0] = v_x22;
-  t97->data.i[1] = 0;
-  t97->data.i[2] = v_x24;
-  v_x25 = NESSIE_TO_DEVICE(t97);
+  RtValue *t91 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t91->data.i[0] = v_x22;
+  t91->data.i[1] = 0;
+  t91->data.i[2] = v_x24;
+  v_x25 = NESSIE_TO_DEVICE(t91);
   RtValue *v_x28 = NULL;
   NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K1, 1, v_x25, &v_x28);
   rt_release(v_x25);

@@ -74,8 +74,8 @@ static const RtLayout layout_4 = {RL_BOOL, NULL, NULL, NULL, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 5, 37, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/strings.nesl", 5, 53, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 5, 37, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/strings.nesl", 4, 27, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/strings.nesl", 5, 30, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
@@ -133,7 +133,7 @@ fail:
   rt_release(v_x75);
 }
 
-/* K2: MAP, MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
+/* K2: MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
   (void)loc;
   (void)run;
@@ -145,165 +145,135 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *
   const int64_t v_x83_n = v_x83->len;
   char *v_x87_d = v_x87->data.c;
   const int64_t v_x87_n = v_x87->len;
-  RtValue *v_x86 = NULL;
   RtValue *v_x90 = NULL;
   /* MAP */
   {
-    const int64_t t9 = v_x84;
+    const int64_t t9 = v_x88;
     if (t9 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t9, 0.0, 0);
       goto fail;
     }
-    v_x86 = rt_value_new(rt_vec_type(RT_CHAR), t9);
-    char *v_x86_d = v_x86->data.c;
-    const int64_t v_x86_n = v_x86->len;
+    v_x90 = rt_value_new(rt_vec_type(RT_CHAR), t9);
+    char *v_x90_d = v_x90->data.c;
+    const int64_t v_x90_n = v_x90->len;
     RT_PARALLEL_FOR_IF(t9 >= RT_PARALLEL_MIN)
     for (int64_t t10 = 0; t10 < t9; t10++) {
       const int32_t t11 = (int32_t)t10;
       int t16 = 0; /* nonzero: a check below failed */
-      uint8_t t13 = rt_lt_i(t11, v_x80);
+      uint8_t t13 = rt_lt_i(t11, v_x84);
       char t14;
       if (t13) {
-        int t17 = (uint64_t)(int64_t)t11 < (uint64_t)(int64_t)v_x80;
+        int t17 = (uint64_t)(int64_t)t11 < (uint64_t)(int64_t)v_x84;
         int32_t t15 = t17 ? t11 : 0;
         t16 |= !t17;
-        uint8_t t19 = rt_lt_i(t15, (int32_t)v_x78_n);
+        uint8_t t19 = rt_lt_i(t15, v_x80);
         char t20;
         if (t19) {
-          int t22 = (uint64_t)(int64_t)t15 < (uint64_t)v_x78_n;
-          char t21 = t22 ? v_x78_d[t15] : 0;
+          int t22 = (uint64_t)(int64_t)t15 < (uint64_t)(int64_t)v_x80;
+          int32_t t21 = t22 ? t15 : 0;
           t16 |= !t22;
-          t20 = t21;
-        } else {
-          int32_t t24 = rt_sub_i(t15, (int32_t)v_x78_n);
-          int t26 = (uint64_t)(int64_t)t24 < (uint64_t)v_x79_n;
-          char t25 = t26 ? v_x79_d[t24] : 0;
-          t16 |= !t26;
+          uint8_t t24 = rt_lt_i(t21, (int32_t)v_x78_n);
+          char t25;
+          if (t24) {
+            int t27 = (uint64_t)(int64_t)t21 < (uint64_t)v_x78_n;
+            char t26 = t27 ? v_x78_d[t21] : 0;
+            t16 |= !t27;
+            t25 = t26;
+          } else {
+            int32_t t29 = rt_sub_i(t21, (int32_t)v_x78_n);
+            int t31 = (uint64_t)(int64_t)t29 < (uint64_t)v_x79_n;
+            char t30 = t31 ? v_x79_d[t29] : 0;
+            t16 |= !t31;
+            t25 = t30;
+          }
           t20 = t25;
+        } else {
+          int32_t t33 = rt_sub_i(t15, v_x80);
+          int t35 = (uint64_t)(int64_t)t33 < (uint64_t)v_x83_n;
+          char t34 = t35 ? v_x83_d[t33] : 0;
+          t16 |= !t35;
+          t20 = t34;
         }
         t14 = t20;
       } else {
-        int32_t t28 = rt_sub_i(t11, v_x80);
-        int t30 = (uint64_t)(int64_t)t28 < (uint64_t)v_x83_n;
-        char t29 = t30 ? v_x83_d[t28] : 0;
-        t16 |= !t30;
-        t14 = t29;
+        int32_t t37 = rt_sub_i(t11, v_x84);
+        int t39 = (uint64_t)(int64_t)t37 < (uint64_t)v_x87_n;
+        char t38 = t39 ? v_x87_d[t37] : 0;
+        t16 |= !t39;
+        t14 = t38;
       }
       if (__builtin_expect(t16 != 0, 0)) { /* again, recording the error */
-        uint8_t t32 = rt_lt_i(t11, v_x80);
-        char t33;
-        if (t32) {
-          int32_t t34 = t11;
-          if (!((uint64_t)(int64_t)t11 < (uint64_t)(int64_t)v_x80)) {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_GATHER, t11, v_x80, 0.0, 1);
-            t34 = 0;
+        uint8_t t41 = rt_lt_i(t11, v_x84);
+        char t42;
+        if (t41) {
+          int32_t t43 = t11;
+          if (!((uint64_t)(int64_t)t11 < (uint64_t)(int64_t)v_x84)) {
+            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_GATHER, t11, v_x84, 0.0, 1);
+            t43 = 0;
           }
-          uint8_t t36 = rt_lt_i(t34, (int32_t)v_x78_n);
-          char t37;
-          if (t36) {
-            char t38;
-            if ((uint64_t)(int64_t)t34 < (uint64_t)v_x78_n) {
-              t38 = v_x78_d[t34];
-            } else {
-              NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t34, v_x78_n, 0.0, 2);
-              t38 = 0;
+          uint8_t t45 = rt_lt_i(t43, v_x80);
+          char t46;
+          if (t45) {
+            int32_t t47 = t43;
+            if (!((uint64_t)(int64_t)t43 < (uint64_t)(int64_t)v_x80)) {
+              NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 2, 0, RT_GATHER, t43, v_x80, 0.0, 2);
+              t47 = 0;
             }
-            t37 = t38;
+            uint8_t t49 = rt_lt_i(t47, (int32_t)v_x78_n);
+            char t50;
+            if (t49) {
+              char t51;
+              if ((uint64_t)(int64_t)t47 < (uint64_t)v_x78_n) {
+                t51 = v_x78_d[t47];
+              } else {
+                NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x78_n, 0.0, 3);
+                t51 = 0;
+              }
+              t50 = t51;
+            } else {
+              int32_t t53 = rt_sub_i(t47, (int32_t)v_x78_n);
+              char t54;
+              if ((uint64_t)(int64_t)t53 < (uint64_t)v_x79_n) {
+                t54 = v_x79_d[t53];
+              } else {
+                NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x79_n, 0.0, 4);
+                t54 = 0;
+              }
+              t50 = t54;
+            }
+            t46 = t50;
           } else {
-            int32_t t40 = rt_sub_i(t34, (int32_t)v_x78_n);
-            char t41;
-            if ((uint64_t)(int64_t)t40 < (uint64_t)v_x79_n) {
-              t41 = v_x79_d[t40];
+            int32_t t56 = rt_sub_i(t43, v_x80);
+            char t57;
+            if ((uint64_t)(int64_t)t56 < (uint64_t)v_x83_n) {
+              t57 = v_x83_d[t56];
             } else {
-              NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t40, v_x79_n, 0.0, 3);
-              t41 = 0;
+              NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 2, 0, RT_GATHER, t56, v_x83_n, 0.0, 5);
+              t57 = 0;
             }
-            t37 = t41;
+            t46 = t57;
           }
-          t33 = t37;
+          t42 = t46;
         } else {
-          int32_t t43 = rt_sub_i(t11, v_x80);
-          char t44;
-          if ((uint64_t)(int64_t)t43 < (uint64_t)v_x83_n) {
-            t44 = v_x83_d[t43];
+          int32_t t59 = rt_sub_i(t11, v_x84);
+          char t60;
+          if ((uint64_t)(int64_t)t59 < (uint64_t)v_x87_n) {
+            t60 = v_x87_d[t59];
           } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_GATHER, t43, v_x83_n, 0.0, 4);
-            t44 = 0;
+            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_GATHER, t59, v_x87_n, 0.0, 6);
+            t60 = 0;
           }
-          t33 = t44;
+          t42 = t60;
         }
       }
-      v_x86_d[t10] = t14;
+      v_x90_d[t10] = t14;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    char *v_x86_d = v_x86->data.c;
-    const int64_t v_x86_n = v_x86->len;
-    /* MAP */
-    {
-      const int64_t t45 = v_x88;
-      if (t45 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t45, 0.0, 5);
-        goto fail;
-      }
-      v_x90 = rt_value_new(rt_vec_type(RT_CHAR), t45);
-      char *v_x90_d = v_x90->data.c;
-      const int64_t v_x90_n = v_x90->len;
-      RT_PARALLEL_FOR_IF(t45 >= RT_PARALLEL_MIN)
-      for (int64_t t46 = 0; t46 < t45; t46++) {
-        const int32_t t47 = (int32_t)t46;
-        int t52 = 0; /* nonzero: a check below failed */
-        uint8_t t49 = rt_lt_i(t47, (int32_t)v_x86_n);
-        char t50;
-        if (t49) {
-          int t53 = (uint64_t)(int64_t)t47 < (uint64_t)v_x86_n;
-          char t51 = t53 ? v_x86_d[t47] : 0;
-          t52 |= !t53;
-          t50 = t51;
-        } else {
-          int32_t t55 = rt_sub_i(t47, (int32_t)v_x86_n);
-          int t57 = (uint64_t)(int64_t)t55 < (uint64_t)v_x87_n;
-          char t56 = t57 ? v_x87_d[t55] : 0;
-          t52 |= !t57;
-          t50 = t56;
-        }
-        if (__builtin_expect(t52 != 0, 0)) { /* again, recording the error */
-          uint8_t t59 = rt_lt_i(t47, (int32_t)v_x86_n);
-          char t60;
-          if (t59) {
-            char t61;
-            if ((uint64_t)(int64_t)t47 < (uint64_t)v_x86_n) {
-              t61 = v_x86_d[t47];
-            } else {
-              NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 2, 0, RT_GATHER, t47, v_x86_n, 0.0, 6);
-              t61 = 0;
-            }
-            t60 = t61;
-          } else {
-            int32_t t63 = rt_sub_i(t47, (int32_t)v_x86_n);
-            char t64;
-            if ((uint64_t)(int64_t)t63 < (uint64_t)v_x87_n) {
-              t64 = v_x87_d[t63];
-            } else {
-              NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 2, 0, RT_GATHER, t63, v_x87_n, 0.0, 7);
-              t64 = 0;
-            }
-            t60 = t64;
-          }
-        }
-        v_x90_d[t46] = t50;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
   *out_v_x90 = v_x90;
-  rt_release(v_x86);
   return;
 fail:
-  rt_release(v_x86);
   rt_release(v_x90);
 }
 
@@ -455,11 +425,11 @@ static void top_10(void) {
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 40);
   {
     RtValue *args[2], *results[2];
-    RtValue *t65 = rt_value_new(rt_scalar_type(RT_INT), 1);
-    t65->scalar.i = v_x30;
-    args[0] = t65;
+    RtValue *t61 = rt_value_new(rt_scalar_type(RT_INT), 1);
+    t61->scalar.i = v_x30;
+    args[0] = t61;
     NESSIE_HOST_CALL(RT_HOST_TO_STRING, RT_LOC("tests/golden/strings.nesl", 5, 40), &layout_3, &layout_2, 0, args, 1, results, 1);
-    rt_value_free(t65);
+    rt_value_free(t61);
     v_x31 = results[0];
   }
   int32_t v_x33 = 0;
@@ -468,10 +438,10 @@ static void top_10(void) {
   v_x34 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 37), v_x22, v_x33);
   RtValue *v_x41 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 56);
-  RtValue *t66 = rt_value_new(rt_vec_type(RT_CHAR), 1);
+  RtValue *t62 = rt_value_new(rt_vec_type(RT_CHAR), 1);
   NESSIE_DEFINED(g_x7, RT_LOC("tests/golden/strings.nesl", 5, 56), "newline");
-  t66->data.c[0] = g_x7;
-  v_x41 = NESSIE_TO_DEVICE(t66);
+  t62->data.c[0] = g_x7;
+  v_x41 = NESSIE_TO_DEVICE(t62);
   int32_t v_x43 = 0;
   v_x43 = (int32_t)v_x41->len;
   int32_t v_x44 = 0;

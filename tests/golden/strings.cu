@@ -86,8 +86,8 @@ static const RtLayout layout_4 = {RL_BOOL, NULL, NULL, NULL, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 5, 37, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/strings.nesl", 5, 53, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 5, 37, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/strings.nesl", 4, 27, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/strings.nesl", 5, 30, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
@@ -207,7 +207,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x71, RtValue *
   }
 }
 
-/* K2: MAP, MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
+/* K2: MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
 static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
   (void)loc;
   (void)run;
@@ -219,169 +219,139 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtVa
   const int64_t v_x83_n = v_x83->len;
   char *v_x87_d = v_x87->data.c;
   const int64_t v_x87_n = v_x87->len;
-  RtValue *v_x86 = NULL;
   RtValue *v_x90 = NULL;
   /* MAP */
   {
-    const int64_t t15 = v_x84;
+    const int64_t t15 = v_x88;
     if (t15 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t15, 0.0, 0);
       goto fail;
     }
-    v_x86 = rt_value_new(rt_vec_type(RT_CHAR), t15);
-    char *v_x86_d = v_x86->data.c;
-    const int64_t v_x86_n = v_x86->len;
+    v_x90 = rt_value_new(rt_vec_type(RT_CHAR), t15);
+    char *v_x90_d = v_x90->data.c;
+    const int64_t v_x90_n = v_x90->len;
     RT_PARALLEL_FOR_IF(t15 >= RT_PARALLEL_MIN)
     for (int64_t t16 = 0; t16 < t15; t16++) {
       const int32_t t17 = (int32_t)t16;
       int t22 = 0; /* nonzero: a check below failed */
-      uint8_t t19 = rt_lt_i(t17, v_x80);
+      uint8_t t19 = rt_lt_i(t17, v_x84);
       char t20;
       if (t19) {
-        int t23 = (uint64_t)(int64_t)t17 < (uint64_t)(int64_t)v_x80;
+        int t23 = (uint64_t)(int64_t)t17 < (uint64_t)(int64_t)v_x84;
         int32_t t21 = t23 ? t17 : 0;
         t22 |= !t23;
-        uint8_t t25 = rt_lt_i(t21, (int32_t)v_x78_n);
+        uint8_t t25 = rt_lt_i(t21, v_x80);
         char t26;
         if (t25) {
-          int t28 = (uint64_t)(int64_t)t21 < (uint64_t)v_x78_n;
-          char t27 = t28 ? v_x78_d[t21] : 0;
+          int t28 = (uint64_t)(int64_t)t21 < (uint64_t)(int64_t)v_x80;
+          int32_t t27 = t28 ? t21 : 0;
           t22 |= !t28;
-          t26 = t27;
-        } else {
-          int32_t t30 = rt_sub_i(t21, (int32_t)v_x78_n);
-          int t32 = (uint64_t)(int64_t)t30 < (uint64_t)v_x79_n;
-          char t31 = t32 ? v_x79_d[t30] : 0;
-          t22 |= !t32;
+          uint8_t t30 = rt_lt_i(t27, (int32_t)v_x78_n);
+          char t31;
+          if (t30) {
+            int t33 = (uint64_t)(int64_t)t27 < (uint64_t)v_x78_n;
+            char t32 = t33 ? v_x78_d[t27] : 0;
+            t22 |= !t33;
+            t31 = t32;
+          } else {
+            int32_t t35 = rt_sub_i(t27, (int32_t)v_x78_n);
+            int t37 = (uint64_t)(int64_t)t35 < (uint64_t)v_x79_n;
+            char t36 = t37 ? v_x79_d[t35] : 0;
+            t22 |= !t37;
+            t31 = t36;
+          }
           t26 = t31;
+        } else {
+          int32_t t39 = rt_sub_i(t21, v_x80);
+          int t41 = (uint64_t)(int64_t)t39 < (uint64_t)v_x83_n;
+          char t40 = t41 ? v_x83_d[t39] : 0;
+          t22 |= !t41;
+          t26 = t40;
         }
         t20 = t26;
       } else {
-        int32_t t34 = rt_sub_i(t17, v_x80);
-        int t36 = (uint64_t)(int64_t)t34 < (uint64_t)v_x83_n;
-        char t35 = t36 ? v_x83_d[t34] : 0;
-        t22 |= !t36;
-        t20 = t35;
+        int32_t t43 = rt_sub_i(t17, v_x84);
+        int t45 = (uint64_t)(int64_t)t43 < (uint64_t)v_x87_n;
+        char t44 = t45 ? v_x87_d[t43] : 0;
+        t22 |= !t45;
+        t20 = t44;
       }
       if (__builtin_expect(t22 != 0, 0)) { /* again, recording the error */
-        uint8_t t38 = rt_lt_i(t17, v_x80);
-        char t39;
-        if (t38) {
-          int32_t t40 = t17;
-          if (!((uint64_t)(int64_t)t17 < (uint64_t)(int64_t)v_x80)) {
-            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t17, v_x80, 0.0, 1);
-            t40 = 0;
+        uint8_t t47 = rt_lt_i(t17, v_x84);
+        char t48;
+        if (t47) {
+          int32_t t49 = t17;
+          if (!((uint64_t)(int64_t)t17 < (uint64_t)(int64_t)v_x84)) {
+            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t17, v_x84, 0.0, 1);
+            t49 = 0;
           }
-          uint8_t t42 = rt_lt_i(t40, (int32_t)v_x78_n);
-          char t43;
-          if (t42) {
-            char t44;
-            if ((uint64_t)(int64_t)t40 < (uint64_t)v_x78_n) {
-              t44 = v_x78_d[t40];
-            } else {
-              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t40, v_x78_n, 0.0, 2);
-              t44 = 0;
+          uint8_t t51 = rt_lt_i(t49, v_x80);
+          char t52;
+          if (t51) {
+            int32_t t53 = t49;
+            if (!((uint64_t)(int64_t)t49 < (uint64_t)(int64_t)v_x80)) {
+              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 2, 0, RT_GATHER, t49, v_x80, 0.0, 2);
+              t53 = 0;
             }
-            t43 = t44;
+            uint8_t t55 = rt_lt_i(t53, (int32_t)v_x78_n);
+            char t56;
+            if (t55) {
+              char t57;
+              if ((uint64_t)(int64_t)t53 < (uint64_t)v_x78_n) {
+                t57 = v_x78_d[t53];
+              } else {
+                NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x78_n, 0.0, 3);
+                t57 = 0;
+              }
+              t56 = t57;
+            } else {
+              int32_t t59 = rt_sub_i(t53, (int32_t)v_x78_n);
+              char t60;
+              if ((uint64_t)(int64_t)t59 < (uint64_t)v_x79_n) {
+                t60 = v_x79_d[t59];
+              } else {
+                NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t59, v_x79_n, 0.0, 4);
+                t60 = 0;
+              }
+              t56 = t60;
+            }
+            t52 = t56;
           } else {
-            int32_t t46 = rt_sub_i(t40, (int32_t)v_x78_n);
-            char t47;
-            if ((uint64_t)(int64_t)t46 < (uint64_t)v_x79_n) {
-              t47 = v_x79_d[t46];
+            int32_t t62 = rt_sub_i(t49, v_x80);
+            char t63;
+            if ((uint64_t)(int64_t)t62 < (uint64_t)v_x83_n) {
+              t63 = v_x83_d[t62];
             } else {
-              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x79_n, 0.0, 3);
-              t47 = 0;
+              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 2, 0, RT_GATHER, t62, v_x83_n, 0.0, 5);
+              t63 = 0;
             }
-            t43 = t47;
+            t52 = t63;
           }
-          t39 = t43;
+          t48 = t52;
         } else {
-          int32_t t49 = rt_sub_i(t17, v_x80);
-          char t50;
-          if ((uint64_t)(int64_t)t49 < (uint64_t)v_x83_n) {
-            t50 = v_x83_d[t49];
+          int32_t t65 = rt_sub_i(t17, v_x84);
+          char t66;
+          if ((uint64_t)(int64_t)t65 < (uint64_t)v_x87_n) {
+            t66 = v_x87_d[t65];
           } else {
-            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t49, v_x83_n, 0.0, 4);
-            t50 = 0;
+            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t65, v_x87_n, 0.0, 6);
+            t66 = 0;
           }
-          t39 = t50;
+          t48 = t66;
         }
       }
-      v_x86_d[t16] = t20;
+      v_x90_d[t16] = t20;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    char *v_x86_d = v_x86->data.c;
-    const int64_t v_x86_n = v_x86->len;
-    /* MAP */
-    {
-      const int64_t t51 = v_x88;
-      if (t51 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t51, 0.0, 5);
-        goto fail;
-      }
-      v_x90 = rt_value_new(rt_vec_type(RT_CHAR), t51);
-      char *v_x90_d = v_x90->data.c;
-      const int64_t v_x90_n = v_x90->len;
-      RT_PARALLEL_FOR_IF(t51 >= RT_PARALLEL_MIN)
-      for (int64_t t52 = 0; t52 < t51; t52++) {
-        const int32_t t53 = (int32_t)t52;
-        int t58 = 0; /* nonzero: a check below failed */
-        uint8_t t55 = rt_lt_i(t53, (int32_t)v_x86_n);
-        char t56;
-        if (t55) {
-          int t59 = (uint64_t)(int64_t)t53 < (uint64_t)v_x86_n;
-          char t57 = t59 ? v_x86_d[t53] : 0;
-          t58 |= !t59;
-          t56 = t57;
-        } else {
-          int32_t t61 = rt_sub_i(t53, (int32_t)v_x86_n);
-          int t63 = (uint64_t)(int64_t)t61 < (uint64_t)v_x87_n;
-          char t62 = t63 ? v_x87_d[t61] : 0;
-          t58 |= !t63;
-          t56 = t62;
-        }
-        if (__builtin_expect(t58 != 0, 0)) { /* again, recording the error */
-          uint8_t t65 = rt_lt_i(t53, (int32_t)v_x86_n);
-          char t66;
-          if (t65) {
-            char t67;
-            if ((uint64_t)(int64_t)t53 < (uint64_t)v_x86_n) {
-              t67 = v_x86_d[t53];
-            } else {
-              NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 2, 0, RT_GATHER, t53, v_x86_n, 0.0, 6);
-              t67 = 0;
-            }
-            t66 = t67;
-          } else {
-            int32_t t69 = rt_sub_i(t53, (int32_t)v_x86_n);
-            char t70;
-            if ((uint64_t)(int64_t)t69 < (uint64_t)v_x87_n) {
-              t70 = v_x87_d[t69];
-            } else {
-              NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 2, 0, RT_GATHER, t69, v_x87_n, 0.0, 7);
-              t70 = 0;
-            }
-            t66 = t70;
-          }
-        }
-        v_x90_d[t52] = t56;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
   *out_v_x90 = v_x90;
-  rt_release(v_x86);
   return;
 fail:
-  rt_release(v_x86);
   rt_release(v_x90);
 }
 
-/* K2: MAP, MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
+/* K2: MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
 struct K2_A {
   RtKernelError *err;
   int run;
@@ -392,7 +362,6 @@ struct K2_A {
   int32_t v_x84;
   char *v_x87_d; int64_t v_x87_n;
   int32_t v_x88;
-  char *v_x86_d; int64_t v_x86_n;
   char *v_x90_d; int64_t v_x90_n;
 };
 struct alignas(8) K2_0_V {
@@ -403,141 +372,119 @@ struct K2_0_pull {
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t75 = 0; /* nonzero: a check below failed */
-    uint8_t t72 = rt_lt_i(ix, A.v_x80);
-    char t73;
-    if (t72) {
-      int t76 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x80;
-      int32_t t74 = t76 ? ix : 0;
-      t75 |= !t76;
-      uint8_t t78 = rt_lt_i(t74, (int32_t)A.v_x78_n);
-      char t79;
-      if (t78) {
-        int t81 = (uint64_t)(int64_t)t74 < (uint64_t)A.v_x78_n;
-        char t80 = t81 ? A.v_x78_d[t74] : 0;
-        t75 |= !t81;
-        t79 = t80;
+    int t71 = 0; /* nonzero: a check below failed */
+    uint8_t t68 = rt_lt_i(ix, A.v_x84);
+    char t69;
+    if (t68) {
+      int t72 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x84;
+      int32_t t70 = t72 ? ix : 0;
+      t71 |= !t72;
+      uint8_t t74 = rt_lt_i(t70, A.v_x80);
+      char t75;
+      if (t74) {
+        int t77 = (uint64_t)(int64_t)t70 < (uint64_t)(int64_t)A.v_x80;
+        int32_t t76 = t77 ? t70 : 0;
+        t71 |= !t77;
+        uint8_t t79 = rt_lt_i(t76, (int32_t)A.v_x78_n);
+        char t80;
+        if (t79) {
+          int t82 = (uint64_t)(int64_t)t76 < (uint64_t)A.v_x78_n;
+          char t81 = t82 ? A.v_x78_d[t76] : 0;
+          t71 |= !t82;
+          t80 = t81;
+        } else {
+          int32_t t84 = rt_sub_i(t76, (int32_t)A.v_x78_n);
+          int t86 = (uint64_t)(int64_t)t84 < (uint64_t)A.v_x79_n;
+          char t85 = t86 ? A.v_x79_d[t84] : 0;
+          t71 |= !t86;
+          t80 = t85;
+        }
+        t75 = t80;
       } else {
-        int32_t t83 = rt_sub_i(t74, (int32_t)A.v_x78_n);
-        int t85 = (uint64_t)(int64_t)t83 < (uint64_t)A.v_x79_n;
-        char t84 = t85 ? A.v_x79_d[t83] : 0;
-        t75 |= !t85;
-        t79 = t84;
+        int32_t t88 = rt_sub_i(t70, A.v_x80);
+        int t90 = (uint64_t)(int64_t)t88 < (uint64_t)A.v_x83_n;
+        char t89 = t90 ? A.v_x83_d[t88] : 0;
+        t71 |= !t90;
+        t75 = t89;
       }
-      t73 = t79;
+      t69 = t75;
     } else {
-      int32_t t87 = rt_sub_i(ix, A.v_x80);
-      int t89 = (uint64_t)(int64_t)t87 < (uint64_t)A.v_x83_n;
-      char t88 = t89 ? A.v_x83_d[t87] : 0;
-      t75 |= !t89;
-      t73 = t88;
+      int32_t t92 = rt_sub_i(ix, A.v_x84);
+      int t94 = (uint64_t)(int64_t)t92 < (uint64_t)A.v_x87_n;
+      char t93 = t94 ? A.v_x87_d[t92] : 0;
+      t71 |= !t94;
+      t69 = t93;
     }
-    if (__builtin_expect(t75 != 0, 0)) { /* again, recording the error */
-      uint8_t t91 = rt_lt_i(ix, A.v_x80);
-      char t92;
-      if (t91) {
-        int32_t t93 = ix;
-        if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x80)) {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x80, 0.0, 0);
-          t93 = 0;
+    if (__builtin_expect(t71 != 0, 0)) { /* again, recording the error */
+      uint8_t t96 = rt_lt_i(ix, A.v_x84);
+      char t97;
+      if (t96) {
+        int32_t t98 = ix;
+        if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x84)) {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x84, 0.0, 0);
+          t98 = 0;
         }
-        uint8_t t95 = rt_lt_i(t93, (int32_t)A.v_x78_n);
-        char t96;
-        if (t95) {
-          char t97;
-          if ((uint64_t)(int64_t)t93 < (uint64_t)A.v_x78_n) {
-            t97 = A.v_x78_d[t93];
-          } else {
-            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t93, A.v_x78_n, 0.0, 1);
-            t97 = 0;
+        uint8_t t100 = rt_lt_i(t98, A.v_x80);
+        char t101;
+        if (t100) {
+          int32_t t102 = t98;
+          if (!((uint64_t)(int64_t)t98 < (uint64_t)(int64_t)A.v_x80)) {
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t98, A.v_x80, 0.0, 1);
+            t102 = 0;
           }
-          t96 = t97;
+          uint8_t t104 = rt_lt_i(t102, (int32_t)A.v_x78_n);
+          char t105;
+          if (t104) {
+            char t106;
+            if ((uint64_t)(int64_t)t102 < (uint64_t)A.v_x78_n) {
+              t106 = A.v_x78_d[t102];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t102, A.v_x78_n, 0.0, 2);
+              t106 = 0;
+            }
+            t105 = t106;
+          } else {
+            int32_t t108 = rt_sub_i(t102, (int32_t)A.v_x78_n);
+            char t109;
+            if ((uint64_t)(int64_t)t108 < (uint64_t)A.v_x79_n) {
+              t109 = A.v_x79_d[t108];
+            } else {
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t108, A.v_x79_n, 0.0, 3);
+              t109 = 0;
+            }
+            t105 = t109;
+          }
+          t101 = t105;
         } else {
-          int32_t t99 = rt_sub_i(t93, (int32_t)A.v_x78_n);
-          char t100;
-          if ((uint64_t)(int64_t)t99 < (uint64_t)A.v_x79_n) {
-            t100 = A.v_x79_d[t99];
+          int32_t t111 = rt_sub_i(t98, A.v_x80);
+          char t112;
+          if ((uint64_t)(int64_t)t111 < (uint64_t)A.v_x83_n) {
+            t112 = A.v_x83_d[t111];
           } else {
-            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t99, A.v_x79_n, 0.0, 2);
-            t100 = 0;
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t111, A.v_x83_n, 0.0, 4);
+            t112 = 0;
           }
-          t96 = t100;
+          t101 = t112;
         }
-        t92 = t96;
+        t97 = t101;
       } else {
-        int32_t t102 = rt_sub_i(ix, A.v_x80);
-        char t103;
-        if ((uint64_t)(int64_t)t102 < (uint64_t)A.v_x83_n) {
-          t103 = A.v_x83_d[t102];
+        int32_t t114 = rt_sub_i(ix, A.v_x84);
+        char t115;
+        if ((uint64_t)(int64_t)t114 < (uint64_t)A.v_x87_n) {
+          t115 = A.v_x87_d[t114];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t102, A.v_x83_n, 0.0, 3);
-          t103 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t114, A.v_x87_n, 0.0, 5);
+          t115 = 0;
         }
-        t92 = t103;
+        t97 = t115;
       }
     }
-    return K2_0_V{t73};
+    return K2_0_V{t69};
   }
 };
 struct K2_0_store {
   K2_A A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
-    A.v_x86_d[i] = v.v0;
-  }
-};
-struct alignas(8) K2_1_V {
-  char v0;
-};
-struct K2_1_pull {
-  K2_A A;
-  __device__ K2_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t108 = 0; /* nonzero: a check below failed */
-    uint8_t t105 = rt_lt_i(ix, (int32_t)A.v_x86_n);
-    char t106;
-    if (t105) {
-      int t109 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x86_n;
-      char t107 = t109 ? A.v_x86_d[ix] : 0;
-      t108 |= !t109;
-      t106 = t107;
-    } else {
-      int32_t t111 = rt_sub_i(ix, (int32_t)A.v_x86_n);
-      int t113 = (uint64_t)(int64_t)t111 < (uint64_t)A.v_x87_n;
-      char t112 = t113 ? A.v_x87_d[t111] : 0;
-      t108 |= !t113;
-      t106 = t112;
-    }
-    if (__builtin_expect(t108 != 0, 0)) { /* again, recording the error */
-      uint8_t t115 = rt_lt_i(ix, (int32_t)A.v_x86_n);
-      char t116;
-      if (t115) {
-        char t117;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x86_n) {
-          t117 = A.v_x86_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x86_n, 0.0, 4);
-          t117 = 0;
-        }
-        t116 = t117;
-      } else {
-        int32_t t119 = rt_sub_i(ix, (int32_t)A.v_x86_n);
-        char t120;
-        if ((uint64_t)(int64_t)t119 < (uint64_t)A.v_x87_n) {
-          t120 = A.v_x87_d[t119];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t119, A.v_x87_n, 0.0, 5);
-          t120 = 0;
-        }
-        t116 = t120;
-      }
-    }
-    return K2_1_V{t106};
-  }
-};
-struct K2_1_store {
-  K2_A A;
-  __device__ void operator()(int64_t i, const K2_1_V &v) const {
     A.v_x90_d[i] = v.v0;
   }
 };
@@ -559,44 +506,29 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtVal
   A.v_x87_d = v_x87->data.c;
   A.v_x87_n = v_x87->len;
   A.v_x88 = v_x88;
-  RtValue *v_x86 = NULL;
   RtValue *v_x90 = NULL;
   /* MAP */
   {
-    const int64_t t121 = v_x84;
-    if (t121 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t121, 0.0, run, 6};
+    const int64_t t116 = v_x88;
+    if (t116 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t116, 0.0, run, 6};
       goto fail;
     }
-    v_x86 = rtg_vec_new(RT_CHAR, t121);
-    A.v_x86_d = v_x86->data.c;
-    A.v_x86_n = v_x86->len;
-    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t121);
-  }
-  /* MAP */
-  {
-    const int64_t t122 = v_x88;
-    if (t122 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t122, 0.0, run, 7};
-      goto fail;
-    }
-    v_x90 = rtg_vec_new(RT_CHAR, t122);
+    v_x90 = rtg_vec_new(RT_CHAR, t116);
     A.v_x90_d = v_x90->data.c;
     A.v_x90_n = v_x90->len;
-    rtg::map("K2", loc, K2_1_pull{A}, K2_1_store{A}, t122);
+    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t116);
   }
   *out_v_x90 = v_x90;
-  rt_release(v_x86);
   return;
 fail:
-  rt_release(v_x86);
   rt_release(v_x90);
 }
 
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
   RtValue *vals[] = {v_x78, v_x79, v_x83, v_x87};
-  const int64_t sizes[] = {(int64_t)v_x84, (int64_t)v_x88};
-  if (rtg_choose_host(vals, 4, sizes, 2)) {
+  const int64_t sizes[] = {(int64_t)v_x88};
+  if (rtg_choose_host(vals, 4, sizes, 1)) {
     K2_host(err, loc, run, v_x78, v_x79, v_x80, v_x83, v_x84, v_x87, v_x88, out_v_x90);
     rtg_host_ran();
   } else {
@@ -752,11 +684,11 @@ static void top_10(void) {
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 40);
   {
     RtValue *args[2], *results[2];
-    RtValue *t123 = rt_value_new(rt_scalar_type(RT_INT), 1);
-    t123->scalar.i = v_x30;
-    args[0] = t123;
+    RtValue *t117 = rt_value_new(rt_scalar_type(RT_INT), 1);
+    t117->scalar.i = v_x30;
+    args[0] = t117;
     NESSIE_HOST_CALL(RT_HOST_TO_STRING, RT_LOC("tests/golden/strings.nesl", 5, 40), &layout_3, &layout_2, 0, args, 1, results, 1);
-    rt_value_free(t123);
+    rt_value_free(t117);
     v_x31 = results[0];
   }
   int32_t v_x33 = 0;
@@ -765,10 +697,10 @@ static void top_10(void) {
   v_x34 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 37), v_x22, v_x33);
   RtValue *v_x41 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 56);
-  RtValue *t124 = rt_value_new(rt_vec_type(RT_CHAR), 1);
+  RtValue *t118 = rt_value_new(rt_vec_type(RT_CHAR), 1);
   NESSIE_DEFINED(g_x7, RT_LOC("tests/golden/strings.nesl", 5, 56), "newline");
-  t124->data.c[0] = g_x7;
-  v_x41 = NESSIE_TO_DEVICE(t124);
+  t118->data.c[0] = g_x7;
+  v_x41 = NESSIE_TO_DEVICE(t118);
   int32_t v_x43 = 0;
   v_x43 = (int32_t)v_x41->len;
   int32_t v_x44 = 0;
