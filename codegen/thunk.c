@@ -279,10 +279,11 @@ static const char *index_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   const char *t = cg_temp(cg);
   cse_note(tx, key, t);
   const CgChecks *c = tx->checks;
-  if (e->in_range ||
-      (c->safe_index && strcmp(i, c->safe_index) == 0 && c->safe_length && strcmp(b->length, c->safe_length) == 0)) {
-    /* in range by construction, or the SOAC's own index into a vector
-       of its size */
+  /* (a read known in range, x![e], is checked all the same: on a GPU a
+     check that failed before it is reported only at the next wait, and
+     the values it left must not make this read leave its vector) */
+  if (c->safe_index && strcmp(i, c->safe_index) == 0 && c->safe_length && strcmp(b->length, c->safe_length) == 0) {
+    /* the SOAC's own index into a vector of its size: in range */
     cg_line(cg, "%s %s = %s[%s];", cg_ctype(e->type), t, b->value, i);
     return t;
   }

@@ -117,9 +117,11 @@ typedef struct LcuExp {
   int nargs;
   bool in_range;          /* LE_INDEX: in range by construction (lowering:
                              a gather of whole segments' elements,
-                             FlatStmt.segments): code generation does not
-                             check it, fusion knows it cannot fail;
-                             printed x![e] */
+                             FlatStmt.segments): fusion knows it cannot
+                             fail; printed x![e].  Code generation and
+                             the interpreters check it all the same (a
+                             GPU reports a failed check only at its next
+                             wait, and kernels run on after it) */
   Loc loc;                /* the NESL expression it computes (lower.c: the
                              flat statement it comes from); a run-time
                              error in it is reported there, or at the

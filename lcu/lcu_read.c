@@ -705,7 +705,7 @@ static LcuExp *primary(Reader *r) {
         r->tok = at;
         fail(r, "'%s' is not a variable in scope", n);
       }
-      bool in_range = cur(r) == '!' && r->text[r->pos + 1] == '['; /* x![e]: unchecked */
+      bool in_range = cur(r) == '!' && r->text[r->pos + 1] == '['; /* x![e]: known in range */
       if (in_range)
         r->pos++;
       if (accept(r, "[")) {

@@ -576,7 +576,7 @@ static bool describe_gather(Lw *lw, FlatStmt *fs, LcuVar *v) {
   LcuVar *iv = idx->kind == FA_VAR && !d ? known_var(lw, idx->u.var) : NULL;
   if (((FlatAtom *)fs->args.data[0])->u.var->global || (idx->kind == FA_VAR && !d && !iv))
     return false;
-  LcuPlan *pl = plan_begin(lw, fs->segments ? 'W' : 'G'); /* W: read unchecked */
+  LcuPlan *pl = plan_begin(lw, fs->segments ? 'W' : 'G'); /* W: read known in range */
   lcu_plan_type(pl, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
   lcu_plan_var(pl, 'x', v);
   if (idx->kind != FA_VAR)
@@ -1281,7 +1281,7 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     LcuThunk *t = lcu_kb_index_thunk(kb);
     LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
     LcuExp *read = lcu_exp_index(kb->loc, lcu_kb_param(kb, v), operand(lw, kb, idx, i));
-    read->in_range = fs->segments; /* the elements of whole segments: no check */
+    read->in_range = fs->segments; /* the elements of whole segments: cannot fail */
     lcu_thunk_return(t, read);
     lcu_kb_end_thunk(kb);
     Dist *d = ptrmap_get(&lw->scope->dists, idx->u.var);

@@ -2256,33 +2256,41 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1142, RtVa
         t607 |= !t614;
         int32_t t616 = rt_mul_i(t612, t613);
         int32_t t618 = rt_add_i(t606, t616);
-        int32_t t619 = v_x1138_d[t618];
+        int t620 = (uint64_t)(int64_t)t618 < (uint64_t)v_x1138_n;
+        int32_t t619 = t620 ? v_x1138_d[t618] : 0;
+        t607 |= !t620;
         if (__builtin_expect(t607 != 0, 0)) { /* again, recording the error */
-          int32_t t620;
+          int32_t t621;
           if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1136_n) {
-            t620 = v_x1136_d[t605];
+            t621 = v_x1136_d[t605];
           } else {
             NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1136_n, 0.0, 0);
-            t620 = 0;
-          }
-          int32_t t621;
-          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1134_n) {
-            t621 = v_x1134_d[t605];
-          } else {
-            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1134_n, 0.0, 1);
             t621 = 0;
           }
-          int32_t t623 = rt_sub_i(t603, t621);
-          int32_t t624;
+          int32_t t622;
+          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1134_n) {
+            t622 = v_x1134_d[t605];
+          } else {
+            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1134_n, 0.0, 1);
+            t622 = 0;
+          }
+          int32_t t624 = rt_sub_i(t603, t622);
+          int32_t t625;
           if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1135_n) {
-            t624 = v_x1135_d[t605];
+            t625 = v_x1135_d[t605];
           } else {
             NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1135_n, 0.0, 2);
-            t624 = 0;
+            t625 = 0;
           }
-          int32_t t626 = rt_mul_i(t623, t624);
-          int32_t t628 = rt_add_i(t620, t626);
-          int32_t t629 = v_x1138_d[t628];
+          int32_t t627 = rt_mul_i(t624, t625);
+          int32_t t629 = rt_add_i(t621, t627);
+          int32_t t630;
+          if ((uint64_t)(int64_t)t629 < (uint64_t)v_x1138_n) {
+            t630 = v_x1138_d[t629];
+          } else {
+            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t629, v_x1138_n, 0.0, 3);
+            t630 = 0;
+          }
         }
         v_x1141_d[t602] = t619;
       }
@@ -2313,87 +2321,87 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_
   RtValue *v_x1050 = NULL;
   /* MAP */
   {
-    const int64_t t630 = v_x1040_n;
-    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t630);
+    const int64_t t631 = v_x1040_n;
+    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t631);
     int32_t *v_x1050_d = v_x1050->data.i;
     const int64_t v_x1050_n = v_x1050->len;
-    RT_PARALLEL_FOR_IF(t630 >= RT_PARALLEL_MIN)
-    for (int64_t t631 = 0; t631 < t630; t631++) {
-      const int32_t t632 = (int32_t)t631;
-      int t634 = 0; /* nonzero: a check below failed */
-      int t635 = (uint64_t)(int64_t)t632 < (uint64_t)v_x1036_n;
-      int32_t t633 = t635 ? v_x1036_d[t632] : 0;
-      t634 |= !t635;
-      int32_t t637 = rt_add_i(t633, v_x1037);
-      uint8_t t638 = v_x1040_d[t632];
-      int t640 = (uint64_t)(int64_t)t632 < (uint64_t)v_x1041_n;
-      int32_t t639 = t640 ? v_x1041_d[t632] : 0;
-      t634 |= !t640;
-      int32_t t642 = (t638 ? t639 : t637);
-      int t644 = (uint64_t)(int64_t)t642 < (uint64_t)(int64_t)v_x1046;
-      int32_t t643 = t644 ? t642 : 0;
-      t634 |= !t644;
-      uint8_t t646 = rt_lt_i(t643, (int32_t)v_x1044_n);
-      int32_t t647;
-      if (t646) {
-        int t649 = (uint64_t)(int64_t)t643 < (uint64_t)v_x1044_n;
-        int32_t t648 = t649 ? v_x1044_d[t643] : 0;
-        t634 |= !t649;
-        t647 = t648;
+    RT_PARALLEL_FOR_IF(t631 >= RT_PARALLEL_MIN)
+    for (int64_t t632 = 0; t632 < t631; t632++) {
+      const int32_t t633 = (int32_t)t632;
+      int t635 = 0; /* nonzero: a check below failed */
+      int t636 = (uint64_t)(int64_t)t633 < (uint64_t)v_x1036_n;
+      int32_t t634 = t636 ? v_x1036_d[t633] : 0;
+      t635 |= !t636;
+      int32_t t638 = rt_add_i(t634, v_x1037);
+      uint8_t t639 = v_x1040_d[t633];
+      int t641 = (uint64_t)(int64_t)t633 < (uint64_t)v_x1041_n;
+      int32_t t640 = t641 ? v_x1041_d[t633] : 0;
+      t635 |= !t641;
+      int32_t t643 = (t639 ? t640 : t638);
+      int t645 = (uint64_t)(int64_t)t643 < (uint64_t)(int64_t)v_x1046;
+      int32_t t644 = t645 ? t643 : 0;
+      t635 |= !t645;
+      uint8_t t647 = rt_lt_i(t644, (int32_t)v_x1044_n);
+      int32_t t648;
+      if (t647) {
+        int t650 = (uint64_t)(int64_t)t644 < (uint64_t)v_x1044_n;
+        int32_t t649 = t650 ? v_x1044_d[t644] : 0;
+        t635 |= !t650;
+        t648 = t649;
       } else {
-        int32_t t651 = rt_sub_i(t643, (int32_t)v_x1044_n);
-        int t653 = (uint64_t)(int64_t)t651 < (uint64_t)v_x1045_n;
-        int32_t t652 = t653 ? v_x1045_d[t651] : 0;
-        t634 |= !t653;
-        t647 = t652;
+        int32_t t652 = rt_sub_i(t644, (int32_t)v_x1044_n);
+        int t654 = (uint64_t)(int64_t)t652 < (uint64_t)v_x1045_n;
+        int32_t t653 = t654 ? v_x1045_d[t652] : 0;
+        t635 |= !t654;
+        t648 = t653;
       }
-      if (__builtin_expect(t634 != 0, 0)) { /* again, recording the error */
-        int32_t t654;
-        if ((uint64_t)(int64_t)t632 < (uint64_t)v_x1036_n) {
-          t654 = v_x1036_d[t632];
+      if (__builtin_expect(t635 != 0, 0)) { /* again, recording the error */
+        int32_t t655;
+        if ((uint64_t)(int64_t)t633 < (uint64_t)v_x1036_n) {
+          t655 = v_x1036_d[t633];
         } else {
-          NESSIE_RECORD(err, t631, RT_CHECK_INDEX, 0, 0, RT_GATHER, t632, v_x1036_n, 0.0, 0);
-          t654 = 0;
+          NESSIE_RECORD(err, t632, RT_CHECK_INDEX, 0, 0, RT_GATHER, t633, v_x1036_n, 0.0, 0);
+          t655 = 0;
         }
-        int32_t t656 = rt_add_i(t654, v_x1037);
-        uint8_t t657 = v_x1040_d[t632];
-        int32_t t658;
-        if ((uint64_t)(int64_t)t632 < (uint64_t)v_x1041_n) {
-          t658 = v_x1041_d[t632];
+        int32_t t657 = rt_add_i(t655, v_x1037);
+        uint8_t t658 = v_x1040_d[t633];
+        int32_t t659;
+        if ((uint64_t)(int64_t)t633 < (uint64_t)v_x1041_n) {
+          t659 = v_x1041_d[t633];
         } else {
-          NESSIE_RECORD(err, t631, RT_CHECK_INDEX, 0, 0, RT_GATHER, t632, v_x1041_n, 0.0, 1);
-          t658 = 0;
+          NESSIE_RECORD(err, t632, RT_CHECK_INDEX, 0, 0, RT_GATHER, t633, v_x1041_n, 0.0, 1);
+          t659 = 0;
         }
-        int32_t t660 = (t657 ? t658 : t656);
-        int32_t t661 = t660;
-        if (!((uint64_t)(int64_t)t660 < (uint64_t)(int64_t)v_x1046)) {
-          NESSIE_RECORD(err, t631, RT_CHECK_INDEX, 0, 0, RT_GATHER, t660, v_x1046, 0.0, 2);
-          t661 = 0;
+        int32_t t661 = (t658 ? t659 : t657);
+        int32_t t662 = t661;
+        if (!((uint64_t)(int64_t)t661 < (uint64_t)(int64_t)v_x1046)) {
+          NESSIE_RECORD(err, t632, RT_CHECK_INDEX, 0, 0, RT_GATHER, t661, v_x1046, 0.0, 2);
+          t662 = 0;
         }
-        uint8_t t663 = rt_lt_i(t661, (int32_t)v_x1044_n);
-        int32_t t664;
-        if (t663) {
-          int32_t t665;
-          if ((uint64_t)(int64_t)t661 < (uint64_t)v_x1044_n) {
-            t665 = v_x1044_d[t661];
+        uint8_t t664 = rt_lt_i(t662, (int32_t)v_x1044_n);
+        int32_t t665;
+        if (t664) {
+          int32_t t666;
+          if ((uint64_t)(int64_t)t662 < (uint64_t)v_x1044_n) {
+            t666 = v_x1044_d[t662];
           } else {
-            NESSIE_RECORD(err, t631, RT_CHECK_INDEX, 0, 0, RT_GATHER, t661, v_x1044_n, 0.0, 3);
-            t665 = 0;
+            NESSIE_RECORD(err, t632, RT_CHECK_INDEX, 0, 0, RT_GATHER, t662, v_x1044_n, 0.0, 3);
+            t666 = 0;
           }
-          t664 = t665;
+          t665 = t666;
         } else {
-          int32_t t667 = rt_sub_i(t661, (int32_t)v_x1044_n);
-          int32_t t668;
-          if ((uint64_t)(int64_t)t667 < (uint64_t)v_x1045_n) {
-            t668 = v_x1045_d[t667];
+          int32_t t668 = rt_sub_i(t662, (int32_t)v_x1044_n);
+          int32_t t669;
+          if ((uint64_t)(int64_t)t668 < (uint64_t)v_x1045_n) {
+            t669 = v_x1045_d[t668];
           } else {
-            NESSIE_RECORD(err, t631, RT_CHECK_INDEX, 0, 0, RT_GATHER, t667, v_x1045_n, 0.0, 4);
-            t668 = 0;
+            NESSIE_RECORD(err, t632, RT_CHECK_INDEX, 0, 0, RT_GATHER, t668, v_x1045_n, 0.0, 4);
+            t669 = 0;
           }
-          t664 = t668;
+          t665 = t669;
         }
       }
-      v_x1050_d[t631] = t647;
+      v_x1050_d[t632] = t648;
     }
   }
   if (err->index != INT64_MAX)
@@ -2426,10 +2434,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t669 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t669->data.i[0] = v_x62;
-    t669->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t669);
+    RtValue *t670 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t670->data.i[0] = v_x62;
+    t670->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t670);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2749,16 +2757,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t670 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t670->data.i[0] = 3;
-  t670->data.i[1] = 1;
-  t670->data.i[2] = 4;
-  t670->data.i[3] = 1;
-  t670->data.i[4] = 5;
-  t670->data.i[5] = 9;
-  t670->data.i[6] = 2;
-  t670->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t670);
+  RtValue *t671 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t671->data.i[0] = 3;
+  t671->data.i[1] = 1;
+  t671->data.i[2] = 4;
+  t671->data.i[3] = 1;
+  t671->data.i[4] = 5;
+  t671->data.i[5] = 9;
+  t671->data.i[6] = 2;
+  t671->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t671);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

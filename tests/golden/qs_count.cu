@@ -4633,33 +4633,41 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1142,
         t1003 |= !t1010;
         int32_t t1012 = rt_mul_i(t1008, t1009);
         int32_t t1014 = rt_add_i(t1002, t1012);
-        int32_t t1015 = v_x1138_d[t1014];
+        int t1016 = (uint64_t)(int64_t)t1014 < (uint64_t)v_x1138_n;
+        int32_t t1015 = t1016 ? v_x1138_d[t1014] : 0;
+        t1003 |= !t1016;
         if (__builtin_expect(t1003 != 0, 0)) { /* again, recording the error */
-          int32_t t1016;
+          int32_t t1017;
           if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1136_n) {
-            t1016 = v_x1136_d[t1001];
+            t1017 = v_x1136_d[t1001];
           } else {
             NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1136_n, 0.0, 0);
-            t1016 = 0;
-          }
-          int32_t t1017;
-          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1134_n) {
-            t1017 = v_x1134_d[t1001];
-          } else {
-            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1134_n, 0.0, 1);
             t1017 = 0;
           }
-          int32_t t1019 = rt_sub_i(t999, t1017);
-          int32_t t1020;
+          int32_t t1018;
+          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1134_n) {
+            t1018 = v_x1134_d[t1001];
+          } else {
+            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1134_n, 0.0, 1);
+            t1018 = 0;
+          }
+          int32_t t1020 = rt_sub_i(t999, t1018);
+          int32_t t1021;
           if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1135_n) {
-            t1020 = v_x1135_d[t1001];
+            t1021 = v_x1135_d[t1001];
           } else {
             NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1135_n, 0.0, 2);
-            t1020 = 0;
+            t1021 = 0;
           }
-          int32_t t1022 = rt_mul_i(t1019, t1020);
-          int32_t t1024 = rt_add_i(t1016, t1022);
-          int32_t t1025 = v_x1138_d[t1024];
+          int32_t t1023 = rt_mul_i(t1020, t1021);
+          int32_t t1025 = rt_add_i(t1017, t1023);
+          int32_t t1026;
+          if ((uint64_t)(int64_t)t1025 < (uint64_t)v_x1138_n) {
+            t1026 = v_x1138_d[t1025];
+          } else {
+            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1025, v_x1138_n, 0.0, 3);
+            t1026 = 0;
+          }
         }
         v_x1141_d[t998] = t1015;
       }
@@ -4695,48 +4703,56 @@ struct K21_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t1027 = 0; /* nonzero: a check below failed */
-    int t1028 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1136_n;
-    int32_t t1026 = t1028 ? A.v_x1136_d[sx] : 0;
-    t1027 |= !t1028;
-    int t1030 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
-    int32_t t1029 = t1030 ? A.v_x1134_d[sx] : 0;
-    t1027 |= !t1030;
-    int32_t t1032 = rt_sub_i(ix, t1029);
-    int t1034 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1135_n;
-    int32_t t1033 = t1034 ? A.v_x1135_d[sx] : 0;
-    t1027 |= !t1034;
-    int32_t t1036 = rt_mul_i(t1032, t1033);
-    int32_t t1038 = rt_add_i(t1026, t1036);
-    int32_t t1039 = A.v_x1138_d[t1038];
-    if (__builtin_expect(t1027 != 0, 0)) { /* again, recording the error */
-      int32_t t1040;
+    int t1028 = 0; /* nonzero: a check below failed */
+    int t1029 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1136_n;
+    int32_t t1027 = t1029 ? A.v_x1136_d[sx] : 0;
+    t1028 |= !t1029;
+    int t1031 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
+    int32_t t1030 = t1031 ? A.v_x1134_d[sx] : 0;
+    t1028 |= !t1031;
+    int32_t t1033 = rt_sub_i(ix, t1030);
+    int t1035 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1135_n;
+    int32_t t1034 = t1035 ? A.v_x1135_d[sx] : 0;
+    t1028 |= !t1035;
+    int32_t t1037 = rt_mul_i(t1033, t1034);
+    int32_t t1039 = rt_add_i(t1027, t1037);
+    int t1041 = (uint64_t)(int64_t)t1039 < (uint64_t)A.v_x1138_n;
+    int32_t t1040 = t1041 ? A.v_x1138_d[t1039] : 0;
+    t1028 |= !t1041;
+    if (__builtin_expect(t1028 != 0, 0)) { /* again, recording the error */
+      int32_t t1042;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1136_n) {
-        t1040 = A.v_x1136_d[sx];
+        t1042 = A.v_x1136_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1136_n, 0.0, 0);
-        t1040 = 0;
+        t1042 = 0;
       }
-      int32_t t1041;
+      int32_t t1043;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n) {
-        t1041 = A.v_x1134_d[sx];
+        t1043 = A.v_x1134_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1134_n, 0.0, 1);
-        t1041 = 0;
+        t1043 = 0;
       }
-      int32_t t1043 = rt_sub_i(ix, t1041);
-      int32_t t1044;
+      int32_t t1045 = rt_sub_i(ix, t1043);
+      int32_t t1046;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1135_n) {
-        t1044 = A.v_x1135_d[sx];
+        t1046 = A.v_x1135_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1135_n, 0.0, 2);
-        t1044 = 0;
+        t1046 = 0;
       }
-      int32_t t1046 = rt_mul_i(t1043, t1044);
-      int32_t t1048 = rt_add_i(t1040, t1046);
-      int32_t t1049 = A.v_x1138_d[t1048];
+      int32_t t1048 = rt_mul_i(t1045, t1046);
+      int32_t t1050 = rt_add_i(t1042, t1048);
+      int32_t t1051;
+      if ((uint64_t)(int64_t)t1050 < (uint64_t)A.v_x1138_n) {
+        t1051 = A.v_x1138_d[t1050];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1050, A.v_x1138_n, 0.0, 3);
+        t1051 = 0;
+      }
     }
-    return K21_0_V{t1039};
+    return K21_0_V{t1040};
   }
 };
 struct K21_0_store {
@@ -4766,11 +4782,11 @@ static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1142, 
   RtValue *v_x1141 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t1050 = rtg_seg_total(v_sd_1142);
-    v_x1141 = rtg_vec_new(RT_INT, t1050);
+    const int64_t t1052 = rtg_seg_total(v_sd_1142);
+    v_x1141 = rtg_vec_new(RT_INT, t1052);
     A.v_x1141_d = v_x1141->data.i;
     A.v_x1141_n = v_x1141->len;
-    rtg::seg_map("K21", loc, K21_0_pull{A}, K21_0_store{A}, v_sd_1142, t1050);
+    rtg::seg_map("K21", loc, K21_0_pull{A}, K21_0_store{A}, v_sd_1142, t1052);
   }
   *out_v_x1141 = v_x1141;
   return;
@@ -4806,87 +4822,87 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, i
   RtValue *v_x1050 = NULL;
   /* MAP */
   {
-    const int64_t t1051 = v_x1040_n;
-    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t1051);
+    const int64_t t1053 = v_x1040_n;
+    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t1053);
     int32_t *v_x1050_d = v_x1050->data.i;
     const int64_t v_x1050_n = v_x1050->len;
-    RT_PARALLEL_FOR_IF(t1051 >= RT_PARALLEL_MIN)
-    for (int64_t t1052 = 0; t1052 < t1051; t1052++) {
-      const int32_t t1053 = (int32_t)t1052;
-      int t1055 = 0; /* nonzero: a check below failed */
-      int t1056 = (uint64_t)(int64_t)t1053 < (uint64_t)v_x1036_n;
-      int32_t t1054 = t1056 ? v_x1036_d[t1053] : 0;
-      t1055 |= !t1056;
-      int32_t t1058 = rt_add_i(t1054, v_x1037);
-      uint8_t t1059 = v_x1040_d[t1053];
-      int t1061 = (uint64_t)(int64_t)t1053 < (uint64_t)v_x1041_n;
-      int32_t t1060 = t1061 ? v_x1041_d[t1053] : 0;
-      t1055 |= !t1061;
-      int32_t t1063 = (t1059 ? t1060 : t1058);
-      int t1065 = (uint64_t)(int64_t)t1063 < (uint64_t)(int64_t)v_x1046;
-      int32_t t1064 = t1065 ? t1063 : 0;
-      t1055 |= !t1065;
-      uint8_t t1067 = rt_lt_i(t1064, (int32_t)v_x1044_n);
-      int32_t t1068;
-      if (t1067) {
-        int t1070 = (uint64_t)(int64_t)t1064 < (uint64_t)v_x1044_n;
-        int32_t t1069 = t1070 ? v_x1044_d[t1064] : 0;
-        t1055 |= !t1070;
-        t1068 = t1069;
+    RT_PARALLEL_FOR_IF(t1053 >= RT_PARALLEL_MIN)
+    for (int64_t t1054 = 0; t1054 < t1053; t1054++) {
+      const int32_t t1055 = (int32_t)t1054;
+      int t1057 = 0; /* nonzero: a check below failed */
+      int t1058 = (uint64_t)(int64_t)t1055 < (uint64_t)v_x1036_n;
+      int32_t t1056 = t1058 ? v_x1036_d[t1055] : 0;
+      t1057 |= !t1058;
+      int32_t t1060 = rt_add_i(t1056, v_x1037);
+      uint8_t t1061 = v_x1040_d[t1055];
+      int t1063 = (uint64_t)(int64_t)t1055 < (uint64_t)v_x1041_n;
+      int32_t t1062 = t1063 ? v_x1041_d[t1055] : 0;
+      t1057 |= !t1063;
+      int32_t t1065 = (t1061 ? t1062 : t1060);
+      int t1067 = (uint64_t)(int64_t)t1065 < (uint64_t)(int64_t)v_x1046;
+      int32_t t1066 = t1067 ? t1065 : 0;
+      t1057 |= !t1067;
+      uint8_t t1069 = rt_lt_i(t1066, (int32_t)v_x1044_n);
+      int32_t t1070;
+      if (t1069) {
+        int t1072 = (uint64_t)(int64_t)t1066 < (uint64_t)v_x1044_n;
+        int32_t t1071 = t1072 ? v_x1044_d[t1066] : 0;
+        t1057 |= !t1072;
+        t1070 = t1071;
       } else {
-        int32_t t1072 = rt_sub_i(t1064, (int32_t)v_x1044_n);
-        int t1074 = (uint64_t)(int64_t)t1072 < (uint64_t)v_x1045_n;
-        int32_t t1073 = t1074 ? v_x1045_d[t1072] : 0;
-        t1055 |= !t1074;
-        t1068 = t1073;
+        int32_t t1074 = rt_sub_i(t1066, (int32_t)v_x1044_n);
+        int t1076 = (uint64_t)(int64_t)t1074 < (uint64_t)v_x1045_n;
+        int32_t t1075 = t1076 ? v_x1045_d[t1074] : 0;
+        t1057 |= !t1076;
+        t1070 = t1075;
       }
-      if (__builtin_expect(t1055 != 0, 0)) { /* again, recording the error */
-        int32_t t1075;
-        if ((uint64_t)(int64_t)t1053 < (uint64_t)v_x1036_n) {
-          t1075 = v_x1036_d[t1053];
+      if (__builtin_expect(t1057 != 0, 0)) { /* again, recording the error */
+        int32_t t1077;
+        if ((uint64_t)(int64_t)t1055 < (uint64_t)v_x1036_n) {
+          t1077 = v_x1036_d[t1055];
         } else {
-          NESSIE_RECORD(err, t1052, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1053, v_x1036_n, 0.0, 0);
-          t1075 = 0;
+          NESSIE_RECORD(err, t1054, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1055, v_x1036_n, 0.0, 0);
+          t1077 = 0;
         }
-        int32_t t1077 = rt_add_i(t1075, v_x1037);
-        uint8_t t1078 = v_x1040_d[t1053];
-        int32_t t1079;
-        if ((uint64_t)(int64_t)t1053 < (uint64_t)v_x1041_n) {
-          t1079 = v_x1041_d[t1053];
+        int32_t t1079 = rt_add_i(t1077, v_x1037);
+        uint8_t t1080 = v_x1040_d[t1055];
+        int32_t t1081;
+        if ((uint64_t)(int64_t)t1055 < (uint64_t)v_x1041_n) {
+          t1081 = v_x1041_d[t1055];
         } else {
-          NESSIE_RECORD(err, t1052, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1053, v_x1041_n, 0.0, 1);
-          t1079 = 0;
+          NESSIE_RECORD(err, t1054, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1055, v_x1041_n, 0.0, 1);
+          t1081 = 0;
         }
-        int32_t t1081 = (t1078 ? t1079 : t1077);
-        int32_t t1082 = t1081;
-        if (!((uint64_t)(int64_t)t1081 < (uint64_t)(int64_t)v_x1046)) {
-          NESSIE_RECORD(err, t1052, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1081, v_x1046, 0.0, 2);
-          t1082 = 0;
+        int32_t t1083 = (t1080 ? t1081 : t1079);
+        int32_t t1084 = t1083;
+        if (!((uint64_t)(int64_t)t1083 < (uint64_t)(int64_t)v_x1046)) {
+          NESSIE_RECORD(err, t1054, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1083, v_x1046, 0.0, 2);
+          t1084 = 0;
         }
-        uint8_t t1084 = rt_lt_i(t1082, (int32_t)v_x1044_n);
-        int32_t t1085;
-        if (t1084) {
-          int32_t t1086;
-          if ((uint64_t)(int64_t)t1082 < (uint64_t)v_x1044_n) {
-            t1086 = v_x1044_d[t1082];
+        uint8_t t1086 = rt_lt_i(t1084, (int32_t)v_x1044_n);
+        int32_t t1087;
+        if (t1086) {
+          int32_t t1088;
+          if ((uint64_t)(int64_t)t1084 < (uint64_t)v_x1044_n) {
+            t1088 = v_x1044_d[t1084];
           } else {
-            NESSIE_RECORD(err, t1052, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1082, v_x1044_n, 0.0, 3);
-            t1086 = 0;
+            NESSIE_RECORD(err, t1054, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1084, v_x1044_n, 0.0, 3);
+            t1088 = 0;
           }
-          t1085 = t1086;
+          t1087 = t1088;
         } else {
-          int32_t t1088 = rt_sub_i(t1082, (int32_t)v_x1044_n);
-          int32_t t1089;
-          if ((uint64_t)(int64_t)t1088 < (uint64_t)v_x1045_n) {
-            t1089 = v_x1045_d[t1088];
+          int32_t t1090 = rt_sub_i(t1084, (int32_t)v_x1044_n);
+          int32_t t1091;
+          if ((uint64_t)(int64_t)t1090 < (uint64_t)v_x1045_n) {
+            t1091 = v_x1045_d[t1090];
           } else {
-            NESSIE_RECORD(err, t1052, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1088, v_x1045_n, 0.0, 4);
-            t1089 = 0;
+            NESSIE_RECORD(err, t1054, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1090, v_x1045_n, 0.0, 4);
+            t1091 = 0;
           }
-          t1085 = t1089;
+          t1087 = t1091;
         }
       }
-      v_x1050_d[t1052] = t1068;
+      v_x1050_d[t1054] = t1070;
     }
   }
   if (err->index != INT64_MAX)
@@ -4918,80 +4934,80 @@ struct K22_0_pull {
   __device__ K22_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1091 = 0; /* nonzero: a check below failed */
-    int t1092 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n;
-    int32_t t1090 = t1092 ? A.v_x1036_d[ix] : 0;
-    t1091 |= !t1092;
-    int32_t t1094 = rt_add_i(t1090, A.v_x1037);
-    uint8_t t1095 = A.v_x1040_d[ix];
-    int t1097 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
-    int32_t t1096 = t1097 ? A.v_x1041_d[ix] : 0;
-    t1091 |= !t1097;
-    int32_t t1099 = (t1095 ? t1096 : t1094);
-    int t1101 = (uint64_t)(int64_t)t1099 < (uint64_t)(int64_t)A.v_x1046;
-    int32_t t1100 = t1101 ? t1099 : 0;
-    t1091 |= !t1101;
-    uint8_t t1103 = rt_lt_i(t1100, (int32_t)A.v_x1044_n);
-    int32_t t1104;
-    if (t1103) {
-      int t1106 = (uint64_t)(int64_t)t1100 < (uint64_t)A.v_x1044_n;
-      int32_t t1105 = t1106 ? A.v_x1044_d[t1100] : 0;
-      t1091 |= !t1106;
-      t1104 = t1105;
+    int t1093 = 0; /* nonzero: a check below failed */
+    int t1094 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n;
+    int32_t t1092 = t1094 ? A.v_x1036_d[ix] : 0;
+    t1093 |= !t1094;
+    int32_t t1096 = rt_add_i(t1092, A.v_x1037);
+    uint8_t t1097 = A.v_x1040_d[ix];
+    int t1099 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
+    int32_t t1098 = t1099 ? A.v_x1041_d[ix] : 0;
+    t1093 |= !t1099;
+    int32_t t1101 = (t1097 ? t1098 : t1096);
+    int t1103 = (uint64_t)(int64_t)t1101 < (uint64_t)(int64_t)A.v_x1046;
+    int32_t t1102 = t1103 ? t1101 : 0;
+    t1093 |= !t1103;
+    uint8_t t1105 = rt_lt_i(t1102, (int32_t)A.v_x1044_n);
+    int32_t t1106;
+    if (t1105) {
+      int t1108 = (uint64_t)(int64_t)t1102 < (uint64_t)A.v_x1044_n;
+      int32_t t1107 = t1108 ? A.v_x1044_d[t1102] : 0;
+      t1093 |= !t1108;
+      t1106 = t1107;
     } else {
-      int32_t t1108 = rt_sub_i(t1100, (int32_t)A.v_x1044_n);
-      int t1110 = (uint64_t)(int64_t)t1108 < (uint64_t)A.v_x1045_n;
-      int32_t t1109 = t1110 ? A.v_x1045_d[t1108] : 0;
-      t1091 |= !t1110;
-      t1104 = t1109;
+      int32_t t1110 = rt_sub_i(t1102, (int32_t)A.v_x1044_n);
+      int t1112 = (uint64_t)(int64_t)t1110 < (uint64_t)A.v_x1045_n;
+      int32_t t1111 = t1112 ? A.v_x1045_d[t1110] : 0;
+      t1093 |= !t1112;
+      t1106 = t1111;
     }
-    if (__builtin_expect(t1091 != 0, 0)) { /* again, recording the error */
-      int32_t t1111;
+    if (__builtin_expect(t1093 != 0, 0)) { /* again, recording the error */
+      int32_t t1113;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n) {
-        t1111 = A.v_x1036_d[ix];
+        t1113 = A.v_x1036_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1036_n, 0.0, 0);
-        t1111 = 0;
+        t1113 = 0;
       }
-      int32_t t1113 = rt_add_i(t1111, A.v_x1037);
-      uint8_t t1114 = A.v_x1040_d[ix];
-      int32_t t1115;
+      int32_t t1115 = rt_add_i(t1113, A.v_x1037);
+      uint8_t t1116 = A.v_x1040_d[ix];
+      int32_t t1117;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n) {
-        t1115 = A.v_x1041_d[ix];
+        t1117 = A.v_x1041_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1041_n, 0.0, 1);
-        t1115 = 0;
+        t1117 = 0;
       }
-      int32_t t1117 = (t1114 ? t1115 : t1113);
-      int32_t t1118 = t1117;
-      if (!((uint64_t)(int64_t)t1117 < (uint64_t)(int64_t)A.v_x1046)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1117, A.v_x1046, 0.0, 2);
-        t1118 = 0;
+      int32_t t1119 = (t1116 ? t1117 : t1115);
+      int32_t t1120 = t1119;
+      if (!((uint64_t)(int64_t)t1119 < (uint64_t)(int64_t)A.v_x1046)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1119, A.v_x1046, 0.0, 2);
+        t1120 = 0;
       }
-      uint8_t t1120 = rt_lt_i(t1118, (int32_t)A.v_x1044_n);
-      int32_t t1121;
-      if (t1120) {
-        int32_t t1122;
-        if ((uint64_t)(int64_t)t1118 < (uint64_t)A.v_x1044_n) {
-          t1122 = A.v_x1044_d[t1118];
+      uint8_t t1122 = rt_lt_i(t1120, (int32_t)A.v_x1044_n);
+      int32_t t1123;
+      if (t1122) {
+        int32_t t1124;
+        if ((uint64_t)(int64_t)t1120 < (uint64_t)A.v_x1044_n) {
+          t1124 = A.v_x1044_d[t1120];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1118, A.v_x1044_n, 0.0, 3);
-          t1122 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1120, A.v_x1044_n, 0.0, 3);
+          t1124 = 0;
         }
-        t1121 = t1122;
+        t1123 = t1124;
       } else {
-        int32_t t1124 = rt_sub_i(t1118, (int32_t)A.v_x1044_n);
-        int32_t t1125;
-        if ((uint64_t)(int64_t)t1124 < (uint64_t)A.v_x1045_n) {
-          t1125 = A.v_x1045_d[t1124];
+        int32_t t1126 = rt_sub_i(t1120, (int32_t)A.v_x1044_n);
+        int32_t t1127;
+        if ((uint64_t)(int64_t)t1126 < (uint64_t)A.v_x1045_n) {
+          t1127 = A.v_x1045_d[t1126];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1124, A.v_x1045_n, 0.0, 4);
-          t1125 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1126, A.v_x1045_n, 0.0, 4);
+          t1127 = 0;
         }
-        t1121 = t1125;
+        t1123 = t1127;
       }
     }
-    return K22_0_V{t1104};
+    return K22_0_V{t1106};
   }
 };
 struct K22_0_store {
@@ -5022,11 +5038,11 @@ static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, in
   RtValue *v_x1050 = NULL;
   /* MAP */
   {
-    const int64_t t1126 = v_x1040->len;
-    v_x1050 = rtg_vec_new(RT_INT, t1126);
+    const int64_t t1128 = v_x1040->len;
+    v_x1050 = rtg_vec_new(RT_INT, t1128);
     A.v_x1050_d = v_x1050->data.i;
     A.v_x1050_n = v_x1050->len;
-    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1126);
+    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1128);
   }
   *out_v_x1050 = v_x1050;
   return;
@@ -5067,10 +5083,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1127 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1127->data.i[0] = v_x62;
-    t1127->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1127);
+    RtValue *t1129 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1129->data.i[0] = v_x62;
+    t1129->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1129);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -5390,16 +5406,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1128 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1128->data.i[0] = 3;
-  t1128->data.i[1] = 1;
-  t1128->data.i[2] = 4;
-  t1128->data.i[3] = 1;
-  t1128->data.i[4] = 5;
-  t1128->data.i[5] = 9;
-  t1128->data.i[6] = 2;
-  t1128->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1128);
+  RtValue *t1130 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1130->data.i[0] = 3;
+  t1130->data.i[1] = 1;
+  t1130->data.i[2] = 4;
+  t1130->data.i[3] = 1;
+  t1130->data.i[4] = 5;
+  t1130->data.i[5] = 9;
+  t1130->data.i[6] = 2;
+  t1130->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1130);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
