@@ -252,9 +252,10 @@ bool fus_op_safe(FlatOp op, FlatBase b, const FlatAtom *divisor);
    copies and constants, removes repeated computations (the same scalar
    operation, length or `run` of a kernel on the same arguments, where an
    earlier one dominates), rewrites the lengths of segment descriptors
-   made from a lengths vector to that vector, and removes statements whose
-   results are unused and that can neither fail nor have an effect, then
-   the kernels no `run` runs (renumbering K1, K2, ...).
+   made from a lengths vector to that vector, removes statements whose
+   results are unused and that can neither fail nor have an effect, moves
+   a MAP that one branch of a later `if` alone reads into that branch,
+   then removes the kernels no `run` runs (renumbering K1, K2, ...).
    Keeps: the order of everything that can fail or print (an error stays
    at its statement), the program's output. */
 void fus_simplify(LcuProgram *p);

@@ -1412,6 +1412,141 @@ static void drop_dead(Simp *s, LcuBlock *body, GenMap *uses, bool *current) {
   }
 }
 
+/* ---- runs moved into the branch that reads them ----
+
+   A MAP whose results only one branch of a later `if` of its block
+   reads (every read of them is there, a run of the branch among them)
+   goes to the start of that branch: it runs only when the branch is
+   taken, and fusion may put it in the branch's kernels.  A lifted `if`
+   packs each branch's elements before its test of the counts: the pack
+   of quicksort's `else` branch fused with nothing outside, and in the
+   branch its pivot's gather and three FILTERs read it.  Only a run that
+   cannot fail or have an effect moves (what it would report stays as it
+   was); only MAPs (a FILTER fused beside the REDUCE that counts it, as
+   quickselect's, would leave that kernel); and not a MAP that another
+   run of the block could be fused beside (a SOAC over the same size:
+   the sieve's flags and range, one kernel outside, two apart). */
+
+/* How many reads of 'st''s results 'b' holds (its nested blocks too). */
+static intptr_t reads_in(const LcuBlock *b, const LcuStmt *st) {
+  GenMap local = {0};
+  count_uses(b, &local, 1);
+  intptr_t n = 0;
+  for (int k = 0; k < st->results.len; k++)
+    n += (intptr_t)genmap_get(&local, st->results.data[k]);
+  return n;
+}
+
+/* Does a run of 'b' itself (not a nested block, not b's results) read a
+   result of 'st'? */
+static bool run_reads(const LcuBlock *b, const LcuStmt *st) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *r = b->stmts.data[i];
+    if (r->kind != LS_RUN)
+      continue;
+    for (int a = 0; a < r->args.len; a++) {
+      const LcuVar *v = ((const LcuAtom *)r->args.data[a])->var;
+      for (int k = 0; v && k < st->results.len; k++)
+        if (st->results.data[k] == v)
+          return true;
+    }
+  }
+  return false;
+}
+
+/* The CPU atom a run's SOAC 'z' is sized by: the variable given for its
+   size parameter, or the vector whose length it is ('*length'); NULL
+   for a constant. */
+static const LcuVar *size_atom(const LcuStmt *run, const LcuSoac *z, bool *length) {
+  const LcuVar *p = z->size.var ? z->size.var : z->size.length;
+  *length = !z->size.var;
+  for (int a = 0; p && a < run->kernel->params.len && a < run->args.len; a++)
+    if (run->kernel->params.data[a] == p)
+      return ((const LcuAtom *)run->args.data[a])->var;
+  return NULL;
+}
+
+/* Does another run of 'b' have a SOAC over the space of one of 'st''s
+   MAPs: a partner fusion could put beside it, which it would lose? */
+static bool has_partner(const LcuBlock *b, const LcuStmt *st) {
+  for (int k = 0; k < st->kernel->soacs.len; k++) {
+    bool len;
+    const LcuVar *mine = size_atom(st, st->kernel->soacs.data[k], &len);
+    if (!mine)
+      continue;
+    for (int i = 0; i < b->stmts.len; i++) {
+      const LcuStmt *r = b->stmts.data[i];
+      if (r == st || r->kind != LS_RUN)
+        continue;
+      for (int m = 0; m < r->kernel->soacs.len; m++) {
+        bool rlen;
+        if (size_atom(r, r->kernel->soacs.data[m], &rlen) == mine && rlen == len)
+          return true;
+      }
+    }
+  }
+  return false;
+}
+
+/* Moves the runs of 'b' (and of its nested blocks) that one branch alone
+   reads into it; true if any moved. */
+static bool sink_block(Simp *s, LcuBlock *b, const GenMap *uses) {
+  bool moved = false;
+  for (int i = 0; i < b->stmts.len; i++) {
+    LcuStmt *st = b->stmts.data[i];
+    LcuBlock *nested[3] = {st->then, st->els, st->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        moved |= sink_block(s, nested[k], uses);
+    if (st->kind != LS_RUN || !st->results.len || fus_stmt_effects(s->facts, st))
+      continue;
+    bool maps = true;
+    for (int k = 0; k < st->kernel->soacs.len; k++)
+      maps &= ((const LcuSoac *)st->kernel->soacs.data[k])->kind == SOAC_MAP;
+    if (!maps || has_partner(b, st))
+      continue;
+    intptr_t total = 0;
+    for (int k = 0; k < st->results.len; k++)
+      total += (intptr_t)genmap_get(uses, st->results.data[k]);
+    if (!total)
+      continue;
+    LcuBlock *to = NULL;
+    for (int j = i + 1; j < b->stmts.len && !to; j++) {
+      const LcuStmt *at = b->stmts.data[j];
+      if (at->kind != LS_IF)
+        continue;
+      if (at->then && reads_in(at->then, st) == total)
+        to = at->then;
+      else if (at->els && reads_in(at->els, st) == total)
+        to = at->els;
+      if (to && !run_reads(to, st))
+        to = NULL; /* only returned, or read deeper: it would fuse with nothing more there */
+    }
+    if (!to)
+      continue;
+    vec_push(&to->stmts, NULL);
+    memmove(to->stmts.data + 1, to->stmts.data, sizeof(void *) * (size_t)(to->stmts.len - 1));
+    to->stmts.data[0] = st;
+    memmove(b->stmts.data + i, b->stmts.data + i + 1, sizeof(void *) * (size_t)(b->stmts.len - i - 1));
+    b->stmts.len--;
+    i--;
+    moved = true;
+  }
+  return moved;
+}
+
+/* The same for 'body', with its facts as it is now; '*current' as
+   facts_of, and false if a run moved. */
+static void sink_runs(Simp *s, LcuBlock *body, GenMap *uses, bool *current) {
+  genmap_clear(uses);
+  count_uses(body, uses, 1);
+  facts_of(s->facts, body, current);
+  if (sink_block(s, body, uses)) {
+    s->changed = true;
+    *current = false;
+  }
+}
+
 /* ---- the pass ---- */
 
 /* What each round of each body fills anew, emptied in place for the
@@ -1442,6 +1577,8 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Made *made, Rounds *r) 
     simp_block(&s, body);
     current = !s.changed && !s.mutated;
     drop_dead(&s, body, &r->uses, &current);
+    if (!s.changed)
+      sink_runs(&s, body, &r->uses, &current);
     /* (the maps may have grown) */
     r->avail = s.avail;
     r->subst = s.subst;

@@ -522,1790 +522,1782 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t
 fail:
 }
 
-/* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749) {
+/* K11: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142) {
   (void)loc;
   (void)run;
-  int32_t *v_x739_d = v_x739->data.i;
-  const int64_t v_x739_n = v_x739->len;
-  RtValue *v_x738 = NULL;
-  int32_t v_x747 = 0;
-  int32_t v_x748 = 0;
-  int32_t v_x749 = 0;
-  /* MAP */
+  const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
+  const int64_t v_sd_1143_n = v_sd_1143->len;
+  int32_t *v_x1132_d = v_x1132->data.i;
+  const int64_t v_x1132_n = v_x1132->len;
+  int32_t *v_x1133_d = v_x1133->data.i;
+  const int64_t v_x1133_n = v_x1133->len;
+  int32_t *v_x1134_d = v_x1134->data.i;
+  const int64_t v_x1134_n = v_x1134->len;
+  int32_t *v_x1136_d = v_x1136->data.i;
+  const int64_t v_x1136_n = v_x1136->len;
+  RtValue *v_x1139 = NULL;
+  RtValue *v_x1142 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t65 = v_x736;
-    if (t65 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t65, 0.0, 0);
-      goto fail;
-    }
-    v_x738 = rt_value_new(rt_vec_type(RT_INT), t65);
-    int32_t *v_x738_d = v_x738->data.i;
-    const int64_t v_x738_n = v_x738->len;
-    RT_PARALLEL_FOR_IF(t65 >= RT_PARALLEL_MIN)
-    for (int64_t t66 = 0; t66 < t65; t66++) {
-      const int32_t t67 = (int32_t)t66;
-      v_x738_d[t66] = 0;
+    const int64_t t65 = v_sd_1143_off[v_sd_1143_n];
+    v_x1139 = rt_value_new(rt_vec_type(RT_INT), t65);
+    int32_t *v_x1139_d = v_x1139->data.i;
+    const int64_t v_x1139_n = v_x1139->len;
+    const int64_t t66 = (t65 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t66 > 1)
+    for (int64_t t67 = 0; t67 < t66; t67++) {
+      int64_t t70 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t67 * RT_CHUNK);
+      const int64_t t67_end = (t67 + 1) * RT_CHUNK < t65 ? (t67 + 1) * RT_CHUNK : t65;
+      for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
+        const int32_t t69 = (int32_t)t68;
+        while (v_sd_1143_off[t70 + 1] <= t68)
+          t70++;
+        const int32_t t71 = (int32_t)t70;
+        int t73 = 0; /* nonzero: a check below failed */
+        int t74 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1134_n;
+        int32_t t72 = t74 ? v_x1134_d[t71] : 0;
+        t73 |= !t74;
+        int t76 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1132_n;
+        int32_t t75 = t76 ? v_x1132_d[t71] : 0;
+        t73 |= !t76;
+        int32_t t78 = rt_sub_i(t69, t75);
+        int t80 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1133_n;
+        int32_t t79 = t80 ? v_x1133_d[t71] : 0;
+        t73 |= !t80;
+        int32_t t82 = rt_mul_i(t78, t79);
+        int32_t t84 = rt_add_i(t72, t82);
+        int t86 = (uint64_t)(int64_t)t84 < (uint64_t)v_x1136_n;
+        int32_t t85 = t86 ? v_x1136_d[t84] : 0;
+        t73 |= !t86;
+        if (__builtin_expect(t73 != 0, 0)) { /* again, recording the error */
+          int32_t t87;
+          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1134_n) {
+            t87 = v_x1134_d[t71];
+          } else {
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t71, v_x1134_n, 0.0, 0);
+            t87 = 0;
+          }
+          int32_t t88;
+          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1132_n) {
+            t88 = v_x1132_d[t71];
+          } else {
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t71, v_x1132_n, 0.0, 1);
+            t88 = 0;
+          }
+          int32_t t90 = rt_sub_i(t69, t88);
+          int32_t t91;
+          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1133_n) {
+            t91 = v_x1133_d[t71];
+          } else {
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t71, v_x1133_n, 0.0, 2);
+            t91 = 0;
+          }
+          int32_t t93 = rt_mul_i(t90, t91);
+          int32_t t95 = rt_add_i(t87, t93);
+          int32_t t96;
+          if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1136_n) {
+            t96 = v_x1136_d[t95];
+          } else {
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t95, v_x1136_n, 0.0, 3);
+            t96 = 0;
+          }
+        }
+        v_x1139_d[t68] = t85;
+      }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x738_d = v_x738->data.i;
-    const int64_t v_x738_n = v_x738->len;
-    /* REDUCE */
+    int32_t *v_x1139_d = v_x1139->data.i;
+    const int64_t v_x1139_n = v_x1139->len;
+    /* MAP */
     {
-      const int64_t t68 = v_x736;
-      if (t68 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t68, 0.0, 1);
-        goto fail;
+      const int64_t t97 = v_x1132_n;
+      v_x1142 = rt_value_new(rt_vec_type(RT_INT), t97);
+      int32_t *v_x1142_d = v_x1142->data.i;
+      const int64_t v_x1142_n = v_x1142->len;
+      RT_PARALLEL_FOR_IF(t97 >= RT_PARALLEL_MIN)
+      for (int64_t t98 = 0; t98 < t97; t98++) {
+        const int32_t t99 = (int32_t)t98;
+        int t102 = 0; /* nonzero: a check below failed */
+        int32_t t100 = v_x1132_d[t99];
+        int t103 = (uint64_t)(int64_t)t100 < (uint64_t)v_x1139_n;
+        int32_t t101 = t103 ? v_x1139_d[t100] : 0;
+        t102 |= !t103;
+        if (__builtin_expect(t102 != 0, 0)) { /* again, recording the error */
+          int32_t t104 = v_x1132_d[t99];
+          int32_t t105;
+          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x1139_n) {
+            t105 = v_x1139_d[t104];
+          } else {
+            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t104, v_x1139_n, 0.0, 4);
+            t105 = 0;
+          }
+        }
+        v_x1142_d[t98] = t101;
       }
-      const int64_t t69 = t68 > 0 ? (t68 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t70 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t69);
-      int32_t *t71 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t69);
-      int32_t *t72 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t69);
-      RT_PARALLEL_FOR_IF(t69 > 1)
-      for (int64_t t73 = 0; t73 < t69; t73++) {
-        int32_t t73a0;
-        int32_t t73a1;
-        int32_t t73a2;
-        t73a0 = 2147483647;
-        t73a1 = 0;
-        t73a2 = 1;
-        const int64_t t73_end = (t73 + 1) * RT_CHUNK < t68 ? (t73 + 1) * RT_CHUNK : t68;
-        for (int64_t t74 = t73 * RT_CHUNK; t74 < t73_end; t74++) {
-          const int32_t t75 = (int32_t)t74;
-          int32_t t73x0;
-          int32_t t73x1;
-          int32_t t73x2;
-          int t77 = 0; /* nonzero: a check below failed */
-          int t78 = (uint64_t)(int64_t)t75 < (uint64_t)v_x739_n;
-          int32_t t76 = t78 ? v_x739_d[t75] : 0;
-          t77 |= !t78;
-          uint8_t t80 = rt_lt_i(0, t76);
-          int32_t t81;
-          if (t80) {
-            t81 = 2147483647;
-          } else {
-            t81 = t75;
-          }
-          if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
-            int32_t t82;
-            if ((uint64_t)(int64_t)t75 < (uint64_t)v_x739_n) {
-              t82 = v_x739_d[t75];
-            } else {
-              NESSIE_RECORD(err, t74, RT_CHECK_INDEX, 2, 0, RT_GATHER, t75, v_x739_n, 0.0, 2);
-              t82 = 0;
-            }
-            uint8_t t84 = rt_lt_i(0, t82);
-            int32_t t85;
-            if (t84) {
-              t85 = 2147483647;
-            } else {
-              t85 = t75;
-            }
-          }
-          t73x0 = t81;
-          t73x1 = 0;
-          t73x2 = t76;
-          uint8_t t87 = rt_le_i(t73a0, t73x0);
-          int32_t t88;
-          if (t87) {
-            t88 = t73a0;
-          } else {
-            t88 = t73x0;
-          }
-          int32_t t89;
-          if (t87) {
-            t89 = t73a1;
-          } else {
-            t89 = t73x1;
-          }
-          int32_t t90;
-          if (t87) {
-            t90 = t73a2;
-          } else {
-            t90 = t73x2;
-          }
-          t73a0 = t88;
-          t73a1 = t89;
-          t73a2 = t90;
-        }
-        t70[t73] = t73a0;
-        t71[t73] = t73a1;
-        t72[t73] = t73a2;
-      }
-      int32_t t73t0;
-      int32_t t73t1;
-      int32_t t73t2;
-      t73t0 = 2147483647;
-      t73t1 = 0;
-      t73t2 = 1;
-      for (int64_t t73 = 0; t73 < t69; t73++) {
-        const int32_t t91 = t70[t73];
-        const int32_t t92 = t71[t73];
-        const int32_t t93 = t72[t73];
-        uint8_t t95 = rt_le_i(t73t0, t91);
-        int32_t t96;
-        if (t95) {
-          t96 = t73t0;
-        } else {
-          t96 = t91;
-        }
-        int32_t t97;
-        if (t95) {
-          t97 = t73t1;
-        } else {
-          t97 = t92;
-        }
-        int32_t t98;
-        if (t95) {
-          t98 = t73t2;
-        } else {
-          t98 = t93;
-        }
-        t73t0 = t96;
-        t73t1 = t97;
-        t73t2 = t98;
-      }
-      v_x747 = t73t0;
-      rt_free(t70);
-      v_x748 = t73t1;
-      rt_free(t71);
-      v_x749 = t73t2;
-      rt_free(t72);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x738 = v_x738;
-  *out_v_x748 = v_x748;
-  *out_v_x749 = v_x749;
+  *out_v_x1139 = v_x1139;
+  *out_v_x1142 = v_x1142;
   return;
 fail:
-  rt_release(v_x738);
+  rt_release(v_x1139);
+  rt_release(v_x1142);
 }
 
-/* K12: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
   (void)loc;
   (void)run;
-  int32_t *v_x750_d = v_x750->data.i;
-  const int64_t v_x750_n = v_x750->len;
   int32_t *v_x753_d = v_x753->data.i;
   const int64_t v_x753_n = v_x753->len;
-  RtValue *v_x755 = NULL;
+  RtValue *v_x752 = NULL;
+  int32_t v_x761 = 0;
+  int32_t v_x762 = 0;
+  int32_t v_x763 = 0;
   /* MAP */
   {
-    const int64_t t99 = v_x750_n;
-    v_x755 = rt_value_new(rt_vec_type(RT_INT), t99);
-    int32_t *v_x755_d = v_x755->data.i;
-    const int64_t v_x755_n = v_x755->len;
-    RT_PARALLEL_FOR_IF(t99 >= RT_PARALLEL_MIN)
-    for (int64_t t100 = 0; t100 < t99; t100++) {
-      const int32_t t101 = (int32_t)t100;
-      int t104 = 0; /* nonzero: a check below failed */
-      int32_t t102 = v_x750_d[t101];
-      int t105 = (uint64_t)(int64_t)t102 < (uint64_t)v_x753_n;
-      int32_t t103 = t105 ? v_x753_d[t102] : 0;
-      t104 |= !t105;
-      if (__builtin_expect(t104 != 0, 0)) { /* again, recording the error */
-        int32_t t106 = v_x750_d[t101];
-        int32_t t107;
-        if ((uint64_t)(int64_t)t106 < (uint64_t)v_x753_n) {
-          t107 = v_x753_d[t106];
-        } else {
-          NESSIE_RECORD(err, t100, RT_CHECK_INDEX, 0, 0, RT_GATHER, t106, v_x753_n, 0.0, 0);
-          t107 = 0;
-        }
-      }
-      v_x755_d[t100] = t103;
+    const int64_t t106 = v_x750;
+    if (t106 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t106, 0.0, 0);
+      goto fail;
+    }
+    v_x752 = rt_value_new(rt_vec_type(RT_INT), t106);
+    int32_t *v_x752_d = v_x752->data.i;
+    const int64_t v_x752_n = v_x752->len;
+    RT_PARALLEL_FOR_IF(t106 >= RT_PARALLEL_MIN)
+    for (int64_t t107 = 0; t107 < t106; t107++) {
+      const int32_t t108 = (int32_t)t107;
+      v_x752_d[t107] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x755 = v_x755;
+  {
+    int32_t *v_x752_d = v_x752->data.i;
+    const int64_t v_x752_n = v_x752->len;
+    /* REDUCE */
+    {
+      const int64_t t109 = v_x750;
+      if (t109 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t109, 0.0, 1);
+        goto fail;
+      }
+      const int64_t t110 = t109 > 0 ? (t109 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t111 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t110);
+      int32_t *t112 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t110);
+      int32_t *t113 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t110);
+      RT_PARALLEL_FOR_IF(t110 > 1)
+      for (int64_t t114 = 0; t114 < t110; t114++) {
+        int32_t t114a0;
+        int32_t t114a1;
+        int32_t t114a2;
+        t114a0 = 2147483647;
+        t114a1 = 0;
+        t114a2 = 1;
+        const int64_t t114_end = (t114 + 1) * RT_CHUNK < t109 ? (t114 + 1) * RT_CHUNK : t109;
+        for (int64_t t115 = t114 * RT_CHUNK; t115 < t114_end; t115++) {
+          const int32_t t116 = (int32_t)t115;
+          int32_t t114x0;
+          int32_t t114x1;
+          int32_t t114x2;
+          int t118 = 0; /* nonzero: a check below failed */
+          int t119 = (uint64_t)(int64_t)t116 < (uint64_t)v_x753_n;
+          int32_t t117 = t119 ? v_x753_d[t116] : 0;
+          t118 |= !t119;
+          uint8_t t121 = rt_lt_i(0, t117);
+          int32_t t122;
+          if (t121) {
+            t122 = 2147483647;
+          } else {
+            t122 = t116;
+          }
+          if (__builtin_expect(t118 != 0, 0)) { /* again, recording the error */
+            int32_t t123;
+            if ((uint64_t)(int64_t)t116 < (uint64_t)v_x753_n) {
+              t123 = v_x753_d[t116];
+            } else {
+              NESSIE_RECORD(err, t115, RT_CHECK_INDEX, 2, 0, RT_GATHER, t116, v_x753_n, 0.0, 2);
+              t123 = 0;
+            }
+            uint8_t t125 = rt_lt_i(0, t123);
+            int32_t t126;
+            if (t125) {
+              t126 = 2147483647;
+            } else {
+              t126 = t116;
+            }
+          }
+          t114x0 = t122;
+          t114x1 = 0;
+          t114x2 = t117;
+          uint8_t t128 = rt_le_i(t114a0, t114x0);
+          int32_t t129;
+          if (t128) {
+            t129 = t114a0;
+          } else {
+            t129 = t114x0;
+          }
+          int32_t t130;
+          if (t128) {
+            t130 = t114a1;
+          } else {
+            t130 = t114x1;
+          }
+          int32_t t131;
+          if (t128) {
+            t131 = t114a2;
+          } else {
+            t131 = t114x2;
+          }
+          t114a0 = t129;
+          t114a1 = t130;
+          t114a2 = t131;
+        }
+        t111[t114] = t114a0;
+        t112[t114] = t114a1;
+        t113[t114] = t114a2;
+      }
+      int32_t t114t0;
+      int32_t t114t1;
+      int32_t t114t2;
+      t114t0 = 2147483647;
+      t114t1 = 0;
+      t114t2 = 1;
+      for (int64_t t114 = 0; t114 < t110; t114++) {
+        const int32_t t132 = t111[t114];
+        const int32_t t133 = t112[t114];
+        const int32_t t134 = t113[t114];
+        uint8_t t136 = rt_le_i(t114t0, t132);
+        int32_t t137;
+        if (t136) {
+          t137 = t114t0;
+        } else {
+          t137 = t132;
+        }
+        int32_t t138;
+        if (t136) {
+          t138 = t114t1;
+        } else {
+          t138 = t133;
+        }
+        int32_t t139;
+        if (t136) {
+          t139 = t114t2;
+        } else {
+          t139 = t134;
+        }
+        t114t0 = t137;
+        t114t1 = t138;
+        t114t2 = t139;
+      }
+      v_x761 = t114t0;
+      rt_free(t111);
+      v_x762 = t114t1;
+      rt_free(t112);
+      v_x763 = t114t2;
+      rt_free(t113);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x752 = v_x752;
+  *out_v_x762 = v_x762;
+  *out_v_x763 = v_x763;
   return;
 fail:
-  rt_release(v_x755);
+  rt_release(v_x752);
 }
 
 /* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1177, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1178, RtValue **out_v_x1154, RtValue **out_v_x1175, RtValue **out_v_x1161, RtValue **out_v_x1176) {
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1178, RtValue *v_x1147, RtValue *v_x1148, RtValue *v_x1149, int32_t v_x1179, RtValue **out_v_x1155, RtValue **out_v_x1176, RtValue **out_v_x1162, RtValue **out_v_x1177) {
   (void)loc;
   (void)run;
-  int32_t *v_off_1177_d = v_off_1177->data.i;
-  const int64_t v_off_1177_n = v_off_1177->len;
-  int32_t *v_x1146_d = v_x1146->data.i;
-  const int64_t v_x1146_n = v_x1146->len;
+  int32_t *v_off_1178_d = v_off_1178->data.i;
+  const int64_t v_off_1178_n = v_off_1178->len;
   int32_t *v_x1147_d = v_x1147->data.i;
   const int64_t v_x1147_n = v_x1147->len;
-  const int64_t *v_x1148_off = rt_seg_offsets(v_x1148);
+  int32_t *v_x1148_d = v_x1148->data.i;
   const int64_t v_x1148_n = v_x1148->len;
-  RtValue *v_x1154 = NULL;
+  const int64_t *v_x1149_off = rt_seg_offsets(v_x1149);
+  const int64_t v_x1149_n = v_x1149->len;
   RtValue *v_x1155 = NULL;
-  RtValue *v_x1161 = NULL;
+  RtValue *v_x1156 = NULL;
   RtValue *v_x1162 = NULL;
-  RtValue *v_x1175 = NULL;
+  RtValue *v_x1163 = NULL;
   RtValue *v_x1176 = NULL;
+  RtValue *v_x1177 = NULL;
   /* FILTER */
   {
-    const int64_t t108 = v_x1147_n;
-    const int64_t t109 = t108 > 0 ? (t108 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t110 = (uint8_t *)rt_alloc_atomic((size_t)t108 + 1);
-    int64_t *t111 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t109 + 1));
-    RT_PARALLEL_FOR_IF(t109 > 1)
-    for (int64_t t112 = 0; t112 < t109; t112++) {
+    const int64_t t140 = v_x1148_n;
+    const int64_t t141 = t140 > 0 ? (t140 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t142 = (uint8_t *)rt_alloc_atomic((size_t)t140 + 1);
+    int64_t *t143 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t141 + 1));
+    RT_PARALLEL_FOR_IF(t141 > 1)
+    for (int64_t t144 = 0; t144 < t141; t144++) {
       int64_t kept = 0;
-      const int64_t t112_end = (t112 + 1) * RT_CHUNK < t108 ? (t112 + 1) * RT_CHUNK : t108;
-      for (int64_t t113 = t112 * RT_CHUNK; t113 < t112_end; t113++) {
-        const int32_t t114 = (int32_t)t113;
-        int32_t t112x0;
-        uint8_t t112x1;
-        int t116 = 0; /* nonzero: a check below failed */
-        int t117 = (uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1178;
-        int32_t t115 = t117 ? t114 : 0;
-        t116 |= !t117;
-        int64_t t119 = 0, t120 = v_off_1177_n;
-        while (t120 - t119 > 1) {
-          int64_t t121 = t119 + (t120 - t119) / 2;
-          if (v_off_1177_d[t121] <= t115) t119 = t121; else t120 = t121;
+      const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
+      for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t145++) {
+        const int32_t t146 = (int32_t)t145;
+        int32_t t144x0;
+        uint8_t t144x1;
+        int t148 = 0; /* nonzero: a check below failed */
+        int t149 = (uint64_t)(int64_t)t146 < (uint64_t)(int64_t)v_x1179;
+        int32_t t147 = t149 ? t146 : 0;
+        t148 |= !t149;
+        int64_t t151 = 0, t152 = v_off_1178_n;
+        while (t152 - t151 > 1) {
+          int64_t t153 = t151 + (t152 - t151) / 2;
+          if (v_off_1178_d[t153] <= t147) t151 = t153; else t152 = t153;
         }
-        const int32_t t118 = (int32_t)t119;
-        int t123 = (uint64_t)(int64_t)t118 < (uint64_t)v_x1146_n;
-        int32_t t122 = t123 ? v_x1146_d[t118] : 0;
-        t116 |= !t123;
-        int32_t t124 = v_x1147_d[t114];
-        uint8_t t126 = rt_lt_i(t124, t122);
-        if (__builtin_expect(t116 != 0, 0)) { /* again, recording the error */
-          int32_t t127 = t114;
-          if (!((uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1178)) {
-            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t114, v_x1178, 0.0, 0);
-            t127 = 0;
+        const int32_t t150 = (int32_t)t151;
+        int t155 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1147_n;
+        int32_t t154 = t155 ? v_x1147_d[t150] : 0;
+        t148 |= !t155;
+        int32_t t156 = v_x1148_d[t146];
+        uint8_t t158 = rt_lt_i(t156, t154);
+        if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
+          int32_t t159 = t146;
+          if (!((uint64_t)(int64_t)t146 < (uint64_t)(int64_t)v_x1179)) {
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x1179, 0.0, 0);
+            t159 = 0;
           }
-          int64_t t129 = 0, t130 = v_off_1177_n;
-          while (t130 - t129 > 1) {
-            int64_t t131 = t129 + (t130 - t129) / 2;
-            if (v_off_1177_d[t131] <= t127) t129 = t131; else t130 = t131;
+          int64_t t161 = 0, t162 = v_off_1178_n;
+          while (t162 - t161 > 1) {
+            int64_t t163 = t161 + (t162 - t161) / 2;
+            if (v_off_1178_d[t163] <= t159) t161 = t163; else t162 = t163;
           }
-          const int32_t t128 = (int32_t)t129;
-          int32_t t132;
-          if ((uint64_t)(int64_t)t128 < (uint64_t)v_x1146_n) {
-            t132 = v_x1146_d[t128];
+          const int32_t t160 = (int32_t)t161;
+          int32_t t164;
+          if ((uint64_t)(int64_t)t160 < (uint64_t)v_x1147_n) {
+            t164 = v_x1147_d[t160];
           } else {
-            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t128, v_x1146_n, 0.0, 1);
-            t132 = 0;
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x1147_n, 0.0, 1);
+            t164 = 0;
           }
-          int32_t t133 = v_x1147_d[t114];
-          uint8_t t135 = rt_lt_i(t133, t132);
+          int32_t t165 = v_x1148_d[t146];
+          uint8_t t167 = rt_lt_i(t165, t164);
         }
-        t112x0 = t124;
-        t112x1 = t126;
-        uint8_t t136;
-        t136 = t112x1;
-        t110[t113] = t136 != 0;
-        kept += t136 != 0;
+        t144x0 = t156;
+        t144x1 = t158;
+        uint8_t t168;
+        t168 = t144x1;
+        t142[t145] = t168 != 0;
+        kept += t168 != 0;
       }
-      t111[t112] = kept;
+      t143[t144] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t110);
-      rt_free(t111);
+      rt_free(t142);
+      rt_free(t143);
       goto fail;
     }
-    int64_t t137 = 0;
-    for (int64_t t112 = 0; t112 < t109; t112++) {
-      const int64_t k = t111[t112];
-      t111[t112] = t137;
-      t137 += k;
+    int64_t t169 = 0;
+    for (int64_t t144 = 0; t144 < t141; t144++) {
+      const int64_t k = t143[t144];
+      t143[t144] = t169;
+      t169 += k;
     }
-    v_x1154 = rt_value_new(rt_vec_type(RT_INT), t137);
-    int32_t *v_x1154_d = v_x1154->data.i;
-    const int64_t v_x1154_n = v_x1154->len;
-    v_x1155 = rt_value_new(rt_vec_type(RT_BOOL), t137);
-    uint8_t *v_x1155_d = v_x1155->data.b;
+    v_x1155 = rt_value_new(rt_vec_type(RT_INT), t169);
+    int32_t *v_x1155_d = v_x1155->data.i;
     const int64_t v_x1155_n = v_x1155->len;
-    RT_PARALLEL_FOR_IF(t109 > 1)
-    for (int64_t t112 = 0; t112 < t109; t112++) {
-      int64_t at = t111[t112];
-      const int64_t t112_end = (t112 + 1) * RT_CHUNK < t108 ? (t112 + 1) * RT_CHUNK : t108;
-      for (int64_t t113 = t112 * RT_CHUNK; t113 < t112_end; t113++) {
-        const int32_t t114 = (int32_t)t113;
-        if (!t110[t113])
+    v_x1156 = rt_value_new(rt_vec_type(RT_BOOL), t169);
+    uint8_t *v_x1156_d = v_x1156->data.b;
+    const int64_t v_x1156_n = v_x1156->len;
+    RT_PARALLEL_FOR_IF(t141 > 1)
+    for (int64_t t144 = 0; t144 < t141; t144++) {
+      int64_t at = t143[t144];
+      const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
+      for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t145++) {
+        const int32_t t146 = (int32_t)t145;
+        if (!t142[t145])
           continue;
-        int32_t t112y0;
-        uint8_t t112y1;
-        int t139 = 0; /* nonzero: a check below failed */
-        int t140 = (uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1178;
-        int32_t t138 = t140 ? t114 : 0;
-        t139 |= !t140;
-        int64_t t142 = 0, t143 = v_off_1177_n;
-        while (t143 - t142 > 1) {
-          int64_t t144 = t142 + (t143 - t142) / 2;
-          if (v_off_1177_d[t144] <= t138) t142 = t144; else t143 = t144;
+        int32_t t144y0;
+        uint8_t t144y1;
+        int t171 = 0; /* nonzero: a check below failed */
+        int t172 = (uint64_t)(int64_t)t146 < (uint64_t)(int64_t)v_x1179;
+        int32_t t170 = t172 ? t146 : 0;
+        t171 |= !t172;
+        int64_t t174 = 0, t175 = v_off_1178_n;
+        while (t175 - t174 > 1) {
+          int64_t t176 = t174 + (t175 - t174) / 2;
+          if (v_off_1178_d[t176] <= t170) t174 = t176; else t175 = t176;
         }
-        const int32_t t141 = (int32_t)t142;
-        int t146 = (uint64_t)(int64_t)t141 < (uint64_t)v_x1146_n;
-        int32_t t145 = t146 ? v_x1146_d[t141] : 0;
-        t139 |= !t146;
-        int32_t t147 = v_x1147_d[t114];
-        uint8_t t149 = rt_lt_i(t147, t145);
-        if (__builtin_expect(t139 != 0, 0)) { /* again, recording the error */
-          int32_t t150 = t114;
-          if (!((uint64_t)(int64_t)t114 < (uint64_t)(int64_t)v_x1178)) {
-            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t114, v_x1178, 0.0, 2);
-            t150 = 0;
+        const int32_t t173 = (int32_t)t174;
+        int t178 = (uint64_t)(int64_t)t173 < (uint64_t)v_x1147_n;
+        int32_t t177 = t178 ? v_x1147_d[t173] : 0;
+        t171 |= !t178;
+        int32_t t179 = v_x1148_d[t146];
+        uint8_t t181 = rt_lt_i(t179, t177);
+        if (__builtin_expect(t171 != 0, 0)) { /* again, recording the error */
+          int32_t t182 = t146;
+          if (!((uint64_t)(int64_t)t146 < (uint64_t)(int64_t)v_x1179)) {
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x1179, 0.0, 2);
+            t182 = 0;
           }
-          int64_t t152 = 0, t153 = v_off_1177_n;
-          while (t153 - t152 > 1) {
-            int64_t t154 = t152 + (t153 - t152) / 2;
-            if (v_off_1177_d[t154] <= t150) t152 = t154; else t153 = t154;
+          int64_t t184 = 0, t185 = v_off_1178_n;
+          while (t185 - t184 > 1) {
+            int64_t t186 = t184 + (t185 - t184) / 2;
+            if (v_off_1178_d[t186] <= t182) t184 = t186; else t185 = t186;
           }
-          const int32_t t151 = (int32_t)t152;
-          int32_t t155;
-          if ((uint64_t)(int64_t)t151 < (uint64_t)v_x1146_n) {
-            t155 = v_x1146_d[t151];
+          const int32_t t183 = (int32_t)t184;
+          int32_t t187;
+          if ((uint64_t)(int64_t)t183 < (uint64_t)v_x1147_n) {
+            t187 = v_x1147_d[t183];
           } else {
-            NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x1146_n, 0.0, 3);
-            t155 = 0;
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x1147_n, 0.0, 3);
+            t187 = 0;
           }
-          int32_t t156 = v_x1147_d[t114];
-          uint8_t t158 = rt_lt_i(t156, t155);
+          int32_t t188 = v_x1148_d[t146];
+          uint8_t t190 = rt_lt_i(t188, t187);
         }
-        t112y0 = t147;
-        t112y1 = t149;
-        if (t110[t113]) {
-          v_x1154_d[at] = t112y0;
-          v_x1155_d[at] = t112y1;
+        t144y0 = t179;
+        t144y1 = t181;
+        if (t142[t145]) {
+          v_x1155_d[at] = t144y0;
+          v_x1156_d[at] = t144y1;
           at++;
         }
       }
     }
-    rt_free(t110);
-    rt_free(t111);
+    rt_free(t142);
+    rt_free(t143);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1154_d = v_x1154->data.i;
-    const int64_t v_x1154_n = v_x1154->len;
-    uint8_t *v_x1155_d = v_x1155->data.b;
+    int32_t *v_x1155_d = v_x1155->data.i;
     const int64_t v_x1155_n = v_x1155->len;
+    uint8_t *v_x1156_d = v_x1156->data.b;
+    const int64_t v_x1156_n = v_x1156->len;
     /* FILTER */
     {
-      const int64_t t159 = v_x1147_n;
-      const int64_t t160 = t159 > 0 ? (t159 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t161 = (uint8_t *)rt_alloc_atomic((size_t)t159 + 1);
-      int64_t *t162 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t160 + 1));
-      RT_PARALLEL_FOR_IF(t160 > 1)
-      for (int64_t t163 = 0; t163 < t160; t163++) {
+      const int64_t t191 = v_x1148_n;
+      const int64_t t192 = t191 > 0 ? (t191 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t193 = (uint8_t *)rt_alloc_atomic((size_t)t191 + 1);
+      int64_t *t194 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t192 + 1));
+      RT_PARALLEL_FOR_IF(t192 > 1)
+      for (int64_t t195 = 0; t195 < t192; t195++) {
         int64_t kept = 0;
-        const int64_t t163_end = (t163 + 1) * RT_CHUNK < t159 ? (t163 + 1) * RT_CHUNK : t159;
-        for (int64_t t164 = t163 * RT_CHUNK; t164 < t163_end; t164++) {
-          const int32_t t165 = (int32_t)t164;
-          int32_t t163x0;
-          uint8_t t163x1;
-          int t167 = 0; /* nonzero: a check below failed */
-          int t168 = (uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1178;
-          int32_t t166 = t168 ? t165 : 0;
-          t167 |= !t168;
-          int64_t t170 = 0, t171 = v_off_1177_n;
-          while (t171 - t170 > 1) {
-            int64_t t172 = t170 + (t171 - t170) / 2;
-            if (v_off_1177_d[t172] <= t166) t170 = t172; else t171 = t172;
+        const int64_t t195_end = (t195 + 1) * RT_CHUNK < t191 ? (t195 + 1) * RT_CHUNK : t191;
+        for (int64_t t196 = t195 * RT_CHUNK; t196 < t195_end; t196++) {
+          const int32_t t197 = (int32_t)t196;
+          int32_t t195x0;
+          uint8_t t195x1;
+          int t199 = 0; /* nonzero: a check below failed */
+          int t200 = (uint64_t)(int64_t)t197 < (uint64_t)(int64_t)v_x1179;
+          int32_t t198 = t200 ? t197 : 0;
+          t199 |= !t200;
+          int64_t t202 = 0, t203 = v_off_1178_n;
+          while (t203 - t202 > 1) {
+            int64_t t204 = t202 + (t203 - t202) / 2;
+            if (v_off_1178_d[t204] <= t198) t202 = t204; else t203 = t204;
           }
-          const int32_t t169 = (int32_t)t170;
-          int t174 = (uint64_t)(int64_t)t169 < (uint64_t)v_x1146_n;
-          int32_t t173 = t174 ? v_x1146_d[t169] : 0;
-          t167 |= !t174;
-          int32_t t175 = v_x1147_d[t165];
-          uint8_t t177 = rt_gt_i(t175, t173);
-          if (__builtin_expect(t167 != 0, 0)) { /* again, recording the error */
-            int32_t t178 = t165;
-            if (!((uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1178)) {
-              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t165, v_x1178, 0.0, 4);
-              t178 = 0;
+          const int32_t t201 = (int32_t)t202;
+          int t206 = (uint64_t)(int64_t)t201 < (uint64_t)v_x1147_n;
+          int32_t t205 = t206 ? v_x1147_d[t201] : 0;
+          t199 |= !t206;
+          int32_t t207 = v_x1148_d[t197];
+          uint8_t t209 = rt_gt_i(t207, t205);
+          if (__builtin_expect(t199 != 0, 0)) { /* again, recording the error */
+            int32_t t210 = t197;
+            if (!((uint64_t)(int64_t)t197 < (uint64_t)(int64_t)v_x1179)) {
+              NESSIE_RECORD(err, t196, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, v_x1179, 0.0, 4);
+              t210 = 0;
             }
-            int64_t t180 = 0, t181 = v_off_1177_n;
-            while (t181 - t180 > 1) {
-              int64_t t182 = t180 + (t181 - t180) / 2;
-              if (v_off_1177_d[t182] <= t178) t180 = t182; else t181 = t182;
+            int64_t t212 = 0, t213 = v_off_1178_n;
+            while (t213 - t212 > 1) {
+              int64_t t214 = t212 + (t213 - t212) / 2;
+              if (v_off_1178_d[t214] <= t210) t212 = t214; else t213 = t214;
             }
-            const int32_t t179 = (int32_t)t180;
-            int32_t t183;
-            if ((uint64_t)(int64_t)t179 < (uint64_t)v_x1146_n) {
-              t183 = v_x1146_d[t179];
+            const int32_t t211 = (int32_t)t212;
+            int32_t t215;
+            if ((uint64_t)(int64_t)t211 < (uint64_t)v_x1147_n) {
+              t215 = v_x1147_d[t211];
             } else {
-              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t179, v_x1146_n, 0.0, 5);
-              t183 = 0;
+              NESSIE_RECORD(err, t196, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x1147_n, 0.0, 5);
+              t215 = 0;
             }
-            int32_t t184 = v_x1147_d[t165];
-            uint8_t t186 = rt_gt_i(t184, t183);
+            int32_t t216 = v_x1148_d[t197];
+            uint8_t t218 = rt_gt_i(t216, t215);
           }
-          t163x0 = t175;
-          t163x1 = t177;
-          uint8_t t187;
-          t187 = t163x1;
-          t161[t164] = t187 != 0;
-          kept += t187 != 0;
+          t195x0 = t207;
+          t195x1 = t209;
+          uint8_t t219;
+          t219 = t195x1;
+          t193[t196] = t219 != 0;
+          kept += t219 != 0;
         }
-        t162[t163] = kept;
+        t194[t195] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t161);
-        rt_free(t162);
+        rt_free(t193);
+        rt_free(t194);
         goto fail;
       }
-      int64_t t188 = 0;
-      for (int64_t t163 = 0; t163 < t160; t163++) {
-        const int64_t k = t162[t163];
-        t162[t163] = t188;
-        t188 += k;
+      int64_t t220 = 0;
+      for (int64_t t195 = 0; t195 < t192; t195++) {
+        const int64_t k = t194[t195];
+        t194[t195] = t220;
+        t220 += k;
       }
-      v_x1161 = rt_value_new(rt_vec_type(RT_INT), t188);
-      int32_t *v_x1161_d = v_x1161->data.i;
-      const int64_t v_x1161_n = v_x1161->len;
-      v_x1162 = rt_value_new(rt_vec_type(RT_BOOL), t188);
-      uint8_t *v_x1162_d = v_x1162->data.b;
+      v_x1162 = rt_value_new(rt_vec_type(RT_INT), t220);
+      int32_t *v_x1162_d = v_x1162->data.i;
       const int64_t v_x1162_n = v_x1162->len;
-      RT_PARALLEL_FOR_IF(t160 > 1)
-      for (int64_t t163 = 0; t163 < t160; t163++) {
-        int64_t at = t162[t163];
-        const int64_t t163_end = (t163 + 1) * RT_CHUNK < t159 ? (t163 + 1) * RT_CHUNK : t159;
-        for (int64_t t164 = t163 * RT_CHUNK; t164 < t163_end; t164++) {
-          const int32_t t165 = (int32_t)t164;
-          if (!t161[t164])
+      v_x1163 = rt_value_new(rt_vec_type(RT_BOOL), t220);
+      uint8_t *v_x1163_d = v_x1163->data.b;
+      const int64_t v_x1163_n = v_x1163->len;
+      RT_PARALLEL_FOR_IF(t192 > 1)
+      for (int64_t t195 = 0; t195 < t192; t195++) {
+        int64_t at = t194[t195];
+        const int64_t t195_end = (t195 + 1) * RT_CHUNK < t191 ? (t195 + 1) * RT_CHUNK : t191;
+        for (int64_t t196 = t195 * RT_CHUNK; t196 < t195_end; t196++) {
+          const int32_t t197 = (int32_t)t196;
+          if (!t193[t196])
             continue;
-          int32_t t163y0;
-          uint8_t t163y1;
-          int t190 = 0; /* nonzero: a check below failed */
-          int t191 = (uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1178;
-          int32_t t189 = t191 ? t165 : 0;
-          t190 |= !t191;
-          int64_t t193 = 0, t194 = v_off_1177_n;
-          while (t194 - t193 > 1) {
-            int64_t t195 = t193 + (t194 - t193) / 2;
-            if (v_off_1177_d[t195] <= t189) t193 = t195; else t194 = t195;
+          int32_t t195y0;
+          uint8_t t195y1;
+          int t222 = 0; /* nonzero: a check below failed */
+          int t223 = (uint64_t)(int64_t)t197 < (uint64_t)(int64_t)v_x1179;
+          int32_t t221 = t223 ? t197 : 0;
+          t222 |= !t223;
+          int64_t t225 = 0, t226 = v_off_1178_n;
+          while (t226 - t225 > 1) {
+            int64_t t227 = t225 + (t226 - t225) / 2;
+            if (v_off_1178_d[t227] <= t221) t225 = t227; else t226 = t227;
           }
-          const int32_t t192 = (int32_t)t193;
-          int t197 = (uint64_t)(int64_t)t192 < (uint64_t)v_x1146_n;
-          int32_t t196 = t197 ? v_x1146_d[t192] : 0;
-          t190 |= !t197;
-          int32_t t198 = v_x1147_d[t165];
-          uint8_t t200 = rt_gt_i(t198, t196);
-          if (__builtin_expect(t190 != 0, 0)) { /* again, recording the error */
-            int32_t t201 = t165;
-            if (!((uint64_t)(int64_t)t165 < (uint64_t)(int64_t)v_x1178)) {
-              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t165, v_x1178, 0.0, 6);
-              t201 = 0;
+          const int32_t t224 = (int32_t)t225;
+          int t229 = (uint64_t)(int64_t)t224 < (uint64_t)v_x1147_n;
+          int32_t t228 = t229 ? v_x1147_d[t224] : 0;
+          t222 |= !t229;
+          int32_t t230 = v_x1148_d[t197];
+          uint8_t t232 = rt_gt_i(t230, t228);
+          if (__builtin_expect(t222 != 0, 0)) { /* again, recording the error */
+            int32_t t233 = t197;
+            if (!((uint64_t)(int64_t)t197 < (uint64_t)(int64_t)v_x1179)) {
+              NESSIE_RECORD(err, t196, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, v_x1179, 0.0, 6);
+              t233 = 0;
             }
-            int64_t t203 = 0, t204 = v_off_1177_n;
-            while (t204 - t203 > 1) {
-              int64_t t205 = t203 + (t204 - t203) / 2;
-              if (v_off_1177_d[t205] <= t201) t203 = t205; else t204 = t205;
+            int64_t t235 = 0, t236 = v_off_1178_n;
+            while (t236 - t235 > 1) {
+              int64_t t237 = t235 + (t236 - t235) / 2;
+              if (v_off_1178_d[t237] <= t233) t235 = t237; else t236 = t237;
             }
-            const int32_t t202 = (int32_t)t203;
-            int32_t t206;
-            if ((uint64_t)(int64_t)t202 < (uint64_t)v_x1146_n) {
-              t206 = v_x1146_d[t202];
+            const int32_t t234 = (int32_t)t235;
+            int32_t t238;
+            if ((uint64_t)(int64_t)t234 < (uint64_t)v_x1147_n) {
+              t238 = v_x1147_d[t234];
             } else {
-              NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t202, v_x1146_n, 0.0, 7);
-              t206 = 0;
+              NESSIE_RECORD(err, t196, RT_CHECK_INDEX, 0, 0, RT_GATHER, t234, v_x1147_n, 0.0, 7);
+              t238 = 0;
             }
-            int32_t t207 = v_x1147_d[t165];
-            uint8_t t209 = rt_gt_i(t207, t206);
+            int32_t t239 = v_x1148_d[t197];
+            uint8_t t241 = rt_gt_i(t239, t238);
           }
-          t163y0 = t198;
-          t163y1 = t200;
-          if (t161[t164]) {
-            v_x1161_d[at] = t163y0;
-            v_x1162_d[at] = t163y1;
+          t195y0 = t230;
+          t195y1 = t232;
+          if (t193[t196]) {
+            v_x1162_d[at] = t195y0;
+            v_x1163_d[at] = t195y1;
             at++;
           }
         }
       }
-      rt_free(t161);
-      rt_free(t162);
+      rt_free(t193);
+      rt_free(t194);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1161_d = v_x1161->data.i;
-      const int64_t v_x1161_n = v_x1161->len;
-      uint8_t *v_x1162_d = v_x1162->data.b;
+      int32_t *v_x1162_d = v_x1162->data.i;
       const int64_t v_x1162_n = v_x1162->len;
+      uint8_t *v_x1163_d = v_x1163->data.b;
+      const int64_t v_x1163_n = v_x1163->len;
       /* SEG_REDUCE */
       {
-        v_x1175 = rt_value_new(rt_vec_type(RT_INT), v_x1148_n);
-        int32_t *v_x1175_d = v_x1175->data.i;
-        const int64_t v_x1175_n = v_x1175->len;
-        v_x1176 = rt_value_new(rt_vec_type(RT_INT), v_x1148_n);
+        v_x1176 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
         int32_t *v_x1176_d = v_x1176->data.i;
         const int64_t v_x1176_n = v_x1176->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1148_n >= 64)
-        for (int64_t t210 = 0; t210 < v_x1148_n; t210++) {
-          int32_t t210a0;
-          int32_t t210a1;
-          t210a0 = 0;
-          t210a1 = 0;
-          for (int64_t t211 = v_x1148_off[t210]; t211 < v_x1148_off[t210 + 1]; t211++) {
-            const int32_t t212 = (int32_t)t211;
-            int32_t t210x0;
-            int32_t t210x1;
-            int t214 = 0; /* nonzero: a check below failed */
-            int t215 = (uint64_t)(int64_t)t212 < (uint64_t)(int64_t)v_x1178;
-            int32_t t213 = t215 ? t212 : 0;
-            t214 |= !t215;
-            int64_t t217 = 0, t218 = v_off_1177_n;
-            while (t218 - t217 > 1) {
-              int64_t t219 = t217 + (t218 - t217) / 2;
-              if (v_off_1177_d[t219] <= t213) t217 = t219; else t218 = t219;
+        v_x1177 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
+        int32_t *v_x1177_d = v_x1177->data.i;
+        const int64_t v_x1177_n = v_x1177->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1149_n >= 64)
+        for (int64_t t242 = 0; t242 < v_x1149_n; t242++) {
+          int32_t t242a0;
+          int32_t t242a1;
+          t242a0 = 0;
+          t242a1 = 0;
+          for (int64_t t243 = v_x1149_off[t242]; t243 < v_x1149_off[t242 + 1]; t243++) {
+            const int32_t t244 = (int32_t)t243;
+            int32_t t242x0;
+            int32_t t242x1;
+            int t246 = 0; /* nonzero: a check below failed */
+            int t247 = (uint64_t)(int64_t)t244 < (uint64_t)(int64_t)v_x1179;
+            int32_t t245 = t247 ? t244 : 0;
+            t246 |= !t247;
+            int64_t t249 = 0, t250 = v_off_1178_n;
+            while (t250 - t249 > 1) {
+              int64_t t251 = t249 + (t250 - t249) / 2;
+              if (v_off_1178_d[t251] <= t245) t249 = t251; else t250 = t251;
             }
-            const int32_t t216 = (int32_t)t217;
-            int t221 = (uint64_t)(int64_t)t216 < (uint64_t)v_x1146_n;
-            int32_t t220 = t221 ? v_x1146_d[t216] : 0;
-            t214 |= !t221;
-            int t223 = (uint64_t)(int64_t)t212 < (uint64_t)v_x1147_n;
-            int32_t t222 = t223 ? v_x1147_d[t212] : 0;
-            t214 |= !t223;
-            uint8_t t225 = rt_lt_i(t222, t220);
-            int32_t t227 = rt_btoi_b(t225);
-            uint8_t t229 = rt_gt_i(t222, t220);
-            int32_t t231 = rt_btoi_b(t229);
-            if (__builtin_expect(t214 != 0, 0)) { /* again, recording the error */
-              int32_t t232 = t212;
-              if (!((uint64_t)(int64_t)t212 < (uint64_t)(int64_t)v_x1178)) {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x1178, 0.0, 8);
-                t232 = 0;
+            const int32_t t248 = (int32_t)t249;
+            int t253 = (uint64_t)(int64_t)t248 < (uint64_t)v_x1147_n;
+            int32_t t252 = t253 ? v_x1147_d[t248] : 0;
+            t246 |= !t253;
+            int t255 = (uint64_t)(int64_t)t244 < (uint64_t)v_x1148_n;
+            int32_t t254 = t255 ? v_x1148_d[t244] : 0;
+            t246 |= !t255;
+            uint8_t t257 = rt_lt_i(t254, t252);
+            int32_t t259 = rt_btoi_b(t257);
+            uint8_t t261 = rt_gt_i(t254, t252);
+            int32_t t263 = rt_btoi_b(t261);
+            if (__builtin_expect(t246 != 0, 0)) { /* again, recording the error */
+              int32_t t264 = t244;
+              if (!((uint64_t)(int64_t)t244 < (uint64_t)(int64_t)v_x1179)) {
+                NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t244, v_x1179, 0.0, 8);
+                t264 = 0;
               }
-              int64_t t234 = 0, t235 = v_off_1177_n;
-              while (t235 - t234 > 1) {
-                int64_t t236 = t234 + (t235 - t234) / 2;
-                if (v_off_1177_d[t236] <= t232) t234 = t236; else t235 = t236;
+              int64_t t266 = 0, t267 = v_off_1178_n;
+              while (t267 - t266 > 1) {
+                int64_t t268 = t266 + (t267 - t266) / 2;
+                if (v_off_1178_d[t268] <= t264) t266 = t268; else t267 = t268;
               }
-              const int32_t t233 = (int32_t)t234;
-              int32_t t237;
-              if ((uint64_t)(int64_t)t233 < (uint64_t)v_x1146_n) {
-                t237 = v_x1146_d[t233];
+              const int32_t t265 = (int32_t)t266;
+              int32_t t269;
+              if ((uint64_t)(int64_t)t265 < (uint64_t)v_x1147_n) {
+                t269 = v_x1147_d[t265];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t233, v_x1146_n, 0.0, 9);
-                t237 = 0;
+                NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x1147_n, 0.0, 9);
+                t269 = 0;
               }
-              int32_t t238;
-              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x1147_n) {
-                t238 = v_x1147_d[t212];
+              int32_t t270;
+              if ((uint64_t)(int64_t)t244 < (uint64_t)v_x1148_n) {
+                t270 = v_x1148_d[t244];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 3, 0, RT_GATHER, t212, v_x1147_n, 0.0, 10);
-                t238 = 0;
+                NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 3, 0, RT_GATHER, t244, v_x1148_n, 0.0, 10);
+                t270 = 0;
               }
-              uint8_t t240 = rt_lt_i(t238, t237);
-              int32_t t242 = rt_btoi_b(t240);
-              uint8_t t244 = rt_gt_i(t238, t237);
-              int32_t t246 = rt_btoi_b(t244);
+              uint8_t t272 = rt_lt_i(t270, t269);
+              int32_t t274 = rt_btoi_b(t272);
+              uint8_t t276 = rt_gt_i(t270, t269);
+              int32_t t278 = rt_btoi_b(t276);
             }
-            t210x0 = t227;
-            t210x1 = t231;
-            int32_t t248 = rt_add_i(t210a0, t210x0);
-            int32_t t250 = rt_add_i(t210a1, t210x1);
-            t210a0 = t248;
-            t210a1 = t250;
+            t242x0 = t259;
+            t242x1 = t263;
+            int32_t t280 = rt_add_i(t242a0, t242x0);
+            int32_t t282 = rt_add_i(t242a1, t242x1);
+            t242a0 = t280;
+            t242a1 = t282;
           }
-          v_x1175_d[t210] = t210a0;
-          v_x1176_d[t210] = t210a1;
+          v_x1176_d[t242] = t242a0;
+          v_x1177_d[t242] = t242a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1154 = v_x1154;
-  *out_v_x1175 = v_x1175;
-  *out_v_x1161 = v_x1161;
+  *out_v_x1155 = v_x1155;
   *out_v_x1176 = v_x1176;
-  rt_release(v_x1155);
-  rt_release(v_x1162);
+  *out_v_x1162 = v_x1162;
+  *out_v_x1177 = v_x1177;
+  rt_release(v_x1156);
+  rt_release(v_x1163);
   return;
 fail:
-  rt_release(v_x1154);
   rt_release(v_x1155);
-  rt_release(v_x1161);
+  rt_release(v_x1156);
   rt_release(v_x1162);
-  rt_release(v_x1175);
+  rt_release(v_x1163);
   rt_release(v_x1176);
+  rt_release(v_x1177);
 }
 
 /* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   (void)loc;
   (void)run;
-  int32_t *v_x788_d = v_x788->data.i;
-  const int64_t v_x788_n = v_x788->len;
-  int32_t *v_x789_d = v_x789->data.i;
-  const int64_t v_x789_n = v_x789->len;
-  RtValue *v_x792 = NULL;
-  RtValue *v_x796 = NULL;
+  int32_t *v_x796_d = v_x796->data.i;
+  const int64_t v_x796_n = v_x796->len;
+  int32_t *v_x797_d = v_x797->data.i;
+  const int64_t v_x797_n = v_x797->len;
+  RtValue *v_x800 = NULL;
+  RtValue *v_x804 = NULL;
   /* MAP */
   {
-    const int64_t t251 = v_x790;
-    if (t251 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t251, 0.0, 0);
+    const int64_t t283 = v_x798;
+    if (t283 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t283, 0.0, 0);
       goto fail;
     }
-    v_x792 = rt_value_new(rt_vec_type(RT_INT), t251);
-    int32_t *v_x792_d = v_x792->data.i;
-    const int64_t v_x792_n = v_x792->len;
-    RT_PARALLEL_FOR_IF(t251 >= RT_PARALLEL_MIN)
-    for (int64_t t252 = 0; t252 < t251; t252++) {
-      const int32_t t253 = (int32_t)t252;
-      int t258 = 0; /* nonzero: a check below failed */
-      uint8_t t255 = rt_lt_i(t253, (int32_t)v_x788_n);
-      int32_t t256;
-      if (t255) {
-        int t259 = (uint64_t)(int64_t)t253 < (uint64_t)v_x788_n;
-        int32_t t257 = t259 ? v_x788_d[t253] : 0;
-        t258 |= !t259;
-        t256 = t257;
+    v_x800 = rt_value_new(rt_vec_type(RT_INT), t283);
+    int32_t *v_x800_d = v_x800->data.i;
+    const int64_t v_x800_n = v_x800->len;
+    RT_PARALLEL_FOR_IF(t283 >= RT_PARALLEL_MIN)
+    for (int64_t t284 = 0; t284 < t283; t284++) {
+      const int32_t t285 = (int32_t)t284;
+      int t290 = 0; /* nonzero: a check below failed */
+      uint8_t t287 = rt_lt_i(t285, (int32_t)v_x796_n);
+      int32_t t288;
+      if (t287) {
+        int t291 = (uint64_t)(int64_t)t285 < (uint64_t)v_x796_n;
+        int32_t t289 = t291 ? v_x796_d[t285] : 0;
+        t290 |= !t291;
+        t288 = t289;
       } else {
-        int32_t t261 = rt_sub_i(t253, (int32_t)v_x788_n);
-        int t263 = (uint64_t)(int64_t)t261 < (uint64_t)v_x789_n;
-        int32_t t262 = t263 ? v_x789_d[t261] : 0;
-        t258 |= !t263;
-        t256 = t262;
+        int32_t t293 = rt_sub_i(t285, (int32_t)v_x796_n);
+        int t295 = (uint64_t)(int64_t)t293 < (uint64_t)v_x797_n;
+        int32_t t294 = t295 ? v_x797_d[t293] : 0;
+        t290 |= !t295;
+        t288 = t294;
       }
-      if (__builtin_expect(t258 != 0, 0)) { /* again, recording the error */
-        uint8_t t265 = rt_lt_i(t253, (int32_t)v_x788_n);
-        int32_t t266;
-        if (t265) {
-          int32_t t267;
-          if ((uint64_t)(int64_t)t253 < (uint64_t)v_x788_n) {
-            t267 = v_x788_d[t253];
+      if (__builtin_expect(t290 != 0, 0)) { /* again, recording the error */
+        uint8_t t297 = rt_lt_i(t285, (int32_t)v_x796_n);
+        int32_t t298;
+        if (t297) {
+          int32_t t299;
+          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x796_n) {
+            t299 = v_x796_d[t285];
           } else {
-            NESSIE_RECORD(err, t252, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, v_x788_n, 0.0, 1);
-            t267 = 0;
+            NESSIE_RECORD(err, t284, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x796_n, 0.0, 1);
+            t299 = 0;
           }
-          t266 = t267;
+          t298 = t299;
         } else {
-          int32_t t269 = rt_sub_i(t253, (int32_t)v_x788_n);
-          int32_t t270;
-          if ((uint64_t)(int64_t)t269 < (uint64_t)v_x789_n) {
-            t270 = v_x789_d[t269];
+          int32_t t301 = rt_sub_i(t285, (int32_t)v_x796_n);
+          int32_t t302;
+          if ((uint64_t)(int64_t)t301 < (uint64_t)v_x797_n) {
+            t302 = v_x797_d[t301];
           } else {
-            NESSIE_RECORD(err, t252, RT_CHECK_INDEX, 0, 0, RT_GATHER, t269, v_x789_n, 0.0, 2);
-            t270 = 0;
+            NESSIE_RECORD(err, t284, RT_CHECK_INDEX, 0, 0, RT_GATHER, t301, v_x797_n, 0.0, 2);
+            t302 = 0;
           }
-          t266 = t270;
+          t298 = t302;
         }
       }
-      v_x792_d[t252] = t256;
+      v_x800_d[t284] = t288;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x792_d = v_x792->data.i;
-    const int64_t v_x792_n = v_x792->len;
+    int32_t *v_x800_d = v_x800->data.i;
+    const int64_t v_x800_n = v_x800->len;
     /* SCAN */
     {
-      const int64_t t271 = v_x790;
-      if (t271 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t271, 0.0, 3);
+      const int64_t t303 = v_x798;
+      if (t303 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t303, 0.0, 3);
         goto fail;
       }
-      const int64_t t272 = t271 > 0 ? (t271 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t273 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t272);
-      RT_PARALLEL_FOR_IF(t272 > 1)
-      for (int64_t t274 = 0; t274 < t272; t274++) {
-        int32_t t274a0;
-        t274a0 = 0;
-        const int64_t t274_end = (t274 + 1) * RT_CHUNK < t271 ? (t274 + 1) * RT_CHUNK : t271;
-        for (int64_t t275 = t274 * RT_CHUNK; t275 < t274_end; t275++) {
-          const int32_t t276 = (int32_t)t275;
-          int32_t t274x0;
-          int t281 = 0; /* nonzero: a check below failed */
-          uint8_t t278 = rt_lt_i(t276, (int32_t)v_x788_n);
-          int32_t t279;
-          if (t278) {
-            int t282 = (uint64_t)(int64_t)t276 < (uint64_t)v_x788_n;
-            int32_t t280 = t282 ? v_x788_d[t276] : 0;
-            t281 |= !t282;
-            t279 = t280;
+      const int64_t t304 = t303 > 0 ? (t303 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t305 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t304);
+      RT_PARALLEL_FOR_IF(t304 > 1)
+      for (int64_t t306 = 0; t306 < t304; t306++) {
+        int32_t t306a0;
+        t306a0 = 0;
+        const int64_t t306_end = (t306 + 1) * RT_CHUNK < t303 ? (t306 + 1) * RT_CHUNK : t303;
+        for (int64_t t307 = t306 * RT_CHUNK; t307 < t306_end; t307++) {
+          const int32_t t308 = (int32_t)t307;
+          int32_t t306x0;
+          int t313 = 0; /* nonzero: a check below failed */
+          uint8_t t310 = rt_lt_i(t308, (int32_t)v_x796_n);
+          int32_t t311;
+          if (t310) {
+            int t314 = (uint64_t)(int64_t)t308 < (uint64_t)v_x796_n;
+            int32_t t312 = t314 ? v_x796_d[t308] : 0;
+            t313 |= !t314;
+            t311 = t312;
           } else {
-            int32_t t284 = rt_sub_i(t276, (int32_t)v_x788_n);
-            int t286 = (uint64_t)(int64_t)t284 < (uint64_t)v_x789_n;
-            int32_t t285 = t286 ? v_x789_d[t284] : 0;
-            t281 |= !t286;
-            t279 = t285;
+            int32_t t316 = rt_sub_i(t308, (int32_t)v_x796_n);
+            int t318 = (uint64_t)(int64_t)t316 < (uint64_t)v_x797_n;
+            int32_t t317 = t318 ? v_x797_d[t316] : 0;
+            t313 |= !t318;
+            t311 = t317;
           }
-          if (__builtin_expect(t281 != 0, 0)) { /* again, recording the error */
-            uint8_t t288 = rt_lt_i(t276, (int32_t)v_x788_n);
-            int32_t t289;
-            if (t288) {
-              int32_t t290;
-              if ((uint64_t)(int64_t)t276 < (uint64_t)v_x788_n) {
-                t290 = v_x788_d[t276];
+          if (__builtin_expect(t313 != 0, 0)) { /* again, recording the error */
+            uint8_t t320 = rt_lt_i(t308, (int32_t)v_x796_n);
+            int32_t t321;
+            if (t320) {
+              int32_t t322;
+              if ((uint64_t)(int64_t)t308 < (uint64_t)v_x796_n) {
+                t322 = v_x796_d[t308];
               } else {
-                NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x788_n, 0.0, 4);
-                t290 = 0;
+                NESSIE_RECORD(err, t307, RT_CHECK_INDEX, 0, 0, RT_GATHER, t308, v_x796_n, 0.0, 4);
+                t322 = 0;
               }
-              t289 = t290;
+              t321 = t322;
             } else {
-              int32_t t292 = rt_sub_i(t276, (int32_t)v_x788_n);
-              int32_t t293;
-              if ((uint64_t)(int64_t)t292 < (uint64_t)v_x789_n) {
-                t293 = v_x789_d[t292];
+              int32_t t324 = rt_sub_i(t308, (int32_t)v_x796_n);
+              int32_t t325;
+              if ((uint64_t)(int64_t)t324 < (uint64_t)v_x797_n) {
+                t325 = v_x797_d[t324];
               } else {
-                NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x789_n, 0.0, 5);
-                t293 = 0;
+                NESSIE_RECORD(err, t307, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x797_n, 0.0, 5);
+                t325 = 0;
               }
-              t289 = t293;
+              t321 = t325;
             }
           }
-          t274x0 = t279;
-          int32_t t295 = rt_add_i(t274a0, t274x0);
-          t274a0 = t295;
+          t306x0 = t311;
+          int32_t t327 = rt_add_i(t306a0, t306x0);
+          t306a0 = t327;
         }
-        t273[t274] = t274a0;
+        t305[t306] = t306a0;
       }
-      int32_t t274t0;
-      t274t0 = 0;
-      for (int64_t t274 = 0; t274 < t272; t274++) {
-        const int32_t t296 = t273[t274];
-        t273[t274] = t274t0;
-        int32_t t298 = rt_add_i(t274t0, t296);
-        t274t0 = t298;
+      int32_t t306t0;
+      t306t0 = 0;
+      for (int64_t t306 = 0; t306 < t304; t306++) {
+        const int32_t t328 = t305[t306];
+        t305[t306] = t306t0;
+        int32_t t330 = rt_add_i(t306t0, t328);
+        t306t0 = t330;
       }
-      v_x796 = rt_value_new(rt_vec_type(RT_INT), t271);
-      int32_t *v_x796_d = v_x796->data.i;
-      const int64_t v_x796_n = v_x796->len;
-      RT_PARALLEL_FOR_IF(t272 > 1)
-      for (int64_t t274 = 0; t274 < t272; t274++) {
-        int32_t t274p0;
-        t274p0 = t273[t274];
-        const int64_t t274_end = (t274 + 1) * RT_CHUNK < t271 ? (t274 + 1) * RT_CHUNK : t271;
-        for (int64_t t275 = t274 * RT_CHUNK; t275 < t274_end; t275++) {
-          const int32_t t276 = (int32_t)t275;
-          v_x796_d[t275] = t274p0;
-          int32_t t274y0;
-          int t303 = 0; /* nonzero: a check below failed */
-          uint8_t t300 = rt_lt_i(t276, (int32_t)v_x788_n);
-          int32_t t301;
-          if (t300) {
-            int t304 = (uint64_t)(int64_t)t276 < (uint64_t)v_x788_n;
-            int32_t t302 = t304 ? v_x788_d[t276] : 0;
-            t303 |= !t304;
-            t301 = t302;
+      v_x804 = rt_value_new(rt_vec_type(RT_INT), t303);
+      int32_t *v_x804_d = v_x804->data.i;
+      const int64_t v_x804_n = v_x804->len;
+      RT_PARALLEL_FOR_IF(t304 > 1)
+      for (int64_t t306 = 0; t306 < t304; t306++) {
+        int32_t t306p0;
+        t306p0 = t305[t306];
+        const int64_t t306_end = (t306 + 1) * RT_CHUNK < t303 ? (t306 + 1) * RT_CHUNK : t303;
+        for (int64_t t307 = t306 * RT_CHUNK; t307 < t306_end; t307++) {
+          const int32_t t308 = (int32_t)t307;
+          v_x804_d[t307] = t306p0;
+          int32_t t306y0;
+          int t335 = 0; /* nonzero: a check below failed */
+          uint8_t t332 = rt_lt_i(t308, (int32_t)v_x796_n);
+          int32_t t333;
+          if (t332) {
+            int t336 = (uint64_t)(int64_t)t308 < (uint64_t)v_x796_n;
+            int32_t t334 = t336 ? v_x796_d[t308] : 0;
+            t335 |= !t336;
+            t333 = t334;
           } else {
-            int32_t t306 = rt_sub_i(t276, (int32_t)v_x788_n);
-            int t308 = (uint64_t)(int64_t)t306 < (uint64_t)v_x789_n;
-            int32_t t307 = t308 ? v_x789_d[t306] : 0;
-            t303 |= !t308;
-            t301 = t307;
+            int32_t t338 = rt_sub_i(t308, (int32_t)v_x796_n);
+            int t340 = (uint64_t)(int64_t)t338 < (uint64_t)v_x797_n;
+            int32_t t339 = t340 ? v_x797_d[t338] : 0;
+            t335 |= !t340;
+            t333 = t339;
           }
-          if (__builtin_expect(t303 != 0, 0)) { /* again, recording the error */
-            uint8_t t310 = rt_lt_i(t276, (int32_t)v_x788_n);
-            int32_t t311;
-            if (t310) {
-              int32_t t312;
-              if ((uint64_t)(int64_t)t276 < (uint64_t)v_x788_n) {
-                t312 = v_x788_d[t276];
+          if (__builtin_expect(t335 != 0, 0)) { /* again, recording the error */
+            uint8_t t342 = rt_lt_i(t308, (int32_t)v_x796_n);
+            int32_t t343;
+            if (t342) {
+              int32_t t344;
+              if ((uint64_t)(int64_t)t308 < (uint64_t)v_x796_n) {
+                t344 = v_x796_d[t308];
               } else {
-                NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x788_n, 0.0, 6);
-                t312 = 0;
+                NESSIE_RECORD(err, t307, RT_CHECK_INDEX, 0, 0, RT_GATHER, t308, v_x796_n, 0.0, 6);
+                t344 = 0;
               }
-              t311 = t312;
+              t343 = t344;
             } else {
-              int32_t t314 = rt_sub_i(t276, (int32_t)v_x788_n);
-              int32_t t315;
-              if ((uint64_t)(int64_t)t314 < (uint64_t)v_x789_n) {
-                t315 = v_x789_d[t314];
+              int32_t t346 = rt_sub_i(t308, (int32_t)v_x796_n);
+              int32_t t347;
+              if ((uint64_t)(int64_t)t346 < (uint64_t)v_x797_n) {
+                t347 = v_x797_d[t346];
               } else {
-                NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t314, v_x789_n, 0.0, 7);
-                t315 = 0;
+                NESSIE_RECORD(err, t307, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, v_x797_n, 0.0, 7);
+                t347 = 0;
               }
-              t311 = t315;
+              t343 = t347;
             }
           }
-          t274y0 = t301;
-          int32_t t317 = rt_add_i(t274p0, t274y0);
-          t274p0 = t317;
+          t306y0 = t333;
+          int32_t t349 = rt_add_i(t306p0, t306y0);
+          t306p0 = t349;
         }
       }
-      rt_free(t273);
+      rt_free(t305);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x792 = v_x792;
-  *out_v_x796 = v_x796;
+  *out_v_x800 = v_x800;
+  *out_v_x804 = v_x804;
   return;
 fail:
-  rt_release(v_x792);
-  rt_release(v_x796);
+  rt_release(v_x800);
+  rt_release(v_x804);
 }
 
 /* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1179, RtValue *v_x1180, int32_t v_x1181, RtValue *v_sd_1191, RtValue *v_x1183, RtValue *v_x1184, RtValue *v_x1185, int32_t v_x1186, RtValue **out_v_x1190) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_sd_1192, RtValue *v_x1184, RtValue *v_x1185, RtValue *v_x1186, int32_t v_x1187, RtValue **out_v_x1191) {
   (void)loc;
   (void)run;
-  int32_t *v_x1179_d = v_x1179->data.i;
-  const int64_t v_x1179_n = v_x1179->len;
   int32_t *v_x1180_d = v_x1180->data.i;
   const int64_t v_x1180_n = v_x1180->len;
-  const int64_t *v_sd_1191_off = rt_seg_offsets(v_sd_1191);
-  const int64_t v_sd_1191_n = v_sd_1191->len;
-  int32_t *v_x1183_d = v_x1183->data.i;
-  const int64_t v_x1183_n = v_x1183->len;
+  int32_t *v_x1181_d = v_x1181->data.i;
+  const int64_t v_x1181_n = v_x1181->len;
+  const int64_t *v_sd_1192_off = rt_seg_offsets(v_sd_1192);
+  const int64_t v_sd_1192_n = v_sd_1192->len;
   int32_t *v_x1184_d = v_x1184->data.i;
   const int64_t v_x1184_n = v_x1184->len;
   int32_t *v_x1185_d = v_x1185->data.i;
   const int64_t v_x1185_n = v_x1185->len;
-  RtValue *v_x1190 = NULL;
+  int32_t *v_x1186_d = v_x1186->data.i;
+  const int64_t v_x1186_n = v_x1186->len;
+  RtValue *v_x1191 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t318 = v_sd_1191_off[v_sd_1191_n];
-    v_x1190 = rt_value_new(rt_vec_type(RT_INT), t318);
-    int32_t *v_x1190_d = v_x1190->data.i;
-    const int64_t v_x1190_n = v_x1190->len;
-    const int64_t t319 = (t318 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t319 > 1)
-    for (int64_t t320 = 0; t320 < t319; t320++) {
-      int64_t t323 = rt_segment_search(v_sd_1191_off, 0, v_sd_1191_n, t320 * RT_CHUNK);
-      const int64_t t320_end = (t320 + 1) * RT_CHUNK < t318 ? (t320 + 1) * RT_CHUNK : t318;
-      for (int64_t t321 = t320 * RT_CHUNK; t321 < t320_end; t321++) {
-        const int32_t t322 = (int32_t)t321;
-        while (v_sd_1191_off[t323 + 1] <= t321)
-          t323++;
-        const int32_t t324 = (int32_t)t323;
-        int t326 = 0; /* nonzero: a check below failed */
-        int t327 = (uint64_t)(int64_t)t324 < (uint64_t)v_x1185_n;
-        int32_t t325 = t327 ? v_x1185_d[t324] : 0;
-        t326 |= !t327;
-        int t329 = (uint64_t)(int64_t)t324 < (uint64_t)v_x1183_n;
-        int32_t t328 = t329 ? v_x1183_d[t324] : 0;
-        t326 |= !t329;
-        int32_t t331 = rt_sub_i(t322, t328);
-        int t333 = (uint64_t)(int64_t)t324 < (uint64_t)v_x1184_n;
-        int32_t t332 = t333 ? v_x1184_d[t324] : 0;
-        t326 |= !t333;
-        int32_t t335 = rt_mul_i(t331, t332);
-        int32_t t337 = rt_add_i(t325, t335);
-        int t339 = (uint64_t)(int64_t)t337 < (uint64_t)(int64_t)v_x1181;
-        int32_t t338 = t339 ? t337 : 0;
-        t326 |= !t339;
-        uint8_t t341 = rt_lt_i(t338, (int32_t)v_x1179_n);
-        int32_t t342;
-        if (t341) {
-          int t344 = (uint64_t)(int64_t)t338 < (uint64_t)v_x1179_n;
-          int32_t t343 = t344 ? v_x1179_d[t338] : 0;
-          t326 |= !t344;
-          t342 = t343;
+    const int64_t t350 = v_sd_1192_off[v_sd_1192_n];
+    v_x1191 = rt_value_new(rt_vec_type(RT_INT), t350);
+    int32_t *v_x1191_d = v_x1191->data.i;
+    const int64_t v_x1191_n = v_x1191->len;
+    const int64_t t351 = (t350 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t351 > 1)
+    for (int64_t t352 = 0; t352 < t351; t352++) {
+      int64_t t355 = rt_segment_search(v_sd_1192_off, 0, v_sd_1192_n, t352 * RT_CHUNK);
+      const int64_t t352_end = (t352 + 1) * RT_CHUNK < t350 ? (t352 + 1) * RT_CHUNK : t350;
+      for (int64_t t353 = t352 * RT_CHUNK; t353 < t352_end; t353++) {
+        const int32_t t354 = (int32_t)t353;
+        while (v_sd_1192_off[t355 + 1] <= t353)
+          t355++;
+        const int32_t t356 = (int32_t)t355;
+        int t358 = 0; /* nonzero: a check below failed */
+        int t359 = (uint64_t)(int64_t)t356 < (uint64_t)v_x1186_n;
+        int32_t t357 = t359 ? v_x1186_d[t356] : 0;
+        t358 |= !t359;
+        int t361 = (uint64_t)(int64_t)t356 < (uint64_t)v_x1184_n;
+        int32_t t360 = t361 ? v_x1184_d[t356] : 0;
+        t358 |= !t361;
+        int32_t t363 = rt_sub_i(t354, t360);
+        int t365 = (uint64_t)(int64_t)t356 < (uint64_t)v_x1185_n;
+        int32_t t364 = t365 ? v_x1185_d[t356] : 0;
+        t358 |= !t365;
+        int32_t t367 = rt_mul_i(t363, t364);
+        int32_t t369 = rt_add_i(t357, t367);
+        int t371 = (uint64_t)(int64_t)t369 < (uint64_t)(int64_t)v_x1182;
+        int32_t t370 = t371 ? t369 : 0;
+        t358 |= !t371;
+        uint8_t t373 = rt_lt_i(t370, (int32_t)v_x1180_n);
+        int32_t t374;
+        if (t373) {
+          int t376 = (uint64_t)(int64_t)t370 < (uint64_t)v_x1180_n;
+          int32_t t375 = t376 ? v_x1180_d[t370] : 0;
+          t358 |= !t376;
+          t374 = t375;
         } else {
-          int32_t t346 = rt_sub_i(t338, (int32_t)v_x1179_n);
-          int t348 = (uint64_t)(int64_t)t346 < (uint64_t)v_x1180_n;
-          int32_t t347 = t348 ? v_x1180_d[t346] : 0;
-          t326 |= !t348;
-          t342 = t347;
+          int32_t t378 = rt_sub_i(t370, (int32_t)v_x1180_n);
+          int t380 = (uint64_t)(int64_t)t378 < (uint64_t)v_x1181_n;
+          int32_t t379 = t380 ? v_x1181_d[t378] : 0;
+          t358 |= !t380;
+          t374 = t379;
         }
-        if (__builtin_expect(t326 != 0, 0)) { /* again, recording the error */
-          int32_t t349;
-          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1185_n) {
-            t349 = v_x1185_d[t324];
+        if (__builtin_expect(t358 != 0, 0)) { /* again, recording the error */
+          int32_t t381;
+          if ((uint64_t)(int64_t)t356 < (uint64_t)v_x1186_n) {
+            t381 = v_x1186_d[t356];
           } else {
-            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1185_n, 0.0, 0);
-            t349 = 0;
+            NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x1186_n, 0.0, 0);
+            t381 = 0;
           }
-          int32_t t350;
-          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1183_n) {
-            t350 = v_x1183_d[t324];
+          int32_t t382;
+          if ((uint64_t)(int64_t)t356 < (uint64_t)v_x1184_n) {
+            t382 = v_x1184_d[t356];
           } else {
-            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1183_n, 0.0, 1);
-            t350 = 0;
+            NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x1184_n, 0.0, 1);
+            t382 = 0;
           }
-          int32_t t352 = rt_sub_i(t322, t350);
-          int32_t t353;
-          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1184_n) {
-            t353 = v_x1184_d[t324];
+          int32_t t384 = rt_sub_i(t354, t382);
+          int32_t t385;
+          if ((uint64_t)(int64_t)t356 < (uint64_t)v_x1185_n) {
+            t385 = v_x1185_d[t356];
           } else {
-            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1184_n, 0.0, 2);
-            t353 = 0;
+            NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x1185_n, 0.0, 2);
+            t385 = 0;
           }
-          int32_t t355 = rt_mul_i(t352, t353);
-          int32_t t357 = rt_add_i(t349, t355);
-          int32_t t358 = t357;
-          if (!((uint64_t)(int64_t)t357 < (uint64_t)(int64_t)v_x1181)) {
-            NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, v_x1181, 0.0, 3);
-            t358 = 0;
+          int32_t t387 = rt_mul_i(t384, t385);
+          int32_t t389 = rt_add_i(t381, t387);
+          int32_t t390 = t389;
+          if (!((uint64_t)(int64_t)t389 < (uint64_t)(int64_t)v_x1182)) {
+            NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_x1182, 0.0, 3);
+            t390 = 0;
           }
-          uint8_t t360 = rt_lt_i(t358, (int32_t)v_x1179_n);
-          int32_t t361;
-          if (t360) {
-            int32_t t362;
-            if ((uint64_t)(int64_t)t358 < (uint64_t)v_x1179_n) {
-              t362 = v_x1179_d[t358];
+          uint8_t t392 = rt_lt_i(t390, (int32_t)v_x1180_n);
+          int32_t t393;
+          if (t392) {
+            int32_t t394;
+            if ((uint64_t)(int64_t)t390 < (uint64_t)v_x1180_n) {
+              t394 = v_x1180_d[t390];
             } else {
-              NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_x1179_n, 0.0, 4);
-              t362 = 0;
+              NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t390, v_x1180_n, 0.0, 4);
+              t394 = 0;
             }
-            t361 = t362;
+            t393 = t394;
           } else {
-            int32_t t364 = rt_sub_i(t358, (int32_t)v_x1179_n);
-            int32_t t365;
-            if ((uint64_t)(int64_t)t364 < (uint64_t)v_x1180_n) {
-              t365 = v_x1180_d[t364];
+            int32_t t396 = rt_sub_i(t390, (int32_t)v_x1180_n);
+            int32_t t397;
+            if ((uint64_t)(int64_t)t396 < (uint64_t)v_x1181_n) {
+              t397 = v_x1181_d[t396];
             } else {
-              NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t364, v_x1180_n, 0.0, 5);
-              t365 = 0;
+              NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t396, v_x1181_n, 0.0, 5);
+              t397 = 0;
             }
-            t361 = t365;
+            t393 = t397;
           }
         }
-        v_x1190_d[t321] = t342;
+        v_x1191_d[t353] = t374;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1190 = v_x1190;
+  *out_v_x1191 = v_x1191;
   return;
 fail:
-  rt_release(v_x1190);
+  rt_release(v_x1191);
 }
 
 /* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   (void)loc;
   (void)run;
-  int32_t *v_x823_d = v_x823->data.i;
-  const int64_t v_x823_n = v_x823->len;
-  int32_t *v_x826_d = v_x826->data.i;
-  const int64_t v_x826_n = v_x826->len;
-  RtValue *v_x828 = NULL;
-  RtValue *v_x830 = NULL;
-  RtValue *v_x832 = NULL;
+  int32_t *v_x831_d = v_x831->data.i;
+  const int64_t v_x831_n = v_x831->len;
+  int32_t *v_x834_d = v_x834->data.i;
+  const int64_t v_x834_n = v_x834->len;
+  RtValue *v_x836 = NULL;
+  RtValue *v_x838 = NULL;
+  RtValue *v_x840 = NULL;
   /* MAP */
   {
-    const int64_t t366 = v_x811;
-    if (t366 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t366, 0.0, 0);
+    const int64_t t398 = v_x819;
+    if (t398 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t398, 0.0, 0);
       goto fail;
     }
-    v_x828 = rt_value_new(rt_vec_type(RT_INT), t366);
-    int32_t *v_x828_d = v_x828->data.i;
-    const int64_t v_x828_n = v_x828->len;
-    v_x830 = rt_value_new(rt_vec_type(RT_INT), t366);
-    int32_t *v_x830_d = v_x830->data.i;
-    const int64_t v_x830_n = v_x830->len;
-    v_x832 = rt_value_new(rt_vec_type(RT_INT), t366);
-    int32_t *v_x832_d = v_x832->data.i;
-    const int64_t v_x832_n = v_x832->len;
-    RT_PARALLEL_FOR_IF(t366 >= RT_PARALLEL_MIN)
-    for (int64_t t367 = 0; t367 < t366; t367++) {
-      const int32_t t368 = (int32_t)t367;
-      int t371 = 0; /* nonzero: a check below failed */
-      int32_t t370 = rt_div_i(t368, 2, &t371);
-      int32_t t373 = rt_rem_i(t368, 2, &t371);
-      int32_t t375 = rt_mul_i(t373, v_x818);
-      int32_t t377 = rt_add_i(t375, t370);
-      int t379 = (uint64_t)(int64_t)t377 < (uint64_t)v_x823_n;
-      int32_t t378 = t379 ? v_x823_d[t377] : 0;
-      t371 |= !t379;
-      int t381 = (uint64_t)(int64_t)t377 < (uint64_t)v_x826_n;
-      int32_t t380 = t381 ? v_x826_d[t377] : 0;
-      t371 |= !t381;
-      int32_t t383 = rt_add_i(t380, t378);
-      if (__builtin_expect(t371 != 0, 0)) { /* again, recording the error */
-        int t384 = 0;
-        int32_t t385 = rt_div_i(t368, 2, &t384);
-        if (t384) {
-          NESSIE_RECORD(err, t367, RT_CHECK_SCALAR, 0, t384, RT_DIV, 0, 0, 0.0, 1);
+    v_x836 = rt_value_new(rt_vec_type(RT_INT), t398);
+    int32_t *v_x836_d = v_x836->data.i;
+    const int64_t v_x836_n = v_x836->len;
+    v_x838 = rt_value_new(rt_vec_type(RT_INT), t398);
+    int32_t *v_x838_d = v_x838->data.i;
+    const int64_t v_x838_n = v_x838->len;
+    v_x840 = rt_value_new(rt_vec_type(RT_INT), t398);
+    int32_t *v_x840_d = v_x840->data.i;
+    const int64_t v_x840_n = v_x840->len;
+    RT_PARALLEL_FOR_IF(t398 >= RT_PARALLEL_MIN)
+    for (int64_t t399 = 0; t399 < t398; t399++) {
+      const int32_t t400 = (int32_t)t399;
+      int t403 = 0; /* nonzero: a check below failed */
+      int32_t t402 = rt_div_i(t400, 2, &t403);
+      int32_t t405 = rt_rem_i(t400, 2, &t403);
+      int32_t t407 = rt_mul_i(t405, v_x826);
+      int32_t t409 = rt_add_i(t407, t402);
+      int t411 = (uint64_t)(int64_t)t409 < (uint64_t)v_x831_n;
+      int32_t t410 = t411 ? v_x831_d[t409] : 0;
+      t403 |= !t411;
+      int t413 = (uint64_t)(int64_t)t409 < (uint64_t)v_x834_n;
+      int32_t t412 = t413 ? v_x834_d[t409] : 0;
+      t403 |= !t413;
+      int32_t t415 = rt_add_i(t412, t410);
+      if (__builtin_expect(t403 != 0, 0)) { /* again, recording the error */
+        int t416 = 0;
+        int32_t t417 = rt_div_i(t400, 2, &t416);
+        if (t416) {
+          NESSIE_RECORD(err, t399, RT_CHECK_SCALAR, 0, t416, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t386 = 0;
-        int32_t t387 = rt_rem_i(t368, 2, &t386);
-        if (t386) {
-          NESSIE_RECORD(err, t367, RT_CHECK_SCALAR, 0, t386, RT_REM, 0, 0, 0.0, 2);
+        int t418 = 0;
+        int32_t t419 = rt_rem_i(t400, 2, &t418);
+        if (t418) {
+          NESSIE_RECORD(err, t399, RT_CHECK_SCALAR, 0, t418, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t389 = rt_mul_i(t387, v_x818);
-        int32_t t391 = rt_add_i(t389, t385);
-        int32_t t392;
-        if ((uint64_t)(int64_t)t391 < (uint64_t)v_x823_n) {
-          t392 = v_x823_d[t391];
+        int32_t t421 = rt_mul_i(t419, v_x826);
+        int32_t t423 = rt_add_i(t421, t417);
+        int32_t t424;
+        if ((uint64_t)(int64_t)t423 < (uint64_t)v_x831_n) {
+          t424 = v_x831_d[t423];
         } else {
-          NESSIE_RECORD(err, t367, RT_CHECK_INDEX, 0, 0, RT_GATHER, t391, v_x823_n, 0.0, 3);
-          t392 = 0;
+          NESSIE_RECORD(err, t399, RT_CHECK_INDEX, 0, 0, RT_GATHER, t423, v_x831_n, 0.0, 3);
+          t424 = 0;
         }
-        int32_t t393;
-        if ((uint64_t)(int64_t)t391 < (uint64_t)v_x826_n) {
-          t393 = v_x826_d[t391];
+        int32_t t425;
+        if ((uint64_t)(int64_t)t423 < (uint64_t)v_x834_n) {
+          t425 = v_x834_d[t423];
         } else {
-          NESSIE_RECORD(err, t367, RT_CHECK_INDEX, 0, 0, RT_GATHER, t391, v_x826_n, 0.0, 4);
-          t393 = 0;
+          NESSIE_RECORD(err, t399, RT_CHECK_INDEX, 0, 0, RT_GATHER, t423, v_x834_n, 0.0, 4);
+          t425 = 0;
         }
-        int32_t t395 = rt_add_i(t393, t392);
+        int32_t t427 = rt_add_i(t425, t424);
       }
-      v_x828_d[t367] = t380;
-      v_x830_d[t367] = t383;
-      v_x832_d[t367] = 1;
+      v_x836_d[t399] = t412;
+      v_x838_d[t399] = t415;
+      v_x840_d[t399] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x828 = v_x828;
-  *out_v_x830 = v_x830;
-  *out_v_x832 = v_x832;
+  *out_v_x836 = v_x836;
+  *out_v_x838 = v_x838;
+  *out_v_x840 = v_x840;
   return;
 fail:
-  rt_release(v_x828);
-  rt_release(v_x830);
-  rt_release(v_x832);
+  rt_release(v_x836);
+  rt_release(v_x838);
+  rt_release(v_x840);
 }
 
 /* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846) {
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
   (void)loc;
   (void)run;
-  int32_t *v_x836_d = v_x836->data.i;
-  const int64_t v_x836_n = v_x836->len;
-  RtValue *v_x835 = NULL;
-  int32_t v_x844 = 0;
-  int32_t v_x845 = 0;
-  int32_t v_x846 = 0;
+  int32_t *v_x844_d = v_x844->data.i;
+  const int64_t v_x844_n = v_x844->len;
+  RtValue *v_x843 = NULL;
+  int32_t v_x852 = 0;
+  int32_t v_x853 = 0;
+  int32_t v_x854 = 0;
   /* MAP */
   {
-    const int64_t t396 = v_x833;
-    if (t396 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t396, 0.0, 0);
+    const int64_t t428 = v_x841;
+    if (t428 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t428, 0.0, 0);
       goto fail;
     }
-    v_x835 = rt_value_new(rt_vec_type(RT_INT), t396);
-    int32_t *v_x835_d = v_x835->data.i;
-    const int64_t v_x835_n = v_x835->len;
-    RT_PARALLEL_FOR_IF(t396 >= RT_PARALLEL_MIN)
-    for (int64_t t397 = 0; t397 < t396; t397++) {
-      const int32_t t398 = (int32_t)t397;
-      v_x835_d[t397] = 2;
+    v_x843 = rt_value_new(rt_vec_type(RT_INT), t428);
+    int32_t *v_x843_d = v_x843->data.i;
+    const int64_t v_x843_n = v_x843->len;
+    RT_PARALLEL_FOR_IF(t428 >= RT_PARALLEL_MIN)
+    for (int64_t t429 = 0; t429 < t428; t429++) {
+      const int32_t t430 = (int32_t)t429;
+      v_x843_d[t429] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x835_d = v_x835->data.i;
-    const int64_t v_x835_n = v_x835->len;
+    int32_t *v_x843_d = v_x843->data.i;
+    const int64_t v_x843_n = v_x843->len;
     /* REDUCE */
     {
-      const int64_t t399 = v_x836_n;
-      const int64_t t400 = t399 > 0 ? (t399 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t401 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t400);
-      int32_t *t402 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t400);
-      int32_t *t403 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t400);
-      RT_PARALLEL_FOR_IF(t400 > 1)
-      for (int64_t t404 = 0; t404 < t400; t404++) {
-        int32_t t404a0;
-        int32_t t404a1;
-        int32_t t404a2;
-        t404a0 = 2147483647;
-        t404a1 = 0;
-        t404a2 = 1;
-        const int64_t t404_end = (t404 + 1) * RT_CHUNK < t399 ? (t404 + 1) * RT_CHUNK : t399;
-        for (int64_t t405 = t404 * RT_CHUNK; t405 < t404_end; t405++) {
-          const int32_t t406 = (int32_t)t405;
-          int32_t t404x0;
-          int32_t t404x1;
-          int32_t t404x2;
-          uint8_t t408 = rt_lt_i(0, 2);
-          int32_t t409;
-          if (t408) {
-            t409 = 2147483647;
+      const int64_t t431 = v_x844_n;
+      const int64_t t432 = t431 > 0 ? (t431 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t433 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t432);
+      int32_t *t434 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t432);
+      int32_t *t435 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t432);
+      RT_PARALLEL_FOR_IF(t432 > 1)
+      for (int64_t t436 = 0; t436 < t432; t436++) {
+        int32_t t436a0;
+        int32_t t436a1;
+        int32_t t436a2;
+        t436a0 = 2147483647;
+        t436a1 = 0;
+        t436a2 = 1;
+        const int64_t t436_end = (t436 + 1) * RT_CHUNK < t431 ? (t436 + 1) * RT_CHUNK : t431;
+        for (int64_t t437 = t436 * RT_CHUNK; t437 < t436_end; t437++) {
+          const int32_t t438 = (int32_t)t437;
+          int32_t t436x0;
+          int32_t t436x1;
+          int32_t t436x2;
+          uint8_t t440 = rt_lt_i(0, 2);
+          int32_t t441;
+          if (t440) {
+            t441 = 2147483647;
           } else {
-            t409 = t406;
+            t441 = t438;
           }
-          t404x0 = t409;
-          t404x1 = 0;
-          t404x2 = 2;
-          uint8_t t411 = rt_le_i(t404a0, t404x0);
-          int32_t t412;
-          if (t411) {
-            t412 = t404a0;
+          t436x0 = t441;
+          t436x1 = 0;
+          t436x2 = 2;
+          uint8_t t443 = rt_le_i(t436a0, t436x0);
+          int32_t t444;
+          if (t443) {
+            t444 = t436a0;
           } else {
-            t412 = t404x0;
+            t444 = t436x0;
           }
-          int32_t t413;
-          if (t411) {
-            t413 = t404a1;
+          int32_t t445;
+          if (t443) {
+            t445 = t436a1;
           } else {
-            t413 = t404x1;
+            t445 = t436x1;
           }
-          int32_t t414;
-          if (t411) {
-            t414 = t404a2;
+          int32_t t446;
+          if (t443) {
+            t446 = t436a2;
           } else {
-            t414 = t404x2;
+            t446 = t436x2;
           }
-          t404a0 = t412;
-          t404a1 = t413;
-          t404a2 = t414;
+          t436a0 = t444;
+          t436a1 = t445;
+          t436a2 = t446;
         }
-        t401[t404] = t404a0;
-        t402[t404] = t404a1;
-        t403[t404] = t404a2;
+        t433[t436] = t436a0;
+        t434[t436] = t436a1;
+        t435[t436] = t436a2;
       }
-      int32_t t404t0;
-      int32_t t404t1;
-      int32_t t404t2;
-      t404t0 = 2147483647;
-      t404t1 = 0;
-      t404t2 = 1;
-      for (int64_t t404 = 0; t404 < t400; t404++) {
-        const int32_t t415 = t401[t404];
-        const int32_t t416 = t402[t404];
-        const int32_t t417 = t403[t404];
-        uint8_t t419 = rt_le_i(t404t0, t415);
-        int32_t t420;
-        if (t419) {
-          t420 = t404t0;
+      int32_t t436t0;
+      int32_t t436t1;
+      int32_t t436t2;
+      t436t0 = 2147483647;
+      t436t1 = 0;
+      t436t2 = 1;
+      for (int64_t t436 = 0; t436 < t432; t436++) {
+        const int32_t t447 = t433[t436];
+        const int32_t t448 = t434[t436];
+        const int32_t t449 = t435[t436];
+        uint8_t t451 = rt_le_i(t436t0, t447);
+        int32_t t452;
+        if (t451) {
+          t452 = t436t0;
         } else {
-          t420 = t415;
+          t452 = t447;
         }
-        int32_t t421;
-        if (t419) {
-          t421 = t404t1;
+        int32_t t453;
+        if (t451) {
+          t453 = t436t1;
         } else {
-          t421 = t416;
+          t453 = t448;
         }
-        int32_t t422;
-        if (t419) {
-          t422 = t404t2;
+        int32_t t454;
+        if (t451) {
+          t454 = t436t2;
         } else {
-          t422 = t417;
+          t454 = t449;
         }
-        t404t0 = t420;
-        t404t1 = t421;
-        t404t2 = t422;
+        t436t0 = t452;
+        t436t1 = t453;
+        t436t2 = t454;
       }
-      v_x844 = t404t0;
-      rt_free(t401);
-      v_x845 = t404t1;
-      rt_free(t402);
-      v_x846 = t404t2;
-      rt_free(t403);
+      v_x852 = t436t0;
+      rt_free(t433);
+      v_x853 = t436t1;
+      rt_free(t434);
+      v_x854 = t436t2;
+      rt_free(t435);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x835 = v_x835;
-  *out_v_x845 = v_x845;
-  *out_v_x846 = v_x846;
+  *out_v_x843 = v_x843;
+  *out_v_x853 = v_x853;
+  *out_v_x854 = v_x854;
   return;
 fail:
-  rt_release(v_x835);
+  rt_release(v_x843);
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   (void)loc;
   (void)run;
-  int32_t *v_x847_d = v_x847->data.i;
-  const int64_t v_x847_n = v_x847->len;
-  int32_t *v_x852_d = v_x852->data.i;
-  const int64_t v_x852_n = v_x852->len;
-  RtValue *v_x862 = NULL;
+  int32_t *v_x855_d = v_x855->data.i;
+  const int64_t v_x855_n = v_x855->len;
+  int32_t *v_x860_d = v_x860->data.i;
+  const int64_t v_x860_n = v_x860->len;
+  RtValue *v_x870 = NULL;
   /* MAP */
   {
-    const int64_t t423 = v_x847_n;
-    v_x862 = rt_value_new(rt_vec_type(RT_INT), t423);
-    int32_t *v_x862_d = v_x862->data.i;
-    const int64_t v_x862_n = v_x862->len;
-    RT_PARALLEL_FOR_IF(t423 >= RT_PARALLEL_MIN)
-    for (int64_t t424 = 0; t424 < t423; t424++) {
-      const int32_t t425 = (int32_t)t424;
-      int t429 = 0; /* nonzero: a check below failed */
-      int32_t t427 = rt_mul_i(t425, 2);
-      int t430 = (uint64_t)(int64_t)t427 < (uint64_t)v_x852_n;
-      int32_t t428 = t430 ? v_x852_d[t427] : 0;
-      t429 |= !t430;
-      int32_t t432 = rt_add_i(t428, 1);
-      int32_t t434 = rt_add_i(t427, 1);
-      int t436 = (uint64_t)(int64_t)t434 < (uint64_t)v_x852_n;
-      int32_t t435 = t436 ? v_x852_d[t434] : 0;
-      t429 |= !t436;
-      int32_t t438 = rt_add_i(t432, t435);
-      if (__builtin_expect(t429 != 0, 0)) { /* again, recording the error */
-        int32_t t440 = rt_mul_i(t425, 2);
-        int32_t t441;
-        if ((uint64_t)(int64_t)t440 < (uint64_t)v_x852_n) {
-          t441 = v_x852_d[t440];
+    const int64_t t455 = v_x855_n;
+    v_x870 = rt_value_new(rt_vec_type(RT_INT), t455);
+    int32_t *v_x870_d = v_x870->data.i;
+    const int64_t v_x870_n = v_x870->len;
+    RT_PARALLEL_FOR_IF(t455 >= RT_PARALLEL_MIN)
+    for (int64_t t456 = 0; t456 < t455; t456++) {
+      const int32_t t457 = (int32_t)t456;
+      int t461 = 0; /* nonzero: a check below failed */
+      int32_t t459 = rt_mul_i(t457, 2);
+      int t462 = (uint64_t)(int64_t)t459 < (uint64_t)v_x860_n;
+      int32_t t460 = t462 ? v_x860_d[t459] : 0;
+      t461 |= !t462;
+      int32_t t464 = rt_add_i(t460, 1);
+      int32_t t466 = rt_add_i(t459, 1);
+      int t468 = (uint64_t)(int64_t)t466 < (uint64_t)v_x860_n;
+      int32_t t467 = t468 ? v_x860_d[t466] : 0;
+      t461 |= !t468;
+      int32_t t470 = rt_add_i(t464, t467);
+      if (__builtin_expect(t461 != 0, 0)) { /* again, recording the error */
+        int32_t t472 = rt_mul_i(t457, 2);
+        int32_t t473;
+        if ((uint64_t)(int64_t)t472 < (uint64_t)v_x860_n) {
+          t473 = v_x860_d[t472];
         } else {
-          NESSIE_RECORD(err, t424, RT_CHECK_INDEX, 0, 0, RT_GATHER, t440, v_x852_n, 0.0, 0);
-          t441 = 0;
+          NESSIE_RECORD(err, t456, RT_CHECK_INDEX, 0, 0, RT_GATHER, t472, v_x860_n, 0.0, 0);
+          t473 = 0;
         }
-        int32_t t443 = rt_add_i(t441, 1);
-        int32_t t445 = rt_add_i(t440, 1);
-        int32_t t446;
-        if ((uint64_t)(int64_t)t445 < (uint64_t)v_x852_n) {
-          t446 = v_x852_d[t445];
+        int32_t t475 = rt_add_i(t473, 1);
+        int32_t t477 = rt_add_i(t472, 1);
+        int32_t t478;
+        if ((uint64_t)(int64_t)t477 < (uint64_t)v_x860_n) {
+          t478 = v_x860_d[t477];
         } else {
-          NESSIE_RECORD(err, t424, RT_CHECK_INDEX, 1, 0, RT_GATHER, t445, v_x852_n, 0.0, 1);
-          t446 = 0;
+          NESSIE_RECORD(err, t456, RT_CHECK_INDEX, 1, 0, RT_GATHER, t477, v_x860_n, 0.0, 1);
+          t478 = 0;
         }
-        int32_t t448 = rt_add_i(t443, t446);
+        int32_t t480 = rt_add_i(t475, t478);
       }
-      v_x862_d[t424] = t438;
+      v_x870_d[t456] = t470;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x862 = v_x862;
+  *out_v_x870 = v_x870;
   return;
 fail:
-  rt_release(v_x862);
+  rt_release(v_x870);
 }
 
 /* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
   (void)loc;
   (void)run;
-  int32_t *v_x967_d = v_x967->data.i;
-  const int64_t v_x967_n = v_x967->len;
-  RtValue *v_x969 = NULL;
-  RtValue *v_x978 = NULL;
+  int32_t *v_x977_d = v_x977->data.i;
+  const int64_t v_x977_n = v_x977->len;
   RtValue *v_x979 = NULL;
-  RtValue *v_x980 = NULL;
-  RtValue *v_x981 = NULL;
-  int32_t v_x987 = 0;
-  int32_t v_x993 = 0;
-  RtValue *v_x997 = NULL;
-  RtValue *v_x1001 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x989 = NULL;
+  RtValue *v_x990 = NULL;
+  RtValue *v_x991 = NULL;
+  int32_t v_x997 = 0;
+  int32_t v_x1003 = 0;
+  RtValue *v_x1007 = NULL;
+  RtValue *v_x1011 = NULL;
   /* MAP */
   {
-    const int64_t t449 = v_x972;
-    if (t449 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t449, 0.0, 0);
+    const int64_t t481 = v_x982;
+    if (t481 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t481, 0.0, 0);
       goto fail;
     }
-    v_x969 = rt_value_new(rt_vec_type(RT_BOOL), t449);
-    uint8_t *v_x969_d = v_x969->data.b;
-    const int64_t v_x969_n = v_x969->len;
-    RT_PARALLEL_FOR_IF(t449 >= RT_PARALLEL_MIN)
-    for (int64_t t450 = 0; t450 < t449; t450++) {
-      const int32_t t451 = (int32_t)t450;
-      int t453 = 0; /* nonzero: a check below failed */
-      int t454 = (uint64_t)(int64_t)t451 < (uint64_t)v_x967_n;
-      int32_t t452 = t454 ? v_x967_d[t451] : 0;
-      t453 |= !t454;
-      uint8_t t456 = rt_le_i(t452, 1);
-      if (__builtin_expect(t453 != 0, 0)) { /* again, recording the error */
-        int32_t t457;
-        if ((uint64_t)(int64_t)t451 < (uint64_t)v_x967_n) {
-          t457 = v_x967_d[t451];
+    v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t481);
+    uint8_t *v_x979_d = v_x979->data.b;
+    const int64_t v_x979_n = v_x979->len;
+    RT_PARALLEL_FOR_IF(t481 >= RT_PARALLEL_MIN)
+    for (int64_t t482 = 0; t482 < t481; t482++) {
+      const int32_t t483 = (int32_t)t482;
+      int t485 = 0; /* nonzero: a check below failed */
+      int t486 = (uint64_t)(int64_t)t483 < (uint64_t)v_x977_n;
+      int32_t t484 = t486 ? v_x977_d[t483] : 0;
+      t485 |= !t486;
+      uint8_t t488 = rt_le_i(t484, 1);
+      if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
+        int32_t t489;
+        if ((uint64_t)(int64_t)t483 < (uint64_t)v_x977_n) {
+          t489 = v_x977_d[t483];
         } else {
-          NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_x967_n, 0.0, 1);
-          t457 = 0;
+          NESSIE_RECORD(err, t482, RT_CHECK_INDEX, 0, 0, RT_GATHER, t483, v_x977_n, 0.0, 1);
+          t489 = 0;
         }
-        uint8_t t459 = rt_le_i(t457, 1);
+        uint8_t t491 = rt_le_i(t489, 1);
       }
-      v_x969_d[t450] = t456;
+      v_x979_d[t482] = t488;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x969_d = v_x969->data.b;
-    const int64_t v_x969_n = v_x969->len;
+    uint8_t *v_x979_d = v_x979->data.b;
+    const int64_t v_x979_n = v_x979->len;
     /* PARTITION */
     {
-      const int64_t t460 = v_x972;
-      if (t460 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t460, 0.0, 2);
+      const int64_t t492 = v_x982;
+      if (t492 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t492, 0.0, 2);
         goto fail;
       }
-      const int64_t t461 = t460 > 0 ? (t460 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t462 = (uint8_t *)rt_alloc_atomic((size_t)t460 + 1);
-      int64_t *t463 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t461 + 1));
-      RT_PARALLEL_FOR_IF(t461 > 1)
-      for (int64_t t464 = 0; t464 < t461; t464++) {
+      const int64_t t493 = t492 > 0 ? (t492 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t494 = (uint8_t *)rt_alloc_atomic((size_t)t492 + 1);
+      int64_t *t495 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t493 + 1));
+      RT_PARALLEL_FOR_IF(t493 > 1)
+      for (int64_t t496 = 0; t496 < t493; t496++) {
         int64_t kept = 0;
-        const int64_t t464_end = (t464 + 1) * RT_CHUNK < t460 ? (t464 + 1) * RT_CHUNK : t460;
-        for (int64_t t465 = t464 * RT_CHUNK; t465 < t464_end; t465++) {
-          const int32_t t466 = (int32_t)t465;
-          int32_t t464x0;
-          uint8_t t464x1;
-          int t468 = 0; /* nonzero: a check below failed */
-          int t469 = (uint64_t)(int64_t)t466 < (uint64_t)v_x967_n;
-          int32_t t467 = t469 ? v_x967_d[t466] : 0;
-          t468 |= !t469;
-          uint8_t t471 = rt_le_i(t467, 1);
-          if (__builtin_expect(t468 != 0, 0)) { /* again, recording the error */
-            int32_t t472;
-            if ((uint64_t)(int64_t)t466 < (uint64_t)v_x967_n) {
-              t472 = v_x967_d[t466];
+        const int64_t t496_end = (t496 + 1) * RT_CHUNK < t492 ? (t496 + 1) * RT_CHUNK : t492;
+        for (int64_t t497 = t496 * RT_CHUNK; t497 < t496_end; t497++) {
+          const int32_t t498 = (int32_t)t497;
+          int32_t t496x0;
+          uint8_t t496x1;
+          int t500 = 0; /* nonzero: a check below failed */
+          int t501 = (uint64_t)(int64_t)t498 < (uint64_t)v_x977_n;
+          int32_t t499 = t501 ? v_x977_d[t498] : 0;
+          t500 |= !t501;
+          uint8_t t503 = rt_le_i(t499, 1);
+          if (__builtin_expect(t500 != 0, 0)) { /* again, recording the error */
+            int32_t t504;
+            if ((uint64_t)(int64_t)t498 < (uint64_t)v_x977_n) {
+              t504 = v_x977_d[t498];
             } else {
-              NESSIE_RECORD(err, t465, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x967_n, 0.0, 3);
-              t472 = 0;
+              NESSIE_RECORD(err, t497, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_x977_n, 0.0, 3);
+              t504 = 0;
             }
-            uint8_t t474 = rt_le_i(t472, 1);
+            uint8_t t506 = rt_le_i(t504, 1);
           }
-          t464x0 = t466;
-          t464x1 = t471;
-          uint8_t t475;
-          t475 = t464x1;
-          t462[t465] = t475 != 0;
-          kept += t475 != 0;
+          t496x0 = t498;
+          t496x1 = t503;
+          uint8_t t507;
+          t507 = t496x1;
+          t494[t497] = t507 != 0;
+          kept += t507 != 0;
         }
-        t463[t464] = kept;
+        t495[t496] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t462);
-        rt_free(t463);
+        rt_free(t494);
+        rt_free(t495);
         goto fail;
       }
-      int64_t t476 = 0;
-      for (int64_t t464 = 0; t464 < t461; t464++) {
-        const int64_t k = t463[t464];
-        t463[t464] = t476;
-        t476 += k;
+      int64_t t508 = 0;
+      for (int64_t t496 = 0; t496 < t493; t496++) {
+        const int64_t k = t495[t496];
+        t495[t496] = t508;
+        t508 += k;
       }
-      v_x978 = rt_value_new(rt_vec_type(RT_INT), t476);
-      int32_t *v_x978_d = v_x978->data.i;
-      const int64_t v_x978_n = v_x978->len;
-      v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t476);
-      uint8_t *v_x979_d = v_x979->data.b;
-      const int64_t v_x979_n = v_x979->len;
-      v_x980 = rt_value_new(rt_vec_type(RT_INT), (t460 - t476));
-      int32_t *v_x980_d = v_x980->data.i;
-      const int64_t v_x980_n = v_x980->len;
-      v_x981 = rt_value_new(rt_vec_type(RT_BOOL), (t460 - t476));
-      uint8_t *v_x981_d = v_x981->data.b;
-      const int64_t v_x981_n = v_x981->len;
-      RT_PARALLEL_FOR_IF(t461 > 1)
-      for (int64_t t464 = 0; t464 < t461; t464++) {
-        int64_t at = t463[t464];
-        int64_t at_not = t464 * RT_CHUNK - t463[t464];
-        const int64_t t464_end = (t464 + 1) * RT_CHUNK < t460 ? (t464 + 1) * RT_CHUNK : t460;
-        for (int64_t t465 = t464 * RT_CHUNK; t465 < t464_end; t465++) {
-          const int32_t t466 = (int32_t)t465;
-          int32_t t464y0;
-          uint8_t t464y1;
-          int t478 = 0; /* nonzero: a check below failed */
-          int t479 = (uint64_t)(int64_t)t466 < (uint64_t)v_x967_n;
-          int32_t t477 = t479 ? v_x967_d[t466] : 0;
-          t478 |= !t479;
-          uint8_t t481 = rt_le_i(t477, 1);
-          if (__builtin_expect(t478 != 0, 0)) { /* again, recording the error */
-            int32_t t482;
-            if ((uint64_t)(int64_t)t466 < (uint64_t)v_x967_n) {
-              t482 = v_x967_d[t466];
+      v_x988 = rt_value_new(rt_vec_type(RT_INT), t508);
+      int32_t *v_x988_d = v_x988->data.i;
+      const int64_t v_x988_n = v_x988->len;
+      v_x989 = rt_value_new(rt_vec_type(RT_BOOL), t508);
+      uint8_t *v_x989_d = v_x989->data.b;
+      const int64_t v_x989_n = v_x989->len;
+      v_x990 = rt_value_new(rt_vec_type(RT_INT), (t492 - t508));
+      int32_t *v_x990_d = v_x990->data.i;
+      const int64_t v_x990_n = v_x990->len;
+      v_x991 = rt_value_new(rt_vec_type(RT_BOOL), (t492 - t508));
+      uint8_t *v_x991_d = v_x991->data.b;
+      const int64_t v_x991_n = v_x991->len;
+      RT_PARALLEL_FOR_IF(t493 > 1)
+      for (int64_t t496 = 0; t496 < t493; t496++) {
+        int64_t at = t495[t496];
+        int64_t at_not = t496 * RT_CHUNK - t495[t496];
+        const int64_t t496_end = (t496 + 1) * RT_CHUNK < t492 ? (t496 + 1) * RT_CHUNK : t492;
+        for (int64_t t497 = t496 * RT_CHUNK; t497 < t496_end; t497++) {
+          const int32_t t498 = (int32_t)t497;
+          int32_t t496y0;
+          uint8_t t496y1;
+          int t510 = 0; /* nonzero: a check below failed */
+          int t511 = (uint64_t)(int64_t)t498 < (uint64_t)v_x977_n;
+          int32_t t509 = t511 ? v_x977_d[t498] : 0;
+          t510 |= !t511;
+          uint8_t t513 = rt_le_i(t509, 1);
+          if (__builtin_expect(t510 != 0, 0)) { /* again, recording the error */
+            int32_t t514;
+            if ((uint64_t)(int64_t)t498 < (uint64_t)v_x977_n) {
+              t514 = v_x977_d[t498];
             } else {
-              NESSIE_RECORD(err, t465, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x967_n, 0.0, 4);
-              t482 = 0;
+              NESSIE_RECORD(err, t497, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_x977_n, 0.0, 4);
+              t514 = 0;
             }
-            uint8_t t484 = rt_le_i(t482, 1);
+            uint8_t t516 = rt_le_i(t514, 1);
           }
-          t464y0 = t466;
-          t464y1 = t481;
-          if (t462[t465]) {
-            v_x978_d[at] = t464y0;
-            v_x979_d[at] = t464y1;
+          t496y0 = t498;
+          t496y1 = t513;
+          if (t494[t497]) {
+            v_x988_d[at] = t496y0;
+            v_x989_d[at] = t496y1;
             at++;
           } else {
-            v_x980_d[at_not] = t464y0;
-            v_x981_d[at_not] = t464y1;
+            v_x990_d[at_not] = t496y0;
+            v_x991_d[at_not] = t496y1;
             at_not++;
           }
         }
       }
-      rt_free(t462);
-      rt_free(t463);
+      rt_free(t494);
+      rt_free(t495);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x978_d = v_x978->data.i;
-      const int64_t v_x978_n = v_x978->len;
-      uint8_t *v_x979_d = v_x979->data.b;
-      const int64_t v_x979_n = v_x979->len;
-      int32_t *v_x980_d = v_x980->data.i;
-      const int64_t v_x980_n = v_x980->len;
-      uint8_t *v_x981_d = v_x981->data.b;
-      const int64_t v_x981_n = v_x981->len;
+      int32_t *v_x988_d = v_x988->data.i;
+      const int64_t v_x988_n = v_x988->len;
+      uint8_t *v_x989_d = v_x989->data.b;
+      const int64_t v_x989_n = v_x989->len;
+      int32_t *v_x990_d = v_x990->data.i;
+      const int64_t v_x990_n = v_x990->len;
+      uint8_t *v_x991_d = v_x991->data.b;
+      const int64_t v_x991_n = v_x991->len;
       /* REDUCE */
       {
-        const int64_t t485 = v_x972;
-        if (t485 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t485, 0.0, 5);
+        const int64_t t517 = v_x982;
+        if (t517 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t517, 0.0, 5);
           goto fail;
         }
-        const int64_t t486 = t485 > 0 ? (t485 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t487 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t486);
-        int32_t *t488 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t486);
-        RT_PARALLEL_FOR_IF(t486 > 1)
-        for (int64_t t489 = 0; t489 < t486; t489++) {
-          int32_t t489a0;
-          int32_t t489a1;
-          t489a0 = 0;
-          t489a1 = 0;
-          const int64_t t489_end = (t489 + 1) * RT_CHUNK < t485 ? (t489 + 1) * RT_CHUNK : t485;
-          for (int64_t t490 = t489 * RT_CHUNK; t490 < t489_end; t490++) {
-            const int32_t t491 = (int32_t)t490;
-            int32_t t489x0;
-            int32_t t489x1;
-            int t493 = 0; /* nonzero: a check below failed */
-            int t494 = (uint64_t)(int64_t)t491 < (uint64_t)v_x967_n;
-            int32_t t492 = t494 ? v_x967_d[t491] : 0;
-            t493 |= !t494;
-            uint8_t t496 = rt_le_i(t492, 1);
-            int32_t t498 = rt_btoi_b(t496);
-            uint8_t t500 = rt_not_b(t496);
-            int32_t t502 = rt_btoi_b(t500);
-            if (__builtin_expect(t493 != 0, 0)) { /* again, recording the error */
-              int32_t t503;
-              if ((uint64_t)(int64_t)t491 < (uint64_t)v_x967_n) {
-                t503 = v_x967_d[t491];
+        const int64_t t518 = t517 > 0 ? (t517 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t519 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t518);
+        int32_t *t520 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t518);
+        RT_PARALLEL_FOR_IF(t518 > 1)
+        for (int64_t t521 = 0; t521 < t518; t521++) {
+          int32_t t521a0;
+          int32_t t521a1;
+          t521a0 = 0;
+          t521a1 = 0;
+          const int64_t t521_end = (t521 + 1) * RT_CHUNK < t517 ? (t521 + 1) * RT_CHUNK : t517;
+          for (int64_t t522 = t521 * RT_CHUNK; t522 < t521_end; t522++) {
+            const int32_t t523 = (int32_t)t522;
+            int32_t t521x0;
+            int32_t t521x1;
+            int t525 = 0; /* nonzero: a check below failed */
+            int t526 = (uint64_t)(int64_t)t523 < (uint64_t)v_x977_n;
+            int32_t t524 = t526 ? v_x977_d[t523] : 0;
+            t525 |= !t526;
+            uint8_t t528 = rt_le_i(t524, 1);
+            int32_t t530 = rt_btoi_b(t528);
+            uint8_t t532 = rt_not_b(t528);
+            int32_t t534 = rt_btoi_b(t532);
+            if (__builtin_expect(t525 != 0, 0)) { /* again, recording the error */
+              int32_t t535;
+              if ((uint64_t)(int64_t)t523 < (uint64_t)v_x977_n) {
+                t535 = v_x977_d[t523];
               } else {
-                NESSIE_RECORD(err, t490, RT_CHECK_INDEX, 0, 0, RT_GATHER, t491, v_x967_n, 0.0, 6);
-                t503 = 0;
+                NESSIE_RECORD(err, t522, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, v_x977_n, 0.0, 6);
+                t535 = 0;
               }
-              uint8_t t505 = rt_le_i(t503, 1);
-              int32_t t507 = rt_btoi_b(t505);
-              uint8_t t509 = rt_not_b(t505);
-              int32_t t511 = rt_btoi_b(t509);
+              uint8_t t537 = rt_le_i(t535, 1);
+              int32_t t539 = rt_btoi_b(t537);
+              uint8_t t541 = rt_not_b(t537);
+              int32_t t543 = rt_btoi_b(t541);
             }
-            t489x0 = t498;
-            t489x1 = t502;
-            int32_t t513 = rt_add_i(t489a0, t489x0);
-            int32_t t515 = rt_add_i(t489a1, t489x1);
-            t489a0 = t513;
-            t489a1 = t515;
+            t521x0 = t530;
+            t521x1 = t534;
+            int32_t t545 = rt_add_i(t521a0, t521x0);
+            int32_t t547 = rt_add_i(t521a1, t521x1);
+            t521a0 = t545;
+            t521a1 = t547;
           }
-          t487[t489] = t489a0;
-          t488[t489] = t489a1;
+          t519[t521] = t521a0;
+          t520[t521] = t521a1;
         }
-        int32_t t489t0;
-        int32_t t489t1;
-        t489t0 = 0;
-        t489t1 = 0;
-        for (int64_t t489 = 0; t489 < t486; t489++) {
-          const int32_t t516 = t487[t489];
-          const int32_t t517 = t488[t489];
-          int32_t t519 = rt_add_i(t489t0, t516);
-          int32_t t521 = rt_add_i(t489t1, t517);
-          t489t0 = t519;
-          t489t1 = t521;
+        int32_t t521t0;
+        int32_t t521t1;
+        t521t0 = 0;
+        t521t1 = 0;
+        for (int64_t t521 = 0; t521 < t518; t521++) {
+          const int32_t t548 = t519[t521];
+          const int32_t t549 = t520[t521];
+          int32_t t551 = rt_add_i(t521t0, t548);
+          int32_t t553 = rt_add_i(t521t1, t549);
+          t521t0 = t551;
+          t521t1 = t553;
         }
-        v_x987 = t489t0;
-        rt_free(t487);
-        v_x993 = t489t1;
-        rt_free(t488);
+        v_x997 = t521t0;
+        rt_free(t519);
+        v_x1003 = t521t1;
+        rt_free(t520);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t522 = v_x972;
-          if (t522 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t522, 0.0, 7);
+          const int64_t t554 = v_x982;
+          if (t554 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t554, 0.0, 7);
             goto fail;
           }
-          const int64_t t523 = t522 > 0 ? (t522 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t524 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t523);
-          int32_t *t525 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t523);
-          RT_PARALLEL_FOR_IF(t523 > 1)
-          for (int64_t t526 = 0; t526 < t523; t526++) {
-            int32_t t526a0;
-            int32_t t526a1;
-            t526a0 = 0;
-            t526a1 = 0;
-            const int64_t t526_end = (t526 + 1) * RT_CHUNK < t522 ? (t526 + 1) * RT_CHUNK : t522;
-            for (int64_t t527 = t526 * RT_CHUNK; t527 < t526_end; t527++) {
-              const int32_t t528 = (int32_t)t527;
-              int32_t t526x0;
-              int32_t t526x1;
-              int t530 = 0; /* nonzero: a check below failed */
-              int t531 = (uint64_t)(int64_t)t528 < (uint64_t)v_x967_n;
-              int32_t t529 = t531 ? v_x967_d[t528] : 0;
-              t530 |= !t531;
-              uint8_t t533 = rt_le_i(t529, 1);
-              int32_t t535 = rt_btoi_b(t533);
-              uint8_t t537 = rt_not_b(t533);
-              int32_t t539 = rt_btoi_b(t537);
-              if (__builtin_expect(t530 != 0, 0)) { /* again, recording the error */
-                int32_t t540;
-                if ((uint64_t)(int64_t)t528 < (uint64_t)v_x967_n) {
-                  t540 = v_x967_d[t528];
+          const int64_t t555 = t554 > 0 ? (t554 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t556 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t555);
+          int32_t *t557 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t555);
+          RT_PARALLEL_FOR_IF(t555 > 1)
+          for (int64_t t558 = 0; t558 < t555; t558++) {
+            int32_t t558a0;
+            int32_t t558a1;
+            t558a0 = 0;
+            t558a1 = 0;
+            const int64_t t558_end = (t558 + 1) * RT_CHUNK < t554 ? (t558 + 1) * RT_CHUNK : t554;
+            for (int64_t t559 = t558 * RT_CHUNK; t559 < t558_end; t559++) {
+              const int32_t t560 = (int32_t)t559;
+              int32_t t558x0;
+              int32_t t558x1;
+              int t562 = 0; /* nonzero: a check below failed */
+              int t563 = (uint64_t)(int64_t)t560 < (uint64_t)v_x977_n;
+              int32_t t561 = t563 ? v_x977_d[t560] : 0;
+              t562 |= !t563;
+              uint8_t t565 = rt_le_i(t561, 1);
+              int32_t t567 = rt_btoi_b(t565);
+              uint8_t t569 = rt_not_b(t565);
+              int32_t t571 = rt_btoi_b(t569);
+              if (__builtin_expect(t562 != 0, 0)) { /* again, recording the error */
+                int32_t t572;
+                if ((uint64_t)(int64_t)t560 < (uint64_t)v_x977_n) {
+                  t572 = v_x977_d[t560];
                 } else {
-                  NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x967_n, 0.0, 8);
-                  t540 = 0;
+                  NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x977_n, 0.0, 8);
+                  t572 = 0;
                 }
-                uint8_t t542 = rt_le_i(t540, 1);
-                int32_t t544 = rt_btoi_b(t542);
-                uint8_t t546 = rt_not_b(t542);
-                int32_t t548 = rt_btoi_b(t546);
+                uint8_t t574 = rt_le_i(t572, 1);
+                int32_t t576 = rt_btoi_b(t574);
+                uint8_t t578 = rt_not_b(t574);
+                int32_t t580 = rt_btoi_b(t578);
               }
-              t526x0 = t535;
-              t526x1 = t539;
-              int32_t t550 = rt_add_i(t526a0, t526x0);
-              int32_t t552 = rt_add_i(t526a1, t526x1);
-              t526a0 = t550;
-              t526a1 = t552;
+              t558x0 = t567;
+              t558x1 = t571;
+              int32_t t582 = rt_add_i(t558a0, t558x0);
+              int32_t t584 = rt_add_i(t558a1, t558x1);
+              t558a0 = t582;
+              t558a1 = t584;
             }
-            t524[t526] = t526a0;
-            t525[t526] = t526a1;
+            t556[t558] = t558a0;
+            t557[t558] = t558a1;
           }
-          int32_t t526t0;
-          int32_t t526t1;
-          t526t0 = 0;
-          t526t1 = 0;
-          for (int64_t t526 = 0; t526 < t523; t526++) {
-            const int32_t t553 = t524[t526];
-            t524[t526] = t526t0;
-            const int32_t t554 = t525[t526];
-            t525[t526] = t526t1;
-            int32_t t556 = rt_add_i(t526t0, t553);
-            int32_t t558 = rt_add_i(t526t1, t554);
-            t526t0 = t556;
-            t526t1 = t558;
+          int32_t t558t0;
+          int32_t t558t1;
+          t558t0 = 0;
+          t558t1 = 0;
+          for (int64_t t558 = 0; t558 < t555; t558++) {
+            const int32_t t585 = t556[t558];
+            t556[t558] = t558t0;
+            const int32_t t586 = t557[t558];
+            t557[t558] = t558t1;
+            int32_t t588 = rt_add_i(t558t0, t585);
+            int32_t t590 = rt_add_i(t558t1, t586);
+            t558t0 = t588;
+            t558t1 = t590;
           }
-          v_x997 = rt_value_new(rt_vec_type(RT_INT), t522);
-          int32_t *v_x997_d = v_x997->data.i;
-          const int64_t v_x997_n = v_x997->len;
-          v_x1001 = rt_value_new(rt_vec_type(RT_INT), t522);
-          int32_t *v_x1001_d = v_x1001->data.i;
-          const int64_t v_x1001_n = v_x1001->len;
-          RT_PARALLEL_FOR_IF(t523 > 1)
-          for (int64_t t526 = 0; t526 < t523; t526++) {
-            int32_t t526p0;
-            int32_t t526p1;
-            t526p0 = t524[t526];
-            t526p1 = t525[t526];
-            const int64_t t526_end = (t526 + 1) * RT_CHUNK < t522 ? (t526 + 1) * RT_CHUNK : t522;
-            for (int64_t t527 = t526 * RT_CHUNK; t527 < t526_end; t527++) {
-              const int32_t t528 = (int32_t)t527;
-              v_x997_d[t527] = t526p0;
-              v_x1001_d[t527] = t526p1;
-              int32_t t526y0;
-              int32_t t526y1;
-              int t560 = 0; /* nonzero: a check below failed */
-              int t561 = (uint64_t)(int64_t)t528 < (uint64_t)v_x967_n;
-              int32_t t559 = t561 ? v_x967_d[t528] : 0;
-              t560 |= !t561;
-              uint8_t t563 = rt_le_i(t559, 1);
-              int32_t t565 = rt_btoi_b(t563);
-              uint8_t t567 = rt_not_b(t563);
-              int32_t t569 = rt_btoi_b(t567);
-              if (__builtin_expect(t560 != 0, 0)) { /* again, recording the error */
-                int32_t t570;
-                if ((uint64_t)(int64_t)t528 < (uint64_t)v_x967_n) {
-                  t570 = v_x967_d[t528];
+          v_x1007 = rt_value_new(rt_vec_type(RT_INT), t554);
+          int32_t *v_x1007_d = v_x1007->data.i;
+          const int64_t v_x1007_n = v_x1007->len;
+          v_x1011 = rt_value_new(rt_vec_type(RT_INT), t554);
+          int32_t *v_x1011_d = v_x1011->data.i;
+          const int64_t v_x1011_n = v_x1011->len;
+          RT_PARALLEL_FOR_IF(t555 > 1)
+          for (int64_t t558 = 0; t558 < t555; t558++) {
+            int32_t t558p0;
+            int32_t t558p1;
+            t558p0 = t556[t558];
+            t558p1 = t557[t558];
+            const int64_t t558_end = (t558 + 1) * RT_CHUNK < t554 ? (t558 + 1) * RT_CHUNK : t554;
+            for (int64_t t559 = t558 * RT_CHUNK; t559 < t558_end; t559++) {
+              const int32_t t560 = (int32_t)t559;
+              v_x1007_d[t559] = t558p0;
+              v_x1011_d[t559] = t558p1;
+              int32_t t558y0;
+              int32_t t558y1;
+              int t592 = 0; /* nonzero: a check below failed */
+              int t593 = (uint64_t)(int64_t)t560 < (uint64_t)v_x977_n;
+              int32_t t591 = t593 ? v_x977_d[t560] : 0;
+              t592 |= !t593;
+              uint8_t t595 = rt_le_i(t591, 1);
+              int32_t t597 = rt_btoi_b(t595);
+              uint8_t t599 = rt_not_b(t595);
+              int32_t t601 = rt_btoi_b(t599);
+              if (__builtin_expect(t592 != 0, 0)) { /* again, recording the error */
+                int32_t t602;
+                if ((uint64_t)(int64_t)t560 < (uint64_t)v_x977_n) {
+                  t602 = v_x977_d[t560];
                 } else {
-                  NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x967_n, 0.0, 9);
-                  t570 = 0;
+                  NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x977_n, 0.0, 9);
+                  t602 = 0;
                 }
-                uint8_t t572 = rt_le_i(t570, 1);
-                int32_t t574 = rt_btoi_b(t572);
-                uint8_t t576 = rt_not_b(t572);
-                int32_t t578 = rt_btoi_b(t576);
+                uint8_t t604 = rt_le_i(t602, 1);
+                int32_t t606 = rt_btoi_b(t604);
+                uint8_t t608 = rt_not_b(t604);
+                int32_t t610 = rt_btoi_b(t608);
               }
-              t526y0 = t565;
-              t526y1 = t569;
-              int32_t t580 = rt_add_i(t526p0, t526y0);
-              int32_t t582 = rt_add_i(t526p1, t526y1);
-              t526p0 = t580;
-              t526p1 = t582;
+              t558y0 = t597;
+              t558y1 = t601;
+              int32_t t612 = rt_add_i(t558p0, t558y0);
+              int32_t t614 = rt_add_i(t558p1, t558y1);
+              t558p0 = t612;
+              t558p1 = t614;
             }
           }
-          rt_free(t524);
-          rt_free(t525);
+          rt_free(t556);
+          rt_free(t557);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x969 = v_x969;
-  *out_v_x978 = v_x978;
-  *out_v_x980 = v_x980;
-  *out_v_x987 = v_x987;
-  *out_v_x993 = v_x993;
+  *out_v_x979 = v_x979;
+  *out_v_x988 = v_x988;
+  *out_v_x990 = v_x990;
   *out_v_x997 = v_x997;
-  *out_v_x1001 = v_x1001;
-  rt_release(v_x979);
-  rt_release(v_x981);
+  *out_v_x1003 = v_x1003;
+  *out_v_x1007 = v_x1007;
+  *out_v_x1011 = v_x1011;
+  rt_release(v_x989);
+  rt_release(v_x991);
   return;
 fail:
-  rt_release(v_x969);
-  rt_release(v_x978);
   rt_release(v_x979);
-  rt_release(v_x980);
-  rt_release(v_x981);
-  rt_release(v_x997);
-  rt_release(v_x1001);
+  rt_release(v_x988);
+  rt_release(v_x989);
+  rt_release(v_x990);
+  rt_release(v_x991);
+  rt_release(v_x1007);
+  rt_release(v_x1011);
 }
 
 /* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
   (void)loc;
   (void)run;
-  int32_t *v_x1002_d = v_x1002->data.i;
-  const int64_t v_x1002_n = v_x1002->len;
-  int32_t *v_x1003_d = v_x1003->data.i;
-  const int64_t v_x1003_n = v_x1003->len;
-  int32_t *v_x1006_d = v_x1006->data.i;
-  const int64_t v_x1006_n = v_x1006->len;
-  RtValue *v_x1008 = NULL;
-  RtValue *v_x1010 = NULL;
-  RtValue *v_x1013 = NULL;
+  int32_t *v_x1012_d = v_x1012->data.i;
+  const int64_t v_x1012_n = v_x1012->len;
+  int32_t *v_x1013_d = v_x1013->data.i;
+  const int64_t v_x1013_n = v_x1013->len;
+  int32_t *v_x1016_d = v_x1016->data.i;
+  const int64_t v_x1016_n = v_x1016->len;
+  RtValue *v_x1018 = NULL;
+  RtValue *v_x1020 = NULL;
+  RtValue *v_x1023 = NULL;
   /* MAP */
   {
-    const int64_t t583 = v_x1002_n;
-    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t583);
-    int32_t *v_x1008_d = v_x1008->data.i;
-    const int64_t v_x1008_n = v_x1008->len;
-    v_x1010 = rt_value_new(rt_vec_type(RT_INT), t583);
-    int32_t *v_x1010_d = v_x1010->data.i;
-    const int64_t v_x1010_n = v_x1010->len;
-    v_x1013 = rt_value_new(rt_vec_type(RT_INT), t583);
-    int32_t *v_x1013_d = v_x1013->data.i;
-    const int64_t v_x1013_n = v_x1013->len;
-    RT_PARALLEL_FOR_IF(t583 >= RT_PARALLEL_MIN)
-    for (int64_t t584 = 0; t584 < t583; t584++) {
-      const int32_t t585 = (int32_t)t584;
-      int t588 = 0; /* nonzero: a check below failed */
-      int32_t t586 = v_x1002_d[t585];
-      int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x1006_n;
-      int32_t t587 = t589 ? v_x1006_d[t586] : 0;
-      t588 |= !t589;
-      int t591 = (uint64_t)(int64_t)t586 < (uint64_t)v_x1003_n;
-      int32_t t590 = t591 ? v_x1003_d[t586] : 0;
-      t588 |= !t591;
-      int32_t t593 = rt_add_i(t587, t590);
-      if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
-        int32_t t594 = v_x1002_d[t585];
-        int32_t t595;
-        if ((uint64_t)(int64_t)t594 < (uint64_t)v_x1006_n) {
-          t595 = v_x1006_d[t594];
+    const int64_t t615 = v_x1012_n;
+    v_x1018 = rt_value_new(rt_vec_type(RT_INT), t615);
+    int32_t *v_x1018_d = v_x1018->data.i;
+    const int64_t v_x1018_n = v_x1018->len;
+    v_x1020 = rt_value_new(rt_vec_type(RT_INT), t615);
+    int32_t *v_x1020_d = v_x1020->data.i;
+    const int64_t v_x1020_n = v_x1020->len;
+    v_x1023 = rt_value_new(rt_vec_type(RT_INT), t615);
+    int32_t *v_x1023_d = v_x1023->data.i;
+    const int64_t v_x1023_n = v_x1023->len;
+    RT_PARALLEL_FOR_IF(t615 >= RT_PARALLEL_MIN)
+    for (int64_t t616 = 0; t616 < t615; t616++) {
+      const int32_t t617 = (int32_t)t616;
+      int t620 = 0; /* nonzero: a check below failed */
+      int32_t t618 = v_x1012_d[t617];
+      int t621 = (uint64_t)(int64_t)t618 < (uint64_t)v_x1016_n;
+      int32_t t619 = t621 ? v_x1016_d[t618] : 0;
+      t620 |= !t621;
+      int t623 = (uint64_t)(int64_t)t618 < (uint64_t)v_x1013_n;
+      int32_t t622 = t623 ? v_x1013_d[t618] : 0;
+      t620 |= !t623;
+      int32_t t625 = rt_add_i(t619, t622);
+      if (__builtin_expect(t620 != 0, 0)) { /* again, recording the error */
+        int32_t t626 = v_x1012_d[t617];
+        int32_t t627;
+        if ((uint64_t)(int64_t)t626 < (uint64_t)v_x1016_n) {
+          t627 = v_x1016_d[t626];
         } else {
-          NESSIE_RECORD(err, t584, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_x1006_n, 0.0, 0);
-          t595 = 0;
+          NESSIE_RECORD(err, t616, RT_CHECK_INDEX, 0, 0, RT_GATHER, t626, v_x1016_n, 0.0, 0);
+          t627 = 0;
         }
-        int32_t t596;
-        if ((uint64_t)(int64_t)t594 < (uint64_t)v_x1003_n) {
-          t596 = v_x1003_d[t594];
+        int32_t t628;
+        if ((uint64_t)(int64_t)t626 < (uint64_t)v_x1013_n) {
+          t628 = v_x1013_d[t626];
         } else {
-          NESSIE_RECORD(err, t584, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_x1003_n, 0.0, 1);
-          t596 = 0;
+          NESSIE_RECORD(err, t616, RT_CHECK_INDEX, 0, 0, RT_GATHER, t626, v_x1013_n, 0.0, 1);
+          t628 = 0;
         }
-        int32_t t598 = rt_add_i(t595, t596);
+        int32_t t630 = rt_add_i(t627, t628);
       }
-      v_x1008_d[t584] = t587;
-      v_x1010_d[t584] = t593;
-      v_x1013_d[t584] = 1;
+      v_x1018_d[t616] = t619;
+      v_x1020_d[t616] = t625;
+      v_x1023_d[t616] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1008 = v_x1008;
-  *out_v_x1010 = v_x1010;
-  *out_v_x1013 = v_x1013;
+  *out_v_x1018 = v_x1018;
+  *out_v_x1020 = v_x1020;
+  *out_v_x1023 = v_x1023;
   return;
 fail:
-  rt_release(v_x1008);
-  rt_release(v_x1010);
-  rt_release(v_x1013);
+  rt_release(v_x1018);
+  rt_release(v_x1020);
+  rt_release(v_x1023);
 }
 
-/* K21: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue *v_x1138, RtValue **out_v_x1141) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1142_off = rt_seg_offsets(v_sd_1142);
-  const int64_t v_sd_1142_n = v_sd_1142->len;
-  int32_t *v_x1134_d = v_x1134->data.i;
-  const int64_t v_x1134_n = v_x1134->len;
-  int32_t *v_x1135_d = v_x1135->data.i;
-  const int64_t v_x1135_n = v_x1135->len;
-  int32_t *v_x1136_d = v_x1136->data.i;
-  const int64_t v_x1136_n = v_x1136->len;
-  int32_t *v_x1138_d = v_x1138->data.i;
-  const int64_t v_x1138_n = v_x1138->len;
-  RtValue *v_x1141 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t599 = v_sd_1142_off[v_sd_1142_n];
-    v_x1141 = rt_value_new(rt_vec_type(RT_INT), t599);
-    int32_t *v_x1141_d = v_x1141->data.i;
-    const int64_t v_x1141_n = v_x1141->len;
-    const int64_t t600 = (t599 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t600 > 1)
-    for (int64_t t601 = 0; t601 < t600; t601++) {
-      int64_t t604 = rt_segment_search(v_sd_1142_off, 0, v_sd_1142_n, t601 * RT_CHUNK);
-      const int64_t t601_end = (t601 + 1) * RT_CHUNK < t599 ? (t601 + 1) * RT_CHUNK : t599;
-      for (int64_t t602 = t601 * RT_CHUNK; t602 < t601_end; t602++) {
-        const int32_t t603 = (int32_t)t602;
-        while (v_sd_1142_off[t604 + 1] <= t602)
-          t604++;
-        const int32_t t605 = (int32_t)t604;
-        int t607 = 0; /* nonzero: a check below failed */
-        int t608 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1136_n;
-        int32_t t606 = t608 ? v_x1136_d[t605] : 0;
-        t607 |= !t608;
-        int t610 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1134_n;
-        int32_t t609 = t610 ? v_x1134_d[t605] : 0;
-        t607 |= !t610;
-        int32_t t612 = rt_sub_i(t603, t609);
-        int t614 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1135_n;
-        int32_t t613 = t614 ? v_x1135_d[t605] : 0;
-        t607 |= !t614;
-        int32_t t616 = rt_mul_i(t612, t613);
-        int32_t t618 = rt_add_i(t606, t616);
-        int t620 = (uint64_t)(int64_t)t618 < (uint64_t)v_x1138_n;
-        int32_t t619 = t620 ? v_x1138_d[t618] : 0;
-        t607 |= !t620;
-        if (__builtin_expect(t607 != 0, 0)) { /* again, recording the error */
-          int32_t t621;
-          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1136_n) {
-            t621 = v_x1136_d[t605];
-          } else {
-            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1136_n, 0.0, 0);
-            t621 = 0;
-          }
-          int32_t t622;
-          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1134_n) {
-            t622 = v_x1134_d[t605];
-          } else {
-            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1134_n, 0.0, 1);
-            t622 = 0;
-          }
-          int32_t t624 = rt_sub_i(t603, t622);
-          int32_t t625;
-          if ((uint64_t)(int64_t)t605 < (uint64_t)v_x1135_n) {
-            t625 = v_x1135_d[t605];
-          } else {
-            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, v_x1135_n, 0.0, 2);
-            t625 = 0;
-          }
-          int32_t t627 = rt_mul_i(t624, t625);
-          int32_t t629 = rt_add_i(t621, t627);
-          int32_t t630;
-          if ((uint64_t)(int64_t)t629 < (uint64_t)v_x1138_n) {
-            t630 = v_x1138_d[t629];
-          } else {
-            NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t629, v_x1138_n, 0.0, 3);
-            t630 = 0;
-          }
-        }
-        v_x1141_d[t602] = t619;
-      }
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1141 = v_x1141;
-  return;
-fail:
-  rt_release(v_x1141);
-}
-
-/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)run;
   int32_t *v_x1036_d = v_x1036->data.i;
@@ -2521,14 +2513,10 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x218 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
     rt_release(v_x204);
-    int32_t v_n_1132 = 0;
-    v_n_1132 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
+    int32_t v_n_1130 = 0;
+    v_n_1130 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
-    RtValue *v_x235 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
-    rt_release(v_x199);
-    rt_release(v_x209);
     uint8_t v_x246 = 0;
     v_x246 = rt_eq_i(v_x245, 0);
     RtValue *v_x253 = NULL;
@@ -2552,15 +2540,17 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K11, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x288, v_x289, 0);
+      RtValue *v_x235 = NULL;
       RtValue *v_x301 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K12, 2, v_x218, v_x235, &v_x301);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301);
       RtValue *v_x323 = NULL;
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 4, v_x218, v_x301, v_x235, v_x216, v_n_1132, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 4, v_x218, v_x301, v_x235, v_x216, v_n_1130, &v_x323, &v_x344, &v_x370, &v_x391);
+      rt_release(v_x235);
       rt_release(v_x301);
       int32_t v_x404 = 0;
       v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
@@ -2617,10 +2607,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       rt_release(v_x466);
       v_x605 = v_x604;
     }
+    rt_release(v_x199);
+    rt_release(v_x209);
     rt_release(v_x216);
     rt_release(v_x217);
     rt_release(v_x218);
-    rt_release(v_x235);
     int32_t v_x647 = 0;
     v_x647 = (int32_t)v_x253->len;
     int32_t v_x648 = 0;
@@ -2628,7 +2619,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);

@@ -1171,398 +1171,476 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t
   }
 }
 
-/* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749) {
+/* K11: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142) {
   (void)loc;
   (void)run;
-  int32_t *v_x739_d = v_x739->data.i;
-  const int64_t v_x739_n = v_x739->len;
-  RtValue *v_x738 = NULL;
-  int32_t v_x747 = 0;
-  int32_t v_x748 = 0;
-  int32_t v_x749 = 0;
-  /* MAP */
+  const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
+  const int64_t v_sd_1143_n = v_sd_1143->len;
+  int32_t *v_x1132_d = v_x1132->data.i;
+  const int64_t v_x1132_n = v_x1132->len;
+  int32_t *v_x1133_d = v_x1133->data.i;
+  const int64_t v_x1133_n = v_x1133->len;
+  int32_t *v_x1134_d = v_x1134->data.i;
+  const int64_t v_x1134_n = v_x1134->len;
+  int32_t *v_x1136_d = v_x1136->data.i;
+  const int64_t v_x1136_n = v_x1136->len;
+  RtValue *v_x1139 = NULL;
+  RtValue *v_x1142 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t115 = v_x736;
-    if (t115 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t115, 0.0, 0);
-      goto fail;
-    }
-    v_x738 = rt_value_new(rt_vec_type(RT_INT), t115);
-    int32_t *v_x738_d = v_x738->data.i;
-    const int64_t v_x738_n = v_x738->len;
-    RT_PARALLEL_FOR_IF(t115 >= RT_PARALLEL_MIN)
-    for (int64_t t116 = 0; t116 < t115; t116++) {
-      const int32_t t117 = (int32_t)t116;
-      v_x738_d[t116] = 0;
+    const int64_t t115 = v_sd_1143_off[v_sd_1143_n];
+    v_x1139 = rt_value_new(rt_vec_type(RT_INT), t115);
+    int32_t *v_x1139_d = v_x1139->data.i;
+    const int64_t v_x1139_n = v_x1139->len;
+    const int64_t t116 = (t115 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t116 > 1)
+    for (int64_t t117 = 0; t117 < t116; t117++) {
+      int64_t t120 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t117 * RT_CHUNK);
+      const int64_t t117_end = (t117 + 1) * RT_CHUNK < t115 ? (t117 + 1) * RT_CHUNK : t115;
+      for (int64_t t118 = t117 * RT_CHUNK; t118 < t117_end; t118++) {
+        const int32_t t119 = (int32_t)t118;
+        while (v_sd_1143_off[t120 + 1] <= t118)
+          t120++;
+        const int32_t t121 = (int32_t)t120;
+        int t123 = 0; /* nonzero: a check below failed */
+        int t124 = (uint64_t)(int64_t)t121 < (uint64_t)v_x1134_n;
+        int32_t t122 = t124 ? v_x1134_d[t121] : 0;
+        t123 |= !t124;
+        int t126 = (uint64_t)(int64_t)t121 < (uint64_t)v_x1132_n;
+        int32_t t125 = t126 ? v_x1132_d[t121] : 0;
+        t123 |= !t126;
+        int32_t t128 = rt_sub_i(t119, t125);
+        int t130 = (uint64_t)(int64_t)t121 < (uint64_t)v_x1133_n;
+        int32_t t129 = t130 ? v_x1133_d[t121] : 0;
+        t123 |= !t130;
+        int32_t t132 = rt_mul_i(t128, t129);
+        int32_t t134 = rt_add_i(t122, t132);
+        int t136 = (uint64_t)(int64_t)t134 < (uint64_t)v_x1136_n;
+        int32_t t135 = t136 ? v_x1136_d[t134] : 0;
+        t123 |= !t136;
+        if (__builtin_expect(t123 != 0, 0)) { /* again, recording the error */
+          int32_t t137;
+          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x1134_n) {
+            t137 = v_x1134_d[t121];
+          } else {
+            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x1134_n, 0.0, 0);
+            t137 = 0;
+          }
+          int32_t t138;
+          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x1132_n) {
+            t138 = v_x1132_d[t121];
+          } else {
+            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x1132_n, 0.0, 1);
+            t138 = 0;
+          }
+          int32_t t140 = rt_sub_i(t119, t138);
+          int32_t t141;
+          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x1133_n) {
+            t141 = v_x1133_d[t121];
+          } else {
+            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x1133_n, 0.0, 2);
+            t141 = 0;
+          }
+          int32_t t143 = rt_mul_i(t140, t141);
+          int32_t t145 = rt_add_i(t137, t143);
+          int32_t t146;
+          if ((uint64_t)(int64_t)t145 < (uint64_t)v_x1136_n) {
+            t146 = v_x1136_d[t145];
+          } else {
+            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x1136_n, 0.0, 3);
+            t146 = 0;
+          }
+        }
+        v_x1139_d[t118] = t135;
+      }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x738_d = v_x738->data.i;
-    const int64_t v_x738_n = v_x738->len;
-    /* REDUCE */
+    int32_t *v_x1139_d = v_x1139->data.i;
+    const int64_t v_x1139_n = v_x1139->len;
+    /* MAP */
     {
-      const int64_t t118 = v_x736;
-      if (t118 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t118, 0.0, 1);
-        goto fail;
+      const int64_t t147 = v_x1132_n;
+      v_x1142 = rt_value_new(rt_vec_type(RT_INT), t147);
+      int32_t *v_x1142_d = v_x1142->data.i;
+      const int64_t v_x1142_n = v_x1142->len;
+      RT_PARALLEL_FOR_IF(t147 >= RT_PARALLEL_MIN)
+      for (int64_t t148 = 0; t148 < t147; t148++) {
+        const int32_t t149 = (int32_t)t148;
+        int t152 = 0; /* nonzero: a check below failed */
+        int32_t t150 = v_x1132_d[t149];
+        int t153 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1139_n;
+        int32_t t151 = t153 ? v_x1139_d[t150] : 0;
+        t152 |= !t153;
+        if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
+          int32_t t154 = v_x1132_d[t149];
+          int32_t t155;
+          if ((uint64_t)(int64_t)t154 < (uint64_t)v_x1139_n) {
+            t155 = v_x1139_d[t154];
+          } else {
+            NESSIE_RECORD(err, t148, RT_CHECK_INDEX, 2, 0, RT_GATHER, t154, v_x1139_n, 0.0, 4);
+            t155 = 0;
+          }
+        }
+        v_x1142_d[t148] = t151;
       }
-      const int64_t t119 = t118 > 0 ? (t118 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t120 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t119);
-      int32_t *t121 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t119);
-      int32_t *t122 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t119);
-      RT_PARALLEL_FOR_IF(t119 > 1)
-      for (int64_t t123 = 0; t123 < t119; t123++) {
-        int32_t t123a0;
-        int32_t t123a1;
-        int32_t t123a2;
-        t123a0 = 2147483647;
-        t123a1 = 0;
-        t123a2 = 1;
-        const int64_t t123_end = (t123 + 1) * RT_CHUNK < t118 ? (t123 + 1) * RT_CHUNK : t118;
-        for (int64_t t124 = t123 * RT_CHUNK; t124 < t123_end; t124++) {
-          const int32_t t125 = (int32_t)t124;
-          int32_t t123x0;
-          int32_t t123x1;
-          int32_t t123x2;
-          int t127 = 0; /* nonzero: a check below failed */
-          int t128 = (uint64_t)(int64_t)t125 < (uint64_t)v_x739_n;
-          int32_t t126 = t128 ? v_x739_d[t125] : 0;
-          t127 |= !t128;
-          uint8_t t130 = rt_lt_i(0, t126);
-          int32_t t131;
-          if (t130) {
-            t131 = 2147483647;
-          } else {
-            t131 = t125;
-          }
-          if (__builtin_expect(t127 != 0, 0)) { /* again, recording the error */
-            int32_t t132;
-            if ((uint64_t)(int64_t)t125 < (uint64_t)v_x739_n) {
-              t132 = v_x739_d[t125];
-            } else {
-              NESSIE_RECORD(err, t124, RT_CHECK_INDEX, 2, 0, RT_GATHER, t125, v_x739_n, 0.0, 2);
-              t132 = 0;
-            }
-            uint8_t t134 = rt_lt_i(0, t132);
-            int32_t t135;
-            if (t134) {
-              t135 = 2147483647;
-            } else {
-              t135 = t125;
-            }
-          }
-          t123x0 = t131;
-          t123x1 = 0;
-          t123x2 = t126;
-          uint8_t t137 = rt_le_i(t123a0, t123x0);
-          int32_t t138;
-          if (t137) {
-            t138 = t123a0;
-          } else {
-            t138 = t123x0;
-          }
-          int32_t t139;
-          if (t137) {
-            t139 = t123a1;
-          } else {
-            t139 = t123x1;
-          }
-          int32_t t140;
-          if (t137) {
-            t140 = t123a2;
-          } else {
-            t140 = t123x2;
-          }
-          t123a0 = t138;
-          t123a1 = t139;
-          t123a2 = t140;
-        }
-        t120[t123] = t123a0;
-        t121[t123] = t123a1;
-        t122[t123] = t123a2;
-      }
-      int32_t t123t0;
-      int32_t t123t1;
-      int32_t t123t2;
-      t123t0 = 2147483647;
-      t123t1 = 0;
-      t123t2 = 1;
-      for (int64_t t123 = 0; t123 < t119; t123++) {
-        const int32_t t141 = t120[t123];
-        const int32_t t142 = t121[t123];
-        const int32_t t143 = t122[t123];
-        uint8_t t145 = rt_le_i(t123t0, t141);
-        int32_t t146;
-        if (t145) {
-          t146 = t123t0;
-        } else {
-          t146 = t141;
-        }
-        int32_t t147;
-        if (t145) {
-          t147 = t123t1;
-        } else {
-          t147 = t142;
-        }
-        int32_t t148;
-        if (t145) {
-          t148 = t123t2;
-        } else {
-          t148 = t143;
-        }
-        t123t0 = t146;
-        t123t1 = t147;
-        t123t2 = t148;
-      }
-      v_x747 = t123t0;
-      rt_free(t120);
-      v_x748 = t123t1;
-      rt_free(t121);
-      v_x749 = t123t2;
-      rt_free(t122);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x738 = v_x738;
-  *out_v_x748 = v_x748;
-  *out_v_x749 = v_x749;
+  *out_v_x1139 = v_x1139;
+  *out_v_x1142 = v_x1142;
   return;
 fail:
-  rt_release(v_x738);
+  rt_release(v_x1139);
+  rt_release(v_x1142);
 }
 
-/* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K11: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t v_x736;
-  int32_t *v_x739_d; int64_t v_x739_n;
-  int32_t *v_x738_d; int64_t v_x738_n;
-  int32_t v_x747;
-  int32_t v_x748;
-  int32_t v_x749;
+  const int64_t *v_sd_1143_off; int64_t v_sd_1143_n;
+  int32_t *v_x1132_d; int64_t v_x1132_n;
+  int32_t *v_x1133_d; int64_t v_x1133_n;
+  int32_t *v_x1134_d; int64_t v_x1134_n;
+  int32_t v_x1135;
+  int32_t *v_x1136_d; int64_t v_x1136_n;
+  int32_t *v_x1139_d; int64_t v_x1139_n;
+  int32_t *v_x1142_d; int64_t v_x1142_n;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
 };
 struct K11_0_pull {
   K11_A A;
-  __device__ K11_0_V operator()(int64_t i) const {
+  __device__ K11_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K11_0_V{0};
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t157 = 0; /* nonzero: a check below failed */
+    int t158 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
+    int32_t t156 = t158 ? A.v_x1134_d[sx] : 0;
+    t157 |= !t158;
+    int t160 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n;
+    int32_t t159 = t160 ? A.v_x1132_d[sx] : 0;
+    t157 |= !t160;
+    int32_t t162 = rt_sub_i(ix, t159);
+    int t164 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n;
+    int32_t t163 = t164 ? A.v_x1133_d[sx] : 0;
+    t157 |= !t164;
+    int32_t t166 = rt_mul_i(t162, t163);
+    int32_t t168 = rt_add_i(t156, t166);
+    int t170 = (uint64_t)(int64_t)t168 < (uint64_t)A.v_x1136_n;
+    int32_t t169 = t170 ? A.v_x1136_d[t168] : 0;
+    t157 |= !t170;
+    if (__builtin_expect(t157 != 0, 0)) { /* again, recording the error */
+      int32_t t171;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n) {
+        t171 = A.v_x1134_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1134_n, 0.0, 0);
+        t171 = 0;
+      }
+      int32_t t172;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n) {
+        t172 = A.v_x1132_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1132_n, 0.0, 1);
+        t172 = 0;
+      }
+      int32_t t174 = rt_sub_i(ix, t172);
+      int32_t t175;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n) {
+        t175 = A.v_x1133_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1133_n, 0.0, 2);
+        t175 = 0;
+      }
+      int32_t t177 = rt_mul_i(t174, t175);
+      int32_t t179 = rt_add_i(t171, t177);
+      int32_t t180;
+      if ((uint64_t)(int64_t)t179 < (uint64_t)A.v_x1136_n) {
+        t180 = A.v_x1136_d[t179];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t179, A.v_x1136_n, 0.0, 3);
+        t180 = 0;
+      }
+    }
+    return K11_0_V{t169};
   }
 };
 struct K11_0_store {
   K11_A A;
   __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x738_d[i] = v.v0;
+    A.v_x1139_d[i] = v.v0;
   }
 };
 struct alignas(8) K11_1_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K11_1_pull {
   K11_A A;
   __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t150 = 0; /* nonzero: a check below failed */
-    int t151 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x739_n;
-    int32_t t149 = t151 ? A.v_x739_d[ix] : 0;
-    t150 |= !t151;
-    uint8_t t153 = rt_lt_i(0, t149);
-    int32_t t154;
-    if (t153) {
-      t154 = 2147483647;
-    } else {
-      t154 = ix;
-    }
-    if (__builtin_expect(t150 != 0, 0)) { /* again, recording the error */
-      int32_t t155;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x739_n) {
-        t155 = A.v_x739_d[ix];
+    int t183 = 0; /* nonzero: a check below failed */
+    int32_t t181 = A.v_x1132_d[ix];
+    int t184 = (uint64_t)(int64_t)t181 < (uint64_t)A.v_x1139_n;
+    int32_t t182 = t184 ? A.v_x1139_d[t181] : 0;
+    t183 |= !t184;
+    if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
+      int32_t t185 = A.v_x1132_d[ix];
+      int32_t t186;
+      if ((uint64_t)(int64_t)t185 < (uint64_t)A.v_x1139_n) {
+        t186 = A.v_x1139_d[t185];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x739_n, 0.0, 0);
-        t155 = 0;
-      }
-      uint8_t t157 = rt_lt_i(0, t155);
-      int32_t t158;
-      if (t157) {
-        t158 = 2147483647;
-      } else {
-        t158 = ix;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t185, A.v_x1139_n, 0.0, 4);
+        t186 = 0;
       }
     }
-    return K11_1_V{t154, 0, t149};
+    return K11_1_V{t182};
   }
 };
-struct K11_1_op {
+struct K11_1_store {
   K11_A A;
-  __device__ K11_1_V operator()(const K11_1_V &a, const K11_1_V &b) const {
-    uint8_t t160 = rt_le_i(a.v0, b.v0);
-    int32_t t161;
-    if (t160) {
-      t161 = a.v0;
-    } else {
-      t161 = b.v0;
-    }
-    int32_t t162;
-    if (t160) {
-      t162 = a.v1;
-    } else {
-      t162 = b.v1;
-    }
-    int32_t t163;
-    if (t160) {
-      t163 = a.v2;
-    } else {
-      t163 = b.v2;
-    }
-    return K11_1_V{t161, t162, t163};
+  __device__ void operator()(int64_t i, const K11_1_V &v) const {
+    A.v_x1142_d[i] = v.v0;
   }
 };
-struct K11_1_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K11_1_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
-      return false;
-    }
-    return true;
-  }
-};
-struct K11_1_ride {
-  K11_A A;
-  __device__ K11_1_V operator()(int64_t i) const {
-    K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
-    return K11_1_pull{A}(i);
-  }
-};
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, int check_site_0) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x736 = v_x736;
-  A.v_x739_d = v_x739->data.i;
-  A.v_x739_n = v_x739->len;
-  RtValue *v_x738 = NULL;
-  K11_1_V *K11_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x747 = 0;
-  int32_t v_x748 = 0;
-  int32_t v_x749 = 0;
+  A.v_sd_1143_off = rtg_seg_offsets(v_sd_1143);
+  A.v_sd_1143_n = v_sd_1143->len;
+  A.v_x1132_d = v_x1132->data.i;
+  A.v_x1132_n = v_x1132->len;
+  A.v_x1133_d = v_x1133->data.i;
+  A.v_x1133_n = v_x1133->len;
+  A.v_x1134_d = v_x1134->data.i;
+  A.v_x1134_n = v_x1134->len;
+  A.v_x1135 = v_x1135;
+  A.v_x1136_d = v_x1136->data.i;
+  A.v_x1136_n = v_x1136->len;
+  RtValue *v_x1139 = NULL;
+  RtValue *v_x1142 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t187 = rtg_seg_total(v_sd_1143);
+    v_x1139 = rtg_vec_new(RT_INT, t187);
+    A.v_x1139_d = v_x1139->data.i;
+    A.v_x1139_n = v_x1139->len;
+    rtg::seg_map("K11", loc, K11_0_pull{A}, K11_0_store{A}, v_sd_1143, t187);
+  }
   /* MAP */
   {
-    const int64_t t164 = v_x736;
-    if (t164 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t164, 0.0, run, 1};
-      goto fail;
-    }
-    v_x738 = rtg_vec_new(RT_INT, t164);
-    A.v_x738_d = v_x738->data.i;
-    A.v_x738_n = v_x738->len;
-    /* computed in the launch of SOAC 1 (K11_1_ride) */
+    const int64_t t188 = v_x1132->len;
+    v_x1142 = rtg_vec_new(RT_INT, t188);
+    A.v_x1142_d = v_x1142->data.i;
+    A.v_x1142_n = v_x1142->len;
+    rtg::map("K11", loc, K11_1_pull{A}, K11_1_store{A}, t188);
   }
-  /* REDUCE */
-  {
-    const int64_t t165 = v_x736;
-    if (t165 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t165, 0.0, run, 2};
-      goto fail;
-    }
-    K11_1_V *t166 = rtg::reduce_to_device<false>("K11", loc, K11_1_ride{A}, K11_1_op{A}, K11_1_V{2147483647, 0, 1}, t165);
-    K11_1_value = t166;
-  }
-  if (!rtg::check_result("K11", loc, K11_1_value, K11_1_check{{check_site_0}}, K11_1_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K11_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x738 = v_x738;
-  *out_v_x748 = v_x748;
-  *out_v_x749 = v_x749;
+  *out_v_x1139 = v_x1139;
+  *out_v_x1142 = v_x1142;
   return;
 fail:
-  rt_release(v_x738);
-  rtg_free(K11_1_value);
+  rt_release(v_x1139);
+  rt_release(v_x1142);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, int check_site_0) {
-  RtValue *vals[] = {v_x739};
-  const int64_t sizes[] = {(int64_t)v_x736, (int64_t)v_x736};
-  if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K11_host(err, loc, run, v_x736, v_x739, out_v_x738, out_v_x748, out_v_x749);
-    if (err->index == INT64_MAX) {
-      K11_1_V t167;
-      memset(&t167, 0, sizeof t167);
-      t167.v1 = *out_v_x748;
-      t167.v2 = *out_v_x749;
-      (void)K11_1_check{{check_site_0}}(t167, err, run);
-    }
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142) {
+  RtValue *vals[] = {v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1136};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K11_host(err, loc, run, v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1135, v_x1136, out_v_x1139, out_v_x1142);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x736, v_x739, out_v_x738, out_v_x748, out_v_x749, check_site_0);
+    K11_gpu(err, loc, run, v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1135, v_x1136, out_v_x1139, out_v_x1142);
   }
 }
 
-/* K12: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
   (void)loc;
   (void)run;
-  int32_t *v_x750_d = v_x750->data.i;
-  const int64_t v_x750_n = v_x750->len;
   int32_t *v_x753_d = v_x753->data.i;
   const int64_t v_x753_n = v_x753->len;
-  RtValue *v_x755 = NULL;
+  RtValue *v_x752 = NULL;
+  int32_t v_x761 = 0;
+  int32_t v_x762 = 0;
+  int32_t v_x763 = 0;
   /* MAP */
   {
-    const int64_t t168 = v_x750_n;
-    v_x755 = rt_value_new(rt_vec_type(RT_INT), t168);
-    int32_t *v_x755_d = v_x755->data.i;
-    const int64_t v_x755_n = v_x755->len;
-    RT_PARALLEL_FOR_IF(t168 >= RT_PARALLEL_MIN)
-    for (int64_t t169 = 0; t169 < t168; t169++) {
-      const int32_t t170 = (int32_t)t169;
-      int t173 = 0; /* nonzero: a check below failed */
-      int32_t t171 = v_x750_d[t170];
-      int t174 = (uint64_t)(int64_t)t171 < (uint64_t)v_x753_n;
-      int32_t t172 = t174 ? v_x753_d[t171] : 0;
-      t173 |= !t174;
-      if (__builtin_expect(t173 != 0, 0)) { /* again, recording the error */
-        int32_t t175 = v_x750_d[t170];
-        int32_t t176;
-        if ((uint64_t)(int64_t)t175 < (uint64_t)v_x753_n) {
-          t176 = v_x753_d[t175];
-        } else {
-          NESSIE_RECORD(err, t169, RT_CHECK_INDEX, 0, 0, RT_GATHER, t175, v_x753_n, 0.0, 0);
-          t176 = 0;
-        }
-      }
-      v_x755_d[t169] = t172;
+    const int64_t t189 = v_x750;
+    if (t189 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t189, 0.0, 0);
+      goto fail;
+    }
+    v_x752 = rt_value_new(rt_vec_type(RT_INT), t189);
+    int32_t *v_x752_d = v_x752->data.i;
+    const int64_t v_x752_n = v_x752->len;
+    RT_PARALLEL_FOR_IF(t189 >= RT_PARALLEL_MIN)
+    for (int64_t t190 = 0; t190 < t189; t190++) {
+      const int32_t t191 = (int32_t)t190;
+      v_x752_d[t190] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x755 = v_x755;
+  {
+    int32_t *v_x752_d = v_x752->data.i;
+    const int64_t v_x752_n = v_x752->len;
+    /* REDUCE */
+    {
+      const int64_t t192 = v_x750;
+      if (t192 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t192, 0.0, 1);
+        goto fail;
+      }
+      const int64_t t193 = t192 > 0 ? (t192 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t194 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t193);
+      int32_t *t195 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t193);
+      int32_t *t196 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t193);
+      RT_PARALLEL_FOR_IF(t193 > 1)
+      for (int64_t t197 = 0; t197 < t193; t197++) {
+        int32_t t197a0;
+        int32_t t197a1;
+        int32_t t197a2;
+        t197a0 = 2147483647;
+        t197a1 = 0;
+        t197a2 = 1;
+        const int64_t t197_end = (t197 + 1) * RT_CHUNK < t192 ? (t197 + 1) * RT_CHUNK : t192;
+        for (int64_t t198 = t197 * RT_CHUNK; t198 < t197_end; t198++) {
+          const int32_t t199 = (int32_t)t198;
+          int32_t t197x0;
+          int32_t t197x1;
+          int32_t t197x2;
+          int t201 = 0; /* nonzero: a check below failed */
+          int t202 = (uint64_t)(int64_t)t199 < (uint64_t)v_x753_n;
+          int32_t t200 = t202 ? v_x753_d[t199] : 0;
+          t201 |= !t202;
+          uint8_t t204 = rt_lt_i(0, t200);
+          int32_t t205;
+          if (t204) {
+            t205 = 2147483647;
+          } else {
+            t205 = t199;
+          }
+          if (__builtin_expect(t201 != 0, 0)) { /* again, recording the error */
+            int32_t t206;
+            if ((uint64_t)(int64_t)t199 < (uint64_t)v_x753_n) {
+              t206 = v_x753_d[t199];
+            } else {
+              NESSIE_RECORD(err, t198, RT_CHECK_INDEX, 2, 0, RT_GATHER, t199, v_x753_n, 0.0, 2);
+              t206 = 0;
+            }
+            uint8_t t208 = rt_lt_i(0, t206);
+            int32_t t209;
+            if (t208) {
+              t209 = 2147483647;
+            } else {
+              t209 = t199;
+            }
+          }
+          t197x0 = t205;
+          t197x1 = 0;
+          t197x2 = t200;
+          uint8_t t211 = rt_le_i(t197a0, t197x0);
+          int32_t t212;
+          if (t211) {
+            t212 = t197a0;
+          } else {
+            t212 = t197x0;
+          }
+          int32_t t213;
+          if (t211) {
+            t213 = t197a1;
+          } else {
+            t213 = t197x1;
+          }
+          int32_t t214;
+          if (t211) {
+            t214 = t197a2;
+          } else {
+            t214 = t197x2;
+          }
+          t197a0 = t212;
+          t197a1 = t213;
+          t197a2 = t214;
+        }
+        t194[t197] = t197a0;
+        t195[t197] = t197a1;
+        t196[t197] = t197a2;
+      }
+      int32_t t197t0;
+      int32_t t197t1;
+      int32_t t197t2;
+      t197t0 = 2147483647;
+      t197t1 = 0;
+      t197t2 = 1;
+      for (int64_t t197 = 0; t197 < t193; t197++) {
+        const int32_t t215 = t194[t197];
+        const int32_t t216 = t195[t197];
+        const int32_t t217 = t196[t197];
+        uint8_t t219 = rt_le_i(t197t0, t215);
+        int32_t t220;
+        if (t219) {
+          t220 = t197t0;
+        } else {
+          t220 = t215;
+        }
+        int32_t t221;
+        if (t219) {
+          t221 = t197t1;
+        } else {
+          t221 = t216;
+        }
+        int32_t t222;
+        if (t219) {
+          t222 = t197t2;
+        } else {
+          t222 = t217;
+        }
+        t197t0 = t220;
+        t197t1 = t221;
+        t197t2 = t222;
+      }
+      v_x761 = t197t0;
+      rt_free(t194);
+      v_x762 = t197t1;
+      rt_free(t195);
+      v_x763 = t197t2;
+      rt_free(t196);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x752 = v_x752;
+  *out_v_x762 = v_x762;
+  *out_v_x763 = v_x763;
   return;
 fail:
-  rt_release(v_x755);
+  rt_release(v_x752);
 }
 
-/* K12: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x750_d; int64_t v_x750_n;
+  int32_t v_x750;
   int32_t *v_x753_d; int64_t v_x753_n;
-  int32_t *v_x755_d; int64_t v_x755_n;
+  int32_t *v_x752_d; int64_t v_x752_n;
+  int32_t v_x761;
+  int32_t v_x762;
+  int32_t v_x763;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -1572,486 +1650,583 @@ struct K12_0_pull {
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t179 = 0; /* nonzero: a check below failed */
-    int32_t t177 = A.v_x750_d[ix];
-    int t180 = (uint64_t)(int64_t)t177 < (uint64_t)A.v_x753_n;
-    int32_t t178 = t180 ? A.v_x753_d[t177] : 0;
-    t179 |= !t180;
-    if (__builtin_expect(t179 != 0, 0)) { /* again, recording the error */
-      int32_t t181 = A.v_x750_d[ix];
-      int32_t t182;
-      if ((uint64_t)(int64_t)t181 < (uint64_t)A.v_x753_n) {
-        t182 = A.v_x753_d[t181];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, A.v_x753_n, 0.0, 0);
-        t182 = 0;
-      }
-    }
-    return K12_0_V{t178};
+    return K12_0_V{0};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x755_d[i] = v.v0;
+    A.v_x752_d[i] = v.v0;
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
+struct alignas(8) K12_1_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+};
+struct K12_1_pull {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t224 = 0; /* nonzero: a check below failed */
+    int t225 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x753_n;
+    int32_t t223 = t225 ? A.v_x753_d[ix] : 0;
+    t224 |= !t225;
+    uint8_t t227 = rt_lt_i(0, t223);
+    int32_t t228;
+    if (t227) {
+      t228 = 2147483647;
+    } else {
+      t228 = ix;
+    }
+    if (__builtin_expect(t224 != 0, 0)) { /* again, recording the error */
+      int32_t t229;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x753_n) {
+        t229 = A.v_x753_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x753_n, 0.0, 0);
+        t229 = 0;
+      }
+      uint8_t t231 = rt_lt_i(0, t229);
+      int32_t t232;
+      if (t231) {
+        t232 = 2147483647;
+      } else {
+        t232 = ix;
+      }
+    }
+    return K12_1_V{t228, 0, t223};
+  }
+};
+struct K12_1_op {
+  K12_A A;
+  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
+    uint8_t t234 = rt_le_i(a.v0, b.v0);
+    int32_t t235;
+    if (t234) {
+      t235 = a.v0;
+    } else {
+      t235 = b.v0;
+    }
+    int32_t t236;
+    if (t234) {
+      t236 = a.v1;
+    } else {
+      t236 = b.v1;
+    }
+    int32_t t237;
+    if (t234) {
+      t237 = a.v2;
+    } else {
+      t237 = b.v2;
+    }
+    return K12_1_V{t235, t236, t237};
+  }
+};
+struct K12_1_check {
+  int site[1];
+  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
+    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
+      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
+      return false;
+    }
+    return true;
+  }
+};
+struct K12_1_ride {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
+    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
+    return K12_1_pull{A}(i);
+  }
+};
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x750_d = v_x750->data.i;
-  A.v_x750_n = v_x750->len;
+  A.v_x750 = v_x750;
   A.v_x753_d = v_x753->data.i;
   A.v_x753_n = v_x753->len;
-  RtValue *v_x755 = NULL;
+  RtValue *v_x752 = NULL;
+  K12_1_V *K12_1_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x761 = 0;
+  int32_t v_x762 = 0;
+  int32_t v_x763 = 0;
   /* MAP */
   {
-    const int64_t t183 = v_x750->len;
-    v_x755 = rtg_vec_new(RT_INT, t183);
-    A.v_x755_d = v_x755->data.i;
-    A.v_x755_n = v_x755->len;
-    rtg::map("K12", loc, K12_0_pull{A}, K12_0_store{A}, t183);
+    const int64_t t238 = v_x750;
+    if (t238 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t238, 0.0, run, 1};
+      goto fail;
+    }
+    v_x752 = rtg_vec_new(RT_INT, t238);
+    A.v_x752_d = v_x752->data.i;
+    A.v_x752_n = v_x752->len;
+    /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
-  *out_v_x755 = v_x755;
+  /* REDUCE */
+  {
+    const int64_t t239 = v_x750;
+    if (t239 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t239, 0.0, run, 2};
+      goto fail;
+    }
+    K12_1_V *t240 = rtg::reduce_to_device<false>("K12", loc, K12_1_ride{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t239);
+    K12_1_value = t240;
+  }
+  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K12_1_value = NULL; /* freed by check_result, after the check */
+  *out_v_x752 = v_x752;
+  *out_v_x762 = v_x762;
+  *out_v_x763 = v_x763;
   return;
 fail:
-  rt_release(v_x755);
+  rt_release(v_x752);
+  rtg_free(K12_1_value);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x750, RtValue *v_x753, RtValue **out_v_x755) {
-  RtValue *vals[] = {v_x750, v_x753};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K12_host(err, loc, run, v_x750, v_x753, out_v_x755);
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
+  RtValue *vals[] = {v_x753};
+  const int64_t sizes[] = {(int64_t)v_x750, (int64_t)v_x750};
+  if (rtg_choose_host(vals, 1, sizes, 2)) {
+    K12_host(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763);
+    if (err->index == INT64_MAX) {
+      K12_1_V t241;
+      memset(&t241, 0, sizeof t241);
+      t241.v1 = *out_v_x762;
+      t241.v2 = *out_v_x763;
+      (void)K12_1_check{{check_site_0}}(t241, err, run);
+    }
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x750, v_x753, out_v_x755);
+    K12_gpu(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763, check_site_0);
   }
 }
 
 /* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1177, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1178, RtValue **out_v_x1154, RtValue **out_v_x1175, RtValue **out_v_x1161, RtValue **out_v_x1176) {
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1178, RtValue *v_x1147, RtValue *v_x1148, RtValue *v_x1149, int32_t v_x1179, RtValue **out_v_x1155, RtValue **out_v_x1176, RtValue **out_v_x1162, RtValue **out_v_x1177) {
   (void)loc;
   (void)run;
-  int32_t *v_off_1177_d = v_off_1177->data.i;
-  const int64_t v_off_1177_n = v_off_1177->len;
-  int32_t *v_x1146_d = v_x1146->data.i;
-  const int64_t v_x1146_n = v_x1146->len;
+  int32_t *v_off_1178_d = v_off_1178->data.i;
+  const int64_t v_off_1178_n = v_off_1178->len;
   int32_t *v_x1147_d = v_x1147->data.i;
   const int64_t v_x1147_n = v_x1147->len;
-  const int64_t *v_x1148_off = rt_seg_offsets(v_x1148);
+  int32_t *v_x1148_d = v_x1148->data.i;
   const int64_t v_x1148_n = v_x1148->len;
-  RtValue *v_x1154 = NULL;
+  const int64_t *v_x1149_off = rt_seg_offsets(v_x1149);
+  const int64_t v_x1149_n = v_x1149->len;
   RtValue *v_x1155 = NULL;
-  RtValue *v_x1161 = NULL;
+  RtValue *v_x1156 = NULL;
   RtValue *v_x1162 = NULL;
-  RtValue *v_x1175 = NULL;
+  RtValue *v_x1163 = NULL;
   RtValue *v_x1176 = NULL;
+  RtValue *v_x1177 = NULL;
   /* FILTER */
   {
-    const int64_t t184 = v_x1147_n;
-    const int64_t t185 = t184 > 0 ? (t184 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t186 = (uint8_t *)rt_alloc_atomic((size_t)t184 + 1);
-    int64_t *t187 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t185 + 1));
-    RT_PARALLEL_FOR_IF(t185 > 1)
-    for (int64_t t188 = 0; t188 < t185; t188++) {
+    const int64_t t242 = v_x1148_n;
+    const int64_t t243 = t242 > 0 ? (t242 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t244 = (uint8_t *)rt_alloc_atomic((size_t)t242 + 1);
+    int64_t *t245 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t243 + 1));
+    RT_PARALLEL_FOR_IF(t243 > 1)
+    for (int64_t t246 = 0; t246 < t243; t246++) {
       int64_t kept = 0;
-      const int64_t t188_end = (t188 + 1) * RT_CHUNK < t184 ? (t188 + 1) * RT_CHUNK : t184;
-      for (int64_t t189 = t188 * RT_CHUNK; t189 < t188_end; t189++) {
-        const int32_t t190 = (int32_t)t189;
-        int32_t t188x0;
-        uint8_t t188x1;
-        int t192 = 0; /* nonzero: a check below failed */
-        int t193 = (uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1178;
-        int32_t t191 = t193 ? t190 : 0;
-        t192 |= !t193;
-        int64_t t195 = 0, t196 = v_off_1177_n;
-        while (t196 - t195 > 1) {
-          int64_t t197 = t195 + (t196 - t195) / 2;
-          if (v_off_1177_d[t197] <= t191) t195 = t197; else t196 = t197;
+      const int64_t t246_end = (t246 + 1) * RT_CHUNK < t242 ? (t246 + 1) * RT_CHUNK : t242;
+      for (int64_t t247 = t246 * RT_CHUNK; t247 < t246_end; t247++) {
+        const int32_t t248 = (int32_t)t247;
+        int32_t t246x0;
+        uint8_t t246x1;
+        int t250 = 0; /* nonzero: a check below failed */
+        int t251 = (uint64_t)(int64_t)t248 < (uint64_t)(int64_t)v_x1179;
+        int32_t t249 = t251 ? t248 : 0;
+        t250 |= !t251;
+        int64_t t253 = 0, t254 = v_off_1178_n;
+        while (t254 - t253 > 1) {
+          int64_t t255 = t253 + (t254 - t253) / 2;
+          if (v_off_1178_d[t255] <= t249) t253 = t255; else t254 = t255;
         }
-        const int32_t t194 = (int32_t)t195;
-        int t199 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1146_n;
-        int32_t t198 = t199 ? v_x1146_d[t194] : 0;
-        t192 |= !t199;
-        int32_t t200 = v_x1147_d[t190];
-        uint8_t t202 = rt_lt_i(t200, t198);
-        if (__builtin_expect(t192 != 0, 0)) { /* again, recording the error */
-          int32_t t203 = t190;
-          if (!((uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1178)) {
-            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x1178, 0.0, 0);
-            t203 = 0;
+        const int32_t t252 = (int32_t)t253;
+        int t257 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1147_n;
+        int32_t t256 = t257 ? v_x1147_d[t252] : 0;
+        t250 |= !t257;
+        int32_t t258 = v_x1148_d[t248];
+        uint8_t t260 = rt_lt_i(t258, t256);
+        if (__builtin_expect(t250 != 0, 0)) { /* again, recording the error */
+          int32_t t261 = t248;
+          if (!((uint64_t)(int64_t)t248 < (uint64_t)(int64_t)v_x1179)) {
+            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x1179, 0.0, 0);
+            t261 = 0;
           }
-          int64_t t205 = 0, t206 = v_off_1177_n;
-          while (t206 - t205 > 1) {
-            int64_t t207 = t205 + (t206 - t205) / 2;
-            if (v_off_1177_d[t207] <= t203) t205 = t207; else t206 = t207;
+          int64_t t263 = 0, t264 = v_off_1178_n;
+          while (t264 - t263 > 1) {
+            int64_t t265 = t263 + (t264 - t263) / 2;
+            if (v_off_1178_d[t265] <= t261) t263 = t265; else t264 = t265;
           }
-          const int32_t t204 = (int32_t)t205;
-          int32_t t208;
-          if ((uint64_t)(int64_t)t204 < (uint64_t)v_x1146_n) {
-            t208 = v_x1146_d[t204];
+          const int32_t t262 = (int32_t)t263;
+          int32_t t266;
+          if ((uint64_t)(int64_t)t262 < (uint64_t)v_x1147_n) {
+            t266 = v_x1147_d[t262];
           } else {
-            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, v_x1146_n, 0.0, 1);
-            t208 = 0;
+            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t262, v_x1147_n, 0.0, 1);
+            t266 = 0;
           }
-          int32_t t209 = v_x1147_d[t190];
-          uint8_t t211 = rt_lt_i(t209, t208);
+          int32_t t267 = v_x1148_d[t248];
+          uint8_t t269 = rt_lt_i(t267, t266);
         }
-        t188x0 = t200;
-        t188x1 = t202;
-        uint8_t t212;
-        t212 = t188x1;
-        t186[t189] = t212 != 0;
-        kept += t212 != 0;
+        t246x0 = t258;
+        t246x1 = t260;
+        uint8_t t270;
+        t270 = t246x1;
+        t244[t247] = t270 != 0;
+        kept += t270 != 0;
       }
-      t187[t188] = kept;
+      t245[t246] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t186);
-      rt_free(t187);
+      rt_free(t244);
+      rt_free(t245);
       goto fail;
     }
-    int64_t t213 = 0;
-    for (int64_t t188 = 0; t188 < t185; t188++) {
-      const int64_t k = t187[t188];
-      t187[t188] = t213;
-      t213 += k;
+    int64_t t271 = 0;
+    for (int64_t t246 = 0; t246 < t243; t246++) {
+      const int64_t k = t245[t246];
+      t245[t246] = t271;
+      t271 += k;
     }
-    v_x1154 = rt_value_new(rt_vec_type(RT_INT), t213);
-    int32_t *v_x1154_d = v_x1154->data.i;
-    const int64_t v_x1154_n = v_x1154->len;
-    v_x1155 = rt_value_new(rt_vec_type(RT_BOOL), t213);
-    uint8_t *v_x1155_d = v_x1155->data.b;
+    v_x1155 = rt_value_new(rt_vec_type(RT_INT), t271);
+    int32_t *v_x1155_d = v_x1155->data.i;
     const int64_t v_x1155_n = v_x1155->len;
-    RT_PARALLEL_FOR_IF(t185 > 1)
-    for (int64_t t188 = 0; t188 < t185; t188++) {
-      int64_t at = t187[t188];
-      const int64_t t188_end = (t188 + 1) * RT_CHUNK < t184 ? (t188 + 1) * RT_CHUNK : t184;
-      for (int64_t t189 = t188 * RT_CHUNK; t189 < t188_end; t189++) {
-        const int32_t t190 = (int32_t)t189;
-        if (!t186[t189])
+    v_x1156 = rt_value_new(rt_vec_type(RT_BOOL), t271);
+    uint8_t *v_x1156_d = v_x1156->data.b;
+    const int64_t v_x1156_n = v_x1156->len;
+    RT_PARALLEL_FOR_IF(t243 > 1)
+    for (int64_t t246 = 0; t246 < t243; t246++) {
+      int64_t at = t245[t246];
+      const int64_t t246_end = (t246 + 1) * RT_CHUNK < t242 ? (t246 + 1) * RT_CHUNK : t242;
+      for (int64_t t247 = t246 * RT_CHUNK; t247 < t246_end; t247++) {
+        const int32_t t248 = (int32_t)t247;
+        if (!t244[t247])
           continue;
-        int32_t t188y0;
-        uint8_t t188y1;
-        int t215 = 0; /* nonzero: a check below failed */
-        int t216 = (uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1178;
-        int32_t t214 = t216 ? t190 : 0;
-        t215 |= !t216;
-        int64_t t218 = 0, t219 = v_off_1177_n;
-        while (t219 - t218 > 1) {
-          int64_t t220 = t218 + (t219 - t218) / 2;
-          if (v_off_1177_d[t220] <= t214) t218 = t220; else t219 = t220;
+        int32_t t246y0;
+        uint8_t t246y1;
+        int t273 = 0; /* nonzero: a check below failed */
+        int t274 = (uint64_t)(int64_t)t248 < (uint64_t)(int64_t)v_x1179;
+        int32_t t272 = t274 ? t248 : 0;
+        t273 |= !t274;
+        int64_t t276 = 0, t277 = v_off_1178_n;
+        while (t277 - t276 > 1) {
+          int64_t t278 = t276 + (t277 - t276) / 2;
+          if (v_off_1178_d[t278] <= t272) t276 = t278; else t277 = t278;
         }
-        const int32_t t217 = (int32_t)t218;
-        int t222 = (uint64_t)(int64_t)t217 < (uint64_t)v_x1146_n;
-        int32_t t221 = t222 ? v_x1146_d[t217] : 0;
-        t215 |= !t222;
-        int32_t t223 = v_x1147_d[t190];
-        uint8_t t225 = rt_lt_i(t223, t221);
-        if (__builtin_expect(t215 != 0, 0)) { /* again, recording the error */
-          int32_t t226 = t190;
-          if (!((uint64_t)(int64_t)t190 < (uint64_t)(int64_t)v_x1178)) {
-            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x1178, 0.0, 2);
-            t226 = 0;
+        const int32_t t275 = (int32_t)t276;
+        int t280 = (uint64_t)(int64_t)t275 < (uint64_t)v_x1147_n;
+        int32_t t279 = t280 ? v_x1147_d[t275] : 0;
+        t273 |= !t280;
+        int32_t t281 = v_x1148_d[t248];
+        uint8_t t283 = rt_lt_i(t281, t279);
+        if (__builtin_expect(t273 != 0, 0)) { /* again, recording the error */
+          int32_t t284 = t248;
+          if (!((uint64_t)(int64_t)t248 < (uint64_t)(int64_t)v_x1179)) {
+            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x1179, 0.0, 2);
+            t284 = 0;
           }
-          int64_t t228 = 0, t229 = v_off_1177_n;
-          while (t229 - t228 > 1) {
-            int64_t t230 = t228 + (t229 - t228) / 2;
-            if (v_off_1177_d[t230] <= t226) t228 = t230; else t229 = t230;
+          int64_t t286 = 0, t287 = v_off_1178_n;
+          while (t287 - t286 > 1) {
+            int64_t t288 = t286 + (t287 - t286) / 2;
+            if (v_off_1178_d[t288] <= t284) t286 = t288; else t287 = t288;
           }
-          const int32_t t227 = (int32_t)t228;
-          int32_t t231;
-          if ((uint64_t)(int64_t)t227 < (uint64_t)v_x1146_n) {
-            t231 = v_x1146_d[t227];
+          const int32_t t285 = (int32_t)t286;
+          int32_t t289;
+          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1147_n) {
+            t289 = v_x1147_d[t285];
           } else {
-            NESSIE_RECORD(err, t189, RT_CHECK_INDEX, 0, 0, RT_GATHER, t227, v_x1146_n, 0.0, 3);
-            t231 = 0;
+            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1147_n, 0.0, 3);
+            t289 = 0;
           }
-          int32_t t232 = v_x1147_d[t190];
-          uint8_t t234 = rt_lt_i(t232, t231);
+          int32_t t290 = v_x1148_d[t248];
+          uint8_t t292 = rt_lt_i(t290, t289);
         }
-        t188y0 = t223;
-        t188y1 = t225;
-        if (t186[t189]) {
-          v_x1154_d[at] = t188y0;
-          v_x1155_d[at] = t188y1;
+        t246y0 = t281;
+        t246y1 = t283;
+        if (t244[t247]) {
+          v_x1155_d[at] = t246y0;
+          v_x1156_d[at] = t246y1;
           at++;
         }
       }
     }
-    rt_free(t186);
-    rt_free(t187);
+    rt_free(t244);
+    rt_free(t245);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1154_d = v_x1154->data.i;
-    const int64_t v_x1154_n = v_x1154->len;
-    uint8_t *v_x1155_d = v_x1155->data.b;
+    int32_t *v_x1155_d = v_x1155->data.i;
     const int64_t v_x1155_n = v_x1155->len;
+    uint8_t *v_x1156_d = v_x1156->data.b;
+    const int64_t v_x1156_n = v_x1156->len;
     /* FILTER */
     {
-      const int64_t t235 = v_x1147_n;
-      const int64_t t236 = t235 > 0 ? (t235 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t237 = (uint8_t *)rt_alloc_atomic((size_t)t235 + 1);
-      int64_t *t238 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t236 + 1));
-      RT_PARALLEL_FOR_IF(t236 > 1)
-      for (int64_t t239 = 0; t239 < t236; t239++) {
+      const int64_t t293 = v_x1148_n;
+      const int64_t t294 = t293 > 0 ? (t293 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t295 = (uint8_t *)rt_alloc_atomic((size_t)t293 + 1);
+      int64_t *t296 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t294 + 1));
+      RT_PARALLEL_FOR_IF(t294 > 1)
+      for (int64_t t297 = 0; t297 < t294; t297++) {
         int64_t kept = 0;
-        const int64_t t239_end = (t239 + 1) * RT_CHUNK < t235 ? (t239 + 1) * RT_CHUNK : t235;
-        for (int64_t t240 = t239 * RT_CHUNK; t240 < t239_end; t240++) {
-          const int32_t t241 = (int32_t)t240;
-          int32_t t239x0;
-          uint8_t t239x1;
-          int t243 = 0; /* nonzero: a check below failed */
-          int t244 = (uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1178;
-          int32_t t242 = t244 ? t241 : 0;
-          t243 |= !t244;
-          int64_t t246 = 0, t247 = v_off_1177_n;
-          while (t247 - t246 > 1) {
-            int64_t t248 = t246 + (t247 - t246) / 2;
-            if (v_off_1177_d[t248] <= t242) t246 = t248; else t247 = t248;
+        const int64_t t297_end = (t297 + 1) * RT_CHUNK < t293 ? (t297 + 1) * RT_CHUNK : t293;
+        for (int64_t t298 = t297 * RT_CHUNK; t298 < t297_end; t298++) {
+          const int32_t t299 = (int32_t)t298;
+          int32_t t297x0;
+          uint8_t t297x1;
+          int t301 = 0; /* nonzero: a check below failed */
+          int t302 = (uint64_t)(int64_t)t299 < (uint64_t)(int64_t)v_x1179;
+          int32_t t300 = t302 ? t299 : 0;
+          t301 |= !t302;
+          int64_t t304 = 0, t305 = v_off_1178_n;
+          while (t305 - t304 > 1) {
+            int64_t t306 = t304 + (t305 - t304) / 2;
+            if (v_off_1178_d[t306] <= t300) t304 = t306; else t305 = t306;
           }
-          const int32_t t245 = (int32_t)t246;
-          int t250 = (uint64_t)(int64_t)t245 < (uint64_t)v_x1146_n;
-          int32_t t249 = t250 ? v_x1146_d[t245] : 0;
-          t243 |= !t250;
-          int32_t t251 = v_x1147_d[t241];
-          uint8_t t253 = rt_gt_i(t251, t249);
-          if (__builtin_expect(t243 != 0, 0)) { /* again, recording the error */
-            int32_t t254 = t241;
-            if (!((uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1178)) {
-              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1178, 0.0, 4);
-              t254 = 0;
+          const int32_t t303 = (int32_t)t304;
+          int t308 = (uint64_t)(int64_t)t303 < (uint64_t)v_x1147_n;
+          int32_t t307 = t308 ? v_x1147_d[t303] : 0;
+          t301 |= !t308;
+          int32_t t309 = v_x1148_d[t299];
+          uint8_t t311 = rt_gt_i(t309, t307);
+          if (__builtin_expect(t301 != 0, 0)) { /* again, recording the error */
+            int32_t t312 = t299;
+            if (!((uint64_t)(int64_t)t299 < (uint64_t)(int64_t)v_x1179)) {
+              NESSIE_RECORD(err, t298, RT_CHECK_INDEX, 0, 0, RT_GATHER, t299, v_x1179, 0.0, 4);
+              t312 = 0;
             }
-            int64_t t256 = 0, t257 = v_off_1177_n;
-            while (t257 - t256 > 1) {
-              int64_t t258 = t256 + (t257 - t256) / 2;
-              if (v_off_1177_d[t258] <= t254) t256 = t258; else t257 = t258;
+            int64_t t314 = 0, t315 = v_off_1178_n;
+            while (t315 - t314 > 1) {
+              int64_t t316 = t314 + (t315 - t314) / 2;
+              if (v_off_1178_d[t316] <= t312) t314 = t316; else t315 = t316;
             }
-            const int32_t t255 = (int32_t)t256;
-            int32_t t259;
-            if ((uint64_t)(int64_t)t255 < (uint64_t)v_x1146_n) {
-              t259 = v_x1146_d[t255];
+            const int32_t t313 = (int32_t)t314;
+            int32_t t317;
+            if ((uint64_t)(int64_t)t313 < (uint64_t)v_x1147_n) {
+              t317 = v_x1147_d[t313];
             } else {
-              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t255, v_x1146_n, 0.0, 5);
-              t259 = 0;
+              NESSIE_RECORD(err, t298, RT_CHECK_INDEX, 0, 0, RT_GATHER, t313, v_x1147_n, 0.0, 5);
+              t317 = 0;
             }
-            int32_t t260 = v_x1147_d[t241];
-            uint8_t t262 = rt_gt_i(t260, t259);
+            int32_t t318 = v_x1148_d[t299];
+            uint8_t t320 = rt_gt_i(t318, t317);
           }
-          t239x0 = t251;
-          t239x1 = t253;
-          uint8_t t263;
-          t263 = t239x1;
-          t237[t240] = t263 != 0;
-          kept += t263 != 0;
+          t297x0 = t309;
+          t297x1 = t311;
+          uint8_t t321;
+          t321 = t297x1;
+          t295[t298] = t321 != 0;
+          kept += t321 != 0;
         }
-        t238[t239] = kept;
+        t296[t297] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t237);
-        rt_free(t238);
+        rt_free(t295);
+        rt_free(t296);
         goto fail;
       }
-      int64_t t264 = 0;
-      for (int64_t t239 = 0; t239 < t236; t239++) {
-        const int64_t k = t238[t239];
-        t238[t239] = t264;
-        t264 += k;
+      int64_t t322 = 0;
+      for (int64_t t297 = 0; t297 < t294; t297++) {
+        const int64_t k = t296[t297];
+        t296[t297] = t322;
+        t322 += k;
       }
-      v_x1161 = rt_value_new(rt_vec_type(RT_INT), t264);
-      int32_t *v_x1161_d = v_x1161->data.i;
-      const int64_t v_x1161_n = v_x1161->len;
-      v_x1162 = rt_value_new(rt_vec_type(RT_BOOL), t264);
-      uint8_t *v_x1162_d = v_x1162->data.b;
+      v_x1162 = rt_value_new(rt_vec_type(RT_INT), t322);
+      int32_t *v_x1162_d = v_x1162->data.i;
       const int64_t v_x1162_n = v_x1162->len;
-      RT_PARALLEL_FOR_IF(t236 > 1)
-      for (int64_t t239 = 0; t239 < t236; t239++) {
-        int64_t at = t238[t239];
-        const int64_t t239_end = (t239 + 1) * RT_CHUNK < t235 ? (t239 + 1) * RT_CHUNK : t235;
-        for (int64_t t240 = t239 * RT_CHUNK; t240 < t239_end; t240++) {
-          const int32_t t241 = (int32_t)t240;
-          if (!t237[t240])
+      v_x1163 = rt_value_new(rt_vec_type(RT_BOOL), t322);
+      uint8_t *v_x1163_d = v_x1163->data.b;
+      const int64_t v_x1163_n = v_x1163->len;
+      RT_PARALLEL_FOR_IF(t294 > 1)
+      for (int64_t t297 = 0; t297 < t294; t297++) {
+        int64_t at = t296[t297];
+        const int64_t t297_end = (t297 + 1) * RT_CHUNK < t293 ? (t297 + 1) * RT_CHUNK : t293;
+        for (int64_t t298 = t297 * RT_CHUNK; t298 < t297_end; t298++) {
+          const int32_t t299 = (int32_t)t298;
+          if (!t295[t298])
             continue;
-          int32_t t239y0;
-          uint8_t t239y1;
-          int t266 = 0; /* nonzero: a check below failed */
-          int t267 = (uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1178;
-          int32_t t265 = t267 ? t241 : 0;
-          t266 |= !t267;
-          int64_t t269 = 0, t270 = v_off_1177_n;
-          while (t270 - t269 > 1) {
-            int64_t t271 = t269 + (t270 - t269) / 2;
-            if (v_off_1177_d[t271] <= t265) t269 = t271; else t270 = t271;
+          int32_t t297y0;
+          uint8_t t297y1;
+          int t324 = 0; /* nonzero: a check below failed */
+          int t325 = (uint64_t)(int64_t)t299 < (uint64_t)(int64_t)v_x1179;
+          int32_t t323 = t325 ? t299 : 0;
+          t324 |= !t325;
+          int64_t t327 = 0, t328 = v_off_1178_n;
+          while (t328 - t327 > 1) {
+            int64_t t329 = t327 + (t328 - t327) / 2;
+            if (v_off_1178_d[t329] <= t323) t327 = t329; else t328 = t329;
           }
-          const int32_t t268 = (int32_t)t269;
-          int t273 = (uint64_t)(int64_t)t268 < (uint64_t)v_x1146_n;
-          int32_t t272 = t273 ? v_x1146_d[t268] : 0;
-          t266 |= !t273;
-          int32_t t274 = v_x1147_d[t241];
-          uint8_t t276 = rt_gt_i(t274, t272);
-          if (__builtin_expect(t266 != 0, 0)) { /* again, recording the error */
-            int32_t t277 = t241;
-            if (!((uint64_t)(int64_t)t241 < (uint64_t)(int64_t)v_x1178)) {
-              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1178, 0.0, 6);
-              t277 = 0;
+          const int32_t t326 = (int32_t)t327;
+          int t331 = (uint64_t)(int64_t)t326 < (uint64_t)v_x1147_n;
+          int32_t t330 = t331 ? v_x1147_d[t326] : 0;
+          t324 |= !t331;
+          int32_t t332 = v_x1148_d[t299];
+          uint8_t t334 = rt_gt_i(t332, t330);
+          if (__builtin_expect(t324 != 0, 0)) { /* again, recording the error */
+            int32_t t335 = t299;
+            if (!((uint64_t)(int64_t)t299 < (uint64_t)(int64_t)v_x1179)) {
+              NESSIE_RECORD(err, t298, RT_CHECK_INDEX, 0, 0, RT_GATHER, t299, v_x1179, 0.0, 6);
+              t335 = 0;
             }
-            int64_t t279 = 0, t280 = v_off_1177_n;
-            while (t280 - t279 > 1) {
-              int64_t t281 = t279 + (t280 - t279) / 2;
-              if (v_off_1177_d[t281] <= t277) t279 = t281; else t280 = t281;
+            int64_t t337 = 0, t338 = v_off_1178_n;
+            while (t338 - t337 > 1) {
+              int64_t t339 = t337 + (t338 - t337) / 2;
+              if (v_off_1178_d[t339] <= t335) t337 = t339; else t338 = t339;
             }
-            const int32_t t278 = (int32_t)t279;
-            int32_t t282;
-            if ((uint64_t)(int64_t)t278 < (uint64_t)v_x1146_n) {
-              t282 = v_x1146_d[t278];
+            const int32_t t336 = (int32_t)t337;
+            int32_t t340;
+            if ((uint64_t)(int64_t)t336 < (uint64_t)v_x1147_n) {
+              t340 = v_x1147_d[t336];
             } else {
-              NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t278, v_x1146_n, 0.0, 7);
-              t282 = 0;
+              NESSIE_RECORD(err, t298, RT_CHECK_INDEX, 0, 0, RT_GATHER, t336, v_x1147_n, 0.0, 7);
+              t340 = 0;
             }
-            int32_t t283 = v_x1147_d[t241];
-            uint8_t t285 = rt_gt_i(t283, t282);
+            int32_t t341 = v_x1148_d[t299];
+            uint8_t t343 = rt_gt_i(t341, t340);
           }
-          t239y0 = t274;
-          t239y1 = t276;
-          if (t237[t240]) {
-            v_x1161_d[at] = t239y0;
-            v_x1162_d[at] = t239y1;
+          t297y0 = t332;
+          t297y1 = t334;
+          if (t295[t298]) {
+            v_x1162_d[at] = t297y0;
+            v_x1163_d[at] = t297y1;
             at++;
           }
         }
       }
-      rt_free(t237);
-      rt_free(t238);
+      rt_free(t295);
+      rt_free(t296);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1161_d = v_x1161->data.i;
-      const int64_t v_x1161_n = v_x1161->len;
-      uint8_t *v_x1162_d = v_x1162->data.b;
+      int32_t *v_x1162_d = v_x1162->data.i;
       const int64_t v_x1162_n = v_x1162->len;
+      uint8_t *v_x1163_d = v_x1163->data.b;
+      const int64_t v_x1163_n = v_x1163->len;
       /* SEG_REDUCE */
       {
-        v_x1175 = rt_value_new(rt_vec_type(RT_INT), v_x1148_n);
-        int32_t *v_x1175_d = v_x1175->data.i;
-        const int64_t v_x1175_n = v_x1175->len;
-        v_x1176 = rt_value_new(rt_vec_type(RT_INT), v_x1148_n);
+        v_x1176 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
         int32_t *v_x1176_d = v_x1176->data.i;
         const int64_t v_x1176_n = v_x1176->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1148_n >= 64)
-        for (int64_t t286 = 0; t286 < v_x1148_n; t286++) {
-          int32_t t286a0;
-          int32_t t286a1;
-          t286a0 = 0;
-          t286a1 = 0;
-          for (int64_t t287 = v_x1148_off[t286]; t287 < v_x1148_off[t286 + 1]; t287++) {
-            const int32_t t288 = (int32_t)t287;
-            int32_t t286x0;
-            int32_t t286x1;
-            int t290 = 0; /* nonzero: a check below failed */
-            int t291 = (uint64_t)(int64_t)t288 < (uint64_t)(int64_t)v_x1178;
-            int32_t t289 = t291 ? t288 : 0;
-            t290 |= !t291;
-            int64_t t293 = 0, t294 = v_off_1177_n;
-            while (t294 - t293 > 1) {
-              int64_t t295 = t293 + (t294 - t293) / 2;
-              if (v_off_1177_d[t295] <= t289) t293 = t295; else t294 = t295;
+        v_x1177 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
+        int32_t *v_x1177_d = v_x1177->data.i;
+        const int64_t v_x1177_n = v_x1177->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1149_n >= 64)
+        for (int64_t t344 = 0; t344 < v_x1149_n; t344++) {
+          int32_t t344a0;
+          int32_t t344a1;
+          t344a0 = 0;
+          t344a1 = 0;
+          for (int64_t t345 = v_x1149_off[t344]; t345 < v_x1149_off[t344 + 1]; t345++) {
+            const int32_t t346 = (int32_t)t345;
+            int32_t t344x0;
+            int32_t t344x1;
+            int t348 = 0; /* nonzero: a check below failed */
+            int t349 = (uint64_t)(int64_t)t346 < (uint64_t)(int64_t)v_x1179;
+            int32_t t347 = t349 ? t346 : 0;
+            t348 |= !t349;
+            int64_t t351 = 0, t352 = v_off_1178_n;
+            while (t352 - t351 > 1) {
+              int64_t t353 = t351 + (t352 - t351) / 2;
+              if (v_off_1178_d[t353] <= t347) t351 = t353; else t352 = t353;
             }
-            const int32_t t292 = (int32_t)t293;
-            int t297 = (uint64_t)(int64_t)t292 < (uint64_t)v_x1146_n;
-            int32_t t296 = t297 ? v_x1146_d[t292] : 0;
-            t290 |= !t297;
-            int t299 = (uint64_t)(int64_t)t288 < (uint64_t)v_x1147_n;
-            int32_t t298 = t299 ? v_x1147_d[t288] : 0;
-            t290 |= !t299;
-            uint8_t t301 = rt_lt_i(t298, t296);
-            int32_t t303 = rt_btoi_b(t301);
-            uint8_t t305 = rt_gt_i(t298, t296);
-            int32_t t307 = rt_btoi_b(t305);
-            if (__builtin_expect(t290 != 0, 0)) { /* again, recording the error */
-              int32_t t308 = t288;
-              if (!((uint64_t)(int64_t)t288 < (uint64_t)(int64_t)v_x1178)) {
-                NESSIE_RECORD(err, t287, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x1178, 0.0, 8);
-                t308 = 0;
+            const int32_t t350 = (int32_t)t351;
+            int t355 = (uint64_t)(int64_t)t350 < (uint64_t)v_x1147_n;
+            int32_t t354 = t355 ? v_x1147_d[t350] : 0;
+            t348 |= !t355;
+            int t357 = (uint64_t)(int64_t)t346 < (uint64_t)v_x1148_n;
+            int32_t t356 = t357 ? v_x1148_d[t346] : 0;
+            t348 |= !t357;
+            uint8_t t359 = rt_lt_i(t356, t354);
+            int32_t t361 = rt_btoi_b(t359);
+            uint8_t t363 = rt_gt_i(t356, t354);
+            int32_t t365 = rt_btoi_b(t363);
+            if (__builtin_expect(t348 != 0, 0)) { /* again, recording the error */
+              int32_t t366 = t346;
+              if (!((uint64_t)(int64_t)t346 < (uint64_t)(int64_t)v_x1179)) {
+                NESSIE_RECORD(err, t345, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, v_x1179, 0.0, 8);
+                t366 = 0;
               }
-              int64_t t310 = 0, t311 = v_off_1177_n;
-              while (t311 - t310 > 1) {
-                int64_t t312 = t310 + (t311 - t310) / 2;
-                if (v_off_1177_d[t312] <= t308) t310 = t312; else t311 = t312;
+              int64_t t368 = 0, t369 = v_off_1178_n;
+              while (t369 - t368 > 1) {
+                int64_t t370 = t368 + (t369 - t368) / 2;
+                if (v_off_1178_d[t370] <= t366) t368 = t370; else t369 = t370;
               }
-              const int32_t t309 = (int32_t)t310;
-              int32_t t313;
-              if ((uint64_t)(int64_t)t309 < (uint64_t)v_x1146_n) {
-                t313 = v_x1146_d[t309];
+              const int32_t t367 = (int32_t)t368;
+              int32_t t371;
+              if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1147_n) {
+                t371 = v_x1147_d[t367];
               } else {
-                NESSIE_RECORD(err, t287, RT_CHECK_INDEX, 0, 0, RT_GATHER, t309, v_x1146_n, 0.0, 9);
-                t313 = 0;
+                NESSIE_RECORD(err, t345, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1147_n, 0.0, 9);
+                t371 = 0;
               }
-              int32_t t314;
-              if ((uint64_t)(int64_t)t288 < (uint64_t)v_x1147_n) {
-                t314 = v_x1147_d[t288];
+              int32_t t372;
+              if ((uint64_t)(int64_t)t346 < (uint64_t)v_x1148_n) {
+                t372 = v_x1148_d[t346];
               } else {
-                NESSIE_RECORD(err, t287, RT_CHECK_INDEX, 3, 0, RT_GATHER, t288, v_x1147_n, 0.0, 10);
-                t314 = 0;
+                NESSIE_RECORD(err, t345, RT_CHECK_INDEX, 3, 0, RT_GATHER, t346, v_x1148_n, 0.0, 10);
+                t372 = 0;
               }
-              uint8_t t316 = rt_lt_i(t314, t313);
-              int32_t t318 = rt_btoi_b(t316);
-              uint8_t t320 = rt_gt_i(t314, t313);
-              int32_t t322 = rt_btoi_b(t320);
+              uint8_t t374 = rt_lt_i(t372, t371);
+              int32_t t376 = rt_btoi_b(t374);
+              uint8_t t378 = rt_gt_i(t372, t371);
+              int32_t t380 = rt_btoi_b(t378);
             }
-            t286x0 = t303;
-            t286x1 = t307;
-            int32_t t324 = rt_add_i(t286a0, t286x0);
-            int32_t t326 = rt_add_i(t286a1, t286x1);
-            t286a0 = t324;
-            t286a1 = t326;
+            t344x0 = t361;
+            t344x1 = t365;
+            int32_t t382 = rt_add_i(t344a0, t344x0);
+            int32_t t384 = rt_add_i(t344a1, t344x1);
+            t344a0 = t382;
+            t344a1 = t384;
           }
-          v_x1175_d[t286] = t286a0;
-          v_x1176_d[t286] = t286a1;
+          v_x1176_d[t344] = t344a0;
+          v_x1177_d[t344] = t344a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1154 = v_x1154;
-  *out_v_x1175 = v_x1175;
-  *out_v_x1161 = v_x1161;
+  *out_v_x1155 = v_x1155;
   *out_v_x1176 = v_x1176;
-  rt_release(v_x1155);
-  rt_release(v_x1162);
+  *out_v_x1162 = v_x1162;
+  *out_v_x1177 = v_x1177;
+  rt_release(v_x1156);
+  rt_release(v_x1163);
   return;
 fail:
-  rt_release(v_x1154);
   rt_release(v_x1155);
-  rt_release(v_x1161);
+  rt_release(v_x1156);
   rt_release(v_x1162);
-  rt_release(v_x1175);
+  rt_release(v_x1163);
   rt_release(v_x1176);
+  rt_release(v_x1177);
 }
 
 /* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_off_1177_d; int64_t v_off_1177_n;
-  int32_t *v_x1146_d; int64_t v_x1146_n;
+  int32_t *v_off_1178_d; int64_t v_off_1178_n;
   int32_t *v_x1147_d; int64_t v_x1147_n;
-  const int64_t *v_x1148_off; int64_t v_x1148_n;
-  int32_t v_x1178;
-  int32_t *v_x1154_d; int64_t v_x1154_n;
-  uint8_t *v_x1155_d; int64_t v_x1155_n;
-  int32_t *v_x1161_d; int64_t v_x1161_n;
-  uint8_t *v_x1162_d; int64_t v_x1162_n;
-  int32_t *v_x1175_d; int64_t v_x1175_n;
+  int32_t *v_x1148_d; int64_t v_x1148_n;
+  const int64_t *v_x1149_off; int64_t v_x1149_n;
+  int32_t v_x1179;
+  int32_t *v_x1155_d; int64_t v_x1155_n;
+  uint8_t *v_x1156_d; int64_t v_x1156_n;
+  int32_t *v_x1162_d; int64_t v_x1162_n;
+  uint8_t *v_x1163_d; int64_t v_x1163_n;
   int32_t *v_x1176_d; int64_t v_x1176_n;
+  int32_t *v_x1177_d; int64_t v_x1177_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
@@ -2062,51 +2237,51 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t328 = 0; /* nonzero: a check below failed */
-    int t329 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1178;
-    int32_t t327 = t329 ? ix : 0;
-    t328 |= !t329;
-    int64_t t331 = 0, t332 = A.v_off_1177_n;
-    while (t332 - t331 > 1) {
-      int64_t t333 = t331 + (t332 - t331) / 2;
-      if (A.v_off_1177_d[t333] <= t327) t331 = t333; else t332 = t333;
+    int t386 = 0; /* nonzero: a check below failed */
+    int t387 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1179;
+    int32_t t385 = t387 ? ix : 0;
+    t386 |= !t387;
+    int64_t t389 = 0, t390 = A.v_off_1178_n;
+    while (t390 - t389 > 1) {
+      int64_t t391 = t389 + (t390 - t389) / 2;
+      if (A.v_off_1178_d[t391] <= t385) t389 = t391; else t390 = t391;
     }
-    const int32_t t330 = (int32_t)t331;
-    int t335 = (uint64_t)(int64_t)t330 < (uint64_t)A.v_x1146_n;
-    int32_t t334 = t335 ? A.v_x1146_d[t330] : 0;
-    t328 |= !t335;
-    int32_t t336 = A.v_x1147_d[ix];
-    uint8_t t338 = rt_lt_i(t336, t334);
-    if (__builtin_expect(t328 != 0, 0)) { /* again, recording the error */
-      int32_t t339 = ix;
-      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1178)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1178, 0.0, 0);
-        t339 = 0;
+    const int32_t t388 = (int32_t)t389;
+    int t393 = (uint64_t)(int64_t)t388 < (uint64_t)A.v_x1147_n;
+    int32_t t392 = t393 ? A.v_x1147_d[t388] : 0;
+    t386 |= !t393;
+    int32_t t394 = A.v_x1148_d[ix];
+    uint8_t t396 = rt_lt_i(t394, t392);
+    if (__builtin_expect(t386 != 0, 0)) { /* again, recording the error */
+      int32_t t397 = ix;
+      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1179)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1179, 0.0, 0);
+        t397 = 0;
       }
-      int64_t t341 = 0, t342 = A.v_off_1177_n;
-      while (t342 - t341 > 1) {
-        int64_t t343 = t341 + (t342 - t341) / 2;
-        if (A.v_off_1177_d[t343] <= t339) t341 = t343; else t342 = t343;
+      int64_t t399 = 0, t400 = A.v_off_1178_n;
+      while (t400 - t399 > 1) {
+        int64_t t401 = t399 + (t400 - t399) / 2;
+        if (A.v_off_1178_d[t401] <= t397) t399 = t401; else t400 = t401;
       }
-      const int32_t t340 = (int32_t)t341;
-      int32_t t344;
-      if ((uint64_t)(int64_t)t340 < (uint64_t)A.v_x1146_n) {
-        t344 = A.v_x1146_d[t340];
+      const int32_t t398 = (int32_t)t399;
+      int32_t t402;
+      if ((uint64_t)(int64_t)t398 < (uint64_t)A.v_x1147_n) {
+        t402 = A.v_x1147_d[t398];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t340, A.v_x1146_n, 0.0, 1);
-        t344 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t398, A.v_x1147_n, 0.0, 1);
+        t402 = 0;
       }
-      int32_t t345 = A.v_x1147_d[ix];
-      uint8_t t347 = rt_lt_i(t345, t344);
+      int32_t t403 = A.v_x1148_d[ix];
+      uint8_t t405 = rt_lt_i(t403, t402);
     }
-    return K13_0_V{t336, t338};
+    return K13_0_V{t394, t396};
   }
 };
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x1154_d[i] = v.v0;
-    A.v_x1155_d[i] = v.v1;
+    A.v_x1155_d[i] = v.v0;
+    A.v_x1156_d[i] = v.v1;
   }
 };
 struct K13_0_pred {
@@ -2124,51 +2299,51 @@ struct K13_1_pull {
   __device__ K13_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t349 = 0; /* nonzero: a check below failed */
-    int t350 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1178;
-    int32_t t348 = t350 ? ix : 0;
-    t349 |= !t350;
-    int64_t t352 = 0, t353 = A.v_off_1177_n;
-    while (t353 - t352 > 1) {
-      int64_t t354 = t352 + (t353 - t352) / 2;
-      if (A.v_off_1177_d[t354] <= t348) t352 = t354; else t353 = t354;
+    int t407 = 0; /* nonzero: a check below failed */
+    int t408 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1179;
+    int32_t t406 = t408 ? ix : 0;
+    t407 |= !t408;
+    int64_t t410 = 0, t411 = A.v_off_1178_n;
+    while (t411 - t410 > 1) {
+      int64_t t412 = t410 + (t411 - t410) / 2;
+      if (A.v_off_1178_d[t412] <= t406) t410 = t412; else t411 = t412;
     }
-    const int32_t t351 = (int32_t)t352;
-    int t356 = (uint64_t)(int64_t)t351 < (uint64_t)A.v_x1146_n;
-    int32_t t355 = t356 ? A.v_x1146_d[t351] : 0;
-    t349 |= !t356;
-    int32_t t357 = A.v_x1147_d[ix];
-    uint8_t t359 = rt_gt_i(t357, t355);
-    if (__builtin_expect(t349 != 0, 0)) { /* again, recording the error */
-      int32_t t360 = ix;
-      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1178)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1178, 0.0, 2);
-        t360 = 0;
+    const int32_t t409 = (int32_t)t410;
+    int t414 = (uint64_t)(int64_t)t409 < (uint64_t)A.v_x1147_n;
+    int32_t t413 = t414 ? A.v_x1147_d[t409] : 0;
+    t407 |= !t414;
+    int32_t t415 = A.v_x1148_d[ix];
+    uint8_t t417 = rt_gt_i(t415, t413);
+    if (__builtin_expect(t407 != 0, 0)) { /* again, recording the error */
+      int32_t t418 = ix;
+      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1179)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1179, 0.0, 2);
+        t418 = 0;
       }
-      int64_t t362 = 0, t363 = A.v_off_1177_n;
-      while (t363 - t362 > 1) {
-        int64_t t364 = t362 + (t363 - t362) / 2;
-        if (A.v_off_1177_d[t364] <= t360) t362 = t364; else t363 = t364;
+      int64_t t420 = 0, t421 = A.v_off_1178_n;
+      while (t421 - t420 > 1) {
+        int64_t t422 = t420 + (t421 - t420) / 2;
+        if (A.v_off_1178_d[t422] <= t418) t420 = t422; else t421 = t422;
       }
-      const int32_t t361 = (int32_t)t362;
-      int32_t t365;
-      if ((uint64_t)(int64_t)t361 < (uint64_t)A.v_x1146_n) {
-        t365 = A.v_x1146_d[t361];
+      const int32_t t419 = (int32_t)t420;
+      int32_t t423;
+      if ((uint64_t)(int64_t)t419 < (uint64_t)A.v_x1147_n) {
+        t423 = A.v_x1147_d[t419];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t361, A.v_x1146_n, 0.0, 3);
-        t365 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t419, A.v_x1147_n, 0.0, 3);
+        t423 = 0;
       }
-      int32_t t366 = A.v_x1147_d[ix];
-      uint8_t t368 = rt_gt_i(t366, t365);
+      int32_t t424 = A.v_x1148_d[ix];
+      uint8_t t426 = rt_gt_i(t424, t423);
     }
-    return K13_1_V{t357, t359};
+    return K13_1_V{t415, t417};
   }
 };
 struct K13_1_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_1_V &v) const {
-    A.v_x1161_d[i] = v.v0;
-    A.v_x1162_d[i] = v.v1;
+    A.v_x1162_d[i] = v.v0;
+    A.v_x1163_d[i] = v.v1;
   }
 };
 struct K13_1_pred {
@@ -2186,396 +2361,396 @@ struct K13_2_pull {
   __device__ K13_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t370 = 0; /* nonzero: a check below failed */
-    int t371 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1178;
-    int32_t t369 = t371 ? ix : 0;
-    t370 |= !t371;
-    int64_t t373 = 0, t374 = A.v_off_1177_n;
-    while (t374 - t373 > 1) {
-      int64_t t375 = t373 + (t374 - t373) / 2;
-      if (A.v_off_1177_d[t375] <= t369) t373 = t375; else t374 = t375;
+    int t428 = 0; /* nonzero: a check below failed */
+    int t429 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1179;
+    int32_t t427 = t429 ? ix : 0;
+    t428 |= !t429;
+    int64_t t431 = 0, t432 = A.v_off_1178_n;
+    while (t432 - t431 > 1) {
+      int64_t t433 = t431 + (t432 - t431) / 2;
+      if (A.v_off_1178_d[t433] <= t427) t431 = t433; else t432 = t433;
     }
-    const int32_t t372 = (int32_t)t373;
-    int t377 = (uint64_t)(int64_t)t372 < (uint64_t)A.v_x1146_n;
-    int32_t t376 = t377 ? A.v_x1146_d[t372] : 0;
-    t370 |= !t377;
-    int t379 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1147_n;
-    int32_t t378 = t379 ? A.v_x1147_d[ix] : 0;
-    t370 |= !t379;
-    uint8_t t381 = rt_lt_i(t378, t376);
-    int32_t t383 = rt_btoi_b(t381);
-    uint8_t t385 = rt_gt_i(t378, t376);
-    int32_t t387 = rt_btoi_b(t385);
-    if (__builtin_expect(t370 != 0, 0)) { /* again, recording the error */
-      int32_t t388 = ix;
-      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1178)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1178, 0.0, 4);
-        t388 = 0;
+    const int32_t t430 = (int32_t)t431;
+    int t435 = (uint64_t)(int64_t)t430 < (uint64_t)A.v_x1147_n;
+    int32_t t434 = t435 ? A.v_x1147_d[t430] : 0;
+    t428 |= !t435;
+    int t437 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1148_n;
+    int32_t t436 = t437 ? A.v_x1148_d[ix] : 0;
+    t428 |= !t437;
+    uint8_t t439 = rt_lt_i(t436, t434);
+    int32_t t441 = rt_btoi_b(t439);
+    uint8_t t443 = rt_gt_i(t436, t434);
+    int32_t t445 = rt_btoi_b(t443);
+    if (__builtin_expect(t428 != 0, 0)) { /* again, recording the error */
+      int32_t t446 = ix;
+      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1179)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1179, 0.0, 4);
+        t446 = 0;
       }
-      int64_t t390 = 0, t391 = A.v_off_1177_n;
-      while (t391 - t390 > 1) {
-        int64_t t392 = t390 + (t391 - t390) / 2;
-        if (A.v_off_1177_d[t392] <= t388) t390 = t392; else t391 = t392;
+      int64_t t448 = 0, t449 = A.v_off_1178_n;
+      while (t449 - t448 > 1) {
+        int64_t t450 = t448 + (t449 - t448) / 2;
+        if (A.v_off_1178_d[t450] <= t446) t448 = t450; else t449 = t450;
       }
-      const int32_t t389 = (int32_t)t390;
-      int32_t t393;
-      if ((uint64_t)(int64_t)t389 < (uint64_t)A.v_x1146_n) {
-        t393 = A.v_x1146_d[t389];
+      const int32_t t447 = (int32_t)t448;
+      int32_t t451;
+      if ((uint64_t)(int64_t)t447 < (uint64_t)A.v_x1147_n) {
+        t451 = A.v_x1147_d[t447];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, A.v_x1146_n, 0.0, 5);
-        t393 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t447, A.v_x1147_n, 0.0, 5);
+        t451 = 0;
       }
-      int32_t t394;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1147_n) {
-        t394 = A.v_x1147_d[ix];
+      int32_t t452;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1148_n) {
+        t452 = A.v_x1148_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x1147_n, 0.0, 6);
-        t394 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x1148_n, 0.0, 6);
+        t452 = 0;
       }
-      uint8_t t396 = rt_lt_i(t394, t393);
-      int32_t t398 = rt_btoi_b(t396);
-      uint8_t t400 = rt_gt_i(t394, t393);
-      int32_t t402 = rt_btoi_b(t400);
+      uint8_t t454 = rt_lt_i(t452, t451);
+      int32_t t456 = rt_btoi_b(t454);
+      uint8_t t458 = rt_gt_i(t452, t451);
+      int32_t t460 = rt_btoi_b(t458);
     }
-    return K13_2_V{t383, t387};
+    return K13_2_V{t441, t445};
   }
 };
 struct K13_2_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_2_V &v) const {
-    A.v_x1175_d[i] = v.v0;
-    A.v_x1176_d[i] = v.v1;
+    A.v_x1176_d[i] = v.v0;
+    A.v_x1177_d[i] = v.v1;
   }
 };
 struct K13_2_op {
   K13_A A;
   __device__ K13_2_V operator()(const K13_2_V &a, const K13_2_V &b) const {
-    int32_t t404 = rt_add_i(a.v0, b.v0);
-    int32_t t406 = rt_add_i(a.v1, b.v1);
-    return K13_2_V{t404, t406};
+    int32_t t462 = rt_add_i(a.v0, b.v0);
+    int32_t t464 = rt_add_i(a.v1, b.v1);
+    return K13_2_V{t462, t464};
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1177, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1178, RtValue **out_v_x1154, RtValue **out_v_x1175, RtValue **out_v_x1161, RtValue **out_v_x1176) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1178, RtValue *v_x1147, RtValue *v_x1148, RtValue *v_x1149, int32_t v_x1179, RtValue **out_v_x1155, RtValue **out_v_x1176, RtValue **out_v_x1162, RtValue **out_v_x1177) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_off_1177_d = v_off_1177->data.i;
-  A.v_off_1177_n = v_off_1177->len;
-  A.v_x1146_d = v_x1146->data.i;
-  A.v_x1146_n = v_x1146->len;
+  A.v_off_1178_d = v_off_1178->data.i;
+  A.v_off_1178_n = v_off_1178->len;
   A.v_x1147_d = v_x1147->data.i;
   A.v_x1147_n = v_x1147->len;
-  A.v_x1148_off = rtg_seg_offsets(v_x1148);
+  A.v_x1148_d = v_x1148->data.i;
   A.v_x1148_n = v_x1148->len;
-  A.v_x1178 = v_x1178;
-  RtValue *v_x1154 = NULL;
+  A.v_x1149_off = rtg_seg_offsets(v_x1149);
+  A.v_x1149_n = v_x1149->len;
+  A.v_x1179 = v_x1179;
   RtValue *v_x1155 = NULL;
-  RtValue *v_x1161 = NULL;
+  RtValue *v_x1156 = NULL;
   RtValue *v_x1162 = NULL;
-  RtValue *v_x1175 = NULL;
+  RtValue *v_x1163 = NULL;
   RtValue *v_x1176 = NULL;
+  RtValue *v_x1177 = NULL;
   /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t407, t408; /* the slot of SOAC 0's count, its size */
-  int64_t *t409, t410; /* the slot of SOAC 1's count, its size */
+  int64_t *t465, t466; /* the slot of SOAC 0's count, its size */
+  int64_t *t467, t468; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t411 = v_x1147->len;
-    v_x1154 = rtg_vec_new(RT_INT, t411);
-    A.v_x1154_d = v_x1154->data.i;
-    A.v_x1154_n = v_x1154->len;
-    v_x1155 = rtg_vec_new(RT_BOOL, t411);
-    A.v_x1155_d = v_x1155->data.b;
+    const int64_t t469 = v_x1148->len;
+    v_x1155 = rtg_vec_new(RT_INT, t469);
+    A.v_x1155_d = v_x1155->data.i;
     A.v_x1155_n = v_x1155->len;
-    t408 = t411;
-    const int64_t t412 = v_x1147->len;
-    v_x1161 = rtg_vec_new(RT_INT, t412);
-    A.v_x1161_d = v_x1161->data.i;
-    A.v_x1161_n = v_x1161->len;
-    v_x1162 = rtg_vec_new(RT_BOOL, t412);
-    A.v_x1162_d = v_x1162->data.b;
+    v_x1156 = rtg_vec_new(RT_BOOL, t469);
+    A.v_x1156_d = v_x1156->data.b;
+    A.v_x1156_n = v_x1156->len;
+    t466 = t469;
+    const int64_t t470 = v_x1148->len;
+    v_x1162 = rtg_vec_new(RT_INT, t470);
+    A.v_x1162_d = v_x1162->data.i;
     A.v_x1162_n = v_x1162->len;
-    t410 = t412;
-    int64_t *t413[2];
-    rtg::filters_launch("K13", loc, t412, t413, rtg::filter_part<K13_0_V>(K13_0_pull{A}, K13_0_pred{A}, K13_0_store{A}, K13_0_store{A}, false), rtg::filter_part<K13_1_V>(K13_1_pull{A}, K13_1_pred{A}, K13_1_store{A}, K13_1_store{A}, false));
-    t407 = t413[0];
-    t409 = t413[1];
+    v_x1163 = rtg_vec_new(RT_BOOL, t470);
+    A.v_x1163_d = v_x1163->data.b;
+    A.v_x1163_n = v_x1163->len;
+    t468 = t470;
+    int64_t *t471[2];
+    rtg::filters_launch("K13", loc, t470, t471, rtg::filter_part<K13_0_V>(K13_0_pull{A}, K13_0_pred{A}, K13_0_store{A}, K13_0_store{A}, false), rtg::filter_part<K13_1_V>(K13_1_pull{A}, K13_1_pred{A}, K13_1_store{A}, K13_1_store{A}, false));
+    t465 = t471[0];
+    t467 = t471[1];
   }
   {
-    const int64_t t414 = rtg::filter_count(t407);
-    v_x1154 = rtg_vec_fit(v_x1154, t414);
-    A.v_x1154_d = v_x1154->data.i;
-    A.v_x1154_n = v_x1154->len;
-    v_x1155 = rtg_vec_fit(v_x1155, t414);
-    A.v_x1155_d = v_x1155->data.b;
+    const int64_t t472 = rtg::filter_count(t465);
+    v_x1155 = rtg_vec_fit(v_x1155, t472);
+    A.v_x1155_d = v_x1155->data.i;
     A.v_x1155_n = v_x1155->len;
+    v_x1156 = rtg_vec_fit(v_x1156, t472);
+    A.v_x1156_d = v_x1156->data.b;
+    A.v_x1156_n = v_x1156->len;
   }
   {
-    const int64_t t415 = rtg::filter_count(t409);
-    v_x1161 = rtg_vec_fit(v_x1161, t415);
-    A.v_x1161_d = v_x1161->data.i;
-    A.v_x1161_n = v_x1161->len;
-    v_x1162 = rtg_vec_fit(v_x1162, t415);
-    A.v_x1162_d = v_x1162->data.b;
+    const int64_t t473 = rtg::filter_count(t467);
+    v_x1162 = rtg_vec_fit(v_x1162, t473);
+    A.v_x1162_d = v_x1162->data.i;
     A.v_x1162_n = v_x1162->len;
+    v_x1163 = rtg_vec_fit(v_x1163, t473);
+    A.v_x1163_d = v_x1163->data.b;
+    A.v_x1163_n = v_x1163->len;
   }
   /* SEG_REDUCE */
   {
-    const int64_t t416 = v_x1148->len;
-    v_x1175 = rtg_vec_new(RT_INT, t416);
-    A.v_x1175_d = v_x1175->data.i;
-    A.v_x1175_n = v_x1175->len;
-    v_x1176 = rtg_vec_new(RT_INT, t416);
+    const int64_t t474 = v_x1149->len;
+    v_x1176 = rtg_vec_new(RT_INT, t474);
     A.v_x1176_d = v_x1176->data.i;
     A.v_x1176_n = v_x1176->len;
-    rtg::segmented("K13", loc, K13_2_pull{A}, K13_2_op{A}, K13_2_V{0, 0}, v_x1148, false, K13_2_store{A});
+    v_x1177 = rtg_vec_new(RT_INT, t474);
+    A.v_x1177_d = v_x1177->data.i;
+    A.v_x1177_n = v_x1177->len;
+    rtg::segmented("K13", loc, K13_2_pull{A}, K13_2_op{A}, K13_2_V{0, 0}, v_x1149, false, K13_2_store{A});
   }
-  *out_v_x1154 = v_x1154;
-  *out_v_x1175 = v_x1175;
-  *out_v_x1161 = v_x1161;
+  *out_v_x1155 = v_x1155;
   *out_v_x1176 = v_x1176;
-  rt_release(v_x1155);
-  rt_release(v_x1162);
+  *out_v_x1162 = v_x1162;
+  *out_v_x1177 = v_x1177;
+  rt_release(v_x1156);
+  rt_release(v_x1163);
   return;
 fail:
-  rt_release(v_x1154);
   rt_release(v_x1155);
-  rt_release(v_x1161);
+  rt_release(v_x1156);
   rt_release(v_x1162);
-  rt_release(v_x1175);
+  rt_release(v_x1163);
   rt_release(v_x1176);
+  rt_release(v_x1177);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1177, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1178, RtValue **out_v_x1154, RtValue **out_v_x1175, RtValue **out_v_x1161, RtValue **out_v_x1176) {
-  RtValue *vals[] = {v_off_1177, v_x1146, v_x1147, v_x1148};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1178, RtValue *v_x1147, RtValue *v_x1148, RtValue *v_x1149, int32_t v_x1179, RtValue **out_v_x1155, RtValue **out_v_x1176, RtValue **out_v_x1162, RtValue **out_v_x1177) {
+  RtValue *vals[] = {v_off_1178, v_x1147, v_x1148, v_x1149};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K13_host(err, loc, run, v_off_1177, v_x1146, v_x1147, v_x1148, v_x1178, out_v_x1154, out_v_x1175, out_v_x1161, out_v_x1176);
+    K13_host(err, loc, run, v_off_1178, v_x1147, v_x1148, v_x1149, v_x1179, out_v_x1155, out_v_x1176, out_v_x1162, out_v_x1177);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_off_1177, v_x1146, v_x1147, v_x1148, v_x1178, out_v_x1154, out_v_x1175, out_v_x1161, out_v_x1176);
+    K13_gpu(err, loc, run, v_off_1178, v_x1147, v_x1148, v_x1149, v_x1179, out_v_x1155, out_v_x1176, out_v_x1162, out_v_x1177);
   }
 }
 
 /* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   (void)loc;
   (void)run;
-  int32_t *v_x788_d = v_x788->data.i;
-  const int64_t v_x788_n = v_x788->len;
-  int32_t *v_x789_d = v_x789->data.i;
-  const int64_t v_x789_n = v_x789->len;
-  RtValue *v_x792 = NULL;
-  RtValue *v_x796 = NULL;
+  int32_t *v_x796_d = v_x796->data.i;
+  const int64_t v_x796_n = v_x796->len;
+  int32_t *v_x797_d = v_x797->data.i;
+  const int64_t v_x797_n = v_x797->len;
+  RtValue *v_x800 = NULL;
+  RtValue *v_x804 = NULL;
   /* MAP */
   {
-    const int64_t t417 = v_x790;
-    if (t417 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t417, 0.0, 0);
+    const int64_t t475 = v_x798;
+    if (t475 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t475, 0.0, 0);
       goto fail;
     }
-    v_x792 = rt_value_new(rt_vec_type(RT_INT), t417);
-    int32_t *v_x792_d = v_x792->data.i;
-    const int64_t v_x792_n = v_x792->len;
-    RT_PARALLEL_FOR_IF(t417 >= RT_PARALLEL_MIN)
-    for (int64_t t418 = 0; t418 < t417; t418++) {
-      const int32_t t419 = (int32_t)t418;
-      int t424 = 0; /* nonzero: a check below failed */
-      uint8_t t421 = rt_lt_i(t419, (int32_t)v_x788_n);
-      int32_t t422;
-      if (t421) {
-        int t425 = (uint64_t)(int64_t)t419 < (uint64_t)v_x788_n;
-        int32_t t423 = t425 ? v_x788_d[t419] : 0;
-        t424 |= !t425;
-        t422 = t423;
+    v_x800 = rt_value_new(rt_vec_type(RT_INT), t475);
+    int32_t *v_x800_d = v_x800->data.i;
+    const int64_t v_x800_n = v_x800->len;
+    RT_PARALLEL_FOR_IF(t475 >= RT_PARALLEL_MIN)
+    for (int64_t t476 = 0; t476 < t475; t476++) {
+      const int32_t t477 = (int32_t)t476;
+      int t482 = 0; /* nonzero: a check below failed */
+      uint8_t t479 = rt_lt_i(t477, (int32_t)v_x796_n);
+      int32_t t480;
+      if (t479) {
+        int t483 = (uint64_t)(int64_t)t477 < (uint64_t)v_x796_n;
+        int32_t t481 = t483 ? v_x796_d[t477] : 0;
+        t482 |= !t483;
+        t480 = t481;
       } else {
-        int32_t t427 = rt_sub_i(t419, (int32_t)v_x788_n);
-        int t429 = (uint64_t)(int64_t)t427 < (uint64_t)v_x789_n;
-        int32_t t428 = t429 ? v_x789_d[t427] : 0;
-        t424 |= !t429;
-        t422 = t428;
+        int32_t t485 = rt_sub_i(t477, (int32_t)v_x796_n);
+        int t487 = (uint64_t)(int64_t)t485 < (uint64_t)v_x797_n;
+        int32_t t486 = t487 ? v_x797_d[t485] : 0;
+        t482 |= !t487;
+        t480 = t486;
       }
-      if (__builtin_expect(t424 != 0, 0)) { /* again, recording the error */
-        uint8_t t431 = rt_lt_i(t419, (int32_t)v_x788_n);
-        int32_t t432;
-        if (t431) {
-          int32_t t433;
-          if ((uint64_t)(int64_t)t419 < (uint64_t)v_x788_n) {
-            t433 = v_x788_d[t419];
+      if (__builtin_expect(t482 != 0, 0)) { /* again, recording the error */
+        uint8_t t489 = rt_lt_i(t477, (int32_t)v_x796_n);
+        int32_t t490;
+        if (t489) {
+          int32_t t491;
+          if ((uint64_t)(int64_t)t477 < (uint64_t)v_x796_n) {
+            t491 = v_x796_d[t477];
           } else {
-            NESSIE_RECORD(err, t418, RT_CHECK_INDEX, 0, 0, RT_GATHER, t419, v_x788_n, 0.0, 1);
-            t433 = 0;
+            NESSIE_RECORD(err, t476, RT_CHECK_INDEX, 0, 0, RT_GATHER, t477, v_x796_n, 0.0, 1);
+            t491 = 0;
           }
-          t432 = t433;
+          t490 = t491;
         } else {
-          int32_t t435 = rt_sub_i(t419, (int32_t)v_x788_n);
-          int32_t t436;
-          if ((uint64_t)(int64_t)t435 < (uint64_t)v_x789_n) {
-            t436 = v_x789_d[t435];
+          int32_t t493 = rt_sub_i(t477, (int32_t)v_x796_n);
+          int32_t t494;
+          if ((uint64_t)(int64_t)t493 < (uint64_t)v_x797_n) {
+            t494 = v_x797_d[t493];
           } else {
-            NESSIE_RECORD(err, t418, RT_CHECK_INDEX, 0, 0, RT_GATHER, t435, v_x789_n, 0.0, 2);
-            t436 = 0;
+            NESSIE_RECORD(err, t476, RT_CHECK_INDEX, 0, 0, RT_GATHER, t493, v_x797_n, 0.0, 2);
+            t494 = 0;
           }
-          t432 = t436;
+          t490 = t494;
         }
       }
-      v_x792_d[t418] = t422;
+      v_x800_d[t476] = t480;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x792_d = v_x792->data.i;
-    const int64_t v_x792_n = v_x792->len;
+    int32_t *v_x800_d = v_x800->data.i;
+    const int64_t v_x800_n = v_x800->len;
     /* SCAN */
     {
-      const int64_t t437 = v_x790;
-      if (t437 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t437, 0.0, 3);
+      const int64_t t495 = v_x798;
+      if (t495 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t495, 0.0, 3);
         goto fail;
       }
-      const int64_t t438 = t437 > 0 ? (t437 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t439 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t438);
-      RT_PARALLEL_FOR_IF(t438 > 1)
-      for (int64_t t440 = 0; t440 < t438; t440++) {
-        int32_t t440a0;
-        t440a0 = 0;
-        const int64_t t440_end = (t440 + 1) * RT_CHUNK < t437 ? (t440 + 1) * RT_CHUNK : t437;
-        for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
-          const int32_t t442 = (int32_t)t441;
-          int32_t t440x0;
-          int t447 = 0; /* nonzero: a check below failed */
-          uint8_t t444 = rt_lt_i(t442, (int32_t)v_x788_n);
-          int32_t t445;
-          if (t444) {
-            int t448 = (uint64_t)(int64_t)t442 < (uint64_t)v_x788_n;
-            int32_t t446 = t448 ? v_x788_d[t442] : 0;
-            t447 |= !t448;
-            t445 = t446;
+      const int64_t t496 = t495 > 0 ? (t495 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t497 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t496);
+      RT_PARALLEL_FOR_IF(t496 > 1)
+      for (int64_t t498 = 0; t498 < t496; t498++) {
+        int32_t t498a0;
+        t498a0 = 0;
+        const int64_t t498_end = (t498 + 1) * RT_CHUNK < t495 ? (t498 + 1) * RT_CHUNK : t495;
+        for (int64_t t499 = t498 * RT_CHUNK; t499 < t498_end; t499++) {
+          const int32_t t500 = (int32_t)t499;
+          int32_t t498x0;
+          int t505 = 0; /* nonzero: a check below failed */
+          uint8_t t502 = rt_lt_i(t500, (int32_t)v_x796_n);
+          int32_t t503;
+          if (t502) {
+            int t506 = (uint64_t)(int64_t)t500 < (uint64_t)v_x796_n;
+            int32_t t504 = t506 ? v_x796_d[t500] : 0;
+            t505 |= !t506;
+            t503 = t504;
           } else {
-            int32_t t450 = rt_sub_i(t442, (int32_t)v_x788_n);
-            int t452 = (uint64_t)(int64_t)t450 < (uint64_t)v_x789_n;
-            int32_t t451 = t452 ? v_x789_d[t450] : 0;
-            t447 |= !t452;
-            t445 = t451;
+            int32_t t508 = rt_sub_i(t500, (int32_t)v_x796_n);
+            int t510 = (uint64_t)(int64_t)t508 < (uint64_t)v_x797_n;
+            int32_t t509 = t510 ? v_x797_d[t508] : 0;
+            t505 |= !t510;
+            t503 = t509;
           }
-          if (__builtin_expect(t447 != 0, 0)) { /* again, recording the error */
-            uint8_t t454 = rt_lt_i(t442, (int32_t)v_x788_n);
-            int32_t t455;
-            if (t454) {
-              int32_t t456;
-              if ((uint64_t)(int64_t)t442 < (uint64_t)v_x788_n) {
-                t456 = v_x788_d[t442];
+          if (__builtin_expect(t505 != 0, 0)) { /* again, recording the error */
+            uint8_t t512 = rt_lt_i(t500, (int32_t)v_x796_n);
+            int32_t t513;
+            if (t512) {
+              int32_t t514;
+              if ((uint64_t)(int64_t)t500 < (uint64_t)v_x796_n) {
+                t514 = v_x796_d[t500];
               } else {
-                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x788_n, 0.0, 4);
-                t456 = 0;
+                NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_x796_n, 0.0, 4);
+                t514 = 0;
               }
-              t455 = t456;
+              t513 = t514;
             } else {
-              int32_t t458 = rt_sub_i(t442, (int32_t)v_x788_n);
-              int32_t t459;
-              if ((uint64_t)(int64_t)t458 < (uint64_t)v_x789_n) {
-                t459 = v_x789_d[t458];
+              int32_t t516 = rt_sub_i(t500, (int32_t)v_x796_n);
+              int32_t t517;
+              if ((uint64_t)(int64_t)t516 < (uint64_t)v_x797_n) {
+                t517 = v_x797_d[t516];
               } else {
-                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_x789_n, 0.0, 5);
-                t459 = 0;
+                NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, v_x797_n, 0.0, 5);
+                t517 = 0;
               }
-              t455 = t459;
+              t513 = t517;
             }
           }
-          t440x0 = t445;
-          int32_t t461 = rt_add_i(t440a0, t440x0);
-          t440a0 = t461;
+          t498x0 = t503;
+          int32_t t519 = rt_add_i(t498a0, t498x0);
+          t498a0 = t519;
         }
-        t439[t440] = t440a0;
+        t497[t498] = t498a0;
       }
-      int32_t t440t0;
-      t440t0 = 0;
-      for (int64_t t440 = 0; t440 < t438; t440++) {
-        const int32_t t462 = t439[t440];
-        t439[t440] = t440t0;
-        int32_t t464 = rt_add_i(t440t0, t462);
-        t440t0 = t464;
+      int32_t t498t0;
+      t498t0 = 0;
+      for (int64_t t498 = 0; t498 < t496; t498++) {
+        const int32_t t520 = t497[t498];
+        t497[t498] = t498t0;
+        int32_t t522 = rt_add_i(t498t0, t520);
+        t498t0 = t522;
       }
-      v_x796 = rt_value_new(rt_vec_type(RT_INT), t437);
-      int32_t *v_x796_d = v_x796->data.i;
-      const int64_t v_x796_n = v_x796->len;
-      RT_PARALLEL_FOR_IF(t438 > 1)
-      for (int64_t t440 = 0; t440 < t438; t440++) {
-        int32_t t440p0;
-        t440p0 = t439[t440];
-        const int64_t t440_end = (t440 + 1) * RT_CHUNK < t437 ? (t440 + 1) * RT_CHUNK : t437;
-        for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
-          const int32_t t442 = (int32_t)t441;
-          v_x796_d[t441] = t440p0;
-          int32_t t440y0;
-          int t469 = 0; /* nonzero: a check below failed */
-          uint8_t t466 = rt_lt_i(t442, (int32_t)v_x788_n);
-          int32_t t467;
-          if (t466) {
-            int t470 = (uint64_t)(int64_t)t442 < (uint64_t)v_x788_n;
-            int32_t t468 = t470 ? v_x788_d[t442] : 0;
-            t469 |= !t470;
-            t467 = t468;
+      v_x804 = rt_value_new(rt_vec_type(RT_INT), t495);
+      int32_t *v_x804_d = v_x804->data.i;
+      const int64_t v_x804_n = v_x804->len;
+      RT_PARALLEL_FOR_IF(t496 > 1)
+      for (int64_t t498 = 0; t498 < t496; t498++) {
+        int32_t t498p0;
+        t498p0 = t497[t498];
+        const int64_t t498_end = (t498 + 1) * RT_CHUNK < t495 ? (t498 + 1) * RT_CHUNK : t495;
+        for (int64_t t499 = t498 * RT_CHUNK; t499 < t498_end; t499++) {
+          const int32_t t500 = (int32_t)t499;
+          v_x804_d[t499] = t498p0;
+          int32_t t498y0;
+          int t527 = 0; /* nonzero: a check below failed */
+          uint8_t t524 = rt_lt_i(t500, (int32_t)v_x796_n);
+          int32_t t525;
+          if (t524) {
+            int t528 = (uint64_t)(int64_t)t500 < (uint64_t)v_x796_n;
+            int32_t t526 = t528 ? v_x796_d[t500] : 0;
+            t527 |= !t528;
+            t525 = t526;
           } else {
-            int32_t t472 = rt_sub_i(t442, (int32_t)v_x788_n);
-            int t474 = (uint64_t)(int64_t)t472 < (uint64_t)v_x789_n;
-            int32_t t473 = t474 ? v_x789_d[t472] : 0;
-            t469 |= !t474;
-            t467 = t473;
+            int32_t t530 = rt_sub_i(t500, (int32_t)v_x796_n);
+            int t532 = (uint64_t)(int64_t)t530 < (uint64_t)v_x797_n;
+            int32_t t531 = t532 ? v_x797_d[t530] : 0;
+            t527 |= !t532;
+            t525 = t531;
           }
-          if (__builtin_expect(t469 != 0, 0)) { /* again, recording the error */
-            uint8_t t476 = rt_lt_i(t442, (int32_t)v_x788_n);
-            int32_t t477;
-            if (t476) {
-              int32_t t478;
-              if ((uint64_t)(int64_t)t442 < (uint64_t)v_x788_n) {
-                t478 = v_x788_d[t442];
+          if (__builtin_expect(t527 != 0, 0)) { /* again, recording the error */
+            uint8_t t534 = rt_lt_i(t500, (int32_t)v_x796_n);
+            int32_t t535;
+            if (t534) {
+              int32_t t536;
+              if ((uint64_t)(int64_t)t500 < (uint64_t)v_x796_n) {
+                t536 = v_x796_d[t500];
               } else {
-                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x788_n, 0.0, 6);
-                t478 = 0;
+                NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_x796_n, 0.0, 6);
+                t536 = 0;
               }
-              t477 = t478;
+              t535 = t536;
             } else {
-              int32_t t480 = rt_sub_i(t442, (int32_t)v_x788_n);
-              int32_t t481;
-              if ((uint64_t)(int64_t)t480 < (uint64_t)v_x789_n) {
-                t481 = v_x789_d[t480];
+              int32_t t538 = rt_sub_i(t500, (int32_t)v_x796_n);
+              int32_t t539;
+              if ((uint64_t)(int64_t)t538 < (uint64_t)v_x797_n) {
+                t539 = v_x797_d[t538];
               } else {
-                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t480, v_x789_n, 0.0, 7);
-                t481 = 0;
+                NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x797_n, 0.0, 7);
+                t539 = 0;
               }
-              t477 = t481;
+              t535 = t539;
             }
           }
-          t440y0 = t467;
-          int32_t t483 = rt_add_i(t440p0, t440y0);
-          t440p0 = t483;
+          t498y0 = t525;
+          int32_t t541 = rt_add_i(t498p0, t498y0);
+          t498p0 = t541;
         }
       }
-      rt_free(t439);
+      rt_free(t497);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x792 = v_x792;
-  *out_v_x796 = v_x796;
+  *out_v_x800 = v_x800;
+  *out_v_x804 = v_x804;
   return;
 fail:
-  rt_release(v_x792);
-  rt_release(v_x796);
+  rt_release(v_x800);
+  rt_release(v_x804);
 }
 
 /* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x788_d; int64_t v_x788_n;
-  int32_t *v_x789_d; int64_t v_x789_n;
-  int32_t v_x790;
-  int32_t *v_x792_d; int64_t v_x792_n;
   int32_t *v_x796_d; int64_t v_x796_n;
+  int32_t *v_x797_d; int64_t v_x797_n;
+  int32_t v_x798;
+  int32_t *v_x800_d; int64_t v_x800_n;
+  int32_t *v_x804_d; int64_t v_x804_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
@@ -2585,52 +2760,52 @@ struct K14_0_pull {
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t488 = 0; /* nonzero: a check below failed */
-    uint8_t t485 = rt_lt_i(ix, (int32_t)A.v_x788_n);
-    int32_t t486;
-    if (t485) {
-      int t489 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n;
-      int32_t t487 = t489 ? A.v_x788_d[ix] : 0;
-      t488 |= !t489;
-      t486 = t487;
+    int t546 = 0; /* nonzero: a check below failed */
+    uint8_t t543 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+    int32_t t544;
+    if (t543) {
+      int t547 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
+      int32_t t545 = t547 ? A.v_x796_d[ix] : 0;
+      t546 |= !t547;
+      t544 = t545;
     } else {
-      int32_t t491 = rt_sub_i(ix, (int32_t)A.v_x788_n);
-      int t493 = (uint64_t)(int64_t)t491 < (uint64_t)A.v_x789_n;
-      int32_t t492 = t493 ? A.v_x789_d[t491] : 0;
-      t488 |= !t493;
-      t486 = t492;
+      int32_t t549 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+      int t551 = (uint64_t)(int64_t)t549 < (uint64_t)A.v_x797_n;
+      int32_t t550 = t551 ? A.v_x797_d[t549] : 0;
+      t546 |= !t551;
+      t544 = t550;
     }
-    if (__builtin_expect(t488 != 0, 0)) { /* again, recording the error */
-      uint8_t t495 = rt_lt_i(ix, (int32_t)A.v_x788_n);
-      int32_t t496;
-      if (t495) {
-        int32_t t497;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n) {
-          t497 = A.v_x788_d[ix];
+    if (__builtin_expect(t546 != 0, 0)) { /* again, recording the error */
+      uint8_t t553 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+      int32_t t554;
+      if (t553) {
+        int32_t t555;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n) {
+          t555 = A.v_x796_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x788_n, 0.0, 0);
-          t497 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x796_n, 0.0, 0);
+          t555 = 0;
         }
-        t496 = t497;
+        t554 = t555;
       } else {
-        int32_t t499 = rt_sub_i(ix, (int32_t)A.v_x788_n);
-        int32_t t500;
-        if ((uint64_t)(int64_t)t499 < (uint64_t)A.v_x789_n) {
-          t500 = A.v_x789_d[t499];
+        int32_t t557 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+        int32_t t558;
+        if ((uint64_t)(int64_t)t557 < (uint64_t)A.v_x797_n) {
+          t558 = A.v_x797_d[t557];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t499, A.v_x789_n, 0.0, 1);
-          t500 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t557, A.v_x797_n, 0.0, 1);
+          t558 = 0;
         }
-        t496 = t500;
+        t554 = t558;
       }
     }
-    return K14_0_V{t486};
+    return K14_0_V{t544};
   }
 };
 struct K14_0_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x792_d[i] = v.v0;
+    A.v_x800_d[i] = v.v0;
   }
 };
 struct alignas(8) K14_1_V {
@@ -2641,59 +2816,59 @@ struct K14_1_pull {
   __device__ K14_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t505 = 0; /* nonzero: a check below failed */
-    uint8_t t502 = rt_lt_i(ix, (int32_t)A.v_x788_n);
-    int32_t t503;
-    if (t502) {
-      int t506 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n;
-      int32_t t504 = t506 ? A.v_x788_d[ix] : 0;
-      t505 |= !t506;
-      t503 = t504;
+    int t563 = 0; /* nonzero: a check below failed */
+    uint8_t t560 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+    int32_t t561;
+    if (t560) {
+      int t564 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
+      int32_t t562 = t564 ? A.v_x796_d[ix] : 0;
+      t563 |= !t564;
+      t561 = t562;
     } else {
-      int32_t t508 = rt_sub_i(ix, (int32_t)A.v_x788_n);
-      int t510 = (uint64_t)(int64_t)t508 < (uint64_t)A.v_x789_n;
-      int32_t t509 = t510 ? A.v_x789_d[t508] : 0;
-      t505 |= !t510;
-      t503 = t509;
+      int32_t t566 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+      int t568 = (uint64_t)(int64_t)t566 < (uint64_t)A.v_x797_n;
+      int32_t t567 = t568 ? A.v_x797_d[t566] : 0;
+      t563 |= !t568;
+      t561 = t567;
     }
-    if (__builtin_expect(t505 != 0, 0)) { /* again, recording the error */
-      uint8_t t512 = rt_lt_i(ix, (int32_t)A.v_x788_n);
-      int32_t t513;
-      if (t512) {
-        int32_t t514;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x788_n) {
-          t514 = A.v_x788_d[ix];
+    if (__builtin_expect(t563 != 0, 0)) { /* again, recording the error */
+      uint8_t t570 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+      int32_t t571;
+      if (t570) {
+        int32_t t572;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n) {
+          t572 = A.v_x796_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x788_n, 0.0, 2);
-          t514 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x796_n, 0.0, 2);
+          t572 = 0;
         }
-        t513 = t514;
+        t571 = t572;
       } else {
-        int32_t t516 = rt_sub_i(ix, (int32_t)A.v_x788_n);
-        int32_t t517;
-        if ((uint64_t)(int64_t)t516 < (uint64_t)A.v_x789_n) {
-          t517 = A.v_x789_d[t516];
+        int32_t t574 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+        int32_t t575;
+        if ((uint64_t)(int64_t)t574 < (uint64_t)A.v_x797_n) {
+          t575 = A.v_x797_d[t574];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, A.v_x789_n, 0.0, 3);
-          t517 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t574, A.v_x797_n, 0.0, 3);
+          t575 = 0;
         }
-        t513 = t517;
+        t571 = t575;
       }
     }
-    return K14_1_V{t503};
+    return K14_1_V{t561};
   }
 };
 struct K14_1_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_1_V &v) const {
-    A.v_x796_d[i] = v.v0;
+    A.v_x804_d[i] = v.v0;
   }
 };
 struct K14_1_op {
   K14_A A;
   __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
-    int32_t t519 = rt_add_i(a.v0, b.v0);
-    return K14_1_V{t519};
+    int32_t t577 = rt_add_i(a.v0, b.v0);
+    return K14_1_V{t577};
   }
 };
 struct K14_1_ride {
@@ -2703,204 +2878,204 @@ struct K14_1_ride {
     K14_1_store{A}(i, v);
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x788_d = v_x788->data.i;
-  A.v_x788_n = v_x788->len;
-  A.v_x789_d = v_x789->data.i;
-  A.v_x789_n = v_x789->len;
-  A.v_x790 = v_x790;
-  RtValue *v_x792 = NULL;
-  RtValue *v_x796 = NULL;
+  A.v_x796_d = v_x796->data.i;
+  A.v_x796_n = v_x796->len;
+  A.v_x797_d = v_x797->data.i;
+  A.v_x797_n = v_x797->len;
+  A.v_x798 = v_x798;
+  RtValue *v_x800 = NULL;
+  RtValue *v_x804 = NULL;
   /* MAP */
   {
-    const int64_t t520 = v_x790;
-    if (t520 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t520, 0.0, run, 4};
+    const int64_t t578 = v_x798;
+    if (t578 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t578, 0.0, run, 4};
       goto fail;
     }
-    v_x792 = rtg_vec_new(RT_INT, t520);
-    A.v_x792_d = v_x792->data.i;
-    A.v_x792_n = v_x792->len;
+    v_x800 = rtg_vec_new(RT_INT, t578);
+    A.v_x800_d = v_x800->data.i;
+    A.v_x800_n = v_x800->len;
     /* computed in the launch of SOAC 1 (K14_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t521 = v_x790;
-    if (t521 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t521, 0.0, run, 5};
+    const int64_t t579 = v_x798;
+    if (t579 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t579, 0.0, run, 5};
       goto fail;
     }
-    v_x796 = rtg_vec_new(RT_INT, t521);
-    A.v_x796_d = v_x796->data.i;
-    A.v_x796_n = v_x796->len;
-    rtg::scan<true>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{0}, t521, K14_1_ride{A});
+    v_x804 = rtg_vec_new(RT_INT, t579);
+    A.v_x804_d = v_x804->data.i;
+    A.v_x804_n = v_x804->len;
+    rtg::scan<true>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{0}, t579, K14_1_ride{A});
   }
-  *out_v_x792 = v_x792;
-  *out_v_x796 = v_x796;
+  *out_v_x800 = v_x800;
+  *out_v_x804 = v_x804;
   return;
 fail:
-  rt_release(v_x792);
-  rt_release(v_x796);
+  rt_release(v_x800);
+  rt_release(v_x804);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x788, RtValue *v_x789, int32_t v_x790, RtValue **out_v_x792, RtValue **out_v_x796) {
-  RtValue *vals[] = {v_x788, v_x789};
-  const int64_t sizes[] = {(int64_t)v_x790, (int64_t)v_x790};
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+  RtValue *vals[] = {v_x796, v_x797};
+  const int64_t sizes[] = {(int64_t)v_x798, (int64_t)v_x798};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K14_host(err, loc, run, v_x788, v_x789, v_x790, out_v_x792, out_v_x796);
+    K14_host(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x788, v_x789, v_x790, out_v_x792, out_v_x796);
+    K14_gpu(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
   }
 }
 
 /* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1179, RtValue *v_x1180, int32_t v_x1181, RtValue *v_sd_1191, RtValue *v_x1183, RtValue *v_x1184, RtValue *v_x1185, int32_t v_x1186, RtValue **out_v_x1190) {
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_sd_1192, RtValue *v_x1184, RtValue *v_x1185, RtValue *v_x1186, int32_t v_x1187, RtValue **out_v_x1191) {
   (void)loc;
   (void)run;
-  int32_t *v_x1179_d = v_x1179->data.i;
-  const int64_t v_x1179_n = v_x1179->len;
   int32_t *v_x1180_d = v_x1180->data.i;
   const int64_t v_x1180_n = v_x1180->len;
-  const int64_t *v_sd_1191_off = rt_seg_offsets(v_sd_1191);
-  const int64_t v_sd_1191_n = v_sd_1191->len;
-  int32_t *v_x1183_d = v_x1183->data.i;
-  const int64_t v_x1183_n = v_x1183->len;
+  int32_t *v_x1181_d = v_x1181->data.i;
+  const int64_t v_x1181_n = v_x1181->len;
+  const int64_t *v_sd_1192_off = rt_seg_offsets(v_sd_1192);
+  const int64_t v_sd_1192_n = v_sd_1192->len;
   int32_t *v_x1184_d = v_x1184->data.i;
   const int64_t v_x1184_n = v_x1184->len;
   int32_t *v_x1185_d = v_x1185->data.i;
   const int64_t v_x1185_n = v_x1185->len;
-  RtValue *v_x1190 = NULL;
+  int32_t *v_x1186_d = v_x1186->data.i;
+  const int64_t v_x1186_n = v_x1186->len;
+  RtValue *v_x1191 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t522 = v_sd_1191_off[v_sd_1191_n];
-    v_x1190 = rt_value_new(rt_vec_type(RT_INT), t522);
-    int32_t *v_x1190_d = v_x1190->data.i;
-    const int64_t v_x1190_n = v_x1190->len;
-    const int64_t t523 = (t522 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t523 > 1)
-    for (int64_t t524 = 0; t524 < t523; t524++) {
-      int64_t t527 = rt_segment_search(v_sd_1191_off, 0, v_sd_1191_n, t524 * RT_CHUNK);
-      const int64_t t524_end = (t524 + 1) * RT_CHUNK < t522 ? (t524 + 1) * RT_CHUNK : t522;
-      for (int64_t t525 = t524 * RT_CHUNK; t525 < t524_end; t525++) {
-        const int32_t t526 = (int32_t)t525;
-        while (v_sd_1191_off[t527 + 1] <= t525)
-          t527++;
-        const int32_t t528 = (int32_t)t527;
-        int t530 = 0; /* nonzero: a check below failed */
-        int t531 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1185_n;
-        int32_t t529 = t531 ? v_x1185_d[t528] : 0;
-        t530 |= !t531;
-        int t533 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1183_n;
-        int32_t t532 = t533 ? v_x1183_d[t528] : 0;
-        t530 |= !t533;
-        int32_t t535 = rt_sub_i(t526, t532);
-        int t537 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1184_n;
-        int32_t t536 = t537 ? v_x1184_d[t528] : 0;
-        t530 |= !t537;
-        int32_t t539 = rt_mul_i(t535, t536);
-        int32_t t541 = rt_add_i(t529, t539);
-        int t543 = (uint64_t)(int64_t)t541 < (uint64_t)(int64_t)v_x1181;
-        int32_t t542 = t543 ? t541 : 0;
-        t530 |= !t543;
-        uint8_t t545 = rt_lt_i(t542, (int32_t)v_x1179_n);
-        int32_t t546;
-        if (t545) {
-          int t548 = (uint64_t)(int64_t)t542 < (uint64_t)v_x1179_n;
-          int32_t t547 = t548 ? v_x1179_d[t542] : 0;
-          t530 |= !t548;
-          t546 = t547;
+    const int64_t t580 = v_sd_1192_off[v_sd_1192_n];
+    v_x1191 = rt_value_new(rt_vec_type(RT_INT), t580);
+    int32_t *v_x1191_d = v_x1191->data.i;
+    const int64_t v_x1191_n = v_x1191->len;
+    const int64_t t581 = (t580 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t581 > 1)
+    for (int64_t t582 = 0; t582 < t581; t582++) {
+      int64_t t585 = rt_segment_search(v_sd_1192_off, 0, v_sd_1192_n, t582 * RT_CHUNK);
+      const int64_t t582_end = (t582 + 1) * RT_CHUNK < t580 ? (t582 + 1) * RT_CHUNK : t580;
+      for (int64_t t583 = t582 * RT_CHUNK; t583 < t582_end; t583++) {
+        const int32_t t584 = (int32_t)t583;
+        while (v_sd_1192_off[t585 + 1] <= t583)
+          t585++;
+        const int32_t t586 = (int32_t)t585;
+        int t588 = 0; /* nonzero: a check below failed */
+        int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x1186_n;
+        int32_t t587 = t589 ? v_x1186_d[t586] : 0;
+        t588 |= !t589;
+        int t591 = (uint64_t)(int64_t)t586 < (uint64_t)v_x1184_n;
+        int32_t t590 = t591 ? v_x1184_d[t586] : 0;
+        t588 |= !t591;
+        int32_t t593 = rt_sub_i(t584, t590);
+        int t595 = (uint64_t)(int64_t)t586 < (uint64_t)v_x1185_n;
+        int32_t t594 = t595 ? v_x1185_d[t586] : 0;
+        t588 |= !t595;
+        int32_t t597 = rt_mul_i(t593, t594);
+        int32_t t599 = rt_add_i(t587, t597);
+        int t601 = (uint64_t)(int64_t)t599 < (uint64_t)(int64_t)v_x1182;
+        int32_t t600 = t601 ? t599 : 0;
+        t588 |= !t601;
+        uint8_t t603 = rt_lt_i(t600, (int32_t)v_x1180_n);
+        int32_t t604;
+        if (t603) {
+          int t606 = (uint64_t)(int64_t)t600 < (uint64_t)v_x1180_n;
+          int32_t t605 = t606 ? v_x1180_d[t600] : 0;
+          t588 |= !t606;
+          t604 = t605;
         } else {
-          int32_t t550 = rt_sub_i(t542, (int32_t)v_x1179_n);
-          int t552 = (uint64_t)(int64_t)t550 < (uint64_t)v_x1180_n;
-          int32_t t551 = t552 ? v_x1180_d[t550] : 0;
-          t530 |= !t552;
-          t546 = t551;
+          int32_t t608 = rt_sub_i(t600, (int32_t)v_x1180_n);
+          int t610 = (uint64_t)(int64_t)t608 < (uint64_t)v_x1181_n;
+          int32_t t609 = t610 ? v_x1181_d[t608] : 0;
+          t588 |= !t610;
+          t604 = t609;
         }
-        if (__builtin_expect(t530 != 0, 0)) { /* again, recording the error */
-          int32_t t553;
-          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1185_n) {
-            t553 = v_x1185_d[t528];
+        if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
+          int32_t t611;
+          if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1186_n) {
+            t611 = v_x1186_d[t586];
           } else {
-            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1185_n, 0.0, 0);
-            t553 = 0;
+            NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x1186_n, 0.0, 0);
+            t611 = 0;
           }
-          int32_t t554;
-          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1183_n) {
-            t554 = v_x1183_d[t528];
+          int32_t t612;
+          if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1184_n) {
+            t612 = v_x1184_d[t586];
           } else {
-            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1183_n, 0.0, 1);
-            t554 = 0;
+            NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x1184_n, 0.0, 1);
+            t612 = 0;
           }
-          int32_t t556 = rt_sub_i(t526, t554);
-          int32_t t557;
-          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1184_n) {
-            t557 = v_x1184_d[t528];
+          int32_t t614 = rt_sub_i(t584, t612);
+          int32_t t615;
+          if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1185_n) {
+            t615 = v_x1185_d[t586];
           } else {
-            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1184_n, 0.0, 2);
-            t557 = 0;
+            NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x1185_n, 0.0, 2);
+            t615 = 0;
           }
-          int32_t t559 = rt_mul_i(t556, t557);
-          int32_t t561 = rt_add_i(t553, t559);
-          int32_t t562 = t561;
-          if (!((uint64_t)(int64_t)t561 < (uint64_t)(int64_t)v_x1181)) {
-            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1181, 0.0, 3);
-            t562 = 0;
+          int32_t t617 = rt_mul_i(t614, t615);
+          int32_t t619 = rt_add_i(t611, t617);
+          int32_t t620 = t619;
+          if (!((uint64_t)(int64_t)t619 < (uint64_t)(int64_t)v_x1182)) {
+            NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t619, v_x1182, 0.0, 3);
+            t620 = 0;
           }
-          uint8_t t564 = rt_lt_i(t562, (int32_t)v_x1179_n);
-          int32_t t565;
-          if (t564) {
-            int32_t t566;
-            if ((uint64_t)(int64_t)t562 < (uint64_t)v_x1179_n) {
-              t566 = v_x1179_d[t562];
+          uint8_t t622 = rt_lt_i(t620, (int32_t)v_x1180_n);
+          int32_t t623;
+          if (t622) {
+            int32_t t624;
+            if ((uint64_t)(int64_t)t620 < (uint64_t)v_x1180_n) {
+              t624 = v_x1180_d[t620];
             } else {
-              NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t562, v_x1179_n, 0.0, 4);
-              t566 = 0;
+              NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t620, v_x1180_n, 0.0, 4);
+              t624 = 0;
             }
-            t565 = t566;
+            t623 = t624;
           } else {
-            int32_t t568 = rt_sub_i(t562, (int32_t)v_x1179_n);
-            int32_t t569;
-            if ((uint64_t)(int64_t)t568 < (uint64_t)v_x1180_n) {
-              t569 = v_x1180_d[t568];
+            int32_t t626 = rt_sub_i(t620, (int32_t)v_x1180_n);
+            int32_t t627;
+            if ((uint64_t)(int64_t)t626 < (uint64_t)v_x1181_n) {
+              t627 = v_x1181_d[t626];
             } else {
-              NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_x1180_n, 0.0, 5);
-              t569 = 0;
+              NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t626, v_x1181_n, 0.0, 5);
+              t627 = 0;
             }
-            t565 = t569;
+            t623 = t627;
           }
         }
-        v_x1190_d[t525] = t546;
+        v_x1191_d[t583] = t604;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1190 = v_x1190;
+  *out_v_x1191 = v_x1191;
   return;
 fail:
-  rt_release(v_x1190);
+  rt_release(v_x1191);
 }
 
 /* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1179_d; int64_t v_x1179_n;
   int32_t *v_x1180_d; int64_t v_x1180_n;
-  int32_t v_x1181;
-  const int64_t *v_sd_1191_off; int64_t v_sd_1191_n;
-  int32_t *v_x1183_d; int64_t v_x1183_n;
+  int32_t *v_x1181_d; int64_t v_x1181_n;
+  int32_t v_x1182;
+  const int64_t *v_sd_1192_off; int64_t v_sd_1192_n;
   int32_t *v_x1184_d; int64_t v_x1184_n;
   int32_t *v_x1185_d; int64_t v_x1185_n;
-  int32_t v_x1186;
-  int32_t *v_x1190_d; int64_t v_x1190_n;
+  int32_t *v_x1186_d; int64_t v_x1186_n;
+  int32_t v_x1187;
+  int32_t *v_x1191_d; int64_t v_x1191_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -2912,244 +3087,244 @@ struct K15_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t571 = 0; /* nonzero: a check below failed */
-    int t572 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1185_n;
-    int32_t t570 = t572 ? A.v_x1185_d[sx] : 0;
-    t571 |= !t572;
-    int t574 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1183_n;
-    int32_t t573 = t574 ? A.v_x1183_d[sx] : 0;
-    t571 |= !t574;
-    int32_t t576 = rt_sub_i(ix, t573);
-    int t578 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1184_n;
-    int32_t t577 = t578 ? A.v_x1184_d[sx] : 0;
-    t571 |= !t578;
-    int32_t t580 = rt_mul_i(t576, t577);
-    int32_t t582 = rt_add_i(t570, t580);
-    int t584 = (uint64_t)(int64_t)t582 < (uint64_t)(int64_t)A.v_x1181;
-    int32_t t583 = t584 ? t582 : 0;
-    t571 |= !t584;
-    uint8_t t586 = rt_lt_i(t583, (int32_t)A.v_x1179_n);
-    int32_t t587;
-    if (t586) {
-      int t589 = (uint64_t)(int64_t)t583 < (uint64_t)A.v_x1179_n;
-      int32_t t588 = t589 ? A.v_x1179_d[t583] : 0;
-      t571 |= !t589;
-      t587 = t588;
+    int t629 = 0; /* nonzero: a check below failed */
+    int t630 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1186_n;
+    int32_t t628 = t630 ? A.v_x1186_d[sx] : 0;
+    t629 |= !t630;
+    int t632 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1184_n;
+    int32_t t631 = t632 ? A.v_x1184_d[sx] : 0;
+    t629 |= !t632;
+    int32_t t634 = rt_sub_i(ix, t631);
+    int t636 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1185_n;
+    int32_t t635 = t636 ? A.v_x1185_d[sx] : 0;
+    t629 |= !t636;
+    int32_t t638 = rt_mul_i(t634, t635);
+    int32_t t640 = rt_add_i(t628, t638);
+    int t642 = (uint64_t)(int64_t)t640 < (uint64_t)(int64_t)A.v_x1182;
+    int32_t t641 = t642 ? t640 : 0;
+    t629 |= !t642;
+    uint8_t t644 = rt_lt_i(t641, (int32_t)A.v_x1180_n);
+    int32_t t645;
+    if (t644) {
+      int t647 = (uint64_t)(int64_t)t641 < (uint64_t)A.v_x1180_n;
+      int32_t t646 = t647 ? A.v_x1180_d[t641] : 0;
+      t629 |= !t647;
+      t645 = t646;
     } else {
-      int32_t t591 = rt_sub_i(t583, (int32_t)A.v_x1179_n);
-      int t593 = (uint64_t)(int64_t)t591 < (uint64_t)A.v_x1180_n;
-      int32_t t592 = t593 ? A.v_x1180_d[t591] : 0;
-      t571 |= !t593;
-      t587 = t592;
+      int32_t t649 = rt_sub_i(t641, (int32_t)A.v_x1180_n);
+      int t651 = (uint64_t)(int64_t)t649 < (uint64_t)A.v_x1181_n;
+      int32_t t650 = t651 ? A.v_x1181_d[t649] : 0;
+      t629 |= !t651;
+      t645 = t650;
     }
-    if (__builtin_expect(t571 != 0, 0)) { /* again, recording the error */
-      int32_t t594;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1185_n) {
-        t594 = A.v_x1185_d[sx];
+    if (__builtin_expect(t629 != 0, 0)) { /* again, recording the error */
+      int32_t t652;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1186_n) {
+        t652 = A.v_x1186_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1185_n, 0.0, 0);
-        t594 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1186_n, 0.0, 0);
+        t652 = 0;
       }
-      int32_t t595;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1183_n) {
-        t595 = A.v_x1183_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1183_n, 0.0, 1);
-        t595 = 0;
-      }
-      int32_t t597 = rt_sub_i(ix, t595);
-      int32_t t598;
+      int32_t t653;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1184_n) {
-        t598 = A.v_x1184_d[sx];
+        t653 = A.v_x1184_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1184_n, 0.0, 2);
-        t598 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1184_n, 0.0, 1);
+        t653 = 0;
       }
-      int32_t t600 = rt_mul_i(t597, t598);
-      int32_t t602 = rt_add_i(t594, t600);
-      int32_t t603 = t602;
-      if (!((uint64_t)(int64_t)t602 < (uint64_t)(int64_t)A.v_x1181)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, A.v_x1181, 0.0, 3);
-        t603 = 0;
-      }
-      uint8_t t605 = rt_lt_i(t603, (int32_t)A.v_x1179_n);
-      int32_t t606;
-      if (t605) {
-        int32_t t607;
-        if ((uint64_t)(int64_t)t603 < (uint64_t)A.v_x1179_n) {
-          t607 = A.v_x1179_d[t603];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, A.v_x1179_n, 0.0, 4);
-          t607 = 0;
-        }
-        t606 = t607;
+      int32_t t655 = rt_sub_i(ix, t653);
+      int32_t t656;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1185_n) {
+        t656 = A.v_x1185_d[sx];
       } else {
-        int32_t t609 = rt_sub_i(t603, (int32_t)A.v_x1179_n);
-        int32_t t610;
-        if ((uint64_t)(int64_t)t609 < (uint64_t)A.v_x1180_n) {
-          t610 = A.v_x1180_d[t609];
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1185_n, 0.0, 2);
+        t656 = 0;
+      }
+      int32_t t658 = rt_mul_i(t655, t656);
+      int32_t t660 = rt_add_i(t652, t658);
+      int32_t t661 = t660;
+      if (!((uint64_t)(int64_t)t660 < (uint64_t)(int64_t)A.v_x1182)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t660, A.v_x1182, 0.0, 3);
+        t661 = 0;
+      }
+      uint8_t t663 = rt_lt_i(t661, (int32_t)A.v_x1180_n);
+      int32_t t664;
+      if (t663) {
+        int32_t t665;
+        if ((uint64_t)(int64_t)t661 < (uint64_t)A.v_x1180_n) {
+          t665 = A.v_x1180_d[t661];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t609, A.v_x1180_n, 0.0, 5);
-          t610 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t661, A.v_x1180_n, 0.0, 4);
+          t665 = 0;
         }
-        t606 = t610;
+        t664 = t665;
+      } else {
+        int32_t t667 = rt_sub_i(t661, (int32_t)A.v_x1180_n);
+        int32_t t668;
+        if ((uint64_t)(int64_t)t667 < (uint64_t)A.v_x1181_n) {
+          t668 = A.v_x1181_d[t667];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t667, A.v_x1181_n, 0.0, 5);
+          t668 = 0;
+        }
+        t664 = t668;
       }
     }
-    return K15_0_V{t587};
+    return K15_0_V{t645};
   }
 };
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x1190_d[i] = v.v0;
+    A.v_x1191_d[i] = v.v0;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1179, RtValue *v_x1180, int32_t v_x1181, RtValue *v_sd_1191, RtValue *v_x1183, RtValue *v_x1184, RtValue *v_x1185, int32_t v_x1186, RtValue **out_v_x1190) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_sd_1192, RtValue *v_x1184, RtValue *v_x1185, RtValue *v_x1186, int32_t v_x1187, RtValue **out_v_x1191) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1179_d = v_x1179->data.i;
-  A.v_x1179_n = v_x1179->len;
   A.v_x1180_d = v_x1180->data.i;
   A.v_x1180_n = v_x1180->len;
-  A.v_x1181 = v_x1181;
-  A.v_sd_1191_off = rtg_seg_offsets(v_sd_1191);
-  A.v_sd_1191_n = v_sd_1191->len;
-  A.v_x1183_d = v_x1183->data.i;
-  A.v_x1183_n = v_x1183->len;
+  A.v_x1181_d = v_x1181->data.i;
+  A.v_x1181_n = v_x1181->len;
+  A.v_x1182 = v_x1182;
+  A.v_sd_1192_off = rtg_seg_offsets(v_sd_1192);
+  A.v_sd_1192_n = v_sd_1192->len;
   A.v_x1184_d = v_x1184->data.i;
   A.v_x1184_n = v_x1184->len;
   A.v_x1185_d = v_x1185->data.i;
   A.v_x1185_n = v_x1185->len;
-  A.v_x1186 = v_x1186;
-  RtValue *v_x1190 = NULL;
+  A.v_x1186_d = v_x1186->data.i;
+  A.v_x1186_n = v_x1186->len;
+  A.v_x1187 = v_x1187;
+  RtValue *v_x1191 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t611 = rtg_seg_total(v_sd_1191);
-    v_x1190 = rtg_vec_new(RT_INT, t611);
-    A.v_x1190_d = v_x1190->data.i;
-    A.v_x1190_n = v_x1190->len;
-    rtg::seg_map("K15", loc, K15_0_pull{A}, K15_0_store{A}, v_sd_1191, t611);
+    const int64_t t669 = rtg_seg_total(v_sd_1192);
+    v_x1191 = rtg_vec_new(RT_INT, t669);
+    A.v_x1191_d = v_x1191->data.i;
+    A.v_x1191_n = v_x1191->len;
+    rtg::seg_map("K15", loc, K15_0_pull{A}, K15_0_store{A}, v_sd_1192, t669);
   }
-  *out_v_x1190 = v_x1190;
+  *out_v_x1191 = v_x1191;
   return;
 fail:
-  rt_release(v_x1190);
+  rt_release(v_x1191);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1179, RtValue *v_x1180, int32_t v_x1181, RtValue *v_sd_1191, RtValue *v_x1183, RtValue *v_x1184, RtValue *v_x1185, int32_t v_x1186, RtValue **out_v_x1190) {
-  RtValue *vals[] = {v_x1179, v_x1180, v_sd_1191, v_x1183, v_x1184, v_x1185};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_sd_1192, RtValue *v_x1184, RtValue *v_x1185, RtValue *v_x1186, int32_t v_x1187, RtValue **out_v_x1191) {
+  RtValue *vals[] = {v_x1180, v_x1181, v_sd_1192, v_x1184, v_x1185, v_x1186};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K15_host(err, loc, run, v_x1179, v_x1180, v_x1181, v_sd_1191, v_x1183, v_x1184, v_x1185, v_x1186, out_v_x1190);
+    K15_host(err, loc, run, v_x1180, v_x1181, v_x1182, v_sd_1192, v_x1184, v_x1185, v_x1186, v_x1187, out_v_x1191);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x1179, v_x1180, v_x1181, v_sd_1191, v_x1183, v_x1184, v_x1185, v_x1186, out_v_x1190);
+    K15_gpu(err, loc, run, v_x1180, v_x1181, v_x1182, v_sd_1192, v_x1184, v_x1185, v_x1186, v_x1187, out_v_x1191);
   }
 }
 
 /* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
+static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   (void)loc;
   (void)run;
-  int32_t *v_x823_d = v_x823->data.i;
-  const int64_t v_x823_n = v_x823->len;
-  int32_t *v_x826_d = v_x826->data.i;
-  const int64_t v_x826_n = v_x826->len;
-  RtValue *v_x828 = NULL;
-  RtValue *v_x830 = NULL;
-  RtValue *v_x832 = NULL;
+  int32_t *v_x831_d = v_x831->data.i;
+  const int64_t v_x831_n = v_x831->len;
+  int32_t *v_x834_d = v_x834->data.i;
+  const int64_t v_x834_n = v_x834->len;
+  RtValue *v_x836 = NULL;
+  RtValue *v_x838 = NULL;
+  RtValue *v_x840 = NULL;
   /* MAP */
   {
-    const int64_t t612 = v_x811;
-    if (t612 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t612, 0.0, 0);
+    const int64_t t670 = v_x819;
+    if (t670 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t670, 0.0, 0);
       goto fail;
     }
-    v_x828 = rt_value_new(rt_vec_type(RT_INT), t612);
-    int32_t *v_x828_d = v_x828->data.i;
-    const int64_t v_x828_n = v_x828->len;
-    v_x830 = rt_value_new(rt_vec_type(RT_INT), t612);
-    int32_t *v_x830_d = v_x830->data.i;
-    const int64_t v_x830_n = v_x830->len;
-    v_x832 = rt_value_new(rt_vec_type(RT_INT), t612);
-    int32_t *v_x832_d = v_x832->data.i;
-    const int64_t v_x832_n = v_x832->len;
-    RT_PARALLEL_FOR_IF(t612 >= RT_PARALLEL_MIN)
-    for (int64_t t613 = 0; t613 < t612; t613++) {
-      const int32_t t614 = (int32_t)t613;
-      int t617 = 0; /* nonzero: a check below failed */
-      int32_t t616 = rt_div_i(t614, 2, &t617);
-      int32_t t619 = rt_rem_i(t614, 2, &t617);
-      int32_t t621 = rt_mul_i(t619, v_x818);
-      int32_t t623 = rt_add_i(t621, t616);
-      int t625 = (uint64_t)(int64_t)t623 < (uint64_t)v_x823_n;
-      int32_t t624 = t625 ? v_x823_d[t623] : 0;
-      t617 |= !t625;
-      int t627 = (uint64_t)(int64_t)t623 < (uint64_t)v_x826_n;
-      int32_t t626 = t627 ? v_x826_d[t623] : 0;
-      t617 |= !t627;
-      int32_t t629 = rt_add_i(t626, t624);
-      if (__builtin_expect(t617 != 0, 0)) { /* again, recording the error */
-        int t630 = 0;
-        int32_t t631 = rt_div_i(t614, 2, &t630);
-        if (t630) {
-          NESSIE_RECORD(err, t613, RT_CHECK_SCALAR, 0, t630, RT_DIV, 0, 0, 0.0, 1);
+    v_x836 = rt_value_new(rt_vec_type(RT_INT), t670);
+    int32_t *v_x836_d = v_x836->data.i;
+    const int64_t v_x836_n = v_x836->len;
+    v_x838 = rt_value_new(rt_vec_type(RT_INT), t670);
+    int32_t *v_x838_d = v_x838->data.i;
+    const int64_t v_x838_n = v_x838->len;
+    v_x840 = rt_value_new(rt_vec_type(RT_INT), t670);
+    int32_t *v_x840_d = v_x840->data.i;
+    const int64_t v_x840_n = v_x840->len;
+    RT_PARALLEL_FOR_IF(t670 >= RT_PARALLEL_MIN)
+    for (int64_t t671 = 0; t671 < t670; t671++) {
+      const int32_t t672 = (int32_t)t671;
+      int t675 = 0; /* nonzero: a check below failed */
+      int32_t t674 = rt_div_i(t672, 2, &t675);
+      int32_t t677 = rt_rem_i(t672, 2, &t675);
+      int32_t t679 = rt_mul_i(t677, v_x826);
+      int32_t t681 = rt_add_i(t679, t674);
+      int t683 = (uint64_t)(int64_t)t681 < (uint64_t)v_x831_n;
+      int32_t t682 = t683 ? v_x831_d[t681] : 0;
+      t675 |= !t683;
+      int t685 = (uint64_t)(int64_t)t681 < (uint64_t)v_x834_n;
+      int32_t t684 = t685 ? v_x834_d[t681] : 0;
+      t675 |= !t685;
+      int32_t t687 = rt_add_i(t684, t682);
+      if (__builtin_expect(t675 != 0, 0)) { /* again, recording the error */
+        int t688 = 0;
+        int32_t t689 = rt_div_i(t672, 2, &t688);
+        if (t688) {
+          NESSIE_RECORD(err, t671, RT_CHECK_SCALAR, 0, t688, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t632 = 0;
-        int32_t t633 = rt_rem_i(t614, 2, &t632);
-        if (t632) {
-          NESSIE_RECORD(err, t613, RT_CHECK_SCALAR, 0, t632, RT_REM, 0, 0, 0.0, 2);
+        int t690 = 0;
+        int32_t t691 = rt_rem_i(t672, 2, &t690);
+        if (t690) {
+          NESSIE_RECORD(err, t671, RT_CHECK_SCALAR, 0, t690, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t635 = rt_mul_i(t633, v_x818);
-        int32_t t637 = rt_add_i(t635, t631);
-        int32_t t638;
-        if ((uint64_t)(int64_t)t637 < (uint64_t)v_x823_n) {
-          t638 = v_x823_d[t637];
+        int32_t t693 = rt_mul_i(t691, v_x826);
+        int32_t t695 = rt_add_i(t693, t689);
+        int32_t t696;
+        if ((uint64_t)(int64_t)t695 < (uint64_t)v_x831_n) {
+          t696 = v_x831_d[t695];
         } else {
-          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t637, v_x823_n, 0.0, 3);
-          t638 = 0;
+          NESSIE_RECORD(err, t671, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, v_x831_n, 0.0, 3);
+          t696 = 0;
         }
-        int32_t t639;
-        if ((uint64_t)(int64_t)t637 < (uint64_t)v_x826_n) {
-          t639 = v_x826_d[t637];
+        int32_t t697;
+        if ((uint64_t)(int64_t)t695 < (uint64_t)v_x834_n) {
+          t697 = v_x834_d[t695];
         } else {
-          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t637, v_x826_n, 0.0, 4);
-          t639 = 0;
+          NESSIE_RECORD(err, t671, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, v_x834_n, 0.0, 4);
+          t697 = 0;
         }
-        int32_t t641 = rt_add_i(t639, t638);
+        int32_t t699 = rt_add_i(t697, t696);
       }
-      v_x828_d[t613] = t626;
-      v_x830_d[t613] = t629;
-      v_x832_d[t613] = 1;
+      v_x836_d[t671] = t684;
+      v_x838_d[t671] = t687;
+      v_x840_d[t671] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x828 = v_x828;
-  *out_v_x830 = v_x830;
-  *out_v_x832 = v_x832;
+  *out_v_x836 = v_x836;
+  *out_v_x838 = v_x838;
+  *out_v_x840 = v_x840;
   return;
 fail:
-  rt_release(v_x828);
-  rt_release(v_x830);
-  rt_release(v_x832);
+  rt_release(v_x836);
+  rt_release(v_x838);
+  rt_release(v_x840);
 }
 
 /* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K16_A {
   RtKernelError *err;
   int run;
-  int32_t v_x811;
-  int32_t v_x818;
-  int32_t *v_x823_d; int64_t v_x823_n;
-  int32_t *v_x826_d; int64_t v_x826_n;
-  int32_t *v_x828_d; int64_t v_x828_n;
-  int32_t *v_x830_d; int64_t v_x830_n;
-  int32_t *v_x832_d; int64_t v_x832_n;
+  int32_t v_x819;
+  int32_t v_x826;
+  int32_t *v_x831_d; int64_t v_x831_n;
+  int32_t *v_x834_d; int64_t v_x834_n;
+  int32_t *v_x836_d; int64_t v_x836_n;
+  int32_t *v_x838_d; int64_t v_x838_n;
+  int32_t *v_x840_d; int64_t v_x840_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
@@ -3161,263 +3336,263 @@ struct K16_0_pull {
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t644 = 0; /* nonzero: a check below failed */
-    int32_t t643 = rt_div_i(ix, 2, &t644);
-    int32_t t646 = rt_rem_i(ix, 2, &t644);
-    int32_t t648 = rt_mul_i(t646, A.v_x818);
-    int32_t t650 = rt_add_i(t648, t643);
-    int t652 = (uint64_t)(int64_t)t650 < (uint64_t)A.v_x823_n;
-    int32_t t651 = t652 ? A.v_x823_d[t650] : 0;
-    t644 |= !t652;
-    int t654 = (uint64_t)(int64_t)t650 < (uint64_t)A.v_x826_n;
-    int32_t t653 = t654 ? A.v_x826_d[t650] : 0;
-    t644 |= !t654;
-    int32_t t656 = rt_add_i(t653, t651);
-    if (__builtin_expect(t644 != 0, 0)) { /* again, recording the error */
-      int t657 = 0;
-      int32_t t658 = rt_div_i(ix, 2, &t657);
-      if (t657) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t657, RT_DIV, 0, 0, 0.0, 0);
+    int t702 = 0; /* nonzero: a check below failed */
+    int32_t t701 = rt_div_i(ix, 2, &t702);
+    int32_t t704 = rt_rem_i(ix, 2, &t702);
+    int32_t t706 = rt_mul_i(t704, A.v_x826);
+    int32_t t708 = rt_add_i(t706, t701);
+    int t710 = (uint64_t)(int64_t)t708 < (uint64_t)A.v_x831_n;
+    int32_t t709 = t710 ? A.v_x831_d[t708] : 0;
+    t702 |= !t710;
+    int t712 = (uint64_t)(int64_t)t708 < (uint64_t)A.v_x834_n;
+    int32_t t711 = t712 ? A.v_x834_d[t708] : 0;
+    t702 |= !t712;
+    int32_t t714 = rt_add_i(t711, t709);
+    if (__builtin_expect(t702 != 0, 0)) { /* again, recording the error */
+      int t715 = 0;
+      int32_t t716 = rt_div_i(ix, 2, &t715);
+      if (t715) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t715, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t659 = 0;
-      int32_t t660 = rt_rem_i(ix, 2, &t659);
-      if (t659) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t659, RT_REM, 0, 0, 0.0, 1);
+      int t717 = 0;
+      int32_t t718 = rt_rem_i(ix, 2, &t717);
+      if (t717) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t717, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t662 = rt_mul_i(t660, A.v_x818);
-      int32_t t664 = rt_add_i(t662, t658);
-      int32_t t665;
-      if ((uint64_t)(int64_t)t664 < (uint64_t)A.v_x823_n) {
-        t665 = A.v_x823_d[t664];
+      int32_t t720 = rt_mul_i(t718, A.v_x826);
+      int32_t t722 = rt_add_i(t720, t716);
+      int32_t t723;
+      if ((uint64_t)(int64_t)t722 < (uint64_t)A.v_x831_n) {
+        t723 = A.v_x831_d[t722];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, A.v_x823_n, 0.0, 2);
-        t665 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, A.v_x831_n, 0.0, 2);
+        t723 = 0;
       }
-      int32_t t666;
-      if ((uint64_t)(int64_t)t664 < (uint64_t)A.v_x826_n) {
-        t666 = A.v_x826_d[t664];
+      int32_t t724;
+      if ((uint64_t)(int64_t)t722 < (uint64_t)A.v_x834_n) {
+        t724 = A.v_x834_d[t722];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, A.v_x826_n, 0.0, 3);
-        t666 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, A.v_x834_n, 0.0, 3);
+        t724 = 0;
       }
-      int32_t t668 = rt_add_i(t666, t665);
+      int32_t t726 = rt_add_i(t724, t723);
     }
-    return K16_0_V{t653, t656, 1};
+    return K16_0_V{t711, t714, 1};
   }
 };
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x828_d[i] = v.v0;
-    A.v_x830_d[i] = v.v1;
-    A.v_x832_d[i] = v.v2;
+    A.v_x836_d[i] = v.v0;
+    A.v_x838_d[i] = v.v1;
+    A.v_x840_d[i] = v.v2;
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x811 = v_x811;
-  A.v_x818 = v_x818;
-  A.v_x823_d = v_x823->data.i;
-  A.v_x823_n = v_x823->len;
-  A.v_x826_d = v_x826->data.i;
-  A.v_x826_n = v_x826->len;
-  RtValue *v_x828 = NULL;
-  RtValue *v_x830 = NULL;
-  RtValue *v_x832 = NULL;
+  A.v_x819 = v_x819;
+  A.v_x826 = v_x826;
+  A.v_x831_d = v_x831->data.i;
+  A.v_x831_n = v_x831->len;
+  A.v_x834_d = v_x834->data.i;
+  A.v_x834_n = v_x834->len;
+  RtValue *v_x836 = NULL;
+  RtValue *v_x838 = NULL;
+  RtValue *v_x840 = NULL;
   /* MAP */
   {
-    const int64_t t669 = v_x811;
-    if (t669 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t669, 0.0, run, 4};
+    const int64_t t727 = v_x819;
+    if (t727 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t727, 0.0, run, 4};
       goto fail;
     }
-    v_x828 = rtg_vec_new(RT_INT, t669);
-    A.v_x828_d = v_x828->data.i;
-    A.v_x828_n = v_x828->len;
-    v_x830 = rtg_vec_new(RT_INT, t669);
-    A.v_x830_d = v_x830->data.i;
-    A.v_x830_n = v_x830->len;
-    v_x832 = rtg_vec_new(RT_INT, t669);
-    A.v_x832_d = v_x832->data.i;
-    A.v_x832_n = v_x832->len;
-    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t669);
+    v_x836 = rtg_vec_new(RT_INT, t727);
+    A.v_x836_d = v_x836->data.i;
+    A.v_x836_n = v_x836->len;
+    v_x838 = rtg_vec_new(RT_INT, t727);
+    A.v_x838_d = v_x838->data.i;
+    A.v_x838_n = v_x838->len;
+    v_x840 = rtg_vec_new(RT_INT, t727);
+    A.v_x840_d = v_x840->data.i;
+    A.v_x840_n = v_x840->len;
+    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t727);
   }
-  *out_v_x828 = v_x828;
-  *out_v_x830 = v_x830;
-  *out_v_x832 = v_x832;
+  *out_v_x836 = v_x836;
+  *out_v_x838 = v_x838;
+  *out_v_x840 = v_x840;
   return;
 fail:
-  rt_release(v_x828);
-  rt_release(v_x830);
-  rt_release(v_x832);
+  rt_release(v_x836);
+  rt_release(v_x838);
+  rt_release(v_x840);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x811, int32_t v_x818, RtValue *v_x823, RtValue *v_x826, RtValue **out_v_x828, RtValue **out_v_x830, RtValue **out_v_x832) {
-  RtValue *vals[] = {v_x823, v_x826};
-  const int64_t sizes[] = {(int64_t)v_x811};
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+  RtValue *vals[] = {v_x831, v_x834};
+  const int64_t sizes[] = {(int64_t)v_x819};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K16_host(err, loc, run, v_x811, v_x818, v_x823, v_x826, out_v_x828, out_v_x830, out_v_x832);
+    K16_host(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x811, v_x818, v_x823, v_x826, out_v_x828, out_v_x830, out_v_x832);
+    K16_gpu(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
   }
 }
 
 /* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
   (void)loc;
   (void)run;
-  int32_t *v_x836_d = v_x836->data.i;
-  const int64_t v_x836_n = v_x836->len;
-  RtValue *v_x835 = NULL;
-  int32_t v_x844 = 0;
-  int32_t v_x845 = 0;
-  int32_t v_x846 = 0;
+  int32_t *v_x844_d = v_x844->data.i;
+  const int64_t v_x844_n = v_x844->len;
+  RtValue *v_x843 = NULL;
+  int32_t v_x852 = 0;
+  int32_t v_x853 = 0;
+  int32_t v_x854 = 0;
   /* MAP */
   {
-    const int64_t t670 = v_x833;
-    if (t670 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t670, 0.0, 0);
+    const int64_t t728 = v_x841;
+    if (t728 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t728, 0.0, 0);
       goto fail;
     }
-    v_x835 = rt_value_new(rt_vec_type(RT_INT), t670);
-    int32_t *v_x835_d = v_x835->data.i;
-    const int64_t v_x835_n = v_x835->len;
-    RT_PARALLEL_FOR_IF(t670 >= RT_PARALLEL_MIN)
-    for (int64_t t671 = 0; t671 < t670; t671++) {
-      const int32_t t672 = (int32_t)t671;
-      v_x835_d[t671] = 2;
+    v_x843 = rt_value_new(rt_vec_type(RT_INT), t728);
+    int32_t *v_x843_d = v_x843->data.i;
+    const int64_t v_x843_n = v_x843->len;
+    RT_PARALLEL_FOR_IF(t728 >= RT_PARALLEL_MIN)
+    for (int64_t t729 = 0; t729 < t728; t729++) {
+      const int32_t t730 = (int32_t)t729;
+      v_x843_d[t729] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x835_d = v_x835->data.i;
-    const int64_t v_x835_n = v_x835->len;
+    int32_t *v_x843_d = v_x843->data.i;
+    const int64_t v_x843_n = v_x843->len;
     /* REDUCE */
     {
-      const int64_t t673 = v_x836_n;
-      const int64_t t674 = t673 > 0 ? (t673 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t675 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
-      int32_t *t676 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
-      int32_t *t677 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
-      RT_PARALLEL_FOR_IF(t674 > 1)
-      for (int64_t t678 = 0; t678 < t674; t678++) {
-        int32_t t678a0;
-        int32_t t678a1;
-        int32_t t678a2;
-        t678a0 = 2147483647;
-        t678a1 = 0;
-        t678a2 = 1;
-        const int64_t t678_end = (t678 + 1) * RT_CHUNK < t673 ? (t678 + 1) * RT_CHUNK : t673;
-        for (int64_t t679 = t678 * RT_CHUNK; t679 < t678_end; t679++) {
-          const int32_t t680 = (int32_t)t679;
-          int32_t t678x0;
-          int32_t t678x1;
-          int32_t t678x2;
-          uint8_t t682 = rt_lt_i(0, 2);
-          int32_t t683;
-          if (t682) {
-            t683 = 2147483647;
+      const int64_t t731 = v_x844_n;
+      const int64_t t732 = t731 > 0 ? (t731 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t733 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t732);
+      int32_t *t734 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t732);
+      int32_t *t735 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t732);
+      RT_PARALLEL_FOR_IF(t732 > 1)
+      for (int64_t t736 = 0; t736 < t732; t736++) {
+        int32_t t736a0;
+        int32_t t736a1;
+        int32_t t736a2;
+        t736a0 = 2147483647;
+        t736a1 = 0;
+        t736a2 = 1;
+        const int64_t t736_end = (t736 + 1) * RT_CHUNK < t731 ? (t736 + 1) * RT_CHUNK : t731;
+        for (int64_t t737 = t736 * RT_CHUNK; t737 < t736_end; t737++) {
+          const int32_t t738 = (int32_t)t737;
+          int32_t t736x0;
+          int32_t t736x1;
+          int32_t t736x2;
+          uint8_t t740 = rt_lt_i(0, 2);
+          int32_t t741;
+          if (t740) {
+            t741 = 2147483647;
           } else {
-            t683 = t680;
+            t741 = t738;
           }
-          t678x0 = t683;
-          t678x1 = 0;
-          t678x2 = 2;
-          uint8_t t685 = rt_le_i(t678a0, t678x0);
-          int32_t t686;
-          if (t685) {
-            t686 = t678a0;
+          t736x0 = t741;
+          t736x1 = 0;
+          t736x2 = 2;
+          uint8_t t743 = rt_le_i(t736a0, t736x0);
+          int32_t t744;
+          if (t743) {
+            t744 = t736a0;
           } else {
-            t686 = t678x0;
+            t744 = t736x0;
           }
-          int32_t t687;
-          if (t685) {
-            t687 = t678a1;
+          int32_t t745;
+          if (t743) {
+            t745 = t736a1;
           } else {
-            t687 = t678x1;
+            t745 = t736x1;
           }
-          int32_t t688;
-          if (t685) {
-            t688 = t678a2;
+          int32_t t746;
+          if (t743) {
+            t746 = t736a2;
           } else {
-            t688 = t678x2;
+            t746 = t736x2;
           }
-          t678a0 = t686;
-          t678a1 = t687;
-          t678a2 = t688;
+          t736a0 = t744;
+          t736a1 = t745;
+          t736a2 = t746;
         }
-        t675[t678] = t678a0;
-        t676[t678] = t678a1;
-        t677[t678] = t678a2;
+        t733[t736] = t736a0;
+        t734[t736] = t736a1;
+        t735[t736] = t736a2;
       }
-      int32_t t678t0;
-      int32_t t678t1;
-      int32_t t678t2;
-      t678t0 = 2147483647;
-      t678t1 = 0;
-      t678t2 = 1;
-      for (int64_t t678 = 0; t678 < t674; t678++) {
-        const int32_t t689 = t675[t678];
-        const int32_t t690 = t676[t678];
-        const int32_t t691 = t677[t678];
-        uint8_t t693 = rt_le_i(t678t0, t689);
-        int32_t t694;
-        if (t693) {
-          t694 = t678t0;
+      int32_t t736t0;
+      int32_t t736t1;
+      int32_t t736t2;
+      t736t0 = 2147483647;
+      t736t1 = 0;
+      t736t2 = 1;
+      for (int64_t t736 = 0; t736 < t732; t736++) {
+        const int32_t t747 = t733[t736];
+        const int32_t t748 = t734[t736];
+        const int32_t t749 = t735[t736];
+        uint8_t t751 = rt_le_i(t736t0, t747);
+        int32_t t752;
+        if (t751) {
+          t752 = t736t0;
         } else {
-          t694 = t689;
+          t752 = t747;
         }
-        int32_t t695;
-        if (t693) {
-          t695 = t678t1;
+        int32_t t753;
+        if (t751) {
+          t753 = t736t1;
         } else {
-          t695 = t690;
+          t753 = t748;
         }
-        int32_t t696;
-        if (t693) {
-          t696 = t678t2;
+        int32_t t754;
+        if (t751) {
+          t754 = t736t2;
         } else {
-          t696 = t691;
+          t754 = t749;
         }
-        t678t0 = t694;
-        t678t1 = t695;
-        t678t2 = t696;
+        t736t0 = t752;
+        t736t1 = t753;
+        t736t2 = t754;
       }
-      v_x844 = t678t0;
-      rt_free(t675);
-      v_x845 = t678t1;
-      rt_free(t676);
-      v_x846 = t678t2;
-      rt_free(t677);
+      v_x852 = t736t0;
+      rt_free(t733);
+      v_x853 = t736t1;
+      rt_free(t734);
+      v_x854 = t736t2;
+      rt_free(t735);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x835 = v_x835;
-  *out_v_x845 = v_x845;
-  *out_v_x846 = v_x846;
+  *out_v_x843 = v_x843;
+  *out_v_x853 = v_x853;
+  *out_v_x854 = v_x854;
   return;
 fail:
-  rt_release(v_x835);
+  rt_release(v_x843);
 }
 
 /* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t v_x833;
-  int32_t *v_x836_d; int64_t v_x836_n;
-  int32_t *v_x835_d; int64_t v_x835_n;
-  int32_t v_x844;
-  int32_t v_x845;
-  int32_t v_x846;
+  int32_t v_x841;
+  int32_t *v_x844_d; int64_t v_x844_n;
+  int32_t *v_x843_d; int64_t v_x843_n;
+  int32_t v_x852;
+  int32_t v_x853;
+  int32_t v_x854;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
@@ -3433,7 +3608,7 @@ struct K17_0_pull {
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x835_d[i] = v.v0;
+    A.v_x843_d[i] = v.v0;
   }
 };
 struct alignas(8) K17_1_V {
@@ -3446,39 +3621,39 @@ struct K17_1_pull {
   __device__ K17_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t698 = rt_lt_i(0, 2);
-    int32_t t699;
-    if (t698) {
-      t699 = 2147483647;
+    uint8_t t756 = rt_lt_i(0, 2);
+    int32_t t757;
+    if (t756) {
+      t757 = 2147483647;
     } else {
-      t699 = ix;
+      t757 = ix;
     }
-    return K17_1_V{t699, 0, 2};
+    return K17_1_V{t757, 0, 2};
   }
 };
 struct K17_1_op {
   K17_A A;
   __device__ K17_1_V operator()(const K17_1_V &a, const K17_1_V &b) const {
-    uint8_t t701 = rt_le_i(a.v0, b.v0);
-    int32_t t702;
-    if (t701) {
-      t702 = a.v0;
+    uint8_t t759 = rt_le_i(a.v0, b.v0);
+    int32_t t760;
+    if (t759) {
+      t760 = a.v0;
     } else {
-      t702 = b.v0;
+      t760 = b.v0;
     }
-    int32_t t703;
-    if (t701) {
-      t703 = a.v1;
+    int32_t t761;
+    if (t759) {
+      t761 = a.v1;
     } else {
-      t703 = b.v1;
+      t761 = b.v1;
     }
-    int32_t t704;
-    if (t701) {
-      t704 = a.v2;
+    int32_t t762;
+    if (t759) {
+      t762 = a.v2;
     } else {
-      t704 = b.v2;
+      t762 = b.v2;
     }
-    return K17_1_V{t702, t703, t704};
+    return K17_1_V{t760, t761, t762};
   }
 };
 struct K17_1_check {
@@ -3491,136 +3666,136 @@ struct K17_1_check {
     return true;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846, int check_site_0) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x833 = v_x833;
-  A.v_x836_d = v_x836->data.i;
-  A.v_x836_n = v_x836->len;
-  RtValue *v_x835 = NULL;
+  A.v_x841 = v_x841;
+  A.v_x844_d = v_x844->data.i;
+  A.v_x844_n = v_x844->len;
+  RtValue *v_x843 = NULL;
   K17_1_V *K17_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x844 = 0;
-  int32_t v_x845 = 0;
-  int32_t v_x846 = 0;
+  int32_t v_x852 = 0;
+  int32_t v_x853 = 0;
+  int32_t v_x854 = 0;
   /* MAP */
   {
-    const int64_t t705 = v_x833;
-    if (t705 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t705, 0.0, run, 0};
+    const int64_t t763 = v_x841;
+    if (t763 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t763, 0.0, run, 0};
       goto fail;
     }
-    v_x835 = rtg_vec_new(RT_INT, t705);
-    A.v_x835_d = v_x835->data.i;
-    A.v_x835_n = v_x835->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t705);
+    v_x843 = rtg_vec_new(RT_INT, t763);
+    A.v_x843_d = v_x843->data.i;
+    A.v_x843_n = v_x843->len;
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t763);
   }
   /* REDUCE */
   {
-    const int64_t t706 = v_x836->len;
-    K17_1_V *t707 = rtg::reduce_to_device<false>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{2147483647, 0, 1}, t706);
-    K17_1_value = t707;
+    const int64_t t764 = v_x844->len;
+    K17_1_V *t765 = rtg::reduce_to_device<false>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{2147483647, 0, 1}, t764);
+    K17_1_value = t765;
   }
   if (!rtg::check_result("K17", loc, K17_1_value, K17_1_check{{check_site_0}}, K17_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K17_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x835 = v_x835;
-  *out_v_x845 = v_x845;
-  *out_v_x846 = v_x846;
+  *out_v_x843 = v_x843;
+  *out_v_x853 = v_x853;
+  *out_v_x854 = v_x854;
   return;
 fail:
-  rt_release(v_x835);
+  rt_release(v_x843);
   rtg_free(K17_1_value);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x833, RtValue *v_x836, RtValue **out_v_x835, int32_t *out_v_x845, int32_t *out_v_x846, int check_site_0) {
-  RtValue *vals[] = {v_x836};
-  const int64_t sizes[] = {(int64_t)v_x833};
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
+  RtValue *vals[] = {v_x844};
+  const int64_t sizes[] = {(int64_t)v_x841};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K17_host(err, loc, run, v_x833, v_x836, out_v_x835, out_v_x845, out_v_x846);
+    K17_host(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854);
     if (err->index == INT64_MAX) {
-      K17_1_V t708;
-      memset(&t708, 0, sizeof t708);
-      t708.v1 = *out_v_x845;
-      t708.v2 = *out_v_x846;
-      (void)K17_1_check{{check_site_0}}(t708, err, run);
+      K17_1_V t766;
+      memset(&t766, 0, sizeof t766);
+      t766.v1 = *out_v_x853;
+      t766.v2 = *out_v_x854;
+      (void)K17_1_check{{check_site_0}}(t766, err, run);
     }
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x833, v_x836, out_v_x835, out_v_x845, out_v_x846, check_site_0);
+    K17_gpu(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854, check_site_0);
   }
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   (void)loc;
   (void)run;
-  int32_t *v_x847_d = v_x847->data.i;
-  const int64_t v_x847_n = v_x847->len;
-  int32_t *v_x852_d = v_x852->data.i;
-  const int64_t v_x852_n = v_x852->len;
-  RtValue *v_x862 = NULL;
+  int32_t *v_x855_d = v_x855->data.i;
+  const int64_t v_x855_n = v_x855->len;
+  int32_t *v_x860_d = v_x860->data.i;
+  const int64_t v_x860_n = v_x860->len;
+  RtValue *v_x870 = NULL;
   /* MAP */
   {
-    const int64_t t709 = v_x847_n;
-    v_x862 = rt_value_new(rt_vec_type(RT_INT), t709);
-    int32_t *v_x862_d = v_x862->data.i;
-    const int64_t v_x862_n = v_x862->len;
-    RT_PARALLEL_FOR_IF(t709 >= RT_PARALLEL_MIN)
-    for (int64_t t710 = 0; t710 < t709; t710++) {
-      const int32_t t711 = (int32_t)t710;
-      int t715 = 0; /* nonzero: a check below failed */
-      int32_t t713 = rt_mul_i(t711, 2);
-      int t716 = (uint64_t)(int64_t)t713 < (uint64_t)v_x852_n;
-      int32_t t714 = t716 ? v_x852_d[t713] : 0;
-      t715 |= !t716;
-      int32_t t718 = rt_add_i(t714, 1);
-      int32_t t720 = rt_add_i(t713, 1);
-      int t722 = (uint64_t)(int64_t)t720 < (uint64_t)v_x852_n;
-      int32_t t721 = t722 ? v_x852_d[t720] : 0;
-      t715 |= !t722;
-      int32_t t724 = rt_add_i(t718, t721);
-      if (__builtin_expect(t715 != 0, 0)) { /* again, recording the error */
-        int32_t t726 = rt_mul_i(t711, 2);
-        int32_t t727;
-        if ((uint64_t)(int64_t)t726 < (uint64_t)v_x852_n) {
-          t727 = v_x852_d[t726];
+    const int64_t t767 = v_x855_n;
+    v_x870 = rt_value_new(rt_vec_type(RT_INT), t767);
+    int32_t *v_x870_d = v_x870->data.i;
+    const int64_t v_x870_n = v_x870->len;
+    RT_PARALLEL_FOR_IF(t767 >= RT_PARALLEL_MIN)
+    for (int64_t t768 = 0; t768 < t767; t768++) {
+      const int32_t t769 = (int32_t)t768;
+      int t773 = 0; /* nonzero: a check below failed */
+      int32_t t771 = rt_mul_i(t769, 2);
+      int t774 = (uint64_t)(int64_t)t771 < (uint64_t)v_x860_n;
+      int32_t t772 = t774 ? v_x860_d[t771] : 0;
+      t773 |= !t774;
+      int32_t t776 = rt_add_i(t772, 1);
+      int32_t t778 = rt_add_i(t771, 1);
+      int t780 = (uint64_t)(int64_t)t778 < (uint64_t)v_x860_n;
+      int32_t t779 = t780 ? v_x860_d[t778] : 0;
+      t773 |= !t780;
+      int32_t t782 = rt_add_i(t776, t779);
+      if (__builtin_expect(t773 != 0, 0)) { /* again, recording the error */
+        int32_t t784 = rt_mul_i(t769, 2);
+        int32_t t785;
+        if ((uint64_t)(int64_t)t784 < (uint64_t)v_x860_n) {
+          t785 = v_x860_d[t784];
         } else {
-          NESSIE_RECORD(err, t710, RT_CHECK_INDEX, 0, 0, RT_GATHER, t726, v_x852_n, 0.0, 0);
-          t727 = 0;
+          NESSIE_RECORD(err, t768, RT_CHECK_INDEX, 0, 0, RT_GATHER, t784, v_x860_n, 0.0, 0);
+          t785 = 0;
         }
-        int32_t t729 = rt_add_i(t727, 1);
-        int32_t t731 = rt_add_i(t726, 1);
-        int32_t t732;
-        if ((uint64_t)(int64_t)t731 < (uint64_t)v_x852_n) {
-          t732 = v_x852_d[t731];
+        int32_t t787 = rt_add_i(t785, 1);
+        int32_t t789 = rt_add_i(t784, 1);
+        int32_t t790;
+        if ((uint64_t)(int64_t)t789 < (uint64_t)v_x860_n) {
+          t790 = v_x860_d[t789];
         } else {
-          NESSIE_RECORD(err, t710, RT_CHECK_INDEX, 1, 0, RT_GATHER, t731, v_x852_n, 0.0, 1);
-          t732 = 0;
+          NESSIE_RECORD(err, t768, RT_CHECK_INDEX, 1, 0, RT_GATHER, t789, v_x860_n, 0.0, 1);
+          t790 = 0;
         }
-        int32_t t734 = rt_add_i(t729, t732);
+        int32_t t792 = rt_add_i(t787, t790);
       }
-      v_x862_d[t710] = t724;
+      v_x870_d[t768] = t782;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x862 = v_x862;
+  *out_v_x870 = v_x870;
   return;
 fail:
-  rt_release(v_x862);
+  rt_release(v_x870);
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x847_d; int64_t v_x847_n;
-  int32_t *v_x852_d; int64_t v_x852_n;
-  int32_t *v_x862_d; int64_t v_x862_n;
+  int32_t *v_x855_d; int64_t v_x855_n;
+  int32_t *v_x860_d; int64_t v_x860_n;
+  int32_t *v_x870_d; int64_t v_x870_n;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
@@ -3630,479 +3805,479 @@ struct K18_0_pull {
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t738 = 0; /* nonzero: a check below failed */
-    int32_t t736 = rt_mul_i(ix, 2);
-    int t739 = (uint64_t)(int64_t)t736 < (uint64_t)A.v_x852_n;
-    int32_t t737 = t739 ? A.v_x852_d[t736] : 0;
-    t738 |= !t739;
-    int32_t t741 = rt_add_i(t737, 1);
-    int32_t t743 = rt_add_i(t736, 1);
-    int t745 = (uint64_t)(int64_t)t743 < (uint64_t)A.v_x852_n;
-    int32_t t744 = t745 ? A.v_x852_d[t743] : 0;
-    t738 |= !t745;
-    int32_t t747 = rt_add_i(t741, t744);
-    if (__builtin_expect(t738 != 0, 0)) { /* again, recording the error */
-      int32_t t749 = rt_mul_i(ix, 2);
-      int32_t t750;
-      if ((uint64_t)(int64_t)t749 < (uint64_t)A.v_x852_n) {
-        t750 = A.v_x852_d[t749];
+    int t796 = 0; /* nonzero: a check below failed */
+    int32_t t794 = rt_mul_i(ix, 2);
+    int t797 = (uint64_t)(int64_t)t794 < (uint64_t)A.v_x860_n;
+    int32_t t795 = t797 ? A.v_x860_d[t794] : 0;
+    t796 |= !t797;
+    int32_t t799 = rt_add_i(t795, 1);
+    int32_t t801 = rt_add_i(t794, 1);
+    int t803 = (uint64_t)(int64_t)t801 < (uint64_t)A.v_x860_n;
+    int32_t t802 = t803 ? A.v_x860_d[t801] : 0;
+    t796 |= !t803;
+    int32_t t805 = rt_add_i(t799, t802);
+    if (__builtin_expect(t796 != 0, 0)) { /* again, recording the error */
+      int32_t t807 = rt_mul_i(ix, 2);
+      int32_t t808;
+      if ((uint64_t)(int64_t)t807 < (uint64_t)A.v_x860_n) {
+        t808 = A.v_x860_d[t807];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t749, A.v_x852_n, 0.0, 0);
-        t750 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t807, A.v_x860_n, 0.0, 0);
+        t808 = 0;
       }
-      int32_t t752 = rt_add_i(t750, 1);
-      int32_t t754 = rt_add_i(t749, 1);
-      int32_t t755;
-      if ((uint64_t)(int64_t)t754 < (uint64_t)A.v_x852_n) {
-        t755 = A.v_x852_d[t754];
+      int32_t t810 = rt_add_i(t808, 1);
+      int32_t t812 = rt_add_i(t807, 1);
+      int32_t t813;
+      if ((uint64_t)(int64_t)t812 < (uint64_t)A.v_x860_n) {
+        t813 = A.v_x860_d[t812];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t754, A.v_x852_n, 0.0, 1);
-        t755 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t812, A.v_x860_n, 0.0, 1);
+        t813 = 0;
       }
-      int32_t t757 = rt_add_i(t752, t755);
+      int32_t t815 = rt_add_i(t810, t813);
     }
-    return K18_0_V{t747};
+    return K18_0_V{t805};
   }
 };
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x862_d[i] = v.v0;
+    A.v_x870_d[i] = v.v0;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x847_d = v_x847->data.i;
-  A.v_x847_n = v_x847->len;
-  A.v_x852_d = v_x852->data.i;
-  A.v_x852_n = v_x852->len;
-  RtValue *v_x862 = NULL;
+  A.v_x855_d = v_x855->data.i;
+  A.v_x855_n = v_x855->len;
+  A.v_x860_d = v_x860->data.i;
+  A.v_x860_n = v_x860->len;
+  RtValue *v_x870 = NULL;
   /* MAP */
   {
-    const int64_t t758 = v_x847->len;
-    v_x862 = rtg_vec_new(RT_INT, t758);
-    A.v_x862_d = v_x862->data.i;
-    A.v_x862_n = v_x862->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t758);
+    const int64_t t816 = v_x855->len;
+    v_x870 = rtg_vec_new(RT_INT, t816);
+    A.v_x870_d = v_x870->data.i;
+    A.v_x870_n = v_x870->len;
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t816);
   }
-  *out_v_x862 = v_x862;
+  *out_v_x870 = v_x870;
   return;
 fail:
-  rt_release(v_x862);
+  rt_release(v_x870);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x852, RtValue **out_v_x862) {
-  RtValue *vals[] = {v_x847, v_x852};
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+  RtValue *vals[] = {v_x855, v_x860};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K18_host(err, loc, run, v_x847, v_x852, out_v_x862);
+    K18_host(err, loc, run, v_x855, v_x860, out_v_x870);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x847, v_x852, out_v_x862);
+    K18_gpu(err, loc, run, v_x855, v_x860, out_v_x870);
   }
 }
 
 /* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
   (void)loc;
   (void)run;
-  int32_t *v_x967_d = v_x967->data.i;
-  const int64_t v_x967_n = v_x967->len;
-  RtValue *v_x969 = NULL;
-  RtValue *v_x978 = NULL;
+  int32_t *v_x977_d = v_x977->data.i;
+  const int64_t v_x977_n = v_x977->len;
   RtValue *v_x979 = NULL;
-  RtValue *v_x980 = NULL;
-  RtValue *v_x981 = NULL;
-  int32_t v_x987 = 0;
-  int32_t v_x993 = 0;
-  RtValue *v_x997 = NULL;
-  RtValue *v_x1001 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x989 = NULL;
+  RtValue *v_x990 = NULL;
+  RtValue *v_x991 = NULL;
+  int32_t v_x997 = 0;
+  int32_t v_x1003 = 0;
+  RtValue *v_x1007 = NULL;
+  RtValue *v_x1011 = NULL;
   /* MAP */
   {
-    const int64_t t759 = v_x972;
-    if (t759 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t759, 0.0, 0);
+    const int64_t t817 = v_x982;
+    if (t817 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t817, 0.0, 0);
       goto fail;
     }
-    v_x969 = rt_value_new(rt_vec_type(RT_BOOL), t759);
-    uint8_t *v_x969_d = v_x969->data.b;
-    const int64_t v_x969_n = v_x969->len;
-    RT_PARALLEL_FOR_IF(t759 >= RT_PARALLEL_MIN)
-    for (int64_t t760 = 0; t760 < t759; t760++) {
-      const int32_t t761 = (int32_t)t760;
-      int t763 = 0; /* nonzero: a check below failed */
-      int t764 = (uint64_t)(int64_t)t761 < (uint64_t)v_x967_n;
-      int32_t t762 = t764 ? v_x967_d[t761] : 0;
-      t763 |= !t764;
-      uint8_t t766 = rt_le_i(t762, 1);
-      if (__builtin_expect(t763 != 0, 0)) { /* again, recording the error */
-        int32_t t767;
-        if ((uint64_t)(int64_t)t761 < (uint64_t)v_x967_n) {
-          t767 = v_x967_d[t761];
+    v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t817);
+    uint8_t *v_x979_d = v_x979->data.b;
+    const int64_t v_x979_n = v_x979->len;
+    RT_PARALLEL_FOR_IF(t817 >= RT_PARALLEL_MIN)
+    for (int64_t t818 = 0; t818 < t817; t818++) {
+      const int32_t t819 = (int32_t)t818;
+      int t821 = 0; /* nonzero: a check below failed */
+      int t822 = (uint64_t)(int64_t)t819 < (uint64_t)v_x977_n;
+      int32_t t820 = t822 ? v_x977_d[t819] : 0;
+      t821 |= !t822;
+      uint8_t t824 = rt_le_i(t820, 1);
+      if (__builtin_expect(t821 != 0, 0)) { /* again, recording the error */
+        int32_t t825;
+        if ((uint64_t)(int64_t)t819 < (uint64_t)v_x977_n) {
+          t825 = v_x977_d[t819];
         } else {
-          NESSIE_RECORD(err, t760, RT_CHECK_INDEX, 0, 0, RT_GATHER, t761, v_x967_n, 0.0, 1);
-          t767 = 0;
+          NESSIE_RECORD(err, t818, RT_CHECK_INDEX, 0, 0, RT_GATHER, t819, v_x977_n, 0.0, 1);
+          t825 = 0;
         }
-        uint8_t t769 = rt_le_i(t767, 1);
+        uint8_t t827 = rt_le_i(t825, 1);
       }
-      v_x969_d[t760] = t766;
+      v_x979_d[t818] = t824;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x969_d = v_x969->data.b;
-    const int64_t v_x969_n = v_x969->len;
+    uint8_t *v_x979_d = v_x979->data.b;
+    const int64_t v_x979_n = v_x979->len;
     /* PARTITION */
     {
-      const int64_t t770 = v_x972;
-      if (t770 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t770, 0.0, 2);
+      const int64_t t828 = v_x982;
+      if (t828 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t828, 0.0, 2);
         goto fail;
       }
-      const int64_t t771 = t770 > 0 ? (t770 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t772 = (uint8_t *)rt_alloc_atomic((size_t)t770 + 1);
-      int64_t *t773 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t771 + 1));
-      RT_PARALLEL_FOR_IF(t771 > 1)
-      for (int64_t t774 = 0; t774 < t771; t774++) {
+      const int64_t t829 = t828 > 0 ? (t828 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t830 = (uint8_t *)rt_alloc_atomic((size_t)t828 + 1);
+      int64_t *t831 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t829 + 1));
+      RT_PARALLEL_FOR_IF(t829 > 1)
+      for (int64_t t832 = 0; t832 < t829; t832++) {
         int64_t kept = 0;
-        const int64_t t774_end = (t774 + 1) * RT_CHUNK < t770 ? (t774 + 1) * RT_CHUNK : t770;
-        for (int64_t t775 = t774 * RT_CHUNK; t775 < t774_end; t775++) {
-          const int32_t t776 = (int32_t)t775;
-          int32_t t774x0;
-          uint8_t t774x1;
-          int t778 = 0; /* nonzero: a check below failed */
-          int t779 = (uint64_t)(int64_t)t776 < (uint64_t)v_x967_n;
-          int32_t t777 = t779 ? v_x967_d[t776] : 0;
-          t778 |= !t779;
-          uint8_t t781 = rt_le_i(t777, 1);
-          if (__builtin_expect(t778 != 0, 0)) { /* again, recording the error */
-            int32_t t782;
-            if ((uint64_t)(int64_t)t776 < (uint64_t)v_x967_n) {
-              t782 = v_x967_d[t776];
+        const int64_t t832_end = (t832 + 1) * RT_CHUNK < t828 ? (t832 + 1) * RT_CHUNK : t828;
+        for (int64_t t833 = t832 * RT_CHUNK; t833 < t832_end; t833++) {
+          const int32_t t834 = (int32_t)t833;
+          int32_t t832x0;
+          uint8_t t832x1;
+          int t836 = 0; /* nonzero: a check below failed */
+          int t837 = (uint64_t)(int64_t)t834 < (uint64_t)v_x977_n;
+          int32_t t835 = t837 ? v_x977_d[t834] : 0;
+          t836 |= !t837;
+          uint8_t t839 = rt_le_i(t835, 1);
+          if (__builtin_expect(t836 != 0, 0)) { /* again, recording the error */
+            int32_t t840;
+            if ((uint64_t)(int64_t)t834 < (uint64_t)v_x977_n) {
+              t840 = v_x977_d[t834];
             } else {
-              NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_x967_n, 0.0, 3);
-              t782 = 0;
+              NESSIE_RECORD(err, t833, RT_CHECK_INDEX, 0, 0, RT_GATHER, t834, v_x977_n, 0.0, 3);
+              t840 = 0;
             }
-            uint8_t t784 = rt_le_i(t782, 1);
+            uint8_t t842 = rt_le_i(t840, 1);
           }
-          t774x0 = t776;
-          t774x1 = t781;
-          uint8_t t785;
-          t785 = t774x1;
-          t772[t775] = t785 != 0;
-          kept += t785 != 0;
+          t832x0 = t834;
+          t832x1 = t839;
+          uint8_t t843;
+          t843 = t832x1;
+          t830[t833] = t843 != 0;
+          kept += t843 != 0;
         }
-        t773[t774] = kept;
+        t831[t832] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t772);
-        rt_free(t773);
+        rt_free(t830);
+        rt_free(t831);
         goto fail;
       }
-      int64_t t786 = 0;
-      for (int64_t t774 = 0; t774 < t771; t774++) {
-        const int64_t k = t773[t774];
-        t773[t774] = t786;
-        t786 += k;
+      int64_t t844 = 0;
+      for (int64_t t832 = 0; t832 < t829; t832++) {
+        const int64_t k = t831[t832];
+        t831[t832] = t844;
+        t844 += k;
       }
-      v_x978 = rt_value_new(rt_vec_type(RT_INT), t786);
-      int32_t *v_x978_d = v_x978->data.i;
-      const int64_t v_x978_n = v_x978->len;
-      v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t786);
-      uint8_t *v_x979_d = v_x979->data.b;
-      const int64_t v_x979_n = v_x979->len;
-      v_x980 = rt_value_new(rt_vec_type(RT_INT), (t770 - t786));
-      int32_t *v_x980_d = v_x980->data.i;
-      const int64_t v_x980_n = v_x980->len;
-      v_x981 = rt_value_new(rt_vec_type(RT_BOOL), (t770 - t786));
-      uint8_t *v_x981_d = v_x981->data.b;
-      const int64_t v_x981_n = v_x981->len;
-      RT_PARALLEL_FOR_IF(t771 > 1)
-      for (int64_t t774 = 0; t774 < t771; t774++) {
-        int64_t at = t773[t774];
-        int64_t at_not = t774 * RT_CHUNK - t773[t774];
-        const int64_t t774_end = (t774 + 1) * RT_CHUNK < t770 ? (t774 + 1) * RT_CHUNK : t770;
-        for (int64_t t775 = t774 * RT_CHUNK; t775 < t774_end; t775++) {
-          const int32_t t776 = (int32_t)t775;
-          int32_t t774y0;
-          uint8_t t774y1;
-          int t788 = 0; /* nonzero: a check below failed */
-          int t789 = (uint64_t)(int64_t)t776 < (uint64_t)v_x967_n;
-          int32_t t787 = t789 ? v_x967_d[t776] : 0;
-          t788 |= !t789;
-          uint8_t t791 = rt_le_i(t787, 1);
-          if (__builtin_expect(t788 != 0, 0)) { /* again, recording the error */
-            int32_t t792;
-            if ((uint64_t)(int64_t)t776 < (uint64_t)v_x967_n) {
-              t792 = v_x967_d[t776];
+      v_x988 = rt_value_new(rt_vec_type(RT_INT), t844);
+      int32_t *v_x988_d = v_x988->data.i;
+      const int64_t v_x988_n = v_x988->len;
+      v_x989 = rt_value_new(rt_vec_type(RT_BOOL), t844);
+      uint8_t *v_x989_d = v_x989->data.b;
+      const int64_t v_x989_n = v_x989->len;
+      v_x990 = rt_value_new(rt_vec_type(RT_INT), (t828 - t844));
+      int32_t *v_x990_d = v_x990->data.i;
+      const int64_t v_x990_n = v_x990->len;
+      v_x991 = rt_value_new(rt_vec_type(RT_BOOL), (t828 - t844));
+      uint8_t *v_x991_d = v_x991->data.b;
+      const int64_t v_x991_n = v_x991->len;
+      RT_PARALLEL_FOR_IF(t829 > 1)
+      for (int64_t t832 = 0; t832 < t829; t832++) {
+        int64_t at = t831[t832];
+        int64_t at_not = t832 * RT_CHUNK - t831[t832];
+        const int64_t t832_end = (t832 + 1) * RT_CHUNK < t828 ? (t832 + 1) * RT_CHUNK : t828;
+        for (int64_t t833 = t832 * RT_CHUNK; t833 < t832_end; t833++) {
+          const int32_t t834 = (int32_t)t833;
+          int32_t t832y0;
+          uint8_t t832y1;
+          int t846 = 0; /* nonzero: a check below failed */
+          int t847 = (uint64_t)(int64_t)t834 < (uint64_t)v_x977_n;
+          int32_t t845 = t847 ? v_x977_d[t834] : 0;
+          t846 |= !t847;
+          uint8_t t849 = rt_le_i(t845, 1);
+          if (__builtin_expect(t846 != 0, 0)) { /* again, recording the error */
+            int32_t t850;
+            if ((uint64_t)(int64_t)t834 < (uint64_t)v_x977_n) {
+              t850 = v_x977_d[t834];
             } else {
-              NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_x967_n, 0.0, 4);
-              t792 = 0;
+              NESSIE_RECORD(err, t833, RT_CHECK_INDEX, 0, 0, RT_GATHER, t834, v_x977_n, 0.0, 4);
+              t850 = 0;
             }
-            uint8_t t794 = rt_le_i(t792, 1);
+            uint8_t t852 = rt_le_i(t850, 1);
           }
-          t774y0 = t776;
-          t774y1 = t791;
-          if (t772[t775]) {
-            v_x978_d[at] = t774y0;
-            v_x979_d[at] = t774y1;
+          t832y0 = t834;
+          t832y1 = t849;
+          if (t830[t833]) {
+            v_x988_d[at] = t832y0;
+            v_x989_d[at] = t832y1;
             at++;
           } else {
-            v_x980_d[at_not] = t774y0;
-            v_x981_d[at_not] = t774y1;
+            v_x990_d[at_not] = t832y0;
+            v_x991_d[at_not] = t832y1;
             at_not++;
           }
         }
       }
-      rt_free(t772);
-      rt_free(t773);
+      rt_free(t830);
+      rt_free(t831);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x978_d = v_x978->data.i;
-      const int64_t v_x978_n = v_x978->len;
-      uint8_t *v_x979_d = v_x979->data.b;
-      const int64_t v_x979_n = v_x979->len;
-      int32_t *v_x980_d = v_x980->data.i;
-      const int64_t v_x980_n = v_x980->len;
-      uint8_t *v_x981_d = v_x981->data.b;
-      const int64_t v_x981_n = v_x981->len;
+      int32_t *v_x988_d = v_x988->data.i;
+      const int64_t v_x988_n = v_x988->len;
+      uint8_t *v_x989_d = v_x989->data.b;
+      const int64_t v_x989_n = v_x989->len;
+      int32_t *v_x990_d = v_x990->data.i;
+      const int64_t v_x990_n = v_x990->len;
+      uint8_t *v_x991_d = v_x991->data.b;
+      const int64_t v_x991_n = v_x991->len;
       /* REDUCE */
       {
-        const int64_t t795 = v_x972;
-        if (t795 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t795, 0.0, 5);
+        const int64_t t853 = v_x982;
+        if (t853 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t853, 0.0, 5);
           goto fail;
         }
-        const int64_t t796 = t795 > 0 ? (t795 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t797 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t796);
-        int32_t *t798 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t796);
-        RT_PARALLEL_FOR_IF(t796 > 1)
-        for (int64_t t799 = 0; t799 < t796; t799++) {
-          int32_t t799a0;
-          int32_t t799a1;
-          t799a0 = 0;
-          t799a1 = 0;
-          const int64_t t799_end = (t799 + 1) * RT_CHUNK < t795 ? (t799 + 1) * RT_CHUNK : t795;
-          for (int64_t t800 = t799 * RT_CHUNK; t800 < t799_end; t800++) {
-            const int32_t t801 = (int32_t)t800;
-            int32_t t799x0;
-            int32_t t799x1;
-            int t803 = 0; /* nonzero: a check below failed */
-            int t804 = (uint64_t)(int64_t)t801 < (uint64_t)v_x967_n;
-            int32_t t802 = t804 ? v_x967_d[t801] : 0;
-            t803 |= !t804;
-            uint8_t t806 = rt_le_i(t802, 1);
-            int32_t t808 = rt_btoi_b(t806);
-            uint8_t t810 = rt_not_b(t806);
-            int32_t t812 = rt_btoi_b(t810);
-            if (__builtin_expect(t803 != 0, 0)) { /* again, recording the error */
-              int32_t t813;
-              if ((uint64_t)(int64_t)t801 < (uint64_t)v_x967_n) {
-                t813 = v_x967_d[t801];
+        const int64_t t854 = t853 > 0 ? (t853 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t855 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t854);
+        int32_t *t856 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t854);
+        RT_PARALLEL_FOR_IF(t854 > 1)
+        for (int64_t t857 = 0; t857 < t854; t857++) {
+          int32_t t857a0;
+          int32_t t857a1;
+          t857a0 = 0;
+          t857a1 = 0;
+          const int64_t t857_end = (t857 + 1) * RT_CHUNK < t853 ? (t857 + 1) * RT_CHUNK : t853;
+          for (int64_t t858 = t857 * RT_CHUNK; t858 < t857_end; t858++) {
+            const int32_t t859 = (int32_t)t858;
+            int32_t t857x0;
+            int32_t t857x1;
+            int t861 = 0; /* nonzero: a check below failed */
+            int t862 = (uint64_t)(int64_t)t859 < (uint64_t)v_x977_n;
+            int32_t t860 = t862 ? v_x977_d[t859] : 0;
+            t861 |= !t862;
+            uint8_t t864 = rt_le_i(t860, 1);
+            int32_t t866 = rt_btoi_b(t864);
+            uint8_t t868 = rt_not_b(t864);
+            int32_t t870 = rt_btoi_b(t868);
+            if (__builtin_expect(t861 != 0, 0)) { /* again, recording the error */
+              int32_t t871;
+              if ((uint64_t)(int64_t)t859 < (uint64_t)v_x977_n) {
+                t871 = v_x977_d[t859];
               } else {
-                NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t801, v_x967_n, 0.0, 6);
-                t813 = 0;
+                NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t859, v_x977_n, 0.0, 6);
+                t871 = 0;
               }
-              uint8_t t815 = rt_le_i(t813, 1);
-              int32_t t817 = rt_btoi_b(t815);
-              uint8_t t819 = rt_not_b(t815);
-              int32_t t821 = rt_btoi_b(t819);
+              uint8_t t873 = rt_le_i(t871, 1);
+              int32_t t875 = rt_btoi_b(t873);
+              uint8_t t877 = rt_not_b(t873);
+              int32_t t879 = rt_btoi_b(t877);
             }
-            t799x0 = t808;
-            t799x1 = t812;
-            int32_t t823 = rt_add_i(t799a0, t799x0);
-            int32_t t825 = rt_add_i(t799a1, t799x1);
-            t799a0 = t823;
-            t799a1 = t825;
+            t857x0 = t866;
+            t857x1 = t870;
+            int32_t t881 = rt_add_i(t857a0, t857x0);
+            int32_t t883 = rt_add_i(t857a1, t857x1);
+            t857a0 = t881;
+            t857a1 = t883;
           }
-          t797[t799] = t799a0;
-          t798[t799] = t799a1;
+          t855[t857] = t857a0;
+          t856[t857] = t857a1;
         }
-        int32_t t799t0;
-        int32_t t799t1;
-        t799t0 = 0;
-        t799t1 = 0;
-        for (int64_t t799 = 0; t799 < t796; t799++) {
-          const int32_t t826 = t797[t799];
-          const int32_t t827 = t798[t799];
-          int32_t t829 = rt_add_i(t799t0, t826);
-          int32_t t831 = rt_add_i(t799t1, t827);
-          t799t0 = t829;
-          t799t1 = t831;
+        int32_t t857t0;
+        int32_t t857t1;
+        t857t0 = 0;
+        t857t1 = 0;
+        for (int64_t t857 = 0; t857 < t854; t857++) {
+          const int32_t t884 = t855[t857];
+          const int32_t t885 = t856[t857];
+          int32_t t887 = rt_add_i(t857t0, t884);
+          int32_t t889 = rt_add_i(t857t1, t885);
+          t857t0 = t887;
+          t857t1 = t889;
         }
-        v_x987 = t799t0;
-        rt_free(t797);
-        v_x993 = t799t1;
-        rt_free(t798);
+        v_x997 = t857t0;
+        rt_free(t855);
+        v_x1003 = t857t1;
+        rt_free(t856);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t832 = v_x972;
-          if (t832 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t832, 0.0, 7);
+          const int64_t t890 = v_x982;
+          if (t890 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t890, 0.0, 7);
             goto fail;
           }
-          const int64_t t833 = t832 > 0 ? (t832 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t834 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t833);
-          int32_t *t835 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t833);
-          RT_PARALLEL_FOR_IF(t833 > 1)
-          for (int64_t t836 = 0; t836 < t833; t836++) {
-            int32_t t836a0;
-            int32_t t836a1;
-            t836a0 = 0;
-            t836a1 = 0;
-            const int64_t t836_end = (t836 + 1) * RT_CHUNK < t832 ? (t836 + 1) * RT_CHUNK : t832;
-            for (int64_t t837 = t836 * RT_CHUNK; t837 < t836_end; t837++) {
-              const int32_t t838 = (int32_t)t837;
-              int32_t t836x0;
-              int32_t t836x1;
-              int t840 = 0; /* nonzero: a check below failed */
-              int t841 = (uint64_t)(int64_t)t838 < (uint64_t)v_x967_n;
-              int32_t t839 = t841 ? v_x967_d[t838] : 0;
-              t840 |= !t841;
-              uint8_t t843 = rt_le_i(t839, 1);
-              int32_t t845 = rt_btoi_b(t843);
-              uint8_t t847 = rt_not_b(t843);
-              int32_t t849 = rt_btoi_b(t847);
-              if (__builtin_expect(t840 != 0, 0)) { /* again, recording the error */
-                int32_t t850;
-                if ((uint64_t)(int64_t)t838 < (uint64_t)v_x967_n) {
-                  t850 = v_x967_d[t838];
+          const int64_t t891 = t890 > 0 ? (t890 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t892 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t891);
+          int32_t *t893 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t891);
+          RT_PARALLEL_FOR_IF(t891 > 1)
+          for (int64_t t894 = 0; t894 < t891; t894++) {
+            int32_t t894a0;
+            int32_t t894a1;
+            t894a0 = 0;
+            t894a1 = 0;
+            const int64_t t894_end = (t894 + 1) * RT_CHUNK < t890 ? (t894 + 1) * RT_CHUNK : t890;
+            for (int64_t t895 = t894 * RT_CHUNK; t895 < t894_end; t895++) {
+              const int32_t t896 = (int32_t)t895;
+              int32_t t894x0;
+              int32_t t894x1;
+              int t898 = 0; /* nonzero: a check below failed */
+              int t899 = (uint64_t)(int64_t)t896 < (uint64_t)v_x977_n;
+              int32_t t897 = t899 ? v_x977_d[t896] : 0;
+              t898 |= !t899;
+              uint8_t t901 = rt_le_i(t897, 1);
+              int32_t t903 = rt_btoi_b(t901);
+              uint8_t t905 = rt_not_b(t901);
+              int32_t t907 = rt_btoi_b(t905);
+              if (__builtin_expect(t898 != 0, 0)) { /* again, recording the error */
+                int32_t t908;
+                if ((uint64_t)(int64_t)t896 < (uint64_t)v_x977_n) {
+                  t908 = v_x977_d[t896];
                 } else {
-                  NESSIE_RECORD(err, t837, RT_CHECK_INDEX, 0, 0, RT_GATHER, t838, v_x967_n, 0.0, 8);
-                  t850 = 0;
+                  NESSIE_RECORD(err, t895, RT_CHECK_INDEX, 0, 0, RT_GATHER, t896, v_x977_n, 0.0, 8);
+                  t908 = 0;
                 }
-                uint8_t t852 = rt_le_i(t850, 1);
-                int32_t t854 = rt_btoi_b(t852);
-                uint8_t t856 = rt_not_b(t852);
-                int32_t t858 = rt_btoi_b(t856);
+                uint8_t t910 = rt_le_i(t908, 1);
+                int32_t t912 = rt_btoi_b(t910);
+                uint8_t t914 = rt_not_b(t910);
+                int32_t t916 = rt_btoi_b(t914);
               }
-              t836x0 = t845;
-              t836x1 = t849;
-              int32_t t860 = rt_add_i(t836a0, t836x0);
-              int32_t t862 = rt_add_i(t836a1, t836x1);
-              t836a0 = t860;
-              t836a1 = t862;
+              t894x0 = t903;
+              t894x1 = t907;
+              int32_t t918 = rt_add_i(t894a0, t894x0);
+              int32_t t920 = rt_add_i(t894a1, t894x1);
+              t894a0 = t918;
+              t894a1 = t920;
             }
-            t834[t836] = t836a0;
-            t835[t836] = t836a1;
+            t892[t894] = t894a0;
+            t893[t894] = t894a1;
           }
-          int32_t t836t0;
-          int32_t t836t1;
-          t836t0 = 0;
-          t836t1 = 0;
-          for (int64_t t836 = 0; t836 < t833; t836++) {
-            const int32_t t863 = t834[t836];
-            t834[t836] = t836t0;
-            const int32_t t864 = t835[t836];
-            t835[t836] = t836t1;
-            int32_t t866 = rt_add_i(t836t0, t863);
-            int32_t t868 = rt_add_i(t836t1, t864);
-            t836t0 = t866;
-            t836t1 = t868;
+          int32_t t894t0;
+          int32_t t894t1;
+          t894t0 = 0;
+          t894t1 = 0;
+          for (int64_t t894 = 0; t894 < t891; t894++) {
+            const int32_t t921 = t892[t894];
+            t892[t894] = t894t0;
+            const int32_t t922 = t893[t894];
+            t893[t894] = t894t1;
+            int32_t t924 = rt_add_i(t894t0, t921);
+            int32_t t926 = rt_add_i(t894t1, t922);
+            t894t0 = t924;
+            t894t1 = t926;
           }
-          v_x997 = rt_value_new(rt_vec_type(RT_INT), t832);
-          int32_t *v_x997_d = v_x997->data.i;
-          const int64_t v_x997_n = v_x997->len;
-          v_x1001 = rt_value_new(rt_vec_type(RT_INT), t832);
-          int32_t *v_x1001_d = v_x1001->data.i;
-          const int64_t v_x1001_n = v_x1001->len;
-          RT_PARALLEL_FOR_IF(t833 > 1)
-          for (int64_t t836 = 0; t836 < t833; t836++) {
-            int32_t t836p0;
-            int32_t t836p1;
-            t836p0 = t834[t836];
-            t836p1 = t835[t836];
-            const int64_t t836_end = (t836 + 1) * RT_CHUNK < t832 ? (t836 + 1) * RT_CHUNK : t832;
-            for (int64_t t837 = t836 * RT_CHUNK; t837 < t836_end; t837++) {
-              const int32_t t838 = (int32_t)t837;
-              v_x997_d[t837] = t836p0;
-              v_x1001_d[t837] = t836p1;
-              int32_t t836y0;
-              int32_t t836y1;
-              int t870 = 0; /* nonzero: a check below failed */
-              int t871 = (uint64_t)(int64_t)t838 < (uint64_t)v_x967_n;
-              int32_t t869 = t871 ? v_x967_d[t838] : 0;
-              t870 |= !t871;
-              uint8_t t873 = rt_le_i(t869, 1);
-              int32_t t875 = rt_btoi_b(t873);
-              uint8_t t877 = rt_not_b(t873);
-              int32_t t879 = rt_btoi_b(t877);
-              if (__builtin_expect(t870 != 0, 0)) { /* again, recording the error */
-                int32_t t880;
-                if ((uint64_t)(int64_t)t838 < (uint64_t)v_x967_n) {
-                  t880 = v_x967_d[t838];
+          v_x1007 = rt_value_new(rt_vec_type(RT_INT), t890);
+          int32_t *v_x1007_d = v_x1007->data.i;
+          const int64_t v_x1007_n = v_x1007->len;
+          v_x1011 = rt_value_new(rt_vec_type(RT_INT), t890);
+          int32_t *v_x1011_d = v_x1011->data.i;
+          const int64_t v_x1011_n = v_x1011->len;
+          RT_PARALLEL_FOR_IF(t891 > 1)
+          for (int64_t t894 = 0; t894 < t891; t894++) {
+            int32_t t894p0;
+            int32_t t894p1;
+            t894p0 = t892[t894];
+            t894p1 = t893[t894];
+            const int64_t t894_end = (t894 + 1) * RT_CHUNK < t890 ? (t894 + 1) * RT_CHUNK : t890;
+            for (int64_t t895 = t894 * RT_CHUNK; t895 < t894_end; t895++) {
+              const int32_t t896 = (int32_t)t895;
+              v_x1007_d[t895] = t894p0;
+              v_x1011_d[t895] = t894p1;
+              int32_t t894y0;
+              int32_t t894y1;
+              int t928 = 0; /* nonzero: a check below failed */
+              int t929 = (uint64_t)(int64_t)t896 < (uint64_t)v_x977_n;
+              int32_t t927 = t929 ? v_x977_d[t896] : 0;
+              t928 |= !t929;
+              uint8_t t931 = rt_le_i(t927, 1);
+              int32_t t933 = rt_btoi_b(t931);
+              uint8_t t935 = rt_not_b(t931);
+              int32_t t937 = rt_btoi_b(t935);
+              if (__builtin_expect(t928 != 0, 0)) { /* again, recording the error */
+                int32_t t938;
+                if ((uint64_t)(int64_t)t896 < (uint64_t)v_x977_n) {
+                  t938 = v_x977_d[t896];
                 } else {
-                  NESSIE_RECORD(err, t837, RT_CHECK_INDEX, 0, 0, RT_GATHER, t838, v_x967_n, 0.0, 9);
-                  t880 = 0;
+                  NESSIE_RECORD(err, t895, RT_CHECK_INDEX, 0, 0, RT_GATHER, t896, v_x977_n, 0.0, 9);
+                  t938 = 0;
                 }
-                uint8_t t882 = rt_le_i(t880, 1);
-                int32_t t884 = rt_btoi_b(t882);
-                uint8_t t886 = rt_not_b(t882);
-                int32_t t888 = rt_btoi_b(t886);
+                uint8_t t940 = rt_le_i(t938, 1);
+                int32_t t942 = rt_btoi_b(t940);
+                uint8_t t944 = rt_not_b(t940);
+                int32_t t946 = rt_btoi_b(t944);
               }
-              t836y0 = t875;
-              t836y1 = t879;
-              int32_t t890 = rt_add_i(t836p0, t836y0);
-              int32_t t892 = rt_add_i(t836p1, t836y1);
-              t836p0 = t890;
-              t836p1 = t892;
+              t894y0 = t933;
+              t894y1 = t937;
+              int32_t t948 = rt_add_i(t894p0, t894y0);
+              int32_t t950 = rt_add_i(t894p1, t894y1);
+              t894p0 = t948;
+              t894p1 = t950;
             }
           }
-          rt_free(t834);
-          rt_free(t835);
+          rt_free(t892);
+          rt_free(t893);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x969 = v_x969;
-  *out_v_x978 = v_x978;
-  *out_v_x980 = v_x980;
-  *out_v_x987 = v_x987;
-  *out_v_x993 = v_x993;
+  *out_v_x979 = v_x979;
+  *out_v_x988 = v_x988;
+  *out_v_x990 = v_x990;
   *out_v_x997 = v_x997;
-  *out_v_x1001 = v_x1001;
-  rt_release(v_x979);
-  rt_release(v_x981);
+  *out_v_x1003 = v_x1003;
+  *out_v_x1007 = v_x1007;
+  *out_v_x1011 = v_x1011;
+  rt_release(v_x989);
+  rt_release(v_x991);
   return;
 fail:
-  rt_release(v_x969);
-  rt_release(v_x978);
   rt_release(v_x979);
-  rt_release(v_x980);
-  rt_release(v_x981);
-  rt_release(v_x997);
-  rt_release(v_x1001);
+  rt_release(v_x988);
+  rt_release(v_x989);
+  rt_release(v_x990);
+  rt_release(v_x991);
+  rt_release(v_x1007);
+  rt_release(v_x1011);
 }
 
 /* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K19_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x967_d; int64_t v_x967_n;
-  int32_t v_x972;
-  uint8_t *v_x969_d; int64_t v_x969_n;
-  int32_t *v_x978_d; int64_t v_x978_n;
+  int32_t *v_x977_d; int64_t v_x977_n;
+  int32_t v_x982;
   uint8_t *v_x979_d; int64_t v_x979_n;
-  int32_t *v_x980_d; int64_t v_x980_n;
-  uint8_t *v_x981_d; int64_t v_x981_n;
-  int32_t v_x987;
-  int32_t v_x993;
-  int32_t *v_x997_d; int64_t v_x997_n;
-  int32_t *v_x1001_d; int64_t v_x1001_n;
+  int32_t *v_x988_d; int64_t v_x988_n;
+  uint8_t *v_x989_d; int64_t v_x989_n;
+  int32_t *v_x990_d; int64_t v_x990_n;
+  uint8_t *v_x991_d; int64_t v_x991_n;
+  int32_t v_x997;
+  int32_t v_x1003;
+  int32_t *v_x1007_d; int64_t v_x1007_n;
+  int32_t *v_x1011_d; int64_t v_x1011_n;
 };
 struct alignas(8) K19_0_V {
   uint8_t v0;
@@ -4112,28 +4287,28 @@ struct K19_0_pull {
   __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t894 = 0; /* nonzero: a check below failed */
-    int t895 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
-    int32_t t893 = t895 ? A.v_x967_d[ix] : 0;
-    t894 |= !t895;
-    uint8_t t897 = rt_le_i(t893, 1);
-    if (__builtin_expect(t894 != 0, 0)) { /* again, recording the error */
-      int32_t t898;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n) {
-        t898 = A.v_x967_d[ix];
+    int t952 = 0; /* nonzero: a check below failed */
+    int t953 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t951 = t953 ? A.v_x977_d[ix] : 0;
+    t952 |= !t953;
+    uint8_t t955 = rt_le_i(t951, 1);
+    if (__builtin_expect(t952 != 0, 0)) { /* again, recording the error */
+      int32_t t956;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
+        t956 = A.v_x977_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x967_n, 0.0, 0);
-        t898 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 0);
+        t956 = 0;
       }
-      uint8_t t900 = rt_le_i(t898, 1);
+      uint8_t t958 = rt_le_i(t956, 1);
     }
-    return K19_0_V{t897};
+    return K19_0_V{t955};
   }
 };
 struct K19_0_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x969_d[i] = v.v0;
+    A.v_x979_d[i] = v.v0;
   }
 };
 struct alignas(8) K19_1_V {
@@ -4145,29 +4320,29 @@ struct K19_1_pull {
   __device__ K19_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t902 = 0; /* nonzero: a check below failed */
-    int t903 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
-    int32_t t901 = t903 ? A.v_x967_d[ix] : 0;
-    t902 |= !t903;
-    uint8_t t905 = rt_le_i(t901, 1);
-    if (__builtin_expect(t902 != 0, 0)) { /* again, recording the error */
-      int32_t t906;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n) {
-        t906 = A.v_x967_d[ix];
+    int t960 = 0; /* nonzero: a check below failed */
+    int t961 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t959 = t961 ? A.v_x977_d[ix] : 0;
+    t960 |= !t961;
+    uint8_t t963 = rt_le_i(t959, 1);
+    if (__builtin_expect(t960 != 0, 0)) { /* again, recording the error */
+      int32_t t964;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
+        t964 = A.v_x977_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x967_n, 0.0, 1);
-        t906 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 1);
+        t964 = 0;
       }
-      uint8_t t908 = rt_le_i(t906, 1);
+      uint8_t t966 = rt_le_i(t964, 1);
     }
-    return K19_1_V{ix, t905};
+    return K19_1_V{ix, t963};
   }
 };
 struct K19_1_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    A.v_x978_d[i] = v.v0;
-    A.v_x979_d[i] = v.v1;
+    A.v_x988_d[i] = v.v0;
+    A.v_x989_d[i] = v.v1;
   }
 };
 struct K19_1_pred {
@@ -4179,8 +4354,8 @@ struct K19_1_pred {
 struct K19_1_other {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    A.v_x980_d[i] = v.v0;
-    A.v_x981_d[i] = v.v1;
+    A.v_x990_d[i] = v.v0;
+    A.v_x991_d[i] = v.v1;
   }
 };
 struct alignas(8) K19_2_V {
@@ -4192,36 +4367,36 @@ struct K19_2_pull {
   __device__ K19_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t910 = 0; /* nonzero: a check below failed */
-    int t911 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
-    int32_t t909 = t911 ? A.v_x967_d[ix] : 0;
-    t910 |= !t911;
-    uint8_t t913 = rt_le_i(t909, 1);
-    int32_t t915 = rt_btoi_b(t913);
-    uint8_t t917 = rt_not_b(t913);
-    int32_t t919 = rt_btoi_b(t917);
-    if (__builtin_expect(t910 != 0, 0)) { /* again, recording the error */
-      int32_t t920;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n) {
-        t920 = A.v_x967_d[ix];
+    int t968 = 0; /* nonzero: a check below failed */
+    int t969 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t967 = t969 ? A.v_x977_d[ix] : 0;
+    t968 |= !t969;
+    uint8_t t971 = rt_le_i(t967, 1);
+    int32_t t973 = rt_btoi_b(t971);
+    uint8_t t975 = rt_not_b(t971);
+    int32_t t977 = rt_btoi_b(t975);
+    if (__builtin_expect(t968 != 0, 0)) { /* again, recording the error */
+      int32_t t978;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
+        t978 = A.v_x977_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x967_n, 0.0, 2);
-        t920 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 2);
+        t978 = 0;
       }
-      uint8_t t922 = rt_le_i(t920, 1);
-      int32_t t924 = rt_btoi_b(t922);
-      uint8_t t926 = rt_not_b(t922);
-      int32_t t928 = rt_btoi_b(t926);
+      uint8_t t980 = rt_le_i(t978, 1);
+      int32_t t982 = rt_btoi_b(t980);
+      uint8_t t984 = rt_not_b(t980);
+      int32_t t986 = rt_btoi_b(t984);
     }
-    return K19_2_V{t915, t919};
+    return K19_2_V{t973, t977};
   }
 };
 struct K19_2_op {
   K19_A A;
   __device__ K19_2_V operator()(const K19_2_V &a, const K19_2_V &b) const {
-    int32_t t930 = rt_add_i(a.v0, b.v0);
-    int32_t t932 = rt_add_i(a.v1, b.v1);
-    return K19_2_V{t930, t932};
+    int32_t t988 = rt_add_i(a.v0, b.v0);
+    int32_t t990 = rt_add_i(a.v1, b.v1);
+    return K19_2_V{t988, t990};
   }
 };
 struct K19_2_ride {
@@ -4240,255 +4415,255 @@ struct K19_3_pull {
   __device__ K19_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t934 = 0; /* nonzero: a check below failed */
-    int t935 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n;
-    int32_t t933 = t935 ? A.v_x967_d[ix] : 0;
-    t934 |= !t935;
-    uint8_t t937 = rt_le_i(t933, 1);
-    int32_t t939 = rt_btoi_b(t937);
-    uint8_t t941 = rt_not_b(t937);
-    int32_t t943 = rt_btoi_b(t941);
-    if (__builtin_expect(t934 != 0, 0)) { /* again, recording the error */
-      int32_t t944;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x967_n) {
-        t944 = A.v_x967_d[ix];
+    int t992 = 0; /* nonzero: a check below failed */
+    int t993 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t991 = t993 ? A.v_x977_d[ix] : 0;
+    t992 |= !t993;
+    uint8_t t995 = rt_le_i(t991, 1);
+    int32_t t997 = rt_btoi_b(t995);
+    uint8_t t999 = rt_not_b(t995);
+    int32_t t1001 = rt_btoi_b(t999);
+    if (__builtin_expect(t992 != 0, 0)) { /* again, recording the error */
+      int32_t t1002;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
+        t1002 = A.v_x977_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x967_n, 0.0, 3);
-        t944 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 3);
+        t1002 = 0;
       }
-      uint8_t t946 = rt_le_i(t944, 1);
-      int32_t t948 = rt_btoi_b(t946);
-      uint8_t t950 = rt_not_b(t946);
-      int32_t t952 = rt_btoi_b(t950);
+      uint8_t t1004 = rt_le_i(t1002, 1);
+      int32_t t1006 = rt_btoi_b(t1004);
+      uint8_t t1008 = rt_not_b(t1004);
+      int32_t t1010 = rt_btoi_b(t1008);
     }
-    return K19_3_V{t939, t943};
+    return K19_3_V{t997, t1001};
   }
 };
 struct K19_3_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_3_V &v) const {
-    A.v_x997_d[i] = v.v0;
-    A.v_x1001_d[i] = v.v1;
+    A.v_x1007_d[i] = v.v0;
+    A.v_x1011_d[i] = v.v1;
   }
 };
 struct K19_3_op {
   K19_A A;
   __device__ K19_3_V operator()(const K19_3_V &a, const K19_3_V &b) const {
-    int32_t t954 = rt_add_i(a.v0, b.v0);
-    int32_t t956 = rt_add_i(a.v1, b.v1);
-    return K19_3_V{t954, t956};
+    int32_t t1012 = rt_add_i(a.v0, b.v0);
+    int32_t t1014 = rt_add_i(a.v1, b.v1);
+    return K19_3_V{t1012, t1014};
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x967_d = v_x967->data.i;
-  A.v_x967_n = v_x967->len;
-  A.v_x972 = v_x972;
-  RtValue *v_x969 = NULL;
-  RtValue *v_x978 = NULL;
+  A.v_x977_d = v_x977->data.i;
+  A.v_x977_n = v_x977->len;
+  A.v_x982 = v_x982;
   RtValue *v_x979 = NULL;
-  RtValue *v_x980 = NULL;
-  RtValue *v_x981 = NULL;
-  int32_t v_x987 = 0;
-  int32_t v_x993 = 0;
-  RtValue *v_x997 = NULL;
-  RtValue *v_x1001 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x989 = NULL;
+  RtValue *v_x990 = NULL;
+  RtValue *v_x991 = NULL;
+  int32_t v_x997 = 0;
+  int32_t v_x1003 = 0;
+  RtValue *v_x1007 = NULL;
+  RtValue *v_x1011 = NULL;
   /* MAP */
   {
-    const int64_t t957 = v_x972;
-    if (t957 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t957, 0.0, run, 4};
+    const int64_t t1015 = v_x982;
+    if (t1015 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1015, 0.0, run, 4};
       goto fail;
     }
-    v_x969 = rtg_vec_new(RT_BOOL, t957);
-    A.v_x969_d = v_x969->data.b;
-    A.v_x969_n = v_x969->len;
+    v_x979 = rtg_vec_new(RT_BOOL, t1015);
+    A.v_x979_d = v_x979->data.b;
+    A.v_x979_n = v_x979->len;
     /* computed in the launch of SOAC 2 (K19_2_ride) */
   }
   /* PARTITION */
-  int64_t *t958, t959; /* the slot of its count, its size */
+  int64_t *t1016, t1017; /* the slot of its count, its size */
   {
-    const int64_t t960 = v_x972;
-    if (t960 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t960, 0.0, run, 5};
+    const int64_t t1018 = v_x982;
+    if (t1018 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1018, 0.0, run, 5};
       goto fail;
     }
-    v_x978 = rtg_vec_new(RT_INT, t960);
-    A.v_x978_d = v_x978->data.i;
-    A.v_x978_n = v_x978->len;
-    v_x979 = rtg_vec_new(RT_BOOL, t960);
-    A.v_x979_d = v_x979->data.b;
-    A.v_x979_n = v_x979->len;
-    v_x980 = rtg_vec_new(RT_INT, t960);
-    A.v_x980_d = v_x980->data.i;
-    A.v_x980_n = v_x980->len;
-    v_x981 = rtg_vec_new(RT_BOOL, t960);
-    A.v_x981_d = v_x981->data.b;
-    A.v_x981_n = v_x981->len;
-    t959 = t960;
-    t958 = rtg::partition_launch<K19_1_V>("K19", loc, K19_1_pull{A}, K19_1_pred{A}, t960, K19_1_store{A}, K19_1_other{A}, true);
+    v_x988 = rtg_vec_new(RT_INT, t1018);
+    A.v_x988_d = v_x988->data.i;
+    A.v_x988_n = v_x988->len;
+    v_x989 = rtg_vec_new(RT_BOOL, t1018);
+    A.v_x989_d = v_x989->data.b;
+    A.v_x989_n = v_x989->len;
+    v_x990 = rtg_vec_new(RT_INT, t1018);
+    A.v_x990_d = v_x990->data.i;
+    A.v_x990_n = v_x990->len;
+    v_x991 = rtg_vec_new(RT_BOOL, t1018);
+    A.v_x991_d = v_x991->data.b;
+    A.v_x991_n = v_x991->len;
+    t1017 = t1018;
+    t1016 = rtg::partition_launch<K19_1_V>("K19", loc, K19_1_pull{A}, K19_1_pred{A}, t1018, K19_1_store{A}, K19_1_other{A}, true);
   }
   {
-    const int64_t t961 = rtg::filter_count(t958);
-    v_x978 = rtg_vec_fit(v_x978, t961);
-    A.v_x978_d = v_x978->data.i;
-    A.v_x978_n = v_x978->len;
-    v_x979 = rtg_vec_fit(v_x979, t961);
-    A.v_x979_d = v_x979->data.b;
-    A.v_x979_n = v_x979->len;
-    v_x980 = rtg_vec_fit(v_x980, t959 - t961);
-    A.v_x980_d = v_x980->data.i;
-    A.v_x980_n = v_x980->len;
-    v_x981 = rtg_vec_fit(v_x981, t959 - t961);
-    A.v_x981_d = v_x981->data.b;
-    A.v_x981_n = v_x981->len;
+    const int64_t t1019 = rtg::filter_count(t1016);
+    v_x988 = rtg_vec_fit(v_x988, t1019);
+    A.v_x988_d = v_x988->data.i;
+    A.v_x988_n = v_x988->len;
+    v_x989 = rtg_vec_fit(v_x989, t1019);
+    A.v_x989_d = v_x989->data.b;
+    A.v_x989_n = v_x989->len;
+    v_x990 = rtg_vec_fit(v_x990, t1017 - t1019);
+    A.v_x990_d = v_x990->data.i;
+    A.v_x990_n = v_x990->len;
+    v_x991 = rtg_vec_fit(v_x991, t1017 - t1019);
+    A.v_x991_d = v_x991->data.b;
+    A.v_x991_n = v_x991->len;
   }
   /* REDUCE */
   {
-    const int64_t t962 = v_x972;
-    if (t962 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t962, 0.0, run, 6};
+    const int64_t t1020 = v_x982;
+    if (t1020 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1020, 0.0, run, 6};
       goto fail;
     }
-    const K19_2_V t963 = rtg::reduce_commutative("K19", loc, K19_2_ride{A}, K19_2_op{A}, K19_2_V{0, 0}, t962);
-    v_x987 = t963.v0;
-    A.v_x987 = v_x987;
-    v_x993 = t963.v1;
-    A.v_x993 = v_x993;
+    const K19_2_V t1021 = rtg::reduce_commutative("K19", loc, K19_2_ride{A}, K19_2_op{A}, K19_2_V{0, 0}, t1020);
+    v_x997 = t1021.v0;
+    A.v_x997 = v_x997;
+    v_x1003 = t1021.v1;
+    A.v_x1003 = v_x1003;
   }
   /* SCAN */
   {
-    const int64_t t964 = v_x972;
-    if (t964 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t964, 0.0, run, 7};
+    const int64_t t1022 = v_x982;
+    if (t1022 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1022, 0.0, run, 7};
       goto fail;
     }
-    v_x997 = rtg_vec_new(RT_INT, t964);
-    A.v_x997_d = v_x997->data.i;
-    A.v_x997_n = v_x997->len;
-    v_x1001 = rtg_vec_new(RT_INT, t964);
-    A.v_x1001_d = v_x1001->data.i;
-    A.v_x1001_n = v_x1001->len;
-    rtg::scan<true>("K19", loc, K19_3_pull{A}, K19_3_op{A}, K19_3_V{0, 0}, t964, K19_3_store{A});
+    v_x1007 = rtg_vec_new(RT_INT, t1022);
+    A.v_x1007_d = v_x1007->data.i;
+    A.v_x1007_n = v_x1007->len;
+    v_x1011 = rtg_vec_new(RT_INT, t1022);
+    A.v_x1011_d = v_x1011->data.i;
+    A.v_x1011_n = v_x1011->len;
+    rtg::scan<true>("K19", loc, K19_3_pull{A}, K19_3_op{A}, K19_3_V{0, 0}, t1022, K19_3_store{A});
   }
-  *out_v_x969 = v_x969;
-  *out_v_x978 = v_x978;
-  *out_v_x980 = v_x980;
-  *out_v_x987 = v_x987;
-  *out_v_x993 = v_x993;
+  *out_v_x979 = v_x979;
+  *out_v_x988 = v_x988;
+  *out_v_x990 = v_x990;
   *out_v_x997 = v_x997;
-  *out_v_x1001 = v_x1001;
-  rt_release(v_x979);
-  rt_release(v_x981);
+  *out_v_x1003 = v_x1003;
+  *out_v_x1007 = v_x1007;
+  *out_v_x1011 = v_x1011;
+  rt_release(v_x989);
+  rt_release(v_x991);
   return;
 fail:
-  rt_release(v_x969);
-  rt_release(v_x978);
   rt_release(v_x979);
-  rt_release(v_x980);
-  rt_release(v_x981);
-  rt_release(v_x997);
-  rt_release(v_x1001);
+  rt_release(v_x988);
+  rt_release(v_x989);
+  rt_release(v_x990);
+  rt_release(v_x991);
+  rt_release(v_x1007);
+  rt_release(v_x1011);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x967, int32_t v_x972, RtValue **out_v_x969, RtValue **out_v_x978, RtValue **out_v_x980, int32_t *out_v_x987, int32_t *out_v_x993, RtValue **out_v_x997, RtValue **out_v_x1001) {
-  RtValue *vals[] = {v_x967};
-  const int64_t sizes[] = {(int64_t)v_x972, (int64_t)v_x972, (int64_t)v_x972, (int64_t)v_x972};
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
+  RtValue *vals[] = {v_x977};
+  const int64_t sizes[] = {(int64_t)v_x982, (int64_t)v_x982, (int64_t)v_x982, (int64_t)v_x982};
   if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K19_host(err, loc, run, v_x967, v_x972, out_v_x969, out_v_x978, out_v_x980, out_v_x987, out_v_x993, out_v_x997, out_v_x1001);
+    K19_host(err, loc, run, v_x977, v_x982, out_v_x979, out_v_x988, out_v_x990, out_v_x997, out_v_x1003, out_v_x1007, out_v_x1011);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x967, v_x972, out_v_x969, out_v_x978, out_v_x980, out_v_x987, out_v_x993, out_v_x997, out_v_x1001);
+    K19_gpu(err, loc, run, v_x977, v_x982, out_v_x979, out_v_x988, out_v_x990, out_v_x997, out_v_x1003, out_v_x1007, out_v_x1011);
   }
 }
 
 /* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
   (void)loc;
   (void)run;
-  int32_t *v_x1002_d = v_x1002->data.i;
-  const int64_t v_x1002_n = v_x1002->len;
-  int32_t *v_x1003_d = v_x1003->data.i;
-  const int64_t v_x1003_n = v_x1003->len;
-  int32_t *v_x1006_d = v_x1006->data.i;
-  const int64_t v_x1006_n = v_x1006->len;
-  RtValue *v_x1008 = NULL;
-  RtValue *v_x1010 = NULL;
-  RtValue *v_x1013 = NULL;
+  int32_t *v_x1012_d = v_x1012->data.i;
+  const int64_t v_x1012_n = v_x1012->len;
+  int32_t *v_x1013_d = v_x1013->data.i;
+  const int64_t v_x1013_n = v_x1013->len;
+  int32_t *v_x1016_d = v_x1016->data.i;
+  const int64_t v_x1016_n = v_x1016->len;
+  RtValue *v_x1018 = NULL;
+  RtValue *v_x1020 = NULL;
+  RtValue *v_x1023 = NULL;
   /* MAP */
   {
-    const int64_t t965 = v_x1002_n;
-    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t965);
-    int32_t *v_x1008_d = v_x1008->data.i;
-    const int64_t v_x1008_n = v_x1008->len;
-    v_x1010 = rt_value_new(rt_vec_type(RT_INT), t965);
-    int32_t *v_x1010_d = v_x1010->data.i;
-    const int64_t v_x1010_n = v_x1010->len;
-    v_x1013 = rt_value_new(rt_vec_type(RT_INT), t965);
-    int32_t *v_x1013_d = v_x1013->data.i;
-    const int64_t v_x1013_n = v_x1013->len;
-    RT_PARALLEL_FOR_IF(t965 >= RT_PARALLEL_MIN)
-    for (int64_t t966 = 0; t966 < t965; t966++) {
-      const int32_t t967 = (int32_t)t966;
-      int t970 = 0; /* nonzero: a check below failed */
-      int32_t t968 = v_x1002_d[t967];
-      int t971 = (uint64_t)(int64_t)t968 < (uint64_t)v_x1006_n;
-      int32_t t969 = t971 ? v_x1006_d[t968] : 0;
-      t970 |= !t971;
-      int t973 = (uint64_t)(int64_t)t968 < (uint64_t)v_x1003_n;
-      int32_t t972 = t973 ? v_x1003_d[t968] : 0;
-      t970 |= !t973;
-      int32_t t975 = rt_add_i(t969, t972);
-      if (__builtin_expect(t970 != 0, 0)) { /* again, recording the error */
-        int32_t t976 = v_x1002_d[t967];
-        int32_t t977;
-        if ((uint64_t)(int64_t)t976 < (uint64_t)v_x1006_n) {
-          t977 = v_x1006_d[t976];
+    const int64_t t1023 = v_x1012_n;
+    v_x1018 = rt_value_new(rt_vec_type(RT_INT), t1023);
+    int32_t *v_x1018_d = v_x1018->data.i;
+    const int64_t v_x1018_n = v_x1018->len;
+    v_x1020 = rt_value_new(rt_vec_type(RT_INT), t1023);
+    int32_t *v_x1020_d = v_x1020->data.i;
+    const int64_t v_x1020_n = v_x1020->len;
+    v_x1023 = rt_value_new(rt_vec_type(RT_INT), t1023);
+    int32_t *v_x1023_d = v_x1023->data.i;
+    const int64_t v_x1023_n = v_x1023->len;
+    RT_PARALLEL_FOR_IF(t1023 >= RT_PARALLEL_MIN)
+    for (int64_t t1024 = 0; t1024 < t1023; t1024++) {
+      const int32_t t1025 = (int32_t)t1024;
+      int t1028 = 0; /* nonzero: a check below failed */
+      int32_t t1026 = v_x1012_d[t1025];
+      int t1029 = (uint64_t)(int64_t)t1026 < (uint64_t)v_x1016_n;
+      int32_t t1027 = t1029 ? v_x1016_d[t1026] : 0;
+      t1028 |= !t1029;
+      int t1031 = (uint64_t)(int64_t)t1026 < (uint64_t)v_x1013_n;
+      int32_t t1030 = t1031 ? v_x1013_d[t1026] : 0;
+      t1028 |= !t1031;
+      int32_t t1033 = rt_add_i(t1027, t1030);
+      if (__builtin_expect(t1028 != 0, 0)) { /* again, recording the error */
+        int32_t t1034 = v_x1012_d[t1025];
+        int32_t t1035;
+        if ((uint64_t)(int64_t)t1034 < (uint64_t)v_x1016_n) {
+          t1035 = v_x1016_d[t1034];
         } else {
-          NESSIE_RECORD(err, t966, RT_CHECK_INDEX, 0, 0, RT_GATHER, t976, v_x1006_n, 0.0, 0);
-          t977 = 0;
+          NESSIE_RECORD(err, t1024, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1034, v_x1016_n, 0.0, 0);
+          t1035 = 0;
         }
-        int32_t t978;
-        if ((uint64_t)(int64_t)t976 < (uint64_t)v_x1003_n) {
-          t978 = v_x1003_d[t976];
+        int32_t t1036;
+        if ((uint64_t)(int64_t)t1034 < (uint64_t)v_x1013_n) {
+          t1036 = v_x1013_d[t1034];
         } else {
-          NESSIE_RECORD(err, t966, RT_CHECK_INDEX, 0, 0, RT_GATHER, t976, v_x1003_n, 0.0, 1);
-          t978 = 0;
+          NESSIE_RECORD(err, t1024, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1034, v_x1013_n, 0.0, 1);
+          t1036 = 0;
         }
-        int32_t t980 = rt_add_i(t977, t978);
+        int32_t t1038 = rt_add_i(t1035, t1036);
       }
-      v_x1008_d[t966] = t969;
-      v_x1010_d[t966] = t975;
-      v_x1013_d[t966] = 1;
+      v_x1018_d[t1024] = t1027;
+      v_x1020_d[t1024] = t1033;
+      v_x1023_d[t1024] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1008 = v_x1008;
-  *out_v_x1010 = v_x1010;
-  *out_v_x1013 = v_x1013;
+  *out_v_x1018 = v_x1018;
+  *out_v_x1020 = v_x1020;
+  *out_v_x1023 = v_x1023;
   return;
 fail:
-  rt_release(v_x1008);
-  rt_release(v_x1010);
-  rt_release(v_x1013);
+  rt_release(v_x1018);
+  rt_release(v_x1020);
+  rt_release(v_x1023);
 }
 
 /* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K20_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1002_d; int64_t v_x1002_n;
-  int32_t *v_x1003_d; int64_t v_x1003_n;
-  int32_t *v_x1006_d; int64_t v_x1006_n;
-  int32_t *v_x1008_d; int64_t v_x1008_n;
-  int32_t *v_x1010_d; int64_t v_x1010_n;
+  int32_t *v_x1012_d; int64_t v_x1012_n;
   int32_t *v_x1013_d; int64_t v_x1013_n;
+  int32_t *v_x1016_d; int64_t v_x1016_n;
+  int32_t *v_x1018_d; int64_t v_x1018_n;
+  int32_t *v_x1020_d; int64_t v_x1020_n;
+  int32_t *v_x1023_d; int64_t v_x1023_n;
 };
 struct alignas(8) K20_0_V {
   int32_t v0;
@@ -4500,313 +4675,97 @@ struct K20_0_pull {
   __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t983 = 0; /* nonzero: a check below failed */
-    int32_t t981 = A.v_x1002_d[ix];
-    int t984 = (uint64_t)(int64_t)t981 < (uint64_t)A.v_x1006_n;
-    int32_t t982 = t984 ? A.v_x1006_d[t981] : 0;
-    t983 |= !t984;
-    int t986 = (uint64_t)(int64_t)t981 < (uint64_t)A.v_x1003_n;
-    int32_t t985 = t986 ? A.v_x1003_d[t981] : 0;
-    t983 |= !t986;
-    int32_t t988 = rt_add_i(t982, t985);
-    if (__builtin_expect(t983 != 0, 0)) { /* again, recording the error */
-      int32_t t989 = A.v_x1002_d[ix];
-      int32_t t990;
-      if ((uint64_t)(int64_t)t989 < (uint64_t)A.v_x1006_n) {
-        t990 = A.v_x1006_d[t989];
+    int t1041 = 0; /* nonzero: a check below failed */
+    int32_t t1039 = A.v_x1012_d[ix];
+    int t1042 = (uint64_t)(int64_t)t1039 < (uint64_t)A.v_x1016_n;
+    int32_t t1040 = t1042 ? A.v_x1016_d[t1039] : 0;
+    t1041 |= !t1042;
+    int t1044 = (uint64_t)(int64_t)t1039 < (uint64_t)A.v_x1013_n;
+    int32_t t1043 = t1044 ? A.v_x1013_d[t1039] : 0;
+    t1041 |= !t1044;
+    int32_t t1046 = rt_add_i(t1040, t1043);
+    if (__builtin_expect(t1041 != 0, 0)) { /* again, recording the error */
+      int32_t t1047 = A.v_x1012_d[ix];
+      int32_t t1048;
+      if ((uint64_t)(int64_t)t1047 < (uint64_t)A.v_x1016_n) {
+        t1048 = A.v_x1016_d[t1047];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t989, A.v_x1006_n, 0.0, 0);
-        t990 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1047, A.v_x1016_n, 0.0, 0);
+        t1048 = 0;
       }
-      int32_t t991;
-      if ((uint64_t)(int64_t)t989 < (uint64_t)A.v_x1003_n) {
-        t991 = A.v_x1003_d[t989];
+      int32_t t1049;
+      if ((uint64_t)(int64_t)t1047 < (uint64_t)A.v_x1013_n) {
+        t1049 = A.v_x1013_d[t1047];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t989, A.v_x1003_n, 0.0, 1);
-        t991 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1047, A.v_x1013_n, 0.0, 1);
+        t1049 = 0;
       }
-      int32_t t993 = rt_add_i(t990, t991);
+      int32_t t1051 = rt_add_i(t1048, t1049);
     }
-    return K20_0_V{t982, t988, 1};
+    return K20_0_V{t1040, t1046, 1};
   }
 };
 struct K20_0_store {
   K20_A A;
   __device__ void operator()(int64_t i, const K20_0_V &v) const {
-    A.v_x1008_d[i] = v.v0;
-    A.v_x1010_d[i] = v.v1;
-    A.v_x1013_d[i] = v.v2;
+    A.v_x1018_d[i] = v.v0;
+    A.v_x1020_d[i] = v.v1;
+    A.v_x1023_d[i] = v.v2;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
   (void)loc;
   (void)err;
   K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1002_d = v_x1002->data.i;
-  A.v_x1002_n = v_x1002->len;
-  A.v_x1003_d = v_x1003->data.i;
-  A.v_x1003_n = v_x1003->len;
-  A.v_x1006_d = v_x1006->data.i;
-  A.v_x1006_n = v_x1006->len;
-  RtValue *v_x1008 = NULL;
-  RtValue *v_x1010 = NULL;
-  RtValue *v_x1013 = NULL;
+  A.v_x1012_d = v_x1012->data.i;
+  A.v_x1012_n = v_x1012->len;
+  A.v_x1013_d = v_x1013->data.i;
+  A.v_x1013_n = v_x1013->len;
+  A.v_x1016_d = v_x1016->data.i;
+  A.v_x1016_n = v_x1016->len;
+  RtValue *v_x1018 = NULL;
+  RtValue *v_x1020 = NULL;
+  RtValue *v_x1023 = NULL;
   /* MAP */
   {
-    const int64_t t994 = v_x1002->len;
-    v_x1008 = rtg_vec_new(RT_INT, t994);
-    A.v_x1008_d = v_x1008->data.i;
-    A.v_x1008_n = v_x1008->len;
-    v_x1010 = rtg_vec_new(RT_INT, t994);
-    A.v_x1010_d = v_x1010->data.i;
-    A.v_x1010_n = v_x1010->len;
-    v_x1013 = rtg_vec_new(RT_INT, t994);
-    A.v_x1013_d = v_x1013->data.i;
-    A.v_x1013_n = v_x1013->len;
-    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t994);
+    const int64_t t1052 = v_x1012->len;
+    v_x1018 = rtg_vec_new(RT_INT, t1052);
+    A.v_x1018_d = v_x1018->data.i;
+    A.v_x1018_n = v_x1018->len;
+    v_x1020 = rtg_vec_new(RT_INT, t1052);
+    A.v_x1020_d = v_x1020->data.i;
+    A.v_x1020_n = v_x1020->len;
+    v_x1023 = rtg_vec_new(RT_INT, t1052);
+    A.v_x1023_d = v_x1023->data.i;
+    A.v_x1023_n = v_x1023->len;
+    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t1052);
   }
-  *out_v_x1008 = v_x1008;
-  *out_v_x1010 = v_x1010;
-  *out_v_x1013 = v_x1013;
+  *out_v_x1018 = v_x1018;
+  *out_v_x1020 = v_x1020;
+  *out_v_x1023 = v_x1023;
   return;
 fail:
-  rt_release(v_x1008);
-  rt_release(v_x1010);
-  rt_release(v_x1013);
+  rt_release(v_x1018);
+  rt_release(v_x1020);
+  rt_release(v_x1023);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1002, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008, RtValue **out_v_x1010, RtValue **out_v_x1013) {
-  RtValue *vals[] = {v_x1002, v_x1003, v_x1006};
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
+  RtValue *vals[] = {v_x1012, v_x1013, v_x1016};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K20_host(err, loc, run, v_x1002, v_x1003, v_x1006, out_v_x1008, out_v_x1010, out_v_x1013);
+    K20_host(err, loc, run, v_x1012, v_x1013, v_x1016, out_v_x1018, out_v_x1020, out_v_x1023);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1002, v_x1003, v_x1006, out_v_x1008, out_v_x1010, out_v_x1013);
+    K20_gpu(err, loc, run, v_x1012, v_x1013, v_x1016, out_v_x1018, out_v_x1020, out_v_x1023);
   }
 }
 
-/* K21: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue *v_x1138, RtValue **out_v_x1141) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1142_off = rt_seg_offsets(v_sd_1142);
-  const int64_t v_sd_1142_n = v_sd_1142->len;
-  int32_t *v_x1134_d = v_x1134->data.i;
-  const int64_t v_x1134_n = v_x1134->len;
-  int32_t *v_x1135_d = v_x1135->data.i;
-  const int64_t v_x1135_n = v_x1135->len;
-  int32_t *v_x1136_d = v_x1136->data.i;
-  const int64_t v_x1136_n = v_x1136->len;
-  int32_t *v_x1138_d = v_x1138->data.i;
-  const int64_t v_x1138_n = v_x1138->len;
-  RtValue *v_x1141 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t995 = v_sd_1142_off[v_sd_1142_n];
-    v_x1141 = rt_value_new(rt_vec_type(RT_INT), t995);
-    int32_t *v_x1141_d = v_x1141->data.i;
-    const int64_t v_x1141_n = v_x1141->len;
-    const int64_t t996 = (t995 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t996 > 1)
-    for (int64_t t997 = 0; t997 < t996; t997++) {
-      int64_t t1000 = rt_segment_search(v_sd_1142_off, 0, v_sd_1142_n, t997 * RT_CHUNK);
-      const int64_t t997_end = (t997 + 1) * RT_CHUNK < t995 ? (t997 + 1) * RT_CHUNK : t995;
-      for (int64_t t998 = t997 * RT_CHUNK; t998 < t997_end; t998++) {
-        const int32_t t999 = (int32_t)t998;
-        while (v_sd_1142_off[t1000 + 1] <= t998)
-          t1000++;
-        const int32_t t1001 = (int32_t)t1000;
-        int t1003 = 0; /* nonzero: a check below failed */
-        int t1004 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1136_n;
-        int32_t t1002 = t1004 ? v_x1136_d[t1001] : 0;
-        t1003 |= !t1004;
-        int t1006 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1134_n;
-        int32_t t1005 = t1006 ? v_x1134_d[t1001] : 0;
-        t1003 |= !t1006;
-        int32_t t1008 = rt_sub_i(t999, t1005);
-        int t1010 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1135_n;
-        int32_t t1009 = t1010 ? v_x1135_d[t1001] : 0;
-        t1003 |= !t1010;
-        int32_t t1012 = rt_mul_i(t1008, t1009);
-        int32_t t1014 = rt_add_i(t1002, t1012);
-        int t1016 = (uint64_t)(int64_t)t1014 < (uint64_t)v_x1138_n;
-        int32_t t1015 = t1016 ? v_x1138_d[t1014] : 0;
-        t1003 |= !t1016;
-        if (__builtin_expect(t1003 != 0, 0)) { /* again, recording the error */
-          int32_t t1017;
-          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1136_n) {
-            t1017 = v_x1136_d[t1001];
-          } else {
-            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1136_n, 0.0, 0);
-            t1017 = 0;
-          }
-          int32_t t1018;
-          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1134_n) {
-            t1018 = v_x1134_d[t1001];
-          } else {
-            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1134_n, 0.0, 1);
-            t1018 = 0;
-          }
-          int32_t t1020 = rt_sub_i(t999, t1018);
-          int32_t t1021;
-          if ((uint64_t)(int64_t)t1001 < (uint64_t)v_x1135_n) {
-            t1021 = v_x1135_d[t1001];
-          } else {
-            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, v_x1135_n, 0.0, 2);
-            t1021 = 0;
-          }
-          int32_t t1023 = rt_mul_i(t1020, t1021);
-          int32_t t1025 = rt_add_i(t1017, t1023);
-          int32_t t1026;
-          if ((uint64_t)(int64_t)t1025 < (uint64_t)v_x1138_n) {
-            t1026 = v_x1138_d[t1025];
-          } else {
-            NESSIE_RECORD(err, t998, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1025, v_x1138_n, 0.0, 3);
-            t1026 = 0;
-          }
-        }
-        v_x1141_d[t998] = t1015;
-      }
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1141 = v_x1141;
-  return;
-fail:
-  rt_release(v_x1141);
-}
-
-/* K21: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K21_A {
-  RtKernelError *err;
-  int run;
-  const int64_t *v_sd_1142_off; int64_t v_sd_1142_n;
-  int32_t *v_x1134_d; int64_t v_x1134_n;
-  int32_t *v_x1135_d; int64_t v_x1135_n;
-  int32_t *v_x1136_d; int64_t v_x1136_n;
-  int32_t v_x1137;
-  int32_t *v_x1138_d; int64_t v_x1138_n;
-  int32_t *v_x1141_d; int64_t v_x1141_n;
-};
-struct alignas(8) K21_0_V {
-  int32_t v0;
-};
-struct K21_0_pull {
-  K21_A A;
-  __device__ K21_0_V operator()(int64_t i, int64_t s) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t1028 = 0; /* nonzero: a check below failed */
-    int t1029 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1136_n;
-    int32_t t1027 = t1029 ? A.v_x1136_d[sx] : 0;
-    t1028 |= !t1029;
-    int t1031 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
-    int32_t t1030 = t1031 ? A.v_x1134_d[sx] : 0;
-    t1028 |= !t1031;
-    int32_t t1033 = rt_sub_i(ix, t1030);
-    int t1035 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1135_n;
-    int32_t t1034 = t1035 ? A.v_x1135_d[sx] : 0;
-    t1028 |= !t1035;
-    int32_t t1037 = rt_mul_i(t1033, t1034);
-    int32_t t1039 = rt_add_i(t1027, t1037);
-    int t1041 = (uint64_t)(int64_t)t1039 < (uint64_t)A.v_x1138_n;
-    int32_t t1040 = t1041 ? A.v_x1138_d[t1039] : 0;
-    t1028 |= !t1041;
-    if (__builtin_expect(t1028 != 0, 0)) { /* again, recording the error */
-      int32_t t1042;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1136_n) {
-        t1042 = A.v_x1136_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1136_n, 0.0, 0);
-        t1042 = 0;
-      }
-      int32_t t1043;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n) {
-        t1043 = A.v_x1134_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1134_n, 0.0, 1);
-        t1043 = 0;
-      }
-      int32_t t1045 = rt_sub_i(ix, t1043);
-      int32_t t1046;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1135_n) {
-        t1046 = A.v_x1135_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1135_n, 0.0, 2);
-        t1046 = 0;
-      }
-      int32_t t1048 = rt_mul_i(t1045, t1046);
-      int32_t t1050 = rt_add_i(t1042, t1048);
-      int32_t t1051;
-      if ((uint64_t)(int64_t)t1050 < (uint64_t)A.v_x1138_n) {
-        t1051 = A.v_x1138_d[t1050];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1050, A.v_x1138_n, 0.0, 3);
-        t1051 = 0;
-      }
-    }
-    return K21_0_V{t1040};
-  }
-};
-struct K21_0_store {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_0_V &v) const {
-    A.v_x1141_d[i] = v.v0;
-  }
-};
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue *v_x1138, RtValue **out_v_x1141) {
-  (void)loc;
-  (void)err;
-  K21_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_sd_1142_off = rtg_seg_offsets(v_sd_1142);
-  A.v_sd_1142_n = v_sd_1142->len;
-  A.v_x1134_d = v_x1134->data.i;
-  A.v_x1134_n = v_x1134->len;
-  A.v_x1135_d = v_x1135->data.i;
-  A.v_x1135_n = v_x1135->len;
-  A.v_x1136_d = v_x1136->data.i;
-  A.v_x1136_n = v_x1136->len;
-  A.v_x1137 = v_x1137;
-  A.v_x1138_d = v_x1138->data.i;
-  A.v_x1138_n = v_x1138->len;
-  RtValue *v_x1141 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t1052 = rtg_seg_total(v_sd_1142);
-    v_x1141 = rtg_vec_new(RT_INT, t1052);
-    A.v_x1141_d = v_x1141->data.i;
-    A.v_x1141_n = v_x1141->len;
-    rtg::seg_map("K21", loc, K21_0_pull{A}, K21_0_store{A}, v_sd_1142, t1052);
-  }
-  *out_v_x1141 = v_x1141;
-  return;
-fail:
-  rt_release(v_x1141);
-}
-
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue *v_x1138, RtValue **out_v_x1141) {
-  RtValue *vals[] = {v_sd_1142, v_x1134, v_x1135, v_x1136, v_x1138};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K21_host(err, loc, run, v_sd_1142, v_x1134, v_x1135, v_x1136, v_x1137, v_x1138, out_v_x1141);
-    rtg_host_ran();
-  } else {
-    K21_gpu(err, loc, run, v_sd_1142, v_x1134, v_x1135, v_x1136, v_x1137, v_x1138, out_v_x1141);
-  }
-}
-
-/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)run;
   int32_t *v_x1036_d = v_x1036->data.i;
@@ -4913,8 +4872,8 @@ fail:
   rt_release(v_x1050);
 }
 
-/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K22_A {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K21_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1036_d; int64_t v_x1036_n;
@@ -4926,12 +4885,12 @@ struct K22_A {
   int32_t v_x1046;
   int32_t *v_x1050_d; int64_t v_x1050_n;
 };
-struct alignas(8) K22_0_V {
+struct alignas(8) K21_0_V {
   int32_t v0;
 };
-struct K22_0_pull {
-  K22_A A;
-  __device__ K22_0_V operator()(int64_t i) const {
+struct K21_0_pull {
+  K21_A A;
+  __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t1093 = 0; /* nonzero: a check below failed */
@@ -5007,19 +4966,19 @@ struct K22_0_pull {
         t1123 = t1127;
       }
     }
-    return K22_0_V{t1106};
+    return K21_0_V{t1106};
   }
 };
-struct K22_0_store {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_0_V &v) const {
+struct K21_0_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_0_V &v) const {
     A.v_x1050_d[i] = v.v0;
   }
 };
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)err;
-  K22_A A;
+  K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -5042,7 +5001,7 @@ static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, in
     v_x1050 = rtg_vec_new(RT_INT, t1128);
     A.v_x1050_d = v_x1050->data.i;
     A.v_x1050_n = v_x1050->len;
-    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1128);
+    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t1128);
   }
   *out_v_x1050 = v_x1050;
   return;
@@ -5050,14 +5009,14 @@ fail:
   rt_release(v_x1050);
 }
 
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   RtValue *vals[] = {v_x1036, v_x1040, v_x1041, v_x1044, v_x1045};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K22_host(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
+    K21_host(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
     rtg_host_ran();
   } else {
-    K22_gpu(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
+    K21_gpu(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
   }
 }
 
@@ -5170,14 +5129,10 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x218 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
     rt_release(v_x204);
-    int32_t v_n_1132 = 0;
-    v_n_1132 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
+    int32_t v_n_1130 = 0;
+    v_n_1130 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
-    RtValue *v_x235 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
-    rt_release(v_x199);
-    rt_release(v_x209);
     uint8_t v_x246 = 0;
     v_x246 = rt_eq_i(v_x245, 0);
     RtValue *v_x253 = NULL;
@@ -5201,15 +5156,17 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K11, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
       /* check subscript: made on the device by the run before it */
+      RtValue *v_x235 = NULL;
       RtValue *v_x301 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K12, 2, v_x218, v_x235, &v_x301);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301);
       RtValue *v_x323 = NULL;
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 4, v_x218, v_x301, v_x235, v_x216, v_n_1132, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 4, v_x218, v_x301, v_x235, v_x216, v_n_1130, &v_x323, &v_x344, &v_x370, &v_x391);
+      rt_release(v_x235);
       rt_release(v_x301);
       int32_t v_x404 = 0;
       v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
@@ -5266,10 +5223,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       rt_release(v_x466);
       v_x605 = v_x604;
     }
+    rt_release(v_x199);
+    rt_release(v_x209);
     rt_release(v_x216);
     rt_release(v_x217);
     rt_release(v_x218);
-    rt_release(v_x235);
     int32_t v_x647 = 0;
     v_x647 = (int32_t)v_x253->len;
     int32_t v_x648 = 0;
@@ -5277,7 +5235,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
