@@ -342,27 +342,6 @@ static const char *bound_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   return t;
 }
 
-/* segment_of(off, e): a binary search of the offsets (the last at or
-   below e), in the thunk, as SEG_MAP's skeleton finds its segment. */
-static const char *segment_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
-  Cg *cg = tx->cg;
-  CgBinding *b = cg_lookup(env, e->var);
-  const char *j = gen_exp(tx, e->args[0], env);
-  const char *key = xprintf("segment_of(%s,%s)", b->value, j);
-  const char *known = cse_find(tx, key);
-  if (known)
-    return known;
-  const char *t = cg_temp(cg), *lo = cg_temp(cg), *hi = cg_temp(cg), *mid = cg_temp(cg);
-  cse_note(tx, key, t);
-  cg_line(cg, "int64_t %s = 0, %s = %s;", lo, hi, b->length);
-  cg_line(cg, "while (%s - %s > 1) {", hi, lo);
-  cg_line(cg, "  int64_t %s = %s + (%s - %s) / 2;", mid, lo, hi, lo);
-  cg_line(cg, "  if (%s[%s] <= %s) %s = %s; else %s = %s;", b->value, mid, j, lo, mid, hi, mid);
-  cg_line(cg, "}");
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", t, lo);
-  return t;
-}
-
 static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   Cg *cg = tx->cg;
   const char *args[3];
@@ -440,8 +419,6 @@ static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
     return index_exp(tx, e, env);
   case LE_BOUND:
     return bound_exp(tx, e, env);
-  case LE_SEGMENT:
-    return segment_exp(tx, e, env);
   case LE_OP:
     return op_exp(tx, e, env);
   case LE_IF: {

@@ -67,7 +67,7 @@ static const LcuVar *cpu_var(const FusNode *n, const LcuVar *kv) {
 }
 
 static void exp_reads(const FusNode *n, const LcuSoac *s, const LcuExp *e, Vec *reads) {
-  if (e->kind == LE_INDEX || e->kind == LE_SEGMENT)
+  if (e->kind == LE_INDEX)
     note_read(reads, cpu_var(n, e->var), vec_bytes(fus_soac_space(&n->lens, s), e->type));
   for (int i = 0; i < e->nargs; i++)
     exp_reads(n, s, e->args[i], reads);

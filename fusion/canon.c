@@ -102,7 +102,6 @@ static void canon_exp(Canon *c, const LcuExp *e) {
   switch (e->kind) {
   case LE_VAR:
   case LE_INDEX:
-  case LE_SEGMENT:
   case LE_LENGTH:
     canon_var(c, e->var);
     break;

@@ -554,8 +554,6 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
     return nonneg();
   case LE_BOUND: /* checked: below its length */
     return bound_length(kl, e->args[1]);
-  case LE_SEGMENT: /* a segment: below the number of offsets */
-    return fus_kernel_len(kl, e->var);
   case LE_LET: {
     LetRange l = {e->var, exp_range(kl, s, t, e->args[0], lets), NULL, lets};
     return exp_range(kl, s, t, e->args[1], &l);

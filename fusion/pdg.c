@@ -86,8 +86,6 @@ static int exp_uses(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t
     if (own_read(e, fus_index_param(s, t)) && fus_len_equal(fus_kernel_len(kl, q), fus_soac_space(kl, s)))
       return u | USE_OWN;
     return u | USE_OTHER;
-  case LE_SEGMENT: /* a search of the whole vector */
-    return u | USE_WHOLE;
   case LE_LENGTH:
     return u | USE_LENGTH;
   default:

@@ -401,30 +401,13 @@ bool fus_gatherable(const LcuSoac *s, int failures) {
 
 /* Whether C can take P's values where it reads them: it reads P's
    results only in its thunks (x[e], #x), and stays bounded. */
-static bool searches(const LcuExp *e, const LcuVar *v) {
-  if (e->kind == LE_SEGMENT && e->var == v)
-    return true;
-  for (int k = 0; k < e->nargs; k++)
-    if (searches(e->args[k], v))
-      return true;
-  return false;
-}
-
-static bool thunk_searches(const LcuThunk *t, const LcuVar *v) {
-  for (int i = 0; t && i < lcu_thunk_nexps(t); i++)
-    if (searches(lcu_thunk_exp(t, i), v))
-      return true;
-  return false;
-}
-
 static bool gather_consumer(const LcuSoac *P, const LcuSoac *C) {
   if (C->kind == SOAC_LIBRARY || composed_nodes(P, C) > COMPOSED_NODES_LIMIT)
     return false;
   for (int j = 0; j < P->results.len; j++) {
     const LcuVar *a = P->results.data[j];
-    if (C->size.var == a || C->segdes == a || C->into == a || thunk_searches(C->pull, a) ||
-        thunk_searches(C->second, a))
-      return false; /* read whole: a search is not a read of one element */
+    if (C->size.var == a || C->segdes == a || C->into == a)
+      return false;
   }
   return true;
 }

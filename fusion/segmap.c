@@ -28,18 +28,6 @@
  * (a result that leaves the block, a read at another index, #ids in a
  * thunk, a SOAC other than MAP) leaves the pair as it is.
  *
- * Where some reader is not such a MAP (quicksort's three FILTERs of a
- * segment's elements by its pivot, and the SEG_REDUCE that counts them)
- * and the sd comes from a range_segdes, whose third result is its
- * offsets, each read ids[e] of a run's kernel becomes
- *
- *   segment_of(off, bound(e, n))       n = #elements sd, #ids becomes n
- *
- * a search of the offsets in the thunk (lcu.h, LE_SEGMENT: the segment
- * that holds e, as SEG_MAP's parameter) with the read's check kept
- * (LE_BOUND); the run is given the offsets and n, the qualifying MAPs
- * still become SEG_MAPs, and the seg_ids run becomes `n = #elements sd`.
- *
  * It runs last in -O1 (driver/pipeline.c, after fus_fuse): fusion and its
  * cost model know nothing of SEG_MAP, and a MAP fused with others is
  * rewritten with them.  Kernels are shared by runs: a kernel is copied
@@ -68,7 +56,6 @@ typedef struct Walk {
 typedef struct Rewritten {
   const LcuKernel *from;
   int param;
-  bool search; /* the copy searches offsets (else: SEG_MAPs) */
   LcuKernel *to;
 } Rewritten;
 
@@ -76,7 +63,7 @@ typedef struct Pass {
   LcuProgram *p;
   Vec rewritten; /* Rewritten * */
   Vec dropped;   /* LcuKernel *: the kernels of the seg_ids runs removed */
-  int runs;      /* runs given a SEG_MAP kernel or one that searches */
+  int runs;      /* runs given a SEG_MAP kernel */
   int removed;   /* seg_ids runs removed */
 } Pass;
 
@@ -181,30 +168,19 @@ static bool is_total_of(Walk *w, const LcuAtom *arg, const LcuVar *sd, const Lcu
 
 /* Can run 'r', which gives 'ids' (the seg_ids of 'sd') as argument
    'arg', be given a SEG_MAP kernel over sd instead? */
-/* The parameter of run 'r''s kernel that argument 'arg' (ids) binds,
-   or NULL where the run is not one whose kernel may be rewritten for it:
-   ids given twice (one parameter at a time is enough), or returned. */
-static const LcuVar *ids_param(const LcuStmt *r, int arg, const LcuVar *ids) {
+static bool run_qualifies(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, const LcuVar *ids) {
   if (r->kind != LS_RUN)
-    return NULL;
+    return false;
   const LcuKernel *k = r->kernel;
   if (arg >= k->params.len || r->args.len != k->params.len)
-    return NULL;
+    return false;
   for (int a = 0; a < r->args.len; a++)
     if (a != arg && ((const LcuAtom *)r->args.data[a])->var == ids)
-      return NULL;
+      return false; /* given twice: one parameter at a time is enough */
   const LcuVar *p = k->params.data[arg];
   for (int i = 0; i < k->results.len; i++)
     if (k->results.data[i] == p)
-      return NULL;
-  return p;
-}
-
-static bool run_qualifies(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, const LcuVar *ids) {
-  const LcuVar *p = ids_param(r, arg, ids);
-  if (!p)
-    return false;
-  const LcuKernel *k = r->kernel;
+      return false;
   int maps = 0;
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
@@ -240,7 +216,7 @@ static bool run_qualifies(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, 
 static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg) {
   for (int i = 0; i < ps->rewritten.len; i++) {
     const Rewritten *rw = ps->rewritten.data[i];
-    if (rw->from == k && rw->param == arg && !rw->search)
+    if (rw->from == k && rw->param == arg)
       return rw->to;
   }
   LcuKernel *c = lcu_copy_kernel(ps->p, k);
@@ -269,119 +245,7 @@ static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg) {
   }
   /* placed and named by place_kernels, beside the original */
   Rewritten *rw = NEW(Rewritten);
-  *rw = (Rewritten){k, arg, false, c};
-  vec_push(&ps->rewritten, rw);
-  return c;
-}
-
-/* ---- reads of ids as searches of the offsets ---- */
-
-/* The offsets of 'sd' when a run of range_segdes alone makes it (its
-   third result), else NULL. */
-static LcuVar *made_offsets(Walk *w, const LcuVar *sd) {
-  const LcuStmt *d = ptrmap_get(&w->def, sd);
-  if (!d || d->kind != LS_RUN || d->results.len != 3 || d->results.data[0] != sd)
-    return NULL;
-  const LcuKernel *k = d->kernel;
-  const LcuSoac *s = k->soacs.len == 1 ? k->soacs.data[0] : NULL;
-  if (!s || s->kind != SOAC_LIBRARY || s->library != LIB_RANGE_SEGDES || s->results.len != 3 ||
-      k->results.len != 3)
-    return NULL;
-  for (int i = 0; i < 3; i++)
-    if (k->results.data[i] != s->results.data[i])
-      return NULL;
-  return d->results.data[2];
-}
-
-/* Does 'e' read 'p' other than as p[e'] and #p? */
-static bool read_oddly(const LcuExp *e, const LcuVar *p) {
-  if (e->var == p && e->kind != LE_INDEX && e->kind != LE_LENGTH && e->kind != LE_LET)
-    return true;
-  for (int k = 0; k < e->nargs; k++)
-    if (read_oddly(e->args[k], p))
-      return true;
-  return false;
-}
-
-/* Can run 'r', which gives ids as argument 'arg', read the segments by
-   searching offsets instead: its kernel reads the parameter only in
-   thunks, as p[e] or #p, or has #p as a SOAC's size? */
-static bool run_searches(const LcuStmt *r, int arg, const LcuVar *ids) {
-  const LcuVar *p = ids_param(r, arg, ids);
-  if (!p)
-    return false;
-  const LcuKernel *k = r->kernel;
-  for (int i = 0; i < k->soacs.len; i++) {
-    const LcuSoac *s = k->soacs.data[i];
-    if (s->kind == SOAC_LIBRARY) {
-      for (int a = 0; a < s->args.len; a++)
-        if (s->args.data[a] == p)
-          return false;
-      continue;
-    }
-    if (s->size.var == p || s->segdes == p || s->into == p)
-      return false;
-    const LcuThunk *ts[2] = {s->pull, s->second};
-    for (int t = 0; t < 2; t++)
-      for (int x = 0; ts[t] && x < lcu_thunk_nexps(ts[t]); x++)
-        if (read_oddly(lcu_thunk_exp(ts[t], x), p))
-          return false;
-  }
-  return true;
-}
-
-/* 'e' with each p[e'] made segment_of(off, bound(e', n)) and #p made n,
-   in place (the kernel is a copy). */
-static LcuExp *search_exp(LcuExp *e, const LcuVar *p, LcuVar *off, LcuVar *n) {
-  for (int k = 0; k < e->nargs; k++)
-    e->args[k] = search_exp(e->args[k], p, off, n);
-  if (e->var != p || e->kind == LE_LET)
-    return e;
-  if (e->kind == LE_LENGTH)
-    return lcu_exp_var(e->loc, n);
-  LcuExp *b = lcu_exp_bound(e->loc, e->args[0], lcu_exp_var(e->loc, n));
-  b->lib_fn = e->lib_fn;
-  LcuExp *s = lcu_exp_segment(e->loc, off, b);
-  s->lib_fn = e->lib_fn;
-  return s;
-}
-
-static void search_thunk(LcuThunk *t, const LcuVar *p, LcuVar *off, LcuVar *n) {
-  if (!t)
-    return;
-  for (int l = 0; l < t->lets.len; l++) {
-    LcuLet *let = t->lets.data[l];
-    let->value = search_exp(let->value, p, off, n);
-  }
-  for (int e = 0; e < t->body.len; e++)
-    t->body.data[e] = search_exp(t->body.data[e], p, off, n);
-  lcu_fill_using(t);
-}
-
-/* Kernel 'k' with parameter 'arg' the offsets of the sd whose ids it
-   was, and a last parameter, the number of its elements. */
-static LcuKernel *search_kernel(Pass *ps, const LcuKernel *k, int arg) {
-  for (int i = 0; i < ps->rewritten.len; i++) {
-    const Rewritten *rw = ps->rewritten.data[i];
-    if (rw->from == k && rw->param == arg && rw->search)
-      return rw->to;
-  }
-  LcuKernel *c = lcu_copy_kernel(ps->p, k);
-  LcuVar *p = c->params.data[arg];
-  LcuVar *off = lcu_new_var(ps->p, lcu_vec(FB_INT), "off");
-  c->params.data[arg] = off;
-  LcuVar *n = lcu_kernel_param(ps->p, c, lcu_scalar(FB_INT));
-  for (int i = 0; i < c->soacs.len; i++) {
-    LcuSoac *s = c->soacs.data[i];
-    if (s->kind == SOAC_LIBRARY)
-      continue;
-    if (s->size.length == p)
-      s->size = (LcuSize){.var = n};
-    search_thunk(s->pull, p, off, n);
-    search_thunk(s->second, p, off, n);
-  }
-  Rewritten *rw = NEW(Rewritten);
-  *rw = (Rewritten){k, arg, true, c};
+  *rw = (Rewritten){k, arg, c};
   vec_push(&ps->rewritten, rw);
   return c;
 }
@@ -406,20 +270,13 @@ static void rewrite_body(Pass *ps, LcuBlock *body) {
     const Vec *uses = ptrmap_get(&w.uses, ids);
     if (!uses || ptrmap_get(&w.escapes, ids))
       continue;
-    LcuVar *off = made_offsets(&w, sd);
-    bool all = true, search = false;
+    bool all = true;
     for (int u = 0; u < uses->len && all; u++) {
       const Use *use = uses->data[u];
-      if (is_length_of(use->stmt) || run_qualifies(&w, use->stmt, use->arg, sd, ids))
-        continue;
-      search = true;
-      all = off && run_searches(use->stmt, use->arg, ids);
+      all = is_length_of(use->stmt) || run_qualifies(&w, use->stmt, use->arg, sd, ids);
     }
     if (!all)
       continue;
-    LcuVar *n = NULL;
-    if (search) /* the seg_ids run becomes n = #elements sd */
-      n = lcu_new_var(ps->p, lcu_scalar(FB_INT), "n");
     for (int u = 0; u < uses->len; u++) {
       const Use *use = uses->data[u];
       if (is_length_of(use->stmt)) { /* #ids: the number of elements of sd */
@@ -427,26 +284,11 @@ static void rewrite_body(Pass *ps, LcuBlock *body) {
         use->stmt->args.data[0] = lcu_atom_var(sd);
         continue;
       }
-      if (run_qualifies(&w, use->stmt, use->arg, sd, ids)) {
-        use->stmt->kernel = seg_map_kernel(ps, use->stmt->kernel, use->arg);
-        use->stmt->args.data[use->arg] = lcu_atom_var(sd);
-      } else {
-        use->stmt->kernel = search_kernel(ps, use->stmt->kernel, use->arg);
-        use->stmt->args.data[use->arg] = lcu_atom_var(off);
-        vec_push(&use->stmt->args, lcu_atom_var(n));
-      }
+      use->stmt->kernel = seg_map_kernel(ps, use->stmt->kernel, use->arg);
+      use->stmt->args.data[use->arg] = lcu_atom_var(sd);
       ps->runs++;
     }
-    LcuBlock *b = ptrmap_get(&w.block_of, def);
-    if (search) {
-      LcuStmt *len = lcu_stmt_length(def->loc, LEN_TOTAL, lcu_atom_var(sd));
-      vec_push(&len->results, n);
-      for (int s = 0; s < b->stmts.len; s++)
-        if (b->stmts.data[s] == def)
-          b->stmts.data[s] = len;
-    } else {
-      remove_stmt(b, def);
-    }
+    remove_stmt(ptrmap_get(&w.block_of, def), def);
     vec_push(&ps->dropped, def->kernel);
     ps->removed++;
   }

@@ -146,14 +146,6 @@ LcuExp *lcu_exp_bound(Loc loc, LcuExp *index, LcuExp *length) {
   return e;
 }
 
-LcuExp *lcu_exp_segment(Loc loc, LcuVar *offsets, LcuExp *element) {
-  LcuExp *e = exp_new(loc, LE_SEGMENT, FB_INT);
-  e->var = offsets;
-  e->args[0] = element;
-  e->nargs = 1;
-  return e;
-}
-
 LcuExp *lcu_exp_length(Loc loc, LcuVar *vec) {
   LcuExp *e = exp_new(loc, LE_LENGTH, FB_INT);
   e->var = vec;
@@ -671,7 +663,6 @@ static void canon_exp(Canon *c, const LcuExp *e) {
   case LE_VAR:
   case LE_LENGTH:
   case LE_INDEX:
-  case LE_SEGMENT:
   case LE_LET:
     canon_var(c, e->var);
     break;

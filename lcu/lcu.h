@@ -99,13 +99,6 @@ typedef enum LcuExpKind {
                as LE_INDEX reports it.  What is left of x[e] once fusion
                computes x's element instead of reading it (rules.c,
                MAP-gather): the check stays where the read was */
-  LE_SEGMENT, /* segment_of(off, e): the last s with off[s] <= e, off a
-               `using` int vector (a sd's offsets, var) and e (args[0])
-               an element of the sd: the segment that holds it, the
-               nonempty one whatever empty segments share its offset
-               (as SEG_MAP's segment parameter); 0 when off is empty.
-               Made by fusion/segmap.c where a SOAC other than a MAP
-               reads seg_ids at its own index */
 } LcuExpKind;
 
 typedef struct LcuExp {
@@ -463,7 +456,6 @@ LcuExp *lcu_exp_const(Loc loc, FlatAtom c);
 LcuExp *lcu_exp_index(Loc loc, LcuVar *vec, LcuExp *i);
 LcuExp *lcu_exp_length(Loc loc, LcuVar *vec);
 LcuExp *lcu_exp_bound(Loc loc, LcuExp *index, LcuExp *length);
-LcuExp *lcu_exp_segment(Loc loc, LcuVar *offsets, LcuExp *element);
 /* op(a, b, c) of result base 'type' with 'nargs' operands (the others NULL) */
 LcuExp *lcu_exp_op(Loc loc, FlatOp op, FlatBase type, int nargs, LcuExp *a, LcuExp *b, LcuExp *c);
 LcuExp *lcu_exp_if(Loc loc, LcuExp *cond, LcuExp *then, LcuExp *els);

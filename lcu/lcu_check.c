@@ -232,9 +232,8 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
     }
     break;
   case LE_INDEX:
-  case LE_SEGMENT:
   case LE_LENGTH: {
-    const char *form = e->kind == LE_INDEX ? "x[e]" : e->kind == LE_SEGMENT ? "segment_of(x, e)" : "#x";
+    const char *form = e->kind == LE_INDEX ? "x[e]" : "#x";
     const LcuVar *v = e->var;
     check_var_identity(c, loc, v);
     if (lv->tvisible[v->id])
@@ -249,11 +248,8 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
     }
     FlatBase index = check_exp(c, t, e->args[0]);
     if (index != FB_INT)
-      fail(c, loc, e->kind == LE_SEGMENT ? "%s: the element of segment_of(%s, e) is %s" : "%s: the index of %s[e] is %s",
-           t->what, var_name(v), an_base(index));
-    if (e->kind == LE_SEGMENT && v->type.base != FB_INT)
-      fail(c, loc, "%s: segment_of(%s, e) of a vector of %s", t->what, var_name(v), an_base(v->type.base));
-    got = e->kind == LE_SEGMENT ? FB_INT : v->type.base;
+      fail(c, loc, "%s: the index of %s[e] is %s", t->what, var_name(v), an_base(index));
+    got = v->type.base;
     break;
   }
   case LE_OP: {

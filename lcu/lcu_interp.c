@@ -669,21 +669,6 @@ static void count_read(Kernel *k, const LcuExp *e, const RtValue *v, int64_t n) 
   k->in->stats.bytes += (uint64_t)k->space * size;
 }
 
-/* The last segment whose offset (in 'off', a vector of ints) is at or
-   below element j: the one that holds it (lcu.h, LE_SEGMENT); 0 for no
-   segments. */
-static int32_t segment_of(const RtValue *off, int32_t j) {
-  int64_t lo = 0, hi = off->len;
-  while (hi - lo > 1) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (off->data.i[mid] <= j)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return (int32_t)lo;
-}
-
 /* x[i] for each lane: an index out of range is the flat GATHER's (or
    ELT's, under ONCE) error.  Lanes that read a slice of x read x itself
    (all of it) or one copy of the slice. */
@@ -772,17 +757,6 @@ static RtValue *eval_here(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
       args[i] = eval(k, e->args[i], env, n);
     const char *prim = k->prim ? k->prim(e->op, k->scan) : NULL;
     return rt_elementwise(flat_rt_op(e->op), flat_rt_loc(lcu_error_loc(e, k->soac, k->loc)), prim, args, e->nargs);
-  }
-  case LE_SEGMENT: {
-    RtValue *off = using_var(k, e->var);
-    if (off->type.kind != FT_VEC || off->type.base != RT_INT)
-      die("segment_of(%s, ...) on a %s", e->var->name, rt_type_name(off->type));
-    k->in->stats.bytes += (uint64_t)n * sizeof(int32_t);
-    RtValue *el = eval(k, e->args[0], env, n);
-    RtValue *r = new_vec(FB_INT, n);
-    for (int64_t j = 0; j < n; j++)
-      r->data.i[j] = segment_of(off, el->data.i[j]);
-    return r;
   }
   case LE_BOUND: {
     /* what is left of a read x[e] once fusion computes x's element: its
@@ -999,16 +973,6 @@ static void eval1_here(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
     if (v->type.kind != FT_VEC)
       die("#%s on a %s", e->var->name, rt_type_name(v->type));
     out->scalar.i = (int32_t)v->len;
-    return;
-  }
-  case LE_SEGMENT: {
-    RtValue *off = using_var(k, e->var);
-    if (off->type.kind != FT_VEC || off->type.base != RT_INT)
-      die("segment_of(%s, ...) on a %s", e->var->name, rt_type_name(off->type));
-    RtValue el;
-    eval1(k, e->args[0], env, &el);
-    k->in->stats.bytes += sizeof(int32_t);
-    out->scalar.i = segment_of(off, el.scalar.i);
     return;
   }
   case LE_BOUND: {

@@ -273,11 +273,6 @@ static void print_exp_inner(Printer *pr, const LcuExp *e) {
   case LE_LENGTH:
     fprintf(out, "#%s", var_name(e->var));
     return;
-  case LE_SEGMENT:
-    fprintf(out, "segment_of(%s, ", var_name(e->var));
-    print_exp(pr, e->args[0], LEVEL_OPEN);
-    fputc(')', out);
-    return;
   case LE_BOUND:
     fputs("bound(", out);
     print_exp(pr, e->args[0], LEVEL_OPEN);

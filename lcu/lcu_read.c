@@ -580,17 +580,6 @@ static LcuFunc *function_named(Reader *r, const char *n, size_t at);
 
 /* op(args) in a thunk, 'n' its name (at 'at'), read */
 static LcuExp *op_call(Reader *r, const char *n, size_t at) {
-  if (strcmp(n, "segment_of") == 0) { /* segment_of(off, e): nor is this */
-    LcuVar *off = use(r, false);
-    expect(r, ",");
-    LcuExp *element = exp_at(r, 0);
-    expect(r, ")");
-    if (off->type.kind != LT_VEC || off->type.base != FB_INT || element->type != FB_INT) {
-      r->tok = at;
-      fail(r, "segment_of takes a vector of ints and an int");
-    }
-    return lcu_exp_segment(unset, off, element);
-  }
   if (strcmp(n, "bound") == 0) { /* bound(e, n): not an operation of rt/ops.def */
     LcuExp *index = exp_at(r, 0);
     expect(r, ",");

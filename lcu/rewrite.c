@@ -151,7 +151,6 @@ static void free_in(const LcuExp *e, Vec *bound, Vec *out) {
   switch (e->kind) {
   case LE_VAR:
   case LE_INDEX:
-  case LE_SEGMENT:
   case LE_LENGTH:
     if (!listed(bound, e->var) && !listed(out, e->var))
       vec_push(out, e->var);

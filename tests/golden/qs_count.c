@@ -478,8 +478,30 @@ fail:
   rt_release(v_x163);
 }
 
-/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_x167_off = rt_seg_offsets(v_x167);
+  const int64_t v_x167_n = v_x167->len;
+  RtValue *v_x168 = NULL;
+  /* LIBRARY */
+  {
+    RtValue *t58 = rt_seg_ids(v_x167);
+    v_x168 = t58;
+    int32_t *v_x168_d = v_x168->data.i;
+    const int64_t v_x168_n = v_x168->len;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x168 = v_x168;
+  return;
+fail:
+  rt_release(v_x168);
+}
+
+/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
   int32_t *v_x733_d = v_x733->data.i;
@@ -488,31 +510,31 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    int t59 = 0; /* nonzero: a check below failed */
-    int t60 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
-    int32_t t58 = t60 ? v_x733_d[0] : 0;
-    t59 |= !t60;
-    int t62 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
-    int32_t t61 = t62 ? v_x733_d[1] : 0;
-    t59 |= !t62;
-    if (__builtin_expect(t59 != 0, 0)) { /* again, recording the error */
-      int32_t t63;
+    int t60 = 0; /* nonzero: a check below failed */
+    int t61 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
+    int32_t t59 = t61 ? v_x733_d[0] : 0;
+    t60 |= !t61;
+    int t63 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
+    int32_t t62 = t63 ? v_x733_d[1] : 0;
+    t60 |= !t63;
+    if (__builtin_expect(t60 != 0, 0)) { /* again, recording the error */
+      int32_t t64;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
-        t63 = v_x733_d[0];
+        t64 = v_x733_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
-        t63 = 0;
-      }
-      int32_t t64;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
-        t64 = v_x733_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
         t64 = 0;
       }
+      int32_t t65;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
+        t65 = v_x733_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
+        t65 = 0;
+      }
     }
-    v_x734 = t58;
-    v_x735 = t61;
+    v_x734 = t59;
+    v_x735 = t62;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -522,136 +544,142 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t
 fail:
 }
 
-/* K11: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142) {
+/* K12: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x736, RtValue *v_x737, RtValue *v_x738, RtValue *v_x739, int32_t v_x740, RtValue *v_x743, RtValue **out_v_x745, RtValue **out_v_x749) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
-  const int64_t v_sd_1143_n = v_sd_1143->len;
-  int32_t *v_x1132_d = v_x1132->data.i;
-  const int64_t v_x1132_n = v_x1132->len;
-  int32_t *v_x1133_d = v_x1133->data.i;
-  const int64_t v_x1133_n = v_x1133->len;
-  int32_t *v_x1134_d = v_x1134->data.i;
-  const int64_t v_x1134_n = v_x1134->len;
-  int32_t *v_x1136_d = v_x1136->data.i;
-  const int64_t v_x1136_n = v_x1136->len;
-  RtValue *v_x1139 = NULL;
-  RtValue *v_x1142 = NULL;
-  /* SEG_MAP */
+  int32_t *v_x736_d = v_x736->data.i;
+  const int64_t v_x736_n = v_x736->len;
+  int32_t *v_x737_d = v_x737->data.i;
+  const int64_t v_x737_n = v_x737->len;
+  int32_t *v_x738_d = v_x738->data.i;
+  const int64_t v_x738_n = v_x738->len;
+  int32_t *v_x739_d = v_x739->data.i;
+  const int64_t v_x739_n = v_x739->len;
+  int32_t *v_x743_d = v_x743->data.i;
+  const int64_t v_x743_n = v_x743->len;
+  RtValue *v_x745 = NULL;
+  RtValue *v_x749 = NULL;
+  /* MAP */
   {
-    const int64_t t65 = v_sd_1143_off[v_sd_1143_n];
-    v_x1139 = rt_value_new(rt_vec_type(RT_INT), t65);
-    int32_t *v_x1139_d = v_x1139->data.i;
-    const int64_t v_x1139_n = v_x1139->len;
-    const int64_t t66 = (t65 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t66 > 1)
+    const int64_t t66 = v_x740;
+    if (t66 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t66, 0.0, 0);
+      goto fail;
+    }
+    v_x745 = rt_value_new(rt_vec_type(RT_INT), t66);
+    int32_t *v_x745_d = v_x745->data.i;
+    const int64_t v_x745_n = v_x745->len;
+    RT_PARALLEL_FOR_IF(t66 >= RT_PARALLEL_MIN)
     for (int64_t t67 = 0; t67 < t66; t67++) {
-      int64_t t70 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t67 * RT_CHUNK);
-      const int64_t t67_end = (t67 + 1) * RT_CHUNK < t65 ? (t67 + 1) * RT_CHUNK : t65;
-      for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
-        const int32_t t69 = (int32_t)t68;
-        while (v_sd_1143_off[t70 + 1] <= t68)
-          t70++;
-        const int32_t t71 = (int32_t)t70;
-        int t73 = 0; /* nonzero: a check below failed */
-        int t74 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1134_n;
-        int32_t t72 = t74 ? v_x1134_d[t71] : 0;
-        t73 |= !t74;
-        int t76 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1132_n;
-        int32_t t75 = t76 ? v_x1132_d[t71] : 0;
-        t73 |= !t76;
-        int32_t t78 = rt_sub_i(t69, t75);
-        int t80 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1133_n;
-        int32_t t79 = t80 ? v_x1133_d[t71] : 0;
-        t73 |= !t80;
-        int32_t t82 = rt_mul_i(t78, t79);
-        int32_t t84 = rt_add_i(t72, t82);
-        int t86 = (uint64_t)(int64_t)t84 < (uint64_t)v_x1136_n;
-        int32_t t85 = t86 ? v_x1136_d[t84] : 0;
-        t73 |= !t86;
-        if (__builtin_expect(t73 != 0, 0)) { /* again, recording the error */
-          int32_t t87;
-          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1134_n) {
-            t87 = v_x1134_d[t71];
-          } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t71, v_x1134_n, 0.0, 0);
-            t87 = 0;
-          }
-          int32_t t88;
-          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1132_n) {
-            t88 = v_x1132_d[t71];
-          } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t71, v_x1132_n, 0.0, 1);
-            t88 = 0;
-          }
-          int32_t t90 = rt_sub_i(t69, t88);
-          int32_t t91;
-          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1133_n) {
-            t91 = v_x1133_d[t71];
-          } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t71, v_x1133_n, 0.0, 2);
-            t91 = 0;
-          }
-          int32_t t93 = rt_mul_i(t90, t91);
-          int32_t t95 = rt_add_i(t87, t93);
-          int32_t t96;
-          if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1136_n) {
-            t96 = v_x1136_d[t95];
-          } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t95, v_x1136_n, 0.0, 3);
-            t96 = 0;
-          }
+      const int32_t t68 = (int32_t)t67;
+      int t70 = 0; /* nonzero: a check below failed */
+      int t71 = (uint64_t)(int64_t)t68 < (uint64_t)v_x736_n;
+      int32_t t69 = t71 ? v_x736_d[t68] : 0;
+      t70 |= !t71;
+      int t73 = (uint64_t)(int64_t)t69 < (uint64_t)v_x739_n;
+      int32_t t72 = t73 ? v_x739_d[t69] : 0;
+      t70 |= !t73;
+      int t75 = (uint64_t)(int64_t)t69 < (uint64_t)v_x737_n;
+      int32_t t74 = t75 ? v_x737_d[t69] : 0;
+      t70 |= !t75;
+      int32_t t77 = rt_sub_i(t68, t74);
+      int t79 = (uint64_t)(int64_t)t69 < (uint64_t)v_x738_n;
+      int32_t t78 = t79 ? v_x738_d[t69] : 0;
+      t70 |= !t79;
+      int32_t t81 = rt_mul_i(t77, t78);
+      int32_t t83 = rt_add_i(t72, t81);
+      int t85 = (uint64_t)(int64_t)t83 < (uint64_t)v_x743_n;
+      int32_t t84 = t85 ? v_x743_d[t83] : 0;
+      t70 |= !t85;
+      if (__builtin_expect(t70 != 0, 0)) { /* again, recording the error */
+        int32_t t86;
+        if ((uint64_t)(int64_t)t68 < (uint64_t)v_x736_n) {
+          t86 = v_x736_d[t68];
+        } else {
+          NESSIE_RECORD(err, t67, RT_CHECK_INDEX, 0, 0, RT_GATHER, t68, v_x736_n, 0.0, 1);
+          t86 = 0;
         }
-        v_x1139_d[t68] = t85;
+        int32_t t87;
+        if ((uint64_t)(int64_t)t86 < (uint64_t)v_x739_n) {
+          t87 = v_x739_d[t86];
+        } else {
+          NESSIE_RECORD(err, t67, RT_CHECK_INDEX, 0, 0, RT_GATHER, t86, v_x739_n, 0.0, 2);
+          t87 = 0;
+        }
+        int32_t t88;
+        if ((uint64_t)(int64_t)t86 < (uint64_t)v_x737_n) {
+          t88 = v_x737_d[t86];
+        } else {
+          NESSIE_RECORD(err, t67, RT_CHECK_INDEX, 0, 0, RT_GATHER, t86, v_x737_n, 0.0, 3);
+          t88 = 0;
+        }
+        int32_t t90 = rt_sub_i(t68, t88);
+        int32_t t91;
+        if ((uint64_t)(int64_t)t86 < (uint64_t)v_x738_n) {
+          t91 = v_x738_d[t86];
+        } else {
+          NESSIE_RECORD(err, t67, RT_CHECK_INDEX, 0, 0, RT_GATHER, t86, v_x738_n, 0.0, 4);
+          t91 = 0;
+        }
+        int32_t t93 = rt_mul_i(t90, t91);
+        int32_t t95 = rt_add_i(t87, t93);
+        int32_t t96;
+        if ((uint64_t)(int64_t)t95 < (uint64_t)v_x743_n) {
+          t96 = v_x743_d[t95];
+        } else {
+          NESSIE_RECORD(err, t67, RT_CHECK_INDEX, 0, 0, RT_GATHER, t95, v_x743_n, 0.0, 5);
+          t96 = 0;
+        }
       }
+      v_x745_d[t67] = t84;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1139_d = v_x1139->data.i;
-    const int64_t v_x1139_n = v_x1139->len;
+    int32_t *v_x745_d = v_x745->data.i;
+    const int64_t v_x745_n = v_x745->len;
     /* MAP */
     {
-      const int64_t t97 = v_x1132_n;
-      v_x1142 = rt_value_new(rt_vec_type(RT_INT), t97);
-      int32_t *v_x1142_d = v_x1142->data.i;
-      const int64_t v_x1142_n = v_x1142->len;
+      const int64_t t97 = v_x737_n;
+      v_x749 = rt_value_new(rt_vec_type(RT_INT), t97);
+      int32_t *v_x749_d = v_x749->data.i;
+      const int64_t v_x749_n = v_x749->len;
       RT_PARALLEL_FOR_IF(t97 >= RT_PARALLEL_MIN)
       for (int64_t t98 = 0; t98 < t97; t98++) {
         const int32_t t99 = (int32_t)t98;
         int t102 = 0; /* nonzero: a check below failed */
-        int32_t t100 = v_x1132_d[t99];
-        int t103 = (uint64_t)(int64_t)t100 < (uint64_t)v_x1139_n;
-        int32_t t101 = t103 ? v_x1139_d[t100] : 0;
+        int32_t t100 = v_x737_d[t99];
+        int t103 = (uint64_t)(int64_t)t100 < (uint64_t)v_x745_n;
+        int32_t t101 = t103 ? v_x745_d[t100] : 0;
         t102 |= !t103;
         if (__builtin_expect(t102 != 0, 0)) { /* again, recording the error */
-          int32_t t104 = v_x1132_d[t99];
+          int32_t t104 = v_x737_d[t99];
           int32_t t105;
-          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x1139_n) {
-            t105 = v_x1139_d[t104];
+          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x745_n) {
+            t105 = v_x745_d[t104];
           } else {
-            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t104, v_x1139_n, 0.0, 4);
+            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t104, v_x745_n, 0.0, 6);
             t105 = 0;
           }
         }
-        v_x1142_d[t98] = t101;
+        v_x749_d[t98] = t101;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1139 = v_x1139;
-  *out_v_x1142 = v_x1142;
+  *out_v_x745 = v_x745;
+  *out_v_x749 = v_x749;
   return;
 fail:
-  rt_release(v_x1139);
-  rt_release(v_x1142);
+  rt_release(v_x745);
+  rt_release(v_x749);
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
+/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
   (void)loc;
   (void)run;
   int32_t *v_x753_d = v_x753->data.i;
@@ -814,27 +842,27 @@ fail:
   rt_release(v_x752);
 }
 
-/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1178, RtValue *v_x1147, RtValue *v_x1148, RtValue *v_x1149, int32_t v_x1179, RtValue **out_v_x1155, RtValue **out_v_x1176, RtValue **out_v_x1162, RtValue **out_v_x1177) {
+/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
   (void)loc;
   (void)run;
-  int32_t *v_off_1178_d = v_off_1178->data.i;
-  const int64_t v_off_1178_n = v_off_1178->len;
-  int32_t *v_x1147_d = v_x1147->data.i;
-  const int64_t v_x1147_n = v_x1147->len;
-  int32_t *v_x1148_d = v_x1148->data.i;
-  const int64_t v_x1148_n = v_x1148->len;
-  const int64_t *v_x1149_off = rt_seg_offsets(v_x1149);
-  const int64_t v_x1149_n = v_x1149->len;
-  RtValue *v_x1155 = NULL;
-  RtValue *v_x1156 = NULL;
-  RtValue *v_x1162 = NULL;
-  RtValue *v_x1163 = NULL;
-  RtValue *v_x1176 = NULL;
-  RtValue *v_x1177 = NULL;
+  int32_t *v_x764_d = v_x764->data.i;
+  const int64_t v_x764_n = v_x764->len;
+  int32_t *v_x765_d = v_x765->data.i;
+  const int64_t v_x765_n = v_x765->len;
+  int32_t *v_x768_d = v_x768->data.i;
+  const int64_t v_x768_n = v_x768->len;
+  const int64_t *v_x778_off = rt_seg_offsets(v_x778);
+  const int64_t v_x778_n = v_x778->len;
+  RtValue *v_x774 = NULL;
+  RtValue *v_x775 = NULL;
+  RtValue *v_x788 = NULL;
+  RtValue *v_x789 = NULL;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x795 = NULL;
   /* FILTER */
   {
-    const int64_t t140 = v_x1148_n;
+    const int64_t t140 = v_x768_n;
     const int64_t t141 = t140 > 0 ? (t140 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t142 = (uint8_t *)rt_alloc_atomic((size_t)t140 + 1);
     int64_t *t143 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t141 + 1));
@@ -847,48 +875,38 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1178, RtV
         int32_t t144x0;
         uint8_t t144x1;
         int t148 = 0; /* nonzero: a check below failed */
-        int t149 = (uint64_t)(int64_t)t146 < (uint64_t)(int64_t)v_x1179;
-        int32_t t147 = t149 ? t146 : 0;
+        int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x764_n;
+        int32_t t147 = t149 ? v_x764_d[t146] : 0;
         t148 |= !t149;
-        int64_t t151 = 0, t152 = v_off_1178_n;
-        while (t152 - t151 > 1) {
-          int64_t t153 = t151 + (t152 - t151) / 2;
-          if (v_off_1178_d[t153] <= t147) t151 = t153; else t152 = t153;
-        }
-        const int32_t t150 = (int32_t)t151;
-        int t155 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1147_n;
-        int32_t t154 = t155 ? v_x1147_d[t150] : 0;
-        t148 |= !t155;
-        int32_t t156 = v_x1148_d[t146];
-        uint8_t t158 = rt_lt_i(t156, t154);
+        int t151 = (uint64_t)(int64_t)t147 < (uint64_t)v_x765_n;
+        int32_t t150 = t151 ? v_x765_d[t147] : 0;
+        t148 |= !t151;
+        int32_t t152 = v_x768_d[t146];
+        uint8_t t154 = rt_lt_i(t152, t150);
         if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
-          int32_t t159 = t146;
-          if (!((uint64_t)(int64_t)t146 < (uint64_t)(int64_t)v_x1179)) {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x1179, 0.0, 0);
-            t159 = 0;
-          }
-          int64_t t161 = 0, t162 = v_off_1178_n;
-          while (t162 - t161 > 1) {
-            int64_t t163 = t161 + (t162 - t161) / 2;
-            if (v_off_1178_d[t163] <= t159) t161 = t163; else t162 = t163;
-          }
-          const int32_t t160 = (int32_t)t161;
-          int32_t t164;
-          if ((uint64_t)(int64_t)t160 < (uint64_t)v_x1147_n) {
-            t164 = v_x1147_d[t160];
+          int32_t t155;
+          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x764_n) {
+            t155 = v_x764_d[t146];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x1147_n, 0.0, 1);
-            t164 = 0;
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x764_n, 0.0, 0);
+            t155 = 0;
           }
-          int32_t t165 = v_x1148_d[t146];
-          uint8_t t167 = rt_lt_i(t165, t164);
+          int32_t t156;
+          if ((uint64_t)(int64_t)t155 < (uint64_t)v_x765_n) {
+            t156 = v_x765_d[t155];
+          } else {
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x765_n, 0.0, 1);
+            t156 = 0;
+          }
+          int32_t t157 = v_x768_d[t146];
+          uint8_t t159 = rt_lt_i(t157, t156);
         }
-        t144x0 = t156;
-        t144x1 = t158;
-        uint8_t t168;
-        t168 = t144x1;
-        t142[t145] = t168 != 0;
-        kept += t168 != 0;
+        t144x0 = t152;
+        t144x1 = t154;
+        uint8_t t160;
+        t160 = t144x1;
+        t142[t145] = t160 != 0;
+        kept += t160 != 0;
       }
       t143[t144] = kept;
     }
@@ -897,18 +915,18 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1178, RtV
       rt_free(t143);
       goto fail;
     }
-    int64_t t169 = 0;
+    int64_t t161 = 0;
     for (int64_t t144 = 0; t144 < t141; t144++) {
       const int64_t k = t143[t144];
-      t143[t144] = t169;
-      t169 += k;
+      t143[t144] = t161;
+      t161 += k;
     }
-    v_x1155 = rt_value_new(rt_vec_type(RT_INT), t169);
-    int32_t *v_x1155_d = v_x1155->data.i;
-    const int64_t v_x1155_n = v_x1155->len;
-    v_x1156 = rt_value_new(rt_vec_type(RT_BOOL), t169);
-    uint8_t *v_x1156_d = v_x1156->data.b;
-    const int64_t v_x1156_n = v_x1156->len;
+    v_x774 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x774_d = v_x774->data.i;
+    const int64_t v_x774_n = v_x774->len;
+    v_x775 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x775_d = v_x775->data.b;
+    const int64_t v_x775_n = v_x775->len;
     RT_PARALLEL_FOR_IF(t141 > 1)
     for (int64_t t144 = 0; t144 < t141; t144++) {
       int64_t at = t143[t144];
@@ -919,48 +937,38 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1178, RtV
           continue;
         int32_t t144y0;
         uint8_t t144y1;
-        int t171 = 0; /* nonzero: a check below failed */
-        int t172 = (uint64_t)(int64_t)t146 < (uint64_t)(int64_t)v_x1179;
-        int32_t t170 = t172 ? t146 : 0;
-        t171 |= !t172;
-        int64_t t174 = 0, t175 = v_off_1178_n;
-        while (t175 - t174 > 1) {
-          int64_t t176 = t174 + (t175 - t174) / 2;
-          if (v_off_1178_d[t176] <= t170) t174 = t176; else t175 = t176;
-        }
-        const int32_t t173 = (int32_t)t174;
-        int t178 = (uint64_t)(int64_t)t173 < (uint64_t)v_x1147_n;
-        int32_t t177 = t178 ? v_x1147_d[t173] : 0;
-        t171 |= !t178;
-        int32_t t179 = v_x1148_d[t146];
-        uint8_t t181 = rt_lt_i(t179, t177);
-        if (__builtin_expect(t171 != 0, 0)) { /* again, recording the error */
-          int32_t t182 = t146;
-          if (!((uint64_t)(int64_t)t146 < (uint64_t)(int64_t)v_x1179)) {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x1179, 0.0, 2);
-            t182 = 0;
-          }
-          int64_t t184 = 0, t185 = v_off_1178_n;
-          while (t185 - t184 > 1) {
-            int64_t t186 = t184 + (t185 - t184) / 2;
-            if (v_off_1178_d[t186] <= t182) t184 = t186; else t185 = t186;
-          }
-          const int32_t t183 = (int32_t)t184;
-          int32_t t187;
-          if ((uint64_t)(int64_t)t183 < (uint64_t)v_x1147_n) {
-            t187 = v_x1147_d[t183];
+        int t163 = 0; /* nonzero: a check below failed */
+        int t164 = (uint64_t)(int64_t)t146 < (uint64_t)v_x764_n;
+        int32_t t162 = t164 ? v_x764_d[t146] : 0;
+        t163 |= !t164;
+        int t166 = (uint64_t)(int64_t)t162 < (uint64_t)v_x765_n;
+        int32_t t165 = t166 ? v_x765_d[t162] : 0;
+        t163 |= !t166;
+        int32_t t167 = v_x768_d[t146];
+        uint8_t t169 = rt_lt_i(t167, t165);
+        if (__builtin_expect(t163 != 0, 0)) { /* again, recording the error */
+          int32_t t170;
+          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x764_n) {
+            t170 = v_x764_d[t146];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x1147_n, 0.0, 3);
-            t187 = 0;
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x764_n, 0.0, 2);
+            t170 = 0;
           }
-          int32_t t188 = v_x1148_d[t146];
-          uint8_t t190 = rt_lt_i(t188, t187);
+          int32_t t171;
+          if ((uint64_t)(int64_t)t170 < (uint64_t)v_x765_n) {
+            t171 = v_x765_d[t170];
+          } else {
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, v_x765_n, 0.0, 3);
+            t171 = 0;
+          }
+          int32_t t172 = v_x768_d[t146];
+          uint8_t t174 = rt_lt_i(t172, t171);
         }
-        t144y0 = t179;
-        t144y1 = t181;
+        t144y0 = t167;
+        t144y1 = t169;
         if (t142[t145]) {
-          v_x1155_d[at] = t144y0;
-          v_x1156_d[at] = t144y1;
+          v_x774_d[at] = t144y0;
+          v_x775_d[at] = t144y1;
           at++;
         }
       }
@@ -971,255 +979,225 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1178, RtV
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1155_d = v_x1155->data.i;
-    const int64_t v_x1155_n = v_x1155->len;
-    uint8_t *v_x1156_d = v_x1156->data.b;
-    const int64_t v_x1156_n = v_x1156->len;
+    int32_t *v_x774_d = v_x774->data.i;
+    const int64_t v_x774_n = v_x774->len;
+    uint8_t *v_x775_d = v_x775->data.b;
+    const int64_t v_x775_n = v_x775->len;
     /* FILTER */
     {
-      const int64_t t191 = v_x1148_n;
-      const int64_t t192 = t191 > 0 ? (t191 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t193 = (uint8_t *)rt_alloc_atomic((size_t)t191 + 1);
-      int64_t *t194 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t192 + 1));
-      RT_PARALLEL_FOR_IF(t192 > 1)
-      for (int64_t t195 = 0; t195 < t192; t195++) {
+      const int64_t t175 = v_x768_n;
+      const int64_t t176 = t175 > 0 ? (t175 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t177 = (uint8_t *)rt_alloc_atomic((size_t)t175 + 1);
+      int64_t *t178 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t176 + 1));
+      RT_PARALLEL_FOR_IF(t176 > 1)
+      for (int64_t t179 = 0; t179 < t176; t179++) {
         int64_t kept = 0;
-        const int64_t t195_end = (t195 + 1) * RT_CHUNK < t191 ? (t195 + 1) * RT_CHUNK : t191;
-        for (int64_t t196 = t195 * RT_CHUNK; t196 < t195_end; t196++) {
-          const int32_t t197 = (int32_t)t196;
-          int32_t t195x0;
-          uint8_t t195x1;
-          int t199 = 0; /* nonzero: a check below failed */
-          int t200 = (uint64_t)(int64_t)t197 < (uint64_t)(int64_t)v_x1179;
-          int32_t t198 = t200 ? t197 : 0;
-          t199 |= !t200;
-          int64_t t202 = 0, t203 = v_off_1178_n;
-          while (t203 - t202 > 1) {
-            int64_t t204 = t202 + (t203 - t202) / 2;
-            if (v_off_1178_d[t204] <= t198) t202 = t204; else t203 = t204;
-          }
-          const int32_t t201 = (int32_t)t202;
-          int t206 = (uint64_t)(int64_t)t201 < (uint64_t)v_x1147_n;
-          int32_t t205 = t206 ? v_x1147_d[t201] : 0;
-          t199 |= !t206;
-          int32_t t207 = v_x1148_d[t197];
-          uint8_t t209 = rt_gt_i(t207, t205);
-          if (__builtin_expect(t199 != 0, 0)) { /* again, recording the error */
-            int32_t t210 = t197;
-            if (!((uint64_t)(int64_t)t197 < (uint64_t)(int64_t)v_x1179)) {
-              NESSIE_RECORD(err, t196, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, v_x1179, 0.0, 4);
-              t210 = 0;
-            }
-            int64_t t212 = 0, t213 = v_off_1178_n;
-            while (t213 - t212 > 1) {
-              int64_t t214 = t212 + (t213 - t212) / 2;
-              if (v_off_1178_d[t214] <= t210) t212 = t214; else t213 = t214;
-            }
-            const int32_t t211 = (int32_t)t212;
-            int32_t t215;
-            if ((uint64_t)(int64_t)t211 < (uint64_t)v_x1147_n) {
-              t215 = v_x1147_d[t211];
+        const int64_t t179_end = (t179 + 1) * RT_CHUNK < t175 ? (t179 + 1) * RT_CHUNK : t175;
+        for (int64_t t180 = t179 * RT_CHUNK; t180 < t179_end; t180++) {
+          const int32_t t181 = (int32_t)t180;
+          int32_t t179x0;
+          uint8_t t179x1;
+          int t183 = 0; /* nonzero: a check below failed */
+          int t184 = (uint64_t)(int64_t)t181 < (uint64_t)v_x764_n;
+          int32_t t182 = t184 ? v_x764_d[t181] : 0;
+          t183 |= !t184;
+          int t186 = (uint64_t)(int64_t)t182 < (uint64_t)v_x765_n;
+          int32_t t185 = t186 ? v_x765_d[t182] : 0;
+          t183 |= !t186;
+          int32_t t187 = v_x768_d[t181];
+          uint8_t t189 = rt_gt_i(t187, t185);
+          if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
+            int32_t t190;
+            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x764_n) {
+              t190 = v_x764_d[t181];
             } else {
-              NESSIE_RECORD(err, t196, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x1147_n, 0.0, 5);
-              t215 = 0;
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x764_n, 0.0, 4);
+              t190 = 0;
             }
-            int32_t t216 = v_x1148_d[t197];
-            uint8_t t218 = rt_gt_i(t216, t215);
+            int32_t t191;
+            if ((uint64_t)(int64_t)t190 < (uint64_t)v_x765_n) {
+              t191 = v_x765_d[t190];
+            } else {
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x765_n, 0.0, 5);
+              t191 = 0;
+            }
+            int32_t t192 = v_x768_d[t181];
+            uint8_t t194 = rt_gt_i(t192, t191);
           }
-          t195x0 = t207;
-          t195x1 = t209;
-          uint8_t t219;
-          t219 = t195x1;
-          t193[t196] = t219 != 0;
-          kept += t219 != 0;
+          t179x0 = t187;
+          t179x1 = t189;
+          uint8_t t195;
+          t195 = t179x1;
+          t177[t180] = t195 != 0;
+          kept += t195 != 0;
         }
-        t194[t195] = kept;
+        t178[t179] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t193);
-        rt_free(t194);
+        rt_free(t177);
+        rt_free(t178);
         goto fail;
       }
-      int64_t t220 = 0;
-      for (int64_t t195 = 0; t195 < t192; t195++) {
-        const int64_t k = t194[t195];
-        t194[t195] = t220;
-        t220 += k;
+      int64_t t196 = 0;
+      for (int64_t t179 = 0; t179 < t176; t179++) {
+        const int64_t k = t178[t179];
+        t178[t179] = t196;
+        t196 += k;
       }
-      v_x1162 = rt_value_new(rt_vec_type(RT_INT), t220);
-      int32_t *v_x1162_d = v_x1162->data.i;
-      const int64_t v_x1162_n = v_x1162->len;
-      v_x1163 = rt_value_new(rt_vec_type(RT_BOOL), t220);
-      uint8_t *v_x1163_d = v_x1163->data.b;
-      const int64_t v_x1163_n = v_x1163->len;
-      RT_PARALLEL_FOR_IF(t192 > 1)
-      for (int64_t t195 = 0; t195 < t192; t195++) {
-        int64_t at = t194[t195];
-        const int64_t t195_end = (t195 + 1) * RT_CHUNK < t191 ? (t195 + 1) * RT_CHUNK : t191;
-        for (int64_t t196 = t195 * RT_CHUNK; t196 < t195_end; t196++) {
-          const int32_t t197 = (int32_t)t196;
-          if (!t193[t196])
+      v_x788 = rt_value_new(rt_vec_type(RT_INT), t196);
+      int32_t *v_x788_d = v_x788->data.i;
+      const int64_t v_x788_n = v_x788->len;
+      v_x789 = rt_value_new(rt_vec_type(RT_BOOL), t196);
+      uint8_t *v_x789_d = v_x789->data.b;
+      const int64_t v_x789_n = v_x789->len;
+      RT_PARALLEL_FOR_IF(t176 > 1)
+      for (int64_t t179 = 0; t179 < t176; t179++) {
+        int64_t at = t178[t179];
+        const int64_t t179_end = (t179 + 1) * RT_CHUNK < t175 ? (t179 + 1) * RT_CHUNK : t175;
+        for (int64_t t180 = t179 * RT_CHUNK; t180 < t179_end; t180++) {
+          const int32_t t181 = (int32_t)t180;
+          if (!t177[t180])
             continue;
-          int32_t t195y0;
-          uint8_t t195y1;
-          int t222 = 0; /* nonzero: a check below failed */
-          int t223 = (uint64_t)(int64_t)t197 < (uint64_t)(int64_t)v_x1179;
-          int32_t t221 = t223 ? t197 : 0;
-          t222 |= !t223;
-          int64_t t225 = 0, t226 = v_off_1178_n;
-          while (t226 - t225 > 1) {
-            int64_t t227 = t225 + (t226 - t225) / 2;
-            if (v_off_1178_d[t227] <= t221) t225 = t227; else t226 = t227;
-          }
-          const int32_t t224 = (int32_t)t225;
-          int t229 = (uint64_t)(int64_t)t224 < (uint64_t)v_x1147_n;
-          int32_t t228 = t229 ? v_x1147_d[t224] : 0;
-          t222 |= !t229;
-          int32_t t230 = v_x1148_d[t197];
-          uint8_t t232 = rt_gt_i(t230, t228);
-          if (__builtin_expect(t222 != 0, 0)) { /* again, recording the error */
-            int32_t t233 = t197;
-            if (!((uint64_t)(int64_t)t197 < (uint64_t)(int64_t)v_x1179)) {
-              NESSIE_RECORD(err, t196, RT_CHECK_INDEX, 0, 0, RT_GATHER, t197, v_x1179, 0.0, 6);
-              t233 = 0;
-            }
-            int64_t t235 = 0, t236 = v_off_1178_n;
-            while (t236 - t235 > 1) {
-              int64_t t237 = t235 + (t236 - t235) / 2;
-              if (v_off_1178_d[t237] <= t233) t235 = t237; else t236 = t237;
-            }
-            const int32_t t234 = (int32_t)t235;
-            int32_t t238;
-            if ((uint64_t)(int64_t)t234 < (uint64_t)v_x1147_n) {
-              t238 = v_x1147_d[t234];
+          int32_t t179y0;
+          uint8_t t179y1;
+          int t198 = 0; /* nonzero: a check below failed */
+          int t199 = (uint64_t)(int64_t)t181 < (uint64_t)v_x764_n;
+          int32_t t197 = t199 ? v_x764_d[t181] : 0;
+          t198 |= !t199;
+          int t201 = (uint64_t)(int64_t)t197 < (uint64_t)v_x765_n;
+          int32_t t200 = t201 ? v_x765_d[t197] : 0;
+          t198 |= !t201;
+          int32_t t202 = v_x768_d[t181];
+          uint8_t t204 = rt_gt_i(t202, t200);
+          if (__builtin_expect(t198 != 0, 0)) { /* again, recording the error */
+            int32_t t205;
+            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x764_n) {
+              t205 = v_x764_d[t181];
             } else {
-              NESSIE_RECORD(err, t196, RT_CHECK_INDEX, 0, 0, RT_GATHER, t234, v_x1147_n, 0.0, 7);
-              t238 = 0;
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x764_n, 0.0, 6);
+              t205 = 0;
             }
-            int32_t t239 = v_x1148_d[t197];
-            uint8_t t241 = rt_gt_i(t239, t238);
+            int32_t t206;
+            if ((uint64_t)(int64_t)t205 < (uint64_t)v_x765_n) {
+              t206 = v_x765_d[t205];
+            } else {
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x765_n, 0.0, 7);
+              t206 = 0;
+            }
+            int32_t t207 = v_x768_d[t181];
+            uint8_t t209 = rt_gt_i(t207, t206);
           }
-          t195y0 = t230;
-          t195y1 = t232;
-          if (t193[t196]) {
-            v_x1162_d[at] = t195y0;
-            v_x1163_d[at] = t195y1;
+          t179y0 = t202;
+          t179y1 = t204;
+          if (t177[t180]) {
+            v_x788_d[at] = t179y0;
+            v_x789_d[at] = t179y1;
             at++;
           }
         }
       }
-      rt_free(t193);
-      rt_free(t194);
+      rt_free(t177);
+      rt_free(t178);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1162_d = v_x1162->data.i;
-      const int64_t v_x1162_n = v_x1162->len;
-      uint8_t *v_x1163_d = v_x1163->data.b;
-      const int64_t v_x1163_n = v_x1163->len;
+      int32_t *v_x788_d = v_x788->data.i;
+      const int64_t v_x788_n = v_x788->len;
+      uint8_t *v_x789_d = v_x789->data.b;
+      const int64_t v_x789_n = v_x789->len;
       /* SEG_REDUCE */
       {
-        v_x1176 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
-        int32_t *v_x1176_d = v_x1176->data.i;
-        const int64_t v_x1176_n = v_x1176->len;
-        v_x1177 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
-        int32_t *v_x1177_d = v_x1177->data.i;
-        const int64_t v_x1177_n = v_x1177->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1149_n >= 64)
-        for (int64_t t242 = 0; t242 < v_x1149_n; t242++) {
-          int32_t t242a0;
-          int32_t t242a1;
-          t242a0 = 0;
-          t242a1 = 0;
-          for (int64_t t243 = v_x1149_off[t242]; t243 < v_x1149_off[t242 + 1]; t243++) {
-            const int32_t t244 = (int32_t)t243;
-            int32_t t242x0;
-            int32_t t242x1;
-            int t246 = 0; /* nonzero: a check below failed */
-            int t247 = (uint64_t)(int64_t)t244 < (uint64_t)(int64_t)v_x1179;
-            int32_t t245 = t247 ? t244 : 0;
-            t246 |= !t247;
-            int64_t t249 = 0, t250 = v_off_1178_n;
-            while (t250 - t249 > 1) {
-              int64_t t251 = t249 + (t250 - t249) / 2;
-              if (v_off_1178_d[t251] <= t245) t249 = t251; else t250 = t251;
-            }
-            const int32_t t248 = (int32_t)t249;
-            int t253 = (uint64_t)(int64_t)t248 < (uint64_t)v_x1147_n;
-            int32_t t252 = t253 ? v_x1147_d[t248] : 0;
-            t246 |= !t253;
-            int t255 = (uint64_t)(int64_t)t244 < (uint64_t)v_x1148_n;
-            int32_t t254 = t255 ? v_x1148_d[t244] : 0;
-            t246 |= !t255;
-            uint8_t t257 = rt_lt_i(t254, t252);
-            int32_t t259 = rt_btoi_b(t257);
-            uint8_t t261 = rt_gt_i(t254, t252);
-            int32_t t263 = rt_btoi_b(t261);
-            if (__builtin_expect(t246 != 0, 0)) { /* again, recording the error */
-              int32_t t264 = t244;
-              if (!((uint64_t)(int64_t)t244 < (uint64_t)(int64_t)v_x1179)) {
-                NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t244, v_x1179, 0.0, 8);
-                t264 = 0;
-              }
-              int64_t t266 = 0, t267 = v_off_1178_n;
-              while (t267 - t266 > 1) {
-                int64_t t268 = t266 + (t267 - t266) / 2;
-                if (v_off_1178_d[t268] <= t264) t266 = t268; else t267 = t268;
-              }
-              const int32_t t265 = (int32_t)t266;
-              int32_t t269;
-              if ((uint64_t)(int64_t)t265 < (uint64_t)v_x1147_n) {
-                t269 = v_x1147_d[t265];
+        v_x782 = rt_value_new(rt_vec_type(RT_INT), v_x778_n);
+        int32_t *v_x782_d = v_x782->data.i;
+        const int64_t v_x782_n = v_x782->len;
+        v_x795 = rt_value_new(rt_vec_type(RT_INT), v_x778_n);
+        int32_t *v_x795_d = v_x795->data.i;
+        const int64_t v_x795_n = v_x795->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x778_n >= 64)
+        for (int64_t t210 = 0; t210 < v_x778_n; t210++) {
+          int32_t t210a0;
+          int32_t t210a1;
+          t210a0 = 0;
+          t210a1 = 0;
+          for (int64_t t211 = v_x778_off[t210]; t211 < v_x778_off[t210 + 1]; t211++) {
+            const int32_t t212 = (int32_t)t211;
+            int32_t t210x0;
+            int32_t t210x1;
+            int t214 = 0; /* nonzero: a check below failed */
+            int t215 = (uint64_t)(int64_t)t212 < (uint64_t)v_x764_n;
+            int32_t t213 = t215 ? v_x764_d[t212] : 0;
+            t214 |= !t215;
+            int t217 = (uint64_t)(int64_t)t213 < (uint64_t)v_x765_n;
+            int32_t t216 = t217 ? v_x765_d[t213] : 0;
+            t214 |= !t217;
+            int t219 = (uint64_t)(int64_t)t212 < (uint64_t)v_x768_n;
+            int32_t t218 = t219 ? v_x768_d[t212] : 0;
+            t214 |= !t219;
+            uint8_t t221 = rt_lt_i(t218, t216);
+            int32_t t223 = rt_btoi_b(t221);
+            uint8_t t225 = rt_gt_i(t218, t216);
+            int32_t t227 = rt_btoi_b(t225);
+            if (__builtin_expect(t214 != 0, 0)) { /* again, recording the error */
+              int32_t t228;
+              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x764_n) {
+                t228 = v_x764_d[t212];
               } else {
-                NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x1147_n, 0.0, 9);
-                t269 = 0;
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x764_n, 0.0, 8);
+                t228 = 0;
               }
-              int32_t t270;
-              if ((uint64_t)(int64_t)t244 < (uint64_t)v_x1148_n) {
-                t270 = v_x1148_d[t244];
+              int32_t t229;
+              if ((uint64_t)(int64_t)t228 < (uint64_t)v_x765_n) {
+                t229 = v_x765_d[t228];
               } else {
-                NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 3, 0, RT_GATHER, t244, v_x1148_n, 0.0, 10);
-                t270 = 0;
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x765_n, 0.0, 9);
+                t229 = 0;
               }
-              uint8_t t272 = rt_lt_i(t270, t269);
-              int32_t t274 = rt_btoi_b(t272);
-              uint8_t t276 = rt_gt_i(t270, t269);
-              int32_t t278 = rt_btoi_b(t276);
+              int32_t t230;
+              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x768_n) {
+                t230 = v_x768_d[t212];
+              } else {
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 3, 0, RT_GATHER, t212, v_x768_n, 0.0, 10);
+                t230 = 0;
+              }
+              uint8_t t232 = rt_lt_i(t230, t229);
+              int32_t t234 = rt_btoi_b(t232);
+              uint8_t t236 = rt_gt_i(t230, t229);
+              int32_t t238 = rt_btoi_b(t236);
             }
-            t242x0 = t259;
-            t242x1 = t263;
-            int32_t t280 = rt_add_i(t242a0, t242x0);
-            int32_t t282 = rt_add_i(t242a1, t242x1);
-            t242a0 = t280;
-            t242a1 = t282;
+            t210x0 = t223;
+            t210x1 = t227;
+            int32_t t240 = rt_add_i(t210a0, t210x0);
+            int32_t t242 = rt_add_i(t210a1, t210x1);
+            t210a0 = t240;
+            t210a1 = t242;
           }
-          v_x1176_d[t242] = t242a0;
-          v_x1177_d[t242] = t242a1;
+          v_x782_d[t210] = t210a0;
+          v_x795_d[t210] = t210a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1155 = v_x1155;
-  *out_v_x1176 = v_x1176;
-  *out_v_x1162 = v_x1162;
-  *out_v_x1177 = v_x1177;
-  rt_release(v_x1156);
-  rt_release(v_x1163);
+  *out_v_x774 = v_x774;
+  *out_v_x782 = v_x782;
+  *out_v_x788 = v_x788;
+  *out_v_x795 = v_x795;
+  rt_release(v_x775);
+  rt_release(v_x789);
   return;
 fail:
-  rt_release(v_x1155);
-  rt_release(v_x1156);
-  rt_release(v_x1162);
-  rt_release(v_x1163);
-  rt_release(v_x1176);
-  rt_release(v_x1177);
+  rt_release(v_x774);
+  rt_release(v_x775);
+  rt_release(v_x788);
+  rt_release(v_x789);
+  rt_release(v_x782);
+  rt_release(v_x795);
 }
 
-/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   (void)loc;
   (void)run;
   int32_t *v_x796_d = v_x796->data.i;
@@ -1230,57 +1208,57 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue
   RtValue *v_x804 = NULL;
   /* MAP */
   {
-    const int64_t t283 = v_x798;
-    if (t283 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t283, 0.0, 0);
+    const int64_t t243 = v_x798;
+    if (t243 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t243, 0.0, 0);
       goto fail;
     }
-    v_x800 = rt_value_new(rt_vec_type(RT_INT), t283);
+    v_x800 = rt_value_new(rt_vec_type(RT_INT), t243);
     int32_t *v_x800_d = v_x800->data.i;
     const int64_t v_x800_n = v_x800->len;
-    RT_PARALLEL_FOR_IF(t283 >= RT_PARALLEL_MIN)
-    for (int64_t t284 = 0; t284 < t283; t284++) {
-      const int32_t t285 = (int32_t)t284;
-      int t290 = 0; /* nonzero: a check below failed */
-      uint8_t t287 = rt_lt_i(t285, (int32_t)v_x796_n);
-      int32_t t288;
-      if (t287) {
-        int t291 = (uint64_t)(int64_t)t285 < (uint64_t)v_x796_n;
-        int32_t t289 = t291 ? v_x796_d[t285] : 0;
-        t290 |= !t291;
-        t288 = t289;
+    RT_PARALLEL_FOR_IF(t243 >= RT_PARALLEL_MIN)
+    for (int64_t t244 = 0; t244 < t243; t244++) {
+      const int32_t t245 = (int32_t)t244;
+      int t250 = 0; /* nonzero: a check below failed */
+      uint8_t t247 = rt_lt_i(t245, (int32_t)v_x796_n);
+      int32_t t248;
+      if (t247) {
+        int t251 = (uint64_t)(int64_t)t245 < (uint64_t)v_x796_n;
+        int32_t t249 = t251 ? v_x796_d[t245] : 0;
+        t250 |= !t251;
+        t248 = t249;
       } else {
-        int32_t t293 = rt_sub_i(t285, (int32_t)v_x796_n);
-        int t295 = (uint64_t)(int64_t)t293 < (uint64_t)v_x797_n;
-        int32_t t294 = t295 ? v_x797_d[t293] : 0;
-        t290 |= !t295;
-        t288 = t294;
+        int32_t t253 = rt_sub_i(t245, (int32_t)v_x796_n);
+        int t255 = (uint64_t)(int64_t)t253 < (uint64_t)v_x797_n;
+        int32_t t254 = t255 ? v_x797_d[t253] : 0;
+        t250 |= !t255;
+        t248 = t254;
       }
-      if (__builtin_expect(t290 != 0, 0)) { /* again, recording the error */
-        uint8_t t297 = rt_lt_i(t285, (int32_t)v_x796_n);
-        int32_t t298;
-        if (t297) {
-          int32_t t299;
-          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x796_n) {
-            t299 = v_x796_d[t285];
+      if (__builtin_expect(t250 != 0, 0)) { /* again, recording the error */
+        uint8_t t257 = rt_lt_i(t245, (int32_t)v_x796_n);
+        int32_t t258;
+        if (t257) {
+          int32_t t259;
+          if ((uint64_t)(int64_t)t245 < (uint64_t)v_x796_n) {
+            t259 = v_x796_d[t245];
           } else {
-            NESSIE_RECORD(err, t284, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x796_n, 0.0, 1);
-            t299 = 0;
+            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x796_n, 0.0, 1);
+            t259 = 0;
           }
-          t298 = t299;
+          t258 = t259;
         } else {
-          int32_t t301 = rt_sub_i(t285, (int32_t)v_x796_n);
-          int32_t t302;
-          if ((uint64_t)(int64_t)t301 < (uint64_t)v_x797_n) {
-            t302 = v_x797_d[t301];
+          int32_t t261 = rt_sub_i(t245, (int32_t)v_x796_n);
+          int32_t t262;
+          if ((uint64_t)(int64_t)t261 < (uint64_t)v_x797_n) {
+            t262 = v_x797_d[t261];
           } else {
-            NESSIE_RECORD(err, t284, RT_CHECK_INDEX, 0, 0, RT_GATHER, t301, v_x797_n, 0.0, 2);
-            t302 = 0;
+            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x797_n, 0.0, 2);
+            t262 = 0;
           }
-          t298 = t302;
+          t258 = t262;
         }
       }
-      v_x800_d[t284] = t288;
+      v_x800_d[t244] = t248;
     }
   }
   if (err->index != INT64_MAX)
@@ -1290,131 +1268,131 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue
     const int64_t v_x800_n = v_x800->len;
     /* SCAN */
     {
-      const int64_t t303 = v_x798;
-      if (t303 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t303, 0.0, 3);
+      const int64_t t263 = v_x798;
+      if (t263 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t263, 0.0, 3);
         goto fail;
       }
-      const int64_t t304 = t303 > 0 ? (t303 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t305 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t304);
-      RT_PARALLEL_FOR_IF(t304 > 1)
-      for (int64_t t306 = 0; t306 < t304; t306++) {
-        int32_t t306a0;
-        t306a0 = 0;
-        const int64_t t306_end = (t306 + 1) * RT_CHUNK < t303 ? (t306 + 1) * RT_CHUNK : t303;
-        for (int64_t t307 = t306 * RT_CHUNK; t307 < t306_end; t307++) {
-          const int32_t t308 = (int32_t)t307;
-          int32_t t306x0;
-          int t313 = 0; /* nonzero: a check below failed */
-          uint8_t t310 = rt_lt_i(t308, (int32_t)v_x796_n);
-          int32_t t311;
-          if (t310) {
-            int t314 = (uint64_t)(int64_t)t308 < (uint64_t)v_x796_n;
-            int32_t t312 = t314 ? v_x796_d[t308] : 0;
-            t313 |= !t314;
-            t311 = t312;
+      const int64_t t264 = t263 > 0 ? (t263 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t265 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t264);
+      RT_PARALLEL_FOR_IF(t264 > 1)
+      for (int64_t t266 = 0; t266 < t264; t266++) {
+        int32_t t266a0;
+        t266a0 = 0;
+        const int64_t t266_end = (t266 + 1) * RT_CHUNK < t263 ? (t266 + 1) * RT_CHUNK : t263;
+        for (int64_t t267 = t266 * RT_CHUNK; t267 < t266_end; t267++) {
+          const int32_t t268 = (int32_t)t267;
+          int32_t t266x0;
+          int t273 = 0; /* nonzero: a check below failed */
+          uint8_t t270 = rt_lt_i(t268, (int32_t)v_x796_n);
+          int32_t t271;
+          if (t270) {
+            int t274 = (uint64_t)(int64_t)t268 < (uint64_t)v_x796_n;
+            int32_t t272 = t274 ? v_x796_d[t268] : 0;
+            t273 |= !t274;
+            t271 = t272;
           } else {
-            int32_t t316 = rt_sub_i(t308, (int32_t)v_x796_n);
-            int t318 = (uint64_t)(int64_t)t316 < (uint64_t)v_x797_n;
-            int32_t t317 = t318 ? v_x797_d[t316] : 0;
-            t313 |= !t318;
-            t311 = t317;
+            int32_t t276 = rt_sub_i(t268, (int32_t)v_x796_n);
+            int t278 = (uint64_t)(int64_t)t276 < (uint64_t)v_x797_n;
+            int32_t t277 = t278 ? v_x797_d[t276] : 0;
+            t273 |= !t278;
+            t271 = t277;
           }
-          if (__builtin_expect(t313 != 0, 0)) { /* again, recording the error */
-            uint8_t t320 = rt_lt_i(t308, (int32_t)v_x796_n);
-            int32_t t321;
-            if (t320) {
-              int32_t t322;
-              if ((uint64_t)(int64_t)t308 < (uint64_t)v_x796_n) {
-                t322 = v_x796_d[t308];
+          if (__builtin_expect(t273 != 0, 0)) { /* again, recording the error */
+            uint8_t t280 = rt_lt_i(t268, (int32_t)v_x796_n);
+            int32_t t281;
+            if (t280) {
+              int32_t t282;
+              if ((uint64_t)(int64_t)t268 < (uint64_t)v_x796_n) {
+                t282 = v_x796_d[t268];
               } else {
-                NESSIE_RECORD(err, t307, RT_CHECK_INDEX, 0, 0, RT_GATHER, t308, v_x796_n, 0.0, 4);
-                t322 = 0;
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x796_n, 0.0, 4);
+                t282 = 0;
               }
-              t321 = t322;
+              t281 = t282;
             } else {
-              int32_t t324 = rt_sub_i(t308, (int32_t)v_x796_n);
-              int32_t t325;
-              if ((uint64_t)(int64_t)t324 < (uint64_t)v_x797_n) {
-                t325 = v_x797_d[t324];
+              int32_t t284 = rt_sub_i(t268, (int32_t)v_x796_n);
+              int32_t t285;
+              if ((uint64_t)(int64_t)t284 < (uint64_t)v_x797_n) {
+                t285 = v_x797_d[t284];
               } else {
-                NESSIE_RECORD(err, t307, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x797_n, 0.0, 5);
-                t325 = 0;
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x797_n, 0.0, 5);
+                t285 = 0;
               }
-              t321 = t325;
+              t281 = t285;
             }
           }
-          t306x0 = t311;
-          int32_t t327 = rt_add_i(t306a0, t306x0);
-          t306a0 = t327;
+          t266x0 = t271;
+          int32_t t287 = rt_add_i(t266a0, t266x0);
+          t266a0 = t287;
         }
-        t305[t306] = t306a0;
+        t265[t266] = t266a0;
       }
-      int32_t t306t0;
-      t306t0 = 0;
-      for (int64_t t306 = 0; t306 < t304; t306++) {
-        const int32_t t328 = t305[t306];
-        t305[t306] = t306t0;
-        int32_t t330 = rt_add_i(t306t0, t328);
-        t306t0 = t330;
+      int32_t t266t0;
+      t266t0 = 0;
+      for (int64_t t266 = 0; t266 < t264; t266++) {
+        const int32_t t288 = t265[t266];
+        t265[t266] = t266t0;
+        int32_t t290 = rt_add_i(t266t0, t288);
+        t266t0 = t290;
       }
-      v_x804 = rt_value_new(rt_vec_type(RT_INT), t303);
+      v_x804 = rt_value_new(rt_vec_type(RT_INT), t263);
       int32_t *v_x804_d = v_x804->data.i;
       const int64_t v_x804_n = v_x804->len;
-      RT_PARALLEL_FOR_IF(t304 > 1)
-      for (int64_t t306 = 0; t306 < t304; t306++) {
-        int32_t t306p0;
-        t306p0 = t305[t306];
-        const int64_t t306_end = (t306 + 1) * RT_CHUNK < t303 ? (t306 + 1) * RT_CHUNK : t303;
-        for (int64_t t307 = t306 * RT_CHUNK; t307 < t306_end; t307++) {
-          const int32_t t308 = (int32_t)t307;
-          v_x804_d[t307] = t306p0;
-          int32_t t306y0;
-          int t335 = 0; /* nonzero: a check below failed */
-          uint8_t t332 = rt_lt_i(t308, (int32_t)v_x796_n);
-          int32_t t333;
-          if (t332) {
-            int t336 = (uint64_t)(int64_t)t308 < (uint64_t)v_x796_n;
-            int32_t t334 = t336 ? v_x796_d[t308] : 0;
-            t335 |= !t336;
-            t333 = t334;
+      RT_PARALLEL_FOR_IF(t264 > 1)
+      for (int64_t t266 = 0; t266 < t264; t266++) {
+        int32_t t266p0;
+        t266p0 = t265[t266];
+        const int64_t t266_end = (t266 + 1) * RT_CHUNK < t263 ? (t266 + 1) * RT_CHUNK : t263;
+        for (int64_t t267 = t266 * RT_CHUNK; t267 < t266_end; t267++) {
+          const int32_t t268 = (int32_t)t267;
+          v_x804_d[t267] = t266p0;
+          int32_t t266y0;
+          int t295 = 0; /* nonzero: a check below failed */
+          uint8_t t292 = rt_lt_i(t268, (int32_t)v_x796_n);
+          int32_t t293;
+          if (t292) {
+            int t296 = (uint64_t)(int64_t)t268 < (uint64_t)v_x796_n;
+            int32_t t294 = t296 ? v_x796_d[t268] : 0;
+            t295 |= !t296;
+            t293 = t294;
           } else {
-            int32_t t338 = rt_sub_i(t308, (int32_t)v_x796_n);
-            int t340 = (uint64_t)(int64_t)t338 < (uint64_t)v_x797_n;
-            int32_t t339 = t340 ? v_x797_d[t338] : 0;
-            t335 |= !t340;
-            t333 = t339;
+            int32_t t298 = rt_sub_i(t268, (int32_t)v_x796_n);
+            int t300 = (uint64_t)(int64_t)t298 < (uint64_t)v_x797_n;
+            int32_t t299 = t300 ? v_x797_d[t298] : 0;
+            t295 |= !t300;
+            t293 = t299;
           }
-          if (__builtin_expect(t335 != 0, 0)) { /* again, recording the error */
-            uint8_t t342 = rt_lt_i(t308, (int32_t)v_x796_n);
-            int32_t t343;
-            if (t342) {
-              int32_t t344;
-              if ((uint64_t)(int64_t)t308 < (uint64_t)v_x796_n) {
-                t344 = v_x796_d[t308];
+          if (__builtin_expect(t295 != 0, 0)) { /* again, recording the error */
+            uint8_t t302 = rt_lt_i(t268, (int32_t)v_x796_n);
+            int32_t t303;
+            if (t302) {
+              int32_t t304;
+              if ((uint64_t)(int64_t)t268 < (uint64_t)v_x796_n) {
+                t304 = v_x796_d[t268];
               } else {
-                NESSIE_RECORD(err, t307, RT_CHECK_INDEX, 0, 0, RT_GATHER, t308, v_x796_n, 0.0, 6);
-                t344 = 0;
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x796_n, 0.0, 6);
+                t304 = 0;
               }
-              t343 = t344;
+              t303 = t304;
             } else {
-              int32_t t346 = rt_sub_i(t308, (int32_t)v_x796_n);
-              int32_t t347;
-              if ((uint64_t)(int64_t)t346 < (uint64_t)v_x797_n) {
-                t347 = v_x797_d[t346];
+              int32_t t306 = rt_sub_i(t268, (int32_t)v_x796_n);
+              int32_t t307;
+              if ((uint64_t)(int64_t)t306 < (uint64_t)v_x797_n) {
+                t307 = v_x797_d[t306];
               } else {
-                NESSIE_RECORD(err, t307, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, v_x797_n, 0.0, 7);
-                t347 = 0;
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_x797_n, 0.0, 7);
+                t307 = 0;
               }
-              t343 = t347;
+              t303 = t307;
             }
           }
-          t306y0 = t333;
-          int32_t t349 = rt_add_i(t306p0, t306y0);
-          t306p0 = t349;
+          t266y0 = t293;
+          int32_t t309 = rt_add_i(t266p0, t266y0);
+          t266p0 = t309;
         }
       }
-      rt_free(t305);
+      rt_free(t265);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1427,136 +1405,136 @@ fail:
   rt_release(v_x804);
 }
 
-/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_sd_1192, RtValue *v_x1184, RtValue *v_x1185, RtValue *v_x1186, int32_t v_x1187, RtValue **out_v_x1191) {
+/* K16: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue **out_v_x1141) {
   (void)loc;
   (void)run;
-  int32_t *v_x1180_d = v_x1180->data.i;
-  const int64_t v_x1180_n = v_x1180->len;
-  int32_t *v_x1181_d = v_x1181->data.i;
-  const int64_t v_x1181_n = v_x1181->len;
-  const int64_t *v_sd_1192_off = rt_seg_offsets(v_sd_1192);
-  const int64_t v_sd_1192_n = v_sd_1192->len;
-  int32_t *v_x1184_d = v_x1184->data.i;
-  const int64_t v_x1184_n = v_x1184->len;
-  int32_t *v_x1185_d = v_x1185->data.i;
-  const int64_t v_x1185_n = v_x1185->len;
-  int32_t *v_x1186_d = v_x1186->data.i;
-  const int64_t v_x1186_n = v_x1186->len;
-  RtValue *v_x1191 = NULL;
+  int32_t *v_x1130_d = v_x1130->data.i;
+  const int64_t v_x1130_n = v_x1130->len;
+  int32_t *v_x1131_d = v_x1131->data.i;
+  const int64_t v_x1131_n = v_x1131->len;
+  const int64_t *v_sd_1142_off = rt_seg_offsets(v_sd_1142);
+  const int64_t v_sd_1142_n = v_sd_1142->len;
+  int32_t *v_x1134_d = v_x1134->data.i;
+  const int64_t v_x1134_n = v_x1134->len;
+  int32_t *v_x1135_d = v_x1135->data.i;
+  const int64_t v_x1135_n = v_x1135->len;
+  int32_t *v_x1136_d = v_x1136->data.i;
+  const int64_t v_x1136_n = v_x1136->len;
+  RtValue *v_x1141 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t350 = v_sd_1192_off[v_sd_1192_n];
-    v_x1191 = rt_value_new(rt_vec_type(RT_INT), t350);
-    int32_t *v_x1191_d = v_x1191->data.i;
-    const int64_t v_x1191_n = v_x1191->len;
-    const int64_t t351 = (t350 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t351 > 1)
-    for (int64_t t352 = 0; t352 < t351; t352++) {
-      int64_t t355 = rt_segment_search(v_sd_1192_off, 0, v_sd_1192_n, t352 * RT_CHUNK);
-      const int64_t t352_end = (t352 + 1) * RT_CHUNK < t350 ? (t352 + 1) * RT_CHUNK : t350;
-      for (int64_t t353 = t352 * RT_CHUNK; t353 < t352_end; t353++) {
-        const int32_t t354 = (int32_t)t353;
-        while (v_sd_1192_off[t355 + 1] <= t353)
-          t355++;
-        const int32_t t356 = (int32_t)t355;
-        int t358 = 0; /* nonzero: a check below failed */
-        int t359 = (uint64_t)(int64_t)t356 < (uint64_t)v_x1186_n;
-        int32_t t357 = t359 ? v_x1186_d[t356] : 0;
-        t358 |= !t359;
-        int t361 = (uint64_t)(int64_t)t356 < (uint64_t)v_x1184_n;
-        int32_t t360 = t361 ? v_x1184_d[t356] : 0;
-        t358 |= !t361;
-        int32_t t363 = rt_sub_i(t354, t360);
-        int t365 = (uint64_t)(int64_t)t356 < (uint64_t)v_x1185_n;
-        int32_t t364 = t365 ? v_x1185_d[t356] : 0;
-        t358 |= !t365;
-        int32_t t367 = rt_mul_i(t363, t364);
-        int32_t t369 = rt_add_i(t357, t367);
-        int t371 = (uint64_t)(int64_t)t369 < (uint64_t)(int64_t)v_x1182;
-        int32_t t370 = t371 ? t369 : 0;
-        t358 |= !t371;
-        uint8_t t373 = rt_lt_i(t370, (int32_t)v_x1180_n);
-        int32_t t374;
-        if (t373) {
-          int t376 = (uint64_t)(int64_t)t370 < (uint64_t)v_x1180_n;
-          int32_t t375 = t376 ? v_x1180_d[t370] : 0;
-          t358 |= !t376;
-          t374 = t375;
+    const int64_t t310 = v_sd_1142_off[v_sd_1142_n];
+    v_x1141 = rt_value_new(rt_vec_type(RT_INT), t310);
+    int32_t *v_x1141_d = v_x1141->data.i;
+    const int64_t v_x1141_n = v_x1141->len;
+    const int64_t t311 = (t310 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t311 > 1)
+    for (int64_t t312 = 0; t312 < t311; t312++) {
+      int64_t t315 = rt_segment_search(v_sd_1142_off, 0, v_sd_1142_n, t312 * RT_CHUNK);
+      const int64_t t312_end = (t312 + 1) * RT_CHUNK < t310 ? (t312 + 1) * RT_CHUNK : t310;
+      for (int64_t t313 = t312 * RT_CHUNK; t313 < t312_end; t313++) {
+        const int32_t t314 = (int32_t)t313;
+        while (v_sd_1142_off[t315 + 1] <= t313)
+          t315++;
+        const int32_t t316 = (int32_t)t315;
+        int t318 = 0; /* nonzero: a check below failed */
+        int t319 = (uint64_t)(int64_t)t316 < (uint64_t)v_x1136_n;
+        int32_t t317 = t319 ? v_x1136_d[t316] : 0;
+        t318 |= !t319;
+        int t321 = (uint64_t)(int64_t)t316 < (uint64_t)v_x1134_n;
+        int32_t t320 = t321 ? v_x1134_d[t316] : 0;
+        t318 |= !t321;
+        int32_t t323 = rt_sub_i(t314, t320);
+        int t325 = (uint64_t)(int64_t)t316 < (uint64_t)v_x1135_n;
+        int32_t t324 = t325 ? v_x1135_d[t316] : 0;
+        t318 |= !t325;
+        int32_t t327 = rt_mul_i(t323, t324);
+        int32_t t329 = rt_add_i(t317, t327);
+        int t331 = (uint64_t)(int64_t)t329 < (uint64_t)(int64_t)v_x1132;
+        int32_t t330 = t331 ? t329 : 0;
+        t318 |= !t331;
+        uint8_t t333 = rt_lt_i(t330, (int32_t)v_x1130_n);
+        int32_t t334;
+        if (t333) {
+          int t336 = (uint64_t)(int64_t)t330 < (uint64_t)v_x1130_n;
+          int32_t t335 = t336 ? v_x1130_d[t330] : 0;
+          t318 |= !t336;
+          t334 = t335;
         } else {
-          int32_t t378 = rt_sub_i(t370, (int32_t)v_x1180_n);
-          int t380 = (uint64_t)(int64_t)t378 < (uint64_t)v_x1181_n;
-          int32_t t379 = t380 ? v_x1181_d[t378] : 0;
-          t358 |= !t380;
-          t374 = t379;
+          int32_t t338 = rt_sub_i(t330, (int32_t)v_x1130_n);
+          int t340 = (uint64_t)(int64_t)t338 < (uint64_t)v_x1131_n;
+          int32_t t339 = t340 ? v_x1131_d[t338] : 0;
+          t318 |= !t340;
+          t334 = t339;
         }
-        if (__builtin_expect(t358 != 0, 0)) { /* again, recording the error */
-          int32_t t381;
-          if ((uint64_t)(int64_t)t356 < (uint64_t)v_x1186_n) {
-            t381 = v_x1186_d[t356];
+        if (__builtin_expect(t318 != 0, 0)) { /* again, recording the error */
+          int32_t t341;
+          if ((uint64_t)(int64_t)t316 < (uint64_t)v_x1136_n) {
+            t341 = v_x1136_d[t316];
           } else {
-            NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x1186_n, 0.0, 0);
-            t381 = 0;
+            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, v_x1136_n, 0.0, 0);
+            t341 = 0;
           }
-          int32_t t382;
-          if ((uint64_t)(int64_t)t356 < (uint64_t)v_x1184_n) {
-            t382 = v_x1184_d[t356];
+          int32_t t342;
+          if ((uint64_t)(int64_t)t316 < (uint64_t)v_x1134_n) {
+            t342 = v_x1134_d[t316];
           } else {
-            NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x1184_n, 0.0, 1);
-            t382 = 0;
+            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, v_x1134_n, 0.0, 1);
+            t342 = 0;
           }
-          int32_t t384 = rt_sub_i(t354, t382);
-          int32_t t385;
-          if ((uint64_t)(int64_t)t356 < (uint64_t)v_x1185_n) {
-            t385 = v_x1185_d[t356];
+          int32_t t344 = rt_sub_i(t314, t342);
+          int32_t t345;
+          if ((uint64_t)(int64_t)t316 < (uint64_t)v_x1135_n) {
+            t345 = v_x1135_d[t316];
           } else {
-            NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x1185_n, 0.0, 2);
-            t385 = 0;
+            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, v_x1135_n, 0.0, 2);
+            t345 = 0;
           }
-          int32_t t387 = rt_mul_i(t384, t385);
-          int32_t t389 = rt_add_i(t381, t387);
-          int32_t t390 = t389;
-          if (!((uint64_t)(int64_t)t389 < (uint64_t)(int64_t)v_x1182)) {
-            NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_x1182, 0.0, 3);
-            t390 = 0;
+          int32_t t347 = rt_mul_i(t344, t345);
+          int32_t t349 = rt_add_i(t341, t347);
+          int32_t t350 = t349;
+          if (!((uint64_t)(int64_t)t349 < (uint64_t)(int64_t)v_x1132)) {
+            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x1132, 0.0, 3);
+            t350 = 0;
           }
-          uint8_t t392 = rt_lt_i(t390, (int32_t)v_x1180_n);
-          int32_t t393;
-          if (t392) {
-            int32_t t394;
-            if ((uint64_t)(int64_t)t390 < (uint64_t)v_x1180_n) {
-              t394 = v_x1180_d[t390];
+          uint8_t t352 = rt_lt_i(t350, (int32_t)v_x1130_n);
+          int32_t t353;
+          if (t352) {
+            int32_t t354;
+            if ((uint64_t)(int64_t)t350 < (uint64_t)v_x1130_n) {
+              t354 = v_x1130_d[t350];
             } else {
-              NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t390, v_x1180_n, 0.0, 4);
-              t394 = 0;
+              NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_x1130_n, 0.0, 4);
+              t354 = 0;
             }
-            t393 = t394;
+            t353 = t354;
           } else {
-            int32_t t396 = rt_sub_i(t390, (int32_t)v_x1180_n);
-            int32_t t397;
-            if ((uint64_t)(int64_t)t396 < (uint64_t)v_x1181_n) {
-              t397 = v_x1181_d[t396];
+            int32_t t356 = rt_sub_i(t350, (int32_t)v_x1130_n);
+            int32_t t357;
+            if ((uint64_t)(int64_t)t356 < (uint64_t)v_x1131_n) {
+              t357 = v_x1131_d[t356];
             } else {
-              NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t396, v_x1181_n, 0.0, 5);
-              t397 = 0;
+              NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x1131_n, 0.0, 5);
+              t357 = 0;
             }
-            t393 = t397;
+            t353 = t357;
           }
         }
-        v_x1191_d[t353] = t374;
+        v_x1141_d[t313] = t334;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1191 = v_x1191;
+  *out_v_x1141 = v_x1141;
   return;
 fail:
-  rt_release(v_x1191);
+  rt_release(v_x1141);
 }
 
-/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   (void)loc;
   (void)run;
   int32_t *v_x831_d = v_x831->data.i;
@@ -1568,67 +1546,67 @@ static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t 
   RtValue *v_x840 = NULL;
   /* MAP */
   {
-    const int64_t t398 = v_x819;
-    if (t398 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t398, 0.0, 0);
+    const int64_t t358 = v_x819;
+    if (t358 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t358, 0.0, 0);
       goto fail;
     }
-    v_x836 = rt_value_new(rt_vec_type(RT_INT), t398);
+    v_x836 = rt_value_new(rt_vec_type(RT_INT), t358);
     int32_t *v_x836_d = v_x836->data.i;
     const int64_t v_x836_n = v_x836->len;
-    v_x838 = rt_value_new(rt_vec_type(RT_INT), t398);
+    v_x838 = rt_value_new(rt_vec_type(RT_INT), t358);
     int32_t *v_x838_d = v_x838->data.i;
     const int64_t v_x838_n = v_x838->len;
-    v_x840 = rt_value_new(rt_vec_type(RT_INT), t398);
+    v_x840 = rt_value_new(rt_vec_type(RT_INT), t358);
     int32_t *v_x840_d = v_x840->data.i;
     const int64_t v_x840_n = v_x840->len;
-    RT_PARALLEL_FOR_IF(t398 >= RT_PARALLEL_MIN)
-    for (int64_t t399 = 0; t399 < t398; t399++) {
-      const int32_t t400 = (int32_t)t399;
-      int t403 = 0; /* nonzero: a check below failed */
-      int32_t t402 = rt_div_i(t400, 2, &t403);
-      int32_t t405 = rt_rem_i(t400, 2, &t403);
-      int32_t t407 = rt_mul_i(t405, v_x826);
-      int32_t t409 = rt_add_i(t407, t402);
-      int t411 = (uint64_t)(int64_t)t409 < (uint64_t)v_x831_n;
-      int32_t t410 = t411 ? v_x831_d[t409] : 0;
-      t403 |= !t411;
-      int t413 = (uint64_t)(int64_t)t409 < (uint64_t)v_x834_n;
-      int32_t t412 = t413 ? v_x834_d[t409] : 0;
-      t403 |= !t413;
-      int32_t t415 = rt_add_i(t412, t410);
-      if (__builtin_expect(t403 != 0, 0)) { /* again, recording the error */
-        int t416 = 0;
-        int32_t t417 = rt_div_i(t400, 2, &t416);
-        if (t416) {
-          NESSIE_RECORD(err, t399, RT_CHECK_SCALAR, 0, t416, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t358 >= RT_PARALLEL_MIN)
+    for (int64_t t359 = 0; t359 < t358; t359++) {
+      const int32_t t360 = (int32_t)t359;
+      int t363 = 0; /* nonzero: a check below failed */
+      int32_t t362 = rt_div_i(t360, 2, &t363);
+      int32_t t365 = rt_rem_i(t360, 2, &t363);
+      int32_t t367 = rt_mul_i(t365, v_x826);
+      int32_t t369 = rt_add_i(t367, t362);
+      int t371 = (uint64_t)(int64_t)t369 < (uint64_t)v_x831_n;
+      int32_t t370 = t371 ? v_x831_d[t369] : 0;
+      t363 |= !t371;
+      int t373 = (uint64_t)(int64_t)t369 < (uint64_t)v_x834_n;
+      int32_t t372 = t373 ? v_x834_d[t369] : 0;
+      t363 |= !t373;
+      int32_t t375 = rt_add_i(t372, t370);
+      if (__builtin_expect(t363 != 0, 0)) { /* again, recording the error */
+        int t376 = 0;
+        int32_t t377 = rt_div_i(t360, 2, &t376);
+        if (t376) {
+          NESSIE_RECORD(err, t359, RT_CHECK_SCALAR, 0, t376, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t418 = 0;
-        int32_t t419 = rt_rem_i(t400, 2, &t418);
-        if (t418) {
-          NESSIE_RECORD(err, t399, RT_CHECK_SCALAR, 0, t418, RT_REM, 0, 0, 0.0, 2);
+        int t378 = 0;
+        int32_t t379 = rt_rem_i(t360, 2, &t378);
+        if (t378) {
+          NESSIE_RECORD(err, t359, RT_CHECK_SCALAR, 0, t378, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t421 = rt_mul_i(t419, v_x826);
-        int32_t t423 = rt_add_i(t421, t417);
-        int32_t t424;
-        if ((uint64_t)(int64_t)t423 < (uint64_t)v_x831_n) {
-          t424 = v_x831_d[t423];
+        int32_t t381 = rt_mul_i(t379, v_x826);
+        int32_t t383 = rt_add_i(t381, t377);
+        int32_t t384;
+        if ((uint64_t)(int64_t)t383 < (uint64_t)v_x831_n) {
+          t384 = v_x831_d[t383];
         } else {
-          NESSIE_RECORD(err, t399, RT_CHECK_INDEX, 0, 0, RT_GATHER, t423, v_x831_n, 0.0, 3);
-          t424 = 0;
+          NESSIE_RECORD(err, t359, RT_CHECK_INDEX, 0, 0, RT_GATHER, t383, v_x831_n, 0.0, 3);
+          t384 = 0;
         }
-        int32_t t425;
-        if ((uint64_t)(int64_t)t423 < (uint64_t)v_x834_n) {
-          t425 = v_x834_d[t423];
+        int32_t t385;
+        if ((uint64_t)(int64_t)t383 < (uint64_t)v_x834_n) {
+          t385 = v_x834_d[t383];
         } else {
-          NESSIE_RECORD(err, t399, RT_CHECK_INDEX, 0, 0, RT_GATHER, t423, v_x834_n, 0.0, 4);
-          t425 = 0;
+          NESSIE_RECORD(err, t359, RT_CHECK_INDEX, 0, 0, RT_GATHER, t383, v_x834_n, 0.0, 4);
+          t385 = 0;
         }
-        int32_t t427 = rt_add_i(t425, t424);
+        int32_t t387 = rt_add_i(t385, t384);
       }
-      v_x836_d[t399] = t412;
-      v_x838_d[t399] = t415;
-      v_x840_d[t399] = 1;
+      v_x836_d[t359] = t372;
+      v_x838_d[t359] = t375;
+      v_x840_d[t359] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1643,8 +1621,8 @@ fail:
   rt_release(v_x840);
 }
 
-/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
+/* K18: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
   (void)loc;
   (void)run;
   int32_t *v_x844_d = v_x844->data.i;
@@ -1655,18 +1633,18 @@ static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue 
   int32_t v_x854 = 0;
   /* MAP */
   {
-    const int64_t t428 = v_x841;
-    if (t428 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t428, 0.0, 0);
+    const int64_t t388 = v_x841;
+    if (t388 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t388, 0.0, 0);
       goto fail;
     }
-    v_x843 = rt_value_new(rt_vec_type(RT_INT), t428);
+    v_x843 = rt_value_new(rt_vec_type(RT_INT), t388);
     int32_t *v_x843_d = v_x843->data.i;
     const int64_t v_x843_n = v_x843->len;
-    RT_PARALLEL_FOR_IF(t428 >= RT_PARALLEL_MIN)
-    for (int64_t t429 = 0; t429 < t428; t429++) {
-      const int32_t t430 = (int32_t)t429;
-      v_x843_d[t429] = 2;
+    RT_PARALLEL_FOR_IF(t388 >= RT_PARALLEL_MIN)
+    for (int64_t t389 = 0; t389 < t388; t389++) {
+      const int32_t t390 = (int32_t)t389;
+      v_x843_d[t389] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -1676,101 +1654,101 @@ static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue 
     const int64_t v_x843_n = v_x843->len;
     /* REDUCE */
     {
-      const int64_t t431 = v_x844_n;
-      const int64_t t432 = t431 > 0 ? (t431 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t433 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t432);
-      int32_t *t434 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t432);
-      int32_t *t435 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t432);
-      RT_PARALLEL_FOR_IF(t432 > 1)
-      for (int64_t t436 = 0; t436 < t432; t436++) {
-        int32_t t436a0;
-        int32_t t436a1;
-        int32_t t436a2;
-        t436a0 = 2147483647;
-        t436a1 = 0;
-        t436a2 = 1;
-        const int64_t t436_end = (t436 + 1) * RT_CHUNK < t431 ? (t436 + 1) * RT_CHUNK : t431;
-        for (int64_t t437 = t436 * RT_CHUNK; t437 < t436_end; t437++) {
-          const int32_t t438 = (int32_t)t437;
-          int32_t t436x0;
-          int32_t t436x1;
-          int32_t t436x2;
-          uint8_t t440 = rt_lt_i(0, 2);
-          int32_t t441;
-          if (t440) {
-            t441 = 2147483647;
+      const int64_t t391 = v_x844_n;
+      const int64_t t392 = t391 > 0 ? (t391 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t393 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t392);
+      int32_t *t394 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t392);
+      int32_t *t395 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t392);
+      RT_PARALLEL_FOR_IF(t392 > 1)
+      for (int64_t t396 = 0; t396 < t392; t396++) {
+        int32_t t396a0;
+        int32_t t396a1;
+        int32_t t396a2;
+        t396a0 = 2147483647;
+        t396a1 = 0;
+        t396a2 = 1;
+        const int64_t t396_end = (t396 + 1) * RT_CHUNK < t391 ? (t396 + 1) * RT_CHUNK : t391;
+        for (int64_t t397 = t396 * RT_CHUNK; t397 < t396_end; t397++) {
+          const int32_t t398 = (int32_t)t397;
+          int32_t t396x0;
+          int32_t t396x1;
+          int32_t t396x2;
+          uint8_t t400 = rt_lt_i(0, 2);
+          int32_t t401;
+          if (t400) {
+            t401 = 2147483647;
           } else {
-            t441 = t438;
+            t401 = t398;
           }
-          t436x0 = t441;
-          t436x1 = 0;
-          t436x2 = 2;
-          uint8_t t443 = rt_le_i(t436a0, t436x0);
-          int32_t t444;
-          if (t443) {
-            t444 = t436a0;
+          t396x0 = t401;
+          t396x1 = 0;
+          t396x2 = 2;
+          uint8_t t403 = rt_le_i(t396a0, t396x0);
+          int32_t t404;
+          if (t403) {
+            t404 = t396a0;
           } else {
-            t444 = t436x0;
+            t404 = t396x0;
           }
-          int32_t t445;
-          if (t443) {
-            t445 = t436a1;
+          int32_t t405;
+          if (t403) {
+            t405 = t396a1;
           } else {
-            t445 = t436x1;
+            t405 = t396x1;
           }
-          int32_t t446;
-          if (t443) {
-            t446 = t436a2;
+          int32_t t406;
+          if (t403) {
+            t406 = t396a2;
           } else {
-            t446 = t436x2;
+            t406 = t396x2;
           }
-          t436a0 = t444;
-          t436a1 = t445;
-          t436a2 = t446;
+          t396a0 = t404;
+          t396a1 = t405;
+          t396a2 = t406;
         }
-        t433[t436] = t436a0;
-        t434[t436] = t436a1;
-        t435[t436] = t436a2;
+        t393[t396] = t396a0;
+        t394[t396] = t396a1;
+        t395[t396] = t396a2;
       }
-      int32_t t436t0;
-      int32_t t436t1;
-      int32_t t436t2;
-      t436t0 = 2147483647;
-      t436t1 = 0;
-      t436t2 = 1;
-      for (int64_t t436 = 0; t436 < t432; t436++) {
-        const int32_t t447 = t433[t436];
-        const int32_t t448 = t434[t436];
-        const int32_t t449 = t435[t436];
-        uint8_t t451 = rt_le_i(t436t0, t447);
-        int32_t t452;
-        if (t451) {
-          t452 = t436t0;
+      int32_t t396t0;
+      int32_t t396t1;
+      int32_t t396t2;
+      t396t0 = 2147483647;
+      t396t1 = 0;
+      t396t2 = 1;
+      for (int64_t t396 = 0; t396 < t392; t396++) {
+        const int32_t t407 = t393[t396];
+        const int32_t t408 = t394[t396];
+        const int32_t t409 = t395[t396];
+        uint8_t t411 = rt_le_i(t396t0, t407);
+        int32_t t412;
+        if (t411) {
+          t412 = t396t0;
         } else {
-          t452 = t447;
+          t412 = t407;
         }
-        int32_t t453;
-        if (t451) {
-          t453 = t436t1;
+        int32_t t413;
+        if (t411) {
+          t413 = t396t1;
         } else {
-          t453 = t448;
+          t413 = t408;
         }
-        int32_t t454;
-        if (t451) {
-          t454 = t436t2;
+        int32_t t414;
+        if (t411) {
+          t414 = t396t2;
         } else {
-          t454 = t449;
+          t414 = t409;
         }
-        t436t0 = t452;
-        t436t1 = t453;
-        t436t2 = t454;
+        t396t0 = t412;
+        t396t1 = t413;
+        t396t2 = t414;
       }
-      v_x852 = t436t0;
-      rt_free(t433);
-      v_x853 = t436t1;
-      rt_free(t434);
-      v_x854 = t436t2;
-      rt_free(t435);
+      v_x852 = t396t0;
+      rt_free(t393);
+      v_x853 = t396t1;
+      rt_free(t394);
+      v_x854 = t396t2;
+      rt_free(t395);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1783,8 +1761,8 @@ fail:
   rt_release(v_x843);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+/* K19: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   (void)loc;
   (void)run;
   int32_t *v_x855_d = v_x855->data.i;
@@ -1794,45 +1772,45 @@ static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue
   RtValue *v_x870 = NULL;
   /* MAP */
   {
-    const int64_t t455 = v_x855_n;
-    v_x870 = rt_value_new(rt_vec_type(RT_INT), t455);
+    const int64_t t415 = v_x855_n;
+    v_x870 = rt_value_new(rt_vec_type(RT_INT), t415);
     int32_t *v_x870_d = v_x870->data.i;
     const int64_t v_x870_n = v_x870->len;
-    RT_PARALLEL_FOR_IF(t455 >= RT_PARALLEL_MIN)
-    for (int64_t t456 = 0; t456 < t455; t456++) {
-      const int32_t t457 = (int32_t)t456;
-      int t461 = 0; /* nonzero: a check below failed */
-      int32_t t459 = rt_mul_i(t457, 2);
-      int t462 = (uint64_t)(int64_t)t459 < (uint64_t)v_x860_n;
-      int32_t t460 = t462 ? v_x860_d[t459] : 0;
-      t461 |= !t462;
-      int32_t t464 = rt_add_i(t460, 1);
-      int32_t t466 = rt_add_i(t459, 1);
-      int t468 = (uint64_t)(int64_t)t466 < (uint64_t)v_x860_n;
-      int32_t t467 = t468 ? v_x860_d[t466] : 0;
-      t461 |= !t468;
-      int32_t t470 = rt_add_i(t464, t467);
-      if (__builtin_expect(t461 != 0, 0)) { /* again, recording the error */
-        int32_t t472 = rt_mul_i(t457, 2);
-        int32_t t473;
-        if ((uint64_t)(int64_t)t472 < (uint64_t)v_x860_n) {
-          t473 = v_x860_d[t472];
+    RT_PARALLEL_FOR_IF(t415 >= RT_PARALLEL_MIN)
+    for (int64_t t416 = 0; t416 < t415; t416++) {
+      const int32_t t417 = (int32_t)t416;
+      int t421 = 0; /* nonzero: a check below failed */
+      int32_t t419 = rt_mul_i(t417, 2);
+      int t422 = (uint64_t)(int64_t)t419 < (uint64_t)v_x860_n;
+      int32_t t420 = t422 ? v_x860_d[t419] : 0;
+      t421 |= !t422;
+      int32_t t424 = rt_add_i(t420, 1);
+      int32_t t426 = rt_add_i(t419, 1);
+      int t428 = (uint64_t)(int64_t)t426 < (uint64_t)v_x860_n;
+      int32_t t427 = t428 ? v_x860_d[t426] : 0;
+      t421 |= !t428;
+      int32_t t430 = rt_add_i(t424, t427);
+      if (__builtin_expect(t421 != 0, 0)) { /* again, recording the error */
+        int32_t t432 = rt_mul_i(t417, 2);
+        int32_t t433;
+        if ((uint64_t)(int64_t)t432 < (uint64_t)v_x860_n) {
+          t433 = v_x860_d[t432];
         } else {
-          NESSIE_RECORD(err, t456, RT_CHECK_INDEX, 0, 0, RT_GATHER, t472, v_x860_n, 0.0, 0);
-          t473 = 0;
+          NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_x860_n, 0.0, 0);
+          t433 = 0;
         }
-        int32_t t475 = rt_add_i(t473, 1);
-        int32_t t477 = rt_add_i(t472, 1);
-        int32_t t478;
-        if ((uint64_t)(int64_t)t477 < (uint64_t)v_x860_n) {
-          t478 = v_x860_d[t477];
+        int32_t t435 = rt_add_i(t433, 1);
+        int32_t t437 = rt_add_i(t432, 1);
+        int32_t t438;
+        if ((uint64_t)(int64_t)t437 < (uint64_t)v_x860_n) {
+          t438 = v_x860_d[t437];
         } else {
-          NESSIE_RECORD(err, t456, RT_CHECK_INDEX, 1, 0, RT_GATHER, t477, v_x860_n, 0.0, 1);
-          t478 = 0;
+          NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 1, 0, RT_GATHER, t437, v_x860_n, 0.0, 1);
+          t438 = 0;
         }
-        int32_t t480 = rt_add_i(t475, t478);
+        int32_t t440 = rt_add_i(t435, t438);
       }
-      v_x870_d[t456] = t470;
+      v_x870_d[t416] = t430;
     }
   }
   if (err->index != INT64_MAX)
@@ -1843,8 +1821,8 @@ fail:
   rt_release(v_x870);
 }
 
-/* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
+/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
   (void)loc;
   (void)run;
   int32_t *v_x977_d = v_x977->data.i;
@@ -1860,33 +1838,33 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t
   RtValue *v_x1011 = NULL;
   /* MAP */
   {
-    const int64_t t481 = v_x982;
-    if (t481 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t481, 0.0, 0);
+    const int64_t t441 = v_x982;
+    if (t441 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t441, 0.0, 0);
       goto fail;
     }
-    v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t481);
+    v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t441);
     uint8_t *v_x979_d = v_x979->data.b;
     const int64_t v_x979_n = v_x979->len;
-    RT_PARALLEL_FOR_IF(t481 >= RT_PARALLEL_MIN)
-    for (int64_t t482 = 0; t482 < t481; t482++) {
-      const int32_t t483 = (int32_t)t482;
-      int t485 = 0; /* nonzero: a check below failed */
-      int t486 = (uint64_t)(int64_t)t483 < (uint64_t)v_x977_n;
-      int32_t t484 = t486 ? v_x977_d[t483] : 0;
-      t485 |= !t486;
-      uint8_t t488 = rt_le_i(t484, 1);
-      if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
-        int32_t t489;
-        if ((uint64_t)(int64_t)t483 < (uint64_t)v_x977_n) {
-          t489 = v_x977_d[t483];
+    RT_PARALLEL_FOR_IF(t441 >= RT_PARALLEL_MIN)
+    for (int64_t t442 = 0; t442 < t441; t442++) {
+      const int32_t t443 = (int32_t)t442;
+      int t445 = 0; /* nonzero: a check below failed */
+      int t446 = (uint64_t)(int64_t)t443 < (uint64_t)v_x977_n;
+      int32_t t444 = t446 ? v_x977_d[t443] : 0;
+      t445 |= !t446;
+      uint8_t t448 = rt_le_i(t444, 1);
+      if (__builtin_expect(t445 != 0, 0)) { /* again, recording the error */
+        int32_t t449;
+        if ((uint64_t)(int64_t)t443 < (uint64_t)v_x977_n) {
+          t449 = v_x977_d[t443];
         } else {
-          NESSIE_RECORD(err, t482, RT_CHECK_INDEX, 0, 0, RT_GATHER, t483, v_x977_n, 0.0, 1);
-          t489 = 0;
+          NESSIE_RECORD(err, t442, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x977_n, 0.0, 1);
+          t449 = 0;
         }
-        uint8_t t491 = rt_le_i(t489, 1);
+        uint8_t t451 = rt_le_i(t449, 1);
       }
-      v_x979_d[t482] = t488;
+      v_x979_d[t442] = t448;
     }
   }
   if (err->index != INT64_MAX)
@@ -1896,108 +1874,108 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t
     const int64_t v_x979_n = v_x979->len;
     /* PARTITION */
     {
-      const int64_t t492 = v_x982;
-      if (t492 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t492, 0.0, 2);
+      const int64_t t452 = v_x982;
+      if (t452 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t452, 0.0, 2);
         goto fail;
       }
-      const int64_t t493 = t492 > 0 ? (t492 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t494 = (uint8_t *)rt_alloc_atomic((size_t)t492 + 1);
-      int64_t *t495 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t493 + 1));
-      RT_PARALLEL_FOR_IF(t493 > 1)
-      for (int64_t t496 = 0; t496 < t493; t496++) {
+      const int64_t t453 = t452 > 0 ? (t452 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t454 = (uint8_t *)rt_alloc_atomic((size_t)t452 + 1);
+      int64_t *t455 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t453 + 1));
+      RT_PARALLEL_FOR_IF(t453 > 1)
+      for (int64_t t456 = 0; t456 < t453; t456++) {
         int64_t kept = 0;
-        const int64_t t496_end = (t496 + 1) * RT_CHUNK < t492 ? (t496 + 1) * RT_CHUNK : t492;
-        for (int64_t t497 = t496 * RT_CHUNK; t497 < t496_end; t497++) {
-          const int32_t t498 = (int32_t)t497;
-          int32_t t496x0;
-          uint8_t t496x1;
-          int t500 = 0; /* nonzero: a check below failed */
-          int t501 = (uint64_t)(int64_t)t498 < (uint64_t)v_x977_n;
-          int32_t t499 = t501 ? v_x977_d[t498] : 0;
-          t500 |= !t501;
-          uint8_t t503 = rt_le_i(t499, 1);
-          if (__builtin_expect(t500 != 0, 0)) { /* again, recording the error */
-            int32_t t504;
-            if ((uint64_t)(int64_t)t498 < (uint64_t)v_x977_n) {
-              t504 = v_x977_d[t498];
+        const int64_t t456_end = (t456 + 1) * RT_CHUNK < t452 ? (t456 + 1) * RT_CHUNK : t452;
+        for (int64_t t457 = t456 * RT_CHUNK; t457 < t456_end; t457++) {
+          const int32_t t458 = (int32_t)t457;
+          int32_t t456x0;
+          uint8_t t456x1;
+          int t460 = 0; /* nonzero: a check below failed */
+          int t461 = (uint64_t)(int64_t)t458 < (uint64_t)v_x977_n;
+          int32_t t459 = t461 ? v_x977_d[t458] : 0;
+          t460 |= !t461;
+          uint8_t t463 = rt_le_i(t459, 1);
+          if (__builtin_expect(t460 != 0, 0)) { /* again, recording the error */
+            int32_t t464;
+            if ((uint64_t)(int64_t)t458 < (uint64_t)v_x977_n) {
+              t464 = v_x977_d[t458];
             } else {
-              NESSIE_RECORD(err, t497, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_x977_n, 0.0, 3);
-              t504 = 0;
+              NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_x977_n, 0.0, 3);
+              t464 = 0;
             }
-            uint8_t t506 = rt_le_i(t504, 1);
+            uint8_t t466 = rt_le_i(t464, 1);
           }
-          t496x0 = t498;
-          t496x1 = t503;
-          uint8_t t507;
-          t507 = t496x1;
-          t494[t497] = t507 != 0;
-          kept += t507 != 0;
+          t456x0 = t458;
+          t456x1 = t463;
+          uint8_t t467;
+          t467 = t456x1;
+          t454[t457] = t467 != 0;
+          kept += t467 != 0;
         }
-        t495[t496] = kept;
+        t455[t456] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t494);
-        rt_free(t495);
+        rt_free(t454);
+        rt_free(t455);
         goto fail;
       }
-      int64_t t508 = 0;
-      for (int64_t t496 = 0; t496 < t493; t496++) {
-        const int64_t k = t495[t496];
-        t495[t496] = t508;
-        t508 += k;
+      int64_t t468 = 0;
+      for (int64_t t456 = 0; t456 < t453; t456++) {
+        const int64_t k = t455[t456];
+        t455[t456] = t468;
+        t468 += k;
       }
-      v_x988 = rt_value_new(rt_vec_type(RT_INT), t508);
+      v_x988 = rt_value_new(rt_vec_type(RT_INT), t468);
       int32_t *v_x988_d = v_x988->data.i;
       const int64_t v_x988_n = v_x988->len;
-      v_x989 = rt_value_new(rt_vec_type(RT_BOOL), t508);
+      v_x989 = rt_value_new(rt_vec_type(RT_BOOL), t468);
       uint8_t *v_x989_d = v_x989->data.b;
       const int64_t v_x989_n = v_x989->len;
-      v_x990 = rt_value_new(rt_vec_type(RT_INT), (t492 - t508));
+      v_x990 = rt_value_new(rt_vec_type(RT_INT), (t452 - t468));
       int32_t *v_x990_d = v_x990->data.i;
       const int64_t v_x990_n = v_x990->len;
-      v_x991 = rt_value_new(rt_vec_type(RT_BOOL), (t492 - t508));
+      v_x991 = rt_value_new(rt_vec_type(RT_BOOL), (t452 - t468));
       uint8_t *v_x991_d = v_x991->data.b;
       const int64_t v_x991_n = v_x991->len;
-      RT_PARALLEL_FOR_IF(t493 > 1)
-      for (int64_t t496 = 0; t496 < t493; t496++) {
-        int64_t at = t495[t496];
-        int64_t at_not = t496 * RT_CHUNK - t495[t496];
-        const int64_t t496_end = (t496 + 1) * RT_CHUNK < t492 ? (t496 + 1) * RT_CHUNK : t492;
-        for (int64_t t497 = t496 * RT_CHUNK; t497 < t496_end; t497++) {
-          const int32_t t498 = (int32_t)t497;
-          int32_t t496y0;
-          uint8_t t496y1;
-          int t510 = 0; /* nonzero: a check below failed */
-          int t511 = (uint64_t)(int64_t)t498 < (uint64_t)v_x977_n;
-          int32_t t509 = t511 ? v_x977_d[t498] : 0;
-          t510 |= !t511;
-          uint8_t t513 = rt_le_i(t509, 1);
-          if (__builtin_expect(t510 != 0, 0)) { /* again, recording the error */
-            int32_t t514;
-            if ((uint64_t)(int64_t)t498 < (uint64_t)v_x977_n) {
-              t514 = v_x977_d[t498];
+      RT_PARALLEL_FOR_IF(t453 > 1)
+      for (int64_t t456 = 0; t456 < t453; t456++) {
+        int64_t at = t455[t456];
+        int64_t at_not = t456 * RT_CHUNK - t455[t456];
+        const int64_t t456_end = (t456 + 1) * RT_CHUNK < t452 ? (t456 + 1) * RT_CHUNK : t452;
+        for (int64_t t457 = t456 * RT_CHUNK; t457 < t456_end; t457++) {
+          const int32_t t458 = (int32_t)t457;
+          int32_t t456y0;
+          uint8_t t456y1;
+          int t470 = 0; /* nonzero: a check below failed */
+          int t471 = (uint64_t)(int64_t)t458 < (uint64_t)v_x977_n;
+          int32_t t469 = t471 ? v_x977_d[t458] : 0;
+          t470 |= !t471;
+          uint8_t t473 = rt_le_i(t469, 1);
+          if (__builtin_expect(t470 != 0, 0)) { /* again, recording the error */
+            int32_t t474;
+            if ((uint64_t)(int64_t)t458 < (uint64_t)v_x977_n) {
+              t474 = v_x977_d[t458];
             } else {
-              NESSIE_RECORD(err, t497, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_x977_n, 0.0, 4);
-              t514 = 0;
+              NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_x977_n, 0.0, 4);
+              t474 = 0;
             }
-            uint8_t t516 = rt_le_i(t514, 1);
+            uint8_t t476 = rt_le_i(t474, 1);
           }
-          t496y0 = t498;
-          t496y1 = t513;
-          if (t494[t497]) {
-            v_x988_d[at] = t496y0;
-            v_x989_d[at] = t496y1;
+          t456y0 = t458;
+          t456y1 = t473;
+          if (t454[t457]) {
+            v_x988_d[at] = t456y0;
+            v_x989_d[at] = t456y1;
             at++;
           } else {
-            v_x990_d[at_not] = t496y0;
-            v_x991_d[at_not] = t496y1;
+            v_x990_d[at_not] = t456y0;
+            v_x991_d[at_not] = t456y1;
             at_not++;
           }
         }
       }
-      rt_free(t494);
-      rt_free(t495);
+      rt_free(t454);
+      rt_free(t455);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2012,192 +1990,192 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t
       const int64_t v_x991_n = v_x991->len;
       /* REDUCE */
       {
-        const int64_t t517 = v_x982;
-        if (t517 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t517, 0.0, 5);
+        const int64_t t477 = v_x982;
+        if (t477 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t477, 0.0, 5);
           goto fail;
         }
-        const int64_t t518 = t517 > 0 ? (t517 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t519 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t518);
-        int32_t *t520 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t518);
-        RT_PARALLEL_FOR_IF(t518 > 1)
-        for (int64_t t521 = 0; t521 < t518; t521++) {
-          int32_t t521a0;
-          int32_t t521a1;
-          t521a0 = 0;
-          t521a1 = 0;
-          const int64_t t521_end = (t521 + 1) * RT_CHUNK < t517 ? (t521 + 1) * RT_CHUNK : t517;
-          for (int64_t t522 = t521 * RT_CHUNK; t522 < t521_end; t522++) {
-            const int32_t t523 = (int32_t)t522;
-            int32_t t521x0;
-            int32_t t521x1;
-            int t525 = 0; /* nonzero: a check below failed */
-            int t526 = (uint64_t)(int64_t)t523 < (uint64_t)v_x977_n;
-            int32_t t524 = t526 ? v_x977_d[t523] : 0;
-            t525 |= !t526;
-            uint8_t t528 = rt_le_i(t524, 1);
-            int32_t t530 = rt_btoi_b(t528);
-            uint8_t t532 = rt_not_b(t528);
-            int32_t t534 = rt_btoi_b(t532);
-            if (__builtin_expect(t525 != 0, 0)) { /* again, recording the error */
-              int32_t t535;
-              if ((uint64_t)(int64_t)t523 < (uint64_t)v_x977_n) {
-                t535 = v_x977_d[t523];
+        const int64_t t478 = t477 > 0 ? (t477 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t479 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t478);
+        int32_t *t480 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t478);
+        RT_PARALLEL_FOR_IF(t478 > 1)
+        for (int64_t t481 = 0; t481 < t478; t481++) {
+          int32_t t481a0;
+          int32_t t481a1;
+          t481a0 = 0;
+          t481a1 = 0;
+          const int64_t t481_end = (t481 + 1) * RT_CHUNK < t477 ? (t481 + 1) * RT_CHUNK : t477;
+          for (int64_t t482 = t481 * RT_CHUNK; t482 < t481_end; t482++) {
+            const int32_t t483 = (int32_t)t482;
+            int32_t t481x0;
+            int32_t t481x1;
+            int t485 = 0; /* nonzero: a check below failed */
+            int t486 = (uint64_t)(int64_t)t483 < (uint64_t)v_x977_n;
+            int32_t t484 = t486 ? v_x977_d[t483] : 0;
+            t485 |= !t486;
+            uint8_t t488 = rt_le_i(t484, 1);
+            int32_t t490 = rt_btoi_b(t488);
+            uint8_t t492 = rt_not_b(t488);
+            int32_t t494 = rt_btoi_b(t492);
+            if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
+              int32_t t495;
+              if ((uint64_t)(int64_t)t483 < (uint64_t)v_x977_n) {
+                t495 = v_x977_d[t483];
               } else {
-                NESSIE_RECORD(err, t522, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, v_x977_n, 0.0, 6);
-                t535 = 0;
+                NESSIE_RECORD(err, t482, RT_CHECK_INDEX, 0, 0, RT_GATHER, t483, v_x977_n, 0.0, 6);
+                t495 = 0;
               }
-              uint8_t t537 = rt_le_i(t535, 1);
-              int32_t t539 = rt_btoi_b(t537);
-              uint8_t t541 = rt_not_b(t537);
-              int32_t t543 = rt_btoi_b(t541);
+              uint8_t t497 = rt_le_i(t495, 1);
+              int32_t t499 = rt_btoi_b(t497);
+              uint8_t t501 = rt_not_b(t497);
+              int32_t t503 = rt_btoi_b(t501);
             }
-            t521x0 = t530;
-            t521x1 = t534;
-            int32_t t545 = rt_add_i(t521a0, t521x0);
-            int32_t t547 = rt_add_i(t521a1, t521x1);
-            t521a0 = t545;
-            t521a1 = t547;
+            t481x0 = t490;
+            t481x1 = t494;
+            int32_t t505 = rt_add_i(t481a0, t481x0);
+            int32_t t507 = rt_add_i(t481a1, t481x1);
+            t481a0 = t505;
+            t481a1 = t507;
           }
-          t519[t521] = t521a0;
-          t520[t521] = t521a1;
+          t479[t481] = t481a0;
+          t480[t481] = t481a1;
         }
-        int32_t t521t0;
-        int32_t t521t1;
-        t521t0 = 0;
-        t521t1 = 0;
-        for (int64_t t521 = 0; t521 < t518; t521++) {
-          const int32_t t548 = t519[t521];
-          const int32_t t549 = t520[t521];
-          int32_t t551 = rt_add_i(t521t0, t548);
-          int32_t t553 = rt_add_i(t521t1, t549);
-          t521t0 = t551;
-          t521t1 = t553;
+        int32_t t481t0;
+        int32_t t481t1;
+        t481t0 = 0;
+        t481t1 = 0;
+        for (int64_t t481 = 0; t481 < t478; t481++) {
+          const int32_t t508 = t479[t481];
+          const int32_t t509 = t480[t481];
+          int32_t t511 = rt_add_i(t481t0, t508);
+          int32_t t513 = rt_add_i(t481t1, t509);
+          t481t0 = t511;
+          t481t1 = t513;
         }
-        v_x997 = t521t0;
-        rt_free(t519);
-        v_x1003 = t521t1;
-        rt_free(t520);
+        v_x997 = t481t0;
+        rt_free(t479);
+        v_x1003 = t481t1;
+        rt_free(t480);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t554 = v_x982;
-          if (t554 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t554, 0.0, 7);
+          const int64_t t514 = v_x982;
+          if (t514 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t514, 0.0, 7);
             goto fail;
           }
-          const int64_t t555 = t554 > 0 ? (t554 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t556 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t555);
-          int32_t *t557 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t555);
-          RT_PARALLEL_FOR_IF(t555 > 1)
-          for (int64_t t558 = 0; t558 < t555; t558++) {
-            int32_t t558a0;
-            int32_t t558a1;
-            t558a0 = 0;
-            t558a1 = 0;
-            const int64_t t558_end = (t558 + 1) * RT_CHUNK < t554 ? (t558 + 1) * RT_CHUNK : t554;
-            for (int64_t t559 = t558 * RT_CHUNK; t559 < t558_end; t559++) {
-              const int32_t t560 = (int32_t)t559;
-              int32_t t558x0;
-              int32_t t558x1;
-              int t562 = 0; /* nonzero: a check below failed */
-              int t563 = (uint64_t)(int64_t)t560 < (uint64_t)v_x977_n;
-              int32_t t561 = t563 ? v_x977_d[t560] : 0;
-              t562 |= !t563;
-              uint8_t t565 = rt_le_i(t561, 1);
-              int32_t t567 = rt_btoi_b(t565);
-              uint8_t t569 = rt_not_b(t565);
-              int32_t t571 = rt_btoi_b(t569);
-              if (__builtin_expect(t562 != 0, 0)) { /* again, recording the error */
-                int32_t t572;
-                if ((uint64_t)(int64_t)t560 < (uint64_t)v_x977_n) {
-                  t572 = v_x977_d[t560];
+          const int64_t t515 = t514 > 0 ? (t514 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t516 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t515);
+          int32_t *t517 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t515);
+          RT_PARALLEL_FOR_IF(t515 > 1)
+          for (int64_t t518 = 0; t518 < t515; t518++) {
+            int32_t t518a0;
+            int32_t t518a1;
+            t518a0 = 0;
+            t518a1 = 0;
+            const int64_t t518_end = (t518 + 1) * RT_CHUNK < t514 ? (t518 + 1) * RT_CHUNK : t514;
+            for (int64_t t519 = t518 * RT_CHUNK; t519 < t518_end; t519++) {
+              const int32_t t520 = (int32_t)t519;
+              int32_t t518x0;
+              int32_t t518x1;
+              int t522 = 0; /* nonzero: a check below failed */
+              int t523 = (uint64_t)(int64_t)t520 < (uint64_t)v_x977_n;
+              int32_t t521 = t523 ? v_x977_d[t520] : 0;
+              t522 |= !t523;
+              uint8_t t525 = rt_le_i(t521, 1);
+              int32_t t527 = rt_btoi_b(t525);
+              uint8_t t529 = rt_not_b(t525);
+              int32_t t531 = rt_btoi_b(t529);
+              if (__builtin_expect(t522 != 0, 0)) { /* again, recording the error */
+                int32_t t532;
+                if ((uint64_t)(int64_t)t520 < (uint64_t)v_x977_n) {
+                  t532 = v_x977_d[t520];
                 } else {
-                  NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x977_n, 0.0, 8);
-                  t572 = 0;
+                  NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t520, v_x977_n, 0.0, 8);
+                  t532 = 0;
                 }
-                uint8_t t574 = rt_le_i(t572, 1);
-                int32_t t576 = rt_btoi_b(t574);
-                uint8_t t578 = rt_not_b(t574);
-                int32_t t580 = rt_btoi_b(t578);
+                uint8_t t534 = rt_le_i(t532, 1);
+                int32_t t536 = rt_btoi_b(t534);
+                uint8_t t538 = rt_not_b(t534);
+                int32_t t540 = rt_btoi_b(t538);
               }
-              t558x0 = t567;
-              t558x1 = t571;
-              int32_t t582 = rt_add_i(t558a0, t558x0);
-              int32_t t584 = rt_add_i(t558a1, t558x1);
-              t558a0 = t582;
-              t558a1 = t584;
+              t518x0 = t527;
+              t518x1 = t531;
+              int32_t t542 = rt_add_i(t518a0, t518x0);
+              int32_t t544 = rt_add_i(t518a1, t518x1);
+              t518a0 = t542;
+              t518a1 = t544;
             }
-            t556[t558] = t558a0;
-            t557[t558] = t558a1;
+            t516[t518] = t518a0;
+            t517[t518] = t518a1;
           }
-          int32_t t558t0;
-          int32_t t558t1;
-          t558t0 = 0;
-          t558t1 = 0;
-          for (int64_t t558 = 0; t558 < t555; t558++) {
-            const int32_t t585 = t556[t558];
-            t556[t558] = t558t0;
-            const int32_t t586 = t557[t558];
-            t557[t558] = t558t1;
-            int32_t t588 = rt_add_i(t558t0, t585);
-            int32_t t590 = rt_add_i(t558t1, t586);
-            t558t0 = t588;
-            t558t1 = t590;
+          int32_t t518t0;
+          int32_t t518t1;
+          t518t0 = 0;
+          t518t1 = 0;
+          for (int64_t t518 = 0; t518 < t515; t518++) {
+            const int32_t t545 = t516[t518];
+            t516[t518] = t518t0;
+            const int32_t t546 = t517[t518];
+            t517[t518] = t518t1;
+            int32_t t548 = rt_add_i(t518t0, t545);
+            int32_t t550 = rt_add_i(t518t1, t546);
+            t518t0 = t548;
+            t518t1 = t550;
           }
-          v_x1007 = rt_value_new(rt_vec_type(RT_INT), t554);
+          v_x1007 = rt_value_new(rt_vec_type(RT_INT), t514);
           int32_t *v_x1007_d = v_x1007->data.i;
           const int64_t v_x1007_n = v_x1007->len;
-          v_x1011 = rt_value_new(rt_vec_type(RT_INT), t554);
+          v_x1011 = rt_value_new(rt_vec_type(RT_INT), t514);
           int32_t *v_x1011_d = v_x1011->data.i;
           const int64_t v_x1011_n = v_x1011->len;
-          RT_PARALLEL_FOR_IF(t555 > 1)
-          for (int64_t t558 = 0; t558 < t555; t558++) {
-            int32_t t558p0;
-            int32_t t558p1;
-            t558p0 = t556[t558];
-            t558p1 = t557[t558];
-            const int64_t t558_end = (t558 + 1) * RT_CHUNK < t554 ? (t558 + 1) * RT_CHUNK : t554;
-            for (int64_t t559 = t558 * RT_CHUNK; t559 < t558_end; t559++) {
-              const int32_t t560 = (int32_t)t559;
-              v_x1007_d[t559] = t558p0;
-              v_x1011_d[t559] = t558p1;
-              int32_t t558y0;
-              int32_t t558y1;
-              int t592 = 0; /* nonzero: a check below failed */
-              int t593 = (uint64_t)(int64_t)t560 < (uint64_t)v_x977_n;
-              int32_t t591 = t593 ? v_x977_d[t560] : 0;
-              t592 |= !t593;
-              uint8_t t595 = rt_le_i(t591, 1);
-              int32_t t597 = rt_btoi_b(t595);
-              uint8_t t599 = rt_not_b(t595);
-              int32_t t601 = rt_btoi_b(t599);
-              if (__builtin_expect(t592 != 0, 0)) { /* again, recording the error */
-                int32_t t602;
-                if ((uint64_t)(int64_t)t560 < (uint64_t)v_x977_n) {
-                  t602 = v_x977_d[t560];
+          RT_PARALLEL_FOR_IF(t515 > 1)
+          for (int64_t t518 = 0; t518 < t515; t518++) {
+            int32_t t518p0;
+            int32_t t518p1;
+            t518p0 = t516[t518];
+            t518p1 = t517[t518];
+            const int64_t t518_end = (t518 + 1) * RT_CHUNK < t514 ? (t518 + 1) * RT_CHUNK : t514;
+            for (int64_t t519 = t518 * RT_CHUNK; t519 < t518_end; t519++) {
+              const int32_t t520 = (int32_t)t519;
+              v_x1007_d[t519] = t518p0;
+              v_x1011_d[t519] = t518p1;
+              int32_t t518y0;
+              int32_t t518y1;
+              int t552 = 0; /* nonzero: a check below failed */
+              int t553 = (uint64_t)(int64_t)t520 < (uint64_t)v_x977_n;
+              int32_t t551 = t553 ? v_x977_d[t520] : 0;
+              t552 |= !t553;
+              uint8_t t555 = rt_le_i(t551, 1);
+              int32_t t557 = rt_btoi_b(t555);
+              uint8_t t559 = rt_not_b(t555);
+              int32_t t561 = rt_btoi_b(t559);
+              if (__builtin_expect(t552 != 0, 0)) { /* again, recording the error */
+                int32_t t562;
+                if ((uint64_t)(int64_t)t520 < (uint64_t)v_x977_n) {
+                  t562 = v_x977_d[t520];
                 } else {
-                  NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x977_n, 0.0, 9);
-                  t602 = 0;
+                  NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t520, v_x977_n, 0.0, 9);
+                  t562 = 0;
                 }
-                uint8_t t604 = rt_le_i(t602, 1);
-                int32_t t606 = rt_btoi_b(t604);
-                uint8_t t608 = rt_not_b(t604);
-                int32_t t610 = rt_btoi_b(t608);
+                uint8_t t564 = rt_le_i(t562, 1);
+                int32_t t566 = rt_btoi_b(t564);
+                uint8_t t568 = rt_not_b(t564);
+                int32_t t570 = rt_btoi_b(t568);
               }
-              t558y0 = t597;
-              t558y1 = t601;
-              int32_t t612 = rt_add_i(t558p0, t558y0);
-              int32_t t614 = rt_add_i(t558p1, t558y1);
-              t558p0 = t612;
-              t558p1 = t614;
+              t518y0 = t557;
+              t518y1 = t561;
+              int32_t t572 = rt_add_i(t518p0, t518y0);
+              int32_t t574 = rt_add_i(t518p1, t518y1);
+              t518p0 = t572;
+              t518p1 = t574;
             }
           }
-          rt_free(t556);
-          rt_free(t557);
+          rt_free(t516);
+          rt_free(t517);
         }
         if (err->index != INT64_MAX)
           goto fail;
@@ -2224,8 +2202,8 @@ fail:
   rt_release(v_x1011);
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
   (void)loc;
   (void)run;
   int32_t *v_x1012_d = v_x1012->data.i;
@@ -2239,49 +2217,49 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValu
   RtValue *v_x1023 = NULL;
   /* MAP */
   {
-    const int64_t t615 = v_x1012_n;
-    v_x1018 = rt_value_new(rt_vec_type(RT_INT), t615);
+    const int64_t t575 = v_x1012_n;
+    v_x1018 = rt_value_new(rt_vec_type(RT_INT), t575);
     int32_t *v_x1018_d = v_x1018->data.i;
     const int64_t v_x1018_n = v_x1018->len;
-    v_x1020 = rt_value_new(rt_vec_type(RT_INT), t615);
+    v_x1020 = rt_value_new(rt_vec_type(RT_INT), t575);
     int32_t *v_x1020_d = v_x1020->data.i;
     const int64_t v_x1020_n = v_x1020->len;
-    v_x1023 = rt_value_new(rt_vec_type(RT_INT), t615);
+    v_x1023 = rt_value_new(rt_vec_type(RT_INT), t575);
     int32_t *v_x1023_d = v_x1023->data.i;
     const int64_t v_x1023_n = v_x1023->len;
-    RT_PARALLEL_FOR_IF(t615 >= RT_PARALLEL_MIN)
-    for (int64_t t616 = 0; t616 < t615; t616++) {
-      const int32_t t617 = (int32_t)t616;
-      int t620 = 0; /* nonzero: a check below failed */
-      int32_t t618 = v_x1012_d[t617];
-      int t621 = (uint64_t)(int64_t)t618 < (uint64_t)v_x1016_n;
-      int32_t t619 = t621 ? v_x1016_d[t618] : 0;
-      t620 |= !t621;
-      int t623 = (uint64_t)(int64_t)t618 < (uint64_t)v_x1013_n;
-      int32_t t622 = t623 ? v_x1013_d[t618] : 0;
-      t620 |= !t623;
-      int32_t t625 = rt_add_i(t619, t622);
-      if (__builtin_expect(t620 != 0, 0)) { /* again, recording the error */
-        int32_t t626 = v_x1012_d[t617];
-        int32_t t627;
-        if ((uint64_t)(int64_t)t626 < (uint64_t)v_x1016_n) {
-          t627 = v_x1016_d[t626];
+    RT_PARALLEL_FOR_IF(t575 >= RT_PARALLEL_MIN)
+    for (int64_t t576 = 0; t576 < t575; t576++) {
+      const int32_t t577 = (int32_t)t576;
+      int t580 = 0; /* nonzero: a check below failed */
+      int32_t t578 = v_x1012_d[t577];
+      int t581 = (uint64_t)(int64_t)t578 < (uint64_t)v_x1016_n;
+      int32_t t579 = t581 ? v_x1016_d[t578] : 0;
+      t580 |= !t581;
+      int t583 = (uint64_t)(int64_t)t578 < (uint64_t)v_x1013_n;
+      int32_t t582 = t583 ? v_x1013_d[t578] : 0;
+      t580 |= !t583;
+      int32_t t585 = rt_add_i(t579, t582);
+      if (__builtin_expect(t580 != 0, 0)) { /* again, recording the error */
+        int32_t t586 = v_x1012_d[t577];
+        int32_t t587;
+        if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1016_n) {
+          t587 = v_x1016_d[t586];
         } else {
-          NESSIE_RECORD(err, t616, RT_CHECK_INDEX, 0, 0, RT_GATHER, t626, v_x1016_n, 0.0, 0);
-          t627 = 0;
+          NESSIE_RECORD(err, t576, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x1016_n, 0.0, 0);
+          t587 = 0;
         }
-        int32_t t628;
-        if ((uint64_t)(int64_t)t626 < (uint64_t)v_x1013_n) {
-          t628 = v_x1013_d[t626];
+        int32_t t588;
+        if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1013_n) {
+          t588 = v_x1013_d[t586];
         } else {
-          NESSIE_RECORD(err, t616, RT_CHECK_INDEX, 0, 0, RT_GATHER, t626, v_x1013_n, 0.0, 1);
-          t628 = 0;
+          NESSIE_RECORD(err, t576, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x1013_n, 0.0, 1);
+          t588 = 0;
         }
-        int32_t t630 = rt_add_i(t627, t628);
+        int32_t t590 = rt_add_i(t587, t588);
       }
-      v_x1018_d[t616] = t619;
-      v_x1020_d[t616] = t625;
-      v_x1023_d[t616] = 1;
+      v_x1018_d[t576] = t579;
+      v_x1020_d[t576] = t585;
+      v_x1023_d[t576] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -2296,8 +2274,8 @@ fail:
   rt_release(v_x1023);
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)run;
   int32_t *v_x1036_d = v_x1036->data.i;
@@ -2313,87 +2291,87 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_
   RtValue *v_x1050 = NULL;
   /* MAP */
   {
-    const int64_t t631 = v_x1040_n;
-    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t631);
+    const int64_t t591 = v_x1040_n;
+    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t591);
     int32_t *v_x1050_d = v_x1050->data.i;
     const int64_t v_x1050_n = v_x1050->len;
-    RT_PARALLEL_FOR_IF(t631 >= RT_PARALLEL_MIN)
-    for (int64_t t632 = 0; t632 < t631; t632++) {
-      const int32_t t633 = (int32_t)t632;
-      int t635 = 0; /* nonzero: a check below failed */
-      int t636 = (uint64_t)(int64_t)t633 < (uint64_t)v_x1036_n;
-      int32_t t634 = t636 ? v_x1036_d[t633] : 0;
-      t635 |= !t636;
-      int32_t t638 = rt_add_i(t634, v_x1037);
-      uint8_t t639 = v_x1040_d[t633];
-      int t641 = (uint64_t)(int64_t)t633 < (uint64_t)v_x1041_n;
-      int32_t t640 = t641 ? v_x1041_d[t633] : 0;
-      t635 |= !t641;
-      int32_t t643 = (t639 ? t640 : t638);
-      int t645 = (uint64_t)(int64_t)t643 < (uint64_t)(int64_t)v_x1046;
-      int32_t t644 = t645 ? t643 : 0;
-      t635 |= !t645;
-      uint8_t t647 = rt_lt_i(t644, (int32_t)v_x1044_n);
-      int32_t t648;
-      if (t647) {
-        int t650 = (uint64_t)(int64_t)t644 < (uint64_t)v_x1044_n;
-        int32_t t649 = t650 ? v_x1044_d[t644] : 0;
-        t635 |= !t650;
-        t648 = t649;
+    RT_PARALLEL_FOR_IF(t591 >= RT_PARALLEL_MIN)
+    for (int64_t t592 = 0; t592 < t591; t592++) {
+      const int32_t t593 = (int32_t)t592;
+      int t595 = 0; /* nonzero: a check below failed */
+      int t596 = (uint64_t)(int64_t)t593 < (uint64_t)v_x1036_n;
+      int32_t t594 = t596 ? v_x1036_d[t593] : 0;
+      t595 |= !t596;
+      int32_t t598 = rt_add_i(t594, v_x1037);
+      uint8_t t599 = v_x1040_d[t593];
+      int t601 = (uint64_t)(int64_t)t593 < (uint64_t)v_x1041_n;
+      int32_t t600 = t601 ? v_x1041_d[t593] : 0;
+      t595 |= !t601;
+      int32_t t603 = (t599 ? t600 : t598);
+      int t605 = (uint64_t)(int64_t)t603 < (uint64_t)(int64_t)v_x1046;
+      int32_t t604 = t605 ? t603 : 0;
+      t595 |= !t605;
+      uint8_t t607 = rt_lt_i(t604, (int32_t)v_x1044_n);
+      int32_t t608;
+      if (t607) {
+        int t610 = (uint64_t)(int64_t)t604 < (uint64_t)v_x1044_n;
+        int32_t t609 = t610 ? v_x1044_d[t604] : 0;
+        t595 |= !t610;
+        t608 = t609;
       } else {
-        int32_t t652 = rt_sub_i(t644, (int32_t)v_x1044_n);
-        int t654 = (uint64_t)(int64_t)t652 < (uint64_t)v_x1045_n;
-        int32_t t653 = t654 ? v_x1045_d[t652] : 0;
-        t635 |= !t654;
-        t648 = t653;
+        int32_t t612 = rt_sub_i(t604, (int32_t)v_x1044_n);
+        int t614 = (uint64_t)(int64_t)t612 < (uint64_t)v_x1045_n;
+        int32_t t613 = t614 ? v_x1045_d[t612] : 0;
+        t595 |= !t614;
+        t608 = t613;
       }
-      if (__builtin_expect(t635 != 0, 0)) { /* again, recording the error */
-        int32_t t655;
-        if ((uint64_t)(int64_t)t633 < (uint64_t)v_x1036_n) {
-          t655 = v_x1036_d[t633];
+      if (__builtin_expect(t595 != 0, 0)) { /* again, recording the error */
+        int32_t t615;
+        if ((uint64_t)(int64_t)t593 < (uint64_t)v_x1036_n) {
+          t615 = v_x1036_d[t593];
         } else {
-          NESSIE_RECORD(err, t632, RT_CHECK_INDEX, 0, 0, RT_GATHER, t633, v_x1036_n, 0.0, 0);
-          t655 = 0;
+          NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t593, v_x1036_n, 0.0, 0);
+          t615 = 0;
         }
-        int32_t t657 = rt_add_i(t655, v_x1037);
-        uint8_t t658 = v_x1040_d[t633];
-        int32_t t659;
-        if ((uint64_t)(int64_t)t633 < (uint64_t)v_x1041_n) {
-          t659 = v_x1041_d[t633];
+        int32_t t617 = rt_add_i(t615, v_x1037);
+        uint8_t t618 = v_x1040_d[t593];
+        int32_t t619;
+        if ((uint64_t)(int64_t)t593 < (uint64_t)v_x1041_n) {
+          t619 = v_x1041_d[t593];
         } else {
-          NESSIE_RECORD(err, t632, RT_CHECK_INDEX, 0, 0, RT_GATHER, t633, v_x1041_n, 0.0, 1);
-          t659 = 0;
+          NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t593, v_x1041_n, 0.0, 1);
+          t619 = 0;
         }
-        int32_t t661 = (t658 ? t659 : t657);
-        int32_t t662 = t661;
-        if (!((uint64_t)(int64_t)t661 < (uint64_t)(int64_t)v_x1046)) {
-          NESSIE_RECORD(err, t632, RT_CHECK_INDEX, 0, 0, RT_GATHER, t661, v_x1046, 0.0, 2);
-          t662 = 0;
+        int32_t t621 = (t618 ? t619 : t617);
+        int32_t t622 = t621;
+        if (!((uint64_t)(int64_t)t621 < (uint64_t)(int64_t)v_x1046)) {
+          NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t621, v_x1046, 0.0, 2);
+          t622 = 0;
         }
-        uint8_t t664 = rt_lt_i(t662, (int32_t)v_x1044_n);
-        int32_t t665;
-        if (t664) {
-          int32_t t666;
-          if ((uint64_t)(int64_t)t662 < (uint64_t)v_x1044_n) {
-            t666 = v_x1044_d[t662];
+        uint8_t t624 = rt_lt_i(t622, (int32_t)v_x1044_n);
+        int32_t t625;
+        if (t624) {
+          int32_t t626;
+          if ((uint64_t)(int64_t)t622 < (uint64_t)v_x1044_n) {
+            t626 = v_x1044_d[t622];
           } else {
-            NESSIE_RECORD(err, t632, RT_CHECK_INDEX, 0, 0, RT_GATHER, t662, v_x1044_n, 0.0, 3);
-            t666 = 0;
+            NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t622, v_x1044_n, 0.0, 3);
+            t626 = 0;
           }
-          t665 = t666;
+          t625 = t626;
         } else {
-          int32_t t668 = rt_sub_i(t662, (int32_t)v_x1044_n);
-          int32_t t669;
-          if ((uint64_t)(int64_t)t668 < (uint64_t)v_x1045_n) {
-            t669 = v_x1045_d[t668];
+          int32_t t628 = rt_sub_i(t622, (int32_t)v_x1044_n);
+          int32_t t629;
+          if ((uint64_t)(int64_t)t628 < (uint64_t)v_x1045_n) {
+            t629 = v_x1045_d[t628];
           } else {
-            NESSIE_RECORD(err, t632, RT_CHECK_INDEX, 0, 0, RT_GATHER, t668, v_x1045_n, 0.0, 4);
-            t669 = 0;
+            NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t628, v_x1045_n, 0.0, 4);
+            t629 = 0;
           }
-          t665 = t669;
+          t625 = t629;
         }
       }
-      v_x1050_d[t632] = t648;
+      v_x1050_d[t592] = t608;
     }
   }
   if (err->index != INT64_MAX)
@@ -2426,10 +2404,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t670 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t670->data.i[0] = v_x62;
-    t670->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t670);
+    RtValue *t630 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t630->data.i[0] = v_x62;
+    t630->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t630);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2447,7 +2425,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2480,7 +2458,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x263 = 0;
     RtValue *v_x619 = NULL;
     RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K20, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
     RtValue *v_x142 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x88, &v_x142);
     int32_t v_x153 = 0;
@@ -2488,7 +2466,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x147 = NULL;
     RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
     rt_release(v_x128);
     RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
@@ -2504,7 +2482,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x199 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
     rt_release(v_x97);
     rt_release(v_x130);
     rt_release(v_x142);
@@ -2513,8 +2491,8 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x218 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
     rt_release(v_x204);
-    int32_t v_n_1130 = 0;
-    v_n_1130 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
+    RtValue *v_x221 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x216, &v_x221);
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     uint8_t v_x246 = 0;
@@ -2540,23 +2518,23 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K13, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x288, v_x289, 0);
       RtValue *v_x235 = NULL;
       RtValue *v_x301 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301);
       RtValue *v_x323 = NULL;
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 4, v_x218, v_x301, v_x235, v_x216, v_n_1130, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 4, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x235);
       rt_release(v_x301);
       int32_t v_x404 = 0;
       v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
       RtValue *v_x410 = NULL;
       RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
       rt_release(v_x344);
       rt_release(v_x391);
       int32_t v_x411 = 0;
@@ -2571,7 +2549,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x485 = NULL;
       RtValue *v_x490 = NULL;
       RtValue *v_x495 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
       rt_release(v_x410);
       rt_release(v_x480);
       RtValue *v_x502 = NULL;
@@ -2583,7 +2561,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x508 = 0;
       v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
       RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
       rt_release(v_x323);
       rt_release(v_x370);
       rt_release(v_x485);
@@ -2598,11 +2576,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x466 = NULL;
       int32_t v_x544 = 0;
       int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K18, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545);
       rt_release(v_x271);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x544, v_x545, 0);
       RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K18, 7, v_x466, v_x523, &v_x604);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K19, 7, v_x466, v_x523, &v_x604);
       rt_release(v_x523);
       rt_release(v_x466);
       v_x605 = v_x604;
@@ -2612,6 +2590,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x216);
     rt_release(v_x217);
     rt_release(v_x218);
+    rt_release(v_x221);
     int32_t v_x647 = 0;
     v_x647 = (int32_t)v_x253->len;
     int32_t v_x648 = 0;
@@ -2619,7 +2598,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
@@ -2748,16 +2727,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t671 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t671->data.i[0] = 3;
-  t671->data.i[1] = 1;
-  t671->data.i[2] = 4;
-  t671->data.i[3] = 1;
-  t671->data.i[4] = 5;
-  t671->data.i[5] = 9;
-  t671->data.i[6] = 2;
-  t671->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t671);
+  RtValue *t631 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t631->data.i[0] = 3;
+  t631->data.i[1] = 1;
+  t631->data.i[2] = 4;
+  t631->data.i[3] = 1;
+  t631->data.i[4] = 5;
+  t631->data.i[5] = 9;
+  t631->data.i[6] = 2;
+  t631->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t631);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -1048,8 +1048,71 @@ static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue 
   }
 }
 
-/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_x167_off = rt_seg_offsets(v_x167);
+  const int64_t v_x167_n = v_x167->len;
+  RtValue *v_x168 = NULL;
+  /* LIBRARY */
+  {
+    RtValue *t100 = rt_seg_ids(v_x167);
+    v_x168 = t100;
+    int32_t *v_x168_d = v_x168->data.i;
+    const int64_t v_x168_n = v_x168->len;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x168 = v_x168;
+  return;
+fail:
+  rt_release(v_x168);
+}
+
+/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K10_A {
+  RtKernelError *err;
+  int run;
+  const int64_t *v_x167_off; int64_t v_x167_n;
+  int32_t *v_x168_d; int64_t v_x168_n;
+};
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
+  (void)loc;
+  (void)err;
+  K10_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x167_off = rtg_seg_offsets(v_x167);
+  A.v_x167_n = v_x167->len;
+  RtValue *v_x168 = NULL;
+  /* LIBRARY */
+  {
+    RtValue *t101 = rtg_seg_ids(v_x167);
+    v_x168 = t101;
+    A.v_x168_d = v_x168->data.i;
+    A.v_x168_n = v_x168->len;
+  }
+  *out_v_x168 = v_x168;
+  return;
+fail:
+  rt_release(v_x168);
+}
+
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
+  RtValue *vals[] = {v_x167};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K10_host(err, loc, run, v_x167, out_v_x168);
+    rtg_host_ran();
+  } else {
+    K10_gpu(err, loc, run, v_x167, out_v_x168);
+  }
+}
+
+/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
   int32_t *v_x733_d = v_x733->data.i;
@@ -1058,31 +1121,31 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, in
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    int t101 = 0; /* nonzero: a check below failed */
-    int t102 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
-    int32_t t100 = t102 ? v_x733_d[0] : 0;
-    t101 |= !t102;
-    int t104 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
-    int32_t t103 = t104 ? v_x733_d[1] : 0;
-    t101 |= !t104;
-    if (__builtin_expect(t101 != 0, 0)) { /* again, recording the error */
-      int32_t t105;
+    int t103 = 0; /* nonzero: a check below failed */
+    int t104 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
+    int32_t t102 = t104 ? v_x733_d[0] : 0;
+    t103 |= !t104;
+    int t106 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
+    int32_t t105 = t106 ? v_x733_d[1] : 0;
+    t103 |= !t106;
+    if (__builtin_expect(t103 != 0, 0)) { /* again, recording the error */
+      int32_t t107;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
-        t105 = v_x733_d[0];
+        t107 = v_x733_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
-        t105 = 0;
+        t107 = 0;
       }
-      int32_t t106;
+      int32_t t108;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
-        t106 = v_x733_d[1];
+        t108 = v_x733_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
-        t106 = 0;
+        t108 = 0;
       }
     }
-    v_x734 = t100;
-    v_x735 = t103;
+    v_x734 = t102;
+    v_x735 = t105;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1092,53 +1155,53 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, in
 fail:
 }
 
-/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K10_A {
+/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K11_A {
   RtKernelError *err;
   int run;
   int32_t *v_x733_d; int64_t v_x733_n;
   int32_t v_x734;
   int32_t v_x735;
 };
-struct alignas(8) K10_0_V {
+struct alignas(8) K11_0_V {
   int32_t v0;
   int32_t v1;
 };
-struct K10_0_pull {
-  K10_A A;
-  __device__ K10_0_V operator()(int64_t i) const {
+struct K11_0_pull {
+  K11_A A;
+  __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t108 = 0; /* nonzero: a check below failed */
-    int t109 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n;
-    int32_t t107 = t109 ? A.v_x733_d[0] : 0;
-    t108 |= !t109;
-    int t111 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n;
-    int32_t t110 = t111 ? A.v_x733_d[1] : 0;
-    t108 |= !t111;
-    if (__builtin_expect(t108 != 0, 0)) { /* again, recording the error */
-      int32_t t112;
+    int t110 = 0; /* nonzero: a check below failed */
+    int t111 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n;
+    int32_t t109 = t111 ? A.v_x733_d[0] : 0;
+    t110 |= !t111;
+    int t113 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n;
+    int32_t t112 = t113 ? A.v_x733_d[1] : 0;
+    t110 |= !t113;
+    if (__builtin_expect(t110 != 0, 0)) { /* again, recording the error */
+      int32_t t114;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n) {
-        t112 = A.v_x733_d[0];
+        t114 = A.v_x733_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x733_n, 0.0, 0);
-        t112 = 0;
+        t114 = 0;
       }
-      int32_t t113;
+      int32_t t115;
       if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n) {
-        t113 = A.v_x733_d[1];
+        t115 = A.v_x733_d[1];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x733_n, 0.0, 1);
-        t113 = 0;
+        t115 = 0;
       }
     }
-    return K10_0_V{t107, t110};
+    return K11_0_V{t109, t112};
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)err;
-  K10_A A;
+  K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1148,10 +1211,10 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    const K10_0_V t114 = rtg::once<K10_0_V>("K10", loc, K10_0_pull{A});
-    v_x734 = t114.v0;
+    const K11_0_V t116 = rtg::once<K11_0_V>("K11", loc, K11_0_pull{A});
+    v_x734 = t116.v0;
     A.v_x734 = v_x734;
-    v_x735 = t114.v1;
+    v_x735 = t116.v1;
     A.v_x735 = v_x735;
   }
   *out_v_x734 = v_x734;
@@ -1160,315 +1223,333 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int
 fail:
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   RtValue *vals[] = {v_x733};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K10_host(err, loc, run, v_x733, out_v_x734, out_v_x735);
+    K11_host(err, loc, run, v_x733, out_v_x734, out_v_x735);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x733, out_v_x734, out_v_x735);
+    K11_gpu(err, loc, run, v_x733, out_v_x734, out_v_x735);
   }
 }
 
-/* K11: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142) {
+/* K12: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x736, RtValue *v_x737, RtValue *v_x738, RtValue *v_x739, int32_t v_x740, RtValue *v_x743, RtValue **out_v_x745, RtValue **out_v_x749) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
-  const int64_t v_sd_1143_n = v_sd_1143->len;
-  int32_t *v_x1132_d = v_x1132->data.i;
-  const int64_t v_x1132_n = v_x1132->len;
-  int32_t *v_x1133_d = v_x1133->data.i;
-  const int64_t v_x1133_n = v_x1133->len;
-  int32_t *v_x1134_d = v_x1134->data.i;
-  const int64_t v_x1134_n = v_x1134->len;
-  int32_t *v_x1136_d = v_x1136->data.i;
-  const int64_t v_x1136_n = v_x1136->len;
-  RtValue *v_x1139 = NULL;
-  RtValue *v_x1142 = NULL;
-  /* SEG_MAP */
+  int32_t *v_x736_d = v_x736->data.i;
+  const int64_t v_x736_n = v_x736->len;
+  int32_t *v_x737_d = v_x737->data.i;
+  const int64_t v_x737_n = v_x737->len;
+  int32_t *v_x738_d = v_x738->data.i;
+  const int64_t v_x738_n = v_x738->len;
+  int32_t *v_x739_d = v_x739->data.i;
+  const int64_t v_x739_n = v_x739->len;
+  int32_t *v_x743_d = v_x743->data.i;
+  const int64_t v_x743_n = v_x743->len;
+  RtValue *v_x745 = NULL;
+  RtValue *v_x749 = NULL;
+  /* MAP */
   {
-    const int64_t t115 = v_sd_1143_off[v_sd_1143_n];
-    v_x1139 = rt_value_new(rt_vec_type(RT_INT), t115);
-    int32_t *v_x1139_d = v_x1139->data.i;
-    const int64_t v_x1139_n = v_x1139->len;
-    const int64_t t116 = (t115 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t116 > 1)
-    for (int64_t t117 = 0; t117 < t116; t117++) {
-      int64_t t120 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t117 * RT_CHUNK);
-      const int64_t t117_end = (t117 + 1) * RT_CHUNK < t115 ? (t117 + 1) * RT_CHUNK : t115;
-      for (int64_t t118 = t117 * RT_CHUNK; t118 < t117_end; t118++) {
-        const int32_t t119 = (int32_t)t118;
-        while (v_sd_1143_off[t120 + 1] <= t118)
-          t120++;
-        const int32_t t121 = (int32_t)t120;
-        int t123 = 0; /* nonzero: a check below failed */
-        int t124 = (uint64_t)(int64_t)t121 < (uint64_t)v_x1134_n;
-        int32_t t122 = t124 ? v_x1134_d[t121] : 0;
-        t123 |= !t124;
-        int t126 = (uint64_t)(int64_t)t121 < (uint64_t)v_x1132_n;
-        int32_t t125 = t126 ? v_x1132_d[t121] : 0;
-        t123 |= !t126;
-        int32_t t128 = rt_sub_i(t119, t125);
-        int t130 = (uint64_t)(int64_t)t121 < (uint64_t)v_x1133_n;
-        int32_t t129 = t130 ? v_x1133_d[t121] : 0;
-        t123 |= !t130;
-        int32_t t132 = rt_mul_i(t128, t129);
-        int32_t t134 = rt_add_i(t122, t132);
-        int t136 = (uint64_t)(int64_t)t134 < (uint64_t)v_x1136_n;
-        int32_t t135 = t136 ? v_x1136_d[t134] : 0;
-        t123 |= !t136;
-        if (__builtin_expect(t123 != 0, 0)) { /* again, recording the error */
-          int32_t t137;
-          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x1134_n) {
-            t137 = v_x1134_d[t121];
-          } else {
-            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x1134_n, 0.0, 0);
-            t137 = 0;
-          }
-          int32_t t138;
-          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x1132_n) {
-            t138 = v_x1132_d[t121];
-          } else {
-            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x1132_n, 0.0, 1);
-            t138 = 0;
-          }
-          int32_t t140 = rt_sub_i(t119, t138);
-          int32_t t141;
-          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x1133_n) {
-            t141 = v_x1133_d[t121];
-          } else {
-            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x1133_n, 0.0, 2);
-            t141 = 0;
-          }
-          int32_t t143 = rt_mul_i(t140, t141);
-          int32_t t145 = rt_add_i(t137, t143);
-          int32_t t146;
-          if ((uint64_t)(int64_t)t145 < (uint64_t)v_x1136_n) {
-            t146 = v_x1136_d[t145];
-          } else {
-            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x1136_n, 0.0, 3);
-            t146 = 0;
-          }
+    const int64_t t117 = v_x740;
+    if (t117 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t117, 0.0, 0);
+      goto fail;
+    }
+    v_x745 = rt_value_new(rt_vec_type(RT_INT), t117);
+    int32_t *v_x745_d = v_x745->data.i;
+    const int64_t v_x745_n = v_x745->len;
+    RT_PARALLEL_FOR_IF(t117 >= RT_PARALLEL_MIN)
+    for (int64_t t118 = 0; t118 < t117; t118++) {
+      const int32_t t119 = (int32_t)t118;
+      int t121 = 0; /* nonzero: a check below failed */
+      int t122 = (uint64_t)(int64_t)t119 < (uint64_t)v_x736_n;
+      int32_t t120 = t122 ? v_x736_d[t119] : 0;
+      t121 |= !t122;
+      int t124 = (uint64_t)(int64_t)t120 < (uint64_t)v_x739_n;
+      int32_t t123 = t124 ? v_x739_d[t120] : 0;
+      t121 |= !t124;
+      int t126 = (uint64_t)(int64_t)t120 < (uint64_t)v_x737_n;
+      int32_t t125 = t126 ? v_x737_d[t120] : 0;
+      t121 |= !t126;
+      int32_t t128 = rt_sub_i(t119, t125);
+      int t130 = (uint64_t)(int64_t)t120 < (uint64_t)v_x738_n;
+      int32_t t129 = t130 ? v_x738_d[t120] : 0;
+      t121 |= !t130;
+      int32_t t132 = rt_mul_i(t128, t129);
+      int32_t t134 = rt_add_i(t123, t132);
+      int t136 = (uint64_t)(int64_t)t134 < (uint64_t)v_x743_n;
+      int32_t t135 = t136 ? v_x743_d[t134] : 0;
+      t121 |= !t136;
+      if (__builtin_expect(t121 != 0, 0)) { /* again, recording the error */
+        int32_t t137;
+        if ((uint64_t)(int64_t)t119 < (uint64_t)v_x736_n) {
+          t137 = v_x736_d[t119];
+        } else {
+          NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t119, v_x736_n, 0.0, 1);
+          t137 = 0;
         }
-        v_x1139_d[t118] = t135;
+        int32_t t138;
+        if ((uint64_t)(int64_t)t137 < (uint64_t)v_x739_n) {
+          t138 = v_x739_d[t137];
+        } else {
+          NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t137, v_x739_n, 0.0, 2);
+          t138 = 0;
+        }
+        int32_t t139;
+        if ((uint64_t)(int64_t)t137 < (uint64_t)v_x737_n) {
+          t139 = v_x737_d[t137];
+        } else {
+          NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t137, v_x737_n, 0.0, 3);
+          t139 = 0;
+        }
+        int32_t t141 = rt_sub_i(t119, t139);
+        int32_t t142;
+        if ((uint64_t)(int64_t)t137 < (uint64_t)v_x738_n) {
+          t142 = v_x738_d[t137];
+        } else {
+          NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t137, v_x738_n, 0.0, 4);
+          t142 = 0;
+        }
+        int32_t t144 = rt_mul_i(t141, t142);
+        int32_t t146 = rt_add_i(t138, t144);
+        int32_t t147;
+        if ((uint64_t)(int64_t)t146 < (uint64_t)v_x743_n) {
+          t147 = v_x743_d[t146];
+        } else {
+          NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x743_n, 0.0, 5);
+          t147 = 0;
+        }
       }
+      v_x745_d[t118] = t135;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1139_d = v_x1139->data.i;
-    const int64_t v_x1139_n = v_x1139->len;
+    int32_t *v_x745_d = v_x745->data.i;
+    const int64_t v_x745_n = v_x745->len;
     /* MAP */
     {
-      const int64_t t147 = v_x1132_n;
-      v_x1142 = rt_value_new(rt_vec_type(RT_INT), t147);
-      int32_t *v_x1142_d = v_x1142->data.i;
-      const int64_t v_x1142_n = v_x1142->len;
-      RT_PARALLEL_FOR_IF(t147 >= RT_PARALLEL_MIN)
-      for (int64_t t148 = 0; t148 < t147; t148++) {
-        const int32_t t149 = (int32_t)t148;
-        int t152 = 0; /* nonzero: a check below failed */
-        int32_t t150 = v_x1132_d[t149];
-        int t153 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1139_n;
-        int32_t t151 = t153 ? v_x1139_d[t150] : 0;
-        t152 |= !t153;
-        if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
-          int32_t t154 = v_x1132_d[t149];
-          int32_t t155;
-          if ((uint64_t)(int64_t)t154 < (uint64_t)v_x1139_n) {
-            t155 = v_x1139_d[t154];
+      const int64_t t148 = v_x737_n;
+      v_x749 = rt_value_new(rt_vec_type(RT_INT), t148);
+      int32_t *v_x749_d = v_x749->data.i;
+      const int64_t v_x749_n = v_x749->len;
+      RT_PARALLEL_FOR_IF(t148 >= RT_PARALLEL_MIN)
+      for (int64_t t149 = 0; t149 < t148; t149++) {
+        const int32_t t150 = (int32_t)t149;
+        int t153 = 0; /* nonzero: a check below failed */
+        int32_t t151 = v_x737_d[t150];
+        int t154 = (uint64_t)(int64_t)t151 < (uint64_t)v_x745_n;
+        int32_t t152 = t154 ? v_x745_d[t151] : 0;
+        t153 |= !t154;
+        if (__builtin_expect(t153 != 0, 0)) { /* again, recording the error */
+          int32_t t155 = v_x737_d[t150];
+          int32_t t156;
+          if ((uint64_t)(int64_t)t155 < (uint64_t)v_x745_n) {
+            t156 = v_x745_d[t155];
           } else {
-            NESSIE_RECORD(err, t148, RT_CHECK_INDEX, 2, 0, RT_GATHER, t154, v_x1139_n, 0.0, 4);
-            t155 = 0;
+            NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 2, 0, RT_GATHER, t155, v_x745_n, 0.0, 6);
+            t156 = 0;
           }
         }
-        v_x1142_d[t148] = t151;
+        v_x749_d[t149] = t152;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1139 = v_x1139;
-  *out_v_x1142 = v_x1142;
+  *out_v_x745 = v_x745;
+  *out_v_x749 = v_x749;
   return;
 fail:
-  rt_release(v_x1139);
-  rt_release(v_x1142);
+  rt_release(v_x745);
+  rt_release(v_x749);
 }
 
-/* K11: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K11_A {
+/* K12: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K12_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1143_off; int64_t v_sd_1143_n;
-  int32_t *v_x1132_d; int64_t v_x1132_n;
-  int32_t *v_x1133_d; int64_t v_x1133_n;
-  int32_t *v_x1134_d; int64_t v_x1134_n;
-  int32_t v_x1135;
-  int32_t *v_x1136_d; int64_t v_x1136_n;
-  int32_t *v_x1139_d; int64_t v_x1139_n;
-  int32_t *v_x1142_d; int64_t v_x1142_n;
+  int32_t *v_x736_d; int64_t v_x736_n;
+  int32_t *v_x737_d; int64_t v_x737_n;
+  int32_t *v_x738_d; int64_t v_x738_n;
+  int32_t *v_x739_d; int64_t v_x739_n;
+  int32_t v_x740;
+  int32_t *v_x743_d; int64_t v_x743_n;
+  int32_t *v_x745_d; int64_t v_x745_n;
+  int32_t *v_x749_d; int64_t v_x749_n;
 };
-struct alignas(8) K11_0_V {
+struct alignas(8) K12_0_V {
   int32_t v0;
 };
-struct K11_0_pull {
-  K11_A A;
-  __device__ K11_0_V operator()(int64_t i, int64_t s) const {
+struct K12_0_pull {
+  K12_A A;
+  __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t157 = 0; /* nonzero: a check below failed */
-    int t158 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
-    int32_t t156 = t158 ? A.v_x1134_d[sx] : 0;
-    t157 |= !t158;
-    int t160 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n;
-    int32_t t159 = t160 ? A.v_x1132_d[sx] : 0;
-    t157 |= !t160;
-    int32_t t162 = rt_sub_i(ix, t159);
-    int t164 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n;
-    int32_t t163 = t164 ? A.v_x1133_d[sx] : 0;
-    t157 |= !t164;
-    int32_t t166 = rt_mul_i(t162, t163);
-    int32_t t168 = rt_add_i(t156, t166);
-    int t170 = (uint64_t)(int64_t)t168 < (uint64_t)A.v_x1136_n;
-    int32_t t169 = t170 ? A.v_x1136_d[t168] : 0;
-    t157 |= !t170;
-    if (__builtin_expect(t157 != 0, 0)) { /* again, recording the error */
-      int32_t t171;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n) {
-        t171 = A.v_x1134_d[sx];
+    int t158 = 0; /* nonzero: a check below failed */
+    int t159 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x736_n;
+    int32_t t157 = t159 ? A.v_x736_d[ix] : 0;
+    t158 |= !t159;
+    int t161 = (uint64_t)(int64_t)t157 < (uint64_t)A.v_x739_n;
+    int32_t t160 = t161 ? A.v_x739_d[t157] : 0;
+    t158 |= !t161;
+    int t163 = (uint64_t)(int64_t)t157 < (uint64_t)A.v_x737_n;
+    int32_t t162 = t163 ? A.v_x737_d[t157] : 0;
+    t158 |= !t163;
+    int32_t t165 = rt_sub_i(ix, t162);
+    int t167 = (uint64_t)(int64_t)t157 < (uint64_t)A.v_x738_n;
+    int32_t t166 = t167 ? A.v_x738_d[t157] : 0;
+    t158 |= !t167;
+    int32_t t169 = rt_mul_i(t165, t166);
+    int32_t t171 = rt_add_i(t160, t169);
+    int t173 = (uint64_t)(int64_t)t171 < (uint64_t)A.v_x743_n;
+    int32_t t172 = t173 ? A.v_x743_d[t171] : 0;
+    t158 |= !t173;
+    if (__builtin_expect(t158 != 0, 0)) { /* again, recording the error */
+      int32_t t174;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x736_n) {
+        t174 = A.v_x736_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1134_n, 0.0, 0);
-        t171 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x736_n, 0.0, 0);
+        t174 = 0;
       }
-      int32_t t172;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n) {
-        t172 = A.v_x1132_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1132_n, 0.0, 1);
-        t172 = 0;
-      }
-      int32_t t174 = rt_sub_i(ix, t172);
       int32_t t175;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n) {
-        t175 = A.v_x1133_d[sx];
+      if ((uint64_t)(int64_t)t174 < (uint64_t)A.v_x739_n) {
+        t175 = A.v_x739_d[t174];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1133_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t174, A.v_x739_n, 0.0, 1);
         t175 = 0;
       }
-      int32_t t177 = rt_mul_i(t174, t175);
-      int32_t t179 = rt_add_i(t171, t177);
-      int32_t t180;
-      if ((uint64_t)(int64_t)t179 < (uint64_t)A.v_x1136_n) {
-        t180 = A.v_x1136_d[t179];
+      int32_t t176;
+      if ((uint64_t)(int64_t)t174 < (uint64_t)A.v_x737_n) {
+        t176 = A.v_x737_d[t174];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t179, A.v_x1136_n, 0.0, 3);
-        t180 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t174, A.v_x737_n, 0.0, 2);
+        t176 = 0;
+      }
+      int32_t t178 = rt_sub_i(ix, t176);
+      int32_t t179;
+      if ((uint64_t)(int64_t)t174 < (uint64_t)A.v_x738_n) {
+        t179 = A.v_x738_d[t174];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t174, A.v_x738_n, 0.0, 3);
+        t179 = 0;
+      }
+      int32_t t181 = rt_mul_i(t178, t179);
+      int32_t t183 = rt_add_i(t175, t181);
+      int32_t t184;
+      if ((uint64_t)(int64_t)t183 < (uint64_t)A.v_x743_n) {
+        t184 = A.v_x743_d[t183];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, A.v_x743_n, 0.0, 4);
+        t184 = 0;
       }
     }
-    return K11_0_V{t169};
+    return K12_0_V{t172};
   }
 };
-struct K11_0_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x1139_d[i] = v.v0;
+struct K12_0_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_0_V &v) const {
+    A.v_x745_d[i] = v.v0;
   }
 };
-struct alignas(8) K11_1_V {
+struct alignas(8) K12_1_V {
   int32_t v0;
 };
-struct K11_1_pull {
-  K11_A A;
-  __device__ K11_1_V operator()(int64_t i) const {
+struct K12_1_pull {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t183 = 0; /* nonzero: a check below failed */
-    int32_t t181 = A.v_x1132_d[ix];
-    int t184 = (uint64_t)(int64_t)t181 < (uint64_t)A.v_x1139_n;
-    int32_t t182 = t184 ? A.v_x1139_d[t181] : 0;
-    t183 |= !t184;
-    if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
-      int32_t t185 = A.v_x1132_d[ix];
-      int32_t t186;
-      if ((uint64_t)(int64_t)t185 < (uint64_t)A.v_x1139_n) {
-        t186 = A.v_x1139_d[t185];
+    int t187 = 0; /* nonzero: a check below failed */
+    int32_t t185 = A.v_x737_d[ix];
+    int t188 = (uint64_t)(int64_t)t185 < (uint64_t)A.v_x745_n;
+    int32_t t186 = t188 ? A.v_x745_d[t185] : 0;
+    t187 |= !t188;
+    if (__builtin_expect(t187 != 0, 0)) { /* again, recording the error */
+      int32_t t189 = A.v_x737_d[ix];
+      int32_t t190;
+      if ((uint64_t)(int64_t)t189 < (uint64_t)A.v_x745_n) {
+        t190 = A.v_x745_d[t189];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t185, A.v_x1139_n, 0.0, 4);
-        t186 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t189, A.v_x745_n, 0.0, 5);
+        t190 = 0;
       }
     }
-    return K11_1_V{t182};
+    return K12_1_V{t186};
   }
 };
-struct K11_1_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_1_V &v) const {
-    A.v_x1142_d[i] = v.v0;
+struct K12_1_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_1_V &v) const {
+    A.v_x749_d[i] = v.v0;
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x736, RtValue *v_x737, RtValue *v_x738, RtValue *v_x739, int32_t v_x740, RtValue *v_x743, RtValue **out_v_x745, RtValue **out_v_x749) {
   (void)loc;
   (void)err;
-  K11_A A;
+  K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1143_off = rtg_seg_offsets(v_sd_1143);
-  A.v_sd_1143_n = v_sd_1143->len;
-  A.v_x1132_d = v_x1132->data.i;
-  A.v_x1132_n = v_x1132->len;
-  A.v_x1133_d = v_x1133->data.i;
-  A.v_x1133_n = v_x1133->len;
-  A.v_x1134_d = v_x1134->data.i;
-  A.v_x1134_n = v_x1134->len;
-  A.v_x1135 = v_x1135;
-  A.v_x1136_d = v_x1136->data.i;
-  A.v_x1136_n = v_x1136->len;
-  RtValue *v_x1139 = NULL;
-  RtValue *v_x1142 = NULL;
-  /* SEG_MAP */
+  A.v_x736_d = v_x736->data.i;
+  A.v_x736_n = v_x736->len;
+  A.v_x737_d = v_x737->data.i;
+  A.v_x737_n = v_x737->len;
+  A.v_x738_d = v_x738->data.i;
+  A.v_x738_n = v_x738->len;
+  A.v_x739_d = v_x739->data.i;
+  A.v_x739_n = v_x739->len;
+  A.v_x740 = v_x740;
+  A.v_x743_d = v_x743->data.i;
+  A.v_x743_n = v_x743->len;
+  RtValue *v_x745 = NULL;
+  RtValue *v_x749 = NULL;
+  /* MAP */
   {
-    const int64_t t187 = rtg_seg_total(v_sd_1143);
-    v_x1139 = rtg_vec_new(RT_INT, t187);
-    A.v_x1139_d = v_x1139->data.i;
-    A.v_x1139_n = v_x1139->len;
-    rtg::seg_map("K11", loc, K11_0_pull{A}, K11_0_store{A}, v_sd_1143, t187);
+    const int64_t t191 = v_x740;
+    if (t191 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t191, 0.0, run, 6};
+      goto fail;
+    }
+    v_x745 = rtg_vec_new(RT_INT, t191);
+    A.v_x745_d = v_x745->data.i;
+    A.v_x745_n = v_x745->len;
+    rtg::map("K12", loc, K12_0_pull{A}, K12_0_store{A}, t191);
   }
   /* MAP */
   {
-    const int64_t t188 = v_x1132->len;
-    v_x1142 = rtg_vec_new(RT_INT, t188);
-    A.v_x1142_d = v_x1142->data.i;
-    A.v_x1142_n = v_x1142->len;
-    rtg::map("K11", loc, K11_1_pull{A}, K11_1_store{A}, t188);
+    const int64_t t192 = v_x737->len;
+    v_x749 = rtg_vec_new(RT_INT, t192);
+    A.v_x749_d = v_x749->data.i;
+    A.v_x749_n = v_x749->len;
+    rtg::map("K12", loc, K12_1_pull{A}, K12_1_store{A}, t192);
   }
-  *out_v_x1139 = v_x1139;
-  *out_v_x1142 = v_x1142;
+  *out_v_x745 = v_x745;
+  *out_v_x749 = v_x749;
   return;
 fail:
-  rt_release(v_x1139);
-  rt_release(v_x1142);
+  rt_release(v_x745);
+  rt_release(v_x749);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142) {
-  RtValue *vals[] = {v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1136};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K11_host(err, loc, run, v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1135, v_x1136, out_v_x1139, out_v_x1142);
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x736, RtValue *v_x737, RtValue *v_x738, RtValue *v_x739, int32_t v_x740, RtValue *v_x743, RtValue **out_v_x745, RtValue **out_v_x749) {
+  RtValue *vals[] = {v_x736, v_x737, v_x738, v_x739, v_x743};
+  const int64_t sizes[] = {(int64_t)v_x740};
+  if (rtg_choose_host(vals, 5, sizes, 1)) {
+    K12_host(err, loc, run, v_x736, v_x737, v_x738, v_x739, v_x740, v_x743, out_v_x745, out_v_x749);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1135, v_x1136, out_v_x1139, out_v_x1142);
+    K12_gpu(err, loc, run, v_x736, v_x737, v_x738, v_x739, v_x740, v_x743, out_v_x745, out_v_x749);
   }
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
+/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
   (void)loc;
   (void)run;
   int32_t *v_x753_d = v_x753->data.i;
@@ -1479,18 +1560,18 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtV
   int32_t v_x763 = 0;
   /* MAP */
   {
-    const int64_t t189 = v_x750;
-    if (t189 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t189, 0.0, 0);
+    const int64_t t193 = v_x750;
+    if (t193 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t193, 0.0, 0);
       goto fail;
     }
-    v_x752 = rt_value_new(rt_vec_type(RT_INT), t189);
+    v_x752 = rt_value_new(rt_vec_type(RT_INT), t193);
     int32_t *v_x752_d = v_x752->data.i;
     const int64_t v_x752_n = v_x752->len;
-    RT_PARALLEL_FOR_IF(t189 >= RT_PARALLEL_MIN)
-    for (int64_t t190 = 0; t190 < t189; t190++) {
-      const int32_t t191 = (int32_t)t190;
-      v_x752_d[t190] = 0;
+    RT_PARALLEL_FOR_IF(t193 >= RT_PARALLEL_MIN)
+    for (int64_t t194 = 0; t194 < t193; t194++) {
+      const int32_t t195 = (int32_t)t194;
+      v_x752_d[t194] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -1500,125 +1581,125 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtV
     const int64_t v_x752_n = v_x752->len;
     /* REDUCE */
     {
-      const int64_t t192 = v_x750;
-      if (t192 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t192, 0.0, 1);
+      const int64_t t196 = v_x750;
+      if (t196 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t196, 0.0, 1);
         goto fail;
       }
-      const int64_t t193 = t192 > 0 ? (t192 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t194 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t193);
-      int32_t *t195 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t193);
-      int32_t *t196 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t193);
-      RT_PARALLEL_FOR_IF(t193 > 1)
-      for (int64_t t197 = 0; t197 < t193; t197++) {
-        int32_t t197a0;
-        int32_t t197a1;
-        int32_t t197a2;
-        t197a0 = 2147483647;
-        t197a1 = 0;
-        t197a2 = 1;
-        const int64_t t197_end = (t197 + 1) * RT_CHUNK < t192 ? (t197 + 1) * RT_CHUNK : t192;
-        for (int64_t t198 = t197 * RT_CHUNK; t198 < t197_end; t198++) {
-          const int32_t t199 = (int32_t)t198;
-          int32_t t197x0;
-          int32_t t197x1;
-          int32_t t197x2;
-          int t201 = 0; /* nonzero: a check below failed */
-          int t202 = (uint64_t)(int64_t)t199 < (uint64_t)v_x753_n;
-          int32_t t200 = t202 ? v_x753_d[t199] : 0;
-          t201 |= !t202;
-          uint8_t t204 = rt_lt_i(0, t200);
-          int32_t t205;
-          if (t204) {
-            t205 = 2147483647;
+      const int64_t t197 = t196 > 0 ? (t196 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t198 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t197);
+      int32_t *t199 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t197);
+      int32_t *t200 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t197);
+      RT_PARALLEL_FOR_IF(t197 > 1)
+      for (int64_t t201 = 0; t201 < t197; t201++) {
+        int32_t t201a0;
+        int32_t t201a1;
+        int32_t t201a2;
+        t201a0 = 2147483647;
+        t201a1 = 0;
+        t201a2 = 1;
+        const int64_t t201_end = (t201 + 1) * RT_CHUNK < t196 ? (t201 + 1) * RT_CHUNK : t196;
+        for (int64_t t202 = t201 * RT_CHUNK; t202 < t201_end; t202++) {
+          const int32_t t203 = (int32_t)t202;
+          int32_t t201x0;
+          int32_t t201x1;
+          int32_t t201x2;
+          int t205 = 0; /* nonzero: a check below failed */
+          int t206 = (uint64_t)(int64_t)t203 < (uint64_t)v_x753_n;
+          int32_t t204 = t206 ? v_x753_d[t203] : 0;
+          t205 |= !t206;
+          uint8_t t208 = rt_lt_i(0, t204);
+          int32_t t209;
+          if (t208) {
+            t209 = 2147483647;
           } else {
-            t205 = t199;
+            t209 = t203;
           }
-          if (__builtin_expect(t201 != 0, 0)) { /* again, recording the error */
-            int32_t t206;
-            if ((uint64_t)(int64_t)t199 < (uint64_t)v_x753_n) {
-              t206 = v_x753_d[t199];
+          if (__builtin_expect(t205 != 0, 0)) { /* again, recording the error */
+            int32_t t210;
+            if ((uint64_t)(int64_t)t203 < (uint64_t)v_x753_n) {
+              t210 = v_x753_d[t203];
             } else {
-              NESSIE_RECORD(err, t198, RT_CHECK_INDEX, 2, 0, RT_GATHER, t199, v_x753_n, 0.0, 2);
-              t206 = 0;
+              NESSIE_RECORD(err, t202, RT_CHECK_INDEX, 2, 0, RT_GATHER, t203, v_x753_n, 0.0, 2);
+              t210 = 0;
             }
-            uint8_t t208 = rt_lt_i(0, t206);
-            int32_t t209;
-            if (t208) {
-              t209 = 2147483647;
+            uint8_t t212 = rt_lt_i(0, t210);
+            int32_t t213;
+            if (t212) {
+              t213 = 2147483647;
             } else {
-              t209 = t199;
+              t213 = t203;
             }
           }
-          t197x0 = t205;
-          t197x1 = 0;
-          t197x2 = t200;
-          uint8_t t211 = rt_le_i(t197a0, t197x0);
-          int32_t t212;
-          if (t211) {
-            t212 = t197a0;
+          t201x0 = t209;
+          t201x1 = 0;
+          t201x2 = t204;
+          uint8_t t215 = rt_le_i(t201a0, t201x0);
+          int32_t t216;
+          if (t215) {
+            t216 = t201a0;
           } else {
-            t212 = t197x0;
+            t216 = t201x0;
           }
-          int32_t t213;
-          if (t211) {
-            t213 = t197a1;
+          int32_t t217;
+          if (t215) {
+            t217 = t201a1;
           } else {
-            t213 = t197x1;
+            t217 = t201x1;
           }
-          int32_t t214;
-          if (t211) {
-            t214 = t197a2;
+          int32_t t218;
+          if (t215) {
+            t218 = t201a2;
           } else {
-            t214 = t197x2;
+            t218 = t201x2;
           }
-          t197a0 = t212;
-          t197a1 = t213;
-          t197a2 = t214;
+          t201a0 = t216;
+          t201a1 = t217;
+          t201a2 = t218;
         }
-        t194[t197] = t197a0;
-        t195[t197] = t197a1;
-        t196[t197] = t197a2;
+        t198[t201] = t201a0;
+        t199[t201] = t201a1;
+        t200[t201] = t201a2;
       }
-      int32_t t197t0;
-      int32_t t197t1;
-      int32_t t197t2;
-      t197t0 = 2147483647;
-      t197t1 = 0;
-      t197t2 = 1;
-      for (int64_t t197 = 0; t197 < t193; t197++) {
-        const int32_t t215 = t194[t197];
-        const int32_t t216 = t195[t197];
-        const int32_t t217 = t196[t197];
-        uint8_t t219 = rt_le_i(t197t0, t215);
-        int32_t t220;
-        if (t219) {
-          t220 = t197t0;
+      int32_t t201t0;
+      int32_t t201t1;
+      int32_t t201t2;
+      t201t0 = 2147483647;
+      t201t1 = 0;
+      t201t2 = 1;
+      for (int64_t t201 = 0; t201 < t197; t201++) {
+        const int32_t t219 = t198[t201];
+        const int32_t t220 = t199[t201];
+        const int32_t t221 = t200[t201];
+        uint8_t t223 = rt_le_i(t201t0, t219);
+        int32_t t224;
+        if (t223) {
+          t224 = t201t0;
         } else {
-          t220 = t215;
+          t224 = t219;
         }
-        int32_t t221;
-        if (t219) {
-          t221 = t197t1;
+        int32_t t225;
+        if (t223) {
+          t225 = t201t1;
         } else {
-          t221 = t216;
+          t225 = t220;
         }
-        int32_t t222;
-        if (t219) {
-          t222 = t197t2;
+        int32_t t226;
+        if (t223) {
+          t226 = t201t2;
         } else {
-          t222 = t217;
+          t226 = t221;
         }
-        t197t0 = t220;
-        t197t1 = t221;
-        t197t2 = t222;
+        t201t0 = t224;
+        t201t1 = t225;
+        t201t2 = t226;
       }
-      v_x761 = t197t0;
-      rt_free(t194);
-      v_x762 = t197t1;
-      rt_free(t195);
-      v_x763 = t197t2;
-      rt_free(t196);
+      v_x761 = t201t0;
+      rt_free(t198);
+      v_x762 = t201t1;
+      rt_free(t199);
+      v_x763 = t201t2;
+      rt_free(t200);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1631,8 +1712,8 @@ fail:
   rt_release(v_x752);
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K12_A {
+/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K13_A {
   RtKernelError *err;
   int run;
   int32_t v_x750;
@@ -1642,91 +1723,91 @@ struct K12_A {
   int32_t v_x762;
   int32_t v_x763;
 };
-struct alignas(8) K12_0_V {
+struct alignas(8) K13_0_V {
   int32_t v0;
 };
-struct K12_0_pull {
-  K12_A A;
-  __device__ K12_0_V operator()(int64_t i) const {
+struct K13_0_pull {
+  K13_A A;
+  __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K12_0_V{0};
+    return K13_0_V{0};
   }
 };
-struct K12_0_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_0_V &v) const {
+struct K13_0_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_0_V &v) const {
     A.v_x752_d[i] = v.v0;
   }
 };
-struct alignas(8) K12_1_V {
+struct alignas(8) K13_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K12_1_pull {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
+struct K13_1_pull {
+  K13_A A;
+  __device__ K13_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t224 = 0; /* nonzero: a check below failed */
-    int t225 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x753_n;
-    int32_t t223 = t225 ? A.v_x753_d[ix] : 0;
-    t224 |= !t225;
-    uint8_t t227 = rt_lt_i(0, t223);
-    int32_t t228;
-    if (t227) {
-      t228 = 2147483647;
+    int t228 = 0; /* nonzero: a check below failed */
+    int t229 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x753_n;
+    int32_t t227 = t229 ? A.v_x753_d[ix] : 0;
+    t228 |= !t229;
+    uint8_t t231 = rt_lt_i(0, t227);
+    int32_t t232;
+    if (t231) {
+      t232 = 2147483647;
     } else {
-      t228 = ix;
+      t232 = ix;
     }
-    if (__builtin_expect(t224 != 0, 0)) { /* again, recording the error */
-      int32_t t229;
+    if (__builtin_expect(t228 != 0, 0)) { /* again, recording the error */
+      int32_t t233;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x753_n) {
-        t229 = A.v_x753_d[ix];
+        t233 = A.v_x753_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x753_n, 0.0, 0);
-        t229 = 0;
+        t233 = 0;
       }
-      uint8_t t231 = rt_lt_i(0, t229);
-      int32_t t232;
-      if (t231) {
-        t232 = 2147483647;
+      uint8_t t235 = rt_lt_i(0, t233);
+      int32_t t236;
+      if (t235) {
+        t236 = 2147483647;
       } else {
-        t232 = ix;
+        t236 = ix;
       }
     }
-    return K12_1_V{t228, 0, t223};
+    return K13_1_V{t232, 0, t227};
   }
 };
-struct K12_1_op {
-  K12_A A;
-  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
-    uint8_t t234 = rt_le_i(a.v0, b.v0);
-    int32_t t235;
-    if (t234) {
-      t235 = a.v0;
+struct K13_1_op {
+  K13_A A;
+  __device__ K13_1_V operator()(const K13_1_V &a, const K13_1_V &b) const {
+    uint8_t t238 = rt_le_i(a.v0, b.v0);
+    int32_t t239;
+    if (t238) {
+      t239 = a.v0;
     } else {
-      t235 = b.v0;
+      t239 = b.v0;
     }
-    int32_t t236;
-    if (t234) {
-      t236 = a.v1;
+    int32_t t240;
+    if (t238) {
+      t240 = a.v1;
     } else {
-      t236 = b.v1;
+      t240 = b.v1;
     }
-    int32_t t237;
-    if (t234) {
-      t237 = a.v2;
+    int32_t t241;
+    if (t238) {
+      t241 = a.v2;
     } else {
-      t237 = b.v2;
+      t241 = b.v2;
     }
-    return K12_1_V{t235, t236, t237};
+    return K13_1_V{t239, t240, t241};
   }
 };
-struct K12_1_check {
+struct K13_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K13_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -1734,17 +1815,17 @@ struct K12_1_check {
     return true;
   }
 };
-struct K12_1_ride {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
-    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
-    return K12_1_pull{A}(i);
+struct K13_1_ride {
+  K13_A A;
+  __device__ K13_1_V operator()(int64_t i) const {
+    K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
+    return K13_1_pull{A}(i);
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
   (void)loc;
   (void)err;
-  K12_A A;
+  K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1752,789 +1833,707 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtVa
   A.v_x753_d = v_x753->data.i;
   A.v_x753_n = v_x753->len;
   RtValue *v_x752 = NULL;
-  K12_1_V *K12_1_value = NULL; /* the REDUCE's values, on the device */
+  K13_1_V *K13_1_value = NULL; /* the REDUCE's values, on the device */
   int32_t v_x761 = 0;
   int32_t v_x762 = 0;
   int32_t v_x763 = 0;
   /* MAP */
   {
-    const int64_t t238 = v_x750;
-    if (t238 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t238, 0.0, run, 1};
+    const int64_t t242 = v_x750;
+    if (t242 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t242, 0.0, run, 1};
       goto fail;
     }
-    v_x752 = rtg_vec_new(RT_INT, t238);
+    v_x752 = rtg_vec_new(RT_INT, t242);
     A.v_x752_d = v_x752->data.i;
     A.v_x752_n = v_x752->len;
-    /* computed in the launch of SOAC 1 (K12_1_ride) */
+    /* computed in the launch of SOAC 1 (K13_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t239 = v_x750;
-    if (t239 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t239, 0.0, run, 2};
+    const int64_t t243 = v_x750;
+    if (t243 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t243, 0.0, run, 2};
       goto fail;
     }
-    K12_1_V *t240 = rtg::reduce_to_device<false>("K12", loc, K12_1_ride{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t239);
-    K12_1_value = t240;
+    K13_1_V *t244 = rtg::reduce_to_device<false>("K13", loc, K13_1_ride{A}, K13_1_op{A}, K13_1_V{2147483647, 0, 1}, t243);
+    K13_1_value = t244;
   }
-  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K13", loc, K13_1_value, K13_1_check{{check_site_0}}, K13_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K12_1_value = NULL; /* freed by check_result, after the check */
+  K13_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x752 = v_x752;
   *out_v_x762 = v_x762;
   *out_v_x763 = v_x763;
   return;
 fail:
   rt_release(v_x752);
-  rtg_free(K12_1_value);
+  rtg_free(K13_1_value);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
+static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
   RtValue *vals[] = {v_x753};
   const int64_t sizes[] = {(int64_t)v_x750, (int64_t)v_x750};
   if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K12_host(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763);
+    K13_host(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763);
     if (err->index == INT64_MAX) {
-      K12_1_V t241;
-      memset(&t241, 0, sizeof t241);
-      t241.v1 = *out_v_x762;
-      t241.v2 = *out_v_x763;
-      (void)K12_1_check{{check_site_0}}(t241, err, run);
+      K13_1_V t245;
+      memset(&t245, 0, sizeof t245);
+      t245.v1 = *out_v_x762;
+      t245.v2 = *out_v_x763;
+      (void)K13_1_check{{check_site_0}}(t245, err, run);
     }
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763, check_site_0);
+    K13_gpu(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763, check_site_0);
   }
 }
 
-/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1178, RtValue *v_x1147, RtValue *v_x1148, RtValue *v_x1149, int32_t v_x1179, RtValue **out_v_x1155, RtValue **out_v_x1176, RtValue **out_v_x1162, RtValue **out_v_x1177) {
+/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
   (void)loc;
   (void)run;
-  int32_t *v_off_1178_d = v_off_1178->data.i;
-  const int64_t v_off_1178_n = v_off_1178->len;
-  int32_t *v_x1147_d = v_x1147->data.i;
-  const int64_t v_x1147_n = v_x1147->len;
-  int32_t *v_x1148_d = v_x1148->data.i;
-  const int64_t v_x1148_n = v_x1148->len;
-  const int64_t *v_x1149_off = rt_seg_offsets(v_x1149);
-  const int64_t v_x1149_n = v_x1149->len;
-  RtValue *v_x1155 = NULL;
-  RtValue *v_x1156 = NULL;
-  RtValue *v_x1162 = NULL;
-  RtValue *v_x1163 = NULL;
-  RtValue *v_x1176 = NULL;
-  RtValue *v_x1177 = NULL;
+  int32_t *v_x764_d = v_x764->data.i;
+  const int64_t v_x764_n = v_x764->len;
+  int32_t *v_x765_d = v_x765->data.i;
+  const int64_t v_x765_n = v_x765->len;
+  int32_t *v_x768_d = v_x768->data.i;
+  const int64_t v_x768_n = v_x768->len;
+  const int64_t *v_x778_off = rt_seg_offsets(v_x778);
+  const int64_t v_x778_n = v_x778->len;
+  RtValue *v_x774 = NULL;
+  RtValue *v_x775 = NULL;
+  RtValue *v_x788 = NULL;
+  RtValue *v_x789 = NULL;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x795 = NULL;
   /* FILTER */
   {
-    const int64_t t242 = v_x1148_n;
-    const int64_t t243 = t242 > 0 ? (t242 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t244 = (uint8_t *)rt_alloc_atomic((size_t)t242 + 1);
-    int64_t *t245 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t243 + 1));
-    RT_PARALLEL_FOR_IF(t243 > 1)
-    for (int64_t t246 = 0; t246 < t243; t246++) {
+    const int64_t t246 = v_x768_n;
+    const int64_t t247 = t246 > 0 ? (t246 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t248 = (uint8_t *)rt_alloc_atomic((size_t)t246 + 1);
+    int64_t *t249 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t247 + 1));
+    RT_PARALLEL_FOR_IF(t247 > 1)
+    for (int64_t t250 = 0; t250 < t247; t250++) {
       int64_t kept = 0;
-      const int64_t t246_end = (t246 + 1) * RT_CHUNK < t242 ? (t246 + 1) * RT_CHUNK : t242;
-      for (int64_t t247 = t246 * RT_CHUNK; t247 < t246_end; t247++) {
-        const int32_t t248 = (int32_t)t247;
-        int32_t t246x0;
-        uint8_t t246x1;
-        int t250 = 0; /* nonzero: a check below failed */
-        int t251 = (uint64_t)(int64_t)t248 < (uint64_t)(int64_t)v_x1179;
-        int32_t t249 = t251 ? t248 : 0;
-        t250 |= !t251;
-        int64_t t253 = 0, t254 = v_off_1178_n;
-        while (t254 - t253 > 1) {
-          int64_t t255 = t253 + (t254 - t253) / 2;
-          if (v_off_1178_d[t255] <= t249) t253 = t255; else t254 = t255;
-        }
-        const int32_t t252 = (int32_t)t253;
-        int t257 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1147_n;
-        int32_t t256 = t257 ? v_x1147_d[t252] : 0;
-        t250 |= !t257;
-        int32_t t258 = v_x1148_d[t248];
+      const int64_t t250_end = (t250 + 1) * RT_CHUNK < t246 ? (t250 + 1) * RT_CHUNK : t246;
+      for (int64_t t251 = t250 * RT_CHUNK; t251 < t250_end; t251++) {
+        const int32_t t252 = (int32_t)t251;
+        int32_t t250x0;
+        uint8_t t250x1;
+        int t254 = 0; /* nonzero: a check below failed */
+        int t255 = (uint64_t)(int64_t)t252 < (uint64_t)v_x764_n;
+        int32_t t253 = t255 ? v_x764_d[t252] : 0;
+        t254 |= !t255;
+        int t257 = (uint64_t)(int64_t)t253 < (uint64_t)v_x765_n;
+        int32_t t256 = t257 ? v_x765_d[t253] : 0;
+        t254 |= !t257;
+        int32_t t258 = v_x768_d[t252];
         uint8_t t260 = rt_lt_i(t258, t256);
-        if (__builtin_expect(t250 != 0, 0)) { /* again, recording the error */
-          int32_t t261 = t248;
-          if (!((uint64_t)(int64_t)t248 < (uint64_t)(int64_t)v_x1179)) {
-            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x1179, 0.0, 0);
+        if (__builtin_expect(t254 != 0, 0)) { /* again, recording the error */
+          int32_t t261;
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x764_n) {
+            t261 = v_x764_d[t252];
+          } else {
+            NESSIE_RECORD(err, t251, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x764_n, 0.0, 0);
             t261 = 0;
           }
-          int64_t t263 = 0, t264 = v_off_1178_n;
-          while (t264 - t263 > 1) {
-            int64_t t265 = t263 + (t264 - t263) / 2;
-            if (v_off_1178_d[t265] <= t261) t263 = t265; else t264 = t265;
-          }
-          const int32_t t262 = (int32_t)t263;
-          int32_t t266;
-          if ((uint64_t)(int64_t)t262 < (uint64_t)v_x1147_n) {
-            t266 = v_x1147_d[t262];
+          int32_t t262;
+          if ((uint64_t)(int64_t)t261 < (uint64_t)v_x765_n) {
+            t262 = v_x765_d[t261];
           } else {
-            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t262, v_x1147_n, 0.0, 1);
-            t266 = 0;
+            NESSIE_RECORD(err, t251, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x765_n, 0.0, 1);
+            t262 = 0;
           }
-          int32_t t267 = v_x1148_d[t248];
-          uint8_t t269 = rt_lt_i(t267, t266);
+          int32_t t263 = v_x768_d[t252];
+          uint8_t t265 = rt_lt_i(t263, t262);
         }
-        t246x0 = t258;
-        t246x1 = t260;
-        uint8_t t270;
-        t270 = t246x1;
-        t244[t247] = t270 != 0;
-        kept += t270 != 0;
+        t250x0 = t258;
+        t250x1 = t260;
+        uint8_t t266;
+        t266 = t250x1;
+        t248[t251] = t266 != 0;
+        kept += t266 != 0;
       }
-      t245[t246] = kept;
+      t249[t250] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t244);
-      rt_free(t245);
+      rt_free(t248);
+      rt_free(t249);
       goto fail;
     }
-    int64_t t271 = 0;
-    for (int64_t t246 = 0; t246 < t243; t246++) {
-      const int64_t k = t245[t246];
-      t245[t246] = t271;
-      t271 += k;
+    int64_t t267 = 0;
+    for (int64_t t250 = 0; t250 < t247; t250++) {
+      const int64_t k = t249[t250];
+      t249[t250] = t267;
+      t267 += k;
     }
-    v_x1155 = rt_value_new(rt_vec_type(RT_INT), t271);
-    int32_t *v_x1155_d = v_x1155->data.i;
-    const int64_t v_x1155_n = v_x1155->len;
-    v_x1156 = rt_value_new(rt_vec_type(RT_BOOL), t271);
-    uint8_t *v_x1156_d = v_x1156->data.b;
-    const int64_t v_x1156_n = v_x1156->len;
-    RT_PARALLEL_FOR_IF(t243 > 1)
-    for (int64_t t246 = 0; t246 < t243; t246++) {
-      int64_t at = t245[t246];
-      const int64_t t246_end = (t246 + 1) * RT_CHUNK < t242 ? (t246 + 1) * RT_CHUNK : t242;
-      for (int64_t t247 = t246 * RT_CHUNK; t247 < t246_end; t247++) {
-        const int32_t t248 = (int32_t)t247;
-        if (!t244[t247])
+    v_x774 = rt_value_new(rt_vec_type(RT_INT), t267);
+    int32_t *v_x774_d = v_x774->data.i;
+    const int64_t v_x774_n = v_x774->len;
+    v_x775 = rt_value_new(rt_vec_type(RT_BOOL), t267);
+    uint8_t *v_x775_d = v_x775->data.b;
+    const int64_t v_x775_n = v_x775->len;
+    RT_PARALLEL_FOR_IF(t247 > 1)
+    for (int64_t t250 = 0; t250 < t247; t250++) {
+      int64_t at = t249[t250];
+      const int64_t t250_end = (t250 + 1) * RT_CHUNK < t246 ? (t250 + 1) * RT_CHUNK : t246;
+      for (int64_t t251 = t250 * RT_CHUNK; t251 < t250_end; t251++) {
+        const int32_t t252 = (int32_t)t251;
+        if (!t248[t251])
           continue;
-        int32_t t246y0;
-        uint8_t t246y1;
-        int t273 = 0; /* nonzero: a check below failed */
-        int t274 = (uint64_t)(int64_t)t248 < (uint64_t)(int64_t)v_x1179;
-        int32_t t272 = t274 ? t248 : 0;
-        t273 |= !t274;
-        int64_t t276 = 0, t277 = v_off_1178_n;
-        while (t277 - t276 > 1) {
-          int64_t t278 = t276 + (t277 - t276) / 2;
-          if (v_off_1178_d[t278] <= t272) t276 = t278; else t277 = t278;
-        }
-        const int32_t t275 = (int32_t)t276;
-        int t280 = (uint64_t)(int64_t)t275 < (uint64_t)v_x1147_n;
-        int32_t t279 = t280 ? v_x1147_d[t275] : 0;
-        t273 |= !t280;
-        int32_t t281 = v_x1148_d[t248];
-        uint8_t t283 = rt_lt_i(t281, t279);
-        if (__builtin_expect(t273 != 0, 0)) { /* again, recording the error */
-          int32_t t284 = t248;
-          if (!((uint64_t)(int64_t)t248 < (uint64_t)(int64_t)v_x1179)) {
-            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x1179, 0.0, 2);
-            t284 = 0;
-          }
-          int64_t t286 = 0, t287 = v_off_1178_n;
-          while (t287 - t286 > 1) {
-            int64_t t288 = t286 + (t287 - t286) / 2;
-            if (v_off_1178_d[t288] <= t284) t286 = t288; else t287 = t288;
-          }
-          const int32_t t285 = (int32_t)t286;
-          int32_t t289;
-          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1147_n) {
-            t289 = v_x1147_d[t285];
+        int32_t t250y0;
+        uint8_t t250y1;
+        int t269 = 0; /* nonzero: a check below failed */
+        int t270 = (uint64_t)(int64_t)t252 < (uint64_t)v_x764_n;
+        int32_t t268 = t270 ? v_x764_d[t252] : 0;
+        t269 |= !t270;
+        int t272 = (uint64_t)(int64_t)t268 < (uint64_t)v_x765_n;
+        int32_t t271 = t272 ? v_x765_d[t268] : 0;
+        t269 |= !t272;
+        int32_t t273 = v_x768_d[t252];
+        uint8_t t275 = rt_lt_i(t273, t271);
+        if (__builtin_expect(t269 != 0, 0)) { /* again, recording the error */
+          int32_t t276;
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x764_n) {
+            t276 = v_x764_d[t252];
           } else {
-            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1147_n, 0.0, 3);
-            t289 = 0;
+            NESSIE_RECORD(err, t251, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x764_n, 0.0, 2);
+            t276 = 0;
           }
-          int32_t t290 = v_x1148_d[t248];
-          uint8_t t292 = rt_lt_i(t290, t289);
+          int32_t t277;
+          if ((uint64_t)(int64_t)t276 < (uint64_t)v_x765_n) {
+            t277 = v_x765_d[t276];
+          } else {
+            NESSIE_RECORD(err, t251, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x765_n, 0.0, 3);
+            t277 = 0;
+          }
+          int32_t t278 = v_x768_d[t252];
+          uint8_t t280 = rt_lt_i(t278, t277);
         }
-        t246y0 = t281;
-        t246y1 = t283;
-        if (t244[t247]) {
-          v_x1155_d[at] = t246y0;
-          v_x1156_d[at] = t246y1;
+        t250y0 = t273;
+        t250y1 = t275;
+        if (t248[t251]) {
+          v_x774_d[at] = t250y0;
+          v_x775_d[at] = t250y1;
           at++;
         }
       }
     }
-    rt_free(t244);
-    rt_free(t245);
+    rt_free(t248);
+    rt_free(t249);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1155_d = v_x1155->data.i;
-    const int64_t v_x1155_n = v_x1155->len;
-    uint8_t *v_x1156_d = v_x1156->data.b;
-    const int64_t v_x1156_n = v_x1156->len;
+    int32_t *v_x774_d = v_x774->data.i;
+    const int64_t v_x774_n = v_x774->len;
+    uint8_t *v_x775_d = v_x775->data.b;
+    const int64_t v_x775_n = v_x775->len;
     /* FILTER */
     {
-      const int64_t t293 = v_x1148_n;
-      const int64_t t294 = t293 > 0 ? (t293 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t295 = (uint8_t *)rt_alloc_atomic((size_t)t293 + 1);
-      int64_t *t296 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t294 + 1));
-      RT_PARALLEL_FOR_IF(t294 > 1)
-      for (int64_t t297 = 0; t297 < t294; t297++) {
+      const int64_t t281 = v_x768_n;
+      const int64_t t282 = t281 > 0 ? (t281 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t283 = (uint8_t *)rt_alloc_atomic((size_t)t281 + 1);
+      int64_t *t284 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t282 + 1));
+      RT_PARALLEL_FOR_IF(t282 > 1)
+      for (int64_t t285 = 0; t285 < t282; t285++) {
         int64_t kept = 0;
-        const int64_t t297_end = (t297 + 1) * RT_CHUNK < t293 ? (t297 + 1) * RT_CHUNK : t293;
-        for (int64_t t298 = t297 * RT_CHUNK; t298 < t297_end; t298++) {
-          const int32_t t299 = (int32_t)t298;
-          int32_t t297x0;
-          uint8_t t297x1;
-          int t301 = 0; /* nonzero: a check below failed */
-          int t302 = (uint64_t)(int64_t)t299 < (uint64_t)(int64_t)v_x1179;
-          int32_t t300 = t302 ? t299 : 0;
-          t301 |= !t302;
-          int64_t t304 = 0, t305 = v_off_1178_n;
-          while (t305 - t304 > 1) {
-            int64_t t306 = t304 + (t305 - t304) / 2;
-            if (v_off_1178_d[t306] <= t300) t304 = t306; else t305 = t306;
-          }
-          const int32_t t303 = (int32_t)t304;
-          int t308 = (uint64_t)(int64_t)t303 < (uint64_t)v_x1147_n;
-          int32_t t307 = t308 ? v_x1147_d[t303] : 0;
-          t301 |= !t308;
-          int32_t t309 = v_x1148_d[t299];
-          uint8_t t311 = rt_gt_i(t309, t307);
-          if (__builtin_expect(t301 != 0, 0)) { /* again, recording the error */
-            int32_t t312 = t299;
-            if (!((uint64_t)(int64_t)t299 < (uint64_t)(int64_t)v_x1179)) {
-              NESSIE_RECORD(err, t298, RT_CHECK_INDEX, 0, 0, RT_GATHER, t299, v_x1179, 0.0, 4);
-              t312 = 0;
-            }
-            int64_t t314 = 0, t315 = v_off_1178_n;
-            while (t315 - t314 > 1) {
-              int64_t t316 = t314 + (t315 - t314) / 2;
-              if (v_off_1178_d[t316] <= t312) t314 = t316; else t315 = t316;
-            }
-            const int32_t t313 = (int32_t)t314;
-            int32_t t317;
-            if ((uint64_t)(int64_t)t313 < (uint64_t)v_x1147_n) {
-              t317 = v_x1147_d[t313];
+        const int64_t t285_end = (t285 + 1) * RT_CHUNK < t281 ? (t285 + 1) * RT_CHUNK : t281;
+        for (int64_t t286 = t285 * RT_CHUNK; t286 < t285_end; t286++) {
+          const int32_t t287 = (int32_t)t286;
+          int32_t t285x0;
+          uint8_t t285x1;
+          int t289 = 0; /* nonzero: a check below failed */
+          int t290 = (uint64_t)(int64_t)t287 < (uint64_t)v_x764_n;
+          int32_t t288 = t290 ? v_x764_d[t287] : 0;
+          t289 |= !t290;
+          int t292 = (uint64_t)(int64_t)t288 < (uint64_t)v_x765_n;
+          int32_t t291 = t292 ? v_x765_d[t288] : 0;
+          t289 |= !t292;
+          int32_t t293 = v_x768_d[t287];
+          uint8_t t295 = rt_gt_i(t293, t291);
+          if (__builtin_expect(t289 != 0, 0)) { /* again, recording the error */
+            int32_t t296;
+            if ((uint64_t)(int64_t)t287 < (uint64_t)v_x764_n) {
+              t296 = v_x764_d[t287];
             } else {
-              NESSIE_RECORD(err, t298, RT_CHECK_INDEX, 0, 0, RT_GATHER, t313, v_x1147_n, 0.0, 5);
-              t317 = 0;
+              NESSIE_RECORD(err, t286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x764_n, 0.0, 4);
+              t296 = 0;
             }
-            int32_t t318 = v_x1148_d[t299];
-            uint8_t t320 = rt_gt_i(t318, t317);
+            int32_t t297;
+            if ((uint64_t)(int64_t)t296 < (uint64_t)v_x765_n) {
+              t297 = v_x765_d[t296];
+            } else {
+              NESSIE_RECORD(err, t286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t296, v_x765_n, 0.0, 5);
+              t297 = 0;
+            }
+            int32_t t298 = v_x768_d[t287];
+            uint8_t t300 = rt_gt_i(t298, t297);
           }
-          t297x0 = t309;
-          t297x1 = t311;
-          uint8_t t321;
-          t321 = t297x1;
-          t295[t298] = t321 != 0;
-          kept += t321 != 0;
+          t285x0 = t293;
+          t285x1 = t295;
+          uint8_t t301;
+          t301 = t285x1;
+          t283[t286] = t301 != 0;
+          kept += t301 != 0;
         }
-        t296[t297] = kept;
+        t284[t285] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t295);
-        rt_free(t296);
+        rt_free(t283);
+        rt_free(t284);
         goto fail;
       }
-      int64_t t322 = 0;
-      for (int64_t t297 = 0; t297 < t294; t297++) {
-        const int64_t k = t296[t297];
-        t296[t297] = t322;
-        t322 += k;
+      int64_t t302 = 0;
+      for (int64_t t285 = 0; t285 < t282; t285++) {
+        const int64_t k = t284[t285];
+        t284[t285] = t302;
+        t302 += k;
       }
-      v_x1162 = rt_value_new(rt_vec_type(RT_INT), t322);
-      int32_t *v_x1162_d = v_x1162->data.i;
-      const int64_t v_x1162_n = v_x1162->len;
-      v_x1163 = rt_value_new(rt_vec_type(RT_BOOL), t322);
-      uint8_t *v_x1163_d = v_x1163->data.b;
-      const int64_t v_x1163_n = v_x1163->len;
-      RT_PARALLEL_FOR_IF(t294 > 1)
-      for (int64_t t297 = 0; t297 < t294; t297++) {
-        int64_t at = t296[t297];
-        const int64_t t297_end = (t297 + 1) * RT_CHUNK < t293 ? (t297 + 1) * RT_CHUNK : t293;
-        for (int64_t t298 = t297 * RT_CHUNK; t298 < t297_end; t298++) {
-          const int32_t t299 = (int32_t)t298;
-          if (!t295[t298])
+      v_x788 = rt_value_new(rt_vec_type(RT_INT), t302);
+      int32_t *v_x788_d = v_x788->data.i;
+      const int64_t v_x788_n = v_x788->len;
+      v_x789 = rt_value_new(rt_vec_type(RT_BOOL), t302);
+      uint8_t *v_x789_d = v_x789->data.b;
+      const int64_t v_x789_n = v_x789->len;
+      RT_PARALLEL_FOR_IF(t282 > 1)
+      for (int64_t t285 = 0; t285 < t282; t285++) {
+        int64_t at = t284[t285];
+        const int64_t t285_end = (t285 + 1) * RT_CHUNK < t281 ? (t285 + 1) * RT_CHUNK : t281;
+        for (int64_t t286 = t285 * RT_CHUNK; t286 < t285_end; t286++) {
+          const int32_t t287 = (int32_t)t286;
+          if (!t283[t286])
             continue;
-          int32_t t297y0;
-          uint8_t t297y1;
-          int t324 = 0; /* nonzero: a check below failed */
-          int t325 = (uint64_t)(int64_t)t299 < (uint64_t)(int64_t)v_x1179;
-          int32_t t323 = t325 ? t299 : 0;
-          t324 |= !t325;
-          int64_t t327 = 0, t328 = v_off_1178_n;
-          while (t328 - t327 > 1) {
-            int64_t t329 = t327 + (t328 - t327) / 2;
-            if (v_off_1178_d[t329] <= t323) t327 = t329; else t328 = t329;
-          }
-          const int32_t t326 = (int32_t)t327;
-          int t331 = (uint64_t)(int64_t)t326 < (uint64_t)v_x1147_n;
-          int32_t t330 = t331 ? v_x1147_d[t326] : 0;
-          t324 |= !t331;
-          int32_t t332 = v_x1148_d[t299];
-          uint8_t t334 = rt_gt_i(t332, t330);
-          if (__builtin_expect(t324 != 0, 0)) { /* again, recording the error */
-            int32_t t335 = t299;
-            if (!((uint64_t)(int64_t)t299 < (uint64_t)(int64_t)v_x1179)) {
-              NESSIE_RECORD(err, t298, RT_CHECK_INDEX, 0, 0, RT_GATHER, t299, v_x1179, 0.0, 6);
-              t335 = 0;
-            }
-            int64_t t337 = 0, t338 = v_off_1178_n;
-            while (t338 - t337 > 1) {
-              int64_t t339 = t337 + (t338 - t337) / 2;
-              if (v_off_1178_d[t339] <= t335) t337 = t339; else t338 = t339;
-            }
-            const int32_t t336 = (int32_t)t337;
-            int32_t t340;
-            if ((uint64_t)(int64_t)t336 < (uint64_t)v_x1147_n) {
-              t340 = v_x1147_d[t336];
+          int32_t t285y0;
+          uint8_t t285y1;
+          int t304 = 0; /* nonzero: a check below failed */
+          int t305 = (uint64_t)(int64_t)t287 < (uint64_t)v_x764_n;
+          int32_t t303 = t305 ? v_x764_d[t287] : 0;
+          t304 |= !t305;
+          int t307 = (uint64_t)(int64_t)t303 < (uint64_t)v_x765_n;
+          int32_t t306 = t307 ? v_x765_d[t303] : 0;
+          t304 |= !t307;
+          int32_t t308 = v_x768_d[t287];
+          uint8_t t310 = rt_gt_i(t308, t306);
+          if (__builtin_expect(t304 != 0, 0)) { /* again, recording the error */
+            int32_t t311;
+            if ((uint64_t)(int64_t)t287 < (uint64_t)v_x764_n) {
+              t311 = v_x764_d[t287];
             } else {
-              NESSIE_RECORD(err, t298, RT_CHECK_INDEX, 0, 0, RT_GATHER, t336, v_x1147_n, 0.0, 7);
-              t340 = 0;
+              NESSIE_RECORD(err, t286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x764_n, 0.0, 6);
+              t311 = 0;
             }
-            int32_t t341 = v_x1148_d[t299];
-            uint8_t t343 = rt_gt_i(t341, t340);
+            int32_t t312;
+            if ((uint64_t)(int64_t)t311 < (uint64_t)v_x765_n) {
+              t312 = v_x765_d[t311];
+            } else {
+              NESSIE_RECORD(err, t286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t311, v_x765_n, 0.0, 7);
+              t312 = 0;
+            }
+            int32_t t313 = v_x768_d[t287];
+            uint8_t t315 = rt_gt_i(t313, t312);
           }
-          t297y0 = t332;
-          t297y1 = t334;
-          if (t295[t298]) {
-            v_x1162_d[at] = t297y0;
-            v_x1163_d[at] = t297y1;
+          t285y0 = t308;
+          t285y1 = t310;
+          if (t283[t286]) {
+            v_x788_d[at] = t285y0;
+            v_x789_d[at] = t285y1;
             at++;
           }
         }
       }
-      rt_free(t295);
-      rt_free(t296);
+      rt_free(t283);
+      rt_free(t284);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1162_d = v_x1162->data.i;
-      const int64_t v_x1162_n = v_x1162->len;
-      uint8_t *v_x1163_d = v_x1163->data.b;
-      const int64_t v_x1163_n = v_x1163->len;
+      int32_t *v_x788_d = v_x788->data.i;
+      const int64_t v_x788_n = v_x788->len;
+      uint8_t *v_x789_d = v_x789->data.b;
+      const int64_t v_x789_n = v_x789->len;
       /* SEG_REDUCE */
       {
-        v_x1176 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
-        int32_t *v_x1176_d = v_x1176->data.i;
-        const int64_t v_x1176_n = v_x1176->len;
-        v_x1177 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
-        int32_t *v_x1177_d = v_x1177->data.i;
-        const int64_t v_x1177_n = v_x1177->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1149_n >= 64)
-        for (int64_t t344 = 0; t344 < v_x1149_n; t344++) {
-          int32_t t344a0;
-          int32_t t344a1;
-          t344a0 = 0;
-          t344a1 = 0;
-          for (int64_t t345 = v_x1149_off[t344]; t345 < v_x1149_off[t344 + 1]; t345++) {
-            const int32_t t346 = (int32_t)t345;
-            int32_t t344x0;
-            int32_t t344x1;
-            int t348 = 0; /* nonzero: a check below failed */
-            int t349 = (uint64_t)(int64_t)t346 < (uint64_t)(int64_t)v_x1179;
-            int32_t t347 = t349 ? t346 : 0;
-            t348 |= !t349;
-            int64_t t351 = 0, t352 = v_off_1178_n;
-            while (t352 - t351 > 1) {
-              int64_t t353 = t351 + (t352 - t351) / 2;
-              if (v_off_1178_d[t353] <= t347) t351 = t353; else t352 = t353;
-            }
-            const int32_t t350 = (int32_t)t351;
-            int t355 = (uint64_t)(int64_t)t350 < (uint64_t)v_x1147_n;
-            int32_t t354 = t355 ? v_x1147_d[t350] : 0;
-            t348 |= !t355;
-            int t357 = (uint64_t)(int64_t)t346 < (uint64_t)v_x1148_n;
-            int32_t t356 = t357 ? v_x1148_d[t346] : 0;
-            t348 |= !t357;
-            uint8_t t359 = rt_lt_i(t356, t354);
-            int32_t t361 = rt_btoi_b(t359);
-            uint8_t t363 = rt_gt_i(t356, t354);
-            int32_t t365 = rt_btoi_b(t363);
-            if (__builtin_expect(t348 != 0, 0)) { /* again, recording the error */
-              int32_t t366 = t346;
-              if (!((uint64_t)(int64_t)t346 < (uint64_t)(int64_t)v_x1179)) {
-                NESSIE_RECORD(err, t345, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, v_x1179, 0.0, 8);
-                t366 = 0;
-              }
-              int64_t t368 = 0, t369 = v_off_1178_n;
-              while (t369 - t368 > 1) {
-                int64_t t370 = t368 + (t369 - t368) / 2;
-                if (v_off_1178_d[t370] <= t366) t368 = t370; else t369 = t370;
-              }
-              const int32_t t367 = (int32_t)t368;
-              int32_t t371;
-              if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1147_n) {
-                t371 = v_x1147_d[t367];
+        v_x782 = rt_value_new(rt_vec_type(RT_INT), v_x778_n);
+        int32_t *v_x782_d = v_x782->data.i;
+        const int64_t v_x782_n = v_x782->len;
+        v_x795 = rt_value_new(rt_vec_type(RT_INT), v_x778_n);
+        int32_t *v_x795_d = v_x795->data.i;
+        const int64_t v_x795_n = v_x795->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x778_n >= 64)
+        for (int64_t t316 = 0; t316 < v_x778_n; t316++) {
+          int32_t t316a0;
+          int32_t t316a1;
+          t316a0 = 0;
+          t316a1 = 0;
+          for (int64_t t317 = v_x778_off[t316]; t317 < v_x778_off[t316 + 1]; t317++) {
+            const int32_t t318 = (int32_t)t317;
+            int32_t t316x0;
+            int32_t t316x1;
+            int t320 = 0; /* nonzero: a check below failed */
+            int t321 = (uint64_t)(int64_t)t318 < (uint64_t)v_x764_n;
+            int32_t t319 = t321 ? v_x764_d[t318] : 0;
+            t320 |= !t321;
+            int t323 = (uint64_t)(int64_t)t319 < (uint64_t)v_x765_n;
+            int32_t t322 = t323 ? v_x765_d[t319] : 0;
+            t320 |= !t323;
+            int t325 = (uint64_t)(int64_t)t318 < (uint64_t)v_x768_n;
+            int32_t t324 = t325 ? v_x768_d[t318] : 0;
+            t320 |= !t325;
+            uint8_t t327 = rt_lt_i(t324, t322);
+            int32_t t329 = rt_btoi_b(t327);
+            uint8_t t331 = rt_gt_i(t324, t322);
+            int32_t t333 = rt_btoi_b(t331);
+            if (__builtin_expect(t320 != 0, 0)) { /* again, recording the error */
+              int32_t t334;
+              if ((uint64_t)(int64_t)t318 < (uint64_t)v_x764_n) {
+                t334 = v_x764_d[t318];
               } else {
-                NESSIE_RECORD(err, t345, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1147_n, 0.0, 9);
-                t371 = 0;
+                NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x764_n, 0.0, 8);
+                t334 = 0;
               }
-              int32_t t372;
-              if ((uint64_t)(int64_t)t346 < (uint64_t)v_x1148_n) {
-                t372 = v_x1148_d[t346];
+              int32_t t335;
+              if ((uint64_t)(int64_t)t334 < (uint64_t)v_x765_n) {
+                t335 = v_x765_d[t334];
               } else {
-                NESSIE_RECORD(err, t345, RT_CHECK_INDEX, 3, 0, RT_GATHER, t346, v_x1148_n, 0.0, 10);
-                t372 = 0;
+                NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t334, v_x765_n, 0.0, 9);
+                t335 = 0;
               }
-              uint8_t t374 = rt_lt_i(t372, t371);
-              int32_t t376 = rt_btoi_b(t374);
-              uint8_t t378 = rt_gt_i(t372, t371);
-              int32_t t380 = rt_btoi_b(t378);
+              int32_t t336;
+              if ((uint64_t)(int64_t)t318 < (uint64_t)v_x768_n) {
+                t336 = v_x768_d[t318];
+              } else {
+                NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 3, 0, RT_GATHER, t318, v_x768_n, 0.0, 10);
+                t336 = 0;
+              }
+              uint8_t t338 = rt_lt_i(t336, t335);
+              int32_t t340 = rt_btoi_b(t338);
+              uint8_t t342 = rt_gt_i(t336, t335);
+              int32_t t344 = rt_btoi_b(t342);
             }
-            t344x0 = t361;
-            t344x1 = t365;
-            int32_t t382 = rt_add_i(t344a0, t344x0);
-            int32_t t384 = rt_add_i(t344a1, t344x1);
-            t344a0 = t382;
-            t344a1 = t384;
+            t316x0 = t329;
+            t316x1 = t333;
+            int32_t t346 = rt_add_i(t316a0, t316x0);
+            int32_t t348 = rt_add_i(t316a1, t316x1);
+            t316a0 = t346;
+            t316a1 = t348;
           }
-          v_x1176_d[t344] = t344a0;
-          v_x1177_d[t344] = t344a1;
+          v_x782_d[t316] = t316a0;
+          v_x795_d[t316] = t316a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1155 = v_x1155;
-  *out_v_x1176 = v_x1176;
-  *out_v_x1162 = v_x1162;
-  *out_v_x1177 = v_x1177;
-  rt_release(v_x1156);
-  rt_release(v_x1163);
+  *out_v_x774 = v_x774;
+  *out_v_x782 = v_x782;
+  *out_v_x788 = v_x788;
+  *out_v_x795 = v_x795;
+  rt_release(v_x775);
+  rt_release(v_x789);
   return;
 fail:
-  rt_release(v_x1155);
-  rt_release(v_x1156);
-  rt_release(v_x1162);
-  rt_release(v_x1163);
-  rt_release(v_x1176);
-  rt_release(v_x1177);
+  rt_release(v_x774);
+  rt_release(v_x775);
+  rt_release(v_x788);
+  rt_release(v_x789);
+  rt_release(v_x782);
+  rt_release(v_x795);
 }
 
-/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K13_A {
+/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t *v_off_1178_d; int64_t v_off_1178_n;
-  int32_t *v_x1147_d; int64_t v_x1147_n;
-  int32_t *v_x1148_d; int64_t v_x1148_n;
-  const int64_t *v_x1149_off; int64_t v_x1149_n;
-  int32_t v_x1179;
-  int32_t *v_x1155_d; int64_t v_x1155_n;
-  uint8_t *v_x1156_d; int64_t v_x1156_n;
-  int32_t *v_x1162_d; int64_t v_x1162_n;
-  uint8_t *v_x1163_d; int64_t v_x1163_n;
-  int32_t *v_x1176_d; int64_t v_x1176_n;
-  int32_t *v_x1177_d; int64_t v_x1177_n;
+  int32_t *v_x764_d; int64_t v_x764_n;
+  int32_t *v_x765_d; int64_t v_x765_n;
+  int32_t *v_x768_d; int64_t v_x768_n;
+  const int64_t *v_x778_off; int64_t v_x778_n;
+  int32_t *v_x774_d; int64_t v_x774_n;
+  uint8_t *v_x775_d; int64_t v_x775_n;
+  int32_t *v_x788_d; int64_t v_x788_n;
+  uint8_t *v_x789_d; int64_t v_x789_n;
+  int32_t *v_x782_d; int64_t v_x782_n;
+  int32_t *v_x795_d; int64_t v_x795_n;
 };
-struct alignas(8) K13_0_V {
+struct alignas(8) K14_0_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K13_0_pull {
-  K13_A A;
-  __device__ K13_0_V operator()(int64_t i) const {
+struct K14_0_pull {
+  K14_A A;
+  __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t386 = 0; /* nonzero: a check below failed */
-    int t387 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1179;
-    int32_t t385 = t387 ? ix : 0;
-    t386 |= !t387;
-    int64_t t389 = 0, t390 = A.v_off_1178_n;
-    while (t390 - t389 > 1) {
-      int64_t t391 = t389 + (t390 - t389) / 2;
-      if (A.v_off_1178_d[t391] <= t385) t389 = t391; else t390 = t391;
-    }
-    const int32_t t388 = (int32_t)t389;
-    int t393 = (uint64_t)(int64_t)t388 < (uint64_t)A.v_x1147_n;
-    int32_t t392 = t393 ? A.v_x1147_d[t388] : 0;
-    t386 |= !t393;
-    int32_t t394 = A.v_x1148_d[ix];
-    uint8_t t396 = rt_lt_i(t394, t392);
-    if (__builtin_expect(t386 != 0, 0)) { /* again, recording the error */
-      int32_t t397 = ix;
-      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1179)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1179, 0.0, 0);
-        t397 = 0;
-      }
-      int64_t t399 = 0, t400 = A.v_off_1178_n;
-      while (t400 - t399 > 1) {
-        int64_t t401 = t399 + (t400 - t399) / 2;
-        if (A.v_off_1178_d[t401] <= t397) t399 = t401; else t400 = t401;
-      }
-      const int32_t t398 = (int32_t)t399;
-      int32_t t402;
-      if ((uint64_t)(int64_t)t398 < (uint64_t)A.v_x1147_n) {
-        t402 = A.v_x1147_d[t398];
+    int t350 = 0; /* nonzero: a check below failed */
+    int t351 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
+    int32_t t349 = t351 ? A.v_x764_d[ix] : 0;
+    t350 |= !t351;
+    int t353 = (uint64_t)(int64_t)t349 < (uint64_t)A.v_x765_n;
+    int32_t t352 = t353 ? A.v_x765_d[t349] : 0;
+    t350 |= !t353;
+    int32_t t354 = A.v_x768_d[ix];
+    uint8_t t356 = rt_lt_i(t354, t352);
+    if (__builtin_expect(t350 != 0, 0)) { /* again, recording the error */
+      int32_t t357;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n) {
+        t357 = A.v_x764_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t398, A.v_x1147_n, 0.0, 1);
-        t402 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x764_n, 0.0, 0);
+        t357 = 0;
       }
-      int32_t t403 = A.v_x1148_d[ix];
-      uint8_t t405 = rt_lt_i(t403, t402);
+      int32_t t358;
+      if ((uint64_t)(int64_t)t357 < (uint64_t)A.v_x765_n) {
+        t358 = A.v_x765_d[t357];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, A.v_x765_n, 0.0, 1);
+        t358 = 0;
+      }
+      int32_t t359 = A.v_x768_d[ix];
+      uint8_t t361 = rt_lt_i(t359, t358);
     }
-    return K13_0_V{t394, t396};
+    return K14_0_V{t354, t356};
   }
 };
-struct K13_0_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x1155_d[i] = v.v0;
-    A.v_x1156_d[i] = v.v1;
+struct K14_0_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_0_V &v) const {
+    A.v_x774_d[i] = v.v0;
+    A.v_x775_d[i] = v.v1;
   }
 };
-struct K13_0_pred {
-  K13_A A;
-  __device__ bool operator()(int64_t i, const K13_0_V &v) const {
+struct K14_0_pred {
+  K14_A A;
+  __device__ bool operator()(int64_t i, const K14_0_V &v) const {
     return (bool)v.v1;
   }
 };
-struct alignas(8) K13_1_V {
+struct alignas(8) K14_1_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K13_1_pull {
-  K13_A A;
-  __device__ K13_1_V operator()(int64_t i) const {
+struct K14_1_pull {
+  K14_A A;
+  __device__ K14_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t407 = 0; /* nonzero: a check below failed */
-    int t408 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1179;
-    int32_t t406 = t408 ? ix : 0;
-    t407 |= !t408;
-    int64_t t410 = 0, t411 = A.v_off_1178_n;
-    while (t411 - t410 > 1) {
-      int64_t t412 = t410 + (t411 - t410) / 2;
-      if (A.v_off_1178_d[t412] <= t406) t410 = t412; else t411 = t412;
-    }
-    const int32_t t409 = (int32_t)t410;
-    int t414 = (uint64_t)(int64_t)t409 < (uint64_t)A.v_x1147_n;
-    int32_t t413 = t414 ? A.v_x1147_d[t409] : 0;
-    t407 |= !t414;
-    int32_t t415 = A.v_x1148_d[ix];
-    uint8_t t417 = rt_gt_i(t415, t413);
-    if (__builtin_expect(t407 != 0, 0)) { /* again, recording the error */
-      int32_t t418 = ix;
-      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1179)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1179, 0.0, 2);
-        t418 = 0;
-      }
-      int64_t t420 = 0, t421 = A.v_off_1178_n;
-      while (t421 - t420 > 1) {
-        int64_t t422 = t420 + (t421 - t420) / 2;
-        if (A.v_off_1178_d[t422] <= t418) t420 = t422; else t421 = t422;
-      }
-      const int32_t t419 = (int32_t)t420;
-      int32_t t423;
-      if ((uint64_t)(int64_t)t419 < (uint64_t)A.v_x1147_n) {
-        t423 = A.v_x1147_d[t419];
+    int t363 = 0; /* nonzero: a check below failed */
+    int t364 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
+    int32_t t362 = t364 ? A.v_x764_d[ix] : 0;
+    t363 |= !t364;
+    int t366 = (uint64_t)(int64_t)t362 < (uint64_t)A.v_x765_n;
+    int32_t t365 = t366 ? A.v_x765_d[t362] : 0;
+    t363 |= !t366;
+    int32_t t367 = A.v_x768_d[ix];
+    uint8_t t369 = rt_gt_i(t367, t365);
+    if (__builtin_expect(t363 != 0, 0)) { /* again, recording the error */
+      int32_t t370;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n) {
+        t370 = A.v_x764_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t419, A.v_x1147_n, 0.0, 3);
-        t423 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x764_n, 0.0, 2);
+        t370 = 0;
       }
-      int32_t t424 = A.v_x1148_d[ix];
-      uint8_t t426 = rt_gt_i(t424, t423);
+      int32_t t371;
+      if ((uint64_t)(int64_t)t370 < (uint64_t)A.v_x765_n) {
+        t371 = A.v_x765_d[t370];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t370, A.v_x765_n, 0.0, 3);
+        t371 = 0;
+      }
+      int32_t t372 = A.v_x768_d[ix];
+      uint8_t t374 = rt_gt_i(t372, t371);
     }
-    return K13_1_V{t415, t417};
+    return K14_1_V{t367, t369};
   }
 };
-struct K13_1_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_1_V &v) const {
-    A.v_x1162_d[i] = v.v0;
-    A.v_x1163_d[i] = v.v1;
+struct K14_1_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_1_V &v) const {
+    A.v_x788_d[i] = v.v0;
+    A.v_x789_d[i] = v.v1;
   }
 };
-struct K13_1_pred {
-  K13_A A;
-  __device__ bool operator()(int64_t i, const K13_1_V &v) const {
+struct K14_1_pred {
+  K14_A A;
+  __device__ bool operator()(int64_t i, const K14_1_V &v) const {
     return (bool)v.v1;
   }
 };
-struct alignas(8) K13_2_V {
+struct alignas(8) K14_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K13_2_pull {
-  K13_A A;
-  __device__ K13_2_V operator()(int64_t i) const {
+struct K14_2_pull {
+  K14_A A;
+  __device__ K14_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t428 = 0; /* nonzero: a check below failed */
-    int t429 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1179;
-    int32_t t427 = t429 ? ix : 0;
-    t428 |= !t429;
-    int64_t t431 = 0, t432 = A.v_off_1178_n;
-    while (t432 - t431 > 1) {
-      int64_t t433 = t431 + (t432 - t431) / 2;
-      if (A.v_off_1178_d[t433] <= t427) t431 = t433; else t432 = t433;
-    }
-    const int32_t t430 = (int32_t)t431;
-    int t435 = (uint64_t)(int64_t)t430 < (uint64_t)A.v_x1147_n;
-    int32_t t434 = t435 ? A.v_x1147_d[t430] : 0;
-    t428 |= !t435;
-    int t437 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1148_n;
-    int32_t t436 = t437 ? A.v_x1148_d[ix] : 0;
-    t428 |= !t437;
-    uint8_t t439 = rt_lt_i(t436, t434);
-    int32_t t441 = rt_btoi_b(t439);
-    uint8_t t443 = rt_gt_i(t436, t434);
-    int32_t t445 = rt_btoi_b(t443);
-    if (__builtin_expect(t428 != 0, 0)) { /* again, recording the error */
-      int32_t t446 = ix;
-      if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x1179)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1179, 0.0, 4);
-        t446 = 0;
-      }
-      int64_t t448 = 0, t449 = A.v_off_1178_n;
-      while (t449 - t448 > 1) {
-        int64_t t450 = t448 + (t449 - t448) / 2;
-        if (A.v_off_1178_d[t450] <= t446) t448 = t450; else t449 = t450;
-      }
-      const int32_t t447 = (int32_t)t448;
-      int32_t t451;
-      if ((uint64_t)(int64_t)t447 < (uint64_t)A.v_x1147_n) {
-        t451 = A.v_x1147_d[t447];
+    int t376 = 0; /* nonzero: a check below failed */
+    int t377 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
+    int32_t t375 = t377 ? A.v_x764_d[ix] : 0;
+    t376 |= !t377;
+    int t379 = (uint64_t)(int64_t)t375 < (uint64_t)A.v_x765_n;
+    int32_t t378 = t379 ? A.v_x765_d[t375] : 0;
+    t376 |= !t379;
+    int t381 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n;
+    int32_t t380 = t381 ? A.v_x768_d[ix] : 0;
+    t376 |= !t381;
+    uint8_t t383 = rt_lt_i(t380, t378);
+    int32_t t385 = rt_btoi_b(t383);
+    uint8_t t387 = rt_gt_i(t380, t378);
+    int32_t t389 = rt_btoi_b(t387);
+    if (__builtin_expect(t376 != 0, 0)) { /* again, recording the error */
+      int32_t t390;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n) {
+        t390 = A.v_x764_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t447, A.v_x1147_n, 0.0, 5);
-        t451 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x764_n, 0.0, 4);
+        t390 = 0;
       }
-      int32_t t452;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1148_n) {
-        t452 = A.v_x1148_d[ix];
+      int32_t t391;
+      if ((uint64_t)(int64_t)t390 < (uint64_t)A.v_x765_n) {
+        t391 = A.v_x765_d[t390];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x1148_n, 0.0, 6);
-        t452 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t390, A.v_x765_n, 0.0, 5);
+        t391 = 0;
       }
-      uint8_t t454 = rt_lt_i(t452, t451);
-      int32_t t456 = rt_btoi_b(t454);
-      uint8_t t458 = rt_gt_i(t452, t451);
-      int32_t t460 = rt_btoi_b(t458);
+      int32_t t392;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n) {
+        t392 = A.v_x768_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x768_n, 0.0, 6);
+        t392 = 0;
+      }
+      uint8_t t394 = rt_lt_i(t392, t391);
+      int32_t t396 = rt_btoi_b(t394);
+      uint8_t t398 = rt_gt_i(t392, t391);
+      int32_t t400 = rt_btoi_b(t398);
     }
-    return K13_2_V{t441, t445};
+    return K14_2_V{t385, t389};
   }
 };
-struct K13_2_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_2_V &v) const {
-    A.v_x1176_d[i] = v.v0;
-    A.v_x1177_d[i] = v.v1;
+struct K14_2_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_2_V &v) const {
+    A.v_x782_d[i] = v.v0;
+    A.v_x795_d[i] = v.v1;
   }
 };
-struct K13_2_op {
-  K13_A A;
-  __device__ K13_2_V operator()(const K13_2_V &a, const K13_2_V &b) const {
-    int32_t t462 = rt_add_i(a.v0, b.v0);
-    int32_t t464 = rt_add_i(a.v1, b.v1);
-    return K13_2_V{t462, t464};
+struct K14_2_op {
+  K14_A A;
+  __device__ K14_2_V operator()(const K14_2_V &a, const K14_2_V &b) const {
+    int32_t t402 = rt_add_i(a.v0, b.v0);
+    int32_t t404 = rt_add_i(a.v1, b.v1);
+    return K14_2_V{t402, t404};
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1178, RtValue *v_x1147, RtValue *v_x1148, RtValue *v_x1149, int32_t v_x1179, RtValue **out_v_x1155, RtValue **out_v_x1176, RtValue **out_v_x1162, RtValue **out_v_x1177) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
   (void)loc;
   (void)err;
-  K13_A A;
+  K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_off_1178_d = v_off_1178->data.i;
-  A.v_off_1178_n = v_off_1178->len;
-  A.v_x1147_d = v_x1147->data.i;
-  A.v_x1147_n = v_x1147->len;
-  A.v_x1148_d = v_x1148->data.i;
-  A.v_x1148_n = v_x1148->len;
-  A.v_x1149_off = rtg_seg_offsets(v_x1149);
-  A.v_x1149_n = v_x1149->len;
-  A.v_x1179 = v_x1179;
-  RtValue *v_x1155 = NULL;
-  RtValue *v_x1156 = NULL;
-  RtValue *v_x1162 = NULL;
-  RtValue *v_x1163 = NULL;
-  RtValue *v_x1176 = NULL;
-  RtValue *v_x1177 = NULL;
+  A.v_x764_d = v_x764->data.i;
+  A.v_x764_n = v_x764->len;
+  A.v_x765_d = v_x765->data.i;
+  A.v_x765_n = v_x765->len;
+  A.v_x768_d = v_x768->data.i;
+  A.v_x768_n = v_x768->len;
+  A.v_x778_off = rtg_seg_offsets(v_x778);
+  A.v_x778_n = v_x778->len;
+  RtValue *v_x774 = NULL;
+  RtValue *v_x775 = NULL;
+  RtValue *v_x788 = NULL;
+  RtValue *v_x789 = NULL;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x795 = NULL;
   /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t465, t466; /* the slot of SOAC 0's count, its size */
-  int64_t *t467, t468; /* the slot of SOAC 1's count, its size */
+  int64_t *t405, t406; /* the slot of SOAC 0's count, its size */
+  int64_t *t407, t408; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t469 = v_x1148->len;
-    v_x1155 = rtg_vec_new(RT_INT, t469);
-    A.v_x1155_d = v_x1155->data.i;
-    A.v_x1155_n = v_x1155->len;
-    v_x1156 = rtg_vec_new(RT_BOOL, t469);
-    A.v_x1156_d = v_x1156->data.b;
-    A.v_x1156_n = v_x1156->len;
-    t466 = t469;
-    const int64_t t470 = v_x1148->len;
-    v_x1162 = rtg_vec_new(RT_INT, t470);
-    A.v_x1162_d = v_x1162->data.i;
-    A.v_x1162_n = v_x1162->len;
-    v_x1163 = rtg_vec_new(RT_BOOL, t470);
-    A.v_x1163_d = v_x1163->data.b;
-    A.v_x1163_n = v_x1163->len;
-    t468 = t470;
-    int64_t *t471[2];
-    rtg::filters_launch("K13", loc, t470, t471, rtg::filter_part<K13_0_V>(K13_0_pull{A}, K13_0_pred{A}, K13_0_store{A}, K13_0_store{A}, false), rtg::filter_part<K13_1_V>(K13_1_pull{A}, K13_1_pred{A}, K13_1_store{A}, K13_1_store{A}, false));
-    t465 = t471[0];
-    t467 = t471[1];
+    const int64_t t409 = v_x768->len;
+    v_x774 = rtg_vec_new(RT_INT, t409);
+    A.v_x774_d = v_x774->data.i;
+    A.v_x774_n = v_x774->len;
+    v_x775 = rtg_vec_new(RT_BOOL, t409);
+    A.v_x775_d = v_x775->data.b;
+    A.v_x775_n = v_x775->len;
+    t406 = t409;
+    const int64_t t410 = v_x768->len;
+    v_x788 = rtg_vec_new(RT_INT, t410);
+    A.v_x788_d = v_x788->data.i;
+    A.v_x788_n = v_x788->len;
+    v_x789 = rtg_vec_new(RT_BOOL, t410);
+    A.v_x789_d = v_x789->data.b;
+    A.v_x789_n = v_x789->len;
+    t408 = t410;
+    int64_t *t411[2];
+    rtg::filters_launch("K14", loc, t410, t411, rtg::filter_part<K14_0_V>(K14_0_pull{A}, K14_0_pred{A}, K14_0_store{A}, K14_0_store{A}, false), rtg::filter_part<K14_1_V>(K14_1_pull{A}, K14_1_pred{A}, K14_1_store{A}, K14_1_store{A}, false));
+    t405 = t411[0];
+    t407 = t411[1];
   }
   {
-    const int64_t t472 = rtg::filter_count(t465);
-    v_x1155 = rtg_vec_fit(v_x1155, t472);
-    A.v_x1155_d = v_x1155->data.i;
-    A.v_x1155_n = v_x1155->len;
-    v_x1156 = rtg_vec_fit(v_x1156, t472);
-    A.v_x1156_d = v_x1156->data.b;
-    A.v_x1156_n = v_x1156->len;
+    const int64_t t412 = rtg::filter_count(t405);
+    v_x774 = rtg_vec_fit(v_x774, t412);
+    A.v_x774_d = v_x774->data.i;
+    A.v_x774_n = v_x774->len;
+    v_x775 = rtg_vec_fit(v_x775, t412);
+    A.v_x775_d = v_x775->data.b;
+    A.v_x775_n = v_x775->len;
   }
   {
-    const int64_t t473 = rtg::filter_count(t467);
-    v_x1162 = rtg_vec_fit(v_x1162, t473);
-    A.v_x1162_d = v_x1162->data.i;
-    A.v_x1162_n = v_x1162->len;
-    v_x1163 = rtg_vec_fit(v_x1163, t473);
-    A.v_x1163_d = v_x1163->data.b;
-    A.v_x1163_n = v_x1163->len;
+    const int64_t t413 = rtg::filter_count(t407);
+    v_x788 = rtg_vec_fit(v_x788, t413);
+    A.v_x788_d = v_x788->data.i;
+    A.v_x788_n = v_x788->len;
+    v_x789 = rtg_vec_fit(v_x789, t413);
+    A.v_x789_d = v_x789->data.b;
+    A.v_x789_n = v_x789->len;
   }
   /* SEG_REDUCE */
   {
-    const int64_t t474 = v_x1149->len;
-    v_x1176 = rtg_vec_new(RT_INT, t474);
-    A.v_x1176_d = v_x1176->data.i;
-    A.v_x1176_n = v_x1176->len;
-    v_x1177 = rtg_vec_new(RT_INT, t474);
-    A.v_x1177_d = v_x1177->data.i;
-    A.v_x1177_n = v_x1177->len;
-    rtg::segmented("K13", loc, K13_2_pull{A}, K13_2_op{A}, K13_2_V{0, 0}, v_x1149, false, K13_2_store{A});
+    const int64_t t414 = v_x778->len;
+    v_x782 = rtg_vec_new(RT_INT, t414);
+    A.v_x782_d = v_x782->data.i;
+    A.v_x782_n = v_x782->len;
+    v_x795 = rtg_vec_new(RT_INT, t414);
+    A.v_x795_d = v_x795->data.i;
+    A.v_x795_n = v_x795->len;
+    rtg::segmented("K14", loc, K14_2_pull{A}, K14_2_op{A}, K14_2_V{0, 0}, v_x778, false, K14_2_store{A});
   }
-  *out_v_x1155 = v_x1155;
-  *out_v_x1176 = v_x1176;
-  *out_v_x1162 = v_x1162;
-  *out_v_x1177 = v_x1177;
-  rt_release(v_x1156);
-  rt_release(v_x1163);
+  *out_v_x774 = v_x774;
+  *out_v_x782 = v_x782;
+  *out_v_x788 = v_x788;
+  *out_v_x795 = v_x795;
+  rt_release(v_x775);
+  rt_release(v_x789);
   return;
 fail:
-  rt_release(v_x1155);
-  rt_release(v_x1156);
-  rt_release(v_x1162);
-  rt_release(v_x1163);
-  rt_release(v_x1176);
-  rt_release(v_x1177);
+  rt_release(v_x774);
+  rt_release(v_x775);
+  rt_release(v_x788);
+  rt_release(v_x789);
+  rt_release(v_x782);
+  rt_release(v_x795);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_off_1178, RtValue *v_x1147, RtValue *v_x1148, RtValue *v_x1149, int32_t v_x1179, RtValue **out_v_x1155, RtValue **out_v_x1176, RtValue **out_v_x1162, RtValue **out_v_x1177) {
-  RtValue *vals[] = {v_off_1178, v_x1147, v_x1148, v_x1149};
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
+  RtValue *vals[] = {v_x764, v_x765, v_x768, v_x778};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K13_host(err, loc, run, v_off_1178, v_x1147, v_x1148, v_x1149, v_x1179, out_v_x1155, out_v_x1176, out_v_x1162, out_v_x1177);
+    K14_host(err, loc, run, v_x764, v_x765, v_x768, v_x778, out_v_x774, out_v_x782, out_v_x788, out_v_x795);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_off_1178, v_x1147, v_x1148, v_x1149, v_x1179, out_v_x1155, out_v_x1176, out_v_x1162, out_v_x1177);
+    K14_gpu(err, loc, run, v_x764, v_x765, v_x768, v_x778, out_v_x774, out_v_x782, out_v_x788, out_v_x795);
   }
 }
 
-/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   (void)loc;
   (void)run;
   int32_t *v_x796_d = v_x796->data.i;
@@ -2545,57 +2544,57 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, Rt
   RtValue *v_x804 = NULL;
   /* MAP */
   {
-    const int64_t t475 = v_x798;
-    if (t475 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t475, 0.0, 0);
+    const int64_t t415 = v_x798;
+    if (t415 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t415, 0.0, 0);
       goto fail;
     }
-    v_x800 = rt_value_new(rt_vec_type(RT_INT), t475);
+    v_x800 = rt_value_new(rt_vec_type(RT_INT), t415);
     int32_t *v_x800_d = v_x800->data.i;
     const int64_t v_x800_n = v_x800->len;
-    RT_PARALLEL_FOR_IF(t475 >= RT_PARALLEL_MIN)
-    for (int64_t t476 = 0; t476 < t475; t476++) {
-      const int32_t t477 = (int32_t)t476;
-      int t482 = 0; /* nonzero: a check below failed */
-      uint8_t t479 = rt_lt_i(t477, (int32_t)v_x796_n);
-      int32_t t480;
-      if (t479) {
-        int t483 = (uint64_t)(int64_t)t477 < (uint64_t)v_x796_n;
-        int32_t t481 = t483 ? v_x796_d[t477] : 0;
-        t482 |= !t483;
-        t480 = t481;
+    RT_PARALLEL_FOR_IF(t415 >= RT_PARALLEL_MIN)
+    for (int64_t t416 = 0; t416 < t415; t416++) {
+      const int32_t t417 = (int32_t)t416;
+      int t422 = 0; /* nonzero: a check below failed */
+      uint8_t t419 = rt_lt_i(t417, (int32_t)v_x796_n);
+      int32_t t420;
+      if (t419) {
+        int t423 = (uint64_t)(int64_t)t417 < (uint64_t)v_x796_n;
+        int32_t t421 = t423 ? v_x796_d[t417] : 0;
+        t422 |= !t423;
+        t420 = t421;
       } else {
-        int32_t t485 = rt_sub_i(t477, (int32_t)v_x796_n);
-        int t487 = (uint64_t)(int64_t)t485 < (uint64_t)v_x797_n;
-        int32_t t486 = t487 ? v_x797_d[t485] : 0;
-        t482 |= !t487;
-        t480 = t486;
+        int32_t t425 = rt_sub_i(t417, (int32_t)v_x796_n);
+        int t427 = (uint64_t)(int64_t)t425 < (uint64_t)v_x797_n;
+        int32_t t426 = t427 ? v_x797_d[t425] : 0;
+        t422 |= !t427;
+        t420 = t426;
       }
-      if (__builtin_expect(t482 != 0, 0)) { /* again, recording the error */
-        uint8_t t489 = rt_lt_i(t477, (int32_t)v_x796_n);
-        int32_t t490;
-        if (t489) {
-          int32_t t491;
-          if ((uint64_t)(int64_t)t477 < (uint64_t)v_x796_n) {
-            t491 = v_x796_d[t477];
+      if (__builtin_expect(t422 != 0, 0)) { /* again, recording the error */
+        uint8_t t429 = rt_lt_i(t417, (int32_t)v_x796_n);
+        int32_t t430;
+        if (t429) {
+          int32_t t431;
+          if ((uint64_t)(int64_t)t417 < (uint64_t)v_x796_n) {
+            t431 = v_x796_d[t417];
           } else {
-            NESSIE_RECORD(err, t476, RT_CHECK_INDEX, 0, 0, RT_GATHER, t477, v_x796_n, 0.0, 1);
-            t491 = 0;
+            NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_x796_n, 0.0, 1);
+            t431 = 0;
           }
-          t490 = t491;
+          t430 = t431;
         } else {
-          int32_t t493 = rt_sub_i(t477, (int32_t)v_x796_n);
-          int32_t t494;
-          if ((uint64_t)(int64_t)t493 < (uint64_t)v_x797_n) {
-            t494 = v_x797_d[t493];
+          int32_t t433 = rt_sub_i(t417, (int32_t)v_x796_n);
+          int32_t t434;
+          if ((uint64_t)(int64_t)t433 < (uint64_t)v_x797_n) {
+            t434 = v_x797_d[t433];
           } else {
-            NESSIE_RECORD(err, t476, RT_CHECK_INDEX, 0, 0, RT_GATHER, t493, v_x797_n, 0.0, 2);
-            t494 = 0;
+            NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t433, v_x797_n, 0.0, 2);
+            t434 = 0;
           }
-          t490 = t494;
+          t430 = t434;
         }
       }
-      v_x800_d[t476] = t480;
+      v_x800_d[t416] = t420;
     }
   }
   if (err->index != INT64_MAX)
@@ -2605,131 +2604,131 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, Rt
     const int64_t v_x800_n = v_x800->len;
     /* SCAN */
     {
-      const int64_t t495 = v_x798;
-      if (t495 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t495, 0.0, 3);
+      const int64_t t435 = v_x798;
+      if (t435 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t435, 0.0, 3);
         goto fail;
       }
-      const int64_t t496 = t495 > 0 ? (t495 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t497 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t496);
-      RT_PARALLEL_FOR_IF(t496 > 1)
-      for (int64_t t498 = 0; t498 < t496; t498++) {
-        int32_t t498a0;
-        t498a0 = 0;
-        const int64_t t498_end = (t498 + 1) * RT_CHUNK < t495 ? (t498 + 1) * RT_CHUNK : t495;
-        for (int64_t t499 = t498 * RT_CHUNK; t499 < t498_end; t499++) {
-          const int32_t t500 = (int32_t)t499;
-          int32_t t498x0;
-          int t505 = 0; /* nonzero: a check below failed */
-          uint8_t t502 = rt_lt_i(t500, (int32_t)v_x796_n);
-          int32_t t503;
-          if (t502) {
-            int t506 = (uint64_t)(int64_t)t500 < (uint64_t)v_x796_n;
-            int32_t t504 = t506 ? v_x796_d[t500] : 0;
-            t505 |= !t506;
-            t503 = t504;
+      const int64_t t436 = t435 > 0 ? (t435 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t437 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t436);
+      RT_PARALLEL_FOR_IF(t436 > 1)
+      for (int64_t t438 = 0; t438 < t436; t438++) {
+        int32_t t438a0;
+        t438a0 = 0;
+        const int64_t t438_end = (t438 + 1) * RT_CHUNK < t435 ? (t438 + 1) * RT_CHUNK : t435;
+        for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
+          const int32_t t440 = (int32_t)t439;
+          int32_t t438x0;
+          int t445 = 0; /* nonzero: a check below failed */
+          uint8_t t442 = rt_lt_i(t440, (int32_t)v_x796_n);
+          int32_t t443;
+          if (t442) {
+            int t446 = (uint64_t)(int64_t)t440 < (uint64_t)v_x796_n;
+            int32_t t444 = t446 ? v_x796_d[t440] : 0;
+            t445 |= !t446;
+            t443 = t444;
           } else {
-            int32_t t508 = rt_sub_i(t500, (int32_t)v_x796_n);
-            int t510 = (uint64_t)(int64_t)t508 < (uint64_t)v_x797_n;
-            int32_t t509 = t510 ? v_x797_d[t508] : 0;
-            t505 |= !t510;
-            t503 = t509;
+            int32_t t448 = rt_sub_i(t440, (int32_t)v_x796_n);
+            int t450 = (uint64_t)(int64_t)t448 < (uint64_t)v_x797_n;
+            int32_t t449 = t450 ? v_x797_d[t448] : 0;
+            t445 |= !t450;
+            t443 = t449;
           }
-          if (__builtin_expect(t505 != 0, 0)) { /* again, recording the error */
-            uint8_t t512 = rt_lt_i(t500, (int32_t)v_x796_n);
-            int32_t t513;
-            if (t512) {
-              int32_t t514;
-              if ((uint64_t)(int64_t)t500 < (uint64_t)v_x796_n) {
-                t514 = v_x796_d[t500];
+          if (__builtin_expect(t445 != 0, 0)) { /* again, recording the error */
+            uint8_t t452 = rt_lt_i(t440, (int32_t)v_x796_n);
+            int32_t t453;
+            if (t452) {
+              int32_t t454;
+              if ((uint64_t)(int64_t)t440 < (uint64_t)v_x796_n) {
+                t454 = v_x796_d[t440];
               } else {
-                NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_x796_n, 0.0, 4);
-                t514 = 0;
+                NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t440, v_x796_n, 0.0, 4);
+                t454 = 0;
               }
-              t513 = t514;
+              t453 = t454;
             } else {
-              int32_t t516 = rt_sub_i(t500, (int32_t)v_x796_n);
-              int32_t t517;
-              if ((uint64_t)(int64_t)t516 < (uint64_t)v_x797_n) {
-                t517 = v_x797_d[t516];
+              int32_t t456 = rt_sub_i(t440, (int32_t)v_x796_n);
+              int32_t t457;
+              if ((uint64_t)(int64_t)t456 < (uint64_t)v_x797_n) {
+                t457 = v_x797_d[t456];
               } else {
-                NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, v_x797_n, 0.0, 5);
-                t517 = 0;
+                NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t456, v_x797_n, 0.0, 5);
+                t457 = 0;
               }
-              t513 = t517;
+              t453 = t457;
             }
           }
-          t498x0 = t503;
-          int32_t t519 = rt_add_i(t498a0, t498x0);
-          t498a0 = t519;
+          t438x0 = t443;
+          int32_t t459 = rt_add_i(t438a0, t438x0);
+          t438a0 = t459;
         }
-        t497[t498] = t498a0;
+        t437[t438] = t438a0;
       }
-      int32_t t498t0;
-      t498t0 = 0;
-      for (int64_t t498 = 0; t498 < t496; t498++) {
-        const int32_t t520 = t497[t498];
-        t497[t498] = t498t0;
-        int32_t t522 = rt_add_i(t498t0, t520);
-        t498t0 = t522;
+      int32_t t438t0;
+      t438t0 = 0;
+      for (int64_t t438 = 0; t438 < t436; t438++) {
+        const int32_t t460 = t437[t438];
+        t437[t438] = t438t0;
+        int32_t t462 = rt_add_i(t438t0, t460);
+        t438t0 = t462;
       }
-      v_x804 = rt_value_new(rt_vec_type(RT_INT), t495);
+      v_x804 = rt_value_new(rt_vec_type(RT_INT), t435);
       int32_t *v_x804_d = v_x804->data.i;
       const int64_t v_x804_n = v_x804->len;
-      RT_PARALLEL_FOR_IF(t496 > 1)
-      for (int64_t t498 = 0; t498 < t496; t498++) {
-        int32_t t498p0;
-        t498p0 = t497[t498];
-        const int64_t t498_end = (t498 + 1) * RT_CHUNK < t495 ? (t498 + 1) * RT_CHUNK : t495;
-        for (int64_t t499 = t498 * RT_CHUNK; t499 < t498_end; t499++) {
-          const int32_t t500 = (int32_t)t499;
-          v_x804_d[t499] = t498p0;
-          int32_t t498y0;
-          int t527 = 0; /* nonzero: a check below failed */
-          uint8_t t524 = rt_lt_i(t500, (int32_t)v_x796_n);
-          int32_t t525;
-          if (t524) {
-            int t528 = (uint64_t)(int64_t)t500 < (uint64_t)v_x796_n;
-            int32_t t526 = t528 ? v_x796_d[t500] : 0;
-            t527 |= !t528;
-            t525 = t526;
+      RT_PARALLEL_FOR_IF(t436 > 1)
+      for (int64_t t438 = 0; t438 < t436; t438++) {
+        int32_t t438p0;
+        t438p0 = t437[t438];
+        const int64_t t438_end = (t438 + 1) * RT_CHUNK < t435 ? (t438 + 1) * RT_CHUNK : t435;
+        for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
+          const int32_t t440 = (int32_t)t439;
+          v_x804_d[t439] = t438p0;
+          int32_t t438y0;
+          int t467 = 0; /* nonzero: a check below failed */
+          uint8_t t464 = rt_lt_i(t440, (int32_t)v_x796_n);
+          int32_t t465;
+          if (t464) {
+            int t468 = (uint64_t)(int64_t)t440 < (uint64_t)v_x796_n;
+            int32_t t466 = t468 ? v_x796_d[t440] : 0;
+            t467 |= !t468;
+            t465 = t466;
           } else {
-            int32_t t530 = rt_sub_i(t500, (int32_t)v_x796_n);
-            int t532 = (uint64_t)(int64_t)t530 < (uint64_t)v_x797_n;
-            int32_t t531 = t532 ? v_x797_d[t530] : 0;
-            t527 |= !t532;
-            t525 = t531;
+            int32_t t470 = rt_sub_i(t440, (int32_t)v_x796_n);
+            int t472 = (uint64_t)(int64_t)t470 < (uint64_t)v_x797_n;
+            int32_t t471 = t472 ? v_x797_d[t470] : 0;
+            t467 |= !t472;
+            t465 = t471;
           }
-          if (__builtin_expect(t527 != 0, 0)) { /* again, recording the error */
-            uint8_t t534 = rt_lt_i(t500, (int32_t)v_x796_n);
-            int32_t t535;
-            if (t534) {
-              int32_t t536;
-              if ((uint64_t)(int64_t)t500 < (uint64_t)v_x796_n) {
-                t536 = v_x796_d[t500];
+          if (__builtin_expect(t467 != 0, 0)) { /* again, recording the error */
+            uint8_t t474 = rt_lt_i(t440, (int32_t)v_x796_n);
+            int32_t t475;
+            if (t474) {
+              int32_t t476;
+              if ((uint64_t)(int64_t)t440 < (uint64_t)v_x796_n) {
+                t476 = v_x796_d[t440];
               } else {
-                NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_x796_n, 0.0, 6);
-                t536 = 0;
+                NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t440, v_x796_n, 0.0, 6);
+                t476 = 0;
               }
-              t535 = t536;
+              t475 = t476;
             } else {
-              int32_t t538 = rt_sub_i(t500, (int32_t)v_x796_n);
-              int32_t t539;
-              if ((uint64_t)(int64_t)t538 < (uint64_t)v_x797_n) {
-                t539 = v_x797_d[t538];
+              int32_t t478 = rt_sub_i(t440, (int32_t)v_x796_n);
+              int32_t t479;
+              if ((uint64_t)(int64_t)t478 < (uint64_t)v_x797_n) {
+                t479 = v_x797_d[t478];
               } else {
-                NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x797_n, 0.0, 7);
-                t539 = 0;
+                NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t478, v_x797_n, 0.0, 7);
+                t479 = 0;
               }
-              t535 = t539;
+              t475 = t479;
             }
           }
-          t498y0 = t525;
-          int32_t t541 = rt_add_i(t498p0, t498y0);
-          t498p0 = t541;
+          t438y0 = t465;
+          int32_t t481 = rt_add_i(t438p0, t438y0);
+          t438p0 = t481;
         }
       }
-      rt_free(t497);
+      rt_free(t437);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2742,8 +2741,8 @@ fail:
   rt_release(v_x804);
 }
 
-/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K14_A {
+/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K15_A {
   RtKernelError *err;
   int run;
   int32_t *v_x796_d; int64_t v_x796_n;
@@ -2752,136 +2751,136 @@ struct K14_A {
   int32_t *v_x800_d; int64_t v_x800_n;
   int32_t *v_x804_d; int64_t v_x804_n;
 };
-struct alignas(8) K14_0_V {
+struct alignas(8) K15_0_V {
   int32_t v0;
 };
-struct K14_0_pull {
-  K14_A A;
-  __device__ K14_0_V operator()(int64_t i) const {
+struct K15_0_pull {
+  K15_A A;
+  __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t546 = 0; /* nonzero: a check below failed */
-    uint8_t t543 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-    int32_t t544;
-    if (t543) {
-      int t547 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
-      int32_t t545 = t547 ? A.v_x796_d[ix] : 0;
-      t546 |= !t547;
-      t544 = t545;
+    int t486 = 0; /* nonzero: a check below failed */
+    uint8_t t483 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+    int32_t t484;
+    if (t483) {
+      int t487 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
+      int32_t t485 = t487 ? A.v_x796_d[ix] : 0;
+      t486 |= !t487;
+      t484 = t485;
     } else {
-      int32_t t549 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-      int t551 = (uint64_t)(int64_t)t549 < (uint64_t)A.v_x797_n;
-      int32_t t550 = t551 ? A.v_x797_d[t549] : 0;
-      t546 |= !t551;
-      t544 = t550;
+      int32_t t489 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+      int t491 = (uint64_t)(int64_t)t489 < (uint64_t)A.v_x797_n;
+      int32_t t490 = t491 ? A.v_x797_d[t489] : 0;
+      t486 |= !t491;
+      t484 = t490;
     }
-    if (__builtin_expect(t546 != 0, 0)) { /* again, recording the error */
-      uint8_t t553 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-      int32_t t554;
-      if (t553) {
-        int32_t t555;
+    if (__builtin_expect(t486 != 0, 0)) { /* again, recording the error */
+      uint8_t t493 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+      int32_t t494;
+      if (t493) {
+        int32_t t495;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n) {
-          t555 = A.v_x796_d[ix];
+          t495 = A.v_x796_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x796_n, 0.0, 0);
-          t555 = 0;
+          t495 = 0;
         }
-        t554 = t555;
+        t494 = t495;
       } else {
-        int32_t t557 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-        int32_t t558;
-        if ((uint64_t)(int64_t)t557 < (uint64_t)A.v_x797_n) {
-          t558 = A.v_x797_d[t557];
+        int32_t t497 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+        int32_t t498;
+        if ((uint64_t)(int64_t)t497 < (uint64_t)A.v_x797_n) {
+          t498 = A.v_x797_d[t497];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t557, A.v_x797_n, 0.0, 1);
-          t558 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, A.v_x797_n, 0.0, 1);
+          t498 = 0;
         }
-        t554 = t558;
+        t494 = t498;
       }
     }
-    return K14_0_V{t544};
+    return K15_0_V{t484};
   }
 };
-struct K14_0_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_0_V &v) const {
+struct K15_0_store {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_0_V &v) const {
     A.v_x800_d[i] = v.v0;
   }
 };
-struct alignas(8) K14_1_V {
+struct alignas(8) K15_1_V {
   int32_t v0;
 };
-struct K14_1_pull {
-  K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
+struct K15_1_pull {
+  K15_A A;
+  __device__ K15_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t563 = 0; /* nonzero: a check below failed */
-    uint8_t t560 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-    int32_t t561;
-    if (t560) {
-      int t564 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
-      int32_t t562 = t564 ? A.v_x796_d[ix] : 0;
-      t563 |= !t564;
-      t561 = t562;
+    int t503 = 0; /* nonzero: a check below failed */
+    uint8_t t500 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+    int32_t t501;
+    if (t500) {
+      int t504 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
+      int32_t t502 = t504 ? A.v_x796_d[ix] : 0;
+      t503 |= !t504;
+      t501 = t502;
     } else {
-      int32_t t566 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-      int t568 = (uint64_t)(int64_t)t566 < (uint64_t)A.v_x797_n;
-      int32_t t567 = t568 ? A.v_x797_d[t566] : 0;
-      t563 |= !t568;
-      t561 = t567;
+      int32_t t506 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+      int t508 = (uint64_t)(int64_t)t506 < (uint64_t)A.v_x797_n;
+      int32_t t507 = t508 ? A.v_x797_d[t506] : 0;
+      t503 |= !t508;
+      t501 = t507;
     }
-    if (__builtin_expect(t563 != 0, 0)) { /* again, recording the error */
-      uint8_t t570 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-      int32_t t571;
-      if (t570) {
-        int32_t t572;
+    if (__builtin_expect(t503 != 0, 0)) { /* again, recording the error */
+      uint8_t t510 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+      int32_t t511;
+      if (t510) {
+        int32_t t512;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n) {
-          t572 = A.v_x796_d[ix];
+          t512 = A.v_x796_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x796_n, 0.0, 2);
-          t572 = 0;
+          t512 = 0;
         }
-        t571 = t572;
+        t511 = t512;
       } else {
-        int32_t t574 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-        int32_t t575;
-        if ((uint64_t)(int64_t)t574 < (uint64_t)A.v_x797_n) {
-          t575 = A.v_x797_d[t574];
+        int32_t t514 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+        int32_t t515;
+        if ((uint64_t)(int64_t)t514 < (uint64_t)A.v_x797_n) {
+          t515 = A.v_x797_d[t514];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t574, A.v_x797_n, 0.0, 3);
-          t575 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t514, A.v_x797_n, 0.0, 3);
+          t515 = 0;
         }
-        t571 = t575;
+        t511 = t515;
       }
     }
-    return K14_1_V{t561};
+    return K15_1_V{t501};
   }
 };
-struct K14_1_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_1_V &v) const {
+struct K15_1_store {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_1_V &v) const {
     A.v_x804_d[i] = v.v0;
   }
 };
-struct K14_1_op {
-  K14_A A;
-  __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
-    int32_t t577 = rt_add_i(a.v0, b.v0);
-    return K14_1_V{t577};
+struct K15_1_op {
+  K15_A A;
+  __device__ K15_1_V operator()(const K15_1_V &a, const K15_1_V &b) const {
+    int32_t t517 = rt_add_i(a.v0, b.v0);
+    return K15_1_V{t517};
   }
 };
-struct K14_1_ride {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_1_V &v) const {
-    K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
-    K14_1_store{A}(i, v);
+struct K15_1_ride {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_1_V &v) const {
+    K15_0_store{A}(i, K15_0_pull{A}(i)); /* MAP 0 rides here */
+    K15_1_store{A}(i, v);
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   (void)loc;
   (void)err;
-  K14_A A;
+  K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -2894,27 +2893,27 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtV
   RtValue *v_x804 = NULL;
   /* MAP */
   {
-    const int64_t t578 = v_x798;
-    if (t578 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t578, 0.0, run, 4};
+    const int64_t t518 = v_x798;
+    if (t518 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t518, 0.0, run, 4};
       goto fail;
     }
-    v_x800 = rtg_vec_new(RT_INT, t578);
+    v_x800 = rtg_vec_new(RT_INT, t518);
     A.v_x800_d = v_x800->data.i;
     A.v_x800_n = v_x800->len;
-    /* computed in the launch of SOAC 1 (K14_1_ride) */
+    /* computed in the launch of SOAC 1 (K15_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t579 = v_x798;
-    if (t579 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t579, 0.0, run, 5};
+    const int64_t t519 = v_x798;
+    if (t519 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t519, 0.0, run, 5};
       goto fail;
     }
-    v_x804 = rtg_vec_new(RT_INT, t579);
+    v_x804 = rtg_vec_new(RT_INT, t519);
     A.v_x804_d = v_x804->data.i;
     A.v_x804_n = v_x804->len;
-    rtg::scan<true>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{0}, t579, K14_1_ride{A});
+    rtg::scan<true>("K15", loc, K15_1_pull{A}, K15_1_op{A}, K15_1_V{0}, t519, K15_1_ride{A});
   }
   *out_v_x800 = v_x800;
   *out_v_x804 = v_x804;
@@ -2924,310 +2923,310 @@ fail:
   rt_release(v_x804);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   RtValue *vals[] = {v_x796, v_x797};
   const int64_t sizes[] = {(int64_t)v_x798, (int64_t)v_x798};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K14_host(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
+    K15_host(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
+    K15_gpu(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
   }
 }
 
-/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_sd_1192, RtValue *v_x1184, RtValue *v_x1185, RtValue *v_x1186, int32_t v_x1187, RtValue **out_v_x1191) {
+/* K16: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue **out_v_x1141) {
   (void)loc;
   (void)run;
-  int32_t *v_x1180_d = v_x1180->data.i;
-  const int64_t v_x1180_n = v_x1180->len;
-  int32_t *v_x1181_d = v_x1181->data.i;
-  const int64_t v_x1181_n = v_x1181->len;
-  const int64_t *v_sd_1192_off = rt_seg_offsets(v_sd_1192);
-  const int64_t v_sd_1192_n = v_sd_1192->len;
-  int32_t *v_x1184_d = v_x1184->data.i;
-  const int64_t v_x1184_n = v_x1184->len;
-  int32_t *v_x1185_d = v_x1185->data.i;
-  const int64_t v_x1185_n = v_x1185->len;
-  int32_t *v_x1186_d = v_x1186->data.i;
-  const int64_t v_x1186_n = v_x1186->len;
-  RtValue *v_x1191 = NULL;
+  int32_t *v_x1130_d = v_x1130->data.i;
+  const int64_t v_x1130_n = v_x1130->len;
+  int32_t *v_x1131_d = v_x1131->data.i;
+  const int64_t v_x1131_n = v_x1131->len;
+  const int64_t *v_sd_1142_off = rt_seg_offsets(v_sd_1142);
+  const int64_t v_sd_1142_n = v_sd_1142->len;
+  int32_t *v_x1134_d = v_x1134->data.i;
+  const int64_t v_x1134_n = v_x1134->len;
+  int32_t *v_x1135_d = v_x1135->data.i;
+  const int64_t v_x1135_n = v_x1135->len;
+  int32_t *v_x1136_d = v_x1136->data.i;
+  const int64_t v_x1136_n = v_x1136->len;
+  RtValue *v_x1141 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t580 = v_sd_1192_off[v_sd_1192_n];
-    v_x1191 = rt_value_new(rt_vec_type(RT_INT), t580);
-    int32_t *v_x1191_d = v_x1191->data.i;
-    const int64_t v_x1191_n = v_x1191->len;
-    const int64_t t581 = (t580 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t581 > 1)
-    for (int64_t t582 = 0; t582 < t581; t582++) {
-      int64_t t585 = rt_segment_search(v_sd_1192_off, 0, v_sd_1192_n, t582 * RT_CHUNK);
-      const int64_t t582_end = (t582 + 1) * RT_CHUNK < t580 ? (t582 + 1) * RT_CHUNK : t580;
-      for (int64_t t583 = t582 * RT_CHUNK; t583 < t582_end; t583++) {
-        const int32_t t584 = (int32_t)t583;
-        while (v_sd_1192_off[t585 + 1] <= t583)
-          t585++;
-        const int32_t t586 = (int32_t)t585;
-        int t588 = 0; /* nonzero: a check below failed */
-        int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x1186_n;
-        int32_t t587 = t589 ? v_x1186_d[t586] : 0;
-        t588 |= !t589;
-        int t591 = (uint64_t)(int64_t)t586 < (uint64_t)v_x1184_n;
-        int32_t t590 = t591 ? v_x1184_d[t586] : 0;
-        t588 |= !t591;
-        int32_t t593 = rt_sub_i(t584, t590);
-        int t595 = (uint64_t)(int64_t)t586 < (uint64_t)v_x1185_n;
-        int32_t t594 = t595 ? v_x1185_d[t586] : 0;
-        t588 |= !t595;
-        int32_t t597 = rt_mul_i(t593, t594);
-        int32_t t599 = rt_add_i(t587, t597);
-        int t601 = (uint64_t)(int64_t)t599 < (uint64_t)(int64_t)v_x1182;
-        int32_t t600 = t601 ? t599 : 0;
-        t588 |= !t601;
-        uint8_t t603 = rt_lt_i(t600, (int32_t)v_x1180_n);
-        int32_t t604;
-        if (t603) {
-          int t606 = (uint64_t)(int64_t)t600 < (uint64_t)v_x1180_n;
-          int32_t t605 = t606 ? v_x1180_d[t600] : 0;
-          t588 |= !t606;
-          t604 = t605;
+    const int64_t t520 = v_sd_1142_off[v_sd_1142_n];
+    v_x1141 = rt_value_new(rt_vec_type(RT_INT), t520);
+    int32_t *v_x1141_d = v_x1141->data.i;
+    const int64_t v_x1141_n = v_x1141->len;
+    const int64_t t521 = (t520 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t521 > 1)
+    for (int64_t t522 = 0; t522 < t521; t522++) {
+      int64_t t525 = rt_segment_search(v_sd_1142_off, 0, v_sd_1142_n, t522 * RT_CHUNK);
+      const int64_t t522_end = (t522 + 1) * RT_CHUNK < t520 ? (t522 + 1) * RT_CHUNK : t520;
+      for (int64_t t523 = t522 * RT_CHUNK; t523 < t522_end; t523++) {
+        const int32_t t524 = (int32_t)t523;
+        while (v_sd_1142_off[t525 + 1] <= t523)
+          t525++;
+        const int32_t t526 = (int32_t)t525;
+        int t528 = 0; /* nonzero: a check below failed */
+        int t529 = (uint64_t)(int64_t)t526 < (uint64_t)v_x1136_n;
+        int32_t t527 = t529 ? v_x1136_d[t526] : 0;
+        t528 |= !t529;
+        int t531 = (uint64_t)(int64_t)t526 < (uint64_t)v_x1134_n;
+        int32_t t530 = t531 ? v_x1134_d[t526] : 0;
+        t528 |= !t531;
+        int32_t t533 = rt_sub_i(t524, t530);
+        int t535 = (uint64_t)(int64_t)t526 < (uint64_t)v_x1135_n;
+        int32_t t534 = t535 ? v_x1135_d[t526] : 0;
+        t528 |= !t535;
+        int32_t t537 = rt_mul_i(t533, t534);
+        int32_t t539 = rt_add_i(t527, t537);
+        int t541 = (uint64_t)(int64_t)t539 < (uint64_t)(int64_t)v_x1132;
+        int32_t t540 = t541 ? t539 : 0;
+        t528 |= !t541;
+        uint8_t t543 = rt_lt_i(t540, (int32_t)v_x1130_n);
+        int32_t t544;
+        if (t543) {
+          int t546 = (uint64_t)(int64_t)t540 < (uint64_t)v_x1130_n;
+          int32_t t545 = t546 ? v_x1130_d[t540] : 0;
+          t528 |= !t546;
+          t544 = t545;
         } else {
-          int32_t t608 = rt_sub_i(t600, (int32_t)v_x1180_n);
-          int t610 = (uint64_t)(int64_t)t608 < (uint64_t)v_x1181_n;
-          int32_t t609 = t610 ? v_x1181_d[t608] : 0;
-          t588 |= !t610;
-          t604 = t609;
+          int32_t t548 = rt_sub_i(t540, (int32_t)v_x1130_n);
+          int t550 = (uint64_t)(int64_t)t548 < (uint64_t)v_x1131_n;
+          int32_t t549 = t550 ? v_x1131_d[t548] : 0;
+          t528 |= !t550;
+          t544 = t549;
         }
-        if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
-          int32_t t611;
-          if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1186_n) {
-            t611 = v_x1186_d[t586];
+        if (__builtin_expect(t528 != 0, 0)) { /* again, recording the error */
+          int32_t t551;
+          if ((uint64_t)(int64_t)t526 < (uint64_t)v_x1136_n) {
+            t551 = v_x1136_d[t526];
           } else {
-            NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x1186_n, 0.0, 0);
-            t611 = 0;
+            NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, t526, v_x1136_n, 0.0, 0);
+            t551 = 0;
           }
-          int32_t t612;
-          if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1184_n) {
-            t612 = v_x1184_d[t586];
+          int32_t t552;
+          if ((uint64_t)(int64_t)t526 < (uint64_t)v_x1134_n) {
+            t552 = v_x1134_d[t526];
           } else {
-            NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x1184_n, 0.0, 1);
-            t612 = 0;
+            NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, t526, v_x1134_n, 0.0, 1);
+            t552 = 0;
           }
-          int32_t t614 = rt_sub_i(t584, t612);
-          int32_t t615;
-          if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1185_n) {
-            t615 = v_x1185_d[t586];
+          int32_t t554 = rt_sub_i(t524, t552);
+          int32_t t555;
+          if ((uint64_t)(int64_t)t526 < (uint64_t)v_x1135_n) {
+            t555 = v_x1135_d[t526];
           } else {
-            NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x1185_n, 0.0, 2);
-            t615 = 0;
+            NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, t526, v_x1135_n, 0.0, 2);
+            t555 = 0;
           }
-          int32_t t617 = rt_mul_i(t614, t615);
-          int32_t t619 = rt_add_i(t611, t617);
-          int32_t t620 = t619;
-          if (!((uint64_t)(int64_t)t619 < (uint64_t)(int64_t)v_x1182)) {
-            NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t619, v_x1182, 0.0, 3);
-            t620 = 0;
+          int32_t t557 = rt_mul_i(t554, t555);
+          int32_t t559 = rt_add_i(t551, t557);
+          int32_t t560 = t559;
+          if (!((uint64_t)(int64_t)t559 < (uint64_t)(int64_t)v_x1132)) {
+            NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, t559, v_x1132, 0.0, 3);
+            t560 = 0;
           }
-          uint8_t t622 = rt_lt_i(t620, (int32_t)v_x1180_n);
-          int32_t t623;
-          if (t622) {
-            int32_t t624;
-            if ((uint64_t)(int64_t)t620 < (uint64_t)v_x1180_n) {
-              t624 = v_x1180_d[t620];
+          uint8_t t562 = rt_lt_i(t560, (int32_t)v_x1130_n);
+          int32_t t563;
+          if (t562) {
+            int32_t t564;
+            if ((uint64_t)(int64_t)t560 < (uint64_t)v_x1130_n) {
+              t564 = v_x1130_d[t560];
             } else {
-              NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t620, v_x1180_n, 0.0, 4);
-              t624 = 0;
+              NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x1130_n, 0.0, 4);
+              t564 = 0;
             }
-            t623 = t624;
+            t563 = t564;
           } else {
-            int32_t t626 = rt_sub_i(t620, (int32_t)v_x1180_n);
-            int32_t t627;
-            if ((uint64_t)(int64_t)t626 < (uint64_t)v_x1181_n) {
-              t627 = v_x1181_d[t626];
+            int32_t t566 = rt_sub_i(t560, (int32_t)v_x1130_n);
+            int32_t t567;
+            if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1131_n) {
+              t567 = v_x1131_d[t566];
             } else {
-              NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t626, v_x1181_n, 0.0, 5);
-              t627 = 0;
+              NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1131_n, 0.0, 5);
+              t567 = 0;
             }
-            t623 = t627;
+            t563 = t567;
           }
         }
-        v_x1191_d[t583] = t604;
+        v_x1141_d[t523] = t544;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1191 = v_x1191;
+  *out_v_x1141 = v_x1141;
   return;
 fail:
-  rt_release(v_x1191);
+  rt_release(v_x1141);
 }
 
-/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K15_A {
+/* K16: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K16_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1180_d; int64_t v_x1180_n;
-  int32_t *v_x1181_d; int64_t v_x1181_n;
-  int32_t v_x1182;
-  const int64_t *v_sd_1192_off; int64_t v_sd_1192_n;
-  int32_t *v_x1184_d; int64_t v_x1184_n;
-  int32_t *v_x1185_d; int64_t v_x1185_n;
-  int32_t *v_x1186_d; int64_t v_x1186_n;
-  int32_t v_x1187;
-  int32_t *v_x1191_d; int64_t v_x1191_n;
+  int32_t *v_x1130_d; int64_t v_x1130_n;
+  int32_t *v_x1131_d; int64_t v_x1131_n;
+  int32_t v_x1132;
+  const int64_t *v_sd_1142_off; int64_t v_sd_1142_n;
+  int32_t *v_x1134_d; int64_t v_x1134_n;
+  int32_t *v_x1135_d; int64_t v_x1135_n;
+  int32_t *v_x1136_d; int64_t v_x1136_n;
+  int32_t v_x1137;
+  int32_t *v_x1141_d; int64_t v_x1141_n;
 };
-struct alignas(8) K15_0_V {
+struct alignas(8) K16_0_V {
   int32_t v0;
 };
-struct K15_0_pull {
-  K15_A A;
-  __device__ K15_0_V operator()(int64_t i, int64_t s) const {
+struct K16_0_pull {
+  K16_A A;
+  __device__ K16_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t629 = 0; /* nonzero: a check below failed */
-    int t630 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1186_n;
-    int32_t t628 = t630 ? A.v_x1186_d[sx] : 0;
-    t629 |= !t630;
-    int t632 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1184_n;
-    int32_t t631 = t632 ? A.v_x1184_d[sx] : 0;
-    t629 |= !t632;
-    int32_t t634 = rt_sub_i(ix, t631);
-    int t636 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1185_n;
-    int32_t t635 = t636 ? A.v_x1185_d[sx] : 0;
-    t629 |= !t636;
-    int32_t t638 = rt_mul_i(t634, t635);
-    int32_t t640 = rt_add_i(t628, t638);
-    int t642 = (uint64_t)(int64_t)t640 < (uint64_t)(int64_t)A.v_x1182;
-    int32_t t641 = t642 ? t640 : 0;
-    t629 |= !t642;
-    uint8_t t644 = rt_lt_i(t641, (int32_t)A.v_x1180_n);
-    int32_t t645;
-    if (t644) {
-      int t647 = (uint64_t)(int64_t)t641 < (uint64_t)A.v_x1180_n;
-      int32_t t646 = t647 ? A.v_x1180_d[t641] : 0;
-      t629 |= !t647;
-      t645 = t646;
+    int t569 = 0; /* nonzero: a check below failed */
+    int t570 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1136_n;
+    int32_t t568 = t570 ? A.v_x1136_d[sx] : 0;
+    t569 |= !t570;
+    int t572 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
+    int32_t t571 = t572 ? A.v_x1134_d[sx] : 0;
+    t569 |= !t572;
+    int32_t t574 = rt_sub_i(ix, t571);
+    int t576 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1135_n;
+    int32_t t575 = t576 ? A.v_x1135_d[sx] : 0;
+    t569 |= !t576;
+    int32_t t578 = rt_mul_i(t574, t575);
+    int32_t t580 = rt_add_i(t568, t578);
+    int t582 = (uint64_t)(int64_t)t580 < (uint64_t)(int64_t)A.v_x1132;
+    int32_t t581 = t582 ? t580 : 0;
+    t569 |= !t582;
+    uint8_t t584 = rt_lt_i(t581, (int32_t)A.v_x1130_n);
+    int32_t t585;
+    if (t584) {
+      int t587 = (uint64_t)(int64_t)t581 < (uint64_t)A.v_x1130_n;
+      int32_t t586 = t587 ? A.v_x1130_d[t581] : 0;
+      t569 |= !t587;
+      t585 = t586;
     } else {
-      int32_t t649 = rt_sub_i(t641, (int32_t)A.v_x1180_n);
-      int t651 = (uint64_t)(int64_t)t649 < (uint64_t)A.v_x1181_n;
-      int32_t t650 = t651 ? A.v_x1181_d[t649] : 0;
-      t629 |= !t651;
-      t645 = t650;
+      int32_t t589 = rt_sub_i(t581, (int32_t)A.v_x1130_n);
+      int t591 = (uint64_t)(int64_t)t589 < (uint64_t)A.v_x1131_n;
+      int32_t t590 = t591 ? A.v_x1131_d[t589] : 0;
+      t569 |= !t591;
+      t585 = t590;
     }
-    if (__builtin_expect(t629 != 0, 0)) { /* again, recording the error */
-      int32_t t652;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1186_n) {
-        t652 = A.v_x1186_d[sx];
+    if (__builtin_expect(t569 != 0, 0)) { /* again, recording the error */
+      int32_t t592;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1136_n) {
+        t592 = A.v_x1136_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1186_n, 0.0, 0);
-        t652 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1136_n, 0.0, 0);
+        t592 = 0;
       }
-      int32_t t653;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1184_n) {
-        t653 = A.v_x1184_d[sx];
+      int32_t t593;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n) {
+        t593 = A.v_x1134_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1184_n, 0.0, 1);
-        t653 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1134_n, 0.0, 1);
+        t593 = 0;
       }
-      int32_t t655 = rt_sub_i(ix, t653);
-      int32_t t656;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1185_n) {
-        t656 = A.v_x1185_d[sx];
+      int32_t t595 = rt_sub_i(ix, t593);
+      int32_t t596;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1135_n) {
+        t596 = A.v_x1135_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1185_n, 0.0, 2);
-        t656 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1135_n, 0.0, 2);
+        t596 = 0;
       }
-      int32_t t658 = rt_mul_i(t655, t656);
-      int32_t t660 = rt_add_i(t652, t658);
-      int32_t t661 = t660;
-      if (!((uint64_t)(int64_t)t660 < (uint64_t)(int64_t)A.v_x1182)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t660, A.v_x1182, 0.0, 3);
-        t661 = 0;
+      int32_t t598 = rt_mul_i(t595, t596);
+      int32_t t600 = rt_add_i(t592, t598);
+      int32_t t601 = t600;
+      if (!((uint64_t)(int64_t)t600 < (uint64_t)(int64_t)A.v_x1132)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t600, A.v_x1132, 0.0, 3);
+        t601 = 0;
       }
-      uint8_t t663 = rt_lt_i(t661, (int32_t)A.v_x1180_n);
-      int32_t t664;
-      if (t663) {
-        int32_t t665;
-        if ((uint64_t)(int64_t)t661 < (uint64_t)A.v_x1180_n) {
-          t665 = A.v_x1180_d[t661];
+      uint8_t t603 = rt_lt_i(t601, (int32_t)A.v_x1130_n);
+      int32_t t604;
+      if (t603) {
+        int32_t t605;
+        if ((uint64_t)(int64_t)t601 < (uint64_t)A.v_x1130_n) {
+          t605 = A.v_x1130_d[t601];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t661, A.v_x1180_n, 0.0, 4);
-          t665 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t601, A.v_x1130_n, 0.0, 4);
+          t605 = 0;
         }
-        t664 = t665;
+        t604 = t605;
       } else {
-        int32_t t667 = rt_sub_i(t661, (int32_t)A.v_x1180_n);
-        int32_t t668;
-        if ((uint64_t)(int64_t)t667 < (uint64_t)A.v_x1181_n) {
-          t668 = A.v_x1181_d[t667];
+        int32_t t607 = rt_sub_i(t601, (int32_t)A.v_x1130_n);
+        int32_t t608;
+        if ((uint64_t)(int64_t)t607 < (uint64_t)A.v_x1131_n) {
+          t608 = A.v_x1131_d[t607];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t667, A.v_x1181_n, 0.0, 5);
-          t668 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, A.v_x1131_n, 0.0, 5);
+          t608 = 0;
         }
-        t664 = t668;
+        t604 = t608;
       }
     }
-    return K15_0_V{t645};
+    return K16_0_V{t585};
   }
 };
-struct K15_0_store {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x1191_d[i] = v.v0;
+struct K16_0_store {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_0_V &v) const {
+    A.v_x1141_d[i] = v.v0;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_sd_1192, RtValue *v_x1184, RtValue *v_x1185, RtValue *v_x1186, int32_t v_x1187, RtValue **out_v_x1191) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue **out_v_x1141) {
   (void)loc;
   (void)err;
-  K15_A A;
+  K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1180_d = v_x1180->data.i;
-  A.v_x1180_n = v_x1180->len;
-  A.v_x1181_d = v_x1181->data.i;
-  A.v_x1181_n = v_x1181->len;
-  A.v_x1182 = v_x1182;
-  A.v_sd_1192_off = rtg_seg_offsets(v_sd_1192);
-  A.v_sd_1192_n = v_sd_1192->len;
-  A.v_x1184_d = v_x1184->data.i;
-  A.v_x1184_n = v_x1184->len;
-  A.v_x1185_d = v_x1185->data.i;
-  A.v_x1185_n = v_x1185->len;
-  A.v_x1186_d = v_x1186->data.i;
-  A.v_x1186_n = v_x1186->len;
-  A.v_x1187 = v_x1187;
-  RtValue *v_x1191 = NULL;
+  A.v_x1130_d = v_x1130->data.i;
+  A.v_x1130_n = v_x1130->len;
+  A.v_x1131_d = v_x1131->data.i;
+  A.v_x1131_n = v_x1131->len;
+  A.v_x1132 = v_x1132;
+  A.v_sd_1142_off = rtg_seg_offsets(v_sd_1142);
+  A.v_sd_1142_n = v_sd_1142->len;
+  A.v_x1134_d = v_x1134->data.i;
+  A.v_x1134_n = v_x1134->len;
+  A.v_x1135_d = v_x1135->data.i;
+  A.v_x1135_n = v_x1135->len;
+  A.v_x1136_d = v_x1136->data.i;
+  A.v_x1136_n = v_x1136->len;
+  A.v_x1137 = v_x1137;
+  RtValue *v_x1141 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t669 = rtg_seg_total(v_sd_1192);
-    v_x1191 = rtg_vec_new(RT_INT, t669);
-    A.v_x1191_d = v_x1191->data.i;
-    A.v_x1191_n = v_x1191->len;
-    rtg::seg_map("K15", loc, K15_0_pull{A}, K15_0_store{A}, v_sd_1192, t669);
+    const int64_t t609 = rtg_seg_total(v_sd_1142);
+    v_x1141 = rtg_vec_new(RT_INT, t609);
+    A.v_x1141_d = v_x1141->data.i;
+    A.v_x1141_n = v_x1141->len;
+    rtg::seg_map("K16", loc, K16_0_pull{A}, K16_0_store{A}, v_sd_1142, t609);
   }
-  *out_v_x1191 = v_x1191;
+  *out_v_x1141 = v_x1141;
   return;
 fail:
-  rt_release(v_x1191);
+  rt_release(v_x1141);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_sd_1192, RtValue *v_x1184, RtValue *v_x1185, RtValue *v_x1186, int32_t v_x1187, RtValue **out_v_x1191) {
-  RtValue *vals[] = {v_x1180, v_x1181, v_sd_1192, v_x1184, v_x1185, v_x1186};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue **out_v_x1141) {
+  RtValue *vals[] = {v_x1130, v_x1131, v_sd_1142, v_x1134, v_x1135, v_x1136};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K15_host(err, loc, run, v_x1180, v_x1181, v_x1182, v_sd_1192, v_x1184, v_x1185, v_x1186, v_x1187, out_v_x1191);
+    K16_host(err, loc, run, v_x1130, v_x1131, v_x1132, v_sd_1142, v_x1134, v_x1135, v_x1136, v_x1137, out_v_x1141);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x1180, v_x1181, v_x1182, v_sd_1192, v_x1184, v_x1185, v_x1186, v_x1187, out_v_x1191);
+    K16_gpu(err, loc, run, v_x1130, v_x1131, v_x1132, v_sd_1142, v_x1134, v_x1135, v_x1136, v_x1137, out_v_x1141);
   }
 }
 
-/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   (void)loc;
   (void)run;
   int32_t *v_x831_d = v_x831->data.i;
@@ -3239,67 +3238,67 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int
   RtValue *v_x840 = NULL;
   /* MAP */
   {
-    const int64_t t670 = v_x819;
-    if (t670 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t670, 0.0, 0);
+    const int64_t t610 = v_x819;
+    if (t610 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t610, 0.0, 0);
       goto fail;
     }
-    v_x836 = rt_value_new(rt_vec_type(RT_INT), t670);
+    v_x836 = rt_value_new(rt_vec_type(RT_INT), t610);
     int32_t *v_x836_d = v_x836->data.i;
     const int64_t v_x836_n = v_x836->len;
-    v_x838 = rt_value_new(rt_vec_type(RT_INT), t670);
+    v_x838 = rt_value_new(rt_vec_type(RT_INT), t610);
     int32_t *v_x838_d = v_x838->data.i;
     const int64_t v_x838_n = v_x838->len;
-    v_x840 = rt_value_new(rt_vec_type(RT_INT), t670);
+    v_x840 = rt_value_new(rt_vec_type(RT_INT), t610);
     int32_t *v_x840_d = v_x840->data.i;
     const int64_t v_x840_n = v_x840->len;
-    RT_PARALLEL_FOR_IF(t670 >= RT_PARALLEL_MIN)
-    for (int64_t t671 = 0; t671 < t670; t671++) {
-      const int32_t t672 = (int32_t)t671;
-      int t675 = 0; /* nonzero: a check below failed */
-      int32_t t674 = rt_div_i(t672, 2, &t675);
-      int32_t t677 = rt_rem_i(t672, 2, &t675);
-      int32_t t679 = rt_mul_i(t677, v_x826);
-      int32_t t681 = rt_add_i(t679, t674);
-      int t683 = (uint64_t)(int64_t)t681 < (uint64_t)v_x831_n;
-      int32_t t682 = t683 ? v_x831_d[t681] : 0;
-      t675 |= !t683;
-      int t685 = (uint64_t)(int64_t)t681 < (uint64_t)v_x834_n;
-      int32_t t684 = t685 ? v_x834_d[t681] : 0;
-      t675 |= !t685;
-      int32_t t687 = rt_add_i(t684, t682);
-      if (__builtin_expect(t675 != 0, 0)) { /* again, recording the error */
-        int t688 = 0;
-        int32_t t689 = rt_div_i(t672, 2, &t688);
-        if (t688) {
-          NESSIE_RECORD(err, t671, RT_CHECK_SCALAR, 0, t688, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t610 >= RT_PARALLEL_MIN)
+    for (int64_t t611 = 0; t611 < t610; t611++) {
+      const int32_t t612 = (int32_t)t611;
+      int t615 = 0; /* nonzero: a check below failed */
+      int32_t t614 = rt_div_i(t612, 2, &t615);
+      int32_t t617 = rt_rem_i(t612, 2, &t615);
+      int32_t t619 = rt_mul_i(t617, v_x826);
+      int32_t t621 = rt_add_i(t619, t614);
+      int t623 = (uint64_t)(int64_t)t621 < (uint64_t)v_x831_n;
+      int32_t t622 = t623 ? v_x831_d[t621] : 0;
+      t615 |= !t623;
+      int t625 = (uint64_t)(int64_t)t621 < (uint64_t)v_x834_n;
+      int32_t t624 = t625 ? v_x834_d[t621] : 0;
+      t615 |= !t625;
+      int32_t t627 = rt_add_i(t624, t622);
+      if (__builtin_expect(t615 != 0, 0)) { /* again, recording the error */
+        int t628 = 0;
+        int32_t t629 = rt_div_i(t612, 2, &t628);
+        if (t628) {
+          NESSIE_RECORD(err, t611, RT_CHECK_SCALAR, 0, t628, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t690 = 0;
-        int32_t t691 = rt_rem_i(t672, 2, &t690);
-        if (t690) {
-          NESSIE_RECORD(err, t671, RT_CHECK_SCALAR, 0, t690, RT_REM, 0, 0, 0.0, 2);
+        int t630 = 0;
+        int32_t t631 = rt_rem_i(t612, 2, &t630);
+        if (t630) {
+          NESSIE_RECORD(err, t611, RT_CHECK_SCALAR, 0, t630, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t693 = rt_mul_i(t691, v_x826);
-        int32_t t695 = rt_add_i(t693, t689);
-        int32_t t696;
-        if ((uint64_t)(int64_t)t695 < (uint64_t)v_x831_n) {
-          t696 = v_x831_d[t695];
+        int32_t t633 = rt_mul_i(t631, v_x826);
+        int32_t t635 = rt_add_i(t633, t629);
+        int32_t t636;
+        if ((uint64_t)(int64_t)t635 < (uint64_t)v_x831_n) {
+          t636 = v_x831_d[t635];
         } else {
-          NESSIE_RECORD(err, t671, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, v_x831_n, 0.0, 3);
-          t696 = 0;
+          NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, v_x831_n, 0.0, 3);
+          t636 = 0;
         }
-        int32_t t697;
-        if ((uint64_t)(int64_t)t695 < (uint64_t)v_x834_n) {
-          t697 = v_x834_d[t695];
+        int32_t t637;
+        if ((uint64_t)(int64_t)t635 < (uint64_t)v_x834_n) {
+          t637 = v_x834_d[t635];
         } else {
-          NESSIE_RECORD(err, t671, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, v_x834_n, 0.0, 4);
-          t697 = 0;
+          NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, v_x834_n, 0.0, 4);
+          t637 = 0;
         }
-        int32_t t699 = rt_add_i(t697, t696);
+        int32_t t639 = rt_add_i(t637, t636);
       }
-      v_x836_d[t671] = t684;
-      v_x838_d[t671] = t687;
-      v_x840_d[t671] = 1;
+      v_x836_d[t611] = t624;
+      v_x838_d[t611] = t627;
+      v_x840_d[t611] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3314,8 +3313,8 @@ fail:
   rt_release(v_x840);
 }
 
-/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K16_A {
+/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K17_A {
   RtKernelError *err;
   int run;
   int32_t v_x819;
@@ -3326,72 +3325,72 @@ struct K16_A {
   int32_t *v_x838_d; int64_t v_x838_n;
   int32_t *v_x840_d; int64_t v_x840_n;
 };
-struct alignas(8) K16_0_V {
+struct alignas(8) K17_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K16_0_pull {
-  K16_A A;
-  __device__ K16_0_V operator()(int64_t i) const {
+struct K17_0_pull {
+  K17_A A;
+  __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t702 = 0; /* nonzero: a check below failed */
-    int32_t t701 = rt_div_i(ix, 2, &t702);
-    int32_t t704 = rt_rem_i(ix, 2, &t702);
-    int32_t t706 = rt_mul_i(t704, A.v_x826);
-    int32_t t708 = rt_add_i(t706, t701);
-    int t710 = (uint64_t)(int64_t)t708 < (uint64_t)A.v_x831_n;
-    int32_t t709 = t710 ? A.v_x831_d[t708] : 0;
-    t702 |= !t710;
-    int t712 = (uint64_t)(int64_t)t708 < (uint64_t)A.v_x834_n;
-    int32_t t711 = t712 ? A.v_x834_d[t708] : 0;
-    t702 |= !t712;
-    int32_t t714 = rt_add_i(t711, t709);
-    if (__builtin_expect(t702 != 0, 0)) { /* again, recording the error */
-      int t715 = 0;
-      int32_t t716 = rt_div_i(ix, 2, &t715);
-      if (t715) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t715, RT_DIV, 0, 0, 0.0, 0);
+    int t642 = 0; /* nonzero: a check below failed */
+    int32_t t641 = rt_div_i(ix, 2, &t642);
+    int32_t t644 = rt_rem_i(ix, 2, &t642);
+    int32_t t646 = rt_mul_i(t644, A.v_x826);
+    int32_t t648 = rt_add_i(t646, t641);
+    int t650 = (uint64_t)(int64_t)t648 < (uint64_t)A.v_x831_n;
+    int32_t t649 = t650 ? A.v_x831_d[t648] : 0;
+    t642 |= !t650;
+    int t652 = (uint64_t)(int64_t)t648 < (uint64_t)A.v_x834_n;
+    int32_t t651 = t652 ? A.v_x834_d[t648] : 0;
+    t642 |= !t652;
+    int32_t t654 = rt_add_i(t651, t649);
+    if (__builtin_expect(t642 != 0, 0)) { /* again, recording the error */
+      int t655 = 0;
+      int32_t t656 = rt_div_i(ix, 2, &t655);
+      if (t655) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t655, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t717 = 0;
-      int32_t t718 = rt_rem_i(ix, 2, &t717);
-      if (t717) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t717, RT_REM, 0, 0, 0.0, 1);
+      int t657 = 0;
+      int32_t t658 = rt_rem_i(ix, 2, &t657);
+      if (t657) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t657, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t720 = rt_mul_i(t718, A.v_x826);
-      int32_t t722 = rt_add_i(t720, t716);
-      int32_t t723;
-      if ((uint64_t)(int64_t)t722 < (uint64_t)A.v_x831_n) {
-        t723 = A.v_x831_d[t722];
+      int32_t t660 = rt_mul_i(t658, A.v_x826);
+      int32_t t662 = rt_add_i(t660, t656);
+      int32_t t663;
+      if ((uint64_t)(int64_t)t662 < (uint64_t)A.v_x831_n) {
+        t663 = A.v_x831_d[t662];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, A.v_x831_n, 0.0, 2);
-        t723 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t662, A.v_x831_n, 0.0, 2);
+        t663 = 0;
       }
-      int32_t t724;
-      if ((uint64_t)(int64_t)t722 < (uint64_t)A.v_x834_n) {
-        t724 = A.v_x834_d[t722];
+      int32_t t664;
+      if ((uint64_t)(int64_t)t662 < (uint64_t)A.v_x834_n) {
+        t664 = A.v_x834_d[t662];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, A.v_x834_n, 0.0, 3);
-        t724 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t662, A.v_x834_n, 0.0, 3);
+        t664 = 0;
       }
-      int32_t t726 = rt_add_i(t724, t723);
+      int32_t t666 = rt_add_i(t664, t663);
     }
-    return K16_0_V{t711, t714, 1};
+    return K17_0_V{t651, t654, 1};
   }
 };
-struct K16_0_store {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_0_V &v) const {
+struct K17_0_store {
+  K17_A A;
+  __device__ void operator()(int64_t i, const K17_0_V &v) const {
     A.v_x836_d[i] = v.v0;
     A.v_x838_d[i] = v.v1;
     A.v_x840_d[i] = v.v2;
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   (void)loc;
   (void)err;
-  K16_A A;
+  K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3406,21 +3405,21 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int3
   RtValue *v_x840 = NULL;
   /* MAP */
   {
-    const int64_t t727 = v_x819;
-    if (t727 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t727, 0.0, run, 4};
+    const int64_t t667 = v_x819;
+    if (t667 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t667, 0.0, run, 4};
       goto fail;
     }
-    v_x836 = rtg_vec_new(RT_INT, t727);
+    v_x836 = rtg_vec_new(RT_INT, t667);
     A.v_x836_d = v_x836->data.i;
     A.v_x836_n = v_x836->len;
-    v_x838 = rtg_vec_new(RT_INT, t727);
+    v_x838 = rtg_vec_new(RT_INT, t667);
     A.v_x838_d = v_x838->data.i;
     A.v_x838_n = v_x838->len;
-    v_x840 = rtg_vec_new(RT_INT, t727);
+    v_x840 = rtg_vec_new(RT_INT, t667);
     A.v_x840_d = v_x840->data.i;
     A.v_x840_n = v_x840->len;
-    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t727);
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t667);
   }
   *out_v_x836 = v_x836;
   *out_v_x838 = v_x838;
@@ -3432,19 +3431,19 @@ fail:
   rt_release(v_x840);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   RtValue *vals[] = {v_x831, v_x834};
   const int64_t sizes[] = {(int64_t)v_x819};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K16_host(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
+    K17_host(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
+    K17_gpu(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
   }
 }
 
-/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
+/* K18: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
   (void)loc;
   (void)run;
   int32_t *v_x844_d = v_x844->data.i;
@@ -3455,18 +3454,18 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtV
   int32_t v_x854 = 0;
   /* MAP */
   {
-    const int64_t t728 = v_x841;
-    if (t728 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t728, 0.0, 0);
+    const int64_t t668 = v_x841;
+    if (t668 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t668, 0.0, 0);
       goto fail;
     }
-    v_x843 = rt_value_new(rt_vec_type(RT_INT), t728);
+    v_x843 = rt_value_new(rt_vec_type(RT_INT), t668);
     int32_t *v_x843_d = v_x843->data.i;
     const int64_t v_x843_n = v_x843->len;
-    RT_PARALLEL_FOR_IF(t728 >= RT_PARALLEL_MIN)
-    for (int64_t t729 = 0; t729 < t728; t729++) {
-      const int32_t t730 = (int32_t)t729;
-      v_x843_d[t729] = 2;
+    RT_PARALLEL_FOR_IF(t668 >= RT_PARALLEL_MIN)
+    for (int64_t t669 = 0; t669 < t668; t669++) {
+      const int32_t t670 = (int32_t)t669;
+      v_x843_d[t669] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -3476,101 +3475,101 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtV
     const int64_t v_x843_n = v_x843->len;
     /* REDUCE */
     {
-      const int64_t t731 = v_x844_n;
-      const int64_t t732 = t731 > 0 ? (t731 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t733 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t732);
-      int32_t *t734 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t732);
-      int32_t *t735 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t732);
-      RT_PARALLEL_FOR_IF(t732 > 1)
-      for (int64_t t736 = 0; t736 < t732; t736++) {
-        int32_t t736a0;
-        int32_t t736a1;
-        int32_t t736a2;
-        t736a0 = 2147483647;
-        t736a1 = 0;
-        t736a2 = 1;
-        const int64_t t736_end = (t736 + 1) * RT_CHUNK < t731 ? (t736 + 1) * RT_CHUNK : t731;
-        for (int64_t t737 = t736 * RT_CHUNK; t737 < t736_end; t737++) {
-          const int32_t t738 = (int32_t)t737;
-          int32_t t736x0;
-          int32_t t736x1;
-          int32_t t736x2;
-          uint8_t t740 = rt_lt_i(0, 2);
-          int32_t t741;
-          if (t740) {
-            t741 = 2147483647;
+      const int64_t t671 = v_x844_n;
+      const int64_t t672 = t671 > 0 ? (t671 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t673 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t672);
+      int32_t *t674 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t672);
+      int32_t *t675 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t672);
+      RT_PARALLEL_FOR_IF(t672 > 1)
+      for (int64_t t676 = 0; t676 < t672; t676++) {
+        int32_t t676a0;
+        int32_t t676a1;
+        int32_t t676a2;
+        t676a0 = 2147483647;
+        t676a1 = 0;
+        t676a2 = 1;
+        const int64_t t676_end = (t676 + 1) * RT_CHUNK < t671 ? (t676 + 1) * RT_CHUNK : t671;
+        for (int64_t t677 = t676 * RT_CHUNK; t677 < t676_end; t677++) {
+          const int32_t t678 = (int32_t)t677;
+          int32_t t676x0;
+          int32_t t676x1;
+          int32_t t676x2;
+          uint8_t t680 = rt_lt_i(0, 2);
+          int32_t t681;
+          if (t680) {
+            t681 = 2147483647;
           } else {
-            t741 = t738;
+            t681 = t678;
           }
-          t736x0 = t741;
-          t736x1 = 0;
-          t736x2 = 2;
-          uint8_t t743 = rt_le_i(t736a0, t736x0);
-          int32_t t744;
-          if (t743) {
-            t744 = t736a0;
+          t676x0 = t681;
+          t676x1 = 0;
+          t676x2 = 2;
+          uint8_t t683 = rt_le_i(t676a0, t676x0);
+          int32_t t684;
+          if (t683) {
+            t684 = t676a0;
           } else {
-            t744 = t736x0;
+            t684 = t676x0;
           }
-          int32_t t745;
-          if (t743) {
-            t745 = t736a1;
+          int32_t t685;
+          if (t683) {
+            t685 = t676a1;
           } else {
-            t745 = t736x1;
+            t685 = t676x1;
           }
-          int32_t t746;
-          if (t743) {
-            t746 = t736a2;
+          int32_t t686;
+          if (t683) {
+            t686 = t676a2;
           } else {
-            t746 = t736x2;
+            t686 = t676x2;
           }
-          t736a0 = t744;
-          t736a1 = t745;
-          t736a2 = t746;
+          t676a0 = t684;
+          t676a1 = t685;
+          t676a2 = t686;
         }
-        t733[t736] = t736a0;
-        t734[t736] = t736a1;
-        t735[t736] = t736a2;
+        t673[t676] = t676a0;
+        t674[t676] = t676a1;
+        t675[t676] = t676a2;
       }
-      int32_t t736t0;
-      int32_t t736t1;
-      int32_t t736t2;
-      t736t0 = 2147483647;
-      t736t1 = 0;
-      t736t2 = 1;
-      for (int64_t t736 = 0; t736 < t732; t736++) {
-        const int32_t t747 = t733[t736];
-        const int32_t t748 = t734[t736];
-        const int32_t t749 = t735[t736];
-        uint8_t t751 = rt_le_i(t736t0, t747);
-        int32_t t752;
-        if (t751) {
-          t752 = t736t0;
+      int32_t t676t0;
+      int32_t t676t1;
+      int32_t t676t2;
+      t676t0 = 2147483647;
+      t676t1 = 0;
+      t676t2 = 1;
+      for (int64_t t676 = 0; t676 < t672; t676++) {
+        const int32_t t687 = t673[t676];
+        const int32_t t688 = t674[t676];
+        const int32_t t689 = t675[t676];
+        uint8_t t691 = rt_le_i(t676t0, t687);
+        int32_t t692;
+        if (t691) {
+          t692 = t676t0;
         } else {
-          t752 = t747;
+          t692 = t687;
         }
-        int32_t t753;
-        if (t751) {
-          t753 = t736t1;
+        int32_t t693;
+        if (t691) {
+          t693 = t676t1;
         } else {
-          t753 = t748;
+          t693 = t688;
         }
-        int32_t t754;
-        if (t751) {
-          t754 = t736t2;
+        int32_t t694;
+        if (t691) {
+          t694 = t676t2;
         } else {
-          t754 = t749;
+          t694 = t689;
         }
-        t736t0 = t752;
-        t736t1 = t753;
-        t736t2 = t754;
+        t676t0 = t692;
+        t676t1 = t693;
+        t676t2 = t694;
       }
-      v_x852 = t736t0;
-      rt_free(t733);
-      v_x853 = t736t1;
-      rt_free(t734);
-      v_x854 = t736t2;
-      rt_free(t735);
+      v_x852 = t676t0;
+      rt_free(t673);
+      v_x853 = t676t1;
+      rt_free(t674);
+      v_x854 = t676t2;
+      rt_free(t675);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3583,8 +3582,8 @@ fail:
   rt_release(v_x843);
 }
 
-/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K17_A {
+/* K18: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K18_A {
   RtKernelError *err;
   int run;
   int32_t v_x841;
@@ -3594,71 +3593,71 @@ struct K17_A {
   int32_t v_x853;
   int32_t v_x854;
 };
-struct alignas(8) K17_0_V {
+struct alignas(8) K18_0_V {
   int32_t v0;
 };
-struct K17_0_pull {
-  K17_A A;
-  __device__ K17_0_V operator()(int64_t i) const {
+struct K18_0_pull {
+  K18_A A;
+  __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K17_0_V{2};
+    return K18_0_V{2};
   }
 };
-struct K17_0_store {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_0_V &v) const {
+struct K18_0_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_0_V &v) const {
     A.v_x843_d[i] = v.v0;
   }
 };
-struct alignas(8) K17_1_V {
+struct alignas(8) K18_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K17_1_pull {
-  K17_A A;
-  __device__ K17_1_V operator()(int64_t i) const {
+struct K18_1_pull {
+  K18_A A;
+  __device__ K18_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t756 = rt_lt_i(0, 2);
-    int32_t t757;
-    if (t756) {
-      t757 = 2147483647;
+    uint8_t t696 = rt_lt_i(0, 2);
+    int32_t t697;
+    if (t696) {
+      t697 = 2147483647;
     } else {
-      t757 = ix;
+      t697 = ix;
     }
-    return K17_1_V{t757, 0, 2};
+    return K18_1_V{t697, 0, 2};
   }
 };
-struct K17_1_op {
-  K17_A A;
-  __device__ K17_1_V operator()(const K17_1_V &a, const K17_1_V &b) const {
-    uint8_t t759 = rt_le_i(a.v0, b.v0);
-    int32_t t760;
-    if (t759) {
-      t760 = a.v0;
+struct K18_1_op {
+  K18_A A;
+  __device__ K18_1_V operator()(const K18_1_V &a, const K18_1_V &b) const {
+    uint8_t t699 = rt_le_i(a.v0, b.v0);
+    int32_t t700;
+    if (t699) {
+      t700 = a.v0;
     } else {
-      t760 = b.v0;
+      t700 = b.v0;
     }
-    int32_t t761;
-    if (t759) {
-      t761 = a.v1;
+    int32_t t701;
+    if (t699) {
+      t701 = a.v1;
     } else {
-      t761 = b.v1;
+      t701 = b.v1;
     }
-    int32_t t762;
-    if (t759) {
-      t762 = a.v2;
+    int32_t t702;
+    if (t699) {
+      t702 = a.v2;
     } else {
-      t762 = b.v2;
+      t702 = b.v2;
     }
-    return K17_1_V{t760, t761, t762};
+    return K18_1_V{t700, t701, t702};
   }
 };
-struct K17_1_check {
+struct K18_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K17_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K18_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -3666,10 +3665,10 @@ struct K17_1_check {
     return true;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
   (void)loc;
   (void)err;
-  K17_A A;
+  K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3677,60 +3676,60 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtVa
   A.v_x844_d = v_x844->data.i;
   A.v_x844_n = v_x844->len;
   RtValue *v_x843 = NULL;
-  K17_1_V *K17_1_value = NULL; /* the REDUCE's values, on the device */
+  K18_1_V *K18_1_value = NULL; /* the REDUCE's values, on the device */
   int32_t v_x852 = 0;
   int32_t v_x853 = 0;
   int32_t v_x854 = 0;
   /* MAP */
   {
-    const int64_t t763 = v_x841;
-    if (t763 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t763, 0.0, run, 0};
+    const int64_t t703 = v_x841;
+    if (t703 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t703, 0.0, run, 0};
       goto fail;
     }
-    v_x843 = rtg_vec_new(RT_INT, t763);
+    v_x843 = rtg_vec_new(RT_INT, t703);
     A.v_x843_d = v_x843->data.i;
     A.v_x843_n = v_x843->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t763);
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t703);
   }
   /* REDUCE */
   {
-    const int64_t t764 = v_x844->len;
-    K17_1_V *t765 = rtg::reduce_to_device<false>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{2147483647, 0, 1}, t764);
-    K17_1_value = t765;
+    const int64_t t704 = v_x844->len;
+    K18_1_V *t705 = rtg::reduce_to_device<false>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{2147483647, 0, 1}, t704);
+    K18_1_value = t705;
   }
-  if (!rtg::check_result("K17", loc, K17_1_value, K17_1_check{{check_site_0}}, K17_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K18", loc, K18_1_value, K18_1_check{{check_site_0}}, K18_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K17_1_value = NULL; /* freed by check_result, after the check */
+  K18_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x843 = v_x843;
   *out_v_x853 = v_x853;
   *out_v_x854 = v_x854;
   return;
 fail:
   rt_release(v_x843);
-  rtg_free(K17_1_value);
+  rtg_free(K18_1_value);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
+static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
   RtValue *vals[] = {v_x844};
   const int64_t sizes[] = {(int64_t)v_x841};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K17_host(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854);
+    K18_host(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854);
     if (err->index == INT64_MAX) {
-      K17_1_V t766;
-      memset(&t766, 0, sizeof t766);
-      t766.v1 = *out_v_x853;
-      t766.v2 = *out_v_x854;
-      (void)K17_1_check{{check_site_0}}(t766, err, run);
+      K18_1_V t706;
+      memset(&t706, 0, sizeof t706);
+      t706.v1 = *out_v_x853;
+      t706.v2 = *out_v_x854;
+      (void)K18_1_check{{check_site_0}}(t706, err, run);
     }
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854, check_site_0);
+    K18_gpu(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854, check_site_0);
   }
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+/* K19: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   (void)loc;
   (void)run;
   int32_t *v_x855_d = v_x855->data.i;
@@ -3740,45 +3739,45 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, Rt
   RtValue *v_x870 = NULL;
   /* MAP */
   {
-    const int64_t t767 = v_x855_n;
-    v_x870 = rt_value_new(rt_vec_type(RT_INT), t767);
+    const int64_t t707 = v_x855_n;
+    v_x870 = rt_value_new(rt_vec_type(RT_INT), t707);
     int32_t *v_x870_d = v_x870->data.i;
     const int64_t v_x870_n = v_x870->len;
-    RT_PARALLEL_FOR_IF(t767 >= RT_PARALLEL_MIN)
-    for (int64_t t768 = 0; t768 < t767; t768++) {
-      const int32_t t769 = (int32_t)t768;
-      int t773 = 0; /* nonzero: a check below failed */
-      int32_t t771 = rt_mul_i(t769, 2);
-      int t774 = (uint64_t)(int64_t)t771 < (uint64_t)v_x860_n;
-      int32_t t772 = t774 ? v_x860_d[t771] : 0;
-      t773 |= !t774;
-      int32_t t776 = rt_add_i(t772, 1);
-      int32_t t778 = rt_add_i(t771, 1);
-      int t780 = (uint64_t)(int64_t)t778 < (uint64_t)v_x860_n;
-      int32_t t779 = t780 ? v_x860_d[t778] : 0;
-      t773 |= !t780;
-      int32_t t782 = rt_add_i(t776, t779);
-      if (__builtin_expect(t773 != 0, 0)) { /* again, recording the error */
-        int32_t t784 = rt_mul_i(t769, 2);
-        int32_t t785;
-        if ((uint64_t)(int64_t)t784 < (uint64_t)v_x860_n) {
-          t785 = v_x860_d[t784];
+    RT_PARALLEL_FOR_IF(t707 >= RT_PARALLEL_MIN)
+    for (int64_t t708 = 0; t708 < t707; t708++) {
+      const int32_t t709 = (int32_t)t708;
+      int t713 = 0; /* nonzero: a check below failed */
+      int32_t t711 = rt_mul_i(t709, 2);
+      int t714 = (uint64_t)(int64_t)t711 < (uint64_t)v_x860_n;
+      int32_t t712 = t714 ? v_x860_d[t711] : 0;
+      t713 |= !t714;
+      int32_t t716 = rt_add_i(t712, 1);
+      int32_t t718 = rt_add_i(t711, 1);
+      int t720 = (uint64_t)(int64_t)t718 < (uint64_t)v_x860_n;
+      int32_t t719 = t720 ? v_x860_d[t718] : 0;
+      t713 |= !t720;
+      int32_t t722 = rt_add_i(t716, t719);
+      if (__builtin_expect(t713 != 0, 0)) { /* again, recording the error */
+        int32_t t724 = rt_mul_i(t709, 2);
+        int32_t t725;
+        if ((uint64_t)(int64_t)t724 < (uint64_t)v_x860_n) {
+          t725 = v_x860_d[t724];
         } else {
-          NESSIE_RECORD(err, t768, RT_CHECK_INDEX, 0, 0, RT_GATHER, t784, v_x860_n, 0.0, 0);
-          t785 = 0;
+          NESSIE_RECORD(err, t708, RT_CHECK_INDEX, 0, 0, RT_GATHER, t724, v_x860_n, 0.0, 0);
+          t725 = 0;
         }
-        int32_t t787 = rt_add_i(t785, 1);
-        int32_t t789 = rt_add_i(t784, 1);
-        int32_t t790;
-        if ((uint64_t)(int64_t)t789 < (uint64_t)v_x860_n) {
-          t790 = v_x860_d[t789];
+        int32_t t727 = rt_add_i(t725, 1);
+        int32_t t729 = rt_add_i(t724, 1);
+        int32_t t730;
+        if ((uint64_t)(int64_t)t729 < (uint64_t)v_x860_n) {
+          t730 = v_x860_d[t729];
         } else {
-          NESSIE_RECORD(err, t768, RT_CHECK_INDEX, 1, 0, RT_GATHER, t789, v_x860_n, 0.0, 1);
-          t790 = 0;
+          NESSIE_RECORD(err, t708, RT_CHECK_INDEX, 1, 0, RT_GATHER, t729, v_x860_n, 0.0, 1);
+          t730 = 0;
         }
-        int32_t t792 = rt_add_i(t787, t790);
+        int32_t t732 = rt_add_i(t727, t730);
       }
-      v_x870_d[t768] = t782;
+      v_x870_d[t708] = t722;
     }
   }
   if (err->index != INT64_MAX)
@@ -3789,66 +3788,66 @@ fail:
   rt_release(v_x870);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K18_A {
+/* K19: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K19_A {
   RtKernelError *err;
   int run;
   int32_t *v_x855_d; int64_t v_x855_n;
   int32_t *v_x860_d; int64_t v_x860_n;
   int32_t *v_x870_d; int64_t v_x870_n;
 };
-struct alignas(8) K18_0_V {
+struct alignas(8) K19_0_V {
   int32_t v0;
 };
-struct K18_0_pull {
-  K18_A A;
-  __device__ K18_0_V operator()(int64_t i) const {
+struct K19_0_pull {
+  K19_A A;
+  __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t796 = 0; /* nonzero: a check below failed */
-    int32_t t794 = rt_mul_i(ix, 2);
-    int t797 = (uint64_t)(int64_t)t794 < (uint64_t)A.v_x860_n;
-    int32_t t795 = t797 ? A.v_x860_d[t794] : 0;
-    t796 |= !t797;
-    int32_t t799 = rt_add_i(t795, 1);
-    int32_t t801 = rt_add_i(t794, 1);
-    int t803 = (uint64_t)(int64_t)t801 < (uint64_t)A.v_x860_n;
-    int32_t t802 = t803 ? A.v_x860_d[t801] : 0;
-    t796 |= !t803;
-    int32_t t805 = rt_add_i(t799, t802);
-    if (__builtin_expect(t796 != 0, 0)) { /* again, recording the error */
-      int32_t t807 = rt_mul_i(ix, 2);
-      int32_t t808;
-      if ((uint64_t)(int64_t)t807 < (uint64_t)A.v_x860_n) {
-        t808 = A.v_x860_d[t807];
+    int t736 = 0; /* nonzero: a check below failed */
+    int32_t t734 = rt_mul_i(ix, 2);
+    int t737 = (uint64_t)(int64_t)t734 < (uint64_t)A.v_x860_n;
+    int32_t t735 = t737 ? A.v_x860_d[t734] : 0;
+    t736 |= !t737;
+    int32_t t739 = rt_add_i(t735, 1);
+    int32_t t741 = rt_add_i(t734, 1);
+    int t743 = (uint64_t)(int64_t)t741 < (uint64_t)A.v_x860_n;
+    int32_t t742 = t743 ? A.v_x860_d[t741] : 0;
+    t736 |= !t743;
+    int32_t t745 = rt_add_i(t739, t742);
+    if (__builtin_expect(t736 != 0, 0)) { /* again, recording the error */
+      int32_t t747 = rt_mul_i(ix, 2);
+      int32_t t748;
+      if ((uint64_t)(int64_t)t747 < (uint64_t)A.v_x860_n) {
+        t748 = A.v_x860_d[t747];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t807, A.v_x860_n, 0.0, 0);
-        t808 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t747, A.v_x860_n, 0.0, 0);
+        t748 = 0;
       }
-      int32_t t810 = rt_add_i(t808, 1);
-      int32_t t812 = rt_add_i(t807, 1);
-      int32_t t813;
-      if ((uint64_t)(int64_t)t812 < (uint64_t)A.v_x860_n) {
-        t813 = A.v_x860_d[t812];
+      int32_t t750 = rt_add_i(t748, 1);
+      int32_t t752 = rt_add_i(t747, 1);
+      int32_t t753;
+      if ((uint64_t)(int64_t)t752 < (uint64_t)A.v_x860_n) {
+        t753 = A.v_x860_d[t752];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t812, A.v_x860_n, 0.0, 1);
-        t813 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t752, A.v_x860_n, 0.0, 1);
+        t753 = 0;
       }
-      int32_t t815 = rt_add_i(t810, t813);
+      int32_t t755 = rt_add_i(t750, t753);
     }
-    return K18_0_V{t805};
+    return K19_0_V{t745};
   }
 };
-struct K18_0_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_0_V &v) const {
+struct K19_0_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_0_V &v) const {
     A.v_x870_d[i] = v.v0;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   (void)loc;
   (void)err;
-  K18_A A;
+  K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3859,11 +3858,11 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtV
   RtValue *v_x870 = NULL;
   /* MAP */
   {
-    const int64_t t816 = v_x855->len;
-    v_x870 = rtg_vec_new(RT_INT, t816);
+    const int64_t t756 = v_x855->len;
+    v_x870 = rtg_vec_new(RT_INT, t756);
     A.v_x870_d = v_x870->data.i;
     A.v_x870_n = v_x870->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t816);
+    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t756);
   }
   *out_v_x870 = v_x870;
   return;
@@ -3871,19 +3870,19 @@ fail:
   rt_release(v_x870);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   RtValue *vals[] = {v_x855, v_x860};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K18_host(err, loc, run, v_x855, v_x860, out_v_x870);
+    K19_host(err, loc, run, v_x855, v_x860, out_v_x870);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x855, v_x860, out_v_x870);
+    K19_gpu(err, loc, run, v_x855, v_x860, out_v_x870);
   }
 }
 
-/* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
+/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
   (void)loc;
   (void)run;
   int32_t *v_x977_d = v_x977->data.i;
@@ -3899,33 +3898,33 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, in
   RtValue *v_x1011 = NULL;
   /* MAP */
   {
-    const int64_t t817 = v_x982;
-    if (t817 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t817, 0.0, 0);
+    const int64_t t757 = v_x982;
+    if (t757 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t757, 0.0, 0);
       goto fail;
     }
-    v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t817);
+    v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t757);
     uint8_t *v_x979_d = v_x979->data.b;
     const int64_t v_x979_n = v_x979->len;
-    RT_PARALLEL_FOR_IF(t817 >= RT_PARALLEL_MIN)
-    for (int64_t t818 = 0; t818 < t817; t818++) {
-      const int32_t t819 = (int32_t)t818;
-      int t821 = 0; /* nonzero: a check below failed */
-      int t822 = (uint64_t)(int64_t)t819 < (uint64_t)v_x977_n;
-      int32_t t820 = t822 ? v_x977_d[t819] : 0;
-      t821 |= !t822;
-      uint8_t t824 = rt_le_i(t820, 1);
-      if (__builtin_expect(t821 != 0, 0)) { /* again, recording the error */
-        int32_t t825;
-        if ((uint64_t)(int64_t)t819 < (uint64_t)v_x977_n) {
-          t825 = v_x977_d[t819];
+    RT_PARALLEL_FOR_IF(t757 >= RT_PARALLEL_MIN)
+    for (int64_t t758 = 0; t758 < t757; t758++) {
+      const int32_t t759 = (int32_t)t758;
+      int t761 = 0; /* nonzero: a check below failed */
+      int t762 = (uint64_t)(int64_t)t759 < (uint64_t)v_x977_n;
+      int32_t t760 = t762 ? v_x977_d[t759] : 0;
+      t761 |= !t762;
+      uint8_t t764 = rt_le_i(t760, 1);
+      if (__builtin_expect(t761 != 0, 0)) { /* again, recording the error */
+        int32_t t765;
+        if ((uint64_t)(int64_t)t759 < (uint64_t)v_x977_n) {
+          t765 = v_x977_d[t759];
         } else {
-          NESSIE_RECORD(err, t818, RT_CHECK_INDEX, 0, 0, RT_GATHER, t819, v_x977_n, 0.0, 1);
-          t825 = 0;
+          NESSIE_RECORD(err, t758, RT_CHECK_INDEX, 0, 0, RT_GATHER, t759, v_x977_n, 0.0, 1);
+          t765 = 0;
         }
-        uint8_t t827 = rt_le_i(t825, 1);
+        uint8_t t767 = rt_le_i(t765, 1);
       }
-      v_x979_d[t818] = t824;
+      v_x979_d[t758] = t764;
     }
   }
   if (err->index != INT64_MAX)
@@ -3935,108 +3934,108 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, in
     const int64_t v_x979_n = v_x979->len;
     /* PARTITION */
     {
-      const int64_t t828 = v_x982;
-      if (t828 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t828, 0.0, 2);
+      const int64_t t768 = v_x982;
+      if (t768 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t768, 0.0, 2);
         goto fail;
       }
-      const int64_t t829 = t828 > 0 ? (t828 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t830 = (uint8_t *)rt_alloc_atomic((size_t)t828 + 1);
-      int64_t *t831 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t829 + 1));
-      RT_PARALLEL_FOR_IF(t829 > 1)
-      for (int64_t t832 = 0; t832 < t829; t832++) {
+      const int64_t t769 = t768 > 0 ? (t768 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t770 = (uint8_t *)rt_alloc_atomic((size_t)t768 + 1);
+      int64_t *t771 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t769 + 1));
+      RT_PARALLEL_FOR_IF(t769 > 1)
+      for (int64_t t772 = 0; t772 < t769; t772++) {
         int64_t kept = 0;
-        const int64_t t832_end = (t832 + 1) * RT_CHUNK < t828 ? (t832 + 1) * RT_CHUNK : t828;
-        for (int64_t t833 = t832 * RT_CHUNK; t833 < t832_end; t833++) {
-          const int32_t t834 = (int32_t)t833;
-          int32_t t832x0;
-          uint8_t t832x1;
-          int t836 = 0; /* nonzero: a check below failed */
-          int t837 = (uint64_t)(int64_t)t834 < (uint64_t)v_x977_n;
-          int32_t t835 = t837 ? v_x977_d[t834] : 0;
-          t836 |= !t837;
-          uint8_t t839 = rt_le_i(t835, 1);
-          if (__builtin_expect(t836 != 0, 0)) { /* again, recording the error */
-            int32_t t840;
-            if ((uint64_t)(int64_t)t834 < (uint64_t)v_x977_n) {
-              t840 = v_x977_d[t834];
+        const int64_t t772_end = (t772 + 1) * RT_CHUNK < t768 ? (t772 + 1) * RT_CHUNK : t768;
+        for (int64_t t773 = t772 * RT_CHUNK; t773 < t772_end; t773++) {
+          const int32_t t774 = (int32_t)t773;
+          int32_t t772x0;
+          uint8_t t772x1;
+          int t776 = 0; /* nonzero: a check below failed */
+          int t777 = (uint64_t)(int64_t)t774 < (uint64_t)v_x977_n;
+          int32_t t775 = t777 ? v_x977_d[t774] : 0;
+          t776 |= !t777;
+          uint8_t t779 = rt_le_i(t775, 1);
+          if (__builtin_expect(t776 != 0, 0)) { /* again, recording the error */
+            int32_t t780;
+            if ((uint64_t)(int64_t)t774 < (uint64_t)v_x977_n) {
+              t780 = v_x977_d[t774];
             } else {
-              NESSIE_RECORD(err, t833, RT_CHECK_INDEX, 0, 0, RT_GATHER, t834, v_x977_n, 0.0, 3);
-              t840 = 0;
+              NESSIE_RECORD(err, t773, RT_CHECK_INDEX, 0, 0, RT_GATHER, t774, v_x977_n, 0.0, 3);
+              t780 = 0;
             }
-            uint8_t t842 = rt_le_i(t840, 1);
+            uint8_t t782 = rt_le_i(t780, 1);
           }
-          t832x0 = t834;
-          t832x1 = t839;
-          uint8_t t843;
-          t843 = t832x1;
-          t830[t833] = t843 != 0;
-          kept += t843 != 0;
+          t772x0 = t774;
+          t772x1 = t779;
+          uint8_t t783;
+          t783 = t772x1;
+          t770[t773] = t783 != 0;
+          kept += t783 != 0;
         }
-        t831[t832] = kept;
+        t771[t772] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t830);
-        rt_free(t831);
+        rt_free(t770);
+        rt_free(t771);
         goto fail;
       }
-      int64_t t844 = 0;
-      for (int64_t t832 = 0; t832 < t829; t832++) {
-        const int64_t k = t831[t832];
-        t831[t832] = t844;
-        t844 += k;
+      int64_t t784 = 0;
+      for (int64_t t772 = 0; t772 < t769; t772++) {
+        const int64_t k = t771[t772];
+        t771[t772] = t784;
+        t784 += k;
       }
-      v_x988 = rt_value_new(rt_vec_type(RT_INT), t844);
+      v_x988 = rt_value_new(rt_vec_type(RT_INT), t784);
       int32_t *v_x988_d = v_x988->data.i;
       const int64_t v_x988_n = v_x988->len;
-      v_x989 = rt_value_new(rt_vec_type(RT_BOOL), t844);
+      v_x989 = rt_value_new(rt_vec_type(RT_BOOL), t784);
       uint8_t *v_x989_d = v_x989->data.b;
       const int64_t v_x989_n = v_x989->len;
-      v_x990 = rt_value_new(rt_vec_type(RT_INT), (t828 - t844));
+      v_x990 = rt_value_new(rt_vec_type(RT_INT), (t768 - t784));
       int32_t *v_x990_d = v_x990->data.i;
       const int64_t v_x990_n = v_x990->len;
-      v_x991 = rt_value_new(rt_vec_type(RT_BOOL), (t828 - t844));
+      v_x991 = rt_value_new(rt_vec_type(RT_BOOL), (t768 - t784));
       uint8_t *v_x991_d = v_x991->data.b;
       const int64_t v_x991_n = v_x991->len;
-      RT_PARALLEL_FOR_IF(t829 > 1)
-      for (int64_t t832 = 0; t832 < t829; t832++) {
-        int64_t at = t831[t832];
-        int64_t at_not = t832 * RT_CHUNK - t831[t832];
-        const int64_t t832_end = (t832 + 1) * RT_CHUNK < t828 ? (t832 + 1) * RT_CHUNK : t828;
-        for (int64_t t833 = t832 * RT_CHUNK; t833 < t832_end; t833++) {
-          const int32_t t834 = (int32_t)t833;
-          int32_t t832y0;
-          uint8_t t832y1;
-          int t846 = 0; /* nonzero: a check below failed */
-          int t847 = (uint64_t)(int64_t)t834 < (uint64_t)v_x977_n;
-          int32_t t845 = t847 ? v_x977_d[t834] : 0;
-          t846 |= !t847;
-          uint8_t t849 = rt_le_i(t845, 1);
-          if (__builtin_expect(t846 != 0, 0)) { /* again, recording the error */
-            int32_t t850;
-            if ((uint64_t)(int64_t)t834 < (uint64_t)v_x977_n) {
-              t850 = v_x977_d[t834];
+      RT_PARALLEL_FOR_IF(t769 > 1)
+      for (int64_t t772 = 0; t772 < t769; t772++) {
+        int64_t at = t771[t772];
+        int64_t at_not = t772 * RT_CHUNK - t771[t772];
+        const int64_t t772_end = (t772 + 1) * RT_CHUNK < t768 ? (t772 + 1) * RT_CHUNK : t768;
+        for (int64_t t773 = t772 * RT_CHUNK; t773 < t772_end; t773++) {
+          const int32_t t774 = (int32_t)t773;
+          int32_t t772y0;
+          uint8_t t772y1;
+          int t786 = 0; /* nonzero: a check below failed */
+          int t787 = (uint64_t)(int64_t)t774 < (uint64_t)v_x977_n;
+          int32_t t785 = t787 ? v_x977_d[t774] : 0;
+          t786 |= !t787;
+          uint8_t t789 = rt_le_i(t785, 1);
+          if (__builtin_expect(t786 != 0, 0)) { /* again, recording the error */
+            int32_t t790;
+            if ((uint64_t)(int64_t)t774 < (uint64_t)v_x977_n) {
+              t790 = v_x977_d[t774];
             } else {
-              NESSIE_RECORD(err, t833, RT_CHECK_INDEX, 0, 0, RT_GATHER, t834, v_x977_n, 0.0, 4);
-              t850 = 0;
+              NESSIE_RECORD(err, t773, RT_CHECK_INDEX, 0, 0, RT_GATHER, t774, v_x977_n, 0.0, 4);
+              t790 = 0;
             }
-            uint8_t t852 = rt_le_i(t850, 1);
+            uint8_t t792 = rt_le_i(t790, 1);
           }
-          t832y0 = t834;
-          t832y1 = t849;
-          if (t830[t833]) {
-            v_x988_d[at] = t832y0;
-            v_x989_d[at] = t832y1;
+          t772y0 = t774;
+          t772y1 = t789;
+          if (t770[t773]) {
+            v_x988_d[at] = t772y0;
+            v_x989_d[at] = t772y1;
             at++;
           } else {
-            v_x990_d[at_not] = t832y0;
-            v_x991_d[at_not] = t832y1;
+            v_x990_d[at_not] = t772y0;
+            v_x991_d[at_not] = t772y1;
             at_not++;
           }
         }
       }
-      rt_free(t830);
-      rt_free(t831);
+      rt_free(t770);
+      rt_free(t771);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -4051,192 +4050,192 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, in
       const int64_t v_x991_n = v_x991->len;
       /* REDUCE */
       {
-        const int64_t t853 = v_x982;
-        if (t853 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t853, 0.0, 5);
+        const int64_t t793 = v_x982;
+        if (t793 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t793, 0.0, 5);
           goto fail;
         }
-        const int64_t t854 = t853 > 0 ? (t853 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t855 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t854);
-        int32_t *t856 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t854);
-        RT_PARALLEL_FOR_IF(t854 > 1)
-        for (int64_t t857 = 0; t857 < t854; t857++) {
-          int32_t t857a0;
-          int32_t t857a1;
-          t857a0 = 0;
-          t857a1 = 0;
-          const int64_t t857_end = (t857 + 1) * RT_CHUNK < t853 ? (t857 + 1) * RT_CHUNK : t853;
-          for (int64_t t858 = t857 * RT_CHUNK; t858 < t857_end; t858++) {
-            const int32_t t859 = (int32_t)t858;
-            int32_t t857x0;
-            int32_t t857x1;
-            int t861 = 0; /* nonzero: a check below failed */
-            int t862 = (uint64_t)(int64_t)t859 < (uint64_t)v_x977_n;
-            int32_t t860 = t862 ? v_x977_d[t859] : 0;
-            t861 |= !t862;
-            uint8_t t864 = rt_le_i(t860, 1);
-            int32_t t866 = rt_btoi_b(t864);
-            uint8_t t868 = rt_not_b(t864);
-            int32_t t870 = rt_btoi_b(t868);
-            if (__builtin_expect(t861 != 0, 0)) { /* again, recording the error */
-              int32_t t871;
-              if ((uint64_t)(int64_t)t859 < (uint64_t)v_x977_n) {
-                t871 = v_x977_d[t859];
+        const int64_t t794 = t793 > 0 ? (t793 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t795 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t794);
+        int32_t *t796 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t794);
+        RT_PARALLEL_FOR_IF(t794 > 1)
+        for (int64_t t797 = 0; t797 < t794; t797++) {
+          int32_t t797a0;
+          int32_t t797a1;
+          t797a0 = 0;
+          t797a1 = 0;
+          const int64_t t797_end = (t797 + 1) * RT_CHUNK < t793 ? (t797 + 1) * RT_CHUNK : t793;
+          for (int64_t t798 = t797 * RT_CHUNK; t798 < t797_end; t798++) {
+            const int32_t t799 = (int32_t)t798;
+            int32_t t797x0;
+            int32_t t797x1;
+            int t801 = 0; /* nonzero: a check below failed */
+            int t802 = (uint64_t)(int64_t)t799 < (uint64_t)v_x977_n;
+            int32_t t800 = t802 ? v_x977_d[t799] : 0;
+            t801 |= !t802;
+            uint8_t t804 = rt_le_i(t800, 1);
+            int32_t t806 = rt_btoi_b(t804);
+            uint8_t t808 = rt_not_b(t804);
+            int32_t t810 = rt_btoi_b(t808);
+            if (__builtin_expect(t801 != 0, 0)) { /* again, recording the error */
+              int32_t t811;
+              if ((uint64_t)(int64_t)t799 < (uint64_t)v_x977_n) {
+                t811 = v_x977_d[t799];
               } else {
-                NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t859, v_x977_n, 0.0, 6);
-                t871 = 0;
+                NESSIE_RECORD(err, t798, RT_CHECK_INDEX, 0, 0, RT_GATHER, t799, v_x977_n, 0.0, 6);
+                t811 = 0;
               }
-              uint8_t t873 = rt_le_i(t871, 1);
-              int32_t t875 = rt_btoi_b(t873);
-              uint8_t t877 = rt_not_b(t873);
-              int32_t t879 = rt_btoi_b(t877);
+              uint8_t t813 = rt_le_i(t811, 1);
+              int32_t t815 = rt_btoi_b(t813);
+              uint8_t t817 = rt_not_b(t813);
+              int32_t t819 = rt_btoi_b(t817);
             }
-            t857x0 = t866;
-            t857x1 = t870;
-            int32_t t881 = rt_add_i(t857a0, t857x0);
-            int32_t t883 = rt_add_i(t857a1, t857x1);
-            t857a0 = t881;
-            t857a1 = t883;
+            t797x0 = t806;
+            t797x1 = t810;
+            int32_t t821 = rt_add_i(t797a0, t797x0);
+            int32_t t823 = rt_add_i(t797a1, t797x1);
+            t797a0 = t821;
+            t797a1 = t823;
           }
-          t855[t857] = t857a0;
-          t856[t857] = t857a1;
+          t795[t797] = t797a0;
+          t796[t797] = t797a1;
         }
-        int32_t t857t0;
-        int32_t t857t1;
-        t857t0 = 0;
-        t857t1 = 0;
-        for (int64_t t857 = 0; t857 < t854; t857++) {
-          const int32_t t884 = t855[t857];
-          const int32_t t885 = t856[t857];
-          int32_t t887 = rt_add_i(t857t0, t884);
-          int32_t t889 = rt_add_i(t857t1, t885);
-          t857t0 = t887;
-          t857t1 = t889;
+        int32_t t797t0;
+        int32_t t797t1;
+        t797t0 = 0;
+        t797t1 = 0;
+        for (int64_t t797 = 0; t797 < t794; t797++) {
+          const int32_t t824 = t795[t797];
+          const int32_t t825 = t796[t797];
+          int32_t t827 = rt_add_i(t797t0, t824);
+          int32_t t829 = rt_add_i(t797t1, t825);
+          t797t0 = t827;
+          t797t1 = t829;
         }
-        v_x997 = t857t0;
-        rt_free(t855);
-        v_x1003 = t857t1;
-        rt_free(t856);
+        v_x997 = t797t0;
+        rt_free(t795);
+        v_x1003 = t797t1;
+        rt_free(t796);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t890 = v_x982;
-          if (t890 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t890, 0.0, 7);
+          const int64_t t830 = v_x982;
+          if (t830 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t830, 0.0, 7);
             goto fail;
           }
-          const int64_t t891 = t890 > 0 ? (t890 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t892 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t891);
-          int32_t *t893 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t891);
-          RT_PARALLEL_FOR_IF(t891 > 1)
-          for (int64_t t894 = 0; t894 < t891; t894++) {
-            int32_t t894a0;
-            int32_t t894a1;
-            t894a0 = 0;
-            t894a1 = 0;
-            const int64_t t894_end = (t894 + 1) * RT_CHUNK < t890 ? (t894 + 1) * RT_CHUNK : t890;
-            for (int64_t t895 = t894 * RT_CHUNK; t895 < t894_end; t895++) {
-              const int32_t t896 = (int32_t)t895;
-              int32_t t894x0;
-              int32_t t894x1;
-              int t898 = 0; /* nonzero: a check below failed */
-              int t899 = (uint64_t)(int64_t)t896 < (uint64_t)v_x977_n;
-              int32_t t897 = t899 ? v_x977_d[t896] : 0;
-              t898 |= !t899;
-              uint8_t t901 = rt_le_i(t897, 1);
-              int32_t t903 = rt_btoi_b(t901);
-              uint8_t t905 = rt_not_b(t901);
-              int32_t t907 = rt_btoi_b(t905);
-              if (__builtin_expect(t898 != 0, 0)) { /* again, recording the error */
-                int32_t t908;
-                if ((uint64_t)(int64_t)t896 < (uint64_t)v_x977_n) {
-                  t908 = v_x977_d[t896];
+          const int64_t t831 = t830 > 0 ? (t830 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t832 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t831);
+          int32_t *t833 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t831);
+          RT_PARALLEL_FOR_IF(t831 > 1)
+          for (int64_t t834 = 0; t834 < t831; t834++) {
+            int32_t t834a0;
+            int32_t t834a1;
+            t834a0 = 0;
+            t834a1 = 0;
+            const int64_t t834_end = (t834 + 1) * RT_CHUNK < t830 ? (t834 + 1) * RT_CHUNK : t830;
+            for (int64_t t835 = t834 * RT_CHUNK; t835 < t834_end; t835++) {
+              const int32_t t836 = (int32_t)t835;
+              int32_t t834x0;
+              int32_t t834x1;
+              int t838 = 0; /* nonzero: a check below failed */
+              int t839 = (uint64_t)(int64_t)t836 < (uint64_t)v_x977_n;
+              int32_t t837 = t839 ? v_x977_d[t836] : 0;
+              t838 |= !t839;
+              uint8_t t841 = rt_le_i(t837, 1);
+              int32_t t843 = rt_btoi_b(t841);
+              uint8_t t845 = rt_not_b(t841);
+              int32_t t847 = rt_btoi_b(t845);
+              if (__builtin_expect(t838 != 0, 0)) { /* again, recording the error */
+                int32_t t848;
+                if ((uint64_t)(int64_t)t836 < (uint64_t)v_x977_n) {
+                  t848 = v_x977_d[t836];
                 } else {
-                  NESSIE_RECORD(err, t895, RT_CHECK_INDEX, 0, 0, RT_GATHER, t896, v_x977_n, 0.0, 8);
-                  t908 = 0;
+                  NESSIE_RECORD(err, t835, RT_CHECK_INDEX, 0, 0, RT_GATHER, t836, v_x977_n, 0.0, 8);
+                  t848 = 0;
                 }
-                uint8_t t910 = rt_le_i(t908, 1);
-                int32_t t912 = rt_btoi_b(t910);
-                uint8_t t914 = rt_not_b(t910);
-                int32_t t916 = rt_btoi_b(t914);
+                uint8_t t850 = rt_le_i(t848, 1);
+                int32_t t852 = rt_btoi_b(t850);
+                uint8_t t854 = rt_not_b(t850);
+                int32_t t856 = rt_btoi_b(t854);
               }
-              t894x0 = t903;
-              t894x1 = t907;
-              int32_t t918 = rt_add_i(t894a0, t894x0);
-              int32_t t920 = rt_add_i(t894a1, t894x1);
-              t894a0 = t918;
-              t894a1 = t920;
+              t834x0 = t843;
+              t834x1 = t847;
+              int32_t t858 = rt_add_i(t834a0, t834x0);
+              int32_t t860 = rt_add_i(t834a1, t834x1);
+              t834a0 = t858;
+              t834a1 = t860;
             }
-            t892[t894] = t894a0;
-            t893[t894] = t894a1;
+            t832[t834] = t834a0;
+            t833[t834] = t834a1;
           }
-          int32_t t894t0;
-          int32_t t894t1;
-          t894t0 = 0;
-          t894t1 = 0;
-          for (int64_t t894 = 0; t894 < t891; t894++) {
-            const int32_t t921 = t892[t894];
-            t892[t894] = t894t0;
-            const int32_t t922 = t893[t894];
-            t893[t894] = t894t1;
-            int32_t t924 = rt_add_i(t894t0, t921);
-            int32_t t926 = rt_add_i(t894t1, t922);
-            t894t0 = t924;
-            t894t1 = t926;
+          int32_t t834t0;
+          int32_t t834t1;
+          t834t0 = 0;
+          t834t1 = 0;
+          for (int64_t t834 = 0; t834 < t831; t834++) {
+            const int32_t t861 = t832[t834];
+            t832[t834] = t834t0;
+            const int32_t t862 = t833[t834];
+            t833[t834] = t834t1;
+            int32_t t864 = rt_add_i(t834t0, t861);
+            int32_t t866 = rt_add_i(t834t1, t862);
+            t834t0 = t864;
+            t834t1 = t866;
           }
-          v_x1007 = rt_value_new(rt_vec_type(RT_INT), t890);
+          v_x1007 = rt_value_new(rt_vec_type(RT_INT), t830);
           int32_t *v_x1007_d = v_x1007->data.i;
           const int64_t v_x1007_n = v_x1007->len;
-          v_x1011 = rt_value_new(rt_vec_type(RT_INT), t890);
+          v_x1011 = rt_value_new(rt_vec_type(RT_INT), t830);
           int32_t *v_x1011_d = v_x1011->data.i;
           const int64_t v_x1011_n = v_x1011->len;
-          RT_PARALLEL_FOR_IF(t891 > 1)
-          for (int64_t t894 = 0; t894 < t891; t894++) {
-            int32_t t894p0;
-            int32_t t894p1;
-            t894p0 = t892[t894];
-            t894p1 = t893[t894];
-            const int64_t t894_end = (t894 + 1) * RT_CHUNK < t890 ? (t894 + 1) * RT_CHUNK : t890;
-            for (int64_t t895 = t894 * RT_CHUNK; t895 < t894_end; t895++) {
-              const int32_t t896 = (int32_t)t895;
-              v_x1007_d[t895] = t894p0;
-              v_x1011_d[t895] = t894p1;
-              int32_t t894y0;
-              int32_t t894y1;
-              int t928 = 0; /* nonzero: a check below failed */
-              int t929 = (uint64_t)(int64_t)t896 < (uint64_t)v_x977_n;
-              int32_t t927 = t929 ? v_x977_d[t896] : 0;
-              t928 |= !t929;
-              uint8_t t931 = rt_le_i(t927, 1);
-              int32_t t933 = rt_btoi_b(t931);
-              uint8_t t935 = rt_not_b(t931);
-              int32_t t937 = rt_btoi_b(t935);
-              if (__builtin_expect(t928 != 0, 0)) { /* again, recording the error */
-                int32_t t938;
-                if ((uint64_t)(int64_t)t896 < (uint64_t)v_x977_n) {
-                  t938 = v_x977_d[t896];
+          RT_PARALLEL_FOR_IF(t831 > 1)
+          for (int64_t t834 = 0; t834 < t831; t834++) {
+            int32_t t834p0;
+            int32_t t834p1;
+            t834p0 = t832[t834];
+            t834p1 = t833[t834];
+            const int64_t t834_end = (t834 + 1) * RT_CHUNK < t830 ? (t834 + 1) * RT_CHUNK : t830;
+            for (int64_t t835 = t834 * RT_CHUNK; t835 < t834_end; t835++) {
+              const int32_t t836 = (int32_t)t835;
+              v_x1007_d[t835] = t834p0;
+              v_x1011_d[t835] = t834p1;
+              int32_t t834y0;
+              int32_t t834y1;
+              int t868 = 0; /* nonzero: a check below failed */
+              int t869 = (uint64_t)(int64_t)t836 < (uint64_t)v_x977_n;
+              int32_t t867 = t869 ? v_x977_d[t836] : 0;
+              t868 |= !t869;
+              uint8_t t871 = rt_le_i(t867, 1);
+              int32_t t873 = rt_btoi_b(t871);
+              uint8_t t875 = rt_not_b(t871);
+              int32_t t877 = rt_btoi_b(t875);
+              if (__builtin_expect(t868 != 0, 0)) { /* again, recording the error */
+                int32_t t878;
+                if ((uint64_t)(int64_t)t836 < (uint64_t)v_x977_n) {
+                  t878 = v_x977_d[t836];
                 } else {
-                  NESSIE_RECORD(err, t895, RT_CHECK_INDEX, 0, 0, RT_GATHER, t896, v_x977_n, 0.0, 9);
-                  t938 = 0;
+                  NESSIE_RECORD(err, t835, RT_CHECK_INDEX, 0, 0, RT_GATHER, t836, v_x977_n, 0.0, 9);
+                  t878 = 0;
                 }
-                uint8_t t940 = rt_le_i(t938, 1);
-                int32_t t942 = rt_btoi_b(t940);
-                uint8_t t944 = rt_not_b(t940);
-                int32_t t946 = rt_btoi_b(t944);
+                uint8_t t880 = rt_le_i(t878, 1);
+                int32_t t882 = rt_btoi_b(t880);
+                uint8_t t884 = rt_not_b(t880);
+                int32_t t886 = rt_btoi_b(t884);
               }
-              t894y0 = t933;
-              t894y1 = t937;
-              int32_t t948 = rt_add_i(t894p0, t894y0);
-              int32_t t950 = rt_add_i(t894p1, t894y1);
-              t894p0 = t948;
-              t894p1 = t950;
+              t834y0 = t873;
+              t834y1 = t877;
+              int32_t t888 = rt_add_i(t834p0, t834y0);
+              int32_t t890 = rt_add_i(t834p1, t834y1);
+              t834p0 = t888;
+              t834p1 = t890;
             }
           }
-          rt_free(t892);
-          rt_free(t893);
+          rt_free(t832);
+          rt_free(t833);
         }
         if (err->index != INT64_MAX)
           goto fail;
@@ -4263,8 +4262,8 @@ fail:
   rt_release(v_x1011);
 }
 
-/* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K19_A {
+/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K20_A {
   RtKernelError *err;
   int run;
   int32_t *v_x977_d; int64_t v_x977_n;
@@ -4279,185 +4278,185 @@ struct K19_A {
   int32_t *v_x1007_d; int64_t v_x1007_n;
   int32_t *v_x1011_d; int64_t v_x1011_n;
 };
-struct alignas(8) K19_0_V {
+struct alignas(8) K20_0_V {
   uint8_t v0;
 };
-struct K19_0_pull {
-  K19_A A;
-  __device__ K19_0_V operator()(int64_t i) const {
+struct K20_0_pull {
+  K20_A A;
+  __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t952 = 0; /* nonzero: a check below failed */
-    int t953 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t951 = t953 ? A.v_x977_d[ix] : 0;
-    t952 |= !t953;
-    uint8_t t955 = rt_le_i(t951, 1);
-    if (__builtin_expect(t952 != 0, 0)) { /* again, recording the error */
-      int32_t t956;
+    int t892 = 0; /* nonzero: a check below failed */
+    int t893 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t891 = t893 ? A.v_x977_d[ix] : 0;
+    t892 |= !t893;
+    uint8_t t895 = rt_le_i(t891, 1);
+    if (__builtin_expect(t892 != 0, 0)) { /* again, recording the error */
+      int32_t t896;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t956 = A.v_x977_d[ix];
+        t896 = A.v_x977_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 0);
-        t956 = 0;
+        t896 = 0;
       }
-      uint8_t t958 = rt_le_i(t956, 1);
+      uint8_t t898 = rt_le_i(t896, 1);
     }
-    return K19_0_V{t955};
+    return K20_0_V{t895};
   }
 };
-struct K19_0_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_0_V &v) const {
+struct K20_0_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_0_V &v) const {
     A.v_x979_d[i] = v.v0;
   }
 };
-struct alignas(8) K19_1_V {
+struct alignas(8) K20_1_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K19_1_pull {
-  K19_A A;
-  __device__ K19_1_V operator()(int64_t i) const {
+struct K20_1_pull {
+  K20_A A;
+  __device__ K20_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t960 = 0; /* nonzero: a check below failed */
-    int t961 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t959 = t961 ? A.v_x977_d[ix] : 0;
-    t960 |= !t961;
-    uint8_t t963 = rt_le_i(t959, 1);
-    if (__builtin_expect(t960 != 0, 0)) { /* again, recording the error */
-      int32_t t964;
+    int t900 = 0; /* nonzero: a check below failed */
+    int t901 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t899 = t901 ? A.v_x977_d[ix] : 0;
+    t900 |= !t901;
+    uint8_t t903 = rt_le_i(t899, 1);
+    if (__builtin_expect(t900 != 0, 0)) { /* again, recording the error */
+      int32_t t904;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t964 = A.v_x977_d[ix];
+        t904 = A.v_x977_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 1);
-        t964 = 0;
+        t904 = 0;
       }
-      uint8_t t966 = rt_le_i(t964, 1);
+      uint8_t t906 = rt_le_i(t904, 1);
     }
-    return K19_1_V{ix, t963};
+    return K20_1_V{ix, t903};
   }
 };
-struct K19_1_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_1_V &v) const {
+struct K20_1_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_1_V &v) const {
     A.v_x988_d[i] = v.v0;
     A.v_x989_d[i] = v.v1;
   }
 };
-struct K19_1_pred {
-  K19_A A;
-  __device__ bool operator()(int64_t i, const K19_1_V &v) const {
+struct K20_1_pred {
+  K20_A A;
+  __device__ bool operator()(int64_t i, const K20_1_V &v) const {
     return (bool)v.v1;
   }
 };
-struct K19_1_other {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_1_V &v) const {
+struct K20_1_other {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_1_V &v) const {
     A.v_x990_d[i] = v.v0;
     A.v_x991_d[i] = v.v1;
   }
 };
-struct alignas(8) K19_2_V {
+struct alignas(8) K20_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K19_2_pull {
-  K19_A A;
-  __device__ K19_2_V operator()(int64_t i) const {
+struct K20_2_pull {
+  K20_A A;
+  __device__ K20_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t968 = 0; /* nonzero: a check below failed */
-    int t969 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t967 = t969 ? A.v_x977_d[ix] : 0;
-    t968 |= !t969;
-    uint8_t t971 = rt_le_i(t967, 1);
-    int32_t t973 = rt_btoi_b(t971);
-    uint8_t t975 = rt_not_b(t971);
-    int32_t t977 = rt_btoi_b(t975);
-    if (__builtin_expect(t968 != 0, 0)) { /* again, recording the error */
-      int32_t t978;
+    int t908 = 0; /* nonzero: a check below failed */
+    int t909 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t907 = t909 ? A.v_x977_d[ix] : 0;
+    t908 |= !t909;
+    uint8_t t911 = rt_le_i(t907, 1);
+    int32_t t913 = rt_btoi_b(t911);
+    uint8_t t915 = rt_not_b(t911);
+    int32_t t917 = rt_btoi_b(t915);
+    if (__builtin_expect(t908 != 0, 0)) { /* again, recording the error */
+      int32_t t918;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t978 = A.v_x977_d[ix];
+        t918 = A.v_x977_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 2);
-        t978 = 0;
+        t918 = 0;
       }
-      uint8_t t980 = rt_le_i(t978, 1);
-      int32_t t982 = rt_btoi_b(t980);
-      uint8_t t984 = rt_not_b(t980);
-      int32_t t986 = rt_btoi_b(t984);
+      uint8_t t920 = rt_le_i(t918, 1);
+      int32_t t922 = rt_btoi_b(t920);
+      uint8_t t924 = rt_not_b(t920);
+      int32_t t926 = rt_btoi_b(t924);
     }
-    return K19_2_V{t973, t977};
+    return K20_2_V{t913, t917};
   }
 };
-struct K19_2_op {
-  K19_A A;
-  __device__ K19_2_V operator()(const K19_2_V &a, const K19_2_V &b) const {
-    int32_t t988 = rt_add_i(a.v0, b.v0);
-    int32_t t990 = rt_add_i(a.v1, b.v1);
-    return K19_2_V{t988, t990};
+struct K20_2_op {
+  K20_A A;
+  __device__ K20_2_V operator()(const K20_2_V &a, const K20_2_V &b) const {
+    int32_t t928 = rt_add_i(a.v0, b.v0);
+    int32_t t930 = rt_add_i(a.v1, b.v1);
+    return K20_2_V{t928, t930};
   }
 };
-struct K19_2_ride {
-  K19_A A;
-  __device__ K19_2_V operator()(int64_t i) const {
-    K19_0_store{A}(i, K19_0_pull{A}(i)); /* MAP 0 rides here */
-    return K19_2_pull{A}(i);
+struct K20_2_ride {
+  K20_A A;
+  __device__ K20_2_V operator()(int64_t i) const {
+    K20_0_store{A}(i, K20_0_pull{A}(i)); /* MAP 0 rides here */
+    return K20_2_pull{A}(i);
   }
 };
-struct alignas(8) K19_3_V {
+struct alignas(8) K20_3_V {
   int32_t v0;
   int32_t v1;
 };
-struct K19_3_pull {
-  K19_A A;
-  __device__ K19_3_V operator()(int64_t i) const {
+struct K20_3_pull {
+  K20_A A;
+  __device__ K20_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t992 = 0; /* nonzero: a check below failed */
-    int t993 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t991 = t993 ? A.v_x977_d[ix] : 0;
-    t992 |= !t993;
-    uint8_t t995 = rt_le_i(t991, 1);
-    int32_t t997 = rt_btoi_b(t995);
-    uint8_t t999 = rt_not_b(t995);
-    int32_t t1001 = rt_btoi_b(t999);
-    if (__builtin_expect(t992 != 0, 0)) { /* again, recording the error */
-      int32_t t1002;
+    int t932 = 0; /* nonzero: a check below failed */
+    int t933 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t931 = t933 ? A.v_x977_d[ix] : 0;
+    t932 |= !t933;
+    uint8_t t935 = rt_le_i(t931, 1);
+    int32_t t937 = rt_btoi_b(t935);
+    uint8_t t939 = rt_not_b(t935);
+    int32_t t941 = rt_btoi_b(t939);
+    if (__builtin_expect(t932 != 0, 0)) { /* again, recording the error */
+      int32_t t942;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t1002 = A.v_x977_d[ix];
+        t942 = A.v_x977_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 3);
-        t1002 = 0;
+        t942 = 0;
       }
-      uint8_t t1004 = rt_le_i(t1002, 1);
-      int32_t t1006 = rt_btoi_b(t1004);
-      uint8_t t1008 = rt_not_b(t1004);
-      int32_t t1010 = rt_btoi_b(t1008);
+      uint8_t t944 = rt_le_i(t942, 1);
+      int32_t t946 = rt_btoi_b(t944);
+      uint8_t t948 = rt_not_b(t944);
+      int32_t t950 = rt_btoi_b(t948);
     }
-    return K19_3_V{t997, t1001};
+    return K20_3_V{t937, t941};
   }
 };
-struct K19_3_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_3_V &v) const {
+struct K20_3_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_3_V &v) const {
     A.v_x1007_d[i] = v.v0;
     A.v_x1011_d[i] = v.v1;
   }
 };
-struct K19_3_op {
-  K19_A A;
-  __device__ K19_3_V operator()(const K19_3_V &a, const K19_3_V &b) const {
-    int32_t t1012 = rt_add_i(a.v0, b.v0);
-    int32_t t1014 = rt_add_i(a.v1, b.v1);
-    return K19_3_V{t1012, t1014};
+struct K20_3_op {
+  K20_A A;
+  __device__ K20_3_V operator()(const K20_3_V &a, const K20_3_V &b) const {
+    int32_t t952 = rt_add_i(a.v0, b.v0);
+    int32_t t954 = rt_add_i(a.v1, b.v1);
+    return K20_3_V{t952, t954};
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
   (void)loc;
   (void)err;
-  K19_A A;
+  K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4475,81 +4474,81 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int
   RtValue *v_x1011 = NULL;
   /* MAP */
   {
-    const int64_t t1015 = v_x982;
-    if (t1015 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1015, 0.0, run, 4};
+    const int64_t t955 = v_x982;
+    if (t955 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t955, 0.0, run, 4};
       goto fail;
     }
-    v_x979 = rtg_vec_new(RT_BOOL, t1015);
+    v_x979 = rtg_vec_new(RT_BOOL, t955);
     A.v_x979_d = v_x979->data.b;
     A.v_x979_n = v_x979->len;
-    /* computed in the launch of SOAC 2 (K19_2_ride) */
+    /* computed in the launch of SOAC 2 (K20_2_ride) */
   }
   /* PARTITION */
-  int64_t *t1016, t1017; /* the slot of its count, its size */
+  int64_t *t956, t957; /* the slot of its count, its size */
   {
-    const int64_t t1018 = v_x982;
-    if (t1018 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1018, 0.0, run, 5};
+    const int64_t t958 = v_x982;
+    if (t958 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t958, 0.0, run, 5};
       goto fail;
     }
-    v_x988 = rtg_vec_new(RT_INT, t1018);
+    v_x988 = rtg_vec_new(RT_INT, t958);
     A.v_x988_d = v_x988->data.i;
     A.v_x988_n = v_x988->len;
-    v_x989 = rtg_vec_new(RT_BOOL, t1018);
+    v_x989 = rtg_vec_new(RT_BOOL, t958);
     A.v_x989_d = v_x989->data.b;
     A.v_x989_n = v_x989->len;
-    v_x990 = rtg_vec_new(RT_INT, t1018);
+    v_x990 = rtg_vec_new(RT_INT, t958);
     A.v_x990_d = v_x990->data.i;
     A.v_x990_n = v_x990->len;
-    v_x991 = rtg_vec_new(RT_BOOL, t1018);
+    v_x991 = rtg_vec_new(RT_BOOL, t958);
     A.v_x991_d = v_x991->data.b;
     A.v_x991_n = v_x991->len;
-    t1017 = t1018;
-    t1016 = rtg::partition_launch<K19_1_V>("K19", loc, K19_1_pull{A}, K19_1_pred{A}, t1018, K19_1_store{A}, K19_1_other{A}, true);
+    t957 = t958;
+    t956 = rtg::partition_launch<K20_1_V>("K20", loc, K20_1_pull{A}, K20_1_pred{A}, t958, K20_1_store{A}, K20_1_other{A}, true);
   }
   {
-    const int64_t t1019 = rtg::filter_count(t1016);
-    v_x988 = rtg_vec_fit(v_x988, t1019);
+    const int64_t t959 = rtg::filter_count(t956);
+    v_x988 = rtg_vec_fit(v_x988, t959);
     A.v_x988_d = v_x988->data.i;
     A.v_x988_n = v_x988->len;
-    v_x989 = rtg_vec_fit(v_x989, t1019);
+    v_x989 = rtg_vec_fit(v_x989, t959);
     A.v_x989_d = v_x989->data.b;
     A.v_x989_n = v_x989->len;
-    v_x990 = rtg_vec_fit(v_x990, t1017 - t1019);
+    v_x990 = rtg_vec_fit(v_x990, t957 - t959);
     A.v_x990_d = v_x990->data.i;
     A.v_x990_n = v_x990->len;
-    v_x991 = rtg_vec_fit(v_x991, t1017 - t1019);
+    v_x991 = rtg_vec_fit(v_x991, t957 - t959);
     A.v_x991_d = v_x991->data.b;
     A.v_x991_n = v_x991->len;
   }
   /* REDUCE */
   {
-    const int64_t t1020 = v_x982;
-    if (t1020 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1020, 0.0, run, 6};
+    const int64_t t960 = v_x982;
+    if (t960 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t960, 0.0, run, 6};
       goto fail;
     }
-    const K19_2_V t1021 = rtg::reduce_commutative("K19", loc, K19_2_ride{A}, K19_2_op{A}, K19_2_V{0, 0}, t1020);
-    v_x997 = t1021.v0;
+    const K20_2_V t961 = rtg::reduce_commutative("K20", loc, K20_2_ride{A}, K20_2_op{A}, K20_2_V{0, 0}, t960);
+    v_x997 = t961.v0;
     A.v_x997 = v_x997;
-    v_x1003 = t1021.v1;
+    v_x1003 = t961.v1;
     A.v_x1003 = v_x1003;
   }
   /* SCAN */
   {
-    const int64_t t1022 = v_x982;
-    if (t1022 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1022, 0.0, run, 7};
+    const int64_t t962 = v_x982;
+    if (t962 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t962, 0.0, run, 7};
       goto fail;
     }
-    v_x1007 = rtg_vec_new(RT_INT, t1022);
+    v_x1007 = rtg_vec_new(RT_INT, t962);
     A.v_x1007_d = v_x1007->data.i;
     A.v_x1007_n = v_x1007->len;
-    v_x1011 = rtg_vec_new(RT_INT, t1022);
+    v_x1011 = rtg_vec_new(RT_INT, t962);
     A.v_x1011_d = v_x1011->data.i;
     A.v_x1011_n = v_x1011->len;
-    rtg::scan<true>("K19", loc, K19_3_pull{A}, K19_3_op{A}, K19_3_V{0, 0}, t1022, K19_3_store{A});
+    rtg::scan<true>("K20", loc, K20_3_pull{A}, K20_3_op{A}, K20_3_V{0, 0}, t962, K20_3_store{A});
   }
   *out_v_x979 = v_x979;
   *out_v_x988 = v_x988;
@@ -4571,19 +4570,19 @@ fail:
   rt_release(v_x1011);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
   RtValue *vals[] = {v_x977};
   const int64_t sizes[] = {(int64_t)v_x982, (int64_t)v_x982, (int64_t)v_x982, (int64_t)v_x982};
   if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K19_host(err, loc, run, v_x977, v_x982, out_v_x979, out_v_x988, out_v_x990, out_v_x997, out_v_x1003, out_v_x1007, out_v_x1011);
+    K20_host(err, loc, run, v_x977, v_x982, out_v_x979, out_v_x988, out_v_x990, out_v_x997, out_v_x1003, out_v_x1007, out_v_x1011);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x977, v_x982, out_v_x979, out_v_x988, out_v_x990, out_v_x997, out_v_x1003, out_v_x1007, out_v_x1011);
+    K20_gpu(err, loc, run, v_x977, v_x982, out_v_x979, out_v_x988, out_v_x990, out_v_x997, out_v_x1003, out_v_x1007, out_v_x1011);
   }
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
   (void)loc;
   (void)run;
   int32_t *v_x1012_d = v_x1012->data.i;
@@ -4597,49 +4596,49 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, R
   RtValue *v_x1023 = NULL;
   /* MAP */
   {
-    const int64_t t1023 = v_x1012_n;
-    v_x1018 = rt_value_new(rt_vec_type(RT_INT), t1023);
+    const int64_t t963 = v_x1012_n;
+    v_x1018 = rt_value_new(rt_vec_type(RT_INT), t963);
     int32_t *v_x1018_d = v_x1018->data.i;
     const int64_t v_x1018_n = v_x1018->len;
-    v_x1020 = rt_value_new(rt_vec_type(RT_INT), t1023);
+    v_x1020 = rt_value_new(rt_vec_type(RT_INT), t963);
     int32_t *v_x1020_d = v_x1020->data.i;
     const int64_t v_x1020_n = v_x1020->len;
-    v_x1023 = rt_value_new(rt_vec_type(RT_INT), t1023);
+    v_x1023 = rt_value_new(rt_vec_type(RT_INT), t963);
     int32_t *v_x1023_d = v_x1023->data.i;
     const int64_t v_x1023_n = v_x1023->len;
-    RT_PARALLEL_FOR_IF(t1023 >= RT_PARALLEL_MIN)
-    for (int64_t t1024 = 0; t1024 < t1023; t1024++) {
-      const int32_t t1025 = (int32_t)t1024;
-      int t1028 = 0; /* nonzero: a check below failed */
-      int32_t t1026 = v_x1012_d[t1025];
-      int t1029 = (uint64_t)(int64_t)t1026 < (uint64_t)v_x1016_n;
-      int32_t t1027 = t1029 ? v_x1016_d[t1026] : 0;
-      t1028 |= !t1029;
-      int t1031 = (uint64_t)(int64_t)t1026 < (uint64_t)v_x1013_n;
-      int32_t t1030 = t1031 ? v_x1013_d[t1026] : 0;
-      t1028 |= !t1031;
-      int32_t t1033 = rt_add_i(t1027, t1030);
-      if (__builtin_expect(t1028 != 0, 0)) { /* again, recording the error */
-        int32_t t1034 = v_x1012_d[t1025];
-        int32_t t1035;
-        if ((uint64_t)(int64_t)t1034 < (uint64_t)v_x1016_n) {
-          t1035 = v_x1016_d[t1034];
+    RT_PARALLEL_FOR_IF(t963 >= RT_PARALLEL_MIN)
+    for (int64_t t964 = 0; t964 < t963; t964++) {
+      const int32_t t965 = (int32_t)t964;
+      int t968 = 0; /* nonzero: a check below failed */
+      int32_t t966 = v_x1012_d[t965];
+      int t969 = (uint64_t)(int64_t)t966 < (uint64_t)v_x1016_n;
+      int32_t t967 = t969 ? v_x1016_d[t966] : 0;
+      t968 |= !t969;
+      int t971 = (uint64_t)(int64_t)t966 < (uint64_t)v_x1013_n;
+      int32_t t970 = t971 ? v_x1013_d[t966] : 0;
+      t968 |= !t971;
+      int32_t t973 = rt_add_i(t967, t970);
+      if (__builtin_expect(t968 != 0, 0)) { /* again, recording the error */
+        int32_t t974 = v_x1012_d[t965];
+        int32_t t975;
+        if ((uint64_t)(int64_t)t974 < (uint64_t)v_x1016_n) {
+          t975 = v_x1016_d[t974];
         } else {
-          NESSIE_RECORD(err, t1024, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1034, v_x1016_n, 0.0, 0);
-          t1035 = 0;
+          NESSIE_RECORD(err, t964, RT_CHECK_INDEX, 0, 0, RT_GATHER, t974, v_x1016_n, 0.0, 0);
+          t975 = 0;
         }
-        int32_t t1036;
-        if ((uint64_t)(int64_t)t1034 < (uint64_t)v_x1013_n) {
-          t1036 = v_x1013_d[t1034];
+        int32_t t976;
+        if ((uint64_t)(int64_t)t974 < (uint64_t)v_x1013_n) {
+          t976 = v_x1013_d[t974];
         } else {
-          NESSIE_RECORD(err, t1024, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1034, v_x1013_n, 0.0, 1);
-          t1036 = 0;
+          NESSIE_RECORD(err, t964, RT_CHECK_INDEX, 0, 0, RT_GATHER, t974, v_x1013_n, 0.0, 1);
+          t976 = 0;
         }
-        int32_t t1038 = rt_add_i(t1035, t1036);
+        int32_t t978 = rt_add_i(t975, t976);
       }
-      v_x1018_d[t1024] = t1027;
-      v_x1020_d[t1024] = t1033;
-      v_x1023_d[t1024] = 1;
+      v_x1018_d[t964] = t967;
+      v_x1020_d[t964] = t973;
+      v_x1023_d[t964] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -4654,8 +4653,8 @@ fail:
   rt_release(v_x1023);
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K20_A {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K21_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1012_d; int64_t v_x1012_n;
@@ -4665,58 +4664,58 @@ struct K20_A {
   int32_t *v_x1020_d; int64_t v_x1020_n;
   int32_t *v_x1023_d; int64_t v_x1023_n;
 };
-struct alignas(8) K20_0_V {
+struct alignas(8) K21_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K20_0_pull {
-  K20_A A;
-  __device__ K20_0_V operator()(int64_t i) const {
+struct K21_0_pull {
+  K21_A A;
+  __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1041 = 0; /* nonzero: a check below failed */
-    int32_t t1039 = A.v_x1012_d[ix];
-    int t1042 = (uint64_t)(int64_t)t1039 < (uint64_t)A.v_x1016_n;
-    int32_t t1040 = t1042 ? A.v_x1016_d[t1039] : 0;
-    t1041 |= !t1042;
-    int t1044 = (uint64_t)(int64_t)t1039 < (uint64_t)A.v_x1013_n;
-    int32_t t1043 = t1044 ? A.v_x1013_d[t1039] : 0;
-    t1041 |= !t1044;
-    int32_t t1046 = rt_add_i(t1040, t1043);
-    if (__builtin_expect(t1041 != 0, 0)) { /* again, recording the error */
-      int32_t t1047 = A.v_x1012_d[ix];
-      int32_t t1048;
-      if ((uint64_t)(int64_t)t1047 < (uint64_t)A.v_x1016_n) {
-        t1048 = A.v_x1016_d[t1047];
+    int t981 = 0; /* nonzero: a check below failed */
+    int32_t t979 = A.v_x1012_d[ix];
+    int t982 = (uint64_t)(int64_t)t979 < (uint64_t)A.v_x1016_n;
+    int32_t t980 = t982 ? A.v_x1016_d[t979] : 0;
+    t981 |= !t982;
+    int t984 = (uint64_t)(int64_t)t979 < (uint64_t)A.v_x1013_n;
+    int32_t t983 = t984 ? A.v_x1013_d[t979] : 0;
+    t981 |= !t984;
+    int32_t t986 = rt_add_i(t980, t983);
+    if (__builtin_expect(t981 != 0, 0)) { /* again, recording the error */
+      int32_t t987 = A.v_x1012_d[ix];
+      int32_t t988;
+      if ((uint64_t)(int64_t)t987 < (uint64_t)A.v_x1016_n) {
+        t988 = A.v_x1016_d[t987];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1047, A.v_x1016_n, 0.0, 0);
-        t1048 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t987, A.v_x1016_n, 0.0, 0);
+        t988 = 0;
       }
-      int32_t t1049;
-      if ((uint64_t)(int64_t)t1047 < (uint64_t)A.v_x1013_n) {
-        t1049 = A.v_x1013_d[t1047];
+      int32_t t989;
+      if ((uint64_t)(int64_t)t987 < (uint64_t)A.v_x1013_n) {
+        t989 = A.v_x1013_d[t987];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1047, A.v_x1013_n, 0.0, 1);
-        t1049 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t987, A.v_x1013_n, 0.0, 1);
+        t989 = 0;
       }
-      int32_t t1051 = rt_add_i(t1048, t1049);
+      int32_t t991 = rt_add_i(t988, t989);
     }
-    return K20_0_V{t1040, t1046, 1};
+    return K21_0_V{t980, t986, 1};
   }
 };
-struct K20_0_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_0_V &v) const {
+struct K21_0_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_0_V &v) const {
     A.v_x1018_d[i] = v.v0;
     A.v_x1020_d[i] = v.v1;
     A.v_x1023_d[i] = v.v2;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
   (void)loc;
   (void)err;
-  K20_A A;
+  K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4731,17 +4730,17 @@ static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, Rt
   RtValue *v_x1023 = NULL;
   /* MAP */
   {
-    const int64_t t1052 = v_x1012->len;
-    v_x1018 = rtg_vec_new(RT_INT, t1052);
+    const int64_t t992 = v_x1012->len;
+    v_x1018 = rtg_vec_new(RT_INT, t992);
     A.v_x1018_d = v_x1018->data.i;
     A.v_x1018_n = v_x1018->len;
-    v_x1020 = rtg_vec_new(RT_INT, t1052);
+    v_x1020 = rtg_vec_new(RT_INT, t992);
     A.v_x1020_d = v_x1020->data.i;
     A.v_x1020_n = v_x1020->len;
-    v_x1023 = rtg_vec_new(RT_INT, t1052);
+    v_x1023 = rtg_vec_new(RT_INT, t992);
     A.v_x1023_d = v_x1023->data.i;
     A.v_x1023_n = v_x1023->len;
-    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t1052);
+    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t992);
   }
   *out_v_x1018 = v_x1018;
   *out_v_x1020 = v_x1020;
@@ -4753,19 +4752,19 @@ fail:
   rt_release(v_x1023);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
   RtValue *vals[] = {v_x1012, v_x1013, v_x1016};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K20_host(err, loc, run, v_x1012, v_x1013, v_x1016, out_v_x1018, out_v_x1020, out_v_x1023);
+    K21_host(err, loc, run, v_x1012, v_x1013, v_x1016, out_v_x1018, out_v_x1020, out_v_x1023);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1012, v_x1013, v_x1016, out_v_x1018, out_v_x1020, out_v_x1023);
+    K21_gpu(err, loc, run, v_x1012, v_x1013, v_x1016, out_v_x1018, out_v_x1020, out_v_x1023);
   }
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)run;
   int32_t *v_x1036_d = v_x1036->data.i;
@@ -4781,87 +4780,87 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, i
   RtValue *v_x1050 = NULL;
   /* MAP */
   {
-    const int64_t t1053 = v_x1040_n;
-    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t1053);
+    const int64_t t993 = v_x1040_n;
+    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t993);
     int32_t *v_x1050_d = v_x1050->data.i;
     const int64_t v_x1050_n = v_x1050->len;
-    RT_PARALLEL_FOR_IF(t1053 >= RT_PARALLEL_MIN)
-    for (int64_t t1054 = 0; t1054 < t1053; t1054++) {
-      const int32_t t1055 = (int32_t)t1054;
-      int t1057 = 0; /* nonzero: a check below failed */
-      int t1058 = (uint64_t)(int64_t)t1055 < (uint64_t)v_x1036_n;
-      int32_t t1056 = t1058 ? v_x1036_d[t1055] : 0;
-      t1057 |= !t1058;
-      int32_t t1060 = rt_add_i(t1056, v_x1037);
-      uint8_t t1061 = v_x1040_d[t1055];
-      int t1063 = (uint64_t)(int64_t)t1055 < (uint64_t)v_x1041_n;
-      int32_t t1062 = t1063 ? v_x1041_d[t1055] : 0;
-      t1057 |= !t1063;
-      int32_t t1065 = (t1061 ? t1062 : t1060);
-      int t1067 = (uint64_t)(int64_t)t1065 < (uint64_t)(int64_t)v_x1046;
-      int32_t t1066 = t1067 ? t1065 : 0;
-      t1057 |= !t1067;
-      uint8_t t1069 = rt_lt_i(t1066, (int32_t)v_x1044_n);
-      int32_t t1070;
-      if (t1069) {
-        int t1072 = (uint64_t)(int64_t)t1066 < (uint64_t)v_x1044_n;
-        int32_t t1071 = t1072 ? v_x1044_d[t1066] : 0;
-        t1057 |= !t1072;
-        t1070 = t1071;
+    RT_PARALLEL_FOR_IF(t993 >= RT_PARALLEL_MIN)
+    for (int64_t t994 = 0; t994 < t993; t994++) {
+      const int32_t t995 = (int32_t)t994;
+      int t997 = 0; /* nonzero: a check below failed */
+      int t998 = (uint64_t)(int64_t)t995 < (uint64_t)v_x1036_n;
+      int32_t t996 = t998 ? v_x1036_d[t995] : 0;
+      t997 |= !t998;
+      int32_t t1000 = rt_add_i(t996, v_x1037);
+      uint8_t t1001 = v_x1040_d[t995];
+      int t1003 = (uint64_t)(int64_t)t995 < (uint64_t)v_x1041_n;
+      int32_t t1002 = t1003 ? v_x1041_d[t995] : 0;
+      t997 |= !t1003;
+      int32_t t1005 = (t1001 ? t1002 : t1000);
+      int t1007 = (uint64_t)(int64_t)t1005 < (uint64_t)(int64_t)v_x1046;
+      int32_t t1006 = t1007 ? t1005 : 0;
+      t997 |= !t1007;
+      uint8_t t1009 = rt_lt_i(t1006, (int32_t)v_x1044_n);
+      int32_t t1010;
+      if (t1009) {
+        int t1012 = (uint64_t)(int64_t)t1006 < (uint64_t)v_x1044_n;
+        int32_t t1011 = t1012 ? v_x1044_d[t1006] : 0;
+        t997 |= !t1012;
+        t1010 = t1011;
       } else {
-        int32_t t1074 = rt_sub_i(t1066, (int32_t)v_x1044_n);
-        int t1076 = (uint64_t)(int64_t)t1074 < (uint64_t)v_x1045_n;
-        int32_t t1075 = t1076 ? v_x1045_d[t1074] : 0;
-        t1057 |= !t1076;
-        t1070 = t1075;
+        int32_t t1014 = rt_sub_i(t1006, (int32_t)v_x1044_n);
+        int t1016 = (uint64_t)(int64_t)t1014 < (uint64_t)v_x1045_n;
+        int32_t t1015 = t1016 ? v_x1045_d[t1014] : 0;
+        t997 |= !t1016;
+        t1010 = t1015;
       }
-      if (__builtin_expect(t1057 != 0, 0)) { /* again, recording the error */
-        int32_t t1077;
-        if ((uint64_t)(int64_t)t1055 < (uint64_t)v_x1036_n) {
-          t1077 = v_x1036_d[t1055];
+      if (__builtin_expect(t997 != 0, 0)) { /* again, recording the error */
+        int32_t t1017;
+        if ((uint64_t)(int64_t)t995 < (uint64_t)v_x1036_n) {
+          t1017 = v_x1036_d[t995];
         } else {
-          NESSIE_RECORD(err, t1054, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1055, v_x1036_n, 0.0, 0);
-          t1077 = 0;
+          NESSIE_RECORD(err, t994, RT_CHECK_INDEX, 0, 0, RT_GATHER, t995, v_x1036_n, 0.0, 0);
+          t1017 = 0;
         }
-        int32_t t1079 = rt_add_i(t1077, v_x1037);
-        uint8_t t1080 = v_x1040_d[t1055];
-        int32_t t1081;
-        if ((uint64_t)(int64_t)t1055 < (uint64_t)v_x1041_n) {
-          t1081 = v_x1041_d[t1055];
+        int32_t t1019 = rt_add_i(t1017, v_x1037);
+        uint8_t t1020 = v_x1040_d[t995];
+        int32_t t1021;
+        if ((uint64_t)(int64_t)t995 < (uint64_t)v_x1041_n) {
+          t1021 = v_x1041_d[t995];
         } else {
-          NESSIE_RECORD(err, t1054, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1055, v_x1041_n, 0.0, 1);
-          t1081 = 0;
+          NESSIE_RECORD(err, t994, RT_CHECK_INDEX, 0, 0, RT_GATHER, t995, v_x1041_n, 0.0, 1);
+          t1021 = 0;
         }
-        int32_t t1083 = (t1080 ? t1081 : t1079);
-        int32_t t1084 = t1083;
-        if (!((uint64_t)(int64_t)t1083 < (uint64_t)(int64_t)v_x1046)) {
-          NESSIE_RECORD(err, t1054, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1083, v_x1046, 0.0, 2);
-          t1084 = 0;
+        int32_t t1023 = (t1020 ? t1021 : t1019);
+        int32_t t1024 = t1023;
+        if (!((uint64_t)(int64_t)t1023 < (uint64_t)(int64_t)v_x1046)) {
+          NESSIE_RECORD(err, t994, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1023, v_x1046, 0.0, 2);
+          t1024 = 0;
         }
-        uint8_t t1086 = rt_lt_i(t1084, (int32_t)v_x1044_n);
-        int32_t t1087;
-        if (t1086) {
-          int32_t t1088;
-          if ((uint64_t)(int64_t)t1084 < (uint64_t)v_x1044_n) {
-            t1088 = v_x1044_d[t1084];
+        uint8_t t1026 = rt_lt_i(t1024, (int32_t)v_x1044_n);
+        int32_t t1027;
+        if (t1026) {
+          int32_t t1028;
+          if ((uint64_t)(int64_t)t1024 < (uint64_t)v_x1044_n) {
+            t1028 = v_x1044_d[t1024];
           } else {
-            NESSIE_RECORD(err, t1054, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1084, v_x1044_n, 0.0, 3);
-            t1088 = 0;
+            NESSIE_RECORD(err, t994, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1024, v_x1044_n, 0.0, 3);
+            t1028 = 0;
           }
-          t1087 = t1088;
+          t1027 = t1028;
         } else {
-          int32_t t1090 = rt_sub_i(t1084, (int32_t)v_x1044_n);
-          int32_t t1091;
-          if ((uint64_t)(int64_t)t1090 < (uint64_t)v_x1045_n) {
-            t1091 = v_x1045_d[t1090];
+          int32_t t1030 = rt_sub_i(t1024, (int32_t)v_x1044_n);
+          int32_t t1031;
+          if ((uint64_t)(int64_t)t1030 < (uint64_t)v_x1045_n) {
+            t1031 = v_x1045_d[t1030];
           } else {
-            NESSIE_RECORD(err, t1054, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1090, v_x1045_n, 0.0, 4);
-            t1091 = 0;
+            NESSIE_RECORD(err, t994, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1030, v_x1045_n, 0.0, 4);
+            t1031 = 0;
           }
-          t1087 = t1091;
+          t1027 = t1031;
         }
       }
-      v_x1050_d[t1054] = t1070;
+      v_x1050_d[t994] = t1010;
     }
   }
   if (err->index != INT64_MAX)
@@ -4872,8 +4871,8 @@ fail:
   rt_release(v_x1050);
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K21_A {
+/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K22_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1036_d; int64_t v_x1036_n;
@@ -4885,100 +4884,100 @@ struct K21_A {
   int32_t v_x1046;
   int32_t *v_x1050_d; int64_t v_x1050_n;
 };
-struct alignas(8) K21_0_V {
+struct alignas(8) K22_0_V {
   int32_t v0;
 };
-struct K21_0_pull {
-  K21_A A;
-  __device__ K21_0_V operator()(int64_t i) const {
+struct K22_0_pull {
+  K22_A A;
+  __device__ K22_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1093 = 0; /* nonzero: a check below failed */
-    int t1094 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n;
-    int32_t t1092 = t1094 ? A.v_x1036_d[ix] : 0;
-    t1093 |= !t1094;
-    int32_t t1096 = rt_add_i(t1092, A.v_x1037);
-    uint8_t t1097 = A.v_x1040_d[ix];
-    int t1099 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
-    int32_t t1098 = t1099 ? A.v_x1041_d[ix] : 0;
-    t1093 |= !t1099;
-    int32_t t1101 = (t1097 ? t1098 : t1096);
-    int t1103 = (uint64_t)(int64_t)t1101 < (uint64_t)(int64_t)A.v_x1046;
-    int32_t t1102 = t1103 ? t1101 : 0;
-    t1093 |= !t1103;
-    uint8_t t1105 = rt_lt_i(t1102, (int32_t)A.v_x1044_n);
-    int32_t t1106;
-    if (t1105) {
-      int t1108 = (uint64_t)(int64_t)t1102 < (uint64_t)A.v_x1044_n;
-      int32_t t1107 = t1108 ? A.v_x1044_d[t1102] : 0;
-      t1093 |= !t1108;
-      t1106 = t1107;
+    int t1033 = 0; /* nonzero: a check below failed */
+    int t1034 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n;
+    int32_t t1032 = t1034 ? A.v_x1036_d[ix] : 0;
+    t1033 |= !t1034;
+    int32_t t1036 = rt_add_i(t1032, A.v_x1037);
+    uint8_t t1037 = A.v_x1040_d[ix];
+    int t1039 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
+    int32_t t1038 = t1039 ? A.v_x1041_d[ix] : 0;
+    t1033 |= !t1039;
+    int32_t t1041 = (t1037 ? t1038 : t1036);
+    int t1043 = (uint64_t)(int64_t)t1041 < (uint64_t)(int64_t)A.v_x1046;
+    int32_t t1042 = t1043 ? t1041 : 0;
+    t1033 |= !t1043;
+    uint8_t t1045 = rt_lt_i(t1042, (int32_t)A.v_x1044_n);
+    int32_t t1046;
+    if (t1045) {
+      int t1048 = (uint64_t)(int64_t)t1042 < (uint64_t)A.v_x1044_n;
+      int32_t t1047 = t1048 ? A.v_x1044_d[t1042] : 0;
+      t1033 |= !t1048;
+      t1046 = t1047;
     } else {
-      int32_t t1110 = rt_sub_i(t1102, (int32_t)A.v_x1044_n);
-      int t1112 = (uint64_t)(int64_t)t1110 < (uint64_t)A.v_x1045_n;
-      int32_t t1111 = t1112 ? A.v_x1045_d[t1110] : 0;
-      t1093 |= !t1112;
-      t1106 = t1111;
+      int32_t t1050 = rt_sub_i(t1042, (int32_t)A.v_x1044_n);
+      int t1052 = (uint64_t)(int64_t)t1050 < (uint64_t)A.v_x1045_n;
+      int32_t t1051 = t1052 ? A.v_x1045_d[t1050] : 0;
+      t1033 |= !t1052;
+      t1046 = t1051;
     }
-    if (__builtin_expect(t1093 != 0, 0)) { /* again, recording the error */
-      int32_t t1113;
+    if (__builtin_expect(t1033 != 0, 0)) { /* again, recording the error */
+      int32_t t1053;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n) {
-        t1113 = A.v_x1036_d[ix];
+        t1053 = A.v_x1036_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1036_n, 0.0, 0);
-        t1113 = 0;
+        t1053 = 0;
       }
-      int32_t t1115 = rt_add_i(t1113, A.v_x1037);
-      uint8_t t1116 = A.v_x1040_d[ix];
-      int32_t t1117;
+      int32_t t1055 = rt_add_i(t1053, A.v_x1037);
+      uint8_t t1056 = A.v_x1040_d[ix];
+      int32_t t1057;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n) {
-        t1117 = A.v_x1041_d[ix];
+        t1057 = A.v_x1041_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1041_n, 0.0, 1);
-        t1117 = 0;
+        t1057 = 0;
       }
-      int32_t t1119 = (t1116 ? t1117 : t1115);
-      int32_t t1120 = t1119;
-      if (!((uint64_t)(int64_t)t1119 < (uint64_t)(int64_t)A.v_x1046)) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1119, A.v_x1046, 0.0, 2);
-        t1120 = 0;
+      int32_t t1059 = (t1056 ? t1057 : t1055);
+      int32_t t1060 = t1059;
+      if (!((uint64_t)(int64_t)t1059 < (uint64_t)(int64_t)A.v_x1046)) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1059, A.v_x1046, 0.0, 2);
+        t1060 = 0;
       }
-      uint8_t t1122 = rt_lt_i(t1120, (int32_t)A.v_x1044_n);
-      int32_t t1123;
-      if (t1122) {
-        int32_t t1124;
-        if ((uint64_t)(int64_t)t1120 < (uint64_t)A.v_x1044_n) {
-          t1124 = A.v_x1044_d[t1120];
+      uint8_t t1062 = rt_lt_i(t1060, (int32_t)A.v_x1044_n);
+      int32_t t1063;
+      if (t1062) {
+        int32_t t1064;
+        if ((uint64_t)(int64_t)t1060 < (uint64_t)A.v_x1044_n) {
+          t1064 = A.v_x1044_d[t1060];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1120, A.v_x1044_n, 0.0, 3);
-          t1124 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1060, A.v_x1044_n, 0.0, 3);
+          t1064 = 0;
         }
-        t1123 = t1124;
+        t1063 = t1064;
       } else {
-        int32_t t1126 = rt_sub_i(t1120, (int32_t)A.v_x1044_n);
-        int32_t t1127;
-        if ((uint64_t)(int64_t)t1126 < (uint64_t)A.v_x1045_n) {
-          t1127 = A.v_x1045_d[t1126];
+        int32_t t1066 = rt_sub_i(t1060, (int32_t)A.v_x1044_n);
+        int32_t t1067;
+        if ((uint64_t)(int64_t)t1066 < (uint64_t)A.v_x1045_n) {
+          t1067 = A.v_x1045_d[t1066];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1126, A.v_x1045_n, 0.0, 4);
-          t1127 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1066, A.v_x1045_n, 0.0, 4);
+          t1067 = 0;
         }
-        t1123 = t1127;
+        t1063 = t1067;
       }
     }
-    return K21_0_V{t1106};
+    return K22_0_V{t1046};
   }
 };
-struct K21_0_store {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_0_V &v) const {
+struct K22_0_store {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_0_V &v) const {
     A.v_x1050_d[i] = v.v0;
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)err;
-  K21_A A;
+  K22_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4997,11 +4996,11 @@ static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, in
   RtValue *v_x1050 = NULL;
   /* MAP */
   {
-    const int64_t t1128 = v_x1040->len;
-    v_x1050 = rtg_vec_new(RT_INT, t1128);
+    const int64_t t1068 = v_x1040->len;
+    v_x1050 = rtg_vec_new(RT_INT, t1068);
     A.v_x1050_d = v_x1050->data.i;
     A.v_x1050_n = v_x1050->len;
-    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t1128);
+    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1068);
   }
   *out_v_x1050 = v_x1050;
   return;
@@ -5009,14 +5008,14 @@ fail:
   rt_release(v_x1050);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   RtValue *vals[] = {v_x1036, v_x1040, v_x1041, v_x1044, v_x1045};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K21_host(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
+    K22_host(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
+    K22_gpu(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
   }
 }
 
@@ -5042,10 +5041,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1129 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1129->data.i[0] = v_x62;
-    t1129->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1129);
+    RtValue *t1069 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1069->data.i[0] = v_x62;
+    t1069->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1069);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -5063,7 +5062,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -5096,7 +5095,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x263 = 0;
     RtValue *v_x619 = NULL;
     RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K20, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
     RtValue *v_x142 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x88, &v_x142);
     int32_t v_x153 = 0;
@@ -5104,7 +5103,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x147 = NULL;
     RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
     rt_release(v_x128);
     RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
@@ -5120,7 +5119,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x199 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
     rt_release(v_x97);
     rt_release(v_x130);
     rt_release(v_x142);
@@ -5129,8 +5128,8 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x218 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
     rt_release(v_x204);
-    int32_t v_n_1130 = 0;
-    v_n_1130 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
+    RtValue *v_x221 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x216, &v_x221);
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     uint8_t v_x246 = 0;
@@ -5156,23 +5155,23 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K13, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x235 = NULL;
       RtValue *v_x301 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301);
       RtValue *v_x323 = NULL;
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 4, v_x218, v_x301, v_x235, v_x216, v_n_1130, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 4, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x235);
       rt_release(v_x301);
       int32_t v_x404 = 0;
       v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
       RtValue *v_x410 = NULL;
       RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
       rt_release(v_x344);
       rt_release(v_x391);
       int32_t v_x411 = 0;
@@ -5187,7 +5186,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x485 = NULL;
       RtValue *v_x490 = NULL;
       RtValue *v_x495 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
       rt_release(v_x410);
       rt_release(v_x480);
       RtValue *v_x502 = NULL;
@@ -5199,7 +5198,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x508 = 0;
       v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
       RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
       rt_release(v_x323);
       rt_release(v_x370);
       rt_release(v_x485);
@@ -5214,11 +5213,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x466 = NULL;
       int32_t v_x544 = 0;
       int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545, 7);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K18, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545, 7);
       rt_release(v_x271);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K18, 7, v_x466, v_x523, &v_x604);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K19, 7, v_x466, v_x523, &v_x604);
       rt_release(v_x523);
       rt_release(v_x466);
       v_x605 = v_x604;
@@ -5228,6 +5227,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x216);
     rt_release(v_x217);
     rt_release(v_x218);
+    rt_release(v_x221);
     int32_t v_x647 = 0;
     v_x647 = (int32_t)v_x253->len;
     int32_t v_x648 = 0;
@@ -5235,7 +5235,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
@@ -5364,16 +5364,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1130 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1130->data.i[0] = 3;
-  t1130->data.i[1] = 1;
-  t1130->data.i[2] = 4;
-  t1130->data.i[3] = 1;
-  t1130->data.i[4] = 5;
-  t1130->data.i[5] = 9;
-  t1130->data.i[6] = 2;
-  t1130->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1130);
+  RtValue *t1070 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1070->data.i[0] = 3;
+  t1070->data.i[1] = 1;
+  t1070->data.i[2] = 4;
+  t1070->data.i[3] = 1;
+  t1070->data.i[4] = 5;
+  t1070->data.i[5] = 9;
+  t1070->data.i[6] = 2;
+  t1070->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1070);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
