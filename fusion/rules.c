@@ -379,24 +379,10 @@ static bool rule_compose(Rw *w) {
 /* At most this many expression nodes in the MAP's thunk: about a read. */
 #define GATHER_NODES 24
 
-static bool has_call(const LcuExp *e) {
-  if (e->kind == LE_CALL)
-    return true;
-  for (int k = 0; k < e->nargs; k++)
-    if (has_call(e->args[k]))
-      return true;
-  return false;
-}
-
 bool fus_gatherable(const LcuSoac *s, int failures) {
   if (s->kind != SOAC_MAP || failures || !s->pull || s->pull->params.len != 1)
     return false;
-  if (thunk_nodes(s->pull) > GATHER_NODES)
-    return false;
-  for (int i = 0; i < lcu_thunk_nexps(s->pull); i++)
-    if (has_call(lcu_thunk_exp(s->pull, i)))
-      return false;
-  return true;
+  return thunk_nodes(s->pull) <= GATHER_NODES && !lcu_thunk_calls(s->pull);
 }
 
 /* Whether C can take P's values where it reads them: it reads P's
