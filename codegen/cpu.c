@@ -816,6 +816,7 @@ static void cpu_prelude(Cg *cg, bool kernels) {
   cg_line(cg, "#define NESSIE_HOST_DONE(h, v) ((void)0)");
   cg_line(cg, "#define NESSIE_TO_DEVICE(h) (h)");
   cg_line(cg, "#define NESSIE_SEG_TOTAL(d) rt_seg_total(d)");
+  cg_line(cg, "#define NESSIE_SEG_TOTALS(n, ds) ((void)(n), (void)(ds))");
   cg_line(cg, "#define NESSIE_NOW() rt_now()");
   cg_line(cg, "#define NESSIE_CHECK(kind, loc, a, b, c) rt_check((kind), (loc), (a), (b), (c))");
   cg_line(cg, "#define NESSIE_RANGE_SIZE(loc, a, e, d) rt_range_size((loc), (a), (e), (d))");

@@ -1161,6 +1161,7 @@ static void cuda_prelude(Cg *cg, bool kernels) {
   cg_line(cg, "#define NESSIE_HOST_DONE(h, v) ((h) != (v) ? rt_value_free(h) : (void)0)");
   cg_line(cg, "#define NESSIE_TO_DEVICE(h) rtg_place(h)");
   cg_line(cg, "#define NESSIE_SEG_TOTAL(d) rtg_seg_total(d)");
+  cg_line(cg, "#define NESSIE_SEG_TOTALS(n, ds) rtg_seg_totals((n), (ds))");
   cg_line(cg, "#define NESSIE_NOW() rtg_now()");
   cg_line(cg, "#define NESSIE_CHECK(kind, loc, a, b, c) \\");
   cg_line(cg, "  (rt_check_ok((kind), (a), (b), (c)) ? (void)0 : (rtg_sync(), rt_check((kind), (loc), (a), (b), (c))))");

@@ -400,6 +400,40 @@ static void gen_stmt(Hx *h, const LcuStmt *s) {
   unreachable();
 }
 
+/* Before the total of a segdes that statement 'at' of 'b' reads (a wait
+   for it on a GPU): the totals that b reads after it, of segdes already
+   made, asked for with it, so that one wait brings them all
+   (rtg_seg_totals) where each took its own. */
+static void totals_together(Hx *h, const LcuBlock *b, int at) {
+  const LcuStmt *s = b->stmts.data[at];
+  if (s->kind != LS_LENGTH || s->length != LEN_TOTAL)
+    return;
+  Vec sds = {0};
+  for (int i = at; i < b->stmts.len; i++) {
+    const LcuStmt *t = b->stmts.data[i];
+    const LcuVar *d = t->kind == LS_LENGTH && t->length == LEN_TOTAL ? ((const LcuAtom *)t->args.data[0])->var : NULL;
+    if (!d)
+      continue;
+    bool made = true; /* before 'at': not bound at or after it in b */
+    for (int j = at; j < b->stmts.len && made; j++) {
+      const LcuStmt *u = b->stmts.data[j];
+      for (int r = 0; r < u->results.len && made; r++)
+        made = u->results.data[r] != d;
+    }
+    bool listed = false;
+    for (int k = 0; k < sds.len; k++)
+      listed |= sds.data[k] == d;
+    if (made && !listed)
+      vec_push(&sds, (void *)d);
+  }
+  if (sds.len < 2)
+    return;
+  Buf list = {0};
+  for (int k = 0; k < sds.len; k++)
+    buf_printf(&list, "%s%s", k ? ", " : "", cg_name(sds.data[k]));
+  cg_line(h->cg, "{ RtValue *const totals[] = {%s}; NESSIE_SEG_TOTALS(%d, totals); }", buf_str(&list), sds.len);
+}
+
 /* Do statements 'a' and 'b' come from one call of one library function
    (inlined from lib-nesl)? */
 static bool same_library_call(const LcuStmt *a, const LcuStmt *b) {
@@ -450,6 +484,7 @@ static void gen_block(Hx *h, const LcuBlock *b, const Vec *params, const char **
               cg_loc(head->user_loc));
     }
     for (int i = first; i < end; i++) {
+      totals_together(h, b, i);
       gen_stmt(h, b->stmts.data[i]);
       for (int d = 0; d < dying[i].len; d++) {
         const LcuVar *v = dying[i].data[d];

@@ -1002,6 +1002,26 @@ static void read_device(int wait_kind, void *host, const void *dev, size_t n) {
 
 void rtg_read(void *host, const void *dev, size_t n) { read_device(WAIT_READ, host, dev, n); }
 
+void rtg_seg_totals(int n, RtValue *const *ds) {
+  bool any = false;
+  for (int i = 0; i < n; i++) {
+    RtValue *d = ds[i];
+    if (!d->device || d->total >= 0)
+      continue;
+    if (d->len <= 0) {
+      d->total = 0;
+      continue;
+    }
+    queue_read(&d->total, rtg_seg_offsets(d) + d->len, sizeof(int64_t));
+    any = true;
+  }
+  if (any) {
+    double t0 = wait_start();
+    finish_reads();
+    wait_done(WAIT_TOTAL, t0);
+  }
+}
+
 void *rtg_result_slot(size_t n) {
   size_t room = (n + 15) & ~(size_t)15;
   if (room > RESULT_BYTES - results_used) { /* not while reads are made one at a time; but never wrong */

@@ -53,6 +53,10 @@ RtValue *rtg_segdes_new(int64_t nseg);
    sync). */
 const int64_t *rtg_seg_offsets(RtValue *d);
 int64_t rtg_seg_total(RtValue *d);
+/* The totals of the 'n' segdes 'ds' not known yet, read in one wait (the
+   host asks for the first and will ask for the others: one round trip
+   where each took its own). */
+void rtg_seg_totals(int n, RtValue *const *ds);
 
 /* A launch's identity for the errors its kernels record: the `run` at
    site 'site' in the context under way (rt_context), as a number > 0
