@@ -113,6 +113,7 @@ static bool run_fuse(Pipeline *pl) {
     if (!fus_fuse(pl->fused, &fo, &pl->fusion))
       return false;
     fus_segment_maps(pl->fused);
+    fus_delay_runs(pl->fused);
     return true;
   }
   char *pdg_text = NULL, *ilp_text = NULL;
@@ -123,8 +124,10 @@ static bool run_fuse(Pipeline *pl) {
     diag_out_of_memory(0);
   FusOptions fo = {{FUSION_TIME_LIMIT_MS, ilp, false}, pdg, pl->check_ir};
   bool ok = fus_fuse(pl->fused, &fo, &pl->fusion);
-  if (ok)
+  if (ok) {
     fus_segment_maps(pl->fused);
+    fus_delay_runs(pl->fused);
+  }
   pl->pdg = memstream_text(pdg, &pdg_text, &pdg_size);
   pl->ilp = memstream_text(ilp, &ilp_text, &ilp_size);
   return ok;

@@ -21,6 +21,8 @@
  *   fuse.c       the pass: every region of every function (fus_fuse)
  *   segmap.c     after it, MAPs that read a sd's seg_ids at their index
  *                made SEG_MAPs, the seg_ids runs removed (fus_segment_maps)
+ *   delay.c      last, runs and lengths moved down to their first reader
+ *                (fus_delay_runs)
  *   dot.c        --dump=pdg: the PDGs as Graphviz (fus_print_pdg)
  *
  * docs/fusion.md describes the passes, the cost model and the rules.
@@ -470,6 +472,16 @@ bool fus_fuse(LcuProgram *p, const FusOptions *o, FusStats *st);
    seg_ids run removed.  Requires a checked program (after fus_fuse);
    keeps it checked and its meaning.  Returns the runs changed. */
 int fus_segment_maps(LcuProgram *p);
+
+/* ---- delay.c ---- */
+
+/* Each run that cannot fail or have an effect, and each host read of a
+   length, moved down its block to just before the first statement that
+   reads what it makes (the end, if only the block's results do), so
+   that the host's reads of what the device makes come after what the
+   device can make first.  Requires a checked program; keeps it checked,
+   its meaning and the order of everything that can fail or print. */
+void fus_delay_runs(LcuProgram *p);
 
 /* ---- dot.c ---- */
 

@@ -26,6 +26,7 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_HOST_DONE(h, v) ((h) != (v) ? rt_value_free(h) : (void)0)
 #define NESSIE_TO_DEVICE(h) rtg_place(h)
 #define NESSIE_SEG_TOTAL(d) rtg_seg_total(d)
+#define NESSIE_SEG_TOTALS(n, ds) rtg_seg_totals((n), (ds))
 #define NESSIE_NOW() rtg_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) \
   (rt_check_ok((kind), (a), (b), (c)) ? (void)0 : (rtg_sync(), rt_check((kind), (loc), (a), (b), (c))))
@@ -1555,11 +1556,11 @@ static void top_11(void) {
   t256->data.i[0] = 0;
   t256->data.i[1] = 1;
   v_x19 = NESSIE_TO_DEVICE(t256);
-  int32_t v_x20 = 0;
-  v_x20 = (int32_t)v_x19->len;
   int32_t v_x21 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
   v_x21 = (int32_t)g_x18->len;
+  int32_t v_x20 = 0;
+  v_x20 = (int32_t)v_x19->len;
   RtValue *v_x26 = NULL;
   int32_t v_x72 = 0;
   int32_t v_x73 = 0;
@@ -1606,11 +1607,11 @@ static void top_12(void) {
   t257->data.i[0] = 2;
   t257->data.i[1] = 0;
   v_x87 = NESSIE_TO_DEVICE(t257);
-  int32_t v_x88 = 0;
-  v_x88 = (int32_t)v_x87->len;
   int32_t v_x89 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
   v_x89 = (int32_t)g_x18->len;
+  int32_t v_x88 = 0;
+  v_x88 = (int32_t)v_x87->len;
   RtValue *v_x94 = NULL;
   int32_t v_x140 = 0;
   int32_t v_x141 = 0;
@@ -1657,11 +1658,11 @@ static void top_13(void) {
   t258->data.i[0] = 1;
   t258->data.i[1] = 5;
   v_x155 = NESSIE_TO_DEVICE(t258);
-  int32_t v_x156 = 0;
-  v_x156 = (int32_t)v_x155->len;
   int32_t v_x157 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
   v_x157 = (int32_t)g_x18->len;
+  int32_t v_x156 = 0;
+  v_x156 = (int32_t)v_x155->len;
   RtValue *v_x162 = NULL;
   int32_t v_x208 = 0;
   int32_t v_x209 = 0;

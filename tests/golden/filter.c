@@ -26,6 +26,7 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_HOST_DONE(h, v) ((void)0)
 #define NESSIE_TO_DEVICE(h) (h)
 #define NESSIE_SEG_TOTAL(d) rt_seg_total(d)
+#define NESSIE_SEG_TOTALS(n, ds) ((void)(n), (void)(ds))
 #define NESSIE_NOW() rt_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) rt_check((kind), (loc), (a), (b), (c))
 #define NESSIE_RANGE_SIZE(loc, a, e, d) rt_range_size((loc), (a), (e), (d))

@@ -26,6 +26,7 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_HOST_DONE(h, v) ((h) != (v) ? rt_value_free(h) : (void)0)
 #define NESSIE_TO_DEVICE(h) rtg_place(h)
 #define NESSIE_SEG_TOTAL(d) rtg_seg_total(d)
+#define NESSIE_SEG_TOTALS(n, ds) rtg_seg_totals((n), (ds))
 #define NESSIE_NOW() rtg_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) \
   (rt_check_ok((kind), (a), (b), (c)) ? (void)0 : (rtg_sync(), rt_check((kind), (loc), (a), (b), (c))))

@@ -26,6 +26,7 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_HOST_DONE(h, v) ((void)0)
 #define NESSIE_TO_DEVICE(h) (h)
 #define NESSIE_SEG_TOTAL(d) rt_seg_total(d)
+#define NESSIE_SEG_TOTALS(n, ds) ((void)(n), (void)(ds))
 #define NESSIE_NOW() rt_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) rt_check((kind), (loc), (a), (b), (c))
 #define NESSIE_RANGE_SIZE(loc, a, e, d) rt_range_size((loc), (a), (e), (d))
@@ -660,10 +661,10 @@ fail:
 
 /* function safe_div -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
 static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
-  int32_t v_x22 = 0;
-  v_x22 = (int32_t)v_x20->len;
   int32_t v_x23 = 0;
   v_x23 = (int32_t)v_x21->len;
+  int32_t v_x22 = 0;
+  v_x22 = (int32_t)v_x20->len;
   NESSIE_CHECK(1 /* lengths */, RT_LOC("tests/golden/lifted_if.nesl", 5, 74), v_x22, v_x23, 0);
   RtValue *v_x31 = NULL;
   RtValue *v_x35 = NULL;
@@ -704,10 +705,10 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   rt_release(v_x20);
   rt_release(v_x21);
   rt_release(v_x35);
-  int32_t v_x134 = 0;
-  v_x134 = (int32_t)v_x54->len;
   int32_t v_x135 = 0;
   v_x135 = (int32_t)v_x92->len;
+  int32_t v_x134 = 0;
+  v_x134 = (int32_t)v_x54->len;
   int32_t v_x136 = 0;
   v_x136 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), v_x134, v_x135);
   RtValue *v_x147 = NULL;

@@ -26,6 +26,7 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_HOST_DONE(h, v) ((void)0)
 #define NESSIE_TO_DEVICE(h) (h)
 #define NESSIE_SEG_TOTAL(d) rt_seg_total(d)
+#define NESSIE_SEG_TOTALS(n, ds) ((void)(n), (void)(ds))
 #define NESSIE_NOW() rt_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) rt_check((kind), (loc), (a), (b), (c))
 #define NESSIE_RANGE_SIZE(loc, a, e, d) rt_range_size((loc), (a), (e), (d))
@@ -74,8 +75,8 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 52, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
@@ -2394,14 +2395,14 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   } else {
     int32_t v_x25 = 0;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K1, 2, v_x19, &v_x25);
-    RtValue *v_x42 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K2, 4, v_x19, v_x25, &v_x42);
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K3, 5, v_x19, v_x25, &v_x60);
-    int32_t v_x62 = 0;
-    v_x62 = (int32_t)v_x42->len;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K3, 4, v_x19, v_x25, &v_x60);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
+    RtValue *v_x42 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K2, 5, v_x19, v_x25, &v_x42);
+    int32_t v_x62 = 0;
+    v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     RtValue *t630 = rt_value_new(rt_vec_type(RT_INT), 2);
@@ -2415,8 +2416,8 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K5, 6, v_x42, v_x60, v_x70, &v_x76);
-    rt_release(v_x42);
     rt_release(v_x60);
+    rt_release(v_x42);
     RtValue *v_x78 = NULL;
     rt_retain(v_x67);
     rt_retain(v_x76);
@@ -2449,6 +2450,8 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x94);
     v_x661 = v_x94;
   } else {
+    RtValue *v_x142 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x88, &v_x142);
     RtValue *v_x97 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 6), K7, 9, v_x88, &v_x97);
     RtValue *v_x105 = NULL;
@@ -2459,15 +2462,10 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x619 = NULL;
     RtValue *v_x629 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K20, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
-    RtValue *v_x142 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x88, &v_x142);
-    int32_t v_x153 = 0;
-    v_x153 = (int32_t)v_x128->len;
     RtValue *v_x147 = NULL;
     RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
-    rt_release(v_x128);
     RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
     RtValue *v_x166 = NULL;
@@ -2477,24 +2475,17 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x157);
     rt_release(v_x164);
     rt_release(v_x166);
-    int32_t v_x205 = 0;
-    v_x205 = (int32_t)v_x130->len;
     RtValue *v_x199 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x209 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
-    rt_release(v_x97);
-    rt_release(v_x130);
     rt_release(v_x142);
+    rt_release(v_x97);
     RtValue *v_x216 = NULL;
     RtValue *v_x217 = NULL;
     RtValue *v_x218 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
     rt_release(v_x204);
-    RtValue *v_x221 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x216, &v_x221);
-    int32_t v_x222 = 0;
-    v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     uint8_t v_x246 = 0;
     v_x246 = rt_eq_i(v_x245, 0);
     RtValue *v_x253 = NULL;
@@ -2509,6 +2500,13 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x165);
     uint8_t v_x264 = 0;
     v_x264 = rt_eq_i(v_x263, 0);
+    int32_t v_x222 = 0;
+    v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
+    RtValue *v_x221 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x216, &v_x221);
+    int32_t v_x205 = 0;
+    v_x205 = (int32_t)v_x130->len;
+    rt_release(v_x130);
     RtValue *v_x605 = NULL;
     if (v_x264) {
       RtValue *v_x267 = NULL;
@@ -2523,29 +2521,29 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x235 = NULL;
       RtValue *v_x301 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301);
+      int32_t v_x404 = 0;
+      v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
       RtValue *v_x323 = NULL;
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 4, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 5, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x235);
       rt_release(v_x301);
-      int32_t v_x404 = 0;
-      v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
-      RtValue *v_x410 = NULL;
-      RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
-      rt_release(v_x344);
-      rt_release(v_x391);
-      int32_t v_x411 = 0;
-      v_x411 = (int32_t)v_x323->len;
       int32_t v_x412 = 0;
       v_x412 = (int32_t)v_x370->len;
+      int32_t v_x411 = 0;
+      v_x411 = (int32_t)v_x323->len;
       int32_t v_x413 = 0;
       v_x413 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x411, v_x412);
       int32_t v_x423 = 0;
       v_x423 = rt_mul_i(v_x263, 2);
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
+      RtValue *v_x410 = NULL;
+      RtValue *v_x480 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
+      rt_release(v_x344);
+      rt_release(v_x391);
       RtValue *v_x485 = NULL;
       RtValue *v_x490 = NULL;
       RtValue *v_x495 = NULL;
@@ -2591,10 +2589,10 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x217);
     rt_release(v_x218);
     rt_release(v_x221);
-    int32_t v_x647 = 0;
-    v_x647 = (int32_t)v_x253->len;
     int32_t v_x648 = 0;
     v_x648 = (int32_t)v_x605->len;
+    int32_t v_x647 = 0;
+    v_x647 = (int32_t)v_x253->len;
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
     RtValue *v_x660 = NULL;
@@ -2604,6 +2602,9 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x629);
     rt_release(v_x253);
     rt_release(v_x605);
+    int32_t v_x153 = 0;
+    v_x153 = (int32_t)v_x128->len;
+    rt_release(v_x128);
     v_x661 = v_x660;
   }
   rt_release(v_x88);

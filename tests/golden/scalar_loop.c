@@ -26,6 +26,7 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_HOST_DONE(h, v) ((void)0)
 #define NESSIE_TO_DEVICE(h) (h)
 #define NESSIE_SEG_TOTAL(d) rt_seg_total(d)
+#define NESSIE_SEG_TOTALS(n, ds) ((void)(n), (void)(ds))
 #define NESSIE_NOW() rt_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) rt_check((kind), (loc), (a), (b), (c))
 #define NESSIE_RANGE_SIZE(loc, a, e, d) rt_range_size((loc), (a), (e), (d))
@@ -355,10 +356,10 @@ static void top_10(void) {
   t20->data.i[1] = 14;
   t20->data.i[2] = 27;
   v_x18 = NESSIE_TO_DEVICE(t20);
-  int32_t v_x19 = 0;
-  v_x19 = (int32_t)v_x17->len;
   int32_t v_x20 = 0;
   v_x20 = (int32_t)v_x18->len;
+  int32_t v_x19 = 0;
+  v_x19 = (int32_t)v_x17->len;
   NESSIE_CHECK(1 /* lengths */, RT_LOC("tests/golden/scalar_loop.nesl", 5, 41), v_x19, v_x20, 0);
   RtValue *v_x25 = NULL;
   NESSIE_RUN(RT_LOC("tests/golden/scalar_loop.nesl", 5, 2), K1, 2, v_x17, v_x18, &v_x25);

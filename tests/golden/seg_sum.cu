@@ -26,6 +26,7 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_HOST_DONE(h, v) ((h) != (v) ? rt_value_free(h) : (void)0)
 #define NESSIE_TO_DEVICE(h) rtg_place(h)
 #define NESSIE_SEG_TOTAL(d) rtg_seg_total(d)
+#define NESSIE_SEG_TOTALS(n, ds) rtg_seg_totals((n), (ds))
 #define NESSIE_NOW() rtg_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) \
   (rt_check_ok((kind), (a), (b), (c)) ? (void)0 : (rtg_sync(), rt_check((kind), (loc), (a), (b), (c))))
@@ -692,10 +693,10 @@ static void top_10(void) {
   t90->data.i[0] = 4;
   t90->data.i[1] = 5;
   v_x21 = NESSIE_TO_DEVICE(t90);
-  int32_t v_x22 = 0;
-  v_x22 = (int32_t)v_x17->len;
   int32_t v_x24 = 0;
   v_x24 = (int32_t)v_x21->len;
+  int32_t v_x22 = 0;
+  v_x22 = (int32_t)v_x17->len;
   RtValue *v_x25 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
   RtValue *t91 = rt_value_new(rt_vec_type(RT_INT), 3);

@@ -26,6 +26,7 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_HOST_DONE(h, v) ((void)0)
 #define NESSIE_TO_DEVICE(h) (h)
 #define NESSIE_SEG_TOTAL(d) rt_seg_total(d)
+#define NESSIE_SEG_TOTALS(n, ds) ((void)(n), (void)(ds))
 #define NESSIE_NOW() rt_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) rt_check((kind), (loc), (a), (b), (c))
 #define NESSIE_RANGE_SIZE(loc, a, e, d) rt_range_size((loc), (a), (e), (d))
@@ -409,10 +410,10 @@ static void top_10(void) {
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 33);
   v_x19 = NESSIE_TO_DEVICE(rt_chars(" ", 1));
-  int32_t v_x20 = 0;
-  v_x20 = (int32_t)v_x18->len;
   int32_t v_x21 = 0;
   v_x21 = (int32_t)v_x19->len;
+  int32_t v_x20 = 0;
+  v_x20 = (int32_t)v_x18->len;
   int32_t v_x22 = 0;
   v_x22 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 30), v_x20, v_x21);
   RtValue *v_x29 = NULL;

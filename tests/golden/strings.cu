@@ -26,6 +26,7 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_HOST_DONE(h, v) ((h) != (v) ? rt_value_free(h) : (void)0)
 #define NESSIE_TO_DEVICE(h) rtg_place(h)
 #define NESSIE_SEG_TOTAL(d) rtg_seg_total(d)
+#define NESSIE_SEG_TOTALS(n, ds) rtg_seg_totals((n), (ds))
 #define NESSIE_NOW() rtg_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) \
   (rt_check_ok((kind), (a), (b), (c)) ? (void)0 : (rtg_sync(), rt_check((kind), (loc), (a), (b), (c))))
@@ -668,10 +669,10 @@ static void top_10(void) {
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 33);
   v_x19 = NESSIE_TO_DEVICE(rt_chars(" ", 1));
-  int32_t v_x20 = 0;
-  v_x20 = (int32_t)v_x18->len;
   int32_t v_x21 = 0;
   v_x21 = (int32_t)v_x19->len;
+  int32_t v_x20 = 0;
+  v_x20 = (int32_t)v_x18->len;
   int32_t v_x22 = 0;
   v_x22 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 30), v_x20, v_x21);
   RtValue *v_x29 = NULL;
