@@ -26,12 +26,8 @@
 static bool reads_block(const LcuBlock *b, const LcuStmt *of);
 
 static bool reads_result(const LcuStmt *s, const LcuStmt *of) {
-  for (int a = 0; a < s->args.len; a++) {
-    const LcuVar *v = ((const LcuAtom *)s->args.data[a])->var;
-    for (int r = 0; v && r < of->results.len; r++)
-      if (of->results.data[r] == v)
-        return true;
-  }
+  if (lcu_atoms_read_results(&s->args, of))
+    return true;
   const LcuBlock *nested[3] = {s->then, s->els, s->body};
   for (int k = 0; k < 3; k++)
     if (nested[k] && reads_block(nested[k], of))
@@ -43,13 +39,7 @@ static bool reads_block(const LcuBlock *b, const LcuStmt *of) {
   for (int i = 0; i < b->stmts.len; i++)
     if (reads_result(b->stmts.data[i], of))
       return true;
-  for (int a = 0; a < b->results.len; a++) {
-    const LcuVar *v = ((const LcuAtom *)b->results.data[a])->var;
-    for (int r = 0; v && r < of->results.len; r++)
-      if (of->results.data[r] == v)
-        return true;
-  }
-  return false;
+  return lcu_atoms_read_results(&b->results, of);
 }
 
 /* May 's' move later in its block?  Only what computes a value and

@@ -1442,14 +1442,8 @@ static intptr_t reads_in(const LcuBlock *b, const LcuStmt *st) {
 static bool run_reads(const LcuBlock *b, const LcuStmt *st) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *r = b->stmts.data[i];
-    if (r->kind != LS_RUN)
-      continue;
-    for (int a = 0; a < r->args.len; a++) {
-      const LcuVar *v = ((const LcuAtom *)r->args.data[a])->var;
-      for (int k = 0; v && k < st->results.len; k++)
-        if (st->results.data[k] == v)
-          return true;
-    }
+    if (r->kind == LS_RUN && lcu_atoms_read_results(&r->args, st))
+      return true;
   }
   return false;
 }

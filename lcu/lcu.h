@@ -656,6 +656,9 @@ LcuExp *lcu_subst_var(LcuProgram *p, const LcuExp *e, const LcuVar *x, const Lcu
 LcuExp *lcu_subst_index(LcuProgram *p, const LcuExp *e, const LcuVar *vec, const LcuVar *index, const LcuExp *by);
 /* True if 'e' reads variable 'v' (as x, x[e] or #x). */
 bool lcu_exp_reads(const LcuExp *e, const LcuVar *v);
+/* Is a variable of atoms 'atoms' (LcuAtom *) one of the results of
+   statement 's'? */
+bool lcu_atoms_read_results(const Vec *atoms, const struct LcuStmt *s);
 /* True if 'e' reads vec[i] at exactly the variable 'i' (i may be NULL). */
 bool lcu_exp_reads_at(const LcuExp *e, const LcuVar *vec, const LcuVar *i);
 

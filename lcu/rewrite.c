@@ -184,6 +184,16 @@ Vec lcu_free_vars(const LcuThunk *t) {
 
 void lcu_fill_using(LcuThunk *t) { t->using = lcu_free_vars(t); }
 
+bool lcu_atoms_read_results(const Vec *atoms, const LcuStmt *s) {
+  for (int a = 0; a < atoms->len; a++) {
+    const LcuVar *v = ((const LcuAtom *)atoms->data[a])->var;
+    for (int r = 0; v && r < s->results.len; r++)
+      if (s->results.data[r] == v)
+        return true;
+  }
+  return false;
+}
+
 bool lcu_exp_reads(const LcuExp *e, const LcuVar *v) {
   if (e->var == v && e->kind != LE_LET)
     return true;
