@@ -268,6 +268,35 @@ static void record(Tx *tx, const char *what) {
 static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env);
 static const char *call_exp(Tx *tx, const LcuExp *e, CgBinding *env);
 
+/* Local 't' of C type 'type' := 'value' where 0 <= i < n, as a
+   subscript's check makes it: in the fast pass a select and the failed
+   flag; else a branch that records the subscript's error (at e's site)
+   and leaves 0.  For a read x[i] and for bound(i, n). */
+static void checked_value(Tx *tx, const LcuExp *e, const char *type, const char *t, const char *i, const char *n,
+                          const char *value) {
+  Cg *cg = tx->cg;
+  const CgChecks *c = tx->checks;
+  if (tx->fast) {
+    /* a select, not a branch: a load happens only in range */
+    const char *failed = failed_flag(tx);
+    const char *ok = cg_temp(cg);
+    cg_line(cg, "int %s = (uint64_t)(int64_t)%s < (uint64_t)%s;", ok, i, n);
+    cg_line(cg, "%s %s = %s ? %s : 0;", type, t, ok, value);
+    cg_line(cg, "%s |= !%s;", failed, ok);
+    return;
+  }
+  cg_line(cg, "%s %s;", type, t);
+  cg_line(cg, "if ((uint64_t)(int64_t)%s < (uint64_t)%s) {", i, n);
+  cg_line(cg, "  %s = %s;", t, value);
+  cg_line(cg, "} else {");
+  cg->indent++;
+  int site = cg_exp_site(cg, e, c, NULL);
+  record(tx, xprintf("RT_CHECK_INDEX, %d, 0, %s, %s, %s, 0.0", site, c->index_op ? c->index_op : "RT_GATHER", i, n));
+  cg_line(cg, "%s = 0;", t);
+  cg->indent--;
+  cg_line(cg, "}");
+}
+
 static const char *index_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   Cg *cg = tx->cg;
   CgBinding *b = cg_lookup(env, e->var);
@@ -287,26 +316,7 @@ static const char *index_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
     cg_line(cg, "%s %s = %s[%s];", cg_ctype(e->type), t, b->value, i);
     return t;
   }
-  if (tx->fast) {
-    /* a select, not a branch: the load happens only in range */
-    const char *failed = failed_flag(tx);
-    const char *ok = cg_temp(cg);
-    cg_line(cg, "int %s = (uint64_t)(int64_t)%s < (uint64_t)%s;", ok, i, b->length);
-    cg_line(cg, "%s %s = %s ? %s[%s] : 0;", cg_ctype(e->type), t, ok, b->value, i);
-    cg_line(cg, "%s |= !%s;", failed, ok);
-    return t;
-  }
-  cg_line(cg, "%s %s;", cg_ctype(e->type), t);
-  cg_line(cg, "if ((uint64_t)(int64_t)%s < (uint64_t)%s) {", i, b->length);
-  cg_line(cg, "  %s = %s[%s];", t, b->value, i);
-  cg_line(cg, "} else {");
-  cg->indent++;
-  int site = cg_exp_site(cg, e, c, NULL);
-  record(tx, xprintf("RT_CHECK_INDEX, %d, 0, %s, %s, %s, 0.0", site, c->index_op ? c->index_op : "RT_GATHER", i,
-                     b->length));
-  cg_line(cg, "%s = 0;", t);
-  cg->indent--;
-  cg_line(cg, "}");
+  checked_value(tx, e, cg_ctype(e->type), t, i, b->length, xprintf("%s[%s]", b->value, i));
   return t;
 }
 
@@ -322,23 +332,7 @@ static const char *bound_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
     return known;
   const char *t = cg_temp(cg);
   cse_note(tx, key, t);
-  const CgChecks *c = tx->checks;
-  if (tx->fast) {
-    const char *failed = failed_flag(tx);
-    const char *ok = cg_temp(cg);
-    cg_line(cg, "int %s = (uint64_t)(int64_t)%s < (uint64_t)(int64_t)%s;", ok, i, n);
-    cg_line(cg, "int32_t %s = %s ? %s : 0;", t, ok, i);
-    cg_line(cg, "%s |= !%s;", failed, ok);
-    return t;
-  }
-  cg_line(cg, "int32_t %s = %s;", t, i);
-  cg_line(cg, "if (!((uint64_t)(int64_t)%s < (uint64_t)(int64_t)%s)) {", i, n);
-  cg->indent++;
-  int site = cg_exp_site(cg, e, c, NULL);
-  record(tx, xprintf("RT_CHECK_INDEX, %d, 0, %s, %s, %s, 0.0", site, c->index_op ? c->index_op : "RT_GATHER", i, n));
-  cg_line(cg, "%s = 0;", t);
-  cg->indent--;
-  cg_line(cg, "}");
+  checked_value(tx, e, "int32_t", t, i, n, i);
   return t;
 }
 

@@ -448,6 +448,16 @@ static void neighbours(const FusRegion *r, int u, int width, const Vec *in, cons
   }
 }
 
+/* Node u among those listed under 'key' (in increasing order, once). */
+static void add_reader(GenMap *readers, const LcuVar *key, int u) {
+  void **slot = genmap_slot(readers, key, true);
+  if (!*slot)
+    *slot = NEW(Vec);
+  Vec *rs = *slot;
+  if (!rs->len || (int)(intptr_t)rs->data[rs->len - 1] != u)
+    vec_push(rs, (void *)(intptr_t)u);
+}
+
 static int compare_ints(const void *a, const void *b) {
   int x = (int)(intptr_t) * (void *const *)a, y = (int)(intptr_t) * (void *const *)b;
   return (x > y) - (x < y);
@@ -514,23 +524,12 @@ void fus_fill_candidates(FusRegion *r) {
       const Read *x = reads[u].data[i];
       if (!x->cpu)
         continue;
-      void **slot = genmap_slot(&readers, x->cpu, true);
-      if (!*slot)
-        *slot = NEW(Vec);
-      Vec *rs = *slot;
-      if (!rs->len || (int)(intptr_t)rs->data[rs->len - 1] != u)
-        vec_push(rs, (void *)(intptr_t)u);
+      add_reader(&readers, x->cpu, u);
     }
     /* and by its size variable (a scalar: never a read) */
     const LcuVar *size = cpu_size(r->nodes.data[u]);
-    if (size) {
-      void **slot = genmap_slot(&readers, size, true);
-      if (!*slot)
-        *slot = NEW(Vec);
-      Vec *rs = *slot;
-      if (!rs->len || (int)(intptr_t)rs->data[rs->len - 1] != u)
-        vec_push(rs, (void *)(intptr_t)u);
-    }
+    if (size)
+      add_reader(&readers, size, u);
   }
   int *mark = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
   for (int v = 0; v < n; v++)

@@ -499,9 +499,8 @@ static const LcuVar *below_length(const LcuExp *c, const LcuVar *i) {
 static FusLen bound_length(const FusKernelLens *kl, const LcuExp *n) {
   switch (n->kind) {
   case LE_LENGTH:
+  case LE_VAR: /* (unknown for a thunk's own names) */
     return fus_kernel_len(kl, n->var);
-  case LE_VAR:
-    return fus_kernel_len(kl, n->var); /* unknown for a thunk's own names */
   case LE_CONST:
     return n->constant.kind == FA_INT && n->constant.u.i >= 0 ? len_const(n->constant.u.i) : unknown();
   default:

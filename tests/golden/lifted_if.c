@@ -585,7 +585,7 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t 
       int32_t t129 = t130 ? v_x196_d[t122] : 0;
       t124 |= !t130;
       int32_t t132 = (t128 ? t129 : t127);
-      int t134 = (uint64_t)(int64_t)t132 < (uint64_t)(int64_t)v_x201;
+      int t134 = (uint64_t)(int64_t)t132 < (uint64_t)v_x201;
       int32_t t133 = t134 ? t132 : 0;
       t124 |= !t134;
       uint8_t t136 = rt_lt_i(t133, (int32_t)v_x199_n);
@@ -620,8 +620,10 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t 
           t148 = 0;
         }
         int32_t t150 = (t147 ? t148 : t146);
-        int32_t t151 = t150;
-        if (!((uint64_t)(int64_t)t150 < (uint64_t)(int64_t)v_x201)) {
+        int32_t t151;
+        if ((uint64_t)(int64_t)t150 < (uint64_t)v_x201) {
+          t151 = t150;
+        } else {
           NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x201, 0.0, 2);
           t151 = 0;
         }

@@ -1107,7 +1107,7 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
       int32_t t190 = t191 ? v_x196_d[t183] : 0;
       t185 |= !t191;
       int32_t t193 = (t189 ? t190 : t188);
-      int t195 = (uint64_t)(int64_t)t193 < (uint64_t)(int64_t)v_x201;
+      int t195 = (uint64_t)(int64_t)t193 < (uint64_t)v_x201;
       int32_t t194 = t195 ? t193 : 0;
       t185 |= !t195;
       uint8_t t197 = rt_lt_i(t194, (int32_t)v_x199_n);
@@ -1142,8 +1142,10 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
           t209 = 0;
         }
         int32_t t211 = (t208 ? t209 : t207);
-        int32_t t212 = t211;
-        if (!((uint64_t)(int64_t)t211 < (uint64_t)(int64_t)v_x201)) {
+        int32_t t212;
+        if ((uint64_t)(int64_t)t211 < (uint64_t)v_x201) {
+          t212 = t211;
+        } else {
           NESSIE_RECORD(err, t182, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x201, 0.0, 2);
           t212 = 0;
         }
@@ -1212,7 +1214,7 @@ struct K6_0_pull {
     int32_t t226 = t227 ? A.v_x196_d[ix] : 0;
     t221 |= !t227;
     int32_t t229 = (t225 ? t226 : t224);
-    int t231 = (uint64_t)(int64_t)t229 < (uint64_t)(int64_t)A.v_x201;
+    int t231 = (uint64_t)(int64_t)t229 < (uint64_t)A.v_x201;
     int32_t t230 = t231 ? t229 : 0;
     t221 |= !t231;
     uint8_t t233 = rt_lt_i(t230, (int32_t)A.v_x199_n);
@@ -1247,8 +1249,10 @@ struct K6_0_pull {
         t245 = 0;
       }
       int32_t t247 = (t244 ? t245 : t243);
-      int32_t t248 = t247;
-      if (!((uint64_t)(int64_t)t247 < (uint64_t)(int64_t)A.v_x201)) {
+      int32_t t248;
+      if ((uint64_t)(int64_t)t247 < (uint64_t)A.v_x201) {
+        t248 = t247;
+      } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, A.v_x201, 0.0, 2);
         t248 = 0;
       }

@@ -1452,7 +1452,7 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1130, RtValu
         t318 |= !t325;
         int32_t t327 = rt_mul_i(t323, t324);
         int32_t t329 = rt_add_i(t317, t327);
-        int t331 = (uint64_t)(int64_t)t329 < (uint64_t)(int64_t)v_x1132;
+        int t331 = (uint64_t)(int64_t)t329 < (uint64_t)v_x1132;
         int32_t t330 = t331 ? t329 : 0;
         t318 |= !t331;
         uint8_t t333 = rt_lt_i(t330, (int32_t)v_x1130_n);
@@ -1494,8 +1494,10 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1130, RtValu
           }
           int32_t t347 = rt_mul_i(t344, t345);
           int32_t t349 = rt_add_i(t341, t347);
-          int32_t t350 = t349;
-          if (!((uint64_t)(int64_t)t349 < (uint64_t)(int64_t)v_x1132)) {
+          int32_t t350;
+          if ((uint64_t)(int64_t)t349 < (uint64_t)v_x1132) {
+            t350 = t349;
+          } else {
             NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x1132, 0.0, 3);
             t350 = 0;
           }
@@ -2309,7 +2311,7 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_
       int32_t t600 = t601 ? v_x1041_d[t593] : 0;
       t595 |= !t601;
       int32_t t603 = (t599 ? t600 : t598);
-      int t605 = (uint64_t)(int64_t)t603 < (uint64_t)(int64_t)v_x1046;
+      int t605 = (uint64_t)(int64_t)t603 < (uint64_t)v_x1046;
       int32_t t604 = t605 ? t603 : 0;
       t595 |= !t605;
       uint8_t t607 = rt_lt_i(t604, (int32_t)v_x1044_n);
@@ -2344,8 +2346,10 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_
           t619 = 0;
         }
         int32_t t621 = (t618 ? t619 : t617);
-        int32_t t622 = t621;
-        if (!((uint64_t)(int64_t)t621 < (uint64_t)(int64_t)v_x1046)) {
+        int32_t t622;
+        if ((uint64_t)(int64_t)t621 < (uint64_t)v_x1046) {
+          t622 = t621;
+        } else {
           NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t621, v_x1046, 0.0, 2);
           t622 = 0;
         }

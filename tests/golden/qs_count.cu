@@ -2981,7 +2981,7 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1130, R
         t528 |= !t535;
         int32_t t537 = rt_mul_i(t533, t534);
         int32_t t539 = rt_add_i(t527, t537);
-        int t541 = (uint64_t)(int64_t)t539 < (uint64_t)(int64_t)v_x1132;
+        int t541 = (uint64_t)(int64_t)t539 < (uint64_t)v_x1132;
         int32_t t540 = t541 ? t539 : 0;
         t528 |= !t541;
         uint8_t t543 = rt_lt_i(t540, (int32_t)v_x1130_n);
@@ -3023,8 +3023,10 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1130, R
           }
           int32_t t557 = rt_mul_i(t554, t555);
           int32_t t559 = rt_add_i(t551, t557);
-          int32_t t560 = t559;
-          if (!((uint64_t)(int64_t)t559 < (uint64_t)(int64_t)v_x1132)) {
+          int32_t t560;
+          if ((uint64_t)(int64_t)t559 < (uint64_t)v_x1132) {
+            t560 = t559;
+          } else {
             NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, t559, v_x1132, 0.0, 3);
             t560 = 0;
           }
@@ -3100,7 +3102,7 @@ struct K16_0_pull {
     t569 |= !t576;
     int32_t t578 = rt_mul_i(t574, t575);
     int32_t t580 = rt_add_i(t568, t578);
-    int t582 = (uint64_t)(int64_t)t580 < (uint64_t)(int64_t)A.v_x1132;
+    int t582 = (uint64_t)(int64_t)t580 < (uint64_t)A.v_x1132;
     int32_t t581 = t582 ? t580 : 0;
     t569 |= !t582;
     uint8_t t584 = rt_lt_i(t581, (int32_t)A.v_x1130_n);
@@ -3142,8 +3144,10 @@ struct K16_0_pull {
       }
       int32_t t598 = rt_mul_i(t595, t596);
       int32_t t600 = rt_add_i(t592, t598);
-      int32_t t601 = t600;
-      if (!((uint64_t)(int64_t)t600 < (uint64_t)(int64_t)A.v_x1132)) {
+      int32_t t601;
+      if ((uint64_t)(int64_t)t600 < (uint64_t)A.v_x1132) {
+        t601 = t600;
+      } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t600, A.v_x1132, 0.0, 3);
         t601 = 0;
       }
@@ -4798,7 +4802,7 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, i
       int32_t t1002 = t1003 ? v_x1041_d[t995] : 0;
       t997 |= !t1003;
       int32_t t1005 = (t1001 ? t1002 : t1000);
-      int t1007 = (uint64_t)(int64_t)t1005 < (uint64_t)(int64_t)v_x1046;
+      int t1007 = (uint64_t)(int64_t)t1005 < (uint64_t)v_x1046;
       int32_t t1006 = t1007 ? t1005 : 0;
       t997 |= !t1007;
       uint8_t t1009 = rt_lt_i(t1006, (int32_t)v_x1044_n);
@@ -4833,8 +4837,10 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, i
           t1021 = 0;
         }
         int32_t t1023 = (t1020 ? t1021 : t1019);
-        int32_t t1024 = t1023;
-        if (!((uint64_t)(int64_t)t1023 < (uint64_t)(int64_t)v_x1046)) {
+        int32_t t1024;
+        if ((uint64_t)(int64_t)t1023 < (uint64_t)v_x1046) {
+          t1024 = t1023;
+        } else {
           NESSIE_RECORD(err, t994, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1023, v_x1046, 0.0, 2);
           t1024 = 0;
         }
@@ -4903,7 +4909,7 @@ struct K22_0_pull {
     int32_t t1038 = t1039 ? A.v_x1041_d[ix] : 0;
     t1033 |= !t1039;
     int32_t t1041 = (t1037 ? t1038 : t1036);
-    int t1043 = (uint64_t)(int64_t)t1041 < (uint64_t)(int64_t)A.v_x1046;
+    int t1043 = (uint64_t)(int64_t)t1041 < (uint64_t)A.v_x1046;
     int32_t t1042 = t1043 ? t1041 : 0;
     t1033 |= !t1043;
     uint8_t t1045 = rt_lt_i(t1042, (int32_t)A.v_x1044_n);
@@ -4938,8 +4944,10 @@ struct K22_0_pull {
         t1057 = 0;
       }
       int32_t t1059 = (t1056 ? t1057 : t1055);
-      int32_t t1060 = t1059;
-      if (!((uint64_t)(int64_t)t1059 < (uint64_t)(int64_t)A.v_x1046)) {
+      int32_t t1060;
+      if ((uint64_t)(int64_t)t1059 < (uint64_t)A.v_x1046) {
+        t1060 = t1059;
+      } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1059, A.v_x1046, 0.0, 2);
         t1060 = 0;
       }

@@ -204,13 +204,13 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v
         t16 = t17;
       } else {
         int32_t t21 = rt_sub_i(t13, (int32_t)v_x66_n);
-        int t23 = (uint64_t)(int64_t)t21 < (uint64_t)(int64_t)v_x63;
+        int t23 = (uint64_t)(int64_t)t21 < (uint64_t)v_x63;
         int32_t t22 = t23 ? t21 : 0;
         t18 |= !t23;
         uint8_t t25 = rt_lt_i(t22, 0);
         int32_t t26;
         if (t25) {
-          int t28 = (uint64_t)(int64_t)t22 < (uint64_t)(int64_t)0;
+          int t28 = (uint64_t)(int64_t)t22 < (uint64_t)0;
           int32_t t27 = t28 ? t22 : 0;
           t18 |= !t28;
           t26 = 0;
@@ -237,16 +237,20 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int32_t v
           t35 = t36;
         } else {
           int32_t t38 = rt_sub_i(t13, (int32_t)v_x66_n);
-          int32_t t39 = t38;
-          if (!((uint64_t)(int64_t)t38 < (uint64_t)(int64_t)v_x63)) {
+          int32_t t39;
+          if ((uint64_t)(int64_t)t38 < (uint64_t)v_x63) {
+            t39 = t38;
+          } else {
             NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t38, v_x63, 0.0, 2);
             t39 = 0;
           }
           uint8_t t41 = rt_lt_i(t39, 0);
           int32_t t42;
           if (t41) {
-            int32_t t43 = t39;
-            if (!((uint64_t)(int64_t)t39 < (uint64_t)(int64_t)0)) {
+            int32_t t43;
+            if ((uint64_t)(int64_t)t39 < (uint64_t)0) {
+              t43 = t39;
+            } else {
               NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 1, 0, RT_GATHER, t39, 0, 0.0, 3);
               t43 = 0;
             }

@@ -339,13 +339,13 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int3
         t24 = t25;
       } else {
         int32_t t29 = rt_sub_i(t21, (int32_t)v_x66_n);
-        int t31 = (uint64_t)(int64_t)t29 < (uint64_t)(int64_t)v_x63;
+        int t31 = (uint64_t)(int64_t)t29 < (uint64_t)v_x63;
         int32_t t30 = t31 ? t29 : 0;
         t26 |= !t31;
         uint8_t t33 = rt_lt_i(t30, 0);
         int32_t t34;
         if (t33) {
-          int t36 = (uint64_t)(int64_t)t30 < (uint64_t)(int64_t)0;
+          int t36 = (uint64_t)(int64_t)t30 < (uint64_t)0;
           int32_t t35 = t36 ? t30 : 0;
           t26 |= !t36;
           t34 = 0;
@@ -372,16 +372,20 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x62, int3
           t43 = t44;
         } else {
           int32_t t46 = rt_sub_i(t21, (int32_t)v_x66_n);
-          int32_t t47 = t46;
-          if (!((uint64_t)(int64_t)t46 < (uint64_t)(int64_t)v_x63)) {
+          int32_t t47;
+          if ((uint64_t)(int64_t)t46 < (uint64_t)v_x63) {
+            t47 = t46;
+          } else {
             NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t46, v_x63, 0.0, 2);
             t47 = 0;
           }
           uint8_t t49 = rt_lt_i(t47, 0);
           int32_t t50;
           if (t49) {
-            int32_t t51 = t47;
-            if (!((uint64_t)(int64_t)t47 < (uint64_t)(int64_t)0)) {
+            int32_t t51;
+            if ((uint64_t)(int64_t)t47 < (uint64_t)0) {
+              t51 = t47;
+            } else {
               NESSIE_RECORD(err, t20, RT_CHECK_INDEX, 1, 0, RT_GATHER, t47, 0, 0.0, 3);
               t51 = 0;
             }
@@ -439,13 +443,13 @@ struct K3_0_pull {
       t57 = t58;
     } else {
       int32_t t62 = rt_sub_i(ix, (int32_t)A.v_x66_n);
-      int t64 = (uint64_t)(int64_t)t62 < (uint64_t)(int64_t)A.v_x63;
+      int t64 = (uint64_t)(int64_t)t62 < (uint64_t)A.v_x63;
       int32_t t63 = t64 ? t62 : 0;
       t59 |= !t64;
       uint8_t t66 = rt_lt_i(t63, 0);
       int32_t t67;
       if (t66) {
-        int t69 = (uint64_t)(int64_t)t63 < (uint64_t)(int64_t)0;
+        int t69 = (uint64_t)(int64_t)t63 < (uint64_t)0;
         int32_t t68 = t69 ? t63 : 0;
         t59 |= !t69;
         t67 = 0;
@@ -472,16 +476,20 @@ struct K3_0_pull {
         t76 = t77;
       } else {
         int32_t t79 = rt_sub_i(ix, (int32_t)A.v_x66_n);
-        int32_t t80 = t79;
-        if (!((uint64_t)(int64_t)t79 < (uint64_t)(int64_t)A.v_x63)) {
+        int32_t t80;
+        if ((uint64_t)(int64_t)t79 < (uint64_t)A.v_x63) {
+          t80 = t79;
+        } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t79, A.v_x63, 0.0, 1);
           t80 = 0;
         }
         uint8_t t82 = rt_lt_i(t80, 0);
         int32_t t83;
         if (t82) {
-          int32_t t84 = t80;
-          if (!((uint64_t)(int64_t)t80 < (uint64_t)(int64_t)0)) {
+          int32_t t84;
+          if ((uint64_t)(int64_t)t80 < (uint64_t)0) {
+            t84 = t80;
+          } else {
             NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t80, 0, 0.0, 2);
             t84 = 0;
           }

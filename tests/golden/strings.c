@@ -164,13 +164,13 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *
       uint8_t t13 = rt_lt_i(t11, v_x84);
       char t14;
       if (t13) {
-        int t17 = (uint64_t)(int64_t)t11 < (uint64_t)(int64_t)v_x84;
+        int t17 = (uint64_t)(int64_t)t11 < (uint64_t)v_x84;
         int32_t t15 = t17 ? t11 : 0;
         t16 |= !t17;
         uint8_t t19 = rt_lt_i(t15, v_x80);
         char t20;
         if (t19) {
-          int t22 = (uint64_t)(int64_t)t15 < (uint64_t)(int64_t)v_x80;
+          int t22 = (uint64_t)(int64_t)t15 < (uint64_t)v_x80;
           int32_t t21 = t22 ? t15 : 0;
           t16 |= !t22;
           uint8_t t24 = rt_lt_i(t21, (int32_t)v_x78_n);
@@ -207,16 +207,20 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *
         uint8_t t41 = rt_lt_i(t11, v_x84);
         char t42;
         if (t41) {
-          int32_t t43 = t11;
-          if (!((uint64_t)(int64_t)t11 < (uint64_t)(int64_t)v_x84)) {
+          int32_t t43;
+          if ((uint64_t)(int64_t)t11 < (uint64_t)v_x84) {
+            t43 = t11;
+          } else {
             NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_GATHER, t11, v_x84, 0.0, 1);
             t43 = 0;
           }
           uint8_t t45 = rt_lt_i(t43, v_x80);
           char t46;
           if (t45) {
-            int32_t t47 = t43;
-            if (!((uint64_t)(int64_t)t43 < (uint64_t)(int64_t)v_x80)) {
+            int32_t t47;
+            if ((uint64_t)(int64_t)t43 < (uint64_t)v_x80) {
+              t47 = t43;
+            } else {
               NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 2, 0, RT_GATHER, t43, v_x80, 0.0, 2);
               t47 = 0;
             }

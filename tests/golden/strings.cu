@@ -238,13 +238,13 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtVa
       uint8_t t19 = rt_lt_i(t17, v_x84);
       char t20;
       if (t19) {
-        int t23 = (uint64_t)(int64_t)t17 < (uint64_t)(int64_t)v_x84;
+        int t23 = (uint64_t)(int64_t)t17 < (uint64_t)v_x84;
         int32_t t21 = t23 ? t17 : 0;
         t22 |= !t23;
         uint8_t t25 = rt_lt_i(t21, v_x80);
         char t26;
         if (t25) {
-          int t28 = (uint64_t)(int64_t)t21 < (uint64_t)(int64_t)v_x80;
+          int t28 = (uint64_t)(int64_t)t21 < (uint64_t)v_x80;
           int32_t t27 = t28 ? t21 : 0;
           t22 |= !t28;
           uint8_t t30 = rt_lt_i(t27, (int32_t)v_x78_n);
@@ -281,16 +281,20 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtVa
         uint8_t t47 = rt_lt_i(t17, v_x84);
         char t48;
         if (t47) {
-          int32_t t49 = t17;
-          if (!((uint64_t)(int64_t)t17 < (uint64_t)(int64_t)v_x84)) {
+          int32_t t49;
+          if ((uint64_t)(int64_t)t17 < (uint64_t)v_x84) {
+            t49 = t17;
+          } else {
             NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t17, v_x84, 0.0, 1);
             t49 = 0;
           }
           uint8_t t51 = rt_lt_i(t49, v_x80);
           char t52;
           if (t51) {
-            int32_t t53 = t49;
-            if (!((uint64_t)(int64_t)t49 < (uint64_t)(int64_t)v_x80)) {
+            int32_t t53;
+            if ((uint64_t)(int64_t)t49 < (uint64_t)v_x80) {
+              t53 = t49;
+            } else {
               NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 2, 0, RT_GATHER, t49, v_x80, 0.0, 2);
               t53 = 0;
             }
@@ -377,13 +381,13 @@ struct K2_0_pull {
     uint8_t t68 = rt_lt_i(ix, A.v_x84);
     char t69;
     if (t68) {
-      int t72 = (uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x84;
+      int t72 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x84;
       int32_t t70 = t72 ? ix : 0;
       t71 |= !t72;
       uint8_t t74 = rt_lt_i(t70, A.v_x80);
       char t75;
       if (t74) {
-        int t77 = (uint64_t)(int64_t)t70 < (uint64_t)(int64_t)A.v_x80;
+        int t77 = (uint64_t)(int64_t)t70 < (uint64_t)A.v_x80;
         int32_t t76 = t77 ? t70 : 0;
         t71 |= !t77;
         uint8_t t79 = rt_lt_i(t76, (int32_t)A.v_x78_n);
@@ -420,16 +424,20 @@ struct K2_0_pull {
       uint8_t t96 = rt_lt_i(ix, A.v_x84);
       char t97;
       if (t96) {
-        int32_t t98 = ix;
-        if (!((uint64_t)(int64_t)ix < (uint64_t)(int64_t)A.v_x84)) {
+        int32_t t98;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x84) {
+          t98 = ix;
+        } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x84, 0.0, 0);
           t98 = 0;
         }
         uint8_t t100 = rt_lt_i(t98, A.v_x80);
         char t101;
         if (t100) {
-          int32_t t102 = t98;
-          if (!((uint64_t)(int64_t)t98 < (uint64_t)(int64_t)A.v_x80)) {
+          int32_t t102;
+          if ((uint64_t)(int64_t)t98 < (uint64_t)A.v_x80) {
+            t102 = t98;
+          } else {
             NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t98, A.v_x80, 0.0, 1);
             t102 = 0;
           }
