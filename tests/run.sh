@@ -59,6 +59,18 @@ if [ -n "$reports" ]; then
   failed=$((failed + 1)); failures="$failures sanitizers"
 fi
 
+# the failures' details again, a few lines each: CI keeps only the end
+# of the log, where the [FAIL] lines above are lost (a test that failed
+# only there, stop 53, left no word of why)
+if [ $failed -gt 0 ]; then
+  echo
+  echo "the failures:"
+  awk 'BEGIN { shown = 9 }
+       /^\[FAIL\] / { shown = 0; print; next }
+       /^\[(PASS|SKIP)\] / { shown = 9; next }
+       /^    / && shown < 8 { print; shown++ }' "$OUT"/*.log | head -40
+fi
+
 # the suites' seconds, slowest first: CI keeps only the end of the log,
 # and `make test` must stay within its time there
 echo

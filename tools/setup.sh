@@ -2,15 +2,16 @@
 # setup.sh: installs every Debian package that nessie's build and tests
 # need.  Idempotent and non-interactive; run as root or through sudo.
 set -eu
-# tmux: tests/repl/terminal.sh types at the REPL on a terminal; graphviz:
-# --dump=pdg pictures (docs/); gnuplot-nox (gnuplot without X, with the
+# tmux: tests/repl/terminal.sh types at the REPL on a terminal (procps:
+# pgrep, interrupt.sh finds its process); graphviz: --dump=pdg pictures
+# (docs/); gnuplot-nox (gnuplot without X, with the
 # pngcairo terminal) and python3: the benchmarks' harness and charts
 # (make bench, make bench-cpu, make bench-chart); g++: the bench suite
 # builds a CUDA baseline as host C++ (tests/suites/bench.sh); nettle-dev:
 # SHA-256, the build cache's keys (codegen/cache.c); dpkg-dev: make deb
 # computes the package's Depends with its dpkg-shlibdeps (dpkg-deb itself
 # is in dpkg, always there)
-PACKAGES="gcc g++ clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev nettle-dev libcmocka-dev tmux graphviz gnuplot-nox python3 python3-numpy dpkg-dev"
+PACKAGES="gcc g++ clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev nettle-dev libcmocka-dev tmux procps graphviz gnuplot-nox python3 python3-numpy dpkg-dev"
 
 missing=""
 for p in $PACKAGES; do
