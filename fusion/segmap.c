@@ -26,7 +26,17 @@
  * parameter given `#elements sd` or `#ids`): then ids[i] is the segment
  * of element i, which is what SEG_MAP gives.  Anything else
  * (a result that leaves the block, a read at another index, #ids in a
- * thunk, a SOAC other than MAP) leaves the pair as it is.
+ * thunk, a SOAC other than MAP) leaves the pair as it is, but for this:
+ *
+ * Where the ids have other readers too (a FILTER's predicate reading
+ * the segment's pivot, ids[i] in a thunk at another index, #ids in a
+ * thunk), the seg_ids run still goes if one of the runs that qualify
+ * comes before every other reader (in its block, or in a block of a
+ * statement after it): that run's first SEG_MAP also returns its
+ * segment, s, as a vector, which is ids, and the other readers read it
+ * instead.  The ids are then stored by a launch that runs anyway
+ * instead of one of their own (a quicksort level's else-branch: the
+ * pack of its elements gives the ids that the three filters read).
  *
  * It runs last in -O1 (driver/pipeline.c, after fus_fuse): fusion and its
  * cost model know nothing of SEG_MAP, and a MAP fused with others is
@@ -49,6 +59,7 @@ typedef struct Walk {
   PtrMap escapes;  /* LcuVar -> non-NULL: read by a block's results */
   Vec seg_ids;     /* LcuStmt *: runs of a seg_ids kernel, in order */
   PtrMap block_of; /* LcuStmt -> the LcuBlock holding it */
+  PtrMap parent;   /* LcuBlock -> the LcuStmt holding it (none: the body) */
 } Walk;
 
 /* A kernel copied for the runs that give parameter 'param' of 'from' a
@@ -56,6 +67,7 @@ typedef struct Walk {
 typedef struct Rewritten {
   const LcuKernel *from;
   int param;
+  bool gives_ids; /* the copy also returns the segments (its last result) */
   LcuKernel *to;
 } Rewritten;
 
@@ -102,12 +114,12 @@ static void walk_block(Walk *w, LcuBlock *b) {
     if (s->kind == LS_RUN && is_seg_ids_kernel(s->kernel) && s->results.len == 1 && s->args.len == 1 &&
         ((const LcuAtom *)s->args.data[0])->var)
       vec_push(&w->seg_ids, s);
-    if (s->then)
-      walk_block(w, s->then);
-    if (s->els)
-      walk_block(w, s->els);
-    if (s->body)
-      walk_block(w, s->body);
+    LcuBlock *inner[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (inner[k]) {
+        ptrmap_put(&w->parent, inner[k], s);
+        walk_block(w, inner[k]);
+      }
   }
   for (int i = 0; i < b->results.len; i++) {
     const LcuAtom *at = b->results.data[i];
@@ -208,21 +220,65 @@ static bool run_qualifies(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, 
   return maps > 0;
 }
 
+static int position_in(const LcuBlock *b, const LcuStmt *s) {
+  for (int i = 0; i < b->stmts.len; i++)
+    if (b->stmts.data[i] == s)
+      return i;
+  return -1;
+}
+
+/* Does statement 'x' run only after 'h' has: later in h's block, or in
+   a block of a statement later there (at any depth)? */
+static bool comes_after(Walk *w, const LcuStmt *h, const LcuStmt *x) {
+  const LcuBlock *bh = ptrmap_get(&w->block_of, h);
+  for (const LcuStmt *cur = x; cur;) {
+    const LcuBlock *b = ptrmap_get(&w->block_of, cur);
+    if (!b)
+      return false;
+    if (b == bh)
+      return position_in(b, cur) > position_in(b, h);
+    cur = ptrmap_get(&w->parent, b);
+  }
+  return false;
+}
+
+/* The run among 'uses' of 'ids' that can give the ids to the others:
+   the first that qualifies and comes before every use that does not
+   (#ids aside, which needs no ids); NULL where none does. */
+static const Use *ids_giver(Walk *w, const Vec *uses, const LcuVar *sd, const LcuVar *ids) {
+  for (int g = 0; g < uses->len; g++) {
+    const Use *giver = uses->data[g];
+    if (!run_qualifies(w, giver->stmt, giver->arg, sd, ids))
+      continue;
+    bool before_all = true;
+    for (int u = 0; u < uses->len && before_all; u++) {
+      const Use *use = uses->data[u];
+      if (use->stmt == giver->stmt || is_length_of(use->stmt) || run_qualifies(w, use->stmt, use->arg, sd, ids))
+        continue;
+      before_all = comes_after(w, giver->stmt, use->stmt);
+    }
+    if (before_all)
+      return giver;
+  }
+  return NULL;
+}
+
 /* ---- the rewrite ---- */
 
 /* Kernel 'k' with parameter 'arg' a sd, and each MAP that reads it (or
    is sized by it) a SEG_MAP over that sd reading the segment where it
    read the parameter at its index. */
-static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg) {
+static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg, bool gives_ids) {
   for (int i = 0; i < ps->rewritten.len; i++) {
     const Rewritten *rw = ps->rewritten.data[i];
-    if (rw->from == k && rw->param == arg)
+    if (rw->from == k && rw->param == arg && rw->gives_ids == gives_ids)
       return rw->to;
   }
   LcuKernel *c = lcu_copy_kernel(ps->p, k);
   LcuVar *p = c->params.data[arg];
   LcuVar *sd = lcu_new_var(ps->p, lcu_segdes(), "sd");
   c->params.data[arg] = sd;
+  bool ids_given = false;
   for (int i = 0; i < c->soacs.len; i++) {
     LcuSoac *s = c->soacs.data[i];
     if (!involves(s, p))
@@ -238,6 +294,14 @@ static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg) {
       LcuExp *x = t->body.data[e];
       t->body.data[e] = lcu_subst_index(ps->p, x, p, index, lcu_exp_var(x->loc, seg));
     }
+    if (gives_ids && !ids_given) {
+      /* the segment of each element, which is what seg_ids gave */
+      vec_push(&t->body, lcu_exp_var(s->loc, seg));
+      LcuVar *ids = lcu_new_var(ps->p, lcu_vec(FB_INT), "ids");
+      vec_push(&s->results, ids);
+      vec_push(&c->results, ids);
+      ids_given = true;
+    }
     lcu_fill_using(t);
     s->kind = SOAC_SEG_MAP;
     s->segdes = sd;
@@ -245,7 +309,7 @@ static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg) {
   }
   /* placed and named by place_kernels, beside the original */
   Rewritten *rw = NEW(Rewritten);
-  *rw = (Rewritten){k, arg, c};
+  *rw = (Rewritten){k, arg, gives_ids, c};
   vec_push(&ps->rewritten, rw);
   return c;
 }
@@ -275,8 +339,12 @@ static void rewrite_body(Pass *ps, LcuBlock *body) {
       const Use *use = uses->data[u];
       all = is_length_of(use->stmt) || run_qualifies(&w, use->stmt, use->arg, sd, ids);
     }
-    if (!all)
+    const Use *giver = all ? NULL : ids_giver(&w, uses, sd, ids);
+    if (!all && !giver)
       continue;
+    /* the ids the readers that do not qualify read: the giver's new
+       result */
+    LcuVar *given = giver ? lcu_new_var(ps->p, lcu_vec(FB_INT), "ids") : NULL;
     for (int u = 0; u < uses->len; u++) {
       const Use *use = uses->data[u];
       if (is_length_of(use->stmt)) { /* #ids: the number of elements of sd */
@@ -284,8 +352,15 @@ static void rewrite_body(Pass *ps, LcuBlock *body) {
         use->stmt->args.data[0] = lcu_atom_var(sd);
         continue;
       }
-      use->stmt->kernel = seg_map_kernel(ps, use->stmt->kernel, use->arg);
+      if (giver && use->stmt != giver->stmt && !run_qualifies(&w, use->stmt, use->arg, sd, ids)) {
+        use->stmt->args.data[use->arg] = lcu_atom_var(given);
+        continue;
+      }
+      bool gives = giver && use->stmt == giver->stmt;
+      use->stmt->kernel = seg_map_kernel(ps, use->stmt->kernel, use->arg, gives);
       use->stmt->args.data[use->arg] = lcu_atom_var(sd);
+      if (gives)
+        vec_push(&use->stmt->results, given);
       ps->runs++;
     }
     remove_stmt(ptrmap_get(&w.block_of, def), def);

@@ -479,30 +479,8 @@ fail:
   rt_release(v_x163);
 }
 
-/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_x167_off = rt_seg_offsets(v_x167);
-  const int64_t v_x167_n = v_x167->len;
-  RtValue *v_x168 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t58 = rt_seg_ids(v_x167);
-    v_x168 = t58;
-    int32_t *v_x168_d = v_x168->data.i;
-    const int64_t v_x168_n = v_x168->len;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x168 = v_x168;
-  return;
-fail:
-  rt_release(v_x168);
-}
-
-/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
   int32_t *v_x733_d = v_x733->data.i;
@@ -511,31 +489,31 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    int t60 = 0; /* nonzero: a check below failed */
-    int t61 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
-    int32_t t59 = t61 ? v_x733_d[0] : 0;
-    t60 |= !t61;
-    int t63 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
-    int32_t t62 = t63 ? v_x733_d[1] : 0;
-    t60 |= !t63;
-    if (__builtin_expect(t60 != 0, 0)) { /* again, recording the error */
-      int32_t t64;
+    int t59 = 0; /* nonzero: a check below failed */
+    int t60 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
+    int32_t t58 = t60 ? v_x733_d[0] : 0;
+    t59 |= !t60;
+    int t62 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
+    int32_t t61 = t62 ? v_x733_d[1] : 0;
+    t59 |= !t62;
+    if (__builtin_expect(t59 != 0, 0)) { /* again, recording the error */
+      int32_t t63;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
-        t64 = v_x733_d[0];
+        t63 = v_x733_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
-        t64 = 0;
+        t63 = 0;
       }
-      int32_t t65;
+      int32_t t64;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
-        t65 = v_x733_d[1];
+        t64 = v_x733_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
-        t65 = 0;
+        t64 = 0;
       }
     }
-    v_x734 = t59;
-    v_x735 = t62;
+    v_x734 = t58;
+    v_x735 = t61;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -545,142 +523,145 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t
 fail:
 }
 
-/* K12: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x736, RtValue *v_x737, RtValue *v_x738, RtValue *v_x739, int32_t v_x740, RtValue *v_x743, RtValue **out_v_x745, RtValue **out_v_x749) {
+/* K11: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
   (void)loc;
   (void)run;
-  int32_t *v_x736_d = v_x736->data.i;
-  const int64_t v_x736_n = v_x736->len;
-  int32_t *v_x737_d = v_x737->data.i;
-  const int64_t v_x737_n = v_x737->len;
-  int32_t *v_x738_d = v_x738->data.i;
-  const int64_t v_x738_n = v_x738->len;
-  int32_t *v_x739_d = v_x739->data.i;
-  const int64_t v_x739_n = v_x739->len;
-  int32_t *v_x743_d = v_x743->data.i;
-  const int64_t v_x743_n = v_x743->len;
-  RtValue *v_x745 = NULL;
-  RtValue *v_x749 = NULL;
-  /* MAP */
+  const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
+  const int64_t v_sd_1143_n = v_sd_1143->len;
+  int32_t *v_x1132_d = v_x1132->data.i;
+  const int64_t v_x1132_n = v_x1132->len;
+  int32_t *v_x1133_d = v_x1133->data.i;
+  const int64_t v_x1133_n = v_x1133->len;
+  int32_t *v_x1134_d = v_x1134->data.i;
+  const int64_t v_x1134_n = v_x1134->len;
+  int32_t *v_x1136_d = v_x1136->data.i;
+  const int64_t v_x1136_n = v_x1136->len;
+  RtValue *v_x1139 = NULL;
+  RtValue *v_ids_1146 = NULL;
+  RtValue *v_x1142 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t66 = v_x740;
-    if (t66 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t66, 0.0, 0);
-      goto fail;
-    }
-    v_x745 = rt_value_new(rt_vec_type(RT_INT), t66);
-    int32_t *v_x745_d = v_x745->data.i;
-    const int64_t v_x745_n = v_x745->len;
-    RT_PARALLEL_FOR_IF(t66 >= RT_PARALLEL_MIN)
+    const int64_t t65 = v_sd_1143_off[v_sd_1143_n];
+    v_x1139 = rt_value_new(rt_vec_type(RT_INT), t65);
+    int32_t *v_x1139_d = v_x1139->data.i;
+    const int64_t v_x1139_n = v_x1139->len;
+    v_ids_1146 = rt_value_new(rt_vec_type(RT_INT), t65);
+    int32_t *v_ids_1146_d = v_ids_1146->data.i;
+    const int64_t v_ids_1146_n = v_ids_1146->len;
+    const int64_t t66 = (t65 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t66 > 1)
     for (int64_t t67 = 0; t67 < t66; t67++) {
-      const int32_t t68 = (int32_t)t67;
-      int t70 = 0; /* nonzero: a check below failed */
-      int t71 = (uint64_t)(int64_t)t68 < (uint64_t)v_x736_n;
-      int32_t t69 = t71 ? v_x736_d[t68] : 0;
-      t70 |= !t71;
-      int t73 = (uint64_t)(int64_t)t69 < (uint64_t)v_x739_n;
-      int32_t t72 = t73 ? v_x739_d[t69] : 0;
-      t70 |= !t73;
-      int t75 = (uint64_t)(int64_t)t69 < (uint64_t)v_x737_n;
-      int32_t t74 = t75 ? v_x737_d[t69] : 0;
-      t70 |= !t75;
-      int32_t t77 = rt_sub_i(t68, t74);
-      int t79 = (uint64_t)(int64_t)t69 < (uint64_t)v_x738_n;
-      int32_t t78 = t79 ? v_x738_d[t69] : 0;
-      t70 |= !t79;
-      int32_t t81 = rt_mul_i(t77, t78);
-      int32_t t83 = rt_add_i(t72, t81);
-      int t85 = (uint64_t)(int64_t)t83 < (uint64_t)v_x743_n;
-      int32_t t84 = t85 ? v_x743_d[t83] : 0;
-      t70 |= !t85;
-      if (__builtin_expect(t70 != 0, 0)) { /* again, recording the error */
-        int32_t t86;
-        if ((uint64_t)(int64_t)t68 < (uint64_t)v_x736_n) {
-          t86 = v_x736_d[t68];
-        } else {
-          NESSIE_RECORD(err, t67, RT_CHECK_INDEX, 0, 0, RT_GATHER, t68, v_x736_n, 0.0, 1);
-          t86 = 0;
+      int64_t t70 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t67 * RT_CHUNK);
+      const int64_t t67_end = (t67 + 1) * RT_CHUNK < t65 ? (t67 + 1) * RT_CHUNK : t65;
+      for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
+        const int32_t t69 = (int32_t)t68;
+        while (v_sd_1143_off[t70 + 1] <= t68)
+          t70++;
+        const int32_t t71 = (int32_t)t70;
+        int t73 = 0; /* nonzero: a check below failed */
+        int t74 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1134_n;
+        int32_t t72 = t74 ? v_x1134_d[t71] : 0;
+        t73 |= !t74;
+        int t76 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1132_n;
+        int32_t t75 = t76 ? v_x1132_d[t71] : 0;
+        t73 |= !t76;
+        int32_t t78 = rt_sub_i(t69, t75);
+        int t80 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1133_n;
+        int32_t t79 = t80 ? v_x1133_d[t71] : 0;
+        t73 |= !t80;
+        int32_t t82 = rt_mul_i(t78, t79);
+        int32_t t84 = rt_add_i(t72, t82);
+        int t86 = (uint64_t)(int64_t)t84 < (uint64_t)v_x1136_n;
+        int32_t t85 = t86 ? v_x1136_d[t84] : 0;
+        t73 |= !t86;
+        if (__builtin_expect(t73 != 0, 0)) { /* again, recording the error */
+          int32_t t87;
+          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1134_n) {
+            t87 = v_x1134_d[t71];
+          } else {
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t71, v_x1134_n, 0.0, 0);
+            t87 = 0;
+          }
+          int32_t t88;
+          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1132_n) {
+            t88 = v_x1132_d[t71];
+          } else {
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t71, v_x1132_n, 0.0, 1);
+            t88 = 0;
+          }
+          int32_t t90 = rt_sub_i(t69, t88);
+          int32_t t91;
+          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1133_n) {
+            t91 = v_x1133_d[t71];
+          } else {
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t71, v_x1133_n, 0.0, 2);
+            t91 = 0;
+          }
+          int32_t t93 = rt_mul_i(t90, t91);
+          int32_t t95 = rt_add_i(t87, t93);
+          int32_t t96;
+          if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1136_n) {
+            t96 = v_x1136_d[t95];
+          } else {
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t95, v_x1136_n, 0.0, 3);
+            t96 = 0;
+          }
         }
-        int32_t t87;
-        if ((uint64_t)(int64_t)t86 < (uint64_t)v_x739_n) {
-          t87 = v_x739_d[t86];
-        } else {
-          NESSIE_RECORD(err, t67, RT_CHECK_INDEX, 0, 0, RT_GATHER, t86, v_x739_n, 0.0, 2);
-          t87 = 0;
-        }
-        int32_t t88;
-        if ((uint64_t)(int64_t)t86 < (uint64_t)v_x737_n) {
-          t88 = v_x737_d[t86];
-        } else {
-          NESSIE_RECORD(err, t67, RT_CHECK_INDEX, 0, 0, RT_GATHER, t86, v_x737_n, 0.0, 3);
-          t88 = 0;
-        }
-        int32_t t90 = rt_sub_i(t68, t88);
-        int32_t t91;
-        if ((uint64_t)(int64_t)t86 < (uint64_t)v_x738_n) {
-          t91 = v_x738_d[t86];
-        } else {
-          NESSIE_RECORD(err, t67, RT_CHECK_INDEX, 0, 0, RT_GATHER, t86, v_x738_n, 0.0, 4);
-          t91 = 0;
-        }
-        int32_t t93 = rt_mul_i(t90, t91);
-        int32_t t95 = rt_add_i(t87, t93);
-        int32_t t96;
-        if ((uint64_t)(int64_t)t95 < (uint64_t)v_x743_n) {
-          t96 = v_x743_d[t95];
-        } else {
-          NESSIE_RECORD(err, t67, RT_CHECK_INDEX, 0, 0, RT_GATHER, t95, v_x743_n, 0.0, 5);
-          t96 = 0;
-        }
+        v_x1139_d[t68] = t85;
+        v_ids_1146_d[t68] = t71;
       }
-      v_x745_d[t67] = t84;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x745_d = v_x745->data.i;
-    const int64_t v_x745_n = v_x745->len;
+    int32_t *v_x1139_d = v_x1139->data.i;
+    const int64_t v_x1139_n = v_x1139->len;
+    int32_t *v_ids_1146_d = v_ids_1146->data.i;
+    const int64_t v_ids_1146_n = v_ids_1146->len;
     /* MAP */
     {
-      const int64_t t97 = v_x737_n;
-      v_x749 = rt_value_new(rt_vec_type(RT_INT), t97);
-      int32_t *v_x749_d = v_x749->data.i;
-      const int64_t v_x749_n = v_x749->len;
+      const int64_t t97 = v_x1132_n;
+      v_x1142 = rt_value_new(rt_vec_type(RT_INT), t97);
+      int32_t *v_x1142_d = v_x1142->data.i;
+      const int64_t v_x1142_n = v_x1142->len;
       RT_PARALLEL_FOR_IF(t97 >= RT_PARALLEL_MIN)
       for (int64_t t98 = 0; t98 < t97; t98++) {
         const int32_t t99 = (int32_t)t98;
         int t102 = 0; /* nonzero: a check below failed */
-        int32_t t100 = v_x737_d[t99];
-        int t103 = (uint64_t)(int64_t)t100 < (uint64_t)v_x745_n;
-        int32_t t101 = t103 ? v_x745_d[t100] : 0;
+        int32_t t100 = v_x1132_d[t99];
+        int t103 = (uint64_t)(int64_t)t100 < (uint64_t)v_x1139_n;
+        int32_t t101 = t103 ? v_x1139_d[t100] : 0;
         t102 |= !t103;
         if (__builtin_expect(t102 != 0, 0)) { /* again, recording the error */
-          int32_t t104 = v_x737_d[t99];
+          int32_t t104 = v_x1132_d[t99];
           int32_t t105;
-          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x745_n) {
-            t105 = v_x745_d[t104];
+          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x1139_n) {
+            t105 = v_x1139_d[t104];
           } else {
-            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t104, v_x745_n, 0.0, 6);
+            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t104, v_x1139_n, 0.0, 4);
             t105 = 0;
           }
         }
-        v_x749_d[t98] = t101;
+        v_x1142_d[t98] = t101;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x745 = v_x745;
-  *out_v_x749 = v_x749;
+  *out_v_x1139 = v_x1139;
+  *out_v_x1142 = v_x1142;
+  *out_v_ids_1146 = v_ids_1146;
   return;
 fail:
-  rt_release(v_x745);
-  rt_release(v_x749);
+  rt_release(v_x1139);
+  rt_release(v_ids_1146);
+  rt_release(v_x1142);
 }
 
-/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
   (void)loc;
   (void)run;
   int32_t *v_x753_d = v_x753->data.i;
@@ -843,8 +824,8 @@ fail:
   rt_release(v_x752);
 }
 
-/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
+/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
   (void)loc;
   (void)run;
   int32_t *v_x764_d = v_x764->data.i;
@@ -1197,8 +1178,8 @@ fail:
   rt_release(v_x795);
 }
 
-/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   (void)loc;
   (void)run;
   int32_t *v_x796_d = v_x796->data.i;
@@ -1406,138 +1387,138 @@ fail:
   rt_release(v_x804);
 }
 
-/* K16: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue **out_v_x1141) {
+/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
   (void)loc;
   (void)run;
-  int32_t *v_x1130_d = v_x1130->data.i;
-  const int64_t v_x1130_n = v_x1130->len;
-  int32_t *v_x1131_d = v_x1131->data.i;
-  const int64_t v_x1131_n = v_x1131->len;
-  const int64_t *v_sd_1142_off = rt_seg_offsets(v_sd_1142);
-  const int64_t v_sd_1142_n = v_sd_1142->len;
-  int32_t *v_x1134_d = v_x1134->data.i;
-  const int64_t v_x1134_n = v_x1134->len;
-  int32_t *v_x1135_d = v_x1135->data.i;
-  const int64_t v_x1135_n = v_x1135->len;
-  int32_t *v_x1136_d = v_x1136->data.i;
-  const int64_t v_x1136_n = v_x1136->len;
-  RtValue *v_x1141 = NULL;
+  int32_t *v_x1147_d = v_x1147->data.i;
+  const int64_t v_x1147_n = v_x1147->len;
+  int32_t *v_x1148_d = v_x1148->data.i;
+  const int64_t v_x1148_n = v_x1148->len;
+  const int64_t *v_sd_1159_off = rt_seg_offsets(v_sd_1159);
+  const int64_t v_sd_1159_n = v_sd_1159->len;
+  int32_t *v_x1151_d = v_x1151->data.i;
+  const int64_t v_x1151_n = v_x1151->len;
+  int32_t *v_x1152_d = v_x1152->data.i;
+  const int64_t v_x1152_n = v_x1152->len;
+  int32_t *v_x1153_d = v_x1153->data.i;
+  const int64_t v_x1153_n = v_x1153->len;
+  RtValue *v_x1158 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t310 = v_sd_1142_off[v_sd_1142_n];
-    v_x1141 = rt_value_new(rt_vec_type(RT_INT), t310);
-    int32_t *v_x1141_d = v_x1141->data.i;
-    const int64_t v_x1141_n = v_x1141->len;
+    const int64_t t310 = v_sd_1159_off[v_sd_1159_n];
+    v_x1158 = rt_value_new(rt_vec_type(RT_INT), t310);
+    int32_t *v_x1158_d = v_x1158->data.i;
+    const int64_t v_x1158_n = v_x1158->len;
     const int64_t t311 = (t310 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t311 > 1)
     for (int64_t t312 = 0; t312 < t311; t312++) {
-      int64_t t315 = rt_segment_search(v_sd_1142_off, 0, v_sd_1142_n, t312 * RT_CHUNK);
+      int64_t t315 = rt_segment_search(v_sd_1159_off, 0, v_sd_1159_n, t312 * RT_CHUNK);
       const int64_t t312_end = (t312 + 1) * RT_CHUNK < t310 ? (t312 + 1) * RT_CHUNK : t310;
       for (int64_t t313 = t312 * RT_CHUNK; t313 < t312_end; t313++) {
         const int32_t t314 = (int32_t)t313;
-        while (v_sd_1142_off[t315 + 1] <= t313)
+        while (v_sd_1159_off[t315 + 1] <= t313)
           t315++;
         const int32_t t316 = (int32_t)t315;
         int t318 = 0; /* nonzero: a check below failed */
-        int t319 = (uint64_t)(int64_t)t316 < (uint64_t)v_x1136_n;
-        int32_t t317 = t319 ? v_x1136_d[t316] : 0;
+        int t319 = (uint64_t)(int64_t)t316 < (uint64_t)v_x1153_n;
+        int32_t t317 = t319 ? v_x1153_d[t316] : 0;
         t318 |= !t319;
-        int t321 = (uint64_t)(int64_t)t316 < (uint64_t)v_x1134_n;
-        int32_t t320 = t321 ? v_x1134_d[t316] : 0;
+        int t321 = (uint64_t)(int64_t)t316 < (uint64_t)v_x1151_n;
+        int32_t t320 = t321 ? v_x1151_d[t316] : 0;
         t318 |= !t321;
         int32_t t323 = rt_sub_i(t314, t320);
-        int t325 = (uint64_t)(int64_t)t316 < (uint64_t)v_x1135_n;
-        int32_t t324 = t325 ? v_x1135_d[t316] : 0;
+        int t325 = (uint64_t)(int64_t)t316 < (uint64_t)v_x1152_n;
+        int32_t t324 = t325 ? v_x1152_d[t316] : 0;
         t318 |= !t325;
         int32_t t327 = rt_mul_i(t323, t324);
         int32_t t329 = rt_add_i(t317, t327);
-        int t331 = (uint64_t)(int64_t)t329 < (uint64_t)v_x1132;
+        int t331 = (uint64_t)(int64_t)t329 < (uint64_t)v_x1149;
         int32_t t330 = t331 ? t329 : 0;
         t318 |= !t331;
-        uint8_t t333 = rt_lt_i(t330, (int32_t)v_x1130_n);
+        uint8_t t333 = rt_lt_i(t330, (int32_t)v_x1147_n);
         int32_t t334;
         if (t333) {
-          int t336 = (uint64_t)(int64_t)t330 < (uint64_t)v_x1130_n;
-          int32_t t335 = t336 ? v_x1130_d[t330] : 0;
+          int t336 = (uint64_t)(int64_t)t330 < (uint64_t)v_x1147_n;
+          int32_t t335 = t336 ? v_x1147_d[t330] : 0;
           t318 |= !t336;
           t334 = t335;
         } else {
-          int32_t t338 = rt_sub_i(t330, (int32_t)v_x1130_n);
-          int t340 = (uint64_t)(int64_t)t338 < (uint64_t)v_x1131_n;
-          int32_t t339 = t340 ? v_x1131_d[t338] : 0;
+          int32_t t338 = rt_sub_i(t330, (int32_t)v_x1147_n);
+          int t340 = (uint64_t)(int64_t)t338 < (uint64_t)v_x1148_n;
+          int32_t t339 = t340 ? v_x1148_d[t338] : 0;
           t318 |= !t340;
           t334 = t339;
         }
         if (__builtin_expect(t318 != 0, 0)) { /* again, recording the error */
           int32_t t341;
-          if ((uint64_t)(int64_t)t316 < (uint64_t)v_x1136_n) {
-            t341 = v_x1136_d[t316];
+          if ((uint64_t)(int64_t)t316 < (uint64_t)v_x1153_n) {
+            t341 = v_x1153_d[t316];
           } else {
-            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, v_x1136_n, 0.0, 0);
+            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, v_x1153_n, 0.0, 0);
             t341 = 0;
           }
           int32_t t342;
-          if ((uint64_t)(int64_t)t316 < (uint64_t)v_x1134_n) {
-            t342 = v_x1134_d[t316];
+          if ((uint64_t)(int64_t)t316 < (uint64_t)v_x1151_n) {
+            t342 = v_x1151_d[t316];
           } else {
-            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, v_x1134_n, 0.0, 1);
+            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, v_x1151_n, 0.0, 1);
             t342 = 0;
           }
           int32_t t344 = rt_sub_i(t314, t342);
           int32_t t345;
-          if ((uint64_t)(int64_t)t316 < (uint64_t)v_x1135_n) {
-            t345 = v_x1135_d[t316];
+          if ((uint64_t)(int64_t)t316 < (uint64_t)v_x1152_n) {
+            t345 = v_x1152_d[t316];
           } else {
-            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, v_x1135_n, 0.0, 2);
+            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, v_x1152_n, 0.0, 2);
             t345 = 0;
           }
           int32_t t347 = rt_mul_i(t344, t345);
           int32_t t349 = rt_add_i(t341, t347);
           int32_t t350;
-          if ((uint64_t)(int64_t)t349 < (uint64_t)v_x1132) {
+          if ((uint64_t)(int64_t)t349 < (uint64_t)v_x1149) {
             t350 = t349;
           } else {
-            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x1132, 0.0, 3);
+            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x1149, 0.0, 3);
             t350 = 0;
           }
-          uint8_t t352 = rt_lt_i(t350, (int32_t)v_x1130_n);
+          uint8_t t352 = rt_lt_i(t350, (int32_t)v_x1147_n);
           int32_t t353;
           if (t352) {
             int32_t t354;
-            if ((uint64_t)(int64_t)t350 < (uint64_t)v_x1130_n) {
-              t354 = v_x1130_d[t350];
+            if ((uint64_t)(int64_t)t350 < (uint64_t)v_x1147_n) {
+              t354 = v_x1147_d[t350];
             } else {
-              NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_x1130_n, 0.0, 4);
+              NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_x1147_n, 0.0, 4);
               t354 = 0;
             }
             t353 = t354;
           } else {
-            int32_t t356 = rt_sub_i(t350, (int32_t)v_x1130_n);
+            int32_t t356 = rt_sub_i(t350, (int32_t)v_x1147_n);
             int32_t t357;
-            if ((uint64_t)(int64_t)t356 < (uint64_t)v_x1131_n) {
-              t357 = v_x1131_d[t356];
+            if ((uint64_t)(int64_t)t356 < (uint64_t)v_x1148_n) {
+              t357 = v_x1148_d[t356];
             } else {
-              NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x1131_n, 0.0, 5);
+              NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x1148_n, 0.0, 5);
               t357 = 0;
             }
             t353 = t357;
           }
         }
-        v_x1141_d[t313] = t334;
+        v_x1158_d[t313] = t334;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1141 = v_x1141;
+  *out_v_x1158 = v_x1158;
   return;
 fail:
-  rt_release(v_x1141);
+  rt_release(v_x1158);
 }
 
-/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   (void)loc;
   (void)run;
   int32_t *v_x831_d = v_x831->data.i;
@@ -1624,8 +1605,8 @@ fail:
   rt_release(v_x840);
 }
 
-/* K18: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
+/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
   (void)loc;
   (void)run;
   int32_t *v_x844_d = v_x844->data.i;
@@ -1764,8 +1745,8 @@ fail:
   rt_release(v_x843);
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   (void)loc;
   (void)run;
   int32_t *v_x855_d = v_x855->data.i;
@@ -1824,8 +1805,8 @@ fail:
   rt_release(v_x870);
 }
 
-/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
+/* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
   (void)loc;
   (void)run;
   int32_t *v_x977_d = v_x977->data.i;
@@ -2205,8 +2186,8 @@ fail:
   rt_release(v_x1011);
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
   (void)loc;
   (void)run;
   int32_t *v_x1012_d = v_x1012->data.i;
@@ -2277,8 +2258,8 @@ fail:
   rt_release(v_x1023);
 }
 
-/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)run;
   int32_t *v_x1036_d = v_x1036->data.i;
@@ -2430,7 +2411,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2465,11 +2446,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x263 = 0;
     RtValue *v_x619 = NULL;
     RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K20, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
     RtValue *v_x147 = NULL;
     RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
     RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
     RtValue *v_x166 = NULL;
@@ -2482,7 +2463,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x199 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
     rt_release(v_x142);
     rt_release(v_x97);
     RtValue *v_x216 = NULL;
@@ -2506,8 +2487,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     v_x264 = rt_eq_i(v_x263, 0);
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
-    RtValue *v_x221 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x216, &v_x221);
     int32_t v_x205 = 0;
     v_x205 = (int32_t)v_x130->len;
     rt_release(v_x130);
@@ -2520,20 +2499,22 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K13, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x288, v_x289, 0);
       RtValue *v_x235 = NULL;
       RtValue *v_x301 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301);
-      int32_t v_x404 = 0;
-      v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
+      RtValue *v_ids_1130 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301, &v_ids_1130);
       RtValue *v_x323 = NULL;
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 5, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 5, v_ids_1130, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x235);
       rt_release(v_x301);
+      rt_release(v_ids_1130);
+      int32_t v_x404 = 0;
+      v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
       int32_t v_x412 = 0;
       v_x412 = (int32_t)v_x370->len;
       int32_t v_x411 = 0;
@@ -2545,13 +2526,13 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
       RtValue *v_x410 = NULL;
       RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
       rt_release(v_x344);
       rt_release(v_x391);
       RtValue *v_x485 = NULL;
       RtValue *v_x490 = NULL;
       RtValue *v_x495 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
       rt_release(v_x410);
       rt_release(v_x480);
       RtValue *v_x502 = NULL;
@@ -2563,7 +2544,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x508 = 0;
       v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
       RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
       rt_release(v_x323);
       rt_release(v_x370);
       rt_release(v_x485);
@@ -2578,11 +2559,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x466 = NULL;
       int32_t v_x544 = 0;
       int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K18, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545);
       rt_release(v_x271);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x544, v_x545, 0);
       RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K19, 7, v_x466, v_x523, &v_x604);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K18, 7, v_x466, v_x523, &v_x604);
       rt_release(v_x523);
       rt_release(v_x466);
       v_x605 = v_x604;
@@ -2592,7 +2573,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x216);
     rt_release(v_x217);
     rt_release(v_x218);
-    rt_release(v_x221);
     int32_t v_x648 = 0;
     v_x648 = (int32_t)v_x605->len;
     int32_t v_x647 = 0;
@@ -2600,7 +2580,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);

@@ -1049,71 +1049,8 @@ static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue 
   }
 }
 
-/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_x167_off = rt_seg_offsets(v_x167);
-  const int64_t v_x167_n = v_x167->len;
-  RtValue *v_x168 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t100 = rt_seg_ids(v_x167);
-    v_x168 = t100;
-    int32_t *v_x168_d = v_x168->data.i;
-    const int64_t v_x168_n = v_x168->len;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x168 = v_x168;
-  return;
-fail:
-  rt_release(v_x168);
-}
-
-/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K10_A {
-  RtKernelError *err;
-  int run;
-  const int64_t *v_x167_off; int64_t v_x167_n;
-  int32_t *v_x168_d; int64_t v_x168_n;
-};
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
-  (void)loc;
-  (void)err;
-  K10_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x167_off = rtg_seg_offsets(v_x167);
-  A.v_x167_n = v_x167->len;
-  RtValue *v_x168 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t101 = rtg_seg_ids(v_x167);
-    v_x168 = t101;
-    A.v_x168_d = v_x168->data.i;
-    A.v_x168_n = v_x168->len;
-  }
-  *out_v_x168 = v_x168;
-  return;
-fail:
-  rt_release(v_x168);
-}
-
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
-  RtValue *vals[] = {v_x167};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K10_host(err, loc, run, v_x167, out_v_x168);
-    rtg_host_ran();
-  } else {
-    K10_gpu(err, loc, run, v_x167, out_v_x168);
-  }
-}
-
-/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
   int32_t *v_x733_d = v_x733->data.i;
@@ -1122,31 +1059,31 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, in
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    int t103 = 0; /* nonzero: a check below failed */
-    int t104 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
-    int32_t t102 = t104 ? v_x733_d[0] : 0;
-    t103 |= !t104;
-    int t106 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
-    int32_t t105 = t106 ? v_x733_d[1] : 0;
-    t103 |= !t106;
-    if (__builtin_expect(t103 != 0, 0)) { /* again, recording the error */
-      int32_t t107;
+    int t101 = 0; /* nonzero: a check below failed */
+    int t102 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
+    int32_t t100 = t102 ? v_x733_d[0] : 0;
+    t101 |= !t102;
+    int t104 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
+    int32_t t103 = t104 ? v_x733_d[1] : 0;
+    t101 |= !t104;
+    if (__builtin_expect(t101 != 0, 0)) { /* again, recording the error */
+      int32_t t105;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
-        t107 = v_x733_d[0];
+        t105 = v_x733_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
-        t107 = 0;
+        t105 = 0;
       }
-      int32_t t108;
+      int32_t t106;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
-        t108 = v_x733_d[1];
+        t106 = v_x733_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
-        t108 = 0;
+        t106 = 0;
       }
     }
-    v_x734 = t102;
-    v_x735 = t105;
+    v_x734 = t100;
+    v_x735 = t103;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1156,53 +1093,53 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, in
 fail:
 }
 
-/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K11_A {
+/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K10_A {
   RtKernelError *err;
   int run;
   int32_t *v_x733_d; int64_t v_x733_n;
   int32_t v_x734;
   int32_t v_x735;
 };
-struct alignas(8) K11_0_V {
+struct alignas(8) K10_0_V {
   int32_t v0;
   int32_t v1;
 };
-struct K11_0_pull {
-  K11_A A;
-  __device__ K11_0_V operator()(int64_t i) const {
+struct K10_0_pull {
+  K10_A A;
+  __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t110 = 0; /* nonzero: a check below failed */
-    int t111 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n;
-    int32_t t109 = t111 ? A.v_x733_d[0] : 0;
-    t110 |= !t111;
-    int t113 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n;
-    int32_t t112 = t113 ? A.v_x733_d[1] : 0;
-    t110 |= !t113;
-    if (__builtin_expect(t110 != 0, 0)) { /* again, recording the error */
-      int32_t t114;
+    int t108 = 0; /* nonzero: a check below failed */
+    int t109 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n;
+    int32_t t107 = t109 ? A.v_x733_d[0] : 0;
+    t108 |= !t109;
+    int t111 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n;
+    int32_t t110 = t111 ? A.v_x733_d[1] : 0;
+    t108 |= !t111;
+    if (__builtin_expect(t108 != 0, 0)) { /* again, recording the error */
+      int32_t t112;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n) {
-        t114 = A.v_x733_d[0];
+        t112 = A.v_x733_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x733_n, 0.0, 0);
-        t114 = 0;
+        t112 = 0;
       }
-      int32_t t115;
+      int32_t t113;
       if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n) {
-        t115 = A.v_x733_d[1];
+        t113 = A.v_x733_d[1];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x733_n, 0.0, 1);
-        t115 = 0;
+        t113 = 0;
       }
     }
-    return K11_0_V{t109, t112};
+    return K10_0_V{t107, t110};
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)err;
-  K11_A A;
+  K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1212,10 +1149,10 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    const K11_0_V t116 = rtg::once<K11_0_V>("K11", loc, K11_0_pull{A});
-    v_x734 = t116.v0;
+    const K10_0_V t114 = rtg::once<K10_0_V>("K10", loc, K10_0_pull{A});
+    v_x734 = t114.v0;
     A.v_x734 = v_x734;
-    v_x735 = t116.v1;
+    v_x735 = t114.v1;
     A.v_x735 = v_x735;
   }
   *out_v_x734 = v_x734;
@@ -1224,333 +1161,333 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int
 fail:
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   RtValue *vals[] = {v_x733};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K11_host(err, loc, run, v_x733, out_v_x734, out_v_x735);
+    K10_host(err, loc, run, v_x733, out_v_x734, out_v_x735);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x733, out_v_x734, out_v_x735);
+    K10_gpu(err, loc, run, v_x733, out_v_x734, out_v_x735);
   }
 }
 
-/* K12: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x736, RtValue *v_x737, RtValue *v_x738, RtValue *v_x739, int32_t v_x740, RtValue *v_x743, RtValue **out_v_x745, RtValue **out_v_x749) {
+/* K11: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
   (void)loc;
   (void)run;
-  int32_t *v_x736_d = v_x736->data.i;
-  const int64_t v_x736_n = v_x736->len;
-  int32_t *v_x737_d = v_x737->data.i;
-  const int64_t v_x737_n = v_x737->len;
-  int32_t *v_x738_d = v_x738->data.i;
-  const int64_t v_x738_n = v_x738->len;
-  int32_t *v_x739_d = v_x739->data.i;
-  const int64_t v_x739_n = v_x739->len;
-  int32_t *v_x743_d = v_x743->data.i;
-  const int64_t v_x743_n = v_x743->len;
-  RtValue *v_x745 = NULL;
-  RtValue *v_x749 = NULL;
-  /* MAP */
+  const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
+  const int64_t v_sd_1143_n = v_sd_1143->len;
+  int32_t *v_x1132_d = v_x1132->data.i;
+  const int64_t v_x1132_n = v_x1132->len;
+  int32_t *v_x1133_d = v_x1133->data.i;
+  const int64_t v_x1133_n = v_x1133->len;
+  int32_t *v_x1134_d = v_x1134->data.i;
+  const int64_t v_x1134_n = v_x1134->len;
+  int32_t *v_x1136_d = v_x1136->data.i;
+  const int64_t v_x1136_n = v_x1136->len;
+  RtValue *v_x1139 = NULL;
+  RtValue *v_ids_1146 = NULL;
+  RtValue *v_x1142 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t117 = v_x740;
-    if (t117 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t117, 0.0, 0);
-      goto fail;
-    }
-    v_x745 = rt_value_new(rt_vec_type(RT_INT), t117);
-    int32_t *v_x745_d = v_x745->data.i;
-    const int64_t v_x745_n = v_x745->len;
-    RT_PARALLEL_FOR_IF(t117 >= RT_PARALLEL_MIN)
-    for (int64_t t118 = 0; t118 < t117; t118++) {
-      const int32_t t119 = (int32_t)t118;
-      int t121 = 0; /* nonzero: a check below failed */
-      int t122 = (uint64_t)(int64_t)t119 < (uint64_t)v_x736_n;
-      int32_t t120 = t122 ? v_x736_d[t119] : 0;
-      t121 |= !t122;
-      int t124 = (uint64_t)(int64_t)t120 < (uint64_t)v_x739_n;
-      int32_t t123 = t124 ? v_x739_d[t120] : 0;
-      t121 |= !t124;
-      int t126 = (uint64_t)(int64_t)t120 < (uint64_t)v_x737_n;
-      int32_t t125 = t126 ? v_x737_d[t120] : 0;
-      t121 |= !t126;
-      int32_t t128 = rt_sub_i(t119, t125);
-      int t130 = (uint64_t)(int64_t)t120 < (uint64_t)v_x738_n;
-      int32_t t129 = t130 ? v_x738_d[t120] : 0;
-      t121 |= !t130;
-      int32_t t132 = rt_mul_i(t128, t129);
-      int32_t t134 = rt_add_i(t123, t132);
-      int t136 = (uint64_t)(int64_t)t134 < (uint64_t)v_x743_n;
-      int32_t t135 = t136 ? v_x743_d[t134] : 0;
-      t121 |= !t136;
-      if (__builtin_expect(t121 != 0, 0)) { /* again, recording the error */
-        int32_t t137;
-        if ((uint64_t)(int64_t)t119 < (uint64_t)v_x736_n) {
-          t137 = v_x736_d[t119];
-        } else {
-          NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t119, v_x736_n, 0.0, 1);
-          t137 = 0;
+    const int64_t t115 = v_sd_1143_off[v_sd_1143_n];
+    v_x1139 = rt_value_new(rt_vec_type(RT_INT), t115);
+    int32_t *v_x1139_d = v_x1139->data.i;
+    const int64_t v_x1139_n = v_x1139->len;
+    v_ids_1146 = rt_value_new(rt_vec_type(RT_INT), t115);
+    int32_t *v_ids_1146_d = v_ids_1146->data.i;
+    const int64_t v_ids_1146_n = v_ids_1146->len;
+    const int64_t t116 = (t115 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t116 > 1)
+    for (int64_t t117 = 0; t117 < t116; t117++) {
+      int64_t t120 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t117 * RT_CHUNK);
+      const int64_t t117_end = (t117 + 1) * RT_CHUNK < t115 ? (t117 + 1) * RT_CHUNK : t115;
+      for (int64_t t118 = t117 * RT_CHUNK; t118 < t117_end; t118++) {
+        const int32_t t119 = (int32_t)t118;
+        while (v_sd_1143_off[t120 + 1] <= t118)
+          t120++;
+        const int32_t t121 = (int32_t)t120;
+        int t123 = 0; /* nonzero: a check below failed */
+        int t124 = (uint64_t)(int64_t)t121 < (uint64_t)v_x1134_n;
+        int32_t t122 = t124 ? v_x1134_d[t121] : 0;
+        t123 |= !t124;
+        int t126 = (uint64_t)(int64_t)t121 < (uint64_t)v_x1132_n;
+        int32_t t125 = t126 ? v_x1132_d[t121] : 0;
+        t123 |= !t126;
+        int32_t t128 = rt_sub_i(t119, t125);
+        int t130 = (uint64_t)(int64_t)t121 < (uint64_t)v_x1133_n;
+        int32_t t129 = t130 ? v_x1133_d[t121] : 0;
+        t123 |= !t130;
+        int32_t t132 = rt_mul_i(t128, t129);
+        int32_t t134 = rt_add_i(t122, t132);
+        int t136 = (uint64_t)(int64_t)t134 < (uint64_t)v_x1136_n;
+        int32_t t135 = t136 ? v_x1136_d[t134] : 0;
+        t123 |= !t136;
+        if (__builtin_expect(t123 != 0, 0)) { /* again, recording the error */
+          int32_t t137;
+          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x1134_n) {
+            t137 = v_x1134_d[t121];
+          } else {
+            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x1134_n, 0.0, 0);
+            t137 = 0;
+          }
+          int32_t t138;
+          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x1132_n) {
+            t138 = v_x1132_d[t121];
+          } else {
+            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x1132_n, 0.0, 1);
+            t138 = 0;
+          }
+          int32_t t140 = rt_sub_i(t119, t138);
+          int32_t t141;
+          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x1133_n) {
+            t141 = v_x1133_d[t121];
+          } else {
+            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x1133_n, 0.0, 2);
+            t141 = 0;
+          }
+          int32_t t143 = rt_mul_i(t140, t141);
+          int32_t t145 = rt_add_i(t137, t143);
+          int32_t t146;
+          if ((uint64_t)(int64_t)t145 < (uint64_t)v_x1136_n) {
+            t146 = v_x1136_d[t145];
+          } else {
+            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x1136_n, 0.0, 3);
+            t146 = 0;
+          }
         }
-        int32_t t138;
-        if ((uint64_t)(int64_t)t137 < (uint64_t)v_x739_n) {
-          t138 = v_x739_d[t137];
-        } else {
-          NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t137, v_x739_n, 0.0, 2);
-          t138 = 0;
-        }
-        int32_t t139;
-        if ((uint64_t)(int64_t)t137 < (uint64_t)v_x737_n) {
-          t139 = v_x737_d[t137];
-        } else {
-          NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t137, v_x737_n, 0.0, 3);
-          t139 = 0;
-        }
-        int32_t t141 = rt_sub_i(t119, t139);
-        int32_t t142;
-        if ((uint64_t)(int64_t)t137 < (uint64_t)v_x738_n) {
-          t142 = v_x738_d[t137];
-        } else {
-          NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t137, v_x738_n, 0.0, 4);
-          t142 = 0;
-        }
-        int32_t t144 = rt_mul_i(t141, t142);
-        int32_t t146 = rt_add_i(t138, t144);
-        int32_t t147;
-        if ((uint64_t)(int64_t)t146 < (uint64_t)v_x743_n) {
-          t147 = v_x743_d[t146];
-        } else {
-          NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x743_n, 0.0, 5);
-          t147 = 0;
-        }
+        v_x1139_d[t118] = t135;
+        v_ids_1146_d[t118] = t121;
       }
-      v_x745_d[t118] = t135;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x745_d = v_x745->data.i;
-    const int64_t v_x745_n = v_x745->len;
+    int32_t *v_x1139_d = v_x1139->data.i;
+    const int64_t v_x1139_n = v_x1139->len;
+    int32_t *v_ids_1146_d = v_ids_1146->data.i;
+    const int64_t v_ids_1146_n = v_ids_1146->len;
     /* MAP */
     {
-      const int64_t t148 = v_x737_n;
-      v_x749 = rt_value_new(rt_vec_type(RT_INT), t148);
-      int32_t *v_x749_d = v_x749->data.i;
-      const int64_t v_x749_n = v_x749->len;
-      RT_PARALLEL_FOR_IF(t148 >= RT_PARALLEL_MIN)
-      for (int64_t t149 = 0; t149 < t148; t149++) {
-        const int32_t t150 = (int32_t)t149;
-        int t153 = 0; /* nonzero: a check below failed */
-        int32_t t151 = v_x737_d[t150];
-        int t154 = (uint64_t)(int64_t)t151 < (uint64_t)v_x745_n;
-        int32_t t152 = t154 ? v_x745_d[t151] : 0;
-        t153 |= !t154;
-        if (__builtin_expect(t153 != 0, 0)) { /* again, recording the error */
-          int32_t t155 = v_x737_d[t150];
-          int32_t t156;
-          if ((uint64_t)(int64_t)t155 < (uint64_t)v_x745_n) {
-            t156 = v_x745_d[t155];
+      const int64_t t147 = v_x1132_n;
+      v_x1142 = rt_value_new(rt_vec_type(RT_INT), t147);
+      int32_t *v_x1142_d = v_x1142->data.i;
+      const int64_t v_x1142_n = v_x1142->len;
+      RT_PARALLEL_FOR_IF(t147 >= RT_PARALLEL_MIN)
+      for (int64_t t148 = 0; t148 < t147; t148++) {
+        const int32_t t149 = (int32_t)t148;
+        int t152 = 0; /* nonzero: a check below failed */
+        int32_t t150 = v_x1132_d[t149];
+        int t153 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1139_n;
+        int32_t t151 = t153 ? v_x1139_d[t150] : 0;
+        t152 |= !t153;
+        if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
+          int32_t t154 = v_x1132_d[t149];
+          int32_t t155;
+          if ((uint64_t)(int64_t)t154 < (uint64_t)v_x1139_n) {
+            t155 = v_x1139_d[t154];
           } else {
-            NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 2, 0, RT_GATHER, t155, v_x745_n, 0.0, 6);
-            t156 = 0;
+            NESSIE_RECORD(err, t148, RT_CHECK_INDEX, 2, 0, RT_GATHER, t154, v_x1139_n, 0.0, 4);
+            t155 = 0;
           }
         }
-        v_x749_d[t149] = t152;
+        v_x1142_d[t148] = t151;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x745 = v_x745;
-  *out_v_x749 = v_x749;
+  *out_v_x1139 = v_x1139;
+  *out_v_x1142 = v_x1142;
+  *out_v_ids_1146 = v_ids_1146;
   return;
 fail:
-  rt_release(v_x745);
-  rt_release(v_x749);
+  rt_release(v_x1139);
+  rt_release(v_ids_1146);
+  rt_release(v_x1142);
 }
 
-/* K12: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K12_A {
+/* K11: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x736_d; int64_t v_x736_n;
-  int32_t *v_x737_d; int64_t v_x737_n;
-  int32_t *v_x738_d; int64_t v_x738_n;
-  int32_t *v_x739_d; int64_t v_x739_n;
-  int32_t v_x740;
-  int32_t *v_x743_d; int64_t v_x743_n;
-  int32_t *v_x745_d; int64_t v_x745_n;
-  int32_t *v_x749_d; int64_t v_x749_n;
+  const int64_t *v_sd_1143_off; int64_t v_sd_1143_n;
+  int32_t *v_x1132_d; int64_t v_x1132_n;
+  int32_t *v_x1133_d; int64_t v_x1133_n;
+  int32_t *v_x1134_d; int64_t v_x1134_n;
+  int32_t v_x1135;
+  int32_t *v_x1136_d; int64_t v_x1136_n;
+  int32_t *v_x1139_d; int64_t v_x1139_n;
+  int32_t *v_ids_1146_d; int64_t v_ids_1146_n;
+  int32_t *v_x1142_d; int64_t v_x1142_n;
 };
-struct alignas(8) K12_0_V {
+struct alignas(8) K11_0_V {
   int32_t v0;
+  int32_t v1;
 };
-struct K12_0_pull {
-  K12_A A;
-  __device__ K12_0_V operator()(int64_t i) const {
+struct K11_0_pull {
+  K11_A A;
+  __device__ K11_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t158 = 0; /* nonzero: a check below failed */
-    int t159 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x736_n;
-    int32_t t157 = t159 ? A.v_x736_d[ix] : 0;
-    t158 |= !t159;
-    int t161 = (uint64_t)(int64_t)t157 < (uint64_t)A.v_x739_n;
-    int32_t t160 = t161 ? A.v_x739_d[t157] : 0;
-    t158 |= !t161;
-    int t163 = (uint64_t)(int64_t)t157 < (uint64_t)A.v_x737_n;
-    int32_t t162 = t163 ? A.v_x737_d[t157] : 0;
-    t158 |= !t163;
-    int32_t t165 = rt_sub_i(ix, t162);
-    int t167 = (uint64_t)(int64_t)t157 < (uint64_t)A.v_x738_n;
-    int32_t t166 = t167 ? A.v_x738_d[t157] : 0;
-    t158 |= !t167;
-    int32_t t169 = rt_mul_i(t165, t166);
-    int32_t t171 = rt_add_i(t160, t169);
-    int t173 = (uint64_t)(int64_t)t171 < (uint64_t)A.v_x743_n;
-    int32_t t172 = t173 ? A.v_x743_d[t171] : 0;
-    t158 |= !t173;
-    if (__builtin_expect(t158 != 0, 0)) { /* again, recording the error */
-      int32_t t174;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x736_n) {
-        t174 = A.v_x736_d[ix];
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t157 = 0; /* nonzero: a check below failed */
+    int t158 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
+    int32_t t156 = t158 ? A.v_x1134_d[sx] : 0;
+    t157 |= !t158;
+    int t160 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n;
+    int32_t t159 = t160 ? A.v_x1132_d[sx] : 0;
+    t157 |= !t160;
+    int32_t t162 = rt_sub_i(ix, t159);
+    int t164 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n;
+    int32_t t163 = t164 ? A.v_x1133_d[sx] : 0;
+    t157 |= !t164;
+    int32_t t166 = rt_mul_i(t162, t163);
+    int32_t t168 = rt_add_i(t156, t166);
+    int t170 = (uint64_t)(int64_t)t168 < (uint64_t)A.v_x1136_n;
+    int32_t t169 = t170 ? A.v_x1136_d[t168] : 0;
+    t157 |= !t170;
+    if (__builtin_expect(t157 != 0, 0)) { /* again, recording the error */
+      int32_t t171;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n) {
+        t171 = A.v_x1134_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x736_n, 0.0, 0);
-        t174 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1134_n, 0.0, 0);
+        t171 = 0;
       }
-      int32_t t175;
-      if ((uint64_t)(int64_t)t174 < (uint64_t)A.v_x739_n) {
-        t175 = A.v_x739_d[t174];
+      int32_t t172;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n) {
+        t172 = A.v_x1132_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t174, A.v_x739_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1132_n, 0.0, 1);
+        t172 = 0;
+      }
+      int32_t t174 = rt_sub_i(ix, t172);
+      int32_t t175;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n) {
+        t175 = A.v_x1133_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1133_n, 0.0, 2);
         t175 = 0;
       }
-      int32_t t176;
-      if ((uint64_t)(int64_t)t174 < (uint64_t)A.v_x737_n) {
-        t176 = A.v_x737_d[t174];
+      int32_t t177 = rt_mul_i(t174, t175);
+      int32_t t179 = rt_add_i(t171, t177);
+      int32_t t180;
+      if ((uint64_t)(int64_t)t179 < (uint64_t)A.v_x1136_n) {
+        t180 = A.v_x1136_d[t179];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t174, A.v_x737_n, 0.0, 2);
-        t176 = 0;
-      }
-      int32_t t178 = rt_sub_i(ix, t176);
-      int32_t t179;
-      if ((uint64_t)(int64_t)t174 < (uint64_t)A.v_x738_n) {
-        t179 = A.v_x738_d[t174];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t174, A.v_x738_n, 0.0, 3);
-        t179 = 0;
-      }
-      int32_t t181 = rt_mul_i(t178, t179);
-      int32_t t183 = rt_add_i(t175, t181);
-      int32_t t184;
-      if ((uint64_t)(int64_t)t183 < (uint64_t)A.v_x743_n) {
-        t184 = A.v_x743_d[t183];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, A.v_x743_n, 0.0, 4);
-        t184 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t179, A.v_x1136_n, 0.0, 3);
+        t180 = 0;
       }
     }
-    return K12_0_V{t172};
+    return K11_0_V{t169, sx};
   }
 };
-struct K12_0_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x745_d[i] = v.v0;
+struct K11_0_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_0_V &v) const {
+    A.v_x1139_d[i] = v.v0;
+    A.v_ids_1146_d[i] = v.v1;
   }
 };
-struct alignas(8) K12_1_V {
+struct alignas(8) K11_1_V {
   int32_t v0;
 };
-struct K12_1_pull {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
+struct K11_1_pull {
+  K11_A A;
+  __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t187 = 0; /* nonzero: a check below failed */
-    int32_t t185 = A.v_x737_d[ix];
-    int t188 = (uint64_t)(int64_t)t185 < (uint64_t)A.v_x745_n;
-    int32_t t186 = t188 ? A.v_x745_d[t185] : 0;
-    t187 |= !t188;
-    if (__builtin_expect(t187 != 0, 0)) { /* again, recording the error */
-      int32_t t189 = A.v_x737_d[ix];
-      int32_t t190;
-      if ((uint64_t)(int64_t)t189 < (uint64_t)A.v_x745_n) {
-        t190 = A.v_x745_d[t189];
+    int t183 = 0; /* nonzero: a check below failed */
+    int32_t t181 = A.v_x1132_d[ix];
+    int t184 = (uint64_t)(int64_t)t181 < (uint64_t)A.v_x1139_n;
+    int32_t t182 = t184 ? A.v_x1139_d[t181] : 0;
+    t183 |= !t184;
+    if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
+      int32_t t185 = A.v_x1132_d[ix];
+      int32_t t186;
+      if ((uint64_t)(int64_t)t185 < (uint64_t)A.v_x1139_n) {
+        t186 = A.v_x1139_d[t185];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t189, A.v_x745_n, 0.0, 5);
-        t190 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t185, A.v_x1139_n, 0.0, 4);
+        t186 = 0;
       }
     }
-    return K12_1_V{t186};
+    return K11_1_V{t182};
   }
 };
-struct K12_1_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_1_V &v) const {
-    A.v_x749_d[i] = v.v0;
+struct K11_1_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_1_V &v) const {
+    A.v_x1142_d[i] = v.v0;
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x736, RtValue *v_x737, RtValue *v_x738, RtValue *v_x739, int32_t v_x740, RtValue *v_x743, RtValue **out_v_x745, RtValue **out_v_x749) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
   (void)loc;
   (void)err;
-  K12_A A;
+  K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x736_d = v_x736->data.i;
-  A.v_x736_n = v_x736->len;
-  A.v_x737_d = v_x737->data.i;
-  A.v_x737_n = v_x737->len;
-  A.v_x738_d = v_x738->data.i;
-  A.v_x738_n = v_x738->len;
-  A.v_x739_d = v_x739->data.i;
-  A.v_x739_n = v_x739->len;
-  A.v_x740 = v_x740;
-  A.v_x743_d = v_x743->data.i;
-  A.v_x743_n = v_x743->len;
-  RtValue *v_x745 = NULL;
-  RtValue *v_x749 = NULL;
-  /* MAP */
+  A.v_sd_1143_off = rtg_seg_offsets(v_sd_1143);
+  A.v_sd_1143_n = v_sd_1143->len;
+  A.v_x1132_d = v_x1132->data.i;
+  A.v_x1132_n = v_x1132->len;
+  A.v_x1133_d = v_x1133->data.i;
+  A.v_x1133_n = v_x1133->len;
+  A.v_x1134_d = v_x1134->data.i;
+  A.v_x1134_n = v_x1134->len;
+  A.v_x1135 = v_x1135;
+  A.v_x1136_d = v_x1136->data.i;
+  A.v_x1136_n = v_x1136->len;
+  RtValue *v_x1139 = NULL;
+  RtValue *v_ids_1146 = NULL;
+  RtValue *v_x1142 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t191 = v_x740;
-    if (t191 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t191, 0.0, run, 6};
-      goto fail;
-    }
-    v_x745 = rtg_vec_new(RT_INT, t191);
-    A.v_x745_d = v_x745->data.i;
-    A.v_x745_n = v_x745->len;
-    rtg::map("K12", loc, K12_0_pull{A}, K12_0_store{A}, t191);
+    const int64_t t187 = rtg_seg_total(v_sd_1143);
+    v_x1139 = rtg_vec_new(RT_INT, t187);
+    A.v_x1139_d = v_x1139->data.i;
+    A.v_x1139_n = v_x1139->len;
+    v_ids_1146 = rtg_vec_new(RT_INT, t187);
+    A.v_ids_1146_d = v_ids_1146->data.i;
+    A.v_ids_1146_n = v_ids_1146->len;
+    rtg::seg_map("K11", loc, K11_0_pull{A}, K11_0_store{A}, v_sd_1143, t187);
   }
   /* MAP */
   {
-    const int64_t t192 = v_x737->len;
-    v_x749 = rtg_vec_new(RT_INT, t192);
-    A.v_x749_d = v_x749->data.i;
-    A.v_x749_n = v_x749->len;
-    rtg::map("K12", loc, K12_1_pull{A}, K12_1_store{A}, t192);
+    const int64_t t188 = v_x1132->len;
+    v_x1142 = rtg_vec_new(RT_INT, t188);
+    A.v_x1142_d = v_x1142->data.i;
+    A.v_x1142_n = v_x1142->len;
+    rtg::map("K11", loc, K11_1_pull{A}, K11_1_store{A}, t188);
   }
-  *out_v_x745 = v_x745;
-  *out_v_x749 = v_x749;
+  *out_v_x1139 = v_x1139;
+  *out_v_x1142 = v_x1142;
+  *out_v_ids_1146 = v_ids_1146;
   return;
 fail:
-  rt_release(v_x745);
-  rt_release(v_x749);
+  rt_release(v_x1139);
+  rt_release(v_ids_1146);
+  rt_release(v_x1142);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x736, RtValue *v_x737, RtValue *v_x738, RtValue *v_x739, int32_t v_x740, RtValue *v_x743, RtValue **out_v_x745, RtValue **out_v_x749) {
-  RtValue *vals[] = {v_x736, v_x737, v_x738, v_x739, v_x743};
-  const int64_t sizes[] = {(int64_t)v_x740};
-  if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K12_host(err, loc, run, v_x736, v_x737, v_x738, v_x739, v_x740, v_x743, out_v_x745, out_v_x749);
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
+  RtValue *vals[] = {v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1136};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K11_host(err, loc, run, v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1135, v_x1136, out_v_x1139, out_v_x1142, out_v_ids_1146);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x736, v_x737, v_x738, v_x739, v_x740, v_x743, out_v_x745, out_v_x749);
+    K11_gpu(err, loc, run, v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1135, v_x1136, out_v_x1139, out_v_x1142, out_v_ids_1146);
   }
 }
 
-/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
   (void)loc;
   (void)run;
   int32_t *v_x753_d = v_x753->data.i;
@@ -1561,18 +1498,18 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtV
   int32_t v_x763 = 0;
   /* MAP */
   {
-    const int64_t t193 = v_x750;
-    if (t193 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t193, 0.0, 0);
+    const int64_t t189 = v_x750;
+    if (t189 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t189, 0.0, 0);
       goto fail;
     }
-    v_x752 = rt_value_new(rt_vec_type(RT_INT), t193);
+    v_x752 = rt_value_new(rt_vec_type(RT_INT), t189);
     int32_t *v_x752_d = v_x752->data.i;
     const int64_t v_x752_n = v_x752->len;
-    RT_PARALLEL_FOR_IF(t193 >= RT_PARALLEL_MIN)
-    for (int64_t t194 = 0; t194 < t193; t194++) {
-      const int32_t t195 = (int32_t)t194;
-      v_x752_d[t194] = 0;
+    RT_PARALLEL_FOR_IF(t189 >= RT_PARALLEL_MIN)
+    for (int64_t t190 = 0; t190 < t189; t190++) {
+      const int32_t t191 = (int32_t)t190;
+      v_x752_d[t190] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -1582,125 +1519,125 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtV
     const int64_t v_x752_n = v_x752->len;
     /* REDUCE */
     {
-      const int64_t t196 = v_x750;
-      if (t196 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t196, 0.0, 1);
+      const int64_t t192 = v_x750;
+      if (t192 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t192, 0.0, 1);
         goto fail;
       }
-      const int64_t t197 = t196 > 0 ? (t196 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t198 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t197);
-      int32_t *t199 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t197);
-      int32_t *t200 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t197);
-      RT_PARALLEL_FOR_IF(t197 > 1)
-      for (int64_t t201 = 0; t201 < t197; t201++) {
-        int32_t t201a0;
-        int32_t t201a1;
-        int32_t t201a2;
-        t201a0 = 2147483647;
-        t201a1 = 0;
-        t201a2 = 1;
-        const int64_t t201_end = (t201 + 1) * RT_CHUNK < t196 ? (t201 + 1) * RT_CHUNK : t196;
-        for (int64_t t202 = t201 * RT_CHUNK; t202 < t201_end; t202++) {
-          const int32_t t203 = (int32_t)t202;
-          int32_t t201x0;
-          int32_t t201x1;
-          int32_t t201x2;
-          int t205 = 0; /* nonzero: a check below failed */
-          int t206 = (uint64_t)(int64_t)t203 < (uint64_t)v_x753_n;
-          int32_t t204 = t206 ? v_x753_d[t203] : 0;
-          t205 |= !t206;
-          uint8_t t208 = rt_lt_i(0, t204);
-          int32_t t209;
-          if (t208) {
-            t209 = 2147483647;
+      const int64_t t193 = t192 > 0 ? (t192 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t194 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t193);
+      int32_t *t195 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t193);
+      int32_t *t196 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t193);
+      RT_PARALLEL_FOR_IF(t193 > 1)
+      for (int64_t t197 = 0; t197 < t193; t197++) {
+        int32_t t197a0;
+        int32_t t197a1;
+        int32_t t197a2;
+        t197a0 = 2147483647;
+        t197a1 = 0;
+        t197a2 = 1;
+        const int64_t t197_end = (t197 + 1) * RT_CHUNK < t192 ? (t197 + 1) * RT_CHUNK : t192;
+        for (int64_t t198 = t197 * RT_CHUNK; t198 < t197_end; t198++) {
+          const int32_t t199 = (int32_t)t198;
+          int32_t t197x0;
+          int32_t t197x1;
+          int32_t t197x2;
+          int t201 = 0; /* nonzero: a check below failed */
+          int t202 = (uint64_t)(int64_t)t199 < (uint64_t)v_x753_n;
+          int32_t t200 = t202 ? v_x753_d[t199] : 0;
+          t201 |= !t202;
+          uint8_t t204 = rt_lt_i(0, t200);
+          int32_t t205;
+          if (t204) {
+            t205 = 2147483647;
           } else {
-            t209 = t203;
+            t205 = t199;
           }
-          if (__builtin_expect(t205 != 0, 0)) { /* again, recording the error */
-            int32_t t210;
-            if ((uint64_t)(int64_t)t203 < (uint64_t)v_x753_n) {
-              t210 = v_x753_d[t203];
+          if (__builtin_expect(t201 != 0, 0)) { /* again, recording the error */
+            int32_t t206;
+            if ((uint64_t)(int64_t)t199 < (uint64_t)v_x753_n) {
+              t206 = v_x753_d[t199];
             } else {
-              NESSIE_RECORD(err, t202, RT_CHECK_INDEX, 2, 0, RT_GATHER, t203, v_x753_n, 0.0, 2);
-              t210 = 0;
+              NESSIE_RECORD(err, t198, RT_CHECK_INDEX, 2, 0, RT_GATHER, t199, v_x753_n, 0.0, 2);
+              t206 = 0;
             }
-            uint8_t t212 = rt_lt_i(0, t210);
-            int32_t t213;
-            if (t212) {
-              t213 = 2147483647;
+            uint8_t t208 = rt_lt_i(0, t206);
+            int32_t t209;
+            if (t208) {
+              t209 = 2147483647;
             } else {
-              t213 = t203;
+              t209 = t199;
             }
           }
-          t201x0 = t209;
-          t201x1 = 0;
-          t201x2 = t204;
-          uint8_t t215 = rt_le_i(t201a0, t201x0);
-          int32_t t216;
-          if (t215) {
-            t216 = t201a0;
+          t197x0 = t205;
+          t197x1 = 0;
+          t197x2 = t200;
+          uint8_t t211 = rt_le_i(t197a0, t197x0);
+          int32_t t212;
+          if (t211) {
+            t212 = t197a0;
           } else {
-            t216 = t201x0;
+            t212 = t197x0;
           }
-          int32_t t217;
-          if (t215) {
-            t217 = t201a1;
+          int32_t t213;
+          if (t211) {
+            t213 = t197a1;
           } else {
-            t217 = t201x1;
+            t213 = t197x1;
           }
-          int32_t t218;
-          if (t215) {
-            t218 = t201a2;
+          int32_t t214;
+          if (t211) {
+            t214 = t197a2;
           } else {
-            t218 = t201x2;
+            t214 = t197x2;
           }
-          t201a0 = t216;
-          t201a1 = t217;
-          t201a2 = t218;
+          t197a0 = t212;
+          t197a1 = t213;
+          t197a2 = t214;
         }
-        t198[t201] = t201a0;
-        t199[t201] = t201a1;
-        t200[t201] = t201a2;
+        t194[t197] = t197a0;
+        t195[t197] = t197a1;
+        t196[t197] = t197a2;
       }
-      int32_t t201t0;
-      int32_t t201t1;
-      int32_t t201t2;
-      t201t0 = 2147483647;
-      t201t1 = 0;
-      t201t2 = 1;
-      for (int64_t t201 = 0; t201 < t197; t201++) {
-        const int32_t t219 = t198[t201];
-        const int32_t t220 = t199[t201];
-        const int32_t t221 = t200[t201];
-        uint8_t t223 = rt_le_i(t201t0, t219);
-        int32_t t224;
-        if (t223) {
-          t224 = t201t0;
+      int32_t t197t0;
+      int32_t t197t1;
+      int32_t t197t2;
+      t197t0 = 2147483647;
+      t197t1 = 0;
+      t197t2 = 1;
+      for (int64_t t197 = 0; t197 < t193; t197++) {
+        const int32_t t215 = t194[t197];
+        const int32_t t216 = t195[t197];
+        const int32_t t217 = t196[t197];
+        uint8_t t219 = rt_le_i(t197t0, t215);
+        int32_t t220;
+        if (t219) {
+          t220 = t197t0;
         } else {
-          t224 = t219;
+          t220 = t215;
         }
-        int32_t t225;
-        if (t223) {
-          t225 = t201t1;
+        int32_t t221;
+        if (t219) {
+          t221 = t197t1;
         } else {
-          t225 = t220;
+          t221 = t216;
         }
-        int32_t t226;
-        if (t223) {
-          t226 = t201t2;
+        int32_t t222;
+        if (t219) {
+          t222 = t197t2;
         } else {
-          t226 = t221;
+          t222 = t217;
         }
-        t201t0 = t224;
-        t201t1 = t225;
-        t201t2 = t226;
+        t197t0 = t220;
+        t197t1 = t221;
+        t197t2 = t222;
       }
-      v_x761 = t201t0;
-      rt_free(t198);
-      v_x762 = t201t1;
-      rt_free(t199);
-      v_x763 = t201t2;
-      rt_free(t200);
+      v_x761 = t197t0;
+      rt_free(t194);
+      v_x762 = t197t1;
+      rt_free(t195);
+      v_x763 = t197t2;
+      rt_free(t196);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1713,8 +1650,8 @@ fail:
   rt_release(v_x752);
 }
 
-/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K13_A {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K12_A {
   RtKernelError *err;
   int run;
   int32_t v_x750;
@@ -1724,91 +1661,91 @@ struct K13_A {
   int32_t v_x762;
   int32_t v_x763;
 };
-struct alignas(8) K13_0_V {
+struct alignas(8) K12_0_V {
   int32_t v0;
 };
-struct K13_0_pull {
-  K13_A A;
-  __device__ K13_0_V operator()(int64_t i) const {
+struct K12_0_pull {
+  K12_A A;
+  __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K13_0_V{0};
+    return K12_0_V{0};
   }
 };
-struct K13_0_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_0_V &v) const {
+struct K12_0_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_0_V &v) const {
     A.v_x752_d[i] = v.v0;
   }
 };
-struct alignas(8) K13_1_V {
+struct alignas(8) K12_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K13_1_pull {
-  K13_A A;
-  __device__ K13_1_V operator()(int64_t i) const {
+struct K12_1_pull {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t228 = 0; /* nonzero: a check below failed */
-    int t229 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x753_n;
-    int32_t t227 = t229 ? A.v_x753_d[ix] : 0;
-    t228 |= !t229;
-    uint8_t t231 = rt_lt_i(0, t227);
-    int32_t t232;
-    if (t231) {
-      t232 = 2147483647;
+    int t224 = 0; /* nonzero: a check below failed */
+    int t225 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x753_n;
+    int32_t t223 = t225 ? A.v_x753_d[ix] : 0;
+    t224 |= !t225;
+    uint8_t t227 = rt_lt_i(0, t223);
+    int32_t t228;
+    if (t227) {
+      t228 = 2147483647;
     } else {
-      t232 = ix;
+      t228 = ix;
     }
-    if (__builtin_expect(t228 != 0, 0)) { /* again, recording the error */
-      int32_t t233;
+    if (__builtin_expect(t224 != 0, 0)) { /* again, recording the error */
+      int32_t t229;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x753_n) {
-        t233 = A.v_x753_d[ix];
+        t229 = A.v_x753_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x753_n, 0.0, 0);
-        t233 = 0;
+        t229 = 0;
       }
-      uint8_t t235 = rt_lt_i(0, t233);
-      int32_t t236;
-      if (t235) {
-        t236 = 2147483647;
+      uint8_t t231 = rt_lt_i(0, t229);
+      int32_t t232;
+      if (t231) {
+        t232 = 2147483647;
       } else {
-        t236 = ix;
+        t232 = ix;
       }
     }
-    return K13_1_V{t232, 0, t227};
+    return K12_1_V{t228, 0, t223};
   }
 };
-struct K13_1_op {
-  K13_A A;
-  __device__ K13_1_V operator()(const K13_1_V &a, const K13_1_V &b) const {
-    uint8_t t238 = rt_le_i(a.v0, b.v0);
-    int32_t t239;
-    if (t238) {
-      t239 = a.v0;
+struct K12_1_op {
+  K12_A A;
+  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
+    uint8_t t234 = rt_le_i(a.v0, b.v0);
+    int32_t t235;
+    if (t234) {
+      t235 = a.v0;
     } else {
-      t239 = b.v0;
+      t235 = b.v0;
     }
-    int32_t t240;
-    if (t238) {
-      t240 = a.v1;
+    int32_t t236;
+    if (t234) {
+      t236 = a.v1;
     } else {
-      t240 = b.v1;
+      t236 = b.v1;
     }
-    int32_t t241;
-    if (t238) {
-      t241 = a.v2;
+    int32_t t237;
+    if (t234) {
+      t237 = a.v2;
     } else {
-      t241 = b.v2;
+      t237 = b.v2;
     }
-    return K13_1_V{t239, t240, t241};
+    return K12_1_V{t235, t236, t237};
   }
 };
-struct K13_1_check {
+struct K12_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K13_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -1816,17 +1753,17 @@ struct K13_1_check {
     return true;
   }
 };
-struct K13_1_ride {
-  K13_A A;
-  __device__ K13_1_V operator()(int64_t i) const {
-    K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
-    return K13_1_pull{A}(i);
+struct K12_1_ride {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
+    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
+    return K12_1_pull{A}(i);
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
   (void)loc;
   (void)err;
-  K13_A A;
+  K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1834,64 +1771,64 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtVa
   A.v_x753_d = v_x753->data.i;
   A.v_x753_n = v_x753->len;
   RtValue *v_x752 = NULL;
-  K13_1_V *K13_1_value = NULL; /* the REDUCE's values, on the device */
+  K12_1_V *K12_1_value = NULL; /* the REDUCE's values, on the device */
   int32_t v_x761 = 0;
   int32_t v_x762 = 0;
   int32_t v_x763 = 0;
   /* MAP */
   {
-    const int64_t t242 = v_x750;
-    if (t242 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t242, 0.0, run, 1};
+    const int64_t t238 = v_x750;
+    if (t238 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t238, 0.0, run, 1};
       goto fail;
     }
-    v_x752 = rtg_vec_new(RT_INT, t242);
+    v_x752 = rtg_vec_new(RT_INT, t238);
     A.v_x752_d = v_x752->data.i;
     A.v_x752_n = v_x752->len;
-    /* computed in the launch of SOAC 1 (K13_1_ride) */
+    /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t243 = v_x750;
-    if (t243 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t243, 0.0, run, 2};
+    const int64_t t239 = v_x750;
+    if (t239 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t239, 0.0, run, 2};
       goto fail;
     }
-    K13_1_V *t244 = rtg::reduce_to_device<false>("K13", loc, K13_1_ride{A}, K13_1_op{A}, K13_1_V{2147483647, 0, 1}, t243);
-    K13_1_value = t244;
+    K12_1_V *t240 = rtg::reduce_to_device<false>("K12", loc, K12_1_ride{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t239);
+    K12_1_value = t240;
   }
-  if (!rtg::check_result("K13", loc, K13_1_value, K13_1_check{{check_site_0}}, K13_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K13_1_value = NULL; /* freed by check_result, after the check */
+  K12_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x752 = v_x752;
   *out_v_x762 = v_x762;
   *out_v_x763 = v_x763;
   return;
 fail:
   rt_release(v_x752);
-  rtg_free(K13_1_value);
+  rtg_free(K12_1_value);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
   RtValue *vals[] = {v_x753};
   const int64_t sizes[] = {(int64_t)v_x750, (int64_t)v_x750};
   if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K13_host(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763);
+    K12_host(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763);
     if (err->index == INT64_MAX) {
-      K13_1_V t245;
-      memset(&t245, 0, sizeof t245);
-      t245.v1 = *out_v_x762;
-      t245.v2 = *out_v_x763;
-      (void)K13_1_check{{check_site_0}}(t245, err, run);
+      K12_1_V t241;
+      memset(&t241, 0, sizeof t241);
+      t241.v1 = *out_v_x762;
+      t241.v2 = *out_v_x763;
+      (void)K12_1_check{{check_site_0}}(t241, err, run);
     }
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763, check_site_0);
+    K12_gpu(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763, check_site_0);
   }
 }
 
-/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
+/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
   (void)loc;
   (void)run;
   int32_t *v_x764_d = v_x764->data.i;
@@ -1910,119 +1847,119 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, Rt
   RtValue *v_x795 = NULL;
   /* FILTER */
   {
-    const int64_t t246 = v_x768_n;
-    const int64_t t247 = t246 > 0 ? (t246 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t248 = (uint8_t *)rt_alloc_atomic((size_t)t246 + 1);
-    int64_t *t249 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t247 + 1));
-    RT_PARALLEL_FOR_IF(t247 > 1)
-    for (int64_t t250 = 0; t250 < t247; t250++) {
+    const int64_t t242 = v_x768_n;
+    const int64_t t243 = t242 > 0 ? (t242 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t244 = (uint8_t *)rt_alloc_atomic((size_t)t242 + 1);
+    int64_t *t245 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t243 + 1));
+    RT_PARALLEL_FOR_IF(t243 > 1)
+    for (int64_t t246 = 0; t246 < t243; t246++) {
       int64_t kept = 0;
-      const int64_t t250_end = (t250 + 1) * RT_CHUNK < t246 ? (t250 + 1) * RT_CHUNK : t246;
-      for (int64_t t251 = t250 * RT_CHUNK; t251 < t250_end; t251++) {
-        const int32_t t252 = (int32_t)t251;
-        int32_t t250x0;
-        uint8_t t250x1;
-        int t254 = 0; /* nonzero: a check below failed */
-        int t255 = (uint64_t)(int64_t)t252 < (uint64_t)v_x764_n;
-        int32_t t253 = t255 ? v_x764_d[t252] : 0;
-        t254 |= !t255;
-        int t257 = (uint64_t)(int64_t)t253 < (uint64_t)v_x765_n;
-        int32_t t256 = t257 ? v_x765_d[t253] : 0;
-        t254 |= !t257;
-        int32_t t258 = v_x768_d[t252];
-        uint8_t t260 = rt_lt_i(t258, t256);
-        if (__builtin_expect(t254 != 0, 0)) { /* again, recording the error */
-          int32_t t261;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x764_n) {
-            t261 = v_x764_d[t252];
+      const int64_t t246_end = (t246 + 1) * RT_CHUNK < t242 ? (t246 + 1) * RT_CHUNK : t242;
+      for (int64_t t247 = t246 * RT_CHUNK; t247 < t246_end; t247++) {
+        const int32_t t248 = (int32_t)t247;
+        int32_t t246x0;
+        uint8_t t246x1;
+        int t250 = 0; /* nonzero: a check below failed */
+        int t251 = (uint64_t)(int64_t)t248 < (uint64_t)v_x764_n;
+        int32_t t249 = t251 ? v_x764_d[t248] : 0;
+        t250 |= !t251;
+        int t253 = (uint64_t)(int64_t)t249 < (uint64_t)v_x765_n;
+        int32_t t252 = t253 ? v_x765_d[t249] : 0;
+        t250 |= !t253;
+        int32_t t254 = v_x768_d[t248];
+        uint8_t t256 = rt_lt_i(t254, t252);
+        if (__builtin_expect(t250 != 0, 0)) { /* again, recording the error */
+          int32_t t257;
+          if ((uint64_t)(int64_t)t248 < (uint64_t)v_x764_n) {
+            t257 = v_x764_d[t248];
           } else {
-            NESSIE_RECORD(err, t251, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x764_n, 0.0, 0);
-            t261 = 0;
+            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x764_n, 0.0, 0);
+            t257 = 0;
           }
-          int32_t t262;
-          if ((uint64_t)(int64_t)t261 < (uint64_t)v_x765_n) {
-            t262 = v_x765_d[t261];
+          int32_t t258;
+          if ((uint64_t)(int64_t)t257 < (uint64_t)v_x765_n) {
+            t258 = v_x765_d[t257];
           } else {
-            NESSIE_RECORD(err, t251, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x765_n, 0.0, 1);
-            t262 = 0;
+            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t257, v_x765_n, 0.0, 1);
+            t258 = 0;
           }
-          int32_t t263 = v_x768_d[t252];
-          uint8_t t265 = rt_lt_i(t263, t262);
+          int32_t t259 = v_x768_d[t248];
+          uint8_t t261 = rt_lt_i(t259, t258);
         }
-        t250x0 = t258;
-        t250x1 = t260;
-        uint8_t t266;
-        t266 = t250x1;
-        t248[t251] = t266 != 0;
-        kept += t266 != 0;
+        t246x0 = t254;
+        t246x1 = t256;
+        uint8_t t262;
+        t262 = t246x1;
+        t244[t247] = t262 != 0;
+        kept += t262 != 0;
       }
-      t249[t250] = kept;
+      t245[t246] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t248);
-      rt_free(t249);
+      rt_free(t244);
+      rt_free(t245);
       goto fail;
     }
-    int64_t t267 = 0;
-    for (int64_t t250 = 0; t250 < t247; t250++) {
-      const int64_t k = t249[t250];
-      t249[t250] = t267;
-      t267 += k;
+    int64_t t263 = 0;
+    for (int64_t t246 = 0; t246 < t243; t246++) {
+      const int64_t k = t245[t246];
+      t245[t246] = t263;
+      t263 += k;
     }
-    v_x774 = rt_value_new(rt_vec_type(RT_INT), t267);
+    v_x774 = rt_value_new(rt_vec_type(RT_INT), t263);
     int32_t *v_x774_d = v_x774->data.i;
     const int64_t v_x774_n = v_x774->len;
-    v_x775 = rt_value_new(rt_vec_type(RT_BOOL), t267);
+    v_x775 = rt_value_new(rt_vec_type(RT_BOOL), t263);
     uint8_t *v_x775_d = v_x775->data.b;
     const int64_t v_x775_n = v_x775->len;
-    RT_PARALLEL_FOR_IF(t247 > 1)
-    for (int64_t t250 = 0; t250 < t247; t250++) {
-      int64_t at = t249[t250];
-      const int64_t t250_end = (t250 + 1) * RT_CHUNK < t246 ? (t250 + 1) * RT_CHUNK : t246;
-      for (int64_t t251 = t250 * RT_CHUNK; t251 < t250_end; t251++) {
-        const int32_t t252 = (int32_t)t251;
-        if (!t248[t251])
+    RT_PARALLEL_FOR_IF(t243 > 1)
+    for (int64_t t246 = 0; t246 < t243; t246++) {
+      int64_t at = t245[t246];
+      const int64_t t246_end = (t246 + 1) * RT_CHUNK < t242 ? (t246 + 1) * RT_CHUNK : t242;
+      for (int64_t t247 = t246 * RT_CHUNK; t247 < t246_end; t247++) {
+        const int32_t t248 = (int32_t)t247;
+        if (!t244[t247])
           continue;
-        int32_t t250y0;
-        uint8_t t250y1;
-        int t269 = 0; /* nonzero: a check below failed */
-        int t270 = (uint64_t)(int64_t)t252 < (uint64_t)v_x764_n;
-        int32_t t268 = t270 ? v_x764_d[t252] : 0;
-        t269 |= !t270;
-        int t272 = (uint64_t)(int64_t)t268 < (uint64_t)v_x765_n;
-        int32_t t271 = t272 ? v_x765_d[t268] : 0;
-        t269 |= !t272;
-        int32_t t273 = v_x768_d[t252];
-        uint8_t t275 = rt_lt_i(t273, t271);
-        if (__builtin_expect(t269 != 0, 0)) { /* again, recording the error */
-          int32_t t276;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x764_n) {
-            t276 = v_x764_d[t252];
+        int32_t t246y0;
+        uint8_t t246y1;
+        int t265 = 0; /* nonzero: a check below failed */
+        int t266 = (uint64_t)(int64_t)t248 < (uint64_t)v_x764_n;
+        int32_t t264 = t266 ? v_x764_d[t248] : 0;
+        t265 |= !t266;
+        int t268 = (uint64_t)(int64_t)t264 < (uint64_t)v_x765_n;
+        int32_t t267 = t268 ? v_x765_d[t264] : 0;
+        t265 |= !t268;
+        int32_t t269 = v_x768_d[t248];
+        uint8_t t271 = rt_lt_i(t269, t267);
+        if (__builtin_expect(t265 != 0, 0)) { /* again, recording the error */
+          int32_t t272;
+          if ((uint64_t)(int64_t)t248 < (uint64_t)v_x764_n) {
+            t272 = v_x764_d[t248];
           } else {
-            NESSIE_RECORD(err, t251, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x764_n, 0.0, 2);
-            t276 = 0;
+            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x764_n, 0.0, 2);
+            t272 = 0;
           }
-          int32_t t277;
-          if ((uint64_t)(int64_t)t276 < (uint64_t)v_x765_n) {
-            t277 = v_x765_d[t276];
+          int32_t t273;
+          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x765_n) {
+            t273 = v_x765_d[t272];
           } else {
-            NESSIE_RECORD(err, t251, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x765_n, 0.0, 3);
-            t277 = 0;
+            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x765_n, 0.0, 3);
+            t273 = 0;
           }
-          int32_t t278 = v_x768_d[t252];
-          uint8_t t280 = rt_lt_i(t278, t277);
+          int32_t t274 = v_x768_d[t248];
+          uint8_t t276 = rt_lt_i(t274, t273);
         }
-        t250y0 = t273;
-        t250y1 = t275;
-        if (t248[t251]) {
-          v_x774_d[at] = t250y0;
-          v_x775_d[at] = t250y1;
+        t246y0 = t269;
+        t246y1 = t271;
+        if (t244[t247]) {
+          v_x774_d[at] = t246y0;
+          v_x775_d[at] = t246y1;
           at++;
         }
       }
     }
-    rt_free(t248);
-    rt_free(t249);
+    rt_free(t244);
+    rt_free(t245);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -2033,119 +1970,119 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, Rt
     const int64_t v_x775_n = v_x775->len;
     /* FILTER */
     {
-      const int64_t t281 = v_x768_n;
-      const int64_t t282 = t281 > 0 ? (t281 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t283 = (uint8_t *)rt_alloc_atomic((size_t)t281 + 1);
-      int64_t *t284 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t282 + 1));
-      RT_PARALLEL_FOR_IF(t282 > 1)
-      for (int64_t t285 = 0; t285 < t282; t285++) {
+      const int64_t t277 = v_x768_n;
+      const int64_t t278 = t277 > 0 ? (t277 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t279 = (uint8_t *)rt_alloc_atomic((size_t)t277 + 1);
+      int64_t *t280 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t278 + 1));
+      RT_PARALLEL_FOR_IF(t278 > 1)
+      for (int64_t t281 = 0; t281 < t278; t281++) {
         int64_t kept = 0;
-        const int64_t t285_end = (t285 + 1) * RT_CHUNK < t281 ? (t285 + 1) * RT_CHUNK : t281;
-        for (int64_t t286 = t285 * RT_CHUNK; t286 < t285_end; t286++) {
-          const int32_t t287 = (int32_t)t286;
-          int32_t t285x0;
-          uint8_t t285x1;
-          int t289 = 0; /* nonzero: a check below failed */
-          int t290 = (uint64_t)(int64_t)t287 < (uint64_t)v_x764_n;
-          int32_t t288 = t290 ? v_x764_d[t287] : 0;
-          t289 |= !t290;
-          int t292 = (uint64_t)(int64_t)t288 < (uint64_t)v_x765_n;
-          int32_t t291 = t292 ? v_x765_d[t288] : 0;
-          t289 |= !t292;
-          int32_t t293 = v_x768_d[t287];
-          uint8_t t295 = rt_gt_i(t293, t291);
-          if (__builtin_expect(t289 != 0, 0)) { /* again, recording the error */
-            int32_t t296;
-            if ((uint64_t)(int64_t)t287 < (uint64_t)v_x764_n) {
-              t296 = v_x764_d[t287];
+        const int64_t t281_end = (t281 + 1) * RT_CHUNK < t277 ? (t281 + 1) * RT_CHUNK : t277;
+        for (int64_t t282 = t281 * RT_CHUNK; t282 < t281_end; t282++) {
+          const int32_t t283 = (int32_t)t282;
+          int32_t t281x0;
+          uint8_t t281x1;
+          int t285 = 0; /* nonzero: a check below failed */
+          int t286 = (uint64_t)(int64_t)t283 < (uint64_t)v_x764_n;
+          int32_t t284 = t286 ? v_x764_d[t283] : 0;
+          t285 |= !t286;
+          int t288 = (uint64_t)(int64_t)t284 < (uint64_t)v_x765_n;
+          int32_t t287 = t288 ? v_x765_d[t284] : 0;
+          t285 |= !t288;
+          int32_t t289 = v_x768_d[t283];
+          uint8_t t291 = rt_gt_i(t289, t287);
+          if (__builtin_expect(t285 != 0, 0)) { /* again, recording the error */
+            int32_t t292;
+            if ((uint64_t)(int64_t)t283 < (uint64_t)v_x764_n) {
+              t292 = v_x764_d[t283];
             } else {
-              NESSIE_RECORD(err, t286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x764_n, 0.0, 4);
-              t296 = 0;
+              NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x764_n, 0.0, 4);
+              t292 = 0;
             }
-            int32_t t297;
-            if ((uint64_t)(int64_t)t296 < (uint64_t)v_x765_n) {
-              t297 = v_x765_d[t296];
+            int32_t t293;
+            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x765_n) {
+              t293 = v_x765_d[t292];
             } else {
-              NESSIE_RECORD(err, t286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t296, v_x765_n, 0.0, 5);
-              t297 = 0;
+              NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x765_n, 0.0, 5);
+              t293 = 0;
             }
-            int32_t t298 = v_x768_d[t287];
-            uint8_t t300 = rt_gt_i(t298, t297);
+            int32_t t294 = v_x768_d[t283];
+            uint8_t t296 = rt_gt_i(t294, t293);
           }
-          t285x0 = t293;
-          t285x1 = t295;
-          uint8_t t301;
-          t301 = t285x1;
-          t283[t286] = t301 != 0;
-          kept += t301 != 0;
+          t281x0 = t289;
+          t281x1 = t291;
+          uint8_t t297;
+          t297 = t281x1;
+          t279[t282] = t297 != 0;
+          kept += t297 != 0;
         }
-        t284[t285] = kept;
+        t280[t281] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t283);
-        rt_free(t284);
+        rt_free(t279);
+        rt_free(t280);
         goto fail;
       }
-      int64_t t302 = 0;
-      for (int64_t t285 = 0; t285 < t282; t285++) {
-        const int64_t k = t284[t285];
-        t284[t285] = t302;
-        t302 += k;
+      int64_t t298 = 0;
+      for (int64_t t281 = 0; t281 < t278; t281++) {
+        const int64_t k = t280[t281];
+        t280[t281] = t298;
+        t298 += k;
       }
-      v_x788 = rt_value_new(rt_vec_type(RT_INT), t302);
+      v_x788 = rt_value_new(rt_vec_type(RT_INT), t298);
       int32_t *v_x788_d = v_x788->data.i;
       const int64_t v_x788_n = v_x788->len;
-      v_x789 = rt_value_new(rt_vec_type(RT_BOOL), t302);
+      v_x789 = rt_value_new(rt_vec_type(RT_BOOL), t298);
       uint8_t *v_x789_d = v_x789->data.b;
       const int64_t v_x789_n = v_x789->len;
-      RT_PARALLEL_FOR_IF(t282 > 1)
-      for (int64_t t285 = 0; t285 < t282; t285++) {
-        int64_t at = t284[t285];
-        const int64_t t285_end = (t285 + 1) * RT_CHUNK < t281 ? (t285 + 1) * RT_CHUNK : t281;
-        for (int64_t t286 = t285 * RT_CHUNK; t286 < t285_end; t286++) {
-          const int32_t t287 = (int32_t)t286;
-          if (!t283[t286])
+      RT_PARALLEL_FOR_IF(t278 > 1)
+      for (int64_t t281 = 0; t281 < t278; t281++) {
+        int64_t at = t280[t281];
+        const int64_t t281_end = (t281 + 1) * RT_CHUNK < t277 ? (t281 + 1) * RT_CHUNK : t277;
+        for (int64_t t282 = t281 * RT_CHUNK; t282 < t281_end; t282++) {
+          const int32_t t283 = (int32_t)t282;
+          if (!t279[t282])
             continue;
-          int32_t t285y0;
-          uint8_t t285y1;
-          int t304 = 0; /* nonzero: a check below failed */
-          int t305 = (uint64_t)(int64_t)t287 < (uint64_t)v_x764_n;
-          int32_t t303 = t305 ? v_x764_d[t287] : 0;
-          t304 |= !t305;
-          int t307 = (uint64_t)(int64_t)t303 < (uint64_t)v_x765_n;
-          int32_t t306 = t307 ? v_x765_d[t303] : 0;
-          t304 |= !t307;
-          int32_t t308 = v_x768_d[t287];
-          uint8_t t310 = rt_gt_i(t308, t306);
-          if (__builtin_expect(t304 != 0, 0)) { /* again, recording the error */
-            int32_t t311;
-            if ((uint64_t)(int64_t)t287 < (uint64_t)v_x764_n) {
-              t311 = v_x764_d[t287];
+          int32_t t281y0;
+          uint8_t t281y1;
+          int t300 = 0; /* nonzero: a check below failed */
+          int t301 = (uint64_t)(int64_t)t283 < (uint64_t)v_x764_n;
+          int32_t t299 = t301 ? v_x764_d[t283] : 0;
+          t300 |= !t301;
+          int t303 = (uint64_t)(int64_t)t299 < (uint64_t)v_x765_n;
+          int32_t t302 = t303 ? v_x765_d[t299] : 0;
+          t300 |= !t303;
+          int32_t t304 = v_x768_d[t283];
+          uint8_t t306 = rt_gt_i(t304, t302);
+          if (__builtin_expect(t300 != 0, 0)) { /* again, recording the error */
+            int32_t t307;
+            if ((uint64_t)(int64_t)t283 < (uint64_t)v_x764_n) {
+              t307 = v_x764_d[t283];
             } else {
-              NESSIE_RECORD(err, t286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x764_n, 0.0, 6);
-              t311 = 0;
+              NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x764_n, 0.0, 6);
+              t307 = 0;
             }
-            int32_t t312;
-            if ((uint64_t)(int64_t)t311 < (uint64_t)v_x765_n) {
-              t312 = v_x765_d[t311];
+            int32_t t308;
+            if ((uint64_t)(int64_t)t307 < (uint64_t)v_x765_n) {
+              t308 = v_x765_d[t307];
             } else {
-              NESSIE_RECORD(err, t286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t311, v_x765_n, 0.0, 7);
-              t312 = 0;
+              NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x765_n, 0.0, 7);
+              t308 = 0;
             }
-            int32_t t313 = v_x768_d[t287];
-            uint8_t t315 = rt_gt_i(t313, t312);
+            int32_t t309 = v_x768_d[t283];
+            uint8_t t311 = rt_gt_i(t309, t308);
           }
-          t285y0 = t308;
-          t285y1 = t310;
-          if (t283[t286]) {
-            v_x788_d[at] = t285y0;
-            v_x789_d[at] = t285y1;
+          t281y0 = t304;
+          t281y1 = t306;
+          if (t279[t282]) {
+            v_x788_d[at] = t281y0;
+            v_x789_d[at] = t281y1;
             at++;
           }
         }
       }
-      rt_free(t283);
-      rt_free(t284);
+      rt_free(t279);
+      rt_free(t280);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2163,65 +2100,65 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, Rt
         int32_t *v_x795_d = v_x795->data.i;
         const int64_t v_x795_n = v_x795->len;
         RT_PARALLEL_FOR_SEGMENTS_IF(v_x778_n >= 64)
-        for (int64_t t316 = 0; t316 < v_x778_n; t316++) {
-          int32_t t316a0;
-          int32_t t316a1;
-          t316a0 = 0;
-          t316a1 = 0;
-          for (int64_t t317 = v_x778_off[t316]; t317 < v_x778_off[t316 + 1]; t317++) {
-            const int32_t t318 = (int32_t)t317;
-            int32_t t316x0;
-            int32_t t316x1;
-            int t320 = 0; /* nonzero: a check below failed */
-            int t321 = (uint64_t)(int64_t)t318 < (uint64_t)v_x764_n;
-            int32_t t319 = t321 ? v_x764_d[t318] : 0;
-            t320 |= !t321;
-            int t323 = (uint64_t)(int64_t)t319 < (uint64_t)v_x765_n;
-            int32_t t322 = t323 ? v_x765_d[t319] : 0;
-            t320 |= !t323;
-            int t325 = (uint64_t)(int64_t)t318 < (uint64_t)v_x768_n;
-            int32_t t324 = t325 ? v_x768_d[t318] : 0;
-            t320 |= !t325;
-            uint8_t t327 = rt_lt_i(t324, t322);
+        for (int64_t t312 = 0; t312 < v_x778_n; t312++) {
+          int32_t t312a0;
+          int32_t t312a1;
+          t312a0 = 0;
+          t312a1 = 0;
+          for (int64_t t313 = v_x778_off[t312]; t313 < v_x778_off[t312 + 1]; t313++) {
+            const int32_t t314 = (int32_t)t313;
+            int32_t t312x0;
+            int32_t t312x1;
+            int t316 = 0; /* nonzero: a check below failed */
+            int t317 = (uint64_t)(int64_t)t314 < (uint64_t)v_x764_n;
+            int32_t t315 = t317 ? v_x764_d[t314] : 0;
+            t316 |= !t317;
+            int t319 = (uint64_t)(int64_t)t315 < (uint64_t)v_x765_n;
+            int32_t t318 = t319 ? v_x765_d[t315] : 0;
+            t316 |= !t319;
+            int t321 = (uint64_t)(int64_t)t314 < (uint64_t)v_x768_n;
+            int32_t t320 = t321 ? v_x768_d[t314] : 0;
+            t316 |= !t321;
+            uint8_t t323 = rt_lt_i(t320, t318);
+            int32_t t325 = rt_btoi_b(t323);
+            uint8_t t327 = rt_gt_i(t320, t318);
             int32_t t329 = rt_btoi_b(t327);
-            uint8_t t331 = rt_gt_i(t324, t322);
-            int32_t t333 = rt_btoi_b(t331);
-            if (__builtin_expect(t320 != 0, 0)) { /* again, recording the error */
-              int32_t t334;
-              if ((uint64_t)(int64_t)t318 < (uint64_t)v_x764_n) {
-                t334 = v_x764_d[t318];
+            if (__builtin_expect(t316 != 0, 0)) { /* again, recording the error */
+              int32_t t330;
+              if ((uint64_t)(int64_t)t314 < (uint64_t)v_x764_n) {
+                t330 = v_x764_d[t314];
               } else {
-                NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x764_n, 0.0, 8);
-                t334 = 0;
+                NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t314, v_x764_n, 0.0, 8);
+                t330 = 0;
               }
-              int32_t t335;
-              if ((uint64_t)(int64_t)t334 < (uint64_t)v_x765_n) {
-                t335 = v_x765_d[t334];
+              int32_t t331;
+              if ((uint64_t)(int64_t)t330 < (uint64_t)v_x765_n) {
+                t331 = v_x765_d[t330];
               } else {
-                NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t334, v_x765_n, 0.0, 9);
-                t335 = 0;
+                NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t330, v_x765_n, 0.0, 9);
+                t331 = 0;
               }
-              int32_t t336;
-              if ((uint64_t)(int64_t)t318 < (uint64_t)v_x768_n) {
-                t336 = v_x768_d[t318];
+              int32_t t332;
+              if ((uint64_t)(int64_t)t314 < (uint64_t)v_x768_n) {
+                t332 = v_x768_d[t314];
               } else {
-                NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 3, 0, RT_GATHER, t318, v_x768_n, 0.0, 10);
-                t336 = 0;
+                NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 3, 0, RT_GATHER, t314, v_x768_n, 0.0, 10);
+                t332 = 0;
               }
-              uint8_t t338 = rt_lt_i(t336, t335);
+              uint8_t t334 = rt_lt_i(t332, t331);
+              int32_t t336 = rt_btoi_b(t334);
+              uint8_t t338 = rt_gt_i(t332, t331);
               int32_t t340 = rt_btoi_b(t338);
-              uint8_t t342 = rt_gt_i(t336, t335);
-              int32_t t344 = rt_btoi_b(t342);
             }
-            t316x0 = t329;
-            t316x1 = t333;
-            int32_t t346 = rt_add_i(t316a0, t316x0);
-            int32_t t348 = rt_add_i(t316a1, t316x1);
-            t316a0 = t346;
-            t316a1 = t348;
+            t312x0 = t325;
+            t312x1 = t329;
+            int32_t t342 = rt_add_i(t312a0, t312x0);
+            int32_t t344 = rt_add_i(t312a1, t312x1);
+            t312a0 = t342;
+            t312a1 = t344;
           }
-          v_x782_d[t316] = t316a0;
-          v_x795_d[t316] = t316a1;
+          v_x782_d[t312] = t312a0;
+          v_x795_d[t312] = t312a1;
         }
       }
       if (err->index != INT64_MAX)
@@ -2244,8 +2181,8 @@ fail:
   rt_release(v_x795);
 }
 
-/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K14_A {
+/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K13_A {
   RtKernelError *err;
   int run;
   int32_t *v_x764_d; int64_t v_x764_n;
@@ -2259,182 +2196,182 @@ struct K14_A {
   int32_t *v_x782_d; int64_t v_x782_n;
   int32_t *v_x795_d; int64_t v_x795_n;
 };
-struct alignas(8) K14_0_V {
+struct alignas(8) K13_0_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K14_0_pull {
-  K14_A A;
-  __device__ K14_0_V operator()(int64_t i) const {
+struct K13_0_pull {
+  K13_A A;
+  __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t350 = 0; /* nonzero: a check below failed */
-    int t351 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
-    int32_t t349 = t351 ? A.v_x764_d[ix] : 0;
-    t350 |= !t351;
-    int t353 = (uint64_t)(int64_t)t349 < (uint64_t)A.v_x765_n;
-    int32_t t352 = t353 ? A.v_x765_d[t349] : 0;
-    t350 |= !t353;
-    int32_t t354 = A.v_x768_d[ix];
-    uint8_t t356 = rt_lt_i(t354, t352);
-    if (__builtin_expect(t350 != 0, 0)) { /* again, recording the error */
-      int32_t t357;
+    int t346 = 0; /* nonzero: a check below failed */
+    int t347 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
+    int32_t t345 = t347 ? A.v_x764_d[ix] : 0;
+    t346 |= !t347;
+    int t349 = (uint64_t)(int64_t)t345 < (uint64_t)A.v_x765_n;
+    int32_t t348 = t349 ? A.v_x765_d[t345] : 0;
+    t346 |= !t349;
+    int32_t t350 = A.v_x768_d[ix];
+    uint8_t t352 = rt_lt_i(t350, t348);
+    if (__builtin_expect(t346 != 0, 0)) { /* again, recording the error */
+      int32_t t353;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n) {
-        t357 = A.v_x764_d[ix];
+        t353 = A.v_x764_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x764_n, 0.0, 0);
-        t357 = 0;
+        t353 = 0;
       }
-      int32_t t358;
-      if ((uint64_t)(int64_t)t357 < (uint64_t)A.v_x765_n) {
-        t358 = A.v_x765_d[t357];
+      int32_t t354;
+      if ((uint64_t)(int64_t)t353 < (uint64_t)A.v_x765_n) {
+        t354 = A.v_x765_d[t353];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, A.v_x765_n, 0.0, 1);
-        t358 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t353, A.v_x765_n, 0.0, 1);
+        t354 = 0;
       }
-      int32_t t359 = A.v_x768_d[ix];
-      uint8_t t361 = rt_lt_i(t359, t358);
+      int32_t t355 = A.v_x768_d[ix];
+      uint8_t t357 = rt_lt_i(t355, t354);
     }
-    return K14_0_V{t354, t356};
+    return K13_0_V{t350, t352};
   }
 };
-struct K14_0_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_0_V &v) const {
+struct K13_0_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_0_V &v) const {
     A.v_x774_d[i] = v.v0;
     A.v_x775_d[i] = v.v1;
   }
 };
-struct K14_0_pred {
-  K14_A A;
-  __device__ bool operator()(int64_t i, const K14_0_V &v) const {
+struct K13_0_pred {
+  K13_A A;
+  __device__ bool operator()(int64_t i, const K13_0_V &v) const {
     return (bool)v.v1;
   }
 };
-struct alignas(8) K14_1_V {
+struct alignas(8) K13_1_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K14_1_pull {
-  K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
+struct K13_1_pull {
+  K13_A A;
+  __device__ K13_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t363 = 0; /* nonzero: a check below failed */
-    int t364 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
-    int32_t t362 = t364 ? A.v_x764_d[ix] : 0;
-    t363 |= !t364;
-    int t366 = (uint64_t)(int64_t)t362 < (uint64_t)A.v_x765_n;
-    int32_t t365 = t366 ? A.v_x765_d[t362] : 0;
-    t363 |= !t366;
-    int32_t t367 = A.v_x768_d[ix];
-    uint8_t t369 = rt_gt_i(t367, t365);
-    if (__builtin_expect(t363 != 0, 0)) { /* again, recording the error */
-      int32_t t370;
+    int t359 = 0; /* nonzero: a check below failed */
+    int t360 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
+    int32_t t358 = t360 ? A.v_x764_d[ix] : 0;
+    t359 |= !t360;
+    int t362 = (uint64_t)(int64_t)t358 < (uint64_t)A.v_x765_n;
+    int32_t t361 = t362 ? A.v_x765_d[t358] : 0;
+    t359 |= !t362;
+    int32_t t363 = A.v_x768_d[ix];
+    uint8_t t365 = rt_gt_i(t363, t361);
+    if (__builtin_expect(t359 != 0, 0)) { /* again, recording the error */
+      int32_t t366;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n) {
-        t370 = A.v_x764_d[ix];
+        t366 = A.v_x764_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x764_n, 0.0, 2);
-        t370 = 0;
+        t366 = 0;
       }
-      int32_t t371;
-      if ((uint64_t)(int64_t)t370 < (uint64_t)A.v_x765_n) {
-        t371 = A.v_x765_d[t370];
+      int32_t t367;
+      if ((uint64_t)(int64_t)t366 < (uint64_t)A.v_x765_n) {
+        t367 = A.v_x765_d[t366];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t370, A.v_x765_n, 0.0, 3);
-        t371 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t366, A.v_x765_n, 0.0, 3);
+        t367 = 0;
       }
-      int32_t t372 = A.v_x768_d[ix];
-      uint8_t t374 = rt_gt_i(t372, t371);
+      int32_t t368 = A.v_x768_d[ix];
+      uint8_t t370 = rt_gt_i(t368, t367);
     }
-    return K14_1_V{t367, t369};
+    return K13_1_V{t363, t365};
   }
 };
-struct K14_1_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_1_V &v) const {
+struct K13_1_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_1_V &v) const {
     A.v_x788_d[i] = v.v0;
     A.v_x789_d[i] = v.v1;
   }
 };
-struct K14_1_pred {
-  K14_A A;
-  __device__ bool operator()(int64_t i, const K14_1_V &v) const {
+struct K13_1_pred {
+  K13_A A;
+  __device__ bool operator()(int64_t i, const K13_1_V &v) const {
     return (bool)v.v1;
   }
 };
-struct alignas(8) K14_2_V {
+struct alignas(8) K13_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K14_2_pull {
-  K14_A A;
-  __device__ K14_2_V operator()(int64_t i) const {
+struct K13_2_pull {
+  K13_A A;
+  __device__ K13_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t376 = 0; /* nonzero: a check below failed */
-    int t377 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
-    int32_t t375 = t377 ? A.v_x764_d[ix] : 0;
-    t376 |= !t377;
-    int t379 = (uint64_t)(int64_t)t375 < (uint64_t)A.v_x765_n;
-    int32_t t378 = t379 ? A.v_x765_d[t375] : 0;
-    t376 |= !t379;
-    int t381 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n;
-    int32_t t380 = t381 ? A.v_x768_d[ix] : 0;
-    t376 |= !t381;
-    uint8_t t383 = rt_lt_i(t380, t378);
+    int t372 = 0; /* nonzero: a check below failed */
+    int t373 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
+    int32_t t371 = t373 ? A.v_x764_d[ix] : 0;
+    t372 |= !t373;
+    int t375 = (uint64_t)(int64_t)t371 < (uint64_t)A.v_x765_n;
+    int32_t t374 = t375 ? A.v_x765_d[t371] : 0;
+    t372 |= !t375;
+    int t377 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n;
+    int32_t t376 = t377 ? A.v_x768_d[ix] : 0;
+    t372 |= !t377;
+    uint8_t t379 = rt_lt_i(t376, t374);
+    int32_t t381 = rt_btoi_b(t379);
+    uint8_t t383 = rt_gt_i(t376, t374);
     int32_t t385 = rt_btoi_b(t383);
-    uint8_t t387 = rt_gt_i(t380, t378);
-    int32_t t389 = rt_btoi_b(t387);
-    if (__builtin_expect(t376 != 0, 0)) { /* again, recording the error */
-      int32_t t390;
+    if (__builtin_expect(t372 != 0, 0)) { /* again, recording the error */
+      int32_t t386;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n) {
-        t390 = A.v_x764_d[ix];
+        t386 = A.v_x764_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x764_n, 0.0, 4);
-        t390 = 0;
+        t386 = 0;
       }
-      int32_t t391;
-      if ((uint64_t)(int64_t)t390 < (uint64_t)A.v_x765_n) {
-        t391 = A.v_x765_d[t390];
+      int32_t t387;
+      if ((uint64_t)(int64_t)t386 < (uint64_t)A.v_x765_n) {
+        t387 = A.v_x765_d[t386];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t390, A.v_x765_n, 0.0, 5);
-        t391 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t386, A.v_x765_n, 0.0, 5);
+        t387 = 0;
       }
-      int32_t t392;
+      int32_t t388;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n) {
-        t392 = A.v_x768_d[ix];
+        t388 = A.v_x768_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x768_n, 0.0, 6);
-        t392 = 0;
+        t388 = 0;
       }
-      uint8_t t394 = rt_lt_i(t392, t391);
+      uint8_t t390 = rt_lt_i(t388, t387);
+      int32_t t392 = rt_btoi_b(t390);
+      uint8_t t394 = rt_gt_i(t388, t387);
       int32_t t396 = rt_btoi_b(t394);
-      uint8_t t398 = rt_gt_i(t392, t391);
-      int32_t t400 = rt_btoi_b(t398);
     }
-    return K14_2_V{t385, t389};
+    return K13_2_V{t381, t385};
   }
 };
-struct K14_2_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_2_V &v) const {
+struct K13_2_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_2_V &v) const {
     A.v_x782_d[i] = v.v0;
     A.v_x795_d[i] = v.v1;
   }
 };
-struct K14_2_op {
-  K14_A A;
-  __device__ K14_2_V operator()(const K14_2_V &a, const K14_2_V &b) const {
-    int32_t t402 = rt_add_i(a.v0, b.v0);
-    int32_t t404 = rt_add_i(a.v1, b.v1);
-    return K14_2_V{t402, t404};
+struct K13_2_op {
+  K13_A A;
+  __device__ K13_2_V operator()(const K13_2_V &a, const K13_2_V &b) const {
+    int32_t t398 = rt_add_i(a.v0, b.v0);
+    int32_t t400 = rt_add_i(a.v1, b.v1);
+    return K13_2_V{t398, t400};
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
   (void)loc;
   (void)err;
-  K14_A A;
+  K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -2453,58 +2390,58 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtV
   RtValue *v_x782 = NULL;
   RtValue *v_x795 = NULL;
   /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t405, t406; /* the slot of SOAC 0's count, its size */
-  int64_t *t407, t408; /* the slot of SOAC 1's count, its size */
+  int64_t *t401, t402; /* the slot of SOAC 0's count, its size */
+  int64_t *t403, t404; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t409 = v_x768->len;
-    v_x774 = rtg_vec_new(RT_INT, t409);
+    const int64_t t405 = v_x768->len;
+    v_x774 = rtg_vec_new(RT_INT, t405);
     A.v_x774_d = v_x774->data.i;
     A.v_x774_n = v_x774->len;
-    v_x775 = rtg_vec_new(RT_BOOL, t409);
+    v_x775 = rtg_vec_new(RT_BOOL, t405);
     A.v_x775_d = v_x775->data.b;
     A.v_x775_n = v_x775->len;
-    t406 = t409;
-    const int64_t t410 = v_x768->len;
-    v_x788 = rtg_vec_new(RT_INT, t410);
+    t402 = t405;
+    const int64_t t406 = v_x768->len;
+    v_x788 = rtg_vec_new(RT_INT, t406);
     A.v_x788_d = v_x788->data.i;
     A.v_x788_n = v_x788->len;
-    v_x789 = rtg_vec_new(RT_BOOL, t410);
+    v_x789 = rtg_vec_new(RT_BOOL, t406);
     A.v_x789_d = v_x789->data.b;
     A.v_x789_n = v_x789->len;
-    t408 = t410;
-    int64_t *t411[2];
-    rtg::filters_launch("K14", loc, t410, t411, rtg::filter_part<K14_0_V>(K14_0_pull{A}, K14_0_pred{A}, K14_0_store{A}, K14_0_store{A}, false), rtg::filter_part<K14_1_V>(K14_1_pull{A}, K14_1_pred{A}, K14_1_store{A}, K14_1_store{A}, false));
-    t405 = t411[0];
-    t407 = t411[1];
+    t404 = t406;
+    int64_t *t407[2];
+    rtg::filters_launch("K13", loc, t406, t407, rtg::filter_part<K13_0_V>(K13_0_pull{A}, K13_0_pred{A}, K13_0_store{A}, K13_0_store{A}, false), rtg::filter_part<K13_1_V>(K13_1_pull{A}, K13_1_pred{A}, K13_1_store{A}, K13_1_store{A}, false));
+    t401 = t407[0];
+    t403 = t407[1];
   }
   {
-    const int64_t t412 = rtg::filter_count(t405);
-    v_x774 = rtg_vec_fit(v_x774, t412);
+    const int64_t t408 = rtg::filter_count(t401);
+    v_x774 = rtg_vec_fit(v_x774, t408);
     A.v_x774_d = v_x774->data.i;
     A.v_x774_n = v_x774->len;
-    v_x775 = rtg_vec_fit(v_x775, t412);
+    v_x775 = rtg_vec_fit(v_x775, t408);
     A.v_x775_d = v_x775->data.b;
     A.v_x775_n = v_x775->len;
   }
   {
-    const int64_t t413 = rtg::filter_count(t407);
-    v_x788 = rtg_vec_fit(v_x788, t413);
+    const int64_t t409 = rtg::filter_count(t403);
+    v_x788 = rtg_vec_fit(v_x788, t409);
     A.v_x788_d = v_x788->data.i;
     A.v_x788_n = v_x788->len;
-    v_x789 = rtg_vec_fit(v_x789, t413);
+    v_x789 = rtg_vec_fit(v_x789, t409);
     A.v_x789_d = v_x789->data.b;
     A.v_x789_n = v_x789->len;
   }
   /* SEG_REDUCE */
   {
-    const int64_t t414 = v_x778->len;
-    v_x782 = rtg_vec_new(RT_INT, t414);
+    const int64_t t410 = v_x778->len;
+    v_x782 = rtg_vec_new(RT_INT, t410);
     A.v_x782_d = v_x782->data.i;
     A.v_x782_n = v_x782->len;
-    v_x795 = rtg_vec_new(RT_INT, t414);
+    v_x795 = rtg_vec_new(RT_INT, t410);
     A.v_x795_d = v_x795->data.i;
     A.v_x795_n = v_x795->len;
-    rtg::segmented("K14", loc, K14_2_pull{A}, K14_2_op{A}, K14_2_V{0, 0}, v_x778, false, K14_2_store{A});
+    rtg::segmented("K13", loc, K13_2_pull{A}, K13_2_op{A}, K13_2_V{0, 0}, v_x778, false, K13_2_store{A});
   }
   *out_v_x774 = v_x774;
   *out_v_x782 = v_x782;
@@ -2522,19 +2459,19 @@ fail:
   rt_release(v_x795);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
   RtValue *vals[] = {v_x764, v_x765, v_x768, v_x778};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K14_host(err, loc, run, v_x764, v_x765, v_x768, v_x778, out_v_x774, out_v_x782, out_v_x788, out_v_x795);
+    K13_host(err, loc, run, v_x764, v_x765, v_x768, v_x778, out_v_x774, out_v_x782, out_v_x788, out_v_x795);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x764, v_x765, v_x768, v_x778, out_v_x774, out_v_x782, out_v_x788, out_v_x795);
+    K13_gpu(err, loc, run, v_x764, v_x765, v_x768, v_x778, out_v_x774, out_v_x782, out_v_x788, out_v_x795);
   }
 }
 
-/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   (void)loc;
   (void)run;
   int32_t *v_x796_d = v_x796->data.i;
@@ -2545,57 +2482,57 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, Rt
   RtValue *v_x804 = NULL;
   /* MAP */
   {
-    const int64_t t415 = v_x798;
-    if (t415 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t415, 0.0, 0);
+    const int64_t t411 = v_x798;
+    if (t411 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t411, 0.0, 0);
       goto fail;
     }
-    v_x800 = rt_value_new(rt_vec_type(RT_INT), t415);
+    v_x800 = rt_value_new(rt_vec_type(RT_INT), t411);
     int32_t *v_x800_d = v_x800->data.i;
     const int64_t v_x800_n = v_x800->len;
-    RT_PARALLEL_FOR_IF(t415 >= RT_PARALLEL_MIN)
-    for (int64_t t416 = 0; t416 < t415; t416++) {
-      const int32_t t417 = (int32_t)t416;
-      int t422 = 0; /* nonzero: a check below failed */
-      uint8_t t419 = rt_lt_i(t417, (int32_t)v_x796_n);
-      int32_t t420;
-      if (t419) {
-        int t423 = (uint64_t)(int64_t)t417 < (uint64_t)v_x796_n;
-        int32_t t421 = t423 ? v_x796_d[t417] : 0;
-        t422 |= !t423;
-        t420 = t421;
+    RT_PARALLEL_FOR_IF(t411 >= RT_PARALLEL_MIN)
+    for (int64_t t412 = 0; t412 < t411; t412++) {
+      const int32_t t413 = (int32_t)t412;
+      int t418 = 0; /* nonzero: a check below failed */
+      uint8_t t415 = rt_lt_i(t413, (int32_t)v_x796_n);
+      int32_t t416;
+      if (t415) {
+        int t419 = (uint64_t)(int64_t)t413 < (uint64_t)v_x796_n;
+        int32_t t417 = t419 ? v_x796_d[t413] : 0;
+        t418 |= !t419;
+        t416 = t417;
       } else {
-        int32_t t425 = rt_sub_i(t417, (int32_t)v_x796_n);
-        int t427 = (uint64_t)(int64_t)t425 < (uint64_t)v_x797_n;
-        int32_t t426 = t427 ? v_x797_d[t425] : 0;
-        t422 |= !t427;
-        t420 = t426;
+        int32_t t421 = rt_sub_i(t413, (int32_t)v_x796_n);
+        int t423 = (uint64_t)(int64_t)t421 < (uint64_t)v_x797_n;
+        int32_t t422 = t423 ? v_x797_d[t421] : 0;
+        t418 |= !t423;
+        t416 = t422;
       }
-      if (__builtin_expect(t422 != 0, 0)) { /* again, recording the error */
-        uint8_t t429 = rt_lt_i(t417, (int32_t)v_x796_n);
-        int32_t t430;
-        if (t429) {
-          int32_t t431;
-          if ((uint64_t)(int64_t)t417 < (uint64_t)v_x796_n) {
-            t431 = v_x796_d[t417];
+      if (__builtin_expect(t418 != 0, 0)) { /* again, recording the error */
+        uint8_t t425 = rt_lt_i(t413, (int32_t)v_x796_n);
+        int32_t t426;
+        if (t425) {
+          int32_t t427;
+          if ((uint64_t)(int64_t)t413 < (uint64_t)v_x796_n) {
+            t427 = v_x796_d[t413];
           } else {
-            NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_x796_n, 0.0, 1);
-            t431 = 0;
+            NESSIE_RECORD(err, t412, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, v_x796_n, 0.0, 1);
+            t427 = 0;
           }
-          t430 = t431;
+          t426 = t427;
         } else {
-          int32_t t433 = rt_sub_i(t417, (int32_t)v_x796_n);
-          int32_t t434;
-          if ((uint64_t)(int64_t)t433 < (uint64_t)v_x797_n) {
-            t434 = v_x797_d[t433];
+          int32_t t429 = rt_sub_i(t413, (int32_t)v_x796_n);
+          int32_t t430;
+          if ((uint64_t)(int64_t)t429 < (uint64_t)v_x797_n) {
+            t430 = v_x797_d[t429];
           } else {
-            NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t433, v_x797_n, 0.0, 2);
-            t434 = 0;
+            NESSIE_RECORD(err, t412, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x797_n, 0.0, 2);
+            t430 = 0;
           }
-          t430 = t434;
+          t426 = t430;
         }
       }
-      v_x800_d[t416] = t420;
+      v_x800_d[t412] = t416;
     }
   }
   if (err->index != INT64_MAX)
@@ -2605,131 +2542,131 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, Rt
     const int64_t v_x800_n = v_x800->len;
     /* SCAN */
     {
-      const int64_t t435 = v_x798;
-      if (t435 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t435, 0.0, 3);
+      const int64_t t431 = v_x798;
+      if (t431 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t431, 0.0, 3);
         goto fail;
       }
-      const int64_t t436 = t435 > 0 ? (t435 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t437 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t436);
-      RT_PARALLEL_FOR_IF(t436 > 1)
-      for (int64_t t438 = 0; t438 < t436; t438++) {
-        int32_t t438a0;
-        t438a0 = 0;
-        const int64_t t438_end = (t438 + 1) * RT_CHUNK < t435 ? (t438 + 1) * RT_CHUNK : t435;
-        for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
-          const int32_t t440 = (int32_t)t439;
-          int32_t t438x0;
-          int t445 = 0; /* nonzero: a check below failed */
-          uint8_t t442 = rt_lt_i(t440, (int32_t)v_x796_n);
-          int32_t t443;
-          if (t442) {
-            int t446 = (uint64_t)(int64_t)t440 < (uint64_t)v_x796_n;
-            int32_t t444 = t446 ? v_x796_d[t440] : 0;
-            t445 |= !t446;
-            t443 = t444;
+      const int64_t t432 = t431 > 0 ? (t431 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t433 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t432);
+      RT_PARALLEL_FOR_IF(t432 > 1)
+      for (int64_t t434 = 0; t434 < t432; t434++) {
+        int32_t t434a0;
+        t434a0 = 0;
+        const int64_t t434_end = (t434 + 1) * RT_CHUNK < t431 ? (t434 + 1) * RT_CHUNK : t431;
+        for (int64_t t435 = t434 * RT_CHUNK; t435 < t434_end; t435++) {
+          const int32_t t436 = (int32_t)t435;
+          int32_t t434x0;
+          int t441 = 0; /* nonzero: a check below failed */
+          uint8_t t438 = rt_lt_i(t436, (int32_t)v_x796_n);
+          int32_t t439;
+          if (t438) {
+            int t442 = (uint64_t)(int64_t)t436 < (uint64_t)v_x796_n;
+            int32_t t440 = t442 ? v_x796_d[t436] : 0;
+            t441 |= !t442;
+            t439 = t440;
           } else {
-            int32_t t448 = rt_sub_i(t440, (int32_t)v_x796_n);
-            int t450 = (uint64_t)(int64_t)t448 < (uint64_t)v_x797_n;
-            int32_t t449 = t450 ? v_x797_d[t448] : 0;
-            t445 |= !t450;
-            t443 = t449;
+            int32_t t444 = rt_sub_i(t436, (int32_t)v_x796_n);
+            int t446 = (uint64_t)(int64_t)t444 < (uint64_t)v_x797_n;
+            int32_t t445 = t446 ? v_x797_d[t444] : 0;
+            t441 |= !t446;
+            t439 = t445;
           }
-          if (__builtin_expect(t445 != 0, 0)) { /* again, recording the error */
-            uint8_t t452 = rt_lt_i(t440, (int32_t)v_x796_n);
-            int32_t t453;
-            if (t452) {
-              int32_t t454;
-              if ((uint64_t)(int64_t)t440 < (uint64_t)v_x796_n) {
-                t454 = v_x796_d[t440];
+          if (__builtin_expect(t441 != 0, 0)) { /* again, recording the error */
+            uint8_t t448 = rt_lt_i(t436, (int32_t)v_x796_n);
+            int32_t t449;
+            if (t448) {
+              int32_t t450;
+              if ((uint64_t)(int64_t)t436 < (uint64_t)v_x796_n) {
+                t450 = v_x796_d[t436];
               } else {
-                NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t440, v_x796_n, 0.0, 4);
-                t454 = 0;
+                NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_x796_n, 0.0, 4);
+                t450 = 0;
               }
-              t453 = t454;
+              t449 = t450;
             } else {
-              int32_t t456 = rt_sub_i(t440, (int32_t)v_x796_n);
-              int32_t t457;
-              if ((uint64_t)(int64_t)t456 < (uint64_t)v_x797_n) {
-                t457 = v_x797_d[t456];
+              int32_t t452 = rt_sub_i(t436, (int32_t)v_x796_n);
+              int32_t t453;
+              if ((uint64_t)(int64_t)t452 < (uint64_t)v_x797_n) {
+                t453 = v_x797_d[t452];
               } else {
-                NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t456, v_x797_n, 0.0, 5);
-                t457 = 0;
+                NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t452, v_x797_n, 0.0, 5);
+                t453 = 0;
               }
-              t453 = t457;
+              t449 = t453;
             }
           }
-          t438x0 = t443;
-          int32_t t459 = rt_add_i(t438a0, t438x0);
-          t438a0 = t459;
+          t434x0 = t439;
+          int32_t t455 = rt_add_i(t434a0, t434x0);
+          t434a0 = t455;
         }
-        t437[t438] = t438a0;
+        t433[t434] = t434a0;
       }
-      int32_t t438t0;
-      t438t0 = 0;
-      for (int64_t t438 = 0; t438 < t436; t438++) {
-        const int32_t t460 = t437[t438];
-        t437[t438] = t438t0;
-        int32_t t462 = rt_add_i(t438t0, t460);
-        t438t0 = t462;
+      int32_t t434t0;
+      t434t0 = 0;
+      for (int64_t t434 = 0; t434 < t432; t434++) {
+        const int32_t t456 = t433[t434];
+        t433[t434] = t434t0;
+        int32_t t458 = rt_add_i(t434t0, t456);
+        t434t0 = t458;
       }
-      v_x804 = rt_value_new(rt_vec_type(RT_INT), t435);
+      v_x804 = rt_value_new(rt_vec_type(RT_INT), t431);
       int32_t *v_x804_d = v_x804->data.i;
       const int64_t v_x804_n = v_x804->len;
-      RT_PARALLEL_FOR_IF(t436 > 1)
-      for (int64_t t438 = 0; t438 < t436; t438++) {
-        int32_t t438p0;
-        t438p0 = t437[t438];
-        const int64_t t438_end = (t438 + 1) * RT_CHUNK < t435 ? (t438 + 1) * RT_CHUNK : t435;
-        for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
-          const int32_t t440 = (int32_t)t439;
-          v_x804_d[t439] = t438p0;
-          int32_t t438y0;
-          int t467 = 0; /* nonzero: a check below failed */
-          uint8_t t464 = rt_lt_i(t440, (int32_t)v_x796_n);
-          int32_t t465;
-          if (t464) {
-            int t468 = (uint64_t)(int64_t)t440 < (uint64_t)v_x796_n;
-            int32_t t466 = t468 ? v_x796_d[t440] : 0;
-            t467 |= !t468;
-            t465 = t466;
+      RT_PARALLEL_FOR_IF(t432 > 1)
+      for (int64_t t434 = 0; t434 < t432; t434++) {
+        int32_t t434p0;
+        t434p0 = t433[t434];
+        const int64_t t434_end = (t434 + 1) * RT_CHUNK < t431 ? (t434 + 1) * RT_CHUNK : t431;
+        for (int64_t t435 = t434 * RT_CHUNK; t435 < t434_end; t435++) {
+          const int32_t t436 = (int32_t)t435;
+          v_x804_d[t435] = t434p0;
+          int32_t t434y0;
+          int t463 = 0; /* nonzero: a check below failed */
+          uint8_t t460 = rt_lt_i(t436, (int32_t)v_x796_n);
+          int32_t t461;
+          if (t460) {
+            int t464 = (uint64_t)(int64_t)t436 < (uint64_t)v_x796_n;
+            int32_t t462 = t464 ? v_x796_d[t436] : 0;
+            t463 |= !t464;
+            t461 = t462;
           } else {
-            int32_t t470 = rt_sub_i(t440, (int32_t)v_x796_n);
-            int t472 = (uint64_t)(int64_t)t470 < (uint64_t)v_x797_n;
-            int32_t t471 = t472 ? v_x797_d[t470] : 0;
-            t467 |= !t472;
-            t465 = t471;
+            int32_t t466 = rt_sub_i(t436, (int32_t)v_x796_n);
+            int t468 = (uint64_t)(int64_t)t466 < (uint64_t)v_x797_n;
+            int32_t t467 = t468 ? v_x797_d[t466] : 0;
+            t463 |= !t468;
+            t461 = t467;
           }
-          if (__builtin_expect(t467 != 0, 0)) { /* again, recording the error */
-            uint8_t t474 = rt_lt_i(t440, (int32_t)v_x796_n);
-            int32_t t475;
-            if (t474) {
-              int32_t t476;
-              if ((uint64_t)(int64_t)t440 < (uint64_t)v_x796_n) {
-                t476 = v_x796_d[t440];
+          if (__builtin_expect(t463 != 0, 0)) { /* again, recording the error */
+            uint8_t t470 = rt_lt_i(t436, (int32_t)v_x796_n);
+            int32_t t471;
+            if (t470) {
+              int32_t t472;
+              if ((uint64_t)(int64_t)t436 < (uint64_t)v_x796_n) {
+                t472 = v_x796_d[t436];
               } else {
-                NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t440, v_x796_n, 0.0, 6);
-                t476 = 0;
+                NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_x796_n, 0.0, 6);
+                t472 = 0;
               }
-              t475 = t476;
+              t471 = t472;
             } else {
-              int32_t t478 = rt_sub_i(t440, (int32_t)v_x796_n);
-              int32_t t479;
-              if ((uint64_t)(int64_t)t478 < (uint64_t)v_x797_n) {
-                t479 = v_x797_d[t478];
+              int32_t t474 = rt_sub_i(t436, (int32_t)v_x796_n);
+              int32_t t475;
+              if ((uint64_t)(int64_t)t474 < (uint64_t)v_x797_n) {
+                t475 = v_x797_d[t474];
               } else {
-                NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t478, v_x797_n, 0.0, 7);
-                t479 = 0;
+                NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t474, v_x797_n, 0.0, 7);
+                t475 = 0;
               }
-              t475 = t479;
+              t471 = t475;
             }
           }
-          t438y0 = t465;
-          int32_t t481 = rt_add_i(t438p0, t438y0);
-          t438p0 = t481;
+          t434y0 = t461;
+          int32_t t477 = rt_add_i(t434p0, t434y0);
+          t434p0 = t477;
         }
       }
-      rt_free(t437);
+      rt_free(t433);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2742,8 +2679,8 @@ fail:
   rt_release(v_x804);
 }
 
-/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K15_A {
+/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K14_A {
   RtKernelError *err;
   int run;
   int32_t *v_x796_d; int64_t v_x796_n;
@@ -2752,136 +2689,136 @@ struct K15_A {
   int32_t *v_x800_d; int64_t v_x800_n;
   int32_t *v_x804_d; int64_t v_x804_n;
 };
-struct alignas(8) K15_0_V {
+struct alignas(8) K14_0_V {
   int32_t v0;
 };
-struct K15_0_pull {
-  K15_A A;
-  __device__ K15_0_V operator()(int64_t i) const {
+struct K14_0_pull {
+  K14_A A;
+  __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t486 = 0; /* nonzero: a check below failed */
-    uint8_t t483 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-    int32_t t484;
-    if (t483) {
-      int t487 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
-      int32_t t485 = t487 ? A.v_x796_d[ix] : 0;
-      t486 |= !t487;
-      t484 = t485;
+    int t482 = 0; /* nonzero: a check below failed */
+    uint8_t t479 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+    int32_t t480;
+    if (t479) {
+      int t483 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
+      int32_t t481 = t483 ? A.v_x796_d[ix] : 0;
+      t482 |= !t483;
+      t480 = t481;
     } else {
-      int32_t t489 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-      int t491 = (uint64_t)(int64_t)t489 < (uint64_t)A.v_x797_n;
-      int32_t t490 = t491 ? A.v_x797_d[t489] : 0;
-      t486 |= !t491;
-      t484 = t490;
+      int32_t t485 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+      int t487 = (uint64_t)(int64_t)t485 < (uint64_t)A.v_x797_n;
+      int32_t t486 = t487 ? A.v_x797_d[t485] : 0;
+      t482 |= !t487;
+      t480 = t486;
     }
-    if (__builtin_expect(t486 != 0, 0)) { /* again, recording the error */
-      uint8_t t493 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-      int32_t t494;
-      if (t493) {
-        int32_t t495;
+    if (__builtin_expect(t482 != 0, 0)) { /* again, recording the error */
+      uint8_t t489 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+      int32_t t490;
+      if (t489) {
+        int32_t t491;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n) {
-          t495 = A.v_x796_d[ix];
+          t491 = A.v_x796_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x796_n, 0.0, 0);
-          t495 = 0;
+          t491 = 0;
         }
-        t494 = t495;
+        t490 = t491;
       } else {
-        int32_t t497 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-        int32_t t498;
-        if ((uint64_t)(int64_t)t497 < (uint64_t)A.v_x797_n) {
-          t498 = A.v_x797_d[t497];
+        int32_t t493 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+        int32_t t494;
+        if ((uint64_t)(int64_t)t493 < (uint64_t)A.v_x797_n) {
+          t494 = A.v_x797_d[t493];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, A.v_x797_n, 0.0, 1);
-          t498 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t493, A.v_x797_n, 0.0, 1);
+          t494 = 0;
         }
-        t494 = t498;
+        t490 = t494;
       }
     }
-    return K15_0_V{t484};
+    return K14_0_V{t480};
   }
 };
-struct K15_0_store {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_0_V &v) const {
+struct K14_0_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_0_V &v) const {
     A.v_x800_d[i] = v.v0;
   }
 };
-struct alignas(8) K15_1_V {
+struct alignas(8) K14_1_V {
   int32_t v0;
 };
-struct K15_1_pull {
-  K15_A A;
-  __device__ K15_1_V operator()(int64_t i) const {
+struct K14_1_pull {
+  K14_A A;
+  __device__ K14_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t503 = 0; /* nonzero: a check below failed */
-    uint8_t t500 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-    int32_t t501;
-    if (t500) {
-      int t504 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
-      int32_t t502 = t504 ? A.v_x796_d[ix] : 0;
-      t503 |= !t504;
-      t501 = t502;
+    int t499 = 0; /* nonzero: a check below failed */
+    uint8_t t496 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+    int32_t t497;
+    if (t496) {
+      int t500 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
+      int32_t t498 = t500 ? A.v_x796_d[ix] : 0;
+      t499 |= !t500;
+      t497 = t498;
     } else {
-      int32_t t506 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-      int t508 = (uint64_t)(int64_t)t506 < (uint64_t)A.v_x797_n;
-      int32_t t507 = t508 ? A.v_x797_d[t506] : 0;
-      t503 |= !t508;
-      t501 = t507;
+      int32_t t502 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+      int t504 = (uint64_t)(int64_t)t502 < (uint64_t)A.v_x797_n;
+      int32_t t503 = t504 ? A.v_x797_d[t502] : 0;
+      t499 |= !t504;
+      t497 = t503;
     }
-    if (__builtin_expect(t503 != 0, 0)) { /* again, recording the error */
-      uint8_t t510 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-      int32_t t511;
-      if (t510) {
-        int32_t t512;
+    if (__builtin_expect(t499 != 0, 0)) { /* again, recording the error */
+      uint8_t t506 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+      int32_t t507;
+      if (t506) {
+        int32_t t508;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n) {
-          t512 = A.v_x796_d[ix];
+          t508 = A.v_x796_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x796_n, 0.0, 2);
-          t512 = 0;
+          t508 = 0;
         }
-        t511 = t512;
+        t507 = t508;
       } else {
-        int32_t t514 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-        int32_t t515;
-        if ((uint64_t)(int64_t)t514 < (uint64_t)A.v_x797_n) {
-          t515 = A.v_x797_d[t514];
+        int32_t t510 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+        int32_t t511;
+        if ((uint64_t)(int64_t)t510 < (uint64_t)A.v_x797_n) {
+          t511 = A.v_x797_d[t510];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t514, A.v_x797_n, 0.0, 3);
-          t515 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t510, A.v_x797_n, 0.0, 3);
+          t511 = 0;
         }
-        t511 = t515;
+        t507 = t511;
       }
     }
-    return K15_1_V{t501};
+    return K14_1_V{t497};
   }
 };
-struct K15_1_store {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_1_V &v) const {
+struct K14_1_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_1_V &v) const {
     A.v_x804_d[i] = v.v0;
   }
 };
-struct K15_1_op {
-  K15_A A;
-  __device__ K15_1_V operator()(const K15_1_V &a, const K15_1_V &b) const {
-    int32_t t517 = rt_add_i(a.v0, b.v0);
-    return K15_1_V{t517};
+struct K14_1_op {
+  K14_A A;
+  __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
+    int32_t t513 = rt_add_i(a.v0, b.v0);
+    return K14_1_V{t513};
   }
 };
-struct K15_1_ride {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_1_V &v) const {
-    K15_0_store{A}(i, K15_0_pull{A}(i)); /* MAP 0 rides here */
-    K15_1_store{A}(i, v);
+struct K14_1_ride {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_1_V &v) const {
+    K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
+    K14_1_store{A}(i, v);
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   (void)loc;
   (void)err;
-  K15_A A;
+  K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -2894,27 +2831,27 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtV
   RtValue *v_x804 = NULL;
   /* MAP */
   {
-    const int64_t t518 = v_x798;
-    if (t518 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t518, 0.0, run, 4};
+    const int64_t t514 = v_x798;
+    if (t514 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t514, 0.0, run, 4};
       goto fail;
     }
-    v_x800 = rtg_vec_new(RT_INT, t518);
+    v_x800 = rtg_vec_new(RT_INT, t514);
     A.v_x800_d = v_x800->data.i;
     A.v_x800_n = v_x800->len;
-    /* computed in the launch of SOAC 1 (K15_1_ride) */
+    /* computed in the launch of SOAC 1 (K14_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t519 = v_x798;
-    if (t519 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t519, 0.0, run, 5};
+    const int64_t t515 = v_x798;
+    if (t515 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t515, 0.0, run, 5};
       goto fail;
     }
-    v_x804 = rtg_vec_new(RT_INT, t519);
+    v_x804 = rtg_vec_new(RT_INT, t515);
     A.v_x804_d = v_x804->data.i;
     A.v_x804_n = v_x804->len;
-    rtg::scan<true>("K15", loc, K15_1_pull{A}, K15_1_op{A}, K15_1_V{0}, t519, K15_1_ride{A});
+    rtg::scan<true>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{0}, t515, K14_1_ride{A});
   }
   *out_v_x800 = v_x800;
   *out_v_x804 = v_x804;
@@ -2924,314 +2861,314 @@ fail:
   rt_release(v_x804);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   RtValue *vals[] = {v_x796, v_x797};
   const int64_t sizes[] = {(int64_t)v_x798, (int64_t)v_x798};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K15_host(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
+    K14_host(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
+    K14_gpu(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
   }
 }
 
-/* K16: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue **out_v_x1141) {
+/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
   (void)loc;
   (void)run;
-  int32_t *v_x1130_d = v_x1130->data.i;
-  const int64_t v_x1130_n = v_x1130->len;
-  int32_t *v_x1131_d = v_x1131->data.i;
-  const int64_t v_x1131_n = v_x1131->len;
-  const int64_t *v_sd_1142_off = rt_seg_offsets(v_sd_1142);
-  const int64_t v_sd_1142_n = v_sd_1142->len;
-  int32_t *v_x1134_d = v_x1134->data.i;
-  const int64_t v_x1134_n = v_x1134->len;
-  int32_t *v_x1135_d = v_x1135->data.i;
-  const int64_t v_x1135_n = v_x1135->len;
-  int32_t *v_x1136_d = v_x1136->data.i;
-  const int64_t v_x1136_n = v_x1136->len;
-  RtValue *v_x1141 = NULL;
+  int32_t *v_x1147_d = v_x1147->data.i;
+  const int64_t v_x1147_n = v_x1147->len;
+  int32_t *v_x1148_d = v_x1148->data.i;
+  const int64_t v_x1148_n = v_x1148->len;
+  const int64_t *v_sd_1159_off = rt_seg_offsets(v_sd_1159);
+  const int64_t v_sd_1159_n = v_sd_1159->len;
+  int32_t *v_x1151_d = v_x1151->data.i;
+  const int64_t v_x1151_n = v_x1151->len;
+  int32_t *v_x1152_d = v_x1152->data.i;
+  const int64_t v_x1152_n = v_x1152->len;
+  int32_t *v_x1153_d = v_x1153->data.i;
+  const int64_t v_x1153_n = v_x1153->len;
+  RtValue *v_x1158 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t520 = v_sd_1142_off[v_sd_1142_n];
-    v_x1141 = rt_value_new(rt_vec_type(RT_INT), t520);
-    int32_t *v_x1141_d = v_x1141->data.i;
-    const int64_t v_x1141_n = v_x1141->len;
-    const int64_t t521 = (t520 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t521 > 1)
-    for (int64_t t522 = 0; t522 < t521; t522++) {
-      int64_t t525 = rt_segment_search(v_sd_1142_off, 0, v_sd_1142_n, t522 * RT_CHUNK);
-      const int64_t t522_end = (t522 + 1) * RT_CHUNK < t520 ? (t522 + 1) * RT_CHUNK : t520;
-      for (int64_t t523 = t522 * RT_CHUNK; t523 < t522_end; t523++) {
-        const int32_t t524 = (int32_t)t523;
-        while (v_sd_1142_off[t525 + 1] <= t523)
-          t525++;
-        const int32_t t526 = (int32_t)t525;
-        int t528 = 0; /* nonzero: a check below failed */
-        int t529 = (uint64_t)(int64_t)t526 < (uint64_t)v_x1136_n;
-        int32_t t527 = t529 ? v_x1136_d[t526] : 0;
-        t528 |= !t529;
-        int t531 = (uint64_t)(int64_t)t526 < (uint64_t)v_x1134_n;
-        int32_t t530 = t531 ? v_x1134_d[t526] : 0;
-        t528 |= !t531;
-        int32_t t533 = rt_sub_i(t524, t530);
-        int t535 = (uint64_t)(int64_t)t526 < (uint64_t)v_x1135_n;
-        int32_t t534 = t535 ? v_x1135_d[t526] : 0;
-        t528 |= !t535;
-        int32_t t537 = rt_mul_i(t533, t534);
-        int32_t t539 = rt_add_i(t527, t537);
-        int t541 = (uint64_t)(int64_t)t539 < (uint64_t)v_x1132;
-        int32_t t540 = t541 ? t539 : 0;
-        t528 |= !t541;
-        uint8_t t543 = rt_lt_i(t540, (int32_t)v_x1130_n);
-        int32_t t544;
-        if (t543) {
-          int t546 = (uint64_t)(int64_t)t540 < (uint64_t)v_x1130_n;
-          int32_t t545 = t546 ? v_x1130_d[t540] : 0;
-          t528 |= !t546;
-          t544 = t545;
+    const int64_t t516 = v_sd_1159_off[v_sd_1159_n];
+    v_x1158 = rt_value_new(rt_vec_type(RT_INT), t516);
+    int32_t *v_x1158_d = v_x1158->data.i;
+    const int64_t v_x1158_n = v_x1158->len;
+    const int64_t t517 = (t516 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t517 > 1)
+    for (int64_t t518 = 0; t518 < t517; t518++) {
+      int64_t t521 = rt_segment_search(v_sd_1159_off, 0, v_sd_1159_n, t518 * RT_CHUNK);
+      const int64_t t518_end = (t518 + 1) * RT_CHUNK < t516 ? (t518 + 1) * RT_CHUNK : t516;
+      for (int64_t t519 = t518 * RT_CHUNK; t519 < t518_end; t519++) {
+        const int32_t t520 = (int32_t)t519;
+        while (v_sd_1159_off[t521 + 1] <= t519)
+          t521++;
+        const int32_t t522 = (int32_t)t521;
+        int t524 = 0; /* nonzero: a check below failed */
+        int t525 = (uint64_t)(int64_t)t522 < (uint64_t)v_x1153_n;
+        int32_t t523 = t525 ? v_x1153_d[t522] : 0;
+        t524 |= !t525;
+        int t527 = (uint64_t)(int64_t)t522 < (uint64_t)v_x1151_n;
+        int32_t t526 = t527 ? v_x1151_d[t522] : 0;
+        t524 |= !t527;
+        int32_t t529 = rt_sub_i(t520, t526);
+        int t531 = (uint64_t)(int64_t)t522 < (uint64_t)v_x1152_n;
+        int32_t t530 = t531 ? v_x1152_d[t522] : 0;
+        t524 |= !t531;
+        int32_t t533 = rt_mul_i(t529, t530);
+        int32_t t535 = rt_add_i(t523, t533);
+        int t537 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1149;
+        int32_t t536 = t537 ? t535 : 0;
+        t524 |= !t537;
+        uint8_t t539 = rt_lt_i(t536, (int32_t)v_x1147_n);
+        int32_t t540;
+        if (t539) {
+          int t542 = (uint64_t)(int64_t)t536 < (uint64_t)v_x1147_n;
+          int32_t t541 = t542 ? v_x1147_d[t536] : 0;
+          t524 |= !t542;
+          t540 = t541;
         } else {
-          int32_t t548 = rt_sub_i(t540, (int32_t)v_x1130_n);
-          int t550 = (uint64_t)(int64_t)t548 < (uint64_t)v_x1131_n;
-          int32_t t549 = t550 ? v_x1131_d[t548] : 0;
-          t528 |= !t550;
-          t544 = t549;
+          int32_t t544 = rt_sub_i(t536, (int32_t)v_x1147_n);
+          int t546 = (uint64_t)(int64_t)t544 < (uint64_t)v_x1148_n;
+          int32_t t545 = t546 ? v_x1148_d[t544] : 0;
+          t524 |= !t546;
+          t540 = t545;
         }
-        if (__builtin_expect(t528 != 0, 0)) { /* again, recording the error */
-          int32_t t551;
-          if ((uint64_t)(int64_t)t526 < (uint64_t)v_x1136_n) {
-            t551 = v_x1136_d[t526];
+        if (__builtin_expect(t524 != 0, 0)) { /* again, recording the error */
+          int32_t t547;
+          if ((uint64_t)(int64_t)t522 < (uint64_t)v_x1153_n) {
+            t547 = v_x1153_d[t522];
           } else {
-            NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, t526, v_x1136_n, 0.0, 0);
+            NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t522, v_x1153_n, 0.0, 0);
+            t547 = 0;
+          }
+          int32_t t548;
+          if ((uint64_t)(int64_t)t522 < (uint64_t)v_x1151_n) {
+            t548 = v_x1151_d[t522];
+          } else {
+            NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t522, v_x1151_n, 0.0, 1);
+            t548 = 0;
+          }
+          int32_t t550 = rt_sub_i(t520, t548);
+          int32_t t551;
+          if ((uint64_t)(int64_t)t522 < (uint64_t)v_x1152_n) {
+            t551 = v_x1152_d[t522];
+          } else {
+            NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t522, v_x1152_n, 0.0, 2);
             t551 = 0;
           }
-          int32_t t552;
-          if ((uint64_t)(int64_t)t526 < (uint64_t)v_x1134_n) {
-            t552 = v_x1134_d[t526];
+          int32_t t553 = rt_mul_i(t550, t551);
+          int32_t t555 = rt_add_i(t547, t553);
+          int32_t t556;
+          if ((uint64_t)(int64_t)t555 < (uint64_t)v_x1149) {
+            t556 = t555;
           } else {
-            NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, t526, v_x1134_n, 0.0, 1);
-            t552 = 0;
+            NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, v_x1149, 0.0, 3);
+            t556 = 0;
           }
-          int32_t t554 = rt_sub_i(t524, t552);
-          int32_t t555;
-          if ((uint64_t)(int64_t)t526 < (uint64_t)v_x1135_n) {
-            t555 = v_x1135_d[t526];
-          } else {
-            NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, t526, v_x1135_n, 0.0, 2);
-            t555 = 0;
-          }
-          int32_t t557 = rt_mul_i(t554, t555);
-          int32_t t559 = rt_add_i(t551, t557);
-          int32_t t560;
-          if ((uint64_t)(int64_t)t559 < (uint64_t)v_x1132) {
-            t560 = t559;
-          } else {
-            NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, t559, v_x1132, 0.0, 3);
-            t560 = 0;
-          }
-          uint8_t t562 = rt_lt_i(t560, (int32_t)v_x1130_n);
-          int32_t t563;
-          if (t562) {
-            int32_t t564;
-            if ((uint64_t)(int64_t)t560 < (uint64_t)v_x1130_n) {
-              t564 = v_x1130_d[t560];
+          uint8_t t558 = rt_lt_i(t556, (int32_t)v_x1147_n);
+          int32_t t559;
+          if (t558) {
+            int32_t t560;
+            if ((uint64_t)(int64_t)t556 < (uint64_t)v_x1147_n) {
+              t560 = v_x1147_d[t556];
             } else {
-              NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x1130_n, 0.0, 4);
-              t564 = 0;
+              NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, v_x1147_n, 0.0, 4);
+              t560 = 0;
             }
-            t563 = t564;
+            t559 = t560;
           } else {
-            int32_t t566 = rt_sub_i(t560, (int32_t)v_x1130_n);
-            int32_t t567;
-            if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1131_n) {
-              t567 = v_x1131_d[t566];
+            int32_t t562 = rt_sub_i(t556, (int32_t)v_x1147_n);
+            int32_t t563;
+            if ((uint64_t)(int64_t)t562 < (uint64_t)v_x1148_n) {
+              t563 = v_x1148_d[t562];
             } else {
-              NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1131_n, 0.0, 5);
-              t567 = 0;
+              NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t562, v_x1148_n, 0.0, 5);
+              t563 = 0;
             }
-            t563 = t567;
+            t559 = t563;
           }
         }
-        v_x1141_d[t523] = t544;
+        v_x1158_d[t519] = t540;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1141 = v_x1141;
+  *out_v_x1158 = v_x1158;
   return;
 fail:
-  rt_release(v_x1141);
+  rt_release(v_x1158);
 }
 
-/* K16: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K16_A {
+/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1130_d; int64_t v_x1130_n;
-  int32_t *v_x1131_d; int64_t v_x1131_n;
-  int32_t v_x1132;
-  const int64_t *v_sd_1142_off; int64_t v_sd_1142_n;
-  int32_t *v_x1134_d; int64_t v_x1134_n;
-  int32_t *v_x1135_d; int64_t v_x1135_n;
-  int32_t *v_x1136_d; int64_t v_x1136_n;
-  int32_t v_x1137;
-  int32_t *v_x1141_d; int64_t v_x1141_n;
+  int32_t *v_x1147_d; int64_t v_x1147_n;
+  int32_t *v_x1148_d; int64_t v_x1148_n;
+  int32_t v_x1149;
+  const int64_t *v_sd_1159_off; int64_t v_sd_1159_n;
+  int32_t *v_x1151_d; int64_t v_x1151_n;
+  int32_t *v_x1152_d; int64_t v_x1152_n;
+  int32_t *v_x1153_d; int64_t v_x1153_n;
+  int32_t v_x1154;
+  int32_t *v_x1158_d; int64_t v_x1158_n;
 };
-struct alignas(8) K16_0_V {
+struct alignas(8) K15_0_V {
   int32_t v0;
 };
-struct K16_0_pull {
-  K16_A A;
-  __device__ K16_0_V operator()(int64_t i, int64_t s) const {
+struct K15_0_pull {
+  K15_A A;
+  __device__ K15_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t569 = 0; /* nonzero: a check below failed */
-    int t570 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1136_n;
-    int32_t t568 = t570 ? A.v_x1136_d[sx] : 0;
-    t569 |= !t570;
-    int t572 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
-    int32_t t571 = t572 ? A.v_x1134_d[sx] : 0;
-    t569 |= !t572;
-    int32_t t574 = rt_sub_i(ix, t571);
-    int t576 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1135_n;
-    int32_t t575 = t576 ? A.v_x1135_d[sx] : 0;
-    t569 |= !t576;
-    int32_t t578 = rt_mul_i(t574, t575);
-    int32_t t580 = rt_add_i(t568, t578);
-    int t582 = (uint64_t)(int64_t)t580 < (uint64_t)A.v_x1132;
-    int32_t t581 = t582 ? t580 : 0;
-    t569 |= !t582;
-    uint8_t t584 = rt_lt_i(t581, (int32_t)A.v_x1130_n);
-    int32_t t585;
-    if (t584) {
-      int t587 = (uint64_t)(int64_t)t581 < (uint64_t)A.v_x1130_n;
-      int32_t t586 = t587 ? A.v_x1130_d[t581] : 0;
-      t569 |= !t587;
-      t585 = t586;
+    int t565 = 0; /* nonzero: a check below failed */
+    int t566 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1153_n;
+    int32_t t564 = t566 ? A.v_x1153_d[sx] : 0;
+    t565 |= !t566;
+    int t568 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1151_n;
+    int32_t t567 = t568 ? A.v_x1151_d[sx] : 0;
+    t565 |= !t568;
+    int32_t t570 = rt_sub_i(ix, t567);
+    int t572 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1152_n;
+    int32_t t571 = t572 ? A.v_x1152_d[sx] : 0;
+    t565 |= !t572;
+    int32_t t574 = rt_mul_i(t570, t571);
+    int32_t t576 = rt_add_i(t564, t574);
+    int t578 = (uint64_t)(int64_t)t576 < (uint64_t)A.v_x1149;
+    int32_t t577 = t578 ? t576 : 0;
+    t565 |= !t578;
+    uint8_t t580 = rt_lt_i(t577, (int32_t)A.v_x1147_n);
+    int32_t t581;
+    if (t580) {
+      int t583 = (uint64_t)(int64_t)t577 < (uint64_t)A.v_x1147_n;
+      int32_t t582 = t583 ? A.v_x1147_d[t577] : 0;
+      t565 |= !t583;
+      t581 = t582;
     } else {
-      int32_t t589 = rt_sub_i(t581, (int32_t)A.v_x1130_n);
-      int t591 = (uint64_t)(int64_t)t589 < (uint64_t)A.v_x1131_n;
-      int32_t t590 = t591 ? A.v_x1131_d[t589] : 0;
-      t569 |= !t591;
-      t585 = t590;
+      int32_t t585 = rt_sub_i(t577, (int32_t)A.v_x1147_n);
+      int t587 = (uint64_t)(int64_t)t585 < (uint64_t)A.v_x1148_n;
+      int32_t t586 = t587 ? A.v_x1148_d[t585] : 0;
+      t565 |= !t587;
+      t581 = t586;
     }
-    if (__builtin_expect(t569 != 0, 0)) { /* again, recording the error */
-      int32_t t592;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1136_n) {
-        t592 = A.v_x1136_d[sx];
+    if (__builtin_expect(t565 != 0, 0)) { /* again, recording the error */
+      int32_t t588;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1153_n) {
+        t588 = A.v_x1153_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1136_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1153_n, 0.0, 0);
+        t588 = 0;
+      }
+      int32_t t589;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1151_n) {
+        t589 = A.v_x1151_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1151_n, 0.0, 1);
+        t589 = 0;
+      }
+      int32_t t591 = rt_sub_i(ix, t589);
+      int32_t t592;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1152_n) {
+        t592 = A.v_x1152_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1152_n, 0.0, 2);
         t592 = 0;
       }
-      int32_t t593;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n) {
-        t593 = A.v_x1134_d[sx];
+      int32_t t594 = rt_mul_i(t591, t592);
+      int32_t t596 = rt_add_i(t588, t594);
+      int32_t t597;
+      if ((uint64_t)(int64_t)t596 < (uint64_t)A.v_x1149) {
+        t597 = t596;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1134_n, 0.0, 1);
-        t593 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t596, A.v_x1149, 0.0, 3);
+        t597 = 0;
       }
-      int32_t t595 = rt_sub_i(ix, t593);
-      int32_t t596;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1135_n) {
-        t596 = A.v_x1135_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1135_n, 0.0, 2);
-        t596 = 0;
-      }
-      int32_t t598 = rt_mul_i(t595, t596);
-      int32_t t600 = rt_add_i(t592, t598);
-      int32_t t601;
-      if ((uint64_t)(int64_t)t600 < (uint64_t)A.v_x1132) {
-        t601 = t600;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t600, A.v_x1132, 0.0, 3);
-        t601 = 0;
-      }
-      uint8_t t603 = rt_lt_i(t601, (int32_t)A.v_x1130_n);
-      int32_t t604;
-      if (t603) {
-        int32_t t605;
-        if ((uint64_t)(int64_t)t601 < (uint64_t)A.v_x1130_n) {
-          t605 = A.v_x1130_d[t601];
+      uint8_t t599 = rt_lt_i(t597, (int32_t)A.v_x1147_n);
+      int32_t t600;
+      if (t599) {
+        int32_t t601;
+        if ((uint64_t)(int64_t)t597 < (uint64_t)A.v_x1147_n) {
+          t601 = A.v_x1147_d[t597];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t601, A.v_x1130_n, 0.0, 4);
-          t605 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t597, A.v_x1147_n, 0.0, 4);
+          t601 = 0;
         }
-        t604 = t605;
+        t600 = t601;
       } else {
-        int32_t t607 = rt_sub_i(t601, (int32_t)A.v_x1130_n);
-        int32_t t608;
-        if ((uint64_t)(int64_t)t607 < (uint64_t)A.v_x1131_n) {
-          t608 = A.v_x1131_d[t607];
+        int32_t t603 = rt_sub_i(t597, (int32_t)A.v_x1147_n);
+        int32_t t604;
+        if ((uint64_t)(int64_t)t603 < (uint64_t)A.v_x1148_n) {
+          t604 = A.v_x1148_d[t603];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, A.v_x1131_n, 0.0, 5);
-          t608 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, A.v_x1148_n, 0.0, 5);
+          t604 = 0;
         }
-        t604 = t608;
+        t600 = t604;
       }
     }
-    return K16_0_V{t585};
+    return K15_0_V{t581};
   }
 };
-struct K16_0_store {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1141_d[i] = v.v0;
+struct K15_0_store {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_0_V &v) const {
+    A.v_x1158_d[i] = v.v0;
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue **out_v_x1141) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
   (void)loc;
   (void)err;
-  K16_A A;
+  K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1130_d = v_x1130->data.i;
-  A.v_x1130_n = v_x1130->len;
-  A.v_x1131_d = v_x1131->data.i;
-  A.v_x1131_n = v_x1131->len;
-  A.v_x1132 = v_x1132;
-  A.v_sd_1142_off = rtg_seg_offsets(v_sd_1142);
-  A.v_sd_1142_n = v_sd_1142->len;
-  A.v_x1134_d = v_x1134->data.i;
-  A.v_x1134_n = v_x1134->len;
-  A.v_x1135_d = v_x1135->data.i;
-  A.v_x1135_n = v_x1135->len;
-  A.v_x1136_d = v_x1136->data.i;
-  A.v_x1136_n = v_x1136->len;
-  A.v_x1137 = v_x1137;
-  RtValue *v_x1141 = NULL;
+  A.v_x1147_d = v_x1147->data.i;
+  A.v_x1147_n = v_x1147->len;
+  A.v_x1148_d = v_x1148->data.i;
+  A.v_x1148_n = v_x1148->len;
+  A.v_x1149 = v_x1149;
+  A.v_sd_1159_off = rtg_seg_offsets(v_sd_1159);
+  A.v_sd_1159_n = v_sd_1159->len;
+  A.v_x1151_d = v_x1151->data.i;
+  A.v_x1151_n = v_x1151->len;
+  A.v_x1152_d = v_x1152->data.i;
+  A.v_x1152_n = v_x1152->len;
+  A.v_x1153_d = v_x1153->data.i;
+  A.v_x1153_n = v_x1153->len;
+  A.v_x1154 = v_x1154;
+  RtValue *v_x1158 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t609 = rtg_seg_total(v_sd_1142);
-    v_x1141 = rtg_vec_new(RT_INT, t609);
-    A.v_x1141_d = v_x1141->data.i;
-    A.v_x1141_n = v_x1141->len;
-    rtg::seg_map("K16", loc, K16_0_pull{A}, K16_0_store{A}, v_sd_1142, t609);
+    const int64_t t605 = rtg_seg_total(v_sd_1159);
+    v_x1158 = rtg_vec_new(RT_INT, t605);
+    A.v_x1158_d = v_x1158->data.i;
+    A.v_x1158_n = v_x1158->len;
+    rtg::seg_map("K15", loc, K15_0_pull{A}, K15_0_store{A}, v_sd_1159, t605);
   }
-  *out_v_x1141 = v_x1141;
+  *out_v_x1158 = v_x1158;
   return;
 fail:
-  rt_release(v_x1141);
+  rt_release(v_x1158);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_sd_1142, RtValue *v_x1134, RtValue *v_x1135, RtValue *v_x1136, int32_t v_x1137, RtValue **out_v_x1141) {
-  RtValue *vals[] = {v_x1130, v_x1131, v_sd_1142, v_x1134, v_x1135, v_x1136};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
+  RtValue *vals[] = {v_x1147, v_x1148, v_sd_1159, v_x1151, v_x1152, v_x1153};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K16_host(err, loc, run, v_x1130, v_x1131, v_x1132, v_sd_1142, v_x1134, v_x1135, v_x1136, v_x1137, out_v_x1141);
+    K15_host(err, loc, run, v_x1147, v_x1148, v_x1149, v_sd_1159, v_x1151, v_x1152, v_x1153, v_x1154, out_v_x1158);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x1130, v_x1131, v_x1132, v_sd_1142, v_x1134, v_x1135, v_x1136, v_x1137, out_v_x1141);
+    K15_gpu(err, loc, run, v_x1147, v_x1148, v_x1149, v_sd_1159, v_x1151, v_x1152, v_x1153, v_x1154, out_v_x1158);
   }
 }
 
-/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   (void)loc;
   (void)run;
   int32_t *v_x831_d = v_x831->data.i;
@@ -3243,67 +3180,67 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int
   RtValue *v_x840 = NULL;
   /* MAP */
   {
-    const int64_t t610 = v_x819;
-    if (t610 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t610, 0.0, 0);
+    const int64_t t606 = v_x819;
+    if (t606 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t606, 0.0, 0);
       goto fail;
     }
-    v_x836 = rt_value_new(rt_vec_type(RT_INT), t610);
+    v_x836 = rt_value_new(rt_vec_type(RT_INT), t606);
     int32_t *v_x836_d = v_x836->data.i;
     const int64_t v_x836_n = v_x836->len;
-    v_x838 = rt_value_new(rt_vec_type(RT_INT), t610);
+    v_x838 = rt_value_new(rt_vec_type(RT_INT), t606);
     int32_t *v_x838_d = v_x838->data.i;
     const int64_t v_x838_n = v_x838->len;
-    v_x840 = rt_value_new(rt_vec_type(RT_INT), t610);
+    v_x840 = rt_value_new(rt_vec_type(RT_INT), t606);
     int32_t *v_x840_d = v_x840->data.i;
     const int64_t v_x840_n = v_x840->len;
-    RT_PARALLEL_FOR_IF(t610 >= RT_PARALLEL_MIN)
-    for (int64_t t611 = 0; t611 < t610; t611++) {
-      const int32_t t612 = (int32_t)t611;
-      int t615 = 0; /* nonzero: a check below failed */
-      int32_t t614 = rt_div_i(t612, 2, &t615);
-      int32_t t617 = rt_rem_i(t612, 2, &t615);
-      int32_t t619 = rt_mul_i(t617, v_x826);
-      int32_t t621 = rt_add_i(t619, t614);
-      int t623 = (uint64_t)(int64_t)t621 < (uint64_t)v_x831_n;
-      int32_t t622 = t623 ? v_x831_d[t621] : 0;
-      t615 |= !t623;
-      int t625 = (uint64_t)(int64_t)t621 < (uint64_t)v_x834_n;
-      int32_t t624 = t625 ? v_x834_d[t621] : 0;
-      t615 |= !t625;
-      int32_t t627 = rt_add_i(t624, t622);
-      if (__builtin_expect(t615 != 0, 0)) { /* again, recording the error */
-        int t628 = 0;
-        int32_t t629 = rt_div_i(t612, 2, &t628);
-        if (t628) {
-          NESSIE_RECORD(err, t611, RT_CHECK_SCALAR, 0, t628, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t606 >= RT_PARALLEL_MIN)
+    for (int64_t t607 = 0; t607 < t606; t607++) {
+      const int32_t t608 = (int32_t)t607;
+      int t611 = 0; /* nonzero: a check below failed */
+      int32_t t610 = rt_div_i(t608, 2, &t611);
+      int32_t t613 = rt_rem_i(t608, 2, &t611);
+      int32_t t615 = rt_mul_i(t613, v_x826);
+      int32_t t617 = rt_add_i(t615, t610);
+      int t619 = (uint64_t)(int64_t)t617 < (uint64_t)v_x831_n;
+      int32_t t618 = t619 ? v_x831_d[t617] : 0;
+      t611 |= !t619;
+      int t621 = (uint64_t)(int64_t)t617 < (uint64_t)v_x834_n;
+      int32_t t620 = t621 ? v_x834_d[t617] : 0;
+      t611 |= !t621;
+      int32_t t623 = rt_add_i(t620, t618);
+      if (__builtin_expect(t611 != 0, 0)) { /* again, recording the error */
+        int t624 = 0;
+        int32_t t625 = rt_div_i(t608, 2, &t624);
+        if (t624) {
+          NESSIE_RECORD(err, t607, RT_CHECK_SCALAR, 0, t624, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t630 = 0;
-        int32_t t631 = rt_rem_i(t612, 2, &t630);
-        if (t630) {
-          NESSIE_RECORD(err, t611, RT_CHECK_SCALAR, 0, t630, RT_REM, 0, 0, 0.0, 2);
+        int t626 = 0;
+        int32_t t627 = rt_rem_i(t608, 2, &t626);
+        if (t626) {
+          NESSIE_RECORD(err, t607, RT_CHECK_SCALAR, 0, t626, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t633 = rt_mul_i(t631, v_x826);
-        int32_t t635 = rt_add_i(t633, t629);
-        int32_t t636;
-        if ((uint64_t)(int64_t)t635 < (uint64_t)v_x831_n) {
-          t636 = v_x831_d[t635];
+        int32_t t629 = rt_mul_i(t627, v_x826);
+        int32_t t631 = rt_add_i(t629, t625);
+        int32_t t632;
+        if ((uint64_t)(int64_t)t631 < (uint64_t)v_x831_n) {
+          t632 = v_x831_d[t631];
         } else {
-          NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, v_x831_n, 0.0, 3);
-          t636 = 0;
+          NESSIE_RECORD(err, t607, RT_CHECK_INDEX, 0, 0, RT_GATHER, t631, v_x831_n, 0.0, 3);
+          t632 = 0;
         }
-        int32_t t637;
-        if ((uint64_t)(int64_t)t635 < (uint64_t)v_x834_n) {
-          t637 = v_x834_d[t635];
+        int32_t t633;
+        if ((uint64_t)(int64_t)t631 < (uint64_t)v_x834_n) {
+          t633 = v_x834_d[t631];
         } else {
-          NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, v_x834_n, 0.0, 4);
-          t637 = 0;
+          NESSIE_RECORD(err, t607, RT_CHECK_INDEX, 0, 0, RT_GATHER, t631, v_x834_n, 0.0, 4);
+          t633 = 0;
         }
-        int32_t t639 = rt_add_i(t637, t636);
+        int32_t t635 = rt_add_i(t633, t632);
       }
-      v_x836_d[t611] = t624;
-      v_x838_d[t611] = t627;
-      v_x840_d[t611] = 1;
+      v_x836_d[t607] = t620;
+      v_x838_d[t607] = t623;
+      v_x840_d[t607] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3318,8 +3255,8 @@ fail:
   rt_release(v_x840);
 }
 
-/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K17_A {
+/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K16_A {
   RtKernelError *err;
   int run;
   int32_t v_x819;
@@ -3330,72 +3267,72 @@ struct K17_A {
   int32_t *v_x838_d; int64_t v_x838_n;
   int32_t *v_x840_d; int64_t v_x840_n;
 };
-struct alignas(8) K17_0_V {
+struct alignas(8) K16_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K17_0_pull {
-  K17_A A;
-  __device__ K17_0_V operator()(int64_t i) const {
+struct K16_0_pull {
+  K16_A A;
+  __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t642 = 0; /* nonzero: a check below failed */
-    int32_t t641 = rt_div_i(ix, 2, &t642);
-    int32_t t644 = rt_rem_i(ix, 2, &t642);
-    int32_t t646 = rt_mul_i(t644, A.v_x826);
-    int32_t t648 = rt_add_i(t646, t641);
-    int t650 = (uint64_t)(int64_t)t648 < (uint64_t)A.v_x831_n;
-    int32_t t649 = t650 ? A.v_x831_d[t648] : 0;
-    t642 |= !t650;
-    int t652 = (uint64_t)(int64_t)t648 < (uint64_t)A.v_x834_n;
-    int32_t t651 = t652 ? A.v_x834_d[t648] : 0;
-    t642 |= !t652;
-    int32_t t654 = rt_add_i(t651, t649);
-    if (__builtin_expect(t642 != 0, 0)) { /* again, recording the error */
-      int t655 = 0;
-      int32_t t656 = rt_div_i(ix, 2, &t655);
-      if (t655) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t655, RT_DIV, 0, 0, 0.0, 0);
+    int t638 = 0; /* nonzero: a check below failed */
+    int32_t t637 = rt_div_i(ix, 2, &t638);
+    int32_t t640 = rt_rem_i(ix, 2, &t638);
+    int32_t t642 = rt_mul_i(t640, A.v_x826);
+    int32_t t644 = rt_add_i(t642, t637);
+    int t646 = (uint64_t)(int64_t)t644 < (uint64_t)A.v_x831_n;
+    int32_t t645 = t646 ? A.v_x831_d[t644] : 0;
+    t638 |= !t646;
+    int t648 = (uint64_t)(int64_t)t644 < (uint64_t)A.v_x834_n;
+    int32_t t647 = t648 ? A.v_x834_d[t644] : 0;
+    t638 |= !t648;
+    int32_t t650 = rt_add_i(t647, t645);
+    if (__builtin_expect(t638 != 0, 0)) { /* again, recording the error */
+      int t651 = 0;
+      int32_t t652 = rt_div_i(ix, 2, &t651);
+      if (t651) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t651, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t657 = 0;
-      int32_t t658 = rt_rem_i(ix, 2, &t657);
-      if (t657) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t657, RT_REM, 0, 0, 0.0, 1);
+      int t653 = 0;
+      int32_t t654 = rt_rem_i(ix, 2, &t653);
+      if (t653) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t653, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t660 = rt_mul_i(t658, A.v_x826);
-      int32_t t662 = rt_add_i(t660, t656);
-      int32_t t663;
-      if ((uint64_t)(int64_t)t662 < (uint64_t)A.v_x831_n) {
-        t663 = A.v_x831_d[t662];
+      int32_t t656 = rt_mul_i(t654, A.v_x826);
+      int32_t t658 = rt_add_i(t656, t652);
+      int32_t t659;
+      if ((uint64_t)(int64_t)t658 < (uint64_t)A.v_x831_n) {
+        t659 = A.v_x831_d[t658];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t662, A.v_x831_n, 0.0, 2);
-        t663 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t658, A.v_x831_n, 0.0, 2);
+        t659 = 0;
       }
-      int32_t t664;
-      if ((uint64_t)(int64_t)t662 < (uint64_t)A.v_x834_n) {
-        t664 = A.v_x834_d[t662];
+      int32_t t660;
+      if ((uint64_t)(int64_t)t658 < (uint64_t)A.v_x834_n) {
+        t660 = A.v_x834_d[t658];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t662, A.v_x834_n, 0.0, 3);
-        t664 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t658, A.v_x834_n, 0.0, 3);
+        t660 = 0;
       }
-      int32_t t666 = rt_add_i(t664, t663);
+      int32_t t662 = rt_add_i(t660, t659);
     }
-    return K17_0_V{t651, t654, 1};
+    return K16_0_V{t647, t650, 1};
   }
 };
-struct K17_0_store {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_0_V &v) const {
+struct K16_0_store {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_0_V &v) const {
     A.v_x836_d[i] = v.v0;
     A.v_x838_d[i] = v.v1;
     A.v_x840_d[i] = v.v2;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   (void)loc;
   (void)err;
-  K17_A A;
+  K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3410,21 +3347,21 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int3
   RtValue *v_x840 = NULL;
   /* MAP */
   {
-    const int64_t t667 = v_x819;
-    if (t667 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t667, 0.0, run, 4};
+    const int64_t t663 = v_x819;
+    if (t663 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t663, 0.0, run, 4};
       goto fail;
     }
-    v_x836 = rtg_vec_new(RT_INT, t667);
+    v_x836 = rtg_vec_new(RT_INT, t663);
     A.v_x836_d = v_x836->data.i;
     A.v_x836_n = v_x836->len;
-    v_x838 = rtg_vec_new(RT_INT, t667);
+    v_x838 = rtg_vec_new(RT_INT, t663);
     A.v_x838_d = v_x838->data.i;
     A.v_x838_n = v_x838->len;
-    v_x840 = rtg_vec_new(RT_INT, t667);
+    v_x840 = rtg_vec_new(RT_INT, t663);
     A.v_x840_d = v_x840->data.i;
     A.v_x840_n = v_x840->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t667);
+    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t663);
   }
   *out_v_x836 = v_x836;
   *out_v_x838 = v_x838;
@@ -3436,19 +3373,19 @@ fail:
   rt_release(v_x840);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   RtValue *vals[] = {v_x831, v_x834};
   const int64_t sizes[] = {(int64_t)v_x819};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K17_host(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
+    K16_host(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
+    K16_gpu(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
   }
 }
 
-/* K18: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
+/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
   (void)loc;
   (void)run;
   int32_t *v_x844_d = v_x844->data.i;
@@ -3459,18 +3396,18 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtV
   int32_t v_x854 = 0;
   /* MAP */
   {
-    const int64_t t668 = v_x841;
-    if (t668 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t668, 0.0, 0);
+    const int64_t t664 = v_x841;
+    if (t664 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t664, 0.0, 0);
       goto fail;
     }
-    v_x843 = rt_value_new(rt_vec_type(RT_INT), t668);
+    v_x843 = rt_value_new(rt_vec_type(RT_INT), t664);
     int32_t *v_x843_d = v_x843->data.i;
     const int64_t v_x843_n = v_x843->len;
-    RT_PARALLEL_FOR_IF(t668 >= RT_PARALLEL_MIN)
-    for (int64_t t669 = 0; t669 < t668; t669++) {
-      const int32_t t670 = (int32_t)t669;
-      v_x843_d[t669] = 2;
+    RT_PARALLEL_FOR_IF(t664 >= RT_PARALLEL_MIN)
+    for (int64_t t665 = 0; t665 < t664; t665++) {
+      const int32_t t666 = (int32_t)t665;
+      v_x843_d[t665] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -3480,101 +3417,101 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtV
     const int64_t v_x843_n = v_x843->len;
     /* REDUCE */
     {
-      const int64_t t671 = v_x844_n;
-      const int64_t t672 = t671 > 0 ? (t671 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t673 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t672);
-      int32_t *t674 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t672);
-      int32_t *t675 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t672);
-      RT_PARALLEL_FOR_IF(t672 > 1)
-      for (int64_t t676 = 0; t676 < t672; t676++) {
-        int32_t t676a0;
-        int32_t t676a1;
-        int32_t t676a2;
-        t676a0 = 2147483647;
-        t676a1 = 0;
-        t676a2 = 1;
-        const int64_t t676_end = (t676 + 1) * RT_CHUNK < t671 ? (t676 + 1) * RT_CHUNK : t671;
-        for (int64_t t677 = t676 * RT_CHUNK; t677 < t676_end; t677++) {
-          const int32_t t678 = (int32_t)t677;
-          int32_t t676x0;
-          int32_t t676x1;
-          int32_t t676x2;
-          uint8_t t680 = rt_lt_i(0, 2);
+      const int64_t t667 = v_x844_n;
+      const int64_t t668 = t667 > 0 ? (t667 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t669 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t668);
+      int32_t *t670 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t668);
+      int32_t *t671 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t668);
+      RT_PARALLEL_FOR_IF(t668 > 1)
+      for (int64_t t672 = 0; t672 < t668; t672++) {
+        int32_t t672a0;
+        int32_t t672a1;
+        int32_t t672a2;
+        t672a0 = 2147483647;
+        t672a1 = 0;
+        t672a2 = 1;
+        const int64_t t672_end = (t672 + 1) * RT_CHUNK < t667 ? (t672 + 1) * RT_CHUNK : t667;
+        for (int64_t t673 = t672 * RT_CHUNK; t673 < t672_end; t673++) {
+          const int32_t t674 = (int32_t)t673;
+          int32_t t672x0;
+          int32_t t672x1;
+          int32_t t672x2;
+          uint8_t t676 = rt_lt_i(0, 2);
+          int32_t t677;
+          if (t676) {
+            t677 = 2147483647;
+          } else {
+            t677 = t674;
+          }
+          t672x0 = t677;
+          t672x1 = 0;
+          t672x2 = 2;
+          uint8_t t679 = rt_le_i(t672a0, t672x0);
+          int32_t t680;
+          if (t679) {
+            t680 = t672a0;
+          } else {
+            t680 = t672x0;
+          }
           int32_t t681;
-          if (t680) {
-            t681 = 2147483647;
+          if (t679) {
+            t681 = t672a1;
           } else {
-            t681 = t678;
+            t681 = t672x1;
           }
-          t676x0 = t681;
-          t676x1 = 0;
-          t676x2 = 2;
-          uint8_t t683 = rt_le_i(t676a0, t676x0);
-          int32_t t684;
-          if (t683) {
-            t684 = t676a0;
+          int32_t t682;
+          if (t679) {
+            t682 = t672a2;
           } else {
-            t684 = t676x0;
+            t682 = t672x2;
           }
-          int32_t t685;
-          if (t683) {
-            t685 = t676a1;
-          } else {
-            t685 = t676x1;
-          }
-          int32_t t686;
-          if (t683) {
-            t686 = t676a2;
-          } else {
-            t686 = t676x2;
-          }
-          t676a0 = t684;
-          t676a1 = t685;
-          t676a2 = t686;
+          t672a0 = t680;
+          t672a1 = t681;
+          t672a2 = t682;
         }
-        t673[t676] = t676a0;
-        t674[t676] = t676a1;
-        t675[t676] = t676a2;
+        t669[t672] = t672a0;
+        t670[t672] = t672a1;
+        t671[t672] = t672a2;
       }
-      int32_t t676t0;
-      int32_t t676t1;
-      int32_t t676t2;
-      t676t0 = 2147483647;
-      t676t1 = 0;
-      t676t2 = 1;
-      for (int64_t t676 = 0; t676 < t672; t676++) {
-        const int32_t t687 = t673[t676];
-        const int32_t t688 = t674[t676];
-        const int32_t t689 = t675[t676];
-        uint8_t t691 = rt_le_i(t676t0, t687);
-        int32_t t692;
-        if (t691) {
-          t692 = t676t0;
+      int32_t t672t0;
+      int32_t t672t1;
+      int32_t t672t2;
+      t672t0 = 2147483647;
+      t672t1 = 0;
+      t672t2 = 1;
+      for (int64_t t672 = 0; t672 < t668; t672++) {
+        const int32_t t683 = t669[t672];
+        const int32_t t684 = t670[t672];
+        const int32_t t685 = t671[t672];
+        uint8_t t687 = rt_le_i(t672t0, t683);
+        int32_t t688;
+        if (t687) {
+          t688 = t672t0;
         } else {
-          t692 = t687;
+          t688 = t683;
         }
-        int32_t t693;
-        if (t691) {
-          t693 = t676t1;
+        int32_t t689;
+        if (t687) {
+          t689 = t672t1;
         } else {
-          t693 = t688;
+          t689 = t684;
         }
-        int32_t t694;
-        if (t691) {
-          t694 = t676t2;
+        int32_t t690;
+        if (t687) {
+          t690 = t672t2;
         } else {
-          t694 = t689;
+          t690 = t685;
         }
-        t676t0 = t692;
-        t676t1 = t693;
-        t676t2 = t694;
+        t672t0 = t688;
+        t672t1 = t689;
+        t672t2 = t690;
       }
-      v_x852 = t676t0;
-      rt_free(t673);
-      v_x853 = t676t1;
-      rt_free(t674);
-      v_x854 = t676t2;
-      rt_free(t675);
+      v_x852 = t672t0;
+      rt_free(t669);
+      v_x853 = t672t1;
+      rt_free(t670);
+      v_x854 = t672t2;
+      rt_free(t671);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3587,8 +3524,8 @@ fail:
   rt_release(v_x843);
 }
 
-/* K18: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K18_A {
+/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K17_A {
   RtKernelError *err;
   int run;
   int32_t v_x841;
@@ -3598,71 +3535,71 @@ struct K18_A {
   int32_t v_x853;
   int32_t v_x854;
 };
-struct alignas(8) K18_0_V {
+struct alignas(8) K17_0_V {
   int32_t v0;
 };
-struct K18_0_pull {
-  K18_A A;
-  __device__ K18_0_V operator()(int64_t i) const {
+struct K17_0_pull {
+  K17_A A;
+  __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K18_0_V{2};
+    return K17_0_V{2};
   }
 };
-struct K18_0_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_0_V &v) const {
+struct K17_0_store {
+  K17_A A;
+  __device__ void operator()(int64_t i, const K17_0_V &v) const {
     A.v_x843_d[i] = v.v0;
   }
 };
-struct alignas(8) K18_1_V {
+struct alignas(8) K17_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K18_1_pull {
-  K18_A A;
-  __device__ K18_1_V operator()(int64_t i) const {
+struct K17_1_pull {
+  K17_A A;
+  __device__ K17_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t696 = rt_lt_i(0, 2);
+    uint8_t t692 = rt_lt_i(0, 2);
+    int32_t t693;
+    if (t692) {
+      t693 = 2147483647;
+    } else {
+      t693 = ix;
+    }
+    return K17_1_V{t693, 0, 2};
+  }
+};
+struct K17_1_op {
+  K17_A A;
+  __device__ K17_1_V operator()(const K17_1_V &a, const K17_1_V &b) const {
+    uint8_t t695 = rt_le_i(a.v0, b.v0);
+    int32_t t696;
+    if (t695) {
+      t696 = a.v0;
+    } else {
+      t696 = b.v0;
+    }
     int32_t t697;
-    if (t696) {
-      t697 = 2147483647;
+    if (t695) {
+      t697 = a.v1;
     } else {
-      t697 = ix;
+      t697 = b.v1;
     }
-    return K18_1_V{t697, 0, 2};
+    int32_t t698;
+    if (t695) {
+      t698 = a.v2;
+    } else {
+      t698 = b.v2;
+    }
+    return K17_1_V{t696, t697, t698};
   }
 };
-struct K18_1_op {
-  K18_A A;
-  __device__ K18_1_V operator()(const K18_1_V &a, const K18_1_V &b) const {
-    uint8_t t699 = rt_le_i(a.v0, b.v0);
-    int32_t t700;
-    if (t699) {
-      t700 = a.v0;
-    } else {
-      t700 = b.v0;
-    }
-    int32_t t701;
-    if (t699) {
-      t701 = a.v1;
-    } else {
-      t701 = b.v1;
-    }
-    int32_t t702;
-    if (t699) {
-      t702 = a.v2;
-    } else {
-      t702 = b.v2;
-    }
-    return K18_1_V{t700, t701, t702};
-  }
-};
-struct K18_1_check {
+struct K17_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K18_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K17_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -3670,10 +3607,10 @@ struct K18_1_check {
     return true;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
   (void)loc;
   (void)err;
-  K18_A A;
+  K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3681,60 +3618,60 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtVa
   A.v_x844_d = v_x844->data.i;
   A.v_x844_n = v_x844->len;
   RtValue *v_x843 = NULL;
-  K18_1_V *K18_1_value = NULL; /* the REDUCE's values, on the device */
+  K17_1_V *K17_1_value = NULL; /* the REDUCE's values, on the device */
   int32_t v_x852 = 0;
   int32_t v_x853 = 0;
   int32_t v_x854 = 0;
   /* MAP */
   {
-    const int64_t t703 = v_x841;
-    if (t703 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t703, 0.0, run, 0};
+    const int64_t t699 = v_x841;
+    if (t699 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t699, 0.0, run, 0};
       goto fail;
     }
-    v_x843 = rtg_vec_new(RT_INT, t703);
+    v_x843 = rtg_vec_new(RT_INT, t699);
     A.v_x843_d = v_x843->data.i;
     A.v_x843_n = v_x843->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t703);
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t699);
   }
   /* REDUCE */
   {
-    const int64_t t704 = v_x844->len;
-    K18_1_V *t705 = rtg::reduce_to_device<false>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{2147483647, 0, 1}, t704);
-    K18_1_value = t705;
+    const int64_t t700 = v_x844->len;
+    K17_1_V *t701 = rtg::reduce_to_device<false>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{2147483647, 0, 1}, t700);
+    K17_1_value = t701;
   }
-  if (!rtg::check_result("K18", loc, K18_1_value, K18_1_check{{check_site_0}}, K18_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K17", loc, K17_1_value, K17_1_check{{check_site_0}}, K17_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K18_1_value = NULL; /* freed by check_result, after the check */
+  K17_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x843 = v_x843;
   *out_v_x853 = v_x853;
   *out_v_x854 = v_x854;
   return;
 fail:
   rt_release(v_x843);
-  rtg_free(K18_1_value);
+  rtg_free(K17_1_value);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
   RtValue *vals[] = {v_x844};
   const int64_t sizes[] = {(int64_t)v_x841};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K18_host(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854);
+    K17_host(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854);
     if (err->index == INT64_MAX) {
-      K18_1_V t706;
-      memset(&t706, 0, sizeof t706);
-      t706.v1 = *out_v_x853;
-      t706.v2 = *out_v_x854;
-      (void)K18_1_check{{check_site_0}}(t706, err, run);
+      K17_1_V t702;
+      memset(&t702, 0, sizeof t702);
+      t702.v1 = *out_v_x853;
+      t702.v2 = *out_v_x854;
+      (void)K17_1_check{{check_site_0}}(t702, err, run);
     }
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854, check_site_0);
+    K17_gpu(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854, check_site_0);
   }
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   (void)loc;
   (void)run;
   int32_t *v_x855_d = v_x855->data.i;
@@ -3744,45 +3681,45 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, Rt
   RtValue *v_x870 = NULL;
   /* MAP */
   {
-    const int64_t t707 = v_x855_n;
-    v_x870 = rt_value_new(rt_vec_type(RT_INT), t707);
+    const int64_t t703 = v_x855_n;
+    v_x870 = rt_value_new(rt_vec_type(RT_INT), t703);
     int32_t *v_x870_d = v_x870->data.i;
     const int64_t v_x870_n = v_x870->len;
-    RT_PARALLEL_FOR_IF(t707 >= RT_PARALLEL_MIN)
-    for (int64_t t708 = 0; t708 < t707; t708++) {
-      const int32_t t709 = (int32_t)t708;
-      int t713 = 0; /* nonzero: a check below failed */
-      int32_t t711 = rt_mul_i(t709, 2);
-      int t714 = (uint64_t)(int64_t)t711 < (uint64_t)v_x860_n;
-      int32_t t712 = t714 ? v_x860_d[t711] : 0;
-      t713 |= !t714;
-      int32_t t716 = rt_add_i(t712, 1);
-      int32_t t718 = rt_add_i(t711, 1);
-      int t720 = (uint64_t)(int64_t)t718 < (uint64_t)v_x860_n;
-      int32_t t719 = t720 ? v_x860_d[t718] : 0;
-      t713 |= !t720;
-      int32_t t722 = rt_add_i(t716, t719);
-      if (__builtin_expect(t713 != 0, 0)) { /* again, recording the error */
-        int32_t t724 = rt_mul_i(t709, 2);
-        int32_t t725;
-        if ((uint64_t)(int64_t)t724 < (uint64_t)v_x860_n) {
-          t725 = v_x860_d[t724];
+    RT_PARALLEL_FOR_IF(t703 >= RT_PARALLEL_MIN)
+    for (int64_t t704 = 0; t704 < t703; t704++) {
+      const int32_t t705 = (int32_t)t704;
+      int t709 = 0; /* nonzero: a check below failed */
+      int32_t t707 = rt_mul_i(t705, 2);
+      int t710 = (uint64_t)(int64_t)t707 < (uint64_t)v_x860_n;
+      int32_t t708 = t710 ? v_x860_d[t707] : 0;
+      t709 |= !t710;
+      int32_t t712 = rt_add_i(t708, 1);
+      int32_t t714 = rt_add_i(t707, 1);
+      int t716 = (uint64_t)(int64_t)t714 < (uint64_t)v_x860_n;
+      int32_t t715 = t716 ? v_x860_d[t714] : 0;
+      t709 |= !t716;
+      int32_t t718 = rt_add_i(t712, t715);
+      if (__builtin_expect(t709 != 0, 0)) { /* again, recording the error */
+        int32_t t720 = rt_mul_i(t705, 2);
+        int32_t t721;
+        if ((uint64_t)(int64_t)t720 < (uint64_t)v_x860_n) {
+          t721 = v_x860_d[t720];
         } else {
-          NESSIE_RECORD(err, t708, RT_CHECK_INDEX, 0, 0, RT_GATHER, t724, v_x860_n, 0.0, 0);
-          t725 = 0;
+          NESSIE_RECORD(err, t704, RT_CHECK_INDEX, 0, 0, RT_GATHER, t720, v_x860_n, 0.0, 0);
+          t721 = 0;
         }
-        int32_t t727 = rt_add_i(t725, 1);
-        int32_t t729 = rt_add_i(t724, 1);
-        int32_t t730;
-        if ((uint64_t)(int64_t)t729 < (uint64_t)v_x860_n) {
-          t730 = v_x860_d[t729];
+        int32_t t723 = rt_add_i(t721, 1);
+        int32_t t725 = rt_add_i(t720, 1);
+        int32_t t726;
+        if ((uint64_t)(int64_t)t725 < (uint64_t)v_x860_n) {
+          t726 = v_x860_d[t725];
         } else {
-          NESSIE_RECORD(err, t708, RT_CHECK_INDEX, 1, 0, RT_GATHER, t729, v_x860_n, 0.0, 1);
-          t730 = 0;
+          NESSIE_RECORD(err, t704, RT_CHECK_INDEX, 1, 0, RT_GATHER, t725, v_x860_n, 0.0, 1);
+          t726 = 0;
         }
-        int32_t t732 = rt_add_i(t727, t730);
+        int32_t t728 = rt_add_i(t723, t726);
       }
-      v_x870_d[t708] = t722;
+      v_x870_d[t704] = t718;
     }
   }
   if (err->index != INT64_MAX)
@@ -3793,66 +3730,66 @@ fail:
   rt_release(v_x870);
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K19_A {
+/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K18_A {
   RtKernelError *err;
   int run;
   int32_t *v_x855_d; int64_t v_x855_n;
   int32_t *v_x860_d; int64_t v_x860_n;
   int32_t *v_x870_d; int64_t v_x870_n;
 };
-struct alignas(8) K19_0_V {
+struct alignas(8) K18_0_V {
   int32_t v0;
 };
-struct K19_0_pull {
-  K19_A A;
-  __device__ K19_0_V operator()(int64_t i) const {
+struct K18_0_pull {
+  K18_A A;
+  __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t736 = 0; /* nonzero: a check below failed */
-    int32_t t734 = rt_mul_i(ix, 2);
-    int t737 = (uint64_t)(int64_t)t734 < (uint64_t)A.v_x860_n;
-    int32_t t735 = t737 ? A.v_x860_d[t734] : 0;
-    t736 |= !t737;
-    int32_t t739 = rt_add_i(t735, 1);
-    int32_t t741 = rt_add_i(t734, 1);
-    int t743 = (uint64_t)(int64_t)t741 < (uint64_t)A.v_x860_n;
-    int32_t t742 = t743 ? A.v_x860_d[t741] : 0;
-    t736 |= !t743;
-    int32_t t745 = rt_add_i(t739, t742);
-    if (__builtin_expect(t736 != 0, 0)) { /* again, recording the error */
-      int32_t t747 = rt_mul_i(ix, 2);
-      int32_t t748;
-      if ((uint64_t)(int64_t)t747 < (uint64_t)A.v_x860_n) {
-        t748 = A.v_x860_d[t747];
+    int t732 = 0; /* nonzero: a check below failed */
+    int32_t t730 = rt_mul_i(ix, 2);
+    int t733 = (uint64_t)(int64_t)t730 < (uint64_t)A.v_x860_n;
+    int32_t t731 = t733 ? A.v_x860_d[t730] : 0;
+    t732 |= !t733;
+    int32_t t735 = rt_add_i(t731, 1);
+    int32_t t737 = rt_add_i(t730, 1);
+    int t739 = (uint64_t)(int64_t)t737 < (uint64_t)A.v_x860_n;
+    int32_t t738 = t739 ? A.v_x860_d[t737] : 0;
+    t732 |= !t739;
+    int32_t t741 = rt_add_i(t735, t738);
+    if (__builtin_expect(t732 != 0, 0)) { /* again, recording the error */
+      int32_t t743 = rt_mul_i(ix, 2);
+      int32_t t744;
+      if ((uint64_t)(int64_t)t743 < (uint64_t)A.v_x860_n) {
+        t744 = A.v_x860_d[t743];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t747, A.v_x860_n, 0.0, 0);
-        t748 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t743, A.v_x860_n, 0.0, 0);
+        t744 = 0;
       }
-      int32_t t750 = rt_add_i(t748, 1);
-      int32_t t752 = rt_add_i(t747, 1);
-      int32_t t753;
-      if ((uint64_t)(int64_t)t752 < (uint64_t)A.v_x860_n) {
-        t753 = A.v_x860_d[t752];
+      int32_t t746 = rt_add_i(t744, 1);
+      int32_t t748 = rt_add_i(t743, 1);
+      int32_t t749;
+      if ((uint64_t)(int64_t)t748 < (uint64_t)A.v_x860_n) {
+        t749 = A.v_x860_d[t748];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t752, A.v_x860_n, 0.0, 1);
-        t753 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t748, A.v_x860_n, 0.0, 1);
+        t749 = 0;
       }
-      int32_t t755 = rt_add_i(t750, t753);
+      int32_t t751 = rt_add_i(t746, t749);
     }
-    return K19_0_V{t745};
+    return K18_0_V{t741};
   }
 };
-struct K19_0_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_0_V &v) const {
+struct K18_0_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_0_V &v) const {
     A.v_x870_d[i] = v.v0;
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   (void)loc;
   (void)err;
-  K19_A A;
+  K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3863,11 +3800,11 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtV
   RtValue *v_x870 = NULL;
   /* MAP */
   {
-    const int64_t t756 = v_x855->len;
-    v_x870 = rtg_vec_new(RT_INT, t756);
+    const int64_t t752 = v_x855->len;
+    v_x870 = rtg_vec_new(RT_INT, t752);
     A.v_x870_d = v_x870->data.i;
     A.v_x870_n = v_x870->len;
-    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t756);
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t752);
   }
   *out_v_x870 = v_x870;
   return;
@@ -3875,19 +3812,19 @@ fail:
   rt_release(v_x870);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   RtValue *vals[] = {v_x855, v_x860};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K19_host(err, loc, run, v_x855, v_x860, out_v_x870);
+    K18_host(err, loc, run, v_x855, v_x860, out_v_x870);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x855, v_x860, out_v_x870);
+    K18_gpu(err, loc, run, v_x855, v_x860, out_v_x870);
   }
 }
 
-/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
+/* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
   (void)loc;
   (void)run;
   int32_t *v_x977_d = v_x977->data.i;
@@ -3903,33 +3840,33 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, in
   RtValue *v_x1011 = NULL;
   /* MAP */
   {
-    const int64_t t757 = v_x982;
-    if (t757 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t757, 0.0, 0);
+    const int64_t t753 = v_x982;
+    if (t753 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t753, 0.0, 0);
       goto fail;
     }
-    v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t757);
+    v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t753);
     uint8_t *v_x979_d = v_x979->data.b;
     const int64_t v_x979_n = v_x979->len;
-    RT_PARALLEL_FOR_IF(t757 >= RT_PARALLEL_MIN)
-    for (int64_t t758 = 0; t758 < t757; t758++) {
-      const int32_t t759 = (int32_t)t758;
-      int t761 = 0; /* nonzero: a check below failed */
-      int t762 = (uint64_t)(int64_t)t759 < (uint64_t)v_x977_n;
-      int32_t t760 = t762 ? v_x977_d[t759] : 0;
-      t761 |= !t762;
-      uint8_t t764 = rt_le_i(t760, 1);
-      if (__builtin_expect(t761 != 0, 0)) { /* again, recording the error */
-        int32_t t765;
-        if ((uint64_t)(int64_t)t759 < (uint64_t)v_x977_n) {
-          t765 = v_x977_d[t759];
+    RT_PARALLEL_FOR_IF(t753 >= RT_PARALLEL_MIN)
+    for (int64_t t754 = 0; t754 < t753; t754++) {
+      const int32_t t755 = (int32_t)t754;
+      int t757 = 0; /* nonzero: a check below failed */
+      int t758 = (uint64_t)(int64_t)t755 < (uint64_t)v_x977_n;
+      int32_t t756 = t758 ? v_x977_d[t755] : 0;
+      t757 |= !t758;
+      uint8_t t760 = rt_le_i(t756, 1);
+      if (__builtin_expect(t757 != 0, 0)) { /* again, recording the error */
+        int32_t t761;
+        if ((uint64_t)(int64_t)t755 < (uint64_t)v_x977_n) {
+          t761 = v_x977_d[t755];
         } else {
-          NESSIE_RECORD(err, t758, RT_CHECK_INDEX, 0, 0, RT_GATHER, t759, v_x977_n, 0.0, 1);
-          t765 = 0;
+          NESSIE_RECORD(err, t754, RT_CHECK_INDEX, 0, 0, RT_GATHER, t755, v_x977_n, 0.0, 1);
+          t761 = 0;
         }
-        uint8_t t767 = rt_le_i(t765, 1);
+        uint8_t t763 = rt_le_i(t761, 1);
       }
-      v_x979_d[t758] = t764;
+      v_x979_d[t754] = t760;
     }
   }
   if (err->index != INT64_MAX)
@@ -3939,108 +3876,108 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, in
     const int64_t v_x979_n = v_x979->len;
     /* PARTITION */
     {
-      const int64_t t768 = v_x982;
-      if (t768 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t768, 0.0, 2);
+      const int64_t t764 = v_x982;
+      if (t764 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t764, 0.0, 2);
         goto fail;
       }
-      const int64_t t769 = t768 > 0 ? (t768 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t770 = (uint8_t *)rt_alloc_atomic((size_t)t768 + 1);
-      int64_t *t771 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t769 + 1));
-      RT_PARALLEL_FOR_IF(t769 > 1)
-      for (int64_t t772 = 0; t772 < t769; t772++) {
+      const int64_t t765 = t764 > 0 ? (t764 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t766 = (uint8_t *)rt_alloc_atomic((size_t)t764 + 1);
+      int64_t *t767 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t765 + 1));
+      RT_PARALLEL_FOR_IF(t765 > 1)
+      for (int64_t t768 = 0; t768 < t765; t768++) {
         int64_t kept = 0;
-        const int64_t t772_end = (t772 + 1) * RT_CHUNK < t768 ? (t772 + 1) * RT_CHUNK : t768;
-        for (int64_t t773 = t772 * RT_CHUNK; t773 < t772_end; t773++) {
-          const int32_t t774 = (int32_t)t773;
-          int32_t t772x0;
-          uint8_t t772x1;
-          int t776 = 0; /* nonzero: a check below failed */
-          int t777 = (uint64_t)(int64_t)t774 < (uint64_t)v_x977_n;
-          int32_t t775 = t777 ? v_x977_d[t774] : 0;
-          t776 |= !t777;
-          uint8_t t779 = rt_le_i(t775, 1);
-          if (__builtin_expect(t776 != 0, 0)) { /* again, recording the error */
-            int32_t t780;
-            if ((uint64_t)(int64_t)t774 < (uint64_t)v_x977_n) {
-              t780 = v_x977_d[t774];
+        const int64_t t768_end = (t768 + 1) * RT_CHUNK < t764 ? (t768 + 1) * RT_CHUNK : t764;
+        for (int64_t t769 = t768 * RT_CHUNK; t769 < t768_end; t769++) {
+          const int32_t t770 = (int32_t)t769;
+          int32_t t768x0;
+          uint8_t t768x1;
+          int t772 = 0; /* nonzero: a check below failed */
+          int t773 = (uint64_t)(int64_t)t770 < (uint64_t)v_x977_n;
+          int32_t t771 = t773 ? v_x977_d[t770] : 0;
+          t772 |= !t773;
+          uint8_t t775 = rt_le_i(t771, 1);
+          if (__builtin_expect(t772 != 0, 0)) { /* again, recording the error */
+            int32_t t776;
+            if ((uint64_t)(int64_t)t770 < (uint64_t)v_x977_n) {
+              t776 = v_x977_d[t770];
             } else {
-              NESSIE_RECORD(err, t773, RT_CHECK_INDEX, 0, 0, RT_GATHER, t774, v_x977_n, 0.0, 3);
-              t780 = 0;
+              NESSIE_RECORD(err, t769, RT_CHECK_INDEX, 0, 0, RT_GATHER, t770, v_x977_n, 0.0, 3);
+              t776 = 0;
             }
-            uint8_t t782 = rt_le_i(t780, 1);
+            uint8_t t778 = rt_le_i(t776, 1);
           }
-          t772x0 = t774;
-          t772x1 = t779;
-          uint8_t t783;
-          t783 = t772x1;
-          t770[t773] = t783 != 0;
-          kept += t783 != 0;
+          t768x0 = t770;
+          t768x1 = t775;
+          uint8_t t779;
+          t779 = t768x1;
+          t766[t769] = t779 != 0;
+          kept += t779 != 0;
         }
-        t771[t772] = kept;
+        t767[t768] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t770);
-        rt_free(t771);
+        rt_free(t766);
+        rt_free(t767);
         goto fail;
       }
-      int64_t t784 = 0;
-      for (int64_t t772 = 0; t772 < t769; t772++) {
-        const int64_t k = t771[t772];
-        t771[t772] = t784;
-        t784 += k;
+      int64_t t780 = 0;
+      for (int64_t t768 = 0; t768 < t765; t768++) {
+        const int64_t k = t767[t768];
+        t767[t768] = t780;
+        t780 += k;
       }
-      v_x988 = rt_value_new(rt_vec_type(RT_INT), t784);
+      v_x988 = rt_value_new(rt_vec_type(RT_INT), t780);
       int32_t *v_x988_d = v_x988->data.i;
       const int64_t v_x988_n = v_x988->len;
-      v_x989 = rt_value_new(rt_vec_type(RT_BOOL), t784);
+      v_x989 = rt_value_new(rt_vec_type(RT_BOOL), t780);
       uint8_t *v_x989_d = v_x989->data.b;
       const int64_t v_x989_n = v_x989->len;
-      v_x990 = rt_value_new(rt_vec_type(RT_INT), (t768 - t784));
+      v_x990 = rt_value_new(rt_vec_type(RT_INT), (t764 - t780));
       int32_t *v_x990_d = v_x990->data.i;
       const int64_t v_x990_n = v_x990->len;
-      v_x991 = rt_value_new(rt_vec_type(RT_BOOL), (t768 - t784));
+      v_x991 = rt_value_new(rt_vec_type(RT_BOOL), (t764 - t780));
       uint8_t *v_x991_d = v_x991->data.b;
       const int64_t v_x991_n = v_x991->len;
-      RT_PARALLEL_FOR_IF(t769 > 1)
-      for (int64_t t772 = 0; t772 < t769; t772++) {
-        int64_t at = t771[t772];
-        int64_t at_not = t772 * RT_CHUNK - t771[t772];
-        const int64_t t772_end = (t772 + 1) * RT_CHUNK < t768 ? (t772 + 1) * RT_CHUNK : t768;
-        for (int64_t t773 = t772 * RT_CHUNK; t773 < t772_end; t773++) {
-          const int32_t t774 = (int32_t)t773;
-          int32_t t772y0;
-          uint8_t t772y1;
-          int t786 = 0; /* nonzero: a check below failed */
-          int t787 = (uint64_t)(int64_t)t774 < (uint64_t)v_x977_n;
-          int32_t t785 = t787 ? v_x977_d[t774] : 0;
-          t786 |= !t787;
-          uint8_t t789 = rt_le_i(t785, 1);
-          if (__builtin_expect(t786 != 0, 0)) { /* again, recording the error */
-            int32_t t790;
-            if ((uint64_t)(int64_t)t774 < (uint64_t)v_x977_n) {
-              t790 = v_x977_d[t774];
+      RT_PARALLEL_FOR_IF(t765 > 1)
+      for (int64_t t768 = 0; t768 < t765; t768++) {
+        int64_t at = t767[t768];
+        int64_t at_not = t768 * RT_CHUNK - t767[t768];
+        const int64_t t768_end = (t768 + 1) * RT_CHUNK < t764 ? (t768 + 1) * RT_CHUNK : t764;
+        for (int64_t t769 = t768 * RT_CHUNK; t769 < t768_end; t769++) {
+          const int32_t t770 = (int32_t)t769;
+          int32_t t768y0;
+          uint8_t t768y1;
+          int t782 = 0; /* nonzero: a check below failed */
+          int t783 = (uint64_t)(int64_t)t770 < (uint64_t)v_x977_n;
+          int32_t t781 = t783 ? v_x977_d[t770] : 0;
+          t782 |= !t783;
+          uint8_t t785 = rt_le_i(t781, 1);
+          if (__builtin_expect(t782 != 0, 0)) { /* again, recording the error */
+            int32_t t786;
+            if ((uint64_t)(int64_t)t770 < (uint64_t)v_x977_n) {
+              t786 = v_x977_d[t770];
             } else {
-              NESSIE_RECORD(err, t773, RT_CHECK_INDEX, 0, 0, RT_GATHER, t774, v_x977_n, 0.0, 4);
-              t790 = 0;
+              NESSIE_RECORD(err, t769, RT_CHECK_INDEX, 0, 0, RT_GATHER, t770, v_x977_n, 0.0, 4);
+              t786 = 0;
             }
-            uint8_t t792 = rt_le_i(t790, 1);
+            uint8_t t788 = rt_le_i(t786, 1);
           }
-          t772y0 = t774;
-          t772y1 = t789;
-          if (t770[t773]) {
-            v_x988_d[at] = t772y0;
-            v_x989_d[at] = t772y1;
+          t768y0 = t770;
+          t768y1 = t785;
+          if (t766[t769]) {
+            v_x988_d[at] = t768y0;
+            v_x989_d[at] = t768y1;
             at++;
           } else {
-            v_x990_d[at_not] = t772y0;
-            v_x991_d[at_not] = t772y1;
+            v_x990_d[at_not] = t768y0;
+            v_x991_d[at_not] = t768y1;
             at_not++;
           }
         }
       }
-      rt_free(t770);
-      rt_free(t771);
+      rt_free(t766);
+      rt_free(t767);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -4055,192 +3992,192 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, in
       const int64_t v_x991_n = v_x991->len;
       /* REDUCE */
       {
-        const int64_t t793 = v_x982;
-        if (t793 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t793, 0.0, 5);
+        const int64_t t789 = v_x982;
+        if (t789 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t789, 0.0, 5);
           goto fail;
         }
-        const int64_t t794 = t793 > 0 ? (t793 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t795 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t794);
-        int32_t *t796 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t794);
-        RT_PARALLEL_FOR_IF(t794 > 1)
-        for (int64_t t797 = 0; t797 < t794; t797++) {
-          int32_t t797a0;
-          int32_t t797a1;
-          t797a0 = 0;
-          t797a1 = 0;
-          const int64_t t797_end = (t797 + 1) * RT_CHUNK < t793 ? (t797 + 1) * RT_CHUNK : t793;
-          for (int64_t t798 = t797 * RT_CHUNK; t798 < t797_end; t798++) {
-            const int32_t t799 = (int32_t)t798;
-            int32_t t797x0;
-            int32_t t797x1;
-            int t801 = 0; /* nonzero: a check below failed */
-            int t802 = (uint64_t)(int64_t)t799 < (uint64_t)v_x977_n;
-            int32_t t800 = t802 ? v_x977_d[t799] : 0;
-            t801 |= !t802;
-            uint8_t t804 = rt_le_i(t800, 1);
+        const int64_t t790 = t789 > 0 ? (t789 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t791 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t790);
+        int32_t *t792 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t790);
+        RT_PARALLEL_FOR_IF(t790 > 1)
+        for (int64_t t793 = 0; t793 < t790; t793++) {
+          int32_t t793a0;
+          int32_t t793a1;
+          t793a0 = 0;
+          t793a1 = 0;
+          const int64_t t793_end = (t793 + 1) * RT_CHUNK < t789 ? (t793 + 1) * RT_CHUNK : t789;
+          for (int64_t t794 = t793 * RT_CHUNK; t794 < t793_end; t794++) {
+            const int32_t t795 = (int32_t)t794;
+            int32_t t793x0;
+            int32_t t793x1;
+            int t797 = 0; /* nonzero: a check below failed */
+            int t798 = (uint64_t)(int64_t)t795 < (uint64_t)v_x977_n;
+            int32_t t796 = t798 ? v_x977_d[t795] : 0;
+            t797 |= !t798;
+            uint8_t t800 = rt_le_i(t796, 1);
+            int32_t t802 = rt_btoi_b(t800);
+            uint8_t t804 = rt_not_b(t800);
             int32_t t806 = rt_btoi_b(t804);
-            uint8_t t808 = rt_not_b(t804);
-            int32_t t810 = rt_btoi_b(t808);
-            if (__builtin_expect(t801 != 0, 0)) { /* again, recording the error */
-              int32_t t811;
-              if ((uint64_t)(int64_t)t799 < (uint64_t)v_x977_n) {
-                t811 = v_x977_d[t799];
+            if (__builtin_expect(t797 != 0, 0)) { /* again, recording the error */
+              int32_t t807;
+              if ((uint64_t)(int64_t)t795 < (uint64_t)v_x977_n) {
+                t807 = v_x977_d[t795];
               } else {
-                NESSIE_RECORD(err, t798, RT_CHECK_INDEX, 0, 0, RT_GATHER, t799, v_x977_n, 0.0, 6);
-                t811 = 0;
+                NESSIE_RECORD(err, t794, RT_CHECK_INDEX, 0, 0, RT_GATHER, t795, v_x977_n, 0.0, 6);
+                t807 = 0;
               }
-              uint8_t t813 = rt_le_i(t811, 1);
+              uint8_t t809 = rt_le_i(t807, 1);
+              int32_t t811 = rt_btoi_b(t809);
+              uint8_t t813 = rt_not_b(t809);
               int32_t t815 = rt_btoi_b(t813);
-              uint8_t t817 = rt_not_b(t813);
-              int32_t t819 = rt_btoi_b(t817);
             }
-            t797x0 = t806;
-            t797x1 = t810;
-            int32_t t821 = rt_add_i(t797a0, t797x0);
-            int32_t t823 = rt_add_i(t797a1, t797x1);
-            t797a0 = t821;
-            t797a1 = t823;
+            t793x0 = t802;
+            t793x1 = t806;
+            int32_t t817 = rt_add_i(t793a0, t793x0);
+            int32_t t819 = rt_add_i(t793a1, t793x1);
+            t793a0 = t817;
+            t793a1 = t819;
           }
-          t795[t797] = t797a0;
-          t796[t797] = t797a1;
+          t791[t793] = t793a0;
+          t792[t793] = t793a1;
         }
-        int32_t t797t0;
-        int32_t t797t1;
-        t797t0 = 0;
-        t797t1 = 0;
-        for (int64_t t797 = 0; t797 < t794; t797++) {
-          const int32_t t824 = t795[t797];
-          const int32_t t825 = t796[t797];
-          int32_t t827 = rt_add_i(t797t0, t824);
-          int32_t t829 = rt_add_i(t797t1, t825);
-          t797t0 = t827;
-          t797t1 = t829;
+        int32_t t793t0;
+        int32_t t793t1;
+        t793t0 = 0;
+        t793t1 = 0;
+        for (int64_t t793 = 0; t793 < t790; t793++) {
+          const int32_t t820 = t791[t793];
+          const int32_t t821 = t792[t793];
+          int32_t t823 = rt_add_i(t793t0, t820);
+          int32_t t825 = rt_add_i(t793t1, t821);
+          t793t0 = t823;
+          t793t1 = t825;
         }
-        v_x997 = t797t0;
-        rt_free(t795);
-        v_x1003 = t797t1;
-        rt_free(t796);
+        v_x997 = t793t0;
+        rt_free(t791);
+        v_x1003 = t793t1;
+        rt_free(t792);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t830 = v_x982;
-          if (t830 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t830, 0.0, 7);
+          const int64_t t826 = v_x982;
+          if (t826 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t826, 0.0, 7);
             goto fail;
           }
-          const int64_t t831 = t830 > 0 ? (t830 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t832 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t831);
-          int32_t *t833 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t831);
-          RT_PARALLEL_FOR_IF(t831 > 1)
-          for (int64_t t834 = 0; t834 < t831; t834++) {
-            int32_t t834a0;
-            int32_t t834a1;
-            t834a0 = 0;
-            t834a1 = 0;
-            const int64_t t834_end = (t834 + 1) * RT_CHUNK < t830 ? (t834 + 1) * RT_CHUNK : t830;
-            for (int64_t t835 = t834 * RT_CHUNK; t835 < t834_end; t835++) {
-              const int32_t t836 = (int32_t)t835;
-              int32_t t834x0;
-              int32_t t834x1;
-              int t838 = 0; /* nonzero: a check below failed */
-              int t839 = (uint64_t)(int64_t)t836 < (uint64_t)v_x977_n;
-              int32_t t837 = t839 ? v_x977_d[t836] : 0;
-              t838 |= !t839;
-              uint8_t t841 = rt_le_i(t837, 1);
+          const int64_t t827 = t826 > 0 ? (t826 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t828 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t827);
+          int32_t *t829 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t827);
+          RT_PARALLEL_FOR_IF(t827 > 1)
+          for (int64_t t830 = 0; t830 < t827; t830++) {
+            int32_t t830a0;
+            int32_t t830a1;
+            t830a0 = 0;
+            t830a1 = 0;
+            const int64_t t830_end = (t830 + 1) * RT_CHUNK < t826 ? (t830 + 1) * RT_CHUNK : t826;
+            for (int64_t t831 = t830 * RT_CHUNK; t831 < t830_end; t831++) {
+              const int32_t t832 = (int32_t)t831;
+              int32_t t830x0;
+              int32_t t830x1;
+              int t834 = 0; /* nonzero: a check below failed */
+              int t835 = (uint64_t)(int64_t)t832 < (uint64_t)v_x977_n;
+              int32_t t833 = t835 ? v_x977_d[t832] : 0;
+              t834 |= !t835;
+              uint8_t t837 = rt_le_i(t833, 1);
+              int32_t t839 = rt_btoi_b(t837);
+              uint8_t t841 = rt_not_b(t837);
               int32_t t843 = rt_btoi_b(t841);
-              uint8_t t845 = rt_not_b(t841);
-              int32_t t847 = rt_btoi_b(t845);
-              if (__builtin_expect(t838 != 0, 0)) { /* again, recording the error */
-                int32_t t848;
-                if ((uint64_t)(int64_t)t836 < (uint64_t)v_x977_n) {
-                  t848 = v_x977_d[t836];
+              if (__builtin_expect(t834 != 0, 0)) { /* again, recording the error */
+                int32_t t844;
+                if ((uint64_t)(int64_t)t832 < (uint64_t)v_x977_n) {
+                  t844 = v_x977_d[t832];
                 } else {
-                  NESSIE_RECORD(err, t835, RT_CHECK_INDEX, 0, 0, RT_GATHER, t836, v_x977_n, 0.0, 8);
-                  t848 = 0;
+                  NESSIE_RECORD(err, t831, RT_CHECK_INDEX, 0, 0, RT_GATHER, t832, v_x977_n, 0.0, 8);
+                  t844 = 0;
                 }
-                uint8_t t850 = rt_le_i(t848, 1);
+                uint8_t t846 = rt_le_i(t844, 1);
+                int32_t t848 = rt_btoi_b(t846);
+                uint8_t t850 = rt_not_b(t846);
                 int32_t t852 = rt_btoi_b(t850);
-                uint8_t t854 = rt_not_b(t850);
-                int32_t t856 = rt_btoi_b(t854);
               }
-              t834x0 = t843;
-              t834x1 = t847;
-              int32_t t858 = rt_add_i(t834a0, t834x0);
-              int32_t t860 = rt_add_i(t834a1, t834x1);
-              t834a0 = t858;
-              t834a1 = t860;
+              t830x0 = t839;
+              t830x1 = t843;
+              int32_t t854 = rt_add_i(t830a0, t830x0);
+              int32_t t856 = rt_add_i(t830a1, t830x1);
+              t830a0 = t854;
+              t830a1 = t856;
             }
-            t832[t834] = t834a0;
-            t833[t834] = t834a1;
+            t828[t830] = t830a0;
+            t829[t830] = t830a1;
           }
-          int32_t t834t0;
-          int32_t t834t1;
-          t834t0 = 0;
-          t834t1 = 0;
-          for (int64_t t834 = 0; t834 < t831; t834++) {
-            const int32_t t861 = t832[t834];
-            t832[t834] = t834t0;
-            const int32_t t862 = t833[t834];
-            t833[t834] = t834t1;
-            int32_t t864 = rt_add_i(t834t0, t861);
-            int32_t t866 = rt_add_i(t834t1, t862);
-            t834t0 = t864;
-            t834t1 = t866;
+          int32_t t830t0;
+          int32_t t830t1;
+          t830t0 = 0;
+          t830t1 = 0;
+          for (int64_t t830 = 0; t830 < t827; t830++) {
+            const int32_t t857 = t828[t830];
+            t828[t830] = t830t0;
+            const int32_t t858 = t829[t830];
+            t829[t830] = t830t1;
+            int32_t t860 = rt_add_i(t830t0, t857);
+            int32_t t862 = rt_add_i(t830t1, t858);
+            t830t0 = t860;
+            t830t1 = t862;
           }
-          v_x1007 = rt_value_new(rt_vec_type(RT_INT), t830);
+          v_x1007 = rt_value_new(rt_vec_type(RT_INT), t826);
           int32_t *v_x1007_d = v_x1007->data.i;
           const int64_t v_x1007_n = v_x1007->len;
-          v_x1011 = rt_value_new(rt_vec_type(RT_INT), t830);
+          v_x1011 = rt_value_new(rt_vec_type(RT_INT), t826);
           int32_t *v_x1011_d = v_x1011->data.i;
           const int64_t v_x1011_n = v_x1011->len;
-          RT_PARALLEL_FOR_IF(t831 > 1)
-          for (int64_t t834 = 0; t834 < t831; t834++) {
-            int32_t t834p0;
-            int32_t t834p1;
-            t834p0 = t832[t834];
-            t834p1 = t833[t834];
-            const int64_t t834_end = (t834 + 1) * RT_CHUNK < t830 ? (t834 + 1) * RT_CHUNK : t830;
-            for (int64_t t835 = t834 * RT_CHUNK; t835 < t834_end; t835++) {
-              const int32_t t836 = (int32_t)t835;
-              v_x1007_d[t835] = t834p0;
-              v_x1011_d[t835] = t834p1;
-              int32_t t834y0;
-              int32_t t834y1;
-              int t868 = 0; /* nonzero: a check below failed */
-              int t869 = (uint64_t)(int64_t)t836 < (uint64_t)v_x977_n;
-              int32_t t867 = t869 ? v_x977_d[t836] : 0;
-              t868 |= !t869;
-              uint8_t t871 = rt_le_i(t867, 1);
+          RT_PARALLEL_FOR_IF(t827 > 1)
+          for (int64_t t830 = 0; t830 < t827; t830++) {
+            int32_t t830p0;
+            int32_t t830p1;
+            t830p0 = t828[t830];
+            t830p1 = t829[t830];
+            const int64_t t830_end = (t830 + 1) * RT_CHUNK < t826 ? (t830 + 1) * RT_CHUNK : t826;
+            for (int64_t t831 = t830 * RT_CHUNK; t831 < t830_end; t831++) {
+              const int32_t t832 = (int32_t)t831;
+              v_x1007_d[t831] = t830p0;
+              v_x1011_d[t831] = t830p1;
+              int32_t t830y0;
+              int32_t t830y1;
+              int t864 = 0; /* nonzero: a check below failed */
+              int t865 = (uint64_t)(int64_t)t832 < (uint64_t)v_x977_n;
+              int32_t t863 = t865 ? v_x977_d[t832] : 0;
+              t864 |= !t865;
+              uint8_t t867 = rt_le_i(t863, 1);
+              int32_t t869 = rt_btoi_b(t867);
+              uint8_t t871 = rt_not_b(t867);
               int32_t t873 = rt_btoi_b(t871);
-              uint8_t t875 = rt_not_b(t871);
-              int32_t t877 = rt_btoi_b(t875);
-              if (__builtin_expect(t868 != 0, 0)) { /* again, recording the error */
-                int32_t t878;
-                if ((uint64_t)(int64_t)t836 < (uint64_t)v_x977_n) {
-                  t878 = v_x977_d[t836];
+              if (__builtin_expect(t864 != 0, 0)) { /* again, recording the error */
+                int32_t t874;
+                if ((uint64_t)(int64_t)t832 < (uint64_t)v_x977_n) {
+                  t874 = v_x977_d[t832];
                 } else {
-                  NESSIE_RECORD(err, t835, RT_CHECK_INDEX, 0, 0, RT_GATHER, t836, v_x977_n, 0.0, 9);
-                  t878 = 0;
+                  NESSIE_RECORD(err, t831, RT_CHECK_INDEX, 0, 0, RT_GATHER, t832, v_x977_n, 0.0, 9);
+                  t874 = 0;
                 }
-                uint8_t t880 = rt_le_i(t878, 1);
+                uint8_t t876 = rt_le_i(t874, 1);
+                int32_t t878 = rt_btoi_b(t876);
+                uint8_t t880 = rt_not_b(t876);
                 int32_t t882 = rt_btoi_b(t880);
-                uint8_t t884 = rt_not_b(t880);
-                int32_t t886 = rt_btoi_b(t884);
               }
-              t834y0 = t873;
-              t834y1 = t877;
-              int32_t t888 = rt_add_i(t834p0, t834y0);
-              int32_t t890 = rt_add_i(t834p1, t834y1);
-              t834p0 = t888;
-              t834p1 = t890;
+              t830y0 = t869;
+              t830y1 = t873;
+              int32_t t884 = rt_add_i(t830p0, t830y0);
+              int32_t t886 = rt_add_i(t830p1, t830y1);
+              t830p0 = t884;
+              t830p1 = t886;
             }
           }
-          rt_free(t832);
-          rt_free(t833);
+          rt_free(t828);
+          rt_free(t829);
         }
         if (err->index != INT64_MAX)
           goto fail;
@@ -4267,8 +4204,8 @@ fail:
   rt_release(v_x1011);
 }
 
-/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K20_A {
+/* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K19_A {
   RtKernelError *err;
   int run;
   int32_t *v_x977_d; int64_t v_x977_n;
@@ -4283,185 +4220,185 @@ struct K20_A {
   int32_t *v_x1007_d; int64_t v_x1007_n;
   int32_t *v_x1011_d; int64_t v_x1011_n;
 };
-struct alignas(8) K20_0_V {
+struct alignas(8) K19_0_V {
   uint8_t v0;
 };
-struct K20_0_pull {
-  K20_A A;
-  __device__ K20_0_V operator()(int64_t i) const {
+struct K19_0_pull {
+  K19_A A;
+  __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t892 = 0; /* nonzero: a check below failed */
-    int t893 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t891 = t893 ? A.v_x977_d[ix] : 0;
-    t892 |= !t893;
-    uint8_t t895 = rt_le_i(t891, 1);
-    if (__builtin_expect(t892 != 0, 0)) { /* again, recording the error */
-      int32_t t896;
+    int t888 = 0; /* nonzero: a check below failed */
+    int t889 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t887 = t889 ? A.v_x977_d[ix] : 0;
+    t888 |= !t889;
+    uint8_t t891 = rt_le_i(t887, 1);
+    if (__builtin_expect(t888 != 0, 0)) { /* again, recording the error */
+      int32_t t892;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t896 = A.v_x977_d[ix];
+        t892 = A.v_x977_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 0);
-        t896 = 0;
+        t892 = 0;
       }
-      uint8_t t898 = rt_le_i(t896, 1);
+      uint8_t t894 = rt_le_i(t892, 1);
     }
-    return K20_0_V{t895};
+    return K19_0_V{t891};
   }
 };
-struct K20_0_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_0_V &v) const {
+struct K19_0_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_0_V &v) const {
     A.v_x979_d[i] = v.v0;
   }
 };
-struct alignas(8) K20_1_V {
+struct alignas(8) K19_1_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K20_1_pull {
-  K20_A A;
-  __device__ K20_1_V operator()(int64_t i) const {
+struct K19_1_pull {
+  K19_A A;
+  __device__ K19_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t900 = 0; /* nonzero: a check below failed */
-    int t901 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t899 = t901 ? A.v_x977_d[ix] : 0;
-    t900 |= !t901;
-    uint8_t t903 = rt_le_i(t899, 1);
-    if (__builtin_expect(t900 != 0, 0)) { /* again, recording the error */
-      int32_t t904;
+    int t896 = 0; /* nonzero: a check below failed */
+    int t897 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t895 = t897 ? A.v_x977_d[ix] : 0;
+    t896 |= !t897;
+    uint8_t t899 = rt_le_i(t895, 1);
+    if (__builtin_expect(t896 != 0, 0)) { /* again, recording the error */
+      int32_t t900;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t904 = A.v_x977_d[ix];
+        t900 = A.v_x977_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 1);
-        t904 = 0;
+        t900 = 0;
       }
-      uint8_t t906 = rt_le_i(t904, 1);
+      uint8_t t902 = rt_le_i(t900, 1);
     }
-    return K20_1_V{ix, t903};
+    return K19_1_V{ix, t899};
   }
 };
-struct K20_1_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_1_V &v) const {
+struct K19_1_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_1_V &v) const {
     A.v_x988_d[i] = v.v0;
     A.v_x989_d[i] = v.v1;
   }
 };
-struct K20_1_pred {
-  K20_A A;
-  __device__ bool operator()(int64_t i, const K20_1_V &v) const {
+struct K19_1_pred {
+  K19_A A;
+  __device__ bool operator()(int64_t i, const K19_1_V &v) const {
     return (bool)v.v1;
   }
 };
-struct K20_1_other {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_1_V &v) const {
+struct K19_1_other {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_1_V &v) const {
     A.v_x990_d[i] = v.v0;
     A.v_x991_d[i] = v.v1;
   }
 };
-struct alignas(8) K20_2_V {
+struct alignas(8) K19_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K20_2_pull {
-  K20_A A;
-  __device__ K20_2_V operator()(int64_t i) const {
+struct K19_2_pull {
+  K19_A A;
+  __device__ K19_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t908 = 0; /* nonzero: a check below failed */
-    int t909 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t907 = t909 ? A.v_x977_d[ix] : 0;
-    t908 |= !t909;
-    uint8_t t911 = rt_le_i(t907, 1);
+    int t904 = 0; /* nonzero: a check below failed */
+    int t905 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t903 = t905 ? A.v_x977_d[ix] : 0;
+    t904 |= !t905;
+    uint8_t t907 = rt_le_i(t903, 1);
+    int32_t t909 = rt_btoi_b(t907);
+    uint8_t t911 = rt_not_b(t907);
     int32_t t913 = rt_btoi_b(t911);
-    uint8_t t915 = rt_not_b(t911);
-    int32_t t917 = rt_btoi_b(t915);
-    if (__builtin_expect(t908 != 0, 0)) { /* again, recording the error */
-      int32_t t918;
+    if (__builtin_expect(t904 != 0, 0)) { /* again, recording the error */
+      int32_t t914;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t918 = A.v_x977_d[ix];
+        t914 = A.v_x977_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 2);
-        t918 = 0;
+        t914 = 0;
       }
-      uint8_t t920 = rt_le_i(t918, 1);
+      uint8_t t916 = rt_le_i(t914, 1);
+      int32_t t918 = rt_btoi_b(t916);
+      uint8_t t920 = rt_not_b(t916);
       int32_t t922 = rt_btoi_b(t920);
-      uint8_t t924 = rt_not_b(t920);
-      int32_t t926 = rt_btoi_b(t924);
     }
-    return K20_2_V{t913, t917};
+    return K19_2_V{t909, t913};
   }
 };
-struct K20_2_op {
-  K20_A A;
-  __device__ K20_2_V operator()(const K20_2_V &a, const K20_2_V &b) const {
-    int32_t t928 = rt_add_i(a.v0, b.v0);
-    int32_t t930 = rt_add_i(a.v1, b.v1);
-    return K20_2_V{t928, t930};
+struct K19_2_op {
+  K19_A A;
+  __device__ K19_2_V operator()(const K19_2_V &a, const K19_2_V &b) const {
+    int32_t t924 = rt_add_i(a.v0, b.v0);
+    int32_t t926 = rt_add_i(a.v1, b.v1);
+    return K19_2_V{t924, t926};
   }
 };
-struct K20_2_ride {
-  K20_A A;
-  __device__ K20_2_V operator()(int64_t i) const {
-    K20_0_store{A}(i, K20_0_pull{A}(i)); /* MAP 0 rides here */
-    return K20_2_pull{A}(i);
+struct K19_2_ride {
+  K19_A A;
+  __device__ K19_2_V operator()(int64_t i) const {
+    K19_0_store{A}(i, K19_0_pull{A}(i)); /* MAP 0 rides here */
+    return K19_2_pull{A}(i);
   }
 };
-struct alignas(8) K20_3_V {
+struct alignas(8) K19_3_V {
   int32_t v0;
   int32_t v1;
 };
-struct K20_3_pull {
-  K20_A A;
-  __device__ K20_3_V operator()(int64_t i) const {
+struct K19_3_pull {
+  K19_A A;
+  __device__ K19_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t932 = 0; /* nonzero: a check below failed */
-    int t933 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t931 = t933 ? A.v_x977_d[ix] : 0;
-    t932 |= !t933;
-    uint8_t t935 = rt_le_i(t931, 1);
+    int t928 = 0; /* nonzero: a check below failed */
+    int t929 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t927 = t929 ? A.v_x977_d[ix] : 0;
+    t928 |= !t929;
+    uint8_t t931 = rt_le_i(t927, 1);
+    int32_t t933 = rt_btoi_b(t931);
+    uint8_t t935 = rt_not_b(t931);
     int32_t t937 = rt_btoi_b(t935);
-    uint8_t t939 = rt_not_b(t935);
-    int32_t t941 = rt_btoi_b(t939);
-    if (__builtin_expect(t932 != 0, 0)) { /* again, recording the error */
-      int32_t t942;
+    if (__builtin_expect(t928 != 0, 0)) { /* again, recording the error */
+      int32_t t938;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t942 = A.v_x977_d[ix];
+        t938 = A.v_x977_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 3);
-        t942 = 0;
+        t938 = 0;
       }
-      uint8_t t944 = rt_le_i(t942, 1);
+      uint8_t t940 = rt_le_i(t938, 1);
+      int32_t t942 = rt_btoi_b(t940);
+      uint8_t t944 = rt_not_b(t940);
       int32_t t946 = rt_btoi_b(t944);
-      uint8_t t948 = rt_not_b(t944);
-      int32_t t950 = rt_btoi_b(t948);
     }
-    return K20_3_V{t937, t941};
+    return K19_3_V{t933, t937};
   }
 };
-struct K20_3_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_3_V &v) const {
+struct K19_3_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_3_V &v) const {
     A.v_x1007_d[i] = v.v0;
     A.v_x1011_d[i] = v.v1;
   }
 };
-struct K20_3_op {
-  K20_A A;
-  __device__ K20_3_V operator()(const K20_3_V &a, const K20_3_V &b) const {
-    int32_t t952 = rt_add_i(a.v0, b.v0);
-    int32_t t954 = rt_add_i(a.v1, b.v1);
-    return K20_3_V{t952, t954};
+struct K19_3_op {
+  K19_A A;
+  __device__ K19_3_V operator()(const K19_3_V &a, const K19_3_V &b) const {
+    int32_t t948 = rt_add_i(a.v0, b.v0);
+    int32_t t950 = rt_add_i(a.v1, b.v1);
+    return K19_3_V{t948, t950};
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
   (void)loc;
   (void)err;
-  K20_A A;
+  K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4479,81 +4416,81 @@ static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int
   RtValue *v_x1011 = NULL;
   /* MAP */
   {
-    const int64_t t955 = v_x982;
-    if (t955 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t955, 0.0, run, 4};
+    const int64_t t951 = v_x982;
+    if (t951 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t951, 0.0, run, 4};
       goto fail;
     }
-    v_x979 = rtg_vec_new(RT_BOOL, t955);
+    v_x979 = rtg_vec_new(RT_BOOL, t951);
     A.v_x979_d = v_x979->data.b;
     A.v_x979_n = v_x979->len;
-    /* computed in the launch of SOAC 2 (K20_2_ride) */
+    /* computed in the launch of SOAC 2 (K19_2_ride) */
   }
   /* PARTITION */
-  int64_t *t956, t957; /* the slot of its count, its size */
+  int64_t *t952, t953; /* the slot of its count, its size */
   {
-    const int64_t t958 = v_x982;
-    if (t958 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t958, 0.0, run, 5};
+    const int64_t t954 = v_x982;
+    if (t954 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t954, 0.0, run, 5};
       goto fail;
     }
-    v_x988 = rtg_vec_new(RT_INT, t958);
+    v_x988 = rtg_vec_new(RT_INT, t954);
     A.v_x988_d = v_x988->data.i;
     A.v_x988_n = v_x988->len;
-    v_x989 = rtg_vec_new(RT_BOOL, t958);
+    v_x989 = rtg_vec_new(RT_BOOL, t954);
     A.v_x989_d = v_x989->data.b;
     A.v_x989_n = v_x989->len;
-    v_x990 = rtg_vec_new(RT_INT, t958);
+    v_x990 = rtg_vec_new(RT_INT, t954);
     A.v_x990_d = v_x990->data.i;
     A.v_x990_n = v_x990->len;
-    v_x991 = rtg_vec_new(RT_BOOL, t958);
+    v_x991 = rtg_vec_new(RT_BOOL, t954);
     A.v_x991_d = v_x991->data.b;
     A.v_x991_n = v_x991->len;
-    t957 = t958;
-    t956 = rtg::partition_launch<K20_1_V>("K20", loc, K20_1_pull{A}, K20_1_pred{A}, t958, K20_1_store{A}, K20_1_other{A}, true);
+    t953 = t954;
+    t952 = rtg::partition_launch<K19_1_V>("K19", loc, K19_1_pull{A}, K19_1_pred{A}, t954, K19_1_store{A}, K19_1_other{A}, true);
   }
   {
-    const int64_t t959 = rtg::filter_count(t956);
-    v_x988 = rtg_vec_fit(v_x988, t959);
+    const int64_t t955 = rtg::filter_count(t952);
+    v_x988 = rtg_vec_fit(v_x988, t955);
     A.v_x988_d = v_x988->data.i;
     A.v_x988_n = v_x988->len;
-    v_x989 = rtg_vec_fit(v_x989, t959);
+    v_x989 = rtg_vec_fit(v_x989, t955);
     A.v_x989_d = v_x989->data.b;
     A.v_x989_n = v_x989->len;
-    v_x990 = rtg_vec_fit(v_x990, t957 - t959);
+    v_x990 = rtg_vec_fit(v_x990, t953 - t955);
     A.v_x990_d = v_x990->data.i;
     A.v_x990_n = v_x990->len;
-    v_x991 = rtg_vec_fit(v_x991, t957 - t959);
+    v_x991 = rtg_vec_fit(v_x991, t953 - t955);
     A.v_x991_d = v_x991->data.b;
     A.v_x991_n = v_x991->len;
   }
   /* REDUCE */
   {
-    const int64_t t960 = v_x982;
-    if (t960 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t960, 0.0, run, 6};
+    const int64_t t956 = v_x982;
+    if (t956 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t956, 0.0, run, 6};
       goto fail;
     }
-    const K20_2_V t961 = rtg::reduce_commutative("K20", loc, K20_2_ride{A}, K20_2_op{A}, K20_2_V{0, 0}, t960);
-    v_x997 = t961.v0;
+    const K19_2_V t957 = rtg::reduce_commutative("K19", loc, K19_2_ride{A}, K19_2_op{A}, K19_2_V{0, 0}, t956);
+    v_x997 = t957.v0;
     A.v_x997 = v_x997;
-    v_x1003 = t961.v1;
+    v_x1003 = t957.v1;
     A.v_x1003 = v_x1003;
   }
   /* SCAN */
   {
-    const int64_t t962 = v_x982;
-    if (t962 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t962, 0.0, run, 7};
+    const int64_t t958 = v_x982;
+    if (t958 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t958, 0.0, run, 7};
       goto fail;
     }
-    v_x1007 = rtg_vec_new(RT_INT, t962);
+    v_x1007 = rtg_vec_new(RT_INT, t958);
     A.v_x1007_d = v_x1007->data.i;
     A.v_x1007_n = v_x1007->len;
-    v_x1011 = rtg_vec_new(RT_INT, t962);
+    v_x1011 = rtg_vec_new(RT_INT, t958);
     A.v_x1011_d = v_x1011->data.i;
     A.v_x1011_n = v_x1011->len;
-    rtg::scan<true>("K20", loc, K20_3_pull{A}, K20_3_op{A}, K20_3_V{0, 0}, t962, K20_3_store{A});
+    rtg::scan<true>("K19", loc, K19_3_pull{A}, K19_3_op{A}, K19_3_V{0, 0}, t958, K19_3_store{A});
   }
   *out_v_x979 = v_x979;
   *out_v_x988 = v_x988;
@@ -4575,19 +4512,19 @@ fail:
   rt_release(v_x1011);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
   RtValue *vals[] = {v_x977};
   const int64_t sizes[] = {(int64_t)v_x982, (int64_t)v_x982, (int64_t)v_x982, (int64_t)v_x982};
   if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K20_host(err, loc, run, v_x977, v_x982, out_v_x979, out_v_x988, out_v_x990, out_v_x997, out_v_x1003, out_v_x1007, out_v_x1011);
+    K19_host(err, loc, run, v_x977, v_x982, out_v_x979, out_v_x988, out_v_x990, out_v_x997, out_v_x1003, out_v_x1007, out_v_x1011);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x977, v_x982, out_v_x979, out_v_x988, out_v_x990, out_v_x997, out_v_x1003, out_v_x1007, out_v_x1011);
+    K19_gpu(err, loc, run, v_x977, v_x982, out_v_x979, out_v_x988, out_v_x990, out_v_x997, out_v_x1003, out_v_x1007, out_v_x1011);
   }
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
   (void)loc;
   (void)run;
   int32_t *v_x1012_d = v_x1012->data.i;
@@ -4601,49 +4538,49 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, R
   RtValue *v_x1023 = NULL;
   /* MAP */
   {
-    const int64_t t963 = v_x1012_n;
-    v_x1018 = rt_value_new(rt_vec_type(RT_INT), t963);
+    const int64_t t959 = v_x1012_n;
+    v_x1018 = rt_value_new(rt_vec_type(RT_INT), t959);
     int32_t *v_x1018_d = v_x1018->data.i;
     const int64_t v_x1018_n = v_x1018->len;
-    v_x1020 = rt_value_new(rt_vec_type(RT_INT), t963);
+    v_x1020 = rt_value_new(rt_vec_type(RT_INT), t959);
     int32_t *v_x1020_d = v_x1020->data.i;
     const int64_t v_x1020_n = v_x1020->len;
-    v_x1023 = rt_value_new(rt_vec_type(RT_INT), t963);
+    v_x1023 = rt_value_new(rt_vec_type(RT_INT), t959);
     int32_t *v_x1023_d = v_x1023->data.i;
     const int64_t v_x1023_n = v_x1023->len;
-    RT_PARALLEL_FOR_IF(t963 >= RT_PARALLEL_MIN)
-    for (int64_t t964 = 0; t964 < t963; t964++) {
-      const int32_t t965 = (int32_t)t964;
-      int t968 = 0; /* nonzero: a check below failed */
-      int32_t t966 = v_x1012_d[t965];
-      int t969 = (uint64_t)(int64_t)t966 < (uint64_t)v_x1016_n;
-      int32_t t967 = t969 ? v_x1016_d[t966] : 0;
-      t968 |= !t969;
-      int t971 = (uint64_t)(int64_t)t966 < (uint64_t)v_x1013_n;
-      int32_t t970 = t971 ? v_x1013_d[t966] : 0;
-      t968 |= !t971;
-      int32_t t973 = rt_add_i(t967, t970);
-      if (__builtin_expect(t968 != 0, 0)) { /* again, recording the error */
-        int32_t t974 = v_x1012_d[t965];
-        int32_t t975;
-        if ((uint64_t)(int64_t)t974 < (uint64_t)v_x1016_n) {
-          t975 = v_x1016_d[t974];
+    RT_PARALLEL_FOR_IF(t959 >= RT_PARALLEL_MIN)
+    for (int64_t t960 = 0; t960 < t959; t960++) {
+      const int32_t t961 = (int32_t)t960;
+      int t964 = 0; /* nonzero: a check below failed */
+      int32_t t962 = v_x1012_d[t961];
+      int t965 = (uint64_t)(int64_t)t962 < (uint64_t)v_x1016_n;
+      int32_t t963 = t965 ? v_x1016_d[t962] : 0;
+      t964 |= !t965;
+      int t967 = (uint64_t)(int64_t)t962 < (uint64_t)v_x1013_n;
+      int32_t t966 = t967 ? v_x1013_d[t962] : 0;
+      t964 |= !t967;
+      int32_t t969 = rt_add_i(t963, t966);
+      if (__builtin_expect(t964 != 0, 0)) { /* again, recording the error */
+        int32_t t970 = v_x1012_d[t961];
+        int32_t t971;
+        if ((uint64_t)(int64_t)t970 < (uint64_t)v_x1016_n) {
+          t971 = v_x1016_d[t970];
         } else {
-          NESSIE_RECORD(err, t964, RT_CHECK_INDEX, 0, 0, RT_GATHER, t974, v_x1016_n, 0.0, 0);
-          t975 = 0;
+          NESSIE_RECORD(err, t960, RT_CHECK_INDEX, 0, 0, RT_GATHER, t970, v_x1016_n, 0.0, 0);
+          t971 = 0;
         }
-        int32_t t976;
-        if ((uint64_t)(int64_t)t974 < (uint64_t)v_x1013_n) {
-          t976 = v_x1013_d[t974];
+        int32_t t972;
+        if ((uint64_t)(int64_t)t970 < (uint64_t)v_x1013_n) {
+          t972 = v_x1013_d[t970];
         } else {
-          NESSIE_RECORD(err, t964, RT_CHECK_INDEX, 0, 0, RT_GATHER, t974, v_x1013_n, 0.0, 1);
-          t976 = 0;
+          NESSIE_RECORD(err, t960, RT_CHECK_INDEX, 0, 0, RT_GATHER, t970, v_x1013_n, 0.0, 1);
+          t972 = 0;
         }
-        int32_t t978 = rt_add_i(t975, t976);
+        int32_t t974 = rt_add_i(t971, t972);
       }
-      v_x1018_d[t964] = t967;
-      v_x1020_d[t964] = t973;
-      v_x1023_d[t964] = 1;
+      v_x1018_d[t960] = t963;
+      v_x1020_d[t960] = t969;
+      v_x1023_d[t960] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -4658,8 +4595,8 @@ fail:
   rt_release(v_x1023);
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K21_A {
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K20_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1012_d; int64_t v_x1012_n;
@@ -4669,58 +4606,58 @@ struct K21_A {
   int32_t *v_x1020_d; int64_t v_x1020_n;
   int32_t *v_x1023_d; int64_t v_x1023_n;
 };
-struct alignas(8) K21_0_V {
+struct alignas(8) K20_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K21_0_pull {
-  K21_A A;
-  __device__ K21_0_V operator()(int64_t i) const {
+struct K20_0_pull {
+  K20_A A;
+  __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t981 = 0; /* nonzero: a check below failed */
-    int32_t t979 = A.v_x1012_d[ix];
-    int t982 = (uint64_t)(int64_t)t979 < (uint64_t)A.v_x1016_n;
-    int32_t t980 = t982 ? A.v_x1016_d[t979] : 0;
-    t981 |= !t982;
-    int t984 = (uint64_t)(int64_t)t979 < (uint64_t)A.v_x1013_n;
-    int32_t t983 = t984 ? A.v_x1013_d[t979] : 0;
-    t981 |= !t984;
-    int32_t t986 = rt_add_i(t980, t983);
-    if (__builtin_expect(t981 != 0, 0)) { /* again, recording the error */
-      int32_t t987 = A.v_x1012_d[ix];
-      int32_t t988;
-      if ((uint64_t)(int64_t)t987 < (uint64_t)A.v_x1016_n) {
-        t988 = A.v_x1016_d[t987];
+    int t977 = 0; /* nonzero: a check below failed */
+    int32_t t975 = A.v_x1012_d[ix];
+    int t978 = (uint64_t)(int64_t)t975 < (uint64_t)A.v_x1016_n;
+    int32_t t976 = t978 ? A.v_x1016_d[t975] : 0;
+    t977 |= !t978;
+    int t980 = (uint64_t)(int64_t)t975 < (uint64_t)A.v_x1013_n;
+    int32_t t979 = t980 ? A.v_x1013_d[t975] : 0;
+    t977 |= !t980;
+    int32_t t982 = rt_add_i(t976, t979);
+    if (__builtin_expect(t977 != 0, 0)) { /* again, recording the error */
+      int32_t t983 = A.v_x1012_d[ix];
+      int32_t t984;
+      if ((uint64_t)(int64_t)t983 < (uint64_t)A.v_x1016_n) {
+        t984 = A.v_x1016_d[t983];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t987, A.v_x1016_n, 0.0, 0);
-        t988 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t983, A.v_x1016_n, 0.0, 0);
+        t984 = 0;
       }
-      int32_t t989;
-      if ((uint64_t)(int64_t)t987 < (uint64_t)A.v_x1013_n) {
-        t989 = A.v_x1013_d[t987];
+      int32_t t985;
+      if ((uint64_t)(int64_t)t983 < (uint64_t)A.v_x1013_n) {
+        t985 = A.v_x1013_d[t983];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t987, A.v_x1013_n, 0.0, 1);
-        t989 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t983, A.v_x1013_n, 0.0, 1);
+        t985 = 0;
       }
-      int32_t t991 = rt_add_i(t988, t989);
+      int32_t t987 = rt_add_i(t984, t985);
     }
-    return K21_0_V{t980, t986, 1};
+    return K20_0_V{t976, t982, 1};
   }
 };
-struct K21_0_store {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_0_V &v) const {
+struct K20_0_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_0_V &v) const {
     A.v_x1018_d[i] = v.v0;
     A.v_x1020_d[i] = v.v1;
     A.v_x1023_d[i] = v.v2;
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
   (void)loc;
   (void)err;
-  K21_A A;
+  K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4735,17 +4672,17 @@ static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, Rt
   RtValue *v_x1023 = NULL;
   /* MAP */
   {
-    const int64_t t992 = v_x1012->len;
-    v_x1018 = rtg_vec_new(RT_INT, t992);
+    const int64_t t988 = v_x1012->len;
+    v_x1018 = rtg_vec_new(RT_INT, t988);
     A.v_x1018_d = v_x1018->data.i;
     A.v_x1018_n = v_x1018->len;
-    v_x1020 = rtg_vec_new(RT_INT, t992);
+    v_x1020 = rtg_vec_new(RT_INT, t988);
     A.v_x1020_d = v_x1020->data.i;
     A.v_x1020_n = v_x1020->len;
-    v_x1023 = rtg_vec_new(RT_INT, t992);
+    v_x1023 = rtg_vec_new(RT_INT, t988);
     A.v_x1023_d = v_x1023->data.i;
     A.v_x1023_n = v_x1023->len;
-    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t992);
+    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t988);
   }
   *out_v_x1018 = v_x1018;
   *out_v_x1020 = v_x1020;
@@ -4757,19 +4694,19 @@ fail:
   rt_release(v_x1023);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
   RtValue *vals[] = {v_x1012, v_x1013, v_x1016};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K21_host(err, loc, run, v_x1012, v_x1013, v_x1016, out_v_x1018, out_v_x1020, out_v_x1023);
+    K20_host(err, loc, run, v_x1012, v_x1013, v_x1016, out_v_x1018, out_v_x1020, out_v_x1023);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x1012, v_x1013, v_x1016, out_v_x1018, out_v_x1020, out_v_x1023);
+    K20_gpu(err, loc, run, v_x1012, v_x1013, v_x1016, out_v_x1018, out_v_x1020, out_v_x1023);
   }
 }
 
-/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)run;
   int32_t *v_x1036_d = v_x1036->data.i;
@@ -4785,89 +4722,89 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, i
   RtValue *v_x1050 = NULL;
   /* MAP */
   {
-    const int64_t t993 = v_x1040_n;
-    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t993);
+    const int64_t t989 = v_x1040_n;
+    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t989);
     int32_t *v_x1050_d = v_x1050->data.i;
     const int64_t v_x1050_n = v_x1050->len;
-    RT_PARALLEL_FOR_IF(t993 >= RT_PARALLEL_MIN)
-    for (int64_t t994 = 0; t994 < t993; t994++) {
-      const int32_t t995 = (int32_t)t994;
-      int t997 = 0; /* nonzero: a check below failed */
-      int t998 = (uint64_t)(int64_t)t995 < (uint64_t)v_x1036_n;
-      int32_t t996 = t998 ? v_x1036_d[t995] : 0;
-      t997 |= !t998;
-      int32_t t1000 = rt_add_i(t996, v_x1037);
-      uint8_t t1001 = v_x1040_d[t995];
-      int t1003 = (uint64_t)(int64_t)t995 < (uint64_t)v_x1041_n;
-      int32_t t1002 = t1003 ? v_x1041_d[t995] : 0;
-      t997 |= !t1003;
-      int32_t t1005 = (t1001 ? t1002 : t1000);
-      int t1007 = (uint64_t)(int64_t)t1005 < (uint64_t)v_x1046;
-      int32_t t1006 = t1007 ? t1005 : 0;
-      t997 |= !t1007;
-      uint8_t t1009 = rt_lt_i(t1006, (int32_t)v_x1044_n);
-      int32_t t1010;
-      if (t1009) {
-        int t1012 = (uint64_t)(int64_t)t1006 < (uint64_t)v_x1044_n;
-        int32_t t1011 = t1012 ? v_x1044_d[t1006] : 0;
-        t997 |= !t1012;
-        t1010 = t1011;
+    RT_PARALLEL_FOR_IF(t989 >= RT_PARALLEL_MIN)
+    for (int64_t t990 = 0; t990 < t989; t990++) {
+      const int32_t t991 = (int32_t)t990;
+      int t993 = 0; /* nonzero: a check below failed */
+      int t994 = (uint64_t)(int64_t)t991 < (uint64_t)v_x1036_n;
+      int32_t t992 = t994 ? v_x1036_d[t991] : 0;
+      t993 |= !t994;
+      int32_t t996 = rt_add_i(t992, v_x1037);
+      uint8_t t997 = v_x1040_d[t991];
+      int t999 = (uint64_t)(int64_t)t991 < (uint64_t)v_x1041_n;
+      int32_t t998 = t999 ? v_x1041_d[t991] : 0;
+      t993 |= !t999;
+      int32_t t1001 = (t997 ? t998 : t996);
+      int t1003 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1046;
+      int32_t t1002 = t1003 ? t1001 : 0;
+      t993 |= !t1003;
+      uint8_t t1005 = rt_lt_i(t1002, (int32_t)v_x1044_n);
+      int32_t t1006;
+      if (t1005) {
+        int t1008 = (uint64_t)(int64_t)t1002 < (uint64_t)v_x1044_n;
+        int32_t t1007 = t1008 ? v_x1044_d[t1002] : 0;
+        t993 |= !t1008;
+        t1006 = t1007;
       } else {
-        int32_t t1014 = rt_sub_i(t1006, (int32_t)v_x1044_n);
-        int t1016 = (uint64_t)(int64_t)t1014 < (uint64_t)v_x1045_n;
-        int32_t t1015 = t1016 ? v_x1045_d[t1014] : 0;
-        t997 |= !t1016;
-        t1010 = t1015;
+        int32_t t1010 = rt_sub_i(t1002, (int32_t)v_x1044_n);
+        int t1012 = (uint64_t)(int64_t)t1010 < (uint64_t)v_x1045_n;
+        int32_t t1011 = t1012 ? v_x1045_d[t1010] : 0;
+        t993 |= !t1012;
+        t1006 = t1011;
       }
-      if (__builtin_expect(t997 != 0, 0)) { /* again, recording the error */
-        int32_t t1017;
-        if ((uint64_t)(int64_t)t995 < (uint64_t)v_x1036_n) {
-          t1017 = v_x1036_d[t995];
+      if (__builtin_expect(t993 != 0, 0)) { /* again, recording the error */
+        int32_t t1013;
+        if ((uint64_t)(int64_t)t991 < (uint64_t)v_x1036_n) {
+          t1013 = v_x1036_d[t991];
         } else {
-          NESSIE_RECORD(err, t994, RT_CHECK_INDEX, 0, 0, RT_GATHER, t995, v_x1036_n, 0.0, 0);
+          NESSIE_RECORD(err, t990, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x1036_n, 0.0, 0);
+          t1013 = 0;
+        }
+        int32_t t1015 = rt_add_i(t1013, v_x1037);
+        uint8_t t1016 = v_x1040_d[t991];
+        int32_t t1017;
+        if ((uint64_t)(int64_t)t991 < (uint64_t)v_x1041_n) {
+          t1017 = v_x1041_d[t991];
+        } else {
+          NESSIE_RECORD(err, t990, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x1041_n, 0.0, 1);
           t1017 = 0;
         }
-        int32_t t1019 = rt_add_i(t1017, v_x1037);
-        uint8_t t1020 = v_x1040_d[t995];
-        int32_t t1021;
-        if ((uint64_t)(int64_t)t995 < (uint64_t)v_x1041_n) {
-          t1021 = v_x1041_d[t995];
+        int32_t t1019 = (t1016 ? t1017 : t1015);
+        int32_t t1020;
+        if ((uint64_t)(int64_t)t1019 < (uint64_t)v_x1046) {
+          t1020 = t1019;
         } else {
-          NESSIE_RECORD(err, t994, RT_CHECK_INDEX, 0, 0, RT_GATHER, t995, v_x1041_n, 0.0, 1);
-          t1021 = 0;
+          NESSIE_RECORD(err, t990, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1019, v_x1046, 0.0, 2);
+          t1020 = 0;
         }
-        int32_t t1023 = (t1020 ? t1021 : t1019);
-        int32_t t1024;
-        if ((uint64_t)(int64_t)t1023 < (uint64_t)v_x1046) {
-          t1024 = t1023;
-        } else {
-          NESSIE_RECORD(err, t994, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1023, v_x1046, 0.0, 2);
-          t1024 = 0;
-        }
-        uint8_t t1026 = rt_lt_i(t1024, (int32_t)v_x1044_n);
-        int32_t t1027;
-        if (t1026) {
-          int32_t t1028;
-          if ((uint64_t)(int64_t)t1024 < (uint64_t)v_x1044_n) {
-            t1028 = v_x1044_d[t1024];
+        uint8_t t1022 = rt_lt_i(t1020, (int32_t)v_x1044_n);
+        int32_t t1023;
+        if (t1022) {
+          int32_t t1024;
+          if ((uint64_t)(int64_t)t1020 < (uint64_t)v_x1044_n) {
+            t1024 = v_x1044_d[t1020];
           } else {
-            NESSIE_RECORD(err, t994, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1024, v_x1044_n, 0.0, 3);
-            t1028 = 0;
+            NESSIE_RECORD(err, t990, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1020, v_x1044_n, 0.0, 3);
+            t1024 = 0;
           }
-          t1027 = t1028;
+          t1023 = t1024;
         } else {
-          int32_t t1030 = rt_sub_i(t1024, (int32_t)v_x1044_n);
-          int32_t t1031;
-          if ((uint64_t)(int64_t)t1030 < (uint64_t)v_x1045_n) {
-            t1031 = v_x1045_d[t1030];
+          int32_t t1026 = rt_sub_i(t1020, (int32_t)v_x1044_n);
+          int32_t t1027;
+          if ((uint64_t)(int64_t)t1026 < (uint64_t)v_x1045_n) {
+            t1027 = v_x1045_d[t1026];
           } else {
-            NESSIE_RECORD(err, t994, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1030, v_x1045_n, 0.0, 4);
-            t1031 = 0;
+            NESSIE_RECORD(err, t990, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1026, v_x1045_n, 0.0, 4);
+            t1027 = 0;
           }
-          t1027 = t1031;
+          t1023 = t1027;
         }
       }
-      v_x1050_d[t994] = t1010;
+      v_x1050_d[t990] = t1006;
     }
   }
   if (err->index != INT64_MAX)
@@ -4878,8 +4815,8 @@ fail:
   rt_release(v_x1050);
 }
 
-/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K22_A {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K21_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1036_d; int64_t v_x1036_n;
@@ -4891,102 +4828,102 @@ struct K22_A {
   int32_t v_x1046;
   int32_t *v_x1050_d; int64_t v_x1050_n;
 };
-struct alignas(8) K22_0_V {
+struct alignas(8) K21_0_V {
   int32_t v0;
 };
-struct K22_0_pull {
-  K22_A A;
-  __device__ K22_0_V operator()(int64_t i) const {
+struct K21_0_pull {
+  K21_A A;
+  __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1033 = 0; /* nonzero: a check below failed */
-    int t1034 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n;
-    int32_t t1032 = t1034 ? A.v_x1036_d[ix] : 0;
-    t1033 |= !t1034;
-    int32_t t1036 = rt_add_i(t1032, A.v_x1037);
-    uint8_t t1037 = A.v_x1040_d[ix];
-    int t1039 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
-    int32_t t1038 = t1039 ? A.v_x1041_d[ix] : 0;
-    t1033 |= !t1039;
-    int32_t t1041 = (t1037 ? t1038 : t1036);
-    int t1043 = (uint64_t)(int64_t)t1041 < (uint64_t)A.v_x1046;
-    int32_t t1042 = t1043 ? t1041 : 0;
-    t1033 |= !t1043;
-    uint8_t t1045 = rt_lt_i(t1042, (int32_t)A.v_x1044_n);
-    int32_t t1046;
-    if (t1045) {
-      int t1048 = (uint64_t)(int64_t)t1042 < (uint64_t)A.v_x1044_n;
-      int32_t t1047 = t1048 ? A.v_x1044_d[t1042] : 0;
-      t1033 |= !t1048;
-      t1046 = t1047;
+    int t1029 = 0; /* nonzero: a check below failed */
+    int t1030 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n;
+    int32_t t1028 = t1030 ? A.v_x1036_d[ix] : 0;
+    t1029 |= !t1030;
+    int32_t t1032 = rt_add_i(t1028, A.v_x1037);
+    uint8_t t1033 = A.v_x1040_d[ix];
+    int t1035 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
+    int32_t t1034 = t1035 ? A.v_x1041_d[ix] : 0;
+    t1029 |= !t1035;
+    int32_t t1037 = (t1033 ? t1034 : t1032);
+    int t1039 = (uint64_t)(int64_t)t1037 < (uint64_t)A.v_x1046;
+    int32_t t1038 = t1039 ? t1037 : 0;
+    t1029 |= !t1039;
+    uint8_t t1041 = rt_lt_i(t1038, (int32_t)A.v_x1044_n);
+    int32_t t1042;
+    if (t1041) {
+      int t1044 = (uint64_t)(int64_t)t1038 < (uint64_t)A.v_x1044_n;
+      int32_t t1043 = t1044 ? A.v_x1044_d[t1038] : 0;
+      t1029 |= !t1044;
+      t1042 = t1043;
     } else {
-      int32_t t1050 = rt_sub_i(t1042, (int32_t)A.v_x1044_n);
-      int t1052 = (uint64_t)(int64_t)t1050 < (uint64_t)A.v_x1045_n;
-      int32_t t1051 = t1052 ? A.v_x1045_d[t1050] : 0;
-      t1033 |= !t1052;
-      t1046 = t1051;
+      int32_t t1046 = rt_sub_i(t1038, (int32_t)A.v_x1044_n);
+      int t1048 = (uint64_t)(int64_t)t1046 < (uint64_t)A.v_x1045_n;
+      int32_t t1047 = t1048 ? A.v_x1045_d[t1046] : 0;
+      t1029 |= !t1048;
+      t1042 = t1047;
     }
-    if (__builtin_expect(t1033 != 0, 0)) { /* again, recording the error */
-      int32_t t1053;
+    if (__builtin_expect(t1029 != 0, 0)) { /* again, recording the error */
+      int32_t t1049;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n) {
-        t1053 = A.v_x1036_d[ix];
+        t1049 = A.v_x1036_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1036_n, 0.0, 0);
-        t1053 = 0;
+        t1049 = 0;
       }
-      int32_t t1055 = rt_add_i(t1053, A.v_x1037);
-      uint8_t t1056 = A.v_x1040_d[ix];
-      int32_t t1057;
+      int32_t t1051 = rt_add_i(t1049, A.v_x1037);
+      uint8_t t1052 = A.v_x1040_d[ix];
+      int32_t t1053;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n) {
-        t1057 = A.v_x1041_d[ix];
+        t1053 = A.v_x1041_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1041_n, 0.0, 1);
-        t1057 = 0;
+        t1053 = 0;
       }
-      int32_t t1059 = (t1056 ? t1057 : t1055);
-      int32_t t1060;
-      if ((uint64_t)(int64_t)t1059 < (uint64_t)A.v_x1046) {
-        t1060 = t1059;
+      int32_t t1055 = (t1052 ? t1053 : t1051);
+      int32_t t1056;
+      if ((uint64_t)(int64_t)t1055 < (uint64_t)A.v_x1046) {
+        t1056 = t1055;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1059, A.v_x1046, 0.0, 2);
-        t1060 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1055, A.v_x1046, 0.0, 2);
+        t1056 = 0;
       }
-      uint8_t t1062 = rt_lt_i(t1060, (int32_t)A.v_x1044_n);
-      int32_t t1063;
-      if (t1062) {
-        int32_t t1064;
-        if ((uint64_t)(int64_t)t1060 < (uint64_t)A.v_x1044_n) {
-          t1064 = A.v_x1044_d[t1060];
+      uint8_t t1058 = rt_lt_i(t1056, (int32_t)A.v_x1044_n);
+      int32_t t1059;
+      if (t1058) {
+        int32_t t1060;
+        if ((uint64_t)(int64_t)t1056 < (uint64_t)A.v_x1044_n) {
+          t1060 = A.v_x1044_d[t1056];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1060, A.v_x1044_n, 0.0, 3);
-          t1064 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1056, A.v_x1044_n, 0.0, 3);
+          t1060 = 0;
         }
-        t1063 = t1064;
+        t1059 = t1060;
       } else {
-        int32_t t1066 = rt_sub_i(t1060, (int32_t)A.v_x1044_n);
-        int32_t t1067;
-        if ((uint64_t)(int64_t)t1066 < (uint64_t)A.v_x1045_n) {
-          t1067 = A.v_x1045_d[t1066];
+        int32_t t1062 = rt_sub_i(t1056, (int32_t)A.v_x1044_n);
+        int32_t t1063;
+        if ((uint64_t)(int64_t)t1062 < (uint64_t)A.v_x1045_n) {
+          t1063 = A.v_x1045_d[t1062];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1066, A.v_x1045_n, 0.0, 4);
-          t1067 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1062, A.v_x1045_n, 0.0, 4);
+          t1063 = 0;
         }
-        t1063 = t1067;
+        t1059 = t1063;
       }
     }
-    return K22_0_V{t1046};
+    return K21_0_V{t1042};
   }
 };
-struct K22_0_store {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_0_V &v) const {
+struct K21_0_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_0_V &v) const {
     A.v_x1050_d[i] = v.v0;
   }
 };
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)err;
-  K22_A A;
+  K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -5005,11 +4942,11 @@ static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, in
   RtValue *v_x1050 = NULL;
   /* MAP */
   {
-    const int64_t t1068 = v_x1040->len;
-    v_x1050 = rtg_vec_new(RT_INT, t1068);
+    const int64_t t1064 = v_x1040->len;
+    v_x1050 = rtg_vec_new(RT_INT, t1064);
     A.v_x1050_d = v_x1050->data.i;
     A.v_x1050_n = v_x1050->len;
-    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1068);
+    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t1064);
   }
   *out_v_x1050 = v_x1050;
   return;
@@ -5017,14 +4954,14 @@ fail:
   rt_release(v_x1050);
 }
 
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   RtValue *vals[] = {v_x1036, v_x1040, v_x1041, v_x1044, v_x1045};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K22_host(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
+    K21_host(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
     rtg_host_ran();
   } else {
-    K22_gpu(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
+    K21_gpu(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
   }
 }
 
@@ -5050,10 +4987,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1069 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1069->data.i[0] = v_x62;
-    t1069->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1069);
+    RtValue *t1065 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1065->data.i[0] = v_x62;
+    t1065->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1065);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -5071,7 +5008,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -5106,11 +5043,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x263 = 0;
     RtValue *v_x619 = NULL;
     RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K20, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
     RtValue *v_x147 = NULL;
     RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
     RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
     RtValue *v_x166 = NULL;
@@ -5123,7 +5060,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x199 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
     rt_release(v_x142);
     rt_release(v_x97);
     RtValue *v_x216 = NULL;
@@ -5147,8 +5084,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     v_x264 = rt_eq_i(v_x263, 0);
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
-    RtValue *v_x221 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x216, &v_x221);
     int32_t v_x205 = 0;
     v_x205 = (int32_t)v_x130->len;
     rt_release(v_x130);
@@ -5161,20 +5096,22 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K13, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x235 = NULL;
       RtValue *v_x301 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K12, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301);
-      int32_t v_x404 = 0;
-      v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
+      RtValue *v_ids_1130 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301, &v_ids_1130);
       RtValue *v_x323 = NULL;
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K14, 5, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 5, v_ids_1130, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x235);
       rt_release(v_x301);
+      rt_release(v_ids_1130);
+      int32_t v_x404 = 0;
+      v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
       int32_t v_x412 = 0;
       v_x412 = (int32_t)v_x370->len;
       int32_t v_x411 = 0;
@@ -5186,13 +5123,13 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
       RtValue *v_x410 = NULL;
       RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
       rt_release(v_x344);
       rt_release(v_x391);
       RtValue *v_x485 = NULL;
       RtValue *v_x490 = NULL;
       RtValue *v_x495 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
       rt_release(v_x410);
       rt_release(v_x480);
       RtValue *v_x502 = NULL;
@@ -5204,7 +5141,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x508 = 0;
       v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
       RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
       rt_release(v_x323);
       rt_release(v_x370);
       rt_release(v_x485);
@@ -5219,11 +5156,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x466 = NULL;
       int32_t v_x544 = 0;
       int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K18, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545, 7);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545, 7);
       rt_release(v_x271);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K19, 7, v_x466, v_x523, &v_x604);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K18, 7, v_x466, v_x523, &v_x604);
       rt_release(v_x523);
       rt_release(v_x466);
       v_x605 = v_x604;
@@ -5233,7 +5170,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x216);
     rt_release(v_x217);
     rt_release(v_x218);
-    rt_release(v_x221);
     int32_t v_x648 = 0;
     v_x648 = (int32_t)v_x605->len;
     int32_t v_x647 = 0;
@@ -5241,7 +5177,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
@@ -5373,16 +5309,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1070 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1070->data.i[0] = 3;
-  t1070->data.i[1] = 1;
-  t1070->data.i[2] = 4;
-  t1070->data.i[3] = 1;
-  t1070->data.i[4] = 5;
-  t1070->data.i[5] = 9;
-  t1070->data.i[6] = 2;
-  t1070->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1070);
+  RtValue *t1066 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1066->data.i[0] = 3;
+  t1066->data.i[1] = 1;
+  t1066->data.i[2] = 4;
+  t1066->data.i[3] = 1;
+  t1066->data.i[4] = 5;
+  t1066->data.i[5] = 9;
+  t1066->data.i[6] = 2;
+  t1066->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1066);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
