@@ -55,28 +55,45 @@ type_line ':set interp lcu'
 type_line 'function lp(i, n, acc) = if i == n then acc else lp(i + 1, n, acc + i);'
 wait_for '^lp = fn'
 
-# a fused MAP and REDUCE of 3 * 10^7 elements: Ctrl-C while it runs
-type_line 'sum({i * i : i in [0:30000000]});'
-# Ctrl-C once the statement holds its memory, not after a fixed sleep: on
-# a loaded machine 2 s was sometimes too early (CI, stop 48)
-n=0
-while [ "$(rss_kb)" -le 150000 ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
-before=$(rss_kb)
-[ "$before" -gt 150000 ] || { echo "the statement held only $before kB after 30 s: the test proves nothing"; screen; exit 1; }
-start=$(date +%s%N)
-T send-keys -t repl C-c
-wait_for 'interrupted (Ctrl-C)' 1 300
-took=$(( ($(date +%s%N) - start) / 1000000 ))
-if screen | grep -q '^it = '; then echo "λcu finished the statement after Ctrl-C:"; screen; exit 1; fi
-# 3.6 to 4.9 s before, 0.03 s after (2 cores); the margin is for a loaded
-# machine, and still below the time the statement needs to finish
-[ $took -lt 3000 ] || { echo "λcu took $took ms to stop after Ctrl-C (it held $before kB)"; screen; exit 1; }
-# the collector gives the pages back within a few tenths of a second;
-# poll for up to 10 s
-n=0
-while [ "$(rss_kb)" -ge 100000 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
-after=$(rss_kb)
-[ "$after" -lt 100000 ] || { echo "after Ctrl-C the REPL still holds $after kB (it held $before kB; stopped in $took ms)"; screen | tail -5; exit 1; }
+# a fused MAP and REDUCE of 3 * 10^7 elements: Ctrl-C while it runs.
+# One attempt: the statement, Ctrl-C once it holds its memory, the
+# stop's time, and the memory after; 'held' gets its figures.
+attempt() { # the attempt's number, from 1
+  type_line 'sum({i * i : i in [0:30000000]});'
+  # Ctrl-C once the statement holds its memory, not after a fixed sleep:
+  # on a loaded machine 2 s was sometimes too early (CI, stop 48)
+  n=0
+  while [ "$(rss_kb)" -le 150000 ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+  before=$(rss_kb)
+  [ "$before" -gt 150000 ] || { echo "the statement held only $before kB after 30 s: the test proves nothing"; screen; exit 1; }
+  start=$(date +%s%N)
+  T send-keys -t repl C-c
+  wait_for 'interrupted (Ctrl-C)' "$1" 300
+  took=$(( ($(date +%s%N) - start) / 1000000 ))
+  if screen | grep -q '^it = '; then echo "λcu finished the statement after Ctrl-C:"; screen; exit 1; fi
+  # 3.6 to 4.9 s before, 0.03 s after (2 cores); the margin is for a
+  # loaded machine, and still below the time the statement needs to finish
+  [ $took -lt 3000 ] || { echo "λcu took $took ms to stop after Ctrl-C (it held $before kB)"; screen; exit 1; }
+  # the collector gives the pages back within a few tenths of a second;
+  # poll for up to 10 s
+  n=0
+  while [ "$(rss_kb)" -ge 100000 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+  after=$(rss_kb)
+  held="$after kB after Ctrl-C (it held $before kB; stopped in $took ms)"
+  [ "$after" -lt 100000 ]
+}
+# The collector is conservative: a word it scans can look like a pointer
+# into one of the stopped statement's vectors and keep it.  About one
+# attempt in fifteen kept one vector of 120 MB (CI, stop 53; 4 of 60
+# here, and the next attempt too in 1 of 30); the next statement stopped
+# so gives it back.  Up to three attempts; before issue 38's fix each kept
+# all of it.
+kept=
+for a in 1 2 3; do
+  attempt $a && break
+  kept="$kept${kept:+; }$held"
+  [ $a -lt 3 ] || { echo "three times the REPL kept the memory: $kept"; screen | tail -5; exit 1; }
+done
 
 # a scalar function's loop of 2 * 10^9 iterations per element, under
 # λcu then flat: Ctrl-C stops it (it ran for minutes)
