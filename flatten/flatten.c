@@ -685,6 +685,7 @@ static Vals call_function(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args, Type *resul
 }
 
 static Vals primitive(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args);
+static Vals lifted_append(Fl *fl, Vals *parts, FlatAtom **lens, int k, Type *t);
 static bool called_each(Fl *fl, MonoFunc *mf);
 
 /* Scalar function f (of one result) applied to each element of 'args'
@@ -1243,6 +1244,53 @@ static bool invariant_primitive(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) 
   return false;
 }
 
+/* Is 'e' a call of the primitive `++`? */
+static bool is_append(const Expr *e) {
+  return e->kind == EX_BINOP && e->callee && e->callee->primitive && strcmp(e->callee->def->name, "__append") == 0;
+}
+
+/* A lifted chain a ++ b ++ ... ++ z of three parts or more (`++` takes
+   its left first, so the chain is the left spine of 'e'): one append of
+   all the parts (lifted_append), each part flattened and each `++`'s
+   check of its lengths made in NESL's order, where appending one part
+   at a time gathered the elements of the parts before it again at each
+   `++` (quicksort's result[0] ++ equal ++ result[1]: a make_segdes, a
+   check and a gather of those elements a level).  Not under the cost
+   model, which charges each `++` for the values it makes. */
+static bool append_chain(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
+  if (!ctx->lifted || fl->cost || !is_append(e) || !is_append(e->u.op.lhs))
+    return false;
+  Vec spine = {0}; /* the `++`s, the innermost first */
+  for (Expr *x = e; is_append(x); x = x->u.op.lhs)
+    vec_push(&spine, x);
+  for (int i = 0, j = spine.len - 1; i < j; i++, j--) {
+    void *tmp = spine.data[i];
+    spine.data[i] = spine.data[j];
+    spine.data[j] = tmp;
+  }
+  int k = spine.len + 1;
+  Type *t = res(e->type)->elem;
+  Vals *parts = xmalloc(sizeof(Vals) * (size_t)k);
+  FlatAtom **lens = xmalloc(sizeof(FlatAtom *) * (size_t)k);
+  parts[0] = tr(fl, ctx, env, ((Expr *)spine.data[0])->u.op.lhs);
+  lens[0] = seg_lengths(fl, vec_get(&parts[0], 0));
+  FlatAtom *sum = lens[0];
+  for (int q = 1; q < k; q++) {
+    Expr *op_q = spine.data[q - 1];
+    parts[q] = tr(fl, ctx, env, op_q->u.op.rhs);
+    fl->loc = op_q->loc;
+    lens[q] = seg_lengths(fl, vec_get(&parts[q], 0));
+    /* as the `++` itself checks (primitive_ops): the sum of the lengths
+       before it, checked in turn, and this part's */
+    check(fl, RT_CHECK_APPEND, sum, lens[q], NULL);
+    if (q < k - 1)
+      sum = binary(fl, FLAT_ADD, sum, lens[q]);
+  }
+  fl->loc = e->loc;
+  *out = lifted_append(fl, parts, lens, k, t);
+  return true;
+}
+
 static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   switch (e->kind) {
   case EX_INT:
@@ -1284,6 +1332,9 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     return call(fl, ctx, e->callee, a);
   }
   case EX_BINOP: {
+    Vals chain;
+    if (append_chain(fl, ctx, env, e, &chain))
+      return chain;
     Vals a = tr(fl, ctx, env, e->u.op.lhs);
     Vals b = tr(fl, ctx, env, e->u.op.rhs);
     fl->loc = e->loc;
