@@ -60,7 +60,19 @@ typedef struct Fl {
                       scalar code per element; docs/cost.md) */
   int no_cost;     /* inside code run for its errors alone: no FS_COST
                       (between an OFF and an ON, for what it calls) */
+  PtrMap views;    /* FlatVar (a segdes) -> View *: whole segments of a
+                      nested value, gathered (gather_values_in) */
 } Fl;
+
+/* Segments of a nested value gathered whole, so that their elements are
+   also where they were (lifted_append reads them there): segment s of
+   the value of 'segdes' and 'gathered' is the 'lengths'[s] elements of
+   'source' from 'starts'[s] on. */
+typedef struct View {
+  Vec gathered;     /* FlatAtom *: the gathered elements' components */
+  Vec source;       /* FlatAtom *: the components they were gathered from */
+  FlatAtom *starts; /* int vector: each segment's first element in source */
+} View;
 
 typedef struct Pending {
   FlatFunc *func;
@@ -339,7 +351,35 @@ static Vals gather_values_in(Fl *fl, Vals v, Type *t, FlatAtom *idx, bool whole)
   vec_push(&s->results, nd);
   vec_push(&s->results, inner);
   /* the elements of d's segments, from the vectors d describes */
-  return concat(one(flat_var_atom(nd)), gather_values_in(fl, slice(v, 1, v.len - 1), t->elem, flat_var_atom(inner), true));
+  Vals source = slice(v, 1, v.len - 1);
+  Vals elems = gather_values_in(fl, source, t->elem, flat_var_atom(inner), true);
+  View *view = NEW(View);
+  *view = (View){elems, source, starts};
+  ptrmap_put(&fl->views, nd, view);
+  return concat(one(flat_var_atom(nd)), elems);
+}
+
+/* The components of V(t) 'v' are those of 'w', variable for variable
+   (or constant for constant). */
+static bool same_vals(Vals v, Vals w) {
+  if (v.len != w.len)
+    return false;
+  for (int i = 0; i < v.len; i++) {
+    const FlatAtom *a = v.data[i], *b = w.data[i];
+    if (a->kind != b->kind || (a->kind == FA_VAR && a->u.var != b->u.var) || (a->kind != FA_VAR && a != b))
+      return false;
+  }
+  return true;
+}
+
+/* The view of nested V([u]) 'v' (its segments' elements in place in a
+   vector they were gathered from), or NULL where v is not one. */
+static const View *view_of(Fl *fl, Vals v) {
+  const FlatAtom *d = vec_get(&v, 0);
+  if (d->kind != FA_VAR)
+    return NULL;
+  const View *view = ptrmap_get(&fl->views, d->u.var);
+  return view && same_vals(slice(v, 1, v.len - 1), view->gathered) ? view : NULL;
 }
 
 static Vals gather_values(Fl *fl, Vals v, Type *t, FlatAtom *idx) { return gather_values_in(fl, v, t, idx, false); }
