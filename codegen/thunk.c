@@ -320,6 +320,28 @@ static const char *index_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   return t;
 }
 
+/* seg_length(x, g) or seg_offset(x, g): from sd x's offsets (64 bits;
+   a segment's length and offset fit an int, as the elements' count
+   does), g checked as index_exp checks a subscript of a vector of x's
+   number of segments, the read of seg_lengths or seg_offsets it stands
+   for. */
+static const char *seg_field_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
+  Cg *cg = tx->cg;
+  CgBinding *b = cg_lookup(env, e->var);
+  const char *g = gen_exp(tx, e->args[0], env);
+  bool length = e->kind == LE_SEG_LENGTH;
+  const char *key = xprintf("%s(%s,%s)", length ? "seg_length" : "seg_offset", b->value, g);
+  const char *known = cse_find(tx, key);
+  if (known)
+    return known;
+  const char *t = cg_temp(cg);
+  cse_note(tx, key, t);
+  const char *value = length ? xprintf("(int32_t)(%s[%s + 1] - %s[%s])", b->offsets, g, b->offsets, g)
+                             : xprintf("(int32_t)%s[%s]", b->offsets, g);
+  checked_value(tx, e, "int32_t", t, g, b->length, value);
+  return t;
+}
+
 /* bound(e, n): e, checked as index_exp checks a subscript (the read
    that fusion replaced by the element's computation). */
 static const char *bound_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
@@ -411,6 +433,9 @@ static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
     return xprintf("(int32_t)%s", cg_lookup(env, e->var)->length);
   case LE_INDEX:
     return index_exp(tx, e, env);
+  case LE_SEG_LENGTH:
+  case LE_SEG_OFFSET:
+    return seg_field_exp(tx, e, env);
   case LE_BOUND:
     return bound_exp(tx, e, env);
   case LE_OP:

@@ -114,6 +114,7 @@ static bool run_fuse(Pipeline *pl) {
       return false;
     fus_segment_maps(pl->fused);
     fus_delay_runs(pl->fused);
+    fus_segment_fields(pl->fused);
     return true;
   }
   char *pdg_text = NULL, *ilp_text = NULL;
@@ -127,6 +128,7 @@ static bool run_fuse(Pipeline *pl) {
   if (ok) {
     fus_segment_maps(pl->fused);
     fus_delay_runs(pl->fused);
+    fus_segment_fields(pl->fused);
   }
   pl->pdg = memstream_text(pdg, &pdg_text, &pdg_size);
   pl->ilp = memstream_text(ilp, &ilp_text, &ilp_size);

@@ -103,6 +103,8 @@ static void canon_exp(Canon *c, const LcuExp *e) {
   case LE_VAR:
   case LE_INDEX:
   case LE_LENGTH:
+  case LE_SEG_LENGTH:
+  case LE_SEG_OFFSET:
     canon_var(c, e->var);
     break;
   case LE_CONST:

@@ -553,6 +553,8 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
   case LE_IF:
     return range_join(exp_range(kl, s, t, e->args[1], lets), exp_range(kl, s, t, e->args[2], lets));
   case LE_LENGTH:
+  case LE_SEG_LENGTH:
+  case LE_SEG_OFFSET:
     return nonneg();
   case LE_BOUND: /* checked: below its length */
     return bound_length(kl, e->args[1]);
@@ -1157,6 +1159,9 @@ static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *
   switch (e->kind) {
   case LE_INDEX: /* in range when the index's values are below the length */
     return !e->in_range && !fus_len_equal(fus_kernel_len(kl, e->var), exp_range(kl, s, t, e->args[0], lets));
+  case LE_SEG_LENGTH: /* in range below the number of segments */
+  case LE_SEG_OFFSET:
+    return !fus_len_equal(fus_kernel_len(kl, e->var), exp_range(kl, s, t, e->args[0], lets));
   case LE_BOUND:
     return !fus_len_equal(bound_length(kl, e->args[1]), exp_range(kl, s, t, e->args[0], lets));
   case LE_OP: {

@@ -20,7 +20,10 @@
  *   rules.c      the SOAC rewrite rules inside a kernel (fus_rewrite)
  *   fuse.c       the pass: every region of every function (fus_fuse)
  *   segmap.c     after it, MAPs that read a sd's seg_ids at their index
- *                made SEG_MAPs, the seg_ids runs removed (fus_segment_maps)
+ *                made SEG_MAPs, the seg_ids runs removed (fus_segment_maps);
+ *                last, thunks read a sd's lengths and offsets themselves,
+ *                the seg_lengths and seg_offsets runs removed
+ *                (fus_segment_fields)
  *   delay.c      last, runs and lengths moved down to their first reader
  *                (fus_delay_runs)
  *   dot.c        --dump=pdg: the PDGs as Graphviz (fus_print_pdg)
@@ -472,6 +475,15 @@ bool fus_fuse(LcuProgram *p, const FusOptions *o, FusStats *st);
    seg_ids run removed.  Requires a checked program (after fus_fuse);
    keeps it checked and its meaning.  Returns the runs changed. */
 int fus_segment_maps(LcuProgram *p);
+
+/* Each `let v = run K (sd)` of a seg_lengths or seg_offsets kernel whose
+   every reader is `#v` or a run of a kernel that reads v only at indices
+   in thunks: those kernels copied with a sd parameter whose thunks read
+   seg_length(sd, e) or seg_offset(sd, e) where they read v[e], the runs
+   given sd, `#v` made `#segments sd`, and the run of K removed.
+   Requires a checked program; keeps it checked and its meaning.  Last
+   in -O1 (after fus_delay_runs).  Returns the runs removed. */
+int fus_segment_fields(LcuProgram *p);
 
 /* ---- delay.c ---- */
 

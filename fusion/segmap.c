@@ -58,6 +58,8 @@ typedef struct Walk {
   PtrMap uses;     /* LcuVar -> Vec * of Use */
   PtrMap escapes;  /* LcuVar -> non-NULL: read by a block's results */
   Vec seg_ids;     /* LcuStmt *: runs of a seg_ids kernel, in order */
+  Vec fields;      /* LcuStmt *: runs of a seg_lengths or seg_offsets
+                      kernel, in order */
   PtrMap block_of; /* LcuStmt -> the LcuBlock holding it */
   PtrMap parent;   /* LcuBlock -> the LcuStmt holding it (none: the body) */
 } Walk;
@@ -68,6 +70,8 @@ typedef struct Rewritten {
   const LcuKernel *from;
   int param;
   bool gives_ids; /* the copy also returns the segments (its last result) */
+  LcuExpKind field; /* fus_segment_fields: what the copy reads of the sd
+                       (LE_VAR: a copy of fus_segment_maps') */
   LcuKernel *to;
 } Rewritten;
 
@@ -87,6 +91,20 @@ static bool is_seg_ids_kernel(const LcuKernel *k) {
   const LcuSoac *s = k->soacs.data[0];
   return s->kind == SOAC_LIBRARY && s->library == LIB_SEG_IDS && s->args.len == 1 &&
          s->args.data[0] == k->params.data[0] && s->results.len == 1 && s->results.data[0] == k->results.data[0];
+}
+
+/* LE_SEG_LENGTH or LE_SEG_OFFSET where 'k' is the kernel of one LIBRARY
+   seg_lengths or seg_offsets of its sd parameter, whose result it
+   returns; LE_VAR otherwise. */
+static LcuExpKind field_of_kernel(const LcuKernel *k) {
+  if (k->soacs.len != 1 || k->params.len != 1 || k->results.len != 1)
+    return LE_VAR;
+  const LcuSoac *s = k->soacs.data[0];
+  if (s->kind != SOAC_LIBRARY || (s->library != LIB_SEG_LENGTHS && s->library != LIB_SEG_OFFSETS) ||
+      s->args.len != 1 || s->args.data[0] != k->params.data[0] || s->results.len != 1 ||
+      s->results.data[0] != k->results.data[0])
+    return LE_VAR;
+  return s->library == LIB_SEG_LENGTHS ? LE_SEG_LENGTH : LE_SEG_OFFSET;
 }
 
 static void add_use(Walk *w, LcuVar *v, LcuStmt *s, int arg) {
@@ -111,9 +129,12 @@ static void walk_block(Walk *w, LcuBlock *b) {
     }
     for (int r = 0; r < s->results.len; r++)
       ptrmap_put(&w->def, s->results.data[r], s);
-    if (s->kind == LS_RUN && is_seg_ids_kernel(s->kernel) && s->results.len == 1 && s->args.len == 1 &&
-        ((const LcuAtom *)s->args.data[0])->var)
-      vec_push(&w->seg_ids, s);
+    if (s->kind == LS_RUN && s->results.len == 1 && s->args.len == 1 && ((const LcuAtom *)s->args.data[0])->var) {
+      if (is_seg_ids_kernel(s->kernel))
+        vec_push(&w->seg_ids, s);
+      else if (field_of_kernel(s->kernel) != LE_VAR)
+        vec_push(&w->fields, s);
+    }
     LcuBlock *inner[3] = {s->then, s->els, s->body};
     for (int k = 0; k < 3; k++)
       if (inner[k]) {
@@ -271,7 +292,7 @@ static const Use *ids_giver(Walk *w, const Vec *uses, const LcuVar *sd, const Lc
 static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg, bool gives_ids) {
   for (int i = 0; i < ps->rewritten.len; i++) {
     const Rewritten *rw = ps->rewritten.data[i];
-    if (rw->from == k && rw->param == arg && rw->gives_ids == gives_ids)
+    if (rw->from == k && rw->param == arg && rw->gives_ids == gives_ids && rw->field == LE_VAR)
       return rw->to;
   }
   LcuKernel *c = lcu_copy_kernel(ps->p, k);
@@ -309,7 +330,7 @@ static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg, bool giv
   }
   /* placed and named by place_kernels, beside the original */
   Rewritten *rw = NEW(Rewritten);
-  *rw = (Rewritten){k, arg, gives_ids, c};
+  *rw = (Rewritten){k, arg, gives_ids, LE_VAR, c};
   vec_push(&ps->rewritten, rw);
   return c;
 }
@@ -369,6 +390,133 @@ static void rewrite_body(Pass *ps, LcuBlock *body) {
   }
 }
 
+/* ---- segment lengths and offsets read in place ---- */
+
+/* Does 'e' read 'p' other than at an index (p[e'])? */
+static bool read_not_at(const LcuExp *e, const LcuVar *p) {
+  if (e->var == p && e->kind != LE_INDEX && e->kind != LE_LET)
+    return true; /* #p, or p where a scalar is read */
+  for (int k = 0; k < e->nargs; k++)
+    if (read_not_at(e->args[k], p))
+      return true;
+  return false;
+}
+
+static bool thunk_reads_not_at(const LcuThunk *t, const LcuVar *p) {
+  for (int e = 0; t && e < lcu_thunk_nexps(t); e++)
+    if (read_not_at(lcu_thunk_exp(t, e), p))
+      return true;
+  return false;
+}
+
+/* Can run 'r', which gives 'v' (a sd's lengths or offsets) as argument
+   'arg', read the sd instead: does its kernel read that parameter only
+   at indices in thunks? */
+static bool field_run_qualifies(const LcuStmt *r, int arg, const LcuVar *v) {
+  if (r->kind != LS_RUN)
+    return false;
+  const LcuKernel *k = r->kernel;
+  if (arg >= k->params.len || r->args.len != k->params.len)
+    return false;
+  for (int a = 0; a < r->args.len; a++)
+    if (a != arg && ((const LcuAtom *)r->args.data[a])->var == v)
+      return false; /* given twice: one parameter at a time is enough */
+  const LcuVar *p = k->params.data[arg];
+  for (int i = 0; i < k->results.len; i++)
+    if (k->results.data[i] == p)
+      return false;
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    if (!involves(s, p))
+      continue;
+    if (s->kind == SOAC_LIBRARY || s->size.var == p || s->size.length == p || s->segdes == p || s->into == p ||
+        thunk_reads_not_at(s->pull, p) || thunk_reads_not_at(s->second, p))
+      return false;
+  }
+  return true;
+}
+
+/* Every read p[e] in 'e' made 'field'(sd, e), in place (in a copy). */
+static void read_field(LcuExp *e, const LcuVar *p, LcuVar *sd, LcuExpKind field) {
+  for (int k = 0; k < e->nargs; k++)
+    read_field(e->args[k], p, sd, field);
+  if (e->kind == LE_INDEX && e->var == p) {
+    e->kind = field;
+    e->var = sd;
+    e->in_range = false;
+  }
+}
+
+static void thunk_read_field(LcuThunk *t, const LcuVar *p, LcuVar *sd, LcuExpKind field) {
+  if (!t)
+    return;
+  for (int e = 0; e < lcu_thunk_nexps(t); e++)
+    read_field(lcu_thunk_exp(t, e), p, sd, field);
+  lcu_fill_using(t);
+}
+
+/* Kernel 'k' with parameter 'arg' a sd whose lengths or offsets
+   ('field') its thunks read where they read the parameter. */
+static LcuKernel *field_kernel(Pass *ps, const LcuKernel *k, int arg, LcuExpKind field) {
+  for (int i = 0; i < ps->rewritten.len; i++) {
+    const Rewritten *rw = ps->rewritten.data[i];
+    if (rw->from == k && rw->param == arg && rw->field == field)
+      return rw->to;
+  }
+  LcuKernel *c = lcu_copy_kernel(ps->p, k);
+  LcuVar *p = c->params.data[arg];
+  LcuVar *sd = lcu_new_var(ps->p, lcu_segdes(), "sd");
+  c->params.data[arg] = sd;
+  for (int i = 0; i < c->soacs.len; i++) {
+    LcuSoac *s = c->soacs.data[i];
+    if (!involves(s, p))
+      continue;
+    thunk_read_field(s->pull, p, sd, field);
+    thunk_read_field(s->second, p, sd, field);
+  }
+  Rewritten *rw = NEW(Rewritten);
+  *rw = (Rewritten){k, arg, false, field, c};
+  vec_push(&ps->rewritten, rw);
+  return c;
+}
+
+static void rewrite_fields(Pass *ps, LcuBlock *body) {
+  if (!body)
+    return;
+  Walk w = {0};
+  walk_block(&w, body);
+  for (int i = 0; i < w.fields.len; i++) {
+    LcuStmt *def = w.fields.data[i];
+    LcuVar *v = def->results.data[0];
+    LcuVar *sd = ((const LcuAtom *)def->args.data[0])->var;
+    LcuExpKind field = field_of_kernel(def->kernel);
+    const Vec *uses = ptrmap_get(&w.uses, v);
+    if (ptrmap_get(&w.escapes, v))
+      continue;
+    bool all = true;
+    for (int u = 0; uses && u < uses->len && all; u++) {
+      const Use *use = uses->data[u];
+      all = is_length_of(use->stmt) || field_run_qualifies(use->stmt, use->arg, v);
+    }
+    if (!all)
+      continue;
+    for (int u = 0; uses && u < uses->len; u++) {
+      const Use *use = uses->data[u];
+      if (is_length_of(use->stmt)) { /* #v: the number of segments of sd */
+        use->stmt->length = LEN_SEGMENTS;
+        use->stmt->args.data[0] = lcu_atom_var(sd);
+        continue;
+      }
+      use->stmt->kernel = field_kernel(ps, use->stmt->kernel, use->arg, field);
+      use->stmt->args.data[use->arg] = lcu_atom_var(sd);
+      ps->runs++;
+    }
+    remove_stmt(ptrmap_get(&w.block_of, def), def);
+    vec_push(&ps->dropped, def->kernel);
+    ps->removed++;
+  }
+}
+
 /* Marks in 'run' every kernel a run of 'b' runs. */
 static void mark_runs(const LcuBlock *b, PtrMap *run) {
   if (!b)
@@ -417,6 +565,17 @@ static void place_kernels(Pass *ps) {
   for (int i = 0; i < placed.len; i++)
     ((LcuKernel *)placed.data[i])->name = xprintf("K%d", i + 1);
   p->kernels = placed;
+}
+
+int fus_segment_fields(LcuProgram *p) {
+  Pass ps = {p, {0}, {0}, 0, 0};
+  for (int i = 0; i < p->funcs.len; i++)
+    rewrite_fields(&ps, ((LcuFunc *)p->funcs.data[i])->body);
+  for (int i = 0; i < p->tops.len; i++)
+    rewrite_fields(&ps, ((LcuTop *)p->tops.data[i])->body);
+  if (ps.removed)
+    place_kernels(&ps);
+  return ps.removed;
 }
 
 int fus_segment_maps(LcuProgram *p) {

@@ -575,7 +575,7 @@ static LcuKernel *intern_kernel(Simp *s, LcuKernel *k) {
    negative length), to fail where it did. */
 
 static bool invariant(const LcuExp *e, const LcuVar *index) {
-  if (e->kind == LE_INDEX || e->kind == LE_LENGTH || (e->kind == LE_VAR && e->var == index))
+  if (LCU_READS_AT(e->kind) || e->kind == LE_LENGTH || (e->kind == LE_VAR && e->var == index))
     return false;
   for (int i = 0; i < e->nargs; i++)
     if (!invariant(e->args[i], index))

@@ -146,6 +146,14 @@ LcuExp *lcu_exp_bound(Loc loc, LcuExp *index, LcuExp *length) {
   return e;
 }
 
+LcuExp *lcu_exp_seg_field(Loc loc, LcuExpKind kind, LcuVar *sd, LcuExp *i) {
+  LcuExp *e = exp_new(loc, kind, FB_INT);
+  e->var = sd;
+  e->args[0] = i;
+  e->nargs = 1;
+  return e;
+}
+
 LcuExp *lcu_exp_length(Loc loc, LcuVar *vec) {
   LcuExp *e = exp_new(loc, LE_LENGTH, FB_INT);
   e->var = vec;
@@ -663,6 +671,8 @@ static void canon_exp(Canon *c, const LcuExp *e) {
   case LE_VAR:
   case LE_LENGTH:
   case LE_INDEX:
+  case LE_SEG_LENGTH:
+  case LE_SEG_OFFSET:
   case LE_LET:
     canon_var(c, e->var);
     break;

@@ -99,7 +99,19 @@ typedef enum LcuExpKind {
                as LE_INDEX reports it.  What is left of x[e] once fusion
                computes x's element instead of reading it (rules.c,
                MAP-gather): the check stays where the read was */
+  LE_SEG_LENGTH, /* seg_length(x, e): the length of segment e of x, a
+                    `using` sd; error when e is not one of its segments,
+                    as LE_INDEX reports a subscript of a vector of its
+                    number of segments.  What a read lengths[e] of x's
+                    seg_lengths becomes where the kernel reads x itself
+                    (fusion/segmap.c, fus_segment_fields) */
+  LE_SEG_OFFSET, /* seg_offset(x, e): where segment e of sd x begins among
+                    its elements; the same error */
 } LcuExpKind;
+
+/* Does 'k' read a `using` variable's value at an index (x[e], or a
+   segment's length or offset)? */
+#define LCU_READS_AT(k) ((k) == LE_INDEX || (k) == LE_SEG_LENGTH || (k) == LE_SEG_OFFSET)
 
 typedef struct LcuExp {
   /* (the four small fields first: 96 bytes with the collector's extra
@@ -121,7 +133,8 @@ typedef struct LcuExp {
                              `run` when 'loc' is its SOAC's own (see
                              lcu_error_loc) */
   LcuVar *var;            /* LE_VAR, LE_INDEX (the vector), LE_LET (bound),
-                             LE_LENGTH */
+                             LE_LENGTH, LE_SEG_LENGTH and LE_SEG_OFFSET
+                             (the sd) */
   FlatAtom constant;      /* LE_CONST (FA_INT ... FA_CHAR) */
   struct LcuExp **args;   /* nargs of them (room for 3 at least): LE_OP
                              operands; LE_INDEX: [0] the index; LE_IF:
@@ -456,6 +469,8 @@ LcuExp *lcu_exp_const(Loc loc, FlatAtom c);
 LcuExp *lcu_exp_index(Loc loc, LcuVar *vec, LcuExp *i);
 LcuExp *lcu_exp_length(Loc loc, LcuVar *vec);
 LcuExp *lcu_exp_bound(Loc loc, LcuExp *index, LcuExp *length);
+/* seg_length(sd, i) (kind LE_SEG_LENGTH) or seg_offset(sd, i) */
+LcuExp *lcu_exp_seg_field(Loc loc, LcuExpKind kind, LcuVar *sd, LcuExp *i);
 /* op(a, b, c) of result base 'type' with 'nargs' operands (the others NULL) */
 LcuExp *lcu_exp_op(Loc loc, FlatOp op, FlatBase type, int nargs, LcuExp *a, LcuExp *b, LcuExp *c);
 LcuExp *lcu_exp_if(Loc loc, LcuExp *cond, LcuExp *then, LcuExp *els);

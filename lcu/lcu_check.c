@@ -14,7 +14,8 @@
  * lists in `using`, each a parameter of the kernel or the result of an
  * earlier SOAC.  In detail:
  *   - GPU level: every expression has the base type it claims; LE_VAR
- *     reads a scalar, LE_INDEX and LE_LENGTH a `using` vector; LE_OP is an
+ *     reads a scalar, LE_INDEX and LE_LENGTH a `using` vector,
+ *     LE_SEG_LENGTH and LE_SEG_OFFSET a `using` sd; LE_OP is an
  *     element-wise operation of rt/ops.def (ADD ... SELECT) on operands
  *     its semantics accept; thunk binders are scalars, bound once in the
  *     thunk, and neither `using` variables nor variables of the kernel.
@@ -232,14 +233,26 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
     }
     break;
   case LE_INDEX:
-  case LE_LENGTH: {
-    const char *form = e->kind == LE_INDEX ? "x[e]" : "#x";
+  case LE_LENGTH:
+  case LE_SEG_LENGTH:
+  case LE_SEG_OFFSET: {
+    bool seg = e->kind == LE_SEG_LENGTH || e->kind == LE_SEG_OFFSET;
+    const char *form = e->kind == LE_INDEX ? "x[e]" : e->kind == LE_LENGTH ? "#x"
+                       : e->kind == LE_SEG_LENGTH ? "seg_length(x, e)" : "seg_offset(x, e)";
     const LcuVar *v = e->var;
     check_var_identity(c, loc, v);
     if (lv->tvisible[v->id])
       fail(c, loc, "%s: %s of %s, a scalar of the thunk", t->what, form, var_name(v));
     if (!lv->tusing[v->id])
       fail(c, loc, "%s: %s of %s, which is not in its `using` list", t->what, form, var_name(v));
+    if (seg) {
+      if (v->type.kind != LT_SEGDES)
+        fail(c, loc, "%s: %s of %s, %s, not a segdes", t->what, form, var_name(v), an(v->type));
+      if (e->nargs != 1 || check_exp(c, t, e->args[0]) != FB_INT)
+        fail(c, loc, "%s: %s of %s not at one int", t->what, form, var_name(v));
+      got = FB_INT;
+      break;
+    }
     if (v->type.kind != LT_VEC)
       fail(c, loc, "%s: %s of %s, %s, not a vector", t->what, form, var_name(v), an(v->type));
     if (e->kind == LE_LENGTH) {
@@ -328,6 +341,24 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
   return got;
 }
 
+static bool exp_reads_segments(const LcuExp *e, const LcuVar *sd) {
+  if ((e->kind == LE_SEG_LENGTH || e->kind == LE_SEG_OFFSET) && e->var == sd)
+    return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (e->args[i] && exp_reads_segments(e->args[i], sd))
+      return true;
+  return false;
+}
+
+/* Does thunk 'th' read sd 'sd' (seg_length or seg_offset), the one way
+   a thunk reads a sd? */
+static bool reads_segments(const LcuThunk *th, const LcuVar *sd) {
+  for (int i = 0; i < lcu_thunk_nexps(th); i++)
+    if (exp_reads_segments(lcu_thunk_exp(th, i), sd))
+      return true;
+  return false;
+}
+
 /* Checks thunk 'th' of SOAC 't->s', whose parameters must have the base
    types 'params' (n of them); returns the types of its results. */
 static Vec check_thunk(Checker *c, const ThunkCtx *t, const LcuThunk *th, const FlatBase *params, int n) {
@@ -341,8 +372,8 @@ static Vec check_thunk(Checker *c, const ThunkCtx *t, const LcuThunk *th, const 
     if (!lv->kbound[v->id])
       fail(c, loc, "%s uses %s, which is neither a parameter of the kernel nor an earlier result", t->what,
            var_name(v));
-    if (v->type.kind == LT_SEGDES)
-      fail(c, loc, "%s uses %s, a sd; thunks read scalars and vectors", t->what, var_name(v));
+    if (v->type.kind == LT_SEGDES && !reads_segments(th, v))
+      fail(c, loc, "%s uses %s, a sd, but reads neither its lengths nor its offsets", t->what, var_name(v));
     if (!lv->tusing[v->id])
       vec_push(&lv->tvars, (void *)v);
     lv->tusing[v->id] = 1;

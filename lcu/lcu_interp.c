@@ -669,6 +669,22 @@ static void count_read(Kernel *k, const LcuExp *e, const RtValue *v, int64_t n) 
   k->in->stats.bytes += (uint64_t)k->space * size;
 }
 
+/* seg_length(x, g) or seg_offset(x, g) of sd 'x' (e's kind): a segment g
+   that x does not have is the error of a read g of a vector of x's
+   number of segments, as the read of seg_lengths or seg_offsets it
+   stands for reported it. */
+static int32_t seg_field(Kernel *k, const LcuExp *e, RtValue *x, int32_t g) {
+  if (x->type.kind != FT_SEGDES)
+    die("%s(%s, ...) on a %s", e->kind == LE_SEG_LENGTH ? "seg_length" : "seg_offset", e->var->name,
+        rt_type_name(x->type));
+  if (g < 0 || g >= x->len)
+    rt_index_error(flat_rt_loc(lcu_error_loc(e, k->soac, k->loc)), k->soac->kind == SOAC_ONCE ? RT_ELT : RT_GATHER, g,
+                   x->len);
+  const int64_t *off = rt_seg_offsets(x);
+  k->in->stats.bytes += e->kind == LE_SEG_LENGTH ? 2 * sizeof(int64_t) : sizeof(int64_t);
+  return (int32_t)(e->kind == LE_SEG_LENGTH ? off[g + 1] - off[g] : off[g]);
+}
+
 /* x[i] for each lane: an index out of range is the flat GATHER's (or
    ELT's, under ONCE) error.  Lanes that read a slice of x read x itself
    (all of it) or one copy of the slice. */
@@ -718,7 +734,7 @@ static const RtContext *enter_library(const LcuExp *e, RtContext *moved) {
 
 /* Expression 'e' on n lanes, its parameters and lets in 'env'. */
 static RtValue *eval(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
-  if (!e->lib_fn || (e->kind != LE_INDEX && e->kind != LE_BOUND && e->kind != LE_OP))
+  if (!e->lib_fn || (!LCU_READS_AT(e->kind) && e->kind != LE_BOUND && e->kind != LE_OP))
     return eval_here(k, e, env, n);
   RtContext moved;
   const RtContext *saved = enter_library(e, &moved);
@@ -742,6 +758,15 @@ static RtValue *eval_here(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
     return broadcast(constant(k->in, &e->constant), n);
   case LE_INDEX:
     return eval_index(k, e, env, n);
+  case LE_SEG_LENGTH:
+  case LE_SEG_OFFSET: {
+    RtValue *x = using_var(k, e->var);
+    RtValue *g = eval(k, e->args[0], env, n);
+    RtValue *r = new_vec(FB_INT, n);
+    for (int64_t j = 0; j < n; j++)
+      r->data.i[j] = seg_field(k, e, x, g->data.i[j]);
+    return r;
+  }
   case LE_LENGTH: {
     RtValue *x = using_var(k, e->var);
     if (x->type.kind != FT_VEC)
@@ -909,7 +934,7 @@ static One *lets1(Kernel *k, const LcuThunk *t, One *env, RtValue *vals, One *on
 
 /* Expression 'e' on one lane into '*out' (a RtValue the caller owns). */
 static void eval1(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
-  if (!e->lib_fn || (e->kind != LE_INDEX && e->kind != LE_BOUND && e->kind != LE_OP)) {
+  if (!e->lib_fn || (!LCU_READS_AT(e->kind) && e->kind != LE_BOUND && e->kind != LE_OP)) {
     eval1_here(k, e, env, out);
     return;
   }
@@ -973,6 +998,13 @@ static void eval1_here(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
     if (v->type.kind != FT_VEC)
       die("#%s on a %s", e->var->name, rt_type_name(v->type));
     out->scalar.i = (int32_t)v->len;
+    return;
+  }
+  case LE_SEG_LENGTH:
+  case LE_SEG_OFFSET: {
+    RtValue g;
+    eval1(k, e->args[0], env, &g);
+    out->scalar.i = seg_field(k, e, using_var(k, e->var), g.scalar.i);
     return;
   }
   case LE_BOUND: {

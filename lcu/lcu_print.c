@@ -273,6 +273,12 @@ static void print_exp_inner(Printer *pr, const LcuExp *e) {
   case LE_LENGTH:
     fprintf(out, "#%s", var_name(e->var));
     return;
+  case LE_SEG_LENGTH:
+  case LE_SEG_OFFSET:
+    fprintf(out, "%s(%s, ", e->kind == LE_SEG_LENGTH ? "seg_length" : "seg_offset", var_name(e->var));
+    print_exp(pr, e->args[0], LEVEL_OPEN);
+    fputc(')', out);
+    return;
   case LE_BOUND:
     fputs("bound(", out);
     print_exp(pr, e->args[0], LEVEL_OPEN);

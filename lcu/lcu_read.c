@@ -580,6 +580,24 @@ static LcuFunc *function_named(Reader *r, const char *n, size_t at);
 
 /* op(args) in a thunk, 'n' its name (at 'at'), read */
 static LcuExp *op_call(Reader *r, const char *n, size_t at) {
+  bool length = strcmp(n, "seg_length") == 0;
+  if (length || strcmp(n, "seg_offset") == 0) { /* seg_length(sd, e), seg_offset(sd, e) */
+    const char *sd_name = name(r);
+    size_t sd_at = r->tok; /* (name() skips to it) */
+    LcuVar *sd = lookup(r, sd_name);
+    if (!sd || sd->type.kind != LT_SEGDES) {
+      r->tok = sd_at;
+      fail(r, sd ? "%s is not a segdes" : "'%s' is not a variable in scope", sd_name);
+    }
+    expect(r, ",");
+    LcuExp *index = exp_at(r, 0);
+    expect(r, ")");
+    if (index->type != FB_INT) {
+      r->tok = at;
+      fail(r, "%s at %s, not at an int", n, lcu_type_name(lcu_scalar(index->type)));
+    }
+    return lcu_exp_seg_field(unset, length ? LE_SEG_LENGTH : LE_SEG_OFFSET, sd, index);
+  }
   if (strcmp(n, "bound") == 0) { /* bound(e, n): not an operation of rt/ops.def */
     LcuExp *index = exp_at(r, 0);
     expect(r, ",");

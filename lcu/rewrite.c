@@ -152,6 +152,8 @@ static void free_in(const LcuExp *e, Vec *bound, Vec *out) {
   case LE_VAR:
   case LE_INDEX:
   case LE_LENGTH:
+  case LE_SEG_LENGTH:
+  case LE_SEG_OFFSET:
     if (!listed(bound, e->var) && !listed(out, e->var))
       vec_push(out, e->var);
     break;

@@ -80,7 +80,6 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 7, 6, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
@@ -404,51 +403,7 @@ fail:
 }
 
 /* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x95, RtValue **out_v_x96) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_x95_off = rt_seg_offsets(v_x95);
-  const int64_t v_x95_n = v_x95->len;
-  RtValue *v_x96 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t55 = rt_seg_lengths(v_x95);
-    v_x96 = t55;
-    int32_t *v_x96_d = v_x96->data.i;
-    const int64_t v_x96_n = v_x96->len;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x96 = v_x96;
-  return;
-fail:
-  rt_release(v_x96);
-}
-
-/* K8: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue **out_v_x141) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_x140_off = rt_seg_offsets(v_x140);
-  const int64_t v_x140_n = v_x140->len;
-  RtValue *v_x141 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t56 = rt_seg_starts(v_x140);
-    v_x141 = t56;
-    int32_t *v_x141_d = v_x141->data.i;
-    const int64_t v_x141_n = v_x141->len;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x141 = v_x141;
-  return;
-fail:
-  rt_release(v_x141);
-}
-
-/* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
   (void)loc;
   (void)run;
   int32_t *v_x158_d = v_x158->data.i;
@@ -462,8 +417,8 @@ static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue 
   RtValue *v_x163 = NULL;
   /* LIBRARY */
   {
-    RtValue *t57 = rt_range_segdes(loc, v_x158, v_x159, v_x160, &v_x162, &v_x163);
-    v_x161 = t57;
+    RtValue *t55 = rt_range_segdes(loc, v_x158, v_x159, v_x160, &v_x162, &v_x163);
+    v_x161 = t55;
     const int64_t *v_x161_off = rt_seg_offsets(v_x161);
     const int64_t v_x161_n = v_x161->len;
   }
@@ -479,8 +434,8 @@ fail:
   rt_release(v_x163);
 }
 
-/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+/* K8: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
   int32_t *v_x733_d = v_x733->data.i;
@@ -489,31 +444,31 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    int t59 = 0; /* nonzero: a check below failed */
-    int t60 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
-    int32_t t58 = t60 ? v_x733_d[0] : 0;
-    t59 |= !t60;
-    int t62 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
-    int32_t t61 = t62 ? v_x733_d[1] : 0;
-    t59 |= !t62;
-    if (__builtin_expect(t59 != 0, 0)) { /* again, recording the error */
-      int32_t t63;
+    int t57 = 0; /* nonzero: a check below failed */
+    int t58 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
+    int32_t t56 = t58 ? v_x733_d[0] : 0;
+    t57 |= !t58;
+    int t60 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
+    int32_t t59 = t60 ? v_x733_d[1] : 0;
+    t57 |= !t60;
+    if (__builtin_expect(t57 != 0, 0)) { /* again, recording the error */
+      int32_t t61;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
-        t63 = v_x733_d[0];
+        t61 = v_x733_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
-        t63 = 0;
+        t61 = 0;
       }
-      int32_t t64;
+      int32_t t62;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
-        t64 = v_x733_d[1];
+        t62 = v_x733_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
-        t64 = 0;
+        t62 = 0;
       }
     }
-    v_x734 = t58;
-    v_x735 = t61;
+    v_x734 = t56;
+    v_x735 = t59;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -523,8 +478,8 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t
 fail:
 }
 
-/* K11: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
+/* K9: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
   (void)loc;
   (void)run;
   const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
@@ -542,74 +497,74 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtVa
   RtValue *v_x1142 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t65 = v_sd_1143_off[v_sd_1143_n];
-    v_x1139 = rt_value_new(rt_vec_type(RT_INT), t65);
+    const int64_t t63 = v_sd_1143_off[v_sd_1143_n];
+    v_x1139 = rt_value_new(rt_vec_type(RT_INT), t63);
     int32_t *v_x1139_d = v_x1139->data.i;
     const int64_t v_x1139_n = v_x1139->len;
-    v_ids_1146 = rt_value_new(rt_vec_type(RT_INT), t65);
+    v_ids_1146 = rt_value_new(rt_vec_type(RT_INT), t63);
     int32_t *v_ids_1146_d = v_ids_1146->data.i;
     const int64_t v_ids_1146_n = v_ids_1146->len;
-    const int64_t t66 = (t65 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t66 > 1)
-    for (int64_t t67 = 0; t67 < t66; t67++) {
-      int64_t t70 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t67 * RT_CHUNK);
-      const int64_t t67_end = (t67 + 1) * RT_CHUNK < t65 ? (t67 + 1) * RT_CHUNK : t65;
-      for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
+    const int64_t t64 = (t63 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t64 > 1)
+    for (int64_t t65 = 0; t65 < t64; t65++) {
+      int64_t t68 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t65 * RT_CHUNK);
+      const int64_t t65_end = (t65 + 1) * RT_CHUNK < t63 ? (t65 + 1) * RT_CHUNK : t63;
+      for (int64_t t66 = t65 * RT_CHUNK; t66 < t65_end; t66++) {
+        const int32_t t67 = (int32_t)t66;
+        while (v_sd_1143_off[t68 + 1] <= t66)
+          t68++;
         const int32_t t69 = (int32_t)t68;
-        while (v_sd_1143_off[t70 + 1] <= t68)
-          t70++;
-        const int32_t t71 = (int32_t)t70;
-        int t73 = 0; /* nonzero: a check below failed */
-        int t74 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1134_n;
-        int32_t t72 = t74 ? v_x1134_d[t71] : 0;
-        t73 |= !t74;
-        int t76 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1132_n;
-        int32_t t75 = t76 ? v_x1132_d[t71] : 0;
-        t73 |= !t76;
-        int32_t t78 = rt_sub_i(t69, t75);
-        int t80 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1133_n;
-        int32_t t79 = t80 ? v_x1133_d[t71] : 0;
-        t73 |= !t80;
-        int32_t t82 = rt_mul_i(t78, t79);
-        int32_t t84 = rt_add_i(t72, t82);
-        int t86 = (uint64_t)(int64_t)t84 < (uint64_t)v_x1136_n;
-        int32_t t85 = t86 ? v_x1136_d[t84] : 0;
-        t73 |= !t86;
-        if (__builtin_expect(t73 != 0, 0)) { /* again, recording the error */
-          int32_t t87;
-          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1134_n) {
-            t87 = v_x1134_d[t71];
+        int t71 = 0; /* nonzero: a check below failed */
+        int t72 = (uint64_t)(int64_t)t69 < (uint64_t)v_x1134_n;
+        int32_t t70 = t72 ? v_x1134_d[t69] : 0;
+        t71 |= !t72;
+        int t74 = (uint64_t)(int64_t)t69 < (uint64_t)v_x1132_n;
+        int32_t t73 = t74 ? v_x1132_d[t69] : 0;
+        t71 |= !t74;
+        int32_t t76 = rt_sub_i(t67, t73);
+        int t78 = (uint64_t)(int64_t)t69 < (uint64_t)v_x1133_n;
+        int32_t t77 = t78 ? v_x1133_d[t69] : 0;
+        t71 |= !t78;
+        int32_t t80 = rt_mul_i(t76, t77);
+        int32_t t82 = rt_add_i(t70, t80);
+        int t84 = (uint64_t)(int64_t)t82 < (uint64_t)v_x1136_n;
+        int32_t t83 = t84 ? v_x1136_d[t82] : 0;
+        t71 |= !t84;
+        if (__builtin_expect(t71 != 0, 0)) { /* again, recording the error */
+          int32_t t85;
+          if ((uint64_t)(int64_t)t69 < (uint64_t)v_x1134_n) {
+            t85 = v_x1134_d[t69];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t71, v_x1134_n, 0.0, 0);
-            t87 = 0;
+            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 0, 0, RT_GATHER, t69, v_x1134_n, 0.0, 0);
+            t85 = 0;
           }
-          int32_t t88;
-          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1132_n) {
-            t88 = v_x1132_d[t71];
+          int32_t t86;
+          if ((uint64_t)(int64_t)t69 < (uint64_t)v_x1132_n) {
+            t86 = v_x1132_d[t69];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t71, v_x1132_n, 0.0, 1);
-            t88 = 0;
+            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 0, 0, RT_GATHER, t69, v_x1132_n, 0.0, 1);
+            t86 = 0;
           }
-          int32_t t90 = rt_sub_i(t69, t88);
-          int32_t t91;
-          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1133_n) {
-            t91 = v_x1133_d[t71];
+          int32_t t88 = rt_sub_i(t67, t86);
+          int32_t t89;
+          if ((uint64_t)(int64_t)t69 < (uint64_t)v_x1133_n) {
+            t89 = v_x1133_d[t69];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t71, v_x1133_n, 0.0, 2);
-            t91 = 0;
+            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 0, 0, RT_GATHER, t69, v_x1133_n, 0.0, 2);
+            t89 = 0;
           }
-          int32_t t93 = rt_mul_i(t90, t91);
-          int32_t t95 = rt_add_i(t87, t93);
-          int32_t t96;
-          if ((uint64_t)(int64_t)t95 < (uint64_t)v_x1136_n) {
-            t96 = v_x1136_d[t95];
+          int32_t t91 = rt_mul_i(t88, t89);
+          int32_t t93 = rt_add_i(t85, t91);
+          int32_t t94;
+          if ((uint64_t)(int64_t)t93 < (uint64_t)v_x1136_n) {
+            t94 = v_x1136_d[t93];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t95, v_x1136_n, 0.0, 3);
-            t96 = 0;
+            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 0, 0, RT_GATHER, t93, v_x1136_n, 0.0, 3);
+            t94 = 0;
           }
         }
-        v_x1139_d[t68] = t85;
-        v_ids_1146_d[t68] = t71;
+        v_x1139_d[t66] = t83;
+        v_ids_1146_d[t66] = t69;
       }
     }
   }
@@ -622,29 +577,29 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtVa
     const int64_t v_ids_1146_n = v_ids_1146->len;
     /* MAP */
     {
-      const int64_t t97 = v_x1132_n;
-      v_x1142 = rt_value_new(rt_vec_type(RT_INT), t97);
+      const int64_t t95 = v_x1132_n;
+      v_x1142 = rt_value_new(rt_vec_type(RT_INT), t95);
       int32_t *v_x1142_d = v_x1142->data.i;
       const int64_t v_x1142_n = v_x1142->len;
-      RT_PARALLEL_FOR_IF(t97 >= RT_PARALLEL_MIN)
-      for (int64_t t98 = 0; t98 < t97; t98++) {
-        const int32_t t99 = (int32_t)t98;
-        int t102 = 0; /* nonzero: a check below failed */
-        int32_t t100 = v_x1132_d[t99];
-        int t103 = (uint64_t)(int64_t)t100 < (uint64_t)v_x1139_n;
-        int32_t t101 = t103 ? v_x1139_d[t100] : 0;
-        t102 |= !t103;
-        if (__builtin_expect(t102 != 0, 0)) { /* again, recording the error */
-          int32_t t104 = v_x1132_d[t99];
-          int32_t t105;
-          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x1139_n) {
-            t105 = v_x1139_d[t104];
+      RT_PARALLEL_FOR_IF(t95 >= RT_PARALLEL_MIN)
+      for (int64_t t96 = 0; t96 < t95; t96++) {
+        const int32_t t97 = (int32_t)t96;
+        int t100 = 0; /* nonzero: a check below failed */
+        int32_t t98 = v_x1132_d[t97];
+        int t101 = (uint64_t)(int64_t)t98 < (uint64_t)v_x1139_n;
+        int32_t t99 = t101 ? v_x1139_d[t98] : 0;
+        t100 |= !t101;
+        if (__builtin_expect(t100 != 0, 0)) { /* again, recording the error */
+          int32_t t102 = v_x1132_d[t97];
+          int32_t t103;
+          if ((uint64_t)(int64_t)t102 < (uint64_t)v_x1139_n) {
+            t103 = v_x1139_d[t102];
           } else {
-            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t104, v_x1139_n, 0.0, 4);
-            t105 = 0;
+            NESSIE_RECORD(err, t96, RT_CHECK_INDEX, 2, 0, RT_GATHER, t102, v_x1139_n, 0.0, 4);
+            t103 = 0;
           }
         }
-        v_x1142_d[t98] = t101;
+        v_x1142_d[t96] = t99;
       }
     }
     if (err->index != INT64_MAX)
@@ -660,8 +615,8 @@ fail:
   rt_release(v_x1142);
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
+/* K10: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
   (void)loc;
   (void)run;
   int32_t *v_x753_d = v_x753->data.i;
@@ -672,18 +627,18 @@ static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue 
   int32_t v_x763 = 0;
   /* MAP */
   {
-    const int64_t t106 = v_x750;
-    if (t106 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t106, 0.0, 0);
+    const int64_t t104 = v_x750;
+    if (t104 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t104, 0.0, 0);
       goto fail;
     }
-    v_x752 = rt_value_new(rt_vec_type(RT_INT), t106);
+    v_x752 = rt_value_new(rt_vec_type(RT_INT), t104);
     int32_t *v_x752_d = v_x752->data.i;
     const int64_t v_x752_n = v_x752->len;
-    RT_PARALLEL_FOR_IF(t106 >= RT_PARALLEL_MIN)
-    for (int64_t t107 = 0; t107 < t106; t107++) {
-      const int32_t t108 = (int32_t)t107;
-      v_x752_d[t107] = 0;
+    RT_PARALLEL_FOR_IF(t104 >= RT_PARALLEL_MIN)
+    for (int64_t t105 = 0; t105 < t104; t105++) {
+      const int32_t t106 = (int32_t)t105;
+      v_x752_d[t105] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -693,125 +648,125 @@ static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue 
     const int64_t v_x752_n = v_x752->len;
     /* REDUCE */
     {
-      const int64_t t109 = v_x750;
-      if (t109 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t109, 0.0, 1);
+      const int64_t t107 = v_x750;
+      if (t107 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t107, 0.0, 1);
         goto fail;
       }
-      const int64_t t110 = t109 > 0 ? (t109 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t111 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t110);
-      int32_t *t112 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t110);
-      int32_t *t113 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t110);
-      RT_PARALLEL_FOR_IF(t110 > 1)
-      for (int64_t t114 = 0; t114 < t110; t114++) {
-        int32_t t114a0;
-        int32_t t114a1;
-        int32_t t114a2;
-        t114a0 = 2147483647;
-        t114a1 = 0;
-        t114a2 = 1;
-        const int64_t t114_end = (t114 + 1) * RT_CHUNK < t109 ? (t114 + 1) * RT_CHUNK : t109;
-        for (int64_t t115 = t114 * RT_CHUNK; t115 < t114_end; t115++) {
-          const int32_t t116 = (int32_t)t115;
-          int32_t t114x0;
-          int32_t t114x1;
-          int32_t t114x2;
-          int t118 = 0; /* nonzero: a check below failed */
-          int t119 = (uint64_t)(int64_t)t116 < (uint64_t)v_x753_n;
-          int32_t t117 = t119 ? v_x753_d[t116] : 0;
-          t118 |= !t119;
-          uint8_t t121 = rt_lt_i(0, t117);
-          int32_t t122;
-          if (t121) {
-            t122 = 2147483647;
+      const int64_t t108 = t107 > 0 ? (t107 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t109 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t108);
+      int32_t *t110 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t108);
+      int32_t *t111 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t108);
+      RT_PARALLEL_FOR_IF(t108 > 1)
+      for (int64_t t112 = 0; t112 < t108; t112++) {
+        int32_t t112a0;
+        int32_t t112a1;
+        int32_t t112a2;
+        t112a0 = 2147483647;
+        t112a1 = 0;
+        t112a2 = 1;
+        const int64_t t112_end = (t112 + 1) * RT_CHUNK < t107 ? (t112 + 1) * RT_CHUNK : t107;
+        for (int64_t t113 = t112 * RT_CHUNK; t113 < t112_end; t113++) {
+          const int32_t t114 = (int32_t)t113;
+          int32_t t112x0;
+          int32_t t112x1;
+          int32_t t112x2;
+          int t116 = 0; /* nonzero: a check below failed */
+          int t117 = (uint64_t)(int64_t)t114 < (uint64_t)v_x753_n;
+          int32_t t115 = t117 ? v_x753_d[t114] : 0;
+          t116 |= !t117;
+          uint8_t t119 = rt_lt_i(0, t115);
+          int32_t t120;
+          if (t119) {
+            t120 = 2147483647;
           } else {
-            t122 = t116;
+            t120 = t114;
           }
-          if (__builtin_expect(t118 != 0, 0)) { /* again, recording the error */
-            int32_t t123;
-            if ((uint64_t)(int64_t)t116 < (uint64_t)v_x753_n) {
-              t123 = v_x753_d[t116];
+          if (__builtin_expect(t116 != 0, 0)) { /* again, recording the error */
+            int32_t t121;
+            if ((uint64_t)(int64_t)t114 < (uint64_t)v_x753_n) {
+              t121 = v_x753_d[t114];
             } else {
-              NESSIE_RECORD(err, t115, RT_CHECK_INDEX, 2, 0, RT_GATHER, t116, v_x753_n, 0.0, 2);
-              t123 = 0;
+              NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 2, 0, RT_GATHER, t114, v_x753_n, 0.0, 2);
+              t121 = 0;
             }
-            uint8_t t125 = rt_lt_i(0, t123);
-            int32_t t126;
-            if (t125) {
-              t126 = 2147483647;
+            uint8_t t123 = rt_lt_i(0, t121);
+            int32_t t124;
+            if (t123) {
+              t124 = 2147483647;
             } else {
-              t126 = t116;
+              t124 = t114;
             }
           }
-          t114x0 = t122;
-          t114x1 = 0;
-          t114x2 = t117;
-          uint8_t t128 = rt_le_i(t114a0, t114x0);
+          t112x0 = t120;
+          t112x1 = 0;
+          t112x2 = t115;
+          uint8_t t126 = rt_le_i(t112a0, t112x0);
+          int32_t t127;
+          if (t126) {
+            t127 = t112a0;
+          } else {
+            t127 = t112x0;
+          }
+          int32_t t128;
+          if (t126) {
+            t128 = t112a1;
+          } else {
+            t128 = t112x1;
+          }
           int32_t t129;
-          if (t128) {
-            t129 = t114a0;
+          if (t126) {
+            t129 = t112a2;
           } else {
-            t129 = t114x0;
+            t129 = t112x2;
           }
-          int32_t t130;
-          if (t128) {
-            t130 = t114a1;
-          } else {
-            t130 = t114x1;
-          }
-          int32_t t131;
-          if (t128) {
-            t131 = t114a2;
-          } else {
-            t131 = t114x2;
-          }
-          t114a0 = t129;
-          t114a1 = t130;
-          t114a2 = t131;
+          t112a0 = t127;
+          t112a1 = t128;
+          t112a2 = t129;
         }
-        t111[t114] = t114a0;
-        t112[t114] = t114a1;
-        t113[t114] = t114a2;
+        t109[t112] = t112a0;
+        t110[t112] = t112a1;
+        t111[t112] = t112a2;
       }
-      int32_t t114t0;
-      int32_t t114t1;
-      int32_t t114t2;
-      t114t0 = 2147483647;
-      t114t1 = 0;
-      t114t2 = 1;
-      for (int64_t t114 = 0; t114 < t110; t114++) {
-        const int32_t t132 = t111[t114];
-        const int32_t t133 = t112[t114];
-        const int32_t t134 = t113[t114];
-        uint8_t t136 = rt_le_i(t114t0, t132);
+      int32_t t112t0;
+      int32_t t112t1;
+      int32_t t112t2;
+      t112t0 = 2147483647;
+      t112t1 = 0;
+      t112t2 = 1;
+      for (int64_t t112 = 0; t112 < t108; t112++) {
+        const int32_t t130 = t109[t112];
+        const int32_t t131 = t110[t112];
+        const int32_t t132 = t111[t112];
+        uint8_t t134 = rt_le_i(t112t0, t130);
+        int32_t t135;
+        if (t134) {
+          t135 = t112t0;
+        } else {
+          t135 = t130;
+        }
+        int32_t t136;
+        if (t134) {
+          t136 = t112t1;
+        } else {
+          t136 = t131;
+        }
         int32_t t137;
-        if (t136) {
-          t137 = t114t0;
+        if (t134) {
+          t137 = t112t2;
         } else {
           t137 = t132;
         }
-        int32_t t138;
-        if (t136) {
-          t138 = t114t1;
-        } else {
-          t138 = t133;
-        }
-        int32_t t139;
-        if (t136) {
-          t139 = t114t2;
-        } else {
-          t139 = t134;
-        }
-        t114t0 = t137;
-        t114t1 = t138;
-        t114t2 = t139;
+        t112t0 = t135;
+        t112t1 = t136;
+        t112t2 = t137;
       }
-      v_x761 = t114t0;
+      v_x761 = t112t0;
+      rt_free(t109);
+      v_x762 = t112t1;
+      rt_free(t110);
+      v_x763 = t112t2;
       rt_free(t111);
-      v_x762 = t114t1;
-      rt_free(t112);
-      v_x763 = t114t2;
-      rt_free(t113);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -824,8 +779,8 @@ fail:
   rt_release(v_x752);
 }
 
-/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
+/* K11: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
   (void)loc;
   (void)run;
   int32_t *v_x764_d = v_x764->data.i;
@@ -844,119 +799,119 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue
   RtValue *v_x795 = NULL;
   /* FILTER */
   {
-    const int64_t t140 = v_x768_n;
-    const int64_t t141 = t140 > 0 ? (t140 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t142 = (uint8_t *)rt_alloc_atomic((size_t)t140 + 1);
-    int64_t *t143 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t141 + 1));
-    RT_PARALLEL_FOR_IF(t141 > 1)
-    for (int64_t t144 = 0; t144 < t141; t144++) {
+    const int64_t t138 = v_x768_n;
+    const int64_t t139 = t138 > 0 ? (t138 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t140 = (uint8_t *)rt_alloc_atomic((size_t)t138 + 1);
+    int64_t *t141 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t139 + 1));
+    RT_PARALLEL_FOR_IF(t139 > 1)
+    for (int64_t t142 = 0; t142 < t139; t142++) {
       int64_t kept = 0;
-      const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
-      for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t145++) {
-        const int32_t t146 = (int32_t)t145;
-        int32_t t144x0;
-        uint8_t t144x1;
-        int t148 = 0; /* nonzero: a check below failed */
-        int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x764_n;
-        int32_t t147 = t149 ? v_x764_d[t146] : 0;
-        t148 |= !t149;
-        int t151 = (uint64_t)(int64_t)t147 < (uint64_t)v_x765_n;
-        int32_t t150 = t151 ? v_x765_d[t147] : 0;
-        t148 |= !t151;
-        int32_t t152 = v_x768_d[t146];
-        uint8_t t154 = rt_lt_i(t152, t150);
-        if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
-          int32_t t155;
-          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x764_n) {
-            t155 = v_x764_d[t146];
+      const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
+      for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
+        const int32_t t144 = (int32_t)t143;
+        int32_t t142x0;
+        uint8_t t142x1;
+        int t146 = 0; /* nonzero: a check below failed */
+        int t147 = (uint64_t)(int64_t)t144 < (uint64_t)v_x764_n;
+        int32_t t145 = t147 ? v_x764_d[t144] : 0;
+        t146 |= !t147;
+        int t149 = (uint64_t)(int64_t)t145 < (uint64_t)v_x765_n;
+        int32_t t148 = t149 ? v_x765_d[t145] : 0;
+        t146 |= !t149;
+        int32_t t150 = v_x768_d[t144];
+        uint8_t t152 = rt_lt_i(t150, t148);
+        if (__builtin_expect(t146 != 0, 0)) { /* again, recording the error */
+          int32_t t153;
+          if ((uint64_t)(int64_t)t144 < (uint64_t)v_x764_n) {
+            t153 = v_x764_d[t144];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x764_n, 0.0, 0);
-            t155 = 0;
+            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t144, v_x764_n, 0.0, 0);
+            t153 = 0;
           }
-          int32_t t156;
-          if ((uint64_t)(int64_t)t155 < (uint64_t)v_x765_n) {
-            t156 = v_x765_d[t155];
+          int32_t t154;
+          if ((uint64_t)(int64_t)t153 < (uint64_t)v_x765_n) {
+            t154 = v_x765_d[t153];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x765_n, 0.0, 1);
-            t156 = 0;
+            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t153, v_x765_n, 0.0, 1);
+            t154 = 0;
           }
-          int32_t t157 = v_x768_d[t146];
-          uint8_t t159 = rt_lt_i(t157, t156);
+          int32_t t155 = v_x768_d[t144];
+          uint8_t t157 = rt_lt_i(t155, t154);
         }
-        t144x0 = t152;
-        t144x1 = t154;
-        uint8_t t160;
-        t160 = t144x1;
-        t142[t145] = t160 != 0;
-        kept += t160 != 0;
+        t142x0 = t150;
+        t142x1 = t152;
+        uint8_t t158;
+        t158 = t142x1;
+        t140[t143] = t158 != 0;
+        kept += t158 != 0;
       }
-      t143[t144] = kept;
+      t141[t142] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t142);
-      rt_free(t143);
+      rt_free(t140);
+      rt_free(t141);
       goto fail;
     }
-    int64_t t161 = 0;
-    for (int64_t t144 = 0; t144 < t141; t144++) {
-      const int64_t k = t143[t144];
-      t143[t144] = t161;
-      t161 += k;
+    int64_t t159 = 0;
+    for (int64_t t142 = 0; t142 < t139; t142++) {
+      const int64_t k = t141[t142];
+      t141[t142] = t159;
+      t159 += k;
     }
-    v_x774 = rt_value_new(rt_vec_type(RT_INT), t161);
+    v_x774 = rt_value_new(rt_vec_type(RT_INT), t159);
     int32_t *v_x774_d = v_x774->data.i;
     const int64_t v_x774_n = v_x774->len;
-    v_x775 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    v_x775 = rt_value_new(rt_vec_type(RT_BOOL), t159);
     uint8_t *v_x775_d = v_x775->data.b;
     const int64_t v_x775_n = v_x775->len;
-    RT_PARALLEL_FOR_IF(t141 > 1)
-    for (int64_t t144 = 0; t144 < t141; t144++) {
-      int64_t at = t143[t144];
-      const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
-      for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t145++) {
-        const int32_t t146 = (int32_t)t145;
-        if (!t142[t145])
+    RT_PARALLEL_FOR_IF(t139 > 1)
+    for (int64_t t142 = 0; t142 < t139; t142++) {
+      int64_t at = t141[t142];
+      const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
+      for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
+        const int32_t t144 = (int32_t)t143;
+        if (!t140[t143])
           continue;
-        int32_t t144y0;
-        uint8_t t144y1;
-        int t163 = 0; /* nonzero: a check below failed */
-        int t164 = (uint64_t)(int64_t)t146 < (uint64_t)v_x764_n;
-        int32_t t162 = t164 ? v_x764_d[t146] : 0;
-        t163 |= !t164;
-        int t166 = (uint64_t)(int64_t)t162 < (uint64_t)v_x765_n;
-        int32_t t165 = t166 ? v_x765_d[t162] : 0;
-        t163 |= !t166;
-        int32_t t167 = v_x768_d[t146];
-        uint8_t t169 = rt_lt_i(t167, t165);
-        if (__builtin_expect(t163 != 0, 0)) { /* again, recording the error */
-          int32_t t170;
-          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x764_n) {
-            t170 = v_x764_d[t146];
+        int32_t t142y0;
+        uint8_t t142y1;
+        int t161 = 0; /* nonzero: a check below failed */
+        int t162 = (uint64_t)(int64_t)t144 < (uint64_t)v_x764_n;
+        int32_t t160 = t162 ? v_x764_d[t144] : 0;
+        t161 |= !t162;
+        int t164 = (uint64_t)(int64_t)t160 < (uint64_t)v_x765_n;
+        int32_t t163 = t164 ? v_x765_d[t160] : 0;
+        t161 |= !t164;
+        int32_t t165 = v_x768_d[t144];
+        uint8_t t167 = rt_lt_i(t165, t163);
+        if (__builtin_expect(t161 != 0, 0)) { /* again, recording the error */
+          int32_t t168;
+          if ((uint64_t)(int64_t)t144 < (uint64_t)v_x764_n) {
+            t168 = v_x764_d[t144];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x764_n, 0.0, 2);
-            t170 = 0;
+            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t144, v_x764_n, 0.0, 2);
+            t168 = 0;
           }
-          int32_t t171;
-          if ((uint64_t)(int64_t)t170 < (uint64_t)v_x765_n) {
-            t171 = v_x765_d[t170];
+          int32_t t169;
+          if ((uint64_t)(int64_t)t168 < (uint64_t)v_x765_n) {
+            t169 = v_x765_d[t168];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, v_x765_n, 0.0, 3);
-            t171 = 0;
+            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t168, v_x765_n, 0.0, 3);
+            t169 = 0;
           }
-          int32_t t172 = v_x768_d[t146];
-          uint8_t t174 = rt_lt_i(t172, t171);
+          int32_t t170 = v_x768_d[t144];
+          uint8_t t172 = rt_lt_i(t170, t169);
         }
-        t144y0 = t167;
-        t144y1 = t169;
-        if (t142[t145]) {
-          v_x774_d[at] = t144y0;
-          v_x775_d[at] = t144y1;
+        t142y0 = t165;
+        t142y1 = t167;
+        if (t140[t143]) {
+          v_x774_d[at] = t142y0;
+          v_x775_d[at] = t142y1;
           at++;
         }
       }
     }
-    rt_free(t142);
-    rt_free(t143);
+    rt_free(t140);
+    rt_free(t141);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -967,119 +922,119 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue
     const int64_t v_x775_n = v_x775->len;
     /* FILTER */
     {
-      const int64_t t175 = v_x768_n;
-      const int64_t t176 = t175 > 0 ? (t175 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t177 = (uint8_t *)rt_alloc_atomic((size_t)t175 + 1);
-      int64_t *t178 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t176 + 1));
-      RT_PARALLEL_FOR_IF(t176 > 1)
-      for (int64_t t179 = 0; t179 < t176; t179++) {
+      const int64_t t173 = v_x768_n;
+      const int64_t t174 = t173 > 0 ? (t173 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t175 = (uint8_t *)rt_alloc_atomic((size_t)t173 + 1);
+      int64_t *t176 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t174 + 1));
+      RT_PARALLEL_FOR_IF(t174 > 1)
+      for (int64_t t177 = 0; t177 < t174; t177++) {
         int64_t kept = 0;
-        const int64_t t179_end = (t179 + 1) * RT_CHUNK < t175 ? (t179 + 1) * RT_CHUNK : t175;
-        for (int64_t t180 = t179 * RT_CHUNK; t180 < t179_end; t180++) {
-          const int32_t t181 = (int32_t)t180;
-          int32_t t179x0;
-          uint8_t t179x1;
-          int t183 = 0; /* nonzero: a check below failed */
-          int t184 = (uint64_t)(int64_t)t181 < (uint64_t)v_x764_n;
-          int32_t t182 = t184 ? v_x764_d[t181] : 0;
-          t183 |= !t184;
-          int t186 = (uint64_t)(int64_t)t182 < (uint64_t)v_x765_n;
-          int32_t t185 = t186 ? v_x765_d[t182] : 0;
-          t183 |= !t186;
-          int32_t t187 = v_x768_d[t181];
-          uint8_t t189 = rt_gt_i(t187, t185);
-          if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
-            int32_t t190;
-            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x764_n) {
-              t190 = v_x764_d[t181];
+        const int64_t t177_end = (t177 + 1) * RT_CHUNK < t173 ? (t177 + 1) * RT_CHUNK : t173;
+        for (int64_t t178 = t177 * RT_CHUNK; t178 < t177_end; t178++) {
+          const int32_t t179 = (int32_t)t178;
+          int32_t t177x0;
+          uint8_t t177x1;
+          int t181 = 0; /* nonzero: a check below failed */
+          int t182 = (uint64_t)(int64_t)t179 < (uint64_t)v_x764_n;
+          int32_t t180 = t182 ? v_x764_d[t179] : 0;
+          t181 |= !t182;
+          int t184 = (uint64_t)(int64_t)t180 < (uint64_t)v_x765_n;
+          int32_t t183 = t184 ? v_x765_d[t180] : 0;
+          t181 |= !t184;
+          int32_t t185 = v_x768_d[t179];
+          uint8_t t187 = rt_gt_i(t185, t183);
+          if (__builtin_expect(t181 != 0, 0)) { /* again, recording the error */
+            int32_t t188;
+            if ((uint64_t)(int64_t)t179 < (uint64_t)v_x764_n) {
+              t188 = v_x764_d[t179];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x764_n, 0.0, 4);
-              t190 = 0;
+              NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t179, v_x764_n, 0.0, 4);
+              t188 = 0;
             }
-            int32_t t191;
-            if ((uint64_t)(int64_t)t190 < (uint64_t)v_x765_n) {
-              t191 = v_x765_d[t190];
+            int32_t t189;
+            if ((uint64_t)(int64_t)t188 < (uint64_t)v_x765_n) {
+              t189 = v_x765_d[t188];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x765_n, 0.0, 5);
-              t191 = 0;
+              NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t188, v_x765_n, 0.0, 5);
+              t189 = 0;
             }
-            int32_t t192 = v_x768_d[t181];
-            uint8_t t194 = rt_gt_i(t192, t191);
+            int32_t t190 = v_x768_d[t179];
+            uint8_t t192 = rt_gt_i(t190, t189);
           }
-          t179x0 = t187;
-          t179x1 = t189;
-          uint8_t t195;
-          t195 = t179x1;
-          t177[t180] = t195 != 0;
-          kept += t195 != 0;
+          t177x0 = t185;
+          t177x1 = t187;
+          uint8_t t193;
+          t193 = t177x1;
+          t175[t178] = t193 != 0;
+          kept += t193 != 0;
         }
-        t178[t179] = kept;
+        t176[t177] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t177);
-        rt_free(t178);
+        rt_free(t175);
+        rt_free(t176);
         goto fail;
       }
-      int64_t t196 = 0;
-      for (int64_t t179 = 0; t179 < t176; t179++) {
-        const int64_t k = t178[t179];
-        t178[t179] = t196;
-        t196 += k;
+      int64_t t194 = 0;
+      for (int64_t t177 = 0; t177 < t174; t177++) {
+        const int64_t k = t176[t177];
+        t176[t177] = t194;
+        t194 += k;
       }
-      v_x788 = rt_value_new(rt_vec_type(RT_INT), t196);
+      v_x788 = rt_value_new(rt_vec_type(RT_INT), t194);
       int32_t *v_x788_d = v_x788->data.i;
       const int64_t v_x788_n = v_x788->len;
-      v_x789 = rt_value_new(rt_vec_type(RT_BOOL), t196);
+      v_x789 = rt_value_new(rt_vec_type(RT_BOOL), t194);
       uint8_t *v_x789_d = v_x789->data.b;
       const int64_t v_x789_n = v_x789->len;
-      RT_PARALLEL_FOR_IF(t176 > 1)
-      for (int64_t t179 = 0; t179 < t176; t179++) {
-        int64_t at = t178[t179];
-        const int64_t t179_end = (t179 + 1) * RT_CHUNK < t175 ? (t179 + 1) * RT_CHUNK : t175;
-        for (int64_t t180 = t179 * RT_CHUNK; t180 < t179_end; t180++) {
-          const int32_t t181 = (int32_t)t180;
-          if (!t177[t180])
+      RT_PARALLEL_FOR_IF(t174 > 1)
+      for (int64_t t177 = 0; t177 < t174; t177++) {
+        int64_t at = t176[t177];
+        const int64_t t177_end = (t177 + 1) * RT_CHUNK < t173 ? (t177 + 1) * RT_CHUNK : t173;
+        for (int64_t t178 = t177 * RT_CHUNK; t178 < t177_end; t178++) {
+          const int32_t t179 = (int32_t)t178;
+          if (!t175[t178])
             continue;
-          int32_t t179y0;
-          uint8_t t179y1;
-          int t198 = 0; /* nonzero: a check below failed */
-          int t199 = (uint64_t)(int64_t)t181 < (uint64_t)v_x764_n;
-          int32_t t197 = t199 ? v_x764_d[t181] : 0;
-          t198 |= !t199;
-          int t201 = (uint64_t)(int64_t)t197 < (uint64_t)v_x765_n;
-          int32_t t200 = t201 ? v_x765_d[t197] : 0;
-          t198 |= !t201;
-          int32_t t202 = v_x768_d[t181];
-          uint8_t t204 = rt_gt_i(t202, t200);
-          if (__builtin_expect(t198 != 0, 0)) { /* again, recording the error */
-            int32_t t205;
-            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x764_n) {
-              t205 = v_x764_d[t181];
+          int32_t t177y0;
+          uint8_t t177y1;
+          int t196 = 0; /* nonzero: a check below failed */
+          int t197 = (uint64_t)(int64_t)t179 < (uint64_t)v_x764_n;
+          int32_t t195 = t197 ? v_x764_d[t179] : 0;
+          t196 |= !t197;
+          int t199 = (uint64_t)(int64_t)t195 < (uint64_t)v_x765_n;
+          int32_t t198 = t199 ? v_x765_d[t195] : 0;
+          t196 |= !t199;
+          int32_t t200 = v_x768_d[t179];
+          uint8_t t202 = rt_gt_i(t200, t198);
+          if (__builtin_expect(t196 != 0, 0)) { /* again, recording the error */
+            int32_t t203;
+            if ((uint64_t)(int64_t)t179 < (uint64_t)v_x764_n) {
+              t203 = v_x764_d[t179];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x764_n, 0.0, 6);
-              t205 = 0;
+              NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t179, v_x764_n, 0.0, 6);
+              t203 = 0;
             }
-            int32_t t206;
-            if ((uint64_t)(int64_t)t205 < (uint64_t)v_x765_n) {
-              t206 = v_x765_d[t205];
+            int32_t t204;
+            if ((uint64_t)(int64_t)t203 < (uint64_t)v_x765_n) {
+              t204 = v_x765_d[t203];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x765_n, 0.0, 7);
-              t206 = 0;
+              NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t203, v_x765_n, 0.0, 7);
+              t204 = 0;
             }
-            int32_t t207 = v_x768_d[t181];
-            uint8_t t209 = rt_gt_i(t207, t206);
+            int32_t t205 = v_x768_d[t179];
+            uint8_t t207 = rt_gt_i(t205, t204);
           }
-          t179y0 = t202;
-          t179y1 = t204;
-          if (t177[t180]) {
-            v_x788_d[at] = t179y0;
-            v_x789_d[at] = t179y1;
+          t177y0 = t200;
+          t177y1 = t202;
+          if (t175[t178]) {
+            v_x788_d[at] = t177y0;
+            v_x789_d[at] = t177y1;
             at++;
           }
         }
       }
-      rt_free(t177);
-      rt_free(t178);
+      rt_free(t175);
+      rt_free(t176);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1097,65 +1052,65 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue
         int32_t *v_x795_d = v_x795->data.i;
         const int64_t v_x795_n = v_x795->len;
         RT_PARALLEL_FOR_SEGMENTS_IF(v_x778_n >= 64)
-        for (int64_t t210 = 0; t210 < v_x778_n; t210++) {
-          int32_t t210a0;
-          int32_t t210a1;
-          t210a0 = 0;
-          t210a1 = 0;
-          for (int64_t t211 = v_x778_off[t210]; t211 < v_x778_off[t210 + 1]; t211++) {
-            const int32_t t212 = (int32_t)t211;
-            int32_t t210x0;
-            int32_t t210x1;
-            int t214 = 0; /* nonzero: a check below failed */
-            int t215 = (uint64_t)(int64_t)t212 < (uint64_t)v_x764_n;
-            int32_t t213 = t215 ? v_x764_d[t212] : 0;
-            t214 |= !t215;
-            int t217 = (uint64_t)(int64_t)t213 < (uint64_t)v_x765_n;
-            int32_t t216 = t217 ? v_x765_d[t213] : 0;
-            t214 |= !t217;
-            int t219 = (uint64_t)(int64_t)t212 < (uint64_t)v_x768_n;
-            int32_t t218 = t219 ? v_x768_d[t212] : 0;
-            t214 |= !t219;
-            uint8_t t221 = rt_lt_i(t218, t216);
-            int32_t t223 = rt_btoi_b(t221);
-            uint8_t t225 = rt_gt_i(t218, t216);
-            int32_t t227 = rt_btoi_b(t225);
-            if (__builtin_expect(t214 != 0, 0)) { /* again, recording the error */
-              int32_t t228;
-              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x764_n) {
-                t228 = v_x764_d[t212];
+        for (int64_t t208 = 0; t208 < v_x778_n; t208++) {
+          int32_t t208a0;
+          int32_t t208a1;
+          t208a0 = 0;
+          t208a1 = 0;
+          for (int64_t t209 = v_x778_off[t208]; t209 < v_x778_off[t208 + 1]; t209++) {
+            const int32_t t210 = (int32_t)t209;
+            int32_t t208x0;
+            int32_t t208x1;
+            int t212 = 0; /* nonzero: a check below failed */
+            int t213 = (uint64_t)(int64_t)t210 < (uint64_t)v_x764_n;
+            int32_t t211 = t213 ? v_x764_d[t210] : 0;
+            t212 |= !t213;
+            int t215 = (uint64_t)(int64_t)t211 < (uint64_t)v_x765_n;
+            int32_t t214 = t215 ? v_x765_d[t211] : 0;
+            t212 |= !t215;
+            int t217 = (uint64_t)(int64_t)t210 < (uint64_t)v_x768_n;
+            int32_t t216 = t217 ? v_x768_d[t210] : 0;
+            t212 |= !t217;
+            uint8_t t219 = rt_lt_i(t216, t214);
+            int32_t t221 = rt_btoi_b(t219);
+            uint8_t t223 = rt_gt_i(t216, t214);
+            int32_t t225 = rt_btoi_b(t223);
+            if (__builtin_expect(t212 != 0, 0)) { /* again, recording the error */
+              int32_t t226;
+              if ((uint64_t)(int64_t)t210 < (uint64_t)v_x764_n) {
+                t226 = v_x764_d[t210];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x764_n, 0.0, 8);
+                NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x764_n, 0.0, 8);
+                t226 = 0;
+              }
+              int32_t t227;
+              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x765_n) {
+                t227 = v_x765_d[t226];
+              } else {
+                NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t226, v_x765_n, 0.0, 9);
+                t227 = 0;
+              }
+              int32_t t228;
+              if ((uint64_t)(int64_t)t210 < (uint64_t)v_x768_n) {
+                t228 = v_x768_d[t210];
+              } else {
+                NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 3, 0, RT_GATHER, t210, v_x768_n, 0.0, 10);
                 t228 = 0;
               }
-              int32_t t229;
-              if ((uint64_t)(int64_t)t228 < (uint64_t)v_x765_n) {
-                t229 = v_x765_d[t228];
-              } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x765_n, 0.0, 9);
-                t229 = 0;
-              }
-              int32_t t230;
-              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x768_n) {
-                t230 = v_x768_d[t212];
-              } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 3, 0, RT_GATHER, t212, v_x768_n, 0.0, 10);
-                t230 = 0;
-              }
-              uint8_t t232 = rt_lt_i(t230, t229);
-              int32_t t234 = rt_btoi_b(t232);
-              uint8_t t236 = rt_gt_i(t230, t229);
-              int32_t t238 = rt_btoi_b(t236);
+              uint8_t t230 = rt_lt_i(t228, t227);
+              int32_t t232 = rt_btoi_b(t230);
+              uint8_t t234 = rt_gt_i(t228, t227);
+              int32_t t236 = rt_btoi_b(t234);
             }
-            t210x0 = t223;
-            t210x1 = t227;
-            int32_t t240 = rt_add_i(t210a0, t210x0);
-            int32_t t242 = rt_add_i(t210a1, t210x1);
-            t210a0 = t240;
-            t210a1 = t242;
+            t208x0 = t221;
+            t208x1 = t225;
+            int32_t t238 = rt_add_i(t208a0, t208x0);
+            int32_t t240 = rt_add_i(t208a1, t208x1);
+            t208a0 = t238;
+            t208a1 = t240;
           }
-          v_x782_d[t210] = t210a0;
-          v_x795_d[t210] = t210a1;
+          v_x782_d[t208] = t208a0;
+          v_x795_d[t208] = t208a1;
         }
       }
       if (err->index != INT64_MAX)
@@ -1178,8 +1133,8 @@ fail:
   rt_release(v_x795);
 }
 
-/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+/* K12: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   (void)loc;
   (void)run;
   int32_t *v_x796_d = v_x796->data.i;
@@ -1190,57 +1145,57 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue
   RtValue *v_x804 = NULL;
   /* MAP */
   {
-    const int64_t t243 = v_x798;
-    if (t243 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t243, 0.0, 0);
+    const int64_t t241 = v_x798;
+    if (t241 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t241, 0.0, 0);
       goto fail;
     }
-    v_x800 = rt_value_new(rt_vec_type(RT_INT), t243);
+    v_x800 = rt_value_new(rt_vec_type(RT_INT), t241);
     int32_t *v_x800_d = v_x800->data.i;
     const int64_t v_x800_n = v_x800->len;
-    RT_PARALLEL_FOR_IF(t243 >= RT_PARALLEL_MIN)
-    for (int64_t t244 = 0; t244 < t243; t244++) {
-      const int32_t t245 = (int32_t)t244;
-      int t250 = 0; /* nonzero: a check below failed */
-      uint8_t t247 = rt_lt_i(t245, (int32_t)v_x796_n);
-      int32_t t248;
-      if (t247) {
-        int t251 = (uint64_t)(int64_t)t245 < (uint64_t)v_x796_n;
-        int32_t t249 = t251 ? v_x796_d[t245] : 0;
-        t250 |= !t251;
-        t248 = t249;
+    RT_PARALLEL_FOR_IF(t241 >= RT_PARALLEL_MIN)
+    for (int64_t t242 = 0; t242 < t241; t242++) {
+      const int32_t t243 = (int32_t)t242;
+      int t248 = 0; /* nonzero: a check below failed */
+      uint8_t t245 = rt_lt_i(t243, (int32_t)v_x796_n);
+      int32_t t246;
+      if (t245) {
+        int t249 = (uint64_t)(int64_t)t243 < (uint64_t)v_x796_n;
+        int32_t t247 = t249 ? v_x796_d[t243] : 0;
+        t248 |= !t249;
+        t246 = t247;
       } else {
-        int32_t t253 = rt_sub_i(t245, (int32_t)v_x796_n);
-        int t255 = (uint64_t)(int64_t)t253 < (uint64_t)v_x797_n;
-        int32_t t254 = t255 ? v_x797_d[t253] : 0;
-        t250 |= !t255;
-        t248 = t254;
+        int32_t t251 = rt_sub_i(t243, (int32_t)v_x796_n);
+        int t253 = (uint64_t)(int64_t)t251 < (uint64_t)v_x797_n;
+        int32_t t252 = t253 ? v_x797_d[t251] : 0;
+        t248 |= !t253;
+        t246 = t252;
       }
-      if (__builtin_expect(t250 != 0, 0)) { /* again, recording the error */
-        uint8_t t257 = rt_lt_i(t245, (int32_t)v_x796_n);
-        int32_t t258;
-        if (t257) {
-          int32_t t259;
-          if ((uint64_t)(int64_t)t245 < (uint64_t)v_x796_n) {
-            t259 = v_x796_d[t245];
+      if (__builtin_expect(t248 != 0, 0)) { /* again, recording the error */
+        uint8_t t255 = rt_lt_i(t243, (int32_t)v_x796_n);
+        int32_t t256;
+        if (t255) {
+          int32_t t257;
+          if ((uint64_t)(int64_t)t243 < (uint64_t)v_x796_n) {
+            t257 = v_x796_d[t243];
           } else {
-            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x796_n, 0.0, 1);
-            t259 = 0;
+            NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t243, v_x796_n, 0.0, 1);
+            t257 = 0;
           }
-          t258 = t259;
+          t256 = t257;
         } else {
-          int32_t t261 = rt_sub_i(t245, (int32_t)v_x796_n);
-          int32_t t262;
-          if ((uint64_t)(int64_t)t261 < (uint64_t)v_x797_n) {
-            t262 = v_x797_d[t261];
+          int32_t t259 = rt_sub_i(t243, (int32_t)v_x796_n);
+          int32_t t260;
+          if ((uint64_t)(int64_t)t259 < (uint64_t)v_x797_n) {
+            t260 = v_x797_d[t259];
           } else {
-            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x797_n, 0.0, 2);
-            t262 = 0;
+            NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t259, v_x797_n, 0.0, 2);
+            t260 = 0;
           }
-          t258 = t262;
+          t256 = t260;
         }
       }
-      v_x800_d[t244] = t248;
+      v_x800_d[t242] = t246;
     }
   }
   if (err->index != INT64_MAX)
@@ -1250,131 +1205,131 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue
     const int64_t v_x800_n = v_x800->len;
     /* SCAN */
     {
-      const int64_t t263 = v_x798;
-      if (t263 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t263, 0.0, 3);
+      const int64_t t261 = v_x798;
+      if (t261 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t261, 0.0, 3);
         goto fail;
       }
-      const int64_t t264 = t263 > 0 ? (t263 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t265 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t264);
-      RT_PARALLEL_FOR_IF(t264 > 1)
-      for (int64_t t266 = 0; t266 < t264; t266++) {
-        int32_t t266a0;
-        t266a0 = 0;
-        const int64_t t266_end = (t266 + 1) * RT_CHUNK < t263 ? (t266 + 1) * RT_CHUNK : t263;
-        for (int64_t t267 = t266 * RT_CHUNK; t267 < t266_end; t267++) {
-          const int32_t t268 = (int32_t)t267;
-          int32_t t266x0;
-          int t273 = 0; /* nonzero: a check below failed */
-          uint8_t t270 = rt_lt_i(t268, (int32_t)v_x796_n);
-          int32_t t271;
-          if (t270) {
-            int t274 = (uint64_t)(int64_t)t268 < (uint64_t)v_x796_n;
-            int32_t t272 = t274 ? v_x796_d[t268] : 0;
-            t273 |= !t274;
-            t271 = t272;
+      const int64_t t262 = t261 > 0 ? (t261 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t263 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t262);
+      RT_PARALLEL_FOR_IF(t262 > 1)
+      for (int64_t t264 = 0; t264 < t262; t264++) {
+        int32_t t264a0;
+        t264a0 = 0;
+        const int64_t t264_end = (t264 + 1) * RT_CHUNK < t261 ? (t264 + 1) * RT_CHUNK : t261;
+        for (int64_t t265 = t264 * RT_CHUNK; t265 < t264_end; t265++) {
+          const int32_t t266 = (int32_t)t265;
+          int32_t t264x0;
+          int t271 = 0; /* nonzero: a check below failed */
+          uint8_t t268 = rt_lt_i(t266, (int32_t)v_x796_n);
+          int32_t t269;
+          if (t268) {
+            int t272 = (uint64_t)(int64_t)t266 < (uint64_t)v_x796_n;
+            int32_t t270 = t272 ? v_x796_d[t266] : 0;
+            t271 |= !t272;
+            t269 = t270;
           } else {
-            int32_t t276 = rt_sub_i(t268, (int32_t)v_x796_n);
-            int t278 = (uint64_t)(int64_t)t276 < (uint64_t)v_x797_n;
-            int32_t t277 = t278 ? v_x797_d[t276] : 0;
-            t273 |= !t278;
-            t271 = t277;
+            int32_t t274 = rt_sub_i(t266, (int32_t)v_x796_n);
+            int t276 = (uint64_t)(int64_t)t274 < (uint64_t)v_x797_n;
+            int32_t t275 = t276 ? v_x797_d[t274] : 0;
+            t271 |= !t276;
+            t269 = t275;
           }
-          if (__builtin_expect(t273 != 0, 0)) { /* again, recording the error */
-            uint8_t t280 = rt_lt_i(t268, (int32_t)v_x796_n);
-            int32_t t281;
-            if (t280) {
-              int32_t t282;
-              if ((uint64_t)(int64_t)t268 < (uint64_t)v_x796_n) {
-                t282 = v_x796_d[t268];
+          if (__builtin_expect(t271 != 0, 0)) { /* again, recording the error */
+            uint8_t t278 = rt_lt_i(t266, (int32_t)v_x796_n);
+            int32_t t279;
+            if (t278) {
+              int32_t t280;
+              if ((uint64_t)(int64_t)t266 < (uint64_t)v_x796_n) {
+                t280 = v_x796_d[t266];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x796_n, 0.0, 4);
-                t282 = 0;
+                NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x796_n, 0.0, 4);
+                t280 = 0;
               }
-              t281 = t282;
+              t279 = t280;
             } else {
-              int32_t t284 = rt_sub_i(t268, (int32_t)v_x796_n);
-              int32_t t285;
-              if ((uint64_t)(int64_t)t284 < (uint64_t)v_x797_n) {
-                t285 = v_x797_d[t284];
+              int32_t t282 = rt_sub_i(t266, (int32_t)v_x796_n);
+              int32_t t283;
+              if ((uint64_t)(int64_t)t282 < (uint64_t)v_x797_n) {
+                t283 = v_x797_d[t282];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x797_n, 0.0, 5);
-                t285 = 0;
+                NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t282, v_x797_n, 0.0, 5);
+                t283 = 0;
               }
-              t281 = t285;
+              t279 = t283;
             }
           }
-          t266x0 = t271;
-          int32_t t287 = rt_add_i(t266a0, t266x0);
-          t266a0 = t287;
+          t264x0 = t269;
+          int32_t t285 = rt_add_i(t264a0, t264x0);
+          t264a0 = t285;
         }
-        t265[t266] = t266a0;
+        t263[t264] = t264a0;
       }
-      int32_t t266t0;
-      t266t0 = 0;
-      for (int64_t t266 = 0; t266 < t264; t266++) {
-        const int32_t t288 = t265[t266];
-        t265[t266] = t266t0;
-        int32_t t290 = rt_add_i(t266t0, t288);
-        t266t0 = t290;
+      int32_t t264t0;
+      t264t0 = 0;
+      for (int64_t t264 = 0; t264 < t262; t264++) {
+        const int32_t t286 = t263[t264];
+        t263[t264] = t264t0;
+        int32_t t288 = rt_add_i(t264t0, t286);
+        t264t0 = t288;
       }
-      v_x804 = rt_value_new(rt_vec_type(RT_INT), t263);
+      v_x804 = rt_value_new(rt_vec_type(RT_INT), t261);
       int32_t *v_x804_d = v_x804->data.i;
       const int64_t v_x804_n = v_x804->len;
-      RT_PARALLEL_FOR_IF(t264 > 1)
-      for (int64_t t266 = 0; t266 < t264; t266++) {
-        int32_t t266p0;
-        t266p0 = t265[t266];
-        const int64_t t266_end = (t266 + 1) * RT_CHUNK < t263 ? (t266 + 1) * RT_CHUNK : t263;
-        for (int64_t t267 = t266 * RT_CHUNK; t267 < t266_end; t267++) {
-          const int32_t t268 = (int32_t)t267;
-          v_x804_d[t267] = t266p0;
-          int32_t t266y0;
-          int t295 = 0; /* nonzero: a check below failed */
-          uint8_t t292 = rt_lt_i(t268, (int32_t)v_x796_n);
-          int32_t t293;
-          if (t292) {
-            int t296 = (uint64_t)(int64_t)t268 < (uint64_t)v_x796_n;
-            int32_t t294 = t296 ? v_x796_d[t268] : 0;
-            t295 |= !t296;
-            t293 = t294;
+      RT_PARALLEL_FOR_IF(t262 > 1)
+      for (int64_t t264 = 0; t264 < t262; t264++) {
+        int32_t t264p0;
+        t264p0 = t263[t264];
+        const int64_t t264_end = (t264 + 1) * RT_CHUNK < t261 ? (t264 + 1) * RT_CHUNK : t261;
+        for (int64_t t265 = t264 * RT_CHUNK; t265 < t264_end; t265++) {
+          const int32_t t266 = (int32_t)t265;
+          v_x804_d[t265] = t264p0;
+          int32_t t264y0;
+          int t293 = 0; /* nonzero: a check below failed */
+          uint8_t t290 = rt_lt_i(t266, (int32_t)v_x796_n);
+          int32_t t291;
+          if (t290) {
+            int t294 = (uint64_t)(int64_t)t266 < (uint64_t)v_x796_n;
+            int32_t t292 = t294 ? v_x796_d[t266] : 0;
+            t293 |= !t294;
+            t291 = t292;
           } else {
-            int32_t t298 = rt_sub_i(t268, (int32_t)v_x796_n);
-            int t300 = (uint64_t)(int64_t)t298 < (uint64_t)v_x797_n;
-            int32_t t299 = t300 ? v_x797_d[t298] : 0;
-            t295 |= !t300;
-            t293 = t299;
+            int32_t t296 = rt_sub_i(t266, (int32_t)v_x796_n);
+            int t298 = (uint64_t)(int64_t)t296 < (uint64_t)v_x797_n;
+            int32_t t297 = t298 ? v_x797_d[t296] : 0;
+            t293 |= !t298;
+            t291 = t297;
           }
-          if (__builtin_expect(t295 != 0, 0)) { /* again, recording the error */
-            uint8_t t302 = rt_lt_i(t268, (int32_t)v_x796_n);
-            int32_t t303;
-            if (t302) {
-              int32_t t304;
-              if ((uint64_t)(int64_t)t268 < (uint64_t)v_x796_n) {
-                t304 = v_x796_d[t268];
+          if (__builtin_expect(t293 != 0, 0)) { /* again, recording the error */
+            uint8_t t300 = rt_lt_i(t266, (int32_t)v_x796_n);
+            int32_t t301;
+            if (t300) {
+              int32_t t302;
+              if ((uint64_t)(int64_t)t266 < (uint64_t)v_x796_n) {
+                t302 = v_x796_d[t266];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x796_n, 0.0, 6);
-                t304 = 0;
+                NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x796_n, 0.0, 6);
+                t302 = 0;
               }
-              t303 = t304;
+              t301 = t302;
             } else {
-              int32_t t306 = rt_sub_i(t268, (int32_t)v_x796_n);
-              int32_t t307;
-              if ((uint64_t)(int64_t)t306 < (uint64_t)v_x797_n) {
-                t307 = v_x797_d[t306];
+              int32_t t304 = rt_sub_i(t266, (int32_t)v_x796_n);
+              int32_t t305;
+              if ((uint64_t)(int64_t)t304 < (uint64_t)v_x797_n) {
+                t305 = v_x797_d[t304];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_x797_n, 0.0, 7);
-                t307 = 0;
+                NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t304, v_x797_n, 0.0, 7);
+                t305 = 0;
               }
-              t303 = t307;
+              t301 = t305;
             }
           }
-          t266y0 = t293;
-          int32_t t309 = rt_add_i(t266p0, t266y0);
-          t266p0 = t309;
+          t264y0 = t291;
+          int32_t t307 = rt_add_i(t264p0, t264y0);
+          t264p0 = t307;
         }
       }
-      rt_free(t265);
+      rt_free(t263);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1387,8 +1342,8 @@ fail:
   rt_release(v_x804);
 }
 
-/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
+/* K13: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
   (void)loc;
   (void)run;
   int32_t *v_x1147_d = v_x1147->data.i;
@@ -1406,106 +1361,106 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValu
   RtValue *v_x1158 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t310 = v_sd_1159_off[v_sd_1159_n];
-    v_x1158 = rt_value_new(rt_vec_type(RT_INT), t310);
+    const int64_t t308 = v_sd_1159_off[v_sd_1159_n];
+    v_x1158 = rt_value_new(rt_vec_type(RT_INT), t308);
     int32_t *v_x1158_d = v_x1158->data.i;
     const int64_t v_x1158_n = v_x1158->len;
-    const int64_t t311 = (t310 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t311 > 1)
-    for (int64_t t312 = 0; t312 < t311; t312++) {
-      int64_t t315 = rt_segment_search(v_sd_1159_off, 0, v_sd_1159_n, t312 * RT_CHUNK);
-      const int64_t t312_end = (t312 + 1) * RT_CHUNK < t310 ? (t312 + 1) * RT_CHUNK : t310;
-      for (int64_t t313 = t312 * RT_CHUNK; t313 < t312_end; t313++) {
+    const int64_t t309 = (t308 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t309 > 1)
+    for (int64_t t310 = 0; t310 < t309; t310++) {
+      int64_t t313 = rt_segment_search(v_sd_1159_off, 0, v_sd_1159_n, t310 * RT_CHUNK);
+      const int64_t t310_end = (t310 + 1) * RT_CHUNK < t308 ? (t310 + 1) * RT_CHUNK : t308;
+      for (int64_t t311 = t310 * RT_CHUNK; t311 < t310_end; t311++) {
+        const int32_t t312 = (int32_t)t311;
+        while (v_sd_1159_off[t313 + 1] <= t311)
+          t313++;
         const int32_t t314 = (int32_t)t313;
-        while (v_sd_1159_off[t315 + 1] <= t313)
-          t315++;
-        const int32_t t316 = (int32_t)t315;
-        int t318 = 0; /* nonzero: a check below failed */
-        int t319 = (uint64_t)(int64_t)t316 < (uint64_t)v_x1153_n;
-        int32_t t317 = t319 ? v_x1153_d[t316] : 0;
-        t318 |= !t319;
-        int t321 = (uint64_t)(int64_t)t316 < (uint64_t)v_x1151_n;
-        int32_t t320 = t321 ? v_x1151_d[t316] : 0;
-        t318 |= !t321;
-        int32_t t323 = rt_sub_i(t314, t320);
-        int t325 = (uint64_t)(int64_t)t316 < (uint64_t)v_x1152_n;
-        int32_t t324 = t325 ? v_x1152_d[t316] : 0;
-        t318 |= !t325;
-        int32_t t327 = rt_mul_i(t323, t324);
-        int32_t t329 = rt_add_i(t317, t327);
-        int t331 = (uint64_t)(int64_t)t329 < (uint64_t)v_x1149;
-        int32_t t330 = t331 ? t329 : 0;
-        t318 |= !t331;
-        uint8_t t333 = rt_lt_i(t330, (int32_t)v_x1147_n);
-        int32_t t334;
-        if (t333) {
-          int t336 = (uint64_t)(int64_t)t330 < (uint64_t)v_x1147_n;
-          int32_t t335 = t336 ? v_x1147_d[t330] : 0;
-          t318 |= !t336;
-          t334 = t335;
+        int t316 = 0; /* nonzero: a check below failed */
+        int t317 = (uint64_t)(int64_t)t314 < (uint64_t)v_x1153_n;
+        int32_t t315 = t317 ? v_x1153_d[t314] : 0;
+        t316 |= !t317;
+        int t319 = (uint64_t)(int64_t)t314 < (uint64_t)v_x1151_n;
+        int32_t t318 = t319 ? v_x1151_d[t314] : 0;
+        t316 |= !t319;
+        int32_t t321 = rt_sub_i(t312, t318);
+        int t323 = (uint64_t)(int64_t)t314 < (uint64_t)v_x1152_n;
+        int32_t t322 = t323 ? v_x1152_d[t314] : 0;
+        t316 |= !t323;
+        int32_t t325 = rt_mul_i(t321, t322);
+        int32_t t327 = rt_add_i(t315, t325);
+        int t329 = (uint64_t)(int64_t)t327 < (uint64_t)v_x1149;
+        int32_t t328 = t329 ? t327 : 0;
+        t316 |= !t329;
+        uint8_t t331 = rt_lt_i(t328, (int32_t)v_x1147_n);
+        int32_t t332;
+        if (t331) {
+          int t334 = (uint64_t)(int64_t)t328 < (uint64_t)v_x1147_n;
+          int32_t t333 = t334 ? v_x1147_d[t328] : 0;
+          t316 |= !t334;
+          t332 = t333;
         } else {
-          int32_t t338 = rt_sub_i(t330, (int32_t)v_x1147_n);
-          int t340 = (uint64_t)(int64_t)t338 < (uint64_t)v_x1148_n;
-          int32_t t339 = t340 ? v_x1148_d[t338] : 0;
-          t318 |= !t340;
-          t334 = t339;
+          int32_t t336 = rt_sub_i(t328, (int32_t)v_x1147_n);
+          int t338 = (uint64_t)(int64_t)t336 < (uint64_t)v_x1148_n;
+          int32_t t337 = t338 ? v_x1148_d[t336] : 0;
+          t316 |= !t338;
+          t332 = t337;
         }
-        if (__builtin_expect(t318 != 0, 0)) { /* again, recording the error */
-          int32_t t341;
-          if ((uint64_t)(int64_t)t316 < (uint64_t)v_x1153_n) {
-            t341 = v_x1153_d[t316];
+        if (__builtin_expect(t316 != 0, 0)) { /* again, recording the error */
+          int32_t t339;
+          if ((uint64_t)(int64_t)t314 < (uint64_t)v_x1153_n) {
+            t339 = v_x1153_d[t314];
           } else {
-            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, v_x1153_n, 0.0, 0);
-            t341 = 0;
+            NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t314, v_x1153_n, 0.0, 0);
+            t339 = 0;
           }
-          int32_t t342;
-          if ((uint64_t)(int64_t)t316 < (uint64_t)v_x1151_n) {
-            t342 = v_x1151_d[t316];
+          int32_t t340;
+          if ((uint64_t)(int64_t)t314 < (uint64_t)v_x1151_n) {
+            t340 = v_x1151_d[t314];
           } else {
-            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, v_x1151_n, 0.0, 1);
-            t342 = 0;
+            NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t314, v_x1151_n, 0.0, 1);
+            t340 = 0;
           }
-          int32_t t344 = rt_sub_i(t314, t342);
-          int32_t t345;
-          if ((uint64_t)(int64_t)t316 < (uint64_t)v_x1152_n) {
-            t345 = v_x1152_d[t316];
+          int32_t t342 = rt_sub_i(t312, t340);
+          int32_t t343;
+          if ((uint64_t)(int64_t)t314 < (uint64_t)v_x1152_n) {
+            t343 = v_x1152_d[t314];
           } else {
-            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, v_x1152_n, 0.0, 2);
-            t345 = 0;
+            NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t314, v_x1152_n, 0.0, 2);
+            t343 = 0;
           }
-          int32_t t347 = rt_mul_i(t344, t345);
-          int32_t t349 = rt_add_i(t341, t347);
-          int32_t t350;
-          if ((uint64_t)(int64_t)t349 < (uint64_t)v_x1149) {
-            t350 = t349;
+          int32_t t345 = rt_mul_i(t342, t343);
+          int32_t t347 = rt_add_i(t339, t345);
+          int32_t t348;
+          if ((uint64_t)(int64_t)t347 < (uint64_t)v_x1149) {
+            t348 = t347;
           } else {
-            NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x1149, 0.0, 3);
-            t350 = 0;
+            NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t347, v_x1149, 0.0, 3);
+            t348 = 0;
           }
-          uint8_t t352 = rt_lt_i(t350, (int32_t)v_x1147_n);
-          int32_t t353;
-          if (t352) {
-            int32_t t354;
-            if ((uint64_t)(int64_t)t350 < (uint64_t)v_x1147_n) {
-              t354 = v_x1147_d[t350];
+          uint8_t t350 = rt_lt_i(t348, (int32_t)v_x1147_n);
+          int32_t t351;
+          if (t350) {
+            int32_t t352;
+            if ((uint64_t)(int64_t)t348 < (uint64_t)v_x1147_n) {
+              t352 = v_x1147_d[t348];
             } else {
-              NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_x1147_n, 0.0, 4);
-              t354 = 0;
+              NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t348, v_x1147_n, 0.0, 4);
+              t352 = 0;
             }
-            t353 = t354;
+            t351 = t352;
           } else {
-            int32_t t356 = rt_sub_i(t350, (int32_t)v_x1147_n);
-            int32_t t357;
-            if ((uint64_t)(int64_t)t356 < (uint64_t)v_x1148_n) {
-              t357 = v_x1148_d[t356];
+            int32_t t354 = rt_sub_i(t348, (int32_t)v_x1147_n);
+            int32_t t355;
+            if ((uint64_t)(int64_t)t354 < (uint64_t)v_x1148_n) {
+              t355 = v_x1148_d[t354];
             } else {
-              NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x1148_n, 0.0, 5);
-              t357 = 0;
+              NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t354, v_x1148_n, 0.0, 5);
+              t355 = 0;
             }
-            t353 = t357;
+            t351 = t355;
           }
         }
-        v_x1158_d[t313] = t334;
+        v_x1158_d[t311] = t332;
       }
     }
   }
@@ -1517,8 +1472,8 @@ fail:
   rt_release(v_x1158);
 }
 
-/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+/* K14: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   (void)loc;
   (void)run;
   int32_t *v_x831_d = v_x831->data.i;
@@ -1530,67 +1485,67 @@ static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t 
   RtValue *v_x840 = NULL;
   /* MAP */
   {
-    const int64_t t358 = v_x819;
-    if (t358 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t358, 0.0, 0);
+    const int64_t t356 = v_x819;
+    if (t356 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t356, 0.0, 0);
       goto fail;
     }
-    v_x836 = rt_value_new(rt_vec_type(RT_INT), t358);
+    v_x836 = rt_value_new(rt_vec_type(RT_INT), t356);
     int32_t *v_x836_d = v_x836->data.i;
     const int64_t v_x836_n = v_x836->len;
-    v_x838 = rt_value_new(rt_vec_type(RT_INT), t358);
+    v_x838 = rt_value_new(rt_vec_type(RT_INT), t356);
     int32_t *v_x838_d = v_x838->data.i;
     const int64_t v_x838_n = v_x838->len;
-    v_x840 = rt_value_new(rt_vec_type(RT_INT), t358);
+    v_x840 = rt_value_new(rt_vec_type(RT_INT), t356);
     int32_t *v_x840_d = v_x840->data.i;
     const int64_t v_x840_n = v_x840->len;
-    RT_PARALLEL_FOR_IF(t358 >= RT_PARALLEL_MIN)
-    for (int64_t t359 = 0; t359 < t358; t359++) {
-      const int32_t t360 = (int32_t)t359;
-      int t363 = 0; /* nonzero: a check below failed */
-      int32_t t362 = rt_div_i(t360, 2, &t363);
-      int32_t t365 = rt_rem_i(t360, 2, &t363);
-      int32_t t367 = rt_mul_i(t365, v_x826);
-      int32_t t369 = rt_add_i(t367, t362);
-      int t371 = (uint64_t)(int64_t)t369 < (uint64_t)v_x831_n;
-      int32_t t370 = t371 ? v_x831_d[t369] : 0;
-      t363 |= !t371;
-      int t373 = (uint64_t)(int64_t)t369 < (uint64_t)v_x834_n;
-      int32_t t372 = t373 ? v_x834_d[t369] : 0;
-      t363 |= !t373;
-      int32_t t375 = rt_add_i(t372, t370);
-      if (__builtin_expect(t363 != 0, 0)) { /* again, recording the error */
+    RT_PARALLEL_FOR_IF(t356 >= RT_PARALLEL_MIN)
+    for (int64_t t357 = 0; t357 < t356; t357++) {
+      const int32_t t358 = (int32_t)t357;
+      int t361 = 0; /* nonzero: a check below failed */
+      int32_t t360 = rt_div_i(t358, 2, &t361);
+      int32_t t363 = rt_rem_i(t358, 2, &t361);
+      int32_t t365 = rt_mul_i(t363, v_x826);
+      int32_t t367 = rt_add_i(t365, t360);
+      int t369 = (uint64_t)(int64_t)t367 < (uint64_t)v_x831_n;
+      int32_t t368 = t369 ? v_x831_d[t367] : 0;
+      t361 |= !t369;
+      int t371 = (uint64_t)(int64_t)t367 < (uint64_t)v_x834_n;
+      int32_t t370 = t371 ? v_x834_d[t367] : 0;
+      t361 |= !t371;
+      int32_t t373 = rt_add_i(t370, t368);
+      if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
+        int t374 = 0;
+        int32_t t375 = rt_div_i(t358, 2, &t374);
+        if (t374) {
+          NESSIE_RECORD(err, t357, RT_CHECK_SCALAR, 0, t374, RT_DIV, 0, 0, 0.0, 1);
+        }
         int t376 = 0;
-        int32_t t377 = rt_div_i(t360, 2, &t376);
+        int32_t t377 = rt_rem_i(t358, 2, &t376);
         if (t376) {
-          NESSIE_RECORD(err, t359, RT_CHECK_SCALAR, 0, t376, RT_DIV, 0, 0, 0.0, 1);
+          NESSIE_RECORD(err, t357, RT_CHECK_SCALAR, 0, t376, RT_REM, 0, 0, 0.0, 2);
         }
-        int t378 = 0;
-        int32_t t379 = rt_rem_i(t360, 2, &t378);
-        if (t378) {
-          NESSIE_RECORD(err, t359, RT_CHECK_SCALAR, 0, t378, RT_REM, 0, 0, 0.0, 2);
-        }
-        int32_t t381 = rt_mul_i(t379, v_x826);
-        int32_t t383 = rt_add_i(t381, t377);
-        int32_t t384;
-        if ((uint64_t)(int64_t)t383 < (uint64_t)v_x831_n) {
-          t384 = v_x831_d[t383];
+        int32_t t379 = rt_mul_i(t377, v_x826);
+        int32_t t381 = rt_add_i(t379, t375);
+        int32_t t382;
+        if ((uint64_t)(int64_t)t381 < (uint64_t)v_x831_n) {
+          t382 = v_x831_d[t381];
         } else {
-          NESSIE_RECORD(err, t359, RT_CHECK_INDEX, 0, 0, RT_GATHER, t383, v_x831_n, 0.0, 3);
-          t384 = 0;
+          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x831_n, 0.0, 3);
+          t382 = 0;
         }
-        int32_t t385;
-        if ((uint64_t)(int64_t)t383 < (uint64_t)v_x834_n) {
-          t385 = v_x834_d[t383];
+        int32_t t383;
+        if ((uint64_t)(int64_t)t381 < (uint64_t)v_x834_n) {
+          t383 = v_x834_d[t381];
         } else {
-          NESSIE_RECORD(err, t359, RT_CHECK_INDEX, 0, 0, RT_GATHER, t383, v_x834_n, 0.0, 4);
-          t385 = 0;
+          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x834_n, 0.0, 4);
+          t383 = 0;
         }
-        int32_t t387 = rt_add_i(t385, t384);
+        int32_t t385 = rt_add_i(t383, t382);
       }
-      v_x836_d[t359] = t372;
-      v_x838_d[t359] = t375;
-      v_x840_d[t359] = 1;
+      v_x836_d[t357] = t370;
+      v_x838_d[t357] = t373;
+      v_x840_d[t357] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1605,8 +1560,8 @@ fail:
   rt_release(v_x840);
 }
 
-/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
+/* K15: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
   (void)loc;
   (void)run;
   int32_t *v_x844_d = v_x844->data.i;
@@ -1617,18 +1572,18 @@ static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue 
   int32_t v_x854 = 0;
   /* MAP */
   {
-    const int64_t t388 = v_x841;
-    if (t388 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t388, 0.0, 0);
+    const int64_t t386 = v_x841;
+    if (t386 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t386, 0.0, 0);
       goto fail;
     }
-    v_x843 = rt_value_new(rt_vec_type(RT_INT), t388);
+    v_x843 = rt_value_new(rt_vec_type(RT_INT), t386);
     int32_t *v_x843_d = v_x843->data.i;
     const int64_t v_x843_n = v_x843->len;
-    RT_PARALLEL_FOR_IF(t388 >= RT_PARALLEL_MIN)
-    for (int64_t t389 = 0; t389 < t388; t389++) {
-      const int32_t t390 = (int32_t)t389;
-      v_x843_d[t389] = 2;
+    RT_PARALLEL_FOR_IF(t386 >= RT_PARALLEL_MIN)
+    for (int64_t t387 = 0; t387 < t386; t387++) {
+      const int32_t t388 = (int32_t)t387;
+      v_x843_d[t387] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -1638,101 +1593,101 @@ static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue 
     const int64_t v_x843_n = v_x843->len;
     /* REDUCE */
     {
-      const int64_t t391 = v_x844_n;
-      const int64_t t392 = t391 > 0 ? (t391 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t393 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t392);
-      int32_t *t394 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t392);
-      int32_t *t395 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t392);
-      RT_PARALLEL_FOR_IF(t392 > 1)
-      for (int64_t t396 = 0; t396 < t392; t396++) {
-        int32_t t396a0;
-        int32_t t396a1;
-        int32_t t396a2;
-        t396a0 = 2147483647;
-        t396a1 = 0;
-        t396a2 = 1;
-        const int64_t t396_end = (t396 + 1) * RT_CHUNK < t391 ? (t396 + 1) * RT_CHUNK : t391;
-        for (int64_t t397 = t396 * RT_CHUNK; t397 < t396_end; t397++) {
-          const int32_t t398 = (int32_t)t397;
-          int32_t t396x0;
-          int32_t t396x1;
-          int32_t t396x2;
-          uint8_t t400 = rt_lt_i(0, 2);
-          int32_t t401;
-          if (t400) {
-            t401 = 2147483647;
+      const int64_t t389 = v_x844_n;
+      const int64_t t390 = t389 > 0 ? (t389 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t391 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t390);
+      int32_t *t392 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t390);
+      int32_t *t393 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t390);
+      RT_PARALLEL_FOR_IF(t390 > 1)
+      for (int64_t t394 = 0; t394 < t390; t394++) {
+        int32_t t394a0;
+        int32_t t394a1;
+        int32_t t394a2;
+        t394a0 = 2147483647;
+        t394a1 = 0;
+        t394a2 = 1;
+        const int64_t t394_end = (t394 + 1) * RT_CHUNK < t389 ? (t394 + 1) * RT_CHUNK : t389;
+        for (int64_t t395 = t394 * RT_CHUNK; t395 < t394_end; t395++) {
+          const int32_t t396 = (int32_t)t395;
+          int32_t t394x0;
+          int32_t t394x1;
+          int32_t t394x2;
+          uint8_t t398 = rt_lt_i(0, 2);
+          int32_t t399;
+          if (t398) {
+            t399 = 2147483647;
           } else {
-            t401 = t398;
+            t399 = t396;
           }
-          t396x0 = t401;
-          t396x1 = 0;
-          t396x2 = 2;
-          uint8_t t403 = rt_le_i(t396a0, t396x0);
+          t394x0 = t399;
+          t394x1 = 0;
+          t394x2 = 2;
+          uint8_t t401 = rt_le_i(t394a0, t394x0);
+          int32_t t402;
+          if (t401) {
+            t402 = t394a0;
+          } else {
+            t402 = t394x0;
+          }
+          int32_t t403;
+          if (t401) {
+            t403 = t394a1;
+          } else {
+            t403 = t394x1;
+          }
           int32_t t404;
-          if (t403) {
-            t404 = t396a0;
+          if (t401) {
+            t404 = t394a2;
           } else {
-            t404 = t396x0;
+            t404 = t394x2;
           }
-          int32_t t405;
-          if (t403) {
-            t405 = t396a1;
-          } else {
-            t405 = t396x1;
-          }
-          int32_t t406;
-          if (t403) {
-            t406 = t396a2;
-          } else {
-            t406 = t396x2;
-          }
-          t396a0 = t404;
-          t396a1 = t405;
-          t396a2 = t406;
+          t394a0 = t402;
+          t394a1 = t403;
+          t394a2 = t404;
         }
-        t393[t396] = t396a0;
-        t394[t396] = t396a1;
-        t395[t396] = t396a2;
+        t391[t394] = t394a0;
+        t392[t394] = t394a1;
+        t393[t394] = t394a2;
       }
-      int32_t t396t0;
-      int32_t t396t1;
-      int32_t t396t2;
-      t396t0 = 2147483647;
-      t396t1 = 0;
-      t396t2 = 1;
-      for (int64_t t396 = 0; t396 < t392; t396++) {
-        const int32_t t407 = t393[t396];
-        const int32_t t408 = t394[t396];
-        const int32_t t409 = t395[t396];
-        uint8_t t411 = rt_le_i(t396t0, t407);
+      int32_t t394t0;
+      int32_t t394t1;
+      int32_t t394t2;
+      t394t0 = 2147483647;
+      t394t1 = 0;
+      t394t2 = 1;
+      for (int64_t t394 = 0; t394 < t390; t394++) {
+        const int32_t t405 = t391[t394];
+        const int32_t t406 = t392[t394];
+        const int32_t t407 = t393[t394];
+        uint8_t t409 = rt_le_i(t394t0, t405);
+        int32_t t410;
+        if (t409) {
+          t410 = t394t0;
+        } else {
+          t410 = t405;
+        }
+        int32_t t411;
+        if (t409) {
+          t411 = t394t1;
+        } else {
+          t411 = t406;
+        }
         int32_t t412;
-        if (t411) {
-          t412 = t396t0;
+        if (t409) {
+          t412 = t394t2;
         } else {
           t412 = t407;
         }
-        int32_t t413;
-        if (t411) {
-          t413 = t396t1;
-        } else {
-          t413 = t408;
-        }
-        int32_t t414;
-        if (t411) {
-          t414 = t396t2;
-        } else {
-          t414 = t409;
-        }
-        t396t0 = t412;
-        t396t1 = t413;
-        t396t2 = t414;
+        t394t0 = t410;
+        t394t1 = t411;
+        t394t2 = t412;
       }
-      v_x852 = t396t0;
+      v_x852 = t394t0;
+      rt_free(t391);
+      v_x853 = t394t1;
+      rt_free(t392);
+      v_x854 = t394t2;
       rt_free(t393);
-      v_x853 = t396t1;
-      rt_free(t394);
-      v_x854 = t396t2;
-      rt_free(t395);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1745,8 +1700,8 @@ fail:
   rt_release(v_x843);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+/* K16: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   (void)loc;
   (void)run;
   int32_t *v_x855_d = v_x855->data.i;
@@ -1756,45 +1711,45 @@ static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue
   RtValue *v_x870 = NULL;
   /* MAP */
   {
-    const int64_t t415 = v_x855_n;
-    v_x870 = rt_value_new(rt_vec_type(RT_INT), t415);
+    const int64_t t413 = v_x855_n;
+    v_x870 = rt_value_new(rt_vec_type(RT_INT), t413);
     int32_t *v_x870_d = v_x870->data.i;
     const int64_t v_x870_n = v_x870->len;
-    RT_PARALLEL_FOR_IF(t415 >= RT_PARALLEL_MIN)
-    for (int64_t t416 = 0; t416 < t415; t416++) {
-      const int32_t t417 = (int32_t)t416;
-      int t421 = 0; /* nonzero: a check below failed */
-      int32_t t419 = rt_mul_i(t417, 2);
-      int t422 = (uint64_t)(int64_t)t419 < (uint64_t)v_x860_n;
-      int32_t t420 = t422 ? v_x860_d[t419] : 0;
-      t421 |= !t422;
-      int32_t t424 = rt_add_i(t420, 1);
-      int32_t t426 = rt_add_i(t419, 1);
-      int t428 = (uint64_t)(int64_t)t426 < (uint64_t)v_x860_n;
-      int32_t t427 = t428 ? v_x860_d[t426] : 0;
-      t421 |= !t428;
-      int32_t t430 = rt_add_i(t424, t427);
-      if (__builtin_expect(t421 != 0, 0)) { /* again, recording the error */
-        int32_t t432 = rt_mul_i(t417, 2);
-        int32_t t433;
-        if ((uint64_t)(int64_t)t432 < (uint64_t)v_x860_n) {
-          t433 = v_x860_d[t432];
+    RT_PARALLEL_FOR_IF(t413 >= RT_PARALLEL_MIN)
+    for (int64_t t414 = 0; t414 < t413; t414++) {
+      const int32_t t415 = (int32_t)t414;
+      int t419 = 0; /* nonzero: a check below failed */
+      int32_t t417 = rt_mul_i(t415, 2);
+      int t420 = (uint64_t)(int64_t)t417 < (uint64_t)v_x860_n;
+      int32_t t418 = t420 ? v_x860_d[t417] : 0;
+      t419 |= !t420;
+      int32_t t422 = rt_add_i(t418, 1);
+      int32_t t424 = rt_add_i(t417, 1);
+      int t426 = (uint64_t)(int64_t)t424 < (uint64_t)v_x860_n;
+      int32_t t425 = t426 ? v_x860_d[t424] : 0;
+      t419 |= !t426;
+      int32_t t428 = rt_add_i(t422, t425);
+      if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
+        int32_t t430 = rt_mul_i(t415, 2);
+        int32_t t431;
+        if ((uint64_t)(int64_t)t430 < (uint64_t)v_x860_n) {
+          t431 = v_x860_d[t430];
         } else {
-          NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_x860_n, 0.0, 0);
-          t433 = 0;
+          NESSIE_RECORD(err, t414, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, v_x860_n, 0.0, 0);
+          t431 = 0;
         }
-        int32_t t435 = rt_add_i(t433, 1);
-        int32_t t437 = rt_add_i(t432, 1);
-        int32_t t438;
-        if ((uint64_t)(int64_t)t437 < (uint64_t)v_x860_n) {
-          t438 = v_x860_d[t437];
+        int32_t t433 = rt_add_i(t431, 1);
+        int32_t t435 = rt_add_i(t430, 1);
+        int32_t t436;
+        if ((uint64_t)(int64_t)t435 < (uint64_t)v_x860_n) {
+          t436 = v_x860_d[t435];
         } else {
-          NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 1, 0, RT_GATHER, t437, v_x860_n, 0.0, 1);
-          t438 = 0;
+          NESSIE_RECORD(err, t414, RT_CHECK_INDEX, 1, 0, RT_GATHER, t435, v_x860_n, 0.0, 1);
+          t436 = 0;
         }
-        int32_t t440 = rt_add_i(t435, t438);
+        int32_t t438 = rt_add_i(t433, t436);
       }
-      v_x870_d[t416] = t430;
+      v_x870_d[t414] = t428;
     }
   }
   if (err->index != INT64_MAX)
@@ -1805,461 +1760,461 @@ fail:
   rt_release(v_x870);
 }
 
-/* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
+/* K17: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1212, int32_t v_x1174, RtValue **out_v_x1177, RtValue **out_v_x1182, RtValue **out_v_x1184, int32_t *out_v_x1197, int32_t *out_v_x1198, RtValue **out_v_x1210, RtValue **out_v_x1211) {
   (void)loc;
   (void)run;
-  int32_t *v_x977_d = v_x977->data.i;
-  const int64_t v_x977_n = v_x977->len;
-  RtValue *v_x979 = NULL;
-  RtValue *v_x988 = NULL;
-  RtValue *v_x989 = NULL;
-  RtValue *v_x990 = NULL;
-  RtValue *v_x991 = NULL;
-  int32_t v_x997 = 0;
-  int32_t v_x1003 = 0;
-  RtValue *v_x1007 = NULL;
-  RtValue *v_x1011 = NULL;
+  const int64_t *v_sd_1212_off = rt_seg_offsets(v_sd_1212);
+  const int64_t v_sd_1212_n = v_sd_1212->len;
+  RtValue *v_x1177 = NULL;
+  RtValue *v_x1182 = NULL;
+  RtValue *v_x1183 = NULL;
+  RtValue *v_x1184 = NULL;
+  RtValue *v_x1185 = NULL;
+  int32_t v_x1197 = 0;
+  int32_t v_x1198 = 0;
+  RtValue *v_x1210 = NULL;
+  RtValue *v_x1211 = NULL;
   /* MAP */
   {
-    const int64_t t441 = v_x982;
-    if (t441 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t441, 0.0, 0);
+    const int64_t t439 = v_x1174;
+    if (t439 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t439, 0.0, 0);
       goto fail;
     }
-    v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t441);
-    uint8_t *v_x979_d = v_x979->data.b;
-    const int64_t v_x979_n = v_x979->len;
-    RT_PARALLEL_FOR_IF(t441 >= RT_PARALLEL_MIN)
-    for (int64_t t442 = 0; t442 < t441; t442++) {
-      const int32_t t443 = (int32_t)t442;
-      int t445 = 0; /* nonzero: a check below failed */
-      int t446 = (uint64_t)(int64_t)t443 < (uint64_t)v_x977_n;
-      int32_t t444 = t446 ? v_x977_d[t443] : 0;
-      t445 |= !t446;
-      uint8_t t448 = rt_le_i(t444, 1);
-      if (__builtin_expect(t445 != 0, 0)) { /* again, recording the error */
-        int32_t t449;
-        if ((uint64_t)(int64_t)t443 < (uint64_t)v_x977_n) {
-          t449 = v_x977_d[t443];
+    v_x1177 = rt_value_new(rt_vec_type(RT_BOOL), t439);
+    uint8_t *v_x1177_d = v_x1177->data.b;
+    const int64_t v_x1177_n = v_x1177->len;
+    RT_PARALLEL_FOR_IF(t439 >= RT_PARALLEL_MIN)
+    for (int64_t t440 = 0; t440 < t439; t440++) {
+      const int32_t t441 = (int32_t)t440;
+      int t443 = 0; /* nonzero: a check below failed */
+      int t444 = (uint64_t)(int64_t)t441 < (uint64_t)v_sd_1212_n;
+      int32_t t442 = t444 ? (int32_t)(v_sd_1212_off[t441 + 1] - v_sd_1212_off[t441]) : 0;
+      t443 |= !t444;
+      uint8_t t446 = rt_le_i(t442, 1);
+      if (__builtin_expect(t443 != 0, 0)) { /* again, recording the error */
+        int32_t t447;
+        if ((uint64_t)(int64_t)t441 < (uint64_t)v_sd_1212_n) {
+          t447 = (int32_t)(v_sd_1212_off[t441 + 1] - v_sd_1212_off[t441]);
         } else {
-          NESSIE_RECORD(err, t442, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x977_n, 0.0, 1);
-          t449 = 0;
+          NESSIE_RECORD(err, t440, RT_CHECK_INDEX, 0, 0, RT_GATHER, t441, v_sd_1212_n, 0.0, 1);
+          t447 = 0;
         }
-        uint8_t t451 = rt_le_i(t449, 1);
+        uint8_t t449 = rt_le_i(t447, 1);
       }
-      v_x979_d[t442] = t448;
+      v_x1177_d[t440] = t446;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x979_d = v_x979->data.b;
-    const int64_t v_x979_n = v_x979->len;
+    uint8_t *v_x1177_d = v_x1177->data.b;
+    const int64_t v_x1177_n = v_x1177->len;
     /* PARTITION */
     {
-      const int64_t t452 = v_x982;
-      if (t452 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t452, 0.0, 2);
+      const int64_t t450 = v_x1174;
+      if (t450 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t450, 0.0, 2);
         goto fail;
       }
-      const int64_t t453 = t452 > 0 ? (t452 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t454 = (uint8_t *)rt_alloc_atomic((size_t)t452 + 1);
-      int64_t *t455 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t453 + 1));
-      RT_PARALLEL_FOR_IF(t453 > 1)
-      for (int64_t t456 = 0; t456 < t453; t456++) {
+      const int64_t t451 = t450 > 0 ? (t450 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t452 = (uint8_t *)rt_alloc_atomic((size_t)t450 + 1);
+      int64_t *t453 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t451 + 1));
+      RT_PARALLEL_FOR_IF(t451 > 1)
+      for (int64_t t454 = 0; t454 < t451; t454++) {
         int64_t kept = 0;
-        const int64_t t456_end = (t456 + 1) * RT_CHUNK < t452 ? (t456 + 1) * RT_CHUNK : t452;
-        for (int64_t t457 = t456 * RT_CHUNK; t457 < t456_end; t457++) {
-          const int32_t t458 = (int32_t)t457;
-          int32_t t456x0;
-          uint8_t t456x1;
-          int t460 = 0; /* nonzero: a check below failed */
-          int t461 = (uint64_t)(int64_t)t458 < (uint64_t)v_x977_n;
-          int32_t t459 = t461 ? v_x977_d[t458] : 0;
-          t460 |= !t461;
-          uint8_t t463 = rt_le_i(t459, 1);
-          if (__builtin_expect(t460 != 0, 0)) { /* again, recording the error */
-            int32_t t464;
-            if ((uint64_t)(int64_t)t458 < (uint64_t)v_x977_n) {
-              t464 = v_x977_d[t458];
+        const int64_t t454_end = (t454 + 1) * RT_CHUNK < t450 ? (t454 + 1) * RT_CHUNK : t450;
+        for (int64_t t455 = t454 * RT_CHUNK; t455 < t454_end; t455++) {
+          const int32_t t456 = (int32_t)t455;
+          int32_t t454x0;
+          uint8_t t454x1;
+          int t458 = 0; /* nonzero: a check below failed */
+          int t459 = (uint64_t)(int64_t)t456 < (uint64_t)v_sd_1212_n;
+          int32_t t457 = t459 ? (int32_t)(v_sd_1212_off[t456 + 1] - v_sd_1212_off[t456]) : 0;
+          t458 |= !t459;
+          uint8_t t461 = rt_le_i(t457, 1);
+          if (__builtin_expect(t458 != 0, 0)) { /* again, recording the error */
+            int32_t t462;
+            if ((uint64_t)(int64_t)t456 < (uint64_t)v_sd_1212_n) {
+              t462 = (int32_t)(v_sd_1212_off[t456 + 1] - v_sd_1212_off[t456]);
             } else {
-              NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_x977_n, 0.0, 3);
-              t464 = 0;
+              NESSIE_RECORD(err, t455, RT_CHECK_INDEX, 0, 0, RT_GATHER, t456, v_sd_1212_n, 0.0, 3);
+              t462 = 0;
             }
-            uint8_t t466 = rt_le_i(t464, 1);
+            uint8_t t464 = rt_le_i(t462, 1);
           }
-          t456x0 = t458;
-          t456x1 = t463;
-          uint8_t t467;
-          t467 = t456x1;
-          t454[t457] = t467 != 0;
-          kept += t467 != 0;
+          t454x0 = t456;
+          t454x1 = t461;
+          uint8_t t465;
+          t465 = t454x1;
+          t452[t455] = t465 != 0;
+          kept += t465 != 0;
         }
-        t455[t456] = kept;
+        t453[t454] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t454);
-        rt_free(t455);
+        rt_free(t452);
+        rt_free(t453);
         goto fail;
       }
-      int64_t t468 = 0;
-      for (int64_t t456 = 0; t456 < t453; t456++) {
-        const int64_t k = t455[t456];
-        t455[t456] = t468;
-        t468 += k;
+      int64_t t466 = 0;
+      for (int64_t t454 = 0; t454 < t451; t454++) {
+        const int64_t k = t453[t454];
+        t453[t454] = t466;
+        t466 += k;
       }
-      v_x988 = rt_value_new(rt_vec_type(RT_INT), t468);
-      int32_t *v_x988_d = v_x988->data.i;
-      const int64_t v_x988_n = v_x988->len;
-      v_x989 = rt_value_new(rt_vec_type(RT_BOOL), t468);
-      uint8_t *v_x989_d = v_x989->data.b;
-      const int64_t v_x989_n = v_x989->len;
-      v_x990 = rt_value_new(rt_vec_type(RT_INT), (t452 - t468));
-      int32_t *v_x990_d = v_x990->data.i;
-      const int64_t v_x990_n = v_x990->len;
-      v_x991 = rt_value_new(rt_vec_type(RT_BOOL), (t452 - t468));
-      uint8_t *v_x991_d = v_x991->data.b;
-      const int64_t v_x991_n = v_x991->len;
-      RT_PARALLEL_FOR_IF(t453 > 1)
-      for (int64_t t456 = 0; t456 < t453; t456++) {
-        int64_t at = t455[t456];
-        int64_t at_not = t456 * RT_CHUNK - t455[t456];
-        const int64_t t456_end = (t456 + 1) * RT_CHUNK < t452 ? (t456 + 1) * RT_CHUNK : t452;
-        for (int64_t t457 = t456 * RT_CHUNK; t457 < t456_end; t457++) {
-          const int32_t t458 = (int32_t)t457;
-          int32_t t456y0;
-          uint8_t t456y1;
-          int t470 = 0; /* nonzero: a check below failed */
-          int t471 = (uint64_t)(int64_t)t458 < (uint64_t)v_x977_n;
-          int32_t t469 = t471 ? v_x977_d[t458] : 0;
-          t470 |= !t471;
-          uint8_t t473 = rt_le_i(t469, 1);
-          if (__builtin_expect(t470 != 0, 0)) { /* again, recording the error */
-            int32_t t474;
-            if ((uint64_t)(int64_t)t458 < (uint64_t)v_x977_n) {
-              t474 = v_x977_d[t458];
+      v_x1182 = rt_value_new(rt_vec_type(RT_INT), t466);
+      int32_t *v_x1182_d = v_x1182->data.i;
+      const int64_t v_x1182_n = v_x1182->len;
+      v_x1183 = rt_value_new(rt_vec_type(RT_BOOL), t466);
+      uint8_t *v_x1183_d = v_x1183->data.b;
+      const int64_t v_x1183_n = v_x1183->len;
+      v_x1184 = rt_value_new(rt_vec_type(RT_INT), (t450 - t466));
+      int32_t *v_x1184_d = v_x1184->data.i;
+      const int64_t v_x1184_n = v_x1184->len;
+      v_x1185 = rt_value_new(rt_vec_type(RT_BOOL), (t450 - t466));
+      uint8_t *v_x1185_d = v_x1185->data.b;
+      const int64_t v_x1185_n = v_x1185->len;
+      RT_PARALLEL_FOR_IF(t451 > 1)
+      for (int64_t t454 = 0; t454 < t451; t454++) {
+        int64_t at = t453[t454];
+        int64_t at_not = t454 * RT_CHUNK - t453[t454];
+        const int64_t t454_end = (t454 + 1) * RT_CHUNK < t450 ? (t454 + 1) * RT_CHUNK : t450;
+        for (int64_t t455 = t454 * RT_CHUNK; t455 < t454_end; t455++) {
+          const int32_t t456 = (int32_t)t455;
+          int32_t t454y0;
+          uint8_t t454y1;
+          int t468 = 0; /* nonzero: a check below failed */
+          int t469 = (uint64_t)(int64_t)t456 < (uint64_t)v_sd_1212_n;
+          int32_t t467 = t469 ? (int32_t)(v_sd_1212_off[t456 + 1] - v_sd_1212_off[t456]) : 0;
+          t468 |= !t469;
+          uint8_t t471 = rt_le_i(t467, 1);
+          if (__builtin_expect(t468 != 0, 0)) { /* again, recording the error */
+            int32_t t472;
+            if ((uint64_t)(int64_t)t456 < (uint64_t)v_sd_1212_n) {
+              t472 = (int32_t)(v_sd_1212_off[t456 + 1] - v_sd_1212_off[t456]);
             } else {
-              NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_x977_n, 0.0, 4);
-              t474 = 0;
+              NESSIE_RECORD(err, t455, RT_CHECK_INDEX, 0, 0, RT_GATHER, t456, v_sd_1212_n, 0.0, 4);
+              t472 = 0;
             }
-            uint8_t t476 = rt_le_i(t474, 1);
+            uint8_t t474 = rt_le_i(t472, 1);
           }
-          t456y0 = t458;
-          t456y1 = t473;
-          if (t454[t457]) {
-            v_x988_d[at] = t456y0;
-            v_x989_d[at] = t456y1;
+          t454y0 = t456;
+          t454y1 = t471;
+          if (t452[t455]) {
+            v_x1182_d[at] = t454y0;
+            v_x1183_d[at] = t454y1;
             at++;
           } else {
-            v_x990_d[at_not] = t456y0;
-            v_x991_d[at_not] = t456y1;
+            v_x1184_d[at_not] = t454y0;
+            v_x1185_d[at_not] = t454y1;
             at_not++;
           }
         }
       }
-      rt_free(t454);
-      rt_free(t455);
+      rt_free(t452);
+      rt_free(t453);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x988_d = v_x988->data.i;
-      const int64_t v_x988_n = v_x988->len;
-      uint8_t *v_x989_d = v_x989->data.b;
-      const int64_t v_x989_n = v_x989->len;
-      int32_t *v_x990_d = v_x990->data.i;
-      const int64_t v_x990_n = v_x990->len;
-      uint8_t *v_x991_d = v_x991->data.b;
-      const int64_t v_x991_n = v_x991->len;
+      int32_t *v_x1182_d = v_x1182->data.i;
+      const int64_t v_x1182_n = v_x1182->len;
+      uint8_t *v_x1183_d = v_x1183->data.b;
+      const int64_t v_x1183_n = v_x1183->len;
+      int32_t *v_x1184_d = v_x1184->data.i;
+      const int64_t v_x1184_n = v_x1184->len;
+      uint8_t *v_x1185_d = v_x1185->data.b;
+      const int64_t v_x1185_n = v_x1185->len;
       /* REDUCE */
       {
-        const int64_t t477 = v_x982;
-        if (t477 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t477, 0.0, 5);
+        const int64_t t475 = v_x1174;
+        if (t475 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t475, 0.0, 5);
           goto fail;
         }
-        const int64_t t478 = t477 > 0 ? (t477 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t479 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t478);
-        int32_t *t480 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t478);
-        RT_PARALLEL_FOR_IF(t478 > 1)
-        for (int64_t t481 = 0; t481 < t478; t481++) {
-          int32_t t481a0;
-          int32_t t481a1;
-          t481a0 = 0;
-          t481a1 = 0;
-          const int64_t t481_end = (t481 + 1) * RT_CHUNK < t477 ? (t481 + 1) * RT_CHUNK : t477;
-          for (int64_t t482 = t481 * RT_CHUNK; t482 < t481_end; t482++) {
-            const int32_t t483 = (int32_t)t482;
-            int32_t t481x0;
-            int32_t t481x1;
-            int t485 = 0; /* nonzero: a check below failed */
-            int t486 = (uint64_t)(int64_t)t483 < (uint64_t)v_x977_n;
-            int32_t t484 = t486 ? v_x977_d[t483] : 0;
-            t485 |= !t486;
-            uint8_t t488 = rt_le_i(t484, 1);
-            int32_t t490 = rt_btoi_b(t488);
-            uint8_t t492 = rt_not_b(t488);
-            int32_t t494 = rt_btoi_b(t492);
-            if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
-              int32_t t495;
-              if ((uint64_t)(int64_t)t483 < (uint64_t)v_x977_n) {
-                t495 = v_x977_d[t483];
+        const int64_t t476 = t475 > 0 ? (t475 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t477 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t476);
+        int32_t *t478 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t476);
+        RT_PARALLEL_FOR_IF(t476 > 1)
+        for (int64_t t479 = 0; t479 < t476; t479++) {
+          int32_t t479a0;
+          int32_t t479a1;
+          t479a0 = 0;
+          t479a1 = 0;
+          const int64_t t479_end = (t479 + 1) * RT_CHUNK < t475 ? (t479 + 1) * RT_CHUNK : t475;
+          for (int64_t t480 = t479 * RT_CHUNK; t480 < t479_end; t480++) {
+            const int32_t t481 = (int32_t)t480;
+            int32_t t479x0;
+            int32_t t479x1;
+            int t483 = 0; /* nonzero: a check below failed */
+            int t484 = (uint64_t)(int64_t)t481 < (uint64_t)v_sd_1212_n;
+            int32_t t482 = t484 ? (int32_t)(v_sd_1212_off[t481 + 1] - v_sd_1212_off[t481]) : 0;
+            t483 |= !t484;
+            uint8_t t486 = rt_le_i(t482, 1);
+            int32_t t488 = rt_btoi_b(t486);
+            uint8_t t490 = rt_not_b(t486);
+            int32_t t492 = rt_btoi_b(t490);
+            if (__builtin_expect(t483 != 0, 0)) { /* again, recording the error */
+              int32_t t493;
+              if ((uint64_t)(int64_t)t481 < (uint64_t)v_sd_1212_n) {
+                t493 = (int32_t)(v_sd_1212_off[t481 + 1] - v_sd_1212_off[t481]);
               } else {
-                NESSIE_RECORD(err, t482, RT_CHECK_INDEX, 0, 0, RT_GATHER, t483, v_x977_n, 0.0, 6);
-                t495 = 0;
+                NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_sd_1212_n, 0.0, 6);
+                t493 = 0;
               }
-              uint8_t t497 = rt_le_i(t495, 1);
-              int32_t t499 = rt_btoi_b(t497);
-              uint8_t t501 = rt_not_b(t497);
-              int32_t t503 = rt_btoi_b(t501);
+              uint8_t t495 = rt_le_i(t493, 1);
+              int32_t t497 = rt_btoi_b(t495);
+              uint8_t t499 = rt_not_b(t495);
+              int32_t t501 = rt_btoi_b(t499);
             }
-            t481x0 = t490;
-            t481x1 = t494;
-            int32_t t505 = rt_add_i(t481a0, t481x0);
-            int32_t t507 = rt_add_i(t481a1, t481x1);
-            t481a0 = t505;
-            t481a1 = t507;
+            t479x0 = t488;
+            t479x1 = t492;
+            int32_t t503 = rt_add_i(t479a0, t479x0);
+            int32_t t505 = rt_add_i(t479a1, t479x1);
+            t479a0 = t503;
+            t479a1 = t505;
           }
-          t479[t481] = t481a0;
-          t480[t481] = t481a1;
+          t477[t479] = t479a0;
+          t478[t479] = t479a1;
         }
-        int32_t t481t0;
-        int32_t t481t1;
-        t481t0 = 0;
-        t481t1 = 0;
-        for (int64_t t481 = 0; t481 < t478; t481++) {
-          const int32_t t508 = t479[t481];
-          const int32_t t509 = t480[t481];
-          int32_t t511 = rt_add_i(t481t0, t508);
-          int32_t t513 = rt_add_i(t481t1, t509);
-          t481t0 = t511;
-          t481t1 = t513;
+        int32_t t479t0;
+        int32_t t479t1;
+        t479t0 = 0;
+        t479t1 = 0;
+        for (int64_t t479 = 0; t479 < t476; t479++) {
+          const int32_t t506 = t477[t479];
+          const int32_t t507 = t478[t479];
+          int32_t t509 = rt_add_i(t479t0, t506);
+          int32_t t511 = rt_add_i(t479t1, t507);
+          t479t0 = t509;
+          t479t1 = t511;
         }
-        v_x997 = t481t0;
-        rt_free(t479);
-        v_x1003 = t481t1;
-        rt_free(t480);
+        v_x1197 = t479t0;
+        rt_free(t477);
+        v_x1198 = t479t1;
+        rt_free(t478);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t514 = v_x982;
-          if (t514 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t514, 0.0, 7);
+          const int64_t t512 = v_x1174;
+          if (t512 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t512, 0.0, 7);
             goto fail;
           }
-          const int64_t t515 = t514 > 0 ? (t514 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t516 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t515);
-          int32_t *t517 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t515);
-          RT_PARALLEL_FOR_IF(t515 > 1)
-          for (int64_t t518 = 0; t518 < t515; t518++) {
-            int32_t t518a0;
-            int32_t t518a1;
-            t518a0 = 0;
-            t518a1 = 0;
-            const int64_t t518_end = (t518 + 1) * RT_CHUNK < t514 ? (t518 + 1) * RT_CHUNK : t514;
-            for (int64_t t519 = t518 * RT_CHUNK; t519 < t518_end; t519++) {
-              const int32_t t520 = (int32_t)t519;
-              int32_t t518x0;
-              int32_t t518x1;
-              int t522 = 0; /* nonzero: a check below failed */
-              int t523 = (uint64_t)(int64_t)t520 < (uint64_t)v_x977_n;
-              int32_t t521 = t523 ? v_x977_d[t520] : 0;
-              t522 |= !t523;
-              uint8_t t525 = rt_le_i(t521, 1);
-              int32_t t527 = rt_btoi_b(t525);
-              uint8_t t529 = rt_not_b(t525);
-              int32_t t531 = rt_btoi_b(t529);
-              if (__builtin_expect(t522 != 0, 0)) { /* again, recording the error */
-                int32_t t532;
-                if ((uint64_t)(int64_t)t520 < (uint64_t)v_x977_n) {
-                  t532 = v_x977_d[t520];
+          const int64_t t513 = t512 > 0 ? (t512 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t514 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t513);
+          int32_t *t515 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t513);
+          RT_PARALLEL_FOR_IF(t513 > 1)
+          for (int64_t t516 = 0; t516 < t513; t516++) {
+            int32_t t516a0;
+            int32_t t516a1;
+            t516a0 = 0;
+            t516a1 = 0;
+            const int64_t t516_end = (t516 + 1) * RT_CHUNK < t512 ? (t516 + 1) * RT_CHUNK : t512;
+            for (int64_t t517 = t516 * RT_CHUNK; t517 < t516_end; t517++) {
+              const int32_t t518 = (int32_t)t517;
+              int32_t t516x0;
+              int32_t t516x1;
+              int t520 = 0; /* nonzero: a check below failed */
+              int t521 = (uint64_t)(int64_t)t518 < (uint64_t)v_sd_1212_n;
+              int32_t t519 = t521 ? (int32_t)(v_sd_1212_off[t518 + 1] - v_sd_1212_off[t518]) : 0;
+              t520 |= !t521;
+              uint8_t t523 = rt_le_i(t519, 1);
+              int32_t t525 = rt_btoi_b(t523);
+              uint8_t t527 = rt_not_b(t523);
+              int32_t t529 = rt_btoi_b(t527);
+              if (__builtin_expect(t520 != 0, 0)) { /* again, recording the error */
+                int32_t t530;
+                if ((uint64_t)(int64_t)t518 < (uint64_t)v_sd_1212_n) {
+                  t530 = (int32_t)(v_sd_1212_off[t518 + 1] - v_sd_1212_off[t518]);
                 } else {
-                  NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t520, v_x977_n, 0.0, 8);
-                  t532 = 0;
+                  NESSIE_RECORD(err, t517, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, v_sd_1212_n, 0.0, 8);
+                  t530 = 0;
                 }
-                uint8_t t534 = rt_le_i(t532, 1);
-                int32_t t536 = rt_btoi_b(t534);
-                uint8_t t538 = rt_not_b(t534);
-                int32_t t540 = rt_btoi_b(t538);
+                uint8_t t532 = rt_le_i(t530, 1);
+                int32_t t534 = rt_btoi_b(t532);
+                uint8_t t536 = rt_not_b(t532);
+                int32_t t538 = rt_btoi_b(t536);
               }
-              t518x0 = t527;
-              t518x1 = t531;
-              int32_t t542 = rt_add_i(t518a0, t518x0);
-              int32_t t544 = rt_add_i(t518a1, t518x1);
-              t518a0 = t542;
-              t518a1 = t544;
+              t516x0 = t525;
+              t516x1 = t529;
+              int32_t t540 = rt_add_i(t516a0, t516x0);
+              int32_t t542 = rt_add_i(t516a1, t516x1);
+              t516a0 = t540;
+              t516a1 = t542;
             }
-            t516[t518] = t518a0;
-            t517[t518] = t518a1;
+            t514[t516] = t516a0;
+            t515[t516] = t516a1;
           }
-          int32_t t518t0;
-          int32_t t518t1;
-          t518t0 = 0;
-          t518t1 = 0;
-          for (int64_t t518 = 0; t518 < t515; t518++) {
-            const int32_t t545 = t516[t518];
-            t516[t518] = t518t0;
-            const int32_t t546 = t517[t518];
-            t517[t518] = t518t1;
-            int32_t t548 = rt_add_i(t518t0, t545);
-            int32_t t550 = rt_add_i(t518t1, t546);
-            t518t0 = t548;
-            t518t1 = t550;
+          int32_t t516t0;
+          int32_t t516t1;
+          t516t0 = 0;
+          t516t1 = 0;
+          for (int64_t t516 = 0; t516 < t513; t516++) {
+            const int32_t t543 = t514[t516];
+            t514[t516] = t516t0;
+            const int32_t t544 = t515[t516];
+            t515[t516] = t516t1;
+            int32_t t546 = rt_add_i(t516t0, t543);
+            int32_t t548 = rt_add_i(t516t1, t544);
+            t516t0 = t546;
+            t516t1 = t548;
           }
-          v_x1007 = rt_value_new(rt_vec_type(RT_INT), t514);
-          int32_t *v_x1007_d = v_x1007->data.i;
-          const int64_t v_x1007_n = v_x1007->len;
-          v_x1011 = rt_value_new(rt_vec_type(RT_INT), t514);
-          int32_t *v_x1011_d = v_x1011->data.i;
-          const int64_t v_x1011_n = v_x1011->len;
-          RT_PARALLEL_FOR_IF(t515 > 1)
-          for (int64_t t518 = 0; t518 < t515; t518++) {
-            int32_t t518p0;
-            int32_t t518p1;
-            t518p0 = t516[t518];
-            t518p1 = t517[t518];
-            const int64_t t518_end = (t518 + 1) * RT_CHUNK < t514 ? (t518 + 1) * RT_CHUNK : t514;
-            for (int64_t t519 = t518 * RT_CHUNK; t519 < t518_end; t519++) {
-              const int32_t t520 = (int32_t)t519;
-              v_x1007_d[t519] = t518p0;
-              v_x1011_d[t519] = t518p1;
-              int32_t t518y0;
-              int32_t t518y1;
-              int t552 = 0; /* nonzero: a check below failed */
-              int t553 = (uint64_t)(int64_t)t520 < (uint64_t)v_x977_n;
-              int32_t t551 = t553 ? v_x977_d[t520] : 0;
-              t552 |= !t553;
-              uint8_t t555 = rt_le_i(t551, 1);
-              int32_t t557 = rt_btoi_b(t555);
-              uint8_t t559 = rt_not_b(t555);
-              int32_t t561 = rt_btoi_b(t559);
-              if (__builtin_expect(t552 != 0, 0)) { /* again, recording the error */
-                int32_t t562;
-                if ((uint64_t)(int64_t)t520 < (uint64_t)v_x977_n) {
-                  t562 = v_x977_d[t520];
+          v_x1210 = rt_value_new(rt_vec_type(RT_INT), t512);
+          int32_t *v_x1210_d = v_x1210->data.i;
+          const int64_t v_x1210_n = v_x1210->len;
+          v_x1211 = rt_value_new(rt_vec_type(RT_INT), t512);
+          int32_t *v_x1211_d = v_x1211->data.i;
+          const int64_t v_x1211_n = v_x1211->len;
+          RT_PARALLEL_FOR_IF(t513 > 1)
+          for (int64_t t516 = 0; t516 < t513; t516++) {
+            int32_t t516p0;
+            int32_t t516p1;
+            t516p0 = t514[t516];
+            t516p1 = t515[t516];
+            const int64_t t516_end = (t516 + 1) * RT_CHUNK < t512 ? (t516 + 1) * RT_CHUNK : t512;
+            for (int64_t t517 = t516 * RT_CHUNK; t517 < t516_end; t517++) {
+              const int32_t t518 = (int32_t)t517;
+              v_x1210_d[t517] = t516p0;
+              v_x1211_d[t517] = t516p1;
+              int32_t t516y0;
+              int32_t t516y1;
+              int t550 = 0; /* nonzero: a check below failed */
+              int t551 = (uint64_t)(int64_t)t518 < (uint64_t)v_sd_1212_n;
+              int32_t t549 = t551 ? (int32_t)(v_sd_1212_off[t518 + 1] - v_sd_1212_off[t518]) : 0;
+              t550 |= !t551;
+              uint8_t t553 = rt_le_i(t549, 1);
+              int32_t t555 = rt_btoi_b(t553);
+              uint8_t t557 = rt_not_b(t553);
+              int32_t t559 = rt_btoi_b(t557);
+              if (__builtin_expect(t550 != 0, 0)) { /* again, recording the error */
+                int32_t t560;
+                if ((uint64_t)(int64_t)t518 < (uint64_t)v_sd_1212_n) {
+                  t560 = (int32_t)(v_sd_1212_off[t518 + 1] - v_sd_1212_off[t518]);
                 } else {
-                  NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t520, v_x977_n, 0.0, 9);
-                  t562 = 0;
+                  NESSIE_RECORD(err, t517, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, v_sd_1212_n, 0.0, 9);
+                  t560 = 0;
                 }
-                uint8_t t564 = rt_le_i(t562, 1);
-                int32_t t566 = rt_btoi_b(t564);
-                uint8_t t568 = rt_not_b(t564);
-                int32_t t570 = rt_btoi_b(t568);
+                uint8_t t562 = rt_le_i(t560, 1);
+                int32_t t564 = rt_btoi_b(t562);
+                uint8_t t566 = rt_not_b(t562);
+                int32_t t568 = rt_btoi_b(t566);
               }
-              t518y0 = t557;
-              t518y1 = t561;
-              int32_t t572 = rt_add_i(t518p0, t518y0);
-              int32_t t574 = rt_add_i(t518p1, t518y1);
-              t518p0 = t572;
-              t518p1 = t574;
+              t516y0 = t555;
+              t516y1 = t559;
+              int32_t t570 = rt_add_i(t516p0, t516y0);
+              int32_t t572 = rt_add_i(t516p1, t516y1);
+              t516p0 = t570;
+              t516p1 = t572;
             }
           }
-          rt_free(t516);
-          rt_free(t517);
+          rt_free(t514);
+          rt_free(t515);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x979 = v_x979;
-  *out_v_x988 = v_x988;
-  *out_v_x990 = v_x990;
-  *out_v_x997 = v_x997;
-  *out_v_x1003 = v_x1003;
-  *out_v_x1007 = v_x1007;
-  *out_v_x1011 = v_x1011;
-  rt_release(v_x989);
-  rt_release(v_x991);
+  *out_v_x1177 = v_x1177;
+  *out_v_x1182 = v_x1182;
+  *out_v_x1184 = v_x1184;
+  *out_v_x1197 = v_x1197;
+  *out_v_x1198 = v_x1198;
+  *out_v_x1210 = v_x1210;
+  *out_v_x1211 = v_x1211;
+  rt_release(v_x1183);
+  rt_release(v_x1185);
   return;
 fail:
-  rt_release(v_x979);
-  rt_release(v_x988);
-  rt_release(v_x989);
-  rt_release(v_x990);
-  rt_release(v_x991);
-  rt_release(v_x1007);
-  rt_release(v_x1011);
+  rt_release(v_x1177);
+  rt_release(v_x1182);
+  rt_release(v_x1183);
+  rt_release(v_x1184);
+  rt_release(v_x1185);
+  rt_release(v_x1210);
+  rt_release(v_x1211);
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
+/* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1213, RtValue *v_sd_1222, RtValue *v_sd_1215, RtValue **out_v_x1219, RtValue **out_v_x1220, RtValue **out_v_x1221) {
   (void)loc;
   (void)run;
-  int32_t *v_x1012_d = v_x1012->data.i;
-  const int64_t v_x1012_n = v_x1012->len;
-  int32_t *v_x1013_d = v_x1013->data.i;
-  const int64_t v_x1013_n = v_x1013->len;
-  int32_t *v_x1016_d = v_x1016->data.i;
-  const int64_t v_x1016_n = v_x1016->len;
-  RtValue *v_x1018 = NULL;
-  RtValue *v_x1020 = NULL;
-  RtValue *v_x1023 = NULL;
+  int32_t *v_x1213_d = v_x1213->data.i;
+  const int64_t v_x1213_n = v_x1213->len;
+  const int64_t *v_sd_1222_off = rt_seg_offsets(v_sd_1222);
+  const int64_t v_sd_1222_n = v_sd_1222->len;
+  const int64_t *v_sd_1215_off = rt_seg_offsets(v_sd_1215);
+  const int64_t v_sd_1215_n = v_sd_1215->len;
+  RtValue *v_x1219 = NULL;
+  RtValue *v_x1220 = NULL;
+  RtValue *v_x1221 = NULL;
   /* MAP */
   {
-    const int64_t t575 = v_x1012_n;
-    v_x1018 = rt_value_new(rt_vec_type(RT_INT), t575);
-    int32_t *v_x1018_d = v_x1018->data.i;
-    const int64_t v_x1018_n = v_x1018->len;
-    v_x1020 = rt_value_new(rt_vec_type(RT_INT), t575);
-    int32_t *v_x1020_d = v_x1020->data.i;
-    const int64_t v_x1020_n = v_x1020->len;
-    v_x1023 = rt_value_new(rt_vec_type(RT_INT), t575);
-    int32_t *v_x1023_d = v_x1023->data.i;
-    const int64_t v_x1023_n = v_x1023->len;
-    RT_PARALLEL_FOR_IF(t575 >= RT_PARALLEL_MIN)
-    for (int64_t t576 = 0; t576 < t575; t576++) {
-      const int32_t t577 = (int32_t)t576;
-      int t580 = 0; /* nonzero: a check below failed */
-      int32_t t578 = v_x1012_d[t577];
-      int t581 = (uint64_t)(int64_t)t578 < (uint64_t)v_x1016_n;
-      int32_t t579 = t581 ? v_x1016_d[t578] : 0;
-      t580 |= !t581;
-      int t583 = (uint64_t)(int64_t)t578 < (uint64_t)v_x1013_n;
-      int32_t t582 = t583 ? v_x1013_d[t578] : 0;
-      t580 |= !t583;
-      int32_t t585 = rt_add_i(t579, t582);
-      if (__builtin_expect(t580 != 0, 0)) { /* again, recording the error */
-        int32_t t586 = v_x1012_d[t577];
-        int32_t t587;
-        if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1016_n) {
-          t587 = v_x1016_d[t586];
+    const int64_t t573 = v_x1213_n;
+    v_x1219 = rt_value_new(rt_vec_type(RT_INT), t573);
+    int32_t *v_x1219_d = v_x1219->data.i;
+    const int64_t v_x1219_n = v_x1219->len;
+    v_x1220 = rt_value_new(rt_vec_type(RT_INT), t573);
+    int32_t *v_x1220_d = v_x1220->data.i;
+    const int64_t v_x1220_n = v_x1220->len;
+    v_x1221 = rt_value_new(rt_vec_type(RT_INT), t573);
+    int32_t *v_x1221_d = v_x1221->data.i;
+    const int64_t v_x1221_n = v_x1221->len;
+    RT_PARALLEL_FOR_IF(t573 >= RT_PARALLEL_MIN)
+    for (int64_t t574 = 0; t574 < t573; t574++) {
+      const int32_t t575 = (int32_t)t574;
+      int t578 = 0; /* nonzero: a check below failed */
+      int32_t t576 = v_x1213_d[t575];
+      int t579 = (uint64_t)(int64_t)t576 < (uint64_t)v_sd_1215_n;
+      int32_t t577 = t579 ? (int32_t)v_sd_1215_off[t576] : 0;
+      t578 |= !t579;
+      int t581 = (uint64_t)(int64_t)t576 < (uint64_t)v_sd_1222_n;
+      int32_t t580 = t581 ? (int32_t)(v_sd_1222_off[t576 + 1] - v_sd_1222_off[t576]) : 0;
+      t578 |= !t581;
+      int32_t t583 = rt_add_i(t577, t580);
+      if (__builtin_expect(t578 != 0, 0)) { /* again, recording the error */
+        int32_t t584 = v_x1213_d[t575];
+        int32_t t585;
+        if ((uint64_t)(int64_t)t584 < (uint64_t)v_sd_1215_n) {
+          t585 = (int32_t)v_sd_1215_off[t584];
         } else {
-          NESSIE_RECORD(err, t576, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x1016_n, 0.0, 0);
-          t587 = 0;
+          NESSIE_RECORD(err, t574, RT_CHECK_INDEX, 0, 0, RT_GATHER, t584, v_sd_1215_n, 0.0, 0);
+          t585 = 0;
         }
-        int32_t t588;
-        if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1013_n) {
-          t588 = v_x1013_d[t586];
+        int32_t t586;
+        if ((uint64_t)(int64_t)t584 < (uint64_t)v_sd_1222_n) {
+          t586 = (int32_t)(v_sd_1222_off[t584 + 1] - v_sd_1222_off[t584]);
         } else {
-          NESSIE_RECORD(err, t576, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x1013_n, 0.0, 1);
-          t588 = 0;
+          NESSIE_RECORD(err, t574, RT_CHECK_INDEX, 0, 0, RT_GATHER, t584, v_sd_1222_n, 0.0, 1);
+          t586 = 0;
         }
-        int32_t t590 = rt_add_i(t587, t588);
+        int32_t t588 = rt_add_i(t585, t586);
       }
-      v_x1018_d[t576] = t579;
-      v_x1020_d[t576] = t585;
-      v_x1023_d[t576] = 1;
+      v_x1219_d[t574] = t577;
+      v_x1220_d[t574] = t583;
+      v_x1221_d[t574] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1018 = v_x1018;
-  *out_v_x1020 = v_x1020;
-  *out_v_x1023 = v_x1023;
+  *out_v_x1219 = v_x1219;
+  *out_v_x1220 = v_x1220;
+  *out_v_x1221 = v_x1221;
   return;
 fail:
-  rt_release(v_x1018);
-  rt_release(v_x1020);
-  rt_release(v_x1023);
+  rt_release(v_x1219);
+  rt_release(v_x1220);
+  rt_release(v_x1221);
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)run;
   int32_t *v_x1036_d = v_x1036->data.i;
@@ -2275,89 +2230,89 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_
   RtValue *v_x1050 = NULL;
   /* MAP */
   {
-    const int64_t t591 = v_x1040_n;
-    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t591);
+    const int64_t t589 = v_x1040_n;
+    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t589);
     int32_t *v_x1050_d = v_x1050->data.i;
     const int64_t v_x1050_n = v_x1050->len;
-    RT_PARALLEL_FOR_IF(t591 >= RT_PARALLEL_MIN)
-    for (int64_t t592 = 0; t592 < t591; t592++) {
-      const int32_t t593 = (int32_t)t592;
-      int t595 = 0; /* nonzero: a check below failed */
-      int t596 = (uint64_t)(int64_t)t593 < (uint64_t)v_x1036_n;
-      int32_t t594 = t596 ? v_x1036_d[t593] : 0;
-      t595 |= !t596;
-      int32_t t598 = rt_add_i(t594, v_x1037);
-      uint8_t t599 = v_x1040_d[t593];
-      int t601 = (uint64_t)(int64_t)t593 < (uint64_t)v_x1041_n;
-      int32_t t600 = t601 ? v_x1041_d[t593] : 0;
-      t595 |= !t601;
-      int32_t t603 = (t599 ? t600 : t598);
-      int t605 = (uint64_t)(int64_t)t603 < (uint64_t)v_x1046;
-      int32_t t604 = t605 ? t603 : 0;
-      t595 |= !t605;
-      uint8_t t607 = rt_lt_i(t604, (int32_t)v_x1044_n);
-      int32_t t608;
-      if (t607) {
-        int t610 = (uint64_t)(int64_t)t604 < (uint64_t)v_x1044_n;
-        int32_t t609 = t610 ? v_x1044_d[t604] : 0;
-        t595 |= !t610;
-        t608 = t609;
+    RT_PARALLEL_FOR_IF(t589 >= RT_PARALLEL_MIN)
+    for (int64_t t590 = 0; t590 < t589; t590++) {
+      const int32_t t591 = (int32_t)t590;
+      int t593 = 0; /* nonzero: a check below failed */
+      int t594 = (uint64_t)(int64_t)t591 < (uint64_t)v_x1036_n;
+      int32_t t592 = t594 ? v_x1036_d[t591] : 0;
+      t593 |= !t594;
+      int32_t t596 = rt_add_i(t592, v_x1037);
+      uint8_t t597 = v_x1040_d[t591];
+      int t599 = (uint64_t)(int64_t)t591 < (uint64_t)v_x1041_n;
+      int32_t t598 = t599 ? v_x1041_d[t591] : 0;
+      t593 |= !t599;
+      int32_t t601 = (t597 ? t598 : t596);
+      int t603 = (uint64_t)(int64_t)t601 < (uint64_t)v_x1046;
+      int32_t t602 = t603 ? t601 : 0;
+      t593 |= !t603;
+      uint8_t t605 = rt_lt_i(t602, (int32_t)v_x1044_n);
+      int32_t t606;
+      if (t605) {
+        int t608 = (uint64_t)(int64_t)t602 < (uint64_t)v_x1044_n;
+        int32_t t607 = t608 ? v_x1044_d[t602] : 0;
+        t593 |= !t608;
+        t606 = t607;
       } else {
-        int32_t t612 = rt_sub_i(t604, (int32_t)v_x1044_n);
-        int t614 = (uint64_t)(int64_t)t612 < (uint64_t)v_x1045_n;
-        int32_t t613 = t614 ? v_x1045_d[t612] : 0;
-        t595 |= !t614;
-        t608 = t613;
+        int32_t t610 = rt_sub_i(t602, (int32_t)v_x1044_n);
+        int t612 = (uint64_t)(int64_t)t610 < (uint64_t)v_x1045_n;
+        int32_t t611 = t612 ? v_x1045_d[t610] : 0;
+        t593 |= !t612;
+        t606 = t611;
       }
-      if (__builtin_expect(t595 != 0, 0)) { /* again, recording the error */
-        int32_t t615;
-        if ((uint64_t)(int64_t)t593 < (uint64_t)v_x1036_n) {
-          t615 = v_x1036_d[t593];
+      if (__builtin_expect(t593 != 0, 0)) { /* again, recording the error */
+        int32_t t613;
+        if ((uint64_t)(int64_t)t591 < (uint64_t)v_x1036_n) {
+          t613 = v_x1036_d[t591];
         } else {
-          NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t593, v_x1036_n, 0.0, 0);
-          t615 = 0;
+          NESSIE_RECORD(err, t590, RT_CHECK_INDEX, 0, 0, RT_GATHER, t591, v_x1036_n, 0.0, 0);
+          t613 = 0;
         }
-        int32_t t617 = rt_add_i(t615, v_x1037);
-        uint8_t t618 = v_x1040_d[t593];
-        int32_t t619;
-        if ((uint64_t)(int64_t)t593 < (uint64_t)v_x1041_n) {
-          t619 = v_x1041_d[t593];
+        int32_t t615 = rt_add_i(t613, v_x1037);
+        uint8_t t616 = v_x1040_d[t591];
+        int32_t t617;
+        if ((uint64_t)(int64_t)t591 < (uint64_t)v_x1041_n) {
+          t617 = v_x1041_d[t591];
         } else {
-          NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t593, v_x1041_n, 0.0, 1);
-          t619 = 0;
+          NESSIE_RECORD(err, t590, RT_CHECK_INDEX, 0, 0, RT_GATHER, t591, v_x1041_n, 0.0, 1);
+          t617 = 0;
         }
-        int32_t t621 = (t618 ? t619 : t617);
-        int32_t t622;
-        if ((uint64_t)(int64_t)t621 < (uint64_t)v_x1046) {
-          t622 = t621;
+        int32_t t619 = (t616 ? t617 : t615);
+        int32_t t620;
+        if ((uint64_t)(int64_t)t619 < (uint64_t)v_x1046) {
+          t620 = t619;
         } else {
-          NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t621, v_x1046, 0.0, 2);
-          t622 = 0;
+          NESSIE_RECORD(err, t590, RT_CHECK_INDEX, 0, 0, RT_GATHER, t619, v_x1046, 0.0, 2);
+          t620 = 0;
         }
-        uint8_t t624 = rt_lt_i(t622, (int32_t)v_x1044_n);
-        int32_t t625;
-        if (t624) {
-          int32_t t626;
-          if ((uint64_t)(int64_t)t622 < (uint64_t)v_x1044_n) {
-            t626 = v_x1044_d[t622];
+        uint8_t t622 = rt_lt_i(t620, (int32_t)v_x1044_n);
+        int32_t t623;
+        if (t622) {
+          int32_t t624;
+          if ((uint64_t)(int64_t)t620 < (uint64_t)v_x1044_n) {
+            t624 = v_x1044_d[t620];
           } else {
-            NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t622, v_x1044_n, 0.0, 3);
-            t626 = 0;
+            NESSIE_RECORD(err, t590, RT_CHECK_INDEX, 0, 0, RT_GATHER, t620, v_x1044_n, 0.0, 3);
+            t624 = 0;
           }
-          t625 = t626;
+          t623 = t624;
         } else {
-          int32_t t628 = rt_sub_i(t622, (int32_t)v_x1044_n);
-          int32_t t629;
-          if ((uint64_t)(int64_t)t628 < (uint64_t)v_x1045_n) {
-            t629 = v_x1045_d[t628];
+          int32_t t626 = rt_sub_i(t620, (int32_t)v_x1044_n);
+          int32_t t627;
+          if ((uint64_t)(int64_t)t626 < (uint64_t)v_x1045_n) {
+            t627 = v_x1045_d[t626];
           } else {
-            NESSIE_RECORD(err, t592, RT_CHECK_INDEX, 0, 0, RT_GATHER, t628, v_x1045_n, 0.0, 4);
-            t629 = 0;
+            NESSIE_RECORD(err, t590, RT_CHECK_INDEX, 0, 0, RT_GATHER, t626, v_x1045_n, 0.0, 4);
+            t627 = 0;
           }
-          t625 = t629;
+          t623 = t627;
         }
       }
-      v_x1050_d[t592] = t608;
+      v_x1050_d[t590] = t606;
     }
   }
   if (err->index != INT64_MAX)
@@ -2390,10 +2345,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t630 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t630->data.i[0] = v_x62;
-    t630->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t630);
+    RtValue *t628 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t628->data.i[0] = v_x62;
+    t628->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t628);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2411,7 +2366,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K8, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2435,10 +2390,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x94);
     v_x661 = v_x94;
   } else {
-    RtValue *v_x142 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x88, &v_x142);
-    RtValue *v_x97 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 6), K7, 9, v_x88, &v_x97);
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
@@ -2446,15 +2397,15 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x263 = 0;
     RtValue *v_x619 = NULL;
     RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K17, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
     RtValue *v_x147 = NULL;
     RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x128, v_x88, v_x88, &v_x147, &v_x152, &v_x157);
     RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
     RtValue *v_x166 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x147, v_x152, v_x157, &v_x164, &v_x165, &v_x166);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x147, v_x152, v_x157, &v_x164, &v_x165, &v_x166);
     rt_release(v_x147);
     rt_release(v_x152);
     rt_release(v_x157);
@@ -2463,13 +2414,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x199 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
-    rt_release(v_x142);
-    rt_release(v_x97);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x130, v_x88, v_x88, &v_x199, &v_x204, &v_x209);
     RtValue *v_x216 = NULL;
     RtValue *v_x217 = NULL;
     RtValue *v_x218 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
     rt_release(v_x204);
     uint8_t v_x246 = 0;
     v_x246 = rt_eq_i(v_x245, 0);
@@ -2499,17 +2448,17 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K10, 10, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x288, v_x289, 0);
       RtValue *v_x235 = NULL;
       RtValue *v_x301 = NULL;
       RtValue *v_ids_1130 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301, &v_ids_1130);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301, &v_ids_1130);
       RtValue *v_x323 = NULL;
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 5, v_ids_1130, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K11, 5, v_ids_1130, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x235);
       rt_release(v_x301);
       rt_release(v_ids_1130);
@@ -2526,25 +2475,25 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
       RtValue *v_x410 = NULL;
       RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
       rt_release(v_x344);
       rt_release(v_x391);
       RtValue *v_x485 = NULL;
       RtValue *v_x490 = NULL;
       RtValue *v_x495 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
       rt_release(v_x410);
       rt_release(v_x480);
       RtValue *v_x502 = NULL;
       RtValue *v_x503 = NULL;
       RtValue *v_x504 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 6, v_x485, v_x490, v_x495, &v_x502, &v_x503, &v_x504);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 6, v_x485, v_x490, v_x495, &v_x502, &v_x503, &v_x504);
       rt_release(v_x490);
       rt_release(v_x503);
       int32_t v_x508 = 0;
       v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
       RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
       rt_release(v_x323);
       rt_release(v_x370);
       rt_release(v_x485);
@@ -2559,11 +2508,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x466 = NULL;
       int32_t v_x544 = 0;
       int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545);
       rt_release(v_x271);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x544, v_x545, 0);
       RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K18, 7, v_x466, v_x523, &v_x604);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K16, 7, v_x466, v_x523, &v_x604);
       rt_release(v_x523);
       rt_release(v_x466);
       v_x605 = v_x604;
@@ -2580,7 +2529,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
@@ -2712,16 +2661,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t631 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t631->data.i[0] = 3;
-  t631->data.i[1] = 1;
-  t631->data.i[2] = 4;
-  t631->data.i[3] = 1;
-  t631->data.i[4] = 5;
-  t631->data.i[5] = 9;
-  t631->data.i[6] = 2;
-  t631->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t631);
+  RtValue *t629 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t629->data.i[0] = 3;
+  t629->data.i[1] = 1;
+  t629->data.i[2] = 4;
+  t629->data.i[3] = 1;
+  t629->data.i[4] = 5;
+  t629->data.i[5] = 9;
+  t629->data.i[6] = 2;
+  t629->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t629);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

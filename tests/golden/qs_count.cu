@@ -92,7 +92,6 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 7, 6, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
@@ -837,133 +836,7 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
 }
 
 /* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x95, RtValue **out_v_x96) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_x95_off = rt_seg_offsets(v_x95);
-  const int64_t v_x95_n = v_x95->len;
-  RtValue *v_x96 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t94 = rt_seg_lengths(v_x95);
-    v_x96 = t94;
-    int32_t *v_x96_d = v_x96->data.i;
-    const int64_t v_x96_n = v_x96->len;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x96 = v_x96;
-  return;
-fail:
-  rt_release(v_x96);
-}
-
-/* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K7_A {
-  RtKernelError *err;
-  int run;
-  const int64_t *v_x95_off; int64_t v_x95_n;
-  int32_t *v_x96_d; int64_t v_x96_n;
-};
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x95, RtValue **out_v_x96) {
-  (void)loc;
-  (void)err;
-  K7_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x95_off = rtg_seg_offsets(v_x95);
-  A.v_x95_n = v_x95->len;
-  RtValue *v_x96 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t95 = rtg_seg_lengths(v_x95);
-    v_x96 = t95;
-    A.v_x96_d = v_x96->data.i;
-    A.v_x96_n = v_x96->len;
-  }
-  *out_v_x96 = v_x96;
-  return;
-fail:
-  rt_release(v_x96);
-}
-
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x95, RtValue **out_v_x96) {
-  RtValue *vals[] = {v_x95};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K7_host(err, loc, run, v_x95, out_v_x96);
-    rtg_host_ran();
-  } else {
-    K7_gpu(err, loc, run, v_x95, out_v_x96);
-  }
-}
-
-/* K8: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue **out_v_x141) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_x140_off = rt_seg_offsets(v_x140);
-  const int64_t v_x140_n = v_x140->len;
-  RtValue *v_x141 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t96 = rt_seg_starts(v_x140);
-    v_x141 = t96;
-    int32_t *v_x141_d = v_x141->data.i;
-    const int64_t v_x141_n = v_x141->len;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x141 = v_x141;
-  return;
-fail:
-  rt_release(v_x141);
-}
-
-/* K8: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K8_A {
-  RtKernelError *err;
-  int run;
-  const int64_t *v_x140_off; int64_t v_x140_n;
-  int32_t *v_x141_d; int64_t v_x141_n;
-};
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue **out_v_x141) {
-  (void)loc;
-  (void)err;
-  K8_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x140_off = rtg_seg_offsets(v_x140);
-  A.v_x140_n = v_x140->len;
-  RtValue *v_x141 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t97 = rtg_seg_starts(v_x140);
-    v_x141 = t97;
-    A.v_x141_d = v_x141->data.i;
-    A.v_x141_n = v_x141->len;
-  }
-  *out_v_x141 = v_x141;
-  return;
-fail:
-  rt_release(v_x141);
-}
-
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue **out_v_x141) {
-  RtValue *vals[] = {v_x140};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K8_host(err, loc, run, v_x140, out_v_x141);
-    rtg_host_ran();
-  } else {
-    K8_gpu(err, loc, run, v_x140, out_v_x141);
-  }
-}
-
-/* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
   (void)loc;
   (void)run;
   int32_t *v_x158_d = v_x158->data.i;
@@ -977,8 +850,8 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtV
   RtValue *v_x163 = NULL;
   /* LIBRARY */
   {
-    RtValue *t98 = rt_range_segdes(loc, v_x158, v_x159, v_x160, &v_x162, &v_x163);
-    v_x161 = t98;
+    RtValue *t94 = rt_range_segdes(loc, v_x158, v_x159, v_x160, &v_x162, &v_x163);
+    v_x161 = t94;
     const int64_t *v_x161_off = rt_seg_offsets(v_x161);
     const int64_t v_x161_n = v_x161->len;
   }
@@ -994,8 +867,8 @@ fail:
   rt_release(v_x163);
 }
 
-/* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K9_A {
+/* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K7_A {
   RtKernelError *err;
   int run;
   int32_t *v_x158_d; int64_t v_x158_n;
@@ -1005,10 +878,10 @@ struct K9_A {
   int32_t *v_x162_d; int64_t v_x162_n;
   int32_t *v_x163_d; int64_t v_x163_n;
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
   (void)loc;
   (void)err;
-  K9_A A;
+  K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1023,8 +896,8 @@ static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtVa
   RtValue *v_x163 = NULL;
   /* LIBRARY */
   {
-    RtValue *t99 = rtg_range_segdes(loc, A.run, v_x158, v_x159, v_x160, &v_x162, &v_x163);
-    v_x161 = t99;
+    RtValue *t95 = rtg_range_segdes(loc, A.run, v_x158, v_x159, v_x160, &v_x162, &v_x163);
+    v_x161 = t95;
     A.v_x161_off = rtg_seg_offsets(v_x161);
     A.v_x161_n = v_x161->len;
   }
@@ -1038,19 +911,19 @@ fail:
   rt_release(v_x163);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
   RtValue *vals[] = {v_x158, v_x159, v_x160};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K9_host(err, loc, run, v_x158, v_x159, v_x160, out_v_x161, out_v_x162, out_v_x163);
+    K7_host(err, loc, run, v_x158, v_x159, v_x160, out_v_x161, out_v_x162, out_v_x163);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x158, v_x159, v_x160, out_v_x161, out_v_x162, out_v_x163);
+    K7_gpu(err, loc, run, v_x158, v_x159, v_x160, out_v_x161, out_v_x162, out_v_x163);
   }
 }
 
-/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+/* K8: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
   int32_t *v_x733_d = v_x733->data.i;
@@ -1059,31 +932,31 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, in
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    int t101 = 0; /* nonzero: a check below failed */
-    int t102 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
-    int32_t t100 = t102 ? v_x733_d[0] : 0;
-    t101 |= !t102;
-    int t104 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
-    int32_t t103 = t104 ? v_x733_d[1] : 0;
-    t101 |= !t104;
-    if (__builtin_expect(t101 != 0, 0)) { /* again, recording the error */
-      int32_t t105;
+    int t97 = 0; /* nonzero: a check below failed */
+    int t98 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
+    int32_t t96 = t98 ? v_x733_d[0] : 0;
+    t97 |= !t98;
+    int t100 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
+    int32_t t99 = t100 ? v_x733_d[1] : 0;
+    t97 |= !t100;
+    if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
+      int32_t t101;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
-        t105 = v_x733_d[0];
+        t101 = v_x733_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
-        t105 = 0;
+        t101 = 0;
       }
-      int32_t t106;
+      int32_t t102;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
-        t106 = v_x733_d[1];
+        t102 = v_x733_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
-        t106 = 0;
+        t102 = 0;
       }
     }
-    v_x734 = t100;
-    v_x735 = t103;
+    v_x734 = t96;
+    v_x735 = t99;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1093,53 +966,53 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, in
 fail:
 }
 
-/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K10_A {
+/* K8: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K8_A {
   RtKernelError *err;
   int run;
   int32_t *v_x733_d; int64_t v_x733_n;
   int32_t v_x734;
   int32_t v_x735;
 };
-struct alignas(8) K10_0_V {
+struct alignas(8) K8_0_V {
   int32_t v0;
   int32_t v1;
 };
-struct K10_0_pull {
-  K10_A A;
-  __device__ K10_0_V operator()(int64_t i) const {
+struct K8_0_pull {
+  K8_A A;
+  __device__ K8_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t108 = 0; /* nonzero: a check below failed */
-    int t109 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n;
-    int32_t t107 = t109 ? A.v_x733_d[0] : 0;
-    t108 |= !t109;
-    int t111 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n;
-    int32_t t110 = t111 ? A.v_x733_d[1] : 0;
-    t108 |= !t111;
-    if (__builtin_expect(t108 != 0, 0)) { /* again, recording the error */
-      int32_t t112;
+    int t104 = 0; /* nonzero: a check below failed */
+    int t105 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n;
+    int32_t t103 = t105 ? A.v_x733_d[0] : 0;
+    t104 |= !t105;
+    int t107 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n;
+    int32_t t106 = t107 ? A.v_x733_d[1] : 0;
+    t104 |= !t107;
+    if (__builtin_expect(t104 != 0, 0)) { /* again, recording the error */
+      int32_t t108;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n) {
-        t112 = A.v_x733_d[0];
+        t108 = A.v_x733_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x733_n, 0.0, 0);
-        t112 = 0;
+        t108 = 0;
       }
-      int32_t t113;
+      int32_t t109;
       if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n) {
-        t113 = A.v_x733_d[1];
+        t109 = A.v_x733_d[1];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x733_n, 0.0, 1);
-        t113 = 0;
+        t109 = 0;
       }
     }
-    return K10_0_V{t107, t110};
+    return K8_0_V{t103, t106};
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)err;
-  K10_A A;
+  K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1149,10 +1022,10 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int
   int32_t v_x735 = 0;
   /* ONCE */
   {
-    const K10_0_V t114 = rtg::once<K10_0_V>("K10", loc, K10_0_pull{A});
-    v_x734 = t114.v0;
+    const K8_0_V t110 = rtg::once<K8_0_V>("K8", loc, K8_0_pull{A});
+    v_x734 = t110.v0;
     A.v_x734 = v_x734;
-    v_x735 = t114.v1;
+    v_x735 = t110.v1;
     A.v_x735 = v_x735;
   }
   *out_v_x734 = v_x734;
@@ -1161,19 +1034,19 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int
 fail:
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   RtValue *vals[] = {v_x733};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K10_host(err, loc, run, v_x733, out_v_x734, out_v_x735);
+    K8_host(err, loc, run, v_x733, out_v_x734, out_v_x735);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x733, out_v_x734, out_v_x735);
+    K8_gpu(err, loc, run, v_x733, out_v_x734, out_v_x735);
   }
 }
 
-/* K11: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
+/* K9: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
   (void)loc;
   (void)run;
   const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
@@ -1191,74 +1064,74 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143,
   RtValue *v_x1142 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t115 = v_sd_1143_off[v_sd_1143_n];
-    v_x1139 = rt_value_new(rt_vec_type(RT_INT), t115);
+    const int64_t t111 = v_sd_1143_off[v_sd_1143_n];
+    v_x1139 = rt_value_new(rt_vec_type(RT_INT), t111);
     int32_t *v_x1139_d = v_x1139->data.i;
     const int64_t v_x1139_n = v_x1139->len;
-    v_ids_1146 = rt_value_new(rt_vec_type(RT_INT), t115);
+    v_ids_1146 = rt_value_new(rt_vec_type(RT_INT), t111);
     int32_t *v_ids_1146_d = v_ids_1146->data.i;
     const int64_t v_ids_1146_n = v_ids_1146->len;
-    const int64_t t116 = (t115 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t116 > 1)
-    for (int64_t t117 = 0; t117 < t116; t117++) {
-      int64_t t120 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t117 * RT_CHUNK);
-      const int64_t t117_end = (t117 + 1) * RT_CHUNK < t115 ? (t117 + 1) * RT_CHUNK : t115;
-      for (int64_t t118 = t117 * RT_CHUNK; t118 < t117_end; t118++) {
-        const int32_t t119 = (int32_t)t118;
-        while (v_sd_1143_off[t120 + 1] <= t118)
-          t120++;
-        const int32_t t121 = (int32_t)t120;
-        int t123 = 0; /* nonzero: a check below failed */
-        int t124 = (uint64_t)(int64_t)t121 < (uint64_t)v_x1134_n;
-        int32_t t122 = t124 ? v_x1134_d[t121] : 0;
-        t123 |= !t124;
-        int t126 = (uint64_t)(int64_t)t121 < (uint64_t)v_x1132_n;
-        int32_t t125 = t126 ? v_x1132_d[t121] : 0;
-        t123 |= !t126;
-        int32_t t128 = rt_sub_i(t119, t125);
-        int t130 = (uint64_t)(int64_t)t121 < (uint64_t)v_x1133_n;
-        int32_t t129 = t130 ? v_x1133_d[t121] : 0;
-        t123 |= !t130;
-        int32_t t132 = rt_mul_i(t128, t129);
-        int32_t t134 = rt_add_i(t122, t132);
-        int t136 = (uint64_t)(int64_t)t134 < (uint64_t)v_x1136_n;
-        int32_t t135 = t136 ? v_x1136_d[t134] : 0;
-        t123 |= !t136;
-        if (__builtin_expect(t123 != 0, 0)) { /* again, recording the error */
-          int32_t t137;
-          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x1134_n) {
-            t137 = v_x1134_d[t121];
+    const int64_t t112 = (t111 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t112 > 1)
+    for (int64_t t113 = 0; t113 < t112; t113++) {
+      int64_t t116 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t113 * RT_CHUNK);
+      const int64_t t113_end = (t113 + 1) * RT_CHUNK < t111 ? (t113 + 1) * RT_CHUNK : t111;
+      for (int64_t t114 = t113 * RT_CHUNK; t114 < t113_end; t114++) {
+        const int32_t t115 = (int32_t)t114;
+        while (v_sd_1143_off[t116 + 1] <= t114)
+          t116++;
+        const int32_t t117 = (int32_t)t116;
+        int t119 = 0; /* nonzero: a check below failed */
+        int t120 = (uint64_t)(int64_t)t117 < (uint64_t)v_x1134_n;
+        int32_t t118 = t120 ? v_x1134_d[t117] : 0;
+        t119 |= !t120;
+        int t122 = (uint64_t)(int64_t)t117 < (uint64_t)v_x1132_n;
+        int32_t t121 = t122 ? v_x1132_d[t117] : 0;
+        t119 |= !t122;
+        int32_t t124 = rt_sub_i(t115, t121);
+        int t126 = (uint64_t)(int64_t)t117 < (uint64_t)v_x1133_n;
+        int32_t t125 = t126 ? v_x1133_d[t117] : 0;
+        t119 |= !t126;
+        int32_t t128 = rt_mul_i(t124, t125);
+        int32_t t130 = rt_add_i(t118, t128);
+        int t132 = (uint64_t)(int64_t)t130 < (uint64_t)v_x1136_n;
+        int32_t t131 = t132 ? v_x1136_d[t130] : 0;
+        t119 |= !t132;
+        if (__builtin_expect(t119 != 0, 0)) { /* again, recording the error */
+          int32_t t133;
+          if ((uint64_t)(int64_t)t117 < (uint64_t)v_x1134_n) {
+            t133 = v_x1134_d[t117];
           } else {
-            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x1134_n, 0.0, 0);
+            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t117, v_x1134_n, 0.0, 0);
+            t133 = 0;
+          }
+          int32_t t134;
+          if ((uint64_t)(int64_t)t117 < (uint64_t)v_x1132_n) {
+            t134 = v_x1132_d[t117];
+          } else {
+            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t117, v_x1132_n, 0.0, 1);
+            t134 = 0;
+          }
+          int32_t t136 = rt_sub_i(t115, t134);
+          int32_t t137;
+          if ((uint64_t)(int64_t)t117 < (uint64_t)v_x1133_n) {
+            t137 = v_x1133_d[t117];
+          } else {
+            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t117, v_x1133_n, 0.0, 2);
             t137 = 0;
           }
-          int32_t t138;
-          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x1132_n) {
-            t138 = v_x1132_d[t121];
+          int32_t t139 = rt_mul_i(t136, t137);
+          int32_t t141 = rt_add_i(t133, t139);
+          int32_t t142;
+          if ((uint64_t)(int64_t)t141 < (uint64_t)v_x1136_n) {
+            t142 = v_x1136_d[t141];
           } else {
-            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x1132_n, 0.0, 1);
-            t138 = 0;
-          }
-          int32_t t140 = rt_sub_i(t119, t138);
-          int32_t t141;
-          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x1133_n) {
-            t141 = v_x1133_d[t121];
-          } else {
-            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x1133_n, 0.0, 2);
-            t141 = 0;
-          }
-          int32_t t143 = rt_mul_i(t140, t141);
-          int32_t t145 = rt_add_i(t137, t143);
-          int32_t t146;
-          if ((uint64_t)(int64_t)t145 < (uint64_t)v_x1136_n) {
-            t146 = v_x1136_d[t145];
-          } else {
-            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x1136_n, 0.0, 3);
-            t146 = 0;
+            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t141, v_x1136_n, 0.0, 3);
+            t142 = 0;
           }
         }
-        v_x1139_d[t118] = t135;
-        v_ids_1146_d[t118] = t121;
+        v_x1139_d[t114] = t131;
+        v_ids_1146_d[t114] = t117;
       }
     }
   }
@@ -1271,29 +1144,29 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143,
     const int64_t v_ids_1146_n = v_ids_1146->len;
     /* MAP */
     {
-      const int64_t t147 = v_x1132_n;
-      v_x1142 = rt_value_new(rt_vec_type(RT_INT), t147);
+      const int64_t t143 = v_x1132_n;
+      v_x1142 = rt_value_new(rt_vec_type(RT_INT), t143);
       int32_t *v_x1142_d = v_x1142->data.i;
       const int64_t v_x1142_n = v_x1142->len;
-      RT_PARALLEL_FOR_IF(t147 >= RT_PARALLEL_MIN)
-      for (int64_t t148 = 0; t148 < t147; t148++) {
-        const int32_t t149 = (int32_t)t148;
-        int t152 = 0; /* nonzero: a check below failed */
-        int32_t t150 = v_x1132_d[t149];
-        int t153 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1139_n;
-        int32_t t151 = t153 ? v_x1139_d[t150] : 0;
-        t152 |= !t153;
-        if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
-          int32_t t154 = v_x1132_d[t149];
-          int32_t t155;
-          if ((uint64_t)(int64_t)t154 < (uint64_t)v_x1139_n) {
-            t155 = v_x1139_d[t154];
+      RT_PARALLEL_FOR_IF(t143 >= RT_PARALLEL_MIN)
+      for (int64_t t144 = 0; t144 < t143; t144++) {
+        const int32_t t145 = (int32_t)t144;
+        int t148 = 0; /* nonzero: a check below failed */
+        int32_t t146 = v_x1132_d[t145];
+        int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1139_n;
+        int32_t t147 = t149 ? v_x1139_d[t146] : 0;
+        t148 |= !t149;
+        if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
+          int32_t t150 = v_x1132_d[t145];
+          int32_t t151;
+          if ((uint64_t)(int64_t)t150 < (uint64_t)v_x1139_n) {
+            t151 = v_x1139_d[t150];
           } else {
-            NESSIE_RECORD(err, t148, RT_CHECK_INDEX, 2, 0, RT_GATHER, t154, v_x1139_n, 0.0, 4);
-            t155 = 0;
+            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 2, 0, RT_GATHER, t150, v_x1139_n, 0.0, 4);
+            t151 = 0;
           }
         }
-        v_x1142_d[t148] = t151;
+        v_x1142_d[t144] = t147;
       }
     }
     if (err->index != INT64_MAX)
@@ -1309,8 +1182,8 @@ fail:
   rt_release(v_x1142);
 }
 
-/* K11: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K11_A {
+/* K9: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K9_A {
   RtKernelError *err;
   int run;
   const int64_t *v_sd_1143_off; int64_t v_sd_1143_n;
@@ -1323,112 +1196,112 @@ struct K11_A {
   int32_t *v_ids_1146_d; int64_t v_ids_1146_n;
   int32_t *v_x1142_d; int64_t v_x1142_n;
 };
-struct alignas(8) K11_0_V {
+struct alignas(8) K9_0_V {
   int32_t v0;
   int32_t v1;
 };
-struct K11_0_pull {
-  K11_A A;
-  __device__ K11_0_V operator()(int64_t i, int64_t s) const {
+struct K9_0_pull {
+  K9_A A;
+  __device__ K9_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t157 = 0; /* nonzero: a check below failed */
-    int t158 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
-    int32_t t156 = t158 ? A.v_x1134_d[sx] : 0;
-    t157 |= !t158;
-    int t160 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n;
-    int32_t t159 = t160 ? A.v_x1132_d[sx] : 0;
-    t157 |= !t160;
-    int32_t t162 = rt_sub_i(ix, t159);
-    int t164 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n;
-    int32_t t163 = t164 ? A.v_x1133_d[sx] : 0;
-    t157 |= !t164;
-    int32_t t166 = rt_mul_i(t162, t163);
-    int32_t t168 = rt_add_i(t156, t166);
-    int t170 = (uint64_t)(int64_t)t168 < (uint64_t)A.v_x1136_n;
-    int32_t t169 = t170 ? A.v_x1136_d[t168] : 0;
-    t157 |= !t170;
-    if (__builtin_expect(t157 != 0, 0)) { /* again, recording the error */
-      int32_t t171;
+    int t153 = 0; /* nonzero: a check below failed */
+    int t154 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
+    int32_t t152 = t154 ? A.v_x1134_d[sx] : 0;
+    t153 |= !t154;
+    int t156 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n;
+    int32_t t155 = t156 ? A.v_x1132_d[sx] : 0;
+    t153 |= !t156;
+    int32_t t158 = rt_sub_i(ix, t155);
+    int t160 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n;
+    int32_t t159 = t160 ? A.v_x1133_d[sx] : 0;
+    t153 |= !t160;
+    int32_t t162 = rt_mul_i(t158, t159);
+    int32_t t164 = rt_add_i(t152, t162);
+    int t166 = (uint64_t)(int64_t)t164 < (uint64_t)A.v_x1136_n;
+    int32_t t165 = t166 ? A.v_x1136_d[t164] : 0;
+    t153 |= !t166;
+    if (__builtin_expect(t153 != 0, 0)) { /* again, recording the error */
+      int32_t t167;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n) {
-        t171 = A.v_x1134_d[sx];
+        t167 = A.v_x1134_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1134_n, 0.0, 0);
-        t171 = 0;
+        t167 = 0;
       }
-      int32_t t172;
+      int32_t t168;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n) {
-        t172 = A.v_x1132_d[sx];
+        t168 = A.v_x1132_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1132_n, 0.0, 1);
-        t172 = 0;
+        t168 = 0;
       }
-      int32_t t174 = rt_sub_i(ix, t172);
-      int32_t t175;
+      int32_t t170 = rt_sub_i(ix, t168);
+      int32_t t171;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n) {
-        t175 = A.v_x1133_d[sx];
+        t171 = A.v_x1133_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1133_n, 0.0, 2);
-        t175 = 0;
+        t171 = 0;
       }
-      int32_t t177 = rt_mul_i(t174, t175);
-      int32_t t179 = rt_add_i(t171, t177);
-      int32_t t180;
-      if ((uint64_t)(int64_t)t179 < (uint64_t)A.v_x1136_n) {
-        t180 = A.v_x1136_d[t179];
+      int32_t t173 = rt_mul_i(t170, t171);
+      int32_t t175 = rt_add_i(t167, t173);
+      int32_t t176;
+      if ((uint64_t)(int64_t)t175 < (uint64_t)A.v_x1136_n) {
+        t176 = A.v_x1136_d[t175];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t179, A.v_x1136_n, 0.0, 3);
-        t180 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t175, A.v_x1136_n, 0.0, 3);
+        t176 = 0;
       }
     }
-    return K11_0_V{t169, sx};
+    return K9_0_V{t165, sx};
   }
 };
-struct K11_0_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_0_V &v) const {
+struct K9_0_store {
+  K9_A A;
+  __device__ void operator()(int64_t i, const K9_0_V &v) const {
     A.v_x1139_d[i] = v.v0;
     A.v_ids_1146_d[i] = v.v1;
   }
 };
-struct alignas(8) K11_1_V {
+struct alignas(8) K9_1_V {
   int32_t v0;
 };
-struct K11_1_pull {
-  K11_A A;
-  __device__ K11_1_V operator()(int64_t i) const {
+struct K9_1_pull {
+  K9_A A;
+  __device__ K9_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t183 = 0; /* nonzero: a check below failed */
-    int32_t t181 = A.v_x1132_d[ix];
-    int t184 = (uint64_t)(int64_t)t181 < (uint64_t)A.v_x1139_n;
-    int32_t t182 = t184 ? A.v_x1139_d[t181] : 0;
-    t183 |= !t184;
-    if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
-      int32_t t185 = A.v_x1132_d[ix];
-      int32_t t186;
-      if ((uint64_t)(int64_t)t185 < (uint64_t)A.v_x1139_n) {
-        t186 = A.v_x1139_d[t185];
+    int t179 = 0; /* nonzero: a check below failed */
+    int32_t t177 = A.v_x1132_d[ix];
+    int t180 = (uint64_t)(int64_t)t177 < (uint64_t)A.v_x1139_n;
+    int32_t t178 = t180 ? A.v_x1139_d[t177] : 0;
+    t179 |= !t180;
+    if (__builtin_expect(t179 != 0, 0)) { /* again, recording the error */
+      int32_t t181 = A.v_x1132_d[ix];
+      int32_t t182;
+      if ((uint64_t)(int64_t)t181 < (uint64_t)A.v_x1139_n) {
+        t182 = A.v_x1139_d[t181];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t185, A.v_x1139_n, 0.0, 4);
-        t186 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t181, A.v_x1139_n, 0.0, 4);
+        t182 = 0;
       }
     }
-    return K11_1_V{t182};
+    return K9_1_V{t178};
   }
 };
-struct K11_1_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_1_V &v) const {
+struct K9_1_store {
+  K9_A A;
+  __device__ void operator()(int64_t i, const K9_1_V &v) const {
     A.v_x1142_d[i] = v.v0;
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
   (void)loc;
   (void)err;
-  K11_A A;
+  K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1448,22 +1321,22 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, 
   RtValue *v_x1142 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t187 = rtg_seg_total(v_sd_1143);
-    v_x1139 = rtg_vec_new(RT_INT, t187);
+    const int64_t t183 = rtg_seg_total(v_sd_1143);
+    v_x1139 = rtg_vec_new(RT_INT, t183);
     A.v_x1139_d = v_x1139->data.i;
     A.v_x1139_n = v_x1139->len;
-    v_ids_1146 = rtg_vec_new(RT_INT, t187);
+    v_ids_1146 = rtg_vec_new(RT_INT, t183);
     A.v_ids_1146_d = v_ids_1146->data.i;
     A.v_ids_1146_n = v_ids_1146->len;
-    rtg::seg_map("K11", loc, K11_0_pull{A}, K11_0_store{A}, v_sd_1143, t187);
+    rtg::seg_map("K9", loc, K9_0_pull{A}, K9_0_store{A}, v_sd_1143, t183);
   }
   /* MAP */
   {
-    const int64_t t188 = v_x1132->len;
-    v_x1142 = rtg_vec_new(RT_INT, t188);
+    const int64_t t184 = v_x1132->len;
+    v_x1142 = rtg_vec_new(RT_INT, t184);
     A.v_x1142_d = v_x1142->data.i;
     A.v_x1142_n = v_x1142->len;
-    rtg::map("K11", loc, K11_1_pull{A}, K11_1_store{A}, t188);
+    rtg::map("K9", loc, K9_1_pull{A}, K9_1_store{A}, t184);
   }
   *out_v_x1139 = v_x1139;
   *out_v_x1142 = v_x1142;
@@ -1475,19 +1348,19 @@ fail:
   rt_release(v_x1142);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
   RtValue *vals[] = {v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1136};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K11_host(err, loc, run, v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1135, v_x1136, out_v_x1139, out_v_x1142, out_v_ids_1146);
+    K9_host(err, loc, run, v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1135, v_x1136, out_v_x1139, out_v_x1142, out_v_ids_1146);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1135, v_x1136, out_v_x1139, out_v_x1142, out_v_ids_1146);
+    K9_gpu(err, loc, run, v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1135, v_x1136, out_v_x1139, out_v_x1142, out_v_ids_1146);
   }
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
+/* K10: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
   (void)loc;
   (void)run;
   int32_t *v_x753_d = v_x753->data.i;
@@ -1498,18 +1371,18 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtV
   int32_t v_x763 = 0;
   /* MAP */
   {
-    const int64_t t189 = v_x750;
-    if (t189 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t189, 0.0, 0);
+    const int64_t t185 = v_x750;
+    if (t185 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t185, 0.0, 0);
       goto fail;
     }
-    v_x752 = rt_value_new(rt_vec_type(RT_INT), t189);
+    v_x752 = rt_value_new(rt_vec_type(RT_INT), t185);
     int32_t *v_x752_d = v_x752->data.i;
     const int64_t v_x752_n = v_x752->len;
-    RT_PARALLEL_FOR_IF(t189 >= RT_PARALLEL_MIN)
-    for (int64_t t190 = 0; t190 < t189; t190++) {
-      const int32_t t191 = (int32_t)t190;
-      v_x752_d[t190] = 0;
+    RT_PARALLEL_FOR_IF(t185 >= RT_PARALLEL_MIN)
+    for (int64_t t186 = 0; t186 < t185; t186++) {
+      const int32_t t187 = (int32_t)t186;
+      v_x752_d[t186] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -1519,125 +1392,125 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtV
     const int64_t v_x752_n = v_x752->len;
     /* REDUCE */
     {
-      const int64_t t192 = v_x750;
-      if (t192 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t192, 0.0, 1);
+      const int64_t t188 = v_x750;
+      if (t188 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t188, 0.0, 1);
         goto fail;
       }
-      const int64_t t193 = t192 > 0 ? (t192 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t194 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t193);
-      int32_t *t195 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t193);
-      int32_t *t196 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t193);
-      RT_PARALLEL_FOR_IF(t193 > 1)
-      for (int64_t t197 = 0; t197 < t193; t197++) {
-        int32_t t197a0;
-        int32_t t197a1;
-        int32_t t197a2;
-        t197a0 = 2147483647;
-        t197a1 = 0;
-        t197a2 = 1;
-        const int64_t t197_end = (t197 + 1) * RT_CHUNK < t192 ? (t197 + 1) * RT_CHUNK : t192;
-        for (int64_t t198 = t197 * RT_CHUNK; t198 < t197_end; t198++) {
-          const int32_t t199 = (int32_t)t198;
-          int32_t t197x0;
-          int32_t t197x1;
-          int32_t t197x2;
-          int t201 = 0; /* nonzero: a check below failed */
-          int t202 = (uint64_t)(int64_t)t199 < (uint64_t)v_x753_n;
-          int32_t t200 = t202 ? v_x753_d[t199] : 0;
-          t201 |= !t202;
-          uint8_t t204 = rt_lt_i(0, t200);
-          int32_t t205;
-          if (t204) {
-            t205 = 2147483647;
+      const int64_t t189 = t188 > 0 ? (t188 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t190 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
+      int32_t *t191 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
+      int32_t *t192 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
+      RT_PARALLEL_FOR_IF(t189 > 1)
+      for (int64_t t193 = 0; t193 < t189; t193++) {
+        int32_t t193a0;
+        int32_t t193a1;
+        int32_t t193a2;
+        t193a0 = 2147483647;
+        t193a1 = 0;
+        t193a2 = 1;
+        const int64_t t193_end = (t193 + 1) * RT_CHUNK < t188 ? (t193 + 1) * RT_CHUNK : t188;
+        for (int64_t t194 = t193 * RT_CHUNK; t194 < t193_end; t194++) {
+          const int32_t t195 = (int32_t)t194;
+          int32_t t193x0;
+          int32_t t193x1;
+          int32_t t193x2;
+          int t197 = 0; /* nonzero: a check below failed */
+          int t198 = (uint64_t)(int64_t)t195 < (uint64_t)v_x753_n;
+          int32_t t196 = t198 ? v_x753_d[t195] : 0;
+          t197 |= !t198;
+          uint8_t t200 = rt_lt_i(0, t196);
+          int32_t t201;
+          if (t200) {
+            t201 = 2147483647;
           } else {
-            t205 = t199;
+            t201 = t195;
           }
-          if (__builtin_expect(t201 != 0, 0)) { /* again, recording the error */
-            int32_t t206;
-            if ((uint64_t)(int64_t)t199 < (uint64_t)v_x753_n) {
-              t206 = v_x753_d[t199];
+          if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
+            int32_t t202;
+            if ((uint64_t)(int64_t)t195 < (uint64_t)v_x753_n) {
+              t202 = v_x753_d[t195];
             } else {
-              NESSIE_RECORD(err, t198, RT_CHECK_INDEX, 2, 0, RT_GATHER, t199, v_x753_n, 0.0, 2);
-              t206 = 0;
+              NESSIE_RECORD(err, t194, RT_CHECK_INDEX, 2, 0, RT_GATHER, t195, v_x753_n, 0.0, 2);
+              t202 = 0;
             }
-            uint8_t t208 = rt_lt_i(0, t206);
-            int32_t t209;
-            if (t208) {
-              t209 = 2147483647;
+            uint8_t t204 = rt_lt_i(0, t202);
+            int32_t t205;
+            if (t204) {
+              t205 = 2147483647;
             } else {
-              t209 = t199;
+              t205 = t195;
             }
           }
-          t197x0 = t205;
-          t197x1 = 0;
-          t197x2 = t200;
-          uint8_t t211 = rt_le_i(t197a0, t197x0);
-          int32_t t212;
-          if (t211) {
-            t212 = t197a0;
+          t193x0 = t201;
+          t193x1 = 0;
+          t193x2 = t196;
+          uint8_t t207 = rt_le_i(t193a0, t193x0);
+          int32_t t208;
+          if (t207) {
+            t208 = t193a0;
           } else {
-            t212 = t197x0;
+            t208 = t193x0;
           }
-          int32_t t213;
-          if (t211) {
-            t213 = t197a1;
+          int32_t t209;
+          if (t207) {
+            t209 = t193a1;
           } else {
-            t213 = t197x1;
+            t209 = t193x1;
           }
-          int32_t t214;
-          if (t211) {
-            t214 = t197a2;
+          int32_t t210;
+          if (t207) {
+            t210 = t193a2;
           } else {
-            t214 = t197x2;
+            t210 = t193x2;
           }
-          t197a0 = t212;
-          t197a1 = t213;
-          t197a2 = t214;
+          t193a0 = t208;
+          t193a1 = t209;
+          t193a2 = t210;
         }
-        t194[t197] = t197a0;
-        t195[t197] = t197a1;
-        t196[t197] = t197a2;
+        t190[t193] = t193a0;
+        t191[t193] = t193a1;
+        t192[t193] = t193a2;
       }
-      int32_t t197t0;
-      int32_t t197t1;
-      int32_t t197t2;
-      t197t0 = 2147483647;
-      t197t1 = 0;
-      t197t2 = 1;
-      for (int64_t t197 = 0; t197 < t193; t197++) {
-        const int32_t t215 = t194[t197];
-        const int32_t t216 = t195[t197];
-        const int32_t t217 = t196[t197];
-        uint8_t t219 = rt_le_i(t197t0, t215);
-        int32_t t220;
-        if (t219) {
-          t220 = t197t0;
+      int32_t t193t0;
+      int32_t t193t1;
+      int32_t t193t2;
+      t193t0 = 2147483647;
+      t193t1 = 0;
+      t193t2 = 1;
+      for (int64_t t193 = 0; t193 < t189; t193++) {
+        const int32_t t211 = t190[t193];
+        const int32_t t212 = t191[t193];
+        const int32_t t213 = t192[t193];
+        uint8_t t215 = rt_le_i(t193t0, t211);
+        int32_t t216;
+        if (t215) {
+          t216 = t193t0;
         } else {
-          t220 = t215;
+          t216 = t211;
         }
-        int32_t t221;
-        if (t219) {
-          t221 = t197t1;
+        int32_t t217;
+        if (t215) {
+          t217 = t193t1;
         } else {
-          t221 = t216;
+          t217 = t212;
         }
-        int32_t t222;
-        if (t219) {
-          t222 = t197t2;
+        int32_t t218;
+        if (t215) {
+          t218 = t193t2;
         } else {
-          t222 = t217;
+          t218 = t213;
         }
-        t197t0 = t220;
-        t197t1 = t221;
-        t197t2 = t222;
+        t193t0 = t216;
+        t193t1 = t217;
+        t193t2 = t218;
       }
-      v_x761 = t197t0;
-      rt_free(t194);
-      v_x762 = t197t1;
-      rt_free(t195);
-      v_x763 = t197t2;
-      rt_free(t196);
+      v_x761 = t193t0;
+      rt_free(t190);
+      v_x762 = t193t1;
+      rt_free(t191);
+      v_x763 = t193t2;
+      rt_free(t192);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1650,8 +1523,8 @@ fail:
   rt_release(v_x752);
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K12_A {
+/* K10: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K10_A {
   RtKernelError *err;
   int run;
   int32_t v_x750;
@@ -1661,91 +1534,91 @@ struct K12_A {
   int32_t v_x762;
   int32_t v_x763;
 };
-struct alignas(8) K12_0_V {
+struct alignas(8) K10_0_V {
   int32_t v0;
 };
-struct K12_0_pull {
-  K12_A A;
-  __device__ K12_0_V operator()(int64_t i) const {
+struct K10_0_pull {
+  K10_A A;
+  __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K12_0_V{0};
+    return K10_0_V{0};
   }
 };
-struct K12_0_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_0_V &v) const {
+struct K10_0_store {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_0_V &v) const {
     A.v_x752_d[i] = v.v0;
   }
 };
-struct alignas(8) K12_1_V {
+struct alignas(8) K10_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K12_1_pull {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
+struct K10_1_pull {
+  K10_A A;
+  __device__ K10_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t224 = 0; /* nonzero: a check below failed */
-    int t225 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x753_n;
-    int32_t t223 = t225 ? A.v_x753_d[ix] : 0;
-    t224 |= !t225;
-    uint8_t t227 = rt_lt_i(0, t223);
-    int32_t t228;
-    if (t227) {
-      t228 = 2147483647;
+    int t220 = 0; /* nonzero: a check below failed */
+    int t221 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x753_n;
+    int32_t t219 = t221 ? A.v_x753_d[ix] : 0;
+    t220 |= !t221;
+    uint8_t t223 = rt_lt_i(0, t219);
+    int32_t t224;
+    if (t223) {
+      t224 = 2147483647;
     } else {
-      t228 = ix;
+      t224 = ix;
     }
-    if (__builtin_expect(t224 != 0, 0)) { /* again, recording the error */
-      int32_t t229;
+    if (__builtin_expect(t220 != 0, 0)) { /* again, recording the error */
+      int32_t t225;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x753_n) {
-        t229 = A.v_x753_d[ix];
+        t225 = A.v_x753_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x753_n, 0.0, 0);
-        t229 = 0;
+        t225 = 0;
       }
-      uint8_t t231 = rt_lt_i(0, t229);
-      int32_t t232;
-      if (t231) {
-        t232 = 2147483647;
+      uint8_t t227 = rt_lt_i(0, t225);
+      int32_t t228;
+      if (t227) {
+        t228 = 2147483647;
       } else {
-        t232 = ix;
+        t228 = ix;
       }
     }
-    return K12_1_V{t228, 0, t223};
+    return K10_1_V{t224, 0, t219};
   }
 };
-struct K12_1_op {
-  K12_A A;
-  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
-    uint8_t t234 = rt_le_i(a.v0, b.v0);
-    int32_t t235;
-    if (t234) {
-      t235 = a.v0;
+struct K10_1_op {
+  K10_A A;
+  __device__ K10_1_V operator()(const K10_1_V &a, const K10_1_V &b) const {
+    uint8_t t230 = rt_le_i(a.v0, b.v0);
+    int32_t t231;
+    if (t230) {
+      t231 = a.v0;
     } else {
-      t235 = b.v0;
+      t231 = b.v0;
     }
-    int32_t t236;
-    if (t234) {
-      t236 = a.v1;
+    int32_t t232;
+    if (t230) {
+      t232 = a.v1;
     } else {
-      t236 = b.v1;
+      t232 = b.v1;
     }
-    int32_t t237;
-    if (t234) {
-      t237 = a.v2;
+    int32_t t233;
+    if (t230) {
+      t233 = a.v2;
     } else {
-      t237 = b.v2;
+      t233 = b.v2;
     }
-    return K12_1_V{t235, t236, t237};
+    return K10_1_V{t231, t232, t233};
   }
 };
-struct K12_1_check {
+struct K10_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K10_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -1753,17 +1626,17 @@ struct K12_1_check {
     return true;
   }
 };
-struct K12_1_ride {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
-    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
-    return K12_1_pull{A}(i);
+struct K10_1_ride {
+  K10_A A;
+  __device__ K10_1_V operator()(int64_t i) const {
+    K10_0_store{A}(i, K10_0_pull{A}(i)); /* MAP 0 rides here */
+    return K10_1_pull{A}(i);
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
   (void)loc;
   (void)err;
-  K12_A A;
+  K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1771,64 +1644,64 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtVa
   A.v_x753_d = v_x753->data.i;
   A.v_x753_n = v_x753->len;
   RtValue *v_x752 = NULL;
-  K12_1_V *K12_1_value = NULL; /* the REDUCE's values, on the device */
+  K10_1_V *K10_1_value = NULL; /* the REDUCE's values, on the device */
   int32_t v_x761 = 0;
   int32_t v_x762 = 0;
   int32_t v_x763 = 0;
   /* MAP */
   {
-    const int64_t t238 = v_x750;
-    if (t238 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t238, 0.0, run, 1};
+    const int64_t t234 = v_x750;
+    if (t234 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t234, 0.0, run, 1};
       goto fail;
     }
-    v_x752 = rtg_vec_new(RT_INT, t238);
+    v_x752 = rtg_vec_new(RT_INT, t234);
     A.v_x752_d = v_x752->data.i;
     A.v_x752_n = v_x752->len;
-    /* computed in the launch of SOAC 1 (K12_1_ride) */
+    /* computed in the launch of SOAC 1 (K10_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t239 = v_x750;
-    if (t239 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t239, 0.0, run, 2};
+    const int64_t t235 = v_x750;
+    if (t235 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t235, 0.0, run, 2};
       goto fail;
     }
-    K12_1_V *t240 = rtg::reduce_to_device<false>("K12", loc, K12_1_ride{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t239);
-    K12_1_value = t240;
+    K10_1_V *t236 = rtg::reduce_to_device<false>("K10", loc, K10_1_ride{A}, K10_1_op{A}, K10_1_V{2147483647, 0, 1}, t235);
+    K10_1_value = t236;
   }
-  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K10", loc, K10_1_value, K10_1_check{{check_site_0}}, K10_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K12_1_value = NULL; /* freed by check_result, after the check */
+  K10_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x752 = v_x752;
   *out_v_x762 = v_x762;
   *out_v_x763 = v_x763;
   return;
 fail:
   rt_release(v_x752);
-  rtg_free(K12_1_value);
+  rtg_free(K10_1_value);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
+static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
   RtValue *vals[] = {v_x753};
   const int64_t sizes[] = {(int64_t)v_x750, (int64_t)v_x750};
   if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K12_host(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763);
+    K10_host(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763);
     if (err->index == INT64_MAX) {
-      K12_1_V t241;
-      memset(&t241, 0, sizeof t241);
-      t241.v1 = *out_v_x762;
-      t241.v2 = *out_v_x763;
-      (void)K12_1_check{{check_site_0}}(t241, err, run);
+      K10_1_V t237;
+      memset(&t237, 0, sizeof t237);
+      t237.v1 = *out_v_x762;
+      t237.v2 = *out_v_x763;
+      (void)K10_1_check{{check_site_0}}(t237, err, run);
     }
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763, check_site_0);
+    K10_gpu(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763, check_site_0);
   }
 }
 
-/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
+/* K11: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
   (void)loc;
   (void)run;
   int32_t *v_x764_d = v_x764->data.i;
@@ -1847,119 +1720,119 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, Rt
   RtValue *v_x795 = NULL;
   /* FILTER */
   {
-    const int64_t t242 = v_x768_n;
-    const int64_t t243 = t242 > 0 ? (t242 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t244 = (uint8_t *)rt_alloc_atomic((size_t)t242 + 1);
-    int64_t *t245 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t243 + 1));
-    RT_PARALLEL_FOR_IF(t243 > 1)
-    for (int64_t t246 = 0; t246 < t243; t246++) {
+    const int64_t t238 = v_x768_n;
+    const int64_t t239 = t238 > 0 ? (t238 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t240 = (uint8_t *)rt_alloc_atomic((size_t)t238 + 1);
+    int64_t *t241 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t239 + 1));
+    RT_PARALLEL_FOR_IF(t239 > 1)
+    for (int64_t t242 = 0; t242 < t239; t242++) {
       int64_t kept = 0;
-      const int64_t t246_end = (t246 + 1) * RT_CHUNK < t242 ? (t246 + 1) * RT_CHUNK : t242;
-      for (int64_t t247 = t246 * RT_CHUNK; t247 < t246_end; t247++) {
-        const int32_t t248 = (int32_t)t247;
-        int32_t t246x0;
-        uint8_t t246x1;
-        int t250 = 0; /* nonzero: a check below failed */
-        int t251 = (uint64_t)(int64_t)t248 < (uint64_t)v_x764_n;
-        int32_t t249 = t251 ? v_x764_d[t248] : 0;
-        t250 |= !t251;
-        int t253 = (uint64_t)(int64_t)t249 < (uint64_t)v_x765_n;
-        int32_t t252 = t253 ? v_x765_d[t249] : 0;
-        t250 |= !t253;
-        int32_t t254 = v_x768_d[t248];
-        uint8_t t256 = rt_lt_i(t254, t252);
-        if (__builtin_expect(t250 != 0, 0)) { /* again, recording the error */
-          int32_t t257;
-          if ((uint64_t)(int64_t)t248 < (uint64_t)v_x764_n) {
-            t257 = v_x764_d[t248];
+      const int64_t t242_end = (t242 + 1) * RT_CHUNK < t238 ? (t242 + 1) * RT_CHUNK : t238;
+      for (int64_t t243 = t242 * RT_CHUNK; t243 < t242_end; t243++) {
+        const int32_t t244 = (int32_t)t243;
+        int32_t t242x0;
+        uint8_t t242x1;
+        int t246 = 0; /* nonzero: a check below failed */
+        int t247 = (uint64_t)(int64_t)t244 < (uint64_t)v_x764_n;
+        int32_t t245 = t247 ? v_x764_d[t244] : 0;
+        t246 |= !t247;
+        int t249 = (uint64_t)(int64_t)t245 < (uint64_t)v_x765_n;
+        int32_t t248 = t249 ? v_x765_d[t245] : 0;
+        t246 |= !t249;
+        int32_t t250 = v_x768_d[t244];
+        uint8_t t252 = rt_lt_i(t250, t248);
+        if (__builtin_expect(t246 != 0, 0)) { /* again, recording the error */
+          int32_t t253;
+          if ((uint64_t)(int64_t)t244 < (uint64_t)v_x764_n) {
+            t253 = v_x764_d[t244];
           } else {
-            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x764_n, 0.0, 0);
-            t257 = 0;
+            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t244, v_x764_n, 0.0, 0);
+            t253 = 0;
           }
-          int32_t t258;
-          if ((uint64_t)(int64_t)t257 < (uint64_t)v_x765_n) {
-            t258 = v_x765_d[t257];
+          int32_t t254;
+          if ((uint64_t)(int64_t)t253 < (uint64_t)v_x765_n) {
+            t254 = v_x765_d[t253];
           } else {
-            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t257, v_x765_n, 0.0, 1);
-            t258 = 0;
+            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, v_x765_n, 0.0, 1);
+            t254 = 0;
           }
-          int32_t t259 = v_x768_d[t248];
-          uint8_t t261 = rt_lt_i(t259, t258);
+          int32_t t255 = v_x768_d[t244];
+          uint8_t t257 = rt_lt_i(t255, t254);
         }
-        t246x0 = t254;
-        t246x1 = t256;
-        uint8_t t262;
-        t262 = t246x1;
-        t244[t247] = t262 != 0;
-        kept += t262 != 0;
+        t242x0 = t250;
+        t242x1 = t252;
+        uint8_t t258;
+        t258 = t242x1;
+        t240[t243] = t258 != 0;
+        kept += t258 != 0;
       }
-      t245[t246] = kept;
+      t241[t242] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t244);
-      rt_free(t245);
+      rt_free(t240);
+      rt_free(t241);
       goto fail;
     }
-    int64_t t263 = 0;
-    for (int64_t t246 = 0; t246 < t243; t246++) {
-      const int64_t k = t245[t246];
-      t245[t246] = t263;
-      t263 += k;
+    int64_t t259 = 0;
+    for (int64_t t242 = 0; t242 < t239; t242++) {
+      const int64_t k = t241[t242];
+      t241[t242] = t259;
+      t259 += k;
     }
-    v_x774 = rt_value_new(rt_vec_type(RT_INT), t263);
+    v_x774 = rt_value_new(rt_vec_type(RT_INT), t259);
     int32_t *v_x774_d = v_x774->data.i;
     const int64_t v_x774_n = v_x774->len;
-    v_x775 = rt_value_new(rt_vec_type(RT_BOOL), t263);
+    v_x775 = rt_value_new(rt_vec_type(RT_BOOL), t259);
     uint8_t *v_x775_d = v_x775->data.b;
     const int64_t v_x775_n = v_x775->len;
-    RT_PARALLEL_FOR_IF(t243 > 1)
-    for (int64_t t246 = 0; t246 < t243; t246++) {
-      int64_t at = t245[t246];
-      const int64_t t246_end = (t246 + 1) * RT_CHUNK < t242 ? (t246 + 1) * RT_CHUNK : t242;
-      for (int64_t t247 = t246 * RT_CHUNK; t247 < t246_end; t247++) {
-        const int32_t t248 = (int32_t)t247;
-        if (!t244[t247])
+    RT_PARALLEL_FOR_IF(t239 > 1)
+    for (int64_t t242 = 0; t242 < t239; t242++) {
+      int64_t at = t241[t242];
+      const int64_t t242_end = (t242 + 1) * RT_CHUNK < t238 ? (t242 + 1) * RT_CHUNK : t238;
+      for (int64_t t243 = t242 * RT_CHUNK; t243 < t242_end; t243++) {
+        const int32_t t244 = (int32_t)t243;
+        if (!t240[t243])
           continue;
-        int32_t t246y0;
-        uint8_t t246y1;
-        int t265 = 0; /* nonzero: a check below failed */
-        int t266 = (uint64_t)(int64_t)t248 < (uint64_t)v_x764_n;
-        int32_t t264 = t266 ? v_x764_d[t248] : 0;
-        t265 |= !t266;
-        int t268 = (uint64_t)(int64_t)t264 < (uint64_t)v_x765_n;
-        int32_t t267 = t268 ? v_x765_d[t264] : 0;
-        t265 |= !t268;
-        int32_t t269 = v_x768_d[t248];
-        uint8_t t271 = rt_lt_i(t269, t267);
-        if (__builtin_expect(t265 != 0, 0)) { /* again, recording the error */
-          int32_t t272;
-          if ((uint64_t)(int64_t)t248 < (uint64_t)v_x764_n) {
-            t272 = v_x764_d[t248];
+        int32_t t242y0;
+        uint8_t t242y1;
+        int t261 = 0; /* nonzero: a check below failed */
+        int t262 = (uint64_t)(int64_t)t244 < (uint64_t)v_x764_n;
+        int32_t t260 = t262 ? v_x764_d[t244] : 0;
+        t261 |= !t262;
+        int t264 = (uint64_t)(int64_t)t260 < (uint64_t)v_x765_n;
+        int32_t t263 = t264 ? v_x765_d[t260] : 0;
+        t261 |= !t264;
+        int32_t t265 = v_x768_d[t244];
+        uint8_t t267 = rt_lt_i(t265, t263);
+        if (__builtin_expect(t261 != 0, 0)) { /* again, recording the error */
+          int32_t t268;
+          if ((uint64_t)(int64_t)t244 < (uint64_t)v_x764_n) {
+            t268 = v_x764_d[t244];
           } else {
-            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x764_n, 0.0, 2);
-            t272 = 0;
+            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t244, v_x764_n, 0.0, 2);
+            t268 = 0;
           }
-          int32_t t273;
-          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x765_n) {
-            t273 = v_x765_d[t272];
+          int32_t t269;
+          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x765_n) {
+            t269 = v_x765_d[t268];
           } else {
-            NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x765_n, 0.0, 3);
-            t273 = 0;
+            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x765_n, 0.0, 3);
+            t269 = 0;
           }
-          int32_t t274 = v_x768_d[t248];
-          uint8_t t276 = rt_lt_i(t274, t273);
+          int32_t t270 = v_x768_d[t244];
+          uint8_t t272 = rt_lt_i(t270, t269);
         }
-        t246y0 = t269;
-        t246y1 = t271;
-        if (t244[t247]) {
-          v_x774_d[at] = t246y0;
-          v_x775_d[at] = t246y1;
+        t242y0 = t265;
+        t242y1 = t267;
+        if (t240[t243]) {
+          v_x774_d[at] = t242y0;
+          v_x775_d[at] = t242y1;
           at++;
         }
       }
     }
-    rt_free(t244);
-    rt_free(t245);
+    rt_free(t240);
+    rt_free(t241);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1970,119 +1843,119 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, Rt
     const int64_t v_x775_n = v_x775->len;
     /* FILTER */
     {
-      const int64_t t277 = v_x768_n;
-      const int64_t t278 = t277 > 0 ? (t277 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t279 = (uint8_t *)rt_alloc_atomic((size_t)t277 + 1);
-      int64_t *t280 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t278 + 1));
-      RT_PARALLEL_FOR_IF(t278 > 1)
-      for (int64_t t281 = 0; t281 < t278; t281++) {
+      const int64_t t273 = v_x768_n;
+      const int64_t t274 = t273 > 0 ? (t273 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t275 = (uint8_t *)rt_alloc_atomic((size_t)t273 + 1);
+      int64_t *t276 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t274 + 1));
+      RT_PARALLEL_FOR_IF(t274 > 1)
+      for (int64_t t277 = 0; t277 < t274; t277++) {
         int64_t kept = 0;
-        const int64_t t281_end = (t281 + 1) * RT_CHUNK < t277 ? (t281 + 1) * RT_CHUNK : t277;
-        for (int64_t t282 = t281 * RT_CHUNK; t282 < t281_end; t282++) {
-          const int32_t t283 = (int32_t)t282;
-          int32_t t281x0;
-          uint8_t t281x1;
-          int t285 = 0; /* nonzero: a check below failed */
-          int t286 = (uint64_t)(int64_t)t283 < (uint64_t)v_x764_n;
-          int32_t t284 = t286 ? v_x764_d[t283] : 0;
-          t285 |= !t286;
-          int t288 = (uint64_t)(int64_t)t284 < (uint64_t)v_x765_n;
-          int32_t t287 = t288 ? v_x765_d[t284] : 0;
-          t285 |= !t288;
-          int32_t t289 = v_x768_d[t283];
-          uint8_t t291 = rt_gt_i(t289, t287);
-          if (__builtin_expect(t285 != 0, 0)) { /* again, recording the error */
-            int32_t t292;
-            if ((uint64_t)(int64_t)t283 < (uint64_t)v_x764_n) {
-              t292 = v_x764_d[t283];
+        const int64_t t277_end = (t277 + 1) * RT_CHUNK < t273 ? (t277 + 1) * RT_CHUNK : t273;
+        for (int64_t t278 = t277 * RT_CHUNK; t278 < t277_end; t278++) {
+          const int32_t t279 = (int32_t)t278;
+          int32_t t277x0;
+          uint8_t t277x1;
+          int t281 = 0; /* nonzero: a check below failed */
+          int t282 = (uint64_t)(int64_t)t279 < (uint64_t)v_x764_n;
+          int32_t t280 = t282 ? v_x764_d[t279] : 0;
+          t281 |= !t282;
+          int t284 = (uint64_t)(int64_t)t280 < (uint64_t)v_x765_n;
+          int32_t t283 = t284 ? v_x765_d[t280] : 0;
+          t281 |= !t284;
+          int32_t t285 = v_x768_d[t279];
+          uint8_t t287 = rt_gt_i(t285, t283);
+          if (__builtin_expect(t281 != 0, 0)) { /* again, recording the error */
+            int32_t t288;
+            if ((uint64_t)(int64_t)t279 < (uint64_t)v_x764_n) {
+              t288 = v_x764_d[t279];
             } else {
-              NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x764_n, 0.0, 4);
-              t292 = 0;
+              NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t279, v_x764_n, 0.0, 4);
+              t288 = 0;
             }
-            int32_t t293;
-            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x765_n) {
-              t293 = v_x765_d[t292];
+            int32_t t289;
+            if ((uint64_t)(int64_t)t288 < (uint64_t)v_x765_n) {
+              t289 = v_x765_d[t288];
             } else {
-              NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x765_n, 0.0, 5);
-              t293 = 0;
+              NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x765_n, 0.0, 5);
+              t289 = 0;
             }
-            int32_t t294 = v_x768_d[t283];
-            uint8_t t296 = rt_gt_i(t294, t293);
+            int32_t t290 = v_x768_d[t279];
+            uint8_t t292 = rt_gt_i(t290, t289);
           }
-          t281x0 = t289;
-          t281x1 = t291;
-          uint8_t t297;
-          t297 = t281x1;
-          t279[t282] = t297 != 0;
-          kept += t297 != 0;
+          t277x0 = t285;
+          t277x1 = t287;
+          uint8_t t293;
+          t293 = t277x1;
+          t275[t278] = t293 != 0;
+          kept += t293 != 0;
         }
-        t280[t281] = kept;
+        t276[t277] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t279);
-        rt_free(t280);
+        rt_free(t275);
+        rt_free(t276);
         goto fail;
       }
-      int64_t t298 = 0;
-      for (int64_t t281 = 0; t281 < t278; t281++) {
-        const int64_t k = t280[t281];
-        t280[t281] = t298;
-        t298 += k;
+      int64_t t294 = 0;
+      for (int64_t t277 = 0; t277 < t274; t277++) {
+        const int64_t k = t276[t277];
+        t276[t277] = t294;
+        t294 += k;
       }
-      v_x788 = rt_value_new(rt_vec_type(RT_INT), t298);
+      v_x788 = rt_value_new(rt_vec_type(RT_INT), t294);
       int32_t *v_x788_d = v_x788->data.i;
       const int64_t v_x788_n = v_x788->len;
-      v_x789 = rt_value_new(rt_vec_type(RT_BOOL), t298);
+      v_x789 = rt_value_new(rt_vec_type(RT_BOOL), t294);
       uint8_t *v_x789_d = v_x789->data.b;
       const int64_t v_x789_n = v_x789->len;
-      RT_PARALLEL_FOR_IF(t278 > 1)
-      for (int64_t t281 = 0; t281 < t278; t281++) {
-        int64_t at = t280[t281];
-        const int64_t t281_end = (t281 + 1) * RT_CHUNK < t277 ? (t281 + 1) * RT_CHUNK : t277;
-        for (int64_t t282 = t281 * RT_CHUNK; t282 < t281_end; t282++) {
-          const int32_t t283 = (int32_t)t282;
-          if (!t279[t282])
+      RT_PARALLEL_FOR_IF(t274 > 1)
+      for (int64_t t277 = 0; t277 < t274; t277++) {
+        int64_t at = t276[t277];
+        const int64_t t277_end = (t277 + 1) * RT_CHUNK < t273 ? (t277 + 1) * RT_CHUNK : t273;
+        for (int64_t t278 = t277 * RT_CHUNK; t278 < t277_end; t278++) {
+          const int32_t t279 = (int32_t)t278;
+          if (!t275[t278])
             continue;
-          int32_t t281y0;
-          uint8_t t281y1;
-          int t300 = 0; /* nonzero: a check below failed */
-          int t301 = (uint64_t)(int64_t)t283 < (uint64_t)v_x764_n;
-          int32_t t299 = t301 ? v_x764_d[t283] : 0;
-          t300 |= !t301;
-          int t303 = (uint64_t)(int64_t)t299 < (uint64_t)v_x765_n;
-          int32_t t302 = t303 ? v_x765_d[t299] : 0;
-          t300 |= !t303;
-          int32_t t304 = v_x768_d[t283];
-          uint8_t t306 = rt_gt_i(t304, t302);
-          if (__builtin_expect(t300 != 0, 0)) { /* again, recording the error */
-            int32_t t307;
-            if ((uint64_t)(int64_t)t283 < (uint64_t)v_x764_n) {
-              t307 = v_x764_d[t283];
+          int32_t t277y0;
+          uint8_t t277y1;
+          int t296 = 0; /* nonzero: a check below failed */
+          int t297 = (uint64_t)(int64_t)t279 < (uint64_t)v_x764_n;
+          int32_t t295 = t297 ? v_x764_d[t279] : 0;
+          t296 |= !t297;
+          int t299 = (uint64_t)(int64_t)t295 < (uint64_t)v_x765_n;
+          int32_t t298 = t299 ? v_x765_d[t295] : 0;
+          t296 |= !t299;
+          int32_t t300 = v_x768_d[t279];
+          uint8_t t302 = rt_gt_i(t300, t298);
+          if (__builtin_expect(t296 != 0, 0)) { /* again, recording the error */
+            int32_t t303;
+            if ((uint64_t)(int64_t)t279 < (uint64_t)v_x764_n) {
+              t303 = v_x764_d[t279];
             } else {
-              NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x764_n, 0.0, 6);
-              t307 = 0;
+              NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t279, v_x764_n, 0.0, 6);
+              t303 = 0;
             }
-            int32_t t308;
-            if ((uint64_t)(int64_t)t307 < (uint64_t)v_x765_n) {
-              t308 = v_x765_d[t307];
+            int32_t t304;
+            if ((uint64_t)(int64_t)t303 < (uint64_t)v_x765_n) {
+              t304 = v_x765_d[t303];
             } else {
-              NESSIE_RECORD(err, t282, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x765_n, 0.0, 7);
-              t308 = 0;
+              NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t303, v_x765_n, 0.0, 7);
+              t304 = 0;
             }
-            int32_t t309 = v_x768_d[t283];
-            uint8_t t311 = rt_gt_i(t309, t308);
+            int32_t t305 = v_x768_d[t279];
+            uint8_t t307 = rt_gt_i(t305, t304);
           }
-          t281y0 = t304;
-          t281y1 = t306;
-          if (t279[t282]) {
-            v_x788_d[at] = t281y0;
-            v_x789_d[at] = t281y1;
+          t277y0 = t300;
+          t277y1 = t302;
+          if (t275[t278]) {
+            v_x788_d[at] = t277y0;
+            v_x789_d[at] = t277y1;
             at++;
           }
         }
       }
-      rt_free(t279);
-      rt_free(t280);
+      rt_free(t275);
+      rt_free(t276);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2100,65 +1973,65 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, Rt
         int32_t *v_x795_d = v_x795->data.i;
         const int64_t v_x795_n = v_x795->len;
         RT_PARALLEL_FOR_SEGMENTS_IF(v_x778_n >= 64)
-        for (int64_t t312 = 0; t312 < v_x778_n; t312++) {
-          int32_t t312a0;
-          int32_t t312a1;
-          t312a0 = 0;
-          t312a1 = 0;
-          for (int64_t t313 = v_x778_off[t312]; t313 < v_x778_off[t312 + 1]; t313++) {
-            const int32_t t314 = (int32_t)t313;
-            int32_t t312x0;
-            int32_t t312x1;
-            int t316 = 0; /* nonzero: a check below failed */
-            int t317 = (uint64_t)(int64_t)t314 < (uint64_t)v_x764_n;
-            int32_t t315 = t317 ? v_x764_d[t314] : 0;
-            t316 |= !t317;
-            int t319 = (uint64_t)(int64_t)t315 < (uint64_t)v_x765_n;
-            int32_t t318 = t319 ? v_x765_d[t315] : 0;
-            t316 |= !t319;
-            int t321 = (uint64_t)(int64_t)t314 < (uint64_t)v_x768_n;
-            int32_t t320 = t321 ? v_x768_d[t314] : 0;
-            t316 |= !t321;
-            uint8_t t323 = rt_lt_i(t320, t318);
+        for (int64_t t308 = 0; t308 < v_x778_n; t308++) {
+          int32_t t308a0;
+          int32_t t308a1;
+          t308a0 = 0;
+          t308a1 = 0;
+          for (int64_t t309 = v_x778_off[t308]; t309 < v_x778_off[t308 + 1]; t309++) {
+            const int32_t t310 = (int32_t)t309;
+            int32_t t308x0;
+            int32_t t308x1;
+            int t312 = 0; /* nonzero: a check below failed */
+            int t313 = (uint64_t)(int64_t)t310 < (uint64_t)v_x764_n;
+            int32_t t311 = t313 ? v_x764_d[t310] : 0;
+            t312 |= !t313;
+            int t315 = (uint64_t)(int64_t)t311 < (uint64_t)v_x765_n;
+            int32_t t314 = t315 ? v_x765_d[t311] : 0;
+            t312 |= !t315;
+            int t317 = (uint64_t)(int64_t)t310 < (uint64_t)v_x768_n;
+            int32_t t316 = t317 ? v_x768_d[t310] : 0;
+            t312 |= !t317;
+            uint8_t t319 = rt_lt_i(t316, t314);
+            int32_t t321 = rt_btoi_b(t319);
+            uint8_t t323 = rt_gt_i(t316, t314);
             int32_t t325 = rt_btoi_b(t323);
-            uint8_t t327 = rt_gt_i(t320, t318);
-            int32_t t329 = rt_btoi_b(t327);
-            if (__builtin_expect(t316 != 0, 0)) { /* again, recording the error */
-              int32_t t330;
-              if ((uint64_t)(int64_t)t314 < (uint64_t)v_x764_n) {
-                t330 = v_x764_d[t314];
+            if (__builtin_expect(t312 != 0, 0)) { /* again, recording the error */
+              int32_t t326;
+              if ((uint64_t)(int64_t)t310 < (uint64_t)v_x764_n) {
+                t326 = v_x764_d[t310];
               } else {
-                NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t314, v_x764_n, 0.0, 8);
-                t330 = 0;
+                NESSIE_RECORD(err, t309, RT_CHECK_INDEX, 0, 0, RT_GATHER, t310, v_x764_n, 0.0, 8);
+                t326 = 0;
               }
-              int32_t t331;
-              if ((uint64_t)(int64_t)t330 < (uint64_t)v_x765_n) {
-                t331 = v_x765_d[t330];
+              int32_t t327;
+              if ((uint64_t)(int64_t)t326 < (uint64_t)v_x765_n) {
+                t327 = v_x765_d[t326];
               } else {
-                NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t330, v_x765_n, 0.0, 9);
-                t331 = 0;
+                NESSIE_RECORD(err, t309, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, v_x765_n, 0.0, 9);
+                t327 = 0;
               }
-              int32_t t332;
-              if ((uint64_t)(int64_t)t314 < (uint64_t)v_x768_n) {
-                t332 = v_x768_d[t314];
+              int32_t t328;
+              if ((uint64_t)(int64_t)t310 < (uint64_t)v_x768_n) {
+                t328 = v_x768_d[t310];
               } else {
-                NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 3, 0, RT_GATHER, t314, v_x768_n, 0.0, 10);
-                t332 = 0;
+                NESSIE_RECORD(err, t309, RT_CHECK_INDEX, 3, 0, RT_GATHER, t310, v_x768_n, 0.0, 10);
+                t328 = 0;
               }
-              uint8_t t334 = rt_lt_i(t332, t331);
+              uint8_t t330 = rt_lt_i(t328, t327);
+              int32_t t332 = rt_btoi_b(t330);
+              uint8_t t334 = rt_gt_i(t328, t327);
               int32_t t336 = rt_btoi_b(t334);
-              uint8_t t338 = rt_gt_i(t332, t331);
-              int32_t t340 = rt_btoi_b(t338);
             }
-            t312x0 = t325;
-            t312x1 = t329;
-            int32_t t342 = rt_add_i(t312a0, t312x0);
-            int32_t t344 = rt_add_i(t312a1, t312x1);
-            t312a0 = t342;
-            t312a1 = t344;
+            t308x0 = t321;
+            t308x1 = t325;
+            int32_t t338 = rt_add_i(t308a0, t308x0);
+            int32_t t340 = rt_add_i(t308a1, t308x1);
+            t308a0 = t338;
+            t308a1 = t340;
           }
-          v_x782_d[t312] = t312a0;
-          v_x795_d[t312] = t312a1;
+          v_x782_d[t308] = t308a0;
+          v_x795_d[t308] = t308a1;
         }
       }
       if (err->index != INT64_MAX)
@@ -2181,8 +2054,8 @@ fail:
   rt_release(v_x795);
 }
 
-/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K13_A {
+/* K11: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K11_A {
   RtKernelError *err;
   int run;
   int32_t *v_x764_d; int64_t v_x764_n;
@@ -2196,182 +2069,182 @@ struct K13_A {
   int32_t *v_x782_d; int64_t v_x782_n;
   int32_t *v_x795_d; int64_t v_x795_n;
 };
-struct alignas(8) K13_0_V {
+struct alignas(8) K11_0_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K13_0_pull {
-  K13_A A;
-  __device__ K13_0_V operator()(int64_t i) const {
+struct K11_0_pull {
+  K11_A A;
+  __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t346 = 0; /* nonzero: a check below failed */
-    int t347 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
-    int32_t t345 = t347 ? A.v_x764_d[ix] : 0;
-    t346 |= !t347;
-    int t349 = (uint64_t)(int64_t)t345 < (uint64_t)A.v_x765_n;
-    int32_t t348 = t349 ? A.v_x765_d[t345] : 0;
-    t346 |= !t349;
-    int32_t t350 = A.v_x768_d[ix];
-    uint8_t t352 = rt_lt_i(t350, t348);
-    if (__builtin_expect(t346 != 0, 0)) { /* again, recording the error */
-      int32_t t353;
+    int t342 = 0; /* nonzero: a check below failed */
+    int t343 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
+    int32_t t341 = t343 ? A.v_x764_d[ix] : 0;
+    t342 |= !t343;
+    int t345 = (uint64_t)(int64_t)t341 < (uint64_t)A.v_x765_n;
+    int32_t t344 = t345 ? A.v_x765_d[t341] : 0;
+    t342 |= !t345;
+    int32_t t346 = A.v_x768_d[ix];
+    uint8_t t348 = rt_lt_i(t346, t344);
+    if (__builtin_expect(t342 != 0, 0)) { /* again, recording the error */
+      int32_t t349;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n) {
-        t353 = A.v_x764_d[ix];
+        t349 = A.v_x764_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x764_n, 0.0, 0);
-        t353 = 0;
+        t349 = 0;
       }
-      int32_t t354;
-      if ((uint64_t)(int64_t)t353 < (uint64_t)A.v_x765_n) {
-        t354 = A.v_x765_d[t353];
+      int32_t t350;
+      if ((uint64_t)(int64_t)t349 < (uint64_t)A.v_x765_n) {
+        t350 = A.v_x765_d[t349];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t353, A.v_x765_n, 0.0, 1);
-        t354 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, A.v_x765_n, 0.0, 1);
+        t350 = 0;
       }
-      int32_t t355 = A.v_x768_d[ix];
-      uint8_t t357 = rt_lt_i(t355, t354);
+      int32_t t351 = A.v_x768_d[ix];
+      uint8_t t353 = rt_lt_i(t351, t350);
     }
-    return K13_0_V{t350, t352};
+    return K11_0_V{t346, t348};
   }
 };
-struct K13_0_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_0_V &v) const {
+struct K11_0_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_0_V &v) const {
     A.v_x774_d[i] = v.v0;
     A.v_x775_d[i] = v.v1;
   }
 };
-struct K13_0_pred {
-  K13_A A;
-  __device__ bool operator()(int64_t i, const K13_0_V &v) const {
+struct K11_0_pred {
+  K11_A A;
+  __device__ bool operator()(int64_t i, const K11_0_V &v) const {
     return (bool)v.v1;
   }
 };
-struct alignas(8) K13_1_V {
+struct alignas(8) K11_1_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K13_1_pull {
-  K13_A A;
-  __device__ K13_1_V operator()(int64_t i) const {
+struct K11_1_pull {
+  K11_A A;
+  __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t359 = 0; /* nonzero: a check below failed */
-    int t360 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
-    int32_t t358 = t360 ? A.v_x764_d[ix] : 0;
-    t359 |= !t360;
-    int t362 = (uint64_t)(int64_t)t358 < (uint64_t)A.v_x765_n;
-    int32_t t361 = t362 ? A.v_x765_d[t358] : 0;
-    t359 |= !t362;
-    int32_t t363 = A.v_x768_d[ix];
-    uint8_t t365 = rt_gt_i(t363, t361);
-    if (__builtin_expect(t359 != 0, 0)) { /* again, recording the error */
-      int32_t t366;
+    int t355 = 0; /* nonzero: a check below failed */
+    int t356 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
+    int32_t t354 = t356 ? A.v_x764_d[ix] : 0;
+    t355 |= !t356;
+    int t358 = (uint64_t)(int64_t)t354 < (uint64_t)A.v_x765_n;
+    int32_t t357 = t358 ? A.v_x765_d[t354] : 0;
+    t355 |= !t358;
+    int32_t t359 = A.v_x768_d[ix];
+    uint8_t t361 = rt_gt_i(t359, t357);
+    if (__builtin_expect(t355 != 0, 0)) { /* again, recording the error */
+      int32_t t362;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n) {
-        t366 = A.v_x764_d[ix];
+        t362 = A.v_x764_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x764_n, 0.0, 2);
-        t366 = 0;
+        t362 = 0;
       }
-      int32_t t367;
-      if ((uint64_t)(int64_t)t366 < (uint64_t)A.v_x765_n) {
-        t367 = A.v_x765_d[t366];
+      int32_t t363;
+      if ((uint64_t)(int64_t)t362 < (uint64_t)A.v_x765_n) {
+        t363 = A.v_x765_d[t362];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t366, A.v_x765_n, 0.0, 3);
-        t367 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t362, A.v_x765_n, 0.0, 3);
+        t363 = 0;
       }
-      int32_t t368 = A.v_x768_d[ix];
-      uint8_t t370 = rt_gt_i(t368, t367);
+      int32_t t364 = A.v_x768_d[ix];
+      uint8_t t366 = rt_gt_i(t364, t363);
     }
-    return K13_1_V{t363, t365};
+    return K11_1_V{t359, t361};
   }
 };
-struct K13_1_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_1_V &v) const {
+struct K11_1_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_1_V &v) const {
     A.v_x788_d[i] = v.v0;
     A.v_x789_d[i] = v.v1;
   }
 };
-struct K13_1_pred {
-  K13_A A;
-  __device__ bool operator()(int64_t i, const K13_1_V &v) const {
+struct K11_1_pred {
+  K11_A A;
+  __device__ bool operator()(int64_t i, const K11_1_V &v) const {
     return (bool)v.v1;
   }
 };
-struct alignas(8) K13_2_V {
+struct alignas(8) K11_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K13_2_pull {
-  K13_A A;
-  __device__ K13_2_V operator()(int64_t i) const {
+struct K11_2_pull {
+  K11_A A;
+  __device__ K11_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t372 = 0; /* nonzero: a check below failed */
-    int t373 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
-    int32_t t371 = t373 ? A.v_x764_d[ix] : 0;
-    t372 |= !t373;
-    int t375 = (uint64_t)(int64_t)t371 < (uint64_t)A.v_x765_n;
-    int32_t t374 = t375 ? A.v_x765_d[t371] : 0;
-    t372 |= !t375;
-    int t377 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n;
-    int32_t t376 = t377 ? A.v_x768_d[ix] : 0;
-    t372 |= !t377;
-    uint8_t t379 = rt_lt_i(t376, t374);
+    int t368 = 0; /* nonzero: a check below failed */
+    int t369 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
+    int32_t t367 = t369 ? A.v_x764_d[ix] : 0;
+    t368 |= !t369;
+    int t371 = (uint64_t)(int64_t)t367 < (uint64_t)A.v_x765_n;
+    int32_t t370 = t371 ? A.v_x765_d[t367] : 0;
+    t368 |= !t371;
+    int t373 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n;
+    int32_t t372 = t373 ? A.v_x768_d[ix] : 0;
+    t368 |= !t373;
+    uint8_t t375 = rt_lt_i(t372, t370);
+    int32_t t377 = rt_btoi_b(t375);
+    uint8_t t379 = rt_gt_i(t372, t370);
     int32_t t381 = rt_btoi_b(t379);
-    uint8_t t383 = rt_gt_i(t376, t374);
-    int32_t t385 = rt_btoi_b(t383);
-    if (__builtin_expect(t372 != 0, 0)) { /* again, recording the error */
-      int32_t t386;
+    if (__builtin_expect(t368 != 0, 0)) { /* again, recording the error */
+      int32_t t382;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n) {
-        t386 = A.v_x764_d[ix];
+        t382 = A.v_x764_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x764_n, 0.0, 4);
-        t386 = 0;
+        t382 = 0;
       }
-      int32_t t387;
-      if ((uint64_t)(int64_t)t386 < (uint64_t)A.v_x765_n) {
-        t387 = A.v_x765_d[t386];
+      int32_t t383;
+      if ((uint64_t)(int64_t)t382 < (uint64_t)A.v_x765_n) {
+        t383 = A.v_x765_d[t382];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t386, A.v_x765_n, 0.0, 5);
-        t387 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t382, A.v_x765_n, 0.0, 5);
+        t383 = 0;
       }
-      int32_t t388;
+      int32_t t384;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n) {
-        t388 = A.v_x768_d[ix];
+        t384 = A.v_x768_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x768_n, 0.0, 6);
-        t388 = 0;
+        t384 = 0;
       }
-      uint8_t t390 = rt_lt_i(t388, t387);
+      uint8_t t386 = rt_lt_i(t384, t383);
+      int32_t t388 = rt_btoi_b(t386);
+      uint8_t t390 = rt_gt_i(t384, t383);
       int32_t t392 = rt_btoi_b(t390);
-      uint8_t t394 = rt_gt_i(t388, t387);
-      int32_t t396 = rt_btoi_b(t394);
     }
-    return K13_2_V{t381, t385};
+    return K11_2_V{t377, t381};
   }
 };
-struct K13_2_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_2_V &v) const {
+struct K11_2_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_2_V &v) const {
     A.v_x782_d[i] = v.v0;
     A.v_x795_d[i] = v.v1;
   }
 };
-struct K13_2_op {
-  K13_A A;
-  __device__ K13_2_V operator()(const K13_2_V &a, const K13_2_V &b) const {
-    int32_t t398 = rt_add_i(a.v0, b.v0);
-    int32_t t400 = rt_add_i(a.v1, b.v1);
-    return K13_2_V{t398, t400};
+struct K11_2_op {
+  K11_A A;
+  __device__ K11_2_V operator()(const K11_2_V &a, const K11_2_V &b) const {
+    int32_t t394 = rt_add_i(a.v0, b.v0);
+    int32_t t396 = rt_add_i(a.v1, b.v1);
+    return K11_2_V{t394, t396};
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
   (void)loc;
   (void)err;
-  K13_A A;
+  K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -2390,58 +2263,58 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtV
   RtValue *v_x782 = NULL;
   RtValue *v_x795 = NULL;
   /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t401, t402; /* the slot of SOAC 0's count, its size */
-  int64_t *t403, t404; /* the slot of SOAC 1's count, its size */
+  int64_t *t397, t398; /* the slot of SOAC 0's count, its size */
+  int64_t *t399, t400; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t405 = v_x768->len;
-    v_x774 = rtg_vec_new(RT_INT, t405);
+    const int64_t t401 = v_x768->len;
+    v_x774 = rtg_vec_new(RT_INT, t401);
     A.v_x774_d = v_x774->data.i;
     A.v_x774_n = v_x774->len;
-    v_x775 = rtg_vec_new(RT_BOOL, t405);
+    v_x775 = rtg_vec_new(RT_BOOL, t401);
     A.v_x775_d = v_x775->data.b;
     A.v_x775_n = v_x775->len;
-    t402 = t405;
-    const int64_t t406 = v_x768->len;
-    v_x788 = rtg_vec_new(RT_INT, t406);
+    t398 = t401;
+    const int64_t t402 = v_x768->len;
+    v_x788 = rtg_vec_new(RT_INT, t402);
     A.v_x788_d = v_x788->data.i;
     A.v_x788_n = v_x788->len;
-    v_x789 = rtg_vec_new(RT_BOOL, t406);
+    v_x789 = rtg_vec_new(RT_BOOL, t402);
     A.v_x789_d = v_x789->data.b;
     A.v_x789_n = v_x789->len;
-    t404 = t406;
-    int64_t *t407[2];
-    rtg::filters_launch("K13", loc, t406, t407, rtg::filter_part<K13_0_V>(K13_0_pull{A}, K13_0_pred{A}, K13_0_store{A}, K13_0_store{A}, false), rtg::filter_part<K13_1_V>(K13_1_pull{A}, K13_1_pred{A}, K13_1_store{A}, K13_1_store{A}, false));
-    t401 = t407[0];
-    t403 = t407[1];
+    t400 = t402;
+    int64_t *t403[2];
+    rtg::filters_launch("K11", loc, t402, t403, rtg::filter_part<K11_0_V>(K11_0_pull{A}, K11_0_pred{A}, K11_0_store{A}, K11_0_store{A}, false), rtg::filter_part<K11_1_V>(K11_1_pull{A}, K11_1_pred{A}, K11_1_store{A}, K11_1_store{A}, false));
+    t397 = t403[0];
+    t399 = t403[1];
   }
   {
-    const int64_t t408 = rtg::filter_count(t401);
-    v_x774 = rtg_vec_fit(v_x774, t408);
+    const int64_t t404 = rtg::filter_count(t397);
+    v_x774 = rtg_vec_fit(v_x774, t404);
     A.v_x774_d = v_x774->data.i;
     A.v_x774_n = v_x774->len;
-    v_x775 = rtg_vec_fit(v_x775, t408);
+    v_x775 = rtg_vec_fit(v_x775, t404);
     A.v_x775_d = v_x775->data.b;
     A.v_x775_n = v_x775->len;
   }
   {
-    const int64_t t409 = rtg::filter_count(t403);
-    v_x788 = rtg_vec_fit(v_x788, t409);
+    const int64_t t405 = rtg::filter_count(t399);
+    v_x788 = rtg_vec_fit(v_x788, t405);
     A.v_x788_d = v_x788->data.i;
     A.v_x788_n = v_x788->len;
-    v_x789 = rtg_vec_fit(v_x789, t409);
+    v_x789 = rtg_vec_fit(v_x789, t405);
     A.v_x789_d = v_x789->data.b;
     A.v_x789_n = v_x789->len;
   }
   /* SEG_REDUCE */
   {
-    const int64_t t410 = v_x778->len;
-    v_x782 = rtg_vec_new(RT_INT, t410);
+    const int64_t t406 = v_x778->len;
+    v_x782 = rtg_vec_new(RT_INT, t406);
     A.v_x782_d = v_x782->data.i;
     A.v_x782_n = v_x782->len;
-    v_x795 = rtg_vec_new(RT_INT, t410);
+    v_x795 = rtg_vec_new(RT_INT, t406);
     A.v_x795_d = v_x795->data.i;
     A.v_x795_n = v_x795->len;
-    rtg::segmented("K13", loc, K13_2_pull{A}, K13_2_op{A}, K13_2_V{0, 0}, v_x778, false, K13_2_store{A});
+    rtg::segmented("K11", loc, K11_2_pull{A}, K11_2_op{A}, K11_2_V{0, 0}, v_x778, false, K11_2_store{A});
   }
   *out_v_x774 = v_x774;
   *out_v_x782 = v_x782;
@@ -2459,19 +2332,19 @@ fail:
   rt_release(v_x795);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
   RtValue *vals[] = {v_x764, v_x765, v_x768, v_x778};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K13_host(err, loc, run, v_x764, v_x765, v_x768, v_x778, out_v_x774, out_v_x782, out_v_x788, out_v_x795);
+    K11_host(err, loc, run, v_x764, v_x765, v_x768, v_x778, out_v_x774, out_v_x782, out_v_x788, out_v_x795);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x764, v_x765, v_x768, v_x778, out_v_x774, out_v_x782, out_v_x788, out_v_x795);
+    K11_gpu(err, loc, run, v_x764, v_x765, v_x768, v_x778, out_v_x774, out_v_x782, out_v_x788, out_v_x795);
   }
 }
 
-/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+/* K12: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   (void)loc;
   (void)run;
   int32_t *v_x796_d = v_x796->data.i;
@@ -2482,57 +2355,57 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, Rt
   RtValue *v_x804 = NULL;
   /* MAP */
   {
-    const int64_t t411 = v_x798;
-    if (t411 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t411, 0.0, 0);
+    const int64_t t407 = v_x798;
+    if (t407 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t407, 0.0, 0);
       goto fail;
     }
-    v_x800 = rt_value_new(rt_vec_type(RT_INT), t411);
+    v_x800 = rt_value_new(rt_vec_type(RT_INT), t407);
     int32_t *v_x800_d = v_x800->data.i;
     const int64_t v_x800_n = v_x800->len;
-    RT_PARALLEL_FOR_IF(t411 >= RT_PARALLEL_MIN)
-    for (int64_t t412 = 0; t412 < t411; t412++) {
-      const int32_t t413 = (int32_t)t412;
-      int t418 = 0; /* nonzero: a check below failed */
-      uint8_t t415 = rt_lt_i(t413, (int32_t)v_x796_n);
-      int32_t t416;
-      if (t415) {
-        int t419 = (uint64_t)(int64_t)t413 < (uint64_t)v_x796_n;
-        int32_t t417 = t419 ? v_x796_d[t413] : 0;
-        t418 |= !t419;
-        t416 = t417;
+    RT_PARALLEL_FOR_IF(t407 >= RT_PARALLEL_MIN)
+    for (int64_t t408 = 0; t408 < t407; t408++) {
+      const int32_t t409 = (int32_t)t408;
+      int t414 = 0; /* nonzero: a check below failed */
+      uint8_t t411 = rt_lt_i(t409, (int32_t)v_x796_n);
+      int32_t t412;
+      if (t411) {
+        int t415 = (uint64_t)(int64_t)t409 < (uint64_t)v_x796_n;
+        int32_t t413 = t415 ? v_x796_d[t409] : 0;
+        t414 |= !t415;
+        t412 = t413;
       } else {
-        int32_t t421 = rt_sub_i(t413, (int32_t)v_x796_n);
-        int t423 = (uint64_t)(int64_t)t421 < (uint64_t)v_x797_n;
-        int32_t t422 = t423 ? v_x797_d[t421] : 0;
-        t418 |= !t423;
-        t416 = t422;
+        int32_t t417 = rt_sub_i(t409, (int32_t)v_x796_n);
+        int t419 = (uint64_t)(int64_t)t417 < (uint64_t)v_x797_n;
+        int32_t t418 = t419 ? v_x797_d[t417] : 0;
+        t414 |= !t419;
+        t412 = t418;
       }
-      if (__builtin_expect(t418 != 0, 0)) { /* again, recording the error */
-        uint8_t t425 = rt_lt_i(t413, (int32_t)v_x796_n);
-        int32_t t426;
-        if (t425) {
-          int32_t t427;
-          if ((uint64_t)(int64_t)t413 < (uint64_t)v_x796_n) {
-            t427 = v_x796_d[t413];
+      if (__builtin_expect(t414 != 0, 0)) { /* again, recording the error */
+        uint8_t t421 = rt_lt_i(t409, (int32_t)v_x796_n);
+        int32_t t422;
+        if (t421) {
+          int32_t t423;
+          if ((uint64_t)(int64_t)t409 < (uint64_t)v_x796_n) {
+            t423 = v_x796_d[t409];
           } else {
-            NESSIE_RECORD(err, t412, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, v_x796_n, 0.0, 1);
-            t427 = 0;
+            NESSIE_RECORD(err, t408, RT_CHECK_INDEX, 0, 0, RT_GATHER, t409, v_x796_n, 0.0, 1);
+            t423 = 0;
           }
-          t426 = t427;
+          t422 = t423;
         } else {
-          int32_t t429 = rt_sub_i(t413, (int32_t)v_x796_n);
-          int32_t t430;
-          if ((uint64_t)(int64_t)t429 < (uint64_t)v_x797_n) {
-            t430 = v_x797_d[t429];
+          int32_t t425 = rt_sub_i(t409, (int32_t)v_x796_n);
+          int32_t t426;
+          if ((uint64_t)(int64_t)t425 < (uint64_t)v_x797_n) {
+            t426 = v_x797_d[t425];
           } else {
-            NESSIE_RECORD(err, t412, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x797_n, 0.0, 2);
-            t430 = 0;
+            NESSIE_RECORD(err, t408, RT_CHECK_INDEX, 0, 0, RT_GATHER, t425, v_x797_n, 0.0, 2);
+            t426 = 0;
           }
-          t426 = t430;
+          t422 = t426;
         }
       }
-      v_x800_d[t412] = t416;
+      v_x800_d[t408] = t412;
     }
   }
   if (err->index != INT64_MAX)
@@ -2542,131 +2415,131 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, Rt
     const int64_t v_x800_n = v_x800->len;
     /* SCAN */
     {
-      const int64_t t431 = v_x798;
-      if (t431 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t431, 0.0, 3);
+      const int64_t t427 = v_x798;
+      if (t427 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t427, 0.0, 3);
         goto fail;
       }
-      const int64_t t432 = t431 > 0 ? (t431 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t433 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t432);
-      RT_PARALLEL_FOR_IF(t432 > 1)
-      for (int64_t t434 = 0; t434 < t432; t434++) {
-        int32_t t434a0;
-        t434a0 = 0;
-        const int64_t t434_end = (t434 + 1) * RT_CHUNK < t431 ? (t434 + 1) * RT_CHUNK : t431;
-        for (int64_t t435 = t434 * RT_CHUNK; t435 < t434_end; t435++) {
-          const int32_t t436 = (int32_t)t435;
-          int32_t t434x0;
-          int t441 = 0; /* nonzero: a check below failed */
-          uint8_t t438 = rt_lt_i(t436, (int32_t)v_x796_n);
-          int32_t t439;
-          if (t438) {
-            int t442 = (uint64_t)(int64_t)t436 < (uint64_t)v_x796_n;
-            int32_t t440 = t442 ? v_x796_d[t436] : 0;
-            t441 |= !t442;
-            t439 = t440;
+      const int64_t t428 = t427 > 0 ? (t427 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t429 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t428);
+      RT_PARALLEL_FOR_IF(t428 > 1)
+      for (int64_t t430 = 0; t430 < t428; t430++) {
+        int32_t t430a0;
+        t430a0 = 0;
+        const int64_t t430_end = (t430 + 1) * RT_CHUNK < t427 ? (t430 + 1) * RT_CHUNK : t427;
+        for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
+          const int32_t t432 = (int32_t)t431;
+          int32_t t430x0;
+          int t437 = 0; /* nonzero: a check below failed */
+          uint8_t t434 = rt_lt_i(t432, (int32_t)v_x796_n);
+          int32_t t435;
+          if (t434) {
+            int t438 = (uint64_t)(int64_t)t432 < (uint64_t)v_x796_n;
+            int32_t t436 = t438 ? v_x796_d[t432] : 0;
+            t437 |= !t438;
+            t435 = t436;
           } else {
-            int32_t t444 = rt_sub_i(t436, (int32_t)v_x796_n);
-            int t446 = (uint64_t)(int64_t)t444 < (uint64_t)v_x797_n;
-            int32_t t445 = t446 ? v_x797_d[t444] : 0;
-            t441 |= !t446;
-            t439 = t445;
+            int32_t t440 = rt_sub_i(t432, (int32_t)v_x796_n);
+            int t442 = (uint64_t)(int64_t)t440 < (uint64_t)v_x797_n;
+            int32_t t441 = t442 ? v_x797_d[t440] : 0;
+            t437 |= !t442;
+            t435 = t441;
           }
-          if (__builtin_expect(t441 != 0, 0)) { /* again, recording the error */
-            uint8_t t448 = rt_lt_i(t436, (int32_t)v_x796_n);
-            int32_t t449;
-            if (t448) {
-              int32_t t450;
-              if ((uint64_t)(int64_t)t436 < (uint64_t)v_x796_n) {
-                t450 = v_x796_d[t436];
+          if (__builtin_expect(t437 != 0, 0)) { /* again, recording the error */
+            uint8_t t444 = rt_lt_i(t432, (int32_t)v_x796_n);
+            int32_t t445;
+            if (t444) {
+              int32_t t446;
+              if ((uint64_t)(int64_t)t432 < (uint64_t)v_x796_n) {
+                t446 = v_x796_d[t432];
               } else {
-                NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_x796_n, 0.0, 4);
-                t450 = 0;
+                NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_x796_n, 0.0, 4);
+                t446 = 0;
               }
-              t449 = t450;
+              t445 = t446;
             } else {
-              int32_t t452 = rt_sub_i(t436, (int32_t)v_x796_n);
-              int32_t t453;
-              if ((uint64_t)(int64_t)t452 < (uint64_t)v_x797_n) {
-                t453 = v_x797_d[t452];
+              int32_t t448 = rt_sub_i(t432, (int32_t)v_x796_n);
+              int32_t t449;
+              if ((uint64_t)(int64_t)t448 < (uint64_t)v_x797_n) {
+                t449 = v_x797_d[t448];
               } else {
-                NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t452, v_x797_n, 0.0, 5);
-                t453 = 0;
+                NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t448, v_x797_n, 0.0, 5);
+                t449 = 0;
               }
-              t449 = t453;
+              t445 = t449;
             }
           }
-          t434x0 = t439;
-          int32_t t455 = rt_add_i(t434a0, t434x0);
-          t434a0 = t455;
+          t430x0 = t435;
+          int32_t t451 = rt_add_i(t430a0, t430x0);
+          t430a0 = t451;
         }
-        t433[t434] = t434a0;
+        t429[t430] = t430a0;
       }
-      int32_t t434t0;
-      t434t0 = 0;
-      for (int64_t t434 = 0; t434 < t432; t434++) {
-        const int32_t t456 = t433[t434];
-        t433[t434] = t434t0;
-        int32_t t458 = rt_add_i(t434t0, t456);
-        t434t0 = t458;
+      int32_t t430t0;
+      t430t0 = 0;
+      for (int64_t t430 = 0; t430 < t428; t430++) {
+        const int32_t t452 = t429[t430];
+        t429[t430] = t430t0;
+        int32_t t454 = rt_add_i(t430t0, t452);
+        t430t0 = t454;
       }
-      v_x804 = rt_value_new(rt_vec_type(RT_INT), t431);
+      v_x804 = rt_value_new(rt_vec_type(RT_INT), t427);
       int32_t *v_x804_d = v_x804->data.i;
       const int64_t v_x804_n = v_x804->len;
-      RT_PARALLEL_FOR_IF(t432 > 1)
-      for (int64_t t434 = 0; t434 < t432; t434++) {
-        int32_t t434p0;
-        t434p0 = t433[t434];
-        const int64_t t434_end = (t434 + 1) * RT_CHUNK < t431 ? (t434 + 1) * RT_CHUNK : t431;
-        for (int64_t t435 = t434 * RT_CHUNK; t435 < t434_end; t435++) {
-          const int32_t t436 = (int32_t)t435;
-          v_x804_d[t435] = t434p0;
-          int32_t t434y0;
-          int t463 = 0; /* nonzero: a check below failed */
-          uint8_t t460 = rt_lt_i(t436, (int32_t)v_x796_n);
-          int32_t t461;
-          if (t460) {
-            int t464 = (uint64_t)(int64_t)t436 < (uint64_t)v_x796_n;
-            int32_t t462 = t464 ? v_x796_d[t436] : 0;
-            t463 |= !t464;
-            t461 = t462;
+      RT_PARALLEL_FOR_IF(t428 > 1)
+      for (int64_t t430 = 0; t430 < t428; t430++) {
+        int32_t t430p0;
+        t430p0 = t429[t430];
+        const int64_t t430_end = (t430 + 1) * RT_CHUNK < t427 ? (t430 + 1) * RT_CHUNK : t427;
+        for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
+          const int32_t t432 = (int32_t)t431;
+          v_x804_d[t431] = t430p0;
+          int32_t t430y0;
+          int t459 = 0; /* nonzero: a check below failed */
+          uint8_t t456 = rt_lt_i(t432, (int32_t)v_x796_n);
+          int32_t t457;
+          if (t456) {
+            int t460 = (uint64_t)(int64_t)t432 < (uint64_t)v_x796_n;
+            int32_t t458 = t460 ? v_x796_d[t432] : 0;
+            t459 |= !t460;
+            t457 = t458;
           } else {
-            int32_t t466 = rt_sub_i(t436, (int32_t)v_x796_n);
-            int t468 = (uint64_t)(int64_t)t466 < (uint64_t)v_x797_n;
-            int32_t t467 = t468 ? v_x797_d[t466] : 0;
-            t463 |= !t468;
-            t461 = t467;
+            int32_t t462 = rt_sub_i(t432, (int32_t)v_x796_n);
+            int t464 = (uint64_t)(int64_t)t462 < (uint64_t)v_x797_n;
+            int32_t t463 = t464 ? v_x797_d[t462] : 0;
+            t459 |= !t464;
+            t457 = t463;
           }
-          if (__builtin_expect(t463 != 0, 0)) { /* again, recording the error */
-            uint8_t t470 = rt_lt_i(t436, (int32_t)v_x796_n);
-            int32_t t471;
-            if (t470) {
-              int32_t t472;
-              if ((uint64_t)(int64_t)t436 < (uint64_t)v_x796_n) {
-                t472 = v_x796_d[t436];
+          if (__builtin_expect(t459 != 0, 0)) { /* again, recording the error */
+            uint8_t t466 = rt_lt_i(t432, (int32_t)v_x796_n);
+            int32_t t467;
+            if (t466) {
+              int32_t t468;
+              if ((uint64_t)(int64_t)t432 < (uint64_t)v_x796_n) {
+                t468 = v_x796_d[t432];
               } else {
-                NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_x796_n, 0.0, 6);
-                t472 = 0;
+                NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_x796_n, 0.0, 6);
+                t468 = 0;
               }
-              t471 = t472;
+              t467 = t468;
             } else {
-              int32_t t474 = rt_sub_i(t436, (int32_t)v_x796_n);
-              int32_t t475;
-              if ((uint64_t)(int64_t)t474 < (uint64_t)v_x797_n) {
-                t475 = v_x797_d[t474];
+              int32_t t470 = rt_sub_i(t432, (int32_t)v_x796_n);
+              int32_t t471;
+              if ((uint64_t)(int64_t)t470 < (uint64_t)v_x797_n) {
+                t471 = v_x797_d[t470];
               } else {
-                NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t474, v_x797_n, 0.0, 7);
-                t475 = 0;
+                NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t470, v_x797_n, 0.0, 7);
+                t471 = 0;
               }
-              t471 = t475;
+              t467 = t471;
             }
           }
-          t434y0 = t461;
-          int32_t t477 = rt_add_i(t434p0, t434y0);
-          t434p0 = t477;
+          t430y0 = t457;
+          int32_t t473 = rt_add_i(t430p0, t430y0);
+          t430p0 = t473;
         }
       }
-      rt_free(t433);
+      rt_free(t429);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2679,8 +2552,8 @@ fail:
   rt_release(v_x804);
 }
 
-/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K14_A {
+/* K12: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K12_A {
   RtKernelError *err;
   int run;
   int32_t *v_x796_d; int64_t v_x796_n;
@@ -2689,136 +2562,136 @@ struct K14_A {
   int32_t *v_x800_d; int64_t v_x800_n;
   int32_t *v_x804_d; int64_t v_x804_n;
 };
-struct alignas(8) K14_0_V {
+struct alignas(8) K12_0_V {
   int32_t v0;
 };
-struct K14_0_pull {
-  K14_A A;
-  __device__ K14_0_V operator()(int64_t i) const {
+struct K12_0_pull {
+  K12_A A;
+  __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t482 = 0; /* nonzero: a check below failed */
-    uint8_t t479 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-    int32_t t480;
-    if (t479) {
-      int t483 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
-      int32_t t481 = t483 ? A.v_x796_d[ix] : 0;
-      t482 |= !t483;
-      t480 = t481;
+    int t478 = 0; /* nonzero: a check below failed */
+    uint8_t t475 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+    int32_t t476;
+    if (t475) {
+      int t479 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
+      int32_t t477 = t479 ? A.v_x796_d[ix] : 0;
+      t478 |= !t479;
+      t476 = t477;
     } else {
-      int32_t t485 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-      int t487 = (uint64_t)(int64_t)t485 < (uint64_t)A.v_x797_n;
-      int32_t t486 = t487 ? A.v_x797_d[t485] : 0;
-      t482 |= !t487;
-      t480 = t486;
+      int32_t t481 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+      int t483 = (uint64_t)(int64_t)t481 < (uint64_t)A.v_x797_n;
+      int32_t t482 = t483 ? A.v_x797_d[t481] : 0;
+      t478 |= !t483;
+      t476 = t482;
     }
-    if (__builtin_expect(t482 != 0, 0)) { /* again, recording the error */
-      uint8_t t489 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-      int32_t t490;
-      if (t489) {
-        int32_t t491;
+    if (__builtin_expect(t478 != 0, 0)) { /* again, recording the error */
+      uint8_t t485 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+      int32_t t486;
+      if (t485) {
+        int32_t t487;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n) {
-          t491 = A.v_x796_d[ix];
+          t487 = A.v_x796_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x796_n, 0.0, 0);
-          t491 = 0;
+          t487 = 0;
         }
-        t490 = t491;
+        t486 = t487;
       } else {
-        int32_t t493 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-        int32_t t494;
-        if ((uint64_t)(int64_t)t493 < (uint64_t)A.v_x797_n) {
-          t494 = A.v_x797_d[t493];
+        int32_t t489 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+        int32_t t490;
+        if ((uint64_t)(int64_t)t489 < (uint64_t)A.v_x797_n) {
+          t490 = A.v_x797_d[t489];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t493, A.v_x797_n, 0.0, 1);
-          t494 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, A.v_x797_n, 0.0, 1);
+          t490 = 0;
         }
-        t490 = t494;
+        t486 = t490;
       }
     }
-    return K14_0_V{t480};
+    return K12_0_V{t476};
   }
 };
-struct K14_0_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_0_V &v) const {
+struct K12_0_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_0_V &v) const {
     A.v_x800_d[i] = v.v0;
   }
 };
-struct alignas(8) K14_1_V {
+struct alignas(8) K12_1_V {
   int32_t v0;
 };
-struct K14_1_pull {
-  K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
+struct K12_1_pull {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t499 = 0; /* nonzero: a check below failed */
-    uint8_t t496 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-    int32_t t497;
-    if (t496) {
-      int t500 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
-      int32_t t498 = t500 ? A.v_x796_d[ix] : 0;
-      t499 |= !t500;
-      t497 = t498;
+    int t495 = 0; /* nonzero: a check below failed */
+    uint8_t t492 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+    int32_t t493;
+    if (t492) {
+      int t496 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
+      int32_t t494 = t496 ? A.v_x796_d[ix] : 0;
+      t495 |= !t496;
+      t493 = t494;
     } else {
-      int32_t t502 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-      int t504 = (uint64_t)(int64_t)t502 < (uint64_t)A.v_x797_n;
-      int32_t t503 = t504 ? A.v_x797_d[t502] : 0;
-      t499 |= !t504;
-      t497 = t503;
+      int32_t t498 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+      int t500 = (uint64_t)(int64_t)t498 < (uint64_t)A.v_x797_n;
+      int32_t t499 = t500 ? A.v_x797_d[t498] : 0;
+      t495 |= !t500;
+      t493 = t499;
     }
-    if (__builtin_expect(t499 != 0, 0)) { /* again, recording the error */
-      uint8_t t506 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-      int32_t t507;
-      if (t506) {
-        int32_t t508;
+    if (__builtin_expect(t495 != 0, 0)) { /* again, recording the error */
+      uint8_t t502 = rt_lt_i(ix, (int32_t)A.v_x796_n);
+      int32_t t503;
+      if (t502) {
+        int32_t t504;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n) {
-          t508 = A.v_x796_d[ix];
+          t504 = A.v_x796_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x796_n, 0.0, 2);
-          t508 = 0;
+          t504 = 0;
         }
-        t507 = t508;
+        t503 = t504;
       } else {
-        int32_t t510 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-        int32_t t511;
-        if ((uint64_t)(int64_t)t510 < (uint64_t)A.v_x797_n) {
-          t511 = A.v_x797_d[t510];
+        int32_t t506 = rt_sub_i(ix, (int32_t)A.v_x796_n);
+        int32_t t507;
+        if ((uint64_t)(int64_t)t506 < (uint64_t)A.v_x797_n) {
+          t507 = A.v_x797_d[t506];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t510, A.v_x797_n, 0.0, 3);
-          t511 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t506, A.v_x797_n, 0.0, 3);
+          t507 = 0;
         }
-        t507 = t511;
+        t503 = t507;
       }
     }
-    return K14_1_V{t497};
+    return K12_1_V{t493};
   }
 };
-struct K14_1_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_1_V &v) const {
+struct K12_1_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_1_V &v) const {
     A.v_x804_d[i] = v.v0;
   }
 };
-struct K14_1_op {
-  K14_A A;
-  __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
-    int32_t t513 = rt_add_i(a.v0, b.v0);
-    return K14_1_V{t513};
+struct K12_1_op {
+  K12_A A;
+  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
+    int32_t t509 = rt_add_i(a.v0, b.v0);
+    return K12_1_V{t509};
   }
 };
-struct K14_1_ride {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_1_V &v) const {
-    K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
-    K14_1_store{A}(i, v);
+struct K12_1_ride {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_1_V &v) const {
+    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
+    K12_1_store{A}(i, v);
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   (void)loc;
   (void)err;
-  K14_A A;
+  K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -2831,27 +2704,27 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtV
   RtValue *v_x804 = NULL;
   /* MAP */
   {
-    const int64_t t514 = v_x798;
-    if (t514 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t514, 0.0, run, 4};
+    const int64_t t510 = v_x798;
+    if (t510 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t510, 0.0, run, 4};
       goto fail;
     }
-    v_x800 = rtg_vec_new(RT_INT, t514);
+    v_x800 = rtg_vec_new(RT_INT, t510);
     A.v_x800_d = v_x800->data.i;
     A.v_x800_n = v_x800->len;
-    /* computed in the launch of SOAC 1 (K14_1_ride) */
+    /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t515 = v_x798;
-    if (t515 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t515, 0.0, run, 5};
+    const int64_t t511 = v_x798;
+    if (t511 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t511, 0.0, run, 5};
       goto fail;
     }
-    v_x804 = rtg_vec_new(RT_INT, t515);
+    v_x804 = rtg_vec_new(RT_INT, t511);
     A.v_x804_d = v_x804->data.i;
     A.v_x804_n = v_x804->len;
-    rtg::scan<true>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{0}, t515, K14_1_ride{A});
+    rtg::scan<true>("K12", loc, K12_1_pull{A}, K12_1_op{A}, K12_1_V{0}, t511, K12_1_ride{A});
   }
   *out_v_x800 = v_x800;
   *out_v_x804 = v_x804;
@@ -2861,19 +2734,19 @@ fail:
   rt_release(v_x804);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
   RtValue *vals[] = {v_x796, v_x797};
   const int64_t sizes[] = {(int64_t)v_x798, (int64_t)v_x798};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K14_host(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
+    K12_host(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
+    K12_gpu(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
   }
 }
 
-/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
+/* K13: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
   (void)loc;
   (void)run;
   int32_t *v_x1147_d = v_x1147->data.i;
@@ -2891,106 +2764,106 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, R
   RtValue *v_x1158 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t516 = v_sd_1159_off[v_sd_1159_n];
-    v_x1158 = rt_value_new(rt_vec_type(RT_INT), t516);
+    const int64_t t512 = v_sd_1159_off[v_sd_1159_n];
+    v_x1158 = rt_value_new(rt_vec_type(RT_INT), t512);
     int32_t *v_x1158_d = v_x1158->data.i;
     const int64_t v_x1158_n = v_x1158->len;
-    const int64_t t517 = (t516 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t517 > 1)
-    for (int64_t t518 = 0; t518 < t517; t518++) {
-      int64_t t521 = rt_segment_search(v_sd_1159_off, 0, v_sd_1159_n, t518 * RT_CHUNK);
-      const int64_t t518_end = (t518 + 1) * RT_CHUNK < t516 ? (t518 + 1) * RT_CHUNK : t516;
-      for (int64_t t519 = t518 * RT_CHUNK; t519 < t518_end; t519++) {
-        const int32_t t520 = (int32_t)t519;
-        while (v_sd_1159_off[t521 + 1] <= t519)
-          t521++;
-        const int32_t t522 = (int32_t)t521;
-        int t524 = 0; /* nonzero: a check below failed */
-        int t525 = (uint64_t)(int64_t)t522 < (uint64_t)v_x1153_n;
-        int32_t t523 = t525 ? v_x1153_d[t522] : 0;
-        t524 |= !t525;
-        int t527 = (uint64_t)(int64_t)t522 < (uint64_t)v_x1151_n;
-        int32_t t526 = t527 ? v_x1151_d[t522] : 0;
-        t524 |= !t527;
-        int32_t t529 = rt_sub_i(t520, t526);
-        int t531 = (uint64_t)(int64_t)t522 < (uint64_t)v_x1152_n;
-        int32_t t530 = t531 ? v_x1152_d[t522] : 0;
-        t524 |= !t531;
-        int32_t t533 = rt_mul_i(t529, t530);
-        int32_t t535 = rt_add_i(t523, t533);
-        int t537 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1149;
-        int32_t t536 = t537 ? t535 : 0;
-        t524 |= !t537;
-        uint8_t t539 = rt_lt_i(t536, (int32_t)v_x1147_n);
-        int32_t t540;
-        if (t539) {
-          int t542 = (uint64_t)(int64_t)t536 < (uint64_t)v_x1147_n;
-          int32_t t541 = t542 ? v_x1147_d[t536] : 0;
-          t524 |= !t542;
-          t540 = t541;
+    const int64_t t513 = (t512 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t513 > 1)
+    for (int64_t t514 = 0; t514 < t513; t514++) {
+      int64_t t517 = rt_segment_search(v_sd_1159_off, 0, v_sd_1159_n, t514 * RT_CHUNK);
+      const int64_t t514_end = (t514 + 1) * RT_CHUNK < t512 ? (t514 + 1) * RT_CHUNK : t512;
+      for (int64_t t515 = t514 * RT_CHUNK; t515 < t514_end; t515++) {
+        const int32_t t516 = (int32_t)t515;
+        while (v_sd_1159_off[t517 + 1] <= t515)
+          t517++;
+        const int32_t t518 = (int32_t)t517;
+        int t520 = 0; /* nonzero: a check below failed */
+        int t521 = (uint64_t)(int64_t)t518 < (uint64_t)v_x1153_n;
+        int32_t t519 = t521 ? v_x1153_d[t518] : 0;
+        t520 |= !t521;
+        int t523 = (uint64_t)(int64_t)t518 < (uint64_t)v_x1151_n;
+        int32_t t522 = t523 ? v_x1151_d[t518] : 0;
+        t520 |= !t523;
+        int32_t t525 = rt_sub_i(t516, t522);
+        int t527 = (uint64_t)(int64_t)t518 < (uint64_t)v_x1152_n;
+        int32_t t526 = t527 ? v_x1152_d[t518] : 0;
+        t520 |= !t527;
+        int32_t t529 = rt_mul_i(t525, t526);
+        int32_t t531 = rt_add_i(t519, t529);
+        int t533 = (uint64_t)(int64_t)t531 < (uint64_t)v_x1149;
+        int32_t t532 = t533 ? t531 : 0;
+        t520 |= !t533;
+        uint8_t t535 = rt_lt_i(t532, (int32_t)v_x1147_n);
+        int32_t t536;
+        if (t535) {
+          int t538 = (uint64_t)(int64_t)t532 < (uint64_t)v_x1147_n;
+          int32_t t537 = t538 ? v_x1147_d[t532] : 0;
+          t520 |= !t538;
+          t536 = t537;
         } else {
-          int32_t t544 = rt_sub_i(t536, (int32_t)v_x1147_n);
-          int t546 = (uint64_t)(int64_t)t544 < (uint64_t)v_x1148_n;
-          int32_t t545 = t546 ? v_x1148_d[t544] : 0;
-          t524 |= !t546;
-          t540 = t545;
+          int32_t t540 = rt_sub_i(t532, (int32_t)v_x1147_n);
+          int t542 = (uint64_t)(int64_t)t540 < (uint64_t)v_x1148_n;
+          int32_t t541 = t542 ? v_x1148_d[t540] : 0;
+          t520 |= !t542;
+          t536 = t541;
         }
-        if (__builtin_expect(t524 != 0, 0)) { /* again, recording the error */
-          int32_t t547;
-          if ((uint64_t)(int64_t)t522 < (uint64_t)v_x1153_n) {
-            t547 = v_x1153_d[t522];
+        if (__builtin_expect(t520 != 0, 0)) { /* again, recording the error */
+          int32_t t543;
+          if ((uint64_t)(int64_t)t518 < (uint64_t)v_x1153_n) {
+            t543 = v_x1153_d[t518];
           } else {
-            NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t522, v_x1153_n, 0.0, 0);
+            NESSIE_RECORD(err, t515, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, v_x1153_n, 0.0, 0);
+            t543 = 0;
+          }
+          int32_t t544;
+          if ((uint64_t)(int64_t)t518 < (uint64_t)v_x1151_n) {
+            t544 = v_x1151_d[t518];
+          } else {
+            NESSIE_RECORD(err, t515, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, v_x1151_n, 0.0, 1);
+            t544 = 0;
+          }
+          int32_t t546 = rt_sub_i(t516, t544);
+          int32_t t547;
+          if ((uint64_t)(int64_t)t518 < (uint64_t)v_x1152_n) {
+            t547 = v_x1152_d[t518];
+          } else {
+            NESSIE_RECORD(err, t515, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, v_x1152_n, 0.0, 2);
             t547 = 0;
           }
-          int32_t t548;
-          if ((uint64_t)(int64_t)t522 < (uint64_t)v_x1151_n) {
-            t548 = v_x1151_d[t522];
+          int32_t t549 = rt_mul_i(t546, t547);
+          int32_t t551 = rt_add_i(t543, t549);
+          int32_t t552;
+          if ((uint64_t)(int64_t)t551 < (uint64_t)v_x1149) {
+            t552 = t551;
           } else {
-            NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t522, v_x1151_n, 0.0, 1);
-            t548 = 0;
+            NESSIE_RECORD(err, t515, RT_CHECK_INDEX, 0, 0, RT_GATHER, t551, v_x1149, 0.0, 3);
+            t552 = 0;
           }
-          int32_t t550 = rt_sub_i(t520, t548);
-          int32_t t551;
-          if ((uint64_t)(int64_t)t522 < (uint64_t)v_x1152_n) {
-            t551 = v_x1152_d[t522];
-          } else {
-            NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t522, v_x1152_n, 0.0, 2);
-            t551 = 0;
-          }
-          int32_t t553 = rt_mul_i(t550, t551);
-          int32_t t555 = rt_add_i(t547, t553);
-          int32_t t556;
-          if ((uint64_t)(int64_t)t555 < (uint64_t)v_x1149) {
-            t556 = t555;
-          } else {
-            NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, v_x1149, 0.0, 3);
-            t556 = 0;
-          }
-          uint8_t t558 = rt_lt_i(t556, (int32_t)v_x1147_n);
-          int32_t t559;
-          if (t558) {
-            int32_t t560;
-            if ((uint64_t)(int64_t)t556 < (uint64_t)v_x1147_n) {
-              t560 = v_x1147_d[t556];
+          uint8_t t554 = rt_lt_i(t552, (int32_t)v_x1147_n);
+          int32_t t555;
+          if (t554) {
+            int32_t t556;
+            if ((uint64_t)(int64_t)t552 < (uint64_t)v_x1147_n) {
+              t556 = v_x1147_d[t552];
             } else {
-              NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, v_x1147_n, 0.0, 4);
-              t560 = 0;
+              NESSIE_RECORD(err, t515, RT_CHECK_INDEX, 0, 0, RT_GATHER, t552, v_x1147_n, 0.0, 4);
+              t556 = 0;
             }
-            t559 = t560;
+            t555 = t556;
           } else {
-            int32_t t562 = rt_sub_i(t556, (int32_t)v_x1147_n);
-            int32_t t563;
-            if ((uint64_t)(int64_t)t562 < (uint64_t)v_x1148_n) {
-              t563 = v_x1148_d[t562];
+            int32_t t558 = rt_sub_i(t552, (int32_t)v_x1147_n);
+            int32_t t559;
+            if ((uint64_t)(int64_t)t558 < (uint64_t)v_x1148_n) {
+              t559 = v_x1148_d[t558];
             } else {
-              NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t562, v_x1148_n, 0.0, 5);
-              t563 = 0;
+              NESSIE_RECORD(err, t515, RT_CHECK_INDEX, 0, 0, RT_GATHER, t558, v_x1148_n, 0.0, 5);
+              t559 = 0;
             }
-            t559 = t563;
+            t555 = t559;
           }
         }
-        v_x1158_d[t519] = t540;
+        v_x1158_d[t515] = t536;
       }
     }
   }
@@ -3002,8 +2875,8 @@ fail:
   rt_release(v_x1158);
 }
 
-/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K15_A {
+/* K13: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K13_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1147_d; int64_t v_x1147_n;
@@ -3016,114 +2889,114 @@ struct K15_A {
   int32_t v_x1154;
   int32_t *v_x1158_d; int64_t v_x1158_n;
 };
-struct alignas(8) K15_0_V {
+struct alignas(8) K13_0_V {
   int32_t v0;
 };
-struct K15_0_pull {
-  K15_A A;
-  __device__ K15_0_V operator()(int64_t i, int64_t s) const {
+struct K13_0_pull {
+  K13_A A;
+  __device__ K13_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t565 = 0; /* nonzero: a check below failed */
-    int t566 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1153_n;
-    int32_t t564 = t566 ? A.v_x1153_d[sx] : 0;
-    t565 |= !t566;
-    int t568 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1151_n;
-    int32_t t567 = t568 ? A.v_x1151_d[sx] : 0;
-    t565 |= !t568;
-    int32_t t570 = rt_sub_i(ix, t567);
-    int t572 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1152_n;
-    int32_t t571 = t572 ? A.v_x1152_d[sx] : 0;
-    t565 |= !t572;
-    int32_t t574 = rt_mul_i(t570, t571);
-    int32_t t576 = rt_add_i(t564, t574);
-    int t578 = (uint64_t)(int64_t)t576 < (uint64_t)A.v_x1149;
-    int32_t t577 = t578 ? t576 : 0;
-    t565 |= !t578;
-    uint8_t t580 = rt_lt_i(t577, (int32_t)A.v_x1147_n);
-    int32_t t581;
-    if (t580) {
-      int t583 = (uint64_t)(int64_t)t577 < (uint64_t)A.v_x1147_n;
-      int32_t t582 = t583 ? A.v_x1147_d[t577] : 0;
-      t565 |= !t583;
-      t581 = t582;
+    int t561 = 0; /* nonzero: a check below failed */
+    int t562 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1153_n;
+    int32_t t560 = t562 ? A.v_x1153_d[sx] : 0;
+    t561 |= !t562;
+    int t564 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1151_n;
+    int32_t t563 = t564 ? A.v_x1151_d[sx] : 0;
+    t561 |= !t564;
+    int32_t t566 = rt_sub_i(ix, t563);
+    int t568 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1152_n;
+    int32_t t567 = t568 ? A.v_x1152_d[sx] : 0;
+    t561 |= !t568;
+    int32_t t570 = rt_mul_i(t566, t567);
+    int32_t t572 = rt_add_i(t560, t570);
+    int t574 = (uint64_t)(int64_t)t572 < (uint64_t)A.v_x1149;
+    int32_t t573 = t574 ? t572 : 0;
+    t561 |= !t574;
+    uint8_t t576 = rt_lt_i(t573, (int32_t)A.v_x1147_n);
+    int32_t t577;
+    if (t576) {
+      int t579 = (uint64_t)(int64_t)t573 < (uint64_t)A.v_x1147_n;
+      int32_t t578 = t579 ? A.v_x1147_d[t573] : 0;
+      t561 |= !t579;
+      t577 = t578;
     } else {
-      int32_t t585 = rt_sub_i(t577, (int32_t)A.v_x1147_n);
-      int t587 = (uint64_t)(int64_t)t585 < (uint64_t)A.v_x1148_n;
-      int32_t t586 = t587 ? A.v_x1148_d[t585] : 0;
-      t565 |= !t587;
-      t581 = t586;
+      int32_t t581 = rt_sub_i(t573, (int32_t)A.v_x1147_n);
+      int t583 = (uint64_t)(int64_t)t581 < (uint64_t)A.v_x1148_n;
+      int32_t t582 = t583 ? A.v_x1148_d[t581] : 0;
+      t561 |= !t583;
+      t577 = t582;
     }
-    if (__builtin_expect(t565 != 0, 0)) { /* again, recording the error */
-      int32_t t588;
+    if (__builtin_expect(t561 != 0, 0)) { /* again, recording the error */
+      int32_t t584;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1153_n) {
-        t588 = A.v_x1153_d[sx];
+        t584 = A.v_x1153_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1153_n, 0.0, 0);
-        t588 = 0;
+        t584 = 0;
       }
-      int32_t t589;
+      int32_t t585;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1151_n) {
-        t589 = A.v_x1151_d[sx];
+        t585 = A.v_x1151_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1151_n, 0.0, 1);
-        t589 = 0;
+        t585 = 0;
       }
-      int32_t t591 = rt_sub_i(ix, t589);
-      int32_t t592;
+      int32_t t587 = rt_sub_i(ix, t585);
+      int32_t t588;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1152_n) {
-        t592 = A.v_x1152_d[sx];
+        t588 = A.v_x1152_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1152_n, 0.0, 2);
-        t592 = 0;
+        t588 = 0;
       }
-      int32_t t594 = rt_mul_i(t591, t592);
-      int32_t t596 = rt_add_i(t588, t594);
-      int32_t t597;
-      if ((uint64_t)(int64_t)t596 < (uint64_t)A.v_x1149) {
-        t597 = t596;
+      int32_t t590 = rt_mul_i(t587, t588);
+      int32_t t592 = rt_add_i(t584, t590);
+      int32_t t593;
+      if ((uint64_t)(int64_t)t592 < (uint64_t)A.v_x1149) {
+        t593 = t592;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t596, A.v_x1149, 0.0, 3);
-        t597 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t592, A.v_x1149, 0.0, 3);
+        t593 = 0;
       }
-      uint8_t t599 = rt_lt_i(t597, (int32_t)A.v_x1147_n);
-      int32_t t600;
-      if (t599) {
-        int32_t t601;
-        if ((uint64_t)(int64_t)t597 < (uint64_t)A.v_x1147_n) {
-          t601 = A.v_x1147_d[t597];
+      uint8_t t595 = rt_lt_i(t593, (int32_t)A.v_x1147_n);
+      int32_t t596;
+      if (t595) {
+        int32_t t597;
+        if ((uint64_t)(int64_t)t593 < (uint64_t)A.v_x1147_n) {
+          t597 = A.v_x1147_d[t593];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t597, A.v_x1147_n, 0.0, 4);
-          t601 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t593, A.v_x1147_n, 0.0, 4);
+          t597 = 0;
         }
-        t600 = t601;
+        t596 = t597;
       } else {
-        int32_t t603 = rt_sub_i(t597, (int32_t)A.v_x1147_n);
-        int32_t t604;
-        if ((uint64_t)(int64_t)t603 < (uint64_t)A.v_x1148_n) {
-          t604 = A.v_x1148_d[t603];
+        int32_t t599 = rt_sub_i(t593, (int32_t)A.v_x1147_n);
+        int32_t t600;
+        if ((uint64_t)(int64_t)t599 < (uint64_t)A.v_x1148_n) {
+          t600 = A.v_x1148_d[t599];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, A.v_x1148_n, 0.0, 5);
-          t604 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t599, A.v_x1148_n, 0.0, 5);
+          t600 = 0;
         }
-        t600 = t604;
+        t596 = t600;
       }
     }
-    return K15_0_V{t581};
+    return K13_0_V{t577};
   }
 };
-struct K15_0_store {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_0_V &v) const {
+struct K13_0_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_0_V &v) const {
     A.v_x1158_d[i] = v.v0;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
   (void)loc;
   (void)err;
-  K15_A A;
+  K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3144,11 +3017,11 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, Rt
   RtValue *v_x1158 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t605 = rtg_seg_total(v_sd_1159);
-    v_x1158 = rtg_vec_new(RT_INT, t605);
+    const int64_t t601 = rtg_seg_total(v_sd_1159);
+    v_x1158 = rtg_vec_new(RT_INT, t601);
     A.v_x1158_d = v_x1158->data.i;
     A.v_x1158_n = v_x1158->len;
-    rtg::seg_map("K15", loc, K15_0_pull{A}, K15_0_store{A}, v_sd_1159, t605);
+    rtg::seg_map("K13", loc, K13_0_pull{A}, K13_0_store{A}, v_sd_1159, t601);
   }
   *out_v_x1158 = v_x1158;
   return;
@@ -3156,19 +3029,19 @@ fail:
   rt_release(v_x1158);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
   RtValue *vals[] = {v_x1147, v_x1148, v_sd_1159, v_x1151, v_x1152, v_x1153};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K15_host(err, loc, run, v_x1147, v_x1148, v_x1149, v_sd_1159, v_x1151, v_x1152, v_x1153, v_x1154, out_v_x1158);
+    K13_host(err, loc, run, v_x1147, v_x1148, v_x1149, v_sd_1159, v_x1151, v_x1152, v_x1153, v_x1154, out_v_x1158);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x1147, v_x1148, v_x1149, v_sd_1159, v_x1151, v_x1152, v_x1153, v_x1154, out_v_x1158);
+    K13_gpu(err, loc, run, v_x1147, v_x1148, v_x1149, v_sd_1159, v_x1151, v_x1152, v_x1153, v_x1154, out_v_x1158);
   }
 }
 
-/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+/* K14: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   (void)loc;
   (void)run;
   int32_t *v_x831_d = v_x831->data.i;
@@ -3180,67 +3053,67 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int
   RtValue *v_x840 = NULL;
   /* MAP */
   {
-    const int64_t t606 = v_x819;
-    if (t606 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t606, 0.0, 0);
+    const int64_t t602 = v_x819;
+    if (t602 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t602, 0.0, 0);
       goto fail;
     }
-    v_x836 = rt_value_new(rt_vec_type(RT_INT), t606);
+    v_x836 = rt_value_new(rt_vec_type(RT_INT), t602);
     int32_t *v_x836_d = v_x836->data.i;
     const int64_t v_x836_n = v_x836->len;
-    v_x838 = rt_value_new(rt_vec_type(RT_INT), t606);
+    v_x838 = rt_value_new(rt_vec_type(RT_INT), t602);
     int32_t *v_x838_d = v_x838->data.i;
     const int64_t v_x838_n = v_x838->len;
-    v_x840 = rt_value_new(rt_vec_type(RT_INT), t606);
+    v_x840 = rt_value_new(rt_vec_type(RT_INT), t602);
     int32_t *v_x840_d = v_x840->data.i;
     const int64_t v_x840_n = v_x840->len;
-    RT_PARALLEL_FOR_IF(t606 >= RT_PARALLEL_MIN)
-    for (int64_t t607 = 0; t607 < t606; t607++) {
-      const int32_t t608 = (int32_t)t607;
-      int t611 = 0; /* nonzero: a check below failed */
-      int32_t t610 = rt_div_i(t608, 2, &t611);
-      int32_t t613 = rt_rem_i(t608, 2, &t611);
-      int32_t t615 = rt_mul_i(t613, v_x826);
-      int32_t t617 = rt_add_i(t615, t610);
-      int t619 = (uint64_t)(int64_t)t617 < (uint64_t)v_x831_n;
-      int32_t t618 = t619 ? v_x831_d[t617] : 0;
-      t611 |= !t619;
-      int t621 = (uint64_t)(int64_t)t617 < (uint64_t)v_x834_n;
-      int32_t t620 = t621 ? v_x834_d[t617] : 0;
-      t611 |= !t621;
-      int32_t t623 = rt_add_i(t620, t618);
-      if (__builtin_expect(t611 != 0, 0)) { /* again, recording the error */
-        int t624 = 0;
-        int32_t t625 = rt_div_i(t608, 2, &t624);
-        if (t624) {
-          NESSIE_RECORD(err, t607, RT_CHECK_SCALAR, 0, t624, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t602 >= RT_PARALLEL_MIN)
+    for (int64_t t603 = 0; t603 < t602; t603++) {
+      const int32_t t604 = (int32_t)t603;
+      int t607 = 0; /* nonzero: a check below failed */
+      int32_t t606 = rt_div_i(t604, 2, &t607);
+      int32_t t609 = rt_rem_i(t604, 2, &t607);
+      int32_t t611 = rt_mul_i(t609, v_x826);
+      int32_t t613 = rt_add_i(t611, t606);
+      int t615 = (uint64_t)(int64_t)t613 < (uint64_t)v_x831_n;
+      int32_t t614 = t615 ? v_x831_d[t613] : 0;
+      t607 |= !t615;
+      int t617 = (uint64_t)(int64_t)t613 < (uint64_t)v_x834_n;
+      int32_t t616 = t617 ? v_x834_d[t613] : 0;
+      t607 |= !t617;
+      int32_t t619 = rt_add_i(t616, t614);
+      if (__builtin_expect(t607 != 0, 0)) { /* again, recording the error */
+        int t620 = 0;
+        int32_t t621 = rt_div_i(t604, 2, &t620);
+        if (t620) {
+          NESSIE_RECORD(err, t603, RT_CHECK_SCALAR, 0, t620, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t626 = 0;
-        int32_t t627 = rt_rem_i(t608, 2, &t626);
-        if (t626) {
-          NESSIE_RECORD(err, t607, RT_CHECK_SCALAR, 0, t626, RT_REM, 0, 0, 0.0, 2);
+        int t622 = 0;
+        int32_t t623 = rt_rem_i(t604, 2, &t622);
+        if (t622) {
+          NESSIE_RECORD(err, t603, RT_CHECK_SCALAR, 0, t622, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t629 = rt_mul_i(t627, v_x826);
-        int32_t t631 = rt_add_i(t629, t625);
-        int32_t t632;
-        if ((uint64_t)(int64_t)t631 < (uint64_t)v_x831_n) {
-          t632 = v_x831_d[t631];
+        int32_t t625 = rt_mul_i(t623, v_x826);
+        int32_t t627 = rt_add_i(t625, t621);
+        int32_t t628;
+        if ((uint64_t)(int64_t)t627 < (uint64_t)v_x831_n) {
+          t628 = v_x831_d[t627];
         } else {
-          NESSIE_RECORD(err, t607, RT_CHECK_INDEX, 0, 0, RT_GATHER, t631, v_x831_n, 0.0, 3);
-          t632 = 0;
+          NESSIE_RECORD(err, t603, RT_CHECK_INDEX, 0, 0, RT_GATHER, t627, v_x831_n, 0.0, 3);
+          t628 = 0;
         }
-        int32_t t633;
-        if ((uint64_t)(int64_t)t631 < (uint64_t)v_x834_n) {
-          t633 = v_x834_d[t631];
+        int32_t t629;
+        if ((uint64_t)(int64_t)t627 < (uint64_t)v_x834_n) {
+          t629 = v_x834_d[t627];
         } else {
-          NESSIE_RECORD(err, t607, RT_CHECK_INDEX, 0, 0, RT_GATHER, t631, v_x834_n, 0.0, 4);
-          t633 = 0;
+          NESSIE_RECORD(err, t603, RT_CHECK_INDEX, 0, 0, RT_GATHER, t627, v_x834_n, 0.0, 4);
+          t629 = 0;
         }
-        int32_t t635 = rt_add_i(t633, t632);
+        int32_t t631 = rt_add_i(t629, t628);
       }
-      v_x836_d[t607] = t620;
-      v_x838_d[t607] = t623;
-      v_x840_d[t607] = 1;
+      v_x836_d[t603] = t616;
+      v_x838_d[t603] = t619;
+      v_x840_d[t603] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3255,8 +3128,8 @@ fail:
   rt_release(v_x840);
 }
 
-/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K16_A {
+/* K14: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K14_A {
   RtKernelError *err;
   int run;
   int32_t v_x819;
@@ -3267,72 +3140,72 @@ struct K16_A {
   int32_t *v_x838_d; int64_t v_x838_n;
   int32_t *v_x840_d; int64_t v_x840_n;
 };
-struct alignas(8) K16_0_V {
+struct alignas(8) K14_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K16_0_pull {
-  K16_A A;
-  __device__ K16_0_V operator()(int64_t i) const {
+struct K14_0_pull {
+  K14_A A;
+  __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t638 = 0; /* nonzero: a check below failed */
-    int32_t t637 = rt_div_i(ix, 2, &t638);
-    int32_t t640 = rt_rem_i(ix, 2, &t638);
-    int32_t t642 = rt_mul_i(t640, A.v_x826);
-    int32_t t644 = rt_add_i(t642, t637);
-    int t646 = (uint64_t)(int64_t)t644 < (uint64_t)A.v_x831_n;
-    int32_t t645 = t646 ? A.v_x831_d[t644] : 0;
-    t638 |= !t646;
-    int t648 = (uint64_t)(int64_t)t644 < (uint64_t)A.v_x834_n;
-    int32_t t647 = t648 ? A.v_x834_d[t644] : 0;
-    t638 |= !t648;
-    int32_t t650 = rt_add_i(t647, t645);
-    if (__builtin_expect(t638 != 0, 0)) { /* again, recording the error */
-      int t651 = 0;
-      int32_t t652 = rt_div_i(ix, 2, &t651);
-      if (t651) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t651, RT_DIV, 0, 0, 0.0, 0);
+    int t634 = 0; /* nonzero: a check below failed */
+    int32_t t633 = rt_div_i(ix, 2, &t634);
+    int32_t t636 = rt_rem_i(ix, 2, &t634);
+    int32_t t638 = rt_mul_i(t636, A.v_x826);
+    int32_t t640 = rt_add_i(t638, t633);
+    int t642 = (uint64_t)(int64_t)t640 < (uint64_t)A.v_x831_n;
+    int32_t t641 = t642 ? A.v_x831_d[t640] : 0;
+    t634 |= !t642;
+    int t644 = (uint64_t)(int64_t)t640 < (uint64_t)A.v_x834_n;
+    int32_t t643 = t644 ? A.v_x834_d[t640] : 0;
+    t634 |= !t644;
+    int32_t t646 = rt_add_i(t643, t641);
+    if (__builtin_expect(t634 != 0, 0)) { /* again, recording the error */
+      int t647 = 0;
+      int32_t t648 = rt_div_i(ix, 2, &t647);
+      if (t647) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t647, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t653 = 0;
-      int32_t t654 = rt_rem_i(ix, 2, &t653);
-      if (t653) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t653, RT_REM, 0, 0, 0.0, 1);
+      int t649 = 0;
+      int32_t t650 = rt_rem_i(ix, 2, &t649);
+      if (t649) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t649, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t656 = rt_mul_i(t654, A.v_x826);
-      int32_t t658 = rt_add_i(t656, t652);
-      int32_t t659;
-      if ((uint64_t)(int64_t)t658 < (uint64_t)A.v_x831_n) {
-        t659 = A.v_x831_d[t658];
+      int32_t t652 = rt_mul_i(t650, A.v_x826);
+      int32_t t654 = rt_add_i(t652, t648);
+      int32_t t655;
+      if ((uint64_t)(int64_t)t654 < (uint64_t)A.v_x831_n) {
+        t655 = A.v_x831_d[t654];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t658, A.v_x831_n, 0.0, 2);
-        t659 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t654, A.v_x831_n, 0.0, 2);
+        t655 = 0;
       }
-      int32_t t660;
-      if ((uint64_t)(int64_t)t658 < (uint64_t)A.v_x834_n) {
-        t660 = A.v_x834_d[t658];
+      int32_t t656;
+      if ((uint64_t)(int64_t)t654 < (uint64_t)A.v_x834_n) {
+        t656 = A.v_x834_d[t654];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t658, A.v_x834_n, 0.0, 3);
-        t660 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t654, A.v_x834_n, 0.0, 3);
+        t656 = 0;
       }
-      int32_t t662 = rt_add_i(t660, t659);
+      int32_t t658 = rt_add_i(t656, t655);
     }
-    return K16_0_V{t647, t650, 1};
+    return K14_0_V{t643, t646, 1};
   }
 };
-struct K16_0_store {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_0_V &v) const {
+struct K14_0_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_0_V &v) const {
     A.v_x836_d[i] = v.v0;
     A.v_x838_d[i] = v.v1;
     A.v_x840_d[i] = v.v2;
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   (void)loc;
   (void)err;
-  K16_A A;
+  K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3347,21 +3220,21 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int3
   RtValue *v_x840 = NULL;
   /* MAP */
   {
-    const int64_t t663 = v_x819;
-    if (t663 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t663, 0.0, run, 4};
+    const int64_t t659 = v_x819;
+    if (t659 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t659, 0.0, run, 4};
       goto fail;
     }
-    v_x836 = rtg_vec_new(RT_INT, t663);
+    v_x836 = rtg_vec_new(RT_INT, t659);
     A.v_x836_d = v_x836->data.i;
     A.v_x836_n = v_x836->len;
-    v_x838 = rtg_vec_new(RT_INT, t663);
+    v_x838 = rtg_vec_new(RT_INT, t659);
     A.v_x838_d = v_x838->data.i;
     A.v_x838_n = v_x838->len;
-    v_x840 = rtg_vec_new(RT_INT, t663);
+    v_x840 = rtg_vec_new(RT_INT, t659);
     A.v_x840_d = v_x840->data.i;
     A.v_x840_n = v_x840->len;
-    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t663);
+    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t659);
   }
   *out_v_x836 = v_x836;
   *out_v_x838 = v_x838;
@@ -3373,19 +3246,19 @@ fail:
   rt_release(v_x840);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
   RtValue *vals[] = {v_x831, v_x834};
   const int64_t sizes[] = {(int64_t)v_x819};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K16_host(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
+    K14_host(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
+    K14_gpu(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
   }
 }
 
-/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
+/* K15: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
   (void)loc;
   (void)run;
   int32_t *v_x844_d = v_x844->data.i;
@@ -3396,18 +3269,18 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtV
   int32_t v_x854 = 0;
   /* MAP */
   {
-    const int64_t t664 = v_x841;
-    if (t664 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t664, 0.0, 0);
+    const int64_t t660 = v_x841;
+    if (t660 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t660, 0.0, 0);
       goto fail;
     }
-    v_x843 = rt_value_new(rt_vec_type(RT_INT), t664);
+    v_x843 = rt_value_new(rt_vec_type(RT_INT), t660);
     int32_t *v_x843_d = v_x843->data.i;
     const int64_t v_x843_n = v_x843->len;
-    RT_PARALLEL_FOR_IF(t664 >= RT_PARALLEL_MIN)
-    for (int64_t t665 = 0; t665 < t664; t665++) {
-      const int32_t t666 = (int32_t)t665;
-      v_x843_d[t665] = 2;
+    RT_PARALLEL_FOR_IF(t660 >= RT_PARALLEL_MIN)
+    for (int64_t t661 = 0; t661 < t660; t661++) {
+      const int32_t t662 = (int32_t)t661;
+      v_x843_d[t661] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -3417,101 +3290,101 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtV
     const int64_t v_x843_n = v_x843->len;
     /* REDUCE */
     {
-      const int64_t t667 = v_x844_n;
-      const int64_t t668 = t667 > 0 ? (t667 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t669 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t668);
-      int32_t *t670 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t668);
-      int32_t *t671 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t668);
-      RT_PARALLEL_FOR_IF(t668 > 1)
-      for (int64_t t672 = 0; t672 < t668; t672++) {
-        int32_t t672a0;
-        int32_t t672a1;
-        int32_t t672a2;
-        t672a0 = 2147483647;
-        t672a1 = 0;
-        t672a2 = 1;
-        const int64_t t672_end = (t672 + 1) * RT_CHUNK < t667 ? (t672 + 1) * RT_CHUNK : t667;
-        for (int64_t t673 = t672 * RT_CHUNK; t673 < t672_end; t673++) {
-          const int32_t t674 = (int32_t)t673;
-          int32_t t672x0;
-          int32_t t672x1;
-          int32_t t672x2;
-          uint8_t t676 = rt_lt_i(0, 2);
+      const int64_t t663 = v_x844_n;
+      const int64_t t664 = t663 > 0 ? (t663 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t665 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t664);
+      int32_t *t666 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t664);
+      int32_t *t667 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t664);
+      RT_PARALLEL_FOR_IF(t664 > 1)
+      for (int64_t t668 = 0; t668 < t664; t668++) {
+        int32_t t668a0;
+        int32_t t668a1;
+        int32_t t668a2;
+        t668a0 = 2147483647;
+        t668a1 = 0;
+        t668a2 = 1;
+        const int64_t t668_end = (t668 + 1) * RT_CHUNK < t663 ? (t668 + 1) * RT_CHUNK : t663;
+        for (int64_t t669 = t668 * RT_CHUNK; t669 < t668_end; t669++) {
+          const int32_t t670 = (int32_t)t669;
+          int32_t t668x0;
+          int32_t t668x1;
+          int32_t t668x2;
+          uint8_t t672 = rt_lt_i(0, 2);
+          int32_t t673;
+          if (t672) {
+            t673 = 2147483647;
+          } else {
+            t673 = t670;
+          }
+          t668x0 = t673;
+          t668x1 = 0;
+          t668x2 = 2;
+          uint8_t t675 = rt_le_i(t668a0, t668x0);
+          int32_t t676;
+          if (t675) {
+            t676 = t668a0;
+          } else {
+            t676 = t668x0;
+          }
           int32_t t677;
-          if (t676) {
-            t677 = 2147483647;
+          if (t675) {
+            t677 = t668a1;
           } else {
-            t677 = t674;
+            t677 = t668x1;
           }
-          t672x0 = t677;
-          t672x1 = 0;
-          t672x2 = 2;
-          uint8_t t679 = rt_le_i(t672a0, t672x0);
-          int32_t t680;
-          if (t679) {
-            t680 = t672a0;
+          int32_t t678;
+          if (t675) {
+            t678 = t668a2;
           } else {
-            t680 = t672x0;
+            t678 = t668x2;
           }
-          int32_t t681;
-          if (t679) {
-            t681 = t672a1;
-          } else {
-            t681 = t672x1;
-          }
-          int32_t t682;
-          if (t679) {
-            t682 = t672a2;
-          } else {
-            t682 = t672x2;
-          }
-          t672a0 = t680;
-          t672a1 = t681;
-          t672a2 = t682;
+          t668a0 = t676;
+          t668a1 = t677;
+          t668a2 = t678;
         }
-        t669[t672] = t672a0;
-        t670[t672] = t672a1;
-        t671[t672] = t672a2;
+        t665[t668] = t668a0;
+        t666[t668] = t668a1;
+        t667[t668] = t668a2;
       }
-      int32_t t672t0;
-      int32_t t672t1;
-      int32_t t672t2;
-      t672t0 = 2147483647;
-      t672t1 = 0;
-      t672t2 = 1;
-      for (int64_t t672 = 0; t672 < t668; t672++) {
-        const int32_t t683 = t669[t672];
-        const int32_t t684 = t670[t672];
-        const int32_t t685 = t671[t672];
-        uint8_t t687 = rt_le_i(t672t0, t683);
-        int32_t t688;
-        if (t687) {
-          t688 = t672t0;
+      int32_t t668t0;
+      int32_t t668t1;
+      int32_t t668t2;
+      t668t0 = 2147483647;
+      t668t1 = 0;
+      t668t2 = 1;
+      for (int64_t t668 = 0; t668 < t664; t668++) {
+        const int32_t t679 = t665[t668];
+        const int32_t t680 = t666[t668];
+        const int32_t t681 = t667[t668];
+        uint8_t t683 = rt_le_i(t668t0, t679);
+        int32_t t684;
+        if (t683) {
+          t684 = t668t0;
         } else {
-          t688 = t683;
+          t684 = t679;
         }
-        int32_t t689;
-        if (t687) {
-          t689 = t672t1;
+        int32_t t685;
+        if (t683) {
+          t685 = t668t1;
         } else {
-          t689 = t684;
+          t685 = t680;
         }
-        int32_t t690;
-        if (t687) {
-          t690 = t672t2;
+        int32_t t686;
+        if (t683) {
+          t686 = t668t2;
         } else {
-          t690 = t685;
+          t686 = t681;
         }
-        t672t0 = t688;
-        t672t1 = t689;
-        t672t2 = t690;
+        t668t0 = t684;
+        t668t1 = t685;
+        t668t2 = t686;
       }
-      v_x852 = t672t0;
-      rt_free(t669);
-      v_x853 = t672t1;
-      rt_free(t670);
-      v_x854 = t672t2;
-      rt_free(t671);
+      v_x852 = t668t0;
+      rt_free(t665);
+      v_x853 = t668t1;
+      rt_free(t666);
+      v_x854 = t668t2;
+      rt_free(t667);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3524,8 +3397,8 @@ fail:
   rt_release(v_x843);
 }
 
-/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K17_A {
+/* K15: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K15_A {
   RtKernelError *err;
   int run;
   int32_t v_x841;
@@ -3535,71 +3408,71 @@ struct K17_A {
   int32_t v_x853;
   int32_t v_x854;
 };
-struct alignas(8) K17_0_V {
+struct alignas(8) K15_0_V {
   int32_t v0;
 };
-struct K17_0_pull {
-  K17_A A;
-  __device__ K17_0_V operator()(int64_t i) const {
+struct K15_0_pull {
+  K15_A A;
+  __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K17_0_V{2};
+    return K15_0_V{2};
   }
 };
-struct K17_0_store {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_0_V &v) const {
+struct K15_0_store {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_0_V &v) const {
     A.v_x843_d[i] = v.v0;
   }
 };
-struct alignas(8) K17_1_V {
+struct alignas(8) K15_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K17_1_pull {
-  K17_A A;
-  __device__ K17_1_V operator()(int64_t i) const {
+struct K15_1_pull {
+  K15_A A;
+  __device__ K15_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t692 = rt_lt_i(0, 2);
+    uint8_t t688 = rt_lt_i(0, 2);
+    int32_t t689;
+    if (t688) {
+      t689 = 2147483647;
+    } else {
+      t689 = ix;
+    }
+    return K15_1_V{t689, 0, 2};
+  }
+};
+struct K15_1_op {
+  K15_A A;
+  __device__ K15_1_V operator()(const K15_1_V &a, const K15_1_V &b) const {
+    uint8_t t691 = rt_le_i(a.v0, b.v0);
+    int32_t t692;
+    if (t691) {
+      t692 = a.v0;
+    } else {
+      t692 = b.v0;
+    }
     int32_t t693;
-    if (t692) {
-      t693 = 2147483647;
+    if (t691) {
+      t693 = a.v1;
     } else {
-      t693 = ix;
+      t693 = b.v1;
     }
-    return K17_1_V{t693, 0, 2};
+    int32_t t694;
+    if (t691) {
+      t694 = a.v2;
+    } else {
+      t694 = b.v2;
+    }
+    return K15_1_V{t692, t693, t694};
   }
 };
-struct K17_1_op {
-  K17_A A;
-  __device__ K17_1_V operator()(const K17_1_V &a, const K17_1_V &b) const {
-    uint8_t t695 = rt_le_i(a.v0, b.v0);
-    int32_t t696;
-    if (t695) {
-      t696 = a.v0;
-    } else {
-      t696 = b.v0;
-    }
-    int32_t t697;
-    if (t695) {
-      t697 = a.v1;
-    } else {
-      t697 = b.v1;
-    }
-    int32_t t698;
-    if (t695) {
-      t698 = a.v2;
-    } else {
-      t698 = b.v2;
-    }
-    return K17_1_V{t696, t697, t698};
-  }
-};
-struct K17_1_check {
+struct K15_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K17_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K15_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -3607,10 +3480,10 @@ struct K17_1_check {
     return true;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
   (void)loc;
   (void)err;
-  K17_A A;
+  K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3618,60 +3491,60 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtVa
   A.v_x844_d = v_x844->data.i;
   A.v_x844_n = v_x844->len;
   RtValue *v_x843 = NULL;
-  K17_1_V *K17_1_value = NULL; /* the REDUCE's values, on the device */
+  K15_1_V *K15_1_value = NULL; /* the REDUCE's values, on the device */
   int32_t v_x852 = 0;
   int32_t v_x853 = 0;
   int32_t v_x854 = 0;
   /* MAP */
   {
-    const int64_t t699 = v_x841;
-    if (t699 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t699, 0.0, run, 0};
+    const int64_t t695 = v_x841;
+    if (t695 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t695, 0.0, run, 0};
       goto fail;
     }
-    v_x843 = rtg_vec_new(RT_INT, t699);
+    v_x843 = rtg_vec_new(RT_INT, t695);
     A.v_x843_d = v_x843->data.i;
     A.v_x843_n = v_x843->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t699);
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t695);
   }
   /* REDUCE */
   {
-    const int64_t t700 = v_x844->len;
-    K17_1_V *t701 = rtg::reduce_to_device<false>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{2147483647, 0, 1}, t700);
-    K17_1_value = t701;
+    const int64_t t696 = v_x844->len;
+    K15_1_V *t697 = rtg::reduce_to_device<false>("K15", loc, K15_1_pull{A}, K15_1_op{A}, K15_1_V{2147483647, 0, 1}, t696);
+    K15_1_value = t697;
   }
-  if (!rtg::check_result("K17", loc, K17_1_value, K17_1_check{{check_site_0}}, K17_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K15", loc, K15_1_value, K15_1_check{{check_site_0}}, K15_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K17_1_value = NULL; /* freed by check_result, after the check */
+  K15_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x843 = v_x843;
   *out_v_x853 = v_x853;
   *out_v_x854 = v_x854;
   return;
 fail:
   rt_release(v_x843);
-  rtg_free(K17_1_value);
+  rtg_free(K15_1_value);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
+static void K15(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
   RtValue *vals[] = {v_x844};
   const int64_t sizes[] = {(int64_t)v_x841};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K17_host(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854);
+    K15_host(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854);
     if (err->index == INT64_MAX) {
-      K17_1_V t702;
-      memset(&t702, 0, sizeof t702);
-      t702.v1 = *out_v_x853;
-      t702.v2 = *out_v_x854;
-      (void)K17_1_check{{check_site_0}}(t702, err, run);
+      K15_1_V t698;
+      memset(&t698, 0, sizeof t698);
+      t698.v1 = *out_v_x853;
+      t698.v2 = *out_v_x854;
+      (void)K15_1_check{{check_site_0}}(t698, err, run);
     }
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854, check_site_0);
+    K15_gpu(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854, check_site_0);
   }
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+/* K16: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   (void)loc;
   (void)run;
   int32_t *v_x855_d = v_x855->data.i;
@@ -3681,45 +3554,45 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, Rt
   RtValue *v_x870 = NULL;
   /* MAP */
   {
-    const int64_t t703 = v_x855_n;
-    v_x870 = rt_value_new(rt_vec_type(RT_INT), t703);
+    const int64_t t699 = v_x855_n;
+    v_x870 = rt_value_new(rt_vec_type(RT_INT), t699);
     int32_t *v_x870_d = v_x870->data.i;
     const int64_t v_x870_n = v_x870->len;
-    RT_PARALLEL_FOR_IF(t703 >= RT_PARALLEL_MIN)
-    for (int64_t t704 = 0; t704 < t703; t704++) {
-      const int32_t t705 = (int32_t)t704;
-      int t709 = 0; /* nonzero: a check below failed */
-      int32_t t707 = rt_mul_i(t705, 2);
-      int t710 = (uint64_t)(int64_t)t707 < (uint64_t)v_x860_n;
-      int32_t t708 = t710 ? v_x860_d[t707] : 0;
-      t709 |= !t710;
-      int32_t t712 = rt_add_i(t708, 1);
-      int32_t t714 = rt_add_i(t707, 1);
-      int t716 = (uint64_t)(int64_t)t714 < (uint64_t)v_x860_n;
-      int32_t t715 = t716 ? v_x860_d[t714] : 0;
-      t709 |= !t716;
-      int32_t t718 = rt_add_i(t712, t715);
-      if (__builtin_expect(t709 != 0, 0)) { /* again, recording the error */
-        int32_t t720 = rt_mul_i(t705, 2);
-        int32_t t721;
-        if ((uint64_t)(int64_t)t720 < (uint64_t)v_x860_n) {
-          t721 = v_x860_d[t720];
+    RT_PARALLEL_FOR_IF(t699 >= RT_PARALLEL_MIN)
+    for (int64_t t700 = 0; t700 < t699; t700++) {
+      const int32_t t701 = (int32_t)t700;
+      int t705 = 0; /* nonzero: a check below failed */
+      int32_t t703 = rt_mul_i(t701, 2);
+      int t706 = (uint64_t)(int64_t)t703 < (uint64_t)v_x860_n;
+      int32_t t704 = t706 ? v_x860_d[t703] : 0;
+      t705 |= !t706;
+      int32_t t708 = rt_add_i(t704, 1);
+      int32_t t710 = rt_add_i(t703, 1);
+      int t712 = (uint64_t)(int64_t)t710 < (uint64_t)v_x860_n;
+      int32_t t711 = t712 ? v_x860_d[t710] : 0;
+      t705 |= !t712;
+      int32_t t714 = rt_add_i(t708, t711);
+      if (__builtin_expect(t705 != 0, 0)) { /* again, recording the error */
+        int32_t t716 = rt_mul_i(t701, 2);
+        int32_t t717;
+        if ((uint64_t)(int64_t)t716 < (uint64_t)v_x860_n) {
+          t717 = v_x860_d[t716];
         } else {
-          NESSIE_RECORD(err, t704, RT_CHECK_INDEX, 0, 0, RT_GATHER, t720, v_x860_n, 0.0, 0);
-          t721 = 0;
+          NESSIE_RECORD(err, t700, RT_CHECK_INDEX, 0, 0, RT_GATHER, t716, v_x860_n, 0.0, 0);
+          t717 = 0;
         }
-        int32_t t723 = rt_add_i(t721, 1);
-        int32_t t725 = rt_add_i(t720, 1);
-        int32_t t726;
-        if ((uint64_t)(int64_t)t725 < (uint64_t)v_x860_n) {
-          t726 = v_x860_d[t725];
+        int32_t t719 = rt_add_i(t717, 1);
+        int32_t t721 = rt_add_i(t716, 1);
+        int32_t t722;
+        if ((uint64_t)(int64_t)t721 < (uint64_t)v_x860_n) {
+          t722 = v_x860_d[t721];
         } else {
-          NESSIE_RECORD(err, t704, RT_CHECK_INDEX, 1, 0, RT_GATHER, t725, v_x860_n, 0.0, 1);
-          t726 = 0;
+          NESSIE_RECORD(err, t700, RT_CHECK_INDEX, 1, 0, RT_GATHER, t721, v_x860_n, 0.0, 1);
+          t722 = 0;
         }
-        int32_t t728 = rt_add_i(t723, t726);
+        int32_t t724 = rt_add_i(t719, t722);
       }
-      v_x870_d[t704] = t718;
+      v_x870_d[t700] = t714;
     }
   }
   if (err->index != INT64_MAX)
@@ -3730,66 +3603,66 @@ fail:
   rt_release(v_x870);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K18_A {
+/* K16: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K16_A {
   RtKernelError *err;
   int run;
   int32_t *v_x855_d; int64_t v_x855_n;
   int32_t *v_x860_d; int64_t v_x860_n;
   int32_t *v_x870_d; int64_t v_x870_n;
 };
-struct alignas(8) K18_0_V {
+struct alignas(8) K16_0_V {
   int32_t v0;
 };
-struct K18_0_pull {
-  K18_A A;
-  __device__ K18_0_V operator()(int64_t i) const {
+struct K16_0_pull {
+  K16_A A;
+  __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t732 = 0; /* nonzero: a check below failed */
-    int32_t t730 = rt_mul_i(ix, 2);
-    int t733 = (uint64_t)(int64_t)t730 < (uint64_t)A.v_x860_n;
-    int32_t t731 = t733 ? A.v_x860_d[t730] : 0;
-    t732 |= !t733;
-    int32_t t735 = rt_add_i(t731, 1);
-    int32_t t737 = rt_add_i(t730, 1);
-    int t739 = (uint64_t)(int64_t)t737 < (uint64_t)A.v_x860_n;
-    int32_t t738 = t739 ? A.v_x860_d[t737] : 0;
-    t732 |= !t739;
-    int32_t t741 = rt_add_i(t735, t738);
-    if (__builtin_expect(t732 != 0, 0)) { /* again, recording the error */
-      int32_t t743 = rt_mul_i(ix, 2);
-      int32_t t744;
-      if ((uint64_t)(int64_t)t743 < (uint64_t)A.v_x860_n) {
-        t744 = A.v_x860_d[t743];
+    int t728 = 0; /* nonzero: a check below failed */
+    int32_t t726 = rt_mul_i(ix, 2);
+    int t729 = (uint64_t)(int64_t)t726 < (uint64_t)A.v_x860_n;
+    int32_t t727 = t729 ? A.v_x860_d[t726] : 0;
+    t728 |= !t729;
+    int32_t t731 = rt_add_i(t727, 1);
+    int32_t t733 = rt_add_i(t726, 1);
+    int t735 = (uint64_t)(int64_t)t733 < (uint64_t)A.v_x860_n;
+    int32_t t734 = t735 ? A.v_x860_d[t733] : 0;
+    t728 |= !t735;
+    int32_t t737 = rt_add_i(t731, t734);
+    if (__builtin_expect(t728 != 0, 0)) { /* again, recording the error */
+      int32_t t739 = rt_mul_i(ix, 2);
+      int32_t t740;
+      if ((uint64_t)(int64_t)t739 < (uint64_t)A.v_x860_n) {
+        t740 = A.v_x860_d[t739];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t743, A.v_x860_n, 0.0, 0);
-        t744 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t739, A.v_x860_n, 0.0, 0);
+        t740 = 0;
       }
-      int32_t t746 = rt_add_i(t744, 1);
-      int32_t t748 = rt_add_i(t743, 1);
-      int32_t t749;
-      if ((uint64_t)(int64_t)t748 < (uint64_t)A.v_x860_n) {
-        t749 = A.v_x860_d[t748];
+      int32_t t742 = rt_add_i(t740, 1);
+      int32_t t744 = rt_add_i(t739, 1);
+      int32_t t745;
+      if ((uint64_t)(int64_t)t744 < (uint64_t)A.v_x860_n) {
+        t745 = A.v_x860_d[t744];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t748, A.v_x860_n, 0.0, 1);
-        t749 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t744, A.v_x860_n, 0.0, 1);
+        t745 = 0;
       }
-      int32_t t751 = rt_add_i(t746, t749);
+      int32_t t747 = rt_add_i(t742, t745);
     }
-    return K18_0_V{t741};
+    return K16_0_V{t737};
   }
 };
-struct K18_0_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_0_V &v) const {
+struct K16_0_store {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_0_V &v) const {
     A.v_x870_d[i] = v.v0;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   (void)loc;
   (void)err;
-  K18_A A;
+  K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3800,11 +3673,11 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtV
   RtValue *v_x870 = NULL;
   /* MAP */
   {
-    const int64_t t752 = v_x855->len;
-    v_x870 = rtg_vec_new(RT_INT, t752);
+    const int64_t t748 = v_x855->len;
+    v_x870 = rtg_vec_new(RT_INT, t748);
     A.v_x870_d = v_x870->data.i;
     A.v_x870_n = v_x870->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t752);
+    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t748);
   }
   *out_v_x870 = v_x870;
   return;
@@ -3812,901 +3685,901 @@ fail:
   rt_release(v_x870);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
   RtValue *vals[] = {v_x855, v_x860};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K18_host(err, loc, run, v_x855, v_x860, out_v_x870);
+    K16_host(err, loc, run, v_x855, v_x860, out_v_x870);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x855, v_x860, out_v_x870);
+    K16_gpu(err, loc, run, v_x855, v_x860, out_v_x870);
   }
 }
 
-/* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
+/* K17: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1212, int32_t v_x1174, RtValue **out_v_x1177, RtValue **out_v_x1182, RtValue **out_v_x1184, int32_t *out_v_x1197, int32_t *out_v_x1198, RtValue **out_v_x1210, RtValue **out_v_x1211) {
   (void)loc;
   (void)run;
-  int32_t *v_x977_d = v_x977->data.i;
-  const int64_t v_x977_n = v_x977->len;
-  RtValue *v_x979 = NULL;
-  RtValue *v_x988 = NULL;
-  RtValue *v_x989 = NULL;
-  RtValue *v_x990 = NULL;
-  RtValue *v_x991 = NULL;
-  int32_t v_x997 = 0;
-  int32_t v_x1003 = 0;
-  RtValue *v_x1007 = NULL;
-  RtValue *v_x1011 = NULL;
+  const int64_t *v_sd_1212_off = rt_seg_offsets(v_sd_1212);
+  const int64_t v_sd_1212_n = v_sd_1212->len;
+  RtValue *v_x1177 = NULL;
+  RtValue *v_x1182 = NULL;
+  RtValue *v_x1183 = NULL;
+  RtValue *v_x1184 = NULL;
+  RtValue *v_x1185 = NULL;
+  int32_t v_x1197 = 0;
+  int32_t v_x1198 = 0;
+  RtValue *v_x1210 = NULL;
+  RtValue *v_x1211 = NULL;
   /* MAP */
   {
-    const int64_t t753 = v_x982;
-    if (t753 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t753, 0.0, 0);
+    const int64_t t749 = v_x1174;
+    if (t749 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t749, 0.0, 0);
       goto fail;
     }
-    v_x979 = rt_value_new(rt_vec_type(RT_BOOL), t753);
-    uint8_t *v_x979_d = v_x979->data.b;
-    const int64_t v_x979_n = v_x979->len;
-    RT_PARALLEL_FOR_IF(t753 >= RT_PARALLEL_MIN)
-    for (int64_t t754 = 0; t754 < t753; t754++) {
-      const int32_t t755 = (int32_t)t754;
-      int t757 = 0; /* nonzero: a check below failed */
-      int t758 = (uint64_t)(int64_t)t755 < (uint64_t)v_x977_n;
-      int32_t t756 = t758 ? v_x977_d[t755] : 0;
-      t757 |= !t758;
-      uint8_t t760 = rt_le_i(t756, 1);
-      if (__builtin_expect(t757 != 0, 0)) { /* again, recording the error */
-        int32_t t761;
-        if ((uint64_t)(int64_t)t755 < (uint64_t)v_x977_n) {
-          t761 = v_x977_d[t755];
+    v_x1177 = rt_value_new(rt_vec_type(RT_BOOL), t749);
+    uint8_t *v_x1177_d = v_x1177->data.b;
+    const int64_t v_x1177_n = v_x1177->len;
+    RT_PARALLEL_FOR_IF(t749 >= RT_PARALLEL_MIN)
+    for (int64_t t750 = 0; t750 < t749; t750++) {
+      const int32_t t751 = (int32_t)t750;
+      int t753 = 0; /* nonzero: a check below failed */
+      int t754 = (uint64_t)(int64_t)t751 < (uint64_t)v_sd_1212_n;
+      int32_t t752 = t754 ? (int32_t)(v_sd_1212_off[t751 + 1] - v_sd_1212_off[t751]) : 0;
+      t753 |= !t754;
+      uint8_t t756 = rt_le_i(t752, 1);
+      if (__builtin_expect(t753 != 0, 0)) { /* again, recording the error */
+        int32_t t757;
+        if ((uint64_t)(int64_t)t751 < (uint64_t)v_sd_1212_n) {
+          t757 = (int32_t)(v_sd_1212_off[t751 + 1] - v_sd_1212_off[t751]);
         } else {
-          NESSIE_RECORD(err, t754, RT_CHECK_INDEX, 0, 0, RT_GATHER, t755, v_x977_n, 0.0, 1);
-          t761 = 0;
+          NESSIE_RECORD(err, t750, RT_CHECK_INDEX, 0, 0, RT_GATHER, t751, v_sd_1212_n, 0.0, 1);
+          t757 = 0;
         }
-        uint8_t t763 = rt_le_i(t761, 1);
+        uint8_t t759 = rt_le_i(t757, 1);
       }
-      v_x979_d[t754] = t760;
+      v_x1177_d[t750] = t756;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x979_d = v_x979->data.b;
-    const int64_t v_x979_n = v_x979->len;
+    uint8_t *v_x1177_d = v_x1177->data.b;
+    const int64_t v_x1177_n = v_x1177->len;
     /* PARTITION */
     {
-      const int64_t t764 = v_x982;
-      if (t764 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t764, 0.0, 2);
+      const int64_t t760 = v_x1174;
+      if (t760 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t760, 0.0, 2);
         goto fail;
       }
-      const int64_t t765 = t764 > 0 ? (t764 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t766 = (uint8_t *)rt_alloc_atomic((size_t)t764 + 1);
-      int64_t *t767 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t765 + 1));
-      RT_PARALLEL_FOR_IF(t765 > 1)
-      for (int64_t t768 = 0; t768 < t765; t768++) {
+      const int64_t t761 = t760 > 0 ? (t760 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t762 = (uint8_t *)rt_alloc_atomic((size_t)t760 + 1);
+      int64_t *t763 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t761 + 1));
+      RT_PARALLEL_FOR_IF(t761 > 1)
+      for (int64_t t764 = 0; t764 < t761; t764++) {
         int64_t kept = 0;
-        const int64_t t768_end = (t768 + 1) * RT_CHUNK < t764 ? (t768 + 1) * RT_CHUNK : t764;
-        for (int64_t t769 = t768 * RT_CHUNK; t769 < t768_end; t769++) {
-          const int32_t t770 = (int32_t)t769;
-          int32_t t768x0;
-          uint8_t t768x1;
-          int t772 = 0; /* nonzero: a check below failed */
-          int t773 = (uint64_t)(int64_t)t770 < (uint64_t)v_x977_n;
-          int32_t t771 = t773 ? v_x977_d[t770] : 0;
-          t772 |= !t773;
-          uint8_t t775 = rt_le_i(t771, 1);
-          if (__builtin_expect(t772 != 0, 0)) { /* again, recording the error */
-            int32_t t776;
-            if ((uint64_t)(int64_t)t770 < (uint64_t)v_x977_n) {
-              t776 = v_x977_d[t770];
+        const int64_t t764_end = (t764 + 1) * RT_CHUNK < t760 ? (t764 + 1) * RT_CHUNK : t760;
+        for (int64_t t765 = t764 * RT_CHUNK; t765 < t764_end; t765++) {
+          const int32_t t766 = (int32_t)t765;
+          int32_t t764x0;
+          uint8_t t764x1;
+          int t768 = 0; /* nonzero: a check below failed */
+          int t769 = (uint64_t)(int64_t)t766 < (uint64_t)v_sd_1212_n;
+          int32_t t767 = t769 ? (int32_t)(v_sd_1212_off[t766 + 1] - v_sd_1212_off[t766]) : 0;
+          t768 |= !t769;
+          uint8_t t771 = rt_le_i(t767, 1);
+          if (__builtin_expect(t768 != 0, 0)) { /* again, recording the error */
+            int32_t t772;
+            if ((uint64_t)(int64_t)t766 < (uint64_t)v_sd_1212_n) {
+              t772 = (int32_t)(v_sd_1212_off[t766 + 1] - v_sd_1212_off[t766]);
             } else {
-              NESSIE_RECORD(err, t769, RT_CHECK_INDEX, 0, 0, RT_GATHER, t770, v_x977_n, 0.0, 3);
-              t776 = 0;
+              NESSIE_RECORD(err, t765, RT_CHECK_INDEX, 0, 0, RT_GATHER, t766, v_sd_1212_n, 0.0, 3);
+              t772 = 0;
             }
-            uint8_t t778 = rt_le_i(t776, 1);
+            uint8_t t774 = rt_le_i(t772, 1);
           }
-          t768x0 = t770;
-          t768x1 = t775;
-          uint8_t t779;
-          t779 = t768x1;
-          t766[t769] = t779 != 0;
-          kept += t779 != 0;
+          t764x0 = t766;
+          t764x1 = t771;
+          uint8_t t775;
+          t775 = t764x1;
+          t762[t765] = t775 != 0;
+          kept += t775 != 0;
         }
-        t767[t768] = kept;
+        t763[t764] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t766);
-        rt_free(t767);
+        rt_free(t762);
+        rt_free(t763);
         goto fail;
       }
-      int64_t t780 = 0;
-      for (int64_t t768 = 0; t768 < t765; t768++) {
-        const int64_t k = t767[t768];
-        t767[t768] = t780;
-        t780 += k;
+      int64_t t776 = 0;
+      for (int64_t t764 = 0; t764 < t761; t764++) {
+        const int64_t k = t763[t764];
+        t763[t764] = t776;
+        t776 += k;
       }
-      v_x988 = rt_value_new(rt_vec_type(RT_INT), t780);
-      int32_t *v_x988_d = v_x988->data.i;
-      const int64_t v_x988_n = v_x988->len;
-      v_x989 = rt_value_new(rt_vec_type(RT_BOOL), t780);
-      uint8_t *v_x989_d = v_x989->data.b;
-      const int64_t v_x989_n = v_x989->len;
-      v_x990 = rt_value_new(rt_vec_type(RT_INT), (t764 - t780));
-      int32_t *v_x990_d = v_x990->data.i;
-      const int64_t v_x990_n = v_x990->len;
-      v_x991 = rt_value_new(rt_vec_type(RT_BOOL), (t764 - t780));
-      uint8_t *v_x991_d = v_x991->data.b;
-      const int64_t v_x991_n = v_x991->len;
-      RT_PARALLEL_FOR_IF(t765 > 1)
-      for (int64_t t768 = 0; t768 < t765; t768++) {
-        int64_t at = t767[t768];
-        int64_t at_not = t768 * RT_CHUNK - t767[t768];
-        const int64_t t768_end = (t768 + 1) * RT_CHUNK < t764 ? (t768 + 1) * RT_CHUNK : t764;
-        for (int64_t t769 = t768 * RT_CHUNK; t769 < t768_end; t769++) {
-          const int32_t t770 = (int32_t)t769;
-          int32_t t768y0;
-          uint8_t t768y1;
-          int t782 = 0; /* nonzero: a check below failed */
-          int t783 = (uint64_t)(int64_t)t770 < (uint64_t)v_x977_n;
-          int32_t t781 = t783 ? v_x977_d[t770] : 0;
-          t782 |= !t783;
-          uint8_t t785 = rt_le_i(t781, 1);
-          if (__builtin_expect(t782 != 0, 0)) { /* again, recording the error */
-            int32_t t786;
-            if ((uint64_t)(int64_t)t770 < (uint64_t)v_x977_n) {
-              t786 = v_x977_d[t770];
+      v_x1182 = rt_value_new(rt_vec_type(RT_INT), t776);
+      int32_t *v_x1182_d = v_x1182->data.i;
+      const int64_t v_x1182_n = v_x1182->len;
+      v_x1183 = rt_value_new(rt_vec_type(RT_BOOL), t776);
+      uint8_t *v_x1183_d = v_x1183->data.b;
+      const int64_t v_x1183_n = v_x1183->len;
+      v_x1184 = rt_value_new(rt_vec_type(RT_INT), (t760 - t776));
+      int32_t *v_x1184_d = v_x1184->data.i;
+      const int64_t v_x1184_n = v_x1184->len;
+      v_x1185 = rt_value_new(rt_vec_type(RT_BOOL), (t760 - t776));
+      uint8_t *v_x1185_d = v_x1185->data.b;
+      const int64_t v_x1185_n = v_x1185->len;
+      RT_PARALLEL_FOR_IF(t761 > 1)
+      for (int64_t t764 = 0; t764 < t761; t764++) {
+        int64_t at = t763[t764];
+        int64_t at_not = t764 * RT_CHUNK - t763[t764];
+        const int64_t t764_end = (t764 + 1) * RT_CHUNK < t760 ? (t764 + 1) * RT_CHUNK : t760;
+        for (int64_t t765 = t764 * RT_CHUNK; t765 < t764_end; t765++) {
+          const int32_t t766 = (int32_t)t765;
+          int32_t t764y0;
+          uint8_t t764y1;
+          int t778 = 0; /* nonzero: a check below failed */
+          int t779 = (uint64_t)(int64_t)t766 < (uint64_t)v_sd_1212_n;
+          int32_t t777 = t779 ? (int32_t)(v_sd_1212_off[t766 + 1] - v_sd_1212_off[t766]) : 0;
+          t778 |= !t779;
+          uint8_t t781 = rt_le_i(t777, 1);
+          if (__builtin_expect(t778 != 0, 0)) { /* again, recording the error */
+            int32_t t782;
+            if ((uint64_t)(int64_t)t766 < (uint64_t)v_sd_1212_n) {
+              t782 = (int32_t)(v_sd_1212_off[t766 + 1] - v_sd_1212_off[t766]);
             } else {
-              NESSIE_RECORD(err, t769, RT_CHECK_INDEX, 0, 0, RT_GATHER, t770, v_x977_n, 0.0, 4);
-              t786 = 0;
+              NESSIE_RECORD(err, t765, RT_CHECK_INDEX, 0, 0, RT_GATHER, t766, v_sd_1212_n, 0.0, 4);
+              t782 = 0;
             }
-            uint8_t t788 = rt_le_i(t786, 1);
+            uint8_t t784 = rt_le_i(t782, 1);
           }
-          t768y0 = t770;
-          t768y1 = t785;
-          if (t766[t769]) {
-            v_x988_d[at] = t768y0;
-            v_x989_d[at] = t768y1;
+          t764y0 = t766;
+          t764y1 = t781;
+          if (t762[t765]) {
+            v_x1182_d[at] = t764y0;
+            v_x1183_d[at] = t764y1;
             at++;
           } else {
-            v_x990_d[at_not] = t768y0;
-            v_x991_d[at_not] = t768y1;
+            v_x1184_d[at_not] = t764y0;
+            v_x1185_d[at_not] = t764y1;
             at_not++;
           }
         }
       }
-      rt_free(t766);
-      rt_free(t767);
+      rt_free(t762);
+      rt_free(t763);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x988_d = v_x988->data.i;
-      const int64_t v_x988_n = v_x988->len;
-      uint8_t *v_x989_d = v_x989->data.b;
-      const int64_t v_x989_n = v_x989->len;
-      int32_t *v_x990_d = v_x990->data.i;
-      const int64_t v_x990_n = v_x990->len;
-      uint8_t *v_x991_d = v_x991->data.b;
-      const int64_t v_x991_n = v_x991->len;
+      int32_t *v_x1182_d = v_x1182->data.i;
+      const int64_t v_x1182_n = v_x1182->len;
+      uint8_t *v_x1183_d = v_x1183->data.b;
+      const int64_t v_x1183_n = v_x1183->len;
+      int32_t *v_x1184_d = v_x1184->data.i;
+      const int64_t v_x1184_n = v_x1184->len;
+      uint8_t *v_x1185_d = v_x1185->data.b;
+      const int64_t v_x1185_n = v_x1185->len;
       /* REDUCE */
       {
-        const int64_t t789 = v_x982;
-        if (t789 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t789, 0.0, 5);
+        const int64_t t785 = v_x1174;
+        if (t785 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t785, 0.0, 5);
           goto fail;
         }
-        const int64_t t790 = t789 > 0 ? (t789 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t791 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t790);
-        int32_t *t792 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t790);
-        RT_PARALLEL_FOR_IF(t790 > 1)
-        for (int64_t t793 = 0; t793 < t790; t793++) {
-          int32_t t793a0;
-          int32_t t793a1;
-          t793a0 = 0;
-          t793a1 = 0;
-          const int64_t t793_end = (t793 + 1) * RT_CHUNK < t789 ? (t793 + 1) * RT_CHUNK : t789;
-          for (int64_t t794 = t793 * RT_CHUNK; t794 < t793_end; t794++) {
-            const int32_t t795 = (int32_t)t794;
-            int32_t t793x0;
-            int32_t t793x1;
-            int t797 = 0; /* nonzero: a check below failed */
-            int t798 = (uint64_t)(int64_t)t795 < (uint64_t)v_x977_n;
-            int32_t t796 = t798 ? v_x977_d[t795] : 0;
-            t797 |= !t798;
-            uint8_t t800 = rt_le_i(t796, 1);
+        const int64_t t786 = t785 > 0 ? (t785 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t787 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t786);
+        int32_t *t788 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t786);
+        RT_PARALLEL_FOR_IF(t786 > 1)
+        for (int64_t t789 = 0; t789 < t786; t789++) {
+          int32_t t789a0;
+          int32_t t789a1;
+          t789a0 = 0;
+          t789a1 = 0;
+          const int64_t t789_end = (t789 + 1) * RT_CHUNK < t785 ? (t789 + 1) * RT_CHUNK : t785;
+          for (int64_t t790 = t789 * RT_CHUNK; t790 < t789_end; t790++) {
+            const int32_t t791 = (int32_t)t790;
+            int32_t t789x0;
+            int32_t t789x1;
+            int t793 = 0; /* nonzero: a check below failed */
+            int t794 = (uint64_t)(int64_t)t791 < (uint64_t)v_sd_1212_n;
+            int32_t t792 = t794 ? (int32_t)(v_sd_1212_off[t791 + 1] - v_sd_1212_off[t791]) : 0;
+            t793 |= !t794;
+            uint8_t t796 = rt_le_i(t792, 1);
+            int32_t t798 = rt_btoi_b(t796);
+            uint8_t t800 = rt_not_b(t796);
             int32_t t802 = rt_btoi_b(t800);
-            uint8_t t804 = rt_not_b(t800);
-            int32_t t806 = rt_btoi_b(t804);
-            if (__builtin_expect(t797 != 0, 0)) { /* again, recording the error */
-              int32_t t807;
-              if ((uint64_t)(int64_t)t795 < (uint64_t)v_x977_n) {
-                t807 = v_x977_d[t795];
+            if (__builtin_expect(t793 != 0, 0)) { /* again, recording the error */
+              int32_t t803;
+              if ((uint64_t)(int64_t)t791 < (uint64_t)v_sd_1212_n) {
+                t803 = (int32_t)(v_sd_1212_off[t791 + 1] - v_sd_1212_off[t791]);
               } else {
-                NESSIE_RECORD(err, t794, RT_CHECK_INDEX, 0, 0, RT_GATHER, t795, v_x977_n, 0.0, 6);
-                t807 = 0;
+                NESSIE_RECORD(err, t790, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_sd_1212_n, 0.0, 6);
+                t803 = 0;
               }
-              uint8_t t809 = rt_le_i(t807, 1);
+              uint8_t t805 = rt_le_i(t803, 1);
+              int32_t t807 = rt_btoi_b(t805);
+              uint8_t t809 = rt_not_b(t805);
               int32_t t811 = rt_btoi_b(t809);
-              uint8_t t813 = rt_not_b(t809);
-              int32_t t815 = rt_btoi_b(t813);
             }
-            t793x0 = t802;
-            t793x1 = t806;
-            int32_t t817 = rt_add_i(t793a0, t793x0);
-            int32_t t819 = rt_add_i(t793a1, t793x1);
-            t793a0 = t817;
-            t793a1 = t819;
+            t789x0 = t798;
+            t789x1 = t802;
+            int32_t t813 = rt_add_i(t789a0, t789x0);
+            int32_t t815 = rt_add_i(t789a1, t789x1);
+            t789a0 = t813;
+            t789a1 = t815;
           }
-          t791[t793] = t793a0;
-          t792[t793] = t793a1;
+          t787[t789] = t789a0;
+          t788[t789] = t789a1;
         }
-        int32_t t793t0;
-        int32_t t793t1;
-        t793t0 = 0;
-        t793t1 = 0;
-        for (int64_t t793 = 0; t793 < t790; t793++) {
-          const int32_t t820 = t791[t793];
-          const int32_t t821 = t792[t793];
-          int32_t t823 = rt_add_i(t793t0, t820);
-          int32_t t825 = rt_add_i(t793t1, t821);
-          t793t0 = t823;
-          t793t1 = t825;
+        int32_t t789t0;
+        int32_t t789t1;
+        t789t0 = 0;
+        t789t1 = 0;
+        for (int64_t t789 = 0; t789 < t786; t789++) {
+          const int32_t t816 = t787[t789];
+          const int32_t t817 = t788[t789];
+          int32_t t819 = rt_add_i(t789t0, t816);
+          int32_t t821 = rt_add_i(t789t1, t817);
+          t789t0 = t819;
+          t789t1 = t821;
         }
-        v_x997 = t793t0;
-        rt_free(t791);
-        v_x1003 = t793t1;
-        rt_free(t792);
+        v_x1197 = t789t0;
+        rt_free(t787);
+        v_x1198 = t789t1;
+        rt_free(t788);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t826 = v_x982;
-          if (t826 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t826, 0.0, 7);
+          const int64_t t822 = v_x1174;
+          if (t822 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t822, 0.0, 7);
             goto fail;
           }
-          const int64_t t827 = t826 > 0 ? (t826 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t828 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t827);
-          int32_t *t829 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t827);
-          RT_PARALLEL_FOR_IF(t827 > 1)
-          for (int64_t t830 = 0; t830 < t827; t830++) {
-            int32_t t830a0;
-            int32_t t830a1;
-            t830a0 = 0;
-            t830a1 = 0;
-            const int64_t t830_end = (t830 + 1) * RT_CHUNK < t826 ? (t830 + 1) * RT_CHUNK : t826;
-            for (int64_t t831 = t830 * RT_CHUNK; t831 < t830_end; t831++) {
-              const int32_t t832 = (int32_t)t831;
-              int32_t t830x0;
-              int32_t t830x1;
-              int t834 = 0; /* nonzero: a check below failed */
-              int t835 = (uint64_t)(int64_t)t832 < (uint64_t)v_x977_n;
-              int32_t t833 = t835 ? v_x977_d[t832] : 0;
-              t834 |= !t835;
-              uint8_t t837 = rt_le_i(t833, 1);
+          const int64_t t823 = t822 > 0 ? (t822 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t824 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t823);
+          int32_t *t825 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t823);
+          RT_PARALLEL_FOR_IF(t823 > 1)
+          for (int64_t t826 = 0; t826 < t823; t826++) {
+            int32_t t826a0;
+            int32_t t826a1;
+            t826a0 = 0;
+            t826a1 = 0;
+            const int64_t t826_end = (t826 + 1) * RT_CHUNK < t822 ? (t826 + 1) * RT_CHUNK : t822;
+            for (int64_t t827 = t826 * RT_CHUNK; t827 < t826_end; t827++) {
+              const int32_t t828 = (int32_t)t827;
+              int32_t t826x0;
+              int32_t t826x1;
+              int t830 = 0; /* nonzero: a check below failed */
+              int t831 = (uint64_t)(int64_t)t828 < (uint64_t)v_sd_1212_n;
+              int32_t t829 = t831 ? (int32_t)(v_sd_1212_off[t828 + 1] - v_sd_1212_off[t828]) : 0;
+              t830 |= !t831;
+              uint8_t t833 = rt_le_i(t829, 1);
+              int32_t t835 = rt_btoi_b(t833);
+              uint8_t t837 = rt_not_b(t833);
               int32_t t839 = rt_btoi_b(t837);
-              uint8_t t841 = rt_not_b(t837);
-              int32_t t843 = rt_btoi_b(t841);
-              if (__builtin_expect(t834 != 0, 0)) { /* again, recording the error */
-                int32_t t844;
-                if ((uint64_t)(int64_t)t832 < (uint64_t)v_x977_n) {
-                  t844 = v_x977_d[t832];
+              if (__builtin_expect(t830 != 0, 0)) { /* again, recording the error */
+                int32_t t840;
+                if ((uint64_t)(int64_t)t828 < (uint64_t)v_sd_1212_n) {
+                  t840 = (int32_t)(v_sd_1212_off[t828 + 1] - v_sd_1212_off[t828]);
                 } else {
-                  NESSIE_RECORD(err, t831, RT_CHECK_INDEX, 0, 0, RT_GATHER, t832, v_x977_n, 0.0, 8);
-                  t844 = 0;
+                  NESSIE_RECORD(err, t827, RT_CHECK_INDEX, 0, 0, RT_GATHER, t828, v_sd_1212_n, 0.0, 8);
+                  t840 = 0;
                 }
-                uint8_t t846 = rt_le_i(t844, 1);
+                uint8_t t842 = rt_le_i(t840, 1);
+                int32_t t844 = rt_btoi_b(t842);
+                uint8_t t846 = rt_not_b(t842);
                 int32_t t848 = rt_btoi_b(t846);
-                uint8_t t850 = rt_not_b(t846);
-                int32_t t852 = rt_btoi_b(t850);
               }
-              t830x0 = t839;
-              t830x1 = t843;
-              int32_t t854 = rt_add_i(t830a0, t830x0);
-              int32_t t856 = rt_add_i(t830a1, t830x1);
-              t830a0 = t854;
-              t830a1 = t856;
+              t826x0 = t835;
+              t826x1 = t839;
+              int32_t t850 = rt_add_i(t826a0, t826x0);
+              int32_t t852 = rt_add_i(t826a1, t826x1);
+              t826a0 = t850;
+              t826a1 = t852;
             }
-            t828[t830] = t830a0;
-            t829[t830] = t830a1;
+            t824[t826] = t826a0;
+            t825[t826] = t826a1;
           }
-          int32_t t830t0;
-          int32_t t830t1;
-          t830t0 = 0;
-          t830t1 = 0;
-          for (int64_t t830 = 0; t830 < t827; t830++) {
-            const int32_t t857 = t828[t830];
-            t828[t830] = t830t0;
-            const int32_t t858 = t829[t830];
-            t829[t830] = t830t1;
-            int32_t t860 = rt_add_i(t830t0, t857);
-            int32_t t862 = rt_add_i(t830t1, t858);
-            t830t0 = t860;
-            t830t1 = t862;
+          int32_t t826t0;
+          int32_t t826t1;
+          t826t0 = 0;
+          t826t1 = 0;
+          for (int64_t t826 = 0; t826 < t823; t826++) {
+            const int32_t t853 = t824[t826];
+            t824[t826] = t826t0;
+            const int32_t t854 = t825[t826];
+            t825[t826] = t826t1;
+            int32_t t856 = rt_add_i(t826t0, t853);
+            int32_t t858 = rt_add_i(t826t1, t854);
+            t826t0 = t856;
+            t826t1 = t858;
           }
-          v_x1007 = rt_value_new(rt_vec_type(RT_INT), t826);
-          int32_t *v_x1007_d = v_x1007->data.i;
-          const int64_t v_x1007_n = v_x1007->len;
-          v_x1011 = rt_value_new(rt_vec_type(RT_INT), t826);
-          int32_t *v_x1011_d = v_x1011->data.i;
-          const int64_t v_x1011_n = v_x1011->len;
-          RT_PARALLEL_FOR_IF(t827 > 1)
-          for (int64_t t830 = 0; t830 < t827; t830++) {
-            int32_t t830p0;
-            int32_t t830p1;
-            t830p0 = t828[t830];
-            t830p1 = t829[t830];
-            const int64_t t830_end = (t830 + 1) * RT_CHUNK < t826 ? (t830 + 1) * RT_CHUNK : t826;
-            for (int64_t t831 = t830 * RT_CHUNK; t831 < t830_end; t831++) {
-              const int32_t t832 = (int32_t)t831;
-              v_x1007_d[t831] = t830p0;
-              v_x1011_d[t831] = t830p1;
-              int32_t t830y0;
-              int32_t t830y1;
-              int t864 = 0; /* nonzero: a check below failed */
-              int t865 = (uint64_t)(int64_t)t832 < (uint64_t)v_x977_n;
-              int32_t t863 = t865 ? v_x977_d[t832] : 0;
-              t864 |= !t865;
-              uint8_t t867 = rt_le_i(t863, 1);
+          v_x1210 = rt_value_new(rt_vec_type(RT_INT), t822);
+          int32_t *v_x1210_d = v_x1210->data.i;
+          const int64_t v_x1210_n = v_x1210->len;
+          v_x1211 = rt_value_new(rt_vec_type(RT_INT), t822);
+          int32_t *v_x1211_d = v_x1211->data.i;
+          const int64_t v_x1211_n = v_x1211->len;
+          RT_PARALLEL_FOR_IF(t823 > 1)
+          for (int64_t t826 = 0; t826 < t823; t826++) {
+            int32_t t826p0;
+            int32_t t826p1;
+            t826p0 = t824[t826];
+            t826p1 = t825[t826];
+            const int64_t t826_end = (t826 + 1) * RT_CHUNK < t822 ? (t826 + 1) * RT_CHUNK : t822;
+            for (int64_t t827 = t826 * RT_CHUNK; t827 < t826_end; t827++) {
+              const int32_t t828 = (int32_t)t827;
+              v_x1210_d[t827] = t826p0;
+              v_x1211_d[t827] = t826p1;
+              int32_t t826y0;
+              int32_t t826y1;
+              int t860 = 0; /* nonzero: a check below failed */
+              int t861 = (uint64_t)(int64_t)t828 < (uint64_t)v_sd_1212_n;
+              int32_t t859 = t861 ? (int32_t)(v_sd_1212_off[t828 + 1] - v_sd_1212_off[t828]) : 0;
+              t860 |= !t861;
+              uint8_t t863 = rt_le_i(t859, 1);
+              int32_t t865 = rt_btoi_b(t863);
+              uint8_t t867 = rt_not_b(t863);
               int32_t t869 = rt_btoi_b(t867);
-              uint8_t t871 = rt_not_b(t867);
-              int32_t t873 = rt_btoi_b(t871);
-              if (__builtin_expect(t864 != 0, 0)) { /* again, recording the error */
-                int32_t t874;
-                if ((uint64_t)(int64_t)t832 < (uint64_t)v_x977_n) {
-                  t874 = v_x977_d[t832];
+              if (__builtin_expect(t860 != 0, 0)) { /* again, recording the error */
+                int32_t t870;
+                if ((uint64_t)(int64_t)t828 < (uint64_t)v_sd_1212_n) {
+                  t870 = (int32_t)(v_sd_1212_off[t828 + 1] - v_sd_1212_off[t828]);
                 } else {
-                  NESSIE_RECORD(err, t831, RT_CHECK_INDEX, 0, 0, RT_GATHER, t832, v_x977_n, 0.0, 9);
-                  t874 = 0;
+                  NESSIE_RECORD(err, t827, RT_CHECK_INDEX, 0, 0, RT_GATHER, t828, v_sd_1212_n, 0.0, 9);
+                  t870 = 0;
                 }
-                uint8_t t876 = rt_le_i(t874, 1);
+                uint8_t t872 = rt_le_i(t870, 1);
+                int32_t t874 = rt_btoi_b(t872);
+                uint8_t t876 = rt_not_b(t872);
                 int32_t t878 = rt_btoi_b(t876);
-                uint8_t t880 = rt_not_b(t876);
-                int32_t t882 = rt_btoi_b(t880);
               }
-              t830y0 = t869;
-              t830y1 = t873;
-              int32_t t884 = rt_add_i(t830p0, t830y0);
-              int32_t t886 = rt_add_i(t830p1, t830y1);
-              t830p0 = t884;
-              t830p1 = t886;
+              t826y0 = t865;
+              t826y1 = t869;
+              int32_t t880 = rt_add_i(t826p0, t826y0);
+              int32_t t882 = rt_add_i(t826p1, t826y1);
+              t826p0 = t880;
+              t826p1 = t882;
             }
           }
-          rt_free(t828);
-          rt_free(t829);
+          rt_free(t824);
+          rt_free(t825);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x979 = v_x979;
-  *out_v_x988 = v_x988;
-  *out_v_x990 = v_x990;
-  *out_v_x997 = v_x997;
-  *out_v_x1003 = v_x1003;
-  *out_v_x1007 = v_x1007;
-  *out_v_x1011 = v_x1011;
-  rt_release(v_x989);
-  rt_release(v_x991);
+  *out_v_x1177 = v_x1177;
+  *out_v_x1182 = v_x1182;
+  *out_v_x1184 = v_x1184;
+  *out_v_x1197 = v_x1197;
+  *out_v_x1198 = v_x1198;
+  *out_v_x1210 = v_x1210;
+  *out_v_x1211 = v_x1211;
+  rt_release(v_x1183);
+  rt_release(v_x1185);
   return;
 fail:
-  rt_release(v_x979);
-  rt_release(v_x988);
-  rt_release(v_x989);
-  rt_release(v_x990);
-  rt_release(v_x991);
-  rt_release(v_x1007);
-  rt_release(v_x1011);
+  rt_release(v_x1177);
+  rt_release(v_x1182);
+  rt_release(v_x1183);
+  rt_release(v_x1184);
+  rt_release(v_x1185);
+  rt_release(v_x1210);
+  rt_release(v_x1211);
 }
 
-/* K19: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K19_A {
+/* K17: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x977_d; int64_t v_x977_n;
-  int32_t v_x982;
-  uint8_t *v_x979_d; int64_t v_x979_n;
-  int32_t *v_x988_d; int64_t v_x988_n;
-  uint8_t *v_x989_d; int64_t v_x989_n;
-  int32_t *v_x990_d; int64_t v_x990_n;
-  uint8_t *v_x991_d; int64_t v_x991_n;
-  int32_t v_x997;
-  int32_t v_x1003;
-  int32_t *v_x1007_d; int64_t v_x1007_n;
-  int32_t *v_x1011_d; int64_t v_x1011_n;
+  const int64_t *v_sd_1212_off; int64_t v_sd_1212_n;
+  int32_t v_x1174;
+  uint8_t *v_x1177_d; int64_t v_x1177_n;
+  int32_t *v_x1182_d; int64_t v_x1182_n;
+  uint8_t *v_x1183_d; int64_t v_x1183_n;
+  int32_t *v_x1184_d; int64_t v_x1184_n;
+  uint8_t *v_x1185_d; int64_t v_x1185_n;
+  int32_t v_x1197;
+  int32_t v_x1198;
+  int32_t *v_x1210_d; int64_t v_x1210_n;
+  int32_t *v_x1211_d; int64_t v_x1211_n;
 };
-struct alignas(8) K19_0_V {
+struct alignas(8) K17_0_V {
   uint8_t v0;
 };
-struct K19_0_pull {
-  K19_A A;
-  __device__ K19_0_V operator()(int64_t i) const {
+struct K17_0_pull {
+  K17_A A;
+  __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t888 = 0; /* nonzero: a check below failed */
-    int t889 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t887 = t889 ? A.v_x977_d[ix] : 0;
-    t888 |= !t889;
-    uint8_t t891 = rt_le_i(t887, 1);
-    if (__builtin_expect(t888 != 0, 0)) { /* again, recording the error */
-      int32_t t892;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t892 = A.v_x977_d[ix];
+    int t884 = 0; /* nonzero: a check below failed */
+    int t885 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n;
+    int32_t t883 = t885 ? (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]) : 0;
+    t884 |= !t885;
+    uint8_t t887 = rt_le_i(t883, 1);
+    if (__builtin_expect(t884 != 0, 0)) { /* again, recording the error */
+      int32_t t888;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n) {
+        t888 = (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 0);
-        t892 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1212_n, 0.0, 0);
+        t888 = 0;
       }
-      uint8_t t894 = rt_le_i(t892, 1);
+      uint8_t t890 = rt_le_i(t888, 1);
     }
-    return K19_0_V{t891};
+    return K17_0_V{t887};
   }
 };
-struct K19_0_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x979_d[i] = v.v0;
+struct K17_0_store {
+  K17_A A;
+  __device__ void operator()(int64_t i, const K17_0_V &v) const {
+    A.v_x1177_d[i] = v.v0;
   }
 };
-struct alignas(8) K19_1_V {
+struct alignas(8) K17_1_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K19_1_pull {
-  K19_A A;
-  __device__ K19_1_V operator()(int64_t i) const {
+struct K17_1_pull {
+  K17_A A;
+  __device__ K17_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t896 = 0; /* nonzero: a check below failed */
-    int t897 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t895 = t897 ? A.v_x977_d[ix] : 0;
-    t896 |= !t897;
-    uint8_t t899 = rt_le_i(t895, 1);
-    if (__builtin_expect(t896 != 0, 0)) { /* again, recording the error */
-      int32_t t900;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t900 = A.v_x977_d[ix];
+    int t892 = 0; /* nonzero: a check below failed */
+    int t893 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n;
+    int32_t t891 = t893 ? (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]) : 0;
+    t892 |= !t893;
+    uint8_t t895 = rt_le_i(t891, 1);
+    if (__builtin_expect(t892 != 0, 0)) { /* again, recording the error */
+      int32_t t896;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n) {
+        t896 = (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 1);
-        t900 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1212_n, 0.0, 1);
+        t896 = 0;
       }
-      uint8_t t902 = rt_le_i(t900, 1);
+      uint8_t t898 = rt_le_i(t896, 1);
     }
-    return K19_1_V{ix, t899};
+    return K17_1_V{ix, t895};
   }
 };
-struct K19_1_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    A.v_x988_d[i] = v.v0;
-    A.v_x989_d[i] = v.v1;
+struct K17_1_store {
+  K17_A A;
+  __device__ void operator()(int64_t i, const K17_1_V &v) const {
+    A.v_x1182_d[i] = v.v0;
+    A.v_x1183_d[i] = v.v1;
   }
 };
-struct K19_1_pred {
-  K19_A A;
-  __device__ bool operator()(int64_t i, const K19_1_V &v) const {
+struct K17_1_pred {
+  K17_A A;
+  __device__ bool operator()(int64_t i, const K17_1_V &v) const {
     return (bool)v.v1;
   }
 };
-struct K19_1_other {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    A.v_x990_d[i] = v.v0;
-    A.v_x991_d[i] = v.v1;
+struct K17_1_other {
+  K17_A A;
+  __device__ void operator()(int64_t i, const K17_1_V &v) const {
+    A.v_x1184_d[i] = v.v0;
+    A.v_x1185_d[i] = v.v1;
   }
 };
-struct alignas(8) K19_2_V {
+struct alignas(8) K17_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K19_2_pull {
-  K19_A A;
-  __device__ K19_2_V operator()(int64_t i) const {
+struct K17_2_pull {
+  K17_A A;
+  __device__ K17_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t904 = 0; /* nonzero: a check below failed */
-    int t905 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t903 = t905 ? A.v_x977_d[ix] : 0;
-    t904 |= !t905;
-    uint8_t t907 = rt_le_i(t903, 1);
+    int t900 = 0; /* nonzero: a check below failed */
+    int t901 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n;
+    int32_t t899 = t901 ? (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]) : 0;
+    t900 |= !t901;
+    uint8_t t903 = rt_le_i(t899, 1);
+    int32_t t905 = rt_btoi_b(t903);
+    uint8_t t907 = rt_not_b(t903);
     int32_t t909 = rt_btoi_b(t907);
-    uint8_t t911 = rt_not_b(t907);
-    int32_t t913 = rt_btoi_b(t911);
-    if (__builtin_expect(t904 != 0, 0)) { /* again, recording the error */
-      int32_t t914;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t914 = A.v_x977_d[ix];
+    if (__builtin_expect(t900 != 0, 0)) { /* again, recording the error */
+      int32_t t910;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n) {
+        t910 = (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 2);
-        t914 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1212_n, 0.0, 2);
+        t910 = 0;
       }
-      uint8_t t916 = rt_le_i(t914, 1);
+      uint8_t t912 = rt_le_i(t910, 1);
+      int32_t t914 = rt_btoi_b(t912);
+      uint8_t t916 = rt_not_b(t912);
       int32_t t918 = rt_btoi_b(t916);
-      uint8_t t920 = rt_not_b(t916);
-      int32_t t922 = rt_btoi_b(t920);
     }
-    return K19_2_V{t909, t913};
+    return K17_2_V{t905, t909};
   }
 };
-struct K19_2_op {
-  K19_A A;
-  __device__ K19_2_V operator()(const K19_2_V &a, const K19_2_V &b) const {
-    int32_t t924 = rt_add_i(a.v0, b.v0);
-    int32_t t926 = rt_add_i(a.v1, b.v1);
-    return K19_2_V{t924, t926};
+struct K17_2_op {
+  K17_A A;
+  __device__ K17_2_V operator()(const K17_2_V &a, const K17_2_V &b) const {
+    int32_t t920 = rt_add_i(a.v0, b.v0);
+    int32_t t922 = rt_add_i(a.v1, b.v1);
+    return K17_2_V{t920, t922};
   }
 };
-struct K19_2_ride {
-  K19_A A;
-  __device__ K19_2_V operator()(int64_t i) const {
-    K19_0_store{A}(i, K19_0_pull{A}(i)); /* MAP 0 rides here */
-    return K19_2_pull{A}(i);
+struct K17_2_ride {
+  K17_A A;
+  __device__ K17_2_V operator()(int64_t i) const {
+    K17_0_store{A}(i, K17_0_pull{A}(i)); /* MAP 0 rides here */
+    return K17_2_pull{A}(i);
   }
 };
-struct alignas(8) K19_3_V {
+struct alignas(8) K17_3_V {
   int32_t v0;
   int32_t v1;
 };
-struct K19_3_pull {
-  K19_A A;
-  __device__ K19_3_V operator()(int64_t i) const {
+struct K17_3_pull {
+  K17_A A;
+  __device__ K17_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t928 = 0; /* nonzero: a check below failed */
-    int t929 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t927 = t929 ? A.v_x977_d[ix] : 0;
-    t928 |= !t929;
-    uint8_t t931 = rt_le_i(t927, 1);
+    int t924 = 0; /* nonzero: a check below failed */
+    int t925 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n;
+    int32_t t923 = t925 ? (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]) : 0;
+    t924 |= !t925;
+    uint8_t t927 = rt_le_i(t923, 1);
+    int32_t t929 = rt_btoi_b(t927);
+    uint8_t t931 = rt_not_b(t927);
     int32_t t933 = rt_btoi_b(t931);
-    uint8_t t935 = rt_not_b(t931);
-    int32_t t937 = rt_btoi_b(t935);
-    if (__builtin_expect(t928 != 0, 0)) { /* again, recording the error */
-      int32_t t938;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t938 = A.v_x977_d[ix];
+    if (__builtin_expect(t924 != 0, 0)) { /* again, recording the error */
+      int32_t t934;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n) {
+        t934 = (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0, 3);
-        t938 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1212_n, 0.0, 3);
+        t934 = 0;
       }
-      uint8_t t940 = rt_le_i(t938, 1);
+      uint8_t t936 = rt_le_i(t934, 1);
+      int32_t t938 = rt_btoi_b(t936);
+      uint8_t t940 = rt_not_b(t936);
       int32_t t942 = rt_btoi_b(t940);
-      uint8_t t944 = rt_not_b(t940);
-      int32_t t946 = rt_btoi_b(t944);
     }
-    return K19_3_V{t933, t937};
+    return K17_3_V{t929, t933};
   }
 };
-struct K19_3_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_3_V &v) const {
-    A.v_x1007_d[i] = v.v0;
-    A.v_x1011_d[i] = v.v1;
+struct K17_3_store {
+  K17_A A;
+  __device__ void operator()(int64_t i, const K17_3_V &v) const {
+    A.v_x1210_d[i] = v.v0;
+    A.v_x1211_d[i] = v.v1;
   }
 };
-struct K19_3_op {
-  K19_A A;
-  __device__ K19_3_V operator()(const K19_3_V &a, const K19_3_V &b) const {
-    int32_t t948 = rt_add_i(a.v0, b.v0);
-    int32_t t950 = rt_add_i(a.v1, b.v1);
-    return K19_3_V{t948, t950};
+struct K17_3_op {
+  K17_A A;
+  __device__ K17_3_V operator()(const K17_3_V &a, const K17_3_V &b) const {
+    int32_t t944 = rt_add_i(a.v0, b.v0);
+    int32_t t946 = rt_add_i(a.v1, b.v1);
+    return K17_3_V{t944, t946};
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1212, int32_t v_x1174, RtValue **out_v_x1177, RtValue **out_v_x1182, RtValue **out_v_x1184, int32_t *out_v_x1197, int32_t *out_v_x1198, RtValue **out_v_x1210, RtValue **out_v_x1211) {
   (void)loc;
   (void)err;
-  K19_A A;
+  K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x977_d = v_x977->data.i;
-  A.v_x977_n = v_x977->len;
-  A.v_x982 = v_x982;
-  RtValue *v_x979 = NULL;
-  RtValue *v_x988 = NULL;
-  RtValue *v_x989 = NULL;
-  RtValue *v_x990 = NULL;
-  RtValue *v_x991 = NULL;
-  int32_t v_x997 = 0;
-  int32_t v_x1003 = 0;
-  RtValue *v_x1007 = NULL;
-  RtValue *v_x1011 = NULL;
+  A.v_sd_1212_off = rtg_seg_offsets(v_sd_1212);
+  A.v_sd_1212_n = v_sd_1212->len;
+  A.v_x1174 = v_x1174;
+  RtValue *v_x1177 = NULL;
+  RtValue *v_x1182 = NULL;
+  RtValue *v_x1183 = NULL;
+  RtValue *v_x1184 = NULL;
+  RtValue *v_x1185 = NULL;
+  int32_t v_x1197 = 0;
+  int32_t v_x1198 = 0;
+  RtValue *v_x1210 = NULL;
+  RtValue *v_x1211 = NULL;
   /* MAP */
   {
-    const int64_t t951 = v_x982;
-    if (t951 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t951, 0.0, run, 4};
+    const int64_t t947 = v_x1174;
+    if (t947 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t947, 0.0, run, 4};
       goto fail;
     }
-    v_x979 = rtg_vec_new(RT_BOOL, t951);
-    A.v_x979_d = v_x979->data.b;
-    A.v_x979_n = v_x979->len;
-    /* computed in the launch of SOAC 2 (K19_2_ride) */
+    v_x1177 = rtg_vec_new(RT_BOOL, t947);
+    A.v_x1177_d = v_x1177->data.b;
+    A.v_x1177_n = v_x1177->len;
+    /* computed in the launch of SOAC 2 (K17_2_ride) */
   }
   /* PARTITION */
-  int64_t *t952, t953; /* the slot of its count, its size */
+  int64_t *t948, t949; /* the slot of its count, its size */
   {
-    const int64_t t954 = v_x982;
-    if (t954 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t954, 0.0, run, 5};
+    const int64_t t950 = v_x1174;
+    if (t950 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t950, 0.0, run, 5};
       goto fail;
     }
-    v_x988 = rtg_vec_new(RT_INT, t954);
-    A.v_x988_d = v_x988->data.i;
-    A.v_x988_n = v_x988->len;
-    v_x989 = rtg_vec_new(RT_BOOL, t954);
-    A.v_x989_d = v_x989->data.b;
-    A.v_x989_n = v_x989->len;
-    v_x990 = rtg_vec_new(RT_INT, t954);
-    A.v_x990_d = v_x990->data.i;
-    A.v_x990_n = v_x990->len;
-    v_x991 = rtg_vec_new(RT_BOOL, t954);
-    A.v_x991_d = v_x991->data.b;
-    A.v_x991_n = v_x991->len;
-    t953 = t954;
-    t952 = rtg::partition_launch<K19_1_V>("K19", loc, K19_1_pull{A}, K19_1_pred{A}, t954, K19_1_store{A}, K19_1_other{A}, true);
+    v_x1182 = rtg_vec_new(RT_INT, t950);
+    A.v_x1182_d = v_x1182->data.i;
+    A.v_x1182_n = v_x1182->len;
+    v_x1183 = rtg_vec_new(RT_BOOL, t950);
+    A.v_x1183_d = v_x1183->data.b;
+    A.v_x1183_n = v_x1183->len;
+    v_x1184 = rtg_vec_new(RT_INT, t950);
+    A.v_x1184_d = v_x1184->data.i;
+    A.v_x1184_n = v_x1184->len;
+    v_x1185 = rtg_vec_new(RT_BOOL, t950);
+    A.v_x1185_d = v_x1185->data.b;
+    A.v_x1185_n = v_x1185->len;
+    t949 = t950;
+    t948 = rtg::partition_launch<K17_1_V>("K17", loc, K17_1_pull{A}, K17_1_pred{A}, t950, K17_1_store{A}, K17_1_other{A}, true);
   }
   {
-    const int64_t t955 = rtg::filter_count(t952);
-    v_x988 = rtg_vec_fit(v_x988, t955);
-    A.v_x988_d = v_x988->data.i;
-    A.v_x988_n = v_x988->len;
-    v_x989 = rtg_vec_fit(v_x989, t955);
-    A.v_x989_d = v_x989->data.b;
-    A.v_x989_n = v_x989->len;
-    v_x990 = rtg_vec_fit(v_x990, t953 - t955);
-    A.v_x990_d = v_x990->data.i;
-    A.v_x990_n = v_x990->len;
-    v_x991 = rtg_vec_fit(v_x991, t953 - t955);
-    A.v_x991_d = v_x991->data.b;
-    A.v_x991_n = v_x991->len;
+    const int64_t t951 = rtg::filter_count(t948);
+    v_x1182 = rtg_vec_fit(v_x1182, t951);
+    A.v_x1182_d = v_x1182->data.i;
+    A.v_x1182_n = v_x1182->len;
+    v_x1183 = rtg_vec_fit(v_x1183, t951);
+    A.v_x1183_d = v_x1183->data.b;
+    A.v_x1183_n = v_x1183->len;
+    v_x1184 = rtg_vec_fit(v_x1184, t949 - t951);
+    A.v_x1184_d = v_x1184->data.i;
+    A.v_x1184_n = v_x1184->len;
+    v_x1185 = rtg_vec_fit(v_x1185, t949 - t951);
+    A.v_x1185_d = v_x1185->data.b;
+    A.v_x1185_n = v_x1185->len;
   }
   /* REDUCE */
   {
-    const int64_t t956 = v_x982;
-    if (t956 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t956, 0.0, run, 6};
+    const int64_t t952 = v_x1174;
+    if (t952 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t952, 0.0, run, 6};
       goto fail;
     }
-    const K19_2_V t957 = rtg::reduce_commutative("K19", loc, K19_2_ride{A}, K19_2_op{A}, K19_2_V{0, 0}, t956);
-    v_x997 = t957.v0;
-    A.v_x997 = v_x997;
-    v_x1003 = t957.v1;
-    A.v_x1003 = v_x1003;
+    const K17_2_V t953 = rtg::reduce_commutative("K17", loc, K17_2_ride{A}, K17_2_op{A}, K17_2_V{0, 0}, t952);
+    v_x1197 = t953.v0;
+    A.v_x1197 = v_x1197;
+    v_x1198 = t953.v1;
+    A.v_x1198 = v_x1198;
   }
   /* SCAN */
   {
-    const int64_t t958 = v_x982;
-    if (t958 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t958, 0.0, run, 7};
+    const int64_t t954 = v_x1174;
+    if (t954 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t954, 0.0, run, 7};
       goto fail;
     }
-    v_x1007 = rtg_vec_new(RT_INT, t958);
-    A.v_x1007_d = v_x1007->data.i;
-    A.v_x1007_n = v_x1007->len;
-    v_x1011 = rtg_vec_new(RT_INT, t958);
-    A.v_x1011_d = v_x1011->data.i;
-    A.v_x1011_n = v_x1011->len;
-    rtg::scan<true>("K19", loc, K19_3_pull{A}, K19_3_op{A}, K19_3_V{0, 0}, t958, K19_3_store{A});
+    v_x1210 = rtg_vec_new(RT_INT, t954);
+    A.v_x1210_d = v_x1210->data.i;
+    A.v_x1210_n = v_x1210->len;
+    v_x1211 = rtg_vec_new(RT_INT, t954);
+    A.v_x1211_d = v_x1211->data.i;
+    A.v_x1211_n = v_x1211->len;
+    rtg::scan<true>("K17", loc, K17_3_pull{A}, K17_3_op{A}, K17_3_V{0, 0}, t954, K17_3_store{A});
   }
-  *out_v_x979 = v_x979;
-  *out_v_x988 = v_x988;
-  *out_v_x990 = v_x990;
-  *out_v_x997 = v_x997;
-  *out_v_x1003 = v_x1003;
-  *out_v_x1007 = v_x1007;
-  *out_v_x1011 = v_x1011;
-  rt_release(v_x989);
-  rt_release(v_x991);
+  *out_v_x1177 = v_x1177;
+  *out_v_x1182 = v_x1182;
+  *out_v_x1184 = v_x1184;
+  *out_v_x1197 = v_x1197;
+  *out_v_x1198 = v_x1198;
+  *out_v_x1210 = v_x1210;
+  *out_v_x1211 = v_x1211;
+  rt_release(v_x1183);
+  rt_release(v_x1185);
   return;
 fail:
-  rt_release(v_x979);
-  rt_release(v_x988);
-  rt_release(v_x989);
-  rt_release(v_x990);
-  rt_release(v_x991);
-  rt_release(v_x1007);
-  rt_release(v_x1011);
+  rt_release(v_x1177);
+  rt_release(v_x1182);
+  rt_release(v_x1183);
+  rt_release(v_x1184);
+  rt_release(v_x1185);
+  rt_release(v_x1210);
+  rt_release(v_x1211);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, int32_t v_x982, RtValue **out_v_x979, RtValue **out_v_x988, RtValue **out_v_x990, int32_t *out_v_x997, int32_t *out_v_x1003, RtValue **out_v_x1007, RtValue **out_v_x1011) {
-  RtValue *vals[] = {v_x977};
-  const int64_t sizes[] = {(int64_t)v_x982, (int64_t)v_x982, (int64_t)v_x982, (int64_t)v_x982};
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1212, int32_t v_x1174, RtValue **out_v_x1177, RtValue **out_v_x1182, RtValue **out_v_x1184, int32_t *out_v_x1197, int32_t *out_v_x1198, RtValue **out_v_x1210, RtValue **out_v_x1211) {
+  RtValue *vals[] = {v_sd_1212};
+  const int64_t sizes[] = {(int64_t)v_x1174, (int64_t)v_x1174, (int64_t)v_x1174, (int64_t)v_x1174};
   if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K19_host(err, loc, run, v_x977, v_x982, out_v_x979, out_v_x988, out_v_x990, out_v_x997, out_v_x1003, out_v_x1007, out_v_x1011);
+    K17_host(err, loc, run, v_sd_1212, v_x1174, out_v_x1177, out_v_x1182, out_v_x1184, out_v_x1197, out_v_x1198, out_v_x1210, out_v_x1211);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x977, v_x982, out_v_x979, out_v_x988, out_v_x990, out_v_x997, out_v_x1003, out_v_x1007, out_v_x1011);
+    K17_gpu(err, loc, run, v_sd_1212, v_x1174, out_v_x1177, out_v_x1182, out_v_x1184, out_v_x1197, out_v_x1198, out_v_x1210, out_v_x1211);
   }
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
+/* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1213, RtValue *v_sd_1222, RtValue *v_sd_1215, RtValue **out_v_x1219, RtValue **out_v_x1220, RtValue **out_v_x1221) {
   (void)loc;
   (void)run;
-  int32_t *v_x1012_d = v_x1012->data.i;
-  const int64_t v_x1012_n = v_x1012->len;
-  int32_t *v_x1013_d = v_x1013->data.i;
-  const int64_t v_x1013_n = v_x1013->len;
-  int32_t *v_x1016_d = v_x1016->data.i;
-  const int64_t v_x1016_n = v_x1016->len;
-  RtValue *v_x1018 = NULL;
-  RtValue *v_x1020 = NULL;
-  RtValue *v_x1023 = NULL;
+  int32_t *v_x1213_d = v_x1213->data.i;
+  const int64_t v_x1213_n = v_x1213->len;
+  const int64_t *v_sd_1222_off = rt_seg_offsets(v_sd_1222);
+  const int64_t v_sd_1222_n = v_sd_1222->len;
+  const int64_t *v_sd_1215_off = rt_seg_offsets(v_sd_1215);
+  const int64_t v_sd_1215_n = v_sd_1215->len;
+  RtValue *v_x1219 = NULL;
+  RtValue *v_x1220 = NULL;
+  RtValue *v_x1221 = NULL;
   /* MAP */
   {
-    const int64_t t959 = v_x1012_n;
-    v_x1018 = rt_value_new(rt_vec_type(RT_INT), t959);
-    int32_t *v_x1018_d = v_x1018->data.i;
-    const int64_t v_x1018_n = v_x1018->len;
-    v_x1020 = rt_value_new(rt_vec_type(RT_INT), t959);
-    int32_t *v_x1020_d = v_x1020->data.i;
-    const int64_t v_x1020_n = v_x1020->len;
-    v_x1023 = rt_value_new(rt_vec_type(RT_INT), t959);
-    int32_t *v_x1023_d = v_x1023->data.i;
-    const int64_t v_x1023_n = v_x1023->len;
-    RT_PARALLEL_FOR_IF(t959 >= RT_PARALLEL_MIN)
-    for (int64_t t960 = 0; t960 < t959; t960++) {
-      const int32_t t961 = (int32_t)t960;
-      int t964 = 0; /* nonzero: a check below failed */
-      int32_t t962 = v_x1012_d[t961];
-      int t965 = (uint64_t)(int64_t)t962 < (uint64_t)v_x1016_n;
-      int32_t t963 = t965 ? v_x1016_d[t962] : 0;
-      t964 |= !t965;
-      int t967 = (uint64_t)(int64_t)t962 < (uint64_t)v_x1013_n;
-      int32_t t966 = t967 ? v_x1013_d[t962] : 0;
-      t964 |= !t967;
-      int32_t t969 = rt_add_i(t963, t966);
-      if (__builtin_expect(t964 != 0, 0)) { /* again, recording the error */
-        int32_t t970 = v_x1012_d[t961];
-        int32_t t971;
-        if ((uint64_t)(int64_t)t970 < (uint64_t)v_x1016_n) {
-          t971 = v_x1016_d[t970];
+    const int64_t t955 = v_x1213_n;
+    v_x1219 = rt_value_new(rt_vec_type(RT_INT), t955);
+    int32_t *v_x1219_d = v_x1219->data.i;
+    const int64_t v_x1219_n = v_x1219->len;
+    v_x1220 = rt_value_new(rt_vec_type(RT_INT), t955);
+    int32_t *v_x1220_d = v_x1220->data.i;
+    const int64_t v_x1220_n = v_x1220->len;
+    v_x1221 = rt_value_new(rt_vec_type(RT_INT), t955);
+    int32_t *v_x1221_d = v_x1221->data.i;
+    const int64_t v_x1221_n = v_x1221->len;
+    RT_PARALLEL_FOR_IF(t955 >= RT_PARALLEL_MIN)
+    for (int64_t t956 = 0; t956 < t955; t956++) {
+      const int32_t t957 = (int32_t)t956;
+      int t960 = 0; /* nonzero: a check below failed */
+      int32_t t958 = v_x1213_d[t957];
+      int t961 = (uint64_t)(int64_t)t958 < (uint64_t)v_sd_1215_n;
+      int32_t t959 = t961 ? (int32_t)v_sd_1215_off[t958] : 0;
+      t960 |= !t961;
+      int t963 = (uint64_t)(int64_t)t958 < (uint64_t)v_sd_1222_n;
+      int32_t t962 = t963 ? (int32_t)(v_sd_1222_off[t958 + 1] - v_sd_1222_off[t958]) : 0;
+      t960 |= !t963;
+      int32_t t965 = rt_add_i(t959, t962);
+      if (__builtin_expect(t960 != 0, 0)) { /* again, recording the error */
+        int32_t t966 = v_x1213_d[t957];
+        int32_t t967;
+        if ((uint64_t)(int64_t)t966 < (uint64_t)v_sd_1215_n) {
+          t967 = (int32_t)v_sd_1215_off[t966];
         } else {
-          NESSIE_RECORD(err, t960, RT_CHECK_INDEX, 0, 0, RT_GATHER, t970, v_x1016_n, 0.0, 0);
-          t971 = 0;
+          NESSIE_RECORD(err, t956, RT_CHECK_INDEX, 0, 0, RT_GATHER, t966, v_sd_1215_n, 0.0, 0);
+          t967 = 0;
         }
-        int32_t t972;
-        if ((uint64_t)(int64_t)t970 < (uint64_t)v_x1013_n) {
-          t972 = v_x1013_d[t970];
+        int32_t t968;
+        if ((uint64_t)(int64_t)t966 < (uint64_t)v_sd_1222_n) {
+          t968 = (int32_t)(v_sd_1222_off[t966 + 1] - v_sd_1222_off[t966]);
         } else {
-          NESSIE_RECORD(err, t960, RT_CHECK_INDEX, 0, 0, RT_GATHER, t970, v_x1013_n, 0.0, 1);
-          t972 = 0;
+          NESSIE_RECORD(err, t956, RT_CHECK_INDEX, 0, 0, RT_GATHER, t966, v_sd_1222_n, 0.0, 1);
+          t968 = 0;
         }
-        int32_t t974 = rt_add_i(t971, t972);
+        int32_t t970 = rt_add_i(t967, t968);
       }
-      v_x1018_d[t960] = t963;
-      v_x1020_d[t960] = t969;
-      v_x1023_d[t960] = 1;
+      v_x1219_d[t956] = t959;
+      v_x1220_d[t956] = t965;
+      v_x1221_d[t956] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1018 = v_x1018;
-  *out_v_x1020 = v_x1020;
-  *out_v_x1023 = v_x1023;
+  *out_v_x1219 = v_x1219;
+  *out_v_x1220 = v_x1220;
+  *out_v_x1221 = v_x1221;
   return;
 fail:
-  rt_release(v_x1018);
-  rt_release(v_x1020);
-  rt_release(v_x1023);
+  rt_release(v_x1219);
+  rt_release(v_x1220);
+  rt_release(v_x1221);
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K20_A {
+/* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1012_d; int64_t v_x1012_n;
-  int32_t *v_x1013_d; int64_t v_x1013_n;
-  int32_t *v_x1016_d; int64_t v_x1016_n;
-  int32_t *v_x1018_d; int64_t v_x1018_n;
-  int32_t *v_x1020_d; int64_t v_x1020_n;
-  int32_t *v_x1023_d; int64_t v_x1023_n;
+  int32_t *v_x1213_d; int64_t v_x1213_n;
+  const int64_t *v_sd_1222_off; int64_t v_sd_1222_n;
+  const int64_t *v_sd_1215_off; int64_t v_sd_1215_n;
+  int32_t *v_x1219_d; int64_t v_x1219_n;
+  int32_t *v_x1220_d; int64_t v_x1220_n;
+  int32_t *v_x1221_d; int64_t v_x1221_n;
 };
-struct alignas(8) K20_0_V {
+struct alignas(8) K18_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K20_0_pull {
-  K20_A A;
-  __device__ K20_0_V operator()(int64_t i) const {
+struct K18_0_pull {
+  K18_A A;
+  __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t977 = 0; /* nonzero: a check below failed */
-    int32_t t975 = A.v_x1012_d[ix];
-    int t978 = (uint64_t)(int64_t)t975 < (uint64_t)A.v_x1016_n;
-    int32_t t976 = t978 ? A.v_x1016_d[t975] : 0;
-    t977 |= !t978;
-    int t980 = (uint64_t)(int64_t)t975 < (uint64_t)A.v_x1013_n;
-    int32_t t979 = t980 ? A.v_x1013_d[t975] : 0;
-    t977 |= !t980;
-    int32_t t982 = rt_add_i(t976, t979);
-    if (__builtin_expect(t977 != 0, 0)) { /* again, recording the error */
-      int32_t t983 = A.v_x1012_d[ix];
-      int32_t t984;
-      if ((uint64_t)(int64_t)t983 < (uint64_t)A.v_x1016_n) {
-        t984 = A.v_x1016_d[t983];
+    int t973 = 0; /* nonzero: a check below failed */
+    int32_t t971 = A.v_x1213_d[ix];
+    int t974 = (uint64_t)(int64_t)t971 < (uint64_t)A.v_sd_1215_n;
+    int32_t t972 = t974 ? (int32_t)A.v_sd_1215_off[t971] : 0;
+    t973 |= !t974;
+    int t976 = (uint64_t)(int64_t)t971 < (uint64_t)A.v_sd_1222_n;
+    int32_t t975 = t976 ? (int32_t)(A.v_sd_1222_off[t971 + 1] - A.v_sd_1222_off[t971]) : 0;
+    t973 |= !t976;
+    int32_t t978 = rt_add_i(t972, t975);
+    if (__builtin_expect(t973 != 0, 0)) { /* again, recording the error */
+      int32_t t979 = A.v_x1213_d[ix];
+      int32_t t980;
+      if ((uint64_t)(int64_t)t979 < (uint64_t)A.v_sd_1215_n) {
+        t980 = (int32_t)A.v_sd_1215_off[t979];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t983, A.v_x1016_n, 0.0, 0);
-        t984 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t979, A.v_sd_1215_n, 0.0, 0);
+        t980 = 0;
       }
-      int32_t t985;
-      if ((uint64_t)(int64_t)t983 < (uint64_t)A.v_x1013_n) {
-        t985 = A.v_x1013_d[t983];
+      int32_t t981;
+      if ((uint64_t)(int64_t)t979 < (uint64_t)A.v_sd_1222_n) {
+        t981 = (int32_t)(A.v_sd_1222_off[t979 + 1] - A.v_sd_1222_off[t979]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t983, A.v_x1013_n, 0.0, 1);
-        t985 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t979, A.v_sd_1222_n, 0.0, 1);
+        t981 = 0;
       }
-      int32_t t987 = rt_add_i(t984, t985);
+      int32_t t983 = rt_add_i(t980, t981);
     }
-    return K20_0_V{t976, t982, 1};
+    return K18_0_V{t972, t978, 1};
   }
 };
-struct K20_0_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_0_V &v) const {
-    A.v_x1018_d[i] = v.v0;
-    A.v_x1020_d[i] = v.v1;
-    A.v_x1023_d[i] = v.v2;
+struct K18_0_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_0_V &v) const {
+    A.v_x1219_d[i] = v.v0;
+    A.v_x1220_d[i] = v.v1;
+    A.v_x1221_d[i] = v.v2;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1213, RtValue *v_sd_1222, RtValue *v_sd_1215, RtValue **out_v_x1219, RtValue **out_v_x1220, RtValue **out_v_x1221) {
   (void)loc;
   (void)err;
-  K20_A A;
+  K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1012_d = v_x1012->data.i;
-  A.v_x1012_n = v_x1012->len;
-  A.v_x1013_d = v_x1013->data.i;
-  A.v_x1013_n = v_x1013->len;
-  A.v_x1016_d = v_x1016->data.i;
-  A.v_x1016_n = v_x1016->len;
-  RtValue *v_x1018 = NULL;
-  RtValue *v_x1020 = NULL;
-  RtValue *v_x1023 = NULL;
+  A.v_x1213_d = v_x1213->data.i;
+  A.v_x1213_n = v_x1213->len;
+  A.v_sd_1222_off = rtg_seg_offsets(v_sd_1222);
+  A.v_sd_1222_n = v_sd_1222->len;
+  A.v_sd_1215_off = rtg_seg_offsets(v_sd_1215);
+  A.v_sd_1215_n = v_sd_1215->len;
+  RtValue *v_x1219 = NULL;
+  RtValue *v_x1220 = NULL;
+  RtValue *v_x1221 = NULL;
   /* MAP */
   {
-    const int64_t t988 = v_x1012->len;
-    v_x1018 = rtg_vec_new(RT_INT, t988);
-    A.v_x1018_d = v_x1018->data.i;
-    A.v_x1018_n = v_x1018->len;
-    v_x1020 = rtg_vec_new(RT_INT, t988);
-    A.v_x1020_d = v_x1020->data.i;
-    A.v_x1020_n = v_x1020->len;
-    v_x1023 = rtg_vec_new(RT_INT, t988);
-    A.v_x1023_d = v_x1023->data.i;
-    A.v_x1023_n = v_x1023->len;
-    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t988);
+    const int64_t t984 = v_x1213->len;
+    v_x1219 = rtg_vec_new(RT_INT, t984);
+    A.v_x1219_d = v_x1219->data.i;
+    A.v_x1219_n = v_x1219->len;
+    v_x1220 = rtg_vec_new(RT_INT, t984);
+    A.v_x1220_d = v_x1220->data.i;
+    A.v_x1220_n = v_x1220->len;
+    v_x1221 = rtg_vec_new(RT_INT, t984);
+    A.v_x1221_d = v_x1221->data.i;
+    A.v_x1221_n = v_x1221->len;
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t984);
   }
-  *out_v_x1018 = v_x1018;
-  *out_v_x1020 = v_x1020;
-  *out_v_x1023 = v_x1023;
+  *out_v_x1219 = v_x1219;
+  *out_v_x1220 = v_x1220;
+  *out_v_x1221 = v_x1221;
   return;
 fail:
-  rt_release(v_x1018);
-  rt_release(v_x1020);
-  rt_release(v_x1023);
+  rt_release(v_x1219);
+  rt_release(v_x1220);
+  rt_release(v_x1221);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1012, RtValue *v_x1013, RtValue *v_x1016, RtValue **out_v_x1018, RtValue **out_v_x1020, RtValue **out_v_x1023) {
-  RtValue *vals[] = {v_x1012, v_x1013, v_x1016};
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1213, RtValue *v_sd_1222, RtValue *v_sd_1215, RtValue **out_v_x1219, RtValue **out_v_x1220, RtValue **out_v_x1221) {
+  RtValue *vals[] = {v_x1213, v_sd_1222, v_sd_1215};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K20_host(err, loc, run, v_x1012, v_x1013, v_x1016, out_v_x1018, out_v_x1020, out_v_x1023);
+    K18_host(err, loc, run, v_x1213, v_sd_1222, v_sd_1215, out_v_x1219, out_v_x1220, out_v_x1221);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1012, v_x1013, v_x1016, out_v_x1018, out_v_x1020, out_v_x1023);
+    K18_gpu(err, loc, run, v_x1213, v_sd_1222, v_sd_1215, out_v_x1219, out_v_x1220, out_v_x1221);
   }
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)run;
   int32_t *v_x1036_d = v_x1036->data.i;
@@ -4722,89 +4595,89 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, i
   RtValue *v_x1050 = NULL;
   /* MAP */
   {
-    const int64_t t989 = v_x1040_n;
-    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t989);
+    const int64_t t985 = v_x1040_n;
+    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t985);
     int32_t *v_x1050_d = v_x1050->data.i;
     const int64_t v_x1050_n = v_x1050->len;
-    RT_PARALLEL_FOR_IF(t989 >= RT_PARALLEL_MIN)
-    for (int64_t t990 = 0; t990 < t989; t990++) {
-      const int32_t t991 = (int32_t)t990;
-      int t993 = 0; /* nonzero: a check below failed */
-      int t994 = (uint64_t)(int64_t)t991 < (uint64_t)v_x1036_n;
-      int32_t t992 = t994 ? v_x1036_d[t991] : 0;
-      t993 |= !t994;
-      int32_t t996 = rt_add_i(t992, v_x1037);
-      uint8_t t997 = v_x1040_d[t991];
-      int t999 = (uint64_t)(int64_t)t991 < (uint64_t)v_x1041_n;
-      int32_t t998 = t999 ? v_x1041_d[t991] : 0;
-      t993 |= !t999;
-      int32_t t1001 = (t997 ? t998 : t996);
-      int t1003 = (uint64_t)(int64_t)t1001 < (uint64_t)v_x1046;
-      int32_t t1002 = t1003 ? t1001 : 0;
-      t993 |= !t1003;
-      uint8_t t1005 = rt_lt_i(t1002, (int32_t)v_x1044_n);
-      int32_t t1006;
-      if (t1005) {
-        int t1008 = (uint64_t)(int64_t)t1002 < (uint64_t)v_x1044_n;
-        int32_t t1007 = t1008 ? v_x1044_d[t1002] : 0;
-        t993 |= !t1008;
-        t1006 = t1007;
+    RT_PARALLEL_FOR_IF(t985 >= RT_PARALLEL_MIN)
+    for (int64_t t986 = 0; t986 < t985; t986++) {
+      const int32_t t987 = (int32_t)t986;
+      int t989 = 0; /* nonzero: a check below failed */
+      int t990 = (uint64_t)(int64_t)t987 < (uint64_t)v_x1036_n;
+      int32_t t988 = t990 ? v_x1036_d[t987] : 0;
+      t989 |= !t990;
+      int32_t t992 = rt_add_i(t988, v_x1037);
+      uint8_t t993 = v_x1040_d[t987];
+      int t995 = (uint64_t)(int64_t)t987 < (uint64_t)v_x1041_n;
+      int32_t t994 = t995 ? v_x1041_d[t987] : 0;
+      t989 |= !t995;
+      int32_t t997 = (t993 ? t994 : t992);
+      int t999 = (uint64_t)(int64_t)t997 < (uint64_t)v_x1046;
+      int32_t t998 = t999 ? t997 : 0;
+      t989 |= !t999;
+      uint8_t t1001 = rt_lt_i(t998, (int32_t)v_x1044_n);
+      int32_t t1002;
+      if (t1001) {
+        int t1004 = (uint64_t)(int64_t)t998 < (uint64_t)v_x1044_n;
+        int32_t t1003 = t1004 ? v_x1044_d[t998] : 0;
+        t989 |= !t1004;
+        t1002 = t1003;
       } else {
-        int32_t t1010 = rt_sub_i(t1002, (int32_t)v_x1044_n);
-        int t1012 = (uint64_t)(int64_t)t1010 < (uint64_t)v_x1045_n;
-        int32_t t1011 = t1012 ? v_x1045_d[t1010] : 0;
-        t993 |= !t1012;
-        t1006 = t1011;
+        int32_t t1006 = rt_sub_i(t998, (int32_t)v_x1044_n);
+        int t1008 = (uint64_t)(int64_t)t1006 < (uint64_t)v_x1045_n;
+        int32_t t1007 = t1008 ? v_x1045_d[t1006] : 0;
+        t989 |= !t1008;
+        t1002 = t1007;
       }
-      if (__builtin_expect(t993 != 0, 0)) { /* again, recording the error */
-        int32_t t1013;
-        if ((uint64_t)(int64_t)t991 < (uint64_t)v_x1036_n) {
-          t1013 = v_x1036_d[t991];
+      if (__builtin_expect(t989 != 0, 0)) { /* again, recording the error */
+        int32_t t1009;
+        if ((uint64_t)(int64_t)t987 < (uint64_t)v_x1036_n) {
+          t1009 = v_x1036_d[t987];
         } else {
-          NESSIE_RECORD(err, t990, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x1036_n, 0.0, 0);
+          NESSIE_RECORD(err, t986, RT_CHECK_INDEX, 0, 0, RT_GATHER, t987, v_x1036_n, 0.0, 0);
+          t1009 = 0;
+        }
+        int32_t t1011 = rt_add_i(t1009, v_x1037);
+        uint8_t t1012 = v_x1040_d[t987];
+        int32_t t1013;
+        if ((uint64_t)(int64_t)t987 < (uint64_t)v_x1041_n) {
+          t1013 = v_x1041_d[t987];
+        } else {
+          NESSIE_RECORD(err, t986, RT_CHECK_INDEX, 0, 0, RT_GATHER, t987, v_x1041_n, 0.0, 1);
           t1013 = 0;
         }
-        int32_t t1015 = rt_add_i(t1013, v_x1037);
-        uint8_t t1016 = v_x1040_d[t991];
-        int32_t t1017;
-        if ((uint64_t)(int64_t)t991 < (uint64_t)v_x1041_n) {
-          t1017 = v_x1041_d[t991];
+        int32_t t1015 = (t1012 ? t1013 : t1011);
+        int32_t t1016;
+        if ((uint64_t)(int64_t)t1015 < (uint64_t)v_x1046) {
+          t1016 = t1015;
         } else {
-          NESSIE_RECORD(err, t990, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x1041_n, 0.0, 1);
-          t1017 = 0;
+          NESSIE_RECORD(err, t986, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1015, v_x1046, 0.0, 2);
+          t1016 = 0;
         }
-        int32_t t1019 = (t1016 ? t1017 : t1015);
-        int32_t t1020;
-        if ((uint64_t)(int64_t)t1019 < (uint64_t)v_x1046) {
-          t1020 = t1019;
-        } else {
-          NESSIE_RECORD(err, t990, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1019, v_x1046, 0.0, 2);
-          t1020 = 0;
-        }
-        uint8_t t1022 = rt_lt_i(t1020, (int32_t)v_x1044_n);
-        int32_t t1023;
-        if (t1022) {
-          int32_t t1024;
-          if ((uint64_t)(int64_t)t1020 < (uint64_t)v_x1044_n) {
-            t1024 = v_x1044_d[t1020];
+        uint8_t t1018 = rt_lt_i(t1016, (int32_t)v_x1044_n);
+        int32_t t1019;
+        if (t1018) {
+          int32_t t1020;
+          if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1044_n) {
+            t1020 = v_x1044_d[t1016];
           } else {
-            NESSIE_RECORD(err, t990, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1020, v_x1044_n, 0.0, 3);
-            t1024 = 0;
+            NESSIE_RECORD(err, t986, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1044_n, 0.0, 3);
+            t1020 = 0;
           }
-          t1023 = t1024;
+          t1019 = t1020;
         } else {
-          int32_t t1026 = rt_sub_i(t1020, (int32_t)v_x1044_n);
-          int32_t t1027;
-          if ((uint64_t)(int64_t)t1026 < (uint64_t)v_x1045_n) {
-            t1027 = v_x1045_d[t1026];
+          int32_t t1022 = rt_sub_i(t1016, (int32_t)v_x1044_n);
+          int32_t t1023;
+          if ((uint64_t)(int64_t)t1022 < (uint64_t)v_x1045_n) {
+            t1023 = v_x1045_d[t1022];
           } else {
-            NESSIE_RECORD(err, t990, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1026, v_x1045_n, 0.0, 4);
-            t1027 = 0;
+            NESSIE_RECORD(err, t986, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1022, v_x1045_n, 0.0, 4);
+            t1023 = 0;
           }
-          t1023 = t1027;
+          t1019 = t1023;
         }
       }
-      v_x1050_d[t990] = t1006;
+      v_x1050_d[t986] = t1002;
     }
   }
   if (err->index != INT64_MAX)
@@ -4815,8 +4688,8 @@ fail:
   rt_release(v_x1050);
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K21_A {
+/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K19_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1036_d; int64_t v_x1036_n;
@@ -4828,102 +4701,102 @@ struct K21_A {
   int32_t v_x1046;
   int32_t *v_x1050_d; int64_t v_x1050_n;
 };
-struct alignas(8) K21_0_V {
+struct alignas(8) K19_0_V {
   int32_t v0;
 };
-struct K21_0_pull {
-  K21_A A;
-  __device__ K21_0_V operator()(int64_t i) const {
+struct K19_0_pull {
+  K19_A A;
+  __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1029 = 0; /* nonzero: a check below failed */
-    int t1030 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n;
-    int32_t t1028 = t1030 ? A.v_x1036_d[ix] : 0;
-    t1029 |= !t1030;
-    int32_t t1032 = rt_add_i(t1028, A.v_x1037);
-    uint8_t t1033 = A.v_x1040_d[ix];
-    int t1035 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
-    int32_t t1034 = t1035 ? A.v_x1041_d[ix] : 0;
-    t1029 |= !t1035;
-    int32_t t1037 = (t1033 ? t1034 : t1032);
-    int t1039 = (uint64_t)(int64_t)t1037 < (uint64_t)A.v_x1046;
-    int32_t t1038 = t1039 ? t1037 : 0;
-    t1029 |= !t1039;
-    uint8_t t1041 = rt_lt_i(t1038, (int32_t)A.v_x1044_n);
-    int32_t t1042;
-    if (t1041) {
-      int t1044 = (uint64_t)(int64_t)t1038 < (uint64_t)A.v_x1044_n;
-      int32_t t1043 = t1044 ? A.v_x1044_d[t1038] : 0;
-      t1029 |= !t1044;
-      t1042 = t1043;
+    int t1025 = 0; /* nonzero: a check below failed */
+    int t1026 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n;
+    int32_t t1024 = t1026 ? A.v_x1036_d[ix] : 0;
+    t1025 |= !t1026;
+    int32_t t1028 = rt_add_i(t1024, A.v_x1037);
+    uint8_t t1029 = A.v_x1040_d[ix];
+    int t1031 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
+    int32_t t1030 = t1031 ? A.v_x1041_d[ix] : 0;
+    t1025 |= !t1031;
+    int32_t t1033 = (t1029 ? t1030 : t1028);
+    int t1035 = (uint64_t)(int64_t)t1033 < (uint64_t)A.v_x1046;
+    int32_t t1034 = t1035 ? t1033 : 0;
+    t1025 |= !t1035;
+    uint8_t t1037 = rt_lt_i(t1034, (int32_t)A.v_x1044_n);
+    int32_t t1038;
+    if (t1037) {
+      int t1040 = (uint64_t)(int64_t)t1034 < (uint64_t)A.v_x1044_n;
+      int32_t t1039 = t1040 ? A.v_x1044_d[t1034] : 0;
+      t1025 |= !t1040;
+      t1038 = t1039;
     } else {
-      int32_t t1046 = rt_sub_i(t1038, (int32_t)A.v_x1044_n);
-      int t1048 = (uint64_t)(int64_t)t1046 < (uint64_t)A.v_x1045_n;
-      int32_t t1047 = t1048 ? A.v_x1045_d[t1046] : 0;
-      t1029 |= !t1048;
-      t1042 = t1047;
+      int32_t t1042 = rt_sub_i(t1034, (int32_t)A.v_x1044_n);
+      int t1044 = (uint64_t)(int64_t)t1042 < (uint64_t)A.v_x1045_n;
+      int32_t t1043 = t1044 ? A.v_x1045_d[t1042] : 0;
+      t1025 |= !t1044;
+      t1038 = t1043;
     }
-    if (__builtin_expect(t1029 != 0, 0)) { /* again, recording the error */
-      int32_t t1049;
+    if (__builtin_expect(t1025 != 0, 0)) { /* again, recording the error */
+      int32_t t1045;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n) {
-        t1049 = A.v_x1036_d[ix];
+        t1045 = A.v_x1036_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1036_n, 0.0, 0);
-        t1049 = 0;
+        t1045 = 0;
       }
-      int32_t t1051 = rt_add_i(t1049, A.v_x1037);
-      uint8_t t1052 = A.v_x1040_d[ix];
-      int32_t t1053;
+      int32_t t1047 = rt_add_i(t1045, A.v_x1037);
+      uint8_t t1048 = A.v_x1040_d[ix];
+      int32_t t1049;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n) {
-        t1053 = A.v_x1041_d[ix];
+        t1049 = A.v_x1041_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1041_n, 0.0, 1);
-        t1053 = 0;
+        t1049 = 0;
       }
-      int32_t t1055 = (t1052 ? t1053 : t1051);
-      int32_t t1056;
-      if ((uint64_t)(int64_t)t1055 < (uint64_t)A.v_x1046) {
-        t1056 = t1055;
+      int32_t t1051 = (t1048 ? t1049 : t1047);
+      int32_t t1052;
+      if ((uint64_t)(int64_t)t1051 < (uint64_t)A.v_x1046) {
+        t1052 = t1051;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1055, A.v_x1046, 0.0, 2);
-        t1056 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1051, A.v_x1046, 0.0, 2);
+        t1052 = 0;
       }
-      uint8_t t1058 = rt_lt_i(t1056, (int32_t)A.v_x1044_n);
-      int32_t t1059;
-      if (t1058) {
-        int32_t t1060;
-        if ((uint64_t)(int64_t)t1056 < (uint64_t)A.v_x1044_n) {
-          t1060 = A.v_x1044_d[t1056];
+      uint8_t t1054 = rt_lt_i(t1052, (int32_t)A.v_x1044_n);
+      int32_t t1055;
+      if (t1054) {
+        int32_t t1056;
+        if ((uint64_t)(int64_t)t1052 < (uint64_t)A.v_x1044_n) {
+          t1056 = A.v_x1044_d[t1052];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1056, A.v_x1044_n, 0.0, 3);
-          t1060 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1052, A.v_x1044_n, 0.0, 3);
+          t1056 = 0;
         }
-        t1059 = t1060;
+        t1055 = t1056;
       } else {
-        int32_t t1062 = rt_sub_i(t1056, (int32_t)A.v_x1044_n);
-        int32_t t1063;
-        if ((uint64_t)(int64_t)t1062 < (uint64_t)A.v_x1045_n) {
-          t1063 = A.v_x1045_d[t1062];
+        int32_t t1058 = rt_sub_i(t1052, (int32_t)A.v_x1044_n);
+        int32_t t1059;
+        if ((uint64_t)(int64_t)t1058 < (uint64_t)A.v_x1045_n) {
+          t1059 = A.v_x1045_d[t1058];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1062, A.v_x1045_n, 0.0, 4);
-          t1063 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1058, A.v_x1045_n, 0.0, 4);
+          t1059 = 0;
         }
-        t1059 = t1063;
+        t1055 = t1059;
       }
     }
-    return K21_0_V{t1042};
+    return K19_0_V{t1038};
   }
 };
-struct K21_0_store {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_0_V &v) const {
+struct K19_0_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_0_V &v) const {
     A.v_x1050_d[i] = v.v0;
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   (void)loc;
   (void)err;
-  K21_A A;
+  K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4942,11 +4815,11 @@ static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, in
   RtValue *v_x1050 = NULL;
   /* MAP */
   {
-    const int64_t t1064 = v_x1040->len;
-    v_x1050 = rtg_vec_new(RT_INT, t1064);
+    const int64_t t1060 = v_x1040->len;
+    v_x1050 = rtg_vec_new(RT_INT, t1060);
     A.v_x1050_d = v_x1050->data.i;
     A.v_x1050_n = v_x1050->len;
-    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t1064);
+    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t1060);
   }
   *out_v_x1050 = v_x1050;
   return;
@@ -4954,14 +4827,14 @@ fail:
   rt_release(v_x1050);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
   RtValue *vals[] = {v_x1036, v_x1040, v_x1041, v_x1044, v_x1045};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K21_host(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
+    K19_host(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
+    K19_gpu(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
   }
 }
 
@@ -4987,10 +4860,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1065 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1065->data.i[0] = v_x62;
-    t1065->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1065);
+    RtValue *t1061 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1061->data.i[0] = v_x62;
+    t1061->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1061);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -5008,7 +4881,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K8, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -5032,10 +4905,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x94);
     v_x661 = v_x94;
   } else {
-    RtValue *v_x142 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x88, &v_x142);
-    RtValue *v_x97 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 6), K7, 9, v_x88, &v_x97);
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
@@ -5043,15 +4912,15 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x263 = 0;
     RtValue *v_x619 = NULL;
     RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K17, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
     RtValue *v_x147 = NULL;
     RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x128, v_x88, v_x88, &v_x147, &v_x152, &v_x157);
     RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
     RtValue *v_x166 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x147, v_x152, v_x157, &v_x164, &v_x165, &v_x166);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x147, v_x152, v_x157, &v_x164, &v_x165, &v_x166);
     rt_release(v_x147);
     rt_release(v_x152);
     rt_release(v_x157);
@@ -5060,13 +4929,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x199 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
-    rt_release(v_x142);
-    rt_release(v_x97);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x130, v_x88, v_x88, &v_x199, &v_x204, &v_x209);
     RtValue *v_x216 = NULL;
     RtValue *v_x217 = NULL;
     RtValue *v_x218 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
     rt_release(v_x204);
     uint8_t v_x246 = 0;
     v_x246 = rt_eq_i(v_x245, 0);
@@ -5096,17 +4963,17 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K10, 10, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x235 = NULL;
       RtValue *v_x301 = NULL;
       RtValue *v_ids_1130 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301, &v_ids_1130);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301, &v_ids_1130);
       RtValue *v_x323 = NULL;
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 5, v_ids_1130, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K11, 5, v_ids_1130, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x235);
       rt_release(v_x301);
       rt_release(v_ids_1130);
@@ -5123,25 +4990,25 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
       RtValue *v_x410 = NULL;
       RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
       rt_release(v_x344);
       rt_release(v_x391);
       RtValue *v_x485 = NULL;
       RtValue *v_x490 = NULL;
       RtValue *v_x495 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
       rt_release(v_x410);
       rt_release(v_x480);
       RtValue *v_x502 = NULL;
       RtValue *v_x503 = NULL;
       RtValue *v_x504 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 6, v_x485, v_x490, v_x495, &v_x502, &v_x503, &v_x504);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 6, v_x485, v_x490, v_x495, &v_x502, &v_x503, &v_x504);
       rt_release(v_x490);
       rt_release(v_x503);
       int32_t v_x508 = 0;
       v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
       RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
       rt_release(v_x323);
       rt_release(v_x370);
       rt_release(v_x485);
@@ -5156,11 +5023,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x466 = NULL;
       int32_t v_x544 = 0;
       int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545, 7);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545, 7);
       rt_release(v_x271);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K18, 7, v_x466, v_x523, &v_x604);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K16, 7, v_x466, v_x523, &v_x604);
       rt_release(v_x523);
       rt_release(v_x466);
       v_x605 = v_x604;
@@ -5177,7 +5044,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x649 = 0;
     v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
@@ -5309,16 +5176,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1066 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1066->data.i[0] = 3;
-  t1066->data.i[1] = 1;
-  t1066->data.i[2] = 4;
-  t1066->data.i[3] = 1;
-  t1066->data.i[4] = 5;
-  t1066->data.i[5] = 9;
-  t1066->data.i[6] = 2;
-  t1066->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1066);
+  RtValue *t1062 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1062->data.i[0] = 3;
+  t1062->data.i[1] = 1;
+  t1062->data.i[2] = 4;
+  t1062->data.i[3] = 1;
+  t1062->data.i[4] = 5;
+  t1062->data.i[5] = 9;
+  t1062->data.i[6] = 2;
+  t1062->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1062);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
