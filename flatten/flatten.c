@@ -69,9 +69,11 @@ typedef struct Fl {
    the value of 'segdes' and 'gathered' is the 'lengths'[s] elements of
    'source' from 'starts'[s] on. */
 typedef struct View {
-  Vec gathered;     /* FlatAtom *: the gathered elements' components */
-  Vec source;       /* FlatAtom *: the components they were gathered from */
-  FlatAtom *starts; /* int vector: each segment's first element in source */
+  Vec gathered;      /* FlatAtom *: the gathered elements' components */
+  Vec source;        /* FlatAtom *: the components they were gathered from */
+  FlatAtom *starts;  /* int vector: each segment's first element in source */
+  FlatAtom *lengths; /* int vector: each segment's length (the segdes's,
+                        computed before it: its readers need not make it) */
 } View;
 
 typedef struct Pending {
@@ -354,7 +356,7 @@ static Vals gather_values_in(Fl *fl, Vals v, Type *t, FlatAtom *idx, bool whole)
   Vals source = slice(v, 1, v.len - 1);
   Vals elems = gather_values_in(fl, source, t->elem, flat_var_atom(inner), true);
   View *view = NEW(View);
-  *view = (View){elems, source, starts};
+  *view = (View){elems, source, starts, lens};
   ptrmap_put(&fl->views, nd, view);
   return concat(one(flat_var_atom(nd)), elems);
 }
@@ -380,6 +382,14 @@ static const View *view_of(Fl *fl, Vals v) {
     return NULL;
   const View *view = ptrmap_get(&fl->views, d->u.var);
   return view && same_vals(slice(v, 1, v.len - 1), view->gathered) ? view : NULL;
+}
+
+/* The lengths of the segments of nested V([u]) 'v': a view's, known
+   before its segdes was made (so that a lifted append of views needs
+   neither their segdes nor their elements), or its segdes's. */
+static FlatAtom *part_lengths(Fl *fl, Vals v) {
+  const View *view = view_of(fl, v);
+  return view ? view->lengths : seg_lengths(fl, vec_get(&v, 0));
 }
 
 static Vals gather_values(Fl *fl, Vals v, Type *t, FlatAtom *idx) { return gather_values_in(fl, v, t, idx, false); }
@@ -1313,13 +1323,13 @@ static bool append_chain(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
   Vals *parts = xmalloc(sizeof(Vals) * (size_t)k);
   FlatAtom **lens = xmalloc(sizeof(FlatAtom *) * (size_t)k);
   parts[0] = tr(fl, ctx, env, ((Expr *)spine.data[0])->u.op.lhs);
-  lens[0] = seg_lengths(fl, vec_get(&parts[0], 0));
+  lens[0] = part_lengths(fl, parts[0]);
   FlatAtom *sum = lens[0];
   for (int q = 1; q < k; q++) {
     Expr *op_q = spine.data[q - 1];
     parts[q] = tr(fl, ctx, env, op_q->u.op.rhs);
     fl->loc = op_q->loc;
-    lens[q] = seg_lengths(fl, vec_get(&parts[q], 0));
+    lens[q] = part_lengths(fl, parts[q]);
     /* as the `++` itself checks (primitive_ops): the sum of the lengths
        before it, checked in turn, and this part's */
     check(fl, RT_CHECK_APPEND, sum, lens[q], NULL);

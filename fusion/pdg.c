@@ -87,7 +87,7 @@ static int exp_uses(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t
       return u | USE_OWN;
     return u | USE_OTHER;
   case LE_LENGTH:
-    return u | USE_LENGTH;
+    return u | (q->type.kind == LT_SEGDES ? USE_WHOLE : USE_LENGTH);
   case LE_SEG_LENGTH: /* q a sd, its offsets read */
   case LE_SEG_OFFSET:
     return u | USE_WHOLE;

@@ -392,10 +392,10 @@ static void rewrite_body(Pass *ps, LcuBlock *body) {
 
 /* ---- segment lengths and offsets read in place ---- */
 
-/* Does 'e' read 'p' other than at an index (p[e'])? */
+/* Does 'e' read 'p' other than at an index (p[e']) or as #p? */
 static bool read_not_at(const LcuExp *e, const LcuVar *p) {
-  if (e->var == p && e->kind != LE_INDEX && e->kind != LE_LET)
-    return true; /* #p, or p where a scalar is read */
+  if (e->var == p && e->kind != LE_INDEX && e->kind != LE_LENGTH && e->kind != LE_LET)
+    return true; /* p where a scalar is read */
   for (int k = 0; k < e->nargs; k++)
     if (read_not_at(e->args[k], p))
       return true;
@@ -436,7 +436,8 @@ static bool field_run_qualifies(const LcuStmt *r, int arg, const LcuVar *v) {
   return true;
 }
 
-/* Every read p[e] in 'e' made 'field'(sd, e), in place (in a copy). */
+/* Every read p[e] in 'e' made 'field'(sd, e), and #p #sd (its number of
+   segments, p's length), in place (in a copy). */
 static void read_field(LcuExp *e, const LcuVar *p, LcuVar *sd, LcuExpKind field) {
   for (int k = 0; k < e->nargs; k++)
     read_field(e->args[k], p, sd, field);
@@ -444,6 +445,8 @@ static void read_field(LcuExp *e, const LcuVar *p, LcuVar *sd, LcuExpKind field)
     e->kind = field;
     e->var = sd;
     e->in_range = false;
+  } else if (e->kind == LE_LENGTH && e->var == p) {
+    e->var = sd;
   }
 }
 

@@ -89,7 +89,8 @@ typedef enum LcuExpKind {
                operand itself; nargs is flat_op_nargs(op) */
   LE_IF,    /* if e then e else e */
   LE_LET,   /* let x = e in e */
-  LE_LENGTH,/* #x: the length of a `using` vector */
+  LE_LENGTH,/* #x: the length of a `using` vector, or the number of
+               segments of a `using` sd (fus_segment_fields makes it) */
   LE_CALL,  /* f(e1, ..., en): CPU function f, a scalar loop (flatten.c:
                scalars in, one scalar out; its body only scalar
                statements, ifs and calls of such functions), applied to

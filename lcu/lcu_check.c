@@ -253,6 +253,10 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
       got = FB_INT;
       break;
     }
+    if (e->kind == LE_LENGTH && v->type.kind == LT_SEGDES) { /* its number of segments */
+      got = FB_INT;
+      break;
+    }
     if (v->type.kind != LT_VEC)
       fail(c, loc, "%s: %s of %s, %s, not a vector", t->what, form, var_name(v), an(v->type));
     if (e->kind == LE_LENGTH) {
@@ -342,7 +346,7 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
 }
 
 static bool exp_reads_segments(const LcuExp *e, const LcuVar *sd) {
-  if ((e->kind == LE_SEG_LENGTH || e->kind == LE_SEG_OFFSET) && e->var == sd)
+  if ((e->kind == LE_SEG_LENGTH || e->kind == LE_SEG_OFFSET || e->kind == LE_LENGTH) && e->var == sd)
     return true;
   for (int i = 0; i < e->nargs; i++)
     if (e->args[i] && exp_reads_segments(e->args[i], sd))
@@ -350,8 +354,8 @@ static bool exp_reads_segments(const LcuExp *e, const LcuVar *sd) {
   return false;
 }
 
-/* Does thunk 'th' read sd 'sd' (seg_length or seg_offset), the one way
-   a thunk reads a sd? */
+/* Does thunk 'th' read sd 'sd' (seg_length, seg_offset, or #sd: its
+   number of segments), the ways a thunk reads a sd? */
 static bool reads_segments(const LcuThunk *th, const LcuVar *sd) {
   for (int i = 0; i < lcu_thunk_nexps(th); i++)
     if (exp_reads_segments(lcu_thunk_exp(th, i), sd))
@@ -373,7 +377,8 @@ static Vec check_thunk(Checker *c, const ThunkCtx *t, const LcuThunk *th, const 
       fail(c, loc, "%s uses %s, which is neither a parameter of the kernel nor an earlier result", t->what,
            var_name(v));
     if (v->type.kind == LT_SEGDES && !reads_segments(th, v))
-      fail(c, loc, "%s uses %s, a sd, but reads neither its lengths nor its offsets", t->what, var_name(v));
+      fail(c, loc, "%s uses %s, a sd, but reads neither its segments' lengths and offsets nor their number", t->what,
+           var_name(v));
     if (!lv->tusing[v->id])
       vec_push(&lv->tvars, (void *)v);
     lv->tusing[v->id] = 1;

@@ -590,9 +590,9 @@ static bool invariant_int(Kernel *k, const LcuExp *e, Local *env, int64_t *value
       return false;
     *value = e->constant.u.i;
     return true;
-  case LE_LENGTH: {
+  case LE_LENGTH: { /* a vector's length, a sd's number of segments */
     RtValue *x = using_var(k, e->var);
-    if (x->type.kind != FT_VEC)
+    if (x->type.kind != FT_VEC && x->type.kind != FT_SEGDES)
       return false;
     *value = x->len;
     return true;
@@ -769,7 +769,7 @@ static RtValue *eval_here(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
   }
   case LE_LENGTH: {
     RtValue *x = using_var(k, e->var);
-    if (x->type.kind != FT_VEC)
+    if (x->type.kind != FT_VEC && x->type.kind != FT_SEGDES)
       die("#%s on a %s", e->var->name, rt_type_name(x->type));
     int32_t len = (int32_t)x->len;
     return fill(FB_INT, &len, n);
@@ -995,7 +995,7 @@ static void eval1_here(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
   }
   case LE_LENGTH: {
     RtValue *v = using_var(k, e->var);
-    if (v->type.kind != FT_VEC)
+    if (v->type.kind != FT_VEC && v->type.kind != FT_SEGDES)
       die("#%s on a %s", e->var->name, rt_type_name(v->type));
     out->scalar.i = (int32_t)v->len;
     return;
