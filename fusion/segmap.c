@@ -201,19 +201,31 @@ static bool is_total_of(Walk *w, const LcuAtom *arg, const LcuVar *sd, const Lcu
 
 /* Can run 'r', which gives 'ids' (the seg_ids of 'sd') as argument
    'arg', be given a SEG_MAP kernel over sd instead? */
-static bool run_qualifies(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, const LcuVar *ids) {
+/* The parameter of run 'r''s kernel that argument 'arg', vector 'v',
+   gives, where a pass may change it: 'r' a run, v given once (one
+   parameter at a time is enough), the parameter not a result; NULL
+   otherwise. */
+static const LcuVar *run_param(const LcuStmt *r, int arg, const LcuVar *v) {
   if (r->kind != LS_RUN)
-    return false;
+    return NULL;
   const LcuKernel *k = r->kernel;
   if (arg >= k->params.len || r->args.len != k->params.len)
-    return false;
+    return NULL;
   for (int a = 0; a < r->args.len; a++)
-    if (a != arg && ((const LcuAtom *)r->args.data[a])->var == ids)
-      return false; /* given twice: one parameter at a time is enough */
+    if (a != arg && ((const LcuAtom *)r->args.data[a])->var == v)
+      return NULL;
   const LcuVar *p = k->params.data[arg];
   for (int i = 0; i < k->results.len; i++)
     if (k->results.data[i] == p)
-      return false;
+      return NULL;
+  return p;
+}
+
+static bool run_qualifies(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, const LcuVar *ids) {
+  const LcuVar *p = run_param(r, arg, ids);
+  if (!p)
+    return false;
+  const LcuKernel *k = r->kernel;
   int maps = 0;
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
@@ -413,18 +425,10 @@ static bool thunk_reads_not_at(const LcuThunk *t, const LcuVar *p) {
    'arg', read the sd instead: does its kernel read that parameter only
    at indices in thunks? */
 static bool field_run_qualifies(const LcuStmt *r, int arg, const LcuVar *v) {
-  if (r->kind != LS_RUN)
+  const LcuVar *p = run_param(r, arg, v);
+  if (!p)
     return false;
   const LcuKernel *k = r->kernel;
-  if (arg >= k->params.len || r->args.len != k->params.len)
-    return false;
-  for (int a = 0; a < r->args.len; a++)
-    if (a != arg && ((const LcuAtom *)r->args.data[a])->var == v)
-      return false; /* given twice: one parameter at a time is enough */
-  const LcuVar *p = k->params.data[arg];
-  for (int i = 0; i < k->results.len; i++)
-    if (k->results.data[i] == p)
-      return false;
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
     if (!involves(s, p))
