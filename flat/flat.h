@@ -149,6 +149,11 @@ typedef struct FlatStmt {
                          of the segments of a nested value, read from the
                          vectors those segments describe: in range by
                          construction (lowering reads them unchecked) */
+  bool once;          /* SEG_RANGE <segments>: each segment of the segdes
+                         is taken at most once (a lifted subscript of a
+                         nested value takes one of each value's own), so
+                         the total is at most the segdes's and cannot
+                         pass max_int; printed <segments once> */
 } FlatStmt;
 
 typedef struct FlatBlock {

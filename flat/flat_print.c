@@ -147,7 +147,7 @@ static void print_op(FILE *out, const FlatStmt *s) {
   case FLAT_SEG_RANGE:
   case FLAT_GATHER:
     if (s->segments)
-      fputs(" <segments>", out);
+      fputs(s->once ? " <segments once>" : " <segments>", out);
     break;
   default:
     break;

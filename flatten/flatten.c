@@ -62,6 +62,9 @@ typedef struct Fl {
                       (between an OFF and an ON, for what it calls) */
   PtrMap views;    /* FlatVar (a segdes) -> View *: whole segments of a
                       nested value, gathered (gather_values_in) */
+  bool once;       /* the gather being made takes each element at most
+                      once (a lifted subscript's): its SEG_RANGEs are
+                      <segments once> */
 } Fl;
 
 /* Segments of a nested value gathered whole, so that their elements are
@@ -345,6 +348,7 @@ static Vals gather_values_in(Fl *fl, Vals v, Type *t, FlatAtom *idx, bool whole)
   FlatStmt *s = stmt(fl, FS_OP);
   s->op = FLAT_SEG_RANGE;
   s->segments = true; /* d's own offsets and lengths: nothing to check */
+  s->once = fl->once;
   vec_push(&s->args, starts);
   vec_push(&s->args, ends);
   vec_push(&s->args, ones);
@@ -1227,7 +1231,12 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
   FlatAtom *lens = seg_lengths(fl, d);
   check(fl, RT_CHECK_SUBSCRIPT, i, lens, NULL);
   FlatAtom *pos = binary(fl, FLAT_ADD, op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d), i);
-  return gather_values(fl, slice(s, 1, s.len - 1), t, pos);
+  /* one element of each segment of d, each its own: taken once */
+  bool outer = fl->once;
+  fl->once = true;
+  Vals r = gather_values(fl, slice(s, 1, s.len - 1), t, pos);
+  fl->once = outer;
+  return r;
 }
 
 /* In a lifted context: is 'e' a variable whose value is the same for

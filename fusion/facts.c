@@ -1208,7 +1208,7 @@ int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s) {
     const LcuVar *a0 = s->args.len ? s->args.data[0] : NULL;
     if (s->library == LIB_MAKE_SEGDES && !(a0 && kernel_range(kl, a0).kind != FL_UNKNOWN))
       f |= FUS_FAIL_RUN;
-    if (s->library == LIB_HASH || s->library == LIB_RANGE_SEGDES) /* range_segdes: too many elements */
+    if (s->library == LIB_HASH || (s->library == LIB_RANGE_SEGDES && !s->once)) /* range_segdes: too many elements */
       f |= FUS_FAIL_RUN;
     if (s->library == LIB_RAND)
       f |= FUS_EFFECT;

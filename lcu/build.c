@@ -740,7 +740,8 @@ static void canon_soac(Canon *c, const LcuSoac *s) {
   canon_int(c, "|", s->kind, " lib");
   canon_int(c, "", s->library, " site");
   canon_int(c, "", s->site, " lifted");
-  canon_int(c, "", s->lifted, " ");
+  canon_int(c, "", s->lifted, " once");
+  canon_int(c, "", s->once, " ");
   if (s->elem_name)
     canon_puts(c, s->elem_name);
   if (s->layout)

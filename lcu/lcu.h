@@ -275,6 +275,10 @@ typedef struct LcuSoac {
   LcuLibrary library; /* LIBRARY */
   int site;           /* LIBRARY RAND: as FlatStmt.site */
   bool lifted;        /* LIBRARY EQL, HASH: on vectors of values */
+  bool once;          /* LIBRARY RANGE_SEGDES: the ranges are whole
+                         segments of a sd, each taken at most once
+                         (FlatStmt.once): the total cannot pass max_int,
+                         so the kernel cannot fail; printed <once> */
   Loc loc;
   Vec results;        /* LcuVar * bound by the SOAC */
   LcuThunk *pull;     /* every SOAC but LIBRARY: the pull thunk (ONCE: its

@@ -451,6 +451,8 @@ static void print_library(Printer *pr, const LcuSoac *s) {
   }
   if (known && s->library == LIB_RAND)
     fprintf(out, " <site %d>", s->site);
+  if (known && s->library == LIB_RANGE_SEGDES && s->once)
+    fputs(" <once>", out);
   fputc(' ', out);
   fputc('(', out);
   for (int i = 0; i < s->args.len; i++) {

@@ -953,6 +953,11 @@ static LcuSoac *library_kernel(Reader *r) {
     s->site = (int)integer(r);
     expect(r, ">");
   }
+  if (lib == LIB_RANGE_SEGDES && accept(r, "<")) {
+    expect(r, "once");
+    expect(r, ">");
+    s->once = true;
+  }
   expect(r, "(");
   if (!accept(r, ")")) {
     do

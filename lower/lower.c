@@ -1050,14 +1050,16 @@ static void lower_range(Lw *lw, FlatStmt *fs) {
    MAP's int32 { i => (e[i] - s[i] + d[i] - 1) / d[i] } made.  Its
    results: the sd, its lengths and its offsets (fusion gives seg_lengths
    and seg_offsets of the sd as these). */
-static void range_segdes(Lw *lw, LcuVar *sv, LcuVar *ev, LcuVar *dv, Vec *out) {
+static void range_segdes(Lw *lw, LcuVar *sv, LcuVar *ev, LcuVar *dv, bool once, Vec *out) {
   LcuPlan *pl = plan_begin(lw, 'S');
   lcu_plan_var(pl, 'a', sv);
   lcu_plan_var(pl, 'a', ev);
   lcu_plan_var(pl, 'a', dv);
+  lcu_plan_int(pl, once); /* a kernel of its own: it cannot fail */
   if (!known_run(lw, out)) {
     LcuKernelBuilder *lb = kernel_begin(lw);
     LcuSoac *ls = lcu_soac_library(lw->loc, LIB_RANGE_SEGDES);
+    ls->once = once;
     vec_push(&ls->args, lcu_kb_plain_param(lb, sv));
     vec_push(&ls->args, lcu_kb_plain_param(lb, ev));
     vec_push(&ls->args, lcu_kb_plain_param(lb, dv));
@@ -1119,7 +1121,7 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   if (!fs->segments)
     check_vectors(lw, RT_CHECK_RANGE, (LcuVar *[]){sv, ev, dv}, 3);
   Vec made, out;
-  range_segdes(lw, sv, ev, dv, &made);
+  range_segdes(lw, sv, ev, dv, fs->segments && fs->once, &made);
   LcuVar *segdes = made.data[0], *offsets = made.data[2];
   LcuVar *ids = library_of_one(lw, LIB_SEG_IDS, segdes, lcu_vec(FB_INT));
   LcuVar *total = length_of(lw, segdes, LEN_TOTAL);
