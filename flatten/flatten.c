@@ -1319,23 +1319,22 @@ static bool is_append(const Expr *e) {
 static bool append_chain(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
   if (!ctx->lifted || fl->cost || !is_append(e) || !is_append(e->u.op.lhs))
     return false;
-  Vec spine = {0}; /* the `++`s, the innermost first */
+  int n = 0; /* the `++`s */
   for (Expr *x = e; is_append(x); x = x->u.op.lhs)
-    vec_push(&spine, x);
-  for (int i = 0, j = spine.len - 1; i < j; i++, j--) {
-    void *tmp = spine.data[i];
-    spine.data[i] = spine.data[j];
-    spine.data[j] = tmp;
-  }
-  int k = spine.len + 1;
+    n++;
+  Expr **spine = xmalloc(sizeof(Expr *) * (size_t)n); /* the innermost first */
+  int at = n;
+  for (Expr *x = e; is_append(x); x = x->u.op.lhs)
+    spine[--at] = x;
+  int k = n + 1;
   Type *t = res(e->type)->elem;
   Vals *parts = xmalloc(sizeof(Vals) * (size_t)k);
   FlatAtom **lens = xmalloc(sizeof(FlatAtom *) * (size_t)k);
-  parts[0] = tr(fl, ctx, env, ((Expr *)spine.data[0])->u.op.lhs);
+  parts[0] = tr(fl, ctx, env, spine[0]->u.op.lhs);
   lens[0] = part_lengths(fl, parts[0]);
   FlatAtom *sum = lens[0];
   for (int q = 1; q < k; q++) {
-    Expr *op_q = spine.data[q - 1];
+    Expr *op_q = spine[q - 1];
     parts[q] = tr(fl, ctx, env, op_q->u.op.rhs);
     fl->loc = op_q->loc;
     lens[q] = part_lengths(fl, parts[q]);
