@@ -199,8 +199,6 @@ static bool is_total_of(Walk *w, const LcuAtom *arg, const LcuVar *sd, const Lcu
   return (d->length == LEN_TOTAL && of->var == sd) || (d->length == LEN_VECTOR && of->var == ids);
 }
 
-/* Can run 'r', which gives 'ids' (the seg_ids of 'sd') as argument
-   'arg', be given a SEG_MAP kernel over sd instead? */
 /* The parameter of run 'r''s kernel that argument 'arg', vector 'v',
    gives, where a pass may change it: 'r' a run, v given once (one
    parameter at a time is enough), the parameter not a result; NULL
@@ -221,6 +219,8 @@ static const LcuVar *run_param(const LcuStmt *r, int arg, const LcuVar *v) {
   return p;
 }
 
+/* Can run 'r', which gives 'ids' (the seg_ids of 'sd') as argument
+   'arg', be given a SEG_MAP kernel over sd instead? */
 static bool run_qualifies(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, const LcuVar *ids) {
   const LcuVar *p = run_param(r, arg, ids);
   if (!p)
@@ -298,19 +298,41 @@ static const Use *ids_giver(Walk *w, const Vec *uses, const LcuVar *sd, const Lc
 
 /* ---- the rewrite ---- */
 
+/* The copy of kernel 'k' made for parameter 'arg' and what the copy is
+   for (gives_ids, field), if one was made: '*made' true; else a new
+   copy whose parameter 'arg' is a new sd, '*p' the parameter it
+   replaces there (placed and named by place_kernels, beside the
+   original).  Kernels are shared by runs: one copy serves every run
+   that needs the same. */
+static LcuKernel *copy_for(Pass *ps, const LcuKernel *k, int arg, bool gives_ids, LcuExpKind field, bool *made,
+                           LcuVar **p) {
+  for (int i = 0; i < ps->rewritten.len; i++) {
+    const Rewritten *rw = ps->rewritten.data[i];
+    if (rw->from == k && rw->param == arg && rw->gives_ids == gives_ids && rw->field == field) {
+      *made = true;
+      return rw->to;
+    }
+  }
+  LcuKernel *c = lcu_copy_kernel(ps->p, k);
+  *p = c->params.data[arg];
+  c->params.data[arg] = lcu_new_var(ps->p, lcu_segdes(), "sd");
+  Rewritten *rw = NEW(Rewritten);
+  *rw = (Rewritten){k, arg, gives_ids, field, c};
+  vec_push(&ps->rewritten, rw);
+  *made = false;
+  return c;
+}
+
 /* Kernel 'k' with parameter 'arg' a sd, and each MAP that reads it (or
    is sized by it) a SEG_MAP over that sd reading the segment where it
    read the parameter at its index. */
 static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg, bool gives_ids) {
-  for (int i = 0; i < ps->rewritten.len; i++) {
-    const Rewritten *rw = ps->rewritten.data[i];
-    if (rw->from == k && rw->param == arg && rw->gives_ids == gives_ids && rw->field == LE_VAR)
-      return rw->to;
-  }
-  LcuKernel *c = lcu_copy_kernel(ps->p, k);
-  LcuVar *p = c->params.data[arg];
-  LcuVar *sd = lcu_new_var(ps->p, lcu_segdes(), "sd");
-  c->params.data[arg] = sd;
+  bool made;
+  LcuVar *p;
+  LcuKernel *c = copy_for(ps, k, arg, gives_ids, LE_VAR, &made, &p);
+  if (made)
+    return c;
+  LcuVar *sd = c->params.data[arg];
   bool ids_given = false;
   for (int i = 0; i < c->soacs.len; i++) {
     LcuSoac *s = c->soacs.data[i];
@@ -340,10 +362,6 @@ static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg, bool giv
     s->segdes = sd;
     s->size = (LcuSize){0};
   }
-  /* placed and named by place_kernels, beside the original */
-  Rewritten *rw = NEW(Rewritten);
-  *rw = (Rewritten){k, arg, gives_ids, LE_VAR, c};
-  vec_push(&ps->rewritten, rw);
   return c;
 }
 
@@ -465,15 +483,12 @@ static void thunk_read_field(LcuThunk *t, const LcuVar *p, LcuVar *sd, LcuExpKin
 /* Kernel 'k' with parameter 'arg' a sd whose lengths or offsets
    ('field') its thunks read where they read the parameter. */
 static LcuKernel *field_kernel(Pass *ps, const LcuKernel *k, int arg, LcuExpKind field) {
-  for (int i = 0; i < ps->rewritten.len; i++) {
-    const Rewritten *rw = ps->rewritten.data[i];
-    if (rw->from == k && rw->param == arg && rw->field == field)
-      return rw->to;
-  }
-  LcuKernel *c = lcu_copy_kernel(ps->p, k);
-  LcuVar *p = c->params.data[arg];
-  LcuVar *sd = lcu_new_var(ps->p, lcu_segdes(), "sd");
-  c->params.data[arg] = sd;
+  bool made;
+  LcuVar *p;
+  LcuKernel *c = copy_for(ps, k, arg, false, field, &made, &p);
+  if (made)
+    return c;
+  LcuVar *sd = c->params.data[arg];
   for (int i = 0; i < c->soacs.len; i++) {
     LcuSoac *s = c->soacs.data[i];
     if (!involves(s, p))
@@ -481,9 +496,6 @@ static LcuKernel *field_kernel(Pass *ps, const LcuKernel *k, int arg, LcuExpKind
     thunk_read_field(s->pull, p, sd, field);
     thunk_read_field(s->second, p, sd, field);
   }
-  Rewritten *rw = NEW(Rewritten);
-  *rw = (Rewritten){k, arg, false, field, c};
-  vec_push(&ps->rewritten, rw);
   return c;
 }
 
@@ -574,24 +586,19 @@ static void place_kernels(Pass *ps) {
   p->kernels = placed;
 }
 
-int fus_segment_fields(LcuProgram *p) {
+/* 'rewrite' on the body of every function and top-level statement of
+   'p', then the kernels placed where any changed. */
+static Pass each_body(LcuProgram *p, void (*rewrite)(Pass *, LcuBlock *)) {
   Pass ps = {p, {0}, {0}, 0, 0};
   for (int i = 0; i < p->funcs.len; i++)
-    rewrite_fields(&ps, ((LcuFunc *)p->funcs.data[i])->body);
+    rewrite(&ps, ((LcuFunc *)p->funcs.data[i])->body);
   for (int i = 0; i < p->tops.len; i++)
-    rewrite_fields(&ps, ((LcuTop *)p->tops.data[i])->body);
-  if (ps.removed)
+    rewrite(&ps, ((LcuTop *)p->tops.data[i])->body);
+  if (ps.runs || ps.removed)
     place_kernels(&ps);
-  return ps.removed;
+  return ps;
 }
 
-int fus_segment_maps(LcuProgram *p) {
-  Pass ps = {p, {0}, {0}, 0, 0};
-  for (int i = 0; i < p->funcs.len; i++)
-    rewrite_body(&ps, ((LcuFunc *)p->funcs.data[i])->body);
-  for (int i = 0; i < p->tops.len; i++)
-    rewrite_body(&ps, ((LcuTop *)p->tops.data[i])->body);
-  if (ps.runs)
-    place_kernels(&ps);
-  return ps.runs;
-}
+int fus_segment_fields(LcuProgram *p) { return each_body(p, rewrite_fields).removed; }
+
+int fus_segment_maps(LcuProgram *p) { return each_body(p, rewrite_body).runs; }
