@@ -917,8 +917,10 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
 
 /* The values of V(t) 'v' whose flag is true, and those whose flag is
    false: one PARTITION for a base type, the indices partitioned and
-   gathered otherwise. */
-static void partition_values(Fl *fl, Vals v, Type *t, FlatAtom *flags, Vals *yes, Vals *no) {
+   gathered otherwise.  Where 'counts' is given and counts[0] is still
+   NULL, it gets the lengths of the two sides (the elements whose flag
+   is true, and the others). */
+static void partition_values(Fl *fl, Vals v, Type *t, FlatAtom *flags, Vals *yes, Vals *no, FlatAtom **counts) {
   FlatAtom *src = is_base(t) ? vec_get(&v, 0) : iota(fl, length(fl, flags));
   FlatStmt *s = stmt(fl, FS_OP);
   s->op = FLAT_PARTITION;
@@ -927,6 +929,10 @@ static void partition_values(Fl *fl, Vals v, Type *t, FlatAtom *flags, Vals *yes
   FlatVar *a = flat_new_var(fl->fp, ty(src), NULL), *b = flat_new_var(fl->fp, ty(src), NULL);
   vec_push(&s->results, a);
   vec_push(&s->results, b);
+  if (counts && !counts[0]) { /* the first partition's counts serve them all */
+    counts[0] = length(fl, flat_var_atom(a));
+    counts[1] = length(fl, flat_var_atom(b));
+  }
   if (is_base(t)) {
     *yes = one(flat_var_atom(a));
     *no = one(flat_var_atom(b));
@@ -1064,6 +1070,7 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   free_vars(e->u.ifx.els, &none, &free[1]);
   /* the shared variables, split before the branches */
   Env *split[2] = {NULL, NULL};
+  FlatAtom *split_counts[2] = {NULL, NULL};
   for (int i = 0; i < free[0].names.len; i++) {
     Env *x = lookup(env, free[0].names.data[i]);
     if (!x)
@@ -1071,7 +1078,7 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     if (x->invariant || !names_has(&free[1], x->name))
       continue;
     Vals yes, no;
-    partition_values(fl, x->vals, x->type, flags, &yes, &no);
+    partition_values(fl, x->vals, x->type, flags, &yes, &no, fl->cost ? NULL : split_counts);
     split[0] = bind(split[0], x->name, x->type, yes);
     split[1] = bind(split[1], x->name, x->type, no);
   }
@@ -1080,7 +1087,12 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   for (int b = 0; b < 2; b++) {
     Expr *arm = b == 0 ? e->u.ifx.then : e->u.ifx.els;
     FlatAtom *fb = b == 0 ? flags : not_flags;
-    FlatAtom *n = op(fl, FLAT_REDUCE_ADD, int_scalar(), 1, op(fl, FLAT_BTOI, vec_int(), 1, fb));
+    /* the branch's count: the length of a side of the PARTITION that
+       split the shared variables (it counted them: a read of a length,
+       not a reduction of the flags of its own), else the flags' sum.
+       The cost model charges the sum, as NESL's if does. */
+    FlatAtom *n = split_counts[b] ? split_counts[b]
+                                  : op(fl, FLAT_REDUCE_ADD, int_scalar(), 1, op(fl, FLAT_BTOI, vec_int(), 1, fb));
     counts[b] = n;
     /* if n == 0 then empty else the arm on the packed context, whose
        elements keep their clocks */

@@ -82,6 +82,7 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 13, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -403,1924 +404,2038 @@ fail:
 }
 
 /* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
   (void)loc;
   (void)run;
-  int32_t *v_x158_d = v_x158->data.i;
-  const int64_t v_x158_n = v_x158->len;
-  int32_t *v_x159_d = v_x159->data.i;
-  const int64_t v_x159_n = v_x159->len;
   int32_t *v_x160_d = v_x160->data.i;
   const int64_t v_x160_n = v_x160->len;
-  RtValue *v_x161 = NULL;
-  RtValue *v_x162 = NULL;
+  int32_t *v_x161_d = v_x161->data.i;
+  const int64_t v_x161_n = v_x161->len;
+  int32_t *v_x162_d = v_x162->data.i;
+  const int64_t v_x162_n = v_x162->len;
   RtValue *v_x163 = NULL;
+  RtValue *v_x164 = NULL;
+  RtValue *v_x165 = NULL;
   /* LIBRARY */
   {
-    RtValue *t55 = rt_range_segdes(loc, v_x158, v_x159, v_x160, &v_x162, &v_x163);
-    v_x161 = t55;
-    const int64_t *v_x161_off = rt_seg_offsets(v_x161);
-    const int64_t v_x161_n = v_x161->len;
+    RtValue *t55 = rt_range_segdes(loc, v_x160, v_x161, v_x162, &v_x164, &v_x165);
+    v_x163 = t55;
+    const int64_t *v_x163_off = rt_seg_offsets(v_x163);
+    const int64_t v_x163_n = v_x163->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x161 = v_x161;
-  *out_v_x162 = v_x162;
   *out_v_x163 = v_x163;
+  *out_v_x164 = v_x164;
+  *out_v_x165 = v_x165;
   return;
 fail:
-  rt_release(v_x161);
-  rt_release(v_x162);
   rt_release(v_x163);
+  rt_release(v_x164);
+  rt_release(v_x165);
 }
 
-/* K8: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+/* K8: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x688, RtValue *v_x689, int32_t *out_v_x697, int32_t *out_v_x698, int32_t *out_v_x699) {
   (void)loc;
   (void)run;
-  int32_t *v_x733_d = v_x733->data.i;
-  const int64_t v_x733_n = v_x733->len;
-  int32_t v_x734 = 0;
-  int32_t v_x735 = 0;
+  int32_t *v_x688_d = v_x688->data.i;
+  const int64_t v_x688_n = v_x688->len;
+  int32_t *v_x689_d = v_x689->data.i;
+  const int64_t v_x689_n = v_x689->len;
+  int32_t v_x697 = 0;
+  int32_t v_x698 = 0;
+  int32_t v_x699 = 0;
+  /* REDUCE */
+  {
+    const int64_t t56 = v_x688_n;
+    const int64_t t57 = t56 > 0 ? (t56 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t58 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t57);
+    int32_t *t59 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t57);
+    int32_t *t60 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t57);
+    RT_PARALLEL_FOR_IF(t57 > 1)
+    for (int64_t t61 = 0; t61 < t57; t61++) {
+      int32_t t61a0;
+      int32_t t61a1;
+      int32_t t61a2;
+      t61a0 = 2147483647;
+      t61a1 = 0;
+      t61a2 = 1;
+      const int64_t t61_end = (t61 + 1) * RT_CHUNK < t56 ? (t61 + 1) * RT_CHUNK : t56;
+      for (int64_t t62 = t61 * RT_CHUNK; t62 < t61_end; t62++) {
+        const int32_t t63 = (int32_t)t62;
+        int32_t t61x0;
+        int32_t t61x1;
+        int32_t t61x2;
+        int t65 = 0; /* nonzero: a check below failed */
+        int t66 = (uint64_t)(int64_t)t63 < (uint64_t)v_x689_n;
+        int32_t t64 = t66 ? v_x689_d[t63] : 0;
+        t65 |= !t66;
+        uint8_t t68 = rt_lt_i(1, t64);
+        int32_t t69;
+        if (t68) {
+          t69 = 2147483647;
+        } else {
+          t69 = t63;
+        }
+        if (__builtin_expect(t65 != 0, 0)) { /* again, recording the error */
+          int32_t t70;
+          if ((uint64_t)(int64_t)t63 < (uint64_t)v_x689_n) {
+            t70 = v_x689_d[t63];
+          } else {
+            NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 0, 0, RT_GATHER, t63, v_x689_n, 0.0, 0);
+            t70 = 0;
+          }
+          uint8_t t72 = rt_lt_i(1, t70);
+          int32_t t73;
+          if (t72) {
+            t73 = 2147483647;
+          } else {
+            t73 = t63;
+          }
+        }
+        t61x0 = t69;
+        t61x1 = 1;
+        t61x2 = t64;
+        uint8_t t75 = rt_le_i(t61a0, t61x0);
+        int32_t t76;
+        if (t75) {
+          t76 = t61a0;
+        } else {
+          t76 = t61x0;
+        }
+        int32_t t77;
+        if (t75) {
+          t77 = t61a1;
+        } else {
+          t77 = t61x1;
+        }
+        int32_t t78;
+        if (t75) {
+          t78 = t61a2;
+        } else {
+          t78 = t61x2;
+        }
+        t61a0 = t76;
+        t61a1 = t77;
+        t61a2 = t78;
+      }
+      t58[t61] = t61a0;
+      t59[t61] = t61a1;
+      t60[t61] = t61a2;
+    }
+    int32_t t61t0;
+    int32_t t61t1;
+    int32_t t61t2;
+    t61t0 = 2147483647;
+    t61t1 = 0;
+    t61t2 = 1;
+    for (int64_t t61 = 0; t61 < t57; t61++) {
+      const int32_t t79 = t58[t61];
+      const int32_t t80 = t59[t61];
+      const int32_t t81 = t60[t61];
+      uint8_t t83 = rt_le_i(t61t0, t79);
+      int32_t t84;
+      if (t83) {
+        t84 = t61t0;
+      } else {
+        t84 = t79;
+      }
+      int32_t t85;
+      if (t83) {
+        t85 = t61t1;
+      } else {
+        t85 = t80;
+      }
+      int32_t t86;
+      if (t83) {
+        t86 = t61t2;
+      } else {
+        t86 = t81;
+      }
+      t61t0 = t84;
+      t61t1 = t85;
+      t61t2 = t86;
+    }
+    v_x697 = t61t0;
+    rt_free(t58);
+    v_x698 = t61t1;
+    rt_free(t59);
+    v_x699 = t61t2;
+    rt_free(t60);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x697 = v_x697;
+  *out_v_x698 = v_x698;
+  *out_v_x699 = v_x699;
+  return;
+fail:
+}
+
+/* K9: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x715_d = v_x715->data.i;
+  const int64_t v_x715_n = v_x715->len;
+  int32_t v_x716 = 0;
+  int32_t v_x717 = 0;
   /* ONCE */
   {
-    int t57 = 0; /* nonzero: a check below failed */
-    int t58 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
-    int32_t t56 = t58 ? v_x733_d[0] : 0;
-    t57 |= !t58;
-    int t60 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
-    int32_t t59 = t60 ? v_x733_d[1] : 0;
-    t57 |= !t60;
-    if (__builtin_expect(t57 != 0, 0)) { /* again, recording the error */
-      int32_t t61;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
-        t61 = v_x733_d[0];
+    int t88 = 0; /* nonzero: a check below failed */
+    int t89 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
+    int32_t t87 = t89 ? v_x715_d[0] : 0;
+    t88 |= !t89;
+    int t91 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
+    int32_t t90 = t91 ? v_x715_d[1] : 0;
+    t88 |= !t91;
+    if (__builtin_expect(t88 != 0, 0)) { /* again, recording the error */
+      int32_t t92;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x715_n) {
+        t92 = v_x715_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
-        t61 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x715_n, 0.0, 0);
+        t92 = 0;
       }
-      int32_t t62;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
-        t62 = v_x733_d[1];
+      int32_t t93;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x715_n) {
+        t93 = v_x715_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
-        t62 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x715_n, 0.0, 1);
+        t93 = 0;
       }
     }
-    v_x734 = t56;
-    v_x735 = t59;
+    v_x716 = t87;
+    v_x717 = t90;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x734 = v_x734;
-  *out_v_x735 = v_x735;
+  *out_v_x716 = v_x716;
+  *out_v_x717 = v_x717;
   return;
 fail:
 }
 
-/* K9: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
+/* K10: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1085, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue *v_x1078, RtValue **out_v_x1081, RtValue **out_v_x1084, RtValue **out_v_ids_1088) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
-  const int64_t v_sd_1143_n = v_sd_1143->len;
-  int32_t *v_x1132_d = v_x1132->data.i;
-  const int64_t v_x1132_n = v_x1132->len;
-  int32_t *v_x1133_d = v_x1133->data.i;
-  const int64_t v_x1133_n = v_x1133->len;
-  int32_t *v_x1134_d = v_x1134->data.i;
-  const int64_t v_x1134_n = v_x1134->len;
-  int32_t *v_x1136_d = v_x1136->data.i;
-  const int64_t v_x1136_n = v_x1136->len;
-  RtValue *v_x1139 = NULL;
-  RtValue *v_ids_1146 = NULL;
-  RtValue *v_x1142 = NULL;
+  const int64_t *v_sd_1085_off = rt_seg_offsets(v_sd_1085);
+  const int64_t v_sd_1085_n = v_sd_1085->len;
+  int32_t *v_x1074_d = v_x1074->data.i;
+  const int64_t v_x1074_n = v_x1074->len;
+  int32_t *v_x1075_d = v_x1075->data.i;
+  const int64_t v_x1075_n = v_x1075->len;
+  int32_t *v_x1076_d = v_x1076->data.i;
+  const int64_t v_x1076_n = v_x1076->len;
+  int32_t *v_x1078_d = v_x1078->data.i;
+  const int64_t v_x1078_n = v_x1078->len;
+  RtValue *v_x1081 = NULL;
+  RtValue *v_ids_1088 = NULL;
+  RtValue *v_x1084 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t63 = v_sd_1143_off[v_sd_1143_n];
-    v_x1139 = rt_value_new(rt_vec_type(RT_INT), t63);
-    int32_t *v_x1139_d = v_x1139->data.i;
-    const int64_t v_x1139_n = v_x1139->len;
-    v_ids_1146 = rt_value_new(rt_vec_type(RT_INT), t63);
-    int32_t *v_ids_1146_d = v_ids_1146->data.i;
-    const int64_t v_ids_1146_n = v_ids_1146->len;
-    const int64_t t64 = (t63 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t64 > 1)
-    for (int64_t t65 = 0; t65 < t64; t65++) {
-      int64_t t68 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t65 * RT_CHUNK);
-      const int64_t t65_end = (t65 + 1) * RT_CHUNK < t63 ? (t65 + 1) * RT_CHUNK : t63;
-      for (int64_t t66 = t65 * RT_CHUNK; t66 < t65_end; t66++) {
-        const int32_t t67 = (int32_t)t66;
-        while (v_sd_1143_off[t68 + 1] <= t66)
-          t68++;
-        const int32_t t69 = (int32_t)t68;
-        int t71 = 0; /* nonzero: a check below failed */
-        int t72 = (uint64_t)(int64_t)t69 < (uint64_t)v_x1134_n;
-        int32_t t70 = t72 ? v_x1134_d[t69] : 0;
-        t71 |= !t72;
-        int t74 = (uint64_t)(int64_t)t69 < (uint64_t)v_x1132_n;
-        int32_t t73 = t74 ? v_x1132_d[t69] : 0;
-        t71 |= !t74;
-        int32_t t76 = rt_sub_i(t67, t73);
-        int t78 = (uint64_t)(int64_t)t69 < (uint64_t)v_x1133_n;
-        int32_t t77 = t78 ? v_x1133_d[t69] : 0;
-        t71 |= !t78;
-        int32_t t80 = rt_mul_i(t76, t77);
-        int32_t t82 = rt_add_i(t70, t80);
-        int t84 = (uint64_t)(int64_t)t82 < (uint64_t)v_x1136_n;
-        int32_t t83 = t84 ? v_x1136_d[t82] : 0;
-        t71 |= !t84;
-        if (__builtin_expect(t71 != 0, 0)) { /* again, recording the error */
-          int32_t t85;
-          if ((uint64_t)(int64_t)t69 < (uint64_t)v_x1134_n) {
-            t85 = v_x1134_d[t69];
+    const int64_t t94 = v_sd_1085_off[v_sd_1085_n];
+    v_x1081 = rt_value_new(rt_vec_type(RT_INT), t94);
+    int32_t *v_x1081_d = v_x1081->data.i;
+    const int64_t v_x1081_n = v_x1081->len;
+    v_ids_1088 = rt_value_new(rt_vec_type(RT_INT), t94);
+    int32_t *v_ids_1088_d = v_ids_1088->data.i;
+    const int64_t v_ids_1088_n = v_ids_1088->len;
+    const int64_t t95 = (t94 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t95 > 1)
+    for (int64_t t96 = 0; t96 < t95; t96++) {
+      int64_t t99 = rt_segment_search(v_sd_1085_off, 0, v_sd_1085_n, t96 * RT_CHUNK);
+      const int64_t t96_end = (t96 + 1) * RT_CHUNK < t94 ? (t96 + 1) * RT_CHUNK : t94;
+      for (int64_t t97 = t96 * RT_CHUNK; t97 < t96_end; t97++) {
+        const int32_t t98 = (int32_t)t97;
+        while (v_sd_1085_off[t99 + 1] <= t97)
+          t99++;
+        const int32_t t100 = (int32_t)t99;
+        int t102 = 0; /* nonzero: a check below failed */
+        int t103 = (uint64_t)(int64_t)t100 < (uint64_t)v_x1076_n;
+        int32_t t101 = t103 ? v_x1076_d[t100] : 0;
+        t102 |= !t103;
+        int t105 = (uint64_t)(int64_t)t100 < (uint64_t)v_x1074_n;
+        int32_t t104 = t105 ? v_x1074_d[t100] : 0;
+        t102 |= !t105;
+        int32_t t107 = rt_sub_i(t98, t104);
+        int t109 = (uint64_t)(int64_t)t100 < (uint64_t)v_x1075_n;
+        int32_t t108 = t109 ? v_x1075_d[t100] : 0;
+        t102 |= !t109;
+        int32_t t111 = rt_mul_i(t107, t108);
+        int32_t t113 = rt_add_i(t101, t111);
+        int t115 = (uint64_t)(int64_t)t113 < (uint64_t)v_x1078_n;
+        int32_t t114 = t115 ? v_x1078_d[t113] : 0;
+        t102 |= !t115;
+        if (__builtin_expect(t102 != 0, 0)) { /* again, recording the error */
+          int32_t t116;
+          if ((uint64_t)(int64_t)t100 < (uint64_t)v_x1076_n) {
+            t116 = v_x1076_d[t100];
           } else {
-            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 0, 0, RT_GATHER, t69, v_x1134_n, 0.0, 0);
-            t85 = 0;
+            NESSIE_RECORD(err, t97, RT_CHECK_INDEX, 0, 0, RT_GATHER, t100, v_x1076_n, 0.0, 0);
+            t116 = 0;
           }
-          int32_t t86;
-          if ((uint64_t)(int64_t)t69 < (uint64_t)v_x1132_n) {
-            t86 = v_x1132_d[t69];
+          int32_t t117;
+          if ((uint64_t)(int64_t)t100 < (uint64_t)v_x1074_n) {
+            t117 = v_x1074_d[t100];
           } else {
-            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 0, 0, RT_GATHER, t69, v_x1132_n, 0.0, 1);
-            t86 = 0;
+            NESSIE_RECORD(err, t97, RT_CHECK_INDEX, 0, 0, RT_GATHER, t100, v_x1074_n, 0.0, 1);
+            t117 = 0;
           }
-          int32_t t88 = rt_sub_i(t67, t86);
-          int32_t t89;
-          if ((uint64_t)(int64_t)t69 < (uint64_t)v_x1133_n) {
-            t89 = v_x1133_d[t69];
+          int32_t t119 = rt_sub_i(t98, t117);
+          int32_t t120;
+          if ((uint64_t)(int64_t)t100 < (uint64_t)v_x1075_n) {
+            t120 = v_x1075_d[t100];
           } else {
-            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 0, 0, RT_GATHER, t69, v_x1133_n, 0.0, 2);
-            t89 = 0;
+            NESSIE_RECORD(err, t97, RT_CHECK_INDEX, 0, 0, RT_GATHER, t100, v_x1075_n, 0.0, 2);
+            t120 = 0;
           }
-          int32_t t91 = rt_mul_i(t88, t89);
-          int32_t t93 = rt_add_i(t85, t91);
-          int32_t t94;
-          if ((uint64_t)(int64_t)t93 < (uint64_t)v_x1136_n) {
-            t94 = v_x1136_d[t93];
+          int32_t t122 = rt_mul_i(t119, t120);
+          int32_t t124 = rt_add_i(t116, t122);
+          int32_t t125;
+          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1078_n) {
+            t125 = v_x1078_d[t124];
           } else {
-            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 0, 0, RT_GATHER, t93, v_x1136_n, 0.0, 3);
-            t94 = 0;
+            NESSIE_RECORD(err, t97, RT_CHECK_INDEX, 0, 0, RT_GATHER, t124, v_x1078_n, 0.0, 3);
+            t125 = 0;
           }
         }
-        v_x1139_d[t66] = t83;
-        v_ids_1146_d[t66] = t69;
+        v_x1081_d[t97] = t114;
+        v_ids_1088_d[t97] = t100;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1139_d = v_x1139->data.i;
-    const int64_t v_x1139_n = v_x1139->len;
-    int32_t *v_ids_1146_d = v_ids_1146->data.i;
-    const int64_t v_ids_1146_n = v_ids_1146->len;
+    int32_t *v_x1081_d = v_x1081->data.i;
+    const int64_t v_x1081_n = v_x1081->len;
+    int32_t *v_ids_1088_d = v_ids_1088->data.i;
+    const int64_t v_ids_1088_n = v_ids_1088->len;
     /* MAP */
     {
-      const int64_t t95 = v_x1132_n;
-      v_x1142 = rt_value_new(rt_vec_type(RT_INT), t95);
-      int32_t *v_x1142_d = v_x1142->data.i;
-      const int64_t v_x1142_n = v_x1142->len;
-      RT_PARALLEL_FOR_IF(t95 >= RT_PARALLEL_MIN)
-      for (int64_t t96 = 0; t96 < t95; t96++) {
-        const int32_t t97 = (int32_t)t96;
-        int t100 = 0; /* nonzero: a check below failed */
-        int32_t t98 = v_x1132_d[t97];
-        int t101 = (uint64_t)(int64_t)t98 < (uint64_t)v_x1139_n;
-        int32_t t99 = t101 ? v_x1139_d[t98] : 0;
-        t100 |= !t101;
-        if (__builtin_expect(t100 != 0, 0)) { /* again, recording the error */
-          int32_t t102 = v_x1132_d[t97];
-          int32_t t103;
-          if ((uint64_t)(int64_t)t102 < (uint64_t)v_x1139_n) {
-            t103 = v_x1139_d[t102];
+      const int64_t t126 = v_x1074_n;
+      v_x1084 = rt_value_new(rt_vec_type(RT_INT), t126);
+      int32_t *v_x1084_d = v_x1084->data.i;
+      const int64_t v_x1084_n = v_x1084->len;
+      RT_PARALLEL_FOR_IF(t126 >= RT_PARALLEL_MIN)
+      for (int64_t t127 = 0; t127 < t126; t127++) {
+        const int32_t t128 = (int32_t)t127;
+        int t131 = 0; /* nonzero: a check below failed */
+        int32_t t129 = v_x1074_d[t128];
+        int t132 = (uint64_t)(int64_t)t129 < (uint64_t)v_x1081_n;
+        int32_t t130 = t132 ? v_x1081_d[t129] : 0;
+        t131 |= !t132;
+        if (__builtin_expect(t131 != 0, 0)) { /* again, recording the error */
+          int32_t t133 = v_x1074_d[t128];
+          int32_t t134;
+          if ((uint64_t)(int64_t)t133 < (uint64_t)v_x1081_n) {
+            t134 = v_x1081_d[t133];
           } else {
-            NESSIE_RECORD(err, t96, RT_CHECK_INDEX, 2, 0, RT_GATHER, t102, v_x1139_n, 0.0, 4);
-            t103 = 0;
+            NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t133, v_x1081_n, 0.0, 4);
+            t134 = 0;
           }
         }
-        v_x1142_d[t96] = t99;
+        v_x1084_d[t127] = t130;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1139 = v_x1139;
-  *out_v_x1142 = v_x1142;
-  *out_v_ids_1146 = v_ids_1146;
+  *out_v_x1081 = v_x1081;
+  *out_v_x1084 = v_x1084;
+  *out_v_ids_1088 = v_ids_1088;
   return;
 fail:
-  rt_release(v_x1139);
-  rt_release(v_ids_1146);
-  rt_release(v_x1142);
+  rt_release(v_x1081);
+  rt_release(v_ids_1088);
+  rt_release(v_x1084);
 }
 
-/* K10: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
+/* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x732, RtValue *v_x735, RtValue **out_v_x734, int32_t *out_v_x744, int32_t *out_v_x745) {
   (void)loc;
   (void)run;
-  int32_t *v_x753_d = v_x753->data.i;
-  const int64_t v_x753_n = v_x753->len;
-  RtValue *v_x752 = NULL;
-  int32_t v_x761 = 0;
-  int32_t v_x762 = 0;
-  int32_t v_x763 = 0;
+  int32_t *v_x735_d = v_x735->data.i;
+  const int64_t v_x735_n = v_x735->len;
+  RtValue *v_x734 = NULL;
+  int32_t v_x743 = 0;
+  int32_t v_x744 = 0;
+  int32_t v_x745 = 0;
   /* MAP */
   {
-    const int64_t t104 = v_x750;
-    if (t104 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t104, 0.0, 0);
+    const int64_t t135 = v_x732;
+    if (t135 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t135, 0.0, 0);
       goto fail;
     }
-    v_x752 = rt_value_new(rt_vec_type(RT_INT), t104);
-    int32_t *v_x752_d = v_x752->data.i;
-    const int64_t v_x752_n = v_x752->len;
-    RT_PARALLEL_FOR_IF(t104 >= RT_PARALLEL_MIN)
-    for (int64_t t105 = 0; t105 < t104; t105++) {
-      const int32_t t106 = (int32_t)t105;
-      v_x752_d[t105] = 0;
+    v_x734 = rt_value_new(rt_vec_type(RT_INT), t135);
+    int32_t *v_x734_d = v_x734->data.i;
+    const int64_t v_x734_n = v_x734->len;
+    RT_PARALLEL_FOR_IF(t135 >= RT_PARALLEL_MIN)
+    for (int64_t t136 = 0; t136 < t135; t136++) {
+      const int32_t t137 = (int32_t)t136;
+      v_x734_d[t136] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x752_d = v_x752->data.i;
-    const int64_t v_x752_n = v_x752->len;
+    int32_t *v_x734_d = v_x734->data.i;
+    const int64_t v_x734_n = v_x734->len;
     /* REDUCE */
     {
-      const int64_t t107 = v_x750;
-      if (t107 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t107, 0.0, 1);
+      const int64_t t138 = v_x732;
+      if (t138 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t138, 0.0, 1);
         goto fail;
       }
-      const int64_t t108 = t107 > 0 ? (t107 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t109 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t108);
-      int32_t *t110 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t108);
-      int32_t *t111 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t108);
-      RT_PARALLEL_FOR_IF(t108 > 1)
-      for (int64_t t112 = 0; t112 < t108; t112++) {
-        int32_t t112a0;
-        int32_t t112a1;
-        int32_t t112a2;
-        t112a0 = 2147483647;
-        t112a1 = 0;
-        t112a2 = 1;
-        const int64_t t112_end = (t112 + 1) * RT_CHUNK < t107 ? (t112 + 1) * RT_CHUNK : t107;
-        for (int64_t t113 = t112 * RT_CHUNK; t113 < t112_end; t113++) {
-          const int32_t t114 = (int32_t)t113;
-          int32_t t112x0;
-          int32_t t112x1;
-          int32_t t112x2;
-          int t116 = 0; /* nonzero: a check below failed */
-          int t117 = (uint64_t)(int64_t)t114 < (uint64_t)v_x753_n;
-          int32_t t115 = t117 ? v_x753_d[t114] : 0;
-          t116 |= !t117;
-          uint8_t t119 = rt_lt_i(0, t115);
-          int32_t t120;
-          if (t119) {
-            t120 = 2147483647;
+      const int64_t t139 = t138 > 0 ? (t138 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t140 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t139);
+      int32_t *t141 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t139);
+      int32_t *t142 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t139);
+      RT_PARALLEL_FOR_IF(t139 > 1)
+      for (int64_t t143 = 0; t143 < t139; t143++) {
+        int32_t t143a0;
+        int32_t t143a1;
+        int32_t t143a2;
+        t143a0 = 2147483647;
+        t143a1 = 0;
+        t143a2 = 1;
+        const int64_t t143_end = (t143 + 1) * RT_CHUNK < t138 ? (t143 + 1) * RT_CHUNK : t138;
+        for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
+          const int32_t t145 = (int32_t)t144;
+          int32_t t143x0;
+          int32_t t143x1;
+          int32_t t143x2;
+          int t147 = 0; /* nonzero: a check below failed */
+          int t148 = (uint64_t)(int64_t)t145 < (uint64_t)v_x735_n;
+          int32_t t146 = t148 ? v_x735_d[t145] : 0;
+          t147 |= !t148;
+          uint8_t t150 = rt_lt_i(0, t146);
+          int32_t t151;
+          if (t150) {
+            t151 = 2147483647;
           } else {
-            t120 = t114;
+            t151 = t145;
           }
-          if (__builtin_expect(t116 != 0, 0)) { /* again, recording the error */
-            int32_t t121;
-            if ((uint64_t)(int64_t)t114 < (uint64_t)v_x753_n) {
-              t121 = v_x753_d[t114];
+          if (__builtin_expect(t147 != 0, 0)) { /* again, recording the error */
+            int32_t t152;
+            if ((uint64_t)(int64_t)t145 < (uint64_t)v_x735_n) {
+              t152 = v_x735_d[t145];
             } else {
-              NESSIE_RECORD(err, t113, RT_CHECK_INDEX, 2, 0, RT_GATHER, t114, v_x753_n, 0.0, 2);
-              t121 = 0;
+              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 2, 0, RT_GATHER, t145, v_x735_n, 0.0, 2);
+              t152 = 0;
             }
-            uint8_t t123 = rt_lt_i(0, t121);
-            int32_t t124;
-            if (t123) {
-              t124 = 2147483647;
+            uint8_t t154 = rt_lt_i(0, t152);
+            int32_t t155;
+            if (t154) {
+              t155 = 2147483647;
             } else {
-              t124 = t114;
+              t155 = t145;
             }
           }
-          t112x0 = t120;
-          t112x1 = 0;
-          t112x2 = t115;
-          uint8_t t126 = rt_le_i(t112a0, t112x0);
-          int32_t t127;
-          if (t126) {
-            t127 = t112a0;
+          t143x0 = t151;
+          t143x1 = 0;
+          t143x2 = t146;
+          uint8_t t157 = rt_le_i(t143a0, t143x0);
+          int32_t t158;
+          if (t157) {
+            t158 = t143a0;
           } else {
-            t127 = t112x0;
+            t158 = t143x0;
           }
-          int32_t t128;
-          if (t126) {
-            t128 = t112a1;
+          int32_t t159;
+          if (t157) {
+            t159 = t143a1;
           } else {
-            t128 = t112x1;
+            t159 = t143x1;
           }
-          int32_t t129;
-          if (t126) {
-            t129 = t112a2;
+          int32_t t160;
+          if (t157) {
+            t160 = t143a2;
           } else {
-            t129 = t112x2;
+            t160 = t143x2;
           }
-          t112a0 = t127;
-          t112a1 = t128;
-          t112a2 = t129;
+          t143a0 = t158;
+          t143a1 = t159;
+          t143a2 = t160;
         }
-        t109[t112] = t112a0;
-        t110[t112] = t112a1;
-        t111[t112] = t112a2;
+        t140[t143] = t143a0;
+        t141[t143] = t143a1;
+        t142[t143] = t143a2;
       }
-      int32_t t112t0;
-      int32_t t112t1;
-      int32_t t112t2;
-      t112t0 = 2147483647;
-      t112t1 = 0;
-      t112t2 = 1;
-      for (int64_t t112 = 0; t112 < t108; t112++) {
-        const int32_t t130 = t109[t112];
-        const int32_t t131 = t110[t112];
-        const int32_t t132 = t111[t112];
-        uint8_t t134 = rt_le_i(t112t0, t130);
-        int32_t t135;
-        if (t134) {
-          t135 = t112t0;
+      int32_t t143t0;
+      int32_t t143t1;
+      int32_t t143t2;
+      t143t0 = 2147483647;
+      t143t1 = 0;
+      t143t2 = 1;
+      for (int64_t t143 = 0; t143 < t139; t143++) {
+        const int32_t t161 = t140[t143];
+        const int32_t t162 = t141[t143];
+        const int32_t t163 = t142[t143];
+        uint8_t t165 = rt_le_i(t143t0, t161);
+        int32_t t166;
+        if (t165) {
+          t166 = t143t0;
         } else {
-          t135 = t130;
+          t166 = t161;
         }
-        int32_t t136;
-        if (t134) {
-          t136 = t112t1;
+        int32_t t167;
+        if (t165) {
+          t167 = t143t1;
         } else {
-          t136 = t131;
+          t167 = t162;
         }
-        int32_t t137;
-        if (t134) {
-          t137 = t112t2;
+        int32_t t168;
+        if (t165) {
+          t168 = t143t2;
         } else {
-          t137 = t132;
+          t168 = t163;
         }
-        t112t0 = t135;
-        t112t1 = t136;
-        t112t2 = t137;
+        t143t0 = t166;
+        t143t1 = t167;
+        t143t2 = t168;
       }
-      v_x761 = t112t0;
-      rt_free(t109);
-      v_x762 = t112t1;
-      rt_free(t110);
-      v_x763 = t112t2;
-      rt_free(t111);
+      v_x743 = t143t0;
+      rt_free(t140);
+      v_x744 = t143t1;
+      rt_free(t141);
+      v_x745 = t143t2;
+      rt_free(t142);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x752 = v_x752;
-  *out_v_x762 = v_x762;
-  *out_v_x763 = v_x763;
+  *out_v_x734 = v_x734;
+  *out_v_x744 = v_x744;
+  *out_v_x745 = v_x745;
   return;
 fail:
-  rt_release(v_x752);
+  rt_release(v_x734);
 }
 
-/* K11: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
+/* K12: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
   (void)loc;
   (void)run;
-  int32_t *v_x764_d = v_x764->data.i;
-  const int64_t v_x764_n = v_x764->len;
-  int32_t *v_x765_d = v_x765->data.i;
-  const int64_t v_x765_n = v_x765->len;
-  int32_t *v_x768_d = v_x768->data.i;
-  const int64_t v_x768_n = v_x768->len;
-  const int64_t *v_x778_off = rt_seg_offsets(v_x778);
-  const int64_t v_x778_n = v_x778->len;
-  RtValue *v_x774 = NULL;
-  RtValue *v_x775 = NULL;
-  RtValue *v_x788 = NULL;
-  RtValue *v_x789 = NULL;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x795 = NULL;
+  int32_t *v_x746_d = v_x746->data.i;
+  const int64_t v_x746_n = v_x746->len;
+  int32_t *v_x747_d = v_x747->data.i;
+  const int64_t v_x747_n = v_x747->len;
+  int32_t *v_x750_d = v_x750->data.i;
+  const int64_t v_x750_n = v_x750->len;
+  const int64_t *v_x760_off = rt_seg_offsets(v_x760);
+  const int64_t v_x760_n = v_x760->len;
+  RtValue *v_x756 = NULL;
+  RtValue *v_x757 = NULL;
+  RtValue *v_x770 = NULL;
+  RtValue *v_x771 = NULL;
+  RtValue *v_x764 = NULL;
+  RtValue *v_x777 = NULL;
   /* FILTER */
   {
-    const int64_t t138 = v_x768_n;
-    const int64_t t139 = t138 > 0 ? (t138 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t140 = (uint8_t *)rt_alloc_atomic((size_t)t138 + 1);
-    int64_t *t141 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t139 + 1));
-    RT_PARALLEL_FOR_IF(t139 > 1)
-    for (int64_t t142 = 0; t142 < t139; t142++) {
+    const int64_t t169 = v_x750_n;
+    const int64_t t170 = t169 > 0 ? (t169 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t171 = (uint8_t *)rt_alloc_atomic((size_t)t169 + 1);
+    int64_t *t172 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t170 + 1));
+    RT_PARALLEL_FOR_IF(t170 > 1)
+    for (int64_t t173 = 0; t173 < t170; t173++) {
       int64_t kept = 0;
-      const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
-      for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
-        const int32_t t144 = (int32_t)t143;
-        int32_t t142x0;
-        uint8_t t142x1;
-        int t146 = 0; /* nonzero: a check below failed */
-        int t147 = (uint64_t)(int64_t)t144 < (uint64_t)v_x764_n;
-        int32_t t145 = t147 ? v_x764_d[t144] : 0;
-        t146 |= !t147;
-        int t149 = (uint64_t)(int64_t)t145 < (uint64_t)v_x765_n;
-        int32_t t148 = t149 ? v_x765_d[t145] : 0;
-        t146 |= !t149;
-        int32_t t150 = v_x768_d[t144];
-        uint8_t t152 = rt_lt_i(t150, t148);
-        if (__builtin_expect(t146 != 0, 0)) { /* again, recording the error */
-          int32_t t153;
-          if ((uint64_t)(int64_t)t144 < (uint64_t)v_x764_n) {
-            t153 = v_x764_d[t144];
+      const int64_t t173_end = (t173 + 1) * RT_CHUNK < t169 ? (t173 + 1) * RT_CHUNK : t169;
+      for (int64_t t174 = t173 * RT_CHUNK; t174 < t173_end; t174++) {
+        const int32_t t175 = (int32_t)t174;
+        int32_t t173x0;
+        uint8_t t173x1;
+        int t177 = 0; /* nonzero: a check below failed */
+        int t178 = (uint64_t)(int64_t)t175 < (uint64_t)v_x746_n;
+        int32_t t176 = t178 ? v_x746_d[t175] : 0;
+        t177 |= !t178;
+        int t180 = (uint64_t)(int64_t)t176 < (uint64_t)v_x747_n;
+        int32_t t179 = t180 ? v_x747_d[t176] : 0;
+        t177 |= !t180;
+        int32_t t181 = v_x750_d[t175];
+        uint8_t t183 = rt_lt_i(t181, t179);
+        if (__builtin_expect(t177 != 0, 0)) { /* again, recording the error */
+          int32_t t184;
+          if ((uint64_t)(int64_t)t175 < (uint64_t)v_x746_n) {
+            t184 = v_x746_d[t175];
           } else {
-            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t144, v_x764_n, 0.0, 0);
-            t153 = 0;
+            NESSIE_RECORD(err, t174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t175, v_x746_n, 0.0, 0);
+            t184 = 0;
           }
-          int32_t t154;
-          if ((uint64_t)(int64_t)t153 < (uint64_t)v_x765_n) {
-            t154 = v_x765_d[t153];
+          int32_t t185;
+          if ((uint64_t)(int64_t)t184 < (uint64_t)v_x747_n) {
+            t185 = v_x747_d[t184];
           } else {
-            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t153, v_x765_n, 0.0, 1);
-            t154 = 0;
+            NESSIE_RECORD(err, t174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t184, v_x747_n, 0.0, 1);
+            t185 = 0;
           }
-          int32_t t155 = v_x768_d[t144];
-          uint8_t t157 = rt_lt_i(t155, t154);
+          int32_t t186 = v_x750_d[t175];
+          uint8_t t188 = rt_lt_i(t186, t185);
         }
-        t142x0 = t150;
-        t142x1 = t152;
-        uint8_t t158;
-        t158 = t142x1;
-        t140[t143] = t158 != 0;
-        kept += t158 != 0;
+        t173x0 = t181;
+        t173x1 = t183;
+        uint8_t t189;
+        t189 = t173x1;
+        t171[t174] = t189 != 0;
+        kept += t189 != 0;
       }
-      t141[t142] = kept;
+      t172[t173] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t140);
-      rt_free(t141);
+      rt_free(t171);
+      rt_free(t172);
       goto fail;
     }
-    int64_t t159 = 0;
-    for (int64_t t142 = 0; t142 < t139; t142++) {
-      const int64_t k = t141[t142];
-      t141[t142] = t159;
-      t159 += k;
+    int64_t t190 = 0;
+    for (int64_t t173 = 0; t173 < t170; t173++) {
+      const int64_t k = t172[t173];
+      t172[t173] = t190;
+      t190 += k;
     }
-    v_x774 = rt_value_new(rt_vec_type(RT_INT), t159);
-    int32_t *v_x774_d = v_x774->data.i;
-    const int64_t v_x774_n = v_x774->len;
-    v_x775 = rt_value_new(rt_vec_type(RT_BOOL), t159);
-    uint8_t *v_x775_d = v_x775->data.b;
-    const int64_t v_x775_n = v_x775->len;
-    RT_PARALLEL_FOR_IF(t139 > 1)
-    for (int64_t t142 = 0; t142 < t139; t142++) {
-      int64_t at = t141[t142];
-      const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
-      for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
-        const int32_t t144 = (int32_t)t143;
-        if (!t140[t143])
+    v_x756 = rt_value_new(rt_vec_type(RT_INT), t190);
+    int32_t *v_x756_d = v_x756->data.i;
+    const int64_t v_x756_n = v_x756->len;
+    v_x757 = rt_value_new(rt_vec_type(RT_BOOL), t190);
+    uint8_t *v_x757_d = v_x757->data.b;
+    const int64_t v_x757_n = v_x757->len;
+    RT_PARALLEL_FOR_IF(t170 > 1)
+    for (int64_t t173 = 0; t173 < t170; t173++) {
+      int64_t at = t172[t173];
+      const int64_t t173_end = (t173 + 1) * RT_CHUNK < t169 ? (t173 + 1) * RT_CHUNK : t169;
+      for (int64_t t174 = t173 * RT_CHUNK; t174 < t173_end; t174++) {
+        const int32_t t175 = (int32_t)t174;
+        if (!t171[t174])
           continue;
-        int32_t t142y0;
-        uint8_t t142y1;
-        int t161 = 0; /* nonzero: a check below failed */
-        int t162 = (uint64_t)(int64_t)t144 < (uint64_t)v_x764_n;
-        int32_t t160 = t162 ? v_x764_d[t144] : 0;
-        t161 |= !t162;
-        int t164 = (uint64_t)(int64_t)t160 < (uint64_t)v_x765_n;
-        int32_t t163 = t164 ? v_x765_d[t160] : 0;
-        t161 |= !t164;
-        int32_t t165 = v_x768_d[t144];
-        uint8_t t167 = rt_lt_i(t165, t163);
-        if (__builtin_expect(t161 != 0, 0)) { /* again, recording the error */
-          int32_t t168;
-          if ((uint64_t)(int64_t)t144 < (uint64_t)v_x764_n) {
-            t168 = v_x764_d[t144];
+        int32_t t173y0;
+        uint8_t t173y1;
+        int t192 = 0; /* nonzero: a check below failed */
+        int t193 = (uint64_t)(int64_t)t175 < (uint64_t)v_x746_n;
+        int32_t t191 = t193 ? v_x746_d[t175] : 0;
+        t192 |= !t193;
+        int t195 = (uint64_t)(int64_t)t191 < (uint64_t)v_x747_n;
+        int32_t t194 = t195 ? v_x747_d[t191] : 0;
+        t192 |= !t195;
+        int32_t t196 = v_x750_d[t175];
+        uint8_t t198 = rt_lt_i(t196, t194);
+        if (__builtin_expect(t192 != 0, 0)) { /* again, recording the error */
+          int32_t t199;
+          if ((uint64_t)(int64_t)t175 < (uint64_t)v_x746_n) {
+            t199 = v_x746_d[t175];
           } else {
-            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t144, v_x764_n, 0.0, 2);
-            t168 = 0;
+            NESSIE_RECORD(err, t174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t175, v_x746_n, 0.0, 2);
+            t199 = 0;
           }
-          int32_t t169;
-          if ((uint64_t)(int64_t)t168 < (uint64_t)v_x765_n) {
-            t169 = v_x765_d[t168];
+          int32_t t200;
+          if ((uint64_t)(int64_t)t199 < (uint64_t)v_x747_n) {
+            t200 = v_x747_d[t199];
           } else {
-            NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t168, v_x765_n, 0.0, 3);
-            t169 = 0;
+            NESSIE_RECORD(err, t174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t199, v_x747_n, 0.0, 3);
+            t200 = 0;
           }
-          int32_t t170 = v_x768_d[t144];
-          uint8_t t172 = rt_lt_i(t170, t169);
+          int32_t t201 = v_x750_d[t175];
+          uint8_t t203 = rt_lt_i(t201, t200);
         }
-        t142y0 = t165;
-        t142y1 = t167;
-        if (t140[t143]) {
-          v_x774_d[at] = t142y0;
-          v_x775_d[at] = t142y1;
+        t173y0 = t196;
+        t173y1 = t198;
+        if (t171[t174]) {
+          v_x756_d[at] = t173y0;
+          v_x757_d[at] = t173y1;
           at++;
         }
       }
     }
-    rt_free(t140);
-    rt_free(t141);
+    rt_free(t171);
+    rt_free(t172);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x774_d = v_x774->data.i;
-    const int64_t v_x774_n = v_x774->len;
-    uint8_t *v_x775_d = v_x775->data.b;
-    const int64_t v_x775_n = v_x775->len;
+    int32_t *v_x756_d = v_x756->data.i;
+    const int64_t v_x756_n = v_x756->len;
+    uint8_t *v_x757_d = v_x757->data.b;
+    const int64_t v_x757_n = v_x757->len;
     /* FILTER */
     {
-      const int64_t t173 = v_x768_n;
-      const int64_t t174 = t173 > 0 ? (t173 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t175 = (uint8_t *)rt_alloc_atomic((size_t)t173 + 1);
-      int64_t *t176 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t174 + 1));
-      RT_PARALLEL_FOR_IF(t174 > 1)
-      for (int64_t t177 = 0; t177 < t174; t177++) {
+      const int64_t t204 = v_x750_n;
+      const int64_t t205 = t204 > 0 ? (t204 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t206 = (uint8_t *)rt_alloc_atomic((size_t)t204 + 1);
+      int64_t *t207 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t205 + 1));
+      RT_PARALLEL_FOR_IF(t205 > 1)
+      for (int64_t t208 = 0; t208 < t205; t208++) {
         int64_t kept = 0;
-        const int64_t t177_end = (t177 + 1) * RT_CHUNK < t173 ? (t177 + 1) * RT_CHUNK : t173;
-        for (int64_t t178 = t177 * RT_CHUNK; t178 < t177_end; t178++) {
-          const int32_t t179 = (int32_t)t178;
-          int32_t t177x0;
-          uint8_t t177x1;
-          int t181 = 0; /* nonzero: a check below failed */
-          int t182 = (uint64_t)(int64_t)t179 < (uint64_t)v_x764_n;
-          int32_t t180 = t182 ? v_x764_d[t179] : 0;
-          t181 |= !t182;
-          int t184 = (uint64_t)(int64_t)t180 < (uint64_t)v_x765_n;
-          int32_t t183 = t184 ? v_x765_d[t180] : 0;
-          t181 |= !t184;
-          int32_t t185 = v_x768_d[t179];
-          uint8_t t187 = rt_gt_i(t185, t183);
-          if (__builtin_expect(t181 != 0, 0)) { /* again, recording the error */
-            int32_t t188;
-            if ((uint64_t)(int64_t)t179 < (uint64_t)v_x764_n) {
-              t188 = v_x764_d[t179];
+        const int64_t t208_end = (t208 + 1) * RT_CHUNK < t204 ? (t208 + 1) * RT_CHUNK : t204;
+        for (int64_t t209 = t208 * RT_CHUNK; t209 < t208_end; t209++) {
+          const int32_t t210 = (int32_t)t209;
+          int32_t t208x0;
+          uint8_t t208x1;
+          int t212 = 0; /* nonzero: a check below failed */
+          int t213 = (uint64_t)(int64_t)t210 < (uint64_t)v_x746_n;
+          int32_t t211 = t213 ? v_x746_d[t210] : 0;
+          t212 |= !t213;
+          int t215 = (uint64_t)(int64_t)t211 < (uint64_t)v_x747_n;
+          int32_t t214 = t215 ? v_x747_d[t211] : 0;
+          t212 |= !t215;
+          int32_t t216 = v_x750_d[t210];
+          uint8_t t218 = rt_gt_i(t216, t214);
+          if (__builtin_expect(t212 != 0, 0)) { /* again, recording the error */
+            int32_t t219;
+            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x746_n) {
+              t219 = v_x746_d[t210];
             } else {
-              NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t179, v_x764_n, 0.0, 4);
-              t188 = 0;
+              NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x746_n, 0.0, 4);
+              t219 = 0;
             }
-            int32_t t189;
-            if ((uint64_t)(int64_t)t188 < (uint64_t)v_x765_n) {
-              t189 = v_x765_d[t188];
+            int32_t t220;
+            if ((uint64_t)(int64_t)t219 < (uint64_t)v_x747_n) {
+              t220 = v_x747_d[t219];
             } else {
-              NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t188, v_x765_n, 0.0, 5);
-              t189 = 0;
+              NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t219, v_x747_n, 0.0, 5);
+              t220 = 0;
             }
-            int32_t t190 = v_x768_d[t179];
-            uint8_t t192 = rt_gt_i(t190, t189);
+            int32_t t221 = v_x750_d[t210];
+            uint8_t t223 = rt_gt_i(t221, t220);
           }
-          t177x0 = t185;
-          t177x1 = t187;
-          uint8_t t193;
-          t193 = t177x1;
-          t175[t178] = t193 != 0;
-          kept += t193 != 0;
+          t208x0 = t216;
+          t208x1 = t218;
+          uint8_t t224;
+          t224 = t208x1;
+          t206[t209] = t224 != 0;
+          kept += t224 != 0;
         }
-        t176[t177] = kept;
+        t207[t208] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t175);
-        rt_free(t176);
+        rt_free(t206);
+        rt_free(t207);
         goto fail;
       }
-      int64_t t194 = 0;
-      for (int64_t t177 = 0; t177 < t174; t177++) {
-        const int64_t k = t176[t177];
-        t176[t177] = t194;
-        t194 += k;
+      int64_t t225 = 0;
+      for (int64_t t208 = 0; t208 < t205; t208++) {
+        const int64_t k = t207[t208];
+        t207[t208] = t225;
+        t225 += k;
       }
-      v_x788 = rt_value_new(rt_vec_type(RT_INT), t194);
-      int32_t *v_x788_d = v_x788->data.i;
-      const int64_t v_x788_n = v_x788->len;
-      v_x789 = rt_value_new(rt_vec_type(RT_BOOL), t194);
-      uint8_t *v_x789_d = v_x789->data.b;
-      const int64_t v_x789_n = v_x789->len;
-      RT_PARALLEL_FOR_IF(t174 > 1)
-      for (int64_t t177 = 0; t177 < t174; t177++) {
-        int64_t at = t176[t177];
-        const int64_t t177_end = (t177 + 1) * RT_CHUNK < t173 ? (t177 + 1) * RT_CHUNK : t173;
-        for (int64_t t178 = t177 * RT_CHUNK; t178 < t177_end; t178++) {
-          const int32_t t179 = (int32_t)t178;
-          if (!t175[t178])
+      v_x770 = rt_value_new(rt_vec_type(RT_INT), t225);
+      int32_t *v_x770_d = v_x770->data.i;
+      const int64_t v_x770_n = v_x770->len;
+      v_x771 = rt_value_new(rt_vec_type(RT_BOOL), t225);
+      uint8_t *v_x771_d = v_x771->data.b;
+      const int64_t v_x771_n = v_x771->len;
+      RT_PARALLEL_FOR_IF(t205 > 1)
+      for (int64_t t208 = 0; t208 < t205; t208++) {
+        int64_t at = t207[t208];
+        const int64_t t208_end = (t208 + 1) * RT_CHUNK < t204 ? (t208 + 1) * RT_CHUNK : t204;
+        for (int64_t t209 = t208 * RT_CHUNK; t209 < t208_end; t209++) {
+          const int32_t t210 = (int32_t)t209;
+          if (!t206[t209])
             continue;
-          int32_t t177y0;
-          uint8_t t177y1;
-          int t196 = 0; /* nonzero: a check below failed */
-          int t197 = (uint64_t)(int64_t)t179 < (uint64_t)v_x764_n;
-          int32_t t195 = t197 ? v_x764_d[t179] : 0;
-          t196 |= !t197;
-          int t199 = (uint64_t)(int64_t)t195 < (uint64_t)v_x765_n;
-          int32_t t198 = t199 ? v_x765_d[t195] : 0;
-          t196 |= !t199;
-          int32_t t200 = v_x768_d[t179];
-          uint8_t t202 = rt_gt_i(t200, t198);
-          if (__builtin_expect(t196 != 0, 0)) { /* again, recording the error */
-            int32_t t203;
-            if ((uint64_t)(int64_t)t179 < (uint64_t)v_x764_n) {
-              t203 = v_x764_d[t179];
+          int32_t t208y0;
+          uint8_t t208y1;
+          int t227 = 0; /* nonzero: a check below failed */
+          int t228 = (uint64_t)(int64_t)t210 < (uint64_t)v_x746_n;
+          int32_t t226 = t228 ? v_x746_d[t210] : 0;
+          t227 |= !t228;
+          int t230 = (uint64_t)(int64_t)t226 < (uint64_t)v_x747_n;
+          int32_t t229 = t230 ? v_x747_d[t226] : 0;
+          t227 |= !t230;
+          int32_t t231 = v_x750_d[t210];
+          uint8_t t233 = rt_gt_i(t231, t229);
+          if (__builtin_expect(t227 != 0, 0)) { /* again, recording the error */
+            int32_t t234;
+            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x746_n) {
+              t234 = v_x746_d[t210];
             } else {
-              NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t179, v_x764_n, 0.0, 6);
-              t203 = 0;
+              NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x746_n, 0.0, 6);
+              t234 = 0;
             }
-            int32_t t204;
-            if ((uint64_t)(int64_t)t203 < (uint64_t)v_x765_n) {
-              t204 = v_x765_d[t203];
+            int32_t t235;
+            if ((uint64_t)(int64_t)t234 < (uint64_t)v_x747_n) {
+              t235 = v_x747_d[t234];
             } else {
-              NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t203, v_x765_n, 0.0, 7);
-              t204 = 0;
+              NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t234, v_x747_n, 0.0, 7);
+              t235 = 0;
             }
-            int32_t t205 = v_x768_d[t179];
-            uint8_t t207 = rt_gt_i(t205, t204);
+            int32_t t236 = v_x750_d[t210];
+            uint8_t t238 = rt_gt_i(t236, t235);
           }
-          t177y0 = t200;
-          t177y1 = t202;
-          if (t175[t178]) {
-            v_x788_d[at] = t177y0;
-            v_x789_d[at] = t177y1;
+          t208y0 = t231;
+          t208y1 = t233;
+          if (t206[t209]) {
+            v_x770_d[at] = t208y0;
+            v_x771_d[at] = t208y1;
             at++;
           }
         }
       }
-      rt_free(t175);
-      rt_free(t176);
+      rt_free(t206);
+      rt_free(t207);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x788_d = v_x788->data.i;
-      const int64_t v_x788_n = v_x788->len;
-      uint8_t *v_x789_d = v_x789->data.b;
-      const int64_t v_x789_n = v_x789->len;
+      int32_t *v_x770_d = v_x770->data.i;
+      const int64_t v_x770_n = v_x770->len;
+      uint8_t *v_x771_d = v_x771->data.b;
+      const int64_t v_x771_n = v_x771->len;
       /* SEG_REDUCE */
       {
-        v_x782 = rt_value_new(rt_vec_type(RT_INT), v_x778_n);
-        int32_t *v_x782_d = v_x782->data.i;
-        const int64_t v_x782_n = v_x782->len;
-        v_x795 = rt_value_new(rt_vec_type(RT_INT), v_x778_n);
-        int32_t *v_x795_d = v_x795->data.i;
-        const int64_t v_x795_n = v_x795->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x778_n >= 64)
-        for (int64_t t208 = 0; t208 < v_x778_n; t208++) {
-          int32_t t208a0;
-          int32_t t208a1;
-          t208a0 = 0;
-          t208a1 = 0;
-          for (int64_t t209 = v_x778_off[t208]; t209 < v_x778_off[t208 + 1]; t209++) {
-            const int32_t t210 = (int32_t)t209;
-            int32_t t208x0;
-            int32_t t208x1;
-            int t212 = 0; /* nonzero: a check below failed */
-            int t213 = (uint64_t)(int64_t)t210 < (uint64_t)v_x764_n;
-            int32_t t211 = t213 ? v_x764_d[t210] : 0;
-            t212 |= !t213;
-            int t215 = (uint64_t)(int64_t)t211 < (uint64_t)v_x765_n;
-            int32_t t214 = t215 ? v_x765_d[t211] : 0;
-            t212 |= !t215;
-            int t217 = (uint64_t)(int64_t)t210 < (uint64_t)v_x768_n;
-            int32_t t216 = t217 ? v_x768_d[t210] : 0;
-            t212 |= !t217;
-            uint8_t t219 = rt_lt_i(t216, t214);
-            int32_t t221 = rt_btoi_b(t219);
-            uint8_t t223 = rt_gt_i(t216, t214);
-            int32_t t225 = rt_btoi_b(t223);
-            if (__builtin_expect(t212 != 0, 0)) { /* again, recording the error */
-              int32_t t226;
-              if ((uint64_t)(int64_t)t210 < (uint64_t)v_x764_n) {
-                t226 = v_x764_d[t210];
+        v_x764 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
+        int32_t *v_x764_d = v_x764->data.i;
+        const int64_t v_x764_n = v_x764->len;
+        v_x777 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
+        int32_t *v_x777_d = v_x777->data.i;
+        const int64_t v_x777_n = v_x777->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x760_n >= 64)
+        for (int64_t t239 = 0; t239 < v_x760_n; t239++) {
+          int32_t t239a0;
+          int32_t t239a1;
+          t239a0 = 0;
+          t239a1 = 0;
+          for (int64_t t240 = v_x760_off[t239]; t240 < v_x760_off[t239 + 1]; t240++) {
+            const int32_t t241 = (int32_t)t240;
+            int32_t t239x0;
+            int32_t t239x1;
+            int t243 = 0; /* nonzero: a check below failed */
+            int t244 = (uint64_t)(int64_t)t241 < (uint64_t)v_x746_n;
+            int32_t t242 = t244 ? v_x746_d[t241] : 0;
+            t243 |= !t244;
+            int t246 = (uint64_t)(int64_t)t242 < (uint64_t)v_x747_n;
+            int32_t t245 = t246 ? v_x747_d[t242] : 0;
+            t243 |= !t246;
+            int t248 = (uint64_t)(int64_t)t241 < (uint64_t)v_x750_n;
+            int32_t t247 = t248 ? v_x750_d[t241] : 0;
+            t243 |= !t248;
+            uint8_t t250 = rt_lt_i(t247, t245);
+            int32_t t252 = rt_btoi_b(t250);
+            uint8_t t254 = rt_gt_i(t247, t245);
+            int32_t t256 = rt_btoi_b(t254);
+            if (__builtin_expect(t243 != 0, 0)) { /* again, recording the error */
+              int32_t t257;
+              if ((uint64_t)(int64_t)t241 < (uint64_t)v_x746_n) {
+                t257 = v_x746_d[t241];
               } else {
-                NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x764_n, 0.0, 8);
-                t226 = 0;
+                NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x746_n, 0.0, 8);
+                t257 = 0;
               }
-              int32_t t227;
-              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x765_n) {
-                t227 = v_x765_d[t226];
+              int32_t t258;
+              if ((uint64_t)(int64_t)t257 < (uint64_t)v_x747_n) {
+                t258 = v_x747_d[t257];
               } else {
-                NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t226, v_x765_n, 0.0, 9);
-                t227 = 0;
+                NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t257, v_x747_n, 0.0, 9);
+                t258 = 0;
               }
-              int32_t t228;
-              if ((uint64_t)(int64_t)t210 < (uint64_t)v_x768_n) {
-                t228 = v_x768_d[t210];
+              int32_t t259;
+              if ((uint64_t)(int64_t)t241 < (uint64_t)v_x750_n) {
+                t259 = v_x750_d[t241];
               } else {
-                NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 3, 0, RT_GATHER, t210, v_x768_n, 0.0, 10);
-                t228 = 0;
+                NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 3, 0, RT_GATHER, t241, v_x750_n, 0.0, 10);
+                t259 = 0;
               }
-              uint8_t t230 = rt_lt_i(t228, t227);
-              int32_t t232 = rt_btoi_b(t230);
-              uint8_t t234 = rt_gt_i(t228, t227);
-              int32_t t236 = rt_btoi_b(t234);
+              uint8_t t261 = rt_lt_i(t259, t258);
+              int32_t t263 = rt_btoi_b(t261);
+              uint8_t t265 = rt_gt_i(t259, t258);
+              int32_t t267 = rt_btoi_b(t265);
             }
-            t208x0 = t221;
-            t208x1 = t225;
-            int32_t t238 = rt_add_i(t208a0, t208x0);
-            int32_t t240 = rt_add_i(t208a1, t208x1);
-            t208a0 = t238;
-            t208a1 = t240;
+            t239x0 = t252;
+            t239x1 = t256;
+            int32_t t269 = rt_add_i(t239a0, t239x0);
+            int32_t t271 = rt_add_i(t239a1, t239x1);
+            t239a0 = t269;
+            t239a1 = t271;
           }
-          v_x782_d[t208] = t208a0;
-          v_x795_d[t208] = t208a1;
+          v_x764_d[t239] = t239a0;
+          v_x777_d[t239] = t239a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x774 = v_x774;
-  *out_v_x782 = v_x782;
-  *out_v_x788 = v_x788;
-  *out_v_x795 = v_x795;
-  rt_release(v_x775);
-  rt_release(v_x789);
+  *out_v_x756 = v_x756;
+  *out_v_x764 = v_x764;
+  *out_v_x770 = v_x770;
+  *out_v_x777 = v_x777;
+  rt_release(v_x757);
+  rt_release(v_x771);
   return;
 fail:
-  rt_release(v_x774);
-  rt_release(v_x775);
-  rt_release(v_x788);
-  rt_release(v_x789);
-  rt_release(v_x782);
-  rt_release(v_x795);
+  rt_release(v_x756);
+  rt_release(v_x757);
+  rt_release(v_x770);
+  rt_release(v_x771);
+  rt_release(v_x764);
+  rt_release(v_x777);
 }
 
-/* K12: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
+/* K13: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   (void)loc;
   (void)run;
-  int32_t *v_x796_d = v_x796->data.i;
-  const int64_t v_x796_n = v_x796->len;
-  int32_t *v_x797_d = v_x797->data.i;
-  const int64_t v_x797_n = v_x797->len;
-  RtValue *v_x800 = NULL;
-  RtValue *v_x804 = NULL;
+  int32_t *v_x778_d = v_x778->data.i;
+  const int64_t v_x778_n = v_x778->len;
+  int32_t *v_x779_d = v_x779->data.i;
+  const int64_t v_x779_n = v_x779->len;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x786 = NULL;
   /* MAP */
   {
-    const int64_t t241 = v_x798;
-    if (t241 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t241, 0.0, 0);
+    const int64_t t272 = v_x780;
+    if (t272 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t272, 0.0, 0);
       goto fail;
     }
-    v_x800 = rt_value_new(rt_vec_type(RT_INT), t241);
-    int32_t *v_x800_d = v_x800->data.i;
-    const int64_t v_x800_n = v_x800->len;
-    RT_PARALLEL_FOR_IF(t241 >= RT_PARALLEL_MIN)
-    for (int64_t t242 = 0; t242 < t241; t242++) {
-      const int32_t t243 = (int32_t)t242;
-      int t248 = 0; /* nonzero: a check below failed */
-      uint8_t t245 = rt_lt_i(t243, (int32_t)v_x796_n);
-      int32_t t246;
-      if (t245) {
-        int t249 = (uint64_t)(int64_t)t243 < (uint64_t)v_x796_n;
-        int32_t t247 = t249 ? v_x796_d[t243] : 0;
-        t248 |= !t249;
-        t246 = t247;
+    v_x782 = rt_value_new(rt_vec_type(RT_INT), t272);
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
+    RT_PARALLEL_FOR_IF(t272 >= RT_PARALLEL_MIN)
+    for (int64_t t273 = 0; t273 < t272; t273++) {
+      const int32_t t274 = (int32_t)t273;
+      int t279 = 0; /* nonzero: a check below failed */
+      uint8_t t276 = rt_lt_i(t274, (int32_t)v_x778_n);
+      int32_t t277;
+      if (t276) {
+        int t280 = (uint64_t)(int64_t)t274 < (uint64_t)v_x778_n;
+        int32_t t278 = t280 ? v_x778_d[t274] : 0;
+        t279 |= !t280;
+        t277 = t278;
       } else {
-        int32_t t251 = rt_sub_i(t243, (int32_t)v_x796_n);
-        int t253 = (uint64_t)(int64_t)t251 < (uint64_t)v_x797_n;
-        int32_t t252 = t253 ? v_x797_d[t251] : 0;
-        t248 |= !t253;
-        t246 = t252;
+        int32_t t282 = rt_sub_i(t274, (int32_t)v_x778_n);
+        int t284 = (uint64_t)(int64_t)t282 < (uint64_t)v_x779_n;
+        int32_t t283 = t284 ? v_x779_d[t282] : 0;
+        t279 |= !t284;
+        t277 = t283;
       }
-      if (__builtin_expect(t248 != 0, 0)) { /* again, recording the error */
-        uint8_t t255 = rt_lt_i(t243, (int32_t)v_x796_n);
-        int32_t t256;
-        if (t255) {
-          int32_t t257;
-          if ((uint64_t)(int64_t)t243 < (uint64_t)v_x796_n) {
-            t257 = v_x796_d[t243];
+      if (__builtin_expect(t279 != 0, 0)) { /* again, recording the error */
+        uint8_t t286 = rt_lt_i(t274, (int32_t)v_x778_n);
+        int32_t t287;
+        if (t286) {
+          int32_t t288;
+          if ((uint64_t)(int64_t)t274 < (uint64_t)v_x778_n) {
+            t288 = v_x778_d[t274];
           } else {
-            NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t243, v_x796_n, 0.0, 1);
-            t257 = 0;
+            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x778_n, 0.0, 1);
+            t288 = 0;
           }
-          t256 = t257;
+          t287 = t288;
         } else {
-          int32_t t259 = rt_sub_i(t243, (int32_t)v_x796_n);
-          int32_t t260;
-          if ((uint64_t)(int64_t)t259 < (uint64_t)v_x797_n) {
-            t260 = v_x797_d[t259];
+          int32_t t290 = rt_sub_i(t274, (int32_t)v_x778_n);
+          int32_t t291;
+          if ((uint64_t)(int64_t)t290 < (uint64_t)v_x779_n) {
+            t291 = v_x779_d[t290];
           } else {
-            NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t259, v_x797_n, 0.0, 2);
-            t260 = 0;
+            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t290, v_x779_n, 0.0, 2);
+            t291 = 0;
           }
-          t256 = t260;
+          t287 = t291;
         }
       }
-      v_x800_d[t242] = t246;
+      v_x782_d[t273] = t277;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x800_d = v_x800->data.i;
-    const int64_t v_x800_n = v_x800->len;
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
     /* SCAN */
     {
-      const int64_t t261 = v_x798;
-      if (t261 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t261, 0.0, 3);
+      const int64_t t292 = v_x780;
+      if (t292 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t292, 0.0, 3);
         goto fail;
       }
-      const int64_t t262 = t261 > 0 ? (t261 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t263 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t262);
-      RT_PARALLEL_FOR_IF(t262 > 1)
-      for (int64_t t264 = 0; t264 < t262; t264++) {
-        int32_t t264a0;
-        t264a0 = 0;
-        const int64_t t264_end = (t264 + 1) * RT_CHUNK < t261 ? (t264 + 1) * RT_CHUNK : t261;
-        for (int64_t t265 = t264 * RT_CHUNK; t265 < t264_end; t265++) {
-          const int32_t t266 = (int32_t)t265;
-          int32_t t264x0;
-          int t271 = 0; /* nonzero: a check below failed */
-          uint8_t t268 = rt_lt_i(t266, (int32_t)v_x796_n);
-          int32_t t269;
-          if (t268) {
-            int t272 = (uint64_t)(int64_t)t266 < (uint64_t)v_x796_n;
-            int32_t t270 = t272 ? v_x796_d[t266] : 0;
-            t271 |= !t272;
-            t269 = t270;
+      const int64_t t293 = t292 > 0 ? (t292 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t294 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t293);
+      RT_PARALLEL_FOR_IF(t293 > 1)
+      for (int64_t t295 = 0; t295 < t293; t295++) {
+        int32_t t295a0;
+        t295a0 = 0;
+        const int64_t t295_end = (t295 + 1) * RT_CHUNK < t292 ? (t295 + 1) * RT_CHUNK : t292;
+        for (int64_t t296 = t295 * RT_CHUNK; t296 < t295_end; t296++) {
+          const int32_t t297 = (int32_t)t296;
+          int32_t t295x0;
+          int t302 = 0; /* nonzero: a check below failed */
+          uint8_t t299 = rt_lt_i(t297, (int32_t)v_x778_n);
+          int32_t t300;
+          if (t299) {
+            int t303 = (uint64_t)(int64_t)t297 < (uint64_t)v_x778_n;
+            int32_t t301 = t303 ? v_x778_d[t297] : 0;
+            t302 |= !t303;
+            t300 = t301;
           } else {
-            int32_t t274 = rt_sub_i(t266, (int32_t)v_x796_n);
-            int t276 = (uint64_t)(int64_t)t274 < (uint64_t)v_x797_n;
-            int32_t t275 = t276 ? v_x797_d[t274] : 0;
-            t271 |= !t276;
-            t269 = t275;
+            int32_t t305 = rt_sub_i(t297, (int32_t)v_x778_n);
+            int t307 = (uint64_t)(int64_t)t305 < (uint64_t)v_x779_n;
+            int32_t t306 = t307 ? v_x779_d[t305] : 0;
+            t302 |= !t307;
+            t300 = t306;
           }
-          if (__builtin_expect(t271 != 0, 0)) { /* again, recording the error */
-            uint8_t t278 = rt_lt_i(t266, (int32_t)v_x796_n);
-            int32_t t279;
-            if (t278) {
-              int32_t t280;
-              if ((uint64_t)(int64_t)t266 < (uint64_t)v_x796_n) {
-                t280 = v_x796_d[t266];
+          if (__builtin_expect(t302 != 0, 0)) { /* again, recording the error */
+            uint8_t t309 = rt_lt_i(t297, (int32_t)v_x778_n);
+            int32_t t310;
+            if (t309) {
+              int32_t t311;
+              if ((uint64_t)(int64_t)t297 < (uint64_t)v_x778_n) {
+                t311 = v_x778_d[t297];
               } else {
-                NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x796_n, 0.0, 4);
-                t280 = 0;
+                NESSIE_RECORD(err, t296, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x778_n, 0.0, 4);
+                t311 = 0;
               }
-              t279 = t280;
+              t310 = t311;
             } else {
-              int32_t t282 = rt_sub_i(t266, (int32_t)v_x796_n);
-              int32_t t283;
-              if ((uint64_t)(int64_t)t282 < (uint64_t)v_x797_n) {
-                t283 = v_x797_d[t282];
+              int32_t t313 = rt_sub_i(t297, (int32_t)v_x778_n);
+              int32_t t314;
+              if ((uint64_t)(int64_t)t313 < (uint64_t)v_x779_n) {
+                t314 = v_x779_d[t313];
               } else {
-                NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t282, v_x797_n, 0.0, 5);
-                t283 = 0;
+                NESSIE_RECORD(err, t296, RT_CHECK_INDEX, 0, 0, RT_GATHER, t313, v_x779_n, 0.0, 5);
+                t314 = 0;
               }
-              t279 = t283;
+              t310 = t314;
             }
           }
-          t264x0 = t269;
-          int32_t t285 = rt_add_i(t264a0, t264x0);
-          t264a0 = t285;
+          t295x0 = t300;
+          int32_t t316 = rt_add_i(t295a0, t295x0);
+          t295a0 = t316;
         }
-        t263[t264] = t264a0;
+        t294[t295] = t295a0;
       }
-      int32_t t264t0;
-      t264t0 = 0;
-      for (int64_t t264 = 0; t264 < t262; t264++) {
-        const int32_t t286 = t263[t264];
-        t263[t264] = t264t0;
-        int32_t t288 = rt_add_i(t264t0, t286);
-        t264t0 = t288;
+      int32_t t295t0;
+      t295t0 = 0;
+      for (int64_t t295 = 0; t295 < t293; t295++) {
+        const int32_t t317 = t294[t295];
+        t294[t295] = t295t0;
+        int32_t t319 = rt_add_i(t295t0, t317);
+        t295t0 = t319;
       }
-      v_x804 = rt_value_new(rt_vec_type(RT_INT), t261);
-      int32_t *v_x804_d = v_x804->data.i;
-      const int64_t v_x804_n = v_x804->len;
-      RT_PARALLEL_FOR_IF(t262 > 1)
-      for (int64_t t264 = 0; t264 < t262; t264++) {
-        int32_t t264p0;
-        t264p0 = t263[t264];
-        const int64_t t264_end = (t264 + 1) * RT_CHUNK < t261 ? (t264 + 1) * RT_CHUNK : t261;
-        for (int64_t t265 = t264 * RT_CHUNK; t265 < t264_end; t265++) {
-          const int32_t t266 = (int32_t)t265;
-          v_x804_d[t265] = t264p0;
-          int32_t t264y0;
-          int t293 = 0; /* nonzero: a check below failed */
-          uint8_t t290 = rt_lt_i(t266, (int32_t)v_x796_n);
-          int32_t t291;
-          if (t290) {
-            int t294 = (uint64_t)(int64_t)t266 < (uint64_t)v_x796_n;
-            int32_t t292 = t294 ? v_x796_d[t266] : 0;
-            t293 |= !t294;
-            t291 = t292;
+      v_x786 = rt_value_new(rt_vec_type(RT_INT), t292);
+      int32_t *v_x786_d = v_x786->data.i;
+      const int64_t v_x786_n = v_x786->len;
+      RT_PARALLEL_FOR_IF(t293 > 1)
+      for (int64_t t295 = 0; t295 < t293; t295++) {
+        int32_t t295p0;
+        t295p0 = t294[t295];
+        const int64_t t295_end = (t295 + 1) * RT_CHUNK < t292 ? (t295 + 1) * RT_CHUNK : t292;
+        for (int64_t t296 = t295 * RT_CHUNK; t296 < t295_end; t296++) {
+          const int32_t t297 = (int32_t)t296;
+          v_x786_d[t296] = t295p0;
+          int32_t t295y0;
+          int t324 = 0; /* nonzero: a check below failed */
+          uint8_t t321 = rt_lt_i(t297, (int32_t)v_x778_n);
+          int32_t t322;
+          if (t321) {
+            int t325 = (uint64_t)(int64_t)t297 < (uint64_t)v_x778_n;
+            int32_t t323 = t325 ? v_x778_d[t297] : 0;
+            t324 |= !t325;
+            t322 = t323;
           } else {
-            int32_t t296 = rt_sub_i(t266, (int32_t)v_x796_n);
-            int t298 = (uint64_t)(int64_t)t296 < (uint64_t)v_x797_n;
-            int32_t t297 = t298 ? v_x797_d[t296] : 0;
-            t293 |= !t298;
-            t291 = t297;
+            int32_t t327 = rt_sub_i(t297, (int32_t)v_x778_n);
+            int t329 = (uint64_t)(int64_t)t327 < (uint64_t)v_x779_n;
+            int32_t t328 = t329 ? v_x779_d[t327] : 0;
+            t324 |= !t329;
+            t322 = t328;
           }
-          if (__builtin_expect(t293 != 0, 0)) { /* again, recording the error */
-            uint8_t t300 = rt_lt_i(t266, (int32_t)v_x796_n);
-            int32_t t301;
-            if (t300) {
-              int32_t t302;
-              if ((uint64_t)(int64_t)t266 < (uint64_t)v_x796_n) {
-                t302 = v_x796_d[t266];
+          if (__builtin_expect(t324 != 0, 0)) { /* again, recording the error */
+            uint8_t t331 = rt_lt_i(t297, (int32_t)v_x778_n);
+            int32_t t332;
+            if (t331) {
+              int32_t t333;
+              if ((uint64_t)(int64_t)t297 < (uint64_t)v_x778_n) {
+                t333 = v_x778_d[t297];
               } else {
-                NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x796_n, 0.0, 6);
-                t302 = 0;
+                NESSIE_RECORD(err, t296, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x778_n, 0.0, 6);
+                t333 = 0;
               }
-              t301 = t302;
+              t332 = t333;
             } else {
-              int32_t t304 = rt_sub_i(t266, (int32_t)v_x796_n);
-              int32_t t305;
-              if ((uint64_t)(int64_t)t304 < (uint64_t)v_x797_n) {
-                t305 = v_x797_d[t304];
+              int32_t t335 = rt_sub_i(t297, (int32_t)v_x778_n);
+              int32_t t336;
+              if ((uint64_t)(int64_t)t335 < (uint64_t)v_x779_n) {
+                t336 = v_x779_d[t335];
               } else {
-                NESSIE_RECORD(err, t265, RT_CHECK_INDEX, 0, 0, RT_GATHER, t304, v_x797_n, 0.0, 7);
-                t305 = 0;
+                NESSIE_RECORD(err, t296, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x779_n, 0.0, 7);
+                t336 = 0;
               }
-              t301 = t305;
+              t332 = t336;
             }
           }
-          t264y0 = t291;
-          int32_t t307 = rt_add_i(t264p0, t264y0);
-          t264p0 = t307;
+          t295y0 = t322;
+          int32_t t338 = rt_add_i(t295p0, t295y0);
+          t295p0 = t338;
         }
       }
-      rt_free(t263);
+      rt_free(t294);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x800 = v_x800;
-  *out_v_x804 = v_x804;
+  *out_v_x782 = v_x782;
+  *out_v_x786 = v_x786;
   return;
 fail:
-  rt_release(v_x800);
-  rt_release(v_x804);
+  rt_release(v_x782);
+  rt_release(v_x786);
 }
 
-/* K13: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
+/* K14: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1089, RtValue *v_x1090, int32_t v_x1091, RtValue *v_sd_1101, RtValue *v_x1093, RtValue *v_x1094, RtValue *v_x1095, int32_t v_x1096, RtValue **out_v_x1100) {
   (void)loc;
   (void)run;
-  int32_t *v_x1147_d = v_x1147->data.i;
-  const int64_t v_x1147_n = v_x1147->len;
-  int32_t *v_x1148_d = v_x1148->data.i;
-  const int64_t v_x1148_n = v_x1148->len;
-  const int64_t *v_sd_1159_off = rt_seg_offsets(v_sd_1159);
-  const int64_t v_sd_1159_n = v_sd_1159->len;
-  int32_t *v_x1151_d = v_x1151->data.i;
-  const int64_t v_x1151_n = v_x1151->len;
-  int32_t *v_x1152_d = v_x1152->data.i;
-  const int64_t v_x1152_n = v_x1152->len;
-  int32_t *v_x1153_d = v_x1153->data.i;
-  const int64_t v_x1153_n = v_x1153->len;
-  RtValue *v_x1158 = NULL;
+  int32_t *v_x1089_d = v_x1089->data.i;
+  const int64_t v_x1089_n = v_x1089->len;
+  int32_t *v_x1090_d = v_x1090->data.i;
+  const int64_t v_x1090_n = v_x1090->len;
+  const int64_t *v_sd_1101_off = rt_seg_offsets(v_sd_1101);
+  const int64_t v_sd_1101_n = v_sd_1101->len;
+  int32_t *v_x1093_d = v_x1093->data.i;
+  const int64_t v_x1093_n = v_x1093->len;
+  int32_t *v_x1094_d = v_x1094->data.i;
+  const int64_t v_x1094_n = v_x1094->len;
+  int32_t *v_x1095_d = v_x1095->data.i;
+  const int64_t v_x1095_n = v_x1095->len;
+  RtValue *v_x1100 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t308 = v_sd_1159_off[v_sd_1159_n];
-    v_x1158 = rt_value_new(rt_vec_type(RT_INT), t308);
-    int32_t *v_x1158_d = v_x1158->data.i;
-    const int64_t v_x1158_n = v_x1158->len;
-    const int64_t t309 = (t308 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t309 > 1)
-    for (int64_t t310 = 0; t310 < t309; t310++) {
-      int64_t t313 = rt_segment_search(v_sd_1159_off, 0, v_sd_1159_n, t310 * RT_CHUNK);
-      const int64_t t310_end = (t310 + 1) * RT_CHUNK < t308 ? (t310 + 1) * RT_CHUNK : t308;
-      for (int64_t t311 = t310 * RT_CHUNK; t311 < t310_end; t311++) {
-        const int32_t t312 = (int32_t)t311;
-        while (v_sd_1159_off[t313 + 1] <= t311)
-          t313++;
-        const int32_t t314 = (int32_t)t313;
-        int t316 = 0; /* nonzero: a check below failed */
-        int t317 = (uint64_t)(int64_t)t314 < (uint64_t)v_x1153_n;
-        int32_t t315 = t317 ? v_x1153_d[t314] : 0;
-        t316 |= !t317;
-        int t319 = (uint64_t)(int64_t)t314 < (uint64_t)v_x1151_n;
-        int32_t t318 = t319 ? v_x1151_d[t314] : 0;
-        t316 |= !t319;
-        int32_t t321 = rt_sub_i(t312, t318);
-        int t323 = (uint64_t)(int64_t)t314 < (uint64_t)v_x1152_n;
-        int32_t t322 = t323 ? v_x1152_d[t314] : 0;
-        t316 |= !t323;
-        int32_t t325 = rt_mul_i(t321, t322);
-        int32_t t327 = rt_add_i(t315, t325);
-        int t329 = (uint64_t)(int64_t)t327 < (uint64_t)v_x1149;
-        int32_t t328 = t329 ? t327 : 0;
-        t316 |= !t329;
-        uint8_t t331 = rt_lt_i(t328, (int32_t)v_x1147_n);
-        int32_t t332;
-        if (t331) {
-          int t334 = (uint64_t)(int64_t)t328 < (uint64_t)v_x1147_n;
-          int32_t t333 = t334 ? v_x1147_d[t328] : 0;
-          t316 |= !t334;
-          t332 = t333;
+    const int64_t t339 = v_sd_1101_off[v_sd_1101_n];
+    v_x1100 = rt_value_new(rt_vec_type(RT_INT), t339);
+    int32_t *v_x1100_d = v_x1100->data.i;
+    const int64_t v_x1100_n = v_x1100->len;
+    const int64_t t340 = (t339 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t340 > 1)
+    for (int64_t t341 = 0; t341 < t340; t341++) {
+      int64_t t344 = rt_segment_search(v_sd_1101_off, 0, v_sd_1101_n, t341 * RT_CHUNK);
+      const int64_t t341_end = (t341 + 1) * RT_CHUNK < t339 ? (t341 + 1) * RT_CHUNK : t339;
+      for (int64_t t342 = t341 * RT_CHUNK; t342 < t341_end; t342++) {
+        const int32_t t343 = (int32_t)t342;
+        while (v_sd_1101_off[t344 + 1] <= t342)
+          t344++;
+        const int32_t t345 = (int32_t)t344;
+        int t347 = 0; /* nonzero: a check below failed */
+        int t348 = (uint64_t)(int64_t)t345 < (uint64_t)v_x1095_n;
+        int32_t t346 = t348 ? v_x1095_d[t345] : 0;
+        t347 |= !t348;
+        int t350 = (uint64_t)(int64_t)t345 < (uint64_t)v_x1093_n;
+        int32_t t349 = t350 ? v_x1093_d[t345] : 0;
+        t347 |= !t350;
+        int32_t t352 = rt_sub_i(t343, t349);
+        int t354 = (uint64_t)(int64_t)t345 < (uint64_t)v_x1094_n;
+        int32_t t353 = t354 ? v_x1094_d[t345] : 0;
+        t347 |= !t354;
+        int32_t t356 = rt_mul_i(t352, t353);
+        int32_t t358 = rt_add_i(t346, t356);
+        int t360 = (uint64_t)(int64_t)t358 < (uint64_t)v_x1091;
+        int32_t t359 = t360 ? t358 : 0;
+        t347 |= !t360;
+        uint8_t t362 = rt_lt_i(t359, (int32_t)v_x1089_n);
+        int32_t t363;
+        if (t362) {
+          int t365 = (uint64_t)(int64_t)t359 < (uint64_t)v_x1089_n;
+          int32_t t364 = t365 ? v_x1089_d[t359] : 0;
+          t347 |= !t365;
+          t363 = t364;
         } else {
-          int32_t t336 = rt_sub_i(t328, (int32_t)v_x1147_n);
-          int t338 = (uint64_t)(int64_t)t336 < (uint64_t)v_x1148_n;
-          int32_t t337 = t338 ? v_x1148_d[t336] : 0;
-          t316 |= !t338;
-          t332 = t337;
+          int32_t t367 = rt_sub_i(t359, (int32_t)v_x1089_n);
+          int t369 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1090_n;
+          int32_t t368 = t369 ? v_x1090_d[t367] : 0;
+          t347 |= !t369;
+          t363 = t368;
         }
-        if (__builtin_expect(t316 != 0, 0)) { /* again, recording the error */
-          int32_t t339;
-          if ((uint64_t)(int64_t)t314 < (uint64_t)v_x1153_n) {
-            t339 = v_x1153_d[t314];
+        if (__builtin_expect(t347 != 0, 0)) { /* again, recording the error */
+          int32_t t370;
+          if ((uint64_t)(int64_t)t345 < (uint64_t)v_x1095_n) {
+            t370 = v_x1095_d[t345];
           } else {
-            NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t314, v_x1153_n, 0.0, 0);
-            t339 = 0;
+            NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t345, v_x1095_n, 0.0, 0);
+            t370 = 0;
           }
-          int32_t t340;
-          if ((uint64_t)(int64_t)t314 < (uint64_t)v_x1151_n) {
-            t340 = v_x1151_d[t314];
+          int32_t t371;
+          if ((uint64_t)(int64_t)t345 < (uint64_t)v_x1093_n) {
+            t371 = v_x1093_d[t345];
           } else {
-            NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t314, v_x1151_n, 0.0, 1);
-            t340 = 0;
+            NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t345, v_x1093_n, 0.0, 1);
+            t371 = 0;
           }
-          int32_t t342 = rt_sub_i(t312, t340);
-          int32_t t343;
-          if ((uint64_t)(int64_t)t314 < (uint64_t)v_x1152_n) {
-            t343 = v_x1152_d[t314];
+          int32_t t373 = rt_sub_i(t343, t371);
+          int32_t t374;
+          if ((uint64_t)(int64_t)t345 < (uint64_t)v_x1094_n) {
+            t374 = v_x1094_d[t345];
           } else {
-            NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t314, v_x1152_n, 0.0, 2);
-            t343 = 0;
+            NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t345, v_x1094_n, 0.0, 2);
+            t374 = 0;
           }
-          int32_t t345 = rt_mul_i(t342, t343);
-          int32_t t347 = rt_add_i(t339, t345);
-          int32_t t348;
-          if ((uint64_t)(int64_t)t347 < (uint64_t)v_x1149) {
-            t348 = t347;
+          int32_t t376 = rt_mul_i(t373, t374);
+          int32_t t378 = rt_add_i(t370, t376);
+          int32_t t379;
+          if ((uint64_t)(int64_t)t378 < (uint64_t)v_x1091) {
+            t379 = t378;
           } else {
-            NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t347, v_x1149, 0.0, 3);
-            t348 = 0;
+            NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t378, v_x1091, 0.0, 3);
+            t379 = 0;
           }
-          uint8_t t350 = rt_lt_i(t348, (int32_t)v_x1147_n);
-          int32_t t351;
-          if (t350) {
-            int32_t t352;
-            if ((uint64_t)(int64_t)t348 < (uint64_t)v_x1147_n) {
-              t352 = v_x1147_d[t348];
+          uint8_t t381 = rt_lt_i(t379, (int32_t)v_x1089_n);
+          int32_t t382;
+          if (t381) {
+            int32_t t383;
+            if ((uint64_t)(int64_t)t379 < (uint64_t)v_x1089_n) {
+              t383 = v_x1089_d[t379];
             } else {
-              NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t348, v_x1147_n, 0.0, 4);
-              t352 = 0;
+              NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t379, v_x1089_n, 0.0, 4);
+              t383 = 0;
             }
-            t351 = t352;
+            t382 = t383;
           } else {
-            int32_t t354 = rt_sub_i(t348, (int32_t)v_x1147_n);
-            int32_t t355;
-            if ((uint64_t)(int64_t)t354 < (uint64_t)v_x1148_n) {
-              t355 = v_x1148_d[t354];
+            int32_t t385 = rt_sub_i(t379, (int32_t)v_x1089_n);
+            int32_t t386;
+            if ((uint64_t)(int64_t)t385 < (uint64_t)v_x1090_n) {
+              t386 = v_x1090_d[t385];
             } else {
-              NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t354, v_x1148_n, 0.0, 5);
-              t355 = 0;
+              NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t385, v_x1090_n, 0.0, 5);
+              t386 = 0;
             }
-            t351 = t355;
+            t382 = t386;
           }
         }
-        v_x1158_d[t311] = t332;
+        v_x1100_d[t342] = t363;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1158 = v_x1158;
+  *out_v_x1100 = v_x1100;
   return;
 fail:
-  rt_release(v_x1158);
+  rt_release(v_x1100);
 }
 
-/* K14: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
+/* K15: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
   (void)loc;
   (void)run;
-  int32_t *v_x831_d = v_x831->data.i;
-  const int64_t v_x831_n = v_x831->len;
-  int32_t *v_x834_d = v_x834->data.i;
-  const int64_t v_x834_n = v_x834->len;
-  RtValue *v_x836 = NULL;
-  RtValue *v_x838 = NULL;
-  RtValue *v_x840 = NULL;
+  int32_t *v_x813_d = v_x813->data.i;
+  const int64_t v_x813_n = v_x813->len;
+  int32_t *v_x816_d = v_x816->data.i;
+  const int64_t v_x816_n = v_x816->len;
+  RtValue *v_x818 = NULL;
+  RtValue *v_x820 = NULL;
+  RtValue *v_x822 = NULL;
   /* MAP */
   {
-    const int64_t t356 = v_x819;
-    if (t356 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t356, 0.0, 0);
+    const int64_t t387 = v_x801;
+    if (t387 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t387, 0.0, 0);
       goto fail;
     }
-    v_x836 = rt_value_new(rt_vec_type(RT_INT), t356);
-    int32_t *v_x836_d = v_x836->data.i;
-    const int64_t v_x836_n = v_x836->len;
-    v_x838 = rt_value_new(rt_vec_type(RT_INT), t356);
-    int32_t *v_x838_d = v_x838->data.i;
-    const int64_t v_x838_n = v_x838->len;
-    v_x840 = rt_value_new(rt_vec_type(RT_INT), t356);
-    int32_t *v_x840_d = v_x840->data.i;
-    const int64_t v_x840_n = v_x840->len;
-    RT_PARALLEL_FOR_IF(t356 >= RT_PARALLEL_MIN)
-    for (int64_t t357 = 0; t357 < t356; t357++) {
-      const int32_t t358 = (int32_t)t357;
-      int t361 = 0; /* nonzero: a check below failed */
-      int32_t t360 = rt_div_i(t358, 2, &t361);
-      int32_t t363 = rt_rem_i(t358, 2, &t361);
-      int32_t t365 = rt_mul_i(t363, v_x826);
-      int32_t t367 = rt_add_i(t365, t360);
-      int t369 = (uint64_t)(int64_t)t367 < (uint64_t)v_x831_n;
-      int32_t t368 = t369 ? v_x831_d[t367] : 0;
-      t361 |= !t369;
-      int t371 = (uint64_t)(int64_t)t367 < (uint64_t)v_x834_n;
-      int32_t t370 = t371 ? v_x834_d[t367] : 0;
-      t361 |= !t371;
-      int32_t t373 = rt_add_i(t370, t368);
-      if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
-        int t374 = 0;
-        int32_t t375 = rt_div_i(t358, 2, &t374);
-        if (t374) {
-          NESSIE_RECORD(err, t357, RT_CHECK_SCALAR, 0, t374, RT_DIV, 0, 0, 0.0, 1);
+    v_x818 = rt_value_new(rt_vec_type(RT_INT), t387);
+    int32_t *v_x818_d = v_x818->data.i;
+    const int64_t v_x818_n = v_x818->len;
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t387);
+    int32_t *v_x820_d = v_x820->data.i;
+    const int64_t v_x820_n = v_x820->len;
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t387);
+    int32_t *v_x822_d = v_x822->data.i;
+    const int64_t v_x822_n = v_x822->len;
+    RT_PARALLEL_FOR_IF(t387 >= RT_PARALLEL_MIN)
+    for (int64_t t388 = 0; t388 < t387; t388++) {
+      const int32_t t389 = (int32_t)t388;
+      int t392 = 0; /* nonzero: a check below failed */
+      int32_t t391 = rt_div_i(t389, 2, &t392);
+      int32_t t394 = rt_rem_i(t389, 2, &t392);
+      int32_t t396 = rt_mul_i(t394, v_x808);
+      int32_t t398 = rt_add_i(t396, t391);
+      int t400 = (uint64_t)(int64_t)t398 < (uint64_t)v_x813_n;
+      int32_t t399 = t400 ? v_x813_d[t398] : 0;
+      t392 |= !t400;
+      int t402 = (uint64_t)(int64_t)t398 < (uint64_t)v_x816_n;
+      int32_t t401 = t402 ? v_x816_d[t398] : 0;
+      t392 |= !t402;
+      int32_t t404 = rt_add_i(t401, t399);
+      if (__builtin_expect(t392 != 0, 0)) { /* again, recording the error */
+        int t405 = 0;
+        int32_t t406 = rt_div_i(t389, 2, &t405);
+        if (t405) {
+          NESSIE_RECORD(err, t388, RT_CHECK_SCALAR, 0, t405, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t376 = 0;
-        int32_t t377 = rt_rem_i(t358, 2, &t376);
-        if (t376) {
-          NESSIE_RECORD(err, t357, RT_CHECK_SCALAR, 0, t376, RT_REM, 0, 0, 0.0, 2);
+        int t407 = 0;
+        int32_t t408 = rt_rem_i(t389, 2, &t407);
+        if (t407) {
+          NESSIE_RECORD(err, t388, RT_CHECK_SCALAR, 0, t407, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t379 = rt_mul_i(t377, v_x826);
-        int32_t t381 = rt_add_i(t379, t375);
-        int32_t t382;
-        if ((uint64_t)(int64_t)t381 < (uint64_t)v_x831_n) {
-          t382 = v_x831_d[t381];
+        int32_t t410 = rt_mul_i(t408, v_x808);
+        int32_t t412 = rt_add_i(t410, t406);
+        int32_t t413;
+        if ((uint64_t)(int64_t)t412 < (uint64_t)v_x813_n) {
+          t413 = v_x813_d[t412];
         } else {
-          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x831_n, 0.0, 3);
-          t382 = 0;
+          NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t412, v_x813_n, 0.0, 3);
+          t413 = 0;
         }
-        int32_t t383;
-        if ((uint64_t)(int64_t)t381 < (uint64_t)v_x834_n) {
-          t383 = v_x834_d[t381];
+        int32_t t414;
+        if ((uint64_t)(int64_t)t412 < (uint64_t)v_x816_n) {
+          t414 = v_x816_d[t412];
         } else {
-          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x834_n, 0.0, 4);
-          t383 = 0;
+          NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t412, v_x816_n, 0.0, 4);
+          t414 = 0;
         }
-        int32_t t385 = rt_add_i(t383, t382);
+        int32_t t416 = rt_add_i(t414, t413);
       }
-      v_x836_d[t357] = t370;
-      v_x838_d[t357] = t373;
-      v_x840_d[t357] = 1;
+      v_x818_d[t388] = t401;
+      v_x820_d[t388] = t404;
+      v_x822_d[t388] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x836 = v_x836;
-  *out_v_x838 = v_x838;
-  *out_v_x840 = v_x840;
+  *out_v_x818 = v_x818;
+  *out_v_x820 = v_x820;
+  *out_v_x822 = v_x822;
   return;
 fail:
-  rt_release(v_x836);
-  rt_release(v_x838);
-  rt_release(v_x840);
+  rt_release(v_x818);
+  rt_release(v_x820);
+  rt_release(v_x822);
 }
 
-/* K15: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
+/* K16: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836) {
   (void)loc;
   (void)run;
-  int32_t *v_x844_d = v_x844->data.i;
-  const int64_t v_x844_n = v_x844->len;
-  RtValue *v_x843 = NULL;
-  int32_t v_x852 = 0;
-  int32_t v_x853 = 0;
-  int32_t v_x854 = 0;
+  int32_t *v_x826_d = v_x826->data.i;
+  const int64_t v_x826_n = v_x826->len;
+  RtValue *v_x825 = NULL;
+  int32_t v_x834 = 0;
+  int32_t v_x835 = 0;
+  int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t386 = v_x841;
-    if (t386 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t386, 0.0, 0);
+    const int64_t t417 = v_x823;
+    if (t417 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t417, 0.0, 0);
       goto fail;
     }
-    v_x843 = rt_value_new(rt_vec_type(RT_INT), t386);
-    int32_t *v_x843_d = v_x843->data.i;
-    const int64_t v_x843_n = v_x843->len;
-    RT_PARALLEL_FOR_IF(t386 >= RT_PARALLEL_MIN)
-    for (int64_t t387 = 0; t387 < t386; t387++) {
-      const int32_t t388 = (int32_t)t387;
-      v_x843_d[t387] = 2;
+    v_x825 = rt_value_new(rt_vec_type(RT_INT), t417);
+    int32_t *v_x825_d = v_x825->data.i;
+    const int64_t v_x825_n = v_x825->len;
+    RT_PARALLEL_FOR_IF(t417 >= RT_PARALLEL_MIN)
+    for (int64_t t418 = 0; t418 < t417; t418++) {
+      const int32_t t419 = (int32_t)t418;
+      v_x825_d[t418] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x843_d = v_x843->data.i;
-    const int64_t v_x843_n = v_x843->len;
+    int32_t *v_x825_d = v_x825->data.i;
+    const int64_t v_x825_n = v_x825->len;
     /* REDUCE */
     {
-      const int64_t t389 = v_x844_n;
-      const int64_t t390 = t389 > 0 ? (t389 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t391 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t390);
-      int32_t *t392 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t390);
-      int32_t *t393 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t390);
-      RT_PARALLEL_FOR_IF(t390 > 1)
-      for (int64_t t394 = 0; t394 < t390; t394++) {
-        int32_t t394a0;
-        int32_t t394a1;
-        int32_t t394a2;
-        t394a0 = 2147483647;
-        t394a1 = 0;
-        t394a2 = 1;
-        const int64_t t394_end = (t394 + 1) * RT_CHUNK < t389 ? (t394 + 1) * RT_CHUNK : t389;
-        for (int64_t t395 = t394 * RT_CHUNK; t395 < t394_end; t395++) {
-          const int32_t t396 = (int32_t)t395;
-          int32_t t394x0;
-          int32_t t394x1;
-          int32_t t394x2;
-          uint8_t t398 = rt_lt_i(0, 2);
-          int32_t t399;
-          if (t398) {
-            t399 = 2147483647;
+      const int64_t t420 = v_x826_n;
+      const int64_t t421 = t420 > 0 ? (t420 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t422 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t421);
+      int32_t *t423 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t421);
+      int32_t *t424 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t421);
+      RT_PARALLEL_FOR_IF(t421 > 1)
+      for (int64_t t425 = 0; t425 < t421; t425++) {
+        int32_t t425a0;
+        int32_t t425a1;
+        int32_t t425a2;
+        t425a0 = 2147483647;
+        t425a1 = 0;
+        t425a2 = 1;
+        const int64_t t425_end = (t425 + 1) * RT_CHUNK < t420 ? (t425 + 1) * RT_CHUNK : t420;
+        for (int64_t t426 = t425 * RT_CHUNK; t426 < t425_end; t426++) {
+          const int32_t t427 = (int32_t)t426;
+          int32_t t425x0;
+          int32_t t425x1;
+          int32_t t425x2;
+          uint8_t t429 = rt_lt_i(0, 2);
+          int32_t t430;
+          if (t429) {
+            t430 = 2147483647;
           } else {
-            t399 = t396;
+            t430 = t427;
           }
-          t394x0 = t399;
-          t394x1 = 0;
-          t394x2 = 2;
-          uint8_t t401 = rt_le_i(t394a0, t394x0);
-          int32_t t402;
-          if (t401) {
-            t402 = t394a0;
+          t425x0 = t430;
+          t425x1 = 0;
+          t425x2 = 2;
+          uint8_t t432 = rt_le_i(t425a0, t425x0);
+          int32_t t433;
+          if (t432) {
+            t433 = t425a0;
           } else {
-            t402 = t394x0;
+            t433 = t425x0;
           }
-          int32_t t403;
-          if (t401) {
-            t403 = t394a1;
+          int32_t t434;
+          if (t432) {
+            t434 = t425a1;
           } else {
-            t403 = t394x1;
+            t434 = t425x1;
           }
-          int32_t t404;
-          if (t401) {
-            t404 = t394a2;
+          int32_t t435;
+          if (t432) {
+            t435 = t425a2;
           } else {
-            t404 = t394x2;
+            t435 = t425x2;
           }
-          t394a0 = t402;
-          t394a1 = t403;
-          t394a2 = t404;
+          t425a0 = t433;
+          t425a1 = t434;
+          t425a2 = t435;
         }
-        t391[t394] = t394a0;
-        t392[t394] = t394a1;
-        t393[t394] = t394a2;
+        t422[t425] = t425a0;
+        t423[t425] = t425a1;
+        t424[t425] = t425a2;
       }
-      int32_t t394t0;
-      int32_t t394t1;
-      int32_t t394t2;
-      t394t0 = 2147483647;
-      t394t1 = 0;
-      t394t2 = 1;
-      for (int64_t t394 = 0; t394 < t390; t394++) {
-        const int32_t t405 = t391[t394];
-        const int32_t t406 = t392[t394];
-        const int32_t t407 = t393[t394];
-        uint8_t t409 = rt_le_i(t394t0, t405);
-        int32_t t410;
-        if (t409) {
-          t410 = t394t0;
+      int32_t t425t0;
+      int32_t t425t1;
+      int32_t t425t2;
+      t425t0 = 2147483647;
+      t425t1 = 0;
+      t425t2 = 1;
+      for (int64_t t425 = 0; t425 < t421; t425++) {
+        const int32_t t436 = t422[t425];
+        const int32_t t437 = t423[t425];
+        const int32_t t438 = t424[t425];
+        uint8_t t440 = rt_le_i(t425t0, t436);
+        int32_t t441;
+        if (t440) {
+          t441 = t425t0;
         } else {
-          t410 = t405;
+          t441 = t436;
         }
-        int32_t t411;
-        if (t409) {
-          t411 = t394t1;
+        int32_t t442;
+        if (t440) {
+          t442 = t425t1;
         } else {
-          t411 = t406;
+          t442 = t437;
         }
-        int32_t t412;
-        if (t409) {
-          t412 = t394t2;
+        int32_t t443;
+        if (t440) {
+          t443 = t425t2;
         } else {
-          t412 = t407;
+          t443 = t438;
         }
-        t394t0 = t410;
-        t394t1 = t411;
-        t394t2 = t412;
+        t425t0 = t441;
+        t425t1 = t442;
+        t425t2 = t443;
       }
-      v_x852 = t394t0;
-      rt_free(t391);
-      v_x853 = t394t1;
-      rt_free(t392);
-      v_x854 = t394t2;
-      rt_free(t393);
+      v_x834 = t425t0;
+      rt_free(t422);
+      v_x835 = t425t1;
+      rt_free(t423);
+      v_x836 = t425t2;
+      rt_free(t424);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x843 = v_x843;
-  *out_v_x853 = v_x853;
-  *out_v_x854 = v_x854;
+  *out_v_x825 = v_x825;
+  *out_v_x835 = v_x835;
+  *out_v_x836 = v_x836;
   return;
 fail:
-  rt_release(v_x843);
+  rt_release(v_x825);
 }
 
-/* K16: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+/* K17: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x844, RtValue **out_v_x846) {
   (void)loc;
   (void)run;
-  int32_t *v_x855_d = v_x855->data.i;
-  const int64_t v_x855_n = v_x855->len;
-  int32_t *v_x860_d = v_x860->data.i;
-  const int64_t v_x860_n = v_x860->len;
-  RtValue *v_x870 = NULL;
+  int32_t *v_x837_d = v_x837->data.i;
+  const int64_t v_x837_n = v_x837->len;
+  int32_t *v_x842_d = v_x842->data.i;
+  const int64_t v_x842_n = v_x842->len;
+  RtValue *v_x844 = NULL;
+  RtValue *v_x846 = NULL;
   /* MAP */
   {
-    const int64_t t413 = v_x855_n;
-    v_x870 = rt_value_new(rt_vec_type(RT_INT), t413);
-    int32_t *v_x870_d = v_x870->data.i;
-    const int64_t v_x870_n = v_x870->len;
-    RT_PARALLEL_FOR_IF(t413 >= RT_PARALLEL_MIN)
-    for (int64_t t414 = 0; t414 < t413; t414++) {
-      const int32_t t415 = (int32_t)t414;
-      int t419 = 0; /* nonzero: a check below failed */
-      int32_t t417 = rt_mul_i(t415, 2);
-      int t420 = (uint64_t)(int64_t)t417 < (uint64_t)v_x860_n;
-      int32_t t418 = t420 ? v_x860_d[t417] : 0;
-      t419 |= !t420;
-      int32_t t422 = rt_add_i(t418, 1);
-      int32_t t424 = rt_add_i(t417, 1);
-      int t426 = (uint64_t)(int64_t)t424 < (uint64_t)v_x860_n;
-      int32_t t425 = t426 ? v_x860_d[t424] : 0;
-      t419 |= !t426;
-      int32_t t428 = rt_add_i(t422, t425);
-      if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
-        int32_t t430 = rt_mul_i(t415, 2);
-        int32_t t431;
-        if ((uint64_t)(int64_t)t430 < (uint64_t)v_x860_n) {
-          t431 = v_x860_d[t430];
+    const int64_t t444 = v_x837_n;
+    v_x844 = rt_value_new(rt_vec_type(RT_INT), t444);
+    int32_t *v_x844_d = v_x844->data.i;
+    const int64_t v_x844_n = v_x844->len;
+    v_x846 = rt_value_new(rt_vec_type(RT_INT), t444);
+    int32_t *v_x846_d = v_x846->data.i;
+    const int64_t v_x846_n = v_x846->len;
+    RT_PARALLEL_FOR_IF(t444 >= RT_PARALLEL_MIN)
+    for (int64_t t445 = 0; t445 < t444; t445++) {
+      const int32_t t446 = (int32_t)t445;
+      int t450 = 0; /* nonzero: a check below failed */
+      int32_t t448 = rt_mul_i(t446, 2);
+      int t451 = (uint64_t)(int64_t)t448 < (uint64_t)v_x842_n;
+      int32_t t449 = t451 ? v_x842_d[t448] : 0;
+      t450 |= !t451;
+      int32_t t453 = rt_add_i(t448, 1);
+      if (__builtin_expect(t450 != 0, 0)) { /* again, recording the error */
+        int32_t t455 = rt_mul_i(t446, 2);
+        int32_t t456;
+        if ((uint64_t)(int64_t)t455 < (uint64_t)v_x842_n) {
+          t456 = v_x842_d[t455];
         } else {
-          NESSIE_RECORD(err, t414, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, v_x860_n, 0.0, 0);
-          t431 = 0;
+          NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t455, v_x842_n, 0.0, 0);
+          t456 = 0;
         }
-        int32_t t433 = rt_add_i(t431, 1);
-        int32_t t435 = rt_add_i(t430, 1);
-        int32_t t436;
-        if ((uint64_t)(int64_t)t435 < (uint64_t)v_x860_n) {
-          t436 = v_x860_d[t435];
-        } else {
-          NESSIE_RECORD(err, t414, RT_CHECK_INDEX, 1, 0, RT_GATHER, t435, v_x860_n, 0.0, 1);
-          t436 = 0;
-        }
-        int32_t t438 = rt_add_i(t433, t436);
+        int32_t t458 = rt_add_i(t455, 1);
       }
-      v_x870_d[t414] = t428;
+      v_x844_d[t445] = t449;
+      v_x846_d[t445] = t453;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x870 = v_x870;
+  *out_v_x844 = v_x844;
+  *out_v_x846 = v_x846;
   return;
 fail:
-  rt_release(v_x870);
+  rt_release(v_x844);
+  rt_release(v_x846);
 }
 
-/* K17: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1212, int32_t v_x1174, RtValue **out_v_x1177, RtValue **out_v_x1182, RtValue **out_v_x1184, int32_t *out_v_x1197, int32_t *out_v_x1198, RtValue **out_v_x1210, RtValue **out_v_x1211) {
+/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x850, RtValue *v_x851, RtValue **out_v_x855) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1212_off = rt_seg_offsets(v_sd_1212);
-  const int64_t v_sd_1212_n = v_sd_1212->len;
-  RtValue *v_x1177 = NULL;
-  RtValue *v_x1182 = NULL;
-  RtValue *v_x1183 = NULL;
-  RtValue *v_x1184 = NULL;
-  RtValue *v_x1185 = NULL;
-  int32_t v_x1197 = 0;
-  int32_t v_x1198 = 0;
-  RtValue *v_x1210 = NULL;
-  RtValue *v_x1211 = NULL;
+  int32_t *v_x847_d = v_x847->data.i;
+  const int64_t v_x847_n = v_x847->len;
+  int32_t *v_x850_d = v_x850->data.i;
+  const int64_t v_x850_n = v_x850->len;
+  int32_t *v_x851_d = v_x851->data.i;
+  const int64_t v_x851_n = v_x851->len;
+  RtValue *v_x855 = NULL;
   /* MAP */
   {
-    const int64_t t439 = v_x1174;
-    if (t439 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t439, 0.0, 0);
+    const int64_t t459 = v_x847_n;
+    v_x855 = rt_value_new(rt_vec_type(RT_INT), t459);
+    int32_t *v_x855_d = v_x855->data.i;
+    const int64_t v_x855_n = v_x855->len;
+    RT_PARALLEL_FOR_IF(t459 >= RT_PARALLEL_MIN)
+    for (int64_t t460 = 0; t460 < t459; t460++) {
+      const int32_t t461 = (int32_t)t460;
+      int t463 = 0; /* nonzero: a check below failed */
+      int t464 = (uint64_t)(int64_t)t461 < (uint64_t)v_x850_n;
+      int32_t t462 = t464 ? v_x850_d[t461] : 0;
+      t463 |= !t464;
+      int t466 = (uint64_t)(int64_t)t462 < (uint64_t)v_x851_n;
+      int32_t t465 = t466 ? v_x851_d[t462] : 0;
+      t463 |= !t466;
+      int32_t t467 = v_x847_d[t461];
+      int32_t t469 = rt_add_i(t467, 1);
+      int32_t t471 = rt_add_i(t469, t465);
+      if (__builtin_expect(t463 != 0, 0)) { /* again, recording the error */
+        int32_t t472;
+        if ((uint64_t)(int64_t)t461 < (uint64_t)v_x850_n) {
+          t472 = v_x850_d[t461];
+        } else {
+          NESSIE_RECORD(err, t460, RT_CHECK_INDEX, 1, 0, RT_GATHER, t461, v_x850_n, 0.0, 0);
+          t472 = 0;
+        }
+        int32_t t473;
+        if ((uint64_t)(int64_t)t472 < (uint64_t)v_x851_n) {
+          t473 = v_x851_d[t472];
+        } else {
+          NESSIE_RECORD(err, t460, RT_CHECK_INDEX, 1, 0, RT_GATHER, t472, v_x851_n, 0.0, 1);
+          t473 = 0;
+        }
+        int32_t t474 = v_x847_d[t461];
+        int32_t t476 = rt_add_i(t474, 1);
+        int32_t t478 = rt_add_i(t476, t473);
+      }
+      v_x855_d[t460] = t471;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x855 = v_x855;
+  return;
+fail:
+  rt_release(v_x855);
+}
+
+/* K19: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1141, int32_t v_x1116, RtValue **out_v_x1119, RtValue **out_v_x1124, RtValue **out_v_x1126, RtValue **out_v_x1139, RtValue **out_v_x1140) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1141_off = rt_seg_offsets(v_sd_1141);
+  const int64_t v_sd_1141_n = v_sd_1141->len;
+  RtValue *v_x1119 = NULL;
+  RtValue *v_x1124 = NULL;
+  RtValue *v_x1125 = NULL;
+  RtValue *v_x1126 = NULL;
+  RtValue *v_x1127 = NULL;
+  RtValue *v_x1139 = NULL;
+  RtValue *v_x1140 = NULL;
+  /* MAP */
+  {
+    const int64_t t479 = v_x1116;
+    if (t479 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t479, 0.0, 0);
       goto fail;
     }
-    v_x1177 = rt_value_new(rt_vec_type(RT_BOOL), t439);
-    uint8_t *v_x1177_d = v_x1177->data.b;
-    const int64_t v_x1177_n = v_x1177->len;
-    RT_PARALLEL_FOR_IF(t439 >= RT_PARALLEL_MIN)
-    for (int64_t t440 = 0; t440 < t439; t440++) {
-      const int32_t t441 = (int32_t)t440;
-      int t443 = 0; /* nonzero: a check below failed */
-      int t444 = (uint64_t)(int64_t)t441 < (uint64_t)v_sd_1212_n;
-      int32_t t442 = t444 ? (int32_t)(v_sd_1212_off[t441 + 1] - v_sd_1212_off[t441]) : 0;
-      t443 |= !t444;
-      uint8_t t446 = rt_le_i(t442, 1);
-      if (__builtin_expect(t443 != 0, 0)) { /* again, recording the error */
-        int32_t t447;
-        if ((uint64_t)(int64_t)t441 < (uint64_t)v_sd_1212_n) {
-          t447 = (int32_t)(v_sd_1212_off[t441 + 1] - v_sd_1212_off[t441]);
+    v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t479);
+    uint8_t *v_x1119_d = v_x1119->data.b;
+    const int64_t v_x1119_n = v_x1119->len;
+    RT_PARALLEL_FOR_IF(t479 >= RT_PARALLEL_MIN)
+    for (int64_t t480 = 0; t480 < t479; t480++) {
+      const int32_t t481 = (int32_t)t480;
+      int t483 = 0; /* nonzero: a check below failed */
+      int t484 = (uint64_t)(int64_t)t481 < (uint64_t)v_sd_1141_n;
+      int32_t t482 = t484 ? (int32_t)(v_sd_1141_off[t481 + 1] - v_sd_1141_off[t481]) : 0;
+      t483 |= !t484;
+      uint8_t t486 = rt_le_i(t482, 1);
+      if (__builtin_expect(t483 != 0, 0)) { /* again, recording the error */
+        int32_t t487;
+        if ((uint64_t)(int64_t)t481 < (uint64_t)v_sd_1141_n) {
+          t487 = (int32_t)(v_sd_1141_off[t481 + 1] - v_sd_1141_off[t481]);
         } else {
-          NESSIE_RECORD(err, t440, RT_CHECK_INDEX, 0, 0, RT_GATHER, t441, v_sd_1212_n, 0.0, 1);
-          t447 = 0;
+          NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_sd_1141_n, 0.0, 1);
+          t487 = 0;
         }
-        uint8_t t449 = rt_le_i(t447, 1);
+        uint8_t t489 = rt_le_i(t487, 1);
       }
-      v_x1177_d[t440] = t446;
+      v_x1119_d[t480] = t486;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1177_d = v_x1177->data.b;
-    const int64_t v_x1177_n = v_x1177->len;
+    uint8_t *v_x1119_d = v_x1119->data.b;
+    const int64_t v_x1119_n = v_x1119->len;
     /* PARTITION */
     {
-      const int64_t t450 = v_x1174;
-      if (t450 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t450, 0.0, 2);
+      const int64_t t490 = v_x1116;
+      if (t490 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t490, 0.0, 2);
         goto fail;
       }
-      const int64_t t451 = t450 > 0 ? (t450 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t452 = (uint8_t *)rt_alloc_atomic((size_t)t450 + 1);
-      int64_t *t453 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t451 + 1));
-      RT_PARALLEL_FOR_IF(t451 > 1)
-      for (int64_t t454 = 0; t454 < t451; t454++) {
+      const int64_t t491 = t490 > 0 ? (t490 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t492 = (uint8_t *)rt_alloc_atomic((size_t)t490 + 1);
+      int64_t *t493 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t491 + 1));
+      RT_PARALLEL_FOR_IF(t491 > 1)
+      for (int64_t t494 = 0; t494 < t491; t494++) {
         int64_t kept = 0;
-        const int64_t t454_end = (t454 + 1) * RT_CHUNK < t450 ? (t454 + 1) * RT_CHUNK : t450;
-        for (int64_t t455 = t454 * RT_CHUNK; t455 < t454_end; t455++) {
-          const int32_t t456 = (int32_t)t455;
-          int32_t t454x0;
-          uint8_t t454x1;
-          int t458 = 0; /* nonzero: a check below failed */
-          int t459 = (uint64_t)(int64_t)t456 < (uint64_t)v_sd_1212_n;
-          int32_t t457 = t459 ? (int32_t)(v_sd_1212_off[t456 + 1] - v_sd_1212_off[t456]) : 0;
-          t458 |= !t459;
-          uint8_t t461 = rt_le_i(t457, 1);
-          if (__builtin_expect(t458 != 0, 0)) { /* again, recording the error */
-            int32_t t462;
-            if ((uint64_t)(int64_t)t456 < (uint64_t)v_sd_1212_n) {
-              t462 = (int32_t)(v_sd_1212_off[t456 + 1] - v_sd_1212_off[t456]);
+        const int64_t t494_end = (t494 + 1) * RT_CHUNK < t490 ? (t494 + 1) * RT_CHUNK : t490;
+        for (int64_t t495 = t494 * RT_CHUNK; t495 < t494_end; t495++) {
+          const int32_t t496 = (int32_t)t495;
+          int32_t t494x0;
+          uint8_t t494x1;
+          int t498 = 0; /* nonzero: a check below failed */
+          int t499 = (uint64_t)(int64_t)t496 < (uint64_t)v_sd_1141_n;
+          int32_t t497 = t499 ? (int32_t)(v_sd_1141_off[t496 + 1] - v_sd_1141_off[t496]) : 0;
+          t498 |= !t499;
+          uint8_t t501 = rt_le_i(t497, 1);
+          if (__builtin_expect(t498 != 0, 0)) { /* again, recording the error */
+            int32_t t502;
+            if ((uint64_t)(int64_t)t496 < (uint64_t)v_sd_1141_n) {
+              t502 = (int32_t)(v_sd_1141_off[t496 + 1] - v_sd_1141_off[t496]);
             } else {
-              NESSIE_RECORD(err, t455, RT_CHECK_INDEX, 0, 0, RT_GATHER, t456, v_sd_1212_n, 0.0, 3);
-              t462 = 0;
+              NESSIE_RECORD(err, t495, RT_CHECK_INDEX, 0, 0, RT_GATHER, t496, v_sd_1141_n, 0.0, 3);
+              t502 = 0;
             }
-            uint8_t t464 = rt_le_i(t462, 1);
+            uint8_t t504 = rt_le_i(t502, 1);
           }
-          t454x0 = t456;
-          t454x1 = t461;
-          uint8_t t465;
-          t465 = t454x1;
-          t452[t455] = t465 != 0;
-          kept += t465 != 0;
+          t494x0 = t496;
+          t494x1 = t501;
+          uint8_t t505;
+          t505 = t494x1;
+          t492[t495] = t505 != 0;
+          kept += t505 != 0;
         }
-        t453[t454] = kept;
+        t493[t494] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t452);
-        rt_free(t453);
+        rt_free(t492);
+        rt_free(t493);
         goto fail;
       }
-      int64_t t466 = 0;
-      for (int64_t t454 = 0; t454 < t451; t454++) {
-        const int64_t k = t453[t454];
-        t453[t454] = t466;
-        t466 += k;
+      int64_t t506 = 0;
+      for (int64_t t494 = 0; t494 < t491; t494++) {
+        const int64_t k = t493[t494];
+        t493[t494] = t506;
+        t506 += k;
       }
-      v_x1182 = rt_value_new(rt_vec_type(RT_INT), t466);
-      int32_t *v_x1182_d = v_x1182->data.i;
-      const int64_t v_x1182_n = v_x1182->len;
-      v_x1183 = rt_value_new(rt_vec_type(RT_BOOL), t466);
-      uint8_t *v_x1183_d = v_x1183->data.b;
-      const int64_t v_x1183_n = v_x1183->len;
-      v_x1184 = rt_value_new(rt_vec_type(RT_INT), (t450 - t466));
-      int32_t *v_x1184_d = v_x1184->data.i;
-      const int64_t v_x1184_n = v_x1184->len;
-      v_x1185 = rt_value_new(rt_vec_type(RT_BOOL), (t450 - t466));
-      uint8_t *v_x1185_d = v_x1185->data.b;
-      const int64_t v_x1185_n = v_x1185->len;
-      RT_PARALLEL_FOR_IF(t451 > 1)
-      for (int64_t t454 = 0; t454 < t451; t454++) {
-        int64_t at = t453[t454];
-        int64_t at_not = t454 * RT_CHUNK - t453[t454];
-        const int64_t t454_end = (t454 + 1) * RT_CHUNK < t450 ? (t454 + 1) * RT_CHUNK : t450;
-        for (int64_t t455 = t454 * RT_CHUNK; t455 < t454_end; t455++) {
-          const int32_t t456 = (int32_t)t455;
-          int32_t t454y0;
-          uint8_t t454y1;
-          int t468 = 0; /* nonzero: a check below failed */
-          int t469 = (uint64_t)(int64_t)t456 < (uint64_t)v_sd_1212_n;
-          int32_t t467 = t469 ? (int32_t)(v_sd_1212_off[t456 + 1] - v_sd_1212_off[t456]) : 0;
-          t468 |= !t469;
-          uint8_t t471 = rt_le_i(t467, 1);
-          if (__builtin_expect(t468 != 0, 0)) { /* again, recording the error */
-            int32_t t472;
-            if ((uint64_t)(int64_t)t456 < (uint64_t)v_sd_1212_n) {
-              t472 = (int32_t)(v_sd_1212_off[t456 + 1] - v_sd_1212_off[t456]);
+      v_x1124 = rt_value_new(rt_vec_type(RT_INT), t506);
+      int32_t *v_x1124_d = v_x1124->data.i;
+      const int64_t v_x1124_n = v_x1124->len;
+      v_x1125 = rt_value_new(rt_vec_type(RT_BOOL), t506);
+      uint8_t *v_x1125_d = v_x1125->data.b;
+      const int64_t v_x1125_n = v_x1125->len;
+      v_x1126 = rt_value_new(rt_vec_type(RT_INT), (t490 - t506));
+      int32_t *v_x1126_d = v_x1126->data.i;
+      const int64_t v_x1126_n = v_x1126->len;
+      v_x1127 = rt_value_new(rt_vec_type(RT_BOOL), (t490 - t506));
+      uint8_t *v_x1127_d = v_x1127->data.b;
+      const int64_t v_x1127_n = v_x1127->len;
+      RT_PARALLEL_FOR_IF(t491 > 1)
+      for (int64_t t494 = 0; t494 < t491; t494++) {
+        int64_t at = t493[t494];
+        int64_t at_not = t494 * RT_CHUNK - t493[t494];
+        const int64_t t494_end = (t494 + 1) * RT_CHUNK < t490 ? (t494 + 1) * RT_CHUNK : t490;
+        for (int64_t t495 = t494 * RT_CHUNK; t495 < t494_end; t495++) {
+          const int32_t t496 = (int32_t)t495;
+          int32_t t494y0;
+          uint8_t t494y1;
+          int t508 = 0; /* nonzero: a check below failed */
+          int t509 = (uint64_t)(int64_t)t496 < (uint64_t)v_sd_1141_n;
+          int32_t t507 = t509 ? (int32_t)(v_sd_1141_off[t496 + 1] - v_sd_1141_off[t496]) : 0;
+          t508 |= !t509;
+          uint8_t t511 = rt_le_i(t507, 1);
+          if (__builtin_expect(t508 != 0, 0)) { /* again, recording the error */
+            int32_t t512;
+            if ((uint64_t)(int64_t)t496 < (uint64_t)v_sd_1141_n) {
+              t512 = (int32_t)(v_sd_1141_off[t496 + 1] - v_sd_1141_off[t496]);
             } else {
-              NESSIE_RECORD(err, t455, RT_CHECK_INDEX, 0, 0, RT_GATHER, t456, v_sd_1212_n, 0.0, 4);
-              t472 = 0;
+              NESSIE_RECORD(err, t495, RT_CHECK_INDEX, 0, 0, RT_GATHER, t496, v_sd_1141_n, 0.0, 4);
+              t512 = 0;
             }
-            uint8_t t474 = rt_le_i(t472, 1);
+            uint8_t t514 = rt_le_i(t512, 1);
           }
-          t454y0 = t456;
-          t454y1 = t471;
-          if (t452[t455]) {
-            v_x1182_d[at] = t454y0;
-            v_x1183_d[at] = t454y1;
+          t494y0 = t496;
+          t494y1 = t511;
+          if (t492[t495]) {
+            v_x1124_d[at] = t494y0;
+            v_x1125_d[at] = t494y1;
             at++;
           } else {
-            v_x1184_d[at_not] = t454y0;
-            v_x1185_d[at_not] = t454y1;
+            v_x1126_d[at_not] = t494y0;
+            v_x1127_d[at_not] = t494y1;
             at_not++;
           }
         }
       }
-      rt_free(t452);
-      rt_free(t453);
+      rt_free(t492);
+      rt_free(t493);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1182_d = v_x1182->data.i;
-      const int64_t v_x1182_n = v_x1182->len;
-      uint8_t *v_x1183_d = v_x1183->data.b;
-      const int64_t v_x1183_n = v_x1183->len;
-      int32_t *v_x1184_d = v_x1184->data.i;
-      const int64_t v_x1184_n = v_x1184->len;
-      uint8_t *v_x1185_d = v_x1185->data.b;
-      const int64_t v_x1185_n = v_x1185->len;
-      /* REDUCE */
+      int32_t *v_x1124_d = v_x1124->data.i;
+      const int64_t v_x1124_n = v_x1124->len;
+      uint8_t *v_x1125_d = v_x1125->data.b;
+      const int64_t v_x1125_n = v_x1125->len;
+      int32_t *v_x1126_d = v_x1126->data.i;
+      const int64_t v_x1126_n = v_x1126->len;
+      uint8_t *v_x1127_d = v_x1127->data.b;
+      const int64_t v_x1127_n = v_x1127->len;
+      /* SCAN */
       {
-        const int64_t t475 = v_x1174;
-        if (t475 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t475, 0.0, 5);
+        const int64_t t515 = v_x1116;
+        if (t515 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t515, 0.0, 5);
           goto fail;
         }
-        const int64_t t476 = t475 > 0 ? (t475 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t477 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t476);
-        int32_t *t478 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t476);
-        RT_PARALLEL_FOR_IF(t476 > 1)
-        for (int64_t t479 = 0; t479 < t476; t479++) {
-          int32_t t479a0;
-          int32_t t479a1;
-          t479a0 = 0;
-          t479a1 = 0;
-          const int64_t t479_end = (t479 + 1) * RT_CHUNK < t475 ? (t479 + 1) * RT_CHUNK : t475;
-          for (int64_t t480 = t479 * RT_CHUNK; t480 < t479_end; t480++) {
-            const int32_t t481 = (int32_t)t480;
-            int32_t t479x0;
-            int32_t t479x1;
-            int t483 = 0; /* nonzero: a check below failed */
-            int t484 = (uint64_t)(int64_t)t481 < (uint64_t)v_sd_1212_n;
-            int32_t t482 = t484 ? (int32_t)(v_sd_1212_off[t481 + 1] - v_sd_1212_off[t481]) : 0;
-            t483 |= !t484;
-            uint8_t t486 = rt_le_i(t482, 1);
-            int32_t t488 = rt_btoi_b(t486);
-            uint8_t t490 = rt_not_b(t486);
-            int32_t t492 = rt_btoi_b(t490);
-            if (__builtin_expect(t483 != 0, 0)) { /* again, recording the error */
-              int32_t t493;
-              if ((uint64_t)(int64_t)t481 < (uint64_t)v_sd_1212_n) {
-                t493 = (int32_t)(v_sd_1212_off[t481 + 1] - v_sd_1212_off[t481]);
+        const int64_t t516 = t515 > 0 ? (t515 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t517 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t516);
+        int32_t *t518 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t516);
+        RT_PARALLEL_FOR_IF(t516 > 1)
+        for (int64_t t519 = 0; t519 < t516; t519++) {
+          int32_t t519a0;
+          int32_t t519a1;
+          t519a0 = 0;
+          t519a1 = 0;
+          const int64_t t519_end = (t519 + 1) * RT_CHUNK < t515 ? (t519 + 1) * RT_CHUNK : t515;
+          for (int64_t t520 = t519 * RT_CHUNK; t520 < t519_end; t520++) {
+            const int32_t t521 = (int32_t)t520;
+            int32_t t519x0;
+            int32_t t519x1;
+            int t523 = 0; /* nonzero: a check below failed */
+            int t524 = (uint64_t)(int64_t)t521 < (uint64_t)v_sd_1141_n;
+            int32_t t522 = t524 ? (int32_t)(v_sd_1141_off[t521 + 1] - v_sd_1141_off[t521]) : 0;
+            t523 |= !t524;
+            uint8_t t526 = rt_le_i(t522, 1);
+            int32_t t528 = rt_btoi_b(t526);
+            uint8_t t530 = rt_not_b(t526);
+            int32_t t532 = rt_btoi_b(t530);
+            if (__builtin_expect(t523 != 0, 0)) { /* again, recording the error */
+              int32_t t533;
+              if ((uint64_t)(int64_t)t521 < (uint64_t)v_sd_1141_n) {
+                t533 = (int32_t)(v_sd_1141_off[t521 + 1] - v_sd_1141_off[t521]);
               } else {
-                NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_sd_1212_n, 0.0, 6);
-                t493 = 0;
+                NESSIE_RECORD(err, t520, RT_CHECK_INDEX, 0, 0, RT_GATHER, t521, v_sd_1141_n, 0.0, 6);
+                t533 = 0;
               }
-              uint8_t t495 = rt_le_i(t493, 1);
-              int32_t t497 = rt_btoi_b(t495);
-              uint8_t t499 = rt_not_b(t495);
-              int32_t t501 = rt_btoi_b(t499);
+              uint8_t t535 = rt_le_i(t533, 1);
+              int32_t t537 = rt_btoi_b(t535);
+              uint8_t t539 = rt_not_b(t535);
+              int32_t t541 = rt_btoi_b(t539);
             }
-            t479x0 = t488;
-            t479x1 = t492;
-            int32_t t503 = rt_add_i(t479a0, t479x0);
-            int32_t t505 = rt_add_i(t479a1, t479x1);
-            t479a0 = t503;
-            t479a1 = t505;
+            t519x0 = t528;
+            t519x1 = t532;
+            int32_t t543 = rt_add_i(t519a0, t519x0);
+            int32_t t545 = rt_add_i(t519a1, t519x1);
+            t519a0 = t543;
+            t519a1 = t545;
           }
-          t477[t479] = t479a0;
-          t478[t479] = t479a1;
+          t517[t519] = t519a0;
+          t518[t519] = t519a1;
         }
-        int32_t t479t0;
-        int32_t t479t1;
-        t479t0 = 0;
-        t479t1 = 0;
-        for (int64_t t479 = 0; t479 < t476; t479++) {
-          const int32_t t506 = t477[t479];
-          const int32_t t507 = t478[t479];
-          int32_t t509 = rt_add_i(t479t0, t506);
-          int32_t t511 = rt_add_i(t479t1, t507);
-          t479t0 = t509;
-          t479t1 = t511;
+        int32_t t519t0;
+        int32_t t519t1;
+        t519t0 = 0;
+        t519t1 = 0;
+        for (int64_t t519 = 0; t519 < t516; t519++) {
+          const int32_t t546 = t517[t519];
+          t517[t519] = t519t0;
+          const int32_t t547 = t518[t519];
+          t518[t519] = t519t1;
+          int32_t t549 = rt_add_i(t519t0, t546);
+          int32_t t551 = rt_add_i(t519t1, t547);
+          t519t0 = t549;
+          t519t1 = t551;
         }
-        v_x1197 = t479t0;
-        rt_free(t477);
-        v_x1198 = t479t1;
-        rt_free(t478);
+        v_x1139 = rt_value_new(rt_vec_type(RT_INT), t515);
+        int32_t *v_x1139_d = v_x1139->data.i;
+        const int64_t v_x1139_n = v_x1139->len;
+        v_x1140 = rt_value_new(rt_vec_type(RT_INT), t515);
+        int32_t *v_x1140_d = v_x1140->data.i;
+        const int64_t v_x1140_n = v_x1140->len;
+        RT_PARALLEL_FOR_IF(t516 > 1)
+        for (int64_t t519 = 0; t519 < t516; t519++) {
+          int32_t t519p0;
+          int32_t t519p1;
+          t519p0 = t517[t519];
+          t519p1 = t518[t519];
+          const int64_t t519_end = (t519 + 1) * RT_CHUNK < t515 ? (t519 + 1) * RT_CHUNK : t515;
+          for (int64_t t520 = t519 * RT_CHUNK; t520 < t519_end; t520++) {
+            const int32_t t521 = (int32_t)t520;
+            v_x1139_d[t520] = t519p0;
+            v_x1140_d[t520] = t519p1;
+            int32_t t519y0;
+            int32_t t519y1;
+            int t553 = 0; /* nonzero: a check below failed */
+            int t554 = (uint64_t)(int64_t)t521 < (uint64_t)v_sd_1141_n;
+            int32_t t552 = t554 ? (int32_t)(v_sd_1141_off[t521 + 1] - v_sd_1141_off[t521]) : 0;
+            t553 |= !t554;
+            uint8_t t556 = rt_le_i(t552, 1);
+            int32_t t558 = rt_btoi_b(t556);
+            uint8_t t560 = rt_not_b(t556);
+            int32_t t562 = rt_btoi_b(t560);
+            if (__builtin_expect(t553 != 0, 0)) { /* again, recording the error */
+              int32_t t563;
+              if ((uint64_t)(int64_t)t521 < (uint64_t)v_sd_1141_n) {
+                t563 = (int32_t)(v_sd_1141_off[t521 + 1] - v_sd_1141_off[t521]);
+              } else {
+                NESSIE_RECORD(err, t520, RT_CHECK_INDEX, 0, 0, RT_GATHER, t521, v_sd_1141_n, 0.0, 7);
+                t563 = 0;
+              }
+              uint8_t t565 = rt_le_i(t563, 1);
+              int32_t t567 = rt_btoi_b(t565);
+              uint8_t t569 = rt_not_b(t565);
+              int32_t t571 = rt_btoi_b(t569);
+            }
+            t519y0 = t558;
+            t519y1 = t562;
+            int32_t t573 = rt_add_i(t519p0, t519y0);
+            int32_t t575 = rt_add_i(t519p1, t519y1);
+            t519p0 = t573;
+            t519p1 = t575;
+          }
+        }
+        rt_free(t517);
+        rt_free(t518);
       }
       if (err->index != INT64_MAX)
         goto fail;
-      {
-        /* SCAN */
-        {
-          const int64_t t512 = v_x1174;
-          if (t512 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t512, 0.0, 7);
-            goto fail;
-          }
-          const int64_t t513 = t512 > 0 ? (t512 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t514 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t513);
-          int32_t *t515 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t513);
-          RT_PARALLEL_FOR_IF(t513 > 1)
-          for (int64_t t516 = 0; t516 < t513; t516++) {
-            int32_t t516a0;
-            int32_t t516a1;
-            t516a0 = 0;
-            t516a1 = 0;
-            const int64_t t516_end = (t516 + 1) * RT_CHUNK < t512 ? (t516 + 1) * RT_CHUNK : t512;
-            for (int64_t t517 = t516 * RT_CHUNK; t517 < t516_end; t517++) {
-              const int32_t t518 = (int32_t)t517;
-              int32_t t516x0;
-              int32_t t516x1;
-              int t520 = 0; /* nonzero: a check below failed */
-              int t521 = (uint64_t)(int64_t)t518 < (uint64_t)v_sd_1212_n;
-              int32_t t519 = t521 ? (int32_t)(v_sd_1212_off[t518 + 1] - v_sd_1212_off[t518]) : 0;
-              t520 |= !t521;
-              uint8_t t523 = rt_le_i(t519, 1);
-              int32_t t525 = rt_btoi_b(t523);
-              uint8_t t527 = rt_not_b(t523);
-              int32_t t529 = rt_btoi_b(t527);
-              if (__builtin_expect(t520 != 0, 0)) { /* again, recording the error */
-                int32_t t530;
-                if ((uint64_t)(int64_t)t518 < (uint64_t)v_sd_1212_n) {
-                  t530 = (int32_t)(v_sd_1212_off[t518 + 1] - v_sd_1212_off[t518]);
-                } else {
-                  NESSIE_RECORD(err, t517, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, v_sd_1212_n, 0.0, 8);
-                  t530 = 0;
-                }
-                uint8_t t532 = rt_le_i(t530, 1);
-                int32_t t534 = rt_btoi_b(t532);
-                uint8_t t536 = rt_not_b(t532);
-                int32_t t538 = rt_btoi_b(t536);
-              }
-              t516x0 = t525;
-              t516x1 = t529;
-              int32_t t540 = rt_add_i(t516a0, t516x0);
-              int32_t t542 = rt_add_i(t516a1, t516x1);
-              t516a0 = t540;
-              t516a1 = t542;
-            }
-            t514[t516] = t516a0;
-            t515[t516] = t516a1;
-          }
-          int32_t t516t0;
-          int32_t t516t1;
-          t516t0 = 0;
-          t516t1 = 0;
-          for (int64_t t516 = 0; t516 < t513; t516++) {
-            const int32_t t543 = t514[t516];
-            t514[t516] = t516t0;
-            const int32_t t544 = t515[t516];
-            t515[t516] = t516t1;
-            int32_t t546 = rt_add_i(t516t0, t543);
-            int32_t t548 = rt_add_i(t516t1, t544);
-            t516t0 = t546;
-            t516t1 = t548;
-          }
-          v_x1210 = rt_value_new(rt_vec_type(RT_INT), t512);
-          int32_t *v_x1210_d = v_x1210->data.i;
-          const int64_t v_x1210_n = v_x1210->len;
-          v_x1211 = rt_value_new(rt_vec_type(RT_INT), t512);
-          int32_t *v_x1211_d = v_x1211->data.i;
-          const int64_t v_x1211_n = v_x1211->len;
-          RT_PARALLEL_FOR_IF(t513 > 1)
-          for (int64_t t516 = 0; t516 < t513; t516++) {
-            int32_t t516p0;
-            int32_t t516p1;
-            t516p0 = t514[t516];
-            t516p1 = t515[t516];
-            const int64_t t516_end = (t516 + 1) * RT_CHUNK < t512 ? (t516 + 1) * RT_CHUNK : t512;
-            for (int64_t t517 = t516 * RT_CHUNK; t517 < t516_end; t517++) {
-              const int32_t t518 = (int32_t)t517;
-              v_x1210_d[t517] = t516p0;
-              v_x1211_d[t517] = t516p1;
-              int32_t t516y0;
-              int32_t t516y1;
-              int t550 = 0; /* nonzero: a check below failed */
-              int t551 = (uint64_t)(int64_t)t518 < (uint64_t)v_sd_1212_n;
-              int32_t t549 = t551 ? (int32_t)(v_sd_1212_off[t518 + 1] - v_sd_1212_off[t518]) : 0;
-              t550 |= !t551;
-              uint8_t t553 = rt_le_i(t549, 1);
-              int32_t t555 = rt_btoi_b(t553);
-              uint8_t t557 = rt_not_b(t553);
-              int32_t t559 = rt_btoi_b(t557);
-              if (__builtin_expect(t550 != 0, 0)) { /* again, recording the error */
-                int32_t t560;
-                if ((uint64_t)(int64_t)t518 < (uint64_t)v_sd_1212_n) {
-                  t560 = (int32_t)(v_sd_1212_off[t518 + 1] - v_sd_1212_off[t518]);
-                } else {
-                  NESSIE_RECORD(err, t517, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, v_sd_1212_n, 0.0, 9);
-                  t560 = 0;
-                }
-                uint8_t t562 = rt_le_i(t560, 1);
-                int32_t t564 = rt_btoi_b(t562);
-                uint8_t t566 = rt_not_b(t562);
-                int32_t t568 = rt_btoi_b(t566);
-              }
-              t516y0 = t555;
-              t516y1 = t559;
-              int32_t t570 = rt_add_i(t516p0, t516y0);
-              int32_t t572 = rt_add_i(t516p1, t516y1);
-              t516p0 = t570;
-              t516p1 = t572;
-            }
-          }
-          rt_free(t514);
-          rt_free(t515);
-        }
-        if (err->index != INT64_MAX)
-          goto fail;
-      }
     }
   }
-  *out_v_x1177 = v_x1177;
-  *out_v_x1182 = v_x1182;
-  *out_v_x1184 = v_x1184;
-  *out_v_x1197 = v_x1197;
-  *out_v_x1198 = v_x1198;
-  *out_v_x1210 = v_x1210;
-  *out_v_x1211 = v_x1211;
-  rt_release(v_x1183);
-  rt_release(v_x1185);
+  *out_v_x1119 = v_x1119;
+  *out_v_x1124 = v_x1124;
+  *out_v_x1126 = v_x1126;
+  *out_v_x1139 = v_x1139;
+  *out_v_x1140 = v_x1140;
+  rt_release(v_x1125);
+  rt_release(v_x1127);
   return;
 fail:
-  rt_release(v_x1177);
-  rt_release(v_x1182);
-  rt_release(v_x1183);
-  rt_release(v_x1184);
-  rt_release(v_x1185);
-  rt_release(v_x1210);
-  rt_release(v_x1211);
+  rt_release(v_x1119);
+  rt_release(v_x1124);
+  rt_release(v_x1125);
+  rt_release(v_x1126);
+  rt_release(v_x1127);
+  rt_release(v_x1139);
+  rt_release(v_x1140);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1213, RtValue *v_sd_1222, RtValue *v_sd_1215, RtValue **out_v_x1219, RtValue **out_v_x1220, RtValue **out_v_x1221) {
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValue *v_sd_1151, RtValue *v_sd_1144, RtValue **out_v_x1148, RtValue **out_v_x1149, RtValue **out_v_x1150) {
   (void)loc;
   (void)run;
-  int32_t *v_x1213_d = v_x1213->data.i;
-  const int64_t v_x1213_n = v_x1213->len;
-  const int64_t *v_sd_1222_off = rt_seg_offsets(v_sd_1222);
-  const int64_t v_sd_1222_n = v_sd_1222->len;
-  const int64_t *v_sd_1215_off = rt_seg_offsets(v_sd_1215);
-  const int64_t v_sd_1215_n = v_sd_1215->len;
-  RtValue *v_x1219 = NULL;
-  RtValue *v_x1220 = NULL;
-  RtValue *v_x1221 = NULL;
+  int32_t *v_x1142_d = v_x1142->data.i;
+  const int64_t v_x1142_n = v_x1142->len;
+  const int64_t *v_sd_1151_off = rt_seg_offsets(v_sd_1151);
+  const int64_t v_sd_1151_n = v_sd_1151->len;
+  const int64_t *v_sd_1144_off = rt_seg_offsets(v_sd_1144);
+  const int64_t v_sd_1144_n = v_sd_1144->len;
+  RtValue *v_x1148 = NULL;
+  RtValue *v_x1149 = NULL;
+  RtValue *v_x1150 = NULL;
   /* MAP */
   {
-    const int64_t t573 = v_x1213_n;
-    v_x1219 = rt_value_new(rt_vec_type(RT_INT), t573);
-    int32_t *v_x1219_d = v_x1219->data.i;
-    const int64_t v_x1219_n = v_x1219->len;
-    v_x1220 = rt_value_new(rt_vec_type(RT_INT), t573);
-    int32_t *v_x1220_d = v_x1220->data.i;
-    const int64_t v_x1220_n = v_x1220->len;
-    v_x1221 = rt_value_new(rt_vec_type(RT_INT), t573);
-    int32_t *v_x1221_d = v_x1221->data.i;
-    const int64_t v_x1221_n = v_x1221->len;
-    RT_PARALLEL_FOR_IF(t573 >= RT_PARALLEL_MIN)
-    for (int64_t t574 = 0; t574 < t573; t574++) {
-      const int32_t t575 = (int32_t)t574;
-      int t578 = 0; /* nonzero: a check below failed */
-      int32_t t576 = v_x1213_d[t575];
-      int t579 = (uint64_t)(int64_t)t576 < (uint64_t)v_sd_1215_n;
-      int32_t t577 = t579 ? (int32_t)v_sd_1215_off[t576] : 0;
-      t578 |= !t579;
-      int t581 = (uint64_t)(int64_t)t576 < (uint64_t)v_sd_1222_n;
-      int32_t t580 = t581 ? (int32_t)(v_sd_1222_off[t576 + 1] - v_sd_1222_off[t576]) : 0;
-      t578 |= !t581;
-      int32_t t583 = rt_add_i(t577, t580);
-      if (__builtin_expect(t578 != 0, 0)) { /* again, recording the error */
-        int32_t t584 = v_x1213_d[t575];
-        int32_t t585;
-        if ((uint64_t)(int64_t)t584 < (uint64_t)v_sd_1215_n) {
-          t585 = (int32_t)v_sd_1215_off[t584];
+    const int64_t t576 = v_x1142_n;
+    v_x1148 = rt_value_new(rt_vec_type(RT_INT), t576);
+    int32_t *v_x1148_d = v_x1148->data.i;
+    const int64_t v_x1148_n = v_x1148->len;
+    v_x1149 = rt_value_new(rt_vec_type(RT_INT), t576);
+    int32_t *v_x1149_d = v_x1149->data.i;
+    const int64_t v_x1149_n = v_x1149->len;
+    v_x1150 = rt_value_new(rt_vec_type(RT_INT), t576);
+    int32_t *v_x1150_d = v_x1150->data.i;
+    const int64_t v_x1150_n = v_x1150->len;
+    RT_PARALLEL_FOR_IF(t576 >= RT_PARALLEL_MIN)
+    for (int64_t t577 = 0; t577 < t576; t577++) {
+      const int32_t t578 = (int32_t)t577;
+      int t581 = 0; /* nonzero: a check below failed */
+      int32_t t579 = v_x1142_d[t578];
+      int t582 = (uint64_t)(int64_t)t579 < (uint64_t)v_sd_1144_n;
+      int32_t t580 = t582 ? (int32_t)v_sd_1144_off[t579] : 0;
+      t581 |= !t582;
+      int t584 = (uint64_t)(int64_t)t579 < (uint64_t)v_sd_1151_n;
+      int32_t t583 = t584 ? (int32_t)(v_sd_1151_off[t579 + 1] - v_sd_1151_off[t579]) : 0;
+      t581 |= !t584;
+      int32_t t586 = rt_add_i(t580, t583);
+      if (__builtin_expect(t581 != 0, 0)) { /* again, recording the error */
+        int32_t t587 = v_x1142_d[t578];
+        int32_t t588;
+        if ((uint64_t)(int64_t)t587 < (uint64_t)v_sd_1144_n) {
+          t588 = (int32_t)v_sd_1144_off[t587];
         } else {
-          NESSIE_RECORD(err, t574, RT_CHECK_INDEX, 0, 0, RT_GATHER, t584, v_sd_1215_n, 0.0, 0);
-          t585 = 0;
+          NESSIE_RECORD(err, t577, RT_CHECK_INDEX, 0, 0, RT_GATHER, t587, v_sd_1144_n, 0.0, 0);
+          t588 = 0;
         }
-        int32_t t586;
-        if ((uint64_t)(int64_t)t584 < (uint64_t)v_sd_1222_n) {
-          t586 = (int32_t)(v_sd_1222_off[t584 + 1] - v_sd_1222_off[t584]);
+        int32_t t589;
+        if ((uint64_t)(int64_t)t587 < (uint64_t)v_sd_1151_n) {
+          t589 = (int32_t)(v_sd_1151_off[t587 + 1] - v_sd_1151_off[t587]);
         } else {
-          NESSIE_RECORD(err, t574, RT_CHECK_INDEX, 0, 0, RT_GATHER, t584, v_sd_1222_n, 0.0, 1);
-          t586 = 0;
+          NESSIE_RECORD(err, t577, RT_CHECK_INDEX, 0, 0, RT_GATHER, t587, v_sd_1151_n, 0.0, 1);
+          t589 = 0;
         }
-        int32_t t588 = rt_add_i(t585, t586);
+        int32_t t591 = rt_add_i(t588, t589);
       }
-      v_x1219_d[t574] = t577;
-      v_x1220_d[t574] = t583;
-      v_x1221_d[t574] = 1;
+      v_x1148_d[t577] = t580;
+      v_x1149_d[t577] = t586;
+      v_x1150_d[t577] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1219 = v_x1219;
-  *out_v_x1220 = v_x1220;
-  *out_v_x1221 = v_x1221;
+  *out_v_x1148 = v_x1148;
+  *out_v_x1149 = v_x1149;
+  *out_v_x1150 = v_x1150;
   return;
 fail:
-  rt_release(v_x1219);
-  rt_release(v_x1220);
-  rt_release(v_x1221);
+  rt_release(v_x1148);
+  rt_release(v_x1149);
+  rt_release(v_x1150);
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
   (void)loc;
   (void)run;
-  int32_t *v_x1036_d = v_x1036->data.i;
-  const int64_t v_x1036_n = v_x1036->len;
-  uint8_t *v_x1040_d = v_x1040->data.b;
-  const int64_t v_x1040_n = v_x1040->len;
-  int32_t *v_x1041_d = v_x1041->data.i;
-  const int64_t v_x1041_n = v_x1041->len;
-  int32_t *v_x1044_d = v_x1044->data.i;
-  const int64_t v_x1044_n = v_x1044->len;
-  int32_t *v_x1045_d = v_x1045->data.i;
-  const int64_t v_x1045_n = v_x1045->len;
-  RtValue *v_x1050 = NULL;
+  int32_t *v_x1003_d = v_x1003->data.i;
+  const int64_t v_x1003_n = v_x1003->len;
+  uint8_t *v_x1007_d = v_x1007->data.b;
+  const int64_t v_x1007_n = v_x1007->len;
+  int32_t *v_x1008_d = v_x1008->data.i;
+  const int64_t v_x1008_n = v_x1008->len;
+  int32_t *v_x1011_d = v_x1011->data.i;
+  const int64_t v_x1011_n = v_x1011->len;
+  int32_t *v_x1012_d = v_x1012->data.i;
+  const int64_t v_x1012_n = v_x1012->len;
+  RtValue *v_x1017 = NULL;
   /* MAP */
   {
-    const int64_t t589 = v_x1040_n;
-    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t589);
-    int32_t *v_x1050_d = v_x1050->data.i;
-    const int64_t v_x1050_n = v_x1050->len;
-    RT_PARALLEL_FOR_IF(t589 >= RT_PARALLEL_MIN)
-    for (int64_t t590 = 0; t590 < t589; t590++) {
-      const int32_t t591 = (int32_t)t590;
-      int t593 = 0; /* nonzero: a check below failed */
-      int t594 = (uint64_t)(int64_t)t591 < (uint64_t)v_x1036_n;
-      int32_t t592 = t594 ? v_x1036_d[t591] : 0;
-      t593 |= !t594;
-      int32_t t596 = rt_add_i(t592, v_x1037);
-      uint8_t t597 = v_x1040_d[t591];
-      int t599 = (uint64_t)(int64_t)t591 < (uint64_t)v_x1041_n;
-      int32_t t598 = t599 ? v_x1041_d[t591] : 0;
-      t593 |= !t599;
-      int32_t t601 = (t597 ? t598 : t596);
-      int t603 = (uint64_t)(int64_t)t601 < (uint64_t)v_x1046;
-      int32_t t602 = t603 ? t601 : 0;
-      t593 |= !t603;
-      uint8_t t605 = rt_lt_i(t602, (int32_t)v_x1044_n);
-      int32_t t606;
-      if (t605) {
-        int t608 = (uint64_t)(int64_t)t602 < (uint64_t)v_x1044_n;
-        int32_t t607 = t608 ? v_x1044_d[t602] : 0;
-        t593 |= !t608;
-        t606 = t607;
+    const int64_t t592 = v_x1007_n;
+    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t592);
+    int32_t *v_x1017_d = v_x1017->data.i;
+    const int64_t v_x1017_n = v_x1017->len;
+    RT_PARALLEL_FOR_IF(t592 >= RT_PARALLEL_MIN)
+    for (int64_t t593 = 0; t593 < t592; t593++) {
+      const int32_t t594 = (int32_t)t593;
+      int t596 = 0; /* nonzero: a check below failed */
+      int t597 = (uint64_t)(int64_t)t594 < (uint64_t)v_x1003_n;
+      int32_t t595 = t597 ? v_x1003_d[t594] : 0;
+      t596 |= !t597;
+      int32_t t599 = rt_add_i(t595, v_x1004);
+      uint8_t t600 = v_x1007_d[t594];
+      int t602 = (uint64_t)(int64_t)t594 < (uint64_t)v_x1008_n;
+      int32_t t601 = t602 ? v_x1008_d[t594] : 0;
+      t596 |= !t602;
+      int32_t t604 = (t600 ? t601 : t599);
+      int t606 = (uint64_t)(int64_t)t604 < (uint64_t)v_x1013;
+      int32_t t605 = t606 ? t604 : 0;
+      t596 |= !t606;
+      uint8_t t608 = rt_lt_i(t605, (int32_t)v_x1011_n);
+      int32_t t609;
+      if (t608) {
+        int t611 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1011_n;
+        int32_t t610 = t611 ? v_x1011_d[t605] : 0;
+        t596 |= !t611;
+        t609 = t610;
       } else {
-        int32_t t610 = rt_sub_i(t602, (int32_t)v_x1044_n);
-        int t612 = (uint64_t)(int64_t)t610 < (uint64_t)v_x1045_n;
-        int32_t t611 = t612 ? v_x1045_d[t610] : 0;
-        t593 |= !t612;
-        t606 = t611;
+        int32_t t613 = rt_sub_i(t605, (int32_t)v_x1011_n);
+        int t615 = (uint64_t)(int64_t)t613 < (uint64_t)v_x1012_n;
+        int32_t t614 = t615 ? v_x1012_d[t613] : 0;
+        t596 |= !t615;
+        t609 = t614;
       }
-      if (__builtin_expect(t593 != 0, 0)) { /* again, recording the error */
-        int32_t t613;
-        if ((uint64_t)(int64_t)t591 < (uint64_t)v_x1036_n) {
-          t613 = v_x1036_d[t591];
+      if (__builtin_expect(t596 != 0, 0)) { /* again, recording the error */
+        int32_t t616;
+        if ((uint64_t)(int64_t)t594 < (uint64_t)v_x1003_n) {
+          t616 = v_x1003_d[t594];
         } else {
-          NESSIE_RECORD(err, t590, RT_CHECK_INDEX, 0, 0, RT_GATHER, t591, v_x1036_n, 0.0, 0);
-          t613 = 0;
+          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_x1003_n, 0.0, 0);
+          t616 = 0;
         }
-        int32_t t615 = rt_add_i(t613, v_x1037);
-        uint8_t t616 = v_x1040_d[t591];
-        int32_t t617;
-        if ((uint64_t)(int64_t)t591 < (uint64_t)v_x1041_n) {
-          t617 = v_x1041_d[t591];
-        } else {
-          NESSIE_RECORD(err, t590, RT_CHECK_INDEX, 0, 0, RT_GATHER, t591, v_x1041_n, 0.0, 1);
-          t617 = 0;
-        }
-        int32_t t619 = (t616 ? t617 : t615);
+        int32_t t618 = rt_add_i(t616, v_x1004);
+        uint8_t t619 = v_x1007_d[t594];
         int32_t t620;
-        if ((uint64_t)(int64_t)t619 < (uint64_t)v_x1046) {
-          t620 = t619;
+        if ((uint64_t)(int64_t)t594 < (uint64_t)v_x1008_n) {
+          t620 = v_x1008_d[t594];
         } else {
-          NESSIE_RECORD(err, t590, RT_CHECK_INDEX, 0, 0, RT_GATHER, t619, v_x1046, 0.0, 2);
+          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_x1008_n, 0.0, 1);
           t620 = 0;
         }
-        uint8_t t622 = rt_lt_i(t620, (int32_t)v_x1044_n);
+        int32_t t622 = (t619 ? t620 : t618);
         int32_t t623;
-        if (t622) {
-          int32_t t624;
-          if ((uint64_t)(int64_t)t620 < (uint64_t)v_x1044_n) {
-            t624 = v_x1044_d[t620];
-          } else {
-            NESSIE_RECORD(err, t590, RT_CHECK_INDEX, 0, 0, RT_GATHER, t620, v_x1044_n, 0.0, 3);
-            t624 = 0;
-          }
-          t623 = t624;
+        if ((uint64_t)(int64_t)t622 < (uint64_t)v_x1013) {
+          t623 = t622;
         } else {
-          int32_t t626 = rt_sub_i(t620, (int32_t)v_x1044_n);
+          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t622, v_x1013, 0.0, 2);
+          t623 = 0;
+        }
+        uint8_t t625 = rt_lt_i(t623, (int32_t)v_x1011_n);
+        int32_t t626;
+        if (t625) {
           int32_t t627;
-          if ((uint64_t)(int64_t)t626 < (uint64_t)v_x1045_n) {
-            t627 = v_x1045_d[t626];
+          if ((uint64_t)(int64_t)t623 < (uint64_t)v_x1011_n) {
+            t627 = v_x1011_d[t623];
           } else {
-            NESSIE_RECORD(err, t590, RT_CHECK_INDEX, 0, 0, RT_GATHER, t626, v_x1045_n, 0.0, 4);
+            NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t623, v_x1011_n, 0.0, 3);
             t627 = 0;
           }
-          t623 = t627;
+          t626 = t627;
+        } else {
+          int32_t t629 = rt_sub_i(t623, (int32_t)v_x1011_n);
+          int32_t t630;
+          if ((uint64_t)(int64_t)t629 < (uint64_t)v_x1012_n) {
+            t630 = v_x1012_d[t629];
+          } else {
+            NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t629, v_x1012_n, 0.0, 4);
+            t630 = 0;
+          }
+          t626 = t630;
         }
       }
-      v_x1050_d[t590] = t606;
+      v_x1017_d[t593] = t609;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1050 = v_x1050;
+  *out_v_x1017 = v_x1017;
   return;
 fail:
-  rt_release(v_x1050);
+  rt_release(v_x1017);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2345,10 +2460,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t628 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t628->data.i[0] = v_x62;
-    t628->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t628);
+    RtValue *t631 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t631->data.i[0] = v_x62;
+    t631->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t631);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2366,7 +2481,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K8, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K9, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2384,165 +2499,173 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x661 = NULL;
+  RtValue *v_x643 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x94);
-    v_x661 = v_x94;
+    v_x643 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
-    int32_t v_x245 = 0;
-    int32_t v_x263 = 0;
-    RtValue *v_x619 = NULL;
-    RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K17, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
-    RtValue *v_x147 = NULL;
-    RtValue *v_x152 = NULL;
-    RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x128, v_x88, v_x88, &v_x147, &v_x152, &v_x157);
-    RtValue *v_x164 = NULL;
-    RtValue *v_x165 = NULL;
+    RtValue *v_x601 = NULL;
+    RtValue *v_x611 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x601, &v_x611);
+    RtValue *v_x149 = NULL;
+    RtValue *v_x154 = NULL;
+    RtValue *v_x159 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
     RtValue *v_x166 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x147, v_x152, v_x157, &v_x164, &v_x165, &v_x166);
-    rt_release(v_x147);
-    rt_release(v_x152);
-    rt_release(v_x157);
-    rt_release(v_x164);
+    RtValue *v_x167 = NULL;
+    RtValue *v_x168 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
+    rt_release(v_x149);
+    rt_release(v_x154);
+    rt_release(v_x159);
     rt_release(v_x166);
-    RtValue *v_x199 = NULL;
-    RtValue *v_x204 = NULL;
-    RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x130, v_x88, v_x88, &v_x199, &v_x204, &v_x209);
-    RtValue *v_x216 = NULL;
-    RtValue *v_x217 = NULL;
+    rt_release(v_x168);
+    RtValue *v_x201 = NULL;
+    RtValue *v_x206 = NULL;
+    RtValue *v_x211 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
-    rt_release(v_x204);
+    RtValue *v_x219 = NULL;
+    RtValue *v_x220 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
+    rt_release(v_x206);
+    int32_t v_x132 = 0;
+    v_x132 = (int32_t)v_x128->len;
+    rt_release(v_x128);
+    uint8_t v_x238 = 0;
+    v_x238 = rt_eq_i(v_x132, 0);
+    RtValue *v_x245 = NULL;
+    if (v_x238) {
+      RtValue *v_x241 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x241);
+      v_x245 = v_x241;
+    } else {
+      v_x245 = v_x167;
+      rt_retain(v_x167);
+    }
+    rt_release(v_x167);
+    int32_t v_x133 = 0;
+    v_x133 = (int32_t)v_x130->len;
+    rt_release(v_x130);
     uint8_t v_x246 = 0;
-    v_x246 = rt_eq_i(v_x245, 0);
-    RtValue *v_x253 = NULL;
+    v_x246 = rt_eq_i(v_x133, 0);
+    int32_t v_x224 = 0;
+    v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
+    RtValue *v_x587 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x249);
-      v_x253 = v_x249;
+      v_x587 = v_x249;
     } else {
-      v_x253 = v_x165;
-      rt_retain(v_x165);
-    }
-    rt_release(v_x165);
-    uint8_t v_x264 = 0;
-    v_x264 = rt_eq_i(v_x263, 0);
-    int32_t v_x222 = 0;
-    v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
-    int32_t v_x205 = 0;
-    v_x205 = (int32_t)v_x130->len;
-    rt_release(v_x130);
-    RtValue *v_x605 = NULL;
-    if (v_x264) {
-      RtValue *v_x267 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x267);
-      v_x605 = v_x267;
-    } else {
-      RtValue *v_x271 = NULL;
-      int32_t v_x288 = 0;
-      int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K10, 10, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x288, v_x289, 0);
-      RtValue *v_x235 = NULL;
-      RtValue *v_x301 = NULL;
-      RtValue *v_ids_1130 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301, &v_ids_1130);
-      RtValue *v_x323 = NULL;
-      RtValue *v_x344 = NULL;
-      RtValue *v_x370 = NULL;
-      RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K11, 5, v_ids_1130, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
-      rt_release(v_x235);
-      rt_release(v_x301);
-      rt_release(v_ids_1130);
-      int32_t v_x404 = 0;
-      v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
-      int32_t v_x412 = 0;
-      v_x412 = (int32_t)v_x370->len;
-      int32_t v_x411 = 0;
-      v_x411 = (int32_t)v_x323->len;
-      int32_t v_x413 = 0;
-      v_x413 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x411, v_x412);
-      int32_t v_x423 = 0;
-      v_x423 = rt_mul_i(v_x263, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
-      RtValue *v_x410 = NULL;
-      RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
-      rt_release(v_x344);
-      rt_release(v_x391);
+      RtValue *v_x253 = NULL;
+      int32_t v_x270 = 0;
+      int32_t v_x271 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K11, 10, v_x133, v_x219, &v_x253, &v_x270, &v_x271);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x270, v_x271, 0);
+      RtValue *v_x237 = NULL;
+      RtValue *v_x283 = NULL;
+      RtValue *v_ids_1072 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x218, v_x220, v_x211, v_x201, v_x224, v_x89, &v_x237, &v_x283, &v_ids_1072);
+      RtValue *v_x305 = NULL;
+      RtValue *v_x326 = NULL;
+      RtValue *v_x352 = NULL;
+      RtValue *v_x373 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K12, 5, v_ids_1072, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
+      rt_release(v_x237);
+      rt_release(v_x283);
+      rt_release(v_ids_1072);
+      int32_t v_x386 = 0;
+      v_x386 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x394 = 0;
+      v_x394 = (int32_t)v_x352->len;
+      int32_t v_x393 = 0;
+      v_x393 = (int32_t)v_x305->len;
+      int32_t v_x395 = 0;
+      v_x395 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x393, v_x394);
+      int32_t v_x405 = 0;
+      v_x405 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x405, 1);
+      RtValue *v_x392 = NULL;
+      RtValue *v_x462 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 6, v_x326, v_x373, v_x386, &v_x392, &v_x462);
+      rt_release(v_x326);
+      rt_release(v_x373);
+      RtValue *v_x467 = NULL;
+      RtValue *v_x472 = NULL;
+      RtValue *v_x477 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
+      rt_release(v_x392);
+      rt_release(v_x462);
+      RtValue *v_x484 = NULL;
       RtValue *v_x485 = NULL;
-      RtValue *v_x490 = NULL;
-      RtValue *v_x495 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
-      rt_release(v_x410);
-      rt_release(v_x480);
-      RtValue *v_x502 = NULL;
-      RtValue *v_x503 = NULL;
-      RtValue *v_x504 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 6, v_x485, v_x490, v_x495, &v_x502, &v_x503, &v_x504);
-      rt_release(v_x490);
-      rt_release(v_x503);
-      int32_t v_x508 = 0;
-      v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
-      RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
-      rt_release(v_x323);
-      rt_release(v_x370);
+      RtValue *v_x486 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 6, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
+      rt_release(v_x472);
       rt_release(v_x485);
-      rt_release(v_x495);
-      rt_release(v_x504);
-      RtValue *v_x523 = NULL;
-      rt_retain(v_x502);
-      rt_retain(v_x521);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x502, v_x521, &v_x523));
-      rt_release(v_x502);
-      rt_release(v_x521);
-      RtValue *v_x466 = NULL;
-      int32_t v_x544 = 0;
-      int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545);
-      rt_release(v_x271);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x544, v_x545, 0);
-      RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K16, 7, v_x466, v_x523, &v_x604);
-      rt_release(v_x523);
-      rt_release(v_x466);
-      v_x605 = v_x604;
+      int32_t v_x490 = 0;
+      v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
+      RtValue *v_x503 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, v_x490, &v_x503);
+      rt_release(v_x305);
+      rt_release(v_x352);
+      rt_release(v_x467);
+      rt_release(v_x477);
+      rt_release(v_x486);
+      RtValue *v_x505 = NULL;
+      rt_retain(v_x484);
+      rt_retain(v_x503);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x484, v_x503, &v_x505));
+      rt_release(v_x484);
+      rt_release(v_x503);
+      RtValue *v_x448 = NULL;
+      int32_t v_x526 = 0;
+      int32_t v_x527 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527);
+      rt_release(v_x253);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x526, v_x527, 0);
+      RtValue *v_x539 = NULL;
+      RtValue *v_x576 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K17, 7, v_x448, v_x505, &v_x539, &v_x576);
+      int32_t v_x567 = 0;
+      int32_t v_x568 = 0;
+      int32_t v_x569 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 20), K8, 1, v_x211, v_x448, &v_x567, &v_x568, &v_x569);
+      rt_release(v_x448);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 20), v_x568, v_x569, 0);
+      RtValue *v_x586 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 13), K18, 11, v_x539, v_x576, v_x505, &v_x586);
+      rt_release(v_x505);
+      rt_release(v_x539);
+      rt_release(v_x576);
+      v_x587 = v_x586;
     }
-    rt_release(v_x199);
-    rt_release(v_x209);
-    rt_release(v_x216);
-    rt_release(v_x217);
+    rt_release(v_x201);
+    rt_release(v_x211);
     rt_release(v_x218);
-    int32_t v_x648 = 0;
-    v_x648 = (int32_t)v_x605->len;
-    int32_t v_x647 = 0;
-    v_x647 = (int32_t)v_x253->len;
-    int32_t v_x649 = 0;
-    v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
-    RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    rt_release(v_x219);
+    rt_release(v_x220);
+    int32_t v_x630 = 0;
+    v_x630 = (int32_t)v_x587->len;
+    int32_t v_x629 = 0;
+    v_x629 = (int32_t)v_x245->len;
+    int32_t v_x631 = 0;
+    v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
+    RtValue *v_x642 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x611, v_x132, v_x105, v_x601, v_x245, v_x587, v_x631, &v_x642);
     rt_release(v_x105);
-    rt_release(v_x619);
-    rt_release(v_x629);
-    rt_release(v_x253);
-    rt_release(v_x605);
-    int32_t v_x153 = 0;
-    v_x153 = (int32_t)v_x128->len;
-    rt_release(v_x128);
-    v_x661 = v_x660;
+    rt_release(v_x601);
+    rt_release(v_x611);
+    rt_release(v_x245);
+    rt_release(v_x587);
+    v_x643 = v_x642;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x661;
+  *out_0 = v_x643;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -2661,16 +2784,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t629 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t629->data.i[0] = 3;
-  t629->data.i[1] = 1;
-  t629->data.i[2] = 4;
-  t629->data.i[3] = 1;
-  t629->data.i[4] = 5;
-  t629->data.i[5] = 9;
-  t629->data.i[6] = 2;
-  t629->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t629);
+  RtValue *t632 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t632->data.i[0] = 3;
+  t632->data.i[1] = 1;
+  t632->data.i[2] = 4;
+  t632->data.i[3] = 1;
+  t632->data.i[4] = 5;
+  t632->data.i[5] = 9;
+  t632->data.i[6] = 2;
+  t632->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t632);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

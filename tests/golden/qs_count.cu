@@ -94,6 +94,7 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 13, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -836,365 +837,417 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
 }
 
 /* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
   (void)loc;
   (void)run;
-  int32_t *v_x158_d = v_x158->data.i;
-  const int64_t v_x158_n = v_x158->len;
-  int32_t *v_x159_d = v_x159->data.i;
-  const int64_t v_x159_n = v_x159->len;
   int32_t *v_x160_d = v_x160->data.i;
   const int64_t v_x160_n = v_x160->len;
-  RtValue *v_x161 = NULL;
-  RtValue *v_x162 = NULL;
+  int32_t *v_x161_d = v_x161->data.i;
+  const int64_t v_x161_n = v_x161->len;
+  int32_t *v_x162_d = v_x162->data.i;
+  const int64_t v_x162_n = v_x162->len;
   RtValue *v_x163 = NULL;
+  RtValue *v_x164 = NULL;
+  RtValue *v_x165 = NULL;
   /* LIBRARY */
   {
-    RtValue *t94 = rt_range_segdes(loc, v_x158, v_x159, v_x160, &v_x162, &v_x163);
-    v_x161 = t94;
-    const int64_t *v_x161_off = rt_seg_offsets(v_x161);
-    const int64_t v_x161_n = v_x161->len;
+    RtValue *t94 = rt_range_segdes(loc, v_x160, v_x161, v_x162, &v_x164, &v_x165);
+    v_x163 = t94;
+    const int64_t *v_x163_off = rt_seg_offsets(v_x163);
+    const int64_t v_x163_n = v_x163->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x161 = v_x161;
-  *out_v_x162 = v_x162;
   *out_v_x163 = v_x163;
+  *out_v_x164 = v_x164;
+  *out_v_x165 = v_x165;
   return;
 fail:
-  rt_release(v_x161);
-  rt_release(v_x162);
   rt_release(v_x163);
+  rt_release(v_x164);
+  rt_release(v_x165);
 }
 
 /* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x158_d; int64_t v_x158_n;
-  int32_t *v_x159_d; int64_t v_x159_n;
   int32_t *v_x160_d; int64_t v_x160_n;
-  const int64_t *v_x161_off; int64_t v_x161_n;
+  int32_t *v_x161_d; int64_t v_x161_n;
   int32_t *v_x162_d; int64_t v_x162_n;
-  int32_t *v_x163_d; int64_t v_x163_n;
+  const int64_t *v_x163_off; int64_t v_x163_n;
+  int32_t *v_x164_d; int64_t v_x164_n;
+  int32_t *v_x165_d; int64_t v_x165_n;
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x158_d = v_x158->data.i;
-  A.v_x158_n = v_x158->len;
-  A.v_x159_d = v_x159->data.i;
-  A.v_x159_n = v_x159->len;
   A.v_x160_d = v_x160->data.i;
   A.v_x160_n = v_x160->len;
-  RtValue *v_x161 = NULL;
-  RtValue *v_x162 = NULL;
+  A.v_x161_d = v_x161->data.i;
+  A.v_x161_n = v_x161->len;
+  A.v_x162_d = v_x162->data.i;
+  A.v_x162_n = v_x162->len;
   RtValue *v_x163 = NULL;
+  RtValue *v_x164 = NULL;
+  RtValue *v_x165 = NULL;
   /* LIBRARY */
   {
-    RtValue *t95 = rtg_range_segdes(loc, A.run, v_x158, v_x159, v_x160, &v_x162, &v_x163);
-    v_x161 = t95;
-    A.v_x161_off = rtg_seg_offsets(v_x161);
-    A.v_x161_n = v_x161->len;
+    RtValue *t95 = rtg_range_segdes(loc, A.run, v_x160, v_x161, v_x162, &v_x164, &v_x165);
+    v_x163 = t95;
+    A.v_x163_off = rtg_seg_offsets(v_x163);
+    A.v_x163_n = v_x163->len;
   }
-  *out_v_x161 = v_x161;
-  *out_v_x162 = v_x162;
   *out_v_x163 = v_x163;
+  *out_v_x164 = v_x164;
+  *out_v_x165 = v_x165;
   return;
 fail:
-  rt_release(v_x161);
-  rt_release(v_x162);
   rt_release(v_x163);
+  rt_release(v_x164);
+  rt_release(v_x165);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
-  RtValue *vals[] = {v_x158, v_x159, v_x160};
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
+  RtValue *vals[] = {v_x160, v_x161, v_x162};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K7_host(err, loc, run, v_x158, v_x159, v_x160, out_v_x161, out_v_x162, out_v_x163);
+    K7_host(err, loc, run, v_x160, v_x161, v_x162, out_v_x163, out_v_x164, out_v_x165);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x158, v_x159, v_x160, out_v_x161, out_v_x162, out_v_x163);
+    K7_gpu(err, loc, run, v_x160, v_x161, v_x162, out_v_x163, out_v_x164, out_v_x165);
   }
 }
 
-/* K8: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+/* K8: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x688, RtValue *v_x689, int32_t *out_v_x697, int32_t *out_v_x698, int32_t *out_v_x699) {
   (void)loc;
   (void)run;
-  int32_t *v_x733_d = v_x733->data.i;
-  const int64_t v_x733_n = v_x733->len;
-  int32_t v_x734 = 0;
-  int32_t v_x735 = 0;
-  /* ONCE */
+  int32_t *v_x688_d = v_x688->data.i;
+  const int64_t v_x688_n = v_x688->len;
+  int32_t *v_x689_d = v_x689->data.i;
+  const int64_t v_x689_n = v_x689->len;
+  int32_t v_x697 = 0;
+  int32_t v_x698 = 0;
+  int32_t v_x699 = 0;
+  /* REDUCE */
   {
-    int t97 = 0; /* nonzero: a check below failed */
-    int t98 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
-    int32_t t96 = t98 ? v_x733_d[0] : 0;
-    t97 |= !t98;
-    int t100 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
-    int32_t t99 = t100 ? v_x733_d[1] : 0;
-    t97 |= !t100;
-    if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
-      int32_t t101;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
-        t101 = v_x733_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
-        t101 = 0;
+    const int64_t t96 = v_x688_n;
+    const int64_t t97 = t96 > 0 ? (t96 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t98 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t97);
+    int32_t *t99 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t97);
+    int32_t *t100 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t97);
+    RT_PARALLEL_FOR_IF(t97 > 1)
+    for (int64_t t101 = 0; t101 < t97; t101++) {
+      int32_t t101a0;
+      int32_t t101a1;
+      int32_t t101a2;
+      t101a0 = 2147483647;
+      t101a1 = 0;
+      t101a2 = 1;
+      const int64_t t101_end = (t101 + 1) * RT_CHUNK < t96 ? (t101 + 1) * RT_CHUNK : t96;
+      for (int64_t t102 = t101 * RT_CHUNK; t102 < t101_end; t102++) {
+        const int32_t t103 = (int32_t)t102;
+        int32_t t101x0;
+        int32_t t101x1;
+        int32_t t101x2;
+        int t105 = 0; /* nonzero: a check below failed */
+        int t106 = (uint64_t)(int64_t)t103 < (uint64_t)v_x689_n;
+        int32_t t104 = t106 ? v_x689_d[t103] : 0;
+        t105 |= !t106;
+        uint8_t t108 = rt_lt_i(1, t104);
+        int32_t t109;
+        if (t108) {
+          t109 = 2147483647;
+        } else {
+          t109 = t103;
+        }
+        if (__builtin_expect(t105 != 0, 0)) { /* again, recording the error */
+          int32_t t110;
+          if ((uint64_t)(int64_t)t103 < (uint64_t)v_x689_n) {
+            t110 = v_x689_d[t103];
+          } else {
+            NESSIE_RECORD(err, t102, RT_CHECK_INDEX, 0, 0, RT_GATHER, t103, v_x689_n, 0.0, 0);
+            t110 = 0;
+          }
+          uint8_t t112 = rt_lt_i(1, t110);
+          int32_t t113;
+          if (t112) {
+            t113 = 2147483647;
+          } else {
+            t113 = t103;
+          }
+        }
+        t101x0 = t109;
+        t101x1 = 1;
+        t101x2 = t104;
+        uint8_t t115 = rt_le_i(t101a0, t101x0);
+        int32_t t116;
+        if (t115) {
+          t116 = t101a0;
+        } else {
+          t116 = t101x0;
+        }
+        int32_t t117;
+        if (t115) {
+          t117 = t101a1;
+        } else {
+          t117 = t101x1;
+        }
+        int32_t t118;
+        if (t115) {
+          t118 = t101a2;
+        } else {
+          t118 = t101x2;
+        }
+        t101a0 = t116;
+        t101a1 = t117;
+        t101a2 = t118;
       }
-      int32_t t102;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
-        t102 = v_x733_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
-        t102 = 0;
-      }
+      t98[t101] = t101a0;
+      t99[t101] = t101a1;
+      t100[t101] = t101a2;
     }
-    v_x734 = t96;
-    v_x735 = t99;
+    int32_t t101t0;
+    int32_t t101t1;
+    int32_t t101t2;
+    t101t0 = 2147483647;
+    t101t1 = 0;
+    t101t2 = 1;
+    for (int64_t t101 = 0; t101 < t97; t101++) {
+      const int32_t t119 = t98[t101];
+      const int32_t t120 = t99[t101];
+      const int32_t t121 = t100[t101];
+      uint8_t t123 = rt_le_i(t101t0, t119);
+      int32_t t124;
+      if (t123) {
+        t124 = t101t0;
+      } else {
+        t124 = t119;
+      }
+      int32_t t125;
+      if (t123) {
+        t125 = t101t1;
+      } else {
+        t125 = t120;
+      }
+      int32_t t126;
+      if (t123) {
+        t126 = t101t2;
+      } else {
+        t126 = t121;
+      }
+      t101t0 = t124;
+      t101t1 = t125;
+      t101t2 = t126;
+    }
+    v_x697 = t101t0;
+    rt_free(t98);
+    v_x698 = t101t1;
+    rt_free(t99);
+    v_x699 = t101t2;
+    rt_free(t100);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x734 = v_x734;
-  *out_v_x735 = v_x735;
+  *out_v_x697 = v_x697;
+  *out_v_x698 = v_x698;
+  *out_v_x699 = v_x699;
   return;
 fail:
 }
 
-/* K8: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K8: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x733_d; int64_t v_x733_n;
-  int32_t v_x734;
-  int32_t v_x735;
+  int32_t *v_x688_d; int64_t v_x688_n;
+  int32_t *v_x689_d; int64_t v_x689_n;
+  int32_t v_x697;
+  int32_t v_x698;
+  int32_t v_x699;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
   int32_t v1;
+  int32_t v2;
 };
 struct K8_0_pull {
   K8_A A;
   __device__ K8_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t104 = 0; /* nonzero: a check below failed */
-    int t105 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n;
-    int32_t t103 = t105 ? A.v_x733_d[0] : 0;
-    t104 |= !t105;
-    int t107 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n;
-    int32_t t106 = t107 ? A.v_x733_d[1] : 0;
-    t104 |= !t107;
-    if (__builtin_expect(t104 != 0, 0)) { /* again, recording the error */
-      int32_t t108;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n) {
-        t108 = A.v_x733_d[0];
+    int t128 = 0; /* nonzero: a check below failed */
+    int t129 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x689_n;
+    int32_t t127 = t129 ? A.v_x689_d[ix] : 0;
+    t128 |= !t129;
+    uint8_t t131 = rt_lt_i(1, t127);
+    int32_t t132;
+    if (t131) {
+      t132 = 2147483647;
+    } else {
+      t132 = ix;
+    }
+    if (__builtin_expect(t128 != 0, 0)) { /* again, recording the error */
+      int32_t t133;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x689_n) {
+        t133 = A.v_x689_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x733_n, 0.0, 0);
-        t108 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x689_n, 0.0, 0);
+        t133 = 0;
       }
-      int32_t t109;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n) {
-        t109 = A.v_x733_d[1];
+      uint8_t t135 = rt_lt_i(1, t133);
+      int32_t t136;
+      if (t135) {
+        t136 = 2147483647;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x733_n, 0.0, 1);
-        t109 = 0;
+        t136 = ix;
       }
     }
-    return K8_0_V{t103, t106};
+    return K8_0_V{t132, 1, t127};
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+struct K8_0_op {
+  K8_A A;
+  __device__ K8_0_V operator()(const K8_0_V &a, const K8_0_V &b) const {
+    uint8_t t138 = rt_le_i(a.v0, b.v0);
+    int32_t t139;
+    if (t138) {
+      t139 = a.v0;
+    } else {
+      t139 = b.v0;
+    }
+    int32_t t140;
+    if (t138) {
+      t140 = a.v1;
+    } else {
+      t140 = b.v1;
+    }
+    int32_t t141;
+    if (t138) {
+      t141 = a.v2;
+    } else {
+      t141 = b.v2;
+    }
+    return K8_0_V{t139, t140, t141};
+  }
+};
+struct K8_0_check {
+  int site[1];
+  __host__ __device__ bool operator()(const K8_0_V &v, RtKernelError *e, int run) const {
+    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
+      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
+      return false;
+    }
+    return true;
+  }
+};
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x688, RtValue *v_x689, int32_t *out_v_x697, int32_t *out_v_x698, int32_t *out_v_x699, int check_site_0) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x733_d = v_x733->data.i;
-  A.v_x733_n = v_x733->len;
-  int32_t v_x734 = 0;
-  int32_t v_x735 = 0;
-  /* ONCE */
+  A.v_x688_d = v_x688->data.i;
+  A.v_x688_n = v_x688->len;
+  A.v_x689_d = v_x689->data.i;
+  A.v_x689_n = v_x689->len;
+  K8_0_V *K8_0_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x697 = 0;
+  int32_t v_x698 = 0;
+  int32_t v_x699 = 0;
+  /* REDUCE */
   {
-    const K8_0_V t110 = rtg::once<K8_0_V>("K8", loc, K8_0_pull{A});
-    v_x734 = t110.v0;
-    A.v_x734 = v_x734;
-    v_x735 = t110.v1;
-    A.v_x735 = v_x735;
+    const int64_t t142 = v_x688->len;
+    K8_0_V *t143 = rtg::reduce_to_device<false>("K8", loc, K8_0_pull{A}, K8_0_op{A}, K8_0_V{2147483647, 0, 1}, t142);
+    K8_0_value = t143;
   }
-  *out_v_x734 = v_x734;
-  *out_v_x735 = v_x735;
+  if (!rtg::check_result("K8", loc, K8_0_value, K8_0_check{{check_site_0}}, K8_0_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K8_0_value = NULL; /* freed by check_result, after the check */
+  *out_v_x697 = v_x697;
+  *out_v_x698 = v_x698;
+  *out_v_x699 = v_x699;
   return;
 fail:
+  rtg_free(K8_0_value);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
-  RtValue *vals[] = {v_x733};
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x688, RtValue *v_x689, int32_t *out_v_x697, int32_t *out_v_x698, int32_t *out_v_x699, int check_site_0) {
+  RtValue *vals[] = {v_x688, v_x689};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K8_host(err, loc, run, v_x733, out_v_x734, out_v_x735);
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K8_host(err, loc, run, v_x688, v_x689, out_v_x697, out_v_x698, out_v_x699);
+    if (err->index == INT64_MAX) {
+      K8_0_V t144;
+      memset(&t144, 0, sizeof t144);
+      t144.v0 = *out_v_x697;
+      t144.v1 = *out_v_x698;
+      t144.v2 = *out_v_x699;
+      (void)K8_0_check{{check_site_0}}(t144, err, run);
+    }
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x733, out_v_x734, out_v_x735);
+    K8_gpu(err, loc, run, v_x688, v_x689, out_v_x697, out_v_x698, out_v_x699, check_site_0);
   }
 }
 
-/* K9: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
+/* K9: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
-  const int64_t v_sd_1143_n = v_sd_1143->len;
-  int32_t *v_x1132_d = v_x1132->data.i;
-  const int64_t v_x1132_n = v_x1132->len;
-  int32_t *v_x1133_d = v_x1133->data.i;
-  const int64_t v_x1133_n = v_x1133->len;
-  int32_t *v_x1134_d = v_x1134->data.i;
-  const int64_t v_x1134_n = v_x1134->len;
-  int32_t *v_x1136_d = v_x1136->data.i;
-  const int64_t v_x1136_n = v_x1136->len;
-  RtValue *v_x1139 = NULL;
-  RtValue *v_ids_1146 = NULL;
-  RtValue *v_x1142 = NULL;
-  /* SEG_MAP */
+  int32_t *v_x715_d = v_x715->data.i;
+  const int64_t v_x715_n = v_x715->len;
+  int32_t v_x716 = 0;
+  int32_t v_x717 = 0;
+  /* ONCE */
   {
-    const int64_t t111 = v_sd_1143_off[v_sd_1143_n];
-    v_x1139 = rt_value_new(rt_vec_type(RT_INT), t111);
-    int32_t *v_x1139_d = v_x1139->data.i;
-    const int64_t v_x1139_n = v_x1139->len;
-    v_ids_1146 = rt_value_new(rt_vec_type(RT_INT), t111);
-    int32_t *v_ids_1146_d = v_ids_1146->data.i;
-    const int64_t v_ids_1146_n = v_ids_1146->len;
-    const int64_t t112 = (t111 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t112 > 1)
-    for (int64_t t113 = 0; t113 < t112; t113++) {
-      int64_t t116 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t113 * RT_CHUNK);
-      const int64_t t113_end = (t113 + 1) * RT_CHUNK < t111 ? (t113 + 1) * RT_CHUNK : t111;
-      for (int64_t t114 = t113 * RT_CHUNK; t114 < t113_end; t114++) {
-        const int32_t t115 = (int32_t)t114;
-        while (v_sd_1143_off[t116 + 1] <= t114)
-          t116++;
-        const int32_t t117 = (int32_t)t116;
-        int t119 = 0; /* nonzero: a check below failed */
-        int t120 = (uint64_t)(int64_t)t117 < (uint64_t)v_x1134_n;
-        int32_t t118 = t120 ? v_x1134_d[t117] : 0;
-        t119 |= !t120;
-        int t122 = (uint64_t)(int64_t)t117 < (uint64_t)v_x1132_n;
-        int32_t t121 = t122 ? v_x1132_d[t117] : 0;
-        t119 |= !t122;
-        int32_t t124 = rt_sub_i(t115, t121);
-        int t126 = (uint64_t)(int64_t)t117 < (uint64_t)v_x1133_n;
-        int32_t t125 = t126 ? v_x1133_d[t117] : 0;
-        t119 |= !t126;
-        int32_t t128 = rt_mul_i(t124, t125);
-        int32_t t130 = rt_add_i(t118, t128);
-        int t132 = (uint64_t)(int64_t)t130 < (uint64_t)v_x1136_n;
-        int32_t t131 = t132 ? v_x1136_d[t130] : 0;
-        t119 |= !t132;
-        if (__builtin_expect(t119 != 0, 0)) { /* again, recording the error */
-          int32_t t133;
-          if ((uint64_t)(int64_t)t117 < (uint64_t)v_x1134_n) {
-            t133 = v_x1134_d[t117];
-          } else {
-            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t117, v_x1134_n, 0.0, 0);
-            t133 = 0;
-          }
-          int32_t t134;
-          if ((uint64_t)(int64_t)t117 < (uint64_t)v_x1132_n) {
-            t134 = v_x1132_d[t117];
-          } else {
-            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t117, v_x1132_n, 0.0, 1);
-            t134 = 0;
-          }
-          int32_t t136 = rt_sub_i(t115, t134);
-          int32_t t137;
-          if ((uint64_t)(int64_t)t117 < (uint64_t)v_x1133_n) {
-            t137 = v_x1133_d[t117];
-          } else {
-            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t117, v_x1133_n, 0.0, 2);
-            t137 = 0;
-          }
-          int32_t t139 = rt_mul_i(t136, t137);
-          int32_t t141 = rt_add_i(t133, t139);
-          int32_t t142;
-          if ((uint64_t)(int64_t)t141 < (uint64_t)v_x1136_n) {
-            t142 = v_x1136_d[t141];
-          } else {
-            NESSIE_RECORD(err, t114, RT_CHECK_INDEX, 0, 0, RT_GATHER, t141, v_x1136_n, 0.0, 3);
-            t142 = 0;
-          }
-        }
-        v_x1139_d[t114] = t131;
-        v_ids_1146_d[t114] = t117;
+    int t146 = 0; /* nonzero: a check below failed */
+    int t147 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
+    int32_t t145 = t147 ? v_x715_d[0] : 0;
+    t146 |= !t147;
+    int t149 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
+    int32_t t148 = t149 ? v_x715_d[1] : 0;
+    t146 |= !t149;
+    if (__builtin_expect(t146 != 0, 0)) { /* again, recording the error */
+      int32_t t150;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x715_n) {
+        t150 = v_x715_d[0];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x715_n, 0.0, 0);
+        t150 = 0;
+      }
+      int32_t t151;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x715_n) {
+        t151 = v_x715_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x715_n, 0.0, 1);
+        t151 = 0;
       }
     }
+    v_x716 = t145;
+    v_x717 = t148;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x1139_d = v_x1139->data.i;
-    const int64_t v_x1139_n = v_x1139->len;
-    int32_t *v_ids_1146_d = v_ids_1146->data.i;
-    const int64_t v_ids_1146_n = v_ids_1146->len;
-    /* MAP */
-    {
-      const int64_t t143 = v_x1132_n;
-      v_x1142 = rt_value_new(rt_vec_type(RT_INT), t143);
-      int32_t *v_x1142_d = v_x1142->data.i;
-      const int64_t v_x1142_n = v_x1142->len;
-      RT_PARALLEL_FOR_IF(t143 >= RT_PARALLEL_MIN)
-      for (int64_t t144 = 0; t144 < t143; t144++) {
-        const int32_t t145 = (int32_t)t144;
-        int t148 = 0; /* nonzero: a check below failed */
-        int32_t t146 = v_x1132_d[t145];
-        int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1139_n;
-        int32_t t147 = t149 ? v_x1139_d[t146] : 0;
-        t148 |= !t149;
-        if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
-          int32_t t150 = v_x1132_d[t145];
-          int32_t t151;
-          if ((uint64_t)(int64_t)t150 < (uint64_t)v_x1139_n) {
-            t151 = v_x1139_d[t150];
-          } else {
-            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 2, 0, RT_GATHER, t150, v_x1139_n, 0.0, 4);
-            t151 = 0;
-          }
-        }
-        v_x1142_d[t144] = t147;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1139 = v_x1139;
-  *out_v_x1142 = v_x1142;
-  *out_v_ids_1146 = v_ids_1146;
+  *out_v_x716 = v_x716;
+  *out_v_x717 = v_x717;
   return;
 fail:
-  rt_release(v_x1139);
-  rt_release(v_ids_1146);
-  rt_release(v_x1142);
 }
 
-/* K9: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K9: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K9_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1143_off; int64_t v_sd_1143_n;
-  int32_t *v_x1132_d; int64_t v_x1132_n;
-  int32_t *v_x1133_d; int64_t v_x1133_n;
-  int32_t *v_x1134_d; int64_t v_x1134_n;
-  int32_t v_x1135;
-  int32_t *v_x1136_d; int64_t v_x1136_n;
-  int32_t *v_x1139_d; int64_t v_x1139_n;
-  int32_t *v_ids_1146_d; int64_t v_ids_1146_n;
-  int32_t *v_x1142_d; int64_t v_x1142_n;
+  int32_t *v_x715_d; int64_t v_x715_n;
+  int32_t v_x716;
+  int32_t v_x717;
 };
 struct alignas(8) K9_0_V {
   int32_t v0;
@@ -1202,2277 +1255,645 @@ struct alignas(8) K9_0_V {
 };
 struct K9_0_pull {
   K9_A A;
-  __device__ K9_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K9_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
     int t153 = 0; /* nonzero: a check below failed */
-    int t154 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
-    int32_t t152 = t154 ? A.v_x1134_d[sx] : 0;
+    int t154 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x715_n;
+    int32_t t152 = t154 ? A.v_x715_d[0] : 0;
     t153 |= !t154;
-    int t156 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n;
-    int32_t t155 = t156 ? A.v_x1132_d[sx] : 0;
+    int t156 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x715_n;
+    int32_t t155 = t156 ? A.v_x715_d[1] : 0;
     t153 |= !t156;
-    int32_t t158 = rt_sub_i(ix, t155);
-    int t160 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n;
-    int32_t t159 = t160 ? A.v_x1133_d[sx] : 0;
-    t153 |= !t160;
-    int32_t t162 = rt_mul_i(t158, t159);
-    int32_t t164 = rt_add_i(t152, t162);
-    int t166 = (uint64_t)(int64_t)t164 < (uint64_t)A.v_x1136_n;
-    int32_t t165 = t166 ? A.v_x1136_d[t164] : 0;
-    t153 |= !t166;
     if (__builtin_expect(t153 != 0, 0)) { /* again, recording the error */
-      int32_t t167;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n) {
-        t167 = A.v_x1134_d[sx];
+      int32_t t157;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x715_n) {
+        t157 = A.v_x715_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1134_n, 0.0, 0);
-        t167 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x715_n, 0.0, 0);
+        t157 = 0;
       }
-      int32_t t168;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n) {
-        t168 = A.v_x1132_d[sx];
+      int32_t t158;
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x715_n) {
+        t158 = A.v_x715_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1132_n, 0.0, 1);
-        t168 = 0;
-      }
-      int32_t t170 = rt_sub_i(ix, t168);
-      int32_t t171;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n) {
-        t171 = A.v_x1133_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1133_n, 0.0, 2);
-        t171 = 0;
-      }
-      int32_t t173 = rt_mul_i(t170, t171);
-      int32_t t175 = rt_add_i(t167, t173);
-      int32_t t176;
-      if ((uint64_t)(int64_t)t175 < (uint64_t)A.v_x1136_n) {
-        t176 = A.v_x1136_d[t175];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t175, A.v_x1136_n, 0.0, 3);
-        t176 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x715_n, 0.0, 1);
+        t158 = 0;
       }
     }
-    return K9_0_V{t165, sx};
+    return K9_0_V{t152, t155};
   }
 };
-struct K9_0_store {
-  K9_A A;
-  __device__ void operator()(int64_t i, const K9_0_V &v) const {
-    A.v_x1139_d[i] = v.v0;
-    A.v_ids_1146_d[i] = v.v1;
-  }
-};
-struct alignas(8) K9_1_V {
-  int32_t v0;
-};
-struct K9_1_pull {
-  K9_A A;
-  __device__ K9_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t179 = 0; /* nonzero: a check below failed */
-    int32_t t177 = A.v_x1132_d[ix];
-    int t180 = (uint64_t)(int64_t)t177 < (uint64_t)A.v_x1139_n;
-    int32_t t178 = t180 ? A.v_x1139_d[t177] : 0;
-    t179 |= !t180;
-    if (__builtin_expect(t179 != 0, 0)) { /* again, recording the error */
-      int32_t t181 = A.v_x1132_d[ix];
-      int32_t t182;
-      if ((uint64_t)(int64_t)t181 < (uint64_t)A.v_x1139_n) {
-        t182 = A.v_x1139_d[t181];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t181, A.v_x1139_n, 0.0, 4);
-        t182 = 0;
-      }
-    }
-    return K9_1_V{t178};
-  }
-};
-struct K9_1_store {
-  K9_A A;
-  __device__ void operator()(int64_t i, const K9_1_V &v) const {
-    A.v_x1142_d[i] = v.v0;
-  }
-};
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1143_off = rtg_seg_offsets(v_sd_1143);
-  A.v_sd_1143_n = v_sd_1143->len;
-  A.v_x1132_d = v_x1132->data.i;
-  A.v_x1132_n = v_x1132->len;
-  A.v_x1133_d = v_x1133->data.i;
-  A.v_x1133_n = v_x1133->len;
-  A.v_x1134_d = v_x1134->data.i;
-  A.v_x1134_n = v_x1134->len;
-  A.v_x1135 = v_x1135;
-  A.v_x1136_d = v_x1136->data.i;
-  A.v_x1136_n = v_x1136->len;
-  RtValue *v_x1139 = NULL;
-  RtValue *v_ids_1146 = NULL;
-  RtValue *v_x1142 = NULL;
-  /* SEG_MAP */
+  A.v_x715_d = v_x715->data.i;
+  A.v_x715_n = v_x715->len;
+  int32_t v_x716 = 0;
+  int32_t v_x717 = 0;
+  /* ONCE */
   {
-    const int64_t t183 = rtg_seg_total(v_sd_1143);
-    v_x1139 = rtg_vec_new(RT_INT, t183);
-    A.v_x1139_d = v_x1139->data.i;
-    A.v_x1139_n = v_x1139->len;
-    v_ids_1146 = rtg_vec_new(RT_INT, t183);
-    A.v_ids_1146_d = v_ids_1146->data.i;
-    A.v_ids_1146_n = v_ids_1146->len;
-    rtg::seg_map("K9", loc, K9_0_pull{A}, K9_0_store{A}, v_sd_1143, t183);
+    const K9_0_V t159 = rtg::once<K9_0_V>("K9", loc, K9_0_pull{A});
+    v_x716 = t159.v0;
+    A.v_x716 = v_x716;
+    v_x717 = t159.v1;
+    A.v_x717 = v_x717;
   }
-  /* MAP */
-  {
-    const int64_t t184 = v_x1132->len;
-    v_x1142 = rtg_vec_new(RT_INT, t184);
-    A.v_x1142_d = v_x1142->data.i;
-    A.v_x1142_n = v_x1142->len;
-    rtg::map("K9", loc, K9_1_pull{A}, K9_1_store{A}, t184);
-  }
-  *out_v_x1139 = v_x1139;
-  *out_v_x1142 = v_x1142;
-  *out_v_ids_1146 = v_ids_1146;
+  *out_v_x716 = v_x716;
+  *out_v_x717 = v_x717;
   return;
 fail:
-  rt_release(v_x1139);
-  rt_release(v_ids_1146);
-  rt_release(v_x1142);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, int32_t v_x1135, RtValue *v_x1136, RtValue **out_v_x1139, RtValue **out_v_x1142, RtValue **out_v_ids_1146) {
-  RtValue *vals[] = {v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1136};
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
+  RtValue *vals[] = {v_x715};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K9_host(err, loc, run, v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1135, v_x1136, out_v_x1139, out_v_x1142, out_v_ids_1146);
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K9_host(err, loc, run, v_x715, out_v_x716, out_v_x717);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_sd_1143, v_x1132, v_x1133, v_x1134, v_x1135, v_x1136, out_v_x1139, out_v_x1142, out_v_ids_1146);
+    K9_gpu(err, loc, run, v_x715, out_v_x716, out_v_x717);
   }
 }
 
-/* K10: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763) {
+/* K10: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1085, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue *v_x1078, RtValue **out_v_x1081, RtValue **out_v_x1084, RtValue **out_v_ids_1088) {
   (void)loc;
   (void)run;
-  int32_t *v_x753_d = v_x753->data.i;
-  const int64_t v_x753_n = v_x753->len;
-  RtValue *v_x752 = NULL;
-  int32_t v_x761 = 0;
-  int32_t v_x762 = 0;
-  int32_t v_x763 = 0;
-  /* MAP */
+  const int64_t *v_sd_1085_off = rt_seg_offsets(v_sd_1085);
+  const int64_t v_sd_1085_n = v_sd_1085->len;
+  int32_t *v_x1074_d = v_x1074->data.i;
+  const int64_t v_x1074_n = v_x1074->len;
+  int32_t *v_x1075_d = v_x1075->data.i;
+  const int64_t v_x1075_n = v_x1075->len;
+  int32_t *v_x1076_d = v_x1076->data.i;
+  const int64_t v_x1076_n = v_x1076->len;
+  int32_t *v_x1078_d = v_x1078->data.i;
+  const int64_t v_x1078_n = v_x1078->len;
+  RtValue *v_x1081 = NULL;
+  RtValue *v_ids_1088 = NULL;
+  RtValue *v_x1084 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t185 = v_x750;
-    if (t185 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t185, 0.0, 0);
-      goto fail;
-    }
-    v_x752 = rt_value_new(rt_vec_type(RT_INT), t185);
-    int32_t *v_x752_d = v_x752->data.i;
-    const int64_t v_x752_n = v_x752->len;
-    RT_PARALLEL_FOR_IF(t185 >= RT_PARALLEL_MIN)
-    for (int64_t t186 = 0; t186 < t185; t186++) {
-      const int32_t t187 = (int32_t)t186;
-      v_x752_d[t186] = 0;
+    const int64_t t160 = v_sd_1085_off[v_sd_1085_n];
+    v_x1081 = rt_value_new(rt_vec_type(RT_INT), t160);
+    int32_t *v_x1081_d = v_x1081->data.i;
+    const int64_t v_x1081_n = v_x1081->len;
+    v_ids_1088 = rt_value_new(rt_vec_type(RT_INT), t160);
+    int32_t *v_ids_1088_d = v_ids_1088->data.i;
+    const int64_t v_ids_1088_n = v_ids_1088->len;
+    const int64_t t161 = (t160 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t161 > 1)
+    for (int64_t t162 = 0; t162 < t161; t162++) {
+      int64_t t165 = rt_segment_search(v_sd_1085_off, 0, v_sd_1085_n, t162 * RT_CHUNK);
+      const int64_t t162_end = (t162 + 1) * RT_CHUNK < t160 ? (t162 + 1) * RT_CHUNK : t160;
+      for (int64_t t163 = t162 * RT_CHUNK; t163 < t162_end; t163++) {
+        const int32_t t164 = (int32_t)t163;
+        while (v_sd_1085_off[t165 + 1] <= t163)
+          t165++;
+        const int32_t t166 = (int32_t)t165;
+        int t168 = 0; /* nonzero: a check below failed */
+        int t169 = (uint64_t)(int64_t)t166 < (uint64_t)v_x1076_n;
+        int32_t t167 = t169 ? v_x1076_d[t166] : 0;
+        t168 |= !t169;
+        int t171 = (uint64_t)(int64_t)t166 < (uint64_t)v_x1074_n;
+        int32_t t170 = t171 ? v_x1074_d[t166] : 0;
+        t168 |= !t171;
+        int32_t t173 = rt_sub_i(t164, t170);
+        int t175 = (uint64_t)(int64_t)t166 < (uint64_t)v_x1075_n;
+        int32_t t174 = t175 ? v_x1075_d[t166] : 0;
+        t168 |= !t175;
+        int32_t t177 = rt_mul_i(t173, t174);
+        int32_t t179 = rt_add_i(t167, t177);
+        int t181 = (uint64_t)(int64_t)t179 < (uint64_t)v_x1078_n;
+        int32_t t180 = t181 ? v_x1078_d[t179] : 0;
+        t168 |= !t181;
+        if (__builtin_expect(t168 != 0, 0)) { /* again, recording the error */
+          int32_t t182;
+          if ((uint64_t)(int64_t)t166 < (uint64_t)v_x1076_n) {
+            t182 = v_x1076_d[t166];
+          } else {
+            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t166, v_x1076_n, 0.0, 0);
+            t182 = 0;
+          }
+          int32_t t183;
+          if ((uint64_t)(int64_t)t166 < (uint64_t)v_x1074_n) {
+            t183 = v_x1074_d[t166];
+          } else {
+            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t166, v_x1074_n, 0.0, 1);
+            t183 = 0;
+          }
+          int32_t t185 = rt_sub_i(t164, t183);
+          int32_t t186;
+          if ((uint64_t)(int64_t)t166 < (uint64_t)v_x1075_n) {
+            t186 = v_x1075_d[t166];
+          } else {
+            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t166, v_x1075_n, 0.0, 2);
+            t186 = 0;
+          }
+          int32_t t188 = rt_mul_i(t185, t186);
+          int32_t t190 = rt_add_i(t182, t188);
+          int32_t t191;
+          if ((uint64_t)(int64_t)t190 < (uint64_t)v_x1078_n) {
+            t191 = v_x1078_d[t190];
+          } else {
+            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x1078_n, 0.0, 3);
+            t191 = 0;
+          }
+        }
+        v_x1081_d[t163] = t180;
+        v_ids_1088_d[t163] = t166;
+      }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x752_d = v_x752->data.i;
-    const int64_t v_x752_n = v_x752->len;
-    /* REDUCE */
+    int32_t *v_x1081_d = v_x1081->data.i;
+    const int64_t v_x1081_n = v_x1081->len;
+    int32_t *v_ids_1088_d = v_ids_1088->data.i;
+    const int64_t v_ids_1088_n = v_ids_1088->len;
+    /* MAP */
     {
-      const int64_t t188 = v_x750;
-      if (t188 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t188, 0.0, 1);
-        goto fail;
+      const int64_t t192 = v_x1074_n;
+      v_x1084 = rt_value_new(rt_vec_type(RT_INT), t192);
+      int32_t *v_x1084_d = v_x1084->data.i;
+      const int64_t v_x1084_n = v_x1084->len;
+      RT_PARALLEL_FOR_IF(t192 >= RT_PARALLEL_MIN)
+      for (int64_t t193 = 0; t193 < t192; t193++) {
+        const int32_t t194 = (int32_t)t193;
+        int t197 = 0; /* nonzero: a check below failed */
+        int32_t t195 = v_x1074_d[t194];
+        int t198 = (uint64_t)(int64_t)t195 < (uint64_t)v_x1081_n;
+        int32_t t196 = t198 ? v_x1081_d[t195] : 0;
+        t197 |= !t198;
+        if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
+          int32_t t199 = v_x1074_d[t194];
+          int32_t t200;
+          if ((uint64_t)(int64_t)t199 < (uint64_t)v_x1081_n) {
+            t200 = v_x1081_d[t199];
+          } else {
+            NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 2, 0, RT_GATHER, t199, v_x1081_n, 0.0, 4);
+            t200 = 0;
+          }
+        }
+        v_x1084_d[t193] = t196;
       }
-      const int64_t t189 = t188 > 0 ? (t188 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t190 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
-      int32_t *t191 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
-      int32_t *t192 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t189);
-      RT_PARALLEL_FOR_IF(t189 > 1)
-      for (int64_t t193 = 0; t193 < t189; t193++) {
-        int32_t t193a0;
-        int32_t t193a1;
-        int32_t t193a2;
-        t193a0 = 2147483647;
-        t193a1 = 0;
-        t193a2 = 1;
-        const int64_t t193_end = (t193 + 1) * RT_CHUNK < t188 ? (t193 + 1) * RT_CHUNK : t188;
-        for (int64_t t194 = t193 * RT_CHUNK; t194 < t193_end; t194++) {
-          const int32_t t195 = (int32_t)t194;
-          int32_t t193x0;
-          int32_t t193x1;
-          int32_t t193x2;
-          int t197 = 0; /* nonzero: a check below failed */
-          int t198 = (uint64_t)(int64_t)t195 < (uint64_t)v_x753_n;
-          int32_t t196 = t198 ? v_x753_d[t195] : 0;
-          t197 |= !t198;
-          uint8_t t200 = rt_lt_i(0, t196);
-          int32_t t201;
-          if (t200) {
-            t201 = 2147483647;
-          } else {
-            t201 = t195;
-          }
-          if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
-            int32_t t202;
-            if ((uint64_t)(int64_t)t195 < (uint64_t)v_x753_n) {
-              t202 = v_x753_d[t195];
-            } else {
-              NESSIE_RECORD(err, t194, RT_CHECK_INDEX, 2, 0, RT_GATHER, t195, v_x753_n, 0.0, 2);
-              t202 = 0;
-            }
-            uint8_t t204 = rt_lt_i(0, t202);
-            int32_t t205;
-            if (t204) {
-              t205 = 2147483647;
-            } else {
-              t205 = t195;
-            }
-          }
-          t193x0 = t201;
-          t193x1 = 0;
-          t193x2 = t196;
-          uint8_t t207 = rt_le_i(t193a0, t193x0);
-          int32_t t208;
-          if (t207) {
-            t208 = t193a0;
-          } else {
-            t208 = t193x0;
-          }
-          int32_t t209;
-          if (t207) {
-            t209 = t193a1;
-          } else {
-            t209 = t193x1;
-          }
-          int32_t t210;
-          if (t207) {
-            t210 = t193a2;
-          } else {
-            t210 = t193x2;
-          }
-          t193a0 = t208;
-          t193a1 = t209;
-          t193a2 = t210;
-        }
-        t190[t193] = t193a0;
-        t191[t193] = t193a1;
-        t192[t193] = t193a2;
-      }
-      int32_t t193t0;
-      int32_t t193t1;
-      int32_t t193t2;
-      t193t0 = 2147483647;
-      t193t1 = 0;
-      t193t2 = 1;
-      for (int64_t t193 = 0; t193 < t189; t193++) {
-        const int32_t t211 = t190[t193];
-        const int32_t t212 = t191[t193];
-        const int32_t t213 = t192[t193];
-        uint8_t t215 = rt_le_i(t193t0, t211);
-        int32_t t216;
-        if (t215) {
-          t216 = t193t0;
-        } else {
-          t216 = t211;
-        }
-        int32_t t217;
-        if (t215) {
-          t217 = t193t1;
-        } else {
-          t217 = t212;
-        }
-        int32_t t218;
-        if (t215) {
-          t218 = t193t2;
-        } else {
-          t218 = t213;
-        }
-        t193t0 = t216;
-        t193t1 = t217;
-        t193t2 = t218;
-      }
-      v_x761 = t193t0;
-      rt_free(t190);
-      v_x762 = t193t1;
-      rt_free(t191);
-      v_x763 = t193t2;
-      rt_free(t192);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x752 = v_x752;
-  *out_v_x762 = v_x762;
-  *out_v_x763 = v_x763;
+  *out_v_x1081 = v_x1081;
+  *out_v_x1084 = v_x1084;
+  *out_v_ids_1088 = v_ids_1088;
   return;
 fail:
-  rt_release(v_x752);
+  rt_release(v_x1081);
+  rt_release(v_ids_1088);
+  rt_release(v_x1084);
 }
 
-/* K10: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K10: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K10_A {
   RtKernelError *err;
   int run;
-  int32_t v_x750;
-  int32_t *v_x753_d; int64_t v_x753_n;
-  int32_t *v_x752_d; int64_t v_x752_n;
-  int32_t v_x761;
-  int32_t v_x762;
-  int32_t v_x763;
+  const int64_t *v_sd_1085_off; int64_t v_sd_1085_n;
+  int32_t *v_x1074_d; int64_t v_x1074_n;
+  int32_t *v_x1075_d; int64_t v_x1075_n;
+  int32_t *v_x1076_d; int64_t v_x1076_n;
+  int32_t v_x1077;
+  int32_t *v_x1078_d; int64_t v_x1078_n;
+  int32_t *v_x1081_d; int64_t v_x1081_n;
+  int32_t *v_ids_1088_d; int64_t v_ids_1088_n;
+  int32_t *v_x1084_d; int64_t v_x1084_n;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
+  int32_t v1;
 };
 struct K10_0_pull {
   K10_A A;
-  __device__ K10_0_V operator()(int64_t i) const {
+  __device__ K10_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K10_0_V{0};
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t202 = 0; /* nonzero: a check below failed */
+    int t203 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1076_n;
+    int32_t t201 = t203 ? A.v_x1076_d[sx] : 0;
+    t202 |= !t203;
+    int t205 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1074_n;
+    int32_t t204 = t205 ? A.v_x1074_d[sx] : 0;
+    t202 |= !t205;
+    int32_t t207 = rt_sub_i(ix, t204);
+    int t209 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1075_n;
+    int32_t t208 = t209 ? A.v_x1075_d[sx] : 0;
+    t202 |= !t209;
+    int32_t t211 = rt_mul_i(t207, t208);
+    int32_t t213 = rt_add_i(t201, t211);
+    int t215 = (uint64_t)(int64_t)t213 < (uint64_t)A.v_x1078_n;
+    int32_t t214 = t215 ? A.v_x1078_d[t213] : 0;
+    t202 |= !t215;
+    if (__builtin_expect(t202 != 0, 0)) { /* again, recording the error */
+      int32_t t216;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1076_n) {
+        t216 = A.v_x1076_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1076_n, 0.0, 0);
+        t216 = 0;
+      }
+      int32_t t217;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1074_n) {
+        t217 = A.v_x1074_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1074_n, 0.0, 1);
+        t217 = 0;
+      }
+      int32_t t219 = rt_sub_i(ix, t217);
+      int32_t t220;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1075_n) {
+        t220 = A.v_x1075_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1075_n, 0.0, 2);
+        t220 = 0;
+      }
+      int32_t t222 = rt_mul_i(t219, t220);
+      int32_t t224 = rt_add_i(t216, t222);
+      int32_t t225;
+      if ((uint64_t)(int64_t)t224 < (uint64_t)A.v_x1078_n) {
+        t225 = A.v_x1078_d[t224];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t224, A.v_x1078_n, 0.0, 3);
+        t225 = 0;
+      }
+    }
+    return K10_0_V{t214, sx};
   }
 };
 struct K10_0_store {
   K10_A A;
   __device__ void operator()(int64_t i, const K10_0_V &v) const {
-    A.v_x752_d[i] = v.v0;
+    A.v_x1081_d[i] = v.v0;
+    A.v_ids_1088_d[i] = v.v1;
   }
 };
 struct alignas(8) K10_1_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K10_1_pull {
   K10_A A;
   __device__ K10_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t220 = 0; /* nonzero: a check below failed */
-    int t221 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x753_n;
-    int32_t t219 = t221 ? A.v_x753_d[ix] : 0;
-    t220 |= !t221;
-    uint8_t t223 = rt_lt_i(0, t219);
-    int32_t t224;
-    if (t223) {
-      t224 = 2147483647;
-    } else {
-      t224 = ix;
-    }
-    if (__builtin_expect(t220 != 0, 0)) { /* again, recording the error */
-      int32_t t225;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x753_n) {
-        t225 = A.v_x753_d[ix];
+    int t228 = 0; /* nonzero: a check below failed */
+    int32_t t226 = A.v_x1074_d[ix];
+    int t229 = (uint64_t)(int64_t)t226 < (uint64_t)A.v_x1081_n;
+    int32_t t227 = t229 ? A.v_x1081_d[t226] : 0;
+    t228 |= !t229;
+    if (__builtin_expect(t228 != 0, 0)) { /* again, recording the error */
+      int32_t t230 = A.v_x1074_d[ix];
+      int32_t t231;
+      if ((uint64_t)(int64_t)t230 < (uint64_t)A.v_x1081_n) {
+        t231 = A.v_x1081_d[t230];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x753_n, 0.0, 0);
-        t225 = 0;
-      }
-      uint8_t t227 = rt_lt_i(0, t225);
-      int32_t t228;
-      if (t227) {
-        t228 = 2147483647;
-      } else {
-        t228 = ix;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t230, A.v_x1081_n, 0.0, 4);
+        t231 = 0;
       }
     }
-    return K10_1_V{t224, 0, t219};
+    return K10_1_V{t227};
   }
 };
-struct K10_1_op {
+struct K10_1_store {
   K10_A A;
-  __device__ K10_1_V operator()(const K10_1_V &a, const K10_1_V &b) const {
-    uint8_t t230 = rt_le_i(a.v0, b.v0);
-    int32_t t231;
-    if (t230) {
-      t231 = a.v0;
-    } else {
-      t231 = b.v0;
-    }
-    int32_t t232;
-    if (t230) {
-      t232 = a.v1;
-    } else {
-      t232 = b.v1;
-    }
-    int32_t t233;
-    if (t230) {
-      t233 = a.v2;
-    } else {
-      t233 = b.v2;
-    }
-    return K10_1_V{t231, t232, t233};
+  __device__ void operator()(int64_t i, const K10_1_V &v) const {
+    A.v_x1084_d[i] = v.v0;
   }
 };
-struct K10_1_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K10_1_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
-      return false;
-    }
-    return true;
-  }
-};
-struct K10_1_ride {
-  K10_A A;
-  __device__ K10_1_V operator()(int64_t i) const {
-    K10_0_store{A}(i, K10_0_pull{A}(i)); /* MAP 0 rides here */
-    return K10_1_pull{A}(i);
-  }
-};
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1085, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue *v_x1078, RtValue **out_v_x1081, RtValue **out_v_x1084, RtValue **out_v_ids_1088) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x750 = v_x750;
-  A.v_x753_d = v_x753->data.i;
-  A.v_x753_n = v_x753->len;
-  RtValue *v_x752 = NULL;
-  K10_1_V *K10_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x761 = 0;
-  int32_t v_x762 = 0;
-  int32_t v_x763 = 0;
+  A.v_sd_1085_off = rtg_seg_offsets(v_sd_1085);
+  A.v_sd_1085_n = v_sd_1085->len;
+  A.v_x1074_d = v_x1074->data.i;
+  A.v_x1074_n = v_x1074->len;
+  A.v_x1075_d = v_x1075->data.i;
+  A.v_x1075_n = v_x1075->len;
+  A.v_x1076_d = v_x1076->data.i;
+  A.v_x1076_n = v_x1076->len;
+  A.v_x1077 = v_x1077;
+  A.v_x1078_d = v_x1078->data.i;
+  A.v_x1078_n = v_x1078->len;
+  RtValue *v_x1081 = NULL;
+  RtValue *v_ids_1088 = NULL;
+  RtValue *v_x1084 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t232 = rtg_seg_total(v_sd_1085);
+    v_x1081 = rtg_vec_new(RT_INT, t232);
+    A.v_x1081_d = v_x1081->data.i;
+    A.v_x1081_n = v_x1081->len;
+    v_ids_1088 = rtg_vec_new(RT_INT, t232);
+    A.v_ids_1088_d = v_ids_1088->data.i;
+    A.v_ids_1088_n = v_ids_1088->len;
+    rtg::seg_map("K10", loc, K10_0_pull{A}, K10_0_store{A}, v_sd_1085, t232);
+  }
   /* MAP */
   {
-    const int64_t t234 = v_x750;
-    if (t234 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t234, 0.0, run, 1};
-      goto fail;
-    }
-    v_x752 = rtg_vec_new(RT_INT, t234);
-    A.v_x752_d = v_x752->data.i;
-    A.v_x752_n = v_x752->len;
-    /* computed in the launch of SOAC 1 (K10_1_ride) */
+    const int64_t t233 = v_x1074->len;
+    v_x1084 = rtg_vec_new(RT_INT, t233);
+    A.v_x1084_d = v_x1084->data.i;
+    A.v_x1084_n = v_x1084->len;
+    rtg::map("K10", loc, K10_1_pull{A}, K10_1_store{A}, t233);
   }
-  /* REDUCE */
-  {
-    const int64_t t235 = v_x750;
-    if (t235 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t235, 0.0, run, 2};
-      goto fail;
-    }
-    K10_1_V *t236 = rtg::reduce_to_device<false>("K10", loc, K10_1_ride{A}, K10_1_op{A}, K10_1_V{2147483647, 0, 1}, t235);
-    K10_1_value = t236;
-  }
-  if (!rtg::check_result("K10", loc, K10_1_value, K10_1_check{{check_site_0}}, K10_1_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K10_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x752 = v_x752;
-  *out_v_x762 = v_x762;
-  *out_v_x763 = v_x763;
+  *out_v_x1081 = v_x1081;
+  *out_v_x1084 = v_x1084;
+  *out_v_ids_1088 = v_ids_1088;
   return;
 fail:
-  rt_release(v_x752);
-  rtg_free(K10_1_value);
+  rt_release(v_x1081);
+  rt_release(v_ids_1088);
+  rt_release(v_x1084);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x750, RtValue *v_x753, RtValue **out_v_x752, int32_t *out_v_x762, int32_t *out_v_x763, int check_site_0) {
-  RtValue *vals[] = {v_x753};
-  const int64_t sizes[] = {(int64_t)v_x750, (int64_t)v_x750};
-  if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K10_host(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763);
-    if (err->index == INT64_MAX) {
-      K10_1_V t237;
-      memset(&t237, 0, sizeof t237);
-      t237.v1 = *out_v_x762;
-      t237.v2 = *out_v_x763;
-      (void)K10_1_check{{check_site_0}}(t237, err, run);
-    }
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1085, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue *v_x1078, RtValue **out_v_x1081, RtValue **out_v_x1084, RtValue **out_v_ids_1088) {
+  RtValue *vals[] = {v_sd_1085, v_x1074, v_x1075, v_x1076, v_x1078};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K10_host(err, loc, run, v_sd_1085, v_x1074, v_x1075, v_x1076, v_x1077, v_x1078, out_v_x1081, out_v_x1084, out_v_ids_1088);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x750, v_x753, out_v_x752, out_v_x762, out_v_x763, check_site_0);
+    K10_gpu(err, loc, run, v_sd_1085, v_x1074, v_x1075, v_x1076, v_x1077, v_x1078, out_v_x1081, out_v_x1084, out_v_ids_1088);
   }
 }
 
-/* K11: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
+/* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x732, RtValue *v_x735, RtValue **out_v_x734, int32_t *out_v_x744, int32_t *out_v_x745) {
   (void)loc;
   (void)run;
-  int32_t *v_x764_d = v_x764->data.i;
-  const int64_t v_x764_n = v_x764->len;
-  int32_t *v_x765_d = v_x765->data.i;
-  const int64_t v_x765_n = v_x765->len;
-  int32_t *v_x768_d = v_x768->data.i;
-  const int64_t v_x768_n = v_x768->len;
-  const int64_t *v_x778_off = rt_seg_offsets(v_x778);
-  const int64_t v_x778_n = v_x778->len;
-  RtValue *v_x774 = NULL;
-  RtValue *v_x775 = NULL;
-  RtValue *v_x788 = NULL;
-  RtValue *v_x789 = NULL;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x795 = NULL;
-  /* FILTER */
+  int32_t *v_x735_d = v_x735->data.i;
+  const int64_t v_x735_n = v_x735->len;
+  RtValue *v_x734 = NULL;
+  int32_t v_x743 = 0;
+  int32_t v_x744 = 0;
+  int32_t v_x745 = 0;
+  /* MAP */
   {
-    const int64_t t238 = v_x768_n;
-    const int64_t t239 = t238 > 0 ? (t238 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t240 = (uint8_t *)rt_alloc_atomic((size_t)t238 + 1);
-    int64_t *t241 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t239 + 1));
-    RT_PARALLEL_FOR_IF(t239 > 1)
-    for (int64_t t242 = 0; t242 < t239; t242++) {
-      int64_t kept = 0;
-      const int64_t t242_end = (t242 + 1) * RT_CHUNK < t238 ? (t242 + 1) * RT_CHUNK : t238;
-      for (int64_t t243 = t242 * RT_CHUNK; t243 < t242_end; t243++) {
-        const int32_t t244 = (int32_t)t243;
-        int32_t t242x0;
-        uint8_t t242x1;
-        int t246 = 0; /* nonzero: a check below failed */
-        int t247 = (uint64_t)(int64_t)t244 < (uint64_t)v_x764_n;
-        int32_t t245 = t247 ? v_x764_d[t244] : 0;
-        t246 |= !t247;
-        int t249 = (uint64_t)(int64_t)t245 < (uint64_t)v_x765_n;
-        int32_t t248 = t249 ? v_x765_d[t245] : 0;
-        t246 |= !t249;
-        int32_t t250 = v_x768_d[t244];
-        uint8_t t252 = rt_lt_i(t250, t248);
-        if (__builtin_expect(t246 != 0, 0)) { /* again, recording the error */
-          int32_t t253;
-          if ((uint64_t)(int64_t)t244 < (uint64_t)v_x764_n) {
-            t253 = v_x764_d[t244];
-          } else {
-            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t244, v_x764_n, 0.0, 0);
-            t253 = 0;
-          }
-          int32_t t254;
-          if ((uint64_t)(int64_t)t253 < (uint64_t)v_x765_n) {
-            t254 = v_x765_d[t253];
-          } else {
-            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, v_x765_n, 0.0, 1);
-            t254 = 0;
-          }
-          int32_t t255 = v_x768_d[t244];
-          uint8_t t257 = rt_lt_i(t255, t254);
-        }
-        t242x0 = t250;
-        t242x1 = t252;
-        uint8_t t258;
-        t258 = t242x1;
-        t240[t243] = t258 != 0;
-        kept += t258 != 0;
-      }
-      t241[t242] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t240);
-      rt_free(t241);
+    const int64_t t234 = v_x732;
+    if (t234 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t234, 0.0, 0);
       goto fail;
     }
-    int64_t t259 = 0;
-    for (int64_t t242 = 0; t242 < t239; t242++) {
-      const int64_t k = t241[t242];
-      t241[t242] = t259;
-      t259 += k;
+    v_x734 = rt_value_new(rt_vec_type(RT_INT), t234);
+    int32_t *v_x734_d = v_x734->data.i;
+    const int64_t v_x734_n = v_x734->len;
+    RT_PARALLEL_FOR_IF(t234 >= RT_PARALLEL_MIN)
+    for (int64_t t235 = 0; t235 < t234; t235++) {
+      const int32_t t236 = (int32_t)t235;
+      v_x734_d[t235] = 0;
     }
-    v_x774 = rt_value_new(rt_vec_type(RT_INT), t259);
-    int32_t *v_x774_d = v_x774->data.i;
-    const int64_t v_x774_n = v_x774->len;
-    v_x775 = rt_value_new(rt_vec_type(RT_BOOL), t259);
-    uint8_t *v_x775_d = v_x775->data.b;
-    const int64_t v_x775_n = v_x775->len;
-    RT_PARALLEL_FOR_IF(t239 > 1)
-    for (int64_t t242 = 0; t242 < t239; t242++) {
-      int64_t at = t241[t242];
-      const int64_t t242_end = (t242 + 1) * RT_CHUNK < t238 ? (t242 + 1) * RT_CHUNK : t238;
-      for (int64_t t243 = t242 * RT_CHUNK; t243 < t242_end; t243++) {
-        const int32_t t244 = (int32_t)t243;
-        if (!t240[t243])
-          continue;
-        int32_t t242y0;
-        uint8_t t242y1;
-        int t261 = 0; /* nonzero: a check below failed */
-        int t262 = (uint64_t)(int64_t)t244 < (uint64_t)v_x764_n;
-        int32_t t260 = t262 ? v_x764_d[t244] : 0;
-        t261 |= !t262;
-        int t264 = (uint64_t)(int64_t)t260 < (uint64_t)v_x765_n;
-        int32_t t263 = t264 ? v_x765_d[t260] : 0;
-        t261 |= !t264;
-        int32_t t265 = v_x768_d[t244];
-        uint8_t t267 = rt_lt_i(t265, t263);
-        if (__builtin_expect(t261 != 0, 0)) { /* again, recording the error */
-          int32_t t268;
-          if ((uint64_t)(int64_t)t244 < (uint64_t)v_x764_n) {
-            t268 = v_x764_d[t244];
-          } else {
-            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t244, v_x764_n, 0.0, 2);
-            t268 = 0;
-          }
-          int32_t t269;
-          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x765_n) {
-            t269 = v_x765_d[t268];
-          } else {
-            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x765_n, 0.0, 3);
-            t269 = 0;
-          }
-          int32_t t270 = v_x768_d[t244];
-          uint8_t t272 = rt_lt_i(t270, t269);
-        }
-        t242y0 = t265;
-        t242y1 = t267;
-        if (t240[t243]) {
-          v_x774_d[at] = t242y0;
-          v_x775_d[at] = t242y1;
-          at++;
-        }
-      }
-    }
-    rt_free(t240);
-    rt_free(t241);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x774_d = v_x774->data.i;
-    const int64_t v_x774_n = v_x774->len;
-    uint8_t *v_x775_d = v_x775->data.b;
-    const int64_t v_x775_n = v_x775->len;
-    /* FILTER */
+    int32_t *v_x734_d = v_x734->data.i;
+    const int64_t v_x734_n = v_x734->len;
+    /* REDUCE */
     {
-      const int64_t t273 = v_x768_n;
-      const int64_t t274 = t273 > 0 ? (t273 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t275 = (uint8_t *)rt_alloc_atomic((size_t)t273 + 1);
-      int64_t *t276 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t274 + 1));
-      RT_PARALLEL_FOR_IF(t274 > 1)
-      for (int64_t t277 = 0; t277 < t274; t277++) {
-        int64_t kept = 0;
-        const int64_t t277_end = (t277 + 1) * RT_CHUNK < t273 ? (t277 + 1) * RT_CHUNK : t273;
-        for (int64_t t278 = t277 * RT_CHUNK; t278 < t277_end; t278++) {
-          const int32_t t279 = (int32_t)t278;
-          int32_t t277x0;
-          uint8_t t277x1;
-          int t281 = 0; /* nonzero: a check below failed */
-          int t282 = (uint64_t)(int64_t)t279 < (uint64_t)v_x764_n;
-          int32_t t280 = t282 ? v_x764_d[t279] : 0;
-          t281 |= !t282;
-          int t284 = (uint64_t)(int64_t)t280 < (uint64_t)v_x765_n;
-          int32_t t283 = t284 ? v_x765_d[t280] : 0;
-          t281 |= !t284;
-          int32_t t285 = v_x768_d[t279];
-          uint8_t t287 = rt_gt_i(t285, t283);
-          if (__builtin_expect(t281 != 0, 0)) { /* again, recording the error */
-            int32_t t288;
-            if ((uint64_t)(int64_t)t279 < (uint64_t)v_x764_n) {
-              t288 = v_x764_d[t279];
-            } else {
-              NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t279, v_x764_n, 0.0, 4);
-              t288 = 0;
-            }
-            int32_t t289;
-            if ((uint64_t)(int64_t)t288 < (uint64_t)v_x765_n) {
-              t289 = v_x765_d[t288];
-            } else {
-              NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x765_n, 0.0, 5);
-              t289 = 0;
-            }
-            int32_t t290 = v_x768_d[t279];
-            uint8_t t292 = rt_gt_i(t290, t289);
-          }
-          t277x0 = t285;
-          t277x1 = t287;
-          uint8_t t293;
-          t293 = t277x1;
-          t275[t278] = t293 != 0;
-          kept += t293 != 0;
-        }
-        t276[t277] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t275);
-        rt_free(t276);
+      const int64_t t237 = v_x732;
+      if (t237 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t237, 0.0, 1);
         goto fail;
       }
-      int64_t t294 = 0;
-      for (int64_t t277 = 0; t277 < t274; t277++) {
-        const int64_t k = t276[t277];
-        t276[t277] = t294;
-        t294 += k;
-      }
-      v_x788 = rt_value_new(rt_vec_type(RT_INT), t294);
-      int32_t *v_x788_d = v_x788->data.i;
-      const int64_t v_x788_n = v_x788->len;
-      v_x789 = rt_value_new(rt_vec_type(RT_BOOL), t294);
-      uint8_t *v_x789_d = v_x789->data.b;
-      const int64_t v_x789_n = v_x789->len;
-      RT_PARALLEL_FOR_IF(t274 > 1)
-      for (int64_t t277 = 0; t277 < t274; t277++) {
-        int64_t at = t276[t277];
-        const int64_t t277_end = (t277 + 1) * RT_CHUNK < t273 ? (t277 + 1) * RT_CHUNK : t273;
-        for (int64_t t278 = t277 * RT_CHUNK; t278 < t277_end; t278++) {
-          const int32_t t279 = (int32_t)t278;
-          if (!t275[t278])
-            continue;
-          int32_t t277y0;
-          uint8_t t277y1;
-          int t296 = 0; /* nonzero: a check below failed */
-          int t297 = (uint64_t)(int64_t)t279 < (uint64_t)v_x764_n;
-          int32_t t295 = t297 ? v_x764_d[t279] : 0;
-          t296 |= !t297;
-          int t299 = (uint64_t)(int64_t)t295 < (uint64_t)v_x765_n;
-          int32_t t298 = t299 ? v_x765_d[t295] : 0;
-          t296 |= !t299;
-          int32_t t300 = v_x768_d[t279];
-          uint8_t t302 = rt_gt_i(t300, t298);
-          if (__builtin_expect(t296 != 0, 0)) { /* again, recording the error */
-            int32_t t303;
-            if ((uint64_t)(int64_t)t279 < (uint64_t)v_x764_n) {
-              t303 = v_x764_d[t279];
-            } else {
-              NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t279, v_x764_n, 0.0, 6);
-              t303 = 0;
-            }
-            int32_t t304;
-            if ((uint64_t)(int64_t)t303 < (uint64_t)v_x765_n) {
-              t304 = v_x765_d[t303];
-            } else {
-              NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t303, v_x765_n, 0.0, 7);
-              t304 = 0;
-            }
-            int32_t t305 = v_x768_d[t279];
-            uint8_t t307 = rt_gt_i(t305, t304);
+      const int64_t t238 = t237 > 0 ? (t237 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t239 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t238);
+      int32_t *t240 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t238);
+      int32_t *t241 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t238);
+      RT_PARALLEL_FOR_IF(t238 > 1)
+      for (int64_t t242 = 0; t242 < t238; t242++) {
+        int32_t t242a0;
+        int32_t t242a1;
+        int32_t t242a2;
+        t242a0 = 2147483647;
+        t242a1 = 0;
+        t242a2 = 1;
+        const int64_t t242_end = (t242 + 1) * RT_CHUNK < t237 ? (t242 + 1) * RT_CHUNK : t237;
+        for (int64_t t243 = t242 * RT_CHUNK; t243 < t242_end; t243++) {
+          const int32_t t244 = (int32_t)t243;
+          int32_t t242x0;
+          int32_t t242x1;
+          int32_t t242x2;
+          int t246 = 0; /* nonzero: a check below failed */
+          int t247 = (uint64_t)(int64_t)t244 < (uint64_t)v_x735_n;
+          int32_t t245 = t247 ? v_x735_d[t244] : 0;
+          t246 |= !t247;
+          uint8_t t249 = rt_lt_i(0, t245);
+          int32_t t250;
+          if (t249) {
+            t250 = 2147483647;
+          } else {
+            t250 = t244;
           }
-          t277y0 = t300;
-          t277y1 = t302;
-          if (t275[t278]) {
-            v_x788_d[at] = t277y0;
-            v_x789_d[at] = t277y1;
-            at++;
+          if (__builtin_expect(t246 != 0, 0)) { /* again, recording the error */
+            int32_t t251;
+            if ((uint64_t)(int64_t)t244 < (uint64_t)v_x735_n) {
+              t251 = v_x735_d[t244];
+            } else {
+              NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 2, 0, RT_GATHER, t244, v_x735_n, 0.0, 2);
+              t251 = 0;
+            }
+            uint8_t t253 = rt_lt_i(0, t251);
+            int32_t t254;
+            if (t253) {
+              t254 = 2147483647;
+            } else {
+              t254 = t244;
+            }
           }
+          t242x0 = t250;
+          t242x1 = 0;
+          t242x2 = t245;
+          uint8_t t256 = rt_le_i(t242a0, t242x0);
+          int32_t t257;
+          if (t256) {
+            t257 = t242a0;
+          } else {
+            t257 = t242x0;
+          }
+          int32_t t258;
+          if (t256) {
+            t258 = t242a1;
+          } else {
+            t258 = t242x1;
+          }
+          int32_t t259;
+          if (t256) {
+            t259 = t242a2;
+          } else {
+            t259 = t242x2;
+          }
+          t242a0 = t257;
+          t242a1 = t258;
+          t242a2 = t259;
         }
+        t239[t242] = t242a0;
+        t240[t242] = t242a1;
+        t241[t242] = t242a2;
       }
-      rt_free(t275);
-      rt_free(t276);
+      int32_t t242t0;
+      int32_t t242t1;
+      int32_t t242t2;
+      t242t0 = 2147483647;
+      t242t1 = 0;
+      t242t2 = 1;
+      for (int64_t t242 = 0; t242 < t238; t242++) {
+        const int32_t t260 = t239[t242];
+        const int32_t t261 = t240[t242];
+        const int32_t t262 = t241[t242];
+        uint8_t t264 = rt_le_i(t242t0, t260);
+        int32_t t265;
+        if (t264) {
+          t265 = t242t0;
+        } else {
+          t265 = t260;
+        }
+        int32_t t266;
+        if (t264) {
+          t266 = t242t1;
+        } else {
+          t266 = t261;
+        }
+        int32_t t267;
+        if (t264) {
+          t267 = t242t2;
+        } else {
+          t267 = t262;
+        }
+        t242t0 = t265;
+        t242t1 = t266;
+        t242t2 = t267;
+      }
+      v_x743 = t242t0;
+      rt_free(t239);
+      v_x744 = t242t1;
+      rt_free(t240);
+      v_x745 = t242t2;
+      rt_free(t241);
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      int32_t *v_x788_d = v_x788->data.i;
-      const int64_t v_x788_n = v_x788->len;
-      uint8_t *v_x789_d = v_x789->data.b;
-      const int64_t v_x789_n = v_x789->len;
-      /* SEG_REDUCE */
-      {
-        v_x782 = rt_value_new(rt_vec_type(RT_INT), v_x778_n);
-        int32_t *v_x782_d = v_x782->data.i;
-        const int64_t v_x782_n = v_x782->len;
-        v_x795 = rt_value_new(rt_vec_type(RT_INT), v_x778_n);
-        int32_t *v_x795_d = v_x795->data.i;
-        const int64_t v_x795_n = v_x795->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x778_n >= 64)
-        for (int64_t t308 = 0; t308 < v_x778_n; t308++) {
-          int32_t t308a0;
-          int32_t t308a1;
-          t308a0 = 0;
-          t308a1 = 0;
-          for (int64_t t309 = v_x778_off[t308]; t309 < v_x778_off[t308 + 1]; t309++) {
-            const int32_t t310 = (int32_t)t309;
-            int32_t t308x0;
-            int32_t t308x1;
-            int t312 = 0; /* nonzero: a check below failed */
-            int t313 = (uint64_t)(int64_t)t310 < (uint64_t)v_x764_n;
-            int32_t t311 = t313 ? v_x764_d[t310] : 0;
-            t312 |= !t313;
-            int t315 = (uint64_t)(int64_t)t311 < (uint64_t)v_x765_n;
-            int32_t t314 = t315 ? v_x765_d[t311] : 0;
-            t312 |= !t315;
-            int t317 = (uint64_t)(int64_t)t310 < (uint64_t)v_x768_n;
-            int32_t t316 = t317 ? v_x768_d[t310] : 0;
-            t312 |= !t317;
-            uint8_t t319 = rt_lt_i(t316, t314);
-            int32_t t321 = rt_btoi_b(t319);
-            uint8_t t323 = rt_gt_i(t316, t314);
-            int32_t t325 = rt_btoi_b(t323);
-            if (__builtin_expect(t312 != 0, 0)) { /* again, recording the error */
-              int32_t t326;
-              if ((uint64_t)(int64_t)t310 < (uint64_t)v_x764_n) {
-                t326 = v_x764_d[t310];
-              } else {
-                NESSIE_RECORD(err, t309, RT_CHECK_INDEX, 0, 0, RT_GATHER, t310, v_x764_n, 0.0, 8);
-                t326 = 0;
-              }
-              int32_t t327;
-              if ((uint64_t)(int64_t)t326 < (uint64_t)v_x765_n) {
-                t327 = v_x765_d[t326];
-              } else {
-                NESSIE_RECORD(err, t309, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, v_x765_n, 0.0, 9);
-                t327 = 0;
-              }
-              int32_t t328;
-              if ((uint64_t)(int64_t)t310 < (uint64_t)v_x768_n) {
-                t328 = v_x768_d[t310];
-              } else {
-                NESSIE_RECORD(err, t309, RT_CHECK_INDEX, 3, 0, RT_GATHER, t310, v_x768_n, 0.0, 10);
-                t328 = 0;
-              }
-              uint8_t t330 = rt_lt_i(t328, t327);
-              int32_t t332 = rt_btoi_b(t330);
-              uint8_t t334 = rt_gt_i(t328, t327);
-              int32_t t336 = rt_btoi_b(t334);
-            }
-            t308x0 = t321;
-            t308x1 = t325;
-            int32_t t338 = rt_add_i(t308a0, t308x0);
-            int32_t t340 = rt_add_i(t308a1, t308x1);
-            t308a0 = t338;
-            t308a1 = t340;
-          }
-          v_x782_d[t308] = t308a0;
-          v_x795_d[t308] = t308a1;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
   }
-  *out_v_x774 = v_x774;
-  *out_v_x782 = v_x782;
-  *out_v_x788 = v_x788;
-  *out_v_x795 = v_x795;
-  rt_release(v_x775);
-  rt_release(v_x789);
+  *out_v_x734 = v_x734;
+  *out_v_x744 = v_x744;
+  *out_v_x745 = v_x745;
   return;
 fail:
-  rt_release(v_x774);
-  rt_release(v_x775);
-  rt_release(v_x788);
-  rt_release(v_x789);
-  rt_release(v_x782);
-  rt_release(v_x795);
+  rt_release(v_x734);
 }
 
-/* K11: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x764_d; int64_t v_x764_n;
-  int32_t *v_x765_d; int64_t v_x765_n;
-  int32_t *v_x768_d; int64_t v_x768_n;
-  const int64_t *v_x778_off; int64_t v_x778_n;
-  int32_t *v_x774_d; int64_t v_x774_n;
-  uint8_t *v_x775_d; int64_t v_x775_n;
-  int32_t *v_x788_d; int64_t v_x788_n;
-  uint8_t *v_x789_d; int64_t v_x789_n;
-  int32_t *v_x782_d; int64_t v_x782_n;
-  int32_t *v_x795_d; int64_t v_x795_n;
+  int32_t v_x732;
+  int32_t *v_x735_d; int64_t v_x735_n;
+  int32_t *v_x734_d; int64_t v_x734_n;
+  int32_t v_x743;
+  int32_t v_x744;
+  int32_t v_x745;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
-  uint8_t v1;
 };
 struct K11_0_pull {
   K11_A A;
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t342 = 0; /* nonzero: a check below failed */
-    int t343 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
-    int32_t t341 = t343 ? A.v_x764_d[ix] : 0;
-    t342 |= !t343;
-    int t345 = (uint64_t)(int64_t)t341 < (uint64_t)A.v_x765_n;
-    int32_t t344 = t345 ? A.v_x765_d[t341] : 0;
-    t342 |= !t345;
-    int32_t t346 = A.v_x768_d[ix];
-    uint8_t t348 = rt_lt_i(t346, t344);
-    if (__builtin_expect(t342 != 0, 0)) { /* again, recording the error */
-      int32_t t349;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n) {
-        t349 = A.v_x764_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x764_n, 0.0, 0);
-        t349 = 0;
-      }
-      int32_t t350;
-      if ((uint64_t)(int64_t)t349 < (uint64_t)A.v_x765_n) {
-        t350 = A.v_x765_d[t349];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, A.v_x765_n, 0.0, 1);
-        t350 = 0;
-      }
-      int32_t t351 = A.v_x768_d[ix];
-      uint8_t t353 = rt_lt_i(t351, t350);
-    }
-    return K11_0_V{t346, t348};
+    return K11_0_V{0};
   }
 };
 struct K11_0_store {
   K11_A A;
   __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x774_d[i] = v.v0;
-    A.v_x775_d[i] = v.v1;
-  }
-};
-struct K11_0_pred {
-  K11_A A;
-  __device__ bool operator()(int64_t i, const K11_0_V &v) const {
-    return (bool)v.v1;
+    A.v_x734_d[i] = v.v0;
   }
 };
 struct alignas(8) K11_1_V {
   int32_t v0;
-  uint8_t v1;
+  int32_t v1;
+  int32_t v2;
 };
 struct K11_1_pull {
   K11_A A;
   __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t355 = 0; /* nonzero: a check below failed */
-    int t356 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
-    int32_t t354 = t356 ? A.v_x764_d[ix] : 0;
-    t355 |= !t356;
-    int t358 = (uint64_t)(int64_t)t354 < (uint64_t)A.v_x765_n;
-    int32_t t357 = t358 ? A.v_x765_d[t354] : 0;
-    t355 |= !t358;
-    int32_t t359 = A.v_x768_d[ix];
-    uint8_t t361 = rt_gt_i(t359, t357);
-    if (__builtin_expect(t355 != 0, 0)) { /* again, recording the error */
-      int32_t t362;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n) {
-        t362 = A.v_x764_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x764_n, 0.0, 2);
-        t362 = 0;
-      }
-      int32_t t363;
-      if ((uint64_t)(int64_t)t362 < (uint64_t)A.v_x765_n) {
-        t363 = A.v_x765_d[t362];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t362, A.v_x765_n, 0.0, 3);
-        t363 = 0;
-      }
-      int32_t t364 = A.v_x768_d[ix];
-      uint8_t t366 = rt_gt_i(t364, t363);
+    int t269 = 0; /* nonzero: a check below failed */
+    int t270 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x735_n;
+    int32_t t268 = t270 ? A.v_x735_d[ix] : 0;
+    t269 |= !t270;
+    uint8_t t272 = rt_lt_i(0, t268);
+    int32_t t273;
+    if (t272) {
+      t273 = 2147483647;
+    } else {
+      t273 = ix;
     }
-    return K11_1_V{t359, t361};
+    if (__builtin_expect(t269 != 0, 0)) { /* again, recording the error */
+      int32_t t274;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x735_n) {
+        t274 = A.v_x735_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x735_n, 0.0, 0);
+        t274 = 0;
+      }
+      uint8_t t276 = rt_lt_i(0, t274);
+      int32_t t277;
+      if (t276) {
+        t277 = 2147483647;
+      } else {
+        t277 = ix;
+      }
+    }
+    return K11_1_V{t273, 0, t268};
   }
 };
-struct K11_1_store {
+struct K11_1_op {
   K11_A A;
-  __device__ void operator()(int64_t i, const K11_1_V &v) const {
-    A.v_x788_d[i] = v.v0;
-    A.v_x789_d[i] = v.v1;
-  }
-};
-struct K11_1_pred {
-  K11_A A;
-  __device__ bool operator()(int64_t i, const K11_1_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct alignas(8) K11_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K11_2_pull {
-  K11_A A;
-  __device__ K11_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t368 = 0; /* nonzero: a check below failed */
-    int t369 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n;
-    int32_t t367 = t369 ? A.v_x764_d[ix] : 0;
-    t368 |= !t369;
-    int t371 = (uint64_t)(int64_t)t367 < (uint64_t)A.v_x765_n;
-    int32_t t370 = t371 ? A.v_x765_d[t367] : 0;
-    t368 |= !t371;
-    int t373 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n;
-    int32_t t372 = t373 ? A.v_x768_d[ix] : 0;
-    t368 |= !t373;
-    uint8_t t375 = rt_lt_i(t372, t370);
-    int32_t t377 = rt_btoi_b(t375);
-    uint8_t t379 = rt_gt_i(t372, t370);
-    int32_t t381 = rt_btoi_b(t379);
-    if (__builtin_expect(t368 != 0, 0)) { /* again, recording the error */
-      int32_t t382;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x764_n) {
-        t382 = A.v_x764_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x764_n, 0.0, 4);
-        t382 = 0;
-      }
-      int32_t t383;
-      if ((uint64_t)(int64_t)t382 < (uint64_t)A.v_x765_n) {
-        t383 = A.v_x765_d[t382];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t382, A.v_x765_n, 0.0, 5);
-        t383 = 0;
-      }
-      int32_t t384;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n) {
-        t384 = A.v_x768_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x768_n, 0.0, 6);
-        t384 = 0;
-      }
-      uint8_t t386 = rt_lt_i(t384, t383);
-      int32_t t388 = rt_btoi_b(t386);
-      uint8_t t390 = rt_gt_i(t384, t383);
-      int32_t t392 = rt_btoi_b(t390);
-    }
-    return K11_2_V{t377, t381};
-  }
-};
-struct K11_2_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_2_V &v) const {
-    A.v_x782_d[i] = v.v0;
-    A.v_x795_d[i] = v.v1;
-  }
-};
-struct K11_2_op {
-  K11_A A;
-  __device__ K11_2_V operator()(const K11_2_V &a, const K11_2_V &b) const {
-    int32_t t394 = rt_add_i(a.v0, b.v0);
-    int32_t t396 = rt_add_i(a.v1, b.v1);
-    return K11_2_V{t394, t396};
-  }
-};
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
-  (void)loc;
-  (void)err;
-  K11_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x764_d = v_x764->data.i;
-  A.v_x764_n = v_x764->len;
-  A.v_x765_d = v_x765->data.i;
-  A.v_x765_n = v_x765->len;
-  A.v_x768_d = v_x768->data.i;
-  A.v_x768_n = v_x768->len;
-  A.v_x778_off = rtg_seg_offsets(v_x778);
-  A.v_x778_n = v_x778->len;
-  RtValue *v_x774 = NULL;
-  RtValue *v_x775 = NULL;
-  RtValue *v_x788 = NULL;
-  RtValue *v_x789 = NULL;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x795 = NULL;
-  /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t397, t398; /* the slot of SOAC 0's count, its size */
-  int64_t *t399, t400; /* the slot of SOAC 1's count, its size */
-  {
-    const int64_t t401 = v_x768->len;
-    v_x774 = rtg_vec_new(RT_INT, t401);
-    A.v_x774_d = v_x774->data.i;
-    A.v_x774_n = v_x774->len;
-    v_x775 = rtg_vec_new(RT_BOOL, t401);
-    A.v_x775_d = v_x775->data.b;
-    A.v_x775_n = v_x775->len;
-    t398 = t401;
-    const int64_t t402 = v_x768->len;
-    v_x788 = rtg_vec_new(RT_INT, t402);
-    A.v_x788_d = v_x788->data.i;
-    A.v_x788_n = v_x788->len;
-    v_x789 = rtg_vec_new(RT_BOOL, t402);
-    A.v_x789_d = v_x789->data.b;
-    A.v_x789_n = v_x789->len;
-    t400 = t402;
-    int64_t *t403[2];
-    rtg::filters_launch("K11", loc, t402, t403, rtg::filter_part<K11_0_V>(K11_0_pull{A}, K11_0_pred{A}, K11_0_store{A}, K11_0_store{A}, false), rtg::filter_part<K11_1_V>(K11_1_pull{A}, K11_1_pred{A}, K11_1_store{A}, K11_1_store{A}, false));
-    t397 = t403[0];
-    t399 = t403[1];
-  }
-  {
-    const int64_t t404 = rtg::filter_count(t397);
-    v_x774 = rtg_vec_fit(v_x774, t404);
-    A.v_x774_d = v_x774->data.i;
-    A.v_x774_n = v_x774->len;
-    v_x775 = rtg_vec_fit(v_x775, t404);
-    A.v_x775_d = v_x775->data.b;
-    A.v_x775_n = v_x775->len;
-  }
-  {
-    const int64_t t405 = rtg::filter_count(t399);
-    v_x788 = rtg_vec_fit(v_x788, t405);
-    A.v_x788_d = v_x788->data.i;
-    A.v_x788_n = v_x788->len;
-    v_x789 = rtg_vec_fit(v_x789, t405);
-    A.v_x789_d = v_x789->data.b;
-    A.v_x789_n = v_x789->len;
-  }
-  /* SEG_REDUCE */
-  {
-    const int64_t t406 = v_x778->len;
-    v_x782 = rtg_vec_new(RT_INT, t406);
-    A.v_x782_d = v_x782->data.i;
-    A.v_x782_n = v_x782->len;
-    v_x795 = rtg_vec_new(RT_INT, t406);
-    A.v_x795_d = v_x795->data.i;
-    A.v_x795_n = v_x795->len;
-    rtg::segmented("K11", loc, K11_2_pull{A}, K11_2_op{A}, K11_2_V{0, 0}, v_x778, false, K11_2_store{A});
-  }
-  *out_v_x774 = v_x774;
-  *out_v_x782 = v_x782;
-  *out_v_x788 = v_x788;
-  *out_v_x795 = v_x795;
-  rt_release(v_x775);
-  rt_release(v_x789);
-  return;
-fail:
-  rt_release(v_x774);
-  rt_release(v_x775);
-  rt_release(v_x788);
-  rt_release(v_x789);
-  rt_release(v_x782);
-  rt_release(v_x795);
-}
-
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, RtValue *v_x768, RtValue *v_x778, RtValue **out_v_x774, RtValue **out_v_x782, RtValue **out_v_x788, RtValue **out_v_x795) {
-  RtValue *vals[] = {v_x764, v_x765, v_x768, v_x778};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K11_host(err, loc, run, v_x764, v_x765, v_x768, v_x778, out_v_x774, out_v_x782, out_v_x788, out_v_x795);
-    rtg_host_ran();
-  } else {
-    K11_gpu(err, loc, run, v_x764, v_x765, v_x768, v_x778, out_v_x774, out_v_x782, out_v_x788, out_v_x795);
-  }
-}
-
-/* K12: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x796_d = v_x796->data.i;
-  const int64_t v_x796_n = v_x796->len;
-  int32_t *v_x797_d = v_x797->data.i;
-  const int64_t v_x797_n = v_x797->len;
-  RtValue *v_x800 = NULL;
-  RtValue *v_x804 = NULL;
-  /* MAP */
-  {
-    const int64_t t407 = v_x798;
-    if (t407 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t407, 0.0, 0);
-      goto fail;
-    }
-    v_x800 = rt_value_new(rt_vec_type(RT_INT), t407);
-    int32_t *v_x800_d = v_x800->data.i;
-    const int64_t v_x800_n = v_x800->len;
-    RT_PARALLEL_FOR_IF(t407 >= RT_PARALLEL_MIN)
-    for (int64_t t408 = 0; t408 < t407; t408++) {
-      const int32_t t409 = (int32_t)t408;
-      int t414 = 0; /* nonzero: a check below failed */
-      uint8_t t411 = rt_lt_i(t409, (int32_t)v_x796_n);
-      int32_t t412;
-      if (t411) {
-        int t415 = (uint64_t)(int64_t)t409 < (uint64_t)v_x796_n;
-        int32_t t413 = t415 ? v_x796_d[t409] : 0;
-        t414 |= !t415;
-        t412 = t413;
-      } else {
-        int32_t t417 = rt_sub_i(t409, (int32_t)v_x796_n);
-        int t419 = (uint64_t)(int64_t)t417 < (uint64_t)v_x797_n;
-        int32_t t418 = t419 ? v_x797_d[t417] : 0;
-        t414 |= !t419;
-        t412 = t418;
-      }
-      if (__builtin_expect(t414 != 0, 0)) { /* again, recording the error */
-        uint8_t t421 = rt_lt_i(t409, (int32_t)v_x796_n);
-        int32_t t422;
-        if (t421) {
-          int32_t t423;
-          if ((uint64_t)(int64_t)t409 < (uint64_t)v_x796_n) {
-            t423 = v_x796_d[t409];
-          } else {
-            NESSIE_RECORD(err, t408, RT_CHECK_INDEX, 0, 0, RT_GATHER, t409, v_x796_n, 0.0, 1);
-            t423 = 0;
-          }
-          t422 = t423;
-        } else {
-          int32_t t425 = rt_sub_i(t409, (int32_t)v_x796_n);
-          int32_t t426;
-          if ((uint64_t)(int64_t)t425 < (uint64_t)v_x797_n) {
-            t426 = v_x797_d[t425];
-          } else {
-            NESSIE_RECORD(err, t408, RT_CHECK_INDEX, 0, 0, RT_GATHER, t425, v_x797_n, 0.0, 2);
-            t426 = 0;
-          }
-          t422 = t426;
-        }
-      }
-      v_x800_d[t408] = t412;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x800_d = v_x800->data.i;
-    const int64_t v_x800_n = v_x800->len;
-    /* SCAN */
-    {
-      const int64_t t427 = v_x798;
-      if (t427 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t427, 0.0, 3);
-        goto fail;
-      }
-      const int64_t t428 = t427 > 0 ? (t427 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t429 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t428);
-      RT_PARALLEL_FOR_IF(t428 > 1)
-      for (int64_t t430 = 0; t430 < t428; t430++) {
-        int32_t t430a0;
-        t430a0 = 0;
-        const int64_t t430_end = (t430 + 1) * RT_CHUNK < t427 ? (t430 + 1) * RT_CHUNK : t427;
-        for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
-          const int32_t t432 = (int32_t)t431;
-          int32_t t430x0;
-          int t437 = 0; /* nonzero: a check below failed */
-          uint8_t t434 = rt_lt_i(t432, (int32_t)v_x796_n);
-          int32_t t435;
-          if (t434) {
-            int t438 = (uint64_t)(int64_t)t432 < (uint64_t)v_x796_n;
-            int32_t t436 = t438 ? v_x796_d[t432] : 0;
-            t437 |= !t438;
-            t435 = t436;
-          } else {
-            int32_t t440 = rt_sub_i(t432, (int32_t)v_x796_n);
-            int t442 = (uint64_t)(int64_t)t440 < (uint64_t)v_x797_n;
-            int32_t t441 = t442 ? v_x797_d[t440] : 0;
-            t437 |= !t442;
-            t435 = t441;
-          }
-          if (__builtin_expect(t437 != 0, 0)) { /* again, recording the error */
-            uint8_t t444 = rt_lt_i(t432, (int32_t)v_x796_n);
-            int32_t t445;
-            if (t444) {
-              int32_t t446;
-              if ((uint64_t)(int64_t)t432 < (uint64_t)v_x796_n) {
-                t446 = v_x796_d[t432];
-              } else {
-                NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_x796_n, 0.0, 4);
-                t446 = 0;
-              }
-              t445 = t446;
-            } else {
-              int32_t t448 = rt_sub_i(t432, (int32_t)v_x796_n);
-              int32_t t449;
-              if ((uint64_t)(int64_t)t448 < (uint64_t)v_x797_n) {
-                t449 = v_x797_d[t448];
-              } else {
-                NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t448, v_x797_n, 0.0, 5);
-                t449 = 0;
-              }
-              t445 = t449;
-            }
-          }
-          t430x0 = t435;
-          int32_t t451 = rt_add_i(t430a0, t430x0);
-          t430a0 = t451;
-        }
-        t429[t430] = t430a0;
-      }
-      int32_t t430t0;
-      t430t0 = 0;
-      for (int64_t t430 = 0; t430 < t428; t430++) {
-        const int32_t t452 = t429[t430];
-        t429[t430] = t430t0;
-        int32_t t454 = rt_add_i(t430t0, t452);
-        t430t0 = t454;
-      }
-      v_x804 = rt_value_new(rt_vec_type(RT_INT), t427);
-      int32_t *v_x804_d = v_x804->data.i;
-      const int64_t v_x804_n = v_x804->len;
-      RT_PARALLEL_FOR_IF(t428 > 1)
-      for (int64_t t430 = 0; t430 < t428; t430++) {
-        int32_t t430p0;
-        t430p0 = t429[t430];
-        const int64_t t430_end = (t430 + 1) * RT_CHUNK < t427 ? (t430 + 1) * RT_CHUNK : t427;
-        for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
-          const int32_t t432 = (int32_t)t431;
-          v_x804_d[t431] = t430p0;
-          int32_t t430y0;
-          int t459 = 0; /* nonzero: a check below failed */
-          uint8_t t456 = rt_lt_i(t432, (int32_t)v_x796_n);
-          int32_t t457;
-          if (t456) {
-            int t460 = (uint64_t)(int64_t)t432 < (uint64_t)v_x796_n;
-            int32_t t458 = t460 ? v_x796_d[t432] : 0;
-            t459 |= !t460;
-            t457 = t458;
-          } else {
-            int32_t t462 = rt_sub_i(t432, (int32_t)v_x796_n);
-            int t464 = (uint64_t)(int64_t)t462 < (uint64_t)v_x797_n;
-            int32_t t463 = t464 ? v_x797_d[t462] : 0;
-            t459 |= !t464;
-            t457 = t463;
-          }
-          if (__builtin_expect(t459 != 0, 0)) { /* again, recording the error */
-            uint8_t t466 = rt_lt_i(t432, (int32_t)v_x796_n);
-            int32_t t467;
-            if (t466) {
-              int32_t t468;
-              if ((uint64_t)(int64_t)t432 < (uint64_t)v_x796_n) {
-                t468 = v_x796_d[t432];
-              } else {
-                NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_x796_n, 0.0, 6);
-                t468 = 0;
-              }
-              t467 = t468;
-            } else {
-              int32_t t470 = rt_sub_i(t432, (int32_t)v_x796_n);
-              int32_t t471;
-              if ((uint64_t)(int64_t)t470 < (uint64_t)v_x797_n) {
-                t471 = v_x797_d[t470];
-              } else {
-                NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t470, v_x797_n, 0.0, 7);
-                t471 = 0;
-              }
-              t467 = t471;
-            }
-          }
-          t430y0 = t457;
-          int32_t t473 = rt_add_i(t430p0, t430y0);
-          t430p0 = t473;
-        }
-      }
-      rt_free(t429);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x800 = v_x800;
-  *out_v_x804 = v_x804;
-  return;
-fail:
-  rt_release(v_x800);
-  rt_release(v_x804);
-}
-
-/* K12: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K12_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x796_d; int64_t v_x796_n;
-  int32_t *v_x797_d; int64_t v_x797_n;
-  int32_t v_x798;
-  int32_t *v_x800_d; int64_t v_x800_n;
-  int32_t *v_x804_d; int64_t v_x804_n;
-};
-struct alignas(8) K12_0_V {
-  int32_t v0;
-};
-struct K12_0_pull {
-  K12_A A;
-  __device__ K12_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t478 = 0; /* nonzero: a check below failed */
-    uint8_t t475 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-    int32_t t476;
-    if (t475) {
-      int t479 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
-      int32_t t477 = t479 ? A.v_x796_d[ix] : 0;
-      t478 |= !t479;
-      t476 = t477;
+  __device__ K11_1_V operator()(const K11_1_V &a, const K11_1_V &b) const {
+    uint8_t t279 = rt_le_i(a.v0, b.v0);
+    int32_t t280;
+    if (t279) {
+      t280 = a.v0;
     } else {
-      int32_t t481 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-      int t483 = (uint64_t)(int64_t)t481 < (uint64_t)A.v_x797_n;
-      int32_t t482 = t483 ? A.v_x797_d[t481] : 0;
-      t478 |= !t483;
-      t476 = t482;
+      t280 = b.v0;
     }
-    if (__builtin_expect(t478 != 0, 0)) { /* again, recording the error */
-      uint8_t t485 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-      int32_t t486;
-      if (t485) {
-        int32_t t487;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n) {
-          t487 = A.v_x796_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x796_n, 0.0, 0);
-          t487 = 0;
-        }
-        t486 = t487;
-      } else {
-        int32_t t489 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-        int32_t t490;
-        if ((uint64_t)(int64_t)t489 < (uint64_t)A.v_x797_n) {
-          t490 = A.v_x797_d[t489];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, A.v_x797_n, 0.0, 1);
-          t490 = 0;
-        }
-        t486 = t490;
-      }
-    }
-    return K12_0_V{t476};
-  }
-};
-struct K12_0_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x800_d[i] = v.v0;
-  }
-};
-struct alignas(8) K12_1_V {
-  int32_t v0;
-};
-struct K12_1_pull {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t495 = 0; /* nonzero: a check below failed */
-    uint8_t t492 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-    int32_t t493;
-    if (t492) {
-      int t496 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n;
-      int32_t t494 = t496 ? A.v_x796_d[ix] : 0;
-      t495 |= !t496;
-      t493 = t494;
+    int32_t t281;
+    if (t279) {
+      t281 = a.v1;
     } else {
-      int32_t t498 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-      int t500 = (uint64_t)(int64_t)t498 < (uint64_t)A.v_x797_n;
-      int32_t t499 = t500 ? A.v_x797_d[t498] : 0;
-      t495 |= !t500;
-      t493 = t499;
+      t281 = b.v1;
     }
-    if (__builtin_expect(t495 != 0, 0)) { /* again, recording the error */
-      uint8_t t502 = rt_lt_i(ix, (int32_t)A.v_x796_n);
-      int32_t t503;
-      if (t502) {
-        int32_t t504;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x796_n) {
-          t504 = A.v_x796_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x796_n, 0.0, 2);
-          t504 = 0;
-        }
-        t503 = t504;
-      } else {
-        int32_t t506 = rt_sub_i(ix, (int32_t)A.v_x796_n);
-        int32_t t507;
-        if ((uint64_t)(int64_t)t506 < (uint64_t)A.v_x797_n) {
-          t507 = A.v_x797_d[t506];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t506, A.v_x797_n, 0.0, 3);
-          t507 = 0;
-        }
-        t503 = t507;
-      }
-    }
-    return K12_1_V{t493};
-  }
-};
-struct K12_1_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_1_V &v) const {
-    A.v_x804_d[i] = v.v0;
-  }
-};
-struct K12_1_op {
-  K12_A A;
-  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
-    int32_t t509 = rt_add_i(a.v0, b.v0);
-    return K12_1_V{t509};
-  }
-};
-struct K12_1_ride {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_1_V &v) const {
-    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
-    K12_1_store{A}(i, v);
-  }
-};
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
-  (void)loc;
-  (void)err;
-  K12_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x796_d = v_x796->data.i;
-  A.v_x796_n = v_x796->len;
-  A.v_x797_d = v_x797->data.i;
-  A.v_x797_n = v_x797->len;
-  A.v_x798 = v_x798;
-  RtValue *v_x800 = NULL;
-  RtValue *v_x804 = NULL;
-  /* MAP */
-  {
-    const int64_t t510 = v_x798;
-    if (t510 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t510, 0.0, run, 4};
-      goto fail;
-    }
-    v_x800 = rtg_vec_new(RT_INT, t510);
-    A.v_x800_d = v_x800->data.i;
-    A.v_x800_n = v_x800->len;
-    /* computed in the launch of SOAC 1 (K12_1_ride) */
-  }
-  /* SCAN */
-  {
-    const int64_t t511 = v_x798;
-    if (t511 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t511, 0.0, run, 5};
-      goto fail;
-    }
-    v_x804 = rtg_vec_new(RT_INT, t511);
-    A.v_x804_d = v_x804->data.i;
-    A.v_x804_n = v_x804->len;
-    rtg::scan<true>("K12", loc, K12_1_pull{A}, K12_1_op{A}, K12_1_V{0}, t511, K12_1_ride{A});
-  }
-  *out_v_x800 = v_x800;
-  *out_v_x804 = v_x804;
-  return;
-fail:
-  rt_release(v_x800);
-  rt_release(v_x804);
-}
-
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x796, RtValue *v_x797, int32_t v_x798, RtValue **out_v_x800, RtValue **out_v_x804) {
-  RtValue *vals[] = {v_x796, v_x797};
-  const int64_t sizes[] = {(int64_t)v_x798, (int64_t)v_x798};
-  if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K12_host(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
-    rtg_host_ran();
-  } else {
-    K12_gpu(err, loc, run, v_x796, v_x797, v_x798, out_v_x800, out_v_x804);
-  }
-}
-
-/* K13: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1147_d = v_x1147->data.i;
-  const int64_t v_x1147_n = v_x1147->len;
-  int32_t *v_x1148_d = v_x1148->data.i;
-  const int64_t v_x1148_n = v_x1148->len;
-  const int64_t *v_sd_1159_off = rt_seg_offsets(v_sd_1159);
-  const int64_t v_sd_1159_n = v_sd_1159->len;
-  int32_t *v_x1151_d = v_x1151->data.i;
-  const int64_t v_x1151_n = v_x1151->len;
-  int32_t *v_x1152_d = v_x1152->data.i;
-  const int64_t v_x1152_n = v_x1152->len;
-  int32_t *v_x1153_d = v_x1153->data.i;
-  const int64_t v_x1153_n = v_x1153->len;
-  RtValue *v_x1158 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t512 = v_sd_1159_off[v_sd_1159_n];
-    v_x1158 = rt_value_new(rt_vec_type(RT_INT), t512);
-    int32_t *v_x1158_d = v_x1158->data.i;
-    const int64_t v_x1158_n = v_x1158->len;
-    const int64_t t513 = (t512 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t513 > 1)
-    for (int64_t t514 = 0; t514 < t513; t514++) {
-      int64_t t517 = rt_segment_search(v_sd_1159_off, 0, v_sd_1159_n, t514 * RT_CHUNK);
-      const int64_t t514_end = (t514 + 1) * RT_CHUNK < t512 ? (t514 + 1) * RT_CHUNK : t512;
-      for (int64_t t515 = t514 * RT_CHUNK; t515 < t514_end; t515++) {
-        const int32_t t516 = (int32_t)t515;
-        while (v_sd_1159_off[t517 + 1] <= t515)
-          t517++;
-        const int32_t t518 = (int32_t)t517;
-        int t520 = 0; /* nonzero: a check below failed */
-        int t521 = (uint64_t)(int64_t)t518 < (uint64_t)v_x1153_n;
-        int32_t t519 = t521 ? v_x1153_d[t518] : 0;
-        t520 |= !t521;
-        int t523 = (uint64_t)(int64_t)t518 < (uint64_t)v_x1151_n;
-        int32_t t522 = t523 ? v_x1151_d[t518] : 0;
-        t520 |= !t523;
-        int32_t t525 = rt_sub_i(t516, t522);
-        int t527 = (uint64_t)(int64_t)t518 < (uint64_t)v_x1152_n;
-        int32_t t526 = t527 ? v_x1152_d[t518] : 0;
-        t520 |= !t527;
-        int32_t t529 = rt_mul_i(t525, t526);
-        int32_t t531 = rt_add_i(t519, t529);
-        int t533 = (uint64_t)(int64_t)t531 < (uint64_t)v_x1149;
-        int32_t t532 = t533 ? t531 : 0;
-        t520 |= !t533;
-        uint8_t t535 = rt_lt_i(t532, (int32_t)v_x1147_n);
-        int32_t t536;
-        if (t535) {
-          int t538 = (uint64_t)(int64_t)t532 < (uint64_t)v_x1147_n;
-          int32_t t537 = t538 ? v_x1147_d[t532] : 0;
-          t520 |= !t538;
-          t536 = t537;
-        } else {
-          int32_t t540 = rt_sub_i(t532, (int32_t)v_x1147_n);
-          int t542 = (uint64_t)(int64_t)t540 < (uint64_t)v_x1148_n;
-          int32_t t541 = t542 ? v_x1148_d[t540] : 0;
-          t520 |= !t542;
-          t536 = t541;
-        }
-        if (__builtin_expect(t520 != 0, 0)) { /* again, recording the error */
-          int32_t t543;
-          if ((uint64_t)(int64_t)t518 < (uint64_t)v_x1153_n) {
-            t543 = v_x1153_d[t518];
-          } else {
-            NESSIE_RECORD(err, t515, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, v_x1153_n, 0.0, 0);
-            t543 = 0;
-          }
-          int32_t t544;
-          if ((uint64_t)(int64_t)t518 < (uint64_t)v_x1151_n) {
-            t544 = v_x1151_d[t518];
-          } else {
-            NESSIE_RECORD(err, t515, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, v_x1151_n, 0.0, 1);
-            t544 = 0;
-          }
-          int32_t t546 = rt_sub_i(t516, t544);
-          int32_t t547;
-          if ((uint64_t)(int64_t)t518 < (uint64_t)v_x1152_n) {
-            t547 = v_x1152_d[t518];
-          } else {
-            NESSIE_RECORD(err, t515, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, v_x1152_n, 0.0, 2);
-            t547 = 0;
-          }
-          int32_t t549 = rt_mul_i(t546, t547);
-          int32_t t551 = rt_add_i(t543, t549);
-          int32_t t552;
-          if ((uint64_t)(int64_t)t551 < (uint64_t)v_x1149) {
-            t552 = t551;
-          } else {
-            NESSIE_RECORD(err, t515, RT_CHECK_INDEX, 0, 0, RT_GATHER, t551, v_x1149, 0.0, 3);
-            t552 = 0;
-          }
-          uint8_t t554 = rt_lt_i(t552, (int32_t)v_x1147_n);
-          int32_t t555;
-          if (t554) {
-            int32_t t556;
-            if ((uint64_t)(int64_t)t552 < (uint64_t)v_x1147_n) {
-              t556 = v_x1147_d[t552];
-            } else {
-              NESSIE_RECORD(err, t515, RT_CHECK_INDEX, 0, 0, RT_GATHER, t552, v_x1147_n, 0.0, 4);
-              t556 = 0;
-            }
-            t555 = t556;
-          } else {
-            int32_t t558 = rt_sub_i(t552, (int32_t)v_x1147_n);
-            int32_t t559;
-            if ((uint64_t)(int64_t)t558 < (uint64_t)v_x1148_n) {
-              t559 = v_x1148_d[t558];
-            } else {
-              NESSIE_RECORD(err, t515, RT_CHECK_INDEX, 0, 0, RT_GATHER, t558, v_x1148_n, 0.0, 5);
-              t559 = 0;
-            }
-            t555 = t559;
-          }
-        }
-        v_x1158_d[t515] = t536;
-      }
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1158 = v_x1158;
-  return;
-fail:
-  rt_release(v_x1158);
-}
-
-/* K13: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K13_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1147_d; int64_t v_x1147_n;
-  int32_t *v_x1148_d; int64_t v_x1148_n;
-  int32_t v_x1149;
-  const int64_t *v_sd_1159_off; int64_t v_sd_1159_n;
-  int32_t *v_x1151_d; int64_t v_x1151_n;
-  int32_t *v_x1152_d; int64_t v_x1152_n;
-  int32_t *v_x1153_d; int64_t v_x1153_n;
-  int32_t v_x1154;
-  int32_t *v_x1158_d; int64_t v_x1158_n;
-};
-struct alignas(8) K13_0_V {
-  int32_t v0;
-};
-struct K13_0_pull {
-  K13_A A;
-  __device__ K13_0_V operator()(int64_t i, int64_t s) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t561 = 0; /* nonzero: a check below failed */
-    int t562 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1153_n;
-    int32_t t560 = t562 ? A.v_x1153_d[sx] : 0;
-    t561 |= !t562;
-    int t564 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1151_n;
-    int32_t t563 = t564 ? A.v_x1151_d[sx] : 0;
-    t561 |= !t564;
-    int32_t t566 = rt_sub_i(ix, t563);
-    int t568 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1152_n;
-    int32_t t567 = t568 ? A.v_x1152_d[sx] : 0;
-    t561 |= !t568;
-    int32_t t570 = rt_mul_i(t566, t567);
-    int32_t t572 = rt_add_i(t560, t570);
-    int t574 = (uint64_t)(int64_t)t572 < (uint64_t)A.v_x1149;
-    int32_t t573 = t574 ? t572 : 0;
-    t561 |= !t574;
-    uint8_t t576 = rt_lt_i(t573, (int32_t)A.v_x1147_n);
-    int32_t t577;
-    if (t576) {
-      int t579 = (uint64_t)(int64_t)t573 < (uint64_t)A.v_x1147_n;
-      int32_t t578 = t579 ? A.v_x1147_d[t573] : 0;
-      t561 |= !t579;
-      t577 = t578;
+    int32_t t282;
+    if (t279) {
+      t282 = a.v2;
     } else {
-      int32_t t581 = rt_sub_i(t573, (int32_t)A.v_x1147_n);
-      int t583 = (uint64_t)(int64_t)t581 < (uint64_t)A.v_x1148_n;
-      int32_t t582 = t583 ? A.v_x1148_d[t581] : 0;
-      t561 |= !t583;
-      t577 = t582;
+      t282 = b.v2;
     }
-    if (__builtin_expect(t561 != 0, 0)) { /* again, recording the error */
-      int32_t t584;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1153_n) {
-        t584 = A.v_x1153_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1153_n, 0.0, 0);
-        t584 = 0;
-      }
-      int32_t t585;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1151_n) {
-        t585 = A.v_x1151_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1151_n, 0.0, 1);
-        t585 = 0;
-      }
-      int32_t t587 = rt_sub_i(ix, t585);
-      int32_t t588;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1152_n) {
-        t588 = A.v_x1152_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1152_n, 0.0, 2);
-        t588 = 0;
-      }
-      int32_t t590 = rt_mul_i(t587, t588);
-      int32_t t592 = rt_add_i(t584, t590);
-      int32_t t593;
-      if ((uint64_t)(int64_t)t592 < (uint64_t)A.v_x1149) {
-        t593 = t592;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t592, A.v_x1149, 0.0, 3);
-        t593 = 0;
-      }
-      uint8_t t595 = rt_lt_i(t593, (int32_t)A.v_x1147_n);
-      int32_t t596;
-      if (t595) {
-        int32_t t597;
-        if ((uint64_t)(int64_t)t593 < (uint64_t)A.v_x1147_n) {
-          t597 = A.v_x1147_d[t593];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t593, A.v_x1147_n, 0.0, 4);
-          t597 = 0;
-        }
-        t596 = t597;
-      } else {
-        int32_t t599 = rt_sub_i(t593, (int32_t)A.v_x1147_n);
-        int32_t t600;
-        if ((uint64_t)(int64_t)t599 < (uint64_t)A.v_x1148_n) {
-          t600 = A.v_x1148_d[t599];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t599, A.v_x1148_n, 0.0, 5);
-          t600 = 0;
-        }
-        t596 = t600;
-      }
-    }
-    return K13_0_V{t577};
+    return K11_1_V{t280, t281, t282};
   }
 };
-struct K13_0_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x1158_d[i] = v.v0;
-  }
-};
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
-  (void)loc;
-  (void)err;
-  K13_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1147_d = v_x1147->data.i;
-  A.v_x1147_n = v_x1147->len;
-  A.v_x1148_d = v_x1148->data.i;
-  A.v_x1148_n = v_x1148->len;
-  A.v_x1149 = v_x1149;
-  A.v_sd_1159_off = rtg_seg_offsets(v_sd_1159);
-  A.v_sd_1159_n = v_sd_1159->len;
-  A.v_x1151_d = v_x1151->data.i;
-  A.v_x1151_n = v_x1151->len;
-  A.v_x1152_d = v_x1152->data.i;
-  A.v_x1152_n = v_x1152->len;
-  A.v_x1153_d = v_x1153->data.i;
-  A.v_x1153_n = v_x1153->len;
-  A.v_x1154 = v_x1154;
-  RtValue *v_x1158 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t601 = rtg_seg_total(v_sd_1159);
-    v_x1158 = rtg_vec_new(RT_INT, t601);
-    A.v_x1158_d = v_x1158->data.i;
-    A.v_x1158_n = v_x1158->len;
-    rtg::seg_map("K13", loc, K13_0_pull{A}, K13_0_store{A}, v_sd_1159, t601);
-  }
-  *out_v_x1158 = v_x1158;
-  return;
-fail:
-  rt_release(v_x1158);
-}
-
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1147, RtValue *v_x1148, int32_t v_x1149, RtValue *v_sd_1159, RtValue *v_x1151, RtValue *v_x1152, RtValue *v_x1153, int32_t v_x1154, RtValue **out_v_x1158) {
-  RtValue *vals[] = {v_x1147, v_x1148, v_sd_1159, v_x1151, v_x1152, v_x1153};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K13_host(err, loc, run, v_x1147, v_x1148, v_x1149, v_sd_1159, v_x1151, v_x1152, v_x1153, v_x1154, out_v_x1158);
-    rtg_host_ran();
-  } else {
-    K13_gpu(err, loc, run, v_x1147, v_x1148, v_x1149, v_sd_1159, v_x1151, v_x1152, v_x1153, v_x1154, out_v_x1158);
-  }
-}
-
-/* K14: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x831_d = v_x831->data.i;
-  const int64_t v_x831_n = v_x831->len;
-  int32_t *v_x834_d = v_x834->data.i;
-  const int64_t v_x834_n = v_x834->len;
-  RtValue *v_x836 = NULL;
-  RtValue *v_x838 = NULL;
-  RtValue *v_x840 = NULL;
-  /* MAP */
-  {
-    const int64_t t602 = v_x819;
-    if (t602 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t602, 0.0, 0);
-      goto fail;
-    }
-    v_x836 = rt_value_new(rt_vec_type(RT_INT), t602);
-    int32_t *v_x836_d = v_x836->data.i;
-    const int64_t v_x836_n = v_x836->len;
-    v_x838 = rt_value_new(rt_vec_type(RT_INT), t602);
-    int32_t *v_x838_d = v_x838->data.i;
-    const int64_t v_x838_n = v_x838->len;
-    v_x840 = rt_value_new(rt_vec_type(RT_INT), t602);
-    int32_t *v_x840_d = v_x840->data.i;
-    const int64_t v_x840_n = v_x840->len;
-    RT_PARALLEL_FOR_IF(t602 >= RT_PARALLEL_MIN)
-    for (int64_t t603 = 0; t603 < t602; t603++) {
-      const int32_t t604 = (int32_t)t603;
-      int t607 = 0; /* nonzero: a check below failed */
-      int32_t t606 = rt_div_i(t604, 2, &t607);
-      int32_t t609 = rt_rem_i(t604, 2, &t607);
-      int32_t t611 = rt_mul_i(t609, v_x826);
-      int32_t t613 = rt_add_i(t611, t606);
-      int t615 = (uint64_t)(int64_t)t613 < (uint64_t)v_x831_n;
-      int32_t t614 = t615 ? v_x831_d[t613] : 0;
-      t607 |= !t615;
-      int t617 = (uint64_t)(int64_t)t613 < (uint64_t)v_x834_n;
-      int32_t t616 = t617 ? v_x834_d[t613] : 0;
-      t607 |= !t617;
-      int32_t t619 = rt_add_i(t616, t614);
-      if (__builtin_expect(t607 != 0, 0)) { /* again, recording the error */
-        int t620 = 0;
-        int32_t t621 = rt_div_i(t604, 2, &t620);
-        if (t620) {
-          NESSIE_RECORD(err, t603, RT_CHECK_SCALAR, 0, t620, RT_DIV, 0, 0, 0.0, 1);
-        }
-        int t622 = 0;
-        int32_t t623 = rt_rem_i(t604, 2, &t622);
-        if (t622) {
-          NESSIE_RECORD(err, t603, RT_CHECK_SCALAR, 0, t622, RT_REM, 0, 0, 0.0, 2);
-        }
-        int32_t t625 = rt_mul_i(t623, v_x826);
-        int32_t t627 = rt_add_i(t625, t621);
-        int32_t t628;
-        if ((uint64_t)(int64_t)t627 < (uint64_t)v_x831_n) {
-          t628 = v_x831_d[t627];
-        } else {
-          NESSIE_RECORD(err, t603, RT_CHECK_INDEX, 0, 0, RT_GATHER, t627, v_x831_n, 0.0, 3);
-          t628 = 0;
-        }
-        int32_t t629;
-        if ((uint64_t)(int64_t)t627 < (uint64_t)v_x834_n) {
-          t629 = v_x834_d[t627];
-        } else {
-          NESSIE_RECORD(err, t603, RT_CHECK_INDEX, 0, 0, RT_GATHER, t627, v_x834_n, 0.0, 4);
-          t629 = 0;
-        }
-        int32_t t631 = rt_add_i(t629, t628);
-      }
-      v_x836_d[t603] = t616;
-      v_x838_d[t603] = t619;
-      v_x840_d[t603] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x836 = v_x836;
-  *out_v_x838 = v_x838;
-  *out_v_x840 = v_x840;
-  return;
-fail:
-  rt_release(v_x836);
-  rt_release(v_x838);
-  rt_release(v_x840);
-}
-
-/* K14: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K14_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x819;
-  int32_t v_x826;
-  int32_t *v_x831_d; int64_t v_x831_n;
-  int32_t *v_x834_d; int64_t v_x834_n;
-  int32_t *v_x836_d; int64_t v_x836_n;
-  int32_t *v_x838_d; int64_t v_x838_n;
-  int32_t *v_x840_d; int64_t v_x840_n;
-};
-struct alignas(8) K14_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K14_0_pull {
-  K14_A A;
-  __device__ K14_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t634 = 0; /* nonzero: a check below failed */
-    int32_t t633 = rt_div_i(ix, 2, &t634);
-    int32_t t636 = rt_rem_i(ix, 2, &t634);
-    int32_t t638 = rt_mul_i(t636, A.v_x826);
-    int32_t t640 = rt_add_i(t638, t633);
-    int t642 = (uint64_t)(int64_t)t640 < (uint64_t)A.v_x831_n;
-    int32_t t641 = t642 ? A.v_x831_d[t640] : 0;
-    t634 |= !t642;
-    int t644 = (uint64_t)(int64_t)t640 < (uint64_t)A.v_x834_n;
-    int32_t t643 = t644 ? A.v_x834_d[t640] : 0;
-    t634 |= !t644;
-    int32_t t646 = rt_add_i(t643, t641);
-    if (__builtin_expect(t634 != 0, 0)) { /* again, recording the error */
-      int t647 = 0;
-      int32_t t648 = rt_div_i(ix, 2, &t647);
-      if (t647) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t647, RT_DIV, 0, 0, 0.0, 0);
-      }
-      int t649 = 0;
-      int32_t t650 = rt_rem_i(ix, 2, &t649);
-      if (t649) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t649, RT_REM, 0, 0, 0.0, 1);
-      }
-      int32_t t652 = rt_mul_i(t650, A.v_x826);
-      int32_t t654 = rt_add_i(t652, t648);
-      int32_t t655;
-      if ((uint64_t)(int64_t)t654 < (uint64_t)A.v_x831_n) {
-        t655 = A.v_x831_d[t654];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t654, A.v_x831_n, 0.0, 2);
-        t655 = 0;
-      }
-      int32_t t656;
-      if ((uint64_t)(int64_t)t654 < (uint64_t)A.v_x834_n) {
-        t656 = A.v_x834_d[t654];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t654, A.v_x834_n, 0.0, 3);
-        t656 = 0;
-      }
-      int32_t t658 = rt_add_i(t656, t655);
-    }
-    return K14_0_V{t643, t646, 1};
-  }
-};
-struct K14_0_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x836_d[i] = v.v0;
-    A.v_x838_d[i] = v.v1;
-    A.v_x840_d[i] = v.v2;
-  }
-};
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
-  (void)loc;
-  (void)err;
-  K14_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x819 = v_x819;
-  A.v_x826 = v_x826;
-  A.v_x831_d = v_x831->data.i;
-  A.v_x831_n = v_x831->len;
-  A.v_x834_d = v_x834->data.i;
-  A.v_x834_n = v_x834->len;
-  RtValue *v_x836 = NULL;
-  RtValue *v_x838 = NULL;
-  RtValue *v_x840 = NULL;
-  /* MAP */
-  {
-    const int64_t t659 = v_x819;
-    if (t659 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t659, 0.0, run, 4};
-      goto fail;
-    }
-    v_x836 = rtg_vec_new(RT_INT, t659);
-    A.v_x836_d = v_x836->data.i;
-    A.v_x836_n = v_x836->len;
-    v_x838 = rtg_vec_new(RT_INT, t659);
-    A.v_x838_d = v_x838->data.i;
-    A.v_x838_n = v_x838->len;
-    v_x840 = rtg_vec_new(RT_INT, t659);
-    A.v_x840_d = v_x840->data.i;
-    A.v_x840_n = v_x840->len;
-    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t659);
-  }
-  *out_v_x836 = v_x836;
-  *out_v_x838 = v_x838;
-  *out_v_x840 = v_x840;
-  return;
-fail:
-  rt_release(v_x836);
-  rt_release(v_x838);
-  rt_release(v_x840);
-}
-
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x819, int32_t v_x826, RtValue *v_x831, RtValue *v_x834, RtValue **out_v_x836, RtValue **out_v_x838, RtValue **out_v_x840) {
-  RtValue *vals[] = {v_x831, v_x834};
-  const int64_t sizes[] = {(int64_t)v_x819};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K14_host(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
-    rtg_host_ran();
-  } else {
-    K14_gpu(err, loc, run, v_x819, v_x826, v_x831, v_x834, out_v_x836, out_v_x838, out_v_x840);
-  }
-}
-
-/* K15: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x844_d = v_x844->data.i;
-  const int64_t v_x844_n = v_x844->len;
-  RtValue *v_x843 = NULL;
-  int32_t v_x852 = 0;
-  int32_t v_x853 = 0;
-  int32_t v_x854 = 0;
-  /* MAP */
-  {
-    const int64_t t660 = v_x841;
-    if (t660 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t660, 0.0, 0);
-      goto fail;
-    }
-    v_x843 = rt_value_new(rt_vec_type(RT_INT), t660);
-    int32_t *v_x843_d = v_x843->data.i;
-    const int64_t v_x843_n = v_x843->len;
-    RT_PARALLEL_FOR_IF(t660 >= RT_PARALLEL_MIN)
-    for (int64_t t661 = 0; t661 < t660; t661++) {
-      const int32_t t662 = (int32_t)t661;
-      v_x843_d[t661] = 2;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x843_d = v_x843->data.i;
-    const int64_t v_x843_n = v_x843->len;
-    /* REDUCE */
-    {
-      const int64_t t663 = v_x844_n;
-      const int64_t t664 = t663 > 0 ? (t663 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t665 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t664);
-      int32_t *t666 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t664);
-      int32_t *t667 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t664);
-      RT_PARALLEL_FOR_IF(t664 > 1)
-      for (int64_t t668 = 0; t668 < t664; t668++) {
-        int32_t t668a0;
-        int32_t t668a1;
-        int32_t t668a2;
-        t668a0 = 2147483647;
-        t668a1 = 0;
-        t668a2 = 1;
-        const int64_t t668_end = (t668 + 1) * RT_CHUNK < t663 ? (t668 + 1) * RT_CHUNK : t663;
-        for (int64_t t669 = t668 * RT_CHUNK; t669 < t668_end; t669++) {
-          const int32_t t670 = (int32_t)t669;
-          int32_t t668x0;
-          int32_t t668x1;
-          int32_t t668x2;
-          uint8_t t672 = rt_lt_i(0, 2);
-          int32_t t673;
-          if (t672) {
-            t673 = 2147483647;
-          } else {
-            t673 = t670;
-          }
-          t668x0 = t673;
-          t668x1 = 0;
-          t668x2 = 2;
-          uint8_t t675 = rt_le_i(t668a0, t668x0);
-          int32_t t676;
-          if (t675) {
-            t676 = t668a0;
-          } else {
-            t676 = t668x0;
-          }
-          int32_t t677;
-          if (t675) {
-            t677 = t668a1;
-          } else {
-            t677 = t668x1;
-          }
-          int32_t t678;
-          if (t675) {
-            t678 = t668a2;
-          } else {
-            t678 = t668x2;
-          }
-          t668a0 = t676;
-          t668a1 = t677;
-          t668a2 = t678;
-        }
-        t665[t668] = t668a0;
-        t666[t668] = t668a1;
-        t667[t668] = t668a2;
-      }
-      int32_t t668t0;
-      int32_t t668t1;
-      int32_t t668t2;
-      t668t0 = 2147483647;
-      t668t1 = 0;
-      t668t2 = 1;
-      for (int64_t t668 = 0; t668 < t664; t668++) {
-        const int32_t t679 = t665[t668];
-        const int32_t t680 = t666[t668];
-        const int32_t t681 = t667[t668];
-        uint8_t t683 = rt_le_i(t668t0, t679);
-        int32_t t684;
-        if (t683) {
-          t684 = t668t0;
-        } else {
-          t684 = t679;
-        }
-        int32_t t685;
-        if (t683) {
-          t685 = t668t1;
-        } else {
-          t685 = t680;
-        }
-        int32_t t686;
-        if (t683) {
-          t686 = t668t2;
-        } else {
-          t686 = t681;
-        }
-        t668t0 = t684;
-        t668t1 = t685;
-        t668t2 = t686;
-      }
-      v_x852 = t668t0;
-      rt_free(t665);
-      v_x853 = t668t1;
-      rt_free(t666);
-      v_x854 = t668t2;
-      rt_free(t667);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x843 = v_x843;
-  *out_v_x853 = v_x853;
-  *out_v_x854 = v_x854;
-  return;
-fail:
-  rt_release(v_x843);
-}
-
-/* K15: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K15_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x841;
-  int32_t *v_x844_d; int64_t v_x844_n;
-  int32_t *v_x843_d; int64_t v_x843_n;
-  int32_t v_x852;
-  int32_t v_x853;
-  int32_t v_x854;
-};
-struct alignas(8) K15_0_V {
-  int32_t v0;
-};
-struct K15_0_pull {
-  K15_A A;
-  __device__ K15_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K15_0_V{2};
-  }
-};
-struct K15_0_store {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x843_d[i] = v.v0;
-  }
-};
-struct alignas(8) K15_1_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K15_1_pull {
-  K15_A A;
-  __device__ K15_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    uint8_t t688 = rt_lt_i(0, 2);
-    int32_t t689;
-    if (t688) {
-      t689 = 2147483647;
-    } else {
-      t689 = ix;
-    }
-    return K15_1_V{t689, 0, 2};
-  }
-};
-struct K15_1_op {
-  K15_A A;
-  __device__ K15_1_V operator()(const K15_1_V &a, const K15_1_V &b) const {
-    uint8_t t691 = rt_le_i(a.v0, b.v0);
-    int32_t t692;
-    if (t691) {
-      t692 = a.v0;
-    } else {
-      t692 = b.v0;
-    }
-    int32_t t693;
-    if (t691) {
-      t693 = a.v1;
-    } else {
-      t693 = b.v1;
-    }
-    int32_t t694;
-    if (t691) {
-      t694 = a.v2;
-    } else {
-      t694 = b.v2;
-    }
-    return K15_1_V{t692, t693, t694};
-  }
-};
-struct K15_1_check {
+struct K11_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K15_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K11_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -3480,136 +1901,1787 @@ struct K15_1_check {
     return true;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
+struct K11_1_ride {
+  K11_A A;
+  __device__ K11_1_V operator()(int64_t i) const {
+    K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
+    return K11_1_pull{A}(i);
+  }
+};
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x732, RtValue *v_x735, RtValue **out_v_x734, int32_t *out_v_x744, int32_t *out_v_x745, int check_site_0) {
+  (void)loc;
+  (void)err;
+  K11_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x732 = v_x732;
+  A.v_x735_d = v_x735->data.i;
+  A.v_x735_n = v_x735->len;
+  RtValue *v_x734 = NULL;
+  K11_1_V *K11_1_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x743 = 0;
+  int32_t v_x744 = 0;
+  int32_t v_x745 = 0;
+  /* MAP */
+  {
+    const int64_t t283 = v_x732;
+    if (t283 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t283, 0.0, run, 1};
+      goto fail;
+    }
+    v_x734 = rtg_vec_new(RT_INT, t283);
+    A.v_x734_d = v_x734->data.i;
+    A.v_x734_n = v_x734->len;
+    /* computed in the launch of SOAC 1 (K11_1_ride) */
+  }
+  /* REDUCE */
+  {
+    const int64_t t284 = v_x732;
+    if (t284 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t284, 0.0, run, 2};
+      goto fail;
+    }
+    K11_1_V *t285 = rtg::reduce_to_device<false>("K11", loc, K11_1_ride{A}, K11_1_op{A}, K11_1_V{2147483647, 0, 1}, t284);
+    K11_1_value = t285;
+  }
+  if (!rtg::check_result("K11", loc, K11_1_value, K11_1_check{{check_site_0}}, K11_1_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K11_1_value = NULL; /* freed by check_result, after the check */
+  *out_v_x734 = v_x734;
+  *out_v_x744 = v_x744;
+  *out_v_x745 = v_x745;
+  return;
+fail:
+  rt_release(v_x734);
+  rtg_free(K11_1_value);
+}
+
+static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x732, RtValue *v_x735, RtValue **out_v_x734, int32_t *out_v_x744, int32_t *out_v_x745, int check_site_0) {
+  RtValue *vals[] = {v_x735};
+  const int64_t sizes[] = {(int64_t)v_x732, (int64_t)v_x732};
+  if (rtg_choose_host(vals, 1, sizes, 2)) {
+    K11_host(err, loc, run, v_x732, v_x735, out_v_x734, out_v_x744, out_v_x745);
+    if (err->index == INT64_MAX) {
+      K11_1_V t286;
+      memset(&t286, 0, sizeof t286);
+      t286.v1 = *out_v_x744;
+      t286.v2 = *out_v_x745;
+      (void)K11_1_check{{check_site_0}}(t286, err, run);
+    }
+    rtg_host_ran();
+  } else {
+    K11_gpu(err, loc, run, v_x732, v_x735, out_v_x734, out_v_x744, out_v_x745, check_site_0);
+  }
+}
+
+/* K12: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x746_d = v_x746->data.i;
+  const int64_t v_x746_n = v_x746->len;
+  int32_t *v_x747_d = v_x747->data.i;
+  const int64_t v_x747_n = v_x747->len;
+  int32_t *v_x750_d = v_x750->data.i;
+  const int64_t v_x750_n = v_x750->len;
+  const int64_t *v_x760_off = rt_seg_offsets(v_x760);
+  const int64_t v_x760_n = v_x760->len;
+  RtValue *v_x756 = NULL;
+  RtValue *v_x757 = NULL;
+  RtValue *v_x770 = NULL;
+  RtValue *v_x771 = NULL;
+  RtValue *v_x764 = NULL;
+  RtValue *v_x777 = NULL;
+  /* FILTER */
+  {
+    const int64_t t287 = v_x750_n;
+    const int64_t t288 = t287 > 0 ? (t287 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t289 = (uint8_t *)rt_alloc_atomic((size_t)t287 + 1);
+    int64_t *t290 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t288 + 1));
+    RT_PARALLEL_FOR_IF(t288 > 1)
+    for (int64_t t291 = 0; t291 < t288; t291++) {
+      int64_t kept = 0;
+      const int64_t t291_end = (t291 + 1) * RT_CHUNK < t287 ? (t291 + 1) * RT_CHUNK : t287;
+      for (int64_t t292 = t291 * RT_CHUNK; t292 < t291_end; t292++) {
+        const int32_t t293 = (int32_t)t292;
+        int32_t t291x0;
+        uint8_t t291x1;
+        int t295 = 0; /* nonzero: a check below failed */
+        int t296 = (uint64_t)(int64_t)t293 < (uint64_t)v_x746_n;
+        int32_t t294 = t296 ? v_x746_d[t293] : 0;
+        t295 |= !t296;
+        int t298 = (uint64_t)(int64_t)t294 < (uint64_t)v_x747_n;
+        int32_t t297 = t298 ? v_x747_d[t294] : 0;
+        t295 |= !t298;
+        int32_t t299 = v_x750_d[t293];
+        uint8_t t301 = rt_lt_i(t299, t297);
+        if (__builtin_expect(t295 != 0, 0)) { /* again, recording the error */
+          int32_t t302;
+          if ((uint64_t)(int64_t)t293 < (uint64_t)v_x746_n) {
+            t302 = v_x746_d[t293];
+          } else {
+            NESSIE_RECORD(err, t292, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x746_n, 0.0, 0);
+            t302 = 0;
+          }
+          int32_t t303;
+          if ((uint64_t)(int64_t)t302 < (uint64_t)v_x747_n) {
+            t303 = v_x747_d[t302];
+          } else {
+            NESSIE_RECORD(err, t292, RT_CHECK_INDEX, 0, 0, RT_GATHER, t302, v_x747_n, 0.0, 1);
+            t303 = 0;
+          }
+          int32_t t304 = v_x750_d[t293];
+          uint8_t t306 = rt_lt_i(t304, t303);
+        }
+        t291x0 = t299;
+        t291x1 = t301;
+        uint8_t t307;
+        t307 = t291x1;
+        t289[t292] = t307 != 0;
+        kept += t307 != 0;
+      }
+      t290[t291] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t289);
+      rt_free(t290);
+      goto fail;
+    }
+    int64_t t308 = 0;
+    for (int64_t t291 = 0; t291 < t288; t291++) {
+      const int64_t k = t290[t291];
+      t290[t291] = t308;
+      t308 += k;
+    }
+    v_x756 = rt_value_new(rt_vec_type(RT_INT), t308);
+    int32_t *v_x756_d = v_x756->data.i;
+    const int64_t v_x756_n = v_x756->len;
+    v_x757 = rt_value_new(rt_vec_type(RT_BOOL), t308);
+    uint8_t *v_x757_d = v_x757->data.b;
+    const int64_t v_x757_n = v_x757->len;
+    RT_PARALLEL_FOR_IF(t288 > 1)
+    for (int64_t t291 = 0; t291 < t288; t291++) {
+      int64_t at = t290[t291];
+      const int64_t t291_end = (t291 + 1) * RT_CHUNK < t287 ? (t291 + 1) * RT_CHUNK : t287;
+      for (int64_t t292 = t291 * RT_CHUNK; t292 < t291_end; t292++) {
+        const int32_t t293 = (int32_t)t292;
+        if (!t289[t292])
+          continue;
+        int32_t t291y0;
+        uint8_t t291y1;
+        int t310 = 0; /* nonzero: a check below failed */
+        int t311 = (uint64_t)(int64_t)t293 < (uint64_t)v_x746_n;
+        int32_t t309 = t311 ? v_x746_d[t293] : 0;
+        t310 |= !t311;
+        int t313 = (uint64_t)(int64_t)t309 < (uint64_t)v_x747_n;
+        int32_t t312 = t313 ? v_x747_d[t309] : 0;
+        t310 |= !t313;
+        int32_t t314 = v_x750_d[t293];
+        uint8_t t316 = rt_lt_i(t314, t312);
+        if (__builtin_expect(t310 != 0, 0)) { /* again, recording the error */
+          int32_t t317;
+          if ((uint64_t)(int64_t)t293 < (uint64_t)v_x746_n) {
+            t317 = v_x746_d[t293];
+          } else {
+            NESSIE_RECORD(err, t292, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x746_n, 0.0, 2);
+            t317 = 0;
+          }
+          int32_t t318;
+          if ((uint64_t)(int64_t)t317 < (uint64_t)v_x747_n) {
+            t318 = v_x747_d[t317];
+          } else {
+            NESSIE_RECORD(err, t292, RT_CHECK_INDEX, 0, 0, RT_GATHER, t317, v_x747_n, 0.0, 3);
+            t318 = 0;
+          }
+          int32_t t319 = v_x750_d[t293];
+          uint8_t t321 = rt_lt_i(t319, t318);
+        }
+        t291y0 = t314;
+        t291y1 = t316;
+        if (t289[t292]) {
+          v_x756_d[at] = t291y0;
+          v_x757_d[at] = t291y1;
+          at++;
+        }
+      }
+    }
+    rt_free(t289);
+    rt_free(t290);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x756_d = v_x756->data.i;
+    const int64_t v_x756_n = v_x756->len;
+    uint8_t *v_x757_d = v_x757->data.b;
+    const int64_t v_x757_n = v_x757->len;
+    /* FILTER */
+    {
+      const int64_t t322 = v_x750_n;
+      const int64_t t323 = t322 > 0 ? (t322 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t324 = (uint8_t *)rt_alloc_atomic((size_t)t322 + 1);
+      int64_t *t325 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t323 + 1));
+      RT_PARALLEL_FOR_IF(t323 > 1)
+      for (int64_t t326 = 0; t326 < t323; t326++) {
+        int64_t kept = 0;
+        const int64_t t326_end = (t326 + 1) * RT_CHUNK < t322 ? (t326 + 1) * RT_CHUNK : t322;
+        for (int64_t t327 = t326 * RT_CHUNK; t327 < t326_end; t327++) {
+          const int32_t t328 = (int32_t)t327;
+          int32_t t326x0;
+          uint8_t t326x1;
+          int t330 = 0; /* nonzero: a check below failed */
+          int t331 = (uint64_t)(int64_t)t328 < (uint64_t)v_x746_n;
+          int32_t t329 = t331 ? v_x746_d[t328] : 0;
+          t330 |= !t331;
+          int t333 = (uint64_t)(int64_t)t329 < (uint64_t)v_x747_n;
+          int32_t t332 = t333 ? v_x747_d[t329] : 0;
+          t330 |= !t333;
+          int32_t t334 = v_x750_d[t328];
+          uint8_t t336 = rt_gt_i(t334, t332);
+          if (__builtin_expect(t330 != 0, 0)) { /* again, recording the error */
+            int32_t t337;
+            if ((uint64_t)(int64_t)t328 < (uint64_t)v_x746_n) {
+              t337 = v_x746_d[t328];
+            } else {
+              NESSIE_RECORD(err, t327, RT_CHECK_INDEX, 0, 0, RT_GATHER, t328, v_x746_n, 0.0, 4);
+              t337 = 0;
+            }
+            int32_t t338;
+            if ((uint64_t)(int64_t)t337 < (uint64_t)v_x747_n) {
+              t338 = v_x747_d[t337];
+            } else {
+              NESSIE_RECORD(err, t327, RT_CHECK_INDEX, 0, 0, RT_GATHER, t337, v_x747_n, 0.0, 5);
+              t338 = 0;
+            }
+            int32_t t339 = v_x750_d[t328];
+            uint8_t t341 = rt_gt_i(t339, t338);
+          }
+          t326x0 = t334;
+          t326x1 = t336;
+          uint8_t t342;
+          t342 = t326x1;
+          t324[t327] = t342 != 0;
+          kept += t342 != 0;
+        }
+        t325[t326] = kept;
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t324);
+        rt_free(t325);
+        goto fail;
+      }
+      int64_t t343 = 0;
+      for (int64_t t326 = 0; t326 < t323; t326++) {
+        const int64_t k = t325[t326];
+        t325[t326] = t343;
+        t343 += k;
+      }
+      v_x770 = rt_value_new(rt_vec_type(RT_INT), t343);
+      int32_t *v_x770_d = v_x770->data.i;
+      const int64_t v_x770_n = v_x770->len;
+      v_x771 = rt_value_new(rt_vec_type(RT_BOOL), t343);
+      uint8_t *v_x771_d = v_x771->data.b;
+      const int64_t v_x771_n = v_x771->len;
+      RT_PARALLEL_FOR_IF(t323 > 1)
+      for (int64_t t326 = 0; t326 < t323; t326++) {
+        int64_t at = t325[t326];
+        const int64_t t326_end = (t326 + 1) * RT_CHUNK < t322 ? (t326 + 1) * RT_CHUNK : t322;
+        for (int64_t t327 = t326 * RT_CHUNK; t327 < t326_end; t327++) {
+          const int32_t t328 = (int32_t)t327;
+          if (!t324[t327])
+            continue;
+          int32_t t326y0;
+          uint8_t t326y1;
+          int t345 = 0; /* nonzero: a check below failed */
+          int t346 = (uint64_t)(int64_t)t328 < (uint64_t)v_x746_n;
+          int32_t t344 = t346 ? v_x746_d[t328] : 0;
+          t345 |= !t346;
+          int t348 = (uint64_t)(int64_t)t344 < (uint64_t)v_x747_n;
+          int32_t t347 = t348 ? v_x747_d[t344] : 0;
+          t345 |= !t348;
+          int32_t t349 = v_x750_d[t328];
+          uint8_t t351 = rt_gt_i(t349, t347);
+          if (__builtin_expect(t345 != 0, 0)) { /* again, recording the error */
+            int32_t t352;
+            if ((uint64_t)(int64_t)t328 < (uint64_t)v_x746_n) {
+              t352 = v_x746_d[t328];
+            } else {
+              NESSIE_RECORD(err, t327, RT_CHECK_INDEX, 0, 0, RT_GATHER, t328, v_x746_n, 0.0, 6);
+              t352 = 0;
+            }
+            int32_t t353;
+            if ((uint64_t)(int64_t)t352 < (uint64_t)v_x747_n) {
+              t353 = v_x747_d[t352];
+            } else {
+              NESSIE_RECORD(err, t327, RT_CHECK_INDEX, 0, 0, RT_GATHER, t352, v_x747_n, 0.0, 7);
+              t353 = 0;
+            }
+            int32_t t354 = v_x750_d[t328];
+            uint8_t t356 = rt_gt_i(t354, t353);
+          }
+          t326y0 = t349;
+          t326y1 = t351;
+          if (t324[t327]) {
+            v_x770_d[at] = t326y0;
+            v_x771_d[at] = t326y1;
+            at++;
+          }
+        }
+      }
+      rt_free(t324);
+      rt_free(t325);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      int32_t *v_x770_d = v_x770->data.i;
+      const int64_t v_x770_n = v_x770->len;
+      uint8_t *v_x771_d = v_x771->data.b;
+      const int64_t v_x771_n = v_x771->len;
+      /* SEG_REDUCE */
+      {
+        v_x764 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
+        int32_t *v_x764_d = v_x764->data.i;
+        const int64_t v_x764_n = v_x764->len;
+        v_x777 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
+        int32_t *v_x777_d = v_x777->data.i;
+        const int64_t v_x777_n = v_x777->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x760_n >= 64)
+        for (int64_t t357 = 0; t357 < v_x760_n; t357++) {
+          int32_t t357a0;
+          int32_t t357a1;
+          t357a0 = 0;
+          t357a1 = 0;
+          for (int64_t t358 = v_x760_off[t357]; t358 < v_x760_off[t357 + 1]; t358++) {
+            const int32_t t359 = (int32_t)t358;
+            int32_t t357x0;
+            int32_t t357x1;
+            int t361 = 0; /* nonzero: a check below failed */
+            int t362 = (uint64_t)(int64_t)t359 < (uint64_t)v_x746_n;
+            int32_t t360 = t362 ? v_x746_d[t359] : 0;
+            t361 |= !t362;
+            int t364 = (uint64_t)(int64_t)t360 < (uint64_t)v_x747_n;
+            int32_t t363 = t364 ? v_x747_d[t360] : 0;
+            t361 |= !t364;
+            int t366 = (uint64_t)(int64_t)t359 < (uint64_t)v_x750_n;
+            int32_t t365 = t366 ? v_x750_d[t359] : 0;
+            t361 |= !t366;
+            uint8_t t368 = rt_lt_i(t365, t363);
+            int32_t t370 = rt_btoi_b(t368);
+            uint8_t t372 = rt_gt_i(t365, t363);
+            int32_t t374 = rt_btoi_b(t372);
+            if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
+              int32_t t375;
+              if ((uint64_t)(int64_t)t359 < (uint64_t)v_x746_n) {
+                t375 = v_x746_d[t359];
+              } else {
+                NESSIE_RECORD(err, t358, RT_CHECK_INDEX, 0, 0, RT_GATHER, t359, v_x746_n, 0.0, 8);
+                t375 = 0;
+              }
+              int32_t t376;
+              if ((uint64_t)(int64_t)t375 < (uint64_t)v_x747_n) {
+                t376 = v_x747_d[t375];
+              } else {
+                NESSIE_RECORD(err, t358, RT_CHECK_INDEX, 0, 0, RT_GATHER, t375, v_x747_n, 0.0, 9);
+                t376 = 0;
+              }
+              int32_t t377;
+              if ((uint64_t)(int64_t)t359 < (uint64_t)v_x750_n) {
+                t377 = v_x750_d[t359];
+              } else {
+                NESSIE_RECORD(err, t358, RT_CHECK_INDEX, 3, 0, RT_GATHER, t359, v_x750_n, 0.0, 10);
+                t377 = 0;
+              }
+              uint8_t t379 = rt_lt_i(t377, t376);
+              int32_t t381 = rt_btoi_b(t379);
+              uint8_t t383 = rt_gt_i(t377, t376);
+              int32_t t385 = rt_btoi_b(t383);
+            }
+            t357x0 = t370;
+            t357x1 = t374;
+            int32_t t387 = rt_add_i(t357a0, t357x0);
+            int32_t t389 = rt_add_i(t357a1, t357x1);
+            t357a0 = t387;
+            t357a1 = t389;
+          }
+          v_x764_d[t357] = t357a0;
+          v_x777_d[t357] = t357a1;
+        }
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
+  }
+  *out_v_x756 = v_x756;
+  *out_v_x764 = v_x764;
+  *out_v_x770 = v_x770;
+  *out_v_x777 = v_x777;
+  rt_release(v_x757);
+  rt_release(v_x771);
+  return;
+fail:
+  rt_release(v_x756);
+  rt_release(v_x757);
+  rt_release(v_x770);
+  rt_release(v_x771);
+  rt_release(v_x764);
+  rt_release(v_x777);
+}
+
+/* K12: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K12_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x746_d; int64_t v_x746_n;
+  int32_t *v_x747_d; int64_t v_x747_n;
+  int32_t *v_x750_d; int64_t v_x750_n;
+  const int64_t *v_x760_off; int64_t v_x760_n;
+  int32_t *v_x756_d; int64_t v_x756_n;
+  uint8_t *v_x757_d; int64_t v_x757_n;
+  int32_t *v_x770_d; int64_t v_x770_n;
+  uint8_t *v_x771_d; int64_t v_x771_n;
+  int32_t *v_x764_d; int64_t v_x764_n;
+  int32_t *v_x777_d; int64_t v_x777_n;
+};
+struct alignas(8) K12_0_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K12_0_pull {
+  K12_A A;
+  __device__ K12_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t391 = 0; /* nonzero: a check below failed */
+    int t392 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
+    int32_t t390 = t392 ? A.v_x746_d[ix] : 0;
+    t391 |= !t392;
+    int t394 = (uint64_t)(int64_t)t390 < (uint64_t)A.v_x747_n;
+    int32_t t393 = t394 ? A.v_x747_d[t390] : 0;
+    t391 |= !t394;
+    int32_t t395 = A.v_x750_d[ix];
+    uint8_t t397 = rt_lt_i(t395, t393);
+    if (__builtin_expect(t391 != 0, 0)) { /* again, recording the error */
+      int32_t t398;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
+        t398 = A.v_x746_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0, 0);
+        t398 = 0;
+      }
+      int32_t t399;
+      if ((uint64_t)(int64_t)t398 < (uint64_t)A.v_x747_n) {
+        t399 = A.v_x747_d[t398];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t398, A.v_x747_n, 0.0, 1);
+        t399 = 0;
+      }
+      int32_t t400 = A.v_x750_d[ix];
+      uint8_t t402 = rt_lt_i(t400, t399);
+    }
+    return K12_0_V{t395, t397};
+  }
+};
+struct K12_0_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_0_V &v) const {
+    A.v_x756_d[i] = v.v0;
+    A.v_x757_d[i] = v.v1;
+  }
+};
+struct K12_0_pred {
+  K12_A A;
+  __device__ bool operator()(int64_t i, const K12_0_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct alignas(8) K12_1_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K12_1_pull {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t404 = 0; /* nonzero: a check below failed */
+    int t405 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
+    int32_t t403 = t405 ? A.v_x746_d[ix] : 0;
+    t404 |= !t405;
+    int t407 = (uint64_t)(int64_t)t403 < (uint64_t)A.v_x747_n;
+    int32_t t406 = t407 ? A.v_x747_d[t403] : 0;
+    t404 |= !t407;
+    int32_t t408 = A.v_x750_d[ix];
+    uint8_t t410 = rt_gt_i(t408, t406);
+    if (__builtin_expect(t404 != 0, 0)) { /* again, recording the error */
+      int32_t t411;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
+        t411 = A.v_x746_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0, 2);
+        t411 = 0;
+      }
+      int32_t t412;
+      if ((uint64_t)(int64_t)t411 < (uint64_t)A.v_x747_n) {
+        t412 = A.v_x747_d[t411];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t411, A.v_x747_n, 0.0, 3);
+        t412 = 0;
+      }
+      int32_t t413 = A.v_x750_d[ix];
+      uint8_t t415 = rt_gt_i(t413, t412);
+    }
+    return K12_1_V{t408, t410};
+  }
+};
+struct K12_1_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_1_V &v) const {
+    A.v_x770_d[i] = v.v0;
+    A.v_x771_d[i] = v.v1;
+  }
+};
+struct K12_1_pred {
+  K12_A A;
+  __device__ bool operator()(int64_t i, const K12_1_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct alignas(8) K12_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K12_2_pull {
+  K12_A A;
+  __device__ K12_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t417 = 0; /* nonzero: a check below failed */
+    int t418 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
+    int32_t t416 = t418 ? A.v_x746_d[ix] : 0;
+    t417 |= !t418;
+    int t420 = (uint64_t)(int64_t)t416 < (uint64_t)A.v_x747_n;
+    int32_t t419 = t420 ? A.v_x747_d[t416] : 0;
+    t417 |= !t420;
+    int t422 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x750_n;
+    int32_t t421 = t422 ? A.v_x750_d[ix] : 0;
+    t417 |= !t422;
+    uint8_t t424 = rt_lt_i(t421, t419);
+    int32_t t426 = rt_btoi_b(t424);
+    uint8_t t428 = rt_gt_i(t421, t419);
+    int32_t t430 = rt_btoi_b(t428);
+    if (__builtin_expect(t417 != 0, 0)) { /* again, recording the error */
+      int32_t t431;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
+        t431 = A.v_x746_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0, 4);
+        t431 = 0;
+      }
+      int32_t t432;
+      if ((uint64_t)(int64_t)t431 < (uint64_t)A.v_x747_n) {
+        t432 = A.v_x747_d[t431];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t431, A.v_x747_n, 0.0, 5);
+        t432 = 0;
+      }
+      int32_t t433;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x750_n) {
+        t433 = A.v_x750_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x750_n, 0.0, 6);
+        t433 = 0;
+      }
+      uint8_t t435 = rt_lt_i(t433, t432);
+      int32_t t437 = rt_btoi_b(t435);
+      uint8_t t439 = rt_gt_i(t433, t432);
+      int32_t t441 = rt_btoi_b(t439);
+    }
+    return K12_2_V{t426, t430};
+  }
+};
+struct K12_2_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_2_V &v) const {
+    A.v_x764_d[i] = v.v0;
+    A.v_x777_d[i] = v.v1;
+  }
+};
+struct K12_2_op {
+  K12_A A;
+  __device__ K12_2_V operator()(const K12_2_V &a, const K12_2_V &b) const {
+    int32_t t443 = rt_add_i(a.v0, b.v0);
+    int32_t t445 = rt_add_i(a.v1, b.v1);
+    return K12_2_V{t443, t445};
+  }
+};
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
+  (void)loc;
+  (void)err;
+  K12_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x746_d = v_x746->data.i;
+  A.v_x746_n = v_x746->len;
+  A.v_x747_d = v_x747->data.i;
+  A.v_x747_n = v_x747->len;
+  A.v_x750_d = v_x750->data.i;
+  A.v_x750_n = v_x750->len;
+  A.v_x760_off = rtg_seg_offsets(v_x760);
+  A.v_x760_n = v_x760->len;
+  RtValue *v_x756 = NULL;
+  RtValue *v_x757 = NULL;
+  RtValue *v_x770 = NULL;
+  RtValue *v_x771 = NULL;
+  RtValue *v_x764 = NULL;
+  RtValue *v_x777 = NULL;
+  /* SOACs 0 to 1: FILTERs in one launch */
+  int64_t *t446, t447; /* the slot of SOAC 0's count, its size */
+  int64_t *t448, t449; /* the slot of SOAC 1's count, its size */
+  {
+    const int64_t t450 = v_x750->len;
+    v_x756 = rtg_vec_new(RT_INT, t450);
+    A.v_x756_d = v_x756->data.i;
+    A.v_x756_n = v_x756->len;
+    v_x757 = rtg_vec_new(RT_BOOL, t450);
+    A.v_x757_d = v_x757->data.b;
+    A.v_x757_n = v_x757->len;
+    t447 = t450;
+    const int64_t t451 = v_x750->len;
+    v_x770 = rtg_vec_new(RT_INT, t451);
+    A.v_x770_d = v_x770->data.i;
+    A.v_x770_n = v_x770->len;
+    v_x771 = rtg_vec_new(RT_BOOL, t451);
+    A.v_x771_d = v_x771->data.b;
+    A.v_x771_n = v_x771->len;
+    t449 = t451;
+    int64_t *t452[2];
+    rtg::filters_launch("K12", loc, t451, t452, rtg::filter_part<K12_0_V>(K12_0_pull{A}, K12_0_pred{A}, K12_0_store{A}, K12_0_store{A}, false), rtg::filter_part<K12_1_V>(K12_1_pull{A}, K12_1_pred{A}, K12_1_store{A}, K12_1_store{A}, false));
+    t446 = t452[0];
+    t448 = t452[1];
+  }
+  {
+    const int64_t t453 = rtg::filter_count(t446);
+    v_x756 = rtg_vec_fit(v_x756, t453);
+    A.v_x756_d = v_x756->data.i;
+    A.v_x756_n = v_x756->len;
+    v_x757 = rtg_vec_fit(v_x757, t453);
+    A.v_x757_d = v_x757->data.b;
+    A.v_x757_n = v_x757->len;
+  }
+  {
+    const int64_t t454 = rtg::filter_count(t448);
+    v_x770 = rtg_vec_fit(v_x770, t454);
+    A.v_x770_d = v_x770->data.i;
+    A.v_x770_n = v_x770->len;
+    v_x771 = rtg_vec_fit(v_x771, t454);
+    A.v_x771_d = v_x771->data.b;
+    A.v_x771_n = v_x771->len;
+  }
+  /* SEG_REDUCE */
+  {
+    const int64_t t455 = v_x760->len;
+    v_x764 = rtg_vec_new(RT_INT, t455);
+    A.v_x764_d = v_x764->data.i;
+    A.v_x764_n = v_x764->len;
+    v_x777 = rtg_vec_new(RT_INT, t455);
+    A.v_x777_d = v_x777->data.i;
+    A.v_x777_n = v_x777->len;
+    rtg::segmented("K12", loc, K12_2_pull{A}, K12_2_op{A}, K12_2_V{0, 0}, v_x760, false, K12_2_store{A});
+  }
+  *out_v_x756 = v_x756;
+  *out_v_x764 = v_x764;
+  *out_v_x770 = v_x770;
+  *out_v_x777 = v_x777;
+  rt_release(v_x757);
+  rt_release(v_x771);
+  return;
+fail:
+  rt_release(v_x756);
+  rt_release(v_x757);
+  rt_release(v_x770);
+  rt_release(v_x771);
+  rt_release(v_x764);
+  rt_release(v_x777);
+}
+
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
+  RtValue *vals[] = {v_x746, v_x747, v_x750, v_x760};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 4, sizes, 0)) {
+    K12_host(err, loc, run, v_x746, v_x747, v_x750, v_x760, out_v_x756, out_v_x764, out_v_x770, out_v_x777);
+    rtg_host_ran();
+  } else {
+    K12_gpu(err, loc, run, v_x746, v_x747, v_x750, v_x760, out_v_x756, out_v_x764, out_v_x770, out_v_x777);
+  }
+}
+
+/* K13: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x778_d = v_x778->data.i;
+  const int64_t v_x778_n = v_x778->len;
+  int32_t *v_x779_d = v_x779->data.i;
+  const int64_t v_x779_n = v_x779->len;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x786 = NULL;
+  /* MAP */
+  {
+    const int64_t t456 = v_x780;
+    if (t456 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t456, 0.0, 0);
+      goto fail;
+    }
+    v_x782 = rt_value_new(rt_vec_type(RT_INT), t456);
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
+    RT_PARALLEL_FOR_IF(t456 >= RT_PARALLEL_MIN)
+    for (int64_t t457 = 0; t457 < t456; t457++) {
+      const int32_t t458 = (int32_t)t457;
+      int t463 = 0; /* nonzero: a check below failed */
+      uint8_t t460 = rt_lt_i(t458, (int32_t)v_x778_n);
+      int32_t t461;
+      if (t460) {
+        int t464 = (uint64_t)(int64_t)t458 < (uint64_t)v_x778_n;
+        int32_t t462 = t464 ? v_x778_d[t458] : 0;
+        t463 |= !t464;
+        t461 = t462;
+      } else {
+        int32_t t466 = rt_sub_i(t458, (int32_t)v_x778_n);
+        int t468 = (uint64_t)(int64_t)t466 < (uint64_t)v_x779_n;
+        int32_t t467 = t468 ? v_x779_d[t466] : 0;
+        t463 |= !t468;
+        t461 = t467;
+      }
+      if (__builtin_expect(t463 != 0, 0)) { /* again, recording the error */
+        uint8_t t470 = rt_lt_i(t458, (int32_t)v_x778_n);
+        int32_t t471;
+        if (t470) {
+          int32_t t472;
+          if ((uint64_t)(int64_t)t458 < (uint64_t)v_x778_n) {
+            t472 = v_x778_d[t458];
+          } else {
+            NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_x778_n, 0.0, 1);
+            t472 = 0;
+          }
+          t471 = t472;
+        } else {
+          int32_t t474 = rt_sub_i(t458, (int32_t)v_x778_n);
+          int32_t t475;
+          if ((uint64_t)(int64_t)t474 < (uint64_t)v_x779_n) {
+            t475 = v_x779_d[t474];
+          } else {
+            NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t474, v_x779_n, 0.0, 2);
+            t475 = 0;
+          }
+          t471 = t475;
+        }
+      }
+      v_x782_d[t457] = t461;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
+    /* SCAN */
+    {
+      const int64_t t476 = v_x780;
+      if (t476 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t476, 0.0, 3);
+        goto fail;
+      }
+      const int64_t t477 = t476 > 0 ? (t476 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t478 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t477);
+      RT_PARALLEL_FOR_IF(t477 > 1)
+      for (int64_t t479 = 0; t479 < t477; t479++) {
+        int32_t t479a0;
+        t479a0 = 0;
+        const int64_t t479_end = (t479 + 1) * RT_CHUNK < t476 ? (t479 + 1) * RT_CHUNK : t476;
+        for (int64_t t480 = t479 * RT_CHUNK; t480 < t479_end; t480++) {
+          const int32_t t481 = (int32_t)t480;
+          int32_t t479x0;
+          int t486 = 0; /* nonzero: a check below failed */
+          uint8_t t483 = rt_lt_i(t481, (int32_t)v_x778_n);
+          int32_t t484;
+          if (t483) {
+            int t487 = (uint64_t)(int64_t)t481 < (uint64_t)v_x778_n;
+            int32_t t485 = t487 ? v_x778_d[t481] : 0;
+            t486 |= !t487;
+            t484 = t485;
+          } else {
+            int32_t t489 = rt_sub_i(t481, (int32_t)v_x778_n);
+            int t491 = (uint64_t)(int64_t)t489 < (uint64_t)v_x779_n;
+            int32_t t490 = t491 ? v_x779_d[t489] : 0;
+            t486 |= !t491;
+            t484 = t490;
+          }
+          if (__builtin_expect(t486 != 0, 0)) { /* again, recording the error */
+            uint8_t t493 = rt_lt_i(t481, (int32_t)v_x778_n);
+            int32_t t494;
+            if (t493) {
+              int32_t t495;
+              if ((uint64_t)(int64_t)t481 < (uint64_t)v_x778_n) {
+                t495 = v_x778_d[t481];
+              } else {
+                NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x778_n, 0.0, 4);
+                t495 = 0;
+              }
+              t494 = t495;
+            } else {
+              int32_t t497 = rt_sub_i(t481, (int32_t)v_x778_n);
+              int32_t t498;
+              if ((uint64_t)(int64_t)t497 < (uint64_t)v_x779_n) {
+                t498 = v_x779_d[t497];
+              } else {
+                NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_x779_n, 0.0, 5);
+                t498 = 0;
+              }
+              t494 = t498;
+            }
+          }
+          t479x0 = t484;
+          int32_t t500 = rt_add_i(t479a0, t479x0);
+          t479a0 = t500;
+        }
+        t478[t479] = t479a0;
+      }
+      int32_t t479t0;
+      t479t0 = 0;
+      for (int64_t t479 = 0; t479 < t477; t479++) {
+        const int32_t t501 = t478[t479];
+        t478[t479] = t479t0;
+        int32_t t503 = rt_add_i(t479t0, t501);
+        t479t0 = t503;
+      }
+      v_x786 = rt_value_new(rt_vec_type(RT_INT), t476);
+      int32_t *v_x786_d = v_x786->data.i;
+      const int64_t v_x786_n = v_x786->len;
+      RT_PARALLEL_FOR_IF(t477 > 1)
+      for (int64_t t479 = 0; t479 < t477; t479++) {
+        int32_t t479p0;
+        t479p0 = t478[t479];
+        const int64_t t479_end = (t479 + 1) * RT_CHUNK < t476 ? (t479 + 1) * RT_CHUNK : t476;
+        for (int64_t t480 = t479 * RT_CHUNK; t480 < t479_end; t480++) {
+          const int32_t t481 = (int32_t)t480;
+          v_x786_d[t480] = t479p0;
+          int32_t t479y0;
+          int t508 = 0; /* nonzero: a check below failed */
+          uint8_t t505 = rt_lt_i(t481, (int32_t)v_x778_n);
+          int32_t t506;
+          if (t505) {
+            int t509 = (uint64_t)(int64_t)t481 < (uint64_t)v_x778_n;
+            int32_t t507 = t509 ? v_x778_d[t481] : 0;
+            t508 |= !t509;
+            t506 = t507;
+          } else {
+            int32_t t511 = rt_sub_i(t481, (int32_t)v_x778_n);
+            int t513 = (uint64_t)(int64_t)t511 < (uint64_t)v_x779_n;
+            int32_t t512 = t513 ? v_x779_d[t511] : 0;
+            t508 |= !t513;
+            t506 = t512;
+          }
+          if (__builtin_expect(t508 != 0, 0)) { /* again, recording the error */
+            uint8_t t515 = rt_lt_i(t481, (int32_t)v_x778_n);
+            int32_t t516;
+            if (t515) {
+              int32_t t517;
+              if ((uint64_t)(int64_t)t481 < (uint64_t)v_x778_n) {
+                t517 = v_x778_d[t481];
+              } else {
+                NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x778_n, 0.0, 6);
+                t517 = 0;
+              }
+              t516 = t517;
+            } else {
+              int32_t t519 = rt_sub_i(t481, (int32_t)v_x778_n);
+              int32_t t520;
+              if ((uint64_t)(int64_t)t519 < (uint64_t)v_x779_n) {
+                t520 = v_x779_d[t519];
+              } else {
+                NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 0, 0, RT_GATHER, t519, v_x779_n, 0.0, 7);
+                t520 = 0;
+              }
+              t516 = t520;
+            }
+          }
+          t479y0 = t506;
+          int32_t t522 = rt_add_i(t479p0, t479y0);
+          t479p0 = t522;
+        }
+      }
+      rt_free(t478);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x782 = v_x782;
+  *out_v_x786 = v_x786;
+  return;
+fail:
+  rt_release(v_x782);
+  rt_release(v_x786);
+}
+
+/* K13: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K13_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x778_d; int64_t v_x778_n;
+  int32_t *v_x779_d; int64_t v_x779_n;
+  int32_t v_x780;
+  int32_t *v_x782_d; int64_t v_x782_n;
+  int32_t *v_x786_d; int64_t v_x786_n;
+};
+struct alignas(8) K13_0_V {
+  int32_t v0;
+};
+struct K13_0_pull {
+  K13_A A;
+  __device__ K13_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t527 = 0; /* nonzero: a check below failed */
+    uint8_t t524 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t525;
+    if (t524) {
+      int t528 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t526 = t528 ? A.v_x778_d[ix] : 0;
+      t527 |= !t528;
+      t525 = t526;
+    } else {
+      int32_t t530 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t532 = (uint64_t)(int64_t)t530 < (uint64_t)A.v_x779_n;
+      int32_t t531 = t532 ? A.v_x779_d[t530] : 0;
+      t527 |= !t532;
+      t525 = t531;
+    }
+    if (__builtin_expect(t527 != 0, 0)) { /* again, recording the error */
+      uint8_t t534 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t535;
+      if (t534) {
+        int32_t t536;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
+          t536 = A.v_x778_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 0);
+          t536 = 0;
+        }
+        t535 = t536;
+      } else {
+        int32_t t538 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t539;
+        if ((uint64_t)(int64_t)t538 < (uint64_t)A.v_x779_n) {
+          t539 = A.v_x779_d[t538];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, A.v_x779_n, 0.0, 1);
+          t539 = 0;
+        }
+        t535 = t539;
+      }
+    }
+    return K13_0_V{t525};
+  }
+};
+struct K13_0_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_0_V &v) const {
+    A.v_x782_d[i] = v.v0;
+  }
+};
+struct alignas(8) K13_1_V {
+  int32_t v0;
+};
+struct K13_1_pull {
+  K13_A A;
+  __device__ K13_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t544 = 0; /* nonzero: a check below failed */
+    uint8_t t541 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t542;
+    if (t541) {
+      int t545 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t543 = t545 ? A.v_x778_d[ix] : 0;
+      t544 |= !t545;
+      t542 = t543;
+    } else {
+      int32_t t547 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t549 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_x779_n;
+      int32_t t548 = t549 ? A.v_x779_d[t547] : 0;
+      t544 |= !t549;
+      t542 = t548;
+    }
+    if (__builtin_expect(t544 != 0, 0)) { /* again, recording the error */
+      uint8_t t551 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t552;
+      if (t551) {
+        int32_t t553;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
+          t553 = A.v_x778_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 2);
+          t553 = 0;
+        }
+        t552 = t553;
+      } else {
+        int32_t t555 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t556;
+        if ((uint64_t)(int64_t)t555 < (uint64_t)A.v_x779_n) {
+          t556 = A.v_x779_d[t555];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, A.v_x779_n, 0.0, 3);
+          t556 = 0;
+        }
+        t552 = t556;
+      }
+    }
+    return K13_1_V{t542};
+  }
+};
+struct K13_1_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_1_V &v) const {
+    A.v_x786_d[i] = v.v0;
+  }
+};
+struct K13_1_op {
+  K13_A A;
+  __device__ K13_1_V operator()(const K13_1_V &a, const K13_1_V &b) const {
+    int32_t t558 = rt_add_i(a.v0, b.v0);
+    return K13_1_V{t558};
+  }
+};
+struct K13_1_ride {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_1_V &v) const {
+    K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
+    K13_1_store{A}(i, v);
+  }
+};
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+  (void)loc;
+  (void)err;
+  K13_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x778_d = v_x778->data.i;
+  A.v_x778_n = v_x778->len;
+  A.v_x779_d = v_x779->data.i;
+  A.v_x779_n = v_x779->len;
+  A.v_x780 = v_x780;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x786 = NULL;
+  /* MAP */
+  {
+    const int64_t t559 = v_x780;
+    if (t559 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t559, 0.0, run, 4};
+      goto fail;
+    }
+    v_x782 = rtg_vec_new(RT_INT, t559);
+    A.v_x782_d = v_x782->data.i;
+    A.v_x782_n = v_x782->len;
+    /* computed in the launch of SOAC 1 (K13_1_ride) */
+  }
+  /* SCAN */
+  {
+    const int64_t t560 = v_x780;
+    if (t560 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t560, 0.0, run, 5};
+      goto fail;
+    }
+    v_x786 = rtg_vec_new(RT_INT, t560);
+    A.v_x786_d = v_x786->data.i;
+    A.v_x786_n = v_x786->len;
+    rtg::scan<true>("K13", loc, K13_1_pull{A}, K13_1_op{A}, K13_1_V{0}, t560, K13_1_ride{A});
+  }
+  *out_v_x782 = v_x782;
+  *out_v_x786 = v_x786;
+  return;
+fail:
+  rt_release(v_x782);
+  rt_release(v_x786);
+}
+
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+  RtValue *vals[] = {v_x778, v_x779};
+  const int64_t sizes[] = {(int64_t)v_x780, (int64_t)v_x780};
+  if (rtg_choose_host(vals, 2, sizes, 2)) {
+    K13_host(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
+    rtg_host_ran();
+  } else {
+    K13_gpu(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
+  }
+}
+
+/* K14: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1089, RtValue *v_x1090, int32_t v_x1091, RtValue *v_sd_1101, RtValue *v_x1093, RtValue *v_x1094, RtValue *v_x1095, int32_t v_x1096, RtValue **out_v_x1100) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1089_d = v_x1089->data.i;
+  const int64_t v_x1089_n = v_x1089->len;
+  int32_t *v_x1090_d = v_x1090->data.i;
+  const int64_t v_x1090_n = v_x1090->len;
+  const int64_t *v_sd_1101_off = rt_seg_offsets(v_sd_1101);
+  const int64_t v_sd_1101_n = v_sd_1101->len;
+  int32_t *v_x1093_d = v_x1093->data.i;
+  const int64_t v_x1093_n = v_x1093->len;
+  int32_t *v_x1094_d = v_x1094->data.i;
+  const int64_t v_x1094_n = v_x1094->len;
+  int32_t *v_x1095_d = v_x1095->data.i;
+  const int64_t v_x1095_n = v_x1095->len;
+  RtValue *v_x1100 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t561 = v_sd_1101_off[v_sd_1101_n];
+    v_x1100 = rt_value_new(rt_vec_type(RT_INT), t561);
+    int32_t *v_x1100_d = v_x1100->data.i;
+    const int64_t v_x1100_n = v_x1100->len;
+    const int64_t t562 = (t561 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t562 > 1)
+    for (int64_t t563 = 0; t563 < t562; t563++) {
+      int64_t t566 = rt_segment_search(v_sd_1101_off, 0, v_sd_1101_n, t563 * RT_CHUNK);
+      const int64_t t563_end = (t563 + 1) * RT_CHUNK < t561 ? (t563 + 1) * RT_CHUNK : t561;
+      for (int64_t t564 = t563 * RT_CHUNK; t564 < t563_end; t564++) {
+        const int32_t t565 = (int32_t)t564;
+        while (v_sd_1101_off[t566 + 1] <= t564)
+          t566++;
+        const int32_t t567 = (int32_t)t566;
+        int t569 = 0; /* nonzero: a check below failed */
+        int t570 = (uint64_t)(int64_t)t567 < (uint64_t)v_x1095_n;
+        int32_t t568 = t570 ? v_x1095_d[t567] : 0;
+        t569 |= !t570;
+        int t572 = (uint64_t)(int64_t)t567 < (uint64_t)v_x1093_n;
+        int32_t t571 = t572 ? v_x1093_d[t567] : 0;
+        t569 |= !t572;
+        int32_t t574 = rt_sub_i(t565, t571);
+        int t576 = (uint64_t)(int64_t)t567 < (uint64_t)v_x1094_n;
+        int32_t t575 = t576 ? v_x1094_d[t567] : 0;
+        t569 |= !t576;
+        int32_t t578 = rt_mul_i(t574, t575);
+        int32_t t580 = rt_add_i(t568, t578);
+        int t582 = (uint64_t)(int64_t)t580 < (uint64_t)v_x1091;
+        int32_t t581 = t582 ? t580 : 0;
+        t569 |= !t582;
+        uint8_t t584 = rt_lt_i(t581, (int32_t)v_x1089_n);
+        int32_t t585;
+        if (t584) {
+          int t587 = (uint64_t)(int64_t)t581 < (uint64_t)v_x1089_n;
+          int32_t t586 = t587 ? v_x1089_d[t581] : 0;
+          t569 |= !t587;
+          t585 = t586;
+        } else {
+          int32_t t589 = rt_sub_i(t581, (int32_t)v_x1089_n);
+          int t591 = (uint64_t)(int64_t)t589 < (uint64_t)v_x1090_n;
+          int32_t t590 = t591 ? v_x1090_d[t589] : 0;
+          t569 |= !t591;
+          t585 = t590;
+        }
+        if (__builtin_expect(t569 != 0, 0)) { /* again, recording the error */
+          int32_t t592;
+          if ((uint64_t)(int64_t)t567 < (uint64_t)v_x1095_n) {
+            t592 = v_x1095_d[t567];
+          } else {
+            NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t567, v_x1095_n, 0.0, 0);
+            t592 = 0;
+          }
+          int32_t t593;
+          if ((uint64_t)(int64_t)t567 < (uint64_t)v_x1093_n) {
+            t593 = v_x1093_d[t567];
+          } else {
+            NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t567, v_x1093_n, 0.0, 1);
+            t593 = 0;
+          }
+          int32_t t595 = rt_sub_i(t565, t593);
+          int32_t t596;
+          if ((uint64_t)(int64_t)t567 < (uint64_t)v_x1094_n) {
+            t596 = v_x1094_d[t567];
+          } else {
+            NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t567, v_x1094_n, 0.0, 2);
+            t596 = 0;
+          }
+          int32_t t598 = rt_mul_i(t595, t596);
+          int32_t t600 = rt_add_i(t592, t598);
+          int32_t t601;
+          if ((uint64_t)(int64_t)t600 < (uint64_t)v_x1091) {
+            t601 = t600;
+          } else {
+            NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t600, v_x1091, 0.0, 3);
+            t601 = 0;
+          }
+          uint8_t t603 = rt_lt_i(t601, (int32_t)v_x1089_n);
+          int32_t t604;
+          if (t603) {
+            int32_t t605;
+            if ((uint64_t)(int64_t)t601 < (uint64_t)v_x1089_n) {
+              t605 = v_x1089_d[t601];
+            } else {
+              NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t601, v_x1089_n, 0.0, 4);
+              t605 = 0;
+            }
+            t604 = t605;
+          } else {
+            int32_t t607 = rt_sub_i(t601, (int32_t)v_x1089_n);
+            int32_t t608;
+            if ((uint64_t)(int64_t)t607 < (uint64_t)v_x1090_n) {
+              t608 = v_x1090_d[t607];
+            } else {
+              NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x1090_n, 0.0, 5);
+              t608 = 0;
+            }
+            t604 = t608;
+          }
+        }
+        v_x1100_d[t564] = t585;
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1100 = v_x1100;
+  return;
+fail:
+  rt_release(v_x1100);
+}
+
+/* K14: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K14_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1089_d; int64_t v_x1089_n;
+  int32_t *v_x1090_d; int64_t v_x1090_n;
+  int32_t v_x1091;
+  const int64_t *v_sd_1101_off; int64_t v_sd_1101_n;
+  int32_t *v_x1093_d; int64_t v_x1093_n;
+  int32_t *v_x1094_d; int64_t v_x1094_n;
+  int32_t *v_x1095_d; int64_t v_x1095_n;
+  int32_t v_x1096;
+  int32_t *v_x1100_d; int64_t v_x1100_n;
+};
+struct alignas(8) K14_0_V {
+  int32_t v0;
+};
+struct K14_0_pull {
+  K14_A A;
+  __device__ K14_0_V operator()(int64_t i, int64_t s) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t610 = 0; /* nonzero: a check below failed */
+    int t611 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1095_n;
+    int32_t t609 = t611 ? A.v_x1095_d[sx] : 0;
+    t610 |= !t611;
+    int t613 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1093_n;
+    int32_t t612 = t613 ? A.v_x1093_d[sx] : 0;
+    t610 |= !t613;
+    int32_t t615 = rt_sub_i(ix, t612);
+    int t617 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1094_n;
+    int32_t t616 = t617 ? A.v_x1094_d[sx] : 0;
+    t610 |= !t617;
+    int32_t t619 = rt_mul_i(t615, t616);
+    int32_t t621 = rt_add_i(t609, t619);
+    int t623 = (uint64_t)(int64_t)t621 < (uint64_t)A.v_x1091;
+    int32_t t622 = t623 ? t621 : 0;
+    t610 |= !t623;
+    uint8_t t625 = rt_lt_i(t622, (int32_t)A.v_x1089_n);
+    int32_t t626;
+    if (t625) {
+      int t628 = (uint64_t)(int64_t)t622 < (uint64_t)A.v_x1089_n;
+      int32_t t627 = t628 ? A.v_x1089_d[t622] : 0;
+      t610 |= !t628;
+      t626 = t627;
+    } else {
+      int32_t t630 = rt_sub_i(t622, (int32_t)A.v_x1089_n);
+      int t632 = (uint64_t)(int64_t)t630 < (uint64_t)A.v_x1090_n;
+      int32_t t631 = t632 ? A.v_x1090_d[t630] : 0;
+      t610 |= !t632;
+      t626 = t631;
+    }
+    if (__builtin_expect(t610 != 0, 0)) { /* again, recording the error */
+      int32_t t633;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1095_n) {
+        t633 = A.v_x1095_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1095_n, 0.0, 0);
+        t633 = 0;
+      }
+      int32_t t634;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1093_n) {
+        t634 = A.v_x1093_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1093_n, 0.0, 1);
+        t634 = 0;
+      }
+      int32_t t636 = rt_sub_i(ix, t634);
+      int32_t t637;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1094_n) {
+        t637 = A.v_x1094_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1094_n, 0.0, 2);
+        t637 = 0;
+      }
+      int32_t t639 = rt_mul_i(t636, t637);
+      int32_t t641 = rt_add_i(t633, t639);
+      int32_t t642;
+      if ((uint64_t)(int64_t)t641 < (uint64_t)A.v_x1091) {
+        t642 = t641;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t641, A.v_x1091, 0.0, 3);
+        t642 = 0;
+      }
+      uint8_t t644 = rt_lt_i(t642, (int32_t)A.v_x1089_n);
+      int32_t t645;
+      if (t644) {
+        int32_t t646;
+        if ((uint64_t)(int64_t)t642 < (uint64_t)A.v_x1089_n) {
+          t646 = A.v_x1089_d[t642];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t642, A.v_x1089_n, 0.0, 4);
+          t646 = 0;
+        }
+        t645 = t646;
+      } else {
+        int32_t t648 = rt_sub_i(t642, (int32_t)A.v_x1089_n);
+        int32_t t649;
+        if ((uint64_t)(int64_t)t648 < (uint64_t)A.v_x1090_n) {
+          t649 = A.v_x1090_d[t648];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t648, A.v_x1090_n, 0.0, 5);
+          t649 = 0;
+        }
+        t645 = t649;
+      }
+    }
+    return K14_0_V{t626};
+  }
+};
+struct K14_0_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_0_V &v) const {
+    A.v_x1100_d[i] = v.v0;
+  }
+};
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1089, RtValue *v_x1090, int32_t v_x1091, RtValue *v_sd_1101, RtValue *v_x1093, RtValue *v_x1094, RtValue *v_x1095, int32_t v_x1096, RtValue **out_v_x1100) {
+  (void)loc;
+  (void)err;
+  K14_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1089_d = v_x1089->data.i;
+  A.v_x1089_n = v_x1089->len;
+  A.v_x1090_d = v_x1090->data.i;
+  A.v_x1090_n = v_x1090->len;
+  A.v_x1091 = v_x1091;
+  A.v_sd_1101_off = rtg_seg_offsets(v_sd_1101);
+  A.v_sd_1101_n = v_sd_1101->len;
+  A.v_x1093_d = v_x1093->data.i;
+  A.v_x1093_n = v_x1093->len;
+  A.v_x1094_d = v_x1094->data.i;
+  A.v_x1094_n = v_x1094->len;
+  A.v_x1095_d = v_x1095->data.i;
+  A.v_x1095_n = v_x1095->len;
+  A.v_x1096 = v_x1096;
+  RtValue *v_x1100 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t650 = rtg_seg_total(v_sd_1101);
+    v_x1100 = rtg_vec_new(RT_INT, t650);
+    A.v_x1100_d = v_x1100->data.i;
+    A.v_x1100_n = v_x1100->len;
+    rtg::seg_map("K14", loc, K14_0_pull{A}, K14_0_store{A}, v_sd_1101, t650);
+  }
+  *out_v_x1100 = v_x1100;
+  return;
+fail:
+  rt_release(v_x1100);
+}
+
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1089, RtValue *v_x1090, int32_t v_x1091, RtValue *v_sd_1101, RtValue *v_x1093, RtValue *v_x1094, RtValue *v_x1095, int32_t v_x1096, RtValue **out_v_x1100) {
+  RtValue *vals[] = {v_x1089, v_x1090, v_sd_1101, v_x1093, v_x1094, v_x1095};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 6, sizes, 0)) {
+    K14_host(err, loc, run, v_x1089, v_x1090, v_x1091, v_sd_1101, v_x1093, v_x1094, v_x1095, v_x1096, out_v_x1100);
+    rtg_host_ran();
+  } else {
+    K14_gpu(err, loc, run, v_x1089, v_x1090, v_x1091, v_sd_1101, v_x1093, v_x1094, v_x1095, v_x1096, out_v_x1100);
+  }
+}
+
+/* K15: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x813_d = v_x813->data.i;
+  const int64_t v_x813_n = v_x813->len;
+  int32_t *v_x816_d = v_x816->data.i;
+  const int64_t v_x816_n = v_x816->len;
+  RtValue *v_x818 = NULL;
+  RtValue *v_x820 = NULL;
+  RtValue *v_x822 = NULL;
+  /* MAP */
+  {
+    const int64_t t651 = v_x801;
+    if (t651 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t651, 0.0, 0);
+      goto fail;
+    }
+    v_x818 = rt_value_new(rt_vec_type(RT_INT), t651);
+    int32_t *v_x818_d = v_x818->data.i;
+    const int64_t v_x818_n = v_x818->len;
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t651);
+    int32_t *v_x820_d = v_x820->data.i;
+    const int64_t v_x820_n = v_x820->len;
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t651);
+    int32_t *v_x822_d = v_x822->data.i;
+    const int64_t v_x822_n = v_x822->len;
+    RT_PARALLEL_FOR_IF(t651 >= RT_PARALLEL_MIN)
+    for (int64_t t652 = 0; t652 < t651; t652++) {
+      const int32_t t653 = (int32_t)t652;
+      int t656 = 0; /* nonzero: a check below failed */
+      int32_t t655 = rt_div_i(t653, 2, &t656);
+      int32_t t658 = rt_rem_i(t653, 2, &t656);
+      int32_t t660 = rt_mul_i(t658, v_x808);
+      int32_t t662 = rt_add_i(t660, t655);
+      int t664 = (uint64_t)(int64_t)t662 < (uint64_t)v_x813_n;
+      int32_t t663 = t664 ? v_x813_d[t662] : 0;
+      t656 |= !t664;
+      int t666 = (uint64_t)(int64_t)t662 < (uint64_t)v_x816_n;
+      int32_t t665 = t666 ? v_x816_d[t662] : 0;
+      t656 |= !t666;
+      int32_t t668 = rt_add_i(t665, t663);
+      if (__builtin_expect(t656 != 0, 0)) { /* again, recording the error */
+        int t669 = 0;
+        int32_t t670 = rt_div_i(t653, 2, &t669);
+        if (t669) {
+          NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t669, RT_DIV, 0, 0, 0.0, 1);
+        }
+        int t671 = 0;
+        int32_t t672 = rt_rem_i(t653, 2, &t671);
+        if (t671) {
+          NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t671, RT_REM, 0, 0, 0.0, 2);
+        }
+        int32_t t674 = rt_mul_i(t672, v_x808);
+        int32_t t676 = rt_add_i(t674, t670);
+        int32_t t677;
+        if ((uint64_t)(int64_t)t676 < (uint64_t)v_x813_n) {
+          t677 = v_x813_d[t676];
+        } else {
+          NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t676, v_x813_n, 0.0, 3);
+          t677 = 0;
+        }
+        int32_t t678;
+        if ((uint64_t)(int64_t)t676 < (uint64_t)v_x816_n) {
+          t678 = v_x816_d[t676];
+        } else {
+          NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t676, v_x816_n, 0.0, 4);
+          t678 = 0;
+        }
+        int32_t t680 = rt_add_i(t678, t677);
+      }
+      v_x818_d[t652] = t665;
+      v_x820_d[t652] = t668;
+      v_x822_d[t652] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x818 = v_x818;
+  *out_v_x820 = v_x820;
+  *out_v_x822 = v_x822;
+  return;
+fail:
+  rt_release(v_x818);
+  rt_release(v_x820);
+  rt_release(v_x822);
+}
+
+/* K15: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K15_A {
+  RtKernelError *err;
+  int run;
+  int32_t v_x801;
+  int32_t v_x808;
+  int32_t *v_x813_d; int64_t v_x813_n;
+  int32_t *v_x816_d; int64_t v_x816_n;
+  int32_t *v_x818_d; int64_t v_x818_n;
+  int32_t *v_x820_d; int64_t v_x820_n;
+  int32_t *v_x822_d; int64_t v_x822_n;
+};
+struct alignas(8) K15_0_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+};
+struct K15_0_pull {
+  K15_A A;
+  __device__ K15_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t683 = 0; /* nonzero: a check below failed */
+    int32_t t682 = rt_div_i(ix, 2, &t683);
+    int32_t t685 = rt_rem_i(ix, 2, &t683);
+    int32_t t687 = rt_mul_i(t685, A.v_x808);
+    int32_t t689 = rt_add_i(t687, t682);
+    int t691 = (uint64_t)(int64_t)t689 < (uint64_t)A.v_x813_n;
+    int32_t t690 = t691 ? A.v_x813_d[t689] : 0;
+    t683 |= !t691;
+    int t693 = (uint64_t)(int64_t)t689 < (uint64_t)A.v_x816_n;
+    int32_t t692 = t693 ? A.v_x816_d[t689] : 0;
+    t683 |= !t693;
+    int32_t t695 = rt_add_i(t692, t690);
+    if (__builtin_expect(t683 != 0, 0)) { /* again, recording the error */
+      int t696 = 0;
+      int32_t t697 = rt_div_i(ix, 2, &t696);
+      if (t696) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t696, RT_DIV, 0, 0, 0.0, 0);
+      }
+      int t698 = 0;
+      int32_t t699 = rt_rem_i(ix, 2, &t698);
+      if (t698) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t698, RT_REM, 0, 0, 0.0, 1);
+      }
+      int32_t t701 = rt_mul_i(t699, A.v_x808);
+      int32_t t703 = rt_add_i(t701, t697);
+      int32_t t704;
+      if ((uint64_t)(int64_t)t703 < (uint64_t)A.v_x813_n) {
+        t704 = A.v_x813_d[t703];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t703, A.v_x813_n, 0.0, 2);
+        t704 = 0;
+      }
+      int32_t t705;
+      if ((uint64_t)(int64_t)t703 < (uint64_t)A.v_x816_n) {
+        t705 = A.v_x816_d[t703];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t703, A.v_x816_n, 0.0, 3);
+        t705 = 0;
+      }
+      int32_t t707 = rt_add_i(t705, t704);
+    }
+    return K15_0_V{t692, t695, 1};
+  }
+};
+struct K15_0_store {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_0_V &v) const {
+    A.v_x818_d[i] = v.v0;
+    A.v_x820_d[i] = v.v1;
+    A.v_x822_d[i] = v.v2;
+  }
+};
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x841 = v_x841;
-  A.v_x844_d = v_x844->data.i;
-  A.v_x844_n = v_x844->len;
-  RtValue *v_x843 = NULL;
-  K15_1_V *K15_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x852 = 0;
-  int32_t v_x853 = 0;
-  int32_t v_x854 = 0;
+  A.v_x801 = v_x801;
+  A.v_x808 = v_x808;
+  A.v_x813_d = v_x813->data.i;
+  A.v_x813_n = v_x813->len;
+  A.v_x816_d = v_x816->data.i;
+  A.v_x816_n = v_x816->len;
+  RtValue *v_x818 = NULL;
+  RtValue *v_x820 = NULL;
+  RtValue *v_x822 = NULL;
   /* MAP */
   {
-    const int64_t t695 = v_x841;
-    if (t695 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t695, 0.0, run, 0};
+    const int64_t t708 = v_x801;
+    if (t708 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t708, 0.0, run, 4};
       goto fail;
     }
-    v_x843 = rtg_vec_new(RT_INT, t695);
-    A.v_x843_d = v_x843->data.i;
-    A.v_x843_n = v_x843->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t695);
+    v_x818 = rtg_vec_new(RT_INT, t708);
+    A.v_x818_d = v_x818->data.i;
+    A.v_x818_n = v_x818->len;
+    v_x820 = rtg_vec_new(RT_INT, t708);
+    A.v_x820_d = v_x820->data.i;
+    A.v_x820_n = v_x820->len;
+    v_x822 = rtg_vec_new(RT_INT, t708);
+    A.v_x822_d = v_x822->data.i;
+    A.v_x822_n = v_x822->len;
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t708);
   }
-  /* REDUCE */
-  {
-    const int64_t t696 = v_x844->len;
-    K15_1_V *t697 = rtg::reduce_to_device<false>("K15", loc, K15_1_pull{A}, K15_1_op{A}, K15_1_V{2147483647, 0, 1}, t696);
-    K15_1_value = t697;
-  }
-  if (!rtg::check_result("K15", loc, K15_1_value, K15_1_check{{check_site_0}}, K15_1_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K15_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x843 = v_x843;
-  *out_v_x853 = v_x853;
-  *out_v_x854 = v_x854;
+  *out_v_x818 = v_x818;
+  *out_v_x820 = v_x820;
+  *out_v_x822 = v_x822;
   return;
 fail:
-  rt_release(v_x843);
-  rtg_free(K15_1_value);
+  rt_release(v_x818);
+  rt_release(v_x820);
+  rt_release(v_x822);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue *v_x844, RtValue **out_v_x843, int32_t *out_v_x853, int32_t *out_v_x854, int check_site_0) {
-  RtValue *vals[] = {v_x844};
-  const int64_t sizes[] = {(int64_t)v_x841};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K15_host(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854);
-    if (err->index == INT64_MAX) {
-      K15_1_V t698;
-      memset(&t698, 0, sizeof t698);
-      t698.v1 = *out_v_x853;
-      t698.v2 = *out_v_x854;
-      (void)K15_1_check{{check_site_0}}(t698, err, run);
-    }
+static void K15(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
+  RtValue *vals[] = {v_x813, v_x816};
+  const int64_t sizes[] = {(int64_t)v_x801};
+  if (rtg_choose_host(vals, 2, sizes, 1)) {
+    K15_host(err, loc, run, v_x801, v_x808, v_x813, v_x816, out_v_x818, out_v_x820, out_v_x822);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x841, v_x844, out_v_x843, out_v_x853, out_v_x854, check_site_0);
+    K15_gpu(err, loc, run, v_x801, v_x808, v_x813, v_x816, out_v_x818, out_v_x820, out_v_x822);
   }
 }
 
-/* K16: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+/* K16: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836) {
   (void)loc;
   (void)run;
-  int32_t *v_x855_d = v_x855->data.i;
-  const int64_t v_x855_n = v_x855->len;
-  int32_t *v_x860_d = v_x860->data.i;
-  const int64_t v_x860_n = v_x860->len;
-  RtValue *v_x870 = NULL;
+  int32_t *v_x826_d = v_x826->data.i;
+  const int64_t v_x826_n = v_x826->len;
+  RtValue *v_x825 = NULL;
+  int32_t v_x834 = 0;
+  int32_t v_x835 = 0;
+  int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t699 = v_x855_n;
-    v_x870 = rt_value_new(rt_vec_type(RT_INT), t699);
-    int32_t *v_x870_d = v_x870->data.i;
-    const int64_t v_x870_n = v_x870->len;
-    RT_PARALLEL_FOR_IF(t699 >= RT_PARALLEL_MIN)
-    for (int64_t t700 = 0; t700 < t699; t700++) {
-      const int32_t t701 = (int32_t)t700;
-      int t705 = 0; /* nonzero: a check below failed */
-      int32_t t703 = rt_mul_i(t701, 2);
-      int t706 = (uint64_t)(int64_t)t703 < (uint64_t)v_x860_n;
-      int32_t t704 = t706 ? v_x860_d[t703] : 0;
-      t705 |= !t706;
-      int32_t t708 = rt_add_i(t704, 1);
-      int32_t t710 = rt_add_i(t703, 1);
-      int t712 = (uint64_t)(int64_t)t710 < (uint64_t)v_x860_n;
-      int32_t t711 = t712 ? v_x860_d[t710] : 0;
-      t705 |= !t712;
-      int32_t t714 = rt_add_i(t708, t711);
-      if (__builtin_expect(t705 != 0, 0)) { /* again, recording the error */
-        int32_t t716 = rt_mul_i(t701, 2);
-        int32_t t717;
-        if ((uint64_t)(int64_t)t716 < (uint64_t)v_x860_n) {
-          t717 = v_x860_d[t716];
-        } else {
-          NESSIE_RECORD(err, t700, RT_CHECK_INDEX, 0, 0, RT_GATHER, t716, v_x860_n, 0.0, 0);
-          t717 = 0;
-        }
-        int32_t t719 = rt_add_i(t717, 1);
-        int32_t t721 = rt_add_i(t716, 1);
-        int32_t t722;
-        if ((uint64_t)(int64_t)t721 < (uint64_t)v_x860_n) {
-          t722 = v_x860_d[t721];
-        } else {
-          NESSIE_RECORD(err, t700, RT_CHECK_INDEX, 1, 0, RT_GATHER, t721, v_x860_n, 0.0, 1);
-          t722 = 0;
-        }
-        int32_t t724 = rt_add_i(t719, t722);
-      }
-      v_x870_d[t700] = t714;
+    const int64_t t709 = v_x823;
+    if (t709 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t709, 0.0, 0);
+      goto fail;
+    }
+    v_x825 = rt_value_new(rt_vec_type(RT_INT), t709);
+    int32_t *v_x825_d = v_x825->data.i;
+    const int64_t v_x825_n = v_x825->len;
+    RT_PARALLEL_FOR_IF(t709 >= RT_PARALLEL_MIN)
+    for (int64_t t710 = 0; t710 < t709; t710++) {
+      const int32_t t711 = (int32_t)t710;
+      v_x825_d[t710] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x870 = v_x870;
+  {
+    int32_t *v_x825_d = v_x825->data.i;
+    const int64_t v_x825_n = v_x825->len;
+    /* REDUCE */
+    {
+      const int64_t t712 = v_x826_n;
+      const int64_t t713 = t712 > 0 ? (t712 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t714 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t713);
+      int32_t *t715 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t713);
+      int32_t *t716 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t713);
+      RT_PARALLEL_FOR_IF(t713 > 1)
+      for (int64_t t717 = 0; t717 < t713; t717++) {
+        int32_t t717a0;
+        int32_t t717a1;
+        int32_t t717a2;
+        t717a0 = 2147483647;
+        t717a1 = 0;
+        t717a2 = 1;
+        const int64_t t717_end = (t717 + 1) * RT_CHUNK < t712 ? (t717 + 1) * RT_CHUNK : t712;
+        for (int64_t t718 = t717 * RT_CHUNK; t718 < t717_end; t718++) {
+          const int32_t t719 = (int32_t)t718;
+          int32_t t717x0;
+          int32_t t717x1;
+          int32_t t717x2;
+          uint8_t t721 = rt_lt_i(0, 2);
+          int32_t t722;
+          if (t721) {
+            t722 = 2147483647;
+          } else {
+            t722 = t719;
+          }
+          t717x0 = t722;
+          t717x1 = 0;
+          t717x2 = 2;
+          uint8_t t724 = rt_le_i(t717a0, t717x0);
+          int32_t t725;
+          if (t724) {
+            t725 = t717a0;
+          } else {
+            t725 = t717x0;
+          }
+          int32_t t726;
+          if (t724) {
+            t726 = t717a1;
+          } else {
+            t726 = t717x1;
+          }
+          int32_t t727;
+          if (t724) {
+            t727 = t717a2;
+          } else {
+            t727 = t717x2;
+          }
+          t717a0 = t725;
+          t717a1 = t726;
+          t717a2 = t727;
+        }
+        t714[t717] = t717a0;
+        t715[t717] = t717a1;
+        t716[t717] = t717a2;
+      }
+      int32_t t717t0;
+      int32_t t717t1;
+      int32_t t717t2;
+      t717t0 = 2147483647;
+      t717t1 = 0;
+      t717t2 = 1;
+      for (int64_t t717 = 0; t717 < t713; t717++) {
+        const int32_t t728 = t714[t717];
+        const int32_t t729 = t715[t717];
+        const int32_t t730 = t716[t717];
+        uint8_t t732 = rt_le_i(t717t0, t728);
+        int32_t t733;
+        if (t732) {
+          t733 = t717t0;
+        } else {
+          t733 = t728;
+        }
+        int32_t t734;
+        if (t732) {
+          t734 = t717t1;
+        } else {
+          t734 = t729;
+        }
+        int32_t t735;
+        if (t732) {
+          t735 = t717t2;
+        } else {
+          t735 = t730;
+        }
+        t717t0 = t733;
+        t717t1 = t734;
+        t717t2 = t735;
+      }
+      v_x834 = t717t0;
+      rt_free(t714);
+      v_x835 = t717t1;
+      rt_free(t715);
+      v_x836 = t717t2;
+      rt_free(t716);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x825 = v_x825;
+  *out_v_x835 = v_x835;
+  *out_v_x836 = v_x836;
   return;
 fail:
-  rt_release(v_x870);
+  rt_release(v_x825);
 }
 
-/* K16: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K16: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K16_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x855_d; int64_t v_x855_n;
-  int32_t *v_x860_d; int64_t v_x860_n;
-  int32_t *v_x870_d; int64_t v_x870_n;
+  int32_t v_x823;
+  int32_t *v_x826_d; int64_t v_x826_n;
+  int32_t *v_x825_d; int64_t v_x825_n;
+  int32_t v_x834;
+  int32_t v_x835;
+  int32_t v_x836;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
@@ -3619,1222 +3691,1430 @@ struct K16_0_pull {
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t728 = 0; /* nonzero: a check below failed */
-    int32_t t726 = rt_mul_i(ix, 2);
-    int t729 = (uint64_t)(int64_t)t726 < (uint64_t)A.v_x860_n;
-    int32_t t727 = t729 ? A.v_x860_d[t726] : 0;
-    t728 |= !t729;
-    int32_t t731 = rt_add_i(t727, 1);
-    int32_t t733 = rt_add_i(t726, 1);
-    int t735 = (uint64_t)(int64_t)t733 < (uint64_t)A.v_x860_n;
-    int32_t t734 = t735 ? A.v_x860_d[t733] : 0;
-    t728 |= !t735;
-    int32_t t737 = rt_add_i(t731, t734);
-    if (__builtin_expect(t728 != 0, 0)) { /* again, recording the error */
-      int32_t t739 = rt_mul_i(ix, 2);
-      int32_t t740;
-      if ((uint64_t)(int64_t)t739 < (uint64_t)A.v_x860_n) {
-        t740 = A.v_x860_d[t739];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t739, A.v_x860_n, 0.0, 0);
-        t740 = 0;
-      }
-      int32_t t742 = rt_add_i(t740, 1);
-      int32_t t744 = rt_add_i(t739, 1);
-      int32_t t745;
-      if ((uint64_t)(int64_t)t744 < (uint64_t)A.v_x860_n) {
-        t745 = A.v_x860_d[t744];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t744, A.v_x860_n, 0.0, 1);
-        t745 = 0;
-      }
-      int32_t t747 = rt_add_i(t742, t745);
-    }
-    return K16_0_V{t737};
+    return K16_0_V{2};
   }
 };
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x870_d[i] = v.v0;
+    A.v_x825_d[i] = v.v0;
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
+struct alignas(8) K16_1_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+};
+struct K16_1_pull {
+  K16_A A;
+  __device__ K16_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    uint8_t t737 = rt_lt_i(0, 2);
+    int32_t t738;
+    if (t737) {
+      t738 = 2147483647;
+    } else {
+      t738 = ix;
+    }
+    return K16_1_V{t738, 0, 2};
+  }
+};
+struct K16_1_op {
+  K16_A A;
+  __device__ K16_1_V operator()(const K16_1_V &a, const K16_1_V &b) const {
+    uint8_t t740 = rt_le_i(a.v0, b.v0);
+    int32_t t741;
+    if (t740) {
+      t741 = a.v0;
+    } else {
+      t741 = b.v0;
+    }
+    int32_t t742;
+    if (t740) {
+      t742 = a.v1;
+    } else {
+      t742 = b.v1;
+    }
+    int32_t t743;
+    if (t740) {
+      t743 = a.v2;
+    } else {
+      t743 = b.v2;
+    }
+    return K16_1_V{t741, t742, t743};
+  }
+};
+struct K16_1_check {
+  int site[1];
+  __host__ __device__ bool operator()(const K16_1_V &v, RtKernelError *e, int run) const {
+    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
+      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
+      return false;
+    }
+    return true;
+  }
+};
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836, int check_site_0) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x855_d = v_x855->data.i;
-  A.v_x855_n = v_x855->len;
-  A.v_x860_d = v_x860->data.i;
-  A.v_x860_n = v_x860->len;
-  RtValue *v_x870 = NULL;
+  A.v_x823 = v_x823;
+  A.v_x826_d = v_x826->data.i;
+  A.v_x826_n = v_x826->len;
+  RtValue *v_x825 = NULL;
+  K16_1_V *K16_1_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x834 = 0;
+  int32_t v_x835 = 0;
+  int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t748 = v_x855->len;
-    v_x870 = rtg_vec_new(RT_INT, t748);
-    A.v_x870_d = v_x870->data.i;
-    A.v_x870_n = v_x870->len;
-    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t748);
-  }
-  *out_v_x870 = v_x870;
-  return;
-fail:
-  rt_release(v_x870);
-}
-
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x855, RtValue *v_x860, RtValue **out_v_x870) {
-  RtValue *vals[] = {v_x855, v_x860};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K16_host(err, loc, run, v_x855, v_x860, out_v_x870);
-    rtg_host_ran();
-  } else {
-    K16_gpu(err, loc, run, v_x855, v_x860, out_v_x870);
-  }
-}
-
-/* K17: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1212, int32_t v_x1174, RtValue **out_v_x1177, RtValue **out_v_x1182, RtValue **out_v_x1184, int32_t *out_v_x1197, int32_t *out_v_x1198, RtValue **out_v_x1210, RtValue **out_v_x1211) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1212_off = rt_seg_offsets(v_sd_1212);
-  const int64_t v_sd_1212_n = v_sd_1212->len;
-  RtValue *v_x1177 = NULL;
-  RtValue *v_x1182 = NULL;
-  RtValue *v_x1183 = NULL;
-  RtValue *v_x1184 = NULL;
-  RtValue *v_x1185 = NULL;
-  int32_t v_x1197 = 0;
-  int32_t v_x1198 = 0;
-  RtValue *v_x1210 = NULL;
-  RtValue *v_x1211 = NULL;
-  /* MAP */
-  {
-    const int64_t t749 = v_x1174;
-    if (t749 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t749, 0.0, 0);
+    const int64_t t744 = v_x823;
+    if (t744 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t744, 0.0, run, 0};
       goto fail;
     }
-    v_x1177 = rt_value_new(rt_vec_type(RT_BOOL), t749);
-    uint8_t *v_x1177_d = v_x1177->data.b;
-    const int64_t v_x1177_n = v_x1177->len;
-    RT_PARALLEL_FOR_IF(t749 >= RT_PARALLEL_MIN)
-    for (int64_t t750 = 0; t750 < t749; t750++) {
-      const int32_t t751 = (int32_t)t750;
-      int t753 = 0; /* nonzero: a check below failed */
-      int t754 = (uint64_t)(int64_t)t751 < (uint64_t)v_sd_1212_n;
-      int32_t t752 = t754 ? (int32_t)(v_sd_1212_off[t751 + 1] - v_sd_1212_off[t751]) : 0;
-      t753 |= !t754;
-      uint8_t t756 = rt_le_i(t752, 1);
-      if (__builtin_expect(t753 != 0, 0)) { /* again, recording the error */
-        int32_t t757;
-        if ((uint64_t)(int64_t)t751 < (uint64_t)v_sd_1212_n) {
-          t757 = (int32_t)(v_sd_1212_off[t751 + 1] - v_sd_1212_off[t751]);
+    v_x825 = rtg_vec_new(RT_INT, t744);
+    A.v_x825_d = v_x825->data.i;
+    A.v_x825_n = v_x825->len;
+    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t744);
+  }
+  /* REDUCE */
+  {
+    const int64_t t745 = v_x826->len;
+    K16_1_V *t746 = rtg::reduce_to_device<false>("K16", loc, K16_1_pull{A}, K16_1_op{A}, K16_1_V{2147483647, 0, 1}, t745);
+    K16_1_value = t746;
+  }
+  if (!rtg::check_result("K16", loc, K16_1_value, K16_1_check{{check_site_0}}, K16_1_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K16_1_value = NULL; /* freed by check_result, after the check */
+  *out_v_x825 = v_x825;
+  *out_v_x835 = v_x835;
+  *out_v_x836 = v_x836;
+  return;
+fail:
+  rt_release(v_x825);
+  rtg_free(K16_1_value);
+}
+
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836, int check_site_0) {
+  RtValue *vals[] = {v_x826};
+  const int64_t sizes[] = {(int64_t)v_x823};
+  if (rtg_choose_host(vals, 1, sizes, 1)) {
+    K16_host(err, loc, run, v_x823, v_x826, out_v_x825, out_v_x835, out_v_x836);
+    if (err->index == INT64_MAX) {
+      K16_1_V t747;
+      memset(&t747, 0, sizeof t747);
+      t747.v1 = *out_v_x835;
+      t747.v2 = *out_v_x836;
+      (void)K16_1_check{{check_site_0}}(t747, err, run);
+    }
+    rtg_host_ran();
+  } else {
+    K16_gpu(err, loc, run, v_x823, v_x826, out_v_x825, out_v_x835, out_v_x836, check_site_0);
+  }
+}
+
+/* K17: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x844, RtValue **out_v_x846) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x837_d = v_x837->data.i;
+  const int64_t v_x837_n = v_x837->len;
+  int32_t *v_x842_d = v_x842->data.i;
+  const int64_t v_x842_n = v_x842->len;
+  RtValue *v_x844 = NULL;
+  RtValue *v_x846 = NULL;
+  /* MAP */
+  {
+    const int64_t t748 = v_x837_n;
+    v_x844 = rt_value_new(rt_vec_type(RT_INT), t748);
+    int32_t *v_x844_d = v_x844->data.i;
+    const int64_t v_x844_n = v_x844->len;
+    v_x846 = rt_value_new(rt_vec_type(RT_INT), t748);
+    int32_t *v_x846_d = v_x846->data.i;
+    const int64_t v_x846_n = v_x846->len;
+    RT_PARALLEL_FOR_IF(t748 >= RT_PARALLEL_MIN)
+    for (int64_t t749 = 0; t749 < t748; t749++) {
+      const int32_t t750 = (int32_t)t749;
+      int t754 = 0; /* nonzero: a check below failed */
+      int32_t t752 = rt_mul_i(t750, 2);
+      int t755 = (uint64_t)(int64_t)t752 < (uint64_t)v_x842_n;
+      int32_t t753 = t755 ? v_x842_d[t752] : 0;
+      t754 |= !t755;
+      int32_t t757 = rt_add_i(t752, 1);
+      if (__builtin_expect(t754 != 0, 0)) { /* again, recording the error */
+        int32_t t759 = rt_mul_i(t750, 2);
+        int32_t t760;
+        if ((uint64_t)(int64_t)t759 < (uint64_t)v_x842_n) {
+          t760 = v_x842_d[t759];
         } else {
-          NESSIE_RECORD(err, t750, RT_CHECK_INDEX, 0, 0, RT_GATHER, t751, v_sd_1212_n, 0.0, 1);
-          t757 = 0;
+          NESSIE_RECORD(err, t749, RT_CHECK_INDEX, 0, 0, RT_GATHER, t759, v_x842_n, 0.0, 0);
+          t760 = 0;
         }
-        uint8_t t759 = rt_le_i(t757, 1);
+        int32_t t762 = rt_add_i(t759, 1);
       }
-      v_x1177_d[t750] = t756;
+      v_x844_d[t749] = t753;
+      v_x846_d[t749] = t757;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    uint8_t *v_x1177_d = v_x1177->data.b;
-    const int64_t v_x1177_n = v_x1177->len;
-    /* PARTITION */
-    {
-      const int64_t t760 = v_x1174;
-      if (t760 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t760, 0.0, 2);
-        goto fail;
-      }
-      const int64_t t761 = t760 > 0 ? (t760 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t762 = (uint8_t *)rt_alloc_atomic((size_t)t760 + 1);
-      int64_t *t763 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t761 + 1));
-      RT_PARALLEL_FOR_IF(t761 > 1)
-      for (int64_t t764 = 0; t764 < t761; t764++) {
-        int64_t kept = 0;
-        const int64_t t764_end = (t764 + 1) * RT_CHUNK < t760 ? (t764 + 1) * RT_CHUNK : t760;
-        for (int64_t t765 = t764 * RT_CHUNK; t765 < t764_end; t765++) {
-          const int32_t t766 = (int32_t)t765;
-          int32_t t764x0;
-          uint8_t t764x1;
-          int t768 = 0; /* nonzero: a check below failed */
-          int t769 = (uint64_t)(int64_t)t766 < (uint64_t)v_sd_1212_n;
-          int32_t t767 = t769 ? (int32_t)(v_sd_1212_off[t766 + 1] - v_sd_1212_off[t766]) : 0;
-          t768 |= !t769;
-          uint8_t t771 = rt_le_i(t767, 1);
-          if (__builtin_expect(t768 != 0, 0)) { /* again, recording the error */
-            int32_t t772;
-            if ((uint64_t)(int64_t)t766 < (uint64_t)v_sd_1212_n) {
-              t772 = (int32_t)(v_sd_1212_off[t766 + 1] - v_sd_1212_off[t766]);
-            } else {
-              NESSIE_RECORD(err, t765, RT_CHECK_INDEX, 0, 0, RT_GATHER, t766, v_sd_1212_n, 0.0, 3);
-              t772 = 0;
-            }
-            uint8_t t774 = rt_le_i(t772, 1);
-          }
-          t764x0 = t766;
-          t764x1 = t771;
-          uint8_t t775;
-          t775 = t764x1;
-          t762[t765] = t775 != 0;
-          kept += t775 != 0;
-        }
-        t763[t764] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t762);
-        rt_free(t763);
-        goto fail;
-      }
-      int64_t t776 = 0;
-      for (int64_t t764 = 0; t764 < t761; t764++) {
-        const int64_t k = t763[t764];
-        t763[t764] = t776;
-        t776 += k;
-      }
-      v_x1182 = rt_value_new(rt_vec_type(RT_INT), t776);
-      int32_t *v_x1182_d = v_x1182->data.i;
-      const int64_t v_x1182_n = v_x1182->len;
-      v_x1183 = rt_value_new(rt_vec_type(RT_BOOL), t776);
-      uint8_t *v_x1183_d = v_x1183->data.b;
-      const int64_t v_x1183_n = v_x1183->len;
-      v_x1184 = rt_value_new(rt_vec_type(RT_INT), (t760 - t776));
-      int32_t *v_x1184_d = v_x1184->data.i;
-      const int64_t v_x1184_n = v_x1184->len;
-      v_x1185 = rt_value_new(rt_vec_type(RT_BOOL), (t760 - t776));
-      uint8_t *v_x1185_d = v_x1185->data.b;
-      const int64_t v_x1185_n = v_x1185->len;
-      RT_PARALLEL_FOR_IF(t761 > 1)
-      for (int64_t t764 = 0; t764 < t761; t764++) {
-        int64_t at = t763[t764];
-        int64_t at_not = t764 * RT_CHUNK - t763[t764];
-        const int64_t t764_end = (t764 + 1) * RT_CHUNK < t760 ? (t764 + 1) * RT_CHUNK : t760;
-        for (int64_t t765 = t764 * RT_CHUNK; t765 < t764_end; t765++) {
-          const int32_t t766 = (int32_t)t765;
-          int32_t t764y0;
-          uint8_t t764y1;
-          int t778 = 0; /* nonzero: a check below failed */
-          int t779 = (uint64_t)(int64_t)t766 < (uint64_t)v_sd_1212_n;
-          int32_t t777 = t779 ? (int32_t)(v_sd_1212_off[t766 + 1] - v_sd_1212_off[t766]) : 0;
-          t778 |= !t779;
-          uint8_t t781 = rt_le_i(t777, 1);
-          if (__builtin_expect(t778 != 0, 0)) { /* again, recording the error */
-            int32_t t782;
-            if ((uint64_t)(int64_t)t766 < (uint64_t)v_sd_1212_n) {
-              t782 = (int32_t)(v_sd_1212_off[t766 + 1] - v_sd_1212_off[t766]);
-            } else {
-              NESSIE_RECORD(err, t765, RT_CHECK_INDEX, 0, 0, RT_GATHER, t766, v_sd_1212_n, 0.0, 4);
-              t782 = 0;
-            }
-            uint8_t t784 = rt_le_i(t782, 1);
-          }
-          t764y0 = t766;
-          t764y1 = t781;
-          if (t762[t765]) {
-            v_x1182_d[at] = t764y0;
-            v_x1183_d[at] = t764y1;
-            at++;
-          } else {
-            v_x1184_d[at_not] = t764y0;
-            v_x1185_d[at_not] = t764y1;
-            at_not++;
-          }
-        }
-      }
-      rt_free(t762);
-      rt_free(t763);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      int32_t *v_x1182_d = v_x1182->data.i;
-      const int64_t v_x1182_n = v_x1182->len;
-      uint8_t *v_x1183_d = v_x1183->data.b;
-      const int64_t v_x1183_n = v_x1183->len;
-      int32_t *v_x1184_d = v_x1184->data.i;
-      const int64_t v_x1184_n = v_x1184->len;
-      uint8_t *v_x1185_d = v_x1185->data.b;
-      const int64_t v_x1185_n = v_x1185->len;
-      /* REDUCE */
-      {
-        const int64_t t785 = v_x1174;
-        if (t785 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t785, 0.0, 5);
-          goto fail;
-        }
-        const int64_t t786 = t785 > 0 ? (t785 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t787 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t786);
-        int32_t *t788 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t786);
-        RT_PARALLEL_FOR_IF(t786 > 1)
-        for (int64_t t789 = 0; t789 < t786; t789++) {
-          int32_t t789a0;
-          int32_t t789a1;
-          t789a0 = 0;
-          t789a1 = 0;
-          const int64_t t789_end = (t789 + 1) * RT_CHUNK < t785 ? (t789 + 1) * RT_CHUNK : t785;
-          for (int64_t t790 = t789 * RT_CHUNK; t790 < t789_end; t790++) {
-            const int32_t t791 = (int32_t)t790;
-            int32_t t789x0;
-            int32_t t789x1;
-            int t793 = 0; /* nonzero: a check below failed */
-            int t794 = (uint64_t)(int64_t)t791 < (uint64_t)v_sd_1212_n;
-            int32_t t792 = t794 ? (int32_t)(v_sd_1212_off[t791 + 1] - v_sd_1212_off[t791]) : 0;
-            t793 |= !t794;
-            uint8_t t796 = rt_le_i(t792, 1);
-            int32_t t798 = rt_btoi_b(t796);
-            uint8_t t800 = rt_not_b(t796);
-            int32_t t802 = rt_btoi_b(t800);
-            if (__builtin_expect(t793 != 0, 0)) { /* again, recording the error */
-              int32_t t803;
-              if ((uint64_t)(int64_t)t791 < (uint64_t)v_sd_1212_n) {
-                t803 = (int32_t)(v_sd_1212_off[t791 + 1] - v_sd_1212_off[t791]);
-              } else {
-                NESSIE_RECORD(err, t790, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_sd_1212_n, 0.0, 6);
-                t803 = 0;
-              }
-              uint8_t t805 = rt_le_i(t803, 1);
-              int32_t t807 = rt_btoi_b(t805);
-              uint8_t t809 = rt_not_b(t805);
-              int32_t t811 = rt_btoi_b(t809);
-            }
-            t789x0 = t798;
-            t789x1 = t802;
-            int32_t t813 = rt_add_i(t789a0, t789x0);
-            int32_t t815 = rt_add_i(t789a1, t789x1);
-            t789a0 = t813;
-            t789a1 = t815;
-          }
-          t787[t789] = t789a0;
-          t788[t789] = t789a1;
-        }
-        int32_t t789t0;
-        int32_t t789t1;
-        t789t0 = 0;
-        t789t1 = 0;
-        for (int64_t t789 = 0; t789 < t786; t789++) {
-          const int32_t t816 = t787[t789];
-          const int32_t t817 = t788[t789];
-          int32_t t819 = rt_add_i(t789t0, t816);
-          int32_t t821 = rt_add_i(t789t1, t817);
-          t789t0 = t819;
-          t789t1 = t821;
-        }
-        v_x1197 = t789t0;
-        rt_free(t787);
-        v_x1198 = t789t1;
-        rt_free(t788);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-      {
-        /* SCAN */
-        {
-          const int64_t t822 = v_x1174;
-          if (t822 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t822, 0.0, 7);
-            goto fail;
-          }
-          const int64_t t823 = t822 > 0 ? (t822 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t824 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t823);
-          int32_t *t825 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t823);
-          RT_PARALLEL_FOR_IF(t823 > 1)
-          for (int64_t t826 = 0; t826 < t823; t826++) {
-            int32_t t826a0;
-            int32_t t826a1;
-            t826a0 = 0;
-            t826a1 = 0;
-            const int64_t t826_end = (t826 + 1) * RT_CHUNK < t822 ? (t826 + 1) * RT_CHUNK : t822;
-            for (int64_t t827 = t826 * RT_CHUNK; t827 < t826_end; t827++) {
-              const int32_t t828 = (int32_t)t827;
-              int32_t t826x0;
-              int32_t t826x1;
-              int t830 = 0; /* nonzero: a check below failed */
-              int t831 = (uint64_t)(int64_t)t828 < (uint64_t)v_sd_1212_n;
-              int32_t t829 = t831 ? (int32_t)(v_sd_1212_off[t828 + 1] - v_sd_1212_off[t828]) : 0;
-              t830 |= !t831;
-              uint8_t t833 = rt_le_i(t829, 1);
-              int32_t t835 = rt_btoi_b(t833);
-              uint8_t t837 = rt_not_b(t833);
-              int32_t t839 = rt_btoi_b(t837);
-              if (__builtin_expect(t830 != 0, 0)) { /* again, recording the error */
-                int32_t t840;
-                if ((uint64_t)(int64_t)t828 < (uint64_t)v_sd_1212_n) {
-                  t840 = (int32_t)(v_sd_1212_off[t828 + 1] - v_sd_1212_off[t828]);
-                } else {
-                  NESSIE_RECORD(err, t827, RT_CHECK_INDEX, 0, 0, RT_GATHER, t828, v_sd_1212_n, 0.0, 8);
-                  t840 = 0;
-                }
-                uint8_t t842 = rt_le_i(t840, 1);
-                int32_t t844 = rt_btoi_b(t842);
-                uint8_t t846 = rt_not_b(t842);
-                int32_t t848 = rt_btoi_b(t846);
-              }
-              t826x0 = t835;
-              t826x1 = t839;
-              int32_t t850 = rt_add_i(t826a0, t826x0);
-              int32_t t852 = rt_add_i(t826a1, t826x1);
-              t826a0 = t850;
-              t826a1 = t852;
-            }
-            t824[t826] = t826a0;
-            t825[t826] = t826a1;
-          }
-          int32_t t826t0;
-          int32_t t826t1;
-          t826t0 = 0;
-          t826t1 = 0;
-          for (int64_t t826 = 0; t826 < t823; t826++) {
-            const int32_t t853 = t824[t826];
-            t824[t826] = t826t0;
-            const int32_t t854 = t825[t826];
-            t825[t826] = t826t1;
-            int32_t t856 = rt_add_i(t826t0, t853);
-            int32_t t858 = rt_add_i(t826t1, t854);
-            t826t0 = t856;
-            t826t1 = t858;
-          }
-          v_x1210 = rt_value_new(rt_vec_type(RT_INT), t822);
-          int32_t *v_x1210_d = v_x1210->data.i;
-          const int64_t v_x1210_n = v_x1210->len;
-          v_x1211 = rt_value_new(rt_vec_type(RT_INT), t822);
-          int32_t *v_x1211_d = v_x1211->data.i;
-          const int64_t v_x1211_n = v_x1211->len;
-          RT_PARALLEL_FOR_IF(t823 > 1)
-          for (int64_t t826 = 0; t826 < t823; t826++) {
-            int32_t t826p0;
-            int32_t t826p1;
-            t826p0 = t824[t826];
-            t826p1 = t825[t826];
-            const int64_t t826_end = (t826 + 1) * RT_CHUNK < t822 ? (t826 + 1) * RT_CHUNK : t822;
-            for (int64_t t827 = t826 * RT_CHUNK; t827 < t826_end; t827++) {
-              const int32_t t828 = (int32_t)t827;
-              v_x1210_d[t827] = t826p0;
-              v_x1211_d[t827] = t826p1;
-              int32_t t826y0;
-              int32_t t826y1;
-              int t860 = 0; /* nonzero: a check below failed */
-              int t861 = (uint64_t)(int64_t)t828 < (uint64_t)v_sd_1212_n;
-              int32_t t859 = t861 ? (int32_t)(v_sd_1212_off[t828 + 1] - v_sd_1212_off[t828]) : 0;
-              t860 |= !t861;
-              uint8_t t863 = rt_le_i(t859, 1);
-              int32_t t865 = rt_btoi_b(t863);
-              uint8_t t867 = rt_not_b(t863);
-              int32_t t869 = rt_btoi_b(t867);
-              if (__builtin_expect(t860 != 0, 0)) { /* again, recording the error */
-                int32_t t870;
-                if ((uint64_t)(int64_t)t828 < (uint64_t)v_sd_1212_n) {
-                  t870 = (int32_t)(v_sd_1212_off[t828 + 1] - v_sd_1212_off[t828]);
-                } else {
-                  NESSIE_RECORD(err, t827, RT_CHECK_INDEX, 0, 0, RT_GATHER, t828, v_sd_1212_n, 0.0, 9);
-                  t870 = 0;
-                }
-                uint8_t t872 = rt_le_i(t870, 1);
-                int32_t t874 = rt_btoi_b(t872);
-                uint8_t t876 = rt_not_b(t872);
-                int32_t t878 = rt_btoi_b(t876);
-              }
-              t826y0 = t865;
-              t826y1 = t869;
-              int32_t t880 = rt_add_i(t826p0, t826y0);
-              int32_t t882 = rt_add_i(t826p1, t826y1);
-              t826p0 = t880;
-              t826p1 = t882;
-            }
-          }
-          rt_free(t824);
-          rt_free(t825);
-        }
-        if (err->index != INT64_MAX)
-          goto fail;
-      }
-    }
-  }
-  *out_v_x1177 = v_x1177;
-  *out_v_x1182 = v_x1182;
-  *out_v_x1184 = v_x1184;
-  *out_v_x1197 = v_x1197;
-  *out_v_x1198 = v_x1198;
-  *out_v_x1210 = v_x1210;
-  *out_v_x1211 = v_x1211;
-  rt_release(v_x1183);
-  rt_release(v_x1185);
+  *out_v_x844 = v_x844;
+  *out_v_x846 = v_x846;
   return;
 fail:
-  rt_release(v_x1177);
-  rt_release(v_x1182);
-  rt_release(v_x1183);
-  rt_release(v_x1184);
-  rt_release(v_x1185);
-  rt_release(v_x1210);
-  rt_release(v_x1211);
+  rt_release(v_x844);
+  rt_release(v_x846);
 }
 
-/* K17: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K17: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K17_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1212_off; int64_t v_sd_1212_n;
-  int32_t v_x1174;
-  uint8_t *v_x1177_d; int64_t v_x1177_n;
-  int32_t *v_x1182_d; int64_t v_x1182_n;
-  uint8_t *v_x1183_d; int64_t v_x1183_n;
-  int32_t *v_x1184_d; int64_t v_x1184_n;
-  uint8_t *v_x1185_d; int64_t v_x1185_n;
-  int32_t v_x1197;
-  int32_t v_x1198;
-  int32_t *v_x1210_d; int64_t v_x1210_n;
-  int32_t *v_x1211_d; int64_t v_x1211_n;
+  int32_t *v_x837_d; int64_t v_x837_n;
+  int32_t *v_x842_d; int64_t v_x842_n;
+  int32_t *v_x844_d; int64_t v_x844_n;
+  int32_t *v_x846_d; int64_t v_x846_n;
 };
 struct alignas(8) K17_0_V {
-  uint8_t v0;
+  int32_t v0;
+  int32_t v1;
 };
 struct K17_0_pull {
   K17_A A;
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t884 = 0; /* nonzero: a check below failed */
-    int t885 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n;
-    int32_t t883 = t885 ? (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]) : 0;
-    t884 |= !t885;
-    uint8_t t887 = rt_le_i(t883, 1);
-    if (__builtin_expect(t884 != 0, 0)) { /* again, recording the error */
-      int32_t t888;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n) {
-        t888 = (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]);
+    int t766 = 0; /* nonzero: a check below failed */
+    int32_t t764 = rt_mul_i(ix, 2);
+    int t767 = (uint64_t)(int64_t)t764 < (uint64_t)A.v_x842_n;
+    int32_t t765 = t767 ? A.v_x842_d[t764] : 0;
+    t766 |= !t767;
+    int32_t t769 = rt_add_i(t764, 1);
+    if (__builtin_expect(t766 != 0, 0)) { /* again, recording the error */
+      int32_t t771 = rt_mul_i(ix, 2);
+      int32_t t772;
+      if ((uint64_t)(int64_t)t771 < (uint64_t)A.v_x842_n) {
+        t772 = A.v_x842_d[t771];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1212_n, 0.0, 0);
-        t888 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t771, A.v_x842_n, 0.0, 0);
+        t772 = 0;
       }
-      uint8_t t890 = rt_le_i(t888, 1);
+      int32_t t774 = rt_add_i(t771, 1);
     }
-    return K17_0_V{t887};
+    return K17_0_V{t765, t769};
   }
 };
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x1177_d[i] = v.v0;
+    A.v_x844_d[i] = v.v0;
+    A.v_x846_d[i] = v.v1;
   }
 };
-struct alignas(8) K17_1_V {
-  int32_t v0;
-  uint8_t v1;
-};
-struct K17_1_pull {
-  K17_A A;
-  __device__ K17_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t892 = 0; /* nonzero: a check below failed */
-    int t893 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n;
-    int32_t t891 = t893 ? (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]) : 0;
-    t892 |= !t893;
-    uint8_t t895 = rt_le_i(t891, 1);
-    if (__builtin_expect(t892 != 0, 0)) { /* again, recording the error */
-      int32_t t896;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n) {
-        t896 = (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1212_n, 0.0, 1);
-        t896 = 0;
-      }
-      uint8_t t898 = rt_le_i(t896, 1);
-    }
-    return K17_1_V{ix, t895};
-  }
-};
-struct K17_1_store {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_1_V &v) const {
-    A.v_x1182_d[i] = v.v0;
-    A.v_x1183_d[i] = v.v1;
-  }
-};
-struct K17_1_pred {
-  K17_A A;
-  __device__ bool operator()(int64_t i, const K17_1_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct K17_1_other {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_1_V &v) const {
-    A.v_x1184_d[i] = v.v0;
-    A.v_x1185_d[i] = v.v1;
-  }
-};
-struct alignas(8) K17_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K17_2_pull {
-  K17_A A;
-  __device__ K17_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t900 = 0; /* nonzero: a check below failed */
-    int t901 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n;
-    int32_t t899 = t901 ? (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]) : 0;
-    t900 |= !t901;
-    uint8_t t903 = rt_le_i(t899, 1);
-    int32_t t905 = rt_btoi_b(t903);
-    uint8_t t907 = rt_not_b(t903);
-    int32_t t909 = rt_btoi_b(t907);
-    if (__builtin_expect(t900 != 0, 0)) { /* again, recording the error */
-      int32_t t910;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n) {
-        t910 = (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1212_n, 0.0, 2);
-        t910 = 0;
-      }
-      uint8_t t912 = rt_le_i(t910, 1);
-      int32_t t914 = rt_btoi_b(t912);
-      uint8_t t916 = rt_not_b(t912);
-      int32_t t918 = rt_btoi_b(t916);
-    }
-    return K17_2_V{t905, t909};
-  }
-};
-struct K17_2_op {
-  K17_A A;
-  __device__ K17_2_V operator()(const K17_2_V &a, const K17_2_V &b) const {
-    int32_t t920 = rt_add_i(a.v0, b.v0);
-    int32_t t922 = rt_add_i(a.v1, b.v1);
-    return K17_2_V{t920, t922};
-  }
-};
-struct K17_2_ride {
-  K17_A A;
-  __device__ K17_2_V operator()(int64_t i) const {
-    K17_0_store{A}(i, K17_0_pull{A}(i)); /* MAP 0 rides here */
-    return K17_2_pull{A}(i);
-  }
-};
-struct alignas(8) K17_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K17_3_pull {
-  K17_A A;
-  __device__ K17_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t924 = 0; /* nonzero: a check below failed */
-    int t925 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n;
-    int32_t t923 = t925 ? (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]) : 0;
-    t924 |= !t925;
-    uint8_t t927 = rt_le_i(t923, 1);
-    int32_t t929 = rt_btoi_b(t927);
-    uint8_t t931 = rt_not_b(t927);
-    int32_t t933 = rt_btoi_b(t931);
-    if (__builtin_expect(t924 != 0, 0)) { /* again, recording the error */
-      int32_t t934;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1212_n) {
-        t934 = (int32_t)(A.v_sd_1212_off[ix + 1] - A.v_sd_1212_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1212_n, 0.0, 3);
-        t934 = 0;
-      }
-      uint8_t t936 = rt_le_i(t934, 1);
-      int32_t t938 = rt_btoi_b(t936);
-      uint8_t t940 = rt_not_b(t936);
-      int32_t t942 = rt_btoi_b(t940);
-    }
-    return K17_3_V{t929, t933};
-  }
-};
-struct K17_3_store {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_3_V &v) const {
-    A.v_x1210_d[i] = v.v0;
-    A.v_x1211_d[i] = v.v1;
-  }
-};
-struct K17_3_op {
-  K17_A A;
-  __device__ K17_3_V operator()(const K17_3_V &a, const K17_3_V &b) const {
-    int32_t t944 = rt_add_i(a.v0, b.v0);
-    int32_t t946 = rt_add_i(a.v1, b.v1);
-    return K17_3_V{t944, t946};
-  }
-};
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1212, int32_t v_x1174, RtValue **out_v_x1177, RtValue **out_v_x1182, RtValue **out_v_x1184, int32_t *out_v_x1197, int32_t *out_v_x1198, RtValue **out_v_x1210, RtValue **out_v_x1211) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x844, RtValue **out_v_x846) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1212_off = rtg_seg_offsets(v_sd_1212);
-  A.v_sd_1212_n = v_sd_1212->len;
-  A.v_x1174 = v_x1174;
-  RtValue *v_x1177 = NULL;
-  RtValue *v_x1182 = NULL;
-  RtValue *v_x1183 = NULL;
-  RtValue *v_x1184 = NULL;
-  RtValue *v_x1185 = NULL;
-  int32_t v_x1197 = 0;
-  int32_t v_x1198 = 0;
-  RtValue *v_x1210 = NULL;
-  RtValue *v_x1211 = NULL;
+  A.v_x837_d = v_x837->data.i;
+  A.v_x837_n = v_x837->len;
+  A.v_x842_d = v_x842->data.i;
+  A.v_x842_n = v_x842->len;
+  RtValue *v_x844 = NULL;
+  RtValue *v_x846 = NULL;
   /* MAP */
   {
-    const int64_t t947 = v_x1174;
-    if (t947 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t947, 0.0, run, 4};
-      goto fail;
-    }
-    v_x1177 = rtg_vec_new(RT_BOOL, t947);
-    A.v_x1177_d = v_x1177->data.b;
-    A.v_x1177_n = v_x1177->len;
-    /* computed in the launch of SOAC 2 (K17_2_ride) */
+    const int64_t t775 = v_x837->len;
+    v_x844 = rtg_vec_new(RT_INT, t775);
+    A.v_x844_d = v_x844->data.i;
+    A.v_x844_n = v_x844->len;
+    v_x846 = rtg_vec_new(RT_INT, t775);
+    A.v_x846_d = v_x846->data.i;
+    A.v_x846_n = v_x846->len;
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t775);
   }
-  /* PARTITION */
-  int64_t *t948, t949; /* the slot of its count, its size */
-  {
-    const int64_t t950 = v_x1174;
-    if (t950 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t950, 0.0, run, 5};
-      goto fail;
-    }
-    v_x1182 = rtg_vec_new(RT_INT, t950);
-    A.v_x1182_d = v_x1182->data.i;
-    A.v_x1182_n = v_x1182->len;
-    v_x1183 = rtg_vec_new(RT_BOOL, t950);
-    A.v_x1183_d = v_x1183->data.b;
-    A.v_x1183_n = v_x1183->len;
-    v_x1184 = rtg_vec_new(RT_INT, t950);
-    A.v_x1184_d = v_x1184->data.i;
-    A.v_x1184_n = v_x1184->len;
-    v_x1185 = rtg_vec_new(RT_BOOL, t950);
-    A.v_x1185_d = v_x1185->data.b;
-    A.v_x1185_n = v_x1185->len;
-    t949 = t950;
-    t948 = rtg::partition_launch<K17_1_V>("K17", loc, K17_1_pull{A}, K17_1_pred{A}, t950, K17_1_store{A}, K17_1_other{A}, true);
-  }
-  {
-    const int64_t t951 = rtg::filter_count(t948);
-    v_x1182 = rtg_vec_fit(v_x1182, t951);
-    A.v_x1182_d = v_x1182->data.i;
-    A.v_x1182_n = v_x1182->len;
-    v_x1183 = rtg_vec_fit(v_x1183, t951);
-    A.v_x1183_d = v_x1183->data.b;
-    A.v_x1183_n = v_x1183->len;
-    v_x1184 = rtg_vec_fit(v_x1184, t949 - t951);
-    A.v_x1184_d = v_x1184->data.i;
-    A.v_x1184_n = v_x1184->len;
-    v_x1185 = rtg_vec_fit(v_x1185, t949 - t951);
-    A.v_x1185_d = v_x1185->data.b;
-    A.v_x1185_n = v_x1185->len;
-  }
-  /* REDUCE */
-  {
-    const int64_t t952 = v_x1174;
-    if (t952 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t952, 0.0, run, 6};
-      goto fail;
-    }
-    const K17_2_V t953 = rtg::reduce_commutative("K17", loc, K17_2_ride{A}, K17_2_op{A}, K17_2_V{0, 0}, t952);
-    v_x1197 = t953.v0;
-    A.v_x1197 = v_x1197;
-    v_x1198 = t953.v1;
-    A.v_x1198 = v_x1198;
-  }
-  /* SCAN */
-  {
-    const int64_t t954 = v_x1174;
-    if (t954 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t954, 0.0, run, 7};
-      goto fail;
-    }
-    v_x1210 = rtg_vec_new(RT_INT, t954);
-    A.v_x1210_d = v_x1210->data.i;
-    A.v_x1210_n = v_x1210->len;
-    v_x1211 = rtg_vec_new(RT_INT, t954);
-    A.v_x1211_d = v_x1211->data.i;
-    A.v_x1211_n = v_x1211->len;
-    rtg::scan<true>("K17", loc, K17_3_pull{A}, K17_3_op{A}, K17_3_V{0, 0}, t954, K17_3_store{A});
-  }
-  *out_v_x1177 = v_x1177;
-  *out_v_x1182 = v_x1182;
-  *out_v_x1184 = v_x1184;
-  *out_v_x1197 = v_x1197;
-  *out_v_x1198 = v_x1198;
-  *out_v_x1210 = v_x1210;
-  *out_v_x1211 = v_x1211;
-  rt_release(v_x1183);
-  rt_release(v_x1185);
+  *out_v_x844 = v_x844;
+  *out_v_x846 = v_x846;
   return;
 fail:
-  rt_release(v_x1177);
-  rt_release(v_x1182);
-  rt_release(v_x1183);
-  rt_release(v_x1184);
-  rt_release(v_x1185);
-  rt_release(v_x1210);
-  rt_release(v_x1211);
+  rt_release(v_x844);
+  rt_release(v_x846);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1212, int32_t v_x1174, RtValue **out_v_x1177, RtValue **out_v_x1182, RtValue **out_v_x1184, int32_t *out_v_x1197, int32_t *out_v_x1198, RtValue **out_v_x1210, RtValue **out_v_x1211) {
-  RtValue *vals[] = {v_sd_1212};
-  const int64_t sizes[] = {(int64_t)v_x1174, (int64_t)v_x1174, (int64_t)v_x1174, (int64_t)v_x1174};
-  if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K17_host(err, loc, run, v_sd_1212, v_x1174, out_v_x1177, out_v_x1182, out_v_x1184, out_v_x1197, out_v_x1198, out_v_x1210, out_v_x1211);
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x844, RtValue **out_v_x846) {
+  RtValue *vals[] = {v_x837, v_x842};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K17_host(err, loc, run, v_x837, v_x842, out_v_x844, out_v_x846);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_sd_1212, v_x1174, out_v_x1177, out_v_x1182, out_v_x1184, out_v_x1197, out_v_x1198, out_v_x1210, out_v_x1211);
+    K17_gpu(err, loc, run, v_x837, v_x842, out_v_x844, out_v_x846);
   }
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1213, RtValue *v_sd_1222, RtValue *v_sd_1215, RtValue **out_v_x1219, RtValue **out_v_x1220, RtValue **out_v_x1221) {
+/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x850, RtValue *v_x851, RtValue **out_v_x855) {
   (void)loc;
   (void)run;
-  int32_t *v_x1213_d = v_x1213->data.i;
-  const int64_t v_x1213_n = v_x1213->len;
-  const int64_t *v_sd_1222_off = rt_seg_offsets(v_sd_1222);
-  const int64_t v_sd_1222_n = v_sd_1222->len;
-  const int64_t *v_sd_1215_off = rt_seg_offsets(v_sd_1215);
-  const int64_t v_sd_1215_n = v_sd_1215->len;
-  RtValue *v_x1219 = NULL;
-  RtValue *v_x1220 = NULL;
-  RtValue *v_x1221 = NULL;
+  int32_t *v_x847_d = v_x847->data.i;
+  const int64_t v_x847_n = v_x847->len;
+  int32_t *v_x850_d = v_x850->data.i;
+  const int64_t v_x850_n = v_x850->len;
+  int32_t *v_x851_d = v_x851->data.i;
+  const int64_t v_x851_n = v_x851->len;
+  RtValue *v_x855 = NULL;
   /* MAP */
   {
-    const int64_t t955 = v_x1213_n;
-    v_x1219 = rt_value_new(rt_vec_type(RT_INT), t955);
-    int32_t *v_x1219_d = v_x1219->data.i;
-    const int64_t v_x1219_n = v_x1219->len;
-    v_x1220 = rt_value_new(rt_vec_type(RT_INT), t955);
-    int32_t *v_x1220_d = v_x1220->data.i;
-    const int64_t v_x1220_n = v_x1220->len;
-    v_x1221 = rt_value_new(rt_vec_type(RT_INT), t955);
-    int32_t *v_x1221_d = v_x1221->data.i;
-    const int64_t v_x1221_n = v_x1221->len;
-    RT_PARALLEL_FOR_IF(t955 >= RT_PARALLEL_MIN)
-    for (int64_t t956 = 0; t956 < t955; t956++) {
-      const int32_t t957 = (int32_t)t956;
-      int t960 = 0; /* nonzero: a check below failed */
-      int32_t t958 = v_x1213_d[t957];
-      int t961 = (uint64_t)(int64_t)t958 < (uint64_t)v_sd_1215_n;
-      int32_t t959 = t961 ? (int32_t)v_sd_1215_off[t958] : 0;
-      t960 |= !t961;
-      int t963 = (uint64_t)(int64_t)t958 < (uint64_t)v_sd_1222_n;
-      int32_t t962 = t963 ? (int32_t)(v_sd_1222_off[t958 + 1] - v_sd_1222_off[t958]) : 0;
-      t960 |= !t963;
-      int32_t t965 = rt_add_i(t959, t962);
-      if (__builtin_expect(t960 != 0, 0)) { /* again, recording the error */
-        int32_t t966 = v_x1213_d[t957];
-        int32_t t967;
-        if ((uint64_t)(int64_t)t966 < (uint64_t)v_sd_1215_n) {
-          t967 = (int32_t)v_sd_1215_off[t966];
+    const int64_t t776 = v_x847_n;
+    v_x855 = rt_value_new(rt_vec_type(RT_INT), t776);
+    int32_t *v_x855_d = v_x855->data.i;
+    const int64_t v_x855_n = v_x855->len;
+    RT_PARALLEL_FOR_IF(t776 >= RT_PARALLEL_MIN)
+    for (int64_t t777 = 0; t777 < t776; t777++) {
+      const int32_t t778 = (int32_t)t777;
+      int t780 = 0; /* nonzero: a check below failed */
+      int t781 = (uint64_t)(int64_t)t778 < (uint64_t)v_x850_n;
+      int32_t t779 = t781 ? v_x850_d[t778] : 0;
+      t780 |= !t781;
+      int t783 = (uint64_t)(int64_t)t779 < (uint64_t)v_x851_n;
+      int32_t t782 = t783 ? v_x851_d[t779] : 0;
+      t780 |= !t783;
+      int32_t t784 = v_x847_d[t778];
+      int32_t t786 = rt_add_i(t784, 1);
+      int32_t t788 = rt_add_i(t786, t782);
+      if (__builtin_expect(t780 != 0, 0)) { /* again, recording the error */
+        int32_t t789;
+        if ((uint64_t)(int64_t)t778 < (uint64_t)v_x850_n) {
+          t789 = v_x850_d[t778];
         } else {
-          NESSIE_RECORD(err, t956, RT_CHECK_INDEX, 0, 0, RT_GATHER, t966, v_sd_1215_n, 0.0, 0);
-          t967 = 0;
+          NESSIE_RECORD(err, t777, RT_CHECK_INDEX, 1, 0, RT_GATHER, t778, v_x850_n, 0.0, 0);
+          t789 = 0;
         }
-        int32_t t968;
-        if ((uint64_t)(int64_t)t966 < (uint64_t)v_sd_1222_n) {
-          t968 = (int32_t)(v_sd_1222_off[t966 + 1] - v_sd_1222_off[t966]);
+        int32_t t790;
+        if ((uint64_t)(int64_t)t789 < (uint64_t)v_x851_n) {
+          t790 = v_x851_d[t789];
         } else {
-          NESSIE_RECORD(err, t956, RT_CHECK_INDEX, 0, 0, RT_GATHER, t966, v_sd_1222_n, 0.0, 1);
-          t968 = 0;
+          NESSIE_RECORD(err, t777, RT_CHECK_INDEX, 1, 0, RT_GATHER, t789, v_x851_n, 0.0, 1);
+          t790 = 0;
         }
-        int32_t t970 = rt_add_i(t967, t968);
+        int32_t t791 = v_x847_d[t778];
+        int32_t t793 = rt_add_i(t791, 1);
+        int32_t t795 = rt_add_i(t793, t790);
       }
-      v_x1219_d[t956] = t959;
-      v_x1220_d[t956] = t965;
-      v_x1221_d[t956] = 1;
+      v_x855_d[t777] = t788;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1219 = v_x1219;
-  *out_v_x1220 = v_x1220;
-  *out_v_x1221 = v_x1221;
+  *out_v_x855 = v_x855;
   return;
 fail:
-  rt_release(v_x1219);
-  rt_release(v_x1220);
-  rt_release(v_x1221);
+  rt_release(v_x855);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1213_d; int64_t v_x1213_n;
-  const int64_t *v_sd_1222_off; int64_t v_sd_1222_n;
-  const int64_t *v_sd_1215_off; int64_t v_sd_1215_n;
-  int32_t *v_x1219_d; int64_t v_x1219_n;
-  int32_t *v_x1220_d; int64_t v_x1220_n;
-  int32_t *v_x1221_d; int64_t v_x1221_n;
+  int32_t *v_x847_d; int64_t v_x847_n;
+  int32_t *v_x850_d; int64_t v_x850_n;
+  int32_t *v_x851_d; int64_t v_x851_n;
+  int32_t *v_x855_d; int64_t v_x855_n;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K18_0_pull {
   K18_A A;
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t973 = 0; /* nonzero: a check below failed */
-    int32_t t971 = A.v_x1213_d[ix];
-    int t974 = (uint64_t)(int64_t)t971 < (uint64_t)A.v_sd_1215_n;
-    int32_t t972 = t974 ? (int32_t)A.v_sd_1215_off[t971] : 0;
-    t973 |= !t974;
-    int t976 = (uint64_t)(int64_t)t971 < (uint64_t)A.v_sd_1222_n;
-    int32_t t975 = t976 ? (int32_t)(A.v_sd_1222_off[t971 + 1] - A.v_sd_1222_off[t971]) : 0;
-    t973 |= !t976;
-    int32_t t978 = rt_add_i(t972, t975);
-    if (__builtin_expect(t973 != 0, 0)) { /* again, recording the error */
-      int32_t t979 = A.v_x1213_d[ix];
-      int32_t t980;
-      if ((uint64_t)(int64_t)t979 < (uint64_t)A.v_sd_1215_n) {
-        t980 = (int32_t)A.v_sd_1215_off[t979];
+    int t797 = 0; /* nonzero: a check below failed */
+    int t798 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x850_n;
+    int32_t t796 = t798 ? A.v_x850_d[ix] : 0;
+    t797 |= !t798;
+    int t800 = (uint64_t)(int64_t)t796 < (uint64_t)A.v_x851_n;
+    int32_t t799 = t800 ? A.v_x851_d[t796] : 0;
+    t797 |= !t800;
+    int32_t t801 = A.v_x847_d[ix];
+    int32_t t803 = rt_add_i(t801, 1);
+    int32_t t805 = rt_add_i(t803, t799);
+    if (__builtin_expect(t797 != 0, 0)) { /* again, recording the error */
+      int32_t t806;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x850_n) {
+        t806 = A.v_x850_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t979, A.v_sd_1215_n, 0.0, 0);
-        t980 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x850_n, 0.0, 0);
+        t806 = 0;
       }
-      int32_t t981;
-      if ((uint64_t)(int64_t)t979 < (uint64_t)A.v_sd_1222_n) {
-        t981 = (int32_t)(A.v_sd_1222_off[t979 + 1] - A.v_sd_1222_off[t979]);
+      int32_t t807;
+      if ((uint64_t)(int64_t)t806 < (uint64_t)A.v_x851_n) {
+        t807 = A.v_x851_d[t806];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t979, A.v_sd_1222_n, 0.0, 1);
-        t981 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t806, A.v_x851_n, 0.0, 1);
+        t807 = 0;
       }
-      int32_t t983 = rt_add_i(t980, t981);
+      int32_t t808 = A.v_x847_d[ix];
+      int32_t t810 = rt_add_i(t808, 1);
+      int32_t t812 = rt_add_i(t810, t807);
     }
-    return K18_0_V{t972, t978, 1};
+    return K18_0_V{t805};
   }
 };
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x1219_d[i] = v.v0;
-    A.v_x1220_d[i] = v.v1;
-    A.v_x1221_d[i] = v.v2;
+    A.v_x855_d[i] = v.v0;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1213, RtValue *v_sd_1222, RtValue *v_sd_1215, RtValue **out_v_x1219, RtValue **out_v_x1220, RtValue **out_v_x1221) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x850, RtValue *v_x851, RtValue **out_v_x855) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1213_d = v_x1213->data.i;
-  A.v_x1213_n = v_x1213->len;
-  A.v_sd_1222_off = rtg_seg_offsets(v_sd_1222);
-  A.v_sd_1222_n = v_sd_1222->len;
-  A.v_sd_1215_off = rtg_seg_offsets(v_sd_1215);
-  A.v_sd_1215_n = v_sd_1215->len;
-  RtValue *v_x1219 = NULL;
-  RtValue *v_x1220 = NULL;
-  RtValue *v_x1221 = NULL;
+  A.v_x847_d = v_x847->data.i;
+  A.v_x847_n = v_x847->len;
+  A.v_x850_d = v_x850->data.i;
+  A.v_x850_n = v_x850->len;
+  A.v_x851_d = v_x851->data.i;
+  A.v_x851_n = v_x851->len;
+  RtValue *v_x855 = NULL;
   /* MAP */
   {
-    const int64_t t984 = v_x1213->len;
-    v_x1219 = rtg_vec_new(RT_INT, t984);
-    A.v_x1219_d = v_x1219->data.i;
-    A.v_x1219_n = v_x1219->len;
-    v_x1220 = rtg_vec_new(RT_INT, t984);
-    A.v_x1220_d = v_x1220->data.i;
-    A.v_x1220_n = v_x1220->len;
-    v_x1221 = rtg_vec_new(RT_INT, t984);
-    A.v_x1221_d = v_x1221->data.i;
-    A.v_x1221_n = v_x1221->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t984);
+    const int64_t t813 = v_x847->len;
+    v_x855 = rtg_vec_new(RT_INT, t813);
+    A.v_x855_d = v_x855->data.i;
+    A.v_x855_n = v_x855->len;
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t813);
   }
-  *out_v_x1219 = v_x1219;
-  *out_v_x1220 = v_x1220;
-  *out_v_x1221 = v_x1221;
+  *out_v_x855 = v_x855;
   return;
 fail:
-  rt_release(v_x1219);
-  rt_release(v_x1220);
-  rt_release(v_x1221);
+  rt_release(v_x855);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1213, RtValue *v_sd_1222, RtValue *v_sd_1215, RtValue **out_v_x1219, RtValue **out_v_x1220, RtValue **out_v_x1221) {
-  RtValue *vals[] = {v_x1213, v_sd_1222, v_sd_1215};
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x850, RtValue *v_x851, RtValue **out_v_x855) {
+  RtValue *vals[] = {v_x847, v_x850, v_x851};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K18_host(err, loc, run, v_x1213, v_sd_1222, v_sd_1215, out_v_x1219, out_v_x1220, out_v_x1221);
+    K18_host(err, loc, run, v_x847, v_x850, v_x851, out_v_x855);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x1213, v_sd_1222, v_sd_1215, out_v_x1219, out_v_x1220, out_v_x1221);
+    K18_gpu(err, loc, run, v_x847, v_x850, v_x851, out_v_x855);
   }
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+/* K19: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1141, int32_t v_x1116, RtValue **out_v_x1119, RtValue **out_v_x1124, RtValue **out_v_x1126, RtValue **out_v_x1139, RtValue **out_v_x1140) {
   (void)loc;
   (void)run;
-  int32_t *v_x1036_d = v_x1036->data.i;
-  const int64_t v_x1036_n = v_x1036->len;
-  uint8_t *v_x1040_d = v_x1040->data.b;
-  const int64_t v_x1040_n = v_x1040->len;
-  int32_t *v_x1041_d = v_x1041->data.i;
-  const int64_t v_x1041_n = v_x1041->len;
-  int32_t *v_x1044_d = v_x1044->data.i;
-  const int64_t v_x1044_n = v_x1044->len;
-  int32_t *v_x1045_d = v_x1045->data.i;
-  const int64_t v_x1045_n = v_x1045->len;
-  RtValue *v_x1050 = NULL;
+  const int64_t *v_sd_1141_off = rt_seg_offsets(v_sd_1141);
+  const int64_t v_sd_1141_n = v_sd_1141->len;
+  RtValue *v_x1119 = NULL;
+  RtValue *v_x1124 = NULL;
+  RtValue *v_x1125 = NULL;
+  RtValue *v_x1126 = NULL;
+  RtValue *v_x1127 = NULL;
+  RtValue *v_x1139 = NULL;
+  RtValue *v_x1140 = NULL;
   /* MAP */
   {
-    const int64_t t985 = v_x1040_n;
-    v_x1050 = rt_value_new(rt_vec_type(RT_INT), t985);
-    int32_t *v_x1050_d = v_x1050->data.i;
-    const int64_t v_x1050_n = v_x1050->len;
-    RT_PARALLEL_FOR_IF(t985 >= RT_PARALLEL_MIN)
-    for (int64_t t986 = 0; t986 < t985; t986++) {
-      const int32_t t987 = (int32_t)t986;
-      int t989 = 0; /* nonzero: a check below failed */
-      int t990 = (uint64_t)(int64_t)t987 < (uint64_t)v_x1036_n;
-      int32_t t988 = t990 ? v_x1036_d[t987] : 0;
-      t989 |= !t990;
-      int32_t t992 = rt_add_i(t988, v_x1037);
-      uint8_t t993 = v_x1040_d[t987];
-      int t995 = (uint64_t)(int64_t)t987 < (uint64_t)v_x1041_n;
-      int32_t t994 = t995 ? v_x1041_d[t987] : 0;
-      t989 |= !t995;
-      int32_t t997 = (t993 ? t994 : t992);
-      int t999 = (uint64_t)(int64_t)t997 < (uint64_t)v_x1046;
-      int32_t t998 = t999 ? t997 : 0;
-      t989 |= !t999;
-      uint8_t t1001 = rt_lt_i(t998, (int32_t)v_x1044_n);
-      int32_t t1002;
-      if (t1001) {
-        int t1004 = (uint64_t)(int64_t)t998 < (uint64_t)v_x1044_n;
-        int32_t t1003 = t1004 ? v_x1044_d[t998] : 0;
-        t989 |= !t1004;
-        t1002 = t1003;
-      } else {
-        int32_t t1006 = rt_sub_i(t998, (int32_t)v_x1044_n);
-        int t1008 = (uint64_t)(int64_t)t1006 < (uint64_t)v_x1045_n;
-        int32_t t1007 = t1008 ? v_x1045_d[t1006] : 0;
-        t989 |= !t1008;
-        t1002 = t1007;
+    const int64_t t814 = v_x1116;
+    if (t814 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t814, 0.0, 0);
+      goto fail;
+    }
+    v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t814);
+    uint8_t *v_x1119_d = v_x1119->data.b;
+    const int64_t v_x1119_n = v_x1119->len;
+    RT_PARALLEL_FOR_IF(t814 >= RT_PARALLEL_MIN)
+    for (int64_t t815 = 0; t815 < t814; t815++) {
+      const int32_t t816 = (int32_t)t815;
+      int t818 = 0; /* nonzero: a check below failed */
+      int t819 = (uint64_t)(int64_t)t816 < (uint64_t)v_sd_1141_n;
+      int32_t t817 = t819 ? (int32_t)(v_sd_1141_off[t816 + 1] - v_sd_1141_off[t816]) : 0;
+      t818 |= !t819;
+      uint8_t t821 = rt_le_i(t817, 1);
+      if (__builtin_expect(t818 != 0, 0)) { /* again, recording the error */
+        int32_t t822;
+        if ((uint64_t)(int64_t)t816 < (uint64_t)v_sd_1141_n) {
+          t822 = (int32_t)(v_sd_1141_off[t816 + 1] - v_sd_1141_off[t816]);
+        } else {
+          NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 0, 0, RT_GATHER, t816, v_sd_1141_n, 0.0, 1);
+          t822 = 0;
+        }
+        uint8_t t824 = rt_le_i(t822, 1);
       }
-      if (__builtin_expect(t989 != 0, 0)) { /* again, recording the error */
-        int32_t t1009;
-        if ((uint64_t)(int64_t)t987 < (uint64_t)v_x1036_n) {
-          t1009 = v_x1036_d[t987];
-        } else {
-          NESSIE_RECORD(err, t986, RT_CHECK_INDEX, 0, 0, RT_GATHER, t987, v_x1036_n, 0.0, 0);
-          t1009 = 0;
-        }
-        int32_t t1011 = rt_add_i(t1009, v_x1037);
-        uint8_t t1012 = v_x1040_d[t987];
-        int32_t t1013;
-        if ((uint64_t)(int64_t)t987 < (uint64_t)v_x1041_n) {
-          t1013 = v_x1041_d[t987];
-        } else {
-          NESSIE_RECORD(err, t986, RT_CHECK_INDEX, 0, 0, RT_GATHER, t987, v_x1041_n, 0.0, 1);
-          t1013 = 0;
-        }
-        int32_t t1015 = (t1012 ? t1013 : t1011);
-        int32_t t1016;
-        if ((uint64_t)(int64_t)t1015 < (uint64_t)v_x1046) {
-          t1016 = t1015;
-        } else {
-          NESSIE_RECORD(err, t986, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1015, v_x1046, 0.0, 2);
-          t1016 = 0;
-        }
-        uint8_t t1018 = rt_lt_i(t1016, (int32_t)v_x1044_n);
-        int32_t t1019;
-        if (t1018) {
-          int32_t t1020;
-          if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1044_n) {
-            t1020 = v_x1044_d[t1016];
-          } else {
-            NESSIE_RECORD(err, t986, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1044_n, 0.0, 3);
-            t1020 = 0;
-          }
-          t1019 = t1020;
-        } else {
-          int32_t t1022 = rt_sub_i(t1016, (int32_t)v_x1044_n);
-          int32_t t1023;
-          if ((uint64_t)(int64_t)t1022 < (uint64_t)v_x1045_n) {
-            t1023 = v_x1045_d[t1022];
-          } else {
-            NESSIE_RECORD(err, t986, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1022, v_x1045_n, 0.0, 4);
-            t1023 = 0;
-          }
-          t1019 = t1023;
-        }
-      }
-      v_x1050_d[t986] = t1002;
+      v_x1119_d[t815] = t821;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1050 = v_x1050;
+  {
+    uint8_t *v_x1119_d = v_x1119->data.b;
+    const int64_t v_x1119_n = v_x1119->len;
+    /* PARTITION */
+    {
+      const int64_t t825 = v_x1116;
+      if (t825 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t825, 0.0, 2);
+        goto fail;
+      }
+      const int64_t t826 = t825 > 0 ? (t825 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t827 = (uint8_t *)rt_alloc_atomic((size_t)t825 + 1);
+      int64_t *t828 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t826 + 1));
+      RT_PARALLEL_FOR_IF(t826 > 1)
+      for (int64_t t829 = 0; t829 < t826; t829++) {
+        int64_t kept = 0;
+        const int64_t t829_end = (t829 + 1) * RT_CHUNK < t825 ? (t829 + 1) * RT_CHUNK : t825;
+        for (int64_t t830 = t829 * RT_CHUNK; t830 < t829_end; t830++) {
+          const int32_t t831 = (int32_t)t830;
+          int32_t t829x0;
+          uint8_t t829x1;
+          int t833 = 0; /* nonzero: a check below failed */
+          int t834 = (uint64_t)(int64_t)t831 < (uint64_t)v_sd_1141_n;
+          int32_t t832 = t834 ? (int32_t)(v_sd_1141_off[t831 + 1] - v_sd_1141_off[t831]) : 0;
+          t833 |= !t834;
+          uint8_t t836 = rt_le_i(t832, 1);
+          if (__builtin_expect(t833 != 0, 0)) { /* again, recording the error */
+            int32_t t837;
+            if ((uint64_t)(int64_t)t831 < (uint64_t)v_sd_1141_n) {
+              t837 = (int32_t)(v_sd_1141_off[t831 + 1] - v_sd_1141_off[t831]);
+            } else {
+              NESSIE_RECORD(err, t830, RT_CHECK_INDEX, 0, 0, RT_GATHER, t831, v_sd_1141_n, 0.0, 3);
+              t837 = 0;
+            }
+            uint8_t t839 = rt_le_i(t837, 1);
+          }
+          t829x0 = t831;
+          t829x1 = t836;
+          uint8_t t840;
+          t840 = t829x1;
+          t827[t830] = t840 != 0;
+          kept += t840 != 0;
+        }
+        t828[t829] = kept;
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t827);
+        rt_free(t828);
+        goto fail;
+      }
+      int64_t t841 = 0;
+      for (int64_t t829 = 0; t829 < t826; t829++) {
+        const int64_t k = t828[t829];
+        t828[t829] = t841;
+        t841 += k;
+      }
+      v_x1124 = rt_value_new(rt_vec_type(RT_INT), t841);
+      int32_t *v_x1124_d = v_x1124->data.i;
+      const int64_t v_x1124_n = v_x1124->len;
+      v_x1125 = rt_value_new(rt_vec_type(RT_BOOL), t841);
+      uint8_t *v_x1125_d = v_x1125->data.b;
+      const int64_t v_x1125_n = v_x1125->len;
+      v_x1126 = rt_value_new(rt_vec_type(RT_INT), (t825 - t841));
+      int32_t *v_x1126_d = v_x1126->data.i;
+      const int64_t v_x1126_n = v_x1126->len;
+      v_x1127 = rt_value_new(rt_vec_type(RT_BOOL), (t825 - t841));
+      uint8_t *v_x1127_d = v_x1127->data.b;
+      const int64_t v_x1127_n = v_x1127->len;
+      RT_PARALLEL_FOR_IF(t826 > 1)
+      for (int64_t t829 = 0; t829 < t826; t829++) {
+        int64_t at = t828[t829];
+        int64_t at_not = t829 * RT_CHUNK - t828[t829];
+        const int64_t t829_end = (t829 + 1) * RT_CHUNK < t825 ? (t829 + 1) * RT_CHUNK : t825;
+        for (int64_t t830 = t829 * RT_CHUNK; t830 < t829_end; t830++) {
+          const int32_t t831 = (int32_t)t830;
+          int32_t t829y0;
+          uint8_t t829y1;
+          int t843 = 0; /* nonzero: a check below failed */
+          int t844 = (uint64_t)(int64_t)t831 < (uint64_t)v_sd_1141_n;
+          int32_t t842 = t844 ? (int32_t)(v_sd_1141_off[t831 + 1] - v_sd_1141_off[t831]) : 0;
+          t843 |= !t844;
+          uint8_t t846 = rt_le_i(t842, 1);
+          if (__builtin_expect(t843 != 0, 0)) { /* again, recording the error */
+            int32_t t847;
+            if ((uint64_t)(int64_t)t831 < (uint64_t)v_sd_1141_n) {
+              t847 = (int32_t)(v_sd_1141_off[t831 + 1] - v_sd_1141_off[t831]);
+            } else {
+              NESSIE_RECORD(err, t830, RT_CHECK_INDEX, 0, 0, RT_GATHER, t831, v_sd_1141_n, 0.0, 4);
+              t847 = 0;
+            }
+            uint8_t t849 = rt_le_i(t847, 1);
+          }
+          t829y0 = t831;
+          t829y1 = t846;
+          if (t827[t830]) {
+            v_x1124_d[at] = t829y0;
+            v_x1125_d[at] = t829y1;
+            at++;
+          } else {
+            v_x1126_d[at_not] = t829y0;
+            v_x1127_d[at_not] = t829y1;
+            at_not++;
+          }
+        }
+      }
+      rt_free(t827);
+      rt_free(t828);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      int32_t *v_x1124_d = v_x1124->data.i;
+      const int64_t v_x1124_n = v_x1124->len;
+      uint8_t *v_x1125_d = v_x1125->data.b;
+      const int64_t v_x1125_n = v_x1125->len;
+      int32_t *v_x1126_d = v_x1126->data.i;
+      const int64_t v_x1126_n = v_x1126->len;
+      uint8_t *v_x1127_d = v_x1127->data.b;
+      const int64_t v_x1127_n = v_x1127->len;
+      /* SCAN */
+      {
+        const int64_t t850 = v_x1116;
+        if (t850 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t850, 0.0, 5);
+          goto fail;
+        }
+        const int64_t t851 = t850 > 0 ? (t850 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t852 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t851);
+        int32_t *t853 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t851);
+        RT_PARALLEL_FOR_IF(t851 > 1)
+        for (int64_t t854 = 0; t854 < t851; t854++) {
+          int32_t t854a0;
+          int32_t t854a1;
+          t854a0 = 0;
+          t854a1 = 0;
+          const int64_t t854_end = (t854 + 1) * RT_CHUNK < t850 ? (t854 + 1) * RT_CHUNK : t850;
+          for (int64_t t855 = t854 * RT_CHUNK; t855 < t854_end; t855++) {
+            const int32_t t856 = (int32_t)t855;
+            int32_t t854x0;
+            int32_t t854x1;
+            int t858 = 0; /* nonzero: a check below failed */
+            int t859 = (uint64_t)(int64_t)t856 < (uint64_t)v_sd_1141_n;
+            int32_t t857 = t859 ? (int32_t)(v_sd_1141_off[t856 + 1] - v_sd_1141_off[t856]) : 0;
+            t858 |= !t859;
+            uint8_t t861 = rt_le_i(t857, 1);
+            int32_t t863 = rt_btoi_b(t861);
+            uint8_t t865 = rt_not_b(t861);
+            int32_t t867 = rt_btoi_b(t865);
+            if (__builtin_expect(t858 != 0, 0)) { /* again, recording the error */
+              int32_t t868;
+              if ((uint64_t)(int64_t)t856 < (uint64_t)v_sd_1141_n) {
+                t868 = (int32_t)(v_sd_1141_off[t856 + 1] - v_sd_1141_off[t856]);
+              } else {
+                NESSIE_RECORD(err, t855, RT_CHECK_INDEX, 0, 0, RT_GATHER, t856, v_sd_1141_n, 0.0, 6);
+                t868 = 0;
+              }
+              uint8_t t870 = rt_le_i(t868, 1);
+              int32_t t872 = rt_btoi_b(t870);
+              uint8_t t874 = rt_not_b(t870);
+              int32_t t876 = rt_btoi_b(t874);
+            }
+            t854x0 = t863;
+            t854x1 = t867;
+            int32_t t878 = rt_add_i(t854a0, t854x0);
+            int32_t t880 = rt_add_i(t854a1, t854x1);
+            t854a0 = t878;
+            t854a1 = t880;
+          }
+          t852[t854] = t854a0;
+          t853[t854] = t854a1;
+        }
+        int32_t t854t0;
+        int32_t t854t1;
+        t854t0 = 0;
+        t854t1 = 0;
+        for (int64_t t854 = 0; t854 < t851; t854++) {
+          const int32_t t881 = t852[t854];
+          t852[t854] = t854t0;
+          const int32_t t882 = t853[t854];
+          t853[t854] = t854t1;
+          int32_t t884 = rt_add_i(t854t0, t881);
+          int32_t t886 = rt_add_i(t854t1, t882);
+          t854t0 = t884;
+          t854t1 = t886;
+        }
+        v_x1139 = rt_value_new(rt_vec_type(RT_INT), t850);
+        int32_t *v_x1139_d = v_x1139->data.i;
+        const int64_t v_x1139_n = v_x1139->len;
+        v_x1140 = rt_value_new(rt_vec_type(RT_INT), t850);
+        int32_t *v_x1140_d = v_x1140->data.i;
+        const int64_t v_x1140_n = v_x1140->len;
+        RT_PARALLEL_FOR_IF(t851 > 1)
+        for (int64_t t854 = 0; t854 < t851; t854++) {
+          int32_t t854p0;
+          int32_t t854p1;
+          t854p0 = t852[t854];
+          t854p1 = t853[t854];
+          const int64_t t854_end = (t854 + 1) * RT_CHUNK < t850 ? (t854 + 1) * RT_CHUNK : t850;
+          for (int64_t t855 = t854 * RT_CHUNK; t855 < t854_end; t855++) {
+            const int32_t t856 = (int32_t)t855;
+            v_x1139_d[t855] = t854p0;
+            v_x1140_d[t855] = t854p1;
+            int32_t t854y0;
+            int32_t t854y1;
+            int t888 = 0; /* nonzero: a check below failed */
+            int t889 = (uint64_t)(int64_t)t856 < (uint64_t)v_sd_1141_n;
+            int32_t t887 = t889 ? (int32_t)(v_sd_1141_off[t856 + 1] - v_sd_1141_off[t856]) : 0;
+            t888 |= !t889;
+            uint8_t t891 = rt_le_i(t887, 1);
+            int32_t t893 = rt_btoi_b(t891);
+            uint8_t t895 = rt_not_b(t891);
+            int32_t t897 = rt_btoi_b(t895);
+            if (__builtin_expect(t888 != 0, 0)) { /* again, recording the error */
+              int32_t t898;
+              if ((uint64_t)(int64_t)t856 < (uint64_t)v_sd_1141_n) {
+                t898 = (int32_t)(v_sd_1141_off[t856 + 1] - v_sd_1141_off[t856]);
+              } else {
+                NESSIE_RECORD(err, t855, RT_CHECK_INDEX, 0, 0, RT_GATHER, t856, v_sd_1141_n, 0.0, 7);
+                t898 = 0;
+              }
+              uint8_t t900 = rt_le_i(t898, 1);
+              int32_t t902 = rt_btoi_b(t900);
+              uint8_t t904 = rt_not_b(t900);
+              int32_t t906 = rt_btoi_b(t904);
+            }
+            t854y0 = t893;
+            t854y1 = t897;
+            int32_t t908 = rt_add_i(t854p0, t854y0);
+            int32_t t910 = rt_add_i(t854p1, t854y1);
+            t854p0 = t908;
+            t854p1 = t910;
+          }
+        }
+        rt_free(t852);
+        rt_free(t853);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
+  }
+  *out_v_x1119 = v_x1119;
+  *out_v_x1124 = v_x1124;
+  *out_v_x1126 = v_x1126;
+  *out_v_x1139 = v_x1139;
+  *out_v_x1140 = v_x1140;
+  rt_release(v_x1125);
+  rt_release(v_x1127);
   return;
 fail:
-  rt_release(v_x1050);
+  rt_release(v_x1119);
+  rt_release(v_x1124);
+  rt_release(v_x1125);
+  rt_release(v_x1126);
+  rt_release(v_x1127);
+  rt_release(v_x1139);
+  rt_release(v_x1140);
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K19: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K19_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1036_d; int64_t v_x1036_n;
-  int32_t v_x1037;
-  uint8_t *v_x1040_d; int64_t v_x1040_n;
-  int32_t *v_x1041_d; int64_t v_x1041_n;
-  int32_t *v_x1044_d; int64_t v_x1044_n;
-  int32_t *v_x1045_d; int64_t v_x1045_n;
-  int32_t v_x1046;
-  int32_t *v_x1050_d; int64_t v_x1050_n;
+  const int64_t *v_sd_1141_off; int64_t v_sd_1141_n;
+  int32_t v_x1116;
+  uint8_t *v_x1119_d; int64_t v_x1119_n;
+  int32_t *v_x1124_d; int64_t v_x1124_n;
+  uint8_t *v_x1125_d; int64_t v_x1125_n;
+  int32_t *v_x1126_d; int64_t v_x1126_n;
+  uint8_t *v_x1127_d; int64_t v_x1127_n;
+  int32_t *v_x1139_d; int64_t v_x1139_n;
+  int32_t *v_x1140_d; int64_t v_x1140_n;
 };
 struct alignas(8) K19_0_V {
-  int32_t v0;
+  uint8_t v0;
 };
 struct K19_0_pull {
   K19_A A;
   __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1025 = 0; /* nonzero: a check below failed */
-    int t1026 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n;
-    int32_t t1024 = t1026 ? A.v_x1036_d[ix] : 0;
-    t1025 |= !t1026;
-    int32_t t1028 = rt_add_i(t1024, A.v_x1037);
-    uint8_t t1029 = A.v_x1040_d[ix];
-    int t1031 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
-    int32_t t1030 = t1031 ? A.v_x1041_d[ix] : 0;
-    t1025 |= !t1031;
-    int32_t t1033 = (t1029 ? t1030 : t1028);
-    int t1035 = (uint64_t)(int64_t)t1033 < (uint64_t)A.v_x1046;
-    int32_t t1034 = t1035 ? t1033 : 0;
-    t1025 |= !t1035;
-    uint8_t t1037 = rt_lt_i(t1034, (int32_t)A.v_x1044_n);
-    int32_t t1038;
-    if (t1037) {
-      int t1040 = (uint64_t)(int64_t)t1034 < (uint64_t)A.v_x1044_n;
-      int32_t t1039 = t1040 ? A.v_x1044_d[t1034] : 0;
-      t1025 |= !t1040;
-      t1038 = t1039;
-    } else {
-      int32_t t1042 = rt_sub_i(t1034, (int32_t)A.v_x1044_n);
-      int t1044 = (uint64_t)(int64_t)t1042 < (uint64_t)A.v_x1045_n;
-      int32_t t1043 = t1044 ? A.v_x1045_d[t1042] : 0;
-      t1025 |= !t1044;
-      t1038 = t1043;
+    int t912 = 0; /* nonzero: a check below failed */
+    int t913 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1141_n;
+    int32_t t911 = t913 ? (int32_t)(A.v_sd_1141_off[ix + 1] - A.v_sd_1141_off[ix]) : 0;
+    t912 |= !t913;
+    uint8_t t915 = rt_le_i(t911, 1);
+    if (__builtin_expect(t912 != 0, 0)) { /* again, recording the error */
+      int32_t t916;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1141_n) {
+        t916 = (int32_t)(A.v_sd_1141_off[ix + 1] - A.v_sd_1141_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1141_n, 0.0, 0);
+        t916 = 0;
+      }
+      uint8_t t918 = rt_le_i(t916, 1);
     }
-    if (__builtin_expect(t1025 != 0, 0)) { /* again, recording the error */
-      int32_t t1045;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1036_n) {
-        t1045 = A.v_x1036_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1036_n, 0.0, 0);
-        t1045 = 0;
-      }
-      int32_t t1047 = rt_add_i(t1045, A.v_x1037);
-      uint8_t t1048 = A.v_x1040_d[ix];
-      int32_t t1049;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n) {
-        t1049 = A.v_x1041_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1041_n, 0.0, 1);
-        t1049 = 0;
-      }
-      int32_t t1051 = (t1048 ? t1049 : t1047);
-      int32_t t1052;
-      if ((uint64_t)(int64_t)t1051 < (uint64_t)A.v_x1046) {
-        t1052 = t1051;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1051, A.v_x1046, 0.0, 2);
-        t1052 = 0;
-      }
-      uint8_t t1054 = rt_lt_i(t1052, (int32_t)A.v_x1044_n);
-      int32_t t1055;
-      if (t1054) {
-        int32_t t1056;
-        if ((uint64_t)(int64_t)t1052 < (uint64_t)A.v_x1044_n) {
-          t1056 = A.v_x1044_d[t1052];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1052, A.v_x1044_n, 0.0, 3);
-          t1056 = 0;
-        }
-        t1055 = t1056;
-      } else {
-        int32_t t1058 = rt_sub_i(t1052, (int32_t)A.v_x1044_n);
-        int32_t t1059;
-        if ((uint64_t)(int64_t)t1058 < (uint64_t)A.v_x1045_n) {
-          t1059 = A.v_x1045_d[t1058];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1058, A.v_x1045_n, 0.0, 4);
-          t1059 = 0;
-        }
-        t1055 = t1059;
-      }
-    }
-    return K19_0_V{t1038};
+    return K19_0_V{t915};
   }
 };
 struct K19_0_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x1050_d[i] = v.v0;
+    A.v_x1119_d[i] = v.v0;
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
+struct alignas(8) K19_1_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K19_1_pull {
+  K19_A A;
+  __device__ K19_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t920 = 0; /* nonzero: a check below failed */
+    int t921 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1141_n;
+    int32_t t919 = t921 ? (int32_t)(A.v_sd_1141_off[ix + 1] - A.v_sd_1141_off[ix]) : 0;
+    t920 |= !t921;
+    uint8_t t923 = rt_le_i(t919, 1);
+    if (__builtin_expect(t920 != 0, 0)) { /* again, recording the error */
+      int32_t t924;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1141_n) {
+        t924 = (int32_t)(A.v_sd_1141_off[ix + 1] - A.v_sd_1141_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1141_n, 0.0, 1);
+        t924 = 0;
+      }
+      uint8_t t926 = rt_le_i(t924, 1);
+    }
+    return K19_1_V{ix, t923};
+  }
+};
+struct K19_1_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_1_V &v) const {
+    A.v_x1124_d[i] = v.v0;
+    A.v_x1125_d[i] = v.v1;
+  }
+};
+struct K19_1_pred {
+  K19_A A;
+  __device__ bool operator()(int64_t i, const K19_1_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K19_1_other {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_1_V &v) const {
+    A.v_x1126_d[i] = v.v0;
+    A.v_x1127_d[i] = v.v1;
+  }
+};
+struct alignas(8) K19_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K19_2_pull {
+  K19_A A;
+  __device__ K19_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t928 = 0; /* nonzero: a check below failed */
+    int t929 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1141_n;
+    int32_t t927 = t929 ? (int32_t)(A.v_sd_1141_off[ix + 1] - A.v_sd_1141_off[ix]) : 0;
+    t928 |= !t929;
+    uint8_t t931 = rt_le_i(t927, 1);
+    int32_t t933 = rt_btoi_b(t931);
+    uint8_t t935 = rt_not_b(t931);
+    int32_t t937 = rt_btoi_b(t935);
+    if (__builtin_expect(t928 != 0, 0)) { /* again, recording the error */
+      int32_t t938;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1141_n) {
+        t938 = (int32_t)(A.v_sd_1141_off[ix + 1] - A.v_sd_1141_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1141_n, 0.0, 2);
+        t938 = 0;
+      }
+      uint8_t t940 = rt_le_i(t938, 1);
+      int32_t t942 = rt_btoi_b(t940);
+      uint8_t t944 = rt_not_b(t940);
+      int32_t t946 = rt_btoi_b(t944);
+    }
+    return K19_2_V{t933, t937};
+  }
+};
+struct K19_2_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_2_V &v) const {
+    A.v_x1139_d[i] = v.v0;
+    A.v_x1140_d[i] = v.v1;
+  }
+};
+struct K19_2_op {
+  K19_A A;
+  __device__ K19_2_V operator()(const K19_2_V &a, const K19_2_V &b) const {
+    int32_t t948 = rt_add_i(a.v0, b.v0);
+    int32_t t950 = rt_add_i(a.v1, b.v1);
+    return K19_2_V{t948, t950};
+  }
+};
+struct K19_2_ride {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_2_V &v) const {
+    K19_0_store{A}(i, K19_0_pull{A}(i)); /* MAP 0 rides here */
+    K19_2_store{A}(i, v);
+  }
+};
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1141, int32_t v_x1116, RtValue **out_v_x1119, RtValue **out_v_x1124, RtValue **out_v_x1126, RtValue **out_v_x1139, RtValue **out_v_x1140) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1036_d = v_x1036->data.i;
-  A.v_x1036_n = v_x1036->len;
-  A.v_x1037 = v_x1037;
-  A.v_x1040_d = v_x1040->data.b;
-  A.v_x1040_n = v_x1040->len;
-  A.v_x1041_d = v_x1041->data.i;
-  A.v_x1041_n = v_x1041->len;
-  A.v_x1044_d = v_x1044->data.i;
-  A.v_x1044_n = v_x1044->len;
-  A.v_x1045_d = v_x1045->data.i;
-  A.v_x1045_n = v_x1045->len;
-  A.v_x1046 = v_x1046;
-  RtValue *v_x1050 = NULL;
+  A.v_sd_1141_off = rtg_seg_offsets(v_sd_1141);
+  A.v_sd_1141_n = v_sd_1141->len;
+  A.v_x1116 = v_x1116;
+  RtValue *v_x1119 = NULL;
+  RtValue *v_x1124 = NULL;
+  RtValue *v_x1125 = NULL;
+  RtValue *v_x1126 = NULL;
+  RtValue *v_x1127 = NULL;
+  RtValue *v_x1139 = NULL;
+  RtValue *v_x1140 = NULL;
   /* MAP */
   {
-    const int64_t t1060 = v_x1040->len;
-    v_x1050 = rtg_vec_new(RT_INT, t1060);
-    A.v_x1050_d = v_x1050->data.i;
-    A.v_x1050_n = v_x1050->len;
-    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t1060);
+    const int64_t t951 = v_x1116;
+    if (t951 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t951, 0.0, run, 3};
+      goto fail;
+    }
+    v_x1119 = rtg_vec_new(RT_BOOL, t951);
+    A.v_x1119_d = v_x1119->data.b;
+    A.v_x1119_n = v_x1119->len;
+    /* computed in the launch of SOAC 2 (K19_2_ride) */
   }
-  *out_v_x1050 = v_x1050;
+  /* PARTITION */
+  int64_t *t952, t953; /* the slot of its count, its size */
+  {
+    const int64_t t954 = v_x1116;
+    if (t954 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t954, 0.0, run, 4};
+      goto fail;
+    }
+    v_x1124 = rtg_vec_new(RT_INT, t954);
+    A.v_x1124_d = v_x1124->data.i;
+    A.v_x1124_n = v_x1124->len;
+    v_x1125 = rtg_vec_new(RT_BOOL, t954);
+    A.v_x1125_d = v_x1125->data.b;
+    A.v_x1125_n = v_x1125->len;
+    v_x1126 = rtg_vec_new(RT_INT, t954);
+    A.v_x1126_d = v_x1126->data.i;
+    A.v_x1126_n = v_x1126->len;
+    v_x1127 = rtg_vec_new(RT_BOOL, t954);
+    A.v_x1127_d = v_x1127->data.b;
+    A.v_x1127_n = v_x1127->len;
+    t953 = t954;
+    t952 = rtg::partition_launch<K19_1_V>("K19", loc, K19_1_pull{A}, K19_1_pred{A}, t954, K19_1_store{A}, K19_1_other{A}, true);
+  }
+  {
+    const int64_t t955 = rtg::filter_count(t952);
+    v_x1124 = rtg_vec_fit(v_x1124, t955);
+    A.v_x1124_d = v_x1124->data.i;
+    A.v_x1124_n = v_x1124->len;
+    v_x1125 = rtg_vec_fit(v_x1125, t955);
+    A.v_x1125_d = v_x1125->data.b;
+    A.v_x1125_n = v_x1125->len;
+    v_x1126 = rtg_vec_fit(v_x1126, t953 - t955);
+    A.v_x1126_d = v_x1126->data.i;
+    A.v_x1126_n = v_x1126->len;
+    v_x1127 = rtg_vec_fit(v_x1127, t953 - t955);
+    A.v_x1127_d = v_x1127->data.b;
+    A.v_x1127_n = v_x1127->len;
+  }
+  /* SCAN */
+  {
+    const int64_t t956 = v_x1116;
+    if (t956 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t956, 0.0, run, 5};
+      goto fail;
+    }
+    v_x1139 = rtg_vec_new(RT_INT, t956);
+    A.v_x1139_d = v_x1139->data.i;
+    A.v_x1139_n = v_x1139->len;
+    v_x1140 = rtg_vec_new(RT_INT, t956);
+    A.v_x1140_d = v_x1140->data.i;
+    A.v_x1140_n = v_x1140->len;
+    rtg::scan<true>("K19", loc, K19_2_pull{A}, K19_2_op{A}, K19_2_V{0, 0}, t956, K19_2_ride{A});
+  }
+  *out_v_x1119 = v_x1119;
+  *out_v_x1124 = v_x1124;
+  *out_v_x1126 = v_x1126;
+  *out_v_x1139 = v_x1139;
+  *out_v_x1140 = v_x1140;
+  rt_release(v_x1125);
+  rt_release(v_x1127);
   return;
 fail:
-  rt_release(v_x1050);
+  rt_release(v_x1119);
+  rt_release(v_x1124);
+  rt_release(v_x1125);
+  rt_release(v_x1126);
+  rt_release(v_x1127);
+  rt_release(v_x1139);
+  rt_release(v_x1140);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1036, int32_t v_x1037, RtValue *v_x1040, RtValue *v_x1041, RtValue *v_x1044, RtValue *v_x1045, int32_t v_x1046, RtValue **out_v_x1050) {
-  RtValue *vals[] = {v_x1036, v_x1040, v_x1041, v_x1044, v_x1045};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K19_host(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1141, int32_t v_x1116, RtValue **out_v_x1119, RtValue **out_v_x1124, RtValue **out_v_x1126, RtValue **out_v_x1139, RtValue **out_v_x1140) {
+  RtValue *vals[] = {v_sd_1141};
+  const int64_t sizes[] = {(int64_t)v_x1116, (int64_t)v_x1116, (int64_t)v_x1116};
+  if (rtg_choose_host(vals, 1, sizes, 3)) {
+    K19_host(err, loc, run, v_sd_1141, v_x1116, out_v_x1119, out_v_x1124, out_v_x1126, out_v_x1139, out_v_x1140);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x1036, v_x1037, v_x1040, v_x1041, v_x1044, v_x1045, v_x1046, out_v_x1050);
+    K19_gpu(err, loc, run, v_sd_1141, v_x1116, out_v_x1119, out_v_x1124, out_v_x1126, out_v_x1139, out_v_x1140);
+  }
+}
+
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValue *v_sd_1151, RtValue *v_sd_1144, RtValue **out_v_x1148, RtValue **out_v_x1149, RtValue **out_v_x1150) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1142_d = v_x1142->data.i;
+  const int64_t v_x1142_n = v_x1142->len;
+  const int64_t *v_sd_1151_off = rt_seg_offsets(v_sd_1151);
+  const int64_t v_sd_1151_n = v_sd_1151->len;
+  const int64_t *v_sd_1144_off = rt_seg_offsets(v_sd_1144);
+  const int64_t v_sd_1144_n = v_sd_1144->len;
+  RtValue *v_x1148 = NULL;
+  RtValue *v_x1149 = NULL;
+  RtValue *v_x1150 = NULL;
+  /* MAP */
+  {
+    const int64_t t957 = v_x1142_n;
+    v_x1148 = rt_value_new(rt_vec_type(RT_INT), t957);
+    int32_t *v_x1148_d = v_x1148->data.i;
+    const int64_t v_x1148_n = v_x1148->len;
+    v_x1149 = rt_value_new(rt_vec_type(RT_INT), t957);
+    int32_t *v_x1149_d = v_x1149->data.i;
+    const int64_t v_x1149_n = v_x1149->len;
+    v_x1150 = rt_value_new(rt_vec_type(RT_INT), t957);
+    int32_t *v_x1150_d = v_x1150->data.i;
+    const int64_t v_x1150_n = v_x1150->len;
+    RT_PARALLEL_FOR_IF(t957 >= RT_PARALLEL_MIN)
+    for (int64_t t958 = 0; t958 < t957; t958++) {
+      const int32_t t959 = (int32_t)t958;
+      int t962 = 0; /* nonzero: a check below failed */
+      int32_t t960 = v_x1142_d[t959];
+      int t963 = (uint64_t)(int64_t)t960 < (uint64_t)v_sd_1144_n;
+      int32_t t961 = t963 ? (int32_t)v_sd_1144_off[t960] : 0;
+      t962 |= !t963;
+      int t965 = (uint64_t)(int64_t)t960 < (uint64_t)v_sd_1151_n;
+      int32_t t964 = t965 ? (int32_t)(v_sd_1151_off[t960 + 1] - v_sd_1151_off[t960]) : 0;
+      t962 |= !t965;
+      int32_t t967 = rt_add_i(t961, t964);
+      if (__builtin_expect(t962 != 0, 0)) { /* again, recording the error */
+        int32_t t968 = v_x1142_d[t959];
+        int32_t t969;
+        if ((uint64_t)(int64_t)t968 < (uint64_t)v_sd_1144_n) {
+          t969 = (int32_t)v_sd_1144_off[t968];
+        } else {
+          NESSIE_RECORD(err, t958, RT_CHECK_INDEX, 0, 0, RT_GATHER, t968, v_sd_1144_n, 0.0, 0);
+          t969 = 0;
+        }
+        int32_t t970;
+        if ((uint64_t)(int64_t)t968 < (uint64_t)v_sd_1151_n) {
+          t970 = (int32_t)(v_sd_1151_off[t968 + 1] - v_sd_1151_off[t968]);
+        } else {
+          NESSIE_RECORD(err, t958, RT_CHECK_INDEX, 0, 0, RT_GATHER, t968, v_sd_1151_n, 0.0, 1);
+          t970 = 0;
+        }
+        int32_t t972 = rt_add_i(t969, t970);
+      }
+      v_x1148_d[t958] = t961;
+      v_x1149_d[t958] = t967;
+      v_x1150_d[t958] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1148 = v_x1148;
+  *out_v_x1149 = v_x1149;
+  *out_v_x1150 = v_x1150;
+  return;
+fail:
+  rt_release(v_x1148);
+  rt_release(v_x1149);
+  rt_release(v_x1150);
+}
+
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K20_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1142_d; int64_t v_x1142_n;
+  const int64_t *v_sd_1151_off; int64_t v_sd_1151_n;
+  const int64_t *v_sd_1144_off; int64_t v_sd_1144_n;
+  int32_t *v_x1148_d; int64_t v_x1148_n;
+  int32_t *v_x1149_d; int64_t v_x1149_n;
+  int32_t *v_x1150_d; int64_t v_x1150_n;
+};
+struct alignas(8) K20_0_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+};
+struct K20_0_pull {
+  K20_A A;
+  __device__ K20_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t975 = 0; /* nonzero: a check below failed */
+    int32_t t973 = A.v_x1142_d[ix];
+    int t976 = (uint64_t)(int64_t)t973 < (uint64_t)A.v_sd_1144_n;
+    int32_t t974 = t976 ? (int32_t)A.v_sd_1144_off[t973] : 0;
+    t975 |= !t976;
+    int t978 = (uint64_t)(int64_t)t973 < (uint64_t)A.v_sd_1151_n;
+    int32_t t977 = t978 ? (int32_t)(A.v_sd_1151_off[t973 + 1] - A.v_sd_1151_off[t973]) : 0;
+    t975 |= !t978;
+    int32_t t980 = rt_add_i(t974, t977);
+    if (__builtin_expect(t975 != 0, 0)) { /* again, recording the error */
+      int32_t t981 = A.v_x1142_d[ix];
+      int32_t t982;
+      if ((uint64_t)(int64_t)t981 < (uint64_t)A.v_sd_1144_n) {
+        t982 = (int32_t)A.v_sd_1144_off[t981];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t981, A.v_sd_1144_n, 0.0, 0);
+        t982 = 0;
+      }
+      int32_t t983;
+      if ((uint64_t)(int64_t)t981 < (uint64_t)A.v_sd_1151_n) {
+        t983 = (int32_t)(A.v_sd_1151_off[t981 + 1] - A.v_sd_1151_off[t981]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t981, A.v_sd_1151_n, 0.0, 1);
+        t983 = 0;
+      }
+      int32_t t985 = rt_add_i(t982, t983);
+    }
+    return K20_0_V{t974, t980, 1};
+  }
+};
+struct K20_0_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_0_V &v) const {
+    A.v_x1148_d[i] = v.v0;
+    A.v_x1149_d[i] = v.v1;
+    A.v_x1150_d[i] = v.v2;
+  }
+};
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValue *v_sd_1151, RtValue *v_sd_1144, RtValue **out_v_x1148, RtValue **out_v_x1149, RtValue **out_v_x1150) {
+  (void)loc;
+  (void)err;
+  K20_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1142_d = v_x1142->data.i;
+  A.v_x1142_n = v_x1142->len;
+  A.v_sd_1151_off = rtg_seg_offsets(v_sd_1151);
+  A.v_sd_1151_n = v_sd_1151->len;
+  A.v_sd_1144_off = rtg_seg_offsets(v_sd_1144);
+  A.v_sd_1144_n = v_sd_1144->len;
+  RtValue *v_x1148 = NULL;
+  RtValue *v_x1149 = NULL;
+  RtValue *v_x1150 = NULL;
+  /* MAP */
+  {
+    const int64_t t986 = v_x1142->len;
+    v_x1148 = rtg_vec_new(RT_INT, t986);
+    A.v_x1148_d = v_x1148->data.i;
+    A.v_x1148_n = v_x1148->len;
+    v_x1149 = rtg_vec_new(RT_INT, t986);
+    A.v_x1149_d = v_x1149->data.i;
+    A.v_x1149_n = v_x1149->len;
+    v_x1150 = rtg_vec_new(RT_INT, t986);
+    A.v_x1150_d = v_x1150->data.i;
+    A.v_x1150_n = v_x1150->len;
+    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t986);
+  }
+  *out_v_x1148 = v_x1148;
+  *out_v_x1149 = v_x1149;
+  *out_v_x1150 = v_x1150;
+  return;
+fail:
+  rt_release(v_x1148);
+  rt_release(v_x1149);
+  rt_release(v_x1150);
+}
+
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValue *v_sd_1151, RtValue *v_sd_1144, RtValue **out_v_x1148, RtValue **out_v_x1149, RtValue **out_v_x1150) {
+  RtValue *vals[] = {v_x1142, v_sd_1151, v_sd_1144};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K20_host(err, loc, run, v_x1142, v_sd_1151, v_sd_1144, out_v_x1148, out_v_x1149, out_v_x1150);
+    rtg_host_ran();
+  } else {
+    K20_gpu(err, loc, run, v_x1142, v_sd_1151, v_sd_1144, out_v_x1148, out_v_x1149, out_v_x1150);
+  }
+}
+
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1003_d = v_x1003->data.i;
+  const int64_t v_x1003_n = v_x1003->len;
+  uint8_t *v_x1007_d = v_x1007->data.b;
+  const int64_t v_x1007_n = v_x1007->len;
+  int32_t *v_x1008_d = v_x1008->data.i;
+  const int64_t v_x1008_n = v_x1008->len;
+  int32_t *v_x1011_d = v_x1011->data.i;
+  const int64_t v_x1011_n = v_x1011->len;
+  int32_t *v_x1012_d = v_x1012->data.i;
+  const int64_t v_x1012_n = v_x1012->len;
+  RtValue *v_x1017 = NULL;
+  /* MAP */
+  {
+    const int64_t t987 = v_x1007_n;
+    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t987);
+    int32_t *v_x1017_d = v_x1017->data.i;
+    const int64_t v_x1017_n = v_x1017->len;
+    RT_PARALLEL_FOR_IF(t987 >= RT_PARALLEL_MIN)
+    for (int64_t t988 = 0; t988 < t987; t988++) {
+      const int32_t t989 = (int32_t)t988;
+      int t991 = 0; /* nonzero: a check below failed */
+      int t992 = (uint64_t)(int64_t)t989 < (uint64_t)v_x1003_n;
+      int32_t t990 = t992 ? v_x1003_d[t989] : 0;
+      t991 |= !t992;
+      int32_t t994 = rt_add_i(t990, v_x1004);
+      uint8_t t995 = v_x1007_d[t989];
+      int t997 = (uint64_t)(int64_t)t989 < (uint64_t)v_x1008_n;
+      int32_t t996 = t997 ? v_x1008_d[t989] : 0;
+      t991 |= !t997;
+      int32_t t999 = (t995 ? t996 : t994);
+      int t1001 = (uint64_t)(int64_t)t999 < (uint64_t)v_x1013;
+      int32_t t1000 = t1001 ? t999 : 0;
+      t991 |= !t1001;
+      uint8_t t1003 = rt_lt_i(t1000, (int32_t)v_x1011_n);
+      int32_t t1004;
+      if (t1003) {
+        int t1006 = (uint64_t)(int64_t)t1000 < (uint64_t)v_x1011_n;
+        int32_t t1005 = t1006 ? v_x1011_d[t1000] : 0;
+        t991 |= !t1006;
+        t1004 = t1005;
+      } else {
+        int32_t t1008 = rt_sub_i(t1000, (int32_t)v_x1011_n);
+        int t1010 = (uint64_t)(int64_t)t1008 < (uint64_t)v_x1012_n;
+        int32_t t1009 = t1010 ? v_x1012_d[t1008] : 0;
+        t991 |= !t1010;
+        t1004 = t1009;
+      }
+      if (__builtin_expect(t991 != 0, 0)) { /* again, recording the error */
+        int32_t t1011;
+        if ((uint64_t)(int64_t)t989 < (uint64_t)v_x1003_n) {
+          t1011 = v_x1003_d[t989];
+        } else {
+          NESSIE_RECORD(err, t988, RT_CHECK_INDEX, 0, 0, RT_GATHER, t989, v_x1003_n, 0.0, 0);
+          t1011 = 0;
+        }
+        int32_t t1013 = rt_add_i(t1011, v_x1004);
+        uint8_t t1014 = v_x1007_d[t989];
+        int32_t t1015;
+        if ((uint64_t)(int64_t)t989 < (uint64_t)v_x1008_n) {
+          t1015 = v_x1008_d[t989];
+        } else {
+          NESSIE_RECORD(err, t988, RT_CHECK_INDEX, 0, 0, RT_GATHER, t989, v_x1008_n, 0.0, 1);
+          t1015 = 0;
+        }
+        int32_t t1017 = (t1014 ? t1015 : t1013);
+        int32_t t1018;
+        if ((uint64_t)(int64_t)t1017 < (uint64_t)v_x1013) {
+          t1018 = t1017;
+        } else {
+          NESSIE_RECORD(err, t988, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1017, v_x1013, 0.0, 2);
+          t1018 = 0;
+        }
+        uint8_t t1020 = rt_lt_i(t1018, (int32_t)v_x1011_n);
+        int32_t t1021;
+        if (t1020) {
+          int32_t t1022;
+          if ((uint64_t)(int64_t)t1018 < (uint64_t)v_x1011_n) {
+            t1022 = v_x1011_d[t1018];
+          } else {
+            NESSIE_RECORD(err, t988, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1018, v_x1011_n, 0.0, 3);
+            t1022 = 0;
+          }
+          t1021 = t1022;
+        } else {
+          int32_t t1024 = rt_sub_i(t1018, (int32_t)v_x1011_n);
+          int32_t t1025;
+          if ((uint64_t)(int64_t)t1024 < (uint64_t)v_x1012_n) {
+            t1025 = v_x1012_d[t1024];
+          } else {
+            NESSIE_RECORD(err, t988, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1024, v_x1012_n, 0.0, 4);
+            t1025 = 0;
+          }
+          t1021 = t1025;
+        }
+      }
+      v_x1017_d[t988] = t1004;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1017 = v_x1017;
+  return;
+fail:
+  rt_release(v_x1017);
+}
+
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K21_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1003_d; int64_t v_x1003_n;
+  int32_t v_x1004;
+  uint8_t *v_x1007_d; int64_t v_x1007_n;
+  int32_t *v_x1008_d; int64_t v_x1008_n;
+  int32_t *v_x1011_d; int64_t v_x1011_n;
+  int32_t *v_x1012_d; int64_t v_x1012_n;
+  int32_t v_x1013;
+  int32_t *v_x1017_d; int64_t v_x1017_n;
+};
+struct alignas(8) K21_0_V {
+  int32_t v0;
+};
+struct K21_0_pull {
+  K21_A A;
+  __device__ K21_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t1027 = 0; /* nonzero: a check below failed */
+    int t1028 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1003_n;
+    int32_t t1026 = t1028 ? A.v_x1003_d[ix] : 0;
+    t1027 |= !t1028;
+    int32_t t1030 = rt_add_i(t1026, A.v_x1004);
+    uint8_t t1031 = A.v_x1007_d[ix];
+    int t1033 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1008_n;
+    int32_t t1032 = t1033 ? A.v_x1008_d[ix] : 0;
+    t1027 |= !t1033;
+    int32_t t1035 = (t1031 ? t1032 : t1030);
+    int t1037 = (uint64_t)(int64_t)t1035 < (uint64_t)A.v_x1013;
+    int32_t t1036 = t1037 ? t1035 : 0;
+    t1027 |= !t1037;
+    uint8_t t1039 = rt_lt_i(t1036, (int32_t)A.v_x1011_n);
+    int32_t t1040;
+    if (t1039) {
+      int t1042 = (uint64_t)(int64_t)t1036 < (uint64_t)A.v_x1011_n;
+      int32_t t1041 = t1042 ? A.v_x1011_d[t1036] : 0;
+      t1027 |= !t1042;
+      t1040 = t1041;
+    } else {
+      int32_t t1044 = rt_sub_i(t1036, (int32_t)A.v_x1011_n);
+      int t1046 = (uint64_t)(int64_t)t1044 < (uint64_t)A.v_x1012_n;
+      int32_t t1045 = t1046 ? A.v_x1012_d[t1044] : 0;
+      t1027 |= !t1046;
+      t1040 = t1045;
+    }
+    if (__builtin_expect(t1027 != 0, 0)) { /* again, recording the error */
+      int32_t t1047;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1003_n) {
+        t1047 = A.v_x1003_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1003_n, 0.0, 0);
+        t1047 = 0;
+      }
+      int32_t t1049 = rt_add_i(t1047, A.v_x1004);
+      uint8_t t1050 = A.v_x1007_d[ix];
+      int32_t t1051;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1008_n) {
+        t1051 = A.v_x1008_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1008_n, 0.0, 1);
+        t1051 = 0;
+      }
+      int32_t t1053 = (t1050 ? t1051 : t1049);
+      int32_t t1054;
+      if ((uint64_t)(int64_t)t1053 < (uint64_t)A.v_x1013) {
+        t1054 = t1053;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1053, A.v_x1013, 0.0, 2);
+        t1054 = 0;
+      }
+      uint8_t t1056 = rt_lt_i(t1054, (int32_t)A.v_x1011_n);
+      int32_t t1057;
+      if (t1056) {
+        int32_t t1058;
+        if ((uint64_t)(int64_t)t1054 < (uint64_t)A.v_x1011_n) {
+          t1058 = A.v_x1011_d[t1054];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1054, A.v_x1011_n, 0.0, 3);
+          t1058 = 0;
+        }
+        t1057 = t1058;
+      } else {
+        int32_t t1060 = rt_sub_i(t1054, (int32_t)A.v_x1011_n);
+        int32_t t1061;
+        if ((uint64_t)(int64_t)t1060 < (uint64_t)A.v_x1012_n) {
+          t1061 = A.v_x1012_d[t1060];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1060, A.v_x1012_n, 0.0, 4);
+          t1061 = 0;
+        }
+        t1057 = t1061;
+      }
+    }
+    return K21_0_V{t1040};
+  }
+};
+struct K21_0_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_0_V &v) const {
+    A.v_x1017_d[i] = v.v0;
+  }
+};
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+  (void)loc;
+  (void)err;
+  K21_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1003_d = v_x1003->data.i;
+  A.v_x1003_n = v_x1003->len;
+  A.v_x1004 = v_x1004;
+  A.v_x1007_d = v_x1007->data.b;
+  A.v_x1007_n = v_x1007->len;
+  A.v_x1008_d = v_x1008->data.i;
+  A.v_x1008_n = v_x1008->len;
+  A.v_x1011_d = v_x1011->data.i;
+  A.v_x1011_n = v_x1011->len;
+  A.v_x1012_d = v_x1012->data.i;
+  A.v_x1012_n = v_x1012->len;
+  A.v_x1013 = v_x1013;
+  RtValue *v_x1017 = NULL;
+  /* MAP */
+  {
+    const int64_t t1062 = v_x1007->len;
+    v_x1017 = rtg_vec_new(RT_INT, t1062);
+    A.v_x1017_d = v_x1017->data.i;
+    A.v_x1017_n = v_x1017->len;
+    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t1062);
+  }
+  *out_v_x1017 = v_x1017;
+  return;
+fail:
+  rt_release(v_x1017);
+}
+
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+  RtValue *vals[] = {v_x1003, v_x1007, v_x1008, v_x1011, v_x1012};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K21_host(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
+    rtg_host_ran();
+  } else {
+    K21_gpu(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
   }
 }
 
@@ -4860,10 +5140,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1061 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1061->data.i[0] = v_x62;
-    t1061->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1061);
+    RtValue *t1063 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1063->data.i[0] = v_x62;
+    t1063->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1063);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -4881,7 +5161,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K8, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K9, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -4899,165 +5179,173 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x661 = NULL;
+  RtValue *v_x643 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x94);
-    v_x661 = v_x94;
+    v_x643 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
-    int32_t v_x245 = 0;
-    int32_t v_x263 = 0;
-    RtValue *v_x619 = NULL;
-    RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K17, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
-    RtValue *v_x147 = NULL;
-    RtValue *v_x152 = NULL;
-    RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x128, v_x88, v_x88, &v_x147, &v_x152, &v_x157);
-    RtValue *v_x164 = NULL;
-    RtValue *v_x165 = NULL;
+    RtValue *v_x601 = NULL;
+    RtValue *v_x611 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x601, &v_x611);
+    RtValue *v_x149 = NULL;
+    RtValue *v_x154 = NULL;
+    RtValue *v_x159 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
     RtValue *v_x166 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x147, v_x152, v_x157, &v_x164, &v_x165, &v_x166);
-    rt_release(v_x147);
-    rt_release(v_x152);
-    rt_release(v_x157);
-    rt_release(v_x164);
+    RtValue *v_x167 = NULL;
+    RtValue *v_x168 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
+    rt_release(v_x149);
+    rt_release(v_x154);
+    rt_release(v_x159);
     rt_release(v_x166);
-    RtValue *v_x199 = NULL;
-    RtValue *v_x204 = NULL;
-    RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x130, v_x88, v_x88, &v_x199, &v_x204, &v_x209);
-    RtValue *v_x216 = NULL;
-    RtValue *v_x217 = NULL;
+    rt_release(v_x168);
+    RtValue *v_x201 = NULL;
+    RtValue *v_x206 = NULL;
+    RtValue *v_x211 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
-    rt_release(v_x204);
+    RtValue *v_x219 = NULL;
+    RtValue *v_x220 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
+    rt_release(v_x206);
+    int32_t v_x132 = 0;
+    v_x132 = (int32_t)v_x128->len;
+    rt_release(v_x128);
+    uint8_t v_x238 = 0;
+    v_x238 = rt_eq_i(v_x132, 0);
+    RtValue *v_x245 = NULL;
+    if (v_x238) {
+      RtValue *v_x241 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x241);
+      v_x245 = v_x241;
+    } else {
+      v_x245 = v_x167;
+      rt_retain(v_x167);
+    }
+    rt_release(v_x167);
+    int32_t v_x133 = 0;
+    v_x133 = (int32_t)v_x130->len;
+    rt_release(v_x130);
     uint8_t v_x246 = 0;
-    v_x246 = rt_eq_i(v_x245, 0);
-    RtValue *v_x253 = NULL;
+    v_x246 = rt_eq_i(v_x133, 0);
+    int32_t v_x224 = 0;
+    v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
+    RtValue *v_x587 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x249);
-      v_x253 = v_x249;
+      v_x587 = v_x249;
     } else {
-      v_x253 = v_x165;
-      rt_retain(v_x165);
-    }
-    rt_release(v_x165);
-    uint8_t v_x264 = 0;
-    v_x264 = rt_eq_i(v_x263, 0);
-    int32_t v_x222 = 0;
-    v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
-    int32_t v_x205 = 0;
-    v_x205 = (int32_t)v_x130->len;
-    rt_release(v_x130);
-    RtValue *v_x605 = NULL;
-    if (v_x264) {
-      RtValue *v_x267 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x267);
-      v_x605 = v_x267;
-    } else {
-      RtValue *v_x271 = NULL;
-      int32_t v_x288 = 0;
-      int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K10, 10, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
+      RtValue *v_x253 = NULL;
+      int32_t v_x270 = 0;
+      int32_t v_x271 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K11, 10, v_x133, v_x219, &v_x253, &v_x270, &v_x271, 2);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x235 = NULL;
-      RtValue *v_x301 = NULL;
-      RtValue *v_ids_1130 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K9, 8, v_x216, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235, &v_x301, &v_ids_1130);
-      RtValue *v_x323 = NULL;
-      RtValue *v_x344 = NULL;
-      RtValue *v_x370 = NULL;
-      RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K11, 5, v_ids_1130, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
-      rt_release(v_x235);
-      rt_release(v_x301);
-      rt_release(v_ids_1130);
-      int32_t v_x404 = 0;
-      v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
-      int32_t v_x412 = 0;
-      v_x412 = (int32_t)v_x370->len;
-      int32_t v_x411 = 0;
-      v_x411 = (int32_t)v_x323->len;
-      int32_t v_x413 = 0;
-      v_x413 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x411, v_x412);
-      int32_t v_x423 = 0;
-      v_x423 = rt_mul_i(v_x263, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
-      RtValue *v_x410 = NULL;
-      RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
-      rt_release(v_x344);
-      rt_release(v_x391);
+      RtValue *v_x237 = NULL;
+      RtValue *v_x283 = NULL;
+      RtValue *v_ids_1072 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x218, v_x220, v_x211, v_x201, v_x224, v_x89, &v_x237, &v_x283, &v_ids_1072);
+      RtValue *v_x305 = NULL;
+      RtValue *v_x326 = NULL;
+      RtValue *v_x352 = NULL;
+      RtValue *v_x373 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K12, 5, v_ids_1072, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
+      rt_release(v_x237);
+      rt_release(v_x283);
+      rt_release(v_ids_1072);
+      int32_t v_x386 = 0;
+      v_x386 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x394 = 0;
+      v_x394 = (int32_t)v_x352->len;
+      int32_t v_x393 = 0;
+      v_x393 = (int32_t)v_x305->len;
+      int32_t v_x395 = 0;
+      v_x395 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x393, v_x394);
+      int32_t v_x405 = 0;
+      v_x405 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x405, 1);
+      RtValue *v_x392 = NULL;
+      RtValue *v_x462 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 6, v_x326, v_x373, v_x386, &v_x392, &v_x462);
+      rt_release(v_x326);
+      rt_release(v_x373);
+      RtValue *v_x467 = NULL;
+      RtValue *v_x472 = NULL;
+      RtValue *v_x477 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
+      rt_release(v_x392);
+      rt_release(v_x462);
+      RtValue *v_x484 = NULL;
       RtValue *v_x485 = NULL;
-      RtValue *v_x490 = NULL;
-      RtValue *v_x495 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
-      rt_release(v_x410);
-      rt_release(v_x480);
-      RtValue *v_x502 = NULL;
-      RtValue *v_x503 = NULL;
-      RtValue *v_x504 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 6, v_x485, v_x490, v_x495, &v_x502, &v_x503, &v_x504);
-      rt_release(v_x490);
-      rt_release(v_x503);
-      int32_t v_x508 = 0;
-      v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
-      RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 6, v_x323, v_x370, v_x413, v_x502, v_x504, v_x495, v_x485, v_x508, &v_x521);
-      rt_release(v_x323);
-      rt_release(v_x370);
+      RtValue *v_x486 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 6, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
+      rt_release(v_x472);
       rt_release(v_x485);
-      rt_release(v_x495);
-      rt_release(v_x504);
-      RtValue *v_x523 = NULL;
-      rt_retain(v_x502);
-      rt_retain(v_x521);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x502, v_x521, &v_x523));
-      rt_release(v_x502);
-      rt_release(v_x521);
-      RtValue *v_x466 = NULL;
-      int32_t v_x544 = 0;
-      int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x263, v_x271, &v_x466, &v_x544, &v_x545, 7);
-      rt_release(v_x271);
+      int32_t v_x490 = 0;
+      v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
+      RtValue *v_x503 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, v_x490, &v_x503);
+      rt_release(v_x305);
+      rt_release(v_x352);
+      rt_release(v_x467);
+      rt_release(v_x477);
+      rt_release(v_x486);
+      RtValue *v_x505 = NULL;
+      rt_retain(v_x484);
+      rt_retain(v_x503);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x484, v_x503, &v_x505));
+      rt_release(v_x484);
+      rt_release(v_x503);
+      RtValue *v_x448 = NULL;
+      int32_t v_x526 = 0;
+      int32_t v_x527 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527, 7);
+      rt_release(v_x253);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K16, 7, v_x466, v_x523, &v_x604);
-      rt_release(v_x523);
-      rt_release(v_x466);
-      v_x605 = v_x604;
+      RtValue *v_x539 = NULL;
+      RtValue *v_x576 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K17, 7, v_x448, v_x505, &v_x539, &v_x576);
+      int32_t v_x567 = 0;
+      int32_t v_x568 = 0;
+      int32_t v_x569 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 20), K8, 1, v_x211, v_x448, &v_x567, &v_x568, &v_x569, 1);
+      rt_release(v_x448);
+      /* check subscript: made on the device by the run before it */
+      RtValue *v_x586 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 13), K18, 11, v_x539, v_x576, v_x505, &v_x586);
+      rt_release(v_x505);
+      rt_release(v_x539);
+      rt_release(v_x576);
+      v_x587 = v_x586;
     }
-    rt_release(v_x199);
-    rt_release(v_x209);
-    rt_release(v_x216);
-    rt_release(v_x217);
+    rt_release(v_x201);
+    rt_release(v_x211);
     rt_release(v_x218);
-    int32_t v_x648 = 0;
-    v_x648 = (int32_t)v_x605->len;
-    int32_t v_x647 = 0;
-    v_x647 = (int32_t)v_x253->len;
-    int32_t v_x649 = 0;
-    v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
-    RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x629, v_x245, v_x105, v_x619, v_x253, v_x605, v_x649, &v_x660);
+    rt_release(v_x219);
+    rt_release(v_x220);
+    int32_t v_x630 = 0;
+    v_x630 = (int32_t)v_x587->len;
+    int32_t v_x629 = 0;
+    v_x629 = (int32_t)v_x245->len;
+    int32_t v_x631 = 0;
+    v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
+    RtValue *v_x642 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x611, v_x132, v_x105, v_x601, v_x245, v_x587, v_x631, &v_x642);
     rt_release(v_x105);
-    rt_release(v_x619);
-    rt_release(v_x629);
-    rt_release(v_x253);
-    rt_release(v_x605);
-    int32_t v_x153 = 0;
-    v_x153 = (int32_t)v_x128->len;
-    rt_release(v_x128);
-    v_x661 = v_x660;
+    rt_release(v_x601);
+    rt_release(v_x611);
+    rt_release(v_x245);
+    rt_release(v_x587);
+    v_x643 = v_x642;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x661;
+  *out_0 = v_x643;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -5176,16 +5464,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1062 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1062->data.i[0] = 3;
-  t1062->data.i[1] = 1;
-  t1062->data.i[2] = 4;
-  t1062->data.i[3] = 1;
-  t1062->data.i[4] = 5;
-  t1062->data.i[5] = 9;
-  t1062->data.i[6] = 2;
-  t1062->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1062);
+  RtValue *t1064 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1064->data.i[0] = 3;
+  t1064->data.i[1] = 1;
+  t1064->data.i[2] = 4;
+  t1064->data.i[3] = 1;
+  t1064->data.i[4] = 5;
+  t1064->data.i[5] = 9;
+  t1064->data.i[6] = 2;
+  t1064->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1064);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
