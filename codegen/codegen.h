@@ -216,6 +216,11 @@ const char *cg_rtop(FlatOp op);
    two arguments' components, OP one of +, *, and, or, xor, or an int
    (char, bool) minimum or maximum (emit.c says more). */
 bool cg_op_commutative(const LcuSoac *s);
+/* True if the operator of REDUCE or SEG_REDUCE 's' adds ints component
+   by component (a + b of each pair of its parameters) from an identity of
+   zeros: its sums may be grouped and ordered any way, bit for bit (int
+   addition wraps), which rtg::segmented_sum's atomics rely on. */
+bool cg_op_int_sum(const LcuSoac *s);
 /* Does SOAC 's' read 'v' (its thunks, size, segdes, `into`, arguments)? */
 bool cg_soac_reads(const LcuSoac *s, const LcuVar *v);
 /* A result of the MAP at 'index' in kernel 'k' that neither 'k' returns

@@ -40,8 +40,8 @@
  *   PERMUTE     rtg::permute; `into` a copy of D, the highest index
  *               writing a place winning it
  *   ONCE        rtg::once: one thread; the values read back
- *   SEG_REDUCE, rtg::segmented: a warp per segment
- *   SEG_SCAN
+ *   SEG_REDUCE, rtg::segmented: a warp per segment (rtg::segmented_sum,
+ *   SEG_SCAN    atomics, for a SEG_REDUCE of int sums)
  *   SEG_FILTER, the unsegmented select over all the elements, then the
  *   SEG_PART.   new segment lengths (rtg_seg_counts)
  *   SEG_PERMUTE rtg::seg_permute
@@ -297,6 +297,28 @@ static void gen_store(Gx *x, const char *name, int first) {
   close_functor(cg);
 }
 
+/* A SEG_REDUCE of int sums (cg_op_int_sum), made by atomics
+   (rtg::segmented_sum): K_s_add adds V's values to segment i's results,
+   K_s_zero sets the first n of each result to 0 before, on the host. */
+static void gen_sum_functors(Gx *x) {
+  Cg *cg = x->cg;
+  int nv = nvalues(x->s);
+  open_functor(x, "add", xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
+  for (int i = 0; i < nv; i++)
+    cg_line(cg, "atomicAdd(&A.%s_d[i], v.v%d);", cg_name(x->s->results.data[i]), i);
+  close_functor(cg);
+  cg_line(cg, "struct %s {", kname(x, "zero"));
+  cg->indent++;
+  cg_line(cg, "%s_A A;", x->k->name);
+  cg_line(cg, "void operator()(int64_t n) const {");
+  cg->indent++;
+  for (int i = 0; i < nv; i++) {
+    const char *r = cg_name(x->s->results.data[i]);
+    cg_line(cg, "rtg_zero(A.%s_d, sizeof *A.%s_d * (size_t)n);", r, r);
+  }
+  close_functor(cg);
+}
+
 /* The argument checks of the REDUCE at x->index that the kernel makes on
    the device (devcheck.c), in the host's order: K_s_check, holding their
    sites (the runs pass them), gives false and the first failing one's
@@ -456,6 +478,8 @@ static void gen_functors(Gx *x) {
   }
   if (s->kind == SOAC_REDUCE || s->kind == SOAC_SCAN || s->kind == SOAC_SEG_REDUCE || s->kind == SOAC_SEG_SCAN)
     gen_op(x);
+  if (s->kind == SOAC_SEG_REDUCE && cg_op_int_sum(s))
+    gen_sum_functors(x);
   if (cg_reduce_on_device(x->cg, x->k, x->index))
     gen_check(x);
   if (has_riders(x->k, x->index))
@@ -701,6 +725,11 @@ static void host_seg_reduce_or_scan(Gx *x, bool scan) {
   cg_line(cg, "const int64_t %s = %s;", len, n);
   for (int v = 0; v < nvalues(x->s); v++)
     new_vector(x, x->s->results.data[v], len);
+  if (!scan && cg_op_int_sum(x->s)) {
+    cg_line(cg, "rtg::segmented_sum(%s, loc, %s, %s, %s, %s, %s, %s, %s);", kernel_string(x), functor(x, "pull"),
+            functor(x, "op"), identity(x), sd->value, functor(x, "store"), functor(x, "add"), functor(x, "zero"));
+    return;
+  }
   cg_line(cg, "rtg::segmented(%s, loc, %s, %s, %s, %s, %s, %s);", kernel_string(x), functor(x, "pull"),
           functor(x, "op"), identity(x), sd->value, scan ? "true" : "false", functor(x, "store"));
 }

@@ -489,6 +489,24 @@ bool cg_op_commutative(const LcuSoac *s) {
   return true;
 }
 
+bool cg_op_int_sum(const LcuSoac *s) {
+  const LcuThunk *op = s->second;
+  int nv = op->body.len;
+  if (op->params.len != 2 * nv || op->lets.len || s->identity.len != nv)
+    return false;
+  for (int i = 0; i < nv; i++) {
+    const LcuExp *e = op->body.data[i];
+    const LcuVar *a = op->params.data[i], *b = op->params.data[nv + i];
+    const FlatAtom *id = s->identity.data[i];
+    if (e->kind != LE_OP || e->op != FLAT_ADD || e->nargs != 2 || e->type != FB_INT ||
+        !((is_var(e->args[0], a) && is_var(e->args[1], b)) || (is_var(e->args[0], b) && is_var(e->args[1], a))))
+      return false;
+    if (id->kind != FA_INT || id->u.i != 0)
+      return false;
+  }
+  return nv > 0;
+}
+
 static bool thunk_reads(const LcuThunk *t, const LcuVar *v) {
   if (t)
     for (int i = 0; i < t->using.len; i++)

@@ -1591,6 +1591,105 @@ void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd,
   rtg_launched(name, loc);
 }
 
+/* ---- SEG_REDUCE of int sums, by atomics ----
+
+   A SEG_REDUCE whose operator adds ints component by component, from 0
+   (codegen/cuda.c's int_sum_op: a flattened filter's counts per segment,
+   a lifted sum), may add its partial sums in any grouping and order: int
+   addition wraps, and every grouping gives the same bits.  So each
+   segment's sum is made by atomicAdd into its results, zeroed first,
+   in one launch over the elements, whatever the segments' lengths: a
+   tile of THREADS * ITEMS<V> elements per block, loaded coalesced; each
+   thread walks its ITEMS consecutive elements by segment (segment_run),
+   adding each run that ends inside them; each warp then combines its
+   threads' last runs segment by segment (a suffix scan by shuffles: the
+   lanes of one segment are consecutive) and adds each run's total once,
+   but the run that holds lane 0, which the block's first warp combines
+   with the other warps' the same way before adding.  A segment inside
+   one block costs one atomic; one of 10^6 elements one a block.  The
+   block/warp kernels, the 32-segments-a-warp kernel and the balanced
+   path each had a shape they were slow on (quicksort's level: three
+   counts per segment, 48-61 µs a launch at 10^6 elements on the H200,
+   docs/gpu-runs.md, twenty-first session). */
+template <class V, class Pull, class Op, class Add>
+__global__ void __launch_bounds__(THREADS)
+    seg_sum_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, const int32_t *ids, int64_t n, Add add) {
+  constexpr int IT = ITEMS<V>, WARPS = THREADS / 32;
+  __shared__ V tile[THREADS * IT];
+  __shared__ V first_v[WARPS];
+  __shared__ int64_t first_s[WARPS];
+  const unsigned all = 0xffffffffu;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  const int64_t base = blockIdx.x * (int64_t)(THREADS * IT);
+  const int64_t to = base + THREADS * IT < n ? base + THREADS * IT : n;
+  load_tile<IT>(tile, pull, base, to);
+  __syncthreads();
+  V acc = id;
+  int64_t cur = -1; /* the segment of acc; -1: no element */
+  segment_run<IT>(off, nseg, ids, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
+    (void)j;
+    if (s != cur) {
+      if (cur >= 0)
+        add(cur, acc); /* a run that ended among this thread's elements */
+      cur = s;
+      acc = id;
+    }
+    acc = op(acc, tile[threadIdx.x * IT + k]);
+  });
+  /* each lane's last run with the same segment's lanes after it */
+  for (int d = 1; d < 32; d *= 2) {
+    V other = shfl_down(acc, d);
+    int64_t other_seg = __shfl_down_sync(all, cur, d);
+    if (lane + d < 32 && other_seg == cur)
+      acc = op(acc, other);
+  }
+  int64_t before = __shfl_up_sync(all, cur, 1);
+  if (lane == 0) {
+    first_s[warp] = cur;
+    first_v[warp] = acc;
+  } else if (cur >= 0 && before != cur) {
+    add(cur, acc);
+  }
+  __syncthreads();
+  if (warp == 0) {
+    int64_t s = lane < WARPS ? first_s[lane] : -1;
+    V v = lane < WARPS ? first_v[lane] : id;
+    for (int d = 1; d < WARPS; d *= 2) {
+      V other = shfl_down(v, d);
+      int64_t other_seg = __shfl_down_sync(all, s, d);
+      if (lane + d < WARPS && other_seg == s)
+        v = op(v, other);
+    }
+    int64_t prev = __shfl_up_sync(all, s, 1);
+    if (lane < WARPS && s >= 0 && (lane == 0 || prev != s))
+      add(s, v);
+  }
+}
+
+/* SEG_REDUCE of int sums (above): 'zero(nseg)' sets the results to 0,
+   'add(s, v)' adds v to segment s's results atomically.  Where the
+   number of elements is not known on the host, the other paths
+   (segmented), which need not know it. */
+template <class V, class Pull, class Op, class Store, class Add, class Zero>
+void segmented_sum(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd, Store store, Add add,
+                   Zero zero) {
+  if (sd->len <= 0)
+    return;
+  if (sd->total < 0) {
+    segmented(name, loc, pull, op, id, sd, false, store);
+    return;
+  }
+  zero(sd->len);
+  if (sd->total == 0)
+    return;
+  const int64_t *off = rtg_seg_offsets(sd); /* before the mark: it may launch a scan */
+  const int64_t per_tile = (int64_t)THREADS * ITEMS<V>;
+  int64_t tiles = (sd->total + per_tile - 1) / per_tile;
+  rtg_launching("segmented sum (atomics)");
+  seg_sum_kernel<<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, sd->ids, sd->total, add);
+  rtg_launched(name, loc);
+}
+
 /* SEG_PERMUTE: each element's segment from its id. */
 template <class Pull, class Index, class Store>
 __global__ void seg_permute_kernel(Pull pull, Index index, int64_t n, const int32_t *ids, const int64_t *off,

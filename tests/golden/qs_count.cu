@@ -2516,6 +2516,20 @@ struct K12_2_op {
     return K12_2_V{t443, t445};
   }
 };
+struct K12_2_add {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_2_V &v) const {
+    atomicAdd(&A.v_x764_d[i], v.v0);
+    atomicAdd(&A.v_x777_d[i], v.v1);
+  }
+};
+struct K12_2_zero {
+  K12_A A;
+  void operator()(int64_t n) const {
+    rtg_zero(A.v_x764_d, sizeof *A.v_x764_d * (size_t)n);
+    rtg_zero(A.v_x777_d, sizeof *A.v_x777_d * (size_t)n);
+  }
+};
 static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
   (void)loc;
   (void)err;
@@ -2589,7 +2603,7 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtV
     v_x777 = rtg_vec_new(RT_INT, t455);
     A.v_x777_d = v_x777->data.i;
     A.v_x777_n = v_x777->len;
-    rtg::segmented("K12", loc, K12_2_pull{A}, K12_2_op{A}, K12_2_V{0, 0}, v_x760, false, K12_2_store{A});
+    rtg::segmented_sum("K12", loc, K12_2_pull{A}, K12_2_op{A}, K12_2_V{0, 0}, v_x760, K12_2_store{A}, K12_2_add{A}, K12_2_zero{A});
   }
   *out_v_x756 = v_x756;
   *out_v_x764 = v_x764;

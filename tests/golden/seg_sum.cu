@@ -270,6 +270,18 @@ struct K2_0_op {
     return K2_0_V{t17};
   }
 };
+struct K2_0_add {
+  K2_A A;
+  __device__ void operator()(int64_t i, const K2_0_V &v) const {
+    atomicAdd(&A.v_x58_d[i], v.v0);
+  }
+};
+struct K2_0_zero {
+  K2_A A;
+  void operator()(int64_t n) const {
+    rtg_zero(A.v_x58_d, sizeof *A.v_x58_d * (size_t)n);
+  }
+};
 static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
   (void)loc;
   (void)err;
@@ -288,7 +300,7 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtVal
     v_x58 = rtg_vec_new(RT_INT, t18);
     A.v_x58_d = v_x58->data.i;
     A.v_x58_n = v_x58->len;
-    rtg::segmented("K2", loc, K2_0_pull{A}, K2_0_op{A}, K2_0_V{0}, v_x57, false, K2_0_store{A});
+    rtg::segmented_sum("K2", loc, K2_0_pull{A}, K2_0_op{A}, K2_0_V{0}, v_x57, K2_0_store{A}, K2_0_add{A}, K2_0_zero{A});
   }
   *out_v_x58 = v_x58;
   return;

@@ -25,6 +25,8 @@
  *     and an 80-byte value (too large for the balanced path: the other
  *     kernels must take it whatever the path asked for).  A guard after
  *     each result catches stores out of range, a fill pattern missed ones;
+ *   - rtg::segmented_sum (a SEG_REDUCE of int sums by atomics) on one and
+ *     three int32s, the total known and not (its fallback);
  *   - rtg::reduce and rtg::scan (unsegmented, in order; the scan in three
  *     passes and, where V fits 8 bytes, in one), 0 to 3 000 017
  *     values of the same five kinds;
@@ -614,6 +616,91 @@ static void test_segmented(const std::vector<int64_t> &len, const char *layout, 
   wait_device("a free");
 }
 
+/* rtg::segmented_sum: a SEG_REDUCE of int sums made by atomics (where
+   the total is known on the host; the other paths where it is not), on
+   one int32 and on three (a filter's three counts, as quicksort's level
+   has them), against the reference.  The add functor adds component by
+   component, as generated code's K_s_add; the zero functor clears the
+   results first, as K_s_zero. */
+struct alignas(8) VInt3 {
+  int32_t a, b, c;
+};
+struct OpInt3 {
+  __host__ __device__ VInt3 operator()(const VInt3 &x, const VInt3 &y) const {
+    return VInt3{(int32_t)((uint32_t)x.a + (uint32_t)y.a), (int32_t)((uint32_t)x.b + (uint32_t)y.b),
+                 (int32_t)((uint32_t)x.c + (uint32_t)y.c)};
+  }
+};
+struct TInt3 {
+  typedef VInt3 V;
+  typedef OpInt3 Op;
+  static const char *name() { return "3 x int32 +"; }
+  static V id() { return V{0, 0, 0}; }
+  static V random() {
+    uint64_t r = next_u64();
+    return V{(int32_t)(r >> 40), (int32_t)(r & 1), (int32_t)(next_u64() >> 32)};
+  }
+  static bool same(const V &x, const V &y) { return x.a == y.a && x.b == y.b && x.c == y.c; }
+  static void show(char *buf, size_t n, const V &v) { snprintf(buf, n, "(%d, %d, %d)", v.a, v.b, v.c); }
+};
+struct AddInt {
+  VInt *y;
+  __device__ void operator()(int64_t s, const VInt &v) const { atomicAdd(&y[s].x, v.x); }
+};
+struct AddInt3 {
+  VInt3 *y;
+  __device__ void operator()(int64_t s, const VInt3 &v) const {
+    atomicAdd(&y[s].a, v.a);
+    atomicAdd(&y[s].b, v.b);
+    atomicAdd(&y[s].c, v.c);
+  }
+};
+template <class V> struct ZeroOf {
+  V *y;
+  void operator()(int64_t n) const { rtg_zero(y, sizeof(V) * (size_t)n); }
+};
+
+template <class T, class Add>
+static void test_segmented_sum(const std::vector<int64_t> &len, const char *layout, bool total_known) {
+  typedef typename T::V V;
+  int64_t total = 0;
+  for (int64_t l : len)
+    total += l;
+  std::vector<V> x((size_t)total);
+  for (auto &v : x)
+    v = T::random();
+  V *dx = (V *)rtg_alloc(sizeof(V) * (size_t)(total > 0 ? total : 1));
+  if (total > 0)
+    cuda_check(cudaMemcpyAsync(dx, x.data(), sizeof(V) * (size_t)total, cudaMemcpyHostToDevice, rtg_stream()),
+               "a copy of values");
+  RtValue *d = device_segdes(len, total_known);
+  d->total = total_known ? total : -1;
+  std::vector<V> ref = reference<T>(len, x, false);
+  size_t n = ref.size();
+  V *dy = (V *)rtg_alloc(sizeof(V) * (n + GUARD));
+  cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (n + GUARD), rtg_stream()), "a memset");
+  rtg::segmented_sum("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), d, Store<V>{dy},
+                     Add{dy}, ZeroOf<V>{dy});
+  std::vector<V> got = read_back(dy, n + GUARD);
+  std::string why;
+  for (size_t i = 0; i < n && why.empty(); i++)
+    if (!T::same(got[i], ref[i])) {
+      char g[120], e[120], buf[300];
+      T::show(g, sizeof g, got[i]);
+      T::show(e, sizeof e, ref[i]);
+      snprintf(buf, sizeof buf, "segment %zu: %s, expected %s", i, g, e);
+      why = buf;
+    }
+  if (why.empty() && !untouched(&got[n], sizeof(V) * GUARD))
+    why = "a store past the end";
+  result(why.empty(), "segmented_sum %s %s total %s%s%s", T::name(), layout, total_known ? "known" : "unknown",
+         why.empty() ? "" : ": ", why.c_str());
+  rtg_free(dy);
+  rtg_free(dx);
+  rt_value_free(d);
+  wait_device("a free");
+}
+
 /* ---- timing (informative, not a test) ---- */
 
 template <class T> static double time_segmented(RtValue *d, const typename T::V *dx, typename T::V *dy, bool scan,
@@ -637,6 +724,27 @@ template <class T> static double time_segmented(RtValue *d, const typename T::V 
   return 1000.0 * ms / runs;
 }
 
+/* rtg::segmented_sum's time (its memset included), as time_segmented. */
+static double time_segmented_sum(RtValue *d, const VInt *dx, VInt *dy) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  const int runs = 20;
+  rtg::segmented_sum("segtest", RT_LOC(NULL, 0, 0), Pull<VInt>{dx}, OpInt{}, VInt{0}, d, Store<VInt>{dy},
+                     AddInt{dy}, ZeroOf<VInt>{dy});
+  cudaEventRecord(a, rtg_stream());
+  for (int r = 0; r < runs; r++)
+    rtg::segmented_sum("segtest", RT_LOC(NULL, 0, 0), Pull<VInt>{dx}, OpInt{}, VInt{0}, d, Store<VInt>{dy},
+                       AddInt{dy}, ZeroOf<VInt>{dy});
+  cudaEventRecord(b, rtg_stream());
+  wait_device("timing");
+  float ms = 0;
+  cudaEventElapsedTime(&ms, a, b);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return 1000.0 * ms / runs;
+}
+
 static void timing(void) {
   printf("timing (µs per call, mean of 20; not a test): int32 +, 1000000 elements, uniform\n");
   const int64_t n = 1000000;
@@ -650,15 +758,16 @@ static void timing(void) {
     double ro = time_segmented<TInt>(d, dx, dy, false, 0);
     double sb = time_segmented<TInt>(d, dx, dy, true, 1);
     double so = time_segmented<TInt>(d, dx, dy, true, 0);
-    printf("  nseg %6lld: reduce balanced %8.1f blocks %8.1f | scan balanced %8.1f blocks %8.1f | auto: %s\n",
-           (long long)nseg, rb, ro, sb, so, rtg::seg_use_balanced(nseg, n) ? "balanced" : "blocks");
+    double ra = time_segmented_sum(d, dx, dy);
+    printf("  nseg %6lld: reduce balanced %8.1f blocks %8.1f atomics %8.1f | scan balanced %8.1f blocks %8.1f | auto: %s\n",
+           (long long)nseg, rb, ro, ra, sb, so, rtg::seg_use_balanced(nseg, n) ? "balanced" : "blocks");
     rt_value_free(d);
   }
   /* many segments, where the choice is between a warp per segment and the
      balanced path (with and without the segdes's cached ids): skewed
      like quicksort's deep levels, and short like spmv's rows */
   printf("timing: many segments, int32 + reduce (µs per call): balanced, balanced with cached ids, warp per segment, "
-         "warp per 32 segments\n");
+         "warp per 32 segments, atomics (segmented_sum)\n");
   struct Many {
     int64_t nseg, n;
     Kind kind;
@@ -677,8 +786,9 @@ static void timing(void) {
     double with_ids = time_segmented<TInt>(d, mx, my, false, 1);
     double warp = time_segmented<TInt>(d, mx, my, false, 0);
     double packed = time_segmented<TInt>(d, mx, my, false, 2);
-    printf("  nseg %8lld, %9lld elements, %s: %8.1f %8.1f %8.1f %8.1f | auto: %s\n", (long long)m.nseg,
-           (long long)m.n, kind_names[m.kind], plain, with_ids, warp, packed,
+    double atomics = time_segmented_sum(d, mx, my);
+    printf("  nseg %8lld, %9lld elements, %s: %8.1f %8.1f %8.1f %8.1f %8.1f | auto: %s\n", (long long)m.nseg,
+           (long long)m.n, kind_names[m.kind], plain, with_ids, warp, packed, atomics,
            rtg::seg_use_balanced(m.nseg, m.n) ? "balanced"
            : rtg::seg_use_packed(m.nseg, m.n) ? "packed"
                                               : "warp");
@@ -1109,6 +1219,8 @@ int main(int argc, char **argv) {
         test_ids(len, layout);
         test_seg_map(len, layout);
         test_segmented<TInt>(len, layout, known);
+        test_segmented_sum<TInt, AddInt>(len, layout, true);
+        test_segmented_sum<TInt3, AddInt3>(len, layout, layout_no % 4 != 1);
         test_segmented<TDouble>(len, layout, !known);
         test_segmented<TAffine>(len, layout, known);
         test_segmented<TAffine64>(len, layout, !known);
