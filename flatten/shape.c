@@ -70,13 +70,16 @@ static void same_always(Shapes *s, FlatVar *a, FlatVar *b) {
 }
 
 /* 'r', kept (or dropped) by a flags vector whose slot (Shapes.kept or
-   .dropped) is 'slot': one length with the others it kept (dropped). */
+   .dropped) is 'slot': one length with the others it kept (dropped),
+   whenever both exist (a lifted if's counts are the lengths of its first
+   PARTITION's sides: the other PARTITIONs by its flags have them). */
 static void kept_by(Shapes *s, int *slot, FlatVar *r) {
   if (!sized(r))
     return;
-  if (*slot)
+  if (*slot) {
+    uf_unite(s->parent, *slot - 1, r->id);
     uf_unite(s->strict, *slot - 1, r->id);
-  else
+  } else
     *slot = r->id + 1;
 }
 

@@ -898,8 +898,19 @@ static void simp_stmts(Simp *s, const Vec *in, Vec *out);
 static bool common(Simp *s, const char *key, LcuStmt *st) {
   LcuStmt *old = avail_get(s, key);
   if (old && old->results.len == st->results.len) {
-    for (int i = 0; i < st->results.len; i++)
-      replace(s, st->results.data[i], lcu_atom_var(old->results.data[i]));
+    for (int i = 0; i < st->results.len; i++) {
+      LcuVar *was = st->results.data[i], *by = old->results.data[i];
+      /* the same computation has the same length: where the earlier
+         result has no class, it takes the one the later had (a dist of
+         a lifted if's count, joined by shape analysis to the vectors it
+         meets, would leave that class with the repetition, and the
+         facts that join those vectors to it) */
+      if (!by->shape && was->shape)
+        by->shape = was->shape;
+      if (!by->strict && was->strict)
+        by->strict = was->strict;
+      replace(s, was, lcu_atom_var(by));
+    }
     return true;
   }
   avail_put(s, key, st, old);

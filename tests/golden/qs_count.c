@@ -82,7 +82,6 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 13, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -435,142 +434,91 @@ fail:
   rt_release(v_x165);
 }
 
-/* K8: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x688, RtValue *v_x689, int32_t *out_v_x697, int32_t *out_v_x698, int32_t *out_v_x699) {
+/* K8: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
   (void)loc;
   (void)run;
-  int32_t *v_x688_d = v_x688->data.i;
-  const int64_t v_x688_n = v_x688->len;
-  int32_t *v_x689_d = v_x689->data.i;
-  const int64_t v_x689_n = v_x689->len;
-  int32_t v_x697 = 0;
-  int32_t v_x698 = 0;
-  int32_t v_x699 = 0;
-  /* REDUCE */
+  const int64_t *v_sd_1080_off = rt_seg_offsets(v_sd_1080);
+  const int64_t v_sd_1080_n = v_sd_1080->len;
+  int32_t *v_x1074_d = v_x1074->data.i;
+  const int64_t v_x1074_n = v_x1074->len;
+  int32_t *v_x1075_d = v_x1075->data.i;
+  const int64_t v_x1075_n = v_x1075->len;
+  int32_t *v_x1076_d = v_x1076->data.i;
+  const int64_t v_x1076_n = v_x1076->len;
+  RtValue *v_x1079 = NULL;
+  RtValue *v_ids_1082 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t56 = v_x688_n;
-    const int64_t t57 = t56 > 0 ? (t56 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t58 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t57);
-    int32_t *t59 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t57);
-    int32_t *t60 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t57);
+    const int64_t t56 = v_sd_1080_off[v_sd_1080_n];
+    v_x1079 = rt_value_new(rt_vec_type(RT_INT), t56);
+    int32_t *v_x1079_d = v_x1079->data.i;
+    const int64_t v_x1079_n = v_x1079->len;
+    v_ids_1082 = rt_value_new(rt_vec_type(RT_INT), t56);
+    int32_t *v_ids_1082_d = v_ids_1082->data.i;
+    const int64_t v_ids_1082_n = v_ids_1082->len;
+    const int64_t t57 = (t56 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t57 > 1)
-    for (int64_t t61 = 0; t61 < t57; t61++) {
-      int32_t t61a0;
-      int32_t t61a1;
-      int32_t t61a2;
-      t61a0 = 2147483647;
-      t61a1 = 0;
-      t61a2 = 1;
-      const int64_t t61_end = (t61 + 1) * RT_CHUNK < t56 ? (t61 + 1) * RT_CHUNK : t56;
-      for (int64_t t62 = t61 * RT_CHUNK; t62 < t61_end; t62++) {
-        const int32_t t63 = (int32_t)t62;
-        int32_t t61x0;
-        int32_t t61x1;
-        int32_t t61x2;
-        int t65 = 0; /* nonzero: a check below failed */
-        int t66 = (uint64_t)(int64_t)t63 < (uint64_t)v_x689_n;
-        int32_t t64 = t66 ? v_x689_d[t63] : 0;
-        t65 |= !t66;
-        uint8_t t68 = rt_lt_i(1, t64);
-        int32_t t69;
-        if (t68) {
-          t69 = 2147483647;
-        } else {
-          t69 = t63;
-        }
-        if (__builtin_expect(t65 != 0, 0)) { /* again, recording the error */
-          int32_t t70;
-          if ((uint64_t)(int64_t)t63 < (uint64_t)v_x689_n) {
-            t70 = v_x689_d[t63];
+    for (int64_t t58 = 0; t58 < t57; t58++) {
+      int64_t t61 = rt_segment_search(v_sd_1080_off, 0, v_sd_1080_n, t58 * RT_CHUNK);
+      const int64_t t58_end = (t58 + 1) * RT_CHUNK < t56 ? (t58 + 1) * RT_CHUNK : t56;
+      for (int64_t t59 = t58 * RT_CHUNK; t59 < t58_end; t59++) {
+        const int32_t t60 = (int32_t)t59;
+        while (v_sd_1080_off[t61 + 1] <= t59)
+          t61++;
+        const int32_t t62 = (int32_t)t61;
+        int t64 = 0; /* nonzero: a check below failed */
+        int t65 = (uint64_t)(int64_t)t62 < (uint64_t)v_x1076_n;
+        int32_t t63 = t65 ? v_x1076_d[t62] : 0;
+        t64 |= !t65;
+        int t67 = (uint64_t)(int64_t)t62 < (uint64_t)v_x1074_n;
+        int32_t t66 = t67 ? v_x1074_d[t62] : 0;
+        t64 |= !t67;
+        int32_t t69 = rt_sub_i(t60, t66);
+        int t71 = (uint64_t)(int64_t)t62 < (uint64_t)v_x1075_n;
+        int32_t t70 = t71 ? v_x1075_d[t62] : 0;
+        t64 |= !t71;
+        int32_t t73 = rt_mul_i(t69, t70);
+        int32_t t75 = rt_add_i(t63, t73);
+        if (__builtin_expect(t64 != 0, 0)) { /* again, recording the error */
+          int32_t t76;
+          if ((uint64_t)(int64_t)t62 < (uint64_t)v_x1076_n) {
+            t76 = v_x1076_d[t62];
           } else {
-            NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 0, 0, RT_GATHER, t63, v_x689_n, 0.0, 0);
-            t70 = 0;
+            NESSIE_RECORD(err, t59, RT_CHECK_INDEX, 0, 0, RT_GATHER, t62, v_x1076_n, 0.0, 0);
+            t76 = 0;
           }
-          uint8_t t72 = rt_lt_i(1, t70);
-          int32_t t73;
-          if (t72) {
-            t73 = 2147483647;
+          int32_t t77;
+          if ((uint64_t)(int64_t)t62 < (uint64_t)v_x1074_n) {
+            t77 = v_x1074_d[t62];
           } else {
-            t73 = t63;
+            NESSIE_RECORD(err, t59, RT_CHECK_INDEX, 0, 0, RT_GATHER, t62, v_x1074_n, 0.0, 1);
+            t77 = 0;
           }
+          int32_t t79 = rt_sub_i(t60, t77);
+          int32_t t80;
+          if ((uint64_t)(int64_t)t62 < (uint64_t)v_x1075_n) {
+            t80 = v_x1075_d[t62];
+          } else {
+            NESSIE_RECORD(err, t59, RT_CHECK_INDEX, 0, 0, RT_GATHER, t62, v_x1075_n, 0.0, 2);
+            t80 = 0;
+          }
+          int32_t t82 = rt_mul_i(t79, t80);
+          int32_t t84 = rt_add_i(t76, t82);
         }
-        t61x0 = t69;
-        t61x1 = 1;
-        t61x2 = t64;
-        uint8_t t75 = rt_le_i(t61a0, t61x0);
-        int32_t t76;
-        if (t75) {
-          t76 = t61a0;
-        } else {
-          t76 = t61x0;
-        }
-        int32_t t77;
-        if (t75) {
-          t77 = t61a1;
-        } else {
-          t77 = t61x1;
-        }
-        int32_t t78;
-        if (t75) {
-          t78 = t61a2;
-        } else {
-          t78 = t61x2;
-        }
-        t61a0 = t76;
-        t61a1 = t77;
-        t61a2 = t78;
+        v_x1079_d[t59] = t75;
+        v_ids_1082_d[t59] = t62;
       }
-      t58[t61] = t61a0;
-      t59[t61] = t61a1;
-      t60[t61] = t61a2;
     }
-    int32_t t61t0;
-    int32_t t61t1;
-    int32_t t61t2;
-    t61t0 = 2147483647;
-    t61t1 = 0;
-    t61t2 = 1;
-    for (int64_t t61 = 0; t61 < t57; t61++) {
-      const int32_t t79 = t58[t61];
-      const int32_t t80 = t59[t61];
-      const int32_t t81 = t60[t61];
-      uint8_t t83 = rt_le_i(t61t0, t79);
-      int32_t t84;
-      if (t83) {
-        t84 = t61t0;
-      } else {
-        t84 = t79;
-      }
-      int32_t t85;
-      if (t83) {
-        t85 = t61t1;
-      } else {
-        t85 = t80;
-      }
-      int32_t t86;
-      if (t83) {
-        t86 = t61t2;
-      } else {
-        t86 = t81;
-      }
-      t61t0 = t84;
-      t61t1 = t85;
-      t61t2 = t86;
-    }
-    v_x697 = t61t0;
-    rt_free(t58);
-    v_x698 = t61t1;
-    rt_free(t59);
-    v_x699 = t61t2;
-    rt_free(t60);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x697 = v_x697;
-  *out_v_x698 = v_x698;
-  *out_v_x699 = v_x699;
+  *out_v_x1079 = v_x1079;
+  *out_v_ids_1082 = v_ids_1082;
   return;
 fail:
+  rt_release(v_x1079);
+  rt_release(v_ids_1082);
 }
 
 /* K9: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
@@ -583,31 +531,31 @@ static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t 
   int32_t v_x717 = 0;
   /* ONCE */
   {
-    int t88 = 0; /* nonzero: a check below failed */
-    int t89 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
-    int32_t t87 = t89 ? v_x715_d[0] : 0;
-    t88 |= !t89;
-    int t91 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
-    int32_t t90 = t91 ? v_x715_d[1] : 0;
-    t88 |= !t91;
-    if (__builtin_expect(t88 != 0, 0)) { /* again, recording the error */
-      int32_t t92;
+    int t86 = 0; /* nonzero: a check below failed */
+    int t87 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
+    int32_t t85 = t87 ? v_x715_d[0] : 0;
+    t86 |= !t87;
+    int t89 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
+    int32_t t88 = t89 ? v_x715_d[1] : 0;
+    t86 |= !t89;
+    if (__builtin_expect(t86 != 0, 0)) { /* again, recording the error */
+      int32_t t90;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x715_n) {
-        t92 = v_x715_d[0];
+        t90 = v_x715_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x715_n, 0.0, 0);
-        t92 = 0;
+        t90 = 0;
       }
-      int32_t t93;
+      int32_t t91;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x715_n) {
-        t93 = v_x715_d[1];
+        t91 = v_x715_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x715_n, 0.0, 1);
-        t93 = 0;
+        t91 = 0;
       }
     }
-    v_x716 = t87;
-    v_x717 = t90;
+    v_x716 = t85;
+    v_x717 = t88;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -617,1719 +565,1611 @@ static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t 
 fail:
 }
 
-/* K10: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1085, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue *v_x1078, RtValue **out_v_x1081, RtValue **out_v_x1084, RtValue **out_v_ids_1088) {
+/* K10: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1085_off = rt_seg_offsets(v_sd_1085);
-  const int64_t v_sd_1085_n = v_sd_1085->len;
-  int32_t *v_x1074_d = v_x1074->data.i;
-  const int64_t v_x1074_n = v_x1074->len;
-  int32_t *v_x1075_d = v_x1075->data.i;
-  const int64_t v_x1075_n = v_x1075->len;
-  int32_t *v_x1076_d = v_x1076->data.i;
-  const int64_t v_x1076_n = v_x1076->len;
-  int32_t *v_x1078_d = v_x1078->data.i;
-  const int64_t v_x1078_n = v_x1078->len;
-  RtValue *v_x1081 = NULL;
-  RtValue *v_ids_1088 = NULL;
-  RtValue *v_x1084 = NULL;
-  /* SEG_MAP */
+  int32_t *v_x718_d = v_x718->data.i;
+  const int64_t v_x718_n = v_x718->len;
+  int32_t *v_x719_d = v_x719->data.i;
+  const int64_t v_x719_n = v_x719->len;
+  int32_t *v_x722_d = v_x722->data.i;
+  const int64_t v_x722_n = v_x722->len;
+  RtValue *v_x721 = NULL;
+  RtValue *v_x726 = NULL;
+  /* MAP */
   {
-    const int64_t t94 = v_sd_1085_off[v_sd_1085_n];
-    v_x1081 = rt_value_new(rt_vec_type(RT_INT), t94);
-    int32_t *v_x1081_d = v_x1081->data.i;
-    const int64_t v_x1081_n = v_x1081->len;
-    v_ids_1088 = rt_value_new(rt_vec_type(RT_INT), t94);
-    int32_t *v_ids_1088_d = v_ids_1088->data.i;
-    const int64_t v_ids_1088_n = v_ids_1088->len;
-    const int64_t t95 = (t94 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t95 > 1)
-    for (int64_t t96 = 0; t96 < t95; t96++) {
-      int64_t t99 = rt_segment_search(v_sd_1085_off, 0, v_sd_1085_n, t96 * RT_CHUNK);
-      const int64_t t96_end = (t96 + 1) * RT_CHUNK < t94 ? (t96 + 1) * RT_CHUNK : t94;
-      for (int64_t t97 = t96 * RT_CHUNK; t97 < t96_end; t97++) {
-        const int32_t t98 = (int32_t)t97;
-        while (v_sd_1085_off[t99 + 1] <= t97)
-          t99++;
-        const int32_t t100 = (int32_t)t99;
-        int t102 = 0; /* nonzero: a check below failed */
-        int t103 = (uint64_t)(int64_t)t100 < (uint64_t)v_x1076_n;
-        int32_t t101 = t103 ? v_x1076_d[t100] : 0;
-        t102 |= !t103;
-        int t105 = (uint64_t)(int64_t)t100 < (uint64_t)v_x1074_n;
-        int32_t t104 = t105 ? v_x1074_d[t100] : 0;
-        t102 |= !t105;
-        int32_t t107 = rt_sub_i(t98, t104);
-        int t109 = (uint64_t)(int64_t)t100 < (uint64_t)v_x1075_n;
-        int32_t t108 = t109 ? v_x1075_d[t100] : 0;
-        t102 |= !t109;
-        int32_t t111 = rt_mul_i(t107, t108);
-        int32_t t113 = rt_add_i(t101, t111);
-        int t115 = (uint64_t)(int64_t)t113 < (uint64_t)v_x1078_n;
-        int32_t t114 = t115 ? v_x1078_d[t113] : 0;
-        t102 |= !t115;
-        if (__builtin_expect(t102 != 0, 0)) { /* again, recording the error */
-          int32_t t116;
-          if ((uint64_t)(int64_t)t100 < (uint64_t)v_x1076_n) {
-            t116 = v_x1076_d[t100];
-          } else {
-            NESSIE_RECORD(err, t97, RT_CHECK_INDEX, 0, 0, RT_GATHER, t100, v_x1076_n, 0.0, 0);
-            t116 = 0;
-          }
-          int32_t t117;
-          if ((uint64_t)(int64_t)t100 < (uint64_t)v_x1074_n) {
-            t117 = v_x1074_d[t100];
-          } else {
-            NESSIE_RECORD(err, t97, RT_CHECK_INDEX, 0, 0, RT_GATHER, t100, v_x1074_n, 0.0, 1);
-            t117 = 0;
-          }
-          int32_t t119 = rt_sub_i(t98, t117);
-          int32_t t120;
-          if ((uint64_t)(int64_t)t100 < (uint64_t)v_x1075_n) {
-            t120 = v_x1075_d[t100];
-          } else {
-            NESSIE_RECORD(err, t97, RT_CHECK_INDEX, 0, 0, RT_GATHER, t100, v_x1075_n, 0.0, 2);
-            t120 = 0;
-          }
-          int32_t t122 = rt_mul_i(t119, t120);
-          int32_t t124 = rt_add_i(t116, t122);
-          int32_t t125;
-          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1078_n) {
-            t125 = v_x1078_d[t124];
-          } else {
-            NESSIE_RECORD(err, t97, RT_CHECK_INDEX, 0, 0, RT_GATHER, t124, v_x1078_n, 0.0, 3);
-            t125 = 0;
-          }
+    const int64_t t92 = v_x718_n;
+    v_x721 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x721_d = v_x721->data.i;
+    const int64_t v_x721_n = v_x721->len;
+    RT_PARALLEL_FOR_IF(t92 >= RT_PARALLEL_MIN)
+    for (int64_t t93 = 0; t93 < t92; t93++) {
+      const int32_t t94 = (int32_t)t93;
+      int t97 = 0; /* nonzero: a check below failed */
+      int32_t t95 = v_x718_d[t94];
+      int t98 = (uint64_t)(int64_t)t95 < (uint64_t)v_x719_n;
+      int32_t t96 = t98 ? v_x719_d[t95] : 0;
+      t97 |= !t98;
+      if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
+        int32_t t99 = v_x718_d[t94];
+        int32_t t100;
+        if ((uint64_t)(int64_t)t99 < (uint64_t)v_x719_n) {
+          t100 = v_x719_d[t99];
+        } else {
+          NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 0, 0, RT_GATHER, t99, v_x719_n, 0.0, 0);
+          t100 = 0;
         }
-        v_x1081_d[t97] = t114;
-        v_ids_1088_d[t97] = t100;
       }
+      v_x721_d[t93] = t96;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1081_d = v_x1081->data.i;
-    const int64_t v_x1081_n = v_x1081->len;
-    int32_t *v_ids_1088_d = v_ids_1088->data.i;
-    const int64_t v_ids_1088_n = v_ids_1088->len;
+    int32_t *v_x721_d = v_x721->data.i;
+    const int64_t v_x721_n = v_x721->len;
     /* MAP */
     {
-      const int64_t t126 = v_x1074_n;
-      v_x1084 = rt_value_new(rt_vec_type(RT_INT), t126);
-      int32_t *v_x1084_d = v_x1084->data.i;
-      const int64_t v_x1084_n = v_x1084->len;
-      RT_PARALLEL_FOR_IF(t126 >= RT_PARALLEL_MIN)
-      for (int64_t t127 = 0; t127 < t126; t127++) {
-        const int32_t t128 = (int32_t)t127;
-        int t131 = 0; /* nonzero: a check below failed */
-        int32_t t129 = v_x1074_d[t128];
-        int t132 = (uint64_t)(int64_t)t129 < (uint64_t)v_x1081_n;
-        int32_t t130 = t132 ? v_x1081_d[t129] : 0;
-        t131 |= !t132;
-        if (__builtin_expect(t131 != 0, 0)) { /* again, recording the error */
-          int32_t t133 = v_x1074_d[t128];
-          int32_t t134;
-          if ((uint64_t)(int64_t)t133 < (uint64_t)v_x1081_n) {
-            t134 = v_x1081_d[t133];
+      const int64_t t101 = v_x722_n;
+      v_x726 = rt_value_new(rt_vec_type(RT_INT), t101);
+      int32_t *v_x726_d = v_x726->data.i;
+      const int64_t v_x726_n = v_x726->len;
+      RT_PARALLEL_FOR_IF(t101 >= RT_PARALLEL_MIN)
+      for (int64_t t102 = 0; t102 < t101; t102++) {
+        const int32_t t103 = (int32_t)t102;
+        int t106 = 0; /* nonzero: a check below failed */
+        int32_t t104 = v_x722_d[t103];
+        int t107 = (uint64_t)(int64_t)t104 < (uint64_t)v_x721_n;
+        int32_t t105 = t107 ? v_x721_d[t104] : 0;
+        t106 |= !t107;
+        if (__builtin_expect(t106 != 0, 0)) { /* again, recording the error */
+          int32_t t108 = v_x722_d[t103];
+          int32_t t109;
+          if ((uint64_t)(int64_t)t108 < (uint64_t)v_x721_n) {
+            t109 = v_x721_d[t108];
           } else {
-            NESSIE_RECORD(err, t127, RT_CHECK_INDEX, 2, 0, RT_GATHER, t133, v_x1081_n, 0.0, 4);
-            t134 = 0;
+            NESSIE_RECORD(err, t102, RT_CHECK_INDEX, 2, 0, RT_GATHER, t108, v_x721_n, 0.0, 1);
+            t109 = 0;
           }
         }
-        v_x1084_d[t127] = t130;
+        v_x726_d[t102] = t105;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1081 = v_x1081;
-  *out_v_x1084 = v_x1084;
-  *out_v_ids_1088 = v_ids_1088;
+  *out_v_x721 = v_x721;
+  *out_v_x726 = v_x726;
   return;
 fail:
-  rt_release(v_x1081);
-  rt_release(v_ids_1088);
-  rt_release(v_x1084);
+  rt_release(v_x721);
+  rt_release(v_x726);
 }
 
 /* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x732, RtValue *v_x735, RtValue **out_v_x734, int32_t *out_v_x744, int32_t *out_v_x745) {
+static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740) {
   (void)loc;
   (void)run;
-  int32_t *v_x735_d = v_x735->data.i;
-  const int64_t v_x735_n = v_x735->len;
-  RtValue *v_x734 = NULL;
-  int32_t v_x743 = 0;
-  int32_t v_x744 = 0;
-  int32_t v_x745 = 0;
+  int32_t *v_x730_d = v_x730->data.i;
+  const int64_t v_x730_n = v_x730->len;
+  RtValue *v_x729 = NULL;
+  int32_t v_x738 = 0;
+  int32_t v_x739 = 0;
+  int32_t v_x740 = 0;
   /* MAP */
   {
-    const int64_t t135 = v_x732;
-    if (t135 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t135, 0.0, 0);
+    const int64_t t110 = v_x727;
+    if (t110 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t110, 0.0, 0);
       goto fail;
     }
-    v_x734 = rt_value_new(rt_vec_type(RT_INT), t135);
-    int32_t *v_x734_d = v_x734->data.i;
-    const int64_t v_x734_n = v_x734->len;
-    RT_PARALLEL_FOR_IF(t135 >= RT_PARALLEL_MIN)
-    for (int64_t t136 = 0; t136 < t135; t136++) {
-      const int32_t t137 = (int32_t)t136;
-      v_x734_d[t136] = 0;
+    v_x729 = rt_value_new(rt_vec_type(RT_INT), t110);
+    int32_t *v_x729_d = v_x729->data.i;
+    const int64_t v_x729_n = v_x729->len;
+    RT_PARALLEL_FOR_IF(t110 >= RT_PARALLEL_MIN)
+    for (int64_t t111 = 0; t111 < t110; t111++) {
+      const int32_t t112 = (int32_t)t111;
+      v_x729_d[t111] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x734_d = v_x734->data.i;
-    const int64_t v_x734_n = v_x734->len;
+    int32_t *v_x729_d = v_x729->data.i;
+    const int64_t v_x729_n = v_x729->len;
     /* REDUCE */
     {
-      const int64_t t138 = v_x732;
-      if (t138 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t138, 0.0, 1);
+      const int64_t t113 = v_x727;
+      if (t113 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t113, 0.0, 1);
         goto fail;
       }
-      const int64_t t139 = t138 > 0 ? (t138 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t140 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t139);
-      int32_t *t141 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t139);
-      int32_t *t142 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t139);
-      RT_PARALLEL_FOR_IF(t139 > 1)
-      for (int64_t t143 = 0; t143 < t139; t143++) {
-        int32_t t143a0;
-        int32_t t143a1;
-        int32_t t143a2;
-        t143a0 = 2147483647;
-        t143a1 = 0;
-        t143a2 = 1;
-        const int64_t t143_end = (t143 + 1) * RT_CHUNK < t138 ? (t143 + 1) * RT_CHUNK : t138;
-        for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
-          const int32_t t145 = (int32_t)t144;
-          int32_t t143x0;
-          int32_t t143x1;
-          int32_t t143x2;
-          int t147 = 0; /* nonzero: a check below failed */
-          int t148 = (uint64_t)(int64_t)t145 < (uint64_t)v_x735_n;
-          int32_t t146 = t148 ? v_x735_d[t145] : 0;
-          t147 |= !t148;
-          uint8_t t150 = rt_lt_i(0, t146);
-          int32_t t151;
-          if (t150) {
-            t151 = 2147483647;
+      const int64_t t114 = t113 > 0 ? (t113 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t115 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
+      int32_t *t116 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
+      int32_t *t117 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
+      RT_PARALLEL_FOR_IF(t114 > 1)
+      for (int64_t t118 = 0; t118 < t114; t118++) {
+        int32_t t118a0;
+        int32_t t118a1;
+        int32_t t118a2;
+        t118a0 = 2147483647;
+        t118a1 = 0;
+        t118a2 = 1;
+        const int64_t t118_end = (t118 + 1) * RT_CHUNK < t113 ? (t118 + 1) * RT_CHUNK : t113;
+        for (int64_t t119 = t118 * RT_CHUNK; t119 < t118_end; t119++) {
+          const int32_t t120 = (int32_t)t119;
+          int32_t t118x0;
+          int32_t t118x1;
+          int32_t t118x2;
+          int t122 = 0; /* nonzero: a check below failed */
+          int t123 = (uint64_t)(int64_t)t120 < (uint64_t)v_x730_n;
+          int32_t t121 = t123 ? v_x730_d[t120] : 0;
+          t122 |= !t123;
+          uint8_t t125 = rt_lt_i(0, t121);
+          int32_t t126;
+          if (t125) {
+            t126 = 2147483647;
           } else {
-            t151 = t145;
+            t126 = t120;
           }
-          if (__builtin_expect(t147 != 0, 0)) { /* again, recording the error */
-            int32_t t152;
-            if ((uint64_t)(int64_t)t145 < (uint64_t)v_x735_n) {
-              t152 = v_x735_d[t145];
+          if (__builtin_expect(t122 != 0, 0)) { /* again, recording the error */
+            int32_t t127;
+            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x730_n) {
+              t127 = v_x730_d[t120];
             } else {
-              NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 2, 0, RT_GATHER, t145, v_x735_n, 0.0, 2);
-              t152 = 0;
+              NESSIE_RECORD(err, t119, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x730_n, 0.0, 2);
+              t127 = 0;
             }
-            uint8_t t154 = rt_lt_i(0, t152);
-            int32_t t155;
-            if (t154) {
-              t155 = 2147483647;
+            uint8_t t129 = rt_lt_i(0, t127);
+            int32_t t130;
+            if (t129) {
+              t130 = 2147483647;
             } else {
-              t155 = t145;
+              t130 = t120;
             }
           }
-          t143x0 = t151;
-          t143x1 = 0;
-          t143x2 = t146;
-          uint8_t t157 = rt_le_i(t143a0, t143x0);
-          int32_t t158;
-          if (t157) {
-            t158 = t143a0;
+          t118x0 = t126;
+          t118x1 = 0;
+          t118x2 = t121;
+          uint8_t t132 = rt_le_i(t118a0, t118x0);
+          int32_t t133;
+          if (t132) {
+            t133 = t118a0;
           } else {
-            t158 = t143x0;
+            t133 = t118x0;
           }
-          int32_t t159;
-          if (t157) {
-            t159 = t143a1;
+          int32_t t134;
+          if (t132) {
+            t134 = t118a1;
           } else {
-            t159 = t143x1;
+            t134 = t118x1;
           }
-          int32_t t160;
-          if (t157) {
-            t160 = t143a2;
+          int32_t t135;
+          if (t132) {
+            t135 = t118a2;
           } else {
-            t160 = t143x2;
+            t135 = t118x2;
           }
-          t143a0 = t158;
-          t143a1 = t159;
-          t143a2 = t160;
+          t118a0 = t133;
+          t118a1 = t134;
+          t118a2 = t135;
         }
-        t140[t143] = t143a0;
-        t141[t143] = t143a1;
-        t142[t143] = t143a2;
+        t115[t118] = t118a0;
+        t116[t118] = t118a1;
+        t117[t118] = t118a2;
       }
-      int32_t t143t0;
-      int32_t t143t1;
-      int32_t t143t2;
-      t143t0 = 2147483647;
-      t143t1 = 0;
-      t143t2 = 1;
-      for (int64_t t143 = 0; t143 < t139; t143++) {
-        const int32_t t161 = t140[t143];
-        const int32_t t162 = t141[t143];
-        const int32_t t163 = t142[t143];
-        uint8_t t165 = rt_le_i(t143t0, t161);
-        int32_t t166;
-        if (t165) {
-          t166 = t143t0;
+      int32_t t118t0;
+      int32_t t118t1;
+      int32_t t118t2;
+      t118t0 = 2147483647;
+      t118t1 = 0;
+      t118t2 = 1;
+      for (int64_t t118 = 0; t118 < t114; t118++) {
+        const int32_t t136 = t115[t118];
+        const int32_t t137 = t116[t118];
+        const int32_t t138 = t117[t118];
+        uint8_t t140 = rt_le_i(t118t0, t136);
+        int32_t t141;
+        if (t140) {
+          t141 = t118t0;
         } else {
-          t166 = t161;
+          t141 = t136;
         }
-        int32_t t167;
-        if (t165) {
-          t167 = t143t1;
+        int32_t t142;
+        if (t140) {
+          t142 = t118t1;
         } else {
-          t167 = t162;
+          t142 = t137;
         }
-        int32_t t168;
-        if (t165) {
-          t168 = t143t2;
+        int32_t t143;
+        if (t140) {
+          t143 = t118t2;
         } else {
-          t168 = t163;
+          t143 = t138;
         }
-        t143t0 = t166;
-        t143t1 = t167;
-        t143t2 = t168;
+        t118t0 = t141;
+        t118t1 = t142;
+        t118t2 = t143;
       }
-      v_x743 = t143t0;
-      rt_free(t140);
-      v_x744 = t143t1;
-      rt_free(t141);
-      v_x745 = t143t2;
-      rt_free(t142);
+      v_x738 = t118t0;
+      rt_free(t115);
+      v_x739 = t118t1;
+      rt_free(t116);
+      v_x740 = t118t2;
+      rt_free(t117);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x734 = v_x734;
-  *out_v_x744 = v_x744;
-  *out_v_x745 = v_x745;
+  *out_v_x729 = v_x729;
+  *out_v_x739 = v_x739;
+  *out_v_x740 = v_x740;
   return;
 fail:
-  rt_release(v_x734);
+  rt_release(v_x729);
 }
 
 /* K12: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
   (void)loc;
   (void)run;
-  int32_t *v_x746_d = v_x746->data.i;
-  const int64_t v_x746_n = v_x746->len;
-  int32_t *v_x747_d = v_x747->data.i;
-  const int64_t v_x747_n = v_x747->len;
-  int32_t *v_x750_d = v_x750->data.i;
-  const int64_t v_x750_n = v_x750->len;
-  const int64_t *v_x760_off = rt_seg_offsets(v_x760);
-  const int64_t v_x760_n = v_x760->len;
-  RtValue *v_x756 = NULL;
-  RtValue *v_x757 = NULL;
-  RtValue *v_x770 = NULL;
-  RtValue *v_x771 = NULL;
-  RtValue *v_x764 = NULL;
-  RtValue *v_x777 = NULL;
+  int32_t *v_x741_d = v_x741->data.i;
+  const int64_t v_x741_n = v_x741->len;
+  int32_t *v_x742_d = v_x742->data.i;
+  const int64_t v_x742_n = v_x742->len;
+  int32_t *v_x745_d = v_x745->data.i;
+  const int64_t v_x745_n = v_x745->len;
+  const int64_t *v_x755_off = rt_seg_offsets(v_x755);
+  const int64_t v_x755_n = v_x755->len;
+  RtValue *v_x751 = NULL;
+  RtValue *v_x752 = NULL;
+  RtValue *v_x765 = NULL;
+  RtValue *v_x766 = NULL;
+  RtValue *v_x759 = NULL;
+  RtValue *v_x772 = NULL;
   /* FILTER */
   {
-    const int64_t t169 = v_x750_n;
-    const int64_t t170 = t169 > 0 ? (t169 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t171 = (uint8_t *)rt_alloc_atomic((size_t)t169 + 1);
-    int64_t *t172 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t170 + 1));
-    RT_PARALLEL_FOR_IF(t170 > 1)
-    for (int64_t t173 = 0; t173 < t170; t173++) {
+    const int64_t t144 = v_x745_n;
+    const int64_t t145 = t144 > 0 ? (t144 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t146 = (uint8_t *)rt_alloc_atomic((size_t)t144 + 1);
+    int64_t *t147 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t145 + 1));
+    RT_PARALLEL_FOR_IF(t145 > 1)
+    for (int64_t t148 = 0; t148 < t145; t148++) {
       int64_t kept = 0;
-      const int64_t t173_end = (t173 + 1) * RT_CHUNK < t169 ? (t173 + 1) * RT_CHUNK : t169;
-      for (int64_t t174 = t173 * RT_CHUNK; t174 < t173_end; t174++) {
-        const int32_t t175 = (int32_t)t174;
-        int32_t t173x0;
-        uint8_t t173x1;
-        int t177 = 0; /* nonzero: a check below failed */
-        int t178 = (uint64_t)(int64_t)t175 < (uint64_t)v_x746_n;
-        int32_t t176 = t178 ? v_x746_d[t175] : 0;
-        t177 |= !t178;
-        int t180 = (uint64_t)(int64_t)t176 < (uint64_t)v_x747_n;
-        int32_t t179 = t180 ? v_x747_d[t176] : 0;
-        t177 |= !t180;
-        int32_t t181 = v_x750_d[t175];
-        uint8_t t183 = rt_lt_i(t181, t179);
-        if (__builtin_expect(t177 != 0, 0)) { /* again, recording the error */
-          int32_t t184;
-          if ((uint64_t)(int64_t)t175 < (uint64_t)v_x746_n) {
-            t184 = v_x746_d[t175];
+      const int64_t t148_end = (t148 + 1) * RT_CHUNK < t144 ? (t148 + 1) * RT_CHUNK : t144;
+      for (int64_t t149 = t148 * RT_CHUNK; t149 < t148_end; t149++) {
+        const int32_t t150 = (int32_t)t149;
+        int32_t t148x0;
+        uint8_t t148x1;
+        int t152 = 0; /* nonzero: a check below failed */
+        int t153 = (uint64_t)(int64_t)t150 < (uint64_t)v_x741_n;
+        int32_t t151 = t153 ? v_x741_d[t150] : 0;
+        t152 |= !t153;
+        int t155 = (uint64_t)(int64_t)t151 < (uint64_t)v_x742_n;
+        int32_t t154 = t155 ? v_x742_d[t151] : 0;
+        t152 |= !t155;
+        int32_t t156 = v_x745_d[t150];
+        uint8_t t158 = rt_lt_i(t156, t154);
+        if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
+          int32_t t159;
+          if ((uint64_t)(int64_t)t150 < (uint64_t)v_x741_n) {
+            t159 = v_x741_d[t150];
           } else {
-            NESSIE_RECORD(err, t174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t175, v_x746_n, 0.0, 0);
-            t184 = 0;
+            NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x741_n, 0.0, 0);
+            t159 = 0;
           }
-          int32_t t185;
-          if ((uint64_t)(int64_t)t184 < (uint64_t)v_x747_n) {
-            t185 = v_x747_d[t184];
+          int32_t t160;
+          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x742_n) {
+            t160 = v_x742_d[t159];
           } else {
-            NESSIE_RECORD(err, t174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t184, v_x747_n, 0.0, 1);
-            t185 = 0;
+            NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x742_n, 0.0, 1);
+            t160 = 0;
           }
-          int32_t t186 = v_x750_d[t175];
-          uint8_t t188 = rt_lt_i(t186, t185);
+          int32_t t161 = v_x745_d[t150];
+          uint8_t t163 = rt_lt_i(t161, t160);
         }
-        t173x0 = t181;
-        t173x1 = t183;
-        uint8_t t189;
-        t189 = t173x1;
-        t171[t174] = t189 != 0;
-        kept += t189 != 0;
+        t148x0 = t156;
+        t148x1 = t158;
+        uint8_t t164;
+        t164 = t148x1;
+        t146[t149] = t164 != 0;
+        kept += t164 != 0;
       }
-      t172[t173] = kept;
+      t147[t148] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t171);
-      rt_free(t172);
+      rt_free(t146);
+      rt_free(t147);
       goto fail;
     }
-    int64_t t190 = 0;
-    for (int64_t t173 = 0; t173 < t170; t173++) {
-      const int64_t k = t172[t173];
-      t172[t173] = t190;
-      t190 += k;
+    int64_t t165 = 0;
+    for (int64_t t148 = 0; t148 < t145; t148++) {
+      const int64_t k = t147[t148];
+      t147[t148] = t165;
+      t165 += k;
     }
-    v_x756 = rt_value_new(rt_vec_type(RT_INT), t190);
-    int32_t *v_x756_d = v_x756->data.i;
-    const int64_t v_x756_n = v_x756->len;
-    v_x757 = rt_value_new(rt_vec_type(RT_BOOL), t190);
-    uint8_t *v_x757_d = v_x757->data.b;
-    const int64_t v_x757_n = v_x757->len;
-    RT_PARALLEL_FOR_IF(t170 > 1)
-    for (int64_t t173 = 0; t173 < t170; t173++) {
-      int64_t at = t172[t173];
-      const int64_t t173_end = (t173 + 1) * RT_CHUNK < t169 ? (t173 + 1) * RT_CHUNK : t169;
-      for (int64_t t174 = t173 * RT_CHUNK; t174 < t173_end; t174++) {
-        const int32_t t175 = (int32_t)t174;
-        if (!t171[t174])
+    v_x751 = rt_value_new(rt_vec_type(RT_INT), t165);
+    int32_t *v_x751_d = v_x751->data.i;
+    const int64_t v_x751_n = v_x751->len;
+    v_x752 = rt_value_new(rt_vec_type(RT_BOOL), t165);
+    uint8_t *v_x752_d = v_x752->data.b;
+    const int64_t v_x752_n = v_x752->len;
+    RT_PARALLEL_FOR_IF(t145 > 1)
+    for (int64_t t148 = 0; t148 < t145; t148++) {
+      int64_t at = t147[t148];
+      const int64_t t148_end = (t148 + 1) * RT_CHUNK < t144 ? (t148 + 1) * RT_CHUNK : t144;
+      for (int64_t t149 = t148 * RT_CHUNK; t149 < t148_end; t149++) {
+        const int32_t t150 = (int32_t)t149;
+        if (!t146[t149])
           continue;
-        int32_t t173y0;
-        uint8_t t173y1;
-        int t192 = 0; /* nonzero: a check below failed */
-        int t193 = (uint64_t)(int64_t)t175 < (uint64_t)v_x746_n;
-        int32_t t191 = t193 ? v_x746_d[t175] : 0;
-        t192 |= !t193;
-        int t195 = (uint64_t)(int64_t)t191 < (uint64_t)v_x747_n;
-        int32_t t194 = t195 ? v_x747_d[t191] : 0;
-        t192 |= !t195;
-        int32_t t196 = v_x750_d[t175];
-        uint8_t t198 = rt_lt_i(t196, t194);
-        if (__builtin_expect(t192 != 0, 0)) { /* again, recording the error */
-          int32_t t199;
-          if ((uint64_t)(int64_t)t175 < (uint64_t)v_x746_n) {
-            t199 = v_x746_d[t175];
+        int32_t t148y0;
+        uint8_t t148y1;
+        int t167 = 0; /* nonzero: a check below failed */
+        int t168 = (uint64_t)(int64_t)t150 < (uint64_t)v_x741_n;
+        int32_t t166 = t168 ? v_x741_d[t150] : 0;
+        t167 |= !t168;
+        int t170 = (uint64_t)(int64_t)t166 < (uint64_t)v_x742_n;
+        int32_t t169 = t170 ? v_x742_d[t166] : 0;
+        t167 |= !t170;
+        int32_t t171 = v_x745_d[t150];
+        uint8_t t173 = rt_lt_i(t171, t169);
+        if (__builtin_expect(t167 != 0, 0)) { /* again, recording the error */
+          int32_t t174;
+          if ((uint64_t)(int64_t)t150 < (uint64_t)v_x741_n) {
+            t174 = v_x741_d[t150];
           } else {
-            NESSIE_RECORD(err, t174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t175, v_x746_n, 0.0, 2);
-            t199 = 0;
+            NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x741_n, 0.0, 2);
+            t174 = 0;
           }
-          int32_t t200;
-          if ((uint64_t)(int64_t)t199 < (uint64_t)v_x747_n) {
-            t200 = v_x747_d[t199];
+          int32_t t175;
+          if ((uint64_t)(int64_t)t174 < (uint64_t)v_x742_n) {
+            t175 = v_x742_d[t174];
           } else {
-            NESSIE_RECORD(err, t174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t199, v_x747_n, 0.0, 3);
-            t200 = 0;
+            NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t174, v_x742_n, 0.0, 3);
+            t175 = 0;
           }
-          int32_t t201 = v_x750_d[t175];
-          uint8_t t203 = rt_lt_i(t201, t200);
+          int32_t t176 = v_x745_d[t150];
+          uint8_t t178 = rt_lt_i(t176, t175);
         }
-        t173y0 = t196;
-        t173y1 = t198;
-        if (t171[t174]) {
-          v_x756_d[at] = t173y0;
-          v_x757_d[at] = t173y1;
+        t148y0 = t171;
+        t148y1 = t173;
+        if (t146[t149]) {
+          v_x751_d[at] = t148y0;
+          v_x752_d[at] = t148y1;
           at++;
         }
       }
     }
-    rt_free(t171);
-    rt_free(t172);
+    rt_free(t146);
+    rt_free(t147);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x756_d = v_x756->data.i;
-    const int64_t v_x756_n = v_x756->len;
-    uint8_t *v_x757_d = v_x757->data.b;
-    const int64_t v_x757_n = v_x757->len;
+    int32_t *v_x751_d = v_x751->data.i;
+    const int64_t v_x751_n = v_x751->len;
+    uint8_t *v_x752_d = v_x752->data.b;
+    const int64_t v_x752_n = v_x752->len;
     /* FILTER */
     {
-      const int64_t t204 = v_x750_n;
-      const int64_t t205 = t204 > 0 ? (t204 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t206 = (uint8_t *)rt_alloc_atomic((size_t)t204 + 1);
-      int64_t *t207 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t205 + 1));
-      RT_PARALLEL_FOR_IF(t205 > 1)
-      for (int64_t t208 = 0; t208 < t205; t208++) {
+      const int64_t t179 = v_x745_n;
+      const int64_t t180 = t179 > 0 ? (t179 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t181 = (uint8_t *)rt_alloc_atomic((size_t)t179 + 1);
+      int64_t *t182 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t180 + 1));
+      RT_PARALLEL_FOR_IF(t180 > 1)
+      for (int64_t t183 = 0; t183 < t180; t183++) {
         int64_t kept = 0;
-        const int64_t t208_end = (t208 + 1) * RT_CHUNK < t204 ? (t208 + 1) * RT_CHUNK : t204;
-        for (int64_t t209 = t208 * RT_CHUNK; t209 < t208_end; t209++) {
-          const int32_t t210 = (int32_t)t209;
-          int32_t t208x0;
-          uint8_t t208x1;
-          int t212 = 0; /* nonzero: a check below failed */
-          int t213 = (uint64_t)(int64_t)t210 < (uint64_t)v_x746_n;
-          int32_t t211 = t213 ? v_x746_d[t210] : 0;
-          t212 |= !t213;
-          int t215 = (uint64_t)(int64_t)t211 < (uint64_t)v_x747_n;
-          int32_t t214 = t215 ? v_x747_d[t211] : 0;
-          t212 |= !t215;
-          int32_t t216 = v_x750_d[t210];
-          uint8_t t218 = rt_gt_i(t216, t214);
-          if (__builtin_expect(t212 != 0, 0)) { /* again, recording the error */
-            int32_t t219;
-            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x746_n) {
-              t219 = v_x746_d[t210];
+        const int64_t t183_end = (t183 + 1) * RT_CHUNK < t179 ? (t183 + 1) * RT_CHUNK : t179;
+        for (int64_t t184 = t183 * RT_CHUNK; t184 < t183_end; t184++) {
+          const int32_t t185 = (int32_t)t184;
+          int32_t t183x0;
+          uint8_t t183x1;
+          int t187 = 0; /* nonzero: a check below failed */
+          int t188 = (uint64_t)(int64_t)t185 < (uint64_t)v_x741_n;
+          int32_t t186 = t188 ? v_x741_d[t185] : 0;
+          t187 |= !t188;
+          int t190 = (uint64_t)(int64_t)t186 < (uint64_t)v_x742_n;
+          int32_t t189 = t190 ? v_x742_d[t186] : 0;
+          t187 |= !t190;
+          int32_t t191 = v_x745_d[t185];
+          uint8_t t193 = rt_gt_i(t191, t189);
+          if (__builtin_expect(t187 != 0, 0)) { /* again, recording the error */
+            int32_t t194;
+            if ((uint64_t)(int64_t)t185 < (uint64_t)v_x741_n) {
+              t194 = v_x741_d[t185];
             } else {
-              NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x746_n, 0.0, 4);
-              t219 = 0;
+              NESSIE_RECORD(err, t184, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x741_n, 0.0, 4);
+              t194 = 0;
             }
-            int32_t t220;
-            if ((uint64_t)(int64_t)t219 < (uint64_t)v_x747_n) {
-              t220 = v_x747_d[t219];
+            int32_t t195;
+            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x742_n) {
+              t195 = v_x742_d[t194];
             } else {
-              NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t219, v_x747_n, 0.0, 5);
-              t220 = 0;
+              NESSIE_RECORD(err, t184, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x742_n, 0.0, 5);
+              t195 = 0;
             }
-            int32_t t221 = v_x750_d[t210];
-            uint8_t t223 = rt_gt_i(t221, t220);
+            int32_t t196 = v_x745_d[t185];
+            uint8_t t198 = rt_gt_i(t196, t195);
           }
-          t208x0 = t216;
-          t208x1 = t218;
-          uint8_t t224;
-          t224 = t208x1;
-          t206[t209] = t224 != 0;
-          kept += t224 != 0;
+          t183x0 = t191;
+          t183x1 = t193;
+          uint8_t t199;
+          t199 = t183x1;
+          t181[t184] = t199 != 0;
+          kept += t199 != 0;
         }
-        t207[t208] = kept;
+        t182[t183] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t206);
-        rt_free(t207);
+        rt_free(t181);
+        rt_free(t182);
         goto fail;
       }
-      int64_t t225 = 0;
-      for (int64_t t208 = 0; t208 < t205; t208++) {
-        const int64_t k = t207[t208];
-        t207[t208] = t225;
-        t225 += k;
+      int64_t t200 = 0;
+      for (int64_t t183 = 0; t183 < t180; t183++) {
+        const int64_t k = t182[t183];
+        t182[t183] = t200;
+        t200 += k;
       }
-      v_x770 = rt_value_new(rt_vec_type(RT_INT), t225);
-      int32_t *v_x770_d = v_x770->data.i;
-      const int64_t v_x770_n = v_x770->len;
-      v_x771 = rt_value_new(rt_vec_type(RT_BOOL), t225);
-      uint8_t *v_x771_d = v_x771->data.b;
-      const int64_t v_x771_n = v_x771->len;
-      RT_PARALLEL_FOR_IF(t205 > 1)
-      for (int64_t t208 = 0; t208 < t205; t208++) {
-        int64_t at = t207[t208];
-        const int64_t t208_end = (t208 + 1) * RT_CHUNK < t204 ? (t208 + 1) * RT_CHUNK : t204;
-        for (int64_t t209 = t208 * RT_CHUNK; t209 < t208_end; t209++) {
-          const int32_t t210 = (int32_t)t209;
-          if (!t206[t209])
+      v_x765 = rt_value_new(rt_vec_type(RT_INT), t200);
+      int32_t *v_x765_d = v_x765->data.i;
+      const int64_t v_x765_n = v_x765->len;
+      v_x766 = rt_value_new(rt_vec_type(RT_BOOL), t200);
+      uint8_t *v_x766_d = v_x766->data.b;
+      const int64_t v_x766_n = v_x766->len;
+      RT_PARALLEL_FOR_IF(t180 > 1)
+      for (int64_t t183 = 0; t183 < t180; t183++) {
+        int64_t at = t182[t183];
+        const int64_t t183_end = (t183 + 1) * RT_CHUNK < t179 ? (t183 + 1) * RT_CHUNK : t179;
+        for (int64_t t184 = t183 * RT_CHUNK; t184 < t183_end; t184++) {
+          const int32_t t185 = (int32_t)t184;
+          if (!t181[t184])
             continue;
-          int32_t t208y0;
-          uint8_t t208y1;
-          int t227 = 0; /* nonzero: a check below failed */
-          int t228 = (uint64_t)(int64_t)t210 < (uint64_t)v_x746_n;
-          int32_t t226 = t228 ? v_x746_d[t210] : 0;
-          t227 |= !t228;
-          int t230 = (uint64_t)(int64_t)t226 < (uint64_t)v_x747_n;
-          int32_t t229 = t230 ? v_x747_d[t226] : 0;
-          t227 |= !t230;
-          int32_t t231 = v_x750_d[t210];
-          uint8_t t233 = rt_gt_i(t231, t229);
-          if (__builtin_expect(t227 != 0, 0)) { /* again, recording the error */
-            int32_t t234;
-            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x746_n) {
-              t234 = v_x746_d[t210];
+          int32_t t183y0;
+          uint8_t t183y1;
+          int t202 = 0; /* nonzero: a check below failed */
+          int t203 = (uint64_t)(int64_t)t185 < (uint64_t)v_x741_n;
+          int32_t t201 = t203 ? v_x741_d[t185] : 0;
+          t202 |= !t203;
+          int t205 = (uint64_t)(int64_t)t201 < (uint64_t)v_x742_n;
+          int32_t t204 = t205 ? v_x742_d[t201] : 0;
+          t202 |= !t205;
+          int32_t t206 = v_x745_d[t185];
+          uint8_t t208 = rt_gt_i(t206, t204);
+          if (__builtin_expect(t202 != 0, 0)) { /* again, recording the error */
+            int32_t t209;
+            if ((uint64_t)(int64_t)t185 < (uint64_t)v_x741_n) {
+              t209 = v_x741_d[t185];
             } else {
-              NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x746_n, 0.0, 6);
-              t234 = 0;
+              NESSIE_RECORD(err, t184, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x741_n, 0.0, 6);
+              t209 = 0;
             }
-            int32_t t235;
-            if ((uint64_t)(int64_t)t234 < (uint64_t)v_x747_n) {
-              t235 = v_x747_d[t234];
+            int32_t t210;
+            if ((uint64_t)(int64_t)t209 < (uint64_t)v_x742_n) {
+              t210 = v_x742_d[t209];
             } else {
-              NESSIE_RECORD(err, t209, RT_CHECK_INDEX, 0, 0, RT_GATHER, t234, v_x747_n, 0.0, 7);
-              t235 = 0;
+              NESSIE_RECORD(err, t184, RT_CHECK_INDEX, 0, 0, RT_GATHER, t209, v_x742_n, 0.0, 7);
+              t210 = 0;
             }
-            int32_t t236 = v_x750_d[t210];
-            uint8_t t238 = rt_gt_i(t236, t235);
+            int32_t t211 = v_x745_d[t185];
+            uint8_t t213 = rt_gt_i(t211, t210);
           }
-          t208y0 = t231;
-          t208y1 = t233;
-          if (t206[t209]) {
-            v_x770_d[at] = t208y0;
-            v_x771_d[at] = t208y1;
+          t183y0 = t206;
+          t183y1 = t208;
+          if (t181[t184]) {
+            v_x765_d[at] = t183y0;
+            v_x766_d[at] = t183y1;
             at++;
           }
         }
       }
-      rt_free(t206);
-      rt_free(t207);
+      rt_free(t181);
+      rt_free(t182);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x770_d = v_x770->data.i;
-      const int64_t v_x770_n = v_x770->len;
-      uint8_t *v_x771_d = v_x771->data.b;
-      const int64_t v_x771_n = v_x771->len;
+      int32_t *v_x765_d = v_x765->data.i;
+      const int64_t v_x765_n = v_x765->len;
+      uint8_t *v_x766_d = v_x766->data.b;
+      const int64_t v_x766_n = v_x766->len;
       /* SEG_REDUCE */
       {
-        v_x764 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
-        int32_t *v_x764_d = v_x764->data.i;
-        const int64_t v_x764_n = v_x764->len;
-        v_x777 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
-        int32_t *v_x777_d = v_x777->data.i;
-        const int64_t v_x777_n = v_x777->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x760_n >= 64)
-        for (int64_t t239 = 0; t239 < v_x760_n; t239++) {
-          int32_t t239a0;
-          int32_t t239a1;
-          t239a0 = 0;
-          t239a1 = 0;
-          for (int64_t t240 = v_x760_off[t239]; t240 < v_x760_off[t239 + 1]; t240++) {
-            const int32_t t241 = (int32_t)t240;
-            int32_t t239x0;
-            int32_t t239x1;
-            int t243 = 0; /* nonzero: a check below failed */
-            int t244 = (uint64_t)(int64_t)t241 < (uint64_t)v_x746_n;
-            int32_t t242 = t244 ? v_x746_d[t241] : 0;
-            t243 |= !t244;
-            int t246 = (uint64_t)(int64_t)t242 < (uint64_t)v_x747_n;
-            int32_t t245 = t246 ? v_x747_d[t242] : 0;
-            t243 |= !t246;
-            int t248 = (uint64_t)(int64_t)t241 < (uint64_t)v_x750_n;
-            int32_t t247 = t248 ? v_x750_d[t241] : 0;
-            t243 |= !t248;
-            uint8_t t250 = rt_lt_i(t247, t245);
-            int32_t t252 = rt_btoi_b(t250);
-            uint8_t t254 = rt_gt_i(t247, t245);
-            int32_t t256 = rt_btoi_b(t254);
-            if (__builtin_expect(t243 != 0, 0)) { /* again, recording the error */
-              int32_t t257;
-              if ((uint64_t)(int64_t)t241 < (uint64_t)v_x746_n) {
-                t257 = v_x746_d[t241];
+        v_x759 = rt_value_new(rt_vec_type(RT_INT), v_x755_n);
+        int32_t *v_x759_d = v_x759->data.i;
+        const int64_t v_x759_n = v_x759->len;
+        v_x772 = rt_value_new(rt_vec_type(RT_INT), v_x755_n);
+        int32_t *v_x772_d = v_x772->data.i;
+        const int64_t v_x772_n = v_x772->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x755_n >= 64)
+        for (int64_t t214 = 0; t214 < v_x755_n; t214++) {
+          int32_t t214a0;
+          int32_t t214a1;
+          t214a0 = 0;
+          t214a1 = 0;
+          for (int64_t t215 = v_x755_off[t214]; t215 < v_x755_off[t214 + 1]; t215++) {
+            const int32_t t216 = (int32_t)t215;
+            int32_t t214x0;
+            int32_t t214x1;
+            int t218 = 0; /* nonzero: a check below failed */
+            int t219 = (uint64_t)(int64_t)t216 < (uint64_t)v_x741_n;
+            int32_t t217 = t219 ? v_x741_d[t216] : 0;
+            t218 |= !t219;
+            int t221 = (uint64_t)(int64_t)t217 < (uint64_t)v_x742_n;
+            int32_t t220 = t221 ? v_x742_d[t217] : 0;
+            t218 |= !t221;
+            int t223 = (uint64_t)(int64_t)t216 < (uint64_t)v_x745_n;
+            int32_t t222 = t223 ? v_x745_d[t216] : 0;
+            t218 |= !t223;
+            uint8_t t225 = rt_lt_i(t222, t220);
+            int32_t t227 = rt_btoi_b(t225);
+            uint8_t t229 = rt_gt_i(t222, t220);
+            int32_t t231 = rt_btoi_b(t229);
+            if (__builtin_expect(t218 != 0, 0)) { /* again, recording the error */
+              int32_t t232;
+              if ((uint64_t)(int64_t)t216 < (uint64_t)v_x741_n) {
+                t232 = v_x741_d[t216];
               } else {
-                NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x746_n, 0.0, 8);
-                t257 = 0;
+                NESSIE_RECORD(err, t215, RT_CHECK_INDEX, 0, 0, RT_GATHER, t216, v_x741_n, 0.0, 8);
+                t232 = 0;
               }
-              int32_t t258;
-              if ((uint64_t)(int64_t)t257 < (uint64_t)v_x747_n) {
-                t258 = v_x747_d[t257];
+              int32_t t233;
+              if ((uint64_t)(int64_t)t232 < (uint64_t)v_x742_n) {
+                t233 = v_x742_d[t232];
               } else {
-                NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t257, v_x747_n, 0.0, 9);
-                t258 = 0;
+                NESSIE_RECORD(err, t215, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, v_x742_n, 0.0, 9);
+                t233 = 0;
               }
-              int32_t t259;
-              if ((uint64_t)(int64_t)t241 < (uint64_t)v_x750_n) {
-                t259 = v_x750_d[t241];
+              int32_t t234;
+              if ((uint64_t)(int64_t)t216 < (uint64_t)v_x745_n) {
+                t234 = v_x745_d[t216];
               } else {
-                NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 3, 0, RT_GATHER, t241, v_x750_n, 0.0, 10);
-                t259 = 0;
+                NESSIE_RECORD(err, t215, RT_CHECK_INDEX, 3, 0, RT_GATHER, t216, v_x745_n, 0.0, 10);
+                t234 = 0;
               }
-              uint8_t t261 = rt_lt_i(t259, t258);
-              int32_t t263 = rt_btoi_b(t261);
-              uint8_t t265 = rt_gt_i(t259, t258);
-              int32_t t267 = rt_btoi_b(t265);
+              uint8_t t236 = rt_lt_i(t234, t233);
+              int32_t t238 = rt_btoi_b(t236);
+              uint8_t t240 = rt_gt_i(t234, t233);
+              int32_t t242 = rt_btoi_b(t240);
             }
-            t239x0 = t252;
-            t239x1 = t256;
-            int32_t t269 = rt_add_i(t239a0, t239x0);
-            int32_t t271 = rt_add_i(t239a1, t239x1);
-            t239a0 = t269;
-            t239a1 = t271;
+            t214x0 = t227;
+            t214x1 = t231;
+            int32_t t244 = rt_add_i(t214a0, t214x0);
+            int32_t t246 = rt_add_i(t214a1, t214x1);
+            t214a0 = t244;
+            t214a1 = t246;
           }
-          v_x764_d[t239] = t239a0;
-          v_x777_d[t239] = t239a1;
+          v_x759_d[t214] = t214a0;
+          v_x772_d[t214] = t214a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x756 = v_x756;
-  *out_v_x764 = v_x764;
-  *out_v_x770 = v_x770;
-  *out_v_x777 = v_x777;
-  rt_release(v_x757);
-  rt_release(v_x771);
+  *out_v_x751 = v_x751;
+  *out_v_x759 = v_x759;
+  *out_v_x765 = v_x765;
+  *out_v_x772 = v_x772;
+  rt_release(v_x752);
+  rt_release(v_x766);
   return;
 fail:
-  rt_release(v_x756);
-  rt_release(v_x757);
-  rt_release(v_x770);
-  rt_release(v_x771);
-  rt_release(v_x764);
-  rt_release(v_x777);
+  rt_release(v_x751);
+  rt_release(v_x752);
+  rt_release(v_x765);
+  rt_release(v_x766);
+  rt_release(v_x759);
+  rt_release(v_x772);
 }
 
 /* K13: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
   (void)loc;
   (void)run;
-  int32_t *v_x778_d = v_x778->data.i;
-  const int64_t v_x778_n = v_x778->len;
-  int32_t *v_x779_d = v_x779->data.i;
-  const int64_t v_x779_n = v_x779->len;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x786 = NULL;
+  int32_t *v_x773_d = v_x773->data.i;
+  const int64_t v_x773_n = v_x773->len;
+  int32_t *v_x774_d = v_x774->data.i;
+  const int64_t v_x774_n = v_x774->len;
+  RtValue *v_x777 = NULL;
+  RtValue *v_x781 = NULL;
   /* MAP */
   {
-    const int64_t t272 = v_x780;
-    if (t272 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t272, 0.0, 0);
+    const int64_t t247 = v_x775;
+    if (t247 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t247, 0.0, 0);
       goto fail;
     }
-    v_x782 = rt_value_new(rt_vec_type(RT_INT), t272);
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
-    RT_PARALLEL_FOR_IF(t272 >= RT_PARALLEL_MIN)
-    for (int64_t t273 = 0; t273 < t272; t273++) {
-      const int32_t t274 = (int32_t)t273;
-      int t279 = 0; /* nonzero: a check below failed */
-      uint8_t t276 = rt_lt_i(t274, (int32_t)v_x778_n);
-      int32_t t277;
-      if (t276) {
-        int t280 = (uint64_t)(int64_t)t274 < (uint64_t)v_x778_n;
-        int32_t t278 = t280 ? v_x778_d[t274] : 0;
-        t279 |= !t280;
-        t277 = t278;
+    v_x777 = rt_value_new(rt_vec_type(RT_INT), t247);
+    int32_t *v_x777_d = v_x777->data.i;
+    const int64_t v_x777_n = v_x777->len;
+    RT_PARALLEL_FOR_IF(t247 >= RT_PARALLEL_MIN)
+    for (int64_t t248 = 0; t248 < t247; t248++) {
+      const int32_t t249 = (int32_t)t248;
+      int t254 = 0; /* nonzero: a check below failed */
+      uint8_t t251 = rt_lt_i(t249, (int32_t)v_x773_n);
+      int32_t t252;
+      if (t251) {
+        int t255 = (uint64_t)(int64_t)t249 < (uint64_t)v_x773_n;
+        int32_t t253 = t255 ? v_x773_d[t249] : 0;
+        t254 |= !t255;
+        t252 = t253;
       } else {
-        int32_t t282 = rt_sub_i(t274, (int32_t)v_x778_n);
-        int t284 = (uint64_t)(int64_t)t282 < (uint64_t)v_x779_n;
-        int32_t t283 = t284 ? v_x779_d[t282] : 0;
-        t279 |= !t284;
-        t277 = t283;
+        int32_t t257 = rt_sub_i(t249, (int32_t)v_x773_n);
+        int t259 = (uint64_t)(int64_t)t257 < (uint64_t)v_x774_n;
+        int32_t t258 = t259 ? v_x774_d[t257] : 0;
+        t254 |= !t259;
+        t252 = t258;
       }
-      if (__builtin_expect(t279 != 0, 0)) { /* again, recording the error */
-        uint8_t t286 = rt_lt_i(t274, (int32_t)v_x778_n);
-        int32_t t287;
-        if (t286) {
-          int32_t t288;
-          if ((uint64_t)(int64_t)t274 < (uint64_t)v_x778_n) {
-            t288 = v_x778_d[t274];
+      if (__builtin_expect(t254 != 0, 0)) { /* again, recording the error */
+        uint8_t t261 = rt_lt_i(t249, (int32_t)v_x773_n);
+        int32_t t262;
+        if (t261) {
+          int32_t t263;
+          if ((uint64_t)(int64_t)t249 < (uint64_t)v_x773_n) {
+            t263 = v_x773_d[t249];
           } else {
-            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x778_n, 0.0, 1);
-            t288 = 0;
+            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t249, v_x773_n, 0.0, 1);
+            t263 = 0;
           }
-          t287 = t288;
+          t262 = t263;
         } else {
-          int32_t t290 = rt_sub_i(t274, (int32_t)v_x778_n);
-          int32_t t291;
-          if ((uint64_t)(int64_t)t290 < (uint64_t)v_x779_n) {
-            t291 = v_x779_d[t290];
+          int32_t t265 = rt_sub_i(t249, (int32_t)v_x773_n);
+          int32_t t266;
+          if ((uint64_t)(int64_t)t265 < (uint64_t)v_x774_n) {
+            t266 = v_x774_d[t265];
           } else {
-            NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t290, v_x779_n, 0.0, 2);
-            t291 = 0;
+            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x774_n, 0.0, 2);
+            t266 = 0;
           }
-          t287 = t291;
+          t262 = t266;
         }
       }
-      v_x782_d[t273] = t277;
+      v_x777_d[t248] = t252;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
+    int32_t *v_x777_d = v_x777->data.i;
+    const int64_t v_x777_n = v_x777->len;
     /* SCAN */
     {
-      const int64_t t292 = v_x780;
-      if (t292 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t292, 0.0, 3);
+      const int64_t t267 = v_x775;
+      if (t267 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t267, 0.0, 3);
         goto fail;
       }
-      const int64_t t293 = t292 > 0 ? (t292 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t294 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t293);
-      RT_PARALLEL_FOR_IF(t293 > 1)
-      for (int64_t t295 = 0; t295 < t293; t295++) {
-        int32_t t295a0;
-        t295a0 = 0;
-        const int64_t t295_end = (t295 + 1) * RT_CHUNK < t292 ? (t295 + 1) * RT_CHUNK : t292;
-        for (int64_t t296 = t295 * RT_CHUNK; t296 < t295_end; t296++) {
-          const int32_t t297 = (int32_t)t296;
-          int32_t t295x0;
-          int t302 = 0; /* nonzero: a check below failed */
-          uint8_t t299 = rt_lt_i(t297, (int32_t)v_x778_n);
-          int32_t t300;
-          if (t299) {
-            int t303 = (uint64_t)(int64_t)t297 < (uint64_t)v_x778_n;
-            int32_t t301 = t303 ? v_x778_d[t297] : 0;
-            t302 |= !t303;
-            t300 = t301;
+      const int64_t t268 = t267 > 0 ? (t267 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t269 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t268);
+      RT_PARALLEL_FOR_IF(t268 > 1)
+      for (int64_t t270 = 0; t270 < t268; t270++) {
+        int32_t t270a0;
+        t270a0 = 0;
+        const int64_t t270_end = (t270 + 1) * RT_CHUNK < t267 ? (t270 + 1) * RT_CHUNK : t267;
+        for (int64_t t271 = t270 * RT_CHUNK; t271 < t270_end; t271++) {
+          const int32_t t272 = (int32_t)t271;
+          int32_t t270x0;
+          int t277 = 0; /* nonzero: a check below failed */
+          uint8_t t274 = rt_lt_i(t272, (int32_t)v_x773_n);
+          int32_t t275;
+          if (t274) {
+            int t278 = (uint64_t)(int64_t)t272 < (uint64_t)v_x773_n;
+            int32_t t276 = t278 ? v_x773_d[t272] : 0;
+            t277 |= !t278;
+            t275 = t276;
           } else {
-            int32_t t305 = rt_sub_i(t297, (int32_t)v_x778_n);
-            int t307 = (uint64_t)(int64_t)t305 < (uint64_t)v_x779_n;
-            int32_t t306 = t307 ? v_x779_d[t305] : 0;
-            t302 |= !t307;
-            t300 = t306;
+            int32_t t280 = rt_sub_i(t272, (int32_t)v_x773_n);
+            int t282 = (uint64_t)(int64_t)t280 < (uint64_t)v_x774_n;
+            int32_t t281 = t282 ? v_x774_d[t280] : 0;
+            t277 |= !t282;
+            t275 = t281;
           }
-          if (__builtin_expect(t302 != 0, 0)) { /* again, recording the error */
-            uint8_t t309 = rt_lt_i(t297, (int32_t)v_x778_n);
-            int32_t t310;
-            if (t309) {
-              int32_t t311;
-              if ((uint64_t)(int64_t)t297 < (uint64_t)v_x778_n) {
-                t311 = v_x778_d[t297];
+          if (__builtin_expect(t277 != 0, 0)) { /* again, recording the error */
+            uint8_t t284 = rt_lt_i(t272, (int32_t)v_x773_n);
+            int32_t t285;
+            if (t284) {
+              int32_t t286;
+              if ((uint64_t)(int64_t)t272 < (uint64_t)v_x773_n) {
+                t286 = v_x773_d[t272];
               } else {
-                NESSIE_RECORD(err, t296, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x778_n, 0.0, 4);
+                NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x773_n, 0.0, 4);
+                t286 = 0;
+              }
+              t285 = t286;
+            } else {
+              int32_t t288 = rt_sub_i(t272, (int32_t)v_x773_n);
+              int32_t t289;
+              if ((uint64_t)(int64_t)t288 < (uint64_t)v_x774_n) {
+                t289 = v_x774_d[t288];
+              } else {
+                NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x774_n, 0.0, 5);
+                t289 = 0;
+              }
+              t285 = t289;
+            }
+          }
+          t270x0 = t275;
+          int32_t t291 = rt_add_i(t270a0, t270x0);
+          t270a0 = t291;
+        }
+        t269[t270] = t270a0;
+      }
+      int32_t t270t0;
+      t270t0 = 0;
+      for (int64_t t270 = 0; t270 < t268; t270++) {
+        const int32_t t292 = t269[t270];
+        t269[t270] = t270t0;
+        int32_t t294 = rt_add_i(t270t0, t292);
+        t270t0 = t294;
+      }
+      v_x781 = rt_value_new(rt_vec_type(RT_INT), t267);
+      int32_t *v_x781_d = v_x781->data.i;
+      const int64_t v_x781_n = v_x781->len;
+      RT_PARALLEL_FOR_IF(t268 > 1)
+      for (int64_t t270 = 0; t270 < t268; t270++) {
+        int32_t t270p0;
+        t270p0 = t269[t270];
+        const int64_t t270_end = (t270 + 1) * RT_CHUNK < t267 ? (t270 + 1) * RT_CHUNK : t267;
+        for (int64_t t271 = t270 * RT_CHUNK; t271 < t270_end; t271++) {
+          const int32_t t272 = (int32_t)t271;
+          v_x781_d[t271] = t270p0;
+          int32_t t270y0;
+          int t299 = 0; /* nonzero: a check below failed */
+          uint8_t t296 = rt_lt_i(t272, (int32_t)v_x773_n);
+          int32_t t297;
+          if (t296) {
+            int t300 = (uint64_t)(int64_t)t272 < (uint64_t)v_x773_n;
+            int32_t t298 = t300 ? v_x773_d[t272] : 0;
+            t299 |= !t300;
+            t297 = t298;
+          } else {
+            int32_t t302 = rt_sub_i(t272, (int32_t)v_x773_n);
+            int t304 = (uint64_t)(int64_t)t302 < (uint64_t)v_x774_n;
+            int32_t t303 = t304 ? v_x774_d[t302] : 0;
+            t299 |= !t304;
+            t297 = t303;
+          }
+          if (__builtin_expect(t299 != 0, 0)) { /* again, recording the error */
+            uint8_t t306 = rt_lt_i(t272, (int32_t)v_x773_n);
+            int32_t t307;
+            if (t306) {
+              int32_t t308;
+              if ((uint64_t)(int64_t)t272 < (uint64_t)v_x773_n) {
+                t308 = v_x773_d[t272];
+              } else {
+                NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x773_n, 0.0, 6);
+                t308 = 0;
+              }
+              t307 = t308;
+            } else {
+              int32_t t310 = rt_sub_i(t272, (int32_t)v_x773_n);
+              int32_t t311;
+              if ((uint64_t)(int64_t)t310 < (uint64_t)v_x774_n) {
+                t311 = v_x774_d[t310];
+              } else {
+                NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t310, v_x774_n, 0.0, 7);
                 t311 = 0;
               }
-              t310 = t311;
-            } else {
-              int32_t t313 = rt_sub_i(t297, (int32_t)v_x778_n);
-              int32_t t314;
-              if ((uint64_t)(int64_t)t313 < (uint64_t)v_x779_n) {
-                t314 = v_x779_d[t313];
-              } else {
-                NESSIE_RECORD(err, t296, RT_CHECK_INDEX, 0, 0, RT_GATHER, t313, v_x779_n, 0.0, 5);
-                t314 = 0;
-              }
-              t310 = t314;
+              t307 = t311;
             }
           }
-          t295x0 = t300;
-          int32_t t316 = rt_add_i(t295a0, t295x0);
-          t295a0 = t316;
-        }
-        t294[t295] = t295a0;
-      }
-      int32_t t295t0;
-      t295t0 = 0;
-      for (int64_t t295 = 0; t295 < t293; t295++) {
-        const int32_t t317 = t294[t295];
-        t294[t295] = t295t0;
-        int32_t t319 = rt_add_i(t295t0, t317);
-        t295t0 = t319;
-      }
-      v_x786 = rt_value_new(rt_vec_type(RT_INT), t292);
-      int32_t *v_x786_d = v_x786->data.i;
-      const int64_t v_x786_n = v_x786->len;
-      RT_PARALLEL_FOR_IF(t293 > 1)
-      for (int64_t t295 = 0; t295 < t293; t295++) {
-        int32_t t295p0;
-        t295p0 = t294[t295];
-        const int64_t t295_end = (t295 + 1) * RT_CHUNK < t292 ? (t295 + 1) * RT_CHUNK : t292;
-        for (int64_t t296 = t295 * RT_CHUNK; t296 < t295_end; t296++) {
-          const int32_t t297 = (int32_t)t296;
-          v_x786_d[t296] = t295p0;
-          int32_t t295y0;
-          int t324 = 0; /* nonzero: a check below failed */
-          uint8_t t321 = rt_lt_i(t297, (int32_t)v_x778_n);
-          int32_t t322;
-          if (t321) {
-            int t325 = (uint64_t)(int64_t)t297 < (uint64_t)v_x778_n;
-            int32_t t323 = t325 ? v_x778_d[t297] : 0;
-            t324 |= !t325;
-            t322 = t323;
-          } else {
-            int32_t t327 = rt_sub_i(t297, (int32_t)v_x778_n);
-            int t329 = (uint64_t)(int64_t)t327 < (uint64_t)v_x779_n;
-            int32_t t328 = t329 ? v_x779_d[t327] : 0;
-            t324 |= !t329;
-            t322 = t328;
-          }
-          if (__builtin_expect(t324 != 0, 0)) { /* again, recording the error */
-            uint8_t t331 = rt_lt_i(t297, (int32_t)v_x778_n);
-            int32_t t332;
-            if (t331) {
-              int32_t t333;
-              if ((uint64_t)(int64_t)t297 < (uint64_t)v_x778_n) {
-                t333 = v_x778_d[t297];
-              } else {
-                NESSIE_RECORD(err, t296, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x778_n, 0.0, 6);
-                t333 = 0;
-              }
-              t332 = t333;
-            } else {
-              int32_t t335 = rt_sub_i(t297, (int32_t)v_x778_n);
-              int32_t t336;
-              if ((uint64_t)(int64_t)t335 < (uint64_t)v_x779_n) {
-                t336 = v_x779_d[t335];
-              } else {
-                NESSIE_RECORD(err, t296, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x779_n, 0.0, 7);
-                t336 = 0;
-              }
-              t332 = t336;
-            }
-          }
-          t295y0 = t322;
-          int32_t t338 = rt_add_i(t295p0, t295y0);
-          t295p0 = t338;
+          t270y0 = t297;
+          int32_t t313 = rt_add_i(t270p0, t270y0);
+          t270p0 = t313;
         }
       }
-      rt_free(t294);
+      rt_free(t269);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x782 = v_x782;
-  *out_v_x786 = v_x786;
+  *out_v_x777 = v_x777;
+  *out_v_x781 = v_x781;
   return;
 fail:
-  rt_release(v_x782);
-  rt_release(v_x786);
+  rt_release(v_x777);
+  rt_release(v_x781);
 }
 
 /* K14: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1089, RtValue *v_x1090, int32_t v_x1091, RtValue *v_sd_1101, RtValue *v_x1093, RtValue *v_x1094, RtValue *v_x1095, int32_t v_x1096, RtValue **out_v_x1100) {
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
   (void)loc;
   (void)run;
+  int32_t *v_x1083_d = v_x1083->data.i;
+  const int64_t v_x1083_n = v_x1083->len;
+  int32_t *v_x1084_d = v_x1084->data.i;
+  const int64_t v_x1084_n = v_x1084->len;
+  const int64_t *v_sd_1095_off = rt_seg_offsets(v_sd_1095);
+  const int64_t v_sd_1095_n = v_sd_1095->len;
+  int32_t *v_x1087_d = v_x1087->data.i;
+  const int64_t v_x1087_n = v_x1087->len;
+  int32_t *v_x1088_d = v_x1088->data.i;
+  const int64_t v_x1088_n = v_x1088->len;
   int32_t *v_x1089_d = v_x1089->data.i;
   const int64_t v_x1089_n = v_x1089->len;
-  int32_t *v_x1090_d = v_x1090->data.i;
-  const int64_t v_x1090_n = v_x1090->len;
-  const int64_t *v_sd_1101_off = rt_seg_offsets(v_sd_1101);
-  const int64_t v_sd_1101_n = v_sd_1101->len;
-  int32_t *v_x1093_d = v_x1093->data.i;
-  const int64_t v_x1093_n = v_x1093->len;
-  int32_t *v_x1094_d = v_x1094->data.i;
-  const int64_t v_x1094_n = v_x1094->len;
-  int32_t *v_x1095_d = v_x1095->data.i;
-  const int64_t v_x1095_n = v_x1095->len;
-  RtValue *v_x1100 = NULL;
+  RtValue *v_x1094 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t339 = v_sd_1101_off[v_sd_1101_n];
-    v_x1100 = rt_value_new(rt_vec_type(RT_INT), t339);
-    int32_t *v_x1100_d = v_x1100->data.i;
-    const int64_t v_x1100_n = v_x1100->len;
-    const int64_t t340 = (t339 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t340 > 1)
-    for (int64_t t341 = 0; t341 < t340; t341++) {
-      int64_t t344 = rt_segment_search(v_sd_1101_off, 0, v_sd_1101_n, t341 * RT_CHUNK);
-      const int64_t t341_end = (t341 + 1) * RT_CHUNK < t339 ? (t341 + 1) * RT_CHUNK : t339;
-      for (int64_t t342 = t341 * RT_CHUNK; t342 < t341_end; t342++) {
-        const int32_t t343 = (int32_t)t342;
-        while (v_sd_1101_off[t344 + 1] <= t342)
-          t344++;
-        const int32_t t345 = (int32_t)t344;
-        int t347 = 0; /* nonzero: a check below failed */
-        int t348 = (uint64_t)(int64_t)t345 < (uint64_t)v_x1095_n;
-        int32_t t346 = t348 ? v_x1095_d[t345] : 0;
-        t347 |= !t348;
-        int t350 = (uint64_t)(int64_t)t345 < (uint64_t)v_x1093_n;
-        int32_t t349 = t350 ? v_x1093_d[t345] : 0;
-        t347 |= !t350;
-        int32_t t352 = rt_sub_i(t343, t349);
-        int t354 = (uint64_t)(int64_t)t345 < (uint64_t)v_x1094_n;
-        int32_t t353 = t354 ? v_x1094_d[t345] : 0;
-        t347 |= !t354;
-        int32_t t356 = rt_mul_i(t352, t353);
-        int32_t t358 = rt_add_i(t346, t356);
-        int t360 = (uint64_t)(int64_t)t358 < (uint64_t)v_x1091;
-        int32_t t359 = t360 ? t358 : 0;
-        t347 |= !t360;
-        uint8_t t362 = rt_lt_i(t359, (int32_t)v_x1089_n);
-        int32_t t363;
-        if (t362) {
-          int t365 = (uint64_t)(int64_t)t359 < (uint64_t)v_x1089_n;
-          int32_t t364 = t365 ? v_x1089_d[t359] : 0;
-          t347 |= !t365;
-          t363 = t364;
+    const int64_t t314 = v_sd_1095_off[v_sd_1095_n];
+    v_x1094 = rt_value_new(rt_vec_type(RT_INT), t314);
+    int32_t *v_x1094_d = v_x1094->data.i;
+    const int64_t v_x1094_n = v_x1094->len;
+    const int64_t t315 = (t314 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t315 > 1)
+    for (int64_t t316 = 0; t316 < t315; t316++) {
+      int64_t t319 = rt_segment_search(v_sd_1095_off, 0, v_sd_1095_n, t316 * RT_CHUNK);
+      const int64_t t316_end = (t316 + 1) * RT_CHUNK < t314 ? (t316 + 1) * RT_CHUNK : t314;
+      for (int64_t t317 = t316 * RT_CHUNK; t317 < t316_end; t317++) {
+        const int32_t t318 = (int32_t)t317;
+        while (v_sd_1095_off[t319 + 1] <= t317)
+          t319++;
+        const int32_t t320 = (int32_t)t319;
+        int t322 = 0; /* nonzero: a check below failed */
+        int t323 = (uint64_t)(int64_t)t320 < (uint64_t)v_x1089_n;
+        int32_t t321 = t323 ? v_x1089_d[t320] : 0;
+        t322 |= !t323;
+        int t325 = (uint64_t)(int64_t)t320 < (uint64_t)v_x1087_n;
+        int32_t t324 = t325 ? v_x1087_d[t320] : 0;
+        t322 |= !t325;
+        int32_t t327 = rt_sub_i(t318, t324);
+        int t329 = (uint64_t)(int64_t)t320 < (uint64_t)v_x1088_n;
+        int32_t t328 = t329 ? v_x1088_d[t320] : 0;
+        t322 |= !t329;
+        int32_t t331 = rt_mul_i(t327, t328);
+        int32_t t333 = rt_add_i(t321, t331);
+        int t335 = (uint64_t)(int64_t)t333 < (uint64_t)v_x1085;
+        int32_t t334 = t335 ? t333 : 0;
+        t322 |= !t335;
+        uint8_t t337 = rt_lt_i(t334, (int32_t)v_x1083_n);
+        int32_t t338;
+        if (t337) {
+          int t340 = (uint64_t)(int64_t)t334 < (uint64_t)v_x1083_n;
+          int32_t t339 = t340 ? v_x1083_d[t334] : 0;
+          t322 |= !t340;
+          t338 = t339;
         } else {
-          int32_t t367 = rt_sub_i(t359, (int32_t)v_x1089_n);
-          int t369 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1090_n;
-          int32_t t368 = t369 ? v_x1090_d[t367] : 0;
-          t347 |= !t369;
-          t363 = t368;
+          int32_t t342 = rt_sub_i(t334, (int32_t)v_x1083_n);
+          int t344 = (uint64_t)(int64_t)t342 < (uint64_t)v_x1084_n;
+          int32_t t343 = t344 ? v_x1084_d[t342] : 0;
+          t322 |= !t344;
+          t338 = t343;
         }
-        if (__builtin_expect(t347 != 0, 0)) { /* again, recording the error */
-          int32_t t370;
-          if ((uint64_t)(int64_t)t345 < (uint64_t)v_x1095_n) {
-            t370 = v_x1095_d[t345];
+        if (__builtin_expect(t322 != 0, 0)) { /* again, recording the error */
+          int32_t t345;
+          if ((uint64_t)(int64_t)t320 < (uint64_t)v_x1089_n) {
+            t345 = v_x1089_d[t320];
           } else {
-            NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t345, v_x1095_n, 0.0, 0);
-            t370 = 0;
+            NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t320, v_x1089_n, 0.0, 0);
+            t345 = 0;
           }
-          int32_t t371;
-          if ((uint64_t)(int64_t)t345 < (uint64_t)v_x1093_n) {
-            t371 = v_x1093_d[t345];
+          int32_t t346;
+          if ((uint64_t)(int64_t)t320 < (uint64_t)v_x1087_n) {
+            t346 = v_x1087_d[t320];
           } else {
-            NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t345, v_x1093_n, 0.0, 1);
-            t371 = 0;
+            NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t320, v_x1087_n, 0.0, 1);
+            t346 = 0;
           }
-          int32_t t373 = rt_sub_i(t343, t371);
-          int32_t t374;
-          if ((uint64_t)(int64_t)t345 < (uint64_t)v_x1094_n) {
-            t374 = v_x1094_d[t345];
+          int32_t t348 = rt_sub_i(t318, t346);
+          int32_t t349;
+          if ((uint64_t)(int64_t)t320 < (uint64_t)v_x1088_n) {
+            t349 = v_x1088_d[t320];
           } else {
-            NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t345, v_x1094_n, 0.0, 2);
-            t374 = 0;
+            NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t320, v_x1088_n, 0.0, 2);
+            t349 = 0;
           }
-          int32_t t376 = rt_mul_i(t373, t374);
-          int32_t t378 = rt_add_i(t370, t376);
-          int32_t t379;
-          if ((uint64_t)(int64_t)t378 < (uint64_t)v_x1091) {
-            t379 = t378;
+          int32_t t351 = rt_mul_i(t348, t349);
+          int32_t t353 = rt_add_i(t345, t351);
+          int32_t t354;
+          if ((uint64_t)(int64_t)t353 < (uint64_t)v_x1085) {
+            t354 = t353;
           } else {
-            NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t378, v_x1091, 0.0, 3);
-            t379 = 0;
+            NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t353, v_x1085, 0.0, 3);
+            t354 = 0;
           }
-          uint8_t t381 = rt_lt_i(t379, (int32_t)v_x1089_n);
-          int32_t t382;
-          if (t381) {
-            int32_t t383;
-            if ((uint64_t)(int64_t)t379 < (uint64_t)v_x1089_n) {
-              t383 = v_x1089_d[t379];
+          uint8_t t356 = rt_lt_i(t354, (int32_t)v_x1083_n);
+          int32_t t357;
+          if (t356) {
+            int32_t t358;
+            if ((uint64_t)(int64_t)t354 < (uint64_t)v_x1083_n) {
+              t358 = v_x1083_d[t354];
             } else {
-              NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t379, v_x1089_n, 0.0, 4);
-              t383 = 0;
+              NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t354, v_x1083_n, 0.0, 4);
+              t358 = 0;
             }
-            t382 = t383;
+            t357 = t358;
           } else {
-            int32_t t385 = rt_sub_i(t379, (int32_t)v_x1089_n);
-            int32_t t386;
-            if ((uint64_t)(int64_t)t385 < (uint64_t)v_x1090_n) {
-              t386 = v_x1090_d[t385];
+            int32_t t360 = rt_sub_i(t354, (int32_t)v_x1083_n);
+            int32_t t361;
+            if ((uint64_t)(int64_t)t360 < (uint64_t)v_x1084_n) {
+              t361 = v_x1084_d[t360];
             } else {
-              NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t385, v_x1090_n, 0.0, 5);
-              t386 = 0;
+              NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t360, v_x1084_n, 0.0, 5);
+              t361 = 0;
             }
-            t382 = t386;
+            t357 = t361;
           }
         }
-        v_x1100_d[t342] = t363;
+        v_x1094_d[t317] = t338;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1100 = v_x1100;
+  *out_v_x1094 = v_x1094;
   return;
 fail:
-  rt_release(v_x1100);
+  rt_release(v_x1094);
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
+static void K15(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
   (void)loc;
   (void)run;
-  int32_t *v_x813_d = v_x813->data.i;
-  const int64_t v_x813_n = v_x813->len;
-  int32_t *v_x816_d = v_x816->data.i;
-  const int64_t v_x816_n = v_x816->len;
-  RtValue *v_x818 = NULL;
-  RtValue *v_x820 = NULL;
-  RtValue *v_x822 = NULL;
+  int32_t *v_x808_d = v_x808->data.i;
+  const int64_t v_x808_n = v_x808->len;
+  int32_t *v_x811_d = v_x811->data.i;
+  const int64_t v_x811_n = v_x811->len;
+  RtValue *v_x813 = NULL;
+  RtValue *v_x815 = NULL;
+  RtValue *v_x817 = NULL;
   /* MAP */
   {
-    const int64_t t387 = v_x801;
-    if (t387 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t387, 0.0, 0);
+    const int64_t t362 = v_x796;
+    if (t362 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t362, 0.0, 0);
       goto fail;
     }
-    v_x818 = rt_value_new(rt_vec_type(RT_INT), t387);
-    int32_t *v_x818_d = v_x818->data.i;
-    const int64_t v_x818_n = v_x818->len;
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t387);
-    int32_t *v_x820_d = v_x820->data.i;
-    const int64_t v_x820_n = v_x820->len;
-    v_x822 = rt_value_new(rt_vec_type(RT_INT), t387);
-    int32_t *v_x822_d = v_x822->data.i;
-    const int64_t v_x822_n = v_x822->len;
-    RT_PARALLEL_FOR_IF(t387 >= RT_PARALLEL_MIN)
-    for (int64_t t388 = 0; t388 < t387; t388++) {
-      const int32_t t389 = (int32_t)t388;
-      int t392 = 0; /* nonzero: a check below failed */
-      int32_t t391 = rt_div_i(t389, 2, &t392);
-      int32_t t394 = rt_rem_i(t389, 2, &t392);
-      int32_t t396 = rt_mul_i(t394, v_x808);
-      int32_t t398 = rt_add_i(t396, t391);
-      int t400 = (uint64_t)(int64_t)t398 < (uint64_t)v_x813_n;
-      int32_t t399 = t400 ? v_x813_d[t398] : 0;
-      t392 |= !t400;
-      int t402 = (uint64_t)(int64_t)t398 < (uint64_t)v_x816_n;
-      int32_t t401 = t402 ? v_x816_d[t398] : 0;
-      t392 |= !t402;
-      int32_t t404 = rt_add_i(t401, t399);
-      if (__builtin_expect(t392 != 0, 0)) { /* again, recording the error */
-        int t405 = 0;
-        int32_t t406 = rt_div_i(t389, 2, &t405);
-        if (t405) {
-          NESSIE_RECORD(err, t388, RT_CHECK_SCALAR, 0, t405, RT_DIV, 0, 0, 0.0, 1);
+    v_x813 = rt_value_new(rt_vec_type(RT_INT), t362);
+    int32_t *v_x813_d = v_x813->data.i;
+    const int64_t v_x813_n = v_x813->len;
+    v_x815 = rt_value_new(rt_vec_type(RT_INT), t362);
+    int32_t *v_x815_d = v_x815->data.i;
+    const int64_t v_x815_n = v_x815->len;
+    v_x817 = rt_value_new(rt_vec_type(RT_INT), t362);
+    int32_t *v_x817_d = v_x817->data.i;
+    const int64_t v_x817_n = v_x817->len;
+    RT_PARALLEL_FOR_IF(t362 >= RT_PARALLEL_MIN)
+    for (int64_t t363 = 0; t363 < t362; t363++) {
+      const int32_t t364 = (int32_t)t363;
+      int t367 = 0; /* nonzero: a check below failed */
+      int32_t t366 = rt_div_i(t364, 2, &t367);
+      int32_t t369 = rt_rem_i(t364, 2, &t367);
+      int32_t t371 = rt_mul_i(t369, v_x803);
+      int32_t t373 = rt_add_i(t371, t366);
+      int t375 = (uint64_t)(int64_t)t373 < (uint64_t)v_x808_n;
+      int32_t t374 = t375 ? v_x808_d[t373] : 0;
+      t367 |= !t375;
+      int t377 = (uint64_t)(int64_t)t373 < (uint64_t)v_x811_n;
+      int32_t t376 = t377 ? v_x811_d[t373] : 0;
+      t367 |= !t377;
+      int32_t t379 = rt_add_i(t376, t374);
+      if (__builtin_expect(t367 != 0, 0)) { /* again, recording the error */
+        int t380 = 0;
+        int32_t t381 = rt_div_i(t364, 2, &t380);
+        if (t380) {
+          NESSIE_RECORD(err, t363, RT_CHECK_SCALAR, 0, t380, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t407 = 0;
-        int32_t t408 = rt_rem_i(t389, 2, &t407);
-        if (t407) {
-          NESSIE_RECORD(err, t388, RT_CHECK_SCALAR, 0, t407, RT_REM, 0, 0, 0.0, 2);
+        int t382 = 0;
+        int32_t t383 = rt_rem_i(t364, 2, &t382);
+        if (t382) {
+          NESSIE_RECORD(err, t363, RT_CHECK_SCALAR, 0, t382, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t410 = rt_mul_i(t408, v_x808);
-        int32_t t412 = rt_add_i(t410, t406);
-        int32_t t413;
-        if ((uint64_t)(int64_t)t412 < (uint64_t)v_x813_n) {
-          t413 = v_x813_d[t412];
+        int32_t t385 = rt_mul_i(t383, v_x803);
+        int32_t t387 = rt_add_i(t385, t381);
+        int32_t t388;
+        if ((uint64_t)(int64_t)t387 < (uint64_t)v_x808_n) {
+          t388 = v_x808_d[t387];
         } else {
-          NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t412, v_x813_n, 0.0, 3);
-          t413 = 0;
+          NESSIE_RECORD(err, t363, RT_CHECK_INDEX, 0, 0, RT_GATHER, t387, v_x808_n, 0.0, 3);
+          t388 = 0;
         }
-        int32_t t414;
-        if ((uint64_t)(int64_t)t412 < (uint64_t)v_x816_n) {
-          t414 = v_x816_d[t412];
+        int32_t t389;
+        if ((uint64_t)(int64_t)t387 < (uint64_t)v_x811_n) {
+          t389 = v_x811_d[t387];
         } else {
-          NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t412, v_x816_n, 0.0, 4);
-          t414 = 0;
+          NESSIE_RECORD(err, t363, RT_CHECK_INDEX, 0, 0, RT_GATHER, t387, v_x811_n, 0.0, 4);
+          t389 = 0;
         }
-        int32_t t416 = rt_add_i(t414, t413);
+        int32_t t391 = rt_add_i(t389, t388);
       }
-      v_x818_d[t388] = t401;
-      v_x820_d[t388] = t404;
-      v_x822_d[t388] = 1;
+      v_x813_d[t363] = t376;
+      v_x815_d[t363] = t379;
+      v_x817_d[t363] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x818 = v_x818;
-  *out_v_x820 = v_x820;
-  *out_v_x822 = v_x822;
+  *out_v_x813 = v_x813;
+  *out_v_x815 = v_x815;
+  *out_v_x817 = v_x817;
   return;
 fail:
-  rt_release(v_x818);
-  rt_release(v_x820);
-  rt_release(v_x822);
+  rt_release(v_x813);
+  rt_release(v_x815);
+  rt_release(v_x817);
 }
 
 /* K16: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836) {
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831) {
   (void)loc;
   (void)run;
-  int32_t *v_x826_d = v_x826->data.i;
-  const int64_t v_x826_n = v_x826->len;
-  RtValue *v_x825 = NULL;
-  int32_t v_x834 = 0;
-  int32_t v_x835 = 0;
-  int32_t v_x836 = 0;
+  int32_t *v_x821_d = v_x821->data.i;
+  const int64_t v_x821_n = v_x821->len;
+  RtValue *v_x820 = NULL;
+  int32_t v_x829 = 0;
+  int32_t v_x830 = 0;
+  int32_t v_x831 = 0;
   /* MAP */
   {
-    const int64_t t417 = v_x823;
-    if (t417 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t417, 0.0, 0);
+    const int64_t t392 = v_x818;
+    if (t392 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t392, 0.0, 0);
       goto fail;
     }
-    v_x825 = rt_value_new(rt_vec_type(RT_INT), t417);
-    int32_t *v_x825_d = v_x825->data.i;
-    const int64_t v_x825_n = v_x825->len;
-    RT_PARALLEL_FOR_IF(t417 >= RT_PARALLEL_MIN)
-    for (int64_t t418 = 0; t418 < t417; t418++) {
-      const int32_t t419 = (int32_t)t418;
-      v_x825_d[t418] = 2;
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t392);
+    int32_t *v_x820_d = v_x820->data.i;
+    const int64_t v_x820_n = v_x820->len;
+    RT_PARALLEL_FOR_IF(t392 >= RT_PARALLEL_MIN)
+    for (int64_t t393 = 0; t393 < t392; t393++) {
+      const int32_t t394 = (int32_t)t393;
+      v_x820_d[t393] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x825_d = v_x825->data.i;
-    const int64_t v_x825_n = v_x825->len;
+    int32_t *v_x820_d = v_x820->data.i;
+    const int64_t v_x820_n = v_x820->len;
     /* REDUCE */
     {
-      const int64_t t420 = v_x826_n;
-      const int64_t t421 = t420 > 0 ? (t420 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t422 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t421);
-      int32_t *t423 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t421);
-      int32_t *t424 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t421);
-      RT_PARALLEL_FOR_IF(t421 > 1)
-      for (int64_t t425 = 0; t425 < t421; t425++) {
-        int32_t t425a0;
-        int32_t t425a1;
-        int32_t t425a2;
-        t425a0 = 2147483647;
-        t425a1 = 0;
-        t425a2 = 1;
-        const int64_t t425_end = (t425 + 1) * RT_CHUNK < t420 ? (t425 + 1) * RT_CHUNK : t420;
-        for (int64_t t426 = t425 * RT_CHUNK; t426 < t425_end; t426++) {
-          const int32_t t427 = (int32_t)t426;
-          int32_t t425x0;
-          int32_t t425x1;
-          int32_t t425x2;
-          uint8_t t429 = rt_lt_i(0, 2);
-          int32_t t430;
-          if (t429) {
-            t430 = 2147483647;
+      const int64_t t395 = v_x821_n;
+      const int64_t t396 = t395 > 0 ? (t395 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t397 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t396);
+      int32_t *t398 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t396);
+      int32_t *t399 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t396);
+      RT_PARALLEL_FOR_IF(t396 > 1)
+      for (int64_t t400 = 0; t400 < t396; t400++) {
+        int32_t t400a0;
+        int32_t t400a1;
+        int32_t t400a2;
+        t400a0 = 2147483647;
+        t400a1 = 0;
+        t400a2 = 1;
+        const int64_t t400_end = (t400 + 1) * RT_CHUNK < t395 ? (t400 + 1) * RT_CHUNK : t395;
+        for (int64_t t401 = t400 * RT_CHUNK; t401 < t400_end; t401++) {
+          const int32_t t402 = (int32_t)t401;
+          int32_t t400x0;
+          int32_t t400x1;
+          int32_t t400x2;
+          uint8_t t404 = rt_lt_i(0, 2);
+          int32_t t405;
+          if (t404) {
+            t405 = 2147483647;
           } else {
-            t430 = t427;
+            t405 = t402;
           }
-          t425x0 = t430;
-          t425x1 = 0;
-          t425x2 = 2;
-          uint8_t t432 = rt_le_i(t425a0, t425x0);
-          int32_t t433;
-          if (t432) {
-            t433 = t425a0;
+          t400x0 = t405;
+          t400x1 = 0;
+          t400x2 = 2;
+          uint8_t t407 = rt_le_i(t400a0, t400x0);
+          int32_t t408;
+          if (t407) {
+            t408 = t400a0;
           } else {
-            t433 = t425x0;
+            t408 = t400x0;
           }
-          int32_t t434;
-          if (t432) {
-            t434 = t425a1;
+          int32_t t409;
+          if (t407) {
+            t409 = t400a1;
           } else {
-            t434 = t425x1;
+            t409 = t400x1;
           }
-          int32_t t435;
-          if (t432) {
-            t435 = t425a2;
+          int32_t t410;
+          if (t407) {
+            t410 = t400a2;
           } else {
-            t435 = t425x2;
+            t410 = t400x2;
           }
-          t425a0 = t433;
-          t425a1 = t434;
-          t425a2 = t435;
+          t400a0 = t408;
+          t400a1 = t409;
+          t400a2 = t410;
         }
-        t422[t425] = t425a0;
-        t423[t425] = t425a1;
-        t424[t425] = t425a2;
+        t397[t400] = t400a0;
+        t398[t400] = t400a1;
+        t399[t400] = t400a2;
       }
-      int32_t t425t0;
-      int32_t t425t1;
-      int32_t t425t2;
-      t425t0 = 2147483647;
-      t425t1 = 0;
-      t425t2 = 1;
-      for (int64_t t425 = 0; t425 < t421; t425++) {
-        const int32_t t436 = t422[t425];
-        const int32_t t437 = t423[t425];
-        const int32_t t438 = t424[t425];
-        uint8_t t440 = rt_le_i(t425t0, t436);
-        int32_t t441;
-        if (t440) {
-          t441 = t425t0;
+      int32_t t400t0;
+      int32_t t400t1;
+      int32_t t400t2;
+      t400t0 = 2147483647;
+      t400t1 = 0;
+      t400t2 = 1;
+      for (int64_t t400 = 0; t400 < t396; t400++) {
+        const int32_t t411 = t397[t400];
+        const int32_t t412 = t398[t400];
+        const int32_t t413 = t399[t400];
+        uint8_t t415 = rt_le_i(t400t0, t411);
+        int32_t t416;
+        if (t415) {
+          t416 = t400t0;
         } else {
-          t441 = t436;
+          t416 = t411;
         }
-        int32_t t442;
-        if (t440) {
-          t442 = t425t1;
+        int32_t t417;
+        if (t415) {
+          t417 = t400t1;
         } else {
-          t442 = t437;
+          t417 = t412;
         }
-        int32_t t443;
-        if (t440) {
-          t443 = t425t2;
+        int32_t t418;
+        if (t415) {
+          t418 = t400t2;
         } else {
-          t443 = t438;
+          t418 = t413;
         }
-        t425t0 = t441;
-        t425t1 = t442;
-        t425t2 = t443;
+        t400t0 = t416;
+        t400t1 = t417;
+        t400t2 = t418;
       }
-      v_x834 = t425t0;
-      rt_free(t422);
-      v_x835 = t425t1;
-      rt_free(t423);
-      v_x836 = t425t2;
-      rt_free(t424);
+      v_x829 = t400t0;
+      rt_free(t397);
+      v_x830 = t400t1;
+      rt_free(t398);
+      v_x831 = t400t2;
+      rt_free(t399);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x825 = v_x825;
-  *out_v_x835 = v_x835;
-  *out_v_x836 = v_x836;
+  *out_v_x820 = v_x820;
+  *out_v_x830 = v_x830;
+  *out_v_x831 = v_x831;
   return;
 fail:
-  rt_release(v_x825);
+  rt_release(v_x820);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x844, RtValue **out_v_x846) {
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
   (void)loc;
   (void)run;
+  int32_t *v_x832_d = v_x832->data.i;
+  const int64_t v_x832_n = v_x832->len;
   int32_t *v_x837_d = v_x837->data.i;
   const int64_t v_x837_n = v_x837->len;
-  int32_t *v_x842_d = v_x842->data.i;
-  const int64_t v_x842_n = v_x842->len;
-  RtValue *v_x844 = NULL;
-  RtValue *v_x846 = NULL;
+  RtValue *v_x847 = NULL;
   /* MAP */
   {
-    const int64_t t444 = v_x837_n;
-    v_x844 = rt_value_new(rt_vec_type(RT_INT), t444);
-    int32_t *v_x844_d = v_x844->data.i;
-    const int64_t v_x844_n = v_x844->len;
-    v_x846 = rt_value_new(rt_vec_type(RT_INT), t444);
-    int32_t *v_x846_d = v_x846->data.i;
-    const int64_t v_x846_n = v_x846->len;
-    RT_PARALLEL_FOR_IF(t444 >= RT_PARALLEL_MIN)
-    for (int64_t t445 = 0; t445 < t444; t445++) {
-      const int32_t t446 = (int32_t)t445;
-      int t450 = 0; /* nonzero: a check below failed */
-      int32_t t448 = rt_mul_i(t446, 2);
-      int t451 = (uint64_t)(int64_t)t448 < (uint64_t)v_x842_n;
-      int32_t t449 = t451 ? v_x842_d[t448] : 0;
-      t450 |= !t451;
-      int32_t t453 = rt_add_i(t448, 1);
-      if (__builtin_expect(t450 != 0, 0)) { /* again, recording the error */
-        int32_t t455 = rt_mul_i(t446, 2);
-        int32_t t456;
-        if ((uint64_t)(int64_t)t455 < (uint64_t)v_x842_n) {
-          t456 = v_x842_d[t455];
+    const int64_t t419 = v_x832_n;
+    v_x847 = rt_value_new(rt_vec_type(RT_INT), t419);
+    int32_t *v_x847_d = v_x847->data.i;
+    const int64_t v_x847_n = v_x847->len;
+    RT_PARALLEL_FOR_IF(t419 >= RT_PARALLEL_MIN)
+    for (int64_t t420 = 0; t420 < t419; t420++) {
+      const int32_t t421 = (int32_t)t420;
+      int t425 = 0; /* nonzero: a check below failed */
+      int32_t t423 = rt_mul_i(t421, 2);
+      int t426 = (uint64_t)(int64_t)t423 < (uint64_t)v_x837_n;
+      int32_t t424 = t426 ? v_x837_d[t423] : 0;
+      t425 |= !t426;
+      int32_t t428 = rt_add_i(t424, 1);
+      int32_t t430 = rt_add_i(t423, 1);
+      int t432 = (uint64_t)(int64_t)t430 < (uint64_t)v_x837_n;
+      int32_t t431 = t432 ? v_x837_d[t430] : 0;
+      t425 |= !t432;
+      int32_t t434 = rt_add_i(t428, t431);
+      if (__builtin_expect(t425 != 0, 0)) { /* again, recording the error */
+        int32_t t436 = rt_mul_i(t421, 2);
+        int32_t t437;
+        if ((uint64_t)(int64_t)t436 < (uint64_t)v_x837_n) {
+          t437 = v_x837_d[t436];
         } else {
-          NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t455, v_x842_n, 0.0, 0);
-          t456 = 0;
+          NESSIE_RECORD(err, t420, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_x837_n, 0.0, 0);
+          t437 = 0;
         }
-        int32_t t458 = rt_add_i(t455, 1);
+        int32_t t439 = rt_add_i(t437, 1);
+        int32_t t441 = rt_add_i(t436, 1);
+        int32_t t442;
+        if ((uint64_t)(int64_t)t441 < (uint64_t)v_x837_n) {
+          t442 = v_x837_d[t441];
+        } else {
+          NESSIE_RECORD(err, t420, RT_CHECK_INDEX, 1, 0, RT_GATHER, t441, v_x837_n, 0.0, 1);
+          t442 = 0;
+        }
+        int32_t t444 = rt_add_i(t439, t442);
       }
-      v_x844_d[t445] = t449;
-      v_x846_d[t445] = t453;
+      v_x847_d[t420] = t434;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x844 = v_x844;
-  *out_v_x846 = v_x846;
+  *out_v_x847 = v_x847;
   return;
 fail:
-  rt_release(v_x844);
-  rt_release(v_x846);
+  rt_release(v_x847);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x850, RtValue *v_x851, RtValue **out_v_x855) {
+/* K18: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
   (void)loc;
   (void)run;
-  int32_t *v_x847_d = v_x847->data.i;
-  const int64_t v_x847_n = v_x847->len;
-  int32_t *v_x850_d = v_x850->data.i;
-  const int64_t v_x850_n = v_x850->len;
-  int32_t *v_x851_d = v_x851->data.i;
-  const int64_t v_x851_n = v_x851->len;
-  RtValue *v_x855 = NULL;
-  /* MAP */
-  {
-    const int64_t t459 = v_x847_n;
-    v_x855 = rt_value_new(rt_vec_type(RT_INT), t459);
-    int32_t *v_x855_d = v_x855->data.i;
-    const int64_t v_x855_n = v_x855->len;
-    RT_PARALLEL_FOR_IF(t459 >= RT_PARALLEL_MIN)
-    for (int64_t t460 = 0; t460 < t459; t460++) {
-      const int32_t t461 = (int32_t)t460;
-      int t463 = 0; /* nonzero: a check below failed */
-      int t464 = (uint64_t)(int64_t)t461 < (uint64_t)v_x850_n;
-      int32_t t462 = t464 ? v_x850_d[t461] : 0;
-      t463 |= !t464;
-      int t466 = (uint64_t)(int64_t)t462 < (uint64_t)v_x851_n;
-      int32_t t465 = t466 ? v_x851_d[t462] : 0;
-      t463 |= !t466;
-      int32_t t467 = v_x847_d[t461];
-      int32_t t469 = rt_add_i(t467, 1);
-      int32_t t471 = rt_add_i(t469, t465);
-      if (__builtin_expect(t463 != 0, 0)) { /* again, recording the error */
-        int32_t t472;
-        if ((uint64_t)(int64_t)t461 < (uint64_t)v_x850_n) {
-          t472 = v_x850_d[t461];
-        } else {
-          NESSIE_RECORD(err, t460, RT_CHECK_INDEX, 1, 0, RT_GATHER, t461, v_x850_n, 0.0, 0);
-          t472 = 0;
-        }
-        int32_t t473;
-        if ((uint64_t)(int64_t)t472 < (uint64_t)v_x851_n) {
-          t473 = v_x851_d[t472];
-        } else {
-          NESSIE_RECORD(err, t460, RT_CHECK_INDEX, 1, 0, RT_GATHER, t472, v_x851_n, 0.0, 1);
-          t473 = 0;
-        }
-        int32_t t474 = v_x847_d[t461];
-        int32_t t476 = rt_add_i(t474, 1);
-        int32_t t478 = rt_add_i(t476, t473);
-      }
-      v_x855_d[t460] = t471;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x855 = v_x855;
-  return;
-fail:
-  rt_release(v_x855);
-}
-
-/* K19: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1141, int32_t v_x1116, RtValue **out_v_x1119, RtValue **out_v_x1124, RtValue **out_v_x1126, RtValue **out_v_x1139, RtValue **out_v_x1140) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1141_off = rt_seg_offsets(v_sd_1141);
-  const int64_t v_sd_1141_n = v_sd_1141->len;
+  const int64_t *v_sd_1135_off = rt_seg_offsets(v_sd_1135);
+  const int64_t v_sd_1135_n = v_sd_1135->len;
+  RtValue *v_x1113 = NULL;
+  RtValue *v_x1118 = NULL;
   RtValue *v_x1119 = NULL;
-  RtValue *v_x1124 = NULL;
-  RtValue *v_x1125 = NULL;
-  RtValue *v_x1126 = NULL;
-  RtValue *v_x1127 = NULL;
-  RtValue *v_x1139 = NULL;
-  RtValue *v_x1140 = NULL;
+  RtValue *v_x1120 = NULL;
+  RtValue *v_x1121 = NULL;
+  RtValue *v_x1133 = NULL;
+  RtValue *v_x1134 = NULL;
   /* MAP */
   {
-    const int64_t t479 = v_x1116;
-    if (t479 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t479, 0.0, 0);
+    const int64_t t445 = v_x1110;
+    if (t445 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t445, 0.0, 0);
       goto fail;
     }
-    v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t479);
-    uint8_t *v_x1119_d = v_x1119->data.b;
-    const int64_t v_x1119_n = v_x1119->len;
-    RT_PARALLEL_FOR_IF(t479 >= RT_PARALLEL_MIN)
-    for (int64_t t480 = 0; t480 < t479; t480++) {
-      const int32_t t481 = (int32_t)t480;
-      int t483 = 0; /* nonzero: a check below failed */
-      int t484 = (uint64_t)(int64_t)t481 < (uint64_t)v_sd_1141_n;
-      int32_t t482 = t484 ? (int32_t)(v_sd_1141_off[t481 + 1] - v_sd_1141_off[t481]) : 0;
-      t483 |= !t484;
-      uint8_t t486 = rt_le_i(t482, 1);
-      if (__builtin_expect(t483 != 0, 0)) { /* again, recording the error */
-        int32_t t487;
-        if ((uint64_t)(int64_t)t481 < (uint64_t)v_sd_1141_n) {
-          t487 = (int32_t)(v_sd_1141_off[t481 + 1] - v_sd_1141_off[t481]);
+    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t445);
+    uint8_t *v_x1113_d = v_x1113->data.b;
+    const int64_t v_x1113_n = v_x1113->len;
+    RT_PARALLEL_FOR_IF(t445 >= RT_PARALLEL_MIN)
+    for (int64_t t446 = 0; t446 < t445; t446++) {
+      const int32_t t447 = (int32_t)t446;
+      int t449 = 0; /* nonzero: a check below failed */
+      int t450 = (uint64_t)(int64_t)t447 < (uint64_t)v_sd_1135_n;
+      int32_t t448 = t450 ? (int32_t)(v_sd_1135_off[t447 + 1] - v_sd_1135_off[t447]) : 0;
+      t449 |= !t450;
+      uint8_t t452 = rt_le_i(t448, 1);
+      if (__builtin_expect(t449 != 0, 0)) { /* again, recording the error */
+        int32_t t453;
+        if ((uint64_t)(int64_t)t447 < (uint64_t)v_sd_1135_n) {
+          t453 = (int32_t)(v_sd_1135_off[t447 + 1] - v_sd_1135_off[t447]);
         } else {
-          NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_sd_1141_n, 0.0, 1);
-          t487 = 0;
+          NESSIE_RECORD(err, t446, RT_CHECK_INDEX, 0, 0, RT_GATHER, t447, v_sd_1135_n, 0.0, 1);
+          t453 = 0;
         }
-        uint8_t t489 = rt_le_i(t487, 1);
+        uint8_t t455 = rt_le_i(t453, 1);
       }
-      v_x1119_d[t480] = t486;
+      v_x1113_d[t446] = t452;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1119_d = v_x1119->data.b;
-    const int64_t v_x1119_n = v_x1119->len;
+    uint8_t *v_x1113_d = v_x1113->data.b;
+    const int64_t v_x1113_n = v_x1113->len;
     /* PARTITION */
     {
-      const int64_t t490 = v_x1116;
-      if (t490 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t490, 0.0, 2);
+      const int64_t t456 = v_x1110;
+      if (t456 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t456, 0.0, 2);
         goto fail;
       }
-      const int64_t t491 = t490 > 0 ? (t490 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t492 = (uint8_t *)rt_alloc_atomic((size_t)t490 + 1);
-      int64_t *t493 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t491 + 1));
-      RT_PARALLEL_FOR_IF(t491 > 1)
-      for (int64_t t494 = 0; t494 < t491; t494++) {
+      const int64_t t457 = t456 > 0 ? (t456 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t458 = (uint8_t *)rt_alloc_atomic((size_t)t456 + 1);
+      int64_t *t459 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t457 + 1));
+      RT_PARALLEL_FOR_IF(t457 > 1)
+      for (int64_t t460 = 0; t460 < t457; t460++) {
         int64_t kept = 0;
-        const int64_t t494_end = (t494 + 1) * RT_CHUNK < t490 ? (t494 + 1) * RT_CHUNK : t490;
-        for (int64_t t495 = t494 * RT_CHUNK; t495 < t494_end; t495++) {
-          const int32_t t496 = (int32_t)t495;
-          int32_t t494x0;
-          uint8_t t494x1;
-          int t498 = 0; /* nonzero: a check below failed */
-          int t499 = (uint64_t)(int64_t)t496 < (uint64_t)v_sd_1141_n;
-          int32_t t497 = t499 ? (int32_t)(v_sd_1141_off[t496 + 1] - v_sd_1141_off[t496]) : 0;
-          t498 |= !t499;
-          uint8_t t501 = rt_le_i(t497, 1);
-          if (__builtin_expect(t498 != 0, 0)) { /* again, recording the error */
-            int32_t t502;
-            if ((uint64_t)(int64_t)t496 < (uint64_t)v_sd_1141_n) {
-              t502 = (int32_t)(v_sd_1141_off[t496 + 1] - v_sd_1141_off[t496]);
+        const int64_t t460_end = (t460 + 1) * RT_CHUNK < t456 ? (t460 + 1) * RT_CHUNK : t456;
+        for (int64_t t461 = t460 * RT_CHUNK; t461 < t460_end; t461++) {
+          const int32_t t462 = (int32_t)t461;
+          int32_t t460x0;
+          uint8_t t460x1;
+          int t464 = 0; /* nonzero: a check below failed */
+          int t465 = (uint64_t)(int64_t)t462 < (uint64_t)v_sd_1135_n;
+          int32_t t463 = t465 ? (int32_t)(v_sd_1135_off[t462 + 1] - v_sd_1135_off[t462]) : 0;
+          t464 |= !t465;
+          uint8_t t467 = rt_le_i(t463, 1);
+          if (__builtin_expect(t464 != 0, 0)) { /* again, recording the error */
+            int32_t t468;
+            if ((uint64_t)(int64_t)t462 < (uint64_t)v_sd_1135_n) {
+              t468 = (int32_t)(v_sd_1135_off[t462 + 1] - v_sd_1135_off[t462]);
             } else {
-              NESSIE_RECORD(err, t495, RT_CHECK_INDEX, 0, 0, RT_GATHER, t496, v_sd_1141_n, 0.0, 3);
-              t502 = 0;
+              NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t462, v_sd_1135_n, 0.0, 3);
+              t468 = 0;
             }
-            uint8_t t504 = rt_le_i(t502, 1);
+            uint8_t t470 = rt_le_i(t468, 1);
           }
-          t494x0 = t496;
-          t494x1 = t501;
-          uint8_t t505;
-          t505 = t494x1;
-          t492[t495] = t505 != 0;
-          kept += t505 != 0;
+          t460x0 = t462;
+          t460x1 = t467;
+          uint8_t t471;
+          t471 = t460x1;
+          t458[t461] = t471 != 0;
+          kept += t471 != 0;
         }
-        t493[t494] = kept;
+        t459[t460] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t492);
-        rt_free(t493);
+        rt_free(t458);
+        rt_free(t459);
         goto fail;
       }
-      int64_t t506 = 0;
-      for (int64_t t494 = 0; t494 < t491; t494++) {
-        const int64_t k = t493[t494];
-        t493[t494] = t506;
-        t506 += k;
+      int64_t t472 = 0;
+      for (int64_t t460 = 0; t460 < t457; t460++) {
+        const int64_t k = t459[t460];
+        t459[t460] = t472;
+        t472 += k;
       }
-      v_x1124 = rt_value_new(rt_vec_type(RT_INT), t506);
-      int32_t *v_x1124_d = v_x1124->data.i;
-      const int64_t v_x1124_n = v_x1124->len;
-      v_x1125 = rt_value_new(rt_vec_type(RT_BOOL), t506);
-      uint8_t *v_x1125_d = v_x1125->data.b;
-      const int64_t v_x1125_n = v_x1125->len;
-      v_x1126 = rt_value_new(rt_vec_type(RT_INT), (t490 - t506));
-      int32_t *v_x1126_d = v_x1126->data.i;
-      const int64_t v_x1126_n = v_x1126->len;
-      v_x1127 = rt_value_new(rt_vec_type(RT_BOOL), (t490 - t506));
-      uint8_t *v_x1127_d = v_x1127->data.b;
-      const int64_t v_x1127_n = v_x1127->len;
-      RT_PARALLEL_FOR_IF(t491 > 1)
-      for (int64_t t494 = 0; t494 < t491; t494++) {
-        int64_t at = t493[t494];
-        int64_t at_not = t494 * RT_CHUNK - t493[t494];
-        const int64_t t494_end = (t494 + 1) * RT_CHUNK < t490 ? (t494 + 1) * RT_CHUNK : t490;
-        for (int64_t t495 = t494 * RT_CHUNK; t495 < t494_end; t495++) {
-          const int32_t t496 = (int32_t)t495;
-          int32_t t494y0;
-          uint8_t t494y1;
-          int t508 = 0; /* nonzero: a check below failed */
-          int t509 = (uint64_t)(int64_t)t496 < (uint64_t)v_sd_1141_n;
-          int32_t t507 = t509 ? (int32_t)(v_sd_1141_off[t496 + 1] - v_sd_1141_off[t496]) : 0;
-          t508 |= !t509;
-          uint8_t t511 = rt_le_i(t507, 1);
-          if (__builtin_expect(t508 != 0, 0)) { /* again, recording the error */
-            int32_t t512;
-            if ((uint64_t)(int64_t)t496 < (uint64_t)v_sd_1141_n) {
-              t512 = (int32_t)(v_sd_1141_off[t496 + 1] - v_sd_1141_off[t496]);
+      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t472);
+      int32_t *v_x1118_d = v_x1118->data.i;
+      const int64_t v_x1118_n = v_x1118->len;
+      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t472);
+      uint8_t *v_x1119_d = v_x1119->data.b;
+      const int64_t v_x1119_n = v_x1119->len;
+      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t456 - t472));
+      int32_t *v_x1120_d = v_x1120->data.i;
+      const int64_t v_x1120_n = v_x1120->len;
+      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t456 - t472));
+      uint8_t *v_x1121_d = v_x1121->data.b;
+      const int64_t v_x1121_n = v_x1121->len;
+      RT_PARALLEL_FOR_IF(t457 > 1)
+      for (int64_t t460 = 0; t460 < t457; t460++) {
+        int64_t at = t459[t460];
+        int64_t at_not = t460 * RT_CHUNK - t459[t460];
+        const int64_t t460_end = (t460 + 1) * RT_CHUNK < t456 ? (t460 + 1) * RT_CHUNK : t456;
+        for (int64_t t461 = t460 * RT_CHUNK; t461 < t460_end; t461++) {
+          const int32_t t462 = (int32_t)t461;
+          int32_t t460y0;
+          uint8_t t460y1;
+          int t474 = 0; /* nonzero: a check below failed */
+          int t475 = (uint64_t)(int64_t)t462 < (uint64_t)v_sd_1135_n;
+          int32_t t473 = t475 ? (int32_t)(v_sd_1135_off[t462 + 1] - v_sd_1135_off[t462]) : 0;
+          t474 |= !t475;
+          uint8_t t477 = rt_le_i(t473, 1);
+          if (__builtin_expect(t474 != 0, 0)) { /* again, recording the error */
+            int32_t t478;
+            if ((uint64_t)(int64_t)t462 < (uint64_t)v_sd_1135_n) {
+              t478 = (int32_t)(v_sd_1135_off[t462 + 1] - v_sd_1135_off[t462]);
             } else {
-              NESSIE_RECORD(err, t495, RT_CHECK_INDEX, 0, 0, RT_GATHER, t496, v_sd_1141_n, 0.0, 4);
-              t512 = 0;
+              NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t462, v_sd_1135_n, 0.0, 4);
+              t478 = 0;
             }
-            uint8_t t514 = rt_le_i(t512, 1);
+            uint8_t t480 = rt_le_i(t478, 1);
           }
-          t494y0 = t496;
-          t494y1 = t511;
-          if (t492[t495]) {
-            v_x1124_d[at] = t494y0;
-            v_x1125_d[at] = t494y1;
+          t460y0 = t462;
+          t460y1 = t477;
+          if (t458[t461]) {
+            v_x1118_d[at] = t460y0;
+            v_x1119_d[at] = t460y1;
             at++;
           } else {
-            v_x1126_d[at_not] = t494y0;
-            v_x1127_d[at_not] = t494y1;
+            v_x1120_d[at_not] = t460y0;
+            v_x1121_d[at_not] = t460y1;
             at_not++;
           }
         }
       }
-      rt_free(t492);
-      rt_free(t493);
+      rt_free(t458);
+      rt_free(t459);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1124_d = v_x1124->data.i;
-      const int64_t v_x1124_n = v_x1124->len;
-      uint8_t *v_x1125_d = v_x1125->data.b;
-      const int64_t v_x1125_n = v_x1125->len;
-      int32_t *v_x1126_d = v_x1126->data.i;
-      const int64_t v_x1126_n = v_x1126->len;
-      uint8_t *v_x1127_d = v_x1127->data.b;
-      const int64_t v_x1127_n = v_x1127->len;
+      int32_t *v_x1118_d = v_x1118->data.i;
+      const int64_t v_x1118_n = v_x1118->len;
+      uint8_t *v_x1119_d = v_x1119->data.b;
+      const int64_t v_x1119_n = v_x1119->len;
+      int32_t *v_x1120_d = v_x1120->data.i;
+      const int64_t v_x1120_n = v_x1120->len;
+      uint8_t *v_x1121_d = v_x1121->data.b;
+      const int64_t v_x1121_n = v_x1121->len;
       /* SCAN */
       {
-        const int64_t t515 = v_x1116;
-        if (t515 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t515, 0.0, 5);
+        const int64_t t481 = v_x1110;
+        if (t481 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t481, 0.0, 5);
           goto fail;
         }
-        const int64_t t516 = t515 > 0 ? (t515 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t517 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t516);
-        int32_t *t518 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t516);
-        RT_PARALLEL_FOR_IF(t516 > 1)
-        for (int64_t t519 = 0; t519 < t516; t519++) {
-          int32_t t519a0;
-          int32_t t519a1;
-          t519a0 = 0;
-          t519a1 = 0;
-          const int64_t t519_end = (t519 + 1) * RT_CHUNK < t515 ? (t519 + 1) * RT_CHUNK : t515;
-          for (int64_t t520 = t519 * RT_CHUNK; t520 < t519_end; t520++) {
-            const int32_t t521 = (int32_t)t520;
-            int32_t t519x0;
-            int32_t t519x1;
-            int t523 = 0; /* nonzero: a check below failed */
-            int t524 = (uint64_t)(int64_t)t521 < (uint64_t)v_sd_1141_n;
-            int32_t t522 = t524 ? (int32_t)(v_sd_1141_off[t521 + 1] - v_sd_1141_off[t521]) : 0;
-            t523 |= !t524;
-            uint8_t t526 = rt_le_i(t522, 1);
+        const int64_t t482 = t481 > 0 ? (t481 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t483 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t482);
+        int32_t *t484 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t482);
+        RT_PARALLEL_FOR_IF(t482 > 1)
+        for (int64_t t485 = 0; t485 < t482; t485++) {
+          int32_t t485a0;
+          int32_t t485a1;
+          t485a0 = 0;
+          t485a1 = 0;
+          const int64_t t485_end = (t485 + 1) * RT_CHUNK < t481 ? (t485 + 1) * RT_CHUNK : t481;
+          for (int64_t t486 = t485 * RT_CHUNK; t486 < t485_end; t486++) {
+            const int32_t t487 = (int32_t)t486;
+            int32_t t485x0;
+            int32_t t485x1;
+            int t489 = 0; /* nonzero: a check below failed */
+            int t490 = (uint64_t)(int64_t)t487 < (uint64_t)v_sd_1135_n;
+            int32_t t488 = t490 ? (int32_t)(v_sd_1135_off[t487 + 1] - v_sd_1135_off[t487]) : 0;
+            t489 |= !t490;
+            uint8_t t492 = rt_le_i(t488, 1);
+            int32_t t494 = rt_btoi_b(t492);
+            uint8_t t496 = rt_not_b(t492);
+            int32_t t498 = rt_btoi_b(t496);
+            if (__builtin_expect(t489 != 0, 0)) { /* again, recording the error */
+              int32_t t499;
+              if ((uint64_t)(int64_t)t487 < (uint64_t)v_sd_1135_n) {
+                t499 = (int32_t)(v_sd_1135_off[t487 + 1] - v_sd_1135_off[t487]);
+              } else {
+                NESSIE_RECORD(err, t486, RT_CHECK_INDEX, 0, 0, RT_GATHER, t487, v_sd_1135_n, 0.0, 6);
+                t499 = 0;
+              }
+              uint8_t t501 = rt_le_i(t499, 1);
+              int32_t t503 = rt_btoi_b(t501);
+              uint8_t t505 = rt_not_b(t501);
+              int32_t t507 = rt_btoi_b(t505);
+            }
+            t485x0 = t494;
+            t485x1 = t498;
+            int32_t t509 = rt_add_i(t485a0, t485x0);
+            int32_t t511 = rt_add_i(t485a1, t485x1);
+            t485a0 = t509;
+            t485a1 = t511;
+          }
+          t483[t485] = t485a0;
+          t484[t485] = t485a1;
+        }
+        int32_t t485t0;
+        int32_t t485t1;
+        t485t0 = 0;
+        t485t1 = 0;
+        for (int64_t t485 = 0; t485 < t482; t485++) {
+          const int32_t t512 = t483[t485];
+          t483[t485] = t485t0;
+          const int32_t t513 = t484[t485];
+          t484[t485] = t485t1;
+          int32_t t515 = rt_add_i(t485t0, t512);
+          int32_t t517 = rt_add_i(t485t1, t513);
+          t485t0 = t515;
+          t485t1 = t517;
+        }
+        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t481);
+        int32_t *v_x1133_d = v_x1133->data.i;
+        const int64_t v_x1133_n = v_x1133->len;
+        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t481);
+        int32_t *v_x1134_d = v_x1134->data.i;
+        const int64_t v_x1134_n = v_x1134->len;
+        RT_PARALLEL_FOR_IF(t482 > 1)
+        for (int64_t t485 = 0; t485 < t482; t485++) {
+          int32_t t485p0;
+          int32_t t485p1;
+          t485p0 = t483[t485];
+          t485p1 = t484[t485];
+          const int64_t t485_end = (t485 + 1) * RT_CHUNK < t481 ? (t485 + 1) * RT_CHUNK : t481;
+          for (int64_t t486 = t485 * RT_CHUNK; t486 < t485_end; t486++) {
+            const int32_t t487 = (int32_t)t486;
+            v_x1133_d[t486] = t485p0;
+            v_x1134_d[t486] = t485p1;
+            int32_t t485y0;
+            int32_t t485y1;
+            int t519 = 0; /* nonzero: a check below failed */
+            int t520 = (uint64_t)(int64_t)t487 < (uint64_t)v_sd_1135_n;
+            int32_t t518 = t520 ? (int32_t)(v_sd_1135_off[t487 + 1] - v_sd_1135_off[t487]) : 0;
+            t519 |= !t520;
+            uint8_t t522 = rt_le_i(t518, 1);
+            int32_t t524 = rt_btoi_b(t522);
+            uint8_t t526 = rt_not_b(t522);
             int32_t t528 = rt_btoi_b(t526);
-            uint8_t t530 = rt_not_b(t526);
-            int32_t t532 = rt_btoi_b(t530);
-            if (__builtin_expect(t523 != 0, 0)) { /* again, recording the error */
-              int32_t t533;
-              if ((uint64_t)(int64_t)t521 < (uint64_t)v_sd_1141_n) {
-                t533 = (int32_t)(v_sd_1141_off[t521 + 1] - v_sd_1141_off[t521]);
+            if (__builtin_expect(t519 != 0, 0)) { /* again, recording the error */
+              int32_t t529;
+              if ((uint64_t)(int64_t)t487 < (uint64_t)v_sd_1135_n) {
+                t529 = (int32_t)(v_sd_1135_off[t487 + 1] - v_sd_1135_off[t487]);
               } else {
-                NESSIE_RECORD(err, t520, RT_CHECK_INDEX, 0, 0, RT_GATHER, t521, v_sd_1141_n, 0.0, 6);
-                t533 = 0;
+                NESSIE_RECORD(err, t486, RT_CHECK_INDEX, 0, 0, RT_GATHER, t487, v_sd_1135_n, 0.0, 7);
+                t529 = 0;
               }
-              uint8_t t535 = rt_le_i(t533, 1);
+              uint8_t t531 = rt_le_i(t529, 1);
+              int32_t t533 = rt_btoi_b(t531);
+              uint8_t t535 = rt_not_b(t531);
               int32_t t537 = rt_btoi_b(t535);
-              uint8_t t539 = rt_not_b(t535);
-              int32_t t541 = rt_btoi_b(t539);
             }
-            t519x0 = t528;
-            t519x1 = t532;
-            int32_t t543 = rt_add_i(t519a0, t519x0);
-            int32_t t545 = rt_add_i(t519a1, t519x1);
-            t519a0 = t543;
-            t519a1 = t545;
-          }
-          t517[t519] = t519a0;
-          t518[t519] = t519a1;
-        }
-        int32_t t519t0;
-        int32_t t519t1;
-        t519t0 = 0;
-        t519t1 = 0;
-        for (int64_t t519 = 0; t519 < t516; t519++) {
-          const int32_t t546 = t517[t519];
-          t517[t519] = t519t0;
-          const int32_t t547 = t518[t519];
-          t518[t519] = t519t1;
-          int32_t t549 = rt_add_i(t519t0, t546);
-          int32_t t551 = rt_add_i(t519t1, t547);
-          t519t0 = t549;
-          t519t1 = t551;
-        }
-        v_x1139 = rt_value_new(rt_vec_type(RT_INT), t515);
-        int32_t *v_x1139_d = v_x1139->data.i;
-        const int64_t v_x1139_n = v_x1139->len;
-        v_x1140 = rt_value_new(rt_vec_type(RT_INT), t515);
-        int32_t *v_x1140_d = v_x1140->data.i;
-        const int64_t v_x1140_n = v_x1140->len;
-        RT_PARALLEL_FOR_IF(t516 > 1)
-        for (int64_t t519 = 0; t519 < t516; t519++) {
-          int32_t t519p0;
-          int32_t t519p1;
-          t519p0 = t517[t519];
-          t519p1 = t518[t519];
-          const int64_t t519_end = (t519 + 1) * RT_CHUNK < t515 ? (t519 + 1) * RT_CHUNK : t515;
-          for (int64_t t520 = t519 * RT_CHUNK; t520 < t519_end; t520++) {
-            const int32_t t521 = (int32_t)t520;
-            v_x1139_d[t520] = t519p0;
-            v_x1140_d[t520] = t519p1;
-            int32_t t519y0;
-            int32_t t519y1;
-            int t553 = 0; /* nonzero: a check below failed */
-            int t554 = (uint64_t)(int64_t)t521 < (uint64_t)v_sd_1141_n;
-            int32_t t552 = t554 ? (int32_t)(v_sd_1141_off[t521 + 1] - v_sd_1141_off[t521]) : 0;
-            t553 |= !t554;
-            uint8_t t556 = rt_le_i(t552, 1);
-            int32_t t558 = rt_btoi_b(t556);
-            uint8_t t560 = rt_not_b(t556);
-            int32_t t562 = rt_btoi_b(t560);
-            if (__builtin_expect(t553 != 0, 0)) { /* again, recording the error */
-              int32_t t563;
-              if ((uint64_t)(int64_t)t521 < (uint64_t)v_sd_1141_n) {
-                t563 = (int32_t)(v_sd_1141_off[t521 + 1] - v_sd_1141_off[t521]);
-              } else {
-                NESSIE_RECORD(err, t520, RT_CHECK_INDEX, 0, 0, RT_GATHER, t521, v_sd_1141_n, 0.0, 7);
-                t563 = 0;
-              }
-              uint8_t t565 = rt_le_i(t563, 1);
-              int32_t t567 = rt_btoi_b(t565);
-              uint8_t t569 = rt_not_b(t565);
-              int32_t t571 = rt_btoi_b(t569);
-            }
-            t519y0 = t558;
-            t519y1 = t562;
-            int32_t t573 = rt_add_i(t519p0, t519y0);
-            int32_t t575 = rt_add_i(t519p1, t519y1);
-            t519p0 = t573;
-            t519p1 = t575;
+            t485y0 = t524;
+            t485y1 = t528;
+            int32_t t539 = rt_add_i(t485p0, t485y0);
+            int32_t t541 = rt_add_i(t485p1, t485y1);
+            t485p0 = t539;
+            t485p1 = t541;
           }
         }
-        rt_free(t517);
-        rt_free(t518);
+        rt_free(t483);
+        rt_free(t484);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1119 = v_x1119;
-  *out_v_x1124 = v_x1124;
-  *out_v_x1126 = v_x1126;
-  *out_v_x1139 = v_x1139;
-  *out_v_x1140 = v_x1140;
-  rt_release(v_x1125);
-  rt_release(v_x1127);
+  *out_v_x1113 = v_x1113;
+  *out_v_x1118 = v_x1118;
+  *out_v_x1120 = v_x1120;
+  *out_v_x1133 = v_x1133;
+  *out_v_x1134 = v_x1134;
+  rt_release(v_x1119);
+  rt_release(v_x1121);
   return;
 fail:
+  rt_release(v_x1113);
+  rt_release(v_x1118);
   rt_release(v_x1119);
-  rt_release(v_x1124);
-  rt_release(v_x1125);
-  rt_release(v_x1126);
-  rt_release(v_x1127);
-  rt_release(v_x1139);
-  rt_release(v_x1140);
+  rt_release(v_x1120);
+  rt_release(v_x1121);
+  rt_release(v_x1133);
+  rt_release(v_x1134);
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValue *v_sd_1151, RtValue *v_sd_1144, RtValue **out_v_x1148, RtValue **out_v_x1149, RtValue **out_v_x1150) {
+/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
   (void)loc;
   (void)run;
-  int32_t *v_x1142_d = v_x1142->data.i;
-  const int64_t v_x1142_n = v_x1142->len;
-  const int64_t *v_sd_1151_off = rt_seg_offsets(v_sd_1151);
-  const int64_t v_sd_1151_n = v_sd_1151->len;
-  const int64_t *v_sd_1144_off = rt_seg_offsets(v_sd_1144);
-  const int64_t v_sd_1144_n = v_sd_1144->len;
-  RtValue *v_x1148 = NULL;
-  RtValue *v_x1149 = NULL;
-  RtValue *v_x1150 = NULL;
+  int32_t *v_x1136_d = v_x1136->data.i;
+  const int64_t v_x1136_n = v_x1136->len;
+  const int64_t *v_sd_1145_off = rt_seg_offsets(v_sd_1145);
+  const int64_t v_sd_1145_n = v_sd_1145->len;
+  const int64_t *v_sd_1138_off = rt_seg_offsets(v_sd_1138);
+  const int64_t v_sd_1138_n = v_sd_1138->len;
+  RtValue *v_x1142 = NULL;
+  RtValue *v_x1143 = NULL;
+  RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t576 = v_x1142_n;
-    v_x1148 = rt_value_new(rt_vec_type(RT_INT), t576);
-    int32_t *v_x1148_d = v_x1148->data.i;
-    const int64_t v_x1148_n = v_x1148->len;
-    v_x1149 = rt_value_new(rt_vec_type(RT_INT), t576);
-    int32_t *v_x1149_d = v_x1149->data.i;
-    const int64_t v_x1149_n = v_x1149->len;
-    v_x1150 = rt_value_new(rt_vec_type(RT_INT), t576);
-    int32_t *v_x1150_d = v_x1150->data.i;
-    const int64_t v_x1150_n = v_x1150->len;
-    RT_PARALLEL_FOR_IF(t576 >= RT_PARALLEL_MIN)
-    for (int64_t t577 = 0; t577 < t576; t577++) {
-      const int32_t t578 = (int32_t)t577;
-      int t581 = 0; /* nonzero: a check below failed */
-      int32_t t579 = v_x1142_d[t578];
-      int t582 = (uint64_t)(int64_t)t579 < (uint64_t)v_sd_1144_n;
-      int32_t t580 = t582 ? (int32_t)v_sd_1144_off[t579] : 0;
-      t581 |= !t582;
-      int t584 = (uint64_t)(int64_t)t579 < (uint64_t)v_sd_1151_n;
-      int32_t t583 = t584 ? (int32_t)(v_sd_1151_off[t579 + 1] - v_sd_1151_off[t579]) : 0;
-      t581 |= !t584;
-      int32_t t586 = rt_add_i(t580, t583);
-      if (__builtin_expect(t581 != 0, 0)) { /* again, recording the error */
-        int32_t t587 = v_x1142_d[t578];
-        int32_t t588;
-        if ((uint64_t)(int64_t)t587 < (uint64_t)v_sd_1144_n) {
-          t588 = (int32_t)v_sd_1144_off[t587];
+    const int64_t t542 = v_x1136_n;
+    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t542);
+    int32_t *v_x1142_d = v_x1142->data.i;
+    const int64_t v_x1142_n = v_x1142->len;
+    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t542);
+    int32_t *v_x1143_d = v_x1143->data.i;
+    const int64_t v_x1143_n = v_x1143->len;
+    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t542);
+    int32_t *v_x1144_d = v_x1144->data.i;
+    const int64_t v_x1144_n = v_x1144->len;
+    RT_PARALLEL_FOR_IF(t542 >= RT_PARALLEL_MIN)
+    for (int64_t t543 = 0; t543 < t542; t543++) {
+      const int32_t t544 = (int32_t)t543;
+      int t547 = 0; /* nonzero: a check below failed */
+      int32_t t545 = v_x1136_d[t544];
+      int t548 = (uint64_t)(int64_t)t545 < (uint64_t)v_sd_1138_n;
+      int32_t t546 = t548 ? (int32_t)v_sd_1138_off[t545] : 0;
+      t547 |= !t548;
+      int t550 = (uint64_t)(int64_t)t545 < (uint64_t)v_sd_1145_n;
+      int32_t t549 = t550 ? (int32_t)(v_sd_1145_off[t545 + 1] - v_sd_1145_off[t545]) : 0;
+      t547 |= !t550;
+      int32_t t552 = rt_add_i(t546, t549);
+      if (__builtin_expect(t547 != 0, 0)) { /* again, recording the error */
+        int32_t t553 = v_x1136_d[t544];
+        int32_t t554;
+        if ((uint64_t)(int64_t)t553 < (uint64_t)v_sd_1138_n) {
+          t554 = (int32_t)v_sd_1138_off[t553];
         } else {
-          NESSIE_RECORD(err, t577, RT_CHECK_INDEX, 0, 0, RT_GATHER, t587, v_sd_1144_n, 0.0, 0);
-          t588 = 0;
+          NESSIE_RECORD(err, t543, RT_CHECK_INDEX, 0, 0, RT_GATHER, t553, v_sd_1138_n, 0.0, 0);
+          t554 = 0;
         }
-        int32_t t589;
-        if ((uint64_t)(int64_t)t587 < (uint64_t)v_sd_1151_n) {
-          t589 = (int32_t)(v_sd_1151_off[t587 + 1] - v_sd_1151_off[t587]);
+        int32_t t555;
+        if ((uint64_t)(int64_t)t553 < (uint64_t)v_sd_1145_n) {
+          t555 = (int32_t)(v_sd_1145_off[t553 + 1] - v_sd_1145_off[t553]);
         } else {
-          NESSIE_RECORD(err, t577, RT_CHECK_INDEX, 0, 0, RT_GATHER, t587, v_sd_1151_n, 0.0, 1);
-          t589 = 0;
+          NESSIE_RECORD(err, t543, RT_CHECK_INDEX, 0, 0, RT_GATHER, t553, v_sd_1145_n, 0.0, 1);
+          t555 = 0;
         }
-        int32_t t591 = rt_add_i(t588, t589);
+        int32_t t557 = rt_add_i(t554, t555);
       }
-      v_x1148_d[t577] = t580;
-      v_x1149_d[t577] = t586;
-      v_x1150_d[t577] = 1;
+      v_x1142_d[t543] = t546;
+      v_x1143_d[t543] = t552;
+      v_x1144_d[t543] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1148 = v_x1148;
-  *out_v_x1149 = v_x1149;
-  *out_v_x1150 = v_x1150;
+  *out_v_x1142 = v_x1142;
+  *out_v_x1143 = v_x1143;
+  *out_v_x1144 = v_x1144;
   return;
 fail:
-  rt_release(v_x1148);
-  rt_release(v_x1149);
-  rt_release(v_x1150);
+  rt_release(v_x1142);
+  rt_release(v_x1143);
+  rt_release(v_x1144);
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
   (void)loc;
   (void)run;
   int32_t *v_x1003_d = v_x1003->data.i;
@@ -2345,89 +2185,89 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_
   RtValue *v_x1017 = NULL;
   /* MAP */
   {
-    const int64_t t592 = v_x1007_n;
-    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t592);
+    const int64_t t558 = v_x1007_n;
+    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t558);
     int32_t *v_x1017_d = v_x1017->data.i;
     const int64_t v_x1017_n = v_x1017->len;
-    RT_PARALLEL_FOR_IF(t592 >= RT_PARALLEL_MIN)
-    for (int64_t t593 = 0; t593 < t592; t593++) {
-      const int32_t t594 = (int32_t)t593;
-      int t596 = 0; /* nonzero: a check below failed */
-      int t597 = (uint64_t)(int64_t)t594 < (uint64_t)v_x1003_n;
-      int32_t t595 = t597 ? v_x1003_d[t594] : 0;
-      t596 |= !t597;
-      int32_t t599 = rt_add_i(t595, v_x1004);
-      uint8_t t600 = v_x1007_d[t594];
-      int t602 = (uint64_t)(int64_t)t594 < (uint64_t)v_x1008_n;
-      int32_t t601 = t602 ? v_x1008_d[t594] : 0;
-      t596 |= !t602;
-      int32_t t604 = (t600 ? t601 : t599);
-      int t606 = (uint64_t)(int64_t)t604 < (uint64_t)v_x1013;
-      int32_t t605 = t606 ? t604 : 0;
-      t596 |= !t606;
-      uint8_t t608 = rt_lt_i(t605, (int32_t)v_x1011_n);
-      int32_t t609;
-      if (t608) {
-        int t611 = (uint64_t)(int64_t)t605 < (uint64_t)v_x1011_n;
-        int32_t t610 = t611 ? v_x1011_d[t605] : 0;
-        t596 |= !t611;
-        t609 = t610;
+    RT_PARALLEL_FOR_IF(t558 >= RT_PARALLEL_MIN)
+    for (int64_t t559 = 0; t559 < t558; t559++) {
+      const int32_t t560 = (int32_t)t559;
+      int t562 = 0; /* nonzero: a check below failed */
+      int t563 = (uint64_t)(int64_t)t560 < (uint64_t)v_x1003_n;
+      int32_t t561 = t563 ? v_x1003_d[t560] : 0;
+      t562 |= !t563;
+      int32_t t565 = rt_add_i(t561, v_x1004);
+      uint8_t t566 = v_x1007_d[t560];
+      int t568 = (uint64_t)(int64_t)t560 < (uint64_t)v_x1008_n;
+      int32_t t567 = t568 ? v_x1008_d[t560] : 0;
+      t562 |= !t568;
+      int32_t t570 = (t566 ? t567 : t565);
+      int t572 = (uint64_t)(int64_t)t570 < (uint64_t)v_x1013;
+      int32_t t571 = t572 ? t570 : 0;
+      t562 |= !t572;
+      uint8_t t574 = rt_lt_i(t571, (int32_t)v_x1011_n);
+      int32_t t575;
+      if (t574) {
+        int t577 = (uint64_t)(int64_t)t571 < (uint64_t)v_x1011_n;
+        int32_t t576 = t577 ? v_x1011_d[t571] : 0;
+        t562 |= !t577;
+        t575 = t576;
       } else {
-        int32_t t613 = rt_sub_i(t605, (int32_t)v_x1011_n);
-        int t615 = (uint64_t)(int64_t)t613 < (uint64_t)v_x1012_n;
-        int32_t t614 = t615 ? v_x1012_d[t613] : 0;
-        t596 |= !t615;
-        t609 = t614;
+        int32_t t579 = rt_sub_i(t571, (int32_t)v_x1011_n);
+        int t581 = (uint64_t)(int64_t)t579 < (uint64_t)v_x1012_n;
+        int32_t t580 = t581 ? v_x1012_d[t579] : 0;
+        t562 |= !t581;
+        t575 = t580;
       }
-      if (__builtin_expect(t596 != 0, 0)) { /* again, recording the error */
-        int32_t t616;
-        if ((uint64_t)(int64_t)t594 < (uint64_t)v_x1003_n) {
-          t616 = v_x1003_d[t594];
+      if (__builtin_expect(t562 != 0, 0)) { /* again, recording the error */
+        int32_t t582;
+        if ((uint64_t)(int64_t)t560 < (uint64_t)v_x1003_n) {
+          t582 = v_x1003_d[t560];
         } else {
-          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_x1003_n, 0.0, 0);
-          t616 = 0;
+          NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x1003_n, 0.0, 0);
+          t582 = 0;
         }
-        int32_t t618 = rt_add_i(t616, v_x1004);
-        uint8_t t619 = v_x1007_d[t594];
-        int32_t t620;
-        if ((uint64_t)(int64_t)t594 < (uint64_t)v_x1008_n) {
-          t620 = v_x1008_d[t594];
+        int32_t t584 = rt_add_i(t582, v_x1004);
+        uint8_t t585 = v_x1007_d[t560];
+        int32_t t586;
+        if ((uint64_t)(int64_t)t560 < (uint64_t)v_x1008_n) {
+          t586 = v_x1008_d[t560];
         } else {
-          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_x1008_n, 0.0, 1);
-          t620 = 0;
+          NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x1008_n, 0.0, 1);
+          t586 = 0;
         }
-        int32_t t622 = (t619 ? t620 : t618);
-        int32_t t623;
-        if ((uint64_t)(int64_t)t622 < (uint64_t)v_x1013) {
-          t623 = t622;
+        int32_t t588 = (t585 ? t586 : t584);
+        int32_t t589;
+        if ((uint64_t)(int64_t)t588 < (uint64_t)v_x1013) {
+          t589 = t588;
         } else {
-          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t622, v_x1013, 0.0, 2);
-          t623 = 0;
+          NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t588, v_x1013, 0.0, 2);
+          t589 = 0;
         }
-        uint8_t t625 = rt_lt_i(t623, (int32_t)v_x1011_n);
-        int32_t t626;
-        if (t625) {
-          int32_t t627;
-          if ((uint64_t)(int64_t)t623 < (uint64_t)v_x1011_n) {
-            t627 = v_x1011_d[t623];
+        uint8_t t591 = rt_lt_i(t589, (int32_t)v_x1011_n);
+        int32_t t592;
+        if (t591) {
+          int32_t t593;
+          if ((uint64_t)(int64_t)t589 < (uint64_t)v_x1011_n) {
+            t593 = v_x1011_d[t589];
           } else {
-            NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t623, v_x1011_n, 0.0, 3);
-            t627 = 0;
+            NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x1011_n, 0.0, 3);
+            t593 = 0;
           }
-          t626 = t627;
+          t592 = t593;
         } else {
-          int32_t t629 = rt_sub_i(t623, (int32_t)v_x1011_n);
-          int32_t t630;
-          if ((uint64_t)(int64_t)t629 < (uint64_t)v_x1012_n) {
-            t630 = v_x1012_d[t629];
+          int32_t t595 = rt_sub_i(t589, (int32_t)v_x1011_n);
+          int32_t t596;
+          if ((uint64_t)(int64_t)t595 < (uint64_t)v_x1012_n) {
+            t596 = v_x1012_d[t595];
           } else {
-            NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t629, v_x1012_n, 0.0, 4);
-            t630 = 0;
+            NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t595, v_x1012_n, 0.0, 4);
+            t596 = 0;
           }
-          t626 = t630;
+          t592 = t596;
         }
       }
-      v_x1017_d[t593] = t609;
+      v_x1017_d[t559] = t575;
     }
   }
   if (err->index != INT64_MAX)
@@ -2460,10 +2300,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t631 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t631->data.i[0] = v_x62;
-    t631->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t631);
+    RtValue *t597 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t597->data.i[0] = v_x62;
+    t597->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t597);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2510,11 +2350,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x130 = NULL;
     RtValue *v_x601 = NULL;
     RtValue *v_x611 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x601, &v_x611);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K18, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x601, &v_x611);
     RtValue *v_x149 = NULL;
     RtValue *v_x154 = NULL;
     RtValue *v_x159 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
     RtValue *v_x166 = NULL;
     RtValue *v_x167 = NULL;
     RtValue *v_x168 = NULL;
@@ -2527,12 +2367,19 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x201 = NULL;
     RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
     RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
     rt_release(v_x206);
+    int32_t v_x224 = 0;
+    v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
+    RtValue *v_x232 = NULL;
+    RtValue *v_ids_1072 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x218, v_x220, v_x211, v_x201, v_x224, &v_x232, &v_ids_1072);
+    rt_release(v_x201);
+    rt_release(v_x211);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
     rt_release(v_x128);
@@ -2553,8 +2400,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     uint8_t v_x246 = 0;
     v_x246 = rt_eq_i(v_x133, 0);
-    int32_t v_x224 = 0;
-    v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x587 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
@@ -2568,8 +2413,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x270, v_x271, 0);
       RtValue *v_x237 = NULL;
       RtValue *v_x283 = NULL;
-      RtValue *v_ids_1072 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x218, v_x220, v_x211, v_x201, v_x224, v_x89, &v_x237, &v_x283, &v_ids_1072);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x232, v_x89, v_x220, &v_x237, &v_x283);
       RtValue *v_x305 = NULL;
       RtValue *v_x326 = NULL;
       RtValue *v_x352 = NULL;
@@ -2577,7 +2421,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K12, 5, v_ids_1072, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
       rt_release(v_x237);
       rt_release(v_x283);
-      rt_release(v_ids_1072);
       int32_t v_x386 = 0;
       v_x386 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
       int32_t v_x394 = 0;
@@ -2627,27 +2470,17 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527);
       rt_release(v_x253);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x526, v_x527, 0);
-      RtValue *v_x539 = NULL;
-      RtValue *v_x576 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K17, 7, v_x448, v_x505, &v_x539, &v_x576);
-      int32_t v_x567 = 0;
-      int32_t v_x568 = 0;
-      int32_t v_x569 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 20), K8, 1, v_x211, v_x448, &v_x567, &v_x568, &v_x569);
-      rt_release(v_x448);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 20), v_x568, v_x569, 0);
       RtValue *v_x586 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 13), K18, 11, v_x539, v_x576, v_x505, &v_x586);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K17, 7, v_x448, v_x505, &v_x586);
       rt_release(v_x505);
-      rt_release(v_x539);
-      rt_release(v_x576);
+      rt_release(v_x448);
       v_x587 = v_x586;
     }
-    rt_release(v_x201);
-    rt_release(v_x211);
     rt_release(v_x218);
     rt_release(v_x219);
     rt_release(v_x220);
+    rt_release(v_x232);
+    rt_release(v_ids_1072);
     int32_t v_x630 = 0;
     v_x630 = (int32_t)v_x587->len;
     int32_t v_x629 = 0;
@@ -2655,7 +2488,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x631 = 0;
     v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
     RtValue *v_x642 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x611, v_x132, v_x105, v_x601, v_x245, v_x587, v_x631, &v_x642);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x611, v_x132, v_x105, v_x601, v_x245, v_x587, v_x631, &v_x642);
     rt_release(v_x105);
     rt_release(v_x601);
     rt_release(v_x611);
@@ -2784,16 +2617,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t632 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t632->data.i[0] = 3;
-  t632->data.i[1] = 1;
-  t632->data.i[2] = 4;
-  t632->data.i[3] = 1;
-  t632->data.i[4] = 5;
-  t632->data.i[5] = 9;
-  t632->data.i[6] = 2;
-  t632->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t632);
+  RtValue *t598 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t598->data.i[0] = 3;
+  t598->data.i[1] = 1;
+  t598->data.i[2] = 4;
+  t598->data.i[3] = 1;
+  t598->data.i[4] = 5;
+  t598->data.i[5] = 9;
+  t598->data.i[6] = 2;
+  t598->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t598);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -94,7 +94,6 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 13, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -923,277 +922,210 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue 
   }
 }
 
-/* K8: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x688, RtValue *v_x689, int32_t *out_v_x697, int32_t *out_v_x698, int32_t *out_v_x699) {
+/* K8: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
   (void)loc;
   (void)run;
-  int32_t *v_x688_d = v_x688->data.i;
-  const int64_t v_x688_n = v_x688->len;
-  int32_t *v_x689_d = v_x689->data.i;
-  const int64_t v_x689_n = v_x689->len;
-  int32_t v_x697 = 0;
-  int32_t v_x698 = 0;
-  int32_t v_x699 = 0;
-  /* REDUCE */
+  const int64_t *v_sd_1080_off = rt_seg_offsets(v_sd_1080);
+  const int64_t v_sd_1080_n = v_sd_1080->len;
+  int32_t *v_x1074_d = v_x1074->data.i;
+  const int64_t v_x1074_n = v_x1074->len;
+  int32_t *v_x1075_d = v_x1075->data.i;
+  const int64_t v_x1075_n = v_x1075->len;
+  int32_t *v_x1076_d = v_x1076->data.i;
+  const int64_t v_x1076_n = v_x1076->len;
+  RtValue *v_x1079 = NULL;
+  RtValue *v_ids_1082 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t96 = v_x688_n;
-    const int64_t t97 = t96 > 0 ? (t96 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t98 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t97);
-    int32_t *t99 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t97);
-    int32_t *t100 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t97);
+    const int64_t t96 = v_sd_1080_off[v_sd_1080_n];
+    v_x1079 = rt_value_new(rt_vec_type(RT_INT), t96);
+    int32_t *v_x1079_d = v_x1079->data.i;
+    const int64_t v_x1079_n = v_x1079->len;
+    v_ids_1082 = rt_value_new(rt_vec_type(RT_INT), t96);
+    int32_t *v_ids_1082_d = v_ids_1082->data.i;
+    const int64_t v_ids_1082_n = v_ids_1082->len;
+    const int64_t t97 = (t96 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t97 > 1)
-    for (int64_t t101 = 0; t101 < t97; t101++) {
-      int32_t t101a0;
-      int32_t t101a1;
-      int32_t t101a2;
-      t101a0 = 2147483647;
-      t101a1 = 0;
-      t101a2 = 1;
-      const int64_t t101_end = (t101 + 1) * RT_CHUNK < t96 ? (t101 + 1) * RT_CHUNK : t96;
-      for (int64_t t102 = t101 * RT_CHUNK; t102 < t101_end; t102++) {
-        const int32_t t103 = (int32_t)t102;
-        int32_t t101x0;
-        int32_t t101x1;
-        int32_t t101x2;
-        int t105 = 0; /* nonzero: a check below failed */
-        int t106 = (uint64_t)(int64_t)t103 < (uint64_t)v_x689_n;
-        int32_t t104 = t106 ? v_x689_d[t103] : 0;
-        t105 |= !t106;
-        uint8_t t108 = rt_lt_i(1, t104);
-        int32_t t109;
-        if (t108) {
-          t109 = 2147483647;
-        } else {
-          t109 = t103;
-        }
-        if (__builtin_expect(t105 != 0, 0)) { /* again, recording the error */
-          int32_t t110;
-          if ((uint64_t)(int64_t)t103 < (uint64_t)v_x689_n) {
-            t110 = v_x689_d[t103];
+    for (int64_t t98 = 0; t98 < t97; t98++) {
+      int64_t t101 = rt_segment_search(v_sd_1080_off, 0, v_sd_1080_n, t98 * RT_CHUNK);
+      const int64_t t98_end = (t98 + 1) * RT_CHUNK < t96 ? (t98 + 1) * RT_CHUNK : t96;
+      for (int64_t t99 = t98 * RT_CHUNK; t99 < t98_end; t99++) {
+        const int32_t t100 = (int32_t)t99;
+        while (v_sd_1080_off[t101 + 1] <= t99)
+          t101++;
+        const int32_t t102 = (int32_t)t101;
+        int t104 = 0; /* nonzero: a check below failed */
+        int t105 = (uint64_t)(int64_t)t102 < (uint64_t)v_x1076_n;
+        int32_t t103 = t105 ? v_x1076_d[t102] : 0;
+        t104 |= !t105;
+        int t107 = (uint64_t)(int64_t)t102 < (uint64_t)v_x1074_n;
+        int32_t t106 = t107 ? v_x1074_d[t102] : 0;
+        t104 |= !t107;
+        int32_t t109 = rt_sub_i(t100, t106);
+        int t111 = (uint64_t)(int64_t)t102 < (uint64_t)v_x1075_n;
+        int32_t t110 = t111 ? v_x1075_d[t102] : 0;
+        t104 |= !t111;
+        int32_t t113 = rt_mul_i(t109, t110);
+        int32_t t115 = rt_add_i(t103, t113);
+        if (__builtin_expect(t104 != 0, 0)) { /* again, recording the error */
+          int32_t t116;
+          if ((uint64_t)(int64_t)t102 < (uint64_t)v_x1076_n) {
+            t116 = v_x1076_d[t102];
           } else {
-            NESSIE_RECORD(err, t102, RT_CHECK_INDEX, 0, 0, RT_GATHER, t103, v_x689_n, 0.0, 0);
-            t110 = 0;
+            NESSIE_RECORD(err, t99, RT_CHECK_INDEX, 0, 0, RT_GATHER, t102, v_x1076_n, 0.0, 0);
+            t116 = 0;
           }
-          uint8_t t112 = rt_lt_i(1, t110);
-          int32_t t113;
-          if (t112) {
-            t113 = 2147483647;
+          int32_t t117;
+          if ((uint64_t)(int64_t)t102 < (uint64_t)v_x1074_n) {
+            t117 = v_x1074_d[t102];
           } else {
-            t113 = t103;
+            NESSIE_RECORD(err, t99, RT_CHECK_INDEX, 0, 0, RT_GATHER, t102, v_x1074_n, 0.0, 1);
+            t117 = 0;
           }
+          int32_t t119 = rt_sub_i(t100, t117);
+          int32_t t120;
+          if ((uint64_t)(int64_t)t102 < (uint64_t)v_x1075_n) {
+            t120 = v_x1075_d[t102];
+          } else {
+            NESSIE_RECORD(err, t99, RT_CHECK_INDEX, 0, 0, RT_GATHER, t102, v_x1075_n, 0.0, 2);
+            t120 = 0;
+          }
+          int32_t t122 = rt_mul_i(t119, t120);
+          int32_t t124 = rt_add_i(t116, t122);
         }
-        t101x0 = t109;
-        t101x1 = 1;
-        t101x2 = t104;
-        uint8_t t115 = rt_le_i(t101a0, t101x0);
-        int32_t t116;
-        if (t115) {
-          t116 = t101a0;
-        } else {
-          t116 = t101x0;
-        }
-        int32_t t117;
-        if (t115) {
-          t117 = t101a1;
-        } else {
-          t117 = t101x1;
-        }
-        int32_t t118;
-        if (t115) {
-          t118 = t101a2;
-        } else {
-          t118 = t101x2;
-        }
-        t101a0 = t116;
-        t101a1 = t117;
-        t101a2 = t118;
+        v_x1079_d[t99] = t115;
+        v_ids_1082_d[t99] = t102;
       }
-      t98[t101] = t101a0;
-      t99[t101] = t101a1;
-      t100[t101] = t101a2;
     }
-    int32_t t101t0;
-    int32_t t101t1;
-    int32_t t101t2;
-    t101t0 = 2147483647;
-    t101t1 = 0;
-    t101t2 = 1;
-    for (int64_t t101 = 0; t101 < t97; t101++) {
-      const int32_t t119 = t98[t101];
-      const int32_t t120 = t99[t101];
-      const int32_t t121 = t100[t101];
-      uint8_t t123 = rt_le_i(t101t0, t119);
-      int32_t t124;
-      if (t123) {
-        t124 = t101t0;
-      } else {
-        t124 = t119;
-      }
-      int32_t t125;
-      if (t123) {
-        t125 = t101t1;
-      } else {
-        t125 = t120;
-      }
-      int32_t t126;
-      if (t123) {
-        t126 = t101t2;
-      } else {
-        t126 = t121;
-      }
-      t101t0 = t124;
-      t101t1 = t125;
-      t101t2 = t126;
-    }
-    v_x697 = t101t0;
-    rt_free(t98);
-    v_x698 = t101t1;
-    rt_free(t99);
-    v_x699 = t101t2;
-    rt_free(t100);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x697 = v_x697;
-  *out_v_x698 = v_x698;
-  *out_v_x699 = v_x699;
+  *out_v_x1079 = v_x1079;
+  *out_v_ids_1082 = v_ids_1082;
   return;
 fail:
+  rt_release(v_x1079);
+  rt_release(v_ids_1082);
 }
 
-/* K8: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K8: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x688_d; int64_t v_x688_n;
-  int32_t *v_x689_d; int64_t v_x689_n;
-  int32_t v_x697;
-  int32_t v_x698;
-  int32_t v_x699;
+  const int64_t *v_sd_1080_off; int64_t v_sd_1080_n;
+  int32_t *v_x1074_d; int64_t v_x1074_n;
+  int32_t *v_x1075_d; int64_t v_x1075_n;
+  int32_t *v_x1076_d; int64_t v_x1076_n;
+  int32_t v_x1077;
+  int32_t *v_x1079_d; int64_t v_x1079_n;
+  int32_t *v_ids_1082_d; int64_t v_ids_1082_n;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
   int32_t v1;
-  int32_t v2;
 };
 struct K8_0_pull {
   K8_A A;
-  __device__ K8_0_V operator()(int64_t i) const {
+  __device__ K8_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t128 = 0; /* nonzero: a check below failed */
-    int t129 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x689_n;
-    int32_t t127 = t129 ? A.v_x689_d[ix] : 0;
-    t128 |= !t129;
-    uint8_t t131 = rt_lt_i(1, t127);
-    int32_t t132;
-    if (t131) {
-      t132 = 2147483647;
-    } else {
-      t132 = ix;
-    }
-    if (__builtin_expect(t128 != 0, 0)) { /* again, recording the error */
-      int32_t t133;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x689_n) {
-        t133 = A.v_x689_d[ix];
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t126 = 0; /* nonzero: a check below failed */
+    int t127 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1076_n;
+    int32_t t125 = t127 ? A.v_x1076_d[sx] : 0;
+    t126 |= !t127;
+    int t129 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1074_n;
+    int32_t t128 = t129 ? A.v_x1074_d[sx] : 0;
+    t126 |= !t129;
+    int32_t t131 = rt_sub_i(ix, t128);
+    int t133 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1075_n;
+    int32_t t132 = t133 ? A.v_x1075_d[sx] : 0;
+    t126 |= !t133;
+    int32_t t135 = rt_mul_i(t131, t132);
+    int32_t t137 = rt_add_i(t125, t135);
+    if (__builtin_expect(t126 != 0, 0)) { /* again, recording the error */
+      int32_t t138;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1076_n) {
+        t138 = A.v_x1076_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x689_n, 0.0, 0);
-        t133 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1076_n, 0.0, 0);
+        t138 = 0;
       }
-      uint8_t t135 = rt_lt_i(1, t133);
-      int32_t t136;
-      if (t135) {
-        t136 = 2147483647;
+      int32_t t139;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1074_n) {
+        t139 = A.v_x1074_d[sx];
       } else {
-        t136 = ix;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1074_n, 0.0, 1);
+        t139 = 0;
       }
+      int32_t t141 = rt_sub_i(ix, t139);
+      int32_t t142;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1075_n) {
+        t142 = A.v_x1075_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1075_n, 0.0, 2);
+        t142 = 0;
+      }
+      int32_t t144 = rt_mul_i(t141, t142);
+      int32_t t146 = rt_add_i(t138, t144);
     }
-    return K8_0_V{t132, 1, t127};
+    return K8_0_V{t137, sx};
   }
 };
-struct K8_0_op {
+struct K8_0_store {
   K8_A A;
-  __device__ K8_0_V operator()(const K8_0_V &a, const K8_0_V &b) const {
-    uint8_t t138 = rt_le_i(a.v0, b.v0);
-    int32_t t139;
-    if (t138) {
-      t139 = a.v0;
-    } else {
-      t139 = b.v0;
-    }
-    int32_t t140;
-    if (t138) {
-      t140 = a.v1;
-    } else {
-      t140 = b.v1;
-    }
-    int32_t t141;
-    if (t138) {
-      t141 = a.v2;
-    } else {
-      t141 = b.v2;
-    }
-    return K8_0_V{t139, t140, t141};
+  __device__ void operator()(int64_t i, const K8_0_V &v) const {
+    A.v_x1079_d[i] = v.v0;
+    A.v_ids_1082_d[i] = v.v1;
   }
 };
-struct K8_0_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K8_0_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
-      return false;
-    }
-    return true;
-  }
-};
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x688, RtValue *v_x689, int32_t *out_v_x697, int32_t *out_v_x698, int32_t *out_v_x699, int check_site_0) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x688_d = v_x688->data.i;
-  A.v_x688_n = v_x688->len;
-  A.v_x689_d = v_x689->data.i;
-  A.v_x689_n = v_x689->len;
-  K8_0_V *K8_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x697 = 0;
-  int32_t v_x698 = 0;
-  int32_t v_x699 = 0;
-  /* REDUCE */
+  A.v_sd_1080_off = rtg_seg_offsets(v_sd_1080);
+  A.v_sd_1080_n = v_sd_1080->len;
+  A.v_x1074_d = v_x1074->data.i;
+  A.v_x1074_n = v_x1074->len;
+  A.v_x1075_d = v_x1075->data.i;
+  A.v_x1075_n = v_x1075->len;
+  A.v_x1076_d = v_x1076->data.i;
+  A.v_x1076_n = v_x1076->len;
+  A.v_x1077 = v_x1077;
+  RtValue *v_x1079 = NULL;
+  RtValue *v_ids_1082 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t142 = v_x688->len;
-    K8_0_V *t143 = rtg::reduce_to_device<false>("K8", loc, K8_0_pull{A}, K8_0_op{A}, K8_0_V{2147483647, 0, 1}, t142);
-    K8_0_value = t143;
+    const int64_t t147 = rtg_seg_total(v_sd_1080);
+    v_x1079 = rtg_vec_new(RT_INT, t147);
+    A.v_x1079_d = v_x1079->data.i;
+    A.v_x1079_n = v_x1079->len;
+    v_ids_1082 = rtg_vec_new(RT_INT, t147);
+    A.v_ids_1082_d = v_ids_1082->data.i;
+    A.v_ids_1082_n = v_ids_1082->len;
+    rtg::seg_map("K8", loc, K8_0_pull{A}, K8_0_store{A}, v_sd_1080, t147);
   }
-  if (!rtg::check_result("K8", loc, K8_0_value, K8_0_check{{check_site_0}}, K8_0_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K8_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x697 = v_x697;
-  *out_v_x698 = v_x698;
-  *out_v_x699 = v_x699;
+  *out_v_x1079 = v_x1079;
+  *out_v_ids_1082 = v_ids_1082;
   return;
 fail:
-  rtg_free(K8_0_value);
+  rt_release(v_x1079);
+  rt_release(v_ids_1082);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x688, RtValue *v_x689, int32_t *out_v_x697, int32_t *out_v_x698, int32_t *out_v_x699, int check_site_0) {
-  RtValue *vals[] = {v_x688, v_x689};
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
+  RtValue *vals[] = {v_sd_1080, v_x1074, v_x1075, v_x1076};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K8_host(err, loc, run, v_x688, v_x689, out_v_x697, out_v_x698, out_v_x699);
-    if (err->index == INT64_MAX) {
-      K8_0_V t144;
-      memset(&t144, 0, sizeof t144);
-      t144.v0 = *out_v_x697;
-      t144.v1 = *out_v_x698;
-      t144.v2 = *out_v_x699;
-      (void)K8_0_check{{check_site_0}}(t144, err, run);
-    }
+  if (rtg_choose_host(vals, 4, sizes, 0)) {
+    K8_host(err, loc, run, v_sd_1080, v_x1074, v_x1075, v_x1076, v_x1077, out_v_x1079, out_v_ids_1082);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x688, v_x689, out_v_x697, out_v_x698, out_v_x699, check_site_0);
+    K8_gpu(err, loc, run, v_sd_1080, v_x1074, v_x1075, v_x1076, v_x1077, out_v_x1079, out_v_ids_1082);
   }
 }
 
@@ -1207,31 +1139,31 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int
   int32_t v_x717 = 0;
   /* ONCE */
   {
-    int t146 = 0; /* nonzero: a check below failed */
-    int t147 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
-    int32_t t145 = t147 ? v_x715_d[0] : 0;
-    t146 |= !t147;
-    int t149 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
-    int32_t t148 = t149 ? v_x715_d[1] : 0;
-    t146 |= !t149;
-    if (__builtin_expect(t146 != 0, 0)) { /* again, recording the error */
-      int32_t t150;
+    int t149 = 0; /* nonzero: a check below failed */
+    int t150 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
+    int32_t t148 = t150 ? v_x715_d[0] : 0;
+    t149 |= !t150;
+    int t152 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
+    int32_t t151 = t152 ? v_x715_d[1] : 0;
+    t149 |= !t152;
+    if (__builtin_expect(t149 != 0, 0)) { /* again, recording the error */
+      int32_t t153;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x715_n) {
-        t150 = v_x715_d[0];
+        t153 = v_x715_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x715_n, 0.0, 0);
-        t150 = 0;
+        t153 = 0;
       }
-      int32_t t151;
+      int32_t t154;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x715_n) {
-        t151 = v_x715_d[1];
+        t154 = v_x715_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x715_n, 0.0, 1);
-        t151 = 0;
+        t154 = 0;
       }
     }
-    v_x716 = t145;
-    v_x717 = t148;
+    v_x716 = t148;
+    v_x717 = t151;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1258,30 +1190,30 @@ struct K9_0_pull {
   __device__ K9_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t153 = 0; /* nonzero: a check below failed */
-    int t154 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x715_n;
-    int32_t t152 = t154 ? A.v_x715_d[0] : 0;
-    t153 |= !t154;
-    int t156 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x715_n;
-    int32_t t155 = t156 ? A.v_x715_d[1] : 0;
-    t153 |= !t156;
-    if (__builtin_expect(t153 != 0, 0)) { /* again, recording the error */
-      int32_t t157;
+    int t156 = 0; /* nonzero: a check below failed */
+    int t157 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x715_n;
+    int32_t t155 = t157 ? A.v_x715_d[0] : 0;
+    t156 |= !t157;
+    int t159 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x715_n;
+    int32_t t158 = t159 ? A.v_x715_d[1] : 0;
+    t156 |= !t159;
+    if (__builtin_expect(t156 != 0, 0)) { /* again, recording the error */
+      int32_t t160;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x715_n) {
-        t157 = A.v_x715_d[0];
+        t160 = A.v_x715_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x715_n, 0.0, 0);
-        t157 = 0;
+        t160 = 0;
       }
-      int32_t t158;
+      int32_t t161;
       if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x715_n) {
-        t158 = A.v_x715_d[1];
+        t161 = A.v_x715_d[1];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x715_n, 0.0, 1);
-        t158 = 0;
+        t161 = 0;
       }
     }
-    return K9_0_V{t152, t155};
+    return K9_0_V{t155, t158};
   }
 };
 static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
@@ -1297,10 +1229,10 @@ static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int3
   int32_t v_x717 = 0;
   /* ONCE */
   {
-    const K9_0_V t159 = rtg::once<K9_0_V>("K9", loc, K9_0_pull{A});
-    v_x716 = t159.v0;
+    const K9_0_V t162 = rtg::once<K9_0_V>("K9", loc, K9_0_pull{A});
+    v_x716 = t162.v0;
     A.v_x716 = v_x716;
-    v_x717 = t159.v1;
+    v_x717 = t162.v1;
     A.v_x717 = v_x717;
   }
   *out_v_x716 = v_x716;
@@ -1320,225 +1252,128 @@ static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t 
   }
 }
 
-/* K10: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1085, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue *v_x1078, RtValue **out_v_x1081, RtValue **out_v_x1084, RtValue **out_v_ids_1088) {
+/* K10: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1085_off = rt_seg_offsets(v_sd_1085);
-  const int64_t v_sd_1085_n = v_sd_1085->len;
-  int32_t *v_x1074_d = v_x1074->data.i;
-  const int64_t v_x1074_n = v_x1074->len;
-  int32_t *v_x1075_d = v_x1075->data.i;
-  const int64_t v_x1075_n = v_x1075->len;
-  int32_t *v_x1076_d = v_x1076->data.i;
-  const int64_t v_x1076_n = v_x1076->len;
-  int32_t *v_x1078_d = v_x1078->data.i;
-  const int64_t v_x1078_n = v_x1078->len;
-  RtValue *v_x1081 = NULL;
-  RtValue *v_ids_1088 = NULL;
-  RtValue *v_x1084 = NULL;
-  /* SEG_MAP */
+  int32_t *v_x718_d = v_x718->data.i;
+  const int64_t v_x718_n = v_x718->len;
+  int32_t *v_x719_d = v_x719->data.i;
+  const int64_t v_x719_n = v_x719->len;
+  int32_t *v_x722_d = v_x722->data.i;
+  const int64_t v_x722_n = v_x722->len;
+  RtValue *v_x721 = NULL;
+  RtValue *v_x726 = NULL;
+  /* MAP */
   {
-    const int64_t t160 = v_sd_1085_off[v_sd_1085_n];
-    v_x1081 = rt_value_new(rt_vec_type(RT_INT), t160);
-    int32_t *v_x1081_d = v_x1081->data.i;
-    const int64_t v_x1081_n = v_x1081->len;
-    v_ids_1088 = rt_value_new(rt_vec_type(RT_INT), t160);
-    int32_t *v_ids_1088_d = v_ids_1088->data.i;
-    const int64_t v_ids_1088_n = v_ids_1088->len;
-    const int64_t t161 = (t160 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t161 > 1)
-    for (int64_t t162 = 0; t162 < t161; t162++) {
-      int64_t t165 = rt_segment_search(v_sd_1085_off, 0, v_sd_1085_n, t162 * RT_CHUNK);
-      const int64_t t162_end = (t162 + 1) * RT_CHUNK < t160 ? (t162 + 1) * RT_CHUNK : t160;
-      for (int64_t t163 = t162 * RT_CHUNK; t163 < t162_end; t163++) {
-        const int32_t t164 = (int32_t)t163;
-        while (v_sd_1085_off[t165 + 1] <= t163)
-          t165++;
-        const int32_t t166 = (int32_t)t165;
-        int t168 = 0; /* nonzero: a check below failed */
-        int t169 = (uint64_t)(int64_t)t166 < (uint64_t)v_x1076_n;
-        int32_t t167 = t169 ? v_x1076_d[t166] : 0;
-        t168 |= !t169;
-        int t171 = (uint64_t)(int64_t)t166 < (uint64_t)v_x1074_n;
-        int32_t t170 = t171 ? v_x1074_d[t166] : 0;
-        t168 |= !t171;
-        int32_t t173 = rt_sub_i(t164, t170);
-        int t175 = (uint64_t)(int64_t)t166 < (uint64_t)v_x1075_n;
-        int32_t t174 = t175 ? v_x1075_d[t166] : 0;
-        t168 |= !t175;
-        int32_t t177 = rt_mul_i(t173, t174);
-        int32_t t179 = rt_add_i(t167, t177);
-        int t181 = (uint64_t)(int64_t)t179 < (uint64_t)v_x1078_n;
-        int32_t t180 = t181 ? v_x1078_d[t179] : 0;
-        t168 |= !t181;
-        if (__builtin_expect(t168 != 0, 0)) { /* again, recording the error */
-          int32_t t182;
-          if ((uint64_t)(int64_t)t166 < (uint64_t)v_x1076_n) {
-            t182 = v_x1076_d[t166];
-          } else {
-            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t166, v_x1076_n, 0.0, 0);
-            t182 = 0;
-          }
-          int32_t t183;
-          if ((uint64_t)(int64_t)t166 < (uint64_t)v_x1074_n) {
-            t183 = v_x1074_d[t166];
-          } else {
-            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t166, v_x1074_n, 0.0, 1);
-            t183 = 0;
-          }
-          int32_t t185 = rt_sub_i(t164, t183);
-          int32_t t186;
-          if ((uint64_t)(int64_t)t166 < (uint64_t)v_x1075_n) {
-            t186 = v_x1075_d[t166];
-          } else {
-            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t166, v_x1075_n, 0.0, 2);
-            t186 = 0;
-          }
-          int32_t t188 = rt_mul_i(t185, t186);
-          int32_t t190 = rt_add_i(t182, t188);
-          int32_t t191;
-          if ((uint64_t)(int64_t)t190 < (uint64_t)v_x1078_n) {
-            t191 = v_x1078_d[t190];
-          } else {
-            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x1078_n, 0.0, 3);
-            t191 = 0;
-          }
+    const int64_t t163 = v_x718_n;
+    v_x721 = rt_value_new(rt_vec_type(RT_INT), t163);
+    int32_t *v_x721_d = v_x721->data.i;
+    const int64_t v_x721_n = v_x721->len;
+    RT_PARALLEL_FOR_IF(t163 >= RT_PARALLEL_MIN)
+    for (int64_t t164 = 0; t164 < t163; t164++) {
+      const int32_t t165 = (int32_t)t164;
+      int t168 = 0; /* nonzero: a check below failed */
+      int32_t t166 = v_x718_d[t165];
+      int t169 = (uint64_t)(int64_t)t166 < (uint64_t)v_x719_n;
+      int32_t t167 = t169 ? v_x719_d[t166] : 0;
+      t168 |= !t169;
+      if (__builtin_expect(t168 != 0, 0)) { /* again, recording the error */
+        int32_t t170 = v_x718_d[t165];
+        int32_t t171;
+        if ((uint64_t)(int64_t)t170 < (uint64_t)v_x719_n) {
+          t171 = v_x719_d[t170];
+        } else {
+          NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, v_x719_n, 0.0, 0);
+          t171 = 0;
         }
-        v_x1081_d[t163] = t180;
-        v_ids_1088_d[t163] = t166;
       }
+      v_x721_d[t164] = t167;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1081_d = v_x1081->data.i;
-    const int64_t v_x1081_n = v_x1081->len;
-    int32_t *v_ids_1088_d = v_ids_1088->data.i;
-    const int64_t v_ids_1088_n = v_ids_1088->len;
+    int32_t *v_x721_d = v_x721->data.i;
+    const int64_t v_x721_n = v_x721->len;
     /* MAP */
     {
-      const int64_t t192 = v_x1074_n;
-      v_x1084 = rt_value_new(rt_vec_type(RT_INT), t192);
-      int32_t *v_x1084_d = v_x1084->data.i;
-      const int64_t v_x1084_n = v_x1084->len;
-      RT_PARALLEL_FOR_IF(t192 >= RT_PARALLEL_MIN)
-      for (int64_t t193 = 0; t193 < t192; t193++) {
-        const int32_t t194 = (int32_t)t193;
-        int t197 = 0; /* nonzero: a check below failed */
-        int32_t t195 = v_x1074_d[t194];
-        int t198 = (uint64_t)(int64_t)t195 < (uint64_t)v_x1081_n;
-        int32_t t196 = t198 ? v_x1081_d[t195] : 0;
-        t197 |= !t198;
-        if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
-          int32_t t199 = v_x1074_d[t194];
-          int32_t t200;
-          if ((uint64_t)(int64_t)t199 < (uint64_t)v_x1081_n) {
-            t200 = v_x1081_d[t199];
+      const int64_t t172 = v_x722_n;
+      v_x726 = rt_value_new(rt_vec_type(RT_INT), t172);
+      int32_t *v_x726_d = v_x726->data.i;
+      const int64_t v_x726_n = v_x726->len;
+      RT_PARALLEL_FOR_IF(t172 >= RT_PARALLEL_MIN)
+      for (int64_t t173 = 0; t173 < t172; t173++) {
+        const int32_t t174 = (int32_t)t173;
+        int t177 = 0; /* nonzero: a check below failed */
+        int32_t t175 = v_x722_d[t174];
+        int t178 = (uint64_t)(int64_t)t175 < (uint64_t)v_x721_n;
+        int32_t t176 = t178 ? v_x721_d[t175] : 0;
+        t177 |= !t178;
+        if (__builtin_expect(t177 != 0, 0)) { /* again, recording the error */
+          int32_t t179 = v_x722_d[t174];
+          int32_t t180;
+          if ((uint64_t)(int64_t)t179 < (uint64_t)v_x721_n) {
+            t180 = v_x721_d[t179];
           } else {
-            NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 2, 0, RT_GATHER, t199, v_x1081_n, 0.0, 4);
-            t200 = 0;
+            NESSIE_RECORD(err, t173, RT_CHECK_INDEX, 2, 0, RT_GATHER, t179, v_x721_n, 0.0, 1);
+            t180 = 0;
           }
         }
-        v_x1084_d[t193] = t196;
+        v_x726_d[t173] = t176;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1081 = v_x1081;
-  *out_v_x1084 = v_x1084;
-  *out_v_ids_1088 = v_ids_1088;
+  *out_v_x721 = v_x721;
+  *out_v_x726 = v_x726;
   return;
 fail:
-  rt_release(v_x1081);
-  rt_release(v_ids_1088);
-  rt_release(v_x1084);
+  rt_release(v_x721);
+  rt_release(v_x726);
 }
 
-/* K10: SEG_MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K10: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K10_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1085_off; int64_t v_sd_1085_n;
-  int32_t *v_x1074_d; int64_t v_x1074_n;
-  int32_t *v_x1075_d; int64_t v_x1075_n;
-  int32_t *v_x1076_d; int64_t v_x1076_n;
-  int32_t v_x1077;
-  int32_t *v_x1078_d; int64_t v_x1078_n;
-  int32_t *v_x1081_d; int64_t v_x1081_n;
-  int32_t *v_ids_1088_d; int64_t v_ids_1088_n;
-  int32_t *v_x1084_d; int64_t v_x1084_n;
+  int32_t *v_x718_d; int64_t v_x718_n;
+  int32_t *v_x719_d; int64_t v_x719_n;
+  int32_t *v_x722_d; int64_t v_x722_n;
+  int32_t *v_x721_d; int64_t v_x721_n;
+  int32_t *v_x726_d; int64_t v_x726_n;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
-  int32_t v1;
 };
 struct K10_0_pull {
   K10_A A;
-  __device__ K10_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t202 = 0; /* nonzero: a check below failed */
-    int t203 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1076_n;
-    int32_t t201 = t203 ? A.v_x1076_d[sx] : 0;
-    t202 |= !t203;
-    int t205 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1074_n;
-    int32_t t204 = t205 ? A.v_x1074_d[sx] : 0;
-    t202 |= !t205;
-    int32_t t207 = rt_sub_i(ix, t204);
-    int t209 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1075_n;
-    int32_t t208 = t209 ? A.v_x1075_d[sx] : 0;
-    t202 |= !t209;
-    int32_t t211 = rt_mul_i(t207, t208);
-    int32_t t213 = rt_add_i(t201, t211);
-    int t215 = (uint64_t)(int64_t)t213 < (uint64_t)A.v_x1078_n;
-    int32_t t214 = t215 ? A.v_x1078_d[t213] : 0;
-    t202 |= !t215;
-    if (__builtin_expect(t202 != 0, 0)) { /* again, recording the error */
-      int32_t t216;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1076_n) {
-        t216 = A.v_x1076_d[sx];
+    int t183 = 0; /* nonzero: a check below failed */
+    int32_t t181 = A.v_x718_d[ix];
+    int t184 = (uint64_t)(int64_t)t181 < (uint64_t)A.v_x719_n;
+    int32_t t182 = t184 ? A.v_x719_d[t181] : 0;
+    t183 |= !t184;
+    if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
+      int32_t t185 = A.v_x718_d[ix];
+      int32_t t186;
+      if ((uint64_t)(int64_t)t185 < (uint64_t)A.v_x719_n) {
+        t186 = A.v_x719_d[t185];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1076_n, 0.0, 0);
-        t216 = 0;
-      }
-      int32_t t217;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1074_n) {
-        t217 = A.v_x1074_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1074_n, 0.0, 1);
-        t217 = 0;
-      }
-      int32_t t219 = rt_sub_i(ix, t217);
-      int32_t t220;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1075_n) {
-        t220 = A.v_x1075_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1075_n, 0.0, 2);
-        t220 = 0;
-      }
-      int32_t t222 = rt_mul_i(t219, t220);
-      int32_t t224 = rt_add_i(t216, t222);
-      int32_t t225;
-      if ((uint64_t)(int64_t)t224 < (uint64_t)A.v_x1078_n) {
-        t225 = A.v_x1078_d[t224];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t224, A.v_x1078_n, 0.0, 3);
-        t225 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, A.v_x719_n, 0.0, 0);
+        t186 = 0;
       }
     }
-    return K10_0_V{t214, sx};
+    return K10_0_V{t182};
   }
 };
 struct K10_0_store {
   K10_A A;
   __device__ void operator()(int64_t i, const K10_0_V &v) const {
-    A.v_x1081_d[i] = v.v0;
-    A.v_ids_1088_d[i] = v.v1;
+    A.v_x721_d[i] = v.v0;
   }
 };
 struct alignas(8) K10_1_V {
@@ -1549,265 +1384,254 @@ struct K10_1_pull {
   __device__ K10_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t228 = 0; /* nonzero: a check below failed */
-    int32_t t226 = A.v_x1074_d[ix];
-    int t229 = (uint64_t)(int64_t)t226 < (uint64_t)A.v_x1081_n;
-    int32_t t227 = t229 ? A.v_x1081_d[t226] : 0;
-    t228 |= !t229;
-    if (__builtin_expect(t228 != 0, 0)) { /* again, recording the error */
-      int32_t t230 = A.v_x1074_d[ix];
-      int32_t t231;
-      if ((uint64_t)(int64_t)t230 < (uint64_t)A.v_x1081_n) {
-        t231 = A.v_x1081_d[t230];
+    int t189 = 0; /* nonzero: a check below failed */
+    int32_t t187 = A.v_x722_d[ix];
+    int t190 = (uint64_t)(int64_t)t187 < (uint64_t)A.v_x721_n;
+    int32_t t188 = t190 ? A.v_x721_d[t187] : 0;
+    t189 |= !t190;
+    if (__builtin_expect(t189 != 0, 0)) { /* again, recording the error */
+      int32_t t191 = A.v_x722_d[ix];
+      int32_t t192;
+      if ((uint64_t)(int64_t)t191 < (uint64_t)A.v_x721_n) {
+        t192 = A.v_x721_d[t191];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t230, A.v_x1081_n, 0.0, 4);
-        t231 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t191, A.v_x721_n, 0.0, 1);
+        t192 = 0;
       }
     }
-    return K10_1_V{t227};
+    return K10_1_V{t188};
   }
 };
 struct K10_1_store {
   K10_A A;
   __device__ void operator()(int64_t i, const K10_1_V &v) const {
-    A.v_x1084_d[i] = v.v0;
+    A.v_x726_d[i] = v.v0;
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1085, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue *v_x1078, RtValue **out_v_x1081, RtValue **out_v_x1084, RtValue **out_v_ids_1088) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1085_off = rtg_seg_offsets(v_sd_1085);
-  A.v_sd_1085_n = v_sd_1085->len;
-  A.v_x1074_d = v_x1074->data.i;
-  A.v_x1074_n = v_x1074->len;
-  A.v_x1075_d = v_x1075->data.i;
-  A.v_x1075_n = v_x1075->len;
-  A.v_x1076_d = v_x1076->data.i;
-  A.v_x1076_n = v_x1076->len;
-  A.v_x1077 = v_x1077;
-  A.v_x1078_d = v_x1078->data.i;
-  A.v_x1078_n = v_x1078->len;
-  RtValue *v_x1081 = NULL;
-  RtValue *v_ids_1088 = NULL;
-  RtValue *v_x1084 = NULL;
-  /* SEG_MAP */
+  A.v_x718_d = v_x718->data.i;
+  A.v_x718_n = v_x718->len;
+  A.v_x719_d = v_x719->data.i;
+  A.v_x719_n = v_x719->len;
+  A.v_x722_d = v_x722->data.i;
+  A.v_x722_n = v_x722->len;
+  RtValue *v_x721 = NULL;
+  RtValue *v_x726 = NULL;
+  /* MAP */
   {
-    const int64_t t232 = rtg_seg_total(v_sd_1085);
-    v_x1081 = rtg_vec_new(RT_INT, t232);
-    A.v_x1081_d = v_x1081->data.i;
-    A.v_x1081_n = v_x1081->len;
-    v_ids_1088 = rtg_vec_new(RT_INT, t232);
-    A.v_ids_1088_d = v_ids_1088->data.i;
-    A.v_ids_1088_n = v_ids_1088->len;
-    rtg::seg_map("K10", loc, K10_0_pull{A}, K10_0_store{A}, v_sd_1085, t232);
+    const int64_t t193 = v_x718->len;
+    v_x721 = rtg_vec_new(RT_INT, t193);
+    A.v_x721_d = v_x721->data.i;
+    A.v_x721_n = v_x721->len;
+    rtg::map("K10", loc, K10_0_pull{A}, K10_0_store{A}, t193);
   }
   /* MAP */
   {
-    const int64_t t233 = v_x1074->len;
-    v_x1084 = rtg_vec_new(RT_INT, t233);
-    A.v_x1084_d = v_x1084->data.i;
-    A.v_x1084_n = v_x1084->len;
-    rtg::map("K10", loc, K10_1_pull{A}, K10_1_store{A}, t233);
+    const int64_t t194 = v_x722->len;
+    v_x726 = rtg_vec_new(RT_INT, t194);
+    A.v_x726_d = v_x726->data.i;
+    A.v_x726_n = v_x726->len;
+    rtg::map("K10", loc, K10_1_pull{A}, K10_1_store{A}, t194);
   }
-  *out_v_x1081 = v_x1081;
-  *out_v_x1084 = v_x1084;
-  *out_v_ids_1088 = v_ids_1088;
+  *out_v_x721 = v_x721;
+  *out_v_x726 = v_x726;
   return;
 fail:
-  rt_release(v_x1081);
-  rt_release(v_ids_1088);
-  rt_release(v_x1084);
+  rt_release(v_x721);
+  rt_release(v_x726);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1085, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue *v_x1078, RtValue **out_v_x1081, RtValue **out_v_x1084, RtValue **out_v_ids_1088) {
-  RtValue *vals[] = {v_sd_1085, v_x1074, v_x1075, v_x1076, v_x1078};
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
+  RtValue *vals[] = {v_x718, v_x719, v_x722};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K10_host(err, loc, run, v_sd_1085, v_x1074, v_x1075, v_x1076, v_x1077, v_x1078, out_v_x1081, out_v_x1084, out_v_ids_1088);
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K10_host(err, loc, run, v_x718, v_x719, v_x722, out_v_x721, out_v_x726);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_sd_1085, v_x1074, v_x1075, v_x1076, v_x1077, v_x1078, out_v_x1081, out_v_x1084, out_v_ids_1088);
+    K10_gpu(err, loc, run, v_x718, v_x719, v_x722, out_v_x721, out_v_x726);
   }
 }
 
 /* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x732, RtValue *v_x735, RtValue **out_v_x734, int32_t *out_v_x744, int32_t *out_v_x745) {
+static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740) {
   (void)loc;
   (void)run;
-  int32_t *v_x735_d = v_x735->data.i;
-  const int64_t v_x735_n = v_x735->len;
-  RtValue *v_x734 = NULL;
-  int32_t v_x743 = 0;
-  int32_t v_x744 = 0;
-  int32_t v_x745 = 0;
+  int32_t *v_x730_d = v_x730->data.i;
+  const int64_t v_x730_n = v_x730->len;
+  RtValue *v_x729 = NULL;
+  int32_t v_x738 = 0;
+  int32_t v_x739 = 0;
+  int32_t v_x740 = 0;
   /* MAP */
   {
-    const int64_t t234 = v_x732;
-    if (t234 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t234, 0.0, 0);
+    const int64_t t195 = v_x727;
+    if (t195 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t195, 0.0, 0);
       goto fail;
     }
-    v_x734 = rt_value_new(rt_vec_type(RT_INT), t234);
-    int32_t *v_x734_d = v_x734->data.i;
-    const int64_t v_x734_n = v_x734->len;
-    RT_PARALLEL_FOR_IF(t234 >= RT_PARALLEL_MIN)
-    for (int64_t t235 = 0; t235 < t234; t235++) {
-      const int32_t t236 = (int32_t)t235;
-      v_x734_d[t235] = 0;
+    v_x729 = rt_value_new(rt_vec_type(RT_INT), t195);
+    int32_t *v_x729_d = v_x729->data.i;
+    const int64_t v_x729_n = v_x729->len;
+    RT_PARALLEL_FOR_IF(t195 >= RT_PARALLEL_MIN)
+    for (int64_t t196 = 0; t196 < t195; t196++) {
+      const int32_t t197 = (int32_t)t196;
+      v_x729_d[t196] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x734_d = v_x734->data.i;
-    const int64_t v_x734_n = v_x734->len;
+    int32_t *v_x729_d = v_x729->data.i;
+    const int64_t v_x729_n = v_x729->len;
     /* REDUCE */
     {
-      const int64_t t237 = v_x732;
-      if (t237 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t237, 0.0, 1);
+      const int64_t t198 = v_x727;
+      if (t198 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t198, 0.0, 1);
         goto fail;
       }
-      const int64_t t238 = t237 > 0 ? (t237 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t239 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t238);
-      int32_t *t240 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t238);
-      int32_t *t241 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t238);
-      RT_PARALLEL_FOR_IF(t238 > 1)
-      for (int64_t t242 = 0; t242 < t238; t242++) {
-        int32_t t242a0;
-        int32_t t242a1;
-        int32_t t242a2;
-        t242a0 = 2147483647;
-        t242a1 = 0;
-        t242a2 = 1;
-        const int64_t t242_end = (t242 + 1) * RT_CHUNK < t237 ? (t242 + 1) * RT_CHUNK : t237;
-        for (int64_t t243 = t242 * RT_CHUNK; t243 < t242_end; t243++) {
-          const int32_t t244 = (int32_t)t243;
-          int32_t t242x0;
-          int32_t t242x1;
-          int32_t t242x2;
-          int t246 = 0; /* nonzero: a check below failed */
-          int t247 = (uint64_t)(int64_t)t244 < (uint64_t)v_x735_n;
-          int32_t t245 = t247 ? v_x735_d[t244] : 0;
-          t246 |= !t247;
-          uint8_t t249 = rt_lt_i(0, t245);
-          int32_t t250;
-          if (t249) {
-            t250 = 2147483647;
+      const int64_t t199 = t198 > 0 ? (t198 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t200 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t199);
+      int32_t *t201 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t199);
+      int32_t *t202 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t199);
+      RT_PARALLEL_FOR_IF(t199 > 1)
+      for (int64_t t203 = 0; t203 < t199; t203++) {
+        int32_t t203a0;
+        int32_t t203a1;
+        int32_t t203a2;
+        t203a0 = 2147483647;
+        t203a1 = 0;
+        t203a2 = 1;
+        const int64_t t203_end = (t203 + 1) * RT_CHUNK < t198 ? (t203 + 1) * RT_CHUNK : t198;
+        for (int64_t t204 = t203 * RT_CHUNK; t204 < t203_end; t204++) {
+          const int32_t t205 = (int32_t)t204;
+          int32_t t203x0;
+          int32_t t203x1;
+          int32_t t203x2;
+          int t207 = 0; /* nonzero: a check below failed */
+          int t208 = (uint64_t)(int64_t)t205 < (uint64_t)v_x730_n;
+          int32_t t206 = t208 ? v_x730_d[t205] : 0;
+          t207 |= !t208;
+          uint8_t t210 = rt_lt_i(0, t206);
+          int32_t t211;
+          if (t210) {
+            t211 = 2147483647;
           } else {
-            t250 = t244;
+            t211 = t205;
           }
-          if (__builtin_expect(t246 != 0, 0)) { /* again, recording the error */
-            int32_t t251;
-            if ((uint64_t)(int64_t)t244 < (uint64_t)v_x735_n) {
-              t251 = v_x735_d[t244];
+          if (__builtin_expect(t207 != 0, 0)) { /* again, recording the error */
+            int32_t t212;
+            if ((uint64_t)(int64_t)t205 < (uint64_t)v_x730_n) {
+              t212 = v_x730_d[t205];
             } else {
-              NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 2, 0, RT_GATHER, t244, v_x735_n, 0.0, 2);
-              t251 = 0;
+              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 2, 0, RT_GATHER, t205, v_x730_n, 0.0, 2);
+              t212 = 0;
             }
-            uint8_t t253 = rt_lt_i(0, t251);
-            int32_t t254;
-            if (t253) {
-              t254 = 2147483647;
+            uint8_t t214 = rt_lt_i(0, t212);
+            int32_t t215;
+            if (t214) {
+              t215 = 2147483647;
             } else {
-              t254 = t244;
+              t215 = t205;
             }
           }
-          t242x0 = t250;
-          t242x1 = 0;
-          t242x2 = t245;
-          uint8_t t256 = rt_le_i(t242a0, t242x0);
-          int32_t t257;
-          if (t256) {
-            t257 = t242a0;
+          t203x0 = t211;
+          t203x1 = 0;
+          t203x2 = t206;
+          uint8_t t217 = rt_le_i(t203a0, t203x0);
+          int32_t t218;
+          if (t217) {
+            t218 = t203a0;
           } else {
-            t257 = t242x0;
+            t218 = t203x0;
           }
-          int32_t t258;
-          if (t256) {
-            t258 = t242a1;
+          int32_t t219;
+          if (t217) {
+            t219 = t203a1;
           } else {
-            t258 = t242x1;
+            t219 = t203x1;
           }
-          int32_t t259;
-          if (t256) {
-            t259 = t242a2;
+          int32_t t220;
+          if (t217) {
+            t220 = t203a2;
           } else {
-            t259 = t242x2;
+            t220 = t203x2;
           }
-          t242a0 = t257;
-          t242a1 = t258;
-          t242a2 = t259;
+          t203a0 = t218;
+          t203a1 = t219;
+          t203a2 = t220;
         }
-        t239[t242] = t242a0;
-        t240[t242] = t242a1;
-        t241[t242] = t242a2;
+        t200[t203] = t203a0;
+        t201[t203] = t203a1;
+        t202[t203] = t203a2;
       }
-      int32_t t242t0;
-      int32_t t242t1;
-      int32_t t242t2;
-      t242t0 = 2147483647;
-      t242t1 = 0;
-      t242t2 = 1;
-      for (int64_t t242 = 0; t242 < t238; t242++) {
-        const int32_t t260 = t239[t242];
-        const int32_t t261 = t240[t242];
-        const int32_t t262 = t241[t242];
-        uint8_t t264 = rt_le_i(t242t0, t260);
-        int32_t t265;
-        if (t264) {
-          t265 = t242t0;
+      int32_t t203t0;
+      int32_t t203t1;
+      int32_t t203t2;
+      t203t0 = 2147483647;
+      t203t1 = 0;
+      t203t2 = 1;
+      for (int64_t t203 = 0; t203 < t199; t203++) {
+        const int32_t t221 = t200[t203];
+        const int32_t t222 = t201[t203];
+        const int32_t t223 = t202[t203];
+        uint8_t t225 = rt_le_i(t203t0, t221);
+        int32_t t226;
+        if (t225) {
+          t226 = t203t0;
         } else {
-          t265 = t260;
+          t226 = t221;
         }
-        int32_t t266;
-        if (t264) {
-          t266 = t242t1;
+        int32_t t227;
+        if (t225) {
+          t227 = t203t1;
         } else {
-          t266 = t261;
+          t227 = t222;
         }
-        int32_t t267;
-        if (t264) {
-          t267 = t242t2;
+        int32_t t228;
+        if (t225) {
+          t228 = t203t2;
         } else {
-          t267 = t262;
+          t228 = t223;
         }
-        t242t0 = t265;
-        t242t1 = t266;
-        t242t2 = t267;
+        t203t0 = t226;
+        t203t1 = t227;
+        t203t2 = t228;
       }
-      v_x743 = t242t0;
-      rt_free(t239);
-      v_x744 = t242t1;
-      rt_free(t240);
-      v_x745 = t242t2;
-      rt_free(t241);
+      v_x738 = t203t0;
+      rt_free(t200);
+      v_x739 = t203t1;
+      rt_free(t201);
+      v_x740 = t203t2;
+      rt_free(t202);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x734 = v_x734;
-  *out_v_x744 = v_x744;
-  *out_v_x745 = v_x745;
+  *out_v_x729 = v_x729;
+  *out_v_x739 = v_x739;
+  *out_v_x740 = v_x740;
   return;
 fail:
-  rt_release(v_x734);
+  rt_release(v_x729);
 }
 
 /* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t v_x732;
-  int32_t *v_x735_d; int64_t v_x735_n;
-  int32_t *v_x734_d; int64_t v_x734_n;
-  int32_t v_x743;
-  int32_t v_x744;
-  int32_t v_x745;
+  int32_t v_x727;
+  int32_t *v_x730_d; int64_t v_x730_n;
+  int32_t *v_x729_d; int64_t v_x729_n;
+  int32_t v_x738;
+  int32_t v_x739;
+  int32_t v_x740;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
@@ -1823,7 +1647,7 @@ struct K11_0_pull {
 struct K11_0_store {
   K11_A A;
   __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x734_d[i] = v.v0;
+    A.v_x729_d[i] = v.v0;
   }
 };
 struct alignas(8) K11_1_V {
@@ -1836,59 +1660,59 @@ struct K11_1_pull {
   __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t269 = 0; /* nonzero: a check below failed */
-    int t270 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x735_n;
-    int32_t t268 = t270 ? A.v_x735_d[ix] : 0;
-    t269 |= !t270;
-    uint8_t t272 = rt_lt_i(0, t268);
-    int32_t t273;
-    if (t272) {
-      t273 = 2147483647;
+    int t230 = 0; /* nonzero: a check below failed */
+    int t231 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x730_n;
+    int32_t t229 = t231 ? A.v_x730_d[ix] : 0;
+    t230 |= !t231;
+    uint8_t t233 = rt_lt_i(0, t229);
+    int32_t t234;
+    if (t233) {
+      t234 = 2147483647;
     } else {
-      t273 = ix;
+      t234 = ix;
     }
-    if (__builtin_expect(t269 != 0, 0)) { /* again, recording the error */
-      int32_t t274;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x735_n) {
-        t274 = A.v_x735_d[ix];
+    if (__builtin_expect(t230 != 0, 0)) { /* again, recording the error */
+      int32_t t235;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x730_n) {
+        t235 = A.v_x730_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x735_n, 0.0, 0);
-        t274 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x730_n, 0.0, 0);
+        t235 = 0;
       }
-      uint8_t t276 = rt_lt_i(0, t274);
-      int32_t t277;
-      if (t276) {
-        t277 = 2147483647;
+      uint8_t t237 = rt_lt_i(0, t235);
+      int32_t t238;
+      if (t237) {
+        t238 = 2147483647;
       } else {
-        t277 = ix;
+        t238 = ix;
       }
     }
-    return K11_1_V{t273, 0, t268};
+    return K11_1_V{t234, 0, t229};
   }
 };
 struct K11_1_op {
   K11_A A;
   __device__ K11_1_V operator()(const K11_1_V &a, const K11_1_V &b) const {
-    uint8_t t279 = rt_le_i(a.v0, b.v0);
-    int32_t t280;
-    if (t279) {
-      t280 = a.v0;
+    uint8_t t240 = rt_le_i(a.v0, b.v0);
+    int32_t t241;
+    if (t240) {
+      t241 = a.v0;
     } else {
-      t280 = b.v0;
+      t241 = b.v0;
     }
-    int32_t t281;
-    if (t279) {
-      t281 = a.v1;
+    int32_t t242;
+    if (t240) {
+      t242 = a.v1;
     } else {
-      t281 = b.v1;
+      t242 = b.v1;
     }
-    int32_t t282;
-    if (t279) {
-      t282 = a.v2;
+    int32_t t243;
+    if (t240) {
+      t243 = a.v2;
     } else {
-      t282 = b.v2;
+      t243 = b.v2;
     }
-    return K11_1_V{t280, t281, t282};
+    return K11_1_V{t241, t242, t243};
   }
 };
 struct K11_1_check {
@@ -1908,441 +1732,441 @@ struct K11_1_ride {
     return K11_1_pull{A}(i);
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x732, RtValue *v_x735, RtValue **out_v_x734, int32_t *out_v_x744, int32_t *out_v_x745, int check_site_0) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740, int check_site_0) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x732 = v_x732;
-  A.v_x735_d = v_x735->data.i;
-  A.v_x735_n = v_x735->len;
-  RtValue *v_x734 = NULL;
+  A.v_x727 = v_x727;
+  A.v_x730_d = v_x730->data.i;
+  A.v_x730_n = v_x730->len;
+  RtValue *v_x729 = NULL;
   K11_1_V *K11_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x743 = 0;
-  int32_t v_x744 = 0;
-  int32_t v_x745 = 0;
+  int32_t v_x738 = 0;
+  int32_t v_x739 = 0;
+  int32_t v_x740 = 0;
   /* MAP */
   {
-    const int64_t t283 = v_x732;
-    if (t283 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t283, 0.0, run, 1};
+    const int64_t t244 = v_x727;
+    if (t244 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t244, 0.0, run, 1};
       goto fail;
     }
-    v_x734 = rtg_vec_new(RT_INT, t283);
-    A.v_x734_d = v_x734->data.i;
-    A.v_x734_n = v_x734->len;
+    v_x729 = rtg_vec_new(RT_INT, t244);
+    A.v_x729_d = v_x729->data.i;
+    A.v_x729_n = v_x729->len;
     /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t284 = v_x732;
-    if (t284 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t284, 0.0, run, 2};
+    const int64_t t245 = v_x727;
+    if (t245 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t245, 0.0, run, 2};
       goto fail;
     }
-    K11_1_V *t285 = rtg::reduce_to_device<false>("K11", loc, K11_1_ride{A}, K11_1_op{A}, K11_1_V{2147483647, 0, 1}, t284);
-    K11_1_value = t285;
+    K11_1_V *t246 = rtg::reduce_to_device<false>("K11", loc, K11_1_ride{A}, K11_1_op{A}, K11_1_V{2147483647, 0, 1}, t245);
+    K11_1_value = t246;
   }
   if (!rtg::check_result("K11", loc, K11_1_value, K11_1_check{{check_site_0}}, K11_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K11_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x734 = v_x734;
-  *out_v_x744 = v_x744;
-  *out_v_x745 = v_x745;
+  *out_v_x729 = v_x729;
+  *out_v_x739 = v_x739;
+  *out_v_x740 = v_x740;
   return;
 fail:
-  rt_release(v_x734);
+  rt_release(v_x729);
   rtg_free(K11_1_value);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x732, RtValue *v_x735, RtValue **out_v_x734, int32_t *out_v_x744, int32_t *out_v_x745, int check_site_0) {
-  RtValue *vals[] = {v_x735};
-  const int64_t sizes[] = {(int64_t)v_x732, (int64_t)v_x732};
+static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740, int check_site_0) {
+  RtValue *vals[] = {v_x730};
+  const int64_t sizes[] = {(int64_t)v_x727, (int64_t)v_x727};
   if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K11_host(err, loc, run, v_x732, v_x735, out_v_x734, out_v_x744, out_v_x745);
+    K11_host(err, loc, run, v_x727, v_x730, out_v_x729, out_v_x739, out_v_x740);
     if (err->index == INT64_MAX) {
-      K11_1_V t286;
-      memset(&t286, 0, sizeof t286);
-      t286.v1 = *out_v_x744;
-      t286.v2 = *out_v_x745;
-      (void)K11_1_check{{check_site_0}}(t286, err, run);
+      K11_1_V t247;
+      memset(&t247, 0, sizeof t247);
+      t247.v1 = *out_v_x739;
+      t247.v2 = *out_v_x740;
+      (void)K11_1_check{{check_site_0}}(t247, err, run);
     }
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x732, v_x735, out_v_x734, out_v_x744, out_v_x745, check_site_0);
+    K11_gpu(err, loc, run, v_x727, v_x730, out_v_x729, out_v_x739, out_v_x740, check_site_0);
   }
 }
 
 /* K12: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
   (void)loc;
   (void)run;
-  int32_t *v_x746_d = v_x746->data.i;
-  const int64_t v_x746_n = v_x746->len;
-  int32_t *v_x747_d = v_x747->data.i;
-  const int64_t v_x747_n = v_x747->len;
-  int32_t *v_x750_d = v_x750->data.i;
-  const int64_t v_x750_n = v_x750->len;
-  const int64_t *v_x760_off = rt_seg_offsets(v_x760);
-  const int64_t v_x760_n = v_x760->len;
-  RtValue *v_x756 = NULL;
-  RtValue *v_x757 = NULL;
-  RtValue *v_x770 = NULL;
-  RtValue *v_x771 = NULL;
-  RtValue *v_x764 = NULL;
-  RtValue *v_x777 = NULL;
+  int32_t *v_x741_d = v_x741->data.i;
+  const int64_t v_x741_n = v_x741->len;
+  int32_t *v_x742_d = v_x742->data.i;
+  const int64_t v_x742_n = v_x742->len;
+  int32_t *v_x745_d = v_x745->data.i;
+  const int64_t v_x745_n = v_x745->len;
+  const int64_t *v_x755_off = rt_seg_offsets(v_x755);
+  const int64_t v_x755_n = v_x755->len;
+  RtValue *v_x751 = NULL;
+  RtValue *v_x752 = NULL;
+  RtValue *v_x765 = NULL;
+  RtValue *v_x766 = NULL;
+  RtValue *v_x759 = NULL;
+  RtValue *v_x772 = NULL;
   /* FILTER */
   {
-    const int64_t t287 = v_x750_n;
-    const int64_t t288 = t287 > 0 ? (t287 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t289 = (uint8_t *)rt_alloc_atomic((size_t)t287 + 1);
-    int64_t *t290 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t288 + 1));
-    RT_PARALLEL_FOR_IF(t288 > 1)
-    for (int64_t t291 = 0; t291 < t288; t291++) {
+    const int64_t t248 = v_x745_n;
+    const int64_t t249 = t248 > 0 ? (t248 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t250 = (uint8_t *)rt_alloc_atomic((size_t)t248 + 1);
+    int64_t *t251 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t249 + 1));
+    RT_PARALLEL_FOR_IF(t249 > 1)
+    for (int64_t t252 = 0; t252 < t249; t252++) {
       int64_t kept = 0;
-      const int64_t t291_end = (t291 + 1) * RT_CHUNK < t287 ? (t291 + 1) * RT_CHUNK : t287;
-      for (int64_t t292 = t291 * RT_CHUNK; t292 < t291_end; t292++) {
-        const int32_t t293 = (int32_t)t292;
-        int32_t t291x0;
-        uint8_t t291x1;
-        int t295 = 0; /* nonzero: a check below failed */
-        int t296 = (uint64_t)(int64_t)t293 < (uint64_t)v_x746_n;
-        int32_t t294 = t296 ? v_x746_d[t293] : 0;
-        t295 |= !t296;
-        int t298 = (uint64_t)(int64_t)t294 < (uint64_t)v_x747_n;
-        int32_t t297 = t298 ? v_x747_d[t294] : 0;
-        t295 |= !t298;
-        int32_t t299 = v_x750_d[t293];
-        uint8_t t301 = rt_lt_i(t299, t297);
-        if (__builtin_expect(t295 != 0, 0)) { /* again, recording the error */
-          int32_t t302;
-          if ((uint64_t)(int64_t)t293 < (uint64_t)v_x746_n) {
-            t302 = v_x746_d[t293];
+      const int64_t t252_end = (t252 + 1) * RT_CHUNK < t248 ? (t252 + 1) * RT_CHUNK : t248;
+      for (int64_t t253 = t252 * RT_CHUNK; t253 < t252_end; t253++) {
+        const int32_t t254 = (int32_t)t253;
+        int32_t t252x0;
+        uint8_t t252x1;
+        int t256 = 0; /* nonzero: a check below failed */
+        int t257 = (uint64_t)(int64_t)t254 < (uint64_t)v_x741_n;
+        int32_t t255 = t257 ? v_x741_d[t254] : 0;
+        t256 |= !t257;
+        int t259 = (uint64_t)(int64_t)t255 < (uint64_t)v_x742_n;
+        int32_t t258 = t259 ? v_x742_d[t255] : 0;
+        t256 |= !t259;
+        int32_t t260 = v_x745_d[t254];
+        uint8_t t262 = rt_lt_i(t260, t258);
+        if (__builtin_expect(t256 != 0, 0)) { /* again, recording the error */
+          int32_t t263;
+          if ((uint64_t)(int64_t)t254 < (uint64_t)v_x741_n) {
+            t263 = v_x741_d[t254];
           } else {
-            NESSIE_RECORD(err, t292, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x746_n, 0.0, 0);
-            t302 = 0;
+            NESSIE_RECORD(err, t253, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, v_x741_n, 0.0, 0);
+            t263 = 0;
           }
-          int32_t t303;
-          if ((uint64_t)(int64_t)t302 < (uint64_t)v_x747_n) {
-            t303 = v_x747_d[t302];
+          int32_t t264;
+          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x742_n) {
+            t264 = v_x742_d[t263];
           } else {
-            NESSIE_RECORD(err, t292, RT_CHECK_INDEX, 0, 0, RT_GATHER, t302, v_x747_n, 0.0, 1);
-            t303 = 0;
+            NESSIE_RECORD(err, t253, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x742_n, 0.0, 1);
+            t264 = 0;
           }
-          int32_t t304 = v_x750_d[t293];
-          uint8_t t306 = rt_lt_i(t304, t303);
+          int32_t t265 = v_x745_d[t254];
+          uint8_t t267 = rt_lt_i(t265, t264);
         }
-        t291x0 = t299;
-        t291x1 = t301;
-        uint8_t t307;
-        t307 = t291x1;
-        t289[t292] = t307 != 0;
-        kept += t307 != 0;
+        t252x0 = t260;
+        t252x1 = t262;
+        uint8_t t268;
+        t268 = t252x1;
+        t250[t253] = t268 != 0;
+        kept += t268 != 0;
       }
-      t290[t291] = kept;
+      t251[t252] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t289);
-      rt_free(t290);
+      rt_free(t250);
+      rt_free(t251);
       goto fail;
     }
-    int64_t t308 = 0;
-    for (int64_t t291 = 0; t291 < t288; t291++) {
-      const int64_t k = t290[t291];
-      t290[t291] = t308;
-      t308 += k;
+    int64_t t269 = 0;
+    for (int64_t t252 = 0; t252 < t249; t252++) {
+      const int64_t k = t251[t252];
+      t251[t252] = t269;
+      t269 += k;
     }
-    v_x756 = rt_value_new(rt_vec_type(RT_INT), t308);
-    int32_t *v_x756_d = v_x756->data.i;
-    const int64_t v_x756_n = v_x756->len;
-    v_x757 = rt_value_new(rt_vec_type(RT_BOOL), t308);
-    uint8_t *v_x757_d = v_x757->data.b;
-    const int64_t v_x757_n = v_x757->len;
-    RT_PARALLEL_FOR_IF(t288 > 1)
-    for (int64_t t291 = 0; t291 < t288; t291++) {
-      int64_t at = t290[t291];
-      const int64_t t291_end = (t291 + 1) * RT_CHUNK < t287 ? (t291 + 1) * RT_CHUNK : t287;
-      for (int64_t t292 = t291 * RT_CHUNK; t292 < t291_end; t292++) {
-        const int32_t t293 = (int32_t)t292;
-        if (!t289[t292])
+    v_x751 = rt_value_new(rt_vec_type(RT_INT), t269);
+    int32_t *v_x751_d = v_x751->data.i;
+    const int64_t v_x751_n = v_x751->len;
+    v_x752 = rt_value_new(rt_vec_type(RT_BOOL), t269);
+    uint8_t *v_x752_d = v_x752->data.b;
+    const int64_t v_x752_n = v_x752->len;
+    RT_PARALLEL_FOR_IF(t249 > 1)
+    for (int64_t t252 = 0; t252 < t249; t252++) {
+      int64_t at = t251[t252];
+      const int64_t t252_end = (t252 + 1) * RT_CHUNK < t248 ? (t252 + 1) * RT_CHUNK : t248;
+      for (int64_t t253 = t252 * RT_CHUNK; t253 < t252_end; t253++) {
+        const int32_t t254 = (int32_t)t253;
+        if (!t250[t253])
           continue;
-        int32_t t291y0;
-        uint8_t t291y1;
-        int t310 = 0; /* nonzero: a check below failed */
-        int t311 = (uint64_t)(int64_t)t293 < (uint64_t)v_x746_n;
-        int32_t t309 = t311 ? v_x746_d[t293] : 0;
-        t310 |= !t311;
-        int t313 = (uint64_t)(int64_t)t309 < (uint64_t)v_x747_n;
-        int32_t t312 = t313 ? v_x747_d[t309] : 0;
-        t310 |= !t313;
-        int32_t t314 = v_x750_d[t293];
-        uint8_t t316 = rt_lt_i(t314, t312);
-        if (__builtin_expect(t310 != 0, 0)) { /* again, recording the error */
-          int32_t t317;
-          if ((uint64_t)(int64_t)t293 < (uint64_t)v_x746_n) {
-            t317 = v_x746_d[t293];
+        int32_t t252y0;
+        uint8_t t252y1;
+        int t271 = 0; /* nonzero: a check below failed */
+        int t272 = (uint64_t)(int64_t)t254 < (uint64_t)v_x741_n;
+        int32_t t270 = t272 ? v_x741_d[t254] : 0;
+        t271 |= !t272;
+        int t274 = (uint64_t)(int64_t)t270 < (uint64_t)v_x742_n;
+        int32_t t273 = t274 ? v_x742_d[t270] : 0;
+        t271 |= !t274;
+        int32_t t275 = v_x745_d[t254];
+        uint8_t t277 = rt_lt_i(t275, t273);
+        if (__builtin_expect(t271 != 0, 0)) { /* again, recording the error */
+          int32_t t278;
+          if ((uint64_t)(int64_t)t254 < (uint64_t)v_x741_n) {
+            t278 = v_x741_d[t254];
           } else {
-            NESSIE_RECORD(err, t292, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x746_n, 0.0, 2);
-            t317 = 0;
+            NESSIE_RECORD(err, t253, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, v_x741_n, 0.0, 2);
+            t278 = 0;
           }
-          int32_t t318;
-          if ((uint64_t)(int64_t)t317 < (uint64_t)v_x747_n) {
-            t318 = v_x747_d[t317];
+          int32_t t279;
+          if ((uint64_t)(int64_t)t278 < (uint64_t)v_x742_n) {
+            t279 = v_x742_d[t278];
           } else {
-            NESSIE_RECORD(err, t292, RT_CHECK_INDEX, 0, 0, RT_GATHER, t317, v_x747_n, 0.0, 3);
-            t318 = 0;
+            NESSIE_RECORD(err, t253, RT_CHECK_INDEX, 0, 0, RT_GATHER, t278, v_x742_n, 0.0, 3);
+            t279 = 0;
           }
-          int32_t t319 = v_x750_d[t293];
-          uint8_t t321 = rt_lt_i(t319, t318);
+          int32_t t280 = v_x745_d[t254];
+          uint8_t t282 = rt_lt_i(t280, t279);
         }
-        t291y0 = t314;
-        t291y1 = t316;
-        if (t289[t292]) {
-          v_x756_d[at] = t291y0;
-          v_x757_d[at] = t291y1;
+        t252y0 = t275;
+        t252y1 = t277;
+        if (t250[t253]) {
+          v_x751_d[at] = t252y0;
+          v_x752_d[at] = t252y1;
           at++;
         }
       }
     }
-    rt_free(t289);
-    rt_free(t290);
+    rt_free(t250);
+    rt_free(t251);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x756_d = v_x756->data.i;
-    const int64_t v_x756_n = v_x756->len;
-    uint8_t *v_x757_d = v_x757->data.b;
-    const int64_t v_x757_n = v_x757->len;
+    int32_t *v_x751_d = v_x751->data.i;
+    const int64_t v_x751_n = v_x751->len;
+    uint8_t *v_x752_d = v_x752->data.b;
+    const int64_t v_x752_n = v_x752->len;
     /* FILTER */
     {
-      const int64_t t322 = v_x750_n;
-      const int64_t t323 = t322 > 0 ? (t322 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t324 = (uint8_t *)rt_alloc_atomic((size_t)t322 + 1);
-      int64_t *t325 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t323 + 1));
-      RT_PARALLEL_FOR_IF(t323 > 1)
-      for (int64_t t326 = 0; t326 < t323; t326++) {
+      const int64_t t283 = v_x745_n;
+      const int64_t t284 = t283 > 0 ? (t283 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t285 = (uint8_t *)rt_alloc_atomic((size_t)t283 + 1);
+      int64_t *t286 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t284 + 1));
+      RT_PARALLEL_FOR_IF(t284 > 1)
+      for (int64_t t287 = 0; t287 < t284; t287++) {
         int64_t kept = 0;
-        const int64_t t326_end = (t326 + 1) * RT_CHUNK < t322 ? (t326 + 1) * RT_CHUNK : t322;
-        for (int64_t t327 = t326 * RT_CHUNK; t327 < t326_end; t327++) {
-          const int32_t t328 = (int32_t)t327;
-          int32_t t326x0;
-          uint8_t t326x1;
-          int t330 = 0; /* nonzero: a check below failed */
-          int t331 = (uint64_t)(int64_t)t328 < (uint64_t)v_x746_n;
-          int32_t t329 = t331 ? v_x746_d[t328] : 0;
-          t330 |= !t331;
-          int t333 = (uint64_t)(int64_t)t329 < (uint64_t)v_x747_n;
-          int32_t t332 = t333 ? v_x747_d[t329] : 0;
-          t330 |= !t333;
-          int32_t t334 = v_x750_d[t328];
-          uint8_t t336 = rt_gt_i(t334, t332);
-          if (__builtin_expect(t330 != 0, 0)) { /* again, recording the error */
-            int32_t t337;
-            if ((uint64_t)(int64_t)t328 < (uint64_t)v_x746_n) {
-              t337 = v_x746_d[t328];
+        const int64_t t287_end = (t287 + 1) * RT_CHUNK < t283 ? (t287 + 1) * RT_CHUNK : t283;
+        for (int64_t t288 = t287 * RT_CHUNK; t288 < t287_end; t288++) {
+          const int32_t t289 = (int32_t)t288;
+          int32_t t287x0;
+          uint8_t t287x1;
+          int t291 = 0; /* nonzero: a check below failed */
+          int t292 = (uint64_t)(int64_t)t289 < (uint64_t)v_x741_n;
+          int32_t t290 = t292 ? v_x741_d[t289] : 0;
+          t291 |= !t292;
+          int t294 = (uint64_t)(int64_t)t290 < (uint64_t)v_x742_n;
+          int32_t t293 = t294 ? v_x742_d[t290] : 0;
+          t291 |= !t294;
+          int32_t t295 = v_x745_d[t289];
+          uint8_t t297 = rt_gt_i(t295, t293);
+          if (__builtin_expect(t291 != 0, 0)) { /* again, recording the error */
+            int32_t t298;
+            if ((uint64_t)(int64_t)t289 < (uint64_t)v_x741_n) {
+              t298 = v_x741_d[t289];
             } else {
-              NESSIE_RECORD(err, t327, RT_CHECK_INDEX, 0, 0, RT_GATHER, t328, v_x746_n, 0.0, 4);
-              t337 = 0;
+              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, v_x741_n, 0.0, 4);
+              t298 = 0;
             }
-            int32_t t338;
-            if ((uint64_t)(int64_t)t337 < (uint64_t)v_x747_n) {
-              t338 = v_x747_d[t337];
+            int32_t t299;
+            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x742_n) {
+              t299 = v_x742_d[t298];
             } else {
-              NESSIE_RECORD(err, t327, RT_CHECK_INDEX, 0, 0, RT_GATHER, t337, v_x747_n, 0.0, 5);
-              t338 = 0;
+              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x742_n, 0.0, 5);
+              t299 = 0;
             }
-            int32_t t339 = v_x750_d[t328];
-            uint8_t t341 = rt_gt_i(t339, t338);
+            int32_t t300 = v_x745_d[t289];
+            uint8_t t302 = rt_gt_i(t300, t299);
           }
-          t326x0 = t334;
-          t326x1 = t336;
-          uint8_t t342;
-          t342 = t326x1;
-          t324[t327] = t342 != 0;
-          kept += t342 != 0;
+          t287x0 = t295;
+          t287x1 = t297;
+          uint8_t t303;
+          t303 = t287x1;
+          t285[t288] = t303 != 0;
+          kept += t303 != 0;
         }
-        t325[t326] = kept;
+        t286[t287] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t324);
-        rt_free(t325);
+        rt_free(t285);
+        rt_free(t286);
         goto fail;
       }
-      int64_t t343 = 0;
-      for (int64_t t326 = 0; t326 < t323; t326++) {
-        const int64_t k = t325[t326];
-        t325[t326] = t343;
-        t343 += k;
+      int64_t t304 = 0;
+      for (int64_t t287 = 0; t287 < t284; t287++) {
+        const int64_t k = t286[t287];
+        t286[t287] = t304;
+        t304 += k;
       }
-      v_x770 = rt_value_new(rt_vec_type(RT_INT), t343);
-      int32_t *v_x770_d = v_x770->data.i;
-      const int64_t v_x770_n = v_x770->len;
-      v_x771 = rt_value_new(rt_vec_type(RT_BOOL), t343);
-      uint8_t *v_x771_d = v_x771->data.b;
-      const int64_t v_x771_n = v_x771->len;
-      RT_PARALLEL_FOR_IF(t323 > 1)
-      for (int64_t t326 = 0; t326 < t323; t326++) {
-        int64_t at = t325[t326];
-        const int64_t t326_end = (t326 + 1) * RT_CHUNK < t322 ? (t326 + 1) * RT_CHUNK : t322;
-        for (int64_t t327 = t326 * RT_CHUNK; t327 < t326_end; t327++) {
-          const int32_t t328 = (int32_t)t327;
-          if (!t324[t327])
+      v_x765 = rt_value_new(rt_vec_type(RT_INT), t304);
+      int32_t *v_x765_d = v_x765->data.i;
+      const int64_t v_x765_n = v_x765->len;
+      v_x766 = rt_value_new(rt_vec_type(RT_BOOL), t304);
+      uint8_t *v_x766_d = v_x766->data.b;
+      const int64_t v_x766_n = v_x766->len;
+      RT_PARALLEL_FOR_IF(t284 > 1)
+      for (int64_t t287 = 0; t287 < t284; t287++) {
+        int64_t at = t286[t287];
+        const int64_t t287_end = (t287 + 1) * RT_CHUNK < t283 ? (t287 + 1) * RT_CHUNK : t283;
+        for (int64_t t288 = t287 * RT_CHUNK; t288 < t287_end; t288++) {
+          const int32_t t289 = (int32_t)t288;
+          if (!t285[t288])
             continue;
-          int32_t t326y0;
-          uint8_t t326y1;
-          int t345 = 0; /* nonzero: a check below failed */
-          int t346 = (uint64_t)(int64_t)t328 < (uint64_t)v_x746_n;
-          int32_t t344 = t346 ? v_x746_d[t328] : 0;
-          t345 |= !t346;
-          int t348 = (uint64_t)(int64_t)t344 < (uint64_t)v_x747_n;
-          int32_t t347 = t348 ? v_x747_d[t344] : 0;
-          t345 |= !t348;
-          int32_t t349 = v_x750_d[t328];
-          uint8_t t351 = rt_gt_i(t349, t347);
-          if (__builtin_expect(t345 != 0, 0)) { /* again, recording the error */
-            int32_t t352;
-            if ((uint64_t)(int64_t)t328 < (uint64_t)v_x746_n) {
-              t352 = v_x746_d[t328];
+          int32_t t287y0;
+          uint8_t t287y1;
+          int t306 = 0; /* nonzero: a check below failed */
+          int t307 = (uint64_t)(int64_t)t289 < (uint64_t)v_x741_n;
+          int32_t t305 = t307 ? v_x741_d[t289] : 0;
+          t306 |= !t307;
+          int t309 = (uint64_t)(int64_t)t305 < (uint64_t)v_x742_n;
+          int32_t t308 = t309 ? v_x742_d[t305] : 0;
+          t306 |= !t309;
+          int32_t t310 = v_x745_d[t289];
+          uint8_t t312 = rt_gt_i(t310, t308);
+          if (__builtin_expect(t306 != 0, 0)) { /* again, recording the error */
+            int32_t t313;
+            if ((uint64_t)(int64_t)t289 < (uint64_t)v_x741_n) {
+              t313 = v_x741_d[t289];
             } else {
-              NESSIE_RECORD(err, t327, RT_CHECK_INDEX, 0, 0, RT_GATHER, t328, v_x746_n, 0.0, 6);
-              t352 = 0;
+              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, v_x741_n, 0.0, 6);
+              t313 = 0;
             }
-            int32_t t353;
-            if ((uint64_t)(int64_t)t352 < (uint64_t)v_x747_n) {
-              t353 = v_x747_d[t352];
+            int32_t t314;
+            if ((uint64_t)(int64_t)t313 < (uint64_t)v_x742_n) {
+              t314 = v_x742_d[t313];
             } else {
-              NESSIE_RECORD(err, t327, RT_CHECK_INDEX, 0, 0, RT_GATHER, t352, v_x747_n, 0.0, 7);
-              t353 = 0;
+              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t313, v_x742_n, 0.0, 7);
+              t314 = 0;
             }
-            int32_t t354 = v_x750_d[t328];
-            uint8_t t356 = rt_gt_i(t354, t353);
+            int32_t t315 = v_x745_d[t289];
+            uint8_t t317 = rt_gt_i(t315, t314);
           }
-          t326y0 = t349;
-          t326y1 = t351;
-          if (t324[t327]) {
-            v_x770_d[at] = t326y0;
-            v_x771_d[at] = t326y1;
+          t287y0 = t310;
+          t287y1 = t312;
+          if (t285[t288]) {
+            v_x765_d[at] = t287y0;
+            v_x766_d[at] = t287y1;
             at++;
           }
         }
       }
-      rt_free(t324);
-      rt_free(t325);
+      rt_free(t285);
+      rt_free(t286);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x770_d = v_x770->data.i;
-      const int64_t v_x770_n = v_x770->len;
-      uint8_t *v_x771_d = v_x771->data.b;
-      const int64_t v_x771_n = v_x771->len;
+      int32_t *v_x765_d = v_x765->data.i;
+      const int64_t v_x765_n = v_x765->len;
+      uint8_t *v_x766_d = v_x766->data.b;
+      const int64_t v_x766_n = v_x766->len;
       /* SEG_REDUCE */
       {
-        v_x764 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
-        int32_t *v_x764_d = v_x764->data.i;
-        const int64_t v_x764_n = v_x764->len;
-        v_x777 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
-        int32_t *v_x777_d = v_x777->data.i;
-        const int64_t v_x777_n = v_x777->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x760_n >= 64)
-        for (int64_t t357 = 0; t357 < v_x760_n; t357++) {
-          int32_t t357a0;
-          int32_t t357a1;
-          t357a0 = 0;
-          t357a1 = 0;
-          for (int64_t t358 = v_x760_off[t357]; t358 < v_x760_off[t357 + 1]; t358++) {
-            const int32_t t359 = (int32_t)t358;
-            int32_t t357x0;
-            int32_t t357x1;
-            int t361 = 0; /* nonzero: a check below failed */
-            int t362 = (uint64_t)(int64_t)t359 < (uint64_t)v_x746_n;
-            int32_t t360 = t362 ? v_x746_d[t359] : 0;
-            t361 |= !t362;
-            int t364 = (uint64_t)(int64_t)t360 < (uint64_t)v_x747_n;
-            int32_t t363 = t364 ? v_x747_d[t360] : 0;
-            t361 |= !t364;
-            int t366 = (uint64_t)(int64_t)t359 < (uint64_t)v_x750_n;
-            int32_t t365 = t366 ? v_x750_d[t359] : 0;
-            t361 |= !t366;
-            uint8_t t368 = rt_lt_i(t365, t363);
-            int32_t t370 = rt_btoi_b(t368);
-            uint8_t t372 = rt_gt_i(t365, t363);
-            int32_t t374 = rt_btoi_b(t372);
-            if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
-              int32_t t375;
-              if ((uint64_t)(int64_t)t359 < (uint64_t)v_x746_n) {
-                t375 = v_x746_d[t359];
+        v_x759 = rt_value_new(rt_vec_type(RT_INT), v_x755_n);
+        int32_t *v_x759_d = v_x759->data.i;
+        const int64_t v_x759_n = v_x759->len;
+        v_x772 = rt_value_new(rt_vec_type(RT_INT), v_x755_n);
+        int32_t *v_x772_d = v_x772->data.i;
+        const int64_t v_x772_n = v_x772->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x755_n >= 64)
+        for (int64_t t318 = 0; t318 < v_x755_n; t318++) {
+          int32_t t318a0;
+          int32_t t318a1;
+          t318a0 = 0;
+          t318a1 = 0;
+          for (int64_t t319 = v_x755_off[t318]; t319 < v_x755_off[t318 + 1]; t319++) {
+            const int32_t t320 = (int32_t)t319;
+            int32_t t318x0;
+            int32_t t318x1;
+            int t322 = 0; /* nonzero: a check below failed */
+            int t323 = (uint64_t)(int64_t)t320 < (uint64_t)v_x741_n;
+            int32_t t321 = t323 ? v_x741_d[t320] : 0;
+            t322 |= !t323;
+            int t325 = (uint64_t)(int64_t)t321 < (uint64_t)v_x742_n;
+            int32_t t324 = t325 ? v_x742_d[t321] : 0;
+            t322 |= !t325;
+            int t327 = (uint64_t)(int64_t)t320 < (uint64_t)v_x745_n;
+            int32_t t326 = t327 ? v_x745_d[t320] : 0;
+            t322 |= !t327;
+            uint8_t t329 = rt_lt_i(t326, t324);
+            int32_t t331 = rt_btoi_b(t329);
+            uint8_t t333 = rt_gt_i(t326, t324);
+            int32_t t335 = rt_btoi_b(t333);
+            if (__builtin_expect(t322 != 0, 0)) { /* again, recording the error */
+              int32_t t336;
+              if ((uint64_t)(int64_t)t320 < (uint64_t)v_x741_n) {
+                t336 = v_x741_d[t320];
               } else {
-                NESSIE_RECORD(err, t358, RT_CHECK_INDEX, 0, 0, RT_GATHER, t359, v_x746_n, 0.0, 8);
-                t375 = 0;
+                NESSIE_RECORD(err, t319, RT_CHECK_INDEX, 0, 0, RT_GATHER, t320, v_x741_n, 0.0, 8);
+                t336 = 0;
               }
-              int32_t t376;
-              if ((uint64_t)(int64_t)t375 < (uint64_t)v_x747_n) {
-                t376 = v_x747_d[t375];
+              int32_t t337;
+              if ((uint64_t)(int64_t)t336 < (uint64_t)v_x742_n) {
+                t337 = v_x742_d[t336];
               } else {
-                NESSIE_RECORD(err, t358, RT_CHECK_INDEX, 0, 0, RT_GATHER, t375, v_x747_n, 0.0, 9);
-                t376 = 0;
+                NESSIE_RECORD(err, t319, RT_CHECK_INDEX, 0, 0, RT_GATHER, t336, v_x742_n, 0.0, 9);
+                t337 = 0;
               }
-              int32_t t377;
-              if ((uint64_t)(int64_t)t359 < (uint64_t)v_x750_n) {
-                t377 = v_x750_d[t359];
+              int32_t t338;
+              if ((uint64_t)(int64_t)t320 < (uint64_t)v_x745_n) {
+                t338 = v_x745_d[t320];
               } else {
-                NESSIE_RECORD(err, t358, RT_CHECK_INDEX, 3, 0, RT_GATHER, t359, v_x750_n, 0.0, 10);
-                t377 = 0;
+                NESSIE_RECORD(err, t319, RT_CHECK_INDEX, 3, 0, RT_GATHER, t320, v_x745_n, 0.0, 10);
+                t338 = 0;
               }
-              uint8_t t379 = rt_lt_i(t377, t376);
-              int32_t t381 = rt_btoi_b(t379);
-              uint8_t t383 = rt_gt_i(t377, t376);
-              int32_t t385 = rt_btoi_b(t383);
+              uint8_t t340 = rt_lt_i(t338, t337);
+              int32_t t342 = rt_btoi_b(t340);
+              uint8_t t344 = rt_gt_i(t338, t337);
+              int32_t t346 = rt_btoi_b(t344);
             }
-            t357x0 = t370;
-            t357x1 = t374;
-            int32_t t387 = rt_add_i(t357a0, t357x0);
-            int32_t t389 = rt_add_i(t357a1, t357x1);
-            t357a0 = t387;
-            t357a1 = t389;
+            t318x0 = t331;
+            t318x1 = t335;
+            int32_t t348 = rt_add_i(t318a0, t318x0);
+            int32_t t350 = rt_add_i(t318a1, t318x1);
+            t318a0 = t348;
+            t318a1 = t350;
           }
-          v_x764_d[t357] = t357a0;
-          v_x777_d[t357] = t357a1;
+          v_x759_d[t318] = t318a0;
+          v_x772_d[t318] = t318a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x756 = v_x756;
-  *out_v_x764 = v_x764;
-  *out_v_x770 = v_x770;
-  *out_v_x777 = v_x777;
-  rt_release(v_x757);
-  rt_release(v_x771);
+  *out_v_x751 = v_x751;
+  *out_v_x759 = v_x759;
+  *out_v_x765 = v_x765;
+  *out_v_x772 = v_x772;
+  rt_release(v_x752);
+  rt_release(v_x766);
   return;
 fail:
-  rt_release(v_x756);
-  rt_release(v_x757);
-  rt_release(v_x770);
-  rt_release(v_x771);
-  rt_release(v_x764);
-  rt_release(v_x777);
+  rt_release(v_x751);
+  rt_release(v_x752);
+  rt_release(v_x765);
+  rt_release(v_x766);
+  rt_release(v_x759);
+  rt_release(v_x772);
 }
 
 /* K12: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x746_d; int64_t v_x746_n;
-  int32_t *v_x747_d; int64_t v_x747_n;
-  int32_t *v_x750_d; int64_t v_x750_n;
-  const int64_t *v_x760_off; int64_t v_x760_n;
-  int32_t *v_x756_d; int64_t v_x756_n;
-  uint8_t *v_x757_d; int64_t v_x757_n;
-  int32_t *v_x770_d; int64_t v_x770_n;
-  uint8_t *v_x771_d; int64_t v_x771_n;
-  int32_t *v_x764_d; int64_t v_x764_n;
-  int32_t *v_x777_d; int64_t v_x777_n;
+  int32_t *v_x741_d; int64_t v_x741_n;
+  int32_t *v_x742_d; int64_t v_x742_n;
+  int32_t *v_x745_d; int64_t v_x745_n;
+  const int64_t *v_x755_off; int64_t v_x755_n;
+  int32_t *v_x751_d; int64_t v_x751_n;
+  uint8_t *v_x752_d; int64_t v_x752_n;
+  int32_t *v_x765_d; int64_t v_x765_n;
+  uint8_t *v_x766_d; int64_t v_x766_n;
+  int32_t *v_x759_d; int64_t v_x759_n;
+  int32_t *v_x772_d; int64_t v_x772_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -2353,41 +2177,41 @@ struct K12_0_pull {
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t391 = 0; /* nonzero: a check below failed */
-    int t392 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
-    int32_t t390 = t392 ? A.v_x746_d[ix] : 0;
-    t391 |= !t392;
-    int t394 = (uint64_t)(int64_t)t390 < (uint64_t)A.v_x747_n;
-    int32_t t393 = t394 ? A.v_x747_d[t390] : 0;
-    t391 |= !t394;
-    int32_t t395 = A.v_x750_d[ix];
-    uint8_t t397 = rt_lt_i(t395, t393);
-    if (__builtin_expect(t391 != 0, 0)) { /* again, recording the error */
-      int32_t t398;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
-        t398 = A.v_x746_d[ix];
+    int t352 = 0; /* nonzero: a check below failed */
+    int t353 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
+    int32_t t351 = t353 ? A.v_x741_d[ix] : 0;
+    t352 |= !t353;
+    int t355 = (uint64_t)(int64_t)t351 < (uint64_t)A.v_x742_n;
+    int32_t t354 = t355 ? A.v_x742_d[t351] : 0;
+    t352 |= !t355;
+    int32_t t356 = A.v_x745_d[ix];
+    uint8_t t358 = rt_lt_i(t356, t354);
+    if (__builtin_expect(t352 != 0, 0)) { /* again, recording the error */
+      int32_t t359;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
+        t359 = A.v_x741_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0, 0);
-        t398 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 0);
+        t359 = 0;
       }
-      int32_t t399;
-      if ((uint64_t)(int64_t)t398 < (uint64_t)A.v_x747_n) {
-        t399 = A.v_x747_d[t398];
+      int32_t t360;
+      if ((uint64_t)(int64_t)t359 < (uint64_t)A.v_x742_n) {
+        t360 = A.v_x742_d[t359];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t398, A.v_x747_n, 0.0, 1);
-        t399 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t359, A.v_x742_n, 0.0, 1);
+        t360 = 0;
       }
-      int32_t t400 = A.v_x750_d[ix];
-      uint8_t t402 = rt_lt_i(t400, t399);
+      int32_t t361 = A.v_x745_d[ix];
+      uint8_t t363 = rt_lt_i(t361, t360);
     }
-    return K12_0_V{t395, t397};
+    return K12_0_V{t356, t358};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x756_d[i] = v.v0;
-    A.v_x757_d[i] = v.v1;
+    A.v_x751_d[i] = v.v0;
+    A.v_x752_d[i] = v.v1;
   }
 };
 struct K12_0_pred {
@@ -2405,41 +2229,41 @@ struct K12_1_pull {
   __device__ K12_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t404 = 0; /* nonzero: a check below failed */
-    int t405 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
-    int32_t t403 = t405 ? A.v_x746_d[ix] : 0;
-    t404 |= !t405;
-    int t407 = (uint64_t)(int64_t)t403 < (uint64_t)A.v_x747_n;
-    int32_t t406 = t407 ? A.v_x747_d[t403] : 0;
-    t404 |= !t407;
-    int32_t t408 = A.v_x750_d[ix];
-    uint8_t t410 = rt_gt_i(t408, t406);
-    if (__builtin_expect(t404 != 0, 0)) { /* again, recording the error */
-      int32_t t411;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
-        t411 = A.v_x746_d[ix];
+    int t365 = 0; /* nonzero: a check below failed */
+    int t366 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
+    int32_t t364 = t366 ? A.v_x741_d[ix] : 0;
+    t365 |= !t366;
+    int t368 = (uint64_t)(int64_t)t364 < (uint64_t)A.v_x742_n;
+    int32_t t367 = t368 ? A.v_x742_d[t364] : 0;
+    t365 |= !t368;
+    int32_t t369 = A.v_x745_d[ix];
+    uint8_t t371 = rt_gt_i(t369, t367);
+    if (__builtin_expect(t365 != 0, 0)) { /* again, recording the error */
+      int32_t t372;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
+        t372 = A.v_x741_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0, 2);
-        t411 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 2);
+        t372 = 0;
       }
-      int32_t t412;
-      if ((uint64_t)(int64_t)t411 < (uint64_t)A.v_x747_n) {
-        t412 = A.v_x747_d[t411];
+      int32_t t373;
+      if ((uint64_t)(int64_t)t372 < (uint64_t)A.v_x742_n) {
+        t373 = A.v_x742_d[t372];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t411, A.v_x747_n, 0.0, 3);
-        t412 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t372, A.v_x742_n, 0.0, 3);
+        t373 = 0;
       }
-      int32_t t413 = A.v_x750_d[ix];
-      uint8_t t415 = rt_gt_i(t413, t412);
+      int32_t t374 = A.v_x745_d[ix];
+      uint8_t t376 = rt_gt_i(t374, t373);
     }
-    return K12_1_V{t408, t410};
+    return K12_1_V{t369, t371};
   }
 };
 struct K12_1_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_1_V &v) const {
-    A.v_x770_d[i] = v.v0;
-    A.v_x771_d[i] = v.v1;
+    A.v_x765_d[i] = v.v0;
+    A.v_x766_d[i] = v.v1;
   }
 };
 struct K12_1_pred {
@@ -2457,399 +2281,399 @@ struct K12_2_pull {
   __device__ K12_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t417 = 0; /* nonzero: a check below failed */
-    int t418 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
-    int32_t t416 = t418 ? A.v_x746_d[ix] : 0;
-    t417 |= !t418;
-    int t420 = (uint64_t)(int64_t)t416 < (uint64_t)A.v_x747_n;
-    int32_t t419 = t420 ? A.v_x747_d[t416] : 0;
-    t417 |= !t420;
-    int t422 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x750_n;
-    int32_t t421 = t422 ? A.v_x750_d[ix] : 0;
-    t417 |= !t422;
-    uint8_t t424 = rt_lt_i(t421, t419);
-    int32_t t426 = rt_btoi_b(t424);
-    uint8_t t428 = rt_gt_i(t421, t419);
-    int32_t t430 = rt_btoi_b(t428);
-    if (__builtin_expect(t417 != 0, 0)) { /* again, recording the error */
-      int32_t t431;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
-        t431 = A.v_x746_d[ix];
+    int t378 = 0; /* nonzero: a check below failed */
+    int t379 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
+    int32_t t377 = t379 ? A.v_x741_d[ix] : 0;
+    t378 |= !t379;
+    int t381 = (uint64_t)(int64_t)t377 < (uint64_t)A.v_x742_n;
+    int32_t t380 = t381 ? A.v_x742_d[t377] : 0;
+    t378 |= !t381;
+    int t383 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x745_n;
+    int32_t t382 = t383 ? A.v_x745_d[ix] : 0;
+    t378 |= !t383;
+    uint8_t t385 = rt_lt_i(t382, t380);
+    int32_t t387 = rt_btoi_b(t385);
+    uint8_t t389 = rt_gt_i(t382, t380);
+    int32_t t391 = rt_btoi_b(t389);
+    if (__builtin_expect(t378 != 0, 0)) { /* again, recording the error */
+      int32_t t392;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
+        t392 = A.v_x741_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0, 4);
-        t431 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 4);
+        t392 = 0;
       }
-      int32_t t432;
-      if ((uint64_t)(int64_t)t431 < (uint64_t)A.v_x747_n) {
-        t432 = A.v_x747_d[t431];
+      int32_t t393;
+      if ((uint64_t)(int64_t)t392 < (uint64_t)A.v_x742_n) {
+        t393 = A.v_x742_d[t392];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t431, A.v_x747_n, 0.0, 5);
-        t432 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t392, A.v_x742_n, 0.0, 5);
+        t393 = 0;
       }
-      int32_t t433;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x750_n) {
-        t433 = A.v_x750_d[ix];
+      int32_t t394;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x745_n) {
+        t394 = A.v_x745_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x750_n, 0.0, 6);
-        t433 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x745_n, 0.0, 6);
+        t394 = 0;
       }
-      uint8_t t435 = rt_lt_i(t433, t432);
-      int32_t t437 = rt_btoi_b(t435);
-      uint8_t t439 = rt_gt_i(t433, t432);
-      int32_t t441 = rt_btoi_b(t439);
+      uint8_t t396 = rt_lt_i(t394, t393);
+      int32_t t398 = rt_btoi_b(t396);
+      uint8_t t400 = rt_gt_i(t394, t393);
+      int32_t t402 = rt_btoi_b(t400);
     }
-    return K12_2_V{t426, t430};
+    return K12_2_V{t387, t391};
   }
 };
 struct K12_2_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_2_V &v) const {
-    A.v_x764_d[i] = v.v0;
-    A.v_x777_d[i] = v.v1;
+    A.v_x759_d[i] = v.v0;
+    A.v_x772_d[i] = v.v1;
   }
 };
 struct K12_2_op {
   K12_A A;
   __device__ K12_2_V operator()(const K12_2_V &a, const K12_2_V &b) const {
-    int32_t t443 = rt_add_i(a.v0, b.v0);
-    int32_t t445 = rt_add_i(a.v1, b.v1);
-    return K12_2_V{t443, t445};
+    int32_t t404 = rt_add_i(a.v0, b.v0);
+    int32_t t406 = rt_add_i(a.v1, b.v1);
+    return K12_2_V{t404, t406};
   }
 };
 struct K12_2_add {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_2_V &v) const {
-    atomicAdd(&A.v_x764_d[i], v.v0);
-    atomicAdd(&A.v_x777_d[i], v.v1);
+    atomicAdd(&A.v_x759_d[i], v.v0);
+    atomicAdd(&A.v_x772_d[i], v.v1);
   }
 };
 struct K12_2_zero {
   K12_A A;
   void operator()(int64_t n) const {
-    rtg_zero(A.v_x764_d, sizeof *A.v_x764_d * (size_t)n);
-    rtg_zero(A.v_x777_d, sizeof *A.v_x777_d * (size_t)n);
+    rtg_zero(A.v_x759_d, sizeof *A.v_x759_d * (size_t)n);
+    rtg_zero(A.v_x772_d, sizeof *A.v_x772_d * (size_t)n);
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x746_d = v_x746->data.i;
-  A.v_x746_n = v_x746->len;
-  A.v_x747_d = v_x747->data.i;
-  A.v_x747_n = v_x747->len;
-  A.v_x750_d = v_x750->data.i;
-  A.v_x750_n = v_x750->len;
-  A.v_x760_off = rtg_seg_offsets(v_x760);
-  A.v_x760_n = v_x760->len;
-  RtValue *v_x756 = NULL;
-  RtValue *v_x757 = NULL;
-  RtValue *v_x770 = NULL;
-  RtValue *v_x771 = NULL;
-  RtValue *v_x764 = NULL;
-  RtValue *v_x777 = NULL;
+  A.v_x741_d = v_x741->data.i;
+  A.v_x741_n = v_x741->len;
+  A.v_x742_d = v_x742->data.i;
+  A.v_x742_n = v_x742->len;
+  A.v_x745_d = v_x745->data.i;
+  A.v_x745_n = v_x745->len;
+  A.v_x755_off = rtg_seg_offsets(v_x755);
+  A.v_x755_n = v_x755->len;
+  RtValue *v_x751 = NULL;
+  RtValue *v_x752 = NULL;
+  RtValue *v_x765 = NULL;
+  RtValue *v_x766 = NULL;
+  RtValue *v_x759 = NULL;
+  RtValue *v_x772 = NULL;
   /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t446, t447; /* the slot of SOAC 0's count, its size */
-  int64_t *t448, t449; /* the slot of SOAC 1's count, its size */
+  int64_t *t407, t408; /* the slot of SOAC 0's count, its size */
+  int64_t *t409, t410; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t450 = v_x750->len;
-    v_x756 = rtg_vec_new(RT_INT, t450);
-    A.v_x756_d = v_x756->data.i;
-    A.v_x756_n = v_x756->len;
-    v_x757 = rtg_vec_new(RT_BOOL, t450);
-    A.v_x757_d = v_x757->data.b;
-    A.v_x757_n = v_x757->len;
-    t447 = t450;
-    const int64_t t451 = v_x750->len;
-    v_x770 = rtg_vec_new(RT_INT, t451);
-    A.v_x770_d = v_x770->data.i;
-    A.v_x770_n = v_x770->len;
-    v_x771 = rtg_vec_new(RT_BOOL, t451);
-    A.v_x771_d = v_x771->data.b;
-    A.v_x771_n = v_x771->len;
-    t449 = t451;
-    int64_t *t452[2];
-    rtg::filters_launch("K12", loc, t451, t452, rtg::filter_part<K12_0_V>(K12_0_pull{A}, K12_0_pred{A}, K12_0_store{A}, K12_0_store{A}, false), rtg::filter_part<K12_1_V>(K12_1_pull{A}, K12_1_pred{A}, K12_1_store{A}, K12_1_store{A}, false));
-    t446 = t452[0];
-    t448 = t452[1];
+    const int64_t t411 = v_x745->len;
+    v_x751 = rtg_vec_new(RT_INT, t411);
+    A.v_x751_d = v_x751->data.i;
+    A.v_x751_n = v_x751->len;
+    v_x752 = rtg_vec_new(RT_BOOL, t411);
+    A.v_x752_d = v_x752->data.b;
+    A.v_x752_n = v_x752->len;
+    t408 = t411;
+    const int64_t t412 = v_x745->len;
+    v_x765 = rtg_vec_new(RT_INT, t412);
+    A.v_x765_d = v_x765->data.i;
+    A.v_x765_n = v_x765->len;
+    v_x766 = rtg_vec_new(RT_BOOL, t412);
+    A.v_x766_d = v_x766->data.b;
+    A.v_x766_n = v_x766->len;
+    t410 = t412;
+    int64_t *t413[2];
+    rtg::filters_launch("K12", loc, t412, t413, rtg::filter_part<K12_0_V>(K12_0_pull{A}, K12_0_pred{A}, K12_0_store{A}, K12_0_store{A}, false), rtg::filter_part<K12_1_V>(K12_1_pull{A}, K12_1_pred{A}, K12_1_store{A}, K12_1_store{A}, false));
+    t407 = t413[0];
+    t409 = t413[1];
   }
   {
-    const int64_t t453 = rtg::filter_count(t446);
-    v_x756 = rtg_vec_fit(v_x756, t453);
-    A.v_x756_d = v_x756->data.i;
-    A.v_x756_n = v_x756->len;
-    v_x757 = rtg_vec_fit(v_x757, t453);
-    A.v_x757_d = v_x757->data.b;
-    A.v_x757_n = v_x757->len;
+    const int64_t t414 = rtg::filter_count(t407);
+    v_x751 = rtg_vec_fit(v_x751, t414);
+    A.v_x751_d = v_x751->data.i;
+    A.v_x751_n = v_x751->len;
+    v_x752 = rtg_vec_fit(v_x752, t414);
+    A.v_x752_d = v_x752->data.b;
+    A.v_x752_n = v_x752->len;
   }
   {
-    const int64_t t454 = rtg::filter_count(t448);
-    v_x770 = rtg_vec_fit(v_x770, t454);
-    A.v_x770_d = v_x770->data.i;
-    A.v_x770_n = v_x770->len;
-    v_x771 = rtg_vec_fit(v_x771, t454);
-    A.v_x771_d = v_x771->data.b;
-    A.v_x771_n = v_x771->len;
+    const int64_t t415 = rtg::filter_count(t409);
+    v_x765 = rtg_vec_fit(v_x765, t415);
+    A.v_x765_d = v_x765->data.i;
+    A.v_x765_n = v_x765->len;
+    v_x766 = rtg_vec_fit(v_x766, t415);
+    A.v_x766_d = v_x766->data.b;
+    A.v_x766_n = v_x766->len;
   }
   /* SEG_REDUCE */
   {
-    const int64_t t455 = v_x760->len;
-    v_x764 = rtg_vec_new(RT_INT, t455);
-    A.v_x764_d = v_x764->data.i;
-    A.v_x764_n = v_x764->len;
-    v_x777 = rtg_vec_new(RT_INT, t455);
-    A.v_x777_d = v_x777->data.i;
-    A.v_x777_n = v_x777->len;
-    rtg::segmented_sum("K12", loc, K12_2_pull{A}, K12_2_op{A}, K12_2_V{0, 0}, v_x760, K12_2_store{A}, K12_2_add{A}, K12_2_zero{A});
+    const int64_t t416 = v_x755->len;
+    v_x759 = rtg_vec_new(RT_INT, t416);
+    A.v_x759_d = v_x759->data.i;
+    A.v_x759_n = v_x759->len;
+    v_x772 = rtg_vec_new(RT_INT, t416);
+    A.v_x772_d = v_x772->data.i;
+    A.v_x772_n = v_x772->len;
+    rtg::segmented_sum("K12", loc, K12_2_pull{A}, K12_2_op{A}, K12_2_V{0, 0}, v_x755, K12_2_store{A}, K12_2_add{A}, K12_2_zero{A});
   }
-  *out_v_x756 = v_x756;
-  *out_v_x764 = v_x764;
-  *out_v_x770 = v_x770;
-  *out_v_x777 = v_x777;
-  rt_release(v_x757);
-  rt_release(v_x771);
+  *out_v_x751 = v_x751;
+  *out_v_x759 = v_x759;
+  *out_v_x765 = v_x765;
+  *out_v_x772 = v_x772;
+  rt_release(v_x752);
+  rt_release(v_x766);
   return;
 fail:
-  rt_release(v_x756);
-  rt_release(v_x757);
-  rt_release(v_x770);
-  rt_release(v_x771);
-  rt_release(v_x764);
-  rt_release(v_x777);
+  rt_release(v_x751);
+  rt_release(v_x752);
+  rt_release(v_x765);
+  rt_release(v_x766);
+  rt_release(v_x759);
+  rt_release(v_x772);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
-  RtValue *vals[] = {v_x746, v_x747, v_x750, v_x760};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
+  RtValue *vals[] = {v_x741, v_x742, v_x745, v_x755};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K12_host(err, loc, run, v_x746, v_x747, v_x750, v_x760, out_v_x756, out_v_x764, out_v_x770, out_v_x777);
+    K12_host(err, loc, run, v_x741, v_x742, v_x745, v_x755, out_v_x751, out_v_x759, out_v_x765, out_v_x772);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x746, v_x747, v_x750, v_x760, out_v_x756, out_v_x764, out_v_x770, out_v_x777);
+    K12_gpu(err, loc, run, v_x741, v_x742, v_x745, v_x755, out_v_x751, out_v_x759, out_v_x765, out_v_x772);
   }
 }
 
 /* K13: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
   (void)loc;
   (void)run;
-  int32_t *v_x778_d = v_x778->data.i;
-  const int64_t v_x778_n = v_x778->len;
-  int32_t *v_x779_d = v_x779->data.i;
-  const int64_t v_x779_n = v_x779->len;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x786 = NULL;
+  int32_t *v_x773_d = v_x773->data.i;
+  const int64_t v_x773_n = v_x773->len;
+  int32_t *v_x774_d = v_x774->data.i;
+  const int64_t v_x774_n = v_x774->len;
+  RtValue *v_x777 = NULL;
+  RtValue *v_x781 = NULL;
   /* MAP */
   {
-    const int64_t t456 = v_x780;
-    if (t456 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t456, 0.0, 0);
+    const int64_t t417 = v_x775;
+    if (t417 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t417, 0.0, 0);
       goto fail;
     }
-    v_x782 = rt_value_new(rt_vec_type(RT_INT), t456);
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
-    RT_PARALLEL_FOR_IF(t456 >= RT_PARALLEL_MIN)
-    for (int64_t t457 = 0; t457 < t456; t457++) {
-      const int32_t t458 = (int32_t)t457;
-      int t463 = 0; /* nonzero: a check below failed */
-      uint8_t t460 = rt_lt_i(t458, (int32_t)v_x778_n);
-      int32_t t461;
-      if (t460) {
-        int t464 = (uint64_t)(int64_t)t458 < (uint64_t)v_x778_n;
-        int32_t t462 = t464 ? v_x778_d[t458] : 0;
-        t463 |= !t464;
-        t461 = t462;
+    v_x777 = rt_value_new(rt_vec_type(RT_INT), t417);
+    int32_t *v_x777_d = v_x777->data.i;
+    const int64_t v_x777_n = v_x777->len;
+    RT_PARALLEL_FOR_IF(t417 >= RT_PARALLEL_MIN)
+    for (int64_t t418 = 0; t418 < t417; t418++) {
+      const int32_t t419 = (int32_t)t418;
+      int t424 = 0; /* nonzero: a check below failed */
+      uint8_t t421 = rt_lt_i(t419, (int32_t)v_x773_n);
+      int32_t t422;
+      if (t421) {
+        int t425 = (uint64_t)(int64_t)t419 < (uint64_t)v_x773_n;
+        int32_t t423 = t425 ? v_x773_d[t419] : 0;
+        t424 |= !t425;
+        t422 = t423;
       } else {
-        int32_t t466 = rt_sub_i(t458, (int32_t)v_x778_n);
-        int t468 = (uint64_t)(int64_t)t466 < (uint64_t)v_x779_n;
-        int32_t t467 = t468 ? v_x779_d[t466] : 0;
-        t463 |= !t468;
-        t461 = t467;
+        int32_t t427 = rt_sub_i(t419, (int32_t)v_x773_n);
+        int t429 = (uint64_t)(int64_t)t427 < (uint64_t)v_x774_n;
+        int32_t t428 = t429 ? v_x774_d[t427] : 0;
+        t424 |= !t429;
+        t422 = t428;
       }
-      if (__builtin_expect(t463 != 0, 0)) { /* again, recording the error */
-        uint8_t t470 = rt_lt_i(t458, (int32_t)v_x778_n);
-        int32_t t471;
-        if (t470) {
-          int32_t t472;
-          if ((uint64_t)(int64_t)t458 < (uint64_t)v_x778_n) {
-            t472 = v_x778_d[t458];
+      if (__builtin_expect(t424 != 0, 0)) { /* again, recording the error */
+        uint8_t t431 = rt_lt_i(t419, (int32_t)v_x773_n);
+        int32_t t432;
+        if (t431) {
+          int32_t t433;
+          if ((uint64_t)(int64_t)t419 < (uint64_t)v_x773_n) {
+            t433 = v_x773_d[t419];
           } else {
-            NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_x778_n, 0.0, 1);
-            t472 = 0;
+            NESSIE_RECORD(err, t418, RT_CHECK_INDEX, 0, 0, RT_GATHER, t419, v_x773_n, 0.0, 1);
+            t433 = 0;
           }
-          t471 = t472;
+          t432 = t433;
         } else {
-          int32_t t474 = rt_sub_i(t458, (int32_t)v_x778_n);
-          int32_t t475;
-          if ((uint64_t)(int64_t)t474 < (uint64_t)v_x779_n) {
-            t475 = v_x779_d[t474];
+          int32_t t435 = rt_sub_i(t419, (int32_t)v_x773_n);
+          int32_t t436;
+          if ((uint64_t)(int64_t)t435 < (uint64_t)v_x774_n) {
+            t436 = v_x774_d[t435];
           } else {
-            NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t474, v_x779_n, 0.0, 2);
-            t475 = 0;
+            NESSIE_RECORD(err, t418, RT_CHECK_INDEX, 0, 0, RT_GATHER, t435, v_x774_n, 0.0, 2);
+            t436 = 0;
           }
-          t471 = t475;
+          t432 = t436;
         }
       }
-      v_x782_d[t457] = t461;
+      v_x777_d[t418] = t422;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
+    int32_t *v_x777_d = v_x777->data.i;
+    const int64_t v_x777_n = v_x777->len;
     /* SCAN */
     {
-      const int64_t t476 = v_x780;
-      if (t476 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t476, 0.0, 3);
+      const int64_t t437 = v_x775;
+      if (t437 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t437, 0.0, 3);
         goto fail;
       }
-      const int64_t t477 = t476 > 0 ? (t476 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t478 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t477);
-      RT_PARALLEL_FOR_IF(t477 > 1)
-      for (int64_t t479 = 0; t479 < t477; t479++) {
-        int32_t t479a0;
-        t479a0 = 0;
-        const int64_t t479_end = (t479 + 1) * RT_CHUNK < t476 ? (t479 + 1) * RT_CHUNK : t476;
-        for (int64_t t480 = t479 * RT_CHUNK; t480 < t479_end; t480++) {
-          const int32_t t481 = (int32_t)t480;
-          int32_t t479x0;
-          int t486 = 0; /* nonzero: a check below failed */
-          uint8_t t483 = rt_lt_i(t481, (int32_t)v_x778_n);
-          int32_t t484;
-          if (t483) {
-            int t487 = (uint64_t)(int64_t)t481 < (uint64_t)v_x778_n;
-            int32_t t485 = t487 ? v_x778_d[t481] : 0;
-            t486 |= !t487;
-            t484 = t485;
+      const int64_t t438 = t437 > 0 ? (t437 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t439 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t438);
+      RT_PARALLEL_FOR_IF(t438 > 1)
+      for (int64_t t440 = 0; t440 < t438; t440++) {
+        int32_t t440a0;
+        t440a0 = 0;
+        const int64_t t440_end = (t440 + 1) * RT_CHUNK < t437 ? (t440 + 1) * RT_CHUNK : t437;
+        for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
+          const int32_t t442 = (int32_t)t441;
+          int32_t t440x0;
+          int t447 = 0; /* nonzero: a check below failed */
+          uint8_t t444 = rt_lt_i(t442, (int32_t)v_x773_n);
+          int32_t t445;
+          if (t444) {
+            int t448 = (uint64_t)(int64_t)t442 < (uint64_t)v_x773_n;
+            int32_t t446 = t448 ? v_x773_d[t442] : 0;
+            t447 |= !t448;
+            t445 = t446;
           } else {
-            int32_t t489 = rt_sub_i(t481, (int32_t)v_x778_n);
-            int t491 = (uint64_t)(int64_t)t489 < (uint64_t)v_x779_n;
-            int32_t t490 = t491 ? v_x779_d[t489] : 0;
-            t486 |= !t491;
-            t484 = t490;
+            int32_t t450 = rt_sub_i(t442, (int32_t)v_x773_n);
+            int t452 = (uint64_t)(int64_t)t450 < (uint64_t)v_x774_n;
+            int32_t t451 = t452 ? v_x774_d[t450] : 0;
+            t447 |= !t452;
+            t445 = t451;
           }
-          if (__builtin_expect(t486 != 0, 0)) { /* again, recording the error */
-            uint8_t t493 = rt_lt_i(t481, (int32_t)v_x778_n);
-            int32_t t494;
-            if (t493) {
-              int32_t t495;
-              if ((uint64_t)(int64_t)t481 < (uint64_t)v_x778_n) {
-                t495 = v_x778_d[t481];
+          if (__builtin_expect(t447 != 0, 0)) { /* again, recording the error */
+            uint8_t t454 = rt_lt_i(t442, (int32_t)v_x773_n);
+            int32_t t455;
+            if (t454) {
+              int32_t t456;
+              if ((uint64_t)(int64_t)t442 < (uint64_t)v_x773_n) {
+                t456 = v_x773_d[t442];
               } else {
-                NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x778_n, 0.0, 4);
-                t495 = 0;
+                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x773_n, 0.0, 4);
+                t456 = 0;
               }
-              t494 = t495;
+              t455 = t456;
             } else {
-              int32_t t497 = rt_sub_i(t481, (int32_t)v_x778_n);
-              int32_t t498;
-              if ((uint64_t)(int64_t)t497 < (uint64_t)v_x779_n) {
-                t498 = v_x779_d[t497];
+              int32_t t458 = rt_sub_i(t442, (int32_t)v_x773_n);
+              int32_t t459;
+              if ((uint64_t)(int64_t)t458 < (uint64_t)v_x774_n) {
+                t459 = v_x774_d[t458];
               } else {
-                NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_x779_n, 0.0, 5);
-                t498 = 0;
+                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_x774_n, 0.0, 5);
+                t459 = 0;
               }
-              t494 = t498;
+              t455 = t459;
             }
           }
-          t479x0 = t484;
-          int32_t t500 = rt_add_i(t479a0, t479x0);
-          t479a0 = t500;
+          t440x0 = t445;
+          int32_t t461 = rt_add_i(t440a0, t440x0);
+          t440a0 = t461;
         }
-        t478[t479] = t479a0;
+        t439[t440] = t440a0;
       }
-      int32_t t479t0;
-      t479t0 = 0;
-      for (int64_t t479 = 0; t479 < t477; t479++) {
-        const int32_t t501 = t478[t479];
-        t478[t479] = t479t0;
-        int32_t t503 = rt_add_i(t479t0, t501);
-        t479t0 = t503;
+      int32_t t440t0;
+      t440t0 = 0;
+      for (int64_t t440 = 0; t440 < t438; t440++) {
+        const int32_t t462 = t439[t440];
+        t439[t440] = t440t0;
+        int32_t t464 = rt_add_i(t440t0, t462);
+        t440t0 = t464;
       }
-      v_x786 = rt_value_new(rt_vec_type(RT_INT), t476);
-      int32_t *v_x786_d = v_x786->data.i;
-      const int64_t v_x786_n = v_x786->len;
-      RT_PARALLEL_FOR_IF(t477 > 1)
-      for (int64_t t479 = 0; t479 < t477; t479++) {
-        int32_t t479p0;
-        t479p0 = t478[t479];
-        const int64_t t479_end = (t479 + 1) * RT_CHUNK < t476 ? (t479 + 1) * RT_CHUNK : t476;
-        for (int64_t t480 = t479 * RT_CHUNK; t480 < t479_end; t480++) {
-          const int32_t t481 = (int32_t)t480;
-          v_x786_d[t480] = t479p0;
-          int32_t t479y0;
-          int t508 = 0; /* nonzero: a check below failed */
-          uint8_t t505 = rt_lt_i(t481, (int32_t)v_x778_n);
-          int32_t t506;
-          if (t505) {
-            int t509 = (uint64_t)(int64_t)t481 < (uint64_t)v_x778_n;
-            int32_t t507 = t509 ? v_x778_d[t481] : 0;
-            t508 |= !t509;
-            t506 = t507;
+      v_x781 = rt_value_new(rt_vec_type(RT_INT), t437);
+      int32_t *v_x781_d = v_x781->data.i;
+      const int64_t v_x781_n = v_x781->len;
+      RT_PARALLEL_FOR_IF(t438 > 1)
+      for (int64_t t440 = 0; t440 < t438; t440++) {
+        int32_t t440p0;
+        t440p0 = t439[t440];
+        const int64_t t440_end = (t440 + 1) * RT_CHUNK < t437 ? (t440 + 1) * RT_CHUNK : t437;
+        for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
+          const int32_t t442 = (int32_t)t441;
+          v_x781_d[t441] = t440p0;
+          int32_t t440y0;
+          int t469 = 0; /* nonzero: a check below failed */
+          uint8_t t466 = rt_lt_i(t442, (int32_t)v_x773_n);
+          int32_t t467;
+          if (t466) {
+            int t470 = (uint64_t)(int64_t)t442 < (uint64_t)v_x773_n;
+            int32_t t468 = t470 ? v_x773_d[t442] : 0;
+            t469 |= !t470;
+            t467 = t468;
           } else {
-            int32_t t511 = rt_sub_i(t481, (int32_t)v_x778_n);
-            int t513 = (uint64_t)(int64_t)t511 < (uint64_t)v_x779_n;
-            int32_t t512 = t513 ? v_x779_d[t511] : 0;
-            t508 |= !t513;
-            t506 = t512;
+            int32_t t472 = rt_sub_i(t442, (int32_t)v_x773_n);
+            int t474 = (uint64_t)(int64_t)t472 < (uint64_t)v_x774_n;
+            int32_t t473 = t474 ? v_x774_d[t472] : 0;
+            t469 |= !t474;
+            t467 = t473;
           }
-          if (__builtin_expect(t508 != 0, 0)) { /* again, recording the error */
-            uint8_t t515 = rt_lt_i(t481, (int32_t)v_x778_n);
-            int32_t t516;
-            if (t515) {
-              int32_t t517;
-              if ((uint64_t)(int64_t)t481 < (uint64_t)v_x778_n) {
-                t517 = v_x778_d[t481];
+          if (__builtin_expect(t469 != 0, 0)) { /* again, recording the error */
+            uint8_t t476 = rt_lt_i(t442, (int32_t)v_x773_n);
+            int32_t t477;
+            if (t476) {
+              int32_t t478;
+              if ((uint64_t)(int64_t)t442 < (uint64_t)v_x773_n) {
+                t478 = v_x773_d[t442];
               } else {
-                NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x778_n, 0.0, 6);
-                t517 = 0;
+                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x773_n, 0.0, 6);
+                t478 = 0;
               }
-              t516 = t517;
+              t477 = t478;
             } else {
-              int32_t t519 = rt_sub_i(t481, (int32_t)v_x778_n);
-              int32_t t520;
-              if ((uint64_t)(int64_t)t519 < (uint64_t)v_x779_n) {
-                t520 = v_x779_d[t519];
+              int32_t t480 = rt_sub_i(t442, (int32_t)v_x773_n);
+              int32_t t481;
+              if ((uint64_t)(int64_t)t480 < (uint64_t)v_x774_n) {
+                t481 = v_x774_d[t480];
               } else {
-                NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 0, 0, RT_GATHER, t519, v_x779_n, 0.0, 7);
-                t520 = 0;
+                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t480, v_x774_n, 0.0, 7);
+                t481 = 0;
               }
-              t516 = t520;
+              t477 = t481;
             }
           }
-          t479y0 = t506;
-          int32_t t522 = rt_add_i(t479p0, t479y0);
-          t479p0 = t522;
+          t440y0 = t467;
+          int32_t t483 = rt_add_i(t440p0, t440y0);
+          t440p0 = t483;
         }
       }
-      rt_free(t478);
+      rt_free(t439);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x782 = v_x782;
-  *out_v_x786 = v_x786;
+  *out_v_x777 = v_x777;
+  *out_v_x781 = v_x781;
   return;
 fail:
-  rt_release(v_x782);
-  rt_release(v_x786);
+  rt_release(v_x777);
+  rt_release(v_x781);
 }
 
 /* K13: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x778_d; int64_t v_x778_n;
-  int32_t *v_x779_d; int64_t v_x779_n;
-  int32_t v_x780;
-  int32_t *v_x782_d; int64_t v_x782_n;
-  int32_t *v_x786_d; int64_t v_x786_n;
+  int32_t *v_x773_d; int64_t v_x773_n;
+  int32_t *v_x774_d; int64_t v_x774_n;
+  int32_t v_x775;
+  int32_t *v_x777_d; int64_t v_x777_n;
+  int32_t *v_x781_d; int64_t v_x781_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
@@ -2859,52 +2683,52 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t527 = 0; /* nonzero: a check below failed */
-    uint8_t t524 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-    int32_t t525;
-    if (t524) {
-      int t528 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
-      int32_t t526 = t528 ? A.v_x778_d[ix] : 0;
-      t527 |= !t528;
-      t525 = t526;
+    int t488 = 0; /* nonzero: a check below failed */
+    uint8_t t485 = rt_lt_i(ix, (int32_t)A.v_x773_n);
+    int32_t t486;
+    if (t485) {
+      int t489 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
+      int32_t t487 = t489 ? A.v_x773_d[ix] : 0;
+      t488 |= !t489;
+      t486 = t487;
     } else {
-      int32_t t530 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-      int t532 = (uint64_t)(int64_t)t530 < (uint64_t)A.v_x779_n;
-      int32_t t531 = t532 ? A.v_x779_d[t530] : 0;
-      t527 |= !t532;
-      t525 = t531;
+      int32_t t491 = rt_sub_i(ix, (int32_t)A.v_x773_n);
+      int t493 = (uint64_t)(int64_t)t491 < (uint64_t)A.v_x774_n;
+      int32_t t492 = t493 ? A.v_x774_d[t491] : 0;
+      t488 |= !t493;
+      t486 = t492;
     }
-    if (__builtin_expect(t527 != 0, 0)) { /* again, recording the error */
-      uint8_t t534 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-      int32_t t535;
-      if (t534) {
-        int32_t t536;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
-          t536 = A.v_x778_d[ix];
+    if (__builtin_expect(t488 != 0, 0)) { /* again, recording the error */
+      uint8_t t495 = rt_lt_i(ix, (int32_t)A.v_x773_n);
+      int32_t t496;
+      if (t495) {
+        int32_t t497;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n) {
+          t497 = A.v_x773_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 0);
-          t536 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x773_n, 0.0, 0);
+          t497 = 0;
         }
-        t535 = t536;
+        t496 = t497;
       } else {
-        int32_t t538 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-        int32_t t539;
-        if ((uint64_t)(int64_t)t538 < (uint64_t)A.v_x779_n) {
-          t539 = A.v_x779_d[t538];
+        int32_t t499 = rt_sub_i(ix, (int32_t)A.v_x773_n);
+        int32_t t500;
+        if ((uint64_t)(int64_t)t499 < (uint64_t)A.v_x774_n) {
+          t500 = A.v_x774_d[t499];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, A.v_x779_n, 0.0, 1);
-          t539 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t499, A.v_x774_n, 0.0, 1);
+          t500 = 0;
         }
-        t535 = t539;
+        t496 = t500;
       }
     }
-    return K13_0_V{t525};
+    return K13_0_V{t486};
   }
 };
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x782_d[i] = v.v0;
+    A.v_x777_d[i] = v.v0;
   }
 };
 struct alignas(8) K13_1_V {
@@ -2915,59 +2739,59 @@ struct K13_1_pull {
   __device__ K13_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t544 = 0; /* nonzero: a check below failed */
-    uint8_t t541 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-    int32_t t542;
-    if (t541) {
-      int t545 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
-      int32_t t543 = t545 ? A.v_x778_d[ix] : 0;
-      t544 |= !t545;
-      t542 = t543;
+    int t505 = 0; /* nonzero: a check below failed */
+    uint8_t t502 = rt_lt_i(ix, (int32_t)A.v_x773_n);
+    int32_t t503;
+    if (t502) {
+      int t506 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
+      int32_t t504 = t506 ? A.v_x773_d[ix] : 0;
+      t505 |= !t506;
+      t503 = t504;
     } else {
-      int32_t t547 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-      int t549 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_x779_n;
-      int32_t t548 = t549 ? A.v_x779_d[t547] : 0;
-      t544 |= !t549;
-      t542 = t548;
+      int32_t t508 = rt_sub_i(ix, (int32_t)A.v_x773_n);
+      int t510 = (uint64_t)(int64_t)t508 < (uint64_t)A.v_x774_n;
+      int32_t t509 = t510 ? A.v_x774_d[t508] : 0;
+      t505 |= !t510;
+      t503 = t509;
     }
-    if (__builtin_expect(t544 != 0, 0)) { /* again, recording the error */
-      uint8_t t551 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-      int32_t t552;
-      if (t551) {
-        int32_t t553;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
-          t553 = A.v_x778_d[ix];
+    if (__builtin_expect(t505 != 0, 0)) { /* again, recording the error */
+      uint8_t t512 = rt_lt_i(ix, (int32_t)A.v_x773_n);
+      int32_t t513;
+      if (t512) {
+        int32_t t514;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n) {
+          t514 = A.v_x773_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 2);
-          t553 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x773_n, 0.0, 2);
+          t514 = 0;
         }
-        t552 = t553;
+        t513 = t514;
       } else {
-        int32_t t555 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-        int32_t t556;
-        if ((uint64_t)(int64_t)t555 < (uint64_t)A.v_x779_n) {
-          t556 = A.v_x779_d[t555];
+        int32_t t516 = rt_sub_i(ix, (int32_t)A.v_x773_n);
+        int32_t t517;
+        if ((uint64_t)(int64_t)t516 < (uint64_t)A.v_x774_n) {
+          t517 = A.v_x774_d[t516];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, A.v_x779_n, 0.0, 3);
-          t556 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, A.v_x774_n, 0.0, 3);
+          t517 = 0;
         }
-        t552 = t556;
+        t513 = t517;
       }
     }
-    return K13_1_V{t542};
+    return K13_1_V{t503};
   }
 };
 struct K13_1_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_1_V &v) const {
-    A.v_x786_d[i] = v.v0;
+    A.v_x781_d[i] = v.v0;
   }
 };
 struct K13_1_op {
   K13_A A;
   __device__ K13_1_V operator()(const K13_1_V &a, const K13_1_V &b) const {
-    int32_t t558 = rt_add_i(a.v0, b.v0);
-    return K13_1_V{t558};
+    int32_t t519 = rt_add_i(a.v0, b.v0);
+    return K13_1_V{t519};
   }
 };
 struct K13_1_ride {
@@ -2977,206 +2801,206 @@ struct K13_1_ride {
     K13_1_store{A}(i, v);
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x778_d = v_x778->data.i;
-  A.v_x778_n = v_x778->len;
-  A.v_x779_d = v_x779->data.i;
-  A.v_x779_n = v_x779->len;
-  A.v_x780 = v_x780;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x786 = NULL;
+  A.v_x773_d = v_x773->data.i;
+  A.v_x773_n = v_x773->len;
+  A.v_x774_d = v_x774->data.i;
+  A.v_x774_n = v_x774->len;
+  A.v_x775 = v_x775;
+  RtValue *v_x777 = NULL;
+  RtValue *v_x781 = NULL;
   /* MAP */
   {
-    const int64_t t559 = v_x780;
-    if (t559 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t559, 0.0, run, 4};
+    const int64_t t520 = v_x775;
+    if (t520 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t520, 0.0, run, 4};
       goto fail;
     }
-    v_x782 = rtg_vec_new(RT_INT, t559);
-    A.v_x782_d = v_x782->data.i;
-    A.v_x782_n = v_x782->len;
+    v_x777 = rtg_vec_new(RT_INT, t520);
+    A.v_x777_d = v_x777->data.i;
+    A.v_x777_n = v_x777->len;
     /* computed in the launch of SOAC 1 (K13_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t560 = v_x780;
-    if (t560 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t560, 0.0, run, 5};
+    const int64_t t521 = v_x775;
+    if (t521 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t521, 0.0, run, 5};
       goto fail;
     }
-    v_x786 = rtg_vec_new(RT_INT, t560);
-    A.v_x786_d = v_x786->data.i;
-    A.v_x786_n = v_x786->len;
-    rtg::scan<true>("K13", loc, K13_1_pull{A}, K13_1_op{A}, K13_1_V{0}, t560, K13_1_ride{A});
+    v_x781 = rtg_vec_new(RT_INT, t521);
+    A.v_x781_d = v_x781->data.i;
+    A.v_x781_n = v_x781->len;
+    rtg::scan<true>("K13", loc, K13_1_pull{A}, K13_1_op{A}, K13_1_V{0}, t521, K13_1_ride{A});
   }
-  *out_v_x782 = v_x782;
-  *out_v_x786 = v_x786;
+  *out_v_x777 = v_x777;
+  *out_v_x781 = v_x781;
   return;
 fail:
-  rt_release(v_x782);
-  rt_release(v_x786);
+  rt_release(v_x777);
+  rt_release(v_x781);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
-  RtValue *vals[] = {v_x778, v_x779};
-  const int64_t sizes[] = {(int64_t)v_x780, (int64_t)v_x780};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
+  RtValue *vals[] = {v_x773, v_x774};
+  const int64_t sizes[] = {(int64_t)v_x775, (int64_t)v_x775};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K13_host(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
+    K13_host(err, loc, run, v_x773, v_x774, v_x775, out_v_x777, out_v_x781);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
+    K13_gpu(err, loc, run, v_x773, v_x774, v_x775, out_v_x777, out_v_x781);
   }
 }
 
 /* K14: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1089, RtValue *v_x1090, int32_t v_x1091, RtValue *v_sd_1101, RtValue *v_x1093, RtValue *v_x1094, RtValue *v_x1095, int32_t v_x1096, RtValue **out_v_x1100) {
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
   (void)loc;
   (void)run;
+  int32_t *v_x1083_d = v_x1083->data.i;
+  const int64_t v_x1083_n = v_x1083->len;
+  int32_t *v_x1084_d = v_x1084->data.i;
+  const int64_t v_x1084_n = v_x1084->len;
+  const int64_t *v_sd_1095_off = rt_seg_offsets(v_sd_1095);
+  const int64_t v_sd_1095_n = v_sd_1095->len;
+  int32_t *v_x1087_d = v_x1087->data.i;
+  const int64_t v_x1087_n = v_x1087->len;
+  int32_t *v_x1088_d = v_x1088->data.i;
+  const int64_t v_x1088_n = v_x1088->len;
   int32_t *v_x1089_d = v_x1089->data.i;
   const int64_t v_x1089_n = v_x1089->len;
-  int32_t *v_x1090_d = v_x1090->data.i;
-  const int64_t v_x1090_n = v_x1090->len;
-  const int64_t *v_sd_1101_off = rt_seg_offsets(v_sd_1101);
-  const int64_t v_sd_1101_n = v_sd_1101->len;
-  int32_t *v_x1093_d = v_x1093->data.i;
-  const int64_t v_x1093_n = v_x1093->len;
-  int32_t *v_x1094_d = v_x1094->data.i;
-  const int64_t v_x1094_n = v_x1094->len;
-  int32_t *v_x1095_d = v_x1095->data.i;
-  const int64_t v_x1095_n = v_x1095->len;
-  RtValue *v_x1100 = NULL;
+  RtValue *v_x1094 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t561 = v_sd_1101_off[v_sd_1101_n];
-    v_x1100 = rt_value_new(rt_vec_type(RT_INT), t561);
-    int32_t *v_x1100_d = v_x1100->data.i;
-    const int64_t v_x1100_n = v_x1100->len;
-    const int64_t t562 = (t561 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t562 > 1)
-    for (int64_t t563 = 0; t563 < t562; t563++) {
-      int64_t t566 = rt_segment_search(v_sd_1101_off, 0, v_sd_1101_n, t563 * RT_CHUNK);
-      const int64_t t563_end = (t563 + 1) * RT_CHUNK < t561 ? (t563 + 1) * RT_CHUNK : t561;
-      for (int64_t t564 = t563 * RT_CHUNK; t564 < t563_end; t564++) {
-        const int32_t t565 = (int32_t)t564;
-        while (v_sd_1101_off[t566 + 1] <= t564)
-          t566++;
-        const int32_t t567 = (int32_t)t566;
-        int t569 = 0; /* nonzero: a check below failed */
-        int t570 = (uint64_t)(int64_t)t567 < (uint64_t)v_x1095_n;
-        int32_t t568 = t570 ? v_x1095_d[t567] : 0;
-        t569 |= !t570;
-        int t572 = (uint64_t)(int64_t)t567 < (uint64_t)v_x1093_n;
-        int32_t t571 = t572 ? v_x1093_d[t567] : 0;
-        t569 |= !t572;
-        int32_t t574 = rt_sub_i(t565, t571);
-        int t576 = (uint64_t)(int64_t)t567 < (uint64_t)v_x1094_n;
-        int32_t t575 = t576 ? v_x1094_d[t567] : 0;
-        t569 |= !t576;
-        int32_t t578 = rt_mul_i(t574, t575);
-        int32_t t580 = rt_add_i(t568, t578);
-        int t582 = (uint64_t)(int64_t)t580 < (uint64_t)v_x1091;
-        int32_t t581 = t582 ? t580 : 0;
-        t569 |= !t582;
-        uint8_t t584 = rt_lt_i(t581, (int32_t)v_x1089_n);
-        int32_t t585;
-        if (t584) {
-          int t587 = (uint64_t)(int64_t)t581 < (uint64_t)v_x1089_n;
-          int32_t t586 = t587 ? v_x1089_d[t581] : 0;
-          t569 |= !t587;
-          t585 = t586;
+    const int64_t t522 = v_sd_1095_off[v_sd_1095_n];
+    v_x1094 = rt_value_new(rt_vec_type(RT_INT), t522);
+    int32_t *v_x1094_d = v_x1094->data.i;
+    const int64_t v_x1094_n = v_x1094->len;
+    const int64_t t523 = (t522 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t523 > 1)
+    for (int64_t t524 = 0; t524 < t523; t524++) {
+      int64_t t527 = rt_segment_search(v_sd_1095_off, 0, v_sd_1095_n, t524 * RT_CHUNK);
+      const int64_t t524_end = (t524 + 1) * RT_CHUNK < t522 ? (t524 + 1) * RT_CHUNK : t522;
+      for (int64_t t525 = t524 * RT_CHUNK; t525 < t524_end; t525++) {
+        const int32_t t526 = (int32_t)t525;
+        while (v_sd_1095_off[t527 + 1] <= t525)
+          t527++;
+        const int32_t t528 = (int32_t)t527;
+        int t530 = 0; /* nonzero: a check below failed */
+        int t531 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1089_n;
+        int32_t t529 = t531 ? v_x1089_d[t528] : 0;
+        t530 |= !t531;
+        int t533 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1087_n;
+        int32_t t532 = t533 ? v_x1087_d[t528] : 0;
+        t530 |= !t533;
+        int32_t t535 = rt_sub_i(t526, t532);
+        int t537 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1088_n;
+        int32_t t536 = t537 ? v_x1088_d[t528] : 0;
+        t530 |= !t537;
+        int32_t t539 = rt_mul_i(t535, t536);
+        int32_t t541 = rt_add_i(t529, t539);
+        int t543 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1085;
+        int32_t t542 = t543 ? t541 : 0;
+        t530 |= !t543;
+        uint8_t t545 = rt_lt_i(t542, (int32_t)v_x1083_n);
+        int32_t t546;
+        if (t545) {
+          int t548 = (uint64_t)(int64_t)t542 < (uint64_t)v_x1083_n;
+          int32_t t547 = t548 ? v_x1083_d[t542] : 0;
+          t530 |= !t548;
+          t546 = t547;
         } else {
-          int32_t t589 = rt_sub_i(t581, (int32_t)v_x1089_n);
-          int t591 = (uint64_t)(int64_t)t589 < (uint64_t)v_x1090_n;
-          int32_t t590 = t591 ? v_x1090_d[t589] : 0;
-          t569 |= !t591;
-          t585 = t590;
+          int32_t t550 = rt_sub_i(t542, (int32_t)v_x1083_n);
+          int t552 = (uint64_t)(int64_t)t550 < (uint64_t)v_x1084_n;
+          int32_t t551 = t552 ? v_x1084_d[t550] : 0;
+          t530 |= !t552;
+          t546 = t551;
         }
-        if (__builtin_expect(t569 != 0, 0)) { /* again, recording the error */
-          int32_t t592;
-          if ((uint64_t)(int64_t)t567 < (uint64_t)v_x1095_n) {
-            t592 = v_x1095_d[t567];
+        if (__builtin_expect(t530 != 0, 0)) { /* again, recording the error */
+          int32_t t553;
+          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1089_n) {
+            t553 = v_x1089_d[t528];
           } else {
-            NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t567, v_x1095_n, 0.0, 0);
-            t592 = 0;
+            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1089_n, 0.0, 0);
+            t553 = 0;
           }
-          int32_t t593;
-          if ((uint64_t)(int64_t)t567 < (uint64_t)v_x1093_n) {
-            t593 = v_x1093_d[t567];
+          int32_t t554;
+          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1087_n) {
+            t554 = v_x1087_d[t528];
           } else {
-            NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t567, v_x1093_n, 0.0, 1);
-            t593 = 0;
+            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1087_n, 0.0, 1);
+            t554 = 0;
           }
-          int32_t t595 = rt_sub_i(t565, t593);
-          int32_t t596;
-          if ((uint64_t)(int64_t)t567 < (uint64_t)v_x1094_n) {
-            t596 = v_x1094_d[t567];
+          int32_t t556 = rt_sub_i(t526, t554);
+          int32_t t557;
+          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1088_n) {
+            t557 = v_x1088_d[t528];
           } else {
-            NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t567, v_x1094_n, 0.0, 2);
-            t596 = 0;
+            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1088_n, 0.0, 2);
+            t557 = 0;
           }
-          int32_t t598 = rt_mul_i(t595, t596);
-          int32_t t600 = rt_add_i(t592, t598);
-          int32_t t601;
-          if ((uint64_t)(int64_t)t600 < (uint64_t)v_x1091) {
-            t601 = t600;
+          int32_t t559 = rt_mul_i(t556, t557);
+          int32_t t561 = rt_add_i(t553, t559);
+          int32_t t562;
+          if ((uint64_t)(int64_t)t561 < (uint64_t)v_x1085) {
+            t562 = t561;
           } else {
-            NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t600, v_x1091, 0.0, 3);
-            t601 = 0;
+            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1085, 0.0, 3);
+            t562 = 0;
           }
-          uint8_t t603 = rt_lt_i(t601, (int32_t)v_x1089_n);
-          int32_t t604;
-          if (t603) {
-            int32_t t605;
-            if ((uint64_t)(int64_t)t601 < (uint64_t)v_x1089_n) {
-              t605 = v_x1089_d[t601];
+          uint8_t t564 = rt_lt_i(t562, (int32_t)v_x1083_n);
+          int32_t t565;
+          if (t564) {
+            int32_t t566;
+            if ((uint64_t)(int64_t)t562 < (uint64_t)v_x1083_n) {
+              t566 = v_x1083_d[t562];
             } else {
-              NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t601, v_x1089_n, 0.0, 4);
-              t605 = 0;
+              NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t562, v_x1083_n, 0.0, 4);
+              t566 = 0;
             }
-            t604 = t605;
+            t565 = t566;
           } else {
-            int32_t t607 = rt_sub_i(t601, (int32_t)v_x1089_n);
-            int32_t t608;
-            if ((uint64_t)(int64_t)t607 < (uint64_t)v_x1090_n) {
-              t608 = v_x1090_d[t607];
+            int32_t t568 = rt_sub_i(t562, (int32_t)v_x1083_n);
+            int32_t t569;
+            if ((uint64_t)(int64_t)t568 < (uint64_t)v_x1084_n) {
+              t569 = v_x1084_d[t568];
             } else {
-              NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x1090_n, 0.0, 5);
-              t608 = 0;
+              NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_x1084_n, 0.0, 5);
+              t569 = 0;
             }
-            t604 = t608;
+            t565 = t569;
           }
         }
-        v_x1100_d[t564] = t585;
+        v_x1094_d[t525] = t546;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1100 = v_x1100;
+  *out_v_x1094 = v_x1094;
   return;
 fail:
-  rt_release(v_x1100);
+  rt_release(v_x1094);
 }
 
 /* K14: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K14_A {
   RtKernelError *err;
   int run;
+  int32_t *v_x1083_d; int64_t v_x1083_n;
+  int32_t *v_x1084_d; int64_t v_x1084_n;
+  int32_t v_x1085;
+  const int64_t *v_sd_1095_off; int64_t v_sd_1095_n;
+  int32_t *v_x1087_d; int64_t v_x1087_n;
+  int32_t *v_x1088_d; int64_t v_x1088_n;
   int32_t *v_x1089_d; int64_t v_x1089_n;
-  int32_t *v_x1090_d; int64_t v_x1090_n;
-  int32_t v_x1091;
-  const int64_t *v_sd_1101_off; int64_t v_sd_1101_n;
-  int32_t *v_x1093_d; int64_t v_x1093_n;
+  int32_t v_x1090;
   int32_t *v_x1094_d; int64_t v_x1094_n;
-  int32_t *v_x1095_d; int64_t v_x1095_n;
-  int32_t v_x1096;
-  int32_t *v_x1100_d; int64_t v_x1100_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
@@ -3188,246 +3012,246 @@ struct K14_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t610 = 0; /* nonzero: a check below failed */
-    int t611 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1095_n;
-    int32_t t609 = t611 ? A.v_x1095_d[sx] : 0;
-    t610 |= !t611;
-    int t613 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1093_n;
-    int32_t t612 = t613 ? A.v_x1093_d[sx] : 0;
-    t610 |= !t613;
-    int32_t t615 = rt_sub_i(ix, t612);
-    int t617 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1094_n;
-    int32_t t616 = t617 ? A.v_x1094_d[sx] : 0;
-    t610 |= !t617;
-    int32_t t619 = rt_mul_i(t615, t616);
-    int32_t t621 = rt_add_i(t609, t619);
-    int t623 = (uint64_t)(int64_t)t621 < (uint64_t)A.v_x1091;
-    int32_t t622 = t623 ? t621 : 0;
-    t610 |= !t623;
-    uint8_t t625 = rt_lt_i(t622, (int32_t)A.v_x1089_n);
-    int32_t t626;
-    if (t625) {
-      int t628 = (uint64_t)(int64_t)t622 < (uint64_t)A.v_x1089_n;
-      int32_t t627 = t628 ? A.v_x1089_d[t622] : 0;
-      t610 |= !t628;
-      t626 = t627;
+    int t571 = 0; /* nonzero: a check below failed */
+    int t572 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1089_n;
+    int32_t t570 = t572 ? A.v_x1089_d[sx] : 0;
+    t571 |= !t572;
+    int t574 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1087_n;
+    int32_t t573 = t574 ? A.v_x1087_d[sx] : 0;
+    t571 |= !t574;
+    int32_t t576 = rt_sub_i(ix, t573);
+    int t578 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1088_n;
+    int32_t t577 = t578 ? A.v_x1088_d[sx] : 0;
+    t571 |= !t578;
+    int32_t t580 = rt_mul_i(t576, t577);
+    int32_t t582 = rt_add_i(t570, t580);
+    int t584 = (uint64_t)(int64_t)t582 < (uint64_t)A.v_x1085;
+    int32_t t583 = t584 ? t582 : 0;
+    t571 |= !t584;
+    uint8_t t586 = rt_lt_i(t583, (int32_t)A.v_x1083_n);
+    int32_t t587;
+    if (t586) {
+      int t589 = (uint64_t)(int64_t)t583 < (uint64_t)A.v_x1083_n;
+      int32_t t588 = t589 ? A.v_x1083_d[t583] : 0;
+      t571 |= !t589;
+      t587 = t588;
     } else {
-      int32_t t630 = rt_sub_i(t622, (int32_t)A.v_x1089_n);
-      int t632 = (uint64_t)(int64_t)t630 < (uint64_t)A.v_x1090_n;
-      int32_t t631 = t632 ? A.v_x1090_d[t630] : 0;
-      t610 |= !t632;
-      t626 = t631;
+      int32_t t591 = rt_sub_i(t583, (int32_t)A.v_x1083_n);
+      int t593 = (uint64_t)(int64_t)t591 < (uint64_t)A.v_x1084_n;
+      int32_t t592 = t593 ? A.v_x1084_d[t591] : 0;
+      t571 |= !t593;
+      t587 = t592;
     }
-    if (__builtin_expect(t610 != 0, 0)) { /* again, recording the error */
-      int32_t t633;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1095_n) {
-        t633 = A.v_x1095_d[sx];
+    if (__builtin_expect(t571 != 0, 0)) { /* again, recording the error */
+      int32_t t594;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1089_n) {
+        t594 = A.v_x1089_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1095_n, 0.0, 0);
-        t633 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1089_n, 0.0, 0);
+        t594 = 0;
       }
-      int32_t t634;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1093_n) {
-        t634 = A.v_x1093_d[sx];
+      int32_t t595;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1087_n) {
+        t595 = A.v_x1087_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1093_n, 0.0, 1);
-        t634 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1087_n, 0.0, 1);
+        t595 = 0;
       }
-      int32_t t636 = rt_sub_i(ix, t634);
-      int32_t t637;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1094_n) {
-        t637 = A.v_x1094_d[sx];
+      int32_t t597 = rt_sub_i(ix, t595);
+      int32_t t598;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1088_n) {
+        t598 = A.v_x1088_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1094_n, 0.0, 2);
-        t637 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1088_n, 0.0, 2);
+        t598 = 0;
       }
-      int32_t t639 = rt_mul_i(t636, t637);
-      int32_t t641 = rt_add_i(t633, t639);
-      int32_t t642;
-      if ((uint64_t)(int64_t)t641 < (uint64_t)A.v_x1091) {
-        t642 = t641;
+      int32_t t600 = rt_mul_i(t597, t598);
+      int32_t t602 = rt_add_i(t594, t600);
+      int32_t t603;
+      if ((uint64_t)(int64_t)t602 < (uint64_t)A.v_x1085) {
+        t603 = t602;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t641, A.v_x1091, 0.0, 3);
-        t642 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, A.v_x1085, 0.0, 3);
+        t603 = 0;
       }
-      uint8_t t644 = rt_lt_i(t642, (int32_t)A.v_x1089_n);
-      int32_t t645;
-      if (t644) {
-        int32_t t646;
-        if ((uint64_t)(int64_t)t642 < (uint64_t)A.v_x1089_n) {
-          t646 = A.v_x1089_d[t642];
+      uint8_t t605 = rt_lt_i(t603, (int32_t)A.v_x1083_n);
+      int32_t t606;
+      if (t605) {
+        int32_t t607;
+        if ((uint64_t)(int64_t)t603 < (uint64_t)A.v_x1083_n) {
+          t607 = A.v_x1083_d[t603];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t642, A.v_x1089_n, 0.0, 4);
-          t646 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, A.v_x1083_n, 0.0, 4);
+          t607 = 0;
         }
-        t645 = t646;
+        t606 = t607;
       } else {
-        int32_t t648 = rt_sub_i(t642, (int32_t)A.v_x1089_n);
-        int32_t t649;
-        if ((uint64_t)(int64_t)t648 < (uint64_t)A.v_x1090_n) {
-          t649 = A.v_x1090_d[t648];
+        int32_t t609 = rt_sub_i(t603, (int32_t)A.v_x1083_n);
+        int32_t t610;
+        if ((uint64_t)(int64_t)t609 < (uint64_t)A.v_x1084_n) {
+          t610 = A.v_x1084_d[t609];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t648, A.v_x1090_n, 0.0, 5);
-          t649 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t609, A.v_x1084_n, 0.0, 5);
+          t610 = 0;
         }
-        t645 = t649;
+        t606 = t610;
       }
     }
-    return K14_0_V{t626};
+    return K14_0_V{t587};
   }
 };
 struct K14_0_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x1100_d[i] = v.v0;
+    A.v_x1094_d[i] = v.v0;
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1089, RtValue *v_x1090, int32_t v_x1091, RtValue *v_sd_1101, RtValue *v_x1093, RtValue *v_x1094, RtValue *v_x1095, int32_t v_x1096, RtValue **out_v_x1100) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
+  A.v_x1083_d = v_x1083->data.i;
+  A.v_x1083_n = v_x1083->len;
+  A.v_x1084_d = v_x1084->data.i;
+  A.v_x1084_n = v_x1084->len;
+  A.v_x1085 = v_x1085;
+  A.v_sd_1095_off = rtg_seg_offsets(v_sd_1095);
+  A.v_sd_1095_n = v_sd_1095->len;
+  A.v_x1087_d = v_x1087->data.i;
+  A.v_x1087_n = v_x1087->len;
+  A.v_x1088_d = v_x1088->data.i;
+  A.v_x1088_n = v_x1088->len;
   A.v_x1089_d = v_x1089->data.i;
   A.v_x1089_n = v_x1089->len;
-  A.v_x1090_d = v_x1090->data.i;
-  A.v_x1090_n = v_x1090->len;
-  A.v_x1091 = v_x1091;
-  A.v_sd_1101_off = rtg_seg_offsets(v_sd_1101);
-  A.v_sd_1101_n = v_sd_1101->len;
-  A.v_x1093_d = v_x1093->data.i;
-  A.v_x1093_n = v_x1093->len;
-  A.v_x1094_d = v_x1094->data.i;
-  A.v_x1094_n = v_x1094->len;
-  A.v_x1095_d = v_x1095->data.i;
-  A.v_x1095_n = v_x1095->len;
-  A.v_x1096 = v_x1096;
-  RtValue *v_x1100 = NULL;
+  A.v_x1090 = v_x1090;
+  RtValue *v_x1094 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t650 = rtg_seg_total(v_sd_1101);
-    v_x1100 = rtg_vec_new(RT_INT, t650);
-    A.v_x1100_d = v_x1100->data.i;
-    A.v_x1100_n = v_x1100->len;
-    rtg::seg_map("K14", loc, K14_0_pull{A}, K14_0_store{A}, v_sd_1101, t650);
+    const int64_t t611 = rtg_seg_total(v_sd_1095);
+    v_x1094 = rtg_vec_new(RT_INT, t611);
+    A.v_x1094_d = v_x1094->data.i;
+    A.v_x1094_n = v_x1094->len;
+    rtg::seg_map("K14", loc, K14_0_pull{A}, K14_0_store{A}, v_sd_1095, t611);
   }
-  *out_v_x1100 = v_x1100;
+  *out_v_x1094 = v_x1094;
   return;
 fail:
-  rt_release(v_x1100);
+  rt_release(v_x1094);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1089, RtValue *v_x1090, int32_t v_x1091, RtValue *v_sd_1101, RtValue *v_x1093, RtValue *v_x1094, RtValue *v_x1095, int32_t v_x1096, RtValue **out_v_x1100) {
-  RtValue *vals[] = {v_x1089, v_x1090, v_sd_1101, v_x1093, v_x1094, v_x1095};
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
+  RtValue *vals[] = {v_x1083, v_x1084, v_sd_1095, v_x1087, v_x1088, v_x1089};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K14_host(err, loc, run, v_x1089, v_x1090, v_x1091, v_sd_1101, v_x1093, v_x1094, v_x1095, v_x1096, out_v_x1100);
+    K14_host(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, v_x1090, out_v_x1094);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x1089, v_x1090, v_x1091, v_sd_1101, v_x1093, v_x1094, v_x1095, v_x1096, out_v_x1100);
+    K14_gpu(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, v_x1090, out_v_x1094);
   }
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
+static void K15_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
   (void)loc;
   (void)run;
-  int32_t *v_x813_d = v_x813->data.i;
-  const int64_t v_x813_n = v_x813->len;
-  int32_t *v_x816_d = v_x816->data.i;
-  const int64_t v_x816_n = v_x816->len;
-  RtValue *v_x818 = NULL;
-  RtValue *v_x820 = NULL;
-  RtValue *v_x822 = NULL;
+  int32_t *v_x808_d = v_x808->data.i;
+  const int64_t v_x808_n = v_x808->len;
+  int32_t *v_x811_d = v_x811->data.i;
+  const int64_t v_x811_n = v_x811->len;
+  RtValue *v_x813 = NULL;
+  RtValue *v_x815 = NULL;
+  RtValue *v_x817 = NULL;
   /* MAP */
   {
-    const int64_t t651 = v_x801;
-    if (t651 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t651, 0.0, 0);
+    const int64_t t612 = v_x796;
+    if (t612 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t612, 0.0, 0);
       goto fail;
     }
-    v_x818 = rt_value_new(rt_vec_type(RT_INT), t651);
-    int32_t *v_x818_d = v_x818->data.i;
-    const int64_t v_x818_n = v_x818->len;
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t651);
-    int32_t *v_x820_d = v_x820->data.i;
-    const int64_t v_x820_n = v_x820->len;
-    v_x822 = rt_value_new(rt_vec_type(RT_INT), t651);
-    int32_t *v_x822_d = v_x822->data.i;
-    const int64_t v_x822_n = v_x822->len;
-    RT_PARALLEL_FOR_IF(t651 >= RT_PARALLEL_MIN)
-    for (int64_t t652 = 0; t652 < t651; t652++) {
-      const int32_t t653 = (int32_t)t652;
-      int t656 = 0; /* nonzero: a check below failed */
-      int32_t t655 = rt_div_i(t653, 2, &t656);
-      int32_t t658 = rt_rem_i(t653, 2, &t656);
-      int32_t t660 = rt_mul_i(t658, v_x808);
-      int32_t t662 = rt_add_i(t660, t655);
-      int t664 = (uint64_t)(int64_t)t662 < (uint64_t)v_x813_n;
-      int32_t t663 = t664 ? v_x813_d[t662] : 0;
-      t656 |= !t664;
-      int t666 = (uint64_t)(int64_t)t662 < (uint64_t)v_x816_n;
-      int32_t t665 = t666 ? v_x816_d[t662] : 0;
-      t656 |= !t666;
-      int32_t t668 = rt_add_i(t665, t663);
-      if (__builtin_expect(t656 != 0, 0)) { /* again, recording the error */
-        int t669 = 0;
-        int32_t t670 = rt_div_i(t653, 2, &t669);
-        if (t669) {
-          NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t669, RT_DIV, 0, 0, 0.0, 1);
+    v_x813 = rt_value_new(rt_vec_type(RT_INT), t612);
+    int32_t *v_x813_d = v_x813->data.i;
+    const int64_t v_x813_n = v_x813->len;
+    v_x815 = rt_value_new(rt_vec_type(RT_INT), t612);
+    int32_t *v_x815_d = v_x815->data.i;
+    const int64_t v_x815_n = v_x815->len;
+    v_x817 = rt_value_new(rt_vec_type(RT_INT), t612);
+    int32_t *v_x817_d = v_x817->data.i;
+    const int64_t v_x817_n = v_x817->len;
+    RT_PARALLEL_FOR_IF(t612 >= RT_PARALLEL_MIN)
+    for (int64_t t613 = 0; t613 < t612; t613++) {
+      const int32_t t614 = (int32_t)t613;
+      int t617 = 0; /* nonzero: a check below failed */
+      int32_t t616 = rt_div_i(t614, 2, &t617);
+      int32_t t619 = rt_rem_i(t614, 2, &t617);
+      int32_t t621 = rt_mul_i(t619, v_x803);
+      int32_t t623 = rt_add_i(t621, t616);
+      int t625 = (uint64_t)(int64_t)t623 < (uint64_t)v_x808_n;
+      int32_t t624 = t625 ? v_x808_d[t623] : 0;
+      t617 |= !t625;
+      int t627 = (uint64_t)(int64_t)t623 < (uint64_t)v_x811_n;
+      int32_t t626 = t627 ? v_x811_d[t623] : 0;
+      t617 |= !t627;
+      int32_t t629 = rt_add_i(t626, t624);
+      if (__builtin_expect(t617 != 0, 0)) { /* again, recording the error */
+        int t630 = 0;
+        int32_t t631 = rt_div_i(t614, 2, &t630);
+        if (t630) {
+          NESSIE_RECORD(err, t613, RT_CHECK_SCALAR, 0, t630, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t671 = 0;
-        int32_t t672 = rt_rem_i(t653, 2, &t671);
-        if (t671) {
-          NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t671, RT_REM, 0, 0, 0.0, 2);
+        int t632 = 0;
+        int32_t t633 = rt_rem_i(t614, 2, &t632);
+        if (t632) {
+          NESSIE_RECORD(err, t613, RT_CHECK_SCALAR, 0, t632, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t674 = rt_mul_i(t672, v_x808);
-        int32_t t676 = rt_add_i(t674, t670);
-        int32_t t677;
-        if ((uint64_t)(int64_t)t676 < (uint64_t)v_x813_n) {
-          t677 = v_x813_d[t676];
+        int32_t t635 = rt_mul_i(t633, v_x803);
+        int32_t t637 = rt_add_i(t635, t631);
+        int32_t t638;
+        if ((uint64_t)(int64_t)t637 < (uint64_t)v_x808_n) {
+          t638 = v_x808_d[t637];
         } else {
-          NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t676, v_x813_n, 0.0, 3);
-          t677 = 0;
+          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t637, v_x808_n, 0.0, 3);
+          t638 = 0;
         }
-        int32_t t678;
-        if ((uint64_t)(int64_t)t676 < (uint64_t)v_x816_n) {
-          t678 = v_x816_d[t676];
+        int32_t t639;
+        if ((uint64_t)(int64_t)t637 < (uint64_t)v_x811_n) {
+          t639 = v_x811_d[t637];
         } else {
-          NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t676, v_x816_n, 0.0, 4);
-          t678 = 0;
+          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t637, v_x811_n, 0.0, 4);
+          t639 = 0;
         }
-        int32_t t680 = rt_add_i(t678, t677);
+        int32_t t641 = rt_add_i(t639, t638);
       }
-      v_x818_d[t652] = t665;
-      v_x820_d[t652] = t668;
-      v_x822_d[t652] = 1;
+      v_x813_d[t613] = t626;
+      v_x815_d[t613] = t629;
+      v_x817_d[t613] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x818 = v_x818;
-  *out_v_x820 = v_x820;
-  *out_v_x822 = v_x822;
+  *out_v_x813 = v_x813;
+  *out_v_x815 = v_x815;
+  *out_v_x817 = v_x817;
   return;
 fail:
-  rt_release(v_x818);
-  rt_release(v_x820);
-  rt_release(v_x822);
+  rt_release(v_x813);
+  rt_release(v_x815);
+  rt_release(v_x817);
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t v_x801;
-  int32_t v_x808;
+  int32_t v_x796;
+  int32_t v_x803;
+  int32_t *v_x808_d; int64_t v_x808_n;
+  int32_t *v_x811_d; int64_t v_x811_n;
   int32_t *v_x813_d; int64_t v_x813_n;
-  int32_t *v_x816_d; int64_t v_x816_n;
-  int32_t *v_x818_d; int64_t v_x818_n;
-  int32_t *v_x820_d; int64_t v_x820_n;
-  int32_t *v_x822_d; int64_t v_x822_n;
+  int32_t *v_x815_d; int64_t v_x815_n;
+  int32_t *v_x817_d; int64_t v_x817_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -3439,263 +3263,263 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t683 = 0; /* nonzero: a check below failed */
-    int32_t t682 = rt_div_i(ix, 2, &t683);
-    int32_t t685 = rt_rem_i(ix, 2, &t683);
-    int32_t t687 = rt_mul_i(t685, A.v_x808);
-    int32_t t689 = rt_add_i(t687, t682);
-    int t691 = (uint64_t)(int64_t)t689 < (uint64_t)A.v_x813_n;
-    int32_t t690 = t691 ? A.v_x813_d[t689] : 0;
-    t683 |= !t691;
-    int t693 = (uint64_t)(int64_t)t689 < (uint64_t)A.v_x816_n;
-    int32_t t692 = t693 ? A.v_x816_d[t689] : 0;
-    t683 |= !t693;
-    int32_t t695 = rt_add_i(t692, t690);
-    if (__builtin_expect(t683 != 0, 0)) { /* again, recording the error */
-      int t696 = 0;
-      int32_t t697 = rt_div_i(ix, 2, &t696);
-      if (t696) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t696, RT_DIV, 0, 0, 0.0, 0);
+    int t644 = 0; /* nonzero: a check below failed */
+    int32_t t643 = rt_div_i(ix, 2, &t644);
+    int32_t t646 = rt_rem_i(ix, 2, &t644);
+    int32_t t648 = rt_mul_i(t646, A.v_x803);
+    int32_t t650 = rt_add_i(t648, t643);
+    int t652 = (uint64_t)(int64_t)t650 < (uint64_t)A.v_x808_n;
+    int32_t t651 = t652 ? A.v_x808_d[t650] : 0;
+    t644 |= !t652;
+    int t654 = (uint64_t)(int64_t)t650 < (uint64_t)A.v_x811_n;
+    int32_t t653 = t654 ? A.v_x811_d[t650] : 0;
+    t644 |= !t654;
+    int32_t t656 = rt_add_i(t653, t651);
+    if (__builtin_expect(t644 != 0, 0)) { /* again, recording the error */
+      int t657 = 0;
+      int32_t t658 = rt_div_i(ix, 2, &t657);
+      if (t657) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t657, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t698 = 0;
-      int32_t t699 = rt_rem_i(ix, 2, &t698);
-      if (t698) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t698, RT_REM, 0, 0, 0.0, 1);
+      int t659 = 0;
+      int32_t t660 = rt_rem_i(ix, 2, &t659);
+      if (t659) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t659, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t701 = rt_mul_i(t699, A.v_x808);
-      int32_t t703 = rt_add_i(t701, t697);
-      int32_t t704;
-      if ((uint64_t)(int64_t)t703 < (uint64_t)A.v_x813_n) {
-        t704 = A.v_x813_d[t703];
+      int32_t t662 = rt_mul_i(t660, A.v_x803);
+      int32_t t664 = rt_add_i(t662, t658);
+      int32_t t665;
+      if ((uint64_t)(int64_t)t664 < (uint64_t)A.v_x808_n) {
+        t665 = A.v_x808_d[t664];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t703, A.v_x813_n, 0.0, 2);
-        t704 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, A.v_x808_n, 0.0, 2);
+        t665 = 0;
       }
-      int32_t t705;
-      if ((uint64_t)(int64_t)t703 < (uint64_t)A.v_x816_n) {
-        t705 = A.v_x816_d[t703];
+      int32_t t666;
+      if ((uint64_t)(int64_t)t664 < (uint64_t)A.v_x811_n) {
+        t666 = A.v_x811_d[t664];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t703, A.v_x816_n, 0.0, 3);
-        t705 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, A.v_x811_n, 0.0, 3);
+        t666 = 0;
       }
-      int32_t t707 = rt_add_i(t705, t704);
+      int32_t t668 = rt_add_i(t666, t665);
     }
-    return K15_0_V{t692, t695, 1};
+    return K15_0_V{t653, t656, 1};
   }
 };
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x818_d[i] = v.v0;
-    A.v_x820_d[i] = v.v1;
-    A.v_x822_d[i] = v.v2;
+    A.v_x813_d[i] = v.v0;
+    A.v_x815_d[i] = v.v1;
+    A.v_x817_d[i] = v.v2;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x801 = v_x801;
-  A.v_x808 = v_x808;
-  A.v_x813_d = v_x813->data.i;
-  A.v_x813_n = v_x813->len;
-  A.v_x816_d = v_x816->data.i;
-  A.v_x816_n = v_x816->len;
-  RtValue *v_x818 = NULL;
-  RtValue *v_x820 = NULL;
-  RtValue *v_x822 = NULL;
+  A.v_x796 = v_x796;
+  A.v_x803 = v_x803;
+  A.v_x808_d = v_x808->data.i;
+  A.v_x808_n = v_x808->len;
+  A.v_x811_d = v_x811->data.i;
+  A.v_x811_n = v_x811->len;
+  RtValue *v_x813 = NULL;
+  RtValue *v_x815 = NULL;
+  RtValue *v_x817 = NULL;
   /* MAP */
   {
-    const int64_t t708 = v_x801;
-    if (t708 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t708, 0.0, run, 4};
+    const int64_t t669 = v_x796;
+    if (t669 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t669, 0.0, run, 4};
       goto fail;
     }
-    v_x818 = rtg_vec_new(RT_INT, t708);
-    A.v_x818_d = v_x818->data.i;
-    A.v_x818_n = v_x818->len;
-    v_x820 = rtg_vec_new(RT_INT, t708);
-    A.v_x820_d = v_x820->data.i;
-    A.v_x820_n = v_x820->len;
-    v_x822 = rtg_vec_new(RT_INT, t708);
-    A.v_x822_d = v_x822->data.i;
-    A.v_x822_n = v_x822->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t708);
+    v_x813 = rtg_vec_new(RT_INT, t669);
+    A.v_x813_d = v_x813->data.i;
+    A.v_x813_n = v_x813->len;
+    v_x815 = rtg_vec_new(RT_INT, t669);
+    A.v_x815_d = v_x815->data.i;
+    A.v_x815_n = v_x815->len;
+    v_x817 = rtg_vec_new(RT_INT, t669);
+    A.v_x817_d = v_x817->data.i;
+    A.v_x817_n = v_x817->len;
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t669);
   }
-  *out_v_x818 = v_x818;
-  *out_v_x820 = v_x820;
-  *out_v_x822 = v_x822;
+  *out_v_x813 = v_x813;
+  *out_v_x815 = v_x815;
+  *out_v_x817 = v_x817;
   return;
 fail:
-  rt_release(v_x818);
-  rt_release(v_x820);
-  rt_release(v_x822);
+  rt_release(v_x813);
+  rt_release(v_x815);
+  rt_release(v_x817);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
-  RtValue *vals[] = {v_x813, v_x816};
-  const int64_t sizes[] = {(int64_t)v_x801};
+static void K15(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
+  RtValue *vals[] = {v_x808, v_x811};
+  const int64_t sizes[] = {(int64_t)v_x796};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K15_host(err, loc, run, v_x801, v_x808, v_x813, v_x816, out_v_x818, out_v_x820, out_v_x822);
+    K15_host(err, loc, run, v_x796, v_x803, v_x808, v_x811, out_v_x813, out_v_x815, out_v_x817);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x801, v_x808, v_x813, v_x816, out_v_x818, out_v_x820, out_v_x822);
+    K15_gpu(err, loc, run, v_x796, v_x803, v_x808, v_x811, out_v_x813, out_v_x815, out_v_x817);
   }
 }
 
 /* K16: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836) {
+static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831) {
   (void)loc;
   (void)run;
-  int32_t *v_x826_d = v_x826->data.i;
-  const int64_t v_x826_n = v_x826->len;
-  RtValue *v_x825 = NULL;
-  int32_t v_x834 = 0;
-  int32_t v_x835 = 0;
-  int32_t v_x836 = 0;
+  int32_t *v_x821_d = v_x821->data.i;
+  const int64_t v_x821_n = v_x821->len;
+  RtValue *v_x820 = NULL;
+  int32_t v_x829 = 0;
+  int32_t v_x830 = 0;
+  int32_t v_x831 = 0;
   /* MAP */
   {
-    const int64_t t709 = v_x823;
-    if (t709 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t709, 0.0, 0);
+    const int64_t t670 = v_x818;
+    if (t670 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t670, 0.0, 0);
       goto fail;
     }
-    v_x825 = rt_value_new(rt_vec_type(RT_INT), t709);
-    int32_t *v_x825_d = v_x825->data.i;
-    const int64_t v_x825_n = v_x825->len;
-    RT_PARALLEL_FOR_IF(t709 >= RT_PARALLEL_MIN)
-    for (int64_t t710 = 0; t710 < t709; t710++) {
-      const int32_t t711 = (int32_t)t710;
-      v_x825_d[t710] = 2;
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t670);
+    int32_t *v_x820_d = v_x820->data.i;
+    const int64_t v_x820_n = v_x820->len;
+    RT_PARALLEL_FOR_IF(t670 >= RT_PARALLEL_MIN)
+    for (int64_t t671 = 0; t671 < t670; t671++) {
+      const int32_t t672 = (int32_t)t671;
+      v_x820_d[t671] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x825_d = v_x825->data.i;
-    const int64_t v_x825_n = v_x825->len;
+    int32_t *v_x820_d = v_x820->data.i;
+    const int64_t v_x820_n = v_x820->len;
     /* REDUCE */
     {
-      const int64_t t712 = v_x826_n;
-      const int64_t t713 = t712 > 0 ? (t712 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t714 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t713);
-      int32_t *t715 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t713);
-      int32_t *t716 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t713);
-      RT_PARALLEL_FOR_IF(t713 > 1)
-      for (int64_t t717 = 0; t717 < t713; t717++) {
-        int32_t t717a0;
-        int32_t t717a1;
-        int32_t t717a2;
-        t717a0 = 2147483647;
-        t717a1 = 0;
-        t717a2 = 1;
-        const int64_t t717_end = (t717 + 1) * RT_CHUNK < t712 ? (t717 + 1) * RT_CHUNK : t712;
-        for (int64_t t718 = t717 * RT_CHUNK; t718 < t717_end; t718++) {
-          const int32_t t719 = (int32_t)t718;
-          int32_t t717x0;
-          int32_t t717x1;
-          int32_t t717x2;
-          uint8_t t721 = rt_lt_i(0, 2);
-          int32_t t722;
-          if (t721) {
-            t722 = 2147483647;
+      const int64_t t673 = v_x821_n;
+      const int64_t t674 = t673 > 0 ? (t673 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t675 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
+      int32_t *t676 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
+      int32_t *t677 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
+      RT_PARALLEL_FOR_IF(t674 > 1)
+      for (int64_t t678 = 0; t678 < t674; t678++) {
+        int32_t t678a0;
+        int32_t t678a1;
+        int32_t t678a2;
+        t678a0 = 2147483647;
+        t678a1 = 0;
+        t678a2 = 1;
+        const int64_t t678_end = (t678 + 1) * RT_CHUNK < t673 ? (t678 + 1) * RT_CHUNK : t673;
+        for (int64_t t679 = t678 * RT_CHUNK; t679 < t678_end; t679++) {
+          const int32_t t680 = (int32_t)t679;
+          int32_t t678x0;
+          int32_t t678x1;
+          int32_t t678x2;
+          uint8_t t682 = rt_lt_i(0, 2);
+          int32_t t683;
+          if (t682) {
+            t683 = 2147483647;
           } else {
-            t722 = t719;
+            t683 = t680;
           }
-          t717x0 = t722;
-          t717x1 = 0;
-          t717x2 = 2;
-          uint8_t t724 = rt_le_i(t717a0, t717x0);
-          int32_t t725;
-          if (t724) {
-            t725 = t717a0;
+          t678x0 = t683;
+          t678x1 = 0;
+          t678x2 = 2;
+          uint8_t t685 = rt_le_i(t678a0, t678x0);
+          int32_t t686;
+          if (t685) {
+            t686 = t678a0;
           } else {
-            t725 = t717x0;
+            t686 = t678x0;
           }
-          int32_t t726;
-          if (t724) {
-            t726 = t717a1;
+          int32_t t687;
+          if (t685) {
+            t687 = t678a1;
           } else {
-            t726 = t717x1;
+            t687 = t678x1;
           }
-          int32_t t727;
-          if (t724) {
-            t727 = t717a2;
+          int32_t t688;
+          if (t685) {
+            t688 = t678a2;
           } else {
-            t727 = t717x2;
+            t688 = t678x2;
           }
-          t717a0 = t725;
-          t717a1 = t726;
-          t717a2 = t727;
+          t678a0 = t686;
+          t678a1 = t687;
+          t678a2 = t688;
         }
-        t714[t717] = t717a0;
-        t715[t717] = t717a1;
-        t716[t717] = t717a2;
+        t675[t678] = t678a0;
+        t676[t678] = t678a1;
+        t677[t678] = t678a2;
       }
-      int32_t t717t0;
-      int32_t t717t1;
-      int32_t t717t2;
-      t717t0 = 2147483647;
-      t717t1 = 0;
-      t717t2 = 1;
-      for (int64_t t717 = 0; t717 < t713; t717++) {
-        const int32_t t728 = t714[t717];
-        const int32_t t729 = t715[t717];
-        const int32_t t730 = t716[t717];
-        uint8_t t732 = rt_le_i(t717t0, t728);
-        int32_t t733;
-        if (t732) {
-          t733 = t717t0;
+      int32_t t678t0;
+      int32_t t678t1;
+      int32_t t678t2;
+      t678t0 = 2147483647;
+      t678t1 = 0;
+      t678t2 = 1;
+      for (int64_t t678 = 0; t678 < t674; t678++) {
+        const int32_t t689 = t675[t678];
+        const int32_t t690 = t676[t678];
+        const int32_t t691 = t677[t678];
+        uint8_t t693 = rt_le_i(t678t0, t689);
+        int32_t t694;
+        if (t693) {
+          t694 = t678t0;
         } else {
-          t733 = t728;
+          t694 = t689;
         }
-        int32_t t734;
-        if (t732) {
-          t734 = t717t1;
+        int32_t t695;
+        if (t693) {
+          t695 = t678t1;
         } else {
-          t734 = t729;
+          t695 = t690;
         }
-        int32_t t735;
-        if (t732) {
-          t735 = t717t2;
+        int32_t t696;
+        if (t693) {
+          t696 = t678t2;
         } else {
-          t735 = t730;
+          t696 = t691;
         }
-        t717t0 = t733;
-        t717t1 = t734;
-        t717t2 = t735;
+        t678t0 = t694;
+        t678t1 = t695;
+        t678t2 = t696;
       }
-      v_x834 = t717t0;
-      rt_free(t714);
-      v_x835 = t717t1;
-      rt_free(t715);
-      v_x836 = t717t2;
-      rt_free(t716);
+      v_x829 = t678t0;
+      rt_free(t675);
+      v_x830 = t678t1;
+      rt_free(t676);
+      v_x831 = t678t2;
+      rt_free(t677);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x825 = v_x825;
-  *out_v_x835 = v_x835;
-  *out_v_x836 = v_x836;
+  *out_v_x820 = v_x820;
+  *out_v_x830 = v_x830;
+  *out_v_x831 = v_x831;
   return;
 fail:
-  rt_release(v_x825);
+  rt_release(v_x820);
 }
 
 /* K16: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K16_A {
   RtKernelError *err;
   int run;
-  int32_t v_x823;
-  int32_t *v_x826_d; int64_t v_x826_n;
-  int32_t *v_x825_d; int64_t v_x825_n;
-  int32_t v_x834;
-  int32_t v_x835;
-  int32_t v_x836;
+  int32_t v_x818;
+  int32_t *v_x821_d; int64_t v_x821_n;
+  int32_t *v_x820_d; int64_t v_x820_n;
+  int32_t v_x829;
+  int32_t v_x830;
+  int32_t v_x831;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
@@ -3711,7 +3535,7 @@ struct K16_0_pull {
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x825_d[i] = v.v0;
+    A.v_x820_d[i] = v.v0;
   }
 };
 struct alignas(8) K16_1_V {
@@ -3724,39 +3548,39 @@ struct K16_1_pull {
   __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t737 = rt_lt_i(0, 2);
-    int32_t t738;
-    if (t737) {
-      t738 = 2147483647;
+    uint8_t t698 = rt_lt_i(0, 2);
+    int32_t t699;
+    if (t698) {
+      t699 = 2147483647;
     } else {
-      t738 = ix;
+      t699 = ix;
     }
-    return K16_1_V{t738, 0, 2};
+    return K16_1_V{t699, 0, 2};
   }
 };
 struct K16_1_op {
   K16_A A;
   __device__ K16_1_V operator()(const K16_1_V &a, const K16_1_V &b) const {
-    uint8_t t740 = rt_le_i(a.v0, b.v0);
-    int32_t t741;
-    if (t740) {
-      t741 = a.v0;
+    uint8_t t701 = rt_le_i(a.v0, b.v0);
+    int32_t t702;
+    if (t701) {
+      t702 = a.v0;
     } else {
-      t741 = b.v0;
+      t702 = b.v0;
     }
-    int32_t t742;
-    if (t740) {
-      t742 = a.v1;
+    int32_t t703;
+    if (t701) {
+      t703 = a.v1;
     } else {
-      t742 = b.v1;
+      t703 = b.v1;
     }
-    int32_t t743;
-    if (t740) {
-      t743 = a.v2;
+    int32_t t704;
+    if (t701) {
+      t704 = a.v2;
     } else {
-      t743 = b.v2;
+      t704 = b.v2;
     }
-    return K16_1_V{t741, t742, t743};
+    return K16_1_V{t702, t703, t704};
   }
 };
 struct K16_1_check {
@@ -3769,1111 +3593,969 @@ struct K16_1_check {
     return true;
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836, int check_site_0) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831, int check_site_0) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x823 = v_x823;
-  A.v_x826_d = v_x826->data.i;
-  A.v_x826_n = v_x826->len;
-  RtValue *v_x825 = NULL;
+  A.v_x818 = v_x818;
+  A.v_x821_d = v_x821->data.i;
+  A.v_x821_n = v_x821->len;
+  RtValue *v_x820 = NULL;
   K16_1_V *K16_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x834 = 0;
-  int32_t v_x835 = 0;
-  int32_t v_x836 = 0;
+  int32_t v_x829 = 0;
+  int32_t v_x830 = 0;
+  int32_t v_x831 = 0;
   /* MAP */
   {
-    const int64_t t744 = v_x823;
-    if (t744 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t744, 0.0, run, 0};
+    const int64_t t705 = v_x818;
+    if (t705 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t705, 0.0, run, 0};
       goto fail;
     }
-    v_x825 = rtg_vec_new(RT_INT, t744);
-    A.v_x825_d = v_x825->data.i;
-    A.v_x825_n = v_x825->len;
-    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t744);
+    v_x820 = rtg_vec_new(RT_INT, t705);
+    A.v_x820_d = v_x820->data.i;
+    A.v_x820_n = v_x820->len;
+    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t705);
   }
   /* REDUCE */
   {
-    const int64_t t745 = v_x826->len;
-    K16_1_V *t746 = rtg::reduce_to_device<false>("K16", loc, K16_1_pull{A}, K16_1_op{A}, K16_1_V{2147483647, 0, 1}, t745);
-    K16_1_value = t746;
+    const int64_t t706 = v_x821->len;
+    K16_1_V *t707 = rtg::reduce_to_device<false>("K16", loc, K16_1_pull{A}, K16_1_op{A}, K16_1_V{2147483647, 0, 1}, t706);
+    K16_1_value = t707;
   }
   if (!rtg::check_result("K16", loc, K16_1_value, K16_1_check{{check_site_0}}, K16_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K16_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x825 = v_x825;
-  *out_v_x835 = v_x835;
-  *out_v_x836 = v_x836;
+  *out_v_x820 = v_x820;
+  *out_v_x830 = v_x830;
+  *out_v_x831 = v_x831;
   return;
 fail:
-  rt_release(v_x825);
+  rt_release(v_x820);
   rtg_free(K16_1_value);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836, int check_site_0) {
-  RtValue *vals[] = {v_x826};
-  const int64_t sizes[] = {(int64_t)v_x823};
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831, int check_site_0) {
+  RtValue *vals[] = {v_x821};
+  const int64_t sizes[] = {(int64_t)v_x818};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K16_host(err, loc, run, v_x823, v_x826, out_v_x825, out_v_x835, out_v_x836);
+    K16_host(err, loc, run, v_x818, v_x821, out_v_x820, out_v_x830, out_v_x831);
     if (err->index == INT64_MAX) {
-      K16_1_V t747;
-      memset(&t747, 0, sizeof t747);
-      t747.v1 = *out_v_x835;
-      t747.v2 = *out_v_x836;
-      (void)K16_1_check{{check_site_0}}(t747, err, run);
+      K16_1_V t708;
+      memset(&t708, 0, sizeof t708);
+      t708.v1 = *out_v_x830;
+      t708.v2 = *out_v_x831;
+      (void)K16_1_check{{check_site_0}}(t708, err, run);
     }
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x823, v_x826, out_v_x825, out_v_x835, out_v_x836, check_site_0);
+    K16_gpu(err, loc, run, v_x818, v_x821, out_v_x820, out_v_x830, out_v_x831, check_site_0);
   }
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x844, RtValue **out_v_x846) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
   (void)loc;
   (void)run;
+  int32_t *v_x832_d = v_x832->data.i;
+  const int64_t v_x832_n = v_x832->len;
   int32_t *v_x837_d = v_x837->data.i;
   const int64_t v_x837_n = v_x837->len;
-  int32_t *v_x842_d = v_x842->data.i;
-  const int64_t v_x842_n = v_x842->len;
-  RtValue *v_x844 = NULL;
-  RtValue *v_x846 = NULL;
+  RtValue *v_x847 = NULL;
   /* MAP */
   {
-    const int64_t t748 = v_x837_n;
-    v_x844 = rt_value_new(rt_vec_type(RT_INT), t748);
-    int32_t *v_x844_d = v_x844->data.i;
-    const int64_t v_x844_n = v_x844->len;
-    v_x846 = rt_value_new(rt_vec_type(RT_INT), t748);
-    int32_t *v_x846_d = v_x846->data.i;
-    const int64_t v_x846_n = v_x846->len;
-    RT_PARALLEL_FOR_IF(t748 >= RT_PARALLEL_MIN)
-    for (int64_t t749 = 0; t749 < t748; t749++) {
-      const int32_t t750 = (int32_t)t749;
-      int t754 = 0; /* nonzero: a check below failed */
-      int32_t t752 = rt_mul_i(t750, 2);
-      int t755 = (uint64_t)(int64_t)t752 < (uint64_t)v_x842_n;
-      int32_t t753 = t755 ? v_x842_d[t752] : 0;
-      t754 |= !t755;
-      int32_t t757 = rt_add_i(t752, 1);
-      if (__builtin_expect(t754 != 0, 0)) { /* again, recording the error */
-        int32_t t759 = rt_mul_i(t750, 2);
-        int32_t t760;
-        if ((uint64_t)(int64_t)t759 < (uint64_t)v_x842_n) {
-          t760 = v_x842_d[t759];
+    const int64_t t709 = v_x832_n;
+    v_x847 = rt_value_new(rt_vec_type(RT_INT), t709);
+    int32_t *v_x847_d = v_x847->data.i;
+    const int64_t v_x847_n = v_x847->len;
+    RT_PARALLEL_FOR_IF(t709 >= RT_PARALLEL_MIN)
+    for (int64_t t710 = 0; t710 < t709; t710++) {
+      const int32_t t711 = (int32_t)t710;
+      int t715 = 0; /* nonzero: a check below failed */
+      int32_t t713 = rt_mul_i(t711, 2);
+      int t716 = (uint64_t)(int64_t)t713 < (uint64_t)v_x837_n;
+      int32_t t714 = t716 ? v_x837_d[t713] : 0;
+      t715 |= !t716;
+      int32_t t718 = rt_add_i(t714, 1);
+      int32_t t720 = rt_add_i(t713, 1);
+      int t722 = (uint64_t)(int64_t)t720 < (uint64_t)v_x837_n;
+      int32_t t721 = t722 ? v_x837_d[t720] : 0;
+      t715 |= !t722;
+      int32_t t724 = rt_add_i(t718, t721);
+      if (__builtin_expect(t715 != 0, 0)) { /* again, recording the error */
+        int32_t t726 = rt_mul_i(t711, 2);
+        int32_t t727;
+        if ((uint64_t)(int64_t)t726 < (uint64_t)v_x837_n) {
+          t727 = v_x837_d[t726];
         } else {
-          NESSIE_RECORD(err, t749, RT_CHECK_INDEX, 0, 0, RT_GATHER, t759, v_x842_n, 0.0, 0);
-          t760 = 0;
+          NESSIE_RECORD(err, t710, RT_CHECK_INDEX, 0, 0, RT_GATHER, t726, v_x837_n, 0.0, 0);
+          t727 = 0;
         }
-        int32_t t762 = rt_add_i(t759, 1);
+        int32_t t729 = rt_add_i(t727, 1);
+        int32_t t731 = rt_add_i(t726, 1);
+        int32_t t732;
+        if ((uint64_t)(int64_t)t731 < (uint64_t)v_x837_n) {
+          t732 = v_x837_d[t731];
+        } else {
+          NESSIE_RECORD(err, t710, RT_CHECK_INDEX, 1, 0, RT_GATHER, t731, v_x837_n, 0.0, 1);
+          t732 = 0;
+        }
+        int32_t t734 = rt_add_i(t729, t732);
       }
-      v_x844_d[t749] = t753;
-      v_x846_d[t749] = t757;
+      v_x847_d[t710] = t724;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x844 = v_x844;
-  *out_v_x846 = v_x846;
+  *out_v_x847 = v_x847;
   return;
 fail:
-  rt_release(v_x844);
-  rt_release(v_x846);
+  rt_release(v_x847);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K17_A {
   RtKernelError *err;
   int run;
+  int32_t *v_x832_d; int64_t v_x832_n;
   int32_t *v_x837_d; int64_t v_x837_n;
-  int32_t *v_x842_d; int64_t v_x842_n;
-  int32_t *v_x844_d; int64_t v_x844_n;
-  int32_t *v_x846_d; int64_t v_x846_n;
+  int32_t *v_x847_d; int64_t v_x847_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
-  int32_t v1;
 };
 struct K17_0_pull {
   K17_A A;
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t766 = 0; /* nonzero: a check below failed */
-    int32_t t764 = rt_mul_i(ix, 2);
-    int t767 = (uint64_t)(int64_t)t764 < (uint64_t)A.v_x842_n;
-    int32_t t765 = t767 ? A.v_x842_d[t764] : 0;
-    t766 |= !t767;
-    int32_t t769 = rt_add_i(t764, 1);
-    if (__builtin_expect(t766 != 0, 0)) { /* again, recording the error */
-      int32_t t771 = rt_mul_i(ix, 2);
-      int32_t t772;
-      if ((uint64_t)(int64_t)t771 < (uint64_t)A.v_x842_n) {
-        t772 = A.v_x842_d[t771];
+    int t738 = 0; /* nonzero: a check below failed */
+    int32_t t736 = rt_mul_i(ix, 2);
+    int t739 = (uint64_t)(int64_t)t736 < (uint64_t)A.v_x837_n;
+    int32_t t737 = t739 ? A.v_x837_d[t736] : 0;
+    t738 |= !t739;
+    int32_t t741 = rt_add_i(t737, 1);
+    int32_t t743 = rt_add_i(t736, 1);
+    int t745 = (uint64_t)(int64_t)t743 < (uint64_t)A.v_x837_n;
+    int32_t t744 = t745 ? A.v_x837_d[t743] : 0;
+    t738 |= !t745;
+    int32_t t747 = rt_add_i(t741, t744);
+    if (__builtin_expect(t738 != 0, 0)) { /* again, recording the error */
+      int32_t t749 = rt_mul_i(ix, 2);
+      int32_t t750;
+      if ((uint64_t)(int64_t)t749 < (uint64_t)A.v_x837_n) {
+        t750 = A.v_x837_d[t749];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t771, A.v_x842_n, 0.0, 0);
-        t772 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t749, A.v_x837_n, 0.0, 0);
+        t750 = 0;
       }
-      int32_t t774 = rt_add_i(t771, 1);
+      int32_t t752 = rt_add_i(t750, 1);
+      int32_t t754 = rt_add_i(t749, 1);
+      int32_t t755;
+      if ((uint64_t)(int64_t)t754 < (uint64_t)A.v_x837_n) {
+        t755 = A.v_x837_d[t754];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t754, A.v_x837_n, 0.0, 1);
+        t755 = 0;
+      }
+      int32_t t757 = rt_add_i(t752, t755);
     }
-    return K17_0_V{t765, t769};
+    return K17_0_V{t747};
   }
 };
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x844_d[i] = v.v0;
-    A.v_x846_d[i] = v.v1;
+    A.v_x847_d[i] = v.v0;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x844, RtValue **out_v_x846) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
+  A.v_x832_d = v_x832->data.i;
+  A.v_x832_n = v_x832->len;
   A.v_x837_d = v_x837->data.i;
   A.v_x837_n = v_x837->len;
-  A.v_x842_d = v_x842->data.i;
-  A.v_x842_n = v_x842->len;
-  RtValue *v_x844 = NULL;
-  RtValue *v_x846 = NULL;
+  RtValue *v_x847 = NULL;
   /* MAP */
   {
-    const int64_t t775 = v_x837->len;
-    v_x844 = rtg_vec_new(RT_INT, t775);
-    A.v_x844_d = v_x844->data.i;
-    A.v_x844_n = v_x844->len;
-    v_x846 = rtg_vec_new(RT_INT, t775);
-    A.v_x846_d = v_x846->data.i;
-    A.v_x846_n = v_x846->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t775);
+    const int64_t t758 = v_x832->len;
+    v_x847 = rtg_vec_new(RT_INT, t758);
+    A.v_x847_d = v_x847->data.i;
+    A.v_x847_n = v_x847->len;
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t758);
   }
-  *out_v_x844 = v_x844;
-  *out_v_x846 = v_x846;
+  *out_v_x847 = v_x847;
   return;
 fail:
-  rt_release(v_x844);
-  rt_release(v_x846);
+  rt_release(v_x847);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x844, RtValue **out_v_x846) {
-  RtValue *vals[] = {v_x837, v_x842};
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
+  RtValue *vals[] = {v_x832, v_x837};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K17_host(err, loc, run, v_x837, v_x842, out_v_x844, out_v_x846);
+    K17_host(err, loc, run, v_x832, v_x837, out_v_x847);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x837, v_x842, out_v_x844, out_v_x846);
+    K17_gpu(err, loc, run, v_x832, v_x837, out_v_x847);
   }
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x850, RtValue *v_x851, RtValue **out_v_x855) {
+/* K18: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
   (void)loc;
   (void)run;
-  int32_t *v_x847_d = v_x847->data.i;
-  const int64_t v_x847_n = v_x847->len;
-  int32_t *v_x850_d = v_x850->data.i;
-  const int64_t v_x850_n = v_x850->len;
-  int32_t *v_x851_d = v_x851->data.i;
-  const int64_t v_x851_n = v_x851->len;
-  RtValue *v_x855 = NULL;
+  const int64_t *v_sd_1135_off = rt_seg_offsets(v_sd_1135);
+  const int64_t v_sd_1135_n = v_sd_1135->len;
+  RtValue *v_x1113 = NULL;
+  RtValue *v_x1118 = NULL;
+  RtValue *v_x1119 = NULL;
+  RtValue *v_x1120 = NULL;
+  RtValue *v_x1121 = NULL;
+  RtValue *v_x1133 = NULL;
+  RtValue *v_x1134 = NULL;
   /* MAP */
   {
-    const int64_t t776 = v_x847_n;
-    v_x855 = rt_value_new(rt_vec_type(RT_INT), t776);
-    int32_t *v_x855_d = v_x855->data.i;
-    const int64_t v_x855_n = v_x855->len;
-    RT_PARALLEL_FOR_IF(t776 >= RT_PARALLEL_MIN)
-    for (int64_t t777 = 0; t777 < t776; t777++) {
-      const int32_t t778 = (int32_t)t777;
-      int t780 = 0; /* nonzero: a check below failed */
-      int t781 = (uint64_t)(int64_t)t778 < (uint64_t)v_x850_n;
-      int32_t t779 = t781 ? v_x850_d[t778] : 0;
-      t780 |= !t781;
-      int t783 = (uint64_t)(int64_t)t779 < (uint64_t)v_x851_n;
-      int32_t t782 = t783 ? v_x851_d[t779] : 0;
-      t780 |= !t783;
-      int32_t t784 = v_x847_d[t778];
-      int32_t t786 = rt_add_i(t784, 1);
-      int32_t t788 = rt_add_i(t786, t782);
-      if (__builtin_expect(t780 != 0, 0)) { /* again, recording the error */
-        int32_t t789;
-        if ((uint64_t)(int64_t)t778 < (uint64_t)v_x850_n) {
-          t789 = v_x850_d[t778];
+    const int64_t t759 = v_x1110;
+    if (t759 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t759, 0.0, 0);
+      goto fail;
+    }
+    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t759);
+    uint8_t *v_x1113_d = v_x1113->data.b;
+    const int64_t v_x1113_n = v_x1113->len;
+    RT_PARALLEL_FOR_IF(t759 >= RT_PARALLEL_MIN)
+    for (int64_t t760 = 0; t760 < t759; t760++) {
+      const int32_t t761 = (int32_t)t760;
+      int t763 = 0; /* nonzero: a check below failed */
+      int t764 = (uint64_t)(int64_t)t761 < (uint64_t)v_sd_1135_n;
+      int32_t t762 = t764 ? (int32_t)(v_sd_1135_off[t761 + 1] - v_sd_1135_off[t761]) : 0;
+      t763 |= !t764;
+      uint8_t t766 = rt_le_i(t762, 1);
+      if (__builtin_expect(t763 != 0, 0)) { /* again, recording the error */
+        int32_t t767;
+        if ((uint64_t)(int64_t)t761 < (uint64_t)v_sd_1135_n) {
+          t767 = (int32_t)(v_sd_1135_off[t761 + 1] - v_sd_1135_off[t761]);
         } else {
-          NESSIE_RECORD(err, t777, RT_CHECK_INDEX, 1, 0, RT_GATHER, t778, v_x850_n, 0.0, 0);
-          t789 = 0;
+          NESSIE_RECORD(err, t760, RT_CHECK_INDEX, 0, 0, RT_GATHER, t761, v_sd_1135_n, 0.0, 1);
+          t767 = 0;
         }
-        int32_t t790;
-        if ((uint64_t)(int64_t)t789 < (uint64_t)v_x851_n) {
-          t790 = v_x851_d[t789];
-        } else {
-          NESSIE_RECORD(err, t777, RT_CHECK_INDEX, 1, 0, RT_GATHER, t789, v_x851_n, 0.0, 1);
-          t790 = 0;
-        }
-        int32_t t791 = v_x847_d[t778];
-        int32_t t793 = rt_add_i(t791, 1);
-        int32_t t795 = rt_add_i(t793, t790);
+        uint8_t t769 = rt_le_i(t767, 1);
       }
-      v_x855_d[t777] = t788;
+      v_x1113_d[t760] = t766;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x855 = v_x855;
+  {
+    uint8_t *v_x1113_d = v_x1113->data.b;
+    const int64_t v_x1113_n = v_x1113->len;
+    /* PARTITION */
+    {
+      const int64_t t770 = v_x1110;
+      if (t770 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t770, 0.0, 2);
+        goto fail;
+      }
+      const int64_t t771 = t770 > 0 ? (t770 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t772 = (uint8_t *)rt_alloc_atomic((size_t)t770 + 1);
+      int64_t *t773 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t771 + 1));
+      RT_PARALLEL_FOR_IF(t771 > 1)
+      for (int64_t t774 = 0; t774 < t771; t774++) {
+        int64_t kept = 0;
+        const int64_t t774_end = (t774 + 1) * RT_CHUNK < t770 ? (t774 + 1) * RT_CHUNK : t770;
+        for (int64_t t775 = t774 * RT_CHUNK; t775 < t774_end; t775++) {
+          const int32_t t776 = (int32_t)t775;
+          int32_t t774x0;
+          uint8_t t774x1;
+          int t778 = 0; /* nonzero: a check below failed */
+          int t779 = (uint64_t)(int64_t)t776 < (uint64_t)v_sd_1135_n;
+          int32_t t777 = t779 ? (int32_t)(v_sd_1135_off[t776 + 1] - v_sd_1135_off[t776]) : 0;
+          t778 |= !t779;
+          uint8_t t781 = rt_le_i(t777, 1);
+          if (__builtin_expect(t778 != 0, 0)) { /* again, recording the error */
+            int32_t t782;
+            if ((uint64_t)(int64_t)t776 < (uint64_t)v_sd_1135_n) {
+              t782 = (int32_t)(v_sd_1135_off[t776 + 1] - v_sd_1135_off[t776]);
+            } else {
+              NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_sd_1135_n, 0.0, 3);
+              t782 = 0;
+            }
+            uint8_t t784 = rt_le_i(t782, 1);
+          }
+          t774x0 = t776;
+          t774x1 = t781;
+          uint8_t t785;
+          t785 = t774x1;
+          t772[t775] = t785 != 0;
+          kept += t785 != 0;
+        }
+        t773[t774] = kept;
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t772);
+        rt_free(t773);
+        goto fail;
+      }
+      int64_t t786 = 0;
+      for (int64_t t774 = 0; t774 < t771; t774++) {
+        const int64_t k = t773[t774];
+        t773[t774] = t786;
+        t786 += k;
+      }
+      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t786);
+      int32_t *v_x1118_d = v_x1118->data.i;
+      const int64_t v_x1118_n = v_x1118->len;
+      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t786);
+      uint8_t *v_x1119_d = v_x1119->data.b;
+      const int64_t v_x1119_n = v_x1119->len;
+      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t770 - t786));
+      int32_t *v_x1120_d = v_x1120->data.i;
+      const int64_t v_x1120_n = v_x1120->len;
+      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t770 - t786));
+      uint8_t *v_x1121_d = v_x1121->data.b;
+      const int64_t v_x1121_n = v_x1121->len;
+      RT_PARALLEL_FOR_IF(t771 > 1)
+      for (int64_t t774 = 0; t774 < t771; t774++) {
+        int64_t at = t773[t774];
+        int64_t at_not = t774 * RT_CHUNK - t773[t774];
+        const int64_t t774_end = (t774 + 1) * RT_CHUNK < t770 ? (t774 + 1) * RT_CHUNK : t770;
+        for (int64_t t775 = t774 * RT_CHUNK; t775 < t774_end; t775++) {
+          const int32_t t776 = (int32_t)t775;
+          int32_t t774y0;
+          uint8_t t774y1;
+          int t788 = 0; /* nonzero: a check below failed */
+          int t789 = (uint64_t)(int64_t)t776 < (uint64_t)v_sd_1135_n;
+          int32_t t787 = t789 ? (int32_t)(v_sd_1135_off[t776 + 1] - v_sd_1135_off[t776]) : 0;
+          t788 |= !t789;
+          uint8_t t791 = rt_le_i(t787, 1);
+          if (__builtin_expect(t788 != 0, 0)) { /* again, recording the error */
+            int32_t t792;
+            if ((uint64_t)(int64_t)t776 < (uint64_t)v_sd_1135_n) {
+              t792 = (int32_t)(v_sd_1135_off[t776 + 1] - v_sd_1135_off[t776]);
+            } else {
+              NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_sd_1135_n, 0.0, 4);
+              t792 = 0;
+            }
+            uint8_t t794 = rt_le_i(t792, 1);
+          }
+          t774y0 = t776;
+          t774y1 = t791;
+          if (t772[t775]) {
+            v_x1118_d[at] = t774y0;
+            v_x1119_d[at] = t774y1;
+            at++;
+          } else {
+            v_x1120_d[at_not] = t774y0;
+            v_x1121_d[at_not] = t774y1;
+            at_not++;
+          }
+        }
+      }
+      rt_free(t772);
+      rt_free(t773);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      int32_t *v_x1118_d = v_x1118->data.i;
+      const int64_t v_x1118_n = v_x1118->len;
+      uint8_t *v_x1119_d = v_x1119->data.b;
+      const int64_t v_x1119_n = v_x1119->len;
+      int32_t *v_x1120_d = v_x1120->data.i;
+      const int64_t v_x1120_n = v_x1120->len;
+      uint8_t *v_x1121_d = v_x1121->data.b;
+      const int64_t v_x1121_n = v_x1121->len;
+      /* SCAN */
+      {
+        const int64_t t795 = v_x1110;
+        if (t795 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t795, 0.0, 5);
+          goto fail;
+        }
+        const int64_t t796 = t795 > 0 ? (t795 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t797 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t796);
+        int32_t *t798 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t796);
+        RT_PARALLEL_FOR_IF(t796 > 1)
+        for (int64_t t799 = 0; t799 < t796; t799++) {
+          int32_t t799a0;
+          int32_t t799a1;
+          t799a0 = 0;
+          t799a1 = 0;
+          const int64_t t799_end = (t799 + 1) * RT_CHUNK < t795 ? (t799 + 1) * RT_CHUNK : t795;
+          for (int64_t t800 = t799 * RT_CHUNK; t800 < t799_end; t800++) {
+            const int32_t t801 = (int32_t)t800;
+            int32_t t799x0;
+            int32_t t799x1;
+            int t803 = 0; /* nonzero: a check below failed */
+            int t804 = (uint64_t)(int64_t)t801 < (uint64_t)v_sd_1135_n;
+            int32_t t802 = t804 ? (int32_t)(v_sd_1135_off[t801 + 1] - v_sd_1135_off[t801]) : 0;
+            t803 |= !t804;
+            uint8_t t806 = rt_le_i(t802, 1);
+            int32_t t808 = rt_btoi_b(t806);
+            uint8_t t810 = rt_not_b(t806);
+            int32_t t812 = rt_btoi_b(t810);
+            if (__builtin_expect(t803 != 0, 0)) { /* again, recording the error */
+              int32_t t813;
+              if ((uint64_t)(int64_t)t801 < (uint64_t)v_sd_1135_n) {
+                t813 = (int32_t)(v_sd_1135_off[t801 + 1] - v_sd_1135_off[t801]);
+              } else {
+                NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t801, v_sd_1135_n, 0.0, 6);
+                t813 = 0;
+              }
+              uint8_t t815 = rt_le_i(t813, 1);
+              int32_t t817 = rt_btoi_b(t815);
+              uint8_t t819 = rt_not_b(t815);
+              int32_t t821 = rt_btoi_b(t819);
+            }
+            t799x0 = t808;
+            t799x1 = t812;
+            int32_t t823 = rt_add_i(t799a0, t799x0);
+            int32_t t825 = rt_add_i(t799a1, t799x1);
+            t799a0 = t823;
+            t799a1 = t825;
+          }
+          t797[t799] = t799a0;
+          t798[t799] = t799a1;
+        }
+        int32_t t799t0;
+        int32_t t799t1;
+        t799t0 = 0;
+        t799t1 = 0;
+        for (int64_t t799 = 0; t799 < t796; t799++) {
+          const int32_t t826 = t797[t799];
+          t797[t799] = t799t0;
+          const int32_t t827 = t798[t799];
+          t798[t799] = t799t1;
+          int32_t t829 = rt_add_i(t799t0, t826);
+          int32_t t831 = rt_add_i(t799t1, t827);
+          t799t0 = t829;
+          t799t1 = t831;
+        }
+        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t795);
+        int32_t *v_x1133_d = v_x1133->data.i;
+        const int64_t v_x1133_n = v_x1133->len;
+        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t795);
+        int32_t *v_x1134_d = v_x1134->data.i;
+        const int64_t v_x1134_n = v_x1134->len;
+        RT_PARALLEL_FOR_IF(t796 > 1)
+        for (int64_t t799 = 0; t799 < t796; t799++) {
+          int32_t t799p0;
+          int32_t t799p1;
+          t799p0 = t797[t799];
+          t799p1 = t798[t799];
+          const int64_t t799_end = (t799 + 1) * RT_CHUNK < t795 ? (t799 + 1) * RT_CHUNK : t795;
+          for (int64_t t800 = t799 * RT_CHUNK; t800 < t799_end; t800++) {
+            const int32_t t801 = (int32_t)t800;
+            v_x1133_d[t800] = t799p0;
+            v_x1134_d[t800] = t799p1;
+            int32_t t799y0;
+            int32_t t799y1;
+            int t833 = 0; /* nonzero: a check below failed */
+            int t834 = (uint64_t)(int64_t)t801 < (uint64_t)v_sd_1135_n;
+            int32_t t832 = t834 ? (int32_t)(v_sd_1135_off[t801 + 1] - v_sd_1135_off[t801]) : 0;
+            t833 |= !t834;
+            uint8_t t836 = rt_le_i(t832, 1);
+            int32_t t838 = rt_btoi_b(t836);
+            uint8_t t840 = rt_not_b(t836);
+            int32_t t842 = rt_btoi_b(t840);
+            if (__builtin_expect(t833 != 0, 0)) { /* again, recording the error */
+              int32_t t843;
+              if ((uint64_t)(int64_t)t801 < (uint64_t)v_sd_1135_n) {
+                t843 = (int32_t)(v_sd_1135_off[t801 + 1] - v_sd_1135_off[t801]);
+              } else {
+                NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t801, v_sd_1135_n, 0.0, 7);
+                t843 = 0;
+              }
+              uint8_t t845 = rt_le_i(t843, 1);
+              int32_t t847 = rt_btoi_b(t845);
+              uint8_t t849 = rt_not_b(t845);
+              int32_t t851 = rt_btoi_b(t849);
+            }
+            t799y0 = t838;
+            t799y1 = t842;
+            int32_t t853 = rt_add_i(t799p0, t799y0);
+            int32_t t855 = rt_add_i(t799p1, t799y1);
+            t799p0 = t853;
+            t799p1 = t855;
+          }
+        }
+        rt_free(t797);
+        rt_free(t798);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
+  }
+  *out_v_x1113 = v_x1113;
+  *out_v_x1118 = v_x1118;
+  *out_v_x1120 = v_x1120;
+  *out_v_x1133 = v_x1133;
+  *out_v_x1134 = v_x1134;
+  rt_release(v_x1119);
+  rt_release(v_x1121);
   return;
 fail:
-  rt_release(v_x855);
+  rt_release(v_x1113);
+  rt_release(v_x1118);
+  rt_release(v_x1119);
+  rt_release(v_x1120);
+  rt_release(v_x1121);
+  rt_release(v_x1133);
+  rt_release(v_x1134);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K18: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x847_d; int64_t v_x847_n;
-  int32_t *v_x850_d; int64_t v_x850_n;
-  int32_t *v_x851_d; int64_t v_x851_n;
-  int32_t *v_x855_d; int64_t v_x855_n;
+  const int64_t *v_sd_1135_off; int64_t v_sd_1135_n;
+  int32_t v_x1110;
+  uint8_t *v_x1113_d; int64_t v_x1113_n;
+  int32_t *v_x1118_d; int64_t v_x1118_n;
+  uint8_t *v_x1119_d; int64_t v_x1119_n;
+  int32_t *v_x1120_d; int64_t v_x1120_n;
+  uint8_t *v_x1121_d; int64_t v_x1121_n;
+  int32_t *v_x1133_d; int64_t v_x1133_n;
+  int32_t *v_x1134_d; int64_t v_x1134_n;
 };
 struct alignas(8) K18_0_V {
-  int32_t v0;
+  uint8_t v0;
 };
 struct K18_0_pull {
   K18_A A;
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t797 = 0; /* nonzero: a check below failed */
-    int t798 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x850_n;
-    int32_t t796 = t798 ? A.v_x850_d[ix] : 0;
-    t797 |= !t798;
-    int t800 = (uint64_t)(int64_t)t796 < (uint64_t)A.v_x851_n;
-    int32_t t799 = t800 ? A.v_x851_d[t796] : 0;
-    t797 |= !t800;
-    int32_t t801 = A.v_x847_d[ix];
-    int32_t t803 = rt_add_i(t801, 1);
-    int32_t t805 = rt_add_i(t803, t799);
-    if (__builtin_expect(t797 != 0, 0)) { /* again, recording the error */
-      int32_t t806;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x850_n) {
-        t806 = A.v_x850_d[ix];
+    int t857 = 0; /* nonzero: a check below failed */
+    int t858 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
+    int32_t t856 = t858 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
+    t857 |= !t858;
+    uint8_t t860 = rt_le_i(t856, 1);
+    if (__builtin_expect(t857 != 0, 0)) { /* again, recording the error */
+      int32_t t861;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n) {
+        t861 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x850_n, 0.0, 0);
-        t806 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1135_n, 0.0, 0);
+        t861 = 0;
       }
-      int32_t t807;
-      if ((uint64_t)(int64_t)t806 < (uint64_t)A.v_x851_n) {
-        t807 = A.v_x851_d[t806];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t806, A.v_x851_n, 0.0, 1);
-        t807 = 0;
-      }
-      int32_t t808 = A.v_x847_d[ix];
-      int32_t t810 = rt_add_i(t808, 1);
-      int32_t t812 = rt_add_i(t810, t807);
+      uint8_t t863 = rt_le_i(t861, 1);
     }
-    return K18_0_V{t805};
+    return K18_0_V{t860};
   }
 };
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x855_d[i] = v.v0;
+    A.v_x1113_d[i] = v.v0;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x850, RtValue *v_x851, RtValue **out_v_x855) {
+struct alignas(8) K18_1_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K18_1_pull {
+  K18_A A;
+  __device__ K18_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t865 = 0; /* nonzero: a check below failed */
+    int t866 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
+    int32_t t864 = t866 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
+    t865 |= !t866;
+    uint8_t t868 = rt_le_i(t864, 1);
+    if (__builtin_expect(t865 != 0, 0)) { /* again, recording the error */
+      int32_t t869;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n) {
+        t869 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1135_n, 0.0, 1);
+        t869 = 0;
+      }
+      uint8_t t871 = rt_le_i(t869, 1);
+    }
+    return K18_1_V{ix, t868};
+  }
+};
+struct K18_1_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_1_V &v) const {
+    A.v_x1118_d[i] = v.v0;
+    A.v_x1119_d[i] = v.v1;
+  }
+};
+struct K18_1_pred {
+  K18_A A;
+  __device__ bool operator()(int64_t i, const K18_1_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K18_1_other {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_1_V &v) const {
+    A.v_x1120_d[i] = v.v0;
+    A.v_x1121_d[i] = v.v1;
+  }
+};
+struct alignas(8) K18_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K18_2_pull {
+  K18_A A;
+  __device__ K18_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t873 = 0; /* nonzero: a check below failed */
+    int t874 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
+    int32_t t872 = t874 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
+    t873 |= !t874;
+    uint8_t t876 = rt_le_i(t872, 1);
+    int32_t t878 = rt_btoi_b(t876);
+    uint8_t t880 = rt_not_b(t876);
+    int32_t t882 = rt_btoi_b(t880);
+    if (__builtin_expect(t873 != 0, 0)) { /* again, recording the error */
+      int32_t t883;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n) {
+        t883 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1135_n, 0.0, 2);
+        t883 = 0;
+      }
+      uint8_t t885 = rt_le_i(t883, 1);
+      int32_t t887 = rt_btoi_b(t885);
+      uint8_t t889 = rt_not_b(t885);
+      int32_t t891 = rt_btoi_b(t889);
+    }
+    return K18_2_V{t878, t882};
+  }
+};
+struct K18_2_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_2_V &v) const {
+    A.v_x1133_d[i] = v.v0;
+    A.v_x1134_d[i] = v.v1;
+  }
+};
+struct K18_2_op {
+  K18_A A;
+  __device__ K18_2_V operator()(const K18_2_V &a, const K18_2_V &b) const {
+    int32_t t893 = rt_add_i(a.v0, b.v0);
+    int32_t t895 = rt_add_i(a.v1, b.v1);
+    return K18_2_V{t893, t895};
+  }
+};
+struct K18_2_ride {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_2_V &v) const {
+    K18_0_store{A}(i, K18_0_pull{A}(i)); /* MAP 0 rides here */
+    K18_2_store{A}(i, v);
+  }
+};
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x847_d = v_x847->data.i;
-  A.v_x847_n = v_x847->len;
-  A.v_x850_d = v_x850->data.i;
-  A.v_x850_n = v_x850->len;
-  A.v_x851_d = v_x851->data.i;
-  A.v_x851_n = v_x851->len;
-  RtValue *v_x855 = NULL;
-  /* MAP */
-  {
-    const int64_t t813 = v_x847->len;
-    v_x855 = rtg_vec_new(RT_INT, t813);
-    A.v_x855_d = v_x855->data.i;
-    A.v_x855_n = v_x855->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t813);
-  }
-  *out_v_x855 = v_x855;
-  return;
-fail:
-  rt_release(v_x855);
-}
-
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x847, RtValue *v_x850, RtValue *v_x851, RtValue **out_v_x855) {
-  RtValue *vals[] = {v_x847, v_x850, v_x851};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K18_host(err, loc, run, v_x847, v_x850, v_x851, out_v_x855);
-    rtg_host_ran();
-  } else {
-    K18_gpu(err, loc, run, v_x847, v_x850, v_x851, out_v_x855);
-  }
-}
-
-/* K19: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1141, int32_t v_x1116, RtValue **out_v_x1119, RtValue **out_v_x1124, RtValue **out_v_x1126, RtValue **out_v_x1139, RtValue **out_v_x1140) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1141_off = rt_seg_offsets(v_sd_1141);
-  const int64_t v_sd_1141_n = v_sd_1141->len;
+  A.v_sd_1135_off = rtg_seg_offsets(v_sd_1135);
+  A.v_sd_1135_n = v_sd_1135->len;
+  A.v_x1110 = v_x1110;
+  RtValue *v_x1113 = NULL;
+  RtValue *v_x1118 = NULL;
   RtValue *v_x1119 = NULL;
-  RtValue *v_x1124 = NULL;
-  RtValue *v_x1125 = NULL;
-  RtValue *v_x1126 = NULL;
-  RtValue *v_x1127 = NULL;
-  RtValue *v_x1139 = NULL;
-  RtValue *v_x1140 = NULL;
+  RtValue *v_x1120 = NULL;
+  RtValue *v_x1121 = NULL;
+  RtValue *v_x1133 = NULL;
+  RtValue *v_x1134 = NULL;
   /* MAP */
   {
-    const int64_t t814 = v_x1116;
-    if (t814 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t814, 0.0, 0);
+    const int64_t t896 = v_x1110;
+    if (t896 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t896, 0.0, run, 3};
       goto fail;
     }
-    v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t814);
-    uint8_t *v_x1119_d = v_x1119->data.b;
-    const int64_t v_x1119_n = v_x1119->len;
-    RT_PARALLEL_FOR_IF(t814 >= RT_PARALLEL_MIN)
-    for (int64_t t815 = 0; t815 < t814; t815++) {
-      const int32_t t816 = (int32_t)t815;
-      int t818 = 0; /* nonzero: a check below failed */
-      int t819 = (uint64_t)(int64_t)t816 < (uint64_t)v_sd_1141_n;
-      int32_t t817 = t819 ? (int32_t)(v_sd_1141_off[t816 + 1] - v_sd_1141_off[t816]) : 0;
-      t818 |= !t819;
-      uint8_t t821 = rt_le_i(t817, 1);
-      if (__builtin_expect(t818 != 0, 0)) { /* again, recording the error */
-        int32_t t822;
-        if ((uint64_t)(int64_t)t816 < (uint64_t)v_sd_1141_n) {
-          t822 = (int32_t)(v_sd_1141_off[t816 + 1] - v_sd_1141_off[t816]);
+    v_x1113 = rtg_vec_new(RT_BOOL, t896);
+    A.v_x1113_d = v_x1113->data.b;
+    A.v_x1113_n = v_x1113->len;
+    /* computed in the launch of SOAC 2 (K18_2_ride) */
+  }
+  /* PARTITION */
+  int64_t *t897, t898; /* the slot of its count, its size */
+  {
+    const int64_t t899 = v_x1110;
+    if (t899 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t899, 0.0, run, 4};
+      goto fail;
+    }
+    v_x1118 = rtg_vec_new(RT_INT, t899);
+    A.v_x1118_d = v_x1118->data.i;
+    A.v_x1118_n = v_x1118->len;
+    v_x1119 = rtg_vec_new(RT_BOOL, t899);
+    A.v_x1119_d = v_x1119->data.b;
+    A.v_x1119_n = v_x1119->len;
+    v_x1120 = rtg_vec_new(RT_INT, t899);
+    A.v_x1120_d = v_x1120->data.i;
+    A.v_x1120_n = v_x1120->len;
+    v_x1121 = rtg_vec_new(RT_BOOL, t899);
+    A.v_x1121_d = v_x1121->data.b;
+    A.v_x1121_n = v_x1121->len;
+    t898 = t899;
+    t897 = rtg::partition_launch<K18_1_V>("K18", loc, K18_1_pull{A}, K18_1_pred{A}, t899, K18_1_store{A}, K18_1_other{A}, true);
+  }
+  {
+    const int64_t t900 = rtg::filter_count(t897);
+    v_x1118 = rtg_vec_fit(v_x1118, t900);
+    A.v_x1118_d = v_x1118->data.i;
+    A.v_x1118_n = v_x1118->len;
+    v_x1119 = rtg_vec_fit(v_x1119, t900);
+    A.v_x1119_d = v_x1119->data.b;
+    A.v_x1119_n = v_x1119->len;
+    v_x1120 = rtg_vec_fit(v_x1120, t898 - t900);
+    A.v_x1120_d = v_x1120->data.i;
+    A.v_x1120_n = v_x1120->len;
+    v_x1121 = rtg_vec_fit(v_x1121, t898 - t900);
+    A.v_x1121_d = v_x1121->data.b;
+    A.v_x1121_n = v_x1121->len;
+  }
+  /* SCAN */
+  {
+    const int64_t t901 = v_x1110;
+    if (t901 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t901, 0.0, run, 5};
+      goto fail;
+    }
+    v_x1133 = rtg_vec_new(RT_INT, t901);
+    A.v_x1133_d = v_x1133->data.i;
+    A.v_x1133_n = v_x1133->len;
+    v_x1134 = rtg_vec_new(RT_INT, t901);
+    A.v_x1134_d = v_x1134->data.i;
+    A.v_x1134_n = v_x1134->len;
+    rtg::scan<true>("K18", loc, K18_2_pull{A}, K18_2_op{A}, K18_2_V{0, 0}, t901, K18_2_ride{A});
+  }
+  *out_v_x1113 = v_x1113;
+  *out_v_x1118 = v_x1118;
+  *out_v_x1120 = v_x1120;
+  *out_v_x1133 = v_x1133;
+  *out_v_x1134 = v_x1134;
+  rt_release(v_x1119);
+  rt_release(v_x1121);
+  return;
+fail:
+  rt_release(v_x1113);
+  rt_release(v_x1118);
+  rt_release(v_x1119);
+  rt_release(v_x1120);
+  rt_release(v_x1121);
+  rt_release(v_x1133);
+  rt_release(v_x1134);
+}
+
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
+  RtValue *vals[] = {v_sd_1135};
+  const int64_t sizes[] = {(int64_t)v_x1110, (int64_t)v_x1110, (int64_t)v_x1110};
+  if (rtg_choose_host(vals, 1, sizes, 3)) {
+    K18_host(err, loc, run, v_sd_1135, v_x1110, out_v_x1113, out_v_x1118, out_v_x1120, out_v_x1133, out_v_x1134);
+    rtg_host_ran();
+  } else {
+    K18_gpu(err, loc, run, v_sd_1135, v_x1110, out_v_x1113, out_v_x1118, out_v_x1120, out_v_x1133, out_v_x1134);
+  }
+}
+
+/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1136_d = v_x1136->data.i;
+  const int64_t v_x1136_n = v_x1136->len;
+  const int64_t *v_sd_1145_off = rt_seg_offsets(v_sd_1145);
+  const int64_t v_sd_1145_n = v_sd_1145->len;
+  const int64_t *v_sd_1138_off = rt_seg_offsets(v_sd_1138);
+  const int64_t v_sd_1138_n = v_sd_1138->len;
+  RtValue *v_x1142 = NULL;
+  RtValue *v_x1143 = NULL;
+  RtValue *v_x1144 = NULL;
+  /* MAP */
+  {
+    const int64_t t902 = v_x1136_n;
+    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t902);
+    int32_t *v_x1142_d = v_x1142->data.i;
+    const int64_t v_x1142_n = v_x1142->len;
+    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t902);
+    int32_t *v_x1143_d = v_x1143->data.i;
+    const int64_t v_x1143_n = v_x1143->len;
+    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t902);
+    int32_t *v_x1144_d = v_x1144->data.i;
+    const int64_t v_x1144_n = v_x1144->len;
+    RT_PARALLEL_FOR_IF(t902 >= RT_PARALLEL_MIN)
+    for (int64_t t903 = 0; t903 < t902; t903++) {
+      const int32_t t904 = (int32_t)t903;
+      int t907 = 0; /* nonzero: a check below failed */
+      int32_t t905 = v_x1136_d[t904];
+      int t908 = (uint64_t)(int64_t)t905 < (uint64_t)v_sd_1138_n;
+      int32_t t906 = t908 ? (int32_t)v_sd_1138_off[t905] : 0;
+      t907 |= !t908;
+      int t910 = (uint64_t)(int64_t)t905 < (uint64_t)v_sd_1145_n;
+      int32_t t909 = t910 ? (int32_t)(v_sd_1145_off[t905 + 1] - v_sd_1145_off[t905]) : 0;
+      t907 |= !t910;
+      int32_t t912 = rt_add_i(t906, t909);
+      if (__builtin_expect(t907 != 0, 0)) { /* again, recording the error */
+        int32_t t913 = v_x1136_d[t904];
+        int32_t t914;
+        if ((uint64_t)(int64_t)t913 < (uint64_t)v_sd_1138_n) {
+          t914 = (int32_t)v_sd_1138_off[t913];
         } else {
-          NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 0, 0, RT_GATHER, t816, v_sd_1141_n, 0.0, 1);
-          t822 = 0;
+          NESSIE_RECORD(err, t903, RT_CHECK_INDEX, 0, 0, RT_GATHER, t913, v_sd_1138_n, 0.0, 0);
+          t914 = 0;
         }
-        uint8_t t824 = rt_le_i(t822, 1);
+        int32_t t915;
+        if ((uint64_t)(int64_t)t913 < (uint64_t)v_sd_1145_n) {
+          t915 = (int32_t)(v_sd_1145_off[t913 + 1] - v_sd_1145_off[t913]);
+        } else {
+          NESSIE_RECORD(err, t903, RT_CHECK_INDEX, 0, 0, RT_GATHER, t913, v_sd_1145_n, 0.0, 1);
+          t915 = 0;
+        }
+        int32_t t917 = rt_add_i(t914, t915);
       }
-      v_x1119_d[t815] = t821;
+      v_x1142_d[t903] = t906;
+      v_x1143_d[t903] = t912;
+      v_x1144_d[t903] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    uint8_t *v_x1119_d = v_x1119->data.b;
-    const int64_t v_x1119_n = v_x1119->len;
-    /* PARTITION */
-    {
-      const int64_t t825 = v_x1116;
-      if (t825 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t825, 0.0, 2);
-        goto fail;
-      }
-      const int64_t t826 = t825 > 0 ? (t825 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t827 = (uint8_t *)rt_alloc_atomic((size_t)t825 + 1);
-      int64_t *t828 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t826 + 1));
-      RT_PARALLEL_FOR_IF(t826 > 1)
-      for (int64_t t829 = 0; t829 < t826; t829++) {
-        int64_t kept = 0;
-        const int64_t t829_end = (t829 + 1) * RT_CHUNK < t825 ? (t829 + 1) * RT_CHUNK : t825;
-        for (int64_t t830 = t829 * RT_CHUNK; t830 < t829_end; t830++) {
-          const int32_t t831 = (int32_t)t830;
-          int32_t t829x0;
-          uint8_t t829x1;
-          int t833 = 0; /* nonzero: a check below failed */
-          int t834 = (uint64_t)(int64_t)t831 < (uint64_t)v_sd_1141_n;
-          int32_t t832 = t834 ? (int32_t)(v_sd_1141_off[t831 + 1] - v_sd_1141_off[t831]) : 0;
-          t833 |= !t834;
-          uint8_t t836 = rt_le_i(t832, 1);
-          if (__builtin_expect(t833 != 0, 0)) { /* again, recording the error */
-            int32_t t837;
-            if ((uint64_t)(int64_t)t831 < (uint64_t)v_sd_1141_n) {
-              t837 = (int32_t)(v_sd_1141_off[t831 + 1] - v_sd_1141_off[t831]);
-            } else {
-              NESSIE_RECORD(err, t830, RT_CHECK_INDEX, 0, 0, RT_GATHER, t831, v_sd_1141_n, 0.0, 3);
-              t837 = 0;
-            }
-            uint8_t t839 = rt_le_i(t837, 1);
-          }
-          t829x0 = t831;
-          t829x1 = t836;
-          uint8_t t840;
-          t840 = t829x1;
-          t827[t830] = t840 != 0;
-          kept += t840 != 0;
-        }
-        t828[t829] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t827);
-        rt_free(t828);
-        goto fail;
-      }
-      int64_t t841 = 0;
-      for (int64_t t829 = 0; t829 < t826; t829++) {
-        const int64_t k = t828[t829];
-        t828[t829] = t841;
-        t841 += k;
-      }
-      v_x1124 = rt_value_new(rt_vec_type(RT_INT), t841);
-      int32_t *v_x1124_d = v_x1124->data.i;
-      const int64_t v_x1124_n = v_x1124->len;
-      v_x1125 = rt_value_new(rt_vec_type(RT_BOOL), t841);
-      uint8_t *v_x1125_d = v_x1125->data.b;
-      const int64_t v_x1125_n = v_x1125->len;
-      v_x1126 = rt_value_new(rt_vec_type(RT_INT), (t825 - t841));
-      int32_t *v_x1126_d = v_x1126->data.i;
-      const int64_t v_x1126_n = v_x1126->len;
-      v_x1127 = rt_value_new(rt_vec_type(RT_BOOL), (t825 - t841));
-      uint8_t *v_x1127_d = v_x1127->data.b;
-      const int64_t v_x1127_n = v_x1127->len;
-      RT_PARALLEL_FOR_IF(t826 > 1)
-      for (int64_t t829 = 0; t829 < t826; t829++) {
-        int64_t at = t828[t829];
-        int64_t at_not = t829 * RT_CHUNK - t828[t829];
-        const int64_t t829_end = (t829 + 1) * RT_CHUNK < t825 ? (t829 + 1) * RT_CHUNK : t825;
-        for (int64_t t830 = t829 * RT_CHUNK; t830 < t829_end; t830++) {
-          const int32_t t831 = (int32_t)t830;
-          int32_t t829y0;
-          uint8_t t829y1;
-          int t843 = 0; /* nonzero: a check below failed */
-          int t844 = (uint64_t)(int64_t)t831 < (uint64_t)v_sd_1141_n;
-          int32_t t842 = t844 ? (int32_t)(v_sd_1141_off[t831 + 1] - v_sd_1141_off[t831]) : 0;
-          t843 |= !t844;
-          uint8_t t846 = rt_le_i(t842, 1);
-          if (__builtin_expect(t843 != 0, 0)) { /* again, recording the error */
-            int32_t t847;
-            if ((uint64_t)(int64_t)t831 < (uint64_t)v_sd_1141_n) {
-              t847 = (int32_t)(v_sd_1141_off[t831 + 1] - v_sd_1141_off[t831]);
-            } else {
-              NESSIE_RECORD(err, t830, RT_CHECK_INDEX, 0, 0, RT_GATHER, t831, v_sd_1141_n, 0.0, 4);
-              t847 = 0;
-            }
-            uint8_t t849 = rt_le_i(t847, 1);
-          }
-          t829y0 = t831;
-          t829y1 = t846;
-          if (t827[t830]) {
-            v_x1124_d[at] = t829y0;
-            v_x1125_d[at] = t829y1;
-            at++;
-          } else {
-            v_x1126_d[at_not] = t829y0;
-            v_x1127_d[at_not] = t829y1;
-            at_not++;
-          }
-        }
-      }
-      rt_free(t827);
-      rt_free(t828);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      int32_t *v_x1124_d = v_x1124->data.i;
-      const int64_t v_x1124_n = v_x1124->len;
-      uint8_t *v_x1125_d = v_x1125->data.b;
-      const int64_t v_x1125_n = v_x1125->len;
-      int32_t *v_x1126_d = v_x1126->data.i;
-      const int64_t v_x1126_n = v_x1126->len;
-      uint8_t *v_x1127_d = v_x1127->data.b;
-      const int64_t v_x1127_n = v_x1127->len;
-      /* SCAN */
-      {
-        const int64_t t850 = v_x1116;
-        if (t850 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t850, 0.0, 5);
-          goto fail;
-        }
-        const int64_t t851 = t850 > 0 ? (t850 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t852 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t851);
-        int32_t *t853 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t851);
-        RT_PARALLEL_FOR_IF(t851 > 1)
-        for (int64_t t854 = 0; t854 < t851; t854++) {
-          int32_t t854a0;
-          int32_t t854a1;
-          t854a0 = 0;
-          t854a1 = 0;
-          const int64_t t854_end = (t854 + 1) * RT_CHUNK < t850 ? (t854 + 1) * RT_CHUNK : t850;
-          for (int64_t t855 = t854 * RT_CHUNK; t855 < t854_end; t855++) {
-            const int32_t t856 = (int32_t)t855;
-            int32_t t854x0;
-            int32_t t854x1;
-            int t858 = 0; /* nonzero: a check below failed */
-            int t859 = (uint64_t)(int64_t)t856 < (uint64_t)v_sd_1141_n;
-            int32_t t857 = t859 ? (int32_t)(v_sd_1141_off[t856 + 1] - v_sd_1141_off[t856]) : 0;
-            t858 |= !t859;
-            uint8_t t861 = rt_le_i(t857, 1);
-            int32_t t863 = rt_btoi_b(t861);
-            uint8_t t865 = rt_not_b(t861);
-            int32_t t867 = rt_btoi_b(t865);
-            if (__builtin_expect(t858 != 0, 0)) { /* again, recording the error */
-              int32_t t868;
-              if ((uint64_t)(int64_t)t856 < (uint64_t)v_sd_1141_n) {
-                t868 = (int32_t)(v_sd_1141_off[t856 + 1] - v_sd_1141_off[t856]);
-              } else {
-                NESSIE_RECORD(err, t855, RT_CHECK_INDEX, 0, 0, RT_GATHER, t856, v_sd_1141_n, 0.0, 6);
-                t868 = 0;
-              }
-              uint8_t t870 = rt_le_i(t868, 1);
-              int32_t t872 = rt_btoi_b(t870);
-              uint8_t t874 = rt_not_b(t870);
-              int32_t t876 = rt_btoi_b(t874);
-            }
-            t854x0 = t863;
-            t854x1 = t867;
-            int32_t t878 = rt_add_i(t854a0, t854x0);
-            int32_t t880 = rt_add_i(t854a1, t854x1);
-            t854a0 = t878;
-            t854a1 = t880;
-          }
-          t852[t854] = t854a0;
-          t853[t854] = t854a1;
-        }
-        int32_t t854t0;
-        int32_t t854t1;
-        t854t0 = 0;
-        t854t1 = 0;
-        for (int64_t t854 = 0; t854 < t851; t854++) {
-          const int32_t t881 = t852[t854];
-          t852[t854] = t854t0;
-          const int32_t t882 = t853[t854];
-          t853[t854] = t854t1;
-          int32_t t884 = rt_add_i(t854t0, t881);
-          int32_t t886 = rt_add_i(t854t1, t882);
-          t854t0 = t884;
-          t854t1 = t886;
-        }
-        v_x1139 = rt_value_new(rt_vec_type(RT_INT), t850);
-        int32_t *v_x1139_d = v_x1139->data.i;
-        const int64_t v_x1139_n = v_x1139->len;
-        v_x1140 = rt_value_new(rt_vec_type(RT_INT), t850);
-        int32_t *v_x1140_d = v_x1140->data.i;
-        const int64_t v_x1140_n = v_x1140->len;
-        RT_PARALLEL_FOR_IF(t851 > 1)
-        for (int64_t t854 = 0; t854 < t851; t854++) {
-          int32_t t854p0;
-          int32_t t854p1;
-          t854p0 = t852[t854];
-          t854p1 = t853[t854];
-          const int64_t t854_end = (t854 + 1) * RT_CHUNK < t850 ? (t854 + 1) * RT_CHUNK : t850;
-          for (int64_t t855 = t854 * RT_CHUNK; t855 < t854_end; t855++) {
-            const int32_t t856 = (int32_t)t855;
-            v_x1139_d[t855] = t854p0;
-            v_x1140_d[t855] = t854p1;
-            int32_t t854y0;
-            int32_t t854y1;
-            int t888 = 0; /* nonzero: a check below failed */
-            int t889 = (uint64_t)(int64_t)t856 < (uint64_t)v_sd_1141_n;
-            int32_t t887 = t889 ? (int32_t)(v_sd_1141_off[t856 + 1] - v_sd_1141_off[t856]) : 0;
-            t888 |= !t889;
-            uint8_t t891 = rt_le_i(t887, 1);
-            int32_t t893 = rt_btoi_b(t891);
-            uint8_t t895 = rt_not_b(t891);
-            int32_t t897 = rt_btoi_b(t895);
-            if (__builtin_expect(t888 != 0, 0)) { /* again, recording the error */
-              int32_t t898;
-              if ((uint64_t)(int64_t)t856 < (uint64_t)v_sd_1141_n) {
-                t898 = (int32_t)(v_sd_1141_off[t856 + 1] - v_sd_1141_off[t856]);
-              } else {
-                NESSIE_RECORD(err, t855, RT_CHECK_INDEX, 0, 0, RT_GATHER, t856, v_sd_1141_n, 0.0, 7);
-                t898 = 0;
-              }
-              uint8_t t900 = rt_le_i(t898, 1);
-              int32_t t902 = rt_btoi_b(t900);
-              uint8_t t904 = rt_not_b(t900);
-              int32_t t906 = rt_btoi_b(t904);
-            }
-            t854y0 = t893;
-            t854y1 = t897;
-            int32_t t908 = rt_add_i(t854p0, t854y0);
-            int32_t t910 = rt_add_i(t854p1, t854y1);
-            t854p0 = t908;
-            t854p1 = t910;
-          }
-        }
-        rt_free(t852);
-        rt_free(t853);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
-  }
-  *out_v_x1119 = v_x1119;
-  *out_v_x1124 = v_x1124;
-  *out_v_x1126 = v_x1126;
-  *out_v_x1139 = v_x1139;
-  *out_v_x1140 = v_x1140;
-  rt_release(v_x1125);
-  rt_release(v_x1127);
+  *out_v_x1142 = v_x1142;
+  *out_v_x1143 = v_x1143;
+  *out_v_x1144 = v_x1144;
   return;
 fail:
-  rt_release(v_x1119);
-  rt_release(v_x1124);
-  rt_release(v_x1125);
-  rt_release(v_x1126);
-  rt_release(v_x1127);
-  rt_release(v_x1139);
-  rt_release(v_x1140);
+  rt_release(v_x1142);
+  rt_release(v_x1143);
+  rt_release(v_x1144);
 }
 
-/* K19: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K19_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1141_off; int64_t v_sd_1141_n;
-  int32_t v_x1116;
-  uint8_t *v_x1119_d; int64_t v_x1119_n;
-  int32_t *v_x1124_d; int64_t v_x1124_n;
-  uint8_t *v_x1125_d; int64_t v_x1125_n;
-  int32_t *v_x1126_d; int64_t v_x1126_n;
-  uint8_t *v_x1127_d; int64_t v_x1127_n;
-  int32_t *v_x1139_d; int64_t v_x1139_n;
-  int32_t *v_x1140_d; int64_t v_x1140_n;
+  int32_t *v_x1136_d; int64_t v_x1136_n;
+  const int64_t *v_sd_1145_off; int64_t v_sd_1145_n;
+  const int64_t *v_sd_1138_off; int64_t v_sd_1138_n;
+  int32_t *v_x1142_d; int64_t v_x1142_n;
+  int32_t *v_x1143_d; int64_t v_x1143_n;
+  int32_t *v_x1144_d; int64_t v_x1144_n;
 };
 struct alignas(8) K19_0_V {
-  uint8_t v0;
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K19_0_pull {
   K19_A A;
   __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t912 = 0; /* nonzero: a check below failed */
-    int t913 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1141_n;
-    int32_t t911 = t913 ? (int32_t)(A.v_sd_1141_off[ix + 1] - A.v_sd_1141_off[ix]) : 0;
-    t912 |= !t913;
-    uint8_t t915 = rt_le_i(t911, 1);
-    if (__builtin_expect(t912 != 0, 0)) { /* again, recording the error */
-      int32_t t916;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1141_n) {
-        t916 = (int32_t)(A.v_sd_1141_off[ix + 1] - A.v_sd_1141_off[ix]);
+    int t920 = 0; /* nonzero: a check below failed */
+    int32_t t918 = A.v_x1136_d[ix];
+    int t921 = (uint64_t)(int64_t)t918 < (uint64_t)A.v_sd_1138_n;
+    int32_t t919 = t921 ? (int32_t)A.v_sd_1138_off[t918] : 0;
+    t920 |= !t921;
+    int t923 = (uint64_t)(int64_t)t918 < (uint64_t)A.v_sd_1145_n;
+    int32_t t922 = t923 ? (int32_t)(A.v_sd_1145_off[t918 + 1] - A.v_sd_1145_off[t918]) : 0;
+    t920 |= !t923;
+    int32_t t925 = rt_add_i(t919, t922);
+    if (__builtin_expect(t920 != 0, 0)) { /* again, recording the error */
+      int32_t t926 = A.v_x1136_d[ix];
+      int32_t t927;
+      if ((uint64_t)(int64_t)t926 < (uint64_t)A.v_sd_1138_n) {
+        t927 = (int32_t)A.v_sd_1138_off[t926];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1141_n, 0.0, 0);
-        t916 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t926, A.v_sd_1138_n, 0.0, 0);
+        t927 = 0;
       }
-      uint8_t t918 = rt_le_i(t916, 1);
+      int32_t t928;
+      if ((uint64_t)(int64_t)t926 < (uint64_t)A.v_sd_1145_n) {
+        t928 = (int32_t)(A.v_sd_1145_off[t926 + 1] - A.v_sd_1145_off[t926]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t926, A.v_sd_1145_n, 0.0, 1);
+        t928 = 0;
+      }
+      int32_t t930 = rt_add_i(t927, t928);
     }
-    return K19_0_V{t915};
+    return K19_0_V{t919, t925, 1};
   }
 };
 struct K19_0_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x1119_d[i] = v.v0;
+    A.v_x1142_d[i] = v.v0;
+    A.v_x1143_d[i] = v.v1;
+    A.v_x1144_d[i] = v.v2;
   }
 };
-struct alignas(8) K19_1_V {
-  int32_t v0;
-  uint8_t v1;
-};
-struct K19_1_pull {
-  K19_A A;
-  __device__ K19_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t920 = 0; /* nonzero: a check below failed */
-    int t921 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1141_n;
-    int32_t t919 = t921 ? (int32_t)(A.v_sd_1141_off[ix + 1] - A.v_sd_1141_off[ix]) : 0;
-    t920 |= !t921;
-    uint8_t t923 = rt_le_i(t919, 1);
-    if (__builtin_expect(t920 != 0, 0)) { /* again, recording the error */
-      int32_t t924;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1141_n) {
-        t924 = (int32_t)(A.v_sd_1141_off[ix + 1] - A.v_sd_1141_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1141_n, 0.0, 1);
-        t924 = 0;
-      }
-      uint8_t t926 = rt_le_i(t924, 1);
-    }
-    return K19_1_V{ix, t923};
-  }
-};
-struct K19_1_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    A.v_x1124_d[i] = v.v0;
-    A.v_x1125_d[i] = v.v1;
-  }
-};
-struct K19_1_pred {
-  K19_A A;
-  __device__ bool operator()(int64_t i, const K19_1_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct K19_1_other {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    A.v_x1126_d[i] = v.v0;
-    A.v_x1127_d[i] = v.v1;
-  }
-};
-struct alignas(8) K19_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K19_2_pull {
-  K19_A A;
-  __device__ K19_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t928 = 0; /* nonzero: a check below failed */
-    int t929 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1141_n;
-    int32_t t927 = t929 ? (int32_t)(A.v_sd_1141_off[ix + 1] - A.v_sd_1141_off[ix]) : 0;
-    t928 |= !t929;
-    uint8_t t931 = rt_le_i(t927, 1);
-    int32_t t933 = rt_btoi_b(t931);
-    uint8_t t935 = rt_not_b(t931);
-    int32_t t937 = rt_btoi_b(t935);
-    if (__builtin_expect(t928 != 0, 0)) { /* again, recording the error */
-      int32_t t938;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1141_n) {
-        t938 = (int32_t)(A.v_sd_1141_off[ix + 1] - A.v_sd_1141_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1141_n, 0.0, 2);
-        t938 = 0;
-      }
-      uint8_t t940 = rt_le_i(t938, 1);
-      int32_t t942 = rt_btoi_b(t940);
-      uint8_t t944 = rt_not_b(t940);
-      int32_t t946 = rt_btoi_b(t944);
-    }
-    return K19_2_V{t933, t937};
-  }
-};
-struct K19_2_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_2_V &v) const {
-    A.v_x1139_d[i] = v.v0;
-    A.v_x1140_d[i] = v.v1;
-  }
-};
-struct K19_2_op {
-  K19_A A;
-  __device__ K19_2_V operator()(const K19_2_V &a, const K19_2_V &b) const {
-    int32_t t948 = rt_add_i(a.v0, b.v0);
-    int32_t t950 = rt_add_i(a.v1, b.v1);
-    return K19_2_V{t948, t950};
-  }
-};
-struct K19_2_ride {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_2_V &v) const {
-    K19_0_store{A}(i, K19_0_pull{A}(i)); /* MAP 0 rides here */
-    K19_2_store{A}(i, v);
-  }
-};
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1141, int32_t v_x1116, RtValue **out_v_x1119, RtValue **out_v_x1124, RtValue **out_v_x1126, RtValue **out_v_x1139, RtValue **out_v_x1140) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1141_off = rtg_seg_offsets(v_sd_1141);
-  A.v_sd_1141_n = v_sd_1141->len;
-  A.v_x1116 = v_x1116;
-  RtValue *v_x1119 = NULL;
-  RtValue *v_x1124 = NULL;
-  RtValue *v_x1125 = NULL;
-  RtValue *v_x1126 = NULL;
-  RtValue *v_x1127 = NULL;
-  RtValue *v_x1139 = NULL;
-  RtValue *v_x1140 = NULL;
+  A.v_x1136_d = v_x1136->data.i;
+  A.v_x1136_n = v_x1136->len;
+  A.v_sd_1145_off = rtg_seg_offsets(v_sd_1145);
+  A.v_sd_1145_n = v_sd_1145->len;
+  A.v_sd_1138_off = rtg_seg_offsets(v_sd_1138);
+  A.v_sd_1138_n = v_sd_1138->len;
+  RtValue *v_x1142 = NULL;
+  RtValue *v_x1143 = NULL;
+  RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t951 = v_x1116;
-    if (t951 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t951, 0.0, run, 3};
-      goto fail;
-    }
-    v_x1119 = rtg_vec_new(RT_BOOL, t951);
-    A.v_x1119_d = v_x1119->data.b;
-    A.v_x1119_n = v_x1119->len;
-    /* computed in the launch of SOAC 2 (K19_2_ride) */
+    const int64_t t931 = v_x1136->len;
+    v_x1142 = rtg_vec_new(RT_INT, t931);
+    A.v_x1142_d = v_x1142->data.i;
+    A.v_x1142_n = v_x1142->len;
+    v_x1143 = rtg_vec_new(RT_INT, t931);
+    A.v_x1143_d = v_x1143->data.i;
+    A.v_x1143_n = v_x1143->len;
+    v_x1144 = rtg_vec_new(RT_INT, t931);
+    A.v_x1144_d = v_x1144->data.i;
+    A.v_x1144_n = v_x1144->len;
+    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t931);
   }
-  /* PARTITION */
-  int64_t *t952, t953; /* the slot of its count, its size */
-  {
-    const int64_t t954 = v_x1116;
-    if (t954 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t954, 0.0, run, 4};
-      goto fail;
-    }
-    v_x1124 = rtg_vec_new(RT_INT, t954);
-    A.v_x1124_d = v_x1124->data.i;
-    A.v_x1124_n = v_x1124->len;
-    v_x1125 = rtg_vec_new(RT_BOOL, t954);
-    A.v_x1125_d = v_x1125->data.b;
-    A.v_x1125_n = v_x1125->len;
-    v_x1126 = rtg_vec_new(RT_INT, t954);
-    A.v_x1126_d = v_x1126->data.i;
-    A.v_x1126_n = v_x1126->len;
-    v_x1127 = rtg_vec_new(RT_BOOL, t954);
-    A.v_x1127_d = v_x1127->data.b;
-    A.v_x1127_n = v_x1127->len;
-    t953 = t954;
-    t952 = rtg::partition_launch<K19_1_V>("K19", loc, K19_1_pull{A}, K19_1_pred{A}, t954, K19_1_store{A}, K19_1_other{A}, true);
-  }
-  {
-    const int64_t t955 = rtg::filter_count(t952);
-    v_x1124 = rtg_vec_fit(v_x1124, t955);
-    A.v_x1124_d = v_x1124->data.i;
-    A.v_x1124_n = v_x1124->len;
-    v_x1125 = rtg_vec_fit(v_x1125, t955);
-    A.v_x1125_d = v_x1125->data.b;
-    A.v_x1125_n = v_x1125->len;
-    v_x1126 = rtg_vec_fit(v_x1126, t953 - t955);
-    A.v_x1126_d = v_x1126->data.i;
-    A.v_x1126_n = v_x1126->len;
-    v_x1127 = rtg_vec_fit(v_x1127, t953 - t955);
-    A.v_x1127_d = v_x1127->data.b;
-    A.v_x1127_n = v_x1127->len;
-  }
-  /* SCAN */
-  {
-    const int64_t t956 = v_x1116;
-    if (t956 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t956, 0.0, run, 5};
-      goto fail;
-    }
-    v_x1139 = rtg_vec_new(RT_INT, t956);
-    A.v_x1139_d = v_x1139->data.i;
-    A.v_x1139_n = v_x1139->len;
-    v_x1140 = rtg_vec_new(RT_INT, t956);
-    A.v_x1140_d = v_x1140->data.i;
-    A.v_x1140_n = v_x1140->len;
-    rtg::scan<true>("K19", loc, K19_2_pull{A}, K19_2_op{A}, K19_2_V{0, 0}, t956, K19_2_ride{A});
-  }
-  *out_v_x1119 = v_x1119;
-  *out_v_x1124 = v_x1124;
-  *out_v_x1126 = v_x1126;
-  *out_v_x1139 = v_x1139;
-  *out_v_x1140 = v_x1140;
-  rt_release(v_x1125);
-  rt_release(v_x1127);
+  *out_v_x1142 = v_x1142;
+  *out_v_x1143 = v_x1143;
+  *out_v_x1144 = v_x1144;
   return;
 fail:
-  rt_release(v_x1119);
-  rt_release(v_x1124);
-  rt_release(v_x1125);
-  rt_release(v_x1126);
-  rt_release(v_x1127);
-  rt_release(v_x1139);
-  rt_release(v_x1140);
+  rt_release(v_x1142);
+  rt_release(v_x1143);
+  rt_release(v_x1144);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1141, int32_t v_x1116, RtValue **out_v_x1119, RtValue **out_v_x1124, RtValue **out_v_x1126, RtValue **out_v_x1139, RtValue **out_v_x1140) {
-  RtValue *vals[] = {v_sd_1141};
-  const int64_t sizes[] = {(int64_t)v_x1116, (int64_t)v_x1116, (int64_t)v_x1116};
-  if (rtg_choose_host(vals, 1, sizes, 3)) {
-    K19_host(err, loc, run, v_sd_1141, v_x1116, out_v_x1119, out_v_x1124, out_v_x1126, out_v_x1139, out_v_x1140);
-    rtg_host_ran();
-  } else {
-    K19_gpu(err, loc, run, v_sd_1141, v_x1116, out_v_x1119, out_v_x1124, out_v_x1126, out_v_x1139, out_v_x1140);
-  }
-}
-
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValue *v_sd_1151, RtValue *v_sd_1144, RtValue **out_v_x1148, RtValue **out_v_x1149, RtValue **out_v_x1150) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1142_d = v_x1142->data.i;
-  const int64_t v_x1142_n = v_x1142->len;
-  const int64_t *v_sd_1151_off = rt_seg_offsets(v_sd_1151);
-  const int64_t v_sd_1151_n = v_sd_1151->len;
-  const int64_t *v_sd_1144_off = rt_seg_offsets(v_sd_1144);
-  const int64_t v_sd_1144_n = v_sd_1144->len;
-  RtValue *v_x1148 = NULL;
-  RtValue *v_x1149 = NULL;
-  RtValue *v_x1150 = NULL;
-  /* MAP */
-  {
-    const int64_t t957 = v_x1142_n;
-    v_x1148 = rt_value_new(rt_vec_type(RT_INT), t957);
-    int32_t *v_x1148_d = v_x1148->data.i;
-    const int64_t v_x1148_n = v_x1148->len;
-    v_x1149 = rt_value_new(rt_vec_type(RT_INT), t957);
-    int32_t *v_x1149_d = v_x1149->data.i;
-    const int64_t v_x1149_n = v_x1149->len;
-    v_x1150 = rt_value_new(rt_vec_type(RT_INT), t957);
-    int32_t *v_x1150_d = v_x1150->data.i;
-    const int64_t v_x1150_n = v_x1150->len;
-    RT_PARALLEL_FOR_IF(t957 >= RT_PARALLEL_MIN)
-    for (int64_t t958 = 0; t958 < t957; t958++) {
-      const int32_t t959 = (int32_t)t958;
-      int t962 = 0; /* nonzero: a check below failed */
-      int32_t t960 = v_x1142_d[t959];
-      int t963 = (uint64_t)(int64_t)t960 < (uint64_t)v_sd_1144_n;
-      int32_t t961 = t963 ? (int32_t)v_sd_1144_off[t960] : 0;
-      t962 |= !t963;
-      int t965 = (uint64_t)(int64_t)t960 < (uint64_t)v_sd_1151_n;
-      int32_t t964 = t965 ? (int32_t)(v_sd_1151_off[t960 + 1] - v_sd_1151_off[t960]) : 0;
-      t962 |= !t965;
-      int32_t t967 = rt_add_i(t961, t964);
-      if (__builtin_expect(t962 != 0, 0)) { /* again, recording the error */
-        int32_t t968 = v_x1142_d[t959];
-        int32_t t969;
-        if ((uint64_t)(int64_t)t968 < (uint64_t)v_sd_1144_n) {
-          t969 = (int32_t)v_sd_1144_off[t968];
-        } else {
-          NESSIE_RECORD(err, t958, RT_CHECK_INDEX, 0, 0, RT_GATHER, t968, v_sd_1144_n, 0.0, 0);
-          t969 = 0;
-        }
-        int32_t t970;
-        if ((uint64_t)(int64_t)t968 < (uint64_t)v_sd_1151_n) {
-          t970 = (int32_t)(v_sd_1151_off[t968 + 1] - v_sd_1151_off[t968]);
-        } else {
-          NESSIE_RECORD(err, t958, RT_CHECK_INDEX, 0, 0, RT_GATHER, t968, v_sd_1151_n, 0.0, 1);
-          t970 = 0;
-        }
-        int32_t t972 = rt_add_i(t969, t970);
-      }
-      v_x1148_d[t958] = t961;
-      v_x1149_d[t958] = t967;
-      v_x1150_d[t958] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1148 = v_x1148;
-  *out_v_x1149 = v_x1149;
-  *out_v_x1150 = v_x1150;
-  return;
-fail:
-  rt_release(v_x1148);
-  rt_release(v_x1149);
-  rt_release(v_x1150);
-}
-
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K20_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1142_d; int64_t v_x1142_n;
-  const int64_t *v_sd_1151_off; int64_t v_sd_1151_n;
-  const int64_t *v_sd_1144_off; int64_t v_sd_1144_n;
-  int32_t *v_x1148_d; int64_t v_x1148_n;
-  int32_t *v_x1149_d; int64_t v_x1149_n;
-  int32_t *v_x1150_d; int64_t v_x1150_n;
-};
-struct alignas(8) K20_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K20_0_pull {
-  K20_A A;
-  __device__ K20_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t975 = 0; /* nonzero: a check below failed */
-    int32_t t973 = A.v_x1142_d[ix];
-    int t976 = (uint64_t)(int64_t)t973 < (uint64_t)A.v_sd_1144_n;
-    int32_t t974 = t976 ? (int32_t)A.v_sd_1144_off[t973] : 0;
-    t975 |= !t976;
-    int t978 = (uint64_t)(int64_t)t973 < (uint64_t)A.v_sd_1151_n;
-    int32_t t977 = t978 ? (int32_t)(A.v_sd_1151_off[t973 + 1] - A.v_sd_1151_off[t973]) : 0;
-    t975 |= !t978;
-    int32_t t980 = rt_add_i(t974, t977);
-    if (__builtin_expect(t975 != 0, 0)) { /* again, recording the error */
-      int32_t t981 = A.v_x1142_d[ix];
-      int32_t t982;
-      if ((uint64_t)(int64_t)t981 < (uint64_t)A.v_sd_1144_n) {
-        t982 = (int32_t)A.v_sd_1144_off[t981];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t981, A.v_sd_1144_n, 0.0, 0);
-        t982 = 0;
-      }
-      int32_t t983;
-      if ((uint64_t)(int64_t)t981 < (uint64_t)A.v_sd_1151_n) {
-        t983 = (int32_t)(A.v_sd_1151_off[t981 + 1] - A.v_sd_1151_off[t981]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t981, A.v_sd_1151_n, 0.0, 1);
-        t983 = 0;
-      }
-      int32_t t985 = rt_add_i(t982, t983);
-    }
-    return K20_0_V{t974, t980, 1};
-  }
-};
-struct K20_0_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_0_V &v) const {
-    A.v_x1148_d[i] = v.v0;
-    A.v_x1149_d[i] = v.v1;
-    A.v_x1150_d[i] = v.v2;
-  }
-};
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValue *v_sd_1151, RtValue *v_sd_1144, RtValue **out_v_x1148, RtValue **out_v_x1149, RtValue **out_v_x1150) {
-  (void)loc;
-  (void)err;
-  K20_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1142_d = v_x1142->data.i;
-  A.v_x1142_n = v_x1142->len;
-  A.v_sd_1151_off = rtg_seg_offsets(v_sd_1151);
-  A.v_sd_1151_n = v_sd_1151->len;
-  A.v_sd_1144_off = rtg_seg_offsets(v_sd_1144);
-  A.v_sd_1144_n = v_sd_1144->len;
-  RtValue *v_x1148 = NULL;
-  RtValue *v_x1149 = NULL;
-  RtValue *v_x1150 = NULL;
-  /* MAP */
-  {
-    const int64_t t986 = v_x1142->len;
-    v_x1148 = rtg_vec_new(RT_INT, t986);
-    A.v_x1148_d = v_x1148->data.i;
-    A.v_x1148_n = v_x1148->len;
-    v_x1149 = rtg_vec_new(RT_INT, t986);
-    A.v_x1149_d = v_x1149->data.i;
-    A.v_x1149_n = v_x1149->len;
-    v_x1150 = rtg_vec_new(RT_INT, t986);
-    A.v_x1150_d = v_x1150->data.i;
-    A.v_x1150_n = v_x1150->len;
-    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t986);
-  }
-  *out_v_x1148 = v_x1148;
-  *out_v_x1149 = v_x1149;
-  *out_v_x1150 = v_x1150;
-  return;
-fail:
-  rt_release(v_x1148);
-  rt_release(v_x1149);
-  rt_release(v_x1150);
-}
-
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValue *v_sd_1151, RtValue *v_sd_1144, RtValue **out_v_x1148, RtValue **out_v_x1149, RtValue **out_v_x1150) {
-  RtValue *vals[] = {v_x1142, v_sd_1151, v_sd_1144};
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+  RtValue *vals[] = {v_x1136, v_sd_1145, v_sd_1138};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K20_host(err, loc, run, v_x1142, v_sd_1151, v_sd_1144, out_v_x1148, out_v_x1149, out_v_x1150);
+    K19_host(err, loc, run, v_x1136, v_sd_1145, v_sd_1138, out_v_x1142, out_v_x1143, out_v_x1144);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1142, v_sd_1151, v_sd_1144, out_v_x1148, out_v_x1149, out_v_x1150);
+    K19_gpu(err, loc, run, v_x1136, v_sd_1145, v_sd_1138, out_v_x1142, out_v_x1143, out_v_x1144);
   }
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
   (void)loc;
   (void)run;
   int32_t *v_x1003_d = v_x1003->data.i;
@@ -4889,89 +4571,89 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, i
   RtValue *v_x1017 = NULL;
   /* MAP */
   {
-    const int64_t t987 = v_x1007_n;
-    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t987);
+    const int64_t t932 = v_x1007_n;
+    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t932);
     int32_t *v_x1017_d = v_x1017->data.i;
     const int64_t v_x1017_n = v_x1017->len;
-    RT_PARALLEL_FOR_IF(t987 >= RT_PARALLEL_MIN)
-    for (int64_t t988 = 0; t988 < t987; t988++) {
-      const int32_t t989 = (int32_t)t988;
-      int t991 = 0; /* nonzero: a check below failed */
-      int t992 = (uint64_t)(int64_t)t989 < (uint64_t)v_x1003_n;
-      int32_t t990 = t992 ? v_x1003_d[t989] : 0;
-      t991 |= !t992;
-      int32_t t994 = rt_add_i(t990, v_x1004);
-      uint8_t t995 = v_x1007_d[t989];
-      int t997 = (uint64_t)(int64_t)t989 < (uint64_t)v_x1008_n;
-      int32_t t996 = t997 ? v_x1008_d[t989] : 0;
-      t991 |= !t997;
-      int32_t t999 = (t995 ? t996 : t994);
-      int t1001 = (uint64_t)(int64_t)t999 < (uint64_t)v_x1013;
-      int32_t t1000 = t1001 ? t999 : 0;
-      t991 |= !t1001;
-      uint8_t t1003 = rt_lt_i(t1000, (int32_t)v_x1011_n);
-      int32_t t1004;
-      if (t1003) {
-        int t1006 = (uint64_t)(int64_t)t1000 < (uint64_t)v_x1011_n;
-        int32_t t1005 = t1006 ? v_x1011_d[t1000] : 0;
-        t991 |= !t1006;
-        t1004 = t1005;
+    RT_PARALLEL_FOR_IF(t932 >= RT_PARALLEL_MIN)
+    for (int64_t t933 = 0; t933 < t932; t933++) {
+      const int32_t t934 = (int32_t)t933;
+      int t936 = 0; /* nonzero: a check below failed */
+      int t937 = (uint64_t)(int64_t)t934 < (uint64_t)v_x1003_n;
+      int32_t t935 = t937 ? v_x1003_d[t934] : 0;
+      t936 |= !t937;
+      int32_t t939 = rt_add_i(t935, v_x1004);
+      uint8_t t940 = v_x1007_d[t934];
+      int t942 = (uint64_t)(int64_t)t934 < (uint64_t)v_x1008_n;
+      int32_t t941 = t942 ? v_x1008_d[t934] : 0;
+      t936 |= !t942;
+      int32_t t944 = (t940 ? t941 : t939);
+      int t946 = (uint64_t)(int64_t)t944 < (uint64_t)v_x1013;
+      int32_t t945 = t946 ? t944 : 0;
+      t936 |= !t946;
+      uint8_t t948 = rt_lt_i(t945, (int32_t)v_x1011_n);
+      int32_t t949;
+      if (t948) {
+        int t951 = (uint64_t)(int64_t)t945 < (uint64_t)v_x1011_n;
+        int32_t t950 = t951 ? v_x1011_d[t945] : 0;
+        t936 |= !t951;
+        t949 = t950;
       } else {
-        int32_t t1008 = rt_sub_i(t1000, (int32_t)v_x1011_n);
-        int t1010 = (uint64_t)(int64_t)t1008 < (uint64_t)v_x1012_n;
-        int32_t t1009 = t1010 ? v_x1012_d[t1008] : 0;
-        t991 |= !t1010;
-        t1004 = t1009;
+        int32_t t953 = rt_sub_i(t945, (int32_t)v_x1011_n);
+        int t955 = (uint64_t)(int64_t)t953 < (uint64_t)v_x1012_n;
+        int32_t t954 = t955 ? v_x1012_d[t953] : 0;
+        t936 |= !t955;
+        t949 = t954;
       }
-      if (__builtin_expect(t991 != 0, 0)) { /* again, recording the error */
-        int32_t t1011;
-        if ((uint64_t)(int64_t)t989 < (uint64_t)v_x1003_n) {
-          t1011 = v_x1003_d[t989];
+      if (__builtin_expect(t936 != 0, 0)) { /* again, recording the error */
+        int32_t t956;
+        if ((uint64_t)(int64_t)t934 < (uint64_t)v_x1003_n) {
+          t956 = v_x1003_d[t934];
         } else {
-          NESSIE_RECORD(err, t988, RT_CHECK_INDEX, 0, 0, RT_GATHER, t989, v_x1003_n, 0.0, 0);
-          t1011 = 0;
+          NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t934, v_x1003_n, 0.0, 0);
+          t956 = 0;
         }
-        int32_t t1013 = rt_add_i(t1011, v_x1004);
-        uint8_t t1014 = v_x1007_d[t989];
-        int32_t t1015;
-        if ((uint64_t)(int64_t)t989 < (uint64_t)v_x1008_n) {
-          t1015 = v_x1008_d[t989];
+        int32_t t958 = rt_add_i(t956, v_x1004);
+        uint8_t t959 = v_x1007_d[t934];
+        int32_t t960;
+        if ((uint64_t)(int64_t)t934 < (uint64_t)v_x1008_n) {
+          t960 = v_x1008_d[t934];
         } else {
-          NESSIE_RECORD(err, t988, RT_CHECK_INDEX, 0, 0, RT_GATHER, t989, v_x1008_n, 0.0, 1);
-          t1015 = 0;
+          NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t934, v_x1008_n, 0.0, 1);
+          t960 = 0;
         }
-        int32_t t1017 = (t1014 ? t1015 : t1013);
-        int32_t t1018;
-        if ((uint64_t)(int64_t)t1017 < (uint64_t)v_x1013) {
-          t1018 = t1017;
+        int32_t t962 = (t959 ? t960 : t958);
+        int32_t t963;
+        if ((uint64_t)(int64_t)t962 < (uint64_t)v_x1013) {
+          t963 = t962;
         } else {
-          NESSIE_RECORD(err, t988, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1017, v_x1013, 0.0, 2);
-          t1018 = 0;
+          NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t962, v_x1013, 0.0, 2);
+          t963 = 0;
         }
-        uint8_t t1020 = rt_lt_i(t1018, (int32_t)v_x1011_n);
-        int32_t t1021;
-        if (t1020) {
-          int32_t t1022;
-          if ((uint64_t)(int64_t)t1018 < (uint64_t)v_x1011_n) {
-            t1022 = v_x1011_d[t1018];
+        uint8_t t965 = rt_lt_i(t963, (int32_t)v_x1011_n);
+        int32_t t966;
+        if (t965) {
+          int32_t t967;
+          if ((uint64_t)(int64_t)t963 < (uint64_t)v_x1011_n) {
+            t967 = v_x1011_d[t963];
           } else {
-            NESSIE_RECORD(err, t988, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1018, v_x1011_n, 0.0, 3);
-            t1022 = 0;
+            NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t963, v_x1011_n, 0.0, 3);
+            t967 = 0;
           }
-          t1021 = t1022;
+          t966 = t967;
         } else {
-          int32_t t1024 = rt_sub_i(t1018, (int32_t)v_x1011_n);
-          int32_t t1025;
-          if ((uint64_t)(int64_t)t1024 < (uint64_t)v_x1012_n) {
-            t1025 = v_x1012_d[t1024];
+          int32_t t969 = rt_sub_i(t963, (int32_t)v_x1011_n);
+          int32_t t970;
+          if ((uint64_t)(int64_t)t969 < (uint64_t)v_x1012_n) {
+            t970 = v_x1012_d[t969];
           } else {
-            NESSIE_RECORD(err, t988, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1024, v_x1012_n, 0.0, 4);
-            t1025 = 0;
+            NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t969, v_x1012_n, 0.0, 4);
+            t970 = 0;
           }
-          t1021 = t1025;
+          t966 = t970;
         }
       }
-      v_x1017_d[t988] = t1004;
+      v_x1017_d[t933] = t949;
     }
   }
   if (err->index != INT64_MAX)
@@ -4982,8 +4664,8 @@ fail:
   rt_release(v_x1017);
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K21_A {
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K20_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1003_d; int64_t v_x1003_n;
@@ -4995,102 +4677,102 @@ struct K21_A {
   int32_t v_x1013;
   int32_t *v_x1017_d; int64_t v_x1017_n;
 };
-struct alignas(8) K21_0_V {
+struct alignas(8) K20_0_V {
   int32_t v0;
 };
-struct K21_0_pull {
-  K21_A A;
-  __device__ K21_0_V operator()(int64_t i) const {
+struct K20_0_pull {
+  K20_A A;
+  __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1027 = 0; /* nonzero: a check below failed */
-    int t1028 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1003_n;
-    int32_t t1026 = t1028 ? A.v_x1003_d[ix] : 0;
-    t1027 |= !t1028;
-    int32_t t1030 = rt_add_i(t1026, A.v_x1004);
-    uint8_t t1031 = A.v_x1007_d[ix];
-    int t1033 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1008_n;
-    int32_t t1032 = t1033 ? A.v_x1008_d[ix] : 0;
-    t1027 |= !t1033;
-    int32_t t1035 = (t1031 ? t1032 : t1030);
-    int t1037 = (uint64_t)(int64_t)t1035 < (uint64_t)A.v_x1013;
-    int32_t t1036 = t1037 ? t1035 : 0;
-    t1027 |= !t1037;
-    uint8_t t1039 = rt_lt_i(t1036, (int32_t)A.v_x1011_n);
-    int32_t t1040;
-    if (t1039) {
-      int t1042 = (uint64_t)(int64_t)t1036 < (uint64_t)A.v_x1011_n;
-      int32_t t1041 = t1042 ? A.v_x1011_d[t1036] : 0;
-      t1027 |= !t1042;
-      t1040 = t1041;
+    int t972 = 0; /* nonzero: a check below failed */
+    int t973 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1003_n;
+    int32_t t971 = t973 ? A.v_x1003_d[ix] : 0;
+    t972 |= !t973;
+    int32_t t975 = rt_add_i(t971, A.v_x1004);
+    uint8_t t976 = A.v_x1007_d[ix];
+    int t978 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1008_n;
+    int32_t t977 = t978 ? A.v_x1008_d[ix] : 0;
+    t972 |= !t978;
+    int32_t t980 = (t976 ? t977 : t975);
+    int t982 = (uint64_t)(int64_t)t980 < (uint64_t)A.v_x1013;
+    int32_t t981 = t982 ? t980 : 0;
+    t972 |= !t982;
+    uint8_t t984 = rt_lt_i(t981, (int32_t)A.v_x1011_n);
+    int32_t t985;
+    if (t984) {
+      int t987 = (uint64_t)(int64_t)t981 < (uint64_t)A.v_x1011_n;
+      int32_t t986 = t987 ? A.v_x1011_d[t981] : 0;
+      t972 |= !t987;
+      t985 = t986;
     } else {
-      int32_t t1044 = rt_sub_i(t1036, (int32_t)A.v_x1011_n);
-      int t1046 = (uint64_t)(int64_t)t1044 < (uint64_t)A.v_x1012_n;
-      int32_t t1045 = t1046 ? A.v_x1012_d[t1044] : 0;
-      t1027 |= !t1046;
-      t1040 = t1045;
+      int32_t t989 = rt_sub_i(t981, (int32_t)A.v_x1011_n);
+      int t991 = (uint64_t)(int64_t)t989 < (uint64_t)A.v_x1012_n;
+      int32_t t990 = t991 ? A.v_x1012_d[t989] : 0;
+      t972 |= !t991;
+      t985 = t990;
     }
-    if (__builtin_expect(t1027 != 0, 0)) { /* again, recording the error */
-      int32_t t1047;
+    if (__builtin_expect(t972 != 0, 0)) { /* again, recording the error */
+      int32_t t992;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1003_n) {
-        t1047 = A.v_x1003_d[ix];
+        t992 = A.v_x1003_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1003_n, 0.0, 0);
-        t1047 = 0;
+        t992 = 0;
       }
-      int32_t t1049 = rt_add_i(t1047, A.v_x1004);
-      uint8_t t1050 = A.v_x1007_d[ix];
-      int32_t t1051;
+      int32_t t994 = rt_add_i(t992, A.v_x1004);
+      uint8_t t995 = A.v_x1007_d[ix];
+      int32_t t996;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1008_n) {
-        t1051 = A.v_x1008_d[ix];
+        t996 = A.v_x1008_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1008_n, 0.0, 1);
-        t1051 = 0;
+        t996 = 0;
       }
-      int32_t t1053 = (t1050 ? t1051 : t1049);
-      int32_t t1054;
-      if ((uint64_t)(int64_t)t1053 < (uint64_t)A.v_x1013) {
-        t1054 = t1053;
+      int32_t t998 = (t995 ? t996 : t994);
+      int32_t t999;
+      if ((uint64_t)(int64_t)t998 < (uint64_t)A.v_x1013) {
+        t999 = t998;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1053, A.v_x1013, 0.0, 2);
-        t1054 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t998, A.v_x1013, 0.0, 2);
+        t999 = 0;
       }
-      uint8_t t1056 = rt_lt_i(t1054, (int32_t)A.v_x1011_n);
-      int32_t t1057;
-      if (t1056) {
-        int32_t t1058;
-        if ((uint64_t)(int64_t)t1054 < (uint64_t)A.v_x1011_n) {
-          t1058 = A.v_x1011_d[t1054];
+      uint8_t t1001 = rt_lt_i(t999, (int32_t)A.v_x1011_n);
+      int32_t t1002;
+      if (t1001) {
+        int32_t t1003;
+        if ((uint64_t)(int64_t)t999 < (uint64_t)A.v_x1011_n) {
+          t1003 = A.v_x1011_d[t999];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1054, A.v_x1011_n, 0.0, 3);
-          t1058 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t999, A.v_x1011_n, 0.0, 3);
+          t1003 = 0;
         }
-        t1057 = t1058;
+        t1002 = t1003;
       } else {
-        int32_t t1060 = rt_sub_i(t1054, (int32_t)A.v_x1011_n);
-        int32_t t1061;
-        if ((uint64_t)(int64_t)t1060 < (uint64_t)A.v_x1012_n) {
-          t1061 = A.v_x1012_d[t1060];
+        int32_t t1005 = rt_sub_i(t999, (int32_t)A.v_x1011_n);
+        int32_t t1006;
+        if ((uint64_t)(int64_t)t1005 < (uint64_t)A.v_x1012_n) {
+          t1006 = A.v_x1012_d[t1005];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1060, A.v_x1012_n, 0.0, 4);
-          t1061 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1005, A.v_x1012_n, 0.0, 4);
+          t1006 = 0;
         }
-        t1057 = t1061;
+        t1002 = t1006;
       }
     }
-    return K21_0_V{t1040};
+    return K20_0_V{t985};
   }
 };
-struct K21_0_store {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_0_V &v) const {
+struct K20_0_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_0_V &v) const {
     A.v_x1017_d[i] = v.v0;
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
   (void)loc;
   (void)err;
-  K21_A A;
+  K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -5109,11 +4791,11 @@ static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, in
   RtValue *v_x1017 = NULL;
   /* MAP */
   {
-    const int64_t t1062 = v_x1007->len;
-    v_x1017 = rtg_vec_new(RT_INT, t1062);
+    const int64_t t1007 = v_x1007->len;
+    v_x1017 = rtg_vec_new(RT_INT, t1007);
     A.v_x1017_d = v_x1017->data.i;
     A.v_x1017_n = v_x1017->len;
-    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t1062);
+    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t1007);
   }
   *out_v_x1017 = v_x1017;
   return;
@@ -5121,14 +4803,14 @@ fail:
   rt_release(v_x1017);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
   RtValue *vals[] = {v_x1003, v_x1007, v_x1008, v_x1011, v_x1012};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K21_host(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
+    K20_host(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
+    K20_gpu(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
   }
 }
 
@@ -5154,10 +4836,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1063 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1063->data.i[0] = v_x62;
-    t1063->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1063);
+    RtValue *t1008 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1008->data.i[0] = v_x62;
+    t1008->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1008);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -5204,11 +4886,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x130 = NULL;
     RtValue *v_x601 = NULL;
     RtValue *v_x611 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x601, &v_x611);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K18, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x601, &v_x611);
     RtValue *v_x149 = NULL;
     RtValue *v_x154 = NULL;
     RtValue *v_x159 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
     RtValue *v_x166 = NULL;
     RtValue *v_x167 = NULL;
     RtValue *v_x168 = NULL;
@@ -5221,12 +4903,19 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x201 = NULL;
     RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
     RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
     rt_release(v_x206);
+    int32_t v_x224 = 0;
+    v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
+    RtValue *v_x232 = NULL;
+    RtValue *v_ids_1072 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x218, v_x220, v_x211, v_x201, v_x224, &v_x232, &v_ids_1072);
+    rt_release(v_x201);
+    rt_release(v_x211);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
     rt_release(v_x128);
@@ -5247,8 +4936,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     uint8_t v_x246 = 0;
     v_x246 = rt_eq_i(v_x133, 0);
-    int32_t v_x224 = 0;
-    v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x587 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
@@ -5262,8 +4949,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       /* check subscript: made on the device by the run before it */
       RtValue *v_x237 = NULL;
       RtValue *v_x283 = NULL;
-      RtValue *v_ids_1072 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x218, v_x220, v_x211, v_x201, v_x224, v_x89, &v_x237, &v_x283, &v_ids_1072);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x232, v_x89, v_x220, &v_x237, &v_x283);
       RtValue *v_x305 = NULL;
       RtValue *v_x326 = NULL;
       RtValue *v_x352 = NULL;
@@ -5271,7 +4957,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K12, 5, v_ids_1072, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
       rt_release(v_x237);
       rt_release(v_x283);
-      rt_release(v_ids_1072);
       int32_t v_x386 = 0;
       v_x386 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
       int32_t v_x394 = 0;
@@ -5321,27 +5006,17 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527, 7);
       rt_release(v_x253);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x539 = NULL;
-      RtValue *v_x576 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K17, 7, v_x448, v_x505, &v_x539, &v_x576);
-      int32_t v_x567 = 0;
-      int32_t v_x568 = 0;
-      int32_t v_x569 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 20), K8, 1, v_x211, v_x448, &v_x567, &v_x568, &v_x569, 1);
-      rt_release(v_x448);
-      /* check subscript: made on the device by the run before it */
       RtValue *v_x586 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 13), K18, 11, v_x539, v_x576, v_x505, &v_x586);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K17, 7, v_x448, v_x505, &v_x586);
       rt_release(v_x505);
-      rt_release(v_x539);
-      rt_release(v_x576);
+      rt_release(v_x448);
       v_x587 = v_x586;
     }
-    rt_release(v_x201);
-    rt_release(v_x211);
     rt_release(v_x218);
     rt_release(v_x219);
     rt_release(v_x220);
+    rt_release(v_x232);
+    rt_release(v_ids_1072);
     int32_t v_x630 = 0;
     v_x630 = (int32_t)v_x587->len;
     int32_t v_x629 = 0;
@@ -5349,7 +5024,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x631 = 0;
     v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
     RtValue *v_x642 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x611, v_x132, v_x105, v_x601, v_x245, v_x587, v_x631, &v_x642);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x611, v_x132, v_x105, v_x601, v_x245, v_x587, v_x631, &v_x642);
     rt_release(v_x105);
     rt_release(v_x601);
     rt_release(v_x611);
@@ -5478,16 +5153,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1064 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1064->data.i[0] = 3;
-  t1064->data.i[1] = 1;
-  t1064->data.i[2] = 4;
-  t1064->data.i[3] = 1;
-  t1064->data.i[4] = 5;
-  t1064->data.i[5] = 9;
-  t1064->data.i[6] = 2;
-  t1064->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1064);
+  RtValue *t1009 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1009->data.i[0] = 3;
+  t1009->data.i[1] = 1;
+  t1009->data.i[2] = 4;
+  t1009->data.i[3] = 1;
+  t1009->data.i[4] = 5;
+  t1009->data.i[5] = 9;
+  t1009->data.i[6] = 2;
+  t1009->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1009);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
