@@ -416,13 +416,25 @@ static Vals append_values(Fl *fl, Vals a, Vals b, Type *t) {
 }
 
 /* V(t) holding the values of V(t) 'v' whose flag is true. */
+/* gather_values where 'idx' takes each segment at most once (the
+   indices a PACK or PARTITION keeps of an iota, a lifted subscript's one
+   element per segment): the new segments' total cannot pass the old
+   segdes's, so their seg_ranges are `<segments once>` (FlatStmt.once). */
+static Vals gather_values_once(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
+  bool outer = fl->once;
+  fl->once = true;
+  Vals r = gather_values(fl, v, t, idx);
+  fl->once = outer;
+  return r;
+}
+
 static Vals pack_values(Fl *fl, Vals v, Type *t, FlatAtom *flags) {
   if (is_base(t)) {
     FlatAtom *x = vec_get(&v, 0);
     return one(op(fl, FLAT_PACK, ty(x), 2, x, flags));
   }
   FlatAtom *idx = op(fl, FLAT_PACK, vec_int(), 2, iota(fl, length(fl, flags)), flags);
-  return gather_values(fl, v, t, idx);
+  return gather_values_once(fl, v, t, idx);
 }
 
 /* V(t) of n copies of the host value H(t) 'x'. */
@@ -938,8 +950,8 @@ static void partition_values(Fl *fl, Vals v, Type *t, FlatAtom *flags, Vals *yes
     *no = one(flat_var_atom(b));
     return;
   }
-  *yes = gather_values(fl, v, t, flat_var_atom(a));
-  *no = gather_values(fl, v, t, flat_var_atom(b));
+  *yes = gather_values_once(fl, v, t, flat_var_atom(a));
+  *no = gather_values_once(fl, v, t, flat_var_atom(b));
 }
 
 /* ---- if-conversion ----
@@ -1244,11 +1256,7 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
   check(fl, RT_CHECK_SUBSCRIPT, i, lens, NULL);
   FlatAtom *pos = binary(fl, FLAT_ADD, op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d), i);
   /* one element of each segment of d, each its own: taken once */
-  bool outer = fl->once;
-  fl->once = true;
-  Vals r = gather_values(fl, slice(s, 1, s.len - 1), t, pos);
-  fl->once = outer;
-  return r;
+  return gather_values_once(fl, slice(s, 1, s.len - 1), t, pos);
 }
 
 /* In a lifted context: is 'e' a variable whose value is the same for

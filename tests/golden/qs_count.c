@@ -402,6 +402,7 @@ fail:
   rt_release(v_x93);
 }
 
+/* K7 runs too for K9, whose code is the same */
 /* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
   (void)loc;
@@ -521,8 +522,8 @@ fail:
   rt_release(v_ids_1082);
 }
 
-/* K9: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
+/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
   (void)loc;
   (void)run;
   int32_t *v_x715_d = v_x715->data.i;
@@ -531,31 +532,31 @@ static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t 
   int32_t v_x717 = 0;
   /* ONCE */
   {
-    int t86 = 0; /* nonzero: a check below failed */
-    int t87 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
-    int32_t t85 = t87 ? v_x715_d[0] : 0;
-    t86 |= !t87;
-    int t89 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
-    int32_t t88 = t89 ? v_x715_d[1] : 0;
-    t86 |= !t89;
-    if (__builtin_expect(t86 != 0, 0)) { /* again, recording the error */
-      int32_t t90;
+    int t87 = 0; /* nonzero: a check below failed */
+    int t88 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
+    int32_t t86 = t88 ? v_x715_d[0] : 0;
+    t87 |= !t88;
+    int t90 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
+    int32_t t89 = t90 ? v_x715_d[1] : 0;
+    t87 |= !t90;
+    if (__builtin_expect(t87 != 0, 0)) { /* again, recording the error */
+      int32_t t91;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x715_n) {
-        t90 = v_x715_d[0];
+        t91 = v_x715_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x715_n, 0.0, 0);
-        t90 = 0;
-      }
-      int32_t t91;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x715_n) {
-        t91 = v_x715_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x715_n, 0.0, 1);
         t91 = 0;
       }
+      int32_t t92;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x715_n) {
+        t92 = v_x715_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x715_n, 0.0, 1);
+        t92 = 0;
+      }
     }
-    v_x716 = t85;
-    v_x717 = t88;
+    v_x716 = t86;
+    v_x717 = t89;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -565,8 +566,8 @@ static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t 
 fail:
 }
 
-/* K10: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
+/* K11: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
   (void)loc;
   (void)run;
   int32_t *v_x718_d = v_x718->data.i;
@@ -579,29 +580,29 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue
   RtValue *v_x726 = NULL;
   /* MAP */
   {
-    const int64_t t92 = v_x718_n;
-    v_x721 = rt_value_new(rt_vec_type(RT_INT), t92);
+    const int64_t t93 = v_x718_n;
+    v_x721 = rt_value_new(rt_vec_type(RT_INT), t93);
     int32_t *v_x721_d = v_x721->data.i;
     const int64_t v_x721_n = v_x721->len;
-    RT_PARALLEL_FOR_IF(t92 >= RT_PARALLEL_MIN)
-    for (int64_t t93 = 0; t93 < t92; t93++) {
-      const int32_t t94 = (int32_t)t93;
-      int t97 = 0; /* nonzero: a check below failed */
-      int32_t t95 = v_x718_d[t94];
-      int t98 = (uint64_t)(int64_t)t95 < (uint64_t)v_x719_n;
-      int32_t t96 = t98 ? v_x719_d[t95] : 0;
-      t97 |= !t98;
-      if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
-        int32_t t99 = v_x718_d[t94];
-        int32_t t100;
-        if ((uint64_t)(int64_t)t99 < (uint64_t)v_x719_n) {
-          t100 = v_x719_d[t99];
+    RT_PARALLEL_FOR_IF(t93 >= RT_PARALLEL_MIN)
+    for (int64_t t94 = 0; t94 < t93; t94++) {
+      const int32_t t95 = (int32_t)t94;
+      int t98 = 0; /* nonzero: a check below failed */
+      int32_t t96 = v_x718_d[t95];
+      int t99 = (uint64_t)(int64_t)t96 < (uint64_t)v_x719_n;
+      int32_t t97 = t99 ? v_x719_d[t96] : 0;
+      t98 |= !t99;
+      if (__builtin_expect(t98 != 0, 0)) { /* again, recording the error */
+        int32_t t100 = v_x718_d[t95];
+        int32_t t101;
+        if ((uint64_t)(int64_t)t100 < (uint64_t)v_x719_n) {
+          t101 = v_x719_d[t100];
         } else {
-          NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 0, 0, RT_GATHER, t99, v_x719_n, 0.0, 0);
-          t100 = 0;
+          NESSIE_RECORD(err, t94, RT_CHECK_INDEX, 0, 0, RT_GATHER, t100, v_x719_n, 0.0, 0);
+          t101 = 0;
         }
       }
-      v_x721_d[t93] = t96;
+      v_x721_d[t94] = t97;
     }
   }
   if (err->index != INT64_MAX)
@@ -611,29 +612,29 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue
     const int64_t v_x721_n = v_x721->len;
     /* MAP */
     {
-      const int64_t t101 = v_x722_n;
-      v_x726 = rt_value_new(rt_vec_type(RT_INT), t101);
+      const int64_t t102 = v_x722_n;
+      v_x726 = rt_value_new(rt_vec_type(RT_INT), t102);
       int32_t *v_x726_d = v_x726->data.i;
       const int64_t v_x726_n = v_x726->len;
-      RT_PARALLEL_FOR_IF(t101 >= RT_PARALLEL_MIN)
-      for (int64_t t102 = 0; t102 < t101; t102++) {
-        const int32_t t103 = (int32_t)t102;
-        int t106 = 0; /* nonzero: a check below failed */
-        int32_t t104 = v_x722_d[t103];
-        int t107 = (uint64_t)(int64_t)t104 < (uint64_t)v_x721_n;
-        int32_t t105 = t107 ? v_x721_d[t104] : 0;
-        t106 |= !t107;
-        if (__builtin_expect(t106 != 0, 0)) { /* again, recording the error */
-          int32_t t108 = v_x722_d[t103];
-          int32_t t109;
-          if ((uint64_t)(int64_t)t108 < (uint64_t)v_x721_n) {
-            t109 = v_x721_d[t108];
+      RT_PARALLEL_FOR_IF(t102 >= RT_PARALLEL_MIN)
+      for (int64_t t103 = 0; t103 < t102; t103++) {
+        const int32_t t104 = (int32_t)t103;
+        int t107 = 0; /* nonzero: a check below failed */
+        int32_t t105 = v_x722_d[t104];
+        int t108 = (uint64_t)(int64_t)t105 < (uint64_t)v_x721_n;
+        int32_t t106 = t108 ? v_x721_d[t105] : 0;
+        t107 |= !t108;
+        if (__builtin_expect(t107 != 0, 0)) { /* again, recording the error */
+          int32_t t109 = v_x722_d[t104];
+          int32_t t110;
+          if ((uint64_t)(int64_t)t109 < (uint64_t)v_x721_n) {
+            t110 = v_x721_d[t109];
           } else {
-            NESSIE_RECORD(err, t102, RT_CHECK_INDEX, 2, 0, RT_GATHER, t108, v_x721_n, 0.0, 1);
-            t109 = 0;
+            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 2, 0, RT_GATHER, t109, v_x721_n, 0.0, 1);
+            t110 = 0;
           }
         }
-        v_x726_d[t102] = t105;
+        v_x726_d[t103] = t106;
       }
     }
     if (err->index != INT64_MAX)
@@ -647,8 +648,8 @@ fail:
   rt_release(v_x726);
 }
 
-/* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740) {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740) {
   (void)loc;
   (void)run;
   int32_t *v_x730_d = v_x730->data.i;
@@ -659,18 +660,18 @@ static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue 
   int32_t v_x740 = 0;
   /* MAP */
   {
-    const int64_t t110 = v_x727;
-    if (t110 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t110, 0.0, 0);
+    const int64_t t111 = v_x727;
+    if (t111 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t111, 0.0, 0);
       goto fail;
     }
-    v_x729 = rt_value_new(rt_vec_type(RT_INT), t110);
+    v_x729 = rt_value_new(rt_vec_type(RT_INT), t111);
     int32_t *v_x729_d = v_x729->data.i;
     const int64_t v_x729_n = v_x729->len;
-    RT_PARALLEL_FOR_IF(t110 >= RT_PARALLEL_MIN)
-    for (int64_t t111 = 0; t111 < t110; t111++) {
-      const int32_t t112 = (int32_t)t111;
-      v_x729_d[t111] = 0;
+    RT_PARALLEL_FOR_IF(t111 >= RT_PARALLEL_MIN)
+    for (int64_t t112 = 0; t112 < t111; t112++) {
+      const int32_t t113 = (int32_t)t112;
+      v_x729_d[t112] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -680,125 +681,125 @@ static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue 
     const int64_t v_x729_n = v_x729->len;
     /* REDUCE */
     {
-      const int64_t t113 = v_x727;
-      if (t113 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t113, 0.0, 1);
+      const int64_t t114 = v_x727;
+      if (t114 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t114, 0.0, 1);
         goto fail;
       }
-      const int64_t t114 = t113 > 0 ? (t113 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t115 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
-      int32_t *t116 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
-      int32_t *t117 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
-      RT_PARALLEL_FOR_IF(t114 > 1)
-      for (int64_t t118 = 0; t118 < t114; t118++) {
-        int32_t t118a0;
-        int32_t t118a1;
-        int32_t t118a2;
-        t118a0 = 2147483647;
-        t118a1 = 0;
-        t118a2 = 1;
-        const int64_t t118_end = (t118 + 1) * RT_CHUNK < t113 ? (t118 + 1) * RT_CHUNK : t113;
-        for (int64_t t119 = t118 * RT_CHUNK; t119 < t118_end; t119++) {
-          const int32_t t120 = (int32_t)t119;
-          int32_t t118x0;
-          int32_t t118x1;
-          int32_t t118x2;
-          int t122 = 0; /* nonzero: a check below failed */
-          int t123 = (uint64_t)(int64_t)t120 < (uint64_t)v_x730_n;
-          int32_t t121 = t123 ? v_x730_d[t120] : 0;
-          t122 |= !t123;
-          uint8_t t125 = rt_lt_i(0, t121);
-          int32_t t126;
-          if (t125) {
-            t126 = 2147483647;
+      const int64_t t115 = t114 > 0 ? (t114 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t116 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t115);
+      int32_t *t117 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t115);
+      int32_t *t118 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t115);
+      RT_PARALLEL_FOR_IF(t115 > 1)
+      for (int64_t t119 = 0; t119 < t115; t119++) {
+        int32_t t119a0;
+        int32_t t119a1;
+        int32_t t119a2;
+        t119a0 = 2147483647;
+        t119a1 = 0;
+        t119a2 = 1;
+        const int64_t t119_end = (t119 + 1) * RT_CHUNK < t114 ? (t119 + 1) * RT_CHUNK : t114;
+        for (int64_t t120 = t119 * RT_CHUNK; t120 < t119_end; t120++) {
+          const int32_t t121 = (int32_t)t120;
+          int32_t t119x0;
+          int32_t t119x1;
+          int32_t t119x2;
+          int t123 = 0; /* nonzero: a check below failed */
+          int t124 = (uint64_t)(int64_t)t121 < (uint64_t)v_x730_n;
+          int32_t t122 = t124 ? v_x730_d[t121] : 0;
+          t123 |= !t124;
+          uint8_t t126 = rt_lt_i(0, t122);
+          int32_t t127;
+          if (t126) {
+            t127 = 2147483647;
           } else {
-            t126 = t120;
+            t127 = t121;
           }
-          if (__builtin_expect(t122 != 0, 0)) { /* again, recording the error */
-            int32_t t127;
-            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x730_n) {
-              t127 = v_x730_d[t120];
+          if (__builtin_expect(t123 != 0, 0)) { /* again, recording the error */
+            int32_t t128;
+            if ((uint64_t)(int64_t)t121 < (uint64_t)v_x730_n) {
+              t128 = v_x730_d[t121];
             } else {
-              NESSIE_RECORD(err, t119, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x730_n, 0.0, 2);
-              t127 = 0;
+              NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 2, 0, RT_GATHER, t121, v_x730_n, 0.0, 2);
+              t128 = 0;
             }
-            uint8_t t129 = rt_lt_i(0, t127);
-            int32_t t130;
-            if (t129) {
-              t130 = 2147483647;
+            uint8_t t130 = rt_lt_i(0, t128);
+            int32_t t131;
+            if (t130) {
+              t131 = 2147483647;
             } else {
-              t130 = t120;
+              t131 = t121;
             }
           }
-          t118x0 = t126;
-          t118x1 = 0;
-          t118x2 = t121;
-          uint8_t t132 = rt_le_i(t118a0, t118x0);
-          int32_t t133;
-          if (t132) {
-            t133 = t118a0;
-          } else {
-            t133 = t118x0;
-          }
+          t119x0 = t127;
+          t119x1 = 0;
+          t119x2 = t122;
+          uint8_t t133 = rt_le_i(t119a0, t119x0);
           int32_t t134;
-          if (t132) {
-            t134 = t118a1;
+          if (t133) {
+            t134 = t119a0;
           } else {
-            t134 = t118x1;
+            t134 = t119x0;
           }
           int32_t t135;
-          if (t132) {
-            t135 = t118a2;
+          if (t133) {
+            t135 = t119a1;
           } else {
-            t135 = t118x2;
+            t135 = t119x1;
           }
-          t118a0 = t133;
-          t118a1 = t134;
-          t118a2 = t135;
+          int32_t t136;
+          if (t133) {
+            t136 = t119a2;
+          } else {
+            t136 = t119x2;
+          }
+          t119a0 = t134;
+          t119a1 = t135;
+          t119a2 = t136;
         }
-        t115[t118] = t118a0;
-        t116[t118] = t118a1;
-        t117[t118] = t118a2;
+        t116[t119] = t119a0;
+        t117[t119] = t119a1;
+        t118[t119] = t119a2;
       }
-      int32_t t118t0;
-      int32_t t118t1;
-      int32_t t118t2;
-      t118t0 = 2147483647;
-      t118t1 = 0;
-      t118t2 = 1;
-      for (int64_t t118 = 0; t118 < t114; t118++) {
-        const int32_t t136 = t115[t118];
-        const int32_t t137 = t116[t118];
-        const int32_t t138 = t117[t118];
-        uint8_t t140 = rt_le_i(t118t0, t136);
-        int32_t t141;
-        if (t140) {
-          t141 = t118t0;
-        } else {
-          t141 = t136;
-        }
+      int32_t t119t0;
+      int32_t t119t1;
+      int32_t t119t2;
+      t119t0 = 2147483647;
+      t119t1 = 0;
+      t119t2 = 1;
+      for (int64_t t119 = 0; t119 < t115; t119++) {
+        const int32_t t137 = t116[t119];
+        const int32_t t138 = t117[t119];
+        const int32_t t139 = t118[t119];
+        uint8_t t141 = rt_le_i(t119t0, t137);
         int32_t t142;
-        if (t140) {
-          t142 = t118t1;
+        if (t141) {
+          t142 = t119t0;
         } else {
           t142 = t137;
         }
         int32_t t143;
-        if (t140) {
-          t143 = t118t2;
+        if (t141) {
+          t143 = t119t1;
         } else {
           t143 = t138;
         }
-        t118t0 = t141;
-        t118t1 = t142;
-        t118t2 = t143;
+        int32_t t144;
+        if (t141) {
+          t144 = t119t2;
+        } else {
+          t144 = t139;
+        }
+        t119t0 = t142;
+        t119t1 = t143;
+        t119t2 = t144;
       }
-      v_x738 = t118t0;
-      rt_free(t115);
-      v_x739 = t118t1;
+      v_x738 = t119t0;
       rt_free(t116);
-      v_x740 = t118t2;
+      v_x739 = t119t1;
       rt_free(t117);
+      v_x740 = t119t2;
+      rt_free(t118);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -811,8 +812,8 @@ fail:
   rt_release(v_x729);
 }
 
-/* K12: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
+/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
   (void)loc;
   (void)run;
   int32_t *v_x741_d = v_x741->data.i;
@@ -831,119 +832,119 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
   RtValue *v_x772 = NULL;
   /* FILTER */
   {
-    const int64_t t144 = v_x745_n;
-    const int64_t t145 = t144 > 0 ? (t144 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t146 = (uint8_t *)rt_alloc_atomic((size_t)t144 + 1);
-    int64_t *t147 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t145 + 1));
-    RT_PARALLEL_FOR_IF(t145 > 1)
-    for (int64_t t148 = 0; t148 < t145; t148++) {
+    const int64_t t145 = v_x745_n;
+    const int64_t t146 = t145 > 0 ? (t145 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t147 = (uint8_t *)rt_alloc_atomic((size_t)t145 + 1);
+    int64_t *t148 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t146 + 1));
+    RT_PARALLEL_FOR_IF(t146 > 1)
+    for (int64_t t149 = 0; t149 < t146; t149++) {
       int64_t kept = 0;
-      const int64_t t148_end = (t148 + 1) * RT_CHUNK < t144 ? (t148 + 1) * RT_CHUNK : t144;
-      for (int64_t t149 = t148 * RT_CHUNK; t149 < t148_end; t149++) {
-        const int32_t t150 = (int32_t)t149;
-        int32_t t148x0;
-        uint8_t t148x1;
-        int t152 = 0; /* nonzero: a check below failed */
-        int t153 = (uint64_t)(int64_t)t150 < (uint64_t)v_x741_n;
-        int32_t t151 = t153 ? v_x741_d[t150] : 0;
-        t152 |= !t153;
-        int t155 = (uint64_t)(int64_t)t151 < (uint64_t)v_x742_n;
-        int32_t t154 = t155 ? v_x742_d[t151] : 0;
-        t152 |= !t155;
-        int32_t t156 = v_x745_d[t150];
-        uint8_t t158 = rt_lt_i(t156, t154);
-        if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
-          int32_t t159;
-          if ((uint64_t)(int64_t)t150 < (uint64_t)v_x741_n) {
-            t159 = v_x741_d[t150];
-          } else {
-            NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x741_n, 0.0, 0);
-            t159 = 0;
-          }
+      const int64_t t149_end = (t149 + 1) * RT_CHUNK < t145 ? (t149 + 1) * RT_CHUNK : t145;
+      for (int64_t t150 = t149 * RT_CHUNK; t150 < t149_end; t150++) {
+        const int32_t t151 = (int32_t)t150;
+        int32_t t149x0;
+        uint8_t t149x1;
+        int t153 = 0; /* nonzero: a check below failed */
+        int t154 = (uint64_t)(int64_t)t151 < (uint64_t)v_x741_n;
+        int32_t t152 = t154 ? v_x741_d[t151] : 0;
+        t153 |= !t154;
+        int t156 = (uint64_t)(int64_t)t152 < (uint64_t)v_x742_n;
+        int32_t t155 = t156 ? v_x742_d[t152] : 0;
+        t153 |= !t156;
+        int32_t t157 = v_x745_d[t151];
+        uint8_t t159 = rt_lt_i(t157, t155);
+        if (__builtin_expect(t153 != 0, 0)) { /* again, recording the error */
           int32_t t160;
-          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x742_n) {
-            t160 = v_x742_d[t159];
+          if ((uint64_t)(int64_t)t151 < (uint64_t)v_x741_n) {
+            t160 = v_x741_d[t151];
           } else {
-            NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x742_n, 0.0, 1);
+            NESSIE_RECORD(err, t150, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x741_n, 0.0, 0);
             t160 = 0;
           }
-          int32_t t161 = v_x745_d[t150];
-          uint8_t t163 = rt_lt_i(t161, t160);
+          int32_t t161;
+          if ((uint64_t)(int64_t)t160 < (uint64_t)v_x742_n) {
+            t161 = v_x742_d[t160];
+          } else {
+            NESSIE_RECORD(err, t150, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x742_n, 0.0, 1);
+            t161 = 0;
+          }
+          int32_t t162 = v_x745_d[t151];
+          uint8_t t164 = rt_lt_i(t162, t161);
         }
-        t148x0 = t156;
-        t148x1 = t158;
-        uint8_t t164;
-        t164 = t148x1;
-        t146[t149] = t164 != 0;
-        kept += t164 != 0;
+        t149x0 = t157;
+        t149x1 = t159;
+        uint8_t t165;
+        t165 = t149x1;
+        t147[t150] = t165 != 0;
+        kept += t165 != 0;
       }
-      t147[t148] = kept;
+      t148[t149] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t146);
       rt_free(t147);
+      rt_free(t148);
       goto fail;
     }
-    int64_t t165 = 0;
-    for (int64_t t148 = 0; t148 < t145; t148++) {
-      const int64_t k = t147[t148];
-      t147[t148] = t165;
-      t165 += k;
+    int64_t t166 = 0;
+    for (int64_t t149 = 0; t149 < t146; t149++) {
+      const int64_t k = t148[t149];
+      t148[t149] = t166;
+      t166 += k;
     }
-    v_x751 = rt_value_new(rt_vec_type(RT_INT), t165);
+    v_x751 = rt_value_new(rt_vec_type(RT_INT), t166);
     int32_t *v_x751_d = v_x751->data.i;
     const int64_t v_x751_n = v_x751->len;
-    v_x752 = rt_value_new(rt_vec_type(RT_BOOL), t165);
+    v_x752 = rt_value_new(rt_vec_type(RT_BOOL), t166);
     uint8_t *v_x752_d = v_x752->data.b;
     const int64_t v_x752_n = v_x752->len;
-    RT_PARALLEL_FOR_IF(t145 > 1)
-    for (int64_t t148 = 0; t148 < t145; t148++) {
-      int64_t at = t147[t148];
-      const int64_t t148_end = (t148 + 1) * RT_CHUNK < t144 ? (t148 + 1) * RT_CHUNK : t144;
-      for (int64_t t149 = t148 * RT_CHUNK; t149 < t148_end; t149++) {
-        const int32_t t150 = (int32_t)t149;
-        if (!t146[t149])
+    RT_PARALLEL_FOR_IF(t146 > 1)
+    for (int64_t t149 = 0; t149 < t146; t149++) {
+      int64_t at = t148[t149];
+      const int64_t t149_end = (t149 + 1) * RT_CHUNK < t145 ? (t149 + 1) * RT_CHUNK : t145;
+      for (int64_t t150 = t149 * RT_CHUNK; t150 < t149_end; t150++) {
+        const int32_t t151 = (int32_t)t150;
+        if (!t147[t150])
           continue;
-        int32_t t148y0;
-        uint8_t t148y1;
-        int t167 = 0; /* nonzero: a check below failed */
-        int t168 = (uint64_t)(int64_t)t150 < (uint64_t)v_x741_n;
-        int32_t t166 = t168 ? v_x741_d[t150] : 0;
-        t167 |= !t168;
-        int t170 = (uint64_t)(int64_t)t166 < (uint64_t)v_x742_n;
-        int32_t t169 = t170 ? v_x742_d[t166] : 0;
-        t167 |= !t170;
-        int32_t t171 = v_x745_d[t150];
-        uint8_t t173 = rt_lt_i(t171, t169);
-        if (__builtin_expect(t167 != 0, 0)) { /* again, recording the error */
-          int32_t t174;
-          if ((uint64_t)(int64_t)t150 < (uint64_t)v_x741_n) {
-            t174 = v_x741_d[t150];
-          } else {
-            NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x741_n, 0.0, 2);
-            t174 = 0;
-          }
+        int32_t t149y0;
+        uint8_t t149y1;
+        int t168 = 0; /* nonzero: a check below failed */
+        int t169 = (uint64_t)(int64_t)t151 < (uint64_t)v_x741_n;
+        int32_t t167 = t169 ? v_x741_d[t151] : 0;
+        t168 |= !t169;
+        int t171 = (uint64_t)(int64_t)t167 < (uint64_t)v_x742_n;
+        int32_t t170 = t171 ? v_x742_d[t167] : 0;
+        t168 |= !t171;
+        int32_t t172 = v_x745_d[t151];
+        uint8_t t174 = rt_lt_i(t172, t170);
+        if (__builtin_expect(t168 != 0, 0)) { /* again, recording the error */
           int32_t t175;
-          if ((uint64_t)(int64_t)t174 < (uint64_t)v_x742_n) {
-            t175 = v_x742_d[t174];
+          if ((uint64_t)(int64_t)t151 < (uint64_t)v_x741_n) {
+            t175 = v_x741_d[t151];
           } else {
-            NESSIE_RECORD(err, t149, RT_CHECK_INDEX, 0, 0, RT_GATHER, t174, v_x742_n, 0.0, 3);
+            NESSIE_RECORD(err, t150, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x741_n, 0.0, 2);
             t175 = 0;
           }
-          int32_t t176 = v_x745_d[t150];
-          uint8_t t178 = rt_lt_i(t176, t175);
+          int32_t t176;
+          if ((uint64_t)(int64_t)t175 < (uint64_t)v_x742_n) {
+            t176 = v_x742_d[t175];
+          } else {
+            NESSIE_RECORD(err, t150, RT_CHECK_INDEX, 0, 0, RT_GATHER, t175, v_x742_n, 0.0, 3);
+            t176 = 0;
+          }
+          int32_t t177 = v_x745_d[t151];
+          uint8_t t179 = rt_lt_i(t177, t176);
         }
-        t148y0 = t171;
-        t148y1 = t173;
-        if (t146[t149]) {
-          v_x751_d[at] = t148y0;
-          v_x752_d[at] = t148y1;
+        t149y0 = t172;
+        t149y1 = t174;
+        if (t147[t150]) {
+          v_x751_d[at] = t149y0;
+          v_x752_d[at] = t149y1;
           at++;
         }
       }
     }
-    rt_free(t146);
     rt_free(t147);
+    rt_free(t148);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -954,119 +955,119 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
     const int64_t v_x752_n = v_x752->len;
     /* FILTER */
     {
-      const int64_t t179 = v_x745_n;
-      const int64_t t180 = t179 > 0 ? (t179 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t181 = (uint8_t *)rt_alloc_atomic((size_t)t179 + 1);
-      int64_t *t182 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t180 + 1));
-      RT_PARALLEL_FOR_IF(t180 > 1)
-      for (int64_t t183 = 0; t183 < t180; t183++) {
+      const int64_t t180 = v_x745_n;
+      const int64_t t181 = t180 > 0 ? (t180 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t182 = (uint8_t *)rt_alloc_atomic((size_t)t180 + 1);
+      int64_t *t183 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t181 + 1));
+      RT_PARALLEL_FOR_IF(t181 > 1)
+      for (int64_t t184 = 0; t184 < t181; t184++) {
         int64_t kept = 0;
-        const int64_t t183_end = (t183 + 1) * RT_CHUNK < t179 ? (t183 + 1) * RT_CHUNK : t179;
-        for (int64_t t184 = t183 * RT_CHUNK; t184 < t183_end; t184++) {
-          const int32_t t185 = (int32_t)t184;
-          int32_t t183x0;
-          uint8_t t183x1;
-          int t187 = 0; /* nonzero: a check below failed */
-          int t188 = (uint64_t)(int64_t)t185 < (uint64_t)v_x741_n;
-          int32_t t186 = t188 ? v_x741_d[t185] : 0;
-          t187 |= !t188;
-          int t190 = (uint64_t)(int64_t)t186 < (uint64_t)v_x742_n;
-          int32_t t189 = t190 ? v_x742_d[t186] : 0;
-          t187 |= !t190;
-          int32_t t191 = v_x745_d[t185];
-          uint8_t t193 = rt_gt_i(t191, t189);
-          if (__builtin_expect(t187 != 0, 0)) { /* again, recording the error */
-            int32_t t194;
-            if ((uint64_t)(int64_t)t185 < (uint64_t)v_x741_n) {
-              t194 = v_x741_d[t185];
-            } else {
-              NESSIE_RECORD(err, t184, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x741_n, 0.0, 4);
-              t194 = 0;
-            }
+        const int64_t t184_end = (t184 + 1) * RT_CHUNK < t180 ? (t184 + 1) * RT_CHUNK : t180;
+        for (int64_t t185 = t184 * RT_CHUNK; t185 < t184_end; t185++) {
+          const int32_t t186 = (int32_t)t185;
+          int32_t t184x0;
+          uint8_t t184x1;
+          int t188 = 0; /* nonzero: a check below failed */
+          int t189 = (uint64_t)(int64_t)t186 < (uint64_t)v_x741_n;
+          int32_t t187 = t189 ? v_x741_d[t186] : 0;
+          t188 |= !t189;
+          int t191 = (uint64_t)(int64_t)t187 < (uint64_t)v_x742_n;
+          int32_t t190 = t191 ? v_x742_d[t187] : 0;
+          t188 |= !t191;
+          int32_t t192 = v_x745_d[t186];
+          uint8_t t194 = rt_gt_i(t192, t190);
+          if (__builtin_expect(t188 != 0, 0)) { /* again, recording the error */
             int32_t t195;
-            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x742_n) {
-              t195 = v_x742_d[t194];
+            if ((uint64_t)(int64_t)t186 < (uint64_t)v_x741_n) {
+              t195 = v_x741_d[t186];
             } else {
-              NESSIE_RECORD(err, t184, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x742_n, 0.0, 5);
+              NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x741_n, 0.0, 4);
               t195 = 0;
             }
-            int32_t t196 = v_x745_d[t185];
-            uint8_t t198 = rt_gt_i(t196, t195);
+            int32_t t196;
+            if ((uint64_t)(int64_t)t195 < (uint64_t)v_x742_n) {
+              t196 = v_x742_d[t195];
+            } else {
+              NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t195, v_x742_n, 0.0, 5);
+              t196 = 0;
+            }
+            int32_t t197 = v_x745_d[t186];
+            uint8_t t199 = rt_gt_i(t197, t196);
           }
-          t183x0 = t191;
-          t183x1 = t193;
-          uint8_t t199;
-          t199 = t183x1;
-          t181[t184] = t199 != 0;
-          kept += t199 != 0;
+          t184x0 = t192;
+          t184x1 = t194;
+          uint8_t t200;
+          t200 = t184x1;
+          t182[t185] = t200 != 0;
+          kept += t200 != 0;
         }
-        t182[t183] = kept;
+        t183[t184] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t181);
         rt_free(t182);
+        rt_free(t183);
         goto fail;
       }
-      int64_t t200 = 0;
-      for (int64_t t183 = 0; t183 < t180; t183++) {
-        const int64_t k = t182[t183];
-        t182[t183] = t200;
-        t200 += k;
+      int64_t t201 = 0;
+      for (int64_t t184 = 0; t184 < t181; t184++) {
+        const int64_t k = t183[t184];
+        t183[t184] = t201;
+        t201 += k;
       }
-      v_x765 = rt_value_new(rt_vec_type(RT_INT), t200);
+      v_x765 = rt_value_new(rt_vec_type(RT_INT), t201);
       int32_t *v_x765_d = v_x765->data.i;
       const int64_t v_x765_n = v_x765->len;
-      v_x766 = rt_value_new(rt_vec_type(RT_BOOL), t200);
+      v_x766 = rt_value_new(rt_vec_type(RT_BOOL), t201);
       uint8_t *v_x766_d = v_x766->data.b;
       const int64_t v_x766_n = v_x766->len;
-      RT_PARALLEL_FOR_IF(t180 > 1)
-      for (int64_t t183 = 0; t183 < t180; t183++) {
-        int64_t at = t182[t183];
-        const int64_t t183_end = (t183 + 1) * RT_CHUNK < t179 ? (t183 + 1) * RT_CHUNK : t179;
-        for (int64_t t184 = t183 * RT_CHUNK; t184 < t183_end; t184++) {
-          const int32_t t185 = (int32_t)t184;
-          if (!t181[t184])
+      RT_PARALLEL_FOR_IF(t181 > 1)
+      for (int64_t t184 = 0; t184 < t181; t184++) {
+        int64_t at = t183[t184];
+        const int64_t t184_end = (t184 + 1) * RT_CHUNK < t180 ? (t184 + 1) * RT_CHUNK : t180;
+        for (int64_t t185 = t184 * RT_CHUNK; t185 < t184_end; t185++) {
+          const int32_t t186 = (int32_t)t185;
+          if (!t182[t185])
             continue;
-          int32_t t183y0;
-          uint8_t t183y1;
-          int t202 = 0; /* nonzero: a check below failed */
-          int t203 = (uint64_t)(int64_t)t185 < (uint64_t)v_x741_n;
-          int32_t t201 = t203 ? v_x741_d[t185] : 0;
-          t202 |= !t203;
-          int t205 = (uint64_t)(int64_t)t201 < (uint64_t)v_x742_n;
-          int32_t t204 = t205 ? v_x742_d[t201] : 0;
-          t202 |= !t205;
-          int32_t t206 = v_x745_d[t185];
-          uint8_t t208 = rt_gt_i(t206, t204);
-          if (__builtin_expect(t202 != 0, 0)) { /* again, recording the error */
-            int32_t t209;
-            if ((uint64_t)(int64_t)t185 < (uint64_t)v_x741_n) {
-              t209 = v_x741_d[t185];
-            } else {
-              NESSIE_RECORD(err, t184, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x741_n, 0.0, 6);
-              t209 = 0;
-            }
+          int32_t t184y0;
+          uint8_t t184y1;
+          int t203 = 0; /* nonzero: a check below failed */
+          int t204 = (uint64_t)(int64_t)t186 < (uint64_t)v_x741_n;
+          int32_t t202 = t204 ? v_x741_d[t186] : 0;
+          t203 |= !t204;
+          int t206 = (uint64_t)(int64_t)t202 < (uint64_t)v_x742_n;
+          int32_t t205 = t206 ? v_x742_d[t202] : 0;
+          t203 |= !t206;
+          int32_t t207 = v_x745_d[t186];
+          uint8_t t209 = rt_gt_i(t207, t205);
+          if (__builtin_expect(t203 != 0, 0)) { /* again, recording the error */
             int32_t t210;
-            if ((uint64_t)(int64_t)t209 < (uint64_t)v_x742_n) {
-              t210 = v_x742_d[t209];
+            if ((uint64_t)(int64_t)t186 < (uint64_t)v_x741_n) {
+              t210 = v_x741_d[t186];
             } else {
-              NESSIE_RECORD(err, t184, RT_CHECK_INDEX, 0, 0, RT_GATHER, t209, v_x742_n, 0.0, 7);
+              NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x741_n, 0.0, 6);
               t210 = 0;
             }
-            int32_t t211 = v_x745_d[t185];
-            uint8_t t213 = rt_gt_i(t211, t210);
+            int32_t t211;
+            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x742_n) {
+              t211 = v_x742_d[t210];
+            } else {
+              NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x742_n, 0.0, 7);
+              t211 = 0;
+            }
+            int32_t t212 = v_x745_d[t186];
+            uint8_t t214 = rt_gt_i(t212, t211);
           }
-          t183y0 = t206;
-          t183y1 = t208;
-          if (t181[t184]) {
-            v_x765_d[at] = t183y0;
-            v_x766_d[at] = t183y1;
+          t184y0 = t207;
+          t184y1 = t209;
+          if (t182[t185]) {
+            v_x765_d[at] = t184y0;
+            v_x766_d[at] = t184y1;
             at++;
           }
         }
       }
-      rt_free(t181);
       rt_free(t182);
+      rt_free(t183);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1084,65 +1085,65 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
         int32_t *v_x772_d = v_x772->data.i;
         const int64_t v_x772_n = v_x772->len;
         RT_PARALLEL_FOR_SEGMENTS_IF(v_x755_n >= 64)
-        for (int64_t t214 = 0; t214 < v_x755_n; t214++) {
-          int32_t t214a0;
-          int32_t t214a1;
-          t214a0 = 0;
-          t214a1 = 0;
-          for (int64_t t215 = v_x755_off[t214]; t215 < v_x755_off[t214 + 1]; t215++) {
-            const int32_t t216 = (int32_t)t215;
-            int32_t t214x0;
-            int32_t t214x1;
-            int t218 = 0; /* nonzero: a check below failed */
-            int t219 = (uint64_t)(int64_t)t216 < (uint64_t)v_x741_n;
-            int32_t t217 = t219 ? v_x741_d[t216] : 0;
-            t218 |= !t219;
-            int t221 = (uint64_t)(int64_t)t217 < (uint64_t)v_x742_n;
-            int32_t t220 = t221 ? v_x742_d[t217] : 0;
-            t218 |= !t221;
-            int t223 = (uint64_t)(int64_t)t216 < (uint64_t)v_x745_n;
-            int32_t t222 = t223 ? v_x745_d[t216] : 0;
-            t218 |= !t223;
-            uint8_t t225 = rt_lt_i(t222, t220);
-            int32_t t227 = rt_btoi_b(t225);
-            uint8_t t229 = rt_gt_i(t222, t220);
-            int32_t t231 = rt_btoi_b(t229);
-            if (__builtin_expect(t218 != 0, 0)) { /* again, recording the error */
-              int32_t t232;
-              if ((uint64_t)(int64_t)t216 < (uint64_t)v_x741_n) {
-                t232 = v_x741_d[t216];
-              } else {
-                NESSIE_RECORD(err, t215, RT_CHECK_INDEX, 0, 0, RT_GATHER, t216, v_x741_n, 0.0, 8);
-                t232 = 0;
-              }
+        for (int64_t t215 = 0; t215 < v_x755_n; t215++) {
+          int32_t t215a0;
+          int32_t t215a1;
+          t215a0 = 0;
+          t215a1 = 0;
+          for (int64_t t216 = v_x755_off[t215]; t216 < v_x755_off[t215 + 1]; t216++) {
+            const int32_t t217 = (int32_t)t216;
+            int32_t t215x0;
+            int32_t t215x1;
+            int t219 = 0; /* nonzero: a check below failed */
+            int t220 = (uint64_t)(int64_t)t217 < (uint64_t)v_x741_n;
+            int32_t t218 = t220 ? v_x741_d[t217] : 0;
+            t219 |= !t220;
+            int t222 = (uint64_t)(int64_t)t218 < (uint64_t)v_x742_n;
+            int32_t t221 = t222 ? v_x742_d[t218] : 0;
+            t219 |= !t222;
+            int t224 = (uint64_t)(int64_t)t217 < (uint64_t)v_x745_n;
+            int32_t t223 = t224 ? v_x745_d[t217] : 0;
+            t219 |= !t224;
+            uint8_t t226 = rt_lt_i(t223, t221);
+            int32_t t228 = rt_btoi_b(t226);
+            uint8_t t230 = rt_gt_i(t223, t221);
+            int32_t t232 = rt_btoi_b(t230);
+            if (__builtin_expect(t219 != 0, 0)) { /* again, recording the error */
               int32_t t233;
-              if ((uint64_t)(int64_t)t232 < (uint64_t)v_x742_n) {
-                t233 = v_x742_d[t232];
+              if ((uint64_t)(int64_t)t217 < (uint64_t)v_x741_n) {
+                t233 = v_x741_d[t217];
               } else {
-                NESSIE_RECORD(err, t215, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, v_x742_n, 0.0, 9);
+                NESSIE_RECORD(err, t216, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x741_n, 0.0, 8);
                 t233 = 0;
               }
               int32_t t234;
-              if ((uint64_t)(int64_t)t216 < (uint64_t)v_x745_n) {
-                t234 = v_x745_d[t216];
+              if ((uint64_t)(int64_t)t233 < (uint64_t)v_x742_n) {
+                t234 = v_x742_d[t233];
               } else {
-                NESSIE_RECORD(err, t215, RT_CHECK_INDEX, 3, 0, RT_GATHER, t216, v_x745_n, 0.0, 10);
+                NESSIE_RECORD(err, t216, RT_CHECK_INDEX, 0, 0, RT_GATHER, t233, v_x742_n, 0.0, 9);
                 t234 = 0;
               }
-              uint8_t t236 = rt_lt_i(t234, t233);
-              int32_t t238 = rt_btoi_b(t236);
-              uint8_t t240 = rt_gt_i(t234, t233);
-              int32_t t242 = rt_btoi_b(t240);
+              int32_t t235;
+              if ((uint64_t)(int64_t)t217 < (uint64_t)v_x745_n) {
+                t235 = v_x745_d[t217];
+              } else {
+                NESSIE_RECORD(err, t216, RT_CHECK_INDEX, 3, 0, RT_GATHER, t217, v_x745_n, 0.0, 10);
+                t235 = 0;
+              }
+              uint8_t t237 = rt_lt_i(t235, t234);
+              int32_t t239 = rt_btoi_b(t237);
+              uint8_t t241 = rt_gt_i(t235, t234);
+              int32_t t243 = rt_btoi_b(t241);
             }
-            t214x0 = t227;
-            t214x1 = t231;
-            int32_t t244 = rt_add_i(t214a0, t214x0);
-            int32_t t246 = rt_add_i(t214a1, t214x1);
-            t214a0 = t244;
-            t214a1 = t246;
+            t215x0 = t228;
+            t215x1 = t232;
+            int32_t t245 = rt_add_i(t215a0, t215x0);
+            int32_t t247 = rt_add_i(t215a1, t215x1);
+            t215a0 = t245;
+            t215a1 = t247;
           }
-          v_x759_d[t214] = t214a0;
-          v_x772_d[t214] = t214a1;
+          v_x759_d[t215] = t215a0;
+          v_x772_d[t215] = t215a1;
         }
       }
       if (err->index != INT64_MAX)
@@ -1165,8 +1166,8 @@ fail:
   rt_release(v_x772);
 }
 
-/* K13: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
+/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
   (void)loc;
   (void)run;
   int32_t *v_x773_d = v_x773->data.i;
@@ -1177,57 +1178,57 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue
   RtValue *v_x781 = NULL;
   /* MAP */
   {
-    const int64_t t247 = v_x775;
-    if (t247 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t247, 0.0, 0);
+    const int64_t t248 = v_x775;
+    if (t248 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t248, 0.0, 0);
       goto fail;
     }
-    v_x777 = rt_value_new(rt_vec_type(RT_INT), t247);
+    v_x777 = rt_value_new(rt_vec_type(RT_INT), t248);
     int32_t *v_x777_d = v_x777->data.i;
     const int64_t v_x777_n = v_x777->len;
-    RT_PARALLEL_FOR_IF(t247 >= RT_PARALLEL_MIN)
-    for (int64_t t248 = 0; t248 < t247; t248++) {
-      const int32_t t249 = (int32_t)t248;
-      int t254 = 0; /* nonzero: a check below failed */
-      uint8_t t251 = rt_lt_i(t249, (int32_t)v_x773_n);
-      int32_t t252;
-      if (t251) {
-        int t255 = (uint64_t)(int64_t)t249 < (uint64_t)v_x773_n;
-        int32_t t253 = t255 ? v_x773_d[t249] : 0;
-        t254 |= !t255;
-        t252 = t253;
+    RT_PARALLEL_FOR_IF(t248 >= RT_PARALLEL_MIN)
+    for (int64_t t249 = 0; t249 < t248; t249++) {
+      const int32_t t250 = (int32_t)t249;
+      int t255 = 0; /* nonzero: a check below failed */
+      uint8_t t252 = rt_lt_i(t250, (int32_t)v_x773_n);
+      int32_t t253;
+      if (t252) {
+        int t256 = (uint64_t)(int64_t)t250 < (uint64_t)v_x773_n;
+        int32_t t254 = t256 ? v_x773_d[t250] : 0;
+        t255 |= !t256;
+        t253 = t254;
       } else {
-        int32_t t257 = rt_sub_i(t249, (int32_t)v_x773_n);
-        int t259 = (uint64_t)(int64_t)t257 < (uint64_t)v_x774_n;
-        int32_t t258 = t259 ? v_x774_d[t257] : 0;
-        t254 |= !t259;
-        t252 = t258;
+        int32_t t258 = rt_sub_i(t250, (int32_t)v_x773_n);
+        int t260 = (uint64_t)(int64_t)t258 < (uint64_t)v_x774_n;
+        int32_t t259 = t260 ? v_x774_d[t258] : 0;
+        t255 |= !t260;
+        t253 = t259;
       }
-      if (__builtin_expect(t254 != 0, 0)) { /* again, recording the error */
-        uint8_t t261 = rt_lt_i(t249, (int32_t)v_x773_n);
-        int32_t t262;
-        if (t261) {
-          int32_t t263;
-          if ((uint64_t)(int64_t)t249 < (uint64_t)v_x773_n) {
-            t263 = v_x773_d[t249];
+      if (__builtin_expect(t255 != 0, 0)) { /* again, recording the error */
+        uint8_t t262 = rt_lt_i(t250, (int32_t)v_x773_n);
+        int32_t t263;
+        if (t262) {
+          int32_t t264;
+          if ((uint64_t)(int64_t)t250 < (uint64_t)v_x773_n) {
+            t264 = v_x773_d[t250];
           } else {
-            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t249, v_x773_n, 0.0, 1);
-            t263 = 0;
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t250, v_x773_n, 0.0, 1);
+            t264 = 0;
           }
-          t262 = t263;
+          t263 = t264;
         } else {
-          int32_t t265 = rt_sub_i(t249, (int32_t)v_x773_n);
-          int32_t t266;
-          if ((uint64_t)(int64_t)t265 < (uint64_t)v_x774_n) {
-            t266 = v_x774_d[t265];
+          int32_t t266 = rt_sub_i(t250, (int32_t)v_x773_n);
+          int32_t t267;
+          if ((uint64_t)(int64_t)t266 < (uint64_t)v_x774_n) {
+            t267 = v_x774_d[t266];
           } else {
-            NESSIE_RECORD(err, t248, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x774_n, 0.0, 2);
-            t266 = 0;
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x774_n, 0.0, 2);
+            t267 = 0;
           }
-          t262 = t266;
+          t263 = t267;
         }
       }
-      v_x777_d[t248] = t252;
+      v_x777_d[t249] = t253;
     }
   }
   if (err->index != INT64_MAX)
@@ -1237,131 +1238,131 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue
     const int64_t v_x777_n = v_x777->len;
     /* SCAN */
     {
-      const int64_t t267 = v_x775;
-      if (t267 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t267, 0.0, 3);
+      const int64_t t268 = v_x775;
+      if (t268 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t268, 0.0, 3);
         goto fail;
       }
-      const int64_t t268 = t267 > 0 ? (t267 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t269 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t268);
-      RT_PARALLEL_FOR_IF(t268 > 1)
-      for (int64_t t270 = 0; t270 < t268; t270++) {
-        int32_t t270a0;
-        t270a0 = 0;
-        const int64_t t270_end = (t270 + 1) * RT_CHUNK < t267 ? (t270 + 1) * RT_CHUNK : t267;
-        for (int64_t t271 = t270 * RT_CHUNK; t271 < t270_end; t271++) {
-          const int32_t t272 = (int32_t)t271;
-          int32_t t270x0;
-          int t277 = 0; /* nonzero: a check below failed */
-          uint8_t t274 = rt_lt_i(t272, (int32_t)v_x773_n);
-          int32_t t275;
-          if (t274) {
-            int t278 = (uint64_t)(int64_t)t272 < (uint64_t)v_x773_n;
-            int32_t t276 = t278 ? v_x773_d[t272] : 0;
-            t277 |= !t278;
-            t275 = t276;
+      const int64_t t269 = t268 > 0 ? (t268 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t270 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t269);
+      RT_PARALLEL_FOR_IF(t269 > 1)
+      for (int64_t t271 = 0; t271 < t269; t271++) {
+        int32_t t271a0;
+        t271a0 = 0;
+        const int64_t t271_end = (t271 + 1) * RT_CHUNK < t268 ? (t271 + 1) * RT_CHUNK : t268;
+        for (int64_t t272 = t271 * RT_CHUNK; t272 < t271_end; t272++) {
+          const int32_t t273 = (int32_t)t272;
+          int32_t t271x0;
+          int t278 = 0; /* nonzero: a check below failed */
+          uint8_t t275 = rt_lt_i(t273, (int32_t)v_x773_n);
+          int32_t t276;
+          if (t275) {
+            int t279 = (uint64_t)(int64_t)t273 < (uint64_t)v_x773_n;
+            int32_t t277 = t279 ? v_x773_d[t273] : 0;
+            t278 |= !t279;
+            t276 = t277;
           } else {
-            int32_t t280 = rt_sub_i(t272, (int32_t)v_x773_n);
-            int t282 = (uint64_t)(int64_t)t280 < (uint64_t)v_x774_n;
-            int32_t t281 = t282 ? v_x774_d[t280] : 0;
-            t277 |= !t282;
-            t275 = t281;
+            int32_t t281 = rt_sub_i(t273, (int32_t)v_x773_n);
+            int t283 = (uint64_t)(int64_t)t281 < (uint64_t)v_x774_n;
+            int32_t t282 = t283 ? v_x774_d[t281] : 0;
+            t278 |= !t283;
+            t276 = t282;
           }
-          if (__builtin_expect(t277 != 0, 0)) { /* again, recording the error */
-            uint8_t t284 = rt_lt_i(t272, (int32_t)v_x773_n);
-            int32_t t285;
-            if (t284) {
-              int32_t t286;
-              if ((uint64_t)(int64_t)t272 < (uint64_t)v_x773_n) {
-                t286 = v_x773_d[t272];
+          if (__builtin_expect(t278 != 0, 0)) { /* again, recording the error */
+            uint8_t t285 = rt_lt_i(t273, (int32_t)v_x773_n);
+            int32_t t286;
+            if (t285) {
+              int32_t t287;
+              if ((uint64_t)(int64_t)t273 < (uint64_t)v_x773_n) {
+                t287 = v_x773_d[t273];
               } else {
-                NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x773_n, 0.0, 4);
-                t286 = 0;
+                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x773_n, 0.0, 4);
+                t287 = 0;
               }
-              t285 = t286;
+              t286 = t287;
             } else {
-              int32_t t288 = rt_sub_i(t272, (int32_t)v_x773_n);
-              int32_t t289;
-              if ((uint64_t)(int64_t)t288 < (uint64_t)v_x774_n) {
-                t289 = v_x774_d[t288];
+              int32_t t289 = rt_sub_i(t273, (int32_t)v_x773_n);
+              int32_t t290;
+              if ((uint64_t)(int64_t)t289 < (uint64_t)v_x774_n) {
+                t290 = v_x774_d[t289];
               } else {
-                NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x774_n, 0.0, 5);
-                t289 = 0;
+                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, v_x774_n, 0.0, 5);
+                t290 = 0;
               }
-              t285 = t289;
+              t286 = t290;
             }
           }
-          t270x0 = t275;
-          int32_t t291 = rt_add_i(t270a0, t270x0);
-          t270a0 = t291;
+          t271x0 = t276;
+          int32_t t292 = rt_add_i(t271a0, t271x0);
+          t271a0 = t292;
         }
-        t269[t270] = t270a0;
+        t270[t271] = t271a0;
       }
-      int32_t t270t0;
-      t270t0 = 0;
-      for (int64_t t270 = 0; t270 < t268; t270++) {
-        const int32_t t292 = t269[t270];
-        t269[t270] = t270t0;
-        int32_t t294 = rt_add_i(t270t0, t292);
-        t270t0 = t294;
+      int32_t t271t0;
+      t271t0 = 0;
+      for (int64_t t271 = 0; t271 < t269; t271++) {
+        const int32_t t293 = t270[t271];
+        t270[t271] = t271t0;
+        int32_t t295 = rt_add_i(t271t0, t293);
+        t271t0 = t295;
       }
-      v_x781 = rt_value_new(rt_vec_type(RT_INT), t267);
+      v_x781 = rt_value_new(rt_vec_type(RT_INT), t268);
       int32_t *v_x781_d = v_x781->data.i;
       const int64_t v_x781_n = v_x781->len;
-      RT_PARALLEL_FOR_IF(t268 > 1)
-      for (int64_t t270 = 0; t270 < t268; t270++) {
-        int32_t t270p0;
-        t270p0 = t269[t270];
-        const int64_t t270_end = (t270 + 1) * RT_CHUNK < t267 ? (t270 + 1) * RT_CHUNK : t267;
-        for (int64_t t271 = t270 * RT_CHUNK; t271 < t270_end; t271++) {
-          const int32_t t272 = (int32_t)t271;
-          v_x781_d[t271] = t270p0;
-          int32_t t270y0;
-          int t299 = 0; /* nonzero: a check below failed */
-          uint8_t t296 = rt_lt_i(t272, (int32_t)v_x773_n);
-          int32_t t297;
-          if (t296) {
-            int t300 = (uint64_t)(int64_t)t272 < (uint64_t)v_x773_n;
-            int32_t t298 = t300 ? v_x773_d[t272] : 0;
-            t299 |= !t300;
-            t297 = t298;
+      RT_PARALLEL_FOR_IF(t269 > 1)
+      for (int64_t t271 = 0; t271 < t269; t271++) {
+        int32_t t271p0;
+        t271p0 = t270[t271];
+        const int64_t t271_end = (t271 + 1) * RT_CHUNK < t268 ? (t271 + 1) * RT_CHUNK : t268;
+        for (int64_t t272 = t271 * RT_CHUNK; t272 < t271_end; t272++) {
+          const int32_t t273 = (int32_t)t272;
+          v_x781_d[t272] = t271p0;
+          int32_t t271y0;
+          int t300 = 0; /* nonzero: a check below failed */
+          uint8_t t297 = rt_lt_i(t273, (int32_t)v_x773_n);
+          int32_t t298;
+          if (t297) {
+            int t301 = (uint64_t)(int64_t)t273 < (uint64_t)v_x773_n;
+            int32_t t299 = t301 ? v_x773_d[t273] : 0;
+            t300 |= !t301;
+            t298 = t299;
           } else {
-            int32_t t302 = rt_sub_i(t272, (int32_t)v_x773_n);
-            int t304 = (uint64_t)(int64_t)t302 < (uint64_t)v_x774_n;
-            int32_t t303 = t304 ? v_x774_d[t302] : 0;
-            t299 |= !t304;
-            t297 = t303;
+            int32_t t303 = rt_sub_i(t273, (int32_t)v_x773_n);
+            int t305 = (uint64_t)(int64_t)t303 < (uint64_t)v_x774_n;
+            int32_t t304 = t305 ? v_x774_d[t303] : 0;
+            t300 |= !t305;
+            t298 = t304;
           }
-          if (__builtin_expect(t299 != 0, 0)) { /* again, recording the error */
-            uint8_t t306 = rt_lt_i(t272, (int32_t)v_x773_n);
-            int32_t t307;
-            if (t306) {
-              int32_t t308;
-              if ((uint64_t)(int64_t)t272 < (uint64_t)v_x773_n) {
-                t308 = v_x773_d[t272];
+          if (__builtin_expect(t300 != 0, 0)) { /* again, recording the error */
+            uint8_t t307 = rt_lt_i(t273, (int32_t)v_x773_n);
+            int32_t t308;
+            if (t307) {
+              int32_t t309;
+              if ((uint64_t)(int64_t)t273 < (uint64_t)v_x773_n) {
+                t309 = v_x773_d[t273];
               } else {
-                NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x773_n, 0.0, 6);
-                t308 = 0;
+                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x773_n, 0.0, 6);
+                t309 = 0;
               }
-              t307 = t308;
+              t308 = t309;
             } else {
-              int32_t t310 = rt_sub_i(t272, (int32_t)v_x773_n);
-              int32_t t311;
-              if ((uint64_t)(int64_t)t310 < (uint64_t)v_x774_n) {
-                t311 = v_x774_d[t310];
+              int32_t t311 = rt_sub_i(t273, (int32_t)v_x773_n);
+              int32_t t312;
+              if ((uint64_t)(int64_t)t311 < (uint64_t)v_x774_n) {
+                t312 = v_x774_d[t311];
               } else {
-                NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t310, v_x774_n, 0.0, 7);
-                t311 = 0;
+                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t311, v_x774_n, 0.0, 7);
+                t312 = 0;
               }
-              t307 = t311;
+              t308 = t312;
             }
           }
-          t270y0 = t297;
-          int32_t t313 = rt_add_i(t270p0, t270y0);
-          t270p0 = t313;
+          t271y0 = t298;
+          int32_t t314 = rt_add_i(t271p0, t271y0);
+          t271p0 = t314;
         }
       }
-      rt_free(t269);
+      rt_free(t270);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1374,8 +1375,8 @@ fail:
   rt_release(v_x781);
 }
 
-/* K14: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
+/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
   (void)loc;
   (void)run;
   int32_t *v_x1083_d = v_x1083->data.i;
@@ -1393,106 +1394,106 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValu
   RtValue *v_x1094 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t314 = v_sd_1095_off[v_sd_1095_n];
-    v_x1094 = rt_value_new(rt_vec_type(RT_INT), t314);
+    const int64_t t315 = v_sd_1095_off[v_sd_1095_n];
+    v_x1094 = rt_value_new(rt_vec_type(RT_INT), t315);
     int32_t *v_x1094_d = v_x1094->data.i;
     const int64_t v_x1094_n = v_x1094->len;
-    const int64_t t315 = (t314 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t315 > 1)
-    for (int64_t t316 = 0; t316 < t315; t316++) {
-      int64_t t319 = rt_segment_search(v_sd_1095_off, 0, v_sd_1095_n, t316 * RT_CHUNK);
-      const int64_t t316_end = (t316 + 1) * RT_CHUNK < t314 ? (t316 + 1) * RT_CHUNK : t314;
-      for (int64_t t317 = t316 * RT_CHUNK; t317 < t316_end; t317++) {
-        const int32_t t318 = (int32_t)t317;
-        while (v_sd_1095_off[t319 + 1] <= t317)
-          t319++;
-        const int32_t t320 = (int32_t)t319;
-        int t322 = 0; /* nonzero: a check below failed */
-        int t323 = (uint64_t)(int64_t)t320 < (uint64_t)v_x1089_n;
-        int32_t t321 = t323 ? v_x1089_d[t320] : 0;
-        t322 |= !t323;
-        int t325 = (uint64_t)(int64_t)t320 < (uint64_t)v_x1087_n;
-        int32_t t324 = t325 ? v_x1087_d[t320] : 0;
-        t322 |= !t325;
-        int32_t t327 = rt_sub_i(t318, t324);
-        int t329 = (uint64_t)(int64_t)t320 < (uint64_t)v_x1088_n;
-        int32_t t328 = t329 ? v_x1088_d[t320] : 0;
-        t322 |= !t329;
-        int32_t t331 = rt_mul_i(t327, t328);
-        int32_t t333 = rt_add_i(t321, t331);
-        int t335 = (uint64_t)(int64_t)t333 < (uint64_t)v_x1085;
-        int32_t t334 = t335 ? t333 : 0;
-        t322 |= !t335;
-        uint8_t t337 = rt_lt_i(t334, (int32_t)v_x1083_n);
-        int32_t t338;
-        if (t337) {
-          int t340 = (uint64_t)(int64_t)t334 < (uint64_t)v_x1083_n;
-          int32_t t339 = t340 ? v_x1083_d[t334] : 0;
-          t322 |= !t340;
-          t338 = t339;
+    const int64_t t316 = (t315 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t316 > 1)
+    for (int64_t t317 = 0; t317 < t316; t317++) {
+      int64_t t320 = rt_segment_search(v_sd_1095_off, 0, v_sd_1095_n, t317 * RT_CHUNK);
+      const int64_t t317_end = (t317 + 1) * RT_CHUNK < t315 ? (t317 + 1) * RT_CHUNK : t315;
+      for (int64_t t318 = t317 * RT_CHUNK; t318 < t317_end; t318++) {
+        const int32_t t319 = (int32_t)t318;
+        while (v_sd_1095_off[t320 + 1] <= t318)
+          t320++;
+        const int32_t t321 = (int32_t)t320;
+        int t323 = 0; /* nonzero: a check below failed */
+        int t324 = (uint64_t)(int64_t)t321 < (uint64_t)v_x1089_n;
+        int32_t t322 = t324 ? v_x1089_d[t321] : 0;
+        t323 |= !t324;
+        int t326 = (uint64_t)(int64_t)t321 < (uint64_t)v_x1087_n;
+        int32_t t325 = t326 ? v_x1087_d[t321] : 0;
+        t323 |= !t326;
+        int32_t t328 = rt_sub_i(t319, t325);
+        int t330 = (uint64_t)(int64_t)t321 < (uint64_t)v_x1088_n;
+        int32_t t329 = t330 ? v_x1088_d[t321] : 0;
+        t323 |= !t330;
+        int32_t t332 = rt_mul_i(t328, t329);
+        int32_t t334 = rt_add_i(t322, t332);
+        int t336 = (uint64_t)(int64_t)t334 < (uint64_t)v_x1085;
+        int32_t t335 = t336 ? t334 : 0;
+        t323 |= !t336;
+        uint8_t t338 = rt_lt_i(t335, (int32_t)v_x1083_n);
+        int32_t t339;
+        if (t338) {
+          int t341 = (uint64_t)(int64_t)t335 < (uint64_t)v_x1083_n;
+          int32_t t340 = t341 ? v_x1083_d[t335] : 0;
+          t323 |= !t341;
+          t339 = t340;
         } else {
-          int32_t t342 = rt_sub_i(t334, (int32_t)v_x1083_n);
-          int t344 = (uint64_t)(int64_t)t342 < (uint64_t)v_x1084_n;
-          int32_t t343 = t344 ? v_x1084_d[t342] : 0;
-          t322 |= !t344;
-          t338 = t343;
+          int32_t t343 = rt_sub_i(t335, (int32_t)v_x1083_n);
+          int t345 = (uint64_t)(int64_t)t343 < (uint64_t)v_x1084_n;
+          int32_t t344 = t345 ? v_x1084_d[t343] : 0;
+          t323 |= !t345;
+          t339 = t344;
         }
-        if (__builtin_expect(t322 != 0, 0)) { /* again, recording the error */
-          int32_t t345;
-          if ((uint64_t)(int64_t)t320 < (uint64_t)v_x1089_n) {
-            t345 = v_x1089_d[t320];
-          } else {
-            NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t320, v_x1089_n, 0.0, 0);
-            t345 = 0;
-          }
+        if (__builtin_expect(t323 != 0, 0)) { /* again, recording the error */
           int32_t t346;
-          if ((uint64_t)(int64_t)t320 < (uint64_t)v_x1087_n) {
-            t346 = v_x1087_d[t320];
+          if ((uint64_t)(int64_t)t321 < (uint64_t)v_x1089_n) {
+            t346 = v_x1089_d[t321];
           } else {
-            NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t320, v_x1087_n, 0.0, 1);
+            NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t321, v_x1089_n, 0.0, 0);
             t346 = 0;
           }
-          int32_t t348 = rt_sub_i(t318, t346);
-          int32_t t349;
-          if ((uint64_t)(int64_t)t320 < (uint64_t)v_x1088_n) {
-            t349 = v_x1088_d[t320];
+          int32_t t347;
+          if ((uint64_t)(int64_t)t321 < (uint64_t)v_x1087_n) {
+            t347 = v_x1087_d[t321];
           } else {
-            NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t320, v_x1088_n, 0.0, 2);
-            t349 = 0;
+            NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t321, v_x1087_n, 0.0, 1);
+            t347 = 0;
           }
-          int32_t t351 = rt_mul_i(t348, t349);
-          int32_t t353 = rt_add_i(t345, t351);
-          int32_t t354;
-          if ((uint64_t)(int64_t)t353 < (uint64_t)v_x1085) {
-            t354 = t353;
+          int32_t t349 = rt_sub_i(t319, t347);
+          int32_t t350;
+          if ((uint64_t)(int64_t)t321 < (uint64_t)v_x1088_n) {
+            t350 = v_x1088_d[t321];
           } else {
-            NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t353, v_x1085, 0.0, 3);
-            t354 = 0;
+            NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t321, v_x1088_n, 0.0, 2);
+            t350 = 0;
           }
-          uint8_t t356 = rt_lt_i(t354, (int32_t)v_x1083_n);
-          int32_t t357;
-          if (t356) {
-            int32_t t358;
-            if ((uint64_t)(int64_t)t354 < (uint64_t)v_x1083_n) {
-              t358 = v_x1083_d[t354];
-            } else {
-              NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t354, v_x1083_n, 0.0, 4);
-              t358 = 0;
-            }
-            t357 = t358;
+          int32_t t352 = rt_mul_i(t349, t350);
+          int32_t t354 = rt_add_i(t346, t352);
+          int32_t t355;
+          if ((uint64_t)(int64_t)t354 < (uint64_t)v_x1085) {
+            t355 = t354;
           } else {
-            int32_t t360 = rt_sub_i(t354, (int32_t)v_x1083_n);
-            int32_t t361;
-            if ((uint64_t)(int64_t)t360 < (uint64_t)v_x1084_n) {
-              t361 = v_x1084_d[t360];
+            NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t354, v_x1085, 0.0, 3);
+            t355 = 0;
+          }
+          uint8_t t357 = rt_lt_i(t355, (int32_t)v_x1083_n);
+          int32_t t358;
+          if (t357) {
+            int32_t t359;
+            if ((uint64_t)(int64_t)t355 < (uint64_t)v_x1083_n) {
+              t359 = v_x1083_d[t355];
             } else {
-              NESSIE_RECORD(err, t317, RT_CHECK_INDEX, 0, 0, RT_GATHER, t360, v_x1084_n, 0.0, 5);
-              t361 = 0;
+              NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t355, v_x1083_n, 0.0, 4);
+              t359 = 0;
             }
-            t357 = t361;
+            t358 = t359;
+          } else {
+            int32_t t361 = rt_sub_i(t355, (int32_t)v_x1083_n);
+            int32_t t362;
+            if ((uint64_t)(int64_t)t361 < (uint64_t)v_x1084_n) {
+              t362 = v_x1084_d[t361];
+            } else {
+              NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t361, v_x1084_n, 0.0, 5);
+              t362 = 0;
+            }
+            t358 = t362;
           }
         }
-        v_x1094_d[t317] = t338;
+        v_x1094_d[t318] = t339;
       }
     }
   }
@@ -1504,8 +1505,8 @@ fail:
   rt_release(v_x1094);
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
+/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
   (void)loc;
   (void)run;
   int32_t *v_x808_d = v_x808->data.i;
@@ -1517,67 +1518,67 @@ static void K15(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t 
   RtValue *v_x817 = NULL;
   /* MAP */
   {
-    const int64_t t362 = v_x796;
-    if (t362 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t362, 0.0, 0);
+    const int64_t t363 = v_x796;
+    if (t363 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t363, 0.0, 0);
       goto fail;
     }
-    v_x813 = rt_value_new(rt_vec_type(RT_INT), t362);
+    v_x813 = rt_value_new(rt_vec_type(RT_INT), t363);
     int32_t *v_x813_d = v_x813->data.i;
     const int64_t v_x813_n = v_x813->len;
-    v_x815 = rt_value_new(rt_vec_type(RT_INT), t362);
+    v_x815 = rt_value_new(rt_vec_type(RT_INT), t363);
     int32_t *v_x815_d = v_x815->data.i;
     const int64_t v_x815_n = v_x815->len;
-    v_x817 = rt_value_new(rt_vec_type(RT_INT), t362);
+    v_x817 = rt_value_new(rt_vec_type(RT_INT), t363);
     int32_t *v_x817_d = v_x817->data.i;
     const int64_t v_x817_n = v_x817->len;
-    RT_PARALLEL_FOR_IF(t362 >= RT_PARALLEL_MIN)
-    for (int64_t t363 = 0; t363 < t362; t363++) {
-      const int32_t t364 = (int32_t)t363;
-      int t367 = 0; /* nonzero: a check below failed */
-      int32_t t366 = rt_div_i(t364, 2, &t367);
-      int32_t t369 = rt_rem_i(t364, 2, &t367);
-      int32_t t371 = rt_mul_i(t369, v_x803);
-      int32_t t373 = rt_add_i(t371, t366);
-      int t375 = (uint64_t)(int64_t)t373 < (uint64_t)v_x808_n;
-      int32_t t374 = t375 ? v_x808_d[t373] : 0;
-      t367 |= !t375;
-      int t377 = (uint64_t)(int64_t)t373 < (uint64_t)v_x811_n;
-      int32_t t376 = t377 ? v_x811_d[t373] : 0;
-      t367 |= !t377;
-      int32_t t379 = rt_add_i(t376, t374);
-      if (__builtin_expect(t367 != 0, 0)) { /* again, recording the error */
-        int t380 = 0;
-        int32_t t381 = rt_div_i(t364, 2, &t380);
-        if (t380) {
-          NESSIE_RECORD(err, t363, RT_CHECK_SCALAR, 0, t380, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t363 >= RT_PARALLEL_MIN)
+    for (int64_t t364 = 0; t364 < t363; t364++) {
+      const int32_t t365 = (int32_t)t364;
+      int t368 = 0; /* nonzero: a check below failed */
+      int32_t t367 = rt_div_i(t365, 2, &t368);
+      int32_t t370 = rt_rem_i(t365, 2, &t368);
+      int32_t t372 = rt_mul_i(t370, v_x803);
+      int32_t t374 = rt_add_i(t372, t367);
+      int t376 = (uint64_t)(int64_t)t374 < (uint64_t)v_x808_n;
+      int32_t t375 = t376 ? v_x808_d[t374] : 0;
+      t368 |= !t376;
+      int t378 = (uint64_t)(int64_t)t374 < (uint64_t)v_x811_n;
+      int32_t t377 = t378 ? v_x811_d[t374] : 0;
+      t368 |= !t378;
+      int32_t t380 = rt_add_i(t377, t375);
+      if (__builtin_expect(t368 != 0, 0)) { /* again, recording the error */
+        int t381 = 0;
+        int32_t t382 = rt_div_i(t365, 2, &t381);
+        if (t381) {
+          NESSIE_RECORD(err, t364, RT_CHECK_SCALAR, 0, t381, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t382 = 0;
-        int32_t t383 = rt_rem_i(t364, 2, &t382);
-        if (t382) {
-          NESSIE_RECORD(err, t363, RT_CHECK_SCALAR, 0, t382, RT_REM, 0, 0, 0.0, 2);
+        int t383 = 0;
+        int32_t t384 = rt_rem_i(t365, 2, &t383);
+        if (t383) {
+          NESSIE_RECORD(err, t364, RT_CHECK_SCALAR, 0, t383, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t385 = rt_mul_i(t383, v_x803);
-        int32_t t387 = rt_add_i(t385, t381);
-        int32_t t388;
-        if ((uint64_t)(int64_t)t387 < (uint64_t)v_x808_n) {
-          t388 = v_x808_d[t387];
-        } else {
-          NESSIE_RECORD(err, t363, RT_CHECK_INDEX, 0, 0, RT_GATHER, t387, v_x808_n, 0.0, 3);
-          t388 = 0;
-        }
+        int32_t t386 = rt_mul_i(t384, v_x803);
+        int32_t t388 = rt_add_i(t386, t382);
         int32_t t389;
-        if ((uint64_t)(int64_t)t387 < (uint64_t)v_x811_n) {
-          t389 = v_x811_d[t387];
+        if ((uint64_t)(int64_t)t388 < (uint64_t)v_x808_n) {
+          t389 = v_x808_d[t388];
         } else {
-          NESSIE_RECORD(err, t363, RT_CHECK_INDEX, 0, 0, RT_GATHER, t387, v_x811_n, 0.0, 4);
+          NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t388, v_x808_n, 0.0, 3);
           t389 = 0;
         }
-        int32_t t391 = rt_add_i(t389, t388);
+        int32_t t390;
+        if ((uint64_t)(int64_t)t388 < (uint64_t)v_x811_n) {
+          t390 = v_x811_d[t388];
+        } else {
+          NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t388, v_x811_n, 0.0, 4);
+          t390 = 0;
+        }
+        int32_t t392 = rt_add_i(t390, t389);
       }
-      v_x813_d[t363] = t376;
-      v_x815_d[t363] = t379;
-      v_x817_d[t363] = 1;
+      v_x813_d[t364] = t377;
+      v_x815_d[t364] = t380;
+      v_x817_d[t364] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1592,8 +1593,8 @@ fail:
   rt_release(v_x817);
 }
 
-/* K16: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831) {
+/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831) {
   (void)loc;
   (void)run;
   int32_t *v_x821_d = v_x821->data.i;
@@ -1604,18 +1605,18 @@ static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue 
   int32_t v_x831 = 0;
   /* MAP */
   {
-    const int64_t t392 = v_x818;
-    if (t392 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t392, 0.0, 0);
+    const int64_t t393 = v_x818;
+    if (t393 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t393, 0.0, 0);
       goto fail;
     }
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t392);
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t393);
     int32_t *v_x820_d = v_x820->data.i;
     const int64_t v_x820_n = v_x820->len;
-    RT_PARALLEL_FOR_IF(t392 >= RT_PARALLEL_MIN)
-    for (int64_t t393 = 0; t393 < t392; t393++) {
-      const int32_t t394 = (int32_t)t393;
-      v_x820_d[t393] = 2;
+    RT_PARALLEL_FOR_IF(t393 >= RT_PARALLEL_MIN)
+    for (int64_t t394 = 0; t394 < t393; t394++) {
+      const int32_t t395 = (int32_t)t394;
+      v_x820_d[t394] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -1625,101 +1626,101 @@ static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue 
     const int64_t v_x820_n = v_x820->len;
     /* REDUCE */
     {
-      const int64_t t395 = v_x821_n;
-      const int64_t t396 = t395 > 0 ? (t395 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t397 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t396);
-      int32_t *t398 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t396);
-      int32_t *t399 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t396);
-      RT_PARALLEL_FOR_IF(t396 > 1)
-      for (int64_t t400 = 0; t400 < t396; t400++) {
-        int32_t t400a0;
-        int32_t t400a1;
-        int32_t t400a2;
-        t400a0 = 2147483647;
-        t400a1 = 0;
-        t400a2 = 1;
-        const int64_t t400_end = (t400 + 1) * RT_CHUNK < t395 ? (t400 + 1) * RT_CHUNK : t395;
-        for (int64_t t401 = t400 * RT_CHUNK; t401 < t400_end; t401++) {
-          const int32_t t402 = (int32_t)t401;
-          int32_t t400x0;
-          int32_t t400x1;
-          int32_t t400x2;
-          uint8_t t404 = rt_lt_i(0, 2);
-          int32_t t405;
-          if (t404) {
-            t405 = 2147483647;
+      const int64_t t396 = v_x821_n;
+      const int64_t t397 = t396 > 0 ? (t396 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t398 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t397);
+      int32_t *t399 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t397);
+      int32_t *t400 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t397);
+      RT_PARALLEL_FOR_IF(t397 > 1)
+      for (int64_t t401 = 0; t401 < t397; t401++) {
+        int32_t t401a0;
+        int32_t t401a1;
+        int32_t t401a2;
+        t401a0 = 2147483647;
+        t401a1 = 0;
+        t401a2 = 1;
+        const int64_t t401_end = (t401 + 1) * RT_CHUNK < t396 ? (t401 + 1) * RT_CHUNK : t396;
+        for (int64_t t402 = t401 * RT_CHUNK; t402 < t401_end; t402++) {
+          const int32_t t403 = (int32_t)t402;
+          int32_t t401x0;
+          int32_t t401x1;
+          int32_t t401x2;
+          uint8_t t405 = rt_lt_i(0, 2);
+          int32_t t406;
+          if (t405) {
+            t406 = 2147483647;
           } else {
-            t405 = t402;
+            t406 = t403;
           }
-          t400x0 = t405;
-          t400x1 = 0;
-          t400x2 = 2;
-          uint8_t t407 = rt_le_i(t400a0, t400x0);
-          int32_t t408;
-          if (t407) {
-            t408 = t400a0;
-          } else {
-            t408 = t400x0;
-          }
+          t401x0 = t406;
+          t401x1 = 0;
+          t401x2 = 2;
+          uint8_t t408 = rt_le_i(t401a0, t401x0);
           int32_t t409;
-          if (t407) {
-            t409 = t400a1;
+          if (t408) {
+            t409 = t401a0;
           } else {
-            t409 = t400x1;
+            t409 = t401x0;
           }
           int32_t t410;
-          if (t407) {
-            t410 = t400a2;
+          if (t408) {
+            t410 = t401a1;
           } else {
-            t410 = t400x2;
+            t410 = t401x1;
           }
-          t400a0 = t408;
-          t400a1 = t409;
-          t400a2 = t410;
+          int32_t t411;
+          if (t408) {
+            t411 = t401a2;
+          } else {
+            t411 = t401x2;
+          }
+          t401a0 = t409;
+          t401a1 = t410;
+          t401a2 = t411;
         }
-        t397[t400] = t400a0;
-        t398[t400] = t400a1;
-        t399[t400] = t400a2;
+        t398[t401] = t401a0;
+        t399[t401] = t401a1;
+        t400[t401] = t401a2;
       }
-      int32_t t400t0;
-      int32_t t400t1;
-      int32_t t400t2;
-      t400t0 = 2147483647;
-      t400t1 = 0;
-      t400t2 = 1;
-      for (int64_t t400 = 0; t400 < t396; t400++) {
-        const int32_t t411 = t397[t400];
-        const int32_t t412 = t398[t400];
-        const int32_t t413 = t399[t400];
-        uint8_t t415 = rt_le_i(t400t0, t411);
-        int32_t t416;
-        if (t415) {
-          t416 = t400t0;
-        } else {
-          t416 = t411;
-        }
+      int32_t t401t0;
+      int32_t t401t1;
+      int32_t t401t2;
+      t401t0 = 2147483647;
+      t401t1 = 0;
+      t401t2 = 1;
+      for (int64_t t401 = 0; t401 < t397; t401++) {
+        const int32_t t412 = t398[t401];
+        const int32_t t413 = t399[t401];
+        const int32_t t414 = t400[t401];
+        uint8_t t416 = rt_le_i(t401t0, t412);
         int32_t t417;
-        if (t415) {
-          t417 = t400t1;
+        if (t416) {
+          t417 = t401t0;
         } else {
           t417 = t412;
         }
         int32_t t418;
-        if (t415) {
-          t418 = t400t2;
+        if (t416) {
+          t418 = t401t1;
         } else {
           t418 = t413;
         }
-        t400t0 = t416;
-        t400t1 = t417;
-        t400t2 = t418;
+        int32_t t419;
+        if (t416) {
+          t419 = t401t2;
+        } else {
+          t419 = t414;
+        }
+        t401t0 = t417;
+        t401t1 = t418;
+        t401t2 = t419;
       }
-      v_x829 = t400t0;
-      rt_free(t397);
-      v_x830 = t400t1;
+      v_x829 = t401t0;
       rt_free(t398);
-      v_x831 = t400t2;
+      v_x830 = t401t1;
       rt_free(t399);
+      v_x831 = t401t2;
+      rt_free(t400);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1732,8 +1733,8 @@ fail:
   rt_release(v_x820);
 }
 
-/* K17: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
+/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
   (void)loc;
   (void)run;
   int32_t *v_x832_d = v_x832->data.i;
@@ -1743,45 +1744,45 @@ static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue
   RtValue *v_x847 = NULL;
   /* MAP */
   {
-    const int64_t t419 = v_x832_n;
-    v_x847 = rt_value_new(rt_vec_type(RT_INT), t419);
+    const int64_t t420 = v_x832_n;
+    v_x847 = rt_value_new(rt_vec_type(RT_INT), t420);
     int32_t *v_x847_d = v_x847->data.i;
     const int64_t v_x847_n = v_x847->len;
-    RT_PARALLEL_FOR_IF(t419 >= RT_PARALLEL_MIN)
-    for (int64_t t420 = 0; t420 < t419; t420++) {
-      const int32_t t421 = (int32_t)t420;
-      int t425 = 0; /* nonzero: a check below failed */
-      int32_t t423 = rt_mul_i(t421, 2);
-      int t426 = (uint64_t)(int64_t)t423 < (uint64_t)v_x837_n;
-      int32_t t424 = t426 ? v_x837_d[t423] : 0;
-      t425 |= !t426;
-      int32_t t428 = rt_add_i(t424, 1);
-      int32_t t430 = rt_add_i(t423, 1);
-      int t432 = (uint64_t)(int64_t)t430 < (uint64_t)v_x837_n;
-      int32_t t431 = t432 ? v_x837_d[t430] : 0;
-      t425 |= !t432;
-      int32_t t434 = rt_add_i(t428, t431);
-      if (__builtin_expect(t425 != 0, 0)) { /* again, recording the error */
-        int32_t t436 = rt_mul_i(t421, 2);
-        int32_t t437;
-        if ((uint64_t)(int64_t)t436 < (uint64_t)v_x837_n) {
-          t437 = v_x837_d[t436];
+    RT_PARALLEL_FOR_IF(t420 >= RT_PARALLEL_MIN)
+    for (int64_t t421 = 0; t421 < t420; t421++) {
+      const int32_t t422 = (int32_t)t421;
+      int t426 = 0; /* nonzero: a check below failed */
+      int32_t t424 = rt_mul_i(t422, 2);
+      int t427 = (uint64_t)(int64_t)t424 < (uint64_t)v_x837_n;
+      int32_t t425 = t427 ? v_x837_d[t424] : 0;
+      t426 |= !t427;
+      int32_t t429 = rt_add_i(t425, 1);
+      int32_t t431 = rt_add_i(t424, 1);
+      int t433 = (uint64_t)(int64_t)t431 < (uint64_t)v_x837_n;
+      int32_t t432 = t433 ? v_x837_d[t431] : 0;
+      t426 |= !t433;
+      int32_t t435 = rt_add_i(t429, t432);
+      if (__builtin_expect(t426 != 0, 0)) { /* again, recording the error */
+        int32_t t437 = rt_mul_i(t422, 2);
+        int32_t t438;
+        if ((uint64_t)(int64_t)t437 < (uint64_t)v_x837_n) {
+          t438 = v_x837_d[t437];
         } else {
-          NESSIE_RECORD(err, t420, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_x837_n, 0.0, 0);
-          t437 = 0;
+          NESSIE_RECORD(err, t421, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_x837_n, 0.0, 0);
+          t438 = 0;
         }
-        int32_t t439 = rt_add_i(t437, 1);
-        int32_t t441 = rt_add_i(t436, 1);
-        int32_t t442;
-        if ((uint64_t)(int64_t)t441 < (uint64_t)v_x837_n) {
-          t442 = v_x837_d[t441];
+        int32_t t440 = rt_add_i(t438, 1);
+        int32_t t442 = rt_add_i(t437, 1);
+        int32_t t443;
+        if ((uint64_t)(int64_t)t442 < (uint64_t)v_x837_n) {
+          t443 = v_x837_d[t442];
         } else {
-          NESSIE_RECORD(err, t420, RT_CHECK_INDEX, 1, 0, RT_GATHER, t441, v_x837_n, 0.0, 1);
-          t442 = 0;
+          NESSIE_RECORD(err, t421, RT_CHECK_INDEX, 1, 0, RT_GATHER, t442, v_x837_n, 0.0, 1);
+          t443 = 0;
         }
-        int32_t t444 = rt_add_i(t439, t442);
+        int32_t t445 = rt_add_i(t440, t443);
       }
-      v_x847_d[t420] = t434;
+      v_x847_d[t421] = t435;
     }
   }
   if (err->index != INT64_MAX)
@@ -1792,8 +1793,8 @@ fail:
   rt_release(v_x847);
 }
 
-/* K18: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
+/* K19: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
   (void)loc;
   (void)run;
   const int64_t *v_sd_1135_off = rt_seg_offsets(v_sd_1135);
@@ -1807,33 +1808,33 @@ static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int3
   RtValue *v_x1134 = NULL;
   /* MAP */
   {
-    const int64_t t445 = v_x1110;
-    if (t445 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t445, 0.0, 0);
+    const int64_t t446 = v_x1110;
+    if (t446 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t446, 0.0, 0);
       goto fail;
     }
-    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t445);
+    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t446);
     uint8_t *v_x1113_d = v_x1113->data.b;
     const int64_t v_x1113_n = v_x1113->len;
-    RT_PARALLEL_FOR_IF(t445 >= RT_PARALLEL_MIN)
-    for (int64_t t446 = 0; t446 < t445; t446++) {
-      const int32_t t447 = (int32_t)t446;
-      int t449 = 0; /* nonzero: a check below failed */
-      int t450 = (uint64_t)(int64_t)t447 < (uint64_t)v_sd_1135_n;
-      int32_t t448 = t450 ? (int32_t)(v_sd_1135_off[t447 + 1] - v_sd_1135_off[t447]) : 0;
-      t449 |= !t450;
-      uint8_t t452 = rt_le_i(t448, 1);
-      if (__builtin_expect(t449 != 0, 0)) { /* again, recording the error */
-        int32_t t453;
-        if ((uint64_t)(int64_t)t447 < (uint64_t)v_sd_1135_n) {
-          t453 = (int32_t)(v_sd_1135_off[t447 + 1] - v_sd_1135_off[t447]);
+    RT_PARALLEL_FOR_IF(t446 >= RT_PARALLEL_MIN)
+    for (int64_t t447 = 0; t447 < t446; t447++) {
+      const int32_t t448 = (int32_t)t447;
+      int t450 = 0; /* nonzero: a check below failed */
+      int t451 = (uint64_t)(int64_t)t448 < (uint64_t)v_sd_1135_n;
+      int32_t t449 = t451 ? (int32_t)(v_sd_1135_off[t448 + 1] - v_sd_1135_off[t448]) : 0;
+      t450 |= !t451;
+      uint8_t t453 = rt_le_i(t449, 1);
+      if (__builtin_expect(t450 != 0, 0)) { /* again, recording the error */
+        int32_t t454;
+        if ((uint64_t)(int64_t)t448 < (uint64_t)v_sd_1135_n) {
+          t454 = (int32_t)(v_sd_1135_off[t448 + 1] - v_sd_1135_off[t448]);
         } else {
-          NESSIE_RECORD(err, t446, RT_CHECK_INDEX, 0, 0, RT_GATHER, t447, v_sd_1135_n, 0.0, 1);
-          t453 = 0;
+          NESSIE_RECORD(err, t447, RT_CHECK_INDEX, 0, 0, RT_GATHER, t448, v_sd_1135_n, 0.0, 1);
+          t454 = 0;
         }
-        uint8_t t455 = rt_le_i(t453, 1);
+        uint8_t t456 = rt_le_i(t454, 1);
       }
-      v_x1113_d[t446] = t452;
+      v_x1113_d[t447] = t453;
     }
   }
   if (err->index != INT64_MAX)
@@ -1843,108 +1844,108 @@ static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int3
     const int64_t v_x1113_n = v_x1113->len;
     /* PARTITION */
     {
-      const int64_t t456 = v_x1110;
-      if (t456 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t456, 0.0, 2);
+      const int64_t t457 = v_x1110;
+      if (t457 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t457, 0.0, 2);
         goto fail;
       }
-      const int64_t t457 = t456 > 0 ? (t456 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t458 = (uint8_t *)rt_alloc_atomic((size_t)t456 + 1);
-      int64_t *t459 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t457 + 1));
-      RT_PARALLEL_FOR_IF(t457 > 1)
-      for (int64_t t460 = 0; t460 < t457; t460++) {
+      const int64_t t458 = t457 > 0 ? (t457 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t459 = (uint8_t *)rt_alloc_atomic((size_t)t457 + 1);
+      int64_t *t460 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t458 + 1));
+      RT_PARALLEL_FOR_IF(t458 > 1)
+      for (int64_t t461 = 0; t461 < t458; t461++) {
         int64_t kept = 0;
-        const int64_t t460_end = (t460 + 1) * RT_CHUNK < t456 ? (t460 + 1) * RT_CHUNK : t456;
-        for (int64_t t461 = t460 * RT_CHUNK; t461 < t460_end; t461++) {
-          const int32_t t462 = (int32_t)t461;
-          int32_t t460x0;
-          uint8_t t460x1;
-          int t464 = 0; /* nonzero: a check below failed */
-          int t465 = (uint64_t)(int64_t)t462 < (uint64_t)v_sd_1135_n;
-          int32_t t463 = t465 ? (int32_t)(v_sd_1135_off[t462 + 1] - v_sd_1135_off[t462]) : 0;
-          t464 |= !t465;
-          uint8_t t467 = rt_le_i(t463, 1);
-          if (__builtin_expect(t464 != 0, 0)) { /* again, recording the error */
-            int32_t t468;
-            if ((uint64_t)(int64_t)t462 < (uint64_t)v_sd_1135_n) {
-              t468 = (int32_t)(v_sd_1135_off[t462 + 1] - v_sd_1135_off[t462]);
+        const int64_t t461_end = (t461 + 1) * RT_CHUNK < t457 ? (t461 + 1) * RT_CHUNK : t457;
+        for (int64_t t462 = t461 * RT_CHUNK; t462 < t461_end; t462++) {
+          const int32_t t463 = (int32_t)t462;
+          int32_t t461x0;
+          uint8_t t461x1;
+          int t465 = 0; /* nonzero: a check below failed */
+          int t466 = (uint64_t)(int64_t)t463 < (uint64_t)v_sd_1135_n;
+          int32_t t464 = t466 ? (int32_t)(v_sd_1135_off[t463 + 1] - v_sd_1135_off[t463]) : 0;
+          t465 |= !t466;
+          uint8_t t468 = rt_le_i(t464, 1);
+          if (__builtin_expect(t465 != 0, 0)) { /* again, recording the error */
+            int32_t t469;
+            if ((uint64_t)(int64_t)t463 < (uint64_t)v_sd_1135_n) {
+              t469 = (int32_t)(v_sd_1135_off[t463 + 1] - v_sd_1135_off[t463]);
             } else {
-              NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t462, v_sd_1135_n, 0.0, 3);
-              t468 = 0;
+              NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t463, v_sd_1135_n, 0.0, 3);
+              t469 = 0;
             }
-            uint8_t t470 = rt_le_i(t468, 1);
+            uint8_t t471 = rt_le_i(t469, 1);
           }
-          t460x0 = t462;
-          t460x1 = t467;
-          uint8_t t471;
-          t471 = t460x1;
-          t458[t461] = t471 != 0;
-          kept += t471 != 0;
+          t461x0 = t463;
+          t461x1 = t468;
+          uint8_t t472;
+          t472 = t461x1;
+          t459[t462] = t472 != 0;
+          kept += t472 != 0;
         }
-        t459[t460] = kept;
+        t460[t461] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t458);
         rt_free(t459);
+        rt_free(t460);
         goto fail;
       }
-      int64_t t472 = 0;
-      for (int64_t t460 = 0; t460 < t457; t460++) {
-        const int64_t k = t459[t460];
-        t459[t460] = t472;
-        t472 += k;
+      int64_t t473 = 0;
+      for (int64_t t461 = 0; t461 < t458; t461++) {
+        const int64_t k = t460[t461];
+        t460[t461] = t473;
+        t473 += k;
       }
-      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t472);
+      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t473);
       int32_t *v_x1118_d = v_x1118->data.i;
       const int64_t v_x1118_n = v_x1118->len;
-      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t472);
+      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t473);
       uint8_t *v_x1119_d = v_x1119->data.b;
       const int64_t v_x1119_n = v_x1119->len;
-      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t456 - t472));
+      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t457 - t473));
       int32_t *v_x1120_d = v_x1120->data.i;
       const int64_t v_x1120_n = v_x1120->len;
-      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t456 - t472));
+      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t457 - t473));
       uint8_t *v_x1121_d = v_x1121->data.b;
       const int64_t v_x1121_n = v_x1121->len;
-      RT_PARALLEL_FOR_IF(t457 > 1)
-      for (int64_t t460 = 0; t460 < t457; t460++) {
-        int64_t at = t459[t460];
-        int64_t at_not = t460 * RT_CHUNK - t459[t460];
-        const int64_t t460_end = (t460 + 1) * RT_CHUNK < t456 ? (t460 + 1) * RT_CHUNK : t456;
-        for (int64_t t461 = t460 * RT_CHUNK; t461 < t460_end; t461++) {
-          const int32_t t462 = (int32_t)t461;
-          int32_t t460y0;
-          uint8_t t460y1;
-          int t474 = 0; /* nonzero: a check below failed */
-          int t475 = (uint64_t)(int64_t)t462 < (uint64_t)v_sd_1135_n;
-          int32_t t473 = t475 ? (int32_t)(v_sd_1135_off[t462 + 1] - v_sd_1135_off[t462]) : 0;
-          t474 |= !t475;
-          uint8_t t477 = rt_le_i(t473, 1);
-          if (__builtin_expect(t474 != 0, 0)) { /* again, recording the error */
-            int32_t t478;
-            if ((uint64_t)(int64_t)t462 < (uint64_t)v_sd_1135_n) {
-              t478 = (int32_t)(v_sd_1135_off[t462 + 1] - v_sd_1135_off[t462]);
+      RT_PARALLEL_FOR_IF(t458 > 1)
+      for (int64_t t461 = 0; t461 < t458; t461++) {
+        int64_t at = t460[t461];
+        int64_t at_not = t461 * RT_CHUNK - t460[t461];
+        const int64_t t461_end = (t461 + 1) * RT_CHUNK < t457 ? (t461 + 1) * RT_CHUNK : t457;
+        for (int64_t t462 = t461 * RT_CHUNK; t462 < t461_end; t462++) {
+          const int32_t t463 = (int32_t)t462;
+          int32_t t461y0;
+          uint8_t t461y1;
+          int t475 = 0; /* nonzero: a check below failed */
+          int t476 = (uint64_t)(int64_t)t463 < (uint64_t)v_sd_1135_n;
+          int32_t t474 = t476 ? (int32_t)(v_sd_1135_off[t463 + 1] - v_sd_1135_off[t463]) : 0;
+          t475 |= !t476;
+          uint8_t t478 = rt_le_i(t474, 1);
+          if (__builtin_expect(t475 != 0, 0)) { /* again, recording the error */
+            int32_t t479;
+            if ((uint64_t)(int64_t)t463 < (uint64_t)v_sd_1135_n) {
+              t479 = (int32_t)(v_sd_1135_off[t463 + 1] - v_sd_1135_off[t463]);
             } else {
-              NESSIE_RECORD(err, t461, RT_CHECK_INDEX, 0, 0, RT_GATHER, t462, v_sd_1135_n, 0.0, 4);
-              t478 = 0;
+              NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t463, v_sd_1135_n, 0.0, 4);
+              t479 = 0;
             }
-            uint8_t t480 = rt_le_i(t478, 1);
+            uint8_t t481 = rt_le_i(t479, 1);
           }
-          t460y0 = t462;
-          t460y1 = t477;
-          if (t458[t461]) {
-            v_x1118_d[at] = t460y0;
-            v_x1119_d[at] = t460y1;
+          t461y0 = t463;
+          t461y1 = t478;
+          if (t459[t462]) {
+            v_x1118_d[at] = t461y0;
+            v_x1119_d[at] = t461y1;
             at++;
           } else {
-            v_x1120_d[at_not] = t460y0;
-            v_x1121_d[at_not] = t460y1;
+            v_x1120_d[at_not] = t461y0;
+            v_x1121_d[at_not] = t461y1;
             at_not++;
           }
         }
       }
-      rt_free(t458);
       rt_free(t459);
+      rt_free(t460);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1959,120 +1960,120 @@ static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int3
       const int64_t v_x1121_n = v_x1121->len;
       /* SCAN */
       {
-        const int64_t t481 = v_x1110;
-        if (t481 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t481, 0.0, 5);
+        const int64_t t482 = v_x1110;
+        if (t482 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t482, 0.0, 5);
           goto fail;
         }
-        const int64_t t482 = t481 > 0 ? (t481 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t483 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t482);
-        int32_t *t484 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t482);
-        RT_PARALLEL_FOR_IF(t482 > 1)
-        for (int64_t t485 = 0; t485 < t482; t485++) {
-          int32_t t485a0;
-          int32_t t485a1;
-          t485a0 = 0;
-          t485a1 = 0;
-          const int64_t t485_end = (t485 + 1) * RT_CHUNK < t481 ? (t485 + 1) * RT_CHUNK : t481;
-          for (int64_t t486 = t485 * RT_CHUNK; t486 < t485_end; t486++) {
-            const int32_t t487 = (int32_t)t486;
-            int32_t t485x0;
-            int32_t t485x1;
-            int t489 = 0; /* nonzero: a check below failed */
-            int t490 = (uint64_t)(int64_t)t487 < (uint64_t)v_sd_1135_n;
-            int32_t t488 = t490 ? (int32_t)(v_sd_1135_off[t487 + 1] - v_sd_1135_off[t487]) : 0;
-            t489 |= !t490;
-            uint8_t t492 = rt_le_i(t488, 1);
-            int32_t t494 = rt_btoi_b(t492);
-            uint8_t t496 = rt_not_b(t492);
-            int32_t t498 = rt_btoi_b(t496);
-            if (__builtin_expect(t489 != 0, 0)) { /* again, recording the error */
-              int32_t t499;
-              if ((uint64_t)(int64_t)t487 < (uint64_t)v_sd_1135_n) {
-                t499 = (int32_t)(v_sd_1135_off[t487 + 1] - v_sd_1135_off[t487]);
+        const int64_t t483 = t482 > 0 ? (t482 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t484 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t483);
+        int32_t *t485 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t483);
+        RT_PARALLEL_FOR_IF(t483 > 1)
+        for (int64_t t486 = 0; t486 < t483; t486++) {
+          int32_t t486a0;
+          int32_t t486a1;
+          t486a0 = 0;
+          t486a1 = 0;
+          const int64_t t486_end = (t486 + 1) * RT_CHUNK < t482 ? (t486 + 1) * RT_CHUNK : t482;
+          for (int64_t t487 = t486 * RT_CHUNK; t487 < t486_end; t487++) {
+            const int32_t t488 = (int32_t)t487;
+            int32_t t486x0;
+            int32_t t486x1;
+            int t490 = 0; /* nonzero: a check below failed */
+            int t491 = (uint64_t)(int64_t)t488 < (uint64_t)v_sd_1135_n;
+            int32_t t489 = t491 ? (int32_t)(v_sd_1135_off[t488 + 1] - v_sd_1135_off[t488]) : 0;
+            t490 |= !t491;
+            uint8_t t493 = rt_le_i(t489, 1);
+            int32_t t495 = rt_btoi_b(t493);
+            uint8_t t497 = rt_not_b(t493);
+            int32_t t499 = rt_btoi_b(t497);
+            if (__builtin_expect(t490 != 0, 0)) { /* again, recording the error */
+              int32_t t500;
+              if ((uint64_t)(int64_t)t488 < (uint64_t)v_sd_1135_n) {
+                t500 = (int32_t)(v_sd_1135_off[t488 + 1] - v_sd_1135_off[t488]);
               } else {
-                NESSIE_RECORD(err, t486, RT_CHECK_INDEX, 0, 0, RT_GATHER, t487, v_sd_1135_n, 0.0, 6);
-                t499 = 0;
+                NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, t488, v_sd_1135_n, 0.0, 6);
+                t500 = 0;
               }
-              uint8_t t501 = rt_le_i(t499, 1);
-              int32_t t503 = rt_btoi_b(t501);
-              uint8_t t505 = rt_not_b(t501);
-              int32_t t507 = rt_btoi_b(t505);
+              uint8_t t502 = rt_le_i(t500, 1);
+              int32_t t504 = rt_btoi_b(t502);
+              uint8_t t506 = rt_not_b(t502);
+              int32_t t508 = rt_btoi_b(t506);
             }
-            t485x0 = t494;
-            t485x1 = t498;
-            int32_t t509 = rt_add_i(t485a0, t485x0);
-            int32_t t511 = rt_add_i(t485a1, t485x1);
-            t485a0 = t509;
-            t485a1 = t511;
+            t486x0 = t495;
+            t486x1 = t499;
+            int32_t t510 = rt_add_i(t486a0, t486x0);
+            int32_t t512 = rt_add_i(t486a1, t486x1);
+            t486a0 = t510;
+            t486a1 = t512;
           }
-          t483[t485] = t485a0;
-          t484[t485] = t485a1;
+          t484[t486] = t486a0;
+          t485[t486] = t486a1;
         }
-        int32_t t485t0;
-        int32_t t485t1;
-        t485t0 = 0;
-        t485t1 = 0;
-        for (int64_t t485 = 0; t485 < t482; t485++) {
-          const int32_t t512 = t483[t485];
-          t483[t485] = t485t0;
-          const int32_t t513 = t484[t485];
-          t484[t485] = t485t1;
-          int32_t t515 = rt_add_i(t485t0, t512);
-          int32_t t517 = rt_add_i(t485t1, t513);
-          t485t0 = t515;
-          t485t1 = t517;
+        int32_t t486t0;
+        int32_t t486t1;
+        t486t0 = 0;
+        t486t1 = 0;
+        for (int64_t t486 = 0; t486 < t483; t486++) {
+          const int32_t t513 = t484[t486];
+          t484[t486] = t486t0;
+          const int32_t t514 = t485[t486];
+          t485[t486] = t486t1;
+          int32_t t516 = rt_add_i(t486t0, t513);
+          int32_t t518 = rt_add_i(t486t1, t514);
+          t486t0 = t516;
+          t486t1 = t518;
         }
-        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t481);
+        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t482);
         int32_t *v_x1133_d = v_x1133->data.i;
         const int64_t v_x1133_n = v_x1133->len;
-        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t481);
+        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t482);
         int32_t *v_x1134_d = v_x1134->data.i;
         const int64_t v_x1134_n = v_x1134->len;
-        RT_PARALLEL_FOR_IF(t482 > 1)
-        for (int64_t t485 = 0; t485 < t482; t485++) {
-          int32_t t485p0;
-          int32_t t485p1;
-          t485p0 = t483[t485];
-          t485p1 = t484[t485];
-          const int64_t t485_end = (t485 + 1) * RT_CHUNK < t481 ? (t485 + 1) * RT_CHUNK : t481;
-          for (int64_t t486 = t485 * RT_CHUNK; t486 < t485_end; t486++) {
-            const int32_t t487 = (int32_t)t486;
-            v_x1133_d[t486] = t485p0;
-            v_x1134_d[t486] = t485p1;
-            int32_t t485y0;
-            int32_t t485y1;
-            int t519 = 0; /* nonzero: a check below failed */
-            int t520 = (uint64_t)(int64_t)t487 < (uint64_t)v_sd_1135_n;
-            int32_t t518 = t520 ? (int32_t)(v_sd_1135_off[t487 + 1] - v_sd_1135_off[t487]) : 0;
-            t519 |= !t520;
-            uint8_t t522 = rt_le_i(t518, 1);
-            int32_t t524 = rt_btoi_b(t522);
-            uint8_t t526 = rt_not_b(t522);
-            int32_t t528 = rt_btoi_b(t526);
-            if (__builtin_expect(t519 != 0, 0)) { /* again, recording the error */
-              int32_t t529;
-              if ((uint64_t)(int64_t)t487 < (uint64_t)v_sd_1135_n) {
-                t529 = (int32_t)(v_sd_1135_off[t487 + 1] - v_sd_1135_off[t487]);
+        RT_PARALLEL_FOR_IF(t483 > 1)
+        for (int64_t t486 = 0; t486 < t483; t486++) {
+          int32_t t486p0;
+          int32_t t486p1;
+          t486p0 = t484[t486];
+          t486p1 = t485[t486];
+          const int64_t t486_end = (t486 + 1) * RT_CHUNK < t482 ? (t486 + 1) * RT_CHUNK : t482;
+          for (int64_t t487 = t486 * RT_CHUNK; t487 < t486_end; t487++) {
+            const int32_t t488 = (int32_t)t487;
+            v_x1133_d[t487] = t486p0;
+            v_x1134_d[t487] = t486p1;
+            int32_t t486y0;
+            int32_t t486y1;
+            int t520 = 0; /* nonzero: a check below failed */
+            int t521 = (uint64_t)(int64_t)t488 < (uint64_t)v_sd_1135_n;
+            int32_t t519 = t521 ? (int32_t)(v_sd_1135_off[t488 + 1] - v_sd_1135_off[t488]) : 0;
+            t520 |= !t521;
+            uint8_t t523 = rt_le_i(t519, 1);
+            int32_t t525 = rt_btoi_b(t523);
+            uint8_t t527 = rt_not_b(t523);
+            int32_t t529 = rt_btoi_b(t527);
+            if (__builtin_expect(t520 != 0, 0)) { /* again, recording the error */
+              int32_t t530;
+              if ((uint64_t)(int64_t)t488 < (uint64_t)v_sd_1135_n) {
+                t530 = (int32_t)(v_sd_1135_off[t488 + 1] - v_sd_1135_off[t488]);
               } else {
-                NESSIE_RECORD(err, t486, RT_CHECK_INDEX, 0, 0, RT_GATHER, t487, v_sd_1135_n, 0.0, 7);
-                t529 = 0;
+                NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, t488, v_sd_1135_n, 0.0, 7);
+                t530 = 0;
               }
-              uint8_t t531 = rt_le_i(t529, 1);
-              int32_t t533 = rt_btoi_b(t531);
-              uint8_t t535 = rt_not_b(t531);
-              int32_t t537 = rt_btoi_b(t535);
+              uint8_t t532 = rt_le_i(t530, 1);
+              int32_t t534 = rt_btoi_b(t532);
+              uint8_t t536 = rt_not_b(t532);
+              int32_t t538 = rt_btoi_b(t536);
             }
-            t485y0 = t524;
-            t485y1 = t528;
-            int32_t t539 = rt_add_i(t485p0, t485y0);
-            int32_t t541 = rt_add_i(t485p1, t485y1);
-            t485p0 = t539;
-            t485p1 = t541;
+            t486y0 = t525;
+            t486y1 = t529;
+            int32_t t540 = rt_add_i(t486p0, t486y0);
+            int32_t t542 = rt_add_i(t486p1, t486y1);
+            t486p0 = t540;
+            t486p1 = t542;
           }
         }
-        rt_free(t483);
         rt_free(t484);
+        rt_free(t485);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -2096,8 +2097,8 @@ fail:
   rt_release(v_x1134);
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
   (void)loc;
   (void)run;
   int32_t *v_x1136_d = v_x1136->data.i;
@@ -2111,49 +2112,49 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValu
   RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t542 = v_x1136_n;
-    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t542);
+    const int64_t t543 = v_x1136_n;
+    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t543);
     int32_t *v_x1142_d = v_x1142->data.i;
     const int64_t v_x1142_n = v_x1142->len;
-    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t542);
+    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t543);
     int32_t *v_x1143_d = v_x1143->data.i;
     const int64_t v_x1143_n = v_x1143->len;
-    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t542);
+    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t543);
     int32_t *v_x1144_d = v_x1144->data.i;
     const int64_t v_x1144_n = v_x1144->len;
-    RT_PARALLEL_FOR_IF(t542 >= RT_PARALLEL_MIN)
-    for (int64_t t543 = 0; t543 < t542; t543++) {
-      const int32_t t544 = (int32_t)t543;
-      int t547 = 0; /* nonzero: a check below failed */
-      int32_t t545 = v_x1136_d[t544];
-      int t548 = (uint64_t)(int64_t)t545 < (uint64_t)v_sd_1138_n;
-      int32_t t546 = t548 ? (int32_t)v_sd_1138_off[t545] : 0;
-      t547 |= !t548;
-      int t550 = (uint64_t)(int64_t)t545 < (uint64_t)v_sd_1145_n;
-      int32_t t549 = t550 ? (int32_t)(v_sd_1145_off[t545 + 1] - v_sd_1145_off[t545]) : 0;
-      t547 |= !t550;
-      int32_t t552 = rt_add_i(t546, t549);
-      if (__builtin_expect(t547 != 0, 0)) { /* again, recording the error */
-        int32_t t553 = v_x1136_d[t544];
-        int32_t t554;
-        if ((uint64_t)(int64_t)t553 < (uint64_t)v_sd_1138_n) {
-          t554 = (int32_t)v_sd_1138_off[t553];
-        } else {
-          NESSIE_RECORD(err, t543, RT_CHECK_INDEX, 0, 0, RT_GATHER, t553, v_sd_1138_n, 0.0, 0);
-          t554 = 0;
-        }
+    RT_PARALLEL_FOR_IF(t543 >= RT_PARALLEL_MIN)
+    for (int64_t t544 = 0; t544 < t543; t544++) {
+      const int32_t t545 = (int32_t)t544;
+      int t548 = 0; /* nonzero: a check below failed */
+      int32_t t546 = v_x1136_d[t545];
+      int t549 = (uint64_t)(int64_t)t546 < (uint64_t)v_sd_1138_n;
+      int32_t t547 = t549 ? (int32_t)v_sd_1138_off[t546] : 0;
+      t548 |= !t549;
+      int t551 = (uint64_t)(int64_t)t546 < (uint64_t)v_sd_1145_n;
+      int32_t t550 = t551 ? (int32_t)(v_sd_1145_off[t546 + 1] - v_sd_1145_off[t546]) : 0;
+      t548 |= !t551;
+      int32_t t553 = rt_add_i(t547, t550);
+      if (__builtin_expect(t548 != 0, 0)) { /* again, recording the error */
+        int32_t t554 = v_x1136_d[t545];
         int32_t t555;
-        if ((uint64_t)(int64_t)t553 < (uint64_t)v_sd_1145_n) {
-          t555 = (int32_t)(v_sd_1145_off[t553 + 1] - v_sd_1145_off[t553]);
+        if ((uint64_t)(int64_t)t554 < (uint64_t)v_sd_1138_n) {
+          t555 = (int32_t)v_sd_1138_off[t554];
         } else {
-          NESSIE_RECORD(err, t543, RT_CHECK_INDEX, 0, 0, RT_GATHER, t553, v_sd_1145_n, 0.0, 1);
+          NESSIE_RECORD(err, t544, RT_CHECK_INDEX, 0, 0, RT_GATHER, t554, v_sd_1138_n, 0.0, 0);
           t555 = 0;
         }
-        int32_t t557 = rt_add_i(t554, t555);
+        int32_t t556;
+        if ((uint64_t)(int64_t)t554 < (uint64_t)v_sd_1145_n) {
+          t556 = (int32_t)(v_sd_1145_off[t554 + 1] - v_sd_1145_off[t554]);
+        } else {
+          NESSIE_RECORD(err, t544, RT_CHECK_INDEX, 0, 0, RT_GATHER, t554, v_sd_1145_n, 0.0, 1);
+          t556 = 0;
+        }
+        int32_t t558 = rt_add_i(t555, t556);
       }
-      v_x1142_d[t543] = t546;
-      v_x1143_d[t543] = t552;
-      v_x1144_d[t543] = 1;
+      v_x1142_d[t544] = t547;
+      v_x1143_d[t544] = t553;
+      v_x1144_d[t544] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -2168,8 +2169,8 @@ fail:
   rt_release(v_x1144);
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
   (void)loc;
   (void)run;
   int32_t *v_x1003_d = v_x1003->data.i;
@@ -2185,89 +2186,89 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_
   RtValue *v_x1017 = NULL;
   /* MAP */
   {
-    const int64_t t558 = v_x1007_n;
-    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t558);
+    const int64_t t559 = v_x1007_n;
+    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t559);
     int32_t *v_x1017_d = v_x1017->data.i;
     const int64_t v_x1017_n = v_x1017->len;
-    RT_PARALLEL_FOR_IF(t558 >= RT_PARALLEL_MIN)
-    for (int64_t t559 = 0; t559 < t558; t559++) {
-      const int32_t t560 = (int32_t)t559;
-      int t562 = 0; /* nonzero: a check below failed */
-      int t563 = (uint64_t)(int64_t)t560 < (uint64_t)v_x1003_n;
-      int32_t t561 = t563 ? v_x1003_d[t560] : 0;
-      t562 |= !t563;
-      int32_t t565 = rt_add_i(t561, v_x1004);
-      uint8_t t566 = v_x1007_d[t560];
-      int t568 = (uint64_t)(int64_t)t560 < (uint64_t)v_x1008_n;
-      int32_t t567 = t568 ? v_x1008_d[t560] : 0;
-      t562 |= !t568;
-      int32_t t570 = (t566 ? t567 : t565);
-      int t572 = (uint64_t)(int64_t)t570 < (uint64_t)v_x1013;
-      int32_t t571 = t572 ? t570 : 0;
-      t562 |= !t572;
-      uint8_t t574 = rt_lt_i(t571, (int32_t)v_x1011_n);
-      int32_t t575;
-      if (t574) {
-        int t577 = (uint64_t)(int64_t)t571 < (uint64_t)v_x1011_n;
-        int32_t t576 = t577 ? v_x1011_d[t571] : 0;
-        t562 |= !t577;
-        t575 = t576;
+    RT_PARALLEL_FOR_IF(t559 >= RT_PARALLEL_MIN)
+    for (int64_t t560 = 0; t560 < t559; t560++) {
+      const int32_t t561 = (int32_t)t560;
+      int t563 = 0; /* nonzero: a check below failed */
+      int t564 = (uint64_t)(int64_t)t561 < (uint64_t)v_x1003_n;
+      int32_t t562 = t564 ? v_x1003_d[t561] : 0;
+      t563 |= !t564;
+      int32_t t566 = rt_add_i(t562, v_x1004);
+      uint8_t t567 = v_x1007_d[t561];
+      int t569 = (uint64_t)(int64_t)t561 < (uint64_t)v_x1008_n;
+      int32_t t568 = t569 ? v_x1008_d[t561] : 0;
+      t563 |= !t569;
+      int32_t t571 = (t567 ? t568 : t566);
+      int t573 = (uint64_t)(int64_t)t571 < (uint64_t)v_x1013;
+      int32_t t572 = t573 ? t571 : 0;
+      t563 |= !t573;
+      uint8_t t575 = rt_lt_i(t572, (int32_t)v_x1011_n);
+      int32_t t576;
+      if (t575) {
+        int t578 = (uint64_t)(int64_t)t572 < (uint64_t)v_x1011_n;
+        int32_t t577 = t578 ? v_x1011_d[t572] : 0;
+        t563 |= !t578;
+        t576 = t577;
       } else {
-        int32_t t579 = rt_sub_i(t571, (int32_t)v_x1011_n);
-        int t581 = (uint64_t)(int64_t)t579 < (uint64_t)v_x1012_n;
-        int32_t t580 = t581 ? v_x1012_d[t579] : 0;
-        t562 |= !t581;
-        t575 = t580;
+        int32_t t580 = rt_sub_i(t572, (int32_t)v_x1011_n);
+        int t582 = (uint64_t)(int64_t)t580 < (uint64_t)v_x1012_n;
+        int32_t t581 = t582 ? v_x1012_d[t580] : 0;
+        t563 |= !t582;
+        t576 = t581;
       }
-      if (__builtin_expect(t562 != 0, 0)) { /* again, recording the error */
-        int32_t t582;
-        if ((uint64_t)(int64_t)t560 < (uint64_t)v_x1003_n) {
-          t582 = v_x1003_d[t560];
+      if (__builtin_expect(t563 != 0, 0)) { /* again, recording the error */
+        int32_t t583;
+        if ((uint64_t)(int64_t)t561 < (uint64_t)v_x1003_n) {
+          t583 = v_x1003_d[t561];
         } else {
-          NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x1003_n, 0.0, 0);
-          t582 = 0;
+          NESSIE_RECORD(err, t560, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1003_n, 0.0, 0);
+          t583 = 0;
         }
-        int32_t t584 = rt_add_i(t582, v_x1004);
-        uint8_t t585 = v_x1007_d[t560];
-        int32_t t586;
-        if ((uint64_t)(int64_t)t560 < (uint64_t)v_x1008_n) {
-          t586 = v_x1008_d[t560];
+        int32_t t585 = rt_add_i(t583, v_x1004);
+        uint8_t t586 = v_x1007_d[t561];
+        int32_t t587;
+        if ((uint64_t)(int64_t)t561 < (uint64_t)v_x1008_n) {
+          t587 = v_x1008_d[t561];
         } else {
-          NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x1008_n, 0.0, 1);
-          t586 = 0;
+          NESSIE_RECORD(err, t560, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1008_n, 0.0, 1);
+          t587 = 0;
         }
-        int32_t t588 = (t585 ? t586 : t584);
-        int32_t t589;
-        if ((uint64_t)(int64_t)t588 < (uint64_t)v_x1013) {
-          t589 = t588;
+        int32_t t589 = (t586 ? t587 : t585);
+        int32_t t590;
+        if ((uint64_t)(int64_t)t589 < (uint64_t)v_x1013) {
+          t590 = t589;
         } else {
-          NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t588, v_x1013, 0.0, 2);
-          t589 = 0;
+          NESSIE_RECORD(err, t560, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x1013, 0.0, 2);
+          t590 = 0;
         }
-        uint8_t t591 = rt_lt_i(t589, (int32_t)v_x1011_n);
-        int32_t t592;
-        if (t591) {
-          int32_t t593;
-          if ((uint64_t)(int64_t)t589 < (uint64_t)v_x1011_n) {
-            t593 = v_x1011_d[t589];
+        uint8_t t592 = rt_lt_i(t590, (int32_t)v_x1011_n);
+        int32_t t593;
+        if (t592) {
+          int32_t t594;
+          if ((uint64_t)(int64_t)t590 < (uint64_t)v_x1011_n) {
+            t594 = v_x1011_d[t590];
           } else {
-            NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x1011_n, 0.0, 3);
-            t593 = 0;
+            NESSIE_RECORD(err, t560, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_x1011_n, 0.0, 3);
+            t594 = 0;
           }
-          t592 = t593;
+          t593 = t594;
         } else {
-          int32_t t595 = rt_sub_i(t589, (int32_t)v_x1011_n);
-          int32_t t596;
-          if ((uint64_t)(int64_t)t595 < (uint64_t)v_x1012_n) {
-            t596 = v_x1012_d[t595];
+          int32_t t596 = rt_sub_i(t590, (int32_t)v_x1011_n);
+          int32_t t597;
+          if ((uint64_t)(int64_t)t596 < (uint64_t)v_x1012_n) {
+            t597 = v_x1012_d[t596];
           } else {
-            NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t595, v_x1012_n, 0.0, 4);
-            t596 = 0;
+            NESSIE_RECORD(err, t560, RT_CHECK_INDEX, 0, 0, RT_GATHER, t596, v_x1012_n, 0.0, 4);
+            t597 = 0;
           }
-          t592 = t596;
+          t593 = t597;
         }
       }
-      v_x1017_d[t559] = t575;
+      v_x1017_d[t560] = t576;
     }
   }
   if (err->index != INT64_MAX)
@@ -2300,10 +2301,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t597 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t597->data.i[0] = v_x62;
-    t597->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t597);
+    RtValue *t598 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t598->data.i[0] = v_x62;
+    t598->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t598);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2321,7 +2322,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K9, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2350,24 +2351,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x130 = NULL;
     RtValue *v_x601 = NULL;
     RtValue *v_x611 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K18, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x601, &v_x611);
-    RtValue *v_x149 = NULL;
-    RtValue *v_x154 = NULL;
-    RtValue *v_x159 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
-    RtValue *v_x166 = NULL;
-    RtValue *v_x167 = NULL;
-    RtValue *v_x168 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
-    rt_release(v_x149);
-    rt_release(v_x154);
-    rt_release(v_x159);
-    rt_release(v_x166);
-    rt_release(v_x168);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x601, &v_x611);
     RtValue *v_x201 = NULL;
     RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
     RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
@@ -2382,9 +2370,22 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x211);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
-    rt_release(v_x128);
     uint8_t v_x238 = 0;
     v_x238 = rt_eq_i(v_x132, 0);
+    RtValue *v_x149 = NULL;
+    RtValue *v_x154 = NULL;
+    RtValue *v_x159 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
+    rt_release(v_x128);
+    RtValue *v_x166 = NULL;
+    RtValue *v_x167 = NULL;
+    RtValue *v_x168 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
+    rt_release(v_x149);
+    rt_release(v_x154);
+    rt_release(v_x159);
+    rt_release(v_x166);
+    rt_release(v_x168);
     RtValue *v_x245 = NULL;
     if (v_x238) {
       RtValue *v_x241 = NULL;
@@ -2409,16 +2410,16 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x253 = NULL;
       int32_t v_x270 = 0;
       int32_t v_x271 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K11, 10, v_x133, v_x219, &v_x253, &v_x270, &v_x271);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 10, v_x133, v_x219, &v_x253, &v_x270, &v_x271);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x270, v_x271, 0);
       RtValue *v_x237 = NULL;
       RtValue *v_x283 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x232, v_x89, v_x220, &v_x237, &v_x283);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 8, v_x232, v_x89, v_x220, &v_x237, &v_x283);
       RtValue *v_x305 = NULL;
       RtValue *v_x326 = NULL;
       RtValue *v_x352 = NULL;
       RtValue *v_x373 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K12, 5, v_ids_1072, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 5, v_ids_1072, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
       rt_release(v_x237);
       rt_release(v_x283);
       int32_t v_x386 = 0;
@@ -2434,13 +2435,13 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x405, 1);
       RtValue *v_x392 = NULL;
       RtValue *v_x462 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 6, v_x326, v_x373, v_x386, &v_x392, &v_x462);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x326, v_x373, v_x386, &v_x392, &v_x462);
       rt_release(v_x326);
       rt_release(v_x373);
       RtValue *v_x467 = NULL;
       RtValue *v_x472 = NULL;
       RtValue *v_x477 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
       rt_release(v_x392);
       rt_release(v_x462);
       RtValue *v_x484 = NULL;
@@ -2452,7 +2453,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x490 = 0;
       v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
       RtValue *v_x503 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, v_x490, &v_x503);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, v_x490, &v_x503);
       rt_release(v_x305);
       rt_release(v_x352);
       rt_release(v_x467);
@@ -2467,11 +2468,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x448 = NULL;
       int32_t v_x526 = 0;
       int32_t v_x527 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527);
       rt_release(v_x253);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x526, v_x527, 0);
       RtValue *v_x586 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K17, 7, v_x448, v_x505, &v_x586);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K18, 7, v_x448, v_x505, &v_x586);
       rt_release(v_x505);
       rt_release(v_x448);
       v_x587 = v_x586;
@@ -2488,7 +2489,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x631 = 0;
     v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
     RtValue *v_x642 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x611, v_x132, v_x105, v_x601, v_x245, v_x587, v_x631, &v_x642);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x611, v_x132, v_x105, v_x601, v_x245, v_x587, v_x631, &v_x642);
     rt_release(v_x105);
     rt_release(v_x601);
     rt_release(v_x611);
@@ -2617,16 +2618,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t598 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t598->data.i[0] = 3;
-  t598->data.i[1] = 1;
-  t598->data.i[2] = 4;
-  t598->data.i[3] = 1;
-  t598->data.i[4] = 5;
-  t598->data.i[5] = 9;
-  t598->data.i[6] = 2;
-  t598->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t598);
+  RtValue *t599 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t599->data.i[0] = 3;
+  t599->data.i[1] = 1;
+  t599->data.i[2] = 4;
+  t599->data.i[3] = 1;
+  t599->data.i[4] = 5;
+  t599->data.i[5] = 9;
+  t599->data.i[6] = 2;
+  t599->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t599);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -835,6 +835,7 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   }
 }
 
+/* K7 runs too for K9, whose code is the same */
 /* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
   (void)loc;
@@ -1129,8 +1130,8 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtVal
   }
 }
 
-/* K9: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
+/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
   (void)loc;
   (void)run;
   int32_t *v_x715_d = v_x715->data.i;
@@ -1139,31 +1140,31 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int
   int32_t v_x717 = 0;
   /* ONCE */
   {
-    int t149 = 0; /* nonzero: a check below failed */
-    int t150 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
-    int32_t t148 = t150 ? v_x715_d[0] : 0;
-    t149 |= !t150;
-    int t152 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
-    int32_t t151 = t152 ? v_x715_d[1] : 0;
-    t149 |= !t152;
-    if (__builtin_expect(t149 != 0, 0)) { /* again, recording the error */
-      int32_t t153;
+    int t151 = 0; /* nonzero: a check below failed */
+    int t152 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
+    int32_t t150 = t152 ? v_x715_d[0] : 0;
+    t151 |= !t152;
+    int t154 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
+    int32_t t153 = t154 ? v_x715_d[1] : 0;
+    t151 |= !t154;
+    if (__builtin_expect(t151 != 0, 0)) { /* again, recording the error */
+      int32_t t155;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x715_n) {
-        t153 = v_x715_d[0];
+        t155 = v_x715_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x715_n, 0.0, 0);
-        t153 = 0;
+        t155 = 0;
       }
-      int32_t t154;
+      int32_t t156;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x715_n) {
-        t154 = v_x715_d[1];
+        t156 = v_x715_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x715_n, 0.0, 1);
-        t154 = 0;
+        t156 = 0;
       }
     }
-    v_x716 = t148;
-    v_x717 = t151;
+    v_x716 = t150;
+    v_x717 = t153;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1173,53 +1174,53 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int
 fail:
 }
 
-/* K9: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K9_A {
+/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K10_A {
   RtKernelError *err;
   int run;
   int32_t *v_x715_d; int64_t v_x715_n;
   int32_t v_x716;
   int32_t v_x717;
 };
-struct alignas(8) K9_0_V {
+struct alignas(8) K10_0_V {
   int32_t v0;
   int32_t v1;
 };
-struct K9_0_pull {
-  K9_A A;
-  __device__ K9_0_V operator()(int64_t i) const {
+struct K10_0_pull {
+  K10_A A;
+  __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t156 = 0; /* nonzero: a check below failed */
-    int t157 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x715_n;
-    int32_t t155 = t157 ? A.v_x715_d[0] : 0;
-    t156 |= !t157;
-    int t159 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x715_n;
-    int32_t t158 = t159 ? A.v_x715_d[1] : 0;
-    t156 |= !t159;
-    if (__builtin_expect(t156 != 0, 0)) { /* again, recording the error */
-      int32_t t160;
+    int t158 = 0; /* nonzero: a check below failed */
+    int t159 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x715_n;
+    int32_t t157 = t159 ? A.v_x715_d[0] : 0;
+    t158 |= !t159;
+    int t161 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x715_n;
+    int32_t t160 = t161 ? A.v_x715_d[1] : 0;
+    t158 |= !t161;
+    if (__builtin_expect(t158 != 0, 0)) { /* again, recording the error */
+      int32_t t162;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x715_n) {
-        t160 = A.v_x715_d[0];
+        t162 = A.v_x715_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x715_n, 0.0, 0);
-        t160 = 0;
+        t162 = 0;
       }
-      int32_t t161;
+      int32_t t163;
       if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x715_n) {
-        t161 = A.v_x715_d[1];
+        t163 = A.v_x715_d[1];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x715_n, 0.0, 1);
-        t161 = 0;
+        t163 = 0;
       }
     }
-    return K9_0_V{t155, t158};
+    return K10_0_V{t157, t160};
   }
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
   (void)loc;
   (void)err;
-  K9_A A;
+  K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1229,10 +1230,10 @@ static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int3
   int32_t v_x717 = 0;
   /* ONCE */
   {
-    const K9_0_V t162 = rtg::once<K9_0_V>("K9", loc, K9_0_pull{A});
-    v_x716 = t162.v0;
+    const K10_0_V t164 = rtg::once<K10_0_V>("K10", loc, K10_0_pull{A});
+    v_x716 = t164.v0;
     A.v_x716 = v_x716;
-    v_x717 = t162.v1;
+    v_x717 = t164.v1;
     A.v_x717 = v_x717;
   }
   *out_v_x716 = v_x716;
@@ -1241,19 +1242,19 @@ static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int3
 fail:
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
   RtValue *vals[] = {v_x715};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K9_host(err, loc, run, v_x715, out_v_x716, out_v_x717);
+    K10_host(err, loc, run, v_x715, out_v_x716, out_v_x717);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x715, out_v_x716, out_v_x717);
+    K10_gpu(err, loc, run, v_x715, out_v_x716, out_v_x717);
   }
 }
 
-/* K10: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
+/* K11: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
   (void)loc;
   (void)run;
   int32_t *v_x718_d = v_x718->data.i;
@@ -1266,29 +1267,29 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, Rt
   RtValue *v_x726 = NULL;
   /* MAP */
   {
-    const int64_t t163 = v_x718_n;
-    v_x721 = rt_value_new(rt_vec_type(RT_INT), t163);
+    const int64_t t165 = v_x718_n;
+    v_x721 = rt_value_new(rt_vec_type(RT_INT), t165);
     int32_t *v_x721_d = v_x721->data.i;
     const int64_t v_x721_n = v_x721->len;
-    RT_PARALLEL_FOR_IF(t163 >= RT_PARALLEL_MIN)
-    for (int64_t t164 = 0; t164 < t163; t164++) {
-      const int32_t t165 = (int32_t)t164;
-      int t168 = 0; /* nonzero: a check below failed */
-      int32_t t166 = v_x718_d[t165];
-      int t169 = (uint64_t)(int64_t)t166 < (uint64_t)v_x719_n;
-      int32_t t167 = t169 ? v_x719_d[t166] : 0;
-      t168 |= !t169;
-      if (__builtin_expect(t168 != 0, 0)) { /* again, recording the error */
-        int32_t t170 = v_x718_d[t165];
-        int32_t t171;
-        if ((uint64_t)(int64_t)t170 < (uint64_t)v_x719_n) {
-          t171 = v_x719_d[t170];
+    RT_PARALLEL_FOR_IF(t165 >= RT_PARALLEL_MIN)
+    for (int64_t t166 = 0; t166 < t165; t166++) {
+      const int32_t t167 = (int32_t)t166;
+      int t170 = 0; /* nonzero: a check below failed */
+      int32_t t168 = v_x718_d[t167];
+      int t171 = (uint64_t)(int64_t)t168 < (uint64_t)v_x719_n;
+      int32_t t169 = t171 ? v_x719_d[t168] : 0;
+      t170 |= !t171;
+      if (__builtin_expect(t170 != 0, 0)) { /* again, recording the error */
+        int32_t t172 = v_x718_d[t167];
+        int32_t t173;
+        if ((uint64_t)(int64_t)t172 < (uint64_t)v_x719_n) {
+          t173 = v_x719_d[t172];
         } else {
-          NESSIE_RECORD(err, t164, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, v_x719_n, 0.0, 0);
-          t171 = 0;
+          NESSIE_RECORD(err, t166, RT_CHECK_INDEX, 0, 0, RT_GATHER, t172, v_x719_n, 0.0, 0);
+          t173 = 0;
         }
       }
-      v_x721_d[t164] = t167;
+      v_x721_d[t166] = t169;
     }
   }
   if (err->index != INT64_MAX)
@@ -1298,29 +1299,29 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, Rt
     const int64_t v_x721_n = v_x721->len;
     /* MAP */
     {
-      const int64_t t172 = v_x722_n;
-      v_x726 = rt_value_new(rt_vec_type(RT_INT), t172);
+      const int64_t t174 = v_x722_n;
+      v_x726 = rt_value_new(rt_vec_type(RT_INT), t174);
       int32_t *v_x726_d = v_x726->data.i;
       const int64_t v_x726_n = v_x726->len;
-      RT_PARALLEL_FOR_IF(t172 >= RT_PARALLEL_MIN)
-      for (int64_t t173 = 0; t173 < t172; t173++) {
-        const int32_t t174 = (int32_t)t173;
-        int t177 = 0; /* nonzero: a check below failed */
-        int32_t t175 = v_x722_d[t174];
-        int t178 = (uint64_t)(int64_t)t175 < (uint64_t)v_x721_n;
-        int32_t t176 = t178 ? v_x721_d[t175] : 0;
-        t177 |= !t178;
-        if (__builtin_expect(t177 != 0, 0)) { /* again, recording the error */
-          int32_t t179 = v_x722_d[t174];
-          int32_t t180;
-          if ((uint64_t)(int64_t)t179 < (uint64_t)v_x721_n) {
-            t180 = v_x721_d[t179];
+      RT_PARALLEL_FOR_IF(t174 >= RT_PARALLEL_MIN)
+      for (int64_t t175 = 0; t175 < t174; t175++) {
+        const int32_t t176 = (int32_t)t175;
+        int t179 = 0; /* nonzero: a check below failed */
+        int32_t t177 = v_x722_d[t176];
+        int t180 = (uint64_t)(int64_t)t177 < (uint64_t)v_x721_n;
+        int32_t t178 = t180 ? v_x721_d[t177] : 0;
+        t179 |= !t180;
+        if (__builtin_expect(t179 != 0, 0)) { /* again, recording the error */
+          int32_t t181 = v_x722_d[t176];
+          int32_t t182;
+          if ((uint64_t)(int64_t)t181 < (uint64_t)v_x721_n) {
+            t182 = v_x721_d[t181];
           } else {
-            NESSIE_RECORD(err, t173, RT_CHECK_INDEX, 2, 0, RT_GATHER, t179, v_x721_n, 0.0, 1);
-            t180 = 0;
+            NESSIE_RECORD(err, t175, RT_CHECK_INDEX, 2, 0, RT_GATHER, t181, v_x721_n, 0.0, 1);
+            t182 = 0;
           }
         }
-        v_x726_d[t173] = t176;
+        v_x726_d[t175] = t178;
       }
     }
     if (err->index != INT64_MAX)
@@ -1334,8 +1335,8 @@ fail:
   rt_release(v_x726);
 }
 
-/* K10: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K10_A {
+/* K11: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K11_A {
   RtKernelError *err;
   int run;
   int32_t *v_x718_d; int64_t v_x718_n;
@@ -1344,74 +1345,74 @@ struct K10_A {
   int32_t *v_x721_d; int64_t v_x721_n;
   int32_t *v_x726_d; int64_t v_x726_n;
 };
-struct alignas(8) K10_0_V {
+struct alignas(8) K11_0_V {
   int32_t v0;
 };
-struct K10_0_pull {
-  K10_A A;
-  __device__ K10_0_V operator()(int64_t i) const {
+struct K11_0_pull {
+  K11_A A;
+  __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t183 = 0; /* nonzero: a check below failed */
-    int32_t t181 = A.v_x718_d[ix];
-    int t184 = (uint64_t)(int64_t)t181 < (uint64_t)A.v_x719_n;
-    int32_t t182 = t184 ? A.v_x719_d[t181] : 0;
-    t183 |= !t184;
-    if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
-      int32_t t185 = A.v_x718_d[ix];
-      int32_t t186;
-      if ((uint64_t)(int64_t)t185 < (uint64_t)A.v_x719_n) {
-        t186 = A.v_x719_d[t185];
+    int t185 = 0; /* nonzero: a check below failed */
+    int32_t t183 = A.v_x718_d[ix];
+    int t186 = (uint64_t)(int64_t)t183 < (uint64_t)A.v_x719_n;
+    int32_t t184 = t186 ? A.v_x719_d[t183] : 0;
+    t185 |= !t186;
+    if (__builtin_expect(t185 != 0, 0)) { /* again, recording the error */
+      int32_t t187 = A.v_x718_d[ix];
+      int32_t t188;
+      if ((uint64_t)(int64_t)t187 < (uint64_t)A.v_x719_n) {
+        t188 = A.v_x719_d[t187];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, A.v_x719_n, 0.0, 0);
-        t186 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t187, A.v_x719_n, 0.0, 0);
+        t188 = 0;
       }
     }
-    return K10_0_V{t182};
+    return K11_0_V{t184};
   }
 };
-struct K10_0_store {
-  K10_A A;
-  __device__ void operator()(int64_t i, const K10_0_V &v) const {
+struct K11_0_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_0_V &v) const {
     A.v_x721_d[i] = v.v0;
   }
 };
-struct alignas(8) K10_1_V {
+struct alignas(8) K11_1_V {
   int32_t v0;
 };
-struct K10_1_pull {
-  K10_A A;
-  __device__ K10_1_V operator()(int64_t i) const {
+struct K11_1_pull {
+  K11_A A;
+  __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t189 = 0; /* nonzero: a check below failed */
-    int32_t t187 = A.v_x722_d[ix];
-    int t190 = (uint64_t)(int64_t)t187 < (uint64_t)A.v_x721_n;
-    int32_t t188 = t190 ? A.v_x721_d[t187] : 0;
-    t189 |= !t190;
-    if (__builtin_expect(t189 != 0, 0)) { /* again, recording the error */
-      int32_t t191 = A.v_x722_d[ix];
-      int32_t t192;
-      if ((uint64_t)(int64_t)t191 < (uint64_t)A.v_x721_n) {
-        t192 = A.v_x721_d[t191];
+    int t191 = 0; /* nonzero: a check below failed */
+    int32_t t189 = A.v_x722_d[ix];
+    int t192 = (uint64_t)(int64_t)t189 < (uint64_t)A.v_x721_n;
+    int32_t t190 = t192 ? A.v_x721_d[t189] : 0;
+    t191 |= !t192;
+    if (__builtin_expect(t191 != 0, 0)) { /* again, recording the error */
+      int32_t t193 = A.v_x722_d[ix];
+      int32_t t194;
+      if ((uint64_t)(int64_t)t193 < (uint64_t)A.v_x721_n) {
+        t194 = A.v_x721_d[t193];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t191, A.v_x721_n, 0.0, 1);
-        t192 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t193, A.v_x721_n, 0.0, 1);
+        t194 = 0;
       }
     }
-    return K10_1_V{t188};
+    return K11_1_V{t190};
   }
 };
-struct K10_1_store {
-  K10_A A;
-  __device__ void operator()(int64_t i, const K10_1_V &v) const {
+struct K11_1_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_1_V &v) const {
     A.v_x726_d[i] = v.v0;
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
   (void)loc;
   (void)err;
-  K10_A A;
+  K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1425,19 +1426,19 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtV
   RtValue *v_x726 = NULL;
   /* MAP */
   {
-    const int64_t t193 = v_x718->len;
-    v_x721 = rtg_vec_new(RT_INT, t193);
+    const int64_t t195 = v_x718->len;
+    v_x721 = rtg_vec_new(RT_INT, t195);
     A.v_x721_d = v_x721->data.i;
     A.v_x721_n = v_x721->len;
-    rtg::map("K10", loc, K10_0_pull{A}, K10_0_store{A}, t193);
+    rtg::map("K11", loc, K11_0_pull{A}, K11_0_store{A}, t195);
   }
   /* MAP */
   {
-    const int64_t t194 = v_x722->len;
-    v_x726 = rtg_vec_new(RT_INT, t194);
+    const int64_t t196 = v_x722->len;
+    v_x726 = rtg_vec_new(RT_INT, t196);
     A.v_x726_d = v_x726->data.i;
     A.v_x726_n = v_x726->len;
-    rtg::map("K10", loc, K10_1_pull{A}, K10_1_store{A}, t194);
+    rtg::map("K11", loc, K11_1_pull{A}, K11_1_store{A}, t196);
   }
   *out_v_x721 = v_x721;
   *out_v_x726 = v_x726;
@@ -1447,19 +1448,19 @@ fail:
   rt_release(v_x726);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
   RtValue *vals[] = {v_x718, v_x719, v_x722};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K10_host(err, loc, run, v_x718, v_x719, v_x722, out_v_x721, out_v_x726);
+    K11_host(err, loc, run, v_x718, v_x719, v_x722, out_v_x721, out_v_x726);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x718, v_x719, v_x722, out_v_x721, out_v_x726);
+    K11_gpu(err, loc, run, v_x718, v_x719, v_x722, out_v_x721, out_v_x726);
   }
 }
 
-/* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740) {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740) {
   (void)loc;
   (void)run;
   int32_t *v_x730_d = v_x730->data.i;
@@ -1470,18 +1471,18 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtV
   int32_t v_x740 = 0;
   /* MAP */
   {
-    const int64_t t195 = v_x727;
-    if (t195 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t195, 0.0, 0);
+    const int64_t t197 = v_x727;
+    if (t197 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t197, 0.0, 0);
       goto fail;
     }
-    v_x729 = rt_value_new(rt_vec_type(RT_INT), t195);
+    v_x729 = rt_value_new(rt_vec_type(RT_INT), t197);
     int32_t *v_x729_d = v_x729->data.i;
     const int64_t v_x729_n = v_x729->len;
-    RT_PARALLEL_FOR_IF(t195 >= RT_PARALLEL_MIN)
-    for (int64_t t196 = 0; t196 < t195; t196++) {
-      const int32_t t197 = (int32_t)t196;
-      v_x729_d[t196] = 0;
+    RT_PARALLEL_FOR_IF(t197 >= RT_PARALLEL_MIN)
+    for (int64_t t198 = 0; t198 < t197; t198++) {
+      const int32_t t199 = (int32_t)t198;
+      v_x729_d[t198] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -1491,125 +1492,125 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtV
     const int64_t v_x729_n = v_x729->len;
     /* REDUCE */
     {
-      const int64_t t198 = v_x727;
-      if (t198 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t198, 0.0, 1);
+      const int64_t t200 = v_x727;
+      if (t200 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t200, 0.0, 1);
         goto fail;
       }
-      const int64_t t199 = t198 > 0 ? (t198 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t200 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t199);
-      int32_t *t201 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t199);
-      int32_t *t202 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t199);
-      RT_PARALLEL_FOR_IF(t199 > 1)
-      for (int64_t t203 = 0; t203 < t199; t203++) {
-        int32_t t203a0;
-        int32_t t203a1;
-        int32_t t203a2;
-        t203a0 = 2147483647;
-        t203a1 = 0;
-        t203a2 = 1;
-        const int64_t t203_end = (t203 + 1) * RT_CHUNK < t198 ? (t203 + 1) * RT_CHUNK : t198;
-        for (int64_t t204 = t203 * RT_CHUNK; t204 < t203_end; t204++) {
-          const int32_t t205 = (int32_t)t204;
-          int32_t t203x0;
-          int32_t t203x1;
-          int32_t t203x2;
-          int t207 = 0; /* nonzero: a check below failed */
-          int t208 = (uint64_t)(int64_t)t205 < (uint64_t)v_x730_n;
-          int32_t t206 = t208 ? v_x730_d[t205] : 0;
-          t207 |= !t208;
-          uint8_t t210 = rt_lt_i(0, t206);
-          int32_t t211;
-          if (t210) {
-            t211 = 2147483647;
+      const int64_t t201 = t200 > 0 ? (t200 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t202 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t201);
+      int32_t *t203 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t201);
+      int32_t *t204 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t201);
+      RT_PARALLEL_FOR_IF(t201 > 1)
+      for (int64_t t205 = 0; t205 < t201; t205++) {
+        int32_t t205a0;
+        int32_t t205a1;
+        int32_t t205a2;
+        t205a0 = 2147483647;
+        t205a1 = 0;
+        t205a2 = 1;
+        const int64_t t205_end = (t205 + 1) * RT_CHUNK < t200 ? (t205 + 1) * RT_CHUNK : t200;
+        for (int64_t t206 = t205 * RT_CHUNK; t206 < t205_end; t206++) {
+          const int32_t t207 = (int32_t)t206;
+          int32_t t205x0;
+          int32_t t205x1;
+          int32_t t205x2;
+          int t209 = 0; /* nonzero: a check below failed */
+          int t210 = (uint64_t)(int64_t)t207 < (uint64_t)v_x730_n;
+          int32_t t208 = t210 ? v_x730_d[t207] : 0;
+          t209 |= !t210;
+          uint8_t t212 = rt_lt_i(0, t208);
+          int32_t t213;
+          if (t212) {
+            t213 = 2147483647;
           } else {
-            t211 = t205;
+            t213 = t207;
           }
-          if (__builtin_expect(t207 != 0, 0)) { /* again, recording the error */
-            int32_t t212;
-            if ((uint64_t)(int64_t)t205 < (uint64_t)v_x730_n) {
-              t212 = v_x730_d[t205];
+          if (__builtin_expect(t209 != 0, 0)) { /* again, recording the error */
+            int32_t t214;
+            if ((uint64_t)(int64_t)t207 < (uint64_t)v_x730_n) {
+              t214 = v_x730_d[t207];
             } else {
-              NESSIE_RECORD(err, t204, RT_CHECK_INDEX, 2, 0, RT_GATHER, t205, v_x730_n, 0.0, 2);
-              t212 = 0;
+              NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 2, 0, RT_GATHER, t207, v_x730_n, 0.0, 2);
+              t214 = 0;
             }
-            uint8_t t214 = rt_lt_i(0, t212);
-            int32_t t215;
-            if (t214) {
-              t215 = 2147483647;
+            uint8_t t216 = rt_lt_i(0, t214);
+            int32_t t217;
+            if (t216) {
+              t217 = 2147483647;
             } else {
-              t215 = t205;
+              t217 = t207;
             }
           }
-          t203x0 = t211;
-          t203x1 = 0;
-          t203x2 = t206;
-          uint8_t t217 = rt_le_i(t203a0, t203x0);
-          int32_t t218;
-          if (t217) {
-            t218 = t203a0;
-          } else {
-            t218 = t203x0;
-          }
-          int32_t t219;
-          if (t217) {
-            t219 = t203a1;
-          } else {
-            t219 = t203x1;
-          }
+          t205x0 = t213;
+          t205x1 = 0;
+          t205x2 = t208;
+          uint8_t t219 = rt_le_i(t205a0, t205x0);
           int32_t t220;
-          if (t217) {
-            t220 = t203a2;
+          if (t219) {
+            t220 = t205a0;
           } else {
-            t220 = t203x2;
+            t220 = t205x0;
           }
-          t203a0 = t218;
-          t203a1 = t219;
-          t203a2 = t220;
+          int32_t t221;
+          if (t219) {
+            t221 = t205a1;
+          } else {
+            t221 = t205x1;
+          }
+          int32_t t222;
+          if (t219) {
+            t222 = t205a2;
+          } else {
+            t222 = t205x2;
+          }
+          t205a0 = t220;
+          t205a1 = t221;
+          t205a2 = t222;
         }
-        t200[t203] = t203a0;
-        t201[t203] = t203a1;
-        t202[t203] = t203a2;
+        t202[t205] = t205a0;
+        t203[t205] = t205a1;
+        t204[t205] = t205a2;
       }
-      int32_t t203t0;
-      int32_t t203t1;
-      int32_t t203t2;
-      t203t0 = 2147483647;
-      t203t1 = 0;
-      t203t2 = 1;
-      for (int64_t t203 = 0; t203 < t199; t203++) {
-        const int32_t t221 = t200[t203];
-        const int32_t t222 = t201[t203];
-        const int32_t t223 = t202[t203];
-        uint8_t t225 = rt_le_i(t203t0, t221);
-        int32_t t226;
-        if (t225) {
-          t226 = t203t0;
-        } else {
-          t226 = t221;
-        }
-        int32_t t227;
-        if (t225) {
-          t227 = t203t1;
-        } else {
-          t227 = t222;
-        }
+      int32_t t205t0;
+      int32_t t205t1;
+      int32_t t205t2;
+      t205t0 = 2147483647;
+      t205t1 = 0;
+      t205t2 = 1;
+      for (int64_t t205 = 0; t205 < t201; t205++) {
+        const int32_t t223 = t202[t205];
+        const int32_t t224 = t203[t205];
+        const int32_t t225 = t204[t205];
+        uint8_t t227 = rt_le_i(t205t0, t223);
         int32_t t228;
-        if (t225) {
-          t228 = t203t2;
+        if (t227) {
+          t228 = t205t0;
         } else {
           t228 = t223;
         }
-        t203t0 = t226;
-        t203t1 = t227;
-        t203t2 = t228;
+        int32_t t229;
+        if (t227) {
+          t229 = t205t1;
+        } else {
+          t229 = t224;
+        }
+        int32_t t230;
+        if (t227) {
+          t230 = t205t2;
+        } else {
+          t230 = t225;
+        }
+        t205t0 = t228;
+        t205t1 = t229;
+        t205t2 = t230;
       }
-      v_x738 = t203t0;
-      rt_free(t200);
-      v_x739 = t203t1;
-      rt_free(t201);
-      v_x740 = t203t2;
+      v_x738 = t205t0;
       rt_free(t202);
+      v_x739 = t205t1;
+      rt_free(t203);
+      v_x740 = t205t2;
+      rt_free(t204);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1622,8 +1623,8 @@ fail:
   rt_release(v_x729);
 }
 
-/* K11: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K11_A {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K12_A {
   RtKernelError *err;
   int run;
   int32_t v_x727;
@@ -1633,91 +1634,91 @@ struct K11_A {
   int32_t v_x739;
   int32_t v_x740;
 };
-struct alignas(8) K11_0_V {
+struct alignas(8) K12_0_V {
   int32_t v0;
 };
-struct K11_0_pull {
-  K11_A A;
-  __device__ K11_0_V operator()(int64_t i) const {
+struct K12_0_pull {
+  K12_A A;
+  __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K11_0_V{0};
+    return K12_0_V{0};
   }
 };
-struct K11_0_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_0_V &v) const {
+struct K12_0_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_0_V &v) const {
     A.v_x729_d[i] = v.v0;
   }
 };
-struct alignas(8) K11_1_V {
+struct alignas(8) K12_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K11_1_pull {
-  K11_A A;
-  __device__ K11_1_V operator()(int64_t i) const {
+struct K12_1_pull {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t230 = 0; /* nonzero: a check below failed */
-    int t231 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x730_n;
-    int32_t t229 = t231 ? A.v_x730_d[ix] : 0;
-    t230 |= !t231;
-    uint8_t t233 = rt_lt_i(0, t229);
-    int32_t t234;
-    if (t233) {
-      t234 = 2147483647;
+    int t232 = 0; /* nonzero: a check below failed */
+    int t233 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x730_n;
+    int32_t t231 = t233 ? A.v_x730_d[ix] : 0;
+    t232 |= !t233;
+    uint8_t t235 = rt_lt_i(0, t231);
+    int32_t t236;
+    if (t235) {
+      t236 = 2147483647;
     } else {
-      t234 = ix;
+      t236 = ix;
     }
-    if (__builtin_expect(t230 != 0, 0)) { /* again, recording the error */
-      int32_t t235;
+    if (__builtin_expect(t232 != 0, 0)) { /* again, recording the error */
+      int32_t t237;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x730_n) {
-        t235 = A.v_x730_d[ix];
+        t237 = A.v_x730_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x730_n, 0.0, 0);
-        t235 = 0;
+        t237 = 0;
       }
-      uint8_t t237 = rt_lt_i(0, t235);
-      int32_t t238;
-      if (t237) {
-        t238 = 2147483647;
+      uint8_t t239 = rt_lt_i(0, t237);
+      int32_t t240;
+      if (t239) {
+        t240 = 2147483647;
       } else {
-        t238 = ix;
+        t240 = ix;
       }
     }
-    return K11_1_V{t234, 0, t229};
+    return K12_1_V{t236, 0, t231};
   }
 };
-struct K11_1_op {
-  K11_A A;
-  __device__ K11_1_V operator()(const K11_1_V &a, const K11_1_V &b) const {
-    uint8_t t240 = rt_le_i(a.v0, b.v0);
-    int32_t t241;
-    if (t240) {
-      t241 = a.v0;
-    } else {
-      t241 = b.v0;
-    }
-    int32_t t242;
-    if (t240) {
-      t242 = a.v1;
-    } else {
-      t242 = b.v1;
-    }
+struct K12_1_op {
+  K12_A A;
+  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
+    uint8_t t242 = rt_le_i(a.v0, b.v0);
     int32_t t243;
-    if (t240) {
-      t243 = a.v2;
+    if (t242) {
+      t243 = a.v0;
     } else {
-      t243 = b.v2;
+      t243 = b.v0;
     }
-    return K11_1_V{t241, t242, t243};
+    int32_t t244;
+    if (t242) {
+      t244 = a.v1;
+    } else {
+      t244 = b.v1;
+    }
+    int32_t t245;
+    if (t242) {
+      t245 = a.v2;
+    } else {
+      t245 = b.v2;
+    }
+    return K12_1_V{t243, t244, t245};
   }
 };
-struct K11_1_check {
+struct K12_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K11_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -1725,17 +1726,17 @@ struct K11_1_check {
     return true;
   }
 };
-struct K11_1_ride {
-  K11_A A;
-  __device__ K11_1_V operator()(int64_t i) const {
-    K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
-    return K11_1_pull{A}(i);
+struct K12_1_ride {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
+    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
+    return K12_1_pull{A}(i);
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740, int check_site_0) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740, int check_site_0) {
   (void)loc;
   (void)err;
-  K11_A A;
+  K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1743,64 +1744,64 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtVa
   A.v_x730_d = v_x730->data.i;
   A.v_x730_n = v_x730->len;
   RtValue *v_x729 = NULL;
-  K11_1_V *K11_1_value = NULL; /* the REDUCE's values, on the device */
+  K12_1_V *K12_1_value = NULL; /* the REDUCE's values, on the device */
   int32_t v_x738 = 0;
   int32_t v_x739 = 0;
   int32_t v_x740 = 0;
   /* MAP */
   {
-    const int64_t t244 = v_x727;
-    if (t244 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t244, 0.0, run, 1};
+    const int64_t t246 = v_x727;
+    if (t246 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t246, 0.0, run, 1};
       goto fail;
     }
-    v_x729 = rtg_vec_new(RT_INT, t244);
+    v_x729 = rtg_vec_new(RT_INT, t246);
     A.v_x729_d = v_x729->data.i;
     A.v_x729_n = v_x729->len;
-    /* computed in the launch of SOAC 1 (K11_1_ride) */
+    /* computed in the launch of SOAC 1 (K12_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t245 = v_x727;
-    if (t245 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t245, 0.0, run, 2};
+    const int64_t t247 = v_x727;
+    if (t247 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t247, 0.0, run, 2};
       goto fail;
     }
-    K11_1_V *t246 = rtg::reduce_to_device<false>("K11", loc, K11_1_ride{A}, K11_1_op{A}, K11_1_V{2147483647, 0, 1}, t245);
-    K11_1_value = t246;
+    K12_1_V *t248 = rtg::reduce_to_device<false>("K12", loc, K12_1_ride{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t247);
+    K12_1_value = t248;
   }
-  if (!rtg::check_result("K11", loc, K11_1_value, K11_1_check{{check_site_0}}, K11_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K11_1_value = NULL; /* freed by check_result, after the check */
+  K12_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x729 = v_x729;
   *out_v_x739 = v_x739;
   *out_v_x740 = v_x740;
   return;
 fail:
   rt_release(v_x729);
-  rtg_free(K11_1_value);
+  rtg_free(K12_1_value);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740, int check_site_0) {
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740, int check_site_0) {
   RtValue *vals[] = {v_x730};
   const int64_t sizes[] = {(int64_t)v_x727, (int64_t)v_x727};
   if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K11_host(err, loc, run, v_x727, v_x730, out_v_x729, out_v_x739, out_v_x740);
+    K12_host(err, loc, run, v_x727, v_x730, out_v_x729, out_v_x739, out_v_x740);
     if (err->index == INT64_MAX) {
-      K11_1_V t247;
-      memset(&t247, 0, sizeof t247);
-      t247.v1 = *out_v_x739;
-      t247.v2 = *out_v_x740;
-      (void)K11_1_check{{check_site_0}}(t247, err, run);
+      K12_1_V t249;
+      memset(&t249, 0, sizeof t249);
+      t249.v1 = *out_v_x739;
+      t249.v2 = *out_v_x740;
+      (void)K12_1_check{{check_site_0}}(t249, err, run);
     }
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x727, v_x730, out_v_x729, out_v_x739, out_v_x740, check_site_0);
+    K12_gpu(err, loc, run, v_x727, v_x730, out_v_x729, out_v_x739, out_v_x740, check_site_0);
   }
 }
 
-/* K12: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
+/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
   (void)loc;
   (void)run;
   int32_t *v_x741_d = v_x741->data.i;
@@ -1819,119 +1820,119 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
   RtValue *v_x772 = NULL;
   /* FILTER */
   {
-    const int64_t t248 = v_x745_n;
-    const int64_t t249 = t248 > 0 ? (t248 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t250 = (uint8_t *)rt_alloc_atomic((size_t)t248 + 1);
-    int64_t *t251 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t249 + 1));
-    RT_PARALLEL_FOR_IF(t249 > 1)
-    for (int64_t t252 = 0; t252 < t249; t252++) {
+    const int64_t t250 = v_x745_n;
+    const int64_t t251 = t250 > 0 ? (t250 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t252 = (uint8_t *)rt_alloc_atomic((size_t)t250 + 1);
+    int64_t *t253 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t251 + 1));
+    RT_PARALLEL_FOR_IF(t251 > 1)
+    for (int64_t t254 = 0; t254 < t251; t254++) {
       int64_t kept = 0;
-      const int64_t t252_end = (t252 + 1) * RT_CHUNK < t248 ? (t252 + 1) * RT_CHUNK : t248;
-      for (int64_t t253 = t252 * RT_CHUNK; t253 < t252_end; t253++) {
-        const int32_t t254 = (int32_t)t253;
-        int32_t t252x0;
-        uint8_t t252x1;
-        int t256 = 0; /* nonzero: a check below failed */
-        int t257 = (uint64_t)(int64_t)t254 < (uint64_t)v_x741_n;
-        int32_t t255 = t257 ? v_x741_d[t254] : 0;
-        t256 |= !t257;
-        int t259 = (uint64_t)(int64_t)t255 < (uint64_t)v_x742_n;
-        int32_t t258 = t259 ? v_x742_d[t255] : 0;
-        t256 |= !t259;
-        int32_t t260 = v_x745_d[t254];
-        uint8_t t262 = rt_lt_i(t260, t258);
-        if (__builtin_expect(t256 != 0, 0)) { /* again, recording the error */
-          int32_t t263;
-          if ((uint64_t)(int64_t)t254 < (uint64_t)v_x741_n) {
-            t263 = v_x741_d[t254];
+      const int64_t t254_end = (t254 + 1) * RT_CHUNK < t250 ? (t254 + 1) * RT_CHUNK : t250;
+      for (int64_t t255 = t254 * RT_CHUNK; t255 < t254_end; t255++) {
+        const int32_t t256 = (int32_t)t255;
+        int32_t t254x0;
+        uint8_t t254x1;
+        int t258 = 0; /* nonzero: a check below failed */
+        int t259 = (uint64_t)(int64_t)t256 < (uint64_t)v_x741_n;
+        int32_t t257 = t259 ? v_x741_d[t256] : 0;
+        t258 |= !t259;
+        int t261 = (uint64_t)(int64_t)t257 < (uint64_t)v_x742_n;
+        int32_t t260 = t261 ? v_x742_d[t257] : 0;
+        t258 |= !t261;
+        int32_t t262 = v_x745_d[t256];
+        uint8_t t264 = rt_lt_i(t262, t260);
+        if (__builtin_expect(t258 != 0, 0)) { /* again, recording the error */
+          int32_t t265;
+          if ((uint64_t)(int64_t)t256 < (uint64_t)v_x741_n) {
+            t265 = v_x741_d[t256];
           } else {
-            NESSIE_RECORD(err, t253, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, v_x741_n, 0.0, 0);
-            t263 = 0;
+            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t256, v_x741_n, 0.0, 0);
+            t265 = 0;
           }
-          int32_t t264;
-          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x742_n) {
-            t264 = v_x742_d[t263];
+          int32_t t266;
+          if ((uint64_t)(int64_t)t265 < (uint64_t)v_x742_n) {
+            t266 = v_x742_d[t265];
           } else {
-            NESSIE_RECORD(err, t253, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x742_n, 0.0, 1);
-            t264 = 0;
+            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x742_n, 0.0, 1);
+            t266 = 0;
           }
-          int32_t t265 = v_x745_d[t254];
-          uint8_t t267 = rt_lt_i(t265, t264);
+          int32_t t267 = v_x745_d[t256];
+          uint8_t t269 = rt_lt_i(t267, t266);
         }
-        t252x0 = t260;
-        t252x1 = t262;
-        uint8_t t268;
-        t268 = t252x1;
-        t250[t253] = t268 != 0;
-        kept += t268 != 0;
+        t254x0 = t262;
+        t254x1 = t264;
+        uint8_t t270;
+        t270 = t254x1;
+        t252[t255] = t270 != 0;
+        kept += t270 != 0;
       }
-      t251[t252] = kept;
+      t253[t254] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t250);
-      rt_free(t251);
+      rt_free(t252);
+      rt_free(t253);
       goto fail;
     }
-    int64_t t269 = 0;
-    for (int64_t t252 = 0; t252 < t249; t252++) {
-      const int64_t k = t251[t252];
-      t251[t252] = t269;
-      t269 += k;
+    int64_t t271 = 0;
+    for (int64_t t254 = 0; t254 < t251; t254++) {
+      const int64_t k = t253[t254];
+      t253[t254] = t271;
+      t271 += k;
     }
-    v_x751 = rt_value_new(rt_vec_type(RT_INT), t269);
+    v_x751 = rt_value_new(rt_vec_type(RT_INT), t271);
     int32_t *v_x751_d = v_x751->data.i;
     const int64_t v_x751_n = v_x751->len;
-    v_x752 = rt_value_new(rt_vec_type(RT_BOOL), t269);
+    v_x752 = rt_value_new(rt_vec_type(RT_BOOL), t271);
     uint8_t *v_x752_d = v_x752->data.b;
     const int64_t v_x752_n = v_x752->len;
-    RT_PARALLEL_FOR_IF(t249 > 1)
-    for (int64_t t252 = 0; t252 < t249; t252++) {
-      int64_t at = t251[t252];
-      const int64_t t252_end = (t252 + 1) * RT_CHUNK < t248 ? (t252 + 1) * RT_CHUNK : t248;
-      for (int64_t t253 = t252 * RT_CHUNK; t253 < t252_end; t253++) {
-        const int32_t t254 = (int32_t)t253;
-        if (!t250[t253])
+    RT_PARALLEL_FOR_IF(t251 > 1)
+    for (int64_t t254 = 0; t254 < t251; t254++) {
+      int64_t at = t253[t254];
+      const int64_t t254_end = (t254 + 1) * RT_CHUNK < t250 ? (t254 + 1) * RT_CHUNK : t250;
+      for (int64_t t255 = t254 * RT_CHUNK; t255 < t254_end; t255++) {
+        const int32_t t256 = (int32_t)t255;
+        if (!t252[t255])
           continue;
-        int32_t t252y0;
-        uint8_t t252y1;
-        int t271 = 0; /* nonzero: a check below failed */
-        int t272 = (uint64_t)(int64_t)t254 < (uint64_t)v_x741_n;
-        int32_t t270 = t272 ? v_x741_d[t254] : 0;
-        t271 |= !t272;
-        int t274 = (uint64_t)(int64_t)t270 < (uint64_t)v_x742_n;
-        int32_t t273 = t274 ? v_x742_d[t270] : 0;
-        t271 |= !t274;
-        int32_t t275 = v_x745_d[t254];
-        uint8_t t277 = rt_lt_i(t275, t273);
-        if (__builtin_expect(t271 != 0, 0)) { /* again, recording the error */
-          int32_t t278;
-          if ((uint64_t)(int64_t)t254 < (uint64_t)v_x741_n) {
-            t278 = v_x741_d[t254];
+        int32_t t254y0;
+        uint8_t t254y1;
+        int t273 = 0; /* nonzero: a check below failed */
+        int t274 = (uint64_t)(int64_t)t256 < (uint64_t)v_x741_n;
+        int32_t t272 = t274 ? v_x741_d[t256] : 0;
+        t273 |= !t274;
+        int t276 = (uint64_t)(int64_t)t272 < (uint64_t)v_x742_n;
+        int32_t t275 = t276 ? v_x742_d[t272] : 0;
+        t273 |= !t276;
+        int32_t t277 = v_x745_d[t256];
+        uint8_t t279 = rt_lt_i(t277, t275);
+        if (__builtin_expect(t273 != 0, 0)) { /* again, recording the error */
+          int32_t t280;
+          if ((uint64_t)(int64_t)t256 < (uint64_t)v_x741_n) {
+            t280 = v_x741_d[t256];
           } else {
-            NESSIE_RECORD(err, t253, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, v_x741_n, 0.0, 2);
-            t278 = 0;
+            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t256, v_x741_n, 0.0, 2);
+            t280 = 0;
           }
-          int32_t t279;
-          if ((uint64_t)(int64_t)t278 < (uint64_t)v_x742_n) {
-            t279 = v_x742_d[t278];
+          int32_t t281;
+          if ((uint64_t)(int64_t)t280 < (uint64_t)v_x742_n) {
+            t281 = v_x742_d[t280];
           } else {
-            NESSIE_RECORD(err, t253, RT_CHECK_INDEX, 0, 0, RT_GATHER, t278, v_x742_n, 0.0, 3);
-            t279 = 0;
+            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t280, v_x742_n, 0.0, 3);
+            t281 = 0;
           }
-          int32_t t280 = v_x745_d[t254];
-          uint8_t t282 = rt_lt_i(t280, t279);
+          int32_t t282 = v_x745_d[t256];
+          uint8_t t284 = rt_lt_i(t282, t281);
         }
-        t252y0 = t275;
-        t252y1 = t277;
-        if (t250[t253]) {
-          v_x751_d[at] = t252y0;
-          v_x752_d[at] = t252y1;
+        t254y0 = t277;
+        t254y1 = t279;
+        if (t252[t255]) {
+          v_x751_d[at] = t254y0;
+          v_x752_d[at] = t254y1;
           at++;
         }
       }
     }
-    rt_free(t250);
-    rt_free(t251);
+    rt_free(t252);
+    rt_free(t253);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1942,119 +1943,119 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
     const int64_t v_x752_n = v_x752->len;
     /* FILTER */
     {
-      const int64_t t283 = v_x745_n;
-      const int64_t t284 = t283 > 0 ? (t283 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t285 = (uint8_t *)rt_alloc_atomic((size_t)t283 + 1);
-      int64_t *t286 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t284 + 1));
-      RT_PARALLEL_FOR_IF(t284 > 1)
-      for (int64_t t287 = 0; t287 < t284; t287++) {
+      const int64_t t285 = v_x745_n;
+      const int64_t t286 = t285 > 0 ? (t285 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t287 = (uint8_t *)rt_alloc_atomic((size_t)t285 + 1);
+      int64_t *t288 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t286 + 1));
+      RT_PARALLEL_FOR_IF(t286 > 1)
+      for (int64_t t289 = 0; t289 < t286; t289++) {
         int64_t kept = 0;
-        const int64_t t287_end = (t287 + 1) * RT_CHUNK < t283 ? (t287 + 1) * RT_CHUNK : t283;
-        for (int64_t t288 = t287 * RT_CHUNK; t288 < t287_end; t288++) {
-          const int32_t t289 = (int32_t)t288;
-          int32_t t287x0;
-          uint8_t t287x1;
-          int t291 = 0; /* nonzero: a check below failed */
-          int t292 = (uint64_t)(int64_t)t289 < (uint64_t)v_x741_n;
-          int32_t t290 = t292 ? v_x741_d[t289] : 0;
-          t291 |= !t292;
-          int t294 = (uint64_t)(int64_t)t290 < (uint64_t)v_x742_n;
-          int32_t t293 = t294 ? v_x742_d[t290] : 0;
-          t291 |= !t294;
-          int32_t t295 = v_x745_d[t289];
-          uint8_t t297 = rt_gt_i(t295, t293);
-          if (__builtin_expect(t291 != 0, 0)) { /* again, recording the error */
-            int32_t t298;
-            if ((uint64_t)(int64_t)t289 < (uint64_t)v_x741_n) {
-              t298 = v_x741_d[t289];
+        const int64_t t289_end = (t289 + 1) * RT_CHUNK < t285 ? (t289 + 1) * RT_CHUNK : t285;
+        for (int64_t t290 = t289 * RT_CHUNK; t290 < t289_end; t290++) {
+          const int32_t t291 = (int32_t)t290;
+          int32_t t289x0;
+          uint8_t t289x1;
+          int t293 = 0; /* nonzero: a check below failed */
+          int t294 = (uint64_t)(int64_t)t291 < (uint64_t)v_x741_n;
+          int32_t t292 = t294 ? v_x741_d[t291] : 0;
+          t293 |= !t294;
+          int t296 = (uint64_t)(int64_t)t292 < (uint64_t)v_x742_n;
+          int32_t t295 = t296 ? v_x742_d[t292] : 0;
+          t293 |= !t296;
+          int32_t t297 = v_x745_d[t291];
+          uint8_t t299 = rt_gt_i(t297, t295);
+          if (__builtin_expect(t293 != 0, 0)) { /* again, recording the error */
+            int32_t t300;
+            if ((uint64_t)(int64_t)t291 < (uint64_t)v_x741_n) {
+              t300 = v_x741_d[t291];
             } else {
-              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, v_x741_n, 0.0, 4);
-              t298 = 0;
+              NESSIE_RECORD(err, t290, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x741_n, 0.0, 4);
+              t300 = 0;
             }
-            int32_t t299;
-            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x742_n) {
-              t299 = v_x742_d[t298];
+            int32_t t301;
+            if ((uint64_t)(int64_t)t300 < (uint64_t)v_x742_n) {
+              t301 = v_x742_d[t300];
             } else {
-              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x742_n, 0.0, 5);
-              t299 = 0;
+              NESSIE_RECORD(err, t290, RT_CHECK_INDEX, 0, 0, RT_GATHER, t300, v_x742_n, 0.0, 5);
+              t301 = 0;
             }
-            int32_t t300 = v_x745_d[t289];
-            uint8_t t302 = rt_gt_i(t300, t299);
+            int32_t t302 = v_x745_d[t291];
+            uint8_t t304 = rt_gt_i(t302, t301);
           }
-          t287x0 = t295;
-          t287x1 = t297;
-          uint8_t t303;
-          t303 = t287x1;
-          t285[t288] = t303 != 0;
-          kept += t303 != 0;
+          t289x0 = t297;
+          t289x1 = t299;
+          uint8_t t305;
+          t305 = t289x1;
+          t287[t290] = t305 != 0;
+          kept += t305 != 0;
         }
-        t286[t287] = kept;
+        t288[t289] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t285);
-        rt_free(t286);
+        rt_free(t287);
+        rt_free(t288);
         goto fail;
       }
-      int64_t t304 = 0;
-      for (int64_t t287 = 0; t287 < t284; t287++) {
-        const int64_t k = t286[t287];
-        t286[t287] = t304;
-        t304 += k;
+      int64_t t306 = 0;
+      for (int64_t t289 = 0; t289 < t286; t289++) {
+        const int64_t k = t288[t289];
+        t288[t289] = t306;
+        t306 += k;
       }
-      v_x765 = rt_value_new(rt_vec_type(RT_INT), t304);
+      v_x765 = rt_value_new(rt_vec_type(RT_INT), t306);
       int32_t *v_x765_d = v_x765->data.i;
       const int64_t v_x765_n = v_x765->len;
-      v_x766 = rt_value_new(rt_vec_type(RT_BOOL), t304);
+      v_x766 = rt_value_new(rt_vec_type(RT_BOOL), t306);
       uint8_t *v_x766_d = v_x766->data.b;
       const int64_t v_x766_n = v_x766->len;
-      RT_PARALLEL_FOR_IF(t284 > 1)
-      for (int64_t t287 = 0; t287 < t284; t287++) {
-        int64_t at = t286[t287];
-        const int64_t t287_end = (t287 + 1) * RT_CHUNK < t283 ? (t287 + 1) * RT_CHUNK : t283;
-        for (int64_t t288 = t287 * RT_CHUNK; t288 < t287_end; t288++) {
-          const int32_t t289 = (int32_t)t288;
-          if (!t285[t288])
+      RT_PARALLEL_FOR_IF(t286 > 1)
+      for (int64_t t289 = 0; t289 < t286; t289++) {
+        int64_t at = t288[t289];
+        const int64_t t289_end = (t289 + 1) * RT_CHUNK < t285 ? (t289 + 1) * RT_CHUNK : t285;
+        for (int64_t t290 = t289 * RT_CHUNK; t290 < t289_end; t290++) {
+          const int32_t t291 = (int32_t)t290;
+          if (!t287[t290])
             continue;
-          int32_t t287y0;
-          uint8_t t287y1;
-          int t306 = 0; /* nonzero: a check below failed */
-          int t307 = (uint64_t)(int64_t)t289 < (uint64_t)v_x741_n;
-          int32_t t305 = t307 ? v_x741_d[t289] : 0;
-          t306 |= !t307;
-          int t309 = (uint64_t)(int64_t)t305 < (uint64_t)v_x742_n;
-          int32_t t308 = t309 ? v_x742_d[t305] : 0;
-          t306 |= !t309;
-          int32_t t310 = v_x745_d[t289];
-          uint8_t t312 = rt_gt_i(t310, t308);
-          if (__builtin_expect(t306 != 0, 0)) { /* again, recording the error */
-            int32_t t313;
-            if ((uint64_t)(int64_t)t289 < (uint64_t)v_x741_n) {
-              t313 = v_x741_d[t289];
+          int32_t t289y0;
+          uint8_t t289y1;
+          int t308 = 0; /* nonzero: a check below failed */
+          int t309 = (uint64_t)(int64_t)t291 < (uint64_t)v_x741_n;
+          int32_t t307 = t309 ? v_x741_d[t291] : 0;
+          t308 |= !t309;
+          int t311 = (uint64_t)(int64_t)t307 < (uint64_t)v_x742_n;
+          int32_t t310 = t311 ? v_x742_d[t307] : 0;
+          t308 |= !t311;
+          int32_t t312 = v_x745_d[t291];
+          uint8_t t314 = rt_gt_i(t312, t310);
+          if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
+            int32_t t315;
+            if ((uint64_t)(int64_t)t291 < (uint64_t)v_x741_n) {
+              t315 = v_x741_d[t291];
             } else {
-              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, v_x741_n, 0.0, 6);
-              t313 = 0;
+              NESSIE_RECORD(err, t290, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x741_n, 0.0, 6);
+              t315 = 0;
             }
-            int32_t t314;
-            if ((uint64_t)(int64_t)t313 < (uint64_t)v_x742_n) {
-              t314 = v_x742_d[t313];
+            int32_t t316;
+            if ((uint64_t)(int64_t)t315 < (uint64_t)v_x742_n) {
+              t316 = v_x742_d[t315];
             } else {
-              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t313, v_x742_n, 0.0, 7);
-              t314 = 0;
+              NESSIE_RECORD(err, t290, RT_CHECK_INDEX, 0, 0, RT_GATHER, t315, v_x742_n, 0.0, 7);
+              t316 = 0;
             }
-            int32_t t315 = v_x745_d[t289];
-            uint8_t t317 = rt_gt_i(t315, t314);
+            int32_t t317 = v_x745_d[t291];
+            uint8_t t319 = rt_gt_i(t317, t316);
           }
-          t287y0 = t310;
-          t287y1 = t312;
-          if (t285[t288]) {
-            v_x765_d[at] = t287y0;
-            v_x766_d[at] = t287y1;
+          t289y0 = t312;
+          t289y1 = t314;
+          if (t287[t290]) {
+            v_x765_d[at] = t289y0;
+            v_x766_d[at] = t289y1;
             at++;
           }
         }
       }
-      rt_free(t285);
-      rt_free(t286);
+      rt_free(t287);
+      rt_free(t288);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2072,65 +2073,65 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
         int32_t *v_x772_d = v_x772->data.i;
         const int64_t v_x772_n = v_x772->len;
         RT_PARALLEL_FOR_SEGMENTS_IF(v_x755_n >= 64)
-        for (int64_t t318 = 0; t318 < v_x755_n; t318++) {
-          int32_t t318a0;
-          int32_t t318a1;
-          t318a0 = 0;
-          t318a1 = 0;
-          for (int64_t t319 = v_x755_off[t318]; t319 < v_x755_off[t318 + 1]; t319++) {
-            const int32_t t320 = (int32_t)t319;
-            int32_t t318x0;
-            int32_t t318x1;
-            int t322 = 0; /* nonzero: a check below failed */
-            int t323 = (uint64_t)(int64_t)t320 < (uint64_t)v_x741_n;
-            int32_t t321 = t323 ? v_x741_d[t320] : 0;
-            t322 |= !t323;
-            int t325 = (uint64_t)(int64_t)t321 < (uint64_t)v_x742_n;
-            int32_t t324 = t325 ? v_x742_d[t321] : 0;
-            t322 |= !t325;
-            int t327 = (uint64_t)(int64_t)t320 < (uint64_t)v_x745_n;
-            int32_t t326 = t327 ? v_x745_d[t320] : 0;
-            t322 |= !t327;
-            uint8_t t329 = rt_lt_i(t326, t324);
-            int32_t t331 = rt_btoi_b(t329);
-            uint8_t t333 = rt_gt_i(t326, t324);
-            int32_t t335 = rt_btoi_b(t333);
-            if (__builtin_expect(t322 != 0, 0)) { /* again, recording the error */
-              int32_t t336;
-              if ((uint64_t)(int64_t)t320 < (uint64_t)v_x741_n) {
-                t336 = v_x741_d[t320];
-              } else {
-                NESSIE_RECORD(err, t319, RT_CHECK_INDEX, 0, 0, RT_GATHER, t320, v_x741_n, 0.0, 8);
-                t336 = 0;
-              }
-              int32_t t337;
-              if ((uint64_t)(int64_t)t336 < (uint64_t)v_x742_n) {
-                t337 = v_x742_d[t336];
-              } else {
-                NESSIE_RECORD(err, t319, RT_CHECK_INDEX, 0, 0, RT_GATHER, t336, v_x742_n, 0.0, 9);
-                t337 = 0;
-              }
+        for (int64_t t320 = 0; t320 < v_x755_n; t320++) {
+          int32_t t320a0;
+          int32_t t320a1;
+          t320a0 = 0;
+          t320a1 = 0;
+          for (int64_t t321 = v_x755_off[t320]; t321 < v_x755_off[t320 + 1]; t321++) {
+            const int32_t t322 = (int32_t)t321;
+            int32_t t320x0;
+            int32_t t320x1;
+            int t324 = 0; /* nonzero: a check below failed */
+            int t325 = (uint64_t)(int64_t)t322 < (uint64_t)v_x741_n;
+            int32_t t323 = t325 ? v_x741_d[t322] : 0;
+            t324 |= !t325;
+            int t327 = (uint64_t)(int64_t)t323 < (uint64_t)v_x742_n;
+            int32_t t326 = t327 ? v_x742_d[t323] : 0;
+            t324 |= !t327;
+            int t329 = (uint64_t)(int64_t)t322 < (uint64_t)v_x745_n;
+            int32_t t328 = t329 ? v_x745_d[t322] : 0;
+            t324 |= !t329;
+            uint8_t t331 = rt_lt_i(t328, t326);
+            int32_t t333 = rt_btoi_b(t331);
+            uint8_t t335 = rt_gt_i(t328, t326);
+            int32_t t337 = rt_btoi_b(t335);
+            if (__builtin_expect(t324 != 0, 0)) { /* again, recording the error */
               int32_t t338;
-              if ((uint64_t)(int64_t)t320 < (uint64_t)v_x745_n) {
-                t338 = v_x745_d[t320];
+              if ((uint64_t)(int64_t)t322 < (uint64_t)v_x741_n) {
+                t338 = v_x741_d[t322];
               } else {
-                NESSIE_RECORD(err, t319, RT_CHECK_INDEX, 3, 0, RT_GATHER, t320, v_x745_n, 0.0, 10);
+                NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t322, v_x741_n, 0.0, 8);
                 t338 = 0;
               }
-              uint8_t t340 = rt_lt_i(t338, t337);
-              int32_t t342 = rt_btoi_b(t340);
-              uint8_t t344 = rt_gt_i(t338, t337);
-              int32_t t346 = rt_btoi_b(t344);
+              int32_t t339;
+              if ((uint64_t)(int64_t)t338 < (uint64_t)v_x742_n) {
+                t339 = v_x742_d[t338];
+              } else {
+                NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t338, v_x742_n, 0.0, 9);
+                t339 = 0;
+              }
+              int32_t t340;
+              if ((uint64_t)(int64_t)t322 < (uint64_t)v_x745_n) {
+                t340 = v_x745_d[t322];
+              } else {
+                NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 3, 0, RT_GATHER, t322, v_x745_n, 0.0, 10);
+                t340 = 0;
+              }
+              uint8_t t342 = rt_lt_i(t340, t339);
+              int32_t t344 = rt_btoi_b(t342);
+              uint8_t t346 = rt_gt_i(t340, t339);
+              int32_t t348 = rt_btoi_b(t346);
             }
-            t318x0 = t331;
-            t318x1 = t335;
-            int32_t t348 = rt_add_i(t318a0, t318x0);
-            int32_t t350 = rt_add_i(t318a1, t318x1);
-            t318a0 = t348;
-            t318a1 = t350;
+            t320x0 = t333;
+            t320x1 = t337;
+            int32_t t350 = rt_add_i(t320a0, t320x0);
+            int32_t t352 = rt_add_i(t320a1, t320x1);
+            t320a0 = t350;
+            t320a1 = t352;
           }
-          v_x759_d[t318] = t318a0;
-          v_x772_d[t318] = t318a1;
+          v_x759_d[t320] = t320a0;
+          v_x772_d[t320] = t320a1;
         }
       }
       if (err->index != INT64_MAX)
@@ -2153,8 +2154,8 @@ fail:
   rt_release(v_x772);
 }
 
-/* K12: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K12_A {
+/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K13_A {
   RtKernelError *err;
   int run;
   int32_t *v_x741_d; int64_t v_x741_n;
@@ -2168,196 +2169,196 @@ struct K12_A {
   int32_t *v_x759_d; int64_t v_x759_n;
   int32_t *v_x772_d; int64_t v_x772_n;
 };
-struct alignas(8) K12_0_V {
+struct alignas(8) K13_0_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K12_0_pull {
-  K12_A A;
-  __device__ K12_0_V operator()(int64_t i) const {
+struct K13_0_pull {
+  K13_A A;
+  __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t352 = 0; /* nonzero: a check below failed */
-    int t353 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
-    int32_t t351 = t353 ? A.v_x741_d[ix] : 0;
-    t352 |= !t353;
-    int t355 = (uint64_t)(int64_t)t351 < (uint64_t)A.v_x742_n;
-    int32_t t354 = t355 ? A.v_x742_d[t351] : 0;
-    t352 |= !t355;
-    int32_t t356 = A.v_x745_d[ix];
-    uint8_t t358 = rt_lt_i(t356, t354);
-    if (__builtin_expect(t352 != 0, 0)) { /* again, recording the error */
-      int32_t t359;
+    int t354 = 0; /* nonzero: a check below failed */
+    int t355 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
+    int32_t t353 = t355 ? A.v_x741_d[ix] : 0;
+    t354 |= !t355;
+    int t357 = (uint64_t)(int64_t)t353 < (uint64_t)A.v_x742_n;
+    int32_t t356 = t357 ? A.v_x742_d[t353] : 0;
+    t354 |= !t357;
+    int32_t t358 = A.v_x745_d[ix];
+    uint8_t t360 = rt_lt_i(t358, t356);
+    if (__builtin_expect(t354 != 0, 0)) { /* again, recording the error */
+      int32_t t361;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
-        t359 = A.v_x741_d[ix];
+        t361 = A.v_x741_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 0);
-        t359 = 0;
+        t361 = 0;
       }
-      int32_t t360;
-      if ((uint64_t)(int64_t)t359 < (uint64_t)A.v_x742_n) {
-        t360 = A.v_x742_d[t359];
+      int32_t t362;
+      if ((uint64_t)(int64_t)t361 < (uint64_t)A.v_x742_n) {
+        t362 = A.v_x742_d[t361];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t359, A.v_x742_n, 0.0, 1);
-        t360 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t361, A.v_x742_n, 0.0, 1);
+        t362 = 0;
       }
-      int32_t t361 = A.v_x745_d[ix];
-      uint8_t t363 = rt_lt_i(t361, t360);
+      int32_t t363 = A.v_x745_d[ix];
+      uint8_t t365 = rt_lt_i(t363, t362);
     }
-    return K12_0_V{t356, t358};
+    return K13_0_V{t358, t360};
   }
 };
-struct K12_0_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_0_V &v) const {
+struct K13_0_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_0_V &v) const {
     A.v_x751_d[i] = v.v0;
     A.v_x752_d[i] = v.v1;
   }
 };
-struct K12_0_pred {
-  K12_A A;
-  __device__ bool operator()(int64_t i, const K12_0_V &v) const {
+struct K13_0_pred {
+  K13_A A;
+  __device__ bool operator()(int64_t i, const K13_0_V &v) const {
     return (bool)v.v1;
   }
 };
-struct alignas(8) K12_1_V {
+struct alignas(8) K13_1_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K12_1_pull {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
+struct K13_1_pull {
+  K13_A A;
+  __device__ K13_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t365 = 0; /* nonzero: a check below failed */
-    int t366 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
-    int32_t t364 = t366 ? A.v_x741_d[ix] : 0;
-    t365 |= !t366;
-    int t368 = (uint64_t)(int64_t)t364 < (uint64_t)A.v_x742_n;
-    int32_t t367 = t368 ? A.v_x742_d[t364] : 0;
-    t365 |= !t368;
-    int32_t t369 = A.v_x745_d[ix];
-    uint8_t t371 = rt_gt_i(t369, t367);
-    if (__builtin_expect(t365 != 0, 0)) { /* again, recording the error */
-      int32_t t372;
+    int t367 = 0; /* nonzero: a check below failed */
+    int t368 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
+    int32_t t366 = t368 ? A.v_x741_d[ix] : 0;
+    t367 |= !t368;
+    int t370 = (uint64_t)(int64_t)t366 < (uint64_t)A.v_x742_n;
+    int32_t t369 = t370 ? A.v_x742_d[t366] : 0;
+    t367 |= !t370;
+    int32_t t371 = A.v_x745_d[ix];
+    uint8_t t373 = rt_gt_i(t371, t369);
+    if (__builtin_expect(t367 != 0, 0)) { /* again, recording the error */
+      int32_t t374;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
-        t372 = A.v_x741_d[ix];
+        t374 = A.v_x741_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 2);
-        t372 = 0;
+        t374 = 0;
       }
-      int32_t t373;
-      if ((uint64_t)(int64_t)t372 < (uint64_t)A.v_x742_n) {
-        t373 = A.v_x742_d[t372];
+      int32_t t375;
+      if ((uint64_t)(int64_t)t374 < (uint64_t)A.v_x742_n) {
+        t375 = A.v_x742_d[t374];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t372, A.v_x742_n, 0.0, 3);
-        t373 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t374, A.v_x742_n, 0.0, 3);
+        t375 = 0;
       }
-      int32_t t374 = A.v_x745_d[ix];
-      uint8_t t376 = rt_gt_i(t374, t373);
+      int32_t t376 = A.v_x745_d[ix];
+      uint8_t t378 = rt_gt_i(t376, t375);
     }
-    return K12_1_V{t369, t371};
+    return K13_1_V{t371, t373};
   }
 };
-struct K12_1_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_1_V &v) const {
+struct K13_1_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_1_V &v) const {
     A.v_x765_d[i] = v.v0;
     A.v_x766_d[i] = v.v1;
   }
 };
-struct K12_1_pred {
-  K12_A A;
-  __device__ bool operator()(int64_t i, const K12_1_V &v) const {
+struct K13_1_pred {
+  K13_A A;
+  __device__ bool operator()(int64_t i, const K13_1_V &v) const {
     return (bool)v.v1;
   }
 };
-struct alignas(8) K12_2_V {
+struct alignas(8) K13_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K12_2_pull {
-  K12_A A;
-  __device__ K12_2_V operator()(int64_t i) const {
+struct K13_2_pull {
+  K13_A A;
+  __device__ K13_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t378 = 0; /* nonzero: a check below failed */
-    int t379 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
-    int32_t t377 = t379 ? A.v_x741_d[ix] : 0;
-    t378 |= !t379;
-    int t381 = (uint64_t)(int64_t)t377 < (uint64_t)A.v_x742_n;
-    int32_t t380 = t381 ? A.v_x742_d[t377] : 0;
-    t378 |= !t381;
-    int t383 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x745_n;
-    int32_t t382 = t383 ? A.v_x745_d[ix] : 0;
-    t378 |= !t383;
-    uint8_t t385 = rt_lt_i(t382, t380);
-    int32_t t387 = rt_btoi_b(t385);
-    uint8_t t389 = rt_gt_i(t382, t380);
-    int32_t t391 = rt_btoi_b(t389);
-    if (__builtin_expect(t378 != 0, 0)) { /* again, recording the error */
-      int32_t t392;
+    int t380 = 0; /* nonzero: a check below failed */
+    int t381 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
+    int32_t t379 = t381 ? A.v_x741_d[ix] : 0;
+    t380 |= !t381;
+    int t383 = (uint64_t)(int64_t)t379 < (uint64_t)A.v_x742_n;
+    int32_t t382 = t383 ? A.v_x742_d[t379] : 0;
+    t380 |= !t383;
+    int t385 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x745_n;
+    int32_t t384 = t385 ? A.v_x745_d[ix] : 0;
+    t380 |= !t385;
+    uint8_t t387 = rt_lt_i(t384, t382);
+    int32_t t389 = rt_btoi_b(t387);
+    uint8_t t391 = rt_gt_i(t384, t382);
+    int32_t t393 = rt_btoi_b(t391);
+    if (__builtin_expect(t380 != 0, 0)) { /* again, recording the error */
+      int32_t t394;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
-        t392 = A.v_x741_d[ix];
+        t394 = A.v_x741_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 4);
-        t392 = 0;
-      }
-      int32_t t393;
-      if ((uint64_t)(int64_t)t392 < (uint64_t)A.v_x742_n) {
-        t393 = A.v_x742_d[t392];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t392, A.v_x742_n, 0.0, 5);
-        t393 = 0;
-      }
-      int32_t t394;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x745_n) {
-        t394 = A.v_x745_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x745_n, 0.0, 6);
         t394 = 0;
       }
-      uint8_t t396 = rt_lt_i(t394, t393);
-      int32_t t398 = rt_btoi_b(t396);
-      uint8_t t400 = rt_gt_i(t394, t393);
-      int32_t t402 = rt_btoi_b(t400);
+      int32_t t395;
+      if ((uint64_t)(int64_t)t394 < (uint64_t)A.v_x742_n) {
+        t395 = A.v_x742_d[t394];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, A.v_x742_n, 0.0, 5);
+        t395 = 0;
+      }
+      int32_t t396;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x745_n) {
+        t396 = A.v_x745_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x745_n, 0.0, 6);
+        t396 = 0;
+      }
+      uint8_t t398 = rt_lt_i(t396, t395);
+      int32_t t400 = rt_btoi_b(t398);
+      uint8_t t402 = rt_gt_i(t396, t395);
+      int32_t t404 = rt_btoi_b(t402);
     }
-    return K12_2_V{t387, t391};
+    return K13_2_V{t389, t393};
   }
 };
-struct K12_2_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_2_V &v) const {
+struct K13_2_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_2_V &v) const {
     A.v_x759_d[i] = v.v0;
     A.v_x772_d[i] = v.v1;
   }
 };
-struct K12_2_op {
-  K12_A A;
-  __device__ K12_2_V operator()(const K12_2_V &a, const K12_2_V &b) const {
-    int32_t t404 = rt_add_i(a.v0, b.v0);
-    int32_t t406 = rt_add_i(a.v1, b.v1);
-    return K12_2_V{t404, t406};
+struct K13_2_op {
+  K13_A A;
+  __device__ K13_2_V operator()(const K13_2_V &a, const K13_2_V &b) const {
+    int32_t t406 = rt_add_i(a.v0, b.v0);
+    int32_t t408 = rt_add_i(a.v1, b.v1);
+    return K13_2_V{t406, t408};
   }
 };
-struct K12_2_add {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_2_V &v) const {
+struct K13_2_add {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_2_V &v) const {
     atomicAdd(&A.v_x759_d[i], v.v0);
     atomicAdd(&A.v_x772_d[i], v.v1);
   }
 };
-struct K12_2_zero {
-  K12_A A;
+struct K13_2_zero {
+  K13_A A;
   void operator()(int64_t n) const {
     rtg_zero(A.v_x759_d, sizeof *A.v_x759_d * (size_t)n);
     rtg_zero(A.v_x772_d, sizeof *A.v_x772_d * (size_t)n);
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
   (void)loc;
   (void)err;
-  K12_A A;
+  K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -2376,58 +2377,58 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtV
   RtValue *v_x759 = NULL;
   RtValue *v_x772 = NULL;
   /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t407, t408; /* the slot of SOAC 0's count, its size */
-  int64_t *t409, t410; /* the slot of SOAC 1's count, its size */
+  int64_t *t409, t410; /* the slot of SOAC 0's count, its size */
+  int64_t *t411, t412; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t411 = v_x745->len;
-    v_x751 = rtg_vec_new(RT_INT, t411);
+    const int64_t t413 = v_x745->len;
+    v_x751 = rtg_vec_new(RT_INT, t413);
     A.v_x751_d = v_x751->data.i;
     A.v_x751_n = v_x751->len;
-    v_x752 = rtg_vec_new(RT_BOOL, t411);
+    v_x752 = rtg_vec_new(RT_BOOL, t413);
     A.v_x752_d = v_x752->data.b;
     A.v_x752_n = v_x752->len;
-    t408 = t411;
-    const int64_t t412 = v_x745->len;
-    v_x765 = rtg_vec_new(RT_INT, t412);
+    t410 = t413;
+    const int64_t t414 = v_x745->len;
+    v_x765 = rtg_vec_new(RT_INT, t414);
     A.v_x765_d = v_x765->data.i;
     A.v_x765_n = v_x765->len;
-    v_x766 = rtg_vec_new(RT_BOOL, t412);
+    v_x766 = rtg_vec_new(RT_BOOL, t414);
     A.v_x766_d = v_x766->data.b;
     A.v_x766_n = v_x766->len;
-    t410 = t412;
-    int64_t *t413[2];
-    rtg::filters_launch("K12", loc, t412, t413, rtg::filter_part<K12_0_V>(K12_0_pull{A}, K12_0_pred{A}, K12_0_store{A}, K12_0_store{A}, false), rtg::filter_part<K12_1_V>(K12_1_pull{A}, K12_1_pred{A}, K12_1_store{A}, K12_1_store{A}, false));
-    t407 = t413[0];
-    t409 = t413[1];
+    t412 = t414;
+    int64_t *t415[2];
+    rtg::filters_launch("K13", loc, t414, t415, rtg::filter_part<K13_0_V>(K13_0_pull{A}, K13_0_pred{A}, K13_0_store{A}, K13_0_store{A}, false), rtg::filter_part<K13_1_V>(K13_1_pull{A}, K13_1_pred{A}, K13_1_store{A}, K13_1_store{A}, false));
+    t409 = t415[0];
+    t411 = t415[1];
   }
   {
-    const int64_t t414 = rtg::filter_count(t407);
-    v_x751 = rtg_vec_fit(v_x751, t414);
+    const int64_t t416 = rtg::filter_count(t409);
+    v_x751 = rtg_vec_fit(v_x751, t416);
     A.v_x751_d = v_x751->data.i;
     A.v_x751_n = v_x751->len;
-    v_x752 = rtg_vec_fit(v_x752, t414);
+    v_x752 = rtg_vec_fit(v_x752, t416);
     A.v_x752_d = v_x752->data.b;
     A.v_x752_n = v_x752->len;
   }
   {
-    const int64_t t415 = rtg::filter_count(t409);
-    v_x765 = rtg_vec_fit(v_x765, t415);
+    const int64_t t417 = rtg::filter_count(t411);
+    v_x765 = rtg_vec_fit(v_x765, t417);
     A.v_x765_d = v_x765->data.i;
     A.v_x765_n = v_x765->len;
-    v_x766 = rtg_vec_fit(v_x766, t415);
+    v_x766 = rtg_vec_fit(v_x766, t417);
     A.v_x766_d = v_x766->data.b;
     A.v_x766_n = v_x766->len;
   }
   /* SEG_REDUCE */
   {
-    const int64_t t416 = v_x755->len;
-    v_x759 = rtg_vec_new(RT_INT, t416);
+    const int64_t t418 = v_x755->len;
+    v_x759 = rtg_vec_new(RT_INT, t418);
     A.v_x759_d = v_x759->data.i;
     A.v_x759_n = v_x759->len;
-    v_x772 = rtg_vec_new(RT_INT, t416);
+    v_x772 = rtg_vec_new(RT_INT, t418);
     A.v_x772_d = v_x772->data.i;
     A.v_x772_n = v_x772->len;
-    rtg::segmented_sum("K12", loc, K12_2_pull{A}, K12_2_op{A}, K12_2_V{0, 0}, v_x755, K12_2_store{A}, K12_2_add{A}, K12_2_zero{A});
+    rtg::segmented_sum("K13", loc, K13_2_pull{A}, K13_2_op{A}, K13_2_V{0, 0}, v_x755, K13_2_store{A}, K13_2_add{A}, K13_2_zero{A});
   }
   *out_v_x751 = v_x751;
   *out_v_x759 = v_x759;
@@ -2445,19 +2446,19 @@ fail:
   rt_release(v_x772);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
   RtValue *vals[] = {v_x741, v_x742, v_x745, v_x755};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K12_host(err, loc, run, v_x741, v_x742, v_x745, v_x755, out_v_x751, out_v_x759, out_v_x765, out_v_x772);
+    K13_host(err, loc, run, v_x741, v_x742, v_x745, v_x755, out_v_x751, out_v_x759, out_v_x765, out_v_x772);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x741, v_x742, v_x745, v_x755, out_v_x751, out_v_x759, out_v_x765, out_v_x772);
+    K13_gpu(err, loc, run, v_x741, v_x742, v_x745, v_x755, out_v_x751, out_v_x759, out_v_x765, out_v_x772);
   }
 }
 
-/* K13: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
+/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
   (void)loc;
   (void)run;
   int32_t *v_x773_d = v_x773->data.i;
@@ -2468,57 +2469,57 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, Rt
   RtValue *v_x781 = NULL;
   /* MAP */
   {
-    const int64_t t417 = v_x775;
-    if (t417 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t417, 0.0, 0);
+    const int64_t t419 = v_x775;
+    if (t419 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t419, 0.0, 0);
       goto fail;
     }
-    v_x777 = rt_value_new(rt_vec_type(RT_INT), t417);
+    v_x777 = rt_value_new(rt_vec_type(RT_INT), t419);
     int32_t *v_x777_d = v_x777->data.i;
     const int64_t v_x777_n = v_x777->len;
-    RT_PARALLEL_FOR_IF(t417 >= RT_PARALLEL_MIN)
-    for (int64_t t418 = 0; t418 < t417; t418++) {
-      const int32_t t419 = (int32_t)t418;
-      int t424 = 0; /* nonzero: a check below failed */
-      uint8_t t421 = rt_lt_i(t419, (int32_t)v_x773_n);
-      int32_t t422;
-      if (t421) {
-        int t425 = (uint64_t)(int64_t)t419 < (uint64_t)v_x773_n;
-        int32_t t423 = t425 ? v_x773_d[t419] : 0;
-        t424 |= !t425;
-        t422 = t423;
+    RT_PARALLEL_FOR_IF(t419 >= RT_PARALLEL_MIN)
+    for (int64_t t420 = 0; t420 < t419; t420++) {
+      const int32_t t421 = (int32_t)t420;
+      int t426 = 0; /* nonzero: a check below failed */
+      uint8_t t423 = rt_lt_i(t421, (int32_t)v_x773_n);
+      int32_t t424;
+      if (t423) {
+        int t427 = (uint64_t)(int64_t)t421 < (uint64_t)v_x773_n;
+        int32_t t425 = t427 ? v_x773_d[t421] : 0;
+        t426 |= !t427;
+        t424 = t425;
       } else {
-        int32_t t427 = rt_sub_i(t419, (int32_t)v_x773_n);
-        int t429 = (uint64_t)(int64_t)t427 < (uint64_t)v_x774_n;
-        int32_t t428 = t429 ? v_x774_d[t427] : 0;
-        t424 |= !t429;
-        t422 = t428;
+        int32_t t429 = rt_sub_i(t421, (int32_t)v_x773_n);
+        int t431 = (uint64_t)(int64_t)t429 < (uint64_t)v_x774_n;
+        int32_t t430 = t431 ? v_x774_d[t429] : 0;
+        t426 |= !t431;
+        t424 = t430;
       }
-      if (__builtin_expect(t424 != 0, 0)) { /* again, recording the error */
-        uint8_t t431 = rt_lt_i(t419, (int32_t)v_x773_n);
-        int32_t t432;
-        if (t431) {
-          int32_t t433;
-          if ((uint64_t)(int64_t)t419 < (uint64_t)v_x773_n) {
-            t433 = v_x773_d[t419];
+      if (__builtin_expect(t426 != 0, 0)) { /* again, recording the error */
+        uint8_t t433 = rt_lt_i(t421, (int32_t)v_x773_n);
+        int32_t t434;
+        if (t433) {
+          int32_t t435;
+          if ((uint64_t)(int64_t)t421 < (uint64_t)v_x773_n) {
+            t435 = v_x773_d[t421];
           } else {
-            NESSIE_RECORD(err, t418, RT_CHECK_INDEX, 0, 0, RT_GATHER, t419, v_x773_n, 0.0, 1);
-            t433 = 0;
+            NESSIE_RECORD(err, t420, RT_CHECK_INDEX, 0, 0, RT_GATHER, t421, v_x773_n, 0.0, 1);
+            t435 = 0;
           }
-          t432 = t433;
+          t434 = t435;
         } else {
-          int32_t t435 = rt_sub_i(t419, (int32_t)v_x773_n);
-          int32_t t436;
-          if ((uint64_t)(int64_t)t435 < (uint64_t)v_x774_n) {
-            t436 = v_x774_d[t435];
+          int32_t t437 = rt_sub_i(t421, (int32_t)v_x773_n);
+          int32_t t438;
+          if ((uint64_t)(int64_t)t437 < (uint64_t)v_x774_n) {
+            t438 = v_x774_d[t437];
           } else {
-            NESSIE_RECORD(err, t418, RT_CHECK_INDEX, 0, 0, RT_GATHER, t435, v_x774_n, 0.0, 2);
-            t436 = 0;
+            NESSIE_RECORD(err, t420, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_x774_n, 0.0, 2);
+            t438 = 0;
           }
-          t432 = t436;
+          t434 = t438;
         }
       }
-      v_x777_d[t418] = t422;
+      v_x777_d[t420] = t424;
     }
   }
   if (err->index != INT64_MAX)
@@ -2528,131 +2529,131 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, Rt
     const int64_t v_x777_n = v_x777->len;
     /* SCAN */
     {
-      const int64_t t437 = v_x775;
-      if (t437 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t437, 0.0, 3);
+      const int64_t t439 = v_x775;
+      if (t439 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t439, 0.0, 3);
         goto fail;
       }
-      const int64_t t438 = t437 > 0 ? (t437 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t439 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t438);
-      RT_PARALLEL_FOR_IF(t438 > 1)
-      for (int64_t t440 = 0; t440 < t438; t440++) {
-        int32_t t440a0;
-        t440a0 = 0;
-        const int64_t t440_end = (t440 + 1) * RT_CHUNK < t437 ? (t440 + 1) * RT_CHUNK : t437;
-        for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
-          const int32_t t442 = (int32_t)t441;
-          int32_t t440x0;
-          int t447 = 0; /* nonzero: a check below failed */
-          uint8_t t444 = rt_lt_i(t442, (int32_t)v_x773_n);
-          int32_t t445;
-          if (t444) {
-            int t448 = (uint64_t)(int64_t)t442 < (uint64_t)v_x773_n;
-            int32_t t446 = t448 ? v_x773_d[t442] : 0;
-            t447 |= !t448;
-            t445 = t446;
+      const int64_t t440 = t439 > 0 ? (t439 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t441 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t440);
+      RT_PARALLEL_FOR_IF(t440 > 1)
+      for (int64_t t442 = 0; t442 < t440; t442++) {
+        int32_t t442a0;
+        t442a0 = 0;
+        const int64_t t442_end = (t442 + 1) * RT_CHUNK < t439 ? (t442 + 1) * RT_CHUNK : t439;
+        for (int64_t t443 = t442 * RT_CHUNK; t443 < t442_end; t443++) {
+          const int32_t t444 = (int32_t)t443;
+          int32_t t442x0;
+          int t449 = 0; /* nonzero: a check below failed */
+          uint8_t t446 = rt_lt_i(t444, (int32_t)v_x773_n);
+          int32_t t447;
+          if (t446) {
+            int t450 = (uint64_t)(int64_t)t444 < (uint64_t)v_x773_n;
+            int32_t t448 = t450 ? v_x773_d[t444] : 0;
+            t449 |= !t450;
+            t447 = t448;
           } else {
-            int32_t t450 = rt_sub_i(t442, (int32_t)v_x773_n);
-            int t452 = (uint64_t)(int64_t)t450 < (uint64_t)v_x774_n;
-            int32_t t451 = t452 ? v_x774_d[t450] : 0;
-            t447 |= !t452;
-            t445 = t451;
+            int32_t t452 = rt_sub_i(t444, (int32_t)v_x773_n);
+            int t454 = (uint64_t)(int64_t)t452 < (uint64_t)v_x774_n;
+            int32_t t453 = t454 ? v_x774_d[t452] : 0;
+            t449 |= !t454;
+            t447 = t453;
           }
-          if (__builtin_expect(t447 != 0, 0)) { /* again, recording the error */
-            uint8_t t454 = rt_lt_i(t442, (int32_t)v_x773_n);
-            int32_t t455;
-            if (t454) {
-              int32_t t456;
-              if ((uint64_t)(int64_t)t442 < (uint64_t)v_x773_n) {
-                t456 = v_x773_d[t442];
+          if (__builtin_expect(t449 != 0, 0)) { /* again, recording the error */
+            uint8_t t456 = rt_lt_i(t444, (int32_t)v_x773_n);
+            int32_t t457;
+            if (t456) {
+              int32_t t458;
+              if ((uint64_t)(int64_t)t444 < (uint64_t)v_x773_n) {
+                t458 = v_x773_d[t444];
               } else {
-                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x773_n, 0.0, 4);
-                t456 = 0;
+                NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t444, v_x773_n, 0.0, 4);
+                t458 = 0;
               }
-              t455 = t456;
+              t457 = t458;
             } else {
-              int32_t t458 = rt_sub_i(t442, (int32_t)v_x773_n);
-              int32_t t459;
-              if ((uint64_t)(int64_t)t458 < (uint64_t)v_x774_n) {
-                t459 = v_x774_d[t458];
+              int32_t t460 = rt_sub_i(t444, (int32_t)v_x773_n);
+              int32_t t461;
+              if ((uint64_t)(int64_t)t460 < (uint64_t)v_x774_n) {
+                t461 = v_x774_d[t460];
               } else {
-                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_x774_n, 0.0, 5);
-                t459 = 0;
+                NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t460, v_x774_n, 0.0, 5);
+                t461 = 0;
               }
-              t455 = t459;
+              t457 = t461;
             }
           }
-          t440x0 = t445;
-          int32_t t461 = rt_add_i(t440a0, t440x0);
-          t440a0 = t461;
+          t442x0 = t447;
+          int32_t t463 = rt_add_i(t442a0, t442x0);
+          t442a0 = t463;
         }
-        t439[t440] = t440a0;
+        t441[t442] = t442a0;
       }
-      int32_t t440t0;
-      t440t0 = 0;
-      for (int64_t t440 = 0; t440 < t438; t440++) {
-        const int32_t t462 = t439[t440];
-        t439[t440] = t440t0;
-        int32_t t464 = rt_add_i(t440t0, t462);
-        t440t0 = t464;
+      int32_t t442t0;
+      t442t0 = 0;
+      for (int64_t t442 = 0; t442 < t440; t442++) {
+        const int32_t t464 = t441[t442];
+        t441[t442] = t442t0;
+        int32_t t466 = rt_add_i(t442t0, t464);
+        t442t0 = t466;
       }
-      v_x781 = rt_value_new(rt_vec_type(RT_INT), t437);
+      v_x781 = rt_value_new(rt_vec_type(RT_INT), t439);
       int32_t *v_x781_d = v_x781->data.i;
       const int64_t v_x781_n = v_x781->len;
-      RT_PARALLEL_FOR_IF(t438 > 1)
-      for (int64_t t440 = 0; t440 < t438; t440++) {
-        int32_t t440p0;
-        t440p0 = t439[t440];
-        const int64_t t440_end = (t440 + 1) * RT_CHUNK < t437 ? (t440 + 1) * RT_CHUNK : t437;
-        for (int64_t t441 = t440 * RT_CHUNK; t441 < t440_end; t441++) {
-          const int32_t t442 = (int32_t)t441;
-          v_x781_d[t441] = t440p0;
-          int32_t t440y0;
-          int t469 = 0; /* nonzero: a check below failed */
-          uint8_t t466 = rt_lt_i(t442, (int32_t)v_x773_n);
-          int32_t t467;
-          if (t466) {
-            int t470 = (uint64_t)(int64_t)t442 < (uint64_t)v_x773_n;
-            int32_t t468 = t470 ? v_x773_d[t442] : 0;
-            t469 |= !t470;
-            t467 = t468;
+      RT_PARALLEL_FOR_IF(t440 > 1)
+      for (int64_t t442 = 0; t442 < t440; t442++) {
+        int32_t t442p0;
+        t442p0 = t441[t442];
+        const int64_t t442_end = (t442 + 1) * RT_CHUNK < t439 ? (t442 + 1) * RT_CHUNK : t439;
+        for (int64_t t443 = t442 * RT_CHUNK; t443 < t442_end; t443++) {
+          const int32_t t444 = (int32_t)t443;
+          v_x781_d[t443] = t442p0;
+          int32_t t442y0;
+          int t471 = 0; /* nonzero: a check below failed */
+          uint8_t t468 = rt_lt_i(t444, (int32_t)v_x773_n);
+          int32_t t469;
+          if (t468) {
+            int t472 = (uint64_t)(int64_t)t444 < (uint64_t)v_x773_n;
+            int32_t t470 = t472 ? v_x773_d[t444] : 0;
+            t471 |= !t472;
+            t469 = t470;
           } else {
-            int32_t t472 = rt_sub_i(t442, (int32_t)v_x773_n);
-            int t474 = (uint64_t)(int64_t)t472 < (uint64_t)v_x774_n;
-            int32_t t473 = t474 ? v_x774_d[t472] : 0;
-            t469 |= !t474;
-            t467 = t473;
+            int32_t t474 = rt_sub_i(t444, (int32_t)v_x773_n);
+            int t476 = (uint64_t)(int64_t)t474 < (uint64_t)v_x774_n;
+            int32_t t475 = t476 ? v_x774_d[t474] : 0;
+            t471 |= !t476;
+            t469 = t475;
           }
-          if (__builtin_expect(t469 != 0, 0)) { /* again, recording the error */
-            uint8_t t476 = rt_lt_i(t442, (int32_t)v_x773_n);
-            int32_t t477;
-            if (t476) {
-              int32_t t478;
-              if ((uint64_t)(int64_t)t442 < (uint64_t)v_x773_n) {
-                t478 = v_x773_d[t442];
+          if (__builtin_expect(t471 != 0, 0)) { /* again, recording the error */
+            uint8_t t478 = rt_lt_i(t444, (int32_t)v_x773_n);
+            int32_t t479;
+            if (t478) {
+              int32_t t480;
+              if ((uint64_t)(int64_t)t444 < (uint64_t)v_x773_n) {
+                t480 = v_x773_d[t444];
               } else {
-                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x773_n, 0.0, 6);
-                t478 = 0;
+                NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t444, v_x773_n, 0.0, 6);
+                t480 = 0;
               }
-              t477 = t478;
+              t479 = t480;
             } else {
-              int32_t t480 = rt_sub_i(t442, (int32_t)v_x773_n);
-              int32_t t481;
-              if ((uint64_t)(int64_t)t480 < (uint64_t)v_x774_n) {
-                t481 = v_x774_d[t480];
+              int32_t t482 = rt_sub_i(t444, (int32_t)v_x773_n);
+              int32_t t483;
+              if ((uint64_t)(int64_t)t482 < (uint64_t)v_x774_n) {
+                t483 = v_x774_d[t482];
               } else {
-                NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t480, v_x774_n, 0.0, 7);
-                t481 = 0;
+                NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_x774_n, 0.0, 7);
+                t483 = 0;
               }
-              t477 = t481;
+              t479 = t483;
             }
           }
-          t440y0 = t467;
-          int32_t t483 = rt_add_i(t440p0, t440y0);
-          t440p0 = t483;
+          t442y0 = t469;
+          int32_t t485 = rt_add_i(t442p0, t442y0);
+          t442p0 = t485;
         }
       }
-      rt_free(t439);
+      rt_free(t441);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2665,8 +2666,8 @@ fail:
   rt_release(v_x781);
 }
 
-/* K13: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K13_A {
+/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K14_A {
   RtKernelError *err;
   int run;
   int32_t *v_x773_d; int64_t v_x773_n;
@@ -2675,136 +2676,136 @@ struct K13_A {
   int32_t *v_x777_d; int64_t v_x777_n;
   int32_t *v_x781_d; int64_t v_x781_n;
 };
-struct alignas(8) K13_0_V {
+struct alignas(8) K14_0_V {
   int32_t v0;
 };
-struct K13_0_pull {
-  K13_A A;
-  __device__ K13_0_V operator()(int64_t i) const {
+struct K14_0_pull {
+  K14_A A;
+  __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t488 = 0; /* nonzero: a check below failed */
-    uint8_t t485 = rt_lt_i(ix, (int32_t)A.v_x773_n);
-    int32_t t486;
-    if (t485) {
-      int t489 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
-      int32_t t487 = t489 ? A.v_x773_d[ix] : 0;
-      t488 |= !t489;
-      t486 = t487;
+    int t490 = 0; /* nonzero: a check below failed */
+    uint8_t t487 = rt_lt_i(ix, (int32_t)A.v_x773_n);
+    int32_t t488;
+    if (t487) {
+      int t491 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
+      int32_t t489 = t491 ? A.v_x773_d[ix] : 0;
+      t490 |= !t491;
+      t488 = t489;
     } else {
-      int32_t t491 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-      int t493 = (uint64_t)(int64_t)t491 < (uint64_t)A.v_x774_n;
-      int32_t t492 = t493 ? A.v_x774_d[t491] : 0;
-      t488 |= !t493;
-      t486 = t492;
+      int32_t t493 = rt_sub_i(ix, (int32_t)A.v_x773_n);
+      int t495 = (uint64_t)(int64_t)t493 < (uint64_t)A.v_x774_n;
+      int32_t t494 = t495 ? A.v_x774_d[t493] : 0;
+      t490 |= !t495;
+      t488 = t494;
     }
-    if (__builtin_expect(t488 != 0, 0)) { /* again, recording the error */
-      uint8_t t495 = rt_lt_i(ix, (int32_t)A.v_x773_n);
-      int32_t t496;
-      if (t495) {
-        int32_t t497;
+    if (__builtin_expect(t490 != 0, 0)) { /* again, recording the error */
+      uint8_t t497 = rt_lt_i(ix, (int32_t)A.v_x773_n);
+      int32_t t498;
+      if (t497) {
+        int32_t t499;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n) {
-          t497 = A.v_x773_d[ix];
+          t499 = A.v_x773_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x773_n, 0.0, 0);
-          t497 = 0;
+          t499 = 0;
         }
-        t496 = t497;
+        t498 = t499;
       } else {
-        int32_t t499 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-        int32_t t500;
-        if ((uint64_t)(int64_t)t499 < (uint64_t)A.v_x774_n) {
-          t500 = A.v_x774_d[t499];
+        int32_t t501 = rt_sub_i(ix, (int32_t)A.v_x773_n);
+        int32_t t502;
+        if ((uint64_t)(int64_t)t501 < (uint64_t)A.v_x774_n) {
+          t502 = A.v_x774_d[t501];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t499, A.v_x774_n, 0.0, 1);
-          t500 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, A.v_x774_n, 0.0, 1);
+          t502 = 0;
         }
-        t496 = t500;
+        t498 = t502;
       }
     }
-    return K13_0_V{t486};
+    return K14_0_V{t488};
   }
 };
-struct K13_0_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_0_V &v) const {
+struct K14_0_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_0_V &v) const {
     A.v_x777_d[i] = v.v0;
   }
 };
-struct alignas(8) K13_1_V {
+struct alignas(8) K14_1_V {
   int32_t v0;
 };
-struct K13_1_pull {
-  K13_A A;
-  __device__ K13_1_V operator()(int64_t i) const {
+struct K14_1_pull {
+  K14_A A;
+  __device__ K14_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t505 = 0; /* nonzero: a check below failed */
-    uint8_t t502 = rt_lt_i(ix, (int32_t)A.v_x773_n);
-    int32_t t503;
-    if (t502) {
-      int t506 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
-      int32_t t504 = t506 ? A.v_x773_d[ix] : 0;
-      t505 |= !t506;
-      t503 = t504;
+    int t507 = 0; /* nonzero: a check below failed */
+    uint8_t t504 = rt_lt_i(ix, (int32_t)A.v_x773_n);
+    int32_t t505;
+    if (t504) {
+      int t508 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
+      int32_t t506 = t508 ? A.v_x773_d[ix] : 0;
+      t507 |= !t508;
+      t505 = t506;
     } else {
-      int32_t t508 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-      int t510 = (uint64_t)(int64_t)t508 < (uint64_t)A.v_x774_n;
-      int32_t t509 = t510 ? A.v_x774_d[t508] : 0;
-      t505 |= !t510;
-      t503 = t509;
+      int32_t t510 = rt_sub_i(ix, (int32_t)A.v_x773_n);
+      int t512 = (uint64_t)(int64_t)t510 < (uint64_t)A.v_x774_n;
+      int32_t t511 = t512 ? A.v_x774_d[t510] : 0;
+      t507 |= !t512;
+      t505 = t511;
     }
-    if (__builtin_expect(t505 != 0, 0)) { /* again, recording the error */
-      uint8_t t512 = rt_lt_i(ix, (int32_t)A.v_x773_n);
-      int32_t t513;
-      if (t512) {
-        int32_t t514;
+    if (__builtin_expect(t507 != 0, 0)) { /* again, recording the error */
+      uint8_t t514 = rt_lt_i(ix, (int32_t)A.v_x773_n);
+      int32_t t515;
+      if (t514) {
+        int32_t t516;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n) {
-          t514 = A.v_x773_d[ix];
+          t516 = A.v_x773_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x773_n, 0.0, 2);
-          t514 = 0;
+          t516 = 0;
         }
-        t513 = t514;
+        t515 = t516;
       } else {
-        int32_t t516 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-        int32_t t517;
-        if ((uint64_t)(int64_t)t516 < (uint64_t)A.v_x774_n) {
-          t517 = A.v_x774_d[t516];
+        int32_t t518 = rt_sub_i(ix, (int32_t)A.v_x773_n);
+        int32_t t519;
+        if ((uint64_t)(int64_t)t518 < (uint64_t)A.v_x774_n) {
+          t519 = A.v_x774_d[t518];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, A.v_x774_n, 0.0, 3);
-          t517 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, A.v_x774_n, 0.0, 3);
+          t519 = 0;
         }
-        t513 = t517;
+        t515 = t519;
       }
     }
-    return K13_1_V{t503};
+    return K14_1_V{t505};
   }
 };
-struct K13_1_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_1_V &v) const {
+struct K14_1_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_1_V &v) const {
     A.v_x781_d[i] = v.v0;
   }
 };
-struct K13_1_op {
-  K13_A A;
-  __device__ K13_1_V operator()(const K13_1_V &a, const K13_1_V &b) const {
-    int32_t t519 = rt_add_i(a.v0, b.v0);
-    return K13_1_V{t519};
+struct K14_1_op {
+  K14_A A;
+  __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
+    int32_t t521 = rt_add_i(a.v0, b.v0);
+    return K14_1_V{t521};
   }
 };
-struct K13_1_ride {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_1_V &v) const {
-    K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
-    K13_1_store{A}(i, v);
+struct K14_1_ride {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_1_V &v) const {
+    K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
+    K14_1_store{A}(i, v);
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
   (void)loc;
   (void)err;
-  K13_A A;
+  K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -2817,27 +2818,27 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtV
   RtValue *v_x781 = NULL;
   /* MAP */
   {
-    const int64_t t520 = v_x775;
-    if (t520 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t520, 0.0, run, 4};
+    const int64_t t522 = v_x775;
+    if (t522 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t522, 0.0, run, 4};
       goto fail;
     }
-    v_x777 = rtg_vec_new(RT_INT, t520);
+    v_x777 = rtg_vec_new(RT_INT, t522);
     A.v_x777_d = v_x777->data.i;
     A.v_x777_n = v_x777->len;
-    /* computed in the launch of SOAC 1 (K13_1_ride) */
+    /* computed in the launch of SOAC 1 (K14_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t521 = v_x775;
-    if (t521 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t521, 0.0, run, 5};
+    const int64_t t523 = v_x775;
+    if (t523 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t523, 0.0, run, 5};
       goto fail;
     }
-    v_x781 = rtg_vec_new(RT_INT, t521);
+    v_x781 = rtg_vec_new(RT_INT, t523);
     A.v_x781_d = v_x781->data.i;
     A.v_x781_n = v_x781->len;
-    rtg::scan<true>("K13", loc, K13_1_pull{A}, K13_1_op{A}, K13_1_V{0}, t521, K13_1_ride{A});
+    rtg::scan<true>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{0}, t523, K14_1_ride{A});
   }
   *out_v_x777 = v_x777;
   *out_v_x781 = v_x781;
@@ -2847,19 +2848,19 @@ fail:
   rt_release(v_x781);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
   RtValue *vals[] = {v_x773, v_x774};
   const int64_t sizes[] = {(int64_t)v_x775, (int64_t)v_x775};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K13_host(err, loc, run, v_x773, v_x774, v_x775, out_v_x777, out_v_x781);
+    K14_host(err, loc, run, v_x773, v_x774, v_x775, out_v_x777, out_v_x781);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x773, v_x774, v_x775, out_v_x777, out_v_x781);
+    K14_gpu(err, loc, run, v_x773, v_x774, v_x775, out_v_x777, out_v_x781);
   }
 }
 
-/* K14: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
+/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
   (void)loc;
   (void)run;
   int32_t *v_x1083_d = v_x1083->data.i;
@@ -2877,106 +2878,106 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, R
   RtValue *v_x1094 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t522 = v_sd_1095_off[v_sd_1095_n];
-    v_x1094 = rt_value_new(rt_vec_type(RT_INT), t522);
+    const int64_t t524 = v_sd_1095_off[v_sd_1095_n];
+    v_x1094 = rt_value_new(rt_vec_type(RT_INT), t524);
     int32_t *v_x1094_d = v_x1094->data.i;
     const int64_t v_x1094_n = v_x1094->len;
-    const int64_t t523 = (t522 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t523 > 1)
-    for (int64_t t524 = 0; t524 < t523; t524++) {
-      int64_t t527 = rt_segment_search(v_sd_1095_off, 0, v_sd_1095_n, t524 * RT_CHUNK);
-      const int64_t t524_end = (t524 + 1) * RT_CHUNK < t522 ? (t524 + 1) * RT_CHUNK : t522;
-      for (int64_t t525 = t524 * RT_CHUNK; t525 < t524_end; t525++) {
-        const int32_t t526 = (int32_t)t525;
-        while (v_sd_1095_off[t527 + 1] <= t525)
-          t527++;
+    const int64_t t525 = (t524 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t525 > 1)
+    for (int64_t t526 = 0; t526 < t525; t526++) {
+      int64_t t529 = rt_segment_search(v_sd_1095_off, 0, v_sd_1095_n, t526 * RT_CHUNK);
+      const int64_t t526_end = (t526 + 1) * RT_CHUNK < t524 ? (t526 + 1) * RT_CHUNK : t524;
+      for (int64_t t527 = t526 * RT_CHUNK; t527 < t526_end; t527++) {
         const int32_t t528 = (int32_t)t527;
-        int t530 = 0; /* nonzero: a check below failed */
-        int t531 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1089_n;
-        int32_t t529 = t531 ? v_x1089_d[t528] : 0;
-        t530 |= !t531;
-        int t533 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1087_n;
-        int32_t t532 = t533 ? v_x1087_d[t528] : 0;
-        t530 |= !t533;
-        int32_t t535 = rt_sub_i(t526, t532);
-        int t537 = (uint64_t)(int64_t)t528 < (uint64_t)v_x1088_n;
-        int32_t t536 = t537 ? v_x1088_d[t528] : 0;
-        t530 |= !t537;
-        int32_t t539 = rt_mul_i(t535, t536);
-        int32_t t541 = rt_add_i(t529, t539);
-        int t543 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1085;
-        int32_t t542 = t543 ? t541 : 0;
-        t530 |= !t543;
-        uint8_t t545 = rt_lt_i(t542, (int32_t)v_x1083_n);
-        int32_t t546;
-        if (t545) {
-          int t548 = (uint64_t)(int64_t)t542 < (uint64_t)v_x1083_n;
-          int32_t t547 = t548 ? v_x1083_d[t542] : 0;
-          t530 |= !t548;
-          t546 = t547;
+        while (v_sd_1095_off[t529 + 1] <= t527)
+          t529++;
+        const int32_t t530 = (int32_t)t529;
+        int t532 = 0; /* nonzero: a check below failed */
+        int t533 = (uint64_t)(int64_t)t530 < (uint64_t)v_x1089_n;
+        int32_t t531 = t533 ? v_x1089_d[t530] : 0;
+        t532 |= !t533;
+        int t535 = (uint64_t)(int64_t)t530 < (uint64_t)v_x1087_n;
+        int32_t t534 = t535 ? v_x1087_d[t530] : 0;
+        t532 |= !t535;
+        int32_t t537 = rt_sub_i(t528, t534);
+        int t539 = (uint64_t)(int64_t)t530 < (uint64_t)v_x1088_n;
+        int32_t t538 = t539 ? v_x1088_d[t530] : 0;
+        t532 |= !t539;
+        int32_t t541 = rt_mul_i(t537, t538);
+        int32_t t543 = rt_add_i(t531, t541);
+        int t545 = (uint64_t)(int64_t)t543 < (uint64_t)v_x1085;
+        int32_t t544 = t545 ? t543 : 0;
+        t532 |= !t545;
+        uint8_t t547 = rt_lt_i(t544, (int32_t)v_x1083_n);
+        int32_t t548;
+        if (t547) {
+          int t550 = (uint64_t)(int64_t)t544 < (uint64_t)v_x1083_n;
+          int32_t t549 = t550 ? v_x1083_d[t544] : 0;
+          t532 |= !t550;
+          t548 = t549;
         } else {
-          int32_t t550 = rt_sub_i(t542, (int32_t)v_x1083_n);
-          int t552 = (uint64_t)(int64_t)t550 < (uint64_t)v_x1084_n;
-          int32_t t551 = t552 ? v_x1084_d[t550] : 0;
-          t530 |= !t552;
-          t546 = t551;
+          int32_t t552 = rt_sub_i(t544, (int32_t)v_x1083_n);
+          int t554 = (uint64_t)(int64_t)t552 < (uint64_t)v_x1084_n;
+          int32_t t553 = t554 ? v_x1084_d[t552] : 0;
+          t532 |= !t554;
+          t548 = t553;
         }
-        if (__builtin_expect(t530 != 0, 0)) { /* again, recording the error */
-          int32_t t553;
-          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1089_n) {
-            t553 = v_x1089_d[t528];
+        if (__builtin_expect(t532 != 0, 0)) { /* again, recording the error */
+          int32_t t555;
+          if ((uint64_t)(int64_t)t530 < (uint64_t)v_x1089_n) {
+            t555 = v_x1089_d[t530];
           } else {
-            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1089_n, 0.0, 0);
-            t553 = 0;
+            NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_x1089_n, 0.0, 0);
+            t555 = 0;
           }
-          int32_t t554;
-          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1087_n) {
-            t554 = v_x1087_d[t528];
+          int32_t t556;
+          if ((uint64_t)(int64_t)t530 < (uint64_t)v_x1087_n) {
+            t556 = v_x1087_d[t530];
           } else {
-            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1087_n, 0.0, 1);
-            t554 = 0;
+            NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_x1087_n, 0.0, 1);
+            t556 = 0;
           }
-          int32_t t556 = rt_sub_i(t526, t554);
-          int32_t t557;
-          if ((uint64_t)(int64_t)t528 < (uint64_t)v_x1088_n) {
-            t557 = v_x1088_d[t528];
+          int32_t t558 = rt_sub_i(t528, t556);
+          int32_t t559;
+          if ((uint64_t)(int64_t)t530 < (uint64_t)v_x1088_n) {
+            t559 = v_x1088_d[t530];
           } else {
-            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t528, v_x1088_n, 0.0, 2);
-            t557 = 0;
+            NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_x1088_n, 0.0, 2);
+            t559 = 0;
           }
-          int32_t t559 = rt_mul_i(t556, t557);
-          int32_t t561 = rt_add_i(t553, t559);
-          int32_t t562;
-          if ((uint64_t)(int64_t)t561 < (uint64_t)v_x1085) {
-            t562 = t561;
+          int32_t t561 = rt_mul_i(t558, t559);
+          int32_t t563 = rt_add_i(t555, t561);
+          int32_t t564;
+          if ((uint64_t)(int64_t)t563 < (uint64_t)v_x1085) {
+            t564 = t563;
           } else {
-            NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1085, 0.0, 3);
-            t562 = 0;
+            NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t563, v_x1085, 0.0, 3);
+            t564 = 0;
           }
-          uint8_t t564 = rt_lt_i(t562, (int32_t)v_x1083_n);
-          int32_t t565;
-          if (t564) {
-            int32_t t566;
-            if ((uint64_t)(int64_t)t562 < (uint64_t)v_x1083_n) {
-              t566 = v_x1083_d[t562];
+          uint8_t t566 = rt_lt_i(t564, (int32_t)v_x1083_n);
+          int32_t t567;
+          if (t566) {
+            int32_t t568;
+            if ((uint64_t)(int64_t)t564 < (uint64_t)v_x1083_n) {
+              t568 = v_x1083_d[t564];
             } else {
-              NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t562, v_x1083_n, 0.0, 4);
-              t566 = 0;
+              NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t564, v_x1083_n, 0.0, 4);
+              t568 = 0;
             }
-            t565 = t566;
+            t567 = t568;
           } else {
-            int32_t t568 = rt_sub_i(t562, (int32_t)v_x1083_n);
-            int32_t t569;
-            if ((uint64_t)(int64_t)t568 < (uint64_t)v_x1084_n) {
-              t569 = v_x1084_d[t568];
+            int32_t t570 = rt_sub_i(t564, (int32_t)v_x1083_n);
+            int32_t t571;
+            if ((uint64_t)(int64_t)t570 < (uint64_t)v_x1084_n) {
+              t571 = v_x1084_d[t570];
             } else {
-              NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t568, v_x1084_n, 0.0, 5);
-              t569 = 0;
+              NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t570, v_x1084_n, 0.0, 5);
+              t571 = 0;
             }
-            t565 = t569;
+            t567 = t571;
           }
         }
-        v_x1094_d[t525] = t546;
+        v_x1094_d[t527] = t548;
       }
     }
   }
@@ -2988,8 +2989,8 @@ fail:
   rt_release(v_x1094);
 }
 
-/* K14: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K14_A {
+/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K15_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1083_d; int64_t v_x1083_n;
@@ -3002,114 +3003,114 @@ struct K14_A {
   int32_t v_x1090;
   int32_t *v_x1094_d; int64_t v_x1094_n;
 };
-struct alignas(8) K14_0_V {
+struct alignas(8) K15_0_V {
   int32_t v0;
 };
-struct K14_0_pull {
-  K14_A A;
-  __device__ K14_0_V operator()(int64_t i, int64_t s) const {
+struct K15_0_pull {
+  K15_A A;
+  __device__ K15_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t571 = 0; /* nonzero: a check below failed */
-    int t572 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1089_n;
-    int32_t t570 = t572 ? A.v_x1089_d[sx] : 0;
-    t571 |= !t572;
-    int t574 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1087_n;
-    int32_t t573 = t574 ? A.v_x1087_d[sx] : 0;
-    t571 |= !t574;
-    int32_t t576 = rt_sub_i(ix, t573);
-    int t578 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1088_n;
-    int32_t t577 = t578 ? A.v_x1088_d[sx] : 0;
-    t571 |= !t578;
-    int32_t t580 = rt_mul_i(t576, t577);
-    int32_t t582 = rt_add_i(t570, t580);
-    int t584 = (uint64_t)(int64_t)t582 < (uint64_t)A.v_x1085;
-    int32_t t583 = t584 ? t582 : 0;
-    t571 |= !t584;
-    uint8_t t586 = rt_lt_i(t583, (int32_t)A.v_x1083_n);
-    int32_t t587;
-    if (t586) {
-      int t589 = (uint64_t)(int64_t)t583 < (uint64_t)A.v_x1083_n;
-      int32_t t588 = t589 ? A.v_x1083_d[t583] : 0;
-      t571 |= !t589;
-      t587 = t588;
+    int t573 = 0; /* nonzero: a check below failed */
+    int t574 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1089_n;
+    int32_t t572 = t574 ? A.v_x1089_d[sx] : 0;
+    t573 |= !t574;
+    int t576 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1087_n;
+    int32_t t575 = t576 ? A.v_x1087_d[sx] : 0;
+    t573 |= !t576;
+    int32_t t578 = rt_sub_i(ix, t575);
+    int t580 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1088_n;
+    int32_t t579 = t580 ? A.v_x1088_d[sx] : 0;
+    t573 |= !t580;
+    int32_t t582 = rt_mul_i(t578, t579);
+    int32_t t584 = rt_add_i(t572, t582);
+    int t586 = (uint64_t)(int64_t)t584 < (uint64_t)A.v_x1085;
+    int32_t t585 = t586 ? t584 : 0;
+    t573 |= !t586;
+    uint8_t t588 = rt_lt_i(t585, (int32_t)A.v_x1083_n);
+    int32_t t589;
+    if (t588) {
+      int t591 = (uint64_t)(int64_t)t585 < (uint64_t)A.v_x1083_n;
+      int32_t t590 = t591 ? A.v_x1083_d[t585] : 0;
+      t573 |= !t591;
+      t589 = t590;
     } else {
-      int32_t t591 = rt_sub_i(t583, (int32_t)A.v_x1083_n);
-      int t593 = (uint64_t)(int64_t)t591 < (uint64_t)A.v_x1084_n;
-      int32_t t592 = t593 ? A.v_x1084_d[t591] : 0;
-      t571 |= !t593;
-      t587 = t592;
+      int32_t t593 = rt_sub_i(t585, (int32_t)A.v_x1083_n);
+      int t595 = (uint64_t)(int64_t)t593 < (uint64_t)A.v_x1084_n;
+      int32_t t594 = t595 ? A.v_x1084_d[t593] : 0;
+      t573 |= !t595;
+      t589 = t594;
     }
-    if (__builtin_expect(t571 != 0, 0)) { /* again, recording the error */
-      int32_t t594;
+    if (__builtin_expect(t573 != 0, 0)) { /* again, recording the error */
+      int32_t t596;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1089_n) {
-        t594 = A.v_x1089_d[sx];
+        t596 = A.v_x1089_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1089_n, 0.0, 0);
-        t594 = 0;
+        t596 = 0;
       }
-      int32_t t595;
+      int32_t t597;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1087_n) {
-        t595 = A.v_x1087_d[sx];
+        t597 = A.v_x1087_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1087_n, 0.0, 1);
-        t595 = 0;
+        t597 = 0;
       }
-      int32_t t597 = rt_sub_i(ix, t595);
-      int32_t t598;
+      int32_t t599 = rt_sub_i(ix, t597);
+      int32_t t600;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1088_n) {
-        t598 = A.v_x1088_d[sx];
+        t600 = A.v_x1088_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1088_n, 0.0, 2);
-        t598 = 0;
+        t600 = 0;
       }
-      int32_t t600 = rt_mul_i(t597, t598);
-      int32_t t602 = rt_add_i(t594, t600);
-      int32_t t603;
-      if ((uint64_t)(int64_t)t602 < (uint64_t)A.v_x1085) {
-        t603 = t602;
+      int32_t t602 = rt_mul_i(t599, t600);
+      int32_t t604 = rt_add_i(t596, t602);
+      int32_t t605;
+      if ((uint64_t)(int64_t)t604 < (uint64_t)A.v_x1085) {
+        t605 = t604;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, A.v_x1085, 0.0, 3);
-        t603 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t604, A.v_x1085, 0.0, 3);
+        t605 = 0;
       }
-      uint8_t t605 = rt_lt_i(t603, (int32_t)A.v_x1083_n);
-      int32_t t606;
-      if (t605) {
-        int32_t t607;
-        if ((uint64_t)(int64_t)t603 < (uint64_t)A.v_x1083_n) {
-          t607 = A.v_x1083_d[t603];
+      uint8_t t607 = rt_lt_i(t605, (int32_t)A.v_x1083_n);
+      int32_t t608;
+      if (t607) {
+        int32_t t609;
+        if ((uint64_t)(int64_t)t605 < (uint64_t)A.v_x1083_n) {
+          t609 = A.v_x1083_d[t605];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, A.v_x1083_n, 0.0, 4);
-          t607 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, A.v_x1083_n, 0.0, 4);
+          t609 = 0;
         }
-        t606 = t607;
+        t608 = t609;
       } else {
-        int32_t t609 = rt_sub_i(t603, (int32_t)A.v_x1083_n);
-        int32_t t610;
-        if ((uint64_t)(int64_t)t609 < (uint64_t)A.v_x1084_n) {
-          t610 = A.v_x1084_d[t609];
+        int32_t t611 = rt_sub_i(t605, (int32_t)A.v_x1083_n);
+        int32_t t612;
+        if ((uint64_t)(int64_t)t611 < (uint64_t)A.v_x1084_n) {
+          t612 = A.v_x1084_d[t611];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t609, A.v_x1084_n, 0.0, 5);
-          t610 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t611, A.v_x1084_n, 0.0, 5);
+          t612 = 0;
         }
-        t606 = t610;
+        t608 = t612;
       }
     }
-    return K14_0_V{t587};
+    return K15_0_V{t589};
   }
 };
-struct K14_0_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_0_V &v) const {
+struct K15_0_store {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_0_V &v) const {
     A.v_x1094_d[i] = v.v0;
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
   (void)loc;
   (void)err;
-  K14_A A;
+  K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3130,11 +3131,11 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, Rt
   RtValue *v_x1094 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t611 = rtg_seg_total(v_sd_1095);
-    v_x1094 = rtg_vec_new(RT_INT, t611);
+    const int64_t t613 = rtg_seg_total(v_sd_1095);
+    v_x1094 = rtg_vec_new(RT_INT, t613);
     A.v_x1094_d = v_x1094->data.i;
     A.v_x1094_n = v_x1094->len;
-    rtg::seg_map("K14", loc, K14_0_pull{A}, K14_0_store{A}, v_sd_1095, t611);
+    rtg::seg_map("K15", loc, K15_0_pull{A}, K15_0_store{A}, v_sd_1095, t613);
   }
   *out_v_x1094 = v_x1094;
   return;
@@ -3142,19 +3143,19 @@ fail:
   rt_release(v_x1094);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
   RtValue *vals[] = {v_x1083, v_x1084, v_sd_1095, v_x1087, v_x1088, v_x1089};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K14_host(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, v_x1090, out_v_x1094);
+    K15_host(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, v_x1090, out_v_x1094);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, v_x1090, out_v_x1094);
+    K15_gpu(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, v_x1090, out_v_x1094);
   }
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
+/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
   (void)loc;
   (void)run;
   int32_t *v_x808_d = v_x808->data.i;
@@ -3166,67 +3167,67 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int
   RtValue *v_x817 = NULL;
   /* MAP */
   {
-    const int64_t t612 = v_x796;
-    if (t612 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t612, 0.0, 0);
+    const int64_t t614 = v_x796;
+    if (t614 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t614, 0.0, 0);
       goto fail;
     }
-    v_x813 = rt_value_new(rt_vec_type(RT_INT), t612);
+    v_x813 = rt_value_new(rt_vec_type(RT_INT), t614);
     int32_t *v_x813_d = v_x813->data.i;
     const int64_t v_x813_n = v_x813->len;
-    v_x815 = rt_value_new(rt_vec_type(RT_INT), t612);
+    v_x815 = rt_value_new(rt_vec_type(RT_INT), t614);
     int32_t *v_x815_d = v_x815->data.i;
     const int64_t v_x815_n = v_x815->len;
-    v_x817 = rt_value_new(rt_vec_type(RT_INT), t612);
+    v_x817 = rt_value_new(rt_vec_type(RT_INT), t614);
     int32_t *v_x817_d = v_x817->data.i;
     const int64_t v_x817_n = v_x817->len;
-    RT_PARALLEL_FOR_IF(t612 >= RT_PARALLEL_MIN)
-    for (int64_t t613 = 0; t613 < t612; t613++) {
-      const int32_t t614 = (int32_t)t613;
-      int t617 = 0; /* nonzero: a check below failed */
-      int32_t t616 = rt_div_i(t614, 2, &t617);
-      int32_t t619 = rt_rem_i(t614, 2, &t617);
-      int32_t t621 = rt_mul_i(t619, v_x803);
-      int32_t t623 = rt_add_i(t621, t616);
-      int t625 = (uint64_t)(int64_t)t623 < (uint64_t)v_x808_n;
-      int32_t t624 = t625 ? v_x808_d[t623] : 0;
-      t617 |= !t625;
-      int t627 = (uint64_t)(int64_t)t623 < (uint64_t)v_x811_n;
-      int32_t t626 = t627 ? v_x811_d[t623] : 0;
-      t617 |= !t627;
-      int32_t t629 = rt_add_i(t626, t624);
-      if (__builtin_expect(t617 != 0, 0)) { /* again, recording the error */
-        int t630 = 0;
-        int32_t t631 = rt_div_i(t614, 2, &t630);
-        if (t630) {
-          NESSIE_RECORD(err, t613, RT_CHECK_SCALAR, 0, t630, RT_DIV, 0, 0, 0.0, 1);
-        }
+    RT_PARALLEL_FOR_IF(t614 >= RT_PARALLEL_MIN)
+    for (int64_t t615 = 0; t615 < t614; t615++) {
+      const int32_t t616 = (int32_t)t615;
+      int t619 = 0; /* nonzero: a check below failed */
+      int32_t t618 = rt_div_i(t616, 2, &t619);
+      int32_t t621 = rt_rem_i(t616, 2, &t619);
+      int32_t t623 = rt_mul_i(t621, v_x803);
+      int32_t t625 = rt_add_i(t623, t618);
+      int t627 = (uint64_t)(int64_t)t625 < (uint64_t)v_x808_n;
+      int32_t t626 = t627 ? v_x808_d[t625] : 0;
+      t619 |= !t627;
+      int t629 = (uint64_t)(int64_t)t625 < (uint64_t)v_x811_n;
+      int32_t t628 = t629 ? v_x811_d[t625] : 0;
+      t619 |= !t629;
+      int32_t t631 = rt_add_i(t628, t626);
+      if (__builtin_expect(t619 != 0, 0)) { /* again, recording the error */
         int t632 = 0;
-        int32_t t633 = rt_rem_i(t614, 2, &t632);
+        int32_t t633 = rt_div_i(t616, 2, &t632);
         if (t632) {
-          NESSIE_RECORD(err, t613, RT_CHECK_SCALAR, 0, t632, RT_REM, 0, 0, 0.0, 2);
+          NESSIE_RECORD(err, t615, RT_CHECK_SCALAR, 0, t632, RT_DIV, 0, 0, 0.0, 1);
         }
-        int32_t t635 = rt_mul_i(t633, v_x803);
-        int32_t t637 = rt_add_i(t635, t631);
-        int32_t t638;
-        if ((uint64_t)(int64_t)t637 < (uint64_t)v_x808_n) {
-          t638 = v_x808_d[t637];
+        int t634 = 0;
+        int32_t t635 = rt_rem_i(t616, 2, &t634);
+        if (t634) {
+          NESSIE_RECORD(err, t615, RT_CHECK_SCALAR, 0, t634, RT_REM, 0, 0, 0.0, 2);
+        }
+        int32_t t637 = rt_mul_i(t635, v_x803);
+        int32_t t639 = rt_add_i(t637, t633);
+        int32_t t640;
+        if ((uint64_t)(int64_t)t639 < (uint64_t)v_x808_n) {
+          t640 = v_x808_d[t639];
         } else {
-          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t637, v_x808_n, 0.0, 3);
-          t638 = 0;
+          NESSIE_RECORD(err, t615, RT_CHECK_INDEX, 0, 0, RT_GATHER, t639, v_x808_n, 0.0, 3);
+          t640 = 0;
         }
-        int32_t t639;
-        if ((uint64_t)(int64_t)t637 < (uint64_t)v_x811_n) {
-          t639 = v_x811_d[t637];
+        int32_t t641;
+        if ((uint64_t)(int64_t)t639 < (uint64_t)v_x811_n) {
+          t641 = v_x811_d[t639];
         } else {
-          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t637, v_x811_n, 0.0, 4);
-          t639 = 0;
+          NESSIE_RECORD(err, t615, RT_CHECK_INDEX, 0, 0, RT_GATHER, t639, v_x811_n, 0.0, 4);
+          t641 = 0;
         }
-        int32_t t641 = rt_add_i(t639, t638);
+        int32_t t643 = rt_add_i(t641, t640);
       }
-      v_x813_d[t613] = t626;
-      v_x815_d[t613] = t629;
-      v_x817_d[t613] = 1;
+      v_x813_d[t615] = t628;
+      v_x815_d[t615] = t631;
+      v_x817_d[t615] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3241,8 +3242,8 @@ fail:
   rt_release(v_x817);
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K15_A {
+/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K16_A {
   RtKernelError *err;
   int run;
   int32_t v_x796;
@@ -3253,72 +3254,72 @@ struct K15_A {
   int32_t *v_x815_d; int64_t v_x815_n;
   int32_t *v_x817_d; int64_t v_x817_n;
 };
-struct alignas(8) K15_0_V {
+struct alignas(8) K16_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K15_0_pull {
-  K15_A A;
-  __device__ K15_0_V operator()(int64_t i) const {
+struct K16_0_pull {
+  K16_A A;
+  __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t644 = 0; /* nonzero: a check below failed */
-    int32_t t643 = rt_div_i(ix, 2, &t644);
-    int32_t t646 = rt_rem_i(ix, 2, &t644);
-    int32_t t648 = rt_mul_i(t646, A.v_x803);
-    int32_t t650 = rt_add_i(t648, t643);
-    int t652 = (uint64_t)(int64_t)t650 < (uint64_t)A.v_x808_n;
-    int32_t t651 = t652 ? A.v_x808_d[t650] : 0;
-    t644 |= !t652;
-    int t654 = (uint64_t)(int64_t)t650 < (uint64_t)A.v_x811_n;
-    int32_t t653 = t654 ? A.v_x811_d[t650] : 0;
-    t644 |= !t654;
-    int32_t t656 = rt_add_i(t653, t651);
-    if (__builtin_expect(t644 != 0, 0)) { /* again, recording the error */
-      int t657 = 0;
-      int32_t t658 = rt_div_i(ix, 2, &t657);
-      if (t657) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t657, RT_DIV, 0, 0, 0.0, 0);
-      }
+    int t646 = 0; /* nonzero: a check below failed */
+    int32_t t645 = rt_div_i(ix, 2, &t646);
+    int32_t t648 = rt_rem_i(ix, 2, &t646);
+    int32_t t650 = rt_mul_i(t648, A.v_x803);
+    int32_t t652 = rt_add_i(t650, t645);
+    int t654 = (uint64_t)(int64_t)t652 < (uint64_t)A.v_x808_n;
+    int32_t t653 = t654 ? A.v_x808_d[t652] : 0;
+    t646 |= !t654;
+    int t656 = (uint64_t)(int64_t)t652 < (uint64_t)A.v_x811_n;
+    int32_t t655 = t656 ? A.v_x811_d[t652] : 0;
+    t646 |= !t656;
+    int32_t t658 = rt_add_i(t655, t653);
+    if (__builtin_expect(t646 != 0, 0)) { /* again, recording the error */
       int t659 = 0;
-      int32_t t660 = rt_rem_i(ix, 2, &t659);
+      int32_t t660 = rt_div_i(ix, 2, &t659);
       if (t659) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t659, RT_REM, 0, 0, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t659, RT_DIV, 0, 0, 0.0, 0);
       }
-      int32_t t662 = rt_mul_i(t660, A.v_x803);
-      int32_t t664 = rt_add_i(t662, t658);
-      int32_t t665;
-      if ((uint64_t)(int64_t)t664 < (uint64_t)A.v_x808_n) {
-        t665 = A.v_x808_d[t664];
+      int t661 = 0;
+      int32_t t662 = rt_rem_i(ix, 2, &t661);
+      if (t661) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t661, RT_REM, 0, 0, 0.0, 1);
+      }
+      int32_t t664 = rt_mul_i(t662, A.v_x803);
+      int32_t t666 = rt_add_i(t664, t660);
+      int32_t t667;
+      if ((uint64_t)(int64_t)t666 < (uint64_t)A.v_x808_n) {
+        t667 = A.v_x808_d[t666];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, A.v_x808_n, 0.0, 2);
-        t665 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t666, A.v_x808_n, 0.0, 2);
+        t667 = 0;
       }
-      int32_t t666;
-      if ((uint64_t)(int64_t)t664 < (uint64_t)A.v_x811_n) {
-        t666 = A.v_x811_d[t664];
+      int32_t t668;
+      if ((uint64_t)(int64_t)t666 < (uint64_t)A.v_x811_n) {
+        t668 = A.v_x811_d[t666];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, A.v_x811_n, 0.0, 3);
-        t666 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t666, A.v_x811_n, 0.0, 3);
+        t668 = 0;
       }
-      int32_t t668 = rt_add_i(t666, t665);
+      int32_t t670 = rt_add_i(t668, t667);
     }
-    return K15_0_V{t653, t656, 1};
+    return K16_0_V{t655, t658, 1};
   }
 };
-struct K15_0_store {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_0_V &v) const {
+struct K16_0_store {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_0_V &v) const {
     A.v_x813_d[i] = v.v0;
     A.v_x815_d[i] = v.v1;
     A.v_x817_d[i] = v.v2;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
   (void)loc;
   (void)err;
-  K15_A A;
+  K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3333,21 +3334,21 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int3
   RtValue *v_x817 = NULL;
   /* MAP */
   {
-    const int64_t t669 = v_x796;
-    if (t669 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t669, 0.0, run, 4};
+    const int64_t t671 = v_x796;
+    if (t671 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t671, 0.0, run, 4};
       goto fail;
     }
-    v_x813 = rtg_vec_new(RT_INT, t669);
+    v_x813 = rtg_vec_new(RT_INT, t671);
     A.v_x813_d = v_x813->data.i;
     A.v_x813_n = v_x813->len;
-    v_x815 = rtg_vec_new(RT_INT, t669);
+    v_x815 = rtg_vec_new(RT_INT, t671);
     A.v_x815_d = v_x815->data.i;
     A.v_x815_n = v_x815->len;
-    v_x817 = rtg_vec_new(RT_INT, t669);
+    v_x817 = rtg_vec_new(RT_INT, t671);
     A.v_x817_d = v_x817->data.i;
     A.v_x817_n = v_x817->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t669);
+    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t671);
   }
   *out_v_x813 = v_x813;
   *out_v_x815 = v_x815;
@@ -3359,19 +3360,19 @@ fail:
   rt_release(v_x817);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
   RtValue *vals[] = {v_x808, v_x811};
   const int64_t sizes[] = {(int64_t)v_x796};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K15_host(err, loc, run, v_x796, v_x803, v_x808, v_x811, out_v_x813, out_v_x815, out_v_x817);
+    K16_host(err, loc, run, v_x796, v_x803, v_x808, v_x811, out_v_x813, out_v_x815, out_v_x817);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x796, v_x803, v_x808, v_x811, out_v_x813, out_v_x815, out_v_x817);
+    K16_gpu(err, loc, run, v_x796, v_x803, v_x808, v_x811, out_v_x813, out_v_x815, out_v_x817);
   }
 }
 
-/* K16: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831) {
+/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831) {
   (void)loc;
   (void)run;
   int32_t *v_x821_d = v_x821->data.i;
@@ -3382,18 +3383,18 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtV
   int32_t v_x831 = 0;
   /* MAP */
   {
-    const int64_t t670 = v_x818;
-    if (t670 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t670, 0.0, 0);
+    const int64_t t672 = v_x818;
+    if (t672 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t672, 0.0, 0);
       goto fail;
     }
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t670);
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t672);
     int32_t *v_x820_d = v_x820->data.i;
     const int64_t v_x820_n = v_x820->len;
-    RT_PARALLEL_FOR_IF(t670 >= RT_PARALLEL_MIN)
-    for (int64_t t671 = 0; t671 < t670; t671++) {
-      const int32_t t672 = (int32_t)t671;
-      v_x820_d[t671] = 2;
+    RT_PARALLEL_FOR_IF(t672 >= RT_PARALLEL_MIN)
+    for (int64_t t673 = 0; t673 < t672; t673++) {
+      const int32_t t674 = (int32_t)t673;
+      v_x820_d[t673] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -3403,101 +3404,101 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtV
     const int64_t v_x820_n = v_x820->len;
     /* REDUCE */
     {
-      const int64_t t673 = v_x821_n;
-      const int64_t t674 = t673 > 0 ? (t673 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t675 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
-      int32_t *t676 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
-      int32_t *t677 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
-      RT_PARALLEL_FOR_IF(t674 > 1)
-      for (int64_t t678 = 0; t678 < t674; t678++) {
-        int32_t t678a0;
-        int32_t t678a1;
-        int32_t t678a2;
-        t678a0 = 2147483647;
-        t678a1 = 0;
-        t678a2 = 1;
-        const int64_t t678_end = (t678 + 1) * RT_CHUNK < t673 ? (t678 + 1) * RT_CHUNK : t673;
-        for (int64_t t679 = t678 * RT_CHUNK; t679 < t678_end; t679++) {
-          const int32_t t680 = (int32_t)t679;
-          int32_t t678x0;
-          int32_t t678x1;
-          int32_t t678x2;
-          uint8_t t682 = rt_lt_i(0, 2);
-          int32_t t683;
-          if (t682) {
-            t683 = 2147483647;
+      const int64_t t675 = v_x821_n;
+      const int64_t t676 = t675 > 0 ? (t675 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t677 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t676);
+      int32_t *t678 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t676);
+      int32_t *t679 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t676);
+      RT_PARALLEL_FOR_IF(t676 > 1)
+      for (int64_t t680 = 0; t680 < t676; t680++) {
+        int32_t t680a0;
+        int32_t t680a1;
+        int32_t t680a2;
+        t680a0 = 2147483647;
+        t680a1 = 0;
+        t680a2 = 1;
+        const int64_t t680_end = (t680 + 1) * RT_CHUNK < t675 ? (t680 + 1) * RT_CHUNK : t675;
+        for (int64_t t681 = t680 * RT_CHUNK; t681 < t680_end; t681++) {
+          const int32_t t682 = (int32_t)t681;
+          int32_t t680x0;
+          int32_t t680x1;
+          int32_t t680x2;
+          uint8_t t684 = rt_lt_i(0, 2);
+          int32_t t685;
+          if (t684) {
+            t685 = 2147483647;
           } else {
-            t683 = t680;
+            t685 = t682;
           }
-          t678x0 = t683;
-          t678x1 = 0;
-          t678x2 = 2;
-          uint8_t t685 = rt_le_i(t678a0, t678x0);
-          int32_t t686;
-          if (t685) {
-            t686 = t678a0;
-          } else {
-            t686 = t678x0;
-          }
-          int32_t t687;
-          if (t685) {
-            t687 = t678a1;
-          } else {
-            t687 = t678x1;
-          }
+          t680x0 = t685;
+          t680x1 = 0;
+          t680x2 = 2;
+          uint8_t t687 = rt_le_i(t680a0, t680x0);
           int32_t t688;
-          if (t685) {
-            t688 = t678a2;
+          if (t687) {
+            t688 = t680a0;
           } else {
-            t688 = t678x2;
+            t688 = t680x0;
           }
-          t678a0 = t686;
-          t678a1 = t687;
-          t678a2 = t688;
+          int32_t t689;
+          if (t687) {
+            t689 = t680a1;
+          } else {
+            t689 = t680x1;
+          }
+          int32_t t690;
+          if (t687) {
+            t690 = t680a2;
+          } else {
+            t690 = t680x2;
+          }
+          t680a0 = t688;
+          t680a1 = t689;
+          t680a2 = t690;
         }
-        t675[t678] = t678a0;
-        t676[t678] = t678a1;
-        t677[t678] = t678a2;
+        t677[t680] = t680a0;
+        t678[t680] = t680a1;
+        t679[t680] = t680a2;
       }
-      int32_t t678t0;
-      int32_t t678t1;
-      int32_t t678t2;
-      t678t0 = 2147483647;
-      t678t1 = 0;
-      t678t2 = 1;
-      for (int64_t t678 = 0; t678 < t674; t678++) {
-        const int32_t t689 = t675[t678];
-        const int32_t t690 = t676[t678];
-        const int32_t t691 = t677[t678];
-        uint8_t t693 = rt_le_i(t678t0, t689);
-        int32_t t694;
-        if (t693) {
-          t694 = t678t0;
-        } else {
-          t694 = t689;
-        }
-        int32_t t695;
-        if (t693) {
-          t695 = t678t1;
-        } else {
-          t695 = t690;
-        }
+      int32_t t680t0;
+      int32_t t680t1;
+      int32_t t680t2;
+      t680t0 = 2147483647;
+      t680t1 = 0;
+      t680t2 = 1;
+      for (int64_t t680 = 0; t680 < t676; t680++) {
+        const int32_t t691 = t677[t680];
+        const int32_t t692 = t678[t680];
+        const int32_t t693 = t679[t680];
+        uint8_t t695 = rt_le_i(t680t0, t691);
         int32_t t696;
-        if (t693) {
-          t696 = t678t2;
+        if (t695) {
+          t696 = t680t0;
         } else {
           t696 = t691;
         }
-        t678t0 = t694;
-        t678t1 = t695;
-        t678t2 = t696;
+        int32_t t697;
+        if (t695) {
+          t697 = t680t1;
+        } else {
+          t697 = t692;
+        }
+        int32_t t698;
+        if (t695) {
+          t698 = t680t2;
+        } else {
+          t698 = t693;
+        }
+        t680t0 = t696;
+        t680t1 = t697;
+        t680t2 = t698;
       }
-      v_x829 = t678t0;
-      rt_free(t675);
-      v_x830 = t678t1;
-      rt_free(t676);
-      v_x831 = t678t2;
+      v_x829 = t680t0;
       rt_free(t677);
+      v_x830 = t680t1;
+      rt_free(t678);
+      v_x831 = t680t2;
+      rt_free(t679);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3510,8 +3511,8 @@ fail:
   rt_release(v_x820);
 }
 
-/* K16: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K16_A {
+/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K17_A {
   RtKernelError *err;
   int run;
   int32_t v_x818;
@@ -3521,71 +3522,71 @@ struct K16_A {
   int32_t v_x830;
   int32_t v_x831;
 };
-struct alignas(8) K16_0_V {
+struct alignas(8) K17_0_V {
   int32_t v0;
 };
-struct K16_0_pull {
-  K16_A A;
-  __device__ K16_0_V operator()(int64_t i) const {
+struct K17_0_pull {
+  K17_A A;
+  __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K16_0_V{2};
+    return K17_0_V{2};
   }
 };
-struct K16_0_store {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_0_V &v) const {
+struct K17_0_store {
+  K17_A A;
+  __device__ void operator()(int64_t i, const K17_0_V &v) const {
     A.v_x820_d[i] = v.v0;
   }
 };
-struct alignas(8) K16_1_V {
+struct alignas(8) K17_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K16_1_pull {
-  K16_A A;
-  __device__ K16_1_V operator()(int64_t i) const {
+struct K17_1_pull {
+  K17_A A;
+  __device__ K17_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t698 = rt_lt_i(0, 2);
-    int32_t t699;
-    if (t698) {
-      t699 = 2147483647;
+    uint8_t t700 = rt_lt_i(0, 2);
+    int32_t t701;
+    if (t700) {
+      t701 = 2147483647;
     } else {
-      t699 = ix;
+      t701 = ix;
     }
-    return K16_1_V{t699, 0, 2};
+    return K17_1_V{t701, 0, 2};
   }
 };
-struct K16_1_op {
-  K16_A A;
-  __device__ K16_1_V operator()(const K16_1_V &a, const K16_1_V &b) const {
-    uint8_t t701 = rt_le_i(a.v0, b.v0);
-    int32_t t702;
-    if (t701) {
-      t702 = a.v0;
-    } else {
-      t702 = b.v0;
-    }
-    int32_t t703;
-    if (t701) {
-      t703 = a.v1;
-    } else {
-      t703 = b.v1;
-    }
+struct K17_1_op {
+  K17_A A;
+  __device__ K17_1_V operator()(const K17_1_V &a, const K17_1_V &b) const {
+    uint8_t t703 = rt_le_i(a.v0, b.v0);
     int32_t t704;
-    if (t701) {
-      t704 = a.v2;
+    if (t703) {
+      t704 = a.v0;
     } else {
-      t704 = b.v2;
+      t704 = b.v0;
     }
-    return K16_1_V{t702, t703, t704};
+    int32_t t705;
+    if (t703) {
+      t705 = a.v1;
+    } else {
+      t705 = b.v1;
+    }
+    int32_t t706;
+    if (t703) {
+      t706 = a.v2;
+    } else {
+      t706 = b.v2;
+    }
+    return K17_1_V{t704, t705, t706};
   }
 };
-struct K16_1_check {
+struct K17_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K16_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K17_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -3593,10 +3594,10 @@ struct K16_1_check {
     return true;
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831, int check_site_0) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831, int check_site_0) {
   (void)loc;
   (void)err;
-  K16_A A;
+  K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3604,60 +3605,60 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtVa
   A.v_x821_d = v_x821->data.i;
   A.v_x821_n = v_x821->len;
   RtValue *v_x820 = NULL;
-  K16_1_V *K16_1_value = NULL; /* the REDUCE's values, on the device */
+  K17_1_V *K17_1_value = NULL; /* the REDUCE's values, on the device */
   int32_t v_x829 = 0;
   int32_t v_x830 = 0;
   int32_t v_x831 = 0;
   /* MAP */
   {
-    const int64_t t705 = v_x818;
-    if (t705 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t705, 0.0, run, 0};
+    const int64_t t707 = v_x818;
+    if (t707 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t707, 0.0, run, 0};
       goto fail;
     }
-    v_x820 = rtg_vec_new(RT_INT, t705);
+    v_x820 = rtg_vec_new(RT_INT, t707);
     A.v_x820_d = v_x820->data.i;
     A.v_x820_n = v_x820->len;
-    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t705);
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t707);
   }
   /* REDUCE */
   {
-    const int64_t t706 = v_x821->len;
-    K16_1_V *t707 = rtg::reduce_to_device<false>("K16", loc, K16_1_pull{A}, K16_1_op{A}, K16_1_V{2147483647, 0, 1}, t706);
-    K16_1_value = t707;
+    const int64_t t708 = v_x821->len;
+    K17_1_V *t709 = rtg::reduce_to_device<false>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{2147483647, 0, 1}, t708);
+    K17_1_value = t709;
   }
-  if (!rtg::check_result("K16", loc, K16_1_value, K16_1_check{{check_site_0}}, K16_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K17", loc, K17_1_value, K17_1_check{{check_site_0}}, K17_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K16_1_value = NULL; /* freed by check_result, after the check */
+  K17_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x820 = v_x820;
   *out_v_x830 = v_x830;
   *out_v_x831 = v_x831;
   return;
 fail:
   rt_release(v_x820);
-  rtg_free(K16_1_value);
+  rtg_free(K17_1_value);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831, int check_site_0) {
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831, int check_site_0) {
   RtValue *vals[] = {v_x821};
   const int64_t sizes[] = {(int64_t)v_x818};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K16_host(err, loc, run, v_x818, v_x821, out_v_x820, out_v_x830, out_v_x831);
+    K17_host(err, loc, run, v_x818, v_x821, out_v_x820, out_v_x830, out_v_x831);
     if (err->index == INT64_MAX) {
-      K16_1_V t708;
-      memset(&t708, 0, sizeof t708);
-      t708.v1 = *out_v_x830;
-      t708.v2 = *out_v_x831;
-      (void)K16_1_check{{check_site_0}}(t708, err, run);
+      K17_1_V t710;
+      memset(&t710, 0, sizeof t710);
+      t710.v1 = *out_v_x830;
+      t710.v2 = *out_v_x831;
+      (void)K17_1_check{{check_site_0}}(t710, err, run);
     }
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x818, v_x821, out_v_x820, out_v_x830, out_v_x831, check_site_0);
+    K17_gpu(err, loc, run, v_x818, v_x821, out_v_x820, out_v_x830, out_v_x831, check_site_0);
   }
 }
 
-/* K17: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
+/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
   (void)loc;
   (void)run;
   int32_t *v_x832_d = v_x832->data.i;
@@ -3667,45 +3668,45 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, Rt
   RtValue *v_x847 = NULL;
   /* MAP */
   {
-    const int64_t t709 = v_x832_n;
-    v_x847 = rt_value_new(rt_vec_type(RT_INT), t709);
+    const int64_t t711 = v_x832_n;
+    v_x847 = rt_value_new(rt_vec_type(RT_INT), t711);
     int32_t *v_x847_d = v_x847->data.i;
     const int64_t v_x847_n = v_x847->len;
-    RT_PARALLEL_FOR_IF(t709 >= RT_PARALLEL_MIN)
-    for (int64_t t710 = 0; t710 < t709; t710++) {
-      const int32_t t711 = (int32_t)t710;
-      int t715 = 0; /* nonzero: a check below failed */
-      int32_t t713 = rt_mul_i(t711, 2);
-      int t716 = (uint64_t)(int64_t)t713 < (uint64_t)v_x837_n;
-      int32_t t714 = t716 ? v_x837_d[t713] : 0;
-      t715 |= !t716;
-      int32_t t718 = rt_add_i(t714, 1);
-      int32_t t720 = rt_add_i(t713, 1);
-      int t722 = (uint64_t)(int64_t)t720 < (uint64_t)v_x837_n;
-      int32_t t721 = t722 ? v_x837_d[t720] : 0;
-      t715 |= !t722;
-      int32_t t724 = rt_add_i(t718, t721);
-      if (__builtin_expect(t715 != 0, 0)) { /* again, recording the error */
-        int32_t t726 = rt_mul_i(t711, 2);
-        int32_t t727;
-        if ((uint64_t)(int64_t)t726 < (uint64_t)v_x837_n) {
-          t727 = v_x837_d[t726];
+    RT_PARALLEL_FOR_IF(t711 >= RT_PARALLEL_MIN)
+    for (int64_t t712 = 0; t712 < t711; t712++) {
+      const int32_t t713 = (int32_t)t712;
+      int t717 = 0; /* nonzero: a check below failed */
+      int32_t t715 = rt_mul_i(t713, 2);
+      int t718 = (uint64_t)(int64_t)t715 < (uint64_t)v_x837_n;
+      int32_t t716 = t718 ? v_x837_d[t715] : 0;
+      t717 |= !t718;
+      int32_t t720 = rt_add_i(t716, 1);
+      int32_t t722 = rt_add_i(t715, 1);
+      int t724 = (uint64_t)(int64_t)t722 < (uint64_t)v_x837_n;
+      int32_t t723 = t724 ? v_x837_d[t722] : 0;
+      t717 |= !t724;
+      int32_t t726 = rt_add_i(t720, t723);
+      if (__builtin_expect(t717 != 0, 0)) { /* again, recording the error */
+        int32_t t728 = rt_mul_i(t713, 2);
+        int32_t t729;
+        if ((uint64_t)(int64_t)t728 < (uint64_t)v_x837_n) {
+          t729 = v_x837_d[t728];
         } else {
-          NESSIE_RECORD(err, t710, RT_CHECK_INDEX, 0, 0, RT_GATHER, t726, v_x837_n, 0.0, 0);
-          t727 = 0;
+          NESSIE_RECORD(err, t712, RT_CHECK_INDEX, 0, 0, RT_GATHER, t728, v_x837_n, 0.0, 0);
+          t729 = 0;
         }
-        int32_t t729 = rt_add_i(t727, 1);
-        int32_t t731 = rt_add_i(t726, 1);
-        int32_t t732;
-        if ((uint64_t)(int64_t)t731 < (uint64_t)v_x837_n) {
-          t732 = v_x837_d[t731];
+        int32_t t731 = rt_add_i(t729, 1);
+        int32_t t733 = rt_add_i(t728, 1);
+        int32_t t734;
+        if ((uint64_t)(int64_t)t733 < (uint64_t)v_x837_n) {
+          t734 = v_x837_d[t733];
         } else {
-          NESSIE_RECORD(err, t710, RT_CHECK_INDEX, 1, 0, RT_GATHER, t731, v_x837_n, 0.0, 1);
-          t732 = 0;
+          NESSIE_RECORD(err, t712, RT_CHECK_INDEX, 1, 0, RT_GATHER, t733, v_x837_n, 0.0, 1);
+          t734 = 0;
         }
-        int32_t t734 = rt_add_i(t729, t732);
+        int32_t t736 = rt_add_i(t731, t734);
       }
-      v_x847_d[t710] = t724;
+      v_x847_d[t712] = t726;
     }
   }
   if (err->index != INT64_MAX)
@@ -3716,66 +3717,66 @@ fail:
   rt_release(v_x847);
 }
 
-/* K17: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K17_A {
+/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K18_A {
   RtKernelError *err;
   int run;
   int32_t *v_x832_d; int64_t v_x832_n;
   int32_t *v_x837_d; int64_t v_x837_n;
   int32_t *v_x847_d; int64_t v_x847_n;
 };
-struct alignas(8) K17_0_V {
+struct alignas(8) K18_0_V {
   int32_t v0;
 };
-struct K17_0_pull {
-  K17_A A;
-  __device__ K17_0_V operator()(int64_t i) const {
+struct K18_0_pull {
+  K18_A A;
+  __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t738 = 0; /* nonzero: a check below failed */
-    int32_t t736 = rt_mul_i(ix, 2);
-    int t739 = (uint64_t)(int64_t)t736 < (uint64_t)A.v_x837_n;
-    int32_t t737 = t739 ? A.v_x837_d[t736] : 0;
-    t738 |= !t739;
-    int32_t t741 = rt_add_i(t737, 1);
-    int32_t t743 = rt_add_i(t736, 1);
-    int t745 = (uint64_t)(int64_t)t743 < (uint64_t)A.v_x837_n;
-    int32_t t744 = t745 ? A.v_x837_d[t743] : 0;
-    t738 |= !t745;
-    int32_t t747 = rt_add_i(t741, t744);
-    if (__builtin_expect(t738 != 0, 0)) { /* again, recording the error */
-      int32_t t749 = rt_mul_i(ix, 2);
-      int32_t t750;
-      if ((uint64_t)(int64_t)t749 < (uint64_t)A.v_x837_n) {
-        t750 = A.v_x837_d[t749];
+    int t740 = 0; /* nonzero: a check below failed */
+    int32_t t738 = rt_mul_i(ix, 2);
+    int t741 = (uint64_t)(int64_t)t738 < (uint64_t)A.v_x837_n;
+    int32_t t739 = t741 ? A.v_x837_d[t738] : 0;
+    t740 |= !t741;
+    int32_t t743 = rt_add_i(t739, 1);
+    int32_t t745 = rt_add_i(t738, 1);
+    int t747 = (uint64_t)(int64_t)t745 < (uint64_t)A.v_x837_n;
+    int32_t t746 = t747 ? A.v_x837_d[t745] : 0;
+    t740 |= !t747;
+    int32_t t749 = rt_add_i(t743, t746);
+    if (__builtin_expect(t740 != 0, 0)) { /* again, recording the error */
+      int32_t t751 = rt_mul_i(ix, 2);
+      int32_t t752;
+      if ((uint64_t)(int64_t)t751 < (uint64_t)A.v_x837_n) {
+        t752 = A.v_x837_d[t751];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t749, A.v_x837_n, 0.0, 0);
-        t750 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t751, A.v_x837_n, 0.0, 0);
+        t752 = 0;
       }
-      int32_t t752 = rt_add_i(t750, 1);
-      int32_t t754 = rt_add_i(t749, 1);
-      int32_t t755;
-      if ((uint64_t)(int64_t)t754 < (uint64_t)A.v_x837_n) {
-        t755 = A.v_x837_d[t754];
+      int32_t t754 = rt_add_i(t752, 1);
+      int32_t t756 = rt_add_i(t751, 1);
+      int32_t t757;
+      if ((uint64_t)(int64_t)t756 < (uint64_t)A.v_x837_n) {
+        t757 = A.v_x837_d[t756];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t754, A.v_x837_n, 0.0, 1);
-        t755 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t756, A.v_x837_n, 0.0, 1);
+        t757 = 0;
       }
-      int32_t t757 = rt_add_i(t752, t755);
+      int32_t t759 = rt_add_i(t754, t757);
     }
-    return K17_0_V{t747};
+    return K18_0_V{t749};
   }
 };
-struct K17_0_store {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_0_V &v) const {
+struct K18_0_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_0_V &v) const {
     A.v_x847_d[i] = v.v0;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
   (void)loc;
   (void)err;
-  K17_A A;
+  K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3786,11 +3787,11 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtV
   RtValue *v_x847 = NULL;
   /* MAP */
   {
-    const int64_t t758 = v_x832->len;
-    v_x847 = rtg_vec_new(RT_INT, t758);
+    const int64_t t760 = v_x832->len;
+    v_x847 = rtg_vec_new(RT_INT, t760);
     A.v_x847_d = v_x847->data.i;
     A.v_x847_n = v_x847->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t758);
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t760);
   }
   *out_v_x847 = v_x847;
   return;
@@ -3798,19 +3799,19 @@ fail:
   rt_release(v_x847);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
   RtValue *vals[] = {v_x832, v_x837};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K17_host(err, loc, run, v_x832, v_x837, out_v_x847);
+    K18_host(err, loc, run, v_x832, v_x837, out_v_x847);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x832, v_x837, out_v_x847);
+    K18_gpu(err, loc, run, v_x832, v_x837, out_v_x847);
   }
 }
 
-/* K18: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
+/* K19: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
   (void)loc;
   (void)run;
   const int64_t *v_sd_1135_off = rt_seg_offsets(v_sd_1135);
@@ -3824,33 +3825,33 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135,
   RtValue *v_x1134 = NULL;
   /* MAP */
   {
-    const int64_t t759 = v_x1110;
-    if (t759 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t759, 0.0, 0);
+    const int64_t t761 = v_x1110;
+    if (t761 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t761, 0.0, 0);
       goto fail;
     }
-    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t759);
+    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t761);
     uint8_t *v_x1113_d = v_x1113->data.b;
     const int64_t v_x1113_n = v_x1113->len;
-    RT_PARALLEL_FOR_IF(t759 >= RT_PARALLEL_MIN)
-    for (int64_t t760 = 0; t760 < t759; t760++) {
-      const int32_t t761 = (int32_t)t760;
-      int t763 = 0; /* nonzero: a check below failed */
-      int t764 = (uint64_t)(int64_t)t761 < (uint64_t)v_sd_1135_n;
-      int32_t t762 = t764 ? (int32_t)(v_sd_1135_off[t761 + 1] - v_sd_1135_off[t761]) : 0;
-      t763 |= !t764;
-      uint8_t t766 = rt_le_i(t762, 1);
-      if (__builtin_expect(t763 != 0, 0)) { /* again, recording the error */
-        int32_t t767;
-        if ((uint64_t)(int64_t)t761 < (uint64_t)v_sd_1135_n) {
-          t767 = (int32_t)(v_sd_1135_off[t761 + 1] - v_sd_1135_off[t761]);
+    RT_PARALLEL_FOR_IF(t761 >= RT_PARALLEL_MIN)
+    for (int64_t t762 = 0; t762 < t761; t762++) {
+      const int32_t t763 = (int32_t)t762;
+      int t765 = 0; /* nonzero: a check below failed */
+      int t766 = (uint64_t)(int64_t)t763 < (uint64_t)v_sd_1135_n;
+      int32_t t764 = t766 ? (int32_t)(v_sd_1135_off[t763 + 1] - v_sd_1135_off[t763]) : 0;
+      t765 |= !t766;
+      uint8_t t768 = rt_le_i(t764, 1);
+      if (__builtin_expect(t765 != 0, 0)) { /* again, recording the error */
+        int32_t t769;
+        if ((uint64_t)(int64_t)t763 < (uint64_t)v_sd_1135_n) {
+          t769 = (int32_t)(v_sd_1135_off[t763 + 1] - v_sd_1135_off[t763]);
         } else {
-          NESSIE_RECORD(err, t760, RT_CHECK_INDEX, 0, 0, RT_GATHER, t761, v_sd_1135_n, 0.0, 1);
-          t767 = 0;
+          NESSIE_RECORD(err, t762, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, v_sd_1135_n, 0.0, 1);
+          t769 = 0;
         }
-        uint8_t t769 = rt_le_i(t767, 1);
+        uint8_t t771 = rt_le_i(t769, 1);
       }
-      v_x1113_d[t760] = t766;
+      v_x1113_d[t762] = t768;
     }
   }
   if (err->index != INT64_MAX)
@@ -3860,108 +3861,108 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135,
     const int64_t v_x1113_n = v_x1113->len;
     /* PARTITION */
     {
-      const int64_t t770 = v_x1110;
-      if (t770 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t770, 0.0, 2);
+      const int64_t t772 = v_x1110;
+      if (t772 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t772, 0.0, 2);
         goto fail;
       }
-      const int64_t t771 = t770 > 0 ? (t770 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t772 = (uint8_t *)rt_alloc_atomic((size_t)t770 + 1);
-      int64_t *t773 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t771 + 1));
-      RT_PARALLEL_FOR_IF(t771 > 1)
-      for (int64_t t774 = 0; t774 < t771; t774++) {
+      const int64_t t773 = t772 > 0 ? (t772 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t774 = (uint8_t *)rt_alloc_atomic((size_t)t772 + 1);
+      int64_t *t775 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t773 + 1));
+      RT_PARALLEL_FOR_IF(t773 > 1)
+      for (int64_t t776 = 0; t776 < t773; t776++) {
         int64_t kept = 0;
-        const int64_t t774_end = (t774 + 1) * RT_CHUNK < t770 ? (t774 + 1) * RT_CHUNK : t770;
-        for (int64_t t775 = t774 * RT_CHUNK; t775 < t774_end; t775++) {
-          const int32_t t776 = (int32_t)t775;
-          int32_t t774x0;
-          uint8_t t774x1;
-          int t778 = 0; /* nonzero: a check below failed */
-          int t779 = (uint64_t)(int64_t)t776 < (uint64_t)v_sd_1135_n;
-          int32_t t777 = t779 ? (int32_t)(v_sd_1135_off[t776 + 1] - v_sd_1135_off[t776]) : 0;
-          t778 |= !t779;
-          uint8_t t781 = rt_le_i(t777, 1);
-          if (__builtin_expect(t778 != 0, 0)) { /* again, recording the error */
-            int32_t t782;
-            if ((uint64_t)(int64_t)t776 < (uint64_t)v_sd_1135_n) {
-              t782 = (int32_t)(v_sd_1135_off[t776 + 1] - v_sd_1135_off[t776]);
+        const int64_t t776_end = (t776 + 1) * RT_CHUNK < t772 ? (t776 + 1) * RT_CHUNK : t772;
+        for (int64_t t777 = t776 * RT_CHUNK; t777 < t776_end; t777++) {
+          const int32_t t778 = (int32_t)t777;
+          int32_t t776x0;
+          uint8_t t776x1;
+          int t780 = 0; /* nonzero: a check below failed */
+          int t781 = (uint64_t)(int64_t)t778 < (uint64_t)v_sd_1135_n;
+          int32_t t779 = t781 ? (int32_t)(v_sd_1135_off[t778 + 1] - v_sd_1135_off[t778]) : 0;
+          t780 |= !t781;
+          uint8_t t783 = rt_le_i(t779, 1);
+          if (__builtin_expect(t780 != 0, 0)) { /* again, recording the error */
+            int32_t t784;
+            if ((uint64_t)(int64_t)t778 < (uint64_t)v_sd_1135_n) {
+              t784 = (int32_t)(v_sd_1135_off[t778 + 1] - v_sd_1135_off[t778]);
             } else {
-              NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_sd_1135_n, 0.0, 3);
-              t782 = 0;
+              NESSIE_RECORD(err, t777, RT_CHECK_INDEX, 0, 0, RT_GATHER, t778, v_sd_1135_n, 0.0, 3);
+              t784 = 0;
             }
-            uint8_t t784 = rt_le_i(t782, 1);
+            uint8_t t786 = rt_le_i(t784, 1);
           }
-          t774x0 = t776;
-          t774x1 = t781;
-          uint8_t t785;
-          t785 = t774x1;
-          t772[t775] = t785 != 0;
-          kept += t785 != 0;
+          t776x0 = t778;
+          t776x1 = t783;
+          uint8_t t787;
+          t787 = t776x1;
+          t774[t777] = t787 != 0;
+          kept += t787 != 0;
         }
-        t773[t774] = kept;
+        t775[t776] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t772);
-        rt_free(t773);
+        rt_free(t774);
+        rt_free(t775);
         goto fail;
       }
-      int64_t t786 = 0;
-      for (int64_t t774 = 0; t774 < t771; t774++) {
-        const int64_t k = t773[t774];
-        t773[t774] = t786;
-        t786 += k;
+      int64_t t788 = 0;
+      for (int64_t t776 = 0; t776 < t773; t776++) {
+        const int64_t k = t775[t776];
+        t775[t776] = t788;
+        t788 += k;
       }
-      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t786);
+      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t788);
       int32_t *v_x1118_d = v_x1118->data.i;
       const int64_t v_x1118_n = v_x1118->len;
-      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t786);
+      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t788);
       uint8_t *v_x1119_d = v_x1119->data.b;
       const int64_t v_x1119_n = v_x1119->len;
-      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t770 - t786));
+      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t772 - t788));
       int32_t *v_x1120_d = v_x1120->data.i;
       const int64_t v_x1120_n = v_x1120->len;
-      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t770 - t786));
+      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t772 - t788));
       uint8_t *v_x1121_d = v_x1121->data.b;
       const int64_t v_x1121_n = v_x1121->len;
-      RT_PARALLEL_FOR_IF(t771 > 1)
-      for (int64_t t774 = 0; t774 < t771; t774++) {
-        int64_t at = t773[t774];
-        int64_t at_not = t774 * RT_CHUNK - t773[t774];
-        const int64_t t774_end = (t774 + 1) * RT_CHUNK < t770 ? (t774 + 1) * RT_CHUNK : t770;
-        for (int64_t t775 = t774 * RT_CHUNK; t775 < t774_end; t775++) {
-          const int32_t t776 = (int32_t)t775;
-          int32_t t774y0;
-          uint8_t t774y1;
-          int t788 = 0; /* nonzero: a check below failed */
-          int t789 = (uint64_t)(int64_t)t776 < (uint64_t)v_sd_1135_n;
-          int32_t t787 = t789 ? (int32_t)(v_sd_1135_off[t776 + 1] - v_sd_1135_off[t776]) : 0;
-          t788 |= !t789;
-          uint8_t t791 = rt_le_i(t787, 1);
-          if (__builtin_expect(t788 != 0, 0)) { /* again, recording the error */
-            int32_t t792;
-            if ((uint64_t)(int64_t)t776 < (uint64_t)v_sd_1135_n) {
-              t792 = (int32_t)(v_sd_1135_off[t776 + 1] - v_sd_1135_off[t776]);
+      RT_PARALLEL_FOR_IF(t773 > 1)
+      for (int64_t t776 = 0; t776 < t773; t776++) {
+        int64_t at = t775[t776];
+        int64_t at_not = t776 * RT_CHUNK - t775[t776];
+        const int64_t t776_end = (t776 + 1) * RT_CHUNK < t772 ? (t776 + 1) * RT_CHUNK : t772;
+        for (int64_t t777 = t776 * RT_CHUNK; t777 < t776_end; t777++) {
+          const int32_t t778 = (int32_t)t777;
+          int32_t t776y0;
+          uint8_t t776y1;
+          int t790 = 0; /* nonzero: a check below failed */
+          int t791 = (uint64_t)(int64_t)t778 < (uint64_t)v_sd_1135_n;
+          int32_t t789 = t791 ? (int32_t)(v_sd_1135_off[t778 + 1] - v_sd_1135_off[t778]) : 0;
+          t790 |= !t791;
+          uint8_t t793 = rt_le_i(t789, 1);
+          if (__builtin_expect(t790 != 0, 0)) { /* again, recording the error */
+            int32_t t794;
+            if ((uint64_t)(int64_t)t778 < (uint64_t)v_sd_1135_n) {
+              t794 = (int32_t)(v_sd_1135_off[t778 + 1] - v_sd_1135_off[t778]);
             } else {
-              NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_sd_1135_n, 0.0, 4);
-              t792 = 0;
+              NESSIE_RECORD(err, t777, RT_CHECK_INDEX, 0, 0, RT_GATHER, t778, v_sd_1135_n, 0.0, 4);
+              t794 = 0;
             }
-            uint8_t t794 = rt_le_i(t792, 1);
+            uint8_t t796 = rt_le_i(t794, 1);
           }
-          t774y0 = t776;
-          t774y1 = t791;
-          if (t772[t775]) {
-            v_x1118_d[at] = t774y0;
-            v_x1119_d[at] = t774y1;
+          t776y0 = t778;
+          t776y1 = t793;
+          if (t774[t777]) {
+            v_x1118_d[at] = t776y0;
+            v_x1119_d[at] = t776y1;
             at++;
           } else {
-            v_x1120_d[at_not] = t774y0;
-            v_x1121_d[at_not] = t774y1;
+            v_x1120_d[at_not] = t776y0;
+            v_x1121_d[at_not] = t776y1;
             at_not++;
           }
         }
       }
-      rt_free(t772);
-      rt_free(t773);
+      rt_free(t774);
+      rt_free(t775);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3976,120 +3977,120 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135,
       const int64_t v_x1121_n = v_x1121->len;
       /* SCAN */
       {
-        const int64_t t795 = v_x1110;
-        if (t795 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t795, 0.0, 5);
+        const int64_t t797 = v_x1110;
+        if (t797 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t797, 0.0, 5);
           goto fail;
         }
-        const int64_t t796 = t795 > 0 ? (t795 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t797 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t796);
-        int32_t *t798 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t796);
-        RT_PARALLEL_FOR_IF(t796 > 1)
-        for (int64_t t799 = 0; t799 < t796; t799++) {
-          int32_t t799a0;
-          int32_t t799a1;
-          t799a0 = 0;
-          t799a1 = 0;
-          const int64_t t799_end = (t799 + 1) * RT_CHUNK < t795 ? (t799 + 1) * RT_CHUNK : t795;
-          for (int64_t t800 = t799 * RT_CHUNK; t800 < t799_end; t800++) {
-            const int32_t t801 = (int32_t)t800;
-            int32_t t799x0;
-            int32_t t799x1;
-            int t803 = 0; /* nonzero: a check below failed */
-            int t804 = (uint64_t)(int64_t)t801 < (uint64_t)v_sd_1135_n;
-            int32_t t802 = t804 ? (int32_t)(v_sd_1135_off[t801 + 1] - v_sd_1135_off[t801]) : 0;
-            t803 |= !t804;
-            uint8_t t806 = rt_le_i(t802, 1);
-            int32_t t808 = rt_btoi_b(t806);
-            uint8_t t810 = rt_not_b(t806);
-            int32_t t812 = rt_btoi_b(t810);
-            if (__builtin_expect(t803 != 0, 0)) { /* again, recording the error */
-              int32_t t813;
-              if ((uint64_t)(int64_t)t801 < (uint64_t)v_sd_1135_n) {
-                t813 = (int32_t)(v_sd_1135_off[t801 + 1] - v_sd_1135_off[t801]);
+        const int64_t t798 = t797 > 0 ? (t797 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t799 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t798);
+        int32_t *t800 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t798);
+        RT_PARALLEL_FOR_IF(t798 > 1)
+        for (int64_t t801 = 0; t801 < t798; t801++) {
+          int32_t t801a0;
+          int32_t t801a1;
+          t801a0 = 0;
+          t801a1 = 0;
+          const int64_t t801_end = (t801 + 1) * RT_CHUNK < t797 ? (t801 + 1) * RT_CHUNK : t797;
+          for (int64_t t802 = t801 * RT_CHUNK; t802 < t801_end; t802++) {
+            const int32_t t803 = (int32_t)t802;
+            int32_t t801x0;
+            int32_t t801x1;
+            int t805 = 0; /* nonzero: a check below failed */
+            int t806 = (uint64_t)(int64_t)t803 < (uint64_t)v_sd_1135_n;
+            int32_t t804 = t806 ? (int32_t)(v_sd_1135_off[t803 + 1] - v_sd_1135_off[t803]) : 0;
+            t805 |= !t806;
+            uint8_t t808 = rt_le_i(t804, 1);
+            int32_t t810 = rt_btoi_b(t808);
+            uint8_t t812 = rt_not_b(t808);
+            int32_t t814 = rt_btoi_b(t812);
+            if (__builtin_expect(t805 != 0, 0)) { /* again, recording the error */
+              int32_t t815;
+              if ((uint64_t)(int64_t)t803 < (uint64_t)v_sd_1135_n) {
+                t815 = (int32_t)(v_sd_1135_off[t803 + 1] - v_sd_1135_off[t803]);
               } else {
-                NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t801, v_sd_1135_n, 0.0, 6);
-                t813 = 0;
+                NESSIE_RECORD(err, t802, RT_CHECK_INDEX, 0, 0, RT_GATHER, t803, v_sd_1135_n, 0.0, 6);
+                t815 = 0;
               }
-              uint8_t t815 = rt_le_i(t813, 1);
-              int32_t t817 = rt_btoi_b(t815);
-              uint8_t t819 = rt_not_b(t815);
-              int32_t t821 = rt_btoi_b(t819);
+              uint8_t t817 = rt_le_i(t815, 1);
+              int32_t t819 = rt_btoi_b(t817);
+              uint8_t t821 = rt_not_b(t817);
+              int32_t t823 = rt_btoi_b(t821);
             }
-            t799x0 = t808;
-            t799x1 = t812;
-            int32_t t823 = rt_add_i(t799a0, t799x0);
-            int32_t t825 = rt_add_i(t799a1, t799x1);
-            t799a0 = t823;
-            t799a1 = t825;
+            t801x0 = t810;
+            t801x1 = t814;
+            int32_t t825 = rt_add_i(t801a0, t801x0);
+            int32_t t827 = rt_add_i(t801a1, t801x1);
+            t801a0 = t825;
+            t801a1 = t827;
           }
-          t797[t799] = t799a0;
-          t798[t799] = t799a1;
+          t799[t801] = t801a0;
+          t800[t801] = t801a1;
         }
-        int32_t t799t0;
-        int32_t t799t1;
-        t799t0 = 0;
-        t799t1 = 0;
-        for (int64_t t799 = 0; t799 < t796; t799++) {
-          const int32_t t826 = t797[t799];
-          t797[t799] = t799t0;
-          const int32_t t827 = t798[t799];
-          t798[t799] = t799t1;
-          int32_t t829 = rt_add_i(t799t0, t826);
-          int32_t t831 = rt_add_i(t799t1, t827);
-          t799t0 = t829;
-          t799t1 = t831;
+        int32_t t801t0;
+        int32_t t801t1;
+        t801t0 = 0;
+        t801t1 = 0;
+        for (int64_t t801 = 0; t801 < t798; t801++) {
+          const int32_t t828 = t799[t801];
+          t799[t801] = t801t0;
+          const int32_t t829 = t800[t801];
+          t800[t801] = t801t1;
+          int32_t t831 = rt_add_i(t801t0, t828);
+          int32_t t833 = rt_add_i(t801t1, t829);
+          t801t0 = t831;
+          t801t1 = t833;
         }
-        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t795);
+        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t797);
         int32_t *v_x1133_d = v_x1133->data.i;
         const int64_t v_x1133_n = v_x1133->len;
-        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t795);
+        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t797);
         int32_t *v_x1134_d = v_x1134->data.i;
         const int64_t v_x1134_n = v_x1134->len;
-        RT_PARALLEL_FOR_IF(t796 > 1)
-        for (int64_t t799 = 0; t799 < t796; t799++) {
-          int32_t t799p0;
-          int32_t t799p1;
-          t799p0 = t797[t799];
-          t799p1 = t798[t799];
-          const int64_t t799_end = (t799 + 1) * RT_CHUNK < t795 ? (t799 + 1) * RT_CHUNK : t795;
-          for (int64_t t800 = t799 * RT_CHUNK; t800 < t799_end; t800++) {
-            const int32_t t801 = (int32_t)t800;
-            v_x1133_d[t800] = t799p0;
-            v_x1134_d[t800] = t799p1;
-            int32_t t799y0;
-            int32_t t799y1;
-            int t833 = 0; /* nonzero: a check below failed */
-            int t834 = (uint64_t)(int64_t)t801 < (uint64_t)v_sd_1135_n;
-            int32_t t832 = t834 ? (int32_t)(v_sd_1135_off[t801 + 1] - v_sd_1135_off[t801]) : 0;
-            t833 |= !t834;
-            uint8_t t836 = rt_le_i(t832, 1);
-            int32_t t838 = rt_btoi_b(t836);
-            uint8_t t840 = rt_not_b(t836);
-            int32_t t842 = rt_btoi_b(t840);
-            if (__builtin_expect(t833 != 0, 0)) { /* again, recording the error */
-              int32_t t843;
-              if ((uint64_t)(int64_t)t801 < (uint64_t)v_sd_1135_n) {
-                t843 = (int32_t)(v_sd_1135_off[t801 + 1] - v_sd_1135_off[t801]);
+        RT_PARALLEL_FOR_IF(t798 > 1)
+        for (int64_t t801 = 0; t801 < t798; t801++) {
+          int32_t t801p0;
+          int32_t t801p1;
+          t801p0 = t799[t801];
+          t801p1 = t800[t801];
+          const int64_t t801_end = (t801 + 1) * RT_CHUNK < t797 ? (t801 + 1) * RT_CHUNK : t797;
+          for (int64_t t802 = t801 * RT_CHUNK; t802 < t801_end; t802++) {
+            const int32_t t803 = (int32_t)t802;
+            v_x1133_d[t802] = t801p0;
+            v_x1134_d[t802] = t801p1;
+            int32_t t801y0;
+            int32_t t801y1;
+            int t835 = 0; /* nonzero: a check below failed */
+            int t836 = (uint64_t)(int64_t)t803 < (uint64_t)v_sd_1135_n;
+            int32_t t834 = t836 ? (int32_t)(v_sd_1135_off[t803 + 1] - v_sd_1135_off[t803]) : 0;
+            t835 |= !t836;
+            uint8_t t838 = rt_le_i(t834, 1);
+            int32_t t840 = rt_btoi_b(t838);
+            uint8_t t842 = rt_not_b(t838);
+            int32_t t844 = rt_btoi_b(t842);
+            if (__builtin_expect(t835 != 0, 0)) { /* again, recording the error */
+              int32_t t845;
+              if ((uint64_t)(int64_t)t803 < (uint64_t)v_sd_1135_n) {
+                t845 = (int32_t)(v_sd_1135_off[t803 + 1] - v_sd_1135_off[t803]);
               } else {
-                NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t801, v_sd_1135_n, 0.0, 7);
-                t843 = 0;
+                NESSIE_RECORD(err, t802, RT_CHECK_INDEX, 0, 0, RT_GATHER, t803, v_sd_1135_n, 0.0, 7);
+                t845 = 0;
               }
-              uint8_t t845 = rt_le_i(t843, 1);
-              int32_t t847 = rt_btoi_b(t845);
-              uint8_t t849 = rt_not_b(t845);
-              int32_t t851 = rt_btoi_b(t849);
+              uint8_t t847 = rt_le_i(t845, 1);
+              int32_t t849 = rt_btoi_b(t847);
+              uint8_t t851 = rt_not_b(t847);
+              int32_t t853 = rt_btoi_b(t851);
             }
-            t799y0 = t838;
-            t799y1 = t842;
-            int32_t t853 = rt_add_i(t799p0, t799y0);
-            int32_t t855 = rt_add_i(t799p1, t799y1);
-            t799p0 = t853;
-            t799p1 = t855;
+            t801y0 = t840;
+            t801y1 = t844;
+            int32_t t855 = rt_add_i(t801p0, t801y0);
+            int32_t t857 = rt_add_i(t801p1, t801y1);
+            t801p0 = t855;
+            t801p1 = t857;
           }
         }
-        rt_free(t797);
-        rt_free(t798);
+        rt_free(t799);
+        rt_free(t800);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -4113,8 +4114,8 @@ fail:
   rt_release(v_x1134);
 }
 
-/* K18: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K18_A {
+/* K19: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K19_A {
   RtKernelError *err;
   int run;
   const int64_t *v_sd_1135_off; int64_t v_sd_1135_n;
@@ -4127,144 +4128,144 @@ struct K18_A {
   int32_t *v_x1133_d; int64_t v_x1133_n;
   int32_t *v_x1134_d; int64_t v_x1134_n;
 };
-struct alignas(8) K18_0_V {
+struct alignas(8) K19_0_V {
   uint8_t v0;
 };
-struct K18_0_pull {
-  K18_A A;
-  __device__ K18_0_V operator()(int64_t i) const {
+struct K19_0_pull {
+  K19_A A;
+  __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t857 = 0; /* nonzero: a check below failed */
-    int t858 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
-    int32_t t856 = t858 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
-    t857 |= !t858;
-    uint8_t t860 = rt_le_i(t856, 1);
-    if (__builtin_expect(t857 != 0, 0)) { /* again, recording the error */
-      int32_t t861;
+    int t859 = 0; /* nonzero: a check below failed */
+    int t860 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
+    int32_t t858 = t860 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
+    t859 |= !t860;
+    uint8_t t862 = rt_le_i(t858, 1);
+    if (__builtin_expect(t859 != 0, 0)) { /* again, recording the error */
+      int32_t t863;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n) {
-        t861 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
+        t863 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1135_n, 0.0, 0);
-        t861 = 0;
+        t863 = 0;
       }
-      uint8_t t863 = rt_le_i(t861, 1);
+      uint8_t t865 = rt_le_i(t863, 1);
     }
-    return K18_0_V{t860};
+    return K19_0_V{t862};
   }
 };
-struct K18_0_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_0_V &v) const {
+struct K19_0_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_0_V &v) const {
     A.v_x1113_d[i] = v.v0;
   }
 };
-struct alignas(8) K18_1_V {
+struct alignas(8) K19_1_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K18_1_pull {
-  K18_A A;
-  __device__ K18_1_V operator()(int64_t i) const {
+struct K19_1_pull {
+  K19_A A;
+  __device__ K19_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t865 = 0; /* nonzero: a check below failed */
-    int t866 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
-    int32_t t864 = t866 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
-    t865 |= !t866;
-    uint8_t t868 = rt_le_i(t864, 1);
-    if (__builtin_expect(t865 != 0, 0)) { /* again, recording the error */
-      int32_t t869;
+    int t867 = 0; /* nonzero: a check below failed */
+    int t868 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
+    int32_t t866 = t868 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
+    t867 |= !t868;
+    uint8_t t870 = rt_le_i(t866, 1);
+    if (__builtin_expect(t867 != 0, 0)) { /* again, recording the error */
+      int32_t t871;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n) {
-        t869 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
+        t871 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1135_n, 0.0, 1);
-        t869 = 0;
+        t871 = 0;
       }
-      uint8_t t871 = rt_le_i(t869, 1);
+      uint8_t t873 = rt_le_i(t871, 1);
     }
-    return K18_1_V{ix, t868};
+    return K19_1_V{ix, t870};
   }
 };
-struct K18_1_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_1_V &v) const {
+struct K19_1_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_1_V &v) const {
     A.v_x1118_d[i] = v.v0;
     A.v_x1119_d[i] = v.v1;
   }
 };
-struct K18_1_pred {
-  K18_A A;
-  __device__ bool operator()(int64_t i, const K18_1_V &v) const {
+struct K19_1_pred {
+  K19_A A;
+  __device__ bool operator()(int64_t i, const K19_1_V &v) const {
     return (bool)v.v1;
   }
 };
-struct K18_1_other {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_1_V &v) const {
+struct K19_1_other {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_1_V &v) const {
     A.v_x1120_d[i] = v.v0;
     A.v_x1121_d[i] = v.v1;
   }
 };
-struct alignas(8) K18_2_V {
+struct alignas(8) K19_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K18_2_pull {
-  K18_A A;
-  __device__ K18_2_V operator()(int64_t i) const {
+struct K19_2_pull {
+  K19_A A;
+  __device__ K19_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t873 = 0; /* nonzero: a check below failed */
-    int t874 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
-    int32_t t872 = t874 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
-    t873 |= !t874;
-    uint8_t t876 = rt_le_i(t872, 1);
-    int32_t t878 = rt_btoi_b(t876);
-    uint8_t t880 = rt_not_b(t876);
-    int32_t t882 = rt_btoi_b(t880);
-    if (__builtin_expect(t873 != 0, 0)) { /* again, recording the error */
-      int32_t t883;
+    int t875 = 0; /* nonzero: a check below failed */
+    int t876 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
+    int32_t t874 = t876 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
+    t875 |= !t876;
+    uint8_t t878 = rt_le_i(t874, 1);
+    int32_t t880 = rt_btoi_b(t878);
+    uint8_t t882 = rt_not_b(t878);
+    int32_t t884 = rt_btoi_b(t882);
+    if (__builtin_expect(t875 != 0, 0)) { /* again, recording the error */
+      int32_t t885;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n) {
-        t883 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
+        t885 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1135_n, 0.0, 2);
-        t883 = 0;
+        t885 = 0;
       }
-      uint8_t t885 = rt_le_i(t883, 1);
-      int32_t t887 = rt_btoi_b(t885);
-      uint8_t t889 = rt_not_b(t885);
-      int32_t t891 = rt_btoi_b(t889);
+      uint8_t t887 = rt_le_i(t885, 1);
+      int32_t t889 = rt_btoi_b(t887);
+      uint8_t t891 = rt_not_b(t887);
+      int32_t t893 = rt_btoi_b(t891);
     }
-    return K18_2_V{t878, t882};
+    return K19_2_V{t880, t884};
   }
 };
-struct K18_2_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_2_V &v) const {
+struct K19_2_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_2_V &v) const {
     A.v_x1133_d[i] = v.v0;
     A.v_x1134_d[i] = v.v1;
   }
 };
-struct K18_2_op {
-  K18_A A;
-  __device__ K18_2_V operator()(const K18_2_V &a, const K18_2_V &b) const {
-    int32_t t893 = rt_add_i(a.v0, b.v0);
-    int32_t t895 = rt_add_i(a.v1, b.v1);
-    return K18_2_V{t893, t895};
+struct K19_2_op {
+  K19_A A;
+  __device__ K19_2_V operator()(const K19_2_V &a, const K19_2_V &b) const {
+    int32_t t895 = rt_add_i(a.v0, b.v0);
+    int32_t t897 = rt_add_i(a.v1, b.v1);
+    return K19_2_V{t895, t897};
   }
 };
-struct K18_2_ride {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_2_V &v) const {
-    K18_0_store{A}(i, K18_0_pull{A}(i)); /* MAP 0 rides here */
-    K18_2_store{A}(i, v);
+struct K19_2_ride {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_2_V &v) const {
+    K19_0_store{A}(i, K19_0_pull{A}(i)); /* MAP 0 rides here */
+    K19_2_store{A}(i, v);
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
   (void)loc;
   (void)err;
-  K18_A A;
+  K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4280,68 +4281,68 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, 
   RtValue *v_x1134 = NULL;
   /* MAP */
   {
-    const int64_t t896 = v_x1110;
-    if (t896 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t896, 0.0, run, 3};
+    const int64_t t898 = v_x1110;
+    if (t898 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t898, 0.0, run, 3};
       goto fail;
     }
-    v_x1113 = rtg_vec_new(RT_BOOL, t896);
+    v_x1113 = rtg_vec_new(RT_BOOL, t898);
     A.v_x1113_d = v_x1113->data.b;
     A.v_x1113_n = v_x1113->len;
-    /* computed in the launch of SOAC 2 (K18_2_ride) */
+    /* computed in the launch of SOAC 2 (K19_2_ride) */
   }
   /* PARTITION */
-  int64_t *t897, t898; /* the slot of its count, its size */
+  int64_t *t899, t900; /* the slot of its count, its size */
   {
-    const int64_t t899 = v_x1110;
-    if (t899 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t899, 0.0, run, 4};
+    const int64_t t901 = v_x1110;
+    if (t901 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t901, 0.0, run, 4};
       goto fail;
     }
-    v_x1118 = rtg_vec_new(RT_INT, t899);
+    v_x1118 = rtg_vec_new(RT_INT, t901);
     A.v_x1118_d = v_x1118->data.i;
     A.v_x1118_n = v_x1118->len;
-    v_x1119 = rtg_vec_new(RT_BOOL, t899);
+    v_x1119 = rtg_vec_new(RT_BOOL, t901);
     A.v_x1119_d = v_x1119->data.b;
     A.v_x1119_n = v_x1119->len;
-    v_x1120 = rtg_vec_new(RT_INT, t899);
+    v_x1120 = rtg_vec_new(RT_INT, t901);
     A.v_x1120_d = v_x1120->data.i;
     A.v_x1120_n = v_x1120->len;
-    v_x1121 = rtg_vec_new(RT_BOOL, t899);
+    v_x1121 = rtg_vec_new(RT_BOOL, t901);
     A.v_x1121_d = v_x1121->data.b;
     A.v_x1121_n = v_x1121->len;
-    t898 = t899;
-    t897 = rtg::partition_launch<K18_1_V>("K18", loc, K18_1_pull{A}, K18_1_pred{A}, t899, K18_1_store{A}, K18_1_other{A}, true);
+    t900 = t901;
+    t899 = rtg::partition_launch<K19_1_V>("K19", loc, K19_1_pull{A}, K19_1_pred{A}, t901, K19_1_store{A}, K19_1_other{A}, true);
   }
   {
-    const int64_t t900 = rtg::filter_count(t897);
-    v_x1118 = rtg_vec_fit(v_x1118, t900);
+    const int64_t t902 = rtg::filter_count(t899);
+    v_x1118 = rtg_vec_fit(v_x1118, t902);
     A.v_x1118_d = v_x1118->data.i;
     A.v_x1118_n = v_x1118->len;
-    v_x1119 = rtg_vec_fit(v_x1119, t900);
+    v_x1119 = rtg_vec_fit(v_x1119, t902);
     A.v_x1119_d = v_x1119->data.b;
     A.v_x1119_n = v_x1119->len;
-    v_x1120 = rtg_vec_fit(v_x1120, t898 - t900);
+    v_x1120 = rtg_vec_fit(v_x1120, t900 - t902);
     A.v_x1120_d = v_x1120->data.i;
     A.v_x1120_n = v_x1120->len;
-    v_x1121 = rtg_vec_fit(v_x1121, t898 - t900);
+    v_x1121 = rtg_vec_fit(v_x1121, t900 - t902);
     A.v_x1121_d = v_x1121->data.b;
     A.v_x1121_n = v_x1121->len;
   }
   /* SCAN */
   {
-    const int64_t t901 = v_x1110;
-    if (t901 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t901, 0.0, run, 5};
+    const int64_t t903 = v_x1110;
+    if (t903 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t903, 0.0, run, 5};
       goto fail;
     }
-    v_x1133 = rtg_vec_new(RT_INT, t901);
+    v_x1133 = rtg_vec_new(RT_INT, t903);
     A.v_x1133_d = v_x1133->data.i;
     A.v_x1133_n = v_x1133->len;
-    v_x1134 = rtg_vec_new(RT_INT, t901);
+    v_x1134 = rtg_vec_new(RT_INT, t903);
     A.v_x1134_d = v_x1134->data.i;
     A.v_x1134_n = v_x1134->len;
-    rtg::scan<true>("K18", loc, K18_2_pull{A}, K18_2_op{A}, K18_2_V{0, 0}, t901, K18_2_ride{A});
+    rtg::scan<true>("K19", loc, K19_2_pull{A}, K19_2_op{A}, K19_2_V{0, 0}, t903, K19_2_ride{A});
   }
   *out_v_x1113 = v_x1113;
   *out_v_x1118 = v_x1118;
@@ -4361,19 +4362,19 @@ fail:
   rt_release(v_x1134);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
   RtValue *vals[] = {v_sd_1135};
   const int64_t sizes[] = {(int64_t)v_x1110, (int64_t)v_x1110, (int64_t)v_x1110};
   if (rtg_choose_host(vals, 1, sizes, 3)) {
-    K18_host(err, loc, run, v_sd_1135, v_x1110, out_v_x1113, out_v_x1118, out_v_x1120, out_v_x1133, out_v_x1134);
+    K19_host(err, loc, run, v_sd_1135, v_x1110, out_v_x1113, out_v_x1118, out_v_x1120, out_v_x1133, out_v_x1134);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_sd_1135, v_x1110, out_v_x1113, out_v_x1118, out_v_x1120, out_v_x1133, out_v_x1134);
+    K19_gpu(err, loc, run, v_sd_1135, v_x1110, out_v_x1113, out_v_x1118, out_v_x1120, out_v_x1133, out_v_x1134);
   }
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
   (void)loc;
   (void)run;
   int32_t *v_x1136_d = v_x1136->data.i;
@@ -4387,49 +4388,49 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, R
   RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t902 = v_x1136_n;
-    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t902);
+    const int64_t t904 = v_x1136_n;
+    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t904);
     int32_t *v_x1142_d = v_x1142->data.i;
     const int64_t v_x1142_n = v_x1142->len;
-    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t902);
+    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t904);
     int32_t *v_x1143_d = v_x1143->data.i;
     const int64_t v_x1143_n = v_x1143->len;
-    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t902);
+    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t904);
     int32_t *v_x1144_d = v_x1144->data.i;
     const int64_t v_x1144_n = v_x1144->len;
-    RT_PARALLEL_FOR_IF(t902 >= RT_PARALLEL_MIN)
-    for (int64_t t903 = 0; t903 < t902; t903++) {
-      const int32_t t904 = (int32_t)t903;
-      int t907 = 0; /* nonzero: a check below failed */
-      int32_t t905 = v_x1136_d[t904];
-      int t908 = (uint64_t)(int64_t)t905 < (uint64_t)v_sd_1138_n;
-      int32_t t906 = t908 ? (int32_t)v_sd_1138_off[t905] : 0;
-      t907 |= !t908;
-      int t910 = (uint64_t)(int64_t)t905 < (uint64_t)v_sd_1145_n;
-      int32_t t909 = t910 ? (int32_t)(v_sd_1145_off[t905 + 1] - v_sd_1145_off[t905]) : 0;
-      t907 |= !t910;
-      int32_t t912 = rt_add_i(t906, t909);
-      if (__builtin_expect(t907 != 0, 0)) { /* again, recording the error */
-        int32_t t913 = v_x1136_d[t904];
-        int32_t t914;
-        if ((uint64_t)(int64_t)t913 < (uint64_t)v_sd_1138_n) {
-          t914 = (int32_t)v_sd_1138_off[t913];
+    RT_PARALLEL_FOR_IF(t904 >= RT_PARALLEL_MIN)
+    for (int64_t t905 = 0; t905 < t904; t905++) {
+      const int32_t t906 = (int32_t)t905;
+      int t909 = 0; /* nonzero: a check below failed */
+      int32_t t907 = v_x1136_d[t906];
+      int t910 = (uint64_t)(int64_t)t907 < (uint64_t)v_sd_1138_n;
+      int32_t t908 = t910 ? (int32_t)v_sd_1138_off[t907] : 0;
+      t909 |= !t910;
+      int t912 = (uint64_t)(int64_t)t907 < (uint64_t)v_sd_1145_n;
+      int32_t t911 = t912 ? (int32_t)(v_sd_1145_off[t907 + 1] - v_sd_1145_off[t907]) : 0;
+      t909 |= !t912;
+      int32_t t914 = rt_add_i(t908, t911);
+      if (__builtin_expect(t909 != 0, 0)) { /* again, recording the error */
+        int32_t t915 = v_x1136_d[t906];
+        int32_t t916;
+        if ((uint64_t)(int64_t)t915 < (uint64_t)v_sd_1138_n) {
+          t916 = (int32_t)v_sd_1138_off[t915];
         } else {
-          NESSIE_RECORD(err, t903, RT_CHECK_INDEX, 0, 0, RT_GATHER, t913, v_sd_1138_n, 0.0, 0);
-          t914 = 0;
+          NESSIE_RECORD(err, t905, RT_CHECK_INDEX, 0, 0, RT_GATHER, t915, v_sd_1138_n, 0.0, 0);
+          t916 = 0;
         }
-        int32_t t915;
-        if ((uint64_t)(int64_t)t913 < (uint64_t)v_sd_1145_n) {
-          t915 = (int32_t)(v_sd_1145_off[t913 + 1] - v_sd_1145_off[t913]);
+        int32_t t917;
+        if ((uint64_t)(int64_t)t915 < (uint64_t)v_sd_1145_n) {
+          t917 = (int32_t)(v_sd_1145_off[t915 + 1] - v_sd_1145_off[t915]);
         } else {
-          NESSIE_RECORD(err, t903, RT_CHECK_INDEX, 0, 0, RT_GATHER, t913, v_sd_1145_n, 0.0, 1);
-          t915 = 0;
+          NESSIE_RECORD(err, t905, RT_CHECK_INDEX, 0, 0, RT_GATHER, t915, v_sd_1145_n, 0.0, 1);
+          t917 = 0;
         }
-        int32_t t917 = rt_add_i(t914, t915);
+        int32_t t919 = rt_add_i(t916, t917);
       }
-      v_x1142_d[t903] = t906;
-      v_x1143_d[t903] = t912;
-      v_x1144_d[t903] = 1;
+      v_x1142_d[t905] = t908;
+      v_x1143_d[t905] = t914;
+      v_x1144_d[t905] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -4444,8 +4445,8 @@ fail:
   rt_release(v_x1144);
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K19_A {
+/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K20_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1136_d; int64_t v_x1136_n;
@@ -4455,58 +4456,58 @@ struct K19_A {
   int32_t *v_x1143_d; int64_t v_x1143_n;
   int32_t *v_x1144_d; int64_t v_x1144_n;
 };
-struct alignas(8) K19_0_V {
+struct alignas(8) K20_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K19_0_pull {
-  K19_A A;
-  __device__ K19_0_V operator()(int64_t i) const {
+struct K20_0_pull {
+  K20_A A;
+  __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t920 = 0; /* nonzero: a check below failed */
-    int32_t t918 = A.v_x1136_d[ix];
-    int t921 = (uint64_t)(int64_t)t918 < (uint64_t)A.v_sd_1138_n;
-    int32_t t919 = t921 ? (int32_t)A.v_sd_1138_off[t918] : 0;
-    t920 |= !t921;
-    int t923 = (uint64_t)(int64_t)t918 < (uint64_t)A.v_sd_1145_n;
-    int32_t t922 = t923 ? (int32_t)(A.v_sd_1145_off[t918 + 1] - A.v_sd_1145_off[t918]) : 0;
-    t920 |= !t923;
-    int32_t t925 = rt_add_i(t919, t922);
-    if (__builtin_expect(t920 != 0, 0)) { /* again, recording the error */
-      int32_t t926 = A.v_x1136_d[ix];
-      int32_t t927;
-      if ((uint64_t)(int64_t)t926 < (uint64_t)A.v_sd_1138_n) {
-        t927 = (int32_t)A.v_sd_1138_off[t926];
+    int t922 = 0; /* nonzero: a check below failed */
+    int32_t t920 = A.v_x1136_d[ix];
+    int t923 = (uint64_t)(int64_t)t920 < (uint64_t)A.v_sd_1138_n;
+    int32_t t921 = t923 ? (int32_t)A.v_sd_1138_off[t920] : 0;
+    t922 |= !t923;
+    int t925 = (uint64_t)(int64_t)t920 < (uint64_t)A.v_sd_1145_n;
+    int32_t t924 = t925 ? (int32_t)(A.v_sd_1145_off[t920 + 1] - A.v_sd_1145_off[t920]) : 0;
+    t922 |= !t925;
+    int32_t t927 = rt_add_i(t921, t924);
+    if (__builtin_expect(t922 != 0, 0)) { /* again, recording the error */
+      int32_t t928 = A.v_x1136_d[ix];
+      int32_t t929;
+      if ((uint64_t)(int64_t)t928 < (uint64_t)A.v_sd_1138_n) {
+        t929 = (int32_t)A.v_sd_1138_off[t928];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t926, A.v_sd_1138_n, 0.0, 0);
-        t927 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t928, A.v_sd_1138_n, 0.0, 0);
+        t929 = 0;
       }
-      int32_t t928;
-      if ((uint64_t)(int64_t)t926 < (uint64_t)A.v_sd_1145_n) {
-        t928 = (int32_t)(A.v_sd_1145_off[t926 + 1] - A.v_sd_1145_off[t926]);
+      int32_t t930;
+      if ((uint64_t)(int64_t)t928 < (uint64_t)A.v_sd_1145_n) {
+        t930 = (int32_t)(A.v_sd_1145_off[t928 + 1] - A.v_sd_1145_off[t928]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t926, A.v_sd_1145_n, 0.0, 1);
-        t928 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t928, A.v_sd_1145_n, 0.0, 1);
+        t930 = 0;
       }
-      int32_t t930 = rt_add_i(t927, t928);
+      int32_t t932 = rt_add_i(t929, t930);
     }
-    return K19_0_V{t919, t925, 1};
+    return K20_0_V{t921, t927, 1};
   }
 };
-struct K19_0_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_0_V &v) const {
+struct K20_0_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_0_V &v) const {
     A.v_x1142_d[i] = v.v0;
     A.v_x1143_d[i] = v.v1;
     A.v_x1144_d[i] = v.v2;
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
   (void)loc;
   (void)err;
-  K19_A A;
+  K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4521,17 +4522,17 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, Rt
   RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t931 = v_x1136->len;
-    v_x1142 = rtg_vec_new(RT_INT, t931);
+    const int64_t t933 = v_x1136->len;
+    v_x1142 = rtg_vec_new(RT_INT, t933);
     A.v_x1142_d = v_x1142->data.i;
     A.v_x1142_n = v_x1142->len;
-    v_x1143 = rtg_vec_new(RT_INT, t931);
+    v_x1143 = rtg_vec_new(RT_INT, t933);
     A.v_x1143_d = v_x1143->data.i;
     A.v_x1143_n = v_x1143->len;
-    v_x1144 = rtg_vec_new(RT_INT, t931);
+    v_x1144 = rtg_vec_new(RT_INT, t933);
     A.v_x1144_d = v_x1144->data.i;
     A.v_x1144_n = v_x1144->len;
-    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t931);
+    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t933);
   }
   *out_v_x1142 = v_x1142;
   *out_v_x1143 = v_x1143;
@@ -4543,19 +4544,19 @@ fail:
   rt_release(v_x1144);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
   RtValue *vals[] = {v_x1136, v_sd_1145, v_sd_1138};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K19_host(err, loc, run, v_x1136, v_sd_1145, v_sd_1138, out_v_x1142, out_v_x1143, out_v_x1144);
+    K20_host(err, loc, run, v_x1136, v_sd_1145, v_sd_1138, out_v_x1142, out_v_x1143, out_v_x1144);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x1136, v_sd_1145, v_sd_1138, out_v_x1142, out_v_x1143, out_v_x1144);
+    K20_gpu(err, loc, run, v_x1136, v_sd_1145, v_sd_1138, out_v_x1142, out_v_x1143, out_v_x1144);
   }
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
   (void)loc;
   (void)run;
   int32_t *v_x1003_d = v_x1003->data.i;
@@ -4571,89 +4572,89 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, i
   RtValue *v_x1017 = NULL;
   /* MAP */
   {
-    const int64_t t932 = v_x1007_n;
-    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t932);
+    const int64_t t934 = v_x1007_n;
+    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t934);
     int32_t *v_x1017_d = v_x1017->data.i;
     const int64_t v_x1017_n = v_x1017->len;
-    RT_PARALLEL_FOR_IF(t932 >= RT_PARALLEL_MIN)
-    for (int64_t t933 = 0; t933 < t932; t933++) {
-      const int32_t t934 = (int32_t)t933;
-      int t936 = 0; /* nonzero: a check below failed */
-      int t937 = (uint64_t)(int64_t)t934 < (uint64_t)v_x1003_n;
-      int32_t t935 = t937 ? v_x1003_d[t934] : 0;
-      t936 |= !t937;
-      int32_t t939 = rt_add_i(t935, v_x1004);
-      uint8_t t940 = v_x1007_d[t934];
-      int t942 = (uint64_t)(int64_t)t934 < (uint64_t)v_x1008_n;
-      int32_t t941 = t942 ? v_x1008_d[t934] : 0;
-      t936 |= !t942;
-      int32_t t944 = (t940 ? t941 : t939);
-      int t946 = (uint64_t)(int64_t)t944 < (uint64_t)v_x1013;
-      int32_t t945 = t946 ? t944 : 0;
-      t936 |= !t946;
-      uint8_t t948 = rt_lt_i(t945, (int32_t)v_x1011_n);
-      int32_t t949;
-      if (t948) {
-        int t951 = (uint64_t)(int64_t)t945 < (uint64_t)v_x1011_n;
-        int32_t t950 = t951 ? v_x1011_d[t945] : 0;
-        t936 |= !t951;
-        t949 = t950;
+    RT_PARALLEL_FOR_IF(t934 >= RT_PARALLEL_MIN)
+    for (int64_t t935 = 0; t935 < t934; t935++) {
+      const int32_t t936 = (int32_t)t935;
+      int t938 = 0; /* nonzero: a check below failed */
+      int t939 = (uint64_t)(int64_t)t936 < (uint64_t)v_x1003_n;
+      int32_t t937 = t939 ? v_x1003_d[t936] : 0;
+      t938 |= !t939;
+      int32_t t941 = rt_add_i(t937, v_x1004);
+      uint8_t t942 = v_x1007_d[t936];
+      int t944 = (uint64_t)(int64_t)t936 < (uint64_t)v_x1008_n;
+      int32_t t943 = t944 ? v_x1008_d[t936] : 0;
+      t938 |= !t944;
+      int32_t t946 = (t942 ? t943 : t941);
+      int t948 = (uint64_t)(int64_t)t946 < (uint64_t)v_x1013;
+      int32_t t947 = t948 ? t946 : 0;
+      t938 |= !t948;
+      uint8_t t950 = rt_lt_i(t947, (int32_t)v_x1011_n);
+      int32_t t951;
+      if (t950) {
+        int t953 = (uint64_t)(int64_t)t947 < (uint64_t)v_x1011_n;
+        int32_t t952 = t953 ? v_x1011_d[t947] : 0;
+        t938 |= !t953;
+        t951 = t952;
       } else {
-        int32_t t953 = rt_sub_i(t945, (int32_t)v_x1011_n);
-        int t955 = (uint64_t)(int64_t)t953 < (uint64_t)v_x1012_n;
-        int32_t t954 = t955 ? v_x1012_d[t953] : 0;
-        t936 |= !t955;
-        t949 = t954;
+        int32_t t955 = rt_sub_i(t947, (int32_t)v_x1011_n);
+        int t957 = (uint64_t)(int64_t)t955 < (uint64_t)v_x1012_n;
+        int32_t t956 = t957 ? v_x1012_d[t955] : 0;
+        t938 |= !t957;
+        t951 = t956;
       }
-      if (__builtin_expect(t936 != 0, 0)) { /* again, recording the error */
-        int32_t t956;
-        if ((uint64_t)(int64_t)t934 < (uint64_t)v_x1003_n) {
-          t956 = v_x1003_d[t934];
+      if (__builtin_expect(t938 != 0, 0)) { /* again, recording the error */
+        int32_t t958;
+        if ((uint64_t)(int64_t)t936 < (uint64_t)v_x1003_n) {
+          t958 = v_x1003_d[t936];
         } else {
-          NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t934, v_x1003_n, 0.0, 0);
-          t956 = 0;
+          NESSIE_RECORD(err, t935, RT_CHECK_INDEX, 0, 0, RT_GATHER, t936, v_x1003_n, 0.0, 0);
+          t958 = 0;
         }
-        int32_t t958 = rt_add_i(t956, v_x1004);
-        uint8_t t959 = v_x1007_d[t934];
-        int32_t t960;
-        if ((uint64_t)(int64_t)t934 < (uint64_t)v_x1008_n) {
-          t960 = v_x1008_d[t934];
+        int32_t t960 = rt_add_i(t958, v_x1004);
+        uint8_t t961 = v_x1007_d[t936];
+        int32_t t962;
+        if ((uint64_t)(int64_t)t936 < (uint64_t)v_x1008_n) {
+          t962 = v_x1008_d[t936];
         } else {
-          NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t934, v_x1008_n, 0.0, 1);
-          t960 = 0;
+          NESSIE_RECORD(err, t935, RT_CHECK_INDEX, 0, 0, RT_GATHER, t936, v_x1008_n, 0.0, 1);
+          t962 = 0;
         }
-        int32_t t962 = (t959 ? t960 : t958);
-        int32_t t963;
-        if ((uint64_t)(int64_t)t962 < (uint64_t)v_x1013) {
-          t963 = t962;
+        int32_t t964 = (t961 ? t962 : t960);
+        int32_t t965;
+        if ((uint64_t)(int64_t)t964 < (uint64_t)v_x1013) {
+          t965 = t964;
         } else {
-          NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t962, v_x1013, 0.0, 2);
-          t963 = 0;
+          NESSIE_RECORD(err, t935, RT_CHECK_INDEX, 0, 0, RT_GATHER, t964, v_x1013, 0.0, 2);
+          t965 = 0;
         }
-        uint8_t t965 = rt_lt_i(t963, (int32_t)v_x1011_n);
-        int32_t t966;
-        if (t965) {
-          int32_t t967;
-          if ((uint64_t)(int64_t)t963 < (uint64_t)v_x1011_n) {
-            t967 = v_x1011_d[t963];
+        uint8_t t967 = rt_lt_i(t965, (int32_t)v_x1011_n);
+        int32_t t968;
+        if (t967) {
+          int32_t t969;
+          if ((uint64_t)(int64_t)t965 < (uint64_t)v_x1011_n) {
+            t969 = v_x1011_d[t965];
           } else {
-            NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t963, v_x1011_n, 0.0, 3);
-            t967 = 0;
+            NESSIE_RECORD(err, t935, RT_CHECK_INDEX, 0, 0, RT_GATHER, t965, v_x1011_n, 0.0, 3);
+            t969 = 0;
           }
-          t966 = t967;
+          t968 = t969;
         } else {
-          int32_t t969 = rt_sub_i(t963, (int32_t)v_x1011_n);
-          int32_t t970;
-          if ((uint64_t)(int64_t)t969 < (uint64_t)v_x1012_n) {
-            t970 = v_x1012_d[t969];
+          int32_t t971 = rt_sub_i(t965, (int32_t)v_x1011_n);
+          int32_t t972;
+          if ((uint64_t)(int64_t)t971 < (uint64_t)v_x1012_n) {
+            t972 = v_x1012_d[t971];
           } else {
-            NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t969, v_x1012_n, 0.0, 4);
-            t970 = 0;
+            NESSIE_RECORD(err, t935, RT_CHECK_INDEX, 0, 0, RT_GATHER, t971, v_x1012_n, 0.0, 4);
+            t972 = 0;
           }
-          t966 = t970;
+          t968 = t972;
         }
       }
-      v_x1017_d[t933] = t949;
+      v_x1017_d[t935] = t951;
     }
   }
   if (err->index != INT64_MAX)
@@ -4664,8 +4665,8 @@ fail:
   rt_release(v_x1017);
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K20_A {
+/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K21_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1003_d; int64_t v_x1003_n;
@@ -4677,102 +4678,102 @@ struct K20_A {
   int32_t v_x1013;
   int32_t *v_x1017_d; int64_t v_x1017_n;
 };
-struct alignas(8) K20_0_V {
+struct alignas(8) K21_0_V {
   int32_t v0;
 };
-struct K20_0_pull {
-  K20_A A;
-  __device__ K20_0_V operator()(int64_t i) const {
+struct K21_0_pull {
+  K21_A A;
+  __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t972 = 0; /* nonzero: a check below failed */
-    int t973 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1003_n;
-    int32_t t971 = t973 ? A.v_x1003_d[ix] : 0;
-    t972 |= !t973;
-    int32_t t975 = rt_add_i(t971, A.v_x1004);
-    uint8_t t976 = A.v_x1007_d[ix];
-    int t978 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1008_n;
-    int32_t t977 = t978 ? A.v_x1008_d[ix] : 0;
-    t972 |= !t978;
-    int32_t t980 = (t976 ? t977 : t975);
-    int t982 = (uint64_t)(int64_t)t980 < (uint64_t)A.v_x1013;
-    int32_t t981 = t982 ? t980 : 0;
-    t972 |= !t982;
-    uint8_t t984 = rt_lt_i(t981, (int32_t)A.v_x1011_n);
-    int32_t t985;
-    if (t984) {
-      int t987 = (uint64_t)(int64_t)t981 < (uint64_t)A.v_x1011_n;
-      int32_t t986 = t987 ? A.v_x1011_d[t981] : 0;
-      t972 |= !t987;
-      t985 = t986;
+    int t974 = 0; /* nonzero: a check below failed */
+    int t975 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1003_n;
+    int32_t t973 = t975 ? A.v_x1003_d[ix] : 0;
+    t974 |= !t975;
+    int32_t t977 = rt_add_i(t973, A.v_x1004);
+    uint8_t t978 = A.v_x1007_d[ix];
+    int t980 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1008_n;
+    int32_t t979 = t980 ? A.v_x1008_d[ix] : 0;
+    t974 |= !t980;
+    int32_t t982 = (t978 ? t979 : t977);
+    int t984 = (uint64_t)(int64_t)t982 < (uint64_t)A.v_x1013;
+    int32_t t983 = t984 ? t982 : 0;
+    t974 |= !t984;
+    uint8_t t986 = rt_lt_i(t983, (int32_t)A.v_x1011_n);
+    int32_t t987;
+    if (t986) {
+      int t989 = (uint64_t)(int64_t)t983 < (uint64_t)A.v_x1011_n;
+      int32_t t988 = t989 ? A.v_x1011_d[t983] : 0;
+      t974 |= !t989;
+      t987 = t988;
     } else {
-      int32_t t989 = rt_sub_i(t981, (int32_t)A.v_x1011_n);
-      int t991 = (uint64_t)(int64_t)t989 < (uint64_t)A.v_x1012_n;
-      int32_t t990 = t991 ? A.v_x1012_d[t989] : 0;
-      t972 |= !t991;
-      t985 = t990;
+      int32_t t991 = rt_sub_i(t983, (int32_t)A.v_x1011_n);
+      int t993 = (uint64_t)(int64_t)t991 < (uint64_t)A.v_x1012_n;
+      int32_t t992 = t993 ? A.v_x1012_d[t991] : 0;
+      t974 |= !t993;
+      t987 = t992;
     }
-    if (__builtin_expect(t972 != 0, 0)) { /* again, recording the error */
-      int32_t t992;
+    if (__builtin_expect(t974 != 0, 0)) { /* again, recording the error */
+      int32_t t994;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1003_n) {
-        t992 = A.v_x1003_d[ix];
+        t994 = A.v_x1003_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1003_n, 0.0, 0);
-        t992 = 0;
+        t994 = 0;
       }
-      int32_t t994 = rt_add_i(t992, A.v_x1004);
-      uint8_t t995 = A.v_x1007_d[ix];
-      int32_t t996;
+      int32_t t996 = rt_add_i(t994, A.v_x1004);
+      uint8_t t997 = A.v_x1007_d[ix];
+      int32_t t998;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1008_n) {
-        t996 = A.v_x1008_d[ix];
+        t998 = A.v_x1008_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1008_n, 0.0, 1);
-        t996 = 0;
+        t998 = 0;
       }
-      int32_t t998 = (t995 ? t996 : t994);
-      int32_t t999;
-      if ((uint64_t)(int64_t)t998 < (uint64_t)A.v_x1013) {
-        t999 = t998;
+      int32_t t1000 = (t997 ? t998 : t996);
+      int32_t t1001;
+      if ((uint64_t)(int64_t)t1000 < (uint64_t)A.v_x1013) {
+        t1001 = t1000;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t998, A.v_x1013, 0.0, 2);
-        t999 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1000, A.v_x1013, 0.0, 2);
+        t1001 = 0;
       }
-      uint8_t t1001 = rt_lt_i(t999, (int32_t)A.v_x1011_n);
-      int32_t t1002;
-      if (t1001) {
-        int32_t t1003;
-        if ((uint64_t)(int64_t)t999 < (uint64_t)A.v_x1011_n) {
-          t1003 = A.v_x1011_d[t999];
+      uint8_t t1003 = rt_lt_i(t1001, (int32_t)A.v_x1011_n);
+      int32_t t1004;
+      if (t1003) {
+        int32_t t1005;
+        if ((uint64_t)(int64_t)t1001 < (uint64_t)A.v_x1011_n) {
+          t1005 = A.v_x1011_d[t1001];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t999, A.v_x1011_n, 0.0, 3);
-          t1003 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, A.v_x1011_n, 0.0, 3);
+          t1005 = 0;
         }
-        t1002 = t1003;
+        t1004 = t1005;
       } else {
-        int32_t t1005 = rt_sub_i(t999, (int32_t)A.v_x1011_n);
-        int32_t t1006;
-        if ((uint64_t)(int64_t)t1005 < (uint64_t)A.v_x1012_n) {
-          t1006 = A.v_x1012_d[t1005];
+        int32_t t1007 = rt_sub_i(t1001, (int32_t)A.v_x1011_n);
+        int32_t t1008;
+        if ((uint64_t)(int64_t)t1007 < (uint64_t)A.v_x1012_n) {
+          t1008 = A.v_x1012_d[t1007];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1005, A.v_x1012_n, 0.0, 4);
-          t1006 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1007, A.v_x1012_n, 0.0, 4);
+          t1008 = 0;
         }
-        t1002 = t1006;
+        t1004 = t1008;
       }
     }
-    return K20_0_V{t985};
+    return K21_0_V{t987};
   }
 };
-struct K20_0_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_0_V &v) const {
+struct K21_0_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_0_V &v) const {
     A.v_x1017_d[i] = v.v0;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
   (void)loc;
   (void)err;
-  K20_A A;
+  K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4791,11 +4792,11 @@ static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, in
   RtValue *v_x1017 = NULL;
   /* MAP */
   {
-    const int64_t t1007 = v_x1007->len;
-    v_x1017 = rtg_vec_new(RT_INT, t1007);
+    const int64_t t1009 = v_x1007->len;
+    v_x1017 = rtg_vec_new(RT_INT, t1009);
     A.v_x1017_d = v_x1017->data.i;
     A.v_x1017_n = v_x1017->len;
-    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t1007);
+    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t1009);
   }
   *out_v_x1017 = v_x1017;
   return;
@@ -4803,14 +4804,14 @@ fail:
   rt_release(v_x1017);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
   RtValue *vals[] = {v_x1003, v_x1007, v_x1008, v_x1011, v_x1012};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K20_host(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
+    K21_host(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
+    K21_gpu(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
   }
 }
 
@@ -4836,10 +4837,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1008 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1008->data.i[0] = v_x62;
-    t1008->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1008);
+    RtValue *t1010 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1010->data.i[0] = v_x62;
+    t1010->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1010);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -4857,7 +4858,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K9, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -4886,24 +4887,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x130 = NULL;
     RtValue *v_x601 = NULL;
     RtValue *v_x611 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K18, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x601, &v_x611);
-    RtValue *v_x149 = NULL;
-    RtValue *v_x154 = NULL;
-    RtValue *v_x159 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
-    RtValue *v_x166 = NULL;
-    RtValue *v_x167 = NULL;
-    RtValue *v_x168 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
-    rt_release(v_x149);
-    rt_release(v_x154);
-    rt_release(v_x159);
-    rt_release(v_x166);
-    rt_release(v_x168);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x601, &v_x611);
     RtValue *v_x201 = NULL;
     RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
     RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
@@ -4918,9 +4906,22 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x211);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
-    rt_release(v_x128);
     uint8_t v_x238 = 0;
     v_x238 = rt_eq_i(v_x132, 0);
+    RtValue *v_x149 = NULL;
+    RtValue *v_x154 = NULL;
+    RtValue *v_x159 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
+    rt_release(v_x128);
+    RtValue *v_x166 = NULL;
+    RtValue *v_x167 = NULL;
+    RtValue *v_x168 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
+    rt_release(v_x149);
+    rt_release(v_x154);
+    rt_release(v_x159);
+    rt_release(v_x166);
+    rt_release(v_x168);
     RtValue *v_x245 = NULL;
     if (v_x238) {
       RtValue *v_x241 = NULL;
@@ -4945,16 +4946,16 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x253 = NULL;
       int32_t v_x270 = 0;
       int32_t v_x271 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K11, 10, v_x133, v_x219, &v_x253, &v_x270, &v_x271, 2);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 10, v_x133, v_x219, &v_x253, &v_x270, &v_x271, 2);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x237 = NULL;
       RtValue *v_x283 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K10, 8, v_x232, v_x89, v_x220, &v_x237, &v_x283);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 8, v_x232, v_x89, v_x220, &v_x237, &v_x283);
       RtValue *v_x305 = NULL;
       RtValue *v_x326 = NULL;
       RtValue *v_x352 = NULL;
       RtValue *v_x373 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K12, 5, v_ids_1072, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 5, v_ids_1072, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
       rt_release(v_x237);
       rt_release(v_x283);
       int32_t v_x386 = 0;
@@ -4970,13 +4971,13 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x405, 1);
       RtValue *v_x392 = NULL;
       RtValue *v_x462 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 6, v_x326, v_x373, v_x386, &v_x392, &v_x462);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x326, v_x373, v_x386, &v_x392, &v_x462);
       rt_release(v_x326);
       rt_release(v_x373);
       RtValue *v_x467 = NULL;
       RtValue *v_x472 = NULL;
       RtValue *v_x477 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
       rt_release(v_x392);
       rt_release(v_x462);
       RtValue *v_x484 = NULL;
@@ -4988,7 +4989,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x490 = 0;
       v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
       RtValue *v_x503 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, v_x490, &v_x503);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, v_x490, &v_x503);
       rt_release(v_x305);
       rt_release(v_x352);
       rt_release(v_x467);
@@ -5003,11 +5004,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x448 = NULL;
       int32_t v_x526 = 0;
       int32_t v_x527 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527, 7);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527, 7);
       rt_release(v_x253);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x586 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K17, 7, v_x448, v_x505, &v_x586);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K18, 7, v_x448, v_x505, &v_x586);
       rt_release(v_x505);
       rt_release(v_x448);
       v_x587 = v_x586;
@@ -5024,7 +5025,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x631 = 0;
     v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
     RtValue *v_x642 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x611, v_x132, v_x105, v_x601, v_x245, v_x587, v_x631, &v_x642);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x611, v_x132, v_x105, v_x601, v_x245, v_x587, v_x631, &v_x642);
     rt_release(v_x105);
     rt_release(v_x601);
     rt_release(v_x611);
@@ -5153,16 +5154,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1009 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1009->data.i[0] = 3;
-  t1009->data.i[1] = 1;
-  t1009->data.i[2] = 4;
-  t1009->data.i[3] = 1;
-  t1009->data.i[4] = 5;
-  t1009->data.i[5] = 9;
-  t1009->data.i[6] = 2;
-  t1009->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1009);
+  RtValue *t1011 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1011->data.i[0] = 3;
+  t1011->data.i[1] = 1;
+  t1011->data.i[2] = 4;
+  t1011->data.i[3] = 1;
+  t1011->data.i[4] = 5;
+  t1011->data.i[5] = 9;
+  t1011->data.i[6] = 2;
+  t1011->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1011);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
