@@ -579,19 +579,30 @@ static std::string run_path(RtValue *d, int64_t total_known, const typename T::V
   return "";
 }
 
+/* Random values of T, one for each element of the segments of 'len', in
+   '*x' and on the device (the pointer returned; at least one value's room). */
 template <class T>
-static void test_segmented(const std::vector<int64_t> &len, const char *layout, bool total_known) {
+static typename T::V *random_values(const std::vector<int64_t> &len, std::vector<typename T::V> *x) {
   typedef typename T::V V;
   int64_t total = 0;
   for (int64_t l : len)
     total += l;
-  std::vector<V> x((size_t)total);
-  for (auto &v : x)
+  x->resize((size_t)total);
+  for (auto &v : *x)
     v = T::random();
   V *dx = (V *)rtg_alloc(sizeof(V) * (size_t)(total > 0 ? total : 1));
   if (total > 0)
-    cuda_check(cudaMemcpyAsync(dx, x.data(), sizeof(V) * (size_t)total, cudaMemcpyHostToDevice, rtg_stream()),
+    cuda_check(cudaMemcpyAsync(dx, x->data(), sizeof(V) * (size_t)total, cudaMemcpyHostToDevice, rtg_stream()),
                "a copy of values");
+  return dx;
+}
+
+template <class T>
+static void test_segmented(const std::vector<int64_t> &len, const char *layout, bool total_known) {
+  typedef typename T::V V;
+  std::vector<V> x;
+  V *dx = random_values<T>(len, &x);
+  int64_t total = (int64_t)x.size();
   RtValue *d = device_segdes(len, total_known);
   int64_t known = total_known ? total : -1;
   bool fits = sizeof(V) <= rtg::SEG_BALANCED_MAX_V;
@@ -663,16 +674,9 @@ template <class V> struct ZeroOf {
 template <class T, class Add>
 static void test_segmented_sum(const std::vector<int64_t> &len, const char *layout, bool total_known) {
   typedef typename T::V V;
-  int64_t total = 0;
-  for (int64_t l : len)
-    total += l;
-  std::vector<V> x((size_t)total);
-  for (auto &v : x)
-    v = T::random();
-  V *dx = (V *)rtg_alloc(sizeof(V) * (size_t)(total > 0 ? total : 1));
-  if (total > 0)
-    cuda_check(cudaMemcpyAsync(dx, x.data(), sizeof(V) * (size_t)total, cudaMemcpyHostToDevice, rtg_stream()),
-               "a copy of values");
+  std::vector<V> x;
+  V *dx = random_values<T>(len, &x);
+  int64_t total = (int64_t)x.size();
   RtValue *d = device_segdes(len, total_known);
   d->total = total_known ? total : -1;
   std::vector<V> ref = reference<T>(len, x, false);
