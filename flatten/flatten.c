@@ -507,13 +507,31 @@ static Vals host_values(Fl *fl, Vals *elems, int k, Type *t) {
 }
 
 /* V(t) merging 'a' (the elements whose flag is true, in order) and 'b'
-   (the others) back into the order of 'flags'. */
-static Vals combine_values(Fl *fl, FlatAtom *flags, Vals a, Vals b, Type *t, FlatAtom *count_a) {
-  FlatAtom *not_flags = op(fl, FLAT_NOT, vec_bool(), 1, flags);
-  FlatAtom *in_a = op(fl, FLAT_SCAN_ADD, vec_int(), 1, op(fl, FLAT_BTOI, vec_int(), 1, flags));
-  FlatAtom *in_b = op(fl, FLAT_SCAN_ADD, vec_int(), 1, op(fl, FLAT_BTOI, vec_int(), 1, not_flags));
+   (the others) back into the order of 'flags'.  A branch whose result is
+   a value of the context as it was (`if #a < 2 then a else ...`: its
+   elements are that value's where their flags say) is given as 'same_a'
+   or 'same_b' instead (NULL: none): the merge reads that value where it
+   is, element s at s, rather than its packed copy, which nothing then
+   reads. */
+static Vals combine_values(Fl *fl, FlatAtom *flags, Vals a, Vals b, Type *t, FlatAtom *count_a, const Vals *same_a,
+                           const Vals *same_b) {
   FlatAtom *n = length(fl, flags);
-  FlatAtom *idx = op(fl, FLAT_SELECT, vec_int(), 3, flags, in_a, binary(fl, FLAT_ADD, in_b, dist(fl, count_a, n)));
+  FlatAtom *at_a, *at_b;
+  if (same_a) {
+    a = *same_a;
+    count_a = n;
+    at_a = iota(fl, n);
+  } else {
+    at_a = op(fl, FLAT_SCAN_ADD, vec_int(), 1, op(fl, FLAT_BTOI, vec_int(), 1, flags));
+  }
+  if (same_b) {
+    b = *same_b;
+    at_b = iota(fl, n);
+  } else {
+    FlatAtom *not_flags = op(fl, FLAT_NOT, vec_bool(), 1, flags);
+    at_b = op(fl, FLAT_SCAN_ADD, vec_int(), 1, op(fl, FLAT_BTOI, vec_int(), 1, not_flags));
+  }
+  FlatAtom *idx = op(fl, FLAT_SELECT, vec_int(), 3, flags, at_a, binary(fl, FLAT_ADD, at_b, dist(fl, count_a, n)));
   return gather_values(fl, append_values(fl, a, b, t), t, idx);
 }
 
@@ -1137,7 +1155,16 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     }
     cost_mark(fl, FLAT_COST_JOIN, true, 2, ctx->len, fb);
   }
-  return combine_values(fl, flags, branch[0], branch[1], t, counts[0]);
+  /* a branch that is a variable of the context, as it was (not a value
+     from the host, which every element shares) */
+  const Vals *same[2] = {NULL, NULL};
+  for (int b = 0; b < 2 && !fl->cost; b++) {
+    Expr *arm = b == 0 ? e->u.ifx.then : e->u.ifx.els;
+    Env *x = arm->kind == EX_VAR && !arm->u.ref.def ? lookup(env, arm->u.ref.name) : NULL;
+    if (x && !x->invariant)
+      same[b] = &x->vals;
+  }
+  return combine_values(fl, flags, branch[0], branch[1], t, counts[0], same[0], same[1]);
 }
 
 static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i);

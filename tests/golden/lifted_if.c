@@ -672,9 +672,9 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   RtValue *v_x35 = NULL;
   int32_t v_x45 = 0;
   int32_t v_x64 = 0;
-  RtValue *v_x106 = NULL;
-  RtValue *v_x116 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 35), K5, 1, v_x21, &v_x31, &v_x35, &v_x45, &v_x64, &v_x106, &v_x116);
+  RtValue *v_x103 = NULL;
+  RtValue *v_x117 = NULL;
+  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 35), K5, 1, v_x21, &v_x31, &v_x35, &v_x45, &v_x64, &v_x103, &v_x117);
   uint8_t v_x46 = 0;
   v_x46 = rt_eq_i(v_x45, 0);
   RtValue *v_x54 = NULL;
@@ -714,10 +714,10 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   int32_t v_x136 = 0;
   v_x136 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), v_x134, v_x135);
   RtValue *v_x147 = NULL;
-  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K6, 2, v_x116, v_x45, v_x31, v_x106, v_x54, v_x92, v_x136, &v_x147);
+  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K6, 2, v_x117, v_x45, v_x31, v_x103, v_x54, v_x92, v_x136, &v_x147);
   rt_release(v_x31);
-  rt_release(v_x106);
-  rt_release(v_x116);
+  rt_release(v_x103);
+  rt_release(v_x117);
   rt_release(v_x54);
   rt_release(v_x92);
   *out_0 = v_x147;
