@@ -415,7 +415,6 @@ static Vals append_values(Fl *fl, Vals a, Vals b, Type *t) {
                 append_values(fl, slice(a, 1, a.len - 1), slice(b, 1, b.len - 1), t->elem));
 }
 
-/* V(t) holding the values of V(t) 'v' whose flag is true. */
 /* gather_values where 'idx' takes each segment at most once (the
    indices a PACK or PARTITION keeps of an iota, a lifted subscript's one
    element per segment): the new segments' total cannot pass the old
@@ -428,6 +427,7 @@ static Vals gather_values_once(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
   return r;
 }
 
+/* V(t) holding the values of V(t) 'v' whose flag is true. */
 static Vals pack_values(Fl *fl, Vals v, Type *t, FlatAtom *flags) {
   if (is_base(t)) {
     FlatAtom *x = vec_get(&v, 0);

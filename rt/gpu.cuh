@@ -1594,7 +1594,7 @@ void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd,
 /* ---- SEG_REDUCE of int sums, by atomics ----
 
    A SEG_REDUCE whose operator adds ints component by component, from 0
-   (codegen/cuda.c's int_sum_op: a flattened filter's counts per segment,
+   (cg_op_int_sum, codegen/emit.c: a flattened filter's counts per segment,
    a lifted sum), may add its partial sums in any grouping and order: int
    addition wraps, and every grouping gives the same bits.  So each
    segment's sum is made by atomicAdd into its results, zeroed first,
