@@ -458,6 +458,12 @@ const char *cg_where(Loc loc) {
 /* Is expression 'e' the variable 'v'? */
 static bool is_var(const LcuExp *e, const LcuVar *v) { return e->kind == LE_VAR && e->var == v; }
 
+/* Is 'e' `a OP b` or `b OP a` of a binary operation OP? */
+static bool of_both(const LcuExp *e, const LcuVar *a, const LcuVar *b) {
+  return e->kind == LE_OP && e->nargs == 2 &&
+         ((is_var(e->args[0], a) && is_var(e->args[1], b)) || (is_var(e->args[0], b) && is_var(e->args[1], a)));
+}
+
 /* True if REDUCE 's''s operator is commutative, so that its elements may
    be combined in any order (rtg::reduce_commutative): each result is
    `a OP b` or `b OP a` of its two arguments' components, OP one of +, *,
@@ -472,9 +478,8 @@ bool cg_op_commutative(const LcuSoac *s) {
   for (int i = 0; i < nv; i++) {
     const LcuExp *e = op->body.data[i];
     const LcuVar *a = op->params.data[i], *b = op->params.data[nv + i];
-    if (e->kind == LE_OP && e->nargs == 2 &&
-        (e->op == FLAT_ADD || e->op == FLAT_MUL || e->op == FLAT_AND || e->op == FLAT_OR || e->op == FLAT_XOR) &&
-        ((is_var(e->args[0], a) && is_var(e->args[1], b)) || (is_var(e->args[0], b) && is_var(e->args[1], a))))
+    if (of_both(e, a, b) &&
+        (e->op == FLAT_ADD || e->op == FLAT_MUL || e->op == FLAT_AND || e->op == FLAT_OR || e->op == FLAT_XOR))
       continue;
     if (e->kind == LE_IF && e->type != FB_FLOAT && e->args[0]->kind == LE_OP && e->args[0]->nargs == 2) {
       const LcuExp *c = e->args[0];
@@ -498,8 +503,7 @@ bool cg_op_int_sum(const LcuSoac *s) {
     const LcuExp *e = op->body.data[i];
     const LcuVar *a = op->params.data[i], *b = op->params.data[nv + i];
     const FlatAtom *id = s->identity.data[i];
-    if (e->kind != LE_OP || e->op != FLAT_ADD || e->nargs != 2 || e->type != FB_INT ||
-        !((is_var(e->args[0], a) && is_var(e->args[1], b)) || (is_var(e->args[0], b) && is_var(e->args[1], a))))
+    if (!of_both(e, a, b) || e->op != FLAT_ADD || e->type != FB_INT)
       return false;
     if (id->kind != FA_INT || id->u.i != 0)
       return false;
