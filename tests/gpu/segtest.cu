@@ -549,6 +549,29 @@ static bool untouched(const void *p, size_t bytes) {
   return true;
 }
 
+/* "" where 'got' (read back with its GUARD values after) holds 'ref',
+   else what differs first: value i ('what' i), or a store past the end. */
+template <class T>
+static std::string compared(const std::vector<typename T::V> &got, const std::vector<typename T::V> &ref,
+                            const char *what) {
+  typedef typename T::V V;
+  size_t n = ref.size();
+  for (size_t i = 0; i < n; i++)
+    if (!T::same(got[i], ref[i])) {
+      char g[120], e[120], buf[300];
+      if (untouched(&got[i], sizeof(V)))
+        snprintf(g, sizeof g, "nothing stored");
+      else
+        T::show(g, sizeof g, got[i]);
+      T::show(e, sizeof e, ref[i]);
+      snprintf(buf, sizeof buf, "%s %zu: %s, expected %s", what, i, g, e);
+      return buf;
+    }
+  if (!untouched(&got[n], sizeof(V) * GUARD))
+    return "a store past the end";
+  return "";
+}
+
 /* One run of rtg::segmented by 'path' (1 balanced, 0 the block/warp
    kernels, -1 the runtime's choice); "" or what went wrong. */
 template <class T>
@@ -562,21 +585,7 @@ static std::string run_path(RtValue *d, int64_t total_known, const typename T::V
   rtg::segmented("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), d, scan, Store<V>{dy}, path);
   std::vector<V> got = read_back(dy, n + GUARD);
   rtg_free(dy);
-  char buf[300];
-  for (size_t i = 0; i < n; i++)
-    if (!T::same(got[i], ref[i])) {
-      char g[120], e[120];
-      if (untouched(&got[i], sizeof(V)))
-        snprintf(g, sizeof g, "nothing stored");
-      else
-        T::show(g, sizeof g, got[i]);
-      T::show(e, sizeof e, ref[i]);
-      snprintf(buf, sizeof buf, "%s %zu: %s, expected %s", scan ? "element" : "segment", i, g, e);
-      return buf;
-    }
-  if (!untouched(&got[n], sizeof(V) * GUARD))
-    return "a store past the end";
-  return "";
+  return compared<T>(got, ref, scan ? "element" : "segment");
 }
 
 /* Random values of T, one for each element of the segments of 'len', in
@@ -685,18 +694,7 @@ static void test_segmented_sum(const std::vector<int64_t> &len, const char *layo
   cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (n + GUARD), rtg_stream()), "a memset");
   rtg::segmented_sum("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), d, Store<V>{dy},
                      Add{dy}, ZeroOf<V>{dy});
-  std::vector<V> got = read_back(dy, n + GUARD);
-  std::string why;
-  for (size_t i = 0; i < n && why.empty(); i++)
-    if (!T::same(got[i], ref[i])) {
-      char g[120], e[120], buf[300];
-      T::show(g, sizeof g, got[i]);
-      T::show(e, sizeof e, ref[i]);
-      snprintf(buf, sizeof buf, "segment %zu: %s, expected %s", i, g, e);
-      why = buf;
-    }
-  if (why.empty() && !untouched(&got[n], sizeof(V) * GUARD))
-    why = "a store past the end";
+  std::string why = compared<T>(read_back(dy, n + GUARD), ref, "segment");
   result(why.empty(), "segmented_sum %s %s total %s%s%s", T::name(), layout, total_known ? "known" : "unknown",
          why.empty() ? "" : ": ", why.c_str());
   rtg_free(dy);
