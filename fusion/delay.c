@@ -166,7 +166,8 @@ static void delay_body(LcuBlock *body) {
 
 void fus_delay_runs(LcuProgram *p) {
   for (int i = 0; i < p->funcs.len; i++)
-    delay_body(((LcuFunc *)p->funcs.data[i])->body);
+    if (!((LcuFunc *)p->funcs.data[i])->each) /* an element function runs no kernel */
+      delay_body(((LcuFunc *)p->funcs.data[i])->body);
   for (int i = 0; i < p->tops.len; i++)
     delay_body(((LcuTop *)p->tops.data[i])->body);
 }

@@ -430,6 +430,16 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
         if (a0 && a0->type.kind == LT_VEC)
           l = fus_kernel_len(kl, a0);
         break;
+      case LIB_LOOP: {
+        /* the state's copy, as long as its argument; else one result an
+           element, as many as the first argument has */
+        int at = 0, p = s->callee ? s->callee->each_result : -1;
+        for (int k = 0; s->callee && k < p; k++)
+          at += ((const LcuVar *)s->callee->params.data[k])->type.kind == LT_VEC ? 2 : 1;
+        const LcuVar *from = p >= 0 ? (at + 1 < s->args.len ? s->args.data[at + 1] : NULL) : a0;
+        l = fus_kernel_len(kl, from);
+        break;
+      }
       default:
         break;
       }
@@ -1212,6 +1222,8 @@ int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s) {
       f |= FUS_FAIL_RUN;
     if (s->library == LIB_RAND)
       f |= FUS_EFFECT;
+    if (s->library == LIB_LOOP) /* the element function's checks, and a loop that may not end */
+      f |= FUS_FAIL_RUN;
     return f;
   }
   if (thunk_may_fail(kl, s, s->pull) || thunk_may_fail(kl, s, s->second))

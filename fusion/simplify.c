@@ -1616,7 +1616,8 @@ void fus_simplify(LcuProgram *p) {
   for (int i = 0; i < p->tops.len; i++)
     constant_globals(p->tops.data[i], &r.consts);
   for (int i = 0; i < p->funcs.len; i++)
-    simplify_body(p, ((LcuFunc *)p->funcs.data[i])->body, &made, &r);
+    if (!((LcuFunc *)p->funcs.data[i])->each) /* an element function runs no kernel, and updates in place */
+      simplify_body(p, ((LcuFunc *)p->funcs.data[i])->body, &made, &r);
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
     if (t->body) {

@@ -394,6 +394,21 @@ LcuStmt *lcu_stmt_length(Loc loc, LcuLengthKind kind, LcuAtom *of) {
   return s;
 }
 
+LcuStmt *lcu_stmt_elt(Loc loc, LcuAtom *v, LcuAtom *i) {
+  LcuStmt *s = stmt_new(loc, LS_ELT);
+  vec_push(&s->args, v);
+  vec_push(&s->args, i);
+  return s;
+}
+
+LcuStmt *lcu_stmt_update(Loc loc, LcuAtom *v, LcuAtom *i, LcuAtom *x) {
+  LcuStmt *s = stmt_new(loc, LS_UPDATE);
+  vec_push(&s->args, v);
+  vec_push(&s->args, i);
+  vec_push(&s->args, x);
+  return s;
+}
+
 LcuStmt *lcu_stmt_host(Loc loc, FlatStmt *flat) {
   LcuStmt *s = stmt_new(loc, LS_HOST);
   s->flat = flat;
@@ -441,6 +456,7 @@ LcuFunc *lcu_func_new(Loc loc, const char *name, const char *source, bool librar
   f->name = name;
   f->source = source;
   f->library = library;
+  f->each_result = -1;
   return f;
 }
 
@@ -744,6 +760,11 @@ static void canon_soac(Canon *c, const LcuSoac *s) {
   canon_int(c, "", s->once, " ");
   if (s->elem_name)
     canon_puts(c, s->elem_name);
+  if (s->callee) { /* LIBRARY loop: its element function */
+    canon_puts(c, "call ");
+    canon_puts(c, s->callee->name);
+    canon_putc(c, ' ');
+  }
   if (s->layout)
     canon_layout(c, s->layout);
   for (int r = 0; r < s->results.len; r++)

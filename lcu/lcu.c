@@ -183,6 +183,109 @@ const char *lcu_scalar_func(const LcuFunc *f) {
   return scalar_func(f, &seen);
 }
 
+/* ---- element functions: what LIBRARY loop calls ---- */
+
+static bool updates_in(const LcuBlock *b, const LcuVar *param) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    if (s->kind == LS_UPDATE && ((const LcuAtom *)s->args.data[0])->var == param)
+      return true;
+    if (s->kind == LS_IF && (updates_in(s->then, param) || updates_in(s->els, param)))
+      return true;
+  }
+  return false;
+}
+
+bool lcu_func_updates(const LcuFunc *f, const LcuVar *param) { return f->body && updates_in(f->body, param); }
+
+static bool is_param(const LcuFunc *f, const LcuVar *v) {
+  for (int i = 0; i < f->params.len; i++)
+    if (f->params.data[i] == v)
+      return true;
+  return false;
+}
+
+/* A vector parameter of 'f', as an atom. */
+static bool vector_param(const LcuFunc *f, const LcuAtom *a) {
+  return a->var && a->var->type.kind == LT_VEC && is_param(f, a->var);
+}
+
+static const char *element_block(const LcuFunc *f, const LcuBlock *b) {
+  PtrMap given = {0}; /* vectors the block's ifs and calls give: f's result */
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    const char *why = NULL;
+    switch (s->kind) {
+    case LS_SCALAR:
+      if (s->op == FLAT_RAND)
+        why = "rand";
+      break;
+    case LS_LENGTH:
+      if (s->length != LEN_VECTOR || !vector_param(f, s->args.data[0]))
+        why = "a length of what is not a vector parameter";
+      break;
+    case LS_ELT:
+    case LS_UPDATE:
+      if (!vector_param(f, s->args.data[0]))
+        why = "an element of what is not a vector parameter";
+      break;
+    case LS_IF:
+      why = element_block(f, s->then);
+      if (!why)
+        why = element_block(f, s->els);
+      break;
+    case LS_CALL:
+      if (!s->callee)
+        why = "a call without a callee";
+      else if (s->callee != f)
+        why = lcu_scalar_func(s->callee);
+      else
+        for (int k = 0; k < s->args.len && !why; k++) {
+          const LcuAtom *a = s->args.data[k];
+          if (lcu_atom_type(a).kind == LT_VEC && a->var != f->params.data[k])
+            why = "a recursive call that passes another vector in a vector parameter's place";
+        }
+      break;
+    default:
+      why = "a statement that is not a scalar operation, a length, an element, an update, an if or a call";
+      break;
+    }
+    if (why)
+      return why;
+    for (int k = 0; k < s->results.len; k++)
+      if (((const LcuVar *)s->results.data[k])->type.kind == LT_VEC)
+        ptrmap_put(&given, s->results.data[k], (void *)1);
+  }
+  for (int i = 0; i < b->results.len; i++) {
+    const LcuAtom *a = b->results.data[i];
+    if (lcu_atom_type(a).kind != LT_VEC)
+      continue;
+    if (f->each_result < 0 || (a->var != f->params.data[f->each_result] && !ptrmap_get(&given, a->var)))
+      return "a vector result that is not its parameter each_result";
+  }
+  return NULL;
+}
+
+const char *lcu_element_func(const LcuFunc *f) {
+  if (!f->each)
+    return xprintf("%s is not an element function", f->name);
+  if (!f->body)
+    return xprintf("%s has no body", f->name);
+  for (int i = 0; i < f->params.len; i++)
+    if (((const LcuVar *)f->params.data[i])->type.kind == LT_SEGDES)
+      return xprintf("%s has a sd parameter", f->name);
+  if (f->body->results.len != 1)
+    return xprintf("%s does not give one result", f->name);
+  LcuType rt = lcu_atom_type(f->body->results.data[0]);
+  if ((rt.kind == LT_VEC) != (f->each_result >= 0))
+    return xprintf("%s gives a %s, its each_result is %d", f->name, lcu_type_name(rt), f->each_result);
+  if (f->each_result >= f->params.len ||
+      (f->each_result >= 0 && ((const LcuVar *)f->params.data[f->each_result])->type.kind != LT_VEC))
+    return xprintf("%s's each_result is not a vector parameter", f->name);
+  const char *why = element_block(f, f->body);
+  return why ? xprintf("%s: %s", f->name, why) : NULL;
+}
+
 static bool exp_calls(const LcuExp *e) {
   if (e->kind == LE_CALL)
     return true;

@@ -252,7 +252,8 @@ typedef enum LcuSoacKind {
   X(EQL, "eql")                     /* two values' components -> bool(s) */                      \
   X(HASH, "hash")                   /* a value's components, range -> int(s) */                  \
   X(RAND, "rand")                   /* v limits -> random numbers (flat.h's formula);
-                                       also a scalar limit -> a scalar */
+                                       also a scalar limit -> a scalar */   \
+  X(LOOP, "loop")                   /* a sequence loop on each element: see below */
 
 typedef enum LcuLibrary {
 #define X(name, text) LIB_##name,
@@ -260,6 +261,19 @@ typedef enum LcuLibrary {
 #undef X
   LIB_COUNT
 } LcuLibrary;
+
+/* LIBRARY loop f (a1, ..., am): a sequence loop (flatten.c) run on each
+   of n elements, one call of element function f (LcuFunc.each) per
+   element, each element on its own segments, independently.  The
+   arguments are f's parameters lifted: a scalar parameter's vector of n
+   values; a vector parameter's sd (n segments) and values.  Element i
+   calls f with the scalars at i and, for each vector parameter, segment
+   i of its values: a copy of them where f updates that parameter in
+   place (LS_UPDATE), the argument itself where it only reads it.  The
+   one result is f's lifted: a vector of n scalars, or, where f returns
+   its vector parameter 'each_result', that parameter's updated copy
+   (its sd is the argument's).  The error of the lowest element that
+   fails is reported, as a MAP's call's. */
 
 /* A SOAC's size: the n of MAP ... n, a variable or constant of the kernel,
    or the length of a kernel vector (#xs). */
@@ -295,6 +309,7 @@ typedef struct LcuSoac {
                          with `into`, the pull thunk gives one value, of
                          into's base type */
   Vec args;           /* LIBRARY: LcuVar * */
+  struct LcuFunc *callee; /* LIBRARY LOOP: the element function */
   const char *elem_name; /* LIBRARY NAME, EQL, HASH: as FlatStmt.elem_name */
   const RtLayout *layout; /* LIBRARY NAME, EQL, HASH: as FlatStmt.layout */
 } LcuSoac;
@@ -336,6 +351,16 @@ typedef enum LcuStmtKind {
                 Arguments and results are those of the flat operation;
                 RANGE and SEG_RANGE may also have no results (the
                 checks alone) */
+  LS_ELT,    /* results[0] = args[0][args[1]]: an element of a vector
+                parameter of an element function (LcuFunc.each), the
+                index an int atom; a subscript out of range fails as
+                LE_INDEX's does.  Only in element functions. */
+  LS_UPDATE, /* no results: args[0][args[1]] = args[2], in place, in a
+                vector parameter of an element function that owns it
+                (LIBRARY loop gives it a copy): NESL's rep(v, x, i) whose
+                old value is dead (flatten.c, sequence loops); an index
+                out of range fails with rep's words.  Only in element
+                functions. */
   LS_COST,   /* no results: the flat IR's FS_COST (flat.h), NESL's cost
                 model at this point of the program, by 'cost_rule' (a
                 FlatCostRule), 'lifted' or not, its arguments those of
@@ -389,7 +414,17 @@ typedef struct LcuBlock {
   Vec results; /* LcuAtom * */
 } LcuBlock;
 
-/* A CPU function; its result types are those of its body's results. */
+/* A CPU function; its result types are those of its body's results.
+
+   An element function ('each': a sequence loop of flatten.c, named
+   f.each after its host version f) runs on one element of a LIBRARY
+   loop, never at the host: its parameters are scalars and vectors (each
+   a segment of a vector of the loop, which it may update in place by
+   LS_UPDATE), and its body holds only LS_SCALAR, LS_IF, LS_LENGTH (of a
+   vector parameter), LS_ELT, LS_UPDATE and LS_CALL, of itself in tail
+   position or of scalar functions.  Its one result is a scalar, or its
+   vector parameter 'each_result', updated in place: every vector its
+   blocks return is that parameter. */
 typedef struct LcuFunc {
   const char *name;
   Loc loc;
@@ -398,6 +433,9 @@ typedef struct LcuFunc {
   bool library;  /* from lib-nesl (for error messages) */
   const char *source; /* the NESL function's name */
   FlatFunc *flat;
+  bool each;       /* an element function (above) */
+  int each_result; /* each: the index of the vector parameter it
+                      returns, or -1 (a scalar result) */
 } LcuFunc;
 
 /* A top-level statement, as FlatTop: its body gives the components of
@@ -446,6 +484,14 @@ Loc lcu_error_loc(const LcuExp *e, const LcuSoac *s, Loc run);
    scalar operations but RAND, ifs, and calls of such functions; else
    why not. */
 const char *lcu_scalar_func(const LcuFunc *f);
+/* NULL if 'f' is a well-formed element function (LcuFunc.each: the
+   statements it may hold, vectors read and updated only where they are
+   its parameters, a vector result only its parameter each_result); else
+   why not. */
+const char *lcu_element_func(const LcuFunc *f);
+/* Does element function 'f' update its vector parameter 'param' in place
+   (LS_UPDATE)? */
+bool lcu_func_updates(const LcuFunc *f, const LcuVar *param);
 /* True if thunk 't' calls a scalar function (LE_CALL): its applications
    may take very different times (codegen spreads them accordingly). */
 bool lcu_thunk_calls(const LcuThunk *t);
@@ -531,6 +577,8 @@ LcuStmt *lcu_stmt_call(Loc loc, LcuFunc *callee);
 LcuStmt *lcu_stmt_if(Loc loc, LcuAtom *cond, LcuBlock *then, LcuBlock *els);
 LcuStmt *lcu_stmt_time(Loc loc, LcuBlock *body);
 LcuStmt *lcu_stmt_length(Loc loc, LcuLengthKind kind, LcuAtom *of);
+LcuStmt *lcu_stmt_elt(Loc loc, LcuAtom *v, LcuAtom *i);                 /* v[i] */
+LcuStmt *lcu_stmt_update(Loc loc, LcuAtom *v, LcuAtom *i, LcuAtom *x);  /* v[i] := x */
 LcuStmt *lcu_stmt_host(Loc loc, FlatStmt *flat);
 LcuStmt *lcu_stmt_check(Loc loc, int check);
 LcuStmt *lcu_stmt_size(Loc loc, LcuSizeKind kind); /* its operands pushed by the caller */

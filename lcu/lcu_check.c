@@ -534,6 +534,31 @@ static void check_library(Checker *c, const LcuSoac *s, Vec *results) {
     want = 1, kinds[0] = LT_SEGDES;
     push_type(results, lcu_vec(FB_INT));
     break;
+  case LIB_LOOP: {
+    /* the element function's parameters lifted: a vector of n scalars,
+       or a sd of n segments and its values */
+    const LcuFunc *f = s->callee;
+    if (!f || !f->each)
+      fail(c, s->loc, "LIBRARY loop without an element function");
+    if (!ircheck_has_func(c, f->name, f))
+      fail(c, s->loc, "LIBRARY loop %s, which is not in the program", f->name);
+    int k = 0;
+    for (int i = 0; i < f->params.len; i++) {
+      LcuType pt = ((const LcuVar *)f->params.data[i])->type;
+      if (pt.kind == LT_VEC && (k + 1 >= n || a[k].kind != LT_SEGDES || !lcu_type_equal(a[k + 1], pt)))
+        fail(c, s->loc, "LIBRARY loop %s: parameter %d, %s, needs a sd and %s", f->name, i + 1, an(pt), an(pt));
+      if (pt.kind != LT_VEC && (k >= n || !lcu_type_equal(a[k], lcu_vec(pt.base))))
+        fail(c, s->loc, "LIBRARY loop %s: argument %d is %s, for a parameter that is %s", f->name, k + 1,
+             k < n ? an(a[k]) : "missing", an(pt));
+      k += pt.kind == LT_VEC ? 2 : 1;
+    }
+    if (k != n)
+      fail(c, s->loc, "LIBRARY loop %s takes %d arguments, not %d", f->name, k, n);
+    if (!f->body || f->body->results.len != 1)
+      fail(c, s->loc, "LIBRARY loop %s: its function does not give one result", f->name);
+    push_type(results, lcu_vec(lcu_atom_type(f->body->results.data[0]).base));
+    return;
+  }
   case LIB_RAND:
     /* a number below each limit: one limit (a scalar) or a vector */
     want = 1, kinds[0] = n == 1 && a[0].kind == LT_SCALAR ? LT_SCALAR : LT_VEC, masks[0] = B_NUMBER;
@@ -1069,6 +1094,17 @@ static void check_stmt(Checker *c, const void *stmt) {
       fail(c, s->loc, "%s: %s", what, why);
     break;
   }
+  case LS_ELT:
+  case LS_UPDATE: {
+    what = s->kind == LS_ELT ? "an element" : "an update";
+    if (n != (s->kind == LS_ELT ? 2 : 3) || a[0].kind != LT_VEC || !lcu_type_equal(a[1], lcu_scalar(FB_INT)))
+      fail(c, s->loc, "%s takes a vector and an int index%s", what, s->kind == LS_UPDATE ? ", then a value" : "");
+    if (s->kind == LS_UPDATE && !lcu_type_equal(a[2], lcu_scalar(a[0].base)))
+      fail(c, s->loc, "an update of %s with %s", an(a[0]), an(a[2]));
+    if (s->kind == LS_ELT)
+      push_type(&results, lcu_scalar(a[0].base));
+    break;
+  }
   case LS_HOST:
     check_host(c, s, a, n, &results);
     what = s->flat->op == FLAT_HOST_PRIM ? xprintf("host %s", s->flat->prim) : xprintf("host %s", flat_op_name(s->flat->op));
@@ -1082,6 +1118,29 @@ static void check_stmt(Checker *c, const void *stmt) {
 }
 
 static void end_function(Checker *c) { ircheck_end_function(c); }
+
+/* Why block 'b' of function 'f', not an element function, may not hold
+   what it holds: an element read or update, or a call of an element
+   function (LIBRARY loop alone calls one); or NULL. */
+static const char *host_func_only(const LcuFunc *f, const LcuBlock *b) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    if (s->kind == LS_ELT || s->kind == LS_UPDATE)
+      return xprintf("%s is not an element function, but it reads or updates a vector's element", f->name);
+    if (s->kind == LS_CALL && s->callee && s->callee->each)
+      return xprintf("%s calls element function %s", f->name, s->callee->name);
+    const char *why = NULL;
+    if (s->then && !why)
+      why = host_func_only(f, s->then);
+    if (s->els && !why)
+      why = host_func_only(f, s->els);
+    if (s->body && !why)
+      why = host_func_only(f, s->body);
+    if (why)
+      return why;
+  }
+  return NULL;
+}
 
 static void check_func(Checker *c, const LcuFunc *f) {
   c->where = xprintf("function %s", f->name);
@@ -1100,6 +1159,11 @@ static void check_func(Checker *c, const LcuFunc *f) {
     fail(c, f->loc, "no body");
   check_block(c, f->body, f->loc);
   block_result_types(c, f->body, f->loc);
+  /* the statements only element functions hold, and where they may be
+     called from */
+  const char *why = f->each ? lcu_element_func(f) : host_func_only(f, f->body);
+  if (why)
+    fail(c, f->loc, "%s", why);
   end_function(c);
 }
 

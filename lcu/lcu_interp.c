@@ -1280,11 +1280,67 @@ static FlatOp library_op(LcuLibrary l) {
     return FLAT_HASH;
   case LIB_RAND:
     return FLAT_RAND;
-  case LIB_RANGE_SEGDES: /* run_library runs it */
+  case LIB_RANGE_SEGDES: /* run_library runs them */
+  case LIB_LOOP:
   case LIB_COUNT:
     break;
   }
   die("λcu library kernel %d", (int)l);
+}
+
+static RtValue **call_func(LcuInterp *in, const LcuFunc *f, RtValue **args, Loc loc);
+
+/* Segment j of vector 'v' as a vector of its own, in place: what an
+   element function reads, and where it updates. */
+static RtValue *segment_view(RtValue *v, int64_t off, int64_t len) {
+  RtValue *view = NEW(RtValue);
+  *view = *v;
+  view->len = len;
+  view->data.any = (char *)v->data.any + (size_t)off * rt_base_size(v->type.base);
+  return view;
+}
+
+/* LIBRARY loop (lcu.h): the element function called on each element in
+   turn, on its scalars and its segments, the vectors it updates copied
+   first; the lowest element that fails stops the kernel. */
+static void run_loop(Kernel *k, RtValue **args, RtValue **out) {
+  const LcuSoac *s = k->soac;
+  const LcuFunc *f = s->callee;
+  int np = f->params.len;
+  RtValue **vectors = xmalloc(sizeof(RtValue *) * (size_t)(np + 1)); /* a vector parameter's values, or NULL */
+  RtValue **firsts = xmalloc(sizeof(RtValue *) * (size_t)(np + 1));  /* its sd, or a scalar's vector */
+  for (int i = 0, a = 0; i < np; i++) {
+    const LcuVar *p = f->params.data[i];
+    firsts[i] = args[a++];
+    vectors[i] = NULL;
+    if (p->type.kind == LT_VEC) {
+      RtValue *v = args[a++];
+      if (lcu_func_updates(f, p) || i == f->each_result) { /* the loop's own copy */
+        RtValue *copy = rt_value_new(v->type, v->len);
+        if (v->len)
+          memcpy(copy->data.any, v->data.any, (size_t)v->len * rt_base_size(v->type.base));
+        v = copy;
+      }
+      vectors[i] = v;
+      rt_seg_offsets(firsts[i]);
+      k->in->stats.bytes += value_bytes(v);
+    }
+  }
+  int64_t n = np ? firsts[0]->len : 0;
+  LcuType rt = lcu_atom_type(f->body->results.data[0]);
+  RtValue *result = f->each_result >= 0 ? vectors[f->each_result] : rt_value_new(rt_vec_type(flat_rt_base(rt.base)), n);
+  size_t size = rt_base_size(result->type.base);
+  RtValue **call = xmalloc(sizeof(RtValue *) * (size_t)(np + 1));
+  for (int64_t j = 0; j < n; j++) {
+    for (int i = 0; i < np; i++)
+      call[i] = vectors[i] ? segment_view(vectors[i], rt_seg_offsets(firsts[i])[j], firsts[i]->lengths[j])
+                           : rt_scalar_at(firsts[i], j);
+    RtValue **r = call_func(k->in, f, call, k->loc);
+    if (f->each_result < 0)
+      memcpy((char *)result->data.any + (size_t)j * size, r[0]->data.any, size);
+  }
+  k->in->stats.elements += (uint64_t)result->len;
+  out[0] = result;
 }
 
 /* A library kernel: the flat operation of the same name on its
@@ -1295,6 +1351,10 @@ static void run_library(Kernel *k, RtValue **out) {
   RtValue **args = small_array(buf, s->args.len);
   for (int i = 0; i < s->args.len; i++)
     args[i] = kernel_var(k, s->args.data[i]);
+  if (s->library == LIB_LOOP) {
+    run_loop(k, args, out);
+    return;
+  }
   if (s->library == LIB_RANGE_SEGDES) { /* no flat operation of its own: seg_range's first half */
     if (s->args.len != 3 || s->results.len != 3)
       die("range_segdes of %d arguments and %d results", s->args.len, s->results.len);
@@ -1787,6 +1847,23 @@ static void run_stmt_here(LcuInterp *in, const LcuStmt *s) {
   case LS_LENGTH:
     run_length(in, s);
     return;
+  case LS_ELT:
+  case LS_UPDATE: { /* an element function's: in place, in its own vector */
+    RtValue *v = atom_value(in, s->args.data[0], s->loc);
+    RtValue *i = atom_value(in, s->args.data[1], s->loc);
+    int64_t at = i->scalar.i;
+    rt_check(s->kind == LS_ELT ? RT_CHECK_SUBSCRIPT : RT_CHECK_REP, flat_rt_loc(s->loc), at, v->len, 0);
+    size_t size = rt_base_size(v->type.base);
+    char *place = (char *)v->data.any + (size_t)at * size;
+    if (s->kind == LS_UPDATE) {
+      memcpy(place, &atom_value(in, s->args.data[2], s->loc)->scalar, size);
+      return;
+    }
+    RtValue *x = rt_value_new(rt_scalar_type(v->type.base), 1);
+    memcpy(&x->scalar, place, size);
+    bind(in, s->results.data[0], x);
+    return;
+  }
   case LS_HOST:
     run_host(in, s);
     return;

@@ -453,6 +453,10 @@ static void print_library(Printer *pr, const LcuSoac *s) {
     fprintf(out, " <site %d>", s->site);
   if (known && s->library == LIB_RANGE_SEGDES && s->once)
     fputs(" <once>", out);
+  if (known && s->library == LIB_LOOP) {
+    fputc(' ', out);
+    print_name(out, s->callee && s->callee->name ? s->callee->name : "?");
+  }
   fputc(' ', out);
   fputc('(', out);
   for (int i = 0; i < s->args.len; i++) {
@@ -754,6 +758,17 @@ static void print_stmt(Printer *pr, const LcuStmt *s, int indent) {
     fputs(s->length == LEN_SEGMENTS ? "#segments " : s->length == LEN_TOTAL ? "#elements " : "#", out);
     print_atom_at(pr, s->args.len > 0 ? s->args.data[0] : NULL, LEVEL_ATOM);
     break;
+  case LS_ELT: /* v[i] */
+  case LS_UPDATE: /* v[i] := x */
+    print_atom_at(pr, s->args.len > 0 ? s->args.data[0] : NULL, LEVEL_ATOM);
+    fputc('[', out);
+    print_atom_at(pr, s->args.len > 1 ? s->args.data[1] : NULL, LEVEL_OPEN);
+    fputc(']', out);
+    if (s->kind == LS_UPDATE) {
+      fputs(" := ", out);
+      print_atom_at(pr, s->args.len > 2 ? s->args.data[2] : NULL, LEVEL_OPEN);
+    }
+    break;
   case LS_HOST:
     print_host(pr, s);
     break;
@@ -824,6 +839,13 @@ static void print_func(Printer *pr, const LcuFunc *f) {
   }
   if (f->library)
     fputs(" library", out);
+  if (f->each) { /* an element function, and the parameter it returns */
+    fputs(" each", out);
+    if (f->each_result >= 0 && f->each_result < f->params.len) {
+      fputc(' ', out);
+      fputs(var_name(f->params.data[f->each_result]), out);
+    }
+  }
   if (f->loc.src) {
     fputc(' ', out);
     print_loc(pr, f->loc);

@@ -953,6 +953,10 @@ static LcuSoac *library_kernel(Reader *r) {
     s->site = (int)integer(r);
     expect(r, ">");
   }
+  if (lib == LIB_LOOP) { /* its element function */
+    size_t at = (skip(r), r->tok);
+    s->callee = function_named(r, name(r), at);
+  }
   if (lib == LIB_RANGE_SEGDES && accept(r, "<")) {
     expect(r, "once");
     expect(r, ">");
@@ -1298,6 +1302,13 @@ static LcuStmt *cpu(Reader *r) {
   }
   /* an atom, or a binary operation on two */
   LcuAtom *a = atom(r);
+  if (accept(r, "[")) { /* v[i], v[i] := x: an element function's */
+    LcuAtom *i = atom(r);
+    expect(r, "]");
+    if (accept(r, ":="))
+      return lcu_stmt_update(no_loc, a, i, atom(r));
+    return lcu_stmt_elt(no_loc, a, i);
+  }
   const Infix *in = peek_infix(r);
   LcuStmt *s = lcu_stmt_scalar(no_loc, in ? in->op : FLAT_COPY);
   lcu_stmt_arg(s, a);
@@ -1379,6 +1390,22 @@ static void function(Reader *r) {
   if (accept(r, "from"))
     f->source = name(r);
   f->library = accept(r, "library");
+  int each_at = -1; /* `each x`: the parameter an element function returns */
+  if (accept(r, "each")) {
+    f->each = true;
+    if (at_name(r)) {
+      size_t pat = (skip(r), r->tok);
+      const char *p = name(r);
+      for (int i = 0; i < f->params.len; i++)
+        if (strcmp(((LcuVar *)f->params.data[i])->name, p) == 0)
+          each_at = i;
+      if (each_at < 0) {
+        r->tok = pat;
+        fail(r, "each %s: not a parameter of %s", p, f->name);
+      }
+    }
+  }
+  f->each_result = each_at;
   f->loc = opt_location(r, no_loc);
   f->body = block(r);
   r->scope.len = mark;

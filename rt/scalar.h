@@ -257,6 +257,8 @@ typedef enum RtCheckKind {
                          lifted append's segment, fits an int; added in
                          64 bits, as rt_append_size does for one append */
   RT_CHECK_DIST,      /* (n): n >= 0, a lifted dist's length */
+  RT_CHECK_REP,       /* (i, len): 0 <= i < len, rep(v, x, i) in place in a
+                         sequence loop (flatten.c), in rep's words */
   RT_CHECK_KINDS
 } RtCheckKind;
 
@@ -264,6 +266,7 @@ typedef enum RtCheckKind {
 RT_FN int rt_check_ok(int kind, int64_t a, int64_t b, int64_t c) {
   switch (kind) {
   case RT_CHECK_SUBSCRIPT:
+  case RT_CHECK_REP:
     return a >= 0 && a < b;
   case RT_CHECK_RANGE:
     return a <= b && c > 0;
