@@ -236,21 +236,40 @@ static void check_stmt(Checker *c, const void *stmt) {
       fail(c, s->loc, "a call without a callee");
     if (!ircheck_has_func(c, f->name, f))
       fail(c, s->loc, "call of %s, which is not in the program", f->name);
-    if (n != f->params.len)
+    if (n != f->params.len && !s->each)
       fail(c, s->loc, "call of %s with %d arguments; it has %d parameters", f->name, n, f->params.len);
     if (s->each) {
-      /* the scalar function on each element: vectors for its scalars */
-      if (f->lifted || f->result_types.len != 1 || ((FlatType *)f->result_types.data[0])->kind != FT_SCALAR)
-        fail(c, s->loc, "call of %s on each element: it must be a function of scalars with one scalar result", f->name);
-      for (int i = 0; i < n; i++) {
+      /* the function on each element: a scalar loop's scalars come as
+         vectors; a sequence loop's sequences (flatten.c) as a segdes and
+         its values, one segment an element */
+      if (f->lifted || f->result_types.len != 1 || ((FlatType *)f->result_types.data[0])->kind == FT_SEGDES)
+        fail(c, s->loc, "call of %s on each element: it must be a function of one scalar or vector result", f->name);
+      int k = 0;
+      for (int i = 0; i < f->params.len; i++) {
         FlatType pt = ((FlatVar *)f->params.data[i])->type;
-        if (pt.kind != FT_SCALAR || !flat_type_equal(args[i], flat_vec(pt.base)))
-          fail(c, s->loc, "call of %s on each element: argument %d is a %s, the parameter a %s", f->name, i + 1,
-               flat_type_name(args[i]), flat_type_name(pt));
+        if (pt.kind == FT_VEC) {
+          if (k + 1 >= s->args.len || args[k].kind != FT_SEGDES || !flat_type_equal(args[k + 1], pt))
+            fail(c, s->loc, "call of %s on each element: parameter %d, a %s, needs a segdes and a %s", f->name, i + 1,
+                 flat_type_name(pt), flat_type_name(pt));
+          k += 2;
+          continue;
+        }
+        if (pt.kind != FT_SCALAR || k >= s->args.len || !flat_type_equal(args[k], flat_vec(pt.base)))
+          fail(c, s->loc, "call of %s on each element: argument %d is a %s, the parameter a %s", f->name, k + 1,
+               k < s->args.len ? flat_type_name(args[k]) : "missing", flat_type_name(pt));
+        k++;
       }
+      if (k != s->args.len)
+        fail(c, s->loc, "call of %s on each element with %d arguments; it needs %d", f->name, s->args.len, k);
       Vec types = {0};
+      FlatType rt = *(FlatType *)f->result_types.data[0];
+      if (rt.kind == FT_VEC) {
+        FlatType *d = NEW(FlatType);
+        *d = flat_segdes();
+        vec_push(&types, d);
+      }
       FlatType *r = NEW(FlatType);
-      *r = flat_vec(((FlatType *)f->result_types.data[0])->base);
+      *r = flat_vec(rt.base);
       vec_push(&types, r);
       check_result_types(c, s->loc, xprintf("call of %s on each element", f->name), &s->results, &types);
       break;

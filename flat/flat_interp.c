@@ -265,19 +265,90 @@ static RtValue **call_each(FlatInterp *in, const FlatStmt *s, const FlatFunc *f,
   return results;
 }
 
+/* Does 'f' take a sequence (a sequence loop of flatten.c, called on each
+   element)? */
+static bool takes_vectors(const FlatFunc *f) {
+  for (int i = 0; i < f->params.len; i++)
+    if (((const FlatVar *)f->params.data[i])->type.kind == FT_VEC)
+      return true;
+  return false;
+}
+
+/* A sequence loop on each element: the host function called once per
+   element, in order, on its scalars and its segments (copies: the host
+   function makes new vectors where the executables update in place);
+   the results gathered into one vector, with their segdes where they
+   are sequences. */
+static RtValue **call_each_seq(FlatInterp *in, const FlatStmt *s, const FlatFunc *f, RtValue **vectors) {
+  int np = f->params.len;
+  RtValue **args = xmalloc(sizeof(RtValue *) * (size_t)(np + 1));
+  /* which argument each parameter starts at */
+  int *at = xmalloc(sizeof(int) * (size_t)(np + 1));
+  int k = 0;
+  for (int i = 0; i < np; i++) {
+    at[i] = k;
+    k += ((const FlatVar *)f->params.data[i])->type.kind == FT_VEC ? 2 : 1;
+  }
+  int64_t n = vectors[0]->len; /* a segdes's segments or a vector's elements */
+  FlatType rt = *(FlatType *)f->result_types.data[0];
+  RtType rbase = rt_vec_type(flat_rt_base(rt.base));
+  size_t size = rt_base_size(flat_rt_base(rt.base));
+  RtValue *out = rt_value_new(rbase, rt.kind == FT_VEC ? 0 : n);
+  RtValue *lengths = rt_value_new(rt_vec_type(RT_INT), rt.kind == FT_VEC ? n : 0);
+  for (int i = 0; i < np; i++) {
+    RtValue *v = vectors[at[i]];
+    if (v->len != n || (v->type.kind != RT_VEC && v->type.kind != RT_SEGDES))
+      die("call of each %s: argument %d has %lld elements, not %lld", f->name, at[i] + 1, (long long)v->len,
+          (long long)n);
+    if (v->type.kind == RT_SEGDES)
+      rt_seg_offsets(v);
+  }
+  for (int64_t j = 0; j < n; j++) {
+    for (int i = 0; i < np; i++) {
+      const FlatVar *p = f->params.data[i];
+      RtValue *v = vectors[at[i]];
+      if (p->type.kind != FT_VEC) {
+        args[i] = rt_scalar_at(v, j);
+        continue;
+      }
+      RtValue *values = vectors[at[i] + 1];
+      int64_t len = v->lengths[j], off = rt_seg_offsets(v)[j];
+      size_t es = rt_base_size(values->type.base);
+      RtValue *seg = rt_value_new(values->type, len);
+      if (len)
+        memcpy(seg->data.any, (char *)values->data.any + (size_t)off * es, (size_t)len * es);
+      args[i] = seg;
+    }
+    RtValue **r = call_func(in, s, f, args);
+    if (rt.kind == FT_VEC) {
+      lengths->data.i[j] = (int32_t)r[0]->len;
+      out = rt_append(out, r[0]);
+    } else
+      memcpy((char *)out->data.any + (size_t)j * size, r[0]->data.any, size);
+  }
+  RtValue **results = xmalloc(sizeof(RtValue *) * 2);
+  if (rt.kind == FT_VEC) {
+    results[0] = rt_make_segdes(flat_rt_loc(s->loc), lengths);
+    results[1] = out;
+  } else
+    results[0] = out;
+  return results;
+}
+
 static void run_call(FlatInterp *in, const FlatStmt *s) {
   const FlatFunc *f = s->callee;
   if (!f)
     die("a call without a callee");
-  if (s->args.len != f->params.len)
+  if (s->args.len != f->params.len && !s->each)
     die("call of %s with %d arguments for %d parameters", f->name, s->args.len, f->params.len);
   RtValue **args = xmalloc(sizeof(RtValue *) * (size_t)(s->args.len + 1));
   for (int i = 0; i < s->args.len; i++)
     args[i] = atom_value(in, s->args.data[i], s->loc);
-  RtValue **results = s->each ? call_each(in, s, f, args) : call_func(in, s, f, args);
-  bind_results(in, s, results, s->each ? 1 : f->body->results.len);
+  bool seq = s->each && takes_vectors(f);
+  RtValue **results = seq ? call_each_seq(in, s, f, args) : s->each ? call_each(in, s, f, args) : call_func(in, s, f, args);
+  bind_results(in, s, results, s->each ? s->results.len : f->body->results.len);
   if (s->each)
-    count_elements(in, results[0]);
+    count_elements(in, results[s->results.len - 1]);
 }
 
 /* NESL's cost model (docs/cost.md): flat_exec.c counts it. */

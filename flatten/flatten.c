@@ -50,6 +50,7 @@ typedef struct Fl {
   int sites;       /* numbers RAND statements */
   PtrMap loops;    /* MonoFunc -> what scalar_kind found it to be */
   PtrMap each;     /* MonoFunc -> what called_each found (EACH_*) */
+  PtrMap seq_loops; /* MonoFunc -> what seq_loop found */
   bool scalar_code; /* making the body of a function that may run as
                        one element's scalar code, whose ifs each give
                        one scalar (host_if) */
@@ -771,6 +772,8 @@ static Vals call_function(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args, Type *resul
 static Vals primitive(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args);
 static Vals lifted_append(Fl *fl, Vals *parts, FlatAtom **lens, int k, Type *t);
 static bool called_each(Fl *fl, MonoFunc *mf);
+static bool seq_loop(Fl *fl, MonoFunc *mf, int *result);
+static Vals call_each_seq(Fl *fl, MonoFunc *mf, Vals args);
 
 /* Scalar function f (of one result) applied to each element of 'args'
    (FS_CALL with 'each'): its one vector of results. */
@@ -803,6 +806,8 @@ static Vals call(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args) {
     return primitive(fl, ctx, mf, args);
   if (ctx->lifted && called_each(fl, mf))
     return call_each(fl, mf, args);
+  if (ctx->lifted && seq_loop(fl, mf, NULL))
+    return call_each_seq(fl, mf, args);
   return call_function(fl, ctx, mf, args, res(mf->type)->snd);
 }
 
@@ -1760,6 +1765,285 @@ static bool called_each(Fl *fl, MonoFunc *mf) {
   return yes;
 }
 
+/* ---- sequence loops ----
+
+   A loop as above whose parameters may also be flat sequences of base
+   values, and whose result is a scalar or one of those sequences:
+
+     function count_loop(ds, buckets, i) =
+       if i == #ds then buckets
+       else count_loop(ds, rep(buckets, buckets[ds[i]] + 1, ds[i]), i + 1);
+
+   Inside an apply-to-each each element runs its own iterations on its
+   own segments (λcu's LIBRARY loop), its sequence state updated in place:
+   lifted, count_loop^ takes one host step per iteration over all the
+   elements still running, each step packing the state vectors and
+   rep^ copying them (NESL/GPU's radix sort: 2000 steps a sort).  What
+   makes the update in place legal is the shape the body must have:
+
+   - a sequence parameter is read only as #s and s[i], and passed on
+     only to the recursive call, in its own position, as itself or as
+     rep(s, x, i) (NESL's copy with one element replaced), whose old
+     value is then dead: the call is in tail position, and no other
+     argument of that call reads s (they are computed first, as the
+     element function computes them in order);
+   - where the result is a sequence, every base case returns the same
+     sequence parameter, which the loop's state copy then holds;
+   - everything else is scalar code, as in a scalar loop: no let binds a
+     sequence, no apply-to-each, no other sequence operation.
+
+   The function stays a host function as well (its calls outside any
+   apply-to-each); only its calls inside one run per element. */
+
+typedef struct SeqLoop {
+  Vec names;   /* const char *: the parameters' names, in layout order */
+  Vec types;   /* Type *: theirs */
+  int result;  /* the sequence parameter returned, -1 for none yet */
+  bool recursive;
+} SeqLoop;
+
+/* A flat sequence of base values? */
+static bool base_seq(Type *t) {
+  t = res(t);
+  return t->kind == T_SEQ && is_base(t->elem);
+}
+
+/* The parameters of pattern 'p', in layout order: false if one is not a
+   scalar or a flat sequence of base values. */
+static bool seq_params(Pattern *p, SeqLoop *L) {
+  if (p->kind == PAT_PAIR)
+    return seq_params(p->fst, L) && seq_params(p->snd, L);
+  if (p->kind != PAT_VAR || !(is_base(p->type) || base_seq(p->type)))
+    return false;
+  vec_push(&L->names, (void *)p->name);
+  vec_push(&L->types, p->type);
+  return true;
+}
+
+/* The index of sequence parameter 'e' (a variable naming one), or -1. */
+static int seq_param(SeqLoop *L, Expr *e) {
+  if (e->kind != EX_VAR || e->u.ref.def || !base_seq(e->type))
+    return -1;
+  for (int i = L->names.len - 1; i >= 0; i--)
+    if (strcmp(L->names.data[i], e->u.ref.name) == 0)
+      return base_seq(L->types.data[i]) ? i : -1;
+  return -1;
+}
+
+/* Does 'e' mention the variable 'name' anywhere? */
+static bool mentions(Expr *e, const char *name) {
+  if (!e)
+    return false;
+  switch (e->kind) {
+  case EX_VAR:
+    return !e->u.ref.def && strcmp(e->u.ref.name, name) == 0;
+  case EX_CALL:
+    return mentions(e->u.ref.arg, name);
+  case EX_BINOP:
+    return mentions(e->u.op.lhs, name) || mentions(e->u.op.rhs, name);
+  case EX_UNOP:
+    return mentions(e->u.op.lhs, name);
+  case EX_PAIR:
+    return mentions(e->u.pair.fst, name) || mentions(e->u.pair.snd, name);
+  case EX_INDEX:
+    return mentions(e->u.index.seq, name) || mentions(e->u.index.index, name);
+  case EX_IF:
+    return mentions(e->u.ifx.cond, name) || mentions(e->u.ifx.then, name) || mentions(e->u.ifx.els, name);
+  case EX_LET:
+    for (int i = 0; i < e->u.let.binds.len; i++)
+      if (mentions(((Binding *)e->u.let.binds.data[i])->value, name))
+        return true;
+    return mentions(e->u.let.body, name);
+  default:
+    return false; /* constants; the rest is refused by seq_body anyway */
+  }
+}
+
+/* Does pattern 'p' bind 'name'? */
+static bool pattern_binds(Pattern *p, const char *name) {
+  if (!p)
+    return false;
+  if (p->kind == PAT_VAR)
+    return strcmp(p->name, name) == 0;
+  return pattern_binds(p->fst, name) || pattern_binds(p->snd, name) || pattern_binds(p->arg, name);
+}
+
+/* The arguments of a call, split along the parameters' pattern 'p'. */
+static bool split_args(Pattern *p, Expr *e, Vec *out) {
+  if (p->kind == PAT_VAR) {
+    vec_push(out, e);
+    return true;
+  }
+  return p->kind == PAT_PAIR && e->kind == EX_PAIR && split_args(p->fst, e->u.pair.fst, out) &&
+         split_args(p->snd, e->u.pair.snd, out);
+}
+
+static bool seq_body(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e, bool tail);
+
+/* Is rep(s, x, i) 'e', with s sequence parameter 'k'? */
+static bool is_rep_of(SeqLoop *L, Expr *e, int k, Vec *parts) {
+  if (e->kind != EX_CALL || !e->callee || !e->callee->library || strcmp(e->callee->def->name, "rep") != 0)
+    return false;
+  Expr *a = e->u.ref.arg;
+  if (a->kind != EX_PAIR || a->u.pair.snd->kind != EX_PAIR)
+    return false;
+  parts->len = 0;
+  vec_push(parts, a->u.pair.fst);
+  vec_push(parts, a->u.pair.snd->u.pair.fst);
+  vec_push(parts, a->u.pair.snd->u.pair.snd);
+  return seq_param(L, parts->data[0]) == k && is_base(((Expr *)parts->data[1])->type);
+}
+
+/* The recursive call 'e' of 'self', in tail position. */
+static bool seq_tail_call(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e) {
+  Vec args = {0};
+  if (!split_args(self->param, e->u.ref.arg, &args) || args.len != L->names.len)
+    return false;
+  L->recursive = true;
+  for (int k = 0; k < args.len; k++) {
+    Expr *a = args.data[k];
+    if (!base_seq(L->types.data[k])) {
+      if (!seq_body(fl, L, self, a, false))
+        return false;
+      continue;
+    }
+    if (seq_param(L, a) == k)
+      continue; /* passed on as it is */
+    Vec parts = {0};
+    if (!is_rep_of(L, a, k, &parts) || !seq_body(fl, L, self, parts.data[1], false) ||
+        !seq_body(fl, L, self, parts.data[2], false))
+      return false;
+    /* updated in place: no other argument may read the old value */
+    const char *name = L->names.data[k];
+    for (int j = 0; j < args.len; j++)
+      if (j != k && mentions(args.data[j], name))
+        return false;
+  }
+  return true;
+}
+
+/* Is 'e' (in tail position if 'tail') the body of sequence loop 'self'? */
+static bool seq_body(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e, bool tail) {
+  if (base_seq(e->type)) {
+    /* a sequence: returned, only where the function returns */
+    if (!tail)
+      return false;
+    int k = seq_param(L, e);
+    if (k >= 0) {
+      if (L->result >= 0 && L->result != k)
+        return false;
+      L->result = k;
+      return true;
+    }
+    switch (e->kind) {
+    case EX_IF:
+      return seq_body(fl, L, self, e->u.ifx.cond, false) && seq_body(fl, L, self, e->u.ifx.then, true) &&
+             seq_body(fl, L, self, e->u.ifx.els, true);
+    case EX_LET:
+      for (int i = 0; i < e->u.let.binds.len; i++)
+        if (!seq_body(fl, L, self, ((Binding *)e->u.let.binds.data[i])->value, false))
+          return false;
+      return seq_body(fl, L, self, e->u.let.body, true);
+    case EX_CALL:
+      return e->callee == self && seq_tail_call(fl, L, self, e);
+    default:
+      return false;
+    }
+  }
+  if (!scalar_tuple(e->type))
+    return false;
+  switch (e->kind) {
+  case EX_INT:
+  case EX_FLOAT:
+  case EX_BOOL:
+  case EX_CHAR:
+    return true;
+  case EX_VAR:
+    return !e->u.ref.def;
+  case EX_PAIR:
+    return seq_body(fl, L, self, e->u.pair.fst, false) && seq_body(fl, L, self, e->u.pair.snd, false);
+  case EX_INDEX:
+    return seq_param(L, e->u.index.seq) >= 0 && seq_body(fl, L, self, e->u.index.index, false);
+  case EX_IF:
+    return seq_body(fl, L, self, e->u.ifx.cond, false) && seq_body(fl, L, self, e->u.ifx.then, tail) &&
+           seq_body(fl, L, self, e->u.ifx.els, tail);
+  case EX_LET:
+    for (int i = 0; i < e->u.let.binds.len; i++) {
+      Binding *b = e->u.let.binds.data[i];
+      if (!seq_body(fl, L, self, b->value, false))
+        return false;
+      /* a let may not hide a sequence parameter: reads of it stay reads of the parameter */
+      for (int k = 0; k < L->names.len; k++)
+        if (base_seq(L->types.data[k]) && pattern_binds(b->pat, L->names.data[k]))
+          return false;
+    }
+    return seq_body(fl, L, self, e->u.let.body, tail);
+  case EX_UNOP:
+  case EX_CALL: {
+    Expr *arg = e->kind == EX_CALL ? e->u.ref.arg : e->u.op.lhs;
+    MonoFunc *mf = e->callee;
+    if (mf && mf->primitive && strcmp(mf->def->name, "__length") == 0)
+      return seq_param(L, arg) >= 0;
+    if (mf == self)
+      return tail && seq_tail_call(fl, L, self, e);
+    bool rec = false;
+    return seq_body(fl, L, self, arg, false) && loop_callee(fl, self, mf, e->type, false, &rec);
+  }
+  case EX_BINOP: {
+    bool rec = false;
+    return seq_body(fl, L, self, e->u.op.lhs, false) && seq_body(fl, L, self, e->u.op.rhs, false) &&
+           loop_callee(fl, self, e->callee, e->type, false, &rec);
+  }
+  default:
+    return false;
+  }
+}
+
+/* Is 'mf' a sequence loop (above)?  The answer is kept (fl->seq_loops:
+   1 no, else 2 + the index of the parameter it returns, or 1 + 0 for a
+   scalar result, stored as 2 + result). */
+static bool seq_loop(Fl *fl, MonoFunc *mf, int *result) {
+  intptr_t known = (intptr_t)ptrmap_get(&fl->seq_loops, mf);
+  if (!known) {
+    known = 1;
+    Type *ft = res(mf->type);
+    SeqLoop L = {.result = -1};
+    if (mf->body && !mf->primitive && !fl->cost && seq_params(mf->param, &L) &&
+        (is_base(ft->snd) || base_seq(ft->snd))) {
+      bool any = false;
+      for (int k = 0; k < L.types.len; k++)
+        any |= base_seq(L.types.data[k]);
+      if (any && seq_body(fl, &L, mf, mf->body, true) && L.recursive && (L.result >= 0) == base_seq(ft->snd))
+        known = 3 + L.result; /* 2 for a scalar result (-1) */
+    }
+    ptrmap_put(&fl->seq_loops, mf, (void *)known);
+  }
+  if (result)
+    *result = (int)known - 3;
+  return known != 1;
+}
+
+/* A sequence loop applied to each element of lifted 'args' (FS_CALL
+   with 'each'): its lifted result, a vector of scalars or the segdes of
+   the state it returns (the argument's) and its values. */
+static Vals call_each_seq(Fl *fl, MonoFunc *mf, Vals args) {
+  FlatFunc *f = get_func(fl, mf, false);
+  FlatStmt *s = stmt(fl, FS_CALL);
+  s->callee = f;
+  s->each = true;
+  for (int i = 0; i < args.len; i++)
+    vec_push(&s->args, args.data[i]);
+  Vec rt = {0};
+  flatten_vector_layout(res(mf->type)->snd, &rt);
+  Vals r = {0};
+  for (int i = 0; i < rt.len; i++) {
+    FlatVar *v = flat_new_var(fl->fp, *(FlatType *)rt.data[i], NULL);
+    vec_push(&s->results, v);
+    vec_push(&r, flat_var_atom(v));
+  }
+  return r;
+}
+
 /* ---- functions ---- */
 
 /* The flat function of instance 'mf': at the host, or lifted; made
@@ -1865,7 +2149,7 @@ static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
   Type *rt = res(mf->type)->snd;
   if (!f->lifted) {
     Ctx host = {false, NULL};
-    fl->scalar_code = !fl->cost && (component || scalar_kind(fl, mf) != LOOP_NOT);
+    fl->scalar_code = !fl->cost && (component || scalar_kind(fl, mf) != LOOP_NOT || seq_loop(fl, mf, NULL));
     Vals r = tr(fl, &host, env, mf->body);
     /* f.k computes every component, returns the kth: what the others
        need alone and cannot fail is dropped later as dead code, what can

@@ -88,6 +88,8 @@ typedef struct Lw {
   const Inlined *inlined; /* inlining a user function: the record every
                          location made meanwhile carries (Loc.inlined) */
   Vec pending;        /* FlatFunc * still to lower */
+  PtrMap each_funcs;  /* FlatFunc (by pointer) -> its element function */
+  Vec pending_each;   /* FlatFunc * whose element function is still to lower */
   PtrMap droppable;      /* LcuStmt (by pointer): runs of DIST kernels that
                          cannot fail, dropped if their vector is unused */
   Classes shapes;     /* LcuVar.shape's classes */
@@ -1585,6 +1587,9 @@ static bool inlined(Lw *lw, FlatFunc *f) {
   return f->library || (f->lifted && block_size(f->body) <= INLINE_LIFTED_SIZE);
 }
 
+static bool takes_vectors(const FlatFunc *f);
+static void lower_each_loop(Lw *lw, FlatStmt *fs);
+
 static void lower_stmt(Lw *lw, FlatStmt *fs) {
   lw->loc = located(lw, fs->loc);
   switch (fs->kind) {
@@ -1592,6 +1597,10 @@ static void lower_stmt(Lw *lw, FlatStmt *fs) {
     lower_op(lw, fs);
     return;
   case FS_CALL:
+    if (fs->each && takes_vectors(fs->callee)) { /* a sequence loop */
+      lower_each_loop(lw, fs);
+      return;
+    }
     if (fs->each) { /* a scalar loop on each element: a MAP */
       Vec out;
       build_elementwise(lw, fs, &out);
@@ -1642,6 +1651,135 @@ static void lower_block_into(Lw *lw, FlatBlock *b, LcuBlock *out) {
   lw->block = out;
   for (int i = 0; i < b->stmts.len; i++)
     lower_stmt(lw, b->stmts.data[i]);
+  lw->block = out;
+  for (int i = 0; i < b->results.len; i++)
+    lcu_block_return(out, atom_of(lw, b->results.data[i]));
+}
+
+/* ---- sequence loops on each element (flatten.c) ---- */
+
+static bool takes_vectors(const FlatFunc *f) {
+  for (int i = 0; i < f->params.len; i++)
+    if (((const FlatVar *)f->params.data[i])->type.kind == FT_VEC)
+      return true;
+  return false;
+}
+
+/* The index of the vector parameter of 'f' that block 'b' or a block
+   inside it returns, or -1. */
+static int returned_param(const FlatFunc *f, const FlatBlock *b) {
+  for (int i = 0; i < b->results.len; i++) {
+    const FlatAtom *a = b->results.data[i];
+    for (int k = 0; a->kind == FA_VAR && k < f->params.len; k++)
+      if (a->u.var == f->params.data[k] && a->u.var->type.kind == FT_VEC)
+        return k;
+  }
+  for (int i = 0; i < b->stmts.len; i++) {
+    const FlatStmt *s = b->stmts.data[i];
+    int k = s->kind == FS_IF ? returned_param(f, s->then) : -1;
+    if (k < 0 && s->kind == FS_IF)
+      k = returned_param(f, s->els);
+    if (k >= 0)
+      return k;
+  }
+  return -1;
+}
+
+/* The element function of sequence loop 'f' (LcuFunc.each), made when
+   first asked for, its body later (lower_program). */
+static LcuFunc *each_func_of(Lw *lw, FlatFunc *f) {
+  LcuFunc *lf = ptrmap_get(&lw->each_funcs, f);
+  if (lf)
+    return lf;
+  lf = lcu_func_new(f->loc, xprintf("%s.each", f->name), f->source, f->library);
+  lf->flat = f;
+  lf->each = true;
+  lf->each_result =
+      ((FlatType *)f->result_types.data[0])->kind == FT_VEC ? returned_param(f, f->body) : -1;
+  if (((FlatType *)f->result_types.data[0])->kind == FT_VEC && lf->each_result < 0)
+    die("lower: sequence loop %s returns none of its vector parameters", f->name);
+  ptrmap_put(&lw->each_funcs, f, lf);
+  vec_push(&lw->lp->funcs, lf);
+  vec_push(&lw->pending_each, f);
+  return lf;
+}
+
+/* `call each f` of a sequence loop: LIBRARY loop f.each on the lifted
+   arguments.  Its result where f returns a vector is the state's values;
+   their segdes is the state argument's. */
+static void lower_each_loop(Lw *lw, FlatStmt *fs) {
+  LcuFunc *lf = each_func_of(lw, fs->callee);
+  LcuKernelBuilder *kb = kernel_begin(lw);
+  LcuSoac *s = lcu_soac_library(lw->loc, LIB_LOOP);
+  s->callee = lf;
+  Vec sds = {0}; /* the sd argument of each vector parameter, by parameter */
+  for (int i = 0; i < fs->args.len; i++) {
+    LcuAtom *a = atom_of(lw, fs->args.data[i]);
+    LcuVar *v = a->var ? a->var : scalar_op(lw, FLAT_COPY, lcu_const_base(a->constant), 1, a);
+    vec_push(&s->args, lcu_kb_plain_param(kb, v));
+  }
+  for (int i = 0, k = 0; i < fs->callee->params.len; i++) {
+    bool vec = ((FlatVar *)fs->callee->params.data[i])->type.kind == FT_VEC;
+    vec_push(&sds, vec ? var_of(lw, ((FlatAtom *)fs->args.data[k])->u.var) : NULL);
+    k += vec ? 2 : 1;
+  }
+  FlatVar *values = fs->results.data[fs->results.len - 1];
+  lcu_soac_result(lw->lp, s, lcu_type_of_flat(values->type));
+  Vec out;
+  kernel_run(lw, kb, s, &out);
+  if (fs->results.len == 2)
+    bind_var(lw, fs->results.data[0], sds.data[lf->each_result]);
+  bind_var(lw, values, out.data[0]);
+}
+
+static void lower_element_block(Lw *lw, FlatFunc *f, FlatBlock *b, LcuBlock *out);
+
+/* A statement of sequence loop 'f''s body, in its element function: an
+   element read, rep in place, the recursive call of the element
+   function; scalar operations, lengths and calls of scalar functions as
+   at the host. */
+static void lower_element_stmt(Lw *lw, FlatFunc *f, FlatStmt *fs) {
+  lw->loc = located(lw, fs->loc);
+  if (fs->kind == FS_OP && fs->op == FLAT_ELT) {
+    LcuStmt *s = emit(lw, lcu_stmt_elt(lw->loc, atom_of(lw, fs->args.data[0]), atom_of(lw, fs->args.data[1])));
+    lcu_stmt_bind(s, var_of(lw, fs->results.data[0]));
+    return;
+  }
+  if (fs->kind == FS_CALL && fs->callee == f) {
+    LcuStmt *s = emit(lw, lcu_stmt_call(lw->loc, each_func_of(lw, f)));
+    for (int i = 0; i < fs->args.len; i++)
+      lcu_stmt_arg(s, atom_of(lw, fs->args.data[i]));
+    for (int i = 0; i < fs->results.len; i++)
+      lcu_stmt_bind(s, var_of(lw, fs->results.data[i]));
+    return;
+  }
+  if (fs->kind == FS_CALL && fs->callee->library && fs->callee->source && strcmp(fs->callee->source, "rep") == 0) {
+    /* rep(v, x, i) whose old v is dead (flatten.c): v updated in place,
+       and the result is v */
+    LcuAtom *v = atom_of(lw, fs->args.data[0]);
+    emit(lw, lcu_stmt_update(lw->loc, v, atom_of(lw, fs->args.data[2]), atom_of(lw, fs->args.data[1])));
+    bind_var(lw, fs->results.data[0], v->var);
+    return;
+  }
+  if (fs->kind == FS_IF) {
+    LcuStmt *s = emit(lw, lcu_stmt_if(lw->loc, atom_of(lw, fs->args.data[0]), lcu_block_new(), lcu_block_new()));
+    LcuBlock *saved = lw->block;
+    lower_element_block(lw, f, fs->then, s->then);
+    lower_element_block(lw, f, fs->els, s->els);
+    lw->block = saved;
+    for (int i = 0; i < fs->results.len; i++)
+      lcu_stmt_bind(s, var_of(lw, fs->results.data[i]));
+    return;
+  }
+  if (fs->kind == FS_OP && fs->op != FLAT_LENGTH && !is_elementwise(fs->op))
+    die("lower: %s, a sequence loop, holds a %s", f->name, flat_op_name(fs->op));
+  lower_stmt(lw, fs);
+}
+
+static void lower_element_block(Lw *lw, FlatFunc *f, FlatBlock *b, LcuBlock *out) {
+  lw->block = out;
+  for (int i = 0; i < b->stmts.len; i++)
+    lower_element_stmt(lw, f, b->stmts.data[i]);
   lw->block = out;
   for (int i = 0; i < b->results.len; i++)
     lcu_block_return(out, atom_of(lw, b->results.data[i]));
@@ -1791,6 +1929,20 @@ LcuProgram *lower_program(FlatProgram *fp) {
       }
       lf->body = lcu_block_new();
       lower_block_into(lw, f->body, lf->body);
+    }
+    while (lw->pending_each.len) {
+      FlatFunc *f = lw->pending_each.data[--lw->pending_each.len];
+      LcuFunc *lf = each_func_of(lw, f);
+      lw->scope = NEW(Scope);
+      lw->lib_fn = NULL;
+      lw->inlined = NULL;
+      for (int k = 0; k < f->params.len; k++)
+        vec_push(&lf->params, var_of(lw, f->params.data[k]));
+      lf->body = lcu_block_new();
+      lower_element_block(lw, f, f->body, lf->body);
+      const char *why = lcu_element_func(lf);
+      if (why)
+        die("lower: %s", why);
     }
   }
   lcu_drop_dead(lw->lp, &lw->droppable);
