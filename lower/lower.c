@@ -1896,24 +1896,11 @@ static void find_recursion(Lw *lw) {
   }
 }
 
-LcuProgram *lower_program(FlatProgram *fp) {
-  Lw *lw = NEW(Lw);
-  lw->fp = fp;
-  lw->lp = lcu_program_new();
-  lw->check_plans = getenv("NESSIE_CHECK_PLANS") != NULL;
-  find_recursion(lw);
-  for (int i = 0; i < fp->tops.len; i++) {
-    FlatTop *ft = fp->tops.data[i];
-    LcuTop *t = lcu_top_new(ft, ft->body ? lcu_block_new() : NULL);
-    if (ft->body) {
-      lw->scope = NEW(Scope);
-      lw->lib_fn = NULL;
-      lw->inlined = NULL;
-      lower_block_into(lw, ft->body, t->body);
-      for (int k = 0; k < ft->defines.len; k++)
-        vec_push(&t->defines, var_of(lw, ft->defines.data[k]));
-    }
-    vec_push(&lw->lp->tops, t);
+/* Lowers the functions asked for so far, and those they ask for: an
+   element function may ask for the scalar functions it calls, a host
+   function for element functions. */
+static void lower_pending(Lw *lw) {
+  while (lw->pending.len || lw->pending_each.len) {
     while (lw->pending.len) {
       FlatFunc *f = lw->pending.data[--lw->pending.len];
       LcuFunc *lf = func_of(lw, f);
@@ -1940,10 +1927,36 @@ LcuProgram *lower_program(FlatProgram *fp) {
         vec_push(&lf->params, var_of(lw, f->params.data[k]));
       lf->body = lcu_block_new();
       lower_element_block(lw, f, f->body, lf->body);
-      const char *why = lcu_element_func(lf);
-      if (why)
-        die("lower: %s", why);
     }
+  }
+  /* the form LIBRARY loop relies on, once what they call has a body */
+  for (int i = 0; i < lw->lp->funcs.len; i++) {
+    LcuFunc *lf = lw->lp->funcs.data[i];
+    const char *why = lf->each ? lcu_element_func(lf) : NULL;
+    if (why)
+      die("lower: %s", why);
+  }
+}
+
+LcuProgram *lower_program(FlatProgram *fp) {
+  Lw *lw = NEW(Lw);
+  lw->fp = fp;
+  lw->lp = lcu_program_new();
+  lw->check_plans = getenv("NESSIE_CHECK_PLANS") != NULL;
+  find_recursion(lw);
+  for (int i = 0; i < fp->tops.len; i++) {
+    FlatTop *ft = fp->tops.data[i];
+    LcuTop *t = lcu_top_new(ft, ft->body ? lcu_block_new() : NULL);
+    if (ft->body) {
+      lw->scope = NEW(Scope);
+      lw->lib_fn = NULL;
+      lw->inlined = NULL;
+      lower_block_into(lw, ft->body, t->body);
+      for (int k = 0; k < ft->defines.len; k++)
+        vec_push(&t->defines, var_of(lw, ft->defines.data[k]));
+    }
+    vec_push(&lw->lp->tops, t);
+    lower_pending(lw);
   }
   lcu_drop_dead(lw->lp, &lw->droppable);
   lcu_prune_kernels(lw->lp);
