@@ -323,7 +323,8 @@ const char *cg_scalar_op(FlatOp op, FlatBase base, const char **args, const char
 /* ---- scalarfn.c ---- */
 
 /* Writes the C functions of the CPU functions that thunks call (LE_CALL)
-   and of those they call in turn, before the kernels that call them. */
+   and LIBRARY loops run on each element (their element functions), and
+   of those they call in turn, before the kernels that call them. */
 void cg_scalar_funcs(Cg *cg);
 /* The C name of the scalar function that LE_CALL 'e' calls. */
 const char *cg_scalar_func_name(const LcuFunc *f);
@@ -332,6 +333,33 @@ const char *cg_scalar_func_name(const LcuFunc *f);
    'failed' is set too), or with 'checks' NULL only setting 'failed' (the
    fast pass). */
 const char *cg_scalar_call(Cg *cg, const LcuExp *e, const char **args, const CgChecks *checks, const char *failed);
+
+/* A LIBRARY loop's arguments, by the parameters of its element function
+   (LcuFunc.each), which the targets' loops (cpu.c, cuda.c) pass to each
+   element: a scalar parameter's n values, or a vector parameter's sd
+   (n segments) and values, of which element i gets segment i.  The
+   number of elements n is the first parameter's: its values' length, or
+   its sd's number of segments. */
+typedef struct CgLoopArg {
+  const LcuVar *param;  /* the element function's parameter */
+  const LcuVar *sd;     /* a vector parameter's sd, or NULL: a scalar */
+  const LcuVar *values; /* the values */
+  bool copy;            /* a vector the element function updates, or
+                           returns: the elements run on a copy of it */
+  bool result;          /* the copy is the SOAC's result (each_result);
+                           else it is scratch, freed after the loop */
+} CgLoopArg;
+/* The arguments of LIBRARY loop 's', one per parameter of s->callee. */
+CgLoopArg *cg_loop_args(const LcuSoac *s);
+/* Does element function 'f' update its vector parameter 'p' in place? */
+bool cg_each_updates(const LcuFunc *f, const LcuVar *p);
+/* The C call of LIBRARY loop 's''s element function on the C expressions
+   'args', one per parameter (a vector's "pointer, length" of the
+   element's segment), recording its errors into 'record' for element
+   'index' (always: an element that updates its state in place cannot run
+   again), 'failed' the name of an int it sets when one fails. */
+const char *cg_each_call(Cg *cg, const LcuSoac *s, const char **args, const char *record, const char *index,
+                         const char *failed);
 
 
 /* ---- cpu.c, cuda.c ---- */

@@ -24,7 +24,9 @@
  *   SEG_*       a loop over the segments (parallel, dynamic schedule),
  *               each segment in order
  *   LIBRARY     the runtime's function (rt/vector.c, rt/structured.c),
- *               called as library.c's table says
+ *               called as library.c's table says; a loop (LIB_LOOP): a
+ *               parallel loop (dynamic schedule) calling its element
+ *               function on each element's segments (scalarfn.c)
  *
  * A check in a thunk records the error of the lowest element index in
  * *err; after each SOAC the kernel returns if there is one, and the
@@ -652,9 +654,83 @@ static void gen_seg_permute(Kx *x) {
 
 /* ---- library kernels ---- */
 
+/* LIBRARY loop: the element function on each of the n elements, in
+   parallel (a dynamic schedule: the loops take uneven times).  Element i
+   gets the scalars at i and, of each vector, segment i: of a copy where
+   the function updates it in place (the SOAC's result where it returns
+   it, else scratch, freed after), of the argument where it only reads
+   it.  Its checks record for element i, always (scalarfn.c: an element
+   never runs twice). */
+static void gen_loop(Kx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  const LcuFunc *f = s->callee;
+  const CgLoopArg *a = cg_loop_args(s);
+  const LcuVar *res = s->results.data[0];
+  const char *fn = f->source ? f->source : f->name;
+  const char *n = cg_temp(cg);
+  cg_line(cg, "/* %s on each element, its own segments */", fn);
+  cg_line(cg, "const int64_t %s = %s; /* the elements */", n,
+          cg_lookup(x->env, a[0].sd ? a[0].sd : a[0].values)->length);
+  /* each vector's values, as the elements see them */
+  const char **data = xmalloc(sizeof(char *) * (size_t)f->params.len);
+  Vec scratch = {0};
+  for (int j = 0; j < f->params.len; j++) {
+    if (!a[j].sd)
+      continue;
+    const CgBinding *v = cg_lookup(x->env, a[j].values);
+    data[j] = v->value;
+    if (!a[j].copy)
+      continue;
+    const char *type = cg_ctype(a[j].values->type.base);
+    if (a[j].result) {
+      new_vector(x, res, v->length);
+      data[j] = cg_lookup(x->env, res)->value;
+    } else {
+      const char *t = cg_temp(cg);
+      cg_line(cg, "RtValue *%s = rt_value_new(rt_vec_type(%s), %s); /* scratch: a copy of %s, which %s updates */",
+              t, cg_rtbase(a[j].values->type.base), v->length, cg_name(a[j].values), fn);
+      data[j] = xprintf("%s_d", t);
+      cg_line(cg, "%s *%s = %s->data.%s;", type, data[j], t, cg_member(a[j].values->type.base));
+      vec_push(&scratch, (void *)t);
+    }
+    cg_line(cg, "memcpy(%s, %s, sizeof(%s) * (size_t)%s);", data[j], v->value, type, v->length);
+  }
+  if (f->each_result < 0)
+    new_vector(x, res, n);
+  const char *i = cg_temp(cg), *failed = cg_temp(cg);
+  cg_line(cg, "RT_PARALLEL_FOR_UNEVEN_IF(%s > 1)", n);
+  cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", i, i, n, i);
+  cg->indent++;
+  const char **args = xmalloc(sizeof(char *) * (size_t)f->params.len);
+  for (int j = 0; j < f->params.len; j++) {
+    if (!a[j].sd) {
+      args[j] = xprintf("%s[%s]", cg_lookup(x->env, a[j].values)->value, i);
+      continue;
+    }
+    const char *off = cg_lookup(x->env, a[j].sd)->offsets;
+    args[j] = xprintf("%s + %s[%s], %s[%s + 1] - %s[%s]", data[j], off, i, off, i, off, i);
+  }
+  cg_line(cg, "int %s = 0; /* set when a check fails: recorded already */", failed);
+  const char *call = cg_each_call(cg, s, args, "err", i, failed);
+  if (f->each_result < 0)
+    cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, res)->value, i, call);
+  else
+    cg_line(cg, "(void)%s;", call);
+  cg_line(cg, "(void)%s;", failed);
+  cg->indent--;
+  cg_line(cg, "}");
+  for (int j = 0; j < scratch.len; j++)
+    cg_line(cg, "rt_value_free(%s);", (const char *)scratch.data[j]);
+}
+
 /* The runtime's function (library.c), its result bound for the SOACs
    after it. */
 static void gen_library(Kx *x) {
+  if (x->s->library == LIB_LOOP) {
+    gen_loop(x);
+    return;
+  }
   cg_library(x->cg, x->s, x->env, CG_CPU);
   const LcuVar *res = x->s->results.data[0];
   if (res->type.kind == LT_SCALAR)

@@ -46,7 +46,9 @@
  *   SEG_PART.   new segment lengths (rtg_seg_counts)
  *   SEG_PERMUTE rtg::seg_permute
  *   LIBRARY     the runtime's device functions (rt/gpu.cu), called as
- *               library.c's table says
+ *               library.c's table says; a loop (LIB_LOOP): rtg::map_uneven,
+ *               whose pull calls the element function (scalarfn.c) on one
+ *               element's segments, a thread each
  */
 #include <string.h>
 
@@ -441,11 +443,69 @@ static void gen_ride(Gx *x) {
   cg_line(cg, "};");
 }
 
+/* A LIBRARY loop's functors, for rtg::map_uneven (one element a thread,
+   as a MAP whose thunk calls a scalar loop: the elements' loops take
+   uneven times).  K_s_pull calls the element function on element i's
+   scalars and segments, its checks recording their errors for element
+   i (always: scalarfn.c); the copies it updates are the SOAC's result,
+   in K_A, and the scratch ones, members of the pull after A.  K_s_store
+   writes a scalar result; a vector result was updated in place, and its
+   V holds only the function's 0. */
+static void gen_loop_functors(Gx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  const LcuFunc *f = s->callee;
+  const CgLoopArg *a = cg_loop_args(s);
+  const LcuVar *res = s->results.data[0];
+  bool scalar = f->each_result < 0;
+  cg_line(cg, "struct alignas(8) %s {", kname(x, "V"));
+  cg_line(cg, "  %s v0;", scalar ? cg_ctype(res->type.base) : "int");
+  cg_line(cg, "};");
+  cg_line(cg, "struct %s {", kname(x, "pull"));
+  cg->indent++;
+  cg_line(cg, "%s_A A;", x->k->name);
+  for (int j = 0; j < f->params.len; j++)
+    if (a[j].copy && !a[j].result)
+      cg_line(cg, "%s *scratch%d; /* a copy of %s, which %s updates */", cg_ctype(a[j].values->type.base), j,
+              cg_name(a[j].values), f->source ? f->source : f->name);
+  cg_line(cg, "__device__ %s operator()(int64_t i) const {", kname(x, "V"));
+  cg->indent++;
+  const char **args = xmalloc(sizeof(char *) * (size_t)f->params.len);
+  for (int j = 0; j < f->params.len; j++) {
+    if (!a[j].sd) {
+      args[j] = xprintf("%s[i]", cg_lookup(x->dev, a[j].values)->value);
+      continue;
+    }
+    const char *data = a[j].result ? cg_lookup(x->dev, res)->value
+                       : a[j].copy ? xprintf("scratch%d", j)
+                                   : cg_lookup(x->dev, a[j].values)->value;
+    const char *off = cg_lookup(x->dev, a[j].sd)->offsets;
+    args[j] = xprintf("%s + %s[i], %s[i + 1] - %s[i]", data, off, off, off);
+  }
+  cg_line(cg, "int failed = 0; /* set when a check fails: recorded already */");
+  cg_line(cg, "const %s v = {%s};", kname(x, "V"), cg_each_call(cg, s, args, "A.err", "i", "failed"));
+  cg_line(cg, "(void)failed;");
+  cg_line(cg, "return v;");
+  close_functor(cg);
+  open_functor(x, "store", xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
+  if (scalar)
+    cg_line(cg, "A.%s_d[i] = v.v0;", cg_name(res));
+  else {
+    cg_line(cg, "/* %s: updated in place */", cg_name(res));
+    cg_line(cg, "(void)i;");
+    cg_line(cg, "(void)v;");
+  }
+  close_functor(cg);
+}
+
 /* The structs of SOAC x->s. */
 static void gen_functors(Gx *x) {
   const LcuSoac *s = x->s;
-  if (s->kind == SOAC_LIBRARY)
+  if (s->kind == SOAC_LIBRARY) {
+    if (s->library == LIB_LOOP)
+      gen_loop_functors(x);
     return;
+  }
   gen_v_struct(x);
   gen_pull(x);
   int nv = nvalues(s);
@@ -802,8 +862,60 @@ static void host_seg_permute(Gx *x) {
           functor(x, "index"), sd->value, s->into ? "true" : "false", functor(x, "store"), site);
 }
 
+/* LIBRARY loop: the copies its elements update, made on the device
+   (the result, and the scratch ones, freed after the launch: stream-
+   ordered), and one launch (gen_loop_functors). */
+static void host_loop(Gx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  const LcuFunc *f = s->callee;
+  const CgLoopArg *a = cg_loop_args(s);
+  const LcuVar *res = s->results.data[0];
+  const char *fn = f->source ? f->source : f->name;
+  const char *n = cg_temp(cg);
+  cg_line(cg, "/* %s on each element, its own segments, a thread each */", fn);
+  cg_line(cg, "const int64_t %s = %s; /* the elements */", n,
+          cg_lookup(x->host, a[0].sd ? a[0].sd : a[0].values)->length);
+  Buf pull = {0};
+  buf_printf(&pull, "%s{A", kname(x, "pull"));
+  Vec scratch = {0};
+  for (int j = 0; j < f->params.len; j++) {
+    if (!a[j].copy)
+      continue;
+    const CgBinding *v = cg_lookup(x->host, a[j].values);
+    const char *copy;
+    if (a[j].result) {
+      copy = cg_name(res);
+      cg_line(cg, "%s = rtg_vec_new(%s, %s);", copy, cg_rtbase(res->type.base), v->length);
+    } else {
+      copy = cg_temp(cg);
+      cg_line(cg, "RtValue *%s = rtg_vec_new(%s, %s); /* scratch: a copy of %s, which %s updates */",
+              copy, cg_rtbase(a[j].values->type.base), v->length, cg_name(a[j].values), fn);
+      vec_push(&scratch, (void *)copy);
+    }
+    cg_line(cg,
+            "cudaMemcpyAsync(%s->data.any, %s->data.any, sizeof(%s) * (size_t)%s, cudaMemcpyDeviceToDevice, "
+            "rtg_stream());",
+            copy, v->value, cg_ctype(a[j].values->type.base), v->length);
+    if (a[j].result)
+      fill_a(x, res);
+    else
+      buf_printf(&pull, ", %s->data.%s", copy, cg_member(a[j].values->type.base));
+  }
+  buf_puts(&pull, "}");
+  if (f->each_result < 0)
+    new_vector(x, res, n);
+  cg_line(cg, "rtg::map_uneven(%s, loc, %s, %s, %s);", kernel_string(x), buf_str(&pull), functor(x, "store"), n);
+  for (int j = 0; j < scratch.len; j++)
+    cg_line(cg, "rt_value_free(%s);", (const char *)scratch.data[j]);
+}
+
 /* The GPU runtime's function (library.c), its result in K_A. */
 static void host_library(Gx *x) {
+  if (x->s->library == LIB_LOOP) {
+    host_loop(x);
+    return;
+  }
   cg_library(x->cg, x->s, x->host, CG_CUDA);
   fill_a(x, x->s->results.data[0]);
 }
@@ -917,8 +1029,9 @@ static bool in_vec(const Vec *v, const void *x) {
    C expressions), the length of a bounded vector is bounded, and a
    SOAC's results are bounded when its size is (a segdes made inside the
    kernel from lengths is not: its total may be anything).  Not a kernel
-   that calls a scalar loop: a few elements may iterate for long, which
-   the device does side by side. */
+   that calls a scalar loop (or runs a sequence loop on each element, a
+   LIBRARY loop): a few elements may iterate for long, which the device
+   does side by side. */
 static bool host_possible(const LcuKernel *k, Vec *sizes) {
   Vec bounded = {0};
   for (int i = 0; i < k->params.len; i++)
@@ -928,7 +1041,9 @@ static bool host_possible(const LcuKernel *k, Vec *sizes) {
     if (lcu_thunk_calls(s->pull) || lcu_thunk_calls(s->second))
       return false;
     bool ok;
-    if (s->kind == SOAC_LIBRARY) {
+    if (s->kind == SOAC_LIBRARY && s->library == LIB_LOOP) {
+      return false; /* as a scalar loop's MAP */
+    } else if (s->kind == SOAC_LIBRARY) {
       ok = true;
       for (int a = 0; a < s->args.len; a++)
         if (((LcuVar *)s->args.data[a])->type.kind != LT_SCALAR && !in_vec(&bounded, s->args.data[a]))

@@ -246,7 +246,8 @@ static void keep_agreed(Planner *pl, const LcuBlock *b, int at) {
 static void each_program_run(Planner *pl, RunVisit *visit) {
   const LcuProgram *p = pl->cg->p;
   for (int i = 0; i < p->funcs.len; i++)
-    each_run(pl, ((const LcuFunc *)p->funcs.data[i])->body, visit);
+    if (!((const LcuFunc *)p->funcs.data[i])->each) /* an element function runs no kernel */
+      each_run(pl, ((const LcuFunc *)p->funcs.data[i])->body, visit);
   for (int i = 0; i < p->tops.len; i++) {
     const LcuTop *t = p->tops.data[i];
     if (t->body)

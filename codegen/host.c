@@ -396,6 +396,9 @@ static void gen_stmt(Hx *h, const LcuStmt *s) {
             ops[0], ops[1], ops[2]);
     return;
   }
+  case LS_ELT:
+  case LS_UPDATE: /* only in element functions, which scalarfn.c writes */
+    break;
   }
   unreachable();
 }
@@ -1025,7 +1028,7 @@ static void write_part_declarations(CgText *t, Cg *cg, const PtrMap *uses) {
     }
   }
   for (int i = 0; i < p->funcs.len; i++)
-    if (ptrmap_get(uses, p->funcs.data[i]))
+    if (!((const LcuFunc *)p->funcs.data[i])->each && ptrmap_get(uses, p->funcs.data[i]))
       cg_line(&d, "%s;", func_signature(cg, p->funcs.data[i]));
   for (int i = 0; i < p->kernels.len; i++) {
     const LcuKernel *k = p->kernels.data[i];
@@ -1076,8 +1079,11 @@ static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const 
   if (target->kind == CG_CUDA)
     cg_plan_device_checks(&cg);
   gen_globals(&h);
+  /* (an element function, LcuFunc.each, is never the host's: scalarfn.c
+     writes it, for the kernels that run it on each element) */
   for (int i = 0; i < p->funcs.len; i++)
-    cg_line(&cg, "%s;", func_signature(&cg, p->funcs.data[i]));
+    if (!((const LcuFunc *)p->funcs.data[i])->each)
+      cg_line(&cg, "%s;", func_signature(&cg, p->funcs.data[i]));
   cg_blank(&cg);
   /* split: the scalar functions and each kernel into texts of their own,
      and the kernels' entry points declared for the host functions */
@@ -1132,7 +1138,8 @@ static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const 
       cg.out = &part->text;
       cg.uses = &part->uses;
     }
-    gen_func(&h, p->funcs.data[i]);
+    if (!((const LcuFunc *)p->funcs.data[i])->each)
+      gen_func(&h, p->funcs.data[i]);
   }
   cg.out = &body;
   cg.uses = split ? &body_uses : NULL;

@@ -8,7 +8,9 @@
  * (cuda.c).  The two runtimes' functions take the same arguments but for
  * a few that the GPU's need more (below, Runtime), so that one table says
  * what each kernel calls and how, and one emitter writes the call for
- * either target.
+ * either target.  The loop (LIB_LOOP, a sequence loop on each element)
+ * calls no runtime function: each target writes it as a skeleton of its
+ * own (cpu.c, cuda.c) around the element function (scalarfn.c).
  */
 #include "codegen.h"
 
@@ -95,6 +97,8 @@ static void join(Buf *b, const char **a, int n) {
 }
 
 void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target) {
+  if (s->library == LIB_LOOP)
+    die("codegen: a LIBRARY loop is written by its target, not called");
   if ((unsigned)s->library >= LIB_COUNT || !kernels[s->library].cpu)
     die("codegen: library kernel %d has no runtime function", (int)s->library);
   const LibKernel *lk = &kernels[s->library];

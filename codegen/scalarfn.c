@@ -21,14 +21,38 @@
  * harmless 0.  The error's site names the function, and its 'len' the
  * call's site, so that it is reported as the interpreters report an
  * error in a called function (rt_kernel_fail).
+ *
+ * An element function (LcuFunc.each: a sequence loop of flatten.c, run
+ * on each element of a LIBRARY loop) is written the same way, with
+ * vector parameters besides: each the element's segment of a vector of
+ * the loop, a pointer and a length (`const int32_t *v_ds_3, int64_t
+ * v_ds_3_len`; not const where the function updates it in place).  Its
+ * subscripts (LS_ELT) fail as a thunk's do, its in-place updates
+ * (LS_UPDATE) as rep's, each error's 'x' the call's site; a tail call
+ * keeps the vectors' pointers, whose elements the iteration updated.  It
+ * has no fast pass: a second run of an element would start from the
+ * state the first one left, so the loop always passes the record, and a
+ * check records its error where it fails.  Its result is a scalar, or
+ * its vector parameter 'each_result', returned in place (the C function
+ * returns 0).  cpu.c and cuda.c write the loop that calls it
+ * (cg_each_call).
  */
 #include <string.h>
 
 #include "codegen.h"
 
 /* The C name of scalar function 'f': sf_ and its λcu name made an
-   identifier. */
-const char *cg_scalar_func_name(const LcuFunc *f) { return cg_func_name("sf_", f); }
+   identifier; an element function's ef_ and its name without ".each"
+   (ef_count_loop). */
+const char *cg_scalar_func_name(const LcuFunc *f) {
+  if (!f->each)
+    return cg_func_name("sf_", f);
+  LcuFunc g = *f;
+  size_t n = strlen(f->name);
+  if (n > 5 && strcmp(f->name + n - 5, ".each") == 0)
+    g.name = xstrndup(f->name, n - 5);
+  return cg_func_name("ef_", &g);
+}
 
 typedef struct Sx {
   Cg *cg;
@@ -41,12 +65,49 @@ static const char *atom(const LcuAtom *a) { return a->var ? cg_name(a->var) : cg
 
 static FlatBase atom_base(const LcuAtom *a) { return lcu_atom_type(a).base; }
 
-/* A failed check: recorded when the caller passes a record, and the
-   function stops. */
+static bool is_vec(const LcuVar *v) { return v && v->type.kind == LT_VEC; }
+
+/* The vector parameter of element function 'f' that vector 'v' of its
+   body stands for: 'v' itself if it is one, else the parameter that 'f'
+   returns (the vector an `if` or a call gives is that one, updated in
+   place). */
+static const LcuVar *vec_param(const LcuFunc *f, const LcuVar *v) {
+  for (int i = 0; i < f->params.len; i++)
+    if (f->params.data[i] == v)
+      return v;
+  if (f->each_result < 0)
+    die("codegen: %s: vector %s is none of its parameters", f->name, v->name);
+  return f->params.data[f->each_result];
+}
+
+/* The C name of a vector parameter's length. */
+static const char *vec_len(const LcuVar *p) { return xprintf("%s_len", cg_name(p)); }
+
+/* Does block 'b' of element function 'f' (its nested blocks too) update
+   parameter 'p' in place? */
+static bool block_updates(const LcuFunc *f, const LcuBlock *b, const LcuVar *p) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    if (s->kind == LS_UPDATE && vec_param(f, ((const LcuAtom *)s->args.data[0])->var) == p)
+      return true;
+    if ((s->then && block_updates(f, s->then, p)) || (s->els && block_updates(f, s->els, p)))
+      return true;
+  }
+  return false;
+}
+
+bool cg_each_updates(const LcuFunc *f, const LcuVar *p) { return block_updates(f, f->body, p); }
+
+/* A failed check: recorded when the caller passes a record (an element
+   function's always does), and the function stops. */
 static void fail(Sx *x, const char *what) {
   Cg *cg = x->cg;
-  cg_line(cg, "if (rec)");
-  cg_line(cg, "  NESSIE_FN_RECORD(rec, index, %s, run, order);", what);
+  if (x->f->each) {
+    cg_line(cg, "NESSIE_FN_RECORD(rec, index, %s, run, order);", what);
+  } else {
+    cg_line(cg, "if (rec)");
+    cg_line(cg, "  NESSIE_FN_RECORD(rec, index, %s, run, order);", what);
+  }
   cg_line(cg, "*failed = 1;");
   cg_line(cg, "return 0;");
 }
@@ -122,10 +183,42 @@ static const char **atoms(const Vec *v) {
 static void block(Sx *x, const LcuBlock *b, bool tail, const char *dest);
 
 /* Is 's', the last statement of a block in tail position, one whose
-   result is the block's? */
+   result is the block's?  (In an element function every vector is the
+   parameter it returns.) */
 static bool gives_block_result(const LcuStmt *s, const LcuBlock *b) {
   const LcuAtom *r = b->results.len == 1 ? b->results.data[0] : NULL;
-  return r && r->var && s->results.len == 1 && s->results.data[0] == r->var;
+  if (!r || !r->var || s->results.len != 1)
+    return false;
+  const LcuVar *v = s->results.data[0];
+  return v == r->var || (is_vec(v) && is_vec(r->var));
+}
+
+/* r = p[i] (LS_ELT): a subscript out of range fails as a thunk's does. */
+static void elt_stmt(Sx *x, const LcuStmt *s) {
+  Cg *cg = x->cg;
+  const LcuVar *r = s->results.data[0];
+  const LcuVar *p = vec_param(x->f, ((const LcuAtom *)s->args.data[0])->var);
+  const char *i = atom(s->args.data[1]);
+  cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)%s) {", i, vec_len(p));
+  cg->indent++;
+  fail(x, xprintf("RT_CHECK_INDEX, %d, 0, RT_ELT, %s, %s, call", site_of(x, s), i, vec_len(p)));
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_line(cg, "%s %s = %s[%s];", cg_ctype(r->type.base), cg_name(r), cg_name(p), i);
+}
+
+/* p[i] = v in place (LS_UPDATE: NESL's rep whose old vector is dead): an
+   index out of range fails in rep's words. */
+static void update_stmt(Sx *x, const LcuStmt *s) {
+  Cg *cg = x->cg;
+  const LcuVar *p = vec_param(x->f, ((const LcuAtom *)s->args.data[0])->var);
+  const char *i = atom(s->args.data[1]);
+  cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)%s) {", i, vec_len(p));
+  cg->indent++;
+  fail(x, xprintf("RT_CHECK_ARGUMENT, %d, RT_CHECK_REP, 0, %s, %s, call", site_of(x, s), i, vec_len(p)));
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_line(cg, "%s[%s] = %s; /* rep, in place */", cg_name(p), i, atom(s->args.data[2]));
 }
 
 static void stmt(Sx *x, const LcuStmt *s, bool tail) {
@@ -135,9 +228,10 @@ static void stmt(Sx *x, const LcuStmt *s, bool tail) {
     scalar_stmt(x, s);
     return;
   case LS_IF: {
-    const LcuVar *r = s->results.data[0];
-    const char *dest = tail ? NULL : cg_name(r);
-    if (!tail)
+    /* a vector result is the parameter the branches update: no local */
+    const LcuVar *r = s->results.len ? s->results.data[0] : NULL;
+    const char *dest = tail || !r || is_vec(r) ? NULL : cg_name(r);
+    if (dest)
       cg_line(cg, "%s %s;", cg_ctype(r->type.base), dest);
     cg_line(cg, "if (%s) {", atom(s->args.data[0]));
     cg->indent++;
@@ -154,17 +248,25 @@ static void stmt(Sx *x, const LcuStmt *s, bool tail) {
     const char **args = atoms(&s->args);
     settle(x);
     if (tail && s->callee == x->f) {
-      /* the next iteration: the arguments first, then the parameters */
+      /* the next iteration: the arguments first, then the parameters; a
+         vector parameter keeps its pointer (the iteration updated its
+         elements in place) */
       const char **next = xmalloc(sizeof(char *) * (size_t)(s->args.len + 1));
       for (int i = 0; i < s->args.len; i++) {
+        if (is_vec(x->f->params.data[i]))
+          continue;
         next[i] = cg_temp(cg);
         cg_line(cg, "%s %s = %s;", cg_ctype(atom_base(s->args.data[i])), next[i], args[i]);
       }
       for (int i = 0; i < s->args.len; i++)
-        cg_line(cg, "%s = %s;", cg_name(x->f->params.data[i]), next[i]);
+        if (!is_vec(x->f->params.data[i]))
+          cg_line(cg, "%s = %s;", cg_name(x->f->params.data[i]), next[i]);
       cg_line(cg, "continue; /* %s's tail call */", x->f->source ? x->f->source : x->f->name);
       return;
     }
+    if (s->callee->each)
+      die("codegen: %s calls element function %s other than as its own next iteration", x->f->name,
+          s->callee->name);
     const LcuVar *r = s->results.data[0];
     cg_line(cg, "%s %s = %s;", cg_ctype(r->type.base), cg_name(r),
             call_text(s->callee, args, s->args.len, "rec, index, run, call, order, failed"));
@@ -174,9 +276,26 @@ static void stmt(Sx *x, const LcuStmt *s, bool tail) {
       cg_line(cg, "return %s;", cg_name(r));
     return;
   }
+  case LS_LENGTH: /* an element function's: its vector parameter's */
+    if (!x->f->each || s->length != LEN_VECTOR)
+      break;
+    cg_line(cg, "int32_t %s = (int32_t)%s;", cg_name(s->results.data[0]),
+            vec_len(vec_param(x->f, ((const LcuAtom *)s->args.data[0])->var)));
+    return;
+  case LS_ELT:
+    if (!x->f->each)
+      break;
+    elt_stmt(x, s);
+    return;
+  case LS_UPDATE:
+    if (!x->f->each)
+      break;
+    update_stmt(x, s);
+    return;
   default:
-    die("codegen: %s, called from a thunk, holds a statement of kind %d", x->f->name, (int)s->kind);
+    break;
   }
+  die("codegen: %s, called from a kernel, holds a statement of kind %d", x->f->name, (int)s->kind);
 }
 
 /* Block 'b': in tail position its result is returned (or its last
@@ -189,21 +308,35 @@ static void block(Sx *x, const LcuBlock *b, bool tail, const char *dest) {
     stmt(x, b->stmts.data[i], last_gives && i == n - 1);
   if (last_gives)
     return;
-  const char *r = atom(b->results.data[0]);
+  const LcuAtom *result = b->results.len ? b->results.data[0] : NULL;
+  if (!result || is_vec(result->var)) {
+    /* an element function's vector parameter, updated in place */
+    if (tail) {
+      settle(x);
+      cg_line(x->cg, "return 0;");
+    }
+    return;
+  }
+  const char *r = atom(result);
   if (tail) {
     settle(x);
     cg_line(x->cg, "return %s;", r);
-  } else
+  } else if (dest)
     cg_line(x->cg, "%s = %s;", dest, r);
 }
 
 static const char *signature(const LcuFunc *f) {
   Buf b = {0};
-  FlatBase rt = lcu_atom_type(f->body->results.data[0]).base;
-  buf_printf(&b, "NESSIE_FN %s %s(", cg_ctype(rt), cg_scalar_func_name(f));
+  /* an element function that returns its vector parameter returns 0 */
+  const char *rt = f->each && f->each_result >= 0 ? "int" : cg_ctype(lcu_atom_type(f->body->results.data[0]).base);
+  buf_printf(&b, "NESSIE_FN %s %s(", rt, cg_scalar_func_name(f));
   for (int i = 0; i < f->params.len; i++) {
     const LcuVar *p = f->params.data[i];
-    buf_printf(&b, "%s %s, ", cg_ctype(p->type.base), cg_name(p));
+    if (is_vec(p))
+      buf_printf(&b, "%s%s *%s, int64_t %s, ", cg_each_updates(f, p) ? "" : "const ", cg_ctype(p->type.base),
+                 cg_name(p), vec_len(p));
+    else
+      buf_printf(&b, "%s %s, ", cg_ctype(p->type.base), cg_name(p));
   }
   buf_puts(&b, "RtKernelError *rec, int64_t index, int32_t run, int32_t call, int32_t order, int *failed)");
   return buf_str(&b);
@@ -220,7 +353,32 @@ static void body_loop(Sx *x) {
   cg_line(cg, "}");
 }
 
+/* An element function: the recording pass alone (the file's header says
+   why). */
+static void gen_each(Cg *cg, const LcuFunc *f) {
+  Sx x = {.cg = cg, .f = f, .fast = false};
+  cg_line(cg, "/* %s on one element of a LIBRARY loop, its vectors the element's segments: %s */",
+          f->source ? f->source : f->name, cg_where(f->loc));
+  cg_line(cg, "%s {", signature(f));
+  cg->indent++;
+  cg_line(cg, "(void)index;");
+  cg_line(cg, "(void)run;");
+  cg_line(cg, "(void)call;");
+  for (int i = 0; i < f->params.len; i++)
+    if (is_vec(f->params.data[i]))
+      cg_line(cg, "(void)%s;", vec_len(f->params.data[i]));
+  cg_line(cg, "/* one pass, recording: a second would start from the state this one updated */");
+  body_loop(&x);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_blank(cg);
+}
+
 static void gen_func(Cg *cg, const LcuFunc *f) {
+  if (f->each) {
+    gen_each(cg, f);
+    return;
+  }
   Sx x = {.cg = cg, .f = f, .fast = true};
   const char *part = f->source ? strchr(f->name, '.') : NULL; /* f.k: component k alone (flatten.c) */
   if (part)
@@ -293,6 +451,8 @@ void cg_scalar_funcs(Cg *cg) {
       const LcuSoac *s = k->soacs.data[j];
       mark_thunk(&used, s->pull);
       mark_thunk(&used, s->second);
+      if (s->kind == SOAC_LIBRARY && s->library == LIB_LOOP)
+        mark_func(&used, s->callee);
     }
   }
   /* in the program's order: the same text every run */
@@ -333,4 +493,40 @@ const char *cg_scalar_call(Cg *cg, const LcuExp *e, const char **args, const CgC
                                       cg_exp_site(cg, e, checks, NULL), cg->check_order++, failed)
                             : xprintf("(RtKernelError *)0, 0, 0, 0, 0, &%s", failed);
   return call_text(e->callee, args, e->nargs, rest);
+}
+
+CgLoopArg *cg_loop_args(const LcuSoac *s) {
+  const LcuFunc *f = s->callee;
+  if (!f || !f->each || f->params.len == 0)
+    die("codegen: a LIBRARY loop of %s, which is no element function with parameters", f ? f->name : "nothing");
+  CgLoopArg *a = xmalloc(sizeof(CgLoopArg) * (size_t)f->params.len);
+  int k = 0;
+  for (int j = 0; j < f->params.len; j++) {
+    const LcuVar *p = f->params.data[j];
+    int take = is_vec(p) ? 2 : 1; /* a vector's sd and values, a scalar's values */
+    if (k + take > s->args.len)
+      die("codegen: a LIBRARY loop of %s with too few arguments", f->name);
+    a[j] = (CgLoopArg){.param = p};
+    if (is_vec(p)) {
+      a[j].sd = s->args.data[k];
+      a[j].result = j == f->each_result;
+      a[j].copy = a[j].result || cg_each_updates(f, p);
+    }
+    a[j].values = s->args.data[k + take - 1];
+    k += take;
+  }
+  if (k != s->args.len)
+    die("codegen: a LIBRARY loop of %s with %d arguments for %d", f->name, s->args.len, k);
+  return a;
+}
+
+const char *cg_each_call(Cg *cg, const LcuSoac *s, const char **args, const char *record, const char *index,
+                         const char *failed) {
+  const char *run = strcmp(cg->record_fn, "NESSIE_DEVICE_RECORD") == 0 ? "A.run" : "run";
+  /* the call stands at the SOAC's own place, so its errors are reported
+     at the run's (as cg_exp_site has it for such an expression): site 0;
+     its checks are one operation of the kernel, in the kernel's order */
+  int call = cg_site(cg, no_loc, NULL, NULL);
+  const char *rest = xprintf("%s, %s, %s, %d, %d, &%s", record, index, run, call, cg->check_order++, failed);
+  return call_text(s->callee, args, s->callee->params.len, rest);
 }

@@ -273,8 +273,10 @@ void rt_kernel_fail(const RtKernelError *e, const RtSite *sites, RtLoc run) {
   /* a check in a scalar function a thunk called: in the context of that
      call, as the interpreters' (their calls set it); never undone either */
   static RtContext in_fn;
-  if (s->user_fn && e->check == RT_CHECK_SCALAR) {
-    const RtSite *c = &sites[e->len];
+  if (s->user_fn && (e->check == RT_CHECK_SCALAR || e->check == RT_CHECK_INDEX || e->check == RT_CHECK_ARGUMENT)) {
+    /* the call's site: a scalar check's 'len', a subscript's or an
+       argument check's 'x' (an element function's, rt/kernel.h) */
+    const RtSite *c = &sites[e->check == RT_CHECK_SCALAR ? e->len : (int64_t)e->x];
     in_fn = rt_call_context(context, s->user_fn, false, c->file ? site_loc(c) : run);
     context = &in_fn;
   }

@@ -69,10 +69,12 @@ typedef struct RtSite {
                           file:line:col (the interpreters' LcuExp.lib_fn),
                           or NULL */
   const char *user_fn; /* a check in a scalar function that a thunk calls
-                          (λcu's LE_CALL): the function, whose call the
+                          (λcu's LE_CALL) or a LIBRARY loop runs (an
+                          element function): the function, whose call the
                           error names as the interpreters do (in function
                           f, line, column); the call's site is the
-                          error's 'len' */
+                          error's 'len' (its 'x' for a subscript or an
+                          argument check, whose 'len' is a length) */
   const struct RtInlined *via; /* file:line:col is in code inlined from a
                           user function (RtLoc.via), or NULL */
 } RtSite;
@@ -88,7 +90,10 @@ typedef struct RtKernelError {
                     RT_CHECK_TOO_MANY: the number of elements;
                     RT_CHECK_SCALAR at a site with a user_fn: the site
                     of the thunk's call of that function */
-  double x;      /* RT_CHECK_SCALAR: the operand */
+  double x;      /* RT_CHECK_SCALAR: the operand; RT_CHECK_INDEX and
+                    RT_CHECK_ARGUMENT at a site with a user_fn (an
+                    element function's subscript or rep, scalarfn.c):
+                    the site of the call, as 'len' is a scalar check's */
   int32_t run;   /* the site of the `run` that launched the kernel, where
                     a check without a location of its own is reported */
   int32_t order; /* the check's place in the kernel's order of operations
