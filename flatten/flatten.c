@@ -1648,6 +1648,8 @@ static bool loop_callee(Fl *fl, MonoFunc *self, MonoFunc *mf, Type *t, bool tail
   if (mf->primitive) {
     if (!is_base(t) || strcmp(mf->def->name, "rand") == 0)
       return false;
+    if (strcmp(mf->def->name, "identity") == 0) /* a zero of a base type (abs, plusp) */
+      return true;
     for (size_t i = 0; i < sizeof elementwise / sizeof elementwise[0]; i++)
       if (strcmp(mf->def->name, elementwise[i].prim) == 0)
         return true;

@@ -11,9 +11,11 @@ What it makes, and why:
     of the same length, as NESL requires) and filters, nested;
   - user functions: plain ones, higher-order ones (a function passed by
     name), divide and conquer over sequences (halving, and quicksort's
-    lifted recursion `{f(v) : v in [a, b]}`), and loops over an int whose
+    lifted recursion `{f(v) : v in [a, b]}`), loops over an int whose
     argument decreases (fuel), called inside apply-to-each too, so that
-    flattening lifts them;
+    flattening lifts them, and loops over a sequence with a state that
+    rep updates or a scalar result (flatten.c's sequence loops, run on
+    each element inside an apply-to-each);
   - ranges with a stride (`[a : a + n : d]`), `let` patterns with a
     wildcard (`(a, _)`), which monomorphization copies (flatten/mono.c);
   - `if` in lifted context, `let` with patterns, every group of built-ins
@@ -177,7 +179,9 @@ class Gen:
         return t, self.gen(t, env, size)
 
     def call_of(self, t, env, size):
-        fs = [f for f in self.funcs if f[2] == t]
+        # (a sequence loop is called only where program calls it: its
+        # state must not be empty)
+        fs = [f for f in self.funcs if f[2] == t and f[1] not in (["loop_state"], ["loop_scan"])]
         if not fs:
             return None
         name, args, _ = self.pick(fs)
@@ -439,9 +443,44 @@ class Gen:
         return self.apply_to_each(t, env, size)
 
     # ---- functions ----
+    def scalar_exp(self, names, size):
+        """An int expression of 'names' that touches no sequence: what a
+        sequence loop's step computes (a generated one would mostly hold
+        sequences, which keep the loop lifted)."""
+        if size <= 0 or self.chance(0.3):
+            return self.pick(names + [str(self.r.randint(0, 9))])
+        a, b = self.scalar_exp(names, size - 1), self.scalar_exp(names, size - 1)
+        k = self.r.randint(0, 4)
+        if k == 0:
+            return "(%s %s %s)" % (a, self.pick(["+", "-", "*"]), b)
+        if k == 1:
+            return "mod(%s, %d)" % (a, self.r.randint(1, 50))
+        if k == 2:
+            return "%s(%s, %s)" % (self.pick(["min", "max"]), a, b)
+        if k == 3:
+            return "(if %s %s %s then %s else %s)" % (a, self.pick(["<", "==", ">="]), b, b, a)
+        return "(%s / (abs(%s) + 1))" % (a, b)
+
     def gen_function(self):
-        k = self.r.randint(0, 7)
+        k = self.r.randint(0, 9)
         name = self.fresh("f")
+        if k == 8:
+            # a sequence loop (flatten.c): a state updated by rep, one
+            # key at a time, as NESL/GPU's radix sort counts; the state
+            # is not empty where it is called (program)
+            x = self.fresh("x")
+            j = "mod(abs(%s), #st)" % x
+            val = self.scalar_exp([x, "i"], 3)
+            body = ("if i >= #ds then st else let %s = ds[i] in %s(ds, rep(st, mod(st[%s] + %s, 1000), %s), i + 1)"
+                    % (x, name, j, val, j))
+            self.funcs.append((name, ["loop_state"], seq(INT)))
+            return "function %s(ds, st, i) = %s;" % (name, body)
+        if k == 9:
+            # a sequence loop with a scalar result: the sequence only read
+            step = self.scalar_exp(["x", "acc"], 3)
+            body = ("if i >= #s then acc else let x = s[i] in %s(s, i + 1, mod(%s, 1000))" % (name, step))
+            self.funcs.append((name, ["loop_scan"], INT))
+            return "function %s(s, i, acc) = %s;" % (name, body)
         if k >= 6:
             # a higher-order function, called with a function passed by name
             g = self.fresh("g")
@@ -518,6 +557,15 @@ class Gen:
             out.append("datatype %s (%s, %s);" % (d[1], tname(d[2]), tname(d[3])))
         for _ in range(self.r.randint(1, 4)):
             out.append(self.gen_function())
+        for name, args, rt in self.funcs:
+            x = self.fresh("x")
+            if args == ["loop_state"]:
+                out.append("{%s(%s, dist(%d, %d), 0) : %s in %s};" % (name, x, self.r.randint(0, 3),
+                                                                   self.r.randint(1, 5), x,
+                                                                   self.gen(seq(seq(INT)), [], 5)))
+            elif args == ["loop_scan"]:
+                out.append("{%s(%s, 0, %d) : %s in %s};" % (name, x, self.r.randint(0, 9), x,
+                                                           self.gen(seq(seq(INT)), [], 5)))
         for i in range(statements):
             if self.chance(0.06):
                 out.append(self.error_statement())
@@ -535,6 +583,11 @@ class Gen:
                     e = "{%s(%s, %s) : %s in %s}" % (name, fuel(x), x, x, self.gen(seq(INT), [], 4))
                 elif args == [seq(INT), INT]:
                     e = "{%s(%s, %s) : %s in %s}" % (name, x, "#" + x, x, self.gen(seq(seq(INT)), [], 4))
+                elif args == ["loop_state"]:
+                    e = "{%s(%s, dist(%d, %d), 0) : %s in %s}" % (name, x, self.r.randint(0, 3), self.r.randint(1, 5),
+                                                                x, self.gen(seq(seq(INT)), [], 5))
+                elif args == ["loop_scan"]:
+                    e = "{%s(%s, 0, %d) : %s in %s}" % (name, x, self.r.randint(0, 9), x, self.gen(seq(seq(INT)), [], 5))
             out.append(e + ";")
         return "\n".join(out) + "\n"
 
