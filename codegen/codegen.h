@@ -351,8 +351,6 @@ typedef struct CgLoopArg {
 } CgLoopArg;
 /* The arguments of LIBRARY loop 's', one per parameter of s->callee. */
 CgLoopArg *cg_loop_args(const LcuSoac *s);
-/* Does element function 'f' update its vector parameter 'p' in place? */
-bool cg_each_updates(const LcuFunc *f, const LcuVar *p);
 /* The C call of LIBRARY loop 's''s element function on the C expressions
    'args', one per parameter (a vector's "pointer, length" of the
    element's segment), recording its errors into 'record' for element

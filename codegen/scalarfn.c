@@ -83,21 +83,6 @@ static const LcuVar *vec_param(const LcuFunc *f, const LcuVar *v) {
 /* The C name of a vector parameter's length. */
 static const char *vec_len(const LcuVar *p) { return xprintf("%s_len", cg_name(p)); }
 
-/* Does block 'b' of element function 'f' (its nested blocks too) update
-   parameter 'p' in place? */
-static bool block_updates(const LcuFunc *f, const LcuBlock *b, const LcuVar *p) {
-  for (int i = 0; i < b->stmts.len; i++) {
-    const LcuStmt *s = b->stmts.data[i];
-    if (s->kind == LS_UPDATE && vec_param(f, ((const LcuAtom *)s->args.data[0])->var) == p)
-      return true;
-    if ((s->then && block_updates(f, s->then, p)) || (s->els && block_updates(f, s->els, p)))
-      return true;
-  }
-  return false;
-}
-
-bool cg_each_updates(const LcuFunc *f, const LcuVar *p) { return block_updates(f, f->body, p); }
-
 /* A failed check: recorded when the caller passes a record (an element
    function's always does), and the function stops. */
 static void fail(Sx *x, const char *what) {
@@ -333,7 +318,7 @@ static const char *signature(const LcuFunc *f) {
   for (int i = 0; i < f->params.len; i++) {
     const LcuVar *p = f->params.data[i];
     if (is_vec(p))
-      buf_printf(&b, "%s%s *%s, int64_t %s, ", cg_each_updates(f, p) ? "" : "const ", cg_ctype(p->type.base),
+      buf_printf(&b, "%s%s *%s, int64_t %s, ", lcu_func_updates(f, p) ? "" : "const ", cg_ctype(p->type.base),
                  cg_name(p), vec_len(p));
     else
       buf_printf(&b, "%s %s, ", cg_ctype(p->type.base), cg_name(p));
@@ -510,7 +495,7 @@ CgLoopArg *cg_loop_args(const LcuSoac *s) {
     if (is_vec(p)) {
       a[j].sd = s->args.data[k];
       a[j].result = j == f->each_result;
-      a[j].copy = a[j].result || cg_each_updates(f, p);
+      a[j].copy = a[j].result || lcu_func_updates(f, p);
     }
     a[j].values = s->args.data[k + take - 1];
     k += take;
