@@ -348,9 +348,15 @@ typedef struct CgLoopArg {
                            returns: the elements run on a copy of it */
   bool result;          /* the copy is the SOAC's result (each_result);
                            else it is scratch, freed after the loop */
+  bool shared;          /* a vector parameter's one vector, which every
+                           element reads whole (no sd) */
 } CgLoopArg;
 /* The arguments of LIBRARY loop 's', one per parameter of s->callee. */
 CgLoopArg *cg_loop_args(const LcuSoac *s);
+/* The argument of 'a' (of LIBRARY loop 's') that says how many elements
+   the loop has: the first parameter's that is not shared, its sd or its
+   scalars. */
+const LcuVar *cg_loop_count(const LcuSoac *s, const CgLoopArg *a);
 /* The C call of LIBRARY loop 's''s element function on the C expressions
    'args', one per parameter (a vector's "pointer, length" of the
    element's segment), recording its errors into 'record' for element

@@ -670,8 +670,7 @@ static void gen_loop(Kx *x) {
   const char *fn = f->source ? f->source : f->name;
   const char *n = cg_temp(cg);
   cg_line(cg, "/* %s on each element, its own segments */", fn);
-  cg_line(cg, "const int64_t %s = %s; /* the elements */", n,
-          cg_lookup(x->env, a[0].sd ? a[0].sd : a[0].values)->length);
+  cg_line(cg, "const int64_t %s = %s; /* the elements */", n, cg_lookup(x->env, cg_loop_count(s, a))->length);
   /* each vector's values, as the elements see them */
   const char **data = xmalloc(sizeof(char *) * (size_t)f->params.len);
   Vec scratch = {0};
@@ -704,8 +703,13 @@ static void gen_loop(Kx *x) {
   cg->indent++;
   const char **args = xmalloc(sizeof(char *) * (size_t)f->params.len);
   for (int j = 0; j < f->params.len; j++) {
+    const CgBinding *v = cg_lookup(x->env, a[j].values);
+    if (a[j].shared) { /* the whole vector, for every element */
+      args[j] = xprintf("%s, %s", v->value, v->length);
+      continue;
+    }
     if (!a[j].sd) {
-      args[j] = xprintf("%s[%s]", cg_lookup(x->env, a[j].values)->value, i);
+      args[j] = xprintf("%s[%s]", v->value, i);
       continue;
     }
     const char *off = cg_lookup(x->env, a[j].sd)->offsets;

@@ -472,8 +472,13 @@ static void gen_loop_functors(Gx *x) {
   cg->indent++;
   const char **args = xmalloc(sizeof(char *) * (size_t)f->params.len);
   for (int j = 0; j < f->params.len; j++) {
+    const CgBinding *v = cg_lookup(x->dev, a[j].values);
+    if (a[j].shared) { /* the whole vector, for every element */
+      args[j] = xprintf("%s, %s", v->value, v->length);
+      continue;
+    }
     if (!a[j].sd) {
-      args[j] = xprintf("%s[i]", cg_lookup(x->dev, a[j].values)->value);
+      args[j] = xprintf("%s[i]", v->value);
       continue;
     }
     const char *data = a[j].result ? cg_lookup(x->dev, res)->value
@@ -874,8 +879,7 @@ static void host_loop(Gx *x) {
   const char *fn = f->source ? f->source : f->name;
   const char *n = cg_temp(cg);
   cg_line(cg, "/* %s on each element, its own segments, a thread each */", fn);
-  cg_line(cg, "const int64_t %s = %s; /* the elements */", n,
-          cg_lookup(x->host, a[0].sd ? a[0].sd : a[0].values)->length);
+  cg_line(cg, "const int64_t %s = %s; /* the elements */", n, cg_lookup(x->host, cg_loop_count(s, a))->length);
   Buf pull = {0};
   buf_printf(&pull, "%s{A", kname(x, "pull"));
   Vec scratch = {0};

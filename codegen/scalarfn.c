@@ -488,11 +488,15 @@ CgLoopArg *cg_loop_args(const LcuSoac *s) {
   int k = 0;
   for (int j = 0; j < f->params.len; j++) {
     const LcuVar *p = f->params.data[j];
-    int take = is_vec(p) ? 2 : 1; /* a vector's sd and values, a scalar's values */
+    bool shared = false;
+    if (lcu_loop_arg(s, j, &shared) != k)
+      die("codegen: a LIBRARY loop of %s with too few arguments", f->name);
+    /* a vector's sd and values, or one shared vector; a scalar's values */
+    int take = is_vec(p) && !shared ? 2 : 1;
     if (k + take > s->args.len)
       die("codegen: a LIBRARY loop of %s with too few arguments", f->name);
-    a[j] = (CgLoopArg){.param = p};
-    if (is_vec(p)) {
+    a[j] = (CgLoopArg){.param = p, .shared = shared};
+    if (is_vec(p) && !shared) {
       a[j].sd = s->args.data[k];
       a[j].result = j == f->each_result;
       a[j].copy = a[j].result || lcu_func_updates(f, p);
@@ -503,6 +507,13 @@ CgLoopArg *cg_loop_args(const LcuSoac *s) {
   if (k != s->args.len)
     die("codegen: a LIBRARY loop of %s with %d arguments for %d", f->name, s->args.len, k);
   return a;
+}
+
+const LcuVar *cg_loop_count(const LcuSoac *s, const CgLoopArg *a) {
+  for (int j = 0; j < s->callee->params.len; j++)
+    if (!a[j].shared)
+      return a[j].sd ? a[j].sd : a[j].values;
+  die("codegen: a LIBRARY loop of %s whose every argument is shared", s->callee->name);
 }
 
 const char *cg_each_call(Cg *cg, const LcuSoac *s, const char **args, const char *record, const char *index,

@@ -248,9 +248,14 @@ static void check_stmt(Checker *c, const void *stmt) {
       for (int i = 0; i < f->params.len; i++) {
         FlatType pt = ((FlatVar *)f->params.data[i])->type;
         if (pt.kind == FT_VEC) {
+          /* one vector: the same for every element (shared, read only) */
+          if (k < s->args.len && flat_type_equal(args[k], pt)) {
+            k++;
+            continue;
+          }
           if (k + 1 >= s->args.len || args[k].kind != FT_SEGDES || !flat_type_equal(args[k + 1], pt))
-            fail(c, s->loc, "call of %s on each element: parameter %d, a %s, needs a segdes and a %s", f->name, i + 1,
-                 flat_type_name(pt), flat_type_name(pt));
+            fail(c, s->loc, "call of %s on each element: parameter %d, a %s, needs a segdes and a %s, or one %s",
+                 f->name, i + 1, flat_type_name(pt), flat_type_name(pt), flat_type_name(pt));
           k += 2;
           continue;
         }

@@ -284,12 +284,21 @@ static RtValue **call_each_seq(FlatInterp *in, const FlatStmt *s, const FlatFunc
   RtValue **args = xmalloc(sizeof(RtValue *) * (size_t)(np + 1));
   /* which argument each parameter starts at */
   int *at = xmalloc(sizeof(int) * (size_t)(np + 1));
+  /* a vector parameter's argument: a segdes and its values, or one
+     vector every element reads (shared) */
+  bool *shared = xmalloc(sizeof(bool) * (size_t)(np + 1));
   int k = 0;
+  int64_t n = -1; /* the elements: a segdes's segments, a scalar's vector's length */
   for (int i = 0; i < np; i++) {
     at[i] = k;
-    k += ((const FlatVar *)f->params.data[i])->type.kind == FT_VEC ? 2 : 1;
+    bool vec = ((const FlatVar *)f->params.data[i])->type.kind == FT_VEC;
+    shared[i] = vec && vectors[k]->type.kind == RT_VEC;
+    if (!shared[i] && n < 0)
+      n = vectors[k]->len;
+    k += vec && !shared[i] ? 2 : 1;
   }
-  int64_t n = vectors[0]->len; /* a segdes's segments or a vector's elements */
+  if (n < 0)
+    die("call of each %s: every argument shared", f->name);
   FlatType rt = *(FlatType *)f->result_types.data[0];
   RtType rbase = rt_vec_type(flat_rt_base(rt.base));
   size_t size = rt_base_size(flat_rt_base(rt.base));
@@ -297,6 +306,8 @@ static RtValue **call_each_seq(FlatInterp *in, const FlatStmt *s, const FlatFunc
   RtValue *lengths = rt_value_new(rt_vec_type(RT_INT), rt.kind == FT_VEC ? n : 0);
   for (int i = 0; i < np; i++) {
     RtValue *v = vectors[at[i]];
+    if (shared[i])
+      continue;
     if (v->len != n || (v->type.kind != RT_VEC && v->type.kind != RT_SEGDES))
       die("call of each %s: argument %d has %lld elements, not %lld", f->name, at[i] + 1, (long long)v->len,
           (long long)n);
@@ -309,6 +320,10 @@ static RtValue **call_each_seq(FlatInterp *in, const FlatStmt *s, const FlatFunc
       RtValue *v = vectors[at[i]];
       if (p->type.kind != FT_VEC) {
         args[i] = rt_scalar_at(v, j);
+        continue;
+      }
+      if (shared[i]) { /* read only: the function makes new vectors where it would change one */
+        args[i] = v;
         continue;
       }
       RtValue *values = vectors[at[i] + 1];

@@ -51,6 +51,7 @@ typedef struct Fl {
   PtrMap loops;    /* MonoFunc -> what scalar_kind found it to be */
   PtrMap each;     /* MonoFunc -> what called_each found (EACH_*) */
   PtrMap seq_loops; /* MonoFunc -> what seq_loop found */
+  PtrMap seq_loop_forms; /* MonoFunc -> its SeqLoop, where it is one */
   bool scalar_code; /* making the body of a function that may run as
                        one element's scalar code, whose ifs each give
                        one scalar (host_if) */
@@ -774,6 +775,7 @@ static Vals lifted_append(Fl *fl, Vals *parts, FlatAtom **lens, int k, Type *t);
 static bool called_each(Fl *fl, MonoFunc *mf);
 static bool seq_loop(Fl *fl, MonoFunc *mf, int *result);
 static Vals call_each_seq(Fl *fl, MonoFunc *mf, Vals args);
+static Vals *seq_loop_args(Fl *fl, Ctx *ctx, Env *env, MonoFunc *mf, Expr *arg);
 
 /* Scalar function f (of one result) applied to each element of 'args'
    (FS_CALL with 'each'): its one vector of results. */
@@ -1437,6 +1439,14 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     Vals fast;
     if (invariant_primitive(fl, ctx, env, e, &fast))
       return fast;
+    Vals *shared = e->kind == EX_CALL && ctx->lifted && e->callee && !e->callee->primitive &&
+                           !called_each(fl, e->callee) && seq_loop(fl, e->callee, NULL)
+                       ? seq_loop_args(fl, ctx, env, e->callee, e->u.ref.arg)
+                       : NULL;
+    if (shared) {
+      fl->loc = e->loc;
+      return call_each_seq(fl, e->callee, *shared);
+    }
     Vals a = tr(fl, ctx, env, e->kind == EX_CALL ? e->u.ref.arg : e->u.op.lhs);
     fl->loc = e->loc;
     return call(fl, ctx, e->callee, a);
@@ -1802,6 +1812,8 @@ typedef struct SeqLoop {
   Vec types;   /* Type *: theirs */
   int result;  /* the sequence parameter returned, -1 for none yet */
   bool recursive;
+  bool updated[64]; /* which of the first 64 parameters a call passes
+                       rep(s, x, i) (the rest are never shared) */
 } SeqLoop;
 
 /* A flat sequence of base values? */
@@ -1915,6 +1927,8 @@ static bool seq_tail_call(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e) {
     if (!is_rep_of(L, a, k, &parts) || !seq_body(fl, L, self, parts.data[1], false) ||
         !seq_body(fl, L, self, parts.data[2], false))
       return false;
+    if (k < 64)
+      L->updated[k] = true;
     /* updated in place: no other argument may read the old value */
     const char *name = L->names.data[k];
     for (int j = 0; j < args.len; j++)
@@ -2009,20 +2023,50 @@ static bool seq_loop(Fl *fl, MonoFunc *mf, int *result) {
   if (!known) {
     known = 1;
     Type *ft = res(mf->type);
-    SeqLoop L = {.result = -1};
-    if (mf->body && !mf->primitive && !fl->cost && seq_params(mf->param, &L) &&
+    SeqLoop *L = NEW(SeqLoop);
+    L->result = -1;
+    if (mf->body && !mf->primitive && !fl->cost && seq_params(mf->param, L) &&
         (is_base(ft->snd) || base_seq(ft->snd))) {
       bool any = false;
-      for (int k = 0; k < L.types.len; k++)
-        any |= base_seq(L.types.data[k]);
-      if (any && seq_body(fl, &L, mf, mf->body, true) && L.recursive && (L.result >= 0) == base_seq(ft->snd))
-        known = 3 + L.result; /* 2 for a scalar result (-1) */
+      for (int k = 0; k < L->types.len; k++)
+        any |= base_seq(L->types.data[k]);
+      if (any && seq_body(fl, L, mf, mf->body, true) && L->recursive && (L->result >= 0) == base_seq(ft->snd)) {
+        known = 3 + L->result; /* 2 for a scalar result (-1) */
+        ptrmap_put(&fl->seq_loop_forms, mf, L);
+      }
     }
     ptrmap_put(&fl->seq_loops, mf, (void *)known);
   }
   if (result)
     *result = (int)known - 3;
   return known != 1;
+}
+
+/* The arguments of a lifted call of sequence loop 'mf' (its argument
+   expression 'arg'): each translated as usual, but for a sequence that
+   the loop only reads and that is the same for every element (a
+   variable bound outside the apply-to-each, a global): then its one
+   host vector, which every element reads (shared), not a copy of it for
+   each element.  NULL where the argument is not a tuple written out. */
+static Vals *seq_loop_args(Fl *fl, Ctx *ctx, Env *env, MonoFunc *mf, Expr *arg) {
+  SeqLoop *L = ptrmap_get(&fl->seq_loop_forms, mf);
+  Vec parts = {0};
+  if (!L || !split_args(mf->param, arg, &parts) || parts.len != L->names.len)
+    return NULL;
+  Vals *out = NEW(Vals);
+  int unshared = 0; /* a parameter that is not shared: the loop's elements are its */
+  for (int k = 0; k < parts.len; k++) {
+    Vals v;
+    bool shared = base_seq(L->types.data[k]) && k < 64 && !L->updated[k] && k != L->result &&
+                  invariant_arg(fl, ctx, env, parts.data[k], &v);
+    if (!shared) {
+      v = tr(fl, ctx, env, parts.data[k]);
+      unshared++;
+    }
+    for (int i = 0; i < v.len; i++)
+      vec_push(out, v.data[i]);
+  }
+  return unshared ? out : NULL;
 }
 
 /* A sequence loop applied to each element of lifted 'args' (FS_CALL

@@ -433,10 +433,20 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
       case LIB_LOOP: {
         /* the state's copy, as long as its argument; else one result an
            element, as many as the first argument has */
-        int at = 0, p = s->callee ? s->callee->each_result : -1;
-        for (int k = 0; s->callee && k < p; k++)
-          at += ((const LcuVar *)s->callee->params.data[k])->type.kind == LT_VEC ? 2 : 1;
-        const LcuVar *from = p >= 0 ? (at + 1 < s->args.len ? s->args.data[at + 1] : NULL) : a0;
+        int p = s->callee ? s->callee->each_result : -1;
+        const LcuVar *from = NULL;
+        if (p >= 0) {
+          int at = lcu_loop_arg(s, p, NULL);
+          from = at >= 0 && at + 1 < s->args.len ? s->args.data[at + 1] : NULL;
+        } else {
+          /* the first argument that is not a shared vector */
+          for (int k = 0; s->callee && k < s->callee->params.len && !from; k++) {
+            bool shared;
+            int at = lcu_loop_arg(s, k, &shared);
+            if (at >= 0 && !shared)
+              from = s->args.data[at];
+          }
+        }
         l = fus_kernel_len(kl, from);
         break;
       }

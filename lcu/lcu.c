@@ -286,6 +286,22 @@ const char *lcu_element_func(const LcuFunc *f) {
   return why ? xprintf("%s: %s", f->name, why) : NULL;
 }
 
+int lcu_loop_arg(const LcuSoac *s, int param, bool *shared) {
+  const LcuFunc *f = s->callee;
+  int k = 0;
+  for (int i = 0; f && i < f->params.len && k < s->args.len; i++) {
+    bool vec = ((const LcuVar *)f->params.data[i])->type.kind == LT_VEC;
+    bool one = vec && ((const LcuVar *)s->args.data[k])->type.kind == LT_VEC;
+    if (i == param) {
+      if (shared)
+        *shared = one;
+      return k;
+    }
+    k += vec && !one ? 2 : 1;
+  }
+  return -1;
+}
+
 static bool exp_calls(const LcuExp *e) {
   if (e->kind == LE_CALL)
     return true;

@@ -269,7 +269,10 @@ typedef enum LcuLibrary {
    values; a vector parameter's sd (n segments) and values.  Element i
    calls f with the scalars at i and, for each vector parameter, segment
    i of its values: a copy of them where f updates that parameter in
-   place (LS_UPDATE), the argument itself where it only reads it.  The
+   place (LS_UPDATE), the argument itself where it only reads it.  A
+   vector parameter that f only reads and that is not its result may
+   have one vector argument instead (no sd), which every element reads
+   whole: a sequence the same for every element (shared).  The
    one result is f's lifted: a vector of n scalars, or, where f returns
    its vector parameter 'each_result', that parameter's updated copy
    (its sd is the argument's).  The error of the lowest element that
@@ -492,6 +495,11 @@ const char *lcu_element_func(const LcuFunc *f);
 /* Does element function 'f' update its vector parameter 'param' in place
    (LS_UPDATE)? */
 bool lcu_func_updates(const LcuFunc *f, const LcuVar *param);
+/* The index in LIBRARY loop 's''s arguments of the first one of its
+   function's parameter 'param' (a vector parameter's sd, or its one
+   shared vector, or a scalar parameter's vector); '*shared' (if not
+   NULL) says whether it is a shared vector.  -1 past the arguments. */
+int lcu_loop_arg(const LcuSoac *s, int param, bool *shared);
 /* True if thunk 't' calls a scalar function (LE_CALL): its applications
    may take very different times (codegen spreads them accordingly). */
 bool lcu_thunk_calls(const LcuThunk *t);

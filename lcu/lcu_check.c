@@ -543,15 +543,29 @@ static void check_library(Checker *c, const LcuSoac *s, Vec *results) {
     if (!ircheck_has_func(c, f->name, f))
       fail(c, s->loc, "LIBRARY loop %s, which is not in the program", f->name);
     int k = 0;
+    bool unshared = false;
     for (int i = 0; i < f->params.len; i++) {
-      LcuType pt = ((const LcuVar *)f->params.data[i])->type;
+      const LcuVar *p = f->params.data[i];
+      LcuType pt = p->type;
+      if (pt.kind == LT_VEC && k < n && lcu_type_equal(a[k], pt)) {
+        /* shared: one vector every element reads whole */
+        if (lcu_func_updates(f, p) || i == f->each_result)
+          fail(c, s->loc, "LIBRARY loop %s: parameter %d, which it updates or returns, has one vector for all", f->name,
+               i + 1);
+        k++;
+        continue;
+      }
+      unshared = true;
       if (pt.kind == LT_VEC && (k + 1 >= n || a[k].kind != LT_SEGDES || !lcu_type_equal(a[k + 1], pt)))
-        fail(c, s->loc, "LIBRARY loop %s: parameter %d, %s, needs a sd and %s", f->name, i + 1, an(pt), an(pt));
+        fail(c, s->loc, "LIBRARY loop %s: parameter %d, %s, needs a sd and %s, or one %s", f->name, i + 1, an(pt),
+             an(pt), an(pt));
       if (pt.kind != LT_VEC && (k >= n || !lcu_type_equal(a[k], lcu_vec(pt.base))))
         fail(c, s->loc, "LIBRARY loop %s: argument %d is %s, for a parameter that is %s", f->name, k + 1,
              k < n ? an(a[k]) : "missing", an(pt));
       k += pt.kind == LT_VEC ? 2 : 1;
     }
+    if (!unshared)
+      fail(c, s->loc, "LIBRARY loop %s: every argument shared: how many elements?", f->name);
     if (k != n)
       fail(c, s->loc, "LIBRARY loop %s takes %d arguments, not %d", f->name, k, n);
     if (!f->body || f->body->results.len != 1)

@@ -1309,10 +1309,17 @@ static void run_loop(Kernel *k, RtValue **args, RtValue **out) {
   int np = f->params.len;
   RtValue **vectors = xmalloc(sizeof(RtValue *) * (size_t)(np + 1)); /* a vector parameter's values, or NULL */
   RtValue **firsts = xmalloc(sizeof(RtValue *) * (size_t)(np + 1));  /* its sd, or a scalar's vector */
+  bool *shared = xmalloc(sizeof(bool) * (size_t)(np + 1));
+  int first = -1; /* a parameter that is not shared: the elements are its */
   for (int i = 0, a = 0; i < np; i++) {
     const LcuVar *p = f->params.data[i];
     firsts[i] = args[a++];
     vectors[i] = NULL;
+    shared[i] = p->type.kind == LT_VEC && firsts[i]->type.kind == RT_VEC;
+    if (shared[i]) /* read whole by every element */
+      continue;
+    if (first < 0)
+      first = i;
     if (p->type.kind == LT_VEC) {
       RtValue *v = args[a++];
       if (lcu_func_updates(f, p) || i == f->each_result) { /* the loop's own copy */
@@ -1326,15 +1333,16 @@ static void run_loop(Kernel *k, RtValue **args, RtValue **out) {
       k->in->stats.bytes += value_bytes(v);
     }
   }
-  int64_t n = np ? firsts[0]->len : 0;
+  int64_t n = first >= 0 ? firsts[first]->len : 0;
   LcuType rt = lcu_atom_type(f->body->results.data[0]);
   RtValue *result = f->each_result >= 0 ? vectors[f->each_result] : rt_value_new(rt_vec_type(flat_rt_base(rt.base)), n);
   size_t size = rt_base_size(result->type.base);
   RtValue **call = xmalloc(sizeof(RtValue *) * (size_t)(np + 1));
   for (int64_t j = 0; j < n; j++) {
     for (int i = 0; i < np; i++)
-      call[i] = vectors[i] ? segment_view(vectors[i], rt_seg_offsets(firsts[i])[j], firsts[i]->lengths[j])
-                           : rt_scalar_at(firsts[i], j);
+      call[i] = shared[i]   ? firsts[i]
+                : vectors[i] ? segment_view(vectors[i], rt_seg_offsets(firsts[i])[j], firsts[i]->lengths[j])
+                             : rt_scalar_at(firsts[i], j);
     RtValue **r = call_func(k->in, f, call, k->loc);
     if (f->each_result < 0)
       memcpy((char *)result->data.any + (size_t)j * size, r[0]->data.any, size);

@@ -1719,9 +1719,12 @@ static void lower_each_loop(Lw *lw, FlatStmt *fs) {
     vec_push(&s->args, lcu_kb_plain_param(kb, v));
   }
   for (int i = 0, k = 0; i < fs->callee->params.len; i++) {
+    /* a vector's sd and values, or one shared vector */
+    FlatAtom *a = fs->args.data[k];
     bool vec = ((FlatVar *)fs->callee->params.data[i])->type.kind == FT_VEC;
-    vec_push(&sds, vec ? var_of(lw, ((FlatAtom *)fs->args.data[k])->u.var) : NULL);
-    k += vec ? 2 : 1;
+    bool sd = vec && a->kind == FA_VAR && a->u.var->type.kind == FT_SEGDES;
+    vec_push(&sds, sd ? var_of(lw, a->u.var) : NULL);
+    k += sd ? 2 : 1;
   }
   FlatVar *values = fs->results.data[fs->results.len - 1];
   lcu_soac_result(lw->lp, s, lcu_type_of_flat(values->type));
