@@ -67,6 +67,8 @@ typedef struct Fl {
   bool once;       /* the gather being made takes each element at most
                       once (a lifted subscript's): its SEG_RANGEs are
                       <segments once> */
+  bool replicating; /* the gather being made copies values to many
+                       elements (View.replicated) */
 } Fl;
 
 /* Segments of a nested value gathered whole, so that their elements are
@@ -79,6 +81,9 @@ typedef struct View {
   FlatAtom *starts;  /* int vector: each segment's first element in source */
   FlatAtom *lengths; /* int vector: each segment's length (the segdes's,
                         computed before it: its readers need not make it) */
+  bool replicated;   /* each segment of the source taken many times (a
+                        value distributed, a free variable replicated per
+                        element): a subscript reads the source (subscript) */
 } View;
 
 typedef struct Pending {
@@ -362,7 +367,7 @@ static Vals gather_values_in(Fl *fl, Vals v, Type *t, FlatAtom *idx, bool whole)
   Vals source = slice(v, 1, v.len - 1);
   Vals elems = gather_values_in(fl, source, t->elem, flat_var_atom(inner), true);
   View *view = NEW(View);
-  *view = (View){elems, source, starts, lens};
+  *view = (View){elems, source, starts, lens, fl->replicating};
   ptrmap_put(&fl->views, nd, view);
   return concat(one(flat_var_atom(nd)), elems);
 }
@@ -429,6 +434,17 @@ static Vals gather_values_once(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
   return r;
 }
 
+/* gather_values where 'idx' takes values many times over (a value
+   distributed, a free variable replicated per element): the views it
+   makes are View.replicated. */
+static Vals replicate_values(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
+  bool outer = fl->replicating;
+  fl->replicating = true;
+  Vals r = gather_values(fl, v, t, idx);
+  fl->replicating = outer;
+  return r;
+}
+
 /* V(t) holding the values of V(t) 'v' whose flag is true. */
 static Vals pack_values(Fl *fl, Vals v, Type *t, FlatAtom *flags) {
   if (is_base(t)) {
@@ -453,7 +469,7 @@ static Vals dist_values(Fl *fl, Vals x, Type *t, FlatAtom *n) {
   FlatAtom *d = make_segdes(fl, dist(fl, l, n));
   FlatAtom *total = op(fl, FLAT_SEG_TOTAL, int_scalar(), 1, d);
   FlatAtom *idx = binary(fl, FLAT_REM, iota(fl, total), dist(fl, l, total));
-  return concat(one(d), gather_values(fl, x, t->elem, idx));
+  return concat(one(d), replicate_values(fl, x, t->elem, idx));
 }
 
 /* V(t) of the V(t)s parts[0 .. k) end to end, k >= 1.  Appended as a
@@ -911,7 +927,7 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     }
     if (!ids)
       ids = op(fl, FLAT_SEG_IDS, vec_int(), 1, segdes);
-    ienv = bind(ienv, x->name, x->type, gather_values(fl, x->vals, x->type, ids));
+    ienv = bind(ienv, x->name, x->type, replicate_values(fl, x->vals, x->type, ids));
   }
   for (int i = 0; i < k; i++)
     ienv = match(ienv, ((Generator *)e->u.apply.gens.data[i])->pat, elems[i], true);
@@ -1285,6 +1301,20 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
     return slice(one_elem, 1, one_elem.len - 1);
   }
   /* lifted: s = (d, V(t)), i a vector */
+  const View *view = view_of(fl, s);
+  if (view && view->replicated) {
+    /* segments replicated from another vector (a sequence the same for
+       every element, distributed; a free variable copied to each
+       element): read the element where the segment came from, so that
+       the copies, if nothing else reads them, are never made (the
+       transpose {c[j] : c in m} inside {... : j in ...}, m the same for
+       every j, copied all of m for each j).  A pack's segments are each
+       taken once: reading its copy costs no more, and fusion may make
+       the copy where it reads it. */
+    check(fl, RT_CHECK_SUBSCRIPT, i, view->lengths, NULL);
+    FlatAtom *pos = binary(fl, FLAT_ADD, view->starts, i);
+    return gather_values(fl, view->source, t, pos);
+  }
   FlatAtom *d = vec_get(&s, 0);
   FlatAtom *lens = seg_lengths(fl, d);
   check(fl, RT_CHECK_SUBSCRIPT, i, lens, NULL);
