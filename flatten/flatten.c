@@ -1659,7 +1659,13 @@ static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
 /* What scalar_kind found a function to be. */
 enum { LOOP_NOT = 1, LOOP_PLAIN, LOOP_YES, LOOP_VISITING };
 
-static bool loop_body(Fl *fl, MonoFunc *self, Expr *e, bool tail, bool *recursive);
+typedef struct SeqLoop SeqLoop;
+static bool loop_body(Fl *fl, MonoFunc *self, Expr *e, bool tail, bool *recursive, SeqLoop *L);
+static bool seq_result(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e, bool tail);
+static bool seq_tail_call(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e);
+static int seq_param(SeqLoop *L, Expr *e);
+static bool hides_seq_param(SeqLoop *L, Pattern *p);
+static bool base_seq(Type *t);
 
 /* LOOP_NOT, LOOP_PLAIN (computes with scalars alone, without recursion)
    or LOOP_YES (a scalar loop); LOOP_VISITING while its body is walked,
@@ -1673,7 +1679,7 @@ static intptr_t scalar_kind(Fl *fl, MonoFunc *mf) {
   if (mf->body && scalar_tuple(ft->fst) && is_base(ft->snd)) {
     ptrmap_put(&fl->loops, mf, (void *)(intptr_t)LOOP_VISITING);
     bool rec = false;
-    if (loop_body(fl, mf, mf->body, true, &rec))
+    if (loop_body(fl, mf, mf->body, true, &rec, NULL))
       kind = rec ? LOOP_YES : LOOP_PLAIN;
   }
   ptrmap_put(&fl->loops, mf, (void *)kind);
@@ -1702,7 +1708,13 @@ static bool loop_callee(Fl *fl, MonoFunc *self, MonoFunc *mf, Type *t, bool tail
   return scalar_kind(fl, mf) != LOOP_NOT; /* a loop of its own runs as one */
 }
 
-static bool loop_body(Fl *fl, MonoFunc *self, Expr *e, bool tail, bool *recursive) {
+/* Is 'e' (in tail position if 'tail') the body of scalar loop 'self',
+   or, with 'L', of sequence loop 'self' (its sequences then read by #
+   and subscripts, passed on by seq_tail_call, and returned by
+   seq_result)? */
+static bool loop_body(Fl *fl, MonoFunc *self, Expr *e, bool tail, bool *recursive, SeqLoop *L) {
+  if (L && base_seq(e->type))
+    return seq_result(fl, L, self, e, tail);
   if (!scalar_tuple(e->type))
     return false;
   switch (e->kind) {
@@ -1714,28 +1726,39 @@ static bool loop_body(Fl *fl, MonoFunc *self, Expr *e, bool tail, bool *recursiv
   case EX_VAR:
     return !e->u.ref.def; /* a local, not a top-level binding */
   case EX_PAIR:
-    return loop_body(fl, self, e->u.pair.fst, false, recursive) &&
-           loop_body(fl, self, e->u.pair.snd, false, recursive);
+    return loop_body(fl, self, e->u.pair.fst, false, recursive, L) &&
+           loop_body(fl, self, e->u.pair.snd, false, recursive, L);
+  case EX_INDEX: /* a sequence loop's element of a sequence parameter */
+    return L && seq_param(L, e->u.index.seq) >= 0 && loop_body(fl, self, e->u.index.index, false, recursive, L);
   case EX_IF:
-    return loop_body(fl, self, e->u.ifx.cond, false, recursive) &&
-           loop_body(fl, self, e->u.ifx.then, tail, recursive) && loop_body(fl, self, e->u.ifx.els, tail, recursive);
+    return loop_body(fl, self, e->u.ifx.cond, false, recursive, L) &&
+           loop_body(fl, self, e->u.ifx.then, tail, recursive, L) &&
+           loop_body(fl, self, e->u.ifx.els, tail, recursive, L);
   case EX_LET:
-    for (int i = 0; i < e->u.let.binds.len; i++)
-      if (!loop_body(fl, self, ((Binding *)e->u.let.binds.data[i])->value, false, recursive))
+    for (int i = 0; i < e->u.let.binds.len; i++) {
+      Binding *b = e->u.let.binds.data[i];
+      if (!loop_body(fl, self, b->value, false, recursive, L))
         return false;
-    return loop_body(fl, self, e->u.let.body, tail, recursive);
+      if (L && hides_seq_param(L, b->pat))
+        return false;
+    }
+    return loop_body(fl, self, e->u.let.body, tail, recursive, L);
   case EX_CALL:
-    return loop_body(fl, self, e->u.ref.arg, false, recursive) &&
-           loop_callee(fl, self, e->callee, e->type, tail, recursive);
+  case EX_UNOP: {
+    Expr *arg = e->kind == EX_CALL ? e->u.ref.arg : e->u.op.lhs;
+    MonoFunc *mf = e->callee;
+    if (L && mf && mf->primitive && strcmp(mf->def->name, "__length") == 0)
+      return seq_param(L, arg) >= 0;
+    if (L && mf == self)
+      return tail && seq_tail_call(fl, L, self, e);
+    return loop_body(fl, self, arg, false, recursive, L) && loop_callee(fl, self, mf, e->type, tail, recursive);
+  }
   case EX_BINOP:
-    return loop_body(fl, self, e->u.op.lhs, false, recursive) &&
-           loop_body(fl, self, e->u.op.rhs, false, recursive) &&
-           loop_callee(fl, self, e->callee, e->type, tail, recursive);
-  case EX_UNOP:
-    return loop_body(fl, self, e->u.op.lhs, false, recursive) &&
+    return loop_body(fl, self, e->u.op.lhs, false, recursive, L) &&
+           loop_body(fl, self, e->u.op.rhs, false, recursive, L) &&
            loop_callee(fl, self, e->callee, e->type, tail, recursive);
   default:
-    return false; /* sequences, subscripts, strings, apply-to-each, time */
+    return false; /* sequences, strings, apply-to-each, time; a scalar loop's subscripts */
   }
 }
 
@@ -1798,7 +1821,7 @@ static bool called_each(Fl *fl, MonoFunc *mf) {
     bool plain = kind == LOOP_PLAIN;
     if (!is_base(ft->snd)) { /* scalar_kind takes one result: walk it here */
       bool rec = false;
-      plain = loop_body(fl, mf, mf->body, true, &rec) && !rec;
+      plain = loop_body(fl, mf, mf->body, true, &rec, NULL) && !rec;
     }
     PtrMap seen = {0};
     yes = plain && has_split_if(mf->body, &seen);
@@ -1837,14 +1860,14 @@ static bool called_each(Fl *fl, MonoFunc *mf) {
    The function stays a host function as well (its calls outside any
    apply-to-each); only its calls inside one run per element. */
 
-typedef struct SeqLoop {
+struct SeqLoop {
   Vec names;   /* const char *: the parameters' names, in layout order */
   Vec types;   /* Type *: theirs */
   int result;  /* the sequence parameter returned, -1 for none yet */
   bool recursive;
   bool updated[64]; /* which of the first 64 parameters a call passes
                        rep(s, x, i) (the rest are never shared) */
-} SeqLoop;
+};
 
 /* A flat sequence of base values? */
 static bool base_seq(Type *t) {
@@ -1912,6 +1935,16 @@ static bool pattern_binds(Pattern *p, const char *name) {
   return pattern_binds(p->fst, name) || pattern_binds(p->snd, name) || pattern_binds(p->arg, name);
 }
 
+/* Does pattern 'p' (of a let in sequence loop 'L') bind the name of one
+   of its sequence parameters?  Reads of the name would then no longer be
+   reads of the parameter. */
+static bool hides_seq_param(SeqLoop *L, Pattern *p) {
+  for (int k = 0; k < L->names.len; k++)
+    if (base_seq(L->types.data[k]) && pattern_binds(p, L->names.data[k]))
+      return true;
+  return false;
+}
+
 /* The arguments of a call, split along the parameters' pattern 'p'. */
 static bool split_args(Pattern *p, Expr *e, Vec *out) {
   if (p->kind == PAT_VAR) {
@@ -1968,81 +2001,38 @@ static bool seq_tail_call(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e) {
   return true;
 }
 
-/* Is 'e' (in tail position if 'tail') the body of sequence loop 'self'? */
-static bool seq_body(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e, bool tail) {
-  if (base_seq(e->type)) {
-    /* a sequence: returned, only where the function returns */
-    if (!tail)
-      return false;
-    int k = seq_param(L, e);
-    if (k >= 0) {
-      if (L->result >= 0 && L->result != k)
-        return false;
-      L->result = k;
-      return true;
-    }
-    switch (e->kind) {
-    case EX_IF:
-      return seq_body(fl, L, self, e->u.ifx.cond, false) && seq_body(fl, L, self, e->u.ifx.then, true) &&
-             seq_body(fl, L, self, e->u.ifx.els, true);
-    case EX_LET:
-      for (int i = 0; i < e->u.let.binds.len; i++)
-        if (!seq_body(fl, L, self, ((Binding *)e->u.let.binds.data[i])->value, false))
-          return false;
-      return seq_body(fl, L, self, e->u.let.body, true);
-    case EX_CALL:
-      return e->callee == self && seq_tail_call(fl, L, self, e);
-    default:
-      return false;
-    }
-  }
-  if (!scalar_tuple(e->type))
+/* A sequence expression of sequence loop 'self' in tail position 'e':
+   a sequence parameter returned (always the same one), or an if, a let
+   or the tail call that gives one. */
+static bool seq_result(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e, bool tail) {
+  if (!tail)
     return false;
-  switch (e->kind) {
-  case EX_INT:
-  case EX_FLOAT:
-  case EX_BOOL:
-  case EX_CHAR:
+  int k = seq_param(L, e);
+  if (k >= 0) {
+    if (L->result >= 0 && L->result != k)
+      return false;
+    L->result = k;
     return true;
-  case EX_VAR:
-    return !e->u.ref.def;
-  case EX_PAIR:
-    return seq_body(fl, L, self, e->u.pair.fst, false) && seq_body(fl, L, self, e->u.pair.snd, false);
-  case EX_INDEX:
-    return seq_param(L, e->u.index.seq) >= 0 && seq_body(fl, L, self, e->u.index.index, false);
+  }
+  switch (e->kind) {
   case EX_IF:
-    return seq_body(fl, L, self, e->u.ifx.cond, false) && seq_body(fl, L, self, e->u.ifx.then, tail) &&
-           seq_body(fl, L, self, e->u.ifx.els, tail);
+    return seq_body(fl, L, self, e->u.ifx.cond, false) && seq_body(fl, L, self, e->u.ifx.then, true) &&
+           seq_body(fl, L, self, e->u.ifx.els, true);
   case EX_LET:
-    for (int i = 0; i < e->u.let.binds.len; i++) {
-      Binding *b = e->u.let.binds.data[i];
-      if (!seq_body(fl, L, self, b->value, false))
+    for (int i = 0; i < e->u.let.binds.len; i++)
+      if (!seq_body(fl, L, self, ((Binding *)e->u.let.binds.data[i])->value, false))
         return false;
-      /* a let may not hide a sequence parameter: reads of it stay reads of the parameter */
-      for (int k = 0; k < L->names.len; k++)
-        if (base_seq(L->types.data[k]) && pattern_binds(b->pat, L->names.data[k]))
-          return false;
-    }
-    return seq_body(fl, L, self, e->u.let.body, tail);
-  case EX_UNOP:
-  case EX_CALL: {
-    Expr *arg = e->kind == EX_CALL ? e->u.ref.arg : e->u.op.lhs;
-    MonoFunc *mf = e->callee;
-    if (mf && mf->primitive && strcmp(mf->def->name, "__length") == 0)
-      return seq_param(L, arg) >= 0;
-    if (mf == self)
-      return tail && seq_tail_call(fl, L, self, e);
-    bool rec = false;
-    return seq_body(fl, L, self, arg, false) && loop_callee(fl, self, mf, e->type, false, &rec);
-  }
-  case EX_BINOP: {
-    bool rec = false;
-    return seq_body(fl, L, self, e->u.op.lhs, false) && seq_body(fl, L, self, e->u.op.rhs, false) &&
-           loop_callee(fl, self, e->callee, e->type, false, &rec);
-  }
+    return seq_body(fl, L, self, e->u.let.body, true);
+  case EX_CALL:
+    return e->callee == self && seq_tail_call(fl, L, self, e);
   default:
     return false;
   }
+}
+
+/* Is 'e' (in tail position if 'tail') the body of sequence loop 'self'? */
+static bool seq_body(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e, bool tail) {
+  return loop_body(fl, self, e, tail, &L->recursive, L);
 }
 
 /* Is 'mf' a sequence loop (above)?  The answer is kept (fl->seq_loops:
