@@ -1857,8 +1857,11 @@ static bool called_each(Fl *fl, MonoFunc *mf) {
    - everything else is scalar code, as in a scalar loop: no let binds a
      sequence, no apply-to-each, no other sequence operation.
 
-   The function stays a host function as well (its calls outside any
-   apply-to-each); only its calls inside one run per element. */
+   A sequence the loop only reads and does not return, the same for
+   every element (a variable bound outside the apply-to-each, a global),
+   is passed once, shared by the elements (seq_loop_args), not copied to
+   each.  The function stays a host function as well (its calls outside
+   any apply-to-each); only its calls inside one run per element. */
 
 struct SeqLoop {
   Vec names;   /* const char *: the parameters' names, in layout order */
@@ -2035,9 +2038,10 @@ static bool seq_body(Fl *fl, SeqLoop *L, MonoFunc *self, Expr *e, bool tail) {
   return loop_body(fl, self, e, tail, &L->recursive, L);
 }
 
-/* Is 'mf' a sequence loop (above)?  The answer is kept (fl->seq_loops:
-   1 no, else 2 + the index of the parameter it returns, or 1 + 0 for a
-   scalar result, stored as 2 + result). */
+/* Is 'mf' a sequence loop (above)?  '*result' gets the index of the
+   sequence parameter it returns, or -1 (a scalar result).  The answer is
+   kept in fl->seq_loops: 1 for no, else 3 + that index (2: a scalar
+   result); the loop's form (SeqLoop) in fl->seq_loop_forms. */
 static bool seq_loop(Fl *fl, MonoFunc *mf, int *result) {
   intptr_t known = (intptr_t)ptrmap_get(&fl->seq_loops, mf);
   if (!known) {
