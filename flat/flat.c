@@ -90,3 +90,26 @@ const char *flat_cost_check(FlatCostRule r, bool lifted, const FlatType *args, i
   }
   return "no such rule";
 }
+
+bool flat_func_takes_vectors(const FlatFunc *f) {
+  for (int i = 0; i < f->params.len; i++)
+    if (((const FlatVar *)f->params.data[i])->type.kind == FT_VEC)
+      return true;
+  return false;
+}
+
+int flat_each_arg(const FlatStmt *s, int param, bool *shared) {
+  const FlatFunc *f = s->callee;
+  int k = 0;
+  for (int i = 0; i < f->params.len && k < s->args.len; i++) {
+    bool vec = ((const FlatVar *)f->params.data[i])->type.kind == FT_VEC;
+    bool one = vec && flat_atom_type(s->args.data[k]).kind != FT_SEGDES;
+    if (i == param) {
+      if (shared)
+        *shared = one;
+      return k;
+    }
+    k += vec && !one ? 2 : 1;
+  }
+  return -1;
+}

@@ -238,6 +238,16 @@ FlatVar *flat_new_var(FlatProgram *p, FlatType type, const char *hint);
 FlatAtom *flat_var_atom(FlatVar *v);
 FlatType flat_atom_type(const FlatAtom *a);
 
+/* A sequence loop (flatten.c) is a function that takes a vector; its
+   `call each` passes each scalar parameter a vector of the elements'
+   values, and each vector parameter a segdes and its values, or one
+   vector every element reads whole (shared). */
+bool flat_func_takes_vectors(const FlatFunc *f);
+/* Where the arguments of parameter 'param' of the callee of `call each`
+   's' begin among s's arguments, or -1 past them; '*shared' (if not
+   NULL) says whether it is a vector passed as one shared vector. */
+int flat_each_arg(const FlatStmt *s, int param, bool *shared);
+
 /* The flat types of the components of H(t) ('host') or V(t), for the
    type whose runtime layout is 'l' (a datatype's are its fields'), into
    'out' (FlatType *). */

@@ -267,13 +267,6 @@ static RtValue **call_each(FlatInterp *in, const FlatStmt *s, const FlatFunc *f,
 
 /* Does 'f' take a sequence (a sequence loop of flatten.c, called on each
    element)? */
-static bool takes_vectors(const FlatFunc *f) {
-  for (int i = 0; i < f->params.len; i++)
-    if (((const FlatVar *)f->params.data[i])->type.kind == FT_VEC)
-      return true;
-  return false;
-}
-
 /* A sequence loop on each element: the host function called once per
    element, in order, on its scalars and its segments (copies: the host
    function makes new vectors where the executables update in place);
@@ -282,20 +275,13 @@ static bool takes_vectors(const FlatFunc *f) {
 static RtValue **call_each_seq(FlatInterp *in, const FlatStmt *s, const FlatFunc *f, RtValue **vectors) {
   int np = f->params.len;
   RtValue **args = xmalloc(sizeof(RtValue *) * (size_t)(np + 1));
-  /* which argument each parameter starts at */
-  int *at = xmalloc(sizeof(int) * (size_t)(np + 1));
-  /* a vector parameter's argument: a segdes and its values, or one
-     vector every element reads (shared) */
+  int *at = xmalloc(sizeof(int) * (size_t)(np + 1)); /* where each parameter's arguments begin */
   bool *shared = xmalloc(sizeof(bool) * (size_t)(np + 1));
-  int k = 0;
   int64_t n = -1; /* the elements: a segdes's segments, a scalar's vector's length */
   for (int i = 0; i < np; i++) {
-    at[i] = k;
-    bool vec = ((const FlatVar *)f->params.data[i])->type.kind == FT_VEC;
-    shared[i] = vec && vectors[k]->type.kind == RT_VEC;
+    at[i] = flat_each_arg(s, i, &shared[i]);
     if (!shared[i] && n < 0)
-      n = vectors[k]->len;
-    k += vec && !shared[i] ? 2 : 1;
+      n = vectors[at[i]]->len;
   }
   if (n < 0)
     die("call of each %s: every argument shared", f->name);
@@ -304,6 +290,8 @@ static RtValue **call_each_seq(FlatInterp *in, const FlatStmt *s, const FlatFunc
   size_t size = rt_base_size(flat_rt_base(rt.base));
   RtValue *out = rt_value_new(rbase, rt.kind == FT_VEC ? 0 : n);
   RtValue *lengths = rt_value_new(rt_vec_type(RT_INT), rt.kind == FT_VEC ? n : 0);
+  RtValue **parts = rt.kind == FT_VEC ? xmalloc(sizeof(RtValue *) * (size_t)(n + 1)) : NULL;
+  int64_t total = 0;
   for (int i = 0; i < np; i++) {
     RtValue *v = vectors[at[i]];
     if (shared[i])
@@ -336,13 +324,19 @@ static RtValue **call_each_seq(FlatInterp *in, const FlatStmt *s, const FlatFunc
     }
     RtValue **r = call_func(in, s, f, args);
     if (rt.kind == FT_VEC) {
+      parts[j] = r[0];
       lengths->data.i[j] = (int32_t)r[0]->len;
-      out = rt_append(out, r[0]);
+      total += r[0]->len;
     } else
       memcpy((char *)out->data.any + (size_t)j * size, r[0]->data.any, size);
   }
   RtValue **results = xmalloc(sizeof(RtValue *) * 2);
   if (rt.kind == FT_VEC) {
+    /* the elements' sequences end to end, copied once */
+    out = rt_value_new(rbase, total);
+    for (int64_t j = 0, o = 0; j < n; o += parts[j]->len, j++)
+      if (parts[j]->len)
+        memcpy((char *)out->data.any + (size_t)o * size, parts[j]->data.any, (size_t)parts[j]->len * size);
     results[0] = rt_make_segdes(flat_rt_loc(s->loc), lengths);
     results[1] = out;
   } else
@@ -359,7 +353,7 @@ static void run_call(FlatInterp *in, const FlatStmt *s) {
   RtValue **args = xmalloc(sizeof(RtValue *) * (size_t)(s->args.len + 1));
   for (int i = 0; i < s->args.len; i++)
     args[i] = atom_value(in, s->args.data[i], s->loc);
-  bool seq = s->each && takes_vectors(f);
+  bool seq = s->each && flat_func_takes_vectors(f);
   RtValue **results = seq ? call_each_seq(in, s, f, args) : s->each ? call_each(in, s, f, args) : call_func(in, s, f, args);
   bind_results(in, s, results, s->each ? s->results.len : f->body->results.len);
   if (s->each)

@@ -1587,7 +1587,6 @@ static bool inlined(Lw *lw, FlatFunc *f) {
   return f->library || (f->lifted && block_size(f->body) <= INLINE_LIFTED_SIZE);
 }
 
-static bool takes_vectors(const FlatFunc *f);
 static void lower_each_loop(Lw *lw, FlatStmt *fs);
 
 static void lower_stmt(Lw *lw, FlatStmt *fs) {
@@ -1597,7 +1596,7 @@ static void lower_stmt(Lw *lw, FlatStmt *fs) {
     lower_op(lw, fs);
     return;
   case FS_CALL:
-    if (fs->each && takes_vectors(fs->callee)) { /* a sequence loop */
+    if (fs->each && flat_func_takes_vectors(fs->callee)) { /* a sequence loop */
       lower_each_loop(lw, fs);
       return;
     }
@@ -1658,13 +1657,6 @@ static void lower_block_into(Lw *lw, FlatBlock *b, LcuBlock *out) {
 
 /* ---- sequence loops on each element (flatten.c) ---- */
 
-static bool takes_vectors(const FlatFunc *f) {
-  for (int i = 0; i < f->params.len; i++)
-    if (((const FlatVar *)f->params.data[i])->type.kind == FT_VEC)
-      return true;
-  return false;
-}
-
 /* The index of the vector parameter of 'f' that block 'b' or a block
    inside it returns, or -1. */
 static int returned_param(const FlatFunc *f, const FlatBlock *b) {
@@ -1712,26 +1704,17 @@ static void lower_each_loop(Lw *lw, FlatStmt *fs) {
   LcuKernelBuilder *kb = kernel_begin(lw);
   LcuSoac *s = lcu_soac_library(lw->loc, LIB_LOOP);
   s->callee = lf;
-  Vec sds = {0}; /* the sd argument of each vector parameter, by parameter */
   for (int i = 0; i < fs->args.len; i++) {
     LcuAtom *a = atom_of(lw, fs->args.data[i]);
     LcuVar *v = a->var ? a->var : scalar_op(lw, FLAT_COPY, lcu_const_base(a->constant), 1, a);
     vec_push(&s->args, lcu_kb_plain_param(kb, v));
   }
-  for (int i = 0, k = 0; i < fs->callee->params.len; i++) {
-    /* a vector's sd and values, or one shared vector */
-    FlatAtom *a = fs->args.data[k];
-    bool vec = ((FlatVar *)fs->callee->params.data[i])->type.kind == FT_VEC;
-    bool sd = vec && a->kind == FA_VAR && a->u.var->type.kind == FT_SEGDES;
-    vec_push(&sds, sd ? var_of(lw, a->u.var) : NULL);
-    k += sd ? 2 : 1;
-  }
   FlatVar *values = fs->results.data[fs->results.len - 1];
   lcu_soac_result(lw->lp, s, lcu_type_of_flat(values->type));
   Vec out;
   kernel_run(lw, kb, s, &out);
-  if (fs->results.len == 2)
-    bind_var(lw, fs->results.data[0], sds.data[lf->each_result]);
+  if (fs->results.len == 2) /* the state's segdes: its argument's (never shared) */
+    bind_var(lw, fs->results.data[0], var_of(lw, ((FlatAtom *)fs->args.data[flat_each_arg(fs, lf->each_result, NULL)])->u.var));
   bind_var(lw, values, out.data[0]);
 }
 
