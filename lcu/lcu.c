@@ -131,7 +131,7 @@ Loc lcu_error_loc(const LcuExp *e, const LcuSoac *s, Loc run) {
 
 /* ---- scalar functions: what a thunk may call (LE_CALL) ---- */
 
-static const char *scalar_block(const LcuBlock *b, PtrMap *seen);
+static const char *func_block(const LcuBlock *b, PtrMap *seen, const LcuFunc *each);
 
 /* Why 'f' may not be called from a thunk, or NULL: its parameters and
    its one result are scalars, and its body holds only scalar operations
@@ -148,34 +148,7 @@ static const char *scalar_func(const LcuFunc *f, PtrMap *seen) {
       return xprintf("%s has a parameter that is not a scalar", f->name);
   if (f->body->results.len != 1 || lcu_atom_type(f->body->results.data[0]).kind != LT_SCALAR)
     return xprintf("%s does not give one scalar", f->name);
-  return scalar_block(f->body, seen);
-}
-
-static const char *scalar_block(const LcuBlock *b, PtrMap *seen) {
-  for (int i = 0; i < b->stmts.len; i++) {
-    const LcuStmt *s = b->stmts.data[i];
-    const char *why = NULL;
-    switch (s->kind) {
-    case LS_SCALAR:
-      if (s->op == FLAT_RAND)
-        why = "rand";
-      break;
-    case LS_IF:
-      why = scalar_block(s->then, seen);
-      if (!why)
-        why = scalar_block(s->els, seen);
-      break;
-    case LS_CALL:
-      why = s->callee ? scalar_func(s->callee, seen) : "a call without a callee";
-      break;
-    default:
-      why = "a statement that is not a scalar operation, an if or a call";
-      break;
-    }
-    if (why)
-      return why;
-  }
-  return NULL;
+  return func_block(f->body, seen, NULL);
 }
 
 const char *lcu_scalar_func(const LcuFunc *f) {
@@ -210,8 +183,14 @@ static bool vector_param(const LcuFunc *f, const LcuAtom *a) {
   return a->var && a->var->type.kind == LT_VEC && is_param(f, a->var);
 }
 
-static const char *element_block(const LcuFunc *f, const LcuBlock *b) {
-  PtrMap given = {0}; /* vectors the block's ifs and calls give: f's result */
+/* Why block 'b' of a scalar function (each NULL) or of element function
+   'each' holds what it may not, or NULL: scalar operations (RAND
+   excepted), ifs and calls of scalar functions ('seen': those looked at
+   already); an element function also lengths, elements and updates of
+   its vector parameters, its own tail calls with each vector in its own
+   place, and vectors returned that are its parameter each_result. */
+static const char *func_block(const LcuBlock *b, PtrMap *seen, const LcuFunc *each) {
+  PtrMap given = {0}; /* vectors the block's ifs and calls give: each's result */
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
     const char *why = NULL;
@@ -220,47 +199,50 @@ static const char *element_block(const LcuFunc *f, const LcuBlock *b) {
       if (s->op == FLAT_RAND)
         why = "rand";
       break;
-    case LS_LENGTH:
-      if (s->length != LEN_VECTOR || !vector_param(f, s->args.data[0]))
-        why = "a length of what is not a vector parameter";
-      break;
-    case LS_ELT:
-    case LS_UPDATE:
-      if (!vector_param(f, s->args.data[0]))
-        why = "an element of what is not a vector parameter";
-      break;
     case LS_IF:
-      why = element_block(f, s->then);
+      why = func_block(s->then, seen, each);
       if (!why)
-        why = element_block(f, s->els);
+        why = func_block(s->els, seen, each);
       break;
     case LS_CALL:
       if (!s->callee)
         why = "a call without a callee";
-      else if (s->callee != f)
-        why = lcu_scalar_func(s->callee);
+      else if (!each || s->callee != each)
+        why = scalar_func(s->callee, seen);
       else
         for (int k = 0; k < s->args.len && !why; k++) {
           const LcuAtom *a = s->args.data[k];
-          if (lcu_atom_type(a).kind == LT_VEC && a->var != f->params.data[k])
+          if (lcu_atom_type(a).kind == LT_VEC && a->var != each->params.data[k])
             why = "a recursive call that passes another vector in a vector parameter's place";
         }
       break;
+    case LS_LENGTH:
+      if (each && (s->length != LEN_VECTOR || !vector_param(each, s->args.data[0])))
+        why = "a length of what is not a vector parameter";
+      break;
+    case LS_ELT:
+    case LS_UPDATE:
+      if (each && !vector_param(each, s->args.data[0]))
+        why = "an element of what is not a vector parameter";
+      break;
     default:
-      why = "a statement that is not a scalar operation, a length, an element, an update, an if or a call";
       break;
     }
+    bool vector_stmt = s->kind == LS_LENGTH || s->kind == LS_ELT || s->kind == LS_UPDATE;
+    if (!(s->kind == LS_SCALAR || s->kind == LS_IF || s->kind == LS_CALL || (each && vector_stmt)))
+      why = each ? "a statement that is not a scalar operation, a length, an element, an update, an if or a call"
+                 : "a statement that is not a scalar operation, an if or a call";
     if (why)
       return why;
     for (int k = 0; k < s->results.len; k++)
       if (((const LcuVar *)s->results.data[k])->type.kind == LT_VEC)
         ptrmap_put(&given, s->results.data[k], (void *)1);
   }
-  for (int i = 0; i < b->results.len; i++) {
+  for (int i = 0; each && i < b->results.len; i++) {
     const LcuAtom *a = b->results.data[i];
     if (lcu_atom_type(a).kind != LT_VEC)
       continue;
-    if (f->each_result < 0 || (a->var != f->params.data[f->each_result] && !ptrmap_get(&given, a->var)))
+    if (each->each_result < 0 || (a->var != each->params.data[each->each_result] && !ptrmap_get(&given, a->var)))
       return "a vector result that is not its parameter each_result";
   }
   return NULL;
@@ -282,7 +264,8 @@ const char *lcu_element_func(const LcuFunc *f) {
   if (f->each_result >= f->params.len ||
       (f->each_result >= 0 && ((const LcuVar *)f->params.data[f->each_result])->type.kind != LT_VEC))
     return xprintf("%s's each_result is not a vector parameter", f->name);
-  const char *why = element_block(f, f->body);
+  PtrMap seen = {0};
+  const char *why = func_block(f->body, &seen, f);
   return why ? xprintf("%s: %s", f->name, why) : NULL;
 }
 

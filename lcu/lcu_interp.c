@@ -1311,17 +1311,17 @@ static void run_loop(Kernel *k, RtValue **args, RtValue **out) {
   RtValue **firsts = xmalloc(sizeof(RtValue *) * (size_t)(np + 1));  /* its sd, or a scalar's vector */
   bool *shared = xmalloc(sizeof(bool) * (size_t)(np + 1));
   int first = -1; /* a parameter that is not shared: the elements are its */
-  for (int i = 0, a = 0; i < np; i++) {
+  for (int i = 0; i < np; i++) {
     const LcuVar *p = f->params.data[i];
-    firsts[i] = args[a++];
+    int a = lcu_loop_arg(s, i, &shared[i]);
+    firsts[i] = args[a];
     vectors[i] = NULL;
-    shared[i] = p->type.kind == LT_VEC && firsts[i]->type.kind == RT_VEC;
     if (shared[i]) /* read whole by every element */
       continue;
     if (first < 0)
       first = i;
     if (p->type.kind == LT_VEC) {
-      RtValue *v = args[a++];
+      RtValue *v = args[a + 1];
       if (lcu_func_updates(f, p) || i == f->each_result) { /* the loop's own copy */
         RtValue *copy = rt_value_new(v->type, v->len);
         if (v->len)
