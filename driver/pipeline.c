@@ -115,6 +115,7 @@ static bool run_fuse(Pipeline *pl) {
     fus_segment_maps(pl->fused);
     fus_delay_runs(pl->fused);
     fus_segment_fields(pl->fused);
+    fus_scalars_on_device(pl->fused);
     return true;
   }
   char *pdg_text = NULL, *ilp_text = NULL;
@@ -129,6 +130,7 @@ static bool run_fuse(Pipeline *pl) {
     fus_segment_maps(pl->fused);
     fus_delay_runs(pl->fused);
     fus_segment_fields(pl->fused);
+    fus_scalars_on_device(pl->fused);
   }
   pl->pdg = memstream_text(pdg, &pdg_text, &pdg_size);
   pl->ilp = memstream_text(ilp, &ilp_text, &ilp_size);

@@ -26,6 +26,8 @@
  *                (fus_segment_fields)
  *   delay.c      last, runs and lengths moved down to their first reader
  *                (fus_delay_runs)
+ *   devscalar.c  last, REDUCE values that only kernels read kept on the
+ *                device as vectors of one element (fus_scalars_on_device)
  *   dot.c        --dump=pdg: the PDGs as Graphviz (fus_print_pdg)
  *
  * docs/fusion.md describes the passes, the cost model and the rules.
@@ -420,6 +422,12 @@ void fus_model_free(FusModel *m);
    Requires: fus_schedule.  Keeps: what the block computes; the order of
    what can fail. */
 Vec fus_merge(LcuProgram *p, FusRegion *r);
+/* Gives every expression of thunk 't' of SOAC 's', run by 'member',
+   the place where it reports its errors (lcu_error_loc: its own, or the
+   run's), so that the thunk may move to another run; with 'mark', out of
+   member's library call into its caller's code (LcuExp.lib_fn), for a run
+   in another context (merge.c). */
+void fus_settle_thunk(LcuThunk *t, const LcuSoac *s, const LcuStmt *member, bool mark);
 
 /* ---- rules.c ---- */
 
@@ -494,6 +502,18 @@ int fus_segment_fields(LcuProgram *p);
    device can make first.  Requires a checked program; keeps it checked,
    its meaning and the order of everything that can fail or print. */
 void fus_delay_runs(LcuProgram *p);
+
+/* ---- devscalar.c ---- */
+
+/* Each run whose REDUCEs' values the host only passes on to later runs,
+   maybe through scalar operations: the operations computed in a MAP of
+   one element appended to a copy of its kernel, which returns their
+   values (or the REDUCE's) as vectors of one element, and the readers'
+   kernels copied to read element 0 of such a vector where they read the
+   scalar (devscalar.c's header says when).  Requires a checked program;
+   keeps it checked, its meaning and the order of everything that can
+   fail or print.  Last in -O1.  Returns the runs rewritten. */
+int fus_scalars_on_device(LcuProgram *p);
 
 /* ---- dot.c ---- */
 

@@ -42,7 +42,8 @@ typedef struct Merger {
 /* ---- locations ---- */
 
 /* Gives every node of 'e' (of SOAC 's', run by 'member') the place it
-   reported its errors at; 'mark' moves it out of a library call. */
+   reported its errors at; 'mark' moves it out of a library call
+   (fus_settle_thunk). */
 static void settle_exp(LcuExp *e, const LcuSoac *s, const LcuStmt *member, bool mark) {
   if (e->lib_fn) { /* moved out of a library call already */
   } else if (mark) {
@@ -55,7 +56,7 @@ static void settle_exp(LcuExp *e, const LcuSoac *s, const LcuStmt *member, bool 
     settle_exp(e->args[i], s, member, mark);
 }
 
-static void settle_thunk(LcuThunk *t, const LcuSoac *s, const LcuStmt *member, bool mark) {
+void fus_settle_thunk(LcuThunk *t, const LcuSoac *s, const LcuStmt *member, bool mark) {
   if (t)
     for (int i = 0; i < lcu_thunk_nexps(t); i++)
       settle_exp(lcu_thunk_exp(t, i), s, member, mark);
@@ -133,8 +134,8 @@ static void add_member(Merger *m, const FusNode *n, const LcuStmt *fused, bool m
     LcuSoac *c = copy_soac(m->p, s, &ren);
     /* the copies have the original's locations: settle them against the
        original SOAC and run, then give the SOAC the new run's place */
-    settle_thunk(c->pull, s, run, mark);
-    settle_thunk(c->second, s, run, mark);
+    fus_settle_thunk(c->pull, s, run, mark);
+    fus_settle_thunk(c->second, s, run, mark);
     c->loc = fused->loc;
     lcu_kernel_soac(m->k, c);
   }
