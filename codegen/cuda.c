@@ -104,6 +104,48 @@ static void a_vars(const LcuKernel *k, Vec *out) {
   }
 }
 
+/* Do the values of REDUCE 'index' of 'k' stay on the device for the
+   kernel's later SOACs, which read them only in thunks?  None of them a
+   result of the kernel (fusion/devscalar.c makes such kernels: a MAP of
+   one element after the REDUCE computes what later kernels read), none
+   a size, an `into` or a library kernel's argument, none checked on the
+   device (devcheck.c). */
+static bool reduce_inside(const Cg *cg, const LcuKernel *k, int index) {
+  const LcuSoac *s = k->soacs.data[index];
+  if (s->kind != SOAC_REDUCE || cg_reduce_on_device(cg, k, index))
+    return false;
+  bool read = false;
+  for (int v = 0; v < s->results.len; v++) {
+    const LcuVar *r = s->results.data[v];
+    if (cg_kernel_result(k, r))
+      return false;
+    for (int j = index + 1; j < k->soacs.len; j++) {
+      const LcuSoac *t = k->soacs.data[j];
+      if (t->size.var == r || t->into == r || t->segdes == r)
+        return false;
+      for (int a = 0; a < t->args.len; a++)
+        if (t->args.data[a] == r)
+          return false;
+      read |= cg_soac_reads(t, r);
+    }
+  }
+  return read;
+}
+
+/* The REDUCE (its index) of 'k' whose value 'v' stays on the device
+   (reduce_inside), and which of its values, in '*value'; -1 if none. */
+static int inside_value(const Cg *cg, const LcuKernel *k, const LcuVar *v, int *value) {
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    for (int r = 0; r < s->results.len; r++)
+      if (s->results.data[r] == v && reduce_inside(cg, k, i)) {
+        *value = r;
+        return i;
+      }
+  }
+  return -1;
+}
+
 /* The device's binding of 'v': K_A's fields as 'a' names them ("A"). */
 static CgBinding *bind_device(CgBinding *env, const LcuVar *v, const char *a) {
   const char *n = cg_name(v);
@@ -141,13 +183,22 @@ static int nvalues(const LcuSoac *s) { return s->pull ? s->pull->body.len : 0; }
 static FlatBase value_base(const LcuSoac *s, int i) { return ((LcuExp *)s->pull->body.data[i])->type; }
 
 static void gen_a_struct(Cg *cg, const LcuKernel *k, const Vec *vars) {
+  for (int i = 0; i < k->soacs.len; i++)
+    if (reduce_inside(cg, k, i))
+      cg_line(cg, "struct %s_%d_V;", k->name, i);
   cg_line(cg, "struct %s_A {", k->name);
   cg->indent++;
   cg_line(cg, "RtKernelError *err;");
   cg_line(cg, "int run;");
+  for (int i = 0; i < k->soacs.len; i++)
+    if (reduce_inside(cg, k, i))
+      cg_line(cg, "const %s_%d_V *%s_%d_dev; /* the REDUCE's values, on the device */", k->name, i, k->name, i);
   for (int i = 0; i < vars->len; i++) {
     const LcuVar *v = vars->data[i];
     const char *n = cg_name(v);
+    int value;
+    if (inside_value(cg, k, v, &value) >= 0)
+      continue;
     if (is_vec(v))
       cg_line(cg, "%s *%s_d; int64_t %s_n;", cg_ctype(v->type.base), n, n);
     else if (is_sd(v))
@@ -622,6 +673,14 @@ static void host_reduce_or_scan(Gx *x, bool scan) {
     cg_line(cg, "%s *%s = rtg::reduce_to_device<%s>(%s, loc, %s, %s, %s, %s);", kname(x, "V"), r,
             cg_op_commutative(x->s) ? "true" : "false", kernel_string(x), pull, functor(x, "op"), identity(x), n);
     cg_line(cg, "%s = %s;", kname(x, "value"), r);
+    return;
+  }
+  if (!scan && reduce_inside(cg, x->k, x->index)) {
+    /* only later SOACs of this kernel read the values: they stay on the
+       device, read there through K_A (reduce_inside) */
+    cg_line(cg, "%s = rtg::reduce_value_on_device<%s>(%s, loc, %s, %s, %s, %s);", kname(x, "value"),
+            cg_op_commutative(x->s) ? "true" : "false", kernel_string(x), pull, functor(x, "op"), identity(x), n);
+    cg_line(cg, "A.%s = %s;", kname(x, "dev"), kname(x, "value"));
     return;
   }
   if (!scan) {
@@ -1113,7 +1172,7 @@ static void gen_device_checks(Gx *x) {
 /* At `fail:`, the values still on the device of the REDUCEs before it. */
 static void free_device_values(Gx *x) {
   for (int i = 0; i < x->k->soacs.len; i++)
-    if (cg_reduce_on_device(x->cg, x->k, i))
+    if (cg_reduce_on_device(x->cg, x->k, i) || reduce_inside(x->cg, x->k, i))
       cg_line(x->cg, "rtg_free(%s_%d_value);", x->k->name, i);
 }
 
@@ -1211,8 +1270,13 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
   Vec vars = {0};
   a_vars(k, &vars);
   gen_a_struct(cg, k, &vars);
-  for (int i = 0; i < vars.len; i++)
-    x.dev = bind_device(x.dev, vars.data[i], "A");
+  for (int i = 0; i < vars.len; i++) {
+    int value, at = inside_value(cg, k, vars.data[i], &value);
+    if (at >= 0)
+      x.dev = cg_bind(x.dev, vars.data[i], xprintf("A.%s_%d_dev->v%d", k->name, at, value), NULL, NULL);
+    else
+      x.dev = bind_device(x.dev, vars.data[i], "A");
+  }
   for (int i = 0; i < k->soacs.len; i++) {
     x.s = k->soacs.data[i];
     x.index = i;
@@ -1231,9 +1295,9 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
     fill_a(&x, k->params.data[i]);
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
-    if (cg_reduce_on_device(cg, k, i))
+    if (cg_reduce_on_device(cg, k, i) || reduce_inside(cg, k, i))
       cg_line(cg, "%s_%d_V *%s_%d_value = NULL; /* the REDUCE's values, on the device */", k->name, i, k->name, i);
-    for (int r = 0; r < s->results.len; r++)
+    for (int r = 0; r < s->results.len && !reduce_inside(cg, k, i); r++)
       cg_declare_result(cg, s->results.data[r], &x.vectors);
   }
   for (int i = 0; i < k->soacs.len; i++) {
@@ -1274,6 +1338,11 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
       flush_filters(&x);
   }
   gen_device_checks(&x);
+  for (int i = 0; i < k->soacs.len; i++)
+    if (reduce_inside(cg, k, i)) { /* stream-ordered: after the SOACs that read it */
+      cg_line(cg, "rtg_free(%s_%d_value);", k->name, i);
+      cg_line(cg, "%s_%d_value = NULL;", k->name, i);
+    }
   cg_kernel_exits(cg, k, &x.vectors);
   free_device_values(&x);
   cg->indent--;

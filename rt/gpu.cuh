@@ -508,6 +508,23 @@ V *reduce_to_device(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t
   return out;
 }
 
+template <class V> __global__ void set_value_kernel(V *out, V value) { *out = value; }
+
+/* The reduction into device memory, no wait, for later SOACs of the
+   kernel to read there (codegen/cuda.c, reduce_inside): never NULL, the
+   identity where there are no elements.  The same launch as the
+   reduction read back, so the same value, bit for bit. */
+template <bool COMMUTATIVE, class V, class Pull, class Op>
+V *reduce_value_on_device(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
+  if (n > 0)
+    return reduce_to_device<COMMUTATIVE>(name, loc, pull, op, id, n);
+  V *out = (V *)rtg_alloc(sizeof(V));
+  rtg_launching("reduce");
+  set_value_kernel<<<1, 1, 0, rtg_stream()>>>(out, id);
+  rtg_launched(name, loc);
+  return out;
+}
+
 /* check(value, &error, launch) is false, with the error, where one of
    the checks fails (the first, in the order of the host's checks). */
 template <class V, class Check> __global__ void check_kernel(const V *value, Check check, RtKernelError *err, int launch) {

@@ -102,17 +102,19 @@ static int g_x16_defined;
 
 static void fn_norm2(RtValue *v_x21, RtValue **out_0, RtValue **out_1);
 
-/* K1: REDUCE -- tests/lcu/norm2.nesl:7:   let sum1 = sum(xs); */
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x74, double *out_v_x78, double *out_v_x85) {
+/* K1: REDUCE, MAP -- tests/lcu/norm2.nesl:7:   let sum1 = sum(xs); */
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x102, RtValue **out_v_x112, RtValue **out_v_x114) {
   (void)loc;
   (void)run;
-  double *v_x74_d = v_x74->data.f;
-  const int64_t v_x74_n = v_x74->len;
-  double v_x78 = 0;
-  double v_x85 = 0;
+  double *v_x102_d = v_x102->data.f;
+  const int64_t v_x102_n = v_x102->len;
+  double v_x109 = 0;
+  double v_x110 = 0;
+  RtValue *v_x112 = NULL;
+  RtValue *v_x114 = NULL;
   /* REDUCE */
   {
-    const int64_t t1 = v_x74_n;
+    const int64_t t1 = v_x102_n;
     const int64_t t2 = t1 > 0 ? (t1 + RT_CHUNK - 1) / RT_CHUNK : 1;
     double *t3 = (double *)rt_alloc_atomic(sizeof(double) * (size_t)t2);
     double *t4 = (double *)rt_alloc_atomic(sizeof(double) * (size_t)t2);
@@ -127,7 +129,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x74, double *o
         const int32_t t7 = (int32_t)t6;
         double t5x0;
         double t5x1;
-        double t8 = v_x74_d[t7];
+        double t8 = v_x102_d[t7];
         uint8_t t10 = rt_gt_f(t8, 0.0);
         double t11;
         if (t10) {
@@ -157,79 +159,127 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x74, double *o
       t5t0 = t19;
       t5t1 = t21;
     }
-    v_x78 = t5t0;
+    v_x109 = t5t0;
     rt_free(t3);
-    v_x85 = t5t1;
+    v_x110 = t5t1;
     rt_free(t4);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x78 = v_x78;
-  *out_v_x85 = v_x85;
+  {
+    /* MAP */
+    {
+      const int64_t t22 = 1;
+      v_x112 = rt_value_new(rt_vec_type(RT_FLOAT), t22);
+      double *v_x112_d = v_x112->data.f;
+      const int64_t v_x112_n = v_x112->len;
+      v_x114 = rt_value_new(rt_vec_type(RT_FLOAT), t22);
+      double *v_x114_d = v_x114->data.f;
+      const int64_t v_x114_n = v_x114->len;
+      RT_PARALLEL_FOR_IF(t22 >= RT_PARALLEL_MIN)
+      for (int64_t t23 = 0; t23 < t22; t23++) {
+        const int32_t t24 = (int32_t)t23;
+        v_x112_d[t23] = v_x109;
+        v_x114_d[t23] = v_x110;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x112 = v_x112;
+  *out_v_x114 = v_x114;
   return;
 fail:
+  rt_release(v_x112);
+  rt_release(v_x114);
 }
 
 /* K2: MAP -- tests/lcu/norm2.nesl:10:   in ({x / sum1 : x in xs}, {x / sum2 : x in xs}); */
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x86, double v_x87, double v_x90, RtValue **out_v_x89, RtValue **out_v_x92) {
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x123, RtValue *v_dev_124, RtValue *v_dev_129, RtValue **out_v_x127, RtValue **out_v_x128) {
   (void)loc;
   (void)run;
-  double *v_x86_d = v_x86->data.f;
-  const int64_t v_x86_n = v_x86->len;
-  RtValue *v_x89 = NULL;
-  RtValue *v_x92 = NULL;
+  double *v_x123_d = v_x123->data.f;
+  const int64_t v_x123_n = v_x123->len;
+  double *v_dev_124_d = v_dev_124->data.f;
+  const int64_t v_dev_124_n = v_dev_124->len;
+  double *v_dev_129_d = v_dev_129->data.f;
+  const int64_t v_dev_129_n = v_dev_129->len;
+  RtValue *v_x127 = NULL;
+  RtValue *v_x128 = NULL;
   /* MAP */
   {
-    const int64_t t22 = v_x86_n;
-    v_x89 = rt_value_new(rt_vec_type(RT_FLOAT), t22);
-    double *v_x89_d = v_x89->data.f;
-    const int64_t v_x89_n = v_x89->len;
-    v_x92 = rt_value_new(rt_vec_type(RT_FLOAT), t22);
-    double *v_x92_d = v_x92->data.f;
-    const int64_t v_x92_n = v_x92->len;
-    RT_PARALLEL_FOR_IF(t22 >= RT_PARALLEL_MIN)
-    for (int64_t t23 = 0; t23 < t22; t23++) {
-      const int32_t t24 = (int32_t)t23;
-      int t28 = 0; /* nonzero: a check below failed */
-      double t25 = v_x86_d[t24];
-      double t27 = rt_div_f(t25, v_x87, &t28);
-      double t30 = rt_div_f(t25, v_x90, &t28);
-      if (__builtin_expect(t28 != 0, 0)) { /* again, recording the error */
-        double t31 = v_x86_d[t24];
-        int t32 = 0;
-        double t33 = rt_div_f(t31, v_x87, &t32);
-        if (t32) {
-          NESSIE_RECORD(err, t23, RT_CHECK_SCALAR, 0, t32, RT_DIV, 0, 0, 0.0, 0);
+    const int64_t t25 = v_x123_n;
+    v_x127 = rt_value_new(rt_vec_type(RT_FLOAT), t25);
+    double *v_x127_d = v_x127->data.f;
+    const int64_t v_x127_n = v_x127->len;
+    v_x128 = rt_value_new(rt_vec_type(RT_FLOAT), t25);
+    double *v_x128_d = v_x128->data.f;
+    const int64_t v_x128_n = v_x128->len;
+    RT_PARALLEL_FOR_IF(t25 >= RT_PARALLEL_MIN)
+    for (int64_t t26 = 0; t26 < t25; t26++) {
+      const int32_t t27 = (int32_t)t26;
+      int t30 = 0; /* nonzero: a check below failed */
+      double t28 = v_x123_d[t27];
+      int t31 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_124_n;
+      double t29 = t31 ? v_dev_124_d[0] : 0;
+      t30 |= !t31;
+      double t33 = rt_div_f(t28, t29, &t30);
+      int t35 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_129_n;
+      double t34 = t35 ? v_dev_129_d[0] : 0;
+      t30 |= !t35;
+      double t37 = rt_div_f(t28, t34, &t30);
+      if (__builtin_expect(t30 != 0, 0)) { /* again, recording the error */
+        double t38 = v_x123_d[t27];
+        double t39;
+        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_124_n) {
+          t39 = v_dev_124_d[0];
+        } else {
+          NESSIE_RECORD(err, t26, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_124_n, 0.0, 0);
+          t39 = 0;
         }
-        int t34 = 0;
-        double t35 = rt_div_f(t31, v_x90, &t34);
-        if (t34) {
-          NESSIE_RECORD(err, t23, RT_CHECK_SCALAR, 1, t34, RT_DIV, 0, 0, 0.0, 1);
+        int t40 = 0;
+        double t41 = rt_div_f(t38, t39, &t40);
+        if (t40) {
+          NESSIE_RECORD(err, t26, RT_CHECK_SCALAR, 0, t40, RT_DIV, 0, 0, 0.0, 1);
+        }
+        double t42;
+        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_129_n) {
+          t42 = v_dev_129_d[0];
+        } else {
+          NESSIE_RECORD(err, t26, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_129_n, 0.0, 2);
+          t42 = 0;
+        }
+        int t43 = 0;
+        double t44 = rt_div_f(t38, t42, &t43);
+        if (t43) {
+          NESSIE_RECORD(err, t26, RT_CHECK_SCALAR, 1, t43, RT_DIV, 0, 0, 0.0, 3);
         }
       }
-      v_x89_d[t23] = t27;
-      v_x92_d[t23] = t30;
+      v_x127_d[t26] = t33;
+      v_x128_d[t26] = t37;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x89 = v_x89;
-  *out_v_x92 = v_x92;
+  *out_v_x127 = v_x127;
+  *out_v_x128 = v_x128;
   return;
 fail:
-  rt_release(v_x89);
-  rt_release(v_x92);
+  rt_release(v_x127);
+  rt_release(v_x128);
 }
 
 /* function norm2 -- tests/lcu/norm2.nesl:6: function norm2(xs) = */
 static void fn_norm2(RtValue *v_x21, RtValue **out_0, RtValue **out_1) {
-  double v_x27 = 0;
-  double v_x48 = 0;
-  NESSIE_RUN(RT_LOC("tests/lcu/norm2.nesl", 7, 14), K1, 2, v_x21, &v_x27, &v_x48);
+  RtValue *v_dev_113 = NULL;
+  RtValue *v_dev_115 = NULL;
+  NESSIE_RUN(RT_LOC("tests/lcu/norm2.nesl", 7, 14), K1, 2, v_x21, &v_dev_113, &v_dev_115);
   RtValue *v_x59 = NULL;
   RtValue *v_x70 = NULL;
-  NESSIE_RUN(RT_LOC("tests/lcu/norm2.nesl", 10, 10), K2, 3, v_x21, v_x27, v_x48, &v_x59, &v_x70);
+  NESSIE_RUN(RT_LOC("tests/lcu/norm2.nesl", 10, 10), K2, 3, v_x21, v_dev_113, v_dev_115, &v_x59, &v_x70);
   rt_release(v_x21);
+  rt_release(v_dev_113);
+  rt_release(v_dev_115);
   *out_0 = v_x59;
   *out_1 = v_x70;
 }
@@ -351,12 +401,12 @@ static void top_10(void) {
   RtValue *value_1 = NULL;
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/lcu/norm2.nesl", 11, 7);
-  RtValue *t36 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
-  t36->data.f[0] = 1.0;
-  t36->data.f[1] = (-2.0);
-  t36->data.f[2] = 3.0;
-  t36->data.f[3] = 4.0;
-  v_x18 = NESSIE_TO_DEVICE(t36);
+  RtValue *t45 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
+  t45->data.f[0] = 1.0;
+  t45->data.f[1] = (-2.0);
+  t45->data.f[2] = 3.0;
+  t45->data.f[3] = 4.0;
+  v_x18 = NESSIE_TO_DEVICE(t45);
   RtValue *v_x19 = NULL;
   RtValue *v_x20 = NULL;
   rt_retain(v_x18);
@@ -385,10 +435,10 @@ static void top_11(void) {
   RtValue *value_1 = NULL;
   RtValue *v_x71 = NULL;
   rt_here = RT_LOC("tests/lcu/norm2.nesl", 12, 7);
-  RtValue *t37 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
-  t37->data.f[0] = 2.5;
-  t37->data.f[1] = 0.5;
-  v_x71 = NESSIE_TO_DEVICE(t37);
+  RtValue *t46 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t46->data.f[0] = 2.5;
+  t46->data.f[1] = 0.5;
+  v_x71 = NESSIE_TO_DEVICE(t46);
   RtValue *v_x72 = NULL;
   RtValue *v_x73 = NULL;
   rt_retain(v_x71);

@@ -114,17 +114,19 @@ static int g_x16_defined;
 
 static void fn_norm2(RtValue *v_x21, RtValue **out_0, RtValue **out_1);
 
-/* K1: REDUCE -- tests/lcu/norm2.nesl:7:   let sum1 = sum(xs); */
-static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x74, double *out_v_x78, double *out_v_x85) {
+/* K1: REDUCE, MAP -- tests/lcu/norm2.nesl:7:   let sum1 = sum(xs); */
+static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x102, RtValue **out_v_x112, RtValue **out_v_x114) {
   (void)loc;
   (void)run;
-  double *v_x74_d = v_x74->data.f;
-  const int64_t v_x74_n = v_x74->len;
-  double v_x78 = 0;
-  double v_x85 = 0;
+  double *v_x102_d = v_x102->data.f;
+  const int64_t v_x102_n = v_x102->len;
+  double v_x109 = 0;
+  double v_x110 = 0;
+  RtValue *v_x112 = NULL;
+  RtValue *v_x114 = NULL;
   /* REDUCE */
   {
-    const int64_t t1 = v_x74_n;
+    const int64_t t1 = v_x102_n;
     const int64_t t2 = t1 > 0 ? (t1 + RT_CHUNK - 1) / RT_CHUNK : 1;
     double *t3 = (double *)rt_alloc_atomic(sizeof(double) * (size_t)t2);
     double *t4 = (double *)rt_alloc_atomic(sizeof(double) * (size_t)t2);
@@ -139,7 +141,7 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x74, doub
         const int32_t t7 = (int32_t)t6;
         double t5x0;
         double t5x1;
-        double t8 = v_x74_d[t7];
+        double t8 = v_x102_d[t7];
         uint8_t t10 = rt_gt_f(t8, 0.0);
         double t11;
         if (t10) {
@@ -169,26 +171,50 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x74, doub
       t5t0 = t19;
       t5t1 = t21;
     }
-    v_x78 = t5t0;
+    v_x109 = t5t0;
     rt_free(t3);
-    v_x85 = t5t1;
+    v_x110 = t5t1;
     rt_free(t4);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x78 = v_x78;
-  *out_v_x85 = v_x85;
+  {
+    /* MAP */
+    {
+      const int64_t t22 = 1;
+      v_x112 = rt_value_new(rt_vec_type(RT_FLOAT), t22);
+      double *v_x112_d = v_x112->data.f;
+      const int64_t v_x112_n = v_x112->len;
+      v_x114 = rt_value_new(rt_vec_type(RT_FLOAT), t22);
+      double *v_x114_d = v_x114->data.f;
+      const int64_t v_x114_n = v_x114->len;
+      RT_PARALLEL_FOR_IF(t22 >= RT_PARALLEL_MIN)
+      for (int64_t t23 = 0; t23 < t22; t23++) {
+        const int32_t t24 = (int32_t)t23;
+        v_x112_d[t23] = v_x109;
+        v_x114_d[t23] = v_x110;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x112 = v_x112;
+  *out_v_x114 = v_x114;
   return;
 fail:
+  rt_release(v_x112);
+  rt_release(v_x114);
 }
 
-/* K1: REDUCE -- tests/lcu/norm2.nesl:7:   let sum1 = sum(xs); */
+/* K1: REDUCE, MAP -- tests/lcu/norm2.nesl:7:   let sum1 = sum(xs); */
+struct K1_0_V;
 struct K1_A {
   RtKernelError *err;
   int run;
-  double *v_x74_d; int64_t v_x74_n;
-  double v_x78;
-  double v_x85;
+  const K1_0_V *K1_0_dev; /* the REDUCE's values, on the device */
+  double *v_x102_d; int64_t v_x102_n;
+  double *v_x112_d; int64_t v_x112_n;
+  double *v_x114_d; int64_t v_x114_n;
 };
 struct alignas(8) K1_0_V {
   double v0;
@@ -199,122 +225,179 @@ struct K1_0_pull {
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    double t22 = A.v_x74_d[ix];
-    uint8_t t24 = rt_gt_f(t22, 0.0);
-    double t25;
-    if (t24) {
-      t25 = t22;
+    double t25 = A.v_x102_d[ix];
+    uint8_t t27 = rt_gt_f(t25, 0.0);
+    double t28;
+    if (t27) {
+      t28 = t25;
     } else {
-      t25 = 0.0;
+      t28 = 0.0;
     }
-    return K1_0_V{t22, t25};
+    return K1_0_V{t25, t28};
   }
 };
 struct K1_0_op {
   K1_A A;
   __device__ K1_0_V operator()(const K1_0_V &a, const K1_0_V &b) const {
-    double t27 = rt_add_f(a.v0, b.v0);
-    double t29 = rt_add_f(a.v1, b.v1);
-    return K1_0_V{t27, t29};
+    double t30 = rt_add_f(a.v0, b.v0);
+    double t32 = rt_add_f(a.v1, b.v1);
+    return K1_0_V{t30, t32};
   }
 };
-static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x74, double *out_v_x78, double *out_v_x85) {
+struct alignas(8) K1_1_V {
+  double v0;
+  double v1;
+};
+struct K1_1_pull {
+  K1_A A;
+  __device__ K1_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K1_1_V{A.K1_0_dev->v0, A.K1_0_dev->v1};
+  }
+};
+struct K1_1_store {
+  K1_A A;
+  __device__ void operator()(int64_t i, const K1_1_V &v) const {
+    A.v_x112_d[i] = v.v0;
+    A.v_x114_d[i] = v.v1;
+  }
+};
+static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x102, RtValue **out_v_x112, RtValue **out_v_x114) {
   (void)loc;
   (void)err;
   K1_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x74_d = v_x74->data.f;
-  A.v_x74_n = v_x74->len;
-  double v_x78 = 0;
-  double v_x85 = 0;
+  A.v_x102_d = v_x102->data.f;
+  A.v_x102_n = v_x102->len;
+  K1_0_V *K1_0_value = NULL; /* the REDUCE's values, on the device */
+  RtValue *v_x112 = NULL;
+  RtValue *v_x114 = NULL;
   /* REDUCE */
   {
-    const int64_t t30 = v_x74->len;
-    const K1_0_V t31 = rtg::reduce_commutative("K1", loc, K1_0_pull{A}, K1_0_op{A}, K1_0_V{0.0, 0.0}, t30);
-    v_x78 = t31.v0;
-    A.v_x78 = v_x78;
-    v_x85 = t31.v1;
-    A.v_x85 = v_x85;
+    const int64_t t33 = v_x102->len;
+    K1_0_value = rtg::reduce_value_on_device<true>("K1", loc, K1_0_pull{A}, K1_0_op{A}, K1_0_V{0.0, 0.0}, t33);
+    A.K1_0_dev = K1_0_value;
   }
-  *out_v_x78 = v_x78;
-  *out_v_x85 = v_x85;
+  /* MAP */
+  {
+    const int64_t t34 = 1;
+    v_x112 = rtg_vec_new(RT_FLOAT, t34);
+    A.v_x112_d = v_x112->data.f;
+    A.v_x112_n = v_x112->len;
+    v_x114 = rtg_vec_new(RT_FLOAT, t34);
+    A.v_x114_d = v_x114->data.f;
+    A.v_x114_n = v_x114->len;
+    rtg::map("K1", loc, K1_1_pull{A}, K1_1_store{A}, t34);
+  }
+  rtg_free(K1_0_value);
+  K1_0_value = NULL;
+  *out_v_x112 = v_x112;
+  *out_v_x114 = v_x114;
   return;
 fail:
+  rt_release(v_x112);
+  rt_release(v_x114);
+  rtg_free(K1_0_value);
 }
 
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x74, double *out_v_x78, double *out_v_x85) {
-  RtValue *vals[] = {v_x74};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K1_host(err, loc, run, v_x74, out_v_x78, out_v_x85);
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x102, RtValue **out_v_x112, RtValue **out_v_x114) {
+  RtValue *vals[] = {v_x102};
+  const int64_t sizes[] = {(int64_t)1};
+  if (rtg_choose_host(vals, 1, sizes, 1)) {
+    K1_host(err, loc, run, v_x102, out_v_x112, out_v_x114);
     rtg_host_ran();
   } else {
-    K1_gpu(err, loc, run, v_x74, out_v_x78, out_v_x85);
+    K1_gpu(err, loc, run, v_x102, out_v_x112, out_v_x114);
   }
 }
 
 /* K2: MAP -- tests/lcu/norm2.nesl:10:   in ({x / sum1 : x in xs}, {x / sum2 : x in xs}); */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x86, double v_x87, double v_x90, RtValue **out_v_x89, RtValue **out_v_x92) {
+static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x123, RtValue *v_dev_124, RtValue *v_dev_129, RtValue **out_v_x127, RtValue **out_v_x128) {
   (void)loc;
   (void)run;
-  double *v_x86_d = v_x86->data.f;
-  const int64_t v_x86_n = v_x86->len;
-  RtValue *v_x89 = NULL;
-  RtValue *v_x92 = NULL;
+  double *v_x123_d = v_x123->data.f;
+  const int64_t v_x123_n = v_x123->len;
+  double *v_dev_124_d = v_dev_124->data.f;
+  const int64_t v_dev_124_n = v_dev_124->len;
+  double *v_dev_129_d = v_dev_129->data.f;
+  const int64_t v_dev_129_n = v_dev_129->len;
+  RtValue *v_x127 = NULL;
+  RtValue *v_x128 = NULL;
   /* MAP */
   {
-    const int64_t t32 = v_x86_n;
-    v_x89 = rt_value_new(rt_vec_type(RT_FLOAT), t32);
-    double *v_x89_d = v_x89->data.f;
-    const int64_t v_x89_n = v_x89->len;
-    v_x92 = rt_value_new(rt_vec_type(RT_FLOAT), t32);
-    double *v_x92_d = v_x92->data.f;
-    const int64_t v_x92_n = v_x92->len;
-    RT_PARALLEL_FOR_IF(t32 >= RT_PARALLEL_MIN)
-    for (int64_t t33 = 0; t33 < t32; t33++) {
-      const int32_t t34 = (int32_t)t33;
-      int t38 = 0; /* nonzero: a check below failed */
-      double t35 = v_x86_d[t34];
-      double t37 = rt_div_f(t35, v_x87, &t38);
-      double t40 = rt_div_f(t35, v_x90, &t38);
-      if (__builtin_expect(t38 != 0, 0)) { /* again, recording the error */
-        double t41 = v_x86_d[t34];
-        int t42 = 0;
-        double t43 = rt_div_f(t41, v_x87, &t42);
-        if (t42) {
-          NESSIE_RECORD(err, t33, RT_CHECK_SCALAR, 0, t42, RT_DIV, 0, 0, 0.0, 0);
+    const int64_t t35 = v_x123_n;
+    v_x127 = rt_value_new(rt_vec_type(RT_FLOAT), t35);
+    double *v_x127_d = v_x127->data.f;
+    const int64_t v_x127_n = v_x127->len;
+    v_x128 = rt_value_new(rt_vec_type(RT_FLOAT), t35);
+    double *v_x128_d = v_x128->data.f;
+    const int64_t v_x128_n = v_x128->len;
+    RT_PARALLEL_FOR_IF(t35 >= RT_PARALLEL_MIN)
+    for (int64_t t36 = 0; t36 < t35; t36++) {
+      const int32_t t37 = (int32_t)t36;
+      int t40 = 0; /* nonzero: a check below failed */
+      double t38 = v_x123_d[t37];
+      int t41 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_124_n;
+      double t39 = t41 ? v_dev_124_d[0] : 0;
+      t40 |= !t41;
+      double t43 = rt_div_f(t38, t39, &t40);
+      int t45 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_129_n;
+      double t44 = t45 ? v_dev_129_d[0] : 0;
+      t40 |= !t45;
+      double t47 = rt_div_f(t38, t44, &t40);
+      if (__builtin_expect(t40 != 0, 0)) { /* again, recording the error */
+        double t48 = v_x123_d[t37];
+        double t49;
+        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_124_n) {
+          t49 = v_dev_124_d[0];
+        } else {
+          NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_124_n, 0.0, 0);
+          t49 = 0;
         }
-        int t44 = 0;
-        double t45 = rt_div_f(t41, v_x90, &t44);
-        if (t44) {
-          NESSIE_RECORD(err, t33, RT_CHECK_SCALAR, 1, t44, RT_DIV, 0, 0, 0.0, 1);
+        int t50 = 0;
+        double t51 = rt_div_f(t48, t49, &t50);
+        if (t50) {
+          NESSIE_RECORD(err, t36, RT_CHECK_SCALAR, 0, t50, RT_DIV, 0, 0, 0.0, 1);
+        }
+        double t52;
+        if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_129_n) {
+          t52 = v_dev_129_d[0];
+        } else {
+          NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_129_n, 0.0, 2);
+          t52 = 0;
+        }
+        int t53 = 0;
+        double t54 = rt_div_f(t48, t52, &t53);
+        if (t53) {
+          NESSIE_RECORD(err, t36, RT_CHECK_SCALAR, 1, t53, RT_DIV, 0, 0, 0.0, 3);
         }
       }
-      v_x89_d[t33] = t37;
-      v_x92_d[t33] = t40;
+      v_x127_d[t36] = t43;
+      v_x128_d[t36] = t47;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x89 = v_x89;
-  *out_v_x92 = v_x92;
+  *out_v_x127 = v_x127;
+  *out_v_x128 = v_x128;
   return;
 fail:
-  rt_release(v_x89);
-  rt_release(v_x92);
+  rt_release(v_x127);
+  rt_release(v_x128);
 }
 
 /* K2: MAP -- tests/lcu/norm2.nesl:10:   in ({x / sum1 : x in xs}, {x / sum2 : x in xs}); */
 struct K2_A {
   RtKernelError *err;
   int run;
-  double *v_x86_d; int64_t v_x86_n;
-  double v_x87;
-  double v_x90;
-  double *v_x89_d; int64_t v_x89_n;
-  double *v_x92_d; int64_t v_x92_n;
+  double *v_x123_d; int64_t v_x123_n;
+  double *v_dev_124_d; int64_t v_dev_124_n;
+  double *v_dev_129_d; int64_t v_dev_129_n;
+  double *v_x127_d; int64_t v_x127_n;
+  double *v_x128_d; int64_t v_x128_n;
 };
 struct alignas(8) K2_0_V {
   double v0;
@@ -325,85 +408,109 @@ struct K2_0_pull {
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t49 = 0; /* nonzero: a check below failed */
-    double t46 = A.v_x86_d[ix];
-    double t48 = rt_div_f(t46, A.v_x87, &t49);
-    double t51 = rt_div_f(t46, A.v_x90, &t49);
-    if (__builtin_expect(t49 != 0, 0)) { /* again, recording the error */
-      double t52 = A.v_x86_d[ix];
-      int t53 = 0;
-      double t54 = rt_div_f(t52, A.v_x87, &t53);
-      if (t53) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t53, RT_DIV, 0, 0, 0.0, 0);
+    int t57 = 0; /* nonzero: a check below failed */
+    double t55 = A.v_x123_d[ix];
+    int t58 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_124_n;
+    double t56 = t58 ? A.v_dev_124_d[0] : 0;
+    t57 |= !t58;
+    double t60 = rt_div_f(t55, t56, &t57);
+    int t62 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_129_n;
+    double t61 = t62 ? A.v_dev_129_d[0] : 0;
+    t57 |= !t62;
+    double t64 = rt_div_f(t55, t61, &t57);
+    if (__builtin_expect(t57 != 0, 0)) { /* again, recording the error */
+      double t65 = A.v_x123_d[ix];
+      double t66;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_124_n) {
+        t66 = A.v_dev_124_d[0];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_124_n, 0.0, 0);
+        t66 = 0;
       }
-      int t55 = 0;
-      double t56 = rt_div_f(t52, A.v_x90, &t55);
-      if (t55) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 1, t55, RT_DIV, 0, 0, 0.0, 1);
+      int t67 = 0;
+      double t68 = rt_div_f(t65, t66, &t67);
+      if (t67) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t67, RT_DIV, 0, 0, 0.0, 1);
+      }
+      double t69;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_129_n) {
+        t69 = A.v_dev_129_d[0];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_129_n, 0.0, 2);
+        t69 = 0;
+      }
+      int t70 = 0;
+      double t71 = rt_div_f(t65, t69, &t70);
+      if (t70) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 1, t70, RT_DIV, 0, 0, 0.0, 3);
       }
     }
-    return K2_0_V{t48, t51};
+    return K2_0_V{t60, t64};
   }
 };
 struct K2_0_store {
   K2_A A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
-    A.v_x89_d[i] = v.v0;
-    A.v_x92_d[i] = v.v1;
+    A.v_x127_d[i] = v.v0;
+    A.v_x128_d[i] = v.v1;
   }
 };
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x86, double v_x87, double v_x90, RtValue **out_v_x89, RtValue **out_v_x92) {
+static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x123, RtValue *v_dev_124, RtValue *v_dev_129, RtValue **out_v_x127, RtValue **out_v_x128) {
   (void)loc;
   (void)err;
   K2_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x86_d = v_x86->data.f;
-  A.v_x86_n = v_x86->len;
-  A.v_x87 = v_x87;
-  A.v_x90 = v_x90;
-  RtValue *v_x89 = NULL;
-  RtValue *v_x92 = NULL;
+  A.v_x123_d = v_x123->data.f;
+  A.v_x123_n = v_x123->len;
+  A.v_dev_124_d = v_dev_124->data.f;
+  A.v_dev_124_n = v_dev_124->len;
+  A.v_dev_129_d = v_dev_129->data.f;
+  A.v_dev_129_n = v_dev_129->len;
+  RtValue *v_x127 = NULL;
+  RtValue *v_x128 = NULL;
   /* MAP */
   {
-    const int64_t t57 = v_x86->len;
-    v_x89 = rtg_vec_new(RT_FLOAT, t57);
-    A.v_x89_d = v_x89->data.f;
-    A.v_x89_n = v_x89->len;
-    v_x92 = rtg_vec_new(RT_FLOAT, t57);
-    A.v_x92_d = v_x92->data.f;
-    A.v_x92_n = v_x92->len;
-    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t57);
+    const int64_t t72 = v_x123->len;
+    v_x127 = rtg_vec_new(RT_FLOAT, t72);
+    A.v_x127_d = v_x127->data.f;
+    A.v_x127_n = v_x127->len;
+    v_x128 = rtg_vec_new(RT_FLOAT, t72);
+    A.v_x128_d = v_x128->data.f;
+    A.v_x128_n = v_x128->len;
+    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t72);
   }
-  *out_v_x89 = v_x89;
-  *out_v_x92 = v_x92;
+  *out_v_x127 = v_x127;
+  *out_v_x128 = v_x128;
   return;
 fail:
-  rt_release(v_x89);
-  rt_release(v_x92);
+  rt_release(v_x127);
+  rt_release(v_x128);
 }
 
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x86, double v_x87, double v_x90, RtValue **out_v_x89, RtValue **out_v_x92) {
-  RtValue *vals[] = {v_x86};
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x123, RtValue *v_dev_124, RtValue *v_dev_129, RtValue **out_v_x127, RtValue **out_v_x128) {
+  RtValue *vals[] = {v_x123, v_dev_124, v_dev_129};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K2_host(err, loc, run, v_x86, v_x87, v_x90, out_v_x89, out_v_x92);
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K2_host(err, loc, run, v_x123, v_dev_124, v_dev_129, out_v_x127, out_v_x128);
     rtg_host_ran();
   } else {
-    K2_gpu(err, loc, run, v_x86, v_x87, v_x90, out_v_x89, out_v_x92);
+    K2_gpu(err, loc, run, v_x123, v_dev_124, v_dev_129, out_v_x127, out_v_x128);
   }
 }
 
 /* function norm2 -- tests/lcu/norm2.nesl:6: function norm2(xs) = */
 static void fn_norm2(RtValue *v_x21, RtValue **out_0, RtValue **out_1) {
-  double v_x27 = 0;
-  double v_x48 = 0;
-  NESSIE_RUN(RT_LOC("tests/lcu/norm2.nesl", 7, 14), K1, 2, v_x21, &v_x27, &v_x48);
+  RtValue *v_dev_113 = NULL;
+  RtValue *v_dev_115 = NULL;
+  NESSIE_RUN(RT_LOC("tests/lcu/norm2.nesl", 7, 14), K1, 2, v_x21, &v_dev_113, &v_dev_115);
   RtValue *v_x59 = NULL;
   RtValue *v_x70 = NULL;
-  NESSIE_RUN(RT_LOC("tests/lcu/norm2.nesl", 10, 10), K2, 3, v_x21, v_x27, v_x48, &v_x59, &v_x70);
+  NESSIE_RUN(RT_LOC("tests/lcu/norm2.nesl", 10, 10), K2, 3, v_x21, v_dev_113, v_dev_115, &v_x59, &v_x70);
   rt_release(v_x21);
+  rt_release(v_dev_113);
+  rt_release(v_dev_115);
   *out_0 = v_x59;
   *out_1 = v_x70;
 }
@@ -525,12 +632,12 @@ static void top_10(void) {
   RtValue *value_1 = NULL;
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/lcu/norm2.nesl", 11, 7);
-  RtValue *t58 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
-  t58->data.f[0] = 1.0;
-  t58->data.f[1] = (-2.0);
-  t58->data.f[2] = 3.0;
-  t58->data.f[3] = 4.0;
-  v_x18 = NESSIE_TO_DEVICE(t58);
+  RtValue *t73 = rt_value_new(rt_vec_type(RT_FLOAT), 4);
+  t73->data.f[0] = 1.0;
+  t73->data.f[1] = (-2.0);
+  t73->data.f[2] = 3.0;
+  t73->data.f[3] = 4.0;
+  v_x18 = NESSIE_TO_DEVICE(t73);
   RtValue *v_x19 = NULL;
   RtValue *v_x20 = NULL;
   rt_retain(v_x18);
@@ -559,10 +666,10 @@ static void top_11(void) {
   RtValue *value_1 = NULL;
   RtValue *v_x71 = NULL;
   rt_here = RT_LOC("tests/lcu/norm2.nesl", 12, 7);
-  RtValue *t59 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
-  t59->data.f[0] = 2.5;
-  t59->data.f[1] = 0.5;
-  v_x71 = NESSIE_TO_DEVICE(t59);
+  RtValue *t74 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t74->data.f[0] = 2.5;
+  t74->data.f[1] = 0.5;
+  v_x71 = NESSIE_TO_DEVICE(t74);
   RtValue *v_x72 = NULL;
   RtValue *v_x73 = NULL;
   rt_retain(v_x71);
