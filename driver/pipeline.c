@@ -90,6 +90,18 @@ static const char *memstream_text(FILE *f, char **text, size_t *size) {
   return s;
 }
 
+/* The passes after fusion, in order (docs/fusion.md), then the lengths
+   and scalar operations they left unread (a length that a run they
+   removed was sized by): each such length is a wait on a GPU. */
+static void after_fusion(LcuProgram *p) {
+  fus_segment_maps(p);
+  fus_delay_runs(p);
+  fus_segment_fields(p);
+  fus_scalars_on_device(p);
+  PtrMap no_runs = {0};
+  lcu_drop_dead(p, &no_runs);
+}
+
 /* "pdg": the CPU level simplified, then every region fused (-O1); the
    graphs and the models fusion makes on the way are kept as text for
    the "pdg" and "ilp" dumps.  At -O0 nothing changes. */
@@ -112,10 +124,7 @@ static bool run_fuse(Pipeline *pl) {
     pl->ilp = "\\ the models are kept only for --dump=ilp\n";
     if (!fus_fuse(pl->fused, &fo, &pl->fusion))
       return false;
-    fus_segment_maps(pl->fused);
-    fus_delay_runs(pl->fused);
-    fus_segment_fields(pl->fused);
-    fus_scalars_on_device(pl->fused);
+    after_fusion(pl->fused);
     return true;
   }
   char *pdg_text = NULL, *ilp_text = NULL;
@@ -126,12 +135,8 @@ static bool run_fuse(Pipeline *pl) {
     diag_out_of_memory(0);
   FusOptions fo = {{FUSION_TIME_LIMIT_MS, ilp, false}, pdg, pl->check_ir};
   bool ok = fus_fuse(pl->fused, &fo, &pl->fusion);
-  if (ok) {
-    fus_segment_maps(pl->fused);
-    fus_delay_runs(pl->fused);
-    fus_segment_fields(pl->fused);
-    fus_scalars_on_device(pl->fused);
-  }
+  if (ok)
+    after_fusion(pl->fused);
   pl->pdg = memstream_text(pdg, &pdg_text, &pdg_size);
   pl->ilp = memstream_text(ilp, &ilp_text, &ilp_size);
   return ok;
