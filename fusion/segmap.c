@@ -81,6 +81,9 @@ typedef struct Pass {
   Vec dropped;   /* LcuKernel *: the kernels of the seg_ids runs removed */
   int runs;      /* runs given a SEG_MAP kernel */
   int removed;   /* seg_ids runs removed */
+  PtrMap counted; /* fus_segment_fields: a copy -> its last parameter, the
+                     sd's number of segments, where a SOAC of it was
+                     sized by the lengths' or offsets' length */
 } Pass;
 
 /* Is 'k' the kernel of one LIBRARY seg_ids of its parameter, whose
@@ -451,7 +454,8 @@ static bool field_run_qualifies(const LcuStmt *r, int arg, const LcuVar *v) {
     const LcuSoac *s = k->soacs.data[i];
     if (!involves(s, p))
       continue;
-    if (s->kind == SOAC_LIBRARY || s->size.var == p || s->size.length == p || s->segdes == p || s->into == p ||
+    /* a size #p is the sd's number of segments, which the run passes */
+    if (s->kind == SOAC_LIBRARY || s->size.var == p || s->segdes == p || s->into == p ||
         thunk_reads_not_at(s->pull, p) || thunk_reads_not_at(s->second, p))
       return false;
   }
@@ -489,14 +493,61 @@ static LcuKernel *field_kernel(Pass *ps, const LcuKernel *k, int arg, LcuExpKind
   if (made)
     return c;
   LcuVar *sd = c->params.data[arg];
+  LcuVar *count = NULL;
   for (int i = 0; i < c->soacs.len; i++) {
     LcuSoac *s = c->soacs.data[i];
     if (!involves(s, p))
       continue;
     thunk_read_field(s->pull, p, sd, field);
     thunk_read_field(s->second, p, sd, field);
+    if (s->size.length == p) { /* #p: the number of segments, a parameter */
+      if (!count) {
+        count = lcu_new_var(ps->p, lcu_scalar(FB_INT), "segments");
+        vec_push(&c->params, count);
+        ptrmap_put(&ps->counted, c, count);
+      }
+      s->size = (LcuSize){count, NULL, 0};
+    }
   }
   return c;
+}
+
+/* A `#segments sd` bound before statement 's', in its block or one
+   around it, or NULL. */
+static LcuVar *segments_before(Walk *w, const LcuStmt *s, const LcuVar *sd) {
+  for (const LcuStmt *cur = s; cur;) {
+    const LcuBlock *b = ptrmap_get(&w->block_of, cur);
+    for (int i = 0; i < b->stmts.len && b->stmts.data[i] != cur; i++) {
+      const LcuStmt *t = b->stmts.data[i];
+      if (t->kind == LS_LENGTH && t->length == LEN_SEGMENTS && ((const LcuAtom *)t->args.data[0])->var == sd)
+        return t->results.data[0];
+    }
+    cur = ptrmap_get(&w->parent, b);
+  }
+  return NULL;
+}
+
+/* Gives run 'r' of block 'b' the number of segments of 'sd' as its last
+   argument (a copy that field_kernel gave a count parameter): a `let n =
+   #segments sd` bound before it, or a new one just before it. */
+static void pass_count(Pass *ps, Walk *w, LcuBlock *b, LcuStmt *r, LcuVar *sd) {
+  LcuVar *known = segments_before(w, r, sd);
+  if (known) {
+    lcu_stmt_arg(r, lcu_atom_var(known));
+    return;
+  }
+  LcuStmt *len = lcu_stmt_length(r->loc, LEN_SEGMENTS, lcu_atom_var(sd));
+  LcuVar *n = lcu_stmt_result(ps->p, len, lcu_scalar(FB_INT));
+  lcu_stmt_arg(r, lcu_atom_var(n));
+  vec_push(&b->stmts, NULL);
+  int at = b->stmts.len - 1;
+  while (at > 0 && b->stmts.data[at - 1] != r) {
+    b->stmts.data[at] = b->stmts.data[at - 1];
+    at--;
+  }
+  /* at: just after r; r moves one down, the length takes its place */
+  b->stmts.data[at] = r;
+  b->stmts.data[at - 1] = len;
 }
 
 static void rewrite_fields(Pass *ps, LcuBlock *body) {
@@ -528,6 +579,8 @@ static void rewrite_fields(Pass *ps, LcuBlock *body) {
       }
       use->stmt->kernel = field_kernel(ps, use->stmt->kernel, use->arg, field);
       use->stmt->args.data[use->arg] = lcu_atom_var(sd);
+      if (ptrmap_get(&ps->counted, use->stmt->kernel))
+        pass_count(ps, &w, ptrmap_get(&w.block_of, use->stmt), use->stmt, sd);
       ps->runs++;
     }
     remove_stmt(ptrmap_get(&w.block_of, def), def);
@@ -589,7 +642,7 @@ static void place_kernels(Pass *ps) {
 /* 'rewrite' on the body of every function and top-level statement of
    'p', then the kernels placed where any changed. */
 static Pass each_body(LcuProgram *p, void (*rewrite)(Pass *, LcuBlock *)) {
-  Pass ps = {p, {0}, {0}, 0, 0};
+  Pass ps = {p, {0}, {0}, 0, 0, {0}};
   for (int i = 0; i < p->funcs.len; i++)
     rewrite(&ps, ((LcuFunc *)p->funcs.data[i])->body);
   for (int i = 0; i < p->tops.len; i++)
