@@ -90,16 +90,20 @@ static const char *memstream_text(FILE *f, char **text, size_t *size) {
   return s;
 }
 
-/* The passes after fusion, in order (docs/fusion.md), then the lengths
-   and scalar operations they left unread (a length that a run they
-   removed was sized by): each such length is a wait on a GPU. */
+/* The passes after fusion, in order (docs/fusion.md), then the kernel
+   parameters they left unread (a MAP's size, once it is a SEG_MAP over
+   a sd) and the lengths and scalar operations that only those or the
+   runs they removed read; but a segdes's total, which the kernel that
+   takes the sd reads anyway: read on the host, it comes back with the
+   others of its block in one wait (codegen/host.c, totals_together). */
 static void after_fusion(LcuProgram *p) {
   fus_segment_maps(p);
   fus_delay_runs(p);
   fus_segment_fields(p);
   fus_scalars_on_device(p);
+  lcu_drop_unused_params(p);
   PtrMap no_runs = {0};
-  lcu_drop_dead(p, &no_runs);
+  lcu_drop_dead(p, &no_runs, true);
 }
 
 /* "pdg": the CPU level simplified, then every region fused (-O1); the

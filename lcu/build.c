@@ -870,20 +870,21 @@ static bool safe_scalar(const LcuStmt *s) {
    sweeping to a fixpoint gives (the statements that go are those no
    statement that stays depends on; there are no cycles), without
    counting the uses again for each sweep. */
-static void drop_dead_block(LcuBlock *b, GenMap *uses, const PtrMap *droppable) {
+static void drop_dead_block(LcuBlock *b, GenMap *uses, const PtrMap *droppable, bool keep_totals) {
   int out = b->stmts.len;
   for (int i = b->stmts.len - 1; i >= 0; i--) {
     LcuStmt *s = b->stmts.data[i];
     if (s->body)
-      drop_dead_block(s->body, uses, droppable);
+      drop_dead_block(s->body, uses, droppable, keep_totals);
     if (s->els)
-      drop_dead_block(s->els, uses, droppable);
+      drop_dead_block(s->els, uses, droppable, keep_totals);
     if (s->then)
-      drop_dead_block(s->then, uses, droppable);
+      drop_dead_block(s->then, uses, droppable, keep_totals);
     bool unused = s->results.len > 0;
     for (int k = 0; k < s->results.len; k++)
       unused &= !genmap_get(uses, s->results.data[k]);
-    bool pure = s->kind == LS_LENGTH || (s->kind == LS_SCALAR && safe_scalar(s)) ||
+    bool total = s->kind == LS_LENGTH && s->length == LEN_TOTAL;
+    bool pure = (s->kind == LS_LENGTH && !(total && keep_totals)) || (s->kind == LS_SCALAR && safe_scalar(s)) ||
                 (s->kind == LS_RUN && ptrmap_get(droppable, s));
     if (unused && pure) {
       for (int k = 0; k < s->args.len; k++) { /* (a pure statement has no nested block) */
@@ -906,20 +907,20 @@ static void drop_dead_block(LcuBlock *b, GenMap *uses, const PtrMap *droppable) 
 
 /* The uses are counted per function (or top-level block): a CPU
    variable is bound and read within one. */
-static void drop_dead_body(LcuBlock *b, const PtrMap *droppable, GenMap *uses) {
+static void drop_dead_body(LcuBlock *b, const PtrMap *droppable, bool keep_totals, GenMap *uses) {
   genmap_clear(uses); /* one map for every body, emptied in place */
   count_uses(b, uses);
-  drop_dead_block(b, uses, droppable);
+  drop_dead_block(b, uses, droppable, keep_totals);
 }
 
-void lcu_drop_dead(LcuProgram *p, const PtrMap *droppable) {
+void lcu_drop_dead(LcuProgram *p, const PtrMap *droppable, bool keep_totals) {
   GenMap uses = {0};
   for (int i = 0; i < p->funcs.len; i++)
-    drop_dead_body(((LcuFunc *)p->funcs.data[i])->body, droppable, &uses);
+    drop_dead_body(((LcuFunc *)p->funcs.data[i])->body, droppable, keep_totals, &uses);
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
     if (t->body)
-      drop_dead_body(t->body, droppable, &uses);
+      drop_dead_body(t->body, droppable, keep_totals, &uses);
   }
 }
 
@@ -957,4 +958,102 @@ void lcu_prune_kernels(LcuProgram *p) {
     }
   }
   p->kernels.len = out;
+}
+
+/* ---- unused parameters ---- */
+
+/* Does kernel 'k' read its parameter 'v' anywhere (a thunk, a size, a
+   segdes, `into`, a library argument, a result)? */
+static bool kernel_reads(const LcuKernel *k, const LcuVar *v) {
+  for (int i = 0; i < k->results.len; i++)
+    if (k->results.data[i] == v)
+      return true;
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    if (s->size.var == v || s->size.length == v || s->segdes == v || s->into == v)
+      return true;
+    for (int a = 0; a < s->args.len; a++)
+      if (s->args.data[a] == v)
+        return true;
+    const LcuThunk *thunks[2] = {s->pull, s->second};
+    for (int t = 0; t < 2; t++)
+      for (int e = 0; thunks[t] && e < lcu_thunk_nexps(thunks[t]); e++)
+        if (lcu_exp_reads(lcu_thunk_exp(thunks[t], e), v))
+          return true;
+  }
+  return false;
+}
+
+static void drop_from(Vec *vars, const LcuVar *v) {
+  int out = 0;
+  for (int i = 0; i < vars->len; i++)
+    if (vars->data[i] != v)
+      vars->data[out++] = vars->data[i];
+  vars->len = out;
+}
+
+/* Each run of 'b' (and its nested blocks) without the arguments its
+   kernel no longer takes ('dropped': kernel -> a bool a parameter it
+   had, true where that one went). */
+static void drop_run_args(LcuBlock *b, const PtrMap *dropped) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    LcuStmt *s = b->stmts.data[i];
+    if (s->then)
+      drop_run_args(s->then, dropped);
+    if (s->els)
+      drop_run_args(s->els, dropped);
+    if (s->body)
+      drop_run_args(s->body, dropped);
+    const bool *gone = s->kind == LS_RUN ? ptrmap_get(dropped, s->kernel) : NULL;
+    if (!gone)
+      continue;
+    int out = 0;
+    for (int a = 0; a < s->args.len; a++)
+      if (!gone[a])
+        s->args.data[out++] = s->args.data[a];
+    s->args.len = out;
+  }
+}
+
+void lcu_drop_unused_params(LcuProgram *p) {
+  PtrMap dropped = {0};
+  bool any = false;
+  for (int i = 0; i < p->kernels.len; i++) {
+    LcuKernel *k = p->kernels.data[i];
+    bool *gone = NULL;
+    int out = 0;
+    for (int a = 0; a < k->params.len; a++) {
+      LcuVar *v = k->params.data[a];
+      if (kernel_reads(k, v)) {
+        k->params.data[out++] = v;
+        continue;
+      }
+      if (!gone) {
+        gone = xmalloc_atomic(sizeof(bool) * (size_t)k->params.len);
+        memset(gone, 0, sizeof(bool) * (size_t)k->params.len);
+      }
+      gone[a] = true;
+      for (int s = 0; s < k->soacs.len; s++) { /* a `using` that names it */
+        LcuSoac *soac = k->soacs.data[s];
+        if (soac->pull)
+          drop_from(&soac->pull->using, v);
+        if (soac->second)
+          drop_from(&soac->second->using, v);
+      }
+    }
+    if (gone) {
+      ptrmap_put(&dropped, k, gone);
+      k->params.len = out;
+      any = true;
+    }
+  }
+  if (!any)
+    return;
+  for (int i = 0; i < p->funcs.len; i++)
+    drop_run_args(((LcuFunc *)p->funcs.data[i])->body, &dropped);
+  for (int i = 0; i < p->tops.len; i++) {
+    LcuTop *t = p->tops.data[i];
+    if (t->body)
+      drop_run_args(t->body, &dropped);
+  }
 }

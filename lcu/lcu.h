@@ -695,15 +695,27 @@ bool lcu_know_kernel(LcuKnownKernels *t, LcuPlan *pl, LcuKernel *k, const Vec *a
    Drops, to a fixpoint, the statements whose results nothing reads and
    that can neither fail nor print: lengths, scalar operations that
    cannot stop with an error, and the `run`s in 'droppable' (a set of
-   LcuStmt: runs the caller knows to be pure and unable to fail).
+   LcuStmt: runs the caller knows to be pure and unable to fail).  With
+   'keep_totals', a segdes's total (`#elements sd`) stays: on a GPU it is
+   read with the other totals its block reads (codegen/host.c), where a
+   kernel that reads it later would wait for it alone.
    Keeps: everything else, in order; kernels (see lcu_prune_kernels). */
-void lcu_drop_dead(LcuProgram *p, const PtrMap *droppable);
+void lcu_drop_dead(LcuProgram *p, const PtrMap *droppable, bool keep_totals);
 
 /* Unused kernels.
    Requires: nothing.  Leaves out of p->kernels the kernels no `run`
    runs, and renames those left K1, K2, ... in order.  Keeps: the
    statements. */
 void lcu_prune_kernels(LcuProgram *p);
+
+/* Unused kernel parameters.
+   Requires: a checked program.  Removes from every kernel the parameters
+   it never reads (no thunk, size, segdes, `into`, library argument or
+   result names them: a MAP's size that a later pass made a SEG_MAP over
+   a sd, say), and the matching argument from every run of it, so that
+   what computed the argument may be dead (lcu_drop_dead).  Keeps: what
+   the program computes. */
+void lcu_drop_unused_params(LcuProgram *p);
 
 /* ---- rewrite.c: the toolkit of rewrites (fusion) ----
    Nothing here changes its arguments: kernels are shared by their runs,

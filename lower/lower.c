@@ -1944,7 +1944,7 @@ LcuProgram *lower_program(FlatProgram *fp) {
     vec_push(&lw->lp->tops, t);
     lower_pending(lw);
   }
-  lcu_drop_dead(lw->lp, &lw->droppable);
+  lcu_drop_dead(lw->lp, &lw->droppable, false);
   lcu_prune_kernels(lw->lp);
   number_classes(&lw->shapes, false);
   number_classes(&lw->stricts, true);

@@ -461,13 +461,11 @@ fail:
 }
 
 /* K7: PARTITION -- tests/golden/codegen_paths.lcu:39:   let (x92 : [int], x93 : [int]) = PARTITION { i_94 => x90[i_94] using */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x90, RtValue *v_x91, RtValue **out_v_x92, RtValue **out_v_x93) {
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x90, RtValue **out_v_x92, RtValue **out_v_x93) {
   (void)loc;
   (void)run;
   int32_t *v_x90_d = v_x90->data.i;
   const int64_t v_x90_n = v_x90->len;
-  uint8_t *v_x91_d = v_x91->data.b;
-  const int64_t v_x91_n = v_x91->len;
   RtValue *v_x92 = NULL;
   RtValue *v_x93 = NULL;
   /* PARTITION */
@@ -834,6 +832,7 @@ static void top_5(void) {
   t90->data.b[1] = 0;
   t90->data.b[2] = 1;
   v_x63_119 = NESSIE_TO_DEVICE(t90);
+  rt_release(v_x63_119);
   RtValue *v_x70_120 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
   RtValue *t91 = rt_value_new(rt_vec_type(RT_INT), 3);
@@ -844,9 +843,8 @@ static void top_5(void) {
   rt_release(v_x70_120);
   RtValue *v_x75 = NULL;
   RtValue *v_x76 = NULL;
-  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K7, 2, v_x62_118, v_x63_119, &v_x75, &v_x76);
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K7, 2, v_x62_118, &v_x75, &v_x76);
   rt_release(v_x62_118);
-  rt_release(v_x63_119);
   rt_release(v_x75);
   value_0 = v_x76;
   NESSIE_SYNC();

@@ -988,13 +988,11 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtValue *
 }
 
 /* K7: PARTITION -- tests/golden/codegen_paths.lcu:39:   let (x92 : [int], x93 : [int]) = PARTITION { i_94 => x90[i_94] using */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x90, RtValue *v_x91, RtValue **out_v_x92, RtValue **out_v_x93) {
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x90, RtValue **out_v_x92, RtValue **out_v_x93) {
   (void)loc;
   (void)run;
   int32_t *v_x90_d = v_x90->data.i;
   const int64_t v_x90_n = v_x90->len;
-  uint8_t *v_x91_d = v_x91->data.b;
-  const int64_t v_x91_n = v_x91->len;
   RtValue *v_x92 = NULL;
   RtValue *v_x93 = NULL;
   /* PARTITION */
@@ -1074,7 +1072,6 @@ struct K7_A {
   RtKernelError *err;
   int run;
   int32_t *v_x90_d; int64_t v_x90_n;
-  uint8_t *v_x91_d; int64_t v_x91_n;
   int32_t *v_x92_d; int64_t v_x92_n;
   int32_t *v_x93_d; int64_t v_x93_n;
 };
@@ -1109,7 +1106,7 @@ struct K7_0_other {
     A.v_x93_d[i] = v.v0;
   }
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x90, RtValue *v_x91, RtValue **out_v_x92, RtValue **out_v_x93) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x90, RtValue **out_v_x92, RtValue **out_v_x93) {
   (void)loc;
   (void)err;
   K7_A A;
@@ -1118,8 +1115,6 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x90, RtVal
   A.run = rtg_launch(run);
   A.v_x90_d = v_x90->data.i;
   A.v_x90_n = v_x90->len;
-  A.v_x91_d = v_x91->data.b;
-  A.v_x91_n = v_x91->len;
   RtValue *v_x92 = NULL;
   RtValue *v_x93 = NULL;
   /* PARTITION */
@@ -1152,14 +1147,14 @@ fail:
   rt_release(v_x93);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x90, RtValue *v_x91, RtValue **out_v_x92, RtValue **out_v_x93) {
-  RtValue *vals[] = {v_x90, v_x91};
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x90, RtValue **out_v_x92, RtValue **out_v_x93) {
+  RtValue *vals[] = {v_x90};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K7_host(err, loc, run, v_x90, v_x91, out_v_x92, out_v_x93);
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K7_host(err, loc, run, v_x90, out_v_x92, out_v_x93);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x90, v_x91, out_v_x92, out_v_x93);
+    K7_gpu(err, loc, run, v_x90, out_v_x92, out_v_x93);
   }
 }
 
@@ -1455,6 +1450,7 @@ static void top_5(void) {
   t133->data.b[1] = 0;
   t133->data.b[2] = 1;
   v_x63_119 = NESSIE_TO_DEVICE(t133);
+  rt_release(v_x63_119);
   RtValue *v_x70_120 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
   RtValue *t134 = rt_value_new(rt_vec_type(RT_INT), 3);
@@ -1465,9 +1461,8 @@ static void top_5(void) {
   rt_release(v_x70_120);
   RtValue *v_x75 = NULL;
   RtValue *v_x76 = NULL;
-  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K7, 2, v_x62_118, v_x63_119, &v_x75, &v_x76);
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K7, 2, v_x62_118, &v_x75, &v_x76);
   rt_release(v_x62_118);
-  rt_release(v_x63_119);
   rt_release(v_x75);
   value_0 = v_x76;
   NESSIE_SYNC();

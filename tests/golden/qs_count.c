@@ -436,7 +436,7 @@ fail:
 }
 
 /* K8: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
   (void)loc;
   (void)run;
   const int64_t *v_sd_1080_off = rt_seg_offsets(v_sd_1080);
@@ -1376,7 +1376,7 @@ fail:
 }
 
 /* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, RtValue **out_v_x1094) {
   (void)loc;
   (void)run;
   int32_t *v_x1083_d = v_x1083->data.i;
@@ -2378,7 +2378,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
     RtValue *v_ids_1072 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x218, v_x220, v_x211, v_x201, v_x224, &v_x232, &v_ids_1072);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1072);
     rt_release(v_x201);
     rt_release(v_x211);
     int32_t v_x132 = 0;
@@ -2453,7 +2453,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x490 = 0;
       v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
       RtValue *v_x503 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, v_x490, &v_x503);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
       rt_release(v_x305);
       rt_release(v_x352);
       rt_release(v_x467);

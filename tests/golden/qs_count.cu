@@ -924,7 +924,7 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue 
 }
 
 /* K8: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
   (void)loc;
   (void)run;
   const int64_t *v_sd_1080_off = rt_seg_offsets(v_sd_1080);
@@ -1018,7 +1018,6 @@ struct K8_A {
   int32_t *v_x1074_d; int64_t v_x1074_n;
   int32_t *v_x1075_d; int64_t v_x1075_n;
   int32_t *v_x1076_d; int64_t v_x1076_n;
-  int32_t v_x1077;
   int32_t *v_x1079_d; int64_t v_x1079_n;
   int32_t *v_ids_1082_d; int64_t v_ids_1082_n;
 };
@@ -1082,7 +1081,7 @@ struct K8_0_store {
     A.v_ids_1082_d[i] = v.v1;
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
   (void)loc;
   (void)err;
   K8_A A;
@@ -1097,7 +1096,6 @@ static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, R
   A.v_x1075_n = v_x1075->len;
   A.v_x1076_d = v_x1076->data.i;
   A.v_x1076_n = v_x1076->len;
-  A.v_x1077 = v_x1077;
   RtValue *v_x1079 = NULL;
   RtValue *v_ids_1082 = NULL;
   /* SEG_MAP */
@@ -1119,14 +1117,14 @@ fail:
   rt_release(v_ids_1082);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
   RtValue *vals[] = {v_sd_1080, v_x1074, v_x1075, v_x1076};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K8_host(err, loc, run, v_sd_1080, v_x1074, v_x1075, v_x1076, v_x1077, out_v_x1079, out_v_ids_1082);
+    K8_host(err, loc, run, v_sd_1080, v_x1074, v_x1075, v_x1076, out_v_x1079, out_v_ids_1082);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_sd_1080, v_x1074, v_x1075, v_x1076, v_x1077, out_v_x1079, out_v_ids_1082);
+    K8_gpu(err, loc, run, v_sd_1080, v_x1074, v_x1075, v_x1076, out_v_x1079, out_v_ids_1082);
   }
 }
 
@@ -2860,7 +2858,7 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue
 }
 
 /* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, RtValue **out_v_x1094) {
   (void)loc;
   (void)run;
   int32_t *v_x1083_d = v_x1083->data.i;
@@ -3000,7 +2998,6 @@ struct K15_A {
   int32_t *v_x1087_d; int64_t v_x1087_n;
   int32_t *v_x1088_d; int64_t v_x1088_n;
   int32_t *v_x1089_d; int64_t v_x1089_n;
-  int32_t v_x1090;
   int32_t *v_x1094_d; int64_t v_x1094_n;
 };
 struct alignas(8) K15_0_V {
@@ -3107,7 +3104,7 @@ struct K15_0_store {
     A.v_x1094_d[i] = v.v0;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, RtValue **out_v_x1094) {
   (void)loc;
   (void)err;
   K15_A A;
@@ -3127,7 +3124,6 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, Rt
   A.v_x1088_n = v_x1088->len;
   A.v_x1089_d = v_x1089->data.i;
   A.v_x1089_n = v_x1089->len;
-  A.v_x1090 = v_x1090;
   RtValue *v_x1094 = NULL;
   /* SEG_MAP */
   {
@@ -3143,14 +3139,14 @@ fail:
   rt_release(v_x1094);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, int32_t v_x1090, RtValue **out_v_x1094) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, RtValue **out_v_x1094) {
   RtValue *vals[] = {v_x1083, v_x1084, v_sd_1095, v_x1087, v_x1088, v_x1089};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K15_host(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, v_x1090, out_v_x1094);
+    K15_host(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, out_v_x1094);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, v_x1090, out_v_x1094);
+    K15_gpu(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, out_v_x1094);
   }
 }
 
@@ -4914,7 +4910,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
     RtValue *v_ids_1072 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x218, v_x220, v_x211, v_x201, v_x224, &v_x232, &v_ids_1072);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1072);
     rt_release(v_x201);
     rt_release(v_x211);
     int32_t v_x132 = 0;
@@ -4989,7 +4985,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x490 = 0;
       v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
       RtValue *v_x503 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, v_x490, &v_x503);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
       rt_release(v_x305);
       rt_release(v_x352);
       rt_release(v_x467);
