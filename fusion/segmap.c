@@ -537,6 +537,8 @@ static void pass_count(Pass *ps, Walk *w, LcuBlock *b, LcuStmt *r, LcuVar *sd) {
     return;
   }
   LcuStmt *len = lcu_stmt_length(r->loc, LEN_SEGMENTS, lcu_atom_var(sd));
+  len->lib_fn = r->lib_fn; /* in the run's context, as where it stands */
+  len->user_loc = r->user_loc;
   LcuVar *n = lcu_stmt_result(ps->p, len, lcu_scalar(FB_INT));
   lcu_stmt_arg(r, lcu_atom_var(n));
   vec_push(&b->stmts, NULL);
