@@ -104,15 +104,15 @@ static void a_vars(const LcuKernel *k, Vec *out) {
   }
 }
 
-/* Do the values of REDUCE 'index' of 'k' stay on the device for the
-   kernel's later SOACs, which read them only in thunks?  None of them a
-   result of the kernel (fusion/devscalar.c makes such kernels: a MAP of
-   one element after the REDUCE computes what later kernels read), none
-   a size, an `into` or a library kernel's argument, none checked on the
-   device (devcheck.c). */
-static bool reduce_inside(const Cg *cg, const LcuKernel *k, int index) {
+/* Do the values of REDUCE or ONCE 'index' of 'k' stay on the device for
+   the kernel's later SOACs, which read them only in thunks?  None of
+   them a result of the kernel (fusion/devscalar.c makes such kernels: a
+   MAP of one element after the REDUCE or ONCE computes what later
+   kernels read), none a size, an `into` or a library kernel's argument,
+   none checked on the device (devcheck.c). */
+static bool value_inside(const Cg *cg, const LcuKernel *k, int index) {
   const LcuSoac *s = k->soacs.data[index];
-  if (s->kind != SOAC_REDUCE || cg_reduce_on_device(cg, k, index))
+  if ((s->kind != SOAC_REDUCE && s->kind != SOAC_ONCE) || cg_reduce_on_device(cg, k, index))
     return false;
   bool read = false;
   for (int v = 0; v < s->results.len; v++) {
@@ -133,12 +133,12 @@ static bool reduce_inside(const Cg *cg, const LcuKernel *k, int index) {
 }
 
 /* The REDUCE (its index) of 'k' whose value 'v' stays on the device
-   (reduce_inside), and which of its values, in '*value'; -1 if none. */
+   (value_inside), and which of its values, in '*value'; -1 if none. */
 static int inside_value(const Cg *cg, const LcuKernel *k, const LcuVar *v, int *value) {
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
     for (int r = 0; r < s->results.len; r++)
-      if (s->results.data[r] == v && reduce_inside(cg, k, i)) {
+      if (s->results.data[r] == v && value_inside(cg, k, i)) {
         *value = r;
         return i;
       }
@@ -184,15 +184,15 @@ static FlatBase value_base(const LcuSoac *s, int i) { return ((LcuExp *)s->pull-
 
 static void gen_a_struct(Cg *cg, const LcuKernel *k, const Vec *vars) {
   for (int i = 0; i < k->soacs.len; i++)
-    if (reduce_inside(cg, k, i))
+    if (value_inside(cg, k, i))
       cg_line(cg, "struct %s_%d_V;", k->name, i);
   cg_line(cg, "struct %s_A {", k->name);
   cg->indent++;
   cg_line(cg, "RtKernelError *err;");
   cg_line(cg, "int run;");
   for (int i = 0; i < k->soacs.len; i++)
-    if (reduce_inside(cg, k, i))
-      cg_line(cg, "const %s_%d_V *%s_%d_dev; /* the REDUCE's values, on the device */", k->name, i, k->name, i);
+    if (value_inside(cg, k, i))
+      cg_line(cg, "const %s_%d_V *%s_%d_dev; /* the SOAC's values, on the device */", k->name, i, k->name, i);
   for (int i = 0; i < vars->len; i++) {
     const LcuVar *v = vars->data[i];
     const char *n = cg_name(v);
@@ -675,9 +675,9 @@ static void host_reduce_or_scan(Gx *x, bool scan) {
     cg_line(cg, "%s = %s;", kname(x, "value"), r);
     return;
   }
-  if (!scan && reduce_inside(cg, x->k, x->index)) {
+  if (!scan && value_inside(cg, x->k, x->index)) {
     /* only later SOACs of this kernel read the values: they stay on the
-       device, read there through K_A (reduce_inside) */
+       device, read there through K_A (value_inside) */
     cg_line(cg, "%s = rtg::reduce_value_on_device<%s>(%s, loc, %s, %s, %s, %s);", kname(x, "value"),
             cg_op_commutative(x->s) ? "true" : "false", kernel_string(x), pull, functor(x, "op"), identity(x), n);
     cg_line(cg, "A.%s = %s;", kname(x, "dev"), kname(x, "value"));
@@ -835,6 +835,14 @@ static void host_permute(Gx *x) {
 
 static void host_once(Gx *x) {
   Cg *cg = x->cg;
+  if (value_inside(cg, x->k, x->index)) {
+    /* only later SOACs of this kernel read the values: they stay on the
+       device, read there through K_A */
+    cg_line(cg, "%s = rtg::once_on_device<%s>(%s, loc, %s);", kname(x, "value"), kname(x, "V"), kernel_string(x),
+            functor(x, "pull"));
+    cg_line(cg, "A.%s = %s;", kname(x, "dev"), kname(x, "value"));
+    return;
+  }
   const char *r = cg_temp(cg);
   cg_line(cg, "const %s %s = rtg::once<%s>(%s, loc, %s);", kname(x, "V"), r, kname(x, "V"), kernel_string(x),
           functor(x, "pull"));
@@ -1172,7 +1180,7 @@ static void gen_device_checks(Gx *x) {
 /* At `fail:`, the values still on the device of the REDUCEs before it. */
 static void free_device_values(Gx *x) {
   for (int i = 0; i < x->k->soacs.len; i++)
-    if (cg_reduce_on_device(x->cg, x->k, i) || reduce_inside(x->cg, x->k, i))
+    if (cg_reduce_on_device(x->cg, x->k, i) || value_inside(x->cg, x->k, i))
       cg_line(x->cg, "rtg_free(%s_%d_value);", x->k->name, i);
 }
 
@@ -1295,9 +1303,9 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
     fill_a(&x, k->params.data[i]);
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
-    if (cg_reduce_on_device(cg, k, i) || reduce_inside(cg, k, i))
-      cg_line(cg, "%s_%d_V *%s_%d_value = NULL; /* the REDUCE's values, on the device */", k->name, i, k->name, i);
-    for (int r = 0; r < s->results.len && !reduce_inside(cg, k, i); r++)
+    if (cg_reduce_on_device(cg, k, i) || value_inside(cg, k, i))
+      cg_line(cg, "%s_%d_V *%s_%d_value = NULL; /* the SOAC's values, on the device */", k->name, i, k->name, i);
+    for (int r = 0; r < s->results.len && !value_inside(cg, k, i); r++)
       cg_declare_result(cg, s->results.data[r], &x.vectors);
   }
   for (int i = 0; i < k->soacs.len; i++) {
@@ -1339,7 +1347,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
   }
   gen_device_checks(&x);
   for (int i = 0; i < k->soacs.len; i++)
-    if (reduce_inside(cg, k, i)) { /* stream-ordered: after the SOACs that read it */
+    if (value_inside(cg, k, i)) { /* stream-ordered: after the SOACs that read it */
       cg_line(cg, "rtg_free(%s_%d_value);", k->name, i);
       cg_line(cg, "%s_%d_value = NULL;", k->name, i);
     }

@@ -1090,6 +1090,16 @@ void permute(const char *name, RtLoc loc, Pull pull, Index index, int64_t n, int
 
 template <class V, class Pull> __global__ void once_kernel(Pull pull, V *out) { *out = pull(0); }
 
+/* The values into device memory, no wait, for later SOACs of the kernel
+   to read there (codegen/cuda.c, value_inside). */
+template <class V, class Pull> V *once_on_device(const char *name, RtLoc loc, Pull pull) {
+  V *out = (V *)rtg_alloc(sizeof(V));
+  rtg_launching("once");
+  once_kernel<<<1, 1, 0, rtg_stream()>>>(pull, out);
+  rtg_launched(name, loc);
+  return out;
+}
+
 template <class V, class Pull> V once(const char *name, RtLoc loc, Pull pull) {
   V *out = result_slot<V>();
   rtg_launching("once");

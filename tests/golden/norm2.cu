@@ -211,7 +211,7 @@ struct K1_0_V;
 struct K1_A {
   RtKernelError *err;
   int run;
-  const K1_0_V *K1_0_dev; /* the REDUCE's values, on the device */
+  const K1_0_V *K1_0_dev; /* the SOAC's values, on the device */
   double *v_x102_d; int64_t v_x102_n;
   double *v_x112_d; int64_t v_x112_n;
   double *v_x114_d; int64_t v_x114_n;
@@ -272,7 +272,7 @@ static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x102, RtVa
   A.run = rtg_launch(run);
   A.v_x102_d = v_x102->data.f;
   A.v_x102_n = v_x102->len;
-  K1_0_V *K1_0_value = NULL; /* the REDUCE's values, on the device */
+  K1_0_V *K1_0_value = NULL; /* the SOAC's values, on the device */
   RtValue *v_x112 = NULL;
   RtValue *v_x114 = NULL;
   /* REDUCE */
