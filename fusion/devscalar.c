@@ -2,7 +2,8 @@
  * devscalar.c: scalars that a kernel makes and only kernels read stay on
  * the device (fus_scalars_on_device).
  *
- * A REDUCE's value that the host only hands on to later kernels, maybe
+ * A REDUCE's or a ONCE's value (a sum, an element read on the host: a
+ * pivot) that the host only hands on to later kernels, maybe
  * through a few scalar operations, costs a GPU a wait: the host reads it
  * back, computes, launches the next kernel with it, and the device idles
  * meanwhile (issue 39: norm2's `sqrt(sum(...))` between its two kernels).
@@ -19,8 +20,8 @@
  *                                  let tv = MAP { i => let a = sqrt(r); a using r } (1)
  *   let ys = run C' (xs, tv)   C': MAP { i => xs[i] / tv![0] using xs, tv } (#xs)
  *
- * and code generation keeps on the device the values of a REDUCE that
- * only later SOACs of its own kernel read (codegen/cuda.c): one launch
+ * and code generation keeps on the device the values of a REDUCE or a
+ * ONCE that only later SOACs of its own kernel read (codegen/cuda.c): one launch
  * more (the MAP of one element), no read-back, no wait.  On the CPU the
  * same program costs a loop of one element more.
  *
@@ -39,7 +40,7 @@
  * error still comes in its order.  The MAP comes after the kernel's
  * other SOACs, as the operations came after the run.
  *
- * The REDUCEs of one run are tried together; where the values of one of
+ * The REDUCEs and ONCEs of one run are tried together; where the values of one of
  * them cannot move, it is left out (with every other whose values an
  * operation combined with it) and the rest are tried again.  Kernels
  * are shared by runs: the producer's kernel is copied for its run, a
@@ -50,7 +51,8 @@
 
 #include "fusion.h"
 
-/* The REDUCEs of a kernel that one attempt moves: bit j for SOAC j. */
+/* The REDUCEs and ONCEs of a kernel that one attempt moves: bit j for
+   SOAC j. */
 typedef uint64_t Mask;
 enum { MASK_BITS = 64 };
 
@@ -140,14 +142,15 @@ static bool read_outside_thunks(const LcuKernel *k, int index, const LcuVar *v) 
   return false;
 }
 
-/* The REDUCEs of run 's' whose values may move: returned by its kernel
-   (at least one of them), read by its later SOACs only in thunks. */
+/* The REDUCEs and ONCEs of run 's' whose values may move: returned by
+   its kernel (at least one of them), read by its later SOACs only in
+   thunks. */
 static Mask movable_reduces(const LcuStmt *s) {
   const LcuKernel *k = s->kernel;
   Mask m = 0;
   for (int j = 0; j < k->soacs.len && j < MASK_BITS; j++) {
     const LcuSoac *r = k->soacs.data[j];
-    if (r->kind != SOAC_REDUCE)
+    if (r->kind != SOAC_REDUCE && r->kind != SOAC_ONCE)
       continue;
     bool returned = false, ok = true;
     for (int v = 0; v < r->results.len; v++) {

@@ -108,183 +108,8 @@ static int g_x16_defined;
 static void fn_distinct(RtValue *v_x19, int32_t *out_0);
 static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0);
 
-/* K1: ONCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x23, int32_t *out_v_x24) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x23_d = v_x23->data.i;
-  const int64_t v_x23_n = v_x23->len;
-  int32_t v_x24 = 0;
-  /* ONCE */
-  {
-    int t2 = 0; /* nonzero: a check below failed */
-    int t3 = (uint64_t)(int64_t)0 < (uint64_t)v_x23_n;
-    int32_t t1 = t3 ? v_x23_d[0] : 0;
-    t2 |= !t3;
-    if (__builtin_expect(t2 != 0, 0)) { /* again, recording the error */
-      int32_t t4;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x23_n) {
-        t4 = v_x23_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x23_n, 0.0, 0);
-        t4 = 0;
-      }
-    }
-    v_x24 = t1;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x24 = v_x24;
-  return;
-fail:
-}
-
-/* K2: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x38, int32_t v_x40, RtValue **out_v_x41) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x38_d = v_x38->data.i;
-  const int64_t v_x38_n = v_x38->len;
-  RtValue *v_x41 = NULL;
-  /* FILTER */
-  {
-    const int64_t t5 = v_x38_n;
-    const int64_t t6 = t5 > 0 ? (t5 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t7 = (uint8_t *)rt_alloc_atomic((size_t)t5 + 1);
-    int64_t *t8 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t6 + 1));
-    RT_PARALLEL_FOR_IF(t6 > 1)
-    for (int64_t t9 = 0; t9 < t6; t9++) {
-      int64_t kept = 0;
-      const int64_t t9_end = (t9 + 1) * RT_CHUNK < t5 ? (t9 + 1) * RT_CHUNK : t5;
-      for (int64_t t10 = t9 * RT_CHUNK; t10 < t9_end; t10++) {
-        const int32_t t11 = (int32_t)t10;
-        int32_t t9x0;
-        int32_t t12 = v_x38_d[t11];
-        t9x0 = t12;
-        uint8_t t13;
-        uint8_t t15 = rt_lt_i(t9x0, v_x40);
-        t13 = t15;
-        t7[t10] = t13 != 0;
-        kept += t13 != 0;
-      }
-      t8[t9] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t7);
-      rt_free(t8);
-      goto fail;
-    }
-    int64_t t16 = 0;
-    for (int64_t t9 = 0; t9 < t6; t9++) {
-      const int64_t k = t8[t9];
-      t8[t9] = t16;
-      t16 += k;
-    }
-    v_x41 = rt_value_new(rt_vec_type(RT_INT), t16);
-    int32_t *v_x41_d = v_x41->data.i;
-    const int64_t v_x41_n = v_x41->len;
-    RT_PARALLEL_FOR_IF(t6 > 1)
-    for (int64_t t9 = 0; t9 < t6; t9++) {
-      int64_t at = t8[t9];
-      const int64_t t9_end = (t9 + 1) * RT_CHUNK < t5 ? (t9 + 1) * RT_CHUNK : t5;
-      for (int64_t t10 = t9 * RT_CHUNK; t10 < t9_end; t10++) {
-        const int32_t t11 = (int32_t)t10;
-        if (!t7[t10])
-          continue;
-        int32_t t9y0;
-        int32_t t17 = v_x38_d[t11];
-        t9y0 = t17;
-        if (t7[t10]) {
-          v_x41_d[at] = t9y0;
-          at++;
-        }
-      }
-    }
-    rt_free(t7);
-    rt_free(t8);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x41 = v_x41;
-  return;
-fail:
-  rt_release(v_x41);
-}
-
-/* K3: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x56, int32_t v_x58, RtValue **out_v_x59) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x56_d = v_x56->data.i;
-  const int64_t v_x56_n = v_x56->len;
-  RtValue *v_x59 = NULL;
-  /* FILTER */
-  {
-    const int64_t t18 = v_x56_n;
-    const int64_t t19 = t18 > 0 ? (t18 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t20 = (uint8_t *)rt_alloc_atomic((size_t)t18 + 1);
-    int64_t *t21 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t19 + 1));
-    RT_PARALLEL_FOR_IF(t19 > 1)
-    for (int64_t t22 = 0; t22 < t19; t22++) {
-      int64_t kept = 0;
-      const int64_t t22_end = (t22 + 1) * RT_CHUNK < t18 ? (t22 + 1) * RT_CHUNK : t18;
-      for (int64_t t23 = t22 * RT_CHUNK; t23 < t22_end; t23++) {
-        const int32_t t24 = (int32_t)t23;
-        int32_t t22x0;
-        int32_t t25 = v_x56_d[t24];
-        t22x0 = t25;
-        uint8_t t26;
-        uint8_t t28 = rt_gt_i(t22x0, v_x58);
-        t26 = t28;
-        t20[t23] = t26 != 0;
-        kept += t26 != 0;
-      }
-      t21[t22] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t20);
-      rt_free(t21);
-      goto fail;
-    }
-    int64_t t29 = 0;
-    for (int64_t t22 = 0; t22 < t19; t22++) {
-      const int64_t k = t21[t22];
-      t21[t22] = t29;
-      t29 += k;
-    }
-    v_x59 = rt_value_new(rt_vec_type(RT_INT), t29);
-    int32_t *v_x59_d = v_x59->data.i;
-    const int64_t v_x59_n = v_x59->len;
-    RT_PARALLEL_FOR_IF(t19 > 1)
-    for (int64_t t22 = 0; t22 < t19; t22++) {
-      int64_t at = t21[t22];
-      const int64_t t22_end = (t22 + 1) * RT_CHUNK < t18 ? (t22 + 1) * RT_CHUNK : t18;
-      for (int64_t t23 = t22 * RT_CHUNK; t23 < t22_end; t23++) {
-        const int32_t t24 = (int32_t)t23;
-        if (!t20[t23])
-          continue;
-        int32_t t22y0;
-        int32_t t30 = v_x56_d[t24];
-        t22y0 = t30;
-        if (t20[t23]) {
-          v_x59_d[at] = t22y0;
-          at++;
-        }
-      }
-    }
-    rt_free(t20);
-    rt_free(t21);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x59 = v_x59;
-  return;
-fail:
-  rt_release(v_x59);
-}
-
-/* K4: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
+/* K1: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
   (void)loc;
   (void)run;
   int32_t *v_x65_d = v_x65->data.i;
@@ -292,8 +117,8 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue *
   RtValue *v_x66 = NULL;
   /* LIBRARY */
   {
-    RtValue *t31 = rt_make_segdes(loc, v_x65);
-    v_x66 = t31;
+    RtValue *t1 = rt_make_segdes(loc, v_x65);
+    v_x66 = t1;
     const int64_t *v_x66_off = rt_seg_offsets(v_x66);
     const int64_t v_x66_n = v_x66->len;
   }
@@ -305,8 +130,8 @@ fail:
   rt_release(v_x66);
 }
 
-/* K5: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
+/* K2: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
   (void)loc;
   (void)run;
   int32_t *v_x72_d = v_x72->data.i;
@@ -316,57 +141,57 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *
   RtValue *v_x75 = NULL;
   /* MAP */
   {
-    const int64_t t32 = v_x74;
-    if (t32 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t32, 0.0, 0);
+    const int64_t t2 = v_x74;
+    if (t2 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t2, 0.0, 0);
       goto fail;
     }
-    v_x75 = rt_value_new(rt_vec_type(RT_INT), t32);
+    v_x75 = rt_value_new(rt_vec_type(RT_INT), t2);
     int32_t *v_x75_d = v_x75->data.i;
     const int64_t v_x75_n = v_x75->len;
-    RT_PARALLEL_FOR_IF(t32 >= RT_PARALLEL_MIN)
-    for (int64_t t33 = 0; t33 < t32; t33++) {
-      const int32_t t34 = (int32_t)t33;
-      int t39 = 0; /* nonzero: a check below failed */
-      uint8_t t36 = rt_lt_i(t34, (int32_t)v_x72_n);
-      int32_t t37;
-      if (t36) {
-        int t40 = (uint64_t)(int64_t)t34 < (uint64_t)v_x72_n;
-        int32_t t38 = t40 ? v_x72_d[t34] : 0;
-        t39 |= !t40;
-        t37 = t38;
+    RT_PARALLEL_FOR_IF(t2 >= RT_PARALLEL_MIN)
+    for (int64_t t3 = 0; t3 < t2; t3++) {
+      const int32_t t4 = (int32_t)t3;
+      int t9 = 0; /* nonzero: a check below failed */
+      uint8_t t6 = rt_lt_i(t4, (int32_t)v_x72_n);
+      int32_t t7;
+      if (t6) {
+        int t10 = (uint64_t)(int64_t)t4 < (uint64_t)v_x72_n;
+        int32_t t8 = t10 ? v_x72_d[t4] : 0;
+        t9 |= !t10;
+        t7 = t8;
       } else {
-        int32_t t42 = rt_sub_i(t34, (int32_t)v_x72_n);
-        int t44 = (uint64_t)(int64_t)t42 < (uint64_t)v_x73_n;
-        int32_t t43 = t44 ? v_x73_d[t42] : 0;
-        t39 |= !t44;
-        t37 = t43;
+        int32_t t12 = rt_sub_i(t4, (int32_t)v_x72_n);
+        int t14 = (uint64_t)(int64_t)t12 < (uint64_t)v_x73_n;
+        int32_t t13 = t14 ? v_x73_d[t12] : 0;
+        t9 |= !t14;
+        t7 = t13;
       }
-      if (__builtin_expect(t39 != 0, 0)) { /* again, recording the error */
-        uint8_t t46 = rt_lt_i(t34, (int32_t)v_x72_n);
-        int32_t t47;
-        if (t46) {
-          int32_t t48;
-          if ((uint64_t)(int64_t)t34 < (uint64_t)v_x72_n) {
-            t48 = v_x72_d[t34];
+      if (__builtin_expect(t9 != 0, 0)) { /* again, recording the error */
+        uint8_t t16 = rt_lt_i(t4, (int32_t)v_x72_n);
+        int32_t t17;
+        if (t16) {
+          int32_t t18;
+          if ((uint64_t)(int64_t)t4 < (uint64_t)v_x72_n) {
+            t18 = v_x72_d[t4];
           } else {
-            NESSIE_RECORD(err, t33, RT_CHECK_INDEX, 0, 0, RT_GATHER, t34, v_x72_n, 0.0, 1);
-            t48 = 0;
+            NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 0, 0, RT_GATHER, t4, v_x72_n, 0.0, 1);
+            t18 = 0;
           }
-          t47 = t48;
+          t17 = t18;
         } else {
-          int32_t t50 = rt_sub_i(t34, (int32_t)v_x72_n);
-          int32_t t51;
-          if ((uint64_t)(int64_t)t50 < (uint64_t)v_x73_n) {
-            t51 = v_x73_d[t50];
+          int32_t t20 = rt_sub_i(t4, (int32_t)v_x72_n);
+          int32_t t21;
+          if ((uint64_t)(int64_t)t20 < (uint64_t)v_x73_n) {
+            t21 = v_x73_d[t20];
           } else {
-            NESSIE_RECORD(err, t33, RT_CHECK_INDEX, 0, 0, RT_GATHER, t50, v_x73_n, 0.0, 2);
-            t51 = 0;
+            NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 0, 0, RT_GATHER, t20, v_x73_n, 0.0, 2);
+            t21 = 0;
           }
-          t47 = t51;
+          t17 = t21;
         }
       }
-      v_x75_d[t33] = t37;
+      v_x75_d[t3] = t7;
     }
   }
   if (err->index != INT64_MAX)
@@ -377,21 +202,21 @@ fail:
   rt_release(v_x75);
 }
 
-/* K6: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
+/* K3: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   (void)loc;
   (void)run;
   RtValue *v_x93 = NULL;
   /* MAP */
   {
-    const int64_t t52 = 0;
-    v_x93 = rt_value_new(rt_vec_type(RT_INT), t52);
+    const int64_t t22 = 0;
+    v_x93 = rt_value_new(rt_vec_type(RT_INT), t22);
     int32_t *v_x93_d = v_x93->data.i;
     const int64_t v_x93_n = v_x93->len;
-    RT_PARALLEL_FOR_IF(t52 >= RT_PARALLEL_MIN)
-    for (int64_t t53 = 0; t53 < t52; t53++) {
-      const int32_t t54 = (int32_t)t53;
-      v_x93_d[t53] = 0;
+    RT_PARALLEL_FOR_IF(t22 >= RT_PARALLEL_MIN)
+    for (int64_t t23 = 0; t23 < t22; t23++) {
+      const int32_t t24 = (int32_t)t23;
+      v_x93_d[t23] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -402,9 +227,9 @@ fail:
   rt_release(v_x93);
 }
 
-/* K7 runs too for K9, whose code is the same */
-/* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
+/* K4 runs too for K6, whose code is the same */
+/* K4: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
   (void)loc;
   (void)run;
   int32_t *v_x160_d = v_x160->data.i;
@@ -418,8 +243,8 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue 
   RtValue *v_x165 = NULL;
   /* LIBRARY */
   {
-    RtValue *t55 = rt_range_segdes(loc, v_x160, v_x161, v_x162, &v_x164, &v_x165);
-    v_x163 = t55;
+    RtValue *t25 = rt_range_segdes(loc, v_x160, v_x161, v_x162, &v_x164, &v_x165);
+    v_x163 = t25;
     const int64_t *v_x163_off = rt_seg_offsets(v_x163);
     const int64_t v_x163_n = v_x163->len;
   }
@@ -435,8 +260,8 @@ fail:
   rt_release(v_x165);
 }
 
-/* K8: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
+/* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
   (void)loc;
   (void)run;
   const int64_t *v_sd_1080_off = rt_seg_offsets(v_sd_1080);
@@ -451,64 +276,64 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtVal
   RtValue *v_ids_1082 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t56 = v_sd_1080_off[v_sd_1080_n];
-    v_x1079 = rt_value_new(rt_vec_type(RT_INT), t56);
+    const int64_t t26 = v_sd_1080_off[v_sd_1080_n];
+    v_x1079 = rt_value_new(rt_vec_type(RT_INT), t26);
     int32_t *v_x1079_d = v_x1079->data.i;
     const int64_t v_x1079_n = v_x1079->len;
-    v_ids_1082 = rt_value_new(rt_vec_type(RT_INT), t56);
+    v_ids_1082 = rt_value_new(rt_vec_type(RT_INT), t26);
     int32_t *v_ids_1082_d = v_ids_1082->data.i;
     const int64_t v_ids_1082_n = v_ids_1082->len;
-    const int64_t t57 = (t56 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t57 > 1)
-    for (int64_t t58 = 0; t58 < t57; t58++) {
-      int64_t t61 = rt_segment_search(v_sd_1080_off, 0, v_sd_1080_n, t58 * RT_CHUNK);
-      const int64_t t58_end = (t58 + 1) * RT_CHUNK < t56 ? (t58 + 1) * RT_CHUNK : t56;
-      for (int64_t t59 = t58 * RT_CHUNK; t59 < t58_end; t59++) {
-        const int32_t t60 = (int32_t)t59;
-        while (v_sd_1080_off[t61 + 1] <= t59)
-          t61++;
-        const int32_t t62 = (int32_t)t61;
-        int t64 = 0; /* nonzero: a check below failed */
-        int t65 = (uint64_t)(int64_t)t62 < (uint64_t)v_x1076_n;
-        int32_t t63 = t65 ? v_x1076_d[t62] : 0;
-        t64 |= !t65;
-        int t67 = (uint64_t)(int64_t)t62 < (uint64_t)v_x1074_n;
-        int32_t t66 = t67 ? v_x1074_d[t62] : 0;
-        t64 |= !t67;
-        int32_t t69 = rt_sub_i(t60, t66);
-        int t71 = (uint64_t)(int64_t)t62 < (uint64_t)v_x1075_n;
-        int32_t t70 = t71 ? v_x1075_d[t62] : 0;
-        t64 |= !t71;
-        int32_t t73 = rt_mul_i(t69, t70);
-        int32_t t75 = rt_add_i(t63, t73);
-        if (__builtin_expect(t64 != 0, 0)) { /* again, recording the error */
-          int32_t t76;
-          if ((uint64_t)(int64_t)t62 < (uint64_t)v_x1076_n) {
-            t76 = v_x1076_d[t62];
+    const int64_t t27 = (t26 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t27 > 1)
+    for (int64_t t28 = 0; t28 < t27; t28++) {
+      int64_t t31 = rt_segment_search(v_sd_1080_off, 0, v_sd_1080_n, t28 * RT_CHUNK);
+      const int64_t t28_end = (t28 + 1) * RT_CHUNK < t26 ? (t28 + 1) * RT_CHUNK : t26;
+      for (int64_t t29 = t28 * RT_CHUNK; t29 < t28_end; t29++) {
+        const int32_t t30 = (int32_t)t29;
+        while (v_sd_1080_off[t31 + 1] <= t29)
+          t31++;
+        const int32_t t32 = (int32_t)t31;
+        int t34 = 0; /* nonzero: a check below failed */
+        int t35 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1076_n;
+        int32_t t33 = t35 ? v_x1076_d[t32] : 0;
+        t34 |= !t35;
+        int t37 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1074_n;
+        int32_t t36 = t37 ? v_x1074_d[t32] : 0;
+        t34 |= !t37;
+        int32_t t39 = rt_sub_i(t30, t36);
+        int t41 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1075_n;
+        int32_t t40 = t41 ? v_x1075_d[t32] : 0;
+        t34 |= !t41;
+        int32_t t43 = rt_mul_i(t39, t40);
+        int32_t t45 = rt_add_i(t33, t43);
+        if (__builtin_expect(t34 != 0, 0)) { /* again, recording the error */
+          int32_t t46;
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1076_n) {
+            t46 = v_x1076_d[t32];
           } else {
-            NESSIE_RECORD(err, t59, RT_CHECK_INDEX, 0, 0, RT_GATHER, t62, v_x1076_n, 0.0, 0);
-            t76 = 0;
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1076_n, 0.0, 0);
+            t46 = 0;
           }
-          int32_t t77;
-          if ((uint64_t)(int64_t)t62 < (uint64_t)v_x1074_n) {
-            t77 = v_x1074_d[t62];
+          int32_t t47;
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1074_n) {
+            t47 = v_x1074_d[t32];
           } else {
-            NESSIE_RECORD(err, t59, RT_CHECK_INDEX, 0, 0, RT_GATHER, t62, v_x1074_n, 0.0, 1);
-            t77 = 0;
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1074_n, 0.0, 1);
+            t47 = 0;
           }
-          int32_t t79 = rt_sub_i(t60, t77);
-          int32_t t80;
-          if ((uint64_t)(int64_t)t62 < (uint64_t)v_x1075_n) {
-            t80 = v_x1075_d[t62];
+          int32_t t49 = rt_sub_i(t30, t47);
+          int32_t t50;
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1075_n) {
+            t50 = v_x1075_d[t32];
           } else {
-            NESSIE_RECORD(err, t59, RT_CHECK_INDEX, 0, 0, RT_GATHER, t62, v_x1075_n, 0.0, 2);
-            t80 = 0;
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1075_n, 0.0, 2);
+            t50 = 0;
           }
-          int32_t t82 = rt_mul_i(t79, t80);
-          int32_t t84 = rt_add_i(t76, t82);
+          int32_t t52 = rt_mul_i(t49, t50);
+          int32_t t54 = rt_add_i(t46, t52);
         }
-        v_x1079_d[t59] = t75;
-        v_ids_1082_d[t59] = t62;
+        v_x1079_d[t29] = t45;
+        v_ids_1082_d[t29] = t32;
       }
     }
   }
@@ -522,8 +347,8 @@ fail:
   rt_release(v_ids_1082);
 }
 
-/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
+/* K7: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
   (void)loc;
   (void)run;
   int32_t *v_x715_d = v_x715->data.i;
@@ -532,31 +357,31 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t
   int32_t v_x717 = 0;
   /* ONCE */
   {
-    int t87 = 0; /* nonzero: a check below failed */
-    int t88 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
-    int32_t t86 = t88 ? v_x715_d[0] : 0;
-    t87 |= !t88;
-    int t90 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
-    int32_t t89 = t90 ? v_x715_d[1] : 0;
-    t87 |= !t90;
-    if (__builtin_expect(t87 != 0, 0)) { /* again, recording the error */
-      int32_t t91;
+    int t57 = 0; /* nonzero: a check below failed */
+    int t58 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
+    int32_t t56 = t58 ? v_x715_d[0] : 0;
+    t57 |= !t58;
+    int t60 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
+    int32_t t59 = t60 ? v_x715_d[1] : 0;
+    t57 |= !t60;
+    if (__builtin_expect(t57 != 0, 0)) { /* again, recording the error */
+      int32_t t61;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x715_n) {
-        t91 = v_x715_d[0];
+        t61 = v_x715_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x715_n, 0.0, 0);
-        t91 = 0;
+        t61 = 0;
       }
-      int32_t t92;
+      int32_t t62;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x715_n) {
-        t92 = v_x715_d[1];
+        t62 = v_x715_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x715_n, 0.0, 1);
-        t92 = 0;
+        t62 = 0;
       }
     }
-    v_x716 = t86;
-    v_x717 = t89;
+    v_x716 = t56;
+    v_x717 = t59;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -566,8 +391,8 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t
 fail:
 }
 
-/* K11: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
+/* K8: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
   (void)loc;
   (void)run;
   int32_t *v_x718_d = v_x718->data.i;
@@ -580,29 +405,29 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue
   RtValue *v_x726 = NULL;
   /* MAP */
   {
-    const int64_t t93 = v_x718_n;
-    v_x721 = rt_value_new(rt_vec_type(RT_INT), t93);
+    const int64_t t63 = v_x718_n;
+    v_x721 = rt_value_new(rt_vec_type(RT_INT), t63);
     int32_t *v_x721_d = v_x721->data.i;
     const int64_t v_x721_n = v_x721->len;
-    RT_PARALLEL_FOR_IF(t93 >= RT_PARALLEL_MIN)
-    for (int64_t t94 = 0; t94 < t93; t94++) {
-      const int32_t t95 = (int32_t)t94;
-      int t98 = 0; /* nonzero: a check below failed */
-      int32_t t96 = v_x718_d[t95];
-      int t99 = (uint64_t)(int64_t)t96 < (uint64_t)v_x719_n;
-      int32_t t97 = t99 ? v_x719_d[t96] : 0;
-      t98 |= !t99;
-      if (__builtin_expect(t98 != 0, 0)) { /* again, recording the error */
-        int32_t t100 = v_x718_d[t95];
-        int32_t t101;
-        if ((uint64_t)(int64_t)t100 < (uint64_t)v_x719_n) {
-          t101 = v_x719_d[t100];
+    RT_PARALLEL_FOR_IF(t63 >= RT_PARALLEL_MIN)
+    for (int64_t t64 = 0; t64 < t63; t64++) {
+      const int32_t t65 = (int32_t)t64;
+      int t68 = 0; /* nonzero: a check below failed */
+      int32_t t66 = v_x718_d[t65];
+      int t69 = (uint64_t)(int64_t)t66 < (uint64_t)v_x719_n;
+      int32_t t67 = t69 ? v_x719_d[t66] : 0;
+      t68 |= !t69;
+      if (__builtin_expect(t68 != 0, 0)) { /* again, recording the error */
+        int32_t t70 = v_x718_d[t65];
+        int32_t t71;
+        if ((uint64_t)(int64_t)t70 < (uint64_t)v_x719_n) {
+          t71 = v_x719_d[t70];
         } else {
-          NESSIE_RECORD(err, t94, RT_CHECK_INDEX, 0, 0, RT_GATHER, t100, v_x719_n, 0.0, 0);
-          t101 = 0;
+          NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t70, v_x719_n, 0.0, 0);
+          t71 = 0;
         }
       }
-      v_x721_d[t94] = t97;
+      v_x721_d[t64] = t67;
     }
   }
   if (err->index != INT64_MAX)
@@ -612,29 +437,29 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue
     const int64_t v_x721_n = v_x721->len;
     /* MAP */
     {
-      const int64_t t102 = v_x722_n;
-      v_x726 = rt_value_new(rt_vec_type(RT_INT), t102);
+      const int64_t t72 = v_x722_n;
+      v_x726 = rt_value_new(rt_vec_type(RT_INT), t72);
       int32_t *v_x726_d = v_x726->data.i;
       const int64_t v_x726_n = v_x726->len;
-      RT_PARALLEL_FOR_IF(t102 >= RT_PARALLEL_MIN)
-      for (int64_t t103 = 0; t103 < t102; t103++) {
-        const int32_t t104 = (int32_t)t103;
-        int t107 = 0; /* nonzero: a check below failed */
-        int32_t t105 = v_x722_d[t104];
-        int t108 = (uint64_t)(int64_t)t105 < (uint64_t)v_x721_n;
-        int32_t t106 = t108 ? v_x721_d[t105] : 0;
-        t107 |= !t108;
-        if (__builtin_expect(t107 != 0, 0)) { /* again, recording the error */
-          int32_t t109 = v_x722_d[t104];
-          int32_t t110;
-          if ((uint64_t)(int64_t)t109 < (uint64_t)v_x721_n) {
-            t110 = v_x721_d[t109];
+      RT_PARALLEL_FOR_IF(t72 >= RT_PARALLEL_MIN)
+      for (int64_t t73 = 0; t73 < t72; t73++) {
+        const int32_t t74 = (int32_t)t73;
+        int t77 = 0; /* nonzero: a check below failed */
+        int32_t t75 = v_x722_d[t74];
+        int t78 = (uint64_t)(int64_t)t75 < (uint64_t)v_x721_n;
+        int32_t t76 = t78 ? v_x721_d[t75] : 0;
+        t77 |= !t78;
+        if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
+          int32_t t79 = v_x722_d[t74];
+          int32_t t80;
+          if ((uint64_t)(int64_t)t79 < (uint64_t)v_x721_n) {
+            t80 = v_x721_d[t79];
           } else {
-            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 2, 0, RT_GATHER, t109, v_x721_n, 0.0, 1);
-            t110 = 0;
+            NESSIE_RECORD(err, t73, RT_CHECK_INDEX, 2, 0, RT_GATHER, t79, v_x721_n, 0.0, 1);
+            t80 = 0;
           }
         }
-        v_x726_d[t103] = t106;
+        v_x726_d[t73] = t76;
       }
     }
     if (err->index != INT64_MAX)
@@ -648,8 +473,8 @@ fail:
   rt_release(v_x726);
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740) {
+/* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740) {
   (void)loc;
   (void)run;
   int32_t *v_x730_d = v_x730->data.i;
@@ -660,18 +485,18 @@ static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue 
   int32_t v_x740 = 0;
   /* MAP */
   {
-    const int64_t t111 = v_x727;
-    if (t111 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t111, 0.0, 0);
+    const int64_t t81 = v_x727;
+    if (t81 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t81, 0.0, 0);
       goto fail;
     }
-    v_x729 = rt_value_new(rt_vec_type(RT_INT), t111);
+    v_x729 = rt_value_new(rt_vec_type(RT_INT), t81);
     int32_t *v_x729_d = v_x729->data.i;
     const int64_t v_x729_n = v_x729->len;
-    RT_PARALLEL_FOR_IF(t111 >= RT_PARALLEL_MIN)
-    for (int64_t t112 = 0; t112 < t111; t112++) {
-      const int32_t t113 = (int32_t)t112;
-      v_x729_d[t112] = 0;
+    RT_PARALLEL_FOR_IF(t81 >= RT_PARALLEL_MIN)
+    for (int64_t t82 = 0; t82 < t81; t82++) {
+      const int32_t t83 = (int32_t)t82;
+      v_x729_d[t82] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -681,125 +506,125 @@ static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue 
     const int64_t v_x729_n = v_x729->len;
     /* REDUCE */
     {
-      const int64_t t114 = v_x727;
-      if (t114 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t114, 0.0, 1);
+      const int64_t t84 = v_x727;
+      if (t84 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t84, 0.0, 1);
         goto fail;
       }
-      const int64_t t115 = t114 > 0 ? (t114 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t116 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t115);
-      int32_t *t117 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t115);
-      int32_t *t118 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t115);
-      RT_PARALLEL_FOR_IF(t115 > 1)
-      for (int64_t t119 = 0; t119 < t115; t119++) {
-        int32_t t119a0;
-        int32_t t119a1;
-        int32_t t119a2;
-        t119a0 = 2147483647;
-        t119a1 = 0;
-        t119a2 = 1;
-        const int64_t t119_end = (t119 + 1) * RT_CHUNK < t114 ? (t119 + 1) * RT_CHUNK : t114;
-        for (int64_t t120 = t119 * RT_CHUNK; t120 < t119_end; t120++) {
-          const int32_t t121 = (int32_t)t120;
-          int32_t t119x0;
-          int32_t t119x1;
-          int32_t t119x2;
-          int t123 = 0; /* nonzero: a check below failed */
-          int t124 = (uint64_t)(int64_t)t121 < (uint64_t)v_x730_n;
-          int32_t t122 = t124 ? v_x730_d[t121] : 0;
-          t123 |= !t124;
-          uint8_t t126 = rt_lt_i(0, t122);
-          int32_t t127;
-          if (t126) {
-            t127 = 2147483647;
+      const int64_t t85 = t84 > 0 ? (t84 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t86 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t85);
+      int32_t *t87 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t85);
+      int32_t *t88 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t85);
+      RT_PARALLEL_FOR_IF(t85 > 1)
+      for (int64_t t89 = 0; t89 < t85; t89++) {
+        int32_t t89a0;
+        int32_t t89a1;
+        int32_t t89a2;
+        t89a0 = 2147483647;
+        t89a1 = 0;
+        t89a2 = 1;
+        const int64_t t89_end = (t89 + 1) * RT_CHUNK < t84 ? (t89 + 1) * RT_CHUNK : t84;
+        for (int64_t t90 = t89 * RT_CHUNK; t90 < t89_end; t90++) {
+          const int32_t t91 = (int32_t)t90;
+          int32_t t89x0;
+          int32_t t89x1;
+          int32_t t89x2;
+          int t93 = 0; /* nonzero: a check below failed */
+          int t94 = (uint64_t)(int64_t)t91 < (uint64_t)v_x730_n;
+          int32_t t92 = t94 ? v_x730_d[t91] : 0;
+          t93 |= !t94;
+          uint8_t t96 = rt_lt_i(0, t92);
+          int32_t t97;
+          if (t96) {
+            t97 = 2147483647;
           } else {
-            t127 = t121;
+            t97 = t91;
           }
-          if (__builtin_expect(t123 != 0, 0)) { /* again, recording the error */
-            int32_t t128;
-            if ((uint64_t)(int64_t)t121 < (uint64_t)v_x730_n) {
-              t128 = v_x730_d[t121];
+          if (__builtin_expect(t93 != 0, 0)) { /* again, recording the error */
+            int32_t t98;
+            if ((uint64_t)(int64_t)t91 < (uint64_t)v_x730_n) {
+              t98 = v_x730_d[t91];
             } else {
-              NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 2, 0, RT_GATHER, t121, v_x730_n, 0.0, 2);
-              t128 = 0;
+              NESSIE_RECORD(err, t90, RT_CHECK_INDEX, 2, 0, RT_GATHER, t91, v_x730_n, 0.0, 2);
+              t98 = 0;
             }
-            uint8_t t130 = rt_lt_i(0, t128);
-            int32_t t131;
-            if (t130) {
-              t131 = 2147483647;
+            uint8_t t100 = rt_lt_i(0, t98);
+            int32_t t101;
+            if (t100) {
+              t101 = 2147483647;
             } else {
-              t131 = t121;
+              t101 = t91;
             }
           }
-          t119x0 = t127;
-          t119x1 = 0;
-          t119x2 = t122;
-          uint8_t t133 = rt_le_i(t119a0, t119x0);
-          int32_t t134;
-          if (t133) {
-            t134 = t119a0;
+          t89x0 = t97;
+          t89x1 = 0;
+          t89x2 = t92;
+          uint8_t t103 = rt_le_i(t89a0, t89x0);
+          int32_t t104;
+          if (t103) {
+            t104 = t89a0;
           } else {
-            t134 = t119x0;
+            t104 = t89x0;
           }
-          int32_t t135;
-          if (t133) {
-            t135 = t119a1;
+          int32_t t105;
+          if (t103) {
+            t105 = t89a1;
           } else {
-            t135 = t119x1;
+            t105 = t89x1;
           }
-          int32_t t136;
-          if (t133) {
-            t136 = t119a2;
+          int32_t t106;
+          if (t103) {
+            t106 = t89a2;
           } else {
-            t136 = t119x2;
+            t106 = t89x2;
           }
-          t119a0 = t134;
-          t119a1 = t135;
-          t119a2 = t136;
+          t89a0 = t104;
+          t89a1 = t105;
+          t89a2 = t106;
         }
-        t116[t119] = t119a0;
-        t117[t119] = t119a1;
-        t118[t119] = t119a2;
+        t86[t89] = t89a0;
+        t87[t89] = t89a1;
+        t88[t89] = t89a2;
       }
-      int32_t t119t0;
-      int32_t t119t1;
-      int32_t t119t2;
-      t119t0 = 2147483647;
-      t119t1 = 0;
-      t119t2 = 1;
-      for (int64_t t119 = 0; t119 < t115; t119++) {
-        const int32_t t137 = t116[t119];
-        const int32_t t138 = t117[t119];
-        const int32_t t139 = t118[t119];
-        uint8_t t141 = rt_le_i(t119t0, t137);
-        int32_t t142;
-        if (t141) {
-          t142 = t119t0;
+      int32_t t89t0;
+      int32_t t89t1;
+      int32_t t89t2;
+      t89t0 = 2147483647;
+      t89t1 = 0;
+      t89t2 = 1;
+      for (int64_t t89 = 0; t89 < t85; t89++) {
+        const int32_t t107 = t86[t89];
+        const int32_t t108 = t87[t89];
+        const int32_t t109 = t88[t89];
+        uint8_t t111 = rt_le_i(t89t0, t107);
+        int32_t t112;
+        if (t111) {
+          t112 = t89t0;
         } else {
-          t142 = t137;
+          t112 = t107;
         }
-        int32_t t143;
-        if (t141) {
-          t143 = t119t1;
+        int32_t t113;
+        if (t111) {
+          t113 = t89t1;
         } else {
-          t143 = t138;
+          t113 = t108;
         }
-        int32_t t144;
-        if (t141) {
-          t144 = t119t2;
+        int32_t t114;
+        if (t111) {
+          t114 = t89t2;
         } else {
-          t144 = t139;
+          t114 = t109;
         }
-        t119t0 = t142;
-        t119t1 = t143;
-        t119t2 = t144;
+        t89t0 = t112;
+        t89t1 = t113;
+        t89t2 = t114;
       }
-      v_x738 = t119t0;
-      rt_free(t116);
-      v_x739 = t119t1;
-      rt_free(t117);
-      v_x740 = t119t2;
-      rt_free(t118);
+      v_x738 = t89t0;
+      rt_free(t86);
+      v_x739 = t89t1;
+      rt_free(t87);
+      v_x740 = t89t2;
+      rt_free(t88);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -812,8 +637,8 @@ fail:
   rt_release(v_x729);
 }
 
-/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
+/* K10: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
   (void)loc;
   (void)run;
   int32_t *v_x741_d = v_x741->data.i;
@@ -832,119 +657,119 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
   RtValue *v_x772 = NULL;
   /* FILTER */
   {
-    const int64_t t145 = v_x745_n;
-    const int64_t t146 = t145 > 0 ? (t145 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t147 = (uint8_t *)rt_alloc_atomic((size_t)t145 + 1);
-    int64_t *t148 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t146 + 1));
-    RT_PARALLEL_FOR_IF(t146 > 1)
-    for (int64_t t149 = 0; t149 < t146; t149++) {
+    const int64_t t115 = v_x745_n;
+    const int64_t t116 = t115 > 0 ? (t115 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t117 = (uint8_t *)rt_alloc_atomic((size_t)t115 + 1);
+    int64_t *t118 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t116 + 1));
+    RT_PARALLEL_FOR_IF(t116 > 1)
+    for (int64_t t119 = 0; t119 < t116; t119++) {
       int64_t kept = 0;
-      const int64_t t149_end = (t149 + 1) * RT_CHUNK < t145 ? (t149 + 1) * RT_CHUNK : t145;
-      for (int64_t t150 = t149 * RT_CHUNK; t150 < t149_end; t150++) {
-        const int32_t t151 = (int32_t)t150;
-        int32_t t149x0;
-        uint8_t t149x1;
-        int t153 = 0; /* nonzero: a check below failed */
-        int t154 = (uint64_t)(int64_t)t151 < (uint64_t)v_x741_n;
-        int32_t t152 = t154 ? v_x741_d[t151] : 0;
-        t153 |= !t154;
-        int t156 = (uint64_t)(int64_t)t152 < (uint64_t)v_x742_n;
-        int32_t t155 = t156 ? v_x742_d[t152] : 0;
-        t153 |= !t156;
-        int32_t t157 = v_x745_d[t151];
-        uint8_t t159 = rt_lt_i(t157, t155);
-        if (__builtin_expect(t153 != 0, 0)) { /* again, recording the error */
-          int32_t t160;
-          if ((uint64_t)(int64_t)t151 < (uint64_t)v_x741_n) {
-            t160 = v_x741_d[t151];
+      const int64_t t119_end = (t119 + 1) * RT_CHUNK < t115 ? (t119 + 1) * RT_CHUNK : t115;
+      for (int64_t t120 = t119 * RT_CHUNK; t120 < t119_end; t120++) {
+        const int32_t t121 = (int32_t)t120;
+        int32_t t119x0;
+        uint8_t t119x1;
+        int t123 = 0; /* nonzero: a check below failed */
+        int t124 = (uint64_t)(int64_t)t121 < (uint64_t)v_x741_n;
+        int32_t t122 = t124 ? v_x741_d[t121] : 0;
+        t123 |= !t124;
+        int t126 = (uint64_t)(int64_t)t122 < (uint64_t)v_x742_n;
+        int32_t t125 = t126 ? v_x742_d[t122] : 0;
+        t123 |= !t126;
+        int32_t t127 = v_x745_d[t121];
+        uint8_t t129 = rt_lt_i(t127, t125);
+        if (__builtin_expect(t123 != 0, 0)) { /* again, recording the error */
+          int32_t t130;
+          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x741_n) {
+            t130 = v_x741_d[t121];
           } else {
-            NESSIE_RECORD(err, t150, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x741_n, 0.0, 0);
-            t160 = 0;
+            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x741_n, 0.0, 0);
+            t130 = 0;
           }
-          int32_t t161;
-          if ((uint64_t)(int64_t)t160 < (uint64_t)v_x742_n) {
-            t161 = v_x742_d[t160];
+          int32_t t131;
+          if ((uint64_t)(int64_t)t130 < (uint64_t)v_x742_n) {
+            t131 = v_x742_d[t130];
           } else {
-            NESSIE_RECORD(err, t150, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x742_n, 0.0, 1);
-            t161 = 0;
+            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t130, v_x742_n, 0.0, 1);
+            t131 = 0;
           }
-          int32_t t162 = v_x745_d[t151];
-          uint8_t t164 = rt_lt_i(t162, t161);
+          int32_t t132 = v_x745_d[t121];
+          uint8_t t134 = rt_lt_i(t132, t131);
         }
-        t149x0 = t157;
-        t149x1 = t159;
-        uint8_t t165;
-        t165 = t149x1;
-        t147[t150] = t165 != 0;
-        kept += t165 != 0;
+        t119x0 = t127;
+        t119x1 = t129;
+        uint8_t t135;
+        t135 = t119x1;
+        t117[t120] = t135 != 0;
+        kept += t135 != 0;
       }
-      t148[t149] = kept;
+      t118[t119] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t147);
-      rt_free(t148);
+      rt_free(t117);
+      rt_free(t118);
       goto fail;
     }
-    int64_t t166 = 0;
-    for (int64_t t149 = 0; t149 < t146; t149++) {
-      const int64_t k = t148[t149];
-      t148[t149] = t166;
-      t166 += k;
+    int64_t t136 = 0;
+    for (int64_t t119 = 0; t119 < t116; t119++) {
+      const int64_t k = t118[t119];
+      t118[t119] = t136;
+      t136 += k;
     }
-    v_x751 = rt_value_new(rt_vec_type(RT_INT), t166);
+    v_x751 = rt_value_new(rt_vec_type(RT_INT), t136);
     int32_t *v_x751_d = v_x751->data.i;
     const int64_t v_x751_n = v_x751->len;
-    v_x752 = rt_value_new(rt_vec_type(RT_BOOL), t166);
+    v_x752 = rt_value_new(rt_vec_type(RT_BOOL), t136);
     uint8_t *v_x752_d = v_x752->data.b;
     const int64_t v_x752_n = v_x752->len;
-    RT_PARALLEL_FOR_IF(t146 > 1)
-    for (int64_t t149 = 0; t149 < t146; t149++) {
-      int64_t at = t148[t149];
-      const int64_t t149_end = (t149 + 1) * RT_CHUNK < t145 ? (t149 + 1) * RT_CHUNK : t145;
-      for (int64_t t150 = t149 * RT_CHUNK; t150 < t149_end; t150++) {
-        const int32_t t151 = (int32_t)t150;
-        if (!t147[t150])
+    RT_PARALLEL_FOR_IF(t116 > 1)
+    for (int64_t t119 = 0; t119 < t116; t119++) {
+      int64_t at = t118[t119];
+      const int64_t t119_end = (t119 + 1) * RT_CHUNK < t115 ? (t119 + 1) * RT_CHUNK : t115;
+      for (int64_t t120 = t119 * RT_CHUNK; t120 < t119_end; t120++) {
+        const int32_t t121 = (int32_t)t120;
+        if (!t117[t120])
           continue;
-        int32_t t149y0;
-        uint8_t t149y1;
-        int t168 = 0; /* nonzero: a check below failed */
-        int t169 = (uint64_t)(int64_t)t151 < (uint64_t)v_x741_n;
-        int32_t t167 = t169 ? v_x741_d[t151] : 0;
-        t168 |= !t169;
-        int t171 = (uint64_t)(int64_t)t167 < (uint64_t)v_x742_n;
-        int32_t t170 = t171 ? v_x742_d[t167] : 0;
-        t168 |= !t171;
-        int32_t t172 = v_x745_d[t151];
-        uint8_t t174 = rt_lt_i(t172, t170);
-        if (__builtin_expect(t168 != 0, 0)) { /* again, recording the error */
-          int32_t t175;
-          if ((uint64_t)(int64_t)t151 < (uint64_t)v_x741_n) {
-            t175 = v_x741_d[t151];
+        int32_t t119y0;
+        uint8_t t119y1;
+        int t138 = 0; /* nonzero: a check below failed */
+        int t139 = (uint64_t)(int64_t)t121 < (uint64_t)v_x741_n;
+        int32_t t137 = t139 ? v_x741_d[t121] : 0;
+        t138 |= !t139;
+        int t141 = (uint64_t)(int64_t)t137 < (uint64_t)v_x742_n;
+        int32_t t140 = t141 ? v_x742_d[t137] : 0;
+        t138 |= !t141;
+        int32_t t142 = v_x745_d[t121];
+        uint8_t t144 = rt_lt_i(t142, t140);
+        if (__builtin_expect(t138 != 0, 0)) { /* again, recording the error */
+          int32_t t145;
+          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x741_n) {
+            t145 = v_x741_d[t121];
           } else {
-            NESSIE_RECORD(err, t150, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x741_n, 0.0, 2);
-            t175 = 0;
+            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x741_n, 0.0, 2);
+            t145 = 0;
           }
-          int32_t t176;
-          if ((uint64_t)(int64_t)t175 < (uint64_t)v_x742_n) {
-            t176 = v_x742_d[t175];
+          int32_t t146;
+          if ((uint64_t)(int64_t)t145 < (uint64_t)v_x742_n) {
+            t146 = v_x742_d[t145];
           } else {
-            NESSIE_RECORD(err, t150, RT_CHECK_INDEX, 0, 0, RT_GATHER, t175, v_x742_n, 0.0, 3);
-            t176 = 0;
+            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x742_n, 0.0, 3);
+            t146 = 0;
           }
-          int32_t t177 = v_x745_d[t151];
-          uint8_t t179 = rt_lt_i(t177, t176);
+          int32_t t147 = v_x745_d[t121];
+          uint8_t t149 = rt_lt_i(t147, t146);
         }
-        t149y0 = t172;
-        t149y1 = t174;
-        if (t147[t150]) {
-          v_x751_d[at] = t149y0;
-          v_x752_d[at] = t149y1;
+        t119y0 = t142;
+        t119y1 = t144;
+        if (t117[t120]) {
+          v_x751_d[at] = t119y0;
+          v_x752_d[at] = t119y1;
           at++;
         }
       }
     }
-    rt_free(t147);
-    rt_free(t148);
+    rt_free(t117);
+    rt_free(t118);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -955,119 +780,119 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
     const int64_t v_x752_n = v_x752->len;
     /* FILTER */
     {
-      const int64_t t180 = v_x745_n;
-      const int64_t t181 = t180 > 0 ? (t180 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t182 = (uint8_t *)rt_alloc_atomic((size_t)t180 + 1);
-      int64_t *t183 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t181 + 1));
-      RT_PARALLEL_FOR_IF(t181 > 1)
-      for (int64_t t184 = 0; t184 < t181; t184++) {
+      const int64_t t150 = v_x745_n;
+      const int64_t t151 = t150 > 0 ? (t150 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t152 = (uint8_t *)rt_alloc_atomic((size_t)t150 + 1);
+      int64_t *t153 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t151 + 1));
+      RT_PARALLEL_FOR_IF(t151 > 1)
+      for (int64_t t154 = 0; t154 < t151; t154++) {
         int64_t kept = 0;
-        const int64_t t184_end = (t184 + 1) * RT_CHUNK < t180 ? (t184 + 1) * RT_CHUNK : t180;
-        for (int64_t t185 = t184 * RT_CHUNK; t185 < t184_end; t185++) {
-          const int32_t t186 = (int32_t)t185;
-          int32_t t184x0;
-          uint8_t t184x1;
-          int t188 = 0; /* nonzero: a check below failed */
-          int t189 = (uint64_t)(int64_t)t186 < (uint64_t)v_x741_n;
-          int32_t t187 = t189 ? v_x741_d[t186] : 0;
-          t188 |= !t189;
-          int t191 = (uint64_t)(int64_t)t187 < (uint64_t)v_x742_n;
-          int32_t t190 = t191 ? v_x742_d[t187] : 0;
-          t188 |= !t191;
-          int32_t t192 = v_x745_d[t186];
-          uint8_t t194 = rt_gt_i(t192, t190);
-          if (__builtin_expect(t188 != 0, 0)) { /* again, recording the error */
-            int32_t t195;
-            if ((uint64_t)(int64_t)t186 < (uint64_t)v_x741_n) {
-              t195 = v_x741_d[t186];
+        const int64_t t154_end = (t154 + 1) * RT_CHUNK < t150 ? (t154 + 1) * RT_CHUNK : t150;
+        for (int64_t t155 = t154 * RT_CHUNK; t155 < t154_end; t155++) {
+          const int32_t t156 = (int32_t)t155;
+          int32_t t154x0;
+          uint8_t t154x1;
+          int t158 = 0; /* nonzero: a check below failed */
+          int t159 = (uint64_t)(int64_t)t156 < (uint64_t)v_x741_n;
+          int32_t t157 = t159 ? v_x741_d[t156] : 0;
+          t158 |= !t159;
+          int t161 = (uint64_t)(int64_t)t157 < (uint64_t)v_x742_n;
+          int32_t t160 = t161 ? v_x742_d[t157] : 0;
+          t158 |= !t161;
+          int32_t t162 = v_x745_d[t156];
+          uint8_t t164 = rt_gt_i(t162, t160);
+          if (__builtin_expect(t158 != 0, 0)) { /* again, recording the error */
+            int32_t t165;
+            if ((uint64_t)(int64_t)t156 < (uint64_t)v_x741_n) {
+              t165 = v_x741_d[t156];
             } else {
-              NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x741_n, 0.0, 4);
-              t195 = 0;
+              NESSIE_RECORD(err, t155, RT_CHECK_INDEX, 0, 0, RT_GATHER, t156, v_x741_n, 0.0, 4);
+              t165 = 0;
             }
-            int32_t t196;
-            if ((uint64_t)(int64_t)t195 < (uint64_t)v_x742_n) {
-              t196 = v_x742_d[t195];
+            int32_t t166;
+            if ((uint64_t)(int64_t)t165 < (uint64_t)v_x742_n) {
+              t166 = v_x742_d[t165];
             } else {
-              NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t195, v_x742_n, 0.0, 5);
-              t196 = 0;
+              NESSIE_RECORD(err, t155, RT_CHECK_INDEX, 0, 0, RT_GATHER, t165, v_x742_n, 0.0, 5);
+              t166 = 0;
             }
-            int32_t t197 = v_x745_d[t186];
-            uint8_t t199 = rt_gt_i(t197, t196);
+            int32_t t167 = v_x745_d[t156];
+            uint8_t t169 = rt_gt_i(t167, t166);
           }
-          t184x0 = t192;
-          t184x1 = t194;
-          uint8_t t200;
-          t200 = t184x1;
-          t182[t185] = t200 != 0;
-          kept += t200 != 0;
+          t154x0 = t162;
+          t154x1 = t164;
+          uint8_t t170;
+          t170 = t154x1;
+          t152[t155] = t170 != 0;
+          kept += t170 != 0;
         }
-        t183[t184] = kept;
+        t153[t154] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t182);
-        rt_free(t183);
+        rt_free(t152);
+        rt_free(t153);
         goto fail;
       }
-      int64_t t201 = 0;
-      for (int64_t t184 = 0; t184 < t181; t184++) {
-        const int64_t k = t183[t184];
-        t183[t184] = t201;
-        t201 += k;
+      int64_t t171 = 0;
+      for (int64_t t154 = 0; t154 < t151; t154++) {
+        const int64_t k = t153[t154];
+        t153[t154] = t171;
+        t171 += k;
       }
-      v_x765 = rt_value_new(rt_vec_type(RT_INT), t201);
+      v_x765 = rt_value_new(rt_vec_type(RT_INT), t171);
       int32_t *v_x765_d = v_x765->data.i;
       const int64_t v_x765_n = v_x765->len;
-      v_x766 = rt_value_new(rt_vec_type(RT_BOOL), t201);
+      v_x766 = rt_value_new(rt_vec_type(RT_BOOL), t171);
       uint8_t *v_x766_d = v_x766->data.b;
       const int64_t v_x766_n = v_x766->len;
-      RT_PARALLEL_FOR_IF(t181 > 1)
-      for (int64_t t184 = 0; t184 < t181; t184++) {
-        int64_t at = t183[t184];
-        const int64_t t184_end = (t184 + 1) * RT_CHUNK < t180 ? (t184 + 1) * RT_CHUNK : t180;
-        for (int64_t t185 = t184 * RT_CHUNK; t185 < t184_end; t185++) {
-          const int32_t t186 = (int32_t)t185;
-          if (!t182[t185])
+      RT_PARALLEL_FOR_IF(t151 > 1)
+      for (int64_t t154 = 0; t154 < t151; t154++) {
+        int64_t at = t153[t154];
+        const int64_t t154_end = (t154 + 1) * RT_CHUNK < t150 ? (t154 + 1) * RT_CHUNK : t150;
+        for (int64_t t155 = t154 * RT_CHUNK; t155 < t154_end; t155++) {
+          const int32_t t156 = (int32_t)t155;
+          if (!t152[t155])
             continue;
-          int32_t t184y0;
-          uint8_t t184y1;
-          int t203 = 0; /* nonzero: a check below failed */
-          int t204 = (uint64_t)(int64_t)t186 < (uint64_t)v_x741_n;
-          int32_t t202 = t204 ? v_x741_d[t186] : 0;
-          t203 |= !t204;
-          int t206 = (uint64_t)(int64_t)t202 < (uint64_t)v_x742_n;
-          int32_t t205 = t206 ? v_x742_d[t202] : 0;
-          t203 |= !t206;
-          int32_t t207 = v_x745_d[t186];
-          uint8_t t209 = rt_gt_i(t207, t205);
-          if (__builtin_expect(t203 != 0, 0)) { /* again, recording the error */
-            int32_t t210;
-            if ((uint64_t)(int64_t)t186 < (uint64_t)v_x741_n) {
-              t210 = v_x741_d[t186];
+          int32_t t154y0;
+          uint8_t t154y1;
+          int t173 = 0; /* nonzero: a check below failed */
+          int t174 = (uint64_t)(int64_t)t156 < (uint64_t)v_x741_n;
+          int32_t t172 = t174 ? v_x741_d[t156] : 0;
+          t173 |= !t174;
+          int t176 = (uint64_t)(int64_t)t172 < (uint64_t)v_x742_n;
+          int32_t t175 = t176 ? v_x742_d[t172] : 0;
+          t173 |= !t176;
+          int32_t t177 = v_x745_d[t156];
+          uint8_t t179 = rt_gt_i(t177, t175);
+          if (__builtin_expect(t173 != 0, 0)) { /* again, recording the error */
+            int32_t t180;
+            if ((uint64_t)(int64_t)t156 < (uint64_t)v_x741_n) {
+              t180 = v_x741_d[t156];
             } else {
-              NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t186, v_x741_n, 0.0, 6);
-              t210 = 0;
+              NESSIE_RECORD(err, t155, RT_CHECK_INDEX, 0, 0, RT_GATHER, t156, v_x741_n, 0.0, 6);
+              t180 = 0;
             }
-            int32_t t211;
-            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x742_n) {
-              t211 = v_x742_d[t210];
+            int32_t t181;
+            if ((uint64_t)(int64_t)t180 < (uint64_t)v_x742_n) {
+              t181 = v_x742_d[t180];
             } else {
-              NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x742_n, 0.0, 7);
-              t211 = 0;
+              NESSIE_RECORD(err, t155, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x742_n, 0.0, 7);
+              t181 = 0;
             }
-            int32_t t212 = v_x745_d[t186];
-            uint8_t t214 = rt_gt_i(t212, t211);
+            int32_t t182 = v_x745_d[t156];
+            uint8_t t184 = rt_gt_i(t182, t181);
           }
-          t184y0 = t207;
-          t184y1 = t209;
-          if (t182[t185]) {
-            v_x765_d[at] = t184y0;
-            v_x766_d[at] = t184y1;
+          t154y0 = t177;
+          t154y1 = t179;
+          if (t152[t155]) {
+            v_x765_d[at] = t154y0;
+            v_x766_d[at] = t154y1;
             at++;
           }
         }
       }
-      rt_free(t182);
-      rt_free(t183);
+      rt_free(t152);
+      rt_free(t153);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1085,65 +910,65 @@ static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
         int32_t *v_x772_d = v_x772->data.i;
         const int64_t v_x772_n = v_x772->len;
         RT_PARALLEL_FOR_SEGMENTS_IF(v_x755_n >= 64)
-        for (int64_t t215 = 0; t215 < v_x755_n; t215++) {
-          int32_t t215a0;
-          int32_t t215a1;
-          t215a0 = 0;
-          t215a1 = 0;
-          for (int64_t t216 = v_x755_off[t215]; t216 < v_x755_off[t215 + 1]; t216++) {
-            const int32_t t217 = (int32_t)t216;
-            int32_t t215x0;
-            int32_t t215x1;
-            int t219 = 0; /* nonzero: a check below failed */
-            int t220 = (uint64_t)(int64_t)t217 < (uint64_t)v_x741_n;
-            int32_t t218 = t220 ? v_x741_d[t217] : 0;
-            t219 |= !t220;
-            int t222 = (uint64_t)(int64_t)t218 < (uint64_t)v_x742_n;
-            int32_t t221 = t222 ? v_x742_d[t218] : 0;
-            t219 |= !t222;
-            int t224 = (uint64_t)(int64_t)t217 < (uint64_t)v_x745_n;
-            int32_t t223 = t224 ? v_x745_d[t217] : 0;
-            t219 |= !t224;
-            uint8_t t226 = rt_lt_i(t223, t221);
-            int32_t t228 = rt_btoi_b(t226);
-            uint8_t t230 = rt_gt_i(t223, t221);
-            int32_t t232 = rt_btoi_b(t230);
-            if (__builtin_expect(t219 != 0, 0)) { /* again, recording the error */
-              int32_t t233;
-              if ((uint64_t)(int64_t)t217 < (uint64_t)v_x741_n) {
-                t233 = v_x741_d[t217];
+        for (int64_t t185 = 0; t185 < v_x755_n; t185++) {
+          int32_t t185a0;
+          int32_t t185a1;
+          t185a0 = 0;
+          t185a1 = 0;
+          for (int64_t t186 = v_x755_off[t185]; t186 < v_x755_off[t185 + 1]; t186++) {
+            const int32_t t187 = (int32_t)t186;
+            int32_t t185x0;
+            int32_t t185x1;
+            int t189 = 0; /* nonzero: a check below failed */
+            int t190 = (uint64_t)(int64_t)t187 < (uint64_t)v_x741_n;
+            int32_t t188 = t190 ? v_x741_d[t187] : 0;
+            t189 |= !t190;
+            int t192 = (uint64_t)(int64_t)t188 < (uint64_t)v_x742_n;
+            int32_t t191 = t192 ? v_x742_d[t188] : 0;
+            t189 |= !t192;
+            int t194 = (uint64_t)(int64_t)t187 < (uint64_t)v_x745_n;
+            int32_t t193 = t194 ? v_x745_d[t187] : 0;
+            t189 |= !t194;
+            uint8_t t196 = rt_lt_i(t193, t191);
+            int32_t t198 = rt_btoi_b(t196);
+            uint8_t t200 = rt_gt_i(t193, t191);
+            int32_t t202 = rt_btoi_b(t200);
+            if (__builtin_expect(t189 != 0, 0)) { /* again, recording the error */
+              int32_t t203;
+              if ((uint64_t)(int64_t)t187 < (uint64_t)v_x741_n) {
+                t203 = v_x741_d[t187];
               } else {
-                NESSIE_RECORD(err, t216, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x741_n, 0.0, 8);
-                t233 = 0;
+                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t187, v_x741_n, 0.0, 8);
+                t203 = 0;
               }
-              int32_t t234;
-              if ((uint64_t)(int64_t)t233 < (uint64_t)v_x742_n) {
-                t234 = v_x742_d[t233];
+              int32_t t204;
+              if ((uint64_t)(int64_t)t203 < (uint64_t)v_x742_n) {
+                t204 = v_x742_d[t203];
               } else {
-                NESSIE_RECORD(err, t216, RT_CHECK_INDEX, 0, 0, RT_GATHER, t233, v_x742_n, 0.0, 9);
-                t234 = 0;
+                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t203, v_x742_n, 0.0, 9);
+                t204 = 0;
               }
-              int32_t t235;
-              if ((uint64_t)(int64_t)t217 < (uint64_t)v_x745_n) {
-                t235 = v_x745_d[t217];
+              int32_t t205;
+              if ((uint64_t)(int64_t)t187 < (uint64_t)v_x745_n) {
+                t205 = v_x745_d[t187];
               } else {
-                NESSIE_RECORD(err, t216, RT_CHECK_INDEX, 3, 0, RT_GATHER, t217, v_x745_n, 0.0, 10);
-                t235 = 0;
+                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 3, 0, RT_GATHER, t187, v_x745_n, 0.0, 10);
+                t205 = 0;
               }
-              uint8_t t237 = rt_lt_i(t235, t234);
-              int32_t t239 = rt_btoi_b(t237);
-              uint8_t t241 = rt_gt_i(t235, t234);
-              int32_t t243 = rt_btoi_b(t241);
+              uint8_t t207 = rt_lt_i(t205, t204);
+              int32_t t209 = rt_btoi_b(t207);
+              uint8_t t211 = rt_gt_i(t205, t204);
+              int32_t t213 = rt_btoi_b(t211);
             }
-            t215x0 = t228;
-            t215x1 = t232;
-            int32_t t245 = rt_add_i(t215a0, t215x0);
-            int32_t t247 = rt_add_i(t215a1, t215x1);
-            t215a0 = t245;
-            t215a1 = t247;
+            t185x0 = t198;
+            t185x1 = t202;
+            int32_t t215 = rt_add_i(t185a0, t185x0);
+            int32_t t217 = rt_add_i(t185a1, t185x1);
+            t185a0 = t215;
+            t185a1 = t217;
           }
-          v_x759_d[t215] = t215a0;
-          v_x772_d[t215] = t215a1;
+          v_x759_d[t185] = t185a0;
+          v_x772_d[t185] = t185a1;
         }
       }
       if (err->index != INT64_MAX)
@@ -1166,8 +991,8 @@ fail:
   rt_release(v_x772);
 }
 
-/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
+/* K11: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
   (void)loc;
   (void)run;
   int32_t *v_x773_d = v_x773->data.i;
@@ -1178,57 +1003,57 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue
   RtValue *v_x781 = NULL;
   /* MAP */
   {
-    const int64_t t248 = v_x775;
-    if (t248 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t248, 0.0, 0);
+    const int64_t t218 = v_x775;
+    if (t218 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t218, 0.0, 0);
       goto fail;
     }
-    v_x777 = rt_value_new(rt_vec_type(RT_INT), t248);
+    v_x777 = rt_value_new(rt_vec_type(RT_INT), t218);
     int32_t *v_x777_d = v_x777->data.i;
     const int64_t v_x777_n = v_x777->len;
-    RT_PARALLEL_FOR_IF(t248 >= RT_PARALLEL_MIN)
-    for (int64_t t249 = 0; t249 < t248; t249++) {
-      const int32_t t250 = (int32_t)t249;
-      int t255 = 0; /* nonzero: a check below failed */
-      uint8_t t252 = rt_lt_i(t250, (int32_t)v_x773_n);
-      int32_t t253;
-      if (t252) {
-        int t256 = (uint64_t)(int64_t)t250 < (uint64_t)v_x773_n;
-        int32_t t254 = t256 ? v_x773_d[t250] : 0;
-        t255 |= !t256;
-        t253 = t254;
+    RT_PARALLEL_FOR_IF(t218 >= RT_PARALLEL_MIN)
+    for (int64_t t219 = 0; t219 < t218; t219++) {
+      const int32_t t220 = (int32_t)t219;
+      int t225 = 0; /* nonzero: a check below failed */
+      uint8_t t222 = rt_lt_i(t220, (int32_t)v_x773_n);
+      int32_t t223;
+      if (t222) {
+        int t226 = (uint64_t)(int64_t)t220 < (uint64_t)v_x773_n;
+        int32_t t224 = t226 ? v_x773_d[t220] : 0;
+        t225 |= !t226;
+        t223 = t224;
       } else {
-        int32_t t258 = rt_sub_i(t250, (int32_t)v_x773_n);
-        int t260 = (uint64_t)(int64_t)t258 < (uint64_t)v_x774_n;
-        int32_t t259 = t260 ? v_x774_d[t258] : 0;
-        t255 |= !t260;
-        t253 = t259;
+        int32_t t228 = rt_sub_i(t220, (int32_t)v_x773_n);
+        int t230 = (uint64_t)(int64_t)t228 < (uint64_t)v_x774_n;
+        int32_t t229 = t230 ? v_x774_d[t228] : 0;
+        t225 |= !t230;
+        t223 = t229;
       }
-      if (__builtin_expect(t255 != 0, 0)) { /* again, recording the error */
-        uint8_t t262 = rt_lt_i(t250, (int32_t)v_x773_n);
-        int32_t t263;
-        if (t262) {
-          int32_t t264;
-          if ((uint64_t)(int64_t)t250 < (uint64_t)v_x773_n) {
-            t264 = v_x773_d[t250];
+      if (__builtin_expect(t225 != 0, 0)) { /* again, recording the error */
+        uint8_t t232 = rt_lt_i(t220, (int32_t)v_x773_n);
+        int32_t t233;
+        if (t232) {
+          int32_t t234;
+          if ((uint64_t)(int64_t)t220 < (uint64_t)v_x773_n) {
+            t234 = v_x773_d[t220];
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t250, v_x773_n, 0.0, 1);
-            t264 = 0;
+            NESSIE_RECORD(err, t219, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x773_n, 0.0, 1);
+            t234 = 0;
           }
-          t263 = t264;
+          t233 = t234;
         } else {
-          int32_t t266 = rt_sub_i(t250, (int32_t)v_x773_n);
-          int32_t t267;
-          if ((uint64_t)(int64_t)t266 < (uint64_t)v_x774_n) {
-            t267 = v_x774_d[t266];
+          int32_t t236 = rt_sub_i(t220, (int32_t)v_x773_n);
+          int32_t t237;
+          if ((uint64_t)(int64_t)t236 < (uint64_t)v_x774_n) {
+            t237 = v_x774_d[t236];
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x774_n, 0.0, 2);
-            t267 = 0;
+            NESSIE_RECORD(err, t219, RT_CHECK_INDEX, 0, 0, RT_GATHER, t236, v_x774_n, 0.0, 2);
+            t237 = 0;
           }
-          t263 = t267;
+          t233 = t237;
         }
       }
-      v_x777_d[t249] = t253;
+      v_x777_d[t219] = t223;
     }
   }
   if (err->index != INT64_MAX)
@@ -1238,131 +1063,131 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue
     const int64_t v_x777_n = v_x777->len;
     /* SCAN */
     {
-      const int64_t t268 = v_x775;
-      if (t268 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t268, 0.0, 3);
+      const int64_t t238 = v_x775;
+      if (t238 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t238, 0.0, 3);
         goto fail;
       }
-      const int64_t t269 = t268 > 0 ? (t268 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t270 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t269);
-      RT_PARALLEL_FOR_IF(t269 > 1)
-      for (int64_t t271 = 0; t271 < t269; t271++) {
-        int32_t t271a0;
-        t271a0 = 0;
-        const int64_t t271_end = (t271 + 1) * RT_CHUNK < t268 ? (t271 + 1) * RT_CHUNK : t268;
-        for (int64_t t272 = t271 * RT_CHUNK; t272 < t271_end; t272++) {
-          const int32_t t273 = (int32_t)t272;
-          int32_t t271x0;
-          int t278 = 0; /* nonzero: a check below failed */
-          uint8_t t275 = rt_lt_i(t273, (int32_t)v_x773_n);
-          int32_t t276;
-          if (t275) {
-            int t279 = (uint64_t)(int64_t)t273 < (uint64_t)v_x773_n;
-            int32_t t277 = t279 ? v_x773_d[t273] : 0;
-            t278 |= !t279;
-            t276 = t277;
+      const int64_t t239 = t238 > 0 ? (t238 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t240 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t239);
+      RT_PARALLEL_FOR_IF(t239 > 1)
+      for (int64_t t241 = 0; t241 < t239; t241++) {
+        int32_t t241a0;
+        t241a0 = 0;
+        const int64_t t241_end = (t241 + 1) * RT_CHUNK < t238 ? (t241 + 1) * RT_CHUNK : t238;
+        for (int64_t t242 = t241 * RT_CHUNK; t242 < t241_end; t242++) {
+          const int32_t t243 = (int32_t)t242;
+          int32_t t241x0;
+          int t248 = 0; /* nonzero: a check below failed */
+          uint8_t t245 = rt_lt_i(t243, (int32_t)v_x773_n);
+          int32_t t246;
+          if (t245) {
+            int t249 = (uint64_t)(int64_t)t243 < (uint64_t)v_x773_n;
+            int32_t t247 = t249 ? v_x773_d[t243] : 0;
+            t248 |= !t249;
+            t246 = t247;
           } else {
-            int32_t t281 = rt_sub_i(t273, (int32_t)v_x773_n);
-            int t283 = (uint64_t)(int64_t)t281 < (uint64_t)v_x774_n;
-            int32_t t282 = t283 ? v_x774_d[t281] : 0;
-            t278 |= !t283;
-            t276 = t282;
+            int32_t t251 = rt_sub_i(t243, (int32_t)v_x773_n);
+            int t253 = (uint64_t)(int64_t)t251 < (uint64_t)v_x774_n;
+            int32_t t252 = t253 ? v_x774_d[t251] : 0;
+            t248 |= !t253;
+            t246 = t252;
           }
-          if (__builtin_expect(t278 != 0, 0)) { /* again, recording the error */
-            uint8_t t285 = rt_lt_i(t273, (int32_t)v_x773_n);
-            int32_t t286;
-            if (t285) {
-              int32_t t287;
-              if ((uint64_t)(int64_t)t273 < (uint64_t)v_x773_n) {
-                t287 = v_x773_d[t273];
+          if (__builtin_expect(t248 != 0, 0)) { /* again, recording the error */
+            uint8_t t255 = rt_lt_i(t243, (int32_t)v_x773_n);
+            int32_t t256;
+            if (t255) {
+              int32_t t257;
+              if ((uint64_t)(int64_t)t243 < (uint64_t)v_x773_n) {
+                t257 = v_x773_d[t243];
               } else {
-                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x773_n, 0.0, 4);
-                t287 = 0;
+                NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t243, v_x773_n, 0.0, 4);
+                t257 = 0;
               }
-              t286 = t287;
+              t256 = t257;
             } else {
-              int32_t t289 = rt_sub_i(t273, (int32_t)v_x773_n);
-              int32_t t290;
-              if ((uint64_t)(int64_t)t289 < (uint64_t)v_x774_n) {
-                t290 = v_x774_d[t289];
+              int32_t t259 = rt_sub_i(t243, (int32_t)v_x773_n);
+              int32_t t260;
+              if ((uint64_t)(int64_t)t259 < (uint64_t)v_x774_n) {
+                t260 = v_x774_d[t259];
               } else {
-                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, v_x774_n, 0.0, 5);
-                t290 = 0;
+                NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t259, v_x774_n, 0.0, 5);
+                t260 = 0;
               }
-              t286 = t290;
+              t256 = t260;
             }
           }
-          t271x0 = t276;
-          int32_t t292 = rt_add_i(t271a0, t271x0);
-          t271a0 = t292;
+          t241x0 = t246;
+          int32_t t262 = rt_add_i(t241a0, t241x0);
+          t241a0 = t262;
         }
-        t270[t271] = t271a0;
+        t240[t241] = t241a0;
       }
-      int32_t t271t0;
-      t271t0 = 0;
-      for (int64_t t271 = 0; t271 < t269; t271++) {
-        const int32_t t293 = t270[t271];
-        t270[t271] = t271t0;
-        int32_t t295 = rt_add_i(t271t0, t293);
-        t271t0 = t295;
+      int32_t t241t0;
+      t241t0 = 0;
+      for (int64_t t241 = 0; t241 < t239; t241++) {
+        const int32_t t263 = t240[t241];
+        t240[t241] = t241t0;
+        int32_t t265 = rt_add_i(t241t0, t263);
+        t241t0 = t265;
       }
-      v_x781 = rt_value_new(rt_vec_type(RT_INT), t268);
+      v_x781 = rt_value_new(rt_vec_type(RT_INT), t238);
       int32_t *v_x781_d = v_x781->data.i;
       const int64_t v_x781_n = v_x781->len;
-      RT_PARALLEL_FOR_IF(t269 > 1)
-      for (int64_t t271 = 0; t271 < t269; t271++) {
-        int32_t t271p0;
-        t271p0 = t270[t271];
-        const int64_t t271_end = (t271 + 1) * RT_CHUNK < t268 ? (t271 + 1) * RT_CHUNK : t268;
-        for (int64_t t272 = t271 * RT_CHUNK; t272 < t271_end; t272++) {
-          const int32_t t273 = (int32_t)t272;
-          v_x781_d[t272] = t271p0;
-          int32_t t271y0;
-          int t300 = 0; /* nonzero: a check below failed */
-          uint8_t t297 = rt_lt_i(t273, (int32_t)v_x773_n);
-          int32_t t298;
-          if (t297) {
-            int t301 = (uint64_t)(int64_t)t273 < (uint64_t)v_x773_n;
-            int32_t t299 = t301 ? v_x773_d[t273] : 0;
-            t300 |= !t301;
-            t298 = t299;
+      RT_PARALLEL_FOR_IF(t239 > 1)
+      for (int64_t t241 = 0; t241 < t239; t241++) {
+        int32_t t241p0;
+        t241p0 = t240[t241];
+        const int64_t t241_end = (t241 + 1) * RT_CHUNK < t238 ? (t241 + 1) * RT_CHUNK : t238;
+        for (int64_t t242 = t241 * RT_CHUNK; t242 < t241_end; t242++) {
+          const int32_t t243 = (int32_t)t242;
+          v_x781_d[t242] = t241p0;
+          int32_t t241y0;
+          int t270 = 0; /* nonzero: a check below failed */
+          uint8_t t267 = rt_lt_i(t243, (int32_t)v_x773_n);
+          int32_t t268;
+          if (t267) {
+            int t271 = (uint64_t)(int64_t)t243 < (uint64_t)v_x773_n;
+            int32_t t269 = t271 ? v_x773_d[t243] : 0;
+            t270 |= !t271;
+            t268 = t269;
           } else {
-            int32_t t303 = rt_sub_i(t273, (int32_t)v_x773_n);
-            int t305 = (uint64_t)(int64_t)t303 < (uint64_t)v_x774_n;
-            int32_t t304 = t305 ? v_x774_d[t303] : 0;
-            t300 |= !t305;
-            t298 = t304;
+            int32_t t273 = rt_sub_i(t243, (int32_t)v_x773_n);
+            int t275 = (uint64_t)(int64_t)t273 < (uint64_t)v_x774_n;
+            int32_t t274 = t275 ? v_x774_d[t273] : 0;
+            t270 |= !t275;
+            t268 = t274;
           }
-          if (__builtin_expect(t300 != 0, 0)) { /* again, recording the error */
-            uint8_t t307 = rt_lt_i(t273, (int32_t)v_x773_n);
-            int32_t t308;
-            if (t307) {
-              int32_t t309;
-              if ((uint64_t)(int64_t)t273 < (uint64_t)v_x773_n) {
-                t309 = v_x773_d[t273];
+          if (__builtin_expect(t270 != 0, 0)) { /* again, recording the error */
+            uint8_t t277 = rt_lt_i(t243, (int32_t)v_x773_n);
+            int32_t t278;
+            if (t277) {
+              int32_t t279;
+              if ((uint64_t)(int64_t)t243 < (uint64_t)v_x773_n) {
+                t279 = v_x773_d[t243];
               } else {
-                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x773_n, 0.0, 6);
-                t309 = 0;
+                NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t243, v_x773_n, 0.0, 6);
+                t279 = 0;
               }
-              t308 = t309;
+              t278 = t279;
             } else {
-              int32_t t311 = rt_sub_i(t273, (int32_t)v_x773_n);
-              int32_t t312;
-              if ((uint64_t)(int64_t)t311 < (uint64_t)v_x774_n) {
-                t312 = v_x774_d[t311];
+              int32_t t281 = rt_sub_i(t243, (int32_t)v_x773_n);
+              int32_t t282;
+              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x774_n) {
+                t282 = v_x774_d[t281];
               } else {
-                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t311, v_x774_n, 0.0, 7);
-                t312 = 0;
+                NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x774_n, 0.0, 7);
+                t282 = 0;
               }
-              t308 = t312;
+              t278 = t282;
             }
           }
-          t271y0 = t298;
-          int32_t t314 = rt_add_i(t271p0, t271y0);
-          t271p0 = t314;
+          t241y0 = t268;
+          int32_t t284 = rt_add_i(t241p0, t241y0);
+          t241p0 = t284;
         }
       }
-      rt_free(t270);
+      rt_free(t240);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1375,8 +1200,8 @@ fail:
   rt_release(v_x781);
 }
 
-/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, RtValue **out_v_x1094) {
+/* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, RtValue **out_v_x1094) {
   (void)loc;
   (void)run;
   int32_t *v_x1083_d = v_x1083->data.i;
@@ -1394,106 +1219,106 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValu
   RtValue *v_x1094 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t315 = v_sd_1095_off[v_sd_1095_n];
-    v_x1094 = rt_value_new(rt_vec_type(RT_INT), t315);
+    const int64_t t285 = v_sd_1095_off[v_sd_1095_n];
+    v_x1094 = rt_value_new(rt_vec_type(RT_INT), t285);
     int32_t *v_x1094_d = v_x1094->data.i;
     const int64_t v_x1094_n = v_x1094->len;
-    const int64_t t316 = (t315 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t316 > 1)
-    for (int64_t t317 = 0; t317 < t316; t317++) {
-      int64_t t320 = rt_segment_search(v_sd_1095_off, 0, v_sd_1095_n, t317 * RT_CHUNK);
-      const int64_t t317_end = (t317 + 1) * RT_CHUNK < t315 ? (t317 + 1) * RT_CHUNK : t315;
-      for (int64_t t318 = t317 * RT_CHUNK; t318 < t317_end; t318++) {
-        const int32_t t319 = (int32_t)t318;
-        while (v_sd_1095_off[t320 + 1] <= t318)
-          t320++;
-        const int32_t t321 = (int32_t)t320;
-        int t323 = 0; /* nonzero: a check below failed */
-        int t324 = (uint64_t)(int64_t)t321 < (uint64_t)v_x1089_n;
-        int32_t t322 = t324 ? v_x1089_d[t321] : 0;
-        t323 |= !t324;
-        int t326 = (uint64_t)(int64_t)t321 < (uint64_t)v_x1087_n;
-        int32_t t325 = t326 ? v_x1087_d[t321] : 0;
-        t323 |= !t326;
-        int32_t t328 = rt_sub_i(t319, t325);
-        int t330 = (uint64_t)(int64_t)t321 < (uint64_t)v_x1088_n;
-        int32_t t329 = t330 ? v_x1088_d[t321] : 0;
-        t323 |= !t330;
-        int32_t t332 = rt_mul_i(t328, t329);
-        int32_t t334 = rt_add_i(t322, t332);
-        int t336 = (uint64_t)(int64_t)t334 < (uint64_t)v_x1085;
-        int32_t t335 = t336 ? t334 : 0;
-        t323 |= !t336;
-        uint8_t t338 = rt_lt_i(t335, (int32_t)v_x1083_n);
-        int32_t t339;
-        if (t338) {
-          int t341 = (uint64_t)(int64_t)t335 < (uint64_t)v_x1083_n;
-          int32_t t340 = t341 ? v_x1083_d[t335] : 0;
-          t323 |= !t341;
-          t339 = t340;
+    const int64_t t286 = (t285 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t286 > 1)
+    for (int64_t t287 = 0; t287 < t286; t287++) {
+      int64_t t290 = rt_segment_search(v_sd_1095_off, 0, v_sd_1095_n, t287 * RT_CHUNK);
+      const int64_t t287_end = (t287 + 1) * RT_CHUNK < t285 ? (t287 + 1) * RT_CHUNK : t285;
+      for (int64_t t288 = t287 * RT_CHUNK; t288 < t287_end; t288++) {
+        const int32_t t289 = (int32_t)t288;
+        while (v_sd_1095_off[t290 + 1] <= t288)
+          t290++;
+        const int32_t t291 = (int32_t)t290;
+        int t293 = 0; /* nonzero: a check below failed */
+        int t294 = (uint64_t)(int64_t)t291 < (uint64_t)v_x1089_n;
+        int32_t t292 = t294 ? v_x1089_d[t291] : 0;
+        t293 |= !t294;
+        int t296 = (uint64_t)(int64_t)t291 < (uint64_t)v_x1087_n;
+        int32_t t295 = t296 ? v_x1087_d[t291] : 0;
+        t293 |= !t296;
+        int32_t t298 = rt_sub_i(t289, t295);
+        int t300 = (uint64_t)(int64_t)t291 < (uint64_t)v_x1088_n;
+        int32_t t299 = t300 ? v_x1088_d[t291] : 0;
+        t293 |= !t300;
+        int32_t t302 = rt_mul_i(t298, t299);
+        int32_t t304 = rt_add_i(t292, t302);
+        int t306 = (uint64_t)(int64_t)t304 < (uint64_t)v_x1085;
+        int32_t t305 = t306 ? t304 : 0;
+        t293 |= !t306;
+        uint8_t t308 = rt_lt_i(t305, (int32_t)v_x1083_n);
+        int32_t t309;
+        if (t308) {
+          int t311 = (uint64_t)(int64_t)t305 < (uint64_t)v_x1083_n;
+          int32_t t310 = t311 ? v_x1083_d[t305] : 0;
+          t293 |= !t311;
+          t309 = t310;
         } else {
-          int32_t t343 = rt_sub_i(t335, (int32_t)v_x1083_n);
-          int t345 = (uint64_t)(int64_t)t343 < (uint64_t)v_x1084_n;
-          int32_t t344 = t345 ? v_x1084_d[t343] : 0;
-          t323 |= !t345;
-          t339 = t344;
+          int32_t t313 = rt_sub_i(t305, (int32_t)v_x1083_n);
+          int t315 = (uint64_t)(int64_t)t313 < (uint64_t)v_x1084_n;
+          int32_t t314 = t315 ? v_x1084_d[t313] : 0;
+          t293 |= !t315;
+          t309 = t314;
         }
-        if (__builtin_expect(t323 != 0, 0)) { /* again, recording the error */
-          int32_t t346;
-          if ((uint64_t)(int64_t)t321 < (uint64_t)v_x1089_n) {
-            t346 = v_x1089_d[t321];
+        if (__builtin_expect(t293 != 0, 0)) { /* again, recording the error */
+          int32_t t316;
+          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1089_n) {
+            t316 = v_x1089_d[t291];
           } else {
-            NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t321, v_x1089_n, 0.0, 0);
-            t346 = 0;
+            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1089_n, 0.0, 0);
+            t316 = 0;
           }
-          int32_t t347;
-          if ((uint64_t)(int64_t)t321 < (uint64_t)v_x1087_n) {
-            t347 = v_x1087_d[t321];
+          int32_t t317;
+          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1087_n) {
+            t317 = v_x1087_d[t291];
           } else {
-            NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t321, v_x1087_n, 0.0, 1);
-            t347 = 0;
+            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1087_n, 0.0, 1);
+            t317 = 0;
           }
-          int32_t t349 = rt_sub_i(t319, t347);
-          int32_t t350;
-          if ((uint64_t)(int64_t)t321 < (uint64_t)v_x1088_n) {
-            t350 = v_x1088_d[t321];
+          int32_t t319 = rt_sub_i(t289, t317);
+          int32_t t320;
+          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1088_n) {
+            t320 = v_x1088_d[t291];
           } else {
-            NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t321, v_x1088_n, 0.0, 2);
-            t350 = 0;
+            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1088_n, 0.0, 2);
+            t320 = 0;
           }
-          int32_t t352 = rt_mul_i(t349, t350);
-          int32_t t354 = rt_add_i(t346, t352);
-          int32_t t355;
-          if ((uint64_t)(int64_t)t354 < (uint64_t)v_x1085) {
-            t355 = t354;
+          int32_t t322 = rt_mul_i(t319, t320);
+          int32_t t324 = rt_add_i(t316, t322);
+          int32_t t325;
+          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1085) {
+            t325 = t324;
           } else {
-            NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t354, v_x1085, 0.0, 3);
-            t355 = 0;
+            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1085, 0.0, 3);
+            t325 = 0;
           }
-          uint8_t t357 = rt_lt_i(t355, (int32_t)v_x1083_n);
-          int32_t t358;
-          if (t357) {
-            int32_t t359;
-            if ((uint64_t)(int64_t)t355 < (uint64_t)v_x1083_n) {
-              t359 = v_x1083_d[t355];
+          uint8_t t327 = rt_lt_i(t325, (int32_t)v_x1083_n);
+          int32_t t328;
+          if (t327) {
+            int32_t t329;
+            if ((uint64_t)(int64_t)t325 < (uint64_t)v_x1083_n) {
+              t329 = v_x1083_d[t325];
             } else {
-              NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t355, v_x1083_n, 0.0, 4);
-              t359 = 0;
+              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, v_x1083_n, 0.0, 4);
+              t329 = 0;
             }
-            t358 = t359;
+            t328 = t329;
           } else {
-            int32_t t361 = rt_sub_i(t355, (int32_t)v_x1083_n);
-            int32_t t362;
-            if ((uint64_t)(int64_t)t361 < (uint64_t)v_x1084_n) {
-              t362 = v_x1084_d[t361];
+            int32_t t331 = rt_sub_i(t325, (int32_t)v_x1083_n);
+            int32_t t332;
+            if ((uint64_t)(int64_t)t331 < (uint64_t)v_x1084_n) {
+              t332 = v_x1084_d[t331];
             } else {
-              NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t361, v_x1084_n, 0.0, 5);
-              t362 = 0;
+              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t331, v_x1084_n, 0.0, 5);
+              t332 = 0;
             }
-            t358 = t362;
+            t328 = t332;
           }
         }
-        v_x1094_d[t318] = t339;
+        v_x1094_d[t288] = t309;
       }
     }
   }
@@ -1505,8 +1330,8 @@ fail:
   rt_release(v_x1094);
 }
 
-/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
+/* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
   (void)loc;
   (void)run;
   int32_t *v_x808_d = v_x808->data.i;
@@ -1518,67 +1343,67 @@ static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t 
   RtValue *v_x817 = NULL;
   /* MAP */
   {
-    const int64_t t363 = v_x796;
-    if (t363 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t363, 0.0, 0);
+    const int64_t t333 = v_x796;
+    if (t333 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t333, 0.0, 0);
       goto fail;
     }
-    v_x813 = rt_value_new(rt_vec_type(RT_INT), t363);
+    v_x813 = rt_value_new(rt_vec_type(RT_INT), t333);
     int32_t *v_x813_d = v_x813->data.i;
     const int64_t v_x813_n = v_x813->len;
-    v_x815 = rt_value_new(rt_vec_type(RT_INT), t363);
+    v_x815 = rt_value_new(rt_vec_type(RT_INT), t333);
     int32_t *v_x815_d = v_x815->data.i;
     const int64_t v_x815_n = v_x815->len;
-    v_x817 = rt_value_new(rt_vec_type(RT_INT), t363);
+    v_x817 = rt_value_new(rt_vec_type(RT_INT), t333);
     int32_t *v_x817_d = v_x817->data.i;
     const int64_t v_x817_n = v_x817->len;
-    RT_PARALLEL_FOR_IF(t363 >= RT_PARALLEL_MIN)
-    for (int64_t t364 = 0; t364 < t363; t364++) {
-      const int32_t t365 = (int32_t)t364;
-      int t368 = 0; /* nonzero: a check below failed */
-      int32_t t367 = rt_div_i(t365, 2, &t368);
-      int32_t t370 = rt_rem_i(t365, 2, &t368);
-      int32_t t372 = rt_mul_i(t370, v_x803);
-      int32_t t374 = rt_add_i(t372, t367);
-      int t376 = (uint64_t)(int64_t)t374 < (uint64_t)v_x808_n;
-      int32_t t375 = t376 ? v_x808_d[t374] : 0;
-      t368 |= !t376;
-      int t378 = (uint64_t)(int64_t)t374 < (uint64_t)v_x811_n;
-      int32_t t377 = t378 ? v_x811_d[t374] : 0;
-      t368 |= !t378;
-      int32_t t380 = rt_add_i(t377, t375);
-      if (__builtin_expect(t368 != 0, 0)) { /* again, recording the error */
-        int t381 = 0;
-        int32_t t382 = rt_div_i(t365, 2, &t381);
-        if (t381) {
-          NESSIE_RECORD(err, t364, RT_CHECK_SCALAR, 0, t381, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t333 >= RT_PARALLEL_MIN)
+    for (int64_t t334 = 0; t334 < t333; t334++) {
+      const int32_t t335 = (int32_t)t334;
+      int t338 = 0; /* nonzero: a check below failed */
+      int32_t t337 = rt_div_i(t335, 2, &t338);
+      int32_t t340 = rt_rem_i(t335, 2, &t338);
+      int32_t t342 = rt_mul_i(t340, v_x803);
+      int32_t t344 = rt_add_i(t342, t337);
+      int t346 = (uint64_t)(int64_t)t344 < (uint64_t)v_x808_n;
+      int32_t t345 = t346 ? v_x808_d[t344] : 0;
+      t338 |= !t346;
+      int t348 = (uint64_t)(int64_t)t344 < (uint64_t)v_x811_n;
+      int32_t t347 = t348 ? v_x811_d[t344] : 0;
+      t338 |= !t348;
+      int32_t t350 = rt_add_i(t347, t345);
+      if (__builtin_expect(t338 != 0, 0)) { /* again, recording the error */
+        int t351 = 0;
+        int32_t t352 = rt_div_i(t335, 2, &t351);
+        if (t351) {
+          NESSIE_RECORD(err, t334, RT_CHECK_SCALAR, 0, t351, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t383 = 0;
-        int32_t t384 = rt_rem_i(t365, 2, &t383);
-        if (t383) {
-          NESSIE_RECORD(err, t364, RT_CHECK_SCALAR, 0, t383, RT_REM, 0, 0, 0.0, 2);
+        int t353 = 0;
+        int32_t t354 = rt_rem_i(t335, 2, &t353);
+        if (t353) {
+          NESSIE_RECORD(err, t334, RT_CHECK_SCALAR, 0, t353, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t386 = rt_mul_i(t384, v_x803);
-        int32_t t388 = rt_add_i(t386, t382);
-        int32_t t389;
-        if ((uint64_t)(int64_t)t388 < (uint64_t)v_x808_n) {
-          t389 = v_x808_d[t388];
+        int32_t t356 = rt_mul_i(t354, v_x803);
+        int32_t t358 = rt_add_i(t356, t352);
+        int32_t t359;
+        if ((uint64_t)(int64_t)t358 < (uint64_t)v_x808_n) {
+          t359 = v_x808_d[t358];
         } else {
-          NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t388, v_x808_n, 0.0, 3);
-          t389 = 0;
+          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_x808_n, 0.0, 3);
+          t359 = 0;
         }
-        int32_t t390;
-        if ((uint64_t)(int64_t)t388 < (uint64_t)v_x811_n) {
-          t390 = v_x811_d[t388];
+        int32_t t360;
+        if ((uint64_t)(int64_t)t358 < (uint64_t)v_x811_n) {
+          t360 = v_x811_d[t358];
         } else {
-          NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t388, v_x811_n, 0.0, 4);
-          t390 = 0;
+          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_x811_n, 0.0, 4);
+          t360 = 0;
         }
-        int32_t t392 = rt_add_i(t390, t389);
+        int32_t t362 = rt_add_i(t360, t359);
       }
-      v_x813_d[t364] = t377;
-      v_x815_d[t364] = t380;
-      v_x817_d[t364] = 1;
+      v_x813_d[t334] = t347;
+      v_x815_d[t334] = t350;
+      v_x817_d[t334] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1593,8 +1418,8 @@ fail:
   rt_release(v_x817);
 }
 
-/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831) {
+/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831) {
   (void)loc;
   (void)run;
   int32_t *v_x821_d = v_x821->data.i;
@@ -1605,18 +1430,18 @@ static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue 
   int32_t v_x831 = 0;
   /* MAP */
   {
-    const int64_t t393 = v_x818;
-    if (t393 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t393, 0.0, 0);
+    const int64_t t363 = v_x818;
+    if (t363 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t363, 0.0, 0);
       goto fail;
     }
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t393);
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t363);
     int32_t *v_x820_d = v_x820->data.i;
     const int64_t v_x820_n = v_x820->len;
-    RT_PARALLEL_FOR_IF(t393 >= RT_PARALLEL_MIN)
-    for (int64_t t394 = 0; t394 < t393; t394++) {
-      const int32_t t395 = (int32_t)t394;
-      v_x820_d[t394] = 2;
+    RT_PARALLEL_FOR_IF(t363 >= RT_PARALLEL_MIN)
+    for (int64_t t364 = 0; t364 < t363; t364++) {
+      const int32_t t365 = (int32_t)t364;
+      v_x820_d[t364] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -1626,101 +1451,101 @@ static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue 
     const int64_t v_x820_n = v_x820->len;
     /* REDUCE */
     {
-      const int64_t t396 = v_x821_n;
-      const int64_t t397 = t396 > 0 ? (t396 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t398 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t397);
-      int32_t *t399 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t397);
-      int32_t *t400 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t397);
-      RT_PARALLEL_FOR_IF(t397 > 1)
-      for (int64_t t401 = 0; t401 < t397; t401++) {
-        int32_t t401a0;
-        int32_t t401a1;
-        int32_t t401a2;
-        t401a0 = 2147483647;
-        t401a1 = 0;
-        t401a2 = 1;
-        const int64_t t401_end = (t401 + 1) * RT_CHUNK < t396 ? (t401 + 1) * RT_CHUNK : t396;
-        for (int64_t t402 = t401 * RT_CHUNK; t402 < t401_end; t402++) {
-          const int32_t t403 = (int32_t)t402;
-          int32_t t401x0;
-          int32_t t401x1;
-          int32_t t401x2;
-          uint8_t t405 = rt_lt_i(0, 2);
-          int32_t t406;
-          if (t405) {
-            t406 = 2147483647;
+      const int64_t t366 = v_x821_n;
+      const int64_t t367 = t366 > 0 ? (t366 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t368 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t367);
+      int32_t *t369 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t367);
+      int32_t *t370 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t367);
+      RT_PARALLEL_FOR_IF(t367 > 1)
+      for (int64_t t371 = 0; t371 < t367; t371++) {
+        int32_t t371a0;
+        int32_t t371a1;
+        int32_t t371a2;
+        t371a0 = 2147483647;
+        t371a1 = 0;
+        t371a2 = 1;
+        const int64_t t371_end = (t371 + 1) * RT_CHUNK < t366 ? (t371 + 1) * RT_CHUNK : t366;
+        for (int64_t t372 = t371 * RT_CHUNK; t372 < t371_end; t372++) {
+          const int32_t t373 = (int32_t)t372;
+          int32_t t371x0;
+          int32_t t371x1;
+          int32_t t371x2;
+          uint8_t t375 = rt_lt_i(0, 2);
+          int32_t t376;
+          if (t375) {
+            t376 = 2147483647;
           } else {
-            t406 = t403;
+            t376 = t373;
           }
-          t401x0 = t406;
-          t401x1 = 0;
-          t401x2 = 2;
-          uint8_t t408 = rt_le_i(t401a0, t401x0);
-          int32_t t409;
-          if (t408) {
-            t409 = t401a0;
+          t371x0 = t376;
+          t371x1 = 0;
+          t371x2 = 2;
+          uint8_t t378 = rt_le_i(t371a0, t371x0);
+          int32_t t379;
+          if (t378) {
+            t379 = t371a0;
           } else {
-            t409 = t401x0;
+            t379 = t371x0;
           }
-          int32_t t410;
-          if (t408) {
-            t410 = t401a1;
+          int32_t t380;
+          if (t378) {
+            t380 = t371a1;
           } else {
-            t410 = t401x1;
+            t380 = t371x1;
           }
-          int32_t t411;
-          if (t408) {
-            t411 = t401a2;
+          int32_t t381;
+          if (t378) {
+            t381 = t371a2;
           } else {
-            t411 = t401x2;
+            t381 = t371x2;
           }
-          t401a0 = t409;
-          t401a1 = t410;
-          t401a2 = t411;
+          t371a0 = t379;
+          t371a1 = t380;
+          t371a2 = t381;
         }
-        t398[t401] = t401a0;
-        t399[t401] = t401a1;
-        t400[t401] = t401a2;
+        t368[t371] = t371a0;
+        t369[t371] = t371a1;
+        t370[t371] = t371a2;
       }
-      int32_t t401t0;
-      int32_t t401t1;
-      int32_t t401t2;
-      t401t0 = 2147483647;
-      t401t1 = 0;
-      t401t2 = 1;
-      for (int64_t t401 = 0; t401 < t397; t401++) {
-        const int32_t t412 = t398[t401];
-        const int32_t t413 = t399[t401];
-        const int32_t t414 = t400[t401];
-        uint8_t t416 = rt_le_i(t401t0, t412);
-        int32_t t417;
-        if (t416) {
-          t417 = t401t0;
+      int32_t t371t0;
+      int32_t t371t1;
+      int32_t t371t2;
+      t371t0 = 2147483647;
+      t371t1 = 0;
+      t371t2 = 1;
+      for (int64_t t371 = 0; t371 < t367; t371++) {
+        const int32_t t382 = t368[t371];
+        const int32_t t383 = t369[t371];
+        const int32_t t384 = t370[t371];
+        uint8_t t386 = rt_le_i(t371t0, t382);
+        int32_t t387;
+        if (t386) {
+          t387 = t371t0;
         } else {
-          t417 = t412;
+          t387 = t382;
         }
-        int32_t t418;
-        if (t416) {
-          t418 = t401t1;
+        int32_t t388;
+        if (t386) {
+          t388 = t371t1;
         } else {
-          t418 = t413;
+          t388 = t383;
         }
-        int32_t t419;
-        if (t416) {
-          t419 = t401t2;
+        int32_t t389;
+        if (t386) {
+          t389 = t371t2;
         } else {
-          t419 = t414;
+          t389 = t384;
         }
-        t401t0 = t417;
-        t401t1 = t418;
-        t401t2 = t419;
+        t371t0 = t387;
+        t371t1 = t388;
+        t371t2 = t389;
       }
-      v_x829 = t401t0;
-      rt_free(t398);
-      v_x830 = t401t1;
-      rt_free(t399);
-      v_x831 = t401t2;
-      rt_free(t400);
+      v_x829 = t371t0;
+      rt_free(t368);
+      v_x830 = t371t1;
+      rt_free(t369);
+      v_x831 = t371t2;
+      rt_free(t370);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1733,8 +1558,8 @@ fail:
   rt_release(v_x820);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
+/* K15: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
   (void)loc;
   (void)run;
   int32_t *v_x832_d = v_x832->data.i;
@@ -1744,45 +1569,45 @@ static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue
   RtValue *v_x847 = NULL;
   /* MAP */
   {
-    const int64_t t420 = v_x832_n;
-    v_x847 = rt_value_new(rt_vec_type(RT_INT), t420);
+    const int64_t t390 = v_x832_n;
+    v_x847 = rt_value_new(rt_vec_type(RT_INT), t390);
     int32_t *v_x847_d = v_x847->data.i;
     const int64_t v_x847_n = v_x847->len;
-    RT_PARALLEL_FOR_IF(t420 >= RT_PARALLEL_MIN)
-    for (int64_t t421 = 0; t421 < t420; t421++) {
-      const int32_t t422 = (int32_t)t421;
-      int t426 = 0; /* nonzero: a check below failed */
-      int32_t t424 = rt_mul_i(t422, 2);
-      int t427 = (uint64_t)(int64_t)t424 < (uint64_t)v_x837_n;
-      int32_t t425 = t427 ? v_x837_d[t424] : 0;
-      t426 |= !t427;
-      int32_t t429 = rt_add_i(t425, 1);
-      int32_t t431 = rt_add_i(t424, 1);
-      int t433 = (uint64_t)(int64_t)t431 < (uint64_t)v_x837_n;
-      int32_t t432 = t433 ? v_x837_d[t431] : 0;
-      t426 |= !t433;
-      int32_t t435 = rt_add_i(t429, t432);
-      if (__builtin_expect(t426 != 0, 0)) { /* again, recording the error */
-        int32_t t437 = rt_mul_i(t422, 2);
-        int32_t t438;
-        if ((uint64_t)(int64_t)t437 < (uint64_t)v_x837_n) {
-          t438 = v_x837_d[t437];
+    RT_PARALLEL_FOR_IF(t390 >= RT_PARALLEL_MIN)
+    for (int64_t t391 = 0; t391 < t390; t391++) {
+      const int32_t t392 = (int32_t)t391;
+      int t396 = 0; /* nonzero: a check below failed */
+      int32_t t394 = rt_mul_i(t392, 2);
+      int t397 = (uint64_t)(int64_t)t394 < (uint64_t)v_x837_n;
+      int32_t t395 = t397 ? v_x837_d[t394] : 0;
+      t396 |= !t397;
+      int32_t t399 = rt_add_i(t395, 1);
+      int32_t t401 = rt_add_i(t394, 1);
+      int t403 = (uint64_t)(int64_t)t401 < (uint64_t)v_x837_n;
+      int32_t t402 = t403 ? v_x837_d[t401] : 0;
+      t396 |= !t403;
+      int32_t t405 = rt_add_i(t399, t402);
+      if (__builtin_expect(t396 != 0, 0)) { /* again, recording the error */
+        int32_t t407 = rt_mul_i(t392, 2);
+        int32_t t408;
+        if ((uint64_t)(int64_t)t407 < (uint64_t)v_x837_n) {
+          t408 = v_x837_d[t407];
         } else {
-          NESSIE_RECORD(err, t421, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_x837_n, 0.0, 0);
-          t438 = 0;
+          NESSIE_RECORD(err, t391, RT_CHECK_INDEX, 0, 0, RT_GATHER, t407, v_x837_n, 0.0, 0);
+          t408 = 0;
         }
-        int32_t t440 = rt_add_i(t438, 1);
-        int32_t t442 = rt_add_i(t437, 1);
-        int32_t t443;
-        if ((uint64_t)(int64_t)t442 < (uint64_t)v_x837_n) {
-          t443 = v_x837_d[t442];
+        int32_t t410 = rt_add_i(t408, 1);
+        int32_t t412 = rt_add_i(t407, 1);
+        int32_t t413;
+        if ((uint64_t)(int64_t)t412 < (uint64_t)v_x837_n) {
+          t413 = v_x837_d[t412];
         } else {
-          NESSIE_RECORD(err, t421, RT_CHECK_INDEX, 1, 0, RT_GATHER, t442, v_x837_n, 0.0, 1);
-          t443 = 0;
+          NESSIE_RECORD(err, t391, RT_CHECK_INDEX, 1, 0, RT_GATHER, t412, v_x837_n, 0.0, 1);
+          t413 = 0;
         }
-        int32_t t445 = rt_add_i(t440, t443);
+        int32_t t415 = rt_add_i(t410, t413);
       }
-      v_x847_d[t421] = t435;
+      v_x847_d[t391] = t405;
     }
   }
   if (err->index != INT64_MAX)
@@ -1793,8 +1618,8 @@ fail:
   rt_release(v_x847);
 }
 
-/* K19: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
+/* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
   (void)loc;
   (void)run;
   const int64_t *v_sd_1135_off = rt_seg_offsets(v_sd_1135);
@@ -1808,33 +1633,33 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int3
   RtValue *v_x1134 = NULL;
   /* MAP */
   {
-    const int64_t t446 = v_x1110;
-    if (t446 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t446, 0.0, 0);
+    const int64_t t416 = v_x1110;
+    if (t416 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t416, 0.0, 0);
       goto fail;
     }
-    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t446);
+    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t416);
     uint8_t *v_x1113_d = v_x1113->data.b;
     const int64_t v_x1113_n = v_x1113->len;
-    RT_PARALLEL_FOR_IF(t446 >= RT_PARALLEL_MIN)
-    for (int64_t t447 = 0; t447 < t446; t447++) {
-      const int32_t t448 = (int32_t)t447;
-      int t450 = 0; /* nonzero: a check below failed */
-      int t451 = (uint64_t)(int64_t)t448 < (uint64_t)v_sd_1135_n;
-      int32_t t449 = t451 ? (int32_t)(v_sd_1135_off[t448 + 1] - v_sd_1135_off[t448]) : 0;
-      t450 |= !t451;
-      uint8_t t453 = rt_le_i(t449, 1);
-      if (__builtin_expect(t450 != 0, 0)) { /* again, recording the error */
-        int32_t t454;
-        if ((uint64_t)(int64_t)t448 < (uint64_t)v_sd_1135_n) {
-          t454 = (int32_t)(v_sd_1135_off[t448 + 1] - v_sd_1135_off[t448]);
+    RT_PARALLEL_FOR_IF(t416 >= RT_PARALLEL_MIN)
+    for (int64_t t417 = 0; t417 < t416; t417++) {
+      const int32_t t418 = (int32_t)t417;
+      int t420 = 0; /* nonzero: a check below failed */
+      int t421 = (uint64_t)(int64_t)t418 < (uint64_t)v_sd_1135_n;
+      int32_t t419 = t421 ? (int32_t)(v_sd_1135_off[t418 + 1] - v_sd_1135_off[t418]) : 0;
+      t420 |= !t421;
+      uint8_t t423 = rt_le_i(t419, 1);
+      if (__builtin_expect(t420 != 0, 0)) { /* again, recording the error */
+        int32_t t424;
+        if ((uint64_t)(int64_t)t418 < (uint64_t)v_sd_1135_n) {
+          t424 = (int32_t)(v_sd_1135_off[t418 + 1] - v_sd_1135_off[t418]);
         } else {
-          NESSIE_RECORD(err, t447, RT_CHECK_INDEX, 0, 0, RT_GATHER, t448, v_sd_1135_n, 0.0, 1);
-          t454 = 0;
+          NESSIE_RECORD(err, t417, RT_CHECK_INDEX, 0, 0, RT_GATHER, t418, v_sd_1135_n, 0.0, 1);
+          t424 = 0;
         }
-        uint8_t t456 = rt_le_i(t454, 1);
+        uint8_t t426 = rt_le_i(t424, 1);
       }
-      v_x1113_d[t447] = t453;
+      v_x1113_d[t417] = t423;
     }
   }
   if (err->index != INT64_MAX)
@@ -1844,108 +1669,108 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int3
     const int64_t v_x1113_n = v_x1113->len;
     /* PARTITION */
     {
-      const int64_t t457 = v_x1110;
-      if (t457 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t457, 0.0, 2);
+      const int64_t t427 = v_x1110;
+      if (t427 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t427, 0.0, 2);
         goto fail;
       }
-      const int64_t t458 = t457 > 0 ? (t457 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t459 = (uint8_t *)rt_alloc_atomic((size_t)t457 + 1);
-      int64_t *t460 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t458 + 1));
-      RT_PARALLEL_FOR_IF(t458 > 1)
-      for (int64_t t461 = 0; t461 < t458; t461++) {
+      const int64_t t428 = t427 > 0 ? (t427 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t429 = (uint8_t *)rt_alloc_atomic((size_t)t427 + 1);
+      int64_t *t430 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t428 + 1));
+      RT_PARALLEL_FOR_IF(t428 > 1)
+      for (int64_t t431 = 0; t431 < t428; t431++) {
         int64_t kept = 0;
-        const int64_t t461_end = (t461 + 1) * RT_CHUNK < t457 ? (t461 + 1) * RT_CHUNK : t457;
-        for (int64_t t462 = t461 * RT_CHUNK; t462 < t461_end; t462++) {
-          const int32_t t463 = (int32_t)t462;
-          int32_t t461x0;
-          uint8_t t461x1;
-          int t465 = 0; /* nonzero: a check below failed */
-          int t466 = (uint64_t)(int64_t)t463 < (uint64_t)v_sd_1135_n;
-          int32_t t464 = t466 ? (int32_t)(v_sd_1135_off[t463 + 1] - v_sd_1135_off[t463]) : 0;
-          t465 |= !t466;
-          uint8_t t468 = rt_le_i(t464, 1);
-          if (__builtin_expect(t465 != 0, 0)) { /* again, recording the error */
-            int32_t t469;
-            if ((uint64_t)(int64_t)t463 < (uint64_t)v_sd_1135_n) {
-              t469 = (int32_t)(v_sd_1135_off[t463 + 1] - v_sd_1135_off[t463]);
+        const int64_t t431_end = (t431 + 1) * RT_CHUNK < t427 ? (t431 + 1) * RT_CHUNK : t427;
+        for (int64_t t432 = t431 * RT_CHUNK; t432 < t431_end; t432++) {
+          const int32_t t433 = (int32_t)t432;
+          int32_t t431x0;
+          uint8_t t431x1;
+          int t435 = 0; /* nonzero: a check below failed */
+          int t436 = (uint64_t)(int64_t)t433 < (uint64_t)v_sd_1135_n;
+          int32_t t434 = t436 ? (int32_t)(v_sd_1135_off[t433 + 1] - v_sd_1135_off[t433]) : 0;
+          t435 |= !t436;
+          uint8_t t438 = rt_le_i(t434, 1);
+          if (__builtin_expect(t435 != 0, 0)) { /* again, recording the error */
+            int32_t t439;
+            if ((uint64_t)(int64_t)t433 < (uint64_t)v_sd_1135_n) {
+              t439 = (int32_t)(v_sd_1135_off[t433 + 1] - v_sd_1135_off[t433]);
             } else {
-              NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t463, v_sd_1135_n, 0.0, 3);
-              t469 = 0;
+              NESSIE_RECORD(err, t432, RT_CHECK_INDEX, 0, 0, RT_GATHER, t433, v_sd_1135_n, 0.0, 3);
+              t439 = 0;
             }
-            uint8_t t471 = rt_le_i(t469, 1);
+            uint8_t t441 = rt_le_i(t439, 1);
           }
-          t461x0 = t463;
-          t461x1 = t468;
-          uint8_t t472;
-          t472 = t461x1;
-          t459[t462] = t472 != 0;
-          kept += t472 != 0;
+          t431x0 = t433;
+          t431x1 = t438;
+          uint8_t t442;
+          t442 = t431x1;
+          t429[t432] = t442 != 0;
+          kept += t442 != 0;
         }
-        t460[t461] = kept;
+        t430[t431] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t459);
-        rt_free(t460);
+        rt_free(t429);
+        rt_free(t430);
         goto fail;
       }
-      int64_t t473 = 0;
-      for (int64_t t461 = 0; t461 < t458; t461++) {
-        const int64_t k = t460[t461];
-        t460[t461] = t473;
-        t473 += k;
+      int64_t t443 = 0;
+      for (int64_t t431 = 0; t431 < t428; t431++) {
+        const int64_t k = t430[t431];
+        t430[t431] = t443;
+        t443 += k;
       }
-      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t473);
+      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t443);
       int32_t *v_x1118_d = v_x1118->data.i;
       const int64_t v_x1118_n = v_x1118->len;
-      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t473);
+      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t443);
       uint8_t *v_x1119_d = v_x1119->data.b;
       const int64_t v_x1119_n = v_x1119->len;
-      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t457 - t473));
+      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t427 - t443));
       int32_t *v_x1120_d = v_x1120->data.i;
       const int64_t v_x1120_n = v_x1120->len;
-      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t457 - t473));
+      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t427 - t443));
       uint8_t *v_x1121_d = v_x1121->data.b;
       const int64_t v_x1121_n = v_x1121->len;
-      RT_PARALLEL_FOR_IF(t458 > 1)
-      for (int64_t t461 = 0; t461 < t458; t461++) {
-        int64_t at = t460[t461];
-        int64_t at_not = t461 * RT_CHUNK - t460[t461];
-        const int64_t t461_end = (t461 + 1) * RT_CHUNK < t457 ? (t461 + 1) * RT_CHUNK : t457;
-        for (int64_t t462 = t461 * RT_CHUNK; t462 < t461_end; t462++) {
-          const int32_t t463 = (int32_t)t462;
-          int32_t t461y0;
-          uint8_t t461y1;
-          int t475 = 0; /* nonzero: a check below failed */
-          int t476 = (uint64_t)(int64_t)t463 < (uint64_t)v_sd_1135_n;
-          int32_t t474 = t476 ? (int32_t)(v_sd_1135_off[t463 + 1] - v_sd_1135_off[t463]) : 0;
-          t475 |= !t476;
-          uint8_t t478 = rt_le_i(t474, 1);
-          if (__builtin_expect(t475 != 0, 0)) { /* again, recording the error */
-            int32_t t479;
-            if ((uint64_t)(int64_t)t463 < (uint64_t)v_sd_1135_n) {
-              t479 = (int32_t)(v_sd_1135_off[t463 + 1] - v_sd_1135_off[t463]);
+      RT_PARALLEL_FOR_IF(t428 > 1)
+      for (int64_t t431 = 0; t431 < t428; t431++) {
+        int64_t at = t430[t431];
+        int64_t at_not = t431 * RT_CHUNK - t430[t431];
+        const int64_t t431_end = (t431 + 1) * RT_CHUNK < t427 ? (t431 + 1) * RT_CHUNK : t427;
+        for (int64_t t432 = t431 * RT_CHUNK; t432 < t431_end; t432++) {
+          const int32_t t433 = (int32_t)t432;
+          int32_t t431y0;
+          uint8_t t431y1;
+          int t445 = 0; /* nonzero: a check below failed */
+          int t446 = (uint64_t)(int64_t)t433 < (uint64_t)v_sd_1135_n;
+          int32_t t444 = t446 ? (int32_t)(v_sd_1135_off[t433 + 1] - v_sd_1135_off[t433]) : 0;
+          t445 |= !t446;
+          uint8_t t448 = rt_le_i(t444, 1);
+          if (__builtin_expect(t445 != 0, 0)) { /* again, recording the error */
+            int32_t t449;
+            if ((uint64_t)(int64_t)t433 < (uint64_t)v_sd_1135_n) {
+              t449 = (int32_t)(v_sd_1135_off[t433 + 1] - v_sd_1135_off[t433]);
             } else {
-              NESSIE_RECORD(err, t462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t463, v_sd_1135_n, 0.0, 4);
-              t479 = 0;
+              NESSIE_RECORD(err, t432, RT_CHECK_INDEX, 0, 0, RT_GATHER, t433, v_sd_1135_n, 0.0, 4);
+              t449 = 0;
             }
-            uint8_t t481 = rt_le_i(t479, 1);
+            uint8_t t451 = rt_le_i(t449, 1);
           }
-          t461y0 = t463;
-          t461y1 = t478;
-          if (t459[t462]) {
-            v_x1118_d[at] = t461y0;
-            v_x1119_d[at] = t461y1;
+          t431y0 = t433;
+          t431y1 = t448;
+          if (t429[t432]) {
+            v_x1118_d[at] = t431y0;
+            v_x1119_d[at] = t431y1;
             at++;
           } else {
-            v_x1120_d[at_not] = t461y0;
-            v_x1121_d[at_not] = t461y1;
+            v_x1120_d[at_not] = t431y0;
+            v_x1121_d[at_not] = t431y1;
             at_not++;
           }
         }
       }
-      rt_free(t459);
-      rt_free(t460);
+      rt_free(t429);
+      rt_free(t430);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1960,28 +1785,92 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int3
       const int64_t v_x1121_n = v_x1121->len;
       /* SCAN */
       {
-        const int64_t t482 = v_x1110;
-        if (t482 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t482, 0.0, 5);
+        const int64_t t452 = v_x1110;
+        if (t452 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t452, 0.0, 5);
           goto fail;
         }
-        const int64_t t483 = t482 > 0 ? (t482 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t484 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t483);
-        int32_t *t485 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t483);
-        RT_PARALLEL_FOR_IF(t483 > 1)
-        for (int64_t t486 = 0; t486 < t483; t486++) {
-          int32_t t486a0;
-          int32_t t486a1;
-          t486a0 = 0;
-          t486a1 = 0;
-          const int64_t t486_end = (t486 + 1) * RT_CHUNK < t482 ? (t486 + 1) * RT_CHUNK : t482;
-          for (int64_t t487 = t486 * RT_CHUNK; t487 < t486_end; t487++) {
-            const int32_t t488 = (int32_t)t487;
-            int32_t t486x0;
-            int32_t t486x1;
+        const int64_t t453 = t452 > 0 ? (t452 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t454 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t453);
+        int32_t *t455 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t453);
+        RT_PARALLEL_FOR_IF(t453 > 1)
+        for (int64_t t456 = 0; t456 < t453; t456++) {
+          int32_t t456a0;
+          int32_t t456a1;
+          t456a0 = 0;
+          t456a1 = 0;
+          const int64_t t456_end = (t456 + 1) * RT_CHUNK < t452 ? (t456 + 1) * RT_CHUNK : t452;
+          for (int64_t t457 = t456 * RT_CHUNK; t457 < t456_end; t457++) {
+            const int32_t t458 = (int32_t)t457;
+            int32_t t456x0;
+            int32_t t456x1;
+            int t460 = 0; /* nonzero: a check below failed */
+            int t461 = (uint64_t)(int64_t)t458 < (uint64_t)v_sd_1135_n;
+            int32_t t459 = t461 ? (int32_t)(v_sd_1135_off[t458 + 1] - v_sd_1135_off[t458]) : 0;
+            t460 |= !t461;
+            uint8_t t463 = rt_le_i(t459, 1);
+            int32_t t465 = rt_btoi_b(t463);
+            uint8_t t467 = rt_not_b(t463);
+            int32_t t469 = rt_btoi_b(t467);
+            if (__builtin_expect(t460 != 0, 0)) { /* again, recording the error */
+              int32_t t470;
+              if ((uint64_t)(int64_t)t458 < (uint64_t)v_sd_1135_n) {
+                t470 = (int32_t)(v_sd_1135_off[t458 + 1] - v_sd_1135_off[t458]);
+              } else {
+                NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_sd_1135_n, 0.0, 6);
+                t470 = 0;
+              }
+              uint8_t t472 = rt_le_i(t470, 1);
+              int32_t t474 = rt_btoi_b(t472);
+              uint8_t t476 = rt_not_b(t472);
+              int32_t t478 = rt_btoi_b(t476);
+            }
+            t456x0 = t465;
+            t456x1 = t469;
+            int32_t t480 = rt_add_i(t456a0, t456x0);
+            int32_t t482 = rt_add_i(t456a1, t456x1);
+            t456a0 = t480;
+            t456a1 = t482;
+          }
+          t454[t456] = t456a0;
+          t455[t456] = t456a1;
+        }
+        int32_t t456t0;
+        int32_t t456t1;
+        t456t0 = 0;
+        t456t1 = 0;
+        for (int64_t t456 = 0; t456 < t453; t456++) {
+          const int32_t t483 = t454[t456];
+          t454[t456] = t456t0;
+          const int32_t t484 = t455[t456];
+          t455[t456] = t456t1;
+          int32_t t486 = rt_add_i(t456t0, t483);
+          int32_t t488 = rt_add_i(t456t1, t484);
+          t456t0 = t486;
+          t456t1 = t488;
+        }
+        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t452);
+        int32_t *v_x1133_d = v_x1133->data.i;
+        const int64_t v_x1133_n = v_x1133->len;
+        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t452);
+        int32_t *v_x1134_d = v_x1134->data.i;
+        const int64_t v_x1134_n = v_x1134->len;
+        RT_PARALLEL_FOR_IF(t453 > 1)
+        for (int64_t t456 = 0; t456 < t453; t456++) {
+          int32_t t456p0;
+          int32_t t456p1;
+          t456p0 = t454[t456];
+          t456p1 = t455[t456];
+          const int64_t t456_end = (t456 + 1) * RT_CHUNK < t452 ? (t456 + 1) * RT_CHUNK : t452;
+          for (int64_t t457 = t456 * RT_CHUNK; t457 < t456_end; t457++) {
+            const int32_t t458 = (int32_t)t457;
+            v_x1133_d[t457] = t456p0;
+            v_x1134_d[t457] = t456p1;
+            int32_t t456y0;
+            int32_t t456y1;
             int t490 = 0; /* nonzero: a check below failed */
-            int t491 = (uint64_t)(int64_t)t488 < (uint64_t)v_sd_1135_n;
-            int32_t t489 = t491 ? (int32_t)(v_sd_1135_off[t488 + 1] - v_sd_1135_off[t488]) : 0;
+            int t491 = (uint64_t)(int64_t)t458 < (uint64_t)v_sd_1135_n;
+            int32_t t489 = t491 ? (int32_t)(v_sd_1135_off[t458 + 1] - v_sd_1135_off[t458]) : 0;
             t490 |= !t491;
             uint8_t t493 = rt_le_i(t489, 1);
             int32_t t495 = rt_btoi_b(t493);
@@ -1989,10 +1878,10 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int3
             int32_t t499 = rt_btoi_b(t497);
             if (__builtin_expect(t490 != 0, 0)) { /* again, recording the error */
               int32_t t500;
-              if ((uint64_t)(int64_t)t488 < (uint64_t)v_sd_1135_n) {
-                t500 = (int32_t)(v_sd_1135_off[t488 + 1] - v_sd_1135_off[t488]);
+              if ((uint64_t)(int64_t)t458 < (uint64_t)v_sd_1135_n) {
+                t500 = (int32_t)(v_sd_1135_off[t458 + 1] - v_sd_1135_off[t458]);
               } else {
-                NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, t488, v_sd_1135_n, 0.0, 6);
+                NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_sd_1135_n, 0.0, 7);
                 t500 = 0;
               }
               uint8_t t502 = rt_le_i(t500, 1);
@@ -2000,80 +1889,16 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int3
               uint8_t t506 = rt_not_b(t502);
               int32_t t508 = rt_btoi_b(t506);
             }
-            t486x0 = t495;
-            t486x1 = t499;
-            int32_t t510 = rt_add_i(t486a0, t486x0);
-            int32_t t512 = rt_add_i(t486a1, t486x1);
-            t486a0 = t510;
-            t486a1 = t512;
-          }
-          t484[t486] = t486a0;
-          t485[t486] = t486a1;
-        }
-        int32_t t486t0;
-        int32_t t486t1;
-        t486t0 = 0;
-        t486t1 = 0;
-        for (int64_t t486 = 0; t486 < t483; t486++) {
-          const int32_t t513 = t484[t486];
-          t484[t486] = t486t0;
-          const int32_t t514 = t485[t486];
-          t485[t486] = t486t1;
-          int32_t t516 = rt_add_i(t486t0, t513);
-          int32_t t518 = rt_add_i(t486t1, t514);
-          t486t0 = t516;
-          t486t1 = t518;
-        }
-        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t482);
-        int32_t *v_x1133_d = v_x1133->data.i;
-        const int64_t v_x1133_n = v_x1133->len;
-        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t482);
-        int32_t *v_x1134_d = v_x1134->data.i;
-        const int64_t v_x1134_n = v_x1134->len;
-        RT_PARALLEL_FOR_IF(t483 > 1)
-        for (int64_t t486 = 0; t486 < t483; t486++) {
-          int32_t t486p0;
-          int32_t t486p1;
-          t486p0 = t484[t486];
-          t486p1 = t485[t486];
-          const int64_t t486_end = (t486 + 1) * RT_CHUNK < t482 ? (t486 + 1) * RT_CHUNK : t482;
-          for (int64_t t487 = t486 * RT_CHUNK; t487 < t486_end; t487++) {
-            const int32_t t488 = (int32_t)t487;
-            v_x1133_d[t487] = t486p0;
-            v_x1134_d[t487] = t486p1;
-            int32_t t486y0;
-            int32_t t486y1;
-            int t520 = 0; /* nonzero: a check below failed */
-            int t521 = (uint64_t)(int64_t)t488 < (uint64_t)v_sd_1135_n;
-            int32_t t519 = t521 ? (int32_t)(v_sd_1135_off[t488 + 1] - v_sd_1135_off[t488]) : 0;
-            t520 |= !t521;
-            uint8_t t523 = rt_le_i(t519, 1);
-            int32_t t525 = rt_btoi_b(t523);
-            uint8_t t527 = rt_not_b(t523);
-            int32_t t529 = rt_btoi_b(t527);
-            if (__builtin_expect(t520 != 0, 0)) { /* again, recording the error */
-              int32_t t530;
-              if ((uint64_t)(int64_t)t488 < (uint64_t)v_sd_1135_n) {
-                t530 = (int32_t)(v_sd_1135_off[t488 + 1] - v_sd_1135_off[t488]);
-              } else {
-                NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, t488, v_sd_1135_n, 0.0, 7);
-                t530 = 0;
-              }
-              uint8_t t532 = rt_le_i(t530, 1);
-              int32_t t534 = rt_btoi_b(t532);
-              uint8_t t536 = rt_not_b(t532);
-              int32_t t538 = rt_btoi_b(t536);
-            }
-            t486y0 = t525;
-            t486y1 = t529;
-            int32_t t540 = rt_add_i(t486p0, t486y0);
-            int32_t t542 = rt_add_i(t486p1, t486y1);
-            t486p0 = t540;
-            t486p1 = t542;
+            t456y0 = t495;
+            t456y1 = t499;
+            int32_t t510 = rt_add_i(t456p0, t456y0);
+            int32_t t512 = rt_add_i(t456p1, t456y1);
+            t456p0 = t510;
+            t456p1 = t512;
           }
         }
-        rt_free(t484);
-        rt_free(t485);
+        rt_free(t454);
+        rt_free(t455);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -2097,8 +1922,8 @@ fail:
   rt_release(v_x1134);
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+/* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
   (void)loc;
   (void)run;
   int32_t *v_x1136_d = v_x1136->data.i;
@@ -2112,49 +1937,49 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValu
   RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t543 = v_x1136_n;
-    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t543);
+    const int64_t t513 = v_x1136_n;
+    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t513);
     int32_t *v_x1142_d = v_x1142->data.i;
     const int64_t v_x1142_n = v_x1142->len;
-    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t543);
+    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t513);
     int32_t *v_x1143_d = v_x1143->data.i;
     const int64_t v_x1143_n = v_x1143->len;
-    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t543);
+    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t513);
     int32_t *v_x1144_d = v_x1144->data.i;
     const int64_t v_x1144_n = v_x1144->len;
-    RT_PARALLEL_FOR_IF(t543 >= RT_PARALLEL_MIN)
-    for (int64_t t544 = 0; t544 < t543; t544++) {
-      const int32_t t545 = (int32_t)t544;
-      int t548 = 0; /* nonzero: a check below failed */
-      int32_t t546 = v_x1136_d[t545];
-      int t549 = (uint64_t)(int64_t)t546 < (uint64_t)v_sd_1138_n;
-      int32_t t547 = t549 ? (int32_t)v_sd_1138_off[t546] : 0;
-      t548 |= !t549;
-      int t551 = (uint64_t)(int64_t)t546 < (uint64_t)v_sd_1145_n;
-      int32_t t550 = t551 ? (int32_t)(v_sd_1145_off[t546 + 1] - v_sd_1145_off[t546]) : 0;
-      t548 |= !t551;
-      int32_t t553 = rt_add_i(t547, t550);
-      if (__builtin_expect(t548 != 0, 0)) { /* again, recording the error */
-        int32_t t554 = v_x1136_d[t545];
-        int32_t t555;
-        if ((uint64_t)(int64_t)t554 < (uint64_t)v_sd_1138_n) {
-          t555 = (int32_t)v_sd_1138_off[t554];
+    RT_PARALLEL_FOR_IF(t513 >= RT_PARALLEL_MIN)
+    for (int64_t t514 = 0; t514 < t513; t514++) {
+      const int32_t t515 = (int32_t)t514;
+      int t518 = 0; /* nonzero: a check below failed */
+      int32_t t516 = v_x1136_d[t515];
+      int t519 = (uint64_t)(int64_t)t516 < (uint64_t)v_sd_1138_n;
+      int32_t t517 = t519 ? (int32_t)v_sd_1138_off[t516] : 0;
+      t518 |= !t519;
+      int t521 = (uint64_t)(int64_t)t516 < (uint64_t)v_sd_1145_n;
+      int32_t t520 = t521 ? (int32_t)(v_sd_1145_off[t516 + 1] - v_sd_1145_off[t516]) : 0;
+      t518 |= !t521;
+      int32_t t523 = rt_add_i(t517, t520);
+      if (__builtin_expect(t518 != 0, 0)) { /* again, recording the error */
+        int32_t t524 = v_x1136_d[t515];
+        int32_t t525;
+        if ((uint64_t)(int64_t)t524 < (uint64_t)v_sd_1138_n) {
+          t525 = (int32_t)v_sd_1138_off[t524];
         } else {
-          NESSIE_RECORD(err, t544, RT_CHECK_INDEX, 0, 0, RT_GATHER, t554, v_sd_1138_n, 0.0, 0);
-          t555 = 0;
+          NESSIE_RECORD(err, t514, RT_CHECK_INDEX, 0, 0, RT_GATHER, t524, v_sd_1138_n, 0.0, 0);
+          t525 = 0;
         }
-        int32_t t556;
-        if ((uint64_t)(int64_t)t554 < (uint64_t)v_sd_1145_n) {
-          t556 = (int32_t)(v_sd_1145_off[t554 + 1] - v_sd_1145_off[t554]);
+        int32_t t526;
+        if ((uint64_t)(int64_t)t524 < (uint64_t)v_sd_1145_n) {
+          t526 = (int32_t)(v_sd_1145_off[t524 + 1] - v_sd_1145_off[t524]);
         } else {
-          NESSIE_RECORD(err, t544, RT_CHECK_INDEX, 0, 0, RT_GATHER, t554, v_sd_1145_n, 0.0, 1);
-          t556 = 0;
+          NESSIE_RECORD(err, t514, RT_CHECK_INDEX, 0, 0, RT_GATHER, t524, v_sd_1145_n, 0.0, 1);
+          t526 = 0;
         }
-        int32_t t558 = rt_add_i(t555, t556);
+        int32_t t528 = rt_add_i(t525, t526);
       }
-      v_x1142_d[t544] = t547;
-      v_x1143_d[t544] = t553;
-      v_x1144_d[t544] = 1;
+      v_x1142_d[t514] = t517;
+      v_x1143_d[t514] = t523;
+      v_x1144_d[t514] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -2169,8 +1994,8 @@ fail:
   rt_release(v_x1144);
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+/* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
   (void)loc;
   (void)run;
   int32_t *v_x1003_d = v_x1003->data.i;
@@ -2186,89 +2011,89 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_
   RtValue *v_x1017 = NULL;
   /* MAP */
   {
-    const int64_t t559 = v_x1007_n;
-    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t559);
+    const int64_t t529 = v_x1007_n;
+    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t529);
     int32_t *v_x1017_d = v_x1017->data.i;
     const int64_t v_x1017_n = v_x1017->len;
-    RT_PARALLEL_FOR_IF(t559 >= RT_PARALLEL_MIN)
-    for (int64_t t560 = 0; t560 < t559; t560++) {
-      const int32_t t561 = (int32_t)t560;
-      int t563 = 0; /* nonzero: a check below failed */
-      int t564 = (uint64_t)(int64_t)t561 < (uint64_t)v_x1003_n;
-      int32_t t562 = t564 ? v_x1003_d[t561] : 0;
-      t563 |= !t564;
-      int32_t t566 = rt_add_i(t562, v_x1004);
-      uint8_t t567 = v_x1007_d[t561];
-      int t569 = (uint64_t)(int64_t)t561 < (uint64_t)v_x1008_n;
-      int32_t t568 = t569 ? v_x1008_d[t561] : 0;
-      t563 |= !t569;
-      int32_t t571 = (t567 ? t568 : t566);
-      int t573 = (uint64_t)(int64_t)t571 < (uint64_t)v_x1013;
-      int32_t t572 = t573 ? t571 : 0;
-      t563 |= !t573;
-      uint8_t t575 = rt_lt_i(t572, (int32_t)v_x1011_n);
-      int32_t t576;
-      if (t575) {
-        int t578 = (uint64_t)(int64_t)t572 < (uint64_t)v_x1011_n;
-        int32_t t577 = t578 ? v_x1011_d[t572] : 0;
-        t563 |= !t578;
-        t576 = t577;
+    RT_PARALLEL_FOR_IF(t529 >= RT_PARALLEL_MIN)
+    for (int64_t t530 = 0; t530 < t529; t530++) {
+      const int32_t t531 = (int32_t)t530;
+      int t533 = 0; /* nonzero: a check below failed */
+      int t534 = (uint64_t)(int64_t)t531 < (uint64_t)v_x1003_n;
+      int32_t t532 = t534 ? v_x1003_d[t531] : 0;
+      t533 |= !t534;
+      int32_t t536 = rt_add_i(t532, v_x1004);
+      uint8_t t537 = v_x1007_d[t531];
+      int t539 = (uint64_t)(int64_t)t531 < (uint64_t)v_x1008_n;
+      int32_t t538 = t539 ? v_x1008_d[t531] : 0;
+      t533 |= !t539;
+      int32_t t541 = (t537 ? t538 : t536);
+      int t543 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1013;
+      int32_t t542 = t543 ? t541 : 0;
+      t533 |= !t543;
+      uint8_t t545 = rt_lt_i(t542, (int32_t)v_x1011_n);
+      int32_t t546;
+      if (t545) {
+        int t548 = (uint64_t)(int64_t)t542 < (uint64_t)v_x1011_n;
+        int32_t t547 = t548 ? v_x1011_d[t542] : 0;
+        t533 |= !t548;
+        t546 = t547;
       } else {
-        int32_t t580 = rt_sub_i(t572, (int32_t)v_x1011_n);
-        int t582 = (uint64_t)(int64_t)t580 < (uint64_t)v_x1012_n;
-        int32_t t581 = t582 ? v_x1012_d[t580] : 0;
-        t563 |= !t582;
-        t576 = t581;
+        int32_t t550 = rt_sub_i(t542, (int32_t)v_x1011_n);
+        int t552 = (uint64_t)(int64_t)t550 < (uint64_t)v_x1012_n;
+        int32_t t551 = t552 ? v_x1012_d[t550] : 0;
+        t533 |= !t552;
+        t546 = t551;
       }
-      if (__builtin_expect(t563 != 0, 0)) { /* again, recording the error */
-        int32_t t583;
-        if ((uint64_t)(int64_t)t561 < (uint64_t)v_x1003_n) {
-          t583 = v_x1003_d[t561];
+      if (__builtin_expect(t533 != 0, 0)) { /* again, recording the error */
+        int32_t t553;
+        if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1003_n) {
+          t553 = v_x1003_d[t531];
         } else {
-          NESSIE_RECORD(err, t560, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1003_n, 0.0, 0);
-          t583 = 0;
+          NESSIE_RECORD(err, t530, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1003_n, 0.0, 0);
+          t553 = 0;
         }
-        int32_t t585 = rt_add_i(t583, v_x1004);
-        uint8_t t586 = v_x1007_d[t561];
-        int32_t t587;
-        if ((uint64_t)(int64_t)t561 < (uint64_t)v_x1008_n) {
-          t587 = v_x1008_d[t561];
+        int32_t t555 = rt_add_i(t553, v_x1004);
+        uint8_t t556 = v_x1007_d[t531];
+        int32_t t557;
+        if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1008_n) {
+          t557 = v_x1008_d[t531];
         } else {
-          NESSIE_RECORD(err, t560, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1008_n, 0.0, 1);
-          t587 = 0;
+          NESSIE_RECORD(err, t530, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1008_n, 0.0, 1);
+          t557 = 0;
         }
-        int32_t t589 = (t586 ? t587 : t585);
-        int32_t t590;
-        if ((uint64_t)(int64_t)t589 < (uint64_t)v_x1013) {
-          t590 = t589;
+        int32_t t559 = (t556 ? t557 : t555);
+        int32_t t560;
+        if ((uint64_t)(int64_t)t559 < (uint64_t)v_x1013) {
+          t560 = t559;
         } else {
-          NESSIE_RECORD(err, t560, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x1013, 0.0, 2);
-          t590 = 0;
+          NESSIE_RECORD(err, t530, RT_CHECK_INDEX, 0, 0, RT_GATHER, t559, v_x1013, 0.0, 2);
+          t560 = 0;
         }
-        uint8_t t592 = rt_lt_i(t590, (int32_t)v_x1011_n);
-        int32_t t593;
-        if (t592) {
-          int32_t t594;
-          if ((uint64_t)(int64_t)t590 < (uint64_t)v_x1011_n) {
-            t594 = v_x1011_d[t590];
+        uint8_t t562 = rt_lt_i(t560, (int32_t)v_x1011_n);
+        int32_t t563;
+        if (t562) {
+          int32_t t564;
+          if ((uint64_t)(int64_t)t560 < (uint64_t)v_x1011_n) {
+            t564 = v_x1011_d[t560];
           } else {
-            NESSIE_RECORD(err, t560, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_x1011_n, 0.0, 3);
-            t594 = 0;
+            NESSIE_RECORD(err, t530, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x1011_n, 0.0, 3);
+            t564 = 0;
           }
-          t593 = t594;
+          t563 = t564;
         } else {
-          int32_t t596 = rt_sub_i(t590, (int32_t)v_x1011_n);
-          int32_t t597;
-          if ((uint64_t)(int64_t)t596 < (uint64_t)v_x1012_n) {
-            t597 = v_x1012_d[t596];
+          int32_t t566 = rt_sub_i(t560, (int32_t)v_x1011_n);
+          int32_t t567;
+          if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1012_n) {
+            t567 = v_x1012_d[t566];
           } else {
-            NESSIE_RECORD(err, t560, RT_CHECK_INDEX, 0, 0, RT_GATHER, t596, v_x1012_n, 0.0, 4);
-            t597 = 0;
+            NESSIE_RECORD(err, t530, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1012_n, 0.0, 4);
+            t567 = 0;
           }
-          t593 = t597;
+          t563 = t567;
         }
       }
-      v_x1017_d[t560] = t576;
+      v_x1017_d[t530] = t546;
     }
   }
   if (err->index != INT64_MAX)
@@ -2277,6 +2102,231 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_
   return;
 fail:
   rt_release(v_x1017);
+}
+
+/* K19: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, RtValue **out_v_x1149) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1146_d = v_x1146->data.i;
+  const int64_t v_x1146_n = v_x1146->len;
+  int32_t v_x1147 = 0;
+  RtValue *v_x1149 = NULL;
+  /* ONCE */
+  {
+    int t569 = 0; /* nonzero: a check below failed */
+    int t570 = (uint64_t)(int64_t)0 < (uint64_t)v_x1146_n;
+    int32_t t568 = t570 ? v_x1146_d[0] : 0;
+    t569 |= !t570;
+    if (__builtin_expect(t569 != 0, 0)) { /* again, recording the error */
+      int32_t t571;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1146_n) {
+        t571 = v_x1146_d[0];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1146_n, 0.0, 0);
+        t571 = 0;
+      }
+    }
+    v_x1147 = t568;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    /* MAP */
+    {
+      const int64_t t572 = 1;
+      v_x1149 = rt_value_new(rt_vec_type(RT_INT), t572);
+      int32_t *v_x1149_d = v_x1149->data.i;
+      const int64_t v_x1149_n = v_x1149->len;
+      RT_PARALLEL_FOR_IF(t572 >= RT_PARALLEL_MIN)
+      for (int64_t t573 = 0; t573 < t572; t573++) {
+        const int32_t t574 = (int32_t)t573;
+        v_x1149_d[t573] = v_x1147;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1149 = v_x1149;
+  return;
+fail:
+  rt_release(v_x1149);
+}
+
+/* K20: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1151, RtValue *v_dev_1156, RtValue **out_v_x1155) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1151_d = v_x1151->data.i;
+  const int64_t v_x1151_n = v_x1151->len;
+  int32_t *v_dev_1156_d = v_dev_1156->data.i;
+  const int64_t v_dev_1156_n = v_dev_1156->len;
+  RtValue *v_x1155 = NULL;
+  /* FILTER */
+  {
+    const int64_t t575 = v_x1151_n;
+    const int64_t t576 = t575 > 0 ? (t575 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t577 = (uint8_t *)rt_alloc_atomic((size_t)t575 + 1);
+    int64_t *t578 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t576 + 1));
+    RT_PARALLEL_FOR_IF(t576 > 1)
+    for (int64_t t579 = 0; t579 < t576; t579++) {
+      int64_t kept = 0;
+      const int64_t t579_end = (t579 + 1) * RT_CHUNK < t575 ? (t579 + 1) * RT_CHUNK : t575;
+      for (int64_t t580 = t579 * RT_CHUNK; t580 < t579_end; t580++) {
+        const int32_t t581 = (int32_t)t580;
+        int32_t t579x0;
+        int32_t t582 = v_x1151_d[t581];
+        t579x0 = t582;
+        uint8_t t583;
+        int t585 = 0; /* nonzero: a check below failed */
+        int t586 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1156_n;
+        int32_t t584 = t586 ? v_dev_1156_d[0] : 0;
+        t585 |= !t586;
+        uint8_t t588 = rt_gt_i(t579x0, t584);
+        if (__builtin_expect(t585 != 0, 0)) { /* again, recording the error */
+          int32_t t589;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1156_n) {
+            t589 = v_dev_1156_d[0];
+          } else {
+            NESSIE_RECORD(err, t580, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1156_n, 0.0, 0);
+            t589 = 0;
+          }
+          uint8_t t591 = rt_gt_i(t579x0, t589);
+        }
+        t583 = t588;
+        t577[t580] = t583 != 0;
+        kept += t583 != 0;
+      }
+      t578[t579] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t577);
+      rt_free(t578);
+      goto fail;
+    }
+    int64_t t592 = 0;
+    for (int64_t t579 = 0; t579 < t576; t579++) {
+      const int64_t k = t578[t579];
+      t578[t579] = t592;
+      t592 += k;
+    }
+    v_x1155 = rt_value_new(rt_vec_type(RT_INT), t592);
+    int32_t *v_x1155_d = v_x1155->data.i;
+    const int64_t v_x1155_n = v_x1155->len;
+    RT_PARALLEL_FOR_IF(t576 > 1)
+    for (int64_t t579 = 0; t579 < t576; t579++) {
+      int64_t at = t578[t579];
+      const int64_t t579_end = (t579 + 1) * RT_CHUNK < t575 ? (t579 + 1) * RT_CHUNK : t575;
+      for (int64_t t580 = t579 * RT_CHUNK; t580 < t579_end; t580++) {
+        const int32_t t581 = (int32_t)t580;
+        if (!t577[t580])
+          continue;
+        int32_t t579y0;
+        int32_t t593 = v_x1151_d[t581];
+        t579y0 = t593;
+        if (t577[t580]) {
+          v_x1155_d[at] = t579y0;
+          at++;
+        }
+      }
+    }
+    rt_free(t577);
+    rt_free(t578);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1155 = v_x1155;
+  return;
+fail:
+  rt_release(v_x1155);
+}
+
+/* K21: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1157, RtValue *v_dev_1162, RtValue **out_v_x1161) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1157_d = v_x1157->data.i;
+  const int64_t v_x1157_n = v_x1157->len;
+  int32_t *v_dev_1162_d = v_dev_1162->data.i;
+  const int64_t v_dev_1162_n = v_dev_1162->len;
+  RtValue *v_x1161 = NULL;
+  /* FILTER */
+  {
+    const int64_t t594 = v_x1157_n;
+    const int64_t t595 = t594 > 0 ? (t594 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t596 = (uint8_t *)rt_alloc_atomic((size_t)t594 + 1);
+    int64_t *t597 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t595 + 1));
+    RT_PARALLEL_FOR_IF(t595 > 1)
+    for (int64_t t598 = 0; t598 < t595; t598++) {
+      int64_t kept = 0;
+      const int64_t t598_end = (t598 + 1) * RT_CHUNK < t594 ? (t598 + 1) * RT_CHUNK : t594;
+      for (int64_t t599 = t598 * RT_CHUNK; t599 < t598_end; t599++) {
+        const int32_t t600 = (int32_t)t599;
+        int32_t t598x0;
+        int32_t t601 = v_x1157_d[t600];
+        t598x0 = t601;
+        uint8_t t602;
+        int t604 = 0; /* nonzero: a check below failed */
+        int t605 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1162_n;
+        int32_t t603 = t605 ? v_dev_1162_d[0] : 0;
+        t604 |= !t605;
+        uint8_t t607 = rt_lt_i(t598x0, t603);
+        if (__builtin_expect(t604 != 0, 0)) { /* again, recording the error */
+          int32_t t608;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1162_n) {
+            t608 = v_dev_1162_d[0];
+          } else {
+            NESSIE_RECORD(err, t599, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1162_n, 0.0, 0);
+            t608 = 0;
+          }
+          uint8_t t610 = rt_lt_i(t598x0, t608);
+        }
+        t602 = t607;
+        t596[t599] = t602 != 0;
+        kept += t602 != 0;
+      }
+      t597[t598] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t596);
+      rt_free(t597);
+      goto fail;
+    }
+    int64_t t611 = 0;
+    for (int64_t t598 = 0; t598 < t595; t598++) {
+      const int64_t k = t597[t598];
+      t597[t598] = t611;
+      t611 += k;
+    }
+    v_x1161 = rt_value_new(rt_vec_type(RT_INT), t611);
+    int32_t *v_x1161_d = v_x1161->data.i;
+    const int64_t v_x1161_n = v_x1161->len;
+    RT_PARALLEL_FOR_IF(t595 > 1)
+    for (int64_t t598 = 0; t598 < t595; t598++) {
+      int64_t at = t597[t598];
+      const int64_t t598_end = (t598 + 1) * RT_CHUNK < t594 ? (t598 + 1) * RT_CHUNK : t594;
+      for (int64_t t599 = t598 * RT_CHUNK; t599 < t598_end; t599++) {
+        const int32_t t600 = (int32_t)t599;
+        if (!t596[t599])
+          continue;
+        int32_t t598y0;
+        int32_t t612 = v_x1157_d[t600];
+        t598y0 = t612;
+        if (t596[t599]) {
+          v_x1161_d[at] = t598y0;
+          at++;
+        }
+      }
+    }
+    rt_free(t596);
+    rt_free(t597);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1161 = v_x1161;
+  return;
+fail:
+  rt_release(v_x1161);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2289,29 +2339,30 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    int32_t v_x25 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K1, 2, v_x19, &v_x25);
+    RtValue *v_dev_1150 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1150);
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K3, 4, v_x19, v_x25, &v_x60);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K20, 4, v_x19, v_dev_1150, &v_x60);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x42 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K2, 5, v_x19, v_x25, &v_x42);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 5, v_x19, v_dev_1150, &v_x42);
+    rt_release(v_dev_1150);
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t598 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t598->data.i[0] = v_x62;
-    t598->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t598);
+    RtValue *t613 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t613->data.i[0] = v_x62;
+    t613->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t613);
     RtValue *v_x67 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 6, v_x64, &v_x67);
     rt_release(v_x64);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K5, 6, v_x42, v_x60, v_x70, &v_x76);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 6, v_x42, v_x60, v_x70, &v_x76);
     rt_release(v_x60);
     rt_release(v_x42);
     RtValue *v_x78 = NULL;
@@ -2322,7 +2373,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K7, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2343,7 +2394,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   RtValue *v_x643 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x94);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 8, &v_x94);
     v_x643 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
@@ -2351,24 +2402,24 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x130 = NULL;
     RtValue *v_x598 = NULL;
     RtValue *v_x612 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
     RtValue *v_x201 = NULL;
     RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
     RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 8, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
     rt_release(v_x206);
     RtValue *v_x149 = NULL;
     RtValue *v_x154 = NULL;
     RtValue *v_x159 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
     RtValue *v_x166 = NULL;
     RtValue *v_x167 = NULL;
     RtValue *v_x168 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 8, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
     rt_release(v_x149);
     rt_release(v_x154);
     rt_release(v_x159);
@@ -2378,7 +2429,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
     RtValue *v_ids_1072 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1072);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 8, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1072);
     rt_release(v_x201);
     rt_release(v_x211);
     int32_t v_x132 = 0;
@@ -2389,7 +2440,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x245 = NULL;
     if (v_x238) {
       RtValue *v_x241 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x241);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 8, &v_x241);
       v_x245 = v_x241;
     } else {
       v_x245 = v_x167;
@@ -2404,22 +2455,22 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x587 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x249);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 8, &v_x249);
       v_x587 = v_x249;
     } else {
       RtValue *v_x253 = NULL;
       int32_t v_x270 = 0;
       int32_t v_x271 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 10, v_x133, v_x219, &v_x253, &v_x270, &v_x271);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 10, v_x133, v_x219, &v_x253, &v_x270, &v_x271);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x270, v_x271, 0);
       RtValue *v_x237 = NULL;
       RtValue *v_x283 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 8, v_x232, v_x89, v_x220, &v_x237, &v_x283);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x232, v_x89, v_x220, &v_x237, &v_x283);
       RtValue *v_x305 = NULL;
       RtValue *v_x326 = NULL;
       RtValue *v_x352 = NULL;
       RtValue *v_x373 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 5, v_ids_1072, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 5, v_ids_1072, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
       rt_release(v_x237);
       rt_release(v_x283);
       int32_t v_x386 = 0;
@@ -2435,25 +2486,25 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x405, 1);
       RtValue *v_x392 = NULL;
       RtValue *v_x462 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x326, v_x373, v_x386, &v_x392, &v_x462);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 6, v_x326, v_x373, v_x386, &v_x392, &v_x462);
       rt_release(v_x326);
       rt_release(v_x373);
       RtValue *v_x467 = NULL;
       RtValue *v_x472 = NULL;
       RtValue *v_x477 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 6, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
       rt_release(v_x392);
       rt_release(v_x462);
       RtValue *v_x484 = NULL;
       RtValue *v_x485 = NULL;
       RtValue *v_x486 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 6, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
       rt_release(v_x472);
       rt_release(v_x485);
       int32_t v_x490 = 0;
       v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
       RtValue *v_x503 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
       rt_release(v_x305);
       rt_release(v_x352);
       rt_release(v_x467);
@@ -2468,11 +2519,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x448 = NULL;
       int32_t v_x526 = 0;
       int32_t v_x527 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527);
       rt_release(v_x253);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x526, v_x527, 0);
       RtValue *v_x586 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K18, 7, v_x448, v_x505, &v_x586);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 7, v_x448, v_x505, &v_x586);
       rt_release(v_x505);
       rt_release(v_x448);
       v_x587 = v_x586;
@@ -2489,7 +2540,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x631 = 0;
     v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
     RtValue *v_x642 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
     rt_release(v_x105);
     rt_release(v_x598);
     rt_release(v_x612);
@@ -2618,16 +2669,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t599 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t599->data.i[0] = 3;
-  t599->data.i[1] = 1;
-  t599->data.i[2] = 4;
-  t599->data.i[3] = 1;
-  t599->data.i[4] = 5;
-  t599->data.i[5] = 9;
-  t599->data.i[6] = 2;
-  t599->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t599);
+  RtValue *t614 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t614->data.i[0] = 3;
+  t614->data.i[1] = 1;
+  t614->data.i[2] = 4;
+  t614->data.i[3] = 1;
+  t614->data.i[4] = 5;
+  t614->data.i[5] = 9;
+  t614->data.i[6] = 2;
+  t614->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t614);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -120,400 +120,8 @@ static int g_x16_defined;
 static void fn_distinct(RtValue *v_x19, int32_t *out_0);
 static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0);
 
-/* K1: ONCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x23, int32_t *out_v_x24) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x23_d = v_x23->data.i;
-  const int64_t v_x23_n = v_x23->len;
-  int32_t v_x24 = 0;
-  /* ONCE */
-  {
-    int t2 = 0; /* nonzero: a check below failed */
-    int t3 = (uint64_t)(int64_t)0 < (uint64_t)v_x23_n;
-    int32_t t1 = t3 ? v_x23_d[0] : 0;
-    t2 |= !t3;
-    if (__builtin_expect(t2 != 0, 0)) { /* again, recording the error */
-      int32_t t4;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x23_n) {
-        t4 = v_x23_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x23_n, 0.0, 0);
-        t4 = 0;
-      }
-    }
-    v_x24 = t1;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x24 = v_x24;
-  return;
-fail:
-}
-
-/* K1: ONCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K1_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x23_d; int64_t v_x23_n;
-  int32_t v_x24;
-};
-struct alignas(8) K1_0_V {
-  int32_t v0;
-};
-struct K1_0_pull {
-  K1_A A;
-  __device__ K1_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t6 = 0; /* nonzero: a check below failed */
-    int t7 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x23_n;
-    int32_t t5 = t7 ? A.v_x23_d[0] : 0;
-    t6 |= !t7;
-    if (__builtin_expect(t6 != 0, 0)) { /* again, recording the error */
-      int32_t t8;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x23_n) {
-        t8 = A.v_x23_d[0];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x23_n, 0.0, 0);
-        t8 = 0;
-      }
-    }
-    return K1_0_V{t5};
-  }
-};
-static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x23, int32_t *out_v_x24) {
-  (void)loc;
-  (void)err;
-  K1_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x23_d = v_x23->data.i;
-  A.v_x23_n = v_x23->len;
-  int32_t v_x24 = 0;
-  /* ONCE */
-  {
-    const K1_0_V t9 = rtg::once<K1_0_V>("K1", loc, K1_0_pull{A});
-    v_x24 = t9.v0;
-    A.v_x24 = v_x24;
-  }
-  *out_v_x24 = v_x24;
-  return;
-fail:
-}
-
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x23, int32_t *out_v_x24) {
-  RtValue *vals[] = {v_x23};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K1_host(err, loc, run, v_x23, out_v_x24);
-    rtg_host_ran();
-  } else {
-    K1_gpu(err, loc, run, v_x23, out_v_x24);
-  }
-}
-
-/* K2: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x38, int32_t v_x40, RtValue **out_v_x41) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x38_d = v_x38->data.i;
-  const int64_t v_x38_n = v_x38->len;
-  RtValue *v_x41 = NULL;
-  /* FILTER */
-  {
-    const int64_t t10 = v_x38_n;
-    const int64_t t11 = t10 > 0 ? (t10 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t12 = (uint8_t *)rt_alloc_atomic((size_t)t10 + 1);
-    int64_t *t13 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t11 + 1));
-    RT_PARALLEL_FOR_IF(t11 > 1)
-    for (int64_t t14 = 0; t14 < t11; t14++) {
-      int64_t kept = 0;
-      const int64_t t14_end = (t14 + 1) * RT_CHUNK < t10 ? (t14 + 1) * RT_CHUNK : t10;
-      for (int64_t t15 = t14 * RT_CHUNK; t15 < t14_end; t15++) {
-        const int32_t t16 = (int32_t)t15;
-        int32_t t14x0;
-        int32_t t17 = v_x38_d[t16];
-        t14x0 = t17;
-        uint8_t t18;
-        uint8_t t20 = rt_lt_i(t14x0, v_x40);
-        t18 = t20;
-        t12[t15] = t18 != 0;
-        kept += t18 != 0;
-      }
-      t13[t14] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t12);
-      rt_free(t13);
-      goto fail;
-    }
-    int64_t t21 = 0;
-    for (int64_t t14 = 0; t14 < t11; t14++) {
-      const int64_t k = t13[t14];
-      t13[t14] = t21;
-      t21 += k;
-    }
-    v_x41 = rt_value_new(rt_vec_type(RT_INT), t21);
-    int32_t *v_x41_d = v_x41->data.i;
-    const int64_t v_x41_n = v_x41->len;
-    RT_PARALLEL_FOR_IF(t11 > 1)
-    for (int64_t t14 = 0; t14 < t11; t14++) {
-      int64_t at = t13[t14];
-      const int64_t t14_end = (t14 + 1) * RT_CHUNK < t10 ? (t14 + 1) * RT_CHUNK : t10;
-      for (int64_t t15 = t14 * RT_CHUNK; t15 < t14_end; t15++) {
-        const int32_t t16 = (int32_t)t15;
-        if (!t12[t15])
-          continue;
-        int32_t t14y0;
-        int32_t t22 = v_x38_d[t16];
-        t14y0 = t22;
-        if (t12[t15]) {
-          v_x41_d[at] = t14y0;
-          at++;
-        }
-      }
-    }
-    rt_free(t12);
-    rt_free(t13);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x41 = v_x41;
-  return;
-fail:
-  rt_release(v_x41);
-}
-
-/* K2: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K2_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x38_d; int64_t v_x38_n;
-  int32_t v_x40;
-  int32_t *v_x41_d; int64_t v_x41_n;
-};
-struct alignas(8) K2_0_V {
-  int32_t v0;
-};
-struct K2_0_pull {
-  K2_A A;
-  __device__ K2_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int32_t t23 = A.v_x38_d[ix];
-    return K2_0_V{t23};
-  }
-};
-struct K2_0_store {
-  K2_A A;
-  __device__ void operator()(int64_t i, const K2_0_V &v) const {
-    A.v_x41_d[i] = v.v0;
-  }
-};
-struct K2_0_pred {
-  K2_A A;
-  __device__ bool operator()(int64_t i, const K2_0_V &v) const {
-    uint8_t t25 = rt_lt_i(v.v0, A.v_x40);
-    return (bool)t25;
-  }
-};
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x38, int32_t v_x40, RtValue **out_v_x41) {
-  (void)loc;
-  (void)err;
-  K2_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x38_d = v_x38->data.i;
-  A.v_x38_n = v_x38->len;
-  A.v_x40 = v_x40;
-  RtValue *v_x41 = NULL;
-  /* FILTER */
-  int64_t *t26, t27; /* the slot of its count, its size */
-  {
-    const int64_t t28 = v_x38->len;
-    v_x41 = rtg_vec_new(RT_INT, t28);
-    A.v_x41_d = v_x41->data.i;
-    A.v_x41_n = v_x41->len;
-    t27 = t28;
-    t26 = rtg::partition_launch<K2_0_V>("K2", loc, K2_0_pull{A}, K2_0_pred{A}, t28, K2_0_store{A}, K2_0_store{A}, false);
-  }
-  {
-    const int64_t t29 = rtg::filter_count(t26);
-    v_x41 = rtg_vec_fit(v_x41, t29);
-    A.v_x41_d = v_x41->data.i;
-    A.v_x41_n = v_x41->len;
-  }
-  *out_v_x41 = v_x41;
-  return;
-fail:
-  rt_release(v_x41);
-}
-
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x38, int32_t v_x40, RtValue **out_v_x41) {
-  RtValue *vals[] = {v_x38};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K2_host(err, loc, run, v_x38, v_x40, out_v_x41);
-    rtg_host_ran();
-  } else {
-    K2_gpu(err, loc, run, v_x38, v_x40, out_v_x41);
-  }
-}
-
-/* K3: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x56, int32_t v_x58, RtValue **out_v_x59) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x56_d = v_x56->data.i;
-  const int64_t v_x56_n = v_x56->len;
-  RtValue *v_x59 = NULL;
-  /* FILTER */
-  {
-    const int64_t t30 = v_x56_n;
-    const int64_t t31 = t30 > 0 ? (t30 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t32 = (uint8_t *)rt_alloc_atomic((size_t)t30 + 1);
-    int64_t *t33 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t31 + 1));
-    RT_PARALLEL_FOR_IF(t31 > 1)
-    for (int64_t t34 = 0; t34 < t31; t34++) {
-      int64_t kept = 0;
-      const int64_t t34_end = (t34 + 1) * RT_CHUNK < t30 ? (t34 + 1) * RT_CHUNK : t30;
-      for (int64_t t35 = t34 * RT_CHUNK; t35 < t34_end; t35++) {
-        const int32_t t36 = (int32_t)t35;
-        int32_t t34x0;
-        int32_t t37 = v_x56_d[t36];
-        t34x0 = t37;
-        uint8_t t38;
-        uint8_t t40 = rt_gt_i(t34x0, v_x58);
-        t38 = t40;
-        t32[t35] = t38 != 0;
-        kept += t38 != 0;
-      }
-      t33[t34] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t32);
-      rt_free(t33);
-      goto fail;
-    }
-    int64_t t41 = 0;
-    for (int64_t t34 = 0; t34 < t31; t34++) {
-      const int64_t k = t33[t34];
-      t33[t34] = t41;
-      t41 += k;
-    }
-    v_x59 = rt_value_new(rt_vec_type(RT_INT), t41);
-    int32_t *v_x59_d = v_x59->data.i;
-    const int64_t v_x59_n = v_x59->len;
-    RT_PARALLEL_FOR_IF(t31 > 1)
-    for (int64_t t34 = 0; t34 < t31; t34++) {
-      int64_t at = t33[t34];
-      const int64_t t34_end = (t34 + 1) * RT_CHUNK < t30 ? (t34 + 1) * RT_CHUNK : t30;
-      for (int64_t t35 = t34 * RT_CHUNK; t35 < t34_end; t35++) {
-        const int32_t t36 = (int32_t)t35;
-        if (!t32[t35])
-          continue;
-        int32_t t34y0;
-        int32_t t42 = v_x56_d[t36];
-        t34y0 = t42;
-        if (t32[t35]) {
-          v_x59_d[at] = t34y0;
-          at++;
-        }
-      }
-    }
-    rt_free(t32);
-    rt_free(t33);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x59 = v_x59;
-  return;
-fail:
-  rt_release(v_x59);
-}
-
-/* K3: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K3_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x56_d; int64_t v_x56_n;
-  int32_t v_x58;
-  int32_t *v_x59_d; int64_t v_x59_n;
-};
-struct alignas(8) K3_0_V {
-  int32_t v0;
-};
-struct K3_0_pull {
-  K3_A A;
-  __device__ K3_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int32_t t43 = A.v_x56_d[ix];
-    return K3_0_V{t43};
-  }
-};
-struct K3_0_store {
-  K3_A A;
-  __device__ void operator()(int64_t i, const K3_0_V &v) const {
-    A.v_x59_d[i] = v.v0;
-  }
-};
-struct K3_0_pred {
-  K3_A A;
-  __device__ bool operator()(int64_t i, const K3_0_V &v) const {
-    uint8_t t45 = rt_gt_i(v.v0, A.v_x58);
-    return (bool)t45;
-  }
-};
-static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x56, int32_t v_x58, RtValue **out_v_x59) {
-  (void)loc;
-  (void)err;
-  K3_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x56_d = v_x56->data.i;
-  A.v_x56_n = v_x56->len;
-  A.v_x58 = v_x58;
-  RtValue *v_x59 = NULL;
-  /* FILTER */
-  int64_t *t46, t47; /* the slot of its count, its size */
-  {
-    const int64_t t48 = v_x56->len;
-    v_x59 = rtg_vec_new(RT_INT, t48);
-    A.v_x59_d = v_x59->data.i;
-    A.v_x59_n = v_x59->len;
-    t47 = t48;
-    t46 = rtg::partition_launch<K3_0_V>("K3", loc, K3_0_pull{A}, K3_0_pred{A}, t48, K3_0_store{A}, K3_0_store{A}, false);
-  }
-  {
-    const int64_t t49 = rtg::filter_count(t46);
-    v_x59 = rtg_vec_fit(v_x59, t49);
-    A.v_x59_d = v_x59->data.i;
-    A.v_x59_n = v_x59->len;
-  }
-  *out_v_x59 = v_x59;
-  return;
-fail:
-  rt_release(v_x59);
-}
-
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x56, int32_t v_x58, RtValue **out_v_x59) {
-  RtValue *vals[] = {v_x56};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K3_host(err, loc, run, v_x56, v_x58, out_v_x59);
-    rtg_host_ran();
-  } else {
-    K3_gpu(err, loc, run, v_x56, v_x58, out_v_x59);
-  }
-}
-
-/* K4: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
+/* K1: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
   (void)loc;
   (void)run;
   int32_t *v_x65_d = v_x65->data.i;
@@ -521,8 +129,8 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtVa
   RtValue *v_x66 = NULL;
   /* LIBRARY */
   {
-    RtValue *t50 = rt_make_segdes(loc, v_x65);
-    v_x66 = t50;
+    RtValue *t1 = rt_make_segdes(loc, v_x65);
+    v_x66 = t1;
     const int64_t *v_x66_off = rt_seg_offsets(v_x66);
     const int64_t v_x66_n = v_x66->len;
   }
@@ -534,17 +142,17 @@ fail:
   rt_release(v_x66);
 }
 
-/* K4: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K4_A {
+/* K1: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K1_A {
   RtKernelError *err;
   int run;
   int32_t *v_x65_d; int64_t v_x65_n;
   const int64_t *v_x66_off; int64_t v_x66_n;
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
+static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
   (void)loc;
   (void)err;
-  K4_A A;
+  K1_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -553,8 +161,8 @@ static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtVal
   RtValue *v_x66 = NULL;
   /* LIBRARY */
   {
-    RtValue *t51 = rtg_make_segdes(loc, A.run, v_x65);
-    v_x66 = t51;
+    RtValue *t2 = rtg_make_segdes(loc, A.run, v_x65);
+    v_x66 = t2;
     A.v_x66_off = rtg_seg_offsets(v_x66);
     A.v_x66_n = v_x66->len;
   }
@@ -564,19 +172,19 @@ fail:
   rt_release(v_x66);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
   RtValue *vals[] = {v_x65};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K4_host(err, loc, run, v_x65, out_v_x66);
+    K1_host(err, loc, run, v_x65, out_v_x66);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_x65, out_v_x66);
+    K1_gpu(err, loc, run, v_x65, out_v_x66);
   }
 }
 
-/* K5: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
+/* K2: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
   (void)loc;
   (void)run;
   int32_t *v_x72_d = v_x72->data.i;
@@ -586,57 +194,57 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtVa
   RtValue *v_x75 = NULL;
   /* MAP */
   {
-    const int64_t t52 = v_x74;
-    if (t52 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t52, 0.0, 0);
+    const int64_t t3 = v_x74;
+    if (t3 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t3, 0.0, 0);
       goto fail;
     }
-    v_x75 = rt_value_new(rt_vec_type(RT_INT), t52);
+    v_x75 = rt_value_new(rt_vec_type(RT_INT), t3);
     int32_t *v_x75_d = v_x75->data.i;
     const int64_t v_x75_n = v_x75->len;
-    RT_PARALLEL_FOR_IF(t52 >= RT_PARALLEL_MIN)
-    for (int64_t t53 = 0; t53 < t52; t53++) {
-      const int32_t t54 = (int32_t)t53;
-      int t59 = 0; /* nonzero: a check below failed */
-      uint8_t t56 = rt_lt_i(t54, (int32_t)v_x72_n);
-      int32_t t57;
-      if (t56) {
-        int t60 = (uint64_t)(int64_t)t54 < (uint64_t)v_x72_n;
-        int32_t t58 = t60 ? v_x72_d[t54] : 0;
-        t59 |= !t60;
-        t57 = t58;
+    RT_PARALLEL_FOR_IF(t3 >= RT_PARALLEL_MIN)
+    for (int64_t t4 = 0; t4 < t3; t4++) {
+      const int32_t t5 = (int32_t)t4;
+      int t10 = 0; /* nonzero: a check below failed */
+      uint8_t t7 = rt_lt_i(t5, (int32_t)v_x72_n);
+      int32_t t8;
+      if (t7) {
+        int t11 = (uint64_t)(int64_t)t5 < (uint64_t)v_x72_n;
+        int32_t t9 = t11 ? v_x72_d[t5] : 0;
+        t10 |= !t11;
+        t8 = t9;
       } else {
-        int32_t t62 = rt_sub_i(t54, (int32_t)v_x72_n);
-        int t64 = (uint64_t)(int64_t)t62 < (uint64_t)v_x73_n;
-        int32_t t63 = t64 ? v_x73_d[t62] : 0;
-        t59 |= !t64;
-        t57 = t63;
+        int32_t t13 = rt_sub_i(t5, (int32_t)v_x72_n);
+        int t15 = (uint64_t)(int64_t)t13 < (uint64_t)v_x73_n;
+        int32_t t14 = t15 ? v_x73_d[t13] : 0;
+        t10 |= !t15;
+        t8 = t14;
       }
-      if (__builtin_expect(t59 != 0, 0)) { /* again, recording the error */
-        uint8_t t66 = rt_lt_i(t54, (int32_t)v_x72_n);
-        int32_t t67;
-        if (t66) {
-          int32_t t68;
-          if ((uint64_t)(int64_t)t54 < (uint64_t)v_x72_n) {
-            t68 = v_x72_d[t54];
+      if (__builtin_expect(t10 != 0, 0)) { /* again, recording the error */
+        uint8_t t17 = rt_lt_i(t5, (int32_t)v_x72_n);
+        int32_t t18;
+        if (t17) {
+          int32_t t19;
+          if ((uint64_t)(int64_t)t5 < (uint64_t)v_x72_n) {
+            t19 = v_x72_d[t5];
           } else {
-            NESSIE_RECORD(err, t53, RT_CHECK_INDEX, 0, 0, RT_GATHER, t54, v_x72_n, 0.0, 1);
-            t68 = 0;
+            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x72_n, 0.0, 1);
+            t19 = 0;
           }
-          t67 = t68;
+          t18 = t19;
         } else {
-          int32_t t70 = rt_sub_i(t54, (int32_t)v_x72_n);
-          int32_t t71;
-          if ((uint64_t)(int64_t)t70 < (uint64_t)v_x73_n) {
-            t71 = v_x73_d[t70];
+          int32_t t21 = rt_sub_i(t5, (int32_t)v_x72_n);
+          int32_t t22;
+          if ((uint64_t)(int64_t)t21 < (uint64_t)v_x73_n) {
+            t22 = v_x73_d[t21];
           } else {
-            NESSIE_RECORD(err, t53, RT_CHECK_INDEX, 0, 0, RT_GATHER, t70, v_x73_n, 0.0, 2);
-            t71 = 0;
+            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t21, v_x73_n, 0.0, 2);
+            t22 = 0;
           }
-          t67 = t71;
+          t18 = t22;
         }
       }
-      v_x75_d[t53] = t57;
+      v_x75_d[t4] = t8;
     }
   }
   if (err->index != INT64_MAX)
@@ -647,8 +255,8 @@ fail:
   rt_release(v_x75);
 }
 
-/* K5: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K5_A {
+/* K2: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K2_A {
   RtKernelError *err;
   int run;
   int32_t *v_x72_d; int64_t v_x72_n;
@@ -656,66 +264,66 @@ struct K5_A {
   int32_t v_x74;
   int32_t *v_x75_d; int64_t v_x75_n;
 };
-struct alignas(8) K5_0_V {
+struct alignas(8) K2_0_V {
   int32_t v0;
 };
-struct K5_0_pull {
-  K5_A A;
-  __device__ K5_0_V operator()(int64_t i) const {
+struct K2_0_pull {
+  K2_A A;
+  __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t76 = 0; /* nonzero: a check below failed */
-    uint8_t t73 = rt_lt_i(ix, (int32_t)A.v_x72_n);
-    int32_t t74;
-    if (t73) {
-      int t77 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x72_n;
-      int32_t t75 = t77 ? A.v_x72_d[ix] : 0;
-      t76 |= !t77;
-      t74 = t75;
+    int t27 = 0; /* nonzero: a check below failed */
+    uint8_t t24 = rt_lt_i(ix, (int32_t)A.v_x72_n);
+    int32_t t25;
+    if (t24) {
+      int t28 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x72_n;
+      int32_t t26 = t28 ? A.v_x72_d[ix] : 0;
+      t27 |= !t28;
+      t25 = t26;
     } else {
-      int32_t t79 = rt_sub_i(ix, (int32_t)A.v_x72_n);
-      int t81 = (uint64_t)(int64_t)t79 < (uint64_t)A.v_x73_n;
-      int32_t t80 = t81 ? A.v_x73_d[t79] : 0;
-      t76 |= !t81;
-      t74 = t80;
+      int32_t t30 = rt_sub_i(ix, (int32_t)A.v_x72_n);
+      int t32 = (uint64_t)(int64_t)t30 < (uint64_t)A.v_x73_n;
+      int32_t t31 = t32 ? A.v_x73_d[t30] : 0;
+      t27 |= !t32;
+      t25 = t31;
     }
-    if (__builtin_expect(t76 != 0, 0)) { /* again, recording the error */
-      uint8_t t83 = rt_lt_i(ix, (int32_t)A.v_x72_n);
-      int32_t t84;
-      if (t83) {
-        int32_t t85;
+    if (__builtin_expect(t27 != 0, 0)) { /* again, recording the error */
+      uint8_t t34 = rt_lt_i(ix, (int32_t)A.v_x72_n);
+      int32_t t35;
+      if (t34) {
+        int32_t t36;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x72_n) {
-          t85 = A.v_x72_d[ix];
+          t36 = A.v_x72_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x72_n, 0.0, 0);
-          t85 = 0;
+          t36 = 0;
         }
-        t84 = t85;
+        t35 = t36;
       } else {
-        int32_t t87 = rt_sub_i(ix, (int32_t)A.v_x72_n);
-        int32_t t88;
-        if ((uint64_t)(int64_t)t87 < (uint64_t)A.v_x73_n) {
-          t88 = A.v_x73_d[t87];
+        int32_t t38 = rt_sub_i(ix, (int32_t)A.v_x72_n);
+        int32_t t39;
+        if ((uint64_t)(int64_t)t38 < (uint64_t)A.v_x73_n) {
+          t39 = A.v_x73_d[t38];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t87, A.v_x73_n, 0.0, 1);
-          t88 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t38, A.v_x73_n, 0.0, 1);
+          t39 = 0;
         }
-        t84 = t88;
+        t35 = t39;
       }
     }
-    return K5_0_V{t74};
+    return K2_0_V{t25};
   }
 };
-struct K5_0_store {
-  K5_A A;
-  __device__ void operator()(int64_t i, const K5_0_V &v) const {
+struct K2_0_store {
+  K2_A A;
+  __device__ void operator()(int64_t i, const K2_0_V &v) const {
     A.v_x75_d[i] = v.v0;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
+static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
   (void)loc;
   (void)err;
-  K5_A A;
+  K2_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -727,15 +335,15 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtVal
   RtValue *v_x75 = NULL;
   /* MAP */
   {
-    const int64_t t89 = v_x74;
-    if (t89 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t89, 0.0, run, 2};
+    const int64_t t40 = v_x74;
+    if (t40 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t40, 0.0, run, 2};
       goto fail;
     }
-    v_x75 = rtg_vec_new(RT_INT, t89);
+    v_x75 = rtg_vec_new(RT_INT, t40);
     A.v_x75_d = v_x75->data.i;
     A.v_x75_n = v_x75->len;
-    rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t89);
+    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t40);
   }
   *out_v_x75 = v_x75;
   return;
@@ -743,32 +351,32 @@ fail:
   rt_release(v_x75);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
   RtValue *vals[] = {v_x72, v_x73};
   const int64_t sizes[] = {(int64_t)v_x74};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K5_host(err, loc, run, v_x72, v_x73, v_x74, out_v_x75);
+    K2_host(err, loc, run, v_x72, v_x73, v_x74, out_v_x75);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x72, v_x73, v_x74, out_v_x75);
+    K2_gpu(err, loc, run, v_x72, v_x73, v_x74, out_v_x75);
   }
 }
 
-/* K6: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
+/* K3: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   (void)loc;
   (void)run;
   RtValue *v_x93 = NULL;
   /* MAP */
   {
-    const int64_t t90 = 0;
-    v_x93 = rt_value_new(rt_vec_type(RT_INT), t90);
+    const int64_t t41 = 0;
+    v_x93 = rt_value_new(rt_vec_type(RT_INT), t41);
     int32_t *v_x93_d = v_x93->data.i;
     const int64_t v_x93_n = v_x93->len;
-    RT_PARALLEL_FOR_IF(t90 >= RT_PARALLEL_MIN)
-    for (int64_t t91 = 0; t91 < t90; t91++) {
-      const int32_t t92 = (int32_t)t91;
-      v_x93_d[t91] = 0;
+    RT_PARALLEL_FOR_IF(t41 >= RT_PARALLEL_MIN)
+    for (int64_t t42 = 0; t42 < t41; t42++) {
+      const int32_t t43 = (int32_t)t42;
+      v_x93_d[t42] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -779,44 +387,44 @@ fail:
   rt_release(v_x93);
 }
 
-/* K6: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K6_A {
+/* K3: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K3_A {
   RtKernelError *err;
   int run;
   int32_t *v_x93_d; int64_t v_x93_n;
 };
-struct alignas(8) K6_0_V {
+struct alignas(8) K3_0_V {
   int32_t v0;
 };
-struct K6_0_pull {
-  K6_A A;
-  __device__ K6_0_V operator()(int64_t i) const {
+struct K3_0_pull {
+  K3_A A;
+  __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K6_0_V{0};
+    return K3_0_V{0};
   }
 };
-struct K6_0_store {
-  K6_A A;
-  __device__ void operator()(int64_t i, const K6_0_V &v) const {
+struct K3_0_store {
+  K3_A A;
+  __device__ void operator()(int64_t i, const K3_0_V &v) const {
     A.v_x93_d[i] = v.v0;
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
+static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   (void)loc;
   (void)err;
-  K6_A A;
+  K3_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
   RtValue *v_x93 = NULL;
   /* MAP */
   {
-    const int64_t t93 = 0;
-    v_x93 = rtg_vec_new(RT_INT, t93);
+    const int64_t t44 = 0;
+    v_x93 = rtg_vec_new(RT_INT, t44);
     A.v_x93_d = v_x93->data.i;
     A.v_x93_n = v_x93->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t93);
+    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t44);
   }
   *out_v_x93 = v_x93;
   return;
@@ -824,20 +432,20 @@ fail:
   rt_release(v_x93);
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
+static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   RtValue *vals[] = {NULL};
   const int64_t sizes[] = {(int64_t)0};
   if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K6_host(err, loc, run, out_v_x93);
+    K3_host(err, loc, run, out_v_x93);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, out_v_x93);
+    K3_gpu(err, loc, run, out_v_x93);
   }
 }
 
-/* K7 runs too for K9, whose code is the same */
-/* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
+/* K4 runs too for K6, whose code is the same */
+/* K4: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
   (void)loc;
   (void)run;
   int32_t *v_x160_d = v_x160->data.i;
@@ -851,8 +459,8 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtV
   RtValue *v_x165 = NULL;
   /* LIBRARY */
   {
-    RtValue *t94 = rt_range_segdes(loc, v_x160, v_x161, v_x162, &v_x164, &v_x165);
-    v_x163 = t94;
+    RtValue *t45 = rt_range_segdes(loc, v_x160, v_x161, v_x162, &v_x164, &v_x165);
+    v_x163 = t45;
     const int64_t *v_x163_off = rt_seg_offsets(v_x163);
     const int64_t v_x163_n = v_x163->len;
   }
@@ -868,8 +476,8 @@ fail:
   rt_release(v_x165);
 }
 
-/* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K7_A {
+/* K4: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K4_A {
   RtKernelError *err;
   int run;
   int32_t *v_x160_d; int64_t v_x160_n;
@@ -879,10 +487,10 @@ struct K7_A {
   int32_t *v_x164_d; int64_t v_x164_n;
   int32_t *v_x165_d; int64_t v_x165_n;
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
   (void)loc;
   (void)err;
-  K7_A A;
+  K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -897,8 +505,8 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtVa
   RtValue *v_x165 = NULL;
   /* LIBRARY */
   {
-    RtValue *t95 = rtg_range_segdes(loc, A.run, v_x160, v_x161, v_x162, &v_x164, &v_x165);
-    v_x163 = t95;
+    RtValue *t46 = rtg_range_segdes(loc, A.run, v_x160, v_x161, v_x162, &v_x164, &v_x165);
+    v_x163 = t46;
     A.v_x163_off = rtg_seg_offsets(v_x163);
     A.v_x163_n = v_x163->len;
   }
@@ -912,19 +520,19 @@ fail:
   rt_release(v_x165);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
   RtValue *vals[] = {v_x160, v_x161, v_x162};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K7_host(err, loc, run, v_x160, v_x161, v_x162, out_v_x163, out_v_x164, out_v_x165);
+    K4_host(err, loc, run, v_x160, v_x161, v_x162, out_v_x163, out_v_x164, out_v_x165);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x160, v_x161, v_x162, out_v_x163, out_v_x164, out_v_x165);
+    K4_gpu(err, loc, run, v_x160, v_x161, v_x162, out_v_x163, out_v_x164, out_v_x165);
   }
 }
 
-/* K8: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
+/* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
   (void)loc;
   (void)run;
   const int64_t *v_sd_1080_off = rt_seg_offsets(v_sd_1080);
@@ -939,64 +547,64 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, 
   RtValue *v_ids_1082 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t96 = v_sd_1080_off[v_sd_1080_n];
-    v_x1079 = rt_value_new(rt_vec_type(RT_INT), t96);
+    const int64_t t47 = v_sd_1080_off[v_sd_1080_n];
+    v_x1079 = rt_value_new(rt_vec_type(RT_INT), t47);
     int32_t *v_x1079_d = v_x1079->data.i;
     const int64_t v_x1079_n = v_x1079->len;
-    v_ids_1082 = rt_value_new(rt_vec_type(RT_INT), t96);
+    v_ids_1082 = rt_value_new(rt_vec_type(RT_INT), t47);
     int32_t *v_ids_1082_d = v_ids_1082->data.i;
     const int64_t v_ids_1082_n = v_ids_1082->len;
-    const int64_t t97 = (t96 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t97 > 1)
-    for (int64_t t98 = 0; t98 < t97; t98++) {
-      int64_t t101 = rt_segment_search(v_sd_1080_off, 0, v_sd_1080_n, t98 * RT_CHUNK);
-      const int64_t t98_end = (t98 + 1) * RT_CHUNK < t96 ? (t98 + 1) * RT_CHUNK : t96;
-      for (int64_t t99 = t98 * RT_CHUNK; t99 < t98_end; t99++) {
-        const int32_t t100 = (int32_t)t99;
-        while (v_sd_1080_off[t101 + 1] <= t99)
-          t101++;
-        const int32_t t102 = (int32_t)t101;
-        int t104 = 0; /* nonzero: a check below failed */
-        int t105 = (uint64_t)(int64_t)t102 < (uint64_t)v_x1076_n;
-        int32_t t103 = t105 ? v_x1076_d[t102] : 0;
-        t104 |= !t105;
-        int t107 = (uint64_t)(int64_t)t102 < (uint64_t)v_x1074_n;
-        int32_t t106 = t107 ? v_x1074_d[t102] : 0;
-        t104 |= !t107;
-        int32_t t109 = rt_sub_i(t100, t106);
-        int t111 = (uint64_t)(int64_t)t102 < (uint64_t)v_x1075_n;
-        int32_t t110 = t111 ? v_x1075_d[t102] : 0;
-        t104 |= !t111;
-        int32_t t113 = rt_mul_i(t109, t110);
-        int32_t t115 = rt_add_i(t103, t113);
-        if (__builtin_expect(t104 != 0, 0)) { /* again, recording the error */
-          int32_t t116;
-          if ((uint64_t)(int64_t)t102 < (uint64_t)v_x1076_n) {
-            t116 = v_x1076_d[t102];
+    const int64_t t48 = (t47 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t48 > 1)
+    for (int64_t t49 = 0; t49 < t48; t49++) {
+      int64_t t52 = rt_segment_search(v_sd_1080_off, 0, v_sd_1080_n, t49 * RT_CHUNK);
+      const int64_t t49_end = (t49 + 1) * RT_CHUNK < t47 ? (t49 + 1) * RT_CHUNK : t47;
+      for (int64_t t50 = t49 * RT_CHUNK; t50 < t49_end; t50++) {
+        const int32_t t51 = (int32_t)t50;
+        while (v_sd_1080_off[t52 + 1] <= t50)
+          t52++;
+        const int32_t t53 = (int32_t)t52;
+        int t55 = 0; /* nonzero: a check below failed */
+        int t56 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1076_n;
+        int32_t t54 = t56 ? v_x1076_d[t53] : 0;
+        t55 |= !t56;
+        int t58 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1074_n;
+        int32_t t57 = t58 ? v_x1074_d[t53] : 0;
+        t55 |= !t58;
+        int32_t t60 = rt_sub_i(t51, t57);
+        int t62 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1075_n;
+        int32_t t61 = t62 ? v_x1075_d[t53] : 0;
+        t55 |= !t62;
+        int32_t t64 = rt_mul_i(t60, t61);
+        int32_t t66 = rt_add_i(t54, t64);
+        if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
+          int32_t t67;
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1076_n) {
+            t67 = v_x1076_d[t53];
           } else {
-            NESSIE_RECORD(err, t99, RT_CHECK_INDEX, 0, 0, RT_GATHER, t102, v_x1076_n, 0.0, 0);
-            t116 = 0;
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1076_n, 0.0, 0);
+            t67 = 0;
           }
-          int32_t t117;
-          if ((uint64_t)(int64_t)t102 < (uint64_t)v_x1074_n) {
-            t117 = v_x1074_d[t102];
+          int32_t t68;
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1074_n) {
+            t68 = v_x1074_d[t53];
           } else {
-            NESSIE_RECORD(err, t99, RT_CHECK_INDEX, 0, 0, RT_GATHER, t102, v_x1074_n, 0.0, 1);
-            t117 = 0;
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1074_n, 0.0, 1);
+            t68 = 0;
           }
-          int32_t t119 = rt_sub_i(t100, t117);
-          int32_t t120;
-          if ((uint64_t)(int64_t)t102 < (uint64_t)v_x1075_n) {
-            t120 = v_x1075_d[t102];
+          int32_t t70 = rt_sub_i(t51, t68);
+          int32_t t71;
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1075_n) {
+            t71 = v_x1075_d[t53];
           } else {
-            NESSIE_RECORD(err, t99, RT_CHECK_INDEX, 0, 0, RT_GATHER, t102, v_x1075_n, 0.0, 2);
-            t120 = 0;
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1075_n, 0.0, 2);
+            t71 = 0;
           }
-          int32_t t122 = rt_mul_i(t119, t120);
-          int32_t t124 = rt_add_i(t116, t122);
+          int32_t t73 = rt_mul_i(t70, t71);
+          int32_t t75 = rt_add_i(t67, t73);
         }
-        v_x1079_d[t99] = t115;
-        v_ids_1082_d[t99] = t102;
+        v_x1079_d[t50] = t66;
+        v_ids_1082_d[t50] = t53;
       }
     }
   }
@@ -1010,8 +618,8 @@ fail:
   rt_release(v_ids_1082);
 }
 
-/* K8: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K8_A {
+/* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K5_A {
   RtKernelError *err;
   int run;
   const int64_t *v_sd_1080_off; int64_t v_sd_1080_n;
@@ -1021,70 +629,70 @@ struct K8_A {
   int32_t *v_x1079_d; int64_t v_x1079_n;
   int32_t *v_ids_1082_d; int64_t v_ids_1082_n;
 };
-struct alignas(8) K8_0_V {
+struct alignas(8) K5_0_V {
   int32_t v0;
   int32_t v1;
 };
-struct K8_0_pull {
-  K8_A A;
-  __device__ K8_0_V operator()(int64_t i, int64_t s) const {
+struct K5_0_pull {
+  K5_A A;
+  __device__ K5_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t126 = 0; /* nonzero: a check below failed */
-    int t127 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1076_n;
-    int32_t t125 = t127 ? A.v_x1076_d[sx] : 0;
-    t126 |= !t127;
-    int t129 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1074_n;
-    int32_t t128 = t129 ? A.v_x1074_d[sx] : 0;
-    t126 |= !t129;
-    int32_t t131 = rt_sub_i(ix, t128);
-    int t133 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1075_n;
-    int32_t t132 = t133 ? A.v_x1075_d[sx] : 0;
-    t126 |= !t133;
-    int32_t t135 = rt_mul_i(t131, t132);
-    int32_t t137 = rt_add_i(t125, t135);
-    if (__builtin_expect(t126 != 0, 0)) { /* again, recording the error */
-      int32_t t138;
+    int t77 = 0; /* nonzero: a check below failed */
+    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1076_n;
+    int32_t t76 = t78 ? A.v_x1076_d[sx] : 0;
+    t77 |= !t78;
+    int t80 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1074_n;
+    int32_t t79 = t80 ? A.v_x1074_d[sx] : 0;
+    t77 |= !t80;
+    int32_t t82 = rt_sub_i(ix, t79);
+    int t84 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1075_n;
+    int32_t t83 = t84 ? A.v_x1075_d[sx] : 0;
+    t77 |= !t84;
+    int32_t t86 = rt_mul_i(t82, t83);
+    int32_t t88 = rt_add_i(t76, t86);
+    if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
+      int32_t t89;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1076_n) {
-        t138 = A.v_x1076_d[sx];
+        t89 = A.v_x1076_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1076_n, 0.0, 0);
-        t138 = 0;
+        t89 = 0;
       }
-      int32_t t139;
+      int32_t t90;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1074_n) {
-        t139 = A.v_x1074_d[sx];
+        t90 = A.v_x1074_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1074_n, 0.0, 1);
-        t139 = 0;
+        t90 = 0;
       }
-      int32_t t141 = rt_sub_i(ix, t139);
-      int32_t t142;
+      int32_t t92 = rt_sub_i(ix, t90);
+      int32_t t93;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1075_n) {
-        t142 = A.v_x1075_d[sx];
+        t93 = A.v_x1075_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1075_n, 0.0, 2);
-        t142 = 0;
+        t93 = 0;
       }
-      int32_t t144 = rt_mul_i(t141, t142);
-      int32_t t146 = rt_add_i(t138, t144);
+      int32_t t95 = rt_mul_i(t92, t93);
+      int32_t t97 = rt_add_i(t89, t95);
     }
-    return K8_0_V{t137, sx};
+    return K5_0_V{t88, sx};
   }
 };
-struct K8_0_store {
-  K8_A A;
-  __device__ void operator()(int64_t i, const K8_0_V &v) const {
+struct K5_0_store {
+  K5_A A;
+  __device__ void operator()(int64_t i, const K5_0_V &v) const {
     A.v_x1079_d[i] = v.v0;
     A.v_ids_1082_d[i] = v.v1;
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
   (void)loc;
   (void)err;
-  K8_A A;
+  K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1100,14 +708,14 @@ static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, R
   RtValue *v_ids_1082 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t147 = rtg_seg_total(v_sd_1080);
-    v_x1079 = rtg_vec_new(RT_INT, t147);
+    const int64_t t98 = rtg_seg_total(v_sd_1080);
+    v_x1079 = rtg_vec_new(RT_INT, t98);
     A.v_x1079_d = v_x1079->data.i;
     A.v_x1079_n = v_x1079->len;
-    v_ids_1082 = rtg_vec_new(RT_INT, t147);
+    v_ids_1082 = rtg_vec_new(RT_INT, t98);
     A.v_ids_1082_d = v_ids_1082->data.i;
     A.v_ids_1082_n = v_ids_1082->len;
-    rtg::seg_map("K8", loc, K8_0_pull{A}, K8_0_store{A}, v_sd_1080, t147);
+    rtg::seg_map("K5", loc, K5_0_pull{A}, K5_0_store{A}, v_sd_1080, t98);
   }
   *out_v_x1079 = v_x1079;
   *out_v_ids_1082 = v_ids_1082;
@@ -1117,19 +725,19 @@ fail:
   rt_release(v_ids_1082);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1080, RtValue *v_x1074, RtValue *v_x1075, RtValue *v_x1076, RtValue **out_v_x1079, RtValue **out_v_ids_1082) {
   RtValue *vals[] = {v_sd_1080, v_x1074, v_x1075, v_x1076};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K8_host(err, loc, run, v_sd_1080, v_x1074, v_x1075, v_x1076, out_v_x1079, out_v_ids_1082);
+    K5_host(err, loc, run, v_sd_1080, v_x1074, v_x1075, v_x1076, out_v_x1079, out_v_ids_1082);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_sd_1080, v_x1074, v_x1075, v_x1076, out_v_x1079, out_v_ids_1082);
+    K5_gpu(err, loc, run, v_sd_1080, v_x1074, v_x1075, v_x1076, out_v_x1079, out_v_ids_1082);
   }
 }
 
-/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
+/* K7: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
   (void)loc;
   (void)run;
   int32_t *v_x715_d = v_x715->data.i;
@@ -1138,31 +746,31 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, in
   int32_t v_x717 = 0;
   /* ONCE */
   {
-    int t151 = 0; /* nonzero: a check below failed */
-    int t152 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
-    int32_t t150 = t152 ? v_x715_d[0] : 0;
-    t151 |= !t152;
-    int t154 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
-    int32_t t153 = t154 ? v_x715_d[1] : 0;
-    t151 |= !t154;
-    if (__builtin_expect(t151 != 0, 0)) { /* again, recording the error */
-      int32_t t155;
+    int t102 = 0; /* nonzero: a check below failed */
+    int t103 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
+    int32_t t101 = t103 ? v_x715_d[0] : 0;
+    t102 |= !t103;
+    int t105 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
+    int32_t t104 = t105 ? v_x715_d[1] : 0;
+    t102 |= !t105;
+    if (__builtin_expect(t102 != 0, 0)) { /* again, recording the error */
+      int32_t t106;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x715_n) {
-        t155 = v_x715_d[0];
+        t106 = v_x715_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x715_n, 0.0, 0);
-        t155 = 0;
+        t106 = 0;
       }
-      int32_t t156;
+      int32_t t107;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x715_n) {
-        t156 = v_x715_d[1];
+        t107 = v_x715_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x715_n, 0.0, 1);
-        t156 = 0;
+        t107 = 0;
       }
     }
-    v_x716 = t150;
-    v_x717 = t153;
+    v_x716 = t101;
+    v_x717 = t104;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1172,53 +780,53 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, in
 fail:
 }
 
-/* K10: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K10_A {
+/* K7: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K7_A {
   RtKernelError *err;
   int run;
   int32_t *v_x715_d; int64_t v_x715_n;
   int32_t v_x716;
   int32_t v_x717;
 };
-struct alignas(8) K10_0_V {
+struct alignas(8) K7_0_V {
   int32_t v0;
   int32_t v1;
 };
-struct K10_0_pull {
-  K10_A A;
-  __device__ K10_0_V operator()(int64_t i) const {
+struct K7_0_pull {
+  K7_A A;
+  __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t158 = 0; /* nonzero: a check below failed */
-    int t159 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x715_n;
-    int32_t t157 = t159 ? A.v_x715_d[0] : 0;
-    t158 |= !t159;
-    int t161 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x715_n;
-    int32_t t160 = t161 ? A.v_x715_d[1] : 0;
-    t158 |= !t161;
-    if (__builtin_expect(t158 != 0, 0)) { /* again, recording the error */
-      int32_t t162;
+    int t109 = 0; /* nonzero: a check below failed */
+    int t110 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x715_n;
+    int32_t t108 = t110 ? A.v_x715_d[0] : 0;
+    t109 |= !t110;
+    int t112 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x715_n;
+    int32_t t111 = t112 ? A.v_x715_d[1] : 0;
+    t109 |= !t112;
+    if (__builtin_expect(t109 != 0, 0)) { /* again, recording the error */
+      int32_t t113;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x715_n) {
-        t162 = A.v_x715_d[0];
+        t113 = A.v_x715_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x715_n, 0.0, 0);
-        t162 = 0;
+        t113 = 0;
       }
-      int32_t t163;
+      int32_t t114;
       if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x715_n) {
-        t163 = A.v_x715_d[1];
+        t114 = A.v_x715_d[1];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x715_n, 0.0, 1);
-        t163 = 0;
+        t114 = 0;
       }
     }
-    return K10_0_V{t157, t160};
+    return K7_0_V{t108, t111};
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
   (void)loc;
   (void)err;
-  K10_A A;
+  K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1228,10 +836,10 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int
   int32_t v_x717 = 0;
   /* ONCE */
   {
-    const K10_0_V t164 = rtg::once<K10_0_V>("K10", loc, K10_0_pull{A});
-    v_x716 = t164.v0;
+    const K7_0_V t115 = rtg::once<K7_0_V>("K7", loc, K7_0_pull{A});
+    v_x716 = t115.v0;
     A.v_x716 = v_x716;
-    v_x717 = t164.v1;
+    v_x717 = t115.v1;
     A.v_x717 = v_x717;
   }
   *out_v_x716 = v_x716;
@@ -1240,19 +848,19 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int
 fail:
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
   RtValue *vals[] = {v_x715};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K10_host(err, loc, run, v_x715, out_v_x716, out_v_x717);
+    K7_host(err, loc, run, v_x715, out_v_x716, out_v_x717);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x715, out_v_x716, out_v_x717);
+    K7_gpu(err, loc, run, v_x715, out_v_x716, out_v_x717);
   }
 }
 
-/* K11: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
+/* K8: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
   (void)loc;
   (void)run;
   int32_t *v_x718_d = v_x718->data.i;
@@ -1265,29 +873,29 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, Rt
   RtValue *v_x726 = NULL;
   /* MAP */
   {
-    const int64_t t165 = v_x718_n;
-    v_x721 = rt_value_new(rt_vec_type(RT_INT), t165);
+    const int64_t t116 = v_x718_n;
+    v_x721 = rt_value_new(rt_vec_type(RT_INT), t116);
     int32_t *v_x721_d = v_x721->data.i;
     const int64_t v_x721_n = v_x721->len;
-    RT_PARALLEL_FOR_IF(t165 >= RT_PARALLEL_MIN)
-    for (int64_t t166 = 0; t166 < t165; t166++) {
-      const int32_t t167 = (int32_t)t166;
-      int t170 = 0; /* nonzero: a check below failed */
-      int32_t t168 = v_x718_d[t167];
-      int t171 = (uint64_t)(int64_t)t168 < (uint64_t)v_x719_n;
-      int32_t t169 = t171 ? v_x719_d[t168] : 0;
-      t170 |= !t171;
-      if (__builtin_expect(t170 != 0, 0)) { /* again, recording the error */
-        int32_t t172 = v_x718_d[t167];
-        int32_t t173;
-        if ((uint64_t)(int64_t)t172 < (uint64_t)v_x719_n) {
-          t173 = v_x719_d[t172];
+    RT_PARALLEL_FOR_IF(t116 >= RT_PARALLEL_MIN)
+    for (int64_t t117 = 0; t117 < t116; t117++) {
+      const int32_t t118 = (int32_t)t117;
+      int t121 = 0; /* nonzero: a check below failed */
+      int32_t t119 = v_x718_d[t118];
+      int t122 = (uint64_t)(int64_t)t119 < (uint64_t)v_x719_n;
+      int32_t t120 = t122 ? v_x719_d[t119] : 0;
+      t121 |= !t122;
+      if (__builtin_expect(t121 != 0, 0)) { /* again, recording the error */
+        int32_t t123 = v_x718_d[t118];
+        int32_t t124;
+        if ((uint64_t)(int64_t)t123 < (uint64_t)v_x719_n) {
+          t124 = v_x719_d[t123];
         } else {
-          NESSIE_RECORD(err, t166, RT_CHECK_INDEX, 0, 0, RT_GATHER, t172, v_x719_n, 0.0, 0);
-          t173 = 0;
+          NESSIE_RECORD(err, t117, RT_CHECK_INDEX, 0, 0, RT_GATHER, t123, v_x719_n, 0.0, 0);
+          t124 = 0;
         }
       }
-      v_x721_d[t166] = t169;
+      v_x721_d[t117] = t120;
     }
   }
   if (err->index != INT64_MAX)
@@ -1297,29 +905,29 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, Rt
     const int64_t v_x721_n = v_x721->len;
     /* MAP */
     {
-      const int64_t t174 = v_x722_n;
-      v_x726 = rt_value_new(rt_vec_type(RT_INT), t174);
+      const int64_t t125 = v_x722_n;
+      v_x726 = rt_value_new(rt_vec_type(RT_INT), t125);
       int32_t *v_x726_d = v_x726->data.i;
       const int64_t v_x726_n = v_x726->len;
-      RT_PARALLEL_FOR_IF(t174 >= RT_PARALLEL_MIN)
-      for (int64_t t175 = 0; t175 < t174; t175++) {
-        const int32_t t176 = (int32_t)t175;
-        int t179 = 0; /* nonzero: a check below failed */
-        int32_t t177 = v_x722_d[t176];
-        int t180 = (uint64_t)(int64_t)t177 < (uint64_t)v_x721_n;
-        int32_t t178 = t180 ? v_x721_d[t177] : 0;
-        t179 |= !t180;
-        if (__builtin_expect(t179 != 0, 0)) { /* again, recording the error */
-          int32_t t181 = v_x722_d[t176];
-          int32_t t182;
-          if ((uint64_t)(int64_t)t181 < (uint64_t)v_x721_n) {
-            t182 = v_x721_d[t181];
+      RT_PARALLEL_FOR_IF(t125 >= RT_PARALLEL_MIN)
+      for (int64_t t126 = 0; t126 < t125; t126++) {
+        const int32_t t127 = (int32_t)t126;
+        int t130 = 0; /* nonzero: a check below failed */
+        int32_t t128 = v_x722_d[t127];
+        int t131 = (uint64_t)(int64_t)t128 < (uint64_t)v_x721_n;
+        int32_t t129 = t131 ? v_x721_d[t128] : 0;
+        t130 |= !t131;
+        if (__builtin_expect(t130 != 0, 0)) { /* again, recording the error */
+          int32_t t132 = v_x722_d[t127];
+          int32_t t133;
+          if ((uint64_t)(int64_t)t132 < (uint64_t)v_x721_n) {
+            t133 = v_x721_d[t132];
           } else {
-            NESSIE_RECORD(err, t175, RT_CHECK_INDEX, 2, 0, RT_GATHER, t181, v_x721_n, 0.0, 1);
-            t182 = 0;
+            NESSIE_RECORD(err, t126, RT_CHECK_INDEX, 2, 0, RT_GATHER, t132, v_x721_n, 0.0, 1);
+            t133 = 0;
           }
         }
-        v_x726_d[t175] = t178;
+        v_x726_d[t126] = t129;
       }
     }
     if (err->index != INT64_MAX)
@@ -1333,8 +941,8 @@ fail:
   rt_release(v_x726);
 }
 
-/* K11: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K11_A {
+/* K8: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K8_A {
   RtKernelError *err;
   int run;
   int32_t *v_x718_d; int64_t v_x718_n;
@@ -1343,74 +951,74 @@ struct K11_A {
   int32_t *v_x721_d; int64_t v_x721_n;
   int32_t *v_x726_d; int64_t v_x726_n;
 };
-struct alignas(8) K11_0_V {
+struct alignas(8) K8_0_V {
   int32_t v0;
 };
-struct K11_0_pull {
-  K11_A A;
-  __device__ K11_0_V operator()(int64_t i) const {
+struct K8_0_pull {
+  K8_A A;
+  __device__ K8_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t185 = 0; /* nonzero: a check below failed */
-    int32_t t183 = A.v_x718_d[ix];
-    int t186 = (uint64_t)(int64_t)t183 < (uint64_t)A.v_x719_n;
-    int32_t t184 = t186 ? A.v_x719_d[t183] : 0;
-    t185 |= !t186;
-    if (__builtin_expect(t185 != 0, 0)) { /* again, recording the error */
-      int32_t t187 = A.v_x718_d[ix];
-      int32_t t188;
-      if ((uint64_t)(int64_t)t187 < (uint64_t)A.v_x719_n) {
-        t188 = A.v_x719_d[t187];
+    int t136 = 0; /* nonzero: a check below failed */
+    int32_t t134 = A.v_x718_d[ix];
+    int t137 = (uint64_t)(int64_t)t134 < (uint64_t)A.v_x719_n;
+    int32_t t135 = t137 ? A.v_x719_d[t134] : 0;
+    t136 |= !t137;
+    if (__builtin_expect(t136 != 0, 0)) { /* again, recording the error */
+      int32_t t138 = A.v_x718_d[ix];
+      int32_t t139;
+      if ((uint64_t)(int64_t)t138 < (uint64_t)A.v_x719_n) {
+        t139 = A.v_x719_d[t138];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t187, A.v_x719_n, 0.0, 0);
-        t188 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t138, A.v_x719_n, 0.0, 0);
+        t139 = 0;
       }
     }
-    return K11_0_V{t184};
+    return K8_0_V{t135};
   }
 };
-struct K11_0_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_0_V &v) const {
+struct K8_0_store {
+  K8_A A;
+  __device__ void operator()(int64_t i, const K8_0_V &v) const {
     A.v_x721_d[i] = v.v0;
   }
 };
-struct alignas(8) K11_1_V {
+struct alignas(8) K8_1_V {
   int32_t v0;
 };
-struct K11_1_pull {
-  K11_A A;
-  __device__ K11_1_V operator()(int64_t i) const {
+struct K8_1_pull {
+  K8_A A;
+  __device__ K8_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t191 = 0; /* nonzero: a check below failed */
-    int32_t t189 = A.v_x722_d[ix];
-    int t192 = (uint64_t)(int64_t)t189 < (uint64_t)A.v_x721_n;
-    int32_t t190 = t192 ? A.v_x721_d[t189] : 0;
-    t191 |= !t192;
-    if (__builtin_expect(t191 != 0, 0)) { /* again, recording the error */
-      int32_t t193 = A.v_x722_d[ix];
-      int32_t t194;
-      if ((uint64_t)(int64_t)t193 < (uint64_t)A.v_x721_n) {
-        t194 = A.v_x721_d[t193];
+    int t142 = 0; /* nonzero: a check below failed */
+    int32_t t140 = A.v_x722_d[ix];
+    int t143 = (uint64_t)(int64_t)t140 < (uint64_t)A.v_x721_n;
+    int32_t t141 = t143 ? A.v_x721_d[t140] : 0;
+    t142 |= !t143;
+    if (__builtin_expect(t142 != 0, 0)) { /* again, recording the error */
+      int32_t t144 = A.v_x722_d[ix];
+      int32_t t145;
+      if ((uint64_t)(int64_t)t144 < (uint64_t)A.v_x721_n) {
+        t145 = A.v_x721_d[t144];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t193, A.v_x721_n, 0.0, 1);
-        t194 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t144, A.v_x721_n, 0.0, 1);
+        t145 = 0;
       }
     }
-    return K11_1_V{t190};
+    return K8_1_V{t141};
   }
 };
-struct K11_1_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_1_V &v) const {
+struct K8_1_store {
+  K8_A A;
+  __device__ void operator()(int64_t i, const K8_1_V &v) const {
     A.v_x726_d[i] = v.v0;
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
   (void)loc;
   (void)err;
-  K11_A A;
+  K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1424,19 +1032,19 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtV
   RtValue *v_x726 = NULL;
   /* MAP */
   {
-    const int64_t t195 = v_x718->len;
-    v_x721 = rtg_vec_new(RT_INT, t195);
+    const int64_t t146 = v_x718->len;
+    v_x721 = rtg_vec_new(RT_INT, t146);
     A.v_x721_d = v_x721->data.i;
     A.v_x721_n = v_x721->len;
-    rtg::map("K11", loc, K11_0_pull{A}, K11_0_store{A}, t195);
+    rtg::map("K8", loc, K8_0_pull{A}, K8_0_store{A}, t146);
   }
   /* MAP */
   {
-    const int64_t t196 = v_x722->len;
-    v_x726 = rtg_vec_new(RT_INT, t196);
+    const int64_t t147 = v_x722->len;
+    v_x726 = rtg_vec_new(RT_INT, t147);
     A.v_x726_d = v_x726->data.i;
     A.v_x726_n = v_x726->len;
-    rtg::map("K11", loc, K11_1_pull{A}, K11_1_store{A}, t196);
+    rtg::map("K8", loc, K8_1_pull{A}, K8_1_store{A}, t147);
   }
   *out_v_x721 = v_x721;
   *out_v_x726 = v_x726;
@@ -1446,19 +1054,19 @@ fail:
   rt_release(v_x726);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
   RtValue *vals[] = {v_x718, v_x719, v_x722};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K11_host(err, loc, run, v_x718, v_x719, v_x722, out_v_x721, out_v_x726);
+    K8_host(err, loc, run, v_x718, v_x719, v_x722, out_v_x721, out_v_x726);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x718, v_x719, v_x722, out_v_x721, out_v_x726);
+    K8_gpu(err, loc, run, v_x718, v_x719, v_x722, out_v_x721, out_v_x726);
   }
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740) {
+/* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740) {
   (void)loc;
   (void)run;
   int32_t *v_x730_d = v_x730->data.i;
@@ -1469,18 +1077,18 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtV
   int32_t v_x740 = 0;
   /* MAP */
   {
-    const int64_t t197 = v_x727;
-    if (t197 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t197, 0.0, 0);
+    const int64_t t148 = v_x727;
+    if (t148 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t148, 0.0, 0);
       goto fail;
     }
-    v_x729 = rt_value_new(rt_vec_type(RT_INT), t197);
+    v_x729 = rt_value_new(rt_vec_type(RT_INT), t148);
     int32_t *v_x729_d = v_x729->data.i;
     const int64_t v_x729_n = v_x729->len;
-    RT_PARALLEL_FOR_IF(t197 >= RT_PARALLEL_MIN)
-    for (int64_t t198 = 0; t198 < t197; t198++) {
-      const int32_t t199 = (int32_t)t198;
-      v_x729_d[t198] = 0;
+    RT_PARALLEL_FOR_IF(t148 >= RT_PARALLEL_MIN)
+    for (int64_t t149 = 0; t149 < t148; t149++) {
+      const int32_t t150 = (int32_t)t149;
+      v_x729_d[t149] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -1490,125 +1098,125 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtV
     const int64_t v_x729_n = v_x729->len;
     /* REDUCE */
     {
-      const int64_t t200 = v_x727;
-      if (t200 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t200, 0.0, 1);
+      const int64_t t151 = v_x727;
+      if (t151 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t151, 0.0, 1);
         goto fail;
       }
-      const int64_t t201 = t200 > 0 ? (t200 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t202 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t201);
-      int32_t *t203 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t201);
-      int32_t *t204 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t201);
-      RT_PARALLEL_FOR_IF(t201 > 1)
-      for (int64_t t205 = 0; t205 < t201; t205++) {
-        int32_t t205a0;
-        int32_t t205a1;
-        int32_t t205a2;
-        t205a0 = 2147483647;
-        t205a1 = 0;
-        t205a2 = 1;
-        const int64_t t205_end = (t205 + 1) * RT_CHUNK < t200 ? (t205 + 1) * RT_CHUNK : t200;
-        for (int64_t t206 = t205 * RT_CHUNK; t206 < t205_end; t206++) {
-          const int32_t t207 = (int32_t)t206;
-          int32_t t205x0;
-          int32_t t205x1;
-          int32_t t205x2;
-          int t209 = 0; /* nonzero: a check below failed */
-          int t210 = (uint64_t)(int64_t)t207 < (uint64_t)v_x730_n;
-          int32_t t208 = t210 ? v_x730_d[t207] : 0;
-          t209 |= !t210;
-          uint8_t t212 = rt_lt_i(0, t208);
-          int32_t t213;
-          if (t212) {
-            t213 = 2147483647;
+      const int64_t t152 = t151 > 0 ? (t151 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t153 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t152);
+      int32_t *t154 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t152);
+      int32_t *t155 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t152);
+      RT_PARALLEL_FOR_IF(t152 > 1)
+      for (int64_t t156 = 0; t156 < t152; t156++) {
+        int32_t t156a0;
+        int32_t t156a1;
+        int32_t t156a2;
+        t156a0 = 2147483647;
+        t156a1 = 0;
+        t156a2 = 1;
+        const int64_t t156_end = (t156 + 1) * RT_CHUNK < t151 ? (t156 + 1) * RT_CHUNK : t151;
+        for (int64_t t157 = t156 * RT_CHUNK; t157 < t156_end; t157++) {
+          const int32_t t158 = (int32_t)t157;
+          int32_t t156x0;
+          int32_t t156x1;
+          int32_t t156x2;
+          int t160 = 0; /* nonzero: a check below failed */
+          int t161 = (uint64_t)(int64_t)t158 < (uint64_t)v_x730_n;
+          int32_t t159 = t161 ? v_x730_d[t158] : 0;
+          t160 |= !t161;
+          uint8_t t163 = rt_lt_i(0, t159);
+          int32_t t164;
+          if (t163) {
+            t164 = 2147483647;
           } else {
-            t213 = t207;
+            t164 = t158;
           }
-          if (__builtin_expect(t209 != 0, 0)) { /* again, recording the error */
-            int32_t t214;
-            if ((uint64_t)(int64_t)t207 < (uint64_t)v_x730_n) {
-              t214 = v_x730_d[t207];
+          if (__builtin_expect(t160 != 0, 0)) { /* again, recording the error */
+            int32_t t165;
+            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x730_n) {
+              t165 = v_x730_d[t158];
             } else {
-              NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 2, 0, RT_GATHER, t207, v_x730_n, 0.0, 2);
-              t214 = 0;
+              NESSIE_RECORD(err, t157, RT_CHECK_INDEX, 2, 0, RT_GATHER, t158, v_x730_n, 0.0, 2);
+              t165 = 0;
             }
-            uint8_t t216 = rt_lt_i(0, t214);
-            int32_t t217;
-            if (t216) {
-              t217 = 2147483647;
+            uint8_t t167 = rt_lt_i(0, t165);
+            int32_t t168;
+            if (t167) {
+              t168 = 2147483647;
             } else {
-              t217 = t207;
+              t168 = t158;
             }
           }
-          t205x0 = t213;
-          t205x1 = 0;
-          t205x2 = t208;
-          uint8_t t219 = rt_le_i(t205a0, t205x0);
-          int32_t t220;
-          if (t219) {
-            t220 = t205a0;
+          t156x0 = t164;
+          t156x1 = 0;
+          t156x2 = t159;
+          uint8_t t170 = rt_le_i(t156a0, t156x0);
+          int32_t t171;
+          if (t170) {
+            t171 = t156a0;
           } else {
-            t220 = t205x0;
+            t171 = t156x0;
           }
-          int32_t t221;
-          if (t219) {
-            t221 = t205a1;
+          int32_t t172;
+          if (t170) {
+            t172 = t156a1;
           } else {
-            t221 = t205x1;
+            t172 = t156x1;
           }
-          int32_t t222;
-          if (t219) {
-            t222 = t205a2;
+          int32_t t173;
+          if (t170) {
+            t173 = t156a2;
           } else {
-            t222 = t205x2;
+            t173 = t156x2;
           }
-          t205a0 = t220;
-          t205a1 = t221;
-          t205a2 = t222;
+          t156a0 = t171;
+          t156a1 = t172;
+          t156a2 = t173;
         }
-        t202[t205] = t205a0;
-        t203[t205] = t205a1;
-        t204[t205] = t205a2;
+        t153[t156] = t156a0;
+        t154[t156] = t156a1;
+        t155[t156] = t156a2;
       }
-      int32_t t205t0;
-      int32_t t205t1;
-      int32_t t205t2;
-      t205t0 = 2147483647;
-      t205t1 = 0;
-      t205t2 = 1;
-      for (int64_t t205 = 0; t205 < t201; t205++) {
-        const int32_t t223 = t202[t205];
-        const int32_t t224 = t203[t205];
-        const int32_t t225 = t204[t205];
-        uint8_t t227 = rt_le_i(t205t0, t223);
-        int32_t t228;
-        if (t227) {
-          t228 = t205t0;
+      int32_t t156t0;
+      int32_t t156t1;
+      int32_t t156t2;
+      t156t0 = 2147483647;
+      t156t1 = 0;
+      t156t2 = 1;
+      for (int64_t t156 = 0; t156 < t152; t156++) {
+        const int32_t t174 = t153[t156];
+        const int32_t t175 = t154[t156];
+        const int32_t t176 = t155[t156];
+        uint8_t t178 = rt_le_i(t156t0, t174);
+        int32_t t179;
+        if (t178) {
+          t179 = t156t0;
         } else {
-          t228 = t223;
+          t179 = t174;
         }
-        int32_t t229;
-        if (t227) {
-          t229 = t205t1;
+        int32_t t180;
+        if (t178) {
+          t180 = t156t1;
         } else {
-          t229 = t224;
+          t180 = t175;
         }
-        int32_t t230;
-        if (t227) {
-          t230 = t205t2;
+        int32_t t181;
+        if (t178) {
+          t181 = t156t2;
         } else {
-          t230 = t225;
+          t181 = t176;
         }
-        t205t0 = t228;
-        t205t1 = t229;
-        t205t2 = t230;
+        t156t0 = t179;
+        t156t1 = t180;
+        t156t2 = t181;
       }
-      v_x738 = t205t0;
-      rt_free(t202);
-      v_x739 = t205t1;
-      rt_free(t203);
-      v_x740 = t205t2;
-      rt_free(t204);
+      v_x738 = t156t0;
+      rt_free(t153);
+      v_x739 = t156t1;
+      rt_free(t154);
+      v_x740 = t156t2;
+      rt_free(t155);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1621,8 +1229,8 @@ fail:
   rt_release(v_x729);
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K12_A {
+/* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K9_A {
   RtKernelError *err;
   int run;
   int32_t v_x727;
@@ -1632,91 +1240,91 @@ struct K12_A {
   int32_t v_x739;
   int32_t v_x740;
 };
-struct alignas(8) K12_0_V {
+struct alignas(8) K9_0_V {
   int32_t v0;
 };
-struct K12_0_pull {
-  K12_A A;
-  __device__ K12_0_V operator()(int64_t i) const {
+struct K9_0_pull {
+  K9_A A;
+  __device__ K9_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K12_0_V{0};
+    return K9_0_V{0};
   }
 };
-struct K12_0_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_0_V &v) const {
+struct K9_0_store {
+  K9_A A;
+  __device__ void operator()(int64_t i, const K9_0_V &v) const {
     A.v_x729_d[i] = v.v0;
   }
 };
-struct alignas(8) K12_1_V {
+struct alignas(8) K9_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K12_1_pull {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
+struct K9_1_pull {
+  K9_A A;
+  __device__ K9_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t232 = 0; /* nonzero: a check below failed */
-    int t233 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x730_n;
-    int32_t t231 = t233 ? A.v_x730_d[ix] : 0;
-    t232 |= !t233;
-    uint8_t t235 = rt_lt_i(0, t231);
-    int32_t t236;
-    if (t235) {
-      t236 = 2147483647;
+    int t183 = 0; /* nonzero: a check below failed */
+    int t184 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x730_n;
+    int32_t t182 = t184 ? A.v_x730_d[ix] : 0;
+    t183 |= !t184;
+    uint8_t t186 = rt_lt_i(0, t182);
+    int32_t t187;
+    if (t186) {
+      t187 = 2147483647;
     } else {
-      t236 = ix;
+      t187 = ix;
     }
-    if (__builtin_expect(t232 != 0, 0)) { /* again, recording the error */
-      int32_t t237;
+    if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
+      int32_t t188;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x730_n) {
-        t237 = A.v_x730_d[ix];
+        t188 = A.v_x730_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x730_n, 0.0, 0);
-        t237 = 0;
+        t188 = 0;
       }
-      uint8_t t239 = rt_lt_i(0, t237);
-      int32_t t240;
-      if (t239) {
-        t240 = 2147483647;
+      uint8_t t190 = rt_lt_i(0, t188);
+      int32_t t191;
+      if (t190) {
+        t191 = 2147483647;
       } else {
-        t240 = ix;
+        t191 = ix;
       }
     }
-    return K12_1_V{t236, 0, t231};
+    return K9_1_V{t187, 0, t182};
   }
 };
-struct K12_1_op {
-  K12_A A;
-  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
-    uint8_t t242 = rt_le_i(a.v0, b.v0);
-    int32_t t243;
-    if (t242) {
-      t243 = a.v0;
+struct K9_1_op {
+  K9_A A;
+  __device__ K9_1_V operator()(const K9_1_V &a, const K9_1_V &b) const {
+    uint8_t t193 = rt_le_i(a.v0, b.v0);
+    int32_t t194;
+    if (t193) {
+      t194 = a.v0;
     } else {
-      t243 = b.v0;
+      t194 = b.v0;
     }
-    int32_t t244;
-    if (t242) {
-      t244 = a.v1;
+    int32_t t195;
+    if (t193) {
+      t195 = a.v1;
     } else {
-      t244 = b.v1;
+      t195 = b.v1;
     }
-    int32_t t245;
-    if (t242) {
-      t245 = a.v2;
+    int32_t t196;
+    if (t193) {
+      t196 = a.v2;
     } else {
-      t245 = b.v2;
+      t196 = b.v2;
     }
-    return K12_1_V{t243, t244, t245};
+    return K9_1_V{t194, t195, t196};
   }
 };
-struct K12_1_check {
+struct K9_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K9_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -1724,17 +1332,17 @@ struct K12_1_check {
     return true;
   }
 };
-struct K12_1_ride {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
-    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
-    return K12_1_pull{A}(i);
+struct K9_1_ride {
+  K9_A A;
+  __device__ K9_1_V operator()(int64_t i) const {
+    K9_0_store{A}(i, K9_0_pull{A}(i)); /* MAP 0 rides here */
+    return K9_1_pull{A}(i);
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740, int check_site_0) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740, int check_site_0) {
   (void)loc;
   (void)err;
-  K12_A A;
+  K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1742,64 +1350,64 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtVa
   A.v_x730_d = v_x730->data.i;
   A.v_x730_n = v_x730->len;
   RtValue *v_x729 = NULL;
-  K12_1_V *K12_1_value = NULL; /* the REDUCE's values, on the device */
+  K9_1_V *K9_1_value = NULL; /* the SOAC's values, on the device */
   int32_t v_x738 = 0;
   int32_t v_x739 = 0;
   int32_t v_x740 = 0;
   /* MAP */
   {
-    const int64_t t246 = v_x727;
-    if (t246 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t246, 0.0, run, 1};
+    const int64_t t197 = v_x727;
+    if (t197 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t197, 0.0, run, 1};
       goto fail;
     }
-    v_x729 = rtg_vec_new(RT_INT, t246);
+    v_x729 = rtg_vec_new(RT_INT, t197);
     A.v_x729_d = v_x729->data.i;
     A.v_x729_n = v_x729->len;
-    /* computed in the launch of SOAC 1 (K12_1_ride) */
+    /* computed in the launch of SOAC 1 (K9_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t247 = v_x727;
-    if (t247 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t247, 0.0, run, 2};
+    const int64_t t198 = v_x727;
+    if (t198 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t198, 0.0, run, 2};
       goto fail;
     }
-    K12_1_V *t248 = rtg::reduce_to_device<false>("K12", loc, K12_1_ride{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t247);
-    K12_1_value = t248;
+    K9_1_V *t199 = rtg::reduce_to_device<false>("K9", loc, K9_1_ride{A}, K9_1_op{A}, K9_1_V{2147483647, 0, 1}, t198);
+    K9_1_value = t199;
   }
-  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K9", loc, K9_1_value, K9_1_check{{check_site_0}}, K9_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K12_1_value = NULL; /* freed by check_result, after the check */
+  K9_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x729 = v_x729;
   *out_v_x739 = v_x739;
   *out_v_x740 = v_x740;
   return;
 fail:
   rt_release(v_x729);
-  rtg_free(K12_1_value);
+  rtg_free(K9_1_value);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740, int check_site_0) {
+static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740, int check_site_0) {
   RtValue *vals[] = {v_x730};
   const int64_t sizes[] = {(int64_t)v_x727, (int64_t)v_x727};
   if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K12_host(err, loc, run, v_x727, v_x730, out_v_x729, out_v_x739, out_v_x740);
+    K9_host(err, loc, run, v_x727, v_x730, out_v_x729, out_v_x739, out_v_x740);
     if (err->index == INT64_MAX) {
-      K12_1_V t249;
-      memset(&t249, 0, sizeof t249);
-      t249.v1 = *out_v_x739;
-      t249.v2 = *out_v_x740;
-      (void)K12_1_check{{check_site_0}}(t249, err, run);
+      K9_1_V t200;
+      memset(&t200, 0, sizeof t200);
+      t200.v1 = *out_v_x739;
+      t200.v2 = *out_v_x740;
+      (void)K9_1_check{{check_site_0}}(t200, err, run);
     }
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x727, v_x730, out_v_x729, out_v_x739, out_v_x740, check_site_0);
+    K9_gpu(err, loc, run, v_x727, v_x730, out_v_x729, out_v_x739, out_v_x740, check_site_0);
   }
 }
 
-/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
+/* K10: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
   (void)loc;
   (void)run;
   int32_t *v_x741_d = v_x741->data.i;
@@ -1818,119 +1426,119 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
   RtValue *v_x772 = NULL;
   /* FILTER */
   {
-    const int64_t t250 = v_x745_n;
-    const int64_t t251 = t250 > 0 ? (t250 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t252 = (uint8_t *)rt_alloc_atomic((size_t)t250 + 1);
-    int64_t *t253 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t251 + 1));
-    RT_PARALLEL_FOR_IF(t251 > 1)
-    for (int64_t t254 = 0; t254 < t251; t254++) {
+    const int64_t t201 = v_x745_n;
+    const int64_t t202 = t201 > 0 ? (t201 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t203 = (uint8_t *)rt_alloc_atomic((size_t)t201 + 1);
+    int64_t *t204 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t202 + 1));
+    RT_PARALLEL_FOR_IF(t202 > 1)
+    for (int64_t t205 = 0; t205 < t202; t205++) {
       int64_t kept = 0;
-      const int64_t t254_end = (t254 + 1) * RT_CHUNK < t250 ? (t254 + 1) * RT_CHUNK : t250;
-      for (int64_t t255 = t254 * RT_CHUNK; t255 < t254_end; t255++) {
-        const int32_t t256 = (int32_t)t255;
-        int32_t t254x0;
-        uint8_t t254x1;
-        int t258 = 0; /* nonzero: a check below failed */
-        int t259 = (uint64_t)(int64_t)t256 < (uint64_t)v_x741_n;
-        int32_t t257 = t259 ? v_x741_d[t256] : 0;
-        t258 |= !t259;
-        int t261 = (uint64_t)(int64_t)t257 < (uint64_t)v_x742_n;
-        int32_t t260 = t261 ? v_x742_d[t257] : 0;
-        t258 |= !t261;
-        int32_t t262 = v_x745_d[t256];
-        uint8_t t264 = rt_lt_i(t262, t260);
-        if (__builtin_expect(t258 != 0, 0)) { /* again, recording the error */
-          int32_t t265;
-          if ((uint64_t)(int64_t)t256 < (uint64_t)v_x741_n) {
-            t265 = v_x741_d[t256];
+      const int64_t t205_end = (t205 + 1) * RT_CHUNK < t201 ? (t205 + 1) * RT_CHUNK : t201;
+      for (int64_t t206 = t205 * RT_CHUNK; t206 < t205_end; t206++) {
+        const int32_t t207 = (int32_t)t206;
+        int32_t t205x0;
+        uint8_t t205x1;
+        int t209 = 0; /* nonzero: a check below failed */
+        int t210 = (uint64_t)(int64_t)t207 < (uint64_t)v_x741_n;
+        int32_t t208 = t210 ? v_x741_d[t207] : 0;
+        t209 |= !t210;
+        int t212 = (uint64_t)(int64_t)t208 < (uint64_t)v_x742_n;
+        int32_t t211 = t212 ? v_x742_d[t208] : 0;
+        t209 |= !t212;
+        int32_t t213 = v_x745_d[t207];
+        uint8_t t215 = rt_lt_i(t213, t211);
+        if (__builtin_expect(t209 != 0, 0)) { /* again, recording the error */
+          int32_t t216;
+          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x741_n) {
+            t216 = v_x741_d[t207];
           } else {
-            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t256, v_x741_n, 0.0, 0);
-            t265 = 0;
+            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x741_n, 0.0, 0);
+            t216 = 0;
           }
-          int32_t t266;
-          if ((uint64_t)(int64_t)t265 < (uint64_t)v_x742_n) {
-            t266 = v_x742_d[t265];
+          int32_t t217;
+          if ((uint64_t)(int64_t)t216 < (uint64_t)v_x742_n) {
+            t217 = v_x742_d[t216];
           } else {
-            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x742_n, 0.0, 1);
-            t266 = 0;
+            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t216, v_x742_n, 0.0, 1);
+            t217 = 0;
           }
-          int32_t t267 = v_x745_d[t256];
-          uint8_t t269 = rt_lt_i(t267, t266);
+          int32_t t218 = v_x745_d[t207];
+          uint8_t t220 = rt_lt_i(t218, t217);
         }
-        t254x0 = t262;
-        t254x1 = t264;
-        uint8_t t270;
-        t270 = t254x1;
-        t252[t255] = t270 != 0;
-        kept += t270 != 0;
+        t205x0 = t213;
+        t205x1 = t215;
+        uint8_t t221;
+        t221 = t205x1;
+        t203[t206] = t221 != 0;
+        kept += t221 != 0;
       }
-      t253[t254] = kept;
+      t204[t205] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t252);
-      rt_free(t253);
+      rt_free(t203);
+      rt_free(t204);
       goto fail;
     }
-    int64_t t271 = 0;
-    for (int64_t t254 = 0; t254 < t251; t254++) {
-      const int64_t k = t253[t254];
-      t253[t254] = t271;
-      t271 += k;
+    int64_t t222 = 0;
+    for (int64_t t205 = 0; t205 < t202; t205++) {
+      const int64_t k = t204[t205];
+      t204[t205] = t222;
+      t222 += k;
     }
-    v_x751 = rt_value_new(rt_vec_type(RT_INT), t271);
+    v_x751 = rt_value_new(rt_vec_type(RT_INT), t222);
     int32_t *v_x751_d = v_x751->data.i;
     const int64_t v_x751_n = v_x751->len;
-    v_x752 = rt_value_new(rt_vec_type(RT_BOOL), t271);
+    v_x752 = rt_value_new(rt_vec_type(RT_BOOL), t222);
     uint8_t *v_x752_d = v_x752->data.b;
     const int64_t v_x752_n = v_x752->len;
-    RT_PARALLEL_FOR_IF(t251 > 1)
-    for (int64_t t254 = 0; t254 < t251; t254++) {
-      int64_t at = t253[t254];
-      const int64_t t254_end = (t254 + 1) * RT_CHUNK < t250 ? (t254 + 1) * RT_CHUNK : t250;
-      for (int64_t t255 = t254 * RT_CHUNK; t255 < t254_end; t255++) {
-        const int32_t t256 = (int32_t)t255;
-        if (!t252[t255])
+    RT_PARALLEL_FOR_IF(t202 > 1)
+    for (int64_t t205 = 0; t205 < t202; t205++) {
+      int64_t at = t204[t205];
+      const int64_t t205_end = (t205 + 1) * RT_CHUNK < t201 ? (t205 + 1) * RT_CHUNK : t201;
+      for (int64_t t206 = t205 * RT_CHUNK; t206 < t205_end; t206++) {
+        const int32_t t207 = (int32_t)t206;
+        if (!t203[t206])
           continue;
-        int32_t t254y0;
-        uint8_t t254y1;
-        int t273 = 0; /* nonzero: a check below failed */
-        int t274 = (uint64_t)(int64_t)t256 < (uint64_t)v_x741_n;
-        int32_t t272 = t274 ? v_x741_d[t256] : 0;
-        t273 |= !t274;
-        int t276 = (uint64_t)(int64_t)t272 < (uint64_t)v_x742_n;
-        int32_t t275 = t276 ? v_x742_d[t272] : 0;
-        t273 |= !t276;
-        int32_t t277 = v_x745_d[t256];
-        uint8_t t279 = rt_lt_i(t277, t275);
-        if (__builtin_expect(t273 != 0, 0)) { /* again, recording the error */
-          int32_t t280;
-          if ((uint64_t)(int64_t)t256 < (uint64_t)v_x741_n) {
-            t280 = v_x741_d[t256];
+        int32_t t205y0;
+        uint8_t t205y1;
+        int t224 = 0; /* nonzero: a check below failed */
+        int t225 = (uint64_t)(int64_t)t207 < (uint64_t)v_x741_n;
+        int32_t t223 = t225 ? v_x741_d[t207] : 0;
+        t224 |= !t225;
+        int t227 = (uint64_t)(int64_t)t223 < (uint64_t)v_x742_n;
+        int32_t t226 = t227 ? v_x742_d[t223] : 0;
+        t224 |= !t227;
+        int32_t t228 = v_x745_d[t207];
+        uint8_t t230 = rt_lt_i(t228, t226);
+        if (__builtin_expect(t224 != 0, 0)) { /* again, recording the error */
+          int32_t t231;
+          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x741_n) {
+            t231 = v_x741_d[t207];
           } else {
-            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t256, v_x741_n, 0.0, 2);
-            t280 = 0;
+            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x741_n, 0.0, 2);
+            t231 = 0;
           }
-          int32_t t281;
-          if ((uint64_t)(int64_t)t280 < (uint64_t)v_x742_n) {
-            t281 = v_x742_d[t280];
+          int32_t t232;
+          if ((uint64_t)(int64_t)t231 < (uint64_t)v_x742_n) {
+            t232 = v_x742_d[t231];
           } else {
-            NESSIE_RECORD(err, t255, RT_CHECK_INDEX, 0, 0, RT_GATHER, t280, v_x742_n, 0.0, 3);
-            t281 = 0;
+            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t231, v_x742_n, 0.0, 3);
+            t232 = 0;
           }
-          int32_t t282 = v_x745_d[t256];
-          uint8_t t284 = rt_lt_i(t282, t281);
+          int32_t t233 = v_x745_d[t207];
+          uint8_t t235 = rt_lt_i(t233, t232);
         }
-        t254y0 = t277;
-        t254y1 = t279;
-        if (t252[t255]) {
-          v_x751_d[at] = t254y0;
-          v_x752_d[at] = t254y1;
+        t205y0 = t228;
+        t205y1 = t230;
+        if (t203[t206]) {
+          v_x751_d[at] = t205y0;
+          v_x752_d[at] = t205y1;
           at++;
         }
       }
     }
-    rt_free(t252);
-    rt_free(t253);
+    rt_free(t203);
+    rt_free(t204);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1941,119 +1549,119 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
     const int64_t v_x752_n = v_x752->len;
     /* FILTER */
     {
-      const int64_t t285 = v_x745_n;
-      const int64_t t286 = t285 > 0 ? (t285 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t287 = (uint8_t *)rt_alloc_atomic((size_t)t285 + 1);
-      int64_t *t288 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t286 + 1));
-      RT_PARALLEL_FOR_IF(t286 > 1)
-      for (int64_t t289 = 0; t289 < t286; t289++) {
+      const int64_t t236 = v_x745_n;
+      const int64_t t237 = t236 > 0 ? (t236 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t238 = (uint8_t *)rt_alloc_atomic((size_t)t236 + 1);
+      int64_t *t239 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t237 + 1));
+      RT_PARALLEL_FOR_IF(t237 > 1)
+      for (int64_t t240 = 0; t240 < t237; t240++) {
         int64_t kept = 0;
-        const int64_t t289_end = (t289 + 1) * RT_CHUNK < t285 ? (t289 + 1) * RT_CHUNK : t285;
-        for (int64_t t290 = t289 * RT_CHUNK; t290 < t289_end; t290++) {
-          const int32_t t291 = (int32_t)t290;
-          int32_t t289x0;
-          uint8_t t289x1;
-          int t293 = 0; /* nonzero: a check below failed */
-          int t294 = (uint64_t)(int64_t)t291 < (uint64_t)v_x741_n;
-          int32_t t292 = t294 ? v_x741_d[t291] : 0;
-          t293 |= !t294;
-          int t296 = (uint64_t)(int64_t)t292 < (uint64_t)v_x742_n;
-          int32_t t295 = t296 ? v_x742_d[t292] : 0;
-          t293 |= !t296;
-          int32_t t297 = v_x745_d[t291];
-          uint8_t t299 = rt_gt_i(t297, t295);
-          if (__builtin_expect(t293 != 0, 0)) { /* again, recording the error */
-            int32_t t300;
-            if ((uint64_t)(int64_t)t291 < (uint64_t)v_x741_n) {
-              t300 = v_x741_d[t291];
+        const int64_t t240_end = (t240 + 1) * RT_CHUNK < t236 ? (t240 + 1) * RT_CHUNK : t236;
+        for (int64_t t241 = t240 * RT_CHUNK; t241 < t240_end; t241++) {
+          const int32_t t242 = (int32_t)t241;
+          int32_t t240x0;
+          uint8_t t240x1;
+          int t244 = 0; /* nonzero: a check below failed */
+          int t245 = (uint64_t)(int64_t)t242 < (uint64_t)v_x741_n;
+          int32_t t243 = t245 ? v_x741_d[t242] : 0;
+          t244 |= !t245;
+          int t247 = (uint64_t)(int64_t)t243 < (uint64_t)v_x742_n;
+          int32_t t246 = t247 ? v_x742_d[t243] : 0;
+          t244 |= !t247;
+          int32_t t248 = v_x745_d[t242];
+          uint8_t t250 = rt_gt_i(t248, t246);
+          if (__builtin_expect(t244 != 0, 0)) { /* again, recording the error */
+            int32_t t251;
+            if ((uint64_t)(int64_t)t242 < (uint64_t)v_x741_n) {
+              t251 = v_x741_d[t242];
             } else {
-              NESSIE_RECORD(err, t290, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x741_n, 0.0, 4);
-              t300 = 0;
+              NESSIE_RECORD(err, t241, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, v_x741_n, 0.0, 4);
+              t251 = 0;
             }
-            int32_t t301;
-            if ((uint64_t)(int64_t)t300 < (uint64_t)v_x742_n) {
-              t301 = v_x742_d[t300];
+            int32_t t252;
+            if ((uint64_t)(int64_t)t251 < (uint64_t)v_x742_n) {
+              t252 = v_x742_d[t251];
             } else {
-              NESSIE_RECORD(err, t290, RT_CHECK_INDEX, 0, 0, RT_GATHER, t300, v_x742_n, 0.0, 5);
-              t301 = 0;
+              NESSIE_RECORD(err, t241, RT_CHECK_INDEX, 0, 0, RT_GATHER, t251, v_x742_n, 0.0, 5);
+              t252 = 0;
             }
-            int32_t t302 = v_x745_d[t291];
-            uint8_t t304 = rt_gt_i(t302, t301);
+            int32_t t253 = v_x745_d[t242];
+            uint8_t t255 = rt_gt_i(t253, t252);
           }
-          t289x0 = t297;
-          t289x1 = t299;
-          uint8_t t305;
-          t305 = t289x1;
-          t287[t290] = t305 != 0;
-          kept += t305 != 0;
+          t240x0 = t248;
+          t240x1 = t250;
+          uint8_t t256;
+          t256 = t240x1;
+          t238[t241] = t256 != 0;
+          kept += t256 != 0;
         }
-        t288[t289] = kept;
+        t239[t240] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t287);
-        rt_free(t288);
+        rt_free(t238);
+        rt_free(t239);
         goto fail;
       }
-      int64_t t306 = 0;
-      for (int64_t t289 = 0; t289 < t286; t289++) {
-        const int64_t k = t288[t289];
-        t288[t289] = t306;
-        t306 += k;
+      int64_t t257 = 0;
+      for (int64_t t240 = 0; t240 < t237; t240++) {
+        const int64_t k = t239[t240];
+        t239[t240] = t257;
+        t257 += k;
       }
-      v_x765 = rt_value_new(rt_vec_type(RT_INT), t306);
+      v_x765 = rt_value_new(rt_vec_type(RT_INT), t257);
       int32_t *v_x765_d = v_x765->data.i;
       const int64_t v_x765_n = v_x765->len;
-      v_x766 = rt_value_new(rt_vec_type(RT_BOOL), t306);
+      v_x766 = rt_value_new(rt_vec_type(RT_BOOL), t257);
       uint8_t *v_x766_d = v_x766->data.b;
       const int64_t v_x766_n = v_x766->len;
-      RT_PARALLEL_FOR_IF(t286 > 1)
-      for (int64_t t289 = 0; t289 < t286; t289++) {
-        int64_t at = t288[t289];
-        const int64_t t289_end = (t289 + 1) * RT_CHUNK < t285 ? (t289 + 1) * RT_CHUNK : t285;
-        for (int64_t t290 = t289 * RT_CHUNK; t290 < t289_end; t290++) {
-          const int32_t t291 = (int32_t)t290;
-          if (!t287[t290])
+      RT_PARALLEL_FOR_IF(t237 > 1)
+      for (int64_t t240 = 0; t240 < t237; t240++) {
+        int64_t at = t239[t240];
+        const int64_t t240_end = (t240 + 1) * RT_CHUNK < t236 ? (t240 + 1) * RT_CHUNK : t236;
+        for (int64_t t241 = t240 * RT_CHUNK; t241 < t240_end; t241++) {
+          const int32_t t242 = (int32_t)t241;
+          if (!t238[t241])
             continue;
-          int32_t t289y0;
-          uint8_t t289y1;
-          int t308 = 0; /* nonzero: a check below failed */
-          int t309 = (uint64_t)(int64_t)t291 < (uint64_t)v_x741_n;
-          int32_t t307 = t309 ? v_x741_d[t291] : 0;
-          t308 |= !t309;
-          int t311 = (uint64_t)(int64_t)t307 < (uint64_t)v_x742_n;
-          int32_t t310 = t311 ? v_x742_d[t307] : 0;
-          t308 |= !t311;
-          int32_t t312 = v_x745_d[t291];
-          uint8_t t314 = rt_gt_i(t312, t310);
-          if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
-            int32_t t315;
-            if ((uint64_t)(int64_t)t291 < (uint64_t)v_x741_n) {
-              t315 = v_x741_d[t291];
+          int32_t t240y0;
+          uint8_t t240y1;
+          int t259 = 0; /* nonzero: a check below failed */
+          int t260 = (uint64_t)(int64_t)t242 < (uint64_t)v_x741_n;
+          int32_t t258 = t260 ? v_x741_d[t242] : 0;
+          t259 |= !t260;
+          int t262 = (uint64_t)(int64_t)t258 < (uint64_t)v_x742_n;
+          int32_t t261 = t262 ? v_x742_d[t258] : 0;
+          t259 |= !t262;
+          int32_t t263 = v_x745_d[t242];
+          uint8_t t265 = rt_gt_i(t263, t261);
+          if (__builtin_expect(t259 != 0, 0)) { /* again, recording the error */
+            int32_t t266;
+            if ((uint64_t)(int64_t)t242 < (uint64_t)v_x741_n) {
+              t266 = v_x741_d[t242];
             } else {
-              NESSIE_RECORD(err, t290, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x741_n, 0.0, 6);
-              t315 = 0;
+              NESSIE_RECORD(err, t241, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, v_x741_n, 0.0, 6);
+              t266 = 0;
             }
-            int32_t t316;
-            if ((uint64_t)(int64_t)t315 < (uint64_t)v_x742_n) {
-              t316 = v_x742_d[t315];
+            int32_t t267;
+            if ((uint64_t)(int64_t)t266 < (uint64_t)v_x742_n) {
+              t267 = v_x742_d[t266];
             } else {
-              NESSIE_RECORD(err, t290, RT_CHECK_INDEX, 0, 0, RT_GATHER, t315, v_x742_n, 0.0, 7);
-              t316 = 0;
+              NESSIE_RECORD(err, t241, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x742_n, 0.0, 7);
+              t267 = 0;
             }
-            int32_t t317 = v_x745_d[t291];
-            uint8_t t319 = rt_gt_i(t317, t316);
+            int32_t t268 = v_x745_d[t242];
+            uint8_t t270 = rt_gt_i(t268, t267);
           }
-          t289y0 = t312;
-          t289y1 = t314;
-          if (t287[t290]) {
-            v_x765_d[at] = t289y0;
-            v_x766_d[at] = t289y1;
+          t240y0 = t263;
+          t240y1 = t265;
+          if (t238[t241]) {
+            v_x765_d[at] = t240y0;
+            v_x766_d[at] = t240y1;
             at++;
           }
         }
       }
-      rt_free(t287);
-      rt_free(t288);
+      rt_free(t238);
+      rt_free(t239);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2071,65 +1679,65 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
         int32_t *v_x772_d = v_x772->data.i;
         const int64_t v_x772_n = v_x772->len;
         RT_PARALLEL_FOR_SEGMENTS_IF(v_x755_n >= 64)
-        for (int64_t t320 = 0; t320 < v_x755_n; t320++) {
-          int32_t t320a0;
-          int32_t t320a1;
-          t320a0 = 0;
-          t320a1 = 0;
-          for (int64_t t321 = v_x755_off[t320]; t321 < v_x755_off[t320 + 1]; t321++) {
-            const int32_t t322 = (int32_t)t321;
-            int32_t t320x0;
-            int32_t t320x1;
-            int t324 = 0; /* nonzero: a check below failed */
-            int t325 = (uint64_t)(int64_t)t322 < (uint64_t)v_x741_n;
-            int32_t t323 = t325 ? v_x741_d[t322] : 0;
-            t324 |= !t325;
-            int t327 = (uint64_t)(int64_t)t323 < (uint64_t)v_x742_n;
-            int32_t t326 = t327 ? v_x742_d[t323] : 0;
-            t324 |= !t327;
-            int t329 = (uint64_t)(int64_t)t322 < (uint64_t)v_x745_n;
-            int32_t t328 = t329 ? v_x745_d[t322] : 0;
-            t324 |= !t329;
-            uint8_t t331 = rt_lt_i(t328, t326);
-            int32_t t333 = rt_btoi_b(t331);
-            uint8_t t335 = rt_gt_i(t328, t326);
-            int32_t t337 = rt_btoi_b(t335);
-            if (__builtin_expect(t324 != 0, 0)) { /* again, recording the error */
-              int32_t t338;
-              if ((uint64_t)(int64_t)t322 < (uint64_t)v_x741_n) {
-                t338 = v_x741_d[t322];
+        for (int64_t t271 = 0; t271 < v_x755_n; t271++) {
+          int32_t t271a0;
+          int32_t t271a1;
+          t271a0 = 0;
+          t271a1 = 0;
+          for (int64_t t272 = v_x755_off[t271]; t272 < v_x755_off[t271 + 1]; t272++) {
+            const int32_t t273 = (int32_t)t272;
+            int32_t t271x0;
+            int32_t t271x1;
+            int t275 = 0; /* nonzero: a check below failed */
+            int t276 = (uint64_t)(int64_t)t273 < (uint64_t)v_x741_n;
+            int32_t t274 = t276 ? v_x741_d[t273] : 0;
+            t275 |= !t276;
+            int t278 = (uint64_t)(int64_t)t274 < (uint64_t)v_x742_n;
+            int32_t t277 = t278 ? v_x742_d[t274] : 0;
+            t275 |= !t278;
+            int t280 = (uint64_t)(int64_t)t273 < (uint64_t)v_x745_n;
+            int32_t t279 = t280 ? v_x745_d[t273] : 0;
+            t275 |= !t280;
+            uint8_t t282 = rt_lt_i(t279, t277);
+            int32_t t284 = rt_btoi_b(t282);
+            uint8_t t286 = rt_gt_i(t279, t277);
+            int32_t t288 = rt_btoi_b(t286);
+            if (__builtin_expect(t275 != 0, 0)) { /* again, recording the error */
+              int32_t t289;
+              if ((uint64_t)(int64_t)t273 < (uint64_t)v_x741_n) {
+                t289 = v_x741_d[t273];
               } else {
-                NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t322, v_x741_n, 0.0, 8);
-                t338 = 0;
+                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x741_n, 0.0, 8);
+                t289 = 0;
               }
-              int32_t t339;
-              if ((uint64_t)(int64_t)t338 < (uint64_t)v_x742_n) {
-                t339 = v_x742_d[t338];
+              int32_t t290;
+              if ((uint64_t)(int64_t)t289 < (uint64_t)v_x742_n) {
+                t290 = v_x742_d[t289];
               } else {
-                NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 0, 0, RT_GATHER, t338, v_x742_n, 0.0, 9);
-                t339 = 0;
+                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, v_x742_n, 0.0, 9);
+                t290 = 0;
               }
-              int32_t t340;
-              if ((uint64_t)(int64_t)t322 < (uint64_t)v_x745_n) {
-                t340 = v_x745_d[t322];
+              int32_t t291;
+              if ((uint64_t)(int64_t)t273 < (uint64_t)v_x745_n) {
+                t291 = v_x745_d[t273];
               } else {
-                NESSIE_RECORD(err, t321, RT_CHECK_INDEX, 3, 0, RT_GATHER, t322, v_x745_n, 0.0, 10);
-                t340 = 0;
+                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 3, 0, RT_GATHER, t273, v_x745_n, 0.0, 10);
+                t291 = 0;
               }
-              uint8_t t342 = rt_lt_i(t340, t339);
-              int32_t t344 = rt_btoi_b(t342);
-              uint8_t t346 = rt_gt_i(t340, t339);
-              int32_t t348 = rt_btoi_b(t346);
+              uint8_t t293 = rt_lt_i(t291, t290);
+              int32_t t295 = rt_btoi_b(t293);
+              uint8_t t297 = rt_gt_i(t291, t290);
+              int32_t t299 = rt_btoi_b(t297);
             }
-            t320x0 = t333;
-            t320x1 = t337;
-            int32_t t350 = rt_add_i(t320a0, t320x0);
-            int32_t t352 = rt_add_i(t320a1, t320x1);
-            t320a0 = t350;
-            t320a1 = t352;
+            t271x0 = t284;
+            t271x1 = t288;
+            int32_t t301 = rt_add_i(t271a0, t271x0);
+            int32_t t303 = rt_add_i(t271a1, t271x1);
+            t271a0 = t301;
+            t271a1 = t303;
           }
-          v_x759_d[t320] = t320a0;
-          v_x772_d[t320] = t320a1;
+          v_x759_d[t271] = t271a0;
+          v_x772_d[t271] = t271a1;
         }
       }
       if (err->index != INT64_MAX)
@@ -2152,8 +1760,8 @@ fail:
   rt_release(v_x772);
 }
 
-/* K13: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K13_A {
+/* K10: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K10_A {
   RtKernelError *err;
   int run;
   int32_t *v_x741_d; int64_t v_x741_n;
@@ -2167,196 +1775,196 @@ struct K13_A {
   int32_t *v_x759_d; int64_t v_x759_n;
   int32_t *v_x772_d; int64_t v_x772_n;
 };
-struct alignas(8) K13_0_V {
+struct alignas(8) K10_0_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K13_0_pull {
-  K13_A A;
-  __device__ K13_0_V operator()(int64_t i) const {
+struct K10_0_pull {
+  K10_A A;
+  __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t354 = 0; /* nonzero: a check below failed */
-    int t355 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
-    int32_t t353 = t355 ? A.v_x741_d[ix] : 0;
-    t354 |= !t355;
-    int t357 = (uint64_t)(int64_t)t353 < (uint64_t)A.v_x742_n;
-    int32_t t356 = t357 ? A.v_x742_d[t353] : 0;
-    t354 |= !t357;
-    int32_t t358 = A.v_x745_d[ix];
-    uint8_t t360 = rt_lt_i(t358, t356);
-    if (__builtin_expect(t354 != 0, 0)) { /* again, recording the error */
-      int32_t t361;
+    int t305 = 0; /* nonzero: a check below failed */
+    int t306 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
+    int32_t t304 = t306 ? A.v_x741_d[ix] : 0;
+    t305 |= !t306;
+    int t308 = (uint64_t)(int64_t)t304 < (uint64_t)A.v_x742_n;
+    int32_t t307 = t308 ? A.v_x742_d[t304] : 0;
+    t305 |= !t308;
+    int32_t t309 = A.v_x745_d[ix];
+    uint8_t t311 = rt_lt_i(t309, t307);
+    if (__builtin_expect(t305 != 0, 0)) { /* again, recording the error */
+      int32_t t312;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
-        t361 = A.v_x741_d[ix];
+        t312 = A.v_x741_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 0);
-        t361 = 0;
+        t312 = 0;
       }
-      int32_t t362;
-      if ((uint64_t)(int64_t)t361 < (uint64_t)A.v_x742_n) {
-        t362 = A.v_x742_d[t361];
+      int32_t t313;
+      if ((uint64_t)(int64_t)t312 < (uint64_t)A.v_x742_n) {
+        t313 = A.v_x742_d[t312];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t361, A.v_x742_n, 0.0, 1);
-        t362 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t312, A.v_x742_n, 0.0, 1);
+        t313 = 0;
       }
-      int32_t t363 = A.v_x745_d[ix];
-      uint8_t t365 = rt_lt_i(t363, t362);
+      int32_t t314 = A.v_x745_d[ix];
+      uint8_t t316 = rt_lt_i(t314, t313);
     }
-    return K13_0_V{t358, t360};
+    return K10_0_V{t309, t311};
   }
 };
-struct K13_0_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_0_V &v) const {
+struct K10_0_store {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_0_V &v) const {
     A.v_x751_d[i] = v.v0;
     A.v_x752_d[i] = v.v1;
   }
 };
-struct K13_0_pred {
-  K13_A A;
-  __device__ bool operator()(int64_t i, const K13_0_V &v) const {
+struct K10_0_pred {
+  K10_A A;
+  __device__ bool operator()(int64_t i, const K10_0_V &v) const {
     return (bool)v.v1;
   }
 };
-struct alignas(8) K13_1_V {
+struct alignas(8) K10_1_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K13_1_pull {
-  K13_A A;
-  __device__ K13_1_V operator()(int64_t i) const {
+struct K10_1_pull {
+  K10_A A;
+  __device__ K10_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t367 = 0; /* nonzero: a check below failed */
-    int t368 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
-    int32_t t366 = t368 ? A.v_x741_d[ix] : 0;
-    t367 |= !t368;
-    int t370 = (uint64_t)(int64_t)t366 < (uint64_t)A.v_x742_n;
-    int32_t t369 = t370 ? A.v_x742_d[t366] : 0;
-    t367 |= !t370;
-    int32_t t371 = A.v_x745_d[ix];
-    uint8_t t373 = rt_gt_i(t371, t369);
-    if (__builtin_expect(t367 != 0, 0)) { /* again, recording the error */
-      int32_t t374;
+    int t318 = 0; /* nonzero: a check below failed */
+    int t319 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
+    int32_t t317 = t319 ? A.v_x741_d[ix] : 0;
+    t318 |= !t319;
+    int t321 = (uint64_t)(int64_t)t317 < (uint64_t)A.v_x742_n;
+    int32_t t320 = t321 ? A.v_x742_d[t317] : 0;
+    t318 |= !t321;
+    int32_t t322 = A.v_x745_d[ix];
+    uint8_t t324 = rt_gt_i(t322, t320);
+    if (__builtin_expect(t318 != 0, 0)) { /* again, recording the error */
+      int32_t t325;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
-        t374 = A.v_x741_d[ix];
+        t325 = A.v_x741_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 2);
-        t374 = 0;
+        t325 = 0;
       }
-      int32_t t375;
-      if ((uint64_t)(int64_t)t374 < (uint64_t)A.v_x742_n) {
-        t375 = A.v_x742_d[t374];
+      int32_t t326;
+      if ((uint64_t)(int64_t)t325 < (uint64_t)A.v_x742_n) {
+        t326 = A.v_x742_d[t325];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t374, A.v_x742_n, 0.0, 3);
-        t375 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, A.v_x742_n, 0.0, 3);
+        t326 = 0;
       }
-      int32_t t376 = A.v_x745_d[ix];
-      uint8_t t378 = rt_gt_i(t376, t375);
+      int32_t t327 = A.v_x745_d[ix];
+      uint8_t t329 = rt_gt_i(t327, t326);
     }
-    return K13_1_V{t371, t373};
+    return K10_1_V{t322, t324};
   }
 };
-struct K13_1_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_1_V &v) const {
+struct K10_1_store {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_1_V &v) const {
     A.v_x765_d[i] = v.v0;
     A.v_x766_d[i] = v.v1;
   }
 };
-struct K13_1_pred {
-  K13_A A;
-  __device__ bool operator()(int64_t i, const K13_1_V &v) const {
+struct K10_1_pred {
+  K10_A A;
+  __device__ bool operator()(int64_t i, const K10_1_V &v) const {
     return (bool)v.v1;
   }
 };
-struct alignas(8) K13_2_V {
+struct alignas(8) K10_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K13_2_pull {
-  K13_A A;
-  __device__ K13_2_V operator()(int64_t i) const {
+struct K10_2_pull {
+  K10_A A;
+  __device__ K10_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t380 = 0; /* nonzero: a check below failed */
-    int t381 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
-    int32_t t379 = t381 ? A.v_x741_d[ix] : 0;
-    t380 |= !t381;
-    int t383 = (uint64_t)(int64_t)t379 < (uint64_t)A.v_x742_n;
-    int32_t t382 = t383 ? A.v_x742_d[t379] : 0;
-    t380 |= !t383;
-    int t385 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x745_n;
-    int32_t t384 = t385 ? A.v_x745_d[ix] : 0;
-    t380 |= !t385;
-    uint8_t t387 = rt_lt_i(t384, t382);
-    int32_t t389 = rt_btoi_b(t387);
-    uint8_t t391 = rt_gt_i(t384, t382);
-    int32_t t393 = rt_btoi_b(t391);
-    if (__builtin_expect(t380 != 0, 0)) { /* again, recording the error */
-      int32_t t394;
+    int t331 = 0; /* nonzero: a check below failed */
+    int t332 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
+    int32_t t330 = t332 ? A.v_x741_d[ix] : 0;
+    t331 |= !t332;
+    int t334 = (uint64_t)(int64_t)t330 < (uint64_t)A.v_x742_n;
+    int32_t t333 = t334 ? A.v_x742_d[t330] : 0;
+    t331 |= !t334;
+    int t336 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x745_n;
+    int32_t t335 = t336 ? A.v_x745_d[ix] : 0;
+    t331 |= !t336;
+    uint8_t t338 = rt_lt_i(t335, t333);
+    int32_t t340 = rt_btoi_b(t338);
+    uint8_t t342 = rt_gt_i(t335, t333);
+    int32_t t344 = rt_btoi_b(t342);
+    if (__builtin_expect(t331 != 0, 0)) { /* again, recording the error */
+      int32_t t345;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
-        t394 = A.v_x741_d[ix];
+        t345 = A.v_x741_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 4);
-        t394 = 0;
+        t345 = 0;
       }
-      int32_t t395;
-      if ((uint64_t)(int64_t)t394 < (uint64_t)A.v_x742_n) {
-        t395 = A.v_x742_d[t394];
+      int32_t t346;
+      if ((uint64_t)(int64_t)t345 < (uint64_t)A.v_x742_n) {
+        t346 = A.v_x742_d[t345];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, A.v_x742_n, 0.0, 5);
-        t395 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t345, A.v_x742_n, 0.0, 5);
+        t346 = 0;
       }
-      int32_t t396;
+      int32_t t347;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x745_n) {
-        t396 = A.v_x745_d[ix];
+        t347 = A.v_x745_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x745_n, 0.0, 6);
-        t396 = 0;
+        t347 = 0;
       }
-      uint8_t t398 = rt_lt_i(t396, t395);
-      int32_t t400 = rt_btoi_b(t398);
-      uint8_t t402 = rt_gt_i(t396, t395);
-      int32_t t404 = rt_btoi_b(t402);
+      uint8_t t349 = rt_lt_i(t347, t346);
+      int32_t t351 = rt_btoi_b(t349);
+      uint8_t t353 = rt_gt_i(t347, t346);
+      int32_t t355 = rt_btoi_b(t353);
     }
-    return K13_2_V{t389, t393};
+    return K10_2_V{t340, t344};
   }
 };
-struct K13_2_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_2_V &v) const {
+struct K10_2_store {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_2_V &v) const {
     A.v_x759_d[i] = v.v0;
     A.v_x772_d[i] = v.v1;
   }
 };
-struct K13_2_op {
-  K13_A A;
-  __device__ K13_2_V operator()(const K13_2_V &a, const K13_2_V &b) const {
-    int32_t t406 = rt_add_i(a.v0, b.v0);
-    int32_t t408 = rt_add_i(a.v1, b.v1);
-    return K13_2_V{t406, t408};
+struct K10_2_op {
+  K10_A A;
+  __device__ K10_2_V operator()(const K10_2_V &a, const K10_2_V &b) const {
+    int32_t t357 = rt_add_i(a.v0, b.v0);
+    int32_t t359 = rt_add_i(a.v1, b.v1);
+    return K10_2_V{t357, t359};
   }
 };
-struct K13_2_add {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_2_V &v) const {
+struct K10_2_add {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_2_V &v) const {
     atomicAdd(&A.v_x759_d[i], v.v0);
     atomicAdd(&A.v_x772_d[i], v.v1);
   }
 };
-struct K13_2_zero {
-  K13_A A;
+struct K10_2_zero {
+  K10_A A;
   void operator()(int64_t n) const {
     rtg_zero(A.v_x759_d, sizeof *A.v_x759_d * (size_t)n);
     rtg_zero(A.v_x772_d, sizeof *A.v_x772_d * (size_t)n);
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
   (void)loc;
   (void)err;
-  K13_A A;
+  K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -2375,58 +1983,58 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtV
   RtValue *v_x759 = NULL;
   RtValue *v_x772 = NULL;
   /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t409, t410; /* the slot of SOAC 0's count, its size */
-  int64_t *t411, t412; /* the slot of SOAC 1's count, its size */
+  int64_t *t360, t361; /* the slot of SOAC 0's count, its size */
+  int64_t *t362, t363; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t413 = v_x745->len;
-    v_x751 = rtg_vec_new(RT_INT, t413);
+    const int64_t t364 = v_x745->len;
+    v_x751 = rtg_vec_new(RT_INT, t364);
     A.v_x751_d = v_x751->data.i;
     A.v_x751_n = v_x751->len;
-    v_x752 = rtg_vec_new(RT_BOOL, t413);
+    v_x752 = rtg_vec_new(RT_BOOL, t364);
     A.v_x752_d = v_x752->data.b;
     A.v_x752_n = v_x752->len;
-    t410 = t413;
-    const int64_t t414 = v_x745->len;
-    v_x765 = rtg_vec_new(RT_INT, t414);
+    t361 = t364;
+    const int64_t t365 = v_x745->len;
+    v_x765 = rtg_vec_new(RT_INT, t365);
     A.v_x765_d = v_x765->data.i;
     A.v_x765_n = v_x765->len;
-    v_x766 = rtg_vec_new(RT_BOOL, t414);
+    v_x766 = rtg_vec_new(RT_BOOL, t365);
     A.v_x766_d = v_x766->data.b;
     A.v_x766_n = v_x766->len;
-    t412 = t414;
-    int64_t *t415[2];
-    rtg::filters_launch("K13", loc, t414, t415, rtg::filter_part<K13_0_V>(K13_0_pull{A}, K13_0_pred{A}, K13_0_store{A}, K13_0_store{A}, false), rtg::filter_part<K13_1_V>(K13_1_pull{A}, K13_1_pred{A}, K13_1_store{A}, K13_1_store{A}, false));
-    t409 = t415[0];
-    t411 = t415[1];
+    t363 = t365;
+    int64_t *t366[2];
+    rtg::filters_launch("K10", loc, t365, t366, rtg::filter_part<K10_0_V>(K10_0_pull{A}, K10_0_pred{A}, K10_0_store{A}, K10_0_store{A}, false), rtg::filter_part<K10_1_V>(K10_1_pull{A}, K10_1_pred{A}, K10_1_store{A}, K10_1_store{A}, false));
+    t360 = t366[0];
+    t362 = t366[1];
   }
   {
-    const int64_t t416 = rtg::filter_count(t409);
-    v_x751 = rtg_vec_fit(v_x751, t416);
+    const int64_t t367 = rtg::filter_count(t360);
+    v_x751 = rtg_vec_fit(v_x751, t367);
     A.v_x751_d = v_x751->data.i;
     A.v_x751_n = v_x751->len;
-    v_x752 = rtg_vec_fit(v_x752, t416);
+    v_x752 = rtg_vec_fit(v_x752, t367);
     A.v_x752_d = v_x752->data.b;
     A.v_x752_n = v_x752->len;
   }
   {
-    const int64_t t417 = rtg::filter_count(t411);
-    v_x765 = rtg_vec_fit(v_x765, t417);
+    const int64_t t368 = rtg::filter_count(t362);
+    v_x765 = rtg_vec_fit(v_x765, t368);
     A.v_x765_d = v_x765->data.i;
     A.v_x765_n = v_x765->len;
-    v_x766 = rtg_vec_fit(v_x766, t417);
+    v_x766 = rtg_vec_fit(v_x766, t368);
     A.v_x766_d = v_x766->data.b;
     A.v_x766_n = v_x766->len;
   }
   /* SEG_REDUCE */
   {
-    const int64_t t418 = v_x755->len;
-    v_x759 = rtg_vec_new(RT_INT, t418);
+    const int64_t t369 = v_x755->len;
+    v_x759 = rtg_vec_new(RT_INT, t369);
     A.v_x759_d = v_x759->data.i;
     A.v_x759_n = v_x759->len;
-    v_x772 = rtg_vec_new(RT_INT, t418);
+    v_x772 = rtg_vec_new(RT_INT, t369);
     A.v_x772_d = v_x772->data.i;
     A.v_x772_n = v_x772->len;
-    rtg::segmented_sum("K13", loc, K13_2_pull{A}, K13_2_op{A}, K13_2_V{0, 0}, v_x755, K13_2_store{A}, K13_2_add{A}, K13_2_zero{A});
+    rtg::segmented_sum("K10", loc, K10_2_pull{A}, K10_2_op{A}, K10_2_V{0, 0}, v_x755, K10_2_store{A}, K10_2_add{A}, K10_2_zero{A});
   }
   *out_v_x751 = v_x751;
   *out_v_x759 = v_x759;
@@ -2444,19 +2052,19 @@ fail:
   rt_release(v_x772);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
   RtValue *vals[] = {v_x741, v_x742, v_x745, v_x755};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K13_host(err, loc, run, v_x741, v_x742, v_x745, v_x755, out_v_x751, out_v_x759, out_v_x765, out_v_x772);
+    K10_host(err, loc, run, v_x741, v_x742, v_x745, v_x755, out_v_x751, out_v_x759, out_v_x765, out_v_x772);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x741, v_x742, v_x745, v_x755, out_v_x751, out_v_x759, out_v_x765, out_v_x772);
+    K10_gpu(err, loc, run, v_x741, v_x742, v_x745, v_x755, out_v_x751, out_v_x759, out_v_x765, out_v_x772);
   }
 }
 
-/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
+/* K11: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
   (void)loc;
   (void)run;
   int32_t *v_x773_d = v_x773->data.i;
@@ -2467,57 +2075,57 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, Rt
   RtValue *v_x781 = NULL;
   /* MAP */
   {
-    const int64_t t419 = v_x775;
-    if (t419 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t419, 0.0, 0);
+    const int64_t t370 = v_x775;
+    if (t370 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t370, 0.0, 0);
       goto fail;
     }
-    v_x777 = rt_value_new(rt_vec_type(RT_INT), t419);
+    v_x777 = rt_value_new(rt_vec_type(RT_INT), t370);
     int32_t *v_x777_d = v_x777->data.i;
     const int64_t v_x777_n = v_x777->len;
-    RT_PARALLEL_FOR_IF(t419 >= RT_PARALLEL_MIN)
-    for (int64_t t420 = 0; t420 < t419; t420++) {
-      const int32_t t421 = (int32_t)t420;
-      int t426 = 0; /* nonzero: a check below failed */
-      uint8_t t423 = rt_lt_i(t421, (int32_t)v_x773_n);
-      int32_t t424;
-      if (t423) {
-        int t427 = (uint64_t)(int64_t)t421 < (uint64_t)v_x773_n;
-        int32_t t425 = t427 ? v_x773_d[t421] : 0;
-        t426 |= !t427;
-        t424 = t425;
+    RT_PARALLEL_FOR_IF(t370 >= RT_PARALLEL_MIN)
+    for (int64_t t371 = 0; t371 < t370; t371++) {
+      const int32_t t372 = (int32_t)t371;
+      int t377 = 0; /* nonzero: a check below failed */
+      uint8_t t374 = rt_lt_i(t372, (int32_t)v_x773_n);
+      int32_t t375;
+      if (t374) {
+        int t378 = (uint64_t)(int64_t)t372 < (uint64_t)v_x773_n;
+        int32_t t376 = t378 ? v_x773_d[t372] : 0;
+        t377 |= !t378;
+        t375 = t376;
       } else {
-        int32_t t429 = rt_sub_i(t421, (int32_t)v_x773_n);
-        int t431 = (uint64_t)(int64_t)t429 < (uint64_t)v_x774_n;
-        int32_t t430 = t431 ? v_x774_d[t429] : 0;
-        t426 |= !t431;
-        t424 = t430;
+        int32_t t380 = rt_sub_i(t372, (int32_t)v_x773_n);
+        int t382 = (uint64_t)(int64_t)t380 < (uint64_t)v_x774_n;
+        int32_t t381 = t382 ? v_x774_d[t380] : 0;
+        t377 |= !t382;
+        t375 = t381;
       }
-      if (__builtin_expect(t426 != 0, 0)) { /* again, recording the error */
-        uint8_t t433 = rt_lt_i(t421, (int32_t)v_x773_n);
-        int32_t t434;
-        if (t433) {
-          int32_t t435;
-          if ((uint64_t)(int64_t)t421 < (uint64_t)v_x773_n) {
-            t435 = v_x773_d[t421];
+      if (__builtin_expect(t377 != 0, 0)) { /* again, recording the error */
+        uint8_t t384 = rt_lt_i(t372, (int32_t)v_x773_n);
+        int32_t t385;
+        if (t384) {
+          int32_t t386;
+          if ((uint64_t)(int64_t)t372 < (uint64_t)v_x773_n) {
+            t386 = v_x773_d[t372];
           } else {
-            NESSIE_RECORD(err, t420, RT_CHECK_INDEX, 0, 0, RT_GATHER, t421, v_x773_n, 0.0, 1);
-            t435 = 0;
+            NESSIE_RECORD(err, t371, RT_CHECK_INDEX, 0, 0, RT_GATHER, t372, v_x773_n, 0.0, 1);
+            t386 = 0;
           }
-          t434 = t435;
+          t385 = t386;
         } else {
-          int32_t t437 = rt_sub_i(t421, (int32_t)v_x773_n);
-          int32_t t438;
-          if ((uint64_t)(int64_t)t437 < (uint64_t)v_x774_n) {
-            t438 = v_x774_d[t437];
+          int32_t t388 = rt_sub_i(t372, (int32_t)v_x773_n);
+          int32_t t389;
+          if ((uint64_t)(int64_t)t388 < (uint64_t)v_x774_n) {
+            t389 = v_x774_d[t388];
           } else {
-            NESSIE_RECORD(err, t420, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_x774_n, 0.0, 2);
-            t438 = 0;
+            NESSIE_RECORD(err, t371, RT_CHECK_INDEX, 0, 0, RT_GATHER, t388, v_x774_n, 0.0, 2);
+            t389 = 0;
           }
-          t434 = t438;
+          t385 = t389;
         }
       }
-      v_x777_d[t420] = t424;
+      v_x777_d[t371] = t375;
     }
   }
   if (err->index != INT64_MAX)
@@ -2527,131 +2135,131 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, Rt
     const int64_t v_x777_n = v_x777->len;
     /* SCAN */
     {
-      const int64_t t439 = v_x775;
-      if (t439 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t439, 0.0, 3);
+      const int64_t t390 = v_x775;
+      if (t390 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t390, 0.0, 3);
         goto fail;
       }
-      const int64_t t440 = t439 > 0 ? (t439 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t441 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t440);
-      RT_PARALLEL_FOR_IF(t440 > 1)
-      for (int64_t t442 = 0; t442 < t440; t442++) {
-        int32_t t442a0;
-        t442a0 = 0;
-        const int64_t t442_end = (t442 + 1) * RT_CHUNK < t439 ? (t442 + 1) * RT_CHUNK : t439;
-        for (int64_t t443 = t442 * RT_CHUNK; t443 < t442_end; t443++) {
-          const int32_t t444 = (int32_t)t443;
-          int32_t t442x0;
-          int t449 = 0; /* nonzero: a check below failed */
-          uint8_t t446 = rt_lt_i(t444, (int32_t)v_x773_n);
-          int32_t t447;
-          if (t446) {
-            int t450 = (uint64_t)(int64_t)t444 < (uint64_t)v_x773_n;
-            int32_t t448 = t450 ? v_x773_d[t444] : 0;
-            t449 |= !t450;
-            t447 = t448;
+      const int64_t t391 = t390 > 0 ? (t390 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t392 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t391);
+      RT_PARALLEL_FOR_IF(t391 > 1)
+      for (int64_t t393 = 0; t393 < t391; t393++) {
+        int32_t t393a0;
+        t393a0 = 0;
+        const int64_t t393_end = (t393 + 1) * RT_CHUNK < t390 ? (t393 + 1) * RT_CHUNK : t390;
+        for (int64_t t394 = t393 * RT_CHUNK; t394 < t393_end; t394++) {
+          const int32_t t395 = (int32_t)t394;
+          int32_t t393x0;
+          int t400 = 0; /* nonzero: a check below failed */
+          uint8_t t397 = rt_lt_i(t395, (int32_t)v_x773_n);
+          int32_t t398;
+          if (t397) {
+            int t401 = (uint64_t)(int64_t)t395 < (uint64_t)v_x773_n;
+            int32_t t399 = t401 ? v_x773_d[t395] : 0;
+            t400 |= !t401;
+            t398 = t399;
           } else {
-            int32_t t452 = rt_sub_i(t444, (int32_t)v_x773_n);
-            int t454 = (uint64_t)(int64_t)t452 < (uint64_t)v_x774_n;
-            int32_t t453 = t454 ? v_x774_d[t452] : 0;
-            t449 |= !t454;
-            t447 = t453;
+            int32_t t403 = rt_sub_i(t395, (int32_t)v_x773_n);
+            int t405 = (uint64_t)(int64_t)t403 < (uint64_t)v_x774_n;
+            int32_t t404 = t405 ? v_x774_d[t403] : 0;
+            t400 |= !t405;
+            t398 = t404;
           }
-          if (__builtin_expect(t449 != 0, 0)) { /* again, recording the error */
-            uint8_t t456 = rt_lt_i(t444, (int32_t)v_x773_n);
-            int32_t t457;
-            if (t456) {
-              int32_t t458;
-              if ((uint64_t)(int64_t)t444 < (uint64_t)v_x773_n) {
-                t458 = v_x773_d[t444];
+          if (__builtin_expect(t400 != 0, 0)) { /* again, recording the error */
+            uint8_t t407 = rt_lt_i(t395, (int32_t)v_x773_n);
+            int32_t t408;
+            if (t407) {
+              int32_t t409;
+              if ((uint64_t)(int64_t)t395 < (uint64_t)v_x773_n) {
+                t409 = v_x773_d[t395];
               } else {
-                NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t444, v_x773_n, 0.0, 4);
-                t458 = 0;
+                NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t395, v_x773_n, 0.0, 4);
+                t409 = 0;
               }
-              t457 = t458;
+              t408 = t409;
             } else {
-              int32_t t460 = rt_sub_i(t444, (int32_t)v_x773_n);
-              int32_t t461;
-              if ((uint64_t)(int64_t)t460 < (uint64_t)v_x774_n) {
-                t461 = v_x774_d[t460];
+              int32_t t411 = rt_sub_i(t395, (int32_t)v_x773_n);
+              int32_t t412;
+              if ((uint64_t)(int64_t)t411 < (uint64_t)v_x774_n) {
+                t412 = v_x774_d[t411];
               } else {
-                NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t460, v_x774_n, 0.0, 5);
-                t461 = 0;
+                NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t411, v_x774_n, 0.0, 5);
+                t412 = 0;
               }
-              t457 = t461;
+              t408 = t412;
             }
           }
-          t442x0 = t447;
-          int32_t t463 = rt_add_i(t442a0, t442x0);
-          t442a0 = t463;
+          t393x0 = t398;
+          int32_t t414 = rt_add_i(t393a0, t393x0);
+          t393a0 = t414;
         }
-        t441[t442] = t442a0;
+        t392[t393] = t393a0;
       }
-      int32_t t442t0;
-      t442t0 = 0;
-      for (int64_t t442 = 0; t442 < t440; t442++) {
-        const int32_t t464 = t441[t442];
-        t441[t442] = t442t0;
-        int32_t t466 = rt_add_i(t442t0, t464);
-        t442t0 = t466;
+      int32_t t393t0;
+      t393t0 = 0;
+      for (int64_t t393 = 0; t393 < t391; t393++) {
+        const int32_t t415 = t392[t393];
+        t392[t393] = t393t0;
+        int32_t t417 = rt_add_i(t393t0, t415);
+        t393t0 = t417;
       }
-      v_x781 = rt_value_new(rt_vec_type(RT_INT), t439);
+      v_x781 = rt_value_new(rt_vec_type(RT_INT), t390);
       int32_t *v_x781_d = v_x781->data.i;
       const int64_t v_x781_n = v_x781->len;
-      RT_PARALLEL_FOR_IF(t440 > 1)
-      for (int64_t t442 = 0; t442 < t440; t442++) {
-        int32_t t442p0;
-        t442p0 = t441[t442];
-        const int64_t t442_end = (t442 + 1) * RT_CHUNK < t439 ? (t442 + 1) * RT_CHUNK : t439;
-        for (int64_t t443 = t442 * RT_CHUNK; t443 < t442_end; t443++) {
-          const int32_t t444 = (int32_t)t443;
-          v_x781_d[t443] = t442p0;
-          int32_t t442y0;
-          int t471 = 0; /* nonzero: a check below failed */
-          uint8_t t468 = rt_lt_i(t444, (int32_t)v_x773_n);
-          int32_t t469;
-          if (t468) {
-            int t472 = (uint64_t)(int64_t)t444 < (uint64_t)v_x773_n;
-            int32_t t470 = t472 ? v_x773_d[t444] : 0;
-            t471 |= !t472;
-            t469 = t470;
+      RT_PARALLEL_FOR_IF(t391 > 1)
+      for (int64_t t393 = 0; t393 < t391; t393++) {
+        int32_t t393p0;
+        t393p0 = t392[t393];
+        const int64_t t393_end = (t393 + 1) * RT_CHUNK < t390 ? (t393 + 1) * RT_CHUNK : t390;
+        for (int64_t t394 = t393 * RT_CHUNK; t394 < t393_end; t394++) {
+          const int32_t t395 = (int32_t)t394;
+          v_x781_d[t394] = t393p0;
+          int32_t t393y0;
+          int t422 = 0; /* nonzero: a check below failed */
+          uint8_t t419 = rt_lt_i(t395, (int32_t)v_x773_n);
+          int32_t t420;
+          if (t419) {
+            int t423 = (uint64_t)(int64_t)t395 < (uint64_t)v_x773_n;
+            int32_t t421 = t423 ? v_x773_d[t395] : 0;
+            t422 |= !t423;
+            t420 = t421;
           } else {
-            int32_t t474 = rt_sub_i(t444, (int32_t)v_x773_n);
-            int t476 = (uint64_t)(int64_t)t474 < (uint64_t)v_x774_n;
-            int32_t t475 = t476 ? v_x774_d[t474] : 0;
-            t471 |= !t476;
-            t469 = t475;
+            int32_t t425 = rt_sub_i(t395, (int32_t)v_x773_n);
+            int t427 = (uint64_t)(int64_t)t425 < (uint64_t)v_x774_n;
+            int32_t t426 = t427 ? v_x774_d[t425] : 0;
+            t422 |= !t427;
+            t420 = t426;
           }
-          if (__builtin_expect(t471 != 0, 0)) { /* again, recording the error */
-            uint8_t t478 = rt_lt_i(t444, (int32_t)v_x773_n);
-            int32_t t479;
-            if (t478) {
-              int32_t t480;
-              if ((uint64_t)(int64_t)t444 < (uint64_t)v_x773_n) {
-                t480 = v_x773_d[t444];
+          if (__builtin_expect(t422 != 0, 0)) { /* again, recording the error */
+            uint8_t t429 = rt_lt_i(t395, (int32_t)v_x773_n);
+            int32_t t430;
+            if (t429) {
+              int32_t t431;
+              if ((uint64_t)(int64_t)t395 < (uint64_t)v_x773_n) {
+                t431 = v_x773_d[t395];
               } else {
-                NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t444, v_x773_n, 0.0, 6);
-                t480 = 0;
+                NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t395, v_x773_n, 0.0, 6);
+                t431 = 0;
               }
-              t479 = t480;
+              t430 = t431;
             } else {
-              int32_t t482 = rt_sub_i(t444, (int32_t)v_x773_n);
-              int32_t t483;
-              if ((uint64_t)(int64_t)t482 < (uint64_t)v_x774_n) {
-                t483 = v_x774_d[t482];
+              int32_t t433 = rt_sub_i(t395, (int32_t)v_x773_n);
+              int32_t t434;
+              if ((uint64_t)(int64_t)t433 < (uint64_t)v_x774_n) {
+                t434 = v_x774_d[t433];
               } else {
-                NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_x774_n, 0.0, 7);
-                t483 = 0;
+                NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t433, v_x774_n, 0.0, 7);
+                t434 = 0;
               }
-              t479 = t483;
+              t430 = t434;
             }
           }
-          t442y0 = t469;
-          int32_t t485 = rt_add_i(t442p0, t442y0);
-          t442p0 = t485;
+          t393y0 = t420;
+          int32_t t436 = rt_add_i(t393p0, t393y0);
+          t393p0 = t436;
         }
       }
-      rt_free(t441);
+      rt_free(t392);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2664,8 +2272,8 @@ fail:
   rt_release(v_x781);
 }
 
-/* K14: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K14_A {
+/* K11: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K11_A {
   RtKernelError *err;
   int run;
   int32_t *v_x773_d; int64_t v_x773_n;
@@ -2674,136 +2282,136 @@ struct K14_A {
   int32_t *v_x777_d; int64_t v_x777_n;
   int32_t *v_x781_d; int64_t v_x781_n;
 };
-struct alignas(8) K14_0_V {
+struct alignas(8) K11_0_V {
   int32_t v0;
 };
-struct K14_0_pull {
-  K14_A A;
-  __device__ K14_0_V operator()(int64_t i) const {
+struct K11_0_pull {
+  K11_A A;
+  __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t490 = 0; /* nonzero: a check below failed */
-    uint8_t t487 = rt_lt_i(ix, (int32_t)A.v_x773_n);
-    int32_t t488;
-    if (t487) {
-      int t491 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
-      int32_t t489 = t491 ? A.v_x773_d[ix] : 0;
-      t490 |= !t491;
-      t488 = t489;
+    int t441 = 0; /* nonzero: a check below failed */
+    uint8_t t438 = rt_lt_i(ix, (int32_t)A.v_x773_n);
+    int32_t t439;
+    if (t438) {
+      int t442 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
+      int32_t t440 = t442 ? A.v_x773_d[ix] : 0;
+      t441 |= !t442;
+      t439 = t440;
     } else {
-      int32_t t493 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-      int t495 = (uint64_t)(int64_t)t493 < (uint64_t)A.v_x774_n;
-      int32_t t494 = t495 ? A.v_x774_d[t493] : 0;
-      t490 |= !t495;
-      t488 = t494;
+      int32_t t444 = rt_sub_i(ix, (int32_t)A.v_x773_n);
+      int t446 = (uint64_t)(int64_t)t444 < (uint64_t)A.v_x774_n;
+      int32_t t445 = t446 ? A.v_x774_d[t444] : 0;
+      t441 |= !t446;
+      t439 = t445;
     }
-    if (__builtin_expect(t490 != 0, 0)) { /* again, recording the error */
-      uint8_t t497 = rt_lt_i(ix, (int32_t)A.v_x773_n);
-      int32_t t498;
-      if (t497) {
-        int32_t t499;
+    if (__builtin_expect(t441 != 0, 0)) { /* again, recording the error */
+      uint8_t t448 = rt_lt_i(ix, (int32_t)A.v_x773_n);
+      int32_t t449;
+      if (t448) {
+        int32_t t450;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n) {
-          t499 = A.v_x773_d[ix];
+          t450 = A.v_x773_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x773_n, 0.0, 0);
-          t499 = 0;
+          t450 = 0;
         }
-        t498 = t499;
+        t449 = t450;
       } else {
-        int32_t t501 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-        int32_t t502;
-        if ((uint64_t)(int64_t)t501 < (uint64_t)A.v_x774_n) {
-          t502 = A.v_x774_d[t501];
+        int32_t t452 = rt_sub_i(ix, (int32_t)A.v_x773_n);
+        int32_t t453;
+        if ((uint64_t)(int64_t)t452 < (uint64_t)A.v_x774_n) {
+          t453 = A.v_x774_d[t452];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, A.v_x774_n, 0.0, 1);
-          t502 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t452, A.v_x774_n, 0.0, 1);
+          t453 = 0;
         }
-        t498 = t502;
+        t449 = t453;
       }
     }
-    return K14_0_V{t488};
+    return K11_0_V{t439};
   }
 };
-struct K14_0_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_0_V &v) const {
+struct K11_0_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_0_V &v) const {
     A.v_x777_d[i] = v.v0;
   }
 };
-struct alignas(8) K14_1_V {
+struct alignas(8) K11_1_V {
   int32_t v0;
 };
-struct K14_1_pull {
-  K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
+struct K11_1_pull {
+  K11_A A;
+  __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t507 = 0; /* nonzero: a check below failed */
-    uint8_t t504 = rt_lt_i(ix, (int32_t)A.v_x773_n);
-    int32_t t505;
-    if (t504) {
-      int t508 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
-      int32_t t506 = t508 ? A.v_x773_d[ix] : 0;
-      t507 |= !t508;
-      t505 = t506;
+    int t458 = 0; /* nonzero: a check below failed */
+    uint8_t t455 = rt_lt_i(ix, (int32_t)A.v_x773_n);
+    int32_t t456;
+    if (t455) {
+      int t459 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
+      int32_t t457 = t459 ? A.v_x773_d[ix] : 0;
+      t458 |= !t459;
+      t456 = t457;
     } else {
-      int32_t t510 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-      int t512 = (uint64_t)(int64_t)t510 < (uint64_t)A.v_x774_n;
-      int32_t t511 = t512 ? A.v_x774_d[t510] : 0;
-      t507 |= !t512;
-      t505 = t511;
+      int32_t t461 = rt_sub_i(ix, (int32_t)A.v_x773_n);
+      int t463 = (uint64_t)(int64_t)t461 < (uint64_t)A.v_x774_n;
+      int32_t t462 = t463 ? A.v_x774_d[t461] : 0;
+      t458 |= !t463;
+      t456 = t462;
     }
-    if (__builtin_expect(t507 != 0, 0)) { /* again, recording the error */
-      uint8_t t514 = rt_lt_i(ix, (int32_t)A.v_x773_n);
-      int32_t t515;
-      if (t514) {
-        int32_t t516;
+    if (__builtin_expect(t458 != 0, 0)) { /* again, recording the error */
+      uint8_t t465 = rt_lt_i(ix, (int32_t)A.v_x773_n);
+      int32_t t466;
+      if (t465) {
+        int32_t t467;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n) {
-          t516 = A.v_x773_d[ix];
+          t467 = A.v_x773_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x773_n, 0.0, 2);
-          t516 = 0;
+          t467 = 0;
         }
-        t515 = t516;
+        t466 = t467;
       } else {
-        int32_t t518 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-        int32_t t519;
-        if ((uint64_t)(int64_t)t518 < (uint64_t)A.v_x774_n) {
-          t519 = A.v_x774_d[t518];
+        int32_t t469 = rt_sub_i(ix, (int32_t)A.v_x773_n);
+        int32_t t470;
+        if ((uint64_t)(int64_t)t469 < (uint64_t)A.v_x774_n) {
+          t470 = A.v_x774_d[t469];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t518, A.v_x774_n, 0.0, 3);
-          t519 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, A.v_x774_n, 0.0, 3);
+          t470 = 0;
         }
-        t515 = t519;
+        t466 = t470;
       }
     }
-    return K14_1_V{t505};
+    return K11_1_V{t456};
   }
 };
-struct K14_1_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_1_V &v) const {
+struct K11_1_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_1_V &v) const {
     A.v_x781_d[i] = v.v0;
   }
 };
-struct K14_1_op {
-  K14_A A;
-  __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
-    int32_t t521 = rt_add_i(a.v0, b.v0);
-    return K14_1_V{t521};
+struct K11_1_op {
+  K11_A A;
+  __device__ K11_1_V operator()(const K11_1_V &a, const K11_1_V &b) const {
+    int32_t t472 = rt_add_i(a.v0, b.v0);
+    return K11_1_V{t472};
   }
 };
-struct K14_1_ride {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_1_V &v) const {
-    K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
-    K14_1_store{A}(i, v);
+struct K11_1_ride {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_1_V &v) const {
+    K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
+    K11_1_store{A}(i, v);
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
   (void)loc;
   (void)err;
-  K14_A A;
+  K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -2816,27 +2424,27 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtV
   RtValue *v_x781 = NULL;
   /* MAP */
   {
-    const int64_t t522 = v_x775;
-    if (t522 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t522, 0.0, run, 4};
+    const int64_t t473 = v_x775;
+    if (t473 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t473, 0.0, run, 4};
       goto fail;
     }
-    v_x777 = rtg_vec_new(RT_INT, t522);
+    v_x777 = rtg_vec_new(RT_INT, t473);
     A.v_x777_d = v_x777->data.i;
     A.v_x777_n = v_x777->len;
-    /* computed in the launch of SOAC 1 (K14_1_ride) */
+    /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t523 = v_x775;
-    if (t523 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t523, 0.0, run, 5};
+    const int64_t t474 = v_x775;
+    if (t474 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t474, 0.0, run, 5};
       goto fail;
     }
-    v_x781 = rtg_vec_new(RT_INT, t523);
+    v_x781 = rtg_vec_new(RT_INT, t474);
     A.v_x781_d = v_x781->data.i;
     A.v_x781_n = v_x781->len;
-    rtg::scan<true>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{0}, t523, K14_1_ride{A});
+    rtg::scan<true>("K11", loc, K11_1_pull{A}, K11_1_op{A}, K11_1_V{0}, t474, K11_1_ride{A});
   }
   *out_v_x777 = v_x777;
   *out_v_x781 = v_x781;
@@ -2846,19 +2454,19 @@ fail:
   rt_release(v_x781);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
   RtValue *vals[] = {v_x773, v_x774};
   const int64_t sizes[] = {(int64_t)v_x775, (int64_t)v_x775};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K14_host(err, loc, run, v_x773, v_x774, v_x775, out_v_x777, out_v_x781);
+    K11_host(err, loc, run, v_x773, v_x774, v_x775, out_v_x777, out_v_x781);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x773, v_x774, v_x775, out_v_x777, out_v_x781);
+    K11_gpu(err, loc, run, v_x773, v_x774, v_x775, out_v_x777, out_v_x781);
   }
 }
 
-/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, RtValue **out_v_x1094) {
+/* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, RtValue **out_v_x1094) {
   (void)loc;
   (void)run;
   int32_t *v_x1083_d = v_x1083->data.i;
@@ -2876,106 +2484,106 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, R
   RtValue *v_x1094 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t524 = v_sd_1095_off[v_sd_1095_n];
-    v_x1094 = rt_value_new(rt_vec_type(RT_INT), t524);
+    const int64_t t475 = v_sd_1095_off[v_sd_1095_n];
+    v_x1094 = rt_value_new(rt_vec_type(RT_INT), t475);
     int32_t *v_x1094_d = v_x1094->data.i;
     const int64_t v_x1094_n = v_x1094->len;
-    const int64_t t525 = (t524 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t525 > 1)
-    for (int64_t t526 = 0; t526 < t525; t526++) {
-      int64_t t529 = rt_segment_search(v_sd_1095_off, 0, v_sd_1095_n, t526 * RT_CHUNK);
-      const int64_t t526_end = (t526 + 1) * RT_CHUNK < t524 ? (t526 + 1) * RT_CHUNK : t524;
-      for (int64_t t527 = t526 * RT_CHUNK; t527 < t526_end; t527++) {
-        const int32_t t528 = (int32_t)t527;
-        while (v_sd_1095_off[t529 + 1] <= t527)
-          t529++;
-        const int32_t t530 = (int32_t)t529;
-        int t532 = 0; /* nonzero: a check below failed */
-        int t533 = (uint64_t)(int64_t)t530 < (uint64_t)v_x1089_n;
-        int32_t t531 = t533 ? v_x1089_d[t530] : 0;
-        t532 |= !t533;
-        int t535 = (uint64_t)(int64_t)t530 < (uint64_t)v_x1087_n;
-        int32_t t534 = t535 ? v_x1087_d[t530] : 0;
-        t532 |= !t535;
-        int32_t t537 = rt_sub_i(t528, t534);
-        int t539 = (uint64_t)(int64_t)t530 < (uint64_t)v_x1088_n;
-        int32_t t538 = t539 ? v_x1088_d[t530] : 0;
-        t532 |= !t539;
-        int32_t t541 = rt_mul_i(t537, t538);
-        int32_t t543 = rt_add_i(t531, t541);
-        int t545 = (uint64_t)(int64_t)t543 < (uint64_t)v_x1085;
-        int32_t t544 = t545 ? t543 : 0;
-        t532 |= !t545;
-        uint8_t t547 = rt_lt_i(t544, (int32_t)v_x1083_n);
-        int32_t t548;
-        if (t547) {
-          int t550 = (uint64_t)(int64_t)t544 < (uint64_t)v_x1083_n;
-          int32_t t549 = t550 ? v_x1083_d[t544] : 0;
-          t532 |= !t550;
-          t548 = t549;
+    const int64_t t476 = (t475 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t476 > 1)
+    for (int64_t t477 = 0; t477 < t476; t477++) {
+      int64_t t480 = rt_segment_search(v_sd_1095_off, 0, v_sd_1095_n, t477 * RT_CHUNK);
+      const int64_t t477_end = (t477 + 1) * RT_CHUNK < t475 ? (t477 + 1) * RT_CHUNK : t475;
+      for (int64_t t478 = t477 * RT_CHUNK; t478 < t477_end; t478++) {
+        const int32_t t479 = (int32_t)t478;
+        while (v_sd_1095_off[t480 + 1] <= t478)
+          t480++;
+        const int32_t t481 = (int32_t)t480;
+        int t483 = 0; /* nonzero: a check below failed */
+        int t484 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1089_n;
+        int32_t t482 = t484 ? v_x1089_d[t481] : 0;
+        t483 |= !t484;
+        int t486 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1087_n;
+        int32_t t485 = t486 ? v_x1087_d[t481] : 0;
+        t483 |= !t486;
+        int32_t t488 = rt_sub_i(t479, t485);
+        int t490 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1088_n;
+        int32_t t489 = t490 ? v_x1088_d[t481] : 0;
+        t483 |= !t490;
+        int32_t t492 = rt_mul_i(t488, t489);
+        int32_t t494 = rt_add_i(t482, t492);
+        int t496 = (uint64_t)(int64_t)t494 < (uint64_t)v_x1085;
+        int32_t t495 = t496 ? t494 : 0;
+        t483 |= !t496;
+        uint8_t t498 = rt_lt_i(t495, (int32_t)v_x1083_n);
+        int32_t t499;
+        if (t498) {
+          int t501 = (uint64_t)(int64_t)t495 < (uint64_t)v_x1083_n;
+          int32_t t500 = t501 ? v_x1083_d[t495] : 0;
+          t483 |= !t501;
+          t499 = t500;
         } else {
-          int32_t t552 = rt_sub_i(t544, (int32_t)v_x1083_n);
-          int t554 = (uint64_t)(int64_t)t552 < (uint64_t)v_x1084_n;
-          int32_t t553 = t554 ? v_x1084_d[t552] : 0;
-          t532 |= !t554;
-          t548 = t553;
+          int32_t t503 = rt_sub_i(t495, (int32_t)v_x1083_n);
+          int t505 = (uint64_t)(int64_t)t503 < (uint64_t)v_x1084_n;
+          int32_t t504 = t505 ? v_x1084_d[t503] : 0;
+          t483 |= !t505;
+          t499 = t504;
         }
-        if (__builtin_expect(t532 != 0, 0)) { /* again, recording the error */
-          int32_t t555;
-          if ((uint64_t)(int64_t)t530 < (uint64_t)v_x1089_n) {
-            t555 = v_x1089_d[t530];
+        if (__builtin_expect(t483 != 0, 0)) { /* again, recording the error */
+          int32_t t506;
+          if ((uint64_t)(int64_t)t481 < (uint64_t)v_x1089_n) {
+            t506 = v_x1089_d[t481];
           } else {
-            NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_x1089_n, 0.0, 0);
-            t555 = 0;
+            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x1089_n, 0.0, 0);
+            t506 = 0;
           }
-          int32_t t556;
-          if ((uint64_t)(int64_t)t530 < (uint64_t)v_x1087_n) {
-            t556 = v_x1087_d[t530];
+          int32_t t507;
+          if ((uint64_t)(int64_t)t481 < (uint64_t)v_x1087_n) {
+            t507 = v_x1087_d[t481];
           } else {
-            NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_x1087_n, 0.0, 1);
-            t556 = 0;
+            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x1087_n, 0.0, 1);
+            t507 = 0;
           }
-          int32_t t558 = rt_sub_i(t528, t556);
-          int32_t t559;
-          if ((uint64_t)(int64_t)t530 < (uint64_t)v_x1088_n) {
-            t559 = v_x1088_d[t530];
+          int32_t t509 = rt_sub_i(t479, t507);
+          int32_t t510;
+          if ((uint64_t)(int64_t)t481 < (uint64_t)v_x1088_n) {
+            t510 = v_x1088_d[t481];
           } else {
-            NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_x1088_n, 0.0, 2);
-            t559 = 0;
+            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x1088_n, 0.0, 2);
+            t510 = 0;
           }
-          int32_t t561 = rt_mul_i(t558, t559);
-          int32_t t563 = rt_add_i(t555, t561);
-          int32_t t564;
-          if ((uint64_t)(int64_t)t563 < (uint64_t)v_x1085) {
-            t564 = t563;
+          int32_t t512 = rt_mul_i(t509, t510);
+          int32_t t514 = rt_add_i(t506, t512);
+          int32_t t515;
+          if ((uint64_t)(int64_t)t514 < (uint64_t)v_x1085) {
+            t515 = t514;
           } else {
-            NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t563, v_x1085, 0.0, 3);
-            t564 = 0;
+            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t514, v_x1085, 0.0, 3);
+            t515 = 0;
           }
-          uint8_t t566 = rt_lt_i(t564, (int32_t)v_x1083_n);
-          int32_t t567;
-          if (t566) {
-            int32_t t568;
-            if ((uint64_t)(int64_t)t564 < (uint64_t)v_x1083_n) {
-              t568 = v_x1083_d[t564];
+          uint8_t t517 = rt_lt_i(t515, (int32_t)v_x1083_n);
+          int32_t t518;
+          if (t517) {
+            int32_t t519;
+            if ((uint64_t)(int64_t)t515 < (uint64_t)v_x1083_n) {
+              t519 = v_x1083_d[t515];
             } else {
-              NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t564, v_x1083_n, 0.0, 4);
-              t568 = 0;
+              NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t515, v_x1083_n, 0.0, 4);
+              t519 = 0;
             }
-            t567 = t568;
+            t518 = t519;
           } else {
-            int32_t t570 = rt_sub_i(t564, (int32_t)v_x1083_n);
-            int32_t t571;
-            if ((uint64_t)(int64_t)t570 < (uint64_t)v_x1084_n) {
-              t571 = v_x1084_d[t570];
+            int32_t t521 = rt_sub_i(t515, (int32_t)v_x1083_n);
+            int32_t t522;
+            if ((uint64_t)(int64_t)t521 < (uint64_t)v_x1084_n) {
+              t522 = v_x1084_d[t521];
             } else {
-              NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t570, v_x1084_n, 0.0, 5);
-              t571 = 0;
+              NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t521, v_x1084_n, 0.0, 5);
+              t522 = 0;
             }
-            t567 = t571;
+            t518 = t522;
           }
         }
-        v_x1094_d[t527] = t548;
+        v_x1094_d[t478] = t499;
       }
     }
   }
@@ -2987,8 +2595,8 @@ fail:
   rt_release(v_x1094);
 }
 
-/* K15: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K15_A {
+/* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K12_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1083_d; int64_t v_x1083_n;
@@ -3000,114 +2608,114 @@ struct K15_A {
   int32_t *v_x1089_d; int64_t v_x1089_n;
   int32_t *v_x1094_d; int64_t v_x1094_n;
 };
-struct alignas(8) K15_0_V {
+struct alignas(8) K12_0_V {
   int32_t v0;
 };
-struct K15_0_pull {
-  K15_A A;
-  __device__ K15_0_V operator()(int64_t i, int64_t s) const {
+struct K12_0_pull {
+  K12_A A;
+  __device__ K12_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t573 = 0; /* nonzero: a check below failed */
-    int t574 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1089_n;
-    int32_t t572 = t574 ? A.v_x1089_d[sx] : 0;
-    t573 |= !t574;
-    int t576 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1087_n;
-    int32_t t575 = t576 ? A.v_x1087_d[sx] : 0;
-    t573 |= !t576;
-    int32_t t578 = rt_sub_i(ix, t575);
-    int t580 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1088_n;
-    int32_t t579 = t580 ? A.v_x1088_d[sx] : 0;
-    t573 |= !t580;
-    int32_t t582 = rt_mul_i(t578, t579);
-    int32_t t584 = rt_add_i(t572, t582);
-    int t586 = (uint64_t)(int64_t)t584 < (uint64_t)A.v_x1085;
-    int32_t t585 = t586 ? t584 : 0;
-    t573 |= !t586;
-    uint8_t t588 = rt_lt_i(t585, (int32_t)A.v_x1083_n);
-    int32_t t589;
-    if (t588) {
-      int t591 = (uint64_t)(int64_t)t585 < (uint64_t)A.v_x1083_n;
-      int32_t t590 = t591 ? A.v_x1083_d[t585] : 0;
-      t573 |= !t591;
-      t589 = t590;
+    int t524 = 0; /* nonzero: a check below failed */
+    int t525 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1089_n;
+    int32_t t523 = t525 ? A.v_x1089_d[sx] : 0;
+    t524 |= !t525;
+    int t527 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1087_n;
+    int32_t t526 = t527 ? A.v_x1087_d[sx] : 0;
+    t524 |= !t527;
+    int32_t t529 = rt_sub_i(ix, t526);
+    int t531 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1088_n;
+    int32_t t530 = t531 ? A.v_x1088_d[sx] : 0;
+    t524 |= !t531;
+    int32_t t533 = rt_mul_i(t529, t530);
+    int32_t t535 = rt_add_i(t523, t533);
+    int t537 = (uint64_t)(int64_t)t535 < (uint64_t)A.v_x1085;
+    int32_t t536 = t537 ? t535 : 0;
+    t524 |= !t537;
+    uint8_t t539 = rt_lt_i(t536, (int32_t)A.v_x1083_n);
+    int32_t t540;
+    if (t539) {
+      int t542 = (uint64_t)(int64_t)t536 < (uint64_t)A.v_x1083_n;
+      int32_t t541 = t542 ? A.v_x1083_d[t536] : 0;
+      t524 |= !t542;
+      t540 = t541;
     } else {
-      int32_t t593 = rt_sub_i(t585, (int32_t)A.v_x1083_n);
-      int t595 = (uint64_t)(int64_t)t593 < (uint64_t)A.v_x1084_n;
-      int32_t t594 = t595 ? A.v_x1084_d[t593] : 0;
-      t573 |= !t595;
-      t589 = t594;
+      int32_t t544 = rt_sub_i(t536, (int32_t)A.v_x1083_n);
+      int t546 = (uint64_t)(int64_t)t544 < (uint64_t)A.v_x1084_n;
+      int32_t t545 = t546 ? A.v_x1084_d[t544] : 0;
+      t524 |= !t546;
+      t540 = t545;
     }
-    if (__builtin_expect(t573 != 0, 0)) { /* again, recording the error */
-      int32_t t596;
+    if (__builtin_expect(t524 != 0, 0)) { /* again, recording the error */
+      int32_t t547;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1089_n) {
-        t596 = A.v_x1089_d[sx];
+        t547 = A.v_x1089_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1089_n, 0.0, 0);
-        t596 = 0;
+        t547 = 0;
       }
-      int32_t t597;
+      int32_t t548;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1087_n) {
-        t597 = A.v_x1087_d[sx];
+        t548 = A.v_x1087_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1087_n, 0.0, 1);
-        t597 = 0;
+        t548 = 0;
       }
-      int32_t t599 = rt_sub_i(ix, t597);
-      int32_t t600;
+      int32_t t550 = rt_sub_i(ix, t548);
+      int32_t t551;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1088_n) {
-        t600 = A.v_x1088_d[sx];
+        t551 = A.v_x1088_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1088_n, 0.0, 2);
-        t600 = 0;
+        t551 = 0;
       }
-      int32_t t602 = rt_mul_i(t599, t600);
-      int32_t t604 = rt_add_i(t596, t602);
-      int32_t t605;
-      if ((uint64_t)(int64_t)t604 < (uint64_t)A.v_x1085) {
-        t605 = t604;
+      int32_t t553 = rt_mul_i(t550, t551);
+      int32_t t555 = rt_add_i(t547, t553);
+      int32_t t556;
+      if ((uint64_t)(int64_t)t555 < (uint64_t)A.v_x1085) {
+        t556 = t555;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t604, A.v_x1085, 0.0, 3);
-        t605 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, A.v_x1085, 0.0, 3);
+        t556 = 0;
       }
-      uint8_t t607 = rt_lt_i(t605, (int32_t)A.v_x1083_n);
-      int32_t t608;
-      if (t607) {
-        int32_t t609;
-        if ((uint64_t)(int64_t)t605 < (uint64_t)A.v_x1083_n) {
-          t609 = A.v_x1083_d[t605];
+      uint8_t t558 = rt_lt_i(t556, (int32_t)A.v_x1083_n);
+      int32_t t559;
+      if (t558) {
+        int32_t t560;
+        if ((uint64_t)(int64_t)t556 < (uint64_t)A.v_x1083_n) {
+          t560 = A.v_x1083_d[t556];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t605, A.v_x1083_n, 0.0, 4);
-          t609 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, A.v_x1083_n, 0.0, 4);
+          t560 = 0;
         }
-        t608 = t609;
+        t559 = t560;
       } else {
-        int32_t t611 = rt_sub_i(t605, (int32_t)A.v_x1083_n);
-        int32_t t612;
-        if ((uint64_t)(int64_t)t611 < (uint64_t)A.v_x1084_n) {
-          t612 = A.v_x1084_d[t611];
+        int32_t t562 = rt_sub_i(t556, (int32_t)A.v_x1083_n);
+        int32_t t563;
+        if ((uint64_t)(int64_t)t562 < (uint64_t)A.v_x1084_n) {
+          t563 = A.v_x1084_d[t562];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t611, A.v_x1084_n, 0.0, 5);
-          t612 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t562, A.v_x1084_n, 0.0, 5);
+          t563 = 0;
         }
-        t608 = t612;
+        t559 = t563;
       }
     }
-    return K15_0_V{t589};
+    return K12_0_V{t540};
   }
 };
-struct K15_0_store {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_0_V &v) const {
+struct K12_0_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_0_V &v) const {
     A.v_x1094_d[i] = v.v0;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, RtValue **out_v_x1094) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, RtValue **out_v_x1094) {
   (void)loc;
   (void)err;
-  K15_A A;
+  K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3127,11 +2735,11 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, Rt
   RtValue *v_x1094 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t613 = rtg_seg_total(v_sd_1095);
-    v_x1094 = rtg_vec_new(RT_INT, t613);
+    const int64_t t564 = rtg_seg_total(v_sd_1095);
+    v_x1094 = rtg_vec_new(RT_INT, t564);
     A.v_x1094_d = v_x1094->data.i;
     A.v_x1094_n = v_x1094->len;
-    rtg::seg_map("K15", loc, K15_0_pull{A}, K15_0_store{A}, v_sd_1095, t613);
+    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1095, t564);
   }
   *out_v_x1094 = v_x1094;
   return;
@@ -3139,19 +2747,19 @@ fail:
   rt_release(v_x1094);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, RtValue **out_v_x1094) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1083, RtValue *v_x1084, int32_t v_x1085, RtValue *v_sd_1095, RtValue *v_x1087, RtValue *v_x1088, RtValue *v_x1089, RtValue **out_v_x1094) {
   RtValue *vals[] = {v_x1083, v_x1084, v_sd_1095, v_x1087, v_x1088, v_x1089};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K15_host(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, out_v_x1094);
+    K12_host(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, out_v_x1094);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, out_v_x1094);
+    K12_gpu(err, loc, run, v_x1083, v_x1084, v_x1085, v_sd_1095, v_x1087, v_x1088, v_x1089, out_v_x1094);
   }
 }
 
-/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
+/* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
   (void)loc;
   (void)run;
   int32_t *v_x808_d = v_x808->data.i;
@@ -3163,67 +2771,67 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int
   RtValue *v_x817 = NULL;
   /* MAP */
   {
-    const int64_t t614 = v_x796;
-    if (t614 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t614, 0.0, 0);
+    const int64_t t565 = v_x796;
+    if (t565 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t565, 0.0, 0);
       goto fail;
     }
-    v_x813 = rt_value_new(rt_vec_type(RT_INT), t614);
+    v_x813 = rt_value_new(rt_vec_type(RT_INT), t565);
     int32_t *v_x813_d = v_x813->data.i;
     const int64_t v_x813_n = v_x813->len;
-    v_x815 = rt_value_new(rt_vec_type(RT_INT), t614);
+    v_x815 = rt_value_new(rt_vec_type(RT_INT), t565);
     int32_t *v_x815_d = v_x815->data.i;
     const int64_t v_x815_n = v_x815->len;
-    v_x817 = rt_value_new(rt_vec_type(RT_INT), t614);
+    v_x817 = rt_value_new(rt_vec_type(RT_INT), t565);
     int32_t *v_x817_d = v_x817->data.i;
     const int64_t v_x817_n = v_x817->len;
-    RT_PARALLEL_FOR_IF(t614 >= RT_PARALLEL_MIN)
-    for (int64_t t615 = 0; t615 < t614; t615++) {
-      const int32_t t616 = (int32_t)t615;
-      int t619 = 0; /* nonzero: a check below failed */
-      int32_t t618 = rt_div_i(t616, 2, &t619);
-      int32_t t621 = rt_rem_i(t616, 2, &t619);
-      int32_t t623 = rt_mul_i(t621, v_x803);
-      int32_t t625 = rt_add_i(t623, t618);
-      int t627 = (uint64_t)(int64_t)t625 < (uint64_t)v_x808_n;
-      int32_t t626 = t627 ? v_x808_d[t625] : 0;
-      t619 |= !t627;
-      int t629 = (uint64_t)(int64_t)t625 < (uint64_t)v_x811_n;
-      int32_t t628 = t629 ? v_x811_d[t625] : 0;
-      t619 |= !t629;
-      int32_t t631 = rt_add_i(t628, t626);
-      if (__builtin_expect(t619 != 0, 0)) { /* again, recording the error */
-        int t632 = 0;
-        int32_t t633 = rt_div_i(t616, 2, &t632);
-        if (t632) {
-          NESSIE_RECORD(err, t615, RT_CHECK_SCALAR, 0, t632, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t565 >= RT_PARALLEL_MIN)
+    for (int64_t t566 = 0; t566 < t565; t566++) {
+      const int32_t t567 = (int32_t)t566;
+      int t570 = 0; /* nonzero: a check below failed */
+      int32_t t569 = rt_div_i(t567, 2, &t570);
+      int32_t t572 = rt_rem_i(t567, 2, &t570);
+      int32_t t574 = rt_mul_i(t572, v_x803);
+      int32_t t576 = rt_add_i(t574, t569);
+      int t578 = (uint64_t)(int64_t)t576 < (uint64_t)v_x808_n;
+      int32_t t577 = t578 ? v_x808_d[t576] : 0;
+      t570 |= !t578;
+      int t580 = (uint64_t)(int64_t)t576 < (uint64_t)v_x811_n;
+      int32_t t579 = t580 ? v_x811_d[t576] : 0;
+      t570 |= !t580;
+      int32_t t582 = rt_add_i(t579, t577);
+      if (__builtin_expect(t570 != 0, 0)) { /* again, recording the error */
+        int t583 = 0;
+        int32_t t584 = rt_div_i(t567, 2, &t583);
+        if (t583) {
+          NESSIE_RECORD(err, t566, RT_CHECK_SCALAR, 0, t583, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t634 = 0;
-        int32_t t635 = rt_rem_i(t616, 2, &t634);
-        if (t634) {
-          NESSIE_RECORD(err, t615, RT_CHECK_SCALAR, 0, t634, RT_REM, 0, 0, 0.0, 2);
+        int t585 = 0;
+        int32_t t586 = rt_rem_i(t567, 2, &t585);
+        if (t585) {
+          NESSIE_RECORD(err, t566, RT_CHECK_SCALAR, 0, t585, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t637 = rt_mul_i(t635, v_x803);
-        int32_t t639 = rt_add_i(t637, t633);
-        int32_t t640;
-        if ((uint64_t)(int64_t)t639 < (uint64_t)v_x808_n) {
-          t640 = v_x808_d[t639];
+        int32_t t588 = rt_mul_i(t586, v_x803);
+        int32_t t590 = rt_add_i(t588, t584);
+        int32_t t591;
+        if ((uint64_t)(int64_t)t590 < (uint64_t)v_x808_n) {
+          t591 = v_x808_d[t590];
         } else {
-          NESSIE_RECORD(err, t615, RT_CHECK_INDEX, 0, 0, RT_GATHER, t639, v_x808_n, 0.0, 3);
-          t640 = 0;
+          NESSIE_RECORD(err, t566, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_x808_n, 0.0, 3);
+          t591 = 0;
         }
-        int32_t t641;
-        if ((uint64_t)(int64_t)t639 < (uint64_t)v_x811_n) {
-          t641 = v_x811_d[t639];
+        int32_t t592;
+        if ((uint64_t)(int64_t)t590 < (uint64_t)v_x811_n) {
+          t592 = v_x811_d[t590];
         } else {
-          NESSIE_RECORD(err, t615, RT_CHECK_INDEX, 0, 0, RT_GATHER, t639, v_x811_n, 0.0, 4);
-          t641 = 0;
+          NESSIE_RECORD(err, t566, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_x811_n, 0.0, 4);
+          t592 = 0;
         }
-        int32_t t643 = rt_add_i(t641, t640);
+        int32_t t594 = rt_add_i(t592, t591);
       }
-      v_x813_d[t615] = t628;
-      v_x815_d[t615] = t631;
-      v_x817_d[t615] = 1;
+      v_x813_d[t566] = t579;
+      v_x815_d[t566] = t582;
+      v_x817_d[t566] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3238,8 +2846,8 @@ fail:
   rt_release(v_x817);
 }
 
-/* K16: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K16_A {
+/* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K13_A {
   RtKernelError *err;
   int run;
   int32_t v_x796;
@@ -3250,72 +2858,72 @@ struct K16_A {
   int32_t *v_x815_d; int64_t v_x815_n;
   int32_t *v_x817_d; int64_t v_x817_n;
 };
-struct alignas(8) K16_0_V {
+struct alignas(8) K13_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K16_0_pull {
-  K16_A A;
-  __device__ K16_0_V operator()(int64_t i) const {
+struct K13_0_pull {
+  K13_A A;
+  __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t646 = 0; /* nonzero: a check below failed */
-    int32_t t645 = rt_div_i(ix, 2, &t646);
-    int32_t t648 = rt_rem_i(ix, 2, &t646);
-    int32_t t650 = rt_mul_i(t648, A.v_x803);
-    int32_t t652 = rt_add_i(t650, t645);
-    int t654 = (uint64_t)(int64_t)t652 < (uint64_t)A.v_x808_n;
-    int32_t t653 = t654 ? A.v_x808_d[t652] : 0;
-    t646 |= !t654;
-    int t656 = (uint64_t)(int64_t)t652 < (uint64_t)A.v_x811_n;
-    int32_t t655 = t656 ? A.v_x811_d[t652] : 0;
-    t646 |= !t656;
-    int32_t t658 = rt_add_i(t655, t653);
-    if (__builtin_expect(t646 != 0, 0)) { /* again, recording the error */
-      int t659 = 0;
-      int32_t t660 = rt_div_i(ix, 2, &t659);
-      if (t659) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t659, RT_DIV, 0, 0, 0.0, 0);
+    int t597 = 0; /* nonzero: a check below failed */
+    int32_t t596 = rt_div_i(ix, 2, &t597);
+    int32_t t599 = rt_rem_i(ix, 2, &t597);
+    int32_t t601 = rt_mul_i(t599, A.v_x803);
+    int32_t t603 = rt_add_i(t601, t596);
+    int t605 = (uint64_t)(int64_t)t603 < (uint64_t)A.v_x808_n;
+    int32_t t604 = t605 ? A.v_x808_d[t603] : 0;
+    t597 |= !t605;
+    int t607 = (uint64_t)(int64_t)t603 < (uint64_t)A.v_x811_n;
+    int32_t t606 = t607 ? A.v_x811_d[t603] : 0;
+    t597 |= !t607;
+    int32_t t609 = rt_add_i(t606, t604);
+    if (__builtin_expect(t597 != 0, 0)) { /* again, recording the error */
+      int t610 = 0;
+      int32_t t611 = rt_div_i(ix, 2, &t610);
+      if (t610) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t610, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t661 = 0;
-      int32_t t662 = rt_rem_i(ix, 2, &t661);
-      if (t661) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t661, RT_REM, 0, 0, 0.0, 1);
+      int t612 = 0;
+      int32_t t613 = rt_rem_i(ix, 2, &t612);
+      if (t612) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t612, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t664 = rt_mul_i(t662, A.v_x803);
-      int32_t t666 = rt_add_i(t664, t660);
-      int32_t t667;
-      if ((uint64_t)(int64_t)t666 < (uint64_t)A.v_x808_n) {
-        t667 = A.v_x808_d[t666];
+      int32_t t615 = rt_mul_i(t613, A.v_x803);
+      int32_t t617 = rt_add_i(t615, t611);
+      int32_t t618;
+      if ((uint64_t)(int64_t)t617 < (uint64_t)A.v_x808_n) {
+        t618 = A.v_x808_d[t617];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t666, A.v_x808_n, 0.0, 2);
-        t667 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t617, A.v_x808_n, 0.0, 2);
+        t618 = 0;
       }
-      int32_t t668;
-      if ((uint64_t)(int64_t)t666 < (uint64_t)A.v_x811_n) {
-        t668 = A.v_x811_d[t666];
+      int32_t t619;
+      if ((uint64_t)(int64_t)t617 < (uint64_t)A.v_x811_n) {
+        t619 = A.v_x811_d[t617];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t666, A.v_x811_n, 0.0, 3);
-        t668 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t617, A.v_x811_n, 0.0, 3);
+        t619 = 0;
       }
-      int32_t t670 = rt_add_i(t668, t667);
+      int32_t t621 = rt_add_i(t619, t618);
     }
-    return K16_0_V{t655, t658, 1};
+    return K13_0_V{t606, t609, 1};
   }
 };
-struct K16_0_store {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_0_V &v) const {
+struct K13_0_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_0_V &v) const {
     A.v_x813_d[i] = v.v0;
     A.v_x815_d[i] = v.v1;
     A.v_x817_d[i] = v.v2;
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
   (void)loc;
   (void)err;
-  K16_A A;
+  K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3330,21 +2938,21 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int3
   RtValue *v_x817 = NULL;
   /* MAP */
   {
-    const int64_t t671 = v_x796;
-    if (t671 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t671, 0.0, run, 4};
+    const int64_t t622 = v_x796;
+    if (t622 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t622, 0.0, run, 4};
       goto fail;
     }
-    v_x813 = rtg_vec_new(RT_INT, t671);
+    v_x813 = rtg_vec_new(RT_INT, t622);
     A.v_x813_d = v_x813->data.i;
     A.v_x813_n = v_x813->len;
-    v_x815 = rtg_vec_new(RT_INT, t671);
+    v_x815 = rtg_vec_new(RT_INT, t622);
     A.v_x815_d = v_x815->data.i;
     A.v_x815_n = v_x815->len;
-    v_x817 = rtg_vec_new(RT_INT, t671);
+    v_x817 = rtg_vec_new(RT_INT, t622);
     A.v_x817_d = v_x817->data.i;
     A.v_x817_n = v_x817->len;
-    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t671);
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t622);
   }
   *out_v_x813 = v_x813;
   *out_v_x815 = v_x815;
@@ -3356,19 +2964,19 @@ fail:
   rt_release(v_x817);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
+static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
   RtValue *vals[] = {v_x808, v_x811};
   const int64_t sizes[] = {(int64_t)v_x796};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K16_host(err, loc, run, v_x796, v_x803, v_x808, v_x811, out_v_x813, out_v_x815, out_v_x817);
+    K13_host(err, loc, run, v_x796, v_x803, v_x808, v_x811, out_v_x813, out_v_x815, out_v_x817);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x796, v_x803, v_x808, v_x811, out_v_x813, out_v_x815, out_v_x817);
+    K13_gpu(err, loc, run, v_x796, v_x803, v_x808, v_x811, out_v_x813, out_v_x815, out_v_x817);
   }
 }
 
-/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831) {
+/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831) {
   (void)loc;
   (void)run;
   int32_t *v_x821_d = v_x821->data.i;
@@ -3379,18 +2987,18 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtV
   int32_t v_x831 = 0;
   /* MAP */
   {
-    const int64_t t672 = v_x818;
-    if (t672 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t672, 0.0, 0);
+    const int64_t t623 = v_x818;
+    if (t623 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t623, 0.0, 0);
       goto fail;
     }
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t672);
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t623);
     int32_t *v_x820_d = v_x820->data.i;
     const int64_t v_x820_n = v_x820->len;
-    RT_PARALLEL_FOR_IF(t672 >= RT_PARALLEL_MIN)
-    for (int64_t t673 = 0; t673 < t672; t673++) {
-      const int32_t t674 = (int32_t)t673;
-      v_x820_d[t673] = 2;
+    RT_PARALLEL_FOR_IF(t623 >= RT_PARALLEL_MIN)
+    for (int64_t t624 = 0; t624 < t623; t624++) {
+      const int32_t t625 = (int32_t)t624;
+      v_x820_d[t624] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -3400,101 +3008,101 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtV
     const int64_t v_x820_n = v_x820->len;
     /* REDUCE */
     {
-      const int64_t t675 = v_x821_n;
-      const int64_t t676 = t675 > 0 ? (t675 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t677 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t676);
-      int32_t *t678 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t676);
-      int32_t *t679 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t676);
-      RT_PARALLEL_FOR_IF(t676 > 1)
-      for (int64_t t680 = 0; t680 < t676; t680++) {
-        int32_t t680a0;
-        int32_t t680a1;
-        int32_t t680a2;
-        t680a0 = 2147483647;
-        t680a1 = 0;
-        t680a2 = 1;
-        const int64_t t680_end = (t680 + 1) * RT_CHUNK < t675 ? (t680 + 1) * RT_CHUNK : t675;
-        for (int64_t t681 = t680 * RT_CHUNK; t681 < t680_end; t681++) {
-          const int32_t t682 = (int32_t)t681;
-          int32_t t680x0;
-          int32_t t680x1;
-          int32_t t680x2;
-          uint8_t t684 = rt_lt_i(0, 2);
-          int32_t t685;
-          if (t684) {
-            t685 = 2147483647;
+      const int64_t t626 = v_x821_n;
+      const int64_t t627 = t626 > 0 ? (t626 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t628 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t627);
+      int32_t *t629 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t627);
+      int32_t *t630 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t627);
+      RT_PARALLEL_FOR_IF(t627 > 1)
+      for (int64_t t631 = 0; t631 < t627; t631++) {
+        int32_t t631a0;
+        int32_t t631a1;
+        int32_t t631a2;
+        t631a0 = 2147483647;
+        t631a1 = 0;
+        t631a2 = 1;
+        const int64_t t631_end = (t631 + 1) * RT_CHUNK < t626 ? (t631 + 1) * RT_CHUNK : t626;
+        for (int64_t t632 = t631 * RT_CHUNK; t632 < t631_end; t632++) {
+          const int32_t t633 = (int32_t)t632;
+          int32_t t631x0;
+          int32_t t631x1;
+          int32_t t631x2;
+          uint8_t t635 = rt_lt_i(0, 2);
+          int32_t t636;
+          if (t635) {
+            t636 = 2147483647;
           } else {
-            t685 = t682;
+            t636 = t633;
           }
-          t680x0 = t685;
-          t680x1 = 0;
-          t680x2 = 2;
-          uint8_t t687 = rt_le_i(t680a0, t680x0);
-          int32_t t688;
-          if (t687) {
-            t688 = t680a0;
+          t631x0 = t636;
+          t631x1 = 0;
+          t631x2 = 2;
+          uint8_t t638 = rt_le_i(t631a0, t631x0);
+          int32_t t639;
+          if (t638) {
+            t639 = t631a0;
           } else {
-            t688 = t680x0;
+            t639 = t631x0;
           }
-          int32_t t689;
-          if (t687) {
-            t689 = t680a1;
+          int32_t t640;
+          if (t638) {
+            t640 = t631a1;
           } else {
-            t689 = t680x1;
+            t640 = t631x1;
           }
-          int32_t t690;
-          if (t687) {
-            t690 = t680a2;
+          int32_t t641;
+          if (t638) {
+            t641 = t631a2;
           } else {
-            t690 = t680x2;
+            t641 = t631x2;
           }
-          t680a0 = t688;
-          t680a1 = t689;
-          t680a2 = t690;
+          t631a0 = t639;
+          t631a1 = t640;
+          t631a2 = t641;
         }
-        t677[t680] = t680a0;
-        t678[t680] = t680a1;
-        t679[t680] = t680a2;
+        t628[t631] = t631a0;
+        t629[t631] = t631a1;
+        t630[t631] = t631a2;
       }
-      int32_t t680t0;
-      int32_t t680t1;
-      int32_t t680t2;
-      t680t0 = 2147483647;
-      t680t1 = 0;
-      t680t2 = 1;
-      for (int64_t t680 = 0; t680 < t676; t680++) {
-        const int32_t t691 = t677[t680];
-        const int32_t t692 = t678[t680];
-        const int32_t t693 = t679[t680];
-        uint8_t t695 = rt_le_i(t680t0, t691);
-        int32_t t696;
-        if (t695) {
-          t696 = t680t0;
+      int32_t t631t0;
+      int32_t t631t1;
+      int32_t t631t2;
+      t631t0 = 2147483647;
+      t631t1 = 0;
+      t631t2 = 1;
+      for (int64_t t631 = 0; t631 < t627; t631++) {
+        const int32_t t642 = t628[t631];
+        const int32_t t643 = t629[t631];
+        const int32_t t644 = t630[t631];
+        uint8_t t646 = rt_le_i(t631t0, t642);
+        int32_t t647;
+        if (t646) {
+          t647 = t631t0;
         } else {
-          t696 = t691;
+          t647 = t642;
         }
-        int32_t t697;
-        if (t695) {
-          t697 = t680t1;
+        int32_t t648;
+        if (t646) {
+          t648 = t631t1;
         } else {
-          t697 = t692;
+          t648 = t643;
         }
-        int32_t t698;
-        if (t695) {
-          t698 = t680t2;
+        int32_t t649;
+        if (t646) {
+          t649 = t631t2;
         } else {
-          t698 = t693;
+          t649 = t644;
         }
-        t680t0 = t696;
-        t680t1 = t697;
-        t680t2 = t698;
+        t631t0 = t647;
+        t631t1 = t648;
+        t631t2 = t649;
       }
-      v_x829 = t680t0;
-      rt_free(t677);
-      v_x830 = t680t1;
-      rt_free(t678);
-      v_x831 = t680t2;
-      rt_free(t679);
+      v_x829 = t631t0;
+      rt_free(t628);
+      v_x830 = t631t1;
+      rt_free(t629);
+      v_x831 = t631t2;
+      rt_free(t630);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3507,8 +3115,8 @@ fail:
   rt_release(v_x820);
 }
 
-/* K17: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K17_A {
+/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K14_A {
   RtKernelError *err;
   int run;
   int32_t v_x818;
@@ -3518,71 +3126,71 @@ struct K17_A {
   int32_t v_x830;
   int32_t v_x831;
 };
-struct alignas(8) K17_0_V {
+struct alignas(8) K14_0_V {
   int32_t v0;
 };
-struct K17_0_pull {
-  K17_A A;
-  __device__ K17_0_V operator()(int64_t i) const {
+struct K14_0_pull {
+  K14_A A;
+  __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K17_0_V{2};
+    return K14_0_V{2};
   }
 };
-struct K17_0_store {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_0_V &v) const {
+struct K14_0_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_0_V &v) const {
     A.v_x820_d[i] = v.v0;
   }
 };
-struct alignas(8) K17_1_V {
+struct alignas(8) K14_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K17_1_pull {
-  K17_A A;
-  __device__ K17_1_V operator()(int64_t i) const {
+struct K14_1_pull {
+  K14_A A;
+  __device__ K14_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t700 = rt_lt_i(0, 2);
-    int32_t t701;
-    if (t700) {
-      t701 = 2147483647;
+    uint8_t t651 = rt_lt_i(0, 2);
+    int32_t t652;
+    if (t651) {
+      t652 = 2147483647;
     } else {
-      t701 = ix;
+      t652 = ix;
     }
-    return K17_1_V{t701, 0, 2};
+    return K14_1_V{t652, 0, 2};
   }
 };
-struct K17_1_op {
-  K17_A A;
-  __device__ K17_1_V operator()(const K17_1_V &a, const K17_1_V &b) const {
-    uint8_t t703 = rt_le_i(a.v0, b.v0);
-    int32_t t704;
-    if (t703) {
-      t704 = a.v0;
+struct K14_1_op {
+  K14_A A;
+  __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
+    uint8_t t654 = rt_le_i(a.v0, b.v0);
+    int32_t t655;
+    if (t654) {
+      t655 = a.v0;
     } else {
-      t704 = b.v0;
+      t655 = b.v0;
     }
-    int32_t t705;
-    if (t703) {
-      t705 = a.v1;
+    int32_t t656;
+    if (t654) {
+      t656 = a.v1;
     } else {
-      t705 = b.v1;
+      t656 = b.v1;
     }
-    int32_t t706;
-    if (t703) {
-      t706 = a.v2;
+    int32_t t657;
+    if (t654) {
+      t657 = a.v2;
     } else {
-      t706 = b.v2;
+      t657 = b.v2;
     }
-    return K17_1_V{t704, t705, t706};
+    return K14_1_V{t655, t656, t657};
   }
 };
-struct K17_1_check {
+struct K14_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K17_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K14_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -3590,10 +3198,10 @@ struct K17_1_check {
     return true;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831, int check_site_0) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831, int check_site_0) {
   (void)loc;
   (void)err;
-  K17_A A;
+  K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3601,60 +3209,60 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtVa
   A.v_x821_d = v_x821->data.i;
   A.v_x821_n = v_x821->len;
   RtValue *v_x820 = NULL;
-  K17_1_V *K17_1_value = NULL; /* the REDUCE's values, on the device */
+  K14_1_V *K14_1_value = NULL; /* the SOAC's values, on the device */
   int32_t v_x829 = 0;
   int32_t v_x830 = 0;
   int32_t v_x831 = 0;
   /* MAP */
   {
-    const int64_t t707 = v_x818;
-    if (t707 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t707, 0.0, run, 0};
+    const int64_t t658 = v_x818;
+    if (t658 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t658, 0.0, run, 0};
       goto fail;
     }
-    v_x820 = rtg_vec_new(RT_INT, t707);
+    v_x820 = rtg_vec_new(RT_INT, t658);
     A.v_x820_d = v_x820->data.i;
     A.v_x820_n = v_x820->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t707);
+    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t658);
   }
   /* REDUCE */
   {
-    const int64_t t708 = v_x821->len;
-    K17_1_V *t709 = rtg::reduce_to_device<false>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{2147483647, 0, 1}, t708);
-    K17_1_value = t709;
+    const int64_t t659 = v_x821->len;
+    K14_1_V *t660 = rtg::reduce_to_device<false>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t659);
+    K14_1_value = t660;
   }
-  if (!rtg::check_result("K17", loc, K17_1_value, K17_1_check{{check_site_0}}, K17_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K17_1_value = NULL; /* freed by check_result, after the check */
+  K14_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x820 = v_x820;
   *out_v_x830 = v_x830;
   *out_v_x831 = v_x831;
   return;
 fail:
   rt_release(v_x820);
-  rtg_free(K17_1_value);
+  rtg_free(K14_1_value);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831, int check_site_0) {
+static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831, int check_site_0) {
   RtValue *vals[] = {v_x821};
   const int64_t sizes[] = {(int64_t)v_x818};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K17_host(err, loc, run, v_x818, v_x821, out_v_x820, out_v_x830, out_v_x831);
+    K14_host(err, loc, run, v_x818, v_x821, out_v_x820, out_v_x830, out_v_x831);
     if (err->index == INT64_MAX) {
-      K17_1_V t710;
-      memset(&t710, 0, sizeof t710);
-      t710.v1 = *out_v_x830;
-      t710.v2 = *out_v_x831;
-      (void)K17_1_check{{check_site_0}}(t710, err, run);
+      K14_1_V t661;
+      memset(&t661, 0, sizeof t661);
+      t661.v1 = *out_v_x830;
+      t661.v2 = *out_v_x831;
+      (void)K14_1_check{{check_site_0}}(t661, err, run);
     }
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x818, v_x821, out_v_x820, out_v_x830, out_v_x831, check_site_0);
+    K14_gpu(err, loc, run, v_x818, v_x821, out_v_x820, out_v_x830, out_v_x831, check_site_0);
   }
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
+/* K15: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
   (void)loc;
   (void)run;
   int32_t *v_x832_d = v_x832->data.i;
@@ -3664,45 +3272,45 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, Rt
   RtValue *v_x847 = NULL;
   /* MAP */
   {
-    const int64_t t711 = v_x832_n;
-    v_x847 = rt_value_new(rt_vec_type(RT_INT), t711);
+    const int64_t t662 = v_x832_n;
+    v_x847 = rt_value_new(rt_vec_type(RT_INT), t662);
     int32_t *v_x847_d = v_x847->data.i;
     const int64_t v_x847_n = v_x847->len;
-    RT_PARALLEL_FOR_IF(t711 >= RT_PARALLEL_MIN)
-    for (int64_t t712 = 0; t712 < t711; t712++) {
-      const int32_t t713 = (int32_t)t712;
-      int t717 = 0; /* nonzero: a check below failed */
-      int32_t t715 = rt_mul_i(t713, 2);
-      int t718 = (uint64_t)(int64_t)t715 < (uint64_t)v_x837_n;
-      int32_t t716 = t718 ? v_x837_d[t715] : 0;
-      t717 |= !t718;
-      int32_t t720 = rt_add_i(t716, 1);
-      int32_t t722 = rt_add_i(t715, 1);
-      int t724 = (uint64_t)(int64_t)t722 < (uint64_t)v_x837_n;
-      int32_t t723 = t724 ? v_x837_d[t722] : 0;
-      t717 |= !t724;
-      int32_t t726 = rt_add_i(t720, t723);
-      if (__builtin_expect(t717 != 0, 0)) { /* again, recording the error */
-        int32_t t728 = rt_mul_i(t713, 2);
-        int32_t t729;
-        if ((uint64_t)(int64_t)t728 < (uint64_t)v_x837_n) {
-          t729 = v_x837_d[t728];
+    RT_PARALLEL_FOR_IF(t662 >= RT_PARALLEL_MIN)
+    for (int64_t t663 = 0; t663 < t662; t663++) {
+      const int32_t t664 = (int32_t)t663;
+      int t668 = 0; /* nonzero: a check below failed */
+      int32_t t666 = rt_mul_i(t664, 2);
+      int t669 = (uint64_t)(int64_t)t666 < (uint64_t)v_x837_n;
+      int32_t t667 = t669 ? v_x837_d[t666] : 0;
+      t668 |= !t669;
+      int32_t t671 = rt_add_i(t667, 1);
+      int32_t t673 = rt_add_i(t666, 1);
+      int t675 = (uint64_t)(int64_t)t673 < (uint64_t)v_x837_n;
+      int32_t t674 = t675 ? v_x837_d[t673] : 0;
+      t668 |= !t675;
+      int32_t t677 = rt_add_i(t671, t674);
+      if (__builtin_expect(t668 != 0, 0)) { /* again, recording the error */
+        int32_t t679 = rt_mul_i(t664, 2);
+        int32_t t680;
+        if ((uint64_t)(int64_t)t679 < (uint64_t)v_x837_n) {
+          t680 = v_x837_d[t679];
         } else {
-          NESSIE_RECORD(err, t712, RT_CHECK_INDEX, 0, 0, RT_GATHER, t728, v_x837_n, 0.0, 0);
-          t729 = 0;
+          NESSIE_RECORD(err, t663, RT_CHECK_INDEX, 0, 0, RT_GATHER, t679, v_x837_n, 0.0, 0);
+          t680 = 0;
         }
-        int32_t t731 = rt_add_i(t729, 1);
-        int32_t t733 = rt_add_i(t728, 1);
-        int32_t t734;
-        if ((uint64_t)(int64_t)t733 < (uint64_t)v_x837_n) {
-          t734 = v_x837_d[t733];
+        int32_t t682 = rt_add_i(t680, 1);
+        int32_t t684 = rt_add_i(t679, 1);
+        int32_t t685;
+        if ((uint64_t)(int64_t)t684 < (uint64_t)v_x837_n) {
+          t685 = v_x837_d[t684];
         } else {
-          NESSIE_RECORD(err, t712, RT_CHECK_INDEX, 1, 0, RT_GATHER, t733, v_x837_n, 0.0, 1);
-          t734 = 0;
+          NESSIE_RECORD(err, t663, RT_CHECK_INDEX, 1, 0, RT_GATHER, t684, v_x837_n, 0.0, 1);
+          t685 = 0;
         }
-        int32_t t736 = rt_add_i(t731, t734);
+        int32_t t687 = rt_add_i(t682, t685);
       }
-      v_x847_d[t712] = t726;
+      v_x847_d[t663] = t677;
     }
   }
   if (err->index != INT64_MAX)
@@ -3713,66 +3321,66 @@ fail:
   rt_release(v_x847);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K18_A {
+/* K15: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K15_A {
   RtKernelError *err;
   int run;
   int32_t *v_x832_d; int64_t v_x832_n;
   int32_t *v_x837_d; int64_t v_x837_n;
   int32_t *v_x847_d; int64_t v_x847_n;
 };
-struct alignas(8) K18_0_V {
+struct alignas(8) K15_0_V {
   int32_t v0;
 };
-struct K18_0_pull {
-  K18_A A;
-  __device__ K18_0_V operator()(int64_t i) const {
+struct K15_0_pull {
+  K15_A A;
+  __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t740 = 0; /* nonzero: a check below failed */
-    int32_t t738 = rt_mul_i(ix, 2);
-    int t741 = (uint64_t)(int64_t)t738 < (uint64_t)A.v_x837_n;
-    int32_t t739 = t741 ? A.v_x837_d[t738] : 0;
-    t740 |= !t741;
-    int32_t t743 = rt_add_i(t739, 1);
-    int32_t t745 = rt_add_i(t738, 1);
-    int t747 = (uint64_t)(int64_t)t745 < (uint64_t)A.v_x837_n;
-    int32_t t746 = t747 ? A.v_x837_d[t745] : 0;
-    t740 |= !t747;
-    int32_t t749 = rt_add_i(t743, t746);
-    if (__builtin_expect(t740 != 0, 0)) { /* again, recording the error */
-      int32_t t751 = rt_mul_i(ix, 2);
-      int32_t t752;
-      if ((uint64_t)(int64_t)t751 < (uint64_t)A.v_x837_n) {
-        t752 = A.v_x837_d[t751];
+    int t691 = 0; /* nonzero: a check below failed */
+    int32_t t689 = rt_mul_i(ix, 2);
+    int t692 = (uint64_t)(int64_t)t689 < (uint64_t)A.v_x837_n;
+    int32_t t690 = t692 ? A.v_x837_d[t689] : 0;
+    t691 |= !t692;
+    int32_t t694 = rt_add_i(t690, 1);
+    int32_t t696 = rt_add_i(t689, 1);
+    int t698 = (uint64_t)(int64_t)t696 < (uint64_t)A.v_x837_n;
+    int32_t t697 = t698 ? A.v_x837_d[t696] : 0;
+    t691 |= !t698;
+    int32_t t700 = rt_add_i(t694, t697);
+    if (__builtin_expect(t691 != 0, 0)) { /* again, recording the error */
+      int32_t t702 = rt_mul_i(ix, 2);
+      int32_t t703;
+      if ((uint64_t)(int64_t)t702 < (uint64_t)A.v_x837_n) {
+        t703 = A.v_x837_d[t702];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t751, A.v_x837_n, 0.0, 0);
-        t752 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t702, A.v_x837_n, 0.0, 0);
+        t703 = 0;
       }
-      int32_t t754 = rt_add_i(t752, 1);
-      int32_t t756 = rt_add_i(t751, 1);
-      int32_t t757;
-      if ((uint64_t)(int64_t)t756 < (uint64_t)A.v_x837_n) {
-        t757 = A.v_x837_d[t756];
+      int32_t t705 = rt_add_i(t703, 1);
+      int32_t t707 = rt_add_i(t702, 1);
+      int32_t t708;
+      if ((uint64_t)(int64_t)t707 < (uint64_t)A.v_x837_n) {
+        t708 = A.v_x837_d[t707];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t756, A.v_x837_n, 0.0, 1);
-        t757 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t707, A.v_x837_n, 0.0, 1);
+        t708 = 0;
       }
-      int32_t t759 = rt_add_i(t754, t757);
+      int32_t t710 = rt_add_i(t705, t708);
     }
-    return K18_0_V{t749};
+    return K15_0_V{t700};
   }
 };
-struct K18_0_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_0_V &v) const {
+struct K15_0_store {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_0_V &v) const {
     A.v_x847_d[i] = v.v0;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
   (void)loc;
   (void)err;
-  K18_A A;
+  K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -3783,11 +3391,11 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtV
   RtValue *v_x847 = NULL;
   /* MAP */
   {
-    const int64_t t760 = v_x832->len;
-    v_x847 = rtg_vec_new(RT_INT, t760);
+    const int64_t t711 = v_x832->len;
+    v_x847 = rtg_vec_new(RT_INT, t711);
     A.v_x847_d = v_x847->data.i;
     A.v_x847_n = v_x847->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t760);
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t711);
   }
   *out_v_x847 = v_x847;
   return;
@@ -3795,19 +3403,19 @@ fail:
   rt_release(v_x847);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
   RtValue *vals[] = {v_x832, v_x837};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K18_host(err, loc, run, v_x832, v_x837, out_v_x847);
+    K15_host(err, loc, run, v_x832, v_x837, out_v_x847);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x832, v_x837, out_v_x847);
+    K15_gpu(err, loc, run, v_x832, v_x837, out_v_x847);
   }
 }
 
-/* K19: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
+/* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
   (void)loc;
   (void)run;
   const int64_t *v_sd_1135_off = rt_seg_offsets(v_sd_1135);
@@ -3821,33 +3429,33 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135,
   RtValue *v_x1134 = NULL;
   /* MAP */
   {
-    const int64_t t761 = v_x1110;
-    if (t761 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t761, 0.0, 0);
+    const int64_t t712 = v_x1110;
+    if (t712 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t712, 0.0, 0);
       goto fail;
     }
-    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t761);
+    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t712);
     uint8_t *v_x1113_d = v_x1113->data.b;
     const int64_t v_x1113_n = v_x1113->len;
-    RT_PARALLEL_FOR_IF(t761 >= RT_PARALLEL_MIN)
-    for (int64_t t762 = 0; t762 < t761; t762++) {
-      const int32_t t763 = (int32_t)t762;
-      int t765 = 0; /* nonzero: a check below failed */
-      int t766 = (uint64_t)(int64_t)t763 < (uint64_t)v_sd_1135_n;
-      int32_t t764 = t766 ? (int32_t)(v_sd_1135_off[t763 + 1] - v_sd_1135_off[t763]) : 0;
-      t765 |= !t766;
-      uint8_t t768 = rt_le_i(t764, 1);
-      if (__builtin_expect(t765 != 0, 0)) { /* again, recording the error */
-        int32_t t769;
-        if ((uint64_t)(int64_t)t763 < (uint64_t)v_sd_1135_n) {
-          t769 = (int32_t)(v_sd_1135_off[t763 + 1] - v_sd_1135_off[t763]);
+    RT_PARALLEL_FOR_IF(t712 >= RT_PARALLEL_MIN)
+    for (int64_t t713 = 0; t713 < t712; t713++) {
+      const int32_t t714 = (int32_t)t713;
+      int t716 = 0; /* nonzero: a check below failed */
+      int t717 = (uint64_t)(int64_t)t714 < (uint64_t)v_sd_1135_n;
+      int32_t t715 = t717 ? (int32_t)(v_sd_1135_off[t714 + 1] - v_sd_1135_off[t714]) : 0;
+      t716 |= !t717;
+      uint8_t t719 = rt_le_i(t715, 1);
+      if (__builtin_expect(t716 != 0, 0)) { /* again, recording the error */
+        int32_t t720;
+        if ((uint64_t)(int64_t)t714 < (uint64_t)v_sd_1135_n) {
+          t720 = (int32_t)(v_sd_1135_off[t714 + 1] - v_sd_1135_off[t714]);
         } else {
-          NESSIE_RECORD(err, t762, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, v_sd_1135_n, 0.0, 1);
-          t769 = 0;
+          NESSIE_RECORD(err, t713, RT_CHECK_INDEX, 0, 0, RT_GATHER, t714, v_sd_1135_n, 0.0, 1);
+          t720 = 0;
         }
-        uint8_t t771 = rt_le_i(t769, 1);
+        uint8_t t722 = rt_le_i(t720, 1);
       }
-      v_x1113_d[t762] = t768;
+      v_x1113_d[t713] = t719;
     }
   }
   if (err->index != INT64_MAX)
@@ -3857,108 +3465,108 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135,
     const int64_t v_x1113_n = v_x1113->len;
     /* PARTITION */
     {
-      const int64_t t772 = v_x1110;
-      if (t772 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t772, 0.0, 2);
+      const int64_t t723 = v_x1110;
+      if (t723 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t723, 0.0, 2);
         goto fail;
       }
-      const int64_t t773 = t772 > 0 ? (t772 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t774 = (uint8_t *)rt_alloc_atomic((size_t)t772 + 1);
-      int64_t *t775 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t773 + 1));
-      RT_PARALLEL_FOR_IF(t773 > 1)
-      for (int64_t t776 = 0; t776 < t773; t776++) {
+      const int64_t t724 = t723 > 0 ? (t723 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t725 = (uint8_t *)rt_alloc_atomic((size_t)t723 + 1);
+      int64_t *t726 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t724 + 1));
+      RT_PARALLEL_FOR_IF(t724 > 1)
+      for (int64_t t727 = 0; t727 < t724; t727++) {
         int64_t kept = 0;
-        const int64_t t776_end = (t776 + 1) * RT_CHUNK < t772 ? (t776 + 1) * RT_CHUNK : t772;
-        for (int64_t t777 = t776 * RT_CHUNK; t777 < t776_end; t777++) {
-          const int32_t t778 = (int32_t)t777;
-          int32_t t776x0;
-          uint8_t t776x1;
-          int t780 = 0; /* nonzero: a check below failed */
-          int t781 = (uint64_t)(int64_t)t778 < (uint64_t)v_sd_1135_n;
-          int32_t t779 = t781 ? (int32_t)(v_sd_1135_off[t778 + 1] - v_sd_1135_off[t778]) : 0;
-          t780 |= !t781;
-          uint8_t t783 = rt_le_i(t779, 1);
-          if (__builtin_expect(t780 != 0, 0)) { /* again, recording the error */
-            int32_t t784;
-            if ((uint64_t)(int64_t)t778 < (uint64_t)v_sd_1135_n) {
-              t784 = (int32_t)(v_sd_1135_off[t778 + 1] - v_sd_1135_off[t778]);
+        const int64_t t727_end = (t727 + 1) * RT_CHUNK < t723 ? (t727 + 1) * RT_CHUNK : t723;
+        for (int64_t t728 = t727 * RT_CHUNK; t728 < t727_end; t728++) {
+          const int32_t t729 = (int32_t)t728;
+          int32_t t727x0;
+          uint8_t t727x1;
+          int t731 = 0; /* nonzero: a check below failed */
+          int t732 = (uint64_t)(int64_t)t729 < (uint64_t)v_sd_1135_n;
+          int32_t t730 = t732 ? (int32_t)(v_sd_1135_off[t729 + 1] - v_sd_1135_off[t729]) : 0;
+          t731 |= !t732;
+          uint8_t t734 = rt_le_i(t730, 1);
+          if (__builtin_expect(t731 != 0, 0)) { /* again, recording the error */
+            int32_t t735;
+            if ((uint64_t)(int64_t)t729 < (uint64_t)v_sd_1135_n) {
+              t735 = (int32_t)(v_sd_1135_off[t729 + 1] - v_sd_1135_off[t729]);
             } else {
-              NESSIE_RECORD(err, t777, RT_CHECK_INDEX, 0, 0, RT_GATHER, t778, v_sd_1135_n, 0.0, 3);
-              t784 = 0;
+              NESSIE_RECORD(err, t728, RT_CHECK_INDEX, 0, 0, RT_GATHER, t729, v_sd_1135_n, 0.0, 3);
+              t735 = 0;
             }
-            uint8_t t786 = rt_le_i(t784, 1);
+            uint8_t t737 = rt_le_i(t735, 1);
           }
-          t776x0 = t778;
-          t776x1 = t783;
-          uint8_t t787;
-          t787 = t776x1;
-          t774[t777] = t787 != 0;
-          kept += t787 != 0;
+          t727x0 = t729;
+          t727x1 = t734;
+          uint8_t t738;
+          t738 = t727x1;
+          t725[t728] = t738 != 0;
+          kept += t738 != 0;
         }
-        t775[t776] = kept;
+        t726[t727] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t774);
-        rt_free(t775);
+        rt_free(t725);
+        rt_free(t726);
         goto fail;
       }
-      int64_t t788 = 0;
-      for (int64_t t776 = 0; t776 < t773; t776++) {
-        const int64_t k = t775[t776];
-        t775[t776] = t788;
-        t788 += k;
+      int64_t t739 = 0;
+      for (int64_t t727 = 0; t727 < t724; t727++) {
+        const int64_t k = t726[t727];
+        t726[t727] = t739;
+        t739 += k;
       }
-      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t788);
+      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t739);
       int32_t *v_x1118_d = v_x1118->data.i;
       const int64_t v_x1118_n = v_x1118->len;
-      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t788);
+      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t739);
       uint8_t *v_x1119_d = v_x1119->data.b;
       const int64_t v_x1119_n = v_x1119->len;
-      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t772 - t788));
+      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t723 - t739));
       int32_t *v_x1120_d = v_x1120->data.i;
       const int64_t v_x1120_n = v_x1120->len;
-      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t772 - t788));
+      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t723 - t739));
       uint8_t *v_x1121_d = v_x1121->data.b;
       const int64_t v_x1121_n = v_x1121->len;
-      RT_PARALLEL_FOR_IF(t773 > 1)
-      for (int64_t t776 = 0; t776 < t773; t776++) {
-        int64_t at = t775[t776];
-        int64_t at_not = t776 * RT_CHUNK - t775[t776];
-        const int64_t t776_end = (t776 + 1) * RT_CHUNK < t772 ? (t776 + 1) * RT_CHUNK : t772;
-        for (int64_t t777 = t776 * RT_CHUNK; t777 < t776_end; t777++) {
-          const int32_t t778 = (int32_t)t777;
-          int32_t t776y0;
-          uint8_t t776y1;
-          int t790 = 0; /* nonzero: a check below failed */
-          int t791 = (uint64_t)(int64_t)t778 < (uint64_t)v_sd_1135_n;
-          int32_t t789 = t791 ? (int32_t)(v_sd_1135_off[t778 + 1] - v_sd_1135_off[t778]) : 0;
-          t790 |= !t791;
-          uint8_t t793 = rt_le_i(t789, 1);
-          if (__builtin_expect(t790 != 0, 0)) { /* again, recording the error */
-            int32_t t794;
-            if ((uint64_t)(int64_t)t778 < (uint64_t)v_sd_1135_n) {
-              t794 = (int32_t)(v_sd_1135_off[t778 + 1] - v_sd_1135_off[t778]);
+      RT_PARALLEL_FOR_IF(t724 > 1)
+      for (int64_t t727 = 0; t727 < t724; t727++) {
+        int64_t at = t726[t727];
+        int64_t at_not = t727 * RT_CHUNK - t726[t727];
+        const int64_t t727_end = (t727 + 1) * RT_CHUNK < t723 ? (t727 + 1) * RT_CHUNK : t723;
+        for (int64_t t728 = t727 * RT_CHUNK; t728 < t727_end; t728++) {
+          const int32_t t729 = (int32_t)t728;
+          int32_t t727y0;
+          uint8_t t727y1;
+          int t741 = 0; /* nonzero: a check below failed */
+          int t742 = (uint64_t)(int64_t)t729 < (uint64_t)v_sd_1135_n;
+          int32_t t740 = t742 ? (int32_t)(v_sd_1135_off[t729 + 1] - v_sd_1135_off[t729]) : 0;
+          t741 |= !t742;
+          uint8_t t744 = rt_le_i(t740, 1);
+          if (__builtin_expect(t741 != 0, 0)) { /* again, recording the error */
+            int32_t t745;
+            if ((uint64_t)(int64_t)t729 < (uint64_t)v_sd_1135_n) {
+              t745 = (int32_t)(v_sd_1135_off[t729 + 1] - v_sd_1135_off[t729]);
             } else {
-              NESSIE_RECORD(err, t777, RT_CHECK_INDEX, 0, 0, RT_GATHER, t778, v_sd_1135_n, 0.0, 4);
-              t794 = 0;
+              NESSIE_RECORD(err, t728, RT_CHECK_INDEX, 0, 0, RT_GATHER, t729, v_sd_1135_n, 0.0, 4);
+              t745 = 0;
             }
-            uint8_t t796 = rt_le_i(t794, 1);
+            uint8_t t747 = rt_le_i(t745, 1);
           }
-          t776y0 = t778;
-          t776y1 = t793;
-          if (t774[t777]) {
-            v_x1118_d[at] = t776y0;
-            v_x1119_d[at] = t776y1;
+          t727y0 = t729;
+          t727y1 = t744;
+          if (t725[t728]) {
+            v_x1118_d[at] = t727y0;
+            v_x1119_d[at] = t727y1;
             at++;
           } else {
-            v_x1120_d[at_not] = t776y0;
-            v_x1121_d[at_not] = t776y1;
+            v_x1120_d[at_not] = t727y0;
+            v_x1121_d[at_not] = t727y1;
             at_not++;
           }
         }
       }
-      rt_free(t774);
-      rt_free(t775);
+      rt_free(t725);
+      rt_free(t726);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3973,120 +3581,120 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135,
       const int64_t v_x1121_n = v_x1121->len;
       /* SCAN */
       {
-        const int64_t t797 = v_x1110;
-        if (t797 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t797, 0.0, 5);
+        const int64_t t748 = v_x1110;
+        if (t748 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t748, 0.0, 5);
           goto fail;
         }
-        const int64_t t798 = t797 > 0 ? (t797 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t799 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t798);
-        int32_t *t800 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t798);
-        RT_PARALLEL_FOR_IF(t798 > 1)
-        for (int64_t t801 = 0; t801 < t798; t801++) {
-          int32_t t801a0;
-          int32_t t801a1;
-          t801a0 = 0;
-          t801a1 = 0;
-          const int64_t t801_end = (t801 + 1) * RT_CHUNK < t797 ? (t801 + 1) * RT_CHUNK : t797;
-          for (int64_t t802 = t801 * RT_CHUNK; t802 < t801_end; t802++) {
-            const int32_t t803 = (int32_t)t802;
-            int32_t t801x0;
-            int32_t t801x1;
-            int t805 = 0; /* nonzero: a check below failed */
-            int t806 = (uint64_t)(int64_t)t803 < (uint64_t)v_sd_1135_n;
-            int32_t t804 = t806 ? (int32_t)(v_sd_1135_off[t803 + 1] - v_sd_1135_off[t803]) : 0;
-            t805 |= !t806;
-            uint8_t t808 = rt_le_i(t804, 1);
-            int32_t t810 = rt_btoi_b(t808);
-            uint8_t t812 = rt_not_b(t808);
-            int32_t t814 = rt_btoi_b(t812);
-            if (__builtin_expect(t805 != 0, 0)) { /* again, recording the error */
-              int32_t t815;
-              if ((uint64_t)(int64_t)t803 < (uint64_t)v_sd_1135_n) {
-                t815 = (int32_t)(v_sd_1135_off[t803 + 1] - v_sd_1135_off[t803]);
+        const int64_t t749 = t748 > 0 ? (t748 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t750 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t749);
+        int32_t *t751 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t749);
+        RT_PARALLEL_FOR_IF(t749 > 1)
+        for (int64_t t752 = 0; t752 < t749; t752++) {
+          int32_t t752a0;
+          int32_t t752a1;
+          t752a0 = 0;
+          t752a1 = 0;
+          const int64_t t752_end = (t752 + 1) * RT_CHUNK < t748 ? (t752 + 1) * RT_CHUNK : t748;
+          for (int64_t t753 = t752 * RT_CHUNK; t753 < t752_end; t753++) {
+            const int32_t t754 = (int32_t)t753;
+            int32_t t752x0;
+            int32_t t752x1;
+            int t756 = 0; /* nonzero: a check below failed */
+            int t757 = (uint64_t)(int64_t)t754 < (uint64_t)v_sd_1135_n;
+            int32_t t755 = t757 ? (int32_t)(v_sd_1135_off[t754 + 1] - v_sd_1135_off[t754]) : 0;
+            t756 |= !t757;
+            uint8_t t759 = rt_le_i(t755, 1);
+            int32_t t761 = rt_btoi_b(t759);
+            uint8_t t763 = rt_not_b(t759);
+            int32_t t765 = rt_btoi_b(t763);
+            if (__builtin_expect(t756 != 0, 0)) { /* again, recording the error */
+              int32_t t766;
+              if ((uint64_t)(int64_t)t754 < (uint64_t)v_sd_1135_n) {
+                t766 = (int32_t)(v_sd_1135_off[t754 + 1] - v_sd_1135_off[t754]);
               } else {
-                NESSIE_RECORD(err, t802, RT_CHECK_INDEX, 0, 0, RT_GATHER, t803, v_sd_1135_n, 0.0, 6);
-                t815 = 0;
+                NESSIE_RECORD(err, t753, RT_CHECK_INDEX, 0, 0, RT_GATHER, t754, v_sd_1135_n, 0.0, 6);
+                t766 = 0;
               }
-              uint8_t t817 = rt_le_i(t815, 1);
-              int32_t t819 = rt_btoi_b(t817);
-              uint8_t t821 = rt_not_b(t817);
-              int32_t t823 = rt_btoi_b(t821);
+              uint8_t t768 = rt_le_i(t766, 1);
+              int32_t t770 = rt_btoi_b(t768);
+              uint8_t t772 = rt_not_b(t768);
+              int32_t t774 = rt_btoi_b(t772);
             }
-            t801x0 = t810;
-            t801x1 = t814;
-            int32_t t825 = rt_add_i(t801a0, t801x0);
-            int32_t t827 = rt_add_i(t801a1, t801x1);
-            t801a0 = t825;
-            t801a1 = t827;
+            t752x0 = t761;
+            t752x1 = t765;
+            int32_t t776 = rt_add_i(t752a0, t752x0);
+            int32_t t778 = rt_add_i(t752a1, t752x1);
+            t752a0 = t776;
+            t752a1 = t778;
           }
-          t799[t801] = t801a0;
-          t800[t801] = t801a1;
+          t750[t752] = t752a0;
+          t751[t752] = t752a1;
         }
-        int32_t t801t0;
-        int32_t t801t1;
-        t801t0 = 0;
-        t801t1 = 0;
-        for (int64_t t801 = 0; t801 < t798; t801++) {
-          const int32_t t828 = t799[t801];
-          t799[t801] = t801t0;
-          const int32_t t829 = t800[t801];
-          t800[t801] = t801t1;
-          int32_t t831 = rt_add_i(t801t0, t828);
-          int32_t t833 = rt_add_i(t801t1, t829);
-          t801t0 = t831;
-          t801t1 = t833;
+        int32_t t752t0;
+        int32_t t752t1;
+        t752t0 = 0;
+        t752t1 = 0;
+        for (int64_t t752 = 0; t752 < t749; t752++) {
+          const int32_t t779 = t750[t752];
+          t750[t752] = t752t0;
+          const int32_t t780 = t751[t752];
+          t751[t752] = t752t1;
+          int32_t t782 = rt_add_i(t752t0, t779);
+          int32_t t784 = rt_add_i(t752t1, t780);
+          t752t0 = t782;
+          t752t1 = t784;
         }
-        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t797);
+        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t748);
         int32_t *v_x1133_d = v_x1133->data.i;
         const int64_t v_x1133_n = v_x1133->len;
-        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t797);
+        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t748);
         int32_t *v_x1134_d = v_x1134->data.i;
         const int64_t v_x1134_n = v_x1134->len;
-        RT_PARALLEL_FOR_IF(t798 > 1)
-        for (int64_t t801 = 0; t801 < t798; t801++) {
-          int32_t t801p0;
-          int32_t t801p1;
-          t801p0 = t799[t801];
-          t801p1 = t800[t801];
-          const int64_t t801_end = (t801 + 1) * RT_CHUNK < t797 ? (t801 + 1) * RT_CHUNK : t797;
-          for (int64_t t802 = t801 * RT_CHUNK; t802 < t801_end; t802++) {
-            const int32_t t803 = (int32_t)t802;
-            v_x1133_d[t802] = t801p0;
-            v_x1134_d[t802] = t801p1;
-            int32_t t801y0;
-            int32_t t801y1;
-            int t835 = 0; /* nonzero: a check below failed */
-            int t836 = (uint64_t)(int64_t)t803 < (uint64_t)v_sd_1135_n;
-            int32_t t834 = t836 ? (int32_t)(v_sd_1135_off[t803 + 1] - v_sd_1135_off[t803]) : 0;
-            t835 |= !t836;
-            uint8_t t838 = rt_le_i(t834, 1);
-            int32_t t840 = rt_btoi_b(t838);
-            uint8_t t842 = rt_not_b(t838);
-            int32_t t844 = rt_btoi_b(t842);
-            if (__builtin_expect(t835 != 0, 0)) { /* again, recording the error */
-              int32_t t845;
-              if ((uint64_t)(int64_t)t803 < (uint64_t)v_sd_1135_n) {
-                t845 = (int32_t)(v_sd_1135_off[t803 + 1] - v_sd_1135_off[t803]);
+        RT_PARALLEL_FOR_IF(t749 > 1)
+        for (int64_t t752 = 0; t752 < t749; t752++) {
+          int32_t t752p0;
+          int32_t t752p1;
+          t752p0 = t750[t752];
+          t752p1 = t751[t752];
+          const int64_t t752_end = (t752 + 1) * RT_CHUNK < t748 ? (t752 + 1) * RT_CHUNK : t748;
+          for (int64_t t753 = t752 * RT_CHUNK; t753 < t752_end; t753++) {
+            const int32_t t754 = (int32_t)t753;
+            v_x1133_d[t753] = t752p0;
+            v_x1134_d[t753] = t752p1;
+            int32_t t752y0;
+            int32_t t752y1;
+            int t786 = 0; /* nonzero: a check below failed */
+            int t787 = (uint64_t)(int64_t)t754 < (uint64_t)v_sd_1135_n;
+            int32_t t785 = t787 ? (int32_t)(v_sd_1135_off[t754 + 1] - v_sd_1135_off[t754]) : 0;
+            t786 |= !t787;
+            uint8_t t789 = rt_le_i(t785, 1);
+            int32_t t791 = rt_btoi_b(t789);
+            uint8_t t793 = rt_not_b(t789);
+            int32_t t795 = rt_btoi_b(t793);
+            if (__builtin_expect(t786 != 0, 0)) { /* again, recording the error */
+              int32_t t796;
+              if ((uint64_t)(int64_t)t754 < (uint64_t)v_sd_1135_n) {
+                t796 = (int32_t)(v_sd_1135_off[t754 + 1] - v_sd_1135_off[t754]);
               } else {
-                NESSIE_RECORD(err, t802, RT_CHECK_INDEX, 0, 0, RT_GATHER, t803, v_sd_1135_n, 0.0, 7);
-                t845 = 0;
+                NESSIE_RECORD(err, t753, RT_CHECK_INDEX, 0, 0, RT_GATHER, t754, v_sd_1135_n, 0.0, 7);
+                t796 = 0;
               }
-              uint8_t t847 = rt_le_i(t845, 1);
-              int32_t t849 = rt_btoi_b(t847);
-              uint8_t t851 = rt_not_b(t847);
-              int32_t t853 = rt_btoi_b(t851);
+              uint8_t t798 = rt_le_i(t796, 1);
+              int32_t t800 = rt_btoi_b(t798);
+              uint8_t t802 = rt_not_b(t798);
+              int32_t t804 = rt_btoi_b(t802);
             }
-            t801y0 = t840;
-            t801y1 = t844;
-            int32_t t855 = rt_add_i(t801p0, t801y0);
-            int32_t t857 = rt_add_i(t801p1, t801y1);
-            t801p0 = t855;
-            t801p1 = t857;
+            t752y0 = t791;
+            t752y1 = t795;
+            int32_t t806 = rt_add_i(t752p0, t752y0);
+            int32_t t808 = rt_add_i(t752p1, t752y1);
+            t752p0 = t806;
+            t752p1 = t808;
           }
         }
-        rt_free(t799);
-        rt_free(t800);
+        rt_free(t750);
+        rt_free(t751);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -4110,8 +3718,8 @@ fail:
   rt_release(v_x1134);
 }
 
-/* K19: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K19_A {
+/* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K16_A {
   RtKernelError *err;
   int run;
   const int64_t *v_sd_1135_off; int64_t v_sd_1135_n;
@@ -4124,144 +3732,144 @@ struct K19_A {
   int32_t *v_x1133_d; int64_t v_x1133_n;
   int32_t *v_x1134_d; int64_t v_x1134_n;
 };
-struct alignas(8) K19_0_V {
+struct alignas(8) K16_0_V {
   uint8_t v0;
 };
-struct K19_0_pull {
-  K19_A A;
-  __device__ K19_0_V operator()(int64_t i) const {
+struct K16_0_pull {
+  K16_A A;
+  __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t859 = 0; /* nonzero: a check below failed */
-    int t860 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
-    int32_t t858 = t860 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
-    t859 |= !t860;
-    uint8_t t862 = rt_le_i(t858, 1);
-    if (__builtin_expect(t859 != 0, 0)) { /* again, recording the error */
-      int32_t t863;
+    int t810 = 0; /* nonzero: a check below failed */
+    int t811 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
+    int32_t t809 = t811 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
+    t810 |= !t811;
+    uint8_t t813 = rt_le_i(t809, 1);
+    if (__builtin_expect(t810 != 0, 0)) { /* again, recording the error */
+      int32_t t814;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n) {
-        t863 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
+        t814 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1135_n, 0.0, 0);
-        t863 = 0;
+        t814 = 0;
       }
-      uint8_t t865 = rt_le_i(t863, 1);
+      uint8_t t816 = rt_le_i(t814, 1);
     }
-    return K19_0_V{t862};
+    return K16_0_V{t813};
   }
 };
-struct K19_0_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_0_V &v) const {
+struct K16_0_store {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_0_V &v) const {
     A.v_x1113_d[i] = v.v0;
   }
 };
-struct alignas(8) K19_1_V {
+struct alignas(8) K16_1_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K19_1_pull {
-  K19_A A;
-  __device__ K19_1_V operator()(int64_t i) const {
+struct K16_1_pull {
+  K16_A A;
+  __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t867 = 0; /* nonzero: a check below failed */
-    int t868 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
-    int32_t t866 = t868 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
-    t867 |= !t868;
-    uint8_t t870 = rt_le_i(t866, 1);
-    if (__builtin_expect(t867 != 0, 0)) { /* again, recording the error */
-      int32_t t871;
+    int t818 = 0; /* nonzero: a check below failed */
+    int t819 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
+    int32_t t817 = t819 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
+    t818 |= !t819;
+    uint8_t t821 = rt_le_i(t817, 1);
+    if (__builtin_expect(t818 != 0, 0)) { /* again, recording the error */
+      int32_t t822;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n) {
-        t871 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
+        t822 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1135_n, 0.0, 1);
-        t871 = 0;
+        t822 = 0;
       }
-      uint8_t t873 = rt_le_i(t871, 1);
+      uint8_t t824 = rt_le_i(t822, 1);
     }
-    return K19_1_V{ix, t870};
+    return K16_1_V{ix, t821};
   }
 };
-struct K19_1_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_1_V &v) const {
+struct K16_1_store {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_1_V &v) const {
     A.v_x1118_d[i] = v.v0;
     A.v_x1119_d[i] = v.v1;
   }
 };
-struct K19_1_pred {
-  K19_A A;
-  __device__ bool operator()(int64_t i, const K19_1_V &v) const {
+struct K16_1_pred {
+  K16_A A;
+  __device__ bool operator()(int64_t i, const K16_1_V &v) const {
     return (bool)v.v1;
   }
 };
-struct K19_1_other {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_1_V &v) const {
+struct K16_1_other {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_1_V &v) const {
     A.v_x1120_d[i] = v.v0;
     A.v_x1121_d[i] = v.v1;
   }
 };
-struct alignas(8) K19_2_V {
+struct alignas(8) K16_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K19_2_pull {
-  K19_A A;
-  __device__ K19_2_V operator()(int64_t i) const {
+struct K16_2_pull {
+  K16_A A;
+  __device__ K16_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t875 = 0; /* nonzero: a check below failed */
-    int t876 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
-    int32_t t874 = t876 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
-    t875 |= !t876;
-    uint8_t t878 = rt_le_i(t874, 1);
-    int32_t t880 = rt_btoi_b(t878);
-    uint8_t t882 = rt_not_b(t878);
-    int32_t t884 = rt_btoi_b(t882);
-    if (__builtin_expect(t875 != 0, 0)) { /* again, recording the error */
-      int32_t t885;
+    int t826 = 0; /* nonzero: a check below failed */
+    int t827 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
+    int32_t t825 = t827 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
+    t826 |= !t827;
+    uint8_t t829 = rt_le_i(t825, 1);
+    int32_t t831 = rt_btoi_b(t829);
+    uint8_t t833 = rt_not_b(t829);
+    int32_t t835 = rt_btoi_b(t833);
+    if (__builtin_expect(t826 != 0, 0)) { /* again, recording the error */
+      int32_t t836;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n) {
-        t885 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
+        t836 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1135_n, 0.0, 2);
-        t885 = 0;
+        t836 = 0;
       }
-      uint8_t t887 = rt_le_i(t885, 1);
-      int32_t t889 = rt_btoi_b(t887);
-      uint8_t t891 = rt_not_b(t887);
-      int32_t t893 = rt_btoi_b(t891);
+      uint8_t t838 = rt_le_i(t836, 1);
+      int32_t t840 = rt_btoi_b(t838);
+      uint8_t t842 = rt_not_b(t838);
+      int32_t t844 = rt_btoi_b(t842);
     }
-    return K19_2_V{t880, t884};
+    return K16_2_V{t831, t835};
   }
 };
-struct K19_2_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_2_V &v) const {
+struct K16_2_store {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_2_V &v) const {
     A.v_x1133_d[i] = v.v0;
     A.v_x1134_d[i] = v.v1;
   }
 };
-struct K19_2_op {
-  K19_A A;
-  __device__ K19_2_V operator()(const K19_2_V &a, const K19_2_V &b) const {
-    int32_t t895 = rt_add_i(a.v0, b.v0);
-    int32_t t897 = rt_add_i(a.v1, b.v1);
-    return K19_2_V{t895, t897};
+struct K16_2_op {
+  K16_A A;
+  __device__ K16_2_V operator()(const K16_2_V &a, const K16_2_V &b) const {
+    int32_t t846 = rt_add_i(a.v0, b.v0);
+    int32_t t848 = rt_add_i(a.v1, b.v1);
+    return K16_2_V{t846, t848};
   }
 };
-struct K19_2_ride {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_2_V &v) const {
-    K19_0_store{A}(i, K19_0_pull{A}(i)); /* MAP 0 rides here */
-    K19_2_store{A}(i, v);
+struct K16_2_ride {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_2_V &v) const {
+    K16_0_store{A}(i, K16_0_pull{A}(i)); /* MAP 0 rides here */
+    K16_2_store{A}(i, v);
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
   (void)loc;
   (void)err;
-  K19_A A;
+  K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4277,68 +3885,68 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, 
   RtValue *v_x1134 = NULL;
   /* MAP */
   {
-    const int64_t t898 = v_x1110;
-    if (t898 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t898, 0.0, run, 3};
+    const int64_t t849 = v_x1110;
+    if (t849 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t849, 0.0, run, 3};
       goto fail;
     }
-    v_x1113 = rtg_vec_new(RT_BOOL, t898);
+    v_x1113 = rtg_vec_new(RT_BOOL, t849);
     A.v_x1113_d = v_x1113->data.b;
     A.v_x1113_n = v_x1113->len;
-    /* computed in the launch of SOAC 2 (K19_2_ride) */
+    /* computed in the launch of SOAC 2 (K16_2_ride) */
   }
   /* PARTITION */
-  int64_t *t899, t900; /* the slot of its count, its size */
+  int64_t *t850, t851; /* the slot of its count, its size */
   {
-    const int64_t t901 = v_x1110;
-    if (t901 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t901, 0.0, run, 4};
+    const int64_t t852 = v_x1110;
+    if (t852 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t852, 0.0, run, 4};
       goto fail;
     }
-    v_x1118 = rtg_vec_new(RT_INT, t901);
+    v_x1118 = rtg_vec_new(RT_INT, t852);
     A.v_x1118_d = v_x1118->data.i;
     A.v_x1118_n = v_x1118->len;
-    v_x1119 = rtg_vec_new(RT_BOOL, t901);
+    v_x1119 = rtg_vec_new(RT_BOOL, t852);
     A.v_x1119_d = v_x1119->data.b;
     A.v_x1119_n = v_x1119->len;
-    v_x1120 = rtg_vec_new(RT_INT, t901);
+    v_x1120 = rtg_vec_new(RT_INT, t852);
     A.v_x1120_d = v_x1120->data.i;
     A.v_x1120_n = v_x1120->len;
-    v_x1121 = rtg_vec_new(RT_BOOL, t901);
+    v_x1121 = rtg_vec_new(RT_BOOL, t852);
     A.v_x1121_d = v_x1121->data.b;
     A.v_x1121_n = v_x1121->len;
-    t900 = t901;
-    t899 = rtg::partition_launch<K19_1_V>("K19", loc, K19_1_pull{A}, K19_1_pred{A}, t901, K19_1_store{A}, K19_1_other{A}, true);
+    t851 = t852;
+    t850 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t852, K16_1_store{A}, K16_1_other{A}, true);
   }
   {
-    const int64_t t902 = rtg::filter_count(t899);
-    v_x1118 = rtg_vec_fit(v_x1118, t902);
+    const int64_t t853 = rtg::filter_count(t850);
+    v_x1118 = rtg_vec_fit(v_x1118, t853);
     A.v_x1118_d = v_x1118->data.i;
     A.v_x1118_n = v_x1118->len;
-    v_x1119 = rtg_vec_fit(v_x1119, t902);
+    v_x1119 = rtg_vec_fit(v_x1119, t853);
     A.v_x1119_d = v_x1119->data.b;
     A.v_x1119_n = v_x1119->len;
-    v_x1120 = rtg_vec_fit(v_x1120, t900 - t902);
+    v_x1120 = rtg_vec_fit(v_x1120, t851 - t853);
     A.v_x1120_d = v_x1120->data.i;
     A.v_x1120_n = v_x1120->len;
-    v_x1121 = rtg_vec_fit(v_x1121, t900 - t902);
+    v_x1121 = rtg_vec_fit(v_x1121, t851 - t853);
     A.v_x1121_d = v_x1121->data.b;
     A.v_x1121_n = v_x1121->len;
   }
   /* SCAN */
   {
-    const int64_t t903 = v_x1110;
-    if (t903 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t903, 0.0, run, 5};
+    const int64_t t854 = v_x1110;
+    if (t854 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t854, 0.0, run, 5};
       goto fail;
     }
-    v_x1133 = rtg_vec_new(RT_INT, t903);
+    v_x1133 = rtg_vec_new(RT_INT, t854);
     A.v_x1133_d = v_x1133->data.i;
     A.v_x1133_n = v_x1133->len;
-    v_x1134 = rtg_vec_new(RT_INT, t903);
+    v_x1134 = rtg_vec_new(RT_INT, t854);
     A.v_x1134_d = v_x1134->data.i;
     A.v_x1134_n = v_x1134->len;
-    rtg::scan<true>("K19", loc, K19_2_pull{A}, K19_2_op{A}, K19_2_V{0, 0}, t903, K19_2_ride{A});
+    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t854, K16_2_ride{A});
   }
   *out_v_x1113 = v_x1113;
   *out_v_x1118 = v_x1118;
@@ -4358,19 +3966,19 @@ fail:
   rt_release(v_x1134);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int32_t v_x1110, RtValue **out_v_x1113, RtValue **out_v_x1118, RtValue **out_v_x1120, RtValue **out_v_x1133, RtValue **out_v_x1134) {
   RtValue *vals[] = {v_sd_1135};
   const int64_t sizes[] = {(int64_t)v_x1110, (int64_t)v_x1110, (int64_t)v_x1110};
   if (rtg_choose_host(vals, 1, sizes, 3)) {
-    K19_host(err, loc, run, v_sd_1135, v_x1110, out_v_x1113, out_v_x1118, out_v_x1120, out_v_x1133, out_v_x1134);
+    K16_host(err, loc, run, v_sd_1135, v_x1110, out_v_x1113, out_v_x1118, out_v_x1120, out_v_x1133, out_v_x1134);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_sd_1135, v_x1110, out_v_x1113, out_v_x1118, out_v_x1120, out_v_x1133, out_v_x1134);
+    K16_gpu(err, loc, run, v_sd_1135, v_x1110, out_v_x1113, out_v_x1118, out_v_x1120, out_v_x1133, out_v_x1134);
   }
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+/* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
   (void)loc;
   (void)run;
   int32_t *v_x1136_d = v_x1136->data.i;
@@ -4384,49 +3992,49 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, R
   RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t904 = v_x1136_n;
-    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t904);
+    const int64_t t855 = v_x1136_n;
+    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t855);
     int32_t *v_x1142_d = v_x1142->data.i;
     const int64_t v_x1142_n = v_x1142->len;
-    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t904);
+    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t855);
     int32_t *v_x1143_d = v_x1143->data.i;
     const int64_t v_x1143_n = v_x1143->len;
-    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t904);
+    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t855);
     int32_t *v_x1144_d = v_x1144->data.i;
     const int64_t v_x1144_n = v_x1144->len;
-    RT_PARALLEL_FOR_IF(t904 >= RT_PARALLEL_MIN)
-    for (int64_t t905 = 0; t905 < t904; t905++) {
-      const int32_t t906 = (int32_t)t905;
-      int t909 = 0; /* nonzero: a check below failed */
-      int32_t t907 = v_x1136_d[t906];
-      int t910 = (uint64_t)(int64_t)t907 < (uint64_t)v_sd_1138_n;
-      int32_t t908 = t910 ? (int32_t)v_sd_1138_off[t907] : 0;
-      t909 |= !t910;
-      int t912 = (uint64_t)(int64_t)t907 < (uint64_t)v_sd_1145_n;
-      int32_t t911 = t912 ? (int32_t)(v_sd_1145_off[t907 + 1] - v_sd_1145_off[t907]) : 0;
-      t909 |= !t912;
-      int32_t t914 = rt_add_i(t908, t911);
-      if (__builtin_expect(t909 != 0, 0)) { /* again, recording the error */
-        int32_t t915 = v_x1136_d[t906];
-        int32_t t916;
-        if ((uint64_t)(int64_t)t915 < (uint64_t)v_sd_1138_n) {
-          t916 = (int32_t)v_sd_1138_off[t915];
+    RT_PARALLEL_FOR_IF(t855 >= RT_PARALLEL_MIN)
+    for (int64_t t856 = 0; t856 < t855; t856++) {
+      const int32_t t857 = (int32_t)t856;
+      int t860 = 0; /* nonzero: a check below failed */
+      int32_t t858 = v_x1136_d[t857];
+      int t861 = (uint64_t)(int64_t)t858 < (uint64_t)v_sd_1138_n;
+      int32_t t859 = t861 ? (int32_t)v_sd_1138_off[t858] : 0;
+      t860 |= !t861;
+      int t863 = (uint64_t)(int64_t)t858 < (uint64_t)v_sd_1145_n;
+      int32_t t862 = t863 ? (int32_t)(v_sd_1145_off[t858 + 1] - v_sd_1145_off[t858]) : 0;
+      t860 |= !t863;
+      int32_t t865 = rt_add_i(t859, t862);
+      if (__builtin_expect(t860 != 0, 0)) { /* again, recording the error */
+        int32_t t866 = v_x1136_d[t857];
+        int32_t t867;
+        if ((uint64_t)(int64_t)t866 < (uint64_t)v_sd_1138_n) {
+          t867 = (int32_t)v_sd_1138_off[t866];
         } else {
-          NESSIE_RECORD(err, t905, RT_CHECK_INDEX, 0, 0, RT_GATHER, t915, v_sd_1138_n, 0.0, 0);
-          t916 = 0;
+          NESSIE_RECORD(err, t856, RT_CHECK_INDEX, 0, 0, RT_GATHER, t866, v_sd_1138_n, 0.0, 0);
+          t867 = 0;
         }
-        int32_t t917;
-        if ((uint64_t)(int64_t)t915 < (uint64_t)v_sd_1145_n) {
-          t917 = (int32_t)(v_sd_1145_off[t915 + 1] - v_sd_1145_off[t915]);
+        int32_t t868;
+        if ((uint64_t)(int64_t)t866 < (uint64_t)v_sd_1145_n) {
+          t868 = (int32_t)(v_sd_1145_off[t866 + 1] - v_sd_1145_off[t866]);
         } else {
-          NESSIE_RECORD(err, t905, RT_CHECK_INDEX, 0, 0, RT_GATHER, t915, v_sd_1145_n, 0.0, 1);
-          t917 = 0;
+          NESSIE_RECORD(err, t856, RT_CHECK_INDEX, 0, 0, RT_GATHER, t866, v_sd_1145_n, 0.0, 1);
+          t868 = 0;
         }
-        int32_t t919 = rt_add_i(t916, t917);
+        int32_t t870 = rt_add_i(t867, t868);
       }
-      v_x1142_d[t905] = t908;
-      v_x1143_d[t905] = t914;
-      v_x1144_d[t905] = 1;
+      v_x1142_d[t856] = t859;
+      v_x1143_d[t856] = t865;
+      v_x1144_d[t856] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -4441,8 +4049,8 @@ fail:
   rt_release(v_x1144);
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K20_A {
+/* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K17_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1136_d; int64_t v_x1136_n;
@@ -4452,58 +4060,58 @@ struct K20_A {
   int32_t *v_x1143_d; int64_t v_x1143_n;
   int32_t *v_x1144_d; int64_t v_x1144_n;
 };
-struct alignas(8) K20_0_V {
+struct alignas(8) K17_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K20_0_pull {
-  K20_A A;
-  __device__ K20_0_V operator()(int64_t i) const {
+struct K17_0_pull {
+  K17_A A;
+  __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t922 = 0; /* nonzero: a check below failed */
-    int32_t t920 = A.v_x1136_d[ix];
-    int t923 = (uint64_t)(int64_t)t920 < (uint64_t)A.v_sd_1138_n;
-    int32_t t921 = t923 ? (int32_t)A.v_sd_1138_off[t920] : 0;
-    t922 |= !t923;
-    int t925 = (uint64_t)(int64_t)t920 < (uint64_t)A.v_sd_1145_n;
-    int32_t t924 = t925 ? (int32_t)(A.v_sd_1145_off[t920 + 1] - A.v_sd_1145_off[t920]) : 0;
-    t922 |= !t925;
-    int32_t t927 = rt_add_i(t921, t924);
-    if (__builtin_expect(t922 != 0, 0)) { /* again, recording the error */
-      int32_t t928 = A.v_x1136_d[ix];
-      int32_t t929;
-      if ((uint64_t)(int64_t)t928 < (uint64_t)A.v_sd_1138_n) {
-        t929 = (int32_t)A.v_sd_1138_off[t928];
+    int t873 = 0; /* nonzero: a check below failed */
+    int32_t t871 = A.v_x1136_d[ix];
+    int t874 = (uint64_t)(int64_t)t871 < (uint64_t)A.v_sd_1138_n;
+    int32_t t872 = t874 ? (int32_t)A.v_sd_1138_off[t871] : 0;
+    t873 |= !t874;
+    int t876 = (uint64_t)(int64_t)t871 < (uint64_t)A.v_sd_1145_n;
+    int32_t t875 = t876 ? (int32_t)(A.v_sd_1145_off[t871 + 1] - A.v_sd_1145_off[t871]) : 0;
+    t873 |= !t876;
+    int32_t t878 = rt_add_i(t872, t875);
+    if (__builtin_expect(t873 != 0, 0)) { /* again, recording the error */
+      int32_t t879 = A.v_x1136_d[ix];
+      int32_t t880;
+      if ((uint64_t)(int64_t)t879 < (uint64_t)A.v_sd_1138_n) {
+        t880 = (int32_t)A.v_sd_1138_off[t879];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t928, A.v_sd_1138_n, 0.0, 0);
-        t929 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t879, A.v_sd_1138_n, 0.0, 0);
+        t880 = 0;
       }
-      int32_t t930;
-      if ((uint64_t)(int64_t)t928 < (uint64_t)A.v_sd_1145_n) {
-        t930 = (int32_t)(A.v_sd_1145_off[t928 + 1] - A.v_sd_1145_off[t928]);
+      int32_t t881;
+      if ((uint64_t)(int64_t)t879 < (uint64_t)A.v_sd_1145_n) {
+        t881 = (int32_t)(A.v_sd_1145_off[t879 + 1] - A.v_sd_1145_off[t879]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t928, A.v_sd_1145_n, 0.0, 1);
-        t930 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t879, A.v_sd_1145_n, 0.0, 1);
+        t881 = 0;
       }
-      int32_t t932 = rt_add_i(t929, t930);
+      int32_t t883 = rt_add_i(t880, t881);
     }
-    return K20_0_V{t921, t927, 1};
+    return K17_0_V{t872, t878, 1};
   }
 };
-struct K20_0_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_0_V &v) const {
+struct K17_0_store {
+  K17_A A;
+  __device__ void operator()(int64_t i, const K17_0_V &v) const {
     A.v_x1142_d[i] = v.v0;
     A.v_x1143_d[i] = v.v1;
     A.v_x1144_d[i] = v.v2;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
   (void)loc;
   (void)err;
-  K20_A A;
+  K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4518,17 +4126,17 @@ static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, Rt
   RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t933 = v_x1136->len;
-    v_x1142 = rtg_vec_new(RT_INT, t933);
+    const int64_t t884 = v_x1136->len;
+    v_x1142 = rtg_vec_new(RT_INT, t884);
     A.v_x1142_d = v_x1142->data.i;
     A.v_x1142_n = v_x1142->len;
-    v_x1143 = rtg_vec_new(RT_INT, t933);
+    v_x1143 = rtg_vec_new(RT_INT, t884);
     A.v_x1143_d = v_x1143->data.i;
     A.v_x1143_n = v_x1143->len;
-    v_x1144 = rtg_vec_new(RT_INT, t933);
+    v_x1144 = rtg_vec_new(RT_INT, t884);
     A.v_x1144_d = v_x1144->data.i;
     A.v_x1144_n = v_x1144->len;
-    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t933);
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t884);
   }
   *out_v_x1142 = v_x1142;
   *out_v_x1143 = v_x1143;
@@ -4540,19 +4148,19 @@ fail:
   rt_release(v_x1144);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValue *v_sd_1145, RtValue *v_sd_1138, RtValue **out_v_x1142, RtValue **out_v_x1143, RtValue **out_v_x1144) {
   RtValue *vals[] = {v_x1136, v_sd_1145, v_sd_1138};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K20_host(err, loc, run, v_x1136, v_sd_1145, v_sd_1138, out_v_x1142, out_v_x1143, out_v_x1144);
+    K17_host(err, loc, run, v_x1136, v_sd_1145, v_sd_1138, out_v_x1142, out_v_x1143, out_v_x1144);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1136, v_sd_1145, v_sd_1138, out_v_x1142, out_v_x1143, out_v_x1144);
+    K17_gpu(err, loc, run, v_x1136, v_sd_1145, v_sd_1138, out_v_x1142, out_v_x1143, out_v_x1144);
   }
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+/* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
   (void)loc;
   (void)run;
   int32_t *v_x1003_d = v_x1003->data.i;
@@ -4568,89 +4176,89 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, i
   RtValue *v_x1017 = NULL;
   /* MAP */
   {
-    const int64_t t934 = v_x1007_n;
-    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t934);
+    const int64_t t885 = v_x1007_n;
+    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t885);
     int32_t *v_x1017_d = v_x1017->data.i;
     const int64_t v_x1017_n = v_x1017->len;
-    RT_PARALLEL_FOR_IF(t934 >= RT_PARALLEL_MIN)
-    for (int64_t t935 = 0; t935 < t934; t935++) {
-      const int32_t t936 = (int32_t)t935;
-      int t938 = 0; /* nonzero: a check below failed */
-      int t939 = (uint64_t)(int64_t)t936 < (uint64_t)v_x1003_n;
-      int32_t t937 = t939 ? v_x1003_d[t936] : 0;
-      t938 |= !t939;
-      int32_t t941 = rt_add_i(t937, v_x1004);
-      uint8_t t942 = v_x1007_d[t936];
-      int t944 = (uint64_t)(int64_t)t936 < (uint64_t)v_x1008_n;
-      int32_t t943 = t944 ? v_x1008_d[t936] : 0;
-      t938 |= !t944;
-      int32_t t946 = (t942 ? t943 : t941);
-      int t948 = (uint64_t)(int64_t)t946 < (uint64_t)v_x1013;
-      int32_t t947 = t948 ? t946 : 0;
-      t938 |= !t948;
-      uint8_t t950 = rt_lt_i(t947, (int32_t)v_x1011_n);
-      int32_t t951;
-      if (t950) {
-        int t953 = (uint64_t)(int64_t)t947 < (uint64_t)v_x1011_n;
-        int32_t t952 = t953 ? v_x1011_d[t947] : 0;
-        t938 |= !t953;
-        t951 = t952;
+    RT_PARALLEL_FOR_IF(t885 >= RT_PARALLEL_MIN)
+    for (int64_t t886 = 0; t886 < t885; t886++) {
+      const int32_t t887 = (int32_t)t886;
+      int t889 = 0; /* nonzero: a check below failed */
+      int t890 = (uint64_t)(int64_t)t887 < (uint64_t)v_x1003_n;
+      int32_t t888 = t890 ? v_x1003_d[t887] : 0;
+      t889 |= !t890;
+      int32_t t892 = rt_add_i(t888, v_x1004);
+      uint8_t t893 = v_x1007_d[t887];
+      int t895 = (uint64_t)(int64_t)t887 < (uint64_t)v_x1008_n;
+      int32_t t894 = t895 ? v_x1008_d[t887] : 0;
+      t889 |= !t895;
+      int32_t t897 = (t893 ? t894 : t892);
+      int t899 = (uint64_t)(int64_t)t897 < (uint64_t)v_x1013;
+      int32_t t898 = t899 ? t897 : 0;
+      t889 |= !t899;
+      uint8_t t901 = rt_lt_i(t898, (int32_t)v_x1011_n);
+      int32_t t902;
+      if (t901) {
+        int t904 = (uint64_t)(int64_t)t898 < (uint64_t)v_x1011_n;
+        int32_t t903 = t904 ? v_x1011_d[t898] : 0;
+        t889 |= !t904;
+        t902 = t903;
       } else {
-        int32_t t955 = rt_sub_i(t947, (int32_t)v_x1011_n);
-        int t957 = (uint64_t)(int64_t)t955 < (uint64_t)v_x1012_n;
-        int32_t t956 = t957 ? v_x1012_d[t955] : 0;
-        t938 |= !t957;
-        t951 = t956;
+        int32_t t906 = rt_sub_i(t898, (int32_t)v_x1011_n);
+        int t908 = (uint64_t)(int64_t)t906 < (uint64_t)v_x1012_n;
+        int32_t t907 = t908 ? v_x1012_d[t906] : 0;
+        t889 |= !t908;
+        t902 = t907;
       }
-      if (__builtin_expect(t938 != 0, 0)) { /* again, recording the error */
-        int32_t t958;
-        if ((uint64_t)(int64_t)t936 < (uint64_t)v_x1003_n) {
-          t958 = v_x1003_d[t936];
+      if (__builtin_expect(t889 != 0, 0)) { /* again, recording the error */
+        int32_t t909;
+        if ((uint64_t)(int64_t)t887 < (uint64_t)v_x1003_n) {
+          t909 = v_x1003_d[t887];
         } else {
-          NESSIE_RECORD(err, t935, RT_CHECK_INDEX, 0, 0, RT_GATHER, t936, v_x1003_n, 0.0, 0);
-          t958 = 0;
+          NESSIE_RECORD(err, t886, RT_CHECK_INDEX, 0, 0, RT_GATHER, t887, v_x1003_n, 0.0, 0);
+          t909 = 0;
         }
-        int32_t t960 = rt_add_i(t958, v_x1004);
-        uint8_t t961 = v_x1007_d[t936];
-        int32_t t962;
-        if ((uint64_t)(int64_t)t936 < (uint64_t)v_x1008_n) {
-          t962 = v_x1008_d[t936];
+        int32_t t911 = rt_add_i(t909, v_x1004);
+        uint8_t t912 = v_x1007_d[t887];
+        int32_t t913;
+        if ((uint64_t)(int64_t)t887 < (uint64_t)v_x1008_n) {
+          t913 = v_x1008_d[t887];
         } else {
-          NESSIE_RECORD(err, t935, RT_CHECK_INDEX, 0, 0, RT_GATHER, t936, v_x1008_n, 0.0, 1);
-          t962 = 0;
+          NESSIE_RECORD(err, t886, RT_CHECK_INDEX, 0, 0, RT_GATHER, t887, v_x1008_n, 0.0, 1);
+          t913 = 0;
         }
-        int32_t t964 = (t961 ? t962 : t960);
-        int32_t t965;
-        if ((uint64_t)(int64_t)t964 < (uint64_t)v_x1013) {
-          t965 = t964;
+        int32_t t915 = (t912 ? t913 : t911);
+        int32_t t916;
+        if ((uint64_t)(int64_t)t915 < (uint64_t)v_x1013) {
+          t916 = t915;
         } else {
-          NESSIE_RECORD(err, t935, RT_CHECK_INDEX, 0, 0, RT_GATHER, t964, v_x1013, 0.0, 2);
-          t965 = 0;
+          NESSIE_RECORD(err, t886, RT_CHECK_INDEX, 0, 0, RT_GATHER, t915, v_x1013, 0.0, 2);
+          t916 = 0;
         }
-        uint8_t t967 = rt_lt_i(t965, (int32_t)v_x1011_n);
-        int32_t t968;
-        if (t967) {
-          int32_t t969;
-          if ((uint64_t)(int64_t)t965 < (uint64_t)v_x1011_n) {
-            t969 = v_x1011_d[t965];
+        uint8_t t918 = rt_lt_i(t916, (int32_t)v_x1011_n);
+        int32_t t919;
+        if (t918) {
+          int32_t t920;
+          if ((uint64_t)(int64_t)t916 < (uint64_t)v_x1011_n) {
+            t920 = v_x1011_d[t916];
           } else {
-            NESSIE_RECORD(err, t935, RT_CHECK_INDEX, 0, 0, RT_GATHER, t965, v_x1011_n, 0.0, 3);
-            t969 = 0;
+            NESSIE_RECORD(err, t886, RT_CHECK_INDEX, 0, 0, RT_GATHER, t916, v_x1011_n, 0.0, 3);
+            t920 = 0;
           }
-          t968 = t969;
+          t919 = t920;
         } else {
-          int32_t t971 = rt_sub_i(t965, (int32_t)v_x1011_n);
-          int32_t t972;
-          if ((uint64_t)(int64_t)t971 < (uint64_t)v_x1012_n) {
-            t972 = v_x1012_d[t971];
+          int32_t t922 = rt_sub_i(t916, (int32_t)v_x1011_n);
+          int32_t t923;
+          if ((uint64_t)(int64_t)t922 < (uint64_t)v_x1012_n) {
+            t923 = v_x1012_d[t922];
           } else {
-            NESSIE_RECORD(err, t935, RT_CHECK_INDEX, 0, 0, RT_GATHER, t971, v_x1012_n, 0.0, 4);
-            t972 = 0;
+            NESSIE_RECORD(err, t886, RT_CHECK_INDEX, 0, 0, RT_GATHER, t922, v_x1012_n, 0.0, 4);
+            t923 = 0;
           }
-          t968 = t972;
+          t919 = t923;
         }
       }
-      v_x1017_d[t935] = t951;
+      v_x1017_d[t886] = t902;
     }
   }
   if (err->index != INT64_MAX)
@@ -4661,8 +4269,8 @@ fail:
   rt_release(v_x1017);
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K21_A {
+/* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K18_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1003_d; int64_t v_x1003_n;
@@ -4674,102 +4282,102 @@ struct K21_A {
   int32_t v_x1013;
   int32_t *v_x1017_d; int64_t v_x1017_n;
 };
-struct alignas(8) K21_0_V {
+struct alignas(8) K18_0_V {
   int32_t v0;
 };
-struct K21_0_pull {
-  K21_A A;
-  __device__ K21_0_V operator()(int64_t i) const {
+struct K18_0_pull {
+  K18_A A;
+  __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t974 = 0; /* nonzero: a check below failed */
-    int t975 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1003_n;
-    int32_t t973 = t975 ? A.v_x1003_d[ix] : 0;
-    t974 |= !t975;
-    int32_t t977 = rt_add_i(t973, A.v_x1004);
-    uint8_t t978 = A.v_x1007_d[ix];
-    int t980 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1008_n;
-    int32_t t979 = t980 ? A.v_x1008_d[ix] : 0;
-    t974 |= !t980;
-    int32_t t982 = (t978 ? t979 : t977);
-    int t984 = (uint64_t)(int64_t)t982 < (uint64_t)A.v_x1013;
-    int32_t t983 = t984 ? t982 : 0;
-    t974 |= !t984;
-    uint8_t t986 = rt_lt_i(t983, (int32_t)A.v_x1011_n);
-    int32_t t987;
-    if (t986) {
-      int t989 = (uint64_t)(int64_t)t983 < (uint64_t)A.v_x1011_n;
-      int32_t t988 = t989 ? A.v_x1011_d[t983] : 0;
-      t974 |= !t989;
-      t987 = t988;
+    int t925 = 0; /* nonzero: a check below failed */
+    int t926 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1003_n;
+    int32_t t924 = t926 ? A.v_x1003_d[ix] : 0;
+    t925 |= !t926;
+    int32_t t928 = rt_add_i(t924, A.v_x1004);
+    uint8_t t929 = A.v_x1007_d[ix];
+    int t931 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1008_n;
+    int32_t t930 = t931 ? A.v_x1008_d[ix] : 0;
+    t925 |= !t931;
+    int32_t t933 = (t929 ? t930 : t928);
+    int t935 = (uint64_t)(int64_t)t933 < (uint64_t)A.v_x1013;
+    int32_t t934 = t935 ? t933 : 0;
+    t925 |= !t935;
+    uint8_t t937 = rt_lt_i(t934, (int32_t)A.v_x1011_n);
+    int32_t t938;
+    if (t937) {
+      int t940 = (uint64_t)(int64_t)t934 < (uint64_t)A.v_x1011_n;
+      int32_t t939 = t940 ? A.v_x1011_d[t934] : 0;
+      t925 |= !t940;
+      t938 = t939;
     } else {
-      int32_t t991 = rt_sub_i(t983, (int32_t)A.v_x1011_n);
-      int t993 = (uint64_t)(int64_t)t991 < (uint64_t)A.v_x1012_n;
-      int32_t t992 = t993 ? A.v_x1012_d[t991] : 0;
-      t974 |= !t993;
-      t987 = t992;
+      int32_t t942 = rt_sub_i(t934, (int32_t)A.v_x1011_n);
+      int t944 = (uint64_t)(int64_t)t942 < (uint64_t)A.v_x1012_n;
+      int32_t t943 = t944 ? A.v_x1012_d[t942] : 0;
+      t925 |= !t944;
+      t938 = t943;
     }
-    if (__builtin_expect(t974 != 0, 0)) { /* again, recording the error */
-      int32_t t994;
+    if (__builtin_expect(t925 != 0, 0)) { /* again, recording the error */
+      int32_t t945;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1003_n) {
-        t994 = A.v_x1003_d[ix];
+        t945 = A.v_x1003_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1003_n, 0.0, 0);
-        t994 = 0;
+        t945 = 0;
       }
-      int32_t t996 = rt_add_i(t994, A.v_x1004);
-      uint8_t t997 = A.v_x1007_d[ix];
-      int32_t t998;
+      int32_t t947 = rt_add_i(t945, A.v_x1004);
+      uint8_t t948 = A.v_x1007_d[ix];
+      int32_t t949;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1008_n) {
-        t998 = A.v_x1008_d[ix];
+        t949 = A.v_x1008_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1008_n, 0.0, 1);
-        t998 = 0;
+        t949 = 0;
       }
-      int32_t t1000 = (t997 ? t998 : t996);
-      int32_t t1001;
-      if ((uint64_t)(int64_t)t1000 < (uint64_t)A.v_x1013) {
-        t1001 = t1000;
+      int32_t t951 = (t948 ? t949 : t947);
+      int32_t t952;
+      if ((uint64_t)(int64_t)t951 < (uint64_t)A.v_x1013) {
+        t952 = t951;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1000, A.v_x1013, 0.0, 2);
-        t1001 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t951, A.v_x1013, 0.0, 2);
+        t952 = 0;
       }
-      uint8_t t1003 = rt_lt_i(t1001, (int32_t)A.v_x1011_n);
-      int32_t t1004;
-      if (t1003) {
-        int32_t t1005;
-        if ((uint64_t)(int64_t)t1001 < (uint64_t)A.v_x1011_n) {
-          t1005 = A.v_x1011_d[t1001];
+      uint8_t t954 = rt_lt_i(t952, (int32_t)A.v_x1011_n);
+      int32_t t955;
+      if (t954) {
+        int32_t t956;
+        if ((uint64_t)(int64_t)t952 < (uint64_t)A.v_x1011_n) {
+          t956 = A.v_x1011_d[t952];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1001, A.v_x1011_n, 0.0, 3);
-          t1005 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t952, A.v_x1011_n, 0.0, 3);
+          t956 = 0;
         }
-        t1004 = t1005;
+        t955 = t956;
       } else {
-        int32_t t1007 = rt_sub_i(t1001, (int32_t)A.v_x1011_n);
-        int32_t t1008;
-        if ((uint64_t)(int64_t)t1007 < (uint64_t)A.v_x1012_n) {
-          t1008 = A.v_x1012_d[t1007];
+        int32_t t958 = rt_sub_i(t952, (int32_t)A.v_x1011_n);
+        int32_t t959;
+        if ((uint64_t)(int64_t)t958 < (uint64_t)A.v_x1012_n) {
+          t959 = A.v_x1012_d[t958];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1007, A.v_x1012_n, 0.0, 4);
-          t1008 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t958, A.v_x1012_n, 0.0, 4);
+          t959 = 0;
         }
-        t1004 = t1008;
+        t955 = t959;
       }
     }
-    return K21_0_V{t987};
+    return K18_0_V{t938};
   }
 };
-struct K21_0_store {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_0_V &v) const {
+struct K18_0_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_0_V &v) const {
     A.v_x1017_d[i] = v.v0;
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
   (void)loc;
   (void)err;
-  K21_A A;
+  K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -4788,11 +4396,11 @@ static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, in
   RtValue *v_x1017 = NULL;
   /* MAP */
   {
-    const int64_t t1009 = v_x1007->len;
-    v_x1017 = rtg_vec_new(RT_INT, t1009);
+    const int64_t t960 = v_x1007->len;
+    v_x1017 = rtg_vec_new(RT_INT, t960);
     A.v_x1017_d = v_x1017->data.i;
     A.v_x1017_n = v_x1017->len;
-    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t1009);
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t960);
   }
   *out_v_x1017 = v_x1017;
   return;
@@ -4800,14 +4408,517 @@ fail:
   rt_release(v_x1017);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_t v_x1004, RtValue *v_x1007, RtValue *v_x1008, RtValue *v_x1011, RtValue *v_x1012, int32_t v_x1013, RtValue **out_v_x1017) {
   RtValue *vals[] = {v_x1003, v_x1007, v_x1008, v_x1011, v_x1012};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K21_host(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
+    K18_host(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
+    K18_gpu(err, loc, run, v_x1003, v_x1004, v_x1007, v_x1008, v_x1011, v_x1012, v_x1013, out_v_x1017);
+  }
+}
+
+/* K19: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, RtValue **out_v_x1149) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1146_d = v_x1146->data.i;
+  const int64_t v_x1146_n = v_x1146->len;
+  int32_t v_x1147 = 0;
+  RtValue *v_x1149 = NULL;
+  /* ONCE */
+  {
+    int t962 = 0; /* nonzero: a check below failed */
+    int t963 = (uint64_t)(int64_t)0 < (uint64_t)v_x1146_n;
+    int32_t t961 = t963 ? v_x1146_d[0] : 0;
+    t962 |= !t963;
+    if (__builtin_expect(t962 != 0, 0)) { /* again, recording the error */
+      int32_t t964;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1146_n) {
+        t964 = v_x1146_d[0];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1146_n, 0.0, 0);
+        t964 = 0;
+      }
+    }
+    v_x1147 = t961;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    /* MAP */
+    {
+      const int64_t t965 = 1;
+      v_x1149 = rt_value_new(rt_vec_type(RT_INT), t965);
+      int32_t *v_x1149_d = v_x1149->data.i;
+      const int64_t v_x1149_n = v_x1149->len;
+      RT_PARALLEL_FOR_IF(t965 >= RT_PARALLEL_MIN)
+      for (int64_t t966 = 0; t966 < t965; t966++) {
+        const int32_t t967 = (int32_t)t966;
+        v_x1149_d[t966] = v_x1147;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1149 = v_x1149;
+  return;
+fail:
+  rt_release(v_x1149);
+}
+
+/* K19: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K19_0_V;
+struct K19_A {
+  RtKernelError *err;
+  int run;
+  const K19_0_V *K19_0_dev; /* the SOAC's values, on the device */
+  int32_t *v_x1146_d; int64_t v_x1146_n;
+  int32_t *v_x1149_d; int64_t v_x1149_n;
+};
+struct alignas(8) K19_0_V {
+  int32_t v0;
+};
+struct K19_0_pull {
+  K19_A A;
+  __device__ K19_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t969 = 0; /* nonzero: a check below failed */
+    int t970 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1146_n;
+    int32_t t968 = t970 ? A.v_x1146_d[0] : 0;
+    t969 |= !t970;
+    if (__builtin_expect(t969 != 0, 0)) { /* again, recording the error */
+      int32_t t971;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1146_n) {
+        t971 = A.v_x1146_d[0];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1146_n, 0.0, 0);
+        t971 = 0;
+      }
+    }
+    return K19_0_V{t968};
+  }
+};
+struct alignas(8) K19_1_V {
+  int32_t v0;
+};
+struct K19_1_pull {
+  K19_A A;
+  __device__ K19_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K19_1_V{A.K19_0_dev->v0};
+  }
+};
+struct K19_1_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_1_V &v) const {
+    A.v_x1149_d[i] = v.v0;
+  }
+};
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, RtValue **out_v_x1149) {
+  (void)loc;
+  (void)err;
+  K19_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1146_d = v_x1146->data.i;
+  A.v_x1146_n = v_x1146->len;
+  K19_0_V *K19_0_value = NULL; /* the SOAC's values, on the device */
+  RtValue *v_x1149 = NULL;
+  /* ONCE */
+  {
+    K19_0_value = rtg::once_on_device<K19_0_V>("K19", loc, K19_0_pull{A});
+    A.K19_0_dev = K19_0_value;
+  }
+  /* MAP */
+  {
+    const int64_t t972 = 1;
+    v_x1149 = rtg_vec_new(RT_INT, t972);
+    A.v_x1149_d = v_x1149->data.i;
+    A.v_x1149_n = v_x1149->len;
+    rtg::map("K19", loc, K19_1_pull{A}, K19_1_store{A}, t972);
+  }
+  rtg_free(K19_0_value);
+  K19_0_value = NULL;
+  *out_v_x1149 = v_x1149;
+  return;
+fail:
+  rt_release(v_x1149);
+  rtg_free(K19_0_value);
+}
+
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, RtValue **out_v_x1149) {
+  RtValue *vals[] = {v_x1146};
+  const int64_t sizes[] = {(int64_t)1};
+  if (rtg_choose_host(vals, 1, sizes, 1)) {
+    K19_host(err, loc, run, v_x1146, out_v_x1149);
+    rtg_host_ran();
+  } else {
+    K19_gpu(err, loc, run, v_x1146, out_v_x1149);
+  }
+}
+
+/* K20: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1151, RtValue *v_dev_1156, RtValue **out_v_x1155) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1151_d = v_x1151->data.i;
+  const int64_t v_x1151_n = v_x1151->len;
+  int32_t *v_dev_1156_d = v_dev_1156->data.i;
+  const int64_t v_dev_1156_n = v_dev_1156->len;
+  RtValue *v_x1155 = NULL;
+  /* FILTER */
+  {
+    const int64_t t973 = v_x1151_n;
+    const int64_t t974 = t973 > 0 ? (t973 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t975 = (uint8_t *)rt_alloc_atomic((size_t)t973 + 1);
+    int64_t *t976 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t974 + 1));
+    RT_PARALLEL_FOR_IF(t974 > 1)
+    for (int64_t t977 = 0; t977 < t974; t977++) {
+      int64_t kept = 0;
+      const int64_t t977_end = (t977 + 1) * RT_CHUNK < t973 ? (t977 + 1) * RT_CHUNK : t973;
+      for (int64_t t978 = t977 * RT_CHUNK; t978 < t977_end; t978++) {
+        const int32_t t979 = (int32_t)t978;
+        int32_t t977x0;
+        int32_t t980 = v_x1151_d[t979];
+        t977x0 = t980;
+        uint8_t t981;
+        int t983 = 0; /* nonzero: a check below failed */
+        int t984 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1156_n;
+        int32_t t982 = t984 ? v_dev_1156_d[0] : 0;
+        t983 |= !t984;
+        uint8_t t986 = rt_gt_i(t977x0, t982);
+        if (__builtin_expect(t983 != 0, 0)) { /* again, recording the error */
+          int32_t t987;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1156_n) {
+            t987 = v_dev_1156_d[0];
+          } else {
+            NESSIE_RECORD(err, t978, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1156_n, 0.0, 0);
+            t987 = 0;
+          }
+          uint8_t t989 = rt_gt_i(t977x0, t987);
+        }
+        t981 = t986;
+        t975[t978] = t981 != 0;
+        kept += t981 != 0;
+      }
+      t976[t977] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t975);
+      rt_free(t976);
+      goto fail;
+    }
+    int64_t t990 = 0;
+    for (int64_t t977 = 0; t977 < t974; t977++) {
+      const int64_t k = t976[t977];
+      t976[t977] = t990;
+      t990 += k;
+    }
+    v_x1155 = rt_value_new(rt_vec_type(RT_INT), t990);
+    int32_t *v_x1155_d = v_x1155->data.i;
+    const int64_t v_x1155_n = v_x1155->len;
+    RT_PARALLEL_FOR_IF(t974 > 1)
+    for (int64_t t977 = 0; t977 < t974; t977++) {
+      int64_t at = t976[t977];
+      const int64_t t977_end = (t977 + 1) * RT_CHUNK < t973 ? (t977 + 1) * RT_CHUNK : t973;
+      for (int64_t t978 = t977 * RT_CHUNK; t978 < t977_end; t978++) {
+        const int32_t t979 = (int32_t)t978;
+        if (!t975[t978])
+          continue;
+        int32_t t977y0;
+        int32_t t991 = v_x1151_d[t979];
+        t977y0 = t991;
+        if (t975[t978]) {
+          v_x1155_d[at] = t977y0;
+          at++;
+        }
+      }
+    }
+    rt_free(t975);
+    rt_free(t976);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1155 = v_x1155;
+  return;
+fail:
+  rt_release(v_x1155);
+}
+
+/* K20: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K20_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1151_d; int64_t v_x1151_n;
+  int32_t *v_dev_1156_d; int64_t v_dev_1156_n;
+  int32_t *v_x1155_d; int64_t v_x1155_n;
+};
+struct alignas(8) K20_0_V {
+  int32_t v0;
+};
+struct K20_0_pull {
+  K20_A A;
+  __device__ K20_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int32_t t992 = A.v_x1151_d[ix];
+    return K20_0_V{t992};
+  }
+};
+struct K20_0_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_0_V &v) const {
+    A.v_x1155_d[i] = v.v0;
+  }
+};
+struct K20_0_pred {
+  K20_A A;
+  __device__ bool operator()(int64_t i, const K20_0_V &v) const {
+    int t994 = 0; /* nonzero: a check below failed */
+    int t995 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1156_n;
+    int32_t t993 = t995 ? A.v_dev_1156_d[0] : 0;
+    t994 |= !t995;
+    uint8_t t997 = rt_gt_i(v.v0, t993);
+    if (__builtin_expect(t994 != 0, 0)) { /* again, recording the error */
+      int32_t t998;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1156_n) {
+        t998 = A.v_dev_1156_d[0];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1156_n, 0.0, 0);
+        t998 = 0;
+      }
+      uint8_t t1000 = rt_gt_i(v.v0, t998);
+    }
+    return (bool)t997;
+  }
+};
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1151, RtValue *v_dev_1156, RtValue **out_v_x1155) {
+  (void)loc;
+  (void)err;
+  K20_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1151_d = v_x1151->data.i;
+  A.v_x1151_n = v_x1151->len;
+  A.v_dev_1156_d = v_dev_1156->data.i;
+  A.v_dev_1156_n = v_dev_1156->len;
+  RtValue *v_x1155 = NULL;
+  /* FILTER */
+  int64_t *t1001, t1002; /* the slot of its count, its size */
+  {
+    const int64_t t1003 = v_x1151->len;
+    v_x1155 = rtg_vec_new(RT_INT, t1003);
+    A.v_x1155_d = v_x1155->data.i;
+    A.v_x1155_n = v_x1155->len;
+    t1002 = t1003;
+    t1001 = rtg::partition_launch<K20_0_V>("K20", loc, K20_0_pull{A}, K20_0_pred{A}, t1003, K20_0_store{A}, K20_0_store{A}, false);
+  }
+  {
+    const int64_t t1004 = rtg::filter_count(t1001);
+    v_x1155 = rtg_vec_fit(v_x1155, t1004);
+    A.v_x1155_d = v_x1155->data.i;
+    A.v_x1155_n = v_x1155->len;
+  }
+  *out_v_x1155 = v_x1155;
+  return;
+fail:
+  rt_release(v_x1155);
+}
+
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1151, RtValue *v_dev_1156, RtValue **out_v_x1155) {
+  RtValue *vals[] = {v_x1151, v_dev_1156};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K20_host(err, loc, run, v_x1151, v_dev_1156, out_v_x1155);
+    rtg_host_ran();
+  } else {
+    K20_gpu(err, loc, run, v_x1151, v_dev_1156, out_v_x1155);
+  }
+}
+
+/* K21: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1157, RtValue *v_dev_1162, RtValue **out_v_x1161) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1157_d = v_x1157->data.i;
+  const int64_t v_x1157_n = v_x1157->len;
+  int32_t *v_dev_1162_d = v_dev_1162->data.i;
+  const int64_t v_dev_1162_n = v_dev_1162->len;
+  RtValue *v_x1161 = NULL;
+  /* FILTER */
+  {
+    const int64_t t1005 = v_x1157_n;
+    const int64_t t1006 = t1005 > 0 ? (t1005 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t1007 = (uint8_t *)rt_alloc_atomic((size_t)t1005 + 1);
+    int64_t *t1008 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t1006 + 1));
+    RT_PARALLEL_FOR_IF(t1006 > 1)
+    for (int64_t t1009 = 0; t1009 < t1006; t1009++) {
+      int64_t kept = 0;
+      const int64_t t1009_end = (t1009 + 1) * RT_CHUNK < t1005 ? (t1009 + 1) * RT_CHUNK : t1005;
+      for (int64_t t1010 = t1009 * RT_CHUNK; t1010 < t1009_end; t1010++) {
+        const int32_t t1011 = (int32_t)t1010;
+        int32_t t1009x0;
+        int32_t t1012 = v_x1157_d[t1011];
+        t1009x0 = t1012;
+        uint8_t t1013;
+        int t1015 = 0; /* nonzero: a check below failed */
+        int t1016 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1162_n;
+        int32_t t1014 = t1016 ? v_dev_1162_d[0] : 0;
+        t1015 |= !t1016;
+        uint8_t t1018 = rt_lt_i(t1009x0, t1014);
+        if (__builtin_expect(t1015 != 0, 0)) { /* again, recording the error */
+          int32_t t1019;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1162_n) {
+            t1019 = v_dev_1162_d[0];
+          } else {
+            NESSIE_RECORD(err, t1010, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1162_n, 0.0, 0);
+            t1019 = 0;
+          }
+          uint8_t t1021 = rt_lt_i(t1009x0, t1019);
+        }
+        t1013 = t1018;
+        t1007[t1010] = t1013 != 0;
+        kept += t1013 != 0;
+      }
+      t1008[t1009] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t1007);
+      rt_free(t1008);
+      goto fail;
+    }
+    int64_t t1022 = 0;
+    for (int64_t t1009 = 0; t1009 < t1006; t1009++) {
+      const int64_t k = t1008[t1009];
+      t1008[t1009] = t1022;
+      t1022 += k;
+    }
+    v_x1161 = rt_value_new(rt_vec_type(RT_INT), t1022);
+    int32_t *v_x1161_d = v_x1161->data.i;
+    const int64_t v_x1161_n = v_x1161->len;
+    RT_PARALLEL_FOR_IF(t1006 > 1)
+    for (int64_t t1009 = 0; t1009 < t1006; t1009++) {
+      int64_t at = t1008[t1009];
+      const int64_t t1009_end = (t1009 + 1) * RT_CHUNK < t1005 ? (t1009 + 1) * RT_CHUNK : t1005;
+      for (int64_t t1010 = t1009 * RT_CHUNK; t1010 < t1009_end; t1010++) {
+        const int32_t t1011 = (int32_t)t1010;
+        if (!t1007[t1010])
+          continue;
+        int32_t t1009y0;
+        int32_t t1023 = v_x1157_d[t1011];
+        t1009y0 = t1023;
+        if (t1007[t1010]) {
+          v_x1161_d[at] = t1009y0;
+          at++;
+        }
+      }
+    }
+    rt_free(t1007);
+    rt_free(t1008);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1161 = v_x1161;
+  return;
+fail:
+  rt_release(v_x1161);
+}
+
+/* K21: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K21_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1157_d; int64_t v_x1157_n;
+  int32_t *v_dev_1162_d; int64_t v_dev_1162_n;
+  int32_t *v_x1161_d; int64_t v_x1161_n;
+};
+struct alignas(8) K21_0_V {
+  int32_t v0;
+};
+struct K21_0_pull {
+  K21_A A;
+  __device__ K21_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int32_t t1024 = A.v_x1157_d[ix];
+    return K21_0_V{t1024};
+  }
+};
+struct K21_0_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_0_V &v) const {
+    A.v_x1161_d[i] = v.v0;
+  }
+};
+struct K21_0_pred {
+  K21_A A;
+  __device__ bool operator()(int64_t i, const K21_0_V &v) const {
+    int t1026 = 0; /* nonzero: a check below failed */
+    int t1027 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1162_n;
+    int32_t t1025 = t1027 ? A.v_dev_1162_d[0] : 0;
+    t1026 |= !t1027;
+    uint8_t t1029 = rt_lt_i(v.v0, t1025);
+    if (__builtin_expect(t1026 != 0, 0)) { /* again, recording the error */
+      int32_t t1030;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1162_n) {
+        t1030 = A.v_dev_1162_d[0];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1162_n, 0.0, 0);
+        t1030 = 0;
+      }
+      uint8_t t1032 = rt_lt_i(v.v0, t1030);
+    }
+    return (bool)t1029;
+  }
+};
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1157, RtValue *v_dev_1162, RtValue **out_v_x1161) {
+  (void)loc;
+  (void)err;
+  K21_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1157_d = v_x1157->data.i;
+  A.v_x1157_n = v_x1157->len;
+  A.v_dev_1162_d = v_dev_1162->data.i;
+  A.v_dev_1162_n = v_dev_1162->len;
+  RtValue *v_x1161 = NULL;
+  /* FILTER */
+  int64_t *t1033, t1034; /* the slot of its count, its size */
+  {
+    const int64_t t1035 = v_x1157->len;
+    v_x1161 = rtg_vec_new(RT_INT, t1035);
+    A.v_x1161_d = v_x1161->data.i;
+    A.v_x1161_n = v_x1161->len;
+    t1034 = t1035;
+    t1033 = rtg::partition_launch<K21_0_V>("K21", loc, K21_0_pull{A}, K21_0_pred{A}, t1035, K21_0_store{A}, K21_0_store{A}, false);
+  }
+  {
+    const int64_t t1036 = rtg::filter_count(t1033);
+    v_x1161 = rtg_vec_fit(v_x1161, t1036);
+    A.v_x1161_d = v_x1161->data.i;
+    A.v_x1161_n = v_x1161->len;
+  }
+  *out_v_x1161 = v_x1161;
+  return;
+fail:
+  rt_release(v_x1161);
+}
+
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1157, RtValue *v_dev_1162, RtValue **out_v_x1161) {
+  RtValue *vals[] = {v_x1157, v_dev_1162};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K21_host(err, loc, run, v_x1157, v_dev_1162, out_v_x1161);
+    rtg_host_ran();
+  } else {
+    K21_gpu(err, loc, run, v_x1157, v_dev_1162, out_v_x1161);
   }
 }
 
@@ -4821,29 +4932,30 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    int32_t v_x25 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K1, 2, v_x19, &v_x25);
+    RtValue *v_dev_1150 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1150);
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K3, 4, v_x19, v_x25, &v_x60);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K20, 4, v_x19, v_dev_1150, &v_x60);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x42 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K2, 5, v_x19, v_x25, &v_x42);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 5, v_x19, v_dev_1150, &v_x42);
+    rt_release(v_dev_1150);
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1010 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1010->data.i[0] = v_x62;
-    t1010->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1010);
+    RtValue *t1037 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1037->data.i[0] = v_x62;
+    t1037->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1037);
     RtValue *v_x67 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 6, v_x64, &v_x67);
     rt_release(v_x64);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K5, 6, v_x42, v_x60, v_x70, &v_x76);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 6, v_x42, v_x60, v_x70, &v_x76);
     rt_release(v_x60);
     rt_release(v_x42);
     RtValue *v_x78 = NULL;
@@ -4854,7 +4966,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K10, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K7, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -4875,7 +4987,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   RtValue *v_x643 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x94);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 8, &v_x94);
     v_x643 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
@@ -4883,24 +4995,24 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x130 = NULL;
     RtValue *v_x598 = NULL;
     RtValue *v_x612 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K19, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
     RtValue *v_x201 = NULL;
     RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
     RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 8, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
     rt_release(v_x206);
     RtValue *v_x149 = NULL;
     RtValue *v_x154 = NULL;
     RtValue *v_x159 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K20, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
     RtValue *v_x166 = NULL;
     RtValue *v_x167 = NULL;
     RtValue *v_x168 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 8, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 8, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
     rt_release(v_x149);
     rt_release(v_x154);
     rt_release(v_x159);
@@ -4910,7 +5022,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
     RtValue *v_ids_1072 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1072);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 8, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1072);
     rt_release(v_x201);
     rt_release(v_x211);
     int32_t v_x132 = 0;
@@ -4921,7 +5033,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x245 = NULL;
     if (v_x238) {
       RtValue *v_x241 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x241);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 8, &v_x241);
       v_x245 = v_x241;
     } else {
       v_x245 = v_x167;
@@ -4936,22 +5048,22 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x587 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 8, &v_x249);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 8, &v_x249);
       v_x587 = v_x249;
     } else {
       RtValue *v_x253 = NULL;
       int32_t v_x270 = 0;
       int32_t v_x271 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K12, 10, v_x133, v_x219, &v_x253, &v_x270, &v_x271, 2);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 10, v_x133, v_x219, &v_x253, &v_x270, &v_x271, 2);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x237 = NULL;
       RtValue *v_x283 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K11, 8, v_x232, v_x89, v_x220, &v_x237, &v_x283);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x232, v_x89, v_x220, &v_x237, &v_x283);
       RtValue *v_x305 = NULL;
       RtValue *v_x326 = NULL;
       RtValue *v_x352 = NULL;
       RtValue *v_x373 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K13, 5, v_ids_1072, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 5, v_ids_1072, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
       rt_release(v_x237);
       rt_release(v_x283);
       int32_t v_x386 = 0;
@@ -4967,25 +5079,25 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x405, 1);
       RtValue *v_x392 = NULL;
       RtValue *v_x462 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x326, v_x373, v_x386, &v_x392, &v_x462);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 6, v_x326, v_x373, v_x386, &v_x392, &v_x462);
       rt_release(v_x326);
       rt_release(v_x373);
       RtValue *v_x467 = NULL;
       RtValue *v_x472 = NULL;
       RtValue *v_x477 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 6, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
       rt_release(v_x392);
       rt_release(v_x462);
       RtValue *v_x484 = NULL;
       RtValue *v_x485 = NULL;
       RtValue *v_x486 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K7, 6, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
       rt_release(v_x472);
       rt_release(v_x485);
       int32_t v_x490 = 0;
       v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
       RtValue *v_x503 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K15, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
       rt_release(v_x305);
       rt_release(v_x352);
       rt_release(v_x467);
@@ -5000,11 +5112,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x448 = NULL;
       int32_t v_x526 = 0;
       int32_t v_x527 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527, 7);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527, 7);
       rt_release(v_x253);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x586 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K18, 7, v_x448, v_x505, &v_x586);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 7, v_x448, v_x505, &v_x586);
       rt_release(v_x505);
       rt_release(v_x448);
       v_x587 = v_x586;
@@ -5021,7 +5133,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x631 = 0;
     v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
     RtValue *v_x642 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K21, 8, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
     rt_release(v_x105);
     rt_release(v_x598);
     rt_release(v_x612);
@@ -5150,16 +5262,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1011 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1011->data.i[0] = 3;
-  t1011->data.i[1] = 1;
-  t1011->data.i[2] = 4;
-  t1011->data.i[3] = 1;
-  t1011->data.i[4] = 5;
-  t1011->data.i[5] = 9;
-  t1011->data.i[6] = 2;
-  t1011->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1011);
+  RtValue *t1038 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1038->data.i[0] = 3;
+  t1038->data.i[1] = 1;
+  t1038->data.i[2] = 4;
+  t1038->data.i[3] = 1;
+  t1038->data.i[4] = 5;
+  t1038->data.i[5] = 9;
+  t1038->data.i[6] = 2;
+  t1038->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1038);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
