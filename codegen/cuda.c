@@ -121,11 +121,8 @@ static bool value_inside(const Cg *cg, const LcuKernel *k, int index) {
       return false;
     for (int j = index + 1; j < k->soacs.len; j++) {
       const LcuSoac *t = k->soacs.data[j];
-      if (t->size.var == r || t->into == r || t->segdes == r)
+      if (lcu_soac_reads_outside_thunks(t, r))
         return false;
-      for (int a = 0; a < t->args.len; a++)
-        if (t->args.data[a] == r)
-          return false;
       read |= cg_soac_reads(t, r);
     }
   }

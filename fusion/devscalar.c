@@ -116,29 +116,19 @@ static bool read_in_thunks(const LcuKernel *k, int arg) {
   for (int i = 0; i < k->results.len; i++)
     if (k->results.data[i] == x)
       return false;
-  for (int i = 0; i < k->soacs.len; i++) {
-    const LcuSoac *s = k->soacs.data[i];
-    if (s->size.var == x || s->into == x || s->segdes == x)
+  for (int i = 0; i < k->soacs.len; i++)
+    if (lcu_soac_reads_outside_thunks(k->soacs.data[i], x))
       return false;
-    for (int a = 0; a < s->args.len; a++)
-      if (s->args.data[a] == x)
-        return false;
-  }
   return true;
 }
 
 /* Is 'v', a result of SOAC 'index' of 'k', read by a later SOAC of 'k'
-   anywhere but in a thunk?  (Code generation keeps the REDUCE's values on
+   anywhere but in a thunk?  (Code generation keeps the SOAC's values on
    the device only where thunks alone read them.) */
 static bool read_outside_thunks(const LcuKernel *k, int index, const LcuVar *v) {
-  for (int i = index + 1; i < k->soacs.len; i++) {
-    const LcuSoac *s = k->soacs.data[i];
-    if (s->size.var == v || s->into == v || s->segdes == v)
+  for (int i = index + 1; i < k->soacs.len; i++)
+    if (lcu_soac_reads_outside_thunks(k->soacs.data[i], v))
       return true;
-    for (int a = 0; a < s->args.len; a++)
-      if (s->args.data[a] == v)
-        return true;
-  }
   return false;
 }
 

@@ -300,3 +300,12 @@ bool lcu_thunk_calls(const LcuThunk *t) {
       return true;
   return false;
 }
+
+bool lcu_soac_reads_outside_thunks(const LcuSoac *s, const LcuVar *v) {
+  if (s->size.var == v || s->size.length == v || s->segdes == v || s->into == v)
+    return true;
+  for (int a = 0; a < s->args.len; a++)
+    if (s->args.data[a] == v)
+      return true;
+  return false;
+}

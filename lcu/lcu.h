@@ -503,6 +503,10 @@ int lcu_loop_arg(const LcuSoac *s, int param, bool *shared);
 /* True if thunk 't' calls a scalar function (LE_CALL): its applications
    may take very different times (codegen spreads them accordingly). */
 bool lcu_thunk_calls(const LcuThunk *t);
+/* Does SOAC 's' read variable 'v' anywhere but in its thunks: as its
+   size (a variable, or #v), its segdes, `into` or a library kernel's
+   argument? */
+bool lcu_soac_reads_outside_thunks(const LcuSoac *s, const LcuVar *v);
 
 /* ---- build.c: constructors, the kernel builder, interning ----
    Every node is made here, location first (chibicc's new_binary).  A
