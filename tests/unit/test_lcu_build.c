@@ -275,7 +275,7 @@ static void test_drop_dead(void **state) {
   vec_push(&P->funcs, fn);
   PtrMap droppable = {0};
   ptrmap_put(&droppable, pure, (void *)1);
-  lcu_drop_dead(P, &droppable);
+  lcu_drop_dead(P, &droppable, false);
   /* q's division, kept, the second run, the if */
   assert_int_equal(b->stmts.len, 4);
   assert_ptr_equal(((LcuStmt *)b->stmts.data[0])->results.data[0], q);
@@ -285,6 +285,60 @@ static void test_drop_dead(void **state) {
   assert_int_equal(then->stmts.len, 0);
   (void)c;
   (void)n;
+}
+
+/* A segdes's total that nothing reads goes, but with keep_totals (the
+   host reads it with its block's other totals); a length goes always. */
+static void test_drop_dead_totals(void **state) {
+  (void)state;
+  for (int keep = 0; keep < 2; keep++) {
+    LcuBlock *b = lcu_block_new();
+    LcuVar *sd = lcu_new_var(P, lcu_segdes(), "sd");
+    LcuStmt *total = lcu_stmt_length(at(1, 1), LEN_TOTAL, lcu_atom_var(sd));
+    lcu_stmt_result(P, total, lcu_scalar(FB_INT));
+    lcu_block_add(b, total);
+    LcuStmt *segments = lcu_stmt_length(at(1, 1), LEN_SEGMENTS, lcu_atom_var(sd));
+    lcu_stmt_result(P, segments, lcu_scalar(FB_INT));
+    lcu_block_add(b, segments);
+    LcuFunc *fn = lcu_func_new(at(1, 1), "h", "h", false);
+    fn->body = b;
+    P->funcs = (Vec){0};
+    vec_push(&P->funcs, fn);
+    lcu_drop_dead(P, &(PtrMap){0}, keep);
+    assert_int_equal(b->stmts.len, keep ? 1 : 0);
+    if (keep)
+      assert_ptr_equal(b->stmts.data[0], total);
+  }
+}
+
+/* A parameter that nothing in its kernel reads goes, and so does the
+   argument of every run of the kernel. */
+static void test_drop_unused_params(void **state) {
+  (void)state;
+  LcuKernelTable table = {0};
+  LcuKernel *k = lcu_intern_kernel(&table, P, divide(at(1, 1), at(1, 1)));
+  LcuVar *unused = lcu_new_var(P, lcu_scalar(FB_INT), "unused");
+  vec_push(&k->params, unused);
+  LcuBlock *b = lcu_block_new();
+  LcuVar *xs = lcu_new_var(P, lcu_vec(FB_FLOAT), "xs"), *v;
+  for (int i = 0; i < 2; i++) {
+    LcuStmt *r = run(b, k, &v);
+    lcu_stmt_arg(r, lcu_atom_var(xs));
+    lcu_stmt_arg(r, lcu_atom_const(lcu_float_const(2.0)));
+    lcu_stmt_arg(r, lcu_atom_int(7));
+  }
+  lcu_block_return(b, lcu_atom_var(v));
+  LcuFunc *fn = lcu_func_new(at(1, 1), "u", "u", false);
+  fn->body = b;
+  P->funcs = (Vec){0};
+  vec_push(&P->funcs, fn);
+  lcu_drop_unused_params(P);
+  assert_int_equal(k->params.len, 2);
+  for (int i = 0; i < 2; i++) {
+    const LcuStmt *r = b->stmts.data[i];
+    assert_int_equal(r->args.len, 2);
+    assert_ptr_equal(((const LcuAtom *)r->args.data[0])->var, xs);
+  }
 }
 
 static void test_prune_kernels(void **state) {
@@ -314,6 +368,8 @@ int main(void) {
       T(test_kernel_builder),
       T(test_intern),
       T(test_drop_dead),
+      T(test_drop_dead_totals),
+      T(test_drop_unused_params),
       T(test_prune_kernels),
 #undef T
   };
