@@ -26,8 +26,9 @@
  *                (fus_segment_fields)
  *   delay.c      last, runs and lengths moved down to their first reader
  *                (fus_delay_runs)
- *   devscalar.c  last, REDUCE values that only kernels read kept on the
- *                device as vectors of one element (fus_scalars_on_device)
+ *   devscalar.c  last, REDUCE and ONCE values that only kernels read kept
+ *                on the device as vectors of one element
+ *                (fus_scalars_on_device)
  *   dot.c        --dump=pdg: the PDGs as Graphviz (fus_print_pdg)
  *
  * docs/fusion.md describes the passes, the cost model and the rules.
@@ -505,10 +506,10 @@ void fus_delay_runs(LcuProgram *p);
 
 /* ---- devscalar.c ---- */
 
-/* Each run whose REDUCEs' values the host only passes on to later runs,
-   maybe through scalar operations: the operations computed in a MAP of
-   one element appended to a copy of its kernel, which returns their
-   values (or the REDUCE's) as vectors of one element, and the readers'
+/* Each run whose REDUCEs' or ONCEs' values the host only passes on to
+   later runs, maybe through scalar operations: the operations computed
+   in a MAP of one element appended to a copy of its kernel, which
+   returns their values (or the SOAC's) as vectors of one element, and the readers'
    kernels copied to read element 0 of such a vector where they read the
    scalar (devscalar.c's header says when).  Requires a checked program;
    keeps it checked, its meaning and the order of everything that can
