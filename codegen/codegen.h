@@ -221,8 +221,6 @@ bool cg_op_commutative(const LcuSoac *s);
    zeros: its sums may be grouped and ordered any way, bit for bit (int
    addition wraps), which rtg::segmented_sum's atomics rely on. */
 bool cg_op_int_sum(const LcuSoac *s);
-/* Does SOAC 's' read 'v' (its thunks, size, segdes, `into`, arguments)? */
-bool cg_soac_reads(const LcuSoac *s, const LcuVar *v);
 /* A result of the MAP at 'index' in kernel 'k' that neither 'k' returns
    nor a later SOAC of it reads: a MAP that fusion composed into its
    consumer and kept so that its errors come first (docs/fusion.md).  Its

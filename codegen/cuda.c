@@ -123,7 +123,7 @@ static bool value_inside(const Cg *cg, const LcuKernel *k, int index) {
       const LcuSoac *t = k->soacs.data[j];
       if (lcu_soac_reads_outside_thunks(t, r))
         return false;
-      read |= cg_soac_reads(t, r);
+      read |= lcu_soac_reads(t, r);
     }
   }
   return read;
@@ -1041,7 +1041,7 @@ static void host_soac(Gx *x) {
 /* Does SOAC 's' read a result of SOAC 'of'? */
 static bool reads_results_of(const LcuSoac *s, const LcuSoac *of) {
   for (int r = 0; r < of->results.len; r++)
-    if (cg_soac_reads(s, of->results.data[r]))
+    if (lcu_soac_reads(s, of->results.data[r]))
       return true;
   return false;
 }

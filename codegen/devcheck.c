@@ -49,7 +49,7 @@ static bool reduce_may_stay(const LcuKernel *k, int index) {
     if (r->type.kind != LT_SCALAR || r->type.base == FB_FLOAT)
       return false;
     for (int j = index + 1; j < k->soacs.len; j++)
-      if (cg_soac_reads(k->soacs.data[j], r))
+      if (lcu_soac_reads(k->soacs.data[j], r))
         return false;
   }
   return true;

@@ -511,24 +511,6 @@ bool cg_op_int_sum(const LcuSoac *s) {
   return nv > 0;
 }
 
-static bool thunk_reads(const LcuThunk *t, const LcuVar *v) {
-  if (t)
-    for (int i = 0; i < t->using.len; i++)
-      if (t->using.data[i] == v)
-        return true;
-  return false;
-}
-
-bool cg_soac_reads(const LcuSoac *s, const LcuVar *v) {
-  if (thunk_reads(s->pull, v) || thunk_reads(s->second, v) || s->size.var == v || s->size.length == v ||
-      s->segdes == v || s->into == v)
-    return true;
-  for (int a = 0; a < s->args.len; a++)
-    if (s->args.data[a] == v)
-      return true;
-  return false;
-}
-
 bool cg_kernel_result(const LcuKernel *k, const LcuVar *v) {
   for (int i = 0; i < k->results.len; i++)
     if (k->results.data[i] == v)
@@ -541,7 +523,7 @@ bool cg_dead_map_result(const LcuKernel *k, int index, const LcuVar *v) {
   if ((s->kind != SOAC_MAP && s->kind != SOAC_SEG_MAP) || cg_kernel_result(k, v))
     return false;
   for (int i = index + 1; i < k->soacs.len; i++)
-    if (cg_soac_reads(k->soacs.data[i], v))
+    if (lcu_soac_reads(k->soacs.data[i], v))
       return false;
   return true;
 }

@@ -47,8 +47,6 @@
  * consumer's once per kernel and parameter.  It runs last in -O1
  * (driver/pipeline.c).
  */
-#include <string.h>
-
 #include "fusion.h"
 
 /* The REDUCEs and ONCEs of a kernel that one attempt moves: bit j for
@@ -92,19 +90,6 @@ typedef struct Attempt {
 
 /* ---- what may move ---- */
 
-static bool same_name(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
-
-static bool same_context(const LcuStmt *a, const LcuStmt *b) {
-  return same_name(a->lib_fn, b->lib_fn) && (!a->lib_fn || lcu_loc_equal(a->user_loc, b->user_loc));
-}
-
-static bool listed(const Vec *vars, const LcuVar *v) {
-  for (int i = 0; i < vars->len; i++)
-    if (vars->data[i] == v)
-      return true;
-  return false;
-}
-
 /* Does kernel 'k' read parameter 'arg', a scalar, only inside thunks? */
 static bool read_in_thunks(const LcuKernel *k, int arg) {
   const LcuVar *x = k->params.data[arg];
@@ -145,7 +130,7 @@ static Mask movable_reduces(const LcuStmt *s) {
     bool returned = false, ok = true;
     for (int v = 0; v < r->results.len; v++) {
       const LcuVar *x = r->results.data[v];
-      returned |= listed(&k->results, x);
+      returned |= lcu_listed(&k->results, x);
       ok &= !read_outside_thunks(k, j, x);
     }
     if (returned && ok)
@@ -179,7 +164,7 @@ static Mask attempt(Pass *ps, Attempt *a, const LcuDefUse *du, const PtrMap *ind
   a->to_user = false;
   for (int q = 0; q < k->results.len; q++)
     for (int j = 0; j < k->soacs.len && j < MASK_BITS; j++)
-      if ((want >> j & 1) && listed(&((const LcuSoac *)k->soacs.data[j])->results, k->results.data[q]) &&
+      if ((want >> j & 1) && lcu_listed(&((const LcuSoac *)k->soacs.data[j])->results, k->results.data[q]) &&
           !moving(a, run_result(a->run, q)))
         add_var(a, run_result(a->run, q), (Mask)1 << j);
   bool effect = false; /* something that can fail or has an effect since the run */
@@ -212,7 +197,7 @@ static Mask attempt(Pass *ps, Attempt *a, const LcuDefUse *du, const PtrMap *ind
       }
       if (effects && effect)
         return m ? m : want;
-      if (effects && !same_context(u, a->run)) {
+      if (effects && !fus_same_context(u, a->run)) {
         /* the run's own failures are worded in its context */
         if (fus_run_failures(ps->facts, a->run) & FUS_FAIL_RUN)
           return m ? m : want;
@@ -353,7 +338,7 @@ static void rewrite(Pass *ps, Attempt *a, LcuBlock *b) {
     LcuVar *x = lcu_copy_var(p, r);
     x->shape = 0;
     LcuExp *e = lcu_exp_op(u->loc, u->op, r->type.base, u->args.len, args[0], args[1], args[2]);
-    if (u->lib_fn && !same_context(u, run)) { /* worded as in its library call */
+    if (u->lib_fn && !fus_same_context(u, run)) { /* worded as in its library call */
       e->lib_fn = u->lib_fn;
       e->loc = u->user_loc;
     }

@@ -429,6 +429,9 @@ Vec fus_merge(LcuProgram *p, FusRegion *r);
    member's library call into its caller's code (LcuExp.lib_fn), for a run
    in another context (merge.c). */
 void fus_settle_thunk(LcuThunk *t, const LcuSoac *s, const LcuStmt *member, bool mark);
+/* Do statements 'a' and 'b' report errors in one context: the user's
+   code, or one call (at one place) of one library function? */
+bool fus_same_context(const LcuStmt *a, const LcuStmt *b);
 
 /* ---- rules.c ---- */
 

@@ -64,7 +64,7 @@ void fus_settle_thunk(LcuThunk *t, const LcuSoac *s, const LcuStmt *member, bool
 
 static bool same_name(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
 
-static bool same_context(const LcuStmt *a, const LcuStmt *b) {
+bool fus_same_context(const LcuStmt *a, const LcuStmt *b) {
   return same_name(a->lib_fn, b->lib_fn) && (!a->lib_fn || lcu_loc_equal(a->user_loc, b->user_loc));
 }
 
@@ -211,7 +211,7 @@ static LcuStmt *merge_cluster(LcuProgram *p, FusRegion *r, const Vec *members, c
   const LcuStmt *anchor = anchor_of(members);
   bool one_context = true;
   for (int i = 1; i < members->len; i++)
-    one_context &= same_context(first, ((FusNode *)members->data[i])->run);
+    one_context &= fus_same_context(first, ((FusNode *)members->data[i])->run);
   /* where the new run stands, and in what context */
   const LcuStmt *place = anchor ? anchor : first;
   LcuStmt *run = lcu_stmt_run(place->loc, NULL);
@@ -227,7 +227,7 @@ static LcuStmt *merge_cluster(LcuProgram *p, FusRegion *r, const Vec *members, c
   Merger m = {p, r, &param_of, &produced, lcu_kernel_new(), run};
   for (int i = 0; i < members->len; i++) {
     const FusNode *n = members->data[i];
-    bool mark = n->run->lib_fn && !same_context(n->run, run);
+    bool mark = n->run->lib_fn && !fus_same_context(n->run, run);
     add_member(&m, n, run, mark);
   }
   for (int i = 0; i < members->len; i++) {

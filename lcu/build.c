@@ -962,34 +962,15 @@ void lcu_prune_kernels(LcuProgram *p) {
 
 /* ---- unused parameters ---- */
 
-/* Does kernel 'k' read its parameter 'v' anywhere (a thunk, a size, a
-   segdes, `into`, a library argument, a result)? */
+/* Does kernel 'k' read its parameter 'v' anywhere (a SOAC, a result)?
+   A `using` that names it counts as a read. */
 static bool kernel_reads(const LcuKernel *k, const LcuVar *v) {
-  for (int i = 0; i < k->results.len; i++)
-    if (k->results.data[i] == v)
+  if (lcu_listed(&k->results, v))
+    return true;
+  for (int i = 0; i < k->soacs.len; i++)
+    if (lcu_soac_reads(k->soacs.data[i], v))
       return true;
-  for (int i = 0; i < k->soacs.len; i++) {
-    const LcuSoac *s = k->soacs.data[i];
-    if (s->size.var == v || s->size.length == v || s->segdes == v || s->into == v)
-      return true;
-    for (int a = 0; a < s->args.len; a++)
-      if (s->args.data[a] == v)
-        return true;
-    const LcuThunk *thunks[2] = {s->pull, s->second};
-    for (int t = 0; t < 2; t++)
-      for (int e = 0; thunks[t] && e < lcu_thunk_nexps(thunks[t]); e++)
-        if (lcu_exp_reads(lcu_thunk_exp(thunks[t], e), v))
-          return true;
-  }
   return false;
-}
-
-static void drop_from(Vec *vars, const LcuVar *v) {
-  int out = 0;
-  for (int i = 0; i < vars->len; i++)
-    if (vars->data[i] != v)
-      vars->data[out++] = vars->data[i];
-  vars->len = out;
 }
 
 /* Each run of 'b' (and its nested blocks) without the arguments its
@@ -1033,13 +1014,6 @@ void lcu_drop_unused_params(LcuProgram *p) {
         memset(gone, 0, sizeof(bool) * (size_t)k->params.len);
       }
       gone[a] = true;
-      for (int s = 0; s < k->soacs.len; s++) { /* a `using` that names it */
-        LcuSoac *soac = k->soacs.data[s];
-        if (soac->pull)
-          drop_from(&soac->pull->using, v);
-        if (soac->second)
-          drop_from(&soac->second->using, v);
-      }
     }
     if (gone) {
       ptrmap_put(&dropped, k, gone);

@@ -301,6 +301,11 @@ bool lcu_thunk_calls(const LcuThunk *t) {
   return false;
 }
 
+bool lcu_soac_reads(const LcuSoac *s, const LcuVar *v) {
+  return (s->pull && lcu_listed(&s->pull->using, v)) || (s->second && lcu_listed(&s->second->using, v)) ||
+         lcu_soac_reads_outside_thunks(s, v);
+}
+
 bool lcu_soac_reads_outside_thunks(const LcuSoac *s, const LcuVar *v) {
   if (s->size.var == v || s->size.length == v || s->segdes == v || s->into == v)
     return true;

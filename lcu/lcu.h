@@ -507,6 +507,8 @@ bool lcu_thunk_calls(const LcuThunk *t);
    size (a variable, or #v), its segdes, `into` or a library kernel's
    argument? */
 bool lcu_soac_reads_outside_thunks(const LcuSoac *s, const LcuVar *v);
+/* Does SOAC 's' read 'v' at all: there, or in a thunk (its `using`)? */
+bool lcu_soac_reads(const LcuSoac *s, const LcuVar *v);
 
 /* ---- build.c: constructors, the kernel builder, interning ----
    Every node is made here, location first (chibicc's new_binary).  A
@@ -754,6 +756,8 @@ bool lcu_atoms_read_results(const Vec *atoms, const struct LcuStmt *s);
 /* True if 'e' reads vec[i] at exactly the variable 'i' (i may be NULL). */
 bool lcu_exp_reads_at(const LcuExp *e, const LcuVar *vec, const LcuVar *i);
 
+/* Is 'v' one of 'vars' (LcuVar *)? */
+bool lcu_listed(const Vec *vars, const LcuVar *v);
 /* The variables thunk 't' reads and does not bind (its parameters, its
    lets), in order of first appearance: what its `using` must list. */
 Vec lcu_free_vars(const LcuThunk *t);

@@ -138,7 +138,7 @@ LcuKernel *lcu_copy_kernel(LcuProgram *p, const LcuKernel *k) {
 
 /* ---- free variables and `using` ---- */
 
-static bool listed(const Vec *vars, const LcuVar *v) {
+bool lcu_listed(const Vec *vars, const LcuVar *v) {
   for (int i = 0; i < vars->len; i++)
     if (vars->data[i] == v)
       return true;
@@ -154,7 +154,7 @@ static void free_in(const LcuExp *e, Vec *bound, Vec *out) {
   case LE_LENGTH:
   case LE_SEG_LENGTH:
   case LE_SEG_OFFSET:
-    if (!listed(bound, e->var) && !listed(out, e->var))
+    if (!lcu_listed(bound, e->var) && !lcu_listed(out, e->var))
       vec_push(out, e->var);
     break;
   case LE_LET:
