@@ -422,27 +422,29 @@ static Vals append_values(Fl *fl, Vals a, Vals b, Type *t) {
                 append_values(fl, slice(a, 1, a.len - 1), slice(b, 1, b.len - 1), t->elem));
 }
 
+/* gather_values with flag 'what' of 'fl' (fl->once or fl->replicating)
+   set while it runs. */
+static Vals gather_values_with(Fl *fl, bool *what, Vals v, Type *t, FlatAtom *idx) {
+  bool outer = *what;
+  *what = true;
+  Vals r = gather_values(fl, v, t, idx);
+  *what = outer;
+  return r;
+}
+
 /* gather_values where 'idx' takes each segment at most once (the
    indices a PACK or PARTITION keeps of an iota, a lifted subscript's one
    element per segment): the new segments' total cannot pass the old
    segdes's, so their seg_ranges are `<segments once>` (FlatStmt.once). */
 static Vals gather_values_once(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
-  bool outer = fl->once;
-  fl->once = true;
-  Vals r = gather_values(fl, v, t, idx);
-  fl->once = outer;
-  return r;
+  return gather_values_with(fl, &fl->once, v, t, idx);
 }
 
 /* gather_values where 'idx' takes values many times over (a value
    distributed, a free variable replicated per element): the views it
    makes are View.replicated. */
 static Vals replicate_values(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
-  bool outer = fl->replicating;
-  fl->replicating = true;
-  Vals r = gather_values(fl, v, t, idx);
-  fl->replicating = outer;
-  return r;
+  return gather_values_with(fl, &fl->replicating, v, t, idx);
 }
 
 /* V(t) holding the values of V(t) 'v' whose flag is true. */
