@@ -148,7 +148,11 @@ typedef struct FlatStmt {
                          its indices are the elements of such ranges, or
                          of the segments of a nested value, read from the
                          vectors those segments describe: in range by
-                         construction (lowering reads them unchecked) */
+                         construction (lowering reads them unchecked).
+                         REM: its divisor is not 0 wherever an element
+                         is computed (a replication's index, rem(iota(l
+                         * n), l), has no element when l is 0): fusion
+                         knows it cannot fail; printed <nonzero> */
   bool once;          /* SEG_RANGE <segments>: each segment of the segdes
                          is taken at most once (a lifted subscript of a
                          nested value takes one of each value's own), so
@@ -171,6 +175,10 @@ typedef struct FlatFunc {
                          gives them): a nonzero group's vectors have one
                          length (sds one count) at every call; shape.c
                          reads them */
+  Vec param_groups;   /* the same for the parameters: the components of
+                         one NESL value (a vector of tuples) have one
+                         length whenever the function runs; lowering
+                         unites them in the function's own body */
   bool lifted;        /* the lifted version of a NESL function */
   bool library;       /* from lib-nesl */
   const char *source; /* the NESL function's name, for messages */

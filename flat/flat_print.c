@@ -144,6 +144,10 @@ static void print_op(FILE *out, const FlatStmt *s) {
   case FLAT_CHECK:
     fprintf(out, " %s", rt_check_name(s->check));
     break;
+  case FLAT_REM:
+    if (s->segments)
+      fputs(" <nonzero>", out);
+    break;
   case FLAT_SEG_RANGE:
   case FLAT_GATHER:
     if (s->segments)

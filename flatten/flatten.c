@@ -471,6 +471,8 @@ static Vals dist_values(Fl *fl, Vals x, Type *t, FlatAtom *n) {
   FlatAtom *d = make_segdes(fl, dist(fl, l, n));
   FlatAtom *total = op(fl, FLAT_SEG_TOTAL, int_scalar(), 1, d);
   FlatAtom *idx = binary(fl, FLAT_REM, iota(fl, total), dist(fl, l, total));
+  /* the total is l * n: no element, no remainder, where l is 0 */
+  ((FlatStmt *)vec_get(&fl->block->stmts, fl->block->stmts.len - 1))->segments = true;
   return concat(one(d), replicate_values(fl, x, t->elem, idx));
 }
 
@@ -2157,6 +2159,8 @@ static FlatFunc *func_of(Fl *fl, MonoFunc *mf, bool lifted, int component) {
      function's elements (group 1); each sequence's components */
   int next = lifted ? 1 : 0;
   flatten_layout_groups(ft->snd, !lifted, lifted ? 1 : 0, &next, &f->result_groups);
+  int next_param = lifted ? 1 : 0;
+  flatten_layout_groups(ft->fst, !lifted, lifted ? 1 : 0, &next_param, &f->param_groups);
   if (component) {
     FlatType *part = rt.data[component - 1];
     rt = (Vec){0};

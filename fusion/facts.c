@@ -563,6 +563,15 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
       return len_const(2);
     if (e->op == FLAT_SELECT)
       return range_join(exp_range(kl, s, t, b, lets), exp_range(kl, s, t, e->args[2], lets));
+    /* rem(a, n) with a >= 0 lies in [0, |n|) (C's remainder takes the
+       sign of a); n named as a length is one (a vector that long exists)
+       or the bound is never compared with one.  This is the replication
+       of a free vector, x[rem(i, #x)] (flatten's distribution), whose
+       subscript then cannot fail. */
+    if (e->op == FLAT_REM && exp_range(kl, s, t, a, lets).kind != FL_UNKNOWN) {
+      FusLen n = bound_length(kl, b);
+      return n.kind != FL_UNKNOWN && !(n.kind == FL_CONST && n.value == 0) ? n : nonneg();
+    }
     /* i - #a where i >= #a: below the space less #a */
     if (e->op == FLAT_SUB && a->kind == LE_VAR && b->kind == LE_LENGTH)
       for (const LetRange *l = lets; l; l = l->next)
@@ -1187,6 +1196,8 @@ static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *
   case LE_OP: {
     const LcuExp *d = e->nargs > 1 ? e->args[1] : NULL;
     const FlatAtom *divisor = d && d->kind == LE_CONST ? &d->constant : NULL;
+    if (e->in_range && e->op == FLAT_REM) /* rem!: a divisor not 0 by construction */
+      return false;
     return !fus_op_safe(e->op, e->args[0]->type, divisor);
   }
   case LE_CALL: /* a scalar loop: its checks, and it may not end */

@@ -124,7 +124,9 @@ typedef struct LcuExp {
   bool in_range;          /* LE_INDEX: in range by construction (lowering:
                              a gather of whole segments' elements,
                              FlatStmt.segments): fusion knows it cannot
-                             fail; printed x![e].  Code generation and
+                             fail; printed x![e].  LE_OP rem: its divisor
+                             is not 0 by construction (a replication's
+                             index); printed rem!(a, n).  Code generation and
                              the interpreters check it all the same (a
                              GPU reports a failed check only at its next
                              wait, and kernels run on after it) */

@@ -288,6 +288,14 @@ static void print_exp_inner(Printer *pr, const LcuExp *e) {
     return;
   case LE_OP: {
     int n = e->nargs < 0 ? 0 : e->nargs > 3 ? 3 : e->nargs;
+    if (e->in_range && e->op == FLAT_REM && n == 2) { /* a divisor known not 0 */
+      fputs("rem!(", out);
+      print_exp(pr, e->args[0], LEVEL_GUARDED);
+      fputs(", ", out);
+      print_exp(pr, e->args[1], LEVEL_OPEN);
+      fputc(')', out);
+      return;
+    }
     print_op(pr, e->op, n, print_exp_operand, e->args);
     return;
   }

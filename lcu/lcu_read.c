@@ -703,9 +703,13 @@ static LcuExp *primary(Reader *r) {
     e = lcu_exp_call(unset, f, t.base, (LcuExp **)args.data, args.len);
   } else {
     const char *n = name(r);
+    bool nonzero = strcmp(n, "rem") == 0 && cur(r) == '!' && r->text[r->pos + 1] == '('; /* rem!(a, n) */
+    if (nonzero)
+      r->pos++;
     if (cur(r) == '(') { /* an operation: no blank before its '(' */
       r->pos++;
       e = op_call(r, n, at);
+      e->in_range = nonzero;
     } else {
       LcuVar *v = lookup(r, n);
       if (!v) {

@@ -185,6 +185,36 @@ static void unite_call_results(Lw *lw, FlatStmt *fs) {
   }
 }
 
+/* The parameters of function 'f', lowered to a function of its own (not
+   inlined): those that its layout gives one length (FlatFunc.param_groups:
+   the components of one vector of tuples, a lifted function's vectors of
+   its elements) in one class and one strict class.  Whenever the body
+   runs they have one length, as its caller built them as one value after
+   its checks; an inlined call's arguments, the caller's own variables,
+   are not joined (shape.c). */
+static void unite_params(Lw *lw, const FlatFunc *f, const LcuFunc *lf) {
+  if (f->param_groups.len != lf->params.len)
+    return;
+  for (int i = 0; i < lf->params.len; i++) {
+    intptr_t g = (intptr_t)f->param_groups.data[i];
+    LcuVar *x = lf->params.data[i];
+    if (!g || x->type.kind == LT_SCALAR)
+      continue;
+    for (int j = 0; j < i; j++) {
+      LcuVar *y = lf->params.data[j];
+      if ((intptr_t)f->param_groups.data[j] != g || y->type.kind == LT_SCALAR)
+        continue;
+      if (!y->shape)
+        class_join(&lw->shapes, &y->shape, y, class_new(&lw->shapes));
+      class_join(&lw->shapes, &x->shape, x, y->shape);
+      if (!y->strict)
+        class_join(&lw->stricts, &y->strict, y, class_new(&lw->stricts));
+      class_join(&lw->stricts, &x->strict, x, y->strict);
+      break;
+    }
+  }
+}
+
 /* Each variable's class by its root, numbered in order of first
    appearance; classes of one variable are unknown (0).  'strict': the
    classes of LcuVar.strict, else of .shape. */
@@ -531,8 +561,11 @@ static LcuStmt *build_elementwise(Lw *lw, FlatStmt *fs, Vec *out) {
   for (int k = 0; k < n; k++)
     args[k] = operand(lw, kb, fs->args.data[k], i);
   LcuSize size = elementwise_size(lw, kb, fs);
-  lcu_thunk_return(t, fs->kind == FS_CALL ? lcu_exp_call(kb->loc, func_of(lw, fs->callee), r->type.base, args, n)
-                                          : elementwise_exp(kb->loc, fs->op, r->type.base, n, args));
+  LcuExp *e = fs->kind == FS_CALL ? lcu_exp_call(kb->loc, func_of(lw, fs->callee), r->type.base, args, n)
+                                  : elementwise_exp(kb->loc, fs->op, r->type.base, n, args);
+  if (fs->kind == FS_OP && fs->op == FLAT_REM && fs->segments)
+    e->in_range = true; /* a divisor not 0 by construction (FlatStmt.segments) */
+  lcu_thunk_return(t, e);
   LcuSoac *s = lcu_soac_map(lw->loc, t, size);
   lcu_soac_result(lw->lp, s, lcu_type_of_flat(r->type));
   return kernel_run(lw, kb, s, out);
@@ -1900,6 +1933,7 @@ static void lower_pending(Lw *lw) {
           x->within = var_of(lw, p->within);
         vec_push(&lf->params, x);
       }
+      unite_params(lw, f, lf);
       lf->body = lcu_block_new();
       lower_block_into(lw, f->body, lf->body);
     }

@@ -77,7 +77,6 @@ static const RtSite nessie_sites[] = {
   {"tests/exec/rt_equal_kernels.nesl", 12, 2, NULL, NULL, "elt", NULL, NULL},
   {"tests/exec/rt_equal_kernels.nesl", 13, 2, NULL, NULL, "elt", NULL, NULL},
   {"tests/exec/rt_equal_kernels.nesl", 11, 6, NULL, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 236, 54, NULL, NULL, NULL, NULL, NULL},
   {"tests/exec/rt_equal_kernels.nesl", 12, 6, NULL, NULL, NULL, NULL, NULL},
   {"tests/exec/rt_equal_kernels.nesl", 13, 6, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
@@ -128,52 +127,8 @@ fail:
   rt_release(v_x28);
 }
 
-/* K2: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x50, RtValue *v_x51, RtValue **out_v_x52) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x50_d = v_x50->data.i;
-  const int64_t v_x50_n = v_x50->len;
-  int32_t *v_x51_d = v_x51->data.i;
-  const int64_t v_x51_n = v_x51->len;
-  RtValue *v_x52 = NULL;
-  /* MAP */
-  {
-    const int64_t t2 = v_x50_n;
-    v_x52 = rt_value_new(rt_vec_type(RT_INT), t2);
-    int32_t *v_x52_d = v_x52->data.i;
-    const int64_t v_x52_n = v_x52->len;
-    RT_PARALLEL_FOR_IF(t2 >= RT_PARALLEL_MIN)
-    for (int64_t t3 = 0; t3 < t2; t3++) {
-      const int32_t t4 = (int32_t)t3;
-      int t7 = 0; /* nonzero: a check below failed */
-      int32_t t5 = v_x50_d[t4];
-      int t8 = (uint64_t)(int64_t)t5 < (uint64_t)v_x51_n;
-      int32_t t6 = t8 ? v_x51_d[t5] : 0;
-      t7 |= !t8;
-      if (__builtin_expect(t7 != 0, 0)) { /* again, recording the error */
-        int32_t t9 = v_x50_d[t4];
-        int32_t t10;
-        if ((uint64_t)(int64_t)t9 < (uint64_t)v_x51_n) {
-          t10 = v_x51_d[t9];
-        } else {
-          NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x51_n, 0.0, 0);
-          t10 = 0;
-        }
-      }
-      v_x52_d[t3] = t6;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x52 = v_x52;
-  return;
-fail:
-  rt_release(v_x52);
-}
-
-/* K3: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
+/* K2: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
   (void)loc;
   (void)run;
   int32_t *v_x317_d = v_x317->data.i;
@@ -185,143 +140,143 @@ static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v
   RtValue *v_x331 = NULL;
   /* REDUCE */
   {
-    const int64_t t11 = v_x317_n;
-    const int64_t t12 = t11 > 0 ? (t11 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t13 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t12);
-    int32_t *t14 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t12);
-    int32_t *t15 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t12);
-    RT_PARALLEL_FOR_IF(t12 > 1)
-    for (int64_t t16 = 0; t16 < t12; t16++) {
-      int32_t t16a0;
-      int32_t t16a1;
-      int32_t t16a2;
-      t16a0 = 2147483647;
-      t16a1 = 0;
-      t16a2 = 1;
-      const int64_t t16_end = (t16 + 1) * RT_CHUNK < t11 ? (t16 + 1) * RT_CHUNK : t11;
-      for (int64_t t17 = t16 * RT_CHUNK; t17 < t16_end; t17++) {
-        const int32_t t18 = (int32_t)t17;
-        int32_t t16x0;
-        int32_t t16x1;
-        int32_t t16x2;
-        int32_t t19 = v_x317_d[t18];
-        uint8_t t21 = rt_ge_i(t19, 0);
-        uint8_t t23 = rt_lt_i(t19, v_x313);
-        uint8_t t25 = rt_and_b(t21, t23);
-        int32_t t26;
-        if (t25) {
-          t26 = 2147483647;
+    const int64_t t2 = v_x317_n;
+    const int64_t t3 = t2 > 0 ? (t2 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t4 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t3);
+    int32_t *t5 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t3);
+    int32_t *t6 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t3);
+    RT_PARALLEL_FOR_IF(t3 > 1)
+    for (int64_t t7 = 0; t7 < t3; t7++) {
+      int32_t t7a0;
+      int32_t t7a1;
+      int32_t t7a2;
+      t7a0 = 2147483647;
+      t7a1 = 0;
+      t7a2 = 1;
+      const int64_t t7_end = (t7 + 1) * RT_CHUNK < t2 ? (t7 + 1) * RT_CHUNK : t2;
+      for (int64_t t8 = t7 * RT_CHUNK; t8 < t7_end; t8++) {
+        const int32_t t9 = (int32_t)t8;
+        int32_t t7x0;
+        int32_t t7x1;
+        int32_t t7x2;
+        int32_t t10 = v_x317_d[t9];
+        uint8_t t12 = rt_ge_i(t10, 0);
+        uint8_t t14 = rt_lt_i(t10, v_x313);
+        uint8_t t16 = rt_and_b(t12, t14);
+        int32_t t17;
+        if (t16) {
+          t17 = 2147483647;
         } else {
-          t26 = t18;
+          t17 = t9;
         }
-        t16x0 = t26;
-        t16x1 = t19;
-        t16x2 = v_x313;
-        uint8_t t28 = rt_le_i(t16a0, t16x0);
-        int32_t t29;
-        if (t28) {
-          t29 = t16a0;
+        t7x0 = t17;
+        t7x1 = t10;
+        t7x2 = v_x313;
+        uint8_t t19 = rt_le_i(t7a0, t7x0);
+        int32_t t20;
+        if (t19) {
+          t20 = t7a0;
         } else {
-          t29 = t16x0;
+          t20 = t7x0;
         }
-        int32_t t30;
-        if (t28) {
-          t30 = t16a1;
+        int32_t t21;
+        if (t19) {
+          t21 = t7a1;
         } else {
-          t30 = t16x1;
+          t21 = t7x1;
         }
-        int32_t t31;
-        if (t28) {
-          t31 = t16a2;
+        int32_t t22;
+        if (t19) {
+          t22 = t7a2;
         } else {
-          t31 = t16x2;
+          t22 = t7x2;
         }
-        t16a0 = t29;
-        t16a1 = t30;
-        t16a2 = t31;
+        t7a0 = t20;
+        t7a1 = t21;
+        t7a2 = t22;
       }
-      t13[t16] = t16a0;
-      t14[t16] = t16a1;
-      t15[t16] = t16a2;
+      t4[t7] = t7a0;
+      t5[t7] = t7a1;
+      t6[t7] = t7a2;
     }
-    int32_t t16t0;
-    int32_t t16t1;
-    int32_t t16t2;
-    t16t0 = 2147483647;
-    t16t1 = 0;
-    t16t2 = 1;
-    for (int64_t t16 = 0; t16 < t12; t16++) {
-      const int32_t t32 = t13[t16];
-      const int32_t t33 = t14[t16];
-      const int32_t t34 = t15[t16];
-      uint8_t t36 = rt_le_i(t16t0, t32);
-      int32_t t37;
-      if (t36) {
-        t37 = t16t0;
+    int32_t t7t0;
+    int32_t t7t1;
+    int32_t t7t2;
+    t7t0 = 2147483647;
+    t7t1 = 0;
+    t7t2 = 1;
+    for (int64_t t7 = 0; t7 < t3; t7++) {
+      const int32_t t23 = t4[t7];
+      const int32_t t24 = t5[t7];
+      const int32_t t25 = t6[t7];
+      uint8_t t27 = rt_le_i(t7t0, t23);
+      int32_t t28;
+      if (t27) {
+        t28 = t7t0;
       } else {
-        t37 = t32;
+        t28 = t23;
       }
-      int32_t t38;
-      if (t36) {
-        t38 = t16t1;
+      int32_t t29;
+      if (t27) {
+        t29 = t7t1;
       } else {
-        t38 = t33;
+        t29 = t24;
       }
-      int32_t t39;
-      if (t36) {
-        t39 = t16t2;
+      int32_t t30;
+      if (t27) {
+        t30 = t7t2;
       } else {
-        t39 = t34;
+        t30 = t25;
       }
-      t16t0 = t37;
-      t16t1 = t38;
-      t16t2 = t39;
+      t7t0 = t28;
+      t7t1 = t29;
+      t7t2 = t30;
     }
-    v_x325 = t16t0;
-    rt_free(t13);
-    v_x326 = t16t1;
-    rt_free(t14);
-    v_x327 = t16t2;
-    rt_free(t15);
+    v_x325 = t7t0;
+    rt_free(t4);
+    v_x326 = t7t1;
+    rt_free(t5);
+    v_x327 = t7t2;
+    rt_free(t6);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t40 = v_x314;
-      if (t40 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t40, 0.0, 0);
+      const int64_t t31 = v_x314;
+      if (t31 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t31, 0.0, 0);
         goto fail;
       }
-      v_x316 = rt_value_new(rt_vec_type(RT_INT), t40);
+      v_x316 = rt_value_new(rt_vec_type(RT_INT), t31);
       int32_t *v_x316_d = v_x316->data.i;
       const int64_t v_x316_n = v_x316->len;
-      v_x331 = rt_value_new(rt_vec_type(RT_INT), t40);
+      v_x331 = rt_value_new(rt_vec_type(RT_INT), t31);
       int32_t *v_x331_d = v_x331->data.i;
       const int64_t v_x331_n = v_x331->len;
-      RT_PARALLEL_FOR_IF(t40 >= RT_PARALLEL_MIN)
-      for (int64_t t41 = 0; t41 < t40; t41++) {
-        const int32_t t42 = (int32_t)t41;
-        int t46 = 0; /* nonzero: a check below failed */
-        int32_t t44 = rt_mul_i(t42, v_x313);
-        int t47 = (uint64_t)(int64_t)t42 < (uint64_t)v_x317_n;
-        int32_t t45 = t47 ? v_x317_d[t42] : 0;
-        t46 |= !t47;
-        int32_t t49 = rt_add_i(t44, t45);
-        if (__builtin_expect(t46 != 0, 0)) { /* again, recording the error */
-          int32_t t51 = rt_mul_i(t42, v_x313);
-          int32_t t52;
-          if ((uint64_t)(int64_t)t42 < (uint64_t)v_x317_n) {
-            t52 = v_x317_d[t42];
+      RT_PARALLEL_FOR_IF(t31 >= RT_PARALLEL_MIN)
+      for (int64_t t32 = 0; t32 < t31; t32++) {
+        const int32_t t33 = (int32_t)t32;
+        int t37 = 0; /* nonzero: a check below failed */
+        int32_t t35 = rt_mul_i(t33, v_x313);
+        int t38 = (uint64_t)(int64_t)t33 < (uint64_t)v_x317_n;
+        int32_t t36 = t38 ? v_x317_d[t33] : 0;
+        t37 |= !t38;
+        int32_t t40 = rt_add_i(t35, t36);
+        if (__builtin_expect(t37 != 0, 0)) { /* again, recording the error */
+          int32_t t42 = rt_mul_i(t33, v_x313);
+          int32_t t43;
+          if ((uint64_t)(int64_t)t33 < (uint64_t)v_x317_n) {
+            t43 = v_x317_d[t33];
           } else {
-            NESSIE_RECORD(err, t41, RT_CHECK_INDEX, 1, 0, RT_GATHER, t42, v_x317_n, 0.0, 1);
-            t52 = 0;
+            NESSIE_RECORD(err, t32, RT_CHECK_INDEX, 1, 0, RT_GATHER, t33, v_x317_n, 0.0, 1);
+            t43 = 0;
           }
-          int32_t t54 = rt_add_i(t51, t52);
+          int32_t t45 = rt_add_i(t42, t43);
         }
-        v_x316_d[t41] = v_x313;
-        v_x331_d[t41] = t49;
+        v_x316_d[t32] = v_x313;
+        v_x331_d[t32] = t40;
       }
     }
     if (err->index != INT64_MAX)
@@ -337,384 +292,514 @@ fail:
   rt_release(v_x331);
 }
 
-/* K4: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue **out_v_x340) {
+/* K3: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue *v_x341, RtValue **out_v_x343) {
   (void)loc;
   (void)run;
   int32_t *v_x338_d = v_x338->data.i;
   const int64_t v_x338_n = v_x338->len;
-  RtValue *v_x340 = NULL;
+  int32_t *v_x341_d = v_x341->data.i;
+  const int64_t v_x341_n = v_x341->len;
+  RtValue *v_x343 = NULL;
   /* MAP */
   {
-    const int64_t t55 = v_x332;
-    if (t55 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t55, 0.0, 0);
-      goto fail;
-    }
-    v_x340 = rt_value_new(rt_vec_type(RT_INT), t55);
-    int32_t *v_x340_d = v_x340->data.i;
-    const int64_t v_x340_n = v_x340->len;
-    RT_PARALLEL_FOR_IF(t55 >= RT_PARALLEL_MIN)
-    for (int64_t t56 = 0; t56 < t55; t56++) {
-      const int32_t t57 = (int32_t)t56;
-      int t60 = 0; /* nonzero: a check below failed */
-      int32_t t59 = rt_rem_i(t57, v_x335, &t60);
-      int t62 = (uint64_t)(int64_t)t59 < (uint64_t)v_x338_n;
-      int32_t t61 = t62 ? v_x338_d[t59] : 0;
-      t60 |= !t62;
-      if (__builtin_expect(t60 != 0, 0)) { /* again, recording the error */
-        int t63 = 0;
-        int32_t t64 = rt_rem_i(t57, v_x335, &t63);
-        if (t63) {
-          NESSIE_RECORD(err, t56, RT_CHECK_SCALAR, 0, t63, RT_REM, 0, 0, 0.0, 1);
-        }
-        int32_t t65;
-        if ((uint64_t)(int64_t)t64 < (uint64_t)v_x338_n) {
-          t65 = v_x338_d[t64];
+    const int64_t t46 = v_x341_n;
+    v_x343 = rt_value_new(rt_vec_type(RT_INT), t46);
+    int32_t *v_x343_d = v_x343->data.i;
+    const int64_t v_x343_n = v_x343->len;
+    RT_PARALLEL_FOR_IF(t46 >= RT_PARALLEL_MIN)
+    for (int64_t t47 = 0; t47 < t46; t47++) {
+      const int32_t t48 = (int32_t)t47;
+      int t51 = 0; /* nonzero: a check below failed */
+      int32_t t49 = v_x341_d[t48];
+      int t52 = (uint64_t)(int64_t)t49 < (uint64_t)v_x332;
+      int32_t t50 = t52 ? t49 : 0;
+      t51 |= !t52;
+      int32_t t54 = rt_rem_i(t50, v_x335, &t51);
+      int t56 = (uint64_t)(int64_t)t54 < (uint64_t)v_x338_n;
+      int32_t t55 = t56 ? v_x338_d[t54] : 0;
+      t51 |= !t56;
+      if (__builtin_expect(t51 != 0, 0)) { /* again, recording the error */
+        int32_t t57 = v_x341_d[t48];
+        int32_t t58;
+        if ((uint64_t)(int64_t)t57 < (uint64_t)v_x332) {
+          t58 = t57;
         } else {
-          NESSIE_RECORD(err, t56, RT_CHECK_INDEX, 0, 0, RT_GATHER, t64, v_x338_n, 0.0, 2);
-          t65 = 0;
+          NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 1, 0, RT_GATHER, t57, v_x332, 0.0, 0);
+          t58 = 0;
+        }
+        int t59 = 0;
+        int32_t t60 = rt_rem_i(t58, v_x335, &t59);
+        if (t59) {
+          NESSIE_RECORD(err, t47, RT_CHECK_SCALAR, 0, t59, RT_REM, 0, 0, 0.0, 1);
+        }
+        int32_t t61;
+        if ((uint64_t)(int64_t)t60 < (uint64_t)v_x338_n) {
+          t61 = v_x338_d[t60];
+        } else {
+          NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 0, 0, RT_GATHER, t60, v_x338_n, 0.0, 2);
+          t61 = 0;
         }
       }
-      v_x340_d[t56] = t61;
+      v_x343_d[t47] = t55;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x340 = v_x340;
+  *out_v_x343 = v_x343;
   return;
 fail:
-  rt_release(v_x340);
+  rt_release(v_x343);
 }
 
-/* K5: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x349, int32_t v_x350, RtValue *v_x353, RtValue **out_v_x352, int32_t *out_v_x362, int32_t *out_v_x363, RtValue **out_v_x367) {
+/* K4: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
+static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x356, int32_t v_x357, RtValue *v_x360, RtValue **out_v_x359, int32_t *out_v_x369, int32_t *out_v_x370, RtValue **out_v_x374) {
   (void)loc;
   (void)run;
-  int32_t *v_x353_d = v_x353->data.i;
-  const int64_t v_x353_n = v_x353->len;
-  int32_t v_x361 = 0;
-  int32_t v_x362 = 0;
-  int32_t v_x363 = 0;
-  RtValue *v_x352 = NULL;
-  RtValue *v_x367 = NULL;
+  int32_t *v_x360_d = v_x360->data.i;
+  const int64_t v_x360_n = v_x360->len;
+  int32_t v_x368 = 0;
+  int32_t v_x369 = 0;
+  int32_t v_x370 = 0;
+  RtValue *v_x359 = NULL;
+  RtValue *v_x374 = NULL;
   /* REDUCE */
   {
-    const int64_t t66 = v_x353_n;
-    const int64_t t67 = t66 > 0 ? (t66 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t68 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t67);
-    int32_t *t69 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t67);
-    int32_t *t70 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t67);
-    RT_PARALLEL_FOR_IF(t67 > 1)
-    for (int64_t t71 = 0; t71 < t67; t71++) {
-      int32_t t71a0;
-      int32_t t71a1;
-      int32_t t71a2;
-      t71a0 = 2147483647;
-      t71a1 = 0;
-      t71a2 = 1;
-      const int64_t t71_end = (t71 + 1) * RT_CHUNK < t66 ? (t71 + 1) * RT_CHUNK : t66;
-      for (int64_t t72 = t71 * RT_CHUNK; t72 < t71_end; t72++) {
-        const int32_t t73 = (int32_t)t72;
-        int32_t t71x0;
-        int32_t t71x1;
-        int32_t t71x2;
-        int32_t t74 = v_x353_d[t73];
-        uint8_t t76 = rt_ge_i(t74, 0);
-        uint8_t t78 = rt_lt_i(t74, v_x349);
-        uint8_t t80 = rt_and_b(t76, t78);
+    const int64_t t62 = v_x360_n;
+    const int64_t t63 = t62 > 0 ? (t62 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t64 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t63);
+    int32_t *t65 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t63);
+    int32_t *t66 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t63);
+    RT_PARALLEL_FOR_IF(t63 > 1)
+    for (int64_t t67 = 0; t67 < t63; t67++) {
+      int32_t t67a0;
+      int32_t t67a1;
+      int32_t t67a2;
+      t67a0 = 2147483647;
+      t67a1 = 0;
+      t67a2 = 1;
+      const int64_t t67_end = (t67 + 1) * RT_CHUNK < t62 ? (t67 + 1) * RT_CHUNK : t62;
+      for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
+        const int32_t t69 = (int32_t)t68;
+        int32_t t67x0;
+        int32_t t67x1;
+        int32_t t67x2;
+        int32_t t70 = v_x360_d[t69];
+        uint8_t t72 = rt_ge_i(t70, 0);
+        uint8_t t74 = rt_lt_i(t70, v_x356);
+        uint8_t t76 = rt_and_b(t72, t74);
+        int32_t t77;
+        if (t76) {
+          t77 = 2147483647;
+        } else {
+          t77 = t69;
+        }
+        t67x0 = t77;
+        t67x1 = t70;
+        t67x2 = v_x356;
+        uint8_t t79 = rt_le_i(t67a0, t67x0);
+        int32_t t80;
+        if (t79) {
+          t80 = t67a0;
+        } else {
+          t80 = t67x0;
+        }
         int32_t t81;
-        if (t80) {
-          t81 = 2147483647;
+        if (t79) {
+          t81 = t67a1;
         } else {
-          t81 = t73;
+          t81 = t67x1;
         }
-        t71x0 = t81;
-        t71x1 = t74;
-        t71x2 = v_x349;
-        uint8_t t83 = rt_le_i(t71a0, t71x0);
-        int32_t t84;
-        if (t83) {
-          t84 = t71a0;
+        int32_t t82;
+        if (t79) {
+          t82 = t67a2;
         } else {
-          t84 = t71x0;
+          t82 = t67x2;
         }
-        int32_t t85;
-        if (t83) {
-          t85 = t71a1;
-        } else {
-          t85 = t71x1;
-        }
-        int32_t t86;
-        if (t83) {
-          t86 = t71a2;
-        } else {
-          t86 = t71x2;
-        }
-        t71a0 = t84;
-        t71a1 = t85;
-        t71a2 = t86;
+        t67a0 = t80;
+        t67a1 = t81;
+        t67a2 = t82;
       }
-      t68[t71] = t71a0;
-      t69[t71] = t71a1;
-      t70[t71] = t71a2;
+      t64[t67] = t67a0;
+      t65[t67] = t67a1;
+      t66[t67] = t67a2;
     }
-    int32_t t71t0;
-    int32_t t71t1;
-    int32_t t71t2;
-    t71t0 = 2147483647;
-    t71t1 = 0;
-    t71t2 = 1;
-    for (int64_t t71 = 0; t71 < t67; t71++) {
-      const int32_t t87 = t68[t71];
-      const int32_t t88 = t69[t71];
-      const int32_t t89 = t70[t71];
-      uint8_t t91 = rt_le_i(t71t0, t87);
-      int32_t t92;
-      if (t91) {
-        t92 = t71t0;
+    int32_t t67t0;
+    int32_t t67t1;
+    int32_t t67t2;
+    t67t0 = 2147483647;
+    t67t1 = 0;
+    t67t2 = 1;
+    for (int64_t t67 = 0; t67 < t63; t67++) {
+      const int32_t t83 = t64[t67];
+      const int32_t t84 = t65[t67];
+      const int32_t t85 = t66[t67];
+      uint8_t t87 = rt_le_i(t67t0, t83);
+      int32_t t88;
+      if (t87) {
+        t88 = t67t0;
       } else {
-        t92 = t87;
+        t88 = t83;
       }
-      int32_t t93;
-      if (t91) {
-        t93 = t71t1;
+      int32_t t89;
+      if (t87) {
+        t89 = t67t1;
       } else {
-        t93 = t88;
+        t89 = t84;
       }
-      int32_t t94;
-      if (t91) {
-        t94 = t71t2;
+      int32_t t90;
+      if (t87) {
+        t90 = t67t2;
       } else {
-        t94 = t89;
+        t90 = t85;
       }
-      t71t0 = t92;
-      t71t1 = t93;
-      t71t2 = t94;
+      t67t0 = t88;
+      t67t1 = t89;
+      t67t2 = t90;
     }
-    v_x361 = t71t0;
-    rt_free(t68);
-    v_x362 = t71t1;
-    rt_free(t69);
-    v_x363 = t71t2;
-    rt_free(t70);
+    v_x368 = t67t0;
+    rt_free(t64);
+    v_x369 = t67t1;
+    rt_free(t65);
+    v_x370 = t67t2;
+    rt_free(t66);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t95 = v_x350;
-      if (t95 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t95, 0.0, 0);
+      const int64_t t91 = v_x357;
+      if (t91 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t91, 0.0, 0);
         goto fail;
       }
-      v_x352 = rt_value_new(rt_vec_type(RT_INT), t95);
-      int32_t *v_x352_d = v_x352->data.i;
-      const int64_t v_x352_n = v_x352->len;
-      v_x367 = rt_value_new(rt_vec_type(RT_INT), t95);
-      int32_t *v_x367_d = v_x367->data.i;
-      const int64_t v_x367_n = v_x367->len;
-      RT_PARALLEL_FOR_IF(t95 >= RT_PARALLEL_MIN)
-      for (int64_t t96 = 0; t96 < t95; t96++) {
-        const int32_t t97 = (int32_t)t96;
-        int t101 = 0; /* nonzero: a check below failed */
-        int32_t t99 = rt_mul_i(t97, v_x349);
-        int t102 = (uint64_t)(int64_t)t97 < (uint64_t)v_x353_n;
-        int32_t t100 = t102 ? v_x353_d[t97] : 0;
-        t101 |= !t102;
-        int32_t t104 = rt_add_i(t99, t100);
-        if (__builtin_expect(t101 != 0, 0)) { /* again, recording the error */
-          int32_t t106 = rt_mul_i(t97, v_x349);
-          int32_t t107;
-          if ((uint64_t)(int64_t)t97 < (uint64_t)v_x353_n) {
-            t107 = v_x353_d[t97];
+      v_x359 = rt_value_new(rt_vec_type(RT_INT), t91);
+      int32_t *v_x359_d = v_x359->data.i;
+      const int64_t v_x359_n = v_x359->len;
+      v_x374 = rt_value_new(rt_vec_type(RT_INT), t91);
+      int32_t *v_x374_d = v_x374->data.i;
+      const int64_t v_x374_n = v_x374->len;
+      RT_PARALLEL_FOR_IF(t91 >= RT_PARALLEL_MIN)
+      for (int64_t t92 = 0; t92 < t91; t92++) {
+        const int32_t t93 = (int32_t)t92;
+        int t97 = 0; /* nonzero: a check below failed */
+        int32_t t95 = rt_mul_i(t93, v_x356);
+        int t98 = (uint64_t)(int64_t)t93 < (uint64_t)v_x360_n;
+        int32_t t96 = t98 ? v_x360_d[t93] : 0;
+        t97 |= !t98;
+        int32_t t100 = rt_add_i(t95, t96);
+        if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
+          int32_t t102 = rt_mul_i(t93, v_x356);
+          int32_t t103;
+          if ((uint64_t)(int64_t)t93 < (uint64_t)v_x360_n) {
+            t103 = v_x360_d[t93];
           } else {
-            NESSIE_RECORD(err, t96, RT_CHECK_INDEX, 2, 0, RT_GATHER, t97, v_x353_n, 0.0, 1);
-            t107 = 0;
+            NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 2, 0, RT_GATHER, t93, v_x360_n, 0.0, 1);
+            t103 = 0;
           }
-          int32_t t109 = rt_add_i(t106, t107);
+          int32_t t105 = rt_add_i(t102, t103);
         }
-        v_x352_d[t96] = v_x349;
-        v_x367_d[t96] = t104;
+        v_x359_d[t92] = v_x356;
+        v_x374_d[t92] = t100;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x352 = v_x352;
-  *out_v_x362 = v_x362;
-  *out_v_x363 = v_x363;
-  *out_v_x367 = v_x367;
+  *out_v_x359 = v_x359;
+  *out_v_x369 = v_x369;
+  *out_v_x370 = v_x370;
+  *out_v_x374 = v_x374;
   return;
 fail:
-  rt_release(v_x352);
-  rt_release(v_x367);
+  rt_release(v_x359);
+  rt_release(v_x374);
+}
+
+/* K5: MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
+static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x381_d = v_x381->data.i;
+  const int64_t v_x381_n = v_x381->len;
+  int32_t *v_x384_d = v_x384->data.i;
+  const int64_t v_x384_n = v_x384->len;
+  RtValue *v_x386 = NULL;
+  /* MAP */
+  {
+    const int64_t t106 = v_x384_n;
+    v_x386 = rt_value_new(rt_vec_type(RT_INT), t106);
+    int32_t *v_x386_d = v_x386->data.i;
+    const int64_t v_x386_n = v_x386->len;
+    RT_PARALLEL_FOR_IF(t106 >= RT_PARALLEL_MIN)
+    for (int64_t t107 = 0; t107 < t106; t107++) {
+      const int32_t t108 = (int32_t)t107;
+      int t111 = 0; /* nonzero: a check below failed */
+      int32_t t109 = v_x384_d[t108];
+      int t112 = (uint64_t)(int64_t)t109 < (uint64_t)v_x375;
+      int32_t t110 = t112 ? t109 : 0;
+      t111 |= !t112;
+      int32_t t114 = rt_rem_i(t110, v_x378, &t111);
+      int t116 = (uint64_t)(int64_t)t114 < (uint64_t)v_x381_n;
+      int32_t t115 = t116 ? v_x381_d[t114] : 0;
+      t111 |= !t116;
+      if (__builtin_expect(t111 != 0, 0)) { /* again, recording the error */
+        int32_t t117 = v_x384_d[t108];
+        int32_t t118;
+        if ((uint64_t)(int64_t)t117 < (uint64_t)v_x375) {
+          t118 = t117;
+        } else {
+          NESSIE_RECORD(err, t107, RT_CHECK_INDEX, 2, 0, RT_GATHER, t117, v_x375, 0.0, 0);
+          t118 = 0;
+        }
+        int t119 = 0;
+        int32_t t120 = rt_rem_i(t118, v_x378, &t119);
+        if (t119) {
+          NESSIE_RECORD(err, t107, RT_CHECK_SCALAR, 0, t119, RT_REM, 0, 0, 0.0, 1);
+        }
+        int32_t t121;
+        if ((uint64_t)(int64_t)t120 < (uint64_t)v_x381_n) {
+          t121 = v_x381_d[t120];
+        } else {
+          NESSIE_RECORD(err, t107, RT_CHECK_INDEX, 0, 0, RT_GATHER, t120, v_x381_n, 0.0, 2);
+          t121 = 0;
+        }
+      }
+      v_x386_d[t107] = t115;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x386 = v_x386;
+  return;
+fail:
+  rt_release(v_x386);
 }
 
 /* K6: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x385, int32_t v_x386, RtValue *v_x389, RtValue **out_v_x388, int32_t *out_v_x398, int32_t *out_v_x399, RtValue **out_v_x403) {
+static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x399, int32_t v_x400, RtValue *v_x403, RtValue **out_v_x402, int32_t *out_v_x412, int32_t *out_v_x413, RtValue **out_v_x417) {
   (void)loc;
   (void)run;
-  int32_t *v_x389_d = v_x389->data.i;
-  const int64_t v_x389_n = v_x389->len;
-  int32_t v_x397 = 0;
-  int32_t v_x398 = 0;
-  int32_t v_x399 = 0;
-  RtValue *v_x388 = NULL;
-  RtValue *v_x403 = NULL;
+  int32_t *v_x403_d = v_x403->data.i;
+  const int64_t v_x403_n = v_x403->len;
+  int32_t v_x411 = 0;
+  int32_t v_x412 = 0;
+  int32_t v_x413 = 0;
+  RtValue *v_x402 = NULL;
+  RtValue *v_x417 = NULL;
   /* REDUCE */
   {
-    const int64_t t110 = v_x389_n;
-    const int64_t t111 = t110 > 0 ? (t110 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t112 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t111);
-    int32_t *t113 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t111);
-    int32_t *t114 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t111);
-    RT_PARALLEL_FOR_IF(t111 > 1)
-    for (int64_t t115 = 0; t115 < t111; t115++) {
-      int32_t t115a0;
-      int32_t t115a1;
-      int32_t t115a2;
-      t115a0 = 2147483647;
-      t115a1 = 0;
-      t115a2 = 1;
-      const int64_t t115_end = (t115 + 1) * RT_CHUNK < t110 ? (t115 + 1) * RT_CHUNK : t110;
-      for (int64_t t116 = t115 * RT_CHUNK; t116 < t115_end; t116++) {
-        const int32_t t117 = (int32_t)t116;
-        int32_t t115x0;
-        int32_t t115x1;
-        int32_t t115x2;
-        int32_t t118 = v_x389_d[t117];
-        uint8_t t120 = rt_ge_i(t118, 0);
-        uint8_t t122 = rt_lt_i(t118, v_x385);
-        uint8_t t124 = rt_and_b(t120, t122);
-        int32_t t125;
-        if (t124) {
-          t125 = 2147483647;
+    const int64_t t122 = v_x403_n;
+    const int64_t t123 = t122 > 0 ? (t122 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t124 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t123);
+    int32_t *t125 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t123);
+    int32_t *t126 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t123);
+    RT_PARALLEL_FOR_IF(t123 > 1)
+    for (int64_t t127 = 0; t127 < t123; t127++) {
+      int32_t t127a0;
+      int32_t t127a1;
+      int32_t t127a2;
+      t127a0 = 2147483647;
+      t127a1 = 0;
+      t127a2 = 1;
+      const int64_t t127_end = (t127 + 1) * RT_CHUNK < t122 ? (t127 + 1) * RT_CHUNK : t122;
+      for (int64_t t128 = t127 * RT_CHUNK; t128 < t127_end; t128++) {
+        const int32_t t129 = (int32_t)t128;
+        int32_t t127x0;
+        int32_t t127x1;
+        int32_t t127x2;
+        int32_t t130 = v_x403_d[t129];
+        uint8_t t132 = rt_ge_i(t130, 0);
+        uint8_t t134 = rt_lt_i(t130, v_x399);
+        uint8_t t136 = rt_and_b(t132, t134);
+        int32_t t137;
+        if (t136) {
+          t137 = 2147483647;
         } else {
-          t125 = t117;
+          t137 = t129;
         }
-        t115x0 = t125;
-        t115x1 = t118;
-        t115x2 = v_x385;
-        uint8_t t127 = rt_le_i(t115a0, t115x0);
-        int32_t t128;
-        if (t127) {
-          t128 = t115a0;
+        t127x0 = t137;
+        t127x1 = t130;
+        t127x2 = v_x399;
+        uint8_t t139 = rt_le_i(t127a0, t127x0);
+        int32_t t140;
+        if (t139) {
+          t140 = t127a0;
         } else {
-          t128 = t115x0;
+          t140 = t127x0;
         }
-        int32_t t129;
-        if (t127) {
-          t129 = t115a1;
+        int32_t t141;
+        if (t139) {
+          t141 = t127a1;
         } else {
-          t129 = t115x1;
+          t141 = t127x1;
         }
-        int32_t t130;
-        if (t127) {
-          t130 = t115a2;
+        int32_t t142;
+        if (t139) {
+          t142 = t127a2;
         } else {
-          t130 = t115x2;
+          t142 = t127x2;
         }
-        t115a0 = t128;
-        t115a1 = t129;
-        t115a2 = t130;
+        t127a0 = t140;
+        t127a1 = t141;
+        t127a2 = t142;
       }
-      t112[t115] = t115a0;
-      t113[t115] = t115a1;
-      t114[t115] = t115a2;
+      t124[t127] = t127a0;
+      t125[t127] = t127a1;
+      t126[t127] = t127a2;
     }
-    int32_t t115t0;
-    int32_t t115t1;
-    int32_t t115t2;
-    t115t0 = 2147483647;
-    t115t1 = 0;
-    t115t2 = 1;
-    for (int64_t t115 = 0; t115 < t111; t115++) {
-      const int32_t t131 = t112[t115];
-      const int32_t t132 = t113[t115];
-      const int32_t t133 = t114[t115];
-      uint8_t t135 = rt_le_i(t115t0, t131);
-      int32_t t136;
-      if (t135) {
-        t136 = t115t0;
+    int32_t t127t0;
+    int32_t t127t1;
+    int32_t t127t2;
+    t127t0 = 2147483647;
+    t127t1 = 0;
+    t127t2 = 1;
+    for (int64_t t127 = 0; t127 < t123; t127++) {
+      const int32_t t143 = t124[t127];
+      const int32_t t144 = t125[t127];
+      const int32_t t145 = t126[t127];
+      uint8_t t147 = rt_le_i(t127t0, t143);
+      int32_t t148;
+      if (t147) {
+        t148 = t127t0;
       } else {
-        t136 = t131;
+        t148 = t143;
       }
-      int32_t t137;
-      if (t135) {
-        t137 = t115t1;
+      int32_t t149;
+      if (t147) {
+        t149 = t127t1;
       } else {
-        t137 = t132;
+        t149 = t144;
       }
-      int32_t t138;
-      if (t135) {
-        t138 = t115t2;
+      int32_t t150;
+      if (t147) {
+        t150 = t127t2;
       } else {
-        t138 = t133;
+        t150 = t145;
       }
-      t115t0 = t136;
-      t115t1 = t137;
-      t115t2 = t138;
+      t127t0 = t148;
+      t127t1 = t149;
+      t127t2 = t150;
     }
-    v_x397 = t115t0;
-    rt_free(t112);
-    v_x398 = t115t1;
-    rt_free(t113);
-    v_x399 = t115t2;
-    rt_free(t114);
+    v_x411 = t127t0;
+    rt_free(t124);
+    v_x412 = t127t1;
+    rt_free(t125);
+    v_x413 = t127t2;
+    rt_free(t126);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t139 = v_x386;
-      if (t139 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t139, 0.0, 0);
+      const int64_t t151 = v_x400;
+      if (t151 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t151, 0.0, 0);
         goto fail;
       }
-      v_x388 = rt_value_new(rt_vec_type(RT_INT), t139);
-      int32_t *v_x388_d = v_x388->data.i;
-      const int64_t v_x388_n = v_x388->len;
-      v_x403 = rt_value_new(rt_vec_type(RT_INT), t139);
-      int32_t *v_x403_d = v_x403->data.i;
-      const int64_t v_x403_n = v_x403->len;
-      RT_PARALLEL_FOR_IF(t139 >= RT_PARALLEL_MIN)
-      for (int64_t t140 = 0; t140 < t139; t140++) {
-        const int32_t t141 = (int32_t)t140;
-        int t145 = 0; /* nonzero: a check below failed */
-        int32_t t143 = rt_mul_i(t141, v_x385);
-        int t146 = (uint64_t)(int64_t)t141 < (uint64_t)v_x389_n;
-        int32_t t144 = t146 ? v_x389_d[t141] : 0;
-        t145 |= !t146;
-        int32_t t148 = rt_add_i(t143, t144);
-        if (__builtin_expect(t145 != 0, 0)) { /* again, recording the error */
-          int32_t t150 = rt_mul_i(t141, v_x385);
-          int32_t t151;
-          if ((uint64_t)(int64_t)t141 < (uint64_t)v_x389_n) {
-            t151 = v_x389_d[t141];
+      v_x402 = rt_value_new(rt_vec_type(RT_INT), t151);
+      int32_t *v_x402_d = v_x402->data.i;
+      const int64_t v_x402_n = v_x402->len;
+      v_x417 = rt_value_new(rt_vec_type(RT_INT), t151);
+      int32_t *v_x417_d = v_x417->data.i;
+      const int64_t v_x417_n = v_x417->len;
+      RT_PARALLEL_FOR_IF(t151 >= RT_PARALLEL_MIN)
+      for (int64_t t152 = 0; t152 < t151; t152++) {
+        const int32_t t153 = (int32_t)t152;
+        int t157 = 0; /* nonzero: a check below failed */
+        int32_t t155 = rt_mul_i(t153, v_x399);
+        int t158 = (uint64_t)(int64_t)t153 < (uint64_t)v_x403_n;
+        int32_t t156 = t158 ? v_x403_d[t153] : 0;
+        t157 |= !t158;
+        int32_t t160 = rt_add_i(t155, t156);
+        if (__builtin_expect(t157 != 0, 0)) { /* again, recording the error */
+          int32_t t162 = rt_mul_i(t153, v_x399);
+          int32_t t163;
+          if ((uint64_t)(int64_t)t153 < (uint64_t)v_x403_n) {
+            t163 = v_x403_d[t153];
           } else {
-            NESSIE_RECORD(err, t140, RT_CHECK_INDEX, 3, 0, RT_GATHER, t141, v_x389_n, 0.0, 1);
-            t151 = 0;
+            NESSIE_RECORD(err, t152, RT_CHECK_INDEX, 3, 0, RT_GATHER, t153, v_x403_n, 0.0, 1);
+            t163 = 0;
           }
-          int32_t t153 = rt_add_i(t150, t151);
+          int32_t t165 = rt_add_i(t162, t163);
         }
-        v_x388_d[t140] = v_x385;
-        v_x403_d[t140] = t148;
+        v_x402_d[t152] = v_x399;
+        v_x417_d[t152] = t160;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x388 = v_x388;
-  *out_v_x398 = v_x398;
-  *out_v_x399 = v_x399;
-  *out_v_x403 = v_x403;
+  *out_v_x402 = v_x402;
+  *out_v_x412 = v_x412;
+  *out_v_x413 = v_x413;
+  *out_v_x417 = v_x417;
   return;
 fail:
-  rt_release(v_x388);
-  rt_release(v_x403);
+  rt_release(v_x402);
+  rt_release(v_x417);
+}
+
+/* K7: MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
+static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x424_d = v_x424->data.i;
+  const int64_t v_x424_n = v_x424->len;
+  int32_t *v_x427_d = v_x427->data.i;
+  const int64_t v_x427_n = v_x427->len;
+  RtValue *v_x429 = NULL;
+  /* MAP */
+  {
+    const int64_t t166 = v_x427_n;
+    v_x429 = rt_value_new(rt_vec_type(RT_INT), t166);
+    int32_t *v_x429_d = v_x429->data.i;
+    const int64_t v_x429_n = v_x429->len;
+    RT_PARALLEL_FOR_IF(t166 >= RT_PARALLEL_MIN)
+    for (int64_t t167 = 0; t167 < t166; t167++) {
+      const int32_t t168 = (int32_t)t167;
+      int t171 = 0; /* nonzero: a check below failed */
+      int32_t t169 = v_x427_d[t168];
+      int t172 = (uint64_t)(int64_t)t169 < (uint64_t)v_x418;
+      int32_t t170 = t172 ? t169 : 0;
+      t171 |= !t172;
+      int32_t t174 = rt_rem_i(t170, v_x421, &t171);
+      int t176 = (uint64_t)(int64_t)t174 < (uint64_t)v_x424_n;
+      int32_t t175 = t176 ? v_x424_d[t174] : 0;
+      t171 |= !t176;
+      if (__builtin_expect(t171 != 0, 0)) { /* again, recording the error */
+        int32_t t177 = v_x427_d[t168];
+        int32_t t178;
+        if ((uint64_t)(int64_t)t177 < (uint64_t)v_x418) {
+          t178 = t177;
+        } else {
+          NESSIE_RECORD(err, t167, RT_CHECK_INDEX, 3, 0, RT_GATHER, t177, v_x418, 0.0, 0);
+          t178 = 0;
+        }
+        int t179 = 0;
+        int32_t t180 = rt_rem_i(t178, v_x421, &t179);
+        if (t179) {
+          NESSIE_RECORD(err, t167, RT_CHECK_SCALAR, 0, t179, RT_REM, 0, 0, 0.0, 1);
+        }
+        int32_t t181;
+        if ((uint64_t)(int64_t)t180 < (uint64_t)v_x424_n) {
+          t181 = v_x424_d[t180];
+        } else {
+          NESSIE_RECORD(err, t167, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x424_n, 0.0, 2);
+          t181 = 0;
+        }
+      }
+      v_x429_d[t167] = t175;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x429 = v_x429;
+  return;
+fail:
+  rt_release(v_x429);
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -833,11 +918,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 10, 5);
-  RtValue *t154 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t154->data.i[0] = 1;
-  t154->data.i[1] = 2;
-  t154->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t154);
+  RtValue *t182 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t182->data.i[0] = 1;
+  t182->data.i[1] = 2;
+  t182->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t182);
   value_0 = v_x17;
   NESSIE_SYNC();
   {
@@ -856,10 +941,10 @@ static void top_11(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 19);
-  RtValue *t155 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t155->data.i[0] = 0;
-  t155->data.i[1] = 1;
-  v_x19 = NESSIE_TO_DEVICE(t155);
+  RtValue *t183 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t183->data.i[0] = 0;
+  t183->data.i[1] = 1;
+  v_x19 = NESSIE_TO_DEVICE(t183);
   int32_t v_x21 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
   v_x21 = (int32_t)g_x18->len;
@@ -869,27 +954,24 @@ static void top_11(void) {
   int32_t v_x72 = 0;
   int32_t v_x73 = 0;
   RtValue *v_x81 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K3, 4, v_x21, v_x20, v_x19, &v_x26, &v_x72, &v_x73, &v_x81);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K2, 4, v_x21, v_x20, v_x19, &v_x26, &v_x72, &v_x73, &v_x81);
   rt_release(v_x19);
   RtValue *v_x29 = NULL;
   NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K1, 4, v_x26, &v_x29);
   rt_release(v_x26);
-  int32_t v_x30 = 0;
-  v_x30 = (int32_t)NESSIE_SEG_TOTAL(v_x29);
-  rt_release(v_x29);
-  RtValue *v_x53 = NULL;
-  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K4, 4, v_x30, v_x21, g_x18, &v_x53);
-  RtValue *v_x86 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 2));
     NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x72, v_x73, 0);
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 5, v_x81, v_x53, &v_x86);
-    rt_release(v_x81);
-    rt_release(v_x53);
     rt_set_context(saved);
   }
+  int32_t v_x30 = 0;
+  v_x30 = (int32_t)NESSIE_SEG_TOTAL(v_x29);
+  rt_release(v_x29);
+  RtValue *v_x86 = NULL;
+  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K3, 4, v_x30, v_x21, g_x18, v_x81, &v_x86);
+  rt_release(v_x81);
   value_0 = v_x86;
   NESSIE_SYNC();
   {
@@ -907,10 +989,10 @@ static void top_12(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x87 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 19);
-  RtValue *t156 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t156->data.i[0] = 2;
-  t156->data.i[1] = 0;
-  v_x87 = NESSIE_TO_DEVICE(t156);
+  RtValue *t184 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t184->data.i[0] = 2;
+  t184->data.i[1] = 0;
+  v_x87 = NESSIE_TO_DEVICE(t184);
   int32_t v_x89 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
   v_x89 = (int32_t)g_x18->len;
@@ -920,27 +1002,24 @@ static void top_12(void) {
   int32_t v_x140 = 0;
   int32_t v_x141 = 0;
   RtValue *v_x149 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K5, 6, v_x89, v_x88, v_x87, &v_x94, &v_x140, &v_x141, &v_x149);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K4, 5, v_x89, v_x88, v_x87, &v_x94, &v_x140, &v_x141, &v_x149);
   rt_release(v_x87);
   RtValue *v_x97 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 6, v_x94, &v_x97);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 5, v_x94, &v_x97);
   rt_release(v_x94);
-  int32_t v_x98 = 0;
-  v_x98 = (int32_t)NESSIE_SEG_TOTAL(v_x97);
-  rt_release(v_x97);
-  RtValue *v_x121 = NULL;
-  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K4, 6, v_x98, v_x89, g_x18, &v_x121);
-  RtValue *v_x154 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 2));
     NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x140, v_x141, 0);
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 5, v_x149, v_x121, &v_x154);
-    rt_release(v_x149);
-    rt_release(v_x121);
     rt_set_context(saved);
   }
+  int32_t v_x98 = 0;
+  v_x98 = (int32_t)NESSIE_SEG_TOTAL(v_x97);
+  rt_release(v_x97);
+  RtValue *v_x154 = NULL;
+  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K5, 5, v_x98, v_x89, g_x18, v_x149, &v_x154);
+  rt_release(v_x149);
   value_0 = v_x154;
   NESSIE_SYNC();
   {
@@ -958,10 +1037,10 @@ static void top_13(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x155 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 19);
-  RtValue *t157 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t157->data.i[0] = 1;
-  t157->data.i[1] = 5;
-  v_x155 = NESSIE_TO_DEVICE(t157);
+  RtValue *t185 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t185->data.i[0] = 1;
+  t185->data.i[1] = 5;
+  v_x155 = NESSIE_TO_DEVICE(t185);
   int32_t v_x157 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
   v_x157 = (int32_t)g_x18->len;
@@ -971,27 +1050,24 @@ static void top_13(void) {
   int32_t v_x208 = 0;
   int32_t v_x209 = 0;
   RtValue *v_x217 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K6, 7, v_x157, v_x156, v_x155, &v_x162, &v_x208, &v_x209, &v_x217);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K6, 6, v_x157, v_x156, v_x155, &v_x162, &v_x208, &v_x209, &v_x217);
   rt_release(v_x155);
   RtValue *v_x165 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 7, v_x162, &v_x165);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 6, v_x162, &v_x165);
   rt_release(v_x162);
-  int32_t v_x166 = 0;
-  v_x166 = (int32_t)NESSIE_SEG_TOTAL(v_x165);
-  rt_release(v_x165);
-  RtValue *v_x189 = NULL;
-  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K4, 7, v_x166, v_x157, g_x18, &v_x189);
-  RtValue *v_x222 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 2));
     NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x208, v_x209, 0);
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 5, v_x217, v_x189, &v_x222);
-    rt_release(v_x217);
-    rt_release(v_x189);
     rt_set_context(saved);
   }
+  int32_t v_x166 = 0;
+  v_x166 = (int32_t)NESSIE_SEG_TOTAL(v_x165);
+  rt_release(v_x165);
+  RtValue *v_x222 = NULL;
+  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K7, 6, v_x166, v_x157, g_x18, v_x217, &v_x222);
+  rt_release(v_x217);
   value_0 = v_x222;
   NESSIE_SYNC();
   {

@@ -89,7 +89,6 @@ static const RtSite nessie_sites[] = {
   {"tests/exec/rt_equal_kernels.nesl", 12, 2, NULL, NULL, "elt", NULL, NULL},
   {"tests/exec/rt_equal_kernels.nesl", 13, 2, NULL, NULL, "elt", NULL, NULL},
   {"tests/exec/rt_equal_kernels.nesl", 11, 6, NULL, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 236, 54, NULL, NULL, NULL, NULL, NULL},
   {"tests/exec/rt_equal_kernels.nesl", 12, 6, NULL, NULL, NULL, NULL, NULL},
   {"tests/exec/rt_equal_kernels.nesl", 13, 6, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
@@ -181,129 +180,8 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x27, RtValue *
   }
 }
 
-/* K2: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x50, RtValue *v_x51, RtValue **out_v_x52) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x50_d = v_x50->data.i;
-  const int64_t v_x50_n = v_x50->len;
-  int32_t *v_x51_d = v_x51->data.i;
-  const int64_t v_x51_n = v_x51->len;
-  RtValue *v_x52 = NULL;
-  /* MAP */
-  {
-    const int64_t t3 = v_x50_n;
-    v_x52 = rt_value_new(rt_vec_type(RT_INT), t3);
-    int32_t *v_x52_d = v_x52->data.i;
-    const int64_t v_x52_n = v_x52->len;
-    RT_PARALLEL_FOR_IF(t3 >= RT_PARALLEL_MIN)
-    for (int64_t t4 = 0; t4 < t3; t4++) {
-      const int32_t t5 = (int32_t)t4;
-      int t8 = 0; /* nonzero: a check below failed */
-      int32_t t6 = v_x50_d[t5];
-      int t9 = (uint64_t)(int64_t)t6 < (uint64_t)v_x51_n;
-      int32_t t7 = t9 ? v_x51_d[t6] : 0;
-      t8 |= !t9;
-      if (__builtin_expect(t8 != 0, 0)) { /* again, recording the error */
-        int32_t t10 = v_x50_d[t5];
-        int32_t t11;
-        if ((uint64_t)(int64_t)t10 < (uint64_t)v_x51_n) {
-          t11 = v_x51_d[t10];
-        } else {
-          NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t10, v_x51_n, 0.0, 0);
-          t11 = 0;
-        }
-      }
-      v_x52_d[t4] = t7;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x52 = v_x52;
-  return;
-fail:
-  rt_release(v_x52);
-}
-
-/* K2: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-struct K2_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x50_d; int64_t v_x50_n;
-  int32_t *v_x51_d; int64_t v_x51_n;
-  int32_t *v_x52_d; int64_t v_x52_n;
-};
-struct alignas(8) K2_0_V {
-  int32_t v0;
-};
-struct K2_0_pull {
-  K2_A A;
-  __device__ K2_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t14 = 0; /* nonzero: a check below failed */
-    int32_t t12 = A.v_x50_d[ix];
-    int t15 = (uint64_t)(int64_t)t12 < (uint64_t)A.v_x51_n;
-    int32_t t13 = t15 ? A.v_x51_d[t12] : 0;
-    t14 |= !t15;
-    if (__builtin_expect(t14 != 0, 0)) { /* again, recording the error */
-      int32_t t16 = A.v_x50_d[ix];
-      int32_t t17;
-      if ((uint64_t)(int64_t)t16 < (uint64_t)A.v_x51_n) {
-        t17 = A.v_x51_d[t16];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t16, A.v_x51_n, 0.0, 0);
-        t17 = 0;
-      }
-    }
-    return K2_0_V{t13};
-  }
-};
-struct K2_0_store {
-  K2_A A;
-  __device__ void operator()(int64_t i, const K2_0_V &v) const {
-    A.v_x52_d[i] = v.v0;
-  }
-};
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x50, RtValue *v_x51, RtValue **out_v_x52) {
-  (void)loc;
-  (void)err;
-  K2_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x50_d = v_x50->data.i;
-  A.v_x50_n = v_x50->len;
-  A.v_x51_d = v_x51->data.i;
-  A.v_x51_n = v_x51->len;
-  RtValue *v_x52 = NULL;
-  /* MAP */
-  {
-    const int64_t t18 = v_x50->len;
-    v_x52 = rtg_vec_new(RT_INT, t18);
-    A.v_x52_d = v_x52->data.i;
-    A.v_x52_n = v_x52->len;
-    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t18);
-  }
-  *out_v_x52 = v_x52;
-  return;
-fail:
-  rt_release(v_x52);
-}
-
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x50, RtValue *v_x51, RtValue **out_v_x52) {
-  RtValue *vals[] = {v_x50, v_x51};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K2_host(err, loc, run, v_x50, v_x51, out_v_x52);
-    rtg_host_ran();
-  } else {
-    K2_gpu(err, loc, run, v_x50, v_x51, out_v_x52);
-  }
-}
-
-/* K3: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
+/* K2: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+static void K2_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
   (void)loc;
   (void)run;
   int32_t *v_x317_d = v_x317->data.i;
@@ -315,143 +193,143 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int3
   RtValue *v_x331 = NULL;
   /* REDUCE */
   {
-    const int64_t t19 = v_x317_n;
-    const int64_t t20 = t19 > 0 ? (t19 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t21 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t20);
-    int32_t *t22 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t20);
-    int32_t *t23 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t20);
-    RT_PARALLEL_FOR_IF(t20 > 1)
-    for (int64_t t24 = 0; t24 < t20; t24++) {
-      int32_t t24a0;
-      int32_t t24a1;
-      int32_t t24a2;
-      t24a0 = 2147483647;
-      t24a1 = 0;
-      t24a2 = 1;
-      const int64_t t24_end = (t24 + 1) * RT_CHUNK < t19 ? (t24 + 1) * RT_CHUNK : t19;
-      for (int64_t t25 = t24 * RT_CHUNK; t25 < t24_end; t25++) {
-        const int32_t t26 = (int32_t)t25;
-        int32_t t24x0;
-        int32_t t24x1;
-        int32_t t24x2;
-        int32_t t27 = v_x317_d[t26];
-        uint8_t t29 = rt_ge_i(t27, 0);
-        uint8_t t31 = rt_lt_i(t27, v_x313);
-        uint8_t t33 = rt_and_b(t29, t31);
-        int32_t t34;
-        if (t33) {
-          t34 = 2147483647;
+    const int64_t t3 = v_x317_n;
+    const int64_t t4 = t3 > 0 ? (t3 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t5 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t4);
+    int32_t *t6 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t4);
+    int32_t *t7 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t4);
+    RT_PARALLEL_FOR_IF(t4 > 1)
+    for (int64_t t8 = 0; t8 < t4; t8++) {
+      int32_t t8a0;
+      int32_t t8a1;
+      int32_t t8a2;
+      t8a0 = 2147483647;
+      t8a1 = 0;
+      t8a2 = 1;
+      const int64_t t8_end = (t8 + 1) * RT_CHUNK < t3 ? (t8 + 1) * RT_CHUNK : t3;
+      for (int64_t t9 = t8 * RT_CHUNK; t9 < t8_end; t9++) {
+        const int32_t t10 = (int32_t)t9;
+        int32_t t8x0;
+        int32_t t8x1;
+        int32_t t8x2;
+        int32_t t11 = v_x317_d[t10];
+        uint8_t t13 = rt_ge_i(t11, 0);
+        uint8_t t15 = rt_lt_i(t11, v_x313);
+        uint8_t t17 = rt_and_b(t13, t15);
+        int32_t t18;
+        if (t17) {
+          t18 = 2147483647;
         } else {
-          t34 = t26;
+          t18 = t10;
         }
-        t24x0 = t34;
-        t24x1 = t27;
-        t24x2 = v_x313;
-        uint8_t t36 = rt_le_i(t24a0, t24x0);
-        int32_t t37;
-        if (t36) {
-          t37 = t24a0;
+        t8x0 = t18;
+        t8x1 = t11;
+        t8x2 = v_x313;
+        uint8_t t20 = rt_le_i(t8a0, t8x0);
+        int32_t t21;
+        if (t20) {
+          t21 = t8a0;
         } else {
-          t37 = t24x0;
+          t21 = t8x0;
         }
-        int32_t t38;
-        if (t36) {
-          t38 = t24a1;
+        int32_t t22;
+        if (t20) {
+          t22 = t8a1;
         } else {
-          t38 = t24x1;
+          t22 = t8x1;
         }
-        int32_t t39;
-        if (t36) {
-          t39 = t24a2;
+        int32_t t23;
+        if (t20) {
+          t23 = t8a2;
         } else {
-          t39 = t24x2;
+          t23 = t8x2;
         }
-        t24a0 = t37;
-        t24a1 = t38;
-        t24a2 = t39;
+        t8a0 = t21;
+        t8a1 = t22;
+        t8a2 = t23;
       }
-      t21[t24] = t24a0;
-      t22[t24] = t24a1;
-      t23[t24] = t24a2;
+      t5[t8] = t8a0;
+      t6[t8] = t8a1;
+      t7[t8] = t8a2;
     }
-    int32_t t24t0;
-    int32_t t24t1;
-    int32_t t24t2;
-    t24t0 = 2147483647;
-    t24t1 = 0;
-    t24t2 = 1;
-    for (int64_t t24 = 0; t24 < t20; t24++) {
-      const int32_t t40 = t21[t24];
-      const int32_t t41 = t22[t24];
-      const int32_t t42 = t23[t24];
-      uint8_t t44 = rt_le_i(t24t0, t40);
-      int32_t t45;
-      if (t44) {
-        t45 = t24t0;
+    int32_t t8t0;
+    int32_t t8t1;
+    int32_t t8t2;
+    t8t0 = 2147483647;
+    t8t1 = 0;
+    t8t2 = 1;
+    for (int64_t t8 = 0; t8 < t4; t8++) {
+      const int32_t t24 = t5[t8];
+      const int32_t t25 = t6[t8];
+      const int32_t t26 = t7[t8];
+      uint8_t t28 = rt_le_i(t8t0, t24);
+      int32_t t29;
+      if (t28) {
+        t29 = t8t0;
       } else {
-        t45 = t40;
+        t29 = t24;
       }
-      int32_t t46;
-      if (t44) {
-        t46 = t24t1;
+      int32_t t30;
+      if (t28) {
+        t30 = t8t1;
       } else {
-        t46 = t41;
+        t30 = t25;
       }
-      int32_t t47;
-      if (t44) {
-        t47 = t24t2;
+      int32_t t31;
+      if (t28) {
+        t31 = t8t2;
       } else {
-        t47 = t42;
+        t31 = t26;
       }
-      t24t0 = t45;
-      t24t1 = t46;
-      t24t2 = t47;
+      t8t0 = t29;
+      t8t1 = t30;
+      t8t2 = t31;
     }
-    v_x325 = t24t0;
-    rt_free(t21);
-    v_x326 = t24t1;
-    rt_free(t22);
-    v_x327 = t24t2;
-    rt_free(t23);
+    v_x325 = t8t0;
+    rt_free(t5);
+    v_x326 = t8t1;
+    rt_free(t6);
+    v_x327 = t8t2;
+    rt_free(t7);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t48 = v_x314;
-      if (t48 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t48, 0.0, 0);
+      const int64_t t32 = v_x314;
+      if (t32 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t32, 0.0, 0);
         goto fail;
       }
-      v_x316 = rt_value_new(rt_vec_type(RT_INT), t48);
+      v_x316 = rt_value_new(rt_vec_type(RT_INT), t32);
       int32_t *v_x316_d = v_x316->data.i;
       const int64_t v_x316_n = v_x316->len;
-      v_x331 = rt_value_new(rt_vec_type(RT_INT), t48);
+      v_x331 = rt_value_new(rt_vec_type(RT_INT), t32);
       int32_t *v_x331_d = v_x331->data.i;
       const int64_t v_x331_n = v_x331->len;
-      RT_PARALLEL_FOR_IF(t48 >= RT_PARALLEL_MIN)
-      for (int64_t t49 = 0; t49 < t48; t49++) {
-        const int32_t t50 = (int32_t)t49;
-        int t54 = 0; /* nonzero: a check below failed */
-        int32_t t52 = rt_mul_i(t50, v_x313);
-        int t55 = (uint64_t)(int64_t)t50 < (uint64_t)v_x317_n;
-        int32_t t53 = t55 ? v_x317_d[t50] : 0;
-        t54 |= !t55;
-        int32_t t57 = rt_add_i(t52, t53);
-        if (__builtin_expect(t54 != 0, 0)) { /* again, recording the error */
-          int32_t t59 = rt_mul_i(t50, v_x313);
-          int32_t t60;
-          if ((uint64_t)(int64_t)t50 < (uint64_t)v_x317_n) {
-            t60 = v_x317_d[t50];
+      RT_PARALLEL_FOR_IF(t32 >= RT_PARALLEL_MIN)
+      for (int64_t t33 = 0; t33 < t32; t33++) {
+        const int32_t t34 = (int32_t)t33;
+        int t38 = 0; /* nonzero: a check below failed */
+        int32_t t36 = rt_mul_i(t34, v_x313);
+        int t39 = (uint64_t)(int64_t)t34 < (uint64_t)v_x317_n;
+        int32_t t37 = t39 ? v_x317_d[t34] : 0;
+        t38 |= !t39;
+        int32_t t41 = rt_add_i(t36, t37);
+        if (__builtin_expect(t38 != 0, 0)) { /* again, recording the error */
+          int32_t t43 = rt_mul_i(t34, v_x313);
+          int32_t t44;
+          if ((uint64_t)(int64_t)t34 < (uint64_t)v_x317_n) {
+            t44 = v_x317_d[t34];
           } else {
-            NESSIE_RECORD(err, t49, RT_CHECK_INDEX, 1, 0, RT_GATHER, t50, v_x317_n, 0.0, 1);
-            t60 = 0;
+            NESSIE_RECORD(err, t33, RT_CHECK_INDEX, 1, 0, RT_GATHER, t34, v_x317_n, 0.0, 1);
+            t44 = 0;
           }
-          int32_t t62 = rt_add_i(t59, t60);
+          int32_t t46 = rt_add_i(t43, t44);
         }
-        v_x316_d[t49] = v_x313;
-        v_x331_d[t49] = t57;
+        v_x316_d[t33] = v_x313;
+        v_x331_d[t33] = t41;
       }
     }
     if (err->index != INT64_MAX)
@@ -467,8 +345,8 @@ fail:
   rt_release(v_x331);
 }
 
-/* K3: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-struct K3_A {
+/* K2: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+struct K2_A {
   RtKernelError *err;
   int run;
   int32_t v_x313;
@@ -480,94 +358,94 @@ struct K3_A {
   int32_t *v_x316_d; int64_t v_x316_n;
   int32_t *v_x331_d; int64_t v_x331_n;
 };
-struct alignas(8) K3_0_V {
+struct alignas(8) K2_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K3_0_pull {
-  K3_A A;
-  __device__ K3_0_V operator()(int64_t i) const {
+struct K2_0_pull {
+  K2_A A;
+  __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t63 = A.v_x317_d[ix];
-    uint8_t t65 = rt_ge_i(t63, 0);
-    uint8_t t67 = rt_lt_i(t63, A.v_x313);
-    uint8_t t69 = rt_and_b(t65, t67);
-    int32_t t70;
-    if (t69) {
-      t70 = 2147483647;
+    int32_t t47 = A.v_x317_d[ix];
+    uint8_t t49 = rt_ge_i(t47, 0);
+    uint8_t t51 = rt_lt_i(t47, A.v_x313);
+    uint8_t t53 = rt_and_b(t49, t51);
+    int32_t t54;
+    if (t53) {
+      t54 = 2147483647;
     } else {
-      t70 = ix;
+      t54 = ix;
     }
-    return K3_0_V{t70, t63, A.v_x313};
+    return K2_0_V{t54, t47, A.v_x313};
   }
 };
-struct K3_0_op {
-  K3_A A;
-  __device__ K3_0_V operator()(const K3_0_V &a, const K3_0_V &b) const {
-    uint8_t t72 = rt_le_i(a.v0, b.v0);
-    int32_t t73;
-    if (t72) {
-      t73 = a.v0;
+struct K2_0_op {
+  K2_A A;
+  __device__ K2_0_V operator()(const K2_0_V &a, const K2_0_V &b) const {
+    uint8_t t56 = rt_le_i(a.v0, b.v0);
+    int32_t t57;
+    if (t56) {
+      t57 = a.v0;
     } else {
-      t73 = b.v0;
+      t57 = b.v0;
     }
-    int32_t t74;
-    if (t72) {
-      t74 = a.v1;
+    int32_t t58;
+    if (t56) {
+      t58 = a.v1;
     } else {
-      t74 = b.v1;
+      t58 = b.v1;
     }
-    int32_t t75;
-    if (t72) {
-      t75 = a.v2;
+    int32_t t59;
+    if (t56) {
+      t59 = a.v2;
     } else {
-      t75 = b.v2;
+      t59 = b.v2;
     }
-    return K3_0_V{t73, t74, t75};
+    return K2_0_V{t57, t58, t59};
   }
 };
-struct alignas(8) K3_1_V {
+struct alignas(8) K2_1_V {
   int32_t v0;
   int32_t v1;
 };
-struct K3_1_pull {
-  K3_A A;
-  __device__ K3_1_V operator()(int64_t i) const {
+struct K2_1_pull {
+  K2_A A;
+  __device__ K2_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t79 = 0; /* nonzero: a check below failed */
-    int32_t t77 = rt_mul_i(ix, A.v_x313);
-    int t80 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x317_n;
-    int32_t t78 = t80 ? A.v_x317_d[ix] : 0;
-    t79 |= !t80;
-    int32_t t82 = rt_add_i(t77, t78);
-    if (__builtin_expect(t79 != 0, 0)) { /* again, recording the error */
-      int32_t t84 = rt_mul_i(ix, A.v_x313);
-      int32_t t85;
+    int t63 = 0; /* nonzero: a check below failed */
+    int32_t t61 = rt_mul_i(ix, A.v_x313);
+    int t64 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x317_n;
+    int32_t t62 = t64 ? A.v_x317_d[ix] : 0;
+    t63 |= !t64;
+    int32_t t66 = rt_add_i(t61, t62);
+    if (__builtin_expect(t63 != 0, 0)) { /* again, recording the error */
+      int32_t t68 = rt_mul_i(ix, A.v_x313);
+      int32_t t69;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x317_n) {
-        t85 = A.v_x317_d[ix];
+        t69 = A.v_x317_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x317_n, 0.0, 0);
-        t85 = 0;
+        t69 = 0;
       }
-      int32_t t87 = rt_add_i(t84, t85);
+      int32_t t71 = rt_add_i(t68, t69);
     }
-    return K3_1_V{A.v_x313, t82};
+    return K2_1_V{A.v_x313, t66};
   }
 };
-struct K3_1_store {
-  K3_A A;
-  __device__ void operator()(int64_t i, const K3_1_V &v) const {
+struct K2_1_store {
+  K2_A A;
+  __device__ void operator()(int64_t i, const K2_1_V &v) const {
     A.v_x316_d[i] = v.v0;
     A.v_x331_d[i] = v.v1;
   }
 };
-static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
+static void K2_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
   (void)loc;
   (void)err;
-  K3_A A;
+  K2_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -582,29 +460,29 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32
   RtValue *v_x331 = NULL;
   /* REDUCE */
   {
-    const int64_t t88 = v_x317->len;
-    const K3_0_V t89 = rtg::reduce("K3", loc, K3_0_pull{A}, K3_0_op{A}, K3_0_V{2147483647, 0, 1}, t88);
-    v_x325 = t89.v0;
+    const int64_t t72 = v_x317->len;
+    const K2_0_V t73 = rtg::reduce("K2", loc, K2_0_pull{A}, K2_0_op{A}, K2_0_V{2147483647, 0, 1}, t72);
+    v_x325 = t73.v0;
     A.v_x325 = v_x325;
-    v_x326 = t89.v1;
+    v_x326 = t73.v1;
     A.v_x326 = v_x326;
-    v_x327 = t89.v2;
+    v_x327 = t73.v2;
     A.v_x327 = v_x327;
   }
   /* MAP */
   {
-    const int64_t t90 = v_x314;
-    if (t90 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t90, 0.0, run, 1};
+    const int64_t t74 = v_x314;
+    if (t74 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t74, 0.0, run, 1};
       goto fail;
     }
-    v_x316 = rtg_vec_new(RT_INT, t90);
+    v_x316 = rtg_vec_new(RT_INT, t74);
     A.v_x316_d = v_x316->data.i;
     A.v_x316_n = v_x316->len;
-    v_x331 = rtg_vec_new(RT_INT, t90);
+    v_x331 = rtg_vec_new(RT_INT, t74);
     A.v_x331_d = v_x331->data.i;
     A.v_x331_n = v_x331->len;
-    rtg::map("K3", loc, K3_1_pull{A}, K3_1_store{A}, t90);
+    rtg::map("K2", loc, K2_1_pull{A}, K2_1_store{A}, t74);
   }
   *out_v_x316 = v_x316;
   *out_v_x326 = v_x326;
@@ -616,116 +494,139 @@ fail:
   rt_release(v_x331);
 }
 
-static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
+static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
   RtValue *vals[] = {v_x317};
   const int64_t sizes[] = {(int64_t)v_x314};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K3_host(err, loc, run, v_x313, v_x314, v_x317, out_v_x316, out_v_x326, out_v_x327, out_v_x331);
+    K2_host(err, loc, run, v_x313, v_x314, v_x317, out_v_x316, out_v_x326, out_v_x327, out_v_x331);
     rtg_host_ran();
   } else {
-    K3_gpu(err, loc, run, v_x313, v_x314, v_x317, out_v_x316, out_v_x326, out_v_x327, out_v_x331);
+    K2_gpu(err, loc, run, v_x313, v_x314, v_x317, out_v_x316, out_v_x326, out_v_x327, out_v_x331);
   }
 }
 
-/* K4: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue **out_v_x340) {
+/* K3: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue *v_x341, RtValue **out_v_x343) {
   (void)loc;
   (void)run;
   int32_t *v_x338_d = v_x338->data.i;
   const int64_t v_x338_n = v_x338->len;
-  RtValue *v_x340 = NULL;
+  int32_t *v_x341_d = v_x341->data.i;
+  const int64_t v_x341_n = v_x341->len;
+  RtValue *v_x343 = NULL;
   /* MAP */
   {
-    const int64_t t91 = v_x332;
-    if (t91 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t91, 0.0, 0);
-      goto fail;
-    }
-    v_x340 = rt_value_new(rt_vec_type(RT_INT), t91);
-    int32_t *v_x340_d = v_x340->data.i;
-    const int64_t v_x340_n = v_x340->len;
-    RT_PARALLEL_FOR_IF(t91 >= RT_PARALLEL_MIN)
-    for (int64_t t92 = 0; t92 < t91; t92++) {
-      const int32_t t93 = (int32_t)t92;
-      int t96 = 0; /* nonzero: a check below failed */
-      int32_t t95 = rt_rem_i(t93, v_x335, &t96);
-      int t98 = (uint64_t)(int64_t)t95 < (uint64_t)v_x338_n;
-      int32_t t97 = t98 ? v_x338_d[t95] : 0;
-      t96 |= !t98;
-      if (__builtin_expect(t96 != 0, 0)) { /* again, recording the error */
-        int t99 = 0;
-        int32_t t100 = rt_rem_i(t93, v_x335, &t99);
-        if (t99) {
-          NESSIE_RECORD(err, t92, RT_CHECK_SCALAR, 0, t99, RT_REM, 0, 0, 0.0, 1);
-        }
-        int32_t t101;
-        if ((uint64_t)(int64_t)t100 < (uint64_t)v_x338_n) {
-          t101 = v_x338_d[t100];
+    const int64_t t75 = v_x341_n;
+    v_x343 = rt_value_new(rt_vec_type(RT_INT), t75);
+    int32_t *v_x343_d = v_x343->data.i;
+    const int64_t v_x343_n = v_x343->len;
+    RT_PARALLEL_FOR_IF(t75 >= RT_PARALLEL_MIN)
+    for (int64_t t76 = 0; t76 < t75; t76++) {
+      const int32_t t77 = (int32_t)t76;
+      int t80 = 0; /* nonzero: a check below failed */
+      int32_t t78 = v_x341_d[t77];
+      int t81 = (uint64_t)(int64_t)t78 < (uint64_t)v_x332;
+      int32_t t79 = t81 ? t78 : 0;
+      t80 |= !t81;
+      int32_t t83 = rt_rem_i(t79, v_x335, &t80);
+      int t85 = (uint64_t)(int64_t)t83 < (uint64_t)v_x338_n;
+      int32_t t84 = t85 ? v_x338_d[t83] : 0;
+      t80 |= !t85;
+      if (__builtin_expect(t80 != 0, 0)) { /* again, recording the error */
+        int32_t t86 = v_x341_d[t77];
+        int32_t t87;
+        if ((uint64_t)(int64_t)t86 < (uint64_t)v_x332) {
+          t87 = t86;
         } else {
-          NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 0, 0, RT_GATHER, t100, v_x338_n, 0.0, 2);
-          t101 = 0;
+          NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 1, 0, RT_GATHER, t86, v_x332, 0.0, 0);
+          t87 = 0;
+        }
+        int t88 = 0;
+        int32_t t89 = rt_rem_i(t87, v_x335, &t88);
+        if (t88) {
+          NESSIE_RECORD(err, t76, RT_CHECK_SCALAR, 0, t88, RT_REM, 0, 0, 0.0, 1);
+        }
+        int32_t t90;
+        if ((uint64_t)(int64_t)t89 < (uint64_t)v_x338_n) {
+          t90 = v_x338_d[t89];
+        } else {
+          NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t89, v_x338_n, 0.0, 2);
+          t90 = 0;
         }
       }
-      v_x340_d[t92] = t97;
+      v_x343_d[t76] = t84;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x340 = v_x340;
+  *out_v_x343 = v_x343;
   return;
 fail:
-  rt_release(v_x340);
+  rt_release(v_x343);
 }
 
-/* K4: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-struct K4_A {
+/* K3: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+struct K3_A {
   RtKernelError *err;
   int run;
   int32_t v_x332;
   int32_t v_x335;
   int32_t *v_x338_d; int64_t v_x338_n;
-  int32_t *v_x340_d; int64_t v_x340_n;
+  int32_t *v_x341_d; int64_t v_x341_n;
+  int32_t *v_x343_d; int64_t v_x343_n;
 };
-struct alignas(8) K4_0_V {
+struct alignas(8) K3_0_V {
   int32_t v0;
 };
-struct K4_0_pull {
-  K4_A A;
-  __device__ K4_0_V operator()(int64_t i) const {
+struct K3_0_pull {
+  K3_A A;
+  __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t104 = 0; /* nonzero: a check below failed */
-    int32_t t103 = rt_rem_i(ix, A.v_x335, &t104);
-    int t106 = (uint64_t)(int64_t)t103 < (uint64_t)A.v_x338_n;
-    int32_t t105 = t106 ? A.v_x338_d[t103] : 0;
-    t104 |= !t106;
-    if (__builtin_expect(t104 != 0, 0)) { /* again, recording the error */
-      int t107 = 0;
-      int32_t t108 = rt_rem_i(ix, A.v_x335, &t107);
-      if (t107) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t107, RT_REM, 0, 0, 0.0, 0);
-      }
-      int32_t t109;
-      if ((uint64_t)(int64_t)t108 < (uint64_t)A.v_x338_n) {
-        t109 = A.v_x338_d[t108];
+    int t93 = 0; /* nonzero: a check below failed */
+    int32_t t91 = A.v_x341_d[ix];
+    int t94 = (uint64_t)(int64_t)t91 < (uint64_t)A.v_x332;
+    int32_t t92 = t94 ? t91 : 0;
+    t93 |= !t94;
+    int32_t t96 = rt_rem_i(t92, A.v_x335, &t93);
+    int t98 = (uint64_t)(int64_t)t96 < (uint64_t)A.v_x338_n;
+    int32_t t97 = t98 ? A.v_x338_d[t96] : 0;
+    t93 |= !t98;
+    if (__builtin_expect(t93 != 0, 0)) { /* again, recording the error */
+      int32_t t99 = A.v_x341_d[ix];
+      int32_t t100;
+      if ((uint64_t)(int64_t)t99 < (uint64_t)A.v_x332) {
+        t100 = t99;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t108, A.v_x338_n, 0.0, 1);
-        t109 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t99, A.v_x332, 0.0, 0);
+        t100 = 0;
+      }
+      int t101 = 0;
+      int32_t t102 = rt_rem_i(t100, A.v_x335, &t101);
+      if (t101) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t101, RT_REM, 0, 0, 0.0, 1);
+      }
+      int32_t t103;
+      if ((uint64_t)(int64_t)t102 < (uint64_t)A.v_x338_n) {
+        t103 = A.v_x338_d[t102];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t102, A.v_x338_n, 0.0, 2);
+        t103 = 0;
       }
     }
-    return K4_0_V{t105};
+    return K3_0_V{t97};
   }
 };
-struct K4_0_store {
-  K4_A A;
-  __device__ void operator()(int64_t i, const K4_0_V &v) const {
-    A.v_x340_d[i] = v.v0;
+struct K3_0_store {
+  K3_A A;
+  __device__ void operator()(int64_t i, const K3_0_V &v) const {
+    A.v_x343_d[i] = v.v0;
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue **out_v_x340) {
+static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue *v_x341, RtValue **out_v_x343) {
   (void)loc;
   (void)err;
-  K4_A A;
+  K3_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -733,538 +634,693 @@ static void K4_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32
   A.v_x335 = v_x335;
   A.v_x338_d = v_x338->data.i;
   A.v_x338_n = v_x338->len;
-  RtValue *v_x340 = NULL;
+  A.v_x341_d = v_x341->data.i;
+  A.v_x341_n = v_x341->len;
+  RtValue *v_x343 = NULL;
   /* MAP */
   {
-    const int64_t t110 = v_x332;
-    if (t110 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t110, 0.0, run, 2};
-      goto fail;
-    }
-    v_x340 = rtg_vec_new(RT_INT, t110);
-    A.v_x340_d = v_x340->data.i;
-    A.v_x340_n = v_x340->len;
-    rtg::map("K4", loc, K4_0_pull{A}, K4_0_store{A}, t110);
+    const int64_t t104 = v_x341->len;
+    v_x343 = rtg_vec_new(RT_INT, t104);
+    A.v_x343_d = v_x343->data.i;
+    A.v_x343_n = v_x343->len;
+    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t104);
   }
-  *out_v_x340 = v_x340;
+  *out_v_x343 = v_x343;
   return;
 fail:
-  rt_release(v_x340);
+  rt_release(v_x343);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue **out_v_x340) {
-  RtValue *vals[] = {v_x338};
-  const int64_t sizes[] = {(int64_t)v_x332};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K4_host(err, loc, run, v_x332, v_x335, v_x338, out_v_x340);
+static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue *v_x341, RtValue **out_v_x343) {
+  RtValue *vals[] = {v_x338, v_x341};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K3_host(err, loc, run, v_x332, v_x335, v_x338, v_x341, out_v_x343);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_x332, v_x335, v_x338, out_v_x340);
+    K3_gpu(err, loc, run, v_x332, v_x335, v_x338, v_x341, out_v_x343);
   }
 }
 
-/* K5: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x349, int32_t v_x350, RtValue *v_x353, RtValue **out_v_x352, int32_t *out_v_x362, int32_t *out_v_x363, RtValue **out_v_x367) {
+/* K4: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
+static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x356, int32_t v_x357, RtValue *v_x360, RtValue **out_v_x359, int32_t *out_v_x369, int32_t *out_v_x370, RtValue **out_v_x374) {
   (void)loc;
   (void)run;
-  int32_t *v_x353_d = v_x353->data.i;
-  const int64_t v_x353_n = v_x353->len;
-  int32_t v_x361 = 0;
-  int32_t v_x362 = 0;
-  int32_t v_x363 = 0;
-  RtValue *v_x352 = NULL;
-  RtValue *v_x367 = NULL;
+  int32_t *v_x360_d = v_x360->data.i;
+  const int64_t v_x360_n = v_x360->len;
+  int32_t v_x368 = 0;
+  int32_t v_x369 = 0;
+  int32_t v_x370 = 0;
+  RtValue *v_x359 = NULL;
+  RtValue *v_x374 = NULL;
   /* REDUCE */
   {
-    const int64_t t111 = v_x353_n;
-    const int64_t t112 = t111 > 0 ? (t111 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t113 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t112);
-    int32_t *t114 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t112);
-    int32_t *t115 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t112);
-    RT_PARALLEL_FOR_IF(t112 > 1)
-    for (int64_t t116 = 0; t116 < t112; t116++) {
-      int32_t t116a0;
-      int32_t t116a1;
-      int32_t t116a2;
-      t116a0 = 2147483647;
-      t116a1 = 0;
-      t116a2 = 1;
-      const int64_t t116_end = (t116 + 1) * RT_CHUNK < t111 ? (t116 + 1) * RT_CHUNK : t111;
-      for (int64_t t117 = t116 * RT_CHUNK; t117 < t116_end; t117++) {
-        const int32_t t118 = (int32_t)t117;
-        int32_t t116x0;
-        int32_t t116x1;
-        int32_t t116x2;
-        int32_t t119 = v_x353_d[t118];
-        uint8_t t121 = rt_ge_i(t119, 0);
-        uint8_t t123 = rt_lt_i(t119, v_x349);
-        uint8_t t125 = rt_and_b(t121, t123);
-        int32_t t126;
-        if (t125) {
-          t126 = 2147483647;
+    const int64_t t105 = v_x360_n;
+    const int64_t t106 = t105 > 0 ? (t105 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t107 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t106);
+    int32_t *t108 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t106);
+    int32_t *t109 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t106);
+    RT_PARALLEL_FOR_IF(t106 > 1)
+    for (int64_t t110 = 0; t110 < t106; t110++) {
+      int32_t t110a0;
+      int32_t t110a1;
+      int32_t t110a2;
+      t110a0 = 2147483647;
+      t110a1 = 0;
+      t110a2 = 1;
+      const int64_t t110_end = (t110 + 1) * RT_CHUNK < t105 ? (t110 + 1) * RT_CHUNK : t105;
+      for (int64_t t111 = t110 * RT_CHUNK; t111 < t110_end; t111++) {
+        const int32_t t112 = (int32_t)t111;
+        int32_t t110x0;
+        int32_t t110x1;
+        int32_t t110x2;
+        int32_t t113 = v_x360_d[t112];
+        uint8_t t115 = rt_ge_i(t113, 0);
+        uint8_t t117 = rt_lt_i(t113, v_x356);
+        uint8_t t119 = rt_and_b(t115, t117);
+        int32_t t120;
+        if (t119) {
+          t120 = 2147483647;
         } else {
-          t126 = t118;
+          t120 = t112;
         }
-        t116x0 = t126;
-        t116x1 = t119;
-        t116x2 = v_x349;
-        uint8_t t128 = rt_le_i(t116a0, t116x0);
-        int32_t t129;
-        if (t128) {
-          t129 = t116a0;
+        t110x0 = t120;
+        t110x1 = t113;
+        t110x2 = v_x356;
+        uint8_t t122 = rt_le_i(t110a0, t110x0);
+        int32_t t123;
+        if (t122) {
+          t123 = t110a0;
         } else {
-          t129 = t116x0;
+          t123 = t110x0;
         }
-        int32_t t130;
-        if (t128) {
-          t130 = t116a1;
+        int32_t t124;
+        if (t122) {
+          t124 = t110a1;
         } else {
-          t130 = t116x1;
+          t124 = t110x1;
         }
-        int32_t t131;
-        if (t128) {
-          t131 = t116a2;
+        int32_t t125;
+        if (t122) {
+          t125 = t110a2;
         } else {
-          t131 = t116x2;
+          t125 = t110x2;
         }
-        t116a0 = t129;
-        t116a1 = t130;
-        t116a2 = t131;
+        t110a0 = t123;
+        t110a1 = t124;
+        t110a2 = t125;
       }
-      t113[t116] = t116a0;
-      t114[t116] = t116a1;
-      t115[t116] = t116a2;
+      t107[t110] = t110a0;
+      t108[t110] = t110a1;
+      t109[t110] = t110a2;
     }
-    int32_t t116t0;
-    int32_t t116t1;
-    int32_t t116t2;
-    t116t0 = 2147483647;
-    t116t1 = 0;
-    t116t2 = 1;
-    for (int64_t t116 = 0; t116 < t112; t116++) {
-      const int32_t t132 = t113[t116];
-      const int32_t t133 = t114[t116];
-      const int32_t t134 = t115[t116];
-      uint8_t t136 = rt_le_i(t116t0, t132);
-      int32_t t137;
-      if (t136) {
-        t137 = t116t0;
+    int32_t t110t0;
+    int32_t t110t1;
+    int32_t t110t2;
+    t110t0 = 2147483647;
+    t110t1 = 0;
+    t110t2 = 1;
+    for (int64_t t110 = 0; t110 < t106; t110++) {
+      const int32_t t126 = t107[t110];
+      const int32_t t127 = t108[t110];
+      const int32_t t128 = t109[t110];
+      uint8_t t130 = rt_le_i(t110t0, t126);
+      int32_t t131;
+      if (t130) {
+        t131 = t110t0;
       } else {
-        t137 = t132;
+        t131 = t126;
       }
-      int32_t t138;
-      if (t136) {
-        t138 = t116t1;
+      int32_t t132;
+      if (t130) {
+        t132 = t110t1;
       } else {
-        t138 = t133;
+        t132 = t127;
       }
-      int32_t t139;
-      if (t136) {
-        t139 = t116t2;
+      int32_t t133;
+      if (t130) {
+        t133 = t110t2;
       } else {
-        t139 = t134;
+        t133 = t128;
       }
-      t116t0 = t137;
-      t116t1 = t138;
-      t116t2 = t139;
+      t110t0 = t131;
+      t110t1 = t132;
+      t110t2 = t133;
     }
-    v_x361 = t116t0;
-    rt_free(t113);
-    v_x362 = t116t1;
-    rt_free(t114);
-    v_x363 = t116t2;
-    rt_free(t115);
+    v_x368 = t110t0;
+    rt_free(t107);
+    v_x369 = t110t1;
+    rt_free(t108);
+    v_x370 = t110t2;
+    rt_free(t109);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t140 = v_x350;
-      if (t140 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t140, 0.0, 0);
+      const int64_t t134 = v_x357;
+      if (t134 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t134, 0.0, 0);
         goto fail;
       }
-      v_x352 = rt_value_new(rt_vec_type(RT_INT), t140);
-      int32_t *v_x352_d = v_x352->data.i;
-      const int64_t v_x352_n = v_x352->len;
-      v_x367 = rt_value_new(rt_vec_type(RT_INT), t140);
-      int32_t *v_x367_d = v_x367->data.i;
-      const int64_t v_x367_n = v_x367->len;
-      RT_PARALLEL_FOR_IF(t140 >= RT_PARALLEL_MIN)
-      for (int64_t t141 = 0; t141 < t140; t141++) {
-        const int32_t t142 = (int32_t)t141;
-        int t146 = 0; /* nonzero: a check below failed */
-        int32_t t144 = rt_mul_i(t142, v_x349);
-        int t147 = (uint64_t)(int64_t)t142 < (uint64_t)v_x353_n;
-        int32_t t145 = t147 ? v_x353_d[t142] : 0;
-        t146 |= !t147;
-        int32_t t149 = rt_add_i(t144, t145);
-        if (__builtin_expect(t146 != 0, 0)) { /* again, recording the error */
-          int32_t t151 = rt_mul_i(t142, v_x349);
-          int32_t t152;
-          if ((uint64_t)(int64_t)t142 < (uint64_t)v_x353_n) {
-            t152 = v_x353_d[t142];
+      v_x359 = rt_value_new(rt_vec_type(RT_INT), t134);
+      int32_t *v_x359_d = v_x359->data.i;
+      const int64_t v_x359_n = v_x359->len;
+      v_x374 = rt_value_new(rt_vec_type(RT_INT), t134);
+      int32_t *v_x374_d = v_x374->data.i;
+      const int64_t v_x374_n = v_x374->len;
+      RT_PARALLEL_FOR_IF(t134 >= RT_PARALLEL_MIN)
+      for (int64_t t135 = 0; t135 < t134; t135++) {
+        const int32_t t136 = (int32_t)t135;
+        int t140 = 0; /* nonzero: a check below failed */
+        int32_t t138 = rt_mul_i(t136, v_x356);
+        int t141 = (uint64_t)(int64_t)t136 < (uint64_t)v_x360_n;
+        int32_t t139 = t141 ? v_x360_d[t136] : 0;
+        t140 |= !t141;
+        int32_t t143 = rt_add_i(t138, t139);
+        if (__builtin_expect(t140 != 0, 0)) { /* again, recording the error */
+          int32_t t145 = rt_mul_i(t136, v_x356);
+          int32_t t146;
+          if ((uint64_t)(int64_t)t136 < (uint64_t)v_x360_n) {
+            t146 = v_x360_d[t136];
           } else {
-            NESSIE_RECORD(err, t141, RT_CHECK_INDEX, 2, 0, RT_GATHER, t142, v_x353_n, 0.0, 1);
-            t152 = 0;
+            NESSIE_RECORD(err, t135, RT_CHECK_INDEX, 2, 0, RT_GATHER, t136, v_x360_n, 0.0, 1);
+            t146 = 0;
           }
-          int32_t t154 = rt_add_i(t151, t152);
+          int32_t t148 = rt_add_i(t145, t146);
         }
-        v_x352_d[t141] = v_x349;
-        v_x367_d[t141] = t149;
+        v_x359_d[t135] = v_x356;
+        v_x374_d[t135] = t143;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x352 = v_x352;
-  *out_v_x362 = v_x362;
-  *out_v_x363 = v_x363;
-  *out_v_x367 = v_x367;
+  *out_v_x359 = v_x359;
+  *out_v_x369 = v_x369;
+  *out_v_x370 = v_x370;
+  *out_v_x374 = v_x374;
   return;
 fail:
-  rt_release(v_x352);
-  rt_release(v_x367);
+  rt_release(v_x359);
+  rt_release(v_x374);
 }
 
-/* K5: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-struct K5_A {
+/* K4: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
+struct K4_A {
   RtKernelError *err;
   int run;
-  int32_t v_x349;
-  int32_t v_x350;
-  int32_t *v_x353_d; int64_t v_x353_n;
-  int32_t v_x361;
-  int32_t v_x362;
-  int32_t v_x363;
-  int32_t *v_x352_d; int64_t v_x352_n;
-  int32_t *v_x367_d; int64_t v_x367_n;
+  int32_t v_x356;
+  int32_t v_x357;
+  int32_t *v_x360_d; int64_t v_x360_n;
+  int32_t v_x368;
+  int32_t v_x369;
+  int32_t v_x370;
+  int32_t *v_x359_d; int64_t v_x359_n;
+  int32_t *v_x374_d; int64_t v_x374_n;
 };
-struct alignas(8) K5_0_V {
+struct alignas(8) K4_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
+};
+struct K4_0_pull {
+  K4_A A;
+  __device__ K4_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int32_t t149 = A.v_x360_d[ix];
+    uint8_t t151 = rt_ge_i(t149, 0);
+    uint8_t t153 = rt_lt_i(t149, A.v_x356);
+    uint8_t t155 = rt_and_b(t151, t153);
+    int32_t t156;
+    if (t155) {
+      t156 = 2147483647;
+    } else {
+      t156 = ix;
+    }
+    return K4_0_V{t156, t149, A.v_x356};
+  }
+};
+struct K4_0_op {
+  K4_A A;
+  __device__ K4_0_V operator()(const K4_0_V &a, const K4_0_V &b) const {
+    uint8_t t158 = rt_le_i(a.v0, b.v0);
+    int32_t t159;
+    if (t158) {
+      t159 = a.v0;
+    } else {
+      t159 = b.v0;
+    }
+    int32_t t160;
+    if (t158) {
+      t160 = a.v1;
+    } else {
+      t160 = b.v1;
+    }
+    int32_t t161;
+    if (t158) {
+      t161 = a.v2;
+    } else {
+      t161 = b.v2;
+    }
+    return K4_0_V{t159, t160, t161};
+  }
+};
+struct alignas(8) K4_1_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K4_1_pull {
+  K4_A A;
+  __device__ K4_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t165 = 0; /* nonzero: a check below failed */
+    int32_t t163 = rt_mul_i(ix, A.v_x356);
+    int t166 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x360_n;
+    int32_t t164 = t166 ? A.v_x360_d[ix] : 0;
+    t165 |= !t166;
+    int32_t t168 = rt_add_i(t163, t164);
+    if (__builtin_expect(t165 != 0, 0)) { /* again, recording the error */
+      int32_t t170 = rt_mul_i(ix, A.v_x356);
+      int32_t t171;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x360_n) {
+        t171 = A.v_x360_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x360_n, 0.0, 0);
+        t171 = 0;
+      }
+      int32_t t173 = rt_add_i(t170, t171);
+    }
+    return K4_1_V{A.v_x356, t168};
+  }
+};
+struct K4_1_store {
+  K4_A A;
+  __device__ void operator()(int64_t i, const K4_1_V &v) const {
+    A.v_x359_d[i] = v.v0;
+    A.v_x374_d[i] = v.v1;
+  }
+};
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x356, int32_t v_x357, RtValue *v_x360, RtValue **out_v_x359, int32_t *out_v_x369, int32_t *out_v_x370, RtValue **out_v_x374) {
+  (void)loc;
+  (void)err;
+  K4_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x356 = v_x356;
+  A.v_x357 = v_x357;
+  A.v_x360_d = v_x360->data.i;
+  A.v_x360_n = v_x360->len;
+  int32_t v_x368 = 0;
+  int32_t v_x369 = 0;
+  int32_t v_x370 = 0;
+  RtValue *v_x359 = NULL;
+  RtValue *v_x374 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t174 = v_x360->len;
+    const K4_0_V t175 = rtg::reduce("K4", loc, K4_0_pull{A}, K4_0_op{A}, K4_0_V{2147483647, 0, 1}, t174);
+    v_x368 = t175.v0;
+    A.v_x368 = v_x368;
+    v_x369 = t175.v1;
+    A.v_x369 = v_x369;
+    v_x370 = t175.v2;
+    A.v_x370 = v_x370;
+  }
+  /* MAP */
+  {
+    const int64_t t176 = v_x357;
+    if (t176 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t176, 0.0, run, 1};
+      goto fail;
+    }
+    v_x359 = rtg_vec_new(RT_INT, t176);
+    A.v_x359_d = v_x359->data.i;
+    A.v_x359_n = v_x359->len;
+    v_x374 = rtg_vec_new(RT_INT, t176);
+    A.v_x374_d = v_x374->data.i;
+    A.v_x374_n = v_x374->len;
+    rtg::map("K4", loc, K4_1_pull{A}, K4_1_store{A}, t176);
+  }
+  *out_v_x359 = v_x359;
+  *out_v_x369 = v_x369;
+  *out_v_x370 = v_x370;
+  *out_v_x374 = v_x374;
+  return;
+fail:
+  rt_release(v_x359);
+  rt_release(v_x374);
+}
+
+static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x356, int32_t v_x357, RtValue *v_x360, RtValue **out_v_x359, int32_t *out_v_x369, int32_t *out_v_x370, RtValue **out_v_x374) {
+  RtValue *vals[] = {v_x360};
+  const int64_t sizes[] = {(int64_t)v_x357};
+  if (rtg_choose_host(vals, 1, sizes, 1)) {
+    K4_host(err, loc, run, v_x356, v_x357, v_x360, out_v_x359, out_v_x369, out_v_x370, out_v_x374);
+    rtg_host_ran();
+  } else {
+    K4_gpu(err, loc, run, v_x356, v_x357, v_x360, out_v_x359, out_v_x369, out_v_x370, out_v_x374);
+  }
+}
+
+/* K5: MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
+static void K5_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x381_d = v_x381->data.i;
+  const int64_t v_x381_n = v_x381->len;
+  int32_t *v_x384_d = v_x384->data.i;
+  const int64_t v_x384_n = v_x384->len;
+  RtValue *v_x386 = NULL;
+  /* MAP */
+  {
+    const int64_t t177 = v_x384_n;
+    v_x386 = rt_value_new(rt_vec_type(RT_INT), t177);
+    int32_t *v_x386_d = v_x386->data.i;
+    const int64_t v_x386_n = v_x386->len;
+    RT_PARALLEL_FOR_IF(t177 >= RT_PARALLEL_MIN)
+    for (int64_t t178 = 0; t178 < t177; t178++) {
+      const int32_t t179 = (int32_t)t178;
+      int t182 = 0; /* nonzero: a check below failed */
+      int32_t t180 = v_x384_d[t179];
+      int t183 = (uint64_t)(int64_t)t180 < (uint64_t)v_x375;
+      int32_t t181 = t183 ? t180 : 0;
+      t182 |= !t183;
+      int32_t t185 = rt_rem_i(t181, v_x378, &t182);
+      int t187 = (uint64_t)(int64_t)t185 < (uint64_t)v_x381_n;
+      int32_t t186 = t187 ? v_x381_d[t185] : 0;
+      t182 |= !t187;
+      if (__builtin_expect(t182 != 0, 0)) { /* again, recording the error */
+        int32_t t188 = v_x384_d[t179];
+        int32_t t189;
+        if ((uint64_t)(int64_t)t188 < (uint64_t)v_x375) {
+          t189 = t188;
+        } else {
+          NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 2, 0, RT_GATHER, t188, v_x375, 0.0, 0);
+          t189 = 0;
+        }
+        int t190 = 0;
+        int32_t t191 = rt_rem_i(t189, v_x378, &t190);
+        if (t190) {
+          NESSIE_RECORD(err, t178, RT_CHECK_SCALAR, 0, t190, RT_REM, 0, 0, 0.0, 1);
+        }
+        int32_t t192;
+        if ((uint64_t)(int64_t)t191 < (uint64_t)v_x381_n) {
+          t192 = v_x381_d[t191];
+        } else {
+          NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t191, v_x381_n, 0.0, 2);
+          t192 = 0;
+        }
+      }
+      v_x386_d[t178] = t186;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x386 = v_x386;
+  return;
+fail:
+  rt_release(v_x386);
+}
+
+/* K5: MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
+struct K5_A {
+  RtKernelError *err;
+  int run;
+  int32_t v_x375;
+  int32_t v_x378;
+  int32_t *v_x381_d; int64_t v_x381_n;
+  int32_t *v_x384_d; int64_t v_x384_n;
+  int32_t *v_x386_d; int64_t v_x386_n;
+};
+struct alignas(8) K5_0_V {
+  int32_t v0;
 };
 struct K5_0_pull {
   K5_A A;
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t155 = A.v_x353_d[ix];
-    uint8_t t157 = rt_ge_i(t155, 0);
-    uint8_t t159 = rt_lt_i(t155, A.v_x349);
-    uint8_t t161 = rt_and_b(t157, t159);
-    int32_t t162;
-    if (t161) {
-      t162 = 2147483647;
-    } else {
-      t162 = ix;
-    }
-    return K5_0_V{t162, t155, A.v_x349};
-  }
-};
-struct K5_0_op {
-  K5_A A;
-  __device__ K5_0_V operator()(const K5_0_V &a, const K5_0_V &b) const {
-    uint8_t t164 = rt_le_i(a.v0, b.v0);
-    int32_t t165;
-    if (t164) {
-      t165 = a.v0;
-    } else {
-      t165 = b.v0;
-    }
-    int32_t t166;
-    if (t164) {
-      t166 = a.v1;
-    } else {
-      t166 = b.v1;
-    }
-    int32_t t167;
-    if (t164) {
-      t167 = a.v2;
-    } else {
-      t167 = b.v2;
-    }
-    return K5_0_V{t165, t166, t167};
-  }
-};
-struct alignas(8) K5_1_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K5_1_pull {
-  K5_A A;
-  __device__ K5_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t171 = 0; /* nonzero: a check below failed */
-    int32_t t169 = rt_mul_i(ix, A.v_x349);
-    int t172 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x353_n;
-    int32_t t170 = t172 ? A.v_x353_d[ix] : 0;
-    t171 |= !t172;
-    int32_t t174 = rt_add_i(t169, t170);
-    if (__builtin_expect(t171 != 0, 0)) { /* again, recording the error */
-      int32_t t176 = rt_mul_i(ix, A.v_x349);
-      int32_t t177;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x353_n) {
-        t177 = A.v_x353_d[ix];
+    int t195 = 0; /* nonzero: a check below failed */
+    int32_t t193 = A.v_x384_d[ix];
+    int t196 = (uint64_t)(int64_t)t193 < (uint64_t)A.v_x375;
+    int32_t t194 = t196 ? t193 : 0;
+    t195 |= !t196;
+    int32_t t198 = rt_rem_i(t194, A.v_x378, &t195);
+    int t200 = (uint64_t)(int64_t)t198 < (uint64_t)A.v_x381_n;
+    int32_t t199 = t200 ? A.v_x381_d[t198] : 0;
+    t195 |= !t200;
+    if (__builtin_expect(t195 != 0, 0)) { /* again, recording the error */
+      int32_t t201 = A.v_x384_d[ix];
+      int32_t t202;
+      if ((uint64_t)(int64_t)t201 < (uint64_t)A.v_x375) {
+        t202 = t201;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x353_n, 0.0, 0);
-        t177 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t201, A.v_x375, 0.0, 0);
+        t202 = 0;
       }
-      int32_t t179 = rt_add_i(t176, t177);
+      int t203 = 0;
+      int32_t t204 = rt_rem_i(t202, A.v_x378, &t203);
+      if (t203) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t203, RT_REM, 0, 0, 0.0, 1);
+      }
+      int32_t t205;
+      if ((uint64_t)(int64_t)t204 < (uint64_t)A.v_x381_n) {
+        t205 = A.v_x381_d[t204];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, A.v_x381_n, 0.0, 2);
+        t205 = 0;
+      }
     }
-    return K5_1_V{A.v_x349, t174};
+    return K5_0_V{t199};
   }
 };
-struct K5_1_store {
+struct K5_0_store {
   K5_A A;
-  __device__ void operator()(int64_t i, const K5_1_V &v) const {
-    A.v_x352_d[i] = v.v0;
-    A.v_x367_d[i] = v.v1;
+  __device__ void operator()(int64_t i, const K5_0_V &v) const {
+    A.v_x386_d[i] = v.v0;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x349, int32_t v_x350, RtValue *v_x353, RtValue **out_v_x352, int32_t *out_v_x362, int32_t *out_v_x363, RtValue **out_v_x367) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x349 = v_x349;
-  A.v_x350 = v_x350;
-  A.v_x353_d = v_x353->data.i;
-  A.v_x353_n = v_x353->len;
-  int32_t v_x361 = 0;
-  int32_t v_x362 = 0;
-  int32_t v_x363 = 0;
-  RtValue *v_x352 = NULL;
-  RtValue *v_x367 = NULL;
-  /* REDUCE */
-  {
-    const int64_t t180 = v_x353->len;
-    const K5_0_V t181 = rtg::reduce("K5", loc, K5_0_pull{A}, K5_0_op{A}, K5_0_V{2147483647, 0, 1}, t180);
-    v_x361 = t181.v0;
-    A.v_x361 = v_x361;
-    v_x362 = t181.v1;
-    A.v_x362 = v_x362;
-    v_x363 = t181.v2;
-    A.v_x363 = v_x363;
-  }
+  A.v_x375 = v_x375;
+  A.v_x378 = v_x378;
+  A.v_x381_d = v_x381->data.i;
+  A.v_x381_n = v_x381->len;
+  A.v_x384_d = v_x384->data.i;
+  A.v_x384_n = v_x384->len;
+  RtValue *v_x386 = NULL;
   /* MAP */
   {
-    const int64_t t182 = v_x350;
-    if (t182 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t182, 0.0, run, 1};
-      goto fail;
-    }
-    v_x352 = rtg_vec_new(RT_INT, t182);
-    A.v_x352_d = v_x352->data.i;
-    A.v_x352_n = v_x352->len;
-    v_x367 = rtg_vec_new(RT_INT, t182);
-    A.v_x367_d = v_x367->data.i;
-    A.v_x367_n = v_x367->len;
-    rtg::map("K5", loc, K5_1_pull{A}, K5_1_store{A}, t182);
+    const int64_t t206 = v_x384->len;
+    v_x386 = rtg_vec_new(RT_INT, t206);
+    A.v_x386_d = v_x386->data.i;
+    A.v_x386_n = v_x386->len;
+    rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t206);
   }
-  *out_v_x352 = v_x352;
-  *out_v_x362 = v_x362;
-  *out_v_x363 = v_x363;
-  *out_v_x367 = v_x367;
+  *out_v_x386 = v_x386;
   return;
 fail:
-  rt_release(v_x352);
-  rt_release(v_x367);
+  rt_release(v_x386);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x349, int32_t v_x350, RtValue *v_x353, RtValue **out_v_x352, int32_t *out_v_x362, int32_t *out_v_x363, RtValue **out_v_x367) {
-  RtValue *vals[] = {v_x353};
-  const int64_t sizes[] = {(int64_t)v_x350};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K5_host(err, loc, run, v_x349, v_x350, v_x353, out_v_x352, out_v_x362, out_v_x363, out_v_x367);
+static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
+  RtValue *vals[] = {v_x381, v_x384};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K5_host(err, loc, run, v_x375, v_x378, v_x381, v_x384, out_v_x386);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x349, v_x350, v_x353, out_v_x352, out_v_x362, out_v_x363, out_v_x367);
+    K5_gpu(err, loc, run, v_x375, v_x378, v_x381, v_x384, out_v_x386);
   }
 }
 
 /* K6: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x385, int32_t v_x386, RtValue *v_x389, RtValue **out_v_x388, int32_t *out_v_x398, int32_t *out_v_x399, RtValue **out_v_x403) {
+static void K6_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x399, int32_t v_x400, RtValue *v_x403, RtValue **out_v_x402, int32_t *out_v_x412, int32_t *out_v_x413, RtValue **out_v_x417) {
   (void)loc;
   (void)run;
-  int32_t *v_x389_d = v_x389->data.i;
-  const int64_t v_x389_n = v_x389->len;
-  int32_t v_x397 = 0;
-  int32_t v_x398 = 0;
-  int32_t v_x399 = 0;
-  RtValue *v_x388 = NULL;
-  RtValue *v_x403 = NULL;
+  int32_t *v_x403_d = v_x403->data.i;
+  const int64_t v_x403_n = v_x403->len;
+  int32_t v_x411 = 0;
+  int32_t v_x412 = 0;
+  int32_t v_x413 = 0;
+  RtValue *v_x402 = NULL;
+  RtValue *v_x417 = NULL;
   /* REDUCE */
   {
-    const int64_t t183 = v_x389_n;
-    const int64_t t184 = t183 > 0 ? (t183 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t185 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t184);
-    int32_t *t186 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t184);
-    int32_t *t187 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t184);
-    RT_PARALLEL_FOR_IF(t184 > 1)
-    for (int64_t t188 = 0; t188 < t184; t188++) {
-      int32_t t188a0;
-      int32_t t188a1;
-      int32_t t188a2;
-      t188a0 = 2147483647;
-      t188a1 = 0;
-      t188a2 = 1;
-      const int64_t t188_end = (t188 + 1) * RT_CHUNK < t183 ? (t188 + 1) * RT_CHUNK : t183;
-      for (int64_t t189 = t188 * RT_CHUNK; t189 < t188_end; t189++) {
-        const int32_t t190 = (int32_t)t189;
-        int32_t t188x0;
-        int32_t t188x1;
-        int32_t t188x2;
-        int32_t t191 = v_x389_d[t190];
-        uint8_t t193 = rt_ge_i(t191, 0);
-        uint8_t t195 = rt_lt_i(t191, v_x385);
-        uint8_t t197 = rt_and_b(t193, t195);
-        int32_t t198;
-        if (t197) {
-          t198 = 2147483647;
+    const int64_t t207 = v_x403_n;
+    const int64_t t208 = t207 > 0 ? (t207 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t209 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t208);
+    int32_t *t210 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t208);
+    int32_t *t211 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t208);
+    RT_PARALLEL_FOR_IF(t208 > 1)
+    for (int64_t t212 = 0; t212 < t208; t212++) {
+      int32_t t212a0;
+      int32_t t212a1;
+      int32_t t212a2;
+      t212a0 = 2147483647;
+      t212a1 = 0;
+      t212a2 = 1;
+      const int64_t t212_end = (t212 + 1) * RT_CHUNK < t207 ? (t212 + 1) * RT_CHUNK : t207;
+      for (int64_t t213 = t212 * RT_CHUNK; t213 < t212_end; t213++) {
+        const int32_t t214 = (int32_t)t213;
+        int32_t t212x0;
+        int32_t t212x1;
+        int32_t t212x2;
+        int32_t t215 = v_x403_d[t214];
+        uint8_t t217 = rt_ge_i(t215, 0);
+        uint8_t t219 = rt_lt_i(t215, v_x399);
+        uint8_t t221 = rt_and_b(t217, t219);
+        int32_t t222;
+        if (t221) {
+          t222 = 2147483647;
         } else {
-          t198 = t190;
+          t222 = t214;
         }
-        t188x0 = t198;
-        t188x1 = t191;
-        t188x2 = v_x385;
-        uint8_t t200 = rt_le_i(t188a0, t188x0);
-        int32_t t201;
-        if (t200) {
-          t201 = t188a0;
+        t212x0 = t222;
+        t212x1 = t215;
+        t212x2 = v_x399;
+        uint8_t t224 = rt_le_i(t212a0, t212x0);
+        int32_t t225;
+        if (t224) {
+          t225 = t212a0;
         } else {
-          t201 = t188x0;
+          t225 = t212x0;
         }
-        int32_t t202;
-        if (t200) {
-          t202 = t188a1;
+        int32_t t226;
+        if (t224) {
+          t226 = t212a1;
         } else {
-          t202 = t188x1;
+          t226 = t212x1;
         }
-        int32_t t203;
-        if (t200) {
-          t203 = t188a2;
+        int32_t t227;
+        if (t224) {
+          t227 = t212a2;
         } else {
-          t203 = t188x2;
+          t227 = t212x2;
         }
-        t188a0 = t201;
-        t188a1 = t202;
-        t188a2 = t203;
+        t212a0 = t225;
+        t212a1 = t226;
+        t212a2 = t227;
       }
-      t185[t188] = t188a0;
-      t186[t188] = t188a1;
-      t187[t188] = t188a2;
+      t209[t212] = t212a0;
+      t210[t212] = t212a1;
+      t211[t212] = t212a2;
     }
-    int32_t t188t0;
-    int32_t t188t1;
-    int32_t t188t2;
-    t188t0 = 2147483647;
-    t188t1 = 0;
-    t188t2 = 1;
-    for (int64_t t188 = 0; t188 < t184; t188++) {
-      const int32_t t204 = t185[t188];
-      const int32_t t205 = t186[t188];
-      const int32_t t206 = t187[t188];
-      uint8_t t208 = rt_le_i(t188t0, t204);
-      int32_t t209;
-      if (t208) {
-        t209 = t188t0;
+    int32_t t212t0;
+    int32_t t212t1;
+    int32_t t212t2;
+    t212t0 = 2147483647;
+    t212t1 = 0;
+    t212t2 = 1;
+    for (int64_t t212 = 0; t212 < t208; t212++) {
+      const int32_t t228 = t209[t212];
+      const int32_t t229 = t210[t212];
+      const int32_t t230 = t211[t212];
+      uint8_t t232 = rt_le_i(t212t0, t228);
+      int32_t t233;
+      if (t232) {
+        t233 = t212t0;
       } else {
-        t209 = t204;
+        t233 = t228;
       }
-      int32_t t210;
-      if (t208) {
-        t210 = t188t1;
+      int32_t t234;
+      if (t232) {
+        t234 = t212t1;
       } else {
-        t210 = t205;
+        t234 = t229;
       }
-      int32_t t211;
-      if (t208) {
-        t211 = t188t2;
+      int32_t t235;
+      if (t232) {
+        t235 = t212t2;
       } else {
-        t211 = t206;
+        t235 = t230;
       }
-      t188t0 = t209;
-      t188t1 = t210;
-      t188t2 = t211;
+      t212t0 = t233;
+      t212t1 = t234;
+      t212t2 = t235;
     }
-    v_x397 = t188t0;
-    rt_free(t185);
-    v_x398 = t188t1;
-    rt_free(t186);
-    v_x399 = t188t2;
-    rt_free(t187);
+    v_x411 = t212t0;
+    rt_free(t209);
+    v_x412 = t212t1;
+    rt_free(t210);
+    v_x413 = t212t2;
+    rt_free(t211);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t212 = v_x386;
-      if (t212 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t212, 0.0, 0);
+      const int64_t t236 = v_x400;
+      if (t236 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t236, 0.0, 0);
         goto fail;
       }
-      v_x388 = rt_value_new(rt_vec_type(RT_INT), t212);
-      int32_t *v_x388_d = v_x388->data.i;
-      const int64_t v_x388_n = v_x388->len;
-      v_x403 = rt_value_new(rt_vec_type(RT_INT), t212);
-      int32_t *v_x403_d = v_x403->data.i;
-      const int64_t v_x403_n = v_x403->len;
-      RT_PARALLEL_FOR_IF(t212 >= RT_PARALLEL_MIN)
-      for (int64_t t213 = 0; t213 < t212; t213++) {
-        const int32_t t214 = (int32_t)t213;
-        int t218 = 0; /* nonzero: a check below failed */
-        int32_t t216 = rt_mul_i(t214, v_x385);
-        int t219 = (uint64_t)(int64_t)t214 < (uint64_t)v_x389_n;
-        int32_t t217 = t219 ? v_x389_d[t214] : 0;
-        t218 |= !t219;
-        int32_t t221 = rt_add_i(t216, t217);
-        if (__builtin_expect(t218 != 0, 0)) { /* again, recording the error */
-          int32_t t223 = rt_mul_i(t214, v_x385);
-          int32_t t224;
-          if ((uint64_t)(int64_t)t214 < (uint64_t)v_x389_n) {
-            t224 = v_x389_d[t214];
+      v_x402 = rt_value_new(rt_vec_type(RT_INT), t236);
+      int32_t *v_x402_d = v_x402->data.i;
+      const int64_t v_x402_n = v_x402->len;
+      v_x417 = rt_value_new(rt_vec_type(RT_INT), t236);
+      int32_t *v_x417_d = v_x417->data.i;
+      const int64_t v_x417_n = v_x417->len;
+      RT_PARALLEL_FOR_IF(t236 >= RT_PARALLEL_MIN)
+      for (int64_t t237 = 0; t237 < t236; t237++) {
+        const int32_t t238 = (int32_t)t237;
+        int t242 = 0; /* nonzero: a check below failed */
+        int32_t t240 = rt_mul_i(t238, v_x399);
+        int t243 = (uint64_t)(int64_t)t238 < (uint64_t)v_x403_n;
+        int32_t t241 = t243 ? v_x403_d[t238] : 0;
+        t242 |= !t243;
+        int32_t t245 = rt_add_i(t240, t241);
+        if (__builtin_expect(t242 != 0, 0)) { /* again, recording the error */
+          int32_t t247 = rt_mul_i(t238, v_x399);
+          int32_t t248;
+          if ((uint64_t)(int64_t)t238 < (uint64_t)v_x403_n) {
+            t248 = v_x403_d[t238];
           } else {
-            NESSIE_RECORD(err, t213, RT_CHECK_INDEX, 3, 0, RT_GATHER, t214, v_x389_n, 0.0, 1);
-            t224 = 0;
+            NESSIE_RECORD(err, t237, RT_CHECK_INDEX, 3, 0, RT_GATHER, t238, v_x403_n, 0.0, 1);
+            t248 = 0;
           }
-          int32_t t226 = rt_add_i(t223, t224);
+          int32_t t250 = rt_add_i(t247, t248);
         }
-        v_x388_d[t213] = v_x385;
-        v_x403_d[t213] = t221;
+        v_x402_d[t237] = v_x399;
+        v_x417_d[t237] = t245;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x388 = v_x388;
-  *out_v_x398 = v_x398;
-  *out_v_x399 = v_x399;
-  *out_v_x403 = v_x403;
+  *out_v_x402 = v_x402;
+  *out_v_x412 = v_x412;
+  *out_v_x413 = v_x413;
+  *out_v_x417 = v_x417;
   return;
 fail:
-  rt_release(v_x388);
-  rt_release(v_x403);
+  rt_release(v_x402);
+  rt_release(v_x417);
 }
 
 /* K6: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
 struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t v_x385;
-  int32_t v_x386;
-  int32_t *v_x389_d; int64_t v_x389_n;
-  int32_t v_x397;
-  int32_t v_x398;
   int32_t v_x399;
-  int32_t *v_x388_d; int64_t v_x388_n;
+  int32_t v_x400;
   int32_t *v_x403_d; int64_t v_x403_n;
+  int32_t v_x411;
+  int32_t v_x412;
+  int32_t v_x413;
+  int32_t *v_x402_d; int64_t v_x402_n;
+  int32_t *v_x417_d; int64_t v_x417_n;
 };
 struct alignas(8) K6_0_V {
   int32_t v0;
@@ -1276,42 +1332,42 @@ struct K6_0_pull {
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t227 = A.v_x389_d[ix];
-    uint8_t t229 = rt_ge_i(t227, 0);
-    uint8_t t231 = rt_lt_i(t227, A.v_x385);
-    uint8_t t233 = rt_and_b(t229, t231);
-    int32_t t234;
-    if (t233) {
-      t234 = 2147483647;
+    int32_t t251 = A.v_x403_d[ix];
+    uint8_t t253 = rt_ge_i(t251, 0);
+    uint8_t t255 = rt_lt_i(t251, A.v_x399);
+    uint8_t t257 = rt_and_b(t253, t255);
+    int32_t t258;
+    if (t257) {
+      t258 = 2147483647;
     } else {
-      t234 = ix;
+      t258 = ix;
     }
-    return K6_0_V{t234, t227, A.v_x385};
+    return K6_0_V{t258, t251, A.v_x399};
   }
 };
 struct K6_0_op {
   K6_A A;
   __device__ K6_0_V operator()(const K6_0_V &a, const K6_0_V &b) const {
-    uint8_t t236 = rt_le_i(a.v0, b.v0);
-    int32_t t237;
-    if (t236) {
-      t237 = a.v0;
+    uint8_t t260 = rt_le_i(a.v0, b.v0);
+    int32_t t261;
+    if (t260) {
+      t261 = a.v0;
     } else {
-      t237 = b.v0;
+      t261 = b.v0;
     }
-    int32_t t238;
-    if (t236) {
-      t238 = a.v1;
+    int32_t t262;
+    if (t260) {
+      t262 = a.v1;
     } else {
-      t238 = b.v1;
+      t262 = b.v1;
     }
-    int32_t t239;
-    if (t236) {
-      t239 = a.v2;
+    int32_t t263;
+    if (t260) {
+      t263 = a.v2;
     } else {
-      t239 = b.v2;
+      t263 = b.v2;
     }
-    return K6_0_V{t237, t238, t239};
+    return K6_0_V{t261, t262, t263};
   }
 };
 struct alignas(8) K6_1_V {
@@ -1323,93 +1379,250 @@ struct K6_1_pull {
   __device__ K6_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t243 = 0; /* nonzero: a check below failed */
-    int32_t t241 = rt_mul_i(ix, A.v_x385);
-    int t244 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x389_n;
-    int32_t t242 = t244 ? A.v_x389_d[ix] : 0;
-    t243 |= !t244;
-    int32_t t246 = rt_add_i(t241, t242);
-    if (__builtin_expect(t243 != 0, 0)) { /* again, recording the error */
-      int32_t t248 = rt_mul_i(ix, A.v_x385);
-      int32_t t249;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x389_n) {
-        t249 = A.v_x389_d[ix];
+    int t267 = 0; /* nonzero: a check below failed */
+    int32_t t265 = rt_mul_i(ix, A.v_x399);
+    int t268 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x403_n;
+    int32_t t266 = t268 ? A.v_x403_d[ix] : 0;
+    t267 |= !t268;
+    int32_t t270 = rt_add_i(t265, t266);
+    if (__builtin_expect(t267 != 0, 0)) { /* again, recording the error */
+      int32_t t272 = rt_mul_i(ix, A.v_x399);
+      int32_t t273;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x403_n) {
+        t273 = A.v_x403_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x389_n, 0.0, 0);
-        t249 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x403_n, 0.0, 0);
+        t273 = 0;
       }
-      int32_t t251 = rt_add_i(t248, t249);
+      int32_t t275 = rt_add_i(t272, t273);
     }
-    return K6_1_V{A.v_x385, t246};
+    return K6_1_V{A.v_x399, t270};
   }
 };
 struct K6_1_store {
   K6_A A;
   __device__ void operator()(int64_t i, const K6_1_V &v) const {
-    A.v_x388_d[i] = v.v0;
-    A.v_x403_d[i] = v.v1;
+    A.v_x402_d[i] = v.v0;
+    A.v_x417_d[i] = v.v1;
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x385, int32_t v_x386, RtValue *v_x389, RtValue **out_v_x388, int32_t *out_v_x398, int32_t *out_v_x399, RtValue **out_v_x403) {
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x399, int32_t v_x400, RtValue *v_x403, RtValue **out_v_x402, int32_t *out_v_x412, int32_t *out_v_x413, RtValue **out_v_x417) {
   (void)loc;
   (void)err;
   K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x385 = v_x385;
-  A.v_x386 = v_x386;
-  A.v_x389_d = v_x389->data.i;
-  A.v_x389_n = v_x389->len;
-  int32_t v_x397 = 0;
-  int32_t v_x398 = 0;
-  int32_t v_x399 = 0;
-  RtValue *v_x388 = NULL;
-  RtValue *v_x403 = NULL;
+  A.v_x399 = v_x399;
+  A.v_x400 = v_x400;
+  A.v_x403_d = v_x403->data.i;
+  A.v_x403_n = v_x403->len;
+  int32_t v_x411 = 0;
+  int32_t v_x412 = 0;
+  int32_t v_x413 = 0;
+  RtValue *v_x402 = NULL;
+  RtValue *v_x417 = NULL;
   /* REDUCE */
   {
-    const int64_t t252 = v_x389->len;
-    const K6_0_V t253 = rtg::reduce("K6", loc, K6_0_pull{A}, K6_0_op{A}, K6_0_V{2147483647, 0, 1}, t252);
-    v_x397 = t253.v0;
-    A.v_x397 = v_x397;
-    v_x398 = t253.v1;
-    A.v_x398 = v_x398;
-    v_x399 = t253.v2;
-    A.v_x399 = v_x399;
+    const int64_t t276 = v_x403->len;
+    const K6_0_V t277 = rtg::reduce("K6", loc, K6_0_pull{A}, K6_0_op{A}, K6_0_V{2147483647, 0, 1}, t276);
+    v_x411 = t277.v0;
+    A.v_x411 = v_x411;
+    v_x412 = t277.v1;
+    A.v_x412 = v_x412;
+    v_x413 = t277.v2;
+    A.v_x413 = v_x413;
   }
   /* MAP */
   {
-    const int64_t t254 = v_x386;
-    if (t254 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t254, 0.0, run, 1};
+    const int64_t t278 = v_x400;
+    if (t278 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t278, 0.0, run, 1};
       goto fail;
     }
-    v_x388 = rtg_vec_new(RT_INT, t254);
-    A.v_x388_d = v_x388->data.i;
-    A.v_x388_n = v_x388->len;
-    v_x403 = rtg_vec_new(RT_INT, t254);
-    A.v_x403_d = v_x403->data.i;
-    A.v_x403_n = v_x403->len;
-    rtg::map("K6", loc, K6_1_pull{A}, K6_1_store{A}, t254);
+    v_x402 = rtg_vec_new(RT_INT, t278);
+    A.v_x402_d = v_x402->data.i;
+    A.v_x402_n = v_x402->len;
+    v_x417 = rtg_vec_new(RT_INT, t278);
+    A.v_x417_d = v_x417->data.i;
+    A.v_x417_n = v_x417->len;
+    rtg::map("K6", loc, K6_1_pull{A}, K6_1_store{A}, t278);
   }
-  *out_v_x388 = v_x388;
-  *out_v_x398 = v_x398;
-  *out_v_x399 = v_x399;
-  *out_v_x403 = v_x403;
+  *out_v_x402 = v_x402;
+  *out_v_x412 = v_x412;
+  *out_v_x413 = v_x413;
+  *out_v_x417 = v_x417;
   return;
 fail:
-  rt_release(v_x388);
-  rt_release(v_x403);
+  rt_release(v_x402);
+  rt_release(v_x417);
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x385, int32_t v_x386, RtValue *v_x389, RtValue **out_v_x388, int32_t *out_v_x398, int32_t *out_v_x399, RtValue **out_v_x403) {
-  RtValue *vals[] = {v_x389};
-  const int64_t sizes[] = {(int64_t)v_x386};
+static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x399, int32_t v_x400, RtValue *v_x403, RtValue **out_v_x402, int32_t *out_v_x412, int32_t *out_v_x413, RtValue **out_v_x417) {
+  RtValue *vals[] = {v_x403};
+  const int64_t sizes[] = {(int64_t)v_x400};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K6_host(err, loc, run, v_x385, v_x386, v_x389, out_v_x388, out_v_x398, out_v_x399, out_v_x403);
+    K6_host(err, loc, run, v_x399, v_x400, v_x403, out_v_x402, out_v_x412, out_v_x413, out_v_x417);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, v_x385, v_x386, v_x389, out_v_x388, out_v_x398, out_v_x399, out_v_x403);
+    K6_gpu(err, loc, run, v_x399, v_x400, v_x403, out_v_x402, out_v_x412, out_v_x413, out_v_x417);
+  }
+}
+
+/* K7: MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
+static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x424_d = v_x424->data.i;
+  const int64_t v_x424_n = v_x424->len;
+  int32_t *v_x427_d = v_x427->data.i;
+  const int64_t v_x427_n = v_x427->len;
+  RtValue *v_x429 = NULL;
+  /* MAP */
+  {
+    const int64_t t279 = v_x427_n;
+    v_x429 = rt_value_new(rt_vec_type(RT_INT), t279);
+    int32_t *v_x429_d = v_x429->data.i;
+    const int64_t v_x429_n = v_x429->len;
+    RT_PARALLEL_FOR_IF(t279 >= RT_PARALLEL_MIN)
+    for (int64_t t280 = 0; t280 < t279; t280++) {
+      const int32_t t281 = (int32_t)t280;
+      int t284 = 0; /* nonzero: a check below failed */
+      int32_t t282 = v_x427_d[t281];
+      int t285 = (uint64_t)(int64_t)t282 < (uint64_t)v_x418;
+      int32_t t283 = t285 ? t282 : 0;
+      t284 |= !t285;
+      int32_t t287 = rt_rem_i(t283, v_x421, &t284);
+      int t289 = (uint64_t)(int64_t)t287 < (uint64_t)v_x424_n;
+      int32_t t288 = t289 ? v_x424_d[t287] : 0;
+      t284 |= !t289;
+      if (__builtin_expect(t284 != 0, 0)) { /* again, recording the error */
+        int32_t t290 = v_x427_d[t281];
+        int32_t t291;
+        if ((uint64_t)(int64_t)t290 < (uint64_t)v_x418) {
+          t291 = t290;
+        } else {
+          NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 3, 0, RT_GATHER, t290, v_x418, 0.0, 0);
+          t291 = 0;
+        }
+        int t292 = 0;
+        int32_t t293 = rt_rem_i(t291, v_x421, &t292);
+        if (t292) {
+          NESSIE_RECORD(err, t280, RT_CHECK_SCALAR, 0, t292, RT_REM, 0, 0, 0.0, 1);
+        }
+        int32_t t294;
+        if ((uint64_t)(int64_t)t293 < (uint64_t)v_x424_n) {
+          t294 = v_x424_d[t293];
+        } else {
+          NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x424_n, 0.0, 2);
+          t294 = 0;
+        }
+      }
+      v_x429_d[t280] = t288;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x429 = v_x429;
+  return;
+fail:
+  rt_release(v_x429);
+}
+
+/* K7: MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
+struct K7_A {
+  RtKernelError *err;
+  int run;
+  int32_t v_x418;
+  int32_t v_x421;
+  int32_t *v_x424_d; int64_t v_x424_n;
+  int32_t *v_x427_d; int64_t v_x427_n;
+  int32_t *v_x429_d; int64_t v_x429_n;
+};
+struct alignas(8) K7_0_V {
+  int32_t v0;
+};
+struct K7_0_pull {
+  K7_A A;
+  __device__ K7_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t297 = 0; /* nonzero: a check below failed */
+    int32_t t295 = A.v_x427_d[ix];
+    int t298 = (uint64_t)(int64_t)t295 < (uint64_t)A.v_x418;
+    int32_t t296 = t298 ? t295 : 0;
+    t297 |= !t298;
+    int32_t t300 = rt_rem_i(t296, A.v_x421, &t297);
+    int t302 = (uint64_t)(int64_t)t300 < (uint64_t)A.v_x424_n;
+    int32_t t301 = t302 ? A.v_x424_d[t300] : 0;
+    t297 |= !t302;
+    if (__builtin_expect(t297 != 0, 0)) { /* again, recording the error */
+      int32_t t303 = A.v_x427_d[ix];
+      int32_t t304;
+      if ((uint64_t)(int64_t)t303 < (uint64_t)A.v_x418) {
+        t304 = t303;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, t303, A.v_x418, 0.0, 0);
+        t304 = 0;
+      }
+      int t305 = 0;
+      int32_t t306 = rt_rem_i(t304, A.v_x421, &t305);
+      if (t305) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t305, RT_REM, 0, 0, 0.0, 1);
+      }
+      int32_t t307;
+      if ((uint64_t)(int64_t)t306 < (uint64_t)A.v_x424_n) {
+        t307 = A.v_x424_d[t306];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, A.v_x424_n, 0.0, 2);
+        t307 = 0;
+      }
+    }
+    return K7_0_V{t301};
+  }
+};
+struct K7_0_store {
+  K7_A A;
+  __device__ void operator()(int64_t i, const K7_0_V &v) const {
+    A.v_x429_d[i] = v.v0;
+  }
+};
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
+  (void)loc;
+  (void)err;
+  K7_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x418 = v_x418;
+  A.v_x421 = v_x421;
+  A.v_x424_d = v_x424->data.i;
+  A.v_x424_n = v_x424->len;
+  A.v_x427_d = v_x427->data.i;
+  A.v_x427_n = v_x427->len;
+  RtValue *v_x429 = NULL;
+  /* MAP */
+  {
+    const int64_t t308 = v_x427->len;
+    v_x429 = rtg_vec_new(RT_INT, t308);
+    A.v_x429_d = v_x429->data.i;
+    A.v_x429_n = v_x429->len;
+    rtg::map("K7", loc, K7_0_pull{A}, K7_0_store{A}, t308);
+  }
+  *out_v_x429 = v_x429;
+  return;
+fail:
+  rt_release(v_x429);
+}
+
+static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
+  RtValue *vals[] = {v_x424, v_x427};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K7_host(err, loc, run, v_x418, v_x421, v_x424, v_x427, out_v_x429);
+    rtg_host_ran();
+  } else {
+    K7_gpu(err, loc, run, v_x418, v_x421, v_x424, v_x427, out_v_x429);
   }
 }
 
@@ -1529,11 +1742,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 10, 5);
-  RtValue *t255 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t255->data.i[0] = 1;
-  t255->data.i[1] = 2;
-  t255->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t255);
+  RtValue *t309 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t309->data.i[0] = 1;
+  t309->data.i[1] = 2;
+  t309->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t309);
   value_0 = v_x17;
   NESSIE_SYNC();
   {
@@ -1552,10 +1765,10 @@ static void top_11(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 19);
-  RtValue *t256 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t256->data.i[0] = 0;
-  t256->data.i[1] = 1;
-  v_x19 = NESSIE_TO_DEVICE(t256);
+  RtValue *t310 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t310->data.i[0] = 0;
+  t310->data.i[1] = 1;
+  v_x19 = NESSIE_TO_DEVICE(t310);
   int32_t v_x21 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
   v_x21 = (int32_t)g_x18->len;
@@ -1565,27 +1778,24 @@ static void top_11(void) {
   int32_t v_x72 = 0;
   int32_t v_x73 = 0;
   RtValue *v_x81 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K3, 4, v_x21, v_x20, v_x19, &v_x26, &v_x72, &v_x73, &v_x81);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K2, 4, v_x21, v_x20, v_x19, &v_x26, &v_x72, &v_x73, &v_x81);
   rt_release(v_x19);
   RtValue *v_x29 = NULL;
   NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K1, 4, v_x26, &v_x29);
   rt_release(v_x26);
-  int32_t v_x30 = 0;
-  v_x30 = (int32_t)NESSIE_SEG_TOTAL(v_x29);
-  rt_release(v_x29);
-  RtValue *v_x53 = NULL;
-  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K4, 4, v_x30, v_x21, g_x18, &v_x53);
-  RtValue *v_x86 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 2));
     NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x72, v_x73, 0);
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 5, v_x81, v_x53, &v_x86);
-    rt_release(v_x81);
-    rt_release(v_x53);
     rt_set_context(saved);
   }
+  int32_t v_x30 = 0;
+  v_x30 = (int32_t)NESSIE_SEG_TOTAL(v_x29);
+  rt_release(v_x29);
+  RtValue *v_x86 = NULL;
+  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K3, 4, v_x30, v_x21, g_x18, v_x81, &v_x86);
+  rt_release(v_x81);
   value_0 = v_x86;
   NESSIE_SYNC();
   {
@@ -1603,10 +1813,10 @@ static void top_12(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x87 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 19);
-  RtValue *t257 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t257->data.i[0] = 2;
-  t257->data.i[1] = 0;
-  v_x87 = NESSIE_TO_DEVICE(t257);
+  RtValue *t311 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t311->data.i[0] = 2;
+  t311->data.i[1] = 0;
+  v_x87 = NESSIE_TO_DEVICE(t311);
   int32_t v_x89 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
   v_x89 = (int32_t)g_x18->len;
@@ -1616,27 +1826,24 @@ static void top_12(void) {
   int32_t v_x140 = 0;
   int32_t v_x141 = 0;
   RtValue *v_x149 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K5, 6, v_x89, v_x88, v_x87, &v_x94, &v_x140, &v_x141, &v_x149);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K4, 5, v_x89, v_x88, v_x87, &v_x94, &v_x140, &v_x141, &v_x149);
   rt_release(v_x87);
   RtValue *v_x97 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 6, v_x94, &v_x97);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 5, v_x94, &v_x97);
   rt_release(v_x94);
-  int32_t v_x98 = 0;
-  v_x98 = (int32_t)NESSIE_SEG_TOTAL(v_x97);
-  rt_release(v_x97);
-  RtValue *v_x121 = NULL;
-  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K4, 6, v_x98, v_x89, g_x18, &v_x121);
-  RtValue *v_x154 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 2));
     NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x140, v_x141, 0);
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 5, v_x149, v_x121, &v_x154);
-    rt_release(v_x149);
-    rt_release(v_x121);
     rt_set_context(saved);
   }
+  int32_t v_x98 = 0;
+  v_x98 = (int32_t)NESSIE_SEG_TOTAL(v_x97);
+  rt_release(v_x97);
+  RtValue *v_x154 = NULL;
+  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K5, 5, v_x98, v_x89, g_x18, v_x149, &v_x154);
+  rt_release(v_x149);
   value_0 = v_x154;
   NESSIE_SYNC();
   {
@@ -1654,10 +1861,10 @@ static void top_13(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x155 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 19);
-  RtValue *t258 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t258->data.i[0] = 1;
-  t258->data.i[1] = 5;
-  v_x155 = NESSIE_TO_DEVICE(t258);
+  RtValue *t312 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t312->data.i[0] = 1;
+  t312->data.i[1] = 5;
+  v_x155 = NESSIE_TO_DEVICE(t312);
   int32_t v_x157 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
   v_x157 = (int32_t)g_x18->len;
@@ -1667,27 +1874,24 @@ static void top_13(void) {
   int32_t v_x208 = 0;
   int32_t v_x209 = 0;
   RtValue *v_x217 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K6, 7, v_x157, v_x156, v_x155, &v_x162, &v_x208, &v_x209, &v_x217);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K6, 6, v_x157, v_x156, v_x155, &v_x162, &v_x208, &v_x209, &v_x217);
   rt_release(v_x155);
   RtValue *v_x165 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 7, v_x162, &v_x165);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 6, v_x162, &v_x165);
   rt_release(v_x162);
-  int32_t v_x166 = 0;
-  v_x166 = (int32_t)NESSIE_SEG_TOTAL(v_x165);
-  rt_release(v_x165);
-  RtValue *v_x189 = NULL;
-  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K4, 7, v_x166, v_x157, g_x18, &v_x189);
-  RtValue *v_x222 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 2));
     NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x208, v_x209, 0);
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 5, v_x217, v_x189, &v_x222);
-    rt_release(v_x217);
-    rt_release(v_x189);
     rt_set_context(saved);
   }
+  int32_t v_x166 = 0;
+  v_x166 = (int32_t)NESSIE_SEG_TOTAL(v_x165);
+  rt_release(v_x165);
+  RtValue *v_x222 = NULL;
+  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K7, 6, v_x166, v_x157, g_x18, v_x217, &v_x222);
+  rt_release(v_x217);
   value_0 = v_x222;
   NESSIE_SYNC();
   {
