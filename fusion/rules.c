@@ -900,13 +900,164 @@ static bool checked_elsewhere(const Rw *w, int i) {
   return false;
 }
 
+/* A dead MAP goes too where another SOAC of the kernel over its index
+   space computes each of its operations that can fail, at every index and
+   not under an `if`, with nothing that can fail between them: whichever
+   runs first, an element that fails in the MAP fails there too, at the
+   same operation and location.  (Where the other also fails elsewhere,
+   first, the statement has two errors: the caveat below.)  n-body's
+   sums of the three components of a force left the MAP of the last
+   one for its checks: a second pass over n^2 elements.
+
+   Operations are compared by value numbers: the two index parameters are
+   one value, and so are equal operations (with their locations, which
+   their errors name) of equal operands. */
+typedef struct Numbering {
+  Map keys;     /* an expression's key text -> its number */
+  PtrMap names; /* a thunk parameter or let-bound name -> its value's number */
+  PtrMap exps;  /* an expression -> its number */
+  Buf key;
+  intptr_t next;
+} Numbering;
+
+static void key_loc(Buf *b, Loc l) {
+  buf_printf(b, "@%s:%d:%d", l.src ? l.src->name : "", l.line, l.col);
+  for (const Inlined *in = l.inlined; in; in = in->call.inlined)
+    buf_printf(b, " in %s@%s:%d:%d", in->fn, in->call.src ? in->call.src->name : "", in->call.line, in->call.col);
+}
+
+static intptr_t number_exp(Numbering *nb, const LcuExp *e) {
+  intptr_t known = (intptr_t)ptrmap_get(&nb->exps, e);
+  if (known)
+    return known;
+  if (e->kind == LE_LET) {
+    ptrmap_put(&nb->names, e->var, (void *)number_exp(nb, e->args[0]));
+    intptr_t n = number_exp(nb, e->args[1]);
+    ptrmap_put(&nb->exps, e, (void *)n);
+    return n;
+  }
+  if (e->kind == LE_VAR && ptrmap_get(&nb->names, e->var)) {
+    intptr_t n = (intptr_t)ptrmap_get(&nb->names, e->var);
+    ptrmap_put(&nb->exps, e, (void *)n);
+    return n;
+  }
+  intptr_t args[8];
+  int nargs = e->nargs < 0 ? 0 : e->nargs;
+  if (nargs > 8)
+    return ++nb->next; /* (a call of many arguments: a value of its own) */
+  for (int k = 0; k < nargs; k++)
+    args[k] = number_exp(nb, e->args[k]);
+  Buf *b = &nb->key;
+  b->len = 0;
+  buf_printf(b, "%d/%d/%d/%d/%d", e->kind, e->type, e->op, e->in_range, e->var ? e->var->id : -1);
+  if (e->kind == LE_CONST) {
+    const FlatAtom *a = &e->constant;
+    if (a->kind == FA_FLOAT)
+      buf_printf(b, "/f%a", a->u.f);
+    else
+      buf_printf(b, "/%d:%d", a->kind, a->kind == FA_INT ? (int)a->u.i : a->kind == FA_BOOL ? (int)a->u.b : (int)a->u.c);
+  }
+  if (e->kind == LE_CALL)
+    buf_printf(b, "/%s", e->callee->name);
+  key_loc(b, e->loc);
+  buf_printf(b, "/%s(", e->lib_fn ? e->lib_fn : "");
+  for (int k = 0; k < nargs; k++)
+    buf_printf(b, "%ld,", (long)args[k]);
+  intptr_t n = (intptr_t)map_get(&nb->keys, b->data);
+  if (!n) {
+    n = ++nb->next;
+    map_put(&nb->keys, xstrdup(b->data), (void *)n);
+  }
+  ptrmap_put(&nb->exps, e, (void *)n);
+  return n;
+}
+
+static void number_thunk(Numbering *nb, const LcuSoac *s, const LcuThunk *t) {
+  const LcuVar *i = fus_index_param(s, t);
+  for (int p = 0; p < t->params.len; p++) /* the index is one value; the others each their own */
+    ptrmap_put(&nb->names, t->params.data[p], (void *)(t->params.data[p] == i ? (intptr_t)1 : ++nb->next));
+  for (int k = 0; k < t->lets.len; k++) {
+    const LcuLet *l = t->lets.data[k];
+    ptrmap_put(&nb->names, l->var, (void *)number_exp(nb, l->value));
+  }
+  for (int k = 0; k < t->body.len; k++)
+    number_exp(nb, t->body.data[k]);
+}
+
+/* Can expression 'e''s own operation fail, whatever its operands? */
+static bool may_fail_itself(const LcuExp *e) {
+  switch (e->kind) {
+  case LE_INDEX:
+  case LE_SEG_LENGTH:
+  case LE_SEG_OFFSET:
+  case LE_BOUND:
+  case LE_CALL:
+    return true;
+  case LE_OP: {
+    const LcuExp *d = e->nargs > 1 ? e->args[1] : NULL;
+    return !(e->in_range && e->op == FLAT_REM) &&
+           !fus_op_safe(e->op, e->args[0]->type, d && d->kind == LE_CONST ? &d->constant : NULL);
+  }
+  default:
+    return false;
+  }
+}
+
+/* Adds to 'out' the numbers of the operations of 'e' that can fail
+   ('all': wherever they stand; else only those computed whatever the
+   `if`s decide). */
+static void note_failing(Numbering *nb, const LcuExp *e, bool all, PtrMap *out) {
+  if (may_fail_itself(e))
+    ptrmap_put(out, (void *)number_exp(nb, e), (void *)1);
+  int n = e->kind == LE_IF && !all ? 1 : e->nargs < 0 ? 0 : e->nargs;
+  for (int k = 0; k < n; k++)
+    note_failing(nb, e->args[k], all, out);
+}
+
+static void note_thunk_failing(Numbering *nb, const LcuThunk *t, bool all, PtrMap *out) {
+  for (int k = 0; k < lcu_thunk_nexps(t); k++)
+    note_failing(nb, lcu_thunk_exp(t, k), all, out);
+}
+
+static bool checks_made_by(const Rw *w, int d, int c) {
+  const LcuSoac *D = soac_at(w, d), *C = soac_at(w, c);
+  if (!C->pull || !fus_index_param(C, C->pull) || C->kind == SOAC_ONCE ||
+      !fus_len_equal(fus_soac_space(&w->kl, D), fus_soac_space(&w->kl, C)))
+    return false;
+  if ((fus_soac_failures(&w->kl, D) & FUS_FAIL_RUN) && (!D->size.var || C->size.var != D->size.var))
+    return false;
+  if (c > d && any_fails_between(w, d, c))
+    return false;
+  Numbering nb = {0};
+  nb.next = 1;
+  number_thunk(&nb, D, D->pull);
+  number_thunk(&nb, C, C->pull);
+  PtrMap mine = {0}, theirs = {0};
+  note_thunk_failing(&nb, D->pull, true, &mine);
+  note_thunk_failing(&nb, C->pull, false, &theirs);
+  for (int64_t k = 0; k < mine.cap; k++)
+    if (mine.entries[k].key && !ptrmap_get(&theirs, mine.entries[k].key))
+      return false;
+  return true;
+}
+
+static bool checked_by_another(const Rw *w, int i) {
+  const LcuSoac *s = soac_at(w, i);
+  if (s->kind != SOAC_MAP || !s->pull || (fus_soac_failures(&w->kl, s) & ~(FUS_FAIL_THUNK | FUS_FAIL_RUN)))
+    return false;
+  for (int j = 0; j < nsoacs(w); j++)
+    if (j != i && checks_made_by(w, i, j))
+      return true;
+  return false;
+}
+
 static bool rule_dead(Rw *w) {
   for (int i = nsoacs(w) - 1; i >= 0; i--) {
     LcuSoac *s = soac_at(w, i);
     bool used = false;
     for (int r = 0; r < s->results.len; r++)
       used |= used_from(w, i + 1, s->results.data[r]);
-    if (!used && (!fails(w, s) || checked_elsewhere(w, i))) {
+    if (!used && (!fails(w, s) || checked_elsewhere(w, i) || checked_by_another(w, i))) {
       remove_soac(w, i);
       return true;
     }
