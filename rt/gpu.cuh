@@ -1138,15 +1138,37 @@ __device__ V warp_segment(Pull &pull, Op &op, V id, int64_t lo, int64_t hi, int 
   return carry;
 }
 
+/* One warp's REDUCE of a commutative operator over elements [lo, hi):
+   each lane combines the elements lane, lane + 32, ... (coalesced), and
+   the lanes combine once at the end by shuffles; lane 0's is the whole.
+   warp_segment's scan of every chunk of 32 is not needed where the
+   order of the elements matters only to a float sum's rounding (as in
+   rtg::reduce_commutative): the all-pairs n-body's segments of 10^4
+   forces spent as long in those shuffles as in the forces. */
+template <class V, class Pull, class Op>
+__device__ V warp_reduce_commutative(Pull &pull, Op &op, V id, int64_t lo, int64_t hi, int lane) {
+  V mine = id;
+  for (int64_t j = lo + lane; j < hi; j += 32)
+    mine = op(mine, pull(j));
+  for (int d = 1; d < 32; d *= 2) {
+    V right = shfl_down(mine, d);
+    if ((lane & (2 * d - 1)) == 0)
+      mine = op(mine, right);
+  }
+  return mine;
+}
+
 /* Each warp one segment at a time.  A REDUCE stores the segment's
-   combination, a SCAN each element's exclusive prefix. */
-template <class V, class Pull, class Op, class Store>
+   combination, a SCAN each element's exclusive prefix.  'Comm': the
+   operator is commutative (a REDUCE's only: warp_reduce_commutative). */
+template <bool Comm, class V, class Pull, class Op, class Store>
 __global__ void seg_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, bool scan, Store store) {
   int lane = threadIdx.x & 31;
   int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
   int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
   for (int64_t s = warp; s < nseg; s += warps) {
-    V carry = warp_segment(pull, op, id, off[s], off[s + 1], lane, scan, store, id);
+    V carry = Comm && !scan ? warp_reduce_commutative(pull, op, id, off[s], off[s + 1], lane)
+                            : warp_segment(pull, op, id, off[s], off[s + 1], lane, scan, store, id);
     if (!scan && lane == 0)
       store(s, carry);
   }
@@ -1243,7 +1265,7 @@ __global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, in
    the slices' combinations meet in shared memory, in order.  A SCAN
    reads its slice twice: once for the slice's total, then to store each
    prefix from the totals of the slices before it. */
-template <class V, class Pull, class Op, class Store>
+template <bool Comm, class V, class Pull, class Op, class Store>
 __global__ void seg_block_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, bool scan, Store store) {
   __shared__ alignas(16) unsigned char room[(THREADS / 32) * sizeof(V)];
   V *totals = reinterpret_cast<V *>(room);
@@ -1253,7 +1275,8 @@ __global__ void seg_block_kernel(Pull pull, Op op, V id, const int64_t *off, int
     int64_t per = ((e - b + nw - 1) / nw + 31) / 32 * 32;
     int64_t lo = b + w * per < e ? b + w * per : e;
     int64_t hi = lo + per < e ? lo + per : e;
-    V total = warp_segment(pull, op, id, lo, hi, lane, false, store, id);
+    V total = Comm && !scan ? warp_reduce_commutative(pull, op, id, lo, hi, lane)
+                            : warp_segment(pull, op, id, lo, hi, lane, false, store, id);
     if (lane == 0)
       totals[w] = total;
     __syncthreads();
@@ -1588,8 +1611,10 @@ inline bool seg_use_packed(int64_t nseg, int64_t total) {
 
 /* 'path': -1 chooses (seg_use_balanced, seg_use_packed); 0 forces the
    block/warp kernels, 1 the balanced path, 2 a warp per 32 segments (for
-   the self-test). */
-template <class V, class Pull, class Op, class Store>
+   the self-test).  'Commutative': a REDUCE whose operator is (codegen's
+   cg_op_commutative): the block/warp kernels combine a lane's elements
+   first (warp_reduce_commutative). */
+template <bool Commutative = false, class V, class Pull, class Op, class Store>
 void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd, bool scan, Store store,
                int path = -1) {
   if (sd->len <= 0)
@@ -1610,10 +1635,11 @@ void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd,
   }
   rtg_launching(scan ? "segmented scan" : "segmented reduce");
   if (sd->len <= SEG_BLOCKS) {
-    seg_block_kernel<<<(int)sd->len, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan, store);
+    seg_block_kernel<Commutative><<<(int)sd->len, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan,
+                                                                            store);
   } else {
     int blocks = blocks_for(sd->len * 32, 1);
-    seg_kernel<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan, store);
+    seg_kernel<Commutative><<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan, store);
   }
   rtg_launched(name, loc);
 }

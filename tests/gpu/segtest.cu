@@ -407,6 +407,7 @@ struct OpInt {
 struct TInt {
   typedef VInt V;
   typedef OpInt Op;
+  static constexpr bool commutative = true;
   static const char *name() { return "int32 +"; }
   static V id() { return V{0}; }
   static V random() { return V{(int32_t)(next_u64() >> 32)}; }
@@ -424,6 +425,7 @@ struct OpDouble {
 struct TDouble {
   typedef VDouble V;
   typedef OpDouble Op;
+  static constexpr bool commutative = true;
   static const char *name() { return "double +"; }
   static V id() { return V{0.0}; }
   static V random() { return V{next_unit()}; }
@@ -447,6 +449,7 @@ struct OpAffine {
 struct TAffine {
   typedef VAffine V;
   typedef OpAffine Op;
+  static constexpr bool commutative = false;
   static const char *name() { return "affine32 (non-commutative)"; }
   static V id() { return V{1u, 0u}; }
   /* odd slopes: the products stay units, never collapse to 0 */
@@ -468,6 +471,7 @@ struct OpAffine64 {
 struct TAffine64 {
   typedef VAffine64 V;
   typedef OpAffine64 Op;
+  static constexpr bool commutative = false;
   static const char *name() { return "affine64+count (24 bytes)"; }
   static V id() { return V{1u, 0u, 0}; }
   static V random() { return V{next_u64() | 1u, next_u64(), 1}; }
@@ -495,6 +499,7 @@ struct OpWide {
 struct TWide {
   typedef VWide V;
   typedef OpWide Op;
+  static constexpr bool commutative = false;
   static const char *name() { return "wide (80 bytes)"; }
   static V id() {
     V v;
@@ -574,7 +579,7 @@ static std::string compared(const std::vector<typename T::V> &got, const std::ve
 
 /* One run of rtg::segmented by 'path' (1 balanced, 0 the block/warp
    kernels, -1 the runtime's choice); "" or what went wrong. */
-template <class T>
+template <class T, bool Commutative = false>
 static std::string run_path(RtValue *d, int64_t total_known, const typename T::V *dx, const std::vector<typename T::V> &ref,
                             bool scan, int path) {
   typedef typename T::V V;
@@ -582,7 +587,8 @@ static std::string run_path(RtValue *d, int64_t total_known, const typename T::V
   V *dy = (V *)rtg_alloc(sizeof(V) * (n + GUARD));
   cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (n + GUARD), rtg_stream()), "a memset");
   d->total = total_known; /* the choice sees what the host would know */
-  rtg::segmented("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), d, scan, Store<V>{dy}, path);
+  rtg::segmented<Commutative>("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), d, scan,
+                              Store<V>{dy}, path);
   std::vector<V> got = read_back(dy, n + GUARD);
   rtg_free(dy);
   return compared<T>(got, ref, scan ? "element" : "segment");
@@ -628,6 +634,15 @@ static void test_segmented(const std::vector<int64_t> &len, const char *layout, 
       if (!w.empty())
         why = std::string(path_names[p]) + ": " + w;
     }
+    /* a commutative operator's REDUCE: the block/warp kernels combine
+       each lane's elements first (rtg::segmented<true>) */
+    if constexpr (T::commutative) {
+      for (int p = 0; p < 4 && why.empty() && !scan; p++) {
+        std::string w = run_path<T, true>(d, known, dx, ref, false, paths[p]);
+        if (!w.empty())
+          why = std::string(path_names[p]) + " (commutative): " + w;
+      }
+    }
     result(why.empty(), "%s %s %s total %s, auto=%s%s%s", scan ? "scan  " : "reduce", T::name(), layout,
            total_known ? "known" : "unknown", chosen, why.empty() ? "" : ": ", why.c_str());
   }
@@ -654,6 +669,7 @@ struct OpInt3 {
 struct TInt3 {
   typedef VInt3 V;
   typedef OpInt3 Op;
+  static constexpr bool commutative = false;
   static const char *name() { return "3 x int32 +"; }
   static V id() { return V{0, 0, 0}; }
   static V random() {
