@@ -1609,6 +1609,18 @@ inline bool seg_use_packed(int64_t nseg, int64_t total) {
   return nseg > SEG_BLOCKS && total >= 0 && total < SEG_PACKED_AVG * nseg;
 }
 
+/* A block per segment, however many, where the host knows that they
+   hold SEG_BALANCED_AVG_MOST elements or more on average (each of a
+   block's warps then has 512 or more): the GPU hands out a block as one
+   finishes, in pieces of an eighth of a warp per segment's.  A warp per
+   segment, a whole number of segments per warp, left most warps idle at
+   the end: the all-pairs n-body's 10^4 segments of 10^4 forces ran on
+   8448 warps, a fifth of them two segments each (ncu on the H200: 1.54
+   ms, 40% occupancy achieved of 50%, docs/gpu-runs.md). */
+inline bool seg_use_blocks(int64_t nseg, int64_t total) {
+  return total >= 0 && total >= SEG_BALANCED_AVG_MOST * nseg;
+}
+
 /* 'path': -1 chooses (seg_use_balanced, seg_use_packed); 0 forces the
    block/warp kernels, 1 the balanced path, 2 a warp per 32 segments (for
    the self-test).  'Commutative': a REDUCE whose operator is (codegen's
@@ -1634,9 +1646,9 @@ void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd,
     return;
   }
   rtg_launching(scan ? "segmented scan" : "segmented reduce");
-  if (sd->len <= SEG_BLOCKS) {
-    seg_block_kernel<Commutative><<<(int)sd->len, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan,
-                                                                            store);
+  if (sd->len <= SEG_BLOCKS || seg_use_blocks(sd->len, sd->total)) {
+    int blocks = (int)(sd->len < (1 << 30) ? sd->len : (1 << 30)); /* (a grid-stride loop over the segments) */
+    seg_block_kernel<Commutative><<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan, store);
   } else {
     int blocks = blocks_for(sd->len * 32, 1);
     seg_kernel<Commutative><<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan, store);

@@ -1212,7 +1212,9 @@ int main(int argc, char **argv) {
   test_ids_move();
   test_seg_maps(quick);
   static const int64_t nsegs[] = {1, 2, 3, 7, 64, 263, 264, 1000, 1024, 1025, 5000, 40000};
-  static const int64_t totals[] = {0, 1, 100, 4097, 65535, 65536, 300000, 1000000, 3000000};
+  /* 4300000: 1025 and more segments of 4096 or more on average, a block
+     each where the total is known (seg_use_blocks) */
+  static const int64_t totals[] = {0, 1, 100, 4097, 65535, 65536, 300000, 1000000, 3000000, 4300000};
   int layout_no = 0;
   for (int64_t total : totals) {
     for (size_t i = 0; i < sizeof nsegs / sizeof *nsegs; i++) {
