@@ -326,10 +326,13 @@ static FlatStmt *begin_unless_empty(Fl *fl, FlatAtom *n, Type *t, FlatBlock **sa
   return s;
 }
 
+/* The statement just emitted. */
+static FlatStmt *last_stmt(Fl *fl) { return vec_last(&fl->block->stmts); }
+
 /* x at 'idx'; 'whole': idx is known in range (FlatStmt.segments). */
 static FlatAtom *gather(Fl *fl, FlatAtom *x, FlatAtom *idx, bool whole) {
   FlatAtom *r = op(fl, FLAT_GATHER, as_vec(ty(x)), 2, x, idx);
-  ((FlatStmt *)fl->block->stmts.data[fl->block->stmts.len - 1])->segments = whole;
+  last_stmt(fl)->segments = whole;
   return r;
 }
 
@@ -472,7 +475,7 @@ static Vals dist_values(Fl *fl, Vals x, Type *t, FlatAtom *n) {
   FlatAtom *total = op(fl, FLAT_SEG_TOTAL, int_scalar(), 1, d);
   FlatAtom *idx = binary(fl, FLAT_REM, iota(fl, total), dist(fl, l, total));
   /* the total is l * n: no element, no remainder, where l is 0 */
-  ((FlatStmt *)vec_get(&fl->block->stmts, fl->block->stmts.len - 1))->segments = true;
+  last_stmt(fl)->segments = true;
   return concat(one(d), replicate_values(fl, x, t->elem, idx));
 }
 

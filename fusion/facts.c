@@ -1159,6 +1159,13 @@ bool fus_op_safe(FlatOp op, FlatBase b, const FlatAtom *divisor) {
   }
 }
 
+bool fus_exp_op_safe(const LcuExp *e) {
+  if (e->in_range && e->op == FLAT_REM) /* rem!: a divisor not 0 by construction */
+    return true;
+  const LcuExp *d = e->nargs > 1 ? e->args[1] : NULL;
+  return fus_op_safe(e->op, e->args[0]->type, d && d->kind == LE_CONST ? &d->constant : NULL);
+}
+
 const LcuVar *fus_index_param(const LcuSoac *s, const LcuThunk *t) {
   if (!t || t->params.len != 1 || s->kind == SOAC_ONCE || s->kind == SOAC_LIBRARY)
     return NULL;
@@ -1193,13 +1200,8 @@ static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *
     return !fus_len_equal(fus_kernel_len(kl, e->var), exp_range(kl, s, t, e->args[0], lets));
   case LE_BOUND:
     return !fus_len_equal(bound_length(kl, e->args[1]), exp_range(kl, s, t, e->args[0], lets));
-  case LE_OP: {
-    const LcuExp *d = e->nargs > 1 ? e->args[1] : NULL;
-    const FlatAtom *divisor = d && d->kind == LE_CONST ? &d->constant : NULL;
-    if (e->in_range && e->op == FLAT_REM) /* rem!: a divisor not 0 by construction */
-      return false;
-    return !fus_op_safe(e->op, e->args[0]->type, divisor);
-  }
+  case LE_OP:
+    return !fus_exp_op_safe(e);
   case LE_CALL: /* a scalar loop: its checks, and it may not end */
     return true;
   default:

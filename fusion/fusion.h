@@ -251,6 +251,10 @@ bool fus_stmt_effects(FusFacts *f, const LcuStmt *s);
 /* True if scalar operation 'op' on operands of base 'b' cannot fail
    ('divisor': the second operand when it is a constant, else NULL). */
 bool fus_op_safe(FlatOp op, FlatBase b, const FlatAtom *divisor);
+/* True if LE_OP 'e''s own operation cannot fail, whatever its operands:
+   fus_op_safe with its divisor if a constant, or a rem! (a divisor not 0
+   by construction). */
+bool fus_exp_op_safe(const LcuExp *e);
 
 /* ---- simplify.c ---- */
 

@@ -920,12 +920,6 @@ typedef struct Numbering {
   intptr_t next;
 } Numbering;
 
-static void key_loc(Buf *b, Loc l) {
-  buf_printf(b, "@%s:%d:%d", l.src ? l.src->name : "", l.line, l.col);
-  for (const Inlined *in = l.inlined; in; in = in->call.inlined)
-    buf_printf(b, " in %s@%s:%d:%d", in->fn, in->call.src ? in->call.src->name : "", in->call.line, in->call.col);
-}
-
 static intptr_t number_exp(Numbering *nb, const LcuExp *e) {
   intptr_t known = (intptr_t)ptrmap_get(&nb->exps, e);
   if (known)
@@ -950,16 +944,11 @@ static intptr_t number_exp(Numbering *nb, const LcuExp *e) {
   Buf *b = &nb->key;
   b->len = 0;
   buf_printf(b, "%d/%d/%d/%d/%d", e->kind, e->type, e->op, e->in_range, e->var ? e->var->id : -1);
-  if (e->kind == LE_CONST) {
-    const FlatAtom *a = &e->constant;
-    if (a->kind == FA_FLOAT)
-      buf_printf(b, "/f%a", a->u.f);
-    else
-      buf_printf(b, "/%d:%d", a->kind, a->kind == FA_INT ? (int)a->u.i : a->kind == FA_BOOL ? (int)a->u.b : (int)a->u.c);
-  }
+  if (e->kind == LE_CONST)
+    fus_canon_atom(b, &(LcuAtom){NULL, e->constant});
   if (e->kind == LE_CALL)
     buf_printf(b, "/%s", e->callee->name);
-  key_loc(b, e->loc);
+  lcu_loc_key(b, e->loc);
   buf_printf(b, "/%s(", e->lib_fn ? e->lib_fn : "");
   for (int k = 0; k < nargs; k++)
     buf_printf(b, "%ld,", (long)args[k]);
@@ -993,11 +982,8 @@ static bool may_fail_itself(const LcuExp *e) {
   case LE_BOUND:
   case LE_CALL:
     return true;
-  case LE_OP: {
-    const LcuExp *d = e->nargs > 1 ? e->args[1] : NULL;
-    return !(e->in_range && e->op == FLAT_REM) &&
-           !fus_op_safe(e->op, e->args[0]->type, d && d->kind == LE_CONST ? &d->constant : NULL);
-  }
+  case LE_OP:
+    return !fus_exp_op_safe(e);
   default:
     return false;
   }

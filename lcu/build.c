@@ -652,26 +652,12 @@ static void canon_constant(Canon *c, const FlatAtom *a) {
   }
 }
 
-/* Where 'e' is: "=" when at its SOAC's location, else by file name (never
-   by address: the text is a key, and must not depend on where the
-   collector put a Source). */
+/* Where 'e' is: "=" when at its SOAC's location, else lcu_loc_key's text. */
 static void canon_loc(Canon *c, Loc loc) {
   if (lcu_loc_equal(loc, c->soac))
     canon_puts(c, "= ");
-  else {
-    canon_putc(c, '@');
-    canon_puts(c, loc.src ? loc.src->name : "");
-    canon_int(c, ":", loc.line, "");
-    canon_int(c, ":", loc.col, " ");
-    if (loc.inlined) { /* and the call it was inlined from, which its errors name */
-      canon_puts(c, "in ");
-      canon_puts(c, loc.inlined->fn);
-      canon_putc(c, '@');
-      canon_puts(c, loc.inlined->call.src ? loc.inlined->call.src->name : "");
-      canon_int(c, ":", loc.inlined->call.line, "");
-      canon_int(c, ":", loc.inlined->call.col, " ");
-    }
-  }
+  else
+    lcu_loc_key(c->b, loc);
 }
 
 static void canon_exp(Canon *c, const LcuExp *e) {

@@ -123,6 +123,28 @@ bool lcu_loc_equal(Loc a, Loc b) {
   return a.src == b.src && a.line == b.line && a.col == b.col && same_inlined(a.inlined, b.inlined);
 }
 
+static void key_int(Buf *b, const char *before, int64_t i, char after) {
+  char digits[FORMAT_INT_SIZE];
+  buf_puts(b, before);
+  buf_put(b, digits, (size_t)format_int(digits, i));
+  buf_putc(b, after);
+}
+
+void lcu_loc_key(Buf *b, Loc loc) {
+  buf_putc(b, '@');
+  buf_puts(b, loc.src ? loc.src->name : "");
+  key_int(b, ":", loc.line, ':');
+  key_int(b, "", loc.col, ' ');
+  if (loc.inlined) { /* and the call it was inlined from, which its errors name */
+    buf_puts(b, "in ");
+    buf_puts(b, loc.inlined->fn);
+    buf_putc(b, '@');
+    buf_puts(b, loc.inlined->call.src ? loc.inlined->call.src->name : "");
+    key_int(b, ":", loc.inlined->call.line, ':');
+    key_int(b, "", loc.inlined->call.col, ' ');
+  }
+}
+
 Loc lcu_error_loc(const LcuExp *e, const LcuSoac *s, Loc run) {
   if (!e->loc.src || lcu_loc_equal(e->loc, s->loc))
     return run;

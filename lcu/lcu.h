@@ -478,6 +478,11 @@ FlatType lcu_flat_type(LcuType t);     /* and back */
 /* Two locations are one: the same place, inlined from the same call of
    the same user function, if at all (Loc.inlined). */
 bool lcu_loc_equal(Loc a, Loc b);
+/* Location 'loc' as text for a key, appended to 'b': `@FILE:LINE:COL `
+   and, where inlined, `in FN@FILE:LINE:COL ` (the call its errors name).
+   By file name, never by address: a key must not depend on where the
+   collector put a Source.  Two locations lcu_loc_equal have one text. */
+void lcu_loc_key(Buf *b, Loc loc);
 /* Where a run-time error in thunk expression 'e' of SOAC 's', run by a
    `run` at 'run', is reported: e's own location, unless it is s's (an
    expression of the statement the kernel was made for: the kernel may

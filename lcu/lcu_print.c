@@ -208,7 +208,8 @@ typedef void PrintOperand(Printer *pr, const void *ctx, int i, int need);
 
 /* op(operand 0, ..., operand nargs-1), without parentheses around it:
    the caller compares op_level with what it needs. */
-static void print_op(Printer *pr, FlatOp op, int nargs, PrintOperand *operand, const void *ctx) {
+/* 'mark' follows a named operation's name: "!" for rem! (LcuExp.in_range). */
+static void print_op(Printer *pr, FlatOp op, const char *mark, int nargs, PrintOperand *operand, const void *ctx) {
   int bin = op_known(op) ? infix_of(op) : -1;
   if (bin >= 0 && nargs == 2) {
     /* binary operators are left-associative (ops.def) */
@@ -223,7 +224,7 @@ static void print_op(Printer *pr, FlatOp op, int nargs, PrintOperand *operand, c
     operand(pr, ctx, 0, LEVEL_ATOM);
     return;
   }
-  fprintf(pr->out, "%s(", op_known(op) ? flat_op_name(op) : "?");
+  fprintf(pr->out, "%s%s(", op_known(op) ? flat_op_name(op) : "?", mark);
   for (int i = 0; i < nargs; i++) {
     if (i)
       fputs(", ", pr->out);
@@ -288,15 +289,8 @@ static void print_exp_inner(Printer *pr, const LcuExp *e) {
     return;
   case LE_OP: {
     int n = e->nargs < 0 ? 0 : e->nargs > 3 ? 3 : e->nargs;
-    if (e->in_range && e->op == FLAT_REM && n == 2) { /* a divisor known not 0 */
-      fputs("rem!(", out);
-      print_exp(pr, e->args[0], LEVEL_GUARDED);
-      fputs(", ", out);
-      print_exp(pr, e->args[1], LEVEL_OPEN);
-      fputc(')', out);
-      return;
-    }
-    print_op(pr, e->op, n, print_exp_operand, e->args);
+    /* rem!: a divisor known not 0 (rem is never infix) */
+    print_op(pr, e->op, e->in_range && e->op == FLAT_REM ? "!" : "", n, print_exp_operand, e->args);
     return;
   }
   case LE_IF:
@@ -736,7 +730,7 @@ static void print_stmt(Printer *pr, const LcuStmt *s, int indent) {
     if (op_known(s->op) && s->op == FLAT_COPY && n == 1)
       print_atom_at(pr, s->args.data[0], LEVEL_OPEN);
     else
-      print_op(pr, s->op, n, print_atom_operand, &s->args);
+      print_op(pr, s->op, "", n, print_atom_operand, &s->args);
     break;
   }
   case LS_RUN:

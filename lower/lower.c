@@ -160,29 +160,39 @@ static void bind_shape(Lw *lw, FlatVar *v, LcuVar *x) {
   bind_class(&lw->stricts, &lw->scope->stricts, v->strict, &x->strict, x);
 }
 
+/* Variables 'vars' (NULL: none) in one class of 'cl' where their layout
+   groups 'groups' (flatten_layout_groups's numbers) are one nonzero
+   group. */
+static void unite_groups(Classes *cl, const Vec *groups, LcuVar **vars, int n, bool strict) {
+  if (groups->len != n)
+    return;
+  for (int i = 0; i < n; i++) {
+    intptr_t g = (intptr_t)groups->data[i];
+    LcuVar *x = vars[i];
+    if (!g || !x || x->type.kind == LT_SCALAR)
+      continue;
+    for (int j = 0; j < i; j++) {
+      LcuVar *y = vars[j];
+      if ((intptr_t)groups->data[j] != g || !y || y->type.kind == LT_SCALAR)
+        continue;
+      int *ys = strict ? &y->strict : &y->shape;
+      if (!*ys)
+        class_join(cl, ys, y, class_new(cl));
+      class_join(cl, strict ? &x->strict : &x->shape, x, *ys);
+      break;
+    }
+  }
+}
+
 /* The results of call 'fs', lowered to a call (not inlined: they are
    new variables, none an argument the callee returns): those that its
    layout gives one length (FlatFunc.result_groups) in one strict class,
    which they have whenever they exist. */
 static void unite_call_results(Lw *lw, FlatStmt *fs) {
-  const FlatFunc *f = fs->callee;
-  if (f->result_groups.len != fs->results.len)
-    return;
-  for (int i = 0; i < fs->results.len; i++) {
-    intptr_t g = (intptr_t)f->result_groups.data[i];
-    LcuVar *x = ptrmap_get(&lw->scope->vars, fs->results.data[i]);
-    if (!g || !x || x->type.kind == LT_SCALAR)
-      continue;
-    for (int j = 0; j < i; j++) {
-      LcuVar *y = ptrmap_get(&lw->scope->vars, fs->results.data[j]);
-      if ((intptr_t)f->result_groups.data[j] != g || !y)
-        continue;
-      if (!y->strict)
-        class_join(&lw->stricts, &y->strict, y, class_new(&lw->stricts));
-      class_join(&lw->stricts, &x->strict, x, y->strict);
-      break;
-    }
-  }
+  LcuVar **vars = xmalloc(sizeof(LcuVar *) * (size_t)(fs->results.len + 1));
+  for (int i = 0; i < fs->results.len; i++)
+    vars[i] = ptrmap_get(&lw->scope->vars, fs->results.data[i]);
+  unite_groups(&lw->stricts, &fs->callee->result_groups, vars, fs->results.len, true);
 }
 
 /* The parameters of function 'f', lowered to a function of its own (not
@@ -193,26 +203,8 @@ static void unite_call_results(Lw *lw, FlatStmt *fs) {
    its checks; an inlined call's arguments, the caller's own variables,
    are not joined (shape.c). */
 static void unite_params(Lw *lw, const FlatFunc *f, const LcuFunc *lf) {
-  if (f->param_groups.len != lf->params.len)
-    return;
-  for (int i = 0; i < lf->params.len; i++) {
-    intptr_t g = (intptr_t)f->param_groups.data[i];
-    LcuVar *x = lf->params.data[i];
-    if (!g || x->type.kind == LT_SCALAR)
-      continue;
-    for (int j = 0; j < i; j++) {
-      LcuVar *y = lf->params.data[j];
-      if ((intptr_t)f->param_groups.data[j] != g || y->type.kind == LT_SCALAR)
-        continue;
-      if (!y->shape)
-        class_join(&lw->shapes, &y->shape, y, class_new(&lw->shapes));
-      class_join(&lw->shapes, &x->shape, x, y->shape);
-      if (!y->strict)
-        class_join(&lw->stricts, &y->strict, y, class_new(&lw->stricts));
-      class_join(&lw->stricts, &x->strict, x, y->strict);
-      break;
-    }
-  }
+  unite_groups(&lw->shapes, &f->param_groups, (LcuVar **)lf->params.data, lf->params.len, false);
+  unite_groups(&lw->stricts, &f->param_groups, (LcuVar **)lf->params.data, lf->params.len, true);
 }
 
 /* Each variable's class by its root, numbered in order of first
