@@ -336,3 +336,9 @@ bool lcu_soac_reads_outside_thunks(const LcuSoac *s, const LcuVar *v) {
       return true;
   return false;
 }
+
+bool lcu_pull_takes_segment(const LcuSoac *s) {
+  if (s->kind == SOAC_SEG_MAP)
+    return true;
+  return (s->kind == SOAC_SEG_REDUCE || s->kind == SOAC_SEG_SCAN) && s->pull && s->pull->params.len == 2;
+}

@@ -211,7 +211,10 @@ static inline LcuExp *lcu_thunk_exp(const LcuThunk *t, int i) {
    whatever empty segments share its offset).  SEG_MAP is not made by
    lowering: fusion's last pass (fusion/segmap.c) makes it of a MAP over
    a sd's elements that reads the sd's seg_ids at its own index, so that
-   the ids are found inside the MAP's launch and never stored. */
+   the ids are found inside the MAP's launch and never stored.  The same
+   pass gives a SEG_REDUCE's or SEG_SCAN's pull thunk that second int
+   where it read its own sd's ids at its index: the skeleton walking a
+   segment knows which one it walks (lcu_pull_takes_segment). */
 #define LCU_SOACS(X)                                                                             \
   X(MAP, "MAP")                   /* A n: A applied to 0..n-1 */                                 \
   X(PERMUTE, "PERMUTE")           /* A I n [into D]: Y[I(i)] = A(i), in order; Y is D's copy */ \
@@ -516,6 +519,10 @@ bool lcu_thunk_calls(const LcuThunk *t);
 bool lcu_soac_reads_outside_thunks(const LcuSoac *s, const LcuVar *v);
 /* Does SOAC 's' read 'v' at all: there, or in a thunk (its `using`)? */
 bool lcu_soac_reads(const LcuSoac *s, const LcuVar *v);
+/* Does the pull thunk of 's' take the segment of its element as a
+   second parameter (SEG_MAP's always; a SEG_REDUCE's or SEG_SCAN's where
+   fusion/segmap.c gave it one)? */
+bool lcu_pull_takes_segment(const LcuSoac *s);
 
 /* ---- build.c: constructors, the kernel builder, interning ----
    Every node is made here, location first (chibicc's new_binary).  A

@@ -671,8 +671,8 @@ static void check_soac(Checker *c, const LcuSoac *s) {
   bool once = s->kind == SOAC_ONCE;
   FlatBase index = FB_INT, index_segment[2] = {FB_INT, FB_INT};
   ThunkCtx pull = {s, xprintf("%s's %s", name, once ? "thunk" : "pull thunk")};
-  Vec tau = s->kind == SOAC_SEG_MAP ? check_thunk(c, &pull, s->pull, index_segment, 2)
-                                    : check_thunk(c, &pull, s->pull, &index, once ? 0 : 1);
+  Vec tau = lcu_pull_takes_segment(s) ? check_thunk(c, &pull, s->pull, index_segment, 2)
+                                      : check_thunk(c, &pull, s->pull, &index, once ? 0 : 1);
   int k = tau.len;
   FlatBase *tb = xmalloc_atomic(sizeof(FlatBase) * (size_t)(2 * k));
   for (int i = 0; i < k; i++)

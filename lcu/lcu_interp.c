@@ -1502,7 +1502,12 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtVa
     int64_t n = off[d->len];
     k.space = n;
     in->stats.elements += (uint64_t)n;
-    pull(&k, n, x);
+    if (lcu_pull_takes_segment(s)) {
+      RtValue *args[2] = {NULL, rt_seg_ids(d)}; /* each element's segment, as SEG_MAP's */
+      run_thunk(&k, s->pull, args, 2, n, x);
+    } else {
+      pull(&k, n, x);
+    }
     combine(&k, x, nv, off, d->len, s->kind == SOAC_SEG_SCAN, out);
     return;
   }

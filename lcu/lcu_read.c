@@ -872,20 +872,32 @@ static FlatBase *body_types(LcuThunk *t, int times) {
 /* ---- the kernel level ---- */
 
 static const FlatBase index_type[1] = {FB_INT};
-static const FlatBase index_segment_types[2] = {FB_INT, FB_INT}; /* SEG_MAP's (i, s) */
+static const FlatBase index_segment_types[2] = {FB_INT, FB_INT}; /* SEG_MAP's (i, s) and others' */
 
-/* A pull thunk: one int parameter, the index (ONCE: none). */
-static LcuThunk *pull_thunk(Reader *r, bool once, Loc loc) {
+/* A pull thunk of SOAC kind 'k': one int parameter, the index (ONCE:
+   none; SEG_MAP: the index and the segment; SEG_REDUCE and SEG_SCAN:
+   the index, or the index and the segment). */
+static LcuThunk *pull_thunk(Reader *r, LcuSoacKind k, Loc loc) {
   size_t at = (skip(r), r->tok);
   /* how many parameters: look ahead at the thunk's parameter list */
   size_t save = r->pos;
   expect(r, "{");
-  bool none = accept(r, "(") && accept(r, ")");
+  int n = 1;
+  if (accept(r, "(")) {
+    if (accept(r, ")")) {
+      n = 0;
+    } else {
+      name(r);
+      n = accept(r, ",") ? 2 : 1;
+    }
+  }
   r->pos = save;
   r->tok = at;
-  if (once && !none)
+  if (k == SOAC_ONCE && n != 0)
     fail(r, "ONCE's thunk takes no parameters: { () => ... }");
-  return thunk(r, index_type, none ? 0 : 1, loc);
+  if (k == SOAC_SEG_MAP || (n == 2 && (k == SOAC_SEG_REDUCE || k == SOAC_SEG_SCAN)))
+    return thunk(r, index_segment_types, 2, loc);
+  return thunk(r, index_type, k == SOAC_ONCE ? 0 : 1, loc);
 }
 
 /* (#x), (n), (10) */
@@ -1001,7 +1013,7 @@ static LcuSoac *soac_at(Reader *r, Loc loc) {
     r->tok = at;
     fail(r, "'%s' is not a SOAC", kind);
   }
-  LcuThunk *pull = k == SOAC_SEG_MAP ? thunk(r, index_segment_types, 2, loc) : pull_thunk(r, k == SOAC_ONCE, loc);
+  LcuThunk *pull = pull_thunk(r, (LcuSoacKind)k, loc);
   int npull = pull->body.len;
   LcuThunk *second;
   Vec ids = {0};
