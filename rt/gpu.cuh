@@ -5,6 +5,10 @@
  * iteration and synchronization, the thunk gives the computation).
  *
  *   a pull functor     V operator()(int64_t i) const: the values at index i
+ *                      (a SEG_MAP's, and a SEG_REDUCE's or SEG_SCAN's that
+ *                      says `static constexpr bool segment = true`:
+ *                      V operator()(int64_t i, int64_t s) const, s the
+ *                      segment that holds element i; pull_at)
  *   an operator        V operator()(V a, V b) const: a REDUCE's or SCAN's
  *   a predicate        bool operator()(int64_t i, V v) const: i for the
  *                      errors it records
@@ -1112,6 +1116,35 @@ template <class V, class Pull> V once(const char *name, RtLoc loc, Pull pull) {
 
 /* ---- the segmented SOACs: a warp per segment ---- */
 
+/* Does pull functor P take the segment of its element as well (a
+   SEG_REDUCE's or SEG_SCAN's whose thunk read its own sd's seg_ids at
+   its index, fusion/segmap.c)?  Its `segment` member says so. */
+template <class P, class = void> struct takes_segment {
+  static constexpr bool value = false;
+};
+template <class P> struct takes_segment<P, decltype((void)P::segment)> {
+  static constexpr bool value = P::segment;
+};
+
+/* pull(j), or pull(j, s) where it takes the segment s that holds j. */
+template <class Pull> __device__ auto pull_at(const Pull &pull, int64_t j, int64_t s) {
+  if constexpr (takes_segment<Pull>::value) {
+    return pull(j, s);
+  } else {
+    (void)s;
+    return pull(j);
+  }
+}
+
+/* A pull at the elements of segment s, for the kernels that walk one
+   segment at a time: pull(j) for a pull that does not take the segment,
+   so that it compiles to what it was. */
+template <class Pull> struct InSegment {
+  const Pull &pull;
+  int64_t s;
+  __device__ auto operator()(int64_t j) const { return pull_at(pull, j, s); }
+};
+
 /* One warp over elements [lo, hi) of a segment, starting from 'carry':
    in chunks of 32, each lane one element (coalesced), the chunk's
    inclusive scan across the lanes (in order), carried from chunk to
@@ -1167,8 +1200,9 @@ __global__ void seg_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t n
   int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
   int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
   for (int64_t s = warp; s < nseg; s += warps) {
-    V carry = Comm && !scan ? warp_reduce_commutative(pull, op, id, off[s], off[s + 1], lane)
-                            : warp_segment(pull, op, id, off[s], off[s + 1], lane, scan, store, id);
+    InSegment<Pull> at{pull, s};
+    V carry = Comm && !scan ? warp_reduce_commutative(at, op, id, off[s], off[s + 1], lane)
+                            : warp_segment(at, op, id, off[s], off[s + 1], lane, scan, store, id);
     if (!scan && lane == 0)
       store(s, carry);
   }
@@ -1211,14 +1245,31 @@ __global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, in
     int64_t lo = __shfl_sync(all, start, 0), hi = __shfl_sync(all, end, 31);
     V carry = id;
     int carry_seg = -1;
+    /* the segment (of the 32) of element base + lane: how many of the 32
+       end at or before it */
+    auto segment_in_chunk = [&](int64_t base) {
+      int rel = (int)(end - base < 0 ? 0 : end - base < 33 ? end - base : 33);
+      int seg = 0;
+      for (int step = 16; step > 0; step /= 2)
+        if (__shfl_sync(all, rel, seg + step - 1) <= lane)
+          seg += step;
+      return seg;
+    };
     for (int64_t group = lo; group < hi; group += 32 * PACKED_AHEAD) {
       /* the pulls of PACKED_AHEAD chunks first: their loads in flight
-         together (a gather's latency, once per group of chunks) */
+         together (a gather's latency, once per group of chunks); a pull
+         that takes the segment finds it first */
       V pulled[PACKED_AHEAD];
+      int segs[PACKED_AHEAD];
 #pragma unroll
       for (int u = 0; u < PACKED_AHEAD; u++) {
         int64_t j = group + u * 32 + lane;
-        pulled[u] = j < hi ? pull(j) : id;
+        if constexpr (takes_segment<Pull>::value) {
+          segs[u] = segment_in_chunk(group + u * 32);
+          pulled[u] = j < hi ? pull(j, first + segs[u]) : id;
+        } else {
+          pulled[u] = j < hi ? pull(j) : id;
+        }
       }
 #pragma unroll
       for (int u = 0; u < PACKED_AHEAD; u++) {
@@ -1227,12 +1278,11 @@ __global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, in
           break; /* the warp's together: base and hi are the warp's */
         int64_t j = base + lane;
         bool in = j < hi;
-        /* the segment of element j: how many of the 32 end at or before it */
-        int rel = (int)(end - base < 0 ? 0 : end - base < 33 ? end - base : 33);
-        int seg = 0;
-        for (int step = 16; step > 0; step /= 2)
-          if (__shfl_sync(all, rel, seg + step - 1) <= lane)
-            seg += step;
+        int seg;
+        if constexpr (takes_segment<Pull>::value)
+          seg = segs[u];
+        else
+          seg = segment_in_chunk(base);
         V inc = pulled[u];
         for (int d = 1; d < 32; d *= 2) {
           V left = shfl_up(inc, d);
@@ -1275,8 +1325,9 @@ __global__ void seg_block_kernel(Pull pull, Op op, V id, const int64_t *off, int
     int64_t per = ((e - b + nw - 1) / nw + 31) / 32 * 32;
     int64_t lo = b + w * per < e ? b + w * per : e;
     int64_t hi = lo + per < e ? lo + per : e;
-    V total = Comm && !scan ? warp_reduce_commutative(pull, op, id, lo, hi, lane)
-                            : warp_segment(pull, op, id, lo, hi, lane, false, store, id);
+    InSegment<Pull> at{pull, s};
+    V total = Comm && !scan ? warp_reduce_commutative(at, op, id, lo, hi, lane)
+                            : warp_segment(at, op, id, lo, hi, lane, false, store, id);
     if (lane == 0)
       totals[w] = total;
     __syncthreads();
@@ -1284,7 +1335,7 @@ __global__ void seg_block_kernel(Pull pull, Op op, V id, const int64_t *off, int
       V start = id;
       for (int k = 0; k < w; k++)
         start = op(start, totals[k]);
-      warp_segment(pull, op, id, lo, hi, lane, true, store, start);
+      warp_segment(at, op, id, lo, hi, lane, true, store, start);
     } else if (threadIdx.x == 0) {
       V all = id;
       for (int k = 0; k < nw; k++)
@@ -1424,6 +1475,33 @@ __device__ SegPair<V> seg_thread_pair(const V *tile, SegOp<V, Op> sop, V id, con
   return mine;
 }
 
+/* The tile of IT * THREADS values at 'base' (those before 'to'), as
+   load_tile, for a pull that may take the segment of its element: each
+   thread first finds the segments of its IT consecutive elements
+   (segment_run) into shared memory, then the tile is pulled coalesced.
+   The caller synchronizes after, as after load_tile, and before the
+   next tile, as its loops do (every thread has read the segments). */
+template <int IT, class V, class Pull>
+__device__ void load_segment_tile(V *tile, Pull &pull, int64_t base, int64_t to, const int64_t *off, int64_t nseg,
+                                  const int32_t *ids) {
+  if constexpr (takes_segment<Pull>::value) {
+    __shared__ int64_t segs[THREADS * IT];
+    segment_run<IT>(off, nseg, ids, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
+      (void)j;
+      segs[threadIdx.x * IT + k] = s;
+    });
+    __syncthreads();
+    for (int k = threadIdx.x; k < THREADS * IT; k += THREADS)
+      if (base + k < to)
+        tile[k] = pull(base + k, segs[k]);
+  } else {
+    (void)off;
+    (void)nseg;
+    (void)ids;
+    load_tile<IT>(tile, pull, base, to);
+  }
+}
+
 /* Phase 1: block b's pair of its part into partial[b], tile by tile:
    each thread's pair of its elements (their heads found by each thread),
    the block's by block_exclusive_scan (warp shuffles, two barriers; the
@@ -1441,7 +1519,7 @@ __global__ void seg_lb_parts(Pull pull, Op op, V id, const int64_t *off, int64_t
   seg_lb_part(off, nseg, &from, &to);
   SegPair<V> acc = none;
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
-    load_tile<IT>(tile, pull, base, to);
+    load_segment_tile<IT>(tile, pull, base, to, off, nseg, ids);
     __syncthreads();
     SegPair<V> mine = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to), total;
     block_exclusive_scan(mine, sop, none, sh, &total); /* its barriers: every thread has read the tile */
@@ -1485,7 +1563,7 @@ __global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t
   seg_lb_part(off, nseg, &from, &to);
   SegPair<V> carry = prefix[blockIdx.x];
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
-    load_tile<IT>(tile, pull, base, to);
+    load_segment_tile<IT>(tile, pull, base, to, off, nseg, ids);
     __syncthreads(); /* the tile */
     SegPair<V> mine = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to), total;
     SegPair<V> before = block_exclusive_scan(mine, sop, none, sh, &total);
@@ -1687,7 +1765,7 @@ __global__ void __launch_bounds__(THREADS)
   const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
   const int64_t base = blockIdx.x * (int64_t)(THREADS * IT);
   const int64_t to = base + THREADS * IT < n ? base + THREADS * IT : n;
-  load_tile<IT>(tile, pull, base, to);
+  load_segment_tile<IT>(tile, pull, base, to, off, nseg, ids);
   __syncthreads();
   V acc = id;
   int64_t cur = -1; /* the segment of acc; -1: no element */

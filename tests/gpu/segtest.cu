@@ -27,6 +27,9 @@
  *     each result catches stores out of range, a fill pattern missed ones;
  *   - rtg::segmented_sum (a SEG_REDUCE of int sums by atomics) on one and
  *     three int32s, the total known and not (its fallback);
+ *   - both with a pull that takes each element's segment (rtg::pull_at):
+ *     int32 + and the affine maps on every path, three int32s by atomics,
+ *     each element checked against its segment;
  *   - rtg::reduce and rtg::scan (unsegmented, in order; the scan in three
  *     passes and, where V fits 8 bytes, in one), 0 to 3 000 017
  *     values of the same five kinds;
@@ -390,6 +393,22 @@ template <class V> struct Pull {
   __device__ V operator()(int64_t i) const { return x[i]; }
 };
 
+/* A pull that takes the segment of its element (a SEG_REDUCE's whose
+   thunk read its sd's ids, fusion/segmap.c; rtg::takes_segment): the
+   value, and a count of the elements given a segment that is not theirs
+   ('ids', each element's nonempty segment). */
+template <class V> struct SegmentPull {
+  const V *x;
+  const int32_t *ids;
+  unsigned *wrong;
+  static constexpr bool segment = true;
+  __device__ V operator()(int64_t i, int64_t s) const {
+    if ((int64_t)ids[i] != s)
+      atomicAdd(wrong, 1u);
+    return x[i];
+  }
+};
+
 template <class V> struct Store {
   V *y;
   __device__ void operator()(int64_t i, const V &v) const { y[i] = v; }
@@ -577,21 +596,60 @@ static std::string compared(const std::vector<typename T::V> &got, const std::ve
   return "";
 }
 
+/* Each element's segment on the device, and a zeroed count of wrong
+   segments, for SegmentPull (freed by the caller). */
+struct SegmentCheck {
+  int32_t *ids;
+  unsigned *wrong;
+};
+
+static SegmentCheck segment_check(const std::vector<int64_t> &len) {
+  std::vector<int32_t> ids = ids_of(len);
+  SegmentCheck c;
+  c.ids = (int32_t *)rtg_alloc(sizeof(int32_t) * (ids.size() + 1));
+  c.wrong = (unsigned *)rtg_alloc(sizeof(unsigned));
+  if (!ids.empty())
+    cuda_check(cudaMemcpyAsync(c.ids, ids.data(), sizeof(int32_t) * ids.size(), cudaMemcpyHostToDevice,
+                               rtg_stream()),
+               "a copy of ids");
+  cuda_check(cudaMemsetAsync(c.wrong, 0, sizeof(unsigned), rtg_stream()), "a memset");
+  return c;
+}
+
+/* "" where no element was given a wrong segment, else how many were
+   (the count zeroed again). */
+static std::string segment_errors(const SegmentCheck &c) {
+  unsigned wrong = read_back(c.wrong, 1)[0];
+  cuda_check(cudaMemsetAsync(c.wrong, 0, sizeof(unsigned), rtg_stream()), "a memset");
+  return wrong ? std::to_string(wrong) + " elements given a segment not theirs" : "";
+}
+
+static void free_segment_check(const SegmentCheck &c) {
+  rtg_free(c.ids);
+  rtg_free(c.wrong);
+}
+
 /* One run of rtg::segmented by 'path' (1 balanced, 0 the block/warp
-   kernels, -1 the runtime's choice); "" or what went wrong. */
+   kernels, -1 the runtime's choice); "" or what went wrong.  With 'seg',
+   a pull that takes the segment (SegmentPull), checked. */
 template <class T, bool Commutative = false>
 static std::string run_path(RtValue *d, int64_t total_known, const typename T::V *dx, const std::vector<typename T::V> &ref,
-                            bool scan, int path) {
+                            bool scan, int path, const SegmentCheck *seg = NULL) {
   typedef typename T::V V;
   size_t n = ref.size();
   V *dy = (V *)rtg_alloc(sizeof(V) * (n + GUARD));
   cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (n + GUARD), rtg_stream()), "a memset");
   d->total = total_known; /* the choice sees what the host would know */
-  rtg::segmented<Commutative>("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), d, scan,
-                              Store<V>{dy}, path);
+  if (seg)
+    rtg::segmented<Commutative>("segtest", RT_LOC(NULL, 0, 0), SegmentPull<V>{dx, seg->ids, seg->wrong},
+                                typename T::Op{}, T::id(), d, scan, Store<V>{dy}, path);
+  else
+    rtg::segmented<Commutative>("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), d, scan,
+                                Store<V>{dy}, path);
   std::vector<V> got = read_back(dy, n + GUARD);
   rtg_free(dy);
-  return compared<T>(got, ref, scan ? "element" : "segment");
+  std::string why = compared<T>(got, ref, scan ? "element" : "segment");
+  return why.empty() && seg ? segment_errors(*seg) : why;
 }
 
 /* Random values of T, one for each element of the segments of 'len', in
@@ -610,6 +668,38 @@ static typename T::V *random_values(const std::vector<int64_t> &len, std::vector
     cuda_check(cudaMemcpyAsync(dx, x->data(), sizeof(V) * (size_t)total, cudaMemcpyHostToDevice, rtg_stream()),
                "a copy of values");
   return dx;
+}
+
+/* rtg::segmented with a pull that takes the segment, on every path,
+   reduce and scan (and the commutative kernels where T is). */
+template <class T>
+static void test_segmented_segment(const std::vector<int64_t> &len, const char *layout, bool total_known) {
+  typedef typename T::V V;
+  std::vector<V> x;
+  V *dx = random_values<T>(len, &x);
+  int64_t total = (int64_t)x.size();
+  RtValue *d = device_segdes(len, total_known);
+  int64_t known = total_known ? total : -1;
+  SegmentCheck c = segment_check(len);
+  static const int paths[4] = {1, 0, 2, -1};
+  static const char *const path_names[4] = {"balanced", "blocks", "packed", "auto"};
+  for (int scan = 0; scan < 2; scan++) {
+    std::vector<V> ref = reference<T>(len, x, scan != 0);
+    std::string why;
+    for (int p = 0; p < 4 && why.empty(); p++) {
+      std::string w = run_path<T>(d, known, dx, ref, scan != 0, paths[p], &c);
+      if (w.empty() && T::commutative && !scan)
+        w = run_path<T, true>(d, known, dx, ref, false, paths[p], &c);
+      if (!w.empty())
+        why = std::string(path_names[p]) + ": " + w;
+    }
+    result(why.empty(), "%s %s (pull takes the segment) %s total %s%s%s", scan ? "scan  " : "reduce", T::name(),
+           layout, total_known ? "known" : "unknown", why.empty() ? "" : ": ", why.c_str());
+  }
+  free_segment_check(c);
+  rtg_free(dx);
+  rt_value_free(d);
+  wait_device("a free");
 }
 
 template <class T>
@@ -696,8 +786,10 @@ template <class V> struct ZeroOf {
   void operator()(int64_t n) const { rtg_zero(y, sizeof(V) * (size_t)n); }
 };
 
+/* With 'segment', a pull that takes the segment (SegmentPull). */
 template <class T, class Add>
-static void test_segmented_sum(const std::vector<int64_t> &len, const char *layout, bool total_known) {
+static void test_segmented_sum(const std::vector<int64_t> &len, const char *layout, bool total_known,
+                               bool segment = false) {
   typedef typename T::V V;
   std::vector<V> x;
   V *dx = random_values<T>(len, &x);
@@ -708,11 +800,19 @@ static void test_segmented_sum(const std::vector<int64_t> &len, const char *layo
   size_t n = ref.size();
   V *dy = (V *)rtg_alloc(sizeof(V) * (n + GUARD));
   cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (n + GUARD), rtg_stream()), "a memset");
-  rtg::segmented_sum("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), d, Store<V>{dy},
-                     Add{dy}, ZeroOf<V>{dy});
+  SegmentCheck c = segment_check(len);
+  if (segment)
+    rtg::segmented_sum("segtest", RT_LOC(NULL, 0, 0), SegmentPull<V>{dx, c.ids, c.wrong}, typename T::Op{}, T::id(),
+                       d, Store<V>{dy}, Add{dy}, ZeroOf<V>{dy});
+  else
+    rtg::segmented_sum("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), d, Store<V>{dy},
+                       Add{dy}, ZeroOf<V>{dy});
   std::string why = compared<T>(read_back(dy, n + GUARD), ref, "segment");
-  result(why.empty(), "segmented_sum %s %s total %s%s%s", T::name(), layout, total_known ? "known" : "unknown",
-         why.empty() ? "" : ": ", why.c_str());
+  if (why.empty())
+    why = segment_errors(c);
+  result(why.empty(), "segmented_sum %s%s %s total %s%s%s", T::name(), segment ? " (pull takes the segment)" : "",
+         layout, total_known ? "known" : "unknown", why.empty() ? "" : ": ", why.c_str());
+  free_segment_check(c);
   rtg_free(dy);
   rtg_free(dx);
   rt_value_free(d);
@@ -1240,6 +1340,11 @@ int main(int argc, char **argv) {
         test_segmented<TAffine64>(len, layout, !known);
         if (layout_no % 5 == 0)
           test_segmented<TWide>(len, layout, known);
+        /* pulls that take the segment: every path of one commutative and
+           one ordered operator, the atomics' sum */
+        test_segmented_segment<TInt>(len, layout, !known);
+        test_segmented_segment<TAffine>(len, layout, known);
+        test_segmented_sum<TInt3, AddInt3>(len, layout, layout_no % 3 != 1, true);
         layout_no++;
       }
     }
