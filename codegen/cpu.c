@@ -513,7 +513,13 @@ static void gen_seg_reduce_or_scan(Kx *x, bool scan) {
   CgChecks ck = checks_at(x, j, NULL);
   CgChecks op = checks_at(x, j, NULL);
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
+  if (lcu_pull_takes_segment(s)) { /* the segment too (fusion/segmap.c) */
+    const char *gx = cg_temp(cg);
+    cg_line(cg, "const int32_t %s = (int32_t)%s;", gx, g);
+    thunk_into(x, s->pull, (const char *[]){ix, gx}, &ck, val);
+  } else {
+    thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
+  }
   combine_into(x, acc, val, &op);
   cg->indent--;
   cg_line(cg, "}");

@@ -242,16 +242,21 @@ static void return_one(Cg *cg, void *ctx, const char **values, int n) {
   cg_line(cg, "return (%s)%s;", (const char *)ctx, values[0]);
 }
 
-/* Opens functor K_s_'what': its struct, holding a copy of K_A, and the
-   body of its device operator(), whose declaration is 'signature'. */
-static void open_functor(Gx *x, const char *what, const char *signature) {
+/* Opens functor K_s_'what': its struct, holding a copy of K_A (and
+   'member' where not NULL), and the body of its device operator(), whose
+   declaration is 'signature'. */
+static void open_functor_with(Gx *x, const char *what, const char *signature, const char *member) {
   Cg *cg = x->cg;
   cg_line(cg, "struct %s {", kname(x, what));
   cg->indent++;
   cg_line(cg, "%s_A A;", x->k->name);
+  if (member)
+    cg_line(cg, "%s", member);
   cg_line(cg, "__device__ %s {", signature);
   cg->indent++;
 }
+
+static void open_functor(Gx *x, const char *what, const char *signature) { open_functor_with(x, what, signature, NULL); }
 
 /* Closes the functor that open_functor opened. */
 static void close_functor(Cg *cg) {
@@ -261,14 +266,16 @@ static void close_functor(Cg *cg) {
   cg_line(cg, "};");
 }
 
-/* K_s_pull: index -> V, the pull thunk at (int32_t)i; SEG_MAP's:
-   (index, segment) -> V, at ((int32_t)i, (int32_t)s), rtg::seg_map
-   finding s. */
+/* K_s_pull: index -> V, the pull thunk at (int32_t)i; one that takes
+   the segment (SEG_MAP's, lcu_pull_takes_segment): (index, segment) ->
+   V, at ((int32_t)i, (int32_t)s), the skeleton finding s, and
+   `segment` says so to rtg::pull_at. */
 static void gen_pull(Gx *x) {
   Cg *cg = x->cg;
   const char *v = kname(x, "V");
-  bool seg = x->s->kind == SOAC_SEG_MAP;
-  open_functor(x, "pull", xprintf("%s operator()(int64_t i%s) const", v, seg ? ", int64_t s" : ""));
+  bool seg = lcu_pull_takes_segment(x->s);
+  open_functor_with(x, "pull", xprintf("%s operator()(int64_t i%s) const", v, seg ? ", int64_t s" : ""),
+                    seg ? "static constexpr bool segment = true; /* operator() takes the segment too */" : NULL);
   cg_line(cg, "const int32_t ix = (int32_t)i;");
   cg_line(cg, "(void)ix;");
   if (seg) {
