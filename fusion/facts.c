@@ -541,8 +541,8 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
         return l->bound;
     if (e->var == fus_index_param(s, t))
       return fus_soac_space(kl, s);
-    /* SEG_MAP's segment: one of its sd's segments */
-    if (s->kind == SOAC_SEG_MAP && t == s->pull && t->params.len == 2 && e->var == t->params.data[1])
+    /* the segment a pull takes (SEG_MAP's): one of its sd's segments */
+    if (lcu_pull_takes_segment(s) && t == s->pull && t->params.len == 2 && e->var == t->params.data[1])
       return fus_kernel_len(kl, s->segdes);
     return unknown();
   case LE_INDEX: /* whatever the index, a value of the vector */

@@ -38,6 +38,15 @@
  * instead of one of their own (a quicksort level's else-branch: the
  * pack of its elements gives the ids that the three filters read).
  *
+ * A SEG_REDUCE or SEG_SCAN over sd that reads ids at its pull's own
+ * index qualifies as such a MAP does: the skeleton walking a segment
+ * knows which one it walks (the warp or block per segment, the packed
+ * kernel's lane search, the balanced path's and the atomics' search of
+ * each thread's first element), so its pull takes the segment as a
+ * second parameter, `SEG_REDUCE { (i, s) => ... x[s] ... }`, and the
+ * all-pairs n-body's 10^8 ids are neither stored nor read.  It cannot
+ * give the ids to other readers (it has no result per element).
+ *
  * It runs last in -O1 (driver/pipeline.c, after fus_fuse): fusion and its
  * cost model know nothing of SEG_MAP, and a MAP fused with others is
  * rewritten with them.  Kernels are shared by runs: a kernel is copied
@@ -222,18 +231,55 @@ static const LcuVar *run_param(const LcuStmt *r, int arg, const LcuVar *v) {
   return p;
 }
 
+/* The index of kernel parameter 'v' of 'k', or -1. */
+static int param_index(const LcuKernel *k, const LcuVar *v) {
+  for (int j = 0; j < k->params.len; j++)
+    if (k->params.data[j] == v)
+      return j;
+  return -1;
+}
+
+/* Does segmented SOAC 's' of run 'r''s kernel read parameter 'p' (the
+   seg_ids of 'sd') only in its pull thunk, at the pull's own index, and
+   is its own sd the run's 'sd'?  Then p[i] is the segment that the
+   skeleton walks, which the pull may take as a second parameter. */
+static bool seg_soac_qualifies(const LcuStmt *r, const LcuSoac *s, const LcuVar *p, const LcuVar *sd) {
+  if ((s->kind != SOAC_SEG_REDUCE && s->kind != SOAC_SEG_SCAN) || s->pull->params.len != 1 || s->segdes == p ||
+      thunk_uses(s->second, p))
+    return false;
+  for (int a = 0; a < s->args.len; a++)
+    if (s->args.data[a] == p)
+      return false;
+  int q = param_index(r->kernel, s->segdes);
+  if (q < 0 || ((const LcuAtom *)r->args.data[q])->var != sd)
+    return false;
+  const LcuVar *index = s->pull->params.data[0];
+  for (int e = 0; e < lcu_thunk_nexps(s->pull); e++)
+    if (reads_elsewhere(lcu_thunk_exp(s->pull, e), p, index))
+      return false;
+  return true;
+}
+
 /* Can run 'r', which gives 'ids' (the seg_ids of 'sd') as argument
-   'arg', be given a SEG_MAP kernel over sd instead? */
-static bool run_qualifies(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, const LcuVar *ids) {
+   'arg', be given a kernel that finds the segments instead: its MAPs
+   SEG_MAPs over sd, its SEG_REDUCEs and SEG_SCANs over sd pulls that
+   take the segment?  '*maps' (where not NULL): how many MAPs (a run
+   with none cannot give the ids to other readers). */
+static bool run_qualifies_counting(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, const LcuVar *ids,
+                                   int *maps_out) {
   const LcuVar *p = run_param(r, arg, ids);
   if (!p)
     return false;
   const LcuKernel *k = r->kernel;
-  int maps = 0;
+  int maps = 0, segmented = 0;
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
     if (!involves(s, p))
       continue;
+    if (seg_soac_qualifies(r, s, p, sd)) {
+      segmented++;
+      continue;
+    }
     if (s->kind != SOAC_MAP || s->size.var == p || thunk_uses(s->second, p) || s->pull->params.len != 1)
       return false;
     const LcuVar *index = s->pull->params.data[0];
@@ -244,16 +290,19 @@ static bool run_qualifies(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, 
     if (s->size.length != p) {
       if (!s->size.var)
         return false;
-      int q = -1;
-      for (int j = 0; j < k->params.len; j++)
-        if (k->params.data[j] == s->size.var)
-          q = j;
+      int q = param_index(k, s->size.var);
       if (q < 0 || !is_total_of(w, r->args.data[q], sd, ids))
         return false;
     }
     maps++;
   }
-  return maps > 0;
+  if (maps_out)
+    *maps_out = maps;
+  return maps + segmented > 0;
+}
+
+static bool run_qualifies(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, const LcuVar *ids) {
+  return run_qualifies_counting(w, r, arg, sd, ids, NULL);
 }
 
 static int position_in(const LcuBlock *b, const LcuStmt *s) {
@@ -284,7 +333,8 @@ static bool comes_after(Walk *w, const LcuStmt *h, const LcuStmt *x) {
 static const Use *ids_giver(Walk *w, const Vec *uses, const LcuVar *sd, const LcuVar *ids) {
   for (int g = 0; g < uses->len; g++) {
     const Use *giver = uses->data[g];
-    if (!run_qualifies(w, giver->stmt, giver->arg, sd, ids))
+    int maps = 0;
+    if (!run_qualifies_counting(w, giver->stmt, giver->arg, sd, ids, &maps) || maps == 0)
       continue;
     bool before_all = true;
     for (int u = 0; u < uses->len && before_all; u++) {
@@ -328,7 +378,9 @@ static LcuKernel *copy_for(Pass *ps, const LcuKernel *k, int arg, bool gives_ids
 
 /* Kernel 'k' with parameter 'arg' a sd, and each MAP that reads it (or
    is sized by it) a SEG_MAP over that sd reading the segment where it
-   read the parameter at its index. */
+   read the parameter at its index; each SEG_REDUCE or SEG_SCAN that
+   reads it (over that sd already, run_qualifies) the same, its pull
+   given the segment as a second parameter. */
 static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg, bool gives_ids) {
   bool made;
   LcuVar *p;
@@ -352,6 +404,9 @@ static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg, bool giv
       LcuExp *x = t->body.data[e];
       t->body.data[e] = lcu_subst_index(ps->p, x, p, index, lcu_exp_var(x->loc, seg));
     }
+    lcu_fill_using(t);
+    if (s->kind == SOAC_SEG_REDUCE || s->kind == SOAC_SEG_SCAN)
+      continue; /* its own sd, and a pull that now takes the segment */
     if (gives_ids && !ids_given) {
       /* the segment of each element, which is what seg_ids gave */
       vec_push(&t->body, lcu_exp_var(s->loc, seg));
@@ -360,7 +415,6 @@ static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg, bool giv
       vec_push(&c->results, ids);
       ids_given = true;
     }
-    lcu_fill_using(t);
     s->kind = SOAC_SEG_MAP;
     s->segdes = sd;
     s->size = (LcuSize){0};
