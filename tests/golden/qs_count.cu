@@ -635,6 +635,7 @@ struct alignas(8) K5_0_V {
 };
 struct K5_0_pull {
   K5_A A;
+  static constexpr bool segment = true; /* operator() takes the segment too */
   __device__ K5_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
@@ -2613,6 +2614,7 @@ struct alignas(8) K12_0_V {
 };
 struct K12_0_pull {
   K12_A A;
+  static constexpr bool segment = true; /* operator() takes the segment too */
   __device__ K12_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
