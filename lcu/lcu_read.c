@@ -804,7 +804,7 @@ static LcuThunk *thunk(Reader *r, const FlatBase *types, int n, Loc soac) {
     vec_push(&names, (void *)name(r));
   }
   if (names.len != n)
-    fail(r, "a thunk of %d parameters where %d are wanted", names.len, n);
+    fail(r, "a thunk of %d parameter%s where %d %s wanted", names.len, names.len == 1 ? "" : "s", n, n == 1 ? "is" : "are");
   for (int i = 0; i < names.len; i++) {
     LcuVar *v = new_var(r, names.data[i], lcu_scalar(types[i]));
     vec_push(&t->params, v);
