@@ -47,6 +47,9 @@ typedef struct CgBinding {
   const char *length; /* vector: its length (int64_t); segdes: its number
                          of segments */
   const char *offsets; /* segdes: its offsets (const int64_t *) */
+  const char *divisor; /* an int scalar the kernel divides by: its
+                          RtDivisor, prepared before the elements
+                          (cg_divides_by), or NULL */
   struct CgBinding *next;
 } CgBinding;
 
@@ -236,6 +239,11 @@ bool cg_dead_map_result(const LcuKernel *k, int index, const LcuVar *v);
 const char *cg_kernel_signature(const Cg *cg, const LcuKernel *k, const char *name, bool checks);
 /* Is 'v' one of kernel 'k''s results? */
 bool cg_kernel_result(const LcuKernel *k, const LcuVar *v);
+/* Is 'v' an int scalar parameter of 'k' that a thunk of k divides by
+   (the second operand of an int `/` or `rem`)?  Then the kernel prepares
+   it once (rt_divisor, rt/scalar.h) and each element divides by
+   multiplications (rt_div_by, rt_rem_by). */
+bool cg_divides_by(const LcuKernel *k, const LcuVar *v);
 /* The comment before kernel 'k''s code: its name, its SOACs and the NESL
    line of the first. */
 void cg_kernel_comment(Cg *cg, const LcuKernel *k);

@@ -811,10 +811,15 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
   cg_line(cg, "(void)run;");
   for (int i = 0; i < k->params.len; i++) {
     const LcuVar *v = k->params.data[i];
-    if (v->type.kind == LT_SCALAR)
+    if (v->type.kind == LT_SCALAR) {
       x.env = cg_bind(x.env, v, cg_name(v), NULL, NULL);
-    else
+      if (cg_divides_by(k, v)) { /* prepared once for every element's division */
+        cg_line(cg, "const RtDivisor %s_dv = rt_divisor(%s);", cg_name(v), cg_name(v));
+        x.env->divisor = xprintf("%s_dv", cg_name(v));
+      }
+    } else {
       bind_value(&x, v, cg_name(v));
+    }
   }
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];

@@ -143,14 +143,18 @@ static int inside_value(const Cg *cg, const LcuKernel *k, const LcuVar *v, int *
   return -1;
 }
 
-/* The device's binding of 'v': K_A's fields as 'a' names them ("A"). */
-static CgBinding *bind_device(CgBinding *env, const LcuVar *v, const char *a) {
+/* The device's binding of 'v' of kernel 'k': K_A's fields as 'a' names
+   them ("A"). */
+static CgBinding *bind_device(CgBinding *env, const LcuKernel *k, const LcuVar *v, const char *a) {
   const char *n = cg_name(v);
   if (is_vec(v))
     return cg_bind(env, v, xprintf("%s.%s_d", a, n), xprintf("%s.%s_n", a, n), NULL);
   if (is_sd(v))
     return cg_bind(env, v, xprintf("%s.%s", a, n), xprintf("%s.%s_n", a, n), xprintf("%s.%s_off", a, n));
-  return cg_bind(env, v, xprintf("%s.%s", a, n), NULL, NULL);
+  env = cg_bind(env, v, xprintf("%s.%s", a, n), NULL, NULL);
+  if (cg_divides_by(k, v))
+    env->divisor = xprintf("%s.%s_dv", a, n);
+  return env;
 }
 
 /* Sets K_A's fields of vector or segdes 'v' (an RtValue * named by its
@@ -168,6 +172,8 @@ static void fill_a(Gx *x, const LcuVar *v) {
     x->host = cg_bind(x->host, v, n, xprintf("%s->len", n), xprintf("A.%s_off", n));
   } else {
     cg_line(cg, "A.%s = %s;", n, n);
+    if (cg_divides_by(x->k, v)) /* prepared once for every element's division */
+      cg_line(cg, "A.%s_dv = rt_divisor(%s);", n, n);
     x->host = cg_bind(x->host, v, n, NULL, NULL);
   }
 }
@@ -202,6 +208,8 @@ static void gen_a_struct(Cg *cg, const LcuKernel *k, const Vec *vars) {
       cg_line(cg, "const int64_t *%s_off; int64_t %s_n;", n, n);
     else
       cg_line(cg, "%s %s;", cg_ctype(v->type.base), n);
+    if (cg_divides_by(k, v))
+      cg_line(cg, "RtDivisor %s_dv; /* %s, prepared to divide by */", n, n);
   }
   cg->indent--;
   cg_line(cg, "};");
@@ -1289,7 +1297,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
     if (at >= 0)
       x.dev = cg_bind(x.dev, vars.data[i], xprintf("A.%s_%d_dev->v%d", k->name, at, value), NULL, NULL);
     else
-      x.dev = bind_device(x.dev, vars.data[i], "A");
+      x.dev = bind_device(x.dev, k, vars.data[i], "A");
   }
   for (int i = 0; i < k->soacs.len; i++) {
     x.s = k->soacs.data[i];

@@ -518,6 +518,37 @@ bool cg_kernel_result(const LcuKernel *k, const LcuVar *v) {
   return false;
 }
 
+static bool exp_divides_by(const LcuExp *e, const LcuVar *v) {
+  if (e->kind == LE_OP && (e->op == FLAT_DIV || e->op == FLAT_REM) && e->nargs == 2 && e->args[0]->type == FB_INT &&
+      e->args[1]->kind == LE_VAR && e->args[1]->var == v)
+    return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (exp_divides_by(e->args[i], v))
+      return true;
+  return false;
+}
+
+static bool thunk_divides_by(const LcuThunk *t, const LcuVar *v) {
+  for (int i = 0; t && i < lcu_thunk_nexps(t); i++)
+    if (exp_divides_by(lcu_thunk_exp(t, i), v))
+      return true;
+  return false;
+}
+
+bool cg_divides_by(const LcuKernel *k, const LcuVar *v) {
+  if (v->type.kind != LT_SCALAR || v->type.base != FB_INT)
+    return false;
+  bool param = false;
+  for (int i = 0; i < k->params.len; i++)
+    param |= k->params.data[i] == v;
+  for (int i = 0; param && i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    if (thunk_divides_by(s->pull, v) || thunk_divides_by(s->second, v))
+      return true;
+  }
+  return false;
+}
+
 bool cg_dead_map_result(const LcuKernel *k, int index, const LcuVar *v) {
   const LcuSoac *s = k->soacs.data[index];
   if ((s->kind != SOAC_MAP && s->kind != SOAC_SEG_MAP) || cg_kernel_result(k, v))

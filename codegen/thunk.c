@@ -29,6 +29,7 @@ CgBinding *cg_bind(CgBinding *env, const LcuVar *var, const char *value, const c
   b->value = value;
   b->length = length;
   b->offsets = offsets;
+  b->divisor = NULL;
   b->next = env;
   return b;
 }
@@ -375,10 +376,18 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
      writes its error code only when it fails */
   const char *err = cg_temp(cg); /* unused in the fast pass, where it keeps the numbering of a thunk without checks */
   const char *call = cg_scalar_op(e->op, base, args, xprintf("&%s", err), &checked, &operand);
+  /* an int division by a divisor the kernel prepared (cg_divides_by) */
+  const char *divisor = NULL;
+  if ((e->op == FLAT_DIV || e->op == FLAT_REM) && base == FB_INT && e->args[1]->kind == LE_VAR)
+    divisor = cg_lookup(env, e->args[1]->var)->divisor;
+  const char *by = e->op == FLAT_DIV ? "div" : "rem";
+  if (divisor)
+    call = xprintf("rt_%s_by(%s, %s, &%s)", by, args[0], divisor, err);
   const char *t = cg_temp(cg);
   cse_note(tx, key, t);
   if (checked && tx->fast)
-    call = cg_scalar_op(e->op, base, args, xprintf("&%s", failed_flag(tx)), &checked, &operand);
+    call = divisor ? xprintf("rt_%s_by(%s, %s, &%s)", by, args[0], divisor, failed_flag(tx))
+                   : cg_scalar_op(e->op, base, args, xprintf("&%s", failed_flag(tx)), &checked, &operand);
   if (!checked || tx->fast) {
     cg_line(cg, "%s %s = %s;", cg_ctype(e->type), t, call);
     return t;

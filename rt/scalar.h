@@ -77,6 +77,63 @@ RT_FN int32_t rt_rem_i(int32_t a, int32_t b, int *err) {
   }
   return b == -1 ? 0 : a % b;
 }
+/* A divisor that stays the same over a kernel's elements (a scalar
+   parameter of the kernel: the n of `rem(i, n)` that reads a distributed
+   vector in place), prepared once, before the elements, so that each
+   element's quotient or remainder is a few multiplications where a
+   hardware division takes tens of instructions (the all-pairs n-body's
+   two remainders a pair took two fifths of its time on the H200).  With
+   m = ceil(2^64 / d) for the magnitude d >= 2 of the divisor and any
+   32-bit magnitude a of the dividend, m d = 2^64 + e with 0 <= e < d, so
+
+     m a / 2^64 = a / d + e a / (d 2^64),   the error below 2^-32 <= 1/d:
+
+   floor(m a / 2^64) is a / d's quotient q; and (m a mod 2^64) d / 2^64
+   is exactly r + e a / 2^64 with e a < 2^62, whose floor is the
+   remainder r (Lemire, Kaser and Kurz, "Faster remainder by direct
+   computation", 2019).  Magnitude 1 (m would be 2^64) is its own case;
+   the signs are C's (a quotient truncated towards zero, a remainder of
+   the dividend's sign), as rt_div_i's and rt_rem_i's. */
+typedef struct RtDivisor {
+  int32_t d;    /* the divisor itself (0: each use fails) */
+  uint32_t mag; /* its magnitude */
+  uint64_t m;   /* ceil(2^64 / mag) where mag >= 2, else 0 */
+} RtDivisor;
+
+RT_FN RtDivisor rt_divisor(int32_t d) {
+  uint32_t mag = d < 0 ? 0u - (uint32_t)d : (uint32_t)d;
+  RtDivisor v = {d, mag, mag >= 2 ? UINT64_MAX / mag + 1 : 0};
+  return v;
+}
+
+/* floor(x y / 2^64), in 64-bit halves */
+RT_FN uint64_t rt_mulhi_64_32(uint64_t x, uint32_t y) {
+  uint64_t lo = (x & 0xffffffffu) * y, hi = (x >> 32) * y;
+  return (hi + (lo >> 32)) >> 32;
+}
+
+/* rt_div_i(a, v.d, err) */
+RT_FN int32_t rt_div_by(int32_t a, RtDivisor v, int *err) {
+  if (v.d == 0) {
+    *err = RT_E_DIV_ZERO;
+    return 0;
+  }
+  uint32_t ua = a < 0 ? 0u - (uint32_t)a : (uint32_t)a;
+  uint32_t q = v.mag == 1 ? ua : (uint32_t)rt_mulhi_64_32(v.m, ua);
+  return (a < 0) != (v.d < 0) ? rt_wrap(0u - q) : rt_wrap(q); /* min_int / -1 wraps */
+}
+
+/* rt_rem_i(a, v.d, err) */
+RT_FN int32_t rt_rem_by(int32_t a, RtDivisor v, int *err) {
+  if (v.d == 0) {
+    *err = RT_E_DIV_ZERO;
+    return 0;
+  }
+  uint32_t ua = a < 0 ? 0u - (uint32_t)a : (uint32_t)a;
+  uint32_t r = v.mag == 1 ? 0u : (uint32_t)rt_mulhi_64_32(v.m * ua, v.mag);
+  return a < 0 ? rt_wrap(0u - r) : rt_wrap(r);
+}
+
 RT_FN int32_t rt_neg_i(int32_t a) { return rt_wrap(0u - (uint32_t)a); }
 RT_FN int32_t rt_recip_i(int32_t a, int *err) {
   if (a == 0) {
