@@ -296,6 +296,7 @@ fail:
 static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue *v_x341, RtValue **out_v_x343) {
   (void)loc;
   (void)run;
+  const RtDivisor v_x335_dv = rt_divisor(v_x335);
   int32_t *v_x338_d = v_x338->data.i;
   const int64_t v_x338_n = v_x338->len;
   int32_t *v_x341_d = v_x341->data.i;
@@ -315,7 +316,7 @@ static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v
       int t52 = (uint64_t)(int64_t)t49 < (uint64_t)v_x332;
       int32_t t50 = t52 ? t49 : 0;
       t51 |= !t52;
-      int32_t t54 = rt_rem_i(t50, v_x335, &t51);
+      int32_t t54 = rt_rem_by(t50, v_x335_dv, &t51);
       int t56 = (uint64_t)(int64_t)t54 < (uint64_t)v_x338_n;
       int32_t t55 = t56 ? v_x338_d[t54] : 0;
       t51 |= !t56;
@@ -329,7 +330,7 @@ static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v
           t58 = 0;
         }
         int t59 = 0;
-        int32_t t60 = rt_rem_i(t58, v_x335, &t59);
+        int32_t t60 = rt_rem_by(t58, v_x335_dv, &t59);
         if (t59) {
           NESSIE_RECORD(err, t47, RT_CHECK_SCALAR, 0, t59, RT_REM, 0, 0, 0.0, 1);
         }
@@ -521,6 +522,7 @@ fail:
 static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
   (void)loc;
   (void)run;
+  const RtDivisor v_x378_dv = rt_divisor(v_x378);
   int32_t *v_x381_d = v_x381->data.i;
   const int64_t v_x381_n = v_x381->len;
   int32_t *v_x384_d = v_x384->data.i;
@@ -540,7 +542,7 @@ static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v
       int t112 = (uint64_t)(int64_t)t109 < (uint64_t)v_x375;
       int32_t t110 = t112 ? t109 : 0;
       t111 |= !t112;
-      int32_t t114 = rt_rem_i(t110, v_x378, &t111);
+      int32_t t114 = rt_rem_by(t110, v_x378_dv, &t111);
       int t116 = (uint64_t)(int64_t)t114 < (uint64_t)v_x381_n;
       int32_t t115 = t116 ? v_x381_d[t114] : 0;
       t111 |= !t116;
@@ -554,7 +556,7 @@ static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v
           t118 = 0;
         }
         int t119 = 0;
-        int32_t t120 = rt_rem_i(t118, v_x378, &t119);
+        int32_t t120 = rt_rem_by(t118, v_x378_dv, &t119);
         if (t119) {
           NESSIE_RECORD(err, t107, RT_CHECK_SCALAR, 0, t119, RT_REM, 0, 0, 0.0, 1);
         }
@@ -746,6 +748,7 @@ fail:
 static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
   (void)loc;
   (void)run;
+  const RtDivisor v_x421_dv = rt_divisor(v_x421);
   int32_t *v_x424_d = v_x424->data.i;
   const int64_t v_x424_n = v_x424->len;
   int32_t *v_x427_d = v_x427->data.i;
@@ -765,7 +768,7 @@ static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v
       int t172 = (uint64_t)(int64_t)t169 < (uint64_t)v_x418;
       int32_t t170 = t172 ? t169 : 0;
       t171 |= !t172;
-      int32_t t174 = rt_rem_i(t170, v_x421, &t171);
+      int32_t t174 = rt_rem_by(t170, v_x421_dv, &t171);
       int t176 = (uint64_t)(int64_t)t174 < (uint64_t)v_x424_n;
       int32_t t175 = t176 ? v_x424_d[t174] : 0;
       t171 |= !t176;
@@ -779,7 +782,7 @@ static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v
           t178 = 0;
         }
         int t179 = 0;
-        int32_t t180 = rt_rem_i(t178, v_x421, &t179);
+        int32_t t180 = rt_rem_by(t178, v_x421_dv, &t179);
         if (t179) {
           NESSIE_RECORD(err, t167, RT_CHECK_SCALAR, 0, t179, RT_REM, 0, 0, 0.0, 1);
         }

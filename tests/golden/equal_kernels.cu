@@ -509,6 +509,7 @@ static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v
 static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue *v_x341, RtValue **out_v_x343) {
   (void)loc;
   (void)run;
+  const RtDivisor v_x335_dv = rt_divisor(v_x335);
   int32_t *v_x338_d = v_x338->data.i;
   const int64_t v_x338_n = v_x338->len;
   int32_t *v_x341_d = v_x341->data.i;
@@ -528,7 +529,7 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int3
       int t81 = (uint64_t)(int64_t)t78 < (uint64_t)v_x332;
       int32_t t79 = t81 ? t78 : 0;
       t80 |= !t81;
-      int32_t t83 = rt_rem_i(t79, v_x335, &t80);
+      int32_t t83 = rt_rem_by(t79, v_x335_dv, &t80);
       int t85 = (uint64_t)(int64_t)t83 < (uint64_t)v_x338_n;
       int32_t t84 = t85 ? v_x338_d[t83] : 0;
       t80 |= !t85;
@@ -542,7 +543,7 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int3
           t87 = 0;
         }
         int t88 = 0;
-        int32_t t89 = rt_rem_i(t87, v_x335, &t88);
+        int32_t t89 = rt_rem_by(t87, v_x335_dv, &t88);
         if (t88) {
           NESSIE_RECORD(err, t76, RT_CHECK_SCALAR, 0, t88, RT_REM, 0, 0, 0.0, 1);
         }
@@ -571,6 +572,7 @@ struct K3_A {
   int run;
   int32_t v_x332;
   int32_t v_x335;
+  RtDivisor v_x335_dv; /* v_x335, prepared to divide by */
   int32_t *v_x338_d; int64_t v_x338_n;
   int32_t *v_x341_d; int64_t v_x341_n;
   int32_t *v_x343_d; int64_t v_x343_n;
@@ -588,7 +590,7 @@ struct K3_0_pull {
     int t94 = (uint64_t)(int64_t)t91 < (uint64_t)A.v_x332;
     int32_t t92 = t94 ? t91 : 0;
     t93 |= !t94;
-    int32_t t96 = rt_rem_i(t92, A.v_x335, &t93);
+    int32_t t96 = rt_rem_by(t92, A.v_x335_dv, &t93);
     int t98 = (uint64_t)(int64_t)t96 < (uint64_t)A.v_x338_n;
     int32_t t97 = t98 ? A.v_x338_d[t96] : 0;
     t93 |= !t98;
@@ -602,7 +604,7 @@ struct K3_0_pull {
         t100 = 0;
       }
       int t101 = 0;
-      int32_t t102 = rt_rem_i(t100, A.v_x335, &t101);
+      int32_t t102 = rt_rem_by(t100, A.v_x335_dv, &t101);
       if (t101) {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t101, RT_REM, 0, 0, 0.0, 1);
       }
@@ -632,6 +634,7 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32
   A.run = rtg_launch(run);
   A.v_x332 = v_x332;
   A.v_x335 = v_x335;
+  A.v_x335_dv = rt_divisor(v_x335);
   A.v_x338_d = v_x338->data.i;
   A.v_x338_n = v_x338->len;
   A.v_x341_d = v_x341->data.i;
@@ -991,6 +994,7 @@ static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x356, int32_t v
 static void K5_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
   (void)loc;
   (void)run;
+  const RtDivisor v_x378_dv = rt_divisor(v_x378);
   int32_t *v_x381_d = v_x381->data.i;
   const int64_t v_x381_n = v_x381->len;
   int32_t *v_x384_d = v_x384->data.i;
@@ -1010,7 +1014,7 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int3
       int t183 = (uint64_t)(int64_t)t180 < (uint64_t)v_x375;
       int32_t t181 = t183 ? t180 : 0;
       t182 |= !t183;
-      int32_t t185 = rt_rem_i(t181, v_x378, &t182);
+      int32_t t185 = rt_rem_by(t181, v_x378_dv, &t182);
       int t187 = (uint64_t)(int64_t)t185 < (uint64_t)v_x381_n;
       int32_t t186 = t187 ? v_x381_d[t185] : 0;
       t182 |= !t187;
@@ -1024,7 +1028,7 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int3
           t189 = 0;
         }
         int t190 = 0;
-        int32_t t191 = rt_rem_i(t189, v_x378, &t190);
+        int32_t t191 = rt_rem_by(t189, v_x378_dv, &t190);
         if (t190) {
           NESSIE_RECORD(err, t178, RT_CHECK_SCALAR, 0, t190, RT_REM, 0, 0, 0.0, 1);
         }
@@ -1053,6 +1057,7 @@ struct K5_A {
   int run;
   int32_t v_x375;
   int32_t v_x378;
+  RtDivisor v_x378_dv; /* v_x378, prepared to divide by */
   int32_t *v_x381_d; int64_t v_x381_n;
   int32_t *v_x384_d; int64_t v_x384_n;
   int32_t *v_x386_d; int64_t v_x386_n;
@@ -1070,7 +1075,7 @@ struct K5_0_pull {
     int t196 = (uint64_t)(int64_t)t193 < (uint64_t)A.v_x375;
     int32_t t194 = t196 ? t193 : 0;
     t195 |= !t196;
-    int32_t t198 = rt_rem_i(t194, A.v_x378, &t195);
+    int32_t t198 = rt_rem_by(t194, A.v_x378_dv, &t195);
     int t200 = (uint64_t)(int64_t)t198 < (uint64_t)A.v_x381_n;
     int32_t t199 = t200 ? A.v_x381_d[t198] : 0;
     t195 |= !t200;
@@ -1084,7 +1089,7 @@ struct K5_0_pull {
         t202 = 0;
       }
       int t203 = 0;
-      int32_t t204 = rt_rem_i(t202, A.v_x378, &t203);
+      int32_t t204 = rt_rem_by(t202, A.v_x378_dv, &t203);
       if (t203) {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t203, RT_REM, 0, 0, 0.0, 1);
       }
@@ -1114,6 +1119,7 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32
   A.run = rtg_launch(run);
   A.v_x375 = v_x375;
   A.v_x378 = v_x378;
+  A.v_x378_dv = rt_divisor(v_x378);
   A.v_x381_d = v_x381->data.i;
   A.v_x381_n = v_x381->len;
   A.v_x384_d = v_x384->data.i;
@@ -1473,6 +1479,7 @@ static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x399, int32_t v
 static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
   (void)loc;
   (void)run;
+  const RtDivisor v_x421_dv = rt_divisor(v_x421);
   int32_t *v_x424_d = v_x424->data.i;
   const int64_t v_x424_n = v_x424->len;
   int32_t *v_x427_d = v_x427->data.i;
@@ -1492,7 +1499,7 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int3
       int t285 = (uint64_t)(int64_t)t282 < (uint64_t)v_x418;
       int32_t t283 = t285 ? t282 : 0;
       t284 |= !t285;
-      int32_t t287 = rt_rem_i(t283, v_x421, &t284);
+      int32_t t287 = rt_rem_by(t283, v_x421_dv, &t284);
       int t289 = (uint64_t)(int64_t)t287 < (uint64_t)v_x424_n;
       int32_t t288 = t289 ? v_x424_d[t287] : 0;
       t284 |= !t289;
@@ -1506,7 +1513,7 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int3
           t291 = 0;
         }
         int t292 = 0;
-        int32_t t293 = rt_rem_i(t291, v_x421, &t292);
+        int32_t t293 = rt_rem_by(t291, v_x421_dv, &t292);
         if (t292) {
           NESSIE_RECORD(err, t280, RT_CHECK_SCALAR, 0, t292, RT_REM, 0, 0, 0.0, 1);
         }
@@ -1535,6 +1542,7 @@ struct K7_A {
   int run;
   int32_t v_x418;
   int32_t v_x421;
+  RtDivisor v_x421_dv; /* v_x421, prepared to divide by */
   int32_t *v_x424_d; int64_t v_x424_n;
   int32_t *v_x427_d; int64_t v_x427_n;
   int32_t *v_x429_d; int64_t v_x429_n;
@@ -1552,7 +1560,7 @@ struct K7_0_pull {
     int t298 = (uint64_t)(int64_t)t295 < (uint64_t)A.v_x418;
     int32_t t296 = t298 ? t295 : 0;
     t297 |= !t298;
-    int32_t t300 = rt_rem_i(t296, A.v_x421, &t297);
+    int32_t t300 = rt_rem_by(t296, A.v_x421_dv, &t297);
     int t302 = (uint64_t)(int64_t)t300 < (uint64_t)A.v_x424_n;
     int32_t t301 = t302 ? A.v_x424_d[t300] : 0;
     t297 |= !t302;
@@ -1566,7 +1574,7 @@ struct K7_0_pull {
         t304 = 0;
       }
       int t305 = 0;
-      int32_t t306 = rt_rem_i(t304, A.v_x421, &t305);
+      int32_t t306 = rt_rem_by(t304, A.v_x421_dv, &t305);
       if (t305) {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t305, RT_REM, 0, 0, 0.0, 1);
       }
@@ -1596,6 +1604,7 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32
   A.run = rtg_launch(run);
   A.v_x418 = v_x418;
   A.v_x421 = v_x421;
+  A.v_x421_dv = rt_divisor(v_x421);
   A.v_x424_d = v_x424->data.i;
   A.v_x424_n = v_x424->len;
   A.v_x427_d = v_x427->data.i;
