@@ -1029,6 +1029,81 @@ static bool check_operand(Simp *s, const LcuAtom *a, Operand *o) {
   return false;
 }
 
+/* The REDUCE of 'run' whose result is its kernel's result that 'v' gets,
+   and v's component there ('*j'), where its operator chooses every
+   component by one condition (`if c then x_j else y_j`, c the same for
+   each: lowering's first-failure reductions), so that its value is the
+   pull's tuple at one element, or the identity; NULL otherwise. */
+static const LcuSoac *choosing_reduce(const LcuStmt *run, const LcuVar *v, int *j) {
+  const LcuVar *kv = NULL;
+  for (int i = 0; i < run->results.len && i < run->kernel->results.len; i++)
+    if (run->results.data[i] == v)
+      kv = run->kernel->results.data[i];
+  for (int i = 0; kv && i < run->kernel->soacs.len; i++) {
+    const LcuSoac *r = run->kernel->soacs.data[i];
+    int k = r->results.len;
+    *j = -1;
+    for (int c = 0; c < k; c++)
+      if (r->results.data[c] == kv)
+        *j = c;
+    if (*j < 0)
+      continue;
+    if (r->kind != SOAC_REDUCE || r->identity.len != k || r->pull->body.len != k || r->pull->lets.len ||
+        r->second->lets.len || r->second->body.len != k || r->second->params.len != 2 * k)
+      return NULL;
+    const LcuExp *first = ((const LcuExp *)r->second->body.data[0])->args[0];
+    for (int c = 0; c < k; c++) {
+      const LcuExp *e = r->second->body.data[c];
+      if (e->kind != LE_IF || e->args[1]->kind != LE_VAR || e->args[2]->kind != LE_VAR ||
+          e->args[1]->var != r->second->params.data[c] || e->args[2]->var != r->second->params.data[k + c] ||
+          !same_exp(e->args[0], first))
+        return NULL;
+    }
+    return r;
+  }
+  return NULL;
+}
+
+/* The atom that 'run' gives kernel parameter 'p', or NULL. */
+static const LcuAtom *run_arg(const LcuStmt *run, const LcuVar *p) {
+  for (int i = 0; i < run->kernel->params.len && i < run->args.len; i++)
+    if (run->kernel->params.data[i] == p)
+      return run->args.data[i];
+  return NULL;
+}
+
+/* Do pull expressions 'a' and 'b' of a kernel that 'run' runs read one
+   value: the same vector (or two parameters the run gives one variable)
+   at the same index? */
+static bool same_read(const LcuStmt *run, const LcuExp *a, const LcuExp *b) {
+  if (a->kind != LE_INDEX || b->kind != LE_INDEX || !same_exp(a->args[0], b->args[0]))
+    return false;
+  if (a->var == b->var)
+    return true;
+  const LcuAtom *x = run_arg(run, a->var), *y = run_arg(run, b->var);
+  return x && y && x->var && x->var == y->var;
+}
+
+/* Are 'a' and 'b' always equal: two components of one choosing REDUCE
+   (choosing_reduce) whose pull reads one value for both and whose
+   identity is the same for both?  (`check lengths` of a sequence's
+   lengths with themselves: quickhull's zip of its points with the cross
+   products made from them, the two lengths one variable once
+   simplification found their runs equal.) */
+static bool equal_components(Simp *s, const LcuAtom *a, const LcuAtom *b) {
+  const LcuStmt *run = a->var ? run_of(s, a->var) : NULL;
+  if (!run || !b->var || run_of(s, b->var) != run)
+    return false;
+  int ja, jb;
+  const LcuSoac *r = choosing_reduce(run, a->var, &ja), *r2 = choosing_reduce(run, b->var, &jb);
+  if (!r || r != r2)
+    return false;
+  const FlatAtom *ia = r->identity.data[ja], *ib = r->identity.data[jb];
+  if (ia->kind != FA_INT || ib->kind != FA_INT || ia->u.i != ib->u.i)
+    return false;
+  return ja == jb || same_read(run, r->pull->body.data[ja], r->pull->body.data[jb]);
+}
+
 /* A check that passes whatever values check_operand allows its operands
    (lowering's test of `result[0]` where every segment of `result` is
    known to hold two: the REDUCE gives (no failure, 0, 2), its pull's
@@ -1094,7 +1169,7 @@ static bool simp_check(Simp *s, LcuStmt *st) {
   switch (st->check) {
   case RT_CHECK_LENGTHS:
   case RT_CHECK_COUNTS:
-    passes = b && a->var && a->var == b->var;
+    passes = b && a->var && (a->var == b->var || equal_components(s, a, b));
     break;
   case RT_CHECK_RANGE:
     passes = n == 3 && known[0] && known[2] && v[2] > 0 && (known[1] ? v[0] <= v[1] : v[0] <= 0 && nonneg(s, b));
