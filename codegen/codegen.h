@@ -131,6 +131,9 @@ struct Cg {
   PtrMap dev_checks;  /* LcuKernel -> Vec * of CgDevCheck * */
   PtrMap dev_runs;    /* LcuStmt (a run) -> Vec * of its checks (LcuStmt *) */
   PtrMap dev_checked; /* LcuStmt (a check made on the device) -> itself */
+  PtrMap kernel_runs; /* LcuKernel -> Vec * of its runs (LcuStmt *), made
+                         on the first cg_same_length_param */
+  bool kernel_runs_made;
   /* a split program's pieces (host.c): each unit declares only what its
      own code names, so that a unit's size follows its code, not the
      whole program's */
@@ -244,6 +247,14 @@ bool cg_kernel_result(const LcuKernel *k, const LcuVar *v);
    it once (rt_divisor, rt/scalar.h) and each element divides by
    multiplications (rt_div_by, rt_rem_by). */
 bool cg_divides_by(const LcuKernel *k, const LcuVar *v);
+/* The vector parameter of kernel 'k' before vector parameter 'v' whose
+   length every run of k gives equal to v's whenever both exist: the same
+   variable, or variables of one strict class (LcuVar.strict: the
+   components of one sequence of tuples), or NULL.  A read of v is then
+   checked against that parameter's length, and the C and CUDA compilers
+   compute one comparison for reads of both at one index (the all-pairs
+   n-body's x, y and z of each other body). */
+const LcuVar *cg_same_length_param(Cg *cg, const LcuKernel *k, const LcuVar *v);
 /* The comment before kernel 'k''s code: its name, its SOACs and the NESL
    line of the first. */
 void cg_kernel_comment(Cg *cg, const LcuKernel *k);

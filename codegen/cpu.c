@@ -819,6 +819,11 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
       }
     } else {
       bind_value(&x, v, cg_name(v));
+      const LcuVar *same = cg_same_length_param(cg, k, v);
+      if (same) { /* checked against a parameter of one length with it */
+        cg_line(cg, "(void)%s; /* %s's length is %s's */", x.env->length, cg_name(v), cg_name(same));
+        x.env->length = cg_lookup(x.env, same)->length;
+      }
     }
   }
   for (int i = 0; i < k->soacs.len; i++) {

@@ -145,10 +145,12 @@ static int inside_value(const Cg *cg, const LcuKernel *k, const LcuVar *v, int *
 
 /* The device's binding of 'v' of kernel 'k': K_A's fields as 'a' names
    them ("A"). */
-static CgBinding *bind_device(CgBinding *env, const LcuKernel *k, const LcuVar *v, const char *a) {
+static CgBinding *bind_device(Cg *cg, CgBinding *env, const LcuKernel *k, const LcuVar *v, const char *a) {
   const char *n = cg_name(v);
-  if (is_vec(v))
-    return cg_bind(env, v, xprintf("%s.%s_d", a, n), xprintf("%s.%s_n", a, n), NULL);
+  if (is_vec(v)) { /* checked against a parameter of one length with it, where one is before it */
+    const LcuVar *same = cg_same_length_param(cg, k, v);
+    return cg_bind(env, v, xprintf("%s.%s_d", a, n), xprintf("%s.%s_n", a, same ? cg_name(same) : n), NULL);
+  }
   if (is_sd(v))
     return cg_bind(env, v, xprintf("%s.%s", a, n), xprintf("%s.%s_n", a, n), xprintf("%s.%s_off", a, n));
   env = cg_bind(env, v, xprintf("%s.%s", a, n), NULL, NULL);
@@ -1297,7 +1299,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
     if (at >= 0)
       x.dev = cg_bind(x.dev, vars.data[i], xprintf("A.%s_%d_dev->v%d", k->name, at, value), NULL, NULL);
     else
-      x.dev = bind_device(x.dev, k, vars.data[i], "A");
+      x.dev = bind_device(cg, x.dev, k, vars.data[i], "A");
   }
   for (int i = 0; i < k->soacs.len; i++) {
     x.s = k->soacs.data[i];

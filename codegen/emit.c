@@ -549,6 +549,62 @@ bool cg_divides_by(const LcuKernel *k, const LcuVar *v) {
   return false;
 }
 
+static void note_runs(Cg *cg, const LcuBlock *b) {
+  for (int i = 0; b && i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    if (s->kind == LS_RUN) {
+      Vec *runs = ptrmap_get(&cg->kernel_runs, s->kernel);
+      if (!runs) {
+        runs = NEW(Vec);
+        ptrmap_put(&cg->kernel_runs, s->kernel, runs);
+      }
+      vec_push(runs, (void *)s);
+    }
+    note_runs(cg, s->then);
+    note_runs(cg, s->els);
+    note_runs(cg, s->body);
+  }
+}
+
+/* Do atoms 'a' and 'b' have one length whenever they exist? */
+static bool same_length_args(const LcuAtom *a, const LcuAtom *b) {
+  if (!a->var || !b->var)
+    return false;
+  return a->var == b->var || (a->var->strict > 0 && a->var->strict == b->var->strict);
+}
+
+const LcuVar *cg_same_length_param(Cg *cg, const LcuKernel *k, const LcuVar *v) {
+  if (v->type.kind != LT_VEC)
+    return NULL;
+  if (!cg->kernel_runs_made) {
+    for (int i = 0; i < cg->p->funcs.len; i++)
+      note_runs(cg, ((const LcuFunc *)cg->p->funcs.data[i])->body);
+    for (int i = 0; i < cg->p->tops.len; i++)
+      note_runs(cg, ((const LcuTop *)cg->p->tops.data[i])->body);
+    cg->kernel_runs_made = true;
+  }
+  const Vec *runs = ptrmap_get(&cg->kernel_runs, k);
+  int iv = -1;
+  for (int i = 0; i < k->params.len; i++)
+    if (k->params.data[i] == v)
+      iv = i;
+  if (!runs || iv < 0)
+    return NULL;
+  for (int j = 0; j < iv; j++) {
+    const LcuVar *q = k->params.data[j];
+    if (q->type.kind != LT_VEC)
+      continue;
+    bool all = true;
+    for (int r = 0; r < runs->len && all; r++) {
+      const LcuStmt *run = runs->data[r];
+      all = run->args.len == k->params.len && same_length_args(run->args.data[j], run->args.data[iv]);
+    }
+    if (all)
+      return q;
+  }
+  return NULL;
+}
+
 bool cg_dead_map_result(const LcuKernel *k, int index, const LcuVar *v) {
   const LcuSoac *s = k->soacs.data[index];
   if ((s->kind != SOAC_MAP && s->kind != SOAC_SEG_MAP) || cg_kernel_result(k, v))

@@ -278,9 +278,18 @@ static void checked_value(Tx *tx, const LcuExp *e, const char *type, const char 
   Cg *cg = tx->cg;
   const CgChecks *c = tx->checks;
   if (tx->fast) {
-    /* a select, not a branch: a load happens only in range */
+    /* a select, not a branch: a load happens only in range; one test
+       for the reads at one index of vectors of one length (x, y and z
+       of a sequence of points, cg_same_length_param) */
+    const char *key = xprintf("(%s < %s)", i, n);
+    const char *ok = cse_find(tx, key);
+    if (ok) {
+      cg_line(cg, "%s %s = %s ? %s : 0;", type, t, ok, value);
+      return;
+    }
     const char *failed = failed_flag(tx);
-    const char *ok = cg_temp(cg);
+    ok = cg_temp(cg);
+    cse_note(tx, key, ok);
     cg_line(cg, "int %s = (uint64_t)(int64_t)%s < (uint64_t)%s;", ok, i, n);
     cg_line(cg, "%s %s = %s ? %s : 0;", type, t, ok, value);
     cg_line(cg, "%s |= !%s;", failed, ok);

@@ -620,13 +620,14 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x40, RtVa
   const int64_t v_x42_n = v_x42->len;
   int32_t *v_x43_d = v_x43->data.i;
   const int64_t v_x43_n = v_x43->len;
+  (void)v_x43_n; /* v_x43's length is v_x40's */
   RtValue *v_x44 = NULL;
   /* SEG_PERMUTE */
   {
-    v_x44 = rt_value_new(rt_vec_type(RT_INT), v_x43_n);
+    v_x44 = rt_value_new(rt_vec_type(RT_INT), v_x40_n);
     int32_t *v_x44_d = v_x44->data.i;
     const int64_t v_x44_n = v_x44->len;
-    memcpy(v_x44_d, v_x43_d, sizeof(int32_t) * (size_t)v_x43_n);
+    memcpy(v_x44_d, v_x43_d, sizeof(int32_t) * (size_t)v_x40_n);
     for (int64_t t54 = 0; t54 < v_x42_n; t54++) {
       const int64_t len = v_x42_off[t54 + 1] - v_x42_off[t54];
       for (int64_t t55 = v_x42_off[t54]; t55 < v_x42_off[t54 + 1]; t55++) {

@@ -164,6 +164,7 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtValue *
   const int64_t v_x88_n = v_x88->len;
   int32_t *v_x89_d = v_x89->data.i;
   const int64_t v_x89_n = v_x89->len;
+  (void)v_x89_n; /* v_x89's length is v_x88's */
   RtValue *v_x90 = NULL;
   /* MAP */
   {
@@ -174,28 +175,20 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtValue *
     RT_PARALLEL_FOR_IF(t7 >= RT_PARALLEL_MIN)
     for (int64_t t8 = 0; t8 < t7; t8++) {
       const int32_t t9 = (int32_t)t8;
-      int t12 = 0; /* nonzero: a check below failed */
+      int t14 = 0; /* nonzero: a check below failed */
       int32_t t10 = v_x88_d[t9];
-      int t13 = (uint64_t)(int64_t)t9 < (uint64_t)v_x89_n;
-      int32_t t11 = t13 ? v_x89_d[t9] : 0;
-      t12 |= !t13;
-      int32_t t15 = rt_div_i(t10, t11, &t12);
-      if (__builtin_expect(t12 != 0, 0)) { /* again, recording the error */
-        int32_t t16 = v_x88_d[t9];
-        int32_t t17;
-        if ((uint64_t)(int64_t)t9 < (uint64_t)v_x89_n) {
-          t17 = v_x89_d[t9];
-        } else {
-          NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x89_n, 0.0, 0);
-          t17 = 0;
-        }
-        int t18 = 0;
-        int32_t t19 = rt_div_i(t16, t17, &t18);
-        if (t18) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 0, t18, RT_DIV, 0, 0, 0.0, 1);
+      int32_t t11 = v_x89_d[t9];
+      int32_t t13 = rt_div_i(t10, t11, &t14);
+      if (__builtin_expect(t14 != 0, 0)) { /* again, recording the error */
+        int32_t t15 = v_x88_d[t9];
+        int32_t t16 = v_x89_d[t9];
+        int t17 = 0;
+        int32_t t18 = rt_div_i(t15, t16, &t17);
+        if (t17) {
+          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 0, t17, RT_DIV, 0, 0, 0.0, 0);
         }
       }
-      v_x90_d[t8] = t15;
+      v_x90_d[t8] = t13;
     }
   }
   if (err->index != INT64_MAX)
@@ -216,137 +209,134 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
   const int64_t v_x149_n = v_x149->len;
   int32_t *v_x155_d = v_x155->data.i;
   const int64_t v_x155_n = v_x155->len;
+  (void)v_x155_n; /* v_x155's length is v_x149's */
   RtValue *v_x153 = NULL;
   RtValue *v_x154 = NULL;
   RtValue *v_x159 = NULL;
   RtValue *v_x160 = NULL;
   /* FILTER */
   {
-    const int64_t t20 = v_x148_n;
-    const int64_t t21 = t20 > 0 ? (t20 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t22 = (uint8_t *)rt_alloc_atomic((size_t)t20 + 1);
-    int64_t *t23 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t21 + 1));
-    RT_PARALLEL_FOR_IF(t21 > 1)
-    for (int64_t t24 = 0; t24 < t21; t24++) {
+    const int64_t t19 = v_x148_n;
+    const int64_t t20 = t19 > 0 ? (t19 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t21 = (uint8_t *)rt_alloc_atomic((size_t)t19 + 1);
+    int64_t *t22 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t20 + 1));
+    RT_PARALLEL_FOR_IF(t20 > 1)
+    for (int64_t t23 = 0; t23 < t20; t23++) {
       int64_t kept = 0;
-      const int64_t t24_end = (t24 + 1) * RT_CHUNK < t20 ? (t24 + 1) * RT_CHUNK : t20;
-      for (int64_t t25 = t24 * RT_CHUNK; t25 < t24_end; t25++) {
-        const int32_t t26 = (int32_t)t25;
-        int32_t t24x0;
-        uint8_t t24x1;
-        int32_t t24x2;
-        uint8_t t24x3;
-        int t29 = 0; /* nonzero: a check below failed */
-        int32_t t27 = v_x148_d[t26];
-        int t30 = (uint64_t)(int64_t)t26 < (uint64_t)v_x149_n;
-        uint8_t t28 = t30 ? v_x149_d[t26] : 0;
-        t29 |= !t30;
-        int t32 = (uint64_t)(int64_t)t26 < (uint64_t)v_x155_n;
-        int32_t t31 = t32 ? v_x155_d[t26] : 0;
-        t29 |= !t32;
-        if (__builtin_expect(t29 != 0, 0)) { /* again, recording the error */
-          int32_t t33 = v_x148_d[t26];
-          uint8_t t34;
-          if ((uint64_t)(int64_t)t26 < (uint64_t)v_x149_n) {
-            t34 = v_x149_d[t26];
+      const int64_t t23_end = (t23 + 1) * RT_CHUNK < t19 ? (t23 + 1) * RT_CHUNK : t19;
+      for (int64_t t24 = t23 * RT_CHUNK; t24 < t23_end; t24++) {
+        const int32_t t25 = (int32_t)t24;
+        int32_t t23x0;
+        uint8_t t23x1;
+        int32_t t23x2;
+        uint8_t t23x3;
+        int t28 = 0; /* nonzero: a check below failed */
+        int32_t t26 = v_x148_d[t25];
+        int t29 = (uint64_t)(int64_t)t25 < (uint64_t)v_x149_n;
+        uint8_t t27 = t29 ? v_x149_d[t25] : 0;
+        t28 |= !t29;
+        int32_t t30 = t29 ? v_x155_d[t25] : 0;
+        if (__builtin_expect(t28 != 0, 0)) { /* again, recording the error */
+          int32_t t31 = v_x148_d[t25];
+          uint8_t t32;
+          if ((uint64_t)(int64_t)t25 < (uint64_t)v_x149_n) {
+            t32 = v_x149_d[t25];
           } else {
-            NESSIE_RECORD(err, t25, RT_CHECK_INDEX, 0, 0, RT_GATHER, t26, v_x149_n, 0.0, 0);
-            t34 = 0;
+            NESSIE_RECORD(err, t24, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x149_n, 0.0, 0);
+            t32 = 0;
           }
-          int32_t t35;
-          if ((uint64_t)(int64_t)t26 < (uint64_t)v_x155_n) {
-            t35 = v_x155_d[t26];
+          int32_t t33;
+          if ((uint64_t)(int64_t)t25 < (uint64_t)v_x149_n) {
+            t33 = v_x155_d[t25];
           } else {
-            NESSIE_RECORD(err, t25, RT_CHECK_INDEX, 0, 0, RT_GATHER, t26, v_x155_n, 0.0, 1);
-            t35 = 0;
+            NESSIE_RECORD(err, t24, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x149_n, 0.0, 1);
+            t33 = 0;
           }
         }
-        t24x0 = t27;
-        t24x1 = t28;
-        t24x2 = t31;
-        t24x3 = t28;
-        uint8_t t36;
-        t36 = t24x1;
-        t22[t25] = t36 != 0;
-        kept += t36 != 0;
+        t23x0 = t26;
+        t23x1 = t27;
+        t23x2 = t30;
+        t23x3 = t27;
+        uint8_t t34;
+        t34 = t23x1;
+        t21[t24] = t34 != 0;
+        kept += t34 != 0;
       }
-      t23[t24] = kept;
+      t22[t23] = kept;
     }
     if (err->index != INT64_MAX) {
+      rt_free(t21);
       rt_free(t22);
-      rt_free(t23);
       goto fail;
     }
-    int64_t t37 = 0;
-    for (int64_t t24 = 0; t24 < t21; t24++) {
-      const int64_t k = t23[t24];
-      t23[t24] = t37;
-      t37 += k;
+    int64_t t35 = 0;
+    for (int64_t t23 = 0; t23 < t20; t23++) {
+      const int64_t k = t22[t23];
+      t22[t23] = t35;
+      t35 += k;
     }
-    v_x153 = rt_value_new(rt_vec_type(RT_INT), t37);
+    v_x153 = rt_value_new(rt_vec_type(RT_INT), t35);
     int32_t *v_x153_d = v_x153->data.i;
     const int64_t v_x153_n = v_x153->len;
-    v_x154 = rt_value_new(rt_vec_type(RT_BOOL), t37);
+    v_x154 = rt_value_new(rt_vec_type(RT_BOOL), t35);
     uint8_t *v_x154_d = v_x154->data.b;
     const int64_t v_x154_n = v_x154->len;
-    v_x159 = rt_value_new(rt_vec_type(RT_INT), t37);
+    v_x159 = rt_value_new(rt_vec_type(RT_INT), t35);
     int32_t *v_x159_d = v_x159->data.i;
     const int64_t v_x159_n = v_x159->len;
-    v_x160 = rt_value_new(rt_vec_type(RT_BOOL), t37);
+    v_x160 = rt_value_new(rt_vec_type(RT_BOOL), t35);
     uint8_t *v_x160_d = v_x160->data.b;
     const int64_t v_x160_n = v_x160->len;
-    RT_PARALLEL_FOR_IF(t21 > 1)
-    for (int64_t t24 = 0; t24 < t21; t24++) {
-      int64_t at = t23[t24];
-      const int64_t t24_end = (t24 + 1) * RT_CHUNK < t20 ? (t24 + 1) * RT_CHUNK : t20;
-      for (int64_t t25 = t24 * RT_CHUNK; t25 < t24_end; t25++) {
-        const int32_t t26 = (int32_t)t25;
-        if (!t22[t25])
+    RT_PARALLEL_FOR_IF(t20 > 1)
+    for (int64_t t23 = 0; t23 < t20; t23++) {
+      int64_t at = t22[t23];
+      const int64_t t23_end = (t23 + 1) * RT_CHUNK < t19 ? (t23 + 1) * RT_CHUNK : t19;
+      for (int64_t t24 = t23 * RT_CHUNK; t24 < t23_end; t24++) {
+        const int32_t t25 = (int32_t)t24;
+        if (!t21[t24])
           continue;
-        int32_t t24y0;
-        uint8_t t24y1;
-        int32_t t24y2;
-        uint8_t t24y3;
-        int t40 = 0; /* nonzero: a check below failed */
-        int32_t t38 = v_x148_d[t26];
-        int t41 = (uint64_t)(int64_t)t26 < (uint64_t)v_x149_n;
-        uint8_t t39 = t41 ? v_x149_d[t26] : 0;
-        t40 |= !t41;
-        int t43 = (uint64_t)(int64_t)t26 < (uint64_t)v_x155_n;
-        int32_t t42 = t43 ? v_x155_d[t26] : 0;
-        t40 |= !t43;
-        if (__builtin_expect(t40 != 0, 0)) { /* again, recording the error */
-          int32_t t44 = v_x148_d[t26];
-          uint8_t t45;
-          if ((uint64_t)(int64_t)t26 < (uint64_t)v_x149_n) {
-            t45 = v_x149_d[t26];
+        int32_t t23y0;
+        uint8_t t23y1;
+        int32_t t23y2;
+        uint8_t t23y3;
+        int t38 = 0; /* nonzero: a check below failed */
+        int32_t t36 = v_x148_d[t25];
+        int t39 = (uint64_t)(int64_t)t25 < (uint64_t)v_x149_n;
+        uint8_t t37 = t39 ? v_x149_d[t25] : 0;
+        t38 |= !t39;
+        int32_t t40 = t39 ? v_x155_d[t25] : 0;
+        if (__builtin_expect(t38 != 0, 0)) { /* again, recording the error */
+          int32_t t41 = v_x148_d[t25];
+          uint8_t t42;
+          if ((uint64_t)(int64_t)t25 < (uint64_t)v_x149_n) {
+            t42 = v_x149_d[t25];
           } else {
-            NESSIE_RECORD(err, t25, RT_CHECK_INDEX, 0, 0, RT_GATHER, t26, v_x149_n, 0.0, 2);
-            t45 = 0;
+            NESSIE_RECORD(err, t24, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x149_n, 0.0, 2);
+            t42 = 0;
           }
-          int32_t t46;
-          if ((uint64_t)(int64_t)t26 < (uint64_t)v_x155_n) {
-            t46 = v_x155_d[t26];
+          int32_t t43;
+          if ((uint64_t)(int64_t)t25 < (uint64_t)v_x149_n) {
+            t43 = v_x155_d[t25];
           } else {
-            NESSIE_RECORD(err, t25, RT_CHECK_INDEX, 0, 0, RT_GATHER, t26, v_x155_n, 0.0, 3);
-            t46 = 0;
+            NESSIE_RECORD(err, t24, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x149_n, 0.0, 3);
+            t43 = 0;
           }
         }
-        t24y0 = t38;
-        t24y1 = t39;
-        t24y2 = t42;
-        t24y3 = t39;
-        if (t22[t25]) {
-          v_x153_d[at] = t24y0;
-          v_x154_d[at] = t24y1;
-          v_x159_d[at] = t24y2;
-          v_x160_d[at] = t24y3;
+        t23y0 = t36;
+        t23y1 = t37;
+        t23y2 = t40;
+        t23y3 = t37;
+        if (t21[t24]) {
+          v_x153_d[at] = t23y0;
+          v_x154_d[at] = t23y1;
+          v_x159_d[at] = t23y2;
+          v_x160_d[at] = t23y3;
           at++;
         }
       }
     }
+    rt_free(t21);
     rt_free(t22);
-    rt_free(t23);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -376,21 +366,21 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
   RtValue *v_x190 = NULL;
   /* MAP */
   {
-    const int64_t t47 = v_x166_n;
-    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t47);
+    const int64_t t44 = v_x166_n;
+    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t44);
     uint8_t *v_x168_d = v_x168->data.b;
     const int64_t v_x168_n = v_x168->len;
-    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t47);
+    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t44);
     uint8_t *v_x170_d = v_x170->data.b;
     const int64_t v_x170_n = v_x170->len;
-    RT_PARALLEL_FOR_IF(t47 >= RT_PARALLEL_MIN)
-    for (int64_t t48 = 0; t48 < t47; t48++) {
-      const int32_t t49 = (int32_t)t48;
-      int32_t t50 = v_x166_d[t49];
-      uint8_t t52 = rt_eq_i(t50, 0);
-      uint8_t t54 = rt_not_b(t52);
-      v_x168_d[t48] = t52;
-      v_x170_d[t48] = t54;
+    RT_PARALLEL_FOR_IF(t44 >= RT_PARALLEL_MIN)
+    for (int64_t t45 = 0; t45 < t44; t45++) {
+      const int32_t t46 = (int32_t)t45;
+      int32_t t47 = v_x166_d[t46];
+      uint8_t t49 = rt_eq_i(t47, 0);
+      uint8_t t51 = rt_not_b(t49);
+      v_x168_d[t45] = t49;
+      v_x170_d[t45] = t51;
     }
   }
   if (err->index != INT64_MAX)
@@ -402,136 +392,136 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
     const int64_t v_x170_n = v_x170->len;
     /* REDUCE */
     {
-      const int64_t t55 = v_x166_n;
-      const int64_t t56 = t55 > 0 ? (t55 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t57 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t56);
-      int32_t *t58 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t56);
-      RT_PARALLEL_FOR_IF(t56 > 1)
-      for (int64_t t59 = 0; t59 < t56; t59++) {
-        int32_t t59a0;
-        int32_t t59a1;
-        t59a0 = 0;
-        t59a1 = 0;
-        const int64_t t59_end = (t59 + 1) * RT_CHUNK < t55 ? (t59 + 1) * RT_CHUNK : t55;
-        for (int64_t t60 = t59 * RT_CHUNK; t60 < t59_end; t60++) {
-          const int32_t t61 = (int32_t)t60;
-          int32_t t59x0;
-          int32_t t59x1;
-          int32_t t62 = v_x166_d[t61];
-          uint8_t t64 = rt_eq_i(t62, 0);
-          int32_t t66 = rt_btoi_b(t64);
-          uint8_t t68 = rt_not_b(t64);
-          int32_t t70 = rt_btoi_b(t68);
-          t59x0 = t66;
-          t59x1 = t70;
-          int32_t t72 = rt_add_i(t59a0, t59x0);
-          int32_t t74 = rt_add_i(t59a1, t59x1);
-          t59a0 = t72;
-          t59a1 = t74;
+      const int64_t t52 = v_x166_n;
+      const int64_t t53 = t52 > 0 ? (t52 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t54 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t53);
+      int32_t *t55 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t53);
+      RT_PARALLEL_FOR_IF(t53 > 1)
+      for (int64_t t56 = 0; t56 < t53; t56++) {
+        int32_t t56a0;
+        int32_t t56a1;
+        t56a0 = 0;
+        t56a1 = 0;
+        const int64_t t56_end = (t56 + 1) * RT_CHUNK < t52 ? (t56 + 1) * RT_CHUNK : t52;
+        for (int64_t t57 = t56 * RT_CHUNK; t57 < t56_end; t57++) {
+          const int32_t t58 = (int32_t)t57;
+          int32_t t56x0;
+          int32_t t56x1;
+          int32_t t59 = v_x166_d[t58];
+          uint8_t t61 = rt_eq_i(t59, 0);
+          int32_t t63 = rt_btoi_b(t61);
+          uint8_t t65 = rt_not_b(t61);
+          int32_t t67 = rt_btoi_b(t65);
+          t56x0 = t63;
+          t56x1 = t67;
+          int32_t t69 = rt_add_i(t56a0, t56x0);
+          int32_t t71 = rt_add_i(t56a1, t56x1);
+          t56a0 = t69;
+          t56a1 = t71;
         }
-        t57[t59] = t59a0;
-        t58[t59] = t59a1;
+        t54[t56] = t56a0;
+        t55[t56] = t56a1;
       }
-      int32_t t59t0;
-      int32_t t59t1;
-      t59t0 = 0;
-      t59t1 = 0;
-      for (int64_t t59 = 0; t59 < t56; t59++) {
-        const int32_t t75 = t57[t59];
-        const int32_t t76 = t58[t59];
-        int32_t t78 = rt_add_i(t59t0, t75);
-        int32_t t80 = rt_add_i(t59t1, t76);
-        t59t0 = t78;
-        t59t1 = t80;
+      int32_t t56t0;
+      int32_t t56t1;
+      t56t0 = 0;
+      t56t1 = 0;
+      for (int64_t t56 = 0; t56 < t53; t56++) {
+        const int32_t t72 = t54[t56];
+        const int32_t t73 = t55[t56];
+        int32_t t75 = rt_add_i(t56t0, t72);
+        int32_t t77 = rt_add_i(t56t1, t73);
+        t56t0 = t75;
+        t56t1 = t77;
       }
-      v_x176 = t59t0;
-      rt_free(t57);
-      v_x182 = t59t1;
-      rt_free(t58);
+      v_x176 = t56t0;
+      rt_free(t54);
+      v_x182 = t56t1;
+      rt_free(t55);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
       /* SCAN */
       {
-        const int64_t t81 = v_x166_n;
-        const int64_t t82 = t81 > 0 ? (t81 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t83 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t82);
-        int32_t *t84 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t82);
-        RT_PARALLEL_FOR_IF(t82 > 1)
-        for (int64_t t85 = 0; t85 < t82; t85++) {
-          int32_t t85a0;
-          int32_t t85a1;
-          t85a0 = 0;
-          t85a1 = 0;
-          const int64_t t85_end = (t85 + 1) * RT_CHUNK < t81 ? (t85 + 1) * RT_CHUNK : t81;
-          for (int64_t t86 = t85 * RT_CHUNK; t86 < t85_end; t86++) {
-            const int32_t t87 = (int32_t)t86;
-            int32_t t85x0;
-            int32_t t85x1;
-            int32_t t88 = v_x166_d[t87];
-            uint8_t t90 = rt_eq_i(t88, 0);
-            int32_t t92 = rt_btoi_b(t90);
-            uint8_t t94 = rt_not_b(t90);
-            int32_t t96 = rt_btoi_b(t94);
-            t85x0 = t92;
-            t85x1 = t96;
-            int32_t t98 = rt_add_i(t85a0, t85x0);
-            int32_t t100 = rt_add_i(t85a1, t85x1);
-            t85a0 = t98;
-            t85a1 = t100;
+        const int64_t t78 = v_x166_n;
+        const int64_t t79 = t78 > 0 ? (t78 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t80 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t79);
+        int32_t *t81 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t79);
+        RT_PARALLEL_FOR_IF(t79 > 1)
+        for (int64_t t82 = 0; t82 < t79; t82++) {
+          int32_t t82a0;
+          int32_t t82a1;
+          t82a0 = 0;
+          t82a1 = 0;
+          const int64_t t82_end = (t82 + 1) * RT_CHUNK < t78 ? (t82 + 1) * RT_CHUNK : t78;
+          for (int64_t t83 = t82 * RT_CHUNK; t83 < t82_end; t83++) {
+            const int32_t t84 = (int32_t)t83;
+            int32_t t82x0;
+            int32_t t82x1;
+            int32_t t85 = v_x166_d[t84];
+            uint8_t t87 = rt_eq_i(t85, 0);
+            int32_t t89 = rt_btoi_b(t87);
+            uint8_t t91 = rt_not_b(t87);
+            int32_t t93 = rt_btoi_b(t91);
+            t82x0 = t89;
+            t82x1 = t93;
+            int32_t t95 = rt_add_i(t82a0, t82x0);
+            int32_t t97 = rt_add_i(t82a1, t82x1);
+            t82a0 = t95;
+            t82a1 = t97;
           }
-          t83[t85] = t85a0;
-          t84[t85] = t85a1;
+          t80[t82] = t82a0;
+          t81[t82] = t82a1;
         }
-        int32_t t85t0;
-        int32_t t85t1;
-        t85t0 = 0;
-        t85t1 = 0;
-        for (int64_t t85 = 0; t85 < t82; t85++) {
-          const int32_t t101 = t83[t85];
-          t83[t85] = t85t0;
-          const int32_t t102 = t84[t85];
-          t84[t85] = t85t1;
-          int32_t t104 = rt_add_i(t85t0, t101);
-          int32_t t106 = rt_add_i(t85t1, t102);
-          t85t0 = t104;
-          t85t1 = t106;
+        int32_t t82t0;
+        int32_t t82t1;
+        t82t0 = 0;
+        t82t1 = 0;
+        for (int64_t t82 = 0; t82 < t79; t82++) {
+          const int32_t t98 = t80[t82];
+          t80[t82] = t82t0;
+          const int32_t t99 = t81[t82];
+          t81[t82] = t82t1;
+          int32_t t101 = rt_add_i(t82t0, t98);
+          int32_t t103 = rt_add_i(t82t1, t99);
+          t82t0 = t101;
+          t82t1 = t103;
         }
-        v_x186 = rt_value_new(rt_vec_type(RT_INT), t81);
+        v_x186 = rt_value_new(rt_vec_type(RT_INT), t78);
         int32_t *v_x186_d = v_x186->data.i;
         const int64_t v_x186_n = v_x186->len;
-        v_x190 = rt_value_new(rt_vec_type(RT_INT), t81);
+        v_x190 = rt_value_new(rt_vec_type(RT_INT), t78);
         int32_t *v_x190_d = v_x190->data.i;
         const int64_t v_x190_n = v_x190->len;
-        RT_PARALLEL_FOR_IF(t82 > 1)
-        for (int64_t t85 = 0; t85 < t82; t85++) {
-          int32_t t85p0;
-          int32_t t85p1;
-          t85p0 = t83[t85];
-          t85p1 = t84[t85];
-          const int64_t t85_end = (t85 + 1) * RT_CHUNK < t81 ? (t85 + 1) * RT_CHUNK : t81;
-          for (int64_t t86 = t85 * RT_CHUNK; t86 < t85_end; t86++) {
-            const int32_t t87 = (int32_t)t86;
-            v_x186_d[t86] = t85p0;
-            v_x190_d[t86] = t85p1;
-            int32_t t85y0;
-            int32_t t85y1;
-            int32_t t107 = v_x166_d[t87];
-            uint8_t t109 = rt_eq_i(t107, 0);
-            int32_t t111 = rt_btoi_b(t109);
-            uint8_t t113 = rt_not_b(t109);
-            int32_t t115 = rt_btoi_b(t113);
-            t85y0 = t111;
-            t85y1 = t115;
-            int32_t t117 = rt_add_i(t85p0, t85y0);
-            int32_t t119 = rt_add_i(t85p1, t85y1);
-            t85p0 = t117;
-            t85p1 = t119;
+        RT_PARALLEL_FOR_IF(t79 > 1)
+        for (int64_t t82 = 0; t82 < t79; t82++) {
+          int32_t t82p0;
+          int32_t t82p1;
+          t82p0 = t80[t82];
+          t82p1 = t81[t82];
+          const int64_t t82_end = (t82 + 1) * RT_CHUNK < t78 ? (t82 + 1) * RT_CHUNK : t78;
+          for (int64_t t83 = t82 * RT_CHUNK; t83 < t82_end; t83++) {
+            const int32_t t84 = (int32_t)t83;
+            v_x186_d[t83] = t82p0;
+            v_x190_d[t83] = t82p1;
+            int32_t t82y0;
+            int32_t t82y1;
+            int32_t t104 = v_x166_d[t84];
+            uint8_t t106 = rt_eq_i(t104, 0);
+            int32_t t108 = rt_btoi_b(t106);
+            uint8_t t110 = rt_not_b(t106);
+            int32_t t112 = rt_btoi_b(t110);
+            t82y0 = t108;
+            t82y1 = t112;
+            int32_t t114 = rt_add_i(t82p0, t82y0);
+            int32_t t116 = rt_add_i(t82p1, t82y1);
+            t82p0 = t114;
+            t82p1 = t116;
           }
         }
-        rt_free(t83);
-        rt_free(t84);
+        rt_free(t80);
+        rt_free(t81);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -559,8 +549,10 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t 
   const int64_t v_x191_n = v_x191->len;
   uint8_t *v_x195_d = v_x195->data.b;
   const int64_t v_x195_n = v_x195->len;
+  (void)v_x195_n; /* v_x195's length is v_x191's */
   int32_t *v_x196_d = v_x196->data.i;
   const int64_t v_x196_n = v_x196->len;
+  (void)v_x196_n; /* v_x196's length is v_x191's */
   int32_t *v_x199_d = v_x199->data.i;
   const int64_t v_x199_n = v_x199->len;
   int32_t *v_x200_d = v_x200->data.i;
@@ -568,89 +560,73 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t 
   RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t120 = v_x195_n;
-    v_x205 = rt_value_new(rt_vec_type(RT_INT), t120);
+    const int64_t t117 = v_x191_n;
+    v_x205 = rt_value_new(rt_vec_type(RT_INT), t117);
     int32_t *v_x205_d = v_x205->data.i;
     const int64_t v_x205_n = v_x205->len;
-    RT_PARALLEL_FOR_IF(t120 >= RT_PARALLEL_MIN)
-    for (int64_t t121 = 0; t121 < t120; t121++) {
-      const int32_t t122 = (int32_t)t121;
-      int t124 = 0; /* nonzero: a check below failed */
-      int t125 = (uint64_t)(int64_t)t122 < (uint64_t)v_x191_n;
-      int32_t t123 = t125 ? v_x191_d[t122] : 0;
-      t124 |= !t125;
-      int32_t t127 = rt_add_i(t123, v_x192);
-      uint8_t t128 = v_x195_d[t122];
-      int t130 = (uint64_t)(int64_t)t122 < (uint64_t)v_x196_n;
-      int32_t t129 = t130 ? v_x196_d[t122] : 0;
-      t124 |= !t130;
-      int32_t t132 = (t128 ? t129 : t127);
-      int t134 = (uint64_t)(int64_t)t132 < (uint64_t)v_x201;
-      int32_t t133 = t134 ? t132 : 0;
-      t124 |= !t134;
-      uint8_t t136 = rt_lt_i(t133, (int32_t)v_x199_n);
-      int32_t t137;
-      if (t136) {
-        int t139 = (uint64_t)(int64_t)t133 < (uint64_t)v_x199_n;
-        int32_t t138 = t139 ? v_x199_d[t133] : 0;
-        t124 |= !t139;
-        t137 = t138;
+    RT_PARALLEL_FOR_IF(t117 >= RT_PARALLEL_MIN)
+    for (int64_t t118 = 0; t118 < t117; t118++) {
+      const int32_t t119 = (int32_t)t118;
+      int t128 = 0; /* nonzero: a check below failed */
+      int32_t t120 = v_x191_d[t119];
+      int32_t t122 = rt_add_i(t120, v_x192);
+      uint8_t t123 = v_x195_d[t119];
+      int32_t t124 = v_x196_d[t119];
+      int32_t t126 = (t123 ? t124 : t122);
+      int t129 = (uint64_t)(int64_t)t126 < (uint64_t)v_x201;
+      int32_t t127 = t129 ? t126 : 0;
+      t128 |= !t129;
+      uint8_t t131 = rt_lt_i(t127, (int32_t)v_x199_n);
+      int32_t t132;
+      if (t131) {
+        int t134 = (uint64_t)(int64_t)t127 < (uint64_t)v_x199_n;
+        int32_t t133 = t134 ? v_x199_d[t127] : 0;
+        t128 |= !t134;
+        t132 = t133;
       } else {
-        int32_t t141 = rt_sub_i(t133, (int32_t)v_x199_n);
-        int t143 = (uint64_t)(int64_t)t141 < (uint64_t)v_x200_n;
-        int32_t t142 = t143 ? v_x200_d[t141] : 0;
-        t124 |= !t143;
-        t137 = t142;
+        int32_t t136 = rt_sub_i(t127, (int32_t)v_x199_n);
+        int t138 = (uint64_t)(int64_t)t136 < (uint64_t)v_x200_n;
+        int32_t t137 = t138 ? v_x200_d[t136] : 0;
+        t128 |= !t138;
+        t132 = t137;
       }
-      if (__builtin_expect(t124 != 0, 0)) { /* again, recording the error */
-        int32_t t144;
-        if ((uint64_t)(int64_t)t122 < (uint64_t)v_x191_n) {
-          t144 = v_x191_d[t122];
+      if (__builtin_expect(t128 != 0, 0)) { /* again, recording the error */
+        int32_t t139 = v_x191_d[t119];
+        int32_t t141 = rt_add_i(t139, v_x192);
+        uint8_t t142 = v_x195_d[t119];
+        int32_t t143 = v_x196_d[t119];
+        int32_t t145 = (t142 ? t143 : t141);
+        int32_t t146;
+        if ((uint64_t)(int64_t)t145 < (uint64_t)v_x201) {
+          t146 = t145;
         } else {
-          NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t122, v_x191_n, 0.0, 0);
-          t144 = 0;
+          NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x201, 0.0, 0);
+          t146 = 0;
         }
-        int32_t t146 = rt_add_i(t144, v_x192);
-        uint8_t t147 = v_x195_d[t122];
-        int32_t t148;
-        if ((uint64_t)(int64_t)t122 < (uint64_t)v_x196_n) {
-          t148 = v_x196_d[t122];
-        } else {
-          NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t122, v_x196_n, 0.0, 1);
-          t148 = 0;
-        }
-        int32_t t150 = (t147 ? t148 : t146);
-        int32_t t151;
-        if ((uint64_t)(int64_t)t150 < (uint64_t)v_x201) {
-          t151 = t150;
-        } else {
-          NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x201, 0.0, 2);
-          t151 = 0;
-        }
-        uint8_t t153 = rt_lt_i(t151, (int32_t)v_x199_n);
-        int32_t t154;
-        if (t153) {
-          int32_t t155;
-          if ((uint64_t)(int64_t)t151 < (uint64_t)v_x199_n) {
-            t155 = v_x199_d[t151];
+        uint8_t t148 = rt_lt_i(t146, (int32_t)v_x199_n);
+        int32_t t149;
+        if (t148) {
+          int32_t t150;
+          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x199_n) {
+            t150 = v_x199_d[t146];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x199_n, 0.0, 3);
-            t155 = 0;
+            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x199_n, 0.0, 1);
+            t150 = 0;
           }
-          t154 = t155;
+          t149 = t150;
         } else {
-          int32_t t157 = rt_sub_i(t151, (int32_t)v_x199_n);
-          int32_t t158;
-          if ((uint64_t)(int64_t)t157 < (uint64_t)v_x200_n) {
-            t158 = v_x200_d[t157];
+          int32_t t152 = rt_sub_i(t146, (int32_t)v_x199_n);
+          int32_t t153;
+          if ((uint64_t)(int64_t)t152 < (uint64_t)v_x200_n) {
+            t153 = v_x200_d[t152];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t157, v_x200_n, 0.0, 4);
-            t158 = 0;
+            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t152, v_x200_n, 0.0, 2);
+            t153 = 0;
           }
-          t154 = t158;
+          t149 = t153;
         }
       }
-      v_x205_d[t121] = t137;
+      v_x205_d[t118] = t132;
     }
   }
   if (err->index != INT64_MAX)
@@ -839,18 +815,18 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 10);
-  RtValue *t159 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t159->data.i[0] = 6;
-  t159->data.i[1] = 7;
-  t159->data.i[2] = 8;
-  v_x17 = NESSIE_TO_DEVICE(t159);
+  RtValue *t154 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t154->data.i[0] = 6;
+  t154->data.i[1] = 7;
+  t154->data.i[2] = 8;
+  v_x17 = NESSIE_TO_DEVICE(t154);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 21);
-  RtValue *t160 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t160->data.i[0] = 2;
-  t160->data.i[1] = 0;
-  t160->data.i[2] = 4;
-  v_x18 = NESSIE_TO_DEVICE(t160);
+  RtValue *t155 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t155->data.i[0] = 2;
+  t155->data.i[1] = 0;
+  t155->data.i[2] = 4;
+  v_x18 = NESSIE_TO_DEVICE(t155);
   RtValue *v_x19 = NULL;
   rt_retain(v_x17);
   rt_retain(v_x18);

@@ -294,6 +294,7 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtVa
   const int64_t v_x88_n = v_x88->len;
   int32_t *v_x89_d = v_x89->data.i;
   const int64_t v_x89_n = v_x89->len;
+  (void)v_x89_n; /* v_x89's length is v_x88's */
   RtValue *v_x90 = NULL;
   /* MAP */
   {
@@ -304,28 +305,20 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtVa
     RT_PARALLEL_FOR_IF(t9 >= RT_PARALLEL_MIN)
     for (int64_t t10 = 0; t10 < t9; t10++) {
       const int32_t t11 = (int32_t)t10;
-      int t14 = 0; /* nonzero: a check below failed */
+      int t16 = 0; /* nonzero: a check below failed */
       int32_t t12 = v_x88_d[t11];
-      int t15 = (uint64_t)(int64_t)t11 < (uint64_t)v_x89_n;
-      int32_t t13 = t15 ? v_x89_d[t11] : 0;
-      t14 |= !t15;
-      int32_t t17 = rt_div_i(t12, t13, &t14);
-      if (__builtin_expect(t14 != 0, 0)) { /* again, recording the error */
-        int32_t t18 = v_x88_d[t11];
-        int32_t t19;
-        if ((uint64_t)(int64_t)t11 < (uint64_t)v_x89_n) {
-          t19 = v_x89_d[t11];
-        } else {
-          NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x89_n, 0.0, 0);
-          t19 = 0;
-        }
-        int t20 = 0;
-        int32_t t21 = rt_div_i(t18, t19, &t20);
-        if (t20) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 0, t20, RT_DIV, 0, 0, 0.0, 1);
+      int32_t t13 = v_x89_d[t11];
+      int32_t t15 = rt_div_i(t12, t13, &t16);
+      if (__builtin_expect(t16 != 0, 0)) { /* again, recording the error */
+        int32_t t17 = v_x88_d[t11];
+        int32_t t18 = v_x89_d[t11];
+        int t19 = 0;
+        int32_t t20 = rt_div_i(t17, t18, &t19);
+        if (t19) {
+          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 0, t19, RT_DIV, 0, 0, 0.0, 0);
         }
       }
-      v_x90_d[t10] = t17;
+      v_x90_d[t10] = t15;
     }
   }
   if (err->index != INT64_MAX)
@@ -352,28 +345,20 @@ struct K3_0_pull {
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t24 = 0; /* nonzero: a check below failed */
-    int32_t t22 = A.v_x88_d[ix];
-    int t25 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x89_n;
-    int32_t t23 = t25 ? A.v_x89_d[ix] : 0;
-    t24 |= !t25;
-    int32_t t27 = rt_div_i(t22, t23, &t24);
-    if (__builtin_expect(t24 != 0, 0)) { /* again, recording the error */
-      int32_t t28 = A.v_x88_d[ix];
-      int32_t t29;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x89_n) {
-        t29 = A.v_x89_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x89_n, 0.0, 0);
-        t29 = 0;
-      }
-      int t30 = 0;
-      int32_t t31 = rt_div_i(t28, t29, &t30);
-      if (t30) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t30, RT_DIV, 0, 0, 0.0, 1);
+    int t25 = 0; /* nonzero: a check below failed */
+    int32_t t21 = A.v_x88_d[ix];
+    int32_t t22 = A.v_x89_d[ix];
+    int32_t t24 = rt_div_i(t21, t22, &t25);
+    if (__builtin_expect(t25 != 0, 0)) { /* again, recording the error */
+      int32_t t26 = A.v_x88_d[ix];
+      int32_t t27 = A.v_x89_d[ix];
+      int t28 = 0;
+      int32_t t29 = rt_div_i(t26, t27, &t28);
+      if (t28) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t28, RT_DIV, 0, 0, 0.0, 0);
       }
     }
-    return K3_0_V{t27};
+    return K3_0_V{t24};
   }
 };
 struct K3_0_store {
@@ -396,11 +381,11 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtVal
   RtValue *v_x90 = NULL;
   /* MAP */
   {
-    const int64_t t32 = v_x88->len;
-    v_x90 = rtg_vec_new(RT_INT, t32);
+    const int64_t t30 = v_x88->len;
+    v_x90 = rtg_vec_new(RT_INT, t30);
     A.v_x90_d = v_x90->data.i;
     A.v_x90_n = v_x90->len;
-    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t32);
+    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t30);
   }
   *out_v_x90 = v_x90;
   return;
@@ -429,137 +414,134 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtV
   const int64_t v_x149_n = v_x149->len;
   int32_t *v_x155_d = v_x155->data.i;
   const int64_t v_x155_n = v_x155->len;
+  (void)v_x155_n; /* v_x155's length is v_x149's */
   RtValue *v_x153 = NULL;
   RtValue *v_x154 = NULL;
   RtValue *v_x159 = NULL;
   RtValue *v_x160 = NULL;
   /* FILTER */
   {
-    const int64_t t33 = v_x148_n;
-    const int64_t t34 = t33 > 0 ? (t33 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t35 = (uint8_t *)rt_alloc_atomic((size_t)t33 + 1);
-    int64_t *t36 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t34 + 1));
-    RT_PARALLEL_FOR_IF(t34 > 1)
-    for (int64_t t37 = 0; t37 < t34; t37++) {
+    const int64_t t31 = v_x148_n;
+    const int64_t t32 = t31 > 0 ? (t31 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t33 = (uint8_t *)rt_alloc_atomic((size_t)t31 + 1);
+    int64_t *t34 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t32 + 1));
+    RT_PARALLEL_FOR_IF(t32 > 1)
+    for (int64_t t35 = 0; t35 < t32; t35++) {
       int64_t kept = 0;
-      const int64_t t37_end = (t37 + 1) * RT_CHUNK < t33 ? (t37 + 1) * RT_CHUNK : t33;
-      for (int64_t t38 = t37 * RT_CHUNK; t38 < t37_end; t38++) {
-        const int32_t t39 = (int32_t)t38;
-        int32_t t37x0;
-        uint8_t t37x1;
-        int32_t t37x2;
-        uint8_t t37x3;
-        int t42 = 0; /* nonzero: a check below failed */
-        int32_t t40 = v_x148_d[t39];
-        int t43 = (uint64_t)(int64_t)t39 < (uint64_t)v_x149_n;
-        uint8_t t41 = t43 ? v_x149_d[t39] : 0;
-        t42 |= !t43;
-        int t45 = (uint64_t)(int64_t)t39 < (uint64_t)v_x155_n;
-        int32_t t44 = t45 ? v_x155_d[t39] : 0;
-        t42 |= !t45;
-        if (__builtin_expect(t42 != 0, 0)) { /* again, recording the error */
-          int32_t t46 = v_x148_d[t39];
-          uint8_t t47;
-          if ((uint64_t)(int64_t)t39 < (uint64_t)v_x149_n) {
-            t47 = v_x149_d[t39];
+      const int64_t t35_end = (t35 + 1) * RT_CHUNK < t31 ? (t35 + 1) * RT_CHUNK : t31;
+      for (int64_t t36 = t35 * RT_CHUNK; t36 < t35_end; t36++) {
+        const int32_t t37 = (int32_t)t36;
+        int32_t t35x0;
+        uint8_t t35x1;
+        int32_t t35x2;
+        uint8_t t35x3;
+        int t40 = 0; /* nonzero: a check below failed */
+        int32_t t38 = v_x148_d[t37];
+        int t41 = (uint64_t)(int64_t)t37 < (uint64_t)v_x149_n;
+        uint8_t t39 = t41 ? v_x149_d[t37] : 0;
+        t40 |= !t41;
+        int32_t t42 = t41 ? v_x155_d[t37] : 0;
+        if (__builtin_expect(t40 != 0, 0)) { /* again, recording the error */
+          int32_t t43 = v_x148_d[t37];
+          uint8_t t44;
+          if ((uint64_t)(int64_t)t37 < (uint64_t)v_x149_n) {
+            t44 = v_x149_d[t37];
           } else {
-            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t39, v_x149_n, 0.0, 0);
-            t47 = 0;
+            NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, t37, v_x149_n, 0.0, 0);
+            t44 = 0;
           }
-          int32_t t48;
-          if ((uint64_t)(int64_t)t39 < (uint64_t)v_x155_n) {
-            t48 = v_x155_d[t39];
+          int32_t t45;
+          if ((uint64_t)(int64_t)t37 < (uint64_t)v_x149_n) {
+            t45 = v_x155_d[t37];
           } else {
-            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t39, v_x155_n, 0.0, 1);
-            t48 = 0;
+            NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, t37, v_x149_n, 0.0, 1);
+            t45 = 0;
           }
         }
-        t37x0 = t40;
-        t37x1 = t41;
-        t37x2 = t44;
-        t37x3 = t41;
-        uint8_t t49;
-        t49 = t37x1;
-        t35[t38] = t49 != 0;
-        kept += t49 != 0;
+        t35x0 = t38;
+        t35x1 = t39;
+        t35x2 = t42;
+        t35x3 = t39;
+        uint8_t t46;
+        t46 = t35x1;
+        t33[t36] = t46 != 0;
+        kept += t46 != 0;
       }
-      t36[t37] = kept;
+      t34[t35] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t35);
-      rt_free(t36);
+      rt_free(t33);
+      rt_free(t34);
       goto fail;
     }
-    int64_t t50 = 0;
-    for (int64_t t37 = 0; t37 < t34; t37++) {
-      const int64_t k = t36[t37];
-      t36[t37] = t50;
-      t50 += k;
+    int64_t t47 = 0;
+    for (int64_t t35 = 0; t35 < t32; t35++) {
+      const int64_t k = t34[t35];
+      t34[t35] = t47;
+      t47 += k;
     }
-    v_x153 = rt_value_new(rt_vec_type(RT_INT), t50);
+    v_x153 = rt_value_new(rt_vec_type(RT_INT), t47);
     int32_t *v_x153_d = v_x153->data.i;
     const int64_t v_x153_n = v_x153->len;
-    v_x154 = rt_value_new(rt_vec_type(RT_BOOL), t50);
+    v_x154 = rt_value_new(rt_vec_type(RT_BOOL), t47);
     uint8_t *v_x154_d = v_x154->data.b;
     const int64_t v_x154_n = v_x154->len;
-    v_x159 = rt_value_new(rt_vec_type(RT_INT), t50);
+    v_x159 = rt_value_new(rt_vec_type(RT_INT), t47);
     int32_t *v_x159_d = v_x159->data.i;
     const int64_t v_x159_n = v_x159->len;
-    v_x160 = rt_value_new(rt_vec_type(RT_BOOL), t50);
+    v_x160 = rt_value_new(rt_vec_type(RT_BOOL), t47);
     uint8_t *v_x160_d = v_x160->data.b;
     const int64_t v_x160_n = v_x160->len;
-    RT_PARALLEL_FOR_IF(t34 > 1)
-    for (int64_t t37 = 0; t37 < t34; t37++) {
-      int64_t at = t36[t37];
-      const int64_t t37_end = (t37 + 1) * RT_CHUNK < t33 ? (t37 + 1) * RT_CHUNK : t33;
-      for (int64_t t38 = t37 * RT_CHUNK; t38 < t37_end; t38++) {
-        const int32_t t39 = (int32_t)t38;
-        if (!t35[t38])
+    RT_PARALLEL_FOR_IF(t32 > 1)
+    for (int64_t t35 = 0; t35 < t32; t35++) {
+      int64_t at = t34[t35];
+      const int64_t t35_end = (t35 + 1) * RT_CHUNK < t31 ? (t35 + 1) * RT_CHUNK : t31;
+      for (int64_t t36 = t35 * RT_CHUNK; t36 < t35_end; t36++) {
+        const int32_t t37 = (int32_t)t36;
+        if (!t33[t36])
           continue;
-        int32_t t37y0;
-        uint8_t t37y1;
-        int32_t t37y2;
-        uint8_t t37y3;
-        int t53 = 0; /* nonzero: a check below failed */
-        int32_t t51 = v_x148_d[t39];
-        int t54 = (uint64_t)(int64_t)t39 < (uint64_t)v_x149_n;
-        uint8_t t52 = t54 ? v_x149_d[t39] : 0;
-        t53 |= !t54;
-        int t56 = (uint64_t)(int64_t)t39 < (uint64_t)v_x155_n;
-        int32_t t55 = t56 ? v_x155_d[t39] : 0;
-        t53 |= !t56;
-        if (__builtin_expect(t53 != 0, 0)) { /* again, recording the error */
-          int32_t t57 = v_x148_d[t39];
-          uint8_t t58;
-          if ((uint64_t)(int64_t)t39 < (uint64_t)v_x149_n) {
-            t58 = v_x149_d[t39];
+        int32_t t35y0;
+        uint8_t t35y1;
+        int32_t t35y2;
+        uint8_t t35y3;
+        int t50 = 0; /* nonzero: a check below failed */
+        int32_t t48 = v_x148_d[t37];
+        int t51 = (uint64_t)(int64_t)t37 < (uint64_t)v_x149_n;
+        uint8_t t49 = t51 ? v_x149_d[t37] : 0;
+        t50 |= !t51;
+        int32_t t52 = t51 ? v_x155_d[t37] : 0;
+        if (__builtin_expect(t50 != 0, 0)) { /* again, recording the error */
+          int32_t t53 = v_x148_d[t37];
+          uint8_t t54;
+          if ((uint64_t)(int64_t)t37 < (uint64_t)v_x149_n) {
+            t54 = v_x149_d[t37];
           } else {
-            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t39, v_x149_n, 0.0, 2);
-            t58 = 0;
+            NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, t37, v_x149_n, 0.0, 2);
+            t54 = 0;
           }
-          int32_t t59;
-          if ((uint64_t)(int64_t)t39 < (uint64_t)v_x155_n) {
-            t59 = v_x155_d[t39];
+          int32_t t55;
+          if ((uint64_t)(int64_t)t37 < (uint64_t)v_x149_n) {
+            t55 = v_x155_d[t37];
           } else {
-            NESSIE_RECORD(err, t38, RT_CHECK_INDEX, 0, 0, RT_GATHER, t39, v_x155_n, 0.0, 3);
-            t59 = 0;
+            NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, t37, v_x149_n, 0.0, 3);
+            t55 = 0;
           }
         }
-        t37y0 = t51;
-        t37y1 = t52;
-        t37y2 = t55;
-        t37y3 = t52;
-        if (t35[t38]) {
-          v_x153_d[at] = t37y0;
-          v_x154_d[at] = t37y1;
-          v_x159_d[at] = t37y2;
-          v_x160_d[at] = t37y3;
+        t35y0 = t48;
+        t35y1 = t49;
+        t35y2 = t52;
+        t35y3 = t49;
+        if (t33[t36]) {
+          v_x153_d[at] = t35y0;
+          v_x154_d[at] = t35y1;
+          v_x159_d[at] = t35y2;
+          v_x160_d[at] = t35y3;
           at++;
         }
       }
     }
-    rt_free(t35);
-    rt_free(t36);
+    rt_free(t33);
+    rt_free(t34);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -598,32 +580,30 @@ struct K4_0_pull {
   __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t62 = 0; /* nonzero: a check below failed */
-    int32_t t60 = A.v_x148_d[ix];
-    int t63 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n;
-    uint8_t t61 = t63 ? A.v_x149_d[ix] : 0;
-    t62 |= !t63;
-    int t65 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x155_n;
-    int32_t t64 = t65 ? A.v_x155_d[ix] : 0;
-    t62 |= !t65;
-    if (__builtin_expect(t62 != 0, 0)) { /* again, recording the error */
-      int32_t t66 = A.v_x148_d[ix];
-      uint8_t t67;
+    int t58 = 0; /* nonzero: a check below failed */
+    int32_t t56 = A.v_x148_d[ix];
+    int t59 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n;
+    uint8_t t57 = t59 ? A.v_x149_d[ix] : 0;
+    t58 |= !t59;
+    int32_t t60 = t59 ? A.v_x155_d[ix] : 0;
+    if (__builtin_expect(t58 != 0, 0)) { /* again, recording the error */
+      int32_t t61 = A.v_x148_d[ix];
+      uint8_t t62;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n) {
-        t67 = A.v_x149_d[ix];
+        t62 = A.v_x149_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x149_n, 0.0, 0);
-        t67 = 0;
+        t62 = 0;
       }
-      int32_t t68;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x155_n) {
-        t68 = A.v_x155_d[ix];
+      int32_t t63;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n) {
+        t63 = A.v_x155_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x155_n, 0.0, 1);
-        t68 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x149_n, 0.0, 1);
+        t63 = 0;
       }
     }
-    return K4_0_V{t60, t61, t64, t61};
+    return K4_0_V{t56, t57, t60, t57};
   }
 };
 struct K4_0_store {
@@ -659,36 +639,36 @@ static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtVa
   RtValue *v_x159 = NULL;
   RtValue *v_x160 = NULL;
   /* FILTER */
-  int64_t *t69, t70; /* the slot of its count, its size */
+  int64_t *t64, t65; /* the slot of its count, its size */
   {
-    const int64_t t71 = v_x148->len;
-    v_x153 = rtg_vec_new(RT_INT, t71);
+    const int64_t t66 = v_x148->len;
+    v_x153 = rtg_vec_new(RT_INT, t66);
     A.v_x153_d = v_x153->data.i;
     A.v_x153_n = v_x153->len;
-    v_x154 = rtg_vec_new(RT_BOOL, t71);
+    v_x154 = rtg_vec_new(RT_BOOL, t66);
     A.v_x154_d = v_x154->data.b;
     A.v_x154_n = v_x154->len;
-    v_x159 = rtg_vec_new(RT_INT, t71);
+    v_x159 = rtg_vec_new(RT_INT, t66);
     A.v_x159_d = v_x159->data.i;
     A.v_x159_n = v_x159->len;
-    v_x160 = rtg_vec_new(RT_BOOL, t71);
+    v_x160 = rtg_vec_new(RT_BOOL, t66);
     A.v_x160_d = v_x160->data.b;
     A.v_x160_n = v_x160->len;
-    t70 = t71;
-    t69 = rtg::partition_launch<K4_0_V>("K4", loc, K4_0_pull{A}, K4_0_pred{A}, t71, K4_0_store{A}, K4_0_store{A}, false);
+    t65 = t66;
+    t64 = rtg::partition_launch<K4_0_V>("K4", loc, K4_0_pull{A}, K4_0_pred{A}, t66, K4_0_store{A}, K4_0_store{A}, false);
   }
   {
-    const int64_t t72 = rtg::filter_count(t69);
-    v_x153 = rtg_vec_fit(v_x153, t72);
+    const int64_t t67 = rtg::filter_count(t64);
+    v_x153 = rtg_vec_fit(v_x153, t67);
     A.v_x153_d = v_x153->data.i;
     A.v_x153_n = v_x153->len;
-    v_x154 = rtg_vec_fit(v_x154, t72);
+    v_x154 = rtg_vec_fit(v_x154, t67);
     A.v_x154_d = v_x154->data.b;
     A.v_x154_n = v_x154->len;
-    v_x159 = rtg_vec_fit(v_x159, t72);
+    v_x159 = rtg_vec_fit(v_x159, t67);
     A.v_x159_d = v_x159->data.i;
     A.v_x159_n = v_x159->len;
-    v_x160 = rtg_vec_fit(v_x160, t72);
+    v_x160 = rtg_vec_fit(v_x160, t67);
     A.v_x160_d = v_x160->data.b;
     A.v_x160_n = v_x160->len;
   }
@@ -729,21 +709,21 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtV
   RtValue *v_x190 = NULL;
   /* MAP */
   {
-    const int64_t t73 = v_x166_n;
-    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t73);
+    const int64_t t68 = v_x166_n;
+    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t68);
     uint8_t *v_x168_d = v_x168->data.b;
     const int64_t v_x168_n = v_x168->len;
-    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t73);
+    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t68);
     uint8_t *v_x170_d = v_x170->data.b;
     const int64_t v_x170_n = v_x170->len;
-    RT_PARALLEL_FOR_IF(t73 >= RT_PARALLEL_MIN)
-    for (int64_t t74 = 0; t74 < t73; t74++) {
-      const int32_t t75 = (int32_t)t74;
-      int32_t t76 = v_x166_d[t75];
-      uint8_t t78 = rt_eq_i(t76, 0);
-      uint8_t t80 = rt_not_b(t78);
-      v_x168_d[t74] = t78;
-      v_x170_d[t74] = t80;
+    RT_PARALLEL_FOR_IF(t68 >= RT_PARALLEL_MIN)
+    for (int64_t t69 = 0; t69 < t68; t69++) {
+      const int32_t t70 = (int32_t)t69;
+      int32_t t71 = v_x166_d[t70];
+      uint8_t t73 = rt_eq_i(t71, 0);
+      uint8_t t75 = rt_not_b(t73);
+      v_x168_d[t69] = t73;
+      v_x170_d[t69] = t75;
     }
   }
   if (err->index != INT64_MAX)
@@ -755,136 +735,136 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtV
     const int64_t v_x170_n = v_x170->len;
     /* REDUCE */
     {
-      const int64_t t81 = v_x166_n;
-      const int64_t t82 = t81 > 0 ? (t81 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t83 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t82);
-      int32_t *t84 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t82);
-      RT_PARALLEL_FOR_IF(t82 > 1)
-      for (int64_t t85 = 0; t85 < t82; t85++) {
-        int32_t t85a0;
-        int32_t t85a1;
-        t85a0 = 0;
-        t85a1 = 0;
-        const int64_t t85_end = (t85 + 1) * RT_CHUNK < t81 ? (t85 + 1) * RT_CHUNK : t81;
-        for (int64_t t86 = t85 * RT_CHUNK; t86 < t85_end; t86++) {
-          const int32_t t87 = (int32_t)t86;
-          int32_t t85x0;
-          int32_t t85x1;
-          int32_t t88 = v_x166_d[t87];
-          uint8_t t90 = rt_eq_i(t88, 0);
-          int32_t t92 = rt_btoi_b(t90);
-          uint8_t t94 = rt_not_b(t90);
-          int32_t t96 = rt_btoi_b(t94);
-          t85x0 = t92;
-          t85x1 = t96;
-          int32_t t98 = rt_add_i(t85a0, t85x0);
-          int32_t t100 = rt_add_i(t85a1, t85x1);
-          t85a0 = t98;
-          t85a1 = t100;
+      const int64_t t76 = v_x166_n;
+      const int64_t t77 = t76 > 0 ? (t76 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t78 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t77);
+      int32_t *t79 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t77);
+      RT_PARALLEL_FOR_IF(t77 > 1)
+      for (int64_t t80 = 0; t80 < t77; t80++) {
+        int32_t t80a0;
+        int32_t t80a1;
+        t80a0 = 0;
+        t80a1 = 0;
+        const int64_t t80_end = (t80 + 1) * RT_CHUNK < t76 ? (t80 + 1) * RT_CHUNK : t76;
+        for (int64_t t81 = t80 * RT_CHUNK; t81 < t80_end; t81++) {
+          const int32_t t82 = (int32_t)t81;
+          int32_t t80x0;
+          int32_t t80x1;
+          int32_t t83 = v_x166_d[t82];
+          uint8_t t85 = rt_eq_i(t83, 0);
+          int32_t t87 = rt_btoi_b(t85);
+          uint8_t t89 = rt_not_b(t85);
+          int32_t t91 = rt_btoi_b(t89);
+          t80x0 = t87;
+          t80x1 = t91;
+          int32_t t93 = rt_add_i(t80a0, t80x0);
+          int32_t t95 = rt_add_i(t80a1, t80x1);
+          t80a0 = t93;
+          t80a1 = t95;
         }
-        t83[t85] = t85a0;
-        t84[t85] = t85a1;
+        t78[t80] = t80a0;
+        t79[t80] = t80a1;
       }
-      int32_t t85t0;
-      int32_t t85t1;
-      t85t0 = 0;
-      t85t1 = 0;
-      for (int64_t t85 = 0; t85 < t82; t85++) {
-        const int32_t t101 = t83[t85];
-        const int32_t t102 = t84[t85];
-        int32_t t104 = rt_add_i(t85t0, t101);
-        int32_t t106 = rt_add_i(t85t1, t102);
-        t85t0 = t104;
-        t85t1 = t106;
+      int32_t t80t0;
+      int32_t t80t1;
+      t80t0 = 0;
+      t80t1 = 0;
+      for (int64_t t80 = 0; t80 < t77; t80++) {
+        const int32_t t96 = t78[t80];
+        const int32_t t97 = t79[t80];
+        int32_t t99 = rt_add_i(t80t0, t96);
+        int32_t t101 = rt_add_i(t80t1, t97);
+        t80t0 = t99;
+        t80t1 = t101;
       }
-      v_x176 = t85t0;
-      rt_free(t83);
-      v_x182 = t85t1;
-      rt_free(t84);
+      v_x176 = t80t0;
+      rt_free(t78);
+      v_x182 = t80t1;
+      rt_free(t79);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
       /* SCAN */
       {
-        const int64_t t107 = v_x166_n;
-        const int64_t t108 = t107 > 0 ? (t107 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t109 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t108);
-        int32_t *t110 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t108);
-        RT_PARALLEL_FOR_IF(t108 > 1)
-        for (int64_t t111 = 0; t111 < t108; t111++) {
-          int32_t t111a0;
-          int32_t t111a1;
-          t111a0 = 0;
-          t111a1 = 0;
-          const int64_t t111_end = (t111 + 1) * RT_CHUNK < t107 ? (t111 + 1) * RT_CHUNK : t107;
-          for (int64_t t112 = t111 * RT_CHUNK; t112 < t111_end; t112++) {
-            const int32_t t113 = (int32_t)t112;
-            int32_t t111x0;
-            int32_t t111x1;
-            int32_t t114 = v_x166_d[t113];
-            uint8_t t116 = rt_eq_i(t114, 0);
-            int32_t t118 = rt_btoi_b(t116);
-            uint8_t t120 = rt_not_b(t116);
-            int32_t t122 = rt_btoi_b(t120);
-            t111x0 = t118;
-            t111x1 = t122;
-            int32_t t124 = rt_add_i(t111a0, t111x0);
-            int32_t t126 = rt_add_i(t111a1, t111x1);
-            t111a0 = t124;
-            t111a1 = t126;
+        const int64_t t102 = v_x166_n;
+        const int64_t t103 = t102 > 0 ? (t102 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t104 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
+        int32_t *t105 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
+        RT_PARALLEL_FOR_IF(t103 > 1)
+        for (int64_t t106 = 0; t106 < t103; t106++) {
+          int32_t t106a0;
+          int32_t t106a1;
+          t106a0 = 0;
+          t106a1 = 0;
+          const int64_t t106_end = (t106 + 1) * RT_CHUNK < t102 ? (t106 + 1) * RT_CHUNK : t102;
+          for (int64_t t107 = t106 * RT_CHUNK; t107 < t106_end; t107++) {
+            const int32_t t108 = (int32_t)t107;
+            int32_t t106x0;
+            int32_t t106x1;
+            int32_t t109 = v_x166_d[t108];
+            uint8_t t111 = rt_eq_i(t109, 0);
+            int32_t t113 = rt_btoi_b(t111);
+            uint8_t t115 = rt_not_b(t111);
+            int32_t t117 = rt_btoi_b(t115);
+            t106x0 = t113;
+            t106x1 = t117;
+            int32_t t119 = rt_add_i(t106a0, t106x0);
+            int32_t t121 = rt_add_i(t106a1, t106x1);
+            t106a0 = t119;
+            t106a1 = t121;
           }
-          t109[t111] = t111a0;
-          t110[t111] = t111a1;
+          t104[t106] = t106a0;
+          t105[t106] = t106a1;
         }
-        int32_t t111t0;
-        int32_t t111t1;
-        t111t0 = 0;
-        t111t1 = 0;
-        for (int64_t t111 = 0; t111 < t108; t111++) {
-          const int32_t t127 = t109[t111];
-          t109[t111] = t111t0;
-          const int32_t t128 = t110[t111];
-          t110[t111] = t111t1;
-          int32_t t130 = rt_add_i(t111t0, t127);
-          int32_t t132 = rt_add_i(t111t1, t128);
-          t111t0 = t130;
-          t111t1 = t132;
+        int32_t t106t0;
+        int32_t t106t1;
+        t106t0 = 0;
+        t106t1 = 0;
+        for (int64_t t106 = 0; t106 < t103; t106++) {
+          const int32_t t122 = t104[t106];
+          t104[t106] = t106t0;
+          const int32_t t123 = t105[t106];
+          t105[t106] = t106t1;
+          int32_t t125 = rt_add_i(t106t0, t122);
+          int32_t t127 = rt_add_i(t106t1, t123);
+          t106t0 = t125;
+          t106t1 = t127;
         }
-        v_x186 = rt_value_new(rt_vec_type(RT_INT), t107);
+        v_x186 = rt_value_new(rt_vec_type(RT_INT), t102);
         int32_t *v_x186_d = v_x186->data.i;
         const int64_t v_x186_n = v_x186->len;
-        v_x190 = rt_value_new(rt_vec_type(RT_INT), t107);
+        v_x190 = rt_value_new(rt_vec_type(RT_INT), t102);
         int32_t *v_x190_d = v_x190->data.i;
         const int64_t v_x190_n = v_x190->len;
-        RT_PARALLEL_FOR_IF(t108 > 1)
-        for (int64_t t111 = 0; t111 < t108; t111++) {
-          int32_t t111p0;
-          int32_t t111p1;
-          t111p0 = t109[t111];
-          t111p1 = t110[t111];
-          const int64_t t111_end = (t111 + 1) * RT_CHUNK < t107 ? (t111 + 1) * RT_CHUNK : t107;
-          for (int64_t t112 = t111 * RT_CHUNK; t112 < t111_end; t112++) {
-            const int32_t t113 = (int32_t)t112;
-            v_x186_d[t112] = t111p0;
-            v_x190_d[t112] = t111p1;
-            int32_t t111y0;
-            int32_t t111y1;
-            int32_t t133 = v_x166_d[t113];
-            uint8_t t135 = rt_eq_i(t133, 0);
-            int32_t t137 = rt_btoi_b(t135);
-            uint8_t t139 = rt_not_b(t135);
-            int32_t t141 = rt_btoi_b(t139);
-            t111y0 = t137;
-            t111y1 = t141;
-            int32_t t143 = rt_add_i(t111p0, t111y0);
-            int32_t t145 = rt_add_i(t111p1, t111y1);
-            t111p0 = t143;
-            t111p1 = t145;
+        RT_PARALLEL_FOR_IF(t103 > 1)
+        for (int64_t t106 = 0; t106 < t103; t106++) {
+          int32_t t106p0;
+          int32_t t106p1;
+          t106p0 = t104[t106];
+          t106p1 = t105[t106];
+          const int64_t t106_end = (t106 + 1) * RT_CHUNK < t102 ? (t106 + 1) * RT_CHUNK : t102;
+          for (int64_t t107 = t106 * RT_CHUNK; t107 < t106_end; t107++) {
+            const int32_t t108 = (int32_t)t107;
+            v_x186_d[t107] = t106p0;
+            v_x190_d[t107] = t106p1;
+            int32_t t106y0;
+            int32_t t106y1;
+            int32_t t128 = v_x166_d[t108];
+            uint8_t t130 = rt_eq_i(t128, 0);
+            int32_t t132 = rt_btoi_b(t130);
+            uint8_t t134 = rt_not_b(t130);
+            int32_t t136 = rt_btoi_b(t134);
+            t106y0 = t132;
+            t106y1 = t136;
+            int32_t t138 = rt_add_i(t106p0, t106y0);
+            int32_t t140 = rt_add_i(t106p1, t106y1);
+            t106p0 = t138;
+            t106p1 = t140;
           }
         }
-        rt_free(t109);
-        rt_free(t110);
+        rt_free(t104);
+        rt_free(t105);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -925,10 +905,10 @@ struct K5_0_pull {
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t146 = A.v_x166_d[ix];
-    uint8_t t148 = rt_eq_i(t146, 0);
-    uint8_t t150 = rt_not_b(t148);
-    return K5_0_V{t148, t150};
+    int32_t t141 = A.v_x166_d[ix];
+    uint8_t t143 = rt_eq_i(t141, 0);
+    uint8_t t145 = rt_not_b(t143);
+    return K5_0_V{t143, t145};
   }
 };
 struct K5_0_store {
@@ -947,20 +927,20 @@ struct K5_1_pull {
   __device__ K5_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t151 = A.v_x166_d[ix];
-    uint8_t t153 = rt_eq_i(t151, 0);
-    int32_t t155 = rt_btoi_b(t153);
-    uint8_t t157 = rt_not_b(t153);
-    int32_t t159 = rt_btoi_b(t157);
-    return K5_1_V{t155, t159};
+    int32_t t146 = A.v_x166_d[ix];
+    uint8_t t148 = rt_eq_i(t146, 0);
+    int32_t t150 = rt_btoi_b(t148);
+    uint8_t t152 = rt_not_b(t148);
+    int32_t t154 = rt_btoi_b(t152);
+    return K5_1_V{t150, t154};
   }
 };
 struct K5_1_op {
   K5_A A;
   __device__ K5_1_V operator()(const K5_1_V &a, const K5_1_V &b) const {
-    int32_t t161 = rt_add_i(a.v0, b.v0);
-    int32_t t163 = rt_add_i(a.v1, b.v1);
-    return K5_1_V{t161, t163};
+    int32_t t156 = rt_add_i(a.v0, b.v0);
+    int32_t t158 = rt_add_i(a.v1, b.v1);
+    return K5_1_V{t156, t158};
   }
 };
 struct K5_1_ride {
@@ -979,12 +959,12 @@ struct K5_2_pull {
   __device__ K5_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t164 = A.v_x166_d[ix];
-    uint8_t t166 = rt_eq_i(t164, 0);
-    int32_t t168 = rt_btoi_b(t166);
-    uint8_t t170 = rt_not_b(t166);
-    int32_t t172 = rt_btoi_b(t170);
-    return K5_2_V{t168, t172};
+    int32_t t159 = A.v_x166_d[ix];
+    uint8_t t161 = rt_eq_i(t159, 0);
+    int32_t t163 = rt_btoi_b(t161);
+    uint8_t t165 = rt_not_b(t161);
+    int32_t t167 = rt_btoi_b(t165);
+    return K5_2_V{t163, t167};
   }
 };
 struct K5_2_store {
@@ -997,9 +977,9 @@ struct K5_2_store {
 struct K5_2_op {
   K5_A A;
   __device__ K5_2_V operator()(const K5_2_V &a, const K5_2_V &b) const {
-    int32_t t174 = rt_add_i(a.v0, b.v0);
-    int32_t t176 = rt_add_i(a.v1, b.v1);
-    return K5_2_V{t174, t176};
+    int32_t t169 = rt_add_i(a.v0, b.v0);
+    int32_t t171 = rt_add_i(a.v1, b.v1);
+    return K5_2_V{t169, t171};
   }
 };
 static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
@@ -1019,34 +999,34 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtVa
   RtValue *v_x190 = NULL;
   /* MAP */
   {
-    const int64_t t177 = v_x166->len;
-    v_x168 = rtg_vec_new(RT_BOOL, t177);
+    const int64_t t172 = v_x166->len;
+    v_x168 = rtg_vec_new(RT_BOOL, t172);
     A.v_x168_d = v_x168->data.b;
     A.v_x168_n = v_x168->len;
-    v_x170 = rtg_vec_new(RT_BOOL, t177);
+    v_x170 = rtg_vec_new(RT_BOOL, t172);
     A.v_x170_d = v_x170->data.b;
     A.v_x170_n = v_x170->len;
     /* computed in the launch of SOAC 1 (K5_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t178 = v_x166->len;
-    const K5_1_V t179 = rtg::reduce_commutative("K5", loc, K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, t178);
-    v_x176 = t179.v0;
+    const int64_t t173 = v_x166->len;
+    const K5_1_V t174 = rtg::reduce_commutative("K5", loc, K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, t173);
+    v_x176 = t174.v0;
     A.v_x176 = v_x176;
-    v_x182 = t179.v1;
+    v_x182 = t174.v1;
     A.v_x182 = v_x182;
   }
   /* SCAN */
   {
-    const int64_t t180 = v_x166->len;
-    v_x186 = rtg_vec_new(RT_INT, t180);
+    const int64_t t175 = v_x166->len;
+    v_x186 = rtg_vec_new(RT_INT, t175);
     A.v_x186_d = v_x186->data.i;
     A.v_x186_n = v_x186->len;
-    v_x190 = rtg_vec_new(RT_INT, t180);
+    v_x190 = rtg_vec_new(RT_INT, t175);
     A.v_x190_d = v_x190->data.i;
     A.v_x190_n = v_x190->len;
-    rtg::scan<true>("K5", loc, K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, t180, K5_2_store{A});
+    rtg::scan<true>("K5", loc, K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, t175, K5_2_store{A});
   }
   *out_v_x168 = v_x168;
   *out_v_x170 = v_x170;
@@ -1081,8 +1061,10 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
   const int64_t v_x191_n = v_x191->len;
   uint8_t *v_x195_d = v_x195->data.b;
   const int64_t v_x195_n = v_x195->len;
+  (void)v_x195_n; /* v_x195's length is v_x191's */
   int32_t *v_x196_d = v_x196->data.i;
   const int64_t v_x196_n = v_x196->len;
+  (void)v_x196_n; /* v_x196's length is v_x191's */
   int32_t *v_x199_d = v_x199->data.i;
   const int64_t v_x199_n = v_x199->len;
   int32_t *v_x200_d = v_x200->data.i;
@@ -1090,89 +1072,73 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
   RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t181 = v_x195_n;
-    v_x205 = rt_value_new(rt_vec_type(RT_INT), t181);
+    const int64_t t176 = v_x191_n;
+    v_x205 = rt_value_new(rt_vec_type(RT_INT), t176);
     int32_t *v_x205_d = v_x205->data.i;
     const int64_t v_x205_n = v_x205->len;
-    RT_PARALLEL_FOR_IF(t181 >= RT_PARALLEL_MIN)
-    for (int64_t t182 = 0; t182 < t181; t182++) {
-      const int32_t t183 = (int32_t)t182;
-      int t185 = 0; /* nonzero: a check below failed */
-      int t186 = (uint64_t)(int64_t)t183 < (uint64_t)v_x191_n;
-      int32_t t184 = t186 ? v_x191_d[t183] : 0;
-      t185 |= !t186;
-      int32_t t188 = rt_add_i(t184, v_x192);
-      uint8_t t189 = v_x195_d[t183];
-      int t191 = (uint64_t)(int64_t)t183 < (uint64_t)v_x196_n;
-      int32_t t190 = t191 ? v_x196_d[t183] : 0;
-      t185 |= !t191;
-      int32_t t193 = (t189 ? t190 : t188);
-      int t195 = (uint64_t)(int64_t)t193 < (uint64_t)v_x201;
-      int32_t t194 = t195 ? t193 : 0;
-      t185 |= !t195;
-      uint8_t t197 = rt_lt_i(t194, (int32_t)v_x199_n);
-      int32_t t198;
-      if (t197) {
-        int t200 = (uint64_t)(int64_t)t194 < (uint64_t)v_x199_n;
-        int32_t t199 = t200 ? v_x199_d[t194] : 0;
-        t185 |= !t200;
-        t198 = t199;
+    RT_PARALLEL_FOR_IF(t176 >= RT_PARALLEL_MIN)
+    for (int64_t t177 = 0; t177 < t176; t177++) {
+      const int32_t t178 = (int32_t)t177;
+      int t187 = 0; /* nonzero: a check below failed */
+      int32_t t179 = v_x191_d[t178];
+      int32_t t181 = rt_add_i(t179, v_x192);
+      uint8_t t182 = v_x195_d[t178];
+      int32_t t183 = v_x196_d[t178];
+      int32_t t185 = (t182 ? t183 : t181);
+      int t188 = (uint64_t)(int64_t)t185 < (uint64_t)v_x201;
+      int32_t t186 = t188 ? t185 : 0;
+      t187 |= !t188;
+      uint8_t t190 = rt_lt_i(t186, (int32_t)v_x199_n);
+      int32_t t191;
+      if (t190) {
+        int t193 = (uint64_t)(int64_t)t186 < (uint64_t)v_x199_n;
+        int32_t t192 = t193 ? v_x199_d[t186] : 0;
+        t187 |= !t193;
+        t191 = t192;
       } else {
-        int32_t t202 = rt_sub_i(t194, (int32_t)v_x199_n);
-        int t204 = (uint64_t)(int64_t)t202 < (uint64_t)v_x200_n;
-        int32_t t203 = t204 ? v_x200_d[t202] : 0;
-        t185 |= !t204;
-        t198 = t203;
+        int32_t t195 = rt_sub_i(t186, (int32_t)v_x199_n);
+        int t197 = (uint64_t)(int64_t)t195 < (uint64_t)v_x200_n;
+        int32_t t196 = t197 ? v_x200_d[t195] : 0;
+        t187 |= !t197;
+        t191 = t196;
       }
-      if (__builtin_expect(t185 != 0, 0)) { /* again, recording the error */
+      if (__builtin_expect(t187 != 0, 0)) { /* again, recording the error */
+        int32_t t198 = v_x191_d[t178];
+        int32_t t200 = rt_add_i(t198, v_x192);
+        uint8_t t201 = v_x195_d[t178];
+        int32_t t202 = v_x196_d[t178];
+        int32_t t204 = (t201 ? t202 : t200);
         int32_t t205;
-        if ((uint64_t)(int64_t)t183 < (uint64_t)v_x191_n) {
-          t205 = v_x191_d[t183];
+        if ((uint64_t)(int64_t)t204 < (uint64_t)v_x201) {
+          t205 = t204;
         } else {
-          NESSIE_RECORD(err, t182, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x191_n, 0.0, 0);
+          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, v_x201, 0.0, 0);
           t205 = 0;
         }
-        int32_t t207 = rt_add_i(t205, v_x192);
-        uint8_t t208 = v_x195_d[t183];
-        int32_t t209;
-        if ((uint64_t)(int64_t)t183 < (uint64_t)v_x196_n) {
-          t209 = v_x196_d[t183];
-        } else {
-          NESSIE_RECORD(err, t182, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x196_n, 0.0, 1);
-          t209 = 0;
-        }
-        int32_t t211 = (t208 ? t209 : t207);
-        int32_t t212;
-        if ((uint64_t)(int64_t)t211 < (uint64_t)v_x201) {
-          t212 = t211;
-        } else {
-          NESSIE_RECORD(err, t182, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x201, 0.0, 2);
-          t212 = 0;
-        }
-        uint8_t t214 = rt_lt_i(t212, (int32_t)v_x199_n);
-        int32_t t215;
-        if (t214) {
-          int32_t t216;
-          if ((uint64_t)(int64_t)t212 < (uint64_t)v_x199_n) {
-            t216 = v_x199_d[t212];
+        uint8_t t207 = rt_lt_i(t205, (int32_t)v_x199_n);
+        int32_t t208;
+        if (t207) {
+          int32_t t209;
+          if ((uint64_t)(int64_t)t205 < (uint64_t)v_x199_n) {
+            t209 = v_x199_d[t205];
           } else {
-            NESSIE_RECORD(err, t182, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x199_n, 0.0, 3);
-            t216 = 0;
+            NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x199_n, 0.0, 1);
+            t209 = 0;
           }
-          t215 = t216;
+          t208 = t209;
         } else {
-          int32_t t218 = rt_sub_i(t212, (int32_t)v_x199_n);
-          int32_t t219;
-          if ((uint64_t)(int64_t)t218 < (uint64_t)v_x200_n) {
-            t219 = v_x200_d[t218];
+          int32_t t211 = rt_sub_i(t205, (int32_t)v_x199_n);
+          int32_t t212;
+          if ((uint64_t)(int64_t)t211 < (uint64_t)v_x200_n) {
+            t212 = v_x200_d[t211];
           } else {
-            NESSIE_RECORD(err, t182, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x200_n, 0.0, 4);
-            t219 = 0;
+            NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x200_n, 0.0, 2);
+            t212 = 0;
           }
-          t215 = t219;
+          t208 = t212;
         }
       }
-      v_x205_d[t182] = t198;
+      v_x205_d[t177] = t191;
     }
   }
   if (err->index != INT64_MAX)
@@ -1205,81 +1171,65 @@ struct K6_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t221 = 0; /* nonzero: a check below failed */
-    int t222 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x191_n;
-    int32_t t220 = t222 ? A.v_x191_d[ix] : 0;
+    int32_t t213 = A.v_x191_d[ix];
+    int32_t t215 = rt_add_i(t213, A.v_x192);
+    uint8_t t216 = A.v_x195_d[ix];
+    int32_t t217 = A.v_x196_d[ix];
+    int32_t t219 = (t216 ? t217 : t215);
+    int t222 = (uint64_t)(int64_t)t219 < (uint64_t)A.v_x201;
+    int32_t t220 = t222 ? t219 : 0;
     t221 |= !t222;
-    int32_t t224 = rt_add_i(t220, A.v_x192);
-    uint8_t t225 = A.v_x195_d[ix];
-    int t227 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x196_n;
-    int32_t t226 = t227 ? A.v_x196_d[ix] : 0;
-    t221 |= !t227;
-    int32_t t229 = (t225 ? t226 : t224);
-    int t231 = (uint64_t)(int64_t)t229 < (uint64_t)A.v_x201;
-    int32_t t230 = t231 ? t229 : 0;
-    t221 |= !t231;
-    uint8_t t233 = rt_lt_i(t230, (int32_t)A.v_x199_n);
-    int32_t t234;
-    if (t233) {
-      int t236 = (uint64_t)(int64_t)t230 < (uint64_t)A.v_x199_n;
-      int32_t t235 = t236 ? A.v_x199_d[t230] : 0;
-      t221 |= !t236;
-      t234 = t235;
+    uint8_t t224 = rt_lt_i(t220, (int32_t)A.v_x199_n);
+    int32_t t225;
+    if (t224) {
+      int t227 = (uint64_t)(int64_t)t220 < (uint64_t)A.v_x199_n;
+      int32_t t226 = t227 ? A.v_x199_d[t220] : 0;
+      t221 |= !t227;
+      t225 = t226;
     } else {
-      int32_t t238 = rt_sub_i(t230, (int32_t)A.v_x199_n);
-      int t240 = (uint64_t)(int64_t)t238 < (uint64_t)A.v_x200_n;
-      int32_t t239 = t240 ? A.v_x200_d[t238] : 0;
-      t221 |= !t240;
-      t234 = t239;
+      int32_t t229 = rt_sub_i(t220, (int32_t)A.v_x199_n);
+      int t231 = (uint64_t)(int64_t)t229 < (uint64_t)A.v_x200_n;
+      int32_t t230 = t231 ? A.v_x200_d[t229] : 0;
+      t221 |= !t231;
+      t225 = t230;
     }
     if (__builtin_expect(t221 != 0, 0)) { /* again, recording the error */
-      int32_t t241;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x191_n) {
-        t241 = A.v_x191_d[ix];
+      int32_t t232 = A.v_x191_d[ix];
+      int32_t t234 = rt_add_i(t232, A.v_x192);
+      uint8_t t235 = A.v_x195_d[ix];
+      int32_t t236 = A.v_x196_d[ix];
+      int32_t t238 = (t235 ? t236 : t234);
+      int32_t t239;
+      if ((uint64_t)(int64_t)t238 < (uint64_t)A.v_x201) {
+        t239 = t238;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x191_n, 0.0, 0);
-        t241 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t238, A.v_x201, 0.0, 0);
+        t239 = 0;
       }
-      int32_t t243 = rt_add_i(t241, A.v_x192);
-      uint8_t t244 = A.v_x195_d[ix];
-      int32_t t245;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x196_n) {
-        t245 = A.v_x196_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x196_n, 0.0, 1);
-        t245 = 0;
-      }
-      int32_t t247 = (t244 ? t245 : t243);
-      int32_t t248;
-      if ((uint64_t)(int64_t)t247 < (uint64_t)A.v_x201) {
-        t248 = t247;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, A.v_x201, 0.0, 2);
-        t248 = 0;
-      }
-      uint8_t t250 = rt_lt_i(t248, (int32_t)A.v_x199_n);
-      int32_t t251;
-      if (t250) {
-        int32_t t252;
-        if ((uint64_t)(int64_t)t248 < (uint64_t)A.v_x199_n) {
-          t252 = A.v_x199_d[t248];
+      uint8_t t241 = rt_lt_i(t239, (int32_t)A.v_x199_n);
+      int32_t t242;
+      if (t241) {
+        int32_t t243;
+        if ((uint64_t)(int64_t)t239 < (uint64_t)A.v_x199_n) {
+          t243 = A.v_x199_d[t239];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, A.v_x199_n, 0.0, 3);
-          t252 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, A.v_x199_n, 0.0, 1);
+          t243 = 0;
         }
-        t251 = t252;
+        t242 = t243;
       } else {
-        int32_t t254 = rt_sub_i(t248, (int32_t)A.v_x199_n);
-        int32_t t255;
-        if ((uint64_t)(int64_t)t254 < (uint64_t)A.v_x200_n) {
-          t255 = A.v_x200_d[t254];
+        int32_t t245 = rt_sub_i(t239, (int32_t)A.v_x199_n);
+        int32_t t246;
+        if ((uint64_t)(int64_t)t245 < (uint64_t)A.v_x200_n) {
+          t246 = A.v_x200_d[t245];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, A.v_x200_n, 0.0, 4);
-          t255 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, A.v_x200_n, 0.0, 2);
+          t246 = 0;
         }
-        t251 = t255;
+        t242 = t246;
       }
     }
-    return K6_0_V{t234};
+    return K6_0_V{t225};
   }
 };
 struct K6_0_store {
@@ -1310,11 +1260,11 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int3
   RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t256 = v_x195->len;
-    v_x205 = rtg_vec_new(RT_INT, t256);
+    const int64_t t247 = v_x195->len;
+    v_x205 = rtg_vec_new(RT_INT, t247);
     A.v_x205_d = v_x205->data.i;
     A.v_x205_n = v_x205->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t256);
+    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t247);
   }
   *out_v_x205 = v_x205;
   return;
@@ -1511,18 +1461,18 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 10);
-  RtValue *t257 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t257->data.i[0] = 6;
-  t257->data.i[1] = 7;
-  t257->data.i[2] = 8;
-  v_x17 = NESSIE_TO_DEVICE(t257);
+  RtValue *t248 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t248->data.i[0] = 6;
+  t248->data.i[1] = 7;
+  t248->data.i[2] = 8;
+  v_x17 = NESSIE_TO_DEVICE(t248);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 21);
-  RtValue *t258 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t258->data.i[0] = 2;
-  t258->data.i[1] = 0;
-  t258->data.i[2] = 4;
-  v_x18 = NESSIE_TO_DEVICE(t258);
+  RtValue *t249 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t249->data.i[0] = 2;
+  t249->data.i[1] = 0;
+  t249->data.i[2] = 4;
+  v_x18 = NESSIE_TO_DEVICE(t249);
   RtValue *v_x19 = NULL;
   rt_retain(v_x17);
   rt_retain(v_x18);

@@ -236,6 +236,7 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue 
   const int64_t v_x160_n = v_x160->len;
   int32_t *v_x161_d = v_x161->data.i;
   const int64_t v_x161_n = v_x161->len;
+  (void)v_x161_n; /* v_x161's length is v_x160's */
   int32_t *v_x162_d = v_x162->data.i;
   const int64_t v_x162_n = v_x162->len;
   RtValue *v_x163 = NULL;
@@ -999,6 +1000,7 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue
   const int64_t v_x773_n = v_x773->len;
   int32_t *v_x774_d = v_x774->data.i;
   const int64_t v_x774_n = v_x774->len;
+  (void)v_x774_n; /* v_x774's length is v_x773's */
   RtValue *v_x777 = NULL;
   RtValue *v_x781 = NULL;
   /* MAP */
@@ -1024,7 +1026,7 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue
         t223 = t224;
       } else {
         int32_t t228 = rt_sub_i(t220, (int32_t)v_x773_n);
-        int t230 = (uint64_t)(int64_t)t228 < (uint64_t)v_x774_n;
+        int t230 = (uint64_t)(int64_t)t228 < (uint64_t)v_x773_n;
         int32_t t229 = t230 ? v_x774_d[t228] : 0;
         t225 |= !t230;
         t223 = t229;
@@ -1044,10 +1046,10 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue
         } else {
           int32_t t236 = rt_sub_i(t220, (int32_t)v_x773_n);
           int32_t t237;
-          if ((uint64_t)(int64_t)t236 < (uint64_t)v_x774_n) {
+          if ((uint64_t)(int64_t)t236 < (uint64_t)v_x773_n) {
             t237 = v_x774_d[t236];
           } else {
-            NESSIE_RECORD(err, t219, RT_CHECK_INDEX, 0, 0, RT_GATHER, t236, v_x774_n, 0.0, 2);
+            NESSIE_RECORD(err, t219, RT_CHECK_INDEX, 0, 0, RT_GATHER, t236, v_x773_n, 0.0, 2);
             t237 = 0;
           }
           t233 = t237;
@@ -1088,7 +1090,7 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue
             t246 = t247;
           } else {
             int32_t t251 = rt_sub_i(t243, (int32_t)v_x773_n);
-            int t253 = (uint64_t)(int64_t)t251 < (uint64_t)v_x774_n;
+            int t253 = (uint64_t)(int64_t)t251 < (uint64_t)v_x773_n;
             int32_t t252 = t253 ? v_x774_d[t251] : 0;
             t248 |= !t253;
             t246 = t252;
@@ -1108,10 +1110,10 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue
             } else {
               int32_t t259 = rt_sub_i(t243, (int32_t)v_x773_n);
               int32_t t260;
-              if ((uint64_t)(int64_t)t259 < (uint64_t)v_x774_n) {
+              if ((uint64_t)(int64_t)t259 < (uint64_t)v_x773_n) {
                 t260 = v_x774_d[t259];
               } else {
-                NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t259, v_x774_n, 0.0, 5);
+                NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t259, v_x773_n, 0.0, 5);
                 t260 = 0;
               }
               t256 = t260;
@@ -1153,7 +1155,7 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue
             t268 = t269;
           } else {
             int32_t t273 = rt_sub_i(t243, (int32_t)v_x773_n);
-            int t275 = (uint64_t)(int64_t)t273 < (uint64_t)v_x774_n;
+            int t275 = (uint64_t)(int64_t)t273 < (uint64_t)v_x773_n;
             int32_t t274 = t275 ? v_x774_d[t273] : 0;
             t270 |= !t275;
             t268 = t274;
@@ -1173,10 +1175,10 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue
             } else {
               int32_t t281 = rt_sub_i(t243, (int32_t)v_x773_n);
               int32_t t282;
-              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x774_n) {
+              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x773_n) {
                 t282 = v_x774_d[t281];
               } else {
-                NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x774_n, 0.0, 7);
+                NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x773_n, 0.0, 7);
                 t282 = 0;
               }
               t278 = t282;
@@ -1338,6 +1340,7 @@ static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t 
   const int64_t v_x808_n = v_x808->len;
   int32_t *v_x811_d = v_x811->data.i;
   const int64_t v_x811_n = v_x811->len;
+  (void)v_x811_n; /* v_x811's length is v_x808's */
   RtValue *v_x813 = NULL;
   RtValue *v_x815 = NULL;
   RtValue *v_x817 = NULL;
@@ -1368,41 +1371,39 @@ static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t 
       int t346 = (uint64_t)(int64_t)t344 < (uint64_t)v_x808_n;
       int32_t t345 = t346 ? v_x808_d[t344] : 0;
       t338 |= !t346;
-      int t348 = (uint64_t)(int64_t)t344 < (uint64_t)v_x811_n;
-      int32_t t347 = t348 ? v_x811_d[t344] : 0;
-      t338 |= !t348;
-      int32_t t350 = rt_add_i(t347, t345);
+      int32_t t347 = t346 ? v_x811_d[t344] : 0;
+      int32_t t349 = rt_add_i(t347, t345);
       if (__builtin_expect(t338 != 0, 0)) { /* again, recording the error */
-        int t351 = 0;
-        int32_t t352 = rt_div_i(t335, 2, &t351);
-        if (t351) {
-          NESSIE_RECORD(err, t334, RT_CHECK_SCALAR, 0, t351, RT_DIV, 0, 0, 0.0, 1);
+        int t350 = 0;
+        int32_t t351 = rt_div_i(t335, 2, &t350);
+        if (t350) {
+          NESSIE_RECORD(err, t334, RT_CHECK_SCALAR, 0, t350, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t353 = 0;
-        int32_t t354 = rt_rem_i(t335, 2, &t353);
-        if (t353) {
-          NESSIE_RECORD(err, t334, RT_CHECK_SCALAR, 0, t353, RT_REM, 0, 0, 0.0, 2);
+        int t352 = 0;
+        int32_t t353 = rt_rem_i(t335, 2, &t352);
+        if (t352) {
+          NESSIE_RECORD(err, t334, RT_CHECK_SCALAR, 0, t352, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t356 = rt_mul_i(t354, v_x803);
-        int32_t t358 = rt_add_i(t356, t352);
-        int32_t t359;
-        if ((uint64_t)(int64_t)t358 < (uint64_t)v_x808_n) {
-          t359 = v_x808_d[t358];
+        int32_t t355 = rt_mul_i(t353, v_x803);
+        int32_t t357 = rt_add_i(t355, t351);
+        int32_t t358;
+        if ((uint64_t)(int64_t)t357 < (uint64_t)v_x808_n) {
+          t358 = v_x808_d[t357];
         } else {
-          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_x808_n, 0.0, 3);
+          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, v_x808_n, 0.0, 3);
+          t358 = 0;
+        }
+        int32_t t359;
+        if ((uint64_t)(int64_t)t357 < (uint64_t)v_x808_n) {
+          t359 = v_x811_d[t357];
+        } else {
+          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, v_x808_n, 0.0, 4);
           t359 = 0;
         }
-        int32_t t360;
-        if ((uint64_t)(int64_t)t358 < (uint64_t)v_x811_n) {
-          t360 = v_x811_d[t358];
-        } else {
-          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_x811_n, 0.0, 4);
-          t360 = 0;
-        }
-        int32_t t362 = rt_add_i(t360, t359);
+        int32_t t361 = rt_add_i(t359, t358);
       }
       v_x813_d[t334] = t347;
-      v_x815_d[t334] = t350;
+      v_x815_d[t334] = t349;
       v_x817_d[t334] = 1;
     }
   }
@@ -1430,18 +1431,18 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue 
   int32_t v_x831 = 0;
   /* MAP */
   {
-    const int64_t t363 = v_x818;
-    if (t363 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t363, 0.0, 0);
+    const int64_t t362 = v_x818;
+    if (t362 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t362, 0.0, 0);
       goto fail;
     }
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t363);
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t362);
     int32_t *v_x820_d = v_x820->data.i;
     const int64_t v_x820_n = v_x820->len;
-    RT_PARALLEL_FOR_IF(t363 >= RT_PARALLEL_MIN)
-    for (int64_t t364 = 0; t364 < t363; t364++) {
-      const int32_t t365 = (int32_t)t364;
-      v_x820_d[t364] = 2;
+    RT_PARALLEL_FOR_IF(t362 >= RT_PARALLEL_MIN)
+    for (int64_t t363 = 0; t363 < t362; t363++) {
+      const int32_t t364 = (int32_t)t363;
+      v_x820_d[t363] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -1451,101 +1452,101 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue 
     const int64_t v_x820_n = v_x820->len;
     /* REDUCE */
     {
-      const int64_t t366 = v_x821_n;
-      const int64_t t367 = t366 > 0 ? (t366 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t368 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t367);
-      int32_t *t369 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t367);
-      int32_t *t370 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t367);
-      RT_PARALLEL_FOR_IF(t367 > 1)
-      for (int64_t t371 = 0; t371 < t367; t371++) {
-        int32_t t371a0;
-        int32_t t371a1;
-        int32_t t371a2;
-        t371a0 = 2147483647;
-        t371a1 = 0;
-        t371a2 = 1;
-        const int64_t t371_end = (t371 + 1) * RT_CHUNK < t366 ? (t371 + 1) * RT_CHUNK : t366;
-        for (int64_t t372 = t371 * RT_CHUNK; t372 < t371_end; t372++) {
-          const int32_t t373 = (int32_t)t372;
-          int32_t t371x0;
-          int32_t t371x1;
-          int32_t t371x2;
-          uint8_t t375 = rt_lt_i(0, 2);
-          int32_t t376;
-          if (t375) {
-            t376 = 2147483647;
+      const int64_t t365 = v_x821_n;
+      const int64_t t366 = t365 > 0 ? (t365 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t367 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t366);
+      int32_t *t368 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t366);
+      int32_t *t369 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t366);
+      RT_PARALLEL_FOR_IF(t366 > 1)
+      for (int64_t t370 = 0; t370 < t366; t370++) {
+        int32_t t370a0;
+        int32_t t370a1;
+        int32_t t370a2;
+        t370a0 = 2147483647;
+        t370a1 = 0;
+        t370a2 = 1;
+        const int64_t t370_end = (t370 + 1) * RT_CHUNK < t365 ? (t370 + 1) * RT_CHUNK : t365;
+        for (int64_t t371 = t370 * RT_CHUNK; t371 < t370_end; t371++) {
+          const int32_t t372 = (int32_t)t371;
+          int32_t t370x0;
+          int32_t t370x1;
+          int32_t t370x2;
+          uint8_t t374 = rt_lt_i(0, 2);
+          int32_t t375;
+          if (t374) {
+            t375 = 2147483647;
           } else {
-            t376 = t373;
+            t375 = t372;
           }
-          t371x0 = t376;
-          t371x1 = 0;
-          t371x2 = 2;
-          uint8_t t378 = rt_le_i(t371a0, t371x0);
-          int32_t t379;
-          if (t378) {
-            t379 = t371a0;
+          t370x0 = t375;
+          t370x1 = 0;
+          t370x2 = 2;
+          uint8_t t377 = rt_le_i(t370a0, t370x0);
+          int32_t t378;
+          if (t377) {
+            t378 = t370a0;
           } else {
-            t379 = t371x0;
+            t378 = t370x0;
+          }
+          int32_t t379;
+          if (t377) {
+            t379 = t370a1;
+          } else {
+            t379 = t370x1;
           }
           int32_t t380;
-          if (t378) {
-            t380 = t371a1;
+          if (t377) {
+            t380 = t370a2;
           } else {
-            t380 = t371x1;
+            t380 = t370x2;
           }
-          int32_t t381;
-          if (t378) {
-            t381 = t371a2;
-          } else {
-            t381 = t371x2;
-          }
-          t371a0 = t379;
-          t371a1 = t380;
-          t371a2 = t381;
+          t370a0 = t378;
+          t370a1 = t379;
+          t370a2 = t380;
         }
-        t368[t371] = t371a0;
-        t369[t371] = t371a1;
-        t370[t371] = t371a2;
+        t367[t370] = t370a0;
+        t368[t370] = t370a1;
+        t369[t370] = t370a2;
       }
-      int32_t t371t0;
-      int32_t t371t1;
-      int32_t t371t2;
-      t371t0 = 2147483647;
-      t371t1 = 0;
-      t371t2 = 1;
-      for (int64_t t371 = 0; t371 < t367; t371++) {
-        const int32_t t382 = t368[t371];
-        const int32_t t383 = t369[t371];
-        const int32_t t384 = t370[t371];
-        uint8_t t386 = rt_le_i(t371t0, t382);
+      int32_t t370t0;
+      int32_t t370t1;
+      int32_t t370t2;
+      t370t0 = 2147483647;
+      t370t1 = 0;
+      t370t2 = 1;
+      for (int64_t t370 = 0; t370 < t366; t370++) {
+        const int32_t t381 = t367[t370];
+        const int32_t t382 = t368[t370];
+        const int32_t t383 = t369[t370];
+        uint8_t t385 = rt_le_i(t370t0, t381);
+        int32_t t386;
+        if (t385) {
+          t386 = t370t0;
+        } else {
+          t386 = t381;
+        }
         int32_t t387;
-        if (t386) {
-          t387 = t371t0;
+        if (t385) {
+          t387 = t370t1;
         } else {
           t387 = t382;
         }
         int32_t t388;
-        if (t386) {
-          t388 = t371t1;
+        if (t385) {
+          t388 = t370t2;
         } else {
           t388 = t383;
         }
-        int32_t t389;
-        if (t386) {
-          t389 = t371t2;
-        } else {
-          t389 = t384;
-        }
-        t371t0 = t387;
-        t371t1 = t388;
-        t371t2 = t389;
+        t370t0 = t386;
+        t370t1 = t387;
+        t370t2 = t388;
       }
-      v_x829 = t371t0;
+      v_x829 = t370t0;
+      rt_free(t367);
+      v_x830 = t370t1;
       rt_free(t368);
-      v_x830 = t371t1;
+      v_x831 = t370t2;
       rt_free(t369);
-      v_x831 = t371t2;
-      rt_free(t370);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1569,45 +1570,45 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue
   RtValue *v_x847 = NULL;
   /* MAP */
   {
-    const int64_t t390 = v_x832_n;
-    v_x847 = rt_value_new(rt_vec_type(RT_INT), t390);
+    const int64_t t389 = v_x832_n;
+    v_x847 = rt_value_new(rt_vec_type(RT_INT), t389);
     int32_t *v_x847_d = v_x847->data.i;
     const int64_t v_x847_n = v_x847->len;
-    RT_PARALLEL_FOR_IF(t390 >= RT_PARALLEL_MIN)
-    for (int64_t t391 = 0; t391 < t390; t391++) {
-      const int32_t t392 = (int32_t)t391;
-      int t396 = 0; /* nonzero: a check below failed */
-      int32_t t394 = rt_mul_i(t392, 2);
-      int t397 = (uint64_t)(int64_t)t394 < (uint64_t)v_x837_n;
-      int32_t t395 = t397 ? v_x837_d[t394] : 0;
-      t396 |= !t397;
-      int32_t t399 = rt_add_i(t395, 1);
-      int32_t t401 = rt_add_i(t394, 1);
-      int t403 = (uint64_t)(int64_t)t401 < (uint64_t)v_x837_n;
-      int32_t t402 = t403 ? v_x837_d[t401] : 0;
-      t396 |= !t403;
-      int32_t t405 = rt_add_i(t399, t402);
-      if (__builtin_expect(t396 != 0, 0)) { /* again, recording the error */
-        int32_t t407 = rt_mul_i(t392, 2);
-        int32_t t408;
-        if ((uint64_t)(int64_t)t407 < (uint64_t)v_x837_n) {
-          t408 = v_x837_d[t407];
+    RT_PARALLEL_FOR_IF(t389 >= RT_PARALLEL_MIN)
+    for (int64_t t390 = 0; t390 < t389; t390++) {
+      const int32_t t391 = (int32_t)t390;
+      int t395 = 0; /* nonzero: a check below failed */
+      int32_t t393 = rt_mul_i(t391, 2);
+      int t396 = (uint64_t)(int64_t)t393 < (uint64_t)v_x837_n;
+      int32_t t394 = t396 ? v_x837_d[t393] : 0;
+      t395 |= !t396;
+      int32_t t398 = rt_add_i(t394, 1);
+      int32_t t400 = rt_add_i(t393, 1);
+      int t402 = (uint64_t)(int64_t)t400 < (uint64_t)v_x837_n;
+      int32_t t401 = t402 ? v_x837_d[t400] : 0;
+      t395 |= !t402;
+      int32_t t404 = rt_add_i(t398, t401);
+      if (__builtin_expect(t395 != 0, 0)) { /* again, recording the error */
+        int32_t t406 = rt_mul_i(t391, 2);
+        int32_t t407;
+        if ((uint64_t)(int64_t)t406 < (uint64_t)v_x837_n) {
+          t407 = v_x837_d[t406];
         } else {
-          NESSIE_RECORD(err, t391, RT_CHECK_INDEX, 0, 0, RT_GATHER, t407, v_x837_n, 0.0, 0);
-          t408 = 0;
+          NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t406, v_x837_n, 0.0, 0);
+          t407 = 0;
         }
-        int32_t t410 = rt_add_i(t408, 1);
-        int32_t t412 = rt_add_i(t407, 1);
-        int32_t t413;
-        if ((uint64_t)(int64_t)t412 < (uint64_t)v_x837_n) {
-          t413 = v_x837_d[t412];
+        int32_t t409 = rt_add_i(t407, 1);
+        int32_t t411 = rt_add_i(t406, 1);
+        int32_t t412;
+        if ((uint64_t)(int64_t)t411 < (uint64_t)v_x837_n) {
+          t412 = v_x837_d[t411];
         } else {
-          NESSIE_RECORD(err, t391, RT_CHECK_INDEX, 1, 0, RT_GATHER, t412, v_x837_n, 0.0, 1);
-          t413 = 0;
+          NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 1, 0, RT_GATHER, t411, v_x837_n, 0.0, 1);
+          t412 = 0;
         }
-        int32_t t415 = rt_add_i(t410, t413);
+        int32_t t414 = rt_add_i(t409, t412);
       }
-      v_x847_d[t391] = t405;
+      v_x847_d[t390] = t404;
     }
   }
   if (err->index != INT64_MAX)
@@ -1633,33 +1634,33 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int3
   RtValue *v_x1134 = NULL;
   /* MAP */
   {
-    const int64_t t416 = v_x1110;
-    if (t416 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t416, 0.0, 0);
+    const int64_t t415 = v_x1110;
+    if (t415 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t415, 0.0, 0);
       goto fail;
     }
-    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t416);
+    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t415);
     uint8_t *v_x1113_d = v_x1113->data.b;
     const int64_t v_x1113_n = v_x1113->len;
-    RT_PARALLEL_FOR_IF(t416 >= RT_PARALLEL_MIN)
-    for (int64_t t417 = 0; t417 < t416; t417++) {
-      const int32_t t418 = (int32_t)t417;
-      int t420 = 0; /* nonzero: a check below failed */
-      int t421 = (uint64_t)(int64_t)t418 < (uint64_t)v_sd_1135_n;
-      int32_t t419 = t421 ? (int32_t)(v_sd_1135_off[t418 + 1] - v_sd_1135_off[t418]) : 0;
-      t420 |= !t421;
-      uint8_t t423 = rt_le_i(t419, 1);
-      if (__builtin_expect(t420 != 0, 0)) { /* again, recording the error */
-        int32_t t424;
-        if ((uint64_t)(int64_t)t418 < (uint64_t)v_sd_1135_n) {
-          t424 = (int32_t)(v_sd_1135_off[t418 + 1] - v_sd_1135_off[t418]);
+    RT_PARALLEL_FOR_IF(t415 >= RT_PARALLEL_MIN)
+    for (int64_t t416 = 0; t416 < t415; t416++) {
+      const int32_t t417 = (int32_t)t416;
+      int t419 = 0; /* nonzero: a check below failed */
+      int t420 = (uint64_t)(int64_t)t417 < (uint64_t)v_sd_1135_n;
+      int32_t t418 = t420 ? (int32_t)(v_sd_1135_off[t417 + 1] - v_sd_1135_off[t417]) : 0;
+      t419 |= !t420;
+      uint8_t t422 = rt_le_i(t418, 1);
+      if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
+        int32_t t423;
+        if ((uint64_t)(int64_t)t417 < (uint64_t)v_sd_1135_n) {
+          t423 = (int32_t)(v_sd_1135_off[t417 + 1] - v_sd_1135_off[t417]);
         } else {
-          NESSIE_RECORD(err, t417, RT_CHECK_INDEX, 0, 0, RT_GATHER, t418, v_sd_1135_n, 0.0, 1);
-          t424 = 0;
+          NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_sd_1135_n, 0.0, 1);
+          t423 = 0;
         }
-        uint8_t t426 = rt_le_i(t424, 1);
+        uint8_t t425 = rt_le_i(t423, 1);
       }
-      v_x1113_d[t417] = t423;
+      v_x1113_d[t416] = t422;
     }
   }
   if (err->index != INT64_MAX)
@@ -1669,108 +1670,108 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int3
     const int64_t v_x1113_n = v_x1113->len;
     /* PARTITION */
     {
-      const int64_t t427 = v_x1110;
-      if (t427 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t427, 0.0, 2);
+      const int64_t t426 = v_x1110;
+      if (t426 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t426, 0.0, 2);
         goto fail;
       }
-      const int64_t t428 = t427 > 0 ? (t427 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t429 = (uint8_t *)rt_alloc_atomic((size_t)t427 + 1);
-      int64_t *t430 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t428 + 1));
-      RT_PARALLEL_FOR_IF(t428 > 1)
-      for (int64_t t431 = 0; t431 < t428; t431++) {
+      const int64_t t427 = t426 > 0 ? (t426 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t428 = (uint8_t *)rt_alloc_atomic((size_t)t426 + 1);
+      int64_t *t429 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t427 + 1));
+      RT_PARALLEL_FOR_IF(t427 > 1)
+      for (int64_t t430 = 0; t430 < t427; t430++) {
         int64_t kept = 0;
-        const int64_t t431_end = (t431 + 1) * RT_CHUNK < t427 ? (t431 + 1) * RT_CHUNK : t427;
-        for (int64_t t432 = t431 * RT_CHUNK; t432 < t431_end; t432++) {
-          const int32_t t433 = (int32_t)t432;
-          int32_t t431x0;
-          uint8_t t431x1;
-          int t435 = 0; /* nonzero: a check below failed */
-          int t436 = (uint64_t)(int64_t)t433 < (uint64_t)v_sd_1135_n;
-          int32_t t434 = t436 ? (int32_t)(v_sd_1135_off[t433 + 1] - v_sd_1135_off[t433]) : 0;
-          t435 |= !t436;
-          uint8_t t438 = rt_le_i(t434, 1);
-          if (__builtin_expect(t435 != 0, 0)) { /* again, recording the error */
-            int32_t t439;
-            if ((uint64_t)(int64_t)t433 < (uint64_t)v_sd_1135_n) {
-              t439 = (int32_t)(v_sd_1135_off[t433 + 1] - v_sd_1135_off[t433]);
+        const int64_t t430_end = (t430 + 1) * RT_CHUNK < t426 ? (t430 + 1) * RT_CHUNK : t426;
+        for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
+          const int32_t t432 = (int32_t)t431;
+          int32_t t430x0;
+          uint8_t t430x1;
+          int t434 = 0; /* nonzero: a check below failed */
+          int t435 = (uint64_t)(int64_t)t432 < (uint64_t)v_sd_1135_n;
+          int32_t t433 = t435 ? (int32_t)(v_sd_1135_off[t432 + 1] - v_sd_1135_off[t432]) : 0;
+          t434 |= !t435;
+          uint8_t t437 = rt_le_i(t433, 1);
+          if (__builtin_expect(t434 != 0, 0)) { /* again, recording the error */
+            int32_t t438;
+            if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1135_n) {
+              t438 = (int32_t)(v_sd_1135_off[t432 + 1] - v_sd_1135_off[t432]);
             } else {
-              NESSIE_RECORD(err, t432, RT_CHECK_INDEX, 0, 0, RT_GATHER, t433, v_sd_1135_n, 0.0, 3);
-              t439 = 0;
+              NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1135_n, 0.0, 3);
+              t438 = 0;
             }
-            uint8_t t441 = rt_le_i(t439, 1);
+            uint8_t t440 = rt_le_i(t438, 1);
           }
-          t431x0 = t433;
-          t431x1 = t438;
-          uint8_t t442;
-          t442 = t431x1;
-          t429[t432] = t442 != 0;
-          kept += t442 != 0;
+          t430x0 = t432;
+          t430x1 = t437;
+          uint8_t t441;
+          t441 = t430x1;
+          t428[t431] = t441 != 0;
+          kept += t441 != 0;
         }
-        t430[t431] = kept;
+        t429[t430] = kept;
       }
       if (err->index != INT64_MAX) {
+        rt_free(t428);
         rt_free(t429);
-        rt_free(t430);
         goto fail;
       }
-      int64_t t443 = 0;
-      for (int64_t t431 = 0; t431 < t428; t431++) {
-        const int64_t k = t430[t431];
-        t430[t431] = t443;
-        t443 += k;
+      int64_t t442 = 0;
+      for (int64_t t430 = 0; t430 < t427; t430++) {
+        const int64_t k = t429[t430];
+        t429[t430] = t442;
+        t442 += k;
       }
-      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t443);
+      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t442);
       int32_t *v_x1118_d = v_x1118->data.i;
       const int64_t v_x1118_n = v_x1118->len;
-      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t443);
+      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t442);
       uint8_t *v_x1119_d = v_x1119->data.b;
       const int64_t v_x1119_n = v_x1119->len;
-      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t427 - t443));
+      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t426 - t442));
       int32_t *v_x1120_d = v_x1120->data.i;
       const int64_t v_x1120_n = v_x1120->len;
-      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t427 - t443));
+      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t426 - t442));
       uint8_t *v_x1121_d = v_x1121->data.b;
       const int64_t v_x1121_n = v_x1121->len;
-      RT_PARALLEL_FOR_IF(t428 > 1)
-      for (int64_t t431 = 0; t431 < t428; t431++) {
-        int64_t at = t430[t431];
-        int64_t at_not = t431 * RT_CHUNK - t430[t431];
-        const int64_t t431_end = (t431 + 1) * RT_CHUNK < t427 ? (t431 + 1) * RT_CHUNK : t427;
-        for (int64_t t432 = t431 * RT_CHUNK; t432 < t431_end; t432++) {
-          const int32_t t433 = (int32_t)t432;
-          int32_t t431y0;
-          uint8_t t431y1;
-          int t445 = 0; /* nonzero: a check below failed */
-          int t446 = (uint64_t)(int64_t)t433 < (uint64_t)v_sd_1135_n;
-          int32_t t444 = t446 ? (int32_t)(v_sd_1135_off[t433 + 1] - v_sd_1135_off[t433]) : 0;
-          t445 |= !t446;
-          uint8_t t448 = rt_le_i(t444, 1);
-          if (__builtin_expect(t445 != 0, 0)) { /* again, recording the error */
-            int32_t t449;
-            if ((uint64_t)(int64_t)t433 < (uint64_t)v_sd_1135_n) {
-              t449 = (int32_t)(v_sd_1135_off[t433 + 1] - v_sd_1135_off[t433]);
+      RT_PARALLEL_FOR_IF(t427 > 1)
+      for (int64_t t430 = 0; t430 < t427; t430++) {
+        int64_t at = t429[t430];
+        int64_t at_not = t430 * RT_CHUNK - t429[t430];
+        const int64_t t430_end = (t430 + 1) * RT_CHUNK < t426 ? (t430 + 1) * RT_CHUNK : t426;
+        for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
+          const int32_t t432 = (int32_t)t431;
+          int32_t t430y0;
+          uint8_t t430y1;
+          int t444 = 0; /* nonzero: a check below failed */
+          int t445 = (uint64_t)(int64_t)t432 < (uint64_t)v_sd_1135_n;
+          int32_t t443 = t445 ? (int32_t)(v_sd_1135_off[t432 + 1] - v_sd_1135_off[t432]) : 0;
+          t444 |= !t445;
+          uint8_t t447 = rt_le_i(t443, 1);
+          if (__builtin_expect(t444 != 0, 0)) { /* again, recording the error */
+            int32_t t448;
+            if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1135_n) {
+              t448 = (int32_t)(v_sd_1135_off[t432 + 1] - v_sd_1135_off[t432]);
             } else {
-              NESSIE_RECORD(err, t432, RT_CHECK_INDEX, 0, 0, RT_GATHER, t433, v_sd_1135_n, 0.0, 4);
-              t449 = 0;
+              NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1135_n, 0.0, 4);
+              t448 = 0;
             }
-            uint8_t t451 = rt_le_i(t449, 1);
+            uint8_t t450 = rt_le_i(t448, 1);
           }
-          t431y0 = t433;
-          t431y1 = t448;
-          if (t429[t432]) {
-            v_x1118_d[at] = t431y0;
-            v_x1119_d[at] = t431y1;
+          t430y0 = t432;
+          t430y1 = t447;
+          if (t428[t431]) {
+            v_x1118_d[at] = t430y0;
+            v_x1119_d[at] = t430y1;
             at++;
           } else {
-            v_x1120_d[at_not] = t431y0;
-            v_x1121_d[at_not] = t431y1;
+            v_x1120_d[at_not] = t430y0;
+            v_x1121_d[at_not] = t430y1;
             at_not++;
           }
         }
       }
+      rt_free(t428);
       rt_free(t429);
-      rt_free(t430);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1785,120 +1786,120 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, int3
       const int64_t v_x1121_n = v_x1121->len;
       /* SCAN */
       {
-        const int64_t t452 = v_x1110;
-        if (t452 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t452, 0.0, 5);
+        const int64_t t451 = v_x1110;
+        if (t451 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t451, 0.0, 5);
           goto fail;
         }
-        const int64_t t453 = t452 > 0 ? (t452 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t454 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t453);
-        int32_t *t455 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t453);
-        RT_PARALLEL_FOR_IF(t453 > 1)
-        for (int64_t t456 = 0; t456 < t453; t456++) {
-          int32_t t456a0;
-          int32_t t456a1;
-          t456a0 = 0;
-          t456a1 = 0;
-          const int64_t t456_end = (t456 + 1) * RT_CHUNK < t452 ? (t456 + 1) * RT_CHUNK : t452;
-          for (int64_t t457 = t456 * RT_CHUNK; t457 < t456_end; t457++) {
-            const int32_t t458 = (int32_t)t457;
-            int32_t t456x0;
-            int32_t t456x1;
-            int t460 = 0; /* nonzero: a check below failed */
-            int t461 = (uint64_t)(int64_t)t458 < (uint64_t)v_sd_1135_n;
-            int32_t t459 = t461 ? (int32_t)(v_sd_1135_off[t458 + 1] - v_sd_1135_off[t458]) : 0;
-            t460 |= !t461;
-            uint8_t t463 = rt_le_i(t459, 1);
-            int32_t t465 = rt_btoi_b(t463);
-            uint8_t t467 = rt_not_b(t463);
-            int32_t t469 = rt_btoi_b(t467);
-            if (__builtin_expect(t460 != 0, 0)) { /* again, recording the error */
-              int32_t t470;
-              if ((uint64_t)(int64_t)t458 < (uint64_t)v_sd_1135_n) {
-                t470 = (int32_t)(v_sd_1135_off[t458 + 1] - v_sd_1135_off[t458]);
+        const int64_t t452 = t451 > 0 ? (t451 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t453 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t452);
+        int32_t *t454 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t452);
+        RT_PARALLEL_FOR_IF(t452 > 1)
+        for (int64_t t455 = 0; t455 < t452; t455++) {
+          int32_t t455a0;
+          int32_t t455a1;
+          t455a0 = 0;
+          t455a1 = 0;
+          const int64_t t455_end = (t455 + 1) * RT_CHUNK < t451 ? (t455 + 1) * RT_CHUNK : t451;
+          for (int64_t t456 = t455 * RT_CHUNK; t456 < t455_end; t456++) {
+            const int32_t t457 = (int32_t)t456;
+            int32_t t455x0;
+            int32_t t455x1;
+            int t459 = 0; /* nonzero: a check below failed */
+            int t460 = (uint64_t)(int64_t)t457 < (uint64_t)v_sd_1135_n;
+            int32_t t458 = t460 ? (int32_t)(v_sd_1135_off[t457 + 1] - v_sd_1135_off[t457]) : 0;
+            t459 |= !t460;
+            uint8_t t462 = rt_le_i(t458, 1);
+            int32_t t464 = rt_btoi_b(t462);
+            uint8_t t466 = rt_not_b(t462);
+            int32_t t468 = rt_btoi_b(t466);
+            if (__builtin_expect(t459 != 0, 0)) { /* again, recording the error */
+              int32_t t469;
+              if ((uint64_t)(int64_t)t457 < (uint64_t)v_sd_1135_n) {
+                t469 = (int32_t)(v_sd_1135_off[t457 + 1] - v_sd_1135_off[t457]);
               } else {
-                NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_sd_1135_n, 0.0, 6);
-                t470 = 0;
+                NESSIE_RECORD(err, t456, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_sd_1135_n, 0.0, 6);
+                t469 = 0;
               }
-              uint8_t t472 = rt_le_i(t470, 1);
-              int32_t t474 = rt_btoi_b(t472);
-              uint8_t t476 = rt_not_b(t472);
-              int32_t t478 = rt_btoi_b(t476);
+              uint8_t t471 = rt_le_i(t469, 1);
+              int32_t t473 = rt_btoi_b(t471);
+              uint8_t t475 = rt_not_b(t471);
+              int32_t t477 = rt_btoi_b(t475);
             }
-            t456x0 = t465;
-            t456x1 = t469;
-            int32_t t480 = rt_add_i(t456a0, t456x0);
-            int32_t t482 = rt_add_i(t456a1, t456x1);
-            t456a0 = t480;
-            t456a1 = t482;
+            t455x0 = t464;
+            t455x1 = t468;
+            int32_t t479 = rt_add_i(t455a0, t455x0);
+            int32_t t481 = rt_add_i(t455a1, t455x1);
+            t455a0 = t479;
+            t455a1 = t481;
           }
-          t454[t456] = t456a0;
-          t455[t456] = t456a1;
+          t453[t455] = t455a0;
+          t454[t455] = t455a1;
         }
-        int32_t t456t0;
-        int32_t t456t1;
-        t456t0 = 0;
-        t456t1 = 0;
-        for (int64_t t456 = 0; t456 < t453; t456++) {
-          const int32_t t483 = t454[t456];
-          t454[t456] = t456t0;
-          const int32_t t484 = t455[t456];
-          t455[t456] = t456t1;
-          int32_t t486 = rt_add_i(t456t0, t483);
-          int32_t t488 = rt_add_i(t456t1, t484);
-          t456t0 = t486;
-          t456t1 = t488;
+        int32_t t455t0;
+        int32_t t455t1;
+        t455t0 = 0;
+        t455t1 = 0;
+        for (int64_t t455 = 0; t455 < t452; t455++) {
+          const int32_t t482 = t453[t455];
+          t453[t455] = t455t0;
+          const int32_t t483 = t454[t455];
+          t454[t455] = t455t1;
+          int32_t t485 = rt_add_i(t455t0, t482);
+          int32_t t487 = rt_add_i(t455t1, t483);
+          t455t0 = t485;
+          t455t1 = t487;
         }
-        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t452);
+        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t451);
         int32_t *v_x1133_d = v_x1133->data.i;
         const int64_t v_x1133_n = v_x1133->len;
-        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t452);
+        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t451);
         int32_t *v_x1134_d = v_x1134->data.i;
         const int64_t v_x1134_n = v_x1134->len;
-        RT_PARALLEL_FOR_IF(t453 > 1)
-        for (int64_t t456 = 0; t456 < t453; t456++) {
-          int32_t t456p0;
-          int32_t t456p1;
-          t456p0 = t454[t456];
-          t456p1 = t455[t456];
-          const int64_t t456_end = (t456 + 1) * RT_CHUNK < t452 ? (t456 + 1) * RT_CHUNK : t452;
-          for (int64_t t457 = t456 * RT_CHUNK; t457 < t456_end; t457++) {
-            const int32_t t458 = (int32_t)t457;
-            v_x1133_d[t457] = t456p0;
-            v_x1134_d[t457] = t456p1;
-            int32_t t456y0;
-            int32_t t456y1;
-            int t490 = 0; /* nonzero: a check below failed */
-            int t491 = (uint64_t)(int64_t)t458 < (uint64_t)v_sd_1135_n;
-            int32_t t489 = t491 ? (int32_t)(v_sd_1135_off[t458 + 1] - v_sd_1135_off[t458]) : 0;
-            t490 |= !t491;
-            uint8_t t493 = rt_le_i(t489, 1);
-            int32_t t495 = rt_btoi_b(t493);
-            uint8_t t497 = rt_not_b(t493);
-            int32_t t499 = rt_btoi_b(t497);
-            if (__builtin_expect(t490 != 0, 0)) { /* again, recording the error */
-              int32_t t500;
-              if ((uint64_t)(int64_t)t458 < (uint64_t)v_sd_1135_n) {
-                t500 = (int32_t)(v_sd_1135_off[t458 + 1] - v_sd_1135_off[t458]);
+        RT_PARALLEL_FOR_IF(t452 > 1)
+        for (int64_t t455 = 0; t455 < t452; t455++) {
+          int32_t t455p0;
+          int32_t t455p1;
+          t455p0 = t453[t455];
+          t455p1 = t454[t455];
+          const int64_t t455_end = (t455 + 1) * RT_CHUNK < t451 ? (t455 + 1) * RT_CHUNK : t451;
+          for (int64_t t456 = t455 * RT_CHUNK; t456 < t455_end; t456++) {
+            const int32_t t457 = (int32_t)t456;
+            v_x1133_d[t456] = t455p0;
+            v_x1134_d[t456] = t455p1;
+            int32_t t455y0;
+            int32_t t455y1;
+            int t489 = 0; /* nonzero: a check below failed */
+            int t490 = (uint64_t)(int64_t)t457 < (uint64_t)v_sd_1135_n;
+            int32_t t488 = t490 ? (int32_t)(v_sd_1135_off[t457 + 1] - v_sd_1135_off[t457]) : 0;
+            t489 |= !t490;
+            uint8_t t492 = rt_le_i(t488, 1);
+            int32_t t494 = rt_btoi_b(t492);
+            uint8_t t496 = rt_not_b(t492);
+            int32_t t498 = rt_btoi_b(t496);
+            if (__builtin_expect(t489 != 0, 0)) { /* again, recording the error */
+              int32_t t499;
+              if ((uint64_t)(int64_t)t457 < (uint64_t)v_sd_1135_n) {
+                t499 = (int32_t)(v_sd_1135_off[t457 + 1] - v_sd_1135_off[t457]);
               } else {
-                NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t458, v_sd_1135_n, 0.0, 7);
-                t500 = 0;
+                NESSIE_RECORD(err, t456, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_sd_1135_n, 0.0, 7);
+                t499 = 0;
               }
-              uint8_t t502 = rt_le_i(t500, 1);
-              int32_t t504 = rt_btoi_b(t502);
-              uint8_t t506 = rt_not_b(t502);
-              int32_t t508 = rt_btoi_b(t506);
+              uint8_t t501 = rt_le_i(t499, 1);
+              int32_t t503 = rt_btoi_b(t501);
+              uint8_t t505 = rt_not_b(t501);
+              int32_t t507 = rt_btoi_b(t505);
             }
-            t456y0 = t495;
-            t456y1 = t499;
-            int32_t t510 = rt_add_i(t456p0, t456y0);
-            int32_t t512 = rt_add_i(t456p1, t456y1);
-            t456p0 = t510;
-            t456p1 = t512;
+            t455y0 = t494;
+            t455y1 = t498;
+            int32_t t509 = rt_add_i(t455p0, t455y0);
+            int32_t t511 = rt_add_i(t455p1, t455y1);
+            t455p0 = t509;
+            t455p1 = t511;
           }
         }
+        rt_free(t453);
         rt_free(t454);
-        rt_free(t455);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -1937,49 +1938,49 @@ static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, RtValu
   RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t513 = v_x1136_n;
-    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t513);
+    const int64_t t512 = v_x1136_n;
+    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t512);
     int32_t *v_x1142_d = v_x1142->data.i;
     const int64_t v_x1142_n = v_x1142->len;
-    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t513);
+    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t512);
     int32_t *v_x1143_d = v_x1143->data.i;
     const int64_t v_x1143_n = v_x1143->len;
-    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t513);
+    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t512);
     int32_t *v_x1144_d = v_x1144->data.i;
     const int64_t v_x1144_n = v_x1144->len;
-    RT_PARALLEL_FOR_IF(t513 >= RT_PARALLEL_MIN)
-    for (int64_t t514 = 0; t514 < t513; t514++) {
-      const int32_t t515 = (int32_t)t514;
-      int t518 = 0; /* nonzero: a check below failed */
-      int32_t t516 = v_x1136_d[t515];
-      int t519 = (uint64_t)(int64_t)t516 < (uint64_t)v_sd_1138_n;
-      int32_t t517 = t519 ? (int32_t)v_sd_1138_off[t516] : 0;
-      t518 |= !t519;
-      int t521 = (uint64_t)(int64_t)t516 < (uint64_t)v_sd_1145_n;
-      int32_t t520 = t521 ? (int32_t)(v_sd_1145_off[t516 + 1] - v_sd_1145_off[t516]) : 0;
-      t518 |= !t521;
-      int32_t t523 = rt_add_i(t517, t520);
-      if (__builtin_expect(t518 != 0, 0)) { /* again, recording the error */
-        int32_t t524 = v_x1136_d[t515];
-        int32_t t525;
-        if ((uint64_t)(int64_t)t524 < (uint64_t)v_sd_1138_n) {
-          t525 = (int32_t)v_sd_1138_off[t524];
+    RT_PARALLEL_FOR_IF(t512 >= RT_PARALLEL_MIN)
+    for (int64_t t513 = 0; t513 < t512; t513++) {
+      const int32_t t514 = (int32_t)t513;
+      int t517 = 0; /* nonzero: a check below failed */
+      int32_t t515 = v_x1136_d[t514];
+      int t518 = (uint64_t)(int64_t)t515 < (uint64_t)v_sd_1138_n;
+      int32_t t516 = t518 ? (int32_t)v_sd_1138_off[t515] : 0;
+      t517 |= !t518;
+      int t520 = (uint64_t)(int64_t)t515 < (uint64_t)v_sd_1145_n;
+      int32_t t519 = t520 ? (int32_t)(v_sd_1145_off[t515 + 1] - v_sd_1145_off[t515]) : 0;
+      t517 |= !t520;
+      int32_t t522 = rt_add_i(t516, t519);
+      if (__builtin_expect(t517 != 0, 0)) { /* again, recording the error */
+        int32_t t523 = v_x1136_d[t514];
+        int32_t t524;
+        if ((uint64_t)(int64_t)t523 < (uint64_t)v_sd_1138_n) {
+          t524 = (int32_t)v_sd_1138_off[t523];
         } else {
-          NESSIE_RECORD(err, t514, RT_CHECK_INDEX, 0, 0, RT_GATHER, t524, v_sd_1138_n, 0.0, 0);
+          NESSIE_RECORD(err, t513, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, v_sd_1138_n, 0.0, 0);
+          t524 = 0;
+        }
+        int32_t t525;
+        if ((uint64_t)(int64_t)t523 < (uint64_t)v_sd_1145_n) {
+          t525 = (int32_t)(v_sd_1145_off[t523 + 1] - v_sd_1145_off[t523]);
+        } else {
+          NESSIE_RECORD(err, t513, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, v_sd_1145_n, 0.0, 1);
           t525 = 0;
         }
-        int32_t t526;
-        if ((uint64_t)(int64_t)t524 < (uint64_t)v_sd_1145_n) {
-          t526 = (int32_t)(v_sd_1145_off[t524 + 1] - v_sd_1145_off[t524]);
-        } else {
-          NESSIE_RECORD(err, t514, RT_CHECK_INDEX, 0, 0, RT_GATHER, t524, v_sd_1145_n, 0.0, 1);
-          t526 = 0;
-        }
-        int32_t t528 = rt_add_i(t525, t526);
+        int32_t t527 = rt_add_i(t524, t525);
       }
-      v_x1142_d[t514] = t517;
-      v_x1143_d[t514] = t523;
-      v_x1144_d[t514] = 1;
+      v_x1142_d[t513] = t516;
+      v_x1143_d[t513] = t522;
+      v_x1144_d[t513] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -2002,8 +2003,10 @@ static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_
   const int64_t v_x1003_n = v_x1003->len;
   uint8_t *v_x1007_d = v_x1007->data.b;
   const int64_t v_x1007_n = v_x1007->len;
+  (void)v_x1007_n; /* v_x1007's length is v_x1003's */
   int32_t *v_x1008_d = v_x1008->data.i;
   const int64_t v_x1008_n = v_x1008->len;
+  (void)v_x1008_n; /* v_x1008's length is v_x1003's */
   int32_t *v_x1011_d = v_x1011->data.i;
   const int64_t v_x1011_n = v_x1011->len;
   int32_t *v_x1012_d = v_x1012->data.i;
@@ -2011,89 +2014,73 @@ static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, int32_
   RtValue *v_x1017 = NULL;
   /* MAP */
   {
-    const int64_t t529 = v_x1007_n;
-    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t529);
+    const int64_t t528 = v_x1003_n;
+    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t528);
     int32_t *v_x1017_d = v_x1017->data.i;
     const int64_t v_x1017_n = v_x1017->len;
-    RT_PARALLEL_FOR_IF(t529 >= RT_PARALLEL_MIN)
-    for (int64_t t530 = 0; t530 < t529; t530++) {
-      const int32_t t531 = (int32_t)t530;
-      int t533 = 0; /* nonzero: a check below failed */
-      int t534 = (uint64_t)(int64_t)t531 < (uint64_t)v_x1003_n;
-      int32_t t532 = t534 ? v_x1003_d[t531] : 0;
-      t533 |= !t534;
-      int32_t t536 = rt_add_i(t532, v_x1004);
-      uint8_t t537 = v_x1007_d[t531];
-      int t539 = (uint64_t)(int64_t)t531 < (uint64_t)v_x1008_n;
-      int32_t t538 = t539 ? v_x1008_d[t531] : 0;
-      t533 |= !t539;
-      int32_t t541 = (t537 ? t538 : t536);
-      int t543 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1013;
-      int32_t t542 = t543 ? t541 : 0;
-      t533 |= !t543;
-      uint8_t t545 = rt_lt_i(t542, (int32_t)v_x1011_n);
-      int32_t t546;
-      if (t545) {
-        int t548 = (uint64_t)(int64_t)t542 < (uint64_t)v_x1011_n;
-        int32_t t547 = t548 ? v_x1011_d[t542] : 0;
-        t533 |= !t548;
-        t546 = t547;
+    RT_PARALLEL_FOR_IF(t528 >= RT_PARALLEL_MIN)
+    for (int64_t t529 = 0; t529 < t528; t529++) {
+      const int32_t t530 = (int32_t)t529;
+      int t539 = 0; /* nonzero: a check below failed */
+      int32_t t531 = v_x1003_d[t530];
+      int32_t t533 = rt_add_i(t531, v_x1004);
+      uint8_t t534 = v_x1007_d[t530];
+      int32_t t535 = v_x1008_d[t530];
+      int32_t t537 = (t534 ? t535 : t533);
+      int t540 = (uint64_t)(int64_t)t537 < (uint64_t)v_x1013;
+      int32_t t538 = t540 ? t537 : 0;
+      t539 |= !t540;
+      uint8_t t542 = rt_lt_i(t538, (int32_t)v_x1011_n);
+      int32_t t543;
+      if (t542) {
+        int t545 = (uint64_t)(int64_t)t538 < (uint64_t)v_x1011_n;
+        int32_t t544 = t545 ? v_x1011_d[t538] : 0;
+        t539 |= !t545;
+        t543 = t544;
       } else {
-        int32_t t550 = rt_sub_i(t542, (int32_t)v_x1011_n);
-        int t552 = (uint64_t)(int64_t)t550 < (uint64_t)v_x1012_n;
-        int32_t t551 = t552 ? v_x1012_d[t550] : 0;
-        t533 |= !t552;
-        t546 = t551;
+        int32_t t547 = rt_sub_i(t538, (int32_t)v_x1011_n);
+        int t549 = (uint64_t)(int64_t)t547 < (uint64_t)v_x1012_n;
+        int32_t t548 = t549 ? v_x1012_d[t547] : 0;
+        t539 |= !t549;
+        t543 = t548;
       }
-      if (__builtin_expect(t533 != 0, 0)) { /* again, recording the error */
-        int32_t t553;
-        if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1003_n) {
-          t553 = v_x1003_d[t531];
-        } else {
-          NESSIE_RECORD(err, t530, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1003_n, 0.0, 0);
-          t553 = 0;
-        }
-        int32_t t555 = rt_add_i(t553, v_x1004);
-        uint8_t t556 = v_x1007_d[t531];
+      if (__builtin_expect(t539 != 0, 0)) { /* again, recording the error */
+        int32_t t550 = v_x1003_d[t530];
+        int32_t t552 = rt_add_i(t550, v_x1004);
+        uint8_t t553 = v_x1007_d[t530];
+        int32_t t554 = v_x1008_d[t530];
+        int32_t t556 = (t553 ? t554 : t552);
         int32_t t557;
-        if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1008_n) {
-          t557 = v_x1008_d[t531];
+        if ((uint64_t)(int64_t)t556 < (uint64_t)v_x1013) {
+          t557 = t556;
         } else {
-          NESSIE_RECORD(err, t530, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1008_n, 0.0, 1);
+          NESSIE_RECORD(err, t529, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, v_x1013, 0.0, 0);
           t557 = 0;
         }
-        int32_t t559 = (t556 ? t557 : t555);
+        uint8_t t559 = rt_lt_i(t557, (int32_t)v_x1011_n);
         int32_t t560;
-        if ((uint64_t)(int64_t)t559 < (uint64_t)v_x1013) {
-          t560 = t559;
-        } else {
-          NESSIE_RECORD(err, t530, RT_CHECK_INDEX, 0, 0, RT_GATHER, t559, v_x1013, 0.0, 2);
-          t560 = 0;
-        }
-        uint8_t t562 = rt_lt_i(t560, (int32_t)v_x1011_n);
-        int32_t t563;
-        if (t562) {
-          int32_t t564;
-          if ((uint64_t)(int64_t)t560 < (uint64_t)v_x1011_n) {
-            t564 = v_x1011_d[t560];
+        if (t559) {
+          int32_t t561;
+          if ((uint64_t)(int64_t)t557 < (uint64_t)v_x1011_n) {
+            t561 = v_x1011_d[t557];
           } else {
-            NESSIE_RECORD(err, t530, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x1011_n, 0.0, 3);
+            NESSIE_RECORD(err, t529, RT_CHECK_INDEX, 0, 0, RT_GATHER, t557, v_x1011_n, 0.0, 1);
+            t561 = 0;
+          }
+          t560 = t561;
+        } else {
+          int32_t t563 = rt_sub_i(t557, (int32_t)v_x1011_n);
+          int32_t t564;
+          if ((uint64_t)(int64_t)t563 < (uint64_t)v_x1012_n) {
+            t564 = v_x1012_d[t563];
+          } else {
+            NESSIE_RECORD(err, t529, RT_CHECK_INDEX, 0, 0, RT_GATHER, t563, v_x1012_n, 0.0, 2);
             t564 = 0;
           }
-          t563 = t564;
-        } else {
-          int32_t t566 = rt_sub_i(t560, (int32_t)v_x1011_n);
-          int32_t t567;
-          if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1012_n) {
-            t567 = v_x1012_d[t566];
-          } else {
-            NESSIE_RECORD(err, t530, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1012_n, 0.0, 4);
-            t567 = 0;
-          }
-          t563 = t567;
+          t560 = t564;
         }
       }
-      v_x1017_d[t530] = t546;
+      v_x1017_d[t529] = t543;
     }
   }
   if (err->index != INT64_MAX)
@@ -2114,34 +2101,34 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, RtValu
   RtValue *v_x1149 = NULL;
   /* ONCE */
   {
-    int t569 = 0; /* nonzero: a check below failed */
-    int t570 = (uint64_t)(int64_t)0 < (uint64_t)v_x1146_n;
-    int32_t t568 = t570 ? v_x1146_d[0] : 0;
-    t569 |= !t570;
-    if (__builtin_expect(t569 != 0, 0)) { /* again, recording the error */
-      int32_t t571;
+    int t566 = 0; /* nonzero: a check below failed */
+    int t567 = (uint64_t)(int64_t)0 < (uint64_t)v_x1146_n;
+    int32_t t565 = t567 ? v_x1146_d[0] : 0;
+    t566 |= !t567;
+    if (__builtin_expect(t566 != 0, 0)) { /* again, recording the error */
+      int32_t t568;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x1146_n) {
-        t571 = v_x1146_d[0];
+        t568 = v_x1146_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1146_n, 0.0, 0);
-        t571 = 0;
+        t568 = 0;
       }
     }
-    v_x1147 = t568;
+    v_x1147 = t565;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t572 = 1;
-      v_x1149 = rt_value_new(rt_vec_type(RT_INT), t572);
+      const int64_t t569 = 1;
+      v_x1149 = rt_value_new(rt_vec_type(RT_INT), t569);
       int32_t *v_x1149_d = v_x1149->data.i;
       const int64_t v_x1149_n = v_x1149->len;
-      RT_PARALLEL_FOR_IF(t572 >= RT_PARALLEL_MIN)
-      for (int64_t t573 = 0; t573 < t572; t573++) {
-        const int32_t t574 = (int32_t)t573;
-        v_x1149_d[t573] = v_x1147;
+      RT_PARALLEL_FOR_IF(t569 >= RT_PARALLEL_MIN)
+      for (int64_t t570 = 0; t570 < t569; t570++) {
+        const int32_t t571 = (int32_t)t570;
+        v_x1149_d[t570] = v_x1147;
       }
     }
     if (err->index != INT64_MAX)
@@ -2164,74 +2151,74 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1151, RtValu
   RtValue *v_x1155 = NULL;
   /* FILTER */
   {
-    const int64_t t575 = v_x1151_n;
-    const int64_t t576 = t575 > 0 ? (t575 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t577 = (uint8_t *)rt_alloc_atomic((size_t)t575 + 1);
-    int64_t *t578 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t576 + 1));
-    RT_PARALLEL_FOR_IF(t576 > 1)
-    for (int64_t t579 = 0; t579 < t576; t579++) {
+    const int64_t t572 = v_x1151_n;
+    const int64_t t573 = t572 > 0 ? (t572 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t574 = (uint8_t *)rt_alloc_atomic((size_t)t572 + 1);
+    int64_t *t575 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t573 + 1));
+    RT_PARALLEL_FOR_IF(t573 > 1)
+    for (int64_t t576 = 0; t576 < t573; t576++) {
       int64_t kept = 0;
-      const int64_t t579_end = (t579 + 1) * RT_CHUNK < t575 ? (t579 + 1) * RT_CHUNK : t575;
-      for (int64_t t580 = t579 * RT_CHUNK; t580 < t579_end; t580++) {
-        const int32_t t581 = (int32_t)t580;
-        int32_t t579x0;
-        int32_t t582 = v_x1151_d[t581];
-        t579x0 = t582;
-        uint8_t t583;
-        int t585 = 0; /* nonzero: a check below failed */
-        int t586 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1156_n;
-        int32_t t584 = t586 ? v_dev_1156_d[0] : 0;
-        t585 |= !t586;
-        uint8_t t588 = rt_gt_i(t579x0, t584);
-        if (__builtin_expect(t585 != 0, 0)) { /* again, recording the error */
-          int32_t t589;
+      const int64_t t576_end = (t576 + 1) * RT_CHUNK < t572 ? (t576 + 1) * RT_CHUNK : t572;
+      for (int64_t t577 = t576 * RT_CHUNK; t577 < t576_end; t577++) {
+        const int32_t t578 = (int32_t)t577;
+        int32_t t576x0;
+        int32_t t579 = v_x1151_d[t578];
+        t576x0 = t579;
+        uint8_t t580;
+        int t582 = 0; /* nonzero: a check below failed */
+        int t583 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1156_n;
+        int32_t t581 = t583 ? v_dev_1156_d[0] : 0;
+        t582 |= !t583;
+        uint8_t t585 = rt_gt_i(t576x0, t581);
+        if (__builtin_expect(t582 != 0, 0)) { /* again, recording the error */
+          int32_t t586;
           if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1156_n) {
-            t589 = v_dev_1156_d[0];
+            t586 = v_dev_1156_d[0];
           } else {
-            NESSIE_RECORD(err, t580, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1156_n, 0.0, 0);
-            t589 = 0;
+            NESSIE_RECORD(err, t577, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1156_n, 0.0, 0);
+            t586 = 0;
           }
-          uint8_t t591 = rt_gt_i(t579x0, t589);
+          uint8_t t588 = rt_gt_i(t576x0, t586);
         }
-        t583 = t588;
-        t577[t580] = t583 != 0;
-        kept += t583 != 0;
+        t580 = t585;
+        t574[t577] = t580 != 0;
+        kept += t580 != 0;
       }
-      t578[t579] = kept;
+      t575[t576] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t577);
-      rt_free(t578);
+      rt_free(t574);
+      rt_free(t575);
       goto fail;
     }
-    int64_t t592 = 0;
-    for (int64_t t579 = 0; t579 < t576; t579++) {
-      const int64_t k = t578[t579];
-      t578[t579] = t592;
-      t592 += k;
+    int64_t t589 = 0;
+    for (int64_t t576 = 0; t576 < t573; t576++) {
+      const int64_t k = t575[t576];
+      t575[t576] = t589;
+      t589 += k;
     }
-    v_x1155 = rt_value_new(rt_vec_type(RT_INT), t592);
+    v_x1155 = rt_value_new(rt_vec_type(RT_INT), t589);
     int32_t *v_x1155_d = v_x1155->data.i;
     const int64_t v_x1155_n = v_x1155->len;
-    RT_PARALLEL_FOR_IF(t576 > 1)
-    for (int64_t t579 = 0; t579 < t576; t579++) {
-      int64_t at = t578[t579];
-      const int64_t t579_end = (t579 + 1) * RT_CHUNK < t575 ? (t579 + 1) * RT_CHUNK : t575;
-      for (int64_t t580 = t579 * RT_CHUNK; t580 < t579_end; t580++) {
-        const int32_t t581 = (int32_t)t580;
-        if (!t577[t580])
+    RT_PARALLEL_FOR_IF(t573 > 1)
+    for (int64_t t576 = 0; t576 < t573; t576++) {
+      int64_t at = t575[t576];
+      const int64_t t576_end = (t576 + 1) * RT_CHUNK < t572 ? (t576 + 1) * RT_CHUNK : t572;
+      for (int64_t t577 = t576 * RT_CHUNK; t577 < t576_end; t577++) {
+        const int32_t t578 = (int32_t)t577;
+        if (!t574[t577])
           continue;
-        int32_t t579y0;
-        int32_t t593 = v_x1151_d[t581];
-        t579y0 = t593;
-        if (t577[t580]) {
-          v_x1155_d[at] = t579y0;
+        int32_t t576y0;
+        int32_t t590 = v_x1151_d[t578];
+        t576y0 = t590;
+        if (t574[t577]) {
+          v_x1155_d[at] = t576y0;
           at++;
         }
       }
     }
-    rt_free(t577);
-    rt_free(t578);
+    rt_free(t574);
+    rt_free(t575);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -2252,74 +2239,74 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1157, RtValu
   RtValue *v_x1161 = NULL;
   /* FILTER */
   {
-    const int64_t t594 = v_x1157_n;
-    const int64_t t595 = t594 > 0 ? (t594 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t596 = (uint8_t *)rt_alloc_atomic((size_t)t594 + 1);
-    int64_t *t597 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t595 + 1));
-    RT_PARALLEL_FOR_IF(t595 > 1)
-    for (int64_t t598 = 0; t598 < t595; t598++) {
+    const int64_t t591 = v_x1157_n;
+    const int64_t t592 = t591 > 0 ? (t591 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t593 = (uint8_t *)rt_alloc_atomic((size_t)t591 + 1);
+    int64_t *t594 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t592 + 1));
+    RT_PARALLEL_FOR_IF(t592 > 1)
+    for (int64_t t595 = 0; t595 < t592; t595++) {
       int64_t kept = 0;
-      const int64_t t598_end = (t598 + 1) * RT_CHUNK < t594 ? (t598 + 1) * RT_CHUNK : t594;
-      for (int64_t t599 = t598 * RT_CHUNK; t599 < t598_end; t599++) {
-        const int32_t t600 = (int32_t)t599;
-        int32_t t598x0;
-        int32_t t601 = v_x1157_d[t600];
-        t598x0 = t601;
-        uint8_t t602;
-        int t604 = 0; /* nonzero: a check below failed */
-        int t605 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1162_n;
-        int32_t t603 = t605 ? v_dev_1162_d[0] : 0;
-        t604 |= !t605;
-        uint8_t t607 = rt_lt_i(t598x0, t603);
-        if (__builtin_expect(t604 != 0, 0)) { /* again, recording the error */
-          int32_t t608;
+      const int64_t t595_end = (t595 + 1) * RT_CHUNK < t591 ? (t595 + 1) * RT_CHUNK : t591;
+      for (int64_t t596 = t595 * RT_CHUNK; t596 < t595_end; t596++) {
+        const int32_t t597 = (int32_t)t596;
+        int32_t t595x0;
+        int32_t t598 = v_x1157_d[t597];
+        t595x0 = t598;
+        uint8_t t599;
+        int t601 = 0; /* nonzero: a check below failed */
+        int t602 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1162_n;
+        int32_t t600 = t602 ? v_dev_1162_d[0] : 0;
+        t601 |= !t602;
+        uint8_t t604 = rt_lt_i(t595x0, t600);
+        if (__builtin_expect(t601 != 0, 0)) { /* again, recording the error */
+          int32_t t605;
           if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1162_n) {
-            t608 = v_dev_1162_d[0];
+            t605 = v_dev_1162_d[0];
           } else {
-            NESSIE_RECORD(err, t599, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1162_n, 0.0, 0);
-            t608 = 0;
+            NESSIE_RECORD(err, t596, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1162_n, 0.0, 0);
+            t605 = 0;
           }
-          uint8_t t610 = rt_lt_i(t598x0, t608);
+          uint8_t t607 = rt_lt_i(t595x0, t605);
         }
-        t602 = t607;
-        t596[t599] = t602 != 0;
-        kept += t602 != 0;
+        t599 = t604;
+        t593[t596] = t599 != 0;
+        kept += t599 != 0;
       }
-      t597[t598] = kept;
+      t594[t595] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t596);
-      rt_free(t597);
+      rt_free(t593);
+      rt_free(t594);
       goto fail;
     }
-    int64_t t611 = 0;
-    for (int64_t t598 = 0; t598 < t595; t598++) {
-      const int64_t k = t597[t598];
-      t597[t598] = t611;
-      t611 += k;
+    int64_t t608 = 0;
+    for (int64_t t595 = 0; t595 < t592; t595++) {
+      const int64_t k = t594[t595];
+      t594[t595] = t608;
+      t608 += k;
     }
-    v_x1161 = rt_value_new(rt_vec_type(RT_INT), t611);
+    v_x1161 = rt_value_new(rt_vec_type(RT_INT), t608);
     int32_t *v_x1161_d = v_x1161->data.i;
     const int64_t v_x1161_n = v_x1161->len;
-    RT_PARALLEL_FOR_IF(t595 > 1)
-    for (int64_t t598 = 0; t598 < t595; t598++) {
-      int64_t at = t597[t598];
-      const int64_t t598_end = (t598 + 1) * RT_CHUNK < t594 ? (t598 + 1) * RT_CHUNK : t594;
-      for (int64_t t599 = t598 * RT_CHUNK; t599 < t598_end; t599++) {
-        const int32_t t600 = (int32_t)t599;
-        if (!t596[t599])
+    RT_PARALLEL_FOR_IF(t592 > 1)
+    for (int64_t t595 = 0; t595 < t592; t595++) {
+      int64_t at = t594[t595];
+      const int64_t t595_end = (t595 + 1) * RT_CHUNK < t591 ? (t595 + 1) * RT_CHUNK : t591;
+      for (int64_t t596 = t595 * RT_CHUNK; t596 < t595_end; t596++) {
+        const int32_t t597 = (int32_t)t596;
+        if (!t593[t596])
           continue;
-        int32_t t598y0;
-        int32_t t612 = v_x1157_d[t600];
-        t598y0 = t612;
-        if (t596[t599]) {
-          v_x1161_d[at] = t598y0;
+        int32_t t595y0;
+        int32_t t609 = v_x1157_d[t597];
+        t595y0 = t609;
+        if (t593[t596]) {
+          v_x1161_d[at] = t595y0;
           at++;
         }
       }
     }
-    rt_free(t596);
-    rt_free(t597);
+    rt_free(t593);
+    rt_free(t594);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -2352,10 +2339,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t613 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t613->data.i[0] = v_x62;
-    t613->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t613);
+    RtValue *t610 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t610->data.i[0] = v_x62;
+    t610->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t610);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2669,16 +2656,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t614 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t614->data.i[0] = 3;
-  t614->data.i[1] = 1;
-  t614->data.i[2] = 4;
-  t614->data.i[3] = 1;
-  t614->data.i[4] = 5;
-  t614->data.i[5] = 9;
-  t614->data.i[6] = 2;
-  t614->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t614);
+  RtValue *t611 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t611->data.i[0] = 3;
+  t611->data.i[1] = 1;
+  t611->data.i[2] = 4;
+  t611->data.i[3] = 1;
+  t611->data.i[4] = 5;
+  t611->data.i[5] = 9;
+  t611->data.i[6] = 2;
+  t611->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t611);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

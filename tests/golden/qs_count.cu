@@ -452,6 +452,7 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtV
   const int64_t v_x160_n = v_x160->len;
   int32_t *v_x161_d = v_x161->data.i;
   const int64_t v_x161_n = v_x161->len;
+  (void)v_x161_n; /* v_x161's length is v_x160's */
   int32_t *v_x162_d = v_x162->data.i;
   const int64_t v_x162_n = v_x162->len;
   RtValue *v_x163 = NULL;
@@ -2072,6 +2073,7 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, Rt
   const int64_t v_x773_n = v_x773->len;
   int32_t *v_x774_d = v_x774->data.i;
   const int64_t v_x774_n = v_x774->len;
+  (void)v_x774_n; /* v_x774's length is v_x773's */
   RtValue *v_x777 = NULL;
   RtValue *v_x781 = NULL;
   /* MAP */
@@ -2097,7 +2099,7 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, Rt
         t375 = t376;
       } else {
         int32_t t380 = rt_sub_i(t372, (int32_t)v_x773_n);
-        int t382 = (uint64_t)(int64_t)t380 < (uint64_t)v_x774_n;
+        int t382 = (uint64_t)(int64_t)t380 < (uint64_t)v_x773_n;
         int32_t t381 = t382 ? v_x774_d[t380] : 0;
         t377 |= !t382;
         t375 = t381;
@@ -2117,10 +2119,10 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, Rt
         } else {
           int32_t t388 = rt_sub_i(t372, (int32_t)v_x773_n);
           int32_t t389;
-          if ((uint64_t)(int64_t)t388 < (uint64_t)v_x774_n) {
+          if ((uint64_t)(int64_t)t388 < (uint64_t)v_x773_n) {
             t389 = v_x774_d[t388];
           } else {
-            NESSIE_RECORD(err, t371, RT_CHECK_INDEX, 0, 0, RT_GATHER, t388, v_x774_n, 0.0, 2);
+            NESSIE_RECORD(err, t371, RT_CHECK_INDEX, 0, 0, RT_GATHER, t388, v_x773_n, 0.0, 2);
             t389 = 0;
           }
           t385 = t389;
@@ -2161,7 +2163,7 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, Rt
             t398 = t399;
           } else {
             int32_t t403 = rt_sub_i(t395, (int32_t)v_x773_n);
-            int t405 = (uint64_t)(int64_t)t403 < (uint64_t)v_x774_n;
+            int t405 = (uint64_t)(int64_t)t403 < (uint64_t)v_x773_n;
             int32_t t404 = t405 ? v_x774_d[t403] : 0;
             t400 |= !t405;
             t398 = t404;
@@ -2181,10 +2183,10 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, Rt
             } else {
               int32_t t411 = rt_sub_i(t395, (int32_t)v_x773_n);
               int32_t t412;
-              if ((uint64_t)(int64_t)t411 < (uint64_t)v_x774_n) {
+              if ((uint64_t)(int64_t)t411 < (uint64_t)v_x773_n) {
                 t412 = v_x774_d[t411];
               } else {
-                NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t411, v_x774_n, 0.0, 5);
+                NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t411, v_x773_n, 0.0, 5);
                 t412 = 0;
               }
               t408 = t412;
@@ -2226,7 +2228,7 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, Rt
             t420 = t421;
           } else {
             int32_t t425 = rt_sub_i(t395, (int32_t)v_x773_n);
-            int t427 = (uint64_t)(int64_t)t425 < (uint64_t)v_x774_n;
+            int t427 = (uint64_t)(int64_t)t425 < (uint64_t)v_x773_n;
             int32_t t426 = t427 ? v_x774_d[t425] : 0;
             t422 |= !t427;
             t420 = t426;
@@ -2246,10 +2248,10 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, Rt
             } else {
               int32_t t433 = rt_sub_i(t395, (int32_t)v_x773_n);
               int32_t t434;
-              if ((uint64_t)(int64_t)t433 < (uint64_t)v_x774_n) {
+              if ((uint64_t)(int64_t)t433 < (uint64_t)v_x773_n) {
                 t434 = v_x774_d[t433];
               } else {
-                NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t433, v_x774_n, 0.0, 7);
+                NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t433, v_x773_n, 0.0, 7);
                 t434 = 0;
               }
               t430 = t434;
@@ -2301,7 +2303,7 @@ struct K11_0_pull {
       t439 = t440;
     } else {
       int32_t t444 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-      int t446 = (uint64_t)(int64_t)t444 < (uint64_t)A.v_x774_n;
+      int t446 = (uint64_t)(int64_t)t444 < (uint64_t)A.v_x773_n;
       int32_t t445 = t446 ? A.v_x774_d[t444] : 0;
       t441 |= !t446;
       t439 = t445;
@@ -2321,10 +2323,10 @@ struct K11_0_pull {
       } else {
         int32_t t452 = rt_sub_i(ix, (int32_t)A.v_x773_n);
         int32_t t453;
-        if ((uint64_t)(int64_t)t452 < (uint64_t)A.v_x774_n) {
+        if ((uint64_t)(int64_t)t452 < (uint64_t)A.v_x773_n) {
           t453 = A.v_x774_d[t452];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t452, A.v_x774_n, 0.0, 1);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t452, A.v_x773_n, 0.0, 1);
           t453 = 0;
         }
         t449 = t453;
@@ -2357,7 +2359,7 @@ struct K11_1_pull {
       t456 = t457;
     } else {
       int32_t t461 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-      int t463 = (uint64_t)(int64_t)t461 < (uint64_t)A.v_x774_n;
+      int t463 = (uint64_t)(int64_t)t461 < (uint64_t)A.v_x773_n;
       int32_t t462 = t463 ? A.v_x774_d[t461] : 0;
       t458 |= !t463;
       t456 = t462;
@@ -2377,10 +2379,10 @@ struct K11_1_pull {
       } else {
         int32_t t469 = rt_sub_i(ix, (int32_t)A.v_x773_n);
         int32_t t470;
-        if ((uint64_t)(int64_t)t469 < (uint64_t)A.v_x774_n) {
+        if ((uint64_t)(int64_t)t469 < (uint64_t)A.v_x773_n) {
           t470 = A.v_x774_d[t469];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, A.v_x774_n, 0.0, 3);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, A.v_x773_n, 0.0, 3);
           t470 = 0;
         }
         t466 = t470;
@@ -2768,6 +2770,7 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int
   const int64_t v_x808_n = v_x808->len;
   int32_t *v_x811_d = v_x811->data.i;
   const int64_t v_x811_n = v_x811->len;
+  (void)v_x811_n; /* v_x811's length is v_x808's */
   RtValue *v_x813 = NULL;
   RtValue *v_x815 = NULL;
   RtValue *v_x817 = NULL;
@@ -2798,41 +2801,39 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int
       int t578 = (uint64_t)(int64_t)t576 < (uint64_t)v_x808_n;
       int32_t t577 = t578 ? v_x808_d[t576] : 0;
       t570 |= !t578;
-      int t580 = (uint64_t)(int64_t)t576 < (uint64_t)v_x811_n;
-      int32_t t579 = t580 ? v_x811_d[t576] : 0;
-      t570 |= !t580;
-      int32_t t582 = rt_add_i(t579, t577);
+      int32_t t579 = t578 ? v_x811_d[t576] : 0;
+      int32_t t581 = rt_add_i(t579, t577);
       if (__builtin_expect(t570 != 0, 0)) { /* again, recording the error */
-        int t583 = 0;
-        int32_t t584 = rt_div_i(t567, 2, &t583);
-        if (t583) {
-          NESSIE_RECORD(err, t566, RT_CHECK_SCALAR, 0, t583, RT_DIV, 0, 0, 0.0, 1);
+        int t582 = 0;
+        int32_t t583 = rt_div_i(t567, 2, &t582);
+        if (t582) {
+          NESSIE_RECORD(err, t566, RT_CHECK_SCALAR, 0, t582, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t585 = 0;
-        int32_t t586 = rt_rem_i(t567, 2, &t585);
-        if (t585) {
-          NESSIE_RECORD(err, t566, RT_CHECK_SCALAR, 0, t585, RT_REM, 0, 0, 0.0, 2);
+        int t584 = 0;
+        int32_t t585 = rt_rem_i(t567, 2, &t584);
+        if (t584) {
+          NESSIE_RECORD(err, t566, RT_CHECK_SCALAR, 0, t584, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t588 = rt_mul_i(t586, v_x803);
-        int32_t t590 = rt_add_i(t588, t584);
-        int32_t t591;
-        if ((uint64_t)(int64_t)t590 < (uint64_t)v_x808_n) {
-          t591 = v_x808_d[t590];
+        int32_t t587 = rt_mul_i(t585, v_x803);
+        int32_t t589 = rt_add_i(t587, t583);
+        int32_t t590;
+        if ((uint64_t)(int64_t)t589 < (uint64_t)v_x808_n) {
+          t590 = v_x808_d[t589];
         } else {
-          NESSIE_RECORD(err, t566, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_x808_n, 0.0, 3);
+          NESSIE_RECORD(err, t566, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x808_n, 0.0, 3);
+          t590 = 0;
+        }
+        int32_t t591;
+        if ((uint64_t)(int64_t)t589 < (uint64_t)v_x808_n) {
+          t591 = v_x811_d[t589];
+        } else {
+          NESSIE_RECORD(err, t566, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x808_n, 0.0, 4);
           t591 = 0;
         }
-        int32_t t592;
-        if ((uint64_t)(int64_t)t590 < (uint64_t)v_x811_n) {
-          t592 = v_x811_d[t590];
-        } else {
-          NESSIE_RECORD(err, t566, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_x811_n, 0.0, 4);
-          t592 = 0;
-        }
-        int32_t t594 = rt_add_i(t592, t591);
+        int32_t t593 = rt_add_i(t591, t590);
       }
       v_x813_d[t566] = t579;
-      v_x815_d[t566] = t582;
+      v_x815_d[t566] = t581;
       v_x817_d[t566] = 1;
     }
   }
@@ -2870,48 +2871,46 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t597 = 0; /* nonzero: a check below failed */
-    int32_t t596 = rt_div_i(ix, 2, &t597);
-    int32_t t599 = rt_rem_i(ix, 2, &t597);
-    int32_t t601 = rt_mul_i(t599, A.v_x803);
-    int32_t t603 = rt_add_i(t601, t596);
-    int t605 = (uint64_t)(int64_t)t603 < (uint64_t)A.v_x808_n;
-    int32_t t604 = t605 ? A.v_x808_d[t603] : 0;
-    t597 |= !t605;
-    int t607 = (uint64_t)(int64_t)t603 < (uint64_t)A.v_x811_n;
-    int32_t t606 = t607 ? A.v_x811_d[t603] : 0;
-    t597 |= !t607;
-    int32_t t609 = rt_add_i(t606, t604);
-    if (__builtin_expect(t597 != 0, 0)) { /* again, recording the error */
+    int t596 = 0; /* nonzero: a check below failed */
+    int32_t t595 = rt_div_i(ix, 2, &t596);
+    int32_t t598 = rt_rem_i(ix, 2, &t596);
+    int32_t t600 = rt_mul_i(t598, A.v_x803);
+    int32_t t602 = rt_add_i(t600, t595);
+    int t604 = (uint64_t)(int64_t)t602 < (uint64_t)A.v_x808_n;
+    int32_t t603 = t604 ? A.v_x808_d[t602] : 0;
+    t596 |= !t604;
+    int32_t t605 = t604 ? A.v_x811_d[t602] : 0;
+    int32_t t607 = rt_add_i(t605, t603);
+    if (__builtin_expect(t596 != 0, 0)) { /* again, recording the error */
+      int t608 = 0;
+      int32_t t609 = rt_div_i(ix, 2, &t608);
+      if (t608) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t608, RT_DIV, 0, 0, 0.0, 0);
+      }
       int t610 = 0;
-      int32_t t611 = rt_div_i(ix, 2, &t610);
+      int32_t t611 = rt_rem_i(ix, 2, &t610);
       if (t610) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t610, RT_DIV, 0, 0, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t610, RT_REM, 0, 0, 0.0, 1);
       }
-      int t612 = 0;
-      int32_t t613 = rt_rem_i(ix, 2, &t612);
-      if (t612) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t612, RT_REM, 0, 0, 0.0, 1);
-      }
-      int32_t t615 = rt_mul_i(t613, A.v_x803);
-      int32_t t617 = rt_add_i(t615, t611);
-      int32_t t618;
-      if ((uint64_t)(int64_t)t617 < (uint64_t)A.v_x808_n) {
-        t618 = A.v_x808_d[t617];
+      int32_t t613 = rt_mul_i(t611, A.v_x803);
+      int32_t t615 = rt_add_i(t613, t609);
+      int32_t t616;
+      if ((uint64_t)(int64_t)t615 < (uint64_t)A.v_x808_n) {
+        t616 = A.v_x808_d[t615];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t617, A.v_x808_n, 0.0, 2);
-        t618 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t615, A.v_x808_n, 0.0, 2);
+        t616 = 0;
       }
-      int32_t t619;
-      if ((uint64_t)(int64_t)t617 < (uint64_t)A.v_x811_n) {
-        t619 = A.v_x811_d[t617];
+      int32_t t617;
+      if ((uint64_t)(int64_t)t615 < (uint64_t)A.v_x808_n) {
+        t617 = A.v_x811_d[t615];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t617, A.v_x811_n, 0.0, 3);
-        t619 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t615, A.v_x808_n, 0.0, 3);
+        t617 = 0;
       }
-      int32_t t621 = rt_add_i(t619, t618);
+      int32_t t619 = rt_add_i(t617, t616);
     }
-    return K13_0_V{t606, t609, 1};
+    return K13_0_V{t605, t607, 1};
   }
 };
 struct K13_0_store {
@@ -2940,21 +2939,21 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int3
   RtValue *v_x817 = NULL;
   /* MAP */
   {
-    const int64_t t622 = v_x796;
-    if (t622 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t622, 0.0, run, 4};
+    const int64_t t620 = v_x796;
+    if (t620 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t620, 0.0, run, 4};
       goto fail;
     }
-    v_x813 = rtg_vec_new(RT_INT, t622);
+    v_x813 = rtg_vec_new(RT_INT, t620);
     A.v_x813_d = v_x813->data.i;
     A.v_x813_n = v_x813->len;
-    v_x815 = rtg_vec_new(RT_INT, t622);
+    v_x815 = rtg_vec_new(RT_INT, t620);
     A.v_x815_d = v_x815->data.i;
     A.v_x815_n = v_x815->len;
-    v_x817 = rtg_vec_new(RT_INT, t622);
+    v_x817 = rtg_vec_new(RT_INT, t620);
     A.v_x817_d = v_x817->data.i;
     A.v_x817_n = v_x817->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t622);
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t620);
   }
   *out_v_x813 = v_x813;
   *out_v_x815 = v_x815;
@@ -2989,18 +2988,18 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtV
   int32_t v_x831 = 0;
   /* MAP */
   {
-    const int64_t t623 = v_x818;
-    if (t623 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t623, 0.0, 0);
+    const int64_t t621 = v_x818;
+    if (t621 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t621, 0.0, 0);
       goto fail;
     }
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t623);
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t621);
     int32_t *v_x820_d = v_x820->data.i;
     const int64_t v_x820_n = v_x820->len;
-    RT_PARALLEL_FOR_IF(t623 >= RT_PARALLEL_MIN)
-    for (int64_t t624 = 0; t624 < t623; t624++) {
-      const int32_t t625 = (int32_t)t624;
-      v_x820_d[t624] = 2;
+    RT_PARALLEL_FOR_IF(t621 >= RT_PARALLEL_MIN)
+    for (int64_t t622 = 0; t622 < t621; t622++) {
+      const int32_t t623 = (int32_t)t622;
+      v_x820_d[t622] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -3010,101 +3009,101 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtV
     const int64_t v_x820_n = v_x820->len;
     /* REDUCE */
     {
-      const int64_t t626 = v_x821_n;
-      const int64_t t627 = t626 > 0 ? (t626 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t628 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t627);
-      int32_t *t629 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t627);
-      int32_t *t630 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t627);
-      RT_PARALLEL_FOR_IF(t627 > 1)
-      for (int64_t t631 = 0; t631 < t627; t631++) {
-        int32_t t631a0;
-        int32_t t631a1;
-        int32_t t631a2;
-        t631a0 = 2147483647;
-        t631a1 = 0;
-        t631a2 = 1;
-        const int64_t t631_end = (t631 + 1) * RT_CHUNK < t626 ? (t631 + 1) * RT_CHUNK : t626;
-        for (int64_t t632 = t631 * RT_CHUNK; t632 < t631_end; t632++) {
-          const int32_t t633 = (int32_t)t632;
-          int32_t t631x0;
-          int32_t t631x1;
-          int32_t t631x2;
-          uint8_t t635 = rt_lt_i(0, 2);
-          int32_t t636;
-          if (t635) {
-            t636 = 2147483647;
+      const int64_t t624 = v_x821_n;
+      const int64_t t625 = t624 > 0 ? (t624 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t626 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t625);
+      int32_t *t627 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t625);
+      int32_t *t628 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t625);
+      RT_PARALLEL_FOR_IF(t625 > 1)
+      for (int64_t t629 = 0; t629 < t625; t629++) {
+        int32_t t629a0;
+        int32_t t629a1;
+        int32_t t629a2;
+        t629a0 = 2147483647;
+        t629a1 = 0;
+        t629a2 = 1;
+        const int64_t t629_end = (t629 + 1) * RT_CHUNK < t624 ? (t629 + 1) * RT_CHUNK : t624;
+        for (int64_t t630 = t629 * RT_CHUNK; t630 < t629_end; t630++) {
+          const int32_t t631 = (int32_t)t630;
+          int32_t t629x0;
+          int32_t t629x1;
+          int32_t t629x2;
+          uint8_t t633 = rt_lt_i(0, 2);
+          int32_t t634;
+          if (t633) {
+            t634 = 2147483647;
           } else {
-            t636 = t633;
+            t634 = t631;
           }
-          t631x0 = t636;
-          t631x1 = 0;
-          t631x2 = 2;
-          uint8_t t638 = rt_le_i(t631a0, t631x0);
+          t629x0 = t634;
+          t629x1 = 0;
+          t629x2 = 2;
+          uint8_t t636 = rt_le_i(t629a0, t629x0);
+          int32_t t637;
+          if (t636) {
+            t637 = t629a0;
+          } else {
+            t637 = t629x0;
+          }
+          int32_t t638;
+          if (t636) {
+            t638 = t629a1;
+          } else {
+            t638 = t629x1;
+          }
           int32_t t639;
-          if (t638) {
-            t639 = t631a0;
+          if (t636) {
+            t639 = t629a2;
           } else {
-            t639 = t631x0;
+            t639 = t629x2;
           }
-          int32_t t640;
-          if (t638) {
-            t640 = t631a1;
-          } else {
-            t640 = t631x1;
-          }
-          int32_t t641;
-          if (t638) {
-            t641 = t631a2;
-          } else {
-            t641 = t631x2;
-          }
-          t631a0 = t639;
-          t631a1 = t640;
-          t631a2 = t641;
+          t629a0 = t637;
+          t629a1 = t638;
+          t629a2 = t639;
         }
-        t628[t631] = t631a0;
-        t629[t631] = t631a1;
-        t630[t631] = t631a2;
+        t626[t629] = t629a0;
+        t627[t629] = t629a1;
+        t628[t629] = t629a2;
       }
-      int32_t t631t0;
-      int32_t t631t1;
-      int32_t t631t2;
-      t631t0 = 2147483647;
-      t631t1 = 0;
-      t631t2 = 1;
-      for (int64_t t631 = 0; t631 < t627; t631++) {
-        const int32_t t642 = t628[t631];
-        const int32_t t643 = t629[t631];
-        const int32_t t644 = t630[t631];
-        uint8_t t646 = rt_le_i(t631t0, t642);
+      int32_t t629t0;
+      int32_t t629t1;
+      int32_t t629t2;
+      t629t0 = 2147483647;
+      t629t1 = 0;
+      t629t2 = 1;
+      for (int64_t t629 = 0; t629 < t625; t629++) {
+        const int32_t t640 = t626[t629];
+        const int32_t t641 = t627[t629];
+        const int32_t t642 = t628[t629];
+        uint8_t t644 = rt_le_i(t629t0, t640);
+        int32_t t645;
+        if (t644) {
+          t645 = t629t0;
+        } else {
+          t645 = t640;
+        }
+        int32_t t646;
+        if (t644) {
+          t646 = t629t1;
+        } else {
+          t646 = t641;
+        }
         int32_t t647;
-        if (t646) {
-          t647 = t631t0;
+        if (t644) {
+          t647 = t629t2;
         } else {
           t647 = t642;
         }
-        int32_t t648;
-        if (t646) {
-          t648 = t631t1;
-        } else {
-          t648 = t643;
-        }
-        int32_t t649;
-        if (t646) {
-          t649 = t631t2;
-        } else {
-          t649 = t644;
-        }
-        t631t0 = t647;
-        t631t1 = t648;
-        t631t2 = t649;
+        t629t0 = t645;
+        t629t1 = t646;
+        t629t2 = t647;
       }
-      v_x829 = t631t0;
+      v_x829 = t629t0;
+      rt_free(t626);
+      v_x830 = t629t1;
+      rt_free(t627);
+      v_x831 = t629t2;
       rt_free(t628);
-      v_x830 = t631t1;
-      rt_free(t629);
-      v_x831 = t631t2;
-      rt_free(t630);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3155,39 +3154,39 @@ struct K14_1_pull {
   __device__ K14_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t651 = rt_lt_i(0, 2);
-    int32_t t652;
-    if (t651) {
-      t652 = 2147483647;
+    uint8_t t649 = rt_lt_i(0, 2);
+    int32_t t650;
+    if (t649) {
+      t650 = 2147483647;
     } else {
-      t652 = ix;
+      t650 = ix;
     }
-    return K14_1_V{t652, 0, 2};
+    return K14_1_V{t650, 0, 2};
   }
 };
 struct K14_1_op {
   K14_A A;
   __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
-    uint8_t t654 = rt_le_i(a.v0, b.v0);
+    uint8_t t652 = rt_le_i(a.v0, b.v0);
+    int32_t t653;
+    if (t652) {
+      t653 = a.v0;
+    } else {
+      t653 = b.v0;
+    }
+    int32_t t654;
+    if (t652) {
+      t654 = a.v1;
+    } else {
+      t654 = b.v1;
+    }
     int32_t t655;
-    if (t654) {
-      t655 = a.v0;
+    if (t652) {
+      t655 = a.v2;
     } else {
-      t655 = b.v0;
+      t655 = b.v2;
     }
-    int32_t t656;
-    if (t654) {
-      t656 = a.v1;
-    } else {
-      t656 = b.v1;
-    }
-    int32_t t657;
-    if (t654) {
-      t657 = a.v2;
-    } else {
-      t657 = b.v2;
-    }
-    return K14_1_V{t655, t656, t657};
+    return K14_1_V{t653, t654, t655};
   }
 };
 struct K14_1_check {
@@ -3217,21 +3216,21 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtVa
   int32_t v_x831 = 0;
   /* MAP */
   {
-    const int64_t t658 = v_x818;
-    if (t658 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t658, 0.0, run, 0};
+    const int64_t t656 = v_x818;
+    if (t656 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t656, 0.0, run, 0};
       goto fail;
     }
-    v_x820 = rtg_vec_new(RT_INT, t658);
+    v_x820 = rtg_vec_new(RT_INT, t656);
     A.v_x820_d = v_x820->data.i;
     A.v_x820_n = v_x820->len;
-    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t658);
+    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t656);
   }
   /* REDUCE */
   {
-    const int64_t t659 = v_x821->len;
-    K14_1_V *t660 = rtg::reduce_to_device<false>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t659);
-    K14_1_value = t660;
+    const int64_t t657 = v_x821->len;
+    K14_1_V *t658 = rtg::reduce_to_device<false>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t657);
+    K14_1_value = t658;
   }
   if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
@@ -3251,11 +3250,11 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue 
   if (rtg_choose_host(vals, 1, sizes, 1)) {
     K14_host(err, loc, run, v_x818, v_x821, out_v_x820, out_v_x830, out_v_x831);
     if (err->index == INT64_MAX) {
-      K14_1_V t661;
-      memset(&t661, 0, sizeof t661);
-      t661.v1 = *out_v_x830;
-      t661.v2 = *out_v_x831;
-      (void)K14_1_check{{check_site_0}}(t661, err, run);
+      K14_1_V t659;
+      memset(&t659, 0, sizeof t659);
+      t659.v1 = *out_v_x830;
+      t659.v2 = *out_v_x831;
+      (void)K14_1_check{{check_site_0}}(t659, err, run);
     }
     rtg_host_ran();
   } else {
@@ -3274,45 +3273,45 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, Rt
   RtValue *v_x847 = NULL;
   /* MAP */
   {
-    const int64_t t662 = v_x832_n;
-    v_x847 = rt_value_new(rt_vec_type(RT_INT), t662);
+    const int64_t t660 = v_x832_n;
+    v_x847 = rt_value_new(rt_vec_type(RT_INT), t660);
     int32_t *v_x847_d = v_x847->data.i;
     const int64_t v_x847_n = v_x847->len;
-    RT_PARALLEL_FOR_IF(t662 >= RT_PARALLEL_MIN)
-    for (int64_t t663 = 0; t663 < t662; t663++) {
-      const int32_t t664 = (int32_t)t663;
-      int t668 = 0; /* nonzero: a check below failed */
-      int32_t t666 = rt_mul_i(t664, 2);
-      int t669 = (uint64_t)(int64_t)t666 < (uint64_t)v_x837_n;
-      int32_t t667 = t669 ? v_x837_d[t666] : 0;
-      t668 |= !t669;
-      int32_t t671 = rt_add_i(t667, 1);
-      int32_t t673 = rt_add_i(t666, 1);
-      int t675 = (uint64_t)(int64_t)t673 < (uint64_t)v_x837_n;
-      int32_t t674 = t675 ? v_x837_d[t673] : 0;
-      t668 |= !t675;
-      int32_t t677 = rt_add_i(t671, t674);
-      if (__builtin_expect(t668 != 0, 0)) { /* again, recording the error */
-        int32_t t679 = rt_mul_i(t664, 2);
-        int32_t t680;
-        if ((uint64_t)(int64_t)t679 < (uint64_t)v_x837_n) {
-          t680 = v_x837_d[t679];
+    RT_PARALLEL_FOR_IF(t660 >= RT_PARALLEL_MIN)
+    for (int64_t t661 = 0; t661 < t660; t661++) {
+      const int32_t t662 = (int32_t)t661;
+      int t666 = 0; /* nonzero: a check below failed */
+      int32_t t664 = rt_mul_i(t662, 2);
+      int t667 = (uint64_t)(int64_t)t664 < (uint64_t)v_x837_n;
+      int32_t t665 = t667 ? v_x837_d[t664] : 0;
+      t666 |= !t667;
+      int32_t t669 = rt_add_i(t665, 1);
+      int32_t t671 = rt_add_i(t664, 1);
+      int t673 = (uint64_t)(int64_t)t671 < (uint64_t)v_x837_n;
+      int32_t t672 = t673 ? v_x837_d[t671] : 0;
+      t666 |= !t673;
+      int32_t t675 = rt_add_i(t669, t672);
+      if (__builtin_expect(t666 != 0, 0)) { /* again, recording the error */
+        int32_t t677 = rt_mul_i(t662, 2);
+        int32_t t678;
+        if ((uint64_t)(int64_t)t677 < (uint64_t)v_x837_n) {
+          t678 = v_x837_d[t677];
         } else {
-          NESSIE_RECORD(err, t663, RT_CHECK_INDEX, 0, 0, RT_GATHER, t679, v_x837_n, 0.0, 0);
-          t680 = 0;
+          NESSIE_RECORD(err, t661, RT_CHECK_INDEX, 0, 0, RT_GATHER, t677, v_x837_n, 0.0, 0);
+          t678 = 0;
         }
-        int32_t t682 = rt_add_i(t680, 1);
-        int32_t t684 = rt_add_i(t679, 1);
-        int32_t t685;
-        if ((uint64_t)(int64_t)t684 < (uint64_t)v_x837_n) {
-          t685 = v_x837_d[t684];
+        int32_t t680 = rt_add_i(t678, 1);
+        int32_t t682 = rt_add_i(t677, 1);
+        int32_t t683;
+        if ((uint64_t)(int64_t)t682 < (uint64_t)v_x837_n) {
+          t683 = v_x837_d[t682];
         } else {
-          NESSIE_RECORD(err, t663, RT_CHECK_INDEX, 1, 0, RT_GATHER, t684, v_x837_n, 0.0, 1);
-          t685 = 0;
+          NESSIE_RECORD(err, t661, RT_CHECK_INDEX, 1, 0, RT_GATHER, t682, v_x837_n, 0.0, 1);
+          t683 = 0;
         }
-        int32_t t687 = rt_add_i(t682, t685);
+        int32_t t685 = rt_add_i(t680, t683);
       }
-      v_x847_d[t663] = t677;
+      v_x847_d[t661] = t675;
     }
   }
   if (err->index != INT64_MAX)
@@ -3339,38 +3338,38 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t691 = 0; /* nonzero: a check below failed */
-    int32_t t689 = rt_mul_i(ix, 2);
-    int t692 = (uint64_t)(int64_t)t689 < (uint64_t)A.v_x837_n;
-    int32_t t690 = t692 ? A.v_x837_d[t689] : 0;
-    t691 |= !t692;
-    int32_t t694 = rt_add_i(t690, 1);
-    int32_t t696 = rt_add_i(t689, 1);
-    int t698 = (uint64_t)(int64_t)t696 < (uint64_t)A.v_x837_n;
-    int32_t t697 = t698 ? A.v_x837_d[t696] : 0;
-    t691 |= !t698;
-    int32_t t700 = rt_add_i(t694, t697);
-    if (__builtin_expect(t691 != 0, 0)) { /* again, recording the error */
-      int32_t t702 = rt_mul_i(ix, 2);
-      int32_t t703;
-      if ((uint64_t)(int64_t)t702 < (uint64_t)A.v_x837_n) {
-        t703 = A.v_x837_d[t702];
+    int t689 = 0; /* nonzero: a check below failed */
+    int32_t t687 = rt_mul_i(ix, 2);
+    int t690 = (uint64_t)(int64_t)t687 < (uint64_t)A.v_x837_n;
+    int32_t t688 = t690 ? A.v_x837_d[t687] : 0;
+    t689 |= !t690;
+    int32_t t692 = rt_add_i(t688, 1);
+    int32_t t694 = rt_add_i(t687, 1);
+    int t696 = (uint64_t)(int64_t)t694 < (uint64_t)A.v_x837_n;
+    int32_t t695 = t696 ? A.v_x837_d[t694] : 0;
+    t689 |= !t696;
+    int32_t t698 = rt_add_i(t692, t695);
+    if (__builtin_expect(t689 != 0, 0)) { /* again, recording the error */
+      int32_t t700 = rt_mul_i(ix, 2);
+      int32_t t701;
+      if ((uint64_t)(int64_t)t700 < (uint64_t)A.v_x837_n) {
+        t701 = A.v_x837_d[t700];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t702, A.v_x837_n, 0.0, 0);
-        t703 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t700, A.v_x837_n, 0.0, 0);
+        t701 = 0;
       }
-      int32_t t705 = rt_add_i(t703, 1);
-      int32_t t707 = rt_add_i(t702, 1);
-      int32_t t708;
-      if ((uint64_t)(int64_t)t707 < (uint64_t)A.v_x837_n) {
-        t708 = A.v_x837_d[t707];
+      int32_t t703 = rt_add_i(t701, 1);
+      int32_t t705 = rt_add_i(t700, 1);
+      int32_t t706;
+      if ((uint64_t)(int64_t)t705 < (uint64_t)A.v_x837_n) {
+        t706 = A.v_x837_d[t705];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t707, A.v_x837_n, 0.0, 1);
-        t708 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t705, A.v_x837_n, 0.0, 1);
+        t706 = 0;
       }
-      int32_t t710 = rt_add_i(t705, t708);
+      int32_t t708 = rt_add_i(t703, t706);
     }
-    return K15_0_V{t700};
+    return K15_0_V{t698};
   }
 };
 struct K15_0_store {
@@ -3393,11 +3392,11 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtV
   RtValue *v_x847 = NULL;
   /* MAP */
   {
-    const int64_t t711 = v_x832->len;
-    v_x847 = rtg_vec_new(RT_INT, t711);
+    const int64_t t709 = v_x832->len;
+    v_x847 = rtg_vec_new(RT_INT, t709);
     A.v_x847_d = v_x847->data.i;
     A.v_x847_n = v_x847->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t711);
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t709);
   }
   *out_v_x847 = v_x847;
   return;
@@ -3431,33 +3430,33 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135,
   RtValue *v_x1134 = NULL;
   /* MAP */
   {
-    const int64_t t712 = v_x1110;
-    if (t712 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t712, 0.0, 0);
+    const int64_t t710 = v_x1110;
+    if (t710 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t710, 0.0, 0);
       goto fail;
     }
-    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t712);
+    v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), t710);
     uint8_t *v_x1113_d = v_x1113->data.b;
     const int64_t v_x1113_n = v_x1113->len;
-    RT_PARALLEL_FOR_IF(t712 >= RT_PARALLEL_MIN)
-    for (int64_t t713 = 0; t713 < t712; t713++) {
-      const int32_t t714 = (int32_t)t713;
-      int t716 = 0; /* nonzero: a check below failed */
-      int t717 = (uint64_t)(int64_t)t714 < (uint64_t)v_sd_1135_n;
-      int32_t t715 = t717 ? (int32_t)(v_sd_1135_off[t714 + 1] - v_sd_1135_off[t714]) : 0;
-      t716 |= !t717;
-      uint8_t t719 = rt_le_i(t715, 1);
-      if (__builtin_expect(t716 != 0, 0)) { /* again, recording the error */
-        int32_t t720;
-        if ((uint64_t)(int64_t)t714 < (uint64_t)v_sd_1135_n) {
-          t720 = (int32_t)(v_sd_1135_off[t714 + 1] - v_sd_1135_off[t714]);
+    RT_PARALLEL_FOR_IF(t710 >= RT_PARALLEL_MIN)
+    for (int64_t t711 = 0; t711 < t710; t711++) {
+      const int32_t t712 = (int32_t)t711;
+      int t714 = 0; /* nonzero: a check below failed */
+      int t715 = (uint64_t)(int64_t)t712 < (uint64_t)v_sd_1135_n;
+      int32_t t713 = t715 ? (int32_t)(v_sd_1135_off[t712 + 1] - v_sd_1135_off[t712]) : 0;
+      t714 |= !t715;
+      uint8_t t717 = rt_le_i(t713, 1);
+      if (__builtin_expect(t714 != 0, 0)) { /* again, recording the error */
+        int32_t t718;
+        if ((uint64_t)(int64_t)t712 < (uint64_t)v_sd_1135_n) {
+          t718 = (int32_t)(v_sd_1135_off[t712 + 1] - v_sd_1135_off[t712]);
         } else {
-          NESSIE_RECORD(err, t713, RT_CHECK_INDEX, 0, 0, RT_GATHER, t714, v_sd_1135_n, 0.0, 1);
-          t720 = 0;
+          NESSIE_RECORD(err, t711, RT_CHECK_INDEX, 0, 0, RT_GATHER, t712, v_sd_1135_n, 0.0, 1);
+          t718 = 0;
         }
-        uint8_t t722 = rt_le_i(t720, 1);
+        uint8_t t720 = rt_le_i(t718, 1);
       }
-      v_x1113_d[t713] = t719;
+      v_x1113_d[t711] = t717;
     }
   }
   if (err->index != INT64_MAX)
@@ -3467,108 +3466,108 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135,
     const int64_t v_x1113_n = v_x1113->len;
     /* PARTITION */
     {
-      const int64_t t723 = v_x1110;
-      if (t723 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t723, 0.0, 2);
+      const int64_t t721 = v_x1110;
+      if (t721 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t721, 0.0, 2);
         goto fail;
       }
-      const int64_t t724 = t723 > 0 ? (t723 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t725 = (uint8_t *)rt_alloc_atomic((size_t)t723 + 1);
-      int64_t *t726 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t724 + 1));
-      RT_PARALLEL_FOR_IF(t724 > 1)
-      for (int64_t t727 = 0; t727 < t724; t727++) {
+      const int64_t t722 = t721 > 0 ? (t721 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t723 = (uint8_t *)rt_alloc_atomic((size_t)t721 + 1);
+      int64_t *t724 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t722 + 1));
+      RT_PARALLEL_FOR_IF(t722 > 1)
+      for (int64_t t725 = 0; t725 < t722; t725++) {
         int64_t kept = 0;
-        const int64_t t727_end = (t727 + 1) * RT_CHUNK < t723 ? (t727 + 1) * RT_CHUNK : t723;
-        for (int64_t t728 = t727 * RT_CHUNK; t728 < t727_end; t728++) {
-          const int32_t t729 = (int32_t)t728;
-          int32_t t727x0;
-          uint8_t t727x1;
-          int t731 = 0; /* nonzero: a check below failed */
-          int t732 = (uint64_t)(int64_t)t729 < (uint64_t)v_sd_1135_n;
-          int32_t t730 = t732 ? (int32_t)(v_sd_1135_off[t729 + 1] - v_sd_1135_off[t729]) : 0;
-          t731 |= !t732;
-          uint8_t t734 = rt_le_i(t730, 1);
-          if (__builtin_expect(t731 != 0, 0)) { /* again, recording the error */
-            int32_t t735;
-            if ((uint64_t)(int64_t)t729 < (uint64_t)v_sd_1135_n) {
-              t735 = (int32_t)(v_sd_1135_off[t729 + 1] - v_sd_1135_off[t729]);
+        const int64_t t725_end = (t725 + 1) * RT_CHUNK < t721 ? (t725 + 1) * RT_CHUNK : t721;
+        for (int64_t t726 = t725 * RT_CHUNK; t726 < t725_end; t726++) {
+          const int32_t t727 = (int32_t)t726;
+          int32_t t725x0;
+          uint8_t t725x1;
+          int t729 = 0; /* nonzero: a check below failed */
+          int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1135_n;
+          int32_t t728 = t730 ? (int32_t)(v_sd_1135_off[t727 + 1] - v_sd_1135_off[t727]) : 0;
+          t729 |= !t730;
+          uint8_t t732 = rt_le_i(t728, 1);
+          if (__builtin_expect(t729 != 0, 0)) { /* again, recording the error */
+            int32_t t733;
+            if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1135_n) {
+              t733 = (int32_t)(v_sd_1135_off[t727 + 1] - v_sd_1135_off[t727]);
             } else {
-              NESSIE_RECORD(err, t728, RT_CHECK_INDEX, 0, 0, RT_GATHER, t729, v_sd_1135_n, 0.0, 3);
-              t735 = 0;
+              NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1135_n, 0.0, 3);
+              t733 = 0;
             }
-            uint8_t t737 = rt_le_i(t735, 1);
+            uint8_t t735 = rt_le_i(t733, 1);
           }
-          t727x0 = t729;
-          t727x1 = t734;
-          uint8_t t738;
-          t738 = t727x1;
-          t725[t728] = t738 != 0;
-          kept += t738 != 0;
+          t725x0 = t727;
+          t725x1 = t732;
+          uint8_t t736;
+          t736 = t725x1;
+          t723[t726] = t736 != 0;
+          kept += t736 != 0;
         }
-        t726[t727] = kept;
+        t724[t725] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t725);
-        rt_free(t726);
+        rt_free(t723);
+        rt_free(t724);
         goto fail;
       }
-      int64_t t739 = 0;
-      for (int64_t t727 = 0; t727 < t724; t727++) {
-        const int64_t k = t726[t727];
-        t726[t727] = t739;
-        t739 += k;
+      int64_t t737 = 0;
+      for (int64_t t725 = 0; t725 < t722; t725++) {
+        const int64_t k = t724[t725];
+        t724[t725] = t737;
+        t737 += k;
       }
-      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t739);
+      v_x1118 = rt_value_new(rt_vec_type(RT_INT), t737);
       int32_t *v_x1118_d = v_x1118->data.i;
       const int64_t v_x1118_n = v_x1118->len;
-      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t739);
+      v_x1119 = rt_value_new(rt_vec_type(RT_BOOL), t737);
       uint8_t *v_x1119_d = v_x1119->data.b;
       const int64_t v_x1119_n = v_x1119->len;
-      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t723 - t739));
+      v_x1120 = rt_value_new(rt_vec_type(RT_INT), (t721 - t737));
       int32_t *v_x1120_d = v_x1120->data.i;
       const int64_t v_x1120_n = v_x1120->len;
-      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t723 - t739));
+      v_x1121 = rt_value_new(rt_vec_type(RT_BOOL), (t721 - t737));
       uint8_t *v_x1121_d = v_x1121->data.b;
       const int64_t v_x1121_n = v_x1121->len;
-      RT_PARALLEL_FOR_IF(t724 > 1)
-      for (int64_t t727 = 0; t727 < t724; t727++) {
-        int64_t at = t726[t727];
-        int64_t at_not = t727 * RT_CHUNK - t726[t727];
-        const int64_t t727_end = (t727 + 1) * RT_CHUNK < t723 ? (t727 + 1) * RT_CHUNK : t723;
-        for (int64_t t728 = t727 * RT_CHUNK; t728 < t727_end; t728++) {
-          const int32_t t729 = (int32_t)t728;
-          int32_t t727y0;
-          uint8_t t727y1;
-          int t741 = 0; /* nonzero: a check below failed */
-          int t742 = (uint64_t)(int64_t)t729 < (uint64_t)v_sd_1135_n;
-          int32_t t740 = t742 ? (int32_t)(v_sd_1135_off[t729 + 1] - v_sd_1135_off[t729]) : 0;
-          t741 |= !t742;
-          uint8_t t744 = rt_le_i(t740, 1);
-          if (__builtin_expect(t741 != 0, 0)) { /* again, recording the error */
-            int32_t t745;
-            if ((uint64_t)(int64_t)t729 < (uint64_t)v_sd_1135_n) {
-              t745 = (int32_t)(v_sd_1135_off[t729 + 1] - v_sd_1135_off[t729]);
+      RT_PARALLEL_FOR_IF(t722 > 1)
+      for (int64_t t725 = 0; t725 < t722; t725++) {
+        int64_t at = t724[t725];
+        int64_t at_not = t725 * RT_CHUNK - t724[t725];
+        const int64_t t725_end = (t725 + 1) * RT_CHUNK < t721 ? (t725 + 1) * RT_CHUNK : t721;
+        for (int64_t t726 = t725 * RT_CHUNK; t726 < t725_end; t726++) {
+          const int32_t t727 = (int32_t)t726;
+          int32_t t725y0;
+          uint8_t t725y1;
+          int t739 = 0; /* nonzero: a check below failed */
+          int t740 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1135_n;
+          int32_t t738 = t740 ? (int32_t)(v_sd_1135_off[t727 + 1] - v_sd_1135_off[t727]) : 0;
+          t739 |= !t740;
+          uint8_t t742 = rt_le_i(t738, 1);
+          if (__builtin_expect(t739 != 0, 0)) { /* again, recording the error */
+            int32_t t743;
+            if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1135_n) {
+              t743 = (int32_t)(v_sd_1135_off[t727 + 1] - v_sd_1135_off[t727]);
             } else {
-              NESSIE_RECORD(err, t728, RT_CHECK_INDEX, 0, 0, RT_GATHER, t729, v_sd_1135_n, 0.0, 4);
-              t745 = 0;
+              NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1135_n, 0.0, 4);
+              t743 = 0;
             }
-            uint8_t t747 = rt_le_i(t745, 1);
+            uint8_t t745 = rt_le_i(t743, 1);
           }
-          t727y0 = t729;
-          t727y1 = t744;
-          if (t725[t728]) {
-            v_x1118_d[at] = t727y0;
-            v_x1119_d[at] = t727y1;
+          t725y0 = t727;
+          t725y1 = t742;
+          if (t723[t726]) {
+            v_x1118_d[at] = t725y0;
+            v_x1119_d[at] = t725y1;
             at++;
           } else {
-            v_x1120_d[at_not] = t727y0;
-            v_x1121_d[at_not] = t727y1;
+            v_x1120_d[at_not] = t725y0;
+            v_x1121_d[at_not] = t725y1;
             at_not++;
           }
         }
       }
-      rt_free(t725);
-      rt_free(t726);
+      rt_free(t723);
+      rt_free(t724);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3583,120 +3582,120 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135,
       const int64_t v_x1121_n = v_x1121->len;
       /* SCAN */
       {
-        const int64_t t748 = v_x1110;
-        if (t748 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t748, 0.0, 5);
+        const int64_t t746 = v_x1110;
+        if (t746 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t746, 0.0, 5);
           goto fail;
         }
-        const int64_t t749 = t748 > 0 ? (t748 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t750 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t749);
-        int32_t *t751 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t749);
-        RT_PARALLEL_FOR_IF(t749 > 1)
-        for (int64_t t752 = 0; t752 < t749; t752++) {
-          int32_t t752a0;
-          int32_t t752a1;
-          t752a0 = 0;
-          t752a1 = 0;
-          const int64_t t752_end = (t752 + 1) * RT_CHUNK < t748 ? (t752 + 1) * RT_CHUNK : t748;
-          for (int64_t t753 = t752 * RT_CHUNK; t753 < t752_end; t753++) {
-            const int32_t t754 = (int32_t)t753;
-            int32_t t752x0;
-            int32_t t752x1;
-            int t756 = 0; /* nonzero: a check below failed */
-            int t757 = (uint64_t)(int64_t)t754 < (uint64_t)v_sd_1135_n;
-            int32_t t755 = t757 ? (int32_t)(v_sd_1135_off[t754 + 1] - v_sd_1135_off[t754]) : 0;
-            t756 |= !t757;
-            uint8_t t759 = rt_le_i(t755, 1);
-            int32_t t761 = rt_btoi_b(t759);
-            uint8_t t763 = rt_not_b(t759);
-            int32_t t765 = rt_btoi_b(t763);
-            if (__builtin_expect(t756 != 0, 0)) { /* again, recording the error */
-              int32_t t766;
-              if ((uint64_t)(int64_t)t754 < (uint64_t)v_sd_1135_n) {
-                t766 = (int32_t)(v_sd_1135_off[t754 + 1] - v_sd_1135_off[t754]);
+        const int64_t t747 = t746 > 0 ? (t746 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t748 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t747);
+        int32_t *t749 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t747);
+        RT_PARALLEL_FOR_IF(t747 > 1)
+        for (int64_t t750 = 0; t750 < t747; t750++) {
+          int32_t t750a0;
+          int32_t t750a1;
+          t750a0 = 0;
+          t750a1 = 0;
+          const int64_t t750_end = (t750 + 1) * RT_CHUNK < t746 ? (t750 + 1) * RT_CHUNK : t746;
+          for (int64_t t751 = t750 * RT_CHUNK; t751 < t750_end; t751++) {
+            const int32_t t752 = (int32_t)t751;
+            int32_t t750x0;
+            int32_t t750x1;
+            int t754 = 0; /* nonzero: a check below failed */
+            int t755 = (uint64_t)(int64_t)t752 < (uint64_t)v_sd_1135_n;
+            int32_t t753 = t755 ? (int32_t)(v_sd_1135_off[t752 + 1] - v_sd_1135_off[t752]) : 0;
+            t754 |= !t755;
+            uint8_t t757 = rt_le_i(t753, 1);
+            int32_t t759 = rt_btoi_b(t757);
+            uint8_t t761 = rt_not_b(t757);
+            int32_t t763 = rt_btoi_b(t761);
+            if (__builtin_expect(t754 != 0, 0)) { /* again, recording the error */
+              int32_t t764;
+              if ((uint64_t)(int64_t)t752 < (uint64_t)v_sd_1135_n) {
+                t764 = (int32_t)(v_sd_1135_off[t752 + 1] - v_sd_1135_off[t752]);
               } else {
-                NESSIE_RECORD(err, t753, RT_CHECK_INDEX, 0, 0, RT_GATHER, t754, v_sd_1135_n, 0.0, 6);
-                t766 = 0;
+                NESSIE_RECORD(err, t751, RT_CHECK_INDEX, 0, 0, RT_GATHER, t752, v_sd_1135_n, 0.0, 6);
+                t764 = 0;
               }
-              uint8_t t768 = rt_le_i(t766, 1);
-              int32_t t770 = rt_btoi_b(t768);
-              uint8_t t772 = rt_not_b(t768);
-              int32_t t774 = rt_btoi_b(t772);
+              uint8_t t766 = rt_le_i(t764, 1);
+              int32_t t768 = rt_btoi_b(t766);
+              uint8_t t770 = rt_not_b(t766);
+              int32_t t772 = rt_btoi_b(t770);
             }
-            t752x0 = t761;
-            t752x1 = t765;
-            int32_t t776 = rt_add_i(t752a0, t752x0);
-            int32_t t778 = rt_add_i(t752a1, t752x1);
-            t752a0 = t776;
-            t752a1 = t778;
+            t750x0 = t759;
+            t750x1 = t763;
+            int32_t t774 = rt_add_i(t750a0, t750x0);
+            int32_t t776 = rt_add_i(t750a1, t750x1);
+            t750a0 = t774;
+            t750a1 = t776;
           }
-          t750[t752] = t752a0;
-          t751[t752] = t752a1;
+          t748[t750] = t750a0;
+          t749[t750] = t750a1;
         }
-        int32_t t752t0;
-        int32_t t752t1;
-        t752t0 = 0;
-        t752t1 = 0;
-        for (int64_t t752 = 0; t752 < t749; t752++) {
-          const int32_t t779 = t750[t752];
-          t750[t752] = t752t0;
-          const int32_t t780 = t751[t752];
-          t751[t752] = t752t1;
-          int32_t t782 = rt_add_i(t752t0, t779);
-          int32_t t784 = rt_add_i(t752t1, t780);
-          t752t0 = t782;
-          t752t1 = t784;
+        int32_t t750t0;
+        int32_t t750t1;
+        t750t0 = 0;
+        t750t1 = 0;
+        for (int64_t t750 = 0; t750 < t747; t750++) {
+          const int32_t t777 = t748[t750];
+          t748[t750] = t750t0;
+          const int32_t t778 = t749[t750];
+          t749[t750] = t750t1;
+          int32_t t780 = rt_add_i(t750t0, t777);
+          int32_t t782 = rt_add_i(t750t1, t778);
+          t750t0 = t780;
+          t750t1 = t782;
         }
-        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t748);
+        v_x1133 = rt_value_new(rt_vec_type(RT_INT), t746);
         int32_t *v_x1133_d = v_x1133->data.i;
         const int64_t v_x1133_n = v_x1133->len;
-        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t748);
+        v_x1134 = rt_value_new(rt_vec_type(RT_INT), t746);
         int32_t *v_x1134_d = v_x1134->data.i;
         const int64_t v_x1134_n = v_x1134->len;
-        RT_PARALLEL_FOR_IF(t749 > 1)
-        for (int64_t t752 = 0; t752 < t749; t752++) {
-          int32_t t752p0;
-          int32_t t752p1;
-          t752p0 = t750[t752];
-          t752p1 = t751[t752];
-          const int64_t t752_end = (t752 + 1) * RT_CHUNK < t748 ? (t752 + 1) * RT_CHUNK : t748;
-          for (int64_t t753 = t752 * RT_CHUNK; t753 < t752_end; t753++) {
-            const int32_t t754 = (int32_t)t753;
-            v_x1133_d[t753] = t752p0;
-            v_x1134_d[t753] = t752p1;
-            int32_t t752y0;
-            int32_t t752y1;
-            int t786 = 0; /* nonzero: a check below failed */
-            int t787 = (uint64_t)(int64_t)t754 < (uint64_t)v_sd_1135_n;
-            int32_t t785 = t787 ? (int32_t)(v_sd_1135_off[t754 + 1] - v_sd_1135_off[t754]) : 0;
-            t786 |= !t787;
-            uint8_t t789 = rt_le_i(t785, 1);
-            int32_t t791 = rt_btoi_b(t789);
-            uint8_t t793 = rt_not_b(t789);
-            int32_t t795 = rt_btoi_b(t793);
-            if (__builtin_expect(t786 != 0, 0)) { /* again, recording the error */
-              int32_t t796;
-              if ((uint64_t)(int64_t)t754 < (uint64_t)v_sd_1135_n) {
-                t796 = (int32_t)(v_sd_1135_off[t754 + 1] - v_sd_1135_off[t754]);
+        RT_PARALLEL_FOR_IF(t747 > 1)
+        for (int64_t t750 = 0; t750 < t747; t750++) {
+          int32_t t750p0;
+          int32_t t750p1;
+          t750p0 = t748[t750];
+          t750p1 = t749[t750];
+          const int64_t t750_end = (t750 + 1) * RT_CHUNK < t746 ? (t750 + 1) * RT_CHUNK : t746;
+          for (int64_t t751 = t750 * RT_CHUNK; t751 < t750_end; t751++) {
+            const int32_t t752 = (int32_t)t751;
+            v_x1133_d[t751] = t750p0;
+            v_x1134_d[t751] = t750p1;
+            int32_t t750y0;
+            int32_t t750y1;
+            int t784 = 0; /* nonzero: a check below failed */
+            int t785 = (uint64_t)(int64_t)t752 < (uint64_t)v_sd_1135_n;
+            int32_t t783 = t785 ? (int32_t)(v_sd_1135_off[t752 + 1] - v_sd_1135_off[t752]) : 0;
+            t784 |= !t785;
+            uint8_t t787 = rt_le_i(t783, 1);
+            int32_t t789 = rt_btoi_b(t787);
+            uint8_t t791 = rt_not_b(t787);
+            int32_t t793 = rt_btoi_b(t791);
+            if (__builtin_expect(t784 != 0, 0)) { /* again, recording the error */
+              int32_t t794;
+              if ((uint64_t)(int64_t)t752 < (uint64_t)v_sd_1135_n) {
+                t794 = (int32_t)(v_sd_1135_off[t752 + 1] - v_sd_1135_off[t752]);
               } else {
-                NESSIE_RECORD(err, t753, RT_CHECK_INDEX, 0, 0, RT_GATHER, t754, v_sd_1135_n, 0.0, 7);
-                t796 = 0;
+                NESSIE_RECORD(err, t751, RT_CHECK_INDEX, 0, 0, RT_GATHER, t752, v_sd_1135_n, 0.0, 7);
+                t794 = 0;
               }
-              uint8_t t798 = rt_le_i(t796, 1);
-              int32_t t800 = rt_btoi_b(t798);
-              uint8_t t802 = rt_not_b(t798);
-              int32_t t804 = rt_btoi_b(t802);
+              uint8_t t796 = rt_le_i(t794, 1);
+              int32_t t798 = rt_btoi_b(t796);
+              uint8_t t800 = rt_not_b(t796);
+              int32_t t802 = rt_btoi_b(t800);
             }
-            t752y0 = t791;
-            t752y1 = t795;
-            int32_t t806 = rt_add_i(t752p0, t752y0);
-            int32_t t808 = rt_add_i(t752p1, t752y1);
-            t752p0 = t806;
-            t752p1 = t808;
+            t750y0 = t789;
+            t750y1 = t793;
+            int32_t t804 = rt_add_i(t750p0, t750y0);
+            int32_t t806 = rt_add_i(t750p1, t750y1);
+            t750p0 = t804;
+            t750p1 = t806;
           }
         }
-        rt_free(t750);
-        rt_free(t751);
+        rt_free(t748);
+        rt_free(t749);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -3742,22 +3741,22 @@ struct K16_0_pull {
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t810 = 0; /* nonzero: a check below failed */
-    int t811 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
-    int32_t t809 = t811 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
-    t810 |= !t811;
-    uint8_t t813 = rt_le_i(t809, 1);
-    if (__builtin_expect(t810 != 0, 0)) { /* again, recording the error */
-      int32_t t814;
+    int t808 = 0; /* nonzero: a check below failed */
+    int t809 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
+    int32_t t807 = t809 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
+    t808 |= !t809;
+    uint8_t t811 = rt_le_i(t807, 1);
+    if (__builtin_expect(t808 != 0, 0)) { /* again, recording the error */
+      int32_t t812;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n) {
-        t814 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
+        t812 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1135_n, 0.0, 0);
-        t814 = 0;
+        t812 = 0;
       }
-      uint8_t t816 = rt_le_i(t814, 1);
+      uint8_t t814 = rt_le_i(t812, 1);
     }
-    return K16_0_V{t813};
+    return K16_0_V{t811};
   }
 };
 struct K16_0_store {
@@ -3775,22 +3774,22 @@ struct K16_1_pull {
   __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t818 = 0; /* nonzero: a check below failed */
-    int t819 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
-    int32_t t817 = t819 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
-    t818 |= !t819;
-    uint8_t t821 = rt_le_i(t817, 1);
-    if (__builtin_expect(t818 != 0, 0)) { /* again, recording the error */
-      int32_t t822;
+    int t816 = 0; /* nonzero: a check below failed */
+    int t817 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
+    int32_t t815 = t817 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
+    t816 |= !t817;
+    uint8_t t819 = rt_le_i(t815, 1);
+    if (__builtin_expect(t816 != 0, 0)) { /* again, recording the error */
+      int32_t t820;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n) {
-        t822 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
+        t820 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1135_n, 0.0, 1);
-        t822 = 0;
+        t820 = 0;
       }
-      uint8_t t824 = rt_le_i(t822, 1);
+      uint8_t t822 = rt_le_i(t820, 1);
     }
-    return K16_1_V{ix, t821};
+    return K16_1_V{ix, t819};
   }
 };
 struct K16_1_store {
@@ -3822,28 +3821,28 @@ struct K16_2_pull {
   __device__ K16_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t826 = 0; /* nonzero: a check below failed */
-    int t827 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
-    int32_t t825 = t827 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
-    t826 |= !t827;
-    uint8_t t829 = rt_le_i(t825, 1);
-    int32_t t831 = rt_btoi_b(t829);
-    uint8_t t833 = rt_not_b(t829);
-    int32_t t835 = rt_btoi_b(t833);
-    if (__builtin_expect(t826 != 0, 0)) { /* again, recording the error */
-      int32_t t836;
+    int t824 = 0; /* nonzero: a check below failed */
+    int t825 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n;
+    int32_t t823 = t825 ? (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]) : 0;
+    t824 |= !t825;
+    uint8_t t827 = rt_le_i(t823, 1);
+    int32_t t829 = rt_btoi_b(t827);
+    uint8_t t831 = rt_not_b(t827);
+    int32_t t833 = rt_btoi_b(t831);
+    if (__builtin_expect(t824 != 0, 0)) { /* again, recording the error */
+      int32_t t834;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1135_n) {
-        t836 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
+        t834 = (int32_t)(A.v_sd_1135_off[ix + 1] - A.v_sd_1135_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1135_n, 0.0, 2);
-        t836 = 0;
+        t834 = 0;
       }
-      uint8_t t838 = rt_le_i(t836, 1);
-      int32_t t840 = rt_btoi_b(t838);
-      uint8_t t842 = rt_not_b(t838);
-      int32_t t844 = rt_btoi_b(t842);
+      uint8_t t836 = rt_le_i(t834, 1);
+      int32_t t838 = rt_btoi_b(t836);
+      uint8_t t840 = rt_not_b(t836);
+      int32_t t842 = rt_btoi_b(t840);
     }
-    return K16_2_V{t831, t835};
+    return K16_2_V{t829, t833};
   }
 };
 struct K16_2_store {
@@ -3856,9 +3855,9 @@ struct K16_2_store {
 struct K16_2_op {
   K16_A A;
   __device__ K16_2_V operator()(const K16_2_V &a, const K16_2_V &b) const {
-    int32_t t846 = rt_add_i(a.v0, b.v0);
-    int32_t t848 = rt_add_i(a.v1, b.v1);
-    return K16_2_V{t846, t848};
+    int32_t t844 = rt_add_i(a.v0, b.v0);
+    int32_t t846 = rt_add_i(a.v1, b.v1);
+    return K16_2_V{t844, t846};
   }
 };
 struct K16_2_ride {
@@ -3887,68 +3886,68 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, 
   RtValue *v_x1134 = NULL;
   /* MAP */
   {
-    const int64_t t849 = v_x1110;
-    if (t849 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t849, 0.0, run, 3};
+    const int64_t t847 = v_x1110;
+    if (t847 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t847, 0.0, run, 3};
       goto fail;
     }
-    v_x1113 = rtg_vec_new(RT_BOOL, t849);
+    v_x1113 = rtg_vec_new(RT_BOOL, t847);
     A.v_x1113_d = v_x1113->data.b;
     A.v_x1113_n = v_x1113->len;
     /* computed in the launch of SOAC 2 (K16_2_ride) */
   }
   /* PARTITION */
-  int64_t *t850, t851; /* the slot of its count, its size */
+  int64_t *t848, t849; /* the slot of its count, its size */
   {
-    const int64_t t852 = v_x1110;
-    if (t852 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t852, 0.0, run, 4};
+    const int64_t t850 = v_x1110;
+    if (t850 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t850, 0.0, run, 4};
       goto fail;
     }
-    v_x1118 = rtg_vec_new(RT_INT, t852);
+    v_x1118 = rtg_vec_new(RT_INT, t850);
     A.v_x1118_d = v_x1118->data.i;
     A.v_x1118_n = v_x1118->len;
-    v_x1119 = rtg_vec_new(RT_BOOL, t852);
+    v_x1119 = rtg_vec_new(RT_BOOL, t850);
     A.v_x1119_d = v_x1119->data.b;
     A.v_x1119_n = v_x1119->len;
-    v_x1120 = rtg_vec_new(RT_INT, t852);
+    v_x1120 = rtg_vec_new(RT_INT, t850);
     A.v_x1120_d = v_x1120->data.i;
     A.v_x1120_n = v_x1120->len;
-    v_x1121 = rtg_vec_new(RT_BOOL, t852);
+    v_x1121 = rtg_vec_new(RT_BOOL, t850);
     A.v_x1121_d = v_x1121->data.b;
     A.v_x1121_n = v_x1121->len;
-    t851 = t852;
-    t850 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t852, K16_1_store{A}, K16_1_other{A}, true);
+    t849 = t850;
+    t848 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t850, K16_1_store{A}, K16_1_other{A}, true);
   }
   {
-    const int64_t t853 = rtg::filter_count(t850);
-    v_x1118 = rtg_vec_fit(v_x1118, t853);
+    const int64_t t851 = rtg::filter_count(t848);
+    v_x1118 = rtg_vec_fit(v_x1118, t851);
     A.v_x1118_d = v_x1118->data.i;
     A.v_x1118_n = v_x1118->len;
-    v_x1119 = rtg_vec_fit(v_x1119, t853);
+    v_x1119 = rtg_vec_fit(v_x1119, t851);
     A.v_x1119_d = v_x1119->data.b;
     A.v_x1119_n = v_x1119->len;
-    v_x1120 = rtg_vec_fit(v_x1120, t851 - t853);
+    v_x1120 = rtg_vec_fit(v_x1120, t849 - t851);
     A.v_x1120_d = v_x1120->data.i;
     A.v_x1120_n = v_x1120->len;
-    v_x1121 = rtg_vec_fit(v_x1121, t851 - t853);
+    v_x1121 = rtg_vec_fit(v_x1121, t849 - t851);
     A.v_x1121_d = v_x1121->data.b;
     A.v_x1121_n = v_x1121->len;
   }
   /* SCAN */
   {
-    const int64_t t854 = v_x1110;
-    if (t854 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t854, 0.0, run, 5};
+    const int64_t t852 = v_x1110;
+    if (t852 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t852, 0.0, run, 5};
       goto fail;
     }
-    v_x1133 = rtg_vec_new(RT_INT, t854);
+    v_x1133 = rtg_vec_new(RT_INT, t852);
     A.v_x1133_d = v_x1133->data.i;
     A.v_x1133_n = v_x1133->len;
-    v_x1134 = rtg_vec_new(RT_INT, t854);
+    v_x1134 = rtg_vec_new(RT_INT, t852);
     A.v_x1134_d = v_x1134->data.i;
     A.v_x1134_n = v_x1134->len;
-    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t854, K16_2_ride{A});
+    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t852, K16_2_ride{A});
   }
   *out_v_x1113 = v_x1113;
   *out_v_x1118 = v_x1118;
@@ -3994,49 +3993,49 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, R
   RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t855 = v_x1136_n;
-    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t855);
+    const int64_t t853 = v_x1136_n;
+    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t853);
     int32_t *v_x1142_d = v_x1142->data.i;
     const int64_t v_x1142_n = v_x1142->len;
-    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t855);
+    v_x1143 = rt_value_new(rt_vec_type(RT_INT), t853);
     int32_t *v_x1143_d = v_x1143->data.i;
     const int64_t v_x1143_n = v_x1143->len;
-    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t855);
+    v_x1144 = rt_value_new(rt_vec_type(RT_INT), t853);
     int32_t *v_x1144_d = v_x1144->data.i;
     const int64_t v_x1144_n = v_x1144->len;
-    RT_PARALLEL_FOR_IF(t855 >= RT_PARALLEL_MIN)
-    for (int64_t t856 = 0; t856 < t855; t856++) {
-      const int32_t t857 = (int32_t)t856;
-      int t860 = 0; /* nonzero: a check below failed */
-      int32_t t858 = v_x1136_d[t857];
-      int t861 = (uint64_t)(int64_t)t858 < (uint64_t)v_sd_1138_n;
-      int32_t t859 = t861 ? (int32_t)v_sd_1138_off[t858] : 0;
-      t860 |= !t861;
-      int t863 = (uint64_t)(int64_t)t858 < (uint64_t)v_sd_1145_n;
-      int32_t t862 = t863 ? (int32_t)(v_sd_1145_off[t858 + 1] - v_sd_1145_off[t858]) : 0;
-      t860 |= !t863;
-      int32_t t865 = rt_add_i(t859, t862);
-      if (__builtin_expect(t860 != 0, 0)) { /* again, recording the error */
-        int32_t t866 = v_x1136_d[t857];
-        int32_t t867;
-        if ((uint64_t)(int64_t)t866 < (uint64_t)v_sd_1138_n) {
-          t867 = (int32_t)v_sd_1138_off[t866];
+    RT_PARALLEL_FOR_IF(t853 >= RT_PARALLEL_MIN)
+    for (int64_t t854 = 0; t854 < t853; t854++) {
+      const int32_t t855 = (int32_t)t854;
+      int t858 = 0; /* nonzero: a check below failed */
+      int32_t t856 = v_x1136_d[t855];
+      int t859 = (uint64_t)(int64_t)t856 < (uint64_t)v_sd_1138_n;
+      int32_t t857 = t859 ? (int32_t)v_sd_1138_off[t856] : 0;
+      t858 |= !t859;
+      int t861 = (uint64_t)(int64_t)t856 < (uint64_t)v_sd_1145_n;
+      int32_t t860 = t861 ? (int32_t)(v_sd_1145_off[t856 + 1] - v_sd_1145_off[t856]) : 0;
+      t858 |= !t861;
+      int32_t t863 = rt_add_i(t857, t860);
+      if (__builtin_expect(t858 != 0, 0)) { /* again, recording the error */
+        int32_t t864 = v_x1136_d[t855];
+        int32_t t865;
+        if ((uint64_t)(int64_t)t864 < (uint64_t)v_sd_1138_n) {
+          t865 = (int32_t)v_sd_1138_off[t864];
         } else {
-          NESSIE_RECORD(err, t856, RT_CHECK_INDEX, 0, 0, RT_GATHER, t866, v_sd_1138_n, 0.0, 0);
-          t867 = 0;
+          NESSIE_RECORD(err, t854, RT_CHECK_INDEX, 0, 0, RT_GATHER, t864, v_sd_1138_n, 0.0, 0);
+          t865 = 0;
         }
-        int32_t t868;
-        if ((uint64_t)(int64_t)t866 < (uint64_t)v_sd_1145_n) {
-          t868 = (int32_t)(v_sd_1145_off[t866 + 1] - v_sd_1145_off[t866]);
+        int32_t t866;
+        if ((uint64_t)(int64_t)t864 < (uint64_t)v_sd_1145_n) {
+          t866 = (int32_t)(v_sd_1145_off[t864 + 1] - v_sd_1145_off[t864]);
         } else {
-          NESSIE_RECORD(err, t856, RT_CHECK_INDEX, 0, 0, RT_GATHER, t866, v_sd_1145_n, 0.0, 1);
-          t868 = 0;
+          NESSIE_RECORD(err, t854, RT_CHECK_INDEX, 0, 0, RT_GATHER, t864, v_sd_1145_n, 0.0, 1);
+          t866 = 0;
         }
-        int32_t t870 = rt_add_i(t867, t868);
+        int32_t t868 = rt_add_i(t865, t866);
       }
-      v_x1142_d[t856] = t859;
-      v_x1143_d[t856] = t865;
-      v_x1144_d[t856] = 1;
+      v_x1142_d[t854] = t857;
+      v_x1143_d[t854] = t863;
+      v_x1144_d[t854] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -4072,34 +4071,34 @@ struct K17_0_pull {
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t873 = 0; /* nonzero: a check below failed */
-    int32_t t871 = A.v_x1136_d[ix];
-    int t874 = (uint64_t)(int64_t)t871 < (uint64_t)A.v_sd_1138_n;
-    int32_t t872 = t874 ? (int32_t)A.v_sd_1138_off[t871] : 0;
-    t873 |= !t874;
-    int t876 = (uint64_t)(int64_t)t871 < (uint64_t)A.v_sd_1145_n;
-    int32_t t875 = t876 ? (int32_t)(A.v_sd_1145_off[t871 + 1] - A.v_sd_1145_off[t871]) : 0;
-    t873 |= !t876;
-    int32_t t878 = rt_add_i(t872, t875);
-    if (__builtin_expect(t873 != 0, 0)) { /* again, recording the error */
-      int32_t t879 = A.v_x1136_d[ix];
-      int32_t t880;
-      if ((uint64_t)(int64_t)t879 < (uint64_t)A.v_sd_1138_n) {
-        t880 = (int32_t)A.v_sd_1138_off[t879];
+    int t871 = 0; /* nonzero: a check below failed */
+    int32_t t869 = A.v_x1136_d[ix];
+    int t872 = (uint64_t)(int64_t)t869 < (uint64_t)A.v_sd_1138_n;
+    int32_t t870 = t872 ? (int32_t)A.v_sd_1138_off[t869] : 0;
+    t871 |= !t872;
+    int t874 = (uint64_t)(int64_t)t869 < (uint64_t)A.v_sd_1145_n;
+    int32_t t873 = t874 ? (int32_t)(A.v_sd_1145_off[t869 + 1] - A.v_sd_1145_off[t869]) : 0;
+    t871 |= !t874;
+    int32_t t876 = rt_add_i(t870, t873);
+    if (__builtin_expect(t871 != 0, 0)) { /* again, recording the error */
+      int32_t t877 = A.v_x1136_d[ix];
+      int32_t t878;
+      if ((uint64_t)(int64_t)t877 < (uint64_t)A.v_sd_1138_n) {
+        t878 = (int32_t)A.v_sd_1138_off[t877];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t879, A.v_sd_1138_n, 0.0, 0);
-        t880 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, A.v_sd_1138_n, 0.0, 0);
+        t878 = 0;
       }
-      int32_t t881;
-      if ((uint64_t)(int64_t)t879 < (uint64_t)A.v_sd_1145_n) {
-        t881 = (int32_t)(A.v_sd_1145_off[t879 + 1] - A.v_sd_1145_off[t879]);
+      int32_t t879;
+      if ((uint64_t)(int64_t)t877 < (uint64_t)A.v_sd_1145_n) {
+        t879 = (int32_t)(A.v_sd_1145_off[t877 + 1] - A.v_sd_1145_off[t877]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t879, A.v_sd_1145_n, 0.0, 1);
-        t881 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, A.v_sd_1145_n, 0.0, 1);
+        t879 = 0;
       }
-      int32_t t883 = rt_add_i(t880, t881);
+      int32_t t881 = rt_add_i(t878, t879);
     }
-    return K17_0_V{t872, t878, 1};
+    return K17_0_V{t870, t876, 1};
   }
 };
 struct K17_0_store {
@@ -4128,17 +4127,17 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1136, Rt
   RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t884 = v_x1136->len;
-    v_x1142 = rtg_vec_new(RT_INT, t884);
+    const int64_t t882 = v_x1136->len;
+    v_x1142 = rtg_vec_new(RT_INT, t882);
     A.v_x1142_d = v_x1142->data.i;
     A.v_x1142_n = v_x1142->len;
-    v_x1143 = rtg_vec_new(RT_INT, t884);
+    v_x1143 = rtg_vec_new(RT_INT, t882);
     A.v_x1143_d = v_x1143->data.i;
     A.v_x1143_n = v_x1143->len;
-    v_x1144 = rtg_vec_new(RT_INT, t884);
+    v_x1144 = rtg_vec_new(RT_INT, t882);
     A.v_x1144_d = v_x1144->data.i;
     A.v_x1144_n = v_x1144->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t884);
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t882);
   }
   *out_v_x1142 = v_x1142;
   *out_v_x1143 = v_x1143;
@@ -4169,8 +4168,10 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, i
   const int64_t v_x1003_n = v_x1003->len;
   uint8_t *v_x1007_d = v_x1007->data.b;
   const int64_t v_x1007_n = v_x1007->len;
+  (void)v_x1007_n; /* v_x1007's length is v_x1003's */
   int32_t *v_x1008_d = v_x1008->data.i;
   const int64_t v_x1008_n = v_x1008->len;
+  (void)v_x1008_n; /* v_x1008's length is v_x1003's */
   int32_t *v_x1011_d = v_x1011->data.i;
   const int64_t v_x1011_n = v_x1011->len;
   int32_t *v_x1012_d = v_x1012->data.i;
@@ -4178,89 +4179,73 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, i
   RtValue *v_x1017 = NULL;
   /* MAP */
   {
-    const int64_t t885 = v_x1007_n;
-    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t885);
+    const int64_t t883 = v_x1003_n;
+    v_x1017 = rt_value_new(rt_vec_type(RT_INT), t883);
     int32_t *v_x1017_d = v_x1017->data.i;
     const int64_t v_x1017_n = v_x1017->len;
-    RT_PARALLEL_FOR_IF(t885 >= RT_PARALLEL_MIN)
-    for (int64_t t886 = 0; t886 < t885; t886++) {
-      const int32_t t887 = (int32_t)t886;
-      int t889 = 0; /* nonzero: a check below failed */
-      int t890 = (uint64_t)(int64_t)t887 < (uint64_t)v_x1003_n;
-      int32_t t888 = t890 ? v_x1003_d[t887] : 0;
-      t889 |= !t890;
-      int32_t t892 = rt_add_i(t888, v_x1004);
-      uint8_t t893 = v_x1007_d[t887];
-      int t895 = (uint64_t)(int64_t)t887 < (uint64_t)v_x1008_n;
-      int32_t t894 = t895 ? v_x1008_d[t887] : 0;
-      t889 |= !t895;
-      int32_t t897 = (t893 ? t894 : t892);
-      int t899 = (uint64_t)(int64_t)t897 < (uint64_t)v_x1013;
-      int32_t t898 = t899 ? t897 : 0;
-      t889 |= !t899;
-      uint8_t t901 = rt_lt_i(t898, (int32_t)v_x1011_n);
-      int32_t t902;
-      if (t901) {
-        int t904 = (uint64_t)(int64_t)t898 < (uint64_t)v_x1011_n;
-        int32_t t903 = t904 ? v_x1011_d[t898] : 0;
-        t889 |= !t904;
-        t902 = t903;
+    RT_PARALLEL_FOR_IF(t883 >= RT_PARALLEL_MIN)
+    for (int64_t t884 = 0; t884 < t883; t884++) {
+      const int32_t t885 = (int32_t)t884;
+      int t894 = 0; /* nonzero: a check below failed */
+      int32_t t886 = v_x1003_d[t885];
+      int32_t t888 = rt_add_i(t886, v_x1004);
+      uint8_t t889 = v_x1007_d[t885];
+      int32_t t890 = v_x1008_d[t885];
+      int32_t t892 = (t889 ? t890 : t888);
+      int t895 = (uint64_t)(int64_t)t892 < (uint64_t)v_x1013;
+      int32_t t893 = t895 ? t892 : 0;
+      t894 |= !t895;
+      uint8_t t897 = rt_lt_i(t893, (int32_t)v_x1011_n);
+      int32_t t898;
+      if (t897) {
+        int t900 = (uint64_t)(int64_t)t893 < (uint64_t)v_x1011_n;
+        int32_t t899 = t900 ? v_x1011_d[t893] : 0;
+        t894 |= !t900;
+        t898 = t899;
       } else {
-        int32_t t906 = rt_sub_i(t898, (int32_t)v_x1011_n);
-        int t908 = (uint64_t)(int64_t)t906 < (uint64_t)v_x1012_n;
-        int32_t t907 = t908 ? v_x1012_d[t906] : 0;
-        t889 |= !t908;
-        t902 = t907;
+        int32_t t902 = rt_sub_i(t893, (int32_t)v_x1011_n);
+        int t904 = (uint64_t)(int64_t)t902 < (uint64_t)v_x1012_n;
+        int32_t t903 = t904 ? v_x1012_d[t902] : 0;
+        t894 |= !t904;
+        t898 = t903;
       }
-      if (__builtin_expect(t889 != 0, 0)) { /* again, recording the error */
-        int32_t t909;
-        if ((uint64_t)(int64_t)t887 < (uint64_t)v_x1003_n) {
-          t909 = v_x1003_d[t887];
+      if (__builtin_expect(t894 != 0, 0)) { /* again, recording the error */
+        int32_t t905 = v_x1003_d[t885];
+        int32_t t907 = rt_add_i(t905, v_x1004);
+        uint8_t t908 = v_x1007_d[t885];
+        int32_t t909 = v_x1008_d[t885];
+        int32_t t911 = (t908 ? t909 : t907);
+        int32_t t912;
+        if ((uint64_t)(int64_t)t911 < (uint64_t)v_x1013) {
+          t912 = t911;
         } else {
-          NESSIE_RECORD(err, t886, RT_CHECK_INDEX, 0, 0, RT_GATHER, t887, v_x1003_n, 0.0, 0);
-          t909 = 0;
+          NESSIE_RECORD(err, t884, RT_CHECK_INDEX, 0, 0, RT_GATHER, t911, v_x1013, 0.0, 0);
+          t912 = 0;
         }
-        int32_t t911 = rt_add_i(t909, v_x1004);
-        uint8_t t912 = v_x1007_d[t887];
-        int32_t t913;
-        if ((uint64_t)(int64_t)t887 < (uint64_t)v_x1008_n) {
-          t913 = v_x1008_d[t887];
-        } else {
-          NESSIE_RECORD(err, t886, RT_CHECK_INDEX, 0, 0, RT_GATHER, t887, v_x1008_n, 0.0, 1);
-          t913 = 0;
-        }
-        int32_t t915 = (t912 ? t913 : t911);
-        int32_t t916;
-        if ((uint64_t)(int64_t)t915 < (uint64_t)v_x1013) {
-          t916 = t915;
-        } else {
-          NESSIE_RECORD(err, t886, RT_CHECK_INDEX, 0, 0, RT_GATHER, t915, v_x1013, 0.0, 2);
-          t916 = 0;
-        }
-        uint8_t t918 = rt_lt_i(t916, (int32_t)v_x1011_n);
-        int32_t t919;
-        if (t918) {
-          int32_t t920;
-          if ((uint64_t)(int64_t)t916 < (uint64_t)v_x1011_n) {
-            t920 = v_x1011_d[t916];
+        uint8_t t914 = rt_lt_i(t912, (int32_t)v_x1011_n);
+        int32_t t915;
+        if (t914) {
+          int32_t t916;
+          if ((uint64_t)(int64_t)t912 < (uint64_t)v_x1011_n) {
+            t916 = v_x1011_d[t912];
           } else {
-            NESSIE_RECORD(err, t886, RT_CHECK_INDEX, 0, 0, RT_GATHER, t916, v_x1011_n, 0.0, 3);
-            t920 = 0;
+            NESSIE_RECORD(err, t884, RT_CHECK_INDEX, 0, 0, RT_GATHER, t912, v_x1011_n, 0.0, 1);
+            t916 = 0;
           }
-          t919 = t920;
+          t915 = t916;
         } else {
-          int32_t t922 = rt_sub_i(t916, (int32_t)v_x1011_n);
-          int32_t t923;
-          if ((uint64_t)(int64_t)t922 < (uint64_t)v_x1012_n) {
-            t923 = v_x1012_d[t922];
+          int32_t t918 = rt_sub_i(t912, (int32_t)v_x1011_n);
+          int32_t t919;
+          if ((uint64_t)(int64_t)t918 < (uint64_t)v_x1012_n) {
+            t919 = v_x1012_d[t918];
           } else {
-            NESSIE_RECORD(err, t886, RT_CHECK_INDEX, 0, 0, RT_GATHER, t922, v_x1012_n, 0.0, 4);
-            t923 = 0;
+            NESSIE_RECORD(err, t884, RT_CHECK_INDEX, 0, 0, RT_GATHER, t918, v_x1012_n, 0.0, 2);
+            t919 = 0;
           }
-          t919 = t923;
+          t915 = t919;
         }
       }
-      v_x1017_d[t886] = t902;
+      v_x1017_d[t884] = t898;
     }
   }
   if (err->index != INT64_MAX)
@@ -4292,82 +4277,66 @@ struct K18_0_pull {
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t925 = 0; /* nonzero: a check below failed */
-    int t926 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1003_n;
-    int32_t t924 = t926 ? A.v_x1003_d[ix] : 0;
-    t925 |= !t926;
-    int32_t t928 = rt_add_i(t924, A.v_x1004);
-    uint8_t t929 = A.v_x1007_d[ix];
-    int t931 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1008_n;
-    int32_t t930 = t931 ? A.v_x1008_d[ix] : 0;
-    t925 |= !t931;
-    int32_t t933 = (t929 ? t930 : t928);
-    int t935 = (uint64_t)(int64_t)t933 < (uint64_t)A.v_x1013;
-    int32_t t934 = t935 ? t933 : 0;
-    t925 |= !t935;
-    uint8_t t937 = rt_lt_i(t934, (int32_t)A.v_x1011_n);
-    int32_t t938;
-    if (t937) {
-      int t940 = (uint64_t)(int64_t)t934 < (uint64_t)A.v_x1011_n;
-      int32_t t939 = t940 ? A.v_x1011_d[t934] : 0;
-      t925 |= !t940;
-      t938 = t939;
+    int t928 = 0; /* nonzero: a check below failed */
+    int32_t t920 = A.v_x1003_d[ix];
+    int32_t t922 = rt_add_i(t920, A.v_x1004);
+    uint8_t t923 = A.v_x1007_d[ix];
+    int32_t t924 = A.v_x1008_d[ix];
+    int32_t t926 = (t923 ? t924 : t922);
+    int t929 = (uint64_t)(int64_t)t926 < (uint64_t)A.v_x1013;
+    int32_t t927 = t929 ? t926 : 0;
+    t928 |= !t929;
+    uint8_t t931 = rt_lt_i(t927, (int32_t)A.v_x1011_n);
+    int32_t t932;
+    if (t931) {
+      int t934 = (uint64_t)(int64_t)t927 < (uint64_t)A.v_x1011_n;
+      int32_t t933 = t934 ? A.v_x1011_d[t927] : 0;
+      t928 |= !t934;
+      t932 = t933;
     } else {
-      int32_t t942 = rt_sub_i(t934, (int32_t)A.v_x1011_n);
-      int t944 = (uint64_t)(int64_t)t942 < (uint64_t)A.v_x1012_n;
-      int32_t t943 = t944 ? A.v_x1012_d[t942] : 0;
-      t925 |= !t944;
-      t938 = t943;
+      int32_t t936 = rt_sub_i(t927, (int32_t)A.v_x1011_n);
+      int t938 = (uint64_t)(int64_t)t936 < (uint64_t)A.v_x1012_n;
+      int32_t t937 = t938 ? A.v_x1012_d[t936] : 0;
+      t928 |= !t938;
+      t932 = t937;
     }
-    if (__builtin_expect(t925 != 0, 0)) { /* again, recording the error */
-      int32_t t945;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1003_n) {
-        t945 = A.v_x1003_d[ix];
+    if (__builtin_expect(t928 != 0, 0)) { /* again, recording the error */
+      int32_t t939 = A.v_x1003_d[ix];
+      int32_t t941 = rt_add_i(t939, A.v_x1004);
+      uint8_t t942 = A.v_x1007_d[ix];
+      int32_t t943 = A.v_x1008_d[ix];
+      int32_t t945 = (t942 ? t943 : t941);
+      int32_t t946;
+      if ((uint64_t)(int64_t)t945 < (uint64_t)A.v_x1013) {
+        t946 = t945;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1003_n, 0.0, 0);
-        t945 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t945, A.v_x1013, 0.0, 0);
+        t946 = 0;
       }
-      int32_t t947 = rt_add_i(t945, A.v_x1004);
-      uint8_t t948 = A.v_x1007_d[ix];
+      uint8_t t948 = rt_lt_i(t946, (int32_t)A.v_x1011_n);
       int32_t t949;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1008_n) {
-        t949 = A.v_x1008_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1008_n, 0.0, 1);
-        t949 = 0;
-      }
-      int32_t t951 = (t948 ? t949 : t947);
-      int32_t t952;
-      if ((uint64_t)(int64_t)t951 < (uint64_t)A.v_x1013) {
-        t952 = t951;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t951, A.v_x1013, 0.0, 2);
-        t952 = 0;
-      }
-      uint8_t t954 = rt_lt_i(t952, (int32_t)A.v_x1011_n);
-      int32_t t955;
-      if (t954) {
-        int32_t t956;
-        if ((uint64_t)(int64_t)t952 < (uint64_t)A.v_x1011_n) {
-          t956 = A.v_x1011_d[t952];
+      if (t948) {
+        int32_t t950;
+        if ((uint64_t)(int64_t)t946 < (uint64_t)A.v_x1011_n) {
+          t950 = A.v_x1011_d[t946];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t952, A.v_x1011_n, 0.0, 3);
-          t956 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t946, A.v_x1011_n, 0.0, 1);
+          t950 = 0;
         }
-        t955 = t956;
+        t949 = t950;
       } else {
-        int32_t t958 = rt_sub_i(t952, (int32_t)A.v_x1011_n);
-        int32_t t959;
-        if ((uint64_t)(int64_t)t958 < (uint64_t)A.v_x1012_n) {
-          t959 = A.v_x1012_d[t958];
+        int32_t t952 = rt_sub_i(t946, (int32_t)A.v_x1011_n);
+        int32_t t953;
+        if ((uint64_t)(int64_t)t952 < (uint64_t)A.v_x1012_n) {
+          t953 = A.v_x1012_d[t952];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t958, A.v_x1012_n, 0.0, 4);
-          t959 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t952, A.v_x1012_n, 0.0, 2);
+          t953 = 0;
         }
-        t955 = t959;
+        t949 = t953;
       }
     }
-    return K18_0_V{t938};
+    return K18_0_V{t932};
   }
 };
 struct K18_0_store {
@@ -4398,11 +4367,11 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, in
   RtValue *v_x1017 = NULL;
   /* MAP */
   {
-    const int64_t t960 = v_x1007->len;
-    v_x1017 = rtg_vec_new(RT_INT, t960);
+    const int64_t t954 = v_x1007->len;
+    v_x1017 = rtg_vec_new(RT_INT, t954);
     A.v_x1017_d = v_x1017->data.i;
     A.v_x1017_n = v_x1017->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t960);
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t954);
   }
   *out_v_x1017 = v_x1017;
   return;
@@ -4431,34 +4400,34 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, R
   RtValue *v_x1149 = NULL;
   /* ONCE */
   {
-    int t962 = 0; /* nonzero: a check below failed */
-    int t963 = (uint64_t)(int64_t)0 < (uint64_t)v_x1146_n;
-    int32_t t961 = t963 ? v_x1146_d[0] : 0;
-    t962 |= !t963;
-    if (__builtin_expect(t962 != 0, 0)) { /* again, recording the error */
-      int32_t t964;
+    int t956 = 0; /* nonzero: a check below failed */
+    int t957 = (uint64_t)(int64_t)0 < (uint64_t)v_x1146_n;
+    int32_t t955 = t957 ? v_x1146_d[0] : 0;
+    t956 |= !t957;
+    if (__builtin_expect(t956 != 0, 0)) { /* again, recording the error */
+      int32_t t958;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x1146_n) {
-        t964 = v_x1146_d[0];
+        t958 = v_x1146_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1146_n, 0.0, 0);
-        t964 = 0;
+        t958 = 0;
       }
     }
-    v_x1147 = t961;
+    v_x1147 = t955;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t965 = 1;
-      v_x1149 = rt_value_new(rt_vec_type(RT_INT), t965);
+      const int64_t t959 = 1;
+      v_x1149 = rt_value_new(rt_vec_type(RT_INT), t959);
       int32_t *v_x1149_d = v_x1149->data.i;
       const int64_t v_x1149_n = v_x1149->len;
-      RT_PARALLEL_FOR_IF(t965 >= RT_PARALLEL_MIN)
-      for (int64_t t966 = 0; t966 < t965; t966++) {
-        const int32_t t967 = (int32_t)t966;
-        v_x1149_d[t966] = v_x1147;
+      RT_PARALLEL_FOR_IF(t959 >= RT_PARALLEL_MIN)
+      for (int64_t t960 = 0; t960 < t959; t960++) {
+        const int32_t t961 = (int32_t)t960;
+        v_x1149_d[t960] = v_x1147;
       }
     }
     if (err->index != INT64_MAX)
@@ -4487,20 +4456,20 @@ struct K19_0_pull {
   __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t969 = 0; /* nonzero: a check below failed */
-    int t970 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1146_n;
-    int32_t t968 = t970 ? A.v_x1146_d[0] : 0;
-    t969 |= !t970;
-    if (__builtin_expect(t969 != 0, 0)) { /* again, recording the error */
-      int32_t t971;
+    int t963 = 0; /* nonzero: a check below failed */
+    int t964 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1146_n;
+    int32_t t962 = t964 ? A.v_x1146_d[0] : 0;
+    t963 |= !t964;
+    if (__builtin_expect(t963 != 0, 0)) { /* again, recording the error */
+      int32_t t965;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1146_n) {
-        t971 = A.v_x1146_d[0];
+        t965 = A.v_x1146_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1146_n, 0.0, 0);
-        t971 = 0;
+        t965 = 0;
       }
     }
-    return K19_0_V{t968};
+    return K19_0_V{t962};
   }
 };
 struct alignas(8) K19_1_V {
@@ -4538,11 +4507,11 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, Rt
   }
   /* MAP */
   {
-    const int64_t t972 = 1;
-    v_x1149 = rtg_vec_new(RT_INT, t972);
+    const int64_t t966 = 1;
+    v_x1149 = rtg_vec_new(RT_INT, t966);
     A.v_x1149_d = v_x1149->data.i;
     A.v_x1149_n = v_x1149->len;
-    rtg::map("K19", loc, K19_1_pull{A}, K19_1_store{A}, t972);
+    rtg::map("K19", loc, K19_1_pull{A}, K19_1_store{A}, t966);
   }
   rtg_free(K19_0_value);
   K19_0_value = NULL;
@@ -4575,74 +4544,74 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1151, R
   RtValue *v_x1155 = NULL;
   /* FILTER */
   {
-    const int64_t t973 = v_x1151_n;
-    const int64_t t974 = t973 > 0 ? (t973 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t975 = (uint8_t *)rt_alloc_atomic((size_t)t973 + 1);
-    int64_t *t976 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t974 + 1));
-    RT_PARALLEL_FOR_IF(t974 > 1)
-    for (int64_t t977 = 0; t977 < t974; t977++) {
+    const int64_t t967 = v_x1151_n;
+    const int64_t t968 = t967 > 0 ? (t967 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t969 = (uint8_t *)rt_alloc_atomic((size_t)t967 + 1);
+    int64_t *t970 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t968 + 1));
+    RT_PARALLEL_FOR_IF(t968 > 1)
+    for (int64_t t971 = 0; t971 < t968; t971++) {
       int64_t kept = 0;
-      const int64_t t977_end = (t977 + 1) * RT_CHUNK < t973 ? (t977 + 1) * RT_CHUNK : t973;
-      for (int64_t t978 = t977 * RT_CHUNK; t978 < t977_end; t978++) {
-        const int32_t t979 = (int32_t)t978;
-        int32_t t977x0;
-        int32_t t980 = v_x1151_d[t979];
-        t977x0 = t980;
-        uint8_t t981;
-        int t983 = 0; /* nonzero: a check below failed */
-        int t984 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1156_n;
-        int32_t t982 = t984 ? v_dev_1156_d[0] : 0;
-        t983 |= !t984;
-        uint8_t t986 = rt_gt_i(t977x0, t982);
-        if (__builtin_expect(t983 != 0, 0)) { /* again, recording the error */
-          int32_t t987;
+      const int64_t t971_end = (t971 + 1) * RT_CHUNK < t967 ? (t971 + 1) * RT_CHUNK : t967;
+      for (int64_t t972 = t971 * RT_CHUNK; t972 < t971_end; t972++) {
+        const int32_t t973 = (int32_t)t972;
+        int32_t t971x0;
+        int32_t t974 = v_x1151_d[t973];
+        t971x0 = t974;
+        uint8_t t975;
+        int t977 = 0; /* nonzero: a check below failed */
+        int t978 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1156_n;
+        int32_t t976 = t978 ? v_dev_1156_d[0] : 0;
+        t977 |= !t978;
+        uint8_t t980 = rt_gt_i(t971x0, t976);
+        if (__builtin_expect(t977 != 0, 0)) { /* again, recording the error */
+          int32_t t981;
           if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1156_n) {
-            t987 = v_dev_1156_d[0];
+            t981 = v_dev_1156_d[0];
           } else {
-            NESSIE_RECORD(err, t978, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1156_n, 0.0, 0);
-            t987 = 0;
+            NESSIE_RECORD(err, t972, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1156_n, 0.0, 0);
+            t981 = 0;
           }
-          uint8_t t989 = rt_gt_i(t977x0, t987);
+          uint8_t t983 = rt_gt_i(t971x0, t981);
         }
-        t981 = t986;
-        t975[t978] = t981 != 0;
-        kept += t981 != 0;
+        t975 = t980;
+        t969[t972] = t975 != 0;
+        kept += t975 != 0;
       }
-      t976[t977] = kept;
+      t970[t971] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t975);
-      rt_free(t976);
+      rt_free(t969);
+      rt_free(t970);
       goto fail;
     }
-    int64_t t990 = 0;
-    for (int64_t t977 = 0; t977 < t974; t977++) {
-      const int64_t k = t976[t977];
-      t976[t977] = t990;
-      t990 += k;
+    int64_t t984 = 0;
+    for (int64_t t971 = 0; t971 < t968; t971++) {
+      const int64_t k = t970[t971];
+      t970[t971] = t984;
+      t984 += k;
     }
-    v_x1155 = rt_value_new(rt_vec_type(RT_INT), t990);
+    v_x1155 = rt_value_new(rt_vec_type(RT_INT), t984);
     int32_t *v_x1155_d = v_x1155->data.i;
     const int64_t v_x1155_n = v_x1155->len;
-    RT_PARALLEL_FOR_IF(t974 > 1)
-    for (int64_t t977 = 0; t977 < t974; t977++) {
-      int64_t at = t976[t977];
-      const int64_t t977_end = (t977 + 1) * RT_CHUNK < t973 ? (t977 + 1) * RT_CHUNK : t973;
-      for (int64_t t978 = t977 * RT_CHUNK; t978 < t977_end; t978++) {
-        const int32_t t979 = (int32_t)t978;
-        if (!t975[t978])
+    RT_PARALLEL_FOR_IF(t968 > 1)
+    for (int64_t t971 = 0; t971 < t968; t971++) {
+      int64_t at = t970[t971];
+      const int64_t t971_end = (t971 + 1) * RT_CHUNK < t967 ? (t971 + 1) * RT_CHUNK : t967;
+      for (int64_t t972 = t971 * RT_CHUNK; t972 < t971_end; t972++) {
+        const int32_t t973 = (int32_t)t972;
+        if (!t969[t972])
           continue;
-        int32_t t977y0;
-        int32_t t991 = v_x1151_d[t979];
-        t977y0 = t991;
-        if (t975[t978]) {
-          v_x1155_d[at] = t977y0;
+        int32_t t971y0;
+        int32_t t985 = v_x1151_d[t973];
+        t971y0 = t985;
+        if (t969[t972]) {
+          v_x1155_d[at] = t971y0;
           at++;
         }
       }
     }
-    rt_free(t975);
-    rt_free(t976);
+    rt_free(t969);
+    rt_free(t970);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -4668,8 +4637,8 @@ struct K20_0_pull {
   __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t992 = A.v_x1151_d[ix];
-    return K20_0_V{t992};
+    int32_t t986 = A.v_x1151_d[ix];
+    return K20_0_V{t986};
   }
 };
 struct K20_0_store {
@@ -4681,22 +4650,22 @@ struct K20_0_store {
 struct K20_0_pred {
   K20_A A;
   __device__ bool operator()(int64_t i, const K20_0_V &v) const {
-    int t994 = 0; /* nonzero: a check below failed */
-    int t995 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1156_n;
-    int32_t t993 = t995 ? A.v_dev_1156_d[0] : 0;
-    t994 |= !t995;
-    uint8_t t997 = rt_gt_i(v.v0, t993);
-    if (__builtin_expect(t994 != 0, 0)) { /* again, recording the error */
-      int32_t t998;
+    int t988 = 0; /* nonzero: a check below failed */
+    int t989 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1156_n;
+    int32_t t987 = t989 ? A.v_dev_1156_d[0] : 0;
+    t988 |= !t989;
+    uint8_t t991 = rt_gt_i(v.v0, t987);
+    if (__builtin_expect(t988 != 0, 0)) { /* again, recording the error */
+      int32_t t992;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1156_n) {
-        t998 = A.v_dev_1156_d[0];
+        t992 = A.v_dev_1156_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1156_n, 0.0, 0);
-        t998 = 0;
+        t992 = 0;
       }
-      uint8_t t1000 = rt_gt_i(v.v0, t998);
+      uint8_t t994 = rt_gt_i(v.v0, t992);
     }
-    return (bool)t997;
+    return (bool)t991;
   }
 };
 static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1151, RtValue *v_dev_1156, RtValue **out_v_x1155) {
@@ -4712,18 +4681,18 @@ static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1151, Rt
   A.v_dev_1156_n = v_dev_1156->len;
   RtValue *v_x1155 = NULL;
   /* FILTER */
-  int64_t *t1001, t1002; /* the slot of its count, its size */
+  int64_t *t995, t996; /* the slot of its count, its size */
   {
-    const int64_t t1003 = v_x1151->len;
-    v_x1155 = rtg_vec_new(RT_INT, t1003);
+    const int64_t t997 = v_x1151->len;
+    v_x1155 = rtg_vec_new(RT_INT, t997);
     A.v_x1155_d = v_x1155->data.i;
     A.v_x1155_n = v_x1155->len;
-    t1002 = t1003;
-    t1001 = rtg::partition_launch<K20_0_V>("K20", loc, K20_0_pull{A}, K20_0_pred{A}, t1003, K20_0_store{A}, K20_0_store{A}, false);
+    t996 = t997;
+    t995 = rtg::partition_launch<K20_0_V>("K20", loc, K20_0_pull{A}, K20_0_pred{A}, t997, K20_0_store{A}, K20_0_store{A}, false);
   }
   {
-    const int64_t t1004 = rtg::filter_count(t1001);
-    v_x1155 = rtg_vec_fit(v_x1155, t1004);
+    const int64_t t998 = rtg::filter_count(t995);
+    v_x1155 = rtg_vec_fit(v_x1155, t998);
     A.v_x1155_d = v_x1155->data.i;
     A.v_x1155_n = v_x1155->len;
   }
@@ -4755,74 +4724,74 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1157, R
   RtValue *v_x1161 = NULL;
   /* FILTER */
   {
-    const int64_t t1005 = v_x1157_n;
-    const int64_t t1006 = t1005 > 0 ? (t1005 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t1007 = (uint8_t *)rt_alloc_atomic((size_t)t1005 + 1);
-    int64_t *t1008 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t1006 + 1));
-    RT_PARALLEL_FOR_IF(t1006 > 1)
-    for (int64_t t1009 = 0; t1009 < t1006; t1009++) {
+    const int64_t t999 = v_x1157_n;
+    const int64_t t1000 = t999 > 0 ? (t999 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t1001 = (uint8_t *)rt_alloc_atomic((size_t)t999 + 1);
+    int64_t *t1002 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t1000 + 1));
+    RT_PARALLEL_FOR_IF(t1000 > 1)
+    for (int64_t t1003 = 0; t1003 < t1000; t1003++) {
       int64_t kept = 0;
-      const int64_t t1009_end = (t1009 + 1) * RT_CHUNK < t1005 ? (t1009 + 1) * RT_CHUNK : t1005;
-      for (int64_t t1010 = t1009 * RT_CHUNK; t1010 < t1009_end; t1010++) {
-        const int32_t t1011 = (int32_t)t1010;
-        int32_t t1009x0;
-        int32_t t1012 = v_x1157_d[t1011];
-        t1009x0 = t1012;
-        uint8_t t1013;
-        int t1015 = 0; /* nonzero: a check below failed */
-        int t1016 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1162_n;
-        int32_t t1014 = t1016 ? v_dev_1162_d[0] : 0;
-        t1015 |= !t1016;
-        uint8_t t1018 = rt_lt_i(t1009x0, t1014);
-        if (__builtin_expect(t1015 != 0, 0)) { /* again, recording the error */
-          int32_t t1019;
+      const int64_t t1003_end = (t1003 + 1) * RT_CHUNK < t999 ? (t1003 + 1) * RT_CHUNK : t999;
+      for (int64_t t1004 = t1003 * RT_CHUNK; t1004 < t1003_end; t1004++) {
+        const int32_t t1005 = (int32_t)t1004;
+        int32_t t1003x0;
+        int32_t t1006 = v_x1157_d[t1005];
+        t1003x0 = t1006;
+        uint8_t t1007;
+        int t1009 = 0; /* nonzero: a check below failed */
+        int t1010 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1162_n;
+        int32_t t1008 = t1010 ? v_dev_1162_d[0] : 0;
+        t1009 |= !t1010;
+        uint8_t t1012 = rt_lt_i(t1003x0, t1008);
+        if (__builtin_expect(t1009 != 0, 0)) { /* again, recording the error */
+          int32_t t1013;
           if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1162_n) {
-            t1019 = v_dev_1162_d[0];
+            t1013 = v_dev_1162_d[0];
           } else {
-            NESSIE_RECORD(err, t1010, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1162_n, 0.0, 0);
-            t1019 = 0;
+            NESSIE_RECORD(err, t1004, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1162_n, 0.0, 0);
+            t1013 = 0;
           }
-          uint8_t t1021 = rt_lt_i(t1009x0, t1019);
+          uint8_t t1015 = rt_lt_i(t1003x0, t1013);
         }
-        t1013 = t1018;
-        t1007[t1010] = t1013 != 0;
-        kept += t1013 != 0;
+        t1007 = t1012;
+        t1001[t1004] = t1007 != 0;
+        kept += t1007 != 0;
       }
-      t1008[t1009] = kept;
+      t1002[t1003] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t1007);
-      rt_free(t1008);
+      rt_free(t1001);
+      rt_free(t1002);
       goto fail;
     }
-    int64_t t1022 = 0;
-    for (int64_t t1009 = 0; t1009 < t1006; t1009++) {
-      const int64_t k = t1008[t1009];
-      t1008[t1009] = t1022;
-      t1022 += k;
+    int64_t t1016 = 0;
+    for (int64_t t1003 = 0; t1003 < t1000; t1003++) {
+      const int64_t k = t1002[t1003];
+      t1002[t1003] = t1016;
+      t1016 += k;
     }
-    v_x1161 = rt_value_new(rt_vec_type(RT_INT), t1022);
+    v_x1161 = rt_value_new(rt_vec_type(RT_INT), t1016);
     int32_t *v_x1161_d = v_x1161->data.i;
     const int64_t v_x1161_n = v_x1161->len;
-    RT_PARALLEL_FOR_IF(t1006 > 1)
-    for (int64_t t1009 = 0; t1009 < t1006; t1009++) {
-      int64_t at = t1008[t1009];
-      const int64_t t1009_end = (t1009 + 1) * RT_CHUNK < t1005 ? (t1009 + 1) * RT_CHUNK : t1005;
-      for (int64_t t1010 = t1009 * RT_CHUNK; t1010 < t1009_end; t1010++) {
-        const int32_t t1011 = (int32_t)t1010;
-        if (!t1007[t1010])
+    RT_PARALLEL_FOR_IF(t1000 > 1)
+    for (int64_t t1003 = 0; t1003 < t1000; t1003++) {
+      int64_t at = t1002[t1003];
+      const int64_t t1003_end = (t1003 + 1) * RT_CHUNK < t999 ? (t1003 + 1) * RT_CHUNK : t999;
+      for (int64_t t1004 = t1003 * RT_CHUNK; t1004 < t1003_end; t1004++) {
+        const int32_t t1005 = (int32_t)t1004;
+        if (!t1001[t1004])
           continue;
-        int32_t t1009y0;
-        int32_t t1023 = v_x1157_d[t1011];
-        t1009y0 = t1023;
-        if (t1007[t1010]) {
-          v_x1161_d[at] = t1009y0;
+        int32_t t1003y0;
+        int32_t t1017 = v_x1157_d[t1005];
+        t1003y0 = t1017;
+        if (t1001[t1004]) {
+          v_x1161_d[at] = t1003y0;
           at++;
         }
       }
     }
-    rt_free(t1007);
-    rt_free(t1008);
+    rt_free(t1001);
+    rt_free(t1002);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -4848,8 +4817,8 @@ struct K21_0_pull {
   __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t1024 = A.v_x1157_d[ix];
-    return K21_0_V{t1024};
+    int32_t t1018 = A.v_x1157_d[ix];
+    return K21_0_V{t1018};
   }
 };
 struct K21_0_store {
@@ -4861,22 +4830,22 @@ struct K21_0_store {
 struct K21_0_pred {
   K21_A A;
   __device__ bool operator()(int64_t i, const K21_0_V &v) const {
-    int t1026 = 0; /* nonzero: a check below failed */
-    int t1027 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1162_n;
-    int32_t t1025 = t1027 ? A.v_dev_1162_d[0] : 0;
-    t1026 |= !t1027;
-    uint8_t t1029 = rt_lt_i(v.v0, t1025);
-    if (__builtin_expect(t1026 != 0, 0)) { /* again, recording the error */
-      int32_t t1030;
+    int t1020 = 0; /* nonzero: a check below failed */
+    int t1021 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1162_n;
+    int32_t t1019 = t1021 ? A.v_dev_1162_d[0] : 0;
+    t1020 |= !t1021;
+    uint8_t t1023 = rt_lt_i(v.v0, t1019);
+    if (__builtin_expect(t1020 != 0, 0)) { /* again, recording the error */
+      int32_t t1024;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1162_n) {
-        t1030 = A.v_dev_1162_d[0];
+        t1024 = A.v_dev_1162_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1162_n, 0.0, 0);
-        t1030 = 0;
+        t1024 = 0;
       }
-      uint8_t t1032 = rt_lt_i(v.v0, t1030);
+      uint8_t t1026 = rt_lt_i(v.v0, t1024);
     }
-    return (bool)t1029;
+    return (bool)t1023;
   }
 };
 static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1157, RtValue *v_dev_1162, RtValue **out_v_x1161) {
@@ -4892,18 +4861,18 @@ static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1157, Rt
   A.v_dev_1162_n = v_dev_1162->len;
   RtValue *v_x1161 = NULL;
   /* FILTER */
-  int64_t *t1033, t1034; /* the slot of its count, its size */
+  int64_t *t1027, t1028; /* the slot of its count, its size */
   {
-    const int64_t t1035 = v_x1157->len;
-    v_x1161 = rtg_vec_new(RT_INT, t1035);
+    const int64_t t1029 = v_x1157->len;
+    v_x1161 = rtg_vec_new(RT_INT, t1029);
     A.v_x1161_d = v_x1161->data.i;
     A.v_x1161_n = v_x1161->len;
-    t1034 = t1035;
-    t1033 = rtg::partition_launch<K21_0_V>("K21", loc, K21_0_pull{A}, K21_0_pred{A}, t1035, K21_0_store{A}, K21_0_store{A}, false);
+    t1028 = t1029;
+    t1027 = rtg::partition_launch<K21_0_V>("K21", loc, K21_0_pull{A}, K21_0_pred{A}, t1029, K21_0_store{A}, K21_0_store{A}, false);
   }
   {
-    const int64_t t1036 = rtg::filter_count(t1033);
-    v_x1161 = rtg_vec_fit(v_x1161, t1036);
+    const int64_t t1030 = rtg::filter_count(t1027);
+    v_x1161 = rtg_vec_fit(v_x1161, t1030);
     A.v_x1161_d = v_x1161->data.i;
     A.v_x1161_n = v_x1161->len;
   }
@@ -4947,10 +4916,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1037 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1037->data.i[0] = v_x62;
-    t1037->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1037);
+    RtValue *t1031 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1031->data.i[0] = v_x62;
+    t1031->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1031);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 6, v_x64, &v_x67);
     rt_release(v_x64);
@@ -5264,16 +5233,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1038 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1038->data.i[0] = 3;
-  t1038->data.i[1] = 1;
-  t1038->data.i[2] = 4;
-  t1038->data.i[3] = 1;
-  t1038->data.i[4] = 5;
-  t1038->data.i[5] = 9;
-  t1038->data.i[6] = 2;
-  t1038->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1038);
+  RtValue *t1032 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1032->data.i[0] = 3;
+  t1032->data.i[1] = 1;
+  t1032->data.i[2] = 4;
+  t1032->data.i[3] = 1;
+  t1032->data.i[4] = 5;
+  t1032->data.i[5] = 9;
+  t1032->data.i[6] = 2;
+  t1032->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1032);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -131,10 +131,11 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtValue *
   const int64_t v_x25_n = v_x25->len;
   int32_t *v_x27_d = v_x27->data.i;
   const int64_t v_x27_n = v_x27->len;
+  (void)v_x27_n; /* v_x27's length is v_x25's */
   RtValue *v_x28 = NULL;
   /* PERMUTE */
   {
-    const int64_t t2 = v_x27_n;
+    const int64_t t2 = v_x25_n;
     v_x28 = rt_value_new(rt_vec_type(RT_INT), v_x25_n);
     int32_t *v_x28_d = v_x28->data.i;
     const int64_t v_x28_n = v_x28->len;
@@ -142,25 +143,13 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtValue *
     for (int64_t t3 = 0; t3 < t2; t3++) {
       const int32_t t4 = (int32_t)t3;
       int32_t t3x0;
-      int t7 = 0; /* nonzero: a check below failed */
-      int t8 = (uint64_t)(int64_t)t4 < (uint64_t)v_x25_n;
-      int32_t t6 = t8 ? v_x25_d[t4] : 0;
-      t7 |= !t8;
-      if (__builtin_expect(t7 != 0, 0)) { /* again, recording the error */
-        int32_t t9;
-        if ((uint64_t)(int64_t)t4 < (uint64_t)v_x25_n) {
-          t9 = v_x25_d[t4];
-        } else {
-          NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 0, 0, RT_GATHER, t4, v_x25_n, 0.0, 0);
-          t9 = 0;
-        }
-      }
+      int32_t t6 = v_x25_d[t4];
       t3x0 = t6;
       int32_t t5;
-      int32_t t10 = v_x27_d[t4];
-      t5 = t10;
+      int32_t t7 = v_x27_d[t4];
+      t5 = t7;
       if ((uint64_t)(int64_t)t5 >= (uint64_t)v_x25_n) {
-        NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t5, v_x25_n, 0.0, 1);
+        NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t5, v_x25_n, 0.0, 0);
         continue;
       }
       v_x28_d[t5] = t3x0;
@@ -183,20 +172,20 @@ static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValue *v
   int32_t v_x34 = 0;
   /* ONCE */
   {
-    int t12 = 0; /* nonzero: a check below failed */
-    int t13 = (uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n;
-    int32_t t11 = t13 ? v_x33_d[v_x32] : 0;
-    t12 |= !t13;
-    if (__builtin_expect(t12 != 0, 0)) { /* again, recording the error */
-      int32_t t14;
+    int t9 = 0; /* nonzero: a check below failed */
+    int t10 = (uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n;
+    int32_t t8 = t10 ? v_x33_d[v_x32] : 0;
+    t9 |= !t10;
+    if (__builtin_expect(t9 != 0, 0)) { /* again, recording the error */
+      int32_t t11;
       if ((uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n) {
-        t14 = v_x33_d[v_x32];
+        t11 = v_x33_d[v_x32];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, v_x32, v_x33_n, 0.0, 0);
-        t14 = 0;
+        t11 = 0;
       }
     }
-    v_x34 = t11;
+    v_x34 = t8;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -349,13 +338,13 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/sort.nesl", 4, 8);
-  RtValue *t15 = rt_value_new(rt_vec_type(RT_INT), 5);
-  t15->data.i[0] = 5;
-  t15->data.i[1] = 3;
-  t15->data.i[2] = 9;
-  t15->data.i[3] = 1;
-  t15->data.i[4] = 7;
-  v_x17 = NESSIE_TO_DEVICE(t15);
+  RtValue *t12 = rt_value_new(rt_vec_type(RT_INT), 5);
+  t12->data.i[0] = 5;
+  t12->data.i[1] = 3;
+  t12->data.i[2] = 9;
+  t12->data.i[3] = 1;
+  t12->data.i[4] = 7;
+  v_x17 = NESSIE_TO_DEVICE(t12);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/sort.nesl", 4, 1), "middle", 0, fn_middle(v_x17, &v_x18));

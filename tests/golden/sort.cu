@@ -184,10 +184,11 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtVa
   const int64_t v_x25_n = v_x25->len;
   int32_t *v_x27_d = v_x27->data.i;
   const int64_t v_x27_n = v_x27->len;
+  (void)v_x27_n; /* v_x27's length is v_x25's */
   RtValue *v_x28 = NULL;
   /* PERMUTE */
   {
-    const int64_t t3 = v_x27_n;
+    const int64_t t3 = v_x25_n;
     v_x28 = rt_value_new(rt_vec_type(RT_INT), v_x25_n);
     int32_t *v_x28_d = v_x28->data.i;
     const int64_t v_x28_n = v_x28->len;
@@ -195,25 +196,13 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtVa
     for (int64_t t4 = 0; t4 < t3; t4++) {
       const int32_t t5 = (int32_t)t4;
       int32_t t4x0;
-      int t8 = 0; /* nonzero: a check below failed */
-      int t9 = (uint64_t)(int64_t)t5 < (uint64_t)v_x25_n;
-      int32_t t7 = t9 ? v_x25_d[t5] : 0;
-      t8 |= !t9;
-      if (__builtin_expect(t8 != 0, 0)) { /* again, recording the error */
-        int32_t t10;
-        if ((uint64_t)(int64_t)t5 < (uint64_t)v_x25_n) {
-          t10 = v_x25_d[t5];
-        } else {
-          NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x25_n, 0.0, 0);
-          t10 = 0;
-        }
-      }
+      int32_t t7 = v_x25_d[t5];
       t4x0 = t7;
       int32_t t6;
-      int32_t t11 = v_x27_d[t5];
-      t6 = t11;
+      int32_t t8 = v_x27_d[t5];
+      t6 = t8;
       if ((uint64_t)(int64_t)t6 >= (uint64_t)v_x25_n) {
-        NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t6, v_x25_n, 0.0, 1);
+        NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t6, v_x25_n, 0.0, 0);
         continue;
       }
       v_x28_d[t6] = t4x0;
@@ -243,20 +232,8 @@ struct K2_0_pull {
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t13 = 0; /* nonzero: a check below failed */
-    int t14 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x25_n;
-    int32_t t12 = t14 ? A.v_x25_d[ix] : 0;
-    t13 |= !t14;
-    if (__builtin_expect(t13 != 0, 0)) { /* again, recording the error */
-      int32_t t15;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x25_n) {
-        t15 = A.v_x25_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x25_n, 0.0, 0);
-        t15 = 0;
-      }
-    }
-    return K2_0_V{t12};
+    int32_t t9 = A.v_x25_d[ix];
+    return K2_0_V{t9};
   }
 };
 struct K2_0_store {
@@ -269,8 +246,8 @@ struct K2_0_index {
   K2_A A;
   __device__ int32_t operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
-    int32_t t16 = A.v_x27_d[ix];
-    return (int32_t)t16;
+    int32_t t10 = A.v_x27_d[ix];
+    return (int32_t)t10;
   }
 };
 static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtValue *v_x27, RtValue **out_v_x28) {
@@ -287,12 +264,12 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtVal
   RtValue *v_x28 = NULL;
   /* PERMUTE */
   {
-    const int64_t t17 = v_x27->len;
+    const int64_t t11 = v_x27->len;
     v_x28 = rtg_vec_new(RT_INT, v_x25->len);
     A.v_x28_d = v_x28->data.i;
     A.v_x28_n = v_x28->len;
     cudaMemcpyAsync(v_x28->data.any, v_x25->data.any, sizeof(int32_t) * (size_t)v_x25->len, cudaMemcpyDeviceToDevice, rtg_stream());
-    rtg::permute("K2", loc, K2_0_pull{A}, K2_0_index{A}, t17, v_x25->len, true, K2_0_store{A}, A.run, 1);
+    rtg::permute("K2", loc, K2_0_pull{A}, K2_0_index{A}, t11, v_x25->len, true, K2_0_store{A}, A.run, 1);
   }
   *out_v_x28 = v_x28;
   return;
@@ -320,20 +297,20 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtVal
   int32_t v_x34 = 0;
   /* ONCE */
   {
-    int t19 = 0; /* nonzero: a check below failed */
-    int t20 = (uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n;
-    int32_t t18 = t20 ? v_x33_d[v_x32] : 0;
-    t19 |= !t20;
-    if (__builtin_expect(t19 != 0, 0)) { /* again, recording the error */
-      int32_t t21;
+    int t13 = 0; /* nonzero: a check below failed */
+    int t14 = (uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n;
+    int32_t t12 = t14 ? v_x33_d[v_x32] : 0;
+    t13 |= !t14;
+    if (__builtin_expect(t13 != 0, 0)) { /* again, recording the error */
+      int32_t t15;
       if ((uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n) {
-        t21 = v_x33_d[v_x32];
+        t15 = v_x33_d[v_x32];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, v_x32, v_x33_n, 0.0, 0);
-        t21 = 0;
+        t15 = 0;
       }
     }
-    v_x34 = t18;
+    v_x34 = t12;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -358,20 +335,20 @@ struct K3_0_pull {
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t23 = 0; /* nonzero: a check below failed */
-    int t24 = (uint64_t)(int64_t)A.v_x32 < (uint64_t)A.v_x33_n;
-    int32_t t22 = t24 ? A.v_x33_d[A.v_x32] : 0;
-    t23 |= !t24;
-    if (__builtin_expect(t23 != 0, 0)) { /* again, recording the error */
-      int32_t t25;
+    int t17 = 0; /* nonzero: a check below failed */
+    int t18 = (uint64_t)(int64_t)A.v_x32 < (uint64_t)A.v_x33_n;
+    int32_t t16 = t18 ? A.v_x33_d[A.v_x32] : 0;
+    t17 |= !t18;
+    if (__builtin_expect(t17 != 0, 0)) { /* again, recording the error */
+      int32_t t19;
       if ((uint64_t)(int64_t)A.v_x32 < (uint64_t)A.v_x33_n) {
-        t25 = A.v_x33_d[A.v_x32];
+        t19 = A.v_x33_d[A.v_x32];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, A.v_x32, A.v_x33_n, 0.0, 0);
-        t25 = 0;
+        t19 = 0;
       }
     }
-    return K3_0_V{t22};
+    return K3_0_V{t16};
   }
 };
 static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValue *v_x33, int32_t *out_v_x34) {
@@ -387,8 +364,8 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValu
   int32_t v_x34 = 0;
   /* ONCE */
   {
-    const K3_0_V t26 = rtg::once<K3_0_V>("K3", loc, K3_0_pull{A});
-    v_x34 = t26.v0;
+    const K3_0_V t20 = rtg::once<K3_0_V>("K3", loc, K3_0_pull{A});
+    v_x34 = t20.v0;
     A.v_x34 = v_x34;
   }
   *out_v_x34 = v_x34;
@@ -551,13 +528,13 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/sort.nesl", 4, 8);
-  RtValue *t27 = rt_value_new(rt_vec_type(RT_INT), 5);
-  t27->data.i[0] = 5;
-  t27->data.i[1] = 3;
-  t27->data.i[2] = 9;
-  t27->data.i[3] = 1;
-  t27->data.i[4] = 7;
-  v_x17 = NESSIE_TO_DEVICE(t27);
+  RtValue *t21 = rt_value_new(rt_vec_type(RT_INT), 5);
+  t21->data.i[0] = 5;
+  t21->data.i[1] = 3;
+  t21->data.i[2] = 9;
+  t21->data.i[3] = 1;
+  t21->data.i[4] = 7;
+  v_x17 = NESSIE_TO_DEVICE(t21);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/sort.nesl", 4, 1), "middle", 0, fn_middle(v_x17, &v_x18));
