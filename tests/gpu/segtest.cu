@@ -670,10 +670,12 @@ static typename T::V *random_values(const std::vector<int64_t> &len, std::vector
   return dx;
 }
 
-/* rtg::segmented with a pull that takes the segment, on every path,
-   reduce and scan (and the commutative kernels where T is). */
+/* rtg::segmented on every path, reduce and scan (and the commutative
+   kernels where T is); with 'segment', by a pull that takes the
+   segment (SegmentPull), each element's checked. */
 template <class T>
-static void test_segmented_segment(const std::vector<int64_t> &len, const char *layout, bool total_known) {
+static void test_segmented(const std::vector<int64_t> &len, const char *layout, bool total_known,
+                           bool segment = false) {
   typedef typename T::V V;
   std::vector<V> x;
   V *dx = random_values<T>(len, &x);
@@ -681,35 +683,7 @@ static void test_segmented_segment(const std::vector<int64_t> &len, const char *
   RtValue *d = device_segdes(len, total_known);
   int64_t known = total_known ? total : -1;
   SegmentCheck c = segment_check(len);
-  static const int paths[4] = {1, 0, 2, -1};
-  static const char *const path_names[4] = {"balanced", "blocks", "packed", "auto"};
-  for (int scan = 0; scan < 2; scan++) {
-    std::vector<V> ref = reference<T>(len, x, scan != 0);
-    std::string why;
-    for (int p = 0; p < 4 && why.empty(); p++) {
-      std::string w = run_path<T>(d, known, dx, ref, scan != 0, paths[p], &c);
-      if (w.empty() && T::commutative && !scan)
-        w = run_path<T, true>(d, known, dx, ref, false, paths[p], &c);
-      if (!w.empty())
-        why = std::string(path_names[p]) + ": " + w;
-    }
-    result(why.empty(), "%s %s (pull takes the segment) %s total %s%s%s", scan ? "scan  " : "reduce", T::name(),
-           layout, total_known ? "known" : "unknown", why.empty() ? "" : ": ", why.c_str());
-  }
-  free_segment_check(c);
-  rtg_free(dx);
-  rt_value_free(d);
-  wait_device("a free");
-}
-
-template <class T>
-static void test_segmented(const std::vector<int64_t> &len, const char *layout, bool total_known) {
-  typedef typename T::V V;
-  std::vector<V> x;
-  V *dx = random_values<T>(len, &x);
-  int64_t total = (int64_t)x.size();
-  RtValue *d = device_segdes(len, total_known);
-  int64_t known = total_known ? total : -1;
+  const SegmentCheck *seg = segment ? &c : NULL;
   bool fits = sizeof(V) <= rtg::SEG_BALANCED_MAX_V;
   const char *chosen = fits && rtg::seg_use_balanced((int64_t)len.size(), known) ? "balanced"
                        : rtg::seg_use_packed((int64_t)len.size(), known)               ? "packed"
@@ -720,7 +694,7 @@ static void test_segmented(const std::vector<int64_t> &len, const char *layout, 
     static const int paths[4] = {1, 0, 2, -1};
     static const char *const path_names[4] = {"balanced", "blocks", "packed", "auto"};
     for (int p = 0; p < 4 && why.empty(); p++) {
-      std::string w = run_path<T>(d, known, dx, ref, scan != 0, paths[p]);
+      std::string w = run_path<T>(d, known, dx, ref, scan != 0, paths[p], seg);
       if (!w.empty())
         why = std::string(path_names[p]) + ": " + w;
     }
@@ -728,14 +702,16 @@ static void test_segmented(const std::vector<int64_t> &len, const char *layout, 
        each lane's elements first (rtg::segmented<true>) */
     if constexpr (T::commutative) {
       for (int p = 0; p < 4 && why.empty() && !scan; p++) {
-        std::string w = run_path<T, true>(d, known, dx, ref, false, paths[p]);
+        std::string w = run_path<T, true>(d, known, dx, ref, false, paths[p], seg);
         if (!w.empty())
           why = std::string(path_names[p]) + " (commutative): " + w;
       }
     }
-    result(why.empty(), "%s %s %s total %s, auto=%s%s%s", scan ? "scan  " : "reduce", T::name(), layout,
-           total_known ? "known" : "unknown", chosen, why.empty() ? "" : ": ", why.c_str());
+    result(why.empty(), "%s %s%s %s total %s, auto=%s%s%s", scan ? "scan  " : "reduce", T::name(),
+           segment ? " (pull takes the segment)" : "", layout, total_known ? "known" : "unknown", chosen,
+           why.empty() ? "" : ": ", why.c_str());
   }
+  free_segment_check(c);
   rtg_free(dx);
   rt_value_free(d);
   wait_device("a free");
@@ -1342,8 +1318,8 @@ int main(int argc, char **argv) {
           test_segmented<TWide>(len, layout, known);
         /* pulls that take the segment: every path of one commutative and
            one ordered operator, the atomics' sum */
-        test_segmented_segment<TInt>(len, layout, !known);
-        test_segmented_segment<TAffine>(len, layout, known);
+        test_segmented<TInt>(len, layout, !known, true);
+        test_segmented<TAffine>(len, layout, known, true);
         test_segmented_sum<TInt3, AddInt3>(len, layout, layout_no % 3 != 1, true);
         layout_no++;
       }
