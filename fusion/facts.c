@@ -1174,6 +1174,9 @@ const LcuVar *fus_index_param(const LcuSoac *s, const LcuThunk *t) {
   return NULL;
 }
 
+static bool fails_itself(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
+                         const LetRange *lets);
+
 static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
                      const LetRange *lets) {
   const LcuVar *i = fus_index_param(s, t);
@@ -1192,6 +1195,12 @@ static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *
   for (int i = 0; i < e->nargs; i++)
     if (may_fail(kl, s, t, e->args[i], lets))
       return true;
+  return fails_itself(kl, s, t, e, lets);
+}
+
+/* Whether expression 'e' itself, not its operands, may fail. */
+static bool fails_itself(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
+                         const LetRange *lets) {
   switch (e->kind) {
   case LE_INDEX: /* in range when the index's values are below the length */
     return !e->in_range && !fus_len_equal(fus_kernel_len(kl, e->var), exp_range(kl, s, t, e->args[0], lets));
@@ -1212,6 +1221,48 @@ static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *
 bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e) {
   LetRange few[FEW_LETS];
   return may_fail(kl, s, t, e, scope_ranges(kl, s, t, e, few));
+}
+
+/* The expressions of 'e' that may fail themselves, in the order the
+   code evaluates them (operands first, as may_fail walks). */
+static void visit_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
+                          const LetRange *lets, FusVisitFailing visit, void *ctx) {
+  const LcuVar *i = fus_index_param(s, t);
+  const LcuVar *a = e->kind == LE_IF ? below_length(e->args[0], i) : NULL;
+  if (a) {
+    LetRange below = {i, fus_kernel_len(kl, a), NULL, lets}, above = {i, unknown(), a, lets};
+    visit_failing(kl, s, t, e->args[0], lets, visit, ctx);
+    visit_failing(kl, s, t, e->args[1], &below, visit, ctx);
+    visit_failing(kl, s, t, e->args[2], &above, visit, ctx);
+    return;
+  }
+  if (e->kind == LE_LET) {
+    visit_failing(kl, s, t, e->args[0], lets, visit, ctx);
+    LetRange l = {e->var, exp_range(kl, s, t, e->args[0], lets), NULL, lets};
+    visit_failing(kl, s, t, e->args[1], &l, visit, ctx);
+    return;
+  }
+  for (int k = 0; k < e->nargs; k++)
+    visit_failing(kl, s, t, e->args[k], lets, visit, ctx);
+  if (fails_itself(kl, s, t, e, lets))
+    visit(e, ctx);
+}
+
+void fus_thunk_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, FusVisitFailing visit,
+                       void *ctx) {
+  if (!t)
+    return;
+  LetRange few[FEW_LETS];
+  LetRange *chain = let_room(t, few);
+  const LetRange *in = NULL;
+  for (int k = 0; k < t->lets.len; k++) {
+    const LcuLet *l = t->lets.data[k];
+    visit_failing(kl, s, t, l->value, in, visit, ctx);
+    chain[k] = (LetRange){l->var, exp_range(kl, s, t, l->value, in), NULL, in};
+    in = &chain[k];
+  }
+  for (int k = 0; k < t->body.len; k++)
+    visit_failing(kl, s, t, t->body.data[k], in, visit, ctx);
 }
 
 static bool thunk_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t) {

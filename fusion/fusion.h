@@ -235,6 +235,15 @@ const LcuVar *fus_index_param(const LcuSoac *s, const LcuThunk *t);
    an operation that can (a division, float arithmetic, ...), or a
    subscript not known to be in range. */
 bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e);
+
+/* Calls 'visit' on each expression of thunk 't' of SOAC 's' that may
+   fail itself (not only through its operands), in the order the
+   generated code evaluates them: the lets, then the results, each
+   expression's operands before it.  The rules keep a kernel's checks in
+   the program's order with it (rules.c, keeps_order). */
+typedef void (*FusVisitFailing)(const LcuExp *e, void *ctx);
+void fus_thunk_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, FusVisitFailing visit,
+                       void *ctx);
 int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s);
 /* The failures of a `run` statement (FUS_ bits). */
 int fus_run_failures(FusFacts *f, const LcuStmt *run);

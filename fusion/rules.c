@@ -34,6 +34,7 @@ typedef struct Rw {
   LcuStmt *run;
   FusFacts *f;
   FusKernelLens kl;
+  int places; /* the kernel's SOACs when the rules began (LcuExp.origin) */
 } Rw;
 
 /* The kernel's lengths after a step (the last step's table given back:
@@ -113,6 +114,99 @@ static bool used_from(const Rw *w, int from, const LcuVar *v) {
     if (soac_reads(soac_at(w, i), v))
       return true;
   return false;
+}
+
+/* ---- the order of a kernel's checks.  A kernel reports the failure
+   of its first check in code order (rt/kernel.h): the program's order
+   of the SOACs it fuses, which the rules keep between SOACs
+   (any_fails_between) and must keep inside a thunk they build too.
+   Composition puts the producer's values before the consumer's
+   expression that reads them, so a producer that can fail, composed
+   into a consumer that already holds the work of an earlier SOAC that
+   can fail, would check first: `s[i + j] == p[j]` reported p[j]'s
+   error where NESL reports s[i + j]'s.  So each expression knows the
+   place of the SOAC it came from (LcuExp.origin, set when the rules
+   begin), and a thunk a rule builds is kept only if, in the order its
+   checks run, each place's first check comes after every earlier
+   place's first check. ---- */
+
+static void tag_exp(LcuExp *e, int origin) {
+  e->origin = origin;
+  for (int i = 0; i < e->nargs; i++)
+    tag_exp(e->args[i], origin);
+}
+
+static void tag_thunk(LcuThunk *t, int origin) {
+  if (!t)
+    return;
+  for (int i = 0; i < t->lets.len; i++)
+    tag_exp(((LcuLet *)t->lets.data[i])->value, origin);
+  for (int i = 0; i < t->body.len; i++)
+    tag_exp(t->body.data[i], origin);
+}
+
+typedef struct Order {
+  const Rw *w;
+  bool *seen; /* by origin */
+  int last;   /* the last origin first seen */
+  Vec firsts; /* LcuExp *: each origin's first check */
+  bool ok;
+} Order;
+
+/* The same index: a variable, an int constant, or a read of one
+   vector at the same index (x[ids[i]]). */
+static bool same_index(const LcuExp *a, const LcuExp *b) {
+  if (a->kind != b->kind)
+    return false;
+  switch (a->kind) {
+  case LE_VAR:
+    return a->var == b->var;
+  case LE_CONST:
+    return a->constant.kind == FA_INT && b->constant.kind == FA_INT && a->constant.u.i == b->constant.u.i;
+  case LE_INDEX:
+    return a->var == b->var && same_index(a->args[0], b->args[0]);
+  default:
+    return false;
+  }
+}
+
+/* Do checks 'a' and 'b' fail together, with one message: reads at one
+   place of the source, at one index, of vectors of one length (the x
+   and y of a sequence of points, each gathered by its own SOAC)? */
+static bool same_report(const Rw *w, const LcuExp *a, const LcuExp *b) {
+  if (a->kind != b->kind || !LCU_READS_AT(a->kind) || a->loc.src != b->loc.src || a->loc.line != b->loc.line ||
+      a->loc.col != b->loc.col || a->loc.inlined != b->loc.inlined || a->lib_fn != b->lib_fn)
+    return false;
+  return same_index(a->args[0], b->args[0]) &&
+         (a->var == b->var || fus_len_equal(fus_kernel_len(&w->kl, a->var), fus_kernel_len(&w->kl, b->var)));
+}
+
+static void note_check(const LcuExp *e, void *ctx) {
+  Order *o = ctx;
+  if (!e->origin || o->seen[e->origin])
+    return;
+  o->seen[e->origin] = true;
+  if (e->origin < o->last) {
+    /* an earlier place's check after a later one's: in order only where
+       a check already made fails with it, in its words */
+    bool made = false;
+    for (int i = 0; i < o->firsts.len && !made; i++)
+      made = same_report(o->w, o->firsts.data[i], e);
+    o->ok &= made;
+  }
+  vec_push(&o->firsts, (void *)e);
+  if (e->origin > o->last)
+    o->last = e->origin;
+}
+
+/* Does SOAC 's' (perhaps not yet in the kernel) make its checks in the
+   order of the places they come from? */
+static bool keeps_order(const Rw *w, const LcuSoac *s) {
+  Order o = {w, xmalloc_atomic(sizeof(bool) * (size_t)(w->places + 1)), 0, {0}, true};
+  memset(o.seen, 0, sizeof(bool) * (size_t)(w->places + 1));
+  fus_thunk_failing(&w->kl, s, s->pull, note_check, &o);
+  fus_thunk_failing(&w->kl, s, s->second, note_check, &o);
+  return o.ok;
 }
 
 static bool any_fails_between(const Rw *w, int a, int b) {
@@ -259,6 +353,18 @@ static bool reads_all_first(const LcuSoac *P, const LcuSoac *C) {
   return true;
 }
 
+static void compose_into(Rw *w, const LcuSoac *P, LcuSoac *C);
+
+/* C with P composed into it keeps its checks in order: always where
+   only one of them can fail. */
+static bool composes_in_order(Rw *w, const LcuSoac *P, const LcuSoac *C) {
+  if (!(fus_soac_failures(&w->kl, P) & FUS_FAIL_THUNK) || !(fus_soac_failures(&w->kl, C) & FUS_FAIL_THUNK))
+    return true;
+  LcuSoac c = *C;
+  compose_into(w, P, &c);
+  return keeps_order(w, &c);
+}
+
 static void compose_into(Rw *w, const LcuSoac *P, LcuSoac *C) {
   bool pull = false, second = false;
   for (int j = 0; j < P->results.len; j++) {
@@ -316,6 +422,8 @@ static bool merge_maps(Rw *w, int pi, int c0) {
   for (int j = 0; j < C->results.len; j++)
     vec_push(&m->results, C->results.data[j]);
   m->pull = lcu_merge_maps(w->p, P, C, keep);
+  if (pf && !keeps_order(w, m))
+    return false;
   w->k->soacs.data[c0] = m;
   remove_soac(w, pi);
   return true;
@@ -332,7 +440,7 @@ static bool rule_compose(Rw *w) {
       LcuSoac *C = soac_at(w, ci);
       if (!reads_results_of(C, P))
         continue;
-      if (composable(w, P, C))
+      if (composable(w, P, C) && composes_in_order(w, P, C))
         vec_push(&consumers, (void *)(intptr_t)ci);
       else
         needed = true;
@@ -588,7 +696,10 @@ static bool rule_filter_reduce(Rw *w) {
       continue;
     if (fails(w, F) && any_fails_between(w, fi, ri))
       continue;
-    w->k->soacs.data[ri] = filter_reduce(w, F, R);
+    LcuSoac *r = filter_reduce(w, F, R);
+    if (fails(w, F) && !keeps_order(w, r))
+      continue;
+    w->k->soacs.data[ri] = r;
     remove_soac(w, fi);
     return true;
   }
@@ -647,7 +758,10 @@ static bool rule_filter_filter(Rw *w) {
       continue;
     if (fails(w, A) && any_fails_between(w, fi, bi))
       continue;
-    w->k->soacs.data[bi] = filter_filter(w, A, B);
+    LcuSoac *r = filter_filter(w, A, B);
+    if (fails(w, A) && !keeps_order(w, r))
+      continue;
+    w->k->soacs.data[bi] = r;
     remove_soac(w, fi);
     return true;
   }
@@ -866,6 +980,8 @@ static bool rule_side_by_side(Rw *w) {
       if (!at_a && !at_b)
         continue;
       LcuSoac *s = combine(w, A, B);
+      if (fails(w, A) && fails(w, B) && !keeps_order(w, s))
+        continue;
       if (A->kind == SOAC_SEG_FILTER)
         rename_in_kernel(w, B->results.data[B->pull->body.len], A->results.data[A->pull->body.len]);
       if (at_b) {
@@ -1130,7 +1246,11 @@ static void finish(Rw *w) {
 }
 
 void fus_rewrite(LcuProgram *p, LcuStmt *run, FusFacts *f) {
-  Rw w = {.p = p, .k = run->kernel, .run = run, .f = f};
+  Rw w = {.p = p, .k = run->kernel, .run = run, .f = f, .places = run->kernel->soacs.len};
+  for (int i = 0; i < nsoacs(&w); i++) {
+    tag_thunk(soac_at(&w, i)->pull, i + 1);
+    tag_thunk(soac_at(&w, i)->second, i + 1);
+  }
   for (int step = 0; step < 10000; step++) {
     refresh(&w);
     if (!rule_dead(&w) && !rule_compose(&w) && !rule_compose_gather(&w) && !rule_filter_reduce(&w) &&

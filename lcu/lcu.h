@@ -130,6 +130,10 @@ typedef struct LcuExp {
                              the interpreters check it all the same (a
                              GPU reports a failed check only at its next
                              wait, and kernels run on after it) */
+  int origin;             /* fusion's scratch while it rewrites a kernel:
+                             1 + the place of the SOAC the expression came
+                             from, in the kernel's order when the rules
+                             began; 0 for what the rules made */
   Loc loc;                /* the NESL expression it computes (lower.c: the
                              flat statement it comes from); a run-time
                              error in it is reported there, or at the

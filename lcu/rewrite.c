@@ -345,6 +345,7 @@ static LcuExp *compose_exp(Compose *c, const LcuExp *e) {
     /* let x = bound(e', n) in the value at x: the read's check stays */
     LcuExp *b = lcu_exp_bound(e->loc, compose_exp(c, at), size_exp(c->producer, e->loc));
     b->lib_fn = e->lib_fn;
+    b->origin = e->origin; /* the read's check, at the read's place */
     LcuVar *x = lcu_new_var(c->p, lcu_scalar(FB_INT), "j");
     return lcu_exp_let(e->loc, x, b, produce(c->p, c->producer, j, lcu_exp_var(e->loc, x)));
   }
