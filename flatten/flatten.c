@@ -69,6 +69,8 @@ typedef struct Fl {
                       <segments once> */
   bool replicating; /* the gather being made copies values to many
                        elements (View.replicated) */
+  bool library;    /* making the body of a library function, whose
+                      errors are worded as the primitives' */
 } Fl;
 
 /* Segments of a nested value gathered whole, so that their elements are
@@ -1353,11 +1355,19 @@ static bool invariant_arg(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
 }
 
 /* Lifted s[i] (or __gather(s, i)) where s is the same sequence, H([t]), for
-   every element: index the one copy instead of distributing it. */
+   every element: index the one copy instead of distributing it.  The
+   first statement gather_values makes is a gather by 'idx' of a vector
+   of s's length (s's, its first component's, or its segments' lengths),
+   and in the user's code a gather's error has the subscript check's
+   words, location and first failing element: so there the gather is
+   the check (spmv's `x[j]` read its column indices twice, once for a
+   REDUCE that found the first one out of range).  In the library a
+   gather's error names the primitive (`->`), so the check stays. */
 static Vals index_invariant(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *idx, FlatAtom *idx_segdes) {
-  FlatAtom *n = vals_length(fl, s, t);
-  FlatAtom *k = length(fl, idx);
-  check(fl, RT_CHECK_SUBSCRIPT, idx, dist(fl, n, k), NULL);
+  if (fl->library) {
+    FlatAtom *n = vals_length(fl, s, t);
+    check(fl, RT_CHECK_SUBSCRIPT, idx, dist(fl, n, length(fl, idx)), NULL);
+  }
   Vals r = gather_values(fl, s, t, idx);
   (void)ctx;
   return idx_segdes ? concat(one(idx_segdes), r) : r;
@@ -2220,6 +2230,7 @@ static void closed_parts(Fl *fl, Expr *e, PtrMap *seen) {
    or one component of the result alone (Pending.component). */
 static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
   fl->block = f->body = NEW(FlatBlock);
+  fl->library = f->library;
   fl->loc = mf->body->loc;
   Vals params = {0};
   for (int i = 0; i < f->params.len; i++)
@@ -2275,6 +2286,7 @@ static void make_pending(Fl *fl) {
     make_body(fl, p->func, p->mono, p->component);
     fl->block = saved;
   }
+  fl->library = false; /* the top level's statements are the user's */
 }
 
 /* ---- top level ---- */
