@@ -315,6 +315,11 @@ typedef struct Compose {
   LcuVar **bound;       /* per producer result: the let-bound variable
                            standing for Aj[index] in the expression being
                            rewritten, made when first needed */
+  bool in_place;        /* compose_apart: a read Aj[index] evaluated for
+                           every element becomes the producer's value
+                           there, in place */
+  int branches;         /* how many `if` branches hold the expression
+                           being rewritten */
   PtrMap renaming;
 } Compose;
 
@@ -334,7 +339,12 @@ static LcuExp *compose_exp(Compose *c, const LcuExp *e) {
   if (j >= 0 && e->kind == LE_INDEX) {
     const LcuExp *at = e->args[0];
     if (c->own && at->kind == LE_VAR && at->var == c->own) {
-      /* Aj[i]: the let-bound aj */
+      /* Aj[i] read once, not in a branch: the value in place, so that
+         its checks run where the read stood, after those of what the
+         consumer computes before it, as the program ran them */
+      if (c->in_place && !c->branches)
+        return produce(c->p, c->producer, j, lcu_exp_var(e->loc, fresh_index(c)));
+      /* else the let-bound aj */
       if (!c->bound[j])
         c->bound[j] = lcu_new_var(c->p, lcu_scalar(e->type), "a");
       return lcu_exp_var(e->loc, c->bound[j]);
@@ -362,8 +372,12 @@ static LcuExp *compose_exp(Compose *c, const LcuExp *e) {
   }
   if (e->var)
     r->var = renamed(&c->renaming, e->var);
-  for (int i = 0; i < e->nargs; i++)
+  for (int i = 0; i < e->nargs; i++) {
+    int branch = e->kind == LE_IF && i > 0;
+    c->branches += branch;
     r->args[i] = compose_exp(c, e->args[i]);
+    c->branches -= branch;
+  }
   return r;
 }
 
@@ -387,11 +401,14 @@ bool lcu_compose_shares(const LcuSoac *producer, const LcuThunk *consumer) {
   return false;
 }
 
-/* The consumer's expressions with the producer's values read, each
-   result expression under lets of the values it reads (the form of the
-   paper's Figure 5). */
+/* The consumer's expressions with the producer's values read: each
+   value in place of its read, where every element evaluates it; else
+   (in a branch of an `if`) the result expression under a let of it
+   (the form of the paper's Figure 5), so that the value, and its
+   checks, are computed for every element as the producer did. */
 static void compose_apart(Compose *c, const LcuThunk *consumer, LcuThunk *t) {
   int k = c->producer->results.len;
+  c->in_place = true;
   for (int b = 0; b < consumer->body.len; b++) {
     for (int j = 0; j < k; j++)
       c->bound[j] = NULL;
