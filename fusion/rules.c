@@ -119,16 +119,17 @@ static bool used_from(const Rw *w, int from, const LcuVar *v) {
 /* ---- the order of a kernel's checks.  A kernel reports the failure
    of its first check in code order (rt/kernel.h): the program's order
    of the SOACs it fuses, which the rules keep between SOACs
-   (any_fails_between) and must keep inside a thunk they build too.
-   Composition puts the producer's values before the consumer's
-   expression that reads them, so a producer that can fail, composed
-   into a consumer that already holds the work of an earlier SOAC that
-   can fail, would check first: `s[i + j] == p[j]` reported p[j]'s
-   error where NESL reports s[i + j]'s.  So each expression knows the
-   place of the SOAC it came from (LcuExp.origin, set when the rules
-   begin), and a thunk a rule builds is kept only if, in the order its
-   checks run, each place's first check comes after every earlier
-   place's first check. ---- */
+   (any_fails_between) and must keep inside a thunk they build too.  A
+   rule puts one SOAC's work before or inside another's (composition in
+   place of a read, or before the expression where the read is in a
+   branch; two MAPs merged; side by side), so a producer that can fail,
+   composed into a consumer that already holds the work of an earlier
+   SOAC that can fail, may check first: `100 / d == 100 / e` reported
+   e's zero where NESL reports d's.  So each expression knows the place
+   of the SOAC it came from (LcuExp.origin, set when the rules begin),
+   and a thunk a rule builds is kept only if, in the order its checks
+   run, no place's first check comes after a later place's, unless a
+   check already made fails with it (same_report). ---- */
 
 static void tag_exp(LcuExp *e, int origin) {
   e->origin = origin;
