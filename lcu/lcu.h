@@ -801,8 +801,14 @@ void lcu_fill_using(LcuThunk *t);
    thunk has lets, the values are shared instead (lcu_compose_shares):
    the result binds the producer's lets, then `let a_j = e_j[i]` for each
    A_j the consumer reads at i, then the consumer's lets, and its results
-   read the a_j.  Every value the consumer reads is then computed first. */
-LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer);
+   read the a_j.  Every value the consumer reads is then computed first.
+
+   'in_place' (where the values are not shared): a value read where
+   every element evaluates the read goes in place of the read instead of
+   under a let before the expression, so that its checks run where the
+   read stood (fusion's order of checks, docs/fusion.md); a read in a
+   branch of an `if` stays let-bound. */
+LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer, bool in_place);
 /* The same for a consumer that reads the producer's results anywhere (a
    gather): each read A_j[e] at an index other than the consumer's own
    becomes `let x = bound(e, n) in e_j[x]`, n the producer's size, so

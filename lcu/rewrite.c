@@ -401,14 +401,16 @@ bool lcu_compose_shares(const LcuSoac *producer, const LcuThunk *consumer) {
   return false;
 }
 
-/* The consumer's expressions with the producer's values read: each
-   value in place of its read, where every element evaluates it; else
-   (in a branch of an `if`) the result expression under a let of it
-   (the form of the paper's Figure 5), so that the value, and its
-   checks, are computed for every element as the producer did. */
-static void compose_apart(Compose *c, const LcuThunk *consumer, LcuThunk *t) {
+/* The consumer's expressions with the producer's values read, each
+   result expression under lets of the values it reads (the form of the
+   paper's Figure 5); where 'in_place', a value read where every element
+   evaluates the read goes in place of it, so that its checks run there,
+   after those of what the consumer computes first (a value read in a
+   branch of an `if` is still let-bound: every element computes it, as
+   the producer did). */
+static void compose_apart(Compose *c, const LcuThunk *consumer, LcuThunk *t, bool in_place) {
   int k = c->producer->results.len;
-  c->in_place = true;
+  c->in_place = in_place;
   for (int b = 0; b < consumer->body.len; b++) {
     for (int j = 0; j < k; j++)
       c->bound[j] = NULL;
@@ -481,7 +483,7 @@ static LcuThunk *begin(Compose *c, LcuProgram *p, const LcuSoac *producer, const
   return t;
 }
 
-LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer) {
+LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer, bool in_place) {
   if (producer->kind != SOAC_MAP || !producer->pull)
     die("lcu_compose_pull: the producer is a %s, not a MAP", lcu_soac_name(producer->kind));
   Compose c;
@@ -489,7 +491,7 @@ LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThun
   if (lcu_compose_shares(producer, consumer))
     compose_shared(&c, consumer, t, false);
   else
-    compose_apart(&c, consumer, t);
+    compose_apart(&c, consumer, t, in_place);
   lcu_fill_using(t);
   return t;
 }

@@ -119,27 +119,27 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *
     RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
     for (int64_t t2 = 0; t2 < t1; t2++) {
       const int32_t t3 = (int32_t)t2;
-      int t8 = 0; /* nonzero: a check below failed */
-      double t4 = v_x39_d[t3];
-      double t6 = rt_mul_f(t4, t4);
-      int t9 = (uint64_t)(int64_t)t3 < (uint64_t)v_x42_n;
-      double t7 = t9 ? v_x42_d[t3] : 0;
-      t8 |= !t9;
-      double t11 = rt_mul_f(t7, t7);
-      double t13 = rt_add_f(t6, t11);
-      double t15 = rt_sqrt_f(t13, &t8);
-      if (__builtin_expect(t8 != 0, 0)) { /* again, recording the error */
-        double t16 = v_x39_d[t3];
-        double t18 = rt_mul_f(t16, t16);
-        double t19;
+      int t5 = 0; /* nonzero: a check below failed */
+      int t6 = (uint64_t)(int64_t)t3 < (uint64_t)v_x42_n;
+      double t4 = t6 ? v_x42_d[t3] : 0;
+      t5 |= !t6;
+      double t8 = rt_mul_f(t4, t4);
+      double t9 = v_x39_d[t3];
+      double t11 = rt_mul_f(t9, t9);
+      double t13 = rt_add_f(t11, t8);
+      double t15 = rt_sqrt_f(t13, &t5);
+      if (__builtin_expect(t5 != 0, 0)) { /* again, recording the error */
+        double t16;
         if ((uint64_t)(int64_t)t3 < (uint64_t)v_x42_n) {
-          t19 = v_x42_d[t3];
+          t16 = v_x42_d[t3];
         } else {
           NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_GATHER, t3, v_x42_n, 0.0, 0);
-          t19 = 0;
+          t16 = 0;
         }
+        double t18 = rt_mul_f(t16, t16);
+        double t19 = v_x39_d[t3];
         double t21 = rt_mul_f(t19, t19);
-        double t23 = rt_add_f(t18, t21);
+        double t23 = rt_add_f(t21, t18);
         int t24 = 0;
         double t25 = rt_sqrt_f(t23, &t24);
         if (t24) {

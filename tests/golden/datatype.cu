@@ -131,27 +131,27 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtVa
     RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
     for (int64_t t2 = 0; t2 < t1; t2++) {
       const int32_t t3 = (int32_t)t2;
-      int t8 = 0; /* nonzero: a check below failed */
-      double t4 = v_x39_d[t3];
-      double t6 = rt_mul_f(t4, t4);
-      int t9 = (uint64_t)(int64_t)t3 < (uint64_t)v_x42_n;
-      double t7 = t9 ? v_x42_d[t3] : 0;
-      t8 |= !t9;
-      double t11 = rt_mul_f(t7, t7);
-      double t13 = rt_add_f(t6, t11);
-      double t15 = rt_sqrt_f(t13, &t8);
-      if (__builtin_expect(t8 != 0, 0)) { /* again, recording the error */
-        double t16 = v_x39_d[t3];
-        double t18 = rt_mul_f(t16, t16);
-        double t19;
+      int t5 = 0; /* nonzero: a check below failed */
+      int t6 = (uint64_t)(int64_t)t3 < (uint64_t)v_x42_n;
+      double t4 = t6 ? v_x42_d[t3] : 0;
+      t5 |= !t6;
+      double t8 = rt_mul_f(t4, t4);
+      double t9 = v_x39_d[t3];
+      double t11 = rt_mul_f(t9, t9);
+      double t13 = rt_add_f(t11, t8);
+      double t15 = rt_sqrt_f(t13, &t5);
+      if (__builtin_expect(t5 != 0, 0)) { /* again, recording the error */
+        double t16;
         if ((uint64_t)(int64_t)t3 < (uint64_t)v_x42_n) {
-          t19 = v_x42_d[t3];
+          t16 = v_x42_d[t3];
         } else {
           NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_GATHER, t3, v_x42_n, 0.0, 0);
-          t19 = 0;
+          t16 = 0;
         }
+        double t18 = rt_mul_f(t16, t16);
+        double t19 = v_x39_d[t3];
         double t21 = rt_mul_f(t19, t19);
-        double t23 = rt_add_f(t18, t21);
+        double t23 = rt_add_f(t21, t18);
         int t24 = 0;
         double t25 = rt_sqrt_f(t23, &t24);
         if (t24) {
@@ -185,27 +185,27 @@ struct K1_0_pull {
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t30 = 0; /* nonzero: a check below failed */
-    double t26 = A.v_x39_d[ix];
-    double t28 = rt_mul_f(t26, t26);
-    int t31 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x42_n;
-    double t29 = t31 ? A.v_x42_d[ix] : 0;
-    t30 |= !t31;
-    double t33 = rt_mul_f(t29, t29);
-    double t35 = rt_add_f(t28, t33);
-    double t37 = rt_sqrt_f(t35, &t30);
-    if (__builtin_expect(t30 != 0, 0)) { /* again, recording the error */
-      double t38 = A.v_x39_d[ix];
-      double t40 = rt_mul_f(t38, t38);
-      double t41;
+    int t27 = 0; /* nonzero: a check below failed */
+    int t28 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x42_n;
+    double t26 = t28 ? A.v_x42_d[ix] : 0;
+    t27 |= !t28;
+    double t30 = rt_mul_f(t26, t26);
+    double t31 = A.v_x39_d[ix];
+    double t33 = rt_mul_f(t31, t31);
+    double t35 = rt_add_f(t33, t30);
+    double t37 = rt_sqrt_f(t35, &t27);
+    if (__builtin_expect(t27 != 0, 0)) { /* again, recording the error */
+      double t38;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x42_n) {
-        t41 = A.v_x42_d[ix];
+        t38 = A.v_x42_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x42_n, 0.0, 0);
-        t41 = 0;
+        t38 = 0;
       }
+      double t40 = rt_mul_f(t38, t38);
+      double t41 = A.v_x39_d[ix];
       double t43 = rt_mul_f(t41, t41);
-      double t45 = rt_add_f(t40, t43);
+      double t45 = rt_add_f(t43, t40);
       int t46 = 0;
       double t47 = rt_sqrt_f(t45, &t46);
       if (t46) {

@@ -354,19 +354,19 @@ fail:
 }
 
 /* K4: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x351, int32_t v_x352, RtValue *v_x355, RtValue **out_v_x354, int32_t *out_v_x364, int32_t *out_v_x365, RtValue **out_v_x369) {
+static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x356, int32_t v_x357, RtValue *v_x360, RtValue **out_v_x359, int32_t *out_v_x369, int32_t *out_v_x370, RtValue **out_v_x374) {
   (void)loc;
   (void)run;
-  int32_t *v_x355_d = v_x355->data.i;
-  const int64_t v_x355_n = v_x355->len;
-  int32_t v_x363 = 0;
-  int32_t v_x364 = 0;
-  int32_t v_x365 = 0;
-  RtValue *v_x354 = NULL;
-  RtValue *v_x369 = NULL;
+  int32_t *v_x360_d = v_x360->data.i;
+  const int64_t v_x360_n = v_x360->len;
+  int32_t v_x368 = 0;
+  int32_t v_x369 = 0;
+  int32_t v_x370 = 0;
+  RtValue *v_x359 = NULL;
+  RtValue *v_x374 = NULL;
   /* REDUCE */
   {
-    const int64_t t62 = v_x355_n;
+    const int64_t t62 = v_x360_n;
     const int64_t t63 = t62 > 0 ? (t62 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t64 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t63);
     int32_t *t65 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t63);
@@ -385,9 +385,9 @@ static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x351, int32_t v
         int32_t t67x0;
         int32_t t67x1;
         int32_t t67x2;
-        int32_t t70 = v_x355_d[t69];
+        int32_t t70 = v_x360_d[t69];
         uint8_t t72 = rt_ge_i(t70, 0);
-        uint8_t t74 = rt_lt_i(t70, v_x351);
+        uint8_t t74 = rt_lt_i(t70, v_x356);
         uint8_t t76 = rt_and_b(t72, t74);
         int32_t t77;
         if (t76) {
@@ -397,7 +397,7 @@ static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x351, int32_t v
         }
         t67x0 = t77;
         t67x1 = t70;
-        t67x2 = v_x351;
+        t67x2 = v_x356;
         uint8_t t79 = rt_le_i(t67a0, t67x0);
         int32_t t80;
         if (t79) {
@@ -458,11 +458,11 @@ static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x351, int32_t v
       t67t1 = t89;
       t67t2 = t90;
     }
-    v_x363 = t67t0;
+    v_x368 = t67t0;
     rt_free(t64);
-    v_x364 = t67t1;
+    v_x369 = t67t1;
     rt_free(t65);
-    v_x365 = t67t2;
+    v_x370 = t67t2;
     rt_free(t66);
   }
   if (err->index != INT64_MAX)
@@ -470,129 +470,129 @@ static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x351, int32_t v
   {
     /* MAP */
     {
-      const int64_t t91 = v_x352;
+      const int64_t t91 = v_x357;
       if (t91 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t91, 0.0, 0);
         goto fail;
       }
-      v_x354 = rt_value_new(rt_vec_type(RT_INT), t91);
-      int32_t *v_x354_d = v_x354->data.i;
-      const int64_t v_x354_n = v_x354->len;
-      v_x369 = rt_value_new(rt_vec_type(RT_INT), t91);
-      int32_t *v_x369_d = v_x369->data.i;
-      const int64_t v_x369_n = v_x369->len;
+      v_x359 = rt_value_new(rt_vec_type(RT_INT), t91);
+      int32_t *v_x359_d = v_x359->data.i;
+      const int64_t v_x359_n = v_x359->len;
+      v_x374 = rt_value_new(rt_vec_type(RT_INT), t91);
+      int32_t *v_x374_d = v_x374->data.i;
+      const int64_t v_x374_n = v_x374->len;
       RT_PARALLEL_FOR_IF(t91 >= RT_PARALLEL_MIN)
       for (int64_t t92 = 0; t92 < t91; t92++) {
         const int32_t t93 = (int32_t)t92;
         int t97 = 0; /* nonzero: a check below failed */
-        int32_t t95 = rt_mul_i(t93, v_x351);
-        int t98 = (uint64_t)(int64_t)t93 < (uint64_t)v_x355_n;
-        int32_t t96 = t98 ? v_x355_d[t93] : 0;
+        int32_t t95 = rt_mul_i(t93, v_x356);
+        int t98 = (uint64_t)(int64_t)t93 < (uint64_t)v_x360_n;
+        int32_t t96 = t98 ? v_x360_d[t93] : 0;
         t97 |= !t98;
         int32_t t100 = rt_add_i(t95, t96);
         if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
-          int32_t t102 = rt_mul_i(t93, v_x351);
+          int32_t t102 = rt_mul_i(t93, v_x356);
           int32_t t103;
-          if ((uint64_t)(int64_t)t93 < (uint64_t)v_x355_n) {
-            t103 = v_x355_d[t93];
+          if ((uint64_t)(int64_t)t93 < (uint64_t)v_x360_n) {
+            t103 = v_x360_d[t93];
           } else {
-            NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 2, 0, RT_GATHER, t93, v_x355_n, 0.0, 1);
+            NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 2, 0, RT_GATHER, t93, v_x360_n, 0.0, 1);
             t103 = 0;
           }
           int32_t t105 = rt_add_i(t102, t103);
         }
-        v_x354_d[t92] = v_x351;
-        v_x369_d[t92] = t100;
+        v_x359_d[t92] = v_x356;
+        v_x374_d[t92] = t100;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x354 = v_x354;
-  *out_v_x364 = v_x364;
-  *out_v_x365 = v_x365;
+  *out_v_x359 = v_x359;
   *out_v_x369 = v_x369;
+  *out_v_x370 = v_x370;
+  *out_v_x374 = v_x374;
   return;
 fail:
-  rt_release(v_x354);
-  rt_release(v_x369);
+  rt_release(v_x359);
+  rt_release(v_x374);
 }
 
 /* K5: MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x370, int32_t v_x373, RtValue *v_x376, RtValue *v_x379, RtValue **out_v_x381) {
+static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
   (void)loc;
   (void)run;
-  const RtDivisor v_x373_dv = rt_divisor(v_x373);
-  int32_t *v_x376_d = v_x376->data.i;
-  const int64_t v_x376_n = v_x376->len;
-  int32_t *v_x379_d = v_x379->data.i;
-  const int64_t v_x379_n = v_x379->len;
-  RtValue *v_x381 = NULL;
+  const RtDivisor v_x378_dv = rt_divisor(v_x378);
+  int32_t *v_x381_d = v_x381->data.i;
+  const int64_t v_x381_n = v_x381->len;
+  int32_t *v_x384_d = v_x384->data.i;
+  const int64_t v_x384_n = v_x384->len;
+  RtValue *v_x386 = NULL;
   /* MAP */
   {
-    const int64_t t106 = v_x379_n;
-    v_x381 = rt_value_new(rt_vec_type(RT_INT), t106);
-    int32_t *v_x381_d = v_x381->data.i;
-    const int64_t v_x381_n = v_x381->len;
+    const int64_t t106 = v_x384_n;
+    v_x386 = rt_value_new(rt_vec_type(RT_INT), t106);
+    int32_t *v_x386_d = v_x386->data.i;
+    const int64_t v_x386_n = v_x386->len;
     RT_PARALLEL_FOR_IF(t106 >= RT_PARALLEL_MIN)
     for (int64_t t107 = 0; t107 < t106; t107++) {
       const int32_t t108 = (int32_t)t107;
       int t111 = 0; /* nonzero: a check below failed */
-      int32_t t109 = v_x379_d[t108];
-      int t112 = (uint64_t)(int64_t)t109 < (uint64_t)v_x370;
+      int32_t t109 = v_x384_d[t108];
+      int t112 = (uint64_t)(int64_t)t109 < (uint64_t)v_x375;
       int32_t t110 = t112 ? t109 : 0;
       t111 |= !t112;
-      int32_t t114 = rt_rem_by(t110, v_x373_dv, &t111);
-      int t116 = (uint64_t)(int64_t)t114 < (uint64_t)v_x376_n;
-      int32_t t115 = t116 ? v_x376_d[t114] : 0;
+      int32_t t114 = rt_rem_by(t110, v_x378_dv, &t111);
+      int t116 = (uint64_t)(int64_t)t114 < (uint64_t)v_x381_n;
+      int32_t t115 = t116 ? v_x381_d[t114] : 0;
       t111 |= !t116;
       if (__builtin_expect(t111 != 0, 0)) { /* again, recording the error */
-        int32_t t117 = v_x379_d[t108];
+        int32_t t117 = v_x384_d[t108];
         int32_t t118;
-        if ((uint64_t)(int64_t)t117 < (uint64_t)v_x370) {
+        if ((uint64_t)(int64_t)t117 < (uint64_t)v_x375) {
           t118 = t117;
         } else {
-          NESSIE_RECORD(err, t107, RT_CHECK_INDEX, 2, 0, RT_GATHER, t117, v_x370, 0.0, 0);
+          NESSIE_RECORD(err, t107, RT_CHECK_INDEX, 2, 0, RT_GATHER, t117, v_x375, 0.0, 0);
           t118 = 0;
         }
         int t119 = 0;
-        int32_t t120 = rt_rem_by(t118, v_x373_dv, &t119);
+        int32_t t120 = rt_rem_by(t118, v_x378_dv, &t119);
         if (t119) {
           NESSIE_RECORD(err, t107, RT_CHECK_SCALAR, 0, t119, RT_REM, 0, 0, 0.0, 1);
         }
         int32_t t121;
-        if ((uint64_t)(int64_t)t120 < (uint64_t)v_x376_n) {
-          t121 = v_x376_d[t120];
+        if ((uint64_t)(int64_t)t120 < (uint64_t)v_x381_n) {
+          t121 = v_x381_d[t120];
         } else {
-          NESSIE_RECORD(err, t107, RT_CHECK_INDEX, 0, 0, RT_GATHER, t120, v_x376_n, 0.0, 2);
+          NESSIE_RECORD(err, t107, RT_CHECK_INDEX, 0, 0, RT_GATHER, t120, v_x381_n, 0.0, 2);
           t121 = 0;
         }
       }
-      v_x381_d[t107] = t115;
+      v_x386_d[t107] = t115;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x381 = v_x381;
+  *out_v_x386 = v_x386;
   return;
 fail:
-  rt_release(v_x381);
+  rt_release(v_x386);
 }
 
 /* K6: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x389, int32_t v_x390, RtValue *v_x393, RtValue **out_v_x392, int32_t *out_v_x402, int32_t *out_v_x403, RtValue **out_v_x407) {
+static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x399, int32_t v_x400, RtValue *v_x403, RtValue **out_v_x402, int32_t *out_v_x412, int32_t *out_v_x413, RtValue **out_v_x417) {
   (void)loc;
   (void)run;
-  int32_t *v_x393_d = v_x393->data.i;
-  const int64_t v_x393_n = v_x393->len;
-  int32_t v_x401 = 0;
-  int32_t v_x402 = 0;
-  int32_t v_x403 = 0;
-  RtValue *v_x392 = NULL;
-  RtValue *v_x407 = NULL;
+  int32_t *v_x403_d = v_x403->data.i;
+  const int64_t v_x403_n = v_x403->len;
+  int32_t v_x411 = 0;
+  int32_t v_x412 = 0;
+  int32_t v_x413 = 0;
+  RtValue *v_x402 = NULL;
+  RtValue *v_x417 = NULL;
   /* REDUCE */
   {
-    const int64_t t122 = v_x393_n;
+    const int64_t t122 = v_x403_n;
     const int64_t t123 = t122 > 0 ? (t122 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t124 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t123);
     int32_t *t125 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t123);
@@ -611,9 +611,9 @@ static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x389, int32_t v
         int32_t t127x0;
         int32_t t127x1;
         int32_t t127x2;
-        int32_t t130 = v_x393_d[t129];
+        int32_t t130 = v_x403_d[t129];
         uint8_t t132 = rt_ge_i(t130, 0);
-        uint8_t t134 = rt_lt_i(t130, v_x389);
+        uint8_t t134 = rt_lt_i(t130, v_x399);
         uint8_t t136 = rt_and_b(t132, t134);
         int32_t t137;
         if (t136) {
@@ -623,7 +623,7 @@ static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x389, int32_t v
         }
         t127x0 = t137;
         t127x1 = t130;
-        t127x2 = v_x389;
+        t127x2 = v_x399;
         uint8_t t139 = rt_le_i(t127a0, t127x0);
         int32_t t140;
         if (t139) {
@@ -684,11 +684,11 @@ static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x389, int32_t v
       t127t1 = t149;
       t127t2 = t150;
     }
-    v_x401 = t127t0;
+    v_x411 = t127t0;
     rt_free(t124);
-    v_x402 = t127t1;
+    v_x412 = t127t1;
     rt_free(t125);
-    v_x403 = t127t2;
+    v_x413 = t127t2;
     rt_free(t126);
   }
   if (err->index != INT64_MAX)
@@ -696,113 +696,113 @@ static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x389, int32_t v
   {
     /* MAP */
     {
-      const int64_t t151 = v_x390;
+      const int64_t t151 = v_x400;
       if (t151 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t151, 0.0, 0);
         goto fail;
       }
-      v_x392 = rt_value_new(rt_vec_type(RT_INT), t151);
-      int32_t *v_x392_d = v_x392->data.i;
-      const int64_t v_x392_n = v_x392->len;
-      v_x407 = rt_value_new(rt_vec_type(RT_INT), t151);
-      int32_t *v_x407_d = v_x407->data.i;
-      const int64_t v_x407_n = v_x407->len;
+      v_x402 = rt_value_new(rt_vec_type(RT_INT), t151);
+      int32_t *v_x402_d = v_x402->data.i;
+      const int64_t v_x402_n = v_x402->len;
+      v_x417 = rt_value_new(rt_vec_type(RT_INT), t151);
+      int32_t *v_x417_d = v_x417->data.i;
+      const int64_t v_x417_n = v_x417->len;
       RT_PARALLEL_FOR_IF(t151 >= RT_PARALLEL_MIN)
       for (int64_t t152 = 0; t152 < t151; t152++) {
         const int32_t t153 = (int32_t)t152;
         int t157 = 0; /* nonzero: a check below failed */
-        int32_t t155 = rt_mul_i(t153, v_x389);
-        int t158 = (uint64_t)(int64_t)t153 < (uint64_t)v_x393_n;
-        int32_t t156 = t158 ? v_x393_d[t153] : 0;
+        int32_t t155 = rt_mul_i(t153, v_x399);
+        int t158 = (uint64_t)(int64_t)t153 < (uint64_t)v_x403_n;
+        int32_t t156 = t158 ? v_x403_d[t153] : 0;
         t157 |= !t158;
         int32_t t160 = rt_add_i(t155, t156);
         if (__builtin_expect(t157 != 0, 0)) { /* again, recording the error */
-          int32_t t162 = rt_mul_i(t153, v_x389);
+          int32_t t162 = rt_mul_i(t153, v_x399);
           int32_t t163;
-          if ((uint64_t)(int64_t)t153 < (uint64_t)v_x393_n) {
-            t163 = v_x393_d[t153];
+          if ((uint64_t)(int64_t)t153 < (uint64_t)v_x403_n) {
+            t163 = v_x403_d[t153];
           } else {
-            NESSIE_RECORD(err, t152, RT_CHECK_INDEX, 3, 0, RT_GATHER, t153, v_x393_n, 0.0, 1);
+            NESSIE_RECORD(err, t152, RT_CHECK_INDEX, 3, 0, RT_GATHER, t153, v_x403_n, 0.0, 1);
             t163 = 0;
           }
           int32_t t165 = rt_add_i(t162, t163);
         }
-        v_x392_d[t152] = v_x389;
-        v_x407_d[t152] = t160;
+        v_x402_d[t152] = v_x399;
+        v_x417_d[t152] = t160;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x392 = v_x392;
   *out_v_x402 = v_x402;
-  *out_v_x403 = v_x403;
-  *out_v_x407 = v_x407;
+  *out_v_x412 = v_x412;
+  *out_v_x413 = v_x413;
+  *out_v_x417 = v_x417;
   return;
 fail:
-  rt_release(v_x392);
-  rt_release(v_x407);
+  rt_release(v_x402);
+  rt_release(v_x417);
 }
 
 /* K7: MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x408, int32_t v_x411, RtValue *v_x414, RtValue *v_x417, RtValue **out_v_x419) {
+static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
   (void)loc;
   (void)run;
-  const RtDivisor v_x411_dv = rt_divisor(v_x411);
-  int32_t *v_x414_d = v_x414->data.i;
-  const int64_t v_x414_n = v_x414->len;
-  int32_t *v_x417_d = v_x417->data.i;
-  const int64_t v_x417_n = v_x417->len;
-  RtValue *v_x419 = NULL;
+  const RtDivisor v_x421_dv = rt_divisor(v_x421);
+  int32_t *v_x424_d = v_x424->data.i;
+  const int64_t v_x424_n = v_x424->len;
+  int32_t *v_x427_d = v_x427->data.i;
+  const int64_t v_x427_n = v_x427->len;
+  RtValue *v_x429 = NULL;
   /* MAP */
   {
-    const int64_t t166 = v_x417_n;
-    v_x419 = rt_value_new(rt_vec_type(RT_INT), t166);
-    int32_t *v_x419_d = v_x419->data.i;
-    const int64_t v_x419_n = v_x419->len;
+    const int64_t t166 = v_x427_n;
+    v_x429 = rt_value_new(rt_vec_type(RT_INT), t166);
+    int32_t *v_x429_d = v_x429->data.i;
+    const int64_t v_x429_n = v_x429->len;
     RT_PARALLEL_FOR_IF(t166 >= RT_PARALLEL_MIN)
     for (int64_t t167 = 0; t167 < t166; t167++) {
       const int32_t t168 = (int32_t)t167;
       int t171 = 0; /* nonzero: a check below failed */
-      int32_t t169 = v_x417_d[t168];
-      int t172 = (uint64_t)(int64_t)t169 < (uint64_t)v_x408;
+      int32_t t169 = v_x427_d[t168];
+      int t172 = (uint64_t)(int64_t)t169 < (uint64_t)v_x418;
       int32_t t170 = t172 ? t169 : 0;
       t171 |= !t172;
-      int32_t t174 = rt_rem_by(t170, v_x411_dv, &t171);
-      int t176 = (uint64_t)(int64_t)t174 < (uint64_t)v_x414_n;
-      int32_t t175 = t176 ? v_x414_d[t174] : 0;
+      int32_t t174 = rt_rem_by(t170, v_x421_dv, &t171);
+      int t176 = (uint64_t)(int64_t)t174 < (uint64_t)v_x424_n;
+      int32_t t175 = t176 ? v_x424_d[t174] : 0;
       t171 |= !t176;
       if (__builtin_expect(t171 != 0, 0)) { /* again, recording the error */
-        int32_t t177 = v_x417_d[t168];
+        int32_t t177 = v_x427_d[t168];
         int32_t t178;
-        if ((uint64_t)(int64_t)t177 < (uint64_t)v_x408) {
+        if ((uint64_t)(int64_t)t177 < (uint64_t)v_x418) {
           t178 = t177;
         } else {
-          NESSIE_RECORD(err, t167, RT_CHECK_INDEX, 3, 0, RT_GATHER, t177, v_x408, 0.0, 0);
+          NESSIE_RECORD(err, t167, RT_CHECK_INDEX, 3, 0, RT_GATHER, t177, v_x418, 0.0, 0);
           t178 = 0;
         }
         int t179 = 0;
-        int32_t t180 = rt_rem_by(t178, v_x411_dv, &t179);
+        int32_t t180 = rt_rem_by(t178, v_x421_dv, &t179);
         if (t179) {
           NESSIE_RECORD(err, t167, RT_CHECK_SCALAR, 0, t179, RT_REM, 0, 0, 0.0, 1);
         }
         int32_t t181;
-        if ((uint64_t)(int64_t)t180 < (uint64_t)v_x414_n) {
-          t181 = v_x414_d[t180];
+        if ((uint64_t)(int64_t)t180 < (uint64_t)v_x424_n) {
+          t181 = v_x424_d[t180];
         } else {
-          NESSIE_RECORD(err, t167, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x414_n, 0.0, 2);
+          NESSIE_RECORD(err, t167, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x424_n, 0.0, 2);
           t181 = 0;
         }
       }
-      v_x419_d[t167] = t175;
+      v_x429_d[t167] = t175;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x419 = v_x419;
+  *out_v_x429 = v_x429;
   return;
 fail:
-  rt_release(v_x419);
+  rt_release(v_x429);
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */

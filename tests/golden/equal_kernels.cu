@@ -666,19 +666,19 @@ static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v
 }
 
 /* K4: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x351, int32_t v_x352, RtValue *v_x355, RtValue **out_v_x354, int32_t *out_v_x364, int32_t *out_v_x365, RtValue **out_v_x369) {
+static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x356, int32_t v_x357, RtValue *v_x360, RtValue **out_v_x359, int32_t *out_v_x369, int32_t *out_v_x370, RtValue **out_v_x374) {
   (void)loc;
   (void)run;
-  int32_t *v_x355_d = v_x355->data.i;
-  const int64_t v_x355_n = v_x355->len;
-  int32_t v_x363 = 0;
-  int32_t v_x364 = 0;
-  int32_t v_x365 = 0;
-  RtValue *v_x354 = NULL;
-  RtValue *v_x369 = NULL;
+  int32_t *v_x360_d = v_x360->data.i;
+  const int64_t v_x360_n = v_x360->len;
+  int32_t v_x368 = 0;
+  int32_t v_x369 = 0;
+  int32_t v_x370 = 0;
+  RtValue *v_x359 = NULL;
+  RtValue *v_x374 = NULL;
   /* REDUCE */
   {
-    const int64_t t105 = v_x355_n;
+    const int64_t t105 = v_x360_n;
     const int64_t t106 = t105 > 0 ? (t105 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t107 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t106);
     int32_t *t108 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t106);
@@ -697,9 +697,9 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x351, int3
         int32_t t110x0;
         int32_t t110x1;
         int32_t t110x2;
-        int32_t t113 = v_x355_d[t112];
+        int32_t t113 = v_x360_d[t112];
         uint8_t t115 = rt_ge_i(t113, 0);
-        uint8_t t117 = rt_lt_i(t113, v_x351);
+        uint8_t t117 = rt_lt_i(t113, v_x356);
         uint8_t t119 = rt_and_b(t115, t117);
         int32_t t120;
         if (t119) {
@@ -709,7 +709,7 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x351, int3
         }
         t110x0 = t120;
         t110x1 = t113;
-        t110x2 = v_x351;
+        t110x2 = v_x356;
         uint8_t t122 = rt_le_i(t110a0, t110x0);
         int32_t t123;
         if (t122) {
@@ -770,11 +770,11 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x351, int3
       t110t1 = t132;
       t110t2 = t133;
     }
-    v_x363 = t110t0;
+    v_x368 = t110t0;
     rt_free(t107);
-    v_x364 = t110t1;
+    v_x369 = t110t1;
     rt_free(t108);
-    v_x365 = t110t2;
+    v_x370 = t110t2;
     rt_free(t109);
   }
   if (err->index != INT64_MAX)
@@ -782,66 +782,66 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x351, int3
   {
     /* MAP */
     {
-      const int64_t t134 = v_x352;
+      const int64_t t134 = v_x357;
       if (t134 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t134, 0.0, 0);
         goto fail;
       }
-      v_x354 = rt_value_new(rt_vec_type(RT_INT), t134);
-      int32_t *v_x354_d = v_x354->data.i;
-      const int64_t v_x354_n = v_x354->len;
-      v_x369 = rt_value_new(rt_vec_type(RT_INT), t134);
-      int32_t *v_x369_d = v_x369->data.i;
-      const int64_t v_x369_n = v_x369->len;
+      v_x359 = rt_value_new(rt_vec_type(RT_INT), t134);
+      int32_t *v_x359_d = v_x359->data.i;
+      const int64_t v_x359_n = v_x359->len;
+      v_x374 = rt_value_new(rt_vec_type(RT_INT), t134);
+      int32_t *v_x374_d = v_x374->data.i;
+      const int64_t v_x374_n = v_x374->len;
       RT_PARALLEL_FOR_IF(t134 >= RT_PARALLEL_MIN)
       for (int64_t t135 = 0; t135 < t134; t135++) {
         const int32_t t136 = (int32_t)t135;
         int t140 = 0; /* nonzero: a check below failed */
-        int32_t t138 = rt_mul_i(t136, v_x351);
-        int t141 = (uint64_t)(int64_t)t136 < (uint64_t)v_x355_n;
-        int32_t t139 = t141 ? v_x355_d[t136] : 0;
+        int32_t t138 = rt_mul_i(t136, v_x356);
+        int t141 = (uint64_t)(int64_t)t136 < (uint64_t)v_x360_n;
+        int32_t t139 = t141 ? v_x360_d[t136] : 0;
         t140 |= !t141;
         int32_t t143 = rt_add_i(t138, t139);
         if (__builtin_expect(t140 != 0, 0)) { /* again, recording the error */
-          int32_t t145 = rt_mul_i(t136, v_x351);
+          int32_t t145 = rt_mul_i(t136, v_x356);
           int32_t t146;
-          if ((uint64_t)(int64_t)t136 < (uint64_t)v_x355_n) {
-            t146 = v_x355_d[t136];
+          if ((uint64_t)(int64_t)t136 < (uint64_t)v_x360_n) {
+            t146 = v_x360_d[t136];
           } else {
-            NESSIE_RECORD(err, t135, RT_CHECK_INDEX, 2, 0, RT_GATHER, t136, v_x355_n, 0.0, 1);
+            NESSIE_RECORD(err, t135, RT_CHECK_INDEX, 2, 0, RT_GATHER, t136, v_x360_n, 0.0, 1);
             t146 = 0;
           }
           int32_t t148 = rt_add_i(t145, t146);
         }
-        v_x354_d[t135] = v_x351;
-        v_x369_d[t135] = t143;
+        v_x359_d[t135] = v_x356;
+        v_x374_d[t135] = t143;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x354 = v_x354;
-  *out_v_x364 = v_x364;
-  *out_v_x365 = v_x365;
+  *out_v_x359 = v_x359;
   *out_v_x369 = v_x369;
+  *out_v_x370 = v_x370;
+  *out_v_x374 = v_x374;
   return;
 fail:
-  rt_release(v_x354);
-  rt_release(v_x369);
+  rt_release(v_x359);
+  rt_release(v_x374);
 }
 
 /* K4: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
 struct K4_A {
   RtKernelError *err;
   int run;
-  int32_t v_x351;
-  int32_t v_x352;
-  int32_t *v_x355_d; int64_t v_x355_n;
-  int32_t v_x363;
-  int32_t v_x364;
-  int32_t v_x365;
-  int32_t *v_x354_d; int64_t v_x354_n;
-  int32_t *v_x369_d; int64_t v_x369_n;
+  int32_t v_x356;
+  int32_t v_x357;
+  int32_t *v_x360_d; int64_t v_x360_n;
+  int32_t v_x368;
+  int32_t v_x369;
+  int32_t v_x370;
+  int32_t *v_x359_d; int64_t v_x359_n;
+  int32_t *v_x374_d; int64_t v_x374_n;
 };
 struct alignas(8) K4_0_V {
   int32_t v0;
@@ -853,9 +853,9 @@ struct K4_0_pull {
   __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t149 = A.v_x355_d[ix];
+    int32_t t149 = A.v_x360_d[ix];
     uint8_t t151 = rt_ge_i(t149, 0);
-    uint8_t t153 = rt_lt_i(t149, A.v_x351);
+    uint8_t t153 = rt_lt_i(t149, A.v_x356);
     uint8_t t155 = rt_and_b(t151, t153);
     int32_t t156;
     if (t155) {
@@ -863,7 +863,7 @@ struct K4_0_pull {
     } else {
       t156 = ix;
     }
-    return K4_0_V{t156, t149, A.v_x351};
+    return K4_0_V{t156, t149, A.v_x356};
   }
 };
 struct K4_0_op {
@@ -901,166 +901,166 @@ struct K4_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t165 = 0; /* nonzero: a check below failed */
-    int32_t t163 = rt_mul_i(ix, A.v_x351);
-    int t166 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x355_n;
-    int32_t t164 = t166 ? A.v_x355_d[ix] : 0;
+    int32_t t163 = rt_mul_i(ix, A.v_x356);
+    int t166 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x360_n;
+    int32_t t164 = t166 ? A.v_x360_d[ix] : 0;
     t165 |= !t166;
     int32_t t168 = rt_add_i(t163, t164);
     if (__builtin_expect(t165 != 0, 0)) { /* again, recording the error */
-      int32_t t170 = rt_mul_i(ix, A.v_x351);
+      int32_t t170 = rt_mul_i(ix, A.v_x356);
       int32_t t171;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x355_n) {
-        t171 = A.v_x355_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x360_n) {
+        t171 = A.v_x360_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x355_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x360_n, 0.0, 0);
         t171 = 0;
       }
       int32_t t173 = rt_add_i(t170, t171);
     }
-    return K4_1_V{A.v_x351, t168};
+    return K4_1_V{A.v_x356, t168};
   }
 };
 struct K4_1_store {
   K4_A A;
   __device__ void operator()(int64_t i, const K4_1_V &v) const {
-    A.v_x354_d[i] = v.v0;
-    A.v_x369_d[i] = v.v1;
+    A.v_x359_d[i] = v.v0;
+    A.v_x374_d[i] = v.v1;
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x351, int32_t v_x352, RtValue *v_x355, RtValue **out_v_x354, int32_t *out_v_x364, int32_t *out_v_x365, RtValue **out_v_x369) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x356, int32_t v_x357, RtValue *v_x360, RtValue **out_v_x359, int32_t *out_v_x369, int32_t *out_v_x370, RtValue **out_v_x374) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x351 = v_x351;
-  A.v_x352 = v_x352;
-  A.v_x355_d = v_x355->data.i;
-  A.v_x355_n = v_x355->len;
-  int32_t v_x363 = 0;
-  int32_t v_x364 = 0;
-  int32_t v_x365 = 0;
-  RtValue *v_x354 = NULL;
-  RtValue *v_x369 = NULL;
+  A.v_x356 = v_x356;
+  A.v_x357 = v_x357;
+  A.v_x360_d = v_x360->data.i;
+  A.v_x360_n = v_x360->len;
+  int32_t v_x368 = 0;
+  int32_t v_x369 = 0;
+  int32_t v_x370 = 0;
+  RtValue *v_x359 = NULL;
+  RtValue *v_x374 = NULL;
   /* REDUCE */
   {
-    const int64_t t174 = v_x355->len;
+    const int64_t t174 = v_x360->len;
     const K4_0_V t175 = rtg::reduce("K4", loc, K4_0_pull{A}, K4_0_op{A}, K4_0_V{2147483647, 0, 1}, t174);
-    v_x363 = t175.v0;
-    A.v_x363 = v_x363;
-    v_x364 = t175.v1;
-    A.v_x364 = v_x364;
-    v_x365 = t175.v2;
-    A.v_x365 = v_x365;
+    v_x368 = t175.v0;
+    A.v_x368 = v_x368;
+    v_x369 = t175.v1;
+    A.v_x369 = v_x369;
+    v_x370 = t175.v2;
+    A.v_x370 = v_x370;
   }
   /* MAP */
   {
-    const int64_t t176 = v_x352;
+    const int64_t t176 = v_x357;
     if (t176 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t176, 0.0, run, 1};
       goto fail;
     }
-    v_x354 = rtg_vec_new(RT_INT, t176);
-    A.v_x354_d = v_x354->data.i;
-    A.v_x354_n = v_x354->len;
-    v_x369 = rtg_vec_new(RT_INT, t176);
-    A.v_x369_d = v_x369->data.i;
-    A.v_x369_n = v_x369->len;
+    v_x359 = rtg_vec_new(RT_INT, t176);
+    A.v_x359_d = v_x359->data.i;
+    A.v_x359_n = v_x359->len;
+    v_x374 = rtg_vec_new(RT_INT, t176);
+    A.v_x374_d = v_x374->data.i;
+    A.v_x374_n = v_x374->len;
     rtg::map("K4", loc, K4_1_pull{A}, K4_1_store{A}, t176);
   }
-  *out_v_x354 = v_x354;
-  *out_v_x364 = v_x364;
-  *out_v_x365 = v_x365;
+  *out_v_x359 = v_x359;
   *out_v_x369 = v_x369;
+  *out_v_x370 = v_x370;
+  *out_v_x374 = v_x374;
   return;
 fail:
-  rt_release(v_x354);
-  rt_release(v_x369);
+  rt_release(v_x359);
+  rt_release(v_x374);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x351, int32_t v_x352, RtValue *v_x355, RtValue **out_v_x354, int32_t *out_v_x364, int32_t *out_v_x365, RtValue **out_v_x369) {
-  RtValue *vals[] = {v_x355};
-  const int64_t sizes[] = {(int64_t)v_x352};
+static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x356, int32_t v_x357, RtValue *v_x360, RtValue **out_v_x359, int32_t *out_v_x369, int32_t *out_v_x370, RtValue **out_v_x374) {
+  RtValue *vals[] = {v_x360};
+  const int64_t sizes[] = {(int64_t)v_x357};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K4_host(err, loc, run, v_x351, v_x352, v_x355, out_v_x354, out_v_x364, out_v_x365, out_v_x369);
+    K4_host(err, loc, run, v_x356, v_x357, v_x360, out_v_x359, out_v_x369, out_v_x370, out_v_x374);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_x351, v_x352, v_x355, out_v_x354, out_v_x364, out_v_x365, out_v_x369);
+    K4_gpu(err, loc, run, v_x356, v_x357, v_x360, out_v_x359, out_v_x369, out_v_x370, out_v_x374);
   }
 }
 
 /* K5: MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x370, int32_t v_x373, RtValue *v_x376, RtValue *v_x379, RtValue **out_v_x381) {
+static void K5_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
   (void)loc;
   (void)run;
-  const RtDivisor v_x373_dv = rt_divisor(v_x373);
-  int32_t *v_x376_d = v_x376->data.i;
-  const int64_t v_x376_n = v_x376->len;
-  int32_t *v_x379_d = v_x379->data.i;
-  const int64_t v_x379_n = v_x379->len;
-  RtValue *v_x381 = NULL;
+  const RtDivisor v_x378_dv = rt_divisor(v_x378);
+  int32_t *v_x381_d = v_x381->data.i;
+  const int64_t v_x381_n = v_x381->len;
+  int32_t *v_x384_d = v_x384->data.i;
+  const int64_t v_x384_n = v_x384->len;
+  RtValue *v_x386 = NULL;
   /* MAP */
   {
-    const int64_t t177 = v_x379_n;
-    v_x381 = rt_value_new(rt_vec_type(RT_INT), t177);
-    int32_t *v_x381_d = v_x381->data.i;
-    const int64_t v_x381_n = v_x381->len;
+    const int64_t t177 = v_x384_n;
+    v_x386 = rt_value_new(rt_vec_type(RT_INT), t177);
+    int32_t *v_x386_d = v_x386->data.i;
+    const int64_t v_x386_n = v_x386->len;
     RT_PARALLEL_FOR_IF(t177 >= RT_PARALLEL_MIN)
     for (int64_t t178 = 0; t178 < t177; t178++) {
       const int32_t t179 = (int32_t)t178;
       int t182 = 0; /* nonzero: a check below failed */
-      int32_t t180 = v_x379_d[t179];
-      int t183 = (uint64_t)(int64_t)t180 < (uint64_t)v_x370;
+      int32_t t180 = v_x384_d[t179];
+      int t183 = (uint64_t)(int64_t)t180 < (uint64_t)v_x375;
       int32_t t181 = t183 ? t180 : 0;
       t182 |= !t183;
-      int32_t t185 = rt_rem_by(t181, v_x373_dv, &t182);
-      int t187 = (uint64_t)(int64_t)t185 < (uint64_t)v_x376_n;
-      int32_t t186 = t187 ? v_x376_d[t185] : 0;
+      int32_t t185 = rt_rem_by(t181, v_x378_dv, &t182);
+      int t187 = (uint64_t)(int64_t)t185 < (uint64_t)v_x381_n;
+      int32_t t186 = t187 ? v_x381_d[t185] : 0;
       t182 |= !t187;
       if (__builtin_expect(t182 != 0, 0)) { /* again, recording the error */
-        int32_t t188 = v_x379_d[t179];
+        int32_t t188 = v_x384_d[t179];
         int32_t t189;
-        if ((uint64_t)(int64_t)t188 < (uint64_t)v_x370) {
+        if ((uint64_t)(int64_t)t188 < (uint64_t)v_x375) {
           t189 = t188;
         } else {
-          NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 2, 0, RT_GATHER, t188, v_x370, 0.0, 0);
+          NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 2, 0, RT_GATHER, t188, v_x375, 0.0, 0);
           t189 = 0;
         }
         int t190 = 0;
-        int32_t t191 = rt_rem_by(t189, v_x373_dv, &t190);
+        int32_t t191 = rt_rem_by(t189, v_x378_dv, &t190);
         if (t190) {
           NESSIE_RECORD(err, t178, RT_CHECK_SCALAR, 0, t190, RT_REM, 0, 0, 0.0, 1);
         }
         int32_t t192;
-        if ((uint64_t)(int64_t)t191 < (uint64_t)v_x376_n) {
-          t192 = v_x376_d[t191];
+        if ((uint64_t)(int64_t)t191 < (uint64_t)v_x381_n) {
+          t192 = v_x381_d[t191];
         } else {
-          NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t191, v_x376_n, 0.0, 2);
+          NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t191, v_x381_n, 0.0, 2);
           t192 = 0;
         }
       }
-      v_x381_d[t178] = t186;
+      v_x386_d[t178] = t186;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x381 = v_x381;
+  *out_v_x386 = v_x386;
   return;
 fail:
-  rt_release(v_x381);
+  rt_release(v_x386);
 }
 
 /* K5: MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
 struct K5_A {
   RtKernelError *err;
   int run;
-  int32_t v_x370;
-  int32_t v_x373;
-  RtDivisor v_x373_dv; /* v_x373, prepared to divide by */
-  int32_t *v_x376_d; int64_t v_x376_n;
-  int32_t *v_x379_d; int64_t v_x379_n;
+  int32_t v_x375;
+  int32_t v_x378;
+  RtDivisor v_x378_dv; /* v_x378, prepared to divide by */
   int32_t *v_x381_d; int64_t v_x381_n;
+  int32_t *v_x384_d; int64_t v_x384_n;
+  int32_t *v_x386_d; int64_t v_x386_n;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
@@ -1071,33 +1071,33 @@ struct K5_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t195 = 0; /* nonzero: a check below failed */
-    int32_t t193 = A.v_x379_d[ix];
-    int t196 = (uint64_t)(int64_t)t193 < (uint64_t)A.v_x370;
+    int32_t t193 = A.v_x384_d[ix];
+    int t196 = (uint64_t)(int64_t)t193 < (uint64_t)A.v_x375;
     int32_t t194 = t196 ? t193 : 0;
     t195 |= !t196;
-    int32_t t198 = rt_rem_by(t194, A.v_x373_dv, &t195);
-    int t200 = (uint64_t)(int64_t)t198 < (uint64_t)A.v_x376_n;
-    int32_t t199 = t200 ? A.v_x376_d[t198] : 0;
+    int32_t t198 = rt_rem_by(t194, A.v_x378_dv, &t195);
+    int t200 = (uint64_t)(int64_t)t198 < (uint64_t)A.v_x381_n;
+    int32_t t199 = t200 ? A.v_x381_d[t198] : 0;
     t195 |= !t200;
     if (__builtin_expect(t195 != 0, 0)) { /* again, recording the error */
-      int32_t t201 = A.v_x379_d[ix];
+      int32_t t201 = A.v_x384_d[ix];
       int32_t t202;
-      if ((uint64_t)(int64_t)t201 < (uint64_t)A.v_x370) {
+      if ((uint64_t)(int64_t)t201 < (uint64_t)A.v_x375) {
         t202 = t201;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t201, A.v_x370, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t201, A.v_x375, 0.0, 0);
         t202 = 0;
       }
       int t203 = 0;
-      int32_t t204 = rt_rem_by(t202, A.v_x373_dv, &t203);
+      int32_t t204 = rt_rem_by(t202, A.v_x378_dv, &t203);
       if (t203) {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t203, RT_REM, 0, 0, 0.0, 1);
       }
       int32_t t205;
-      if ((uint64_t)(int64_t)t204 < (uint64_t)A.v_x376_n) {
-        t205 = A.v_x376_d[t204];
+      if ((uint64_t)(int64_t)t204 < (uint64_t)A.v_x381_n) {
+        t205 = A.v_x381_d[t204];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, A.v_x376_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, A.v_x381_n, 0.0, 2);
         t205 = 0;
       }
     }
@@ -1107,63 +1107,63 @@ struct K5_0_pull {
 struct K5_0_store {
   K5_A A;
   __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x381_d[i] = v.v0;
+    A.v_x386_d[i] = v.v0;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x370, int32_t v_x373, RtValue *v_x376, RtValue *v_x379, RtValue **out_v_x381) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x370 = v_x370;
-  A.v_x373 = v_x373;
-  A.v_x373_dv = rt_divisor(v_x373);
-  A.v_x376_d = v_x376->data.i;
-  A.v_x376_n = v_x376->len;
-  A.v_x379_d = v_x379->data.i;
-  A.v_x379_n = v_x379->len;
-  RtValue *v_x381 = NULL;
+  A.v_x375 = v_x375;
+  A.v_x378 = v_x378;
+  A.v_x378_dv = rt_divisor(v_x378);
+  A.v_x381_d = v_x381->data.i;
+  A.v_x381_n = v_x381->len;
+  A.v_x384_d = v_x384->data.i;
+  A.v_x384_n = v_x384->len;
+  RtValue *v_x386 = NULL;
   /* MAP */
   {
-    const int64_t t206 = v_x379->len;
-    v_x381 = rtg_vec_new(RT_INT, t206);
-    A.v_x381_d = v_x381->data.i;
-    A.v_x381_n = v_x381->len;
+    const int64_t t206 = v_x384->len;
+    v_x386 = rtg_vec_new(RT_INT, t206);
+    A.v_x386_d = v_x386->data.i;
+    A.v_x386_n = v_x386->len;
     rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t206);
   }
-  *out_v_x381 = v_x381;
+  *out_v_x386 = v_x386;
   return;
 fail:
-  rt_release(v_x381);
+  rt_release(v_x386);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x370, int32_t v_x373, RtValue *v_x376, RtValue *v_x379, RtValue **out_v_x381) {
-  RtValue *vals[] = {v_x376, v_x379};
+static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
+  RtValue *vals[] = {v_x381, v_x384};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K5_host(err, loc, run, v_x370, v_x373, v_x376, v_x379, out_v_x381);
+    K5_host(err, loc, run, v_x375, v_x378, v_x381, v_x384, out_v_x386);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x370, v_x373, v_x376, v_x379, out_v_x381);
+    K5_gpu(err, loc, run, v_x375, v_x378, v_x381, v_x384, out_v_x386);
   }
 }
 
 /* K6: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x389, int32_t v_x390, RtValue *v_x393, RtValue **out_v_x392, int32_t *out_v_x402, int32_t *out_v_x403, RtValue **out_v_x407) {
+static void K6_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x399, int32_t v_x400, RtValue *v_x403, RtValue **out_v_x402, int32_t *out_v_x412, int32_t *out_v_x413, RtValue **out_v_x417) {
   (void)loc;
   (void)run;
-  int32_t *v_x393_d = v_x393->data.i;
-  const int64_t v_x393_n = v_x393->len;
-  int32_t v_x401 = 0;
-  int32_t v_x402 = 0;
-  int32_t v_x403 = 0;
-  RtValue *v_x392 = NULL;
-  RtValue *v_x407 = NULL;
+  int32_t *v_x403_d = v_x403->data.i;
+  const int64_t v_x403_n = v_x403->len;
+  int32_t v_x411 = 0;
+  int32_t v_x412 = 0;
+  int32_t v_x413 = 0;
+  RtValue *v_x402 = NULL;
+  RtValue *v_x417 = NULL;
   /* REDUCE */
   {
-    const int64_t t207 = v_x393_n;
+    const int64_t t207 = v_x403_n;
     const int64_t t208 = t207 > 0 ? (t207 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t209 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t208);
     int32_t *t210 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t208);
@@ -1182,9 +1182,9 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x389, int3
         int32_t t212x0;
         int32_t t212x1;
         int32_t t212x2;
-        int32_t t215 = v_x393_d[t214];
+        int32_t t215 = v_x403_d[t214];
         uint8_t t217 = rt_ge_i(t215, 0);
-        uint8_t t219 = rt_lt_i(t215, v_x389);
+        uint8_t t219 = rt_lt_i(t215, v_x399);
         uint8_t t221 = rt_and_b(t217, t219);
         int32_t t222;
         if (t221) {
@@ -1194,7 +1194,7 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x389, int3
         }
         t212x0 = t222;
         t212x1 = t215;
-        t212x2 = v_x389;
+        t212x2 = v_x399;
         uint8_t t224 = rt_le_i(t212a0, t212x0);
         int32_t t225;
         if (t224) {
@@ -1255,11 +1255,11 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x389, int3
       t212t1 = t234;
       t212t2 = t235;
     }
-    v_x401 = t212t0;
+    v_x411 = t212t0;
     rt_free(t209);
-    v_x402 = t212t1;
+    v_x412 = t212t1;
     rt_free(t210);
-    v_x403 = t212t2;
+    v_x413 = t212t2;
     rt_free(t211);
   }
   if (err->index != INT64_MAX)
@@ -1267,66 +1267,66 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x389, int3
   {
     /* MAP */
     {
-      const int64_t t236 = v_x390;
+      const int64_t t236 = v_x400;
       if (t236 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t236, 0.0, 0);
         goto fail;
       }
-      v_x392 = rt_value_new(rt_vec_type(RT_INT), t236);
-      int32_t *v_x392_d = v_x392->data.i;
-      const int64_t v_x392_n = v_x392->len;
-      v_x407 = rt_value_new(rt_vec_type(RT_INT), t236);
-      int32_t *v_x407_d = v_x407->data.i;
-      const int64_t v_x407_n = v_x407->len;
+      v_x402 = rt_value_new(rt_vec_type(RT_INT), t236);
+      int32_t *v_x402_d = v_x402->data.i;
+      const int64_t v_x402_n = v_x402->len;
+      v_x417 = rt_value_new(rt_vec_type(RT_INT), t236);
+      int32_t *v_x417_d = v_x417->data.i;
+      const int64_t v_x417_n = v_x417->len;
       RT_PARALLEL_FOR_IF(t236 >= RT_PARALLEL_MIN)
       for (int64_t t237 = 0; t237 < t236; t237++) {
         const int32_t t238 = (int32_t)t237;
         int t242 = 0; /* nonzero: a check below failed */
-        int32_t t240 = rt_mul_i(t238, v_x389);
-        int t243 = (uint64_t)(int64_t)t238 < (uint64_t)v_x393_n;
-        int32_t t241 = t243 ? v_x393_d[t238] : 0;
+        int32_t t240 = rt_mul_i(t238, v_x399);
+        int t243 = (uint64_t)(int64_t)t238 < (uint64_t)v_x403_n;
+        int32_t t241 = t243 ? v_x403_d[t238] : 0;
         t242 |= !t243;
         int32_t t245 = rt_add_i(t240, t241);
         if (__builtin_expect(t242 != 0, 0)) { /* again, recording the error */
-          int32_t t247 = rt_mul_i(t238, v_x389);
+          int32_t t247 = rt_mul_i(t238, v_x399);
           int32_t t248;
-          if ((uint64_t)(int64_t)t238 < (uint64_t)v_x393_n) {
-            t248 = v_x393_d[t238];
+          if ((uint64_t)(int64_t)t238 < (uint64_t)v_x403_n) {
+            t248 = v_x403_d[t238];
           } else {
-            NESSIE_RECORD(err, t237, RT_CHECK_INDEX, 3, 0, RT_GATHER, t238, v_x393_n, 0.0, 1);
+            NESSIE_RECORD(err, t237, RT_CHECK_INDEX, 3, 0, RT_GATHER, t238, v_x403_n, 0.0, 1);
             t248 = 0;
           }
           int32_t t250 = rt_add_i(t247, t248);
         }
-        v_x392_d[t237] = v_x389;
-        v_x407_d[t237] = t245;
+        v_x402_d[t237] = v_x399;
+        v_x417_d[t237] = t245;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x392 = v_x392;
   *out_v_x402 = v_x402;
-  *out_v_x403 = v_x403;
-  *out_v_x407 = v_x407;
+  *out_v_x412 = v_x412;
+  *out_v_x413 = v_x413;
+  *out_v_x417 = v_x417;
   return;
 fail:
-  rt_release(v_x392);
-  rt_release(v_x407);
+  rt_release(v_x402);
+  rt_release(v_x417);
 }
 
 /* K6: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
 struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t v_x389;
-  int32_t v_x390;
-  int32_t *v_x393_d; int64_t v_x393_n;
-  int32_t v_x401;
-  int32_t v_x402;
-  int32_t v_x403;
-  int32_t *v_x392_d; int64_t v_x392_n;
-  int32_t *v_x407_d; int64_t v_x407_n;
+  int32_t v_x399;
+  int32_t v_x400;
+  int32_t *v_x403_d; int64_t v_x403_n;
+  int32_t v_x411;
+  int32_t v_x412;
+  int32_t v_x413;
+  int32_t *v_x402_d; int64_t v_x402_n;
+  int32_t *v_x417_d; int64_t v_x417_n;
 };
 struct alignas(8) K6_0_V {
   int32_t v0;
@@ -1338,9 +1338,9 @@ struct K6_0_pull {
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t251 = A.v_x393_d[ix];
+    int32_t t251 = A.v_x403_d[ix];
     uint8_t t253 = rt_ge_i(t251, 0);
-    uint8_t t255 = rt_lt_i(t251, A.v_x389);
+    uint8_t t255 = rt_lt_i(t251, A.v_x399);
     uint8_t t257 = rt_and_b(t253, t255);
     int32_t t258;
     if (t257) {
@@ -1348,7 +1348,7 @@ struct K6_0_pull {
     } else {
       t258 = ix;
     }
-    return K6_0_V{t258, t251, A.v_x389};
+    return K6_0_V{t258, t251, A.v_x399};
   }
 };
 struct K6_0_op {
@@ -1386,166 +1386,166 @@ struct K6_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t267 = 0; /* nonzero: a check below failed */
-    int32_t t265 = rt_mul_i(ix, A.v_x389);
-    int t268 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x393_n;
-    int32_t t266 = t268 ? A.v_x393_d[ix] : 0;
+    int32_t t265 = rt_mul_i(ix, A.v_x399);
+    int t268 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x403_n;
+    int32_t t266 = t268 ? A.v_x403_d[ix] : 0;
     t267 |= !t268;
     int32_t t270 = rt_add_i(t265, t266);
     if (__builtin_expect(t267 != 0, 0)) { /* again, recording the error */
-      int32_t t272 = rt_mul_i(ix, A.v_x389);
+      int32_t t272 = rt_mul_i(ix, A.v_x399);
       int32_t t273;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x393_n) {
-        t273 = A.v_x393_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x403_n) {
+        t273 = A.v_x403_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x393_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x403_n, 0.0, 0);
         t273 = 0;
       }
       int32_t t275 = rt_add_i(t272, t273);
     }
-    return K6_1_V{A.v_x389, t270};
+    return K6_1_V{A.v_x399, t270};
   }
 };
 struct K6_1_store {
   K6_A A;
   __device__ void operator()(int64_t i, const K6_1_V &v) const {
-    A.v_x392_d[i] = v.v0;
-    A.v_x407_d[i] = v.v1;
+    A.v_x402_d[i] = v.v0;
+    A.v_x417_d[i] = v.v1;
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x389, int32_t v_x390, RtValue *v_x393, RtValue **out_v_x392, int32_t *out_v_x402, int32_t *out_v_x403, RtValue **out_v_x407) {
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x399, int32_t v_x400, RtValue *v_x403, RtValue **out_v_x402, int32_t *out_v_x412, int32_t *out_v_x413, RtValue **out_v_x417) {
   (void)loc;
   (void)err;
   K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x389 = v_x389;
-  A.v_x390 = v_x390;
-  A.v_x393_d = v_x393->data.i;
-  A.v_x393_n = v_x393->len;
-  int32_t v_x401 = 0;
-  int32_t v_x402 = 0;
-  int32_t v_x403 = 0;
-  RtValue *v_x392 = NULL;
-  RtValue *v_x407 = NULL;
+  A.v_x399 = v_x399;
+  A.v_x400 = v_x400;
+  A.v_x403_d = v_x403->data.i;
+  A.v_x403_n = v_x403->len;
+  int32_t v_x411 = 0;
+  int32_t v_x412 = 0;
+  int32_t v_x413 = 0;
+  RtValue *v_x402 = NULL;
+  RtValue *v_x417 = NULL;
   /* REDUCE */
   {
-    const int64_t t276 = v_x393->len;
+    const int64_t t276 = v_x403->len;
     const K6_0_V t277 = rtg::reduce("K6", loc, K6_0_pull{A}, K6_0_op{A}, K6_0_V{2147483647, 0, 1}, t276);
-    v_x401 = t277.v0;
-    A.v_x401 = v_x401;
-    v_x402 = t277.v1;
-    A.v_x402 = v_x402;
-    v_x403 = t277.v2;
-    A.v_x403 = v_x403;
+    v_x411 = t277.v0;
+    A.v_x411 = v_x411;
+    v_x412 = t277.v1;
+    A.v_x412 = v_x412;
+    v_x413 = t277.v2;
+    A.v_x413 = v_x413;
   }
   /* MAP */
   {
-    const int64_t t278 = v_x390;
+    const int64_t t278 = v_x400;
     if (t278 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t278, 0.0, run, 1};
       goto fail;
     }
-    v_x392 = rtg_vec_new(RT_INT, t278);
-    A.v_x392_d = v_x392->data.i;
-    A.v_x392_n = v_x392->len;
-    v_x407 = rtg_vec_new(RT_INT, t278);
-    A.v_x407_d = v_x407->data.i;
-    A.v_x407_n = v_x407->len;
+    v_x402 = rtg_vec_new(RT_INT, t278);
+    A.v_x402_d = v_x402->data.i;
+    A.v_x402_n = v_x402->len;
+    v_x417 = rtg_vec_new(RT_INT, t278);
+    A.v_x417_d = v_x417->data.i;
+    A.v_x417_n = v_x417->len;
     rtg::map("K6", loc, K6_1_pull{A}, K6_1_store{A}, t278);
   }
-  *out_v_x392 = v_x392;
   *out_v_x402 = v_x402;
-  *out_v_x403 = v_x403;
-  *out_v_x407 = v_x407;
+  *out_v_x412 = v_x412;
+  *out_v_x413 = v_x413;
+  *out_v_x417 = v_x417;
   return;
 fail:
-  rt_release(v_x392);
-  rt_release(v_x407);
+  rt_release(v_x402);
+  rt_release(v_x417);
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x389, int32_t v_x390, RtValue *v_x393, RtValue **out_v_x392, int32_t *out_v_x402, int32_t *out_v_x403, RtValue **out_v_x407) {
-  RtValue *vals[] = {v_x393};
-  const int64_t sizes[] = {(int64_t)v_x390};
+static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x399, int32_t v_x400, RtValue *v_x403, RtValue **out_v_x402, int32_t *out_v_x412, int32_t *out_v_x413, RtValue **out_v_x417) {
+  RtValue *vals[] = {v_x403};
+  const int64_t sizes[] = {(int64_t)v_x400};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K6_host(err, loc, run, v_x389, v_x390, v_x393, out_v_x392, out_v_x402, out_v_x403, out_v_x407);
+    K6_host(err, loc, run, v_x399, v_x400, v_x403, out_v_x402, out_v_x412, out_v_x413, out_v_x417);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, v_x389, v_x390, v_x393, out_v_x392, out_v_x402, out_v_x403, out_v_x407);
+    K6_gpu(err, loc, run, v_x399, v_x400, v_x403, out_v_x402, out_v_x412, out_v_x413, out_v_x417);
   }
 }
 
 /* K7: MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x408, int32_t v_x411, RtValue *v_x414, RtValue *v_x417, RtValue **out_v_x419) {
+static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
   (void)loc;
   (void)run;
-  const RtDivisor v_x411_dv = rt_divisor(v_x411);
-  int32_t *v_x414_d = v_x414->data.i;
-  const int64_t v_x414_n = v_x414->len;
-  int32_t *v_x417_d = v_x417->data.i;
-  const int64_t v_x417_n = v_x417->len;
-  RtValue *v_x419 = NULL;
+  const RtDivisor v_x421_dv = rt_divisor(v_x421);
+  int32_t *v_x424_d = v_x424->data.i;
+  const int64_t v_x424_n = v_x424->len;
+  int32_t *v_x427_d = v_x427->data.i;
+  const int64_t v_x427_n = v_x427->len;
+  RtValue *v_x429 = NULL;
   /* MAP */
   {
-    const int64_t t279 = v_x417_n;
-    v_x419 = rt_value_new(rt_vec_type(RT_INT), t279);
-    int32_t *v_x419_d = v_x419->data.i;
-    const int64_t v_x419_n = v_x419->len;
+    const int64_t t279 = v_x427_n;
+    v_x429 = rt_value_new(rt_vec_type(RT_INT), t279);
+    int32_t *v_x429_d = v_x429->data.i;
+    const int64_t v_x429_n = v_x429->len;
     RT_PARALLEL_FOR_IF(t279 >= RT_PARALLEL_MIN)
     for (int64_t t280 = 0; t280 < t279; t280++) {
       const int32_t t281 = (int32_t)t280;
       int t284 = 0; /* nonzero: a check below failed */
-      int32_t t282 = v_x417_d[t281];
-      int t285 = (uint64_t)(int64_t)t282 < (uint64_t)v_x408;
+      int32_t t282 = v_x427_d[t281];
+      int t285 = (uint64_t)(int64_t)t282 < (uint64_t)v_x418;
       int32_t t283 = t285 ? t282 : 0;
       t284 |= !t285;
-      int32_t t287 = rt_rem_by(t283, v_x411_dv, &t284);
-      int t289 = (uint64_t)(int64_t)t287 < (uint64_t)v_x414_n;
-      int32_t t288 = t289 ? v_x414_d[t287] : 0;
+      int32_t t287 = rt_rem_by(t283, v_x421_dv, &t284);
+      int t289 = (uint64_t)(int64_t)t287 < (uint64_t)v_x424_n;
+      int32_t t288 = t289 ? v_x424_d[t287] : 0;
       t284 |= !t289;
       if (__builtin_expect(t284 != 0, 0)) { /* again, recording the error */
-        int32_t t290 = v_x417_d[t281];
+        int32_t t290 = v_x427_d[t281];
         int32_t t291;
-        if ((uint64_t)(int64_t)t290 < (uint64_t)v_x408) {
+        if ((uint64_t)(int64_t)t290 < (uint64_t)v_x418) {
           t291 = t290;
         } else {
-          NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 3, 0, RT_GATHER, t290, v_x408, 0.0, 0);
+          NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 3, 0, RT_GATHER, t290, v_x418, 0.0, 0);
           t291 = 0;
         }
         int t292 = 0;
-        int32_t t293 = rt_rem_by(t291, v_x411_dv, &t292);
+        int32_t t293 = rt_rem_by(t291, v_x421_dv, &t292);
         if (t292) {
           NESSIE_RECORD(err, t280, RT_CHECK_SCALAR, 0, t292, RT_REM, 0, 0, 0.0, 1);
         }
         int32_t t294;
-        if ((uint64_t)(int64_t)t293 < (uint64_t)v_x414_n) {
-          t294 = v_x414_d[t293];
+        if ((uint64_t)(int64_t)t293 < (uint64_t)v_x424_n) {
+          t294 = v_x424_d[t293];
         } else {
-          NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x414_n, 0.0, 2);
+          NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x424_n, 0.0, 2);
           t294 = 0;
         }
       }
-      v_x419_d[t280] = t288;
+      v_x429_d[t280] = t288;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x419 = v_x419;
+  *out_v_x429 = v_x429;
   return;
 fail:
-  rt_release(v_x419);
+  rt_release(v_x429);
 }
 
 /* K7: MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t v_x408;
-  int32_t v_x411;
-  RtDivisor v_x411_dv; /* v_x411, prepared to divide by */
-  int32_t *v_x414_d; int64_t v_x414_n;
-  int32_t *v_x417_d; int64_t v_x417_n;
-  int32_t *v_x419_d; int64_t v_x419_n;
+  int32_t v_x418;
+  int32_t v_x421;
+  RtDivisor v_x421_dv; /* v_x421, prepared to divide by */
+  int32_t *v_x424_d; int64_t v_x424_n;
+  int32_t *v_x427_d; int64_t v_x427_n;
+  int32_t *v_x429_d; int64_t v_x429_n;
 };
 struct alignas(8) K7_0_V {
   int32_t v0;
@@ -1556,33 +1556,33 @@ struct K7_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t297 = 0; /* nonzero: a check below failed */
-    int32_t t295 = A.v_x417_d[ix];
-    int t298 = (uint64_t)(int64_t)t295 < (uint64_t)A.v_x408;
+    int32_t t295 = A.v_x427_d[ix];
+    int t298 = (uint64_t)(int64_t)t295 < (uint64_t)A.v_x418;
     int32_t t296 = t298 ? t295 : 0;
     t297 |= !t298;
-    int32_t t300 = rt_rem_by(t296, A.v_x411_dv, &t297);
-    int t302 = (uint64_t)(int64_t)t300 < (uint64_t)A.v_x414_n;
-    int32_t t301 = t302 ? A.v_x414_d[t300] : 0;
+    int32_t t300 = rt_rem_by(t296, A.v_x421_dv, &t297);
+    int t302 = (uint64_t)(int64_t)t300 < (uint64_t)A.v_x424_n;
+    int32_t t301 = t302 ? A.v_x424_d[t300] : 0;
     t297 |= !t302;
     if (__builtin_expect(t297 != 0, 0)) { /* again, recording the error */
-      int32_t t303 = A.v_x417_d[ix];
+      int32_t t303 = A.v_x427_d[ix];
       int32_t t304;
-      if ((uint64_t)(int64_t)t303 < (uint64_t)A.v_x408) {
+      if ((uint64_t)(int64_t)t303 < (uint64_t)A.v_x418) {
         t304 = t303;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, t303, A.v_x408, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, t303, A.v_x418, 0.0, 0);
         t304 = 0;
       }
       int t305 = 0;
-      int32_t t306 = rt_rem_by(t304, A.v_x411_dv, &t305);
+      int32_t t306 = rt_rem_by(t304, A.v_x421_dv, &t305);
       if (t305) {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t305, RT_REM, 0, 0, 0.0, 1);
       }
       int32_t t307;
-      if ((uint64_t)(int64_t)t306 < (uint64_t)A.v_x414_n) {
-        t307 = A.v_x414_d[t306];
+      if ((uint64_t)(int64_t)t306 < (uint64_t)A.v_x424_n) {
+        t307 = A.v_x424_d[t306];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, A.v_x414_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, A.v_x424_n, 0.0, 2);
         t307 = 0;
       }
     }
@@ -1592,46 +1592,46 @@ struct K7_0_pull {
 struct K7_0_store {
   K7_A A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x419_d[i] = v.v0;
+    A.v_x429_d[i] = v.v0;
   }
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x408, int32_t v_x411, RtValue *v_x414, RtValue *v_x417, RtValue **out_v_x419) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x408 = v_x408;
-  A.v_x411 = v_x411;
-  A.v_x411_dv = rt_divisor(v_x411);
-  A.v_x414_d = v_x414->data.i;
-  A.v_x414_n = v_x414->len;
-  A.v_x417_d = v_x417->data.i;
-  A.v_x417_n = v_x417->len;
-  RtValue *v_x419 = NULL;
+  A.v_x418 = v_x418;
+  A.v_x421 = v_x421;
+  A.v_x421_dv = rt_divisor(v_x421);
+  A.v_x424_d = v_x424->data.i;
+  A.v_x424_n = v_x424->len;
+  A.v_x427_d = v_x427->data.i;
+  A.v_x427_n = v_x427->len;
+  RtValue *v_x429 = NULL;
   /* MAP */
   {
-    const int64_t t308 = v_x417->len;
-    v_x419 = rtg_vec_new(RT_INT, t308);
-    A.v_x419_d = v_x419->data.i;
-    A.v_x419_n = v_x419->len;
+    const int64_t t308 = v_x427->len;
+    v_x429 = rtg_vec_new(RT_INT, t308);
+    A.v_x429_d = v_x429->data.i;
+    A.v_x429_n = v_x429->len;
     rtg::map("K7", loc, K7_0_pull{A}, K7_0_store{A}, t308);
   }
-  *out_v_x419 = v_x419;
+  *out_v_x429 = v_x429;
   return;
 fail:
-  rt_release(v_x419);
+  rt_release(v_x429);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x408, int32_t v_x411, RtValue *v_x414, RtValue *v_x417, RtValue **out_v_x419) {
-  RtValue *vals[] = {v_x414, v_x417};
+static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
+  RtValue *vals[] = {v_x424, v_x427};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K7_host(err, loc, run, v_x408, v_x411, v_x414, v_x417, out_v_x419);
+    K7_host(err, loc, run, v_x418, v_x421, v_x424, v_x427, out_v_x429);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x408, v_x411, v_x414, v_x417, out_v_x419);
+    K7_gpu(err, loc, run, v_x418, v_x421, v_x424, v_x427, out_v_x429);
   }
 }
 

@@ -568,11 +568,11 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t 
     for (int64_t t118 = 0; t118 < t117; t118++) {
       const int32_t t119 = (int32_t)t118;
       int t128 = 0; /* nonzero: a check below failed */
-      uint8_t t120 = v_x195_d[t119];
-      int32_t t121 = v_x196_d[t119];
-      int32_t t122 = v_x191_d[t119];
-      int32_t t124 = rt_add_i(t122, v_x192);
-      int32_t t126 = (t120 ? t121 : t124);
+      int32_t t120 = v_x191_d[t119];
+      int32_t t122 = rt_add_i(t120, v_x192);
+      uint8_t t123 = v_x195_d[t119];
+      int32_t t124 = v_x196_d[t119];
+      int32_t t126 = (t123 ? t124 : t122);
       int t129 = (uint64_t)(int64_t)t126 < (uint64_t)v_x201;
       int32_t t127 = t129 ? t126 : 0;
       t128 |= !t129;
@@ -591,11 +591,11 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t 
         t132 = t137;
       }
       if (__builtin_expect(t128 != 0, 0)) { /* again, recording the error */
-        uint8_t t139 = v_x195_d[t119];
-        int32_t t140 = v_x196_d[t119];
-        int32_t t141 = v_x191_d[t119];
-        int32_t t143 = rt_add_i(t141, v_x192);
-        int32_t t145 = (t139 ? t140 : t143);
+        int32_t t139 = v_x191_d[t119];
+        int32_t t141 = rt_add_i(t139, v_x192);
+        uint8_t t142 = v_x195_d[t119];
+        int32_t t143 = v_x196_d[t119];
+        int32_t t145 = (t142 ? t143 : t141);
         int32_t t146;
         if ((uint64_t)(int64_t)t145 < (uint64_t)v_x201) {
           t146 = t145;

@@ -1080,11 +1080,11 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
     for (int64_t t177 = 0; t177 < t176; t177++) {
       const int32_t t178 = (int32_t)t177;
       int t187 = 0; /* nonzero: a check below failed */
-      uint8_t t179 = v_x195_d[t178];
-      int32_t t180 = v_x196_d[t178];
-      int32_t t181 = v_x191_d[t178];
-      int32_t t183 = rt_add_i(t181, v_x192);
-      int32_t t185 = (t179 ? t180 : t183);
+      int32_t t179 = v_x191_d[t178];
+      int32_t t181 = rt_add_i(t179, v_x192);
+      uint8_t t182 = v_x195_d[t178];
+      int32_t t183 = v_x196_d[t178];
+      int32_t t185 = (t182 ? t183 : t181);
       int t188 = (uint64_t)(int64_t)t185 < (uint64_t)v_x201;
       int32_t t186 = t188 ? t185 : 0;
       t187 |= !t188;
@@ -1103,11 +1103,11 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
         t191 = t196;
       }
       if (__builtin_expect(t187 != 0, 0)) { /* again, recording the error */
-        uint8_t t198 = v_x195_d[t178];
-        int32_t t199 = v_x196_d[t178];
-        int32_t t200 = v_x191_d[t178];
-        int32_t t202 = rt_add_i(t200, v_x192);
-        int32_t t204 = (t198 ? t199 : t202);
+        int32_t t198 = v_x191_d[t178];
+        int32_t t200 = rt_add_i(t198, v_x192);
+        uint8_t t201 = v_x195_d[t178];
+        int32_t t202 = v_x196_d[t178];
+        int32_t t204 = (t201 ? t202 : t200);
         int32_t t205;
         if ((uint64_t)(int64_t)t204 < (uint64_t)v_x201) {
           t205 = t204;
@@ -1171,11 +1171,11 @@ struct K6_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t221 = 0; /* nonzero: a check below failed */
-    uint8_t t213 = A.v_x195_d[ix];
-    int32_t t214 = A.v_x196_d[ix];
-    int32_t t215 = A.v_x191_d[ix];
-    int32_t t217 = rt_add_i(t215, A.v_x192);
-    int32_t t219 = (t213 ? t214 : t217);
+    int32_t t213 = A.v_x191_d[ix];
+    int32_t t215 = rt_add_i(t213, A.v_x192);
+    uint8_t t216 = A.v_x195_d[ix];
+    int32_t t217 = A.v_x196_d[ix];
+    int32_t t219 = (t216 ? t217 : t215);
     int t222 = (uint64_t)(int64_t)t219 < (uint64_t)A.v_x201;
     int32_t t220 = t222 ? t219 : 0;
     t221 |= !t222;
@@ -1194,11 +1194,11 @@ struct K6_0_pull {
       t225 = t230;
     }
     if (__builtin_expect(t221 != 0, 0)) { /* again, recording the error */
-      uint8_t t232 = A.v_x195_d[ix];
-      int32_t t233 = A.v_x196_d[ix];
-      int32_t t234 = A.v_x191_d[ix];
-      int32_t t236 = rt_add_i(t234, A.v_x192);
-      int32_t t238 = (t232 ? t233 : t236);
+      int32_t t232 = A.v_x191_d[ix];
+      int32_t t234 = rt_add_i(t232, A.v_x192);
+      uint8_t t235 = A.v_x195_d[ix];
+      int32_t t236 = A.v_x196_d[ix];
+      int32_t t238 = (t235 ? t236 : t234);
       int32_t t239;
       if ((uint64_t)(int64_t)t238 < (uint64_t)A.v_x201) {
         t239 = t238;

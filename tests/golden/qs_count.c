@@ -262,90 +262,90 @@ fail:
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1075, RtValue *v_x1069, RtValue *v_x1070, RtValue *v_x1071, RtValue **out_v_x1074, RtValue **out_v_ids_1077) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1090, RtValue *v_x1084, RtValue *v_x1085, RtValue *v_x1086, RtValue **out_v_x1089, RtValue **out_v_ids_1092) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1075_off = rt_seg_offsets(v_sd_1075);
-  const int64_t v_sd_1075_n = v_sd_1075->len;
-  int32_t *v_x1069_d = v_x1069->data.i;
-  const int64_t v_x1069_n = v_x1069->len;
-  int32_t *v_x1070_d = v_x1070->data.i;
-  const int64_t v_x1070_n = v_x1070->len;
-  int32_t *v_x1071_d = v_x1071->data.i;
-  const int64_t v_x1071_n = v_x1071->len;
-  RtValue *v_x1074 = NULL;
-  RtValue *v_ids_1077 = NULL;
+  const int64_t *v_sd_1090_off = rt_seg_offsets(v_sd_1090);
+  const int64_t v_sd_1090_n = v_sd_1090->len;
+  int32_t *v_x1084_d = v_x1084->data.i;
+  const int64_t v_x1084_n = v_x1084->len;
+  int32_t *v_x1085_d = v_x1085->data.i;
+  const int64_t v_x1085_n = v_x1085->len;
+  int32_t *v_x1086_d = v_x1086->data.i;
+  const int64_t v_x1086_n = v_x1086->len;
+  RtValue *v_x1089 = NULL;
+  RtValue *v_ids_1092 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t26 = v_sd_1075_off[v_sd_1075_n];
-    v_x1074 = rt_value_new(rt_vec_type(RT_INT), t26);
-    int32_t *v_x1074_d = v_x1074->data.i;
-    const int64_t v_x1074_n = v_x1074->len;
-    v_ids_1077 = rt_value_new(rt_vec_type(RT_INT), t26);
-    int32_t *v_ids_1077_d = v_ids_1077->data.i;
-    const int64_t v_ids_1077_n = v_ids_1077->len;
+    const int64_t t26 = v_sd_1090_off[v_sd_1090_n];
+    v_x1089 = rt_value_new(rt_vec_type(RT_INT), t26);
+    int32_t *v_x1089_d = v_x1089->data.i;
+    const int64_t v_x1089_n = v_x1089->len;
+    v_ids_1092 = rt_value_new(rt_vec_type(RT_INT), t26);
+    int32_t *v_ids_1092_d = v_ids_1092->data.i;
+    const int64_t v_ids_1092_n = v_ids_1092->len;
     const int64_t t27 = (t26 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t27 > 1)
     for (int64_t t28 = 0; t28 < t27; t28++) {
-      int64_t t31 = rt_segment_search(v_sd_1075_off, 0, v_sd_1075_n, t28 * RT_CHUNK);
+      int64_t t31 = rt_segment_search(v_sd_1090_off, 0, v_sd_1090_n, t28 * RT_CHUNK);
       const int64_t t28_end = (t28 + 1) * RT_CHUNK < t26 ? (t28 + 1) * RT_CHUNK : t26;
       for (int64_t t29 = t28 * RT_CHUNK; t29 < t28_end; t29++) {
         const int32_t t30 = (int32_t)t29;
-        while (v_sd_1075_off[t31 + 1] <= t29)
+        while (v_sd_1090_off[t31 + 1] <= t29)
           t31++;
         const int32_t t32 = (int32_t)t31;
         int t34 = 0; /* nonzero: a check below failed */
-        int t35 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1071_n;
-        int32_t t33 = t35 ? v_x1071_d[t32] : 0;
+        int t35 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1086_n;
+        int32_t t33 = t35 ? v_x1086_d[t32] : 0;
         t34 |= !t35;
-        int t37 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1069_n;
-        int32_t t36 = t37 ? v_x1069_d[t32] : 0;
+        int t37 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1084_n;
+        int32_t t36 = t37 ? v_x1084_d[t32] : 0;
         t34 |= !t37;
         int32_t t39 = rt_sub_i(t30, t36);
-        int t41 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1070_n;
-        int32_t t40 = t41 ? v_x1070_d[t32] : 0;
+        int t41 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1085_n;
+        int32_t t40 = t41 ? v_x1085_d[t32] : 0;
         t34 |= !t41;
         int32_t t43 = rt_mul_i(t39, t40);
         int32_t t45 = rt_add_i(t33, t43);
         if (__builtin_expect(t34 != 0, 0)) { /* again, recording the error */
           int32_t t46;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1071_n) {
-            t46 = v_x1071_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1086_n) {
+            t46 = v_x1086_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1071_n, 0.0, 0);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1086_n, 0.0, 0);
             t46 = 0;
           }
           int32_t t47;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1069_n) {
-            t47 = v_x1069_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1084_n) {
+            t47 = v_x1084_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1069_n, 0.0, 1);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1084_n, 0.0, 1);
             t47 = 0;
           }
           int32_t t49 = rt_sub_i(t30, t47);
           int32_t t50;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1070_n) {
-            t50 = v_x1070_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1085_n) {
+            t50 = v_x1085_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1070_n, 0.0, 2);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1085_n, 0.0, 2);
             t50 = 0;
           }
           int32_t t52 = rt_mul_i(t49, t50);
           int32_t t54 = rt_add_i(t46, t52);
         }
-        v_x1074_d[t29] = t45;
-        v_ids_1077_d[t29] = t32;
+        v_x1089_d[t29] = t45;
+        v_ids_1092_d[t29] = t32;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1074 = v_x1074;
-  *out_v_ids_1077 = v_ids_1077;
+  *out_v_x1089 = v_x1089;
+  *out_v_ids_1092 = v_ids_1092;
   return;
 fail:
-  rt_release(v_x1074);
-  rt_release(v_ids_1077);
+  rt_release(v_x1089);
+  rt_release(v_ids_1092);
 }
 
 /* K7: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
@@ -1203,133 +1203,133 @@ fail:
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1078, RtValue *v_x1079, int32_t v_x1080, RtValue *v_sd_1089, RtValue *v_x1082, RtValue *v_x1083, RtValue *v_x1084, RtValue **out_v_x1088) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1093, RtValue *v_x1094, int32_t v_x1095, RtValue *v_sd_1105, RtValue *v_x1097, RtValue *v_x1098, RtValue *v_x1099, RtValue **out_v_x1104) {
   (void)loc;
   (void)run;
-  int32_t *v_x1078_d = v_x1078->data.i;
-  const int64_t v_x1078_n = v_x1078->len;
-  int32_t *v_x1079_d = v_x1079->data.i;
-  const int64_t v_x1079_n = v_x1079->len;
-  const int64_t *v_sd_1089_off = rt_seg_offsets(v_sd_1089);
-  const int64_t v_sd_1089_n = v_sd_1089->len;
-  int32_t *v_x1082_d = v_x1082->data.i;
-  const int64_t v_x1082_n = v_x1082->len;
-  int32_t *v_x1083_d = v_x1083->data.i;
-  const int64_t v_x1083_n = v_x1083->len;
-  int32_t *v_x1084_d = v_x1084->data.i;
-  const int64_t v_x1084_n = v_x1084->len;
-  RtValue *v_x1088 = NULL;
+  int32_t *v_x1093_d = v_x1093->data.i;
+  const int64_t v_x1093_n = v_x1093->len;
+  int32_t *v_x1094_d = v_x1094->data.i;
+  const int64_t v_x1094_n = v_x1094->len;
+  const int64_t *v_sd_1105_off = rt_seg_offsets(v_sd_1105);
+  const int64_t v_sd_1105_n = v_sd_1105->len;
+  int32_t *v_x1097_d = v_x1097->data.i;
+  const int64_t v_x1097_n = v_x1097->len;
+  int32_t *v_x1098_d = v_x1098->data.i;
+  const int64_t v_x1098_n = v_x1098->len;
+  int32_t *v_x1099_d = v_x1099->data.i;
+  const int64_t v_x1099_n = v_x1099->len;
+  RtValue *v_x1104 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t285 = v_sd_1089_off[v_sd_1089_n];
-    v_x1088 = rt_value_new(rt_vec_type(RT_INT), t285);
-    int32_t *v_x1088_d = v_x1088->data.i;
-    const int64_t v_x1088_n = v_x1088->len;
+    const int64_t t285 = v_sd_1105_off[v_sd_1105_n];
+    v_x1104 = rt_value_new(rt_vec_type(RT_INT), t285);
+    int32_t *v_x1104_d = v_x1104->data.i;
+    const int64_t v_x1104_n = v_x1104->len;
     const int64_t t286 = (t285 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t286 > 1)
     for (int64_t t287 = 0; t287 < t286; t287++) {
-      int64_t t290 = rt_segment_search(v_sd_1089_off, 0, v_sd_1089_n, t287 * RT_CHUNK);
+      int64_t t290 = rt_segment_search(v_sd_1105_off, 0, v_sd_1105_n, t287 * RT_CHUNK);
       const int64_t t287_end = (t287 + 1) * RT_CHUNK < t285 ? (t287 + 1) * RT_CHUNK : t285;
       for (int64_t t288 = t287 * RT_CHUNK; t288 < t287_end; t288++) {
         const int32_t t289 = (int32_t)t288;
-        while (v_sd_1089_off[t290 + 1] <= t288)
+        while (v_sd_1105_off[t290 + 1] <= t288)
           t290++;
         const int32_t t291 = (int32_t)t290;
         int t293 = 0; /* nonzero: a check below failed */
-        int t294 = (uint64_t)(int64_t)t291 < (uint64_t)v_x1084_n;
-        int32_t t292 = t294 ? v_x1084_d[t291] : 0;
+        int t294 = (uint64_t)(int64_t)t291 < (uint64_t)v_x1099_n;
+        int32_t t292 = t294 ? v_x1099_d[t291] : 0;
         t293 |= !t294;
-        int t296 = (uint64_t)(int64_t)t291 < (uint64_t)v_x1082_n;
-        int32_t t295 = t296 ? v_x1082_d[t291] : 0;
+        int t296 = (uint64_t)(int64_t)t291 < (uint64_t)v_x1097_n;
+        int32_t t295 = t296 ? v_x1097_d[t291] : 0;
         t293 |= !t296;
         int32_t t298 = rt_sub_i(t289, t295);
-        int t300 = (uint64_t)(int64_t)t291 < (uint64_t)v_x1083_n;
-        int32_t t299 = t300 ? v_x1083_d[t291] : 0;
+        int t300 = (uint64_t)(int64_t)t291 < (uint64_t)v_x1098_n;
+        int32_t t299 = t300 ? v_x1098_d[t291] : 0;
         t293 |= !t300;
         int32_t t302 = rt_mul_i(t298, t299);
         int32_t t304 = rt_add_i(t292, t302);
-        int t306 = (uint64_t)(int64_t)t304 < (uint64_t)v_x1080;
+        int t306 = (uint64_t)(int64_t)t304 < (uint64_t)v_x1095;
         int32_t t305 = t306 ? t304 : 0;
         t293 |= !t306;
-        uint8_t t308 = rt_lt_i(t305, (int32_t)v_x1078_n);
+        uint8_t t308 = rt_lt_i(t305, (int32_t)v_x1093_n);
         int32_t t309;
         if (t308) {
-          int t311 = (uint64_t)(int64_t)t305 < (uint64_t)v_x1078_n;
-          int32_t t310 = t311 ? v_x1078_d[t305] : 0;
+          int t311 = (uint64_t)(int64_t)t305 < (uint64_t)v_x1093_n;
+          int32_t t310 = t311 ? v_x1093_d[t305] : 0;
           t293 |= !t311;
           t309 = t310;
         } else {
-          int32_t t313 = rt_sub_i(t305, (int32_t)v_x1078_n);
-          int t315 = (uint64_t)(int64_t)t313 < (uint64_t)v_x1079_n;
-          int32_t t314 = t315 ? v_x1079_d[t313] : 0;
+          int32_t t313 = rt_sub_i(t305, (int32_t)v_x1093_n);
+          int t315 = (uint64_t)(int64_t)t313 < (uint64_t)v_x1094_n;
+          int32_t t314 = t315 ? v_x1094_d[t313] : 0;
           t293 |= !t315;
           t309 = t314;
         }
         if (__builtin_expect(t293 != 0, 0)) { /* again, recording the error */
           int32_t t316;
-          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1084_n) {
-            t316 = v_x1084_d[t291];
+          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1099_n) {
+            t316 = v_x1099_d[t291];
           } else {
-            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1084_n, 0.0, 0);
+            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1099_n, 0.0, 0);
             t316 = 0;
           }
           int32_t t317;
-          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1082_n) {
-            t317 = v_x1082_d[t291];
+          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1097_n) {
+            t317 = v_x1097_d[t291];
           } else {
-            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1082_n, 0.0, 1);
+            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1097_n, 0.0, 1);
             t317 = 0;
           }
           int32_t t319 = rt_sub_i(t289, t317);
           int32_t t320;
-          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1083_n) {
-            t320 = v_x1083_d[t291];
+          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1098_n) {
+            t320 = v_x1098_d[t291];
           } else {
-            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1083_n, 0.0, 2);
+            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1098_n, 0.0, 2);
             t320 = 0;
           }
           int32_t t322 = rt_mul_i(t319, t320);
           int32_t t324 = rt_add_i(t316, t322);
           int32_t t325;
-          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1080) {
+          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1095) {
             t325 = t324;
           } else {
-            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1080, 0.0, 3);
+            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1095, 0.0, 3);
             t325 = 0;
           }
-          uint8_t t327 = rt_lt_i(t325, (int32_t)v_x1078_n);
+          uint8_t t327 = rt_lt_i(t325, (int32_t)v_x1093_n);
           int32_t t328;
           if (t327) {
             int32_t t329;
-            if ((uint64_t)(int64_t)t325 < (uint64_t)v_x1078_n) {
-              t329 = v_x1078_d[t325];
+            if ((uint64_t)(int64_t)t325 < (uint64_t)v_x1093_n) {
+              t329 = v_x1093_d[t325];
             } else {
-              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, v_x1078_n, 0.0, 4);
+              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, v_x1093_n, 0.0, 4);
               t329 = 0;
             }
             t328 = t329;
           } else {
-            int32_t t331 = rt_sub_i(t325, (int32_t)v_x1078_n);
+            int32_t t331 = rt_sub_i(t325, (int32_t)v_x1093_n);
             int32_t t332;
-            if ((uint64_t)(int64_t)t331 < (uint64_t)v_x1079_n) {
-              t332 = v_x1079_d[t331];
+            if ((uint64_t)(int64_t)t331 < (uint64_t)v_x1094_n) {
+              t332 = v_x1094_d[t331];
             } else {
-              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t331, v_x1079_n, 0.0, 5);
+              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t331, v_x1094_n, 0.0, 5);
               t332 = 0;
             }
             t328 = t332;
           }
         }
-        v_x1088_d[t288] = t309;
+        v_x1104_d[t288] = t309;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1088 = v_x1088;
+  *out_v_x1104 = v_x1104;
   return;
 fail:
-  rt_release(v_x1088);
+  rt_release(v_x1104);
 }
 
 /* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
@@ -1620,57 +1620,57 @@ fail:
 }
 
 /* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int32_t v_x1102, RtValue **out_v_x1105, RtValue **out_v_x1110, RtValue **out_v_x1112, RtValue **out_v_x1125, RtValue **out_v_x1126) {
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145, int32_t v_x1120, RtValue **out_v_x1123, RtValue **out_v_x1128, RtValue **out_v_x1130, RtValue **out_v_x1143, RtValue **out_v_x1144) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1127_off = rt_seg_offsets(v_sd_1127);
-  const int64_t v_sd_1127_n = v_sd_1127->len;
-  RtValue *v_x1105 = NULL;
-  RtValue *v_x1110 = NULL;
-  RtValue *v_x1111 = NULL;
-  RtValue *v_x1112 = NULL;
-  RtValue *v_x1113 = NULL;
-  RtValue *v_x1125 = NULL;
-  RtValue *v_x1126 = NULL;
+  const int64_t *v_sd_1145_off = rt_seg_offsets(v_sd_1145);
+  const int64_t v_sd_1145_n = v_sd_1145->len;
+  RtValue *v_x1123 = NULL;
+  RtValue *v_x1128 = NULL;
+  RtValue *v_x1129 = NULL;
+  RtValue *v_x1130 = NULL;
+  RtValue *v_x1131 = NULL;
+  RtValue *v_x1143 = NULL;
+  RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t415 = v_x1102;
+    const int64_t t415 = v_x1120;
     if (t415 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t415, 0.0, 0);
       goto fail;
     }
-    v_x1105 = rt_value_new(rt_vec_type(RT_BOOL), t415);
-    uint8_t *v_x1105_d = v_x1105->data.b;
-    const int64_t v_x1105_n = v_x1105->len;
+    v_x1123 = rt_value_new(rt_vec_type(RT_BOOL), t415);
+    uint8_t *v_x1123_d = v_x1123->data.b;
+    const int64_t v_x1123_n = v_x1123->len;
     RT_PARALLEL_FOR_IF(t415 >= RT_PARALLEL_MIN)
     for (int64_t t416 = 0; t416 < t415; t416++) {
       const int32_t t417 = (int32_t)t416;
       int t419 = 0; /* nonzero: a check below failed */
-      int t420 = (uint64_t)(int64_t)t417 < (uint64_t)v_sd_1127_n;
-      int32_t t418 = t420 ? (int32_t)(v_sd_1127_off[t417 + 1] - v_sd_1127_off[t417]) : 0;
+      int t420 = (uint64_t)(int64_t)t417 < (uint64_t)v_sd_1145_n;
+      int32_t t418 = t420 ? (int32_t)(v_sd_1145_off[t417 + 1] - v_sd_1145_off[t417]) : 0;
       t419 |= !t420;
       uint8_t t422 = rt_le_i(t418, 1);
       if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
         int32_t t423;
-        if ((uint64_t)(int64_t)t417 < (uint64_t)v_sd_1127_n) {
-          t423 = (int32_t)(v_sd_1127_off[t417 + 1] - v_sd_1127_off[t417]);
+        if ((uint64_t)(int64_t)t417 < (uint64_t)v_sd_1145_n) {
+          t423 = (int32_t)(v_sd_1145_off[t417 + 1] - v_sd_1145_off[t417]);
         } else {
-          NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_sd_1127_n, 0.0, 1);
+          NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_sd_1145_n, 0.0, 1);
           t423 = 0;
         }
         uint8_t t425 = rt_le_i(t423, 1);
       }
-      v_x1105_d[t416] = t422;
+      v_x1123_d[t416] = t422;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1105_d = v_x1105->data.b;
-    const int64_t v_x1105_n = v_x1105->len;
+    uint8_t *v_x1123_d = v_x1123->data.b;
+    const int64_t v_x1123_n = v_x1123->len;
     /* PARTITION */
     {
-      const int64_t t426 = v_x1102;
+      const int64_t t426 = v_x1120;
       if (t426 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t426, 0.0, 2);
         goto fail;
@@ -1687,16 +1687,16 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int3
           int32_t t430x0;
           uint8_t t430x1;
           int t434 = 0; /* nonzero: a check below failed */
-          int t435 = (uint64_t)(int64_t)t432 < (uint64_t)v_sd_1127_n;
-          int32_t t433 = t435 ? (int32_t)(v_sd_1127_off[t432 + 1] - v_sd_1127_off[t432]) : 0;
+          int t435 = (uint64_t)(int64_t)t432 < (uint64_t)v_sd_1145_n;
+          int32_t t433 = t435 ? (int32_t)(v_sd_1145_off[t432 + 1] - v_sd_1145_off[t432]) : 0;
           t434 |= !t435;
           uint8_t t437 = rt_le_i(t433, 1);
           if (__builtin_expect(t434 != 0, 0)) { /* again, recording the error */
             int32_t t438;
-            if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1127_n) {
-              t438 = (int32_t)(v_sd_1127_off[t432 + 1] - v_sd_1127_off[t432]);
+            if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1145_n) {
+              t438 = (int32_t)(v_sd_1145_off[t432 + 1] - v_sd_1145_off[t432]);
             } else {
-              NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1127_n, 0.0, 3);
+              NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1145_n, 0.0, 3);
               t438 = 0;
             }
             uint8_t t440 = rt_le_i(t438, 1);
@@ -1721,18 +1721,18 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int3
         t429[t430] = t442;
         t442 += k;
       }
-      v_x1110 = rt_value_new(rt_vec_type(RT_INT), t442);
-      int32_t *v_x1110_d = v_x1110->data.i;
-      const int64_t v_x1110_n = v_x1110->len;
-      v_x1111 = rt_value_new(rt_vec_type(RT_BOOL), t442);
-      uint8_t *v_x1111_d = v_x1111->data.b;
-      const int64_t v_x1111_n = v_x1111->len;
-      v_x1112 = rt_value_new(rt_vec_type(RT_INT), (t426 - t442));
-      int32_t *v_x1112_d = v_x1112->data.i;
-      const int64_t v_x1112_n = v_x1112->len;
-      v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), (t426 - t442));
-      uint8_t *v_x1113_d = v_x1113->data.b;
-      const int64_t v_x1113_n = v_x1113->len;
+      v_x1128 = rt_value_new(rt_vec_type(RT_INT), t442);
+      int32_t *v_x1128_d = v_x1128->data.i;
+      const int64_t v_x1128_n = v_x1128->len;
+      v_x1129 = rt_value_new(rt_vec_type(RT_BOOL), t442);
+      uint8_t *v_x1129_d = v_x1129->data.b;
+      const int64_t v_x1129_n = v_x1129->len;
+      v_x1130 = rt_value_new(rt_vec_type(RT_INT), (t426 - t442));
+      int32_t *v_x1130_d = v_x1130->data.i;
+      const int64_t v_x1130_n = v_x1130->len;
+      v_x1131 = rt_value_new(rt_vec_type(RT_BOOL), (t426 - t442));
+      uint8_t *v_x1131_d = v_x1131->data.b;
+      const int64_t v_x1131_n = v_x1131->len;
       RT_PARALLEL_FOR_IF(t427 > 1)
       for (int64_t t430 = 0; t430 < t427; t430++) {
         int64_t at = t429[t430];
@@ -1743,16 +1743,16 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int3
           int32_t t430y0;
           uint8_t t430y1;
           int t444 = 0; /* nonzero: a check below failed */
-          int t445 = (uint64_t)(int64_t)t432 < (uint64_t)v_sd_1127_n;
-          int32_t t443 = t445 ? (int32_t)(v_sd_1127_off[t432 + 1] - v_sd_1127_off[t432]) : 0;
+          int t445 = (uint64_t)(int64_t)t432 < (uint64_t)v_sd_1145_n;
+          int32_t t443 = t445 ? (int32_t)(v_sd_1145_off[t432 + 1] - v_sd_1145_off[t432]) : 0;
           t444 |= !t445;
           uint8_t t447 = rt_le_i(t443, 1);
           if (__builtin_expect(t444 != 0, 0)) { /* again, recording the error */
             int32_t t448;
-            if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1127_n) {
-              t448 = (int32_t)(v_sd_1127_off[t432 + 1] - v_sd_1127_off[t432]);
+            if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1145_n) {
+              t448 = (int32_t)(v_sd_1145_off[t432 + 1] - v_sd_1145_off[t432]);
             } else {
-              NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1127_n, 0.0, 4);
+              NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1145_n, 0.0, 4);
               t448 = 0;
             }
             uint8_t t450 = rt_le_i(t448, 1);
@@ -1760,12 +1760,12 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int3
           t430y0 = t432;
           t430y1 = t447;
           if (t428[t431]) {
-            v_x1110_d[at] = t430y0;
-            v_x1111_d[at] = t430y1;
+            v_x1128_d[at] = t430y0;
+            v_x1129_d[at] = t430y1;
             at++;
           } else {
-            v_x1112_d[at_not] = t430y0;
-            v_x1113_d[at_not] = t430y1;
+            v_x1130_d[at_not] = t430y0;
+            v_x1131_d[at_not] = t430y1;
             at_not++;
           }
         }
@@ -1776,17 +1776,17 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int3
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1110_d = v_x1110->data.i;
-      const int64_t v_x1110_n = v_x1110->len;
-      uint8_t *v_x1111_d = v_x1111->data.b;
-      const int64_t v_x1111_n = v_x1111->len;
-      int32_t *v_x1112_d = v_x1112->data.i;
-      const int64_t v_x1112_n = v_x1112->len;
-      uint8_t *v_x1113_d = v_x1113->data.b;
-      const int64_t v_x1113_n = v_x1113->len;
+      int32_t *v_x1128_d = v_x1128->data.i;
+      const int64_t v_x1128_n = v_x1128->len;
+      uint8_t *v_x1129_d = v_x1129->data.b;
+      const int64_t v_x1129_n = v_x1129->len;
+      int32_t *v_x1130_d = v_x1130->data.i;
+      const int64_t v_x1130_n = v_x1130->len;
+      uint8_t *v_x1131_d = v_x1131->data.b;
+      const int64_t v_x1131_n = v_x1131->len;
       /* SCAN */
       {
-        const int64_t t451 = v_x1102;
+        const int64_t t451 = v_x1120;
         if (t451 < 0) {
           NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t451, 0.0, 5);
           goto fail;
@@ -1806,8 +1806,8 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int3
             int32_t t455x0;
             int32_t t455x1;
             int t459 = 0; /* nonzero: a check below failed */
-            int t460 = (uint64_t)(int64_t)t457 < (uint64_t)v_sd_1127_n;
-            int32_t t458 = t460 ? (int32_t)(v_sd_1127_off[t457 + 1] - v_sd_1127_off[t457]) : 0;
+            int t460 = (uint64_t)(int64_t)t457 < (uint64_t)v_sd_1145_n;
+            int32_t t458 = t460 ? (int32_t)(v_sd_1145_off[t457 + 1] - v_sd_1145_off[t457]) : 0;
             t459 |= !t460;
             uint8_t t462 = rt_le_i(t458, 1);
             int32_t t464 = rt_btoi_b(t462);
@@ -1815,10 +1815,10 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int3
             int32_t t468 = rt_btoi_b(t466);
             if (__builtin_expect(t459 != 0, 0)) { /* again, recording the error */
               int32_t t469;
-              if ((uint64_t)(int64_t)t457 < (uint64_t)v_sd_1127_n) {
-                t469 = (int32_t)(v_sd_1127_off[t457 + 1] - v_sd_1127_off[t457]);
+              if ((uint64_t)(int64_t)t457 < (uint64_t)v_sd_1145_n) {
+                t469 = (int32_t)(v_sd_1145_off[t457 + 1] - v_sd_1145_off[t457]);
               } else {
-                NESSIE_RECORD(err, t456, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_sd_1127_n, 0.0, 6);
+                NESSIE_RECORD(err, t456, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_sd_1145_n, 0.0, 6);
                 t469 = 0;
               }
               uint8_t t471 = rt_le_i(t469, 1);
@@ -1850,12 +1850,12 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int3
           t455t0 = t485;
           t455t1 = t487;
         }
-        v_x1125 = rt_value_new(rt_vec_type(RT_INT), t451);
-        int32_t *v_x1125_d = v_x1125->data.i;
-        const int64_t v_x1125_n = v_x1125->len;
-        v_x1126 = rt_value_new(rt_vec_type(RT_INT), t451);
-        int32_t *v_x1126_d = v_x1126->data.i;
-        const int64_t v_x1126_n = v_x1126->len;
+        v_x1143 = rt_value_new(rt_vec_type(RT_INT), t451);
+        int32_t *v_x1143_d = v_x1143->data.i;
+        const int64_t v_x1143_n = v_x1143->len;
+        v_x1144 = rt_value_new(rt_vec_type(RT_INT), t451);
+        int32_t *v_x1144_d = v_x1144->data.i;
+        const int64_t v_x1144_n = v_x1144->len;
         RT_PARALLEL_FOR_IF(t452 > 1)
         for (int64_t t455 = 0; t455 < t452; t455++) {
           int32_t t455p0;
@@ -1865,13 +1865,13 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int3
           const int64_t t455_end = (t455 + 1) * RT_CHUNK < t451 ? (t455 + 1) * RT_CHUNK : t451;
           for (int64_t t456 = t455 * RT_CHUNK; t456 < t455_end; t456++) {
             const int32_t t457 = (int32_t)t456;
-            v_x1125_d[t456] = t455p0;
-            v_x1126_d[t456] = t455p1;
+            v_x1143_d[t456] = t455p0;
+            v_x1144_d[t456] = t455p1;
             int32_t t455y0;
             int32_t t455y1;
             int t489 = 0; /* nonzero: a check below failed */
-            int t490 = (uint64_t)(int64_t)t457 < (uint64_t)v_sd_1127_n;
-            int32_t t488 = t490 ? (int32_t)(v_sd_1127_off[t457 + 1] - v_sd_1127_off[t457]) : 0;
+            int t490 = (uint64_t)(int64_t)t457 < (uint64_t)v_sd_1145_n;
+            int32_t t488 = t490 ? (int32_t)(v_sd_1145_off[t457 + 1] - v_sd_1145_off[t457]) : 0;
             t489 |= !t490;
             uint8_t t492 = rt_le_i(t488, 1);
             int32_t t494 = rt_btoi_b(t492);
@@ -1879,10 +1879,10 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int3
             int32_t t498 = rt_btoi_b(t496);
             if (__builtin_expect(t489 != 0, 0)) { /* again, recording the error */
               int32_t t499;
-              if ((uint64_t)(int64_t)t457 < (uint64_t)v_sd_1127_n) {
-                t499 = (int32_t)(v_sd_1127_off[t457 + 1] - v_sd_1127_off[t457]);
+              if ((uint64_t)(int64_t)t457 < (uint64_t)v_sd_1145_n) {
+                t499 = (int32_t)(v_sd_1145_off[t457 + 1] - v_sd_1145_off[t457]);
               } else {
-                NESSIE_RECORD(err, t456, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_sd_1127_n, 0.0, 7);
+                NESSIE_RECORD(err, t456, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_sd_1145_n, 0.0, 7);
                 t499 = 0;
               }
               uint8_t t501 = rt_le_i(t499, 1);
@@ -1905,216 +1905,216 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int3
         goto fail;
     }
   }
-  *out_v_x1105 = v_x1105;
-  *out_v_x1110 = v_x1110;
-  *out_v_x1112 = v_x1112;
-  *out_v_x1125 = v_x1125;
-  *out_v_x1126 = v_x1126;
-  rt_release(v_x1111);
-  rt_release(v_x1113);
+  *out_v_x1123 = v_x1123;
+  *out_v_x1128 = v_x1128;
+  *out_v_x1130 = v_x1130;
+  *out_v_x1143 = v_x1143;
+  *out_v_x1144 = v_x1144;
+  rt_release(v_x1129);
+  rt_release(v_x1131);
   return;
 fail:
-  rt_release(v_x1105);
-  rt_release(v_x1110);
-  rt_release(v_x1111);
-  rt_release(v_x1112);
-  rt_release(v_x1113);
-  rt_release(v_x1125);
-  rt_release(v_x1126);
+  rt_release(v_x1123);
+  rt_release(v_x1128);
+  rt_release(v_x1129);
+  rt_release(v_x1130);
+  rt_release(v_x1131);
+  rt_release(v_x1143);
+  rt_release(v_x1144);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue *v_sd_1136, RtValue *v_sd_1130, RtValue **out_v_x1133, RtValue **out_v_x1134, RtValue **out_v_x1135) {
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, RtValue *v_sd_1155, RtValue *v_sd_1148, RtValue **out_v_x1152, RtValue **out_v_x1153, RtValue **out_v_x1154) {
   (void)loc;
   (void)run;
-  int32_t *v_x1128_d = v_x1128->data.i;
-  const int64_t v_x1128_n = v_x1128->len;
-  const int64_t *v_sd_1136_off = rt_seg_offsets(v_sd_1136);
-  const int64_t v_sd_1136_n = v_sd_1136->len;
-  const int64_t *v_sd_1130_off = rt_seg_offsets(v_sd_1130);
-  const int64_t v_sd_1130_n = v_sd_1130->len;
-  RtValue *v_x1133 = NULL;
-  RtValue *v_x1134 = NULL;
-  RtValue *v_x1135 = NULL;
+  int32_t *v_x1146_d = v_x1146->data.i;
+  const int64_t v_x1146_n = v_x1146->len;
+  const int64_t *v_sd_1155_off = rt_seg_offsets(v_sd_1155);
+  const int64_t v_sd_1155_n = v_sd_1155->len;
+  const int64_t *v_sd_1148_off = rt_seg_offsets(v_sd_1148);
+  const int64_t v_sd_1148_n = v_sd_1148->len;
+  RtValue *v_x1152 = NULL;
+  RtValue *v_x1153 = NULL;
+  RtValue *v_x1154 = NULL;
   /* MAP */
   {
-    const int64_t t512 = v_x1128_n;
-    v_x1133 = rt_value_new(rt_vec_type(RT_INT), t512);
-    int32_t *v_x1133_d = v_x1133->data.i;
-    const int64_t v_x1133_n = v_x1133->len;
-    v_x1134 = rt_value_new(rt_vec_type(RT_INT), t512);
-    int32_t *v_x1134_d = v_x1134->data.i;
-    const int64_t v_x1134_n = v_x1134->len;
-    v_x1135 = rt_value_new(rt_vec_type(RT_INT), t512);
-    int32_t *v_x1135_d = v_x1135->data.i;
-    const int64_t v_x1135_n = v_x1135->len;
+    const int64_t t512 = v_x1146_n;
+    v_x1152 = rt_value_new(rt_vec_type(RT_INT), t512);
+    int32_t *v_x1152_d = v_x1152->data.i;
+    const int64_t v_x1152_n = v_x1152->len;
+    v_x1153 = rt_value_new(rt_vec_type(RT_INT), t512);
+    int32_t *v_x1153_d = v_x1153->data.i;
+    const int64_t v_x1153_n = v_x1153->len;
+    v_x1154 = rt_value_new(rt_vec_type(RT_INT), t512);
+    int32_t *v_x1154_d = v_x1154->data.i;
+    const int64_t v_x1154_n = v_x1154->len;
     RT_PARALLEL_FOR_IF(t512 >= RT_PARALLEL_MIN)
     for (int64_t t513 = 0; t513 < t512; t513++) {
       const int32_t t514 = (int32_t)t513;
       int t517 = 0; /* nonzero: a check below failed */
-      int32_t t515 = v_x1128_d[t514];
-      int t518 = (uint64_t)(int64_t)t515 < (uint64_t)v_sd_1130_n;
-      int32_t t516 = t518 ? (int32_t)v_sd_1130_off[t515] : 0;
+      int32_t t515 = v_x1146_d[t514];
+      int t518 = (uint64_t)(int64_t)t515 < (uint64_t)v_sd_1148_n;
+      int32_t t516 = t518 ? (int32_t)v_sd_1148_off[t515] : 0;
       t517 |= !t518;
-      int t520 = (uint64_t)(int64_t)t515 < (uint64_t)v_sd_1136_n;
-      int32_t t519 = t520 ? (int32_t)(v_sd_1136_off[t515 + 1] - v_sd_1136_off[t515]) : 0;
+      int t520 = (uint64_t)(int64_t)t515 < (uint64_t)v_sd_1155_n;
+      int32_t t519 = t520 ? (int32_t)(v_sd_1155_off[t515 + 1] - v_sd_1155_off[t515]) : 0;
       t517 |= !t520;
       int32_t t522 = rt_add_i(t516, t519);
       if (__builtin_expect(t517 != 0, 0)) { /* again, recording the error */
-        int32_t t523 = v_x1128_d[t514];
+        int32_t t523 = v_x1146_d[t514];
         int32_t t524;
-        if ((uint64_t)(int64_t)t523 < (uint64_t)v_sd_1130_n) {
-          t524 = (int32_t)v_sd_1130_off[t523];
+        if ((uint64_t)(int64_t)t523 < (uint64_t)v_sd_1148_n) {
+          t524 = (int32_t)v_sd_1148_off[t523];
         } else {
-          NESSIE_RECORD(err, t513, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, v_sd_1130_n, 0.0, 0);
+          NESSIE_RECORD(err, t513, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, v_sd_1148_n, 0.0, 0);
           t524 = 0;
         }
         int32_t t525;
-        if ((uint64_t)(int64_t)t523 < (uint64_t)v_sd_1136_n) {
-          t525 = (int32_t)(v_sd_1136_off[t523 + 1] - v_sd_1136_off[t523]);
+        if ((uint64_t)(int64_t)t523 < (uint64_t)v_sd_1155_n) {
+          t525 = (int32_t)(v_sd_1155_off[t523 + 1] - v_sd_1155_off[t523]);
         } else {
-          NESSIE_RECORD(err, t513, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, v_sd_1136_n, 0.0, 1);
+          NESSIE_RECORD(err, t513, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, v_sd_1155_n, 0.0, 1);
           t525 = 0;
         }
         int32_t t527 = rt_add_i(t524, t525);
       }
-      v_x1133_d[t513] = t516;
-      v_x1134_d[t513] = t522;
-      v_x1135_d[t513] = 1;
+      v_x1152_d[t513] = t516;
+      v_x1153_d[t513] = t522;
+      v_x1154_d[t513] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1133 = v_x1133;
-  *out_v_x1134 = v_x1134;
-  *out_v_x1135 = v_x1135;
+  *out_v_x1152 = v_x1152;
+  *out_v_x1153 = v_x1153;
+  *out_v_x1154 = v_x1154;
   return;
 fail:
-  rt_release(v_x1133);
-  rt_release(v_x1134);
-  rt_release(v_x1135);
+  rt_release(v_x1152);
+  rt_release(v_x1153);
+  rt_release(v_x1154);
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, int32_t v_x1010, RtValue *v_x1013, RtValue *v_x1014, RtValue *v_x1017, RtValue *v_x1018, int32_t v_x1019, RtValue **out_v_x1023) {
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1013, int32_t v_x1014, RtValue *v_x1017, RtValue *v_x1018, RtValue *v_x1021, RtValue *v_x1022, int32_t v_x1023, RtValue **out_v_x1027) {
   (void)loc;
   (void)run;
-  int32_t *v_x1009_d = v_x1009->data.i;
-  const int64_t v_x1009_n = v_x1009->len;
-  uint8_t *v_x1013_d = v_x1013->data.b;
+  int32_t *v_x1013_d = v_x1013->data.i;
   const int64_t v_x1013_n = v_x1013->len;
-  (void)v_x1013_n; /* v_x1013's length is v_x1009's */
-  int32_t *v_x1014_d = v_x1014->data.i;
-  const int64_t v_x1014_n = v_x1014->len;
-  (void)v_x1014_n; /* v_x1014's length is v_x1009's */
-  int32_t *v_x1017_d = v_x1017->data.i;
+  uint8_t *v_x1017_d = v_x1017->data.b;
   const int64_t v_x1017_n = v_x1017->len;
+  (void)v_x1017_n; /* v_x1017's length is v_x1013's */
   int32_t *v_x1018_d = v_x1018->data.i;
   const int64_t v_x1018_n = v_x1018->len;
-  RtValue *v_x1023 = NULL;
+  (void)v_x1018_n; /* v_x1018's length is v_x1013's */
+  int32_t *v_x1021_d = v_x1021->data.i;
+  const int64_t v_x1021_n = v_x1021->len;
+  int32_t *v_x1022_d = v_x1022->data.i;
+  const int64_t v_x1022_n = v_x1022->len;
+  RtValue *v_x1027 = NULL;
   /* MAP */
   {
-    const int64_t t528 = v_x1009_n;
-    v_x1023 = rt_value_new(rt_vec_type(RT_INT), t528);
-    int32_t *v_x1023_d = v_x1023->data.i;
-    const int64_t v_x1023_n = v_x1023->len;
+    const int64_t t528 = v_x1013_n;
+    v_x1027 = rt_value_new(rt_vec_type(RT_INT), t528);
+    int32_t *v_x1027_d = v_x1027->data.i;
+    const int64_t v_x1027_n = v_x1027->len;
     RT_PARALLEL_FOR_IF(t528 >= RT_PARALLEL_MIN)
     for (int64_t t529 = 0; t529 < t528; t529++) {
       const int32_t t530 = (int32_t)t529;
       int t539 = 0; /* nonzero: a check below failed */
-      uint8_t t531 = v_x1013_d[t530];
-      int32_t t532 = v_x1014_d[t530];
-      int32_t t533 = v_x1009_d[t530];
-      int32_t t535 = rt_add_i(t533, v_x1010);
-      int32_t t537 = (t531 ? t532 : t535);
-      int t540 = (uint64_t)(int64_t)t537 < (uint64_t)v_x1019;
+      int32_t t531 = v_x1013_d[t530];
+      int32_t t533 = rt_add_i(t531, v_x1014);
+      uint8_t t534 = v_x1017_d[t530];
+      int32_t t535 = v_x1018_d[t530];
+      int32_t t537 = (t534 ? t535 : t533);
+      int t540 = (uint64_t)(int64_t)t537 < (uint64_t)v_x1023;
       int32_t t538 = t540 ? t537 : 0;
       t539 |= !t540;
-      uint8_t t542 = rt_lt_i(t538, (int32_t)v_x1017_n);
+      uint8_t t542 = rt_lt_i(t538, (int32_t)v_x1021_n);
       int32_t t543;
       if (t542) {
-        int t545 = (uint64_t)(int64_t)t538 < (uint64_t)v_x1017_n;
-        int32_t t544 = t545 ? v_x1017_d[t538] : 0;
+        int t545 = (uint64_t)(int64_t)t538 < (uint64_t)v_x1021_n;
+        int32_t t544 = t545 ? v_x1021_d[t538] : 0;
         t539 |= !t545;
         t543 = t544;
       } else {
-        int32_t t547 = rt_sub_i(t538, (int32_t)v_x1017_n);
-        int t549 = (uint64_t)(int64_t)t547 < (uint64_t)v_x1018_n;
-        int32_t t548 = t549 ? v_x1018_d[t547] : 0;
+        int32_t t547 = rt_sub_i(t538, (int32_t)v_x1021_n);
+        int t549 = (uint64_t)(int64_t)t547 < (uint64_t)v_x1022_n;
+        int32_t t548 = t549 ? v_x1022_d[t547] : 0;
         t539 |= !t549;
         t543 = t548;
       }
       if (__builtin_expect(t539 != 0, 0)) { /* again, recording the error */
-        uint8_t t550 = v_x1013_d[t530];
-        int32_t t551 = v_x1014_d[t530];
-        int32_t t552 = v_x1009_d[t530];
-        int32_t t554 = rt_add_i(t552, v_x1010);
-        int32_t t556 = (t550 ? t551 : t554);
+        int32_t t550 = v_x1013_d[t530];
+        int32_t t552 = rt_add_i(t550, v_x1014);
+        uint8_t t553 = v_x1017_d[t530];
+        int32_t t554 = v_x1018_d[t530];
+        int32_t t556 = (t553 ? t554 : t552);
         int32_t t557;
-        if ((uint64_t)(int64_t)t556 < (uint64_t)v_x1019) {
+        if ((uint64_t)(int64_t)t556 < (uint64_t)v_x1023) {
           t557 = t556;
         } else {
-          NESSIE_RECORD(err, t529, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, v_x1019, 0.0, 0);
+          NESSIE_RECORD(err, t529, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, v_x1023, 0.0, 0);
           t557 = 0;
         }
-        uint8_t t559 = rt_lt_i(t557, (int32_t)v_x1017_n);
+        uint8_t t559 = rt_lt_i(t557, (int32_t)v_x1021_n);
         int32_t t560;
         if (t559) {
           int32_t t561;
-          if ((uint64_t)(int64_t)t557 < (uint64_t)v_x1017_n) {
-            t561 = v_x1017_d[t557];
+          if ((uint64_t)(int64_t)t557 < (uint64_t)v_x1021_n) {
+            t561 = v_x1021_d[t557];
           } else {
-            NESSIE_RECORD(err, t529, RT_CHECK_INDEX, 0, 0, RT_GATHER, t557, v_x1017_n, 0.0, 1);
+            NESSIE_RECORD(err, t529, RT_CHECK_INDEX, 0, 0, RT_GATHER, t557, v_x1021_n, 0.0, 1);
             t561 = 0;
           }
           t560 = t561;
         } else {
-          int32_t t563 = rt_sub_i(t557, (int32_t)v_x1017_n);
+          int32_t t563 = rt_sub_i(t557, (int32_t)v_x1021_n);
           int32_t t564;
-          if ((uint64_t)(int64_t)t563 < (uint64_t)v_x1018_n) {
-            t564 = v_x1018_d[t563];
+          if ((uint64_t)(int64_t)t563 < (uint64_t)v_x1022_n) {
+            t564 = v_x1022_d[t563];
           } else {
-            NESSIE_RECORD(err, t529, RT_CHECK_INDEX, 0, 0, RT_GATHER, t563, v_x1018_n, 0.0, 2);
+            NESSIE_RECORD(err, t529, RT_CHECK_INDEX, 0, 0, RT_GATHER, t563, v_x1022_n, 0.0, 2);
             t564 = 0;
           }
           t560 = t564;
         }
       }
-      v_x1023_d[t529] = t543;
+      v_x1027_d[t529] = t543;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1023 = v_x1023;
+  *out_v_x1027 = v_x1027;
   return;
 fail:
-  rt_release(v_x1023);
+  rt_release(v_x1027);
 }
 
 /* K19: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1137, RtValue **out_v_x1140) {
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue **out_v_x1159) {
   (void)loc;
   (void)run;
-  int32_t *v_x1137_d = v_x1137->data.i;
-  const int64_t v_x1137_n = v_x1137->len;
-  int32_t v_x1138 = 0;
-  RtValue *v_x1140 = NULL;
+  int32_t *v_x1156_d = v_x1156->data.i;
+  const int64_t v_x1156_n = v_x1156->len;
+  int32_t v_x1157 = 0;
+  RtValue *v_x1159 = NULL;
   /* ONCE */
   {
     int t566 = 0; /* nonzero: a check below failed */
-    int t567 = (uint64_t)(int64_t)0 < (uint64_t)v_x1137_n;
-    int32_t t565 = t567 ? v_x1137_d[0] : 0;
+    int t567 = (uint64_t)(int64_t)0 < (uint64_t)v_x1156_n;
+    int32_t t565 = t567 ? v_x1156_d[0] : 0;
     t566 |= !t567;
     if (__builtin_expect(t566 != 0, 0)) { /* again, recording the error */
       int32_t t568;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1137_n) {
-        t568 = v_x1137_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1156_n) {
+        t568 = v_x1156_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1137_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1156_n, 0.0, 0);
         t568 = 0;
       }
     }
-    v_x1138 = t565;
+    v_x1157 = t565;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -2122,36 +2122,36 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1137, RtValu
     /* MAP */
     {
       const int64_t t569 = 1;
-      v_x1140 = rt_value_new(rt_vec_type(RT_INT), t569);
-      int32_t *v_x1140_d = v_x1140->data.i;
-      const int64_t v_x1140_n = v_x1140->len;
+      v_x1159 = rt_value_new(rt_vec_type(RT_INT), t569);
+      int32_t *v_x1159_d = v_x1159->data.i;
+      const int64_t v_x1159_n = v_x1159->len;
       RT_PARALLEL_FOR_IF(t569 >= RT_PARALLEL_MIN)
       for (int64_t t570 = 0; t570 < t569; t570++) {
         const int32_t t571 = (int32_t)t570;
-        v_x1140_d[t570] = v_x1138;
+        v_x1159_d[t570] = v_x1157;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1140 = v_x1140;
+  *out_v_x1159 = v_x1159;
   return;
 fail:
-  rt_release(v_x1140);
+  rt_release(v_x1159);
 }
 
 /* K20: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValue *v_dev_1147, RtValue **out_v_x1146) {
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1161, RtValue *v_dev_1166, RtValue **out_v_x1165) {
   (void)loc;
   (void)run;
-  int32_t *v_x1142_d = v_x1142->data.i;
-  const int64_t v_x1142_n = v_x1142->len;
-  int32_t *v_dev_1147_d = v_dev_1147->data.i;
-  const int64_t v_dev_1147_n = v_dev_1147->len;
-  RtValue *v_x1146 = NULL;
+  int32_t *v_x1161_d = v_x1161->data.i;
+  const int64_t v_x1161_n = v_x1161->len;
+  int32_t *v_dev_1166_d = v_dev_1166->data.i;
+  const int64_t v_dev_1166_n = v_dev_1166->len;
+  RtValue *v_x1165 = NULL;
   /* FILTER */
   {
-    const int64_t t572 = v_x1142_n;
+    const int64_t t572 = v_x1161_n;
     const int64_t t573 = t572 > 0 ? (t572 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t574 = (uint8_t *)rt_alloc_atomic((size_t)t572 + 1);
     int64_t *t575 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t573 + 1));
@@ -2162,20 +2162,20 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValu
       for (int64_t t577 = t576 * RT_CHUNK; t577 < t576_end; t577++) {
         const int32_t t578 = (int32_t)t577;
         int32_t t576x0;
-        int32_t t579 = v_x1142_d[t578];
+        int32_t t579 = v_x1161_d[t578];
         t576x0 = t579;
         uint8_t t580;
         int t582 = 0; /* nonzero: a check below failed */
-        int t583 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1147_n;
-        int32_t t581 = t583 ? v_dev_1147_d[0] : 0;
+        int t583 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1166_n;
+        int32_t t581 = t583 ? v_dev_1166_d[0] : 0;
         t582 |= !t583;
         uint8_t t585 = rt_gt_i(t576x0, t581);
         if (__builtin_expect(t582 != 0, 0)) { /* again, recording the error */
           int32_t t586;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1147_n) {
-            t586 = v_dev_1147_d[0];
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1166_n) {
+            t586 = v_dev_1166_d[0];
           } else {
-            NESSIE_RECORD(err, t577, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1147_n, 0.0, 0);
+            NESSIE_RECORD(err, t577, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1166_n, 0.0, 0);
             t586 = 0;
           }
           uint8_t t588 = rt_gt_i(t576x0, t586);
@@ -2197,9 +2197,9 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValu
       t575[t576] = t589;
       t589 += k;
     }
-    v_x1146 = rt_value_new(rt_vec_type(RT_INT), t589);
-    int32_t *v_x1146_d = v_x1146->data.i;
-    const int64_t v_x1146_n = v_x1146->len;
+    v_x1165 = rt_value_new(rt_vec_type(RT_INT), t589);
+    int32_t *v_x1165_d = v_x1165->data.i;
+    const int64_t v_x1165_n = v_x1165->len;
     RT_PARALLEL_FOR_IF(t573 > 1)
     for (int64_t t576 = 0; t576 < t573; t576++) {
       int64_t at = t575[t576];
@@ -2209,10 +2209,10 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValu
         if (!t574[t577])
           continue;
         int32_t t576y0;
-        int32_t t590 = v_x1142_d[t578];
+        int32_t t590 = v_x1161_d[t578];
         t576y0 = t590;
         if (t574[t577]) {
-          v_x1146_d[at] = t576y0;
+          v_x1165_d[at] = t576y0;
           at++;
         }
       }
@@ -2222,24 +2222,24 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValu
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1146 = v_x1146;
+  *out_v_x1165 = v_x1165;
   return;
 fail:
-  rt_release(v_x1146);
+  rt_release(v_x1165);
 }
 
 /* K21: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1148, RtValue *v_dev_1153, RtValue **out_v_x1152) {
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_dev_1172, RtValue **out_v_x1171) {
   (void)loc;
   (void)run;
-  int32_t *v_x1148_d = v_x1148->data.i;
-  const int64_t v_x1148_n = v_x1148->len;
-  int32_t *v_dev_1153_d = v_dev_1153->data.i;
-  const int64_t v_dev_1153_n = v_dev_1153->len;
-  RtValue *v_x1152 = NULL;
+  int32_t *v_x1167_d = v_x1167->data.i;
+  const int64_t v_x1167_n = v_x1167->len;
+  int32_t *v_dev_1172_d = v_dev_1172->data.i;
+  const int64_t v_dev_1172_n = v_dev_1172->len;
+  RtValue *v_x1171 = NULL;
   /* FILTER */
   {
-    const int64_t t591 = v_x1148_n;
+    const int64_t t591 = v_x1167_n;
     const int64_t t592 = t591 > 0 ? (t591 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t593 = (uint8_t *)rt_alloc_atomic((size_t)t591 + 1);
     int64_t *t594 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t592 + 1));
@@ -2250,20 +2250,20 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1148, RtValu
       for (int64_t t596 = t595 * RT_CHUNK; t596 < t595_end; t596++) {
         const int32_t t597 = (int32_t)t596;
         int32_t t595x0;
-        int32_t t598 = v_x1148_d[t597];
+        int32_t t598 = v_x1167_d[t597];
         t595x0 = t598;
         uint8_t t599;
         int t601 = 0; /* nonzero: a check below failed */
-        int t602 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1153_n;
-        int32_t t600 = t602 ? v_dev_1153_d[0] : 0;
+        int t602 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1172_n;
+        int32_t t600 = t602 ? v_dev_1172_d[0] : 0;
         t601 |= !t602;
         uint8_t t604 = rt_lt_i(t595x0, t600);
         if (__builtin_expect(t601 != 0, 0)) { /* again, recording the error */
           int32_t t605;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1153_n) {
-            t605 = v_dev_1153_d[0];
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1172_n) {
+            t605 = v_dev_1172_d[0];
           } else {
-            NESSIE_RECORD(err, t596, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1153_n, 0.0, 0);
+            NESSIE_RECORD(err, t596, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1172_n, 0.0, 0);
             t605 = 0;
           }
           uint8_t t607 = rt_lt_i(t595x0, t605);
@@ -2285,9 +2285,9 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1148, RtValu
       t594[t595] = t608;
       t608 += k;
     }
-    v_x1152 = rt_value_new(rt_vec_type(RT_INT), t608);
-    int32_t *v_x1152_d = v_x1152->data.i;
-    const int64_t v_x1152_n = v_x1152->len;
+    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t608);
+    int32_t *v_x1171_d = v_x1171->data.i;
+    const int64_t v_x1171_n = v_x1171->len;
     RT_PARALLEL_FOR_IF(t592 > 1)
     for (int64_t t595 = 0; t595 < t592; t595++) {
       int64_t at = t594[t595];
@@ -2297,10 +2297,10 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1148, RtValu
         if (!t593[t596])
           continue;
         int32_t t595y0;
-        int32_t t609 = v_x1148_d[t597];
+        int32_t t609 = v_x1167_d[t597];
         t595y0 = t609;
         if (t593[t596]) {
-          v_x1152_d[at] = t595y0;
+          v_x1171_d[at] = t595y0;
           at++;
         }
       }
@@ -2310,10 +2310,10 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1148, RtValu
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1152 = v_x1152;
+  *out_v_x1171 = v_x1171;
   return;
 fail:
-  rt_release(v_x1152);
+  rt_release(v_x1171);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2326,15 +2326,15 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1141 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1141);
+    RtValue *v_dev_1160 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1160);
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K20, 4, v_x19, v_dev_1141, &v_x60);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K20, 4, v_x19, v_dev_1160, &v_x60);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x42 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 5, v_x19, v_dev_1141, &v_x42);
-    rt_release(v_dev_1141);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 5, v_x19, v_dev_1160, &v_x42);
+    rt_release(v_dev_1160);
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
@@ -2415,8 +2415,8 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x224 = 0;
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
-    RtValue *v_ids_1067 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 8, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1067);
+    RtValue *v_ids_1082 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 8, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1082);
     rt_release(v_x201);
     rt_release(v_x211);
     int32_t v_x132 = 0;
@@ -2457,7 +2457,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x326 = NULL;
       RtValue *v_x352 = NULL;
       RtValue *v_x373 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 5, v_ids_1067, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 5, v_ids_1082, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
       rt_release(v_x237);
       rt_release(v_x283);
       int32_t v_x386 = 0;
@@ -2519,7 +2519,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x219);
     rt_release(v_x220);
     rt_release(v_x232);
-    rt_release(v_ids_1067);
+    rt_release(v_ids_1082);
     int32_t v_x630 = 0;
     v_x630 = (int32_t)v_x587->len;
     int32_t v_x629 = 0;

@@ -533,102 +533,102 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue 
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1075, RtValue *v_x1069, RtValue *v_x1070, RtValue *v_x1071, RtValue **out_v_x1074, RtValue **out_v_ids_1077) {
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1090, RtValue *v_x1084, RtValue *v_x1085, RtValue *v_x1086, RtValue **out_v_x1089, RtValue **out_v_ids_1092) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1075_off = rt_seg_offsets(v_sd_1075);
-  const int64_t v_sd_1075_n = v_sd_1075->len;
-  int32_t *v_x1069_d = v_x1069->data.i;
-  const int64_t v_x1069_n = v_x1069->len;
-  int32_t *v_x1070_d = v_x1070->data.i;
-  const int64_t v_x1070_n = v_x1070->len;
-  int32_t *v_x1071_d = v_x1071->data.i;
-  const int64_t v_x1071_n = v_x1071->len;
-  RtValue *v_x1074 = NULL;
-  RtValue *v_ids_1077 = NULL;
+  const int64_t *v_sd_1090_off = rt_seg_offsets(v_sd_1090);
+  const int64_t v_sd_1090_n = v_sd_1090->len;
+  int32_t *v_x1084_d = v_x1084->data.i;
+  const int64_t v_x1084_n = v_x1084->len;
+  int32_t *v_x1085_d = v_x1085->data.i;
+  const int64_t v_x1085_n = v_x1085->len;
+  int32_t *v_x1086_d = v_x1086->data.i;
+  const int64_t v_x1086_n = v_x1086->len;
+  RtValue *v_x1089 = NULL;
+  RtValue *v_ids_1092 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t47 = v_sd_1075_off[v_sd_1075_n];
-    v_x1074 = rt_value_new(rt_vec_type(RT_INT), t47);
-    int32_t *v_x1074_d = v_x1074->data.i;
-    const int64_t v_x1074_n = v_x1074->len;
-    v_ids_1077 = rt_value_new(rt_vec_type(RT_INT), t47);
-    int32_t *v_ids_1077_d = v_ids_1077->data.i;
-    const int64_t v_ids_1077_n = v_ids_1077->len;
+    const int64_t t47 = v_sd_1090_off[v_sd_1090_n];
+    v_x1089 = rt_value_new(rt_vec_type(RT_INT), t47);
+    int32_t *v_x1089_d = v_x1089->data.i;
+    const int64_t v_x1089_n = v_x1089->len;
+    v_ids_1092 = rt_value_new(rt_vec_type(RT_INT), t47);
+    int32_t *v_ids_1092_d = v_ids_1092->data.i;
+    const int64_t v_ids_1092_n = v_ids_1092->len;
     const int64_t t48 = (t47 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t48 > 1)
     for (int64_t t49 = 0; t49 < t48; t49++) {
-      int64_t t52 = rt_segment_search(v_sd_1075_off, 0, v_sd_1075_n, t49 * RT_CHUNK);
+      int64_t t52 = rt_segment_search(v_sd_1090_off, 0, v_sd_1090_n, t49 * RT_CHUNK);
       const int64_t t49_end = (t49 + 1) * RT_CHUNK < t47 ? (t49 + 1) * RT_CHUNK : t47;
       for (int64_t t50 = t49 * RT_CHUNK; t50 < t49_end; t50++) {
         const int32_t t51 = (int32_t)t50;
-        while (v_sd_1075_off[t52 + 1] <= t50)
+        while (v_sd_1090_off[t52 + 1] <= t50)
           t52++;
         const int32_t t53 = (int32_t)t52;
         int t55 = 0; /* nonzero: a check below failed */
-        int t56 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1071_n;
-        int32_t t54 = t56 ? v_x1071_d[t53] : 0;
+        int t56 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1086_n;
+        int32_t t54 = t56 ? v_x1086_d[t53] : 0;
         t55 |= !t56;
-        int t58 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1069_n;
-        int32_t t57 = t58 ? v_x1069_d[t53] : 0;
+        int t58 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1084_n;
+        int32_t t57 = t58 ? v_x1084_d[t53] : 0;
         t55 |= !t58;
         int32_t t60 = rt_sub_i(t51, t57);
-        int t62 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1070_n;
-        int32_t t61 = t62 ? v_x1070_d[t53] : 0;
+        int t62 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1085_n;
+        int32_t t61 = t62 ? v_x1085_d[t53] : 0;
         t55 |= !t62;
         int32_t t64 = rt_mul_i(t60, t61);
         int32_t t66 = rt_add_i(t54, t64);
         if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
           int32_t t67;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1071_n) {
-            t67 = v_x1071_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1086_n) {
+            t67 = v_x1086_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1071_n, 0.0, 0);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1086_n, 0.0, 0);
             t67 = 0;
           }
           int32_t t68;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1069_n) {
-            t68 = v_x1069_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1084_n) {
+            t68 = v_x1084_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1069_n, 0.0, 1);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1084_n, 0.0, 1);
             t68 = 0;
           }
           int32_t t70 = rt_sub_i(t51, t68);
           int32_t t71;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1070_n) {
-            t71 = v_x1070_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1085_n) {
+            t71 = v_x1085_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1070_n, 0.0, 2);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1085_n, 0.0, 2);
             t71 = 0;
           }
           int32_t t73 = rt_mul_i(t70, t71);
           int32_t t75 = rt_add_i(t67, t73);
         }
-        v_x1074_d[t50] = t66;
-        v_ids_1077_d[t50] = t53;
+        v_x1089_d[t50] = t66;
+        v_ids_1092_d[t50] = t53;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1074 = v_x1074;
-  *out_v_ids_1077 = v_ids_1077;
+  *out_v_x1089 = v_x1089;
+  *out_v_ids_1092 = v_ids_1092;
   return;
 fail:
-  rt_release(v_x1074);
-  rt_release(v_ids_1077);
+  rt_release(v_x1089);
+  rt_release(v_ids_1092);
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K5_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1075_off; int64_t v_sd_1075_n;
-  int32_t *v_x1069_d; int64_t v_x1069_n;
-  int32_t *v_x1070_d; int64_t v_x1070_n;
-  int32_t *v_x1071_d; int64_t v_x1071_n;
-  int32_t *v_x1074_d; int64_t v_x1074_n;
-  int32_t *v_ids_1077_d; int64_t v_ids_1077_n;
+  const int64_t *v_sd_1090_off; int64_t v_sd_1090_n;
+  int32_t *v_x1084_d; int64_t v_x1084_n;
+  int32_t *v_x1085_d; int64_t v_x1085_n;
+  int32_t *v_x1086_d; int64_t v_x1086_n;
+  int32_t *v_x1089_d; int64_t v_x1089_n;
+  int32_t *v_ids_1092_d; int64_t v_ids_1092_n;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
@@ -643,39 +643,39 @@ struct K5_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t77 = 0; /* nonzero: a check below failed */
-    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1071_n;
-    int32_t t76 = t78 ? A.v_x1071_d[sx] : 0;
+    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1086_n;
+    int32_t t76 = t78 ? A.v_x1086_d[sx] : 0;
     t77 |= !t78;
-    int t80 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1069_n;
-    int32_t t79 = t80 ? A.v_x1069_d[sx] : 0;
+    int t80 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1084_n;
+    int32_t t79 = t80 ? A.v_x1084_d[sx] : 0;
     t77 |= !t80;
     int32_t t82 = rt_sub_i(ix, t79);
-    int t84 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1070_n;
-    int32_t t83 = t84 ? A.v_x1070_d[sx] : 0;
+    int t84 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1085_n;
+    int32_t t83 = t84 ? A.v_x1085_d[sx] : 0;
     t77 |= !t84;
     int32_t t86 = rt_mul_i(t82, t83);
     int32_t t88 = rt_add_i(t76, t86);
     if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
       int32_t t89;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1071_n) {
-        t89 = A.v_x1071_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1086_n) {
+        t89 = A.v_x1086_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1071_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1086_n, 0.0, 0);
         t89 = 0;
       }
       int32_t t90;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1069_n) {
-        t90 = A.v_x1069_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1084_n) {
+        t90 = A.v_x1084_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1069_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1084_n, 0.0, 1);
         t90 = 0;
       }
       int32_t t92 = rt_sub_i(ix, t90);
       int32_t t93;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1070_n) {
-        t93 = A.v_x1070_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1085_n) {
+        t93 = A.v_x1085_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1070_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1085_n, 0.0, 2);
         t93 = 0;
       }
       int32_t t95 = rt_mul_i(t92, t93);
@@ -687,54 +687,54 @@ struct K5_0_pull {
 struct K5_0_store {
   K5_A A;
   __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x1074_d[i] = v.v0;
-    A.v_ids_1077_d[i] = v.v1;
+    A.v_x1089_d[i] = v.v0;
+    A.v_ids_1092_d[i] = v.v1;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1075, RtValue *v_x1069, RtValue *v_x1070, RtValue *v_x1071, RtValue **out_v_x1074, RtValue **out_v_ids_1077) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1090, RtValue *v_x1084, RtValue *v_x1085, RtValue *v_x1086, RtValue **out_v_x1089, RtValue **out_v_ids_1092) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1075_off = rtg_seg_offsets(v_sd_1075);
-  A.v_sd_1075_n = v_sd_1075->len;
-  A.v_x1069_d = v_x1069->data.i;
-  A.v_x1069_n = v_x1069->len;
-  A.v_x1070_d = v_x1070->data.i;
-  A.v_x1070_n = v_x1070->len;
-  A.v_x1071_d = v_x1071->data.i;
-  A.v_x1071_n = v_x1071->len;
-  RtValue *v_x1074 = NULL;
-  RtValue *v_ids_1077 = NULL;
+  A.v_sd_1090_off = rtg_seg_offsets(v_sd_1090);
+  A.v_sd_1090_n = v_sd_1090->len;
+  A.v_x1084_d = v_x1084->data.i;
+  A.v_x1084_n = v_x1084->len;
+  A.v_x1085_d = v_x1085->data.i;
+  A.v_x1085_n = v_x1085->len;
+  A.v_x1086_d = v_x1086->data.i;
+  A.v_x1086_n = v_x1086->len;
+  RtValue *v_x1089 = NULL;
+  RtValue *v_ids_1092 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t98 = rtg_seg_total(v_sd_1075);
-    v_x1074 = rtg_vec_new(RT_INT, t98);
-    A.v_x1074_d = v_x1074->data.i;
-    A.v_x1074_n = v_x1074->len;
-    v_ids_1077 = rtg_vec_new(RT_INT, t98);
-    A.v_ids_1077_d = v_ids_1077->data.i;
-    A.v_ids_1077_n = v_ids_1077->len;
-    rtg::seg_map("K5", loc, K5_0_pull{A}, K5_0_store{A}, v_sd_1075, t98);
+    const int64_t t98 = rtg_seg_total(v_sd_1090);
+    v_x1089 = rtg_vec_new(RT_INT, t98);
+    A.v_x1089_d = v_x1089->data.i;
+    A.v_x1089_n = v_x1089->len;
+    v_ids_1092 = rtg_vec_new(RT_INT, t98);
+    A.v_ids_1092_d = v_ids_1092->data.i;
+    A.v_ids_1092_n = v_ids_1092->len;
+    rtg::seg_map("K5", loc, K5_0_pull{A}, K5_0_store{A}, v_sd_1090, t98);
   }
-  *out_v_x1074 = v_x1074;
-  *out_v_ids_1077 = v_ids_1077;
+  *out_v_x1089 = v_x1089;
+  *out_v_ids_1092 = v_ids_1092;
   return;
 fail:
-  rt_release(v_x1074);
-  rt_release(v_ids_1077);
+  rt_release(v_x1089);
+  rt_release(v_ids_1092);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1075, RtValue *v_x1069, RtValue *v_x1070, RtValue *v_x1071, RtValue **out_v_x1074, RtValue **out_v_ids_1077) {
-  RtValue *vals[] = {v_sd_1075, v_x1069, v_x1070, v_x1071};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1090, RtValue *v_x1084, RtValue *v_x1085, RtValue *v_x1086, RtValue **out_v_x1089, RtValue **out_v_ids_1092) {
+  RtValue *vals[] = {v_sd_1090, v_x1084, v_x1085, v_x1086};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K5_host(err, loc, run, v_sd_1075, v_x1069, v_x1070, v_x1071, out_v_x1074, out_v_ids_1077);
+    K5_host(err, loc, run, v_sd_1090, v_x1084, v_x1085, v_x1086, out_v_x1089, out_v_ids_1092);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_sd_1075, v_x1069, v_x1070, v_x1071, out_v_x1074, out_v_ids_1077);
+    K5_gpu(err, loc, run, v_sd_1090, v_x1084, v_x1085, v_x1086, out_v_x1089, out_v_ids_1092);
   }
 }
 
@@ -2469,147 +2469,147 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1078, RtValue *v_x1079, int32_t v_x1080, RtValue *v_sd_1089, RtValue *v_x1082, RtValue *v_x1083, RtValue *v_x1084, RtValue **out_v_x1088) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1093, RtValue *v_x1094, int32_t v_x1095, RtValue *v_sd_1105, RtValue *v_x1097, RtValue *v_x1098, RtValue *v_x1099, RtValue **out_v_x1104) {
   (void)loc;
   (void)run;
-  int32_t *v_x1078_d = v_x1078->data.i;
-  const int64_t v_x1078_n = v_x1078->len;
-  int32_t *v_x1079_d = v_x1079->data.i;
-  const int64_t v_x1079_n = v_x1079->len;
-  const int64_t *v_sd_1089_off = rt_seg_offsets(v_sd_1089);
-  const int64_t v_sd_1089_n = v_sd_1089->len;
-  int32_t *v_x1082_d = v_x1082->data.i;
-  const int64_t v_x1082_n = v_x1082->len;
-  int32_t *v_x1083_d = v_x1083->data.i;
-  const int64_t v_x1083_n = v_x1083->len;
-  int32_t *v_x1084_d = v_x1084->data.i;
-  const int64_t v_x1084_n = v_x1084->len;
-  RtValue *v_x1088 = NULL;
+  int32_t *v_x1093_d = v_x1093->data.i;
+  const int64_t v_x1093_n = v_x1093->len;
+  int32_t *v_x1094_d = v_x1094->data.i;
+  const int64_t v_x1094_n = v_x1094->len;
+  const int64_t *v_sd_1105_off = rt_seg_offsets(v_sd_1105);
+  const int64_t v_sd_1105_n = v_sd_1105->len;
+  int32_t *v_x1097_d = v_x1097->data.i;
+  const int64_t v_x1097_n = v_x1097->len;
+  int32_t *v_x1098_d = v_x1098->data.i;
+  const int64_t v_x1098_n = v_x1098->len;
+  int32_t *v_x1099_d = v_x1099->data.i;
+  const int64_t v_x1099_n = v_x1099->len;
+  RtValue *v_x1104 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t475 = v_sd_1089_off[v_sd_1089_n];
-    v_x1088 = rt_value_new(rt_vec_type(RT_INT), t475);
-    int32_t *v_x1088_d = v_x1088->data.i;
-    const int64_t v_x1088_n = v_x1088->len;
+    const int64_t t475 = v_sd_1105_off[v_sd_1105_n];
+    v_x1104 = rt_value_new(rt_vec_type(RT_INT), t475);
+    int32_t *v_x1104_d = v_x1104->data.i;
+    const int64_t v_x1104_n = v_x1104->len;
     const int64_t t476 = (t475 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t476 > 1)
     for (int64_t t477 = 0; t477 < t476; t477++) {
-      int64_t t480 = rt_segment_search(v_sd_1089_off, 0, v_sd_1089_n, t477 * RT_CHUNK);
+      int64_t t480 = rt_segment_search(v_sd_1105_off, 0, v_sd_1105_n, t477 * RT_CHUNK);
       const int64_t t477_end = (t477 + 1) * RT_CHUNK < t475 ? (t477 + 1) * RT_CHUNK : t475;
       for (int64_t t478 = t477 * RT_CHUNK; t478 < t477_end; t478++) {
         const int32_t t479 = (int32_t)t478;
-        while (v_sd_1089_off[t480 + 1] <= t478)
+        while (v_sd_1105_off[t480 + 1] <= t478)
           t480++;
         const int32_t t481 = (int32_t)t480;
         int t483 = 0; /* nonzero: a check below failed */
-        int t484 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1084_n;
-        int32_t t482 = t484 ? v_x1084_d[t481] : 0;
+        int t484 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1099_n;
+        int32_t t482 = t484 ? v_x1099_d[t481] : 0;
         t483 |= !t484;
-        int t486 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1082_n;
-        int32_t t485 = t486 ? v_x1082_d[t481] : 0;
+        int t486 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1097_n;
+        int32_t t485 = t486 ? v_x1097_d[t481] : 0;
         t483 |= !t486;
         int32_t t488 = rt_sub_i(t479, t485);
-        int t490 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1083_n;
-        int32_t t489 = t490 ? v_x1083_d[t481] : 0;
+        int t490 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1098_n;
+        int32_t t489 = t490 ? v_x1098_d[t481] : 0;
         t483 |= !t490;
         int32_t t492 = rt_mul_i(t488, t489);
         int32_t t494 = rt_add_i(t482, t492);
-        int t496 = (uint64_t)(int64_t)t494 < (uint64_t)v_x1080;
+        int t496 = (uint64_t)(int64_t)t494 < (uint64_t)v_x1095;
         int32_t t495 = t496 ? t494 : 0;
         t483 |= !t496;
-        uint8_t t498 = rt_lt_i(t495, (int32_t)v_x1078_n);
+        uint8_t t498 = rt_lt_i(t495, (int32_t)v_x1093_n);
         int32_t t499;
         if (t498) {
-          int t501 = (uint64_t)(int64_t)t495 < (uint64_t)v_x1078_n;
-          int32_t t500 = t501 ? v_x1078_d[t495] : 0;
+          int t501 = (uint64_t)(int64_t)t495 < (uint64_t)v_x1093_n;
+          int32_t t500 = t501 ? v_x1093_d[t495] : 0;
           t483 |= !t501;
           t499 = t500;
         } else {
-          int32_t t503 = rt_sub_i(t495, (int32_t)v_x1078_n);
-          int t505 = (uint64_t)(int64_t)t503 < (uint64_t)v_x1079_n;
-          int32_t t504 = t505 ? v_x1079_d[t503] : 0;
+          int32_t t503 = rt_sub_i(t495, (int32_t)v_x1093_n);
+          int t505 = (uint64_t)(int64_t)t503 < (uint64_t)v_x1094_n;
+          int32_t t504 = t505 ? v_x1094_d[t503] : 0;
           t483 |= !t505;
           t499 = t504;
         }
         if (__builtin_expect(t483 != 0, 0)) { /* again, recording the error */
           int32_t t506;
-          if ((uint64_t)(int64_t)t481 < (uint64_t)v_x1084_n) {
-            t506 = v_x1084_d[t481];
+          if ((uint64_t)(int64_t)t481 < (uint64_t)v_x1099_n) {
+            t506 = v_x1099_d[t481];
           } else {
-            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x1084_n, 0.0, 0);
+            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x1099_n, 0.0, 0);
             t506 = 0;
           }
           int32_t t507;
-          if ((uint64_t)(int64_t)t481 < (uint64_t)v_x1082_n) {
-            t507 = v_x1082_d[t481];
+          if ((uint64_t)(int64_t)t481 < (uint64_t)v_x1097_n) {
+            t507 = v_x1097_d[t481];
           } else {
-            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x1082_n, 0.0, 1);
+            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x1097_n, 0.0, 1);
             t507 = 0;
           }
           int32_t t509 = rt_sub_i(t479, t507);
           int32_t t510;
-          if ((uint64_t)(int64_t)t481 < (uint64_t)v_x1083_n) {
-            t510 = v_x1083_d[t481];
+          if ((uint64_t)(int64_t)t481 < (uint64_t)v_x1098_n) {
+            t510 = v_x1098_d[t481];
           } else {
-            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x1083_n, 0.0, 2);
+            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x1098_n, 0.0, 2);
             t510 = 0;
           }
           int32_t t512 = rt_mul_i(t509, t510);
           int32_t t514 = rt_add_i(t506, t512);
           int32_t t515;
-          if ((uint64_t)(int64_t)t514 < (uint64_t)v_x1080) {
+          if ((uint64_t)(int64_t)t514 < (uint64_t)v_x1095) {
             t515 = t514;
           } else {
-            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t514, v_x1080, 0.0, 3);
+            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t514, v_x1095, 0.0, 3);
             t515 = 0;
           }
-          uint8_t t517 = rt_lt_i(t515, (int32_t)v_x1078_n);
+          uint8_t t517 = rt_lt_i(t515, (int32_t)v_x1093_n);
           int32_t t518;
           if (t517) {
             int32_t t519;
-            if ((uint64_t)(int64_t)t515 < (uint64_t)v_x1078_n) {
-              t519 = v_x1078_d[t515];
+            if ((uint64_t)(int64_t)t515 < (uint64_t)v_x1093_n) {
+              t519 = v_x1093_d[t515];
             } else {
-              NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t515, v_x1078_n, 0.0, 4);
+              NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t515, v_x1093_n, 0.0, 4);
               t519 = 0;
             }
             t518 = t519;
           } else {
-            int32_t t521 = rt_sub_i(t515, (int32_t)v_x1078_n);
+            int32_t t521 = rt_sub_i(t515, (int32_t)v_x1093_n);
             int32_t t522;
-            if ((uint64_t)(int64_t)t521 < (uint64_t)v_x1079_n) {
-              t522 = v_x1079_d[t521];
+            if ((uint64_t)(int64_t)t521 < (uint64_t)v_x1094_n) {
+              t522 = v_x1094_d[t521];
             } else {
-              NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t521, v_x1079_n, 0.0, 5);
+              NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t521, v_x1094_n, 0.0, 5);
               t522 = 0;
             }
             t518 = t522;
           }
         }
-        v_x1088_d[t478] = t499;
+        v_x1104_d[t478] = t499;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1088 = v_x1088;
+  *out_v_x1104 = v_x1104;
   return;
 fail:
-  rt_release(v_x1088);
+  rt_release(v_x1104);
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1078_d; int64_t v_x1078_n;
-  int32_t *v_x1079_d; int64_t v_x1079_n;
-  int32_t v_x1080;
-  const int64_t *v_sd_1089_off; int64_t v_sd_1089_n;
-  int32_t *v_x1082_d; int64_t v_x1082_n;
-  int32_t *v_x1083_d; int64_t v_x1083_n;
-  int32_t *v_x1084_d; int64_t v_x1084_n;
-  int32_t *v_x1088_d; int64_t v_x1088_n;
+  int32_t *v_x1093_d; int64_t v_x1093_n;
+  int32_t *v_x1094_d; int64_t v_x1094_n;
+  int32_t v_x1095;
+  const int64_t *v_sd_1105_off; int64_t v_sd_1105_n;
+  int32_t *v_x1097_d; int64_t v_x1097_n;
+  int32_t *v_x1098_d; int64_t v_x1098_n;
+  int32_t *v_x1099_d; int64_t v_x1099_n;
+  int32_t *v_x1104_d; int64_t v_x1104_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -2623,85 +2623,85 @@ struct K12_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t524 = 0; /* nonzero: a check below failed */
-    int t525 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1084_n;
-    int32_t t523 = t525 ? A.v_x1084_d[sx] : 0;
+    int t525 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1099_n;
+    int32_t t523 = t525 ? A.v_x1099_d[sx] : 0;
     t524 |= !t525;
-    int t527 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1082_n;
-    int32_t t526 = t527 ? A.v_x1082_d[sx] : 0;
+    int t527 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1097_n;
+    int32_t t526 = t527 ? A.v_x1097_d[sx] : 0;
     t524 |= !t527;
     int32_t t529 = rt_sub_i(ix, t526);
-    int t531 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1083_n;
-    int32_t t530 = t531 ? A.v_x1083_d[sx] : 0;
+    int t531 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1098_n;
+    int32_t t530 = t531 ? A.v_x1098_d[sx] : 0;
     t524 |= !t531;
     int32_t t533 = rt_mul_i(t529, t530);
     int32_t t535 = rt_add_i(t523, t533);
-    int t537 = (uint64_t)(int64_t)t535 < (uint64_t)A.v_x1080;
+    int t537 = (uint64_t)(int64_t)t535 < (uint64_t)A.v_x1095;
     int32_t t536 = t537 ? t535 : 0;
     t524 |= !t537;
-    uint8_t t539 = rt_lt_i(t536, (int32_t)A.v_x1078_n);
+    uint8_t t539 = rt_lt_i(t536, (int32_t)A.v_x1093_n);
     int32_t t540;
     if (t539) {
-      int t542 = (uint64_t)(int64_t)t536 < (uint64_t)A.v_x1078_n;
-      int32_t t541 = t542 ? A.v_x1078_d[t536] : 0;
+      int t542 = (uint64_t)(int64_t)t536 < (uint64_t)A.v_x1093_n;
+      int32_t t541 = t542 ? A.v_x1093_d[t536] : 0;
       t524 |= !t542;
       t540 = t541;
     } else {
-      int32_t t544 = rt_sub_i(t536, (int32_t)A.v_x1078_n);
-      int t546 = (uint64_t)(int64_t)t544 < (uint64_t)A.v_x1079_n;
-      int32_t t545 = t546 ? A.v_x1079_d[t544] : 0;
+      int32_t t544 = rt_sub_i(t536, (int32_t)A.v_x1093_n);
+      int t546 = (uint64_t)(int64_t)t544 < (uint64_t)A.v_x1094_n;
+      int32_t t545 = t546 ? A.v_x1094_d[t544] : 0;
       t524 |= !t546;
       t540 = t545;
     }
     if (__builtin_expect(t524 != 0, 0)) { /* again, recording the error */
       int32_t t547;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1084_n) {
-        t547 = A.v_x1084_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1099_n) {
+        t547 = A.v_x1099_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1084_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1099_n, 0.0, 0);
         t547 = 0;
       }
       int32_t t548;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1082_n) {
-        t548 = A.v_x1082_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1097_n) {
+        t548 = A.v_x1097_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1082_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1097_n, 0.0, 1);
         t548 = 0;
       }
       int32_t t550 = rt_sub_i(ix, t548);
       int32_t t551;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1083_n) {
-        t551 = A.v_x1083_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1098_n) {
+        t551 = A.v_x1098_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1083_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1098_n, 0.0, 2);
         t551 = 0;
       }
       int32_t t553 = rt_mul_i(t550, t551);
       int32_t t555 = rt_add_i(t547, t553);
       int32_t t556;
-      if ((uint64_t)(int64_t)t555 < (uint64_t)A.v_x1080) {
+      if ((uint64_t)(int64_t)t555 < (uint64_t)A.v_x1095) {
         t556 = t555;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, A.v_x1080, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, A.v_x1095, 0.0, 3);
         t556 = 0;
       }
-      uint8_t t558 = rt_lt_i(t556, (int32_t)A.v_x1078_n);
+      uint8_t t558 = rt_lt_i(t556, (int32_t)A.v_x1093_n);
       int32_t t559;
       if (t558) {
         int32_t t560;
-        if ((uint64_t)(int64_t)t556 < (uint64_t)A.v_x1078_n) {
-          t560 = A.v_x1078_d[t556];
+        if ((uint64_t)(int64_t)t556 < (uint64_t)A.v_x1093_n) {
+          t560 = A.v_x1093_d[t556];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, A.v_x1078_n, 0.0, 4);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, A.v_x1093_n, 0.0, 4);
           t560 = 0;
         }
         t559 = t560;
       } else {
-        int32_t t562 = rt_sub_i(t556, (int32_t)A.v_x1078_n);
+        int32_t t562 = rt_sub_i(t556, (int32_t)A.v_x1093_n);
         int32_t t563;
-        if ((uint64_t)(int64_t)t562 < (uint64_t)A.v_x1079_n) {
-          t563 = A.v_x1079_d[t562];
+        if ((uint64_t)(int64_t)t562 < (uint64_t)A.v_x1094_n) {
+          t563 = A.v_x1094_d[t562];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t562, A.v_x1079_n, 0.0, 5);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t562, A.v_x1094_n, 0.0, 5);
           t563 = 0;
         }
         t559 = t563;
@@ -2713,52 +2713,52 @@ struct K12_0_pull {
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1088_d[i] = v.v0;
+    A.v_x1104_d[i] = v.v0;
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1078, RtValue *v_x1079, int32_t v_x1080, RtValue *v_sd_1089, RtValue *v_x1082, RtValue *v_x1083, RtValue *v_x1084, RtValue **out_v_x1088) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1093, RtValue *v_x1094, int32_t v_x1095, RtValue *v_sd_1105, RtValue *v_x1097, RtValue *v_x1098, RtValue *v_x1099, RtValue **out_v_x1104) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1078_d = v_x1078->data.i;
-  A.v_x1078_n = v_x1078->len;
-  A.v_x1079_d = v_x1079->data.i;
-  A.v_x1079_n = v_x1079->len;
-  A.v_x1080 = v_x1080;
-  A.v_sd_1089_off = rtg_seg_offsets(v_sd_1089);
-  A.v_sd_1089_n = v_sd_1089->len;
-  A.v_x1082_d = v_x1082->data.i;
-  A.v_x1082_n = v_x1082->len;
-  A.v_x1083_d = v_x1083->data.i;
-  A.v_x1083_n = v_x1083->len;
-  A.v_x1084_d = v_x1084->data.i;
-  A.v_x1084_n = v_x1084->len;
-  RtValue *v_x1088 = NULL;
+  A.v_x1093_d = v_x1093->data.i;
+  A.v_x1093_n = v_x1093->len;
+  A.v_x1094_d = v_x1094->data.i;
+  A.v_x1094_n = v_x1094->len;
+  A.v_x1095 = v_x1095;
+  A.v_sd_1105_off = rtg_seg_offsets(v_sd_1105);
+  A.v_sd_1105_n = v_sd_1105->len;
+  A.v_x1097_d = v_x1097->data.i;
+  A.v_x1097_n = v_x1097->len;
+  A.v_x1098_d = v_x1098->data.i;
+  A.v_x1098_n = v_x1098->len;
+  A.v_x1099_d = v_x1099->data.i;
+  A.v_x1099_n = v_x1099->len;
+  RtValue *v_x1104 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t564 = rtg_seg_total(v_sd_1089);
-    v_x1088 = rtg_vec_new(RT_INT, t564);
-    A.v_x1088_d = v_x1088->data.i;
-    A.v_x1088_n = v_x1088->len;
-    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1089, t564);
+    const int64_t t564 = rtg_seg_total(v_sd_1105);
+    v_x1104 = rtg_vec_new(RT_INT, t564);
+    A.v_x1104_d = v_x1104->data.i;
+    A.v_x1104_n = v_x1104->len;
+    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1105, t564);
   }
-  *out_v_x1088 = v_x1088;
+  *out_v_x1104 = v_x1104;
   return;
 fail:
-  rt_release(v_x1088);
+  rt_release(v_x1104);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1078, RtValue *v_x1079, int32_t v_x1080, RtValue *v_sd_1089, RtValue *v_x1082, RtValue *v_x1083, RtValue *v_x1084, RtValue **out_v_x1088) {
-  RtValue *vals[] = {v_x1078, v_x1079, v_sd_1089, v_x1082, v_x1083, v_x1084};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1093, RtValue *v_x1094, int32_t v_x1095, RtValue *v_sd_1105, RtValue *v_x1097, RtValue *v_x1098, RtValue *v_x1099, RtValue **out_v_x1104) {
+  RtValue *vals[] = {v_x1093, v_x1094, v_sd_1105, v_x1097, v_x1098, v_x1099};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K12_host(err, loc, run, v_x1078, v_x1079, v_x1080, v_sd_1089, v_x1082, v_x1083, v_x1084, out_v_x1088);
+    K12_host(err, loc, run, v_x1093, v_x1094, v_x1095, v_sd_1105, v_x1097, v_x1098, v_x1099, out_v_x1104);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x1078, v_x1079, v_x1080, v_sd_1089, v_x1082, v_x1083, v_x1084, out_v_x1088);
+    K12_gpu(err, loc, run, v_x1093, v_x1094, v_x1095, v_sd_1105, v_x1097, v_x1098, v_x1099, out_v_x1104);
   }
 }
 
@@ -3416,57 +3416,57 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue
 }
 
 /* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int32_t v_x1102, RtValue **out_v_x1105, RtValue **out_v_x1110, RtValue **out_v_x1112, RtValue **out_v_x1125, RtValue **out_v_x1126) {
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145, int32_t v_x1120, RtValue **out_v_x1123, RtValue **out_v_x1128, RtValue **out_v_x1130, RtValue **out_v_x1143, RtValue **out_v_x1144) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1127_off = rt_seg_offsets(v_sd_1127);
-  const int64_t v_sd_1127_n = v_sd_1127->len;
-  RtValue *v_x1105 = NULL;
-  RtValue *v_x1110 = NULL;
-  RtValue *v_x1111 = NULL;
-  RtValue *v_x1112 = NULL;
-  RtValue *v_x1113 = NULL;
-  RtValue *v_x1125 = NULL;
-  RtValue *v_x1126 = NULL;
+  const int64_t *v_sd_1145_off = rt_seg_offsets(v_sd_1145);
+  const int64_t v_sd_1145_n = v_sd_1145->len;
+  RtValue *v_x1123 = NULL;
+  RtValue *v_x1128 = NULL;
+  RtValue *v_x1129 = NULL;
+  RtValue *v_x1130 = NULL;
+  RtValue *v_x1131 = NULL;
+  RtValue *v_x1143 = NULL;
+  RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t710 = v_x1102;
+    const int64_t t710 = v_x1120;
     if (t710 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t710, 0.0, 0);
       goto fail;
     }
-    v_x1105 = rt_value_new(rt_vec_type(RT_BOOL), t710);
-    uint8_t *v_x1105_d = v_x1105->data.b;
-    const int64_t v_x1105_n = v_x1105->len;
+    v_x1123 = rt_value_new(rt_vec_type(RT_BOOL), t710);
+    uint8_t *v_x1123_d = v_x1123->data.b;
+    const int64_t v_x1123_n = v_x1123->len;
     RT_PARALLEL_FOR_IF(t710 >= RT_PARALLEL_MIN)
     for (int64_t t711 = 0; t711 < t710; t711++) {
       const int32_t t712 = (int32_t)t711;
       int t714 = 0; /* nonzero: a check below failed */
-      int t715 = (uint64_t)(int64_t)t712 < (uint64_t)v_sd_1127_n;
-      int32_t t713 = t715 ? (int32_t)(v_sd_1127_off[t712 + 1] - v_sd_1127_off[t712]) : 0;
+      int t715 = (uint64_t)(int64_t)t712 < (uint64_t)v_sd_1145_n;
+      int32_t t713 = t715 ? (int32_t)(v_sd_1145_off[t712 + 1] - v_sd_1145_off[t712]) : 0;
       t714 |= !t715;
       uint8_t t717 = rt_le_i(t713, 1);
       if (__builtin_expect(t714 != 0, 0)) { /* again, recording the error */
         int32_t t718;
-        if ((uint64_t)(int64_t)t712 < (uint64_t)v_sd_1127_n) {
-          t718 = (int32_t)(v_sd_1127_off[t712 + 1] - v_sd_1127_off[t712]);
+        if ((uint64_t)(int64_t)t712 < (uint64_t)v_sd_1145_n) {
+          t718 = (int32_t)(v_sd_1145_off[t712 + 1] - v_sd_1145_off[t712]);
         } else {
-          NESSIE_RECORD(err, t711, RT_CHECK_INDEX, 0, 0, RT_GATHER, t712, v_sd_1127_n, 0.0, 1);
+          NESSIE_RECORD(err, t711, RT_CHECK_INDEX, 0, 0, RT_GATHER, t712, v_sd_1145_n, 0.0, 1);
           t718 = 0;
         }
         uint8_t t720 = rt_le_i(t718, 1);
       }
-      v_x1105_d[t711] = t717;
+      v_x1123_d[t711] = t717;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1105_d = v_x1105->data.b;
-    const int64_t v_x1105_n = v_x1105->len;
+    uint8_t *v_x1123_d = v_x1123->data.b;
+    const int64_t v_x1123_n = v_x1123->len;
     /* PARTITION */
     {
-      const int64_t t721 = v_x1102;
+      const int64_t t721 = v_x1120;
       if (t721 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t721, 0.0, 2);
         goto fail;
@@ -3483,16 +3483,16 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127,
           int32_t t725x0;
           uint8_t t725x1;
           int t729 = 0; /* nonzero: a check below failed */
-          int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1127_n;
-          int32_t t728 = t730 ? (int32_t)(v_sd_1127_off[t727 + 1] - v_sd_1127_off[t727]) : 0;
+          int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1145_n;
+          int32_t t728 = t730 ? (int32_t)(v_sd_1145_off[t727 + 1] - v_sd_1145_off[t727]) : 0;
           t729 |= !t730;
           uint8_t t732 = rt_le_i(t728, 1);
           if (__builtin_expect(t729 != 0, 0)) { /* again, recording the error */
             int32_t t733;
-            if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1127_n) {
-              t733 = (int32_t)(v_sd_1127_off[t727 + 1] - v_sd_1127_off[t727]);
+            if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1145_n) {
+              t733 = (int32_t)(v_sd_1145_off[t727 + 1] - v_sd_1145_off[t727]);
             } else {
-              NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1127_n, 0.0, 3);
+              NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1145_n, 0.0, 3);
               t733 = 0;
             }
             uint8_t t735 = rt_le_i(t733, 1);
@@ -3517,18 +3517,18 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127,
         t724[t725] = t737;
         t737 += k;
       }
-      v_x1110 = rt_value_new(rt_vec_type(RT_INT), t737);
-      int32_t *v_x1110_d = v_x1110->data.i;
-      const int64_t v_x1110_n = v_x1110->len;
-      v_x1111 = rt_value_new(rt_vec_type(RT_BOOL), t737);
-      uint8_t *v_x1111_d = v_x1111->data.b;
-      const int64_t v_x1111_n = v_x1111->len;
-      v_x1112 = rt_value_new(rt_vec_type(RT_INT), (t721 - t737));
-      int32_t *v_x1112_d = v_x1112->data.i;
-      const int64_t v_x1112_n = v_x1112->len;
-      v_x1113 = rt_value_new(rt_vec_type(RT_BOOL), (t721 - t737));
-      uint8_t *v_x1113_d = v_x1113->data.b;
-      const int64_t v_x1113_n = v_x1113->len;
+      v_x1128 = rt_value_new(rt_vec_type(RT_INT), t737);
+      int32_t *v_x1128_d = v_x1128->data.i;
+      const int64_t v_x1128_n = v_x1128->len;
+      v_x1129 = rt_value_new(rt_vec_type(RT_BOOL), t737);
+      uint8_t *v_x1129_d = v_x1129->data.b;
+      const int64_t v_x1129_n = v_x1129->len;
+      v_x1130 = rt_value_new(rt_vec_type(RT_INT), (t721 - t737));
+      int32_t *v_x1130_d = v_x1130->data.i;
+      const int64_t v_x1130_n = v_x1130->len;
+      v_x1131 = rt_value_new(rt_vec_type(RT_BOOL), (t721 - t737));
+      uint8_t *v_x1131_d = v_x1131->data.b;
+      const int64_t v_x1131_n = v_x1131->len;
       RT_PARALLEL_FOR_IF(t722 > 1)
       for (int64_t t725 = 0; t725 < t722; t725++) {
         int64_t at = t724[t725];
@@ -3539,16 +3539,16 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127,
           int32_t t725y0;
           uint8_t t725y1;
           int t739 = 0; /* nonzero: a check below failed */
-          int t740 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1127_n;
-          int32_t t738 = t740 ? (int32_t)(v_sd_1127_off[t727 + 1] - v_sd_1127_off[t727]) : 0;
+          int t740 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1145_n;
+          int32_t t738 = t740 ? (int32_t)(v_sd_1145_off[t727 + 1] - v_sd_1145_off[t727]) : 0;
           t739 |= !t740;
           uint8_t t742 = rt_le_i(t738, 1);
           if (__builtin_expect(t739 != 0, 0)) { /* again, recording the error */
             int32_t t743;
-            if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1127_n) {
-              t743 = (int32_t)(v_sd_1127_off[t727 + 1] - v_sd_1127_off[t727]);
+            if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1145_n) {
+              t743 = (int32_t)(v_sd_1145_off[t727 + 1] - v_sd_1145_off[t727]);
             } else {
-              NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1127_n, 0.0, 4);
+              NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1145_n, 0.0, 4);
               t743 = 0;
             }
             uint8_t t745 = rt_le_i(t743, 1);
@@ -3556,12 +3556,12 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127,
           t725y0 = t727;
           t725y1 = t742;
           if (t723[t726]) {
-            v_x1110_d[at] = t725y0;
-            v_x1111_d[at] = t725y1;
+            v_x1128_d[at] = t725y0;
+            v_x1129_d[at] = t725y1;
             at++;
           } else {
-            v_x1112_d[at_not] = t725y0;
-            v_x1113_d[at_not] = t725y1;
+            v_x1130_d[at_not] = t725y0;
+            v_x1131_d[at_not] = t725y1;
             at_not++;
           }
         }
@@ -3572,17 +3572,17 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127,
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1110_d = v_x1110->data.i;
-      const int64_t v_x1110_n = v_x1110->len;
-      uint8_t *v_x1111_d = v_x1111->data.b;
-      const int64_t v_x1111_n = v_x1111->len;
-      int32_t *v_x1112_d = v_x1112->data.i;
-      const int64_t v_x1112_n = v_x1112->len;
-      uint8_t *v_x1113_d = v_x1113->data.b;
-      const int64_t v_x1113_n = v_x1113->len;
+      int32_t *v_x1128_d = v_x1128->data.i;
+      const int64_t v_x1128_n = v_x1128->len;
+      uint8_t *v_x1129_d = v_x1129->data.b;
+      const int64_t v_x1129_n = v_x1129->len;
+      int32_t *v_x1130_d = v_x1130->data.i;
+      const int64_t v_x1130_n = v_x1130->len;
+      uint8_t *v_x1131_d = v_x1131->data.b;
+      const int64_t v_x1131_n = v_x1131->len;
       /* SCAN */
       {
-        const int64_t t746 = v_x1102;
+        const int64_t t746 = v_x1120;
         if (t746 < 0) {
           NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t746, 0.0, 5);
           goto fail;
@@ -3602,8 +3602,8 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127,
             int32_t t750x0;
             int32_t t750x1;
             int t754 = 0; /* nonzero: a check below failed */
-            int t755 = (uint64_t)(int64_t)t752 < (uint64_t)v_sd_1127_n;
-            int32_t t753 = t755 ? (int32_t)(v_sd_1127_off[t752 + 1] - v_sd_1127_off[t752]) : 0;
+            int t755 = (uint64_t)(int64_t)t752 < (uint64_t)v_sd_1145_n;
+            int32_t t753 = t755 ? (int32_t)(v_sd_1145_off[t752 + 1] - v_sd_1145_off[t752]) : 0;
             t754 |= !t755;
             uint8_t t757 = rt_le_i(t753, 1);
             int32_t t759 = rt_btoi_b(t757);
@@ -3611,10 +3611,10 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127,
             int32_t t763 = rt_btoi_b(t761);
             if (__builtin_expect(t754 != 0, 0)) { /* again, recording the error */
               int32_t t764;
-              if ((uint64_t)(int64_t)t752 < (uint64_t)v_sd_1127_n) {
-                t764 = (int32_t)(v_sd_1127_off[t752 + 1] - v_sd_1127_off[t752]);
+              if ((uint64_t)(int64_t)t752 < (uint64_t)v_sd_1145_n) {
+                t764 = (int32_t)(v_sd_1145_off[t752 + 1] - v_sd_1145_off[t752]);
               } else {
-                NESSIE_RECORD(err, t751, RT_CHECK_INDEX, 0, 0, RT_GATHER, t752, v_sd_1127_n, 0.0, 6);
+                NESSIE_RECORD(err, t751, RT_CHECK_INDEX, 0, 0, RT_GATHER, t752, v_sd_1145_n, 0.0, 6);
                 t764 = 0;
               }
               uint8_t t766 = rt_le_i(t764, 1);
@@ -3646,12 +3646,12 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127,
           t750t0 = t780;
           t750t1 = t782;
         }
-        v_x1125 = rt_value_new(rt_vec_type(RT_INT), t746);
-        int32_t *v_x1125_d = v_x1125->data.i;
-        const int64_t v_x1125_n = v_x1125->len;
-        v_x1126 = rt_value_new(rt_vec_type(RT_INT), t746);
-        int32_t *v_x1126_d = v_x1126->data.i;
-        const int64_t v_x1126_n = v_x1126->len;
+        v_x1143 = rt_value_new(rt_vec_type(RT_INT), t746);
+        int32_t *v_x1143_d = v_x1143->data.i;
+        const int64_t v_x1143_n = v_x1143->len;
+        v_x1144 = rt_value_new(rt_vec_type(RT_INT), t746);
+        int32_t *v_x1144_d = v_x1144->data.i;
+        const int64_t v_x1144_n = v_x1144->len;
         RT_PARALLEL_FOR_IF(t747 > 1)
         for (int64_t t750 = 0; t750 < t747; t750++) {
           int32_t t750p0;
@@ -3661,13 +3661,13 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127,
           const int64_t t750_end = (t750 + 1) * RT_CHUNK < t746 ? (t750 + 1) * RT_CHUNK : t746;
           for (int64_t t751 = t750 * RT_CHUNK; t751 < t750_end; t751++) {
             const int32_t t752 = (int32_t)t751;
-            v_x1125_d[t751] = t750p0;
-            v_x1126_d[t751] = t750p1;
+            v_x1143_d[t751] = t750p0;
+            v_x1144_d[t751] = t750p1;
             int32_t t750y0;
             int32_t t750y1;
             int t784 = 0; /* nonzero: a check below failed */
-            int t785 = (uint64_t)(int64_t)t752 < (uint64_t)v_sd_1127_n;
-            int32_t t783 = t785 ? (int32_t)(v_sd_1127_off[t752 + 1] - v_sd_1127_off[t752]) : 0;
+            int t785 = (uint64_t)(int64_t)t752 < (uint64_t)v_sd_1145_n;
+            int32_t t783 = t785 ? (int32_t)(v_sd_1145_off[t752 + 1] - v_sd_1145_off[t752]) : 0;
             t784 |= !t785;
             uint8_t t787 = rt_le_i(t783, 1);
             int32_t t789 = rt_btoi_b(t787);
@@ -3675,10 +3675,10 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127,
             int32_t t793 = rt_btoi_b(t791);
             if (__builtin_expect(t784 != 0, 0)) { /* again, recording the error */
               int32_t t794;
-              if ((uint64_t)(int64_t)t752 < (uint64_t)v_sd_1127_n) {
-                t794 = (int32_t)(v_sd_1127_off[t752 + 1] - v_sd_1127_off[t752]);
+              if ((uint64_t)(int64_t)t752 < (uint64_t)v_sd_1145_n) {
+                t794 = (int32_t)(v_sd_1145_off[t752 + 1] - v_sd_1145_off[t752]);
               } else {
-                NESSIE_RECORD(err, t751, RT_CHECK_INDEX, 0, 0, RT_GATHER, t752, v_sd_1127_n, 0.0, 7);
+                NESSIE_RECORD(err, t751, RT_CHECK_INDEX, 0, 0, RT_GATHER, t752, v_sd_1145_n, 0.0, 7);
                 t794 = 0;
               }
               uint8_t t796 = rt_le_i(t794, 1);
@@ -3701,37 +3701,37 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127,
         goto fail;
     }
   }
-  *out_v_x1105 = v_x1105;
-  *out_v_x1110 = v_x1110;
-  *out_v_x1112 = v_x1112;
-  *out_v_x1125 = v_x1125;
-  *out_v_x1126 = v_x1126;
-  rt_release(v_x1111);
-  rt_release(v_x1113);
+  *out_v_x1123 = v_x1123;
+  *out_v_x1128 = v_x1128;
+  *out_v_x1130 = v_x1130;
+  *out_v_x1143 = v_x1143;
+  *out_v_x1144 = v_x1144;
+  rt_release(v_x1129);
+  rt_release(v_x1131);
   return;
 fail:
-  rt_release(v_x1105);
-  rt_release(v_x1110);
-  rt_release(v_x1111);
-  rt_release(v_x1112);
-  rt_release(v_x1113);
-  rt_release(v_x1125);
-  rt_release(v_x1126);
+  rt_release(v_x1123);
+  rt_release(v_x1128);
+  rt_release(v_x1129);
+  rt_release(v_x1130);
+  rt_release(v_x1131);
+  rt_release(v_x1143);
+  rt_release(v_x1144);
 }
 
 /* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K16_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1127_off; int64_t v_sd_1127_n;
-  int32_t v_x1102;
-  uint8_t *v_x1105_d; int64_t v_x1105_n;
-  int32_t *v_x1110_d; int64_t v_x1110_n;
-  uint8_t *v_x1111_d; int64_t v_x1111_n;
-  int32_t *v_x1112_d; int64_t v_x1112_n;
-  uint8_t *v_x1113_d; int64_t v_x1113_n;
-  int32_t *v_x1125_d; int64_t v_x1125_n;
-  int32_t *v_x1126_d; int64_t v_x1126_n;
+  const int64_t *v_sd_1145_off; int64_t v_sd_1145_n;
+  int32_t v_x1120;
+  uint8_t *v_x1123_d; int64_t v_x1123_n;
+  int32_t *v_x1128_d; int64_t v_x1128_n;
+  uint8_t *v_x1129_d; int64_t v_x1129_n;
+  int32_t *v_x1130_d; int64_t v_x1130_n;
+  uint8_t *v_x1131_d; int64_t v_x1131_n;
+  int32_t *v_x1143_d; int64_t v_x1143_n;
+  int32_t *v_x1144_d; int64_t v_x1144_n;
 };
 struct alignas(8) K16_0_V {
   uint8_t v0;
@@ -3742,16 +3742,16 @@ struct K16_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t808 = 0; /* nonzero: a check below failed */
-    int t809 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1127_n;
-    int32_t t807 = t809 ? (int32_t)(A.v_sd_1127_off[ix + 1] - A.v_sd_1127_off[ix]) : 0;
+    int t809 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1145_n;
+    int32_t t807 = t809 ? (int32_t)(A.v_sd_1145_off[ix + 1] - A.v_sd_1145_off[ix]) : 0;
     t808 |= !t809;
     uint8_t t811 = rt_le_i(t807, 1);
     if (__builtin_expect(t808 != 0, 0)) { /* again, recording the error */
       int32_t t812;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1127_n) {
-        t812 = (int32_t)(A.v_sd_1127_off[ix + 1] - A.v_sd_1127_off[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1145_n) {
+        t812 = (int32_t)(A.v_sd_1145_off[ix + 1] - A.v_sd_1145_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1127_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1145_n, 0.0, 0);
         t812 = 0;
       }
       uint8_t t814 = rt_le_i(t812, 1);
@@ -3762,7 +3762,7 @@ struct K16_0_pull {
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1105_d[i] = v.v0;
+    A.v_x1123_d[i] = v.v0;
   }
 };
 struct alignas(8) K16_1_V {
@@ -3775,16 +3775,16 @@ struct K16_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t816 = 0; /* nonzero: a check below failed */
-    int t817 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1127_n;
-    int32_t t815 = t817 ? (int32_t)(A.v_sd_1127_off[ix + 1] - A.v_sd_1127_off[ix]) : 0;
+    int t817 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1145_n;
+    int32_t t815 = t817 ? (int32_t)(A.v_sd_1145_off[ix + 1] - A.v_sd_1145_off[ix]) : 0;
     t816 |= !t817;
     uint8_t t819 = rt_le_i(t815, 1);
     if (__builtin_expect(t816 != 0, 0)) { /* again, recording the error */
       int32_t t820;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1127_n) {
-        t820 = (int32_t)(A.v_sd_1127_off[ix + 1] - A.v_sd_1127_off[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1145_n) {
+        t820 = (int32_t)(A.v_sd_1145_off[ix + 1] - A.v_sd_1145_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1127_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1145_n, 0.0, 1);
         t820 = 0;
       }
       uint8_t t822 = rt_le_i(t820, 1);
@@ -3795,8 +3795,8 @@ struct K16_1_pull {
 struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1110_d[i] = v.v0;
-    A.v_x1111_d[i] = v.v1;
+    A.v_x1128_d[i] = v.v0;
+    A.v_x1129_d[i] = v.v1;
   }
 };
 struct K16_1_pred {
@@ -3808,8 +3808,8 @@ struct K16_1_pred {
 struct K16_1_other {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1112_d[i] = v.v0;
-    A.v_x1113_d[i] = v.v1;
+    A.v_x1130_d[i] = v.v0;
+    A.v_x1131_d[i] = v.v1;
   }
 };
 struct alignas(8) K16_2_V {
@@ -3822,8 +3822,8 @@ struct K16_2_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t824 = 0; /* nonzero: a check below failed */
-    int t825 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1127_n;
-    int32_t t823 = t825 ? (int32_t)(A.v_sd_1127_off[ix + 1] - A.v_sd_1127_off[ix]) : 0;
+    int t825 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1145_n;
+    int32_t t823 = t825 ? (int32_t)(A.v_sd_1145_off[ix + 1] - A.v_sd_1145_off[ix]) : 0;
     t824 |= !t825;
     uint8_t t827 = rt_le_i(t823, 1);
     int32_t t829 = rt_btoi_b(t827);
@@ -3831,10 +3831,10 @@ struct K16_2_pull {
     int32_t t833 = rt_btoi_b(t831);
     if (__builtin_expect(t824 != 0, 0)) { /* again, recording the error */
       int32_t t834;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1127_n) {
-        t834 = (int32_t)(A.v_sd_1127_off[ix + 1] - A.v_sd_1127_off[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1145_n) {
+        t834 = (int32_t)(A.v_sd_1145_off[ix + 1] - A.v_sd_1145_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1127_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1145_n, 0.0, 2);
         t834 = 0;
       }
       uint8_t t836 = rt_le_i(t834, 1);
@@ -3848,8 +3848,8 @@ struct K16_2_pull {
 struct K16_2_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_2_V &v) const {
-    A.v_x1125_d[i] = v.v0;
-    A.v_x1126_d[i] = v.v1;
+    A.v_x1143_d[i] = v.v0;
+    A.v_x1144_d[i] = v.v1;
   }
 };
 struct K16_2_op {
@@ -3867,199 +3867,199 @@ struct K16_2_ride {
     K16_2_store{A}(i, v);
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int32_t v_x1102, RtValue **out_v_x1105, RtValue **out_v_x1110, RtValue **out_v_x1112, RtValue **out_v_x1125, RtValue **out_v_x1126) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145, int32_t v_x1120, RtValue **out_v_x1123, RtValue **out_v_x1128, RtValue **out_v_x1130, RtValue **out_v_x1143, RtValue **out_v_x1144) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1127_off = rtg_seg_offsets(v_sd_1127);
-  A.v_sd_1127_n = v_sd_1127->len;
-  A.v_x1102 = v_x1102;
-  RtValue *v_x1105 = NULL;
-  RtValue *v_x1110 = NULL;
-  RtValue *v_x1111 = NULL;
-  RtValue *v_x1112 = NULL;
-  RtValue *v_x1113 = NULL;
-  RtValue *v_x1125 = NULL;
-  RtValue *v_x1126 = NULL;
+  A.v_sd_1145_off = rtg_seg_offsets(v_sd_1145);
+  A.v_sd_1145_n = v_sd_1145->len;
+  A.v_x1120 = v_x1120;
+  RtValue *v_x1123 = NULL;
+  RtValue *v_x1128 = NULL;
+  RtValue *v_x1129 = NULL;
+  RtValue *v_x1130 = NULL;
+  RtValue *v_x1131 = NULL;
+  RtValue *v_x1143 = NULL;
+  RtValue *v_x1144 = NULL;
   /* MAP */
   {
-    const int64_t t847 = v_x1102;
+    const int64_t t847 = v_x1120;
     if (t847 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t847, 0.0, run, 3};
       goto fail;
     }
-    v_x1105 = rtg_vec_new(RT_BOOL, t847);
-    A.v_x1105_d = v_x1105->data.b;
-    A.v_x1105_n = v_x1105->len;
+    v_x1123 = rtg_vec_new(RT_BOOL, t847);
+    A.v_x1123_d = v_x1123->data.b;
+    A.v_x1123_n = v_x1123->len;
     /* computed in the launch of SOAC 2 (K16_2_ride) */
   }
   /* PARTITION */
   int64_t *t848, t849; /* the slot of its count, its size */
   {
-    const int64_t t850 = v_x1102;
+    const int64_t t850 = v_x1120;
     if (t850 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t850, 0.0, run, 4};
       goto fail;
     }
-    v_x1110 = rtg_vec_new(RT_INT, t850);
-    A.v_x1110_d = v_x1110->data.i;
-    A.v_x1110_n = v_x1110->len;
-    v_x1111 = rtg_vec_new(RT_BOOL, t850);
-    A.v_x1111_d = v_x1111->data.b;
-    A.v_x1111_n = v_x1111->len;
-    v_x1112 = rtg_vec_new(RT_INT, t850);
-    A.v_x1112_d = v_x1112->data.i;
-    A.v_x1112_n = v_x1112->len;
-    v_x1113 = rtg_vec_new(RT_BOOL, t850);
-    A.v_x1113_d = v_x1113->data.b;
-    A.v_x1113_n = v_x1113->len;
+    v_x1128 = rtg_vec_new(RT_INT, t850);
+    A.v_x1128_d = v_x1128->data.i;
+    A.v_x1128_n = v_x1128->len;
+    v_x1129 = rtg_vec_new(RT_BOOL, t850);
+    A.v_x1129_d = v_x1129->data.b;
+    A.v_x1129_n = v_x1129->len;
+    v_x1130 = rtg_vec_new(RT_INT, t850);
+    A.v_x1130_d = v_x1130->data.i;
+    A.v_x1130_n = v_x1130->len;
+    v_x1131 = rtg_vec_new(RT_BOOL, t850);
+    A.v_x1131_d = v_x1131->data.b;
+    A.v_x1131_n = v_x1131->len;
     t849 = t850;
     t848 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t850, K16_1_store{A}, K16_1_other{A}, true);
   }
   {
     const int64_t t851 = rtg::filter_count(t848);
-    v_x1110 = rtg_vec_fit(v_x1110, t851);
-    A.v_x1110_d = v_x1110->data.i;
-    A.v_x1110_n = v_x1110->len;
-    v_x1111 = rtg_vec_fit(v_x1111, t851);
-    A.v_x1111_d = v_x1111->data.b;
-    A.v_x1111_n = v_x1111->len;
-    v_x1112 = rtg_vec_fit(v_x1112, t849 - t851);
-    A.v_x1112_d = v_x1112->data.i;
-    A.v_x1112_n = v_x1112->len;
-    v_x1113 = rtg_vec_fit(v_x1113, t849 - t851);
-    A.v_x1113_d = v_x1113->data.b;
-    A.v_x1113_n = v_x1113->len;
+    v_x1128 = rtg_vec_fit(v_x1128, t851);
+    A.v_x1128_d = v_x1128->data.i;
+    A.v_x1128_n = v_x1128->len;
+    v_x1129 = rtg_vec_fit(v_x1129, t851);
+    A.v_x1129_d = v_x1129->data.b;
+    A.v_x1129_n = v_x1129->len;
+    v_x1130 = rtg_vec_fit(v_x1130, t849 - t851);
+    A.v_x1130_d = v_x1130->data.i;
+    A.v_x1130_n = v_x1130->len;
+    v_x1131 = rtg_vec_fit(v_x1131, t849 - t851);
+    A.v_x1131_d = v_x1131->data.b;
+    A.v_x1131_n = v_x1131->len;
   }
   /* SCAN */
   {
-    const int64_t t852 = v_x1102;
+    const int64_t t852 = v_x1120;
     if (t852 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t852, 0.0, run, 5};
       goto fail;
     }
-    v_x1125 = rtg_vec_new(RT_INT, t852);
-    A.v_x1125_d = v_x1125->data.i;
-    A.v_x1125_n = v_x1125->len;
-    v_x1126 = rtg_vec_new(RT_INT, t852);
-    A.v_x1126_d = v_x1126->data.i;
-    A.v_x1126_n = v_x1126->len;
+    v_x1143 = rtg_vec_new(RT_INT, t852);
+    A.v_x1143_d = v_x1143->data.i;
+    A.v_x1143_n = v_x1143->len;
+    v_x1144 = rtg_vec_new(RT_INT, t852);
+    A.v_x1144_d = v_x1144->data.i;
+    A.v_x1144_n = v_x1144->len;
     rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t852, K16_2_ride{A});
   }
-  *out_v_x1105 = v_x1105;
-  *out_v_x1110 = v_x1110;
-  *out_v_x1112 = v_x1112;
-  *out_v_x1125 = v_x1125;
-  *out_v_x1126 = v_x1126;
-  rt_release(v_x1111);
-  rt_release(v_x1113);
+  *out_v_x1123 = v_x1123;
+  *out_v_x1128 = v_x1128;
+  *out_v_x1130 = v_x1130;
+  *out_v_x1143 = v_x1143;
+  *out_v_x1144 = v_x1144;
+  rt_release(v_x1129);
+  rt_release(v_x1131);
   return;
 fail:
-  rt_release(v_x1105);
-  rt_release(v_x1110);
-  rt_release(v_x1111);
-  rt_release(v_x1112);
-  rt_release(v_x1113);
-  rt_release(v_x1125);
-  rt_release(v_x1126);
+  rt_release(v_x1123);
+  rt_release(v_x1128);
+  rt_release(v_x1129);
+  rt_release(v_x1130);
+  rt_release(v_x1131);
+  rt_release(v_x1143);
+  rt_release(v_x1144);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1127, int32_t v_x1102, RtValue **out_v_x1105, RtValue **out_v_x1110, RtValue **out_v_x1112, RtValue **out_v_x1125, RtValue **out_v_x1126) {
-  RtValue *vals[] = {v_sd_1127};
-  const int64_t sizes[] = {(int64_t)v_x1102, (int64_t)v_x1102, (int64_t)v_x1102};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145, int32_t v_x1120, RtValue **out_v_x1123, RtValue **out_v_x1128, RtValue **out_v_x1130, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+  RtValue *vals[] = {v_sd_1145};
+  const int64_t sizes[] = {(int64_t)v_x1120, (int64_t)v_x1120, (int64_t)v_x1120};
   if (rtg_choose_host(vals, 1, sizes, 3)) {
-    K16_host(err, loc, run, v_sd_1127, v_x1102, out_v_x1105, out_v_x1110, out_v_x1112, out_v_x1125, out_v_x1126);
+    K16_host(err, loc, run, v_sd_1145, v_x1120, out_v_x1123, out_v_x1128, out_v_x1130, out_v_x1143, out_v_x1144);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_sd_1127, v_x1102, out_v_x1105, out_v_x1110, out_v_x1112, out_v_x1125, out_v_x1126);
+    K16_gpu(err, loc, run, v_sd_1145, v_x1120, out_v_x1123, out_v_x1128, out_v_x1130, out_v_x1143, out_v_x1144);
   }
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue *v_sd_1136, RtValue *v_sd_1130, RtValue **out_v_x1133, RtValue **out_v_x1134, RtValue **out_v_x1135) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, RtValue *v_sd_1155, RtValue *v_sd_1148, RtValue **out_v_x1152, RtValue **out_v_x1153, RtValue **out_v_x1154) {
   (void)loc;
   (void)run;
-  int32_t *v_x1128_d = v_x1128->data.i;
-  const int64_t v_x1128_n = v_x1128->len;
-  const int64_t *v_sd_1136_off = rt_seg_offsets(v_sd_1136);
-  const int64_t v_sd_1136_n = v_sd_1136->len;
-  const int64_t *v_sd_1130_off = rt_seg_offsets(v_sd_1130);
-  const int64_t v_sd_1130_n = v_sd_1130->len;
-  RtValue *v_x1133 = NULL;
-  RtValue *v_x1134 = NULL;
-  RtValue *v_x1135 = NULL;
+  int32_t *v_x1146_d = v_x1146->data.i;
+  const int64_t v_x1146_n = v_x1146->len;
+  const int64_t *v_sd_1155_off = rt_seg_offsets(v_sd_1155);
+  const int64_t v_sd_1155_n = v_sd_1155->len;
+  const int64_t *v_sd_1148_off = rt_seg_offsets(v_sd_1148);
+  const int64_t v_sd_1148_n = v_sd_1148->len;
+  RtValue *v_x1152 = NULL;
+  RtValue *v_x1153 = NULL;
+  RtValue *v_x1154 = NULL;
   /* MAP */
   {
-    const int64_t t853 = v_x1128_n;
-    v_x1133 = rt_value_new(rt_vec_type(RT_INT), t853);
-    int32_t *v_x1133_d = v_x1133->data.i;
-    const int64_t v_x1133_n = v_x1133->len;
-    v_x1134 = rt_value_new(rt_vec_type(RT_INT), t853);
-    int32_t *v_x1134_d = v_x1134->data.i;
-    const int64_t v_x1134_n = v_x1134->len;
-    v_x1135 = rt_value_new(rt_vec_type(RT_INT), t853);
-    int32_t *v_x1135_d = v_x1135->data.i;
-    const int64_t v_x1135_n = v_x1135->len;
+    const int64_t t853 = v_x1146_n;
+    v_x1152 = rt_value_new(rt_vec_type(RT_INT), t853);
+    int32_t *v_x1152_d = v_x1152->data.i;
+    const int64_t v_x1152_n = v_x1152->len;
+    v_x1153 = rt_value_new(rt_vec_type(RT_INT), t853);
+    int32_t *v_x1153_d = v_x1153->data.i;
+    const int64_t v_x1153_n = v_x1153->len;
+    v_x1154 = rt_value_new(rt_vec_type(RT_INT), t853);
+    int32_t *v_x1154_d = v_x1154->data.i;
+    const int64_t v_x1154_n = v_x1154->len;
     RT_PARALLEL_FOR_IF(t853 >= RT_PARALLEL_MIN)
     for (int64_t t854 = 0; t854 < t853; t854++) {
       const int32_t t855 = (int32_t)t854;
       int t858 = 0; /* nonzero: a check below failed */
-      int32_t t856 = v_x1128_d[t855];
-      int t859 = (uint64_t)(int64_t)t856 < (uint64_t)v_sd_1130_n;
-      int32_t t857 = t859 ? (int32_t)v_sd_1130_off[t856] : 0;
+      int32_t t856 = v_x1146_d[t855];
+      int t859 = (uint64_t)(int64_t)t856 < (uint64_t)v_sd_1148_n;
+      int32_t t857 = t859 ? (int32_t)v_sd_1148_off[t856] : 0;
       t858 |= !t859;
-      int t861 = (uint64_t)(int64_t)t856 < (uint64_t)v_sd_1136_n;
-      int32_t t860 = t861 ? (int32_t)(v_sd_1136_off[t856 + 1] - v_sd_1136_off[t856]) : 0;
+      int t861 = (uint64_t)(int64_t)t856 < (uint64_t)v_sd_1155_n;
+      int32_t t860 = t861 ? (int32_t)(v_sd_1155_off[t856 + 1] - v_sd_1155_off[t856]) : 0;
       t858 |= !t861;
       int32_t t863 = rt_add_i(t857, t860);
       if (__builtin_expect(t858 != 0, 0)) { /* again, recording the error */
-        int32_t t864 = v_x1128_d[t855];
+        int32_t t864 = v_x1146_d[t855];
         int32_t t865;
-        if ((uint64_t)(int64_t)t864 < (uint64_t)v_sd_1130_n) {
-          t865 = (int32_t)v_sd_1130_off[t864];
+        if ((uint64_t)(int64_t)t864 < (uint64_t)v_sd_1148_n) {
+          t865 = (int32_t)v_sd_1148_off[t864];
         } else {
-          NESSIE_RECORD(err, t854, RT_CHECK_INDEX, 0, 0, RT_GATHER, t864, v_sd_1130_n, 0.0, 0);
+          NESSIE_RECORD(err, t854, RT_CHECK_INDEX, 0, 0, RT_GATHER, t864, v_sd_1148_n, 0.0, 0);
           t865 = 0;
         }
         int32_t t866;
-        if ((uint64_t)(int64_t)t864 < (uint64_t)v_sd_1136_n) {
-          t866 = (int32_t)(v_sd_1136_off[t864 + 1] - v_sd_1136_off[t864]);
+        if ((uint64_t)(int64_t)t864 < (uint64_t)v_sd_1155_n) {
+          t866 = (int32_t)(v_sd_1155_off[t864 + 1] - v_sd_1155_off[t864]);
         } else {
-          NESSIE_RECORD(err, t854, RT_CHECK_INDEX, 0, 0, RT_GATHER, t864, v_sd_1136_n, 0.0, 1);
+          NESSIE_RECORD(err, t854, RT_CHECK_INDEX, 0, 0, RT_GATHER, t864, v_sd_1155_n, 0.0, 1);
           t866 = 0;
         }
         int32_t t868 = rt_add_i(t865, t866);
       }
-      v_x1133_d[t854] = t857;
-      v_x1134_d[t854] = t863;
-      v_x1135_d[t854] = 1;
+      v_x1152_d[t854] = t857;
+      v_x1153_d[t854] = t863;
+      v_x1154_d[t854] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1133 = v_x1133;
-  *out_v_x1134 = v_x1134;
-  *out_v_x1135 = v_x1135;
+  *out_v_x1152 = v_x1152;
+  *out_v_x1153 = v_x1153;
+  *out_v_x1154 = v_x1154;
   return;
 fail:
-  rt_release(v_x1133);
-  rt_release(v_x1134);
-  rt_release(v_x1135);
+  rt_release(v_x1152);
+  rt_release(v_x1153);
+  rt_release(v_x1154);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1128_d; int64_t v_x1128_n;
-  const int64_t *v_sd_1136_off; int64_t v_sd_1136_n;
-  const int64_t *v_sd_1130_off; int64_t v_sd_1130_n;
-  int32_t *v_x1133_d; int64_t v_x1133_n;
-  int32_t *v_x1134_d; int64_t v_x1134_n;
-  int32_t *v_x1135_d; int64_t v_x1135_n;
+  int32_t *v_x1146_d; int64_t v_x1146_n;
+  const int64_t *v_sd_1155_off; int64_t v_sd_1155_n;
+  const int64_t *v_sd_1148_off; int64_t v_sd_1148_n;
+  int32_t *v_x1152_d; int64_t v_x1152_n;
+  int32_t *v_x1153_d; int64_t v_x1153_n;
+  int32_t *v_x1154_d; int64_t v_x1154_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
@@ -4072,28 +4072,28 @@ struct K17_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t871 = 0; /* nonzero: a check below failed */
-    int32_t t869 = A.v_x1128_d[ix];
-    int t872 = (uint64_t)(int64_t)t869 < (uint64_t)A.v_sd_1130_n;
-    int32_t t870 = t872 ? (int32_t)A.v_sd_1130_off[t869] : 0;
+    int32_t t869 = A.v_x1146_d[ix];
+    int t872 = (uint64_t)(int64_t)t869 < (uint64_t)A.v_sd_1148_n;
+    int32_t t870 = t872 ? (int32_t)A.v_sd_1148_off[t869] : 0;
     t871 |= !t872;
-    int t874 = (uint64_t)(int64_t)t869 < (uint64_t)A.v_sd_1136_n;
-    int32_t t873 = t874 ? (int32_t)(A.v_sd_1136_off[t869 + 1] - A.v_sd_1136_off[t869]) : 0;
+    int t874 = (uint64_t)(int64_t)t869 < (uint64_t)A.v_sd_1155_n;
+    int32_t t873 = t874 ? (int32_t)(A.v_sd_1155_off[t869 + 1] - A.v_sd_1155_off[t869]) : 0;
     t871 |= !t874;
     int32_t t876 = rt_add_i(t870, t873);
     if (__builtin_expect(t871 != 0, 0)) { /* again, recording the error */
-      int32_t t877 = A.v_x1128_d[ix];
+      int32_t t877 = A.v_x1146_d[ix];
       int32_t t878;
-      if ((uint64_t)(int64_t)t877 < (uint64_t)A.v_sd_1130_n) {
-        t878 = (int32_t)A.v_sd_1130_off[t877];
+      if ((uint64_t)(int64_t)t877 < (uint64_t)A.v_sd_1148_n) {
+        t878 = (int32_t)A.v_sd_1148_off[t877];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, A.v_sd_1130_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, A.v_sd_1148_n, 0.0, 0);
         t878 = 0;
       }
       int32_t t879;
-      if ((uint64_t)(int64_t)t877 < (uint64_t)A.v_sd_1136_n) {
-        t879 = (int32_t)(A.v_sd_1136_off[t877 + 1] - A.v_sd_1136_off[t877]);
+      if ((uint64_t)(int64_t)t877 < (uint64_t)A.v_sd_1155_n) {
+        t879 = (int32_t)(A.v_sd_1155_off[t877 + 1] - A.v_sd_1155_off[t877]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, A.v_sd_1136_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, A.v_sd_1155_n, 0.0, 1);
         t879 = 0;
       }
       int32_t t881 = rt_add_i(t878, t879);
@@ -4104,170 +4104,170 @@ struct K17_0_pull {
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x1133_d[i] = v.v0;
-    A.v_x1134_d[i] = v.v1;
-    A.v_x1135_d[i] = v.v2;
+    A.v_x1152_d[i] = v.v0;
+    A.v_x1153_d[i] = v.v1;
+    A.v_x1154_d[i] = v.v2;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue *v_sd_1136, RtValue *v_sd_1130, RtValue **out_v_x1133, RtValue **out_v_x1134, RtValue **out_v_x1135) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, RtValue *v_sd_1155, RtValue *v_sd_1148, RtValue **out_v_x1152, RtValue **out_v_x1153, RtValue **out_v_x1154) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1128_d = v_x1128->data.i;
-  A.v_x1128_n = v_x1128->len;
-  A.v_sd_1136_off = rtg_seg_offsets(v_sd_1136);
-  A.v_sd_1136_n = v_sd_1136->len;
-  A.v_sd_1130_off = rtg_seg_offsets(v_sd_1130);
-  A.v_sd_1130_n = v_sd_1130->len;
-  RtValue *v_x1133 = NULL;
-  RtValue *v_x1134 = NULL;
-  RtValue *v_x1135 = NULL;
+  A.v_x1146_d = v_x1146->data.i;
+  A.v_x1146_n = v_x1146->len;
+  A.v_sd_1155_off = rtg_seg_offsets(v_sd_1155);
+  A.v_sd_1155_n = v_sd_1155->len;
+  A.v_sd_1148_off = rtg_seg_offsets(v_sd_1148);
+  A.v_sd_1148_n = v_sd_1148->len;
+  RtValue *v_x1152 = NULL;
+  RtValue *v_x1153 = NULL;
+  RtValue *v_x1154 = NULL;
   /* MAP */
   {
-    const int64_t t882 = v_x1128->len;
-    v_x1133 = rtg_vec_new(RT_INT, t882);
-    A.v_x1133_d = v_x1133->data.i;
-    A.v_x1133_n = v_x1133->len;
-    v_x1134 = rtg_vec_new(RT_INT, t882);
-    A.v_x1134_d = v_x1134->data.i;
-    A.v_x1134_n = v_x1134->len;
-    v_x1135 = rtg_vec_new(RT_INT, t882);
-    A.v_x1135_d = v_x1135->data.i;
-    A.v_x1135_n = v_x1135->len;
+    const int64_t t882 = v_x1146->len;
+    v_x1152 = rtg_vec_new(RT_INT, t882);
+    A.v_x1152_d = v_x1152->data.i;
+    A.v_x1152_n = v_x1152->len;
+    v_x1153 = rtg_vec_new(RT_INT, t882);
+    A.v_x1153_d = v_x1153->data.i;
+    A.v_x1153_n = v_x1153->len;
+    v_x1154 = rtg_vec_new(RT_INT, t882);
+    A.v_x1154_d = v_x1154->data.i;
+    A.v_x1154_n = v_x1154->len;
     rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t882);
   }
-  *out_v_x1133 = v_x1133;
-  *out_v_x1134 = v_x1134;
-  *out_v_x1135 = v_x1135;
+  *out_v_x1152 = v_x1152;
+  *out_v_x1153 = v_x1153;
+  *out_v_x1154 = v_x1154;
   return;
 fail:
-  rt_release(v_x1133);
-  rt_release(v_x1134);
-  rt_release(v_x1135);
+  rt_release(v_x1152);
+  rt_release(v_x1153);
+  rt_release(v_x1154);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue *v_sd_1136, RtValue *v_sd_1130, RtValue **out_v_x1133, RtValue **out_v_x1134, RtValue **out_v_x1135) {
-  RtValue *vals[] = {v_x1128, v_sd_1136, v_sd_1130};
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, RtValue *v_sd_1155, RtValue *v_sd_1148, RtValue **out_v_x1152, RtValue **out_v_x1153, RtValue **out_v_x1154) {
+  RtValue *vals[] = {v_x1146, v_sd_1155, v_sd_1148};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K17_host(err, loc, run, v_x1128, v_sd_1136, v_sd_1130, out_v_x1133, out_v_x1134, out_v_x1135);
+    K17_host(err, loc, run, v_x1146, v_sd_1155, v_sd_1148, out_v_x1152, out_v_x1153, out_v_x1154);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x1128, v_sd_1136, v_sd_1130, out_v_x1133, out_v_x1134, out_v_x1135);
+    K17_gpu(err, loc, run, v_x1146, v_sd_1155, v_sd_1148, out_v_x1152, out_v_x1153, out_v_x1154);
   }
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, int32_t v_x1010, RtValue *v_x1013, RtValue *v_x1014, RtValue *v_x1017, RtValue *v_x1018, int32_t v_x1019, RtValue **out_v_x1023) {
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1013, int32_t v_x1014, RtValue *v_x1017, RtValue *v_x1018, RtValue *v_x1021, RtValue *v_x1022, int32_t v_x1023, RtValue **out_v_x1027) {
   (void)loc;
   (void)run;
-  int32_t *v_x1009_d = v_x1009->data.i;
-  const int64_t v_x1009_n = v_x1009->len;
-  uint8_t *v_x1013_d = v_x1013->data.b;
+  int32_t *v_x1013_d = v_x1013->data.i;
   const int64_t v_x1013_n = v_x1013->len;
-  (void)v_x1013_n; /* v_x1013's length is v_x1009's */
-  int32_t *v_x1014_d = v_x1014->data.i;
-  const int64_t v_x1014_n = v_x1014->len;
-  (void)v_x1014_n; /* v_x1014's length is v_x1009's */
-  int32_t *v_x1017_d = v_x1017->data.i;
+  uint8_t *v_x1017_d = v_x1017->data.b;
   const int64_t v_x1017_n = v_x1017->len;
+  (void)v_x1017_n; /* v_x1017's length is v_x1013's */
   int32_t *v_x1018_d = v_x1018->data.i;
   const int64_t v_x1018_n = v_x1018->len;
-  RtValue *v_x1023 = NULL;
+  (void)v_x1018_n; /* v_x1018's length is v_x1013's */
+  int32_t *v_x1021_d = v_x1021->data.i;
+  const int64_t v_x1021_n = v_x1021->len;
+  int32_t *v_x1022_d = v_x1022->data.i;
+  const int64_t v_x1022_n = v_x1022->len;
+  RtValue *v_x1027 = NULL;
   /* MAP */
   {
-    const int64_t t883 = v_x1009_n;
-    v_x1023 = rt_value_new(rt_vec_type(RT_INT), t883);
-    int32_t *v_x1023_d = v_x1023->data.i;
-    const int64_t v_x1023_n = v_x1023->len;
+    const int64_t t883 = v_x1013_n;
+    v_x1027 = rt_value_new(rt_vec_type(RT_INT), t883);
+    int32_t *v_x1027_d = v_x1027->data.i;
+    const int64_t v_x1027_n = v_x1027->len;
     RT_PARALLEL_FOR_IF(t883 >= RT_PARALLEL_MIN)
     for (int64_t t884 = 0; t884 < t883; t884++) {
       const int32_t t885 = (int32_t)t884;
       int t894 = 0; /* nonzero: a check below failed */
-      uint8_t t886 = v_x1013_d[t885];
-      int32_t t887 = v_x1014_d[t885];
-      int32_t t888 = v_x1009_d[t885];
-      int32_t t890 = rt_add_i(t888, v_x1010);
-      int32_t t892 = (t886 ? t887 : t890);
-      int t895 = (uint64_t)(int64_t)t892 < (uint64_t)v_x1019;
+      int32_t t886 = v_x1013_d[t885];
+      int32_t t888 = rt_add_i(t886, v_x1014);
+      uint8_t t889 = v_x1017_d[t885];
+      int32_t t890 = v_x1018_d[t885];
+      int32_t t892 = (t889 ? t890 : t888);
+      int t895 = (uint64_t)(int64_t)t892 < (uint64_t)v_x1023;
       int32_t t893 = t895 ? t892 : 0;
       t894 |= !t895;
-      uint8_t t897 = rt_lt_i(t893, (int32_t)v_x1017_n);
+      uint8_t t897 = rt_lt_i(t893, (int32_t)v_x1021_n);
       int32_t t898;
       if (t897) {
-        int t900 = (uint64_t)(int64_t)t893 < (uint64_t)v_x1017_n;
-        int32_t t899 = t900 ? v_x1017_d[t893] : 0;
+        int t900 = (uint64_t)(int64_t)t893 < (uint64_t)v_x1021_n;
+        int32_t t899 = t900 ? v_x1021_d[t893] : 0;
         t894 |= !t900;
         t898 = t899;
       } else {
-        int32_t t902 = rt_sub_i(t893, (int32_t)v_x1017_n);
-        int t904 = (uint64_t)(int64_t)t902 < (uint64_t)v_x1018_n;
-        int32_t t903 = t904 ? v_x1018_d[t902] : 0;
+        int32_t t902 = rt_sub_i(t893, (int32_t)v_x1021_n);
+        int t904 = (uint64_t)(int64_t)t902 < (uint64_t)v_x1022_n;
+        int32_t t903 = t904 ? v_x1022_d[t902] : 0;
         t894 |= !t904;
         t898 = t903;
       }
       if (__builtin_expect(t894 != 0, 0)) { /* again, recording the error */
-        uint8_t t905 = v_x1013_d[t885];
-        int32_t t906 = v_x1014_d[t885];
-        int32_t t907 = v_x1009_d[t885];
-        int32_t t909 = rt_add_i(t907, v_x1010);
-        int32_t t911 = (t905 ? t906 : t909);
+        int32_t t905 = v_x1013_d[t885];
+        int32_t t907 = rt_add_i(t905, v_x1014);
+        uint8_t t908 = v_x1017_d[t885];
+        int32_t t909 = v_x1018_d[t885];
+        int32_t t911 = (t908 ? t909 : t907);
         int32_t t912;
-        if ((uint64_t)(int64_t)t911 < (uint64_t)v_x1019) {
+        if ((uint64_t)(int64_t)t911 < (uint64_t)v_x1023) {
           t912 = t911;
         } else {
-          NESSIE_RECORD(err, t884, RT_CHECK_INDEX, 0, 0, RT_GATHER, t911, v_x1019, 0.0, 0);
+          NESSIE_RECORD(err, t884, RT_CHECK_INDEX, 0, 0, RT_GATHER, t911, v_x1023, 0.0, 0);
           t912 = 0;
         }
-        uint8_t t914 = rt_lt_i(t912, (int32_t)v_x1017_n);
+        uint8_t t914 = rt_lt_i(t912, (int32_t)v_x1021_n);
         int32_t t915;
         if (t914) {
           int32_t t916;
-          if ((uint64_t)(int64_t)t912 < (uint64_t)v_x1017_n) {
-            t916 = v_x1017_d[t912];
+          if ((uint64_t)(int64_t)t912 < (uint64_t)v_x1021_n) {
+            t916 = v_x1021_d[t912];
           } else {
-            NESSIE_RECORD(err, t884, RT_CHECK_INDEX, 0, 0, RT_GATHER, t912, v_x1017_n, 0.0, 1);
+            NESSIE_RECORD(err, t884, RT_CHECK_INDEX, 0, 0, RT_GATHER, t912, v_x1021_n, 0.0, 1);
             t916 = 0;
           }
           t915 = t916;
         } else {
-          int32_t t918 = rt_sub_i(t912, (int32_t)v_x1017_n);
+          int32_t t918 = rt_sub_i(t912, (int32_t)v_x1021_n);
           int32_t t919;
-          if ((uint64_t)(int64_t)t918 < (uint64_t)v_x1018_n) {
-            t919 = v_x1018_d[t918];
+          if ((uint64_t)(int64_t)t918 < (uint64_t)v_x1022_n) {
+            t919 = v_x1022_d[t918];
           } else {
-            NESSIE_RECORD(err, t884, RT_CHECK_INDEX, 0, 0, RT_GATHER, t918, v_x1018_n, 0.0, 2);
+            NESSIE_RECORD(err, t884, RT_CHECK_INDEX, 0, 0, RT_GATHER, t918, v_x1022_n, 0.0, 2);
             t919 = 0;
           }
           t915 = t919;
         }
       }
-      v_x1023_d[t884] = t898;
+      v_x1027_d[t884] = t898;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1023 = v_x1023;
+  *out_v_x1027 = v_x1027;
   return;
 fail:
-  rt_release(v_x1023);
+  rt_release(v_x1027);
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1009_d; int64_t v_x1009_n;
-  int32_t v_x1010;
-  uint8_t *v_x1013_d; int64_t v_x1013_n;
-  int32_t *v_x1014_d; int64_t v_x1014_n;
-  int32_t *v_x1017_d; int64_t v_x1017_n;
+  int32_t *v_x1013_d; int64_t v_x1013_n;
+  int32_t v_x1014;
+  uint8_t *v_x1017_d; int64_t v_x1017_n;
   int32_t *v_x1018_d; int64_t v_x1018_n;
-  int32_t v_x1019;
-  int32_t *v_x1023_d; int64_t v_x1023_n;
+  int32_t *v_x1021_d; int64_t v_x1021_n;
+  int32_t *v_x1022_d; int64_t v_x1022_n;
+  int32_t v_x1023;
+  int32_t *v_x1027_d; int64_t v_x1027_n;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
@@ -4278,59 +4278,59 @@ struct K18_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t928 = 0; /* nonzero: a check below failed */
-    uint8_t t920 = A.v_x1013_d[ix];
-    int32_t t921 = A.v_x1014_d[ix];
-    int32_t t922 = A.v_x1009_d[ix];
-    int32_t t924 = rt_add_i(t922, A.v_x1010);
-    int32_t t926 = (t920 ? t921 : t924);
-    int t929 = (uint64_t)(int64_t)t926 < (uint64_t)A.v_x1019;
+    int32_t t920 = A.v_x1013_d[ix];
+    int32_t t922 = rt_add_i(t920, A.v_x1014);
+    uint8_t t923 = A.v_x1017_d[ix];
+    int32_t t924 = A.v_x1018_d[ix];
+    int32_t t926 = (t923 ? t924 : t922);
+    int t929 = (uint64_t)(int64_t)t926 < (uint64_t)A.v_x1023;
     int32_t t927 = t929 ? t926 : 0;
     t928 |= !t929;
-    uint8_t t931 = rt_lt_i(t927, (int32_t)A.v_x1017_n);
+    uint8_t t931 = rt_lt_i(t927, (int32_t)A.v_x1021_n);
     int32_t t932;
     if (t931) {
-      int t934 = (uint64_t)(int64_t)t927 < (uint64_t)A.v_x1017_n;
-      int32_t t933 = t934 ? A.v_x1017_d[t927] : 0;
+      int t934 = (uint64_t)(int64_t)t927 < (uint64_t)A.v_x1021_n;
+      int32_t t933 = t934 ? A.v_x1021_d[t927] : 0;
       t928 |= !t934;
       t932 = t933;
     } else {
-      int32_t t936 = rt_sub_i(t927, (int32_t)A.v_x1017_n);
-      int t938 = (uint64_t)(int64_t)t936 < (uint64_t)A.v_x1018_n;
-      int32_t t937 = t938 ? A.v_x1018_d[t936] : 0;
+      int32_t t936 = rt_sub_i(t927, (int32_t)A.v_x1021_n);
+      int t938 = (uint64_t)(int64_t)t936 < (uint64_t)A.v_x1022_n;
+      int32_t t937 = t938 ? A.v_x1022_d[t936] : 0;
       t928 |= !t938;
       t932 = t937;
     }
     if (__builtin_expect(t928 != 0, 0)) { /* again, recording the error */
-      uint8_t t939 = A.v_x1013_d[ix];
-      int32_t t940 = A.v_x1014_d[ix];
-      int32_t t941 = A.v_x1009_d[ix];
-      int32_t t943 = rt_add_i(t941, A.v_x1010);
-      int32_t t945 = (t939 ? t940 : t943);
+      int32_t t939 = A.v_x1013_d[ix];
+      int32_t t941 = rt_add_i(t939, A.v_x1014);
+      uint8_t t942 = A.v_x1017_d[ix];
+      int32_t t943 = A.v_x1018_d[ix];
+      int32_t t945 = (t942 ? t943 : t941);
       int32_t t946;
-      if ((uint64_t)(int64_t)t945 < (uint64_t)A.v_x1019) {
+      if ((uint64_t)(int64_t)t945 < (uint64_t)A.v_x1023) {
         t946 = t945;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t945, A.v_x1019, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t945, A.v_x1023, 0.0, 0);
         t946 = 0;
       }
-      uint8_t t948 = rt_lt_i(t946, (int32_t)A.v_x1017_n);
+      uint8_t t948 = rt_lt_i(t946, (int32_t)A.v_x1021_n);
       int32_t t949;
       if (t948) {
         int32_t t950;
-        if ((uint64_t)(int64_t)t946 < (uint64_t)A.v_x1017_n) {
-          t950 = A.v_x1017_d[t946];
+        if ((uint64_t)(int64_t)t946 < (uint64_t)A.v_x1021_n) {
+          t950 = A.v_x1021_d[t946];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t946, A.v_x1017_n, 0.0, 1);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t946, A.v_x1021_n, 0.0, 1);
           t950 = 0;
         }
         t949 = t950;
       } else {
-        int32_t t952 = rt_sub_i(t946, (int32_t)A.v_x1017_n);
+        int32_t t952 = rt_sub_i(t946, (int32_t)A.v_x1021_n);
         int32_t t953;
-        if ((uint64_t)(int64_t)t952 < (uint64_t)A.v_x1018_n) {
-          t953 = A.v_x1018_d[t952];
+        if ((uint64_t)(int64_t)t952 < (uint64_t)A.v_x1022_n) {
+          t953 = A.v_x1022_d[t952];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t952, A.v_x1018_n, 0.0, 2);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t952, A.v_x1022_n, 0.0, 2);
           t953 = 0;
         }
         t949 = t953;
@@ -4342,78 +4342,78 @@ struct K18_0_pull {
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x1023_d[i] = v.v0;
+    A.v_x1027_d[i] = v.v0;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, int32_t v_x1010, RtValue *v_x1013, RtValue *v_x1014, RtValue *v_x1017, RtValue *v_x1018, int32_t v_x1019, RtValue **out_v_x1023) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1013, int32_t v_x1014, RtValue *v_x1017, RtValue *v_x1018, RtValue *v_x1021, RtValue *v_x1022, int32_t v_x1023, RtValue **out_v_x1027) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1009_d = v_x1009->data.i;
-  A.v_x1009_n = v_x1009->len;
-  A.v_x1010 = v_x1010;
-  A.v_x1013_d = v_x1013->data.b;
+  A.v_x1013_d = v_x1013->data.i;
   A.v_x1013_n = v_x1013->len;
-  A.v_x1014_d = v_x1014->data.i;
-  A.v_x1014_n = v_x1014->len;
-  A.v_x1017_d = v_x1017->data.i;
+  A.v_x1014 = v_x1014;
+  A.v_x1017_d = v_x1017->data.b;
   A.v_x1017_n = v_x1017->len;
   A.v_x1018_d = v_x1018->data.i;
   A.v_x1018_n = v_x1018->len;
-  A.v_x1019 = v_x1019;
-  RtValue *v_x1023 = NULL;
+  A.v_x1021_d = v_x1021->data.i;
+  A.v_x1021_n = v_x1021->len;
+  A.v_x1022_d = v_x1022->data.i;
+  A.v_x1022_n = v_x1022->len;
+  A.v_x1023 = v_x1023;
+  RtValue *v_x1027 = NULL;
   /* MAP */
   {
-    const int64_t t954 = v_x1013->len;
-    v_x1023 = rtg_vec_new(RT_INT, t954);
-    A.v_x1023_d = v_x1023->data.i;
-    A.v_x1023_n = v_x1023->len;
+    const int64_t t954 = v_x1017->len;
+    v_x1027 = rtg_vec_new(RT_INT, t954);
+    A.v_x1027_d = v_x1027->data.i;
+    A.v_x1027_n = v_x1027->len;
     rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t954);
   }
-  *out_v_x1023 = v_x1023;
+  *out_v_x1027 = v_x1027;
   return;
 fail:
-  rt_release(v_x1023);
+  rt_release(v_x1027);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, int32_t v_x1010, RtValue *v_x1013, RtValue *v_x1014, RtValue *v_x1017, RtValue *v_x1018, int32_t v_x1019, RtValue **out_v_x1023) {
-  RtValue *vals[] = {v_x1009, v_x1013, v_x1014, v_x1017, v_x1018};
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1013, int32_t v_x1014, RtValue *v_x1017, RtValue *v_x1018, RtValue *v_x1021, RtValue *v_x1022, int32_t v_x1023, RtValue **out_v_x1027) {
+  RtValue *vals[] = {v_x1013, v_x1017, v_x1018, v_x1021, v_x1022};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K18_host(err, loc, run, v_x1009, v_x1010, v_x1013, v_x1014, v_x1017, v_x1018, v_x1019, out_v_x1023);
+    K18_host(err, loc, run, v_x1013, v_x1014, v_x1017, v_x1018, v_x1021, v_x1022, v_x1023, out_v_x1027);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x1009, v_x1010, v_x1013, v_x1014, v_x1017, v_x1018, v_x1019, out_v_x1023);
+    K18_gpu(err, loc, run, v_x1013, v_x1014, v_x1017, v_x1018, v_x1021, v_x1022, v_x1023, out_v_x1027);
   }
 }
 
 /* K19: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1137, RtValue **out_v_x1140) {
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue **out_v_x1159) {
   (void)loc;
   (void)run;
-  int32_t *v_x1137_d = v_x1137->data.i;
-  const int64_t v_x1137_n = v_x1137->len;
-  int32_t v_x1138 = 0;
-  RtValue *v_x1140 = NULL;
+  int32_t *v_x1156_d = v_x1156->data.i;
+  const int64_t v_x1156_n = v_x1156->len;
+  int32_t v_x1157 = 0;
+  RtValue *v_x1159 = NULL;
   /* ONCE */
   {
     int t956 = 0; /* nonzero: a check below failed */
-    int t957 = (uint64_t)(int64_t)0 < (uint64_t)v_x1137_n;
-    int32_t t955 = t957 ? v_x1137_d[0] : 0;
+    int t957 = (uint64_t)(int64_t)0 < (uint64_t)v_x1156_n;
+    int32_t t955 = t957 ? v_x1156_d[0] : 0;
     t956 |= !t957;
     if (__builtin_expect(t956 != 0, 0)) { /* again, recording the error */
       int32_t t958;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1137_n) {
-        t958 = v_x1137_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1156_n) {
+        t958 = v_x1156_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1137_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1156_n, 0.0, 0);
         t958 = 0;
       }
     }
-    v_x1138 = t955;
+    v_x1157 = t955;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -4421,22 +4421,22 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1137, R
     /* MAP */
     {
       const int64_t t959 = 1;
-      v_x1140 = rt_value_new(rt_vec_type(RT_INT), t959);
-      int32_t *v_x1140_d = v_x1140->data.i;
-      const int64_t v_x1140_n = v_x1140->len;
+      v_x1159 = rt_value_new(rt_vec_type(RT_INT), t959);
+      int32_t *v_x1159_d = v_x1159->data.i;
+      const int64_t v_x1159_n = v_x1159->len;
       RT_PARALLEL_FOR_IF(t959 >= RT_PARALLEL_MIN)
       for (int64_t t960 = 0; t960 < t959; t960++) {
         const int32_t t961 = (int32_t)t960;
-        v_x1140_d[t960] = v_x1138;
+        v_x1159_d[t960] = v_x1157;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1140 = v_x1140;
+  *out_v_x1159 = v_x1159;
   return;
 fail:
-  rt_release(v_x1140);
+  rt_release(v_x1159);
 }
 
 /* K19: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
@@ -4445,8 +4445,8 @@ struct K19_A {
   RtKernelError *err;
   int run;
   const K19_0_V *K19_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1137_d; int64_t v_x1137_n;
-  int32_t *v_x1140_d; int64_t v_x1140_n;
+  int32_t *v_x1156_d; int64_t v_x1156_n;
+  int32_t *v_x1159_d; int64_t v_x1159_n;
 };
 struct alignas(8) K19_0_V {
   int32_t v0;
@@ -4457,15 +4457,15 @@ struct K19_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t963 = 0; /* nonzero: a check below failed */
-    int t964 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1137_n;
-    int32_t t962 = t964 ? A.v_x1137_d[0] : 0;
+    int t964 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1156_n;
+    int32_t t962 = t964 ? A.v_x1156_d[0] : 0;
     t963 |= !t964;
     if (__builtin_expect(t963 != 0, 0)) { /* again, recording the error */
       int32_t t965;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1137_n) {
-        t965 = A.v_x1137_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1156_n) {
+        t965 = A.v_x1156_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1137_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1156_n, 0.0, 0);
         t965 = 0;
       }
     }
@@ -4486,20 +4486,20 @@ struct K19_1_pull {
 struct K19_1_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    A.v_x1140_d[i] = v.v0;
+    A.v_x1159_d[i] = v.v0;
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1137, RtValue **out_v_x1140) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue **out_v_x1159) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1137_d = v_x1137->data.i;
-  A.v_x1137_n = v_x1137->len;
+  A.v_x1156_d = v_x1156->data.i;
+  A.v_x1156_n = v_x1156->len;
   K19_0_V *K19_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1140 = NULL;
+  RtValue *v_x1159 = NULL;
   /* ONCE */
   {
     K19_0_value = rtg::once_on_device<K19_0_V>("K19", loc, K19_0_pull{A});
@@ -4508,43 +4508,43 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1137, Rt
   /* MAP */
   {
     const int64_t t966 = 1;
-    v_x1140 = rtg_vec_new(RT_INT, t966);
-    A.v_x1140_d = v_x1140->data.i;
-    A.v_x1140_n = v_x1140->len;
+    v_x1159 = rtg_vec_new(RT_INT, t966);
+    A.v_x1159_d = v_x1159->data.i;
+    A.v_x1159_n = v_x1159->len;
     rtg::map("K19", loc, K19_1_pull{A}, K19_1_store{A}, t966);
   }
   rtg_free(K19_0_value);
   K19_0_value = NULL;
-  *out_v_x1140 = v_x1140;
+  *out_v_x1159 = v_x1159;
   return;
 fail:
-  rt_release(v_x1140);
+  rt_release(v_x1159);
   rtg_free(K19_0_value);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1137, RtValue **out_v_x1140) {
-  RtValue *vals[] = {v_x1137};
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue **out_v_x1159) {
+  RtValue *vals[] = {v_x1156};
   const int64_t sizes[] = {(int64_t)1};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K19_host(err, loc, run, v_x1137, out_v_x1140);
+    K19_host(err, loc, run, v_x1156, out_v_x1159);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x1137, out_v_x1140);
+    K19_gpu(err, loc, run, v_x1156, out_v_x1159);
   }
 }
 
 /* K20: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValue *v_dev_1147, RtValue **out_v_x1146) {
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1161, RtValue *v_dev_1166, RtValue **out_v_x1165) {
   (void)loc;
   (void)run;
-  int32_t *v_x1142_d = v_x1142->data.i;
-  const int64_t v_x1142_n = v_x1142->len;
-  int32_t *v_dev_1147_d = v_dev_1147->data.i;
-  const int64_t v_dev_1147_n = v_dev_1147->len;
-  RtValue *v_x1146 = NULL;
+  int32_t *v_x1161_d = v_x1161->data.i;
+  const int64_t v_x1161_n = v_x1161->len;
+  int32_t *v_dev_1166_d = v_dev_1166->data.i;
+  const int64_t v_dev_1166_n = v_dev_1166->len;
+  RtValue *v_x1165 = NULL;
   /* FILTER */
   {
-    const int64_t t967 = v_x1142_n;
+    const int64_t t967 = v_x1161_n;
     const int64_t t968 = t967 > 0 ? (t967 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t969 = (uint8_t *)rt_alloc_atomic((size_t)t967 + 1);
     int64_t *t970 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t968 + 1));
@@ -4555,20 +4555,20 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, R
       for (int64_t t972 = t971 * RT_CHUNK; t972 < t971_end; t972++) {
         const int32_t t973 = (int32_t)t972;
         int32_t t971x0;
-        int32_t t974 = v_x1142_d[t973];
+        int32_t t974 = v_x1161_d[t973];
         t971x0 = t974;
         uint8_t t975;
         int t977 = 0; /* nonzero: a check below failed */
-        int t978 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1147_n;
-        int32_t t976 = t978 ? v_dev_1147_d[0] : 0;
+        int t978 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1166_n;
+        int32_t t976 = t978 ? v_dev_1166_d[0] : 0;
         t977 |= !t978;
         uint8_t t980 = rt_gt_i(t971x0, t976);
         if (__builtin_expect(t977 != 0, 0)) { /* again, recording the error */
           int32_t t981;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1147_n) {
-            t981 = v_dev_1147_d[0];
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1166_n) {
+            t981 = v_dev_1166_d[0];
           } else {
-            NESSIE_RECORD(err, t972, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1147_n, 0.0, 0);
+            NESSIE_RECORD(err, t972, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1166_n, 0.0, 0);
             t981 = 0;
           }
           uint8_t t983 = rt_gt_i(t971x0, t981);
@@ -4590,9 +4590,9 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, R
       t970[t971] = t984;
       t984 += k;
     }
-    v_x1146 = rt_value_new(rt_vec_type(RT_INT), t984);
-    int32_t *v_x1146_d = v_x1146->data.i;
-    const int64_t v_x1146_n = v_x1146->len;
+    v_x1165 = rt_value_new(rt_vec_type(RT_INT), t984);
+    int32_t *v_x1165_d = v_x1165->data.i;
+    const int64_t v_x1165_n = v_x1165->len;
     RT_PARALLEL_FOR_IF(t968 > 1)
     for (int64_t t971 = 0; t971 < t968; t971++) {
       int64_t at = t970[t971];
@@ -4602,10 +4602,10 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, R
         if (!t969[t972])
           continue;
         int32_t t971y0;
-        int32_t t985 = v_x1142_d[t973];
+        int32_t t985 = v_x1161_d[t973];
         t971y0 = t985;
         if (t969[t972]) {
-          v_x1146_d[at] = t971y0;
+          v_x1165_d[at] = t971y0;
           at++;
         }
       }
@@ -4615,19 +4615,19 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, R
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1146 = v_x1146;
+  *out_v_x1165 = v_x1165;
   return;
 fail:
-  rt_release(v_x1146);
+  rt_release(v_x1165);
 }
 
 /* K20: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K20_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1142_d; int64_t v_x1142_n;
-  int32_t *v_dev_1147_d; int64_t v_dev_1147_n;
-  int32_t *v_x1146_d; int64_t v_x1146_n;
+  int32_t *v_x1161_d; int64_t v_x1161_n;
+  int32_t *v_dev_1166_d; int64_t v_dev_1166_n;
+  int32_t *v_x1165_d; int64_t v_x1165_n;
 };
 struct alignas(8) K20_0_V {
   int32_t v0;
@@ -4637,30 +4637,30 @@ struct K20_0_pull {
   __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t986 = A.v_x1142_d[ix];
+    int32_t t986 = A.v_x1161_d[ix];
     return K20_0_V{t986};
   }
 };
 struct K20_0_store {
   K20_A A;
   __device__ void operator()(int64_t i, const K20_0_V &v) const {
-    A.v_x1146_d[i] = v.v0;
+    A.v_x1165_d[i] = v.v0;
   }
 };
 struct K20_0_pred {
   K20_A A;
   __device__ bool operator()(int64_t i, const K20_0_V &v) const {
     int t988 = 0; /* nonzero: a check below failed */
-    int t989 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1147_n;
-    int32_t t987 = t989 ? A.v_dev_1147_d[0] : 0;
+    int t989 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1166_n;
+    int32_t t987 = t989 ? A.v_dev_1166_d[0] : 0;
     t988 |= !t989;
     uint8_t t991 = rt_gt_i(v.v0, t987);
     if (__builtin_expect(t988 != 0, 0)) { /* again, recording the error */
       int32_t t992;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1147_n) {
-        t992 = A.v_dev_1147_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1166_n) {
+        t992 = A.v_dev_1166_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1147_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1166_n, 0.0, 0);
         t992 = 0;
       }
       uint8_t t994 = rt_gt_i(v.v0, t992);
@@ -4668,63 +4668,63 @@ struct K20_0_pred {
     return (bool)t991;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValue *v_dev_1147, RtValue **out_v_x1146) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1161, RtValue *v_dev_1166, RtValue **out_v_x1165) {
   (void)loc;
   (void)err;
   K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1142_d = v_x1142->data.i;
-  A.v_x1142_n = v_x1142->len;
-  A.v_dev_1147_d = v_dev_1147->data.i;
-  A.v_dev_1147_n = v_dev_1147->len;
-  RtValue *v_x1146 = NULL;
+  A.v_x1161_d = v_x1161->data.i;
+  A.v_x1161_n = v_x1161->len;
+  A.v_dev_1166_d = v_dev_1166->data.i;
+  A.v_dev_1166_n = v_dev_1166->len;
+  RtValue *v_x1165 = NULL;
   /* FILTER */
   int64_t *t995, t996; /* the slot of its count, its size */
   {
-    const int64_t t997 = v_x1142->len;
-    v_x1146 = rtg_vec_new(RT_INT, t997);
-    A.v_x1146_d = v_x1146->data.i;
-    A.v_x1146_n = v_x1146->len;
+    const int64_t t997 = v_x1161->len;
+    v_x1165 = rtg_vec_new(RT_INT, t997);
+    A.v_x1165_d = v_x1165->data.i;
+    A.v_x1165_n = v_x1165->len;
     t996 = t997;
     t995 = rtg::partition_launch<K20_0_V>("K20", loc, K20_0_pull{A}, K20_0_pred{A}, t997, K20_0_store{A}, K20_0_store{A}, false);
   }
   {
     const int64_t t998 = rtg::filter_count(t995);
-    v_x1146 = rtg_vec_fit(v_x1146, t998);
-    A.v_x1146_d = v_x1146->data.i;
-    A.v_x1146_n = v_x1146->len;
+    v_x1165 = rtg_vec_fit(v_x1165, t998);
+    A.v_x1165_d = v_x1165->data.i;
+    A.v_x1165_n = v_x1165->len;
   }
-  *out_v_x1146 = v_x1146;
+  *out_v_x1165 = v_x1165;
   return;
 fail:
-  rt_release(v_x1146);
+  rt_release(v_x1165);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1142, RtValue *v_dev_1147, RtValue **out_v_x1146) {
-  RtValue *vals[] = {v_x1142, v_dev_1147};
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1161, RtValue *v_dev_1166, RtValue **out_v_x1165) {
+  RtValue *vals[] = {v_x1161, v_dev_1166};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K20_host(err, loc, run, v_x1142, v_dev_1147, out_v_x1146);
+    K20_host(err, loc, run, v_x1161, v_dev_1166, out_v_x1165);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1142, v_dev_1147, out_v_x1146);
+    K20_gpu(err, loc, run, v_x1161, v_dev_1166, out_v_x1165);
   }
 }
 
 /* K21: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1148, RtValue *v_dev_1153, RtValue **out_v_x1152) {
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_dev_1172, RtValue **out_v_x1171) {
   (void)loc;
   (void)run;
-  int32_t *v_x1148_d = v_x1148->data.i;
-  const int64_t v_x1148_n = v_x1148->len;
-  int32_t *v_dev_1153_d = v_dev_1153->data.i;
-  const int64_t v_dev_1153_n = v_dev_1153->len;
-  RtValue *v_x1152 = NULL;
+  int32_t *v_x1167_d = v_x1167->data.i;
+  const int64_t v_x1167_n = v_x1167->len;
+  int32_t *v_dev_1172_d = v_dev_1172->data.i;
+  const int64_t v_dev_1172_n = v_dev_1172->len;
+  RtValue *v_x1171 = NULL;
   /* FILTER */
   {
-    const int64_t t999 = v_x1148_n;
+    const int64_t t999 = v_x1167_n;
     const int64_t t1000 = t999 > 0 ? (t999 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t1001 = (uint8_t *)rt_alloc_atomic((size_t)t999 + 1);
     int64_t *t1002 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t1000 + 1));
@@ -4735,20 +4735,20 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1148, R
       for (int64_t t1004 = t1003 * RT_CHUNK; t1004 < t1003_end; t1004++) {
         const int32_t t1005 = (int32_t)t1004;
         int32_t t1003x0;
-        int32_t t1006 = v_x1148_d[t1005];
+        int32_t t1006 = v_x1167_d[t1005];
         t1003x0 = t1006;
         uint8_t t1007;
         int t1009 = 0; /* nonzero: a check below failed */
-        int t1010 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1153_n;
-        int32_t t1008 = t1010 ? v_dev_1153_d[0] : 0;
+        int t1010 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1172_n;
+        int32_t t1008 = t1010 ? v_dev_1172_d[0] : 0;
         t1009 |= !t1010;
         uint8_t t1012 = rt_lt_i(t1003x0, t1008);
         if (__builtin_expect(t1009 != 0, 0)) { /* again, recording the error */
           int32_t t1013;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1153_n) {
-            t1013 = v_dev_1153_d[0];
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1172_n) {
+            t1013 = v_dev_1172_d[0];
           } else {
-            NESSIE_RECORD(err, t1004, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1153_n, 0.0, 0);
+            NESSIE_RECORD(err, t1004, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1172_n, 0.0, 0);
             t1013 = 0;
           }
           uint8_t t1015 = rt_lt_i(t1003x0, t1013);
@@ -4770,9 +4770,9 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1148, R
       t1002[t1003] = t1016;
       t1016 += k;
     }
-    v_x1152 = rt_value_new(rt_vec_type(RT_INT), t1016);
-    int32_t *v_x1152_d = v_x1152->data.i;
-    const int64_t v_x1152_n = v_x1152->len;
+    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t1016);
+    int32_t *v_x1171_d = v_x1171->data.i;
+    const int64_t v_x1171_n = v_x1171->len;
     RT_PARALLEL_FOR_IF(t1000 > 1)
     for (int64_t t1003 = 0; t1003 < t1000; t1003++) {
       int64_t at = t1002[t1003];
@@ -4782,10 +4782,10 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1148, R
         if (!t1001[t1004])
           continue;
         int32_t t1003y0;
-        int32_t t1017 = v_x1148_d[t1005];
+        int32_t t1017 = v_x1167_d[t1005];
         t1003y0 = t1017;
         if (t1001[t1004]) {
-          v_x1152_d[at] = t1003y0;
+          v_x1171_d[at] = t1003y0;
           at++;
         }
       }
@@ -4795,19 +4795,19 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1148, R
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1152 = v_x1152;
+  *out_v_x1171 = v_x1171;
   return;
 fail:
-  rt_release(v_x1152);
+  rt_release(v_x1171);
 }
 
 /* K21: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K21_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1148_d; int64_t v_x1148_n;
-  int32_t *v_dev_1153_d; int64_t v_dev_1153_n;
-  int32_t *v_x1152_d; int64_t v_x1152_n;
+  int32_t *v_x1167_d; int64_t v_x1167_n;
+  int32_t *v_dev_1172_d; int64_t v_dev_1172_n;
+  int32_t *v_x1171_d; int64_t v_x1171_n;
 };
 struct alignas(8) K21_0_V {
   int32_t v0;
@@ -4817,30 +4817,30 @@ struct K21_0_pull {
   __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t1018 = A.v_x1148_d[ix];
+    int32_t t1018 = A.v_x1167_d[ix];
     return K21_0_V{t1018};
   }
 };
 struct K21_0_store {
   K21_A A;
   __device__ void operator()(int64_t i, const K21_0_V &v) const {
-    A.v_x1152_d[i] = v.v0;
+    A.v_x1171_d[i] = v.v0;
   }
 };
 struct K21_0_pred {
   K21_A A;
   __device__ bool operator()(int64_t i, const K21_0_V &v) const {
     int t1020 = 0; /* nonzero: a check below failed */
-    int t1021 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1153_n;
-    int32_t t1019 = t1021 ? A.v_dev_1153_d[0] : 0;
+    int t1021 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1172_n;
+    int32_t t1019 = t1021 ? A.v_dev_1172_d[0] : 0;
     t1020 |= !t1021;
     uint8_t t1023 = rt_lt_i(v.v0, t1019);
     if (__builtin_expect(t1020 != 0, 0)) { /* again, recording the error */
       int32_t t1024;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1153_n) {
-        t1024 = A.v_dev_1153_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1172_n) {
+        t1024 = A.v_dev_1172_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1153_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1172_n, 0.0, 0);
         t1024 = 0;
       }
       uint8_t t1026 = rt_lt_i(v.v0, t1024);
@@ -4848,48 +4848,48 @@ struct K21_0_pred {
     return (bool)t1023;
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1148, RtValue *v_dev_1153, RtValue **out_v_x1152) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_dev_1172, RtValue **out_v_x1171) {
   (void)loc;
   (void)err;
   K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1148_d = v_x1148->data.i;
-  A.v_x1148_n = v_x1148->len;
-  A.v_dev_1153_d = v_dev_1153->data.i;
-  A.v_dev_1153_n = v_dev_1153->len;
-  RtValue *v_x1152 = NULL;
+  A.v_x1167_d = v_x1167->data.i;
+  A.v_x1167_n = v_x1167->len;
+  A.v_dev_1172_d = v_dev_1172->data.i;
+  A.v_dev_1172_n = v_dev_1172->len;
+  RtValue *v_x1171 = NULL;
   /* FILTER */
   int64_t *t1027, t1028; /* the slot of its count, its size */
   {
-    const int64_t t1029 = v_x1148->len;
-    v_x1152 = rtg_vec_new(RT_INT, t1029);
-    A.v_x1152_d = v_x1152->data.i;
-    A.v_x1152_n = v_x1152->len;
+    const int64_t t1029 = v_x1167->len;
+    v_x1171 = rtg_vec_new(RT_INT, t1029);
+    A.v_x1171_d = v_x1171->data.i;
+    A.v_x1171_n = v_x1171->len;
     t1028 = t1029;
     t1027 = rtg::partition_launch<K21_0_V>("K21", loc, K21_0_pull{A}, K21_0_pred{A}, t1029, K21_0_store{A}, K21_0_store{A}, false);
   }
   {
     const int64_t t1030 = rtg::filter_count(t1027);
-    v_x1152 = rtg_vec_fit(v_x1152, t1030);
-    A.v_x1152_d = v_x1152->data.i;
-    A.v_x1152_n = v_x1152->len;
+    v_x1171 = rtg_vec_fit(v_x1171, t1030);
+    A.v_x1171_d = v_x1171->data.i;
+    A.v_x1171_n = v_x1171->len;
   }
-  *out_v_x1152 = v_x1152;
+  *out_v_x1171 = v_x1171;
   return;
 fail:
-  rt_release(v_x1152);
+  rt_release(v_x1171);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1148, RtValue *v_dev_1153, RtValue **out_v_x1152) {
-  RtValue *vals[] = {v_x1148, v_dev_1153};
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_dev_1172, RtValue **out_v_x1171) {
+  RtValue *vals[] = {v_x1167, v_dev_1172};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K21_host(err, loc, run, v_x1148, v_dev_1153, out_v_x1152);
+    K21_host(err, loc, run, v_x1167, v_dev_1172, out_v_x1171);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x1148, v_dev_1153, out_v_x1152);
+    K21_gpu(err, loc, run, v_x1167, v_dev_1172, out_v_x1171);
   }
 }
 
@@ -4903,15 +4903,15 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1141 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1141);
+    RtValue *v_dev_1160 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1160);
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K20, 4, v_x19, v_dev_1141, &v_x60);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K20, 4, v_x19, v_dev_1160, &v_x60);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x42 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 5, v_x19, v_dev_1141, &v_x42);
-    rt_release(v_dev_1141);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 5, v_x19, v_dev_1160, &v_x42);
+    rt_release(v_dev_1160);
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
@@ -4992,8 +4992,8 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x224 = 0;
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
-    RtValue *v_ids_1067 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 8, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1067);
+    RtValue *v_ids_1082 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 8, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1082);
     rt_release(v_x201);
     rt_release(v_x211);
     int32_t v_x132 = 0;
@@ -5034,7 +5034,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x326 = NULL;
       RtValue *v_x352 = NULL;
       RtValue *v_x373 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 5, v_ids_1067, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 5, v_ids_1082, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
       rt_release(v_x237);
       rt_release(v_x283);
       int32_t v_x386 = 0;
@@ -5096,7 +5096,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x219);
     rt_release(v_x220);
     rt_release(v_x232);
-    rt_release(v_ids_1067);
+    rt_release(v_ids_1082);
     int32_t v_x630 = 0;
     v_x630 = (int32_t)v_x587->len;
     int32_t v_x629 = 0;

@@ -135,151 +135,151 @@ fail:
 }
 
 /* K2: MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x77, RtValue *v_x78, int32_t v_x79, RtValue *v_x82, int32_t v_x83, RtValue *v_x86, int32_t v_x87, RtValue **out_v_x89) {
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
   (void)loc;
   (void)run;
-  char *v_x77_d = v_x77->data.c;
-  const int64_t v_x77_n = v_x77->len;
   char *v_x78_d = v_x78->data.c;
   const int64_t v_x78_n = v_x78->len;
-  char *v_x82_d = v_x82->data.c;
-  const int64_t v_x82_n = v_x82->len;
-  char *v_x86_d = v_x86->data.c;
-  const int64_t v_x86_n = v_x86->len;
-  RtValue *v_x89 = NULL;
+  char *v_x79_d = v_x79->data.c;
+  const int64_t v_x79_n = v_x79->len;
+  char *v_x83_d = v_x83->data.c;
+  const int64_t v_x83_n = v_x83->len;
+  char *v_x87_d = v_x87->data.c;
+  const int64_t v_x87_n = v_x87->len;
+  RtValue *v_x90 = NULL;
   /* MAP */
   {
-    const int64_t t9 = v_x87;
+    const int64_t t9 = v_x88;
     if (t9 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t9, 0.0, 0);
       goto fail;
     }
-    v_x89 = rt_value_new(rt_vec_type(RT_CHAR), t9);
-    char *v_x89_d = v_x89->data.c;
-    const int64_t v_x89_n = v_x89->len;
+    v_x90 = rt_value_new(rt_vec_type(RT_CHAR), t9);
+    char *v_x90_d = v_x90->data.c;
+    const int64_t v_x90_n = v_x90->len;
     RT_PARALLEL_FOR_IF(t9 >= RT_PARALLEL_MIN)
     for (int64_t t10 = 0; t10 < t9; t10++) {
       const int32_t t11 = (int32_t)t10;
       int t16 = 0; /* nonzero: a check below failed */
-      uint8_t t13 = rt_lt_i(t11, v_x83);
+      uint8_t t13 = rt_lt_i(t11, v_x84);
       char t14;
       if (t13) {
-        int t17 = (uint64_t)(int64_t)t11 < (uint64_t)v_x83;
+        int t17 = (uint64_t)(int64_t)t11 < (uint64_t)v_x84;
         int32_t t15 = t17 ? t11 : 0;
         t16 |= !t17;
-        uint8_t t19 = rt_lt_i(t15, v_x79);
+        uint8_t t19 = rt_lt_i(t15, v_x80);
         char t20;
         if (t19) {
-          int t22 = (uint64_t)(int64_t)t15 < (uint64_t)v_x79;
+          int t22 = (uint64_t)(int64_t)t15 < (uint64_t)v_x80;
           int32_t t21 = t22 ? t15 : 0;
           t16 |= !t22;
-          uint8_t t24 = rt_lt_i(t21, (int32_t)v_x77_n);
+          uint8_t t24 = rt_lt_i(t21, (int32_t)v_x78_n);
           char t25;
           if (t24) {
-            int t27 = (uint64_t)(int64_t)t21 < (uint64_t)v_x77_n;
-            char t26 = t27 ? v_x77_d[t21] : 0;
+            int t27 = (uint64_t)(int64_t)t21 < (uint64_t)v_x78_n;
+            char t26 = t27 ? v_x78_d[t21] : 0;
             t16 |= !t27;
             t25 = t26;
           } else {
-            int32_t t29 = rt_sub_i(t21, (int32_t)v_x77_n);
-            int t31 = (uint64_t)(int64_t)t29 < (uint64_t)v_x78_n;
-            char t30 = t31 ? v_x78_d[t29] : 0;
+            int32_t t29 = rt_sub_i(t21, (int32_t)v_x78_n);
+            int t31 = (uint64_t)(int64_t)t29 < (uint64_t)v_x79_n;
+            char t30 = t31 ? v_x79_d[t29] : 0;
             t16 |= !t31;
             t25 = t30;
           }
           t20 = t25;
         } else {
-          int32_t t33 = rt_sub_i(t15, v_x79);
-          int t35 = (uint64_t)(int64_t)t33 < (uint64_t)v_x82_n;
-          char t34 = t35 ? v_x82_d[t33] : 0;
+          int32_t t33 = rt_sub_i(t15, v_x80);
+          int t35 = (uint64_t)(int64_t)t33 < (uint64_t)v_x83_n;
+          char t34 = t35 ? v_x83_d[t33] : 0;
           t16 |= !t35;
           t20 = t34;
         }
         t14 = t20;
       } else {
-        int32_t t37 = rt_sub_i(t11, v_x83);
-        int t39 = (uint64_t)(int64_t)t37 < (uint64_t)v_x86_n;
-        char t38 = t39 ? v_x86_d[t37] : 0;
+        int32_t t37 = rt_sub_i(t11, v_x84);
+        int t39 = (uint64_t)(int64_t)t37 < (uint64_t)v_x87_n;
+        char t38 = t39 ? v_x87_d[t37] : 0;
         t16 |= !t39;
         t14 = t38;
       }
       if (__builtin_expect(t16 != 0, 0)) { /* again, recording the error */
-        uint8_t t41 = rt_lt_i(t11, v_x83);
+        uint8_t t41 = rt_lt_i(t11, v_x84);
         char t42;
         if (t41) {
           int32_t t43;
-          if ((uint64_t)(int64_t)t11 < (uint64_t)v_x83) {
+          if ((uint64_t)(int64_t)t11 < (uint64_t)v_x84) {
             t43 = t11;
           } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_GATHER, t11, v_x83, 0.0, 1);
+            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_GATHER, t11, v_x84, 0.0, 1);
             t43 = 0;
           }
-          uint8_t t45 = rt_lt_i(t43, v_x79);
+          uint8_t t45 = rt_lt_i(t43, v_x80);
           char t46;
           if (t45) {
             int32_t t47;
-            if ((uint64_t)(int64_t)t43 < (uint64_t)v_x79) {
+            if ((uint64_t)(int64_t)t43 < (uint64_t)v_x80) {
               t47 = t43;
             } else {
-              NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 2, 0, RT_GATHER, t43, v_x79, 0.0, 2);
+              NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 2, 0, RT_GATHER, t43, v_x80, 0.0, 2);
               t47 = 0;
             }
-            uint8_t t49 = rt_lt_i(t47, (int32_t)v_x77_n);
+            uint8_t t49 = rt_lt_i(t47, (int32_t)v_x78_n);
             char t50;
             if (t49) {
               char t51;
-              if ((uint64_t)(int64_t)t47 < (uint64_t)v_x77_n) {
-                t51 = v_x77_d[t47];
+              if ((uint64_t)(int64_t)t47 < (uint64_t)v_x78_n) {
+                t51 = v_x78_d[t47];
               } else {
-                NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x77_n, 0.0, 3);
+                NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x78_n, 0.0, 3);
                 t51 = 0;
               }
               t50 = t51;
             } else {
-              int32_t t53 = rt_sub_i(t47, (int32_t)v_x77_n);
+              int32_t t53 = rt_sub_i(t47, (int32_t)v_x78_n);
               char t54;
-              if ((uint64_t)(int64_t)t53 < (uint64_t)v_x78_n) {
-                t54 = v_x78_d[t53];
+              if ((uint64_t)(int64_t)t53 < (uint64_t)v_x79_n) {
+                t54 = v_x79_d[t53];
               } else {
-                NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x78_n, 0.0, 4);
+                NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x79_n, 0.0, 4);
                 t54 = 0;
               }
               t50 = t54;
             }
             t46 = t50;
           } else {
-            int32_t t56 = rt_sub_i(t43, v_x79);
+            int32_t t56 = rt_sub_i(t43, v_x80);
             char t57;
-            if ((uint64_t)(int64_t)t56 < (uint64_t)v_x82_n) {
-              t57 = v_x82_d[t56];
+            if ((uint64_t)(int64_t)t56 < (uint64_t)v_x83_n) {
+              t57 = v_x83_d[t56];
             } else {
-              NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 2, 0, RT_GATHER, t56, v_x82_n, 0.0, 5);
+              NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 2, 0, RT_GATHER, t56, v_x83_n, 0.0, 5);
               t57 = 0;
             }
             t46 = t57;
           }
           t42 = t46;
         } else {
-          int32_t t59 = rt_sub_i(t11, v_x83);
+          int32_t t59 = rt_sub_i(t11, v_x84);
           char t60;
-          if ((uint64_t)(int64_t)t59 < (uint64_t)v_x86_n) {
-            t60 = v_x86_d[t59];
+          if ((uint64_t)(int64_t)t59 < (uint64_t)v_x87_n) {
+            t60 = v_x87_d[t59];
           } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_GATHER, t59, v_x86_n, 0.0, 6);
+            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 1, 0, RT_GATHER, t59, v_x87_n, 0.0, 6);
             t60 = 0;
           }
           t42 = t60;
         }
       }
-      v_x89_d[t10] = t14;
+      v_x90_d[t10] = t14;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x89 = v_x89;
+  *out_v_x90 = v_x90;
   return;
 fail:
-  rt_release(v_x89);
+  rt_release(v_x90);
 }
 
 /* function shout -- tests/golden/strings.nesl:4: function shout(s) = {if c == `a then `A else c : c in s}; */

@@ -209,165 +209,165 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x71, RtValue *
 }
 
 /* K2: MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x77, RtValue *v_x78, int32_t v_x79, RtValue *v_x82, int32_t v_x83, RtValue *v_x86, int32_t v_x87, RtValue **out_v_x89) {
+static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
   (void)loc;
   (void)run;
-  char *v_x77_d = v_x77->data.c;
-  const int64_t v_x77_n = v_x77->len;
   char *v_x78_d = v_x78->data.c;
   const int64_t v_x78_n = v_x78->len;
-  char *v_x82_d = v_x82->data.c;
-  const int64_t v_x82_n = v_x82->len;
-  char *v_x86_d = v_x86->data.c;
-  const int64_t v_x86_n = v_x86->len;
-  RtValue *v_x89 = NULL;
+  char *v_x79_d = v_x79->data.c;
+  const int64_t v_x79_n = v_x79->len;
+  char *v_x83_d = v_x83->data.c;
+  const int64_t v_x83_n = v_x83->len;
+  char *v_x87_d = v_x87->data.c;
+  const int64_t v_x87_n = v_x87->len;
+  RtValue *v_x90 = NULL;
   /* MAP */
   {
-    const int64_t t15 = v_x87;
+    const int64_t t15 = v_x88;
     if (t15 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t15, 0.0, 0);
       goto fail;
     }
-    v_x89 = rt_value_new(rt_vec_type(RT_CHAR), t15);
-    char *v_x89_d = v_x89->data.c;
-    const int64_t v_x89_n = v_x89->len;
+    v_x90 = rt_value_new(rt_vec_type(RT_CHAR), t15);
+    char *v_x90_d = v_x90->data.c;
+    const int64_t v_x90_n = v_x90->len;
     RT_PARALLEL_FOR_IF(t15 >= RT_PARALLEL_MIN)
     for (int64_t t16 = 0; t16 < t15; t16++) {
       const int32_t t17 = (int32_t)t16;
       int t22 = 0; /* nonzero: a check below failed */
-      uint8_t t19 = rt_lt_i(t17, v_x83);
+      uint8_t t19 = rt_lt_i(t17, v_x84);
       char t20;
       if (t19) {
-        int t23 = (uint64_t)(int64_t)t17 < (uint64_t)v_x83;
+        int t23 = (uint64_t)(int64_t)t17 < (uint64_t)v_x84;
         int32_t t21 = t23 ? t17 : 0;
         t22 |= !t23;
-        uint8_t t25 = rt_lt_i(t21, v_x79);
+        uint8_t t25 = rt_lt_i(t21, v_x80);
         char t26;
         if (t25) {
-          int t28 = (uint64_t)(int64_t)t21 < (uint64_t)v_x79;
+          int t28 = (uint64_t)(int64_t)t21 < (uint64_t)v_x80;
           int32_t t27 = t28 ? t21 : 0;
           t22 |= !t28;
-          uint8_t t30 = rt_lt_i(t27, (int32_t)v_x77_n);
+          uint8_t t30 = rt_lt_i(t27, (int32_t)v_x78_n);
           char t31;
           if (t30) {
-            int t33 = (uint64_t)(int64_t)t27 < (uint64_t)v_x77_n;
-            char t32 = t33 ? v_x77_d[t27] : 0;
+            int t33 = (uint64_t)(int64_t)t27 < (uint64_t)v_x78_n;
+            char t32 = t33 ? v_x78_d[t27] : 0;
             t22 |= !t33;
             t31 = t32;
           } else {
-            int32_t t35 = rt_sub_i(t27, (int32_t)v_x77_n);
-            int t37 = (uint64_t)(int64_t)t35 < (uint64_t)v_x78_n;
-            char t36 = t37 ? v_x78_d[t35] : 0;
+            int32_t t35 = rt_sub_i(t27, (int32_t)v_x78_n);
+            int t37 = (uint64_t)(int64_t)t35 < (uint64_t)v_x79_n;
+            char t36 = t37 ? v_x79_d[t35] : 0;
             t22 |= !t37;
             t31 = t36;
           }
           t26 = t31;
         } else {
-          int32_t t39 = rt_sub_i(t21, v_x79);
-          int t41 = (uint64_t)(int64_t)t39 < (uint64_t)v_x82_n;
-          char t40 = t41 ? v_x82_d[t39] : 0;
+          int32_t t39 = rt_sub_i(t21, v_x80);
+          int t41 = (uint64_t)(int64_t)t39 < (uint64_t)v_x83_n;
+          char t40 = t41 ? v_x83_d[t39] : 0;
           t22 |= !t41;
           t26 = t40;
         }
         t20 = t26;
       } else {
-        int32_t t43 = rt_sub_i(t17, v_x83);
-        int t45 = (uint64_t)(int64_t)t43 < (uint64_t)v_x86_n;
-        char t44 = t45 ? v_x86_d[t43] : 0;
+        int32_t t43 = rt_sub_i(t17, v_x84);
+        int t45 = (uint64_t)(int64_t)t43 < (uint64_t)v_x87_n;
+        char t44 = t45 ? v_x87_d[t43] : 0;
         t22 |= !t45;
         t20 = t44;
       }
       if (__builtin_expect(t22 != 0, 0)) { /* again, recording the error */
-        uint8_t t47 = rt_lt_i(t17, v_x83);
+        uint8_t t47 = rt_lt_i(t17, v_x84);
         char t48;
         if (t47) {
           int32_t t49;
-          if ((uint64_t)(int64_t)t17 < (uint64_t)v_x83) {
+          if ((uint64_t)(int64_t)t17 < (uint64_t)v_x84) {
             t49 = t17;
           } else {
-            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t17, v_x83, 0.0, 1);
+            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t17, v_x84, 0.0, 1);
             t49 = 0;
           }
-          uint8_t t51 = rt_lt_i(t49, v_x79);
+          uint8_t t51 = rt_lt_i(t49, v_x80);
           char t52;
           if (t51) {
             int32_t t53;
-            if ((uint64_t)(int64_t)t49 < (uint64_t)v_x79) {
+            if ((uint64_t)(int64_t)t49 < (uint64_t)v_x80) {
               t53 = t49;
             } else {
-              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 2, 0, RT_GATHER, t49, v_x79, 0.0, 2);
+              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 2, 0, RT_GATHER, t49, v_x80, 0.0, 2);
               t53 = 0;
             }
-            uint8_t t55 = rt_lt_i(t53, (int32_t)v_x77_n);
+            uint8_t t55 = rt_lt_i(t53, (int32_t)v_x78_n);
             char t56;
             if (t55) {
               char t57;
-              if ((uint64_t)(int64_t)t53 < (uint64_t)v_x77_n) {
-                t57 = v_x77_d[t53];
+              if ((uint64_t)(int64_t)t53 < (uint64_t)v_x78_n) {
+                t57 = v_x78_d[t53];
               } else {
-                NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x77_n, 0.0, 3);
+                NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x78_n, 0.0, 3);
                 t57 = 0;
               }
               t56 = t57;
             } else {
-              int32_t t59 = rt_sub_i(t53, (int32_t)v_x77_n);
+              int32_t t59 = rt_sub_i(t53, (int32_t)v_x78_n);
               char t60;
-              if ((uint64_t)(int64_t)t59 < (uint64_t)v_x78_n) {
-                t60 = v_x78_d[t59];
+              if ((uint64_t)(int64_t)t59 < (uint64_t)v_x79_n) {
+                t60 = v_x79_d[t59];
               } else {
-                NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t59, v_x78_n, 0.0, 4);
+                NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 0, 0, RT_GATHER, t59, v_x79_n, 0.0, 4);
                 t60 = 0;
               }
               t56 = t60;
             }
             t52 = t56;
           } else {
-            int32_t t62 = rt_sub_i(t49, v_x79);
+            int32_t t62 = rt_sub_i(t49, v_x80);
             char t63;
-            if ((uint64_t)(int64_t)t62 < (uint64_t)v_x82_n) {
-              t63 = v_x82_d[t62];
+            if ((uint64_t)(int64_t)t62 < (uint64_t)v_x83_n) {
+              t63 = v_x83_d[t62];
             } else {
-              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 2, 0, RT_GATHER, t62, v_x82_n, 0.0, 5);
+              NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 2, 0, RT_GATHER, t62, v_x83_n, 0.0, 5);
               t63 = 0;
             }
             t52 = t63;
           }
           t48 = t52;
         } else {
-          int32_t t65 = rt_sub_i(t17, v_x83);
+          int32_t t65 = rt_sub_i(t17, v_x84);
           char t66;
-          if ((uint64_t)(int64_t)t65 < (uint64_t)v_x86_n) {
-            t66 = v_x86_d[t65];
+          if ((uint64_t)(int64_t)t65 < (uint64_t)v_x87_n) {
+            t66 = v_x87_d[t65];
           } else {
-            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t65, v_x86_n, 0.0, 6);
+            NESSIE_RECORD(err, t16, RT_CHECK_INDEX, 1, 0, RT_GATHER, t65, v_x87_n, 0.0, 6);
             t66 = 0;
           }
           t48 = t66;
         }
       }
-      v_x89_d[t16] = t20;
+      v_x90_d[t16] = t20;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x89 = v_x89;
+  *out_v_x90 = v_x90;
   return;
 fail:
-  rt_release(v_x89);
+  rt_release(v_x90);
 }
 
 /* K2: MAP -- tests/golden/strings.nesl:5: print_string(shout("banana") ++ " " ++ @(#"banana") ++ [newline]); */
 struct K2_A {
   RtKernelError *err;
   int run;
-  char *v_x77_d; int64_t v_x77_n;
   char *v_x78_d; int64_t v_x78_n;
-  int32_t v_x79;
-  char *v_x82_d; int64_t v_x82_n;
-  int32_t v_x83;
-  char *v_x86_d; int64_t v_x86_n;
-  int32_t v_x87;
-  char *v_x89_d; int64_t v_x89_n;
+  char *v_x79_d; int64_t v_x79_n;
+  int32_t v_x80;
+  char *v_x83_d; int64_t v_x83_n;
+  int32_t v_x84;
+  char *v_x87_d; int64_t v_x87_n;
+  int32_t v_x88;
+  char *v_x90_d; int64_t v_x90_n;
 };
 struct alignas(8) K2_0_V {
   char v0;
@@ -378,111 +378,111 @@ struct K2_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t71 = 0; /* nonzero: a check below failed */
-    uint8_t t68 = rt_lt_i(ix, A.v_x83);
+    uint8_t t68 = rt_lt_i(ix, A.v_x84);
     char t69;
     if (t68) {
-      int t72 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x83;
+      int t72 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x84;
       int32_t t70 = t72 ? ix : 0;
       t71 |= !t72;
-      uint8_t t74 = rt_lt_i(t70, A.v_x79);
+      uint8_t t74 = rt_lt_i(t70, A.v_x80);
       char t75;
       if (t74) {
-        int t77 = (uint64_t)(int64_t)t70 < (uint64_t)A.v_x79;
+        int t77 = (uint64_t)(int64_t)t70 < (uint64_t)A.v_x80;
         int32_t t76 = t77 ? t70 : 0;
         t71 |= !t77;
-        uint8_t t79 = rt_lt_i(t76, (int32_t)A.v_x77_n);
+        uint8_t t79 = rt_lt_i(t76, (int32_t)A.v_x78_n);
         char t80;
         if (t79) {
-          int t82 = (uint64_t)(int64_t)t76 < (uint64_t)A.v_x77_n;
-          char t81 = t82 ? A.v_x77_d[t76] : 0;
+          int t82 = (uint64_t)(int64_t)t76 < (uint64_t)A.v_x78_n;
+          char t81 = t82 ? A.v_x78_d[t76] : 0;
           t71 |= !t82;
           t80 = t81;
         } else {
-          int32_t t84 = rt_sub_i(t76, (int32_t)A.v_x77_n);
-          int t86 = (uint64_t)(int64_t)t84 < (uint64_t)A.v_x78_n;
-          char t85 = t86 ? A.v_x78_d[t84] : 0;
+          int32_t t84 = rt_sub_i(t76, (int32_t)A.v_x78_n);
+          int t86 = (uint64_t)(int64_t)t84 < (uint64_t)A.v_x79_n;
+          char t85 = t86 ? A.v_x79_d[t84] : 0;
           t71 |= !t86;
           t80 = t85;
         }
         t75 = t80;
       } else {
-        int32_t t88 = rt_sub_i(t70, A.v_x79);
-        int t90 = (uint64_t)(int64_t)t88 < (uint64_t)A.v_x82_n;
-        char t89 = t90 ? A.v_x82_d[t88] : 0;
+        int32_t t88 = rt_sub_i(t70, A.v_x80);
+        int t90 = (uint64_t)(int64_t)t88 < (uint64_t)A.v_x83_n;
+        char t89 = t90 ? A.v_x83_d[t88] : 0;
         t71 |= !t90;
         t75 = t89;
       }
       t69 = t75;
     } else {
-      int32_t t92 = rt_sub_i(ix, A.v_x83);
-      int t94 = (uint64_t)(int64_t)t92 < (uint64_t)A.v_x86_n;
-      char t93 = t94 ? A.v_x86_d[t92] : 0;
+      int32_t t92 = rt_sub_i(ix, A.v_x84);
+      int t94 = (uint64_t)(int64_t)t92 < (uint64_t)A.v_x87_n;
+      char t93 = t94 ? A.v_x87_d[t92] : 0;
       t71 |= !t94;
       t69 = t93;
     }
     if (__builtin_expect(t71 != 0, 0)) { /* again, recording the error */
-      uint8_t t96 = rt_lt_i(ix, A.v_x83);
+      uint8_t t96 = rt_lt_i(ix, A.v_x84);
       char t97;
       if (t96) {
         int32_t t98;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x83) {
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x84) {
           t98 = ix;
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x83, 0.0, 0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x84, 0.0, 0);
           t98 = 0;
         }
-        uint8_t t100 = rt_lt_i(t98, A.v_x79);
+        uint8_t t100 = rt_lt_i(t98, A.v_x80);
         char t101;
         if (t100) {
           int32_t t102;
-          if ((uint64_t)(int64_t)t98 < (uint64_t)A.v_x79) {
+          if ((uint64_t)(int64_t)t98 < (uint64_t)A.v_x80) {
             t102 = t98;
           } else {
-            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t98, A.v_x79, 0.0, 1);
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t98, A.v_x80, 0.0, 1);
             t102 = 0;
           }
-          uint8_t t104 = rt_lt_i(t102, (int32_t)A.v_x77_n);
+          uint8_t t104 = rt_lt_i(t102, (int32_t)A.v_x78_n);
           char t105;
           if (t104) {
             char t106;
-            if ((uint64_t)(int64_t)t102 < (uint64_t)A.v_x77_n) {
-              t106 = A.v_x77_d[t102];
+            if ((uint64_t)(int64_t)t102 < (uint64_t)A.v_x78_n) {
+              t106 = A.v_x78_d[t102];
             } else {
-              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t102, A.v_x77_n, 0.0, 2);
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t102, A.v_x78_n, 0.0, 2);
               t106 = 0;
             }
             t105 = t106;
           } else {
-            int32_t t108 = rt_sub_i(t102, (int32_t)A.v_x77_n);
+            int32_t t108 = rt_sub_i(t102, (int32_t)A.v_x78_n);
             char t109;
-            if ((uint64_t)(int64_t)t108 < (uint64_t)A.v_x78_n) {
-              t109 = A.v_x78_d[t108];
+            if ((uint64_t)(int64_t)t108 < (uint64_t)A.v_x79_n) {
+              t109 = A.v_x79_d[t108];
             } else {
-              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t108, A.v_x78_n, 0.0, 3);
+              NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t108, A.v_x79_n, 0.0, 3);
               t109 = 0;
             }
             t105 = t109;
           }
           t101 = t105;
         } else {
-          int32_t t111 = rt_sub_i(t98, A.v_x79);
+          int32_t t111 = rt_sub_i(t98, A.v_x80);
           char t112;
-          if ((uint64_t)(int64_t)t111 < (uint64_t)A.v_x82_n) {
-            t112 = A.v_x82_d[t111];
+          if ((uint64_t)(int64_t)t111 < (uint64_t)A.v_x83_n) {
+            t112 = A.v_x83_d[t111];
           } else {
-            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t111, A.v_x82_n, 0.0, 4);
+            NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t111, A.v_x83_n, 0.0, 4);
             t112 = 0;
           }
           t101 = t112;
         }
         t97 = t101;
       } else {
-        int32_t t114 = rt_sub_i(ix, A.v_x83);
+        int32_t t114 = rt_sub_i(ix, A.v_x84);
         char t115;
-        if ((uint64_t)(int64_t)t114 < (uint64_t)A.v_x86_n) {
-          t115 = A.v_x86_d[t114];
+        if ((uint64_t)(int64_t)t114 < (uint64_t)A.v_x87_n) {
+          t115 = A.v_x87_d[t114];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t114, A.v_x86_n, 0.0, 5);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t114, A.v_x87_n, 0.0, 5);
           t115 = 0;
         }
         t97 = t115;
@@ -494,54 +494,54 @@ struct K2_0_pull {
 struct K2_0_store {
   K2_A A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
-    A.v_x89_d[i] = v.v0;
+    A.v_x90_d[i] = v.v0;
   }
 };
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x77, RtValue *v_x78, int32_t v_x79, RtValue *v_x82, int32_t v_x83, RtValue *v_x86, int32_t v_x87, RtValue **out_v_x89) {
+static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
   (void)loc;
   (void)err;
   K2_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x77_d = v_x77->data.c;
-  A.v_x77_n = v_x77->len;
   A.v_x78_d = v_x78->data.c;
   A.v_x78_n = v_x78->len;
-  A.v_x79 = v_x79;
-  A.v_x82_d = v_x82->data.c;
-  A.v_x82_n = v_x82->len;
-  A.v_x83 = v_x83;
-  A.v_x86_d = v_x86->data.c;
-  A.v_x86_n = v_x86->len;
-  A.v_x87 = v_x87;
-  RtValue *v_x89 = NULL;
+  A.v_x79_d = v_x79->data.c;
+  A.v_x79_n = v_x79->len;
+  A.v_x80 = v_x80;
+  A.v_x83_d = v_x83->data.c;
+  A.v_x83_n = v_x83->len;
+  A.v_x84 = v_x84;
+  A.v_x87_d = v_x87->data.c;
+  A.v_x87_n = v_x87->len;
+  A.v_x88 = v_x88;
+  RtValue *v_x90 = NULL;
   /* MAP */
   {
-    const int64_t t116 = v_x87;
+    const int64_t t116 = v_x88;
     if (t116 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t116, 0.0, run, 6};
       goto fail;
     }
-    v_x89 = rtg_vec_new(RT_CHAR, t116);
-    A.v_x89_d = v_x89->data.c;
-    A.v_x89_n = v_x89->len;
+    v_x90 = rtg_vec_new(RT_CHAR, t116);
+    A.v_x90_d = v_x90->data.c;
+    A.v_x90_n = v_x90->len;
     rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t116);
   }
-  *out_v_x89 = v_x89;
+  *out_v_x90 = v_x90;
   return;
 fail:
-  rt_release(v_x89);
+  rt_release(v_x90);
 }
 
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x77, RtValue *v_x78, int32_t v_x79, RtValue *v_x82, int32_t v_x83, RtValue *v_x86, int32_t v_x87, RtValue **out_v_x89) {
-  RtValue *vals[] = {v_x77, v_x78, v_x82, v_x86};
-  const int64_t sizes[] = {(int64_t)v_x87};
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x78, RtValue *v_x79, int32_t v_x80, RtValue *v_x83, int32_t v_x84, RtValue *v_x87, int32_t v_x88, RtValue **out_v_x90) {
+  RtValue *vals[] = {v_x78, v_x79, v_x83, v_x87};
+  const int64_t sizes[] = {(int64_t)v_x88};
   if (rtg_choose_host(vals, 4, sizes, 1)) {
-    K2_host(err, loc, run, v_x77, v_x78, v_x79, v_x82, v_x83, v_x86, v_x87, out_v_x89);
+    K2_host(err, loc, run, v_x78, v_x79, v_x80, v_x83, v_x84, v_x87, v_x88, out_v_x90);
     rtg_host_ran();
   } else {
-    K2_gpu(err, loc, run, v_x77, v_x78, v_x79, v_x82, v_x83, v_x86, v_x87, out_v_x89);
+    K2_gpu(err, loc, run, v_x78, v_x79, v_x80, v_x83, v_x84, v_x87, v_x88, out_v_x90);
   }
 }
 

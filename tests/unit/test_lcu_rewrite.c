@@ -252,7 +252,7 @@ static void compose_and_run(LcuSoacKind kind, const int *xs, int n, Type *t, con
   /* fused: kernel (xs) { B = SOAC { let a = 100 / xs[j] in ... } (#xs) } */
   LcuKernel *one = lcu_kernel_new();
   vec_push(&one->params, p);
-  LcuThunk *composed = lcu_compose_pull(P, a, b->pull);
+  LcuThunk *composed = lcu_compose_pull(P, a, b->pull, false);
   LcuSoac *fused = consumer(kind, composed, a->size, at(6, 1));
   if (kind != SOAC_MAP)
     fused->second = lcu_copy_thunk(P, b->second, NULL);
@@ -387,7 +387,7 @@ static void test_compose_text(void **state) {
   LcuKernel *kk = lcu_kernel_new();
   lcu_kernel_param(P, kk, lcu_vec(FB_INT));
   LcuSoac *a = producer(kk, L);
-  LcuThunk *c = lcu_compose_pull(P, a, consumer_pull(a->results.data[0]));
+  LcuThunk *c = lcu_compose_pull(P, a, consumer_pull(a->results.data[0]), false);
   /* let a = 100 / xs[j] in a + 100 / xs[#xs - 1 - j]: the producer's
      value at the index let-bound once, at the other index computed
      there, and #A the producer's size */
@@ -395,6 +395,9 @@ static void test_compose_text(void **state) {
   assert_int_equal(body->kind, LE_LET);
   char *text = names_numbered(thunk_text(c));
   assert_string_equal(text, "{ v1 => let v2 = 100 / v3[v1] in v2 + 100 / v3[#v3 - 1 - v1] using v3 }");
+  /* in place: the value where the read stood, its check after nothing */
+  LcuThunk *in = lcu_compose_pull(P, a, consumer_pull(a->results.data[0]), true);
+  assert_string_equal(names_numbered(thunk_text(in)), "{ v1 => 100 / v2[v1] + 100 / v2[#v2 - 1 - v1] using v2 }");
 }
 
 static void test_compose_map(void **state) {
