@@ -1159,6 +1159,33 @@ bool fus_op_safe(FlatOp op, FlatBase b, const FlatAtom *divisor) {
   }
 }
 
+bool fus_same_exp(const LcuExp *a, const LcuExp *b) {
+  if (a->kind != b->kind || a->type != b->type)
+    return false;
+  switch (a->kind) {
+  case LE_VAR:
+    return a->var == b->var;
+  case LE_CONST: /* ints and bools: what a condition compares */
+    if (a->constant.kind != b->constant.kind)
+      return false;
+    return a->constant.kind == FA_INT    ? a->constant.u.i == b->constant.u.i
+           : a->constant.kind == FA_BOOL ? a->constant.u.b == b->constant.u.b
+           : a->constant.kind == FA_CHAR ? a->constant.u.c == b->constant.u.c
+                                         : false;
+  case LE_OP:
+    if (a->op != b->op || a->nargs != b->nargs)
+      return false;
+    for (int i = 0; i < a->nargs; i++)
+      if (!fus_same_exp(a->args[i], b->args[i]))
+        return false;
+    return true;
+  case LE_INDEX: /* one vector at one index: one value in one thunk */
+    return a->var == b->var && fus_same_exp(a->args[0], b->args[0]);
+  default:
+    return false;
+  }
+}
+
 bool fus_exp_op_safe(const LcuExp *e) {
   if (e->in_range && e->op == FLAT_REM) /* rem!: a divisor not 0 by construction */
     return true;
@@ -1177,25 +1204,60 @@ const LcuVar *fus_index_param(const LcuSoac *s, const LcuThunk *t) {
 static bool fails_itself(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
                          const LetRange *lets);
 
-static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
-                     const LetRange *lets) {
+/* Calls 'visit' on each expression of 'e' that may fail itself, in the
+   order the generated code evaluates them (operands first), until it
+   returns true; true if it did. */
+static bool walk_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
+                         const LetRange *lets, FusVisitFailing visit, void *ctx) {
   const LcuVar *i = fus_index_param(s, t);
   const LcuVar *a = e->kind == LE_IF ? below_length(e->args[0], i) : NULL;
   if (a) { /* an append: each branch knows where the index is */
     LetRange below = {i, fus_kernel_len(kl, a), NULL, lets}, above = {i, unknown(), a, lets};
-    return may_fail(kl, s, t, e->args[0], lets) || may_fail(kl, s, t, e->args[1], &below) ||
-           may_fail(kl, s, t, e->args[2], &above);
+    return walk_failing(kl, s, t, e->args[0], lets, visit, ctx) ||
+           walk_failing(kl, s, t, e->args[1], &below, visit, ctx) ||
+           walk_failing(kl, s, t, e->args[2], &above, visit, ctx);
   }
   if (e->kind == LE_LET) {
-    if (may_fail(kl, s, t, e->args[0], lets))
+    if (walk_failing(kl, s, t, e->args[0], lets, visit, ctx))
       return true;
     LetRange l = {e->var, exp_range(kl, s, t, e->args[0], lets), NULL, lets};
-    return may_fail(kl, s, t, e->args[1], &l);
+    return walk_failing(kl, s, t, e->args[1], &l, visit, ctx);
   }
-  for (int i = 0; i < e->nargs; i++)
-    if (may_fail(kl, s, t, e->args[i], lets))
+  for (int k = 0; k < e->nargs; k++)
+    if (walk_failing(kl, s, t, e->args[k], lets, visit, ctx))
       return true;
-  return fails_itself(kl, s, t, e, lets);
+  return fails_itself(kl, s, t, e, lets) && visit(e, ctx);
+}
+
+/* The same over thunk 't': its lets, then its results. */
+static bool walk_thunk_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, FusVisitFailing visit,
+                               void *ctx) {
+  if (!t)
+    return false;
+  LetRange few[FEW_LETS];
+  LetRange *chain = let_room(t, few);
+  const LetRange *in = NULL;
+  for (int k = 0; k < t->lets.len; k++) {
+    const LcuLet *l = t->lets.data[k];
+    if (walk_failing(kl, s, t, l->value, in, visit, ctx))
+      return true;
+    chain[k] = (LetRange){l->var, exp_range(kl, s, t, l->value, in), NULL, in};
+    in = &chain[k];
+  }
+  for (int k = 0; k < t->body.len; k++)
+    if (walk_failing(kl, s, t, t->body.data[k], in, visit, ctx))
+      return true;
+  return false;
+}
+
+static bool stop_at_first(const LcuExp *e, void *ctx) {
+  (void)e, (void)ctx;
+  return true;
+}
+
+static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
+                     const LetRange *lets) {
+  return walk_failing(kl, s, t, e, lets, stop_at_first, NULL);
 }
 
 /* Whether expression 'e' itself, not its operands, may fail. */
@@ -1223,65 +1285,13 @@ bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk 
   return may_fail(kl, s, t, e, scope_ranges(kl, s, t, e, few));
 }
 
-/* The expressions of 'e' that may fail themselves, in the order the
-   code evaluates them (operands first, as may_fail walks). */
-static void visit_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
-                          const LetRange *lets, FusVisitFailing visit, void *ctx) {
-  const LcuVar *i = fus_index_param(s, t);
-  const LcuVar *a = e->kind == LE_IF ? below_length(e->args[0], i) : NULL;
-  if (a) {
-    LetRange below = {i, fus_kernel_len(kl, a), NULL, lets}, above = {i, unknown(), a, lets};
-    visit_failing(kl, s, t, e->args[0], lets, visit, ctx);
-    visit_failing(kl, s, t, e->args[1], &below, visit, ctx);
-    visit_failing(kl, s, t, e->args[2], &above, visit, ctx);
-    return;
-  }
-  if (e->kind == LE_LET) {
-    visit_failing(kl, s, t, e->args[0], lets, visit, ctx);
-    LetRange l = {e->var, exp_range(kl, s, t, e->args[0], lets), NULL, lets};
-    visit_failing(kl, s, t, e->args[1], &l, visit, ctx);
-    return;
-  }
-  for (int k = 0; k < e->nargs; k++)
-    visit_failing(kl, s, t, e->args[k], lets, visit, ctx);
-  if (fails_itself(kl, s, t, e, lets))
-    visit(e, ctx);
-}
-
 void fus_thunk_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, FusVisitFailing visit,
                        void *ctx) {
-  if (!t)
-    return;
-  LetRange few[FEW_LETS];
-  LetRange *chain = let_room(t, few);
-  const LetRange *in = NULL;
-  for (int k = 0; k < t->lets.len; k++) {
-    const LcuLet *l = t->lets.data[k];
-    visit_failing(kl, s, t, l->value, in, visit, ctx);
-    chain[k] = (LetRange){l->var, exp_range(kl, s, t, l->value, in), NULL, in};
-    in = &chain[k];
-  }
-  for (int k = 0; k < t->body.len; k++)
-    visit_failing(kl, s, t, t->body.data[k], in, visit, ctx);
+  walk_thunk_failing(kl, s, t, visit, ctx);
 }
 
 static bool thunk_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t) {
-  if (!t)
-    return false;
-  LetRange few[FEW_LETS];
-  LetRange *chain = let_room(t, few);
-  const LetRange *in = NULL;
-  for (int i = 0; i < t->lets.len; i++) {
-    const LcuLet *l = t->lets.data[i];
-    if (may_fail(kl, s, t, l->value, in))
-      return true;
-    chain[i] = (LetRange){l->var, exp_range(kl, s, t, l->value, in), NULL, in};
-    in = &chain[i];
-  }
-  for (int i = 0; i < t->body.len; i++)
-    if (may_fail(kl, s, t, t->body.data[i], in))
-      return true;
-  return false;
+  return walk_thunk_failing(kl, s, t, stop_at_first, NULL);
 }
 
 int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s) {

@@ -239,9 +239,10 @@ bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk 
 /* Calls 'visit' on each expression of thunk 't' of SOAC 's' that may
    fail itself (not only through its operands), in the order the
    generated code evaluates them: the lets, then the results, each
-   expression's operands before it.  The rules keep a kernel's checks in
-   the program's order with it (rules.c, keeps_order). */
-typedef void (*FusVisitFailing)(const LcuExp *e, void *ctx);
+   expression's operands before it; it stops where 'visit' returns true
+   (may_fail's question is the first).  The rules keep a kernel's checks
+   in the program's order with it (rules.c, keeps_order). */
+typedef bool (*FusVisitFailing)(const LcuExp *e, void *ctx);
 void fus_thunk_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, FusVisitFailing visit,
                        void *ctx);
 int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s);
@@ -264,6 +265,10 @@ bool fus_op_safe(FlatOp op, FlatBase b, const FlatAtom *divisor);
    fus_op_safe with its divisor if a constant, or a rem! (a divisor not 0
    by construction). */
 bool fus_exp_op_safe(const LcuExp *e);
+/* Two thunk expressions that compute the same: the same variables,
+   constants, operations and reads (enough for the conditions of a
+   choice, and for two checks that fail together, rules.c). */
+bool fus_same_exp(const LcuExp *a, const LcuExp *b);
 
 /* ---- simplify.c ---- */
 

@@ -154,38 +154,20 @@ typedef struct Order {
   bool ok;
 } Order;
 
-/* The same index: a variable, an int constant, or a read of one
-   vector at the same index (x[ids[i]]). */
-static bool same_index(const LcuExp *a, const LcuExp *b) {
-  if (a->kind != b->kind)
-    return false;
-  switch (a->kind) {
-  case LE_VAR:
-    return a->var == b->var;
-  case LE_CONST:
-    return a->constant.kind == FA_INT && b->constant.kind == FA_INT && a->constant.u.i == b->constant.u.i;
-  case LE_INDEX:
-    return a->var == b->var && same_index(a->args[0], b->args[0]);
-  default:
-    return false;
-  }
-}
-
 /* Do checks 'a' and 'b' fail together, with one message: reads at one
    place of the source, at one index, of vectors of one length (the x
    and y of a sequence of points, each gathered by its own SOAC)? */
 static bool same_report(const Rw *w, const LcuExp *a, const LcuExp *b) {
-  if (a->kind != b->kind || !LCU_READS_AT(a->kind) || a->loc.src != b->loc.src || a->loc.line != b->loc.line ||
-      a->loc.col != b->loc.col || a->loc.inlined != b->loc.inlined || a->lib_fn != b->lib_fn)
+  if (a->kind != b->kind || !LCU_READS_AT(a->kind) || !lcu_loc_equal(a->loc, b->loc) || a->lib_fn != b->lib_fn)
     return false;
-  return same_index(a->args[0], b->args[0]) &&
+  return fus_same_exp(a->args[0], b->args[0]) &&
          (a->var == b->var || fus_len_equal(fus_kernel_len(&w->kl, a->var), fus_kernel_len(&w->kl, b->var)));
 }
 
-static void note_check(const LcuExp *e, void *ctx) {
+static bool note_check(const LcuExp *e, void *ctx) {
   Order *o = ctx;
   if (!e->origin || o->seen[e->origin])
-    return;
+    return false;
   o->seen[e->origin] = true;
   if (e->origin < o->last) {
     /* an earlier place's check after a later one's: in order only where
@@ -198,6 +180,7 @@ static void note_check(const LcuExp *e, void *ctx) {
   vec_push(&o->firsts, (void *)e);
   if (e->origin > o->last)
     o->last = e->origin;
+  return !o->ok; /* the answer is known */
 }
 
 /* Does SOAC 's' (perhaps not yet in the kernel) make its checks in the
@@ -356,22 +339,25 @@ static bool reads_all_first(const LcuSoac *P, const LcuSoac *C) {
 
 static void compose_into(Rw *w, const LcuSoac *P, LcuSoac *C, bool in_place);
 
-/* How P composes into C with C's checks in the program's order: 0 not
-   at all, 1 with P's values let-bound before the expressions that read
-   them (the paper's form, and where only one of them can fail), 2 with
-   P's values in place of the reads.  The let form first: spmv's
+/* C with P composed into it so that C's checks keep the program's
+   order: C itself where only one of them can fail (composed then with
+   the let form, compose_into); else a copy of C composed, with P's
+   values let-bound before the expressions that read them (the paper's
+   form) or, where that would check out of order, in place of the reads;
+   NULL where neither keeps the order.  The let form first: spmv's
    `let a = x[cols[i]] in vals[i] * a` loads the dependent gather first,
    and ran 7% faster than `vals[i] * x[cols[i]]` on the H200. */
-static int composes_in_order(Rw *w, const LcuSoac *P, const LcuSoac *C) {
+static LcuSoac *composed_in_order(Rw *w, const LcuSoac *P, LcuSoac *C) {
   if (!(fus_soac_failures(&w->kl, P) & FUS_FAIL_THUNK) || !(fus_soac_failures(&w->kl, C) & FUS_FAIL_THUNK))
-    return 1;
-  for (int form = 1; form <= 2; form++) {
-    LcuSoac c = *C;
-    compose_into(w, P, &c, form == 2);
-    if (keeps_order(w, &c))
-      return form;
+    return C;
+  for (int in_place = 0; in_place <= 1; in_place++) {
+    LcuSoac *c = NEW(LcuSoac);
+    *c = *C;
+    compose_into(w, P, c, in_place);
+    if (keeps_order(w, c))
+      return c;
   }
-  return 0;
+  return NULL;
 }
 
 static void compose_into(Rw *w, const LcuSoac *P, LcuSoac *C, bool in_place) {
@@ -443,16 +429,16 @@ static bool rule_compose(Rw *w) {
     LcuSoac *P = soac_at(w, pi);
     if (P->kind != SOAC_MAP)
       continue;
-    Vec consumers = {0}, forms = {0}; /* forms: composes_in_order's */
+    Vec consumers = {0}, composed = {0}; /* composed: composed_in_order's */
     bool needed = false;
     for (int ci = pi + 1; ci < nsoacs(w); ci++) {
       LcuSoac *C = soac_at(w, ci);
       if (!reads_results_of(C, P))
         continue;
-      int form = composable(w, P, C) ? composes_in_order(w, P, C) : 0;
-      if (form) {
+      LcuSoac *c = composable(w, P, C) ? composed_in_order(w, P, C) : NULL;
+      if (c) {
         vec_push(&consumers, (void *)(intptr_t)ci);
-        vec_push(&forms, (void *)(intptr_t)form);
+        vec_push(&composed, c);
       } else
         needed = true;
     }
@@ -473,8 +459,13 @@ static bool rule_compose(Rw *w) {
       vanish = P->size.var && soac_at(w, c0)->size.var == P->size.var && !any_fails_between(w, pi, c0);
     if (vanish && (pf & FUS_FAIL_THUNK))
       vanish = reads_all_first(P, soac_at(w, c0)) && !any_fails_between(w, pi, c0);
-    for (int c = 0; c < consumers.len; c++)
-      compose_into(w, P, soac_at(w, (int)(intptr_t)consumers.data[c]), (intptr_t)forms.data[c] == 2);
+    for (int c = 0; c < consumers.len; c++) {
+      LcuSoac *C = soac_at(w, (int)(intptr_t)consumers.data[c]), *made = composed.data[c];
+      if (made == C)
+        compose_into(w, P, C, false);
+      else
+        *C = *made;
+    }
     if (vanish)
       remove_soac(w, pi);
     return true;

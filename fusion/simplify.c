@@ -941,32 +941,6 @@ static bool simp_scalar(Simp *s, LcuStmt *st) {
   return common(s, key_of(s, 's', NULL, (int)st->op, &st->args), st);
 }
 
-/* Two thunk expressions that compute the same: the same variables,
-   constants and operations (enough for the conditions of a choice). */
-static bool same_exp(const LcuExp *a, const LcuExp *b) {
-  if (a->kind != b->kind || a->type != b->type)
-    return false;
-  switch (a->kind) {
-  case LE_VAR:
-    return a->var == b->var;
-  case LE_CONST: /* ints and bools: what a condition compares */
-    if (a->constant.kind != b->constant.kind)
-      return false;
-    return a->constant.kind == FA_INT    ? a->constant.u.i == b->constant.u.i
-           : a->constant.kind == FA_BOOL ? a->constant.u.b == b->constant.u.b
-           : a->constant.kind == FA_CHAR ? a->constant.u.c == b->constant.u.c
-                                         : false;
-  case LE_OP:
-    if (a->op != b->op || a->nargs != b->nargs)
-      return false;
-    for (int i = 0; i < a->nargs; i++)
-      if (!same_exp(a->args[i], b->args[i]))
-        return false;
-    return true;
-  default:
-    return false;
-  }
-}
 
 /* What a check's operand may be: a constant, or component j of a REDUCE
    whose pull gives it as the int constant c and whose operator gives
@@ -1014,7 +988,7 @@ static bool check_operand(Simp *s, const LcuAtom *a, Operand *o) {
           e->args[1]->var != r->second->params.data[c] || e->args[2]->var != r->second->params.data[k + c])
         return false;
       const LcuExp *first = ((const LcuExp *)r->second->body.data[0])->args[0];
-      o->together = o->together && same_exp(e->args[0], first);
+      o->together = o->together && fus_same_exp(e->args[0], first);
     }
     const LcuExp *pulled = r->pull->body.data[j];
     const FlatAtom *id = r->identity.data[j];
@@ -1056,7 +1030,7 @@ static const LcuSoac *choosing_reduce(const LcuStmt *run, const LcuVar *v, int *
       const LcuExp *e = r->second->body.data[c];
       if (e->kind != LE_IF || e->args[1]->kind != LE_VAR || e->args[2]->kind != LE_VAR ||
           e->args[1]->var != r->second->params.data[c] || e->args[2]->var != r->second->params.data[k + c] ||
-          !same_exp(e->args[0], first))
+          !fus_same_exp(e->args[0], first))
         return NULL;
     }
     return r;
@@ -1076,7 +1050,7 @@ static const LcuAtom *run_arg(const LcuStmt *run, const LcuVar *p) {
    value: the same vector (or two parameters the run gives one variable)
    at the same index? */
 static bool same_read(const LcuStmt *run, const LcuExp *a, const LcuExp *b) {
-  if (a->kind != LE_INDEX || b->kind != LE_INDEX || !same_exp(a->args[0], b->args[0]))
+  if (a->kind != LE_INDEX || b->kind != LE_INDEX || !fus_same_exp(a->args[0], b->args[0]))
     return false;
   if (a->var == b->var)
     return true;
