@@ -138,12 +138,8 @@ static void tag_exp(LcuExp *e, int origin) {
 }
 
 static void tag_thunk(LcuThunk *t, int origin) {
-  if (!t)
-    return;
-  for (int i = 0; i < t->lets.len; i++)
-    tag_exp(((LcuLet *)t->lets.data[i])->value, origin);
-  for (int i = 0; i < t->body.len; i++)
-    tag_exp(t->body.data[i], origin);
+  for (int i = 0; t && i < lcu_thunk_nexps(t); i++)
+    tag_exp(lcu_thunk_exp(t, i), origin);
 }
 
 typedef struct Order {
