@@ -102,6 +102,12 @@ __device__ inline void record_first(RtKernelError *r, RtKernelError e) {
   atomicExch(&slot->lock, 0);
 }
 
+/* A load that streams: evict-first in the caches (ld.global.cs), for a
+   value read once where the kernel's other reads gather and are better
+   kept (codegen/cuda.c, pull_gathers).  T: a vector's element type
+   (int32_t, double, uint8_t, char), each one of __ldcs's. */
+template <class T> __device__ __forceinline__ T ld_stream(const T *p) { return __ldcs(p); }
+
 /* ---- grids ---- */
 
 /* Blocks of THREADS for n elements, 'per_thread' each, at most 'most'. */
@@ -1221,33 +1227,49 @@ __global__ void seg_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t n
    need not be commutative).  The carry is the combination so far of the
    segment that the last lane reached.  A long segment takes the warp as
    long as a warp per segment would: the host chooses this kernel only
-   where the segments are short on average (seg_use_packed). */
+   where the segments are short on average (seg_use_packed).  The offsets
+   are loaded as streamed (__ldcs, evict first): each is read once, and
+   the L2 cache is better left to what a pull gathers (spmv's x). */
 /* seg_packed_kernel pulls this many chunks of 32 before combining them:
    spmv's pull gathers x at each column, one load in flight per lane at a
    time took 2.79 ms for 10^7 rows, four 2.26 (cuSPARSE 1.72); a plain
    coalesced pull lost a little (10^7 segments of 8 int32s 618 -> 693 µs).
-   H100, docs/gpu-runs.md. */
-constexpr int PACKED_AHEAD = 4;
+   H100, docs/gpu-runs.md.  Eight, with the kernel's indices in 32 bits
+   (62 registers, four blocks an SM, as four chunks had with 64-bit
+   indices): spmv 1.462 -> 1.442 ms and 1.473 -> 1.449 ms on two H200s
+   (docs/gpu-runs.md, twenty-seventh session).  More warps did not help:
+   spmv's gather of x misses the L2 cache 70% of the time, and with 40
+   registers (six blocks an SM) the misses rose from 3.7 to 4.7 GB and
+   the time to 1.93 ms; sixteen chunks (94 registers) took 1.79. */
+constexpr int PACKED_AHEAD = 8;
+
+/* The packed kernel counts elements and segments in 32 bits: where both
+   stay this far below INT32_MAX, so that no index it forms (up to
+   PACKED_AHEAD chunks past the last element, a grid's warps past the
+   last segment) wraps.  A segdes holds at most INT32_MAX elements
+   (make_segdes's check), so this leaves out only the last million. */
+constexpr int64_t PACKED_INDEX_ROOM = (int64_t)1 << 20;
 
 template <class V, class Pull, class Op, class Store>
 __global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, bool scan, Store store) {
   const unsigned all = 0xffffffffu;
   int lane = threadIdx.x & 31;
-  int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
-  int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
-  for (int64_t first = warp * 32; first < nseg; first += warps * 32) {
+  int warp = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+  int warps = (int)((gridDim.x * blockDim.x) >> 5);
+  const int nseg32 = (int)nseg; /* seg_use_packed: it fits */
+  for (int first = warp * 32; first < nseg32; first += warps * 32) {
     /* lane k holds segment first + k; lanes past the last one an empty
        segment at the end */
-    int64_t s = first + lane;
-    int64_t start = off[s < nseg ? s : nseg], end = off[s < nseg ? s + 1 : nseg];
-    if (!scan && s < nseg && start == end)
+    int s = first + lane;
+    int start = (int)__ldcs(&off[s < nseg32 ? s : nseg32]), end = (int)__ldcs(&off[s < nseg32 ? s + 1 : nseg32]);
+    if (!scan && s < nseg32 && start == end)
       store(s, id);
-    int64_t lo = __shfl_sync(all, start, 0), hi = __shfl_sync(all, end, 31);
+    int lo = __shfl_sync(all, start, 0), hi = __shfl_sync(all, end, 31);
     V carry = id;
     int carry_seg = -1;
     /* the segment (of the 32) of element base + lane: how many of the 32
        end at or before it */
-    auto segment_in_chunk = [&](int64_t base) {
+    auto segment_in_chunk = [&](int base) {
       int rel = (int)(end - base < 0 ? 0 : end - base < 33 ? end - base : 33);
       int seg = 0;
       for (int step = 16; step > 0; step /= 2)
@@ -1255,7 +1277,7 @@ __global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, in
           seg += step;
       return seg;
     };
-    for (int64_t group = lo; group < hi; group += 32 * PACKED_AHEAD) {
+    for (int group = lo; group < hi; group += 32 * PACKED_AHEAD) {
       /* the pulls of PACKED_AHEAD chunks first: their loads in flight
          together (a gather's latency, once per group of chunks); a pull
          that takes the segment finds it first */
@@ -1263,7 +1285,7 @@ __global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, in
       int segs[PACKED_AHEAD];
 #pragma unroll
       for (int u = 0; u < PACKED_AHEAD; u++) {
-        int64_t j = group + u * 32 + lane;
+        int j = group + u * 32 + lane;
         if constexpr (takes_segment<Pull>::value) {
           segs[u] = segment_in_chunk(group + u * 32);
           pulled[u] = j < hi ? pull(j, first + segs[u]) : id;
@@ -1273,10 +1295,10 @@ __global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, in
       }
 #pragma unroll
       for (int u = 0; u < PACKED_AHEAD; u++) {
-        int64_t base = group + u * 32;
+        int base = group + u * 32;
         if (base >= hi)
           break; /* the warp's together: base and hi are the warp's */
-        int64_t j = base + lane;
+        int j = base + lane;
         bool in = j < hi;
         int seg;
         if constexpr (takes_segment<Pull>::value)
@@ -1299,7 +1321,7 @@ __global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, in
             store(j, after ? (continued ? op(carry, before) : before) : (continued ? carry : id));
         }
         V so_far = continued ? op(carry, inc) : inc;
-        int64_t seg_end = __shfl_sync(all, end, seg);
+        int seg_end = __shfl_sync(all, end, seg);
         if (!scan && in && j + 1 == seg_end)
           store(first + seg, so_far); /* j is the last of its segment */
         carry = shfl_from(so_far, 31);
@@ -1684,7 +1706,8 @@ inline bool seg_use_balanced(int64_t nseg, int64_t total) {
 constexpr int64_t SEG_PACKED_AVG = 16;
 
 inline bool seg_use_packed(int64_t nseg, int64_t total) {
-  return nseg > SEG_BLOCKS && total >= 0 && total < SEG_PACKED_AVG * nseg;
+  return nseg > SEG_BLOCKS && total >= 0 && total < SEG_PACKED_AVG * nseg &&
+         nseg <= INT32_MAX - PACKED_INDEX_ROOM && total <= INT32_MAX - PACKED_INDEX_ROOM;
 }
 
 /* A block per segment, however many, where the host knows that they
