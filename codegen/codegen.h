@@ -65,6 +65,9 @@ typedef struct CgChecks {
                        at the `run` (lcu_error_loc), any other at its own */
   const char *index_op; /* the operation a subscript's error names:
                            "RT_GATHER", or "RT_ELT" in a ONCE */
+  bool stream_own;      /* CUDA: the reads at 'safe_index' loaded as
+                           streamed (rtg::ld_stream), to leave the cache
+                           to the thunk's other reads (cuda.c, gen_pull) */
 } CgChecks;
 
 /* The continuation of a thunk: it gets the C expressions of the results

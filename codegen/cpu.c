@@ -95,7 +95,7 @@ static const char *safe_length(Kx *x) {
    the SOAC's own index into the vectors of its size (CgChecks's
    safe_index), or NULL (a segmented SOAC's). */
 static CgChecks checks_at(Kx *x, const char *index, const char *ix) {
-  CgChecks c = {index, "err", ix, safe_length(x), x->s->loc, "RT_GATHER"};
+  CgChecks c = {index, "err", ix, safe_length(x), x->s->loc, "RT_GATHER", false};
   return c;
 }
 
@@ -475,7 +475,7 @@ static void gen_once(Kx *x) {
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++)
     dests[v] = result_name(s, v);
-  CgChecks ck = {"0", "err", NULL, NULL, s->loc, "RT_ELT"};
+  CgChecks ck = {"0", "err", NULL, NULL, s->loc, "RT_ELT", false};
   thunk_into(x, s->pull, NULL, &ck, dests);
   for (int v = 0; v < nv; v++)
     x->env = cg_bind(x->env, s->results.data[v], dests[v], NULL, NULL);

@@ -232,7 +232,7 @@ static void gen_v_struct(Gx *x) {
 static CgChecks device_checks(Gx *x, const char *index, const char *ix) {
   const LcuSize *sz = &x->s->size;
   const char *safe = sz->length ? cg_lookup(x->dev, sz->length)->length : NULL;
-  CgChecks c = {index, "A.err", ix, safe, x->s->loc, x->s->kind == SOAC_ONCE ? "RT_ELT" : "RT_GATHER"};
+  CgChecks c = {index, "A.err", ix, safe, x->s->loc, x->s->kind == SOAC_ONCE ? "RT_ELT" : "RT_GATHER", false};
   return c;
 }
 
@@ -276,6 +276,32 @@ static void close_functor(Cg *cg) {
   cg_line(cg, "};");
 }
 
+/* Does expression 'e' read a vector at an index other than 'own' and
+   not constant (a gather, or a SEG_ SOAC's read of a segment's value;
+   not a value kept on the device, read at 0 by every element)? */
+static bool exp_gathers(const LcuExp *e, const LcuVar *own) {
+  const LcuExp *i = e->kind == LE_INDEX ? e->args[0] : NULL;
+  if (i && i->kind != LE_CONST && !(i->kind == LE_VAR && i->var == own))
+    return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (exp_gathers(e->args[i], own))
+      return true;
+  return false;
+}
+
+/* Where a pull gathers, its reads at its own index (each element read
+   once, in order) are loaded as streamed, evict-first in the L2 cache,
+   which is left to the gathered vector: spmv's x, read at each column,
+   missed the cache less and ran 1.517 -> 1.463 ms (3.5%; cuSPARSE
+   1.258; docs/gpu-runs.md, twenty-seventh session). */
+static bool pull_gathers(const LcuThunk *t) {
+  const LcuVar *own = t->params.len ? t->params.data[0] : NULL;
+  for (int i = 0; i < lcu_thunk_nexps(t); i++)
+    if (exp_gathers(lcu_thunk_exp(t, i), own))
+      return true;
+  return false;
+}
+
 /* K_s_pull: index -> V, the pull thunk at (int32_t)i; one that takes
    the segment (SEG_MAP's, lcu_pull_takes_segment): (index, segment) ->
    V, at ((int32_t)i, (int32_t)s), the skeleton finding s, and
@@ -293,6 +319,7 @@ static void gen_pull(Gx *x) {
     cg_line(cg, "(void)sx;");
   }
   CgChecks c = device_checks(x, "i", "ix");
+  c.stream_own = pull_gathers(x->s->pull);
   const char **args = seg ? (const char *[]){"ix", "sx"} : (const char *[]){"ix"};
   cg_thunk(cg, x->s->pull, x->s->pull->params.len ? args : NULL, x->dev, &c, return_v, (void *)v);
   close_functor(cg);

@@ -318,15 +318,18 @@ static const char *index_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   const char *t = cg_temp(cg);
   cse_note(tx, key, t);
   const CgChecks *c = tx->checks;
+  bool own = c->safe_index && strcmp(i, c->safe_index) == 0;
+  const char *value = own && c->stream_own ? xprintf("rtg::ld_stream(&%s[%s])", b->value, i)
+                                           : xprintf("%s[%s]", b->value, i);
   /* (a read known in range, x![e], is checked all the same: on a GPU a
      check that failed before it is reported only at the next wait, and
      the values it left must not make this read leave its vector) */
-  if (c->safe_index && strcmp(i, c->safe_index) == 0 && c->safe_length && strcmp(b->length, c->safe_length) == 0) {
+  if (own && c->safe_length && strcmp(b->length, c->safe_length) == 0) {
     /* the SOAC's own index into a vector of its size: in range */
-    cg_line(cg, "%s %s = %s[%s];", cg_ctype(e->type), t, b->value, i);
+    cg_line(cg, "%s %s = %s;", cg_ctype(e->type), t, value);
     return t;
   }
-  checked_value(tx, e, cg_ctype(e->type), t, i, b->length, xprintf("%s[%s]", b->value, i));
+  checked_value(tx, e, cg_ctype(e->type), t, i, b->length, value);
   return t;
 }
 

@@ -586,7 +586,7 @@ struct K3_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t93 = 0; /* nonzero: a check below failed */
-    int32_t t91 = A.v_x341_d[ix];
+    int32_t t91 = rtg::ld_stream(&A.v_x341_d[ix]);
     int t94 = (uint64_t)(int64_t)t91 < (uint64_t)A.v_x332;
     int32_t t92 = t94 ? t91 : 0;
     t93 |= !t94;
@@ -595,7 +595,7 @@ struct K3_0_pull {
     int32_t t97 = t98 ? A.v_x338_d[t96] : 0;
     t93 |= !t98;
     if (__builtin_expect(t93 != 0, 0)) { /* again, recording the error */
-      int32_t t99 = A.v_x341_d[ix];
+      int32_t t99 = rtg::ld_stream(&A.v_x341_d[ix]);
       int32_t t100;
       if ((uint64_t)(int64_t)t99 < (uint64_t)A.v_x332) {
         t100 = t99;
@@ -1071,7 +1071,7 @@ struct K5_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t195 = 0; /* nonzero: a check below failed */
-    int32_t t193 = A.v_x384_d[ix];
+    int32_t t193 = rtg::ld_stream(&A.v_x384_d[ix]);
     int t196 = (uint64_t)(int64_t)t193 < (uint64_t)A.v_x375;
     int32_t t194 = t196 ? t193 : 0;
     t195 |= !t196;
@@ -1080,7 +1080,7 @@ struct K5_0_pull {
     int32_t t199 = t200 ? A.v_x381_d[t198] : 0;
     t195 |= !t200;
     if (__builtin_expect(t195 != 0, 0)) { /* again, recording the error */
-      int32_t t201 = A.v_x384_d[ix];
+      int32_t t201 = rtg::ld_stream(&A.v_x384_d[ix]);
       int32_t t202;
       if ((uint64_t)(int64_t)t201 < (uint64_t)A.v_x375) {
         t202 = t201;
@@ -1556,7 +1556,7 @@ struct K7_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t297 = 0; /* nonzero: a check below failed */
-    int32_t t295 = A.v_x427_d[ix];
+    int32_t t295 = rtg::ld_stream(&A.v_x427_d[ix]);
     int t298 = (uint64_t)(int64_t)t295 < (uint64_t)A.v_x418;
     int32_t t296 = t298 ? t295 : 0;
     t297 |= !t298;
@@ -1565,7 +1565,7 @@ struct K7_0_pull {
     int32_t t301 = t302 ? A.v_x424_d[t300] : 0;
     t297 |= !t302;
     if (__builtin_expect(t297 != 0, 0)) { /* again, recording the error */
-      int32_t t303 = A.v_x427_d[ix];
+      int32_t t303 = rtg::ld_stream(&A.v_x427_d[ix]);
       int32_t t304;
       if ((uint64_t)(int64_t)t303 < (uint64_t)A.v_x418) {
         t304 = t303;

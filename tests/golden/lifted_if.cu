@@ -1171,10 +1171,10 @@ struct K6_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t221 = 0; /* nonzero: a check below failed */
-    int32_t t213 = A.v_x191_d[ix];
+    int32_t t213 = rtg::ld_stream(&A.v_x191_d[ix]);
     int32_t t215 = rt_add_i(t213, A.v_x192);
-    uint8_t t216 = A.v_x195_d[ix];
-    int32_t t217 = A.v_x196_d[ix];
+    uint8_t t216 = rtg::ld_stream(&A.v_x195_d[ix]);
+    int32_t t217 = rtg::ld_stream(&A.v_x196_d[ix]);
     int32_t t219 = (t216 ? t217 : t215);
     int t222 = (uint64_t)(int64_t)t219 < (uint64_t)A.v_x201;
     int32_t t220 = t222 ? t219 : 0;
@@ -1194,10 +1194,10 @@ struct K6_0_pull {
       t225 = t230;
     }
     if (__builtin_expect(t221 != 0, 0)) { /* again, recording the error */
-      int32_t t232 = A.v_x191_d[ix];
+      int32_t t232 = rtg::ld_stream(&A.v_x191_d[ix]);
       int32_t t234 = rt_add_i(t232, A.v_x192);
-      uint8_t t235 = A.v_x195_d[ix];
-      int32_t t236 = A.v_x196_d[ix];
+      uint8_t t235 = rtg::ld_stream(&A.v_x195_d[ix]);
+      int32_t t236 = rtg::ld_stream(&A.v_x196_d[ix]);
       int32_t t238 = (t235 ? t236 : t234);
       int32_t t239;
       if ((uint64_t)(int64_t)t238 < (uint64_t)A.v_x201) {

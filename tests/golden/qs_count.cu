@@ -277,7 +277,7 @@ struct K2_0_pull {
     int32_t t25;
     if (t24) {
       int t28 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x72_n;
-      int32_t t26 = t28 ? A.v_x72_d[ix] : 0;
+      int32_t t26 = t28 ? rtg::ld_stream(&A.v_x72_d[ix]) : 0;
       t27 |= !t28;
       t25 = t26;
     } else {
@@ -293,7 +293,7 @@ struct K2_0_pull {
       if (t34) {
         int32_t t36;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x72_n) {
-          t36 = A.v_x72_d[ix];
+          t36 = rtg::ld_stream(&A.v_x72_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x72_n, 0.0, 0);
           t36 = 0;
@@ -962,12 +962,12 @@ struct K8_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t136 = 0; /* nonzero: a check below failed */
-    int32_t t134 = A.v_x718_d[ix];
+    int32_t t134 = rtg::ld_stream(&A.v_x718_d[ix]);
     int t137 = (uint64_t)(int64_t)t134 < (uint64_t)A.v_x719_n;
     int32_t t135 = t137 ? A.v_x719_d[t134] : 0;
     t136 |= !t137;
     if (__builtin_expect(t136 != 0, 0)) { /* again, recording the error */
-      int32_t t138 = A.v_x718_d[ix];
+      int32_t t138 = rtg::ld_stream(&A.v_x718_d[ix]);
       int32_t t139;
       if ((uint64_t)(int64_t)t138 < (uint64_t)A.v_x719_n) {
         t139 = A.v_x719_d[t138];
@@ -994,12 +994,12 @@ struct K8_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t142 = 0; /* nonzero: a check below failed */
-    int32_t t140 = A.v_x722_d[ix];
+    int32_t t140 = rtg::ld_stream(&A.v_x722_d[ix]);
     int t143 = (uint64_t)(int64_t)t140 < (uint64_t)A.v_x721_n;
     int32_t t141 = t143 ? A.v_x721_d[t140] : 0;
     t142 |= !t143;
     if (__builtin_expect(t142 != 0, 0)) { /* again, recording the error */
-      int32_t t144 = A.v_x722_d[ix];
+      int32_t t144 = rtg::ld_stream(&A.v_x722_d[ix]);
       int32_t t145;
       if ((uint64_t)(int64_t)t144 < (uint64_t)A.v_x721_n) {
         t145 = A.v_x721_d[t144];
@@ -1788,17 +1788,17 @@ struct K10_0_pull {
     (void)ix;
     int t305 = 0; /* nonzero: a check below failed */
     int t306 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
-    int32_t t304 = t306 ? A.v_x741_d[ix] : 0;
+    int32_t t304 = t306 ? rtg::ld_stream(&A.v_x741_d[ix]) : 0;
     t305 |= !t306;
     int t308 = (uint64_t)(int64_t)t304 < (uint64_t)A.v_x742_n;
     int32_t t307 = t308 ? A.v_x742_d[t304] : 0;
     t305 |= !t308;
-    int32_t t309 = A.v_x745_d[ix];
+    int32_t t309 = rtg::ld_stream(&A.v_x745_d[ix]);
     uint8_t t311 = rt_lt_i(t309, t307);
     if (__builtin_expect(t305 != 0, 0)) { /* again, recording the error */
       int32_t t312;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
-        t312 = A.v_x741_d[ix];
+        t312 = rtg::ld_stream(&A.v_x741_d[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 0);
         t312 = 0;
@@ -1810,7 +1810,7 @@ struct K10_0_pull {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t312, A.v_x742_n, 0.0, 1);
         t313 = 0;
       }
-      int32_t t314 = A.v_x745_d[ix];
+      int32_t t314 = rtg::ld_stream(&A.v_x745_d[ix]);
       uint8_t t316 = rt_lt_i(t314, t313);
     }
     return K10_0_V{t309, t311};
@@ -1840,17 +1840,17 @@ struct K10_1_pull {
     (void)ix;
     int t318 = 0; /* nonzero: a check below failed */
     int t319 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
-    int32_t t317 = t319 ? A.v_x741_d[ix] : 0;
+    int32_t t317 = t319 ? rtg::ld_stream(&A.v_x741_d[ix]) : 0;
     t318 |= !t319;
     int t321 = (uint64_t)(int64_t)t317 < (uint64_t)A.v_x742_n;
     int32_t t320 = t321 ? A.v_x742_d[t317] : 0;
     t318 |= !t321;
-    int32_t t322 = A.v_x745_d[ix];
+    int32_t t322 = rtg::ld_stream(&A.v_x745_d[ix]);
     uint8_t t324 = rt_gt_i(t322, t320);
     if (__builtin_expect(t318 != 0, 0)) { /* again, recording the error */
       int32_t t325;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
-        t325 = A.v_x741_d[ix];
+        t325 = rtg::ld_stream(&A.v_x741_d[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 2);
         t325 = 0;
@@ -1862,7 +1862,7 @@ struct K10_1_pull {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, A.v_x742_n, 0.0, 3);
         t326 = 0;
       }
-      int32_t t327 = A.v_x745_d[ix];
+      int32_t t327 = rtg::ld_stream(&A.v_x745_d[ix]);
       uint8_t t329 = rt_gt_i(t327, t326);
     }
     return K10_1_V{t322, t324};
@@ -1892,13 +1892,13 @@ struct K10_2_pull {
     (void)ix;
     int t331 = 0; /* nonzero: a check below failed */
     int t332 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
-    int32_t t330 = t332 ? A.v_x741_d[ix] : 0;
+    int32_t t330 = t332 ? rtg::ld_stream(&A.v_x741_d[ix]) : 0;
     t331 |= !t332;
     int t334 = (uint64_t)(int64_t)t330 < (uint64_t)A.v_x742_n;
     int32_t t333 = t334 ? A.v_x742_d[t330] : 0;
     t331 |= !t334;
     int t336 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x745_n;
-    int32_t t335 = t336 ? A.v_x745_d[ix] : 0;
+    int32_t t335 = t336 ? rtg::ld_stream(&A.v_x745_d[ix]) : 0;
     t331 |= !t336;
     uint8_t t338 = rt_lt_i(t335, t333);
     int32_t t340 = rt_btoi_b(t338);
@@ -1907,7 +1907,7 @@ struct K10_2_pull {
     if (__builtin_expect(t331 != 0, 0)) { /* again, recording the error */
       int32_t t345;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
-        t345 = A.v_x741_d[ix];
+        t345 = rtg::ld_stream(&A.v_x741_d[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 4);
         t345 = 0;
@@ -1921,7 +1921,7 @@ struct K10_2_pull {
       }
       int32_t t347;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x745_n) {
-        t347 = A.v_x745_d[ix];
+        t347 = rtg::ld_stream(&A.v_x745_d[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x745_n, 0.0, 6);
         t347 = 0;
@@ -2298,7 +2298,7 @@ struct K11_0_pull {
     int32_t t439;
     if (t438) {
       int t442 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
-      int32_t t440 = t442 ? A.v_x773_d[ix] : 0;
+      int32_t t440 = t442 ? rtg::ld_stream(&A.v_x773_d[ix]) : 0;
       t441 |= !t442;
       t439 = t440;
     } else {
@@ -2314,7 +2314,7 @@ struct K11_0_pull {
       if (t448) {
         int32_t t450;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n) {
-          t450 = A.v_x773_d[ix];
+          t450 = rtg::ld_stream(&A.v_x773_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x773_n, 0.0, 0);
           t450 = 0;
@@ -2354,7 +2354,7 @@ struct K11_1_pull {
     int32_t t456;
     if (t455) {
       int t459 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
-      int32_t t457 = t459 ? A.v_x773_d[ix] : 0;
+      int32_t t457 = t459 ? rtg::ld_stream(&A.v_x773_d[ix]) : 0;
       t458 |= !t459;
       t456 = t457;
     } else {
@@ -2370,7 +2370,7 @@ struct K11_1_pull {
       if (t465) {
         int32_t t467;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n) {
-          t467 = A.v_x773_d[ix];
+          t467 = rtg::ld_stream(&A.v_x773_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x773_n, 0.0, 2);
           t467 = 0;
@@ -4278,10 +4278,10 @@ struct K18_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t928 = 0; /* nonzero: a check below failed */
-    int32_t t920 = A.v_x1013_d[ix];
+    int32_t t920 = rtg::ld_stream(&A.v_x1013_d[ix]);
     int32_t t922 = rt_add_i(t920, A.v_x1014);
-    uint8_t t923 = A.v_x1017_d[ix];
-    int32_t t924 = A.v_x1018_d[ix];
+    uint8_t t923 = rtg::ld_stream(&A.v_x1017_d[ix]);
+    int32_t t924 = rtg::ld_stream(&A.v_x1018_d[ix]);
     int32_t t926 = (t923 ? t924 : t922);
     int t929 = (uint64_t)(int64_t)t926 < (uint64_t)A.v_x1023;
     int32_t t927 = t929 ? t926 : 0;
@@ -4301,10 +4301,10 @@ struct K18_0_pull {
       t932 = t937;
     }
     if (__builtin_expect(t928 != 0, 0)) { /* again, recording the error */
-      int32_t t939 = A.v_x1013_d[ix];
+      int32_t t939 = rtg::ld_stream(&A.v_x1013_d[ix]);
       int32_t t941 = rt_add_i(t939, A.v_x1014);
-      uint8_t t942 = A.v_x1017_d[ix];
-      int32_t t943 = A.v_x1018_d[ix];
+      uint8_t t942 = rtg::ld_stream(&A.v_x1017_d[ix]);
+      int32_t t943 = rtg::ld_stream(&A.v_x1018_d[ix]);
       int32_t t945 = (t942 ? t943 : t941);
       int32_t t946;
       if ((uint64_t)(int64_t)t945 < (uint64_t)A.v_x1023) {

@@ -450,7 +450,7 @@ struct K3_0_pull {
     int32_t t57;
     if (t56) {
       int t60 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x66_n;
-      int32_t t58 = t60 ? A.v_x66_d[ix] : 0;
+      int32_t t58 = t60 ? rtg::ld_stream(&A.v_x66_d[ix]) : 0;
       t59 |= !t60;
       t57 = t58;
     } else {
@@ -480,7 +480,7 @@ struct K3_0_pull {
       if (t75) {
         int32_t t77;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x66_n) {
-          t77 = A.v_x66_d[ix];
+          t77 = rtg::ld_stream(&A.v_x66_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x66_n, 0.0, 0);
           t77 = 0;
