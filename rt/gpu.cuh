@@ -1390,7 +1390,8 @@ __global__ void seg_block_kernel(Pull pull, Op op, V id, const int64_t *off, int
    elements of its segment before it (a SCAN stores that; at a head, id);
    the inclusive one at a segment's last element is the segment's
    combination (a REDUCE stores it at the segment's index, and id at each
-   empty segment's, which has no elements).  Heads come from the offsets:
+   empty segment's, which has no elements; a REDUCE needs no third phase:
+   segmented_balanced).  Heads come from the offsets:
    each thread's first element's segment from the segdes's ids where they
    are cached already, else by a search (segment_of), so that nothing
    else need be made (no ids, and no total on the host: the kernels read
@@ -1568,13 +1569,11 @@ template <class V, class Op> __global__ void seg_lb_prefixes(SegPair<V> *partial
   }
 }
 
-/* Phase 3: each part again, from its prefix, as scan_parts: a SCAN stores
-   each element's exclusive prefix within its segment (id at a head), a
-   REDUCE each segment's combination at its last element, and id at each
-   empty segment (a grid-stride loop over the segments).  Every thread
-   keeps the carry. */
+/* Phase 3 of a SCAN: each part again, from its prefix, as scan_parts:
+   each element's exclusive prefix within its segment (id at a head).
+   Every thread keeps the carry. */
 template <class V, class Pull, class Op, class Store>
-__global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, const int32_t *ids, bool scan,
+__global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, const int32_t *ids,
                              const SegPair<V> *prefix, Store store) {
   constexpr int IT = ITEMS<V>;
   __shared__ V tile[THREADS * IT];
@@ -1592,37 +1591,123 @@ __global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t
     SegPair<V> acc = threadIdx.x == 0 ? carry : sop(carry, before);
     segment_run<IT>(off, nseg, ids, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
       SegPair<V> x{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0};
-      if (scan)
-        store(j, x.head ? id : acc.v);
+      store(j, x.head ? id : acc.v);
       acc = sop(acc, x);
-      if (!scan && off[s + 1] == j + 1)
-        store(s, acc.v); /* j is the last of segment s */
     });
     carry = sop(carry, total);
     __syncthreads(); /* every thread has read the tile */
   }
-  if (!scan)
-    for (int64_t s = blockIdx.x * (int64_t)THREADS + threadIdx.x; s < nseg; s += (int64_t)gridDim.x * THREADS)
-      if (off[s] == off[s + 1])
-        store(s, id);
+}
+
+/* A REDUCE in one pass over the elements (seg_lb_reduce_parts, then
+   seg_lb_reduce_rest): each block stores the combination of every
+   segment that both begins and ends in its part, and its part's pair;
+   of its first segment, where that began in an earlier part and ends in
+   this one, the combination of this part's elements of it (BlockHead).
+   That segment's whole is the blocks' exclusive prefix there (the
+   combination since its head, in the parts before) combined with this
+   part's elements, which one block computes for every part after the
+   prefixes.  A segment's elements are thus combined in order, as the
+   three phases combine them, and each pull is evaluated once where the
+   third phase evaluated it again: quickhull's segmented arg-max of 10^7
+   points spent 1.2 ms of a call's 9 in that second evaluation (H200,
+   NESSIE_PROFILE; docs/gpu-runs.md, twenty-seventh session). */
+template <class V> struct BlockHead {
+  V v;
+  int64_t s; /* the segment; -1: none to finish (the part's first segment
+                begins in it, or does not end in it, or the part is empty) */
+};
+
+/* Phase 1 of the one-pass REDUCE: as seg_lb_write from no prefix, each
+   segment's combination stored at its last element where its head is in
+   this part, else kept in head[b]; the part's pair in partial[b]; id at
+   each empty segment (a grid-stride loop). */
+template <class V, class Pull, class Op, class Store>
+__global__ void seg_lb_reduce_parts(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, const int32_t *ids,
+                                    SegPair<V> *partial, BlockHead<V> *head, Store store) {
+  constexpr int IT = ITEMS<V>;
+  __shared__ V tile[THREADS * IT];
+  __shared__ SegPair<V> sh[THREADS / 32];
+  SegOp<V, Op> sop{op};
+  const SegPair<V> none{id, 0};
+  int64_t from, to;
+  seg_lb_part(off, nseg, &from, &to);
+  if (threadIdx.x == 0)
+    head[blockIdx.x] = BlockHead<V>{id, -1};
+  SegPair<V> carry = none;
+  for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
+    load_segment_tile<IT>(tile, pull, base, to, off, nseg, ids);
+    __syncthreads(); /* the tile */
+    SegPair<V> mine = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to), total;
+    SegPair<V> before = block_exclusive_scan(mine, sop, none, sh, &total);
+    SegPair<V> acc = threadIdx.x == 0 ? carry : sop(carry, before);
+    segment_run<IT>(off, nseg, ids, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
+      acc = sop(acc, SegPair<V>{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0});
+      if (off[s + 1] == j + 1) { /* j is the last of segment s */
+        if (acc.head)
+          store(s, acc.v);
+        else /* the part's first segment, begun before it: at most one thread */
+          head[blockIdx.x] = BlockHead<V>{acc.v, s};
+      }
+    });
+    carry = sop(carry, total);
+    __syncthreads(); /* every thread has read the tile */
+  }
+  if (threadIdx.x == 0)
+    partial[blockIdx.x] = carry;
+  for (int64_t s = blockIdx.x * (int64_t)THREADS + threadIdx.x; s < nseg; s += (int64_t)gridDim.x * THREADS)
+    if (off[s] == off[s + 1])
+      store(s, id);
+}
+
+/* Phase 2 of the one-pass REDUCE, one block: the parts' exclusive
+   prefixes (seg_lb_prefixes), then each part's first segment finished
+   from its prefix. */
+template <class V, class Op, class Store>
+__global__ void seg_lb_reduce_rest(SegPair<V> *partial, const BlockHead<V> *head, int64_t nparts, Op op, V id,
+                                   Store store) {
+  __shared__ SegPair<V> sh[THREADS / 32];
+  SegOp<V, Op> sop{op};
+  const SegPair<V> none{id, 0};
+  SegPair<V> carry = none;
+  for (int64_t base = 0; base < nparts; base += THREADS) {
+    int64_t i = base + threadIdx.x;
+    SegPair<V> total, before = block_exclusive_scan(i < nparts ? partial[i] : none, sop, none, sh, &total);
+    if (i < nparts && head[i].s >= 0)
+      store(head[i].s, op(threadIdx.x == 0 ? carry.v : sop(carry, before).v, head[i].v));
+    carry = sop(carry, total);
+  }
 }
 
 /* The three phases on a grid for 'total' elements (-1: not known on the
    host, a grid that fills the device; blocks past the elements have
-   empty parts). */
+   empty parts); a REDUCE in the two of its one pass. */
 template <class V, class Pull, class Op, class Store>
 void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, const int64_t *off, int64_t nseg,
                         const int32_t *ids, int64_t total, bool scan, Store store) {
   int blocks = total >= 0 ? blocks_for(total, ITEMS<V>) : rtg_max_blocks();
-  SegPair<V> *partial = (SegPair<V> *)rtg_partials(sizeof(SegPair<V>) * (size_t)blocks);
-  rtg_launching(scan ? "segmented scan, balanced (parts)" : "segmented reduce, balanced (parts)");
+  size_t pairs = sizeof(SegPair<V>) * (size_t)blocks;
+  pairs = (pairs + 15) / 16 * 16; /* the heads after them, aligned */
+  char *room = (char *)rtg_partials(pairs + (scan ? 0 : sizeof(BlockHead<V>) * (size_t)blocks));
+  SegPair<V> *partial = (SegPair<V> *)room;
+  if (!scan) {
+    BlockHead<V> *head = (BlockHead<V> *)(room + pairs);
+    rtg_launching("segmented reduce, balanced (parts)");
+    seg_lb_reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, ids, partial, head, store);
+    rtg_launched(name, loc);
+    rtg_launching("segmented reduce, balanced (prefixes)");
+    seg_lb_reduce_rest<<<1, THREADS, 0, rtg_stream()>>>(partial, head, (int64_t)blocks, op, id, store);
+    rtg_launched(name, loc);
+    return;
+  }
+  rtg_launching("segmented scan, balanced (parts)");
   seg_lb_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, ids, partial);
   rtg_launched(name, loc);
-  rtg_launching(scan ? "segmented scan, balanced (prefixes)" : "segmented reduce, balanced (prefixes)");
+  rtg_launching("segmented scan, balanced (prefixes)");
   seg_lb_prefixes<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id);
   rtg_launched(name, loc);
-  rtg_launching(scan ? "segmented scan, balanced (write)" : "segmented reduce, balanced (write)");
-  seg_lb_write<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, ids, scan, partial, store);
+  rtg_launching("segmented scan, balanced (write)");
+  seg_lb_write<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, ids, partial, store);
   rtg_launched(name, loc);
 }
 
@@ -1668,10 +1753,11 @@ void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, con
    segments hold SEG_BALANCED_AVG to SEG_BALANCED_AVG_MOST elements on
    average: a warp or block per segment is then at the mercy of the
    longest, which the host cannot see.  Not above: the balanced path's
-   REDUCE evaluates each element's pull twice (its parts, then the
+   REDUCE then evaluated each element's pull twice (its parts, then the
    write), which doubled the all-pairs n-body's time (10^4 segments of
    10^4 bodies, each pull a force: 7.1 -> 14.1 ms), where segments that
-   long give each warp work enough.  Quicksort of 10^6 keys (tests/bench/quicksort.nesl,
+   long give each warp work enough.  (A REDUCE evaluates it once since
+   the twenty-seventh session; the bound was not measured again.)  Quicksort of 10^6 keys (tests/bench/quicksort.nesl,
    whose splits are uneven) has 2048 to 47000 segments from its 11th
    level on, averaging 487 down to 16 elements, the longest 10126 down
    to 374; there ncu timed the warp per segment of its filters' counts
