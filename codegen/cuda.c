@@ -904,9 +904,9 @@ static void host_seg_reduce_or_scan(Gx *x, bool scan) {
     return;
   }
   /* a commutative REDUCE's lanes combine their own elements first */
-  cg_line(cg, "rtg::segmented%s(%s, loc, %s, %s, %s, %s, %s, %s);", !scan && cg_op_commutative(x->s) ? "<true>" : "",
-          kernel_string(x), functor(x, "pull"), functor(x, "op"), identity(x), sd->value, scan ? "true" : "false",
-          functor(x, "store"));
+  cg_line(cg, "rtg::segmented<%s, %s>(%s, loc, %s, %s, %s, %s, %s);",
+          !scan && cg_op_commutative(x->s) ? "true" : "false", scan ? "true" : "false", kernel_string(x),
+          functor(x, "pull"), functor(x, "op"), identity(x), sd->value, functor(x, "store"));
 }
 
 /* SEG_FILTER (the kept values, then their sd) and SEG_PARTITION (the

@@ -1198,18 +1198,18 @@ __device__ V warp_reduce_commutative(Pull &pull, Op &op, V id, int64_t lo, int64
 }
 
 /* Each warp one segment at a time.  A REDUCE stores the segment's
-   combination, a SCAN each element's exclusive prefix.  'Comm': the
-   operator is commutative (a REDUCE's only: warp_reduce_commutative). */
-template <bool Comm, class V, class Pull, class Op, class Store>
-__global__ void seg_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, bool scan, Store store) {
+   combination, a SCAN ('Scan') each element's exclusive prefix.  'Comm':
+   the operator is commutative (a REDUCE's only: warp_reduce_commutative). */
+template <bool Comm, bool Scan, class V, class Pull, class Op, class Store>
+__global__ void seg_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, Store store) {
   int lane = threadIdx.x & 31;
   int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
   int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
   for (int64_t s = warp; s < nseg; s += warps) {
     InSegment<Pull> at{pull, s};
-    V carry = Comm && !scan ? warp_reduce_commutative(at, op, id, off[s], off[s + 1], lane)
-                            : warp_segment(at, op, id, off[s], off[s + 1], lane, scan, store, id);
-    if (!scan && lane == 0)
+    V carry = Comm && !Scan ? warp_reduce_commutative(at, op, id, off[s], off[s + 1], lane)
+                            : warp_segment(at, op, id, off[s], off[s + 1], lane, Scan, store, id);
+    if (!Scan && lane == 0)
       store(s, carry);
   }
 }
@@ -1250,8 +1250,8 @@ constexpr int PACKED_AHEAD = 8;
    (make_segdes's check), so this leaves out only the last million. */
 constexpr int64_t PACKED_INDEX_ROOM = (int64_t)1 << 20;
 
-template <class V, class Pull, class Op, class Store>
-__global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, bool scan, Store store) {
+template <bool Scan, class V, class Pull, class Op, class Store>
+__global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, Store store) {
   const unsigned all = 0xffffffffu;
   int lane = threadIdx.x & 31;
   int warp = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
@@ -1262,7 +1262,7 @@ __global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, in
        segment at the end */
     int s = first + lane;
     int start = (int)__ldcs(&off[s < nseg32 ? s : nseg32]), end = (int)__ldcs(&off[s < nseg32 ? s + 1 : nseg32]);
-    if (!scan && s < nseg32 && start == end)
+    if (!Scan && s < nseg32 && start == end)
       store(s, id);
     int lo = __shfl_sync(all, start, 0), hi = __shfl_sync(all, end, 31);
     V carry = id;
@@ -1313,7 +1313,7 @@ __global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, in
             inc = op(left, inc);
         }
         bool continued = seg == carry_seg; /* the segment began in an earlier chunk */
-        if (scan) {
+        if constexpr (Scan) {
           V before = shfl_up(inc, 1);
           int before_seg = __shfl_up_sync(all, seg, 1);
           bool after = lane > 0 && before_seg == seg;
@@ -1322,7 +1322,7 @@ __global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, in
         }
         V so_far = continued ? op(carry, inc) : inc;
         int seg_end = __shfl_sync(all, end, seg);
-        if (!scan && in && j + 1 == seg_end)
+        if (!Scan && in && j + 1 == seg_end)
           store(first + seg, so_far); /* j is the last of its segment */
         carry = shfl_from(so_far, 31);
         carry_seg = __shfl_sync(all, seg, 31);
@@ -1337,8 +1337,8 @@ __global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, in
    the slices' combinations meet in shared memory, in order.  A SCAN
    reads its slice twice: once for the slice's total, then to store each
    prefix from the totals of the slices before it. */
-template <bool Comm, class V, class Pull, class Op, class Store>
-__global__ void seg_block_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, bool scan, Store store) {
+template <bool Comm, bool Scan, class V, class Pull, class Op, class Store>
+__global__ void seg_block_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, Store store) {
   __shared__ alignas(16) unsigned char room[(THREADS / 32) * sizeof(V)];
   V *totals = reinterpret_cast<V *>(room);
   int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
@@ -1348,12 +1348,12 @@ __global__ void seg_block_kernel(Pull pull, Op op, V id, const int64_t *off, int
     int64_t lo = b + w * per < e ? b + w * per : e;
     int64_t hi = lo + per < e ? lo + per : e;
     InSegment<Pull> at{pull, s};
-    V total = Comm && !scan ? warp_reduce_commutative(at, op, id, lo, hi, lane)
+    V total = Comm && !Scan ? warp_reduce_commutative(at, op, id, lo, hi, lane)
                             : warp_segment(at, op, id, lo, hi, lane, false, store, id);
     if (lane == 0)
       totals[w] = total;
     __syncthreads();
-    if (scan) {
+    if constexpr (Scan) {
       V start = id;
       for (int k = 0; k < w; k++)
         start = op(start, totals[k]);
@@ -1682,15 +1682,15 @@ __global__ void seg_lb_reduce_rest(SegPair<V> *partial, const BlockHead<V> *head
 /* The three phases on a grid for 'total' elements (-1: not known on the
    host, a grid that fills the device; blocks past the elements have
    empty parts); a REDUCE in the two of its one pass. */
-template <class V, class Pull, class Op, class Store>
+template <bool Scan, class V, class Pull, class Op, class Store>
 void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, const int64_t *off, int64_t nseg,
-                        const int32_t *ids, int64_t total, bool scan, Store store) {
+                        const int32_t *ids, int64_t total, Store store) {
   int blocks = total >= 0 ? blocks_for(total, ITEMS<V>) : rtg_max_blocks();
   size_t pairs = sizeof(SegPair<V>) * (size_t)blocks;
   pairs = (pairs + 15) / 16 * 16; /* the heads after them, aligned */
-  char *room = (char *)rtg_partials(pairs + (scan ? 0 : sizeof(BlockHead<V>) * (size_t)blocks));
+  char *room = (char *)rtg_partials(pairs + (Scan ? 0 : sizeof(BlockHead<V>) * (size_t)blocks));
   SegPair<V> *partial = (SegPair<V> *)room;
-  if (!scan) {
+  if constexpr (!Scan) {
     BlockHead<V> *head = (BlockHead<V> *)(room + pairs);
     rtg_launching("segmented reduce, balanced (parts)");
     seg_lb_reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, ids, partial, head, store);
@@ -1698,17 +1698,17 @@ void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, con
     rtg_launching("segmented reduce, balanced (prefixes)");
     seg_lb_reduce_rest<<<1, THREADS, 0, rtg_stream()>>>(partial, head, (int64_t)blocks, op, id, store);
     rtg_launched(name, loc);
-    return;
+  } else {
+    rtg_launching("segmented scan, balanced (parts)");
+    seg_lb_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, ids, partial);
+    rtg_launched(name, loc);
+    rtg_launching("segmented scan, balanced (prefixes)");
+    seg_lb_prefixes<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id);
+    rtg_launched(name, loc);
+    rtg_launching("segmented scan, balanced (write)");
+    seg_lb_write<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, ids, partial, store);
+    rtg_launched(name, loc);
   }
-  rtg_launching("segmented scan, balanced (parts)");
-  seg_lb_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, ids, partial);
-  rtg_launched(name, loc);
-  rtg_launching("segmented scan, balanced (prefixes)");
-  seg_lb_prefixes<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id);
-  rtg_launched(name, loc);
-  rtg_launching("segmented scan, balanced (write)");
-  seg_lb_write<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, ids, partial, store);
-  rtg_launched(name, loc);
 }
 
 /* ---- the choice of a segmented skeleton ----
@@ -1812,33 +1812,36 @@ inline bool seg_use_blocks(int64_t nseg, int64_t total) {
    block/warp kernels, 1 the balanced path, 2 a warp per 32 segments (for
    the self-test).  'Commutative': a REDUCE whose operator is (codegen's
    cg_op_commutative): the block/warp kernels combine a lane's elements
-   first (warp_reduce_commutative). */
-template <bool Commutative = false, class V, class Pull, class Op, class Store>
-void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd, bool scan, Store store,
-               int path = -1) {
+   first (warp_reduce_commutative).  'Scan': a SEG_SCAN, else a
+   SEG_REDUCE; a template argument, which codegen knows, so that only one
+   kind's kernels are instantiated (a REDUCE had the balanced SCAN's three
+   kernels beside its own two, and every kernel both kinds' code). */
+template <bool Commutative, bool Scan, class V, class Pull, class Op, class Store>
+void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd, Store store, int path = -1) {
+  static_assert(!(Commutative && Scan), "a SEG_SCAN keeps its order");
   if (sd->len <= 0)
     return;
   const int64_t *off = rtg_seg_offsets(sd);
   if constexpr (sizeof(V) <= SEG_BALANCED_MAX_V) {
     if (path == 1 || (path < 0 && seg_use_balanced(sd->len, sd->total))) {
-      segmented_balanced(name, loc, pull, op, id, off, sd->len, sd->ids, sd->total, scan, store);
+      segmented_balanced<Scan>(name, loc, pull, op, id, off, sd->len, sd->ids, sd->total, store);
       return;
     }
   }
   if (path == 2 || (path < 0 && seg_use_packed(sd->len, sd->total))) {
-    rtg_launching(scan ? "segmented scan, 32 segments a warp" : "segmented reduce, 32 segments a warp");
-    seg_packed_kernel<<<blocks_for((sd->len + 31) / 32 * 32, 1), THREADS, 0, rtg_stream()>>>(pull, op, id, off,
-                                                                                             sd->len, scan, store);
+    rtg_launching(Scan ? "segmented scan, 32 segments a warp" : "segmented reduce, 32 segments a warp");
+    seg_packed_kernel<Scan><<<blocks_for((sd->len + 31) / 32 * 32, 1), THREADS, 0, rtg_stream()>>>(pull, op, id, off,
+                                                                                                   sd->len, store);
     rtg_launched(name, loc);
     return;
   }
-  rtg_launching(scan ? "segmented scan" : "segmented reduce");
+  rtg_launching(Scan ? "segmented scan" : "segmented reduce");
   if (sd->len <= SEG_BLOCKS || seg_use_blocks(sd->len, sd->total)) {
     int blocks = (int)(sd->len < (1 << 30) ? sd->len : (1 << 30)); /* (a grid-stride loop over the segments) */
-    seg_block_kernel<Commutative><<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan, store);
+    seg_block_kernel<Commutative, Scan><<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, store);
   } else {
     int blocks = blocks_for(sd->len * 32, 1);
-    seg_kernel<Commutative><<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan, store);
+    seg_kernel<Commutative, Scan><<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, store);
   }
   rtg_launched(name, loc);
 }
@@ -1928,7 +1931,7 @@ void segmented_sum(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue 
   if (sd->len <= 0)
     return;
   if (sd->total < 0) {
-    segmented(name, loc, pull, op, id, sd, false, store);
+    segmented<false, false>(name, loc, pull, op, id, sd, store);
     return;
   }
   zero(sd->len);

@@ -629,6 +629,24 @@ static void free_segment_check(const SegmentCheck &c) {
   rtg_free(c.wrong);
 }
 
+/* rtg::segmented of the kind that 'scan' says (its template arguments,
+   which codegen writes); a commutative operator's is a REDUCE's. */
+template <bool Commutative, class V, class Pull, class Op, class Store>
+static void segmented_kind(bool scan, Pull pull, Op op, V id, RtValue *d, Store store, int path) {
+  const RtLoc here = RT_LOC(NULL, 0, 0);
+  if constexpr (Commutative) {
+    if (scan) {
+      fprintf(stderr, "segtest: a commutative SEG_SCAN asked for\n");
+      exit(2);
+    }
+    rtg::segmented<true, false>("segtest", here, pull, op, id, d, store, path);
+  } else if (scan) {
+    rtg::segmented<false, true>("segtest", here, pull, op, id, d, store, path);
+  } else {
+    rtg::segmented<false, false>("segtest", here, pull, op, id, d, store, path);
+  }
+}
+
 /* One run of rtg::segmented by 'path' (1 balanced, 0 the block/warp
    kernels, -1 the runtime's choice); "" or what went wrong.  With 'seg',
    a pull that takes the segment (SegmentPull), checked. */
@@ -641,11 +659,10 @@ static std::string run_path(RtValue *d, int64_t total_known, const typename T::V
   cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (n + GUARD), rtg_stream()), "a memset");
   d->total = total_known; /* the choice sees what the host would know */
   if (seg)
-    rtg::segmented<Commutative>("segtest", RT_LOC(NULL, 0, 0), SegmentPull<V>{dx, seg->ids, seg->wrong},
-                                typename T::Op{}, T::id(), d, scan, Store<V>{dy}, path);
-  else
-    rtg::segmented<Commutative>("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), d, scan,
+    segmented_kind<Commutative>(scan, SegmentPull<V>{dx, seg->ids, seg->wrong}, typename T::Op{}, T::id(), d,
                                 Store<V>{dy}, path);
+  else
+    segmented_kind<Commutative>(scan, Pull<V>{dx}, typename T::Op{}, T::id(), d, Store<V>{dy}, path);
   std::vector<V> got = read_back(dy, n + GUARD);
   rtg_free(dy);
   std::string why = compared<T>(got, ref, scan ? "element" : "segment");
@@ -699,7 +716,7 @@ static void test_segmented(const std::vector<int64_t> &len, const char *layout, 
         why = std::string(path_names[p]) + ": " + w;
     }
     /* a commutative operator's REDUCE: the block/warp kernels combine
-       each lane's elements first (rtg::segmented<true>) */
+       each lane's elements first (rtg::segmented<true, false>) */
     if constexpr (T::commutative) {
       for (int p = 0; p < 4 && why.empty() && !scan; p++) {
         std::string w = run_path<T, true>(d, known, dx, ref, false, paths[p], seg);
@@ -820,8 +837,8 @@ template <class F> static double time_calls(F call) {
 template <class T> static double time_segmented(RtValue *d, const typename T::V *dx, typename T::V *dy, bool scan,
                                                 int path) {
   return time_calls([&] {
-    rtg::segmented("segtest", RT_LOC(NULL, 0, 0), Pull<typename T::V>{dx}, typename T::Op{}, T::id(), d, scan,
-                   Store<typename T::V>{dy}, path);
+    segmented_kind<false>(scan, Pull<typename T::V>{dx}, typename T::Op{}, T::id(), d, Store<typename T::V>{dy},
+                          path);
   });
 }
 
