@@ -13,7 +13,8 @@
  * recording pass), int and float arithmetic (unchecked: floats overflow
  * to infinities, as NESL's do), int and float division (checked), lets and repeated operations computed once, an `if`
  * that runs only the branch it takes, a check's site, a REDUCE's
- * operator, and the fused multiply-add that only the CUDA target makes.
+ * operator, the fused multiply-add that neither target makes, and the
+ * streamed loads of own-index reads where CUDA asks for them.
  * Temporaries are numbered from t1 in each translation, so the lines are
  * exact: a change to the numbering or the form of a statement shows here
  * first, where it is small.
@@ -334,6 +335,23 @@ static void test_reduce_operator(void **state) {
                                                                                    "out0 = t2;\n");
 }
 
+/* With stream_own (cuda.c sets it where a pull gathers), the reads at
+   the SOAC's own index load through rtg::ld_stream, in both passes and
+   on the plain path of a vector of the SOAC's size too; the gather it
+   keeps the cache for stays a plain load. */
+static void test_stream_own(void **state) {
+  (void)state;
+  CgChecks stream = {.index_op = "RT_GATHER", .stream_own = true};
+  char *gather = translate_with(&cg_cuda_target, "K2", false, IX, &stream);
+  assert_lines(gather, "int32_t t1 = rtg::ld_stream(&js_d[ix]);", "int32_t t2 = t4 ? xs_d[t1] : 0;",
+               "int32_t t5 = rtg::ld_stream(&js_d[ix]);", "t6 = xs_d[t5];", "out0 = t2;");
+  assert_int_equal(count(gather, "ld_stream"), 2);
+  assert_lines(translate_with(&cg_cuda_target, "K1", false, IX, &stream), "int32_t t1 = rtg::ld_stream(&xs_d[ix]);",
+               "out0 = t5;");
+  /* without it (the CPU target's, a pull that does not gather) nothing streams */
+  assert_int_equal(count(translate(&cg_cuda_target, "K2"), "ld_stream"), 0);
+}
+
 int main(void) {
   GC_INIT();
   /* no front end: kernels alone need none (lcu_read's 'nesl' NULL) */
@@ -354,6 +372,7 @@ int main(void) {
       T(test_float_divisor_checked),
       T(test_no_multiply_add),
       T(test_reduce_operator),
+      T(test_stream_own),
 #undef T
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
