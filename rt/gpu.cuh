@@ -1552,37 +1552,43 @@ __global__ void seg_lb_parts(Pull pull, Op op, V id, const int64_t *off, int64_t
     partial[blockIdx.x] = acc;
 }
 
-/* Phase 2: the exclusive prefixes of partial[0 .. nparts-1] in place, by
-   one block: THREADS at a time (block_exclusive_scan), carried from chunk
-   to chunk (every thread keeps the carry). */
-template <class V, class Op> __global__ void seg_lb_prefixes(SegPair<V> *partial, int64_t nparts, Op op, V id) {
+/* The parts' exclusive prefixes, by one block: THREADS at a time
+   (block_exclusive_scan), carried from chunk to chunk (every thread keeps
+   the carry); each(i, prefix) for part i, after every thread has read
+   its part of the chunk. */
+template <class V, class Op, class Each>
+__device__ void part_prefixes(const SegPair<V> *partial, int64_t nparts, SegOp<V, Op> sop, V id, Each each) {
   __shared__ SegPair<V> sh[THREADS / 32];
-  SegOp<V, Op> sop{op};
   const SegPair<V> none{id, 0};
   SegPair<V> carry = none;
   for (int64_t base = 0; base < nparts; base += THREADS) {
     int64_t i = base + threadIdx.x;
     SegPair<V> total, before = block_exclusive_scan(i < nparts ? partial[i] : none, sop, none, sh, &total);
     if (i < nparts)
-      partial[i] = threadIdx.x == 0 ? carry : sop(carry, before);
+      each(i, threadIdx.x == 0 ? carry : sop(carry, before));
     carry = sop(carry, total);
   }
 }
 
-/* Phase 3 of a SCAN: each part again, from its prefix, as scan_parts:
-   each element's exclusive prefix within its segment (id at a head).
-   Every thread keeps the carry. */
-template <class V, class Pull, class Op, class Store>
-__global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, const int32_t *ids,
-                             const SegPair<V> *prefix, Store store) {
+/* Phase 2: the exclusive prefixes of partial[0 .. nparts-1] in place. */
+template <class V, class Op> __global__ void seg_lb_prefixes(SegPair<V> *partial, int64_t nparts, Op op, V id) {
+  part_prefixes(partial, nparts, SegOp<V, Op>{op}, id, [&](int64_t i, SegPair<V> prefix) { partial[i] = prefix; });
+}
+
+/* This block's part again, tile by tile, from pair 'carry', each element
+   j of segment s given to visit(acc, x, j, s): x its pair (its value,
+   and whether s begins at j), acc the combination of the part's elements
+   before it from 'carry', which visit combines with x.  Returns the
+   part's combination from 'carry'.  Every thread keeps the carry. */
+template <class V, class Pull, class Op, class Visit>
+__device__ SegPair<V> walk_part(Pull &pull, SegOp<V, Op> sop, V id, const int64_t *off, int64_t nseg,
+                                const int32_t *ids, SegPair<V> carry, Visit visit) {
   constexpr int IT = ITEMS<V>;
   __shared__ V tile[THREADS * IT];
   __shared__ SegPair<V> sh[THREADS / 32];
-  SegOp<V, Op> sop{op};
   const SegPair<V> none{id, 0};
   int64_t from, to;
   seg_lb_part(off, nseg, &from, &to);
-  SegPair<V> carry = prefix[blockIdx.x];
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
     load_segment_tile<IT>(tile, pull, base, to, off, nseg, ids);
     __syncthreads(); /* the tile */
@@ -1590,13 +1596,24 @@ __global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t
     SegPair<V> before = block_exclusive_scan(mine, sop, none, sh, &total);
     SegPair<V> acc = threadIdx.x == 0 ? carry : sop(carry, before);
     segment_run<IT>(off, nseg, ids, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
-      SegPair<V> x{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0};
-      store(j, x.head ? id : acc.v);
-      acc = sop(acc, x);
+      visit(acc, SegPair<V>{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0}, j, s);
     });
     carry = sop(carry, total);
     __syncthreads(); /* every thread has read the tile */
   }
+  return carry;
+}
+
+/* Phase 3 of a SCAN: each part again, from its prefix, as scan_parts:
+   each element's exclusive prefix within its segment (id at a head). */
+template <class V, class Pull, class Op, class Store>
+__global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, const int32_t *ids,
+                             const SegPair<V> *prefix, Store store) {
+  SegOp<V, Op> sop{op};
+  walk_part(pull, sop, id, off, nseg, ids, prefix[blockIdx.x], [&](SegPair<V> &acc, SegPair<V> x, int64_t j, int64_t) {
+    store(j, x.head ? id : acc.v);
+    acc = sop(acc, x);
+  });
 }
 
 /* A REDUCE in one pass over the elements (seg_lb_reduce_parts, then
@@ -1625,58 +1642,36 @@ template <class V> struct BlockHead {
 template <class V, class Pull, class Op, class Store>
 __global__ void seg_lb_reduce_parts(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, const int32_t *ids,
                                     SegPair<V> *partial, BlockHead<V> *head, Store store) {
-  constexpr int IT = ITEMS<V>;
-  __shared__ V tile[THREADS * IT];
-  __shared__ SegPair<V> sh[THREADS / 32];
   SegOp<V, Op> sop{op};
-  const SegPair<V> none{id, 0};
-  int64_t from, to;
-  seg_lb_part(off, nseg, &from, &to);
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) /* before walk_part's first barrier, after which a thread may set it */
     head[blockIdx.x] = BlockHead<V>{id, -1};
-  SegPair<V> carry = none;
-  for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
-    load_segment_tile<IT>(tile, pull, base, to, off, nseg, ids);
-    __syncthreads(); /* the tile */
-    SegPair<V> mine = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to), total;
-    SegPair<V> before = block_exclusive_scan(mine, sop, none, sh, &total);
-    SegPair<V> acc = threadIdx.x == 0 ? carry : sop(carry, before);
-    segment_run<IT>(off, nseg, ids, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
-      acc = sop(acc, SegPair<V>{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0});
-      if (off[s + 1] == j + 1) { /* j is the last of segment s */
-        if (acc.head)
-          store(s, acc.v);
-        else /* the part's first segment, begun before it: at most one thread */
-          head[blockIdx.x] = BlockHead<V>{acc.v, s};
-      }
-    });
-    carry = sop(carry, total);
-    __syncthreads(); /* every thread has read the tile */
-  }
+  SegPair<V> part =
+      walk_part(pull, sop, id, off, nseg, ids, SegPair<V>{id, 0}, [&](SegPair<V> &acc, SegPair<V> x, int64_t j, int64_t s) {
+        acc = sop(acc, x);
+        if (off[s + 1] == j + 1) { /* j is the last of segment s */
+          if (acc.head)
+            store(s, acc.v);
+          else /* the part's first segment, begun before it: at most one thread */
+            head[blockIdx.x] = BlockHead<V>{acc.v, s};
+        }
+      });
   if (threadIdx.x == 0)
-    partial[blockIdx.x] = carry;
+    partial[blockIdx.x] = part;
   for (int64_t s = blockIdx.x * (int64_t)THREADS + threadIdx.x; s < nseg; s += (int64_t)gridDim.x * THREADS)
     if (off[s] == off[s + 1])
       store(s, id);
 }
 
 /* Phase 2 of the one-pass REDUCE, one block: the parts' exclusive
-   prefixes (seg_lb_prefixes), then each part's first segment finished
-   from its prefix. */
+   prefixes (part_prefixes), and each part's first segment finished from
+   its prefix. */
 template <class V, class Op, class Store>
-__global__ void seg_lb_reduce_rest(SegPair<V> *partial, const BlockHead<V> *head, int64_t nparts, Op op, V id,
+__global__ void seg_lb_reduce_rest(const SegPair<V> *partial, const BlockHead<V> *head, int64_t nparts, Op op, V id,
                                    Store store) {
-  __shared__ SegPair<V> sh[THREADS / 32];
-  SegOp<V, Op> sop{op};
-  const SegPair<V> none{id, 0};
-  SegPair<V> carry = none;
-  for (int64_t base = 0; base < nparts; base += THREADS) {
-    int64_t i = base + threadIdx.x;
-    SegPair<V> total, before = block_exclusive_scan(i < nparts ? partial[i] : none, sop, none, sh, &total);
-    if (i < nparts && head[i].s >= 0)
-      store(head[i].s, op(threadIdx.x == 0 ? carry.v : sop(carry, before).v, head[i].v));
-    carry = sop(carry, total);
-  }
+  part_prefixes(partial, nparts, SegOp<V, Op>{op}, id, [&](int64_t i, SegPair<V> prefix) {
+    if (head[i].s >= 0)
+      store(head[i].s, op(prefix.v, head[i].v));
+  });
 }
 
 /* The three phases on a grid for 'total' elements (-1: not known on the
