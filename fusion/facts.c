@@ -1229,9 +1229,9 @@ static bool walk_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThu
   return fails_itself(kl, s, t, e, lets) && visit(e, ctx);
 }
 
-/* The same over thunk 't': its lets, then its results. */
-static bool walk_thunk_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, FusVisitFailing visit,
-                               void *ctx) {
+/* The same over thunk 't': its lets, then its results (fusion.h). */
+bool fus_thunk_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, FusVisitFailing visit,
+                       void *ctx) {
   if (!t)
     return false;
   LetRange few[FEW_LETS];
@@ -1285,13 +1285,8 @@ bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk 
   return may_fail(kl, s, t, e, scope_ranges(kl, s, t, e, few));
 }
 
-void fus_thunk_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, FusVisitFailing visit,
-                       void *ctx) {
-  walk_thunk_failing(kl, s, t, visit, ctx);
-}
-
 static bool thunk_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t) {
-  return walk_thunk_failing(kl, s, t, stop_at_first, NULL);
+  return fus_thunk_failing(kl, s, t, stop_at_first, NULL);
 }
 
 int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s) {

@@ -240,10 +240,11 @@ bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk 
    fail itself (not only through its operands), in the order the
    generated code evaluates them: the lets, then the results, each
    expression's operands before it; it stops where 'visit' returns true
-   (may_fail's question is the first).  The rules keep a kernel's checks
-   in the program's order with it (rules.c, keeps_order). */
+   (may_fail's question is the first), and says whether it stopped.  The
+   rules keep a kernel's checks in the program's order with it (rules.c,
+   keeps_order). */
 typedef bool (*FusVisitFailing)(const LcuExp *e, void *ctx);
-void fus_thunk_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, FusVisitFailing visit,
+bool fus_thunk_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, FusVisitFailing visit,
                        void *ctx);
 int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s);
 /* The failures of a `run` statement (FUS_ bits). */

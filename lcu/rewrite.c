@@ -339,9 +339,11 @@ static LcuExp *compose_exp(Compose *c, const LcuExp *e) {
   if (j >= 0 && e->kind == LE_INDEX) {
     const LcuExp *at = e->args[0];
     if (c->own && at->kind == LE_VAR && at->var == c->own) {
-      /* Aj[i] read once, not in a branch: the value in place, so that
-         its checks run where the read stood, after those of what the
-         consumer computes before it, as the program ran them */
+      /* Aj[i], not in a branch: the value in place, so that its
+         checks run where the read stood, after those of what the
+         consumer computes before it, as the program ran them (a value
+         read twice is computed twice: codegen numbers the copies as
+         one) */
       if (c->in_place && !c->branches)
         return produce(c->p, c->producer, j, lcu_exp_var(e->loc, fresh_index(c)));
       /* else the let-bound aj */
