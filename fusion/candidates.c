@@ -248,9 +248,15 @@ static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
     case SOAC_PARTITION:
     case SOAC_SEG_FILTER: {
       bool space = a == SOAC_SEG_FILTER ? cpu_segdes(u) && cpu_segdes(u) == cpu_segdes(v) : same_space(u, v);
-      if (!space || strcmp(predicate_text(u), predicate_text(v)) != 0)
+      if (!space)
         return NULL;
-      return rule_name(a, b, false);
+      if (strcmp(predicate_text(u), predicate_text(v)) == 0)
+        return rule_name(a, b, false);
+      /* one testing not(...) of the other's: a PARTITION (rules.c) */
+      if (a == SOAC_FILTER && (fus_predicate_negates(P, u, Q, v, name_by_cpu_atom) ||
+                               fus_predicate_negates(Q, v, P, u, name_by_cpu_atom)))
+        return "FILTER+FILTER (complement)";
+      return NULL;
     }
     default:
       return NULL;

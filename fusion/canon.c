@@ -12,6 +12,8 @@
  * its depth; any other variable is named by the caller (a kernel's
  * parameter by the CPU atom its run passes, or by its id).
  */
+#include <string.h>
+
 #include "fusion.h"
 
 typedef struct Canon {
@@ -21,6 +23,9 @@ typedef struct Canon {
   Vec lets;        /* LE_LET variables in scope, innermost last */
   Buf b;
   char **let_text; /* of the pull's lets, made once each */
+  bool inline_params; /* a predicate's parameter is its pull's value's
+                         text, unmarked: `f` of a pull giving not(e)
+                         reads as not(f') of a pull giving e */
 } Canon;
 
 void fus_canon_atom(Buf *b, const LcuAtom *a) {
@@ -55,7 +60,7 @@ static bool canon_pull_let(Canon *c, const LcuVar *v) {
     if (!c->let_text)
       c->let_text = xmalloc(sizeof(char *) * (size_t)lets->len);
     if (!c->let_text[i]) {
-      Canon sub = {c->pull, NULL, c->other, c->ctx, {0}, {0}, c->let_text};
+      Canon sub = {c->pull, NULL, c->other, c->ctx, {0}, {0}, c->let_text, false};
       canon_exp(&sub, l->value);
       c->let_text[i] = buf_str(&sub.b);
     }
@@ -98,6 +103,15 @@ static void canon_exp(Canon *c, const LcuExp *e) {
      tests a itself */
   if (e->kind == LE_VAR && canon_pull_let(c, e->var))
     return;
+  if (e->kind == LE_VAR && c->inline_params && c->pred)
+    for (int i = 0; i < c->pred->params.len; i++)
+      if (c->pred->params.data[i] == e->var) {
+        const LcuThunk *pred = c->pred;
+        c->pred = NULL;
+        canon_exp(c, c->pull->body.data[i]);
+        c->pred = pred;
+        return;
+      }
   buf_printf(&c->b, "(%d:%d%s ", e->kind, e->type, e->in_range ? "!" : "");
   switch (e->kind) {
   case LE_VAR:
@@ -132,8 +146,30 @@ static void canon_exp(Canon *c, const LcuExp *e) {
 }
 
 char *fus_predicate_text(const LcuSoac *s, FusCanonVar other, const void *ctx) {
-  Canon c = {s->pull, s->second, other, ctx, {0}, {0}, NULL};
+  Canon c = {s->pull, s->second, other, ctx, {0}, {0}, NULL, false};
   for (int i = 0; i < c.pred->body.len; i++)
     canon_exp(&c, c.pred->body.data[i]);
   return buf_str(&c.b);
+}
+
+char *fus_pull_text(const LcuSoac *s, int j, FusCanonVar other, const void *ctx) {
+  Canon c = {s->pull, NULL, other, ctx, {0}, {0}, NULL, false};
+  canon_exp(&c, s->pull->body.data[j]);
+  return buf_str(&c.b);
+}
+
+bool fus_predicate_negates(const LcuSoac *a, const void *actx, const LcuSoac *b, const void *bctx, FusCanonVar other) {
+  if (a->second->body.len != 1 || b->second->body.len != 1)
+    return false;
+  Canon ca = {a->pull, a->second, other, actx, {0}, {0}, NULL, true};
+  canon_exp(&ca, a->second->body.data[0]);
+  Canon cb = {b->pull, b->second, other, bctx, {0}, {0}, NULL, true};
+  canon_exp(&cb, b->second->body.data[0]);
+  const char *ta = buf_str(&ca.b), *tb = buf_str(&cb.b);
+  /* canon_exp's text of not(x) for a bool x is this, x's, then ')' */
+  Buf head = {0};
+  buf_printf(&head, "(%d:%d op%d", LE_OP, FB_BOOL, (int)FLAT_NOT);
+  const char *h = buf_str(&head);
+  size_t nh = strlen(h), na = strlen(ta), nb = strlen(tb);
+  return nb == nh + na + 1 && strncmp(tb, h, nh) == 0 && strncmp(tb + nh, ta, na) == 0 && tb[nb - 1] == ')';
 }

@@ -212,6 +212,15 @@ typedef void (*FusCanonVar)(Buf *b, const LcuVar *v, const void *ctx);
 /* The text of FILTER or PARTITION 's''s predicate applied to its pull:
    two that test the same thing of the same values have the same text. */
 char *fus_predicate_text(const LcuSoac *s, FusCanonVar other, const void *ctx);
+/* The text of component j of 's''s pull, named as fus_predicate_text
+   names it: two pulls' components with one text compute one value. */
+char *fus_pull_text(const LcuSoac *s, int j, FusCanonVar other, const void *ctx);
+/* Whether FILTER 'b''s predicate is not(...) of what FILTER 'a''s tests,
+   as text (a predicate `f` whose pull computes not(e) counts as
+   not(f') of a pull computing e); 'other' names what is outside each
+   pull, given 'actx' or 'bctx'. */
+bool fus_predicate_negates(const LcuSoac *a, const void *actx, const LcuSoac *b, const void *bctx,
+                           FusCanonVar other);
 /* A CPU atom as such text: `v12`, `i3`, `f0x1p+0`, `b1`, `c65`. */
 void fus_canon_atom(Buf *b, const LcuAtom *a);
 /* The index space of SOAC 's': n, the elements of its sd, 1 for ONCE. */

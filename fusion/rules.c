@@ -995,6 +995,108 @@ static bool rule_side_by_side(Rw *w) {
   return false;
 }
 
+/* ---- complementary FILTERs: two FILTERs of one index space, one
+   testing not(...) of what the other tests, are a PARTITION (the split
+   of the library's `split`, [__pack(v, {not(f) : f in flags}),
+   __pack(v, flags)], and of a user's pair of filters):
+       A = FILTER { i => e } { w => p } n  (+)  B = FILTER { i => e' } { w => not(p) } n
+       -------------------------------------------------------------------------------
+       (A, B) = PARTITION { i => e } { w => p } n
+   One pass where the two FILTERs each pulled every element, tested it
+   and counted their own tiles.  The values B kept are those A's pull
+   gives where p fails: each component of e' computes the same as e's
+   (the same text, canon.c), or B's result of it is read nowhere (a
+   flag the predicate tests: the PARTITION's others hold not-p's values,
+   which no one reads).  B's pull goes, so B must not fail. ---- */
+
+/* The FILTER whose predicate the other's negates, at 'a' or 'b' (-1: neither). */
+static int positive_of(const Rw *w, int a, int b) {
+  const LcuSoac *A = soac_at(w, a), *B = soac_at(w, b);
+  if (fus_predicate_negates(A, NULL, B, NULL, name_by_id))
+    return a;
+  if (fus_predicate_negates(B, NULL, A, NULL, name_by_id))
+    return b;
+  return -1;
+}
+
+/* Whether Q's kept values may come from P's pull (above). */
+static bool same_values(const Rw *w, const LcuSoac *P, const LcuSoac *Q) {
+  if (P->pull->body.len != Q->pull->body.len)
+    return false;
+  for (int j = 0; j < P->pull->body.len; j++) {
+    const LcuExp *e = P->pull->body.data[j], *f = Q->pull->body.data[j];
+    if (e->type != f->type)
+      return false;
+    if (!used_from(w, 0, Q->results.data[j]))
+      continue;
+    if (strcmp(fus_pull_text(P, j, name_by_id, NULL), fus_pull_text(Q, j, name_by_id, NULL)) != 0)
+      return false;
+  }
+  return true;
+}
+
+static LcuSoac *partition_of(const LcuSoac *P, const LcuSoac *Q) {
+  LcuSoac *s = NEW(LcuSoac);
+  *s = *P;
+  s->kind = SOAC_PARTITION;
+  s->results = (Vec){0};
+  for (int i = 0; i < P->results.len; i++)
+    vec_push(&s->results, P->results.data[i]);
+  for (int i = 0; i < Q->results.len; i++)
+    vec_push(&s->results, Q->results.data[i]);
+  return s;
+}
+
+static bool rule_complement(Rw *w) {
+  int n = nsoacs(w);
+  bool *dep = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
+  for (int a = 0; a < n; a++) {
+    const LcuSoac *A = soac_at(w, a);
+    if (A->kind != SOAC_FILTER || A->into)
+      continue;
+    for (int b = a + 1; b < n; b++) {
+      const LcuSoac *B = soac_at(w, b);
+      if (B->kind != SOAC_FILTER || B->into ||
+          !fus_len_equal(fus_soac_space(&w->kl, A), fus_soac_space(&w->kl, B)))
+        continue;
+      int p = positive_of(w, a, b);
+      if (p < 0)
+        continue;
+      const LcuSoac *P = soac_at(w, p), *Q = p == a ? B : A;
+      if (fails(w, Q) || !same_values(w, P, Q))
+        continue;
+      /* what depends on A, up to B (as side by side, above) */
+      for (int i = a; i <= b; i++) {
+        dep[i] = i == a;
+        for (int j = a; j < i && !dep[i]; j++)
+          dep[i] = dep[j] && reads_results_of(soac_at(w, i), soac_at(w, j));
+      }
+      if (dep[b])
+        continue;
+      /* only P's pull is evaluated: its checks move with it */
+      bool a_fails = p == a && fails(w, A), b_fails = p == b && fails(w, B);
+      bool at_b = true, at_a = true;
+      for (int i = a + 1; i < b; i++) {
+        const LcuSoac *s = soac_at(w, i);
+        at_b &= !dep[i] && !(a_fails && fails(w, s));
+        at_a &= !reads_results_of(B, s) && !(b_fails && fails(w, s));
+      }
+      if (!at_a && !at_b)
+        continue;
+      LcuSoac *s = partition_of(P, Q);
+      if (at_b) {
+        w->k->soacs.data[b] = s;
+        remove_soac(w, a);
+      } else {
+        w->k->soacs.data[a] = s;
+        remove_soac(w, b);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
 /* ---- dead results: a SOAC nothing reads goes when it cannot fail, and
    so does a MAP's result column that nothing reads.  A MAP whose only
    check is of its size goes too when another SOAC of the kernel makes
@@ -1252,7 +1354,7 @@ void fus_rewrite(LcuProgram *p, LcuStmt *run, FusFacts *f) {
   for (int step = 0; step < 10000; step++) {
     refresh(&w);
     if (!rule_dead(&w) && !rule_compose(&w) && !rule_compose_gather(&w) && !rule_filter_reduce(&w) &&
-        !rule_filter_filter(&w) && !rule_side_by_side(&w))
+        !rule_filter_filter(&w) && !rule_complement(&w) && !rule_side_by_side(&w))
       break;
   }
   finish(&w);
