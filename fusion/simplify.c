@@ -856,6 +856,74 @@ static bool constant_params(Simp *s, LcuStmt *st) {
   return true;
 }
 
+/* ---- reads of a vector of one element ----
+   x[0] in a MAP, of a vector the run passes that holds one element
+   (one_element), cannot fail: marked in range (LcuExp.in_range, which
+   code generation checks all the same), so that fusion may compose the
+   MAP where its values are read.  (Not in a ONCE: the ONCEs that read
+   scalars for the host, which cannot fail then, are moved each to its
+   reader, apart, where failing ones stay together in one kernel: more
+   runs.)  A subscript of a nested sequence
+   outside an apply-to-each reads its one range's start, length and
+   stride so. */
+static bool one_element(Simp *s, const LcuVar *v);
+
+static bool marks_zero_reads(LcuExp *e, const LcuVar *q, bool mark) {
+  bool found = false;
+  if (e->kind == LE_INDEX && e->var == q && !e->in_range && e->args[0]->kind == LE_CONST &&
+      e->args[0]->constant.kind == FA_INT && e->args[0]->constant.u.i == 0) {
+    if (mark)
+      e->in_range = true;
+    found = true;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    found |= marks_zero_reads(e->args[i], q, mark);
+  return found;
+}
+
+static bool thunk_zero_reads(LcuThunk *t, const LcuVar *q, bool mark) {
+  bool found = false;
+  if (!t || !thunk_reads_var(t, q))
+    return false;
+  for (int b = 0; b < t->lets.len; b++)
+    found |= marks_zero_reads(((LcuLet *)t->lets.data[b])->value, q, mark);
+  for (int b = 0; b < t->body.len; b++)
+    found |= marks_zero_reads(t->body.data[b], q, mark);
+  return found;
+}
+
+static bool one_element_reads(Simp *s, LcuStmt *st) {
+  const LcuKernel *k = st->kernel;
+  LcuKernel *copy = NULL;
+  for (int a = 0; a < k->params.len; a++) {
+    const LcuAtom *atom = st->args.data[a];
+    const LcuVar *q = k->params.data[a];
+    if (!atom->var || q->type.kind != LT_VEC)
+      continue;
+    bool read = false;
+    for (int j = 0; j < k->soacs.len && !read; j++) {
+      LcuSoac *so = k->soacs.data[j];
+      read = so->kind == SOAC_MAP && thunk_zero_reads(so->pull, q, false);
+    }
+    if (!read || !one_element(s, atom->var))
+      continue;
+    if (!copy) {
+      copy = lcu_copy_kernel(s->p, k);
+      copy->name = NULL;
+    }
+    const LcuVar *cq = copy->params.data[a];
+    for (int j = 0; j < copy->soacs.len; j++) {
+      LcuSoac *so = copy->soacs.data[j];
+      if (so->kind == SOAC_MAP)
+        thunk_zero_reads(so->pull, cq, true);
+    }
+  }
+  if (!copy)
+    return false;
+  run_copy(s, st, copy);
+  return true;
+}
+
 /* seg_offsets(make_segdes(v)) is the exclusive sum scan of v: a SCAN,
    which fusion can put beside the MAP that makes v.  Every such kernel
    has one canonical text (its expressions are all at its SOAC's
@@ -887,6 +955,91 @@ static LcuKernel *offsets_scan(Simp *s, Loc loc) {
     die("simplify: offsets_scan made %d variables", s->p->next_var - first);
   s->made->offsets = intern_kernel(s, k);
   return s->made->offsets;
+}
+
+/* ---- the segment ids of one segment ----
+   seg_ids of a sd of one segment are all 0: a MAP { i => 0 } of its
+   elements.  A subscript of a nested sequence outside an apply-to-each
+   (`parts[0]`, `result[1]`) makes such a sd, range_segdes of one range,
+   and a MAP that reads its ids to place each element in the source.
+   seg_ids, a library kernel, stays a kernel of its own and its MAP
+   materializes the indices; the MAP of zeros is read as 0 where it is
+   read (propagate_invariants), and the gather of the segment's elements
+   then composes into the reader of the subscript.  Radix sort's
+   `parts[0] ++ parts[1]` wrote and read an index vector of each part. */
+static bool simp_length(Simp *s, LcuStmt *st);
+
+static bool one_segment(Simp *s, const LcuVar *sd);
+
+/* Does 'v' hold one element: the result of a run of a SOAC of the
+   constant size 1, or the lengths or offsets of a sd of one segment?
+   (Its length is its shape class's, which the facts know only as a
+   class.) */
+static bool one_element(Simp *s, const LcuVar *v) {
+  const LcuStmt *d = run_of(s, v);
+  if (!d)
+    return false;
+  const LcuKernel *k = d->kernel;
+  int lib = library_of(k);
+  if (lib == LIB_RANGE_SEGDES && d->results.len == 3 && d->results.data[0] != v) {
+    const LcuAtom *a0 = d->args.data[0];
+    return a0->var && one_element(s, a0->var);
+  }
+  if ((lib == LIB_SEG_LENGTHS || lib == LIB_SEG_OFFSETS) && d->args.len == 1) {
+    const LcuAtom *a0 = d->args.data[0];
+    return a0->var && one_segment(s, a0->var);
+  }
+  for (int r = 0; r < d->results.len && r < k->results.len; r++) {
+    if (d->results.data[r] != v)
+      continue;
+    for (int i = 0; i < k->soacs.len; i++) {
+      const LcuSoac *so = k->soacs.data[i];
+      for (int j = 0; j < so->results.len; j++)
+        if (so->results.data[j] == k->results.data[r])
+          return (so->kind == SOAC_MAP || so->kind == SOAC_SCAN) && !so->size.var && !so->size.length &&
+                 so->size.value == 1;
+    }
+  }
+  return false;
+}
+
+/* Is 'sd' of one segment: made by make_segdes or range_segdes of one
+   element? */
+static bool one_segment(Simp *s, const LcuVar *sd) {
+  const LcuStmt *d = run_of(s, sd);
+  int lib = d ? library_of(d->kernel) : -1;
+  if ((lib != LIB_RANGE_SEGDES && lib != LIB_MAKE_SEGDES) || !d->results.len || d->results.data[0] != sd ||
+      !d->args.len)
+    return false;
+  const LcuAtom *a0 = d->args.data[0];
+  return a0->var && one_element(s, a0->var);
+}
+
+static bool one_segment_ids(Simp *s, LcuStmt *st, Vec *out) {
+  if (library_of(st->kernel) != LIB_SEG_IDS || st->args.len != 1 || st->results.len != 1)
+    return false;
+  LcuAtom *a = st->args.data[0];
+  if (!a->var)
+    return false;
+  FusLen segments = fus_var_len(s->facts, a->var);
+  if (!(segments.kind == FL_CONST && segments.value == 1) && !one_segment(s, a->var))
+    return false;
+  LcuStmt *total = lcu_stmt_length(st->loc, LEN_TOTAL, a);
+  LcuVar *t = lcu_stmt_result(s->p, total, lcu_scalar(FB_INT));
+  if (!simp_length(s, total))
+    vec_push(out, total);
+  LcuKernel *k = lcu_kernel_new();
+  LcuVar *n = lcu_kernel_param(s->p, k, lcu_scalar(FB_INT));
+  LcuThunk *pull = lcu_thunk_new();
+  lcu_thunk_param(s->p, pull, FB_INT, "i");
+  lcu_thunk_return(pull, lcu_exp_const(st->loc, lcu_int_const(0)));
+  LcuSoac *map = lcu_soac_map(st->loc, pull, lcu_size_var(n));
+  lcu_kernel_soac(k, map);
+  lcu_kernel_return(k, lcu_soac_result(s->p, map, lcu_vec(FB_INT)));
+  st->kernel = intern_kernel(s, k);
+  st->args.data[0] = subst_atom(s, lcu_atom_var(t));
+  s->changed = true;
+  return true;
 }
 
 /* ---- the walk ---- */
@@ -1247,6 +1400,10 @@ static bool simp_run(Simp *s, LcuStmt *st) {
     s->changed = true;
     k = st->kernel;
   }
+  if (one_element_reads(s, st)) {
+    s->changed = true;
+    k = st->kernel;
+  }
   if (draws_random(k))
     return false;
   return common(s, key_of(s, 'r', k->name, -1, &st->args), st);
@@ -1326,6 +1483,7 @@ static void simp_stmts(Simp *s, const Vec *in, Vec *out) {
       gone = common(s, key_of(s, 'z', NULL, (int)st->size, &st->args), st);
       break;
     case LS_RUN:
+      one_segment_ids(s, st, out);
       gone = simp_run(s, st);
       break;
     case LS_IF:
