@@ -952,6 +952,42 @@ static LcuSoac *combine(Rw *w, const LcuSoac *a, const LcuSoac *b) {
   return s;
 }
 
+/* Where SOACs a < b may become one: at b (*at_b: nothing from a to b
+   reads a's results, transitively) or at a (b reads nothing between
+   them), neither moving past a SOAC that can fail where the work moved
+   can fail ('a_fails', 'b_fails': whether a's or b's work, as the one
+   SOAC does it, can fail).  False if b depends on a or neither place
+   holds.  'dep': room for the SOACs up to b. */
+static bool pair_place(const Rw *w, int a, int b, bool a_fails, bool b_fails, bool *dep, bool *at_b) {
+  for (int i = a; i <= b; i++) {
+    dep[i] = i == a;
+    for (int j = a; j < i && !dep[i]; j++)
+      dep[i] = dep[j] && reads_results_of(soac_at(w, i), soac_at(w, j));
+  }
+  if (dep[b])
+    return false;
+  const LcuSoac *B = soac_at(w, b);
+  bool to_b = true, to_a = true;
+  for (int i = a + 1; i < b; i++) {
+    const LcuSoac *s = soac_at(w, i);
+    to_b &= !dep[i] && !(a_fails && fails(w, s));
+    to_a &= !reads_results_of(B, s) && !(b_fails && fails(w, s));
+  }
+  *at_b = to_b;
+  return to_a || to_b;
+}
+
+/* SOAC 's', the one made of a < b, in the place pair_place chose. */
+static void put_pair(Rw *w, int a, int b, bool at_b, LcuSoac *s) {
+  if (at_b) {
+    w->k->soacs.data[b] = s;
+    remove_soac(w, a);
+  } else {
+    w->k->soacs.data[a] = s;
+    remove_soac(w, b);
+  }
+}
+
 static bool rule_side_by_side(Rw *w) {
   int n = nsoacs(w);
   bool *dep = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
@@ -959,36 +995,15 @@ static bool rule_side_by_side(Rw *w) {
     const LcuSoac *A = soac_at(w, a);
     for (int b = a + 1; b < n; b++) {
       const LcuSoac *B = soac_at(w, b);
-      if (!side_by_side(w, A, B))
-        continue;
-      /* what depends on A, up to B */
-      for (int i = a; i <= b; i++) {
-        dep[i] = i == a;
-        for (int j = a; j < i && !dep[i]; j++)
-          dep[i] = dep[j] && reads_results_of(soac_at(w, i), soac_at(w, j));
-      }
-      if (dep[b])
-        continue;
-      bool at_b = true, at_a = true;
-      for (int i = a + 1; i < b; i++) {
-        const LcuSoac *s = soac_at(w, i);
-        at_b &= !dep[i] && !(fails(w, A) && fails(w, s));
-        at_a &= !reads_results_of(B, s) && !(fails(w, B) && fails(w, s));
-      }
-      if (!at_a && !at_b)
+      bool at_b;
+      if (!side_by_side(w, A, B) || !pair_place(w, a, b, fails(w, A), fails(w, B), dep, &at_b))
         continue;
       LcuSoac *s = combine(w, A, B);
       if (fails(w, A) && fails(w, B) && !keeps_order(w, s))
         continue;
       if (A->kind == SOAC_SEG_FILTER)
         rename_in_kernel(w, B->results.data[B->pull->body.len], A->results.data[A->pull->body.len]);
-      if (at_b) {
-        w->k->soacs.data[b] = s;
-        remove_soac(w, a);
-      } else {
-        w->k->soacs.data[a] = s;
-        remove_soac(w, b);
-      }
+      put_pair(w, a, b, at_b, s);
       return true;
     }
   }
@@ -1065,32 +1080,11 @@ static bool rule_complement(Rw *w) {
       const LcuSoac *P = soac_at(w, p), *Q = p == a ? B : A;
       if (fails(w, Q) || !same_values(w, P, Q))
         continue;
-      /* what depends on A, up to B (as side by side, above) */
-      for (int i = a; i <= b; i++) {
-        dep[i] = i == a;
-        for (int j = a; j < i && !dep[i]; j++)
-          dep[i] = dep[j] && reads_results_of(soac_at(w, i), soac_at(w, j));
-      }
-      if (dep[b])
-        continue;
       /* only P's pull is evaluated: its checks move with it */
-      bool a_fails = p == a && fails(w, A), b_fails = p == b && fails(w, B);
-      bool at_b = true, at_a = true;
-      for (int i = a + 1; i < b; i++) {
-        const LcuSoac *s = soac_at(w, i);
-        at_b &= !dep[i] && !(a_fails && fails(w, s));
-        at_a &= !reads_results_of(B, s) && !(b_fails && fails(w, s));
-      }
-      if (!at_a && !at_b)
+      bool at_b;
+      if (!pair_place(w, a, b, p == a && fails(w, A), p == b && fails(w, B), dep, &at_b))
         continue;
-      LcuSoac *s = partition_of(P, Q);
-      if (at_b) {
-        w->k->soacs.data[b] = s;
-        remove_soac(w, a);
-      } else {
-        w->k->soacs.data[a] = s;
-        remove_soac(w, b);
-      }
+      put_pair(w, a, b, at_b, partition_of(P, Q));
       return true;
     }
   }
