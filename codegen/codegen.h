@@ -230,13 +230,16 @@ bool cg_op_commutative(const LcuSoac *s);
    zeros: its sums may be grouped and ordered any way, bit for bit (int
    addition wraps), which rtg::segmented_sum's atomics rely on. */
 bool cg_op_int_sum(const LcuSoac *s);
-/* A result of the MAP at 'index' in kernel 'k' that neither 'k' returns
-   nor a later SOAC of it reads: a MAP that fusion composed into its
-   consumer and kept so that its errors come first (docs/fusion.md).  Its
-   values are needed only for their checks: neither allocated nor stored
-   (the all-pairs n-body's 10^8 pulls, 800 MB, were written for
-   nothing). */
-bool cg_dead_map_result(const LcuKernel *k, int index, const LcuVar *v);
+/* A vector result of the MAP, SEG_MAP, FILTER or PARTITION at 'index'
+   in kernel 'k' that neither 'k' returns nor a later SOAC of it reads:
+   a MAP that fusion composed into its consumer and kept so that its
+   errors come first (docs/fusion.md), or a FILTER's column that only its
+   predicate tests (the library's pack keeps each flag beside its value;
+   a PARTITION made of a FILTER and its complement holds the flags of
+   both sides).  Its values are needed only for their checks and the
+   predicate: neither allocated nor stored (the all-pairs n-body's 10^8
+   pulls, 800 MB, were written for nothing). */
+bool cg_dead_result(const LcuKernel *k, int index, const LcuVar *v);
 /* The C signature of kernel 'k''s host function 'name': `void
    name(RtKernelError *err, RtLoc loc, int run, params..., results by
    address...)`, static unless it is the kernel's entry point (named as

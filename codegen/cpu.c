@@ -175,7 +175,7 @@ static void gen_map(Kx *x) {
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
   bool *dead = xmalloc_atomic(sizeof(bool) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++) {
-    dead[v] = cg_dead_map_result(x->k, x->index, s->results.data[v]);
+    dead[v] = cg_dead_result(x->k, x->index, s->results.data[v]);
     if (!dead[v])
       new_vector(x, s->results.data[v], n);
   }
@@ -189,7 +189,7 @@ static void gen_map(Kx *x) {
   cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", i, i, n, i);
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
-  /* a dead result (cg_dead_map_result) into a local: computed for its
+  /* a dead result (cg_dead_result) into a local: computed for its
      checks, stored nowhere */
   for (int v = 0; v < nv; v++)
     if (dead[v])
@@ -341,14 +341,17 @@ static void write_elements(Kx *x, const char *c, const char *i, const char *ix, 
   }
   const char **val = declare_values(x, s->pull, xprintf("%sy", c));
   thunk_into(x, s->pull, (const char *[]){ix}, ck, val);
+  /* a column read by nothing (cg_dead_result) was not allocated */
   cg_line(cg, "if (%s[%s]) {", flags, i);
   for (int v = 0; v < nv; v++)
-    cg_line(cg, "  %s[at] = %s;", cg_lookup(x->env, s->results.data[v])->value, val[v]);
+    if (!cg_dead_result(x->k, x->index, s->results.data[v]))
+      cg_line(cg, "  %s[at] = %s;", cg_lookup(x->env, s->results.data[v])->value, val[v]);
   cg_line(cg, "  at++;");
   if (others >= 0) {
     cg_line(cg, "} else {");
     for (int v = 0; v < nv; v++)
-      cg_line(cg, "  %s[at_not] = %s;", cg_lookup(x->env, s->results.data[others + v])->value, val[v]);
+      if (!cg_dead_result(x->k, x->index, s->results.data[others + v]))
+        cg_line(cg, "  %s[at_not] = %s;", cg_lookup(x->env, s->results.data[others + v])->value, val[v]);
     cg_line(cg, "  at_not++;");
   }
   cg_line(cg, "}");
@@ -387,10 +390,12 @@ static void gen_filter(Kx *x, bool partition) {
   cg_line(cg, "  %s += k;", total);
   cg_line(cg, "}");
   for (int v = 0; v < nv; v++)
-    new_vector(x, s->results.data[v], total);
+    if (!cg_dead_result(x->k, x->index, s->results.data[v]))
+      new_vector(x, s->results.data[v], total);
   if (partition)
     for (int v = 0; v < nv; v++)
-      new_vector(x, s->results.data[nv + v], xprintf("(%s - %s)", n, total));
+      if (!cg_dead_result(x->k, x->index, s->results.data[nv + v]))
+        new_vector(x, s->results.data[nv + v], xprintf("(%s - %s)", n, total));
   /* pass 2: each chunk at its offsets */
   chunk_loop(cg, c, nch);
   cg->indent++;
@@ -596,7 +601,7 @@ static void gen_seg_map(Kx *x) {
   cg_line(cg, "const int64_t %s = %s[%s];", n, sd->offsets, sd->length);
   bool *dead = xmalloc_atomic(sizeof(bool) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++) {
-    dead[v] = cg_dead_map_result(x->k, x->index, s->results.data[v]);
+    dead[v] = cg_dead_result(x->k, x->index, s->results.data[v]);
     if (!dead[v])
       new_vector(x, s->results.data[v], n);
   }
@@ -609,7 +614,7 @@ static void gen_seg_map(Kx *x) {
   cg_line(cg, "while (%s[%s + 1] <= %s)", sd->offsets, g, i);
   cg_line(cg, "  %s++;", g);
   cg_line(cg, "const int32_t %s = (int32_t)%s;", gx, g);
-  /* a dead result (cg_dead_map_result) into a local, as MAP's */
+  /* a dead result (cg_dead_result) into a local, as MAP's */
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++) {
     dests[v] = dead[v] ? cg_temp(cg) : xprintf("%s[%s]", cg_lookup(x->env, s->results.data[v])->value, i);
@@ -860,7 +865,7 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
       const LcuVar *v = x.s->results.data[r];
       if (v->type.kind == LT_SCALAR)
         x.env = cg_bind(x.env, v, cg_name(v), NULL, NULL);
-      else if (i + 1 < k->soacs.len && !cg_dead_map_result(k, i, v)) /* read by the SOACs after it */
+      else if (i + 1 < k->soacs.len && !cg_dead_result(k, i, v)) /* read by the SOACs after it */
         bind_value(&x, v, cg_name(v));
     }
   }

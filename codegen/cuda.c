@@ -78,6 +78,7 @@ typedef struct Gx {
    follow it are launched too (flush_filters): one wait for all. */
 typedef struct PendingFilter {
   const LcuSoac *s;
+  int index; /* of 's' in the kernel */
   const char *slot;
   const char *n; /* its size: a PARTITION's others are n less the kept */
 } PendingFilter;
@@ -373,17 +374,17 @@ static void gen_index(Gx *x) {
   close_functor(cg);
 }
 
-static bool dead_map_result(const Gx *x, const LcuVar *v) { return cg_dead_map_result(x->k, x->index, v); }
+static bool dead_result(const Gx *x, const LcuVar *v) { return cg_dead_result(x->k, x->index, v); }
 
 /* A store functor 'name': writes V's values 'from' .. 'from + n' to the
-   results 'first' .. of the SOAC, at position i (a MAP's dead results
-   not: dead_map_result). */
+   results 'first' .. of the SOAC, at position i (the dead results of a
+   MAP, a FILTER or a PARTITION not: dead_result). */
 static void gen_store(Gx *x, const char *name, int first) {
   Cg *cg = x->cg;
   int nv = nvalues(x->s);
   open_functor(x, name, xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
   for (int i = 0; i < nv; i++)
-    if (!dead_map_result(x, x->s->results.data[first + i]))
+    if (!dead_result(x, x->s->results.data[first + i]))
       cg_line(cg, "A.%s_d[i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
     else
       cg_line(cg, "/* v.v%d: %s, read by nothing (its checks are the pull's) */", i,
@@ -688,7 +689,7 @@ static void host_map(Gx *x) {
   Cg *cg = x->cg;
   const char *n = soac_size(x);
   for (int v = 0; v < nvalues(x->s); v++)
-    if (!dead_map_result(x, x->s->results.data[v]))
+    if (!dead_result(x, x->s->results.data[v]))
       new_vector(x, x->s->results.data[v], n);
   int host = ride_host(x->k, x->index);
   if (host >= 0) {
@@ -789,14 +790,15 @@ static const char *filter_vectors(Gx *x, bool partition) {
   int nv = nvalues(x->s);
   const char *n = soac_size(x);
   for (int v = 0; v < (partition ? 2 * nv : nv); v++)
-    new_vector(x, x->s->results.data[v], n);
+    if (!dead_result(x, x->s->results.data[v])) /* a flag only the predicate reads: not stored (gen_store) */
+      new_vector(x, x->s->results.data[v], n);
   cg_line(x->cg, "%s = %s;", x->slot_n, n);
   return n;
 }
 
 static void pend_filter(Gx *x) {
   PendingFilter *p = NEW(PendingFilter);
-  *p = (PendingFilter){x->s, x->slot, x->slot_n};
+  *p = (PendingFilter){x->s, x->index, x->slot, x->slot_n};
   vec_push(&x->pending, p);
 }
 
@@ -954,7 +956,7 @@ static void host_seg_map(Gx *x) {
   const char *n = cg_temp(cg);
   cg_line(cg, "const int64_t %s = rtg_seg_total(%s);", n, sd->value);
   for (int v = 0; v < nvalues(x->s); v++)
-    if (!dead_map_result(x, x->s->results.data[v]))
+    if (!dead_result(x, x->s->results.data[v]))
       new_vector(x, x->s->results.data[v], n);
   cg_line(cg, "rtg::seg_map(%s, loc, %s, %s, %s, %s);", kernel_string(x), functor(x, "pull"), functor(x, "store"),
           sd->value, n);
@@ -1117,6 +1119,8 @@ static void flush_filters(Gx *x) {
     int nv = nvalues(p->s);
     for (int v = 0; v < p->s->results.len; v++) {
       const LcuVar *r = p->s->results.data[v];
+      if (cg_dead_result(x->k, p->index, r)) /* never allocated (filter_vectors) */
+        continue;
       cg_line(cg, "%s = rtg_vec_fit(%s, %s);", cg_name(r), cg_name(r),
               v < nv ? kept : xprintf("%s - %s", p->n, kept));
       fill_a(x, r);

@@ -605,9 +605,10 @@ const LcuVar *cg_same_length_param(Cg *cg, const LcuKernel *k, const LcuVar *v) 
   return NULL;
 }
 
-bool cg_dead_map_result(const LcuKernel *k, int index, const LcuVar *v) {
+bool cg_dead_result(const LcuKernel *k, int index, const LcuVar *v) {
   const LcuSoac *s = k->soacs.data[index];
-  if ((s->kind != SOAC_MAP && s->kind != SOAC_SEG_MAP) || cg_kernel_result(k, v))
+  bool kind = s->kind == SOAC_MAP || s->kind == SOAC_SEG_MAP || s->kind == SOAC_FILTER || s->kind == SOAC_PARTITION;
+  if (!kind || cg_kernel_result(k, v))
     return false;
   for (int i = index + 1; i < k->soacs.len; i++)
     if (lcu_soac_reads(k->soacs.data[i], v))

@@ -278,15 +278,9 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
     v_x153 = rt_value_new(rt_vec_type(RT_INT), t35);
     int32_t *v_x153_d = v_x153->data.i;
     const int64_t v_x153_n = v_x153->len;
-    v_x154 = rt_value_new(rt_vec_type(RT_BOOL), t35);
-    uint8_t *v_x154_d = v_x154->data.b;
-    const int64_t v_x154_n = v_x154->len;
     v_x159 = rt_value_new(rt_vec_type(RT_INT), t35);
     int32_t *v_x159_d = v_x159->data.i;
     const int64_t v_x159_n = v_x159->len;
-    v_x160 = rt_value_new(rt_vec_type(RT_BOOL), t35);
-    uint8_t *v_x160_d = v_x160->data.b;
-    const int64_t v_x160_n = v_x160->len;
     RT_PARALLEL_FOR_IF(t20 > 1)
     for (int64_t t23 = 0; t23 < t20; t23++) {
       int64_t at = t22[t23];
@@ -328,9 +322,7 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
         t23y3 = t37;
         if (t21[t24]) {
           v_x153_d[at] = t23y0;
-          v_x154_d[at] = t23y1;
           v_x159_d[at] = t23y2;
-          v_x160_d[at] = t23y3;
           at++;
         }
       }

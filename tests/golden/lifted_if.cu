@@ -483,15 +483,9 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtV
     v_x153 = rt_value_new(rt_vec_type(RT_INT), t47);
     int32_t *v_x153_d = v_x153->data.i;
     const int64_t v_x153_n = v_x153->len;
-    v_x154 = rt_value_new(rt_vec_type(RT_BOOL), t47);
-    uint8_t *v_x154_d = v_x154->data.b;
-    const int64_t v_x154_n = v_x154->len;
     v_x159 = rt_value_new(rt_vec_type(RT_INT), t47);
     int32_t *v_x159_d = v_x159->data.i;
     const int64_t v_x159_n = v_x159->len;
-    v_x160 = rt_value_new(rt_vec_type(RT_BOOL), t47);
-    uint8_t *v_x160_d = v_x160->data.b;
-    const int64_t v_x160_n = v_x160->len;
     RT_PARALLEL_FOR_IF(t32 > 1)
     for (int64_t t35 = 0; t35 < t32; t35++) {
       int64_t at = t34[t35];
@@ -533,9 +527,7 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtV
         t35y3 = t49;
         if (t33[t36]) {
           v_x153_d[at] = t35y0;
-          v_x154_d[at] = t35y1;
           v_x159_d[at] = t35y2;
-          v_x160_d[at] = t35y3;
           at++;
         }
       }
@@ -610,9 +602,9 @@ struct K4_0_store {
   K4_A A;
   __device__ void operator()(int64_t i, const K4_0_V &v) const {
     A.v_x153_d[i] = v.v0;
-    A.v_x154_d[i] = v.v1;
+    /* v.v1: v_x154, read by nothing (its checks are the pull's) */
     A.v_x159_d[i] = v.v2;
-    A.v_x160_d[i] = v.v3;
+    /* v.v3: v_x160, read by nothing (its checks are the pull's) */
   }
 };
 struct K4_0_pred {
@@ -645,15 +637,9 @@ static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtVa
     v_x153 = rtg_vec_new(RT_INT, t66);
     A.v_x153_d = v_x153->data.i;
     A.v_x153_n = v_x153->len;
-    v_x154 = rtg_vec_new(RT_BOOL, t66);
-    A.v_x154_d = v_x154->data.b;
-    A.v_x154_n = v_x154->len;
     v_x159 = rtg_vec_new(RT_INT, t66);
     A.v_x159_d = v_x159->data.i;
     A.v_x159_n = v_x159->len;
-    v_x160 = rtg_vec_new(RT_BOOL, t66);
-    A.v_x160_d = v_x160->data.b;
-    A.v_x160_n = v_x160->len;
     t65 = t66;
     t64 = rtg::partition_launch<K4_0_V>("K4", loc, K4_0_pull{A}, K4_0_pred{A}, t66, K4_0_store{A}, K4_0_store{A}, false);
   }
@@ -662,15 +648,9 @@ static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtVa
     v_x153 = rtg_vec_fit(v_x153, t67);
     A.v_x153_d = v_x153->data.i;
     A.v_x153_n = v_x153->len;
-    v_x154 = rtg_vec_fit(v_x154, t67);
-    A.v_x154_d = v_x154->data.b;
-    A.v_x154_n = v_x154->len;
     v_x159 = rtg_vec_fit(v_x159, t67);
     A.v_x159_d = v_x159->data.i;
     A.v_x159_n = v_x159->len;
-    v_x160 = rtg_vec_fit(v_x160, t67);
-    A.v_x160_d = v_x160->data.b;
-    A.v_x160_n = v_x160->len;
   }
   *out_v_x153 = v_x153;
   *out_v_x159 = v_x159;

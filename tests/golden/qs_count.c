@@ -720,9 +720,6 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
     v_x751 = rt_value_new(rt_vec_type(RT_INT), t136);
     int32_t *v_x751_d = v_x751->data.i;
     const int64_t v_x751_n = v_x751->len;
-    v_x752 = rt_value_new(rt_vec_type(RT_BOOL), t136);
-    uint8_t *v_x752_d = v_x752->data.b;
-    const int64_t v_x752_n = v_x752->len;
     RT_PARALLEL_FOR_IF(t116 > 1)
     for (int64_t t119 = 0; t119 < t116; t119++) {
       int64_t at = t118[t119];
@@ -764,7 +761,6 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
         t119y1 = t144;
         if (t117[t120]) {
           v_x751_d[at] = t119y0;
-          v_x752_d[at] = t119y1;
           at++;
         }
       }
@@ -777,8 +773,6 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
   {
     int32_t *v_x751_d = v_x751->data.i;
     const int64_t v_x751_n = v_x751->len;
-    uint8_t *v_x752_d = v_x752->data.b;
-    const int64_t v_x752_n = v_x752->len;
     /* FILTER */
     {
       const int64_t t150 = v_x745_n;
@@ -843,9 +837,6 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
       v_x765 = rt_value_new(rt_vec_type(RT_INT), t171);
       int32_t *v_x765_d = v_x765->data.i;
       const int64_t v_x765_n = v_x765->len;
-      v_x766 = rt_value_new(rt_vec_type(RT_BOOL), t171);
-      uint8_t *v_x766_d = v_x766->data.b;
-      const int64_t v_x766_n = v_x766->len;
       RT_PARALLEL_FOR_IF(t151 > 1)
       for (int64_t t154 = 0; t154 < t151; t154++) {
         int64_t at = t153[t154];
@@ -887,7 +878,6 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
           t154y1 = t179;
           if (t152[t155]) {
             v_x765_d[at] = t154y0;
-            v_x766_d[at] = t154y1;
             at++;
           }
         }
@@ -900,8 +890,6 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
     {
       int32_t *v_x765_d = v_x765->data.i;
       const int64_t v_x765_n = v_x765->len;
-      uint8_t *v_x766_d = v_x766->data.b;
-      const int64_t v_x766_n = v_x766->len;
       /* SEG_REDUCE */
       {
         v_x759 = rt_value_new(rt_vec_type(RT_INT), v_x755_n);
@@ -1724,15 +1712,9 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145, int3
       v_x1128 = rt_value_new(rt_vec_type(RT_INT), t442);
       int32_t *v_x1128_d = v_x1128->data.i;
       const int64_t v_x1128_n = v_x1128->len;
-      v_x1129 = rt_value_new(rt_vec_type(RT_BOOL), t442);
-      uint8_t *v_x1129_d = v_x1129->data.b;
-      const int64_t v_x1129_n = v_x1129->len;
       v_x1130 = rt_value_new(rt_vec_type(RT_INT), (t426 - t442));
       int32_t *v_x1130_d = v_x1130->data.i;
       const int64_t v_x1130_n = v_x1130->len;
-      v_x1131 = rt_value_new(rt_vec_type(RT_BOOL), (t426 - t442));
-      uint8_t *v_x1131_d = v_x1131->data.b;
-      const int64_t v_x1131_n = v_x1131->len;
       RT_PARALLEL_FOR_IF(t427 > 1)
       for (int64_t t430 = 0; t430 < t427; t430++) {
         int64_t at = t429[t430];
@@ -1761,11 +1743,9 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145, int3
           t430y1 = t447;
           if (t428[t431]) {
             v_x1128_d[at] = t430y0;
-            v_x1129_d[at] = t430y1;
             at++;
           } else {
             v_x1130_d[at_not] = t430y0;
-            v_x1131_d[at_not] = t430y1;
             at_not++;
           }
         }
@@ -1778,12 +1758,8 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145, int3
     {
       int32_t *v_x1128_d = v_x1128->data.i;
       const int64_t v_x1128_n = v_x1128->len;
-      uint8_t *v_x1129_d = v_x1129->data.b;
-      const int64_t v_x1129_n = v_x1129->len;
       int32_t *v_x1130_d = v_x1130->data.i;
       const int64_t v_x1130_n = v_x1130->len;
-      uint8_t *v_x1131_d = v_x1131->data.b;
-      const int64_t v_x1131_n = v_x1131->len;
       /* SCAN */
       {
         const int64_t t451 = v_x1120;

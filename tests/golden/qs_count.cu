@@ -1490,9 +1490,6 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
     v_x751 = rt_value_new(rt_vec_type(RT_INT), t222);
     int32_t *v_x751_d = v_x751->data.i;
     const int64_t v_x751_n = v_x751->len;
-    v_x752 = rt_value_new(rt_vec_type(RT_BOOL), t222);
-    uint8_t *v_x752_d = v_x752->data.b;
-    const int64_t v_x752_n = v_x752->len;
     RT_PARALLEL_FOR_IF(t202 > 1)
     for (int64_t t205 = 0; t205 < t202; t205++) {
       int64_t at = t204[t205];
@@ -1534,7 +1531,6 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
         t205y1 = t230;
         if (t203[t206]) {
           v_x751_d[at] = t205y0;
-          v_x752_d[at] = t205y1;
           at++;
         }
       }
@@ -1547,8 +1543,6 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
   {
     int32_t *v_x751_d = v_x751->data.i;
     const int64_t v_x751_n = v_x751->len;
-    uint8_t *v_x752_d = v_x752->data.b;
-    const int64_t v_x752_n = v_x752->len;
     /* FILTER */
     {
       const int64_t t236 = v_x745_n;
@@ -1613,9 +1607,6 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
       v_x765 = rt_value_new(rt_vec_type(RT_INT), t257);
       int32_t *v_x765_d = v_x765->data.i;
       const int64_t v_x765_n = v_x765->len;
-      v_x766 = rt_value_new(rt_vec_type(RT_BOOL), t257);
-      uint8_t *v_x766_d = v_x766->data.b;
-      const int64_t v_x766_n = v_x766->len;
       RT_PARALLEL_FOR_IF(t237 > 1)
       for (int64_t t240 = 0; t240 < t237; t240++) {
         int64_t at = t239[t240];
@@ -1657,7 +1648,6 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
           t240y1 = t265;
           if (t238[t241]) {
             v_x765_d[at] = t240y0;
-            v_x766_d[at] = t240y1;
             at++;
           }
         }
@@ -1670,8 +1660,6 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
     {
       int32_t *v_x765_d = v_x765->data.i;
       const int64_t v_x765_n = v_x765->len;
-      uint8_t *v_x766_d = v_x766->data.b;
-      const int64_t v_x766_n = v_x766->len;
       /* SEG_REDUCE */
       {
         v_x759 = rt_value_new(rt_vec_type(RT_INT), v_x755_n);
@@ -1820,7 +1808,7 @@ struct K10_0_store {
   K10_A A;
   __device__ void operator()(int64_t i, const K10_0_V &v) const {
     A.v_x751_d[i] = v.v0;
-    A.v_x752_d[i] = v.v1;
+    /* v.v1: v_x752, read by nothing (its checks are the pull's) */
   }
 };
 struct K10_0_pred {
@@ -1872,7 +1860,7 @@ struct K10_1_store {
   K10_A A;
   __device__ void operator()(int64_t i, const K10_1_V &v) const {
     A.v_x765_d[i] = v.v0;
-    A.v_x766_d[i] = v.v1;
+    /* v.v1: v_x766, read by nothing (its checks are the pull's) */
   }
 };
 struct K10_1_pred {
@@ -1992,17 +1980,11 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtV
     v_x751 = rtg_vec_new(RT_INT, t364);
     A.v_x751_d = v_x751->data.i;
     A.v_x751_n = v_x751->len;
-    v_x752 = rtg_vec_new(RT_BOOL, t364);
-    A.v_x752_d = v_x752->data.b;
-    A.v_x752_n = v_x752->len;
     t361 = t364;
     const int64_t t365 = v_x745->len;
     v_x765 = rtg_vec_new(RT_INT, t365);
     A.v_x765_d = v_x765->data.i;
     A.v_x765_n = v_x765->len;
-    v_x766 = rtg_vec_new(RT_BOOL, t365);
-    A.v_x766_d = v_x766->data.b;
-    A.v_x766_n = v_x766->len;
     t363 = t365;
     int64_t *t366[2];
     rtg::filters_launch("K10", loc, t365, t366, rtg::filter_part<K10_0_V>(K10_0_pull{A}, K10_0_pred{A}, K10_0_store{A}, K10_0_store{A}, false), rtg::filter_part<K10_1_V>(K10_1_pull{A}, K10_1_pred{A}, K10_1_store{A}, K10_1_store{A}, false));
@@ -2014,18 +1996,12 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtV
     v_x751 = rtg_vec_fit(v_x751, t367);
     A.v_x751_d = v_x751->data.i;
     A.v_x751_n = v_x751->len;
-    v_x752 = rtg_vec_fit(v_x752, t367);
-    A.v_x752_d = v_x752->data.b;
-    A.v_x752_n = v_x752->len;
   }
   {
     const int64_t t368 = rtg::filter_count(t362);
     v_x765 = rtg_vec_fit(v_x765, t368);
     A.v_x765_d = v_x765->data.i;
     A.v_x765_n = v_x765->len;
-    v_x766 = rtg_vec_fit(v_x766, t368);
-    A.v_x766_d = v_x766->data.b;
-    A.v_x766_n = v_x766->len;
   }
   /* SEG_REDUCE */
   {
@@ -3520,15 +3496,9 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145,
       v_x1128 = rt_value_new(rt_vec_type(RT_INT), t737);
       int32_t *v_x1128_d = v_x1128->data.i;
       const int64_t v_x1128_n = v_x1128->len;
-      v_x1129 = rt_value_new(rt_vec_type(RT_BOOL), t737);
-      uint8_t *v_x1129_d = v_x1129->data.b;
-      const int64_t v_x1129_n = v_x1129->len;
       v_x1130 = rt_value_new(rt_vec_type(RT_INT), (t721 - t737));
       int32_t *v_x1130_d = v_x1130->data.i;
       const int64_t v_x1130_n = v_x1130->len;
-      v_x1131 = rt_value_new(rt_vec_type(RT_BOOL), (t721 - t737));
-      uint8_t *v_x1131_d = v_x1131->data.b;
-      const int64_t v_x1131_n = v_x1131->len;
       RT_PARALLEL_FOR_IF(t722 > 1)
       for (int64_t t725 = 0; t725 < t722; t725++) {
         int64_t at = t724[t725];
@@ -3557,11 +3527,9 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145,
           t725y1 = t742;
           if (t723[t726]) {
             v_x1128_d[at] = t725y0;
-            v_x1129_d[at] = t725y1;
             at++;
           } else {
             v_x1130_d[at_not] = t725y0;
-            v_x1131_d[at_not] = t725y1;
             at_not++;
           }
         }
@@ -3574,12 +3542,8 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145,
     {
       int32_t *v_x1128_d = v_x1128->data.i;
       const int64_t v_x1128_n = v_x1128->len;
-      uint8_t *v_x1129_d = v_x1129->data.b;
-      const int64_t v_x1129_n = v_x1129->len;
       int32_t *v_x1130_d = v_x1130->data.i;
       const int64_t v_x1130_n = v_x1130->len;
-      uint8_t *v_x1131_d = v_x1131->data.b;
-      const int64_t v_x1131_n = v_x1131->len;
       /* SCAN */
       {
         const int64_t t746 = v_x1120;
@@ -3796,7 +3760,7 @@ struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
     A.v_x1128_d[i] = v.v0;
-    A.v_x1129_d[i] = v.v1;
+    /* v.v1: v_x1129, read by nothing (its checks are the pull's) */
   }
 };
 struct K16_1_pred {
@@ -3809,7 +3773,7 @@ struct K16_1_other {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
     A.v_x1130_d[i] = v.v0;
-    A.v_x1131_d[i] = v.v1;
+    /* v.v1: v_x1131, read by nothing (its checks are the pull's) */
   }
 };
 struct alignas(8) K16_2_V {
@@ -3907,15 +3871,9 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145, 
     v_x1128 = rtg_vec_new(RT_INT, t850);
     A.v_x1128_d = v_x1128->data.i;
     A.v_x1128_n = v_x1128->len;
-    v_x1129 = rtg_vec_new(RT_BOOL, t850);
-    A.v_x1129_d = v_x1129->data.b;
-    A.v_x1129_n = v_x1129->len;
     v_x1130 = rtg_vec_new(RT_INT, t850);
     A.v_x1130_d = v_x1130->data.i;
     A.v_x1130_n = v_x1130->len;
-    v_x1131 = rtg_vec_new(RT_BOOL, t850);
-    A.v_x1131_d = v_x1131->data.b;
-    A.v_x1131_n = v_x1131->len;
     t849 = t850;
     t848 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t850, K16_1_store{A}, K16_1_other{A}, true);
   }
@@ -3924,15 +3882,9 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145, 
     v_x1128 = rtg_vec_fit(v_x1128, t851);
     A.v_x1128_d = v_x1128->data.i;
     A.v_x1128_n = v_x1128->len;
-    v_x1129 = rtg_vec_fit(v_x1129, t851);
-    A.v_x1129_d = v_x1129->data.b;
-    A.v_x1129_n = v_x1129->len;
     v_x1130 = rtg_vec_fit(v_x1130, t849 - t851);
     A.v_x1130_d = v_x1130->data.i;
     A.v_x1130_n = v_x1130->len;
-    v_x1131 = rtg_vec_fit(v_x1131, t849 - t851);
-    A.v_x1131_d = v_x1131->data.b;
-    A.v_x1131_n = v_x1131->len;
   }
   /* SCAN */
   {
