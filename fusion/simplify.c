@@ -585,24 +585,36 @@ static bool invariant(const LcuExp *e, const LcuVar *index) {
 
 /* The expression the MAP of run 'g' gives for its result 'v', if the
    same at every index; NULL otherwise. */
+/* The SOAC of run 'g''s kernel that makes its result 'v', and which of
+   that SOAC's results it is ('*column'); NULL if none does. */
+static const LcuSoac *soac_making(const LcuStmt *g, const LcuVar *v, int *column) {
+  const LcuKernel *k = g->kernel;
+  for (int i = 0; i < g->results.len && i < k->results.len; i++) {
+    if (g->results.data[i] != v)
+      continue;
+    for (int s = 0; s < k->soacs.len; s++) {
+      const LcuSoac *so = k->soacs.data[s];
+      for (int j = 0; j < so->results.len; j++)
+        if (so->results.data[j] == k->results.data[i]) {
+          *column = j;
+          return so;
+        }
+    }
+  }
+  return NULL;
+}
+
 static const LcuExp *invariant_value(const LcuStmt *g, const LcuVar *v, const LcuSoac **map) {
   const LcuKernel *k = g->kernel;
   if (k->soacs.len != 1)
     return NULL;
   const LcuSoac *m = k->soacs.data[0];
-  if (m->kind != SOAC_MAP || m->pull->lets.len)
+  int j;
+  if (m->kind != SOAC_MAP || m->pull->lets.len || soac_making(g, v, &j) != m)
     return NULL;
-  for (int i = 0; i < g->results.len && i < k->results.len; i++) {
-    if (g->results.data[i] != v)
-      continue;
-    for (int j = 0; j < m->results.len; j++)
-      if (m->results.data[j] == k->results.data[i]) {
-        const LcuExp *e = m->pull->body.data[j];
-        *map = m;
-        return invariant(e, m->pull->params.len ? m->pull->params.data[0] : NULL) ? e : NULL;
-      }
-  }
-  return NULL;
+  const LcuExp *e = m->pull->body.data[j];
+  *map = m;
+  return invariant(e, m->pull->params.len ? m->pull->params.data[0] : NULL) ? e : NULL;
 }
 
 /* True if SOAC 's' reads kernel variable 'q' only at its own index, in
@@ -989,18 +1001,10 @@ static bool one_element(Simp *s, const LcuVar *v) {
     const LcuAtom *a0 = d->args.data[0];
     return a0->var && one_segment(s, a0->var);
   }
-  for (int r = 0; r < d->results.len && r < k->results.len; r++) {
-    if (d->results.data[r] != v)
-      continue;
-    for (int i = 0; i < k->soacs.len; i++) {
-      const LcuSoac *so = k->soacs.data[i];
-      for (int j = 0; j < so->results.len; j++)
-        if (so->results.data[j] == k->results.data[r])
-          return (so->kind == SOAC_MAP || so->kind == SOAC_SCAN) && !so->size.var && !so->size.length &&
-                 so->size.value == 1;
-    }
-  }
-  return false;
+  int column;
+  const LcuSoac *so = soac_making(d, v, &column);
+  return so && (so->kind == SOAC_MAP || so->kind == SOAC_SCAN) && !so->size.var && !so->size.length &&
+         so->size.value == 1;
 }
 
 /* Is 'sd' of one segment: made by make_segdes or range_segdes of one
