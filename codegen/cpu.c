@@ -409,6 +409,97 @@ static void gen_filter(Kx *x, bool partition) {
   cg_line(cg, "rt_free(%s);", count);
 }
 
+/* ---- SPLIT ----
+   A FILTER of several classes (lcu.h), in the FILTER's two passes: the
+   first keeps each element's flags as the bits of one byte and counts
+   each class per chunk; the second pulls the element again where a flag
+   is set and writes the columns of each class it is in at the class's
+   offset. */
+static void gen_split(Kx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  int nc = s->classes;
+  const char *n = soac_size(x);
+  const char *nch = cg_temp(cg), *flags = cg_temp(cg), *count = cg_temp(cg);
+  cg_line(cg, "const int64_t %s = %s > 0 ? (%s + RT_CHUNK - 1) / RT_CHUNK : 1;", nch, n, n);
+  cg_line(cg, "uint8_t *%s = (uint8_t *)rt_alloc_atomic((size_t)%s + 1);", flags, n);
+  cg_line(cg, "int64_t *%s = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(%d * %s + 1)); /* class c, "
+              "chunk k: [c * chunks + k] */",
+          count, nc, nch);
+  const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg);
+  /* pass 1: the flags, and each chunk's count of each class */
+  chunk_loop(cg, c, nch);
+  cg->indent++;
+  cg_line(cg, "int64_t kept[%d] = {0};", nc);
+  open_elements(x, c, i, ix, n);
+  CgChecks ck = checks_at(x, i, ix);
+  const char **val = declare_values(x, s->pull, xprintf("%sx", c));
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
+  const char **keep = xmalloc(sizeof(char *) * (size_t)nc);
+  for (int k = 0; k < nc; k++) {
+    keep[k] = cg_temp(cg);
+    cg_line(cg, "uint8_t %s;", keep[k]);
+  }
+  thunk_into(x, s->second, val, &ck, keep);
+  Buf mask = {0};
+  for (int k = 0; k < nc; k++) {
+    buf_printf(&mask, "%s(%s != 0) << %d", k ? " | " : "", keep[k], k);
+    cg_line(cg, "kept[%d] += %s != 0;", k, keep[k]);
+  }
+  cg_line(cg, "%s[%s] = (uint8_t)(%s);", flags, i, buf_str(&mask));
+  cg->indent--;
+  cg_line(cg, "}");
+  for (int k = 0; k < nc; k++)
+    cg_line(cg, "%s[%d * %s + %s] = kept[%d];", count, k, nch, c, k);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_line(cg, "if (err->index != INT64_MAX) {");
+  cg_line(cg, "  rt_free(%s);", flags);
+  cg_line(cg, "  rt_free(%s);", count);
+  cg_line(cg, "  goto fail;");
+  cg_line(cg, "}");
+  /* each class's offsets, and its vectors */
+  const char **total = xmalloc(sizeof(char *) * (size_t)nc);
+  for (int k = 0; k < nc; k++) {
+    total[k] = cg_temp(cg);
+    cg_line(cg, "int64_t %s = 0;", total[k]);
+    cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", c, c, nch, c);
+    cg_line(cg, "  const int64_t k = %s[%d * %s + %s];", count, k, nch, c);
+    cg_line(cg, "  %s[%d * %s + %s] = %s;", count, k, nch, c, total[k]);
+    cg_line(cg, "  %s += k;", total[k]);
+    cg_line(cg, "}");
+    for (int v = lcu_split_start(s, k); v < lcu_split_start(s, k + 1); v++)
+      if (!cg_dead_result(x->k, x->index, s->results.data[v]))
+        new_vector(x, s->results.data[v], total[k]);
+  }
+  /* pass 2: each chunk at its offsets */
+  chunk_loop(cg, c, nch);
+  cg->indent++;
+  cg_line(cg, "int64_t at[%d];", nc);
+  for (int k = 0; k < nc; k++)
+    cg_line(cg, "at[%d] = %s[%d * %s + %s];", k, count, k, nch, c);
+  open_elements(x, c, i, ix, n);
+  cg_line(cg, "if (!%s[%s])", flags, i);
+  cg_line(cg, "  continue;");
+  const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val2);
+  for (int k = 0; k < nc; k++) {
+    cg_line(cg, "if (%s[%s] >> %d & 1) {", flags, i, k);
+    /* a column read by nothing (cg_dead_result) was not allocated */
+    for (int v = lcu_split_start(s, k); v < lcu_split_start(s, k + 1); v++)
+      if (!cg_dead_result(x->k, x->index, s->results.data[v]))
+        cg_line(cg, "  %s[at[%d]] = %s;", cg_lookup(x->env, s->results.data[v])->value, k, val2[v]);
+    cg_line(cg, "  at[%d]++;", k);
+    cg_line(cg, "}");
+  }
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_line(cg, "rt_free(%s);", flags);
+  cg_line(cg, "rt_free(%s);", count);
+}
+
 /* ---- PERMUTE ---- */
 
 /* A PERMUTE's or SEG_PERMUTE's result `into` D: a copy of D, which the
@@ -772,6 +863,9 @@ static void gen_soac(Kx *x) {
     return;
   case SOAC_PARTITION:
     gen_filter(x, true);
+    return;
+  case SOAC_SPLIT:
+    gen_split(x);
     return;
   case SOAC_PERMUTE:
     gen_permute(x);

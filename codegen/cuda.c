@@ -364,6 +364,48 @@ static void gen_pred(Gx *x) {
   close_functor(cg);
 }
 
+/* K_s_pred of a SPLIT: (index, V) -> the bits of the element's classes
+   (bit c: class c), rtg::split_launch's predicate. */
+static void return_bits(Cg *cg, void *ctx, const char **values, int n) {
+  (void)ctx;
+  Buf b = {0};
+  for (int c = 0; c < n; c++)
+    buf_printf(&b, "%s((unsigned)((%s) != 0) << %d)", c ? " | " : "", values[c], c);
+  cg_line(cg, "return %s;", buf_str(&b));
+}
+
+static void gen_split_pred(Gx *x) {
+  Cg *cg = x->cg;
+  open_functor(x, "pred", xprintf("unsigned operator()(int64_t i, const %s &v) const", kname(x, "V")));
+  CgChecks c = device_checks(x, "i", NULL);
+  cg_thunk(cg, x->s->second, v_fields("v", nvalues(x->s)), x->dev, &c, return_bits, NULL);
+  close_functor(cg);
+}
+
+/* K_s_store of a SPLIT: class c's values of V (its columns) to its
+   results at position i; a column read by nothing is not stored. */
+static void gen_split_store(Gx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  open_functor(x, "store", xprintf("void operator()(int c, int64_t i, const %s &v) const", kname(x, "V")));
+  cg_line(cg, "switch (c) {");
+  for (int c = 0; c < s->classes; c++) {
+    cg_line(cg, "case %d:", c);
+    cg->indent++;
+    for (int v = lcu_split_start(s, c); v < lcu_split_start(s, c + 1); v++) {
+      const LcuVar *r = s->results.data[v];
+      if (!cg_dead_result(x->k, x->index, r))
+        cg_line(cg, "A.%s_d[i] = v.v%d;", cg_name(r), v);
+      else
+        cg_line(cg, "/* v.v%d: %s, read by nothing */", v, cg_name(r));
+    }
+    cg_line(cg, "break;");
+    cg->indent--;
+  }
+  cg_line(cg, "}");
+  close_functor(cg);
+}
+
 /* K_s_index: index -> int32_t, a PERMUTE's index thunk. */
 static void gen_index(Gx *x) {
   Cg *cg = x->cg;
@@ -620,6 +662,10 @@ static void gen_functors(Gx *x) {
     gen_store(x, "store", 0);
     gen_index(x);
     break;
+  case SOAC_SPLIT:
+    gen_split_store(x);
+    gen_split_pred(x);
+    break;
   case SOAC_FILTER:
   case SOAC_PARTITION:
   case SOAC_SEG_FILTER:
@@ -808,6 +854,16 @@ static void host_filter(Gx *x, bool partition) {
   cg_line(cg, "%s = rtg::partition_launch<%s>(%s, loc, %s, %s, %s, %s, %s, %s);", x->slot, kname(x, "V"),
           kernel_string(x), functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"),
           functor(x, partition ? "other" : "store"), partition ? "true" : "false");
+  pend_filter(x);
+}
+
+/* SPLIT: each class's vectors of n (cut to its count when the counts
+   are read: flush_filters), one launch. */
+static void host_split(Gx *x) {
+  Cg *cg = x->cg;
+  const char *n = filter_vectors(x, false);
+  cg_line(cg, "%s = rtg::split_launch<%s, %d>(%s, loc, %s, %s, %s, %s);", x->slot, kname(x, "V"), x->s->classes,
+          kernel_string(x), functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"));
   pend_filter(x);
 }
 
@@ -1053,6 +1109,9 @@ static void host_soac(Gx *x) {
   case SOAC_PARTITION:
     host_filter(x, true);
     return;
+  case SOAC_SPLIT:
+    host_split(x);
+    return;
   case SOAC_PERMUTE:
     host_permute(x);
     return;
@@ -1099,7 +1158,7 @@ static bool reads_results_of(const LcuSoac *s, const LcuSoac *of) {
    else may wait for the device and take result slots, whose room a wait
    frees (rtg::partition_launch). */
 static bool joins_pending(const Gx *x, const LcuSoac *next) {
-  if (next->kind != SOAC_FILTER && next->kind != SOAC_PARTITION)
+  if (next->kind != SOAC_FILTER && next->kind != SOAC_PARTITION && next->kind != SOAC_SPLIT)
     return false;
   for (int i = 0; i < x->pending.len; i++)
     if (reads_results_of(next, ((const PendingFilter *)x->pending.data[i])->s))
@@ -1115,14 +1174,22 @@ static void flush_filters(Gx *x) {
     const char *kept = cg_temp(cg);
     cg_line(cg, "{"); /* a block: a later `goto fail` may not jump past its initialization */
     cg->indent++;
-    cg_line(cg, "const int64_t %s = rtg::filter_count(%s);", kept, p->slot);
+    bool split = p->s->kind == SOAC_SPLIT;
+    if (split) /* a count a class */
+      cg_line(cg, "int64_t %s[%d];", kept, p->s->classes);
+    for (int c = 0; split && c < p->s->classes; c++)
+      cg_line(cg, "%s[%d] = rtg::filter_count(%s.at[%d]);", kept, c, p->slot, c);
+    if (!split)
+      cg_line(cg, "const int64_t %s = rtg::filter_count(%s);", kept, p->slot);
     int nv = nvalues(p->s);
     for (int v = 0; v < p->s->results.len; v++) {
       const LcuVar *r = p->s->results.data[v];
       if (cg_dead_result(x->k, p->index, r)) /* never allocated (filter_vectors) */
         continue;
-      cg_line(cg, "%s = rtg_vec_fit(%s, %s);", cg_name(r), cg_name(r),
-              v < nv ? kept : xprintf("%s - %s", p->n, kept));
+      const char *count = split    ? xprintf("%s[%d]", kept, lcu_split_class(p->s, v))
+                          : v < nv ? kept
+                                   : xprintf("%s - %s", p->n, kept);
+      cg_line(cg, "%s = rtg_vec_fit(%s, %s);", cg_name(r), cg_name(r), count);
       fill_a(x, r);
     }
     cg->indent--;
@@ -1383,6 +1450,12 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
       x.slot = cg_temp(cg);
       x.slot_n = cg_temp(cg);
       cg_line(cg, "int64_t *%s, %s; /* the slot of its count, its size */", x.slot, x.slot_n);
+    }
+    if (x.s->kind == SOAC_SPLIT) {
+      x.slot = cg_temp(cg);
+      x.slot_n = cg_temp(cg);
+      cg_line(cg, "rtg::SplitCounts %s; /* the slots of its classes' counts */", x.slot);
+      cg_line(cg, "int64_t %s; /* its size */", x.slot_n);
     }
     cg_line(cg, "{");
     cg->indent++;

@@ -607,7 +607,8 @@ const LcuVar *cg_same_length_param(Cg *cg, const LcuKernel *k, const LcuVar *v) 
 
 bool cg_dead_result(const LcuKernel *k, int index, const LcuVar *v) {
   const LcuSoac *s = k->soacs.data[index];
-  bool kind = s->kind == SOAC_MAP || s->kind == SOAC_SEG_MAP || s->kind == SOAC_FILTER || s->kind == SOAC_PARTITION;
+  bool kind = s->kind == SOAC_MAP || s->kind == SOAC_SEG_MAP || s->kind == SOAC_FILTER || s->kind == SOAC_PARTITION ||
+              s->kind == SOAC_SPLIT;
   if (!kind || cg_kernel_result(k, v))
     return false;
   for (int i = index + 1; i < k->soacs.len; i++)

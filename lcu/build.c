@@ -275,6 +275,33 @@ LcuSoac *lcu_soac_partition(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuSize n) 
   return s;
 }
 
+LcuSoac *lcu_soac_split(Loc loc, LcuThunk *pull, LcuThunk *pred, int classes, const int *widths, LcuSize n) {
+  LcuSoac *s = lcu_soac_filter(loc, pull, pred, n);
+  s->kind = SOAC_SPLIT;
+  int *w = xmalloc_atomic(sizeof(int) * (size_t)(classes > 0 ? classes : 1));
+  for (int c = 0; c < classes; c++)
+    w[c] = widths[c];
+  s->classes = classes;
+  s->widths = w;
+  return s;
+}
+
+int lcu_split_start(const LcuSoac *s, int c) {
+  int j = 0;
+  for (int i = 0; i < c && i < s->classes; i++)
+    j += s->widths[i];
+  return j;
+}
+
+int lcu_split_class(const LcuSoac *s, int j) {
+  int c = 0;
+  while (c + 1 < s->classes && j >= s->widths[c]) {
+    j -= s->widths[c];
+    c++;
+  }
+  return c;
+}
+
 LcuSoac *lcu_soac_once(Loc loc, LcuThunk *thunk) { return soac_new(loc, SOAC_ONCE, thunk, NULL); }
 
 LcuSoac *lcu_soac_seg_map(Loc loc, LcuThunk *pull, LcuVar *sd) {
@@ -761,6 +788,8 @@ static void canon_soac(Canon *c, const LcuSoac *s) {
     canon_puts(c, "id ");
     canon_constant(c, s->identity.data[r]);
   }
+  for (int w = 0; w < s->classes; w++) /* SPLIT's */
+    canon_int(c, "w", s->widths[w], " ");
   if (s->size.var)
     canon_var(c, s->size.var);
   else if (s->size.length) {

@@ -202,11 +202,13 @@ static inline LcuExp *lcu_thunk_exp(const LcuThunk *t, int i) {
        (SEG_REDUCE: one value per segment)
      REDUCE, ONCE: the k scalars τ1 ... τk
      PARTITION: τ↑ of those for which P holds, then τ↑ of the others (2k)
+     SPLIT: τ↑, in classes: class c's vectors hold its own values (the
+       pull's values of its columns, `widths`) where its flag holds
      SEG_FILTER: τ↑, then the sd of the kept values (k + 1)
      SEG_PARTITION: τ↑ held, their sd, τ↑ the others, their sd (2k + 2)
    The second thunk: PERMUTE's index thunk takes the index and gives one
    int; FILTER's and PARTITION's predicate takes the k values and gives
-   one bool; REDUCE's and SCAN's operator takes 2k parameters (the values
+   one bool, SPLIT's gives one bool per class; REDUCE's and SCAN's operator takes 2k parameters (the values
    of the left operand, then those of the right) and gives k values of
    types τ1 ... τk, the types of the k identities.  ONCE's thunk has no
    parameters; the others' pull thunks take one int, the index (for the
@@ -226,6 +228,7 @@ static inline LcuExp *lcu_thunk_exp(const LcuThunk *t, int i) {
   X(SCAN, "SCAN")                 /* A id op n: the exclusive scan */                            \
   X(FILTER, "FILTER")             /* A P n: the values of A(0..n-1) for which P holds */         \
   X(PARTITION, "PARTITION")       /* A P n: those for which P holds, then the others */          \
+  X(SPLIT, "SPLIT")               /* A P [w1..wc] n: c FILTERs of one pass (see below) */       \
   X(ONCE, "ONCE")                 /* A: A() on one thread */                                     \
   X(SEG_MAP, "SEG_MAP")           /* A sd: A(i, s) for each element i, s its segment */         \
   X(SEG_PERMUTE, "SEG_PERMUTE")   /* A I sd: PERMUTE within each segment (I is local) */         \
@@ -287,6 +290,18 @@ typedef enum LcuLibrary {
    (its sd is the argument's).  The error of the lowest element that
    fails is reported, as a MAP's call's. */
 
+/* SPLIT A P [w1, ..., wc] n: c FILTERs of the same n elements in one
+   pass, each keeping values of its own (fusion's rule_split makes it of
+   FILTERs side by side; lowering never does).  The pull thunk gives the
+   classes' values one after another, w1 for the first class, then w2,
+   ... (k = w1 + ... + wc); the predicate takes all k and gives c bools,
+   one per class; result j (0 <= j < k) holds pull value j of the
+   elements whose class's flag holds, in order, so that the results are
+   the c FILTERs' results one after another.  An element may be in
+   several classes or none.  1 <= c <= LCU_SPLIT_MAX (codegen keeps an
+   element's flags in one byte), each wi >= 1. */
+enum { LCU_SPLIT_MAX = 8 };
+
 /* A SOAC's size: the n of MAP ... n, a variable or constant of the kernel,
    or the length of a kernel vector (#xs). */
 typedef struct LcuSize {
@@ -315,6 +330,8 @@ typedef struct LcuSoac {
   Vec identity;       /* REDUCE, SCAN: FlatAtom * constants, one per value */
   LcuSize size;       /* the unsegmented SOACs but ONCE (the others leave
                          it zero) */
+  int classes;        /* SPLIT: its classes, c */
+  const int *widths;  /* SPLIT: the values of each class, c of them */
   LcuVar *segdes;     /* the SEG_ SOACs */
   LcuVar *into;       /* PERMUTE, SEG_PERMUTE: the vector whose copy is
                          written (NULL: the indices are a permutation);
@@ -582,6 +599,11 @@ LcuSoac *lcu_soac_reduce(Loc loc, LcuThunk *pull, const FlatAtom *ids, int nids,
 LcuSoac *lcu_soac_scan(Loc loc, LcuThunk *pull, const FlatAtom *ids, int nids, LcuThunk *op, LcuSize n);
 LcuSoac *lcu_soac_filter(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuSize n);
 LcuSoac *lcu_soac_partition(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuSize n);
+LcuSoac *lcu_soac_split(Loc loc, LcuThunk *pull, LcuThunk *pred, int classes, const int *widths, LcuSize n);
+/* The first pull value (and result) of SPLIT class 'c'. */
+int lcu_split_start(const LcuSoac *s, int c);
+/* The class of SPLIT pull value (and result) 'j'. */
+int lcu_split_class(const LcuSoac *s, int j);
 LcuSoac *lcu_soac_once(Loc loc, LcuThunk *thunk);
 LcuSoac *lcu_soac_seg_map(Loc loc, LcuThunk *pull, LcuVar *sd);
 LcuSoac *lcu_soac_seg_permute(Loc loc, LcuThunk *pull, LcuThunk *index, LcuVar *sd, LcuVar *into);

@@ -740,6 +740,27 @@ static void check_soac(Checker *c, const LcuSoac *s) {
     for (int i = 0; i < k; i++)
       if (type_at(&ot, i).base != tb[i])
         fail(c, s->loc, "%s's operator gives %s where the value is %s", name, an(type_at(&ot, i)), an_base(tb[i]));
+  } else if (s->kind == SOAC_SPLIT) {
+    /* τ => bool^c, the classes' columns covering τ */
+    if (s->classes < 1 || s->classes > LCU_SPLIT_MAX || !s->widths)
+      fail(c, s->loc, "SPLIT of %d classes; it takes 1 to %d", s->classes, LCU_SPLIT_MAX);
+    int sum = 0;
+    for (int i = 0; i < s->classes; i++) {
+      if (s->widths[i] < 1)
+        fail(c, s->loc, "SPLIT's class %d keeps %d values; each keeps at least one", i + 1, s->widths[i]);
+      sum += s->widths[i];
+    }
+    if (sum != k)
+      fail(c, s->loc, "SPLIT's classes keep %d values, but the pull thunk gives %d", sum, k);
+    ThunkCtx pred = {s, "SPLIT's predicate"};
+    Vec pt = check_thunk(c, &pred, s->second, tb, k);
+    if (pt.len != s->classes)
+      fail(c, s->loc, "SPLIT's predicate gives %d value%s; it must give %d bools, one a class", pt.len,
+           pt.len == 1 ? "" : "s", s->classes);
+    for (int i = 0; i < pt.len; i++)
+      if (type_at(&pt, i).base != FB_BOOL)
+        fail(c, s->loc, "SPLIT's predicate gives %s for class %d; a class's flag is a bool", an(type_at(&pt, i)),
+             i + 1);
   } else if (has_second) {
     /* FILTER, PARTITION: τ => bool */
     ThunkCtx pred = {s, xprintf("%s's predicate", name)};
@@ -748,6 +769,8 @@ static void check_soac(Checker *c, const LcuSoac *s) {
       fail(c, s->loc, "%s's predicate gives %s; it must give one bool", name,
            pt.len == 1 ? an(type_at(&pt, 0)) : xprintf("%d values", pt.len));
   }
+  if (s->kind != SOAC_SPLIT && (s->classes || s->widths))
+    fail(c, s->loc, "%s has classes", name);
 
   /* the index space: n, a sd, or none */
   if (is_segmented(s->kind)) {
@@ -777,6 +800,7 @@ static void check_soac(Checker *c, const LcuSoac *s) {
   case SOAC_PERMUTE:
   case SOAC_SCAN:
   case SOAC_FILTER:
+  case SOAC_SPLIT:
   case SOAC_SEG_MAP:
   case SOAC_SEG_PERMUTE:
   case SOAC_SEG_REDUCE:

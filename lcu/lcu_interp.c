@@ -34,13 +34,15 @@
  *     element's segment, and the result has the segments of the sd (and
  *     `into` D the sd's total length).
  *   - FILTER's and PARTITION's predicate takes the k values the pull
- *     thunk gives (k parameters) and gives one bool.
+ *     thunk gives (k parameters) and gives one bool; SPLIT's gives one
+ *     bool per class.
  *   - REDUCE's and SCAN's operator takes two tuples of k values, the
  *     accumulated one first (2k parameters: acc_1..acc_k, x_1..x_k), and
  *     gives k values; 'identity' has k constants.
  *   - results, for a pull thunk of k values (ORDER LCU RESULTS, see
  *     soac_results):
  *       MAP, SCAN, FILTER, PERMUTE: k vectors; REDUCE, ONCE: k scalars;
+ *       SPLIT: k vectors, class by class (lcu.h);
  *       PARTITION: the k vectors of the values for which the predicate
  *         holds, then the k vectors of the others;
  *       SEG_REDUCE: k vectors of one value per segment;
@@ -1253,6 +1255,29 @@ static void filter(Kernel *k, int64_t n, RtValue *d, bool partition, RtValue **o
   }
 }
 
+/* SPLIT: each class's values where its flag holds (lcu.h), one pull of
+   every element for all the classes. */
+static void split(Kernel *k, int64_t n, RtValue **out) {
+  const LcuSoac *s = k->soac;
+  int nv = nvalues_of(k, s->pull);
+  RtValue *xbuf[SMALL];
+  RtValue **x = small_array(xbuf, nv);
+  pull(k, n, x);
+  const LcuThunk *t = s->second;
+  if (!t || t->body.len != s->classes)
+    die("SPLIT of %d classes without a predicate of as many results", s->classes);
+  RtValue *fbuf[SMALL];
+  RtValue **flags = small_array(fbuf, s->classes);
+  run_thunk(k, t, x, nv, n, flags);
+  for (int c = 0, at = 0; c < s->classes; c++) {
+    int64_t yes = 0;
+    for (int64_t j = 0; j < n; j++)
+      yes += flags[c]->data.b[j] != 0;
+    for (int v = 0; v < s->widths[c]; v++, at++)
+      out[at] = pack(x[at], flags[c], true, yes);
+  }
+}
+
 /* The flat operation of library kernel 'l'. */
 static FlatOp library_op(LcuLibrary l) {
   switch (l) {
@@ -1457,6 +1482,13 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtVa
     k.space = n;
     in->stats.elements += (uint64_t)n;
     filter(&k, n, NULL, s->kind == SOAC_PARTITION, out);
+    return;
+  }
+  case SOAC_SPLIT: {
+    int64_t n = soac_size(&k);
+    k.space = n;
+    in->stats.elements += (uint64_t)n;
+    split(&k, n, out);
     return;
   }
   case SOAC_ONCE: {

@@ -509,6 +509,14 @@ static void print_soac(Printer *pr, const LcuSoac *s) {
     fputc(' ', out);
     print_thunk(pr, s->second);
     break;
+  case SOAC_SPLIT: /* the classes' widths: [2, 1, 2] */
+    fputc(' ', out);
+    print_thunk(pr, s->second);
+    fputs(" [", out);
+    for (int c = 0; c < s->classes; c++)
+      fprintf(out, c ? ", %d" : "%d", s->widths ? s->widths[c] : 0);
+    fputc(']', out);
+    break;
   default: /* PERMUTE, FILTER, PARTITION and their SEG_ forms */
     fputc(' ', out);
     print_thunk(pr, s->second);

@@ -1049,6 +1049,23 @@ static LcuSoac *soac_at(Reader *r, Loc loc) {
   case SOAC_PARTITION:
     second = thunk(r, body_types(pull, 1), npull, loc);
     return (k == SOAC_FILTER ? lcu_soac_filter : lcu_soac_partition)(no_loc, pull, second, size(r));
+  case SOAC_SPLIT: {
+    /* the predicate, then the classes' widths: [w1, ..., wc] (the
+       checker tests them against the pull) */
+    second = thunk(r, body_types(pull, 1), npull, loc);
+    int widths[LCU_SPLIT_MAX], classes = 0;
+    expect(r, "[");
+    do {
+      if (classes == LCU_SPLIT_MAX)
+        fail(r, "a SPLIT has at most %d classes", LCU_SPLIT_MAX);
+      int64_t w = integer(r);
+      if (w < 1 || w > npull)
+        fail(r, "a SPLIT class keeps 1 to %d values, not %lld", npull, (long long)w);
+      widths[classes++] = (int)w;
+    } while (accept(r, ","));
+    expect(r, "]");
+    return lcu_soac_split(no_loc, pull, second, classes, widths, size(r));
+  }
   case SOAC_SEG_FILTER:
   case SOAC_SEG_PARTITION:
     second = thunk(r, body_types(pull, 1), npull, loc);

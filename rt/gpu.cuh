@@ -1031,6 +1031,101 @@ int64_t partition(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, 
   return filter_count(partition_launch<V>(name, loc, pull, pred, n, store, other, true));
 }
 
+/* ---- SPLIT ----
+
+   C FILTERs of the same n elements in one pass (λcu's SPLIT, lcu.h):
+   each block takes one tile, pulls each element once, and pred gives
+   the bits of the classes it goes to (bit c: class c).  Each class is
+   counted as filter_tile counts its kept elements (a ballot a row, the
+   first warp's scan of the warps' counts), its tile's start coming from
+   a look-back of its own (C runs of tile words); the element goes to
+   store(c, place, value) for each class c of its bits.  Class c's count
+   goes to slot counts.at[c] (the last tile writes it); the caller's
+   vectors of a class hold n and are cut to its count (rtg_vec_fit).  A quicksort
+   level's lesser, equal and greater took three pulls and three tiles'
+   counts of one input (filters_launch). */
+struct SplitCounts {
+  int64_t *at[8]; /* a result slot for each class (NULL: none kept, for n 0) */
+};
+
+template <class V, int C, class Pull, class Pred, class Store>
+__global__ void __launch_bounds__(THREADS)
+    split_kernel(Pull pull, Pred pred, int64_t n, Store store, RtgTileState st, int64_t tiles, SplitCounts counts) {
+  constexpr int K = ITEMS<V>, WARPS = THREADS / 32;
+  static_assert(K * WARPS <= 32, "a tile's warp counts fit one warp");
+  static_assert(C >= 1 && C <= 8, "a SPLIT's classes fit a byte");
+  __shared__ int warp_counts[C][K][WARPS];
+  __shared__ int64_t tile_start[C];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int64_t tile = blockIdx.x, base = tile * (int64_t)(THREADS * K);
+  V v[K];
+  unsigned bits[K];
+  for (int r = 0; r < K; r++) {
+    int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
+    bits[r] = 0;
+    if (j < n) {
+      v[r] = pull(j);
+      bits[r] = pred(j, v[r]);
+    }
+    for (int c = 0; c < C; c++) {
+      unsigned mask = __ballot_sync(0xffffffffu, bits[r] >> c & 1);
+      if (lane == 0)
+        warp_counts[c][r][w] = __popc(mask);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    /* each class's warp counts to their exclusive prefixes, in element
+       order (lane r * WARPS + k: row r of warp k), then its tile's start */
+    for (int c = 0; c < C; c++) {
+      int x = lane < K * WARPS ? warp_counts[c][lane / WARPS][lane % WARPS] : 0;
+      int inc = x;
+      for (int d = 1; d < 32; d *= 2) {
+        int left = __shfl_up_sync(0xffffffffu, inc, d);
+        if (lane >= d)
+          inc += left;
+      }
+      int total = __shfl_sync(0xffffffffu, inc, 31);
+      if (lane < K * WARPS)
+        warp_counts[c][lane / WARPS][lane % WARPS] = inc - x;
+      RtgTileState own = {st.words + (size_t)c * (size_t)tiles, st.epoch};
+      int64_t before = tile_lookback(own, tile, total);
+      if (lane == 0) {
+        tile_start[c] = before;
+        if (tile == gridDim.x - 1)
+          *counts.at[c] = before + total;
+      }
+    }
+  }
+  __syncthreads();
+  const unsigned below = (1u << lane) - 1;
+  for (int r = 0; r < K; r++)
+    for (int c = 0; c < C; c++) {
+      unsigned mask = __ballot_sync(0xffffffffu, bits[r] >> c & 1);
+      if (mask >> lane & 1)
+        store(c, tile_start[c] + warp_counts[c][r][w] + __popc(mask & below), v[r]);
+    }
+}
+
+/* SPLIT: launches the pass over n elements; returns the slots of the C
+   counts, each read by filter_count after the launch, as
+   partition_launch's (NULL slots for n 0: nothing kept). */
+template <class V, int C, class Pull, class Pred, class Store>
+SplitCounts split_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store) {
+  SplitCounts counts = {};
+  if (n <= 0)
+    return counts;
+  constexpr int per_tile = THREADS * ITEMS<V>;
+  int64_t tiles = (n + per_tile - 1) / per_tile;
+  RtgTileState st = rtg_tile_state(tiles * C);
+  for (int c = 0; c < C; c++)
+    counts.at[c] = result_slot<int64_t>();
+  rtg_launching("split");
+  split_kernel<V, C><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, st, tiles, counts);
+  rtg_launched(name, loc);
+  return counts;
+}
+
 /* ---- PERMUTE ---- */
 
 /* Without `into`: Y[I(i)] = A(i), the indices a permutation of [0, n). */

@@ -33,6 +33,7 @@
  *   - rtg::reduce and rtg::scan (unsegmented, in order; the scan in three
  *     passes and, where V fits 8 bytes, in one), 0 to 3 000 017
  *     values of the same five kinds;
+ *   - rtg::split_launch (SPLIT: several FILTERs' classes in one pass);
  *   - rtg::filter and rtg::partition (FILTER and PARTITION in one pass,
  *     a decoupled look-back), 0 to 10^7 elements of 4, 40 and 80 bytes,
  *     kept by seven patterns: the count, the kept values and a
@@ -1146,6 +1147,59 @@ static void test_filters_together(int64_t n, int pattern) {
          wrong.c_str());
 }
 
+/* rtg::split_launch (SPLIT): C classes of one pass, class c keeping by
+   pattern p + c (so that classes overlap, and some elements are in
+   none), each class checked as test_filter checks a FILTER. */
+template <int C> struct SPred {
+  int pattern;
+  int64_t n;
+  __device__ unsigned operator()(int64_t i, const FValue<4> &v) const {
+    unsigned bits = 0;
+    for (int c = 0; c < C; c++)
+      bits |= (unsigned)(v.w[0] == (int32_t)(i * 2654435761u) && filter_keeps((pattern + c) % 7, i, n)) << c;
+    return bits;
+  }
+};
+
+template <int C> struct SStore {
+  FValue<4> *y[C];
+  __device__ void operator()(int c, int64_t i, const FValue<4> &v) const { y[c][i] = v; }
+};
+
+template <int C> static void test_split(int64_t n, int pattern) {
+  typedef FValue<4> V;
+  SStore<C> store;
+  for (int c = 0; c < C; c++) {
+    store.y[c] = (V *)rtg_alloc(sizeof(V) * (size_t)(n + GUARD));
+    cuda_check(cudaMemsetAsync(store.y[c], FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
+  }
+  rtg::SplitCounts slots =
+      rtg::split_launch<V, C>("segtest", RT_LOC(NULL, 0, 0), FPull<4>{}, SPred<C>{pattern, n}, n, store);
+  int64_t kept[C];
+  for (int c = 0; c < C; c++)
+    kept[c] = rtg::filter_count(slots.at[c]);
+  std::string wrong;
+  for (int c = 0; c < C && wrong.empty(); c++) {
+    std::vector<int64_t> want;
+    for (int64_t i = 0; i < n; i++)
+      if (filter_keeps((pattern + c) % 7, i, n))
+        want.push_back(i);
+    std::vector<V> got = read_back(store.y[c], (size_t)(n + GUARD));
+    char buf[200];
+    if (kept[c] != (int64_t)want.size()) {
+      snprintf(buf, sizeof buf, "class %d counted %lld, expected %lld", c, (long long)kept[c],
+               (long long)want.size());
+      wrong = buf;
+    }
+    if (wrong.empty())
+      wrong = check_values<4>(got, want, n + GUARD, "kept");
+  }
+  for (int c = 0; c < C; c++)
+    rtg_free(store.y[c]);
+  result(wrong.empty(), "split of %d classes: n=%lld, keep %s and on%s%s", C, (long long)n, filter_patterns[pattern],
+         wrong.empty() ? "" : ": ", wrong.c_str());
+}
+
 static void test_filters(bool quick) {
   static const int64_t sizes[] = {0, 1, 2, 31, 33, 1023, 1024, 1025, 4096, 65537, 1000003, 10000000};
   for (int64_t n : sizes)
@@ -1162,8 +1216,14 @@ static void test_filters(bool quick) {
         if (n <= 65537)
           test_filter<80>(n, pattern, true);
       }
-      if (n <= 1000003 || pattern == 3)
+      if (n <= 1000003 || pattern == 3) {
         test_filters_together(n, pattern);
+        test_split<3>(n, pattern);
+      }
+      if (n <= 65537) {
+        test_split<1>(n, pattern);
+        test_split<8>(n, pattern);
+      }
     }
 }
 
