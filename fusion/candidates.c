@@ -256,6 +256,9 @@ static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
       if (a == SOAC_FILTER && (fus_predicate_negates(P, u, Q, v, name_by_cpu_atom) ||
                                fus_predicate_negates(Q, v, P, u, name_by_cpu_atom)))
         return "FILTER+FILTER (complement)";
+      /* two classes of one SPLIT (rules.c) */
+      if (a == SOAC_FILTER && !P->into && !Q->into)
+        return "FILTER+FILTER (split)";
       return NULL;
     }
     default:

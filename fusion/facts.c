@@ -455,6 +455,9 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
       }
       break;
     }
+    case SOAC_SPLIT: /* a class's values have one length, that of its first */
+      l = len_var(s->results.data[lcu_split_start(s, lcu_split_class(s, i))]);
+      break;
     case SOAC_FILTER:
     case SOAC_PARTITION:
     case SOAC_SEG_FILTER:
@@ -701,6 +704,7 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
     case SOAC_MAP:
     case SOAC_FILTER:
     case SOAC_PARTITION:
+    case SOAC_SPLIT: /* result i is pull value i, as a FILTER's */
     case SOAC_SEG_FILTER:
     case SOAC_SEG_PARTITION: {
       int group = s->kind == SOAC_SEG_FILTER || s->kind == SOAC_SEG_PARTITION ? nv + 1 : nv;

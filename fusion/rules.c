@@ -1091,6 +1091,82 @@ static bool rule_complement(Rw *w) {
   return false;
 }
 
+/* ---- FILTERs side by side: FILTERs (and SPLITs) of one index space,
+   none reading another's results, are one SPLIT, each FILTER a class of
+   it (lcu.h):
+       A = FILTER { i => e } { w => p } n  (+)  B = FILTER { i => f } { u => q } n
+       ---------------------------------------------------------------------------
+       (A, B) = SPLIT { i => (e, f) } { (w, u) => (p, q) } [#e, #f] n
+   One pass that pulls each element once and counts every class, where
+   the FILTERs each pulled every element and counted their own tiles
+   (quicksort's lesser, equal and greater; a FILTER and its complement
+   are a PARTITION first, two FILTERs of one predicate one FILTER, by the
+   rules above, which come first).  As for the SOACs side by side, the
+   pair must not change the order of the checks that can fail. ---- */
+
+static bool splittable(const LcuSoac *s) {
+  return (s->kind == SOAC_FILTER || s->kind == SOAC_SPLIT) && !s->into;
+}
+
+static int split_classes(const LcuSoac *s) { return s->kind == SOAC_SPLIT ? s->classes : 1; }
+
+/* The predicates of 'a' then of 'b' as one, a's parameters first. */
+static LcuThunk *split_predicate(Rw *w, const LcuSoac *a, const LcuSoac *b) {
+  LcuThunk *t = lcu_thunk_new();
+  Vec na = {0}, nb = {0};
+  for (int i = 0; i < a->second->params.len; i++)
+    vec_push(&na, lcu_copy_var(w->p, a->second->params.data[i]));
+  for (int i = 0; i < b->second->params.len; i++)
+    vec_push(&nb, lcu_copy_var(w->p, b->second->params.data[i]));
+  for (int i = 0; i < na.len; i++)
+    vec_push(&t->params, na.data[i]);
+  for (int i = 0; i < nb.len; i++)
+    vec_push(&t->params, nb.data[i]);
+  append_pair(w, t, a->second, &na, b->second, &nb);
+  lcu_fill_using(t);
+  return t;
+}
+
+static LcuSoac *split_of(Rw *w, const LcuSoac *a, const LcuSoac *b) {
+  int ca = split_classes(a), cb = split_classes(b);
+  int widths[LCU_SPLIT_MAX];
+  for (int c = 0; c < ca; c++)
+    widths[c] = a->kind == SOAC_SPLIT ? a->widths[c] : a->pull->body.len;
+  for (int c = 0; c < cb; c++)
+    widths[ca + c] = b->kind == SOAC_SPLIT ? b->widths[c] : b->pull->body.len;
+  LcuSoac *s = lcu_soac_split(a->loc, pull_pair(w, a, b), split_predicate(w, a, b), ca + cb, widths, a->size);
+  for (int i = 0; i < a->results.len; i++)
+    vec_push(&s->results, a->results.data[i]);
+  for (int i = 0; i < b->results.len; i++)
+    vec_push(&s->results, b->results.data[i]);
+  return s;
+}
+
+static bool rule_split(Rw *w) {
+  int n = nsoacs(w);
+  bool *dep = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
+  for (int a = 0; a < n; a++) {
+    const LcuSoac *A = soac_at(w, a);
+    if (!splittable(A))
+      continue;
+    for (int b = a + 1; b < n; b++) {
+      const LcuSoac *B = soac_at(w, b);
+      if (!splittable(B) || split_classes(A) + split_classes(B) > LCU_SPLIT_MAX ||
+          !fus_len_equal(fus_soac_space(&w->kl, A), fus_soac_space(&w->kl, B)))
+        continue;
+      bool at_b;
+      if (!pair_place(w, a, b, fails(w, A), fails(w, B), dep, &at_b))
+        continue;
+      LcuSoac *s = split_of(w, A, B);
+      if (fails(w, A) && fails(w, B) && !keeps_order(w, s))
+        continue;
+      put_pair(w, a, b, at_b, s);
+      return true;
+    }
+  }
+  return false;
+}
+
 /* ---- dead results: a SOAC nothing reads goes when it cannot fail, and
    so does a MAP's result column that nothing reads.  A MAP whose only
    check is of its size goes too when another SOAC of the kernel makes
@@ -1348,7 +1424,7 @@ void fus_rewrite(LcuProgram *p, LcuStmt *run, FusFacts *f) {
   for (int step = 0; step < 10000; step++) {
     refresh(&w);
     if (!rule_dead(&w) && !rule_compose(&w) && !rule_compose_gather(&w) && !rule_filter_reduce(&w) &&
-        !rule_filter_filter(&w) && !rule_complement(&w) && !rule_side_by_side(&w))
+        !rule_filter_filter(&w) && !rule_complement(&w) && !rule_side_by_side(&w) && !rule_split(&w))
       break;
   }
   finish(&w);

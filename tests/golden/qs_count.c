@@ -75,7 +75,6 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 52, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
@@ -262,252 +261,252 @@ fail:
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1090, RtValue *v_x1084, RtValue *v_x1085, RtValue *v_x1086, RtValue **out_v_x1089, RtValue **out_v_ids_1092) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1112, RtValue *v_x1106, RtValue *v_x1107, RtValue *v_x1108, RtValue **out_v_x1111, RtValue **out_v_ids_1114) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1090_off = rt_seg_offsets(v_sd_1090);
-  const int64_t v_sd_1090_n = v_sd_1090->len;
-  int32_t *v_x1084_d = v_x1084->data.i;
-  const int64_t v_x1084_n = v_x1084->len;
-  int32_t *v_x1085_d = v_x1085->data.i;
-  const int64_t v_x1085_n = v_x1085->len;
-  int32_t *v_x1086_d = v_x1086->data.i;
-  const int64_t v_x1086_n = v_x1086->len;
-  RtValue *v_x1089 = NULL;
-  RtValue *v_ids_1092 = NULL;
+  const int64_t *v_sd_1112_off = rt_seg_offsets(v_sd_1112);
+  const int64_t v_sd_1112_n = v_sd_1112->len;
+  int32_t *v_x1106_d = v_x1106->data.i;
+  const int64_t v_x1106_n = v_x1106->len;
+  int32_t *v_x1107_d = v_x1107->data.i;
+  const int64_t v_x1107_n = v_x1107->len;
+  int32_t *v_x1108_d = v_x1108->data.i;
+  const int64_t v_x1108_n = v_x1108->len;
+  RtValue *v_x1111 = NULL;
+  RtValue *v_ids_1114 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t26 = v_sd_1090_off[v_sd_1090_n];
-    v_x1089 = rt_value_new(rt_vec_type(RT_INT), t26);
-    int32_t *v_x1089_d = v_x1089->data.i;
-    const int64_t v_x1089_n = v_x1089->len;
-    v_ids_1092 = rt_value_new(rt_vec_type(RT_INT), t26);
-    int32_t *v_ids_1092_d = v_ids_1092->data.i;
-    const int64_t v_ids_1092_n = v_ids_1092->len;
+    const int64_t t26 = v_sd_1112_off[v_sd_1112_n];
+    v_x1111 = rt_value_new(rt_vec_type(RT_INT), t26);
+    int32_t *v_x1111_d = v_x1111->data.i;
+    const int64_t v_x1111_n = v_x1111->len;
+    v_ids_1114 = rt_value_new(rt_vec_type(RT_INT), t26);
+    int32_t *v_ids_1114_d = v_ids_1114->data.i;
+    const int64_t v_ids_1114_n = v_ids_1114->len;
     const int64_t t27 = (t26 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t27 > 1)
     for (int64_t t28 = 0; t28 < t27; t28++) {
-      int64_t t31 = rt_segment_search(v_sd_1090_off, 0, v_sd_1090_n, t28 * RT_CHUNK);
+      int64_t t31 = rt_segment_search(v_sd_1112_off, 0, v_sd_1112_n, t28 * RT_CHUNK);
       const int64_t t28_end = (t28 + 1) * RT_CHUNK < t26 ? (t28 + 1) * RT_CHUNK : t26;
       for (int64_t t29 = t28 * RT_CHUNK; t29 < t28_end; t29++) {
         const int32_t t30 = (int32_t)t29;
-        while (v_sd_1090_off[t31 + 1] <= t29)
+        while (v_sd_1112_off[t31 + 1] <= t29)
           t31++;
         const int32_t t32 = (int32_t)t31;
         int t34 = 0; /* nonzero: a check below failed */
-        int t35 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1086_n;
-        int32_t t33 = t35 ? v_x1086_d[t32] : 0;
+        int t35 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1108_n;
+        int32_t t33 = t35 ? v_x1108_d[t32] : 0;
         t34 |= !t35;
-        int t37 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1084_n;
-        int32_t t36 = t37 ? v_x1084_d[t32] : 0;
+        int t37 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1106_n;
+        int32_t t36 = t37 ? v_x1106_d[t32] : 0;
         t34 |= !t37;
         int32_t t39 = rt_sub_i(t30, t36);
-        int t41 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1085_n;
-        int32_t t40 = t41 ? v_x1085_d[t32] : 0;
+        int t41 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1107_n;
+        int32_t t40 = t41 ? v_x1107_d[t32] : 0;
         t34 |= !t41;
         int32_t t43 = rt_mul_i(t39, t40);
         int32_t t45 = rt_add_i(t33, t43);
         if (__builtin_expect(t34 != 0, 0)) { /* again, recording the error */
           int32_t t46;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1086_n) {
-            t46 = v_x1086_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1108_n) {
+            t46 = v_x1108_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1086_n, 0.0, 0);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1108_n, 0.0, 0);
             t46 = 0;
           }
           int32_t t47;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1084_n) {
-            t47 = v_x1084_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1106_n) {
+            t47 = v_x1106_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1084_n, 0.0, 1);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1106_n, 0.0, 1);
             t47 = 0;
           }
           int32_t t49 = rt_sub_i(t30, t47);
           int32_t t50;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1085_n) {
-            t50 = v_x1085_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1107_n) {
+            t50 = v_x1107_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1085_n, 0.0, 2);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1107_n, 0.0, 2);
             t50 = 0;
           }
           int32_t t52 = rt_mul_i(t49, t50);
           int32_t t54 = rt_add_i(t46, t52);
         }
-        v_x1089_d[t29] = t45;
-        v_ids_1092_d[t29] = t32;
+        v_x1111_d[t29] = t45;
+        v_ids_1114_d[t29] = t32;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1089 = v_x1089;
-  *out_v_ids_1092 = v_ids_1092;
+  *out_v_x1111 = v_x1111;
+  *out_v_ids_1114 = v_ids_1114;
   return;
 fail:
-  rt_release(v_x1089);
-  rt_release(v_ids_1092);
+  rt_release(v_x1111);
+  rt_release(v_ids_1114);
 }
 
 /* K7: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
   (void)loc;
   (void)run;
-  int32_t *v_x715_d = v_x715->data.i;
-  const int64_t v_x715_n = v_x715->len;
-  int32_t v_x716 = 0;
-  int32_t v_x717 = 0;
+  int32_t *v_x723_d = v_x723->data.i;
+  const int64_t v_x723_n = v_x723->len;
+  int32_t v_x724 = 0;
+  int32_t v_x725 = 0;
   /* ONCE */
   {
     int t57 = 0; /* nonzero: a check below failed */
-    int t58 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
-    int32_t t56 = t58 ? v_x715_d[0] : 0;
+    int t58 = (uint64_t)(int64_t)0 < (uint64_t)v_x723_n;
+    int32_t t56 = t58 ? v_x723_d[0] : 0;
     t57 |= !t58;
-    int t60 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
-    int32_t t59 = t60 ? v_x715_d[1] : 0;
+    int t60 = (uint64_t)(int64_t)1 < (uint64_t)v_x723_n;
+    int32_t t59 = t60 ? v_x723_d[1] : 0;
     t57 |= !t60;
     if (__builtin_expect(t57 != 0, 0)) { /* again, recording the error */
       int32_t t61;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x715_n) {
-        t61 = v_x715_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x723_n) {
+        t61 = v_x723_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x715_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x723_n, 0.0, 0);
         t61 = 0;
       }
       int32_t t62;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x715_n) {
-        t62 = v_x715_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x723_n) {
+        t62 = v_x723_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x715_n, 0.0, 1);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x723_n, 0.0, 1);
         t62 = 0;
       }
     }
-    v_x716 = t56;
-    v_x717 = t59;
+    v_x724 = t56;
+    v_x725 = t59;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x716 = v_x716;
-  *out_v_x717 = v_x717;
+  *out_v_x724 = v_x724;
+  *out_v_x725 = v_x725;
   return;
 fail:
 }
 
 /* K8: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x729, RtValue *v_x730, RtValue *v_x733, RtValue **out_v_x732, RtValue **out_v_x737) {
   (void)loc;
   (void)run;
-  int32_t *v_x718_d = v_x718->data.i;
-  const int64_t v_x718_n = v_x718->len;
-  int32_t *v_x719_d = v_x719->data.i;
-  const int64_t v_x719_n = v_x719->len;
-  int32_t *v_x722_d = v_x722->data.i;
-  const int64_t v_x722_n = v_x722->len;
-  RtValue *v_x721 = NULL;
-  RtValue *v_x726 = NULL;
+  int32_t *v_x729_d = v_x729->data.i;
+  const int64_t v_x729_n = v_x729->len;
+  int32_t *v_x730_d = v_x730->data.i;
+  const int64_t v_x730_n = v_x730->len;
+  int32_t *v_x733_d = v_x733->data.i;
+  const int64_t v_x733_n = v_x733->len;
+  RtValue *v_x732 = NULL;
+  RtValue *v_x737 = NULL;
   /* MAP */
   {
-    const int64_t t63 = v_x718_n;
-    v_x721 = rt_value_new(rt_vec_type(RT_INT), t63);
-    int32_t *v_x721_d = v_x721->data.i;
-    const int64_t v_x721_n = v_x721->len;
+    const int64_t t63 = v_x729_n;
+    v_x732 = rt_value_new(rt_vec_type(RT_INT), t63);
+    int32_t *v_x732_d = v_x732->data.i;
+    const int64_t v_x732_n = v_x732->len;
     RT_PARALLEL_FOR_IF(t63 >= RT_PARALLEL_MIN)
     for (int64_t t64 = 0; t64 < t63; t64++) {
       const int32_t t65 = (int32_t)t64;
       int t68 = 0; /* nonzero: a check below failed */
-      int32_t t66 = v_x718_d[t65];
-      int t69 = (uint64_t)(int64_t)t66 < (uint64_t)v_x719_n;
-      int32_t t67 = t69 ? v_x719_d[t66] : 0;
+      int32_t t66 = v_x729_d[t65];
+      int t69 = (uint64_t)(int64_t)t66 < (uint64_t)v_x730_n;
+      int32_t t67 = t69 ? v_x730_d[t66] : 0;
       t68 |= !t69;
       if (__builtin_expect(t68 != 0, 0)) { /* again, recording the error */
-        int32_t t70 = v_x718_d[t65];
+        int32_t t70 = v_x729_d[t65];
         int32_t t71;
-        if ((uint64_t)(int64_t)t70 < (uint64_t)v_x719_n) {
-          t71 = v_x719_d[t70];
+        if ((uint64_t)(int64_t)t70 < (uint64_t)v_x730_n) {
+          t71 = v_x730_d[t70];
         } else {
-          NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t70, v_x719_n, 0.0, 0);
+          NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t70, v_x730_n, 0.0, 0);
           t71 = 0;
         }
       }
-      v_x721_d[t64] = t67;
+      v_x732_d[t64] = t67;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x721_d = v_x721->data.i;
-    const int64_t v_x721_n = v_x721->len;
+    int32_t *v_x732_d = v_x732->data.i;
+    const int64_t v_x732_n = v_x732->len;
     /* MAP */
     {
-      const int64_t t72 = v_x722_n;
-      v_x726 = rt_value_new(rt_vec_type(RT_INT), t72);
-      int32_t *v_x726_d = v_x726->data.i;
-      const int64_t v_x726_n = v_x726->len;
+      const int64_t t72 = v_x733_n;
+      v_x737 = rt_value_new(rt_vec_type(RT_INT), t72);
+      int32_t *v_x737_d = v_x737->data.i;
+      const int64_t v_x737_n = v_x737->len;
       RT_PARALLEL_FOR_IF(t72 >= RT_PARALLEL_MIN)
       for (int64_t t73 = 0; t73 < t72; t73++) {
         const int32_t t74 = (int32_t)t73;
         int t77 = 0; /* nonzero: a check below failed */
-        int32_t t75 = v_x722_d[t74];
-        int t78 = (uint64_t)(int64_t)t75 < (uint64_t)v_x721_n;
-        int32_t t76 = t78 ? v_x721_d[t75] : 0;
+        int32_t t75 = v_x733_d[t74];
+        int t78 = (uint64_t)(int64_t)t75 < (uint64_t)v_x732_n;
+        int32_t t76 = t78 ? v_x732_d[t75] : 0;
         t77 |= !t78;
         if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
-          int32_t t79 = v_x722_d[t74];
+          int32_t t79 = v_x733_d[t74];
           int32_t t80;
-          if ((uint64_t)(int64_t)t79 < (uint64_t)v_x721_n) {
-            t80 = v_x721_d[t79];
+          if ((uint64_t)(int64_t)t79 < (uint64_t)v_x732_n) {
+            t80 = v_x732_d[t79];
           } else {
-            NESSIE_RECORD(err, t73, RT_CHECK_INDEX, 2, 0, RT_GATHER, t79, v_x721_n, 0.0, 1);
+            NESSIE_RECORD(err, t73, RT_CHECK_INDEX, 2, 0, RT_GATHER, t79, v_x732_n, 0.0, 1);
             t80 = 0;
           }
         }
-        v_x726_d[t73] = t76;
+        v_x737_d[t73] = t76;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x721 = v_x721;
-  *out_v_x726 = v_x726;
+  *out_v_x732 = v_x732;
+  *out_v_x737 = v_x737;
   return;
 fail:
-  rt_release(v_x721);
-  rt_release(v_x726);
+  rt_release(v_x732);
+  rt_release(v_x737);
 }
 
 /* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740) {
+static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x738, RtValue *v_x741, RtValue **out_v_x740, int32_t *out_v_x750, int32_t *out_v_x751) {
   (void)loc;
   (void)run;
-  int32_t *v_x730_d = v_x730->data.i;
-  const int64_t v_x730_n = v_x730->len;
-  RtValue *v_x729 = NULL;
-  int32_t v_x738 = 0;
-  int32_t v_x739 = 0;
-  int32_t v_x740 = 0;
+  int32_t *v_x741_d = v_x741->data.i;
+  const int64_t v_x741_n = v_x741->len;
+  RtValue *v_x740 = NULL;
+  int32_t v_x749 = 0;
+  int32_t v_x750 = 0;
+  int32_t v_x751 = 0;
   /* MAP */
   {
-    const int64_t t81 = v_x727;
+    const int64_t t81 = v_x738;
     if (t81 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t81, 0.0, 0);
       goto fail;
     }
-    v_x729 = rt_value_new(rt_vec_type(RT_INT), t81);
-    int32_t *v_x729_d = v_x729->data.i;
-    const int64_t v_x729_n = v_x729->len;
+    v_x740 = rt_value_new(rt_vec_type(RT_INT), t81);
+    int32_t *v_x740_d = v_x740->data.i;
+    const int64_t v_x740_n = v_x740->len;
     RT_PARALLEL_FOR_IF(t81 >= RT_PARALLEL_MIN)
     for (int64_t t82 = 0; t82 < t81; t82++) {
       const int32_t t83 = (int32_t)t82;
-      v_x729_d[t82] = 0;
+      v_x740_d[t82] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x729_d = v_x729->data.i;
-    const int64_t v_x729_n = v_x729->len;
+    int32_t *v_x740_d = v_x740->data.i;
+    const int64_t v_x740_n = v_x740->len;
     /* REDUCE */
     {
-      const int64_t t84 = v_x727;
+      const int64_t t84 = v_x738;
       if (t84 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t84, 0.0, 1);
         goto fail;
@@ -531,8 +530,8 @@ static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *
           int32_t t89x1;
           int32_t t89x2;
           int t93 = 0; /* nonzero: a check below failed */
-          int t94 = (uint64_t)(int64_t)t91 < (uint64_t)v_x730_n;
-          int32_t t92 = t94 ? v_x730_d[t91] : 0;
+          int t94 = (uint64_t)(int64_t)t91 < (uint64_t)v_x741_n;
+          int32_t t92 = t94 ? v_x741_d[t91] : 0;
           t93 |= !t94;
           uint8_t t96 = rt_lt_i(0, t92);
           int32_t t97;
@@ -543,10 +542,10 @@ static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *
           }
           if (__builtin_expect(t93 != 0, 0)) { /* again, recording the error */
             int32_t t98;
-            if ((uint64_t)(int64_t)t91 < (uint64_t)v_x730_n) {
-              t98 = v_x730_d[t91];
+            if ((uint64_t)(int64_t)t91 < (uint64_t)v_x741_n) {
+              t98 = v_x741_d[t91];
             } else {
-              NESSIE_RECORD(err, t90, RT_CHECK_INDEX, 2, 0, RT_GATHER, t91, v_x730_n, 0.0, 2);
+              NESSIE_RECORD(err, t90, RT_CHECK_INDEX, 2, 0, RT_GATHER, t91, v_x741_n, 0.0, 2);
               t98 = 0;
             }
             uint8_t t100 = rt_lt_i(0, t98);
@@ -620,109 +619,130 @@ static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *
         t89t1 = t113;
         t89t2 = t114;
       }
-      v_x738 = t89t0;
+      v_x749 = t89t0;
       rt_free(t86);
-      v_x739 = t89t1;
+      v_x750 = t89t1;
       rt_free(t87);
-      v_x740 = t89t2;
+      v_x751 = t89t2;
       rt_free(t88);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x729 = v_x729;
-  *out_v_x739 = v_x739;
   *out_v_x740 = v_x740;
+  *out_v_x750 = v_x750;
+  *out_v_x751 = v_x751;
   return;
 fail:
-  rt_release(v_x729);
+  rt_release(v_x740);
 }
 
-/* K10: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
+/* K10: SPLIT, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x753, RtValue *v_x756, RtValue *v_x766, RtValue **out_v_x762, RtValue **out_v_x770, RtValue **out_v_x776, RtValue **out_v_x783) {
   (void)loc;
   (void)run;
-  int32_t *v_x741_d = v_x741->data.i;
-  const int64_t v_x741_n = v_x741->len;
-  int32_t *v_x742_d = v_x742->data.i;
-  const int64_t v_x742_n = v_x742->len;
-  int32_t *v_x745_d = v_x745->data.i;
-  const int64_t v_x745_n = v_x745->len;
-  const int64_t *v_x755_off = rt_seg_offsets(v_x755);
-  const int64_t v_x755_n = v_x755->len;
-  RtValue *v_x751 = NULL;
-  RtValue *v_x752 = NULL;
-  RtValue *v_x765 = NULL;
-  RtValue *v_x766 = NULL;
-  RtValue *v_x759 = NULL;
-  RtValue *v_x772 = NULL;
-  /* FILTER */
+  int32_t *v_x752_d = v_x752->data.i;
+  const int64_t v_x752_n = v_x752->len;
+  int32_t *v_x753_d = v_x753->data.i;
+  const int64_t v_x753_n = v_x753->len;
+  int32_t *v_x756_d = v_x756->data.i;
+  const int64_t v_x756_n = v_x756->len;
+  const int64_t *v_x766_off = rt_seg_offsets(v_x766);
+  const int64_t v_x766_n = v_x766->len;
+  RtValue *v_x762 = NULL;
+  RtValue *v_x763 = NULL;
+  RtValue *v_x776 = NULL;
+  RtValue *v_x777 = NULL;
+  RtValue *v_x770 = NULL;
+  RtValue *v_x783 = NULL;
+  /* SPLIT */
   {
-    const int64_t t115 = v_x745_n;
+    const int64_t t115 = v_x756_n;
     const int64_t t116 = t115 > 0 ? (t115 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t117 = (uint8_t *)rt_alloc_atomic((size_t)t115 + 1);
-    int64_t *t118 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t116 + 1));
+    int64_t *t118 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t116 + 1)); /* class c, chunk k: [c * chunks + k] */
     RT_PARALLEL_FOR_IF(t116 > 1)
     for (int64_t t119 = 0; t119 < t116; t119++) {
-      int64_t kept = 0;
+      int64_t kept[2] = {0};
       const int64_t t119_end = (t119 + 1) * RT_CHUNK < t115 ? (t119 + 1) * RT_CHUNK : t115;
       for (int64_t t120 = t119 * RT_CHUNK; t120 < t119_end; t120++) {
         const int32_t t121 = (int32_t)t120;
         int32_t t119x0;
         uint8_t t119x1;
+        int32_t t119x2;
+        uint8_t t119x3;
         int t123 = 0; /* nonzero: a check below failed */
-        int t124 = (uint64_t)(int64_t)t121 < (uint64_t)v_x741_n;
-        int32_t t122 = t124 ? v_x741_d[t121] : 0;
+        int t124 = (uint64_t)(int64_t)t121 < (uint64_t)v_x752_n;
+        int32_t t122 = t124 ? v_x752_d[t121] : 0;
         t123 |= !t124;
-        int t126 = (uint64_t)(int64_t)t122 < (uint64_t)v_x742_n;
-        int32_t t125 = t126 ? v_x742_d[t122] : 0;
+        int t126 = (uint64_t)(int64_t)t122 < (uint64_t)v_x753_n;
+        int32_t t125 = t126 ? v_x753_d[t122] : 0;
         t123 |= !t126;
-        int32_t t127 = v_x745_d[t121];
+        int32_t t127 = v_x756_d[t121];
         uint8_t t129 = rt_lt_i(t127, t125);
+        uint8_t t131 = rt_gt_i(t127, t125);
         if (__builtin_expect(t123 != 0, 0)) { /* again, recording the error */
-          int32_t t130;
-          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x741_n) {
-            t130 = v_x741_d[t121];
+          int32_t t132;
+          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x752_n) {
+            t132 = v_x752_d[t121];
           } else {
-            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x741_n, 0.0, 0);
-            t130 = 0;
+            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x752_n, 0.0, 0);
+            t132 = 0;
           }
-          int32_t t131;
-          if ((uint64_t)(int64_t)t130 < (uint64_t)v_x742_n) {
-            t131 = v_x742_d[t130];
+          int32_t t133;
+          if ((uint64_t)(int64_t)t132 < (uint64_t)v_x753_n) {
+            t133 = v_x753_d[t132];
           } else {
-            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t130, v_x742_n, 0.0, 1);
-            t131 = 0;
+            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x753_n, 0.0, 1);
+            t133 = 0;
           }
-          int32_t t132 = v_x745_d[t121];
-          uint8_t t134 = rt_lt_i(t132, t131);
+          int32_t t134 = v_x756_d[t121];
+          uint8_t t136 = rt_lt_i(t134, t133);
+          uint8_t t138 = rt_gt_i(t134, t133);
         }
         t119x0 = t127;
         t119x1 = t129;
-        uint8_t t135;
-        t135 = t119x1;
-        t117[t120] = t135 != 0;
-        kept += t135 != 0;
+        t119x2 = t127;
+        t119x3 = t131;
+        uint8_t t139;
+        uint8_t t140;
+        t139 = t119x1;
+        t140 = t119x3;
+        kept[0] += t139 != 0;
+        kept[1] += t140 != 0;
+        t117[t120] = (uint8_t)((t139 != 0) << 0 | (t140 != 0) << 1);
       }
-      t118[t119] = kept;
+      t118[0 * t116 + t119] = kept[0];
+      t118[1 * t116 + t119] = kept[1];
     }
     if (err->index != INT64_MAX) {
       rt_free(t117);
       rt_free(t118);
       goto fail;
     }
-    int64_t t136 = 0;
+    int64_t t141 = 0;
     for (int64_t t119 = 0; t119 < t116; t119++) {
-      const int64_t k = t118[t119];
-      t118[t119] = t136;
-      t136 += k;
+      const int64_t k = t118[0 * t116 + t119];
+      t118[0 * t116 + t119] = t141;
+      t141 += k;
     }
-    v_x751 = rt_value_new(rt_vec_type(RT_INT), t136);
-    int32_t *v_x751_d = v_x751->data.i;
-    const int64_t v_x751_n = v_x751->len;
+    v_x762 = rt_value_new(rt_vec_type(RT_INT), t141);
+    int32_t *v_x762_d = v_x762->data.i;
+    const int64_t v_x762_n = v_x762->len;
+    int64_t t142 = 0;
+    for (int64_t t119 = 0; t119 < t116; t119++) {
+      const int64_t k = t118[1 * t116 + t119];
+      t118[1 * t116 + t119] = t142;
+      t142 += k;
+    }
+    v_x776 = rt_value_new(rt_vec_type(RT_INT), t142);
+    int32_t *v_x776_d = v_x776->data.i;
+    const int64_t v_x776_n = v_x776->len;
     RT_PARALLEL_FOR_IF(t116 > 1)
     for (int64_t t119 = 0; t119 < t116; t119++) {
-      int64_t at = t118[t119];
+      int64_t at[2];
+      at[0] = t118[0 * t116 + t119];
+      at[1] = t118[1 * t116 + t119];
       const int64_t t119_end = (t119 + 1) * RT_CHUNK < t115 ? (t119 + 1) * RT_CHUNK : t115;
       for (int64_t t120 = t119 * RT_CHUNK; t120 < t119_end; t120++) {
         const int32_t t121 = (int32_t)t120;
@@ -730,38 +750,48 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
           continue;
         int32_t t119y0;
         uint8_t t119y1;
-        int t138 = 0; /* nonzero: a check below failed */
-        int t139 = (uint64_t)(int64_t)t121 < (uint64_t)v_x741_n;
-        int32_t t137 = t139 ? v_x741_d[t121] : 0;
-        t138 |= !t139;
-        int t141 = (uint64_t)(int64_t)t137 < (uint64_t)v_x742_n;
-        int32_t t140 = t141 ? v_x742_d[t137] : 0;
-        t138 |= !t141;
-        int32_t t142 = v_x745_d[t121];
-        uint8_t t144 = rt_lt_i(t142, t140);
-        if (__builtin_expect(t138 != 0, 0)) { /* again, recording the error */
-          int32_t t145;
-          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x741_n) {
-            t145 = v_x741_d[t121];
+        int32_t t119y2;
+        uint8_t t119y3;
+        int t144 = 0; /* nonzero: a check below failed */
+        int t145 = (uint64_t)(int64_t)t121 < (uint64_t)v_x752_n;
+        int32_t t143 = t145 ? v_x752_d[t121] : 0;
+        t144 |= !t145;
+        int t147 = (uint64_t)(int64_t)t143 < (uint64_t)v_x753_n;
+        int32_t t146 = t147 ? v_x753_d[t143] : 0;
+        t144 |= !t147;
+        int32_t t148 = v_x756_d[t121];
+        uint8_t t150 = rt_lt_i(t148, t146);
+        uint8_t t152 = rt_gt_i(t148, t146);
+        if (__builtin_expect(t144 != 0, 0)) { /* again, recording the error */
+          int32_t t153;
+          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x752_n) {
+            t153 = v_x752_d[t121];
           } else {
-            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x741_n, 0.0, 2);
-            t145 = 0;
+            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x752_n, 0.0, 2);
+            t153 = 0;
           }
-          int32_t t146;
-          if ((uint64_t)(int64_t)t145 < (uint64_t)v_x742_n) {
-            t146 = v_x742_d[t145];
+          int32_t t154;
+          if ((uint64_t)(int64_t)t153 < (uint64_t)v_x753_n) {
+            t154 = v_x753_d[t153];
           } else {
-            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x742_n, 0.0, 3);
-            t146 = 0;
+            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t153, v_x753_n, 0.0, 3);
+            t154 = 0;
           }
-          int32_t t147 = v_x745_d[t121];
-          uint8_t t149 = rt_lt_i(t147, t146);
+          int32_t t155 = v_x756_d[t121];
+          uint8_t t157 = rt_lt_i(t155, t154);
+          uint8_t t159 = rt_gt_i(t155, t154);
         }
-        t119y0 = t142;
-        t119y1 = t144;
-        if (t117[t120]) {
-          v_x751_d[at] = t119y0;
-          at++;
+        t119y0 = t148;
+        t119y1 = t150;
+        t119y2 = t148;
+        t119y3 = t152;
+        if (t117[t120] >> 0 & 1) {
+          v_x762_d[at[0]] = t119y0;
+          at[0]++;
+        }
+        if (t117[t120] >> 1 & 1) {
+          v_x776_d[at[1]] = t119y2;
+          at[1]++;
         }
       }
     }
@@ -771,1525 +801,1349 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x751_d = v_x751->data.i;
-    const int64_t v_x751_n = v_x751->len;
-    /* FILTER */
+    int32_t *v_x762_d = v_x762->data.i;
+    const int64_t v_x762_n = v_x762->len;
+    int32_t *v_x776_d = v_x776->data.i;
+    const int64_t v_x776_n = v_x776->len;
+    /* SEG_REDUCE */
     {
-      const int64_t t150 = v_x745_n;
-      const int64_t t151 = t150 > 0 ? (t150 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t152 = (uint8_t *)rt_alloc_atomic((size_t)t150 + 1);
-      int64_t *t153 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t151 + 1));
-      RT_PARALLEL_FOR_IF(t151 > 1)
-      for (int64_t t154 = 0; t154 < t151; t154++) {
-        int64_t kept = 0;
-        const int64_t t154_end = (t154 + 1) * RT_CHUNK < t150 ? (t154 + 1) * RT_CHUNK : t150;
-        for (int64_t t155 = t154 * RT_CHUNK; t155 < t154_end; t155++) {
-          const int32_t t156 = (int32_t)t155;
-          int32_t t154x0;
-          uint8_t t154x1;
-          int t158 = 0; /* nonzero: a check below failed */
-          int t159 = (uint64_t)(int64_t)t156 < (uint64_t)v_x741_n;
-          int32_t t157 = t159 ? v_x741_d[t156] : 0;
-          t158 |= !t159;
-          int t161 = (uint64_t)(int64_t)t157 < (uint64_t)v_x742_n;
-          int32_t t160 = t161 ? v_x742_d[t157] : 0;
-          t158 |= !t161;
-          int32_t t162 = v_x745_d[t156];
-          uint8_t t164 = rt_gt_i(t162, t160);
-          if (__builtin_expect(t158 != 0, 0)) { /* again, recording the error */
-            int32_t t165;
-            if ((uint64_t)(int64_t)t156 < (uint64_t)v_x741_n) {
-              t165 = v_x741_d[t156];
+      v_x770 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
+      int32_t *v_x770_d = v_x770->data.i;
+      const int64_t v_x770_n = v_x770->len;
+      v_x783 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
+      int32_t *v_x783_d = v_x783->data.i;
+      const int64_t v_x783_n = v_x783->len;
+      RT_PARALLEL_FOR_SEGMENTS_IF(v_x766_n >= 64)
+      for (int64_t t160 = 0; t160 < v_x766_n; t160++) {
+        int32_t t160a0;
+        int32_t t160a1;
+        t160a0 = 0;
+        t160a1 = 0;
+        for (int64_t t161 = v_x766_off[t160]; t161 < v_x766_off[t160 + 1]; t161++) {
+          const int32_t t162 = (int32_t)t161;
+          int32_t t160x0;
+          int32_t t160x1;
+          int t164 = 0; /* nonzero: a check below failed */
+          int t165 = (uint64_t)(int64_t)t162 < (uint64_t)v_x752_n;
+          int32_t t163 = t165 ? v_x752_d[t162] : 0;
+          t164 |= !t165;
+          int t167 = (uint64_t)(int64_t)t163 < (uint64_t)v_x753_n;
+          int32_t t166 = t167 ? v_x753_d[t163] : 0;
+          t164 |= !t167;
+          int t169 = (uint64_t)(int64_t)t162 < (uint64_t)v_x756_n;
+          int32_t t168 = t169 ? v_x756_d[t162] : 0;
+          t164 |= !t169;
+          uint8_t t171 = rt_lt_i(t168, t166);
+          int32_t t173 = rt_btoi_b(t171);
+          uint8_t t175 = rt_gt_i(t168, t166);
+          int32_t t177 = rt_btoi_b(t175);
+          if (__builtin_expect(t164 != 0, 0)) { /* again, recording the error */
+            int32_t t178;
+            if ((uint64_t)(int64_t)t162 < (uint64_t)v_x752_n) {
+              t178 = v_x752_d[t162];
             } else {
-              NESSIE_RECORD(err, t155, RT_CHECK_INDEX, 0, 0, RT_GATHER, t156, v_x741_n, 0.0, 4);
-              t165 = 0;
+              NESSIE_RECORD(err, t161, RT_CHECK_INDEX, 0, 0, RT_GATHER, t162, v_x752_n, 0.0, 4);
+              t178 = 0;
             }
-            int32_t t166;
-            if ((uint64_t)(int64_t)t165 < (uint64_t)v_x742_n) {
-              t166 = v_x742_d[t165];
+            int32_t t179;
+            if ((uint64_t)(int64_t)t178 < (uint64_t)v_x753_n) {
+              t179 = v_x753_d[t178];
             } else {
-              NESSIE_RECORD(err, t155, RT_CHECK_INDEX, 0, 0, RT_GATHER, t165, v_x742_n, 0.0, 5);
-              t166 = 0;
+              NESSIE_RECORD(err, t161, RT_CHECK_INDEX, 0, 0, RT_GATHER, t178, v_x753_n, 0.0, 5);
+              t179 = 0;
             }
-            int32_t t167 = v_x745_d[t156];
-            uint8_t t169 = rt_gt_i(t167, t166);
-          }
-          t154x0 = t162;
-          t154x1 = t164;
-          uint8_t t170;
-          t170 = t154x1;
-          t152[t155] = t170 != 0;
-          kept += t170 != 0;
-        }
-        t153[t154] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t152);
-        rt_free(t153);
-        goto fail;
-      }
-      int64_t t171 = 0;
-      for (int64_t t154 = 0; t154 < t151; t154++) {
-        const int64_t k = t153[t154];
-        t153[t154] = t171;
-        t171 += k;
-      }
-      v_x765 = rt_value_new(rt_vec_type(RT_INT), t171);
-      int32_t *v_x765_d = v_x765->data.i;
-      const int64_t v_x765_n = v_x765->len;
-      RT_PARALLEL_FOR_IF(t151 > 1)
-      for (int64_t t154 = 0; t154 < t151; t154++) {
-        int64_t at = t153[t154];
-        const int64_t t154_end = (t154 + 1) * RT_CHUNK < t150 ? (t154 + 1) * RT_CHUNK : t150;
-        for (int64_t t155 = t154 * RT_CHUNK; t155 < t154_end; t155++) {
-          const int32_t t156 = (int32_t)t155;
-          if (!t152[t155])
-            continue;
-          int32_t t154y0;
-          uint8_t t154y1;
-          int t173 = 0; /* nonzero: a check below failed */
-          int t174 = (uint64_t)(int64_t)t156 < (uint64_t)v_x741_n;
-          int32_t t172 = t174 ? v_x741_d[t156] : 0;
-          t173 |= !t174;
-          int t176 = (uint64_t)(int64_t)t172 < (uint64_t)v_x742_n;
-          int32_t t175 = t176 ? v_x742_d[t172] : 0;
-          t173 |= !t176;
-          int32_t t177 = v_x745_d[t156];
-          uint8_t t179 = rt_gt_i(t177, t175);
-          if (__builtin_expect(t173 != 0, 0)) { /* again, recording the error */
             int32_t t180;
-            if ((uint64_t)(int64_t)t156 < (uint64_t)v_x741_n) {
-              t180 = v_x741_d[t156];
+            if ((uint64_t)(int64_t)t162 < (uint64_t)v_x756_n) {
+              t180 = v_x756_d[t162];
             } else {
-              NESSIE_RECORD(err, t155, RT_CHECK_INDEX, 0, 0, RT_GATHER, t156, v_x741_n, 0.0, 6);
+              NESSIE_RECORD(err, t161, RT_CHECK_INDEX, 3, 0, RT_GATHER, t162, v_x756_n, 0.0, 6);
               t180 = 0;
             }
-            int32_t t181;
-            if ((uint64_t)(int64_t)t180 < (uint64_t)v_x742_n) {
-              t181 = v_x742_d[t180];
-            } else {
-              NESSIE_RECORD(err, t155, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x742_n, 0.0, 7);
-              t181 = 0;
-            }
-            int32_t t182 = v_x745_d[t156];
-            uint8_t t184 = rt_gt_i(t182, t181);
+            uint8_t t182 = rt_lt_i(t180, t179);
+            int32_t t184 = rt_btoi_b(t182);
+            uint8_t t186 = rt_gt_i(t180, t179);
+            int32_t t188 = rt_btoi_b(t186);
           }
-          t154y0 = t177;
-          t154y1 = t179;
-          if (t152[t155]) {
-            v_x765_d[at] = t154y0;
-            at++;
-          }
+          t160x0 = t173;
+          t160x1 = t177;
+          int32_t t190 = rt_add_i(t160a0, t160x0);
+          int32_t t192 = rt_add_i(t160a1, t160x1);
+          t160a0 = t190;
+          t160a1 = t192;
         }
+        v_x770_d[t160] = t160a0;
+        v_x783_d[t160] = t160a1;
       }
-      rt_free(t152);
-      rt_free(t153);
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      int32_t *v_x765_d = v_x765->data.i;
-      const int64_t v_x765_n = v_x765->len;
-      /* SEG_REDUCE */
-      {
-        v_x759 = rt_value_new(rt_vec_type(RT_INT), v_x755_n);
-        int32_t *v_x759_d = v_x759->data.i;
-        const int64_t v_x759_n = v_x759->len;
-        v_x772 = rt_value_new(rt_vec_type(RT_INT), v_x755_n);
-        int32_t *v_x772_d = v_x772->data.i;
-        const int64_t v_x772_n = v_x772->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x755_n >= 64)
-        for (int64_t t185 = 0; t185 < v_x755_n; t185++) {
-          int32_t t185a0;
-          int32_t t185a1;
-          t185a0 = 0;
-          t185a1 = 0;
-          for (int64_t t186 = v_x755_off[t185]; t186 < v_x755_off[t185 + 1]; t186++) {
-            const int32_t t187 = (int32_t)t186;
-            int32_t t185x0;
-            int32_t t185x1;
-            int t189 = 0; /* nonzero: a check below failed */
-            int t190 = (uint64_t)(int64_t)t187 < (uint64_t)v_x741_n;
-            int32_t t188 = t190 ? v_x741_d[t187] : 0;
-            t189 |= !t190;
-            int t192 = (uint64_t)(int64_t)t188 < (uint64_t)v_x742_n;
-            int32_t t191 = t192 ? v_x742_d[t188] : 0;
-            t189 |= !t192;
-            int t194 = (uint64_t)(int64_t)t187 < (uint64_t)v_x745_n;
-            int32_t t193 = t194 ? v_x745_d[t187] : 0;
-            t189 |= !t194;
-            uint8_t t196 = rt_lt_i(t193, t191);
-            int32_t t198 = rt_btoi_b(t196);
-            uint8_t t200 = rt_gt_i(t193, t191);
-            int32_t t202 = rt_btoi_b(t200);
-            if (__builtin_expect(t189 != 0, 0)) { /* again, recording the error */
-              int32_t t203;
-              if ((uint64_t)(int64_t)t187 < (uint64_t)v_x741_n) {
-                t203 = v_x741_d[t187];
-              } else {
-                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t187, v_x741_n, 0.0, 8);
-                t203 = 0;
-              }
-              int32_t t204;
-              if ((uint64_t)(int64_t)t203 < (uint64_t)v_x742_n) {
-                t204 = v_x742_d[t203];
-              } else {
-                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t203, v_x742_n, 0.0, 9);
-                t204 = 0;
-              }
-              int32_t t205;
-              if ((uint64_t)(int64_t)t187 < (uint64_t)v_x745_n) {
-                t205 = v_x745_d[t187];
-              } else {
-                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 3, 0, RT_GATHER, t187, v_x745_n, 0.0, 10);
-                t205 = 0;
-              }
-              uint8_t t207 = rt_lt_i(t205, t204);
-              int32_t t209 = rt_btoi_b(t207);
-              uint8_t t211 = rt_gt_i(t205, t204);
-              int32_t t213 = rt_btoi_b(t211);
-            }
-            t185x0 = t198;
-            t185x1 = t202;
-            int32_t t215 = rt_add_i(t185a0, t185x0);
-            int32_t t217 = rt_add_i(t185a1, t185x1);
-            t185a0 = t215;
-            t185a1 = t217;
-          }
-          v_x759_d[t185] = t185a0;
-          v_x772_d[t185] = t185a1;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
   }
-  *out_v_x751 = v_x751;
-  *out_v_x759 = v_x759;
-  *out_v_x765 = v_x765;
-  *out_v_x772 = v_x772;
-  rt_release(v_x752);
-  rt_release(v_x766);
+  *out_v_x762 = v_x762;
+  *out_v_x770 = v_x770;
+  *out_v_x776 = v_x776;
+  *out_v_x783 = v_x783;
+  rt_release(v_x763);
+  rt_release(v_x777);
   return;
 fail:
-  rt_release(v_x751);
-  rt_release(v_x752);
-  rt_release(v_x765);
-  rt_release(v_x766);
-  rt_release(v_x759);
-  rt_release(v_x772);
+  rt_release(v_x762);
+  rt_release(v_x763);
+  rt_release(v_x776);
+  rt_release(v_x777);
+  rt_release(v_x770);
+  rt_release(v_x783);
 }
 
 /* K11: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x785, int32_t v_x786, RtValue **out_v_x788, RtValue **out_v_x792) {
   (void)loc;
   (void)run;
-  int32_t *v_x773_d = v_x773->data.i;
-  const int64_t v_x773_n = v_x773->len;
-  int32_t *v_x774_d = v_x774->data.i;
-  const int64_t v_x774_n = v_x774->len;
-  (void)v_x774_n; /* v_x774's length is v_x773's */
-  RtValue *v_x777 = NULL;
-  RtValue *v_x781 = NULL;
+  int32_t *v_x784_d = v_x784->data.i;
+  const int64_t v_x784_n = v_x784->len;
+  int32_t *v_x785_d = v_x785->data.i;
+  const int64_t v_x785_n = v_x785->len;
+  (void)v_x785_n; /* v_x785's length is v_x784's */
+  RtValue *v_x788 = NULL;
+  RtValue *v_x792 = NULL;
   /* MAP */
   {
-    const int64_t t218 = v_x775;
-    if (t218 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t218, 0.0, 0);
+    const int64_t t193 = v_x786;
+    if (t193 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t193, 0.0, 0);
       goto fail;
     }
-    v_x777 = rt_value_new(rt_vec_type(RT_INT), t218);
-    int32_t *v_x777_d = v_x777->data.i;
-    const int64_t v_x777_n = v_x777->len;
-    RT_PARALLEL_FOR_IF(t218 >= RT_PARALLEL_MIN)
-    for (int64_t t219 = 0; t219 < t218; t219++) {
-      const int32_t t220 = (int32_t)t219;
-      int t225 = 0; /* nonzero: a check below failed */
-      uint8_t t222 = rt_lt_i(t220, (int32_t)v_x773_n);
-      int32_t t223;
-      if (t222) {
-        int t226 = (uint64_t)(int64_t)t220 < (uint64_t)v_x773_n;
-        int32_t t224 = t226 ? v_x773_d[t220] : 0;
-        t225 |= !t226;
-        t223 = t224;
+    v_x788 = rt_value_new(rt_vec_type(RT_INT), t193);
+    int32_t *v_x788_d = v_x788->data.i;
+    const int64_t v_x788_n = v_x788->len;
+    RT_PARALLEL_FOR_IF(t193 >= RT_PARALLEL_MIN)
+    for (int64_t t194 = 0; t194 < t193; t194++) {
+      const int32_t t195 = (int32_t)t194;
+      int t200 = 0; /* nonzero: a check below failed */
+      uint8_t t197 = rt_lt_i(t195, (int32_t)v_x784_n);
+      int32_t t198;
+      if (t197) {
+        int t201 = (uint64_t)(int64_t)t195 < (uint64_t)v_x784_n;
+        int32_t t199 = t201 ? v_x784_d[t195] : 0;
+        t200 |= !t201;
+        t198 = t199;
       } else {
-        int32_t t228 = rt_sub_i(t220, (int32_t)v_x773_n);
-        int t230 = (uint64_t)(int64_t)t228 < (uint64_t)v_x773_n;
-        int32_t t229 = t230 ? v_x774_d[t228] : 0;
-        t225 |= !t230;
-        t223 = t229;
+        int32_t t203 = rt_sub_i(t195, (int32_t)v_x784_n);
+        int t205 = (uint64_t)(int64_t)t203 < (uint64_t)v_x784_n;
+        int32_t t204 = t205 ? v_x785_d[t203] : 0;
+        t200 |= !t205;
+        t198 = t204;
       }
-      if (__builtin_expect(t225 != 0, 0)) { /* again, recording the error */
-        uint8_t t232 = rt_lt_i(t220, (int32_t)v_x773_n);
-        int32_t t233;
-        if (t232) {
-          int32_t t234;
-          if ((uint64_t)(int64_t)t220 < (uint64_t)v_x773_n) {
-            t234 = v_x773_d[t220];
+      if (__builtin_expect(t200 != 0, 0)) { /* again, recording the error */
+        uint8_t t207 = rt_lt_i(t195, (int32_t)v_x784_n);
+        int32_t t208;
+        if (t207) {
+          int32_t t209;
+          if ((uint64_t)(int64_t)t195 < (uint64_t)v_x784_n) {
+            t209 = v_x784_d[t195];
           } else {
-            NESSIE_RECORD(err, t219, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x773_n, 0.0, 1);
-            t234 = 0;
+            NESSIE_RECORD(err, t194, RT_CHECK_INDEX, 0, 0, RT_GATHER, t195, v_x784_n, 0.0, 1);
+            t209 = 0;
           }
-          t233 = t234;
+          t208 = t209;
         } else {
-          int32_t t236 = rt_sub_i(t220, (int32_t)v_x773_n);
-          int32_t t237;
-          if ((uint64_t)(int64_t)t236 < (uint64_t)v_x773_n) {
-            t237 = v_x774_d[t236];
+          int32_t t211 = rt_sub_i(t195, (int32_t)v_x784_n);
+          int32_t t212;
+          if ((uint64_t)(int64_t)t211 < (uint64_t)v_x784_n) {
+            t212 = v_x785_d[t211];
           } else {
-            NESSIE_RECORD(err, t219, RT_CHECK_INDEX, 0, 0, RT_GATHER, t236, v_x773_n, 0.0, 2);
-            t237 = 0;
+            NESSIE_RECORD(err, t194, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x784_n, 0.0, 2);
+            t212 = 0;
           }
-          t233 = t237;
+          t208 = t212;
         }
       }
-      v_x777_d[t219] = t223;
+      v_x788_d[t194] = t198;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x777_d = v_x777->data.i;
-    const int64_t v_x777_n = v_x777->len;
+    int32_t *v_x788_d = v_x788->data.i;
+    const int64_t v_x788_n = v_x788->len;
     /* SCAN */
     {
-      const int64_t t238 = v_x775;
-      if (t238 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t238, 0.0, 3);
+      const int64_t t213 = v_x786;
+      if (t213 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t213, 0.0, 3);
         goto fail;
       }
-      const int64_t t239 = t238 > 0 ? (t238 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t240 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t239);
-      RT_PARALLEL_FOR_IF(t239 > 1)
-      for (int64_t t241 = 0; t241 < t239; t241++) {
-        int32_t t241a0;
-        t241a0 = 0;
-        const int64_t t241_end = (t241 + 1) * RT_CHUNK < t238 ? (t241 + 1) * RT_CHUNK : t238;
-        for (int64_t t242 = t241 * RT_CHUNK; t242 < t241_end; t242++) {
-          const int32_t t243 = (int32_t)t242;
-          int32_t t241x0;
-          int t248 = 0; /* nonzero: a check below failed */
-          uint8_t t245 = rt_lt_i(t243, (int32_t)v_x773_n);
-          int32_t t246;
-          if (t245) {
-            int t249 = (uint64_t)(int64_t)t243 < (uint64_t)v_x773_n;
-            int32_t t247 = t249 ? v_x773_d[t243] : 0;
-            t248 |= !t249;
-            t246 = t247;
+      const int64_t t214 = t213 > 0 ? (t213 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t215 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t214);
+      RT_PARALLEL_FOR_IF(t214 > 1)
+      for (int64_t t216 = 0; t216 < t214; t216++) {
+        int32_t t216a0;
+        t216a0 = 0;
+        const int64_t t216_end = (t216 + 1) * RT_CHUNK < t213 ? (t216 + 1) * RT_CHUNK : t213;
+        for (int64_t t217 = t216 * RT_CHUNK; t217 < t216_end; t217++) {
+          const int32_t t218 = (int32_t)t217;
+          int32_t t216x0;
+          int t223 = 0; /* nonzero: a check below failed */
+          uint8_t t220 = rt_lt_i(t218, (int32_t)v_x784_n);
+          int32_t t221;
+          if (t220) {
+            int t224 = (uint64_t)(int64_t)t218 < (uint64_t)v_x784_n;
+            int32_t t222 = t224 ? v_x784_d[t218] : 0;
+            t223 |= !t224;
+            t221 = t222;
           } else {
-            int32_t t251 = rt_sub_i(t243, (int32_t)v_x773_n);
-            int t253 = (uint64_t)(int64_t)t251 < (uint64_t)v_x773_n;
-            int32_t t252 = t253 ? v_x774_d[t251] : 0;
-            t248 |= !t253;
-            t246 = t252;
+            int32_t t226 = rt_sub_i(t218, (int32_t)v_x784_n);
+            int t228 = (uint64_t)(int64_t)t226 < (uint64_t)v_x784_n;
+            int32_t t227 = t228 ? v_x785_d[t226] : 0;
+            t223 |= !t228;
+            t221 = t227;
           }
-          if (__builtin_expect(t248 != 0, 0)) { /* again, recording the error */
-            uint8_t t255 = rt_lt_i(t243, (int32_t)v_x773_n);
-            int32_t t256;
-            if (t255) {
-              int32_t t257;
-              if ((uint64_t)(int64_t)t243 < (uint64_t)v_x773_n) {
-                t257 = v_x773_d[t243];
+          if (__builtin_expect(t223 != 0, 0)) { /* again, recording the error */
+            uint8_t t230 = rt_lt_i(t218, (int32_t)v_x784_n);
+            int32_t t231;
+            if (t230) {
+              int32_t t232;
+              if ((uint64_t)(int64_t)t218 < (uint64_t)v_x784_n) {
+                t232 = v_x784_d[t218];
               } else {
-                NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t243, v_x773_n, 0.0, 4);
+                NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x784_n, 0.0, 4);
+                t232 = 0;
+              }
+              t231 = t232;
+            } else {
+              int32_t t234 = rt_sub_i(t218, (int32_t)v_x784_n);
+              int32_t t235;
+              if ((uint64_t)(int64_t)t234 < (uint64_t)v_x784_n) {
+                t235 = v_x785_d[t234];
+              } else {
+                NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t234, v_x784_n, 0.0, 5);
+                t235 = 0;
+              }
+              t231 = t235;
+            }
+          }
+          t216x0 = t221;
+          int32_t t237 = rt_add_i(t216a0, t216x0);
+          t216a0 = t237;
+        }
+        t215[t216] = t216a0;
+      }
+      int32_t t216t0;
+      t216t0 = 0;
+      for (int64_t t216 = 0; t216 < t214; t216++) {
+        const int32_t t238 = t215[t216];
+        t215[t216] = t216t0;
+        int32_t t240 = rt_add_i(t216t0, t238);
+        t216t0 = t240;
+      }
+      v_x792 = rt_value_new(rt_vec_type(RT_INT), t213);
+      int32_t *v_x792_d = v_x792->data.i;
+      const int64_t v_x792_n = v_x792->len;
+      RT_PARALLEL_FOR_IF(t214 > 1)
+      for (int64_t t216 = 0; t216 < t214; t216++) {
+        int32_t t216p0;
+        t216p0 = t215[t216];
+        const int64_t t216_end = (t216 + 1) * RT_CHUNK < t213 ? (t216 + 1) * RT_CHUNK : t213;
+        for (int64_t t217 = t216 * RT_CHUNK; t217 < t216_end; t217++) {
+          const int32_t t218 = (int32_t)t217;
+          v_x792_d[t217] = t216p0;
+          int32_t t216y0;
+          int t245 = 0; /* nonzero: a check below failed */
+          uint8_t t242 = rt_lt_i(t218, (int32_t)v_x784_n);
+          int32_t t243;
+          if (t242) {
+            int t246 = (uint64_t)(int64_t)t218 < (uint64_t)v_x784_n;
+            int32_t t244 = t246 ? v_x784_d[t218] : 0;
+            t245 |= !t246;
+            t243 = t244;
+          } else {
+            int32_t t248 = rt_sub_i(t218, (int32_t)v_x784_n);
+            int t250 = (uint64_t)(int64_t)t248 < (uint64_t)v_x784_n;
+            int32_t t249 = t250 ? v_x785_d[t248] : 0;
+            t245 |= !t250;
+            t243 = t249;
+          }
+          if (__builtin_expect(t245 != 0, 0)) { /* again, recording the error */
+            uint8_t t252 = rt_lt_i(t218, (int32_t)v_x784_n);
+            int32_t t253;
+            if (t252) {
+              int32_t t254;
+              if ((uint64_t)(int64_t)t218 < (uint64_t)v_x784_n) {
+                t254 = v_x784_d[t218];
+              } else {
+                NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x784_n, 0.0, 6);
+                t254 = 0;
+              }
+              t253 = t254;
+            } else {
+              int32_t t256 = rt_sub_i(t218, (int32_t)v_x784_n);
+              int32_t t257;
+              if ((uint64_t)(int64_t)t256 < (uint64_t)v_x784_n) {
+                t257 = v_x785_d[t256];
+              } else {
+                NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t256, v_x784_n, 0.0, 7);
                 t257 = 0;
               }
-              t256 = t257;
-            } else {
-              int32_t t259 = rt_sub_i(t243, (int32_t)v_x773_n);
-              int32_t t260;
-              if ((uint64_t)(int64_t)t259 < (uint64_t)v_x773_n) {
-                t260 = v_x774_d[t259];
-              } else {
-                NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t259, v_x773_n, 0.0, 5);
-                t260 = 0;
-              }
-              t256 = t260;
+              t253 = t257;
             }
           }
-          t241x0 = t246;
-          int32_t t262 = rt_add_i(t241a0, t241x0);
-          t241a0 = t262;
-        }
-        t240[t241] = t241a0;
-      }
-      int32_t t241t0;
-      t241t0 = 0;
-      for (int64_t t241 = 0; t241 < t239; t241++) {
-        const int32_t t263 = t240[t241];
-        t240[t241] = t241t0;
-        int32_t t265 = rt_add_i(t241t0, t263);
-        t241t0 = t265;
-      }
-      v_x781 = rt_value_new(rt_vec_type(RT_INT), t238);
-      int32_t *v_x781_d = v_x781->data.i;
-      const int64_t v_x781_n = v_x781->len;
-      RT_PARALLEL_FOR_IF(t239 > 1)
-      for (int64_t t241 = 0; t241 < t239; t241++) {
-        int32_t t241p0;
-        t241p0 = t240[t241];
-        const int64_t t241_end = (t241 + 1) * RT_CHUNK < t238 ? (t241 + 1) * RT_CHUNK : t238;
-        for (int64_t t242 = t241 * RT_CHUNK; t242 < t241_end; t242++) {
-          const int32_t t243 = (int32_t)t242;
-          v_x781_d[t242] = t241p0;
-          int32_t t241y0;
-          int t270 = 0; /* nonzero: a check below failed */
-          uint8_t t267 = rt_lt_i(t243, (int32_t)v_x773_n);
-          int32_t t268;
-          if (t267) {
-            int t271 = (uint64_t)(int64_t)t243 < (uint64_t)v_x773_n;
-            int32_t t269 = t271 ? v_x773_d[t243] : 0;
-            t270 |= !t271;
-            t268 = t269;
-          } else {
-            int32_t t273 = rt_sub_i(t243, (int32_t)v_x773_n);
-            int t275 = (uint64_t)(int64_t)t273 < (uint64_t)v_x773_n;
-            int32_t t274 = t275 ? v_x774_d[t273] : 0;
-            t270 |= !t275;
-            t268 = t274;
-          }
-          if (__builtin_expect(t270 != 0, 0)) { /* again, recording the error */
-            uint8_t t277 = rt_lt_i(t243, (int32_t)v_x773_n);
-            int32_t t278;
-            if (t277) {
-              int32_t t279;
-              if ((uint64_t)(int64_t)t243 < (uint64_t)v_x773_n) {
-                t279 = v_x773_d[t243];
-              } else {
-                NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t243, v_x773_n, 0.0, 6);
-                t279 = 0;
-              }
-              t278 = t279;
-            } else {
-              int32_t t281 = rt_sub_i(t243, (int32_t)v_x773_n);
-              int32_t t282;
-              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x773_n) {
-                t282 = v_x774_d[t281];
-              } else {
-                NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x773_n, 0.0, 7);
-                t282 = 0;
-              }
-              t278 = t282;
-            }
-          }
-          t241y0 = t268;
-          int32_t t284 = rt_add_i(t241p0, t241y0);
-          t241p0 = t284;
+          t216y0 = t243;
+          int32_t t259 = rt_add_i(t216p0, t216y0);
+          t216p0 = t259;
         }
       }
-      rt_free(t240);
+      rt_free(t215);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x777 = v_x777;
-  *out_v_x781 = v_x781;
+  *out_v_x788 = v_x788;
+  *out_v_x792 = v_x792;
   return;
 fail:
-  rt_release(v_x777);
-  rt_release(v_x781);
+  rt_release(v_x788);
+  rt_release(v_x792);
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1093, RtValue *v_x1094, int32_t v_x1095, RtValue *v_sd_1105, RtValue *v_x1097, RtValue *v_x1098, RtValue *v_x1099, RtValue **out_v_x1104) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1115, RtValue *v_x1116, int32_t v_x1117, RtValue *v_sd_1127, RtValue *v_x1119, RtValue *v_x1120, RtValue *v_x1121, RtValue **out_v_x1126) {
   (void)loc;
   (void)run;
-  int32_t *v_x1093_d = v_x1093->data.i;
-  const int64_t v_x1093_n = v_x1093->len;
-  int32_t *v_x1094_d = v_x1094->data.i;
-  const int64_t v_x1094_n = v_x1094->len;
-  const int64_t *v_sd_1105_off = rt_seg_offsets(v_sd_1105);
-  const int64_t v_sd_1105_n = v_sd_1105->len;
-  int32_t *v_x1097_d = v_x1097->data.i;
-  const int64_t v_x1097_n = v_x1097->len;
-  int32_t *v_x1098_d = v_x1098->data.i;
-  const int64_t v_x1098_n = v_x1098->len;
-  int32_t *v_x1099_d = v_x1099->data.i;
-  const int64_t v_x1099_n = v_x1099->len;
-  RtValue *v_x1104 = NULL;
+  int32_t *v_x1115_d = v_x1115->data.i;
+  const int64_t v_x1115_n = v_x1115->len;
+  int32_t *v_x1116_d = v_x1116->data.i;
+  const int64_t v_x1116_n = v_x1116->len;
+  const int64_t *v_sd_1127_off = rt_seg_offsets(v_sd_1127);
+  const int64_t v_sd_1127_n = v_sd_1127->len;
+  int32_t *v_x1119_d = v_x1119->data.i;
+  const int64_t v_x1119_n = v_x1119->len;
+  int32_t *v_x1120_d = v_x1120->data.i;
+  const int64_t v_x1120_n = v_x1120->len;
+  int32_t *v_x1121_d = v_x1121->data.i;
+  const int64_t v_x1121_n = v_x1121->len;
+  RtValue *v_x1126 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t285 = v_sd_1105_off[v_sd_1105_n];
-    v_x1104 = rt_value_new(rt_vec_type(RT_INT), t285);
-    int32_t *v_x1104_d = v_x1104->data.i;
-    const int64_t v_x1104_n = v_x1104->len;
-    const int64_t t286 = (t285 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t286 > 1)
-    for (int64_t t287 = 0; t287 < t286; t287++) {
-      int64_t t290 = rt_segment_search(v_sd_1105_off, 0, v_sd_1105_n, t287 * RT_CHUNK);
-      const int64_t t287_end = (t287 + 1) * RT_CHUNK < t285 ? (t287 + 1) * RT_CHUNK : t285;
-      for (int64_t t288 = t287 * RT_CHUNK; t288 < t287_end; t288++) {
-        const int32_t t289 = (int32_t)t288;
-        while (v_sd_1105_off[t290 + 1] <= t288)
-          t290++;
-        const int32_t t291 = (int32_t)t290;
-        int t293 = 0; /* nonzero: a check below failed */
-        int t294 = (uint64_t)(int64_t)t291 < (uint64_t)v_x1099_n;
-        int32_t t292 = t294 ? v_x1099_d[t291] : 0;
-        t293 |= !t294;
-        int t296 = (uint64_t)(int64_t)t291 < (uint64_t)v_x1097_n;
-        int32_t t295 = t296 ? v_x1097_d[t291] : 0;
-        t293 |= !t296;
-        int32_t t298 = rt_sub_i(t289, t295);
-        int t300 = (uint64_t)(int64_t)t291 < (uint64_t)v_x1098_n;
-        int32_t t299 = t300 ? v_x1098_d[t291] : 0;
-        t293 |= !t300;
-        int32_t t302 = rt_mul_i(t298, t299);
-        int32_t t304 = rt_add_i(t292, t302);
-        int t306 = (uint64_t)(int64_t)t304 < (uint64_t)v_x1095;
-        int32_t t305 = t306 ? t304 : 0;
-        t293 |= !t306;
-        uint8_t t308 = rt_lt_i(t305, (int32_t)v_x1093_n);
-        int32_t t309;
-        if (t308) {
-          int t311 = (uint64_t)(int64_t)t305 < (uint64_t)v_x1093_n;
-          int32_t t310 = t311 ? v_x1093_d[t305] : 0;
-          t293 |= !t311;
-          t309 = t310;
+    const int64_t t260 = v_sd_1127_off[v_sd_1127_n];
+    v_x1126 = rt_value_new(rt_vec_type(RT_INT), t260);
+    int32_t *v_x1126_d = v_x1126->data.i;
+    const int64_t v_x1126_n = v_x1126->len;
+    const int64_t t261 = (t260 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t261 > 1)
+    for (int64_t t262 = 0; t262 < t261; t262++) {
+      int64_t t265 = rt_segment_search(v_sd_1127_off, 0, v_sd_1127_n, t262 * RT_CHUNK);
+      const int64_t t262_end = (t262 + 1) * RT_CHUNK < t260 ? (t262 + 1) * RT_CHUNK : t260;
+      for (int64_t t263 = t262 * RT_CHUNK; t263 < t262_end; t263++) {
+        const int32_t t264 = (int32_t)t263;
+        while (v_sd_1127_off[t265 + 1] <= t263)
+          t265++;
+        const int32_t t266 = (int32_t)t265;
+        int t268 = 0; /* nonzero: a check below failed */
+        int t269 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1121_n;
+        int32_t t267 = t269 ? v_x1121_d[t266] : 0;
+        t268 |= !t269;
+        int t271 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1119_n;
+        int32_t t270 = t271 ? v_x1119_d[t266] : 0;
+        t268 |= !t271;
+        int32_t t273 = rt_sub_i(t264, t270);
+        int t275 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1120_n;
+        int32_t t274 = t275 ? v_x1120_d[t266] : 0;
+        t268 |= !t275;
+        int32_t t277 = rt_mul_i(t273, t274);
+        int32_t t279 = rt_add_i(t267, t277);
+        int t281 = (uint64_t)(int64_t)t279 < (uint64_t)v_x1117;
+        int32_t t280 = t281 ? t279 : 0;
+        t268 |= !t281;
+        uint8_t t283 = rt_lt_i(t280, (int32_t)v_x1115_n);
+        int32_t t284;
+        if (t283) {
+          int t286 = (uint64_t)(int64_t)t280 < (uint64_t)v_x1115_n;
+          int32_t t285 = t286 ? v_x1115_d[t280] : 0;
+          t268 |= !t286;
+          t284 = t285;
         } else {
-          int32_t t313 = rt_sub_i(t305, (int32_t)v_x1093_n);
-          int t315 = (uint64_t)(int64_t)t313 < (uint64_t)v_x1094_n;
-          int32_t t314 = t315 ? v_x1094_d[t313] : 0;
-          t293 |= !t315;
-          t309 = t314;
+          int32_t t288 = rt_sub_i(t280, (int32_t)v_x1115_n);
+          int t290 = (uint64_t)(int64_t)t288 < (uint64_t)v_x1116_n;
+          int32_t t289 = t290 ? v_x1116_d[t288] : 0;
+          t268 |= !t290;
+          t284 = t289;
         }
-        if (__builtin_expect(t293 != 0, 0)) { /* again, recording the error */
-          int32_t t316;
-          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1099_n) {
-            t316 = v_x1099_d[t291];
+        if (__builtin_expect(t268 != 0, 0)) { /* again, recording the error */
+          int32_t t291;
+          if ((uint64_t)(int64_t)t266 < (uint64_t)v_x1121_n) {
+            t291 = v_x1121_d[t266];
           } else {
-            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1099_n, 0.0, 0);
-            t316 = 0;
+            NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x1121_n, 0.0, 0);
+            t291 = 0;
           }
-          int32_t t317;
-          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1097_n) {
-            t317 = v_x1097_d[t291];
+          int32_t t292;
+          if ((uint64_t)(int64_t)t266 < (uint64_t)v_x1119_n) {
+            t292 = v_x1119_d[t266];
           } else {
-            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1097_n, 0.0, 1);
-            t317 = 0;
+            NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x1119_n, 0.0, 1);
+            t292 = 0;
           }
-          int32_t t319 = rt_sub_i(t289, t317);
-          int32_t t320;
-          if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1098_n) {
-            t320 = v_x1098_d[t291];
+          int32_t t294 = rt_sub_i(t264, t292);
+          int32_t t295;
+          if ((uint64_t)(int64_t)t266 < (uint64_t)v_x1120_n) {
+            t295 = v_x1120_d[t266];
           } else {
-            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1098_n, 0.0, 2);
-            t320 = 0;
+            NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x1120_n, 0.0, 2);
+            t295 = 0;
           }
-          int32_t t322 = rt_mul_i(t319, t320);
-          int32_t t324 = rt_add_i(t316, t322);
-          int32_t t325;
-          if ((uint64_t)(int64_t)t324 < (uint64_t)v_x1095) {
-            t325 = t324;
+          int32_t t297 = rt_mul_i(t294, t295);
+          int32_t t299 = rt_add_i(t291, t297);
+          int32_t t300;
+          if ((uint64_t)(int64_t)t299 < (uint64_t)v_x1117) {
+            t300 = t299;
           } else {
-            NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t324, v_x1095, 0.0, 3);
-            t325 = 0;
+            NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t299, v_x1117, 0.0, 3);
+            t300 = 0;
           }
-          uint8_t t327 = rt_lt_i(t325, (int32_t)v_x1093_n);
-          int32_t t328;
-          if (t327) {
-            int32_t t329;
-            if ((uint64_t)(int64_t)t325 < (uint64_t)v_x1093_n) {
-              t329 = v_x1093_d[t325];
+          uint8_t t302 = rt_lt_i(t300, (int32_t)v_x1115_n);
+          int32_t t303;
+          if (t302) {
+            int32_t t304;
+            if ((uint64_t)(int64_t)t300 < (uint64_t)v_x1115_n) {
+              t304 = v_x1115_d[t300];
             } else {
-              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, v_x1093_n, 0.0, 4);
-              t329 = 0;
+              NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t300, v_x1115_n, 0.0, 4);
+              t304 = 0;
             }
-            t328 = t329;
+            t303 = t304;
           } else {
-            int32_t t331 = rt_sub_i(t325, (int32_t)v_x1093_n);
-            int32_t t332;
-            if ((uint64_t)(int64_t)t331 < (uint64_t)v_x1094_n) {
-              t332 = v_x1094_d[t331];
+            int32_t t306 = rt_sub_i(t300, (int32_t)v_x1115_n);
+            int32_t t307;
+            if ((uint64_t)(int64_t)t306 < (uint64_t)v_x1116_n) {
+              t307 = v_x1116_d[t306];
             } else {
-              NESSIE_RECORD(err, t288, RT_CHECK_INDEX, 0, 0, RT_GATHER, t331, v_x1094_n, 0.0, 5);
-              t332 = 0;
+              NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_x1116_n, 0.0, 5);
+              t307 = 0;
             }
-            t328 = t332;
+            t303 = t307;
           }
         }
-        v_x1104_d[t288] = t309;
+        v_x1126_d[t263] = t284;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1104 = v_x1104;
+  *out_v_x1126 = v_x1126;
   return;
 fail:
-  rt_release(v_x1104);
+  rt_release(v_x1126);
 }
 
 /* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
+static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x807, int32_t v_x814, RtValue *v_x819, RtValue *v_x822, RtValue **out_v_x824, RtValue **out_v_x826, RtValue **out_v_x828) {
   (void)loc;
   (void)run;
-  int32_t *v_x808_d = v_x808->data.i;
-  const int64_t v_x808_n = v_x808->len;
-  int32_t *v_x811_d = v_x811->data.i;
-  const int64_t v_x811_n = v_x811->len;
-  (void)v_x811_n; /* v_x811's length is v_x808's */
-  RtValue *v_x813 = NULL;
-  RtValue *v_x815 = NULL;
-  RtValue *v_x817 = NULL;
+  int32_t *v_x819_d = v_x819->data.i;
+  const int64_t v_x819_n = v_x819->len;
+  int32_t *v_x822_d = v_x822->data.i;
+  const int64_t v_x822_n = v_x822->len;
+  (void)v_x822_n; /* v_x822's length is v_x819's */
+  RtValue *v_x824 = NULL;
+  RtValue *v_x826 = NULL;
+  RtValue *v_x828 = NULL;
   /* MAP */
   {
-    const int64_t t333 = v_x796;
-    if (t333 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t333, 0.0, 0);
+    const int64_t t308 = v_x807;
+    if (t308 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t308, 0.0, 0);
       goto fail;
     }
-    v_x813 = rt_value_new(rt_vec_type(RT_INT), t333);
-    int32_t *v_x813_d = v_x813->data.i;
-    const int64_t v_x813_n = v_x813->len;
-    v_x815 = rt_value_new(rt_vec_type(RT_INT), t333);
-    int32_t *v_x815_d = v_x815->data.i;
-    const int64_t v_x815_n = v_x815->len;
-    v_x817 = rt_value_new(rt_vec_type(RT_INT), t333);
-    int32_t *v_x817_d = v_x817->data.i;
-    const int64_t v_x817_n = v_x817->len;
-    RT_PARALLEL_FOR_IF(t333 >= RT_PARALLEL_MIN)
-    for (int64_t t334 = 0; t334 < t333; t334++) {
-      const int32_t t335 = (int32_t)t334;
-      int t338 = 0; /* nonzero: a check below failed */
-      int32_t t337 = rt_div_i(t335, 2, &t338);
-      int32_t t340 = rt_rem_i(t335, 2, &t338);
-      int32_t t342 = rt_mul_i(t340, v_x803);
-      int32_t t344 = rt_add_i(t342, t337);
-      int t346 = (uint64_t)(int64_t)t344 < (uint64_t)v_x808_n;
-      int32_t t345 = t346 ? v_x808_d[t344] : 0;
-      t338 |= !t346;
-      int32_t t347 = t346 ? v_x811_d[t344] : 0;
-      int32_t t349 = rt_add_i(t347, t345);
-      if (__builtin_expect(t338 != 0, 0)) { /* again, recording the error */
-        int t350 = 0;
-        int32_t t351 = rt_div_i(t335, 2, &t350);
-        if (t350) {
-          NESSIE_RECORD(err, t334, RT_CHECK_SCALAR, 0, t350, RT_DIV, 0, 0, 0.0, 1);
+    v_x824 = rt_value_new(rt_vec_type(RT_INT), t308);
+    int32_t *v_x824_d = v_x824->data.i;
+    const int64_t v_x824_n = v_x824->len;
+    v_x826 = rt_value_new(rt_vec_type(RT_INT), t308);
+    int32_t *v_x826_d = v_x826->data.i;
+    const int64_t v_x826_n = v_x826->len;
+    v_x828 = rt_value_new(rt_vec_type(RT_INT), t308);
+    int32_t *v_x828_d = v_x828->data.i;
+    const int64_t v_x828_n = v_x828->len;
+    RT_PARALLEL_FOR_IF(t308 >= RT_PARALLEL_MIN)
+    for (int64_t t309 = 0; t309 < t308; t309++) {
+      const int32_t t310 = (int32_t)t309;
+      int t313 = 0; /* nonzero: a check below failed */
+      int32_t t312 = rt_div_i(t310, 2, &t313);
+      int32_t t315 = rt_rem_i(t310, 2, &t313);
+      int32_t t317 = rt_mul_i(t315, v_x814);
+      int32_t t319 = rt_add_i(t317, t312);
+      int t321 = (uint64_t)(int64_t)t319 < (uint64_t)v_x819_n;
+      int32_t t320 = t321 ? v_x819_d[t319] : 0;
+      t313 |= !t321;
+      int32_t t322 = t321 ? v_x822_d[t319] : 0;
+      int32_t t324 = rt_add_i(t322, t320);
+      if (__builtin_expect(t313 != 0, 0)) { /* again, recording the error */
+        int t325 = 0;
+        int32_t t326 = rt_div_i(t310, 2, &t325);
+        if (t325) {
+          NESSIE_RECORD(err, t309, RT_CHECK_SCALAR, 0, t325, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t352 = 0;
-        int32_t t353 = rt_rem_i(t335, 2, &t352);
-        if (t352) {
-          NESSIE_RECORD(err, t334, RT_CHECK_SCALAR, 0, t352, RT_REM, 0, 0, 0.0, 2);
+        int t327 = 0;
+        int32_t t328 = rt_rem_i(t310, 2, &t327);
+        if (t327) {
+          NESSIE_RECORD(err, t309, RT_CHECK_SCALAR, 0, t327, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t355 = rt_mul_i(t353, v_x803);
-        int32_t t357 = rt_add_i(t355, t351);
-        int32_t t358;
-        if ((uint64_t)(int64_t)t357 < (uint64_t)v_x808_n) {
-          t358 = v_x808_d[t357];
+        int32_t t330 = rt_mul_i(t328, v_x814);
+        int32_t t332 = rt_add_i(t330, t326);
+        int32_t t333;
+        if ((uint64_t)(int64_t)t332 < (uint64_t)v_x819_n) {
+          t333 = v_x819_d[t332];
         } else {
-          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, v_x808_n, 0.0, 3);
-          t358 = 0;
+          NESSIE_RECORD(err, t309, RT_CHECK_INDEX, 0, 0, RT_GATHER, t332, v_x819_n, 0.0, 3);
+          t333 = 0;
         }
-        int32_t t359;
-        if ((uint64_t)(int64_t)t357 < (uint64_t)v_x808_n) {
-          t359 = v_x811_d[t357];
+        int32_t t334;
+        if ((uint64_t)(int64_t)t332 < (uint64_t)v_x819_n) {
+          t334 = v_x822_d[t332];
         } else {
-          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, v_x808_n, 0.0, 4);
-          t359 = 0;
+          NESSIE_RECORD(err, t309, RT_CHECK_INDEX, 0, 0, RT_GATHER, t332, v_x819_n, 0.0, 4);
+          t334 = 0;
         }
-        int32_t t361 = rt_add_i(t359, t358);
+        int32_t t336 = rt_add_i(t334, t333);
       }
-      v_x813_d[t334] = t347;
-      v_x815_d[t334] = t349;
-      v_x817_d[t334] = 1;
+      v_x824_d[t309] = t322;
+      v_x826_d[t309] = t324;
+      v_x828_d[t309] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x813 = v_x813;
-  *out_v_x815 = v_x815;
-  *out_v_x817 = v_x817;
+  *out_v_x824 = v_x824;
+  *out_v_x826 = v_x826;
+  *out_v_x828 = v_x828;
   return;
 fail:
-  rt_release(v_x813);
-  rt_release(v_x815);
-  rt_release(v_x817);
+  rt_release(v_x824);
+  rt_release(v_x826);
+  rt_release(v_x828);
 }
 
 /* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x821_d = v_x821->data.i;
-  const int64_t v_x821_n = v_x821->len;
-  RtValue *v_x820 = NULL;
-  int32_t v_x829 = 0;
-  int32_t v_x830 = 0;
-  int32_t v_x831 = 0;
-  /* MAP */
-  {
-    const int64_t t362 = v_x818;
-    if (t362 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t362, 0.0, 0);
-      goto fail;
-    }
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t362);
-    int32_t *v_x820_d = v_x820->data.i;
-    const int64_t v_x820_n = v_x820->len;
-    RT_PARALLEL_FOR_IF(t362 >= RT_PARALLEL_MIN)
-    for (int64_t t363 = 0; t363 < t362; t363++) {
-      const int32_t t364 = (int32_t)t363;
-      v_x820_d[t363] = 2;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x820_d = v_x820->data.i;
-    const int64_t v_x820_n = v_x820->len;
-    /* REDUCE */
-    {
-      const int64_t t365 = v_x821_n;
-      const int64_t t366 = t365 > 0 ? (t365 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t367 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t366);
-      int32_t *t368 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t366);
-      int32_t *t369 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t366);
-      RT_PARALLEL_FOR_IF(t366 > 1)
-      for (int64_t t370 = 0; t370 < t366; t370++) {
-        int32_t t370a0;
-        int32_t t370a1;
-        int32_t t370a2;
-        t370a0 = 2147483647;
-        t370a1 = 0;
-        t370a2 = 1;
-        const int64_t t370_end = (t370 + 1) * RT_CHUNK < t365 ? (t370 + 1) * RT_CHUNK : t365;
-        for (int64_t t371 = t370 * RT_CHUNK; t371 < t370_end; t371++) {
-          const int32_t t372 = (int32_t)t371;
-          int32_t t370x0;
-          int32_t t370x1;
-          int32_t t370x2;
-          uint8_t t374 = rt_lt_i(0, 2);
-          int32_t t375;
-          if (t374) {
-            t375 = 2147483647;
-          } else {
-            t375 = t372;
-          }
-          t370x0 = t375;
-          t370x1 = 0;
-          t370x2 = 2;
-          uint8_t t377 = rt_le_i(t370a0, t370x0);
-          int32_t t378;
-          if (t377) {
-            t378 = t370a0;
-          } else {
-            t378 = t370x0;
-          }
-          int32_t t379;
-          if (t377) {
-            t379 = t370a1;
-          } else {
-            t379 = t370x1;
-          }
-          int32_t t380;
-          if (t377) {
-            t380 = t370a2;
-          } else {
-            t380 = t370x2;
-          }
-          t370a0 = t378;
-          t370a1 = t379;
-          t370a2 = t380;
-        }
-        t367[t370] = t370a0;
-        t368[t370] = t370a1;
-        t369[t370] = t370a2;
-      }
-      int32_t t370t0;
-      int32_t t370t1;
-      int32_t t370t2;
-      t370t0 = 2147483647;
-      t370t1 = 0;
-      t370t2 = 1;
-      for (int64_t t370 = 0; t370 < t366; t370++) {
-        const int32_t t381 = t367[t370];
-        const int32_t t382 = t368[t370];
-        const int32_t t383 = t369[t370];
-        uint8_t t385 = rt_le_i(t370t0, t381);
-        int32_t t386;
-        if (t385) {
-          t386 = t370t0;
-        } else {
-          t386 = t381;
-        }
-        int32_t t387;
-        if (t385) {
-          t387 = t370t1;
-        } else {
-          t387 = t382;
-        }
-        int32_t t388;
-        if (t385) {
-          t388 = t370t2;
-        } else {
-          t388 = t383;
-        }
-        t370t0 = t386;
-        t370t1 = t387;
-        t370t2 = t388;
-      }
-      v_x829 = t370t0;
-      rt_free(t367);
-      v_x830 = t370t1;
-      rt_free(t368);
-      v_x831 = t370t2;
-      rt_free(t369);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x820 = v_x820;
-  *out_v_x830 = v_x830;
-  *out_v_x831 = v_x831;
-  return;
-fail:
-  rt_release(v_x820);
-}
-
-/* K15: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
+static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtValue *v_x832, RtValue **out_v_x831, int32_t *out_v_x841, int32_t *out_v_x842) {
   (void)loc;
   (void)run;
   int32_t *v_x832_d = v_x832->data.i;
   const int64_t v_x832_n = v_x832->len;
-  int32_t *v_x837_d = v_x837->data.i;
-  const int64_t v_x837_n = v_x837->len;
-  RtValue *v_x847 = NULL;
+  RtValue *v_x831 = NULL;
+  int32_t v_x840 = 0;
+  int32_t v_x841 = 0;
+  int32_t v_x842 = 0;
   /* MAP */
   {
-    const int64_t t389 = v_x832_n;
-    v_x847 = rt_value_new(rt_vec_type(RT_INT), t389);
-    int32_t *v_x847_d = v_x847->data.i;
-    const int64_t v_x847_n = v_x847->len;
-    RT_PARALLEL_FOR_IF(t389 >= RT_PARALLEL_MIN)
-    for (int64_t t390 = 0; t390 < t389; t390++) {
-      const int32_t t391 = (int32_t)t390;
-      int t395 = 0; /* nonzero: a check below failed */
-      int32_t t393 = rt_mul_i(t391, 2);
-      int t396 = (uint64_t)(int64_t)t393 < (uint64_t)v_x837_n;
-      int32_t t394 = t396 ? v_x837_d[t393] : 0;
-      t395 |= !t396;
-      int32_t t398 = rt_add_i(t394, 1);
-      int32_t t400 = rt_add_i(t393, 1);
-      int t402 = (uint64_t)(int64_t)t400 < (uint64_t)v_x837_n;
-      int32_t t401 = t402 ? v_x837_d[t400] : 0;
-      t395 |= !t402;
-      int32_t t404 = rt_add_i(t398, t401);
-      if (__builtin_expect(t395 != 0, 0)) { /* again, recording the error */
-        int32_t t406 = rt_mul_i(t391, 2);
-        int32_t t407;
-        if ((uint64_t)(int64_t)t406 < (uint64_t)v_x837_n) {
-          t407 = v_x837_d[t406];
-        } else {
-          NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t406, v_x837_n, 0.0, 0);
-          t407 = 0;
-        }
-        int32_t t409 = rt_add_i(t407, 1);
-        int32_t t411 = rt_add_i(t406, 1);
-        int32_t t412;
-        if ((uint64_t)(int64_t)t411 < (uint64_t)v_x837_n) {
-          t412 = v_x837_d[t411];
-        } else {
-          NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 1, 0, RT_GATHER, t411, v_x837_n, 0.0, 1);
-          t412 = 0;
-        }
-        int32_t t414 = rt_add_i(t409, t412);
-      }
-      v_x847_d[t390] = t404;
+    const int64_t t337 = v_x829;
+    if (t337 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t337, 0.0, 0);
+      goto fail;
+    }
+    v_x831 = rt_value_new(rt_vec_type(RT_INT), t337);
+    int32_t *v_x831_d = v_x831->data.i;
+    const int64_t v_x831_n = v_x831->len;
+    RT_PARALLEL_FOR_IF(t337 >= RT_PARALLEL_MIN)
+    for (int64_t t338 = 0; t338 < t337; t338++) {
+      const int32_t t339 = (int32_t)t338;
+      v_x831_d[t338] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x847 = v_x847;
+  {
+    int32_t *v_x831_d = v_x831->data.i;
+    const int64_t v_x831_n = v_x831->len;
+    /* REDUCE */
+    {
+      const int64_t t340 = v_x832_n;
+      const int64_t t341 = t340 > 0 ? (t340 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t342 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t341);
+      int32_t *t343 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t341);
+      int32_t *t344 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t341);
+      RT_PARALLEL_FOR_IF(t341 > 1)
+      for (int64_t t345 = 0; t345 < t341; t345++) {
+        int32_t t345a0;
+        int32_t t345a1;
+        int32_t t345a2;
+        t345a0 = 2147483647;
+        t345a1 = 0;
+        t345a2 = 1;
+        const int64_t t345_end = (t345 + 1) * RT_CHUNK < t340 ? (t345 + 1) * RT_CHUNK : t340;
+        for (int64_t t346 = t345 * RT_CHUNK; t346 < t345_end; t346++) {
+          const int32_t t347 = (int32_t)t346;
+          int32_t t345x0;
+          int32_t t345x1;
+          int32_t t345x2;
+          uint8_t t349 = rt_lt_i(0, 2);
+          int32_t t350;
+          if (t349) {
+            t350 = 2147483647;
+          } else {
+            t350 = t347;
+          }
+          t345x0 = t350;
+          t345x1 = 0;
+          t345x2 = 2;
+          uint8_t t352 = rt_le_i(t345a0, t345x0);
+          int32_t t353;
+          if (t352) {
+            t353 = t345a0;
+          } else {
+            t353 = t345x0;
+          }
+          int32_t t354;
+          if (t352) {
+            t354 = t345a1;
+          } else {
+            t354 = t345x1;
+          }
+          int32_t t355;
+          if (t352) {
+            t355 = t345a2;
+          } else {
+            t355 = t345x2;
+          }
+          t345a0 = t353;
+          t345a1 = t354;
+          t345a2 = t355;
+        }
+        t342[t345] = t345a0;
+        t343[t345] = t345a1;
+        t344[t345] = t345a2;
+      }
+      int32_t t345t0;
+      int32_t t345t1;
+      int32_t t345t2;
+      t345t0 = 2147483647;
+      t345t1 = 0;
+      t345t2 = 1;
+      for (int64_t t345 = 0; t345 < t341; t345++) {
+        const int32_t t356 = t342[t345];
+        const int32_t t357 = t343[t345];
+        const int32_t t358 = t344[t345];
+        uint8_t t360 = rt_le_i(t345t0, t356);
+        int32_t t361;
+        if (t360) {
+          t361 = t345t0;
+        } else {
+          t361 = t356;
+        }
+        int32_t t362;
+        if (t360) {
+          t362 = t345t1;
+        } else {
+          t362 = t357;
+        }
+        int32_t t363;
+        if (t360) {
+          t363 = t345t2;
+        } else {
+          t363 = t358;
+        }
+        t345t0 = t361;
+        t345t1 = t362;
+        t345t2 = t363;
+      }
+      v_x840 = t345t0;
+      rt_free(t342);
+      v_x841 = t345t1;
+      rt_free(t343);
+      v_x842 = t345t2;
+      rt_free(t344);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x831 = v_x831;
+  *out_v_x841 = v_x841;
+  *out_v_x842 = v_x842;
   return;
 fail:
-  rt_release(v_x847);
+  rt_release(v_x831);
+}
+
+/* K15: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x843, RtValue *v_x848, RtValue **out_v_x858) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x843_d = v_x843->data.i;
+  const int64_t v_x843_n = v_x843->len;
+  int32_t *v_x848_d = v_x848->data.i;
+  const int64_t v_x848_n = v_x848->len;
+  RtValue *v_x858 = NULL;
+  /* MAP */
+  {
+    const int64_t t364 = v_x843_n;
+    v_x858 = rt_value_new(rt_vec_type(RT_INT), t364);
+    int32_t *v_x858_d = v_x858->data.i;
+    const int64_t v_x858_n = v_x858->len;
+    RT_PARALLEL_FOR_IF(t364 >= RT_PARALLEL_MIN)
+    for (int64_t t365 = 0; t365 < t364; t365++) {
+      const int32_t t366 = (int32_t)t365;
+      int t370 = 0; /* nonzero: a check below failed */
+      int32_t t368 = rt_mul_i(t366, 2);
+      int t371 = (uint64_t)(int64_t)t368 < (uint64_t)v_x848_n;
+      int32_t t369 = t371 ? v_x848_d[t368] : 0;
+      t370 |= !t371;
+      int32_t t373 = rt_add_i(t369, 1);
+      int32_t t375 = rt_add_i(t368, 1);
+      int t377 = (uint64_t)(int64_t)t375 < (uint64_t)v_x848_n;
+      int32_t t376 = t377 ? v_x848_d[t375] : 0;
+      t370 |= !t377;
+      int32_t t379 = rt_add_i(t373, t376);
+      if (__builtin_expect(t370 != 0, 0)) { /* again, recording the error */
+        int32_t t381 = rt_mul_i(t366, 2);
+        int32_t t382;
+        if ((uint64_t)(int64_t)t381 < (uint64_t)v_x848_n) {
+          t382 = v_x848_d[t381];
+        } else {
+          NESSIE_RECORD(err, t365, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x848_n, 0.0, 0);
+          t382 = 0;
+        }
+        int32_t t384 = rt_add_i(t382, 1);
+        int32_t t386 = rt_add_i(t381, 1);
+        int32_t t387;
+        if ((uint64_t)(int64_t)t386 < (uint64_t)v_x848_n) {
+          t387 = v_x848_d[t386];
+        } else {
+          NESSIE_RECORD(err, t365, RT_CHECK_INDEX, 1, 0, RT_GATHER, t386, v_x848_n, 0.0, 1);
+          t387 = 0;
+        }
+        int32_t t389 = rt_add_i(t384, t387);
+      }
+      v_x858_d[t365] = t379;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x858 = v_x858;
+  return;
+fail:
+  rt_release(v_x858);
 }
 
 /* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145, int32_t v_x1120, RtValue **out_v_x1123, RtValue **out_v_x1128, RtValue **out_v_x1130, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167, int32_t v_x1142, RtValue **out_v_x1145, RtValue **out_v_x1150, RtValue **out_v_x1152, RtValue **out_v_x1165, RtValue **out_v_x1166) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1145_off = rt_seg_offsets(v_sd_1145);
-  const int64_t v_sd_1145_n = v_sd_1145->len;
-  RtValue *v_x1123 = NULL;
-  RtValue *v_x1128 = NULL;
-  RtValue *v_x1129 = NULL;
-  RtValue *v_x1130 = NULL;
-  RtValue *v_x1131 = NULL;
-  RtValue *v_x1143 = NULL;
-  RtValue *v_x1144 = NULL;
+  const int64_t *v_sd_1167_off = rt_seg_offsets(v_sd_1167);
+  const int64_t v_sd_1167_n = v_sd_1167->len;
+  RtValue *v_x1145 = NULL;
+  RtValue *v_x1150 = NULL;
+  RtValue *v_x1151 = NULL;
+  RtValue *v_x1152 = NULL;
+  RtValue *v_x1153 = NULL;
+  RtValue *v_x1165 = NULL;
+  RtValue *v_x1166 = NULL;
   /* MAP */
   {
-    const int64_t t415 = v_x1120;
-    if (t415 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t415, 0.0, 0);
+    const int64_t t390 = v_x1142;
+    if (t390 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t390, 0.0, 0);
       goto fail;
     }
-    v_x1123 = rt_value_new(rt_vec_type(RT_BOOL), t415);
-    uint8_t *v_x1123_d = v_x1123->data.b;
-    const int64_t v_x1123_n = v_x1123->len;
-    RT_PARALLEL_FOR_IF(t415 >= RT_PARALLEL_MIN)
-    for (int64_t t416 = 0; t416 < t415; t416++) {
-      const int32_t t417 = (int32_t)t416;
-      int t419 = 0; /* nonzero: a check below failed */
-      int t420 = (uint64_t)(int64_t)t417 < (uint64_t)v_sd_1145_n;
-      int32_t t418 = t420 ? (int32_t)(v_sd_1145_off[t417 + 1] - v_sd_1145_off[t417]) : 0;
-      t419 |= !t420;
-      uint8_t t422 = rt_le_i(t418, 1);
-      if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
-        int32_t t423;
-        if ((uint64_t)(int64_t)t417 < (uint64_t)v_sd_1145_n) {
-          t423 = (int32_t)(v_sd_1145_off[t417 + 1] - v_sd_1145_off[t417]);
+    v_x1145 = rt_value_new(rt_vec_type(RT_BOOL), t390);
+    uint8_t *v_x1145_d = v_x1145->data.b;
+    const int64_t v_x1145_n = v_x1145->len;
+    RT_PARALLEL_FOR_IF(t390 >= RT_PARALLEL_MIN)
+    for (int64_t t391 = 0; t391 < t390; t391++) {
+      const int32_t t392 = (int32_t)t391;
+      int t394 = 0; /* nonzero: a check below failed */
+      int t395 = (uint64_t)(int64_t)t392 < (uint64_t)v_sd_1167_n;
+      int32_t t393 = t395 ? (int32_t)(v_sd_1167_off[t392 + 1] - v_sd_1167_off[t392]) : 0;
+      t394 |= !t395;
+      uint8_t t397 = rt_le_i(t393, 1);
+      if (__builtin_expect(t394 != 0, 0)) { /* again, recording the error */
+        int32_t t398;
+        if ((uint64_t)(int64_t)t392 < (uint64_t)v_sd_1167_n) {
+          t398 = (int32_t)(v_sd_1167_off[t392 + 1] - v_sd_1167_off[t392]);
         } else {
-          NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_sd_1145_n, 0.0, 1);
-          t423 = 0;
+          NESSIE_RECORD(err, t391, RT_CHECK_INDEX, 0, 0, RT_GATHER, t392, v_sd_1167_n, 0.0, 1);
+          t398 = 0;
         }
-        uint8_t t425 = rt_le_i(t423, 1);
+        uint8_t t400 = rt_le_i(t398, 1);
       }
-      v_x1123_d[t416] = t422;
+      v_x1145_d[t391] = t397;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1123_d = v_x1123->data.b;
-    const int64_t v_x1123_n = v_x1123->len;
+    uint8_t *v_x1145_d = v_x1145->data.b;
+    const int64_t v_x1145_n = v_x1145->len;
     /* PARTITION */
     {
-      const int64_t t426 = v_x1120;
-      if (t426 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t426, 0.0, 2);
+      const int64_t t401 = v_x1142;
+      if (t401 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t401, 0.0, 2);
         goto fail;
       }
-      const int64_t t427 = t426 > 0 ? (t426 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t428 = (uint8_t *)rt_alloc_atomic((size_t)t426 + 1);
-      int64_t *t429 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t427 + 1));
-      RT_PARALLEL_FOR_IF(t427 > 1)
-      for (int64_t t430 = 0; t430 < t427; t430++) {
+      const int64_t t402 = t401 > 0 ? (t401 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t403 = (uint8_t *)rt_alloc_atomic((size_t)t401 + 1);
+      int64_t *t404 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t402 + 1));
+      RT_PARALLEL_FOR_IF(t402 > 1)
+      for (int64_t t405 = 0; t405 < t402; t405++) {
         int64_t kept = 0;
-        const int64_t t430_end = (t430 + 1) * RT_CHUNK < t426 ? (t430 + 1) * RT_CHUNK : t426;
-        for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
-          const int32_t t432 = (int32_t)t431;
-          int32_t t430x0;
-          uint8_t t430x1;
-          int t434 = 0; /* nonzero: a check below failed */
-          int t435 = (uint64_t)(int64_t)t432 < (uint64_t)v_sd_1145_n;
-          int32_t t433 = t435 ? (int32_t)(v_sd_1145_off[t432 + 1] - v_sd_1145_off[t432]) : 0;
-          t434 |= !t435;
-          uint8_t t437 = rt_le_i(t433, 1);
-          if (__builtin_expect(t434 != 0, 0)) { /* again, recording the error */
-            int32_t t438;
-            if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1145_n) {
-              t438 = (int32_t)(v_sd_1145_off[t432 + 1] - v_sd_1145_off[t432]);
+        const int64_t t405_end = (t405 + 1) * RT_CHUNK < t401 ? (t405 + 1) * RT_CHUNK : t401;
+        for (int64_t t406 = t405 * RT_CHUNK; t406 < t405_end; t406++) {
+          const int32_t t407 = (int32_t)t406;
+          int32_t t405x0;
+          uint8_t t405x1;
+          int t409 = 0; /* nonzero: a check below failed */
+          int t410 = (uint64_t)(int64_t)t407 < (uint64_t)v_sd_1167_n;
+          int32_t t408 = t410 ? (int32_t)(v_sd_1167_off[t407 + 1] - v_sd_1167_off[t407]) : 0;
+          t409 |= !t410;
+          uint8_t t412 = rt_le_i(t408, 1);
+          if (__builtin_expect(t409 != 0, 0)) { /* again, recording the error */
+            int32_t t413;
+            if ((uint64_t)(int64_t)t407 < (uint64_t)v_sd_1167_n) {
+              t413 = (int32_t)(v_sd_1167_off[t407 + 1] - v_sd_1167_off[t407]);
             } else {
-              NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1145_n, 0.0, 3);
-              t438 = 0;
+              NESSIE_RECORD(err, t406, RT_CHECK_INDEX, 0, 0, RT_GATHER, t407, v_sd_1167_n, 0.0, 3);
+              t413 = 0;
             }
-            uint8_t t440 = rt_le_i(t438, 1);
+            uint8_t t415 = rt_le_i(t413, 1);
           }
-          t430x0 = t432;
-          t430x1 = t437;
-          uint8_t t441;
-          t441 = t430x1;
-          t428[t431] = t441 != 0;
-          kept += t441 != 0;
+          t405x0 = t407;
+          t405x1 = t412;
+          uint8_t t416;
+          t416 = t405x1;
+          t403[t406] = t416 != 0;
+          kept += t416 != 0;
         }
-        t429[t430] = kept;
+        t404[t405] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t428);
-        rt_free(t429);
+        rt_free(t403);
+        rt_free(t404);
         goto fail;
       }
-      int64_t t442 = 0;
-      for (int64_t t430 = 0; t430 < t427; t430++) {
-        const int64_t k = t429[t430];
-        t429[t430] = t442;
-        t442 += k;
+      int64_t t417 = 0;
+      for (int64_t t405 = 0; t405 < t402; t405++) {
+        const int64_t k = t404[t405];
+        t404[t405] = t417;
+        t417 += k;
       }
-      v_x1128 = rt_value_new(rt_vec_type(RT_INT), t442);
-      int32_t *v_x1128_d = v_x1128->data.i;
-      const int64_t v_x1128_n = v_x1128->len;
-      v_x1130 = rt_value_new(rt_vec_type(RT_INT), (t426 - t442));
-      int32_t *v_x1130_d = v_x1130->data.i;
-      const int64_t v_x1130_n = v_x1130->len;
-      RT_PARALLEL_FOR_IF(t427 > 1)
-      for (int64_t t430 = 0; t430 < t427; t430++) {
-        int64_t at = t429[t430];
-        int64_t at_not = t430 * RT_CHUNK - t429[t430];
-        const int64_t t430_end = (t430 + 1) * RT_CHUNK < t426 ? (t430 + 1) * RT_CHUNK : t426;
-        for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
-          const int32_t t432 = (int32_t)t431;
-          int32_t t430y0;
-          uint8_t t430y1;
-          int t444 = 0; /* nonzero: a check below failed */
-          int t445 = (uint64_t)(int64_t)t432 < (uint64_t)v_sd_1145_n;
-          int32_t t443 = t445 ? (int32_t)(v_sd_1145_off[t432 + 1] - v_sd_1145_off[t432]) : 0;
-          t444 |= !t445;
-          uint8_t t447 = rt_le_i(t443, 1);
-          if (__builtin_expect(t444 != 0, 0)) { /* again, recording the error */
-            int32_t t448;
-            if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1145_n) {
-              t448 = (int32_t)(v_sd_1145_off[t432 + 1] - v_sd_1145_off[t432]);
+      v_x1150 = rt_value_new(rt_vec_type(RT_INT), t417);
+      int32_t *v_x1150_d = v_x1150->data.i;
+      const int64_t v_x1150_n = v_x1150->len;
+      v_x1152 = rt_value_new(rt_vec_type(RT_INT), (t401 - t417));
+      int32_t *v_x1152_d = v_x1152->data.i;
+      const int64_t v_x1152_n = v_x1152->len;
+      RT_PARALLEL_FOR_IF(t402 > 1)
+      for (int64_t t405 = 0; t405 < t402; t405++) {
+        int64_t at = t404[t405];
+        int64_t at_not = t405 * RT_CHUNK - t404[t405];
+        const int64_t t405_end = (t405 + 1) * RT_CHUNK < t401 ? (t405 + 1) * RT_CHUNK : t401;
+        for (int64_t t406 = t405 * RT_CHUNK; t406 < t405_end; t406++) {
+          const int32_t t407 = (int32_t)t406;
+          int32_t t405y0;
+          uint8_t t405y1;
+          int t419 = 0; /* nonzero: a check below failed */
+          int t420 = (uint64_t)(int64_t)t407 < (uint64_t)v_sd_1167_n;
+          int32_t t418 = t420 ? (int32_t)(v_sd_1167_off[t407 + 1] - v_sd_1167_off[t407]) : 0;
+          t419 |= !t420;
+          uint8_t t422 = rt_le_i(t418, 1);
+          if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
+            int32_t t423;
+            if ((uint64_t)(int64_t)t407 < (uint64_t)v_sd_1167_n) {
+              t423 = (int32_t)(v_sd_1167_off[t407 + 1] - v_sd_1167_off[t407]);
             } else {
-              NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1145_n, 0.0, 4);
-              t448 = 0;
+              NESSIE_RECORD(err, t406, RT_CHECK_INDEX, 0, 0, RT_GATHER, t407, v_sd_1167_n, 0.0, 4);
+              t423 = 0;
             }
-            uint8_t t450 = rt_le_i(t448, 1);
+            uint8_t t425 = rt_le_i(t423, 1);
           }
-          t430y0 = t432;
-          t430y1 = t447;
-          if (t428[t431]) {
-            v_x1128_d[at] = t430y0;
+          t405y0 = t407;
+          t405y1 = t422;
+          if (t403[t406]) {
+            v_x1150_d[at] = t405y0;
             at++;
           } else {
-            v_x1130_d[at_not] = t430y0;
+            v_x1152_d[at_not] = t405y0;
             at_not++;
           }
         }
       }
-      rt_free(t428);
-      rt_free(t429);
+      rt_free(t403);
+      rt_free(t404);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1128_d = v_x1128->data.i;
-      const int64_t v_x1128_n = v_x1128->len;
-      int32_t *v_x1130_d = v_x1130->data.i;
-      const int64_t v_x1130_n = v_x1130->len;
+      int32_t *v_x1150_d = v_x1150->data.i;
+      const int64_t v_x1150_n = v_x1150->len;
+      int32_t *v_x1152_d = v_x1152->data.i;
+      const int64_t v_x1152_n = v_x1152->len;
       /* SCAN */
       {
-        const int64_t t451 = v_x1120;
-        if (t451 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t451, 0.0, 5);
+        const int64_t t426 = v_x1142;
+        if (t426 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t426, 0.0, 5);
           goto fail;
         }
-        const int64_t t452 = t451 > 0 ? (t451 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t453 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t452);
-        int32_t *t454 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t452);
-        RT_PARALLEL_FOR_IF(t452 > 1)
-        for (int64_t t455 = 0; t455 < t452; t455++) {
-          int32_t t455a0;
-          int32_t t455a1;
-          t455a0 = 0;
-          t455a1 = 0;
-          const int64_t t455_end = (t455 + 1) * RT_CHUNK < t451 ? (t455 + 1) * RT_CHUNK : t451;
-          for (int64_t t456 = t455 * RT_CHUNK; t456 < t455_end; t456++) {
-            const int32_t t457 = (int32_t)t456;
-            int32_t t455x0;
-            int32_t t455x1;
-            int t459 = 0; /* nonzero: a check below failed */
-            int t460 = (uint64_t)(int64_t)t457 < (uint64_t)v_sd_1145_n;
-            int32_t t458 = t460 ? (int32_t)(v_sd_1145_off[t457 + 1] - v_sd_1145_off[t457]) : 0;
-            t459 |= !t460;
-            uint8_t t462 = rt_le_i(t458, 1);
-            int32_t t464 = rt_btoi_b(t462);
-            uint8_t t466 = rt_not_b(t462);
-            int32_t t468 = rt_btoi_b(t466);
-            if (__builtin_expect(t459 != 0, 0)) { /* again, recording the error */
-              int32_t t469;
-              if ((uint64_t)(int64_t)t457 < (uint64_t)v_sd_1145_n) {
-                t469 = (int32_t)(v_sd_1145_off[t457 + 1] - v_sd_1145_off[t457]);
+        const int64_t t427 = t426 > 0 ? (t426 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t428 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t427);
+        int32_t *t429 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t427);
+        RT_PARALLEL_FOR_IF(t427 > 1)
+        for (int64_t t430 = 0; t430 < t427; t430++) {
+          int32_t t430a0;
+          int32_t t430a1;
+          t430a0 = 0;
+          t430a1 = 0;
+          const int64_t t430_end = (t430 + 1) * RT_CHUNK < t426 ? (t430 + 1) * RT_CHUNK : t426;
+          for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
+            const int32_t t432 = (int32_t)t431;
+            int32_t t430x0;
+            int32_t t430x1;
+            int t434 = 0; /* nonzero: a check below failed */
+            int t435 = (uint64_t)(int64_t)t432 < (uint64_t)v_sd_1167_n;
+            int32_t t433 = t435 ? (int32_t)(v_sd_1167_off[t432 + 1] - v_sd_1167_off[t432]) : 0;
+            t434 |= !t435;
+            uint8_t t437 = rt_le_i(t433, 1);
+            int32_t t439 = rt_btoi_b(t437);
+            uint8_t t441 = rt_not_b(t437);
+            int32_t t443 = rt_btoi_b(t441);
+            if (__builtin_expect(t434 != 0, 0)) { /* again, recording the error */
+              int32_t t444;
+              if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1167_n) {
+                t444 = (int32_t)(v_sd_1167_off[t432 + 1] - v_sd_1167_off[t432]);
               } else {
-                NESSIE_RECORD(err, t456, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_sd_1145_n, 0.0, 6);
-                t469 = 0;
+                NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1167_n, 0.0, 6);
+                t444 = 0;
               }
-              uint8_t t471 = rt_le_i(t469, 1);
-              int32_t t473 = rt_btoi_b(t471);
-              uint8_t t475 = rt_not_b(t471);
-              int32_t t477 = rt_btoi_b(t475);
+              uint8_t t446 = rt_le_i(t444, 1);
+              int32_t t448 = rt_btoi_b(t446);
+              uint8_t t450 = rt_not_b(t446);
+              int32_t t452 = rt_btoi_b(t450);
             }
-            t455x0 = t464;
-            t455x1 = t468;
-            int32_t t479 = rt_add_i(t455a0, t455x0);
-            int32_t t481 = rt_add_i(t455a1, t455x1);
-            t455a0 = t479;
-            t455a1 = t481;
+            t430x0 = t439;
+            t430x1 = t443;
+            int32_t t454 = rt_add_i(t430a0, t430x0);
+            int32_t t456 = rt_add_i(t430a1, t430x1);
+            t430a0 = t454;
+            t430a1 = t456;
           }
-          t453[t455] = t455a0;
-          t454[t455] = t455a1;
+          t428[t430] = t430a0;
+          t429[t430] = t430a1;
         }
-        int32_t t455t0;
-        int32_t t455t1;
-        t455t0 = 0;
-        t455t1 = 0;
-        for (int64_t t455 = 0; t455 < t452; t455++) {
-          const int32_t t482 = t453[t455];
-          t453[t455] = t455t0;
-          const int32_t t483 = t454[t455];
-          t454[t455] = t455t1;
-          int32_t t485 = rt_add_i(t455t0, t482);
-          int32_t t487 = rt_add_i(t455t1, t483);
-          t455t0 = t485;
-          t455t1 = t487;
+        int32_t t430t0;
+        int32_t t430t1;
+        t430t0 = 0;
+        t430t1 = 0;
+        for (int64_t t430 = 0; t430 < t427; t430++) {
+          const int32_t t457 = t428[t430];
+          t428[t430] = t430t0;
+          const int32_t t458 = t429[t430];
+          t429[t430] = t430t1;
+          int32_t t460 = rt_add_i(t430t0, t457);
+          int32_t t462 = rt_add_i(t430t1, t458);
+          t430t0 = t460;
+          t430t1 = t462;
         }
-        v_x1143 = rt_value_new(rt_vec_type(RT_INT), t451);
-        int32_t *v_x1143_d = v_x1143->data.i;
-        const int64_t v_x1143_n = v_x1143->len;
-        v_x1144 = rt_value_new(rt_vec_type(RT_INT), t451);
-        int32_t *v_x1144_d = v_x1144->data.i;
-        const int64_t v_x1144_n = v_x1144->len;
-        RT_PARALLEL_FOR_IF(t452 > 1)
-        for (int64_t t455 = 0; t455 < t452; t455++) {
-          int32_t t455p0;
-          int32_t t455p1;
-          t455p0 = t453[t455];
-          t455p1 = t454[t455];
-          const int64_t t455_end = (t455 + 1) * RT_CHUNK < t451 ? (t455 + 1) * RT_CHUNK : t451;
-          for (int64_t t456 = t455 * RT_CHUNK; t456 < t455_end; t456++) {
-            const int32_t t457 = (int32_t)t456;
-            v_x1143_d[t456] = t455p0;
-            v_x1144_d[t456] = t455p1;
-            int32_t t455y0;
-            int32_t t455y1;
-            int t489 = 0; /* nonzero: a check below failed */
-            int t490 = (uint64_t)(int64_t)t457 < (uint64_t)v_sd_1145_n;
-            int32_t t488 = t490 ? (int32_t)(v_sd_1145_off[t457 + 1] - v_sd_1145_off[t457]) : 0;
-            t489 |= !t490;
-            uint8_t t492 = rt_le_i(t488, 1);
-            int32_t t494 = rt_btoi_b(t492);
-            uint8_t t496 = rt_not_b(t492);
-            int32_t t498 = rt_btoi_b(t496);
-            if (__builtin_expect(t489 != 0, 0)) { /* again, recording the error */
-              int32_t t499;
-              if ((uint64_t)(int64_t)t457 < (uint64_t)v_sd_1145_n) {
-                t499 = (int32_t)(v_sd_1145_off[t457 + 1] - v_sd_1145_off[t457]);
+        v_x1165 = rt_value_new(rt_vec_type(RT_INT), t426);
+        int32_t *v_x1165_d = v_x1165->data.i;
+        const int64_t v_x1165_n = v_x1165->len;
+        v_x1166 = rt_value_new(rt_vec_type(RT_INT), t426);
+        int32_t *v_x1166_d = v_x1166->data.i;
+        const int64_t v_x1166_n = v_x1166->len;
+        RT_PARALLEL_FOR_IF(t427 > 1)
+        for (int64_t t430 = 0; t430 < t427; t430++) {
+          int32_t t430p0;
+          int32_t t430p1;
+          t430p0 = t428[t430];
+          t430p1 = t429[t430];
+          const int64_t t430_end = (t430 + 1) * RT_CHUNK < t426 ? (t430 + 1) * RT_CHUNK : t426;
+          for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
+            const int32_t t432 = (int32_t)t431;
+            v_x1165_d[t431] = t430p0;
+            v_x1166_d[t431] = t430p1;
+            int32_t t430y0;
+            int32_t t430y1;
+            int t464 = 0; /* nonzero: a check below failed */
+            int t465 = (uint64_t)(int64_t)t432 < (uint64_t)v_sd_1167_n;
+            int32_t t463 = t465 ? (int32_t)(v_sd_1167_off[t432 + 1] - v_sd_1167_off[t432]) : 0;
+            t464 |= !t465;
+            uint8_t t467 = rt_le_i(t463, 1);
+            int32_t t469 = rt_btoi_b(t467);
+            uint8_t t471 = rt_not_b(t467);
+            int32_t t473 = rt_btoi_b(t471);
+            if (__builtin_expect(t464 != 0, 0)) { /* again, recording the error */
+              int32_t t474;
+              if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1167_n) {
+                t474 = (int32_t)(v_sd_1167_off[t432 + 1] - v_sd_1167_off[t432]);
               } else {
-                NESSIE_RECORD(err, t456, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_sd_1145_n, 0.0, 7);
-                t499 = 0;
+                NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1167_n, 0.0, 7);
+                t474 = 0;
               }
-              uint8_t t501 = rt_le_i(t499, 1);
-              int32_t t503 = rt_btoi_b(t501);
-              uint8_t t505 = rt_not_b(t501);
-              int32_t t507 = rt_btoi_b(t505);
+              uint8_t t476 = rt_le_i(t474, 1);
+              int32_t t478 = rt_btoi_b(t476);
+              uint8_t t480 = rt_not_b(t476);
+              int32_t t482 = rt_btoi_b(t480);
             }
-            t455y0 = t494;
-            t455y1 = t498;
-            int32_t t509 = rt_add_i(t455p0, t455y0);
-            int32_t t511 = rt_add_i(t455p1, t455y1);
-            t455p0 = t509;
-            t455p1 = t511;
+            t430y0 = t469;
+            t430y1 = t473;
+            int32_t t484 = rt_add_i(t430p0, t430y0);
+            int32_t t486 = rt_add_i(t430p1, t430y1);
+            t430p0 = t484;
+            t430p1 = t486;
           }
         }
-        rt_free(t453);
-        rt_free(t454);
+        rt_free(t428);
+        rt_free(t429);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1123 = v_x1123;
-  *out_v_x1128 = v_x1128;
-  *out_v_x1130 = v_x1130;
-  *out_v_x1143 = v_x1143;
-  *out_v_x1144 = v_x1144;
-  rt_release(v_x1129);
-  rt_release(v_x1131);
+  *out_v_x1145 = v_x1145;
+  *out_v_x1150 = v_x1150;
+  *out_v_x1152 = v_x1152;
+  *out_v_x1165 = v_x1165;
+  *out_v_x1166 = v_x1166;
+  rt_release(v_x1151);
+  rt_release(v_x1153);
   return;
 fail:
-  rt_release(v_x1123);
-  rt_release(v_x1128);
-  rt_release(v_x1129);
-  rt_release(v_x1130);
-  rt_release(v_x1131);
-  rt_release(v_x1143);
-  rt_release(v_x1144);
+  rt_release(v_x1145);
+  rt_release(v_x1150);
+  rt_release(v_x1151);
+  rt_release(v_x1152);
+  rt_release(v_x1153);
+  rt_release(v_x1165);
+  rt_release(v_x1166);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, RtValue *v_sd_1155, RtValue *v_sd_1148, RtValue **out_v_x1152, RtValue **out_v_x1153, RtValue **out_v_x1154) {
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1168, RtValue *v_sd_1177, RtValue *v_sd_1170, RtValue **out_v_x1174, RtValue **out_v_x1175, RtValue **out_v_x1176) {
   (void)loc;
   (void)run;
-  int32_t *v_x1146_d = v_x1146->data.i;
-  const int64_t v_x1146_n = v_x1146->len;
-  const int64_t *v_sd_1155_off = rt_seg_offsets(v_sd_1155);
-  const int64_t v_sd_1155_n = v_sd_1155->len;
-  const int64_t *v_sd_1148_off = rt_seg_offsets(v_sd_1148);
-  const int64_t v_sd_1148_n = v_sd_1148->len;
-  RtValue *v_x1152 = NULL;
-  RtValue *v_x1153 = NULL;
-  RtValue *v_x1154 = NULL;
+  int32_t *v_x1168_d = v_x1168->data.i;
+  const int64_t v_x1168_n = v_x1168->len;
+  const int64_t *v_sd_1177_off = rt_seg_offsets(v_sd_1177);
+  const int64_t v_sd_1177_n = v_sd_1177->len;
+  const int64_t *v_sd_1170_off = rt_seg_offsets(v_sd_1170);
+  const int64_t v_sd_1170_n = v_sd_1170->len;
+  RtValue *v_x1174 = NULL;
+  RtValue *v_x1175 = NULL;
+  RtValue *v_x1176 = NULL;
   /* MAP */
   {
-    const int64_t t512 = v_x1146_n;
-    v_x1152 = rt_value_new(rt_vec_type(RT_INT), t512);
-    int32_t *v_x1152_d = v_x1152->data.i;
-    const int64_t v_x1152_n = v_x1152->len;
-    v_x1153 = rt_value_new(rt_vec_type(RT_INT), t512);
-    int32_t *v_x1153_d = v_x1153->data.i;
-    const int64_t v_x1153_n = v_x1153->len;
-    v_x1154 = rt_value_new(rt_vec_type(RT_INT), t512);
-    int32_t *v_x1154_d = v_x1154->data.i;
-    const int64_t v_x1154_n = v_x1154->len;
-    RT_PARALLEL_FOR_IF(t512 >= RT_PARALLEL_MIN)
-    for (int64_t t513 = 0; t513 < t512; t513++) {
-      const int32_t t514 = (int32_t)t513;
-      int t517 = 0; /* nonzero: a check below failed */
-      int32_t t515 = v_x1146_d[t514];
-      int t518 = (uint64_t)(int64_t)t515 < (uint64_t)v_sd_1148_n;
-      int32_t t516 = t518 ? (int32_t)v_sd_1148_off[t515] : 0;
-      t517 |= !t518;
-      int t520 = (uint64_t)(int64_t)t515 < (uint64_t)v_sd_1155_n;
-      int32_t t519 = t520 ? (int32_t)(v_sd_1155_off[t515 + 1] - v_sd_1155_off[t515]) : 0;
-      t517 |= !t520;
-      int32_t t522 = rt_add_i(t516, t519);
-      if (__builtin_expect(t517 != 0, 0)) { /* again, recording the error */
-        int32_t t523 = v_x1146_d[t514];
-        int32_t t524;
-        if ((uint64_t)(int64_t)t523 < (uint64_t)v_sd_1148_n) {
-          t524 = (int32_t)v_sd_1148_off[t523];
+    const int64_t t487 = v_x1168_n;
+    v_x1174 = rt_value_new(rt_vec_type(RT_INT), t487);
+    int32_t *v_x1174_d = v_x1174->data.i;
+    const int64_t v_x1174_n = v_x1174->len;
+    v_x1175 = rt_value_new(rt_vec_type(RT_INT), t487);
+    int32_t *v_x1175_d = v_x1175->data.i;
+    const int64_t v_x1175_n = v_x1175->len;
+    v_x1176 = rt_value_new(rt_vec_type(RT_INT), t487);
+    int32_t *v_x1176_d = v_x1176->data.i;
+    const int64_t v_x1176_n = v_x1176->len;
+    RT_PARALLEL_FOR_IF(t487 >= RT_PARALLEL_MIN)
+    for (int64_t t488 = 0; t488 < t487; t488++) {
+      const int32_t t489 = (int32_t)t488;
+      int t492 = 0; /* nonzero: a check below failed */
+      int32_t t490 = v_x1168_d[t489];
+      int t493 = (uint64_t)(int64_t)t490 < (uint64_t)v_sd_1170_n;
+      int32_t t491 = t493 ? (int32_t)v_sd_1170_off[t490] : 0;
+      t492 |= !t493;
+      int t495 = (uint64_t)(int64_t)t490 < (uint64_t)v_sd_1177_n;
+      int32_t t494 = t495 ? (int32_t)(v_sd_1177_off[t490 + 1] - v_sd_1177_off[t490]) : 0;
+      t492 |= !t495;
+      int32_t t497 = rt_add_i(t491, t494);
+      if (__builtin_expect(t492 != 0, 0)) { /* again, recording the error */
+        int32_t t498 = v_x1168_d[t489];
+        int32_t t499;
+        if ((uint64_t)(int64_t)t498 < (uint64_t)v_sd_1170_n) {
+          t499 = (int32_t)v_sd_1170_off[t498];
         } else {
-          NESSIE_RECORD(err, t513, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, v_sd_1148_n, 0.0, 0);
-          t524 = 0;
+          NESSIE_RECORD(err, t488, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_sd_1170_n, 0.0, 0);
+          t499 = 0;
         }
-        int32_t t525;
-        if ((uint64_t)(int64_t)t523 < (uint64_t)v_sd_1155_n) {
-          t525 = (int32_t)(v_sd_1155_off[t523 + 1] - v_sd_1155_off[t523]);
+        int32_t t500;
+        if ((uint64_t)(int64_t)t498 < (uint64_t)v_sd_1177_n) {
+          t500 = (int32_t)(v_sd_1177_off[t498 + 1] - v_sd_1177_off[t498]);
         } else {
-          NESSIE_RECORD(err, t513, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, v_sd_1155_n, 0.0, 1);
-          t525 = 0;
+          NESSIE_RECORD(err, t488, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_sd_1177_n, 0.0, 1);
+          t500 = 0;
         }
-        int32_t t527 = rt_add_i(t524, t525);
+        int32_t t502 = rt_add_i(t499, t500);
       }
-      v_x1152_d[t513] = t516;
-      v_x1153_d[t513] = t522;
-      v_x1154_d[t513] = 1;
+      v_x1174_d[t488] = t491;
+      v_x1175_d[t488] = t497;
+      v_x1176_d[t488] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1152 = v_x1152;
-  *out_v_x1153 = v_x1153;
-  *out_v_x1154 = v_x1154;
+  *out_v_x1174 = v_x1174;
+  *out_v_x1175 = v_x1175;
+  *out_v_x1176 = v_x1176;
   return;
 fail:
-  rt_release(v_x1152);
-  rt_release(v_x1153);
-  rt_release(v_x1154);
+  rt_release(v_x1174);
+  rt_release(v_x1175);
+  rt_release(v_x1176);
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1013, int32_t v_x1014, RtValue *v_x1017, RtValue *v_x1018, RtValue *v_x1021, RtValue *v_x1022, int32_t v_x1023, RtValue **out_v_x1027) {
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1035, int32_t v_x1036, RtValue *v_x1039, RtValue *v_x1040, RtValue *v_x1043, RtValue *v_x1044, int32_t v_x1045, RtValue **out_v_x1049) {
   (void)loc;
   (void)run;
-  int32_t *v_x1013_d = v_x1013->data.i;
-  const int64_t v_x1013_n = v_x1013->len;
-  uint8_t *v_x1017_d = v_x1017->data.b;
-  const int64_t v_x1017_n = v_x1017->len;
-  (void)v_x1017_n; /* v_x1017's length is v_x1013's */
-  int32_t *v_x1018_d = v_x1018->data.i;
-  const int64_t v_x1018_n = v_x1018->len;
-  (void)v_x1018_n; /* v_x1018's length is v_x1013's */
-  int32_t *v_x1021_d = v_x1021->data.i;
-  const int64_t v_x1021_n = v_x1021->len;
-  int32_t *v_x1022_d = v_x1022->data.i;
-  const int64_t v_x1022_n = v_x1022->len;
-  RtValue *v_x1027 = NULL;
+  int32_t *v_x1035_d = v_x1035->data.i;
+  const int64_t v_x1035_n = v_x1035->len;
+  uint8_t *v_x1039_d = v_x1039->data.b;
+  const int64_t v_x1039_n = v_x1039->len;
+  (void)v_x1039_n; /* v_x1039's length is v_x1035's */
+  int32_t *v_x1040_d = v_x1040->data.i;
+  const int64_t v_x1040_n = v_x1040->len;
+  (void)v_x1040_n; /* v_x1040's length is v_x1035's */
+  int32_t *v_x1043_d = v_x1043->data.i;
+  const int64_t v_x1043_n = v_x1043->len;
+  int32_t *v_x1044_d = v_x1044->data.i;
+  const int64_t v_x1044_n = v_x1044->len;
+  RtValue *v_x1049 = NULL;
   /* MAP */
   {
-    const int64_t t528 = v_x1013_n;
-    v_x1027 = rt_value_new(rt_vec_type(RT_INT), t528);
-    int32_t *v_x1027_d = v_x1027->data.i;
-    const int64_t v_x1027_n = v_x1027->len;
-    RT_PARALLEL_FOR_IF(t528 >= RT_PARALLEL_MIN)
-    for (int64_t t529 = 0; t529 < t528; t529++) {
-      const int32_t t530 = (int32_t)t529;
-      int t539 = 0; /* nonzero: a check below failed */
-      int32_t t531 = v_x1013_d[t530];
-      int32_t t533 = rt_add_i(t531, v_x1014);
-      uint8_t t534 = v_x1017_d[t530];
-      int32_t t535 = v_x1018_d[t530];
-      int32_t t537 = (t534 ? t535 : t533);
-      int t540 = (uint64_t)(int64_t)t537 < (uint64_t)v_x1023;
-      int32_t t538 = t540 ? t537 : 0;
-      t539 |= !t540;
-      uint8_t t542 = rt_lt_i(t538, (int32_t)v_x1021_n);
-      int32_t t543;
-      if (t542) {
-        int t545 = (uint64_t)(int64_t)t538 < (uint64_t)v_x1021_n;
-        int32_t t544 = t545 ? v_x1021_d[t538] : 0;
-        t539 |= !t545;
-        t543 = t544;
+    const int64_t t503 = v_x1035_n;
+    v_x1049 = rt_value_new(rt_vec_type(RT_INT), t503);
+    int32_t *v_x1049_d = v_x1049->data.i;
+    const int64_t v_x1049_n = v_x1049->len;
+    RT_PARALLEL_FOR_IF(t503 >= RT_PARALLEL_MIN)
+    for (int64_t t504 = 0; t504 < t503; t504++) {
+      const int32_t t505 = (int32_t)t504;
+      int t514 = 0; /* nonzero: a check below failed */
+      int32_t t506 = v_x1035_d[t505];
+      int32_t t508 = rt_add_i(t506, v_x1036);
+      uint8_t t509 = v_x1039_d[t505];
+      int32_t t510 = v_x1040_d[t505];
+      int32_t t512 = (t509 ? t510 : t508);
+      int t515 = (uint64_t)(int64_t)t512 < (uint64_t)v_x1045;
+      int32_t t513 = t515 ? t512 : 0;
+      t514 |= !t515;
+      uint8_t t517 = rt_lt_i(t513, (int32_t)v_x1043_n);
+      int32_t t518;
+      if (t517) {
+        int t520 = (uint64_t)(int64_t)t513 < (uint64_t)v_x1043_n;
+        int32_t t519 = t520 ? v_x1043_d[t513] : 0;
+        t514 |= !t520;
+        t518 = t519;
       } else {
-        int32_t t547 = rt_sub_i(t538, (int32_t)v_x1021_n);
-        int t549 = (uint64_t)(int64_t)t547 < (uint64_t)v_x1022_n;
-        int32_t t548 = t549 ? v_x1022_d[t547] : 0;
-        t539 |= !t549;
-        t543 = t548;
+        int32_t t522 = rt_sub_i(t513, (int32_t)v_x1043_n);
+        int t524 = (uint64_t)(int64_t)t522 < (uint64_t)v_x1044_n;
+        int32_t t523 = t524 ? v_x1044_d[t522] : 0;
+        t514 |= !t524;
+        t518 = t523;
       }
-      if (__builtin_expect(t539 != 0, 0)) { /* again, recording the error */
-        int32_t t550 = v_x1013_d[t530];
-        int32_t t552 = rt_add_i(t550, v_x1014);
-        uint8_t t553 = v_x1017_d[t530];
-        int32_t t554 = v_x1018_d[t530];
-        int32_t t556 = (t553 ? t554 : t552);
-        int32_t t557;
-        if ((uint64_t)(int64_t)t556 < (uint64_t)v_x1023) {
-          t557 = t556;
+      if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
+        int32_t t525 = v_x1035_d[t505];
+        int32_t t527 = rt_add_i(t525, v_x1036);
+        uint8_t t528 = v_x1039_d[t505];
+        int32_t t529 = v_x1040_d[t505];
+        int32_t t531 = (t528 ? t529 : t527);
+        int32_t t532;
+        if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1045) {
+          t532 = t531;
         } else {
-          NESSIE_RECORD(err, t529, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, v_x1023, 0.0, 0);
-          t557 = 0;
+          NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1045, 0.0, 0);
+          t532 = 0;
         }
-        uint8_t t559 = rt_lt_i(t557, (int32_t)v_x1021_n);
-        int32_t t560;
-        if (t559) {
-          int32_t t561;
-          if ((uint64_t)(int64_t)t557 < (uint64_t)v_x1021_n) {
-            t561 = v_x1021_d[t557];
+        uint8_t t534 = rt_lt_i(t532, (int32_t)v_x1043_n);
+        int32_t t535;
+        if (t534) {
+          int32_t t536;
+          if ((uint64_t)(int64_t)t532 < (uint64_t)v_x1043_n) {
+            t536 = v_x1043_d[t532];
           } else {
-            NESSIE_RECORD(err, t529, RT_CHECK_INDEX, 0, 0, RT_GATHER, t557, v_x1021_n, 0.0, 1);
-            t561 = 0;
+            NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t532, v_x1043_n, 0.0, 1);
+            t536 = 0;
           }
-          t560 = t561;
+          t535 = t536;
         } else {
-          int32_t t563 = rt_sub_i(t557, (int32_t)v_x1021_n);
-          int32_t t564;
-          if ((uint64_t)(int64_t)t563 < (uint64_t)v_x1022_n) {
-            t564 = v_x1022_d[t563];
+          int32_t t538 = rt_sub_i(t532, (int32_t)v_x1043_n);
+          int32_t t539;
+          if ((uint64_t)(int64_t)t538 < (uint64_t)v_x1044_n) {
+            t539 = v_x1044_d[t538];
           } else {
-            NESSIE_RECORD(err, t529, RT_CHECK_INDEX, 0, 0, RT_GATHER, t563, v_x1022_n, 0.0, 2);
-            t564 = 0;
+            NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x1044_n, 0.0, 2);
+            t539 = 0;
           }
-          t560 = t564;
+          t535 = t539;
         }
       }
-      v_x1027_d[t529] = t543;
+      v_x1049_d[t504] = t518;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1027 = v_x1027;
+  *out_v_x1049 = v_x1049;
   return;
 fail:
-  rt_release(v_x1027);
+  rt_release(v_x1049);
 }
 
 /* K19: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue **out_v_x1159) {
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue **out_v_x1181) {
   (void)loc;
   (void)run;
-  int32_t *v_x1156_d = v_x1156->data.i;
-  const int64_t v_x1156_n = v_x1156->len;
-  int32_t v_x1157 = 0;
-  RtValue *v_x1159 = NULL;
+  int32_t *v_x1178_d = v_x1178->data.i;
+  const int64_t v_x1178_n = v_x1178->len;
+  int32_t v_x1179 = 0;
+  RtValue *v_x1181 = NULL;
   /* ONCE */
   {
-    int t566 = 0; /* nonzero: a check below failed */
-    int t567 = (uint64_t)(int64_t)0 < (uint64_t)v_x1156_n;
-    int32_t t565 = t567 ? v_x1156_d[0] : 0;
-    t566 |= !t567;
-    if (__builtin_expect(t566 != 0, 0)) { /* again, recording the error */
-      int32_t t568;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1156_n) {
-        t568 = v_x1156_d[0];
+    int t541 = 0; /* nonzero: a check below failed */
+    int t542 = (uint64_t)(int64_t)0 < (uint64_t)v_x1178_n;
+    int32_t t540 = t542 ? v_x1178_d[0] : 0;
+    t541 |= !t542;
+    if (__builtin_expect(t541 != 0, 0)) { /* again, recording the error */
+      int32_t t543;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1178_n) {
+        t543 = v_x1178_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1156_n, 0.0, 0);
-        t568 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1178_n, 0.0, 0);
+        t543 = 0;
       }
     }
-    v_x1157 = t565;
+    v_x1179 = t540;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t569 = 1;
-      v_x1159 = rt_value_new(rt_vec_type(RT_INT), t569);
-      int32_t *v_x1159_d = v_x1159->data.i;
-      const int64_t v_x1159_n = v_x1159->len;
-      RT_PARALLEL_FOR_IF(t569 >= RT_PARALLEL_MIN)
-      for (int64_t t570 = 0; t570 < t569; t570++) {
-        const int32_t t571 = (int32_t)t570;
-        v_x1159_d[t570] = v_x1157;
+      const int64_t t544 = 1;
+      v_x1181 = rt_value_new(rt_vec_type(RT_INT), t544);
+      int32_t *v_x1181_d = v_x1181->data.i;
+      const int64_t v_x1181_n = v_x1181->len;
+      RT_PARALLEL_FOR_IF(t544 >= RT_PARALLEL_MIN)
+      for (int64_t t545 = 0; t545 < t544; t545++) {
+        const int32_t t546 = (int32_t)t545;
+        v_x1181_d[t545] = v_x1179;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1159 = v_x1159;
+  *out_v_x1181 = v_x1181;
   return;
 fail:
-  rt_release(v_x1159);
+  rt_release(v_x1181);
 }
 
-/* K20: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1161, RtValue *v_dev_1166, RtValue **out_v_x1165) {
+/* K20: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1183, RtValue *v_dev_1190, RtValue **out_v_x1188, RtValue **out_v_x1189) {
   (void)loc;
   (void)run;
-  int32_t *v_x1161_d = v_x1161->data.i;
-  const int64_t v_x1161_n = v_x1161->len;
-  int32_t *v_dev_1166_d = v_dev_1166->data.i;
-  const int64_t v_dev_1166_n = v_dev_1166->len;
-  RtValue *v_x1165 = NULL;
-  /* FILTER */
+  int32_t *v_x1183_d = v_x1183->data.i;
+  const int64_t v_x1183_n = v_x1183->len;
+  int32_t *v_dev_1190_d = v_dev_1190->data.i;
+  const int64_t v_dev_1190_n = v_dev_1190->len;
+  RtValue *v_x1188 = NULL;
+  RtValue *v_x1189 = NULL;
+  /* SPLIT */
   {
-    const int64_t t572 = v_x1161_n;
-    const int64_t t573 = t572 > 0 ? (t572 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t574 = (uint8_t *)rt_alloc_atomic((size_t)t572 + 1);
-    int64_t *t575 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t573 + 1));
-    RT_PARALLEL_FOR_IF(t573 > 1)
-    for (int64_t t576 = 0; t576 < t573; t576++) {
-      int64_t kept = 0;
-      const int64_t t576_end = (t576 + 1) * RT_CHUNK < t572 ? (t576 + 1) * RT_CHUNK : t572;
-      for (int64_t t577 = t576 * RT_CHUNK; t577 < t576_end; t577++) {
-        const int32_t t578 = (int32_t)t577;
-        int32_t t576x0;
-        int32_t t579 = v_x1161_d[t578];
-        t576x0 = t579;
-        uint8_t t580;
-        int t582 = 0; /* nonzero: a check below failed */
-        int t583 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1166_n;
-        int32_t t581 = t583 ? v_dev_1166_d[0] : 0;
-        t582 |= !t583;
-        uint8_t t585 = rt_gt_i(t576x0, t581);
-        if (__builtin_expect(t582 != 0, 0)) { /* again, recording the error */
-          int32_t t586;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1166_n) {
-            t586 = v_dev_1166_d[0];
+    const int64_t t547 = v_x1183_n;
+    const int64_t t548 = t547 > 0 ? (t547 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t549 = (uint8_t *)rt_alloc_atomic((size_t)t547 + 1);
+    int64_t *t550 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t548 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t548 > 1)
+    for (int64_t t551 = 0; t551 < t548; t551++) {
+      int64_t kept[2] = {0};
+      const int64_t t551_end = (t551 + 1) * RT_CHUNK < t547 ? (t551 + 1) * RT_CHUNK : t547;
+      for (int64_t t552 = t551 * RT_CHUNK; t552 < t551_end; t552++) {
+        const int32_t t553 = (int32_t)t552;
+        int32_t t551x0;
+        int32_t t551x1;
+        int32_t t554 = v_x1183_d[t553];
+        t551x0 = t554;
+        t551x1 = t554;
+        uint8_t t555;
+        uint8_t t556;
+        int t558 = 0; /* nonzero: a check below failed */
+        int t559 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n;
+        int32_t t557 = t559 ? v_dev_1190_d[0] : 0;
+        t558 |= !t559;
+        uint8_t t561 = rt_lt_i(t551x0, t557);
+        uint8_t t563 = rt_gt_i(t551x1, t557);
+        if (__builtin_expect(t558 != 0, 0)) { /* again, recording the error */
+          int32_t t564;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n) {
+            t564 = v_dev_1190_d[0];
           } else {
-            NESSIE_RECORD(err, t577, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1166_n, 0.0, 0);
-            t586 = 0;
+            NESSIE_RECORD(err, t552, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1190_n, 0.0, 0);
+            t564 = 0;
           }
-          uint8_t t588 = rt_gt_i(t576x0, t586);
+          uint8_t t566 = rt_lt_i(t551x0, t564);
+          uint8_t t568 = rt_gt_i(t551x1, t564);
         }
-        t580 = t585;
-        t574[t577] = t580 != 0;
-        kept += t580 != 0;
+        t555 = t561;
+        t556 = t563;
+        kept[0] += t555 != 0;
+        kept[1] += t556 != 0;
+        t549[t552] = (uint8_t)((t555 != 0) << 0 | (t556 != 0) << 1);
       }
-      t575[t576] = kept;
+      t550[0 * t548 + t551] = kept[0];
+      t550[1 * t548 + t551] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t574);
-      rt_free(t575);
+      rt_free(t549);
+      rt_free(t550);
       goto fail;
     }
-    int64_t t589 = 0;
-    for (int64_t t576 = 0; t576 < t573; t576++) {
-      const int64_t k = t575[t576];
-      t575[t576] = t589;
-      t589 += k;
+    int64_t t569 = 0;
+    for (int64_t t551 = 0; t551 < t548; t551++) {
+      const int64_t k = t550[0 * t548 + t551];
+      t550[0 * t548 + t551] = t569;
+      t569 += k;
     }
-    v_x1165 = rt_value_new(rt_vec_type(RT_INT), t589);
-    int32_t *v_x1165_d = v_x1165->data.i;
-    const int64_t v_x1165_n = v_x1165->len;
-    RT_PARALLEL_FOR_IF(t573 > 1)
-    for (int64_t t576 = 0; t576 < t573; t576++) {
-      int64_t at = t575[t576];
-      const int64_t t576_end = (t576 + 1) * RT_CHUNK < t572 ? (t576 + 1) * RT_CHUNK : t572;
-      for (int64_t t577 = t576 * RT_CHUNK; t577 < t576_end; t577++) {
-        const int32_t t578 = (int32_t)t577;
-        if (!t574[t577])
+    v_x1188 = rt_value_new(rt_vec_type(RT_INT), t569);
+    int32_t *v_x1188_d = v_x1188->data.i;
+    const int64_t v_x1188_n = v_x1188->len;
+    int64_t t570 = 0;
+    for (int64_t t551 = 0; t551 < t548; t551++) {
+      const int64_t k = t550[1 * t548 + t551];
+      t550[1 * t548 + t551] = t570;
+      t570 += k;
+    }
+    v_x1189 = rt_value_new(rt_vec_type(RT_INT), t570);
+    int32_t *v_x1189_d = v_x1189->data.i;
+    const int64_t v_x1189_n = v_x1189->len;
+    RT_PARALLEL_FOR_IF(t548 > 1)
+    for (int64_t t551 = 0; t551 < t548; t551++) {
+      int64_t at[2];
+      at[0] = t550[0 * t548 + t551];
+      at[1] = t550[1 * t548 + t551];
+      const int64_t t551_end = (t551 + 1) * RT_CHUNK < t547 ? (t551 + 1) * RT_CHUNK : t547;
+      for (int64_t t552 = t551 * RT_CHUNK; t552 < t551_end; t552++) {
+        const int32_t t553 = (int32_t)t552;
+        if (!t549[t552])
           continue;
-        int32_t t576y0;
-        int32_t t590 = v_x1161_d[t578];
-        t576y0 = t590;
-        if (t574[t577]) {
-          v_x1165_d[at] = t576y0;
-          at++;
+        int32_t t551y0;
+        int32_t t551y1;
+        int32_t t571 = v_x1183_d[t553];
+        t551y0 = t571;
+        t551y1 = t571;
+        if (t549[t552] >> 0 & 1) {
+          v_x1188_d[at[0]] = t551y0;
+          at[0]++;
+        }
+        if (t549[t552] >> 1 & 1) {
+          v_x1189_d[at[1]] = t551y1;
+          at[1]++;
         }
       }
     }
-    rt_free(t574);
-    rt_free(t575);
+    rt_free(t549);
+    rt_free(t550);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1165 = v_x1165;
+  *out_v_x1188 = v_x1188;
+  *out_v_x1189 = v_x1189;
   return;
 fail:
-  rt_release(v_x1165);
-}
-
-/* K21: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_dev_1172, RtValue **out_v_x1171) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1167_d = v_x1167->data.i;
-  const int64_t v_x1167_n = v_x1167->len;
-  int32_t *v_dev_1172_d = v_dev_1172->data.i;
-  const int64_t v_dev_1172_n = v_dev_1172->len;
-  RtValue *v_x1171 = NULL;
-  /* FILTER */
-  {
-    const int64_t t591 = v_x1167_n;
-    const int64_t t592 = t591 > 0 ? (t591 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t593 = (uint8_t *)rt_alloc_atomic((size_t)t591 + 1);
-    int64_t *t594 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t592 + 1));
-    RT_PARALLEL_FOR_IF(t592 > 1)
-    for (int64_t t595 = 0; t595 < t592; t595++) {
-      int64_t kept = 0;
-      const int64_t t595_end = (t595 + 1) * RT_CHUNK < t591 ? (t595 + 1) * RT_CHUNK : t591;
-      for (int64_t t596 = t595 * RT_CHUNK; t596 < t595_end; t596++) {
-        const int32_t t597 = (int32_t)t596;
-        int32_t t595x0;
-        int32_t t598 = v_x1167_d[t597];
-        t595x0 = t598;
-        uint8_t t599;
-        int t601 = 0; /* nonzero: a check below failed */
-        int t602 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1172_n;
-        int32_t t600 = t602 ? v_dev_1172_d[0] : 0;
-        t601 |= !t602;
-        uint8_t t604 = rt_lt_i(t595x0, t600);
-        if (__builtin_expect(t601 != 0, 0)) { /* again, recording the error */
-          int32_t t605;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1172_n) {
-            t605 = v_dev_1172_d[0];
-          } else {
-            NESSIE_RECORD(err, t596, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1172_n, 0.0, 0);
-            t605 = 0;
-          }
-          uint8_t t607 = rt_lt_i(t595x0, t605);
-        }
-        t599 = t604;
-        t593[t596] = t599 != 0;
-        kept += t599 != 0;
-      }
-      t594[t595] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t593);
-      rt_free(t594);
-      goto fail;
-    }
-    int64_t t608 = 0;
-    for (int64_t t595 = 0; t595 < t592; t595++) {
-      const int64_t k = t594[t595];
-      t594[t595] = t608;
-      t608 += k;
-    }
-    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t608);
-    int32_t *v_x1171_d = v_x1171->data.i;
-    const int64_t v_x1171_n = v_x1171->len;
-    RT_PARALLEL_FOR_IF(t592 > 1)
-    for (int64_t t595 = 0; t595 < t592; t595++) {
-      int64_t at = t594[t595];
-      const int64_t t595_end = (t595 + 1) * RT_CHUNK < t591 ? (t595 + 1) * RT_CHUNK : t591;
-      for (int64_t t596 = t595 * RT_CHUNK; t596 < t595_end; t596++) {
-        const int32_t t597 = (int32_t)t596;
-        if (!t593[t596])
-          continue;
-        int32_t t595y0;
-        int32_t t609 = v_x1167_d[t597];
-        t595y0 = t609;
-        if (t593[t596]) {
-          v_x1171_d[at] = t595y0;
-          at++;
-        }
-      }
-    }
-    rt_free(t593);
-    rt_free(t594);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1171 = v_x1171;
-  return;
-fail:
-  rt_release(v_x1171);
+  rt_release(v_x1188);
+  rt_release(v_x1189);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2302,32 +2156,31 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1160 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1160);
+    RtValue *v_dev_1182 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1182);
+    RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K20, 4, v_x19, v_dev_1160, &v_x60);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K20, 4, v_x19, v_dev_1182, &v_x42, &v_x60);
+    rt_release(v_dev_1182);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
-    RtValue *v_x42 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 5, v_x19, v_dev_1160, &v_x42);
-    rt_release(v_dev_1160);
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t610 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t610->data.i[0] = v_x62;
-    t610->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t610);
+    RtValue *t572 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t572->data.i[0] = v_x62;
+    t572->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t572);
     RtValue *v_x67 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 6, v_x64, &v_x67);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 6, v_x42, v_x60, v_x70, &v_x76);
-    rt_release(v_x60);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 5, v_x42, v_x60, v_x70, &v_x76);
     rt_release(v_x42);
+    rt_release(v_x60);
     RtValue *v_x78 = NULL;
     rt_retain(v_x67);
     rt_retain(v_x76);
@@ -2336,7 +2189,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K7, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K7, 6, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2357,7 +2210,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   RtValue *v_x643 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 8, &v_x94);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
     v_x643 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
@@ -2365,24 +2218,24 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x130 = NULL;
     RtValue *v_x598 = NULL;
     RtValue *v_x612 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
     RtValue *v_x201 = NULL;
     RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 7, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
     RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 8, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
     rt_release(v_x206);
     RtValue *v_x149 = NULL;
     RtValue *v_x154 = NULL;
     RtValue *v_x159 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 7, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
     RtValue *v_x166 = NULL;
     RtValue *v_x167 = NULL;
     RtValue *v_x168 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 8, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
     rt_release(v_x149);
     rt_release(v_x154);
     rt_release(v_x159);
@@ -2391,8 +2244,8 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x224 = 0;
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
-    RtValue *v_ids_1082 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 8, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1082);
+    RtValue *v_ids_1104 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 7, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1104);
     rt_release(v_x201);
     rt_release(v_x211);
     int32_t v_x132 = 0;
@@ -2403,7 +2256,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x245 = NULL;
     if (v_x238) {
       RtValue *v_x241 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 8, &v_x241);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x241);
       v_x245 = v_x241;
     } else {
       v_x245 = v_x167;
@@ -2418,22 +2271,22 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x587 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 8, &v_x249);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x249);
       v_x587 = v_x249;
     } else {
       RtValue *v_x253 = NULL;
       int32_t v_x270 = 0;
       int32_t v_x271 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 10, v_x133, v_x219, &v_x253, &v_x270, &v_x271);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 9, v_x133, v_x219, &v_x253, &v_x270, &v_x271);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x270, v_x271, 0);
       RtValue *v_x237 = NULL;
       RtValue *v_x283 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x232, v_x89, v_x220, &v_x237, &v_x283);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 7, v_x232, v_x89, v_x220, &v_x237, &v_x283);
       RtValue *v_x305 = NULL;
       RtValue *v_x326 = NULL;
       RtValue *v_x352 = NULL;
       RtValue *v_x373 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 5, v_ids_1082, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 4, v_ids_1104, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
       rt_release(v_x237);
       rt_release(v_x283);
       int32_t v_x386 = 0;
@@ -2449,25 +2302,25 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x405, 1);
       RtValue *v_x392 = NULL;
       RtValue *v_x462 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 6, v_x326, v_x373, v_x386, &v_x392, &v_x462);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 5, v_x326, v_x373, v_x386, &v_x392, &v_x462);
       rt_release(v_x326);
       rt_release(v_x373);
       RtValue *v_x467 = NULL;
       RtValue *v_x472 = NULL;
       RtValue *v_x477 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 6, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 5, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
       rt_release(v_x392);
       rt_release(v_x462);
       RtValue *v_x484 = NULL;
       RtValue *v_x485 = NULL;
       RtValue *v_x486 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 5, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
       rt_release(v_x472);
       rt_release(v_x485);
       int32_t v_x490 = 0;
       v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
       RtValue *v_x503 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 5, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
       rt_release(v_x305);
       rt_release(v_x352);
       rt_release(v_x467);
@@ -2482,11 +2335,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x448 = NULL;
       int32_t v_x526 = 0;
       int32_t v_x527 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 5, v_x133, v_x253, &v_x448, &v_x526, &v_x527);
       rt_release(v_x253);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x526, v_x527, 0);
       RtValue *v_x586 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 7, v_x448, v_x505, &v_x586);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 6, v_x448, v_x505, &v_x586);
       rt_release(v_x505);
       rt_release(v_x448);
       v_x587 = v_x586;
@@ -2495,7 +2348,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x219);
     rt_release(v_x220);
     rt_release(v_x232);
-    rt_release(v_ids_1082);
+    rt_release(v_ids_1104);
     int32_t v_x630 = 0;
     v_x630 = (int32_t)v_x587->len;
     int32_t v_x629 = 0;
@@ -2503,7 +2356,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x631 = 0;
     v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
     RtValue *v_x642 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 7, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
     rt_release(v_x105);
     rt_release(v_x598);
     rt_release(v_x612);
@@ -2632,16 +2485,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t611 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t611->data.i[0] = 3;
-  t611->data.i[1] = 1;
-  t611->data.i[2] = 4;
-  t611->data.i[3] = 1;
-  t611->data.i[4] = 5;
-  t611->data.i[5] = 9;
-  t611->data.i[6] = 2;
-  t611->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t611);
+  RtValue *t573 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t573->data.i[0] = 3;
+  t573->data.i[1] = 1;
+  t573->data.i[2] = 4;
+  t573->data.i[3] = 1;
+  t573->data.i[4] = 5;
+  t573->data.i[5] = 9;
+  t573->data.i[6] = 2;
+  t573->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t573);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -87,7 +87,6 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 52, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
@@ -533,102 +532,102 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue 
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1090, RtValue *v_x1084, RtValue *v_x1085, RtValue *v_x1086, RtValue **out_v_x1089, RtValue **out_v_ids_1092) {
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1112, RtValue *v_x1106, RtValue *v_x1107, RtValue *v_x1108, RtValue **out_v_x1111, RtValue **out_v_ids_1114) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1090_off = rt_seg_offsets(v_sd_1090);
-  const int64_t v_sd_1090_n = v_sd_1090->len;
-  int32_t *v_x1084_d = v_x1084->data.i;
-  const int64_t v_x1084_n = v_x1084->len;
-  int32_t *v_x1085_d = v_x1085->data.i;
-  const int64_t v_x1085_n = v_x1085->len;
-  int32_t *v_x1086_d = v_x1086->data.i;
-  const int64_t v_x1086_n = v_x1086->len;
-  RtValue *v_x1089 = NULL;
-  RtValue *v_ids_1092 = NULL;
+  const int64_t *v_sd_1112_off = rt_seg_offsets(v_sd_1112);
+  const int64_t v_sd_1112_n = v_sd_1112->len;
+  int32_t *v_x1106_d = v_x1106->data.i;
+  const int64_t v_x1106_n = v_x1106->len;
+  int32_t *v_x1107_d = v_x1107->data.i;
+  const int64_t v_x1107_n = v_x1107->len;
+  int32_t *v_x1108_d = v_x1108->data.i;
+  const int64_t v_x1108_n = v_x1108->len;
+  RtValue *v_x1111 = NULL;
+  RtValue *v_ids_1114 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t47 = v_sd_1090_off[v_sd_1090_n];
-    v_x1089 = rt_value_new(rt_vec_type(RT_INT), t47);
-    int32_t *v_x1089_d = v_x1089->data.i;
-    const int64_t v_x1089_n = v_x1089->len;
-    v_ids_1092 = rt_value_new(rt_vec_type(RT_INT), t47);
-    int32_t *v_ids_1092_d = v_ids_1092->data.i;
-    const int64_t v_ids_1092_n = v_ids_1092->len;
+    const int64_t t47 = v_sd_1112_off[v_sd_1112_n];
+    v_x1111 = rt_value_new(rt_vec_type(RT_INT), t47);
+    int32_t *v_x1111_d = v_x1111->data.i;
+    const int64_t v_x1111_n = v_x1111->len;
+    v_ids_1114 = rt_value_new(rt_vec_type(RT_INT), t47);
+    int32_t *v_ids_1114_d = v_ids_1114->data.i;
+    const int64_t v_ids_1114_n = v_ids_1114->len;
     const int64_t t48 = (t47 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t48 > 1)
     for (int64_t t49 = 0; t49 < t48; t49++) {
-      int64_t t52 = rt_segment_search(v_sd_1090_off, 0, v_sd_1090_n, t49 * RT_CHUNK);
+      int64_t t52 = rt_segment_search(v_sd_1112_off, 0, v_sd_1112_n, t49 * RT_CHUNK);
       const int64_t t49_end = (t49 + 1) * RT_CHUNK < t47 ? (t49 + 1) * RT_CHUNK : t47;
       for (int64_t t50 = t49 * RT_CHUNK; t50 < t49_end; t50++) {
         const int32_t t51 = (int32_t)t50;
-        while (v_sd_1090_off[t52 + 1] <= t50)
+        while (v_sd_1112_off[t52 + 1] <= t50)
           t52++;
         const int32_t t53 = (int32_t)t52;
         int t55 = 0; /* nonzero: a check below failed */
-        int t56 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1086_n;
-        int32_t t54 = t56 ? v_x1086_d[t53] : 0;
+        int t56 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1108_n;
+        int32_t t54 = t56 ? v_x1108_d[t53] : 0;
         t55 |= !t56;
-        int t58 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1084_n;
-        int32_t t57 = t58 ? v_x1084_d[t53] : 0;
+        int t58 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1106_n;
+        int32_t t57 = t58 ? v_x1106_d[t53] : 0;
         t55 |= !t58;
         int32_t t60 = rt_sub_i(t51, t57);
-        int t62 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1085_n;
-        int32_t t61 = t62 ? v_x1085_d[t53] : 0;
+        int t62 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1107_n;
+        int32_t t61 = t62 ? v_x1107_d[t53] : 0;
         t55 |= !t62;
         int32_t t64 = rt_mul_i(t60, t61);
         int32_t t66 = rt_add_i(t54, t64);
         if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
           int32_t t67;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1086_n) {
-            t67 = v_x1086_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1108_n) {
+            t67 = v_x1108_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1086_n, 0.0, 0);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1108_n, 0.0, 0);
             t67 = 0;
           }
           int32_t t68;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1084_n) {
-            t68 = v_x1084_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1106_n) {
+            t68 = v_x1106_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1084_n, 0.0, 1);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1106_n, 0.0, 1);
             t68 = 0;
           }
           int32_t t70 = rt_sub_i(t51, t68);
           int32_t t71;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1085_n) {
-            t71 = v_x1085_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1107_n) {
+            t71 = v_x1107_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1085_n, 0.0, 2);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1107_n, 0.0, 2);
             t71 = 0;
           }
           int32_t t73 = rt_mul_i(t70, t71);
           int32_t t75 = rt_add_i(t67, t73);
         }
-        v_x1089_d[t50] = t66;
-        v_ids_1092_d[t50] = t53;
+        v_x1111_d[t50] = t66;
+        v_ids_1114_d[t50] = t53;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1089 = v_x1089;
-  *out_v_ids_1092 = v_ids_1092;
+  *out_v_x1111 = v_x1111;
+  *out_v_ids_1114 = v_ids_1114;
   return;
 fail:
-  rt_release(v_x1089);
-  rt_release(v_ids_1092);
+  rt_release(v_x1111);
+  rt_release(v_ids_1114);
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K5_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1090_off; int64_t v_sd_1090_n;
-  int32_t *v_x1084_d; int64_t v_x1084_n;
-  int32_t *v_x1085_d; int64_t v_x1085_n;
-  int32_t *v_x1086_d; int64_t v_x1086_n;
-  int32_t *v_x1089_d; int64_t v_x1089_n;
-  int32_t *v_ids_1092_d; int64_t v_ids_1092_n;
+  const int64_t *v_sd_1112_off; int64_t v_sd_1112_n;
+  int32_t *v_x1106_d; int64_t v_x1106_n;
+  int32_t *v_x1107_d; int64_t v_x1107_n;
+  int32_t *v_x1108_d; int64_t v_x1108_n;
+  int32_t *v_x1111_d; int64_t v_x1111_n;
+  int32_t *v_ids_1114_d; int64_t v_ids_1114_n;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
@@ -643,39 +642,39 @@ struct K5_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t77 = 0; /* nonzero: a check below failed */
-    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1086_n;
-    int32_t t76 = t78 ? A.v_x1086_d[sx] : 0;
+    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1108_n;
+    int32_t t76 = t78 ? A.v_x1108_d[sx] : 0;
     t77 |= !t78;
-    int t80 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1084_n;
-    int32_t t79 = t80 ? A.v_x1084_d[sx] : 0;
+    int t80 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1106_n;
+    int32_t t79 = t80 ? A.v_x1106_d[sx] : 0;
     t77 |= !t80;
     int32_t t82 = rt_sub_i(ix, t79);
-    int t84 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1085_n;
-    int32_t t83 = t84 ? A.v_x1085_d[sx] : 0;
+    int t84 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1107_n;
+    int32_t t83 = t84 ? A.v_x1107_d[sx] : 0;
     t77 |= !t84;
     int32_t t86 = rt_mul_i(t82, t83);
     int32_t t88 = rt_add_i(t76, t86);
     if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
       int32_t t89;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1086_n) {
-        t89 = A.v_x1086_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1108_n) {
+        t89 = A.v_x1108_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1086_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1108_n, 0.0, 0);
         t89 = 0;
       }
       int32_t t90;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1084_n) {
-        t90 = A.v_x1084_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1106_n) {
+        t90 = A.v_x1106_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1084_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1106_n, 0.0, 1);
         t90 = 0;
       }
       int32_t t92 = rt_sub_i(ix, t90);
       int32_t t93;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1085_n) {
-        t93 = A.v_x1085_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1107_n) {
+        t93 = A.v_x1107_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1085_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1107_n, 0.0, 2);
         t93 = 0;
       }
       int32_t t95 = rt_mul_i(t92, t93);
@@ -687,97 +686,97 @@ struct K5_0_pull {
 struct K5_0_store {
   K5_A A;
   __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x1089_d[i] = v.v0;
-    A.v_ids_1092_d[i] = v.v1;
+    A.v_x1111_d[i] = v.v0;
+    A.v_ids_1114_d[i] = v.v1;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1090, RtValue *v_x1084, RtValue *v_x1085, RtValue *v_x1086, RtValue **out_v_x1089, RtValue **out_v_ids_1092) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1112, RtValue *v_x1106, RtValue *v_x1107, RtValue *v_x1108, RtValue **out_v_x1111, RtValue **out_v_ids_1114) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1090_off = rtg_seg_offsets(v_sd_1090);
-  A.v_sd_1090_n = v_sd_1090->len;
-  A.v_x1084_d = v_x1084->data.i;
-  A.v_x1084_n = v_x1084->len;
-  A.v_x1085_d = v_x1085->data.i;
-  A.v_x1085_n = v_x1085->len;
-  A.v_x1086_d = v_x1086->data.i;
-  A.v_x1086_n = v_x1086->len;
-  RtValue *v_x1089 = NULL;
-  RtValue *v_ids_1092 = NULL;
+  A.v_sd_1112_off = rtg_seg_offsets(v_sd_1112);
+  A.v_sd_1112_n = v_sd_1112->len;
+  A.v_x1106_d = v_x1106->data.i;
+  A.v_x1106_n = v_x1106->len;
+  A.v_x1107_d = v_x1107->data.i;
+  A.v_x1107_n = v_x1107->len;
+  A.v_x1108_d = v_x1108->data.i;
+  A.v_x1108_n = v_x1108->len;
+  RtValue *v_x1111 = NULL;
+  RtValue *v_ids_1114 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t98 = rtg_seg_total(v_sd_1090);
-    v_x1089 = rtg_vec_new(RT_INT, t98);
-    A.v_x1089_d = v_x1089->data.i;
-    A.v_x1089_n = v_x1089->len;
-    v_ids_1092 = rtg_vec_new(RT_INT, t98);
-    A.v_ids_1092_d = v_ids_1092->data.i;
-    A.v_ids_1092_n = v_ids_1092->len;
-    rtg::seg_map("K5", loc, K5_0_pull{A}, K5_0_store{A}, v_sd_1090, t98);
+    const int64_t t98 = rtg_seg_total(v_sd_1112);
+    v_x1111 = rtg_vec_new(RT_INT, t98);
+    A.v_x1111_d = v_x1111->data.i;
+    A.v_x1111_n = v_x1111->len;
+    v_ids_1114 = rtg_vec_new(RT_INT, t98);
+    A.v_ids_1114_d = v_ids_1114->data.i;
+    A.v_ids_1114_n = v_ids_1114->len;
+    rtg::seg_map("K5", loc, K5_0_pull{A}, K5_0_store{A}, v_sd_1112, t98);
   }
-  *out_v_x1089 = v_x1089;
-  *out_v_ids_1092 = v_ids_1092;
+  *out_v_x1111 = v_x1111;
+  *out_v_ids_1114 = v_ids_1114;
   return;
 fail:
-  rt_release(v_x1089);
-  rt_release(v_ids_1092);
+  rt_release(v_x1111);
+  rt_release(v_ids_1114);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1090, RtValue *v_x1084, RtValue *v_x1085, RtValue *v_x1086, RtValue **out_v_x1089, RtValue **out_v_ids_1092) {
-  RtValue *vals[] = {v_sd_1090, v_x1084, v_x1085, v_x1086};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1112, RtValue *v_x1106, RtValue *v_x1107, RtValue *v_x1108, RtValue **out_v_x1111, RtValue **out_v_ids_1114) {
+  RtValue *vals[] = {v_sd_1112, v_x1106, v_x1107, v_x1108};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K5_host(err, loc, run, v_sd_1090, v_x1084, v_x1085, v_x1086, out_v_x1089, out_v_ids_1092);
+    K5_host(err, loc, run, v_sd_1112, v_x1106, v_x1107, v_x1108, out_v_x1111, out_v_ids_1114);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_sd_1090, v_x1084, v_x1085, v_x1086, out_v_x1089, out_v_ids_1092);
+    K5_gpu(err, loc, run, v_sd_1112, v_x1106, v_x1107, v_x1108, out_v_x1111, out_v_ids_1114);
   }
 }
 
 /* K7: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
   (void)loc;
   (void)run;
-  int32_t *v_x715_d = v_x715->data.i;
-  const int64_t v_x715_n = v_x715->len;
-  int32_t v_x716 = 0;
-  int32_t v_x717 = 0;
+  int32_t *v_x723_d = v_x723->data.i;
+  const int64_t v_x723_n = v_x723->len;
+  int32_t v_x724 = 0;
+  int32_t v_x725 = 0;
   /* ONCE */
   {
     int t102 = 0; /* nonzero: a check below failed */
-    int t103 = (uint64_t)(int64_t)0 < (uint64_t)v_x715_n;
-    int32_t t101 = t103 ? v_x715_d[0] : 0;
+    int t103 = (uint64_t)(int64_t)0 < (uint64_t)v_x723_n;
+    int32_t t101 = t103 ? v_x723_d[0] : 0;
     t102 |= !t103;
-    int t105 = (uint64_t)(int64_t)1 < (uint64_t)v_x715_n;
-    int32_t t104 = t105 ? v_x715_d[1] : 0;
+    int t105 = (uint64_t)(int64_t)1 < (uint64_t)v_x723_n;
+    int32_t t104 = t105 ? v_x723_d[1] : 0;
     t102 |= !t105;
     if (__builtin_expect(t102 != 0, 0)) { /* again, recording the error */
       int32_t t106;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x715_n) {
-        t106 = v_x715_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x723_n) {
+        t106 = v_x723_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x715_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x723_n, 0.0, 0);
         t106 = 0;
       }
       int32_t t107;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x715_n) {
-        t107 = v_x715_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x723_n) {
+        t107 = v_x723_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x715_n, 0.0, 1);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x723_n, 0.0, 1);
         t107 = 0;
       }
     }
-    v_x716 = t101;
-    v_x717 = t104;
+    v_x724 = t101;
+    v_x725 = t104;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x716 = v_x716;
-  *out_v_x717 = v_x717;
+  *out_v_x724 = v_x724;
+  *out_v_x725 = v_x725;
   return;
 fail:
 }
@@ -786,9 +785,9 @@ fail:
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x715_d; int64_t v_x715_n;
-  int32_t v_x716;
-  int32_t v_x717;
+  int32_t *v_x723_d; int64_t v_x723_n;
+  int32_t v_x724;
+  int32_t v_x725;
 };
 struct alignas(8) K7_0_V {
   int32_t v0;
@@ -800,158 +799,158 @@ struct K7_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t109 = 0; /* nonzero: a check below failed */
-    int t110 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x715_n;
-    int32_t t108 = t110 ? A.v_x715_d[0] : 0;
+    int t110 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x723_n;
+    int32_t t108 = t110 ? A.v_x723_d[0] : 0;
     t109 |= !t110;
-    int t112 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x715_n;
-    int32_t t111 = t112 ? A.v_x715_d[1] : 0;
+    int t112 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x723_n;
+    int32_t t111 = t112 ? A.v_x723_d[1] : 0;
     t109 |= !t112;
     if (__builtin_expect(t109 != 0, 0)) { /* again, recording the error */
       int32_t t113;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x715_n) {
-        t113 = A.v_x715_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x723_n) {
+        t113 = A.v_x723_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x715_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x723_n, 0.0, 0);
         t113 = 0;
       }
       int32_t t114;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x715_n) {
-        t114 = A.v_x715_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x723_n) {
+        t114 = A.v_x723_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x715_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x723_n, 0.0, 1);
         t114 = 0;
       }
     }
     return K7_0_V{t108, t111};
   }
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x715_d = v_x715->data.i;
-  A.v_x715_n = v_x715->len;
-  int32_t v_x716 = 0;
-  int32_t v_x717 = 0;
+  A.v_x723_d = v_x723->data.i;
+  A.v_x723_n = v_x723->len;
+  int32_t v_x724 = 0;
+  int32_t v_x725 = 0;
   /* ONCE */
   {
     const K7_0_V t115 = rtg::once<K7_0_V>("K7", loc, K7_0_pull{A});
-    v_x716 = t115.v0;
-    A.v_x716 = v_x716;
-    v_x717 = t115.v1;
-    A.v_x717 = v_x717;
+    v_x724 = t115.v0;
+    A.v_x724 = v_x724;
+    v_x725 = t115.v1;
+    A.v_x725 = v_x725;
   }
-  *out_v_x716 = v_x716;
-  *out_v_x717 = v_x717;
+  *out_v_x724 = v_x724;
+  *out_v_x725 = v_x725;
   return;
 fail:
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x715, int32_t *out_v_x716, int32_t *out_v_x717) {
-  RtValue *vals[] = {v_x715};
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
+  RtValue *vals[] = {v_x723};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K7_host(err, loc, run, v_x715, out_v_x716, out_v_x717);
+    K7_host(err, loc, run, v_x723, out_v_x724, out_v_x725);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x715, out_v_x716, out_v_x717);
+    K7_gpu(err, loc, run, v_x723, out_v_x724, out_v_x725);
   }
 }
 
 /* K8: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x729, RtValue *v_x730, RtValue *v_x733, RtValue **out_v_x732, RtValue **out_v_x737) {
   (void)loc;
   (void)run;
-  int32_t *v_x718_d = v_x718->data.i;
-  const int64_t v_x718_n = v_x718->len;
-  int32_t *v_x719_d = v_x719->data.i;
-  const int64_t v_x719_n = v_x719->len;
-  int32_t *v_x722_d = v_x722->data.i;
-  const int64_t v_x722_n = v_x722->len;
-  RtValue *v_x721 = NULL;
-  RtValue *v_x726 = NULL;
+  int32_t *v_x729_d = v_x729->data.i;
+  const int64_t v_x729_n = v_x729->len;
+  int32_t *v_x730_d = v_x730->data.i;
+  const int64_t v_x730_n = v_x730->len;
+  int32_t *v_x733_d = v_x733->data.i;
+  const int64_t v_x733_n = v_x733->len;
+  RtValue *v_x732 = NULL;
+  RtValue *v_x737 = NULL;
   /* MAP */
   {
-    const int64_t t116 = v_x718_n;
-    v_x721 = rt_value_new(rt_vec_type(RT_INT), t116);
-    int32_t *v_x721_d = v_x721->data.i;
-    const int64_t v_x721_n = v_x721->len;
+    const int64_t t116 = v_x729_n;
+    v_x732 = rt_value_new(rt_vec_type(RT_INT), t116);
+    int32_t *v_x732_d = v_x732->data.i;
+    const int64_t v_x732_n = v_x732->len;
     RT_PARALLEL_FOR_IF(t116 >= RT_PARALLEL_MIN)
     for (int64_t t117 = 0; t117 < t116; t117++) {
       const int32_t t118 = (int32_t)t117;
       int t121 = 0; /* nonzero: a check below failed */
-      int32_t t119 = v_x718_d[t118];
-      int t122 = (uint64_t)(int64_t)t119 < (uint64_t)v_x719_n;
-      int32_t t120 = t122 ? v_x719_d[t119] : 0;
+      int32_t t119 = v_x729_d[t118];
+      int t122 = (uint64_t)(int64_t)t119 < (uint64_t)v_x730_n;
+      int32_t t120 = t122 ? v_x730_d[t119] : 0;
       t121 |= !t122;
       if (__builtin_expect(t121 != 0, 0)) { /* again, recording the error */
-        int32_t t123 = v_x718_d[t118];
+        int32_t t123 = v_x729_d[t118];
         int32_t t124;
-        if ((uint64_t)(int64_t)t123 < (uint64_t)v_x719_n) {
-          t124 = v_x719_d[t123];
+        if ((uint64_t)(int64_t)t123 < (uint64_t)v_x730_n) {
+          t124 = v_x730_d[t123];
         } else {
-          NESSIE_RECORD(err, t117, RT_CHECK_INDEX, 0, 0, RT_GATHER, t123, v_x719_n, 0.0, 0);
+          NESSIE_RECORD(err, t117, RT_CHECK_INDEX, 0, 0, RT_GATHER, t123, v_x730_n, 0.0, 0);
           t124 = 0;
         }
       }
-      v_x721_d[t117] = t120;
+      v_x732_d[t117] = t120;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x721_d = v_x721->data.i;
-    const int64_t v_x721_n = v_x721->len;
+    int32_t *v_x732_d = v_x732->data.i;
+    const int64_t v_x732_n = v_x732->len;
     /* MAP */
     {
-      const int64_t t125 = v_x722_n;
-      v_x726 = rt_value_new(rt_vec_type(RT_INT), t125);
-      int32_t *v_x726_d = v_x726->data.i;
-      const int64_t v_x726_n = v_x726->len;
+      const int64_t t125 = v_x733_n;
+      v_x737 = rt_value_new(rt_vec_type(RT_INT), t125);
+      int32_t *v_x737_d = v_x737->data.i;
+      const int64_t v_x737_n = v_x737->len;
       RT_PARALLEL_FOR_IF(t125 >= RT_PARALLEL_MIN)
       for (int64_t t126 = 0; t126 < t125; t126++) {
         const int32_t t127 = (int32_t)t126;
         int t130 = 0; /* nonzero: a check below failed */
-        int32_t t128 = v_x722_d[t127];
-        int t131 = (uint64_t)(int64_t)t128 < (uint64_t)v_x721_n;
-        int32_t t129 = t131 ? v_x721_d[t128] : 0;
+        int32_t t128 = v_x733_d[t127];
+        int t131 = (uint64_t)(int64_t)t128 < (uint64_t)v_x732_n;
+        int32_t t129 = t131 ? v_x732_d[t128] : 0;
         t130 |= !t131;
         if (__builtin_expect(t130 != 0, 0)) { /* again, recording the error */
-          int32_t t132 = v_x722_d[t127];
+          int32_t t132 = v_x733_d[t127];
           int32_t t133;
-          if ((uint64_t)(int64_t)t132 < (uint64_t)v_x721_n) {
-            t133 = v_x721_d[t132];
+          if ((uint64_t)(int64_t)t132 < (uint64_t)v_x732_n) {
+            t133 = v_x732_d[t132];
           } else {
-            NESSIE_RECORD(err, t126, RT_CHECK_INDEX, 2, 0, RT_GATHER, t132, v_x721_n, 0.0, 1);
+            NESSIE_RECORD(err, t126, RT_CHECK_INDEX, 2, 0, RT_GATHER, t132, v_x732_n, 0.0, 1);
             t133 = 0;
           }
         }
-        v_x726_d[t126] = t129;
+        v_x737_d[t126] = t129;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x721 = v_x721;
-  *out_v_x726 = v_x726;
+  *out_v_x732 = v_x732;
+  *out_v_x737 = v_x737;
   return;
 fail:
-  rt_release(v_x721);
-  rt_release(v_x726);
+  rt_release(v_x732);
+  rt_release(v_x737);
 }
 
 /* K8: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x718_d; int64_t v_x718_n;
-  int32_t *v_x719_d; int64_t v_x719_n;
-  int32_t *v_x722_d; int64_t v_x722_n;
-  int32_t *v_x721_d; int64_t v_x721_n;
-  int32_t *v_x726_d; int64_t v_x726_n;
+  int32_t *v_x729_d; int64_t v_x729_n;
+  int32_t *v_x730_d; int64_t v_x730_n;
+  int32_t *v_x733_d; int64_t v_x733_n;
+  int32_t *v_x732_d; int64_t v_x732_n;
+  int32_t *v_x737_d; int64_t v_x737_n;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
@@ -962,17 +961,17 @@ struct K8_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t136 = 0; /* nonzero: a check below failed */
-    int32_t t134 = rtg::ld_stream(&A.v_x718_d[ix]);
-    int t137 = (uint64_t)(int64_t)t134 < (uint64_t)A.v_x719_n;
-    int32_t t135 = t137 ? A.v_x719_d[t134] : 0;
+    int32_t t134 = rtg::ld_stream(&A.v_x729_d[ix]);
+    int t137 = (uint64_t)(int64_t)t134 < (uint64_t)A.v_x730_n;
+    int32_t t135 = t137 ? A.v_x730_d[t134] : 0;
     t136 |= !t137;
     if (__builtin_expect(t136 != 0, 0)) { /* again, recording the error */
-      int32_t t138 = rtg::ld_stream(&A.v_x718_d[ix]);
+      int32_t t138 = rtg::ld_stream(&A.v_x729_d[ix]);
       int32_t t139;
-      if ((uint64_t)(int64_t)t138 < (uint64_t)A.v_x719_n) {
-        t139 = A.v_x719_d[t138];
+      if ((uint64_t)(int64_t)t138 < (uint64_t)A.v_x730_n) {
+        t139 = A.v_x730_d[t138];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t138, A.v_x719_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t138, A.v_x730_n, 0.0, 0);
         t139 = 0;
       }
     }
@@ -982,7 +981,7 @@ struct K8_0_pull {
 struct K8_0_store {
   K8_A A;
   __device__ void operator()(int64_t i, const K8_0_V &v) const {
-    A.v_x721_d[i] = v.v0;
+    A.v_x732_d[i] = v.v0;
   }
 };
 struct alignas(8) K8_1_V {
@@ -994,17 +993,17 @@ struct K8_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t142 = 0; /* nonzero: a check below failed */
-    int32_t t140 = rtg::ld_stream(&A.v_x722_d[ix]);
-    int t143 = (uint64_t)(int64_t)t140 < (uint64_t)A.v_x721_n;
-    int32_t t141 = t143 ? A.v_x721_d[t140] : 0;
+    int32_t t140 = rtg::ld_stream(&A.v_x733_d[ix]);
+    int t143 = (uint64_t)(int64_t)t140 < (uint64_t)A.v_x732_n;
+    int32_t t141 = t143 ? A.v_x732_d[t140] : 0;
     t142 |= !t143;
     if (__builtin_expect(t142 != 0, 0)) { /* again, recording the error */
-      int32_t t144 = rtg::ld_stream(&A.v_x722_d[ix]);
+      int32_t t144 = rtg::ld_stream(&A.v_x733_d[ix]);
       int32_t t145;
-      if ((uint64_t)(int64_t)t144 < (uint64_t)A.v_x721_n) {
-        t145 = A.v_x721_d[t144];
+      if ((uint64_t)(int64_t)t144 < (uint64_t)A.v_x732_n) {
+        t145 = A.v_x732_d[t144];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t144, A.v_x721_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t144, A.v_x732_n, 0.0, 1);
         t145 = 0;
       }
     }
@@ -1014,93 +1013,93 @@ struct K8_1_pull {
 struct K8_1_store {
   K8_A A;
   __device__ void operator()(int64_t i, const K8_1_V &v) const {
-    A.v_x726_d[i] = v.v0;
+    A.v_x737_d[i] = v.v0;
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x729, RtValue *v_x730, RtValue *v_x733, RtValue **out_v_x732, RtValue **out_v_x737) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x718_d = v_x718->data.i;
-  A.v_x718_n = v_x718->len;
-  A.v_x719_d = v_x719->data.i;
-  A.v_x719_n = v_x719->len;
-  A.v_x722_d = v_x722->data.i;
-  A.v_x722_n = v_x722->len;
-  RtValue *v_x721 = NULL;
-  RtValue *v_x726 = NULL;
+  A.v_x729_d = v_x729->data.i;
+  A.v_x729_n = v_x729->len;
+  A.v_x730_d = v_x730->data.i;
+  A.v_x730_n = v_x730->len;
+  A.v_x733_d = v_x733->data.i;
+  A.v_x733_n = v_x733->len;
+  RtValue *v_x732 = NULL;
+  RtValue *v_x737 = NULL;
   /* MAP */
   {
-    const int64_t t146 = v_x718->len;
-    v_x721 = rtg_vec_new(RT_INT, t146);
-    A.v_x721_d = v_x721->data.i;
-    A.v_x721_n = v_x721->len;
+    const int64_t t146 = v_x729->len;
+    v_x732 = rtg_vec_new(RT_INT, t146);
+    A.v_x732_d = v_x732->data.i;
+    A.v_x732_n = v_x732->len;
     rtg::map("K8", loc, K8_0_pull{A}, K8_0_store{A}, t146);
   }
   /* MAP */
   {
-    const int64_t t147 = v_x722->len;
-    v_x726 = rtg_vec_new(RT_INT, t147);
-    A.v_x726_d = v_x726->data.i;
-    A.v_x726_n = v_x726->len;
+    const int64_t t147 = v_x733->len;
+    v_x737 = rtg_vec_new(RT_INT, t147);
+    A.v_x737_d = v_x737->data.i;
+    A.v_x737_n = v_x737->len;
     rtg::map("K8", loc, K8_1_pull{A}, K8_1_store{A}, t147);
   }
-  *out_v_x721 = v_x721;
-  *out_v_x726 = v_x726;
+  *out_v_x732 = v_x732;
+  *out_v_x737 = v_x737;
   return;
 fail:
-  rt_release(v_x721);
-  rt_release(v_x726);
+  rt_release(v_x732);
+  rt_release(v_x737);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x718, RtValue *v_x719, RtValue *v_x722, RtValue **out_v_x721, RtValue **out_v_x726) {
-  RtValue *vals[] = {v_x718, v_x719, v_x722};
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x729, RtValue *v_x730, RtValue *v_x733, RtValue **out_v_x732, RtValue **out_v_x737) {
+  RtValue *vals[] = {v_x729, v_x730, v_x733};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K8_host(err, loc, run, v_x718, v_x719, v_x722, out_v_x721, out_v_x726);
+    K8_host(err, loc, run, v_x729, v_x730, v_x733, out_v_x732, out_v_x737);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x718, v_x719, v_x722, out_v_x721, out_v_x726);
+    K8_gpu(err, loc, run, v_x729, v_x730, v_x733, out_v_x732, out_v_x737);
   }
 }
 
 /* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740) {
+static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x738, RtValue *v_x741, RtValue **out_v_x740, int32_t *out_v_x750, int32_t *out_v_x751) {
   (void)loc;
   (void)run;
-  int32_t *v_x730_d = v_x730->data.i;
-  const int64_t v_x730_n = v_x730->len;
-  RtValue *v_x729 = NULL;
-  int32_t v_x738 = 0;
-  int32_t v_x739 = 0;
-  int32_t v_x740 = 0;
+  int32_t *v_x741_d = v_x741->data.i;
+  const int64_t v_x741_n = v_x741->len;
+  RtValue *v_x740 = NULL;
+  int32_t v_x749 = 0;
+  int32_t v_x750 = 0;
+  int32_t v_x751 = 0;
   /* MAP */
   {
-    const int64_t t148 = v_x727;
+    const int64_t t148 = v_x738;
     if (t148 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t148, 0.0, 0);
       goto fail;
     }
-    v_x729 = rt_value_new(rt_vec_type(RT_INT), t148);
-    int32_t *v_x729_d = v_x729->data.i;
-    const int64_t v_x729_n = v_x729->len;
+    v_x740 = rt_value_new(rt_vec_type(RT_INT), t148);
+    int32_t *v_x740_d = v_x740->data.i;
+    const int64_t v_x740_n = v_x740->len;
     RT_PARALLEL_FOR_IF(t148 >= RT_PARALLEL_MIN)
     for (int64_t t149 = 0; t149 < t148; t149++) {
       const int32_t t150 = (int32_t)t149;
-      v_x729_d[t149] = 0;
+      v_x740_d[t149] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x729_d = v_x729->data.i;
-    const int64_t v_x729_n = v_x729->len;
+    int32_t *v_x740_d = v_x740->data.i;
+    const int64_t v_x740_n = v_x740->len;
     /* REDUCE */
     {
-      const int64_t t151 = v_x727;
+      const int64_t t151 = v_x738;
       if (t151 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t151, 0.0, 1);
         goto fail;
@@ -1124,8 +1123,8 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtVa
           int32_t t156x1;
           int32_t t156x2;
           int t160 = 0; /* nonzero: a check below failed */
-          int t161 = (uint64_t)(int64_t)t158 < (uint64_t)v_x730_n;
-          int32_t t159 = t161 ? v_x730_d[t158] : 0;
+          int t161 = (uint64_t)(int64_t)t158 < (uint64_t)v_x741_n;
+          int32_t t159 = t161 ? v_x741_d[t158] : 0;
           t160 |= !t161;
           uint8_t t163 = rt_lt_i(0, t159);
           int32_t t164;
@@ -1136,10 +1135,10 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtVa
           }
           if (__builtin_expect(t160 != 0, 0)) { /* again, recording the error */
             int32_t t165;
-            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x730_n) {
-              t165 = v_x730_d[t158];
+            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x741_n) {
+              t165 = v_x741_d[t158];
             } else {
-              NESSIE_RECORD(err, t157, RT_CHECK_INDEX, 2, 0, RT_GATHER, t158, v_x730_n, 0.0, 2);
+              NESSIE_RECORD(err, t157, RT_CHECK_INDEX, 2, 0, RT_GATHER, t158, v_x741_n, 0.0, 2);
               t165 = 0;
             }
             uint8_t t167 = rt_lt_i(0, t165);
@@ -1213,34 +1212,34 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtVa
         t156t1 = t180;
         t156t2 = t181;
       }
-      v_x738 = t156t0;
+      v_x749 = t156t0;
       rt_free(t153);
-      v_x739 = t156t1;
+      v_x750 = t156t1;
       rt_free(t154);
-      v_x740 = t156t2;
+      v_x751 = t156t2;
       rt_free(t155);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x729 = v_x729;
-  *out_v_x739 = v_x739;
   *out_v_x740 = v_x740;
+  *out_v_x750 = v_x750;
+  *out_v_x751 = v_x751;
   return;
 fail:
-  rt_release(v_x729);
+  rt_release(v_x740);
 }
 
 /* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K9_A {
   RtKernelError *err;
   int run;
-  int32_t v_x727;
-  int32_t *v_x730_d; int64_t v_x730_n;
-  int32_t *v_x729_d; int64_t v_x729_n;
   int32_t v_x738;
-  int32_t v_x739;
-  int32_t v_x740;
+  int32_t *v_x741_d; int64_t v_x741_n;
+  int32_t *v_x740_d; int64_t v_x740_n;
+  int32_t v_x749;
+  int32_t v_x750;
+  int32_t v_x751;
 };
 struct alignas(8) K9_0_V {
   int32_t v0;
@@ -1256,7 +1255,7 @@ struct K9_0_pull {
 struct K9_0_store {
   K9_A A;
   __device__ void operator()(int64_t i, const K9_0_V &v) const {
-    A.v_x729_d[i] = v.v0;
+    A.v_x740_d[i] = v.v0;
   }
 };
 struct alignas(8) K9_1_V {
@@ -1270,8 +1269,8 @@ struct K9_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t183 = 0; /* nonzero: a check below failed */
-    int t184 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x730_n;
-    int32_t t182 = t184 ? A.v_x730_d[ix] : 0;
+    int t184 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
+    int32_t t182 = t184 ? A.v_x741_d[ix] : 0;
     t183 |= !t184;
     uint8_t t186 = rt_lt_i(0, t182);
     int32_t t187;
@@ -1282,10 +1281,10 @@ struct K9_1_pull {
     }
     if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
       int32_t t188;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x730_n) {
-        t188 = A.v_x730_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
+        t188 = A.v_x741_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x730_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 0);
         t188 = 0;
       }
       uint8_t t190 = rt_lt_i(0, t188);
@@ -1341,36 +1340,36 @@ struct K9_1_ride {
     return K9_1_pull{A}(i);
   }
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740, int check_site_0) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x738, RtValue *v_x741, RtValue **out_v_x740, int32_t *out_v_x750, int32_t *out_v_x751, int check_site_0) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x727 = v_x727;
-  A.v_x730_d = v_x730->data.i;
-  A.v_x730_n = v_x730->len;
-  RtValue *v_x729 = NULL;
+  A.v_x738 = v_x738;
+  A.v_x741_d = v_x741->data.i;
+  A.v_x741_n = v_x741->len;
+  RtValue *v_x740 = NULL;
   K9_1_V *K9_1_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x738 = 0;
-  int32_t v_x739 = 0;
-  int32_t v_x740 = 0;
+  int32_t v_x749 = 0;
+  int32_t v_x750 = 0;
+  int32_t v_x751 = 0;
   /* MAP */
   {
-    const int64_t t197 = v_x727;
+    const int64_t t197 = v_x738;
     if (t197 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t197, 0.0, run, 1};
       goto fail;
     }
-    v_x729 = rtg_vec_new(RT_INT, t197);
-    A.v_x729_d = v_x729->data.i;
-    A.v_x729_n = v_x729->len;
+    v_x740 = rtg_vec_new(RT_INT, t197);
+    A.v_x740_d = v_x740->data.i;
+    A.v_x740_n = v_x740->len;
     /* computed in the launch of SOAC 1 (K9_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t198 = v_x727;
+    const int64_t t198 = v_x738;
     if (t198 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t198, 0.0, run, 2};
       goto fail;
@@ -1381,118 +1380,139 @@ static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtVal
   if (!rtg::check_result("K9", loc, K9_1_value, K9_1_check{{check_site_0}}, K9_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K9_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x729 = v_x729;
-  *out_v_x739 = v_x739;
   *out_v_x740 = v_x740;
+  *out_v_x750 = v_x750;
+  *out_v_x751 = v_x751;
   return;
 fail:
-  rt_release(v_x729);
+  rt_release(v_x740);
   rtg_free(K9_1_value);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x727, RtValue *v_x730, RtValue **out_v_x729, int32_t *out_v_x739, int32_t *out_v_x740, int check_site_0) {
-  RtValue *vals[] = {v_x730};
-  const int64_t sizes[] = {(int64_t)v_x727, (int64_t)v_x727};
+static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x738, RtValue *v_x741, RtValue **out_v_x740, int32_t *out_v_x750, int32_t *out_v_x751, int check_site_0) {
+  RtValue *vals[] = {v_x741};
+  const int64_t sizes[] = {(int64_t)v_x738, (int64_t)v_x738};
   if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K9_host(err, loc, run, v_x727, v_x730, out_v_x729, out_v_x739, out_v_x740);
+    K9_host(err, loc, run, v_x738, v_x741, out_v_x740, out_v_x750, out_v_x751);
     if (err->index == INT64_MAX) {
       K9_1_V t200;
       memset(&t200, 0, sizeof t200);
-      t200.v1 = *out_v_x739;
-      t200.v2 = *out_v_x740;
+      t200.v1 = *out_v_x750;
+      t200.v2 = *out_v_x751;
       (void)K9_1_check{{check_site_0}}(t200, err, run);
     }
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x727, v_x730, out_v_x729, out_v_x739, out_v_x740, check_site_0);
+    K9_gpu(err, loc, run, v_x738, v_x741, out_v_x740, out_v_x750, out_v_x751, check_site_0);
   }
 }
 
-/* K10: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
+/* K10: SPLIT, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x753, RtValue *v_x756, RtValue *v_x766, RtValue **out_v_x762, RtValue **out_v_x770, RtValue **out_v_x776, RtValue **out_v_x783) {
   (void)loc;
   (void)run;
-  int32_t *v_x741_d = v_x741->data.i;
-  const int64_t v_x741_n = v_x741->len;
-  int32_t *v_x742_d = v_x742->data.i;
-  const int64_t v_x742_n = v_x742->len;
-  int32_t *v_x745_d = v_x745->data.i;
-  const int64_t v_x745_n = v_x745->len;
-  const int64_t *v_x755_off = rt_seg_offsets(v_x755);
-  const int64_t v_x755_n = v_x755->len;
-  RtValue *v_x751 = NULL;
-  RtValue *v_x752 = NULL;
-  RtValue *v_x765 = NULL;
-  RtValue *v_x766 = NULL;
-  RtValue *v_x759 = NULL;
-  RtValue *v_x772 = NULL;
-  /* FILTER */
+  int32_t *v_x752_d = v_x752->data.i;
+  const int64_t v_x752_n = v_x752->len;
+  int32_t *v_x753_d = v_x753->data.i;
+  const int64_t v_x753_n = v_x753->len;
+  int32_t *v_x756_d = v_x756->data.i;
+  const int64_t v_x756_n = v_x756->len;
+  const int64_t *v_x766_off = rt_seg_offsets(v_x766);
+  const int64_t v_x766_n = v_x766->len;
+  RtValue *v_x762 = NULL;
+  RtValue *v_x763 = NULL;
+  RtValue *v_x776 = NULL;
+  RtValue *v_x777 = NULL;
+  RtValue *v_x770 = NULL;
+  RtValue *v_x783 = NULL;
+  /* SPLIT */
   {
-    const int64_t t201 = v_x745_n;
+    const int64_t t201 = v_x756_n;
     const int64_t t202 = t201 > 0 ? (t201 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t203 = (uint8_t *)rt_alloc_atomic((size_t)t201 + 1);
-    int64_t *t204 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t202 + 1));
+    int64_t *t204 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t202 + 1)); /* class c, chunk k: [c * chunks + k] */
     RT_PARALLEL_FOR_IF(t202 > 1)
     for (int64_t t205 = 0; t205 < t202; t205++) {
-      int64_t kept = 0;
+      int64_t kept[2] = {0};
       const int64_t t205_end = (t205 + 1) * RT_CHUNK < t201 ? (t205 + 1) * RT_CHUNK : t201;
       for (int64_t t206 = t205 * RT_CHUNK; t206 < t205_end; t206++) {
         const int32_t t207 = (int32_t)t206;
         int32_t t205x0;
         uint8_t t205x1;
+        int32_t t205x2;
+        uint8_t t205x3;
         int t209 = 0; /* nonzero: a check below failed */
-        int t210 = (uint64_t)(int64_t)t207 < (uint64_t)v_x741_n;
-        int32_t t208 = t210 ? v_x741_d[t207] : 0;
+        int t210 = (uint64_t)(int64_t)t207 < (uint64_t)v_x752_n;
+        int32_t t208 = t210 ? v_x752_d[t207] : 0;
         t209 |= !t210;
-        int t212 = (uint64_t)(int64_t)t208 < (uint64_t)v_x742_n;
-        int32_t t211 = t212 ? v_x742_d[t208] : 0;
+        int t212 = (uint64_t)(int64_t)t208 < (uint64_t)v_x753_n;
+        int32_t t211 = t212 ? v_x753_d[t208] : 0;
         t209 |= !t212;
-        int32_t t213 = v_x745_d[t207];
+        int32_t t213 = v_x756_d[t207];
         uint8_t t215 = rt_lt_i(t213, t211);
+        uint8_t t217 = rt_gt_i(t213, t211);
         if (__builtin_expect(t209 != 0, 0)) { /* again, recording the error */
-          int32_t t216;
-          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x741_n) {
-            t216 = v_x741_d[t207];
+          int32_t t218;
+          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x752_n) {
+            t218 = v_x752_d[t207];
           } else {
-            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x741_n, 0.0, 0);
-            t216 = 0;
+            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x752_n, 0.0, 0);
+            t218 = 0;
           }
-          int32_t t217;
-          if ((uint64_t)(int64_t)t216 < (uint64_t)v_x742_n) {
-            t217 = v_x742_d[t216];
+          int32_t t219;
+          if ((uint64_t)(int64_t)t218 < (uint64_t)v_x753_n) {
+            t219 = v_x753_d[t218];
           } else {
-            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t216, v_x742_n, 0.0, 1);
-            t217 = 0;
+            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x753_n, 0.0, 1);
+            t219 = 0;
           }
-          int32_t t218 = v_x745_d[t207];
-          uint8_t t220 = rt_lt_i(t218, t217);
+          int32_t t220 = v_x756_d[t207];
+          uint8_t t222 = rt_lt_i(t220, t219);
+          uint8_t t224 = rt_gt_i(t220, t219);
         }
         t205x0 = t213;
         t205x1 = t215;
-        uint8_t t221;
-        t221 = t205x1;
-        t203[t206] = t221 != 0;
-        kept += t221 != 0;
+        t205x2 = t213;
+        t205x3 = t217;
+        uint8_t t225;
+        uint8_t t226;
+        t225 = t205x1;
+        t226 = t205x3;
+        kept[0] += t225 != 0;
+        kept[1] += t226 != 0;
+        t203[t206] = (uint8_t)((t225 != 0) << 0 | (t226 != 0) << 1);
       }
-      t204[t205] = kept;
+      t204[0 * t202 + t205] = kept[0];
+      t204[1 * t202 + t205] = kept[1];
     }
     if (err->index != INT64_MAX) {
       rt_free(t203);
       rt_free(t204);
       goto fail;
     }
-    int64_t t222 = 0;
+    int64_t t227 = 0;
     for (int64_t t205 = 0; t205 < t202; t205++) {
-      const int64_t k = t204[t205];
-      t204[t205] = t222;
-      t222 += k;
+      const int64_t k = t204[0 * t202 + t205];
+      t204[0 * t202 + t205] = t227;
+      t227 += k;
     }
-    v_x751 = rt_value_new(rt_vec_type(RT_INT), t222);
-    int32_t *v_x751_d = v_x751->data.i;
-    const int64_t v_x751_n = v_x751->len;
+    v_x762 = rt_value_new(rt_vec_type(RT_INT), t227);
+    int32_t *v_x762_d = v_x762->data.i;
+    const int64_t v_x762_n = v_x762->len;
+    int64_t t228 = 0;
+    for (int64_t t205 = 0; t205 < t202; t205++) {
+      const int64_t k = t204[1 * t202 + t205];
+      t204[1 * t202 + t205] = t228;
+      t228 += k;
+    }
+    v_x776 = rt_value_new(rt_vec_type(RT_INT), t228);
+    int32_t *v_x776_d = v_x776->data.i;
+    const int64_t v_x776_n = v_x776->len;
     RT_PARALLEL_FOR_IF(t202 > 1)
     for (int64_t t205 = 0; t205 < t202; t205++) {
-      int64_t at = t204[t205];
+      int64_t at[2];
+      at[0] = t204[0 * t202 + t205];
+      at[1] = t204[1 * t202 + t205];
       const int64_t t205_end = (t205 + 1) * RT_CHUNK < t201 ? (t205 + 1) * RT_CHUNK : t201;
       for (int64_t t206 = t205 * RT_CHUNK; t206 < t205_end; t206++) {
         const int32_t t207 = (int32_t)t206;
@@ -1500,38 +1520,48 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
           continue;
         int32_t t205y0;
         uint8_t t205y1;
-        int t224 = 0; /* nonzero: a check below failed */
-        int t225 = (uint64_t)(int64_t)t207 < (uint64_t)v_x741_n;
-        int32_t t223 = t225 ? v_x741_d[t207] : 0;
-        t224 |= !t225;
-        int t227 = (uint64_t)(int64_t)t223 < (uint64_t)v_x742_n;
-        int32_t t226 = t227 ? v_x742_d[t223] : 0;
-        t224 |= !t227;
-        int32_t t228 = v_x745_d[t207];
-        uint8_t t230 = rt_lt_i(t228, t226);
-        if (__builtin_expect(t224 != 0, 0)) { /* again, recording the error */
-          int32_t t231;
-          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x741_n) {
-            t231 = v_x741_d[t207];
+        int32_t t205y2;
+        uint8_t t205y3;
+        int t230 = 0; /* nonzero: a check below failed */
+        int t231 = (uint64_t)(int64_t)t207 < (uint64_t)v_x752_n;
+        int32_t t229 = t231 ? v_x752_d[t207] : 0;
+        t230 |= !t231;
+        int t233 = (uint64_t)(int64_t)t229 < (uint64_t)v_x753_n;
+        int32_t t232 = t233 ? v_x753_d[t229] : 0;
+        t230 |= !t233;
+        int32_t t234 = v_x756_d[t207];
+        uint8_t t236 = rt_lt_i(t234, t232);
+        uint8_t t238 = rt_gt_i(t234, t232);
+        if (__builtin_expect(t230 != 0, 0)) { /* again, recording the error */
+          int32_t t239;
+          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x752_n) {
+            t239 = v_x752_d[t207];
           } else {
-            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x741_n, 0.0, 2);
-            t231 = 0;
+            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x752_n, 0.0, 2);
+            t239 = 0;
           }
-          int32_t t232;
-          if ((uint64_t)(int64_t)t231 < (uint64_t)v_x742_n) {
-            t232 = v_x742_d[t231];
+          int32_t t240;
+          if ((uint64_t)(int64_t)t239 < (uint64_t)v_x753_n) {
+            t240 = v_x753_d[t239];
           } else {
-            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t231, v_x742_n, 0.0, 3);
-            t232 = 0;
+            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x753_n, 0.0, 3);
+            t240 = 0;
           }
-          int32_t t233 = v_x745_d[t207];
-          uint8_t t235 = rt_lt_i(t233, t232);
+          int32_t t241 = v_x756_d[t207];
+          uint8_t t243 = rt_lt_i(t241, t240);
+          uint8_t t245 = rt_gt_i(t241, t240);
         }
-        t205y0 = t228;
-        t205y1 = t230;
-        if (t203[t206]) {
-          v_x751_d[at] = t205y0;
-          at++;
+        t205y0 = t234;
+        t205y1 = t236;
+        t205y2 = t234;
+        t205y3 = t238;
+        if (t203[t206] >> 0 & 1) {
+          v_x762_d[at[0]] = t205y0;
+          at[0]++;
+        }
+        if (t203[t206] >> 1 & 1) {
+          v_x776_d[at[1]] = t205y2;
+          at[1]++;
         }
       }
     }
@@ -1541,725 +1571,563 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, Rt
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x751_d = v_x751->data.i;
-    const int64_t v_x751_n = v_x751->len;
-    /* FILTER */
+    int32_t *v_x762_d = v_x762->data.i;
+    const int64_t v_x762_n = v_x762->len;
+    int32_t *v_x776_d = v_x776->data.i;
+    const int64_t v_x776_n = v_x776->len;
+    /* SEG_REDUCE */
     {
-      const int64_t t236 = v_x745_n;
-      const int64_t t237 = t236 > 0 ? (t236 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t238 = (uint8_t *)rt_alloc_atomic((size_t)t236 + 1);
-      int64_t *t239 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t237 + 1));
-      RT_PARALLEL_FOR_IF(t237 > 1)
-      for (int64_t t240 = 0; t240 < t237; t240++) {
-        int64_t kept = 0;
-        const int64_t t240_end = (t240 + 1) * RT_CHUNK < t236 ? (t240 + 1) * RT_CHUNK : t236;
-        for (int64_t t241 = t240 * RT_CHUNK; t241 < t240_end; t241++) {
-          const int32_t t242 = (int32_t)t241;
-          int32_t t240x0;
-          uint8_t t240x1;
-          int t244 = 0; /* nonzero: a check below failed */
-          int t245 = (uint64_t)(int64_t)t242 < (uint64_t)v_x741_n;
-          int32_t t243 = t245 ? v_x741_d[t242] : 0;
-          t244 |= !t245;
-          int t247 = (uint64_t)(int64_t)t243 < (uint64_t)v_x742_n;
-          int32_t t246 = t247 ? v_x742_d[t243] : 0;
-          t244 |= !t247;
-          int32_t t248 = v_x745_d[t242];
-          uint8_t t250 = rt_gt_i(t248, t246);
-          if (__builtin_expect(t244 != 0, 0)) { /* again, recording the error */
-            int32_t t251;
-            if ((uint64_t)(int64_t)t242 < (uint64_t)v_x741_n) {
-              t251 = v_x741_d[t242];
+      v_x770 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
+      int32_t *v_x770_d = v_x770->data.i;
+      const int64_t v_x770_n = v_x770->len;
+      v_x783 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
+      int32_t *v_x783_d = v_x783->data.i;
+      const int64_t v_x783_n = v_x783->len;
+      RT_PARALLEL_FOR_SEGMENTS_IF(v_x766_n >= 64)
+      for (int64_t t246 = 0; t246 < v_x766_n; t246++) {
+        int32_t t246a0;
+        int32_t t246a1;
+        t246a0 = 0;
+        t246a1 = 0;
+        for (int64_t t247 = v_x766_off[t246]; t247 < v_x766_off[t246 + 1]; t247++) {
+          const int32_t t248 = (int32_t)t247;
+          int32_t t246x0;
+          int32_t t246x1;
+          int t250 = 0; /* nonzero: a check below failed */
+          int t251 = (uint64_t)(int64_t)t248 < (uint64_t)v_x752_n;
+          int32_t t249 = t251 ? v_x752_d[t248] : 0;
+          t250 |= !t251;
+          int t253 = (uint64_t)(int64_t)t249 < (uint64_t)v_x753_n;
+          int32_t t252 = t253 ? v_x753_d[t249] : 0;
+          t250 |= !t253;
+          int t255 = (uint64_t)(int64_t)t248 < (uint64_t)v_x756_n;
+          int32_t t254 = t255 ? v_x756_d[t248] : 0;
+          t250 |= !t255;
+          uint8_t t257 = rt_lt_i(t254, t252);
+          int32_t t259 = rt_btoi_b(t257);
+          uint8_t t261 = rt_gt_i(t254, t252);
+          int32_t t263 = rt_btoi_b(t261);
+          if (__builtin_expect(t250 != 0, 0)) { /* again, recording the error */
+            int32_t t264;
+            if ((uint64_t)(int64_t)t248 < (uint64_t)v_x752_n) {
+              t264 = v_x752_d[t248];
             } else {
-              NESSIE_RECORD(err, t241, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, v_x741_n, 0.0, 4);
-              t251 = 0;
+              NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x752_n, 0.0, 4);
+              t264 = 0;
             }
-            int32_t t252;
-            if ((uint64_t)(int64_t)t251 < (uint64_t)v_x742_n) {
-              t252 = v_x742_d[t251];
+            int32_t t265;
+            if ((uint64_t)(int64_t)t264 < (uint64_t)v_x753_n) {
+              t265 = v_x753_d[t264];
             } else {
-              NESSIE_RECORD(err, t241, RT_CHECK_INDEX, 0, 0, RT_GATHER, t251, v_x742_n, 0.0, 5);
-              t252 = 0;
+              NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t264, v_x753_n, 0.0, 5);
+              t265 = 0;
             }
-            int32_t t253 = v_x745_d[t242];
-            uint8_t t255 = rt_gt_i(t253, t252);
-          }
-          t240x0 = t248;
-          t240x1 = t250;
-          uint8_t t256;
-          t256 = t240x1;
-          t238[t241] = t256 != 0;
-          kept += t256 != 0;
-        }
-        t239[t240] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t238);
-        rt_free(t239);
-        goto fail;
-      }
-      int64_t t257 = 0;
-      for (int64_t t240 = 0; t240 < t237; t240++) {
-        const int64_t k = t239[t240];
-        t239[t240] = t257;
-        t257 += k;
-      }
-      v_x765 = rt_value_new(rt_vec_type(RT_INT), t257);
-      int32_t *v_x765_d = v_x765->data.i;
-      const int64_t v_x765_n = v_x765->len;
-      RT_PARALLEL_FOR_IF(t237 > 1)
-      for (int64_t t240 = 0; t240 < t237; t240++) {
-        int64_t at = t239[t240];
-        const int64_t t240_end = (t240 + 1) * RT_CHUNK < t236 ? (t240 + 1) * RT_CHUNK : t236;
-        for (int64_t t241 = t240 * RT_CHUNK; t241 < t240_end; t241++) {
-          const int32_t t242 = (int32_t)t241;
-          if (!t238[t241])
-            continue;
-          int32_t t240y0;
-          uint8_t t240y1;
-          int t259 = 0; /* nonzero: a check below failed */
-          int t260 = (uint64_t)(int64_t)t242 < (uint64_t)v_x741_n;
-          int32_t t258 = t260 ? v_x741_d[t242] : 0;
-          t259 |= !t260;
-          int t262 = (uint64_t)(int64_t)t258 < (uint64_t)v_x742_n;
-          int32_t t261 = t262 ? v_x742_d[t258] : 0;
-          t259 |= !t262;
-          int32_t t263 = v_x745_d[t242];
-          uint8_t t265 = rt_gt_i(t263, t261);
-          if (__builtin_expect(t259 != 0, 0)) { /* again, recording the error */
             int32_t t266;
-            if ((uint64_t)(int64_t)t242 < (uint64_t)v_x741_n) {
-              t266 = v_x741_d[t242];
+            if ((uint64_t)(int64_t)t248 < (uint64_t)v_x756_n) {
+              t266 = v_x756_d[t248];
             } else {
-              NESSIE_RECORD(err, t241, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, v_x741_n, 0.0, 6);
+              NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 3, 0, RT_GATHER, t248, v_x756_n, 0.0, 6);
               t266 = 0;
             }
-            int32_t t267;
-            if ((uint64_t)(int64_t)t266 < (uint64_t)v_x742_n) {
-              t267 = v_x742_d[t266];
-            } else {
-              NESSIE_RECORD(err, t241, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x742_n, 0.0, 7);
-              t267 = 0;
-            }
-            int32_t t268 = v_x745_d[t242];
-            uint8_t t270 = rt_gt_i(t268, t267);
+            uint8_t t268 = rt_lt_i(t266, t265);
+            int32_t t270 = rt_btoi_b(t268);
+            uint8_t t272 = rt_gt_i(t266, t265);
+            int32_t t274 = rt_btoi_b(t272);
           }
-          t240y0 = t263;
-          t240y1 = t265;
-          if (t238[t241]) {
-            v_x765_d[at] = t240y0;
-            at++;
-          }
+          t246x0 = t259;
+          t246x1 = t263;
+          int32_t t276 = rt_add_i(t246a0, t246x0);
+          int32_t t278 = rt_add_i(t246a1, t246x1);
+          t246a0 = t276;
+          t246a1 = t278;
         }
+        v_x770_d[t246] = t246a0;
+        v_x783_d[t246] = t246a1;
       }
-      rt_free(t238);
-      rt_free(t239);
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      int32_t *v_x765_d = v_x765->data.i;
-      const int64_t v_x765_n = v_x765->len;
-      /* SEG_REDUCE */
-      {
-        v_x759 = rt_value_new(rt_vec_type(RT_INT), v_x755_n);
-        int32_t *v_x759_d = v_x759->data.i;
-        const int64_t v_x759_n = v_x759->len;
-        v_x772 = rt_value_new(rt_vec_type(RT_INT), v_x755_n);
-        int32_t *v_x772_d = v_x772->data.i;
-        const int64_t v_x772_n = v_x772->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x755_n >= 64)
-        for (int64_t t271 = 0; t271 < v_x755_n; t271++) {
-          int32_t t271a0;
-          int32_t t271a1;
-          t271a0 = 0;
-          t271a1 = 0;
-          for (int64_t t272 = v_x755_off[t271]; t272 < v_x755_off[t271 + 1]; t272++) {
-            const int32_t t273 = (int32_t)t272;
-            int32_t t271x0;
-            int32_t t271x1;
-            int t275 = 0; /* nonzero: a check below failed */
-            int t276 = (uint64_t)(int64_t)t273 < (uint64_t)v_x741_n;
-            int32_t t274 = t276 ? v_x741_d[t273] : 0;
-            t275 |= !t276;
-            int t278 = (uint64_t)(int64_t)t274 < (uint64_t)v_x742_n;
-            int32_t t277 = t278 ? v_x742_d[t274] : 0;
-            t275 |= !t278;
-            int t280 = (uint64_t)(int64_t)t273 < (uint64_t)v_x745_n;
-            int32_t t279 = t280 ? v_x745_d[t273] : 0;
-            t275 |= !t280;
-            uint8_t t282 = rt_lt_i(t279, t277);
-            int32_t t284 = rt_btoi_b(t282);
-            uint8_t t286 = rt_gt_i(t279, t277);
-            int32_t t288 = rt_btoi_b(t286);
-            if (__builtin_expect(t275 != 0, 0)) { /* again, recording the error */
-              int32_t t289;
-              if ((uint64_t)(int64_t)t273 < (uint64_t)v_x741_n) {
-                t289 = v_x741_d[t273];
-              } else {
-                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t273, v_x741_n, 0.0, 8);
-                t289 = 0;
-              }
-              int32_t t290;
-              if ((uint64_t)(int64_t)t289 < (uint64_t)v_x742_n) {
-                t290 = v_x742_d[t289];
-              } else {
-                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, v_x742_n, 0.0, 9);
-                t290 = 0;
-              }
-              int32_t t291;
-              if ((uint64_t)(int64_t)t273 < (uint64_t)v_x745_n) {
-                t291 = v_x745_d[t273];
-              } else {
-                NESSIE_RECORD(err, t272, RT_CHECK_INDEX, 3, 0, RT_GATHER, t273, v_x745_n, 0.0, 10);
-                t291 = 0;
-              }
-              uint8_t t293 = rt_lt_i(t291, t290);
-              int32_t t295 = rt_btoi_b(t293);
-              uint8_t t297 = rt_gt_i(t291, t290);
-              int32_t t299 = rt_btoi_b(t297);
-            }
-            t271x0 = t284;
-            t271x1 = t288;
-            int32_t t301 = rt_add_i(t271a0, t271x0);
-            int32_t t303 = rt_add_i(t271a1, t271x1);
-            t271a0 = t301;
-            t271a1 = t303;
-          }
-          v_x759_d[t271] = t271a0;
-          v_x772_d[t271] = t271a1;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
   }
-  *out_v_x751 = v_x751;
-  *out_v_x759 = v_x759;
-  *out_v_x765 = v_x765;
-  *out_v_x772 = v_x772;
-  rt_release(v_x752);
-  rt_release(v_x766);
+  *out_v_x762 = v_x762;
+  *out_v_x770 = v_x770;
+  *out_v_x776 = v_x776;
+  *out_v_x783 = v_x783;
+  rt_release(v_x763);
+  rt_release(v_x777);
   return;
 fail:
-  rt_release(v_x751);
-  rt_release(v_x752);
-  rt_release(v_x765);
-  rt_release(v_x766);
-  rt_release(v_x759);
-  rt_release(v_x772);
+  rt_release(v_x762);
+  rt_release(v_x763);
+  rt_release(v_x776);
+  rt_release(v_x777);
+  rt_release(v_x770);
+  rt_release(v_x783);
 }
 
-/* K10: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K10: SPLIT, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K10_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x741_d; int64_t v_x741_n;
-  int32_t *v_x742_d; int64_t v_x742_n;
-  int32_t *v_x745_d; int64_t v_x745_n;
-  const int64_t *v_x755_off; int64_t v_x755_n;
-  int32_t *v_x751_d; int64_t v_x751_n;
-  uint8_t *v_x752_d; int64_t v_x752_n;
-  int32_t *v_x765_d; int64_t v_x765_n;
-  uint8_t *v_x766_d; int64_t v_x766_n;
-  int32_t *v_x759_d; int64_t v_x759_n;
-  int32_t *v_x772_d; int64_t v_x772_n;
+  int32_t *v_x752_d; int64_t v_x752_n;
+  int32_t *v_x753_d; int64_t v_x753_n;
+  int32_t *v_x756_d; int64_t v_x756_n;
+  const int64_t *v_x766_off; int64_t v_x766_n;
+  int32_t *v_x762_d; int64_t v_x762_n;
+  uint8_t *v_x763_d; int64_t v_x763_n;
+  int32_t *v_x776_d; int64_t v_x776_n;
+  uint8_t *v_x777_d; int64_t v_x777_n;
+  int32_t *v_x770_d; int64_t v_x770_n;
+  int32_t *v_x783_d; int64_t v_x783_n;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
   uint8_t v1;
+  int32_t v2;
+  uint8_t v3;
 };
 struct K10_0_pull {
   K10_A A;
   __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t305 = 0; /* nonzero: a check below failed */
-    int t306 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
-    int32_t t304 = t306 ? rtg::ld_stream(&A.v_x741_d[ix]) : 0;
-    t305 |= !t306;
-    int t308 = (uint64_t)(int64_t)t304 < (uint64_t)A.v_x742_n;
-    int32_t t307 = t308 ? A.v_x742_d[t304] : 0;
-    t305 |= !t308;
-    int32_t t309 = rtg::ld_stream(&A.v_x745_d[ix]);
-    uint8_t t311 = rt_lt_i(t309, t307);
-    if (__builtin_expect(t305 != 0, 0)) { /* again, recording the error */
-      int32_t t312;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
-        t312 = rtg::ld_stream(&A.v_x741_d[ix]);
+    int t280 = 0; /* nonzero: a check below failed */
+    int t281 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x752_n;
+    int32_t t279 = t281 ? rtg::ld_stream(&A.v_x752_d[ix]) : 0;
+    t280 |= !t281;
+    int t283 = (uint64_t)(int64_t)t279 < (uint64_t)A.v_x753_n;
+    int32_t t282 = t283 ? A.v_x753_d[t279] : 0;
+    t280 |= !t283;
+    int32_t t284 = rtg::ld_stream(&A.v_x756_d[ix]);
+    uint8_t t286 = rt_lt_i(t284, t282);
+    uint8_t t288 = rt_gt_i(t284, t282);
+    if (__builtin_expect(t280 != 0, 0)) { /* again, recording the error */
+      int32_t t289;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x752_n) {
+        t289 = rtg::ld_stream(&A.v_x752_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 0);
-        t312 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x752_n, 0.0, 0);
+        t289 = 0;
       }
-      int32_t t313;
-      if ((uint64_t)(int64_t)t312 < (uint64_t)A.v_x742_n) {
-        t313 = A.v_x742_d[t312];
+      int32_t t290;
+      if ((uint64_t)(int64_t)t289 < (uint64_t)A.v_x753_n) {
+        t290 = A.v_x753_d[t289];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t312, A.v_x742_n, 0.0, 1);
-        t313 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, A.v_x753_n, 0.0, 1);
+        t290 = 0;
       }
-      int32_t t314 = rtg::ld_stream(&A.v_x745_d[ix]);
-      uint8_t t316 = rt_lt_i(t314, t313);
+      int32_t t291 = rtg::ld_stream(&A.v_x756_d[ix]);
+      uint8_t t293 = rt_lt_i(t291, t290);
+      uint8_t t295 = rt_gt_i(t291, t290);
     }
-    return K10_0_V{t309, t311};
+    return K10_0_V{t284, t286, t284, t288};
   }
 };
 struct K10_0_store {
   K10_A A;
-  __device__ void operator()(int64_t i, const K10_0_V &v) const {
-    A.v_x751_d[i] = v.v0;
-    /* v.v1: v_x752, read by nothing (its checks are the pull's) */
+  __device__ void operator()(int c, int64_t i, const K10_0_V &v) const {
+    switch (c) {
+    case 0:
+      A.v_x762_d[i] = v.v0;
+      /* v.v1: v_x763, read by nothing */
+      break;
+    case 1:
+      A.v_x776_d[i] = v.v2;
+      /* v.v3: v_x777, read by nothing */
+      break;
+    }
   }
 };
 struct K10_0_pred {
   K10_A A;
-  __device__ bool operator()(int64_t i, const K10_0_V &v) const {
-    return (bool)v.v1;
+  __device__ unsigned operator()(int64_t i, const K10_0_V &v) const {
+    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
   }
 };
 struct alignas(8) K10_1_V {
   int32_t v0;
-  uint8_t v1;
+  int32_t v1;
 };
 struct K10_1_pull {
   K10_A A;
   __device__ K10_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t318 = 0; /* nonzero: a check below failed */
-    int t319 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
-    int32_t t317 = t319 ? rtg::ld_stream(&A.v_x741_d[ix]) : 0;
-    t318 |= !t319;
-    int t321 = (uint64_t)(int64_t)t317 < (uint64_t)A.v_x742_n;
-    int32_t t320 = t321 ? A.v_x742_d[t317] : 0;
-    t318 |= !t321;
-    int32_t t322 = rtg::ld_stream(&A.v_x745_d[ix]);
-    uint8_t t324 = rt_gt_i(t322, t320);
-    if (__builtin_expect(t318 != 0, 0)) { /* again, recording the error */
-      int32_t t325;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
-        t325 = rtg::ld_stream(&A.v_x741_d[ix]);
+    int t297 = 0; /* nonzero: a check below failed */
+    int t298 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x752_n;
+    int32_t t296 = t298 ? rtg::ld_stream(&A.v_x752_d[ix]) : 0;
+    t297 |= !t298;
+    int t300 = (uint64_t)(int64_t)t296 < (uint64_t)A.v_x753_n;
+    int32_t t299 = t300 ? A.v_x753_d[t296] : 0;
+    t297 |= !t300;
+    int t302 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n;
+    int32_t t301 = t302 ? rtg::ld_stream(&A.v_x756_d[ix]) : 0;
+    t297 |= !t302;
+    uint8_t t304 = rt_lt_i(t301, t299);
+    int32_t t306 = rt_btoi_b(t304);
+    uint8_t t308 = rt_gt_i(t301, t299);
+    int32_t t310 = rt_btoi_b(t308);
+    if (__builtin_expect(t297 != 0, 0)) { /* again, recording the error */
+      int32_t t311;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x752_n) {
+        t311 = rtg::ld_stream(&A.v_x752_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 2);
-        t325 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x752_n, 0.0, 2);
+        t311 = 0;
       }
-      int32_t t326;
-      if ((uint64_t)(int64_t)t325 < (uint64_t)A.v_x742_n) {
-        t326 = A.v_x742_d[t325];
+      int32_t t312;
+      if ((uint64_t)(int64_t)t311 < (uint64_t)A.v_x753_n) {
+        t312 = A.v_x753_d[t311];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t325, A.v_x742_n, 0.0, 3);
-        t326 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t311, A.v_x753_n, 0.0, 3);
+        t312 = 0;
       }
-      int32_t t327 = rtg::ld_stream(&A.v_x745_d[ix]);
-      uint8_t t329 = rt_gt_i(t327, t326);
+      int32_t t313;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n) {
+        t313 = rtg::ld_stream(&A.v_x756_d[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x756_n, 0.0, 4);
+        t313 = 0;
+      }
+      uint8_t t315 = rt_lt_i(t313, t312);
+      int32_t t317 = rt_btoi_b(t315);
+      uint8_t t319 = rt_gt_i(t313, t312);
+      int32_t t321 = rt_btoi_b(t319);
     }
-    return K10_1_V{t322, t324};
+    return K10_1_V{t306, t310};
   }
 };
 struct K10_1_store {
   K10_A A;
   __device__ void operator()(int64_t i, const K10_1_V &v) const {
-    A.v_x765_d[i] = v.v0;
-    /* v.v1: v_x766, read by nothing (its checks are the pull's) */
+    A.v_x770_d[i] = v.v0;
+    A.v_x783_d[i] = v.v1;
   }
 };
-struct K10_1_pred {
+struct K10_1_op {
   K10_A A;
-  __device__ bool operator()(int64_t i, const K10_1_V &v) const {
-    return (bool)v.v1;
+  __device__ K10_1_V operator()(const K10_1_V &a, const K10_1_V &b) const {
+    int32_t t323 = rt_add_i(a.v0, b.v0);
+    int32_t t325 = rt_add_i(a.v1, b.v1);
+    return K10_1_V{t323, t325};
   }
 };
-struct alignas(8) K10_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K10_2_pull {
+struct K10_1_add {
   K10_A A;
-  __device__ K10_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t331 = 0; /* nonzero: a check below failed */
-    int t332 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
-    int32_t t330 = t332 ? rtg::ld_stream(&A.v_x741_d[ix]) : 0;
-    t331 |= !t332;
-    int t334 = (uint64_t)(int64_t)t330 < (uint64_t)A.v_x742_n;
-    int32_t t333 = t334 ? A.v_x742_d[t330] : 0;
-    t331 |= !t334;
-    int t336 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x745_n;
-    int32_t t335 = t336 ? rtg::ld_stream(&A.v_x745_d[ix]) : 0;
-    t331 |= !t336;
-    uint8_t t338 = rt_lt_i(t335, t333);
-    int32_t t340 = rt_btoi_b(t338);
-    uint8_t t342 = rt_gt_i(t335, t333);
-    int32_t t344 = rt_btoi_b(t342);
-    if (__builtin_expect(t331 != 0, 0)) { /* again, recording the error */
-      int32_t t345;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
-        t345 = rtg::ld_stream(&A.v_x741_d[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 4);
-        t345 = 0;
-      }
-      int32_t t346;
-      if ((uint64_t)(int64_t)t345 < (uint64_t)A.v_x742_n) {
-        t346 = A.v_x742_d[t345];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t345, A.v_x742_n, 0.0, 5);
-        t346 = 0;
-      }
-      int32_t t347;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x745_n) {
-        t347 = rtg::ld_stream(&A.v_x745_d[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x745_n, 0.0, 6);
-        t347 = 0;
-      }
-      uint8_t t349 = rt_lt_i(t347, t346);
-      int32_t t351 = rt_btoi_b(t349);
-      uint8_t t353 = rt_gt_i(t347, t346);
-      int32_t t355 = rt_btoi_b(t353);
-    }
-    return K10_2_V{t340, t344};
+  __device__ void operator()(int64_t i, const K10_1_V &v) const {
+    atomicAdd(&A.v_x770_d[i], v.v0);
+    atomicAdd(&A.v_x783_d[i], v.v1);
   }
 };
-struct K10_2_store {
-  K10_A A;
-  __device__ void operator()(int64_t i, const K10_2_V &v) const {
-    A.v_x759_d[i] = v.v0;
-    A.v_x772_d[i] = v.v1;
-  }
-};
-struct K10_2_op {
-  K10_A A;
-  __device__ K10_2_V operator()(const K10_2_V &a, const K10_2_V &b) const {
-    int32_t t357 = rt_add_i(a.v0, b.v0);
-    int32_t t359 = rt_add_i(a.v1, b.v1);
-    return K10_2_V{t357, t359};
-  }
-};
-struct K10_2_add {
-  K10_A A;
-  __device__ void operator()(int64_t i, const K10_2_V &v) const {
-    atomicAdd(&A.v_x759_d[i], v.v0);
-    atomicAdd(&A.v_x772_d[i], v.v1);
-  }
-};
-struct K10_2_zero {
+struct K10_1_zero {
   K10_A A;
   void operator()(int64_t n) const {
-    rtg_zero(A.v_x759_d, sizeof *A.v_x759_d * (size_t)n);
-    rtg_zero(A.v_x772_d, sizeof *A.v_x772_d * (size_t)n);
+    rtg_zero(A.v_x770_d, sizeof *A.v_x770_d * (size_t)n);
+    rtg_zero(A.v_x783_d, sizeof *A.v_x783_d * (size_t)n);
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x753, RtValue *v_x756, RtValue *v_x766, RtValue **out_v_x762, RtValue **out_v_x770, RtValue **out_v_x776, RtValue **out_v_x783) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x741_d = v_x741->data.i;
-  A.v_x741_n = v_x741->len;
-  A.v_x742_d = v_x742->data.i;
-  A.v_x742_n = v_x742->len;
-  A.v_x745_d = v_x745->data.i;
-  A.v_x745_n = v_x745->len;
-  A.v_x755_off = rtg_seg_offsets(v_x755);
-  A.v_x755_n = v_x755->len;
-  RtValue *v_x751 = NULL;
-  RtValue *v_x752 = NULL;
-  RtValue *v_x765 = NULL;
-  RtValue *v_x766 = NULL;
-  RtValue *v_x759 = NULL;
-  RtValue *v_x772 = NULL;
-  /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t360, t361; /* the slot of SOAC 0's count, its size */
-  int64_t *t362, t363; /* the slot of SOAC 1's count, its size */
+  A.v_x752_d = v_x752->data.i;
+  A.v_x752_n = v_x752->len;
+  A.v_x753_d = v_x753->data.i;
+  A.v_x753_n = v_x753->len;
+  A.v_x756_d = v_x756->data.i;
+  A.v_x756_n = v_x756->len;
+  A.v_x766_off = rtg_seg_offsets(v_x766);
+  A.v_x766_n = v_x766->len;
+  RtValue *v_x762 = NULL;
+  RtValue *v_x763 = NULL;
+  RtValue *v_x776 = NULL;
+  RtValue *v_x777 = NULL;
+  RtValue *v_x770 = NULL;
+  RtValue *v_x783 = NULL;
+  /* SPLIT */
+  rtg::SplitCounts t326; /* the slots of its classes' counts */
+  int64_t t327; /* its size */
   {
-    const int64_t t364 = v_x745->len;
-    v_x751 = rtg_vec_new(RT_INT, t364);
-    A.v_x751_d = v_x751->data.i;
-    A.v_x751_n = v_x751->len;
-    t361 = t364;
-    const int64_t t365 = v_x745->len;
-    v_x765 = rtg_vec_new(RT_INT, t365);
-    A.v_x765_d = v_x765->data.i;
-    A.v_x765_n = v_x765->len;
-    t363 = t365;
-    int64_t *t366[2];
-    rtg::filters_launch("K10", loc, t365, t366, rtg::filter_part<K10_0_V>(K10_0_pull{A}, K10_0_pred{A}, K10_0_store{A}, K10_0_store{A}, false), rtg::filter_part<K10_1_V>(K10_1_pull{A}, K10_1_pred{A}, K10_1_store{A}, K10_1_store{A}, false));
-    t360 = t366[0];
-    t362 = t366[1];
+    const int64_t t328 = v_x756->len;
+    v_x762 = rtg_vec_new(RT_INT, t328);
+    A.v_x762_d = v_x762->data.i;
+    A.v_x762_n = v_x762->len;
+    v_x776 = rtg_vec_new(RT_INT, t328);
+    A.v_x776_d = v_x776->data.i;
+    A.v_x776_n = v_x776->len;
+    t327 = t328;
+    t326 = rtg::split_launch<K10_0_V, 2>("K10", loc, K10_0_pull{A}, K10_0_pred{A}, t328, K10_0_store{A});
   }
   {
-    const int64_t t367 = rtg::filter_count(t360);
-    v_x751 = rtg_vec_fit(v_x751, t367);
-    A.v_x751_d = v_x751->data.i;
-    A.v_x751_n = v_x751->len;
-  }
-  {
-    const int64_t t368 = rtg::filter_count(t362);
-    v_x765 = rtg_vec_fit(v_x765, t368);
-    A.v_x765_d = v_x765->data.i;
-    A.v_x765_n = v_x765->len;
+    int64_t t329[2];
+    t329[0] = rtg::filter_count(t326.at[0]);
+    t329[1] = rtg::filter_count(t326.at[1]);
+    v_x762 = rtg_vec_fit(v_x762, t329[0]);
+    A.v_x762_d = v_x762->data.i;
+    A.v_x762_n = v_x762->len;
+    v_x776 = rtg_vec_fit(v_x776, t329[1]);
+    A.v_x776_d = v_x776->data.i;
+    A.v_x776_n = v_x776->len;
   }
   /* SEG_REDUCE */
   {
-    const int64_t t369 = v_x755->len;
-    v_x759 = rtg_vec_new(RT_INT, t369);
-    A.v_x759_d = v_x759->data.i;
-    A.v_x759_n = v_x759->len;
-    v_x772 = rtg_vec_new(RT_INT, t369);
-    A.v_x772_d = v_x772->data.i;
-    A.v_x772_n = v_x772->len;
-    rtg::segmented_sum("K10", loc, K10_2_pull{A}, K10_2_op{A}, K10_2_V{0, 0}, v_x755, K10_2_store{A}, K10_2_add{A}, K10_2_zero{A});
+    const int64_t t330 = v_x766->len;
+    v_x770 = rtg_vec_new(RT_INT, t330);
+    A.v_x770_d = v_x770->data.i;
+    A.v_x770_n = v_x770->len;
+    v_x783 = rtg_vec_new(RT_INT, t330);
+    A.v_x783_d = v_x783->data.i;
+    A.v_x783_n = v_x783->len;
+    rtg::segmented_sum("K10", loc, K10_1_pull{A}, K10_1_op{A}, K10_1_V{0, 0}, v_x766, K10_1_store{A}, K10_1_add{A}, K10_1_zero{A});
   }
-  *out_v_x751 = v_x751;
-  *out_v_x759 = v_x759;
-  *out_v_x765 = v_x765;
-  *out_v_x772 = v_x772;
-  rt_release(v_x752);
-  rt_release(v_x766);
+  *out_v_x762 = v_x762;
+  *out_v_x770 = v_x770;
+  *out_v_x776 = v_x776;
+  *out_v_x783 = v_x783;
+  rt_release(v_x763);
+  rt_release(v_x777);
   return;
 fail:
-  rt_release(v_x751);
-  rt_release(v_x752);
-  rt_release(v_x765);
-  rt_release(v_x766);
-  rt_release(v_x759);
-  rt_release(v_x772);
+  rt_release(v_x762);
+  rt_release(v_x763);
+  rt_release(v_x776);
+  rt_release(v_x777);
+  rt_release(v_x770);
+  rt_release(v_x783);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x741, RtValue *v_x742, RtValue *v_x745, RtValue *v_x755, RtValue **out_v_x751, RtValue **out_v_x759, RtValue **out_v_x765, RtValue **out_v_x772) {
-  RtValue *vals[] = {v_x741, v_x742, v_x745, v_x755};
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x753, RtValue *v_x756, RtValue *v_x766, RtValue **out_v_x762, RtValue **out_v_x770, RtValue **out_v_x776, RtValue **out_v_x783) {
+  RtValue *vals[] = {v_x752, v_x753, v_x756, v_x766};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K10_host(err, loc, run, v_x741, v_x742, v_x745, v_x755, out_v_x751, out_v_x759, out_v_x765, out_v_x772);
+    K10_host(err, loc, run, v_x752, v_x753, v_x756, v_x766, out_v_x762, out_v_x770, out_v_x776, out_v_x783);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x741, v_x742, v_x745, v_x755, out_v_x751, out_v_x759, out_v_x765, out_v_x772);
+    K10_gpu(err, loc, run, v_x752, v_x753, v_x756, v_x766, out_v_x762, out_v_x770, out_v_x776, out_v_x783);
   }
 }
 
 /* K11: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x785, int32_t v_x786, RtValue **out_v_x788, RtValue **out_v_x792) {
   (void)loc;
   (void)run;
-  int32_t *v_x773_d = v_x773->data.i;
-  const int64_t v_x773_n = v_x773->len;
-  int32_t *v_x774_d = v_x774->data.i;
-  const int64_t v_x774_n = v_x774->len;
-  (void)v_x774_n; /* v_x774's length is v_x773's */
-  RtValue *v_x777 = NULL;
-  RtValue *v_x781 = NULL;
+  int32_t *v_x784_d = v_x784->data.i;
+  const int64_t v_x784_n = v_x784->len;
+  int32_t *v_x785_d = v_x785->data.i;
+  const int64_t v_x785_n = v_x785->len;
+  (void)v_x785_n; /* v_x785's length is v_x784's */
+  RtValue *v_x788 = NULL;
+  RtValue *v_x792 = NULL;
   /* MAP */
   {
-    const int64_t t370 = v_x775;
-    if (t370 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t370, 0.0, 0);
+    const int64_t t331 = v_x786;
+    if (t331 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t331, 0.0, 0);
       goto fail;
     }
-    v_x777 = rt_value_new(rt_vec_type(RT_INT), t370);
-    int32_t *v_x777_d = v_x777->data.i;
-    const int64_t v_x777_n = v_x777->len;
-    RT_PARALLEL_FOR_IF(t370 >= RT_PARALLEL_MIN)
-    for (int64_t t371 = 0; t371 < t370; t371++) {
-      const int32_t t372 = (int32_t)t371;
-      int t377 = 0; /* nonzero: a check below failed */
-      uint8_t t374 = rt_lt_i(t372, (int32_t)v_x773_n);
-      int32_t t375;
-      if (t374) {
-        int t378 = (uint64_t)(int64_t)t372 < (uint64_t)v_x773_n;
-        int32_t t376 = t378 ? v_x773_d[t372] : 0;
-        t377 |= !t378;
-        t375 = t376;
+    v_x788 = rt_value_new(rt_vec_type(RT_INT), t331);
+    int32_t *v_x788_d = v_x788->data.i;
+    const int64_t v_x788_n = v_x788->len;
+    RT_PARALLEL_FOR_IF(t331 >= RT_PARALLEL_MIN)
+    for (int64_t t332 = 0; t332 < t331; t332++) {
+      const int32_t t333 = (int32_t)t332;
+      int t338 = 0; /* nonzero: a check below failed */
+      uint8_t t335 = rt_lt_i(t333, (int32_t)v_x784_n);
+      int32_t t336;
+      if (t335) {
+        int t339 = (uint64_t)(int64_t)t333 < (uint64_t)v_x784_n;
+        int32_t t337 = t339 ? v_x784_d[t333] : 0;
+        t338 |= !t339;
+        t336 = t337;
       } else {
-        int32_t t380 = rt_sub_i(t372, (int32_t)v_x773_n);
-        int t382 = (uint64_t)(int64_t)t380 < (uint64_t)v_x773_n;
-        int32_t t381 = t382 ? v_x774_d[t380] : 0;
-        t377 |= !t382;
-        t375 = t381;
+        int32_t t341 = rt_sub_i(t333, (int32_t)v_x784_n);
+        int t343 = (uint64_t)(int64_t)t341 < (uint64_t)v_x784_n;
+        int32_t t342 = t343 ? v_x785_d[t341] : 0;
+        t338 |= !t343;
+        t336 = t342;
       }
-      if (__builtin_expect(t377 != 0, 0)) { /* again, recording the error */
-        uint8_t t384 = rt_lt_i(t372, (int32_t)v_x773_n);
-        int32_t t385;
-        if (t384) {
-          int32_t t386;
-          if ((uint64_t)(int64_t)t372 < (uint64_t)v_x773_n) {
-            t386 = v_x773_d[t372];
+      if (__builtin_expect(t338 != 0, 0)) { /* again, recording the error */
+        uint8_t t345 = rt_lt_i(t333, (int32_t)v_x784_n);
+        int32_t t346;
+        if (t345) {
+          int32_t t347;
+          if ((uint64_t)(int64_t)t333 < (uint64_t)v_x784_n) {
+            t347 = v_x784_d[t333];
           } else {
-            NESSIE_RECORD(err, t371, RT_CHECK_INDEX, 0, 0, RT_GATHER, t372, v_x773_n, 0.0, 1);
-            t386 = 0;
+            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t333, v_x784_n, 0.0, 1);
+            t347 = 0;
           }
-          t385 = t386;
+          t346 = t347;
         } else {
-          int32_t t388 = rt_sub_i(t372, (int32_t)v_x773_n);
-          int32_t t389;
-          if ((uint64_t)(int64_t)t388 < (uint64_t)v_x773_n) {
-            t389 = v_x774_d[t388];
+          int32_t t349 = rt_sub_i(t333, (int32_t)v_x784_n);
+          int32_t t350;
+          if ((uint64_t)(int64_t)t349 < (uint64_t)v_x784_n) {
+            t350 = v_x785_d[t349];
           } else {
-            NESSIE_RECORD(err, t371, RT_CHECK_INDEX, 0, 0, RT_GATHER, t388, v_x773_n, 0.0, 2);
-            t389 = 0;
+            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x784_n, 0.0, 2);
+            t350 = 0;
           }
-          t385 = t389;
+          t346 = t350;
         }
       }
-      v_x777_d[t371] = t375;
+      v_x788_d[t332] = t336;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x777_d = v_x777->data.i;
-    const int64_t v_x777_n = v_x777->len;
+    int32_t *v_x788_d = v_x788->data.i;
+    const int64_t v_x788_n = v_x788->len;
     /* SCAN */
     {
-      const int64_t t390 = v_x775;
-      if (t390 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t390, 0.0, 3);
+      const int64_t t351 = v_x786;
+      if (t351 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t351, 0.0, 3);
         goto fail;
       }
-      const int64_t t391 = t390 > 0 ? (t390 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t392 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t391);
-      RT_PARALLEL_FOR_IF(t391 > 1)
-      for (int64_t t393 = 0; t393 < t391; t393++) {
-        int32_t t393a0;
-        t393a0 = 0;
-        const int64_t t393_end = (t393 + 1) * RT_CHUNK < t390 ? (t393 + 1) * RT_CHUNK : t390;
-        for (int64_t t394 = t393 * RT_CHUNK; t394 < t393_end; t394++) {
-          const int32_t t395 = (int32_t)t394;
-          int32_t t393x0;
-          int t400 = 0; /* nonzero: a check below failed */
-          uint8_t t397 = rt_lt_i(t395, (int32_t)v_x773_n);
-          int32_t t398;
-          if (t397) {
-            int t401 = (uint64_t)(int64_t)t395 < (uint64_t)v_x773_n;
-            int32_t t399 = t401 ? v_x773_d[t395] : 0;
-            t400 |= !t401;
-            t398 = t399;
+      const int64_t t352 = t351 > 0 ? (t351 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t353 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t352);
+      RT_PARALLEL_FOR_IF(t352 > 1)
+      for (int64_t t354 = 0; t354 < t352; t354++) {
+        int32_t t354a0;
+        t354a0 = 0;
+        const int64_t t354_end = (t354 + 1) * RT_CHUNK < t351 ? (t354 + 1) * RT_CHUNK : t351;
+        for (int64_t t355 = t354 * RT_CHUNK; t355 < t354_end; t355++) {
+          const int32_t t356 = (int32_t)t355;
+          int32_t t354x0;
+          int t361 = 0; /* nonzero: a check below failed */
+          uint8_t t358 = rt_lt_i(t356, (int32_t)v_x784_n);
+          int32_t t359;
+          if (t358) {
+            int t362 = (uint64_t)(int64_t)t356 < (uint64_t)v_x784_n;
+            int32_t t360 = t362 ? v_x784_d[t356] : 0;
+            t361 |= !t362;
+            t359 = t360;
           } else {
-            int32_t t403 = rt_sub_i(t395, (int32_t)v_x773_n);
-            int t405 = (uint64_t)(int64_t)t403 < (uint64_t)v_x773_n;
-            int32_t t404 = t405 ? v_x774_d[t403] : 0;
-            t400 |= !t405;
-            t398 = t404;
+            int32_t t364 = rt_sub_i(t356, (int32_t)v_x784_n);
+            int t366 = (uint64_t)(int64_t)t364 < (uint64_t)v_x784_n;
+            int32_t t365 = t366 ? v_x785_d[t364] : 0;
+            t361 |= !t366;
+            t359 = t365;
           }
-          if (__builtin_expect(t400 != 0, 0)) { /* again, recording the error */
-            uint8_t t407 = rt_lt_i(t395, (int32_t)v_x773_n);
-            int32_t t408;
-            if (t407) {
-              int32_t t409;
-              if ((uint64_t)(int64_t)t395 < (uint64_t)v_x773_n) {
-                t409 = v_x773_d[t395];
+          if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
+            uint8_t t368 = rt_lt_i(t356, (int32_t)v_x784_n);
+            int32_t t369;
+            if (t368) {
+              int32_t t370;
+              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x784_n) {
+                t370 = v_x784_d[t356];
               } else {
-                NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t395, v_x773_n, 0.0, 4);
-                t409 = 0;
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x784_n, 0.0, 4);
+                t370 = 0;
               }
-              t408 = t409;
+              t369 = t370;
             } else {
-              int32_t t411 = rt_sub_i(t395, (int32_t)v_x773_n);
-              int32_t t412;
-              if ((uint64_t)(int64_t)t411 < (uint64_t)v_x773_n) {
-                t412 = v_x774_d[t411];
+              int32_t t372 = rt_sub_i(t356, (int32_t)v_x784_n);
+              int32_t t373;
+              if ((uint64_t)(int64_t)t372 < (uint64_t)v_x784_n) {
+                t373 = v_x785_d[t372];
               } else {
-                NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t411, v_x773_n, 0.0, 5);
-                t412 = 0;
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t372, v_x784_n, 0.0, 5);
+                t373 = 0;
               }
-              t408 = t412;
+              t369 = t373;
             }
           }
-          t393x0 = t398;
-          int32_t t414 = rt_add_i(t393a0, t393x0);
-          t393a0 = t414;
+          t354x0 = t359;
+          int32_t t375 = rt_add_i(t354a0, t354x0);
+          t354a0 = t375;
         }
-        t392[t393] = t393a0;
+        t353[t354] = t354a0;
       }
-      int32_t t393t0;
-      t393t0 = 0;
-      for (int64_t t393 = 0; t393 < t391; t393++) {
-        const int32_t t415 = t392[t393];
-        t392[t393] = t393t0;
-        int32_t t417 = rt_add_i(t393t0, t415);
-        t393t0 = t417;
+      int32_t t354t0;
+      t354t0 = 0;
+      for (int64_t t354 = 0; t354 < t352; t354++) {
+        const int32_t t376 = t353[t354];
+        t353[t354] = t354t0;
+        int32_t t378 = rt_add_i(t354t0, t376);
+        t354t0 = t378;
       }
-      v_x781 = rt_value_new(rt_vec_type(RT_INT), t390);
-      int32_t *v_x781_d = v_x781->data.i;
-      const int64_t v_x781_n = v_x781->len;
-      RT_PARALLEL_FOR_IF(t391 > 1)
-      for (int64_t t393 = 0; t393 < t391; t393++) {
-        int32_t t393p0;
-        t393p0 = t392[t393];
-        const int64_t t393_end = (t393 + 1) * RT_CHUNK < t390 ? (t393 + 1) * RT_CHUNK : t390;
-        for (int64_t t394 = t393 * RT_CHUNK; t394 < t393_end; t394++) {
-          const int32_t t395 = (int32_t)t394;
-          v_x781_d[t394] = t393p0;
-          int32_t t393y0;
-          int t422 = 0; /* nonzero: a check below failed */
-          uint8_t t419 = rt_lt_i(t395, (int32_t)v_x773_n);
-          int32_t t420;
-          if (t419) {
-            int t423 = (uint64_t)(int64_t)t395 < (uint64_t)v_x773_n;
-            int32_t t421 = t423 ? v_x773_d[t395] : 0;
-            t422 |= !t423;
-            t420 = t421;
+      v_x792 = rt_value_new(rt_vec_type(RT_INT), t351);
+      int32_t *v_x792_d = v_x792->data.i;
+      const int64_t v_x792_n = v_x792->len;
+      RT_PARALLEL_FOR_IF(t352 > 1)
+      for (int64_t t354 = 0; t354 < t352; t354++) {
+        int32_t t354p0;
+        t354p0 = t353[t354];
+        const int64_t t354_end = (t354 + 1) * RT_CHUNK < t351 ? (t354 + 1) * RT_CHUNK : t351;
+        for (int64_t t355 = t354 * RT_CHUNK; t355 < t354_end; t355++) {
+          const int32_t t356 = (int32_t)t355;
+          v_x792_d[t355] = t354p0;
+          int32_t t354y0;
+          int t383 = 0; /* nonzero: a check below failed */
+          uint8_t t380 = rt_lt_i(t356, (int32_t)v_x784_n);
+          int32_t t381;
+          if (t380) {
+            int t384 = (uint64_t)(int64_t)t356 < (uint64_t)v_x784_n;
+            int32_t t382 = t384 ? v_x784_d[t356] : 0;
+            t383 |= !t384;
+            t381 = t382;
           } else {
-            int32_t t425 = rt_sub_i(t395, (int32_t)v_x773_n);
-            int t427 = (uint64_t)(int64_t)t425 < (uint64_t)v_x773_n;
-            int32_t t426 = t427 ? v_x774_d[t425] : 0;
-            t422 |= !t427;
-            t420 = t426;
+            int32_t t386 = rt_sub_i(t356, (int32_t)v_x784_n);
+            int t388 = (uint64_t)(int64_t)t386 < (uint64_t)v_x784_n;
+            int32_t t387 = t388 ? v_x785_d[t386] : 0;
+            t383 |= !t388;
+            t381 = t387;
           }
-          if (__builtin_expect(t422 != 0, 0)) { /* again, recording the error */
-            uint8_t t429 = rt_lt_i(t395, (int32_t)v_x773_n);
-            int32_t t430;
-            if (t429) {
-              int32_t t431;
-              if ((uint64_t)(int64_t)t395 < (uint64_t)v_x773_n) {
-                t431 = v_x773_d[t395];
+          if (__builtin_expect(t383 != 0, 0)) { /* again, recording the error */
+            uint8_t t390 = rt_lt_i(t356, (int32_t)v_x784_n);
+            int32_t t391;
+            if (t390) {
+              int32_t t392;
+              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x784_n) {
+                t392 = v_x784_d[t356];
               } else {
-                NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t395, v_x773_n, 0.0, 6);
-                t431 = 0;
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x784_n, 0.0, 6);
+                t392 = 0;
               }
-              t430 = t431;
+              t391 = t392;
             } else {
-              int32_t t433 = rt_sub_i(t395, (int32_t)v_x773_n);
-              int32_t t434;
-              if ((uint64_t)(int64_t)t433 < (uint64_t)v_x773_n) {
-                t434 = v_x774_d[t433];
+              int32_t t394 = rt_sub_i(t356, (int32_t)v_x784_n);
+              int32_t t395;
+              if ((uint64_t)(int64_t)t394 < (uint64_t)v_x784_n) {
+                t395 = v_x785_d[t394];
               } else {
-                NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t433, v_x773_n, 0.0, 7);
-                t434 = 0;
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, v_x784_n, 0.0, 7);
+                t395 = 0;
               }
-              t430 = t434;
+              t391 = t395;
             }
           }
-          t393y0 = t420;
-          int32_t t436 = rt_add_i(t393p0, t393y0);
-          t393p0 = t436;
+          t354y0 = t381;
+          int32_t t397 = rt_add_i(t354p0, t354y0);
+          t354p0 = t397;
         }
       }
-      rt_free(t392);
+      rt_free(t353);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x777 = v_x777;
-  *out_v_x781 = v_x781;
+  *out_v_x788 = v_x788;
+  *out_v_x792 = v_x792;
   return;
 fail:
-  rt_release(v_x777);
-  rt_release(v_x781);
+  rt_release(v_x788);
+  rt_release(v_x792);
 }
 
 /* K11: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x773_d; int64_t v_x773_n;
-  int32_t *v_x774_d; int64_t v_x774_n;
-  int32_t v_x775;
-  int32_t *v_x777_d; int64_t v_x777_n;
-  int32_t *v_x781_d; int64_t v_x781_n;
+  int32_t *v_x784_d; int64_t v_x784_n;
+  int32_t *v_x785_d; int64_t v_x785_n;
+  int32_t v_x786;
+  int32_t *v_x788_d; int64_t v_x788_n;
+  int32_t *v_x792_d; int64_t v_x792_n;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
@@ -2269,52 +2137,52 @@ struct K11_0_pull {
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t441 = 0; /* nonzero: a check below failed */
-    uint8_t t438 = rt_lt_i(ix, (int32_t)A.v_x773_n);
-    int32_t t439;
-    if (t438) {
-      int t442 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
-      int32_t t440 = t442 ? rtg::ld_stream(&A.v_x773_d[ix]) : 0;
-      t441 |= !t442;
-      t439 = t440;
+    int t402 = 0; /* nonzero: a check below failed */
+    uint8_t t399 = rt_lt_i(ix, (int32_t)A.v_x784_n);
+    int32_t t400;
+    if (t399) {
+      int t403 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n;
+      int32_t t401 = t403 ? rtg::ld_stream(&A.v_x784_d[ix]) : 0;
+      t402 |= !t403;
+      t400 = t401;
     } else {
-      int32_t t444 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-      int t446 = (uint64_t)(int64_t)t444 < (uint64_t)A.v_x773_n;
-      int32_t t445 = t446 ? A.v_x774_d[t444] : 0;
-      t441 |= !t446;
-      t439 = t445;
+      int32_t t405 = rt_sub_i(ix, (int32_t)A.v_x784_n);
+      int t407 = (uint64_t)(int64_t)t405 < (uint64_t)A.v_x784_n;
+      int32_t t406 = t407 ? A.v_x785_d[t405] : 0;
+      t402 |= !t407;
+      t400 = t406;
     }
-    if (__builtin_expect(t441 != 0, 0)) { /* again, recording the error */
-      uint8_t t448 = rt_lt_i(ix, (int32_t)A.v_x773_n);
-      int32_t t449;
-      if (t448) {
-        int32_t t450;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n) {
-          t450 = rtg::ld_stream(&A.v_x773_d[ix]);
+    if (__builtin_expect(t402 != 0, 0)) { /* again, recording the error */
+      uint8_t t409 = rt_lt_i(ix, (int32_t)A.v_x784_n);
+      int32_t t410;
+      if (t409) {
+        int32_t t411;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n) {
+          t411 = rtg::ld_stream(&A.v_x784_d[ix]);
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x773_n, 0.0, 0);
-          t450 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x784_n, 0.0, 0);
+          t411 = 0;
         }
-        t449 = t450;
+        t410 = t411;
       } else {
-        int32_t t452 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-        int32_t t453;
-        if ((uint64_t)(int64_t)t452 < (uint64_t)A.v_x773_n) {
-          t453 = A.v_x774_d[t452];
+        int32_t t413 = rt_sub_i(ix, (int32_t)A.v_x784_n);
+        int32_t t414;
+        if ((uint64_t)(int64_t)t413 < (uint64_t)A.v_x784_n) {
+          t414 = A.v_x785_d[t413];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t452, A.v_x773_n, 0.0, 1);
-          t453 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, A.v_x784_n, 0.0, 1);
+          t414 = 0;
         }
-        t449 = t453;
+        t410 = t414;
       }
     }
-    return K11_0_V{t439};
+    return K11_0_V{t400};
   }
 };
 struct K11_0_store {
   K11_A A;
   __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x777_d[i] = v.v0;
+    A.v_x788_d[i] = v.v0;
   }
 };
 struct alignas(8) K11_1_V {
@@ -2325,59 +2193,59 @@ struct K11_1_pull {
   __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t458 = 0; /* nonzero: a check below failed */
-    uint8_t t455 = rt_lt_i(ix, (int32_t)A.v_x773_n);
-    int32_t t456;
-    if (t455) {
-      int t459 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
-      int32_t t457 = t459 ? rtg::ld_stream(&A.v_x773_d[ix]) : 0;
-      t458 |= !t459;
-      t456 = t457;
+    int t419 = 0; /* nonzero: a check below failed */
+    uint8_t t416 = rt_lt_i(ix, (int32_t)A.v_x784_n);
+    int32_t t417;
+    if (t416) {
+      int t420 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n;
+      int32_t t418 = t420 ? rtg::ld_stream(&A.v_x784_d[ix]) : 0;
+      t419 |= !t420;
+      t417 = t418;
     } else {
-      int32_t t461 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-      int t463 = (uint64_t)(int64_t)t461 < (uint64_t)A.v_x773_n;
-      int32_t t462 = t463 ? A.v_x774_d[t461] : 0;
-      t458 |= !t463;
-      t456 = t462;
+      int32_t t422 = rt_sub_i(ix, (int32_t)A.v_x784_n);
+      int t424 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x784_n;
+      int32_t t423 = t424 ? A.v_x785_d[t422] : 0;
+      t419 |= !t424;
+      t417 = t423;
     }
-    if (__builtin_expect(t458 != 0, 0)) { /* again, recording the error */
-      uint8_t t465 = rt_lt_i(ix, (int32_t)A.v_x773_n);
-      int32_t t466;
-      if (t465) {
-        int32_t t467;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n) {
-          t467 = rtg::ld_stream(&A.v_x773_d[ix]);
+    if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
+      uint8_t t426 = rt_lt_i(ix, (int32_t)A.v_x784_n);
+      int32_t t427;
+      if (t426) {
+        int32_t t428;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n) {
+          t428 = rtg::ld_stream(&A.v_x784_d[ix]);
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x773_n, 0.0, 2);
-          t467 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x784_n, 0.0, 2);
+          t428 = 0;
         }
-        t466 = t467;
+        t427 = t428;
       } else {
-        int32_t t469 = rt_sub_i(ix, (int32_t)A.v_x773_n);
-        int32_t t470;
-        if ((uint64_t)(int64_t)t469 < (uint64_t)A.v_x773_n) {
-          t470 = A.v_x774_d[t469];
+        int32_t t430 = rt_sub_i(ix, (int32_t)A.v_x784_n);
+        int32_t t431;
+        if ((uint64_t)(int64_t)t430 < (uint64_t)A.v_x784_n) {
+          t431 = A.v_x785_d[t430];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, A.v_x773_n, 0.0, 3);
-          t470 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, A.v_x784_n, 0.0, 3);
+          t431 = 0;
         }
-        t466 = t470;
+        t427 = t431;
       }
     }
-    return K11_1_V{t456};
+    return K11_1_V{t417};
   }
 };
 struct K11_1_store {
   K11_A A;
   __device__ void operator()(int64_t i, const K11_1_V &v) const {
-    A.v_x781_d[i] = v.v0;
+    A.v_x792_d[i] = v.v0;
   }
 };
 struct K11_1_op {
   K11_A A;
   __device__ K11_1_V operator()(const K11_1_V &a, const K11_1_V &b) const {
-    int32_t t472 = rt_add_i(a.v0, b.v0);
-    return K11_1_V{t472};
+    int32_t t433 = rt_add_i(a.v0, b.v0);
+    return K11_1_V{t433};
   }
 };
 struct K11_1_ride {
@@ -2387,205 +2255,205 @@ struct K11_1_ride {
     K11_1_store{A}(i, v);
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x785, int32_t v_x786, RtValue **out_v_x788, RtValue **out_v_x792) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x773_d = v_x773->data.i;
-  A.v_x773_n = v_x773->len;
-  A.v_x774_d = v_x774->data.i;
-  A.v_x774_n = v_x774->len;
-  A.v_x775 = v_x775;
-  RtValue *v_x777 = NULL;
-  RtValue *v_x781 = NULL;
+  A.v_x784_d = v_x784->data.i;
+  A.v_x784_n = v_x784->len;
+  A.v_x785_d = v_x785->data.i;
+  A.v_x785_n = v_x785->len;
+  A.v_x786 = v_x786;
+  RtValue *v_x788 = NULL;
+  RtValue *v_x792 = NULL;
   /* MAP */
   {
-    const int64_t t473 = v_x775;
-    if (t473 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t473, 0.0, run, 4};
+    const int64_t t434 = v_x786;
+    if (t434 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t434, 0.0, run, 4};
       goto fail;
     }
-    v_x777 = rtg_vec_new(RT_INT, t473);
-    A.v_x777_d = v_x777->data.i;
-    A.v_x777_n = v_x777->len;
+    v_x788 = rtg_vec_new(RT_INT, t434);
+    A.v_x788_d = v_x788->data.i;
+    A.v_x788_n = v_x788->len;
     /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t474 = v_x775;
-    if (t474 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t474, 0.0, run, 5};
+    const int64_t t435 = v_x786;
+    if (t435 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t435, 0.0, run, 5};
       goto fail;
     }
-    v_x781 = rtg_vec_new(RT_INT, t474);
-    A.v_x781_d = v_x781->data.i;
-    A.v_x781_n = v_x781->len;
-    rtg::scan<true>("K11", loc, K11_1_pull{A}, K11_1_op{A}, K11_1_V{0}, t474, K11_1_ride{A});
+    v_x792 = rtg_vec_new(RT_INT, t435);
+    A.v_x792_d = v_x792->data.i;
+    A.v_x792_n = v_x792->len;
+    rtg::scan<true>("K11", loc, K11_1_pull{A}, K11_1_op{A}, K11_1_V{0}, t435, K11_1_ride{A});
   }
-  *out_v_x777 = v_x777;
-  *out_v_x781 = v_x781;
+  *out_v_x788 = v_x788;
+  *out_v_x792 = v_x792;
   return;
 fail:
-  rt_release(v_x777);
-  rt_release(v_x781);
+  rt_release(v_x788);
+  rt_release(v_x792);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x773, RtValue *v_x774, int32_t v_x775, RtValue **out_v_x777, RtValue **out_v_x781) {
-  RtValue *vals[] = {v_x773, v_x774};
-  const int64_t sizes[] = {(int64_t)v_x775, (int64_t)v_x775};
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x785, int32_t v_x786, RtValue **out_v_x788, RtValue **out_v_x792) {
+  RtValue *vals[] = {v_x784, v_x785};
+  const int64_t sizes[] = {(int64_t)v_x786, (int64_t)v_x786};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K11_host(err, loc, run, v_x773, v_x774, v_x775, out_v_x777, out_v_x781);
+    K11_host(err, loc, run, v_x784, v_x785, v_x786, out_v_x788, out_v_x792);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x773, v_x774, v_x775, out_v_x777, out_v_x781);
+    K11_gpu(err, loc, run, v_x784, v_x785, v_x786, out_v_x788, out_v_x792);
   }
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1093, RtValue *v_x1094, int32_t v_x1095, RtValue *v_sd_1105, RtValue *v_x1097, RtValue *v_x1098, RtValue *v_x1099, RtValue **out_v_x1104) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1115, RtValue *v_x1116, int32_t v_x1117, RtValue *v_sd_1127, RtValue *v_x1119, RtValue *v_x1120, RtValue *v_x1121, RtValue **out_v_x1126) {
   (void)loc;
   (void)run;
-  int32_t *v_x1093_d = v_x1093->data.i;
-  const int64_t v_x1093_n = v_x1093->len;
-  int32_t *v_x1094_d = v_x1094->data.i;
-  const int64_t v_x1094_n = v_x1094->len;
-  const int64_t *v_sd_1105_off = rt_seg_offsets(v_sd_1105);
-  const int64_t v_sd_1105_n = v_sd_1105->len;
-  int32_t *v_x1097_d = v_x1097->data.i;
-  const int64_t v_x1097_n = v_x1097->len;
-  int32_t *v_x1098_d = v_x1098->data.i;
-  const int64_t v_x1098_n = v_x1098->len;
-  int32_t *v_x1099_d = v_x1099->data.i;
-  const int64_t v_x1099_n = v_x1099->len;
-  RtValue *v_x1104 = NULL;
+  int32_t *v_x1115_d = v_x1115->data.i;
+  const int64_t v_x1115_n = v_x1115->len;
+  int32_t *v_x1116_d = v_x1116->data.i;
+  const int64_t v_x1116_n = v_x1116->len;
+  const int64_t *v_sd_1127_off = rt_seg_offsets(v_sd_1127);
+  const int64_t v_sd_1127_n = v_sd_1127->len;
+  int32_t *v_x1119_d = v_x1119->data.i;
+  const int64_t v_x1119_n = v_x1119->len;
+  int32_t *v_x1120_d = v_x1120->data.i;
+  const int64_t v_x1120_n = v_x1120->len;
+  int32_t *v_x1121_d = v_x1121->data.i;
+  const int64_t v_x1121_n = v_x1121->len;
+  RtValue *v_x1126 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t475 = v_sd_1105_off[v_sd_1105_n];
-    v_x1104 = rt_value_new(rt_vec_type(RT_INT), t475);
-    int32_t *v_x1104_d = v_x1104->data.i;
-    const int64_t v_x1104_n = v_x1104->len;
-    const int64_t t476 = (t475 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t476 > 1)
-    for (int64_t t477 = 0; t477 < t476; t477++) {
-      int64_t t480 = rt_segment_search(v_sd_1105_off, 0, v_sd_1105_n, t477 * RT_CHUNK);
-      const int64_t t477_end = (t477 + 1) * RT_CHUNK < t475 ? (t477 + 1) * RT_CHUNK : t475;
-      for (int64_t t478 = t477 * RT_CHUNK; t478 < t477_end; t478++) {
-        const int32_t t479 = (int32_t)t478;
-        while (v_sd_1105_off[t480 + 1] <= t478)
-          t480++;
-        const int32_t t481 = (int32_t)t480;
-        int t483 = 0; /* nonzero: a check below failed */
-        int t484 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1099_n;
-        int32_t t482 = t484 ? v_x1099_d[t481] : 0;
-        t483 |= !t484;
-        int t486 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1097_n;
-        int32_t t485 = t486 ? v_x1097_d[t481] : 0;
-        t483 |= !t486;
-        int32_t t488 = rt_sub_i(t479, t485);
-        int t490 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1098_n;
-        int32_t t489 = t490 ? v_x1098_d[t481] : 0;
-        t483 |= !t490;
-        int32_t t492 = rt_mul_i(t488, t489);
-        int32_t t494 = rt_add_i(t482, t492);
-        int t496 = (uint64_t)(int64_t)t494 < (uint64_t)v_x1095;
-        int32_t t495 = t496 ? t494 : 0;
-        t483 |= !t496;
-        uint8_t t498 = rt_lt_i(t495, (int32_t)v_x1093_n);
-        int32_t t499;
-        if (t498) {
-          int t501 = (uint64_t)(int64_t)t495 < (uint64_t)v_x1093_n;
-          int32_t t500 = t501 ? v_x1093_d[t495] : 0;
-          t483 |= !t501;
-          t499 = t500;
+    const int64_t t436 = v_sd_1127_off[v_sd_1127_n];
+    v_x1126 = rt_value_new(rt_vec_type(RT_INT), t436);
+    int32_t *v_x1126_d = v_x1126->data.i;
+    const int64_t v_x1126_n = v_x1126->len;
+    const int64_t t437 = (t436 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t437 > 1)
+    for (int64_t t438 = 0; t438 < t437; t438++) {
+      int64_t t441 = rt_segment_search(v_sd_1127_off, 0, v_sd_1127_n, t438 * RT_CHUNK);
+      const int64_t t438_end = (t438 + 1) * RT_CHUNK < t436 ? (t438 + 1) * RT_CHUNK : t436;
+      for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
+        const int32_t t440 = (int32_t)t439;
+        while (v_sd_1127_off[t441 + 1] <= t439)
+          t441++;
+        const int32_t t442 = (int32_t)t441;
+        int t444 = 0; /* nonzero: a check below failed */
+        int t445 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1121_n;
+        int32_t t443 = t445 ? v_x1121_d[t442] : 0;
+        t444 |= !t445;
+        int t447 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1119_n;
+        int32_t t446 = t447 ? v_x1119_d[t442] : 0;
+        t444 |= !t447;
+        int32_t t449 = rt_sub_i(t440, t446);
+        int t451 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1120_n;
+        int32_t t450 = t451 ? v_x1120_d[t442] : 0;
+        t444 |= !t451;
+        int32_t t453 = rt_mul_i(t449, t450);
+        int32_t t455 = rt_add_i(t443, t453);
+        int t457 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1117;
+        int32_t t456 = t457 ? t455 : 0;
+        t444 |= !t457;
+        uint8_t t459 = rt_lt_i(t456, (int32_t)v_x1115_n);
+        int32_t t460;
+        if (t459) {
+          int t462 = (uint64_t)(int64_t)t456 < (uint64_t)v_x1115_n;
+          int32_t t461 = t462 ? v_x1115_d[t456] : 0;
+          t444 |= !t462;
+          t460 = t461;
         } else {
-          int32_t t503 = rt_sub_i(t495, (int32_t)v_x1093_n);
-          int t505 = (uint64_t)(int64_t)t503 < (uint64_t)v_x1094_n;
-          int32_t t504 = t505 ? v_x1094_d[t503] : 0;
-          t483 |= !t505;
-          t499 = t504;
+          int32_t t464 = rt_sub_i(t456, (int32_t)v_x1115_n);
+          int t466 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1116_n;
+          int32_t t465 = t466 ? v_x1116_d[t464] : 0;
+          t444 |= !t466;
+          t460 = t465;
         }
-        if (__builtin_expect(t483 != 0, 0)) { /* again, recording the error */
-          int32_t t506;
-          if ((uint64_t)(int64_t)t481 < (uint64_t)v_x1099_n) {
-            t506 = v_x1099_d[t481];
+        if (__builtin_expect(t444 != 0, 0)) { /* again, recording the error */
+          int32_t t467;
+          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1121_n) {
+            t467 = v_x1121_d[t442];
           } else {
-            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x1099_n, 0.0, 0);
-            t506 = 0;
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1121_n, 0.0, 0);
+            t467 = 0;
           }
-          int32_t t507;
-          if ((uint64_t)(int64_t)t481 < (uint64_t)v_x1097_n) {
-            t507 = v_x1097_d[t481];
+          int32_t t468;
+          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1119_n) {
+            t468 = v_x1119_d[t442];
           } else {
-            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x1097_n, 0.0, 1);
-            t507 = 0;
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1119_n, 0.0, 1);
+            t468 = 0;
           }
-          int32_t t509 = rt_sub_i(t479, t507);
-          int32_t t510;
-          if ((uint64_t)(int64_t)t481 < (uint64_t)v_x1098_n) {
-            t510 = v_x1098_d[t481];
+          int32_t t470 = rt_sub_i(t440, t468);
+          int32_t t471;
+          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1120_n) {
+            t471 = v_x1120_d[t442];
           } else {
-            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t481, v_x1098_n, 0.0, 2);
-            t510 = 0;
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1120_n, 0.0, 2);
+            t471 = 0;
           }
-          int32_t t512 = rt_mul_i(t509, t510);
-          int32_t t514 = rt_add_i(t506, t512);
-          int32_t t515;
-          if ((uint64_t)(int64_t)t514 < (uint64_t)v_x1095) {
-            t515 = t514;
+          int32_t t473 = rt_mul_i(t470, t471);
+          int32_t t475 = rt_add_i(t467, t473);
+          int32_t t476;
+          if ((uint64_t)(int64_t)t475 < (uint64_t)v_x1117) {
+            t476 = t475;
           } else {
-            NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t514, v_x1095, 0.0, 3);
-            t515 = 0;
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x1117, 0.0, 3);
+            t476 = 0;
           }
-          uint8_t t517 = rt_lt_i(t515, (int32_t)v_x1093_n);
-          int32_t t518;
-          if (t517) {
-            int32_t t519;
-            if ((uint64_t)(int64_t)t515 < (uint64_t)v_x1093_n) {
-              t519 = v_x1093_d[t515];
+          uint8_t t478 = rt_lt_i(t476, (int32_t)v_x1115_n);
+          int32_t t479;
+          if (t478) {
+            int32_t t480;
+            if ((uint64_t)(int64_t)t476 < (uint64_t)v_x1115_n) {
+              t480 = v_x1115_d[t476];
             } else {
-              NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t515, v_x1093_n, 0.0, 4);
-              t519 = 0;
+              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_x1115_n, 0.0, 4);
+              t480 = 0;
             }
-            t518 = t519;
+            t479 = t480;
           } else {
-            int32_t t521 = rt_sub_i(t515, (int32_t)v_x1093_n);
-            int32_t t522;
-            if ((uint64_t)(int64_t)t521 < (uint64_t)v_x1094_n) {
-              t522 = v_x1094_d[t521];
+            int32_t t482 = rt_sub_i(t476, (int32_t)v_x1115_n);
+            int32_t t483;
+            if ((uint64_t)(int64_t)t482 < (uint64_t)v_x1116_n) {
+              t483 = v_x1116_d[t482];
             } else {
-              NESSIE_RECORD(err, t478, RT_CHECK_INDEX, 0, 0, RT_GATHER, t521, v_x1094_n, 0.0, 5);
-              t522 = 0;
+              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_x1116_n, 0.0, 5);
+              t483 = 0;
             }
-            t518 = t522;
+            t479 = t483;
           }
         }
-        v_x1104_d[t478] = t499;
+        v_x1126_d[t439] = t460;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1104 = v_x1104;
+  *out_v_x1126 = v_x1126;
   return;
 fail:
-  rt_release(v_x1104);
+  rt_release(v_x1126);
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1093_d; int64_t v_x1093_n;
-  int32_t *v_x1094_d; int64_t v_x1094_n;
-  int32_t v_x1095;
-  const int64_t *v_sd_1105_off; int64_t v_sd_1105_n;
-  int32_t *v_x1097_d; int64_t v_x1097_n;
-  int32_t *v_x1098_d; int64_t v_x1098_n;
-  int32_t *v_x1099_d; int64_t v_x1099_n;
-  int32_t *v_x1104_d; int64_t v_x1104_n;
+  int32_t *v_x1115_d; int64_t v_x1115_n;
+  int32_t *v_x1116_d; int64_t v_x1116_n;
+  int32_t v_x1117;
+  const int64_t *v_sd_1127_off; int64_t v_sd_1127_n;
+  int32_t *v_x1119_d; int64_t v_x1119_n;
+  int32_t *v_x1120_d; int64_t v_x1120_n;
+  int32_t *v_x1121_d; int64_t v_x1121_n;
+  int32_t *v_x1126_d; int64_t v_x1126_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -2598,244 +2466,244 @@ struct K12_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t524 = 0; /* nonzero: a check below failed */
-    int t525 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1099_n;
-    int32_t t523 = t525 ? A.v_x1099_d[sx] : 0;
-    t524 |= !t525;
-    int t527 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1097_n;
-    int32_t t526 = t527 ? A.v_x1097_d[sx] : 0;
-    t524 |= !t527;
-    int32_t t529 = rt_sub_i(ix, t526);
-    int t531 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1098_n;
-    int32_t t530 = t531 ? A.v_x1098_d[sx] : 0;
-    t524 |= !t531;
-    int32_t t533 = rt_mul_i(t529, t530);
-    int32_t t535 = rt_add_i(t523, t533);
-    int t537 = (uint64_t)(int64_t)t535 < (uint64_t)A.v_x1095;
-    int32_t t536 = t537 ? t535 : 0;
-    t524 |= !t537;
-    uint8_t t539 = rt_lt_i(t536, (int32_t)A.v_x1093_n);
-    int32_t t540;
-    if (t539) {
-      int t542 = (uint64_t)(int64_t)t536 < (uint64_t)A.v_x1093_n;
-      int32_t t541 = t542 ? A.v_x1093_d[t536] : 0;
-      t524 |= !t542;
-      t540 = t541;
+    int t485 = 0; /* nonzero: a check below failed */
+    int t486 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1121_n;
+    int32_t t484 = t486 ? A.v_x1121_d[sx] : 0;
+    t485 |= !t486;
+    int t488 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1119_n;
+    int32_t t487 = t488 ? A.v_x1119_d[sx] : 0;
+    t485 |= !t488;
+    int32_t t490 = rt_sub_i(ix, t487);
+    int t492 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1120_n;
+    int32_t t491 = t492 ? A.v_x1120_d[sx] : 0;
+    t485 |= !t492;
+    int32_t t494 = rt_mul_i(t490, t491);
+    int32_t t496 = rt_add_i(t484, t494);
+    int t498 = (uint64_t)(int64_t)t496 < (uint64_t)A.v_x1117;
+    int32_t t497 = t498 ? t496 : 0;
+    t485 |= !t498;
+    uint8_t t500 = rt_lt_i(t497, (int32_t)A.v_x1115_n);
+    int32_t t501;
+    if (t500) {
+      int t503 = (uint64_t)(int64_t)t497 < (uint64_t)A.v_x1115_n;
+      int32_t t502 = t503 ? A.v_x1115_d[t497] : 0;
+      t485 |= !t503;
+      t501 = t502;
     } else {
-      int32_t t544 = rt_sub_i(t536, (int32_t)A.v_x1093_n);
-      int t546 = (uint64_t)(int64_t)t544 < (uint64_t)A.v_x1094_n;
-      int32_t t545 = t546 ? A.v_x1094_d[t544] : 0;
-      t524 |= !t546;
-      t540 = t545;
+      int32_t t505 = rt_sub_i(t497, (int32_t)A.v_x1115_n);
+      int t507 = (uint64_t)(int64_t)t505 < (uint64_t)A.v_x1116_n;
+      int32_t t506 = t507 ? A.v_x1116_d[t505] : 0;
+      t485 |= !t507;
+      t501 = t506;
     }
-    if (__builtin_expect(t524 != 0, 0)) { /* again, recording the error */
-      int32_t t547;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1099_n) {
-        t547 = A.v_x1099_d[sx];
+    if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
+      int32_t t508;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1121_n) {
+        t508 = A.v_x1121_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1099_n, 0.0, 0);
-        t547 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1121_n, 0.0, 0);
+        t508 = 0;
       }
-      int32_t t548;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1097_n) {
-        t548 = A.v_x1097_d[sx];
+      int32_t t509;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1119_n) {
+        t509 = A.v_x1119_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1097_n, 0.0, 1);
-        t548 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1119_n, 0.0, 1);
+        t509 = 0;
       }
-      int32_t t550 = rt_sub_i(ix, t548);
-      int32_t t551;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1098_n) {
-        t551 = A.v_x1098_d[sx];
+      int32_t t511 = rt_sub_i(ix, t509);
+      int32_t t512;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1120_n) {
+        t512 = A.v_x1120_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1098_n, 0.0, 2);
-        t551 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1120_n, 0.0, 2);
+        t512 = 0;
       }
-      int32_t t553 = rt_mul_i(t550, t551);
-      int32_t t555 = rt_add_i(t547, t553);
-      int32_t t556;
-      if ((uint64_t)(int64_t)t555 < (uint64_t)A.v_x1095) {
-        t556 = t555;
+      int32_t t514 = rt_mul_i(t511, t512);
+      int32_t t516 = rt_add_i(t508, t514);
+      int32_t t517;
+      if ((uint64_t)(int64_t)t516 < (uint64_t)A.v_x1117) {
+        t517 = t516;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, A.v_x1095, 0.0, 3);
-        t556 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, A.v_x1117, 0.0, 3);
+        t517 = 0;
       }
-      uint8_t t558 = rt_lt_i(t556, (int32_t)A.v_x1093_n);
-      int32_t t559;
-      if (t558) {
-        int32_t t560;
-        if ((uint64_t)(int64_t)t556 < (uint64_t)A.v_x1093_n) {
-          t560 = A.v_x1093_d[t556];
+      uint8_t t519 = rt_lt_i(t517, (int32_t)A.v_x1115_n);
+      int32_t t520;
+      if (t519) {
+        int32_t t521;
+        if ((uint64_t)(int64_t)t517 < (uint64_t)A.v_x1115_n) {
+          t521 = A.v_x1115_d[t517];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t556, A.v_x1093_n, 0.0, 4);
-          t560 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t517, A.v_x1115_n, 0.0, 4);
+          t521 = 0;
         }
-        t559 = t560;
+        t520 = t521;
       } else {
-        int32_t t562 = rt_sub_i(t556, (int32_t)A.v_x1093_n);
-        int32_t t563;
-        if ((uint64_t)(int64_t)t562 < (uint64_t)A.v_x1094_n) {
-          t563 = A.v_x1094_d[t562];
+        int32_t t523 = rt_sub_i(t517, (int32_t)A.v_x1115_n);
+        int32_t t524;
+        if ((uint64_t)(int64_t)t523 < (uint64_t)A.v_x1116_n) {
+          t524 = A.v_x1116_d[t523];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t562, A.v_x1094_n, 0.0, 5);
-          t563 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, A.v_x1116_n, 0.0, 5);
+          t524 = 0;
         }
-        t559 = t563;
+        t520 = t524;
       }
     }
-    return K12_0_V{t540};
+    return K12_0_V{t501};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1104_d[i] = v.v0;
+    A.v_x1126_d[i] = v.v0;
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1093, RtValue *v_x1094, int32_t v_x1095, RtValue *v_sd_1105, RtValue *v_x1097, RtValue *v_x1098, RtValue *v_x1099, RtValue **out_v_x1104) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1115, RtValue *v_x1116, int32_t v_x1117, RtValue *v_sd_1127, RtValue *v_x1119, RtValue *v_x1120, RtValue *v_x1121, RtValue **out_v_x1126) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1093_d = v_x1093->data.i;
-  A.v_x1093_n = v_x1093->len;
-  A.v_x1094_d = v_x1094->data.i;
-  A.v_x1094_n = v_x1094->len;
-  A.v_x1095 = v_x1095;
-  A.v_sd_1105_off = rtg_seg_offsets(v_sd_1105);
-  A.v_sd_1105_n = v_sd_1105->len;
-  A.v_x1097_d = v_x1097->data.i;
-  A.v_x1097_n = v_x1097->len;
-  A.v_x1098_d = v_x1098->data.i;
-  A.v_x1098_n = v_x1098->len;
-  A.v_x1099_d = v_x1099->data.i;
-  A.v_x1099_n = v_x1099->len;
-  RtValue *v_x1104 = NULL;
+  A.v_x1115_d = v_x1115->data.i;
+  A.v_x1115_n = v_x1115->len;
+  A.v_x1116_d = v_x1116->data.i;
+  A.v_x1116_n = v_x1116->len;
+  A.v_x1117 = v_x1117;
+  A.v_sd_1127_off = rtg_seg_offsets(v_sd_1127);
+  A.v_sd_1127_n = v_sd_1127->len;
+  A.v_x1119_d = v_x1119->data.i;
+  A.v_x1119_n = v_x1119->len;
+  A.v_x1120_d = v_x1120->data.i;
+  A.v_x1120_n = v_x1120->len;
+  A.v_x1121_d = v_x1121->data.i;
+  A.v_x1121_n = v_x1121->len;
+  RtValue *v_x1126 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t564 = rtg_seg_total(v_sd_1105);
-    v_x1104 = rtg_vec_new(RT_INT, t564);
-    A.v_x1104_d = v_x1104->data.i;
-    A.v_x1104_n = v_x1104->len;
-    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1105, t564);
+    const int64_t t525 = rtg_seg_total(v_sd_1127);
+    v_x1126 = rtg_vec_new(RT_INT, t525);
+    A.v_x1126_d = v_x1126->data.i;
+    A.v_x1126_n = v_x1126->len;
+    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1127, t525);
   }
-  *out_v_x1104 = v_x1104;
+  *out_v_x1126 = v_x1126;
   return;
 fail:
-  rt_release(v_x1104);
+  rt_release(v_x1126);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1093, RtValue *v_x1094, int32_t v_x1095, RtValue *v_sd_1105, RtValue *v_x1097, RtValue *v_x1098, RtValue *v_x1099, RtValue **out_v_x1104) {
-  RtValue *vals[] = {v_x1093, v_x1094, v_sd_1105, v_x1097, v_x1098, v_x1099};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1115, RtValue *v_x1116, int32_t v_x1117, RtValue *v_sd_1127, RtValue *v_x1119, RtValue *v_x1120, RtValue *v_x1121, RtValue **out_v_x1126) {
+  RtValue *vals[] = {v_x1115, v_x1116, v_sd_1127, v_x1119, v_x1120, v_x1121};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K12_host(err, loc, run, v_x1093, v_x1094, v_x1095, v_sd_1105, v_x1097, v_x1098, v_x1099, out_v_x1104);
+    K12_host(err, loc, run, v_x1115, v_x1116, v_x1117, v_sd_1127, v_x1119, v_x1120, v_x1121, out_v_x1126);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x1093, v_x1094, v_x1095, v_sd_1105, v_x1097, v_x1098, v_x1099, out_v_x1104);
+    K12_gpu(err, loc, run, v_x1115, v_x1116, v_x1117, v_sd_1127, v_x1119, v_x1120, v_x1121, out_v_x1126);
   }
 }
 
 /* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
+static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x807, int32_t v_x814, RtValue *v_x819, RtValue *v_x822, RtValue **out_v_x824, RtValue **out_v_x826, RtValue **out_v_x828) {
   (void)loc;
   (void)run;
-  int32_t *v_x808_d = v_x808->data.i;
-  const int64_t v_x808_n = v_x808->len;
-  int32_t *v_x811_d = v_x811->data.i;
-  const int64_t v_x811_n = v_x811->len;
-  (void)v_x811_n; /* v_x811's length is v_x808's */
-  RtValue *v_x813 = NULL;
-  RtValue *v_x815 = NULL;
-  RtValue *v_x817 = NULL;
+  int32_t *v_x819_d = v_x819->data.i;
+  const int64_t v_x819_n = v_x819->len;
+  int32_t *v_x822_d = v_x822->data.i;
+  const int64_t v_x822_n = v_x822->len;
+  (void)v_x822_n; /* v_x822's length is v_x819's */
+  RtValue *v_x824 = NULL;
+  RtValue *v_x826 = NULL;
+  RtValue *v_x828 = NULL;
   /* MAP */
   {
-    const int64_t t565 = v_x796;
-    if (t565 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t565, 0.0, 0);
+    const int64_t t526 = v_x807;
+    if (t526 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t526, 0.0, 0);
       goto fail;
     }
-    v_x813 = rt_value_new(rt_vec_type(RT_INT), t565);
-    int32_t *v_x813_d = v_x813->data.i;
-    const int64_t v_x813_n = v_x813->len;
-    v_x815 = rt_value_new(rt_vec_type(RT_INT), t565);
-    int32_t *v_x815_d = v_x815->data.i;
-    const int64_t v_x815_n = v_x815->len;
-    v_x817 = rt_value_new(rt_vec_type(RT_INT), t565);
-    int32_t *v_x817_d = v_x817->data.i;
-    const int64_t v_x817_n = v_x817->len;
-    RT_PARALLEL_FOR_IF(t565 >= RT_PARALLEL_MIN)
-    for (int64_t t566 = 0; t566 < t565; t566++) {
-      const int32_t t567 = (int32_t)t566;
-      int t570 = 0; /* nonzero: a check below failed */
-      int32_t t569 = rt_div_i(t567, 2, &t570);
-      int32_t t572 = rt_rem_i(t567, 2, &t570);
-      int32_t t574 = rt_mul_i(t572, v_x803);
-      int32_t t576 = rt_add_i(t574, t569);
-      int t578 = (uint64_t)(int64_t)t576 < (uint64_t)v_x808_n;
-      int32_t t577 = t578 ? v_x808_d[t576] : 0;
-      t570 |= !t578;
-      int32_t t579 = t578 ? v_x811_d[t576] : 0;
-      int32_t t581 = rt_add_i(t579, t577);
-      if (__builtin_expect(t570 != 0, 0)) { /* again, recording the error */
-        int t582 = 0;
-        int32_t t583 = rt_div_i(t567, 2, &t582);
-        if (t582) {
-          NESSIE_RECORD(err, t566, RT_CHECK_SCALAR, 0, t582, RT_DIV, 0, 0, 0.0, 1);
+    v_x824 = rt_value_new(rt_vec_type(RT_INT), t526);
+    int32_t *v_x824_d = v_x824->data.i;
+    const int64_t v_x824_n = v_x824->len;
+    v_x826 = rt_value_new(rt_vec_type(RT_INT), t526);
+    int32_t *v_x826_d = v_x826->data.i;
+    const int64_t v_x826_n = v_x826->len;
+    v_x828 = rt_value_new(rt_vec_type(RT_INT), t526);
+    int32_t *v_x828_d = v_x828->data.i;
+    const int64_t v_x828_n = v_x828->len;
+    RT_PARALLEL_FOR_IF(t526 >= RT_PARALLEL_MIN)
+    for (int64_t t527 = 0; t527 < t526; t527++) {
+      const int32_t t528 = (int32_t)t527;
+      int t531 = 0; /* nonzero: a check below failed */
+      int32_t t530 = rt_div_i(t528, 2, &t531);
+      int32_t t533 = rt_rem_i(t528, 2, &t531);
+      int32_t t535 = rt_mul_i(t533, v_x814);
+      int32_t t537 = rt_add_i(t535, t530);
+      int t539 = (uint64_t)(int64_t)t537 < (uint64_t)v_x819_n;
+      int32_t t538 = t539 ? v_x819_d[t537] : 0;
+      t531 |= !t539;
+      int32_t t540 = t539 ? v_x822_d[t537] : 0;
+      int32_t t542 = rt_add_i(t540, t538);
+      if (__builtin_expect(t531 != 0, 0)) { /* again, recording the error */
+        int t543 = 0;
+        int32_t t544 = rt_div_i(t528, 2, &t543);
+        if (t543) {
+          NESSIE_RECORD(err, t527, RT_CHECK_SCALAR, 0, t543, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t584 = 0;
-        int32_t t585 = rt_rem_i(t567, 2, &t584);
-        if (t584) {
-          NESSIE_RECORD(err, t566, RT_CHECK_SCALAR, 0, t584, RT_REM, 0, 0, 0.0, 2);
+        int t545 = 0;
+        int32_t t546 = rt_rem_i(t528, 2, &t545);
+        if (t545) {
+          NESSIE_RECORD(err, t527, RT_CHECK_SCALAR, 0, t545, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t587 = rt_mul_i(t585, v_x803);
-        int32_t t589 = rt_add_i(t587, t583);
-        int32_t t590;
-        if ((uint64_t)(int64_t)t589 < (uint64_t)v_x808_n) {
-          t590 = v_x808_d[t589];
+        int32_t t548 = rt_mul_i(t546, v_x814);
+        int32_t t550 = rt_add_i(t548, t544);
+        int32_t t551;
+        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x819_n) {
+          t551 = v_x819_d[t550];
         } else {
-          NESSIE_RECORD(err, t566, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x808_n, 0.0, 3);
-          t590 = 0;
+          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x819_n, 0.0, 3);
+          t551 = 0;
         }
-        int32_t t591;
-        if ((uint64_t)(int64_t)t589 < (uint64_t)v_x808_n) {
-          t591 = v_x811_d[t589];
+        int32_t t552;
+        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x819_n) {
+          t552 = v_x822_d[t550];
         } else {
-          NESSIE_RECORD(err, t566, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x808_n, 0.0, 4);
-          t591 = 0;
+          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x819_n, 0.0, 4);
+          t552 = 0;
         }
-        int32_t t593 = rt_add_i(t591, t590);
+        int32_t t554 = rt_add_i(t552, t551);
       }
-      v_x813_d[t566] = t579;
-      v_x815_d[t566] = t581;
-      v_x817_d[t566] = 1;
+      v_x824_d[t527] = t540;
+      v_x826_d[t527] = t542;
+      v_x828_d[t527] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x813 = v_x813;
-  *out_v_x815 = v_x815;
-  *out_v_x817 = v_x817;
+  *out_v_x824 = v_x824;
+  *out_v_x826 = v_x826;
+  *out_v_x828 = v_x828;
   return;
 fail:
-  rt_release(v_x813);
-  rt_release(v_x815);
-  rt_release(v_x817);
+  rt_release(v_x824);
+  rt_release(v_x826);
+  rt_release(v_x828);
 }
 
 /* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t v_x796;
-  int32_t v_x803;
-  int32_t *v_x808_d; int64_t v_x808_n;
-  int32_t *v_x811_d; int64_t v_x811_n;
-  int32_t *v_x813_d; int64_t v_x813_n;
-  int32_t *v_x815_d; int64_t v_x815_n;
-  int32_t *v_x817_d; int64_t v_x817_n;
+  int32_t v_x807;
+  int32_t v_x814;
+  int32_t *v_x819_d; int64_t v_x819_n;
+  int32_t *v_x822_d; int64_t v_x822_n;
+  int32_t *v_x824_d; int64_t v_x824_n;
+  int32_t *v_x826_d; int64_t v_x826_n;
+  int32_t *v_x828_d; int64_t v_x828_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
@@ -2847,261 +2715,261 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t596 = 0; /* nonzero: a check below failed */
-    int32_t t595 = rt_div_i(ix, 2, &t596);
-    int32_t t598 = rt_rem_i(ix, 2, &t596);
-    int32_t t600 = rt_mul_i(t598, A.v_x803);
-    int32_t t602 = rt_add_i(t600, t595);
-    int t604 = (uint64_t)(int64_t)t602 < (uint64_t)A.v_x808_n;
-    int32_t t603 = t604 ? A.v_x808_d[t602] : 0;
-    t596 |= !t604;
-    int32_t t605 = t604 ? A.v_x811_d[t602] : 0;
-    int32_t t607 = rt_add_i(t605, t603);
-    if (__builtin_expect(t596 != 0, 0)) { /* again, recording the error */
-      int t608 = 0;
-      int32_t t609 = rt_div_i(ix, 2, &t608);
-      if (t608) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t608, RT_DIV, 0, 0, 0.0, 0);
+    int t557 = 0; /* nonzero: a check below failed */
+    int32_t t556 = rt_div_i(ix, 2, &t557);
+    int32_t t559 = rt_rem_i(ix, 2, &t557);
+    int32_t t561 = rt_mul_i(t559, A.v_x814);
+    int32_t t563 = rt_add_i(t561, t556);
+    int t565 = (uint64_t)(int64_t)t563 < (uint64_t)A.v_x819_n;
+    int32_t t564 = t565 ? A.v_x819_d[t563] : 0;
+    t557 |= !t565;
+    int32_t t566 = t565 ? A.v_x822_d[t563] : 0;
+    int32_t t568 = rt_add_i(t566, t564);
+    if (__builtin_expect(t557 != 0, 0)) { /* again, recording the error */
+      int t569 = 0;
+      int32_t t570 = rt_div_i(ix, 2, &t569);
+      if (t569) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t569, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t610 = 0;
-      int32_t t611 = rt_rem_i(ix, 2, &t610);
-      if (t610) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t610, RT_REM, 0, 0, 0.0, 1);
+      int t571 = 0;
+      int32_t t572 = rt_rem_i(ix, 2, &t571);
+      if (t571) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t571, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t613 = rt_mul_i(t611, A.v_x803);
-      int32_t t615 = rt_add_i(t613, t609);
-      int32_t t616;
-      if ((uint64_t)(int64_t)t615 < (uint64_t)A.v_x808_n) {
-        t616 = A.v_x808_d[t615];
+      int32_t t574 = rt_mul_i(t572, A.v_x814);
+      int32_t t576 = rt_add_i(t574, t570);
+      int32_t t577;
+      if ((uint64_t)(int64_t)t576 < (uint64_t)A.v_x819_n) {
+        t577 = A.v_x819_d[t576];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t615, A.v_x808_n, 0.0, 2);
-        t616 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t576, A.v_x819_n, 0.0, 2);
+        t577 = 0;
       }
-      int32_t t617;
-      if ((uint64_t)(int64_t)t615 < (uint64_t)A.v_x808_n) {
-        t617 = A.v_x811_d[t615];
+      int32_t t578;
+      if ((uint64_t)(int64_t)t576 < (uint64_t)A.v_x819_n) {
+        t578 = A.v_x822_d[t576];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t615, A.v_x808_n, 0.0, 3);
-        t617 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t576, A.v_x819_n, 0.0, 3);
+        t578 = 0;
       }
-      int32_t t619 = rt_add_i(t617, t616);
+      int32_t t580 = rt_add_i(t578, t577);
     }
-    return K13_0_V{t605, t607, 1};
+    return K13_0_V{t566, t568, 1};
   }
 };
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x813_d[i] = v.v0;
-    A.v_x815_d[i] = v.v1;
-    A.v_x817_d[i] = v.v2;
+    A.v_x824_d[i] = v.v0;
+    A.v_x826_d[i] = v.v1;
+    A.v_x828_d[i] = v.v2;
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x807, int32_t v_x814, RtValue *v_x819, RtValue *v_x822, RtValue **out_v_x824, RtValue **out_v_x826, RtValue **out_v_x828) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x796 = v_x796;
-  A.v_x803 = v_x803;
-  A.v_x808_d = v_x808->data.i;
-  A.v_x808_n = v_x808->len;
-  A.v_x811_d = v_x811->data.i;
-  A.v_x811_n = v_x811->len;
-  RtValue *v_x813 = NULL;
-  RtValue *v_x815 = NULL;
-  RtValue *v_x817 = NULL;
+  A.v_x807 = v_x807;
+  A.v_x814 = v_x814;
+  A.v_x819_d = v_x819->data.i;
+  A.v_x819_n = v_x819->len;
+  A.v_x822_d = v_x822->data.i;
+  A.v_x822_n = v_x822->len;
+  RtValue *v_x824 = NULL;
+  RtValue *v_x826 = NULL;
+  RtValue *v_x828 = NULL;
   /* MAP */
   {
-    const int64_t t620 = v_x796;
-    if (t620 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t620, 0.0, run, 4};
+    const int64_t t581 = v_x807;
+    if (t581 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t581, 0.0, run, 4};
       goto fail;
     }
-    v_x813 = rtg_vec_new(RT_INT, t620);
-    A.v_x813_d = v_x813->data.i;
-    A.v_x813_n = v_x813->len;
-    v_x815 = rtg_vec_new(RT_INT, t620);
-    A.v_x815_d = v_x815->data.i;
-    A.v_x815_n = v_x815->len;
-    v_x817 = rtg_vec_new(RT_INT, t620);
-    A.v_x817_d = v_x817->data.i;
-    A.v_x817_n = v_x817->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t620);
+    v_x824 = rtg_vec_new(RT_INT, t581);
+    A.v_x824_d = v_x824->data.i;
+    A.v_x824_n = v_x824->len;
+    v_x826 = rtg_vec_new(RT_INT, t581);
+    A.v_x826_d = v_x826->data.i;
+    A.v_x826_n = v_x826->len;
+    v_x828 = rtg_vec_new(RT_INT, t581);
+    A.v_x828_d = v_x828->data.i;
+    A.v_x828_n = v_x828->len;
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t581);
   }
-  *out_v_x813 = v_x813;
-  *out_v_x815 = v_x815;
-  *out_v_x817 = v_x817;
+  *out_v_x824 = v_x824;
+  *out_v_x826 = v_x826;
+  *out_v_x828 = v_x828;
   return;
 fail:
-  rt_release(v_x813);
-  rt_release(v_x815);
-  rt_release(v_x817);
+  rt_release(v_x824);
+  rt_release(v_x826);
+  rt_release(v_x828);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x796, int32_t v_x803, RtValue *v_x808, RtValue *v_x811, RtValue **out_v_x813, RtValue **out_v_x815, RtValue **out_v_x817) {
-  RtValue *vals[] = {v_x808, v_x811};
-  const int64_t sizes[] = {(int64_t)v_x796};
+static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x807, int32_t v_x814, RtValue *v_x819, RtValue *v_x822, RtValue **out_v_x824, RtValue **out_v_x826, RtValue **out_v_x828) {
+  RtValue *vals[] = {v_x819, v_x822};
+  const int64_t sizes[] = {(int64_t)v_x807};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K13_host(err, loc, run, v_x796, v_x803, v_x808, v_x811, out_v_x813, out_v_x815, out_v_x817);
+    K13_host(err, loc, run, v_x807, v_x814, v_x819, v_x822, out_v_x824, out_v_x826, out_v_x828);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x796, v_x803, v_x808, v_x811, out_v_x813, out_v_x815, out_v_x817);
+    K13_gpu(err, loc, run, v_x807, v_x814, v_x819, v_x822, out_v_x824, out_v_x826, out_v_x828);
   }
 }
 
 /* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831) {
+static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtValue *v_x832, RtValue **out_v_x831, int32_t *out_v_x841, int32_t *out_v_x842) {
   (void)loc;
   (void)run;
-  int32_t *v_x821_d = v_x821->data.i;
-  const int64_t v_x821_n = v_x821->len;
-  RtValue *v_x820 = NULL;
-  int32_t v_x829 = 0;
-  int32_t v_x830 = 0;
-  int32_t v_x831 = 0;
+  int32_t *v_x832_d = v_x832->data.i;
+  const int64_t v_x832_n = v_x832->len;
+  RtValue *v_x831 = NULL;
+  int32_t v_x840 = 0;
+  int32_t v_x841 = 0;
+  int32_t v_x842 = 0;
   /* MAP */
   {
-    const int64_t t621 = v_x818;
-    if (t621 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t621, 0.0, 0);
+    const int64_t t582 = v_x829;
+    if (t582 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t582, 0.0, 0);
       goto fail;
     }
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t621);
-    int32_t *v_x820_d = v_x820->data.i;
-    const int64_t v_x820_n = v_x820->len;
-    RT_PARALLEL_FOR_IF(t621 >= RT_PARALLEL_MIN)
-    for (int64_t t622 = 0; t622 < t621; t622++) {
-      const int32_t t623 = (int32_t)t622;
-      v_x820_d[t622] = 2;
+    v_x831 = rt_value_new(rt_vec_type(RT_INT), t582);
+    int32_t *v_x831_d = v_x831->data.i;
+    const int64_t v_x831_n = v_x831->len;
+    RT_PARALLEL_FOR_IF(t582 >= RT_PARALLEL_MIN)
+    for (int64_t t583 = 0; t583 < t582; t583++) {
+      const int32_t t584 = (int32_t)t583;
+      v_x831_d[t583] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x820_d = v_x820->data.i;
-    const int64_t v_x820_n = v_x820->len;
+    int32_t *v_x831_d = v_x831->data.i;
+    const int64_t v_x831_n = v_x831->len;
     /* REDUCE */
     {
-      const int64_t t624 = v_x821_n;
-      const int64_t t625 = t624 > 0 ? (t624 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t626 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t625);
-      int32_t *t627 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t625);
-      int32_t *t628 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t625);
-      RT_PARALLEL_FOR_IF(t625 > 1)
-      for (int64_t t629 = 0; t629 < t625; t629++) {
-        int32_t t629a0;
-        int32_t t629a1;
-        int32_t t629a2;
-        t629a0 = 2147483647;
-        t629a1 = 0;
-        t629a2 = 1;
-        const int64_t t629_end = (t629 + 1) * RT_CHUNK < t624 ? (t629 + 1) * RT_CHUNK : t624;
-        for (int64_t t630 = t629 * RT_CHUNK; t630 < t629_end; t630++) {
-          const int32_t t631 = (int32_t)t630;
-          int32_t t629x0;
-          int32_t t629x1;
-          int32_t t629x2;
-          uint8_t t633 = rt_lt_i(0, 2);
-          int32_t t634;
-          if (t633) {
-            t634 = 2147483647;
+      const int64_t t585 = v_x832_n;
+      const int64_t t586 = t585 > 0 ? (t585 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t587 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t586);
+      int32_t *t588 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t586);
+      int32_t *t589 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t586);
+      RT_PARALLEL_FOR_IF(t586 > 1)
+      for (int64_t t590 = 0; t590 < t586; t590++) {
+        int32_t t590a0;
+        int32_t t590a1;
+        int32_t t590a2;
+        t590a0 = 2147483647;
+        t590a1 = 0;
+        t590a2 = 1;
+        const int64_t t590_end = (t590 + 1) * RT_CHUNK < t585 ? (t590 + 1) * RT_CHUNK : t585;
+        for (int64_t t591 = t590 * RT_CHUNK; t591 < t590_end; t591++) {
+          const int32_t t592 = (int32_t)t591;
+          int32_t t590x0;
+          int32_t t590x1;
+          int32_t t590x2;
+          uint8_t t594 = rt_lt_i(0, 2);
+          int32_t t595;
+          if (t594) {
+            t595 = 2147483647;
           } else {
-            t634 = t631;
+            t595 = t592;
           }
-          t629x0 = t634;
-          t629x1 = 0;
-          t629x2 = 2;
-          uint8_t t636 = rt_le_i(t629a0, t629x0);
-          int32_t t637;
-          if (t636) {
-            t637 = t629a0;
+          t590x0 = t595;
+          t590x1 = 0;
+          t590x2 = 2;
+          uint8_t t597 = rt_le_i(t590a0, t590x0);
+          int32_t t598;
+          if (t597) {
+            t598 = t590a0;
           } else {
-            t637 = t629x0;
+            t598 = t590x0;
           }
-          int32_t t638;
-          if (t636) {
-            t638 = t629a1;
+          int32_t t599;
+          if (t597) {
+            t599 = t590a1;
           } else {
-            t638 = t629x1;
+            t599 = t590x1;
           }
-          int32_t t639;
-          if (t636) {
-            t639 = t629a2;
+          int32_t t600;
+          if (t597) {
+            t600 = t590a2;
           } else {
-            t639 = t629x2;
+            t600 = t590x2;
           }
-          t629a0 = t637;
-          t629a1 = t638;
-          t629a2 = t639;
+          t590a0 = t598;
+          t590a1 = t599;
+          t590a2 = t600;
         }
-        t626[t629] = t629a0;
-        t627[t629] = t629a1;
-        t628[t629] = t629a2;
+        t587[t590] = t590a0;
+        t588[t590] = t590a1;
+        t589[t590] = t590a2;
       }
-      int32_t t629t0;
-      int32_t t629t1;
-      int32_t t629t2;
-      t629t0 = 2147483647;
-      t629t1 = 0;
-      t629t2 = 1;
-      for (int64_t t629 = 0; t629 < t625; t629++) {
-        const int32_t t640 = t626[t629];
-        const int32_t t641 = t627[t629];
-        const int32_t t642 = t628[t629];
-        uint8_t t644 = rt_le_i(t629t0, t640);
-        int32_t t645;
-        if (t644) {
-          t645 = t629t0;
+      int32_t t590t0;
+      int32_t t590t1;
+      int32_t t590t2;
+      t590t0 = 2147483647;
+      t590t1 = 0;
+      t590t2 = 1;
+      for (int64_t t590 = 0; t590 < t586; t590++) {
+        const int32_t t601 = t587[t590];
+        const int32_t t602 = t588[t590];
+        const int32_t t603 = t589[t590];
+        uint8_t t605 = rt_le_i(t590t0, t601);
+        int32_t t606;
+        if (t605) {
+          t606 = t590t0;
         } else {
-          t645 = t640;
+          t606 = t601;
         }
-        int32_t t646;
-        if (t644) {
-          t646 = t629t1;
+        int32_t t607;
+        if (t605) {
+          t607 = t590t1;
         } else {
-          t646 = t641;
+          t607 = t602;
         }
-        int32_t t647;
-        if (t644) {
-          t647 = t629t2;
+        int32_t t608;
+        if (t605) {
+          t608 = t590t2;
         } else {
-          t647 = t642;
+          t608 = t603;
         }
-        t629t0 = t645;
-        t629t1 = t646;
-        t629t2 = t647;
+        t590t0 = t606;
+        t590t1 = t607;
+        t590t2 = t608;
       }
-      v_x829 = t629t0;
-      rt_free(t626);
-      v_x830 = t629t1;
-      rt_free(t627);
-      v_x831 = t629t2;
-      rt_free(t628);
+      v_x840 = t590t0;
+      rt_free(t587);
+      v_x841 = t590t1;
+      rt_free(t588);
+      v_x842 = t590t2;
+      rt_free(t589);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x820 = v_x820;
-  *out_v_x830 = v_x830;
   *out_v_x831 = v_x831;
+  *out_v_x841 = v_x841;
+  *out_v_x842 = v_x842;
   return;
 fail:
-  rt_release(v_x820);
+  rt_release(v_x831);
 }
 
 /* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t v_x818;
-  int32_t *v_x821_d; int64_t v_x821_n;
-  int32_t *v_x820_d; int64_t v_x820_n;
   int32_t v_x829;
-  int32_t v_x830;
-  int32_t v_x831;
+  int32_t *v_x832_d; int64_t v_x832_n;
+  int32_t *v_x831_d; int64_t v_x831_n;
+  int32_t v_x840;
+  int32_t v_x841;
+  int32_t v_x842;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
@@ -3117,7 +2985,7 @@ struct K14_0_pull {
 struct K14_0_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x820_d[i] = v.v0;
+    A.v_x831_d[i] = v.v0;
   }
 };
 struct alignas(8) K14_1_V {
@@ -3130,39 +2998,39 @@ struct K14_1_pull {
   __device__ K14_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t649 = rt_lt_i(0, 2);
-    int32_t t650;
-    if (t649) {
-      t650 = 2147483647;
+    uint8_t t610 = rt_lt_i(0, 2);
+    int32_t t611;
+    if (t610) {
+      t611 = 2147483647;
     } else {
-      t650 = ix;
+      t611 = ix;
     }
-    return K14_1_V{t650, 0, 2};
+    return K14_1_V{t611, 0, 2};
   }
 };
 struct K14_1_op {
   K14_A A;
   __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
-    uint8_t t652 = rt_le_i(a.v0, b.v0);
-    int32_t t653;
-    if (t652) {
-      t653 = a.v0;
+    uint8_t t613 = rt_le_i(a.v0, b.v0);
+    int32_t t614;
+    if (t613) {
+      t614 = a.v0;
     } else {
-      t653 = b.v0;
+      t614 = b.v0;
     }
-    int32_t t654;
-    if (t652) {
-      t654 = a.v1;
+    int32_t t615;
+    if (t613) {
+      t615 = a.v1;
     } else {
-      t654 = b.v1;
+      t615 = b.v1;
     }
-    int32_t t655;
-    if (t652) {
-      t655 = a.v2;
+    int32_t t616;
+    if (t613) {
+      t616 = a.v2;
     } else {
-      t655 = b.v2;
+      t616 = b.v2;
     }
-    return K14_1_V{t653, t654, t655};
+    return K14_1_V{t614, t615, t616};
   }
 };
 struct K14_1_check {
@@ -3175,136 +3043,136 @@ struct K14_1_check {
     return true;
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831, int check_site_0) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtValue *v_x832, RtValue **out_v_x831, int32_t *out_v_x841, int32_t *out_v_x842, int check_site_0) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x818 = v_x818;
-  A.v_x821_d = v_x821->data.i;
-  A.v_x821_n = v_x821->len;
-  RtValue *v_x820 = NULL;
+  A.v_x829 = v_x829;
+  A.v_x832_d = v_x832->data.i;
+  A.v_x832_n = v_x832->len;
+  RtValue *v_x831 = NULL;
   K14_1_V *K14_1_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x829 = 0;
-  int32_t v_x830 = 0;
-  int32_t v_x831 = 0;
+  int32_t v_x840 = 0;
+  int32_t v_x841 = 0;
+  int32_t v_x842 = 0;
   /* MAP */
   {
-    const int64_t t656 = v_x818;
-    if (t656 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t656, 0.0, run, 0};
+    const int64_t t617 = v_x829;
+    if (t617 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t617, 0.0, run, 0};
       goto fail;
     }
-    v_x820 = rtg_vec_new(RT_INT, t656);
-    A.v_x820_d = v_x820->data.i;
-    A.v_x820_n = v_x820->len;
-    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t656);
+    v_x831 = rtg_vec_new(RT_INT, t617);
+    A.v_x831_d = v_x831->data.i;
+    A.v_x831_n = v_x831->len;
+    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t617);
   }
   /* REDUCE */
   {
-    const int64_t t657 = v_x821->len;
-    K14_1_V *t658 = rtg::reduce_to_device<false>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t657);
-    K14_1_value = t658;
+    const int64_t t618 = v_x832->len;
+    K14_1_V *t619 = rtg::reduce_to_device<false>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t618);
+    K14_1_value = t619;
   }
   if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K14_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x820 = v_x820;
-  *out_v_x830 = v_x830;
   *out_v_x831 = v_x831;
+  *out_v_x841 = v_x841;
+  *out_v_x842 = v_x842;
   return;
 fail:
-  rt_release(v_x820);
+  rt_release(v_x831);
   rtg_free(K14_1_value);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x818, RtValue *v_x821, RtValue **out_v_x820, int32_t *out_v_x830, int32_t *out_v_x831, int check_site_0) {
-  RtValue *vals[] = {v_x821};
-  const int64_t sizes[] = {(int64_t)v_x818};
+static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtValue *v_x832, RtValue **out_v_x831, int32_t *out_v_x841, int32_t *out_v_x842, int check_site_0) {
+  RtValue *vals[] = {v_x832};
+  const int64_t sizes[] = {(int64_t)v_x829};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K14_host(err, loc, run, v_x818, v_x821, out_v_x820, out_v_x830, out_v_x831);
+    K14_host(err, loc, run, v_x829, v_x832, out_v_x831, out_v_x841, out_v_x842);
     if (err->index == INT64_MAX) {
-      K14_1_V t659;
-      memset(&t659, 0, sizeof t659);
-      t659.v1 = *out_v_x830;
-      t659.v2 = *out_v_x831;
-      (void)K14_1_check{{check_site_0}}(t659, err, run);
+      K14_1_V t620;
+      memset(&t620, 0, sizeof t620);
+      t620.v1 = *out_v_x841;
+      t620.v2 = *out_v_x842;
+      (void)K14_1_check{{check_site_0}}(t620, err, run);
     }
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x818, v_x821, out_v_x820, out_v_x830, out_v_x831, check_site_0);
+    K14_gpu(err, loc, run, v_x829, v_x832, out_v_x831, out_v_x841, out_v_x842, check_site_0);
   }
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x843, RtValue *v_x848, RtValue **out_v_x858) {
   (void)loc;
   (void)run;
-  int32_t *v_x832_d = v_x832->data.i;
-  const int64_t v_x832_n = v_x832->len;
-  int32_t *v_x837_d = v_x837->data.i;
-  const int64_t v_x837_n = v_x837->len;
-  RtValue *v_x847 = NULL;
+  int32_t *v_x843_d = v_x843->data.i;
+  const int64_t v_x843_n = v_x843->len;
+  int32_t *v_x848_d = v_x848->data.i;
+  const int64_t v_x848_n = v_x848->len;
+  RtValue *v_x858 = NULL;
   /* MAP */
   {
-    const int64_t t660 = v_x832_n;
-    v_x847 = rt_value_new(rt_vec_type(RT_INT), t660);
-    int32_t *v_x847_d = v_x847->data.i;
-    const int64_t v_x847_n = v_x847->len;
-    RT_PARALLEL_FOR_IF(t660 >= RT_PARALLEL_MIN)
-    for (int64_t t661 = 0; t661 < t660; t661++) {
-      const int32_t t662 = (int32_t)t661;
-      int t666 = 0; /* nonzero: a check below failed */
-      int32_t t664 = rt_mul_i(t662, 2);
-      int t667 = (uint64_t)(int64_t)t664 < (uint64_t)v_x837_n;
-      int32_t t665 = t667 ? v_x837_d[t664] : 0;
-      t666 |= !t667;
-      int32_t t669 = rt_add_i(t665, 1);
-      int32_t t671 = rt_add_i(t664, 1);
-      int t673 = (uint64_t)(int64_t)t671 < (uint64_t)v_x837_n;
-      int32_t t672 = t673 ? v_x837_d[t671] : 0;
-      t666 |= !t673;
-      int32_t t675 = rt_add_i(t669, t672);
-      if (__builtin_expect(t666 != 0, 0)) { /* again, recording the error */
-        int32_t t677 = rt_mul_i(t662, 2);
-        int32_t t678;
-        if ((uint64_t)(int64_t)t677 < (uint64_t)v_x837_n) {
-          t678 = v_x837_d[t677];
+    const int64_t t621 = v_x843_n;
+    v_x858 = rt_value_new(rt_vec_type(RT_INT), t621);
+    int32_t *v_x858_d = v_x858->data.i;
+    const int64_t v_x858_n = v_x858->len;
+    RT_PARALLEL_FOR_IF(t621 >= RT_PARALLEL_MIN)
+    for (int64_t t622 = 0; t622 < t621; t622++) {
+      const int32_t t623 = (int32_t)t622;
+      int t627 = 0; /* nonzero: a check below failed */
+      int32_t t625 = rt_mul_i(t623, 2);
+      int t628 = (uint64_t)(int64_t)t625 < (uint64_t)v_x848_n;
+      int32_t t626 = t628 ? v_x848_d[t625] : 0;
+      t627 |= !t628;
+      int32_t t630 = rt_add_i(t626, 1);
+      int32_t t632 = rt_add_i(t625, 1);
+      int t634 = (uint64_t)(int64_t)t632 < (uint64_t)v_x848_n;
+      int32_t t633 = t634 ? v_x848_d[t632] : 0;
+      t627 |= !t634;
+      int32_t t636 = rt_add_i(t630, t633);
+      if (__builtin_expect(t627 != 0, 0)) { /* again, recording the error */
+        int32_t t638 = rt_mul_i(t623, 2);
+        int32_t t639;
+        if ((uint64_t)(int64_t)t638 < (uint64_t)v_x848_n) {
+          t639 = v_x848_d[t638];
         } else {
-          NESSIE_RECORD(err, t661, RT_CHECK_INDEX, 0, 0, RT_GATHER, t677, v_x837_n, 0.0, 0);
-          t678 = 0;
+          NESSIE_RECORD(err, t622, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_x848_n, 0.0, 0);
+          t639 = 0;
         }
-        int32_t t680 = rt_add_i(t678, 1);
-        int32_t t682 = rt_add_i(t677, 1);
-        int32_t t683;
-        if ((uint64_t)(int64_t)t682 < (uint64_t)v_x837_n) {
-          t683 = v_x837_d[t682];
+        int32_t t641 = rt_add_i(t639, 1);
+        int32_t t643 = rt_add_i(t638, 1);
+        int32_t t644;
+        if ((uint64_t)(int64_t)t643 < (uint64_t)v_x848_n) {
+          t644 = v_x848_d[t643];
         } else {
-          NESSIE_RECORD(err, t661, RT_CHECK_INDEX, 1, 0, RT_GATHER, t682, v_x837_n, 0.0, 1);
-          t683 = 0;
+          NESSIE_RECORD(err, t622, RT_CHECK_INDEX, 1, 0, RT_GATHER, t643, v_x848_n, 0.0, 1);
+          t644 = 0;
         }
-        int32_t t685 = rt_add_i(t680, t683);
+        int32_t t646 = rt_add_i(t641, t644);
       }
-      v_x847_d[t661] = t675;
+      v_x858_d[t622] = t636;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x847 = v_x847;
+  *out_v_x858 = v_x858;
   return;
 fail:
-  rt_release(v_x847);
+  rt_release(v_x858);
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x832_d; int64_t v_x832_n;
-  int32_t *v_x837_d; int64_t v_x837_n;
-  int32_t *v_x847_d; int64_t v_x847_n;
+  int32_t *v_x843_d; int64_t v_x843_n;
+  int32_t *v_x848_d; int64_t v_x848_n;
+  int32_t *v_x858_d; int64_t v_x858_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -3314,388 +3182,388 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t689 = 0; /* nonzero: a check below failed */
-    int32_t t687 = rt_mul_i(ix, 2);
-    int t690 = (uint64_t)(int64_t)t687 < (uint64_t)A.v_x837_n;
-    int32_t t688 = t690 ? A.v_x837_d[t687] : 0;
-    t689 |= !t690;
-    int32_t t692 = rt_add_i(t688, 1);
-    int32_t t694 = rt_add_i(t687, 1);
-    int t696 = (uint64_t)(int64_t)t694 < (uint64_t)A.v_x837_n;
-    int32_t t695 = t696 ? A.v_x837_d[t694] : 0;
-    t689 |= !t696;
-    int32_t t698 = rt_add_i(t692, t695);
-    if (__builtin_expect(t689 != 0, 0)) { /* again, recording the error */
-      int32_t t700 = rt_mul_i(ix, 2);
-      int32_t t701;
-      if ((uint64_t)(int64_t)t700 < (uint64_t)A.v_x837_n) {
-        t701 = A.v_x837_d[t700];
+    int t650 = 0; /* nonzero: a check below failed */
+    int32_t t648 = rt_mul_i(ix, 2);
+    int t651 = (uint64_t)(int64_t)t648 < (uint64_t)A.v_x848_n;
+    int32_t t649 = t651 ? A.v_x848_d[t648] : 0;
+    t650 |= !t651;
+    int32_t t653 = rt_add_i(t649, 1);
+    int32_t t655 = rt_add_i(t648, 1);
+    int t657 = (uint64_t)(int64_t)t655 < (uint64_t)A.v_x848_n;
+    int32_t t656 = t657 ? A.v_x848_d[t655] : 0;
+    t650 |= !t657;
+    int32_t t659 = rt_add_i(t653, t656);
+    if (__builtin_expect(t650 != 0, 0)) { /* again, recording the error */
+      int32_t t661 = rt_mul_i(ix, 2);
+      int32_t t662;
+      if ((uint64_t)(int64_t)t661 < (uint64_t)A.v_x848_n) {
+        t662 = A.v_x848_d[t661];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t700, A.v_x837_n, 0.0, 0);
-        t701 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t661, A.v_x848_n, 0.0, 0);
+        t662 = 0;
       }
-      int32_t t703 = rt_add_i(t701, 1);
-      int32_t t705 = rt_add_i(t700, 1);
-      int32_t t706;
-      if ((uint64_t)(int64_t)t705 < (uint64_t)A.v_x837_n) {
-        t706 = A.v_x837_d[t705];
+      int32_t t664 = rt_add_i(t662, 1);
+      int32_t t666 = rt_add_i(t661, 1);
+      int32_t t667;
+      if ((uint64_t)(int64_t)t666 < (uint64_t)A.v_x848_n) {
+        t667 = A.v_x848_d[t666];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t705, A.v_x837_n, 0.0, 1);
-        t706 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t666, A.v_x848_n, 0.0, 1);
+        t667 = 0;
       }
-      int32_t t708 = rt_add_i(t703, t706);
+      int32_t t669 = rt_add_i(t664, t667);
     }
-    return K15_0_V{t698};
+    return K15_0_V{t659};
   }
 };
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x847_d[i] = v.v0;
+    A.v_x858_d[i] = v.v0;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x843, RtValue *v_x848, RtValue **out_v_x858) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x832_d = v_x832->data.i;
-  A.v_x832_n = v_x832->len;
-  A.v_x837_d = v_x837->data.i;
-  A.v_x837_n = v_x837->len;
-  RtValue *v_x847 = NULL;
+  A.v_x843_d = v_x843->data.i;
+  A.v_x843_n = v_x843->len;
+  A.v_x848_d = v_x848->data.i;
+  A.v_x848_n = v_x848->len;
+  RtValue *v_x858 = NULL;
   /* MAP */
   {
-    const int64_t t709 = v_x832->len;
-    v_x847 = rtg_vec_new(RT_INT, t709);
-    A.v_x847_d = v_x847->data.i;
-    A.v_x847_n = v_x847->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t709);
+    const int64_t t670 = v_x843->len;
+    v_x858 = rtg_vec_new(RT_INT, t670);
+    A.v_x858_d = v_x858->data.i;
+    A.v_x858_n = v_x858->len;
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t670);
   }
-  *out_v_x847 = v_x847;
+  *out_v_x858 = v_x858;
   return;
 fail:
-  rt_release(v_x847);
+  rt_release(v_x858);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x832, RtValue *v_x837, RtValue **out_v_x847) {
-  RtValue *vals[] = {v_x832, v_x837};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x843, RtValue *v_x848, RtValue **out_v_x858) {
+  RtValue *vals[] = {v_x843, v_x848};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K15_host(err, loc, run, v_x832, v_x837, out_v_x847);
+    K15_host(err, loc, run, v_x843, v_x848, out_v_x858);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x832, v_x837, out_v_x847);
+    K15_gpu(err, loc, run, v_x843, v_x848, out_v_x858);
   }
 }
 
 /* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145, int32_t v_x1120, RtValue **out_v_x1123, RtValue **out_v_x1128, RtValue **out_v_x1130, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167, int32_t v_x1142, RtValue **out_v_x1145, RtValue **out_v_x1150, RtValue **out_v_x1152, RtValue **out_v_x1165, RtValue **out_v_x1166) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1145_off = rt_seg_offsets(v_sd_1145);
-  const int64_t v_sd_1145_n = v_sd_1145->len;
-  RtValue *v_x1123 = NULL;
-  RtValue *v_x1128 = NULL;
-  RtValue *v_x1129 = NULL;
-  RtValue *v_x1130 = NULL;
-  RtValue *v_x1131 = NULL;
-  RtValue *v_x1143 = NULL;
-  RtValue *v_x1144 = NULL;
+  const int64_t *v_sd_1167_off = rt_seg_offsets(v_sd_1167);
+  const int64_t v_sd_1167_n = v_sd_1167->len;
+  RtValue *v_x1145 = NULL;
+  RtValue *v_x1150 = NULL;
+  RtValue *v_x1151 = NULL;
+  RtValue *v_x1152 = NULL;
+  RtValue *v_x1153 = NULL;
+  RtValue *v_x1165 = NULL;
+  RtValue *v_x1166 = NULL;
   /* MAP */
   {
-    const int64_t t710 = v_x1120;
-    if (t710 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t710, 0.0, 0);
+    const int64_t t671 = v_x1142;
+    if (t671 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t671, 0.0, 0);
       goto fail;
     }
-    v_x1123 = rt_value_new(rt_vec_type(RT_BOOL), t710);
-    uint8_t *v_x1123_d = v_x1123->data.b;
-    const int64_t v_x1123_n = v_x1123->len;
-    RT_PARALLEL_FOR_IF(t710 >= RT_PARALLEL_MIN)
-    for (int64_t t711 = 0; t711 < t710; t711++) {
-      const int32_t t712 = (int32_t)t711;
-      int t714 = 0; /* nonzero: a check below failed */
-      int t715 = (uint64_t)(int64_t)t712 < (uint64_t)v_sd_1145_n;
-      int32_t t713 = t715 ? (int32_t)(v_sd_1145_off[t712 + 1] - v_sd_1145_off[t712]) : 0;
-      t714 |= !t715;
-      uint8_t t717 = rt_le_i(t713, 1);
-      if (__builtin_expect(t714 != 0, 0)) { /* again, recording the error */
-        int32_t t718;
-        if ((uint64_t)(int64_t)t712 < (uint64_t)v_sd_1145_n) {
-          t718 = (int32_t)(v_sd_1145_off[t712 + 1] - v_sd_1145_off[t712]);
+    v_x1145 = rt_value_new(rt_vec_type(RT_BOOL), t671);
+    uint8_t *v_x1145_d = v_x1145->data.b;
+    const int64_t v_x1145_n = v_x1145->len;
+    RT_PARALLEL_FOR_IF(t671 >= RT_PARALLEL_MIN)
+    for (int64_t t672 = 0; t672 < t671; t672++) {
+      const int32_t t673 = (int32_t)t672;
+      int t675 = 0; /* nonzero: a check below failed */
+      int t676 = (uint64_t)(int64_t)t673 < (uint64_t)v_sd_1167_n;
+      int32_t t674 = t676 ? (int32_t)(v_sd_1167_off[t673 + 1] - v_sd_1167_off[t673]) : 0;
+      t675 |= !t676;
+      uint8_t t678 = rt_le_i(t674, 1);
+      if (__builtin_expect(t675 != 0, 0)) { /* again, recording the error */
+        int32_t t679;
+        if ((uint64_t)(int64_t)t673 < (uint64_t)v_sd_1167_n) {
+          t679 = (int32_t)(v_sd_1167_off[t673 + 1] - v_sd_1167_off[t673]);
         } else {
-          NESSIE_RECORD(err, t711, RT_CHECK_INDEX, 0, 0, RT_GATHER, t712, v_sd_1145_n, 0.0, 1);
-          t718 = 0;
+          NESSIE_RECORD(err, t672, RT_CHECK_INDEX, 0, 0, RT_GATHER, t673, v_sd_1167_n, 0.0, 1);
+          t679 = 0;
         }
-        uint8_t t720 = rt_le_i(t718, 1);
+        uint8_t t681 = rt_le_i(t679, 1);
       }
-      v_x1123_d[t711] = t717;
+      v_x1145_d[t672] = t678;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1123_d = v_x1123->data.b;
-    const int64_t v_x1123_n = v_x1123->len;
+    uint8_t *v_x1145_d = v_x1145->data.b;
+    const int64_t v_x1145_n = v_x1145->len;
     /* PARTITION */
     {
-      const int64_t t721 = v_x1120;
-      if (t721 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t721, 0.0, 2);
+      const int64_t t682 = v_x1142;
+      if (t682 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t682, 0.0, 2);
         goto fail;
       }
-      const int64_t t722 = t721 > 0 ? (t721 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t723 = (uint8_t *)rt_alloc_atomic((size_t)t721 + 1);
-      int64_t *t724 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t722 + 1));
-      RT_PARALLEL_FOR_IF(t722 > 1)
-      for (int64_t t725 = 0; t725 < t722; t725++) {
+      const int64_t t683 = t682 > 0 ? (t682 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t684 = (uint8_t *)rt_alloc_atomic((size_t)t682 + 1);
+      int64_t *t685 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t683 + 1));
+      RT_PARALLEL_FOR_IF(t683 > 1)
+      for (int64_t t686 = 0; t686 < t683; t686++) {
         int64_t kept = 0;
-        const int64_t t725_end = (t725 + 1) * RT_CHUNK < t721 ? (t725 + 1) * RT_CHUNK : t721;
-        for (int64_t t726 = t725 * RT_CHUNK; t726 < t725_end; t726++) {
-          const int32_t t727 = (int32_t)t726;
-          int32_t t725x0;
-          uint8_t t725x1;
-          int t729 = 0; /* nonzero: a check below failed */
-          int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1145_n;
-          int32_t t728 = t730 ? (int32_t)(v_sd_1145_off[t727 + 1] - v_sd_1145_off[t727]) : 0;
-          t729 |= !t730;
-          uint8_t t732 = rt_le_i(t728, 1);
-          if (__builtin_expect(t729 != 0, 0)) { /* again, recording the error */
-            int32_t t733;
-            if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1145_n) {
-              t733 = (int32_t)(v_sd_1145_off[t727 + 1] - v_sd_1145_off[t727]);
+        const int64_t t686_end = (t686 + 1) * RT_CHUNK < t682 ? (t686 + 1) * RT_CHUNK : t682;
+        for (int64_t t687 = t686 * RT_CHUNK; t687 < t686_end; t687++) {
+          const int32_t t688 = (int32_t)t687;
+          int32_t t686x0;
+          uint8_t t686x1;
+          int t690 = 0; /* nonzero: a check below failed */
+          int t691 = (uint64_t)(int64_t)t688 < (uint64_t)v_sd_1167_n;
+          int32_t t689 = t691 ? (int32_t)(v_sd_1167_off[t688 + 1] - v_sd_1167_off[t688]) : 0;
+          t690 |= !t691;
+          uint8_t t693 = rt_le_i(t689, 1);
+          if (__builtin_expect(t690 != 0, 0)) { /* again, recording the error */
+            int32_t t694;
+            if ((uint64_t)(int64_t)t688 < (uint64_t)v_sd_1167_n) {
+              t694 = (int32_t)(v_sd_1167_off[t688 + 1] - v_sd_1167_off[t688]);
             } else {
-              NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1145_n, 0.0, 3);
-              t733 = 0;
+              NESSIE_RECORD(err, t687, RT_CHECK_INDEX, 0, 0, RT_GATHER, t688, v_sd_1167_n, 0.0, 3);
+              t694 = 0;
             }
-            uint8_t t735 = rt_le_i(t733, 1);
+            uint8_t t696 = rt_le_i(t694, 1);
           }
-          t725x0 = t727;
-          t725x1 = t732;
-          uint8_t t736;
-          t736 = t725x1;
-          t723[t726] = t736 != 0;
-          kept += t736 != 0;
+          t686x0 = t688;
+          t686x1 = t693;
+          uint8_t t697;
+          t697 = t686x1;
+          t684[t687] = t697 != 0;
+          kept += t697 != 0;
         }
-        t724[t725] = kept;
+        t685[t686] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t723);
-        rt_free(t724);
+        rt_free(t684);
+        rt_free(t685);
         goto fail;
       }
-      int64_t t737 = 0;
-      for (int64_t t725 = 0; t725 < t722; t725++) {
-        const int64_t k = t724[t725];
-        t724[t725] = t737;
-        t737 += k;
+      int64_t t698 = 0;
+      for (int64_t t686 = 0; t686 < t683; t686++) {
+        const int64_t k = t685[t686];
+        t685[t686] = t698;
+        t698 += k;
       }
-      v_x1128 = rt_value_new(rt_vec_type(RT_INT), t737);
-      int32_t *v_x1128_d = v_x1128->data.i;
-      const int64_t v_x1128_n = v_x1128->len;
-      v_x1130 = rt_value_new(rt_vec_type(RT_INT), (t721 - t737));
-      int32_t *v_x1130_d = v_x1130->data.i;
-      const int64_t v_x1130_n = v_x1130->len;
-      RT_PARALLEL_FOR_IF(t722 > 1)
-      for (int64_t t725 = 0; t725 < t722; t725++) {
-        int64_t at = t724[t725];
-        int64_t at_not = t725 * RT_CHUNK - t724[t725];
-        const int64_t t725_end = (t725 + 1) * RT_CHUNK < t721 ? (t725 + 1) * RT_CHUNK : t721;
-        for (int64_t t726 = t725 * RT_CHUNK; t726 < t725_end; t726++) {
-          const int32_t t727 = (int32_t)t726;
-          int32_t t725y0;
-          uint8_t t725y1;
-          int t739 = 0; /* nonzero: a check below failed */
-          int t740 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1145_n;
-          int32_t t738 = t740 ? (int32_t)(v_sd_1145_off[t727 + 1] - v_sd_1145_off[t727]) : 0;
-          t739 |= !t740;
-          uint8_t t742 = rt_le_i(t738, 1);
-          if (__builtin_expect(t739 != 0, 0)) { /* again, recording the error */
-            int32_t t743;
-            if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1145_n) {
-              t743 = (int32_t)(v_sd_1145_off[t727 + 1] - v_sd_1145_off[t727]);
+      v_x1150 = rt_value_new(rt_vec_type(RT_INT), t698);
+      int32_t *v_x1150_d = v_x1150->data.i;
+      const int64_t v_x1150_n = v_x1150->len;
+      v_x1152 = rt_value_new(rt_vec_type(RT_INT), (t682 - t698));
+      int32_t *v_x1152_d = v_x1152->data.i;
+      const int64_t v_x1152_n = v_x1152->len;
+      RT_PARALLEL_FOR_IF(t683 > 1)
+      for (int64_t t686 = 0; t686 < t683; t686++) {
+        int64_t at = t685[t686];
+        int64_t at_not = t686 * RT_CHUNK - t685[t686];
+        const int64_t t686_end = (t686 + 1) * RT_CHUNK < t682 ? (t686 + 1) * RT_CHUNK : t682;
+        for (int64_t t687 = t686 * RT_CHUNK; t687 < t686_end; t687++) {
+          const int32_t t688 = (int32_t)t687;
+          int32_t t686y0;
+          uint8_t t686y1;
+          int t700 = 0; /* nonzero: a check below failed */
+          int t701 = (uint64_t)(int64_t)t688 < (uint64_t)v_sd_1167_n;
+          int32_t t699 = t701 ? (int32_t)(v_sd_1167_off[t688 + 1] - v_sd_1167_off[t688]) : 0;
+          t700 |= !t701;
+          uint8_t t703 = rt_le_i(t699, 1);
+          if (__builtin_expect(t700 != 0, 0)) { /* again, recording the error */
+            int32_t t704;
+            if ((uint64_t)(int64_t)t688 < (uint64_t)v_sd_1167_n) {
+              t704 = (int32_t)(v_sd_1167_off[t688 + 1] - v_sd_1167_off[t688]);
             } else {
-              NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1145_n, 0.0, 4);
-              t743 = 0;
+              NESSIE_RECORD(err, t687, RT_CHECK_INDEX, 0, 0, RT_GATHER, t688, v_sd_1167_n, 0.0, 4);
+              t704 = 0;
             }
-            uint8_t t745 = rt_le_i(t743, 1);
+            uint8_t t706 = rt_le_i(t704, 1);
           }
-          t725y0 = t727;
-          t725y1 = t742;
-          if (t723[t726]) {
-            v_x1128_d[at] = t725y0;
+          t686y0 = t688;
+          t686y1 = t703;
+          if (t684[t687]) {
+            v_x1150_d[at] = t686y0;
             at++;
           } else {
-            v_x1130_d[at_not] = t725y0;
+            v_x1152_d[at_not] = t686y0;
             at_not++;
           }
         }
       }
-      rt_free(t723);
-      rt_free(t724);
+      rt_free(t684);
+      rt_free(t685);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1128_d = v_x1128->data.i;
-      const int64_t v_x1128_n = v_x1128->len;
-      int32_t *v_x1130_d = v_x1130->data.i;
-      const int64_t v_x1130_n = v_x1130->len;
+      int32_t *v_x1150_d = v_x1150->data.i;
+      const int64_t v_x1150_n = v_x1150->len;
+      int32_t *v_x1152_d = v_x1152->data.i;
+      const int64_t v_x1152_n = v_x1152->len;
       /* SCAN */
       {
-        const int64_t t746 = v_x1120;
-        if (t746 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t746, 0.0, 5);
+        const int64_t t707 = v_x1142;
+        if (t707 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t707, 0.0, 5);
           goto fail;
         }
-        const int64_t t747 = t746 > 0 ? (t746 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t748 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t747);
-        int32_t *t749 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t747);
-        RT_PARALLEL_FOR_IF(t747 > 1)
-        for (int64_t t750 = 0; t750 < t747; t750++) {
-          int32_t t750a0;
-          int32_t t750a1;
-          t750a0 = 0;
-          t750a1 = 0;
-          const int64_t t750_end = (t750 + 1) * RT_CHUNK < t746 ? (t750 + 1) * RT_CHUNK : t746;
-          for (int64_t t751 = t750 * RT_CHUNK; t751 < t750_end; t751++) {
-            const int32_t t752 = (int32_t)t751;
-            int32_t t750x0;
-            int32_t t750x1;
-            int t754 = 0; /* nonzero: a check below failed */
-            int t755 = (uint64_t)(int64_t)t752 < (uint64_t)v_sd_1145_n;
-            int32_t t753 = t755 ? (int32_t)(v_sd_1145_off[t752 + 1] - v_sd_1145_off[t752]) : 0;
-            t754 |= !t755;
-            uint8_t t757 = rt_le_i(t753, 1);
-            int32_t t759 = rt_btoi_b(t757);
-            uint8_t t761 = rt_not_b(t757);
-            int32_t t763 = rt_btoi_b(t761);
-            if (__builtin_expect(t754 != 0, 0)) { /* again, recording the error */
-              int32_t t764;
-              if ((uint64_t)(int64_t)t752 < (uint64_t)v_sd_1145_n) {
-                t764 = (int32_t)(v_sd_1145_off[t752 + 1] - v_sd_1145_off[t752]);
+        const int64_t t708 = t707 > 0 ? (t707 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t709 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t708);
+        int32_t *t710 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t708);
+        RT_PARALLEL_FOR_IF(t708 > 1)
+        for (int64_t t711 = 0; t711 < t708; t711++) {
+          int32_t t711a0;
+          int32_t t711a1;
+          t711a0 = 0;
+          t711a1 = 0;
+          const int64_t t711_end = (t711 + 1) * RT_CHUNK < t707 ? (t711 + 1) * RT_CHUNK : t707;
+          for (int64_t t712 = t711 * RT_CHUNK; t712 < t711_end; t712++) {
+            const int32_t t713 = (int32_t)t712;
+            int32_t t711x0;
+            int32_t t711x1;
+            int t715 = 0; /* nonzero: a check below failed */
+            int t716 = (uint64_t)(int64_t)t713 < (uint64_t)v_sd_1167_n;
+            int32_t t714 = t716 ? (int32_t)(v_sd_1167_off[t713 + 1] - v_sd_1167_off[t713]) : 0;
+            t715 |= !t716;
+            uint8_t t718 = rt_le_i(t714, 1);
+            int32_t t720 = rt_btoi_b(t718);
+            uint8_t t722 = rt_not_b(t718);
+            int32_t t724 = rt_btoi_b(t722);
+            if (__builtin_expect(t715 != 0, 0)) { /* again, recording the error */
+              int32_t t725;
+              if ((uint64_t)(int64_t)t713 < (uint64_t)v_sd_1167_n) {
+                t725 = (int32_t)(v_sd_1167_off[t713 + 1] - v_sd_1167_off[t713]);
               } else {
-                NESSIE_RECORD(err, t751, RT_CHECK_INDEX, 0, 0, RT_GATHER, t752, v_sd_1145_n, 0.0, 6);
-                t764 = 0;
+                NESSIE_RECORD(err, t712, RT_CHECK_INDEX, 0, 0, RT_GATHER, t713, v_sd_1167_n, 0.0, 6);
+                t725 = 0;
               }
-              uint8_t t766 = rt_le_i(t764, 1);
-              int32_t t768 = rt_btoi_b(t766);
-              uint8_t t770 = rt_not_b(t766);
-              int32_t t772 = rt_btoi_b(t770);
+              uint8_t t727 = rt_le_i(t725, 1);
+              int32_t t729 = rt_btoi_b(t727);
+              uint8_t t731 = rt_not_b(t727);
+              int32_t t733 = rt_btoi_b(t731);
             }
-            t750x0 = t759;
-            t750x1 = t763;
-            int32_t t774 = rt_add_i(t750a0, t750x0);
-            int32_t t776 = rt_add_i(t750a1, t750x1);
-            t750a0 = t774;
-            t750a1 = t776;
+            t711x0 = t720;
+            t711x1 = t724;
+            int32_t t735 = rt_add_i(t711a0, t711x0);
+            int32_t t737 = rt_add_i(t711a1, t711x1);
+            t711a0 = t735;
+            t711a1 = t737;
           }
-          t748[t750] = t750a0;
-          t749[t750] = t750a1;
+          t709[t711] = t711a0;
+          t710[t711] = t711a1;
         }
-        int32_t t750t0;
-        int32_t t750t1;
-        t750t0 = 0;
-        t750t1 = 0;
-        for (int64_t t750 = 0; t750 < t747; t750++) {
-          const int32_t t777 = t748[t750];
-          t748[t750] = t750t0;
-          const int32_t t778 = t749[t750];
-          t749[t750] = t750t1;
-          int32_t t780 = rt_add_i(t750t0, t777);
-          int32_t t782 = rt_add_i(t750t1, t778);
-          t750t0 = t780;
-          t750t1 = t782;
+        int32_t t711t0;
+        int32_t t711t1;
+        t711t0 = 0;
+        t711t1 = 0;
+        for (int64_t t711 = 0; t711 < t708; t711++) {
+          const int32_t t738 = t709[t711];
+          t709[t711] = t711t0;
+          const int32_t t739 = t710[t711];
+          t710[t711] = t711t1;
+          int32_t t741 = rt_add_i(t711t0, t738);
+          int32_t t743 = rt_add_i(t711t1, t739);
+          t711t0 = t741;
+          t711t1 = t743;
         }
-        v_x1143 = rt_value_new(rt_vec_type(RT_INT), t746);
-        int32_t *v_x1143_d = v_x1143->data.i;
-        const int64_t v_x1143_n = v_x1143->len;
-        v_x1144 = rt_value_new(rt_vec_type(RT_INT), t746);
-        int32_t *v_x1144_d = v_x1144->data.i;
-        const int64_t v_x1144_n = v_x1144->len;
-        RT_PARALLEL_FOR_IF(t747 > 1)
-        for (int64_t t750 = 0; t750 < t747; t750++) {
-          int32_t t750p0;
-          int32_t t750p1;
-          t750p0 = t748[t750];
-          t750p1 = t749[t750];
-          const int64_t t750_end = (t750 + 1) * RT_CHUNK < t746 ? (t750 + 1) * RT_CHUNK : t746;
-          for (int64_t t751 = t750 * RT_CHUNK; t751 < t750_end; t751++) {
-            const int32_t t752 = (int32_t)t751;
-            v_x1143_d[t751] = t750p0;
-            v_x1144_d[t751] = t750p1;
-            int32_t t750y0;
-            int32_t t750y1;
-            int t784 = 0; /* nonzero: a check below failed */
-            int t785 = (uint64_t)(int64_t)t752 < (uint64_t)v_sd_1145_n;
-            int32_t t783 = t785 ? (int32_t)(v_sd_1145_off[t752 + 1] - v_sd_1145_off[t752]) : 0;
-            t784 |= !t785;
-            uint8_t t787 = rt_le_i(t783, 1);
-            int32_t t789 = rt_btoi_b(t787);
-            uint8_t t791 = rt_not_b(t787);
-            int32_t t793 = rt_btoi_b(t791);
-            if (__builtin_expect(t784 != 0, 0)) { /* again, recording the error */
-              int32_t t794;
-              if ((uint64_t)(int64_t)t752 < (uint64_t)v_sd_1145_n) {
-                t794 = (int32_t)(v_sd_1145_off[t752 + 1] - v_sd_1145_off[t752]);
+        v_x1165 = rt_value_new(rt_vec_type(RT_INT), t707);
+        int32_t *v_x1165_d = v_x1165->data.i;
+        const int64_t v_x1165_n = v_x1165->len;
+        v_x1166 = rt_value_new(rt_vec_type(RT_INT), t707);
+        int32_t *v_x1166_d = v_x1166->data.i;
+        const int64_t v_x1166_n = v_x1166->len;
+        RT_PARALLEL_FOR_IF(t708 > 1)
+        for (int64_t t711 = 0; t711 < t708; t711++) {
+          int32_t t711p0;
+          int32_t t711p1;
+          t711p0 = t709[t711];
+          t711p1 = t710[t711];
+          const int64_t t711_end = (t711 + 1) * RT_CHUNK < t707 ? (t711 + 1) * RT_CHUNK : t707;
+          for (int64_t t712 = t711 * RT_CHUNK; t712 < t711_end; t712++) {
+            const int32_t t713 = (int32_t)t712;
+            v_x1165_d[t712] = t711p0;
+            v_x1166_d[t712] = t711p1;
+            int32_t t711y0;
+            int32_t t711y1;
+            int t745 = 0; /* nonzero: a check below failed */
+            int t746 = (uint64_t)(int64_t)t713 < (uint64_t)v_sd_1167_n;
+            int32_t t744 = t746 ? (int32_t)(v_sd_1167_off[t713 + 1] - v_sd_1167_off[t713]) : 0;
+            t745 |= !t746;
+            uint8_t t748 = rt_le_i(t744, 1);
+            int32_t t750 = rt_btoi_b(t748);
+            uint8_t t752 = rt_not_b(t748);
+            int32_t t754 = rt_btoi_b(t752);
+            if (__builtin_expect(t745 != 0, 0)) { /* again, recording the error */
+              int32_t t755;
+              if ((uint64_t)(int64_t)t713 < (uint64_t)v_sd_1167_n) {
+                t755 = (int32_t)(v_sd_1167_off[t713 + 1] - v_sd_1167_off[t713]);
               } else {
-                NESSIE_RECORD(err, t751, RT_CHECK_INDEX, 0, 0, RT_GATHER, t752, v_sd_1145_n, 0.0, 7);
-                t794 = 0;
+                NESSIE_RECORD(err, t712, RT_CHECK_INDEX, 0, 0, RT_GATHER, t713, v_sd_1167_n, 0.0, 7);
+                t755 = 0;
               }
-              uint8_t t796 = rt_le_i(t794, 1);
-              int32_t t798 = rt_btoi_b(t796);
-              uint8_t t800 = rt_not_b(t796);
-              int32_t t802 = rt_btoi_b(t800);
+              uint8_t t757 = rt_le_i(t755, 1);
+              int32_t t759 = rt_btoi_b(t757);
+              uint8_t t761 = rt_not_b(t757);
+              int32_t t763 = rt_btoi_b(t761);
             }
-            t750y0 = t789;
-            t750y1 = t793;
-            int32_t t804 = rt_add_i(t750p0, t750y0);
-            int32_t t806 = rt_add_i(t750p1, t750y1);
-            t750p0 = t804;
-            t750p1 = t806;
+            t711y0 = t750;
+            t711y1 = t754;
+            int32_t t765 = rt_add_i(t711p0, t711y0);
+            int32_t t767 = rt_add_i(t711p1, t711y1);
+            t711p0 = t765;
+            t711p1 = t767;
           }
         }
-        rt_free(t748);
-        rt_free(t749);
+        rt_free(t709);
+        rt_free(t710);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1123 = v_x1123;
-  *out_v_x1128 = v_x1128;
-  *out_v_x1130 = v_x1130;
-  *out_v_x1143 = v_x1143;
-  *out_v_x1144 = v_x1144;
-  rt_release(v_x1129);
-  rt_release(v_x1131);
+  *out_v_x1145 = v_x1145;
+  *out_v_x1150 = v_x1150;
+  *out_v_x1152 = v_x1152;
+  *out_v_x1165 = v_x1165;
+  *out_v_x1166 = v_x1166;
+  rt_release(v_x1151);
+  rt_release(v_x1153);
   return;
 fail:
-  rt_release(v_x1123);
-  rt_release(v_x1128);
-  rt_release(v_x1129);
-  rt_release(v_x1130);
-  rt_release(v_x1131);
-  rt_release(v_x1143);
-  rt_release(v_x1144);
+  rt_release(v_x1145);
+  rt_release(v_x1150);
+  rt_release(v_x1151);
+  rt_release(v_x1152);
+  rt_release(v_x1153);
+  rt_release(v_x1165);
+  rt_release(v_x1166);
 }
 
 /* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K16_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1145_off; int64_t v_sd_1145_n;
-  int32_t v_x1120;
-  uint8_t *v_x1123_d; int64_t v_x1123_n;
-  int32_t *v_x1128_d; int64_t v_x1128_n;
-  uint8_t *v_x1129_d; int64_t v_x1129_n;
-  int32_t *v_x1130_d; int64_t v_x1130_n;
-  uint8_t *v_x1131_d; int64_t v_x1131_n;
-  int32_t *v_x1143_d; int64_t v_x1143_n;
-  int32_t *v_x1144_d; int64_t v_x1144_n;
+  const int64_t *v_sd_1167_off; int64_t v_sd_1167_n;
+  int32_t v_x1142;
+  uint8_t *v_x1145_d; int64_t v_x1145_n;
+  int32_t *v_x1150_d; int64_t v_x1150_n;
+  uint8_t *v_x1151_d; int64_t v_x1151_n;
+  int32_t *v_x1152_d; int64_t v_x1152_n;
+  uint8_t *v_x1153_d; int64_t v_x1153_n;
+  int32_t *v_x1165_d; int64_t v_x1165_n;
+  int32_t *v_x1166_d; int64_t v_x1166_n;
 };
 struct alignas(8) K16_0_V {
   uint8_t v0;
@@ -3705,28 +3573,28 @@ struct K16_0_pull {
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t808 = 0; /* nonzero: a check below failed */
-    int t809 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1145_n;
-    int32_t t807 = t809 ? (int32_t)(A.v_sd_1145_off[ix + 1] - A.v_sd_1145_off[ix]) : 0;
-    t808 |= !t809;
-    uint8_t t811 = rt_le_i(t807, 1);
-    if (__builtin_expect(t808 != 0, 0)) { /* again, recording the error */
-      int32_t t812;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1145_n) {
-        t812 = (int32_t)(A.v_sd_1145_off[ix + 1] - A.v_sd_1145_off[ix]);
+    int t769 = 0; /* nonzero: a check below failed */
+    int t770 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n;
+    int32_t t768 = t770 ? (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]) : 0;
+    t769 |= !t770;
+    uint8_t t772 = rt_le_i(t768, 1);
+    if (__builtin_expect(t769 != 0, 0)) { /* again, recording the error */
+      int32_t t773;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n) {
+        t773 = (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1145_n, 0.0, 0);
-        t812 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1167_n, 0.0, 0);
+        t773 = 0;
       }
-      uint8_t t814 = rt_le_i(t812, 1);
+      uint8_t t775 = rt_le_i(t773, 1);
     }
-    return K16_0_V{t811};
+    return K16_0_V{t772};
   }
 };
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1123_d[i] = v.v0;
+    A.v_x1145_d[i] = v.v0;
   }
 };
 struct alignas(8) K16_1_V {
@@ -3738,29 +3606,29 @@ struct K16_1_pull {
   __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t816 = 0; /* nonzero: a check below failed */
-    int t817 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1145_n;
-    int32_t t815 = t817 ? (int32_t)(A.v_sd_1145_off[ix + 1] - A.v_sd_1145_off[ix]) : 0;
-    t816 |= !t817;
-    uint8_t t819 = rt_le_i(t815, 1);
-    if (__builtin_expect(t816 != 0, 0)) { /* again, recording the error */
-      int32_t t820;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1145_n) {
-        t820 = (int32_t)(A.v_sd_1145_off[ix + 1] - A.v_sd_1145_off[ix]);
+    int t777 = 0; /* nonzero: a check below failed */
+    int t778 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n;
+    int32_t t776 = t778 ? (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]) : 0;
+    t777 |= !t778;
+    uint8_t t780 = rt_le_i(t776, 1);
+    if (__builtin_expect(t777 != 0, 0)) { /* again, recording the error */
+      int32_t t781;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n) {
+        t781 = (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1145_n, 0.0, 1);
-        t820 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1167_n, 0.0, 1);
+        t781 = 0;
       }
-      uint8_t t822 = rt_le_i(t820, 1);
+      uint8_t t783 = rt_le_i(t781, 1);
     }
-    return K16_1_V{ix, t819};
+    return K16_1_V{ix, t780};
   }
 };
 struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1128_d[i] = v.v0;
-    /* v.v1: v_x1129, read by nothing (its checks are the pull's) */
+    A.v_x1150_d[i] = v.v0;
+    /* v.v1: v_x1151, read by nothing (its checks are the pull's) */
   }
 };
 struct K16_1_pred {
@@ -3772,8 +3640,8 @@ struct K16_1_pred {
 struct K16_1_other {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1130_d[i] = v.v0;
-    /* v.v1: v_x1131, read by nothing (its checks are the pull's) */
+    A.v_x1152_d[i] = v.v0;
+    /* v.v1: v_x1153, read by nothing (its checks are the pull's) */
   }
 };
 struct alignas(8) K16_2_V {
@@ -3785,43 +3653,43 @@ struct K16_2_pull {
   __device__ K16_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t824 = 0; /* nonzero: a check below failed */
-    int t825 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1145_n;
-    int32_t t823 = t825 ? (int32_t)(A.v_sd_1145_off[ix + 1] - A.v_sd_1145_off[ix]) : 0;
-    t824 |= !t825;
-    uint8_t t827 = rt_le_i(t823, 1);
-    int32_t t829 = rt_btoi_b(t827);
-    uint8_t t831 = rt_not_b(t827);
-    int32_t t833 = rt_btoi_b(t831);
-    if (__builtin_expect(t824 != 0, 0)) { /* again, recording the error */
-      int32_t t834;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1145_n) {
-        t834 = (int32_t)(A.v_sd_1145_off[ix + 1] - A.v_sd_1145_off[ix]);
+    int t785 = 0; /* nonzero: a check below failed */
+    int t786 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n;
+    int32_t t784 = t786 ? (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]) : 0;
+    t785 |= !t786;
+    uint8_t t788 = rt_le_i(t784, 1);
+    int32_t t790 = rt_btoi_b(t788);
+    uint8_t t792 = rt_not_b(t788);
+    int32_t t794 = rt_btoi_b(t792);
+    if (__builtin_expect(t785 != 0, 0)) { /* again, recording the error */
+      int32_t t795;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n) {
+        t795 = (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1145_n, 0.0, 2);
-        t834 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1167_n, 0.0, 2);
+        t795 = 0;
       }
-      uint8_t t836 = rt_le_i(t834, 1);
-      int32_t t838 = rt_btoi_b(t836);
-      uint8_t t840 = rt_not_b(t836);
-      int32_t t842 = rt_btoi_b(t840);
+      uint8_t t797 = rt_le_i(t795, 1);
+      int32_t t799 = rt_btoi_b(t797);
+      uint8_t t801 = rt_not_b(t797);
+      int32_t t803 = rt_btoi_b(t801);
     }
-    return K16_2_V{t829, t833};
+    return K16_2_V{t790, t794};
   }
 };
 struct K16_2_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_2_V &v) const {
-    A.v_x1143_d[i] = v.v0;
-    A.v_x1144_d[i] = v.v1;
+    A.v_x1165_d[i] = v.v0;
+    A.v_x1166_d[i] = v.v1;
   }
 };
 struct K16_2_op {
   K16_A A;
   __device__ K16_2_V operator()(const K16_2_V &a, const K16_2_V &b) const {
-    int32_t t844 = rt_add_i(a.v0, b.v0);
-    int32_t t846 = rt_add_i(a.v1, b.v1);
-    return K16_2_V{t844, t846};
+    int32_t t805 = rt_add_i(a.v0, b.v0);
+    int32_t t807 = rt_add_i(a.v1, b.v1);
+    return K16_2_V{t805, t807};
   }
 };
 struct K16_2_ride {
@@ -3831,187 +3699,187 @@ struct K16_2_ride {
     K16_2_store{A}(i, v);
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145, int32_t v_x1120, RtValue **out_v_x1123, RtValue **out_v_x1128, RtValue **out_v_x1130, RtValue **out_v_x1143, RtValue **out_v_x1144) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167, int32_t v_x1142, RtValue **out_v_x1145, RtValue **out_v_x1150, RtValue **out_v_x1152, RtValue **out_v_x1165, RtValue **out_v_x1166) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1145_off = rtg_seg_offsets(v_sd_1145);
-  A.v_sd_1145_n = v_sd_1145->len;
-  A.v_x1120 = v_x1120;
-  RtValue *v_x1123 = NULL;
-  RtValue *v_x1128 = NULL;
-  RtValue *v_x1129 = NULL;
-  RtValue *v_x1130 = NULL;
-  RtValue *v_x1131 = NULL;
-  RtValue *v_x1143 = NULL;
-  RtValue *v_x1144 = NULL;
+  A.v_sd_1167_off = rtg_seg_offsets(v_sd_1167);
+  A.v_sd_1167_n = v_sd_1167->len;
+  A.v_x1142 = v_x1142;
+  RtValue *v_x1145 = NULL;
+  RtValue *v_x1150 = NULL;
+  RtValue *v_x1151 = NULL;
+  RtValue *v_x1152 = NULL;
+  RtValue *v_x1153 = NULL;
+  RtValue *v_x1165 = NULL;
+  RtValue *v_x1166 = NULL;
   /* MAP */
   {
-    const int64_t t847 = v_x1120;
-    if (t847 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t847, 0.0, run, 3};
+    const int64_t t808 = v_x1142;
+    if (t808 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t808, 0.0, run, 3};
       goto fail;
     }
-    v_x1123 = rtg_vec_new(RT_BOOL, t847);
-    A.v_x1123_d = v_x1123->data.b;
-    A.v_x1123_n = v_x1123->len;
+    v_x1145 = rtg_vec_new(RT_BOOL, t808);
+    A.v_x1145_d = v_x1145->data.b;
+    A.v_x1145_n = v_x1145->len;
     /* computed in the launch of SOAC 2 (K16_2_ride) */
   }
   /* PARTITION */
-  int64_t *t848, t849; /* the slot of its count, its size */
+  int64_t *t809, t810; /* the slot of its count, its size */
   {
-    const int64_t t850 = v_x1120;
-    if (t850 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t850, 0.0, run, 4};
+    const int64_t t811 = v_x1142;
+    if (t811 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t811, 0.0, run, 4};
       goto fail;
     }
-    v_x1128 = rtg_vec_new(RT_INT, t850);
-    A.v_x1128_d = v_x1128->data.i;
-    A.v_x1128_n = v_x1128->len;
-    v_x1130 = rtg_vec_new(RT_INT, t850);
-    A.v_x1130_d = v_x1130->data.i;
-    A.v_x1130_n = v_x1130->len;
-    t849 = t850;
-    t848 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t850, K16_1_store{A}, K16_1_other{A}, true);
+    v_x1150 = rtg_vec_new(RT_INT, t811);
+    A.v_x1150_d = v_x1150->data.i;
+    A.v_x1150_n = v_x1150->len;
+    v_x1152 = rtg_vec_new(RT_INT, t811);
+    A.v_x1152_d = v_x1152->data.i;
+    A.v_x1152_n = v_x1152->len;
+    t810 = t811;
+    t809 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t811, K16_1_store{A}, K16_1_other{A}, true);
   }
   {
-    const int64_t t851 = rtg::filter_count(t848);
-    v_x1128 = rtg_vec_fit(v_x1128, t851);
-    A.v_x1128_d = v_x1128->data.i;
-    A.v_x1128_n = v_x1128->len;
-    v_x1130 = rtg_vec_fit(v_x1130, t849 - t851);
-    A.v_x1130_d = v_x1130->data.i;
-    A.v_x1130_n = v_x1130->len;
+    const int64_t t812 = rtg::filter_count(t809);
+    v_x1150 = rtg_vec_fit(v_x1150, t812);
+    A.v_x1150_d = v_x1150->data.i;
+    A.v_x1150_n = v_x1150->len;
+    v_x1152 = rtg_vec_fit(v_x1152, t810 - t812);
+    A.v_x1152_d = v_x1152->data.i;
+    A.v_x1152_n = v_x1152->len;
   }
   /* SCAN */
   {
-    const int64_t t852 = v_x1120;
-    if (t852 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t852, 0.0, run, 5};
+    const int64_t t813 = v_x1142;
+    if (t813 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t813, 0.0, run, 5};
       goto fail;
     }
-    v_x1143 = rtg_vec_new(RT_INT, t852);
-    A.v_x1143_d = v_x1143->data.i;
-    A.v_x1143_n = v_x1143->len;
-    v_x1144 = rtg_vec_new(RT_INT, t852);
-    A.v_x1144_d = v_x1144->data.i;
-    A.v_x1144_n = v_x1144->len;
-    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t852, K16_2_ride{A});
+    v_x1165 = rtg_vec_new(RT_INT, t813);
+    A.v_x1165_d = v_x1165->data.i;
+    A.v_x1165_n = v_x1165->len;
+    v_x1166 = rtg_vec_new(RT_INT, t813);
+    A.v_x1166_d = v_x1166->data.i;
+    A.v_x1166_n = v_x1166->len;
+    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t813, K16_2_ride{A});
   }
-  *out_v_x1123 = v_x1123;
-  *out_v_x1128 = v_x1128;
-  *out_v_x1130 = v_x1130;
-  *out_v_x1143 = v_x1143;
-  *out_v_x1144 = v_x1144;
-  rt_release(v_x1129);
-  rt_release(v_x1131);
+  *out_v_x1145 = v_x1145;
+  *out_v_x1150 = v_x1150;
+  *out_v_x1152 = v_x1152;
+  *out_v_x1165 = v_x1165;
+  *out_v_x1166 = v_x1166;
+  rt_release(v_x1151);
+  rt_release(v_x1153);
   return;
 fail:
-  rt_release(v_x1123);
-  rt_release(v_x1128);
-  rt_release(v_x1129);
-  rt_release(v_x1130);
-  rt_release(v_x1131);
-  rt_release(v_x1143);
-  rt_release(v_x1144);
+  rt_release(v_x1145);
+  rt_release(v_x1150);
+  rt_release(v_x1151);
+  rt_release(v_x1152);
+  rt_release(v_x1153);
+  rt_release(v_x1165);
+  rt_release(v_x1166);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1145, int32_t v_x1120, RtValue **out_v_x1123, RtValue **out_v_x1128, RtValue **out_v_x1130, RtValue **out_v_x1143, RtValue **out_v_x1144) {
-  RtValue *vals[] = {v_sd_1145};
-  const int64_t sizes[] = {(int64_t)v_x1120, (int64_t)v_x1120, (int64_t)v_x1120};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167, int32_t v_x1142, RtValue **out_v_x1145, RtValue **out_v_x1150, RtValue **out_v_x1152, RtValue **out_v_x1165, RtValue **out_v_x1166) {
+  RtValue *vals[] = {v_sd_1167};
+  const int64_t sizes[] = {(int64_t)v_x1142, (int64_t)v_x1142, (int64_t)v_x1142};
   if (rtg_choose_host(vals, 1, sizes, 3)) {
-    K16_host(err, loc, run, v_sd_1145, v_x1120, out_v_x1123, out_v_x1128, out_v_x1130, out_v_x1143, out_v_x1144);
+    K16_host(err, loc, run, v_sd_1167, v_x1142, out_v_x1145, out_v_x1150, out_v_x1152, out_v_x1165, out_v_x1166);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_sd_1145, v_x1120, out_v_x1123, out_v_x1128, out_v_x1130, out_v_x1143, out_v_x1144);
+    K16_gpu(err, loc, run, v_sd_1167, v_x1142, out_v_x1145, out_v_x1150, out_v_x1152, out_v_x1165, out_v_x1166);
   }
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, RtValue *v_sd_1155, RtValue *v_sd_1148, RtValue **out_v_x1152, RtValue **out_v_x1153, RtValue **out_v_x1154) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1168, RtValue *v_sd_1177, RtValue *v_sd_1170, RtValue **out_v_x1174, RtValue **out_v_x1175, RtValue **out_v_x1176) {
   (void)loc;
   (void)run;
-  int32_t *v_x1146_d = v_x1146->data.i;
-  const int64_t v_x1146_n = v_x1146->len;
-  const int64_t *v_sd_1155_off = rt_seg_offsets(v_sd_1155);
-  const int64_t v_sd_1155_n = v_sd_1155->len;
-  const int64_t *v_sd_1148_off = rt_seg_offsets(v_sd_1148);
-  const int64_t v_sd_1148_n = v_sd_1148->len;
-  RtValue *v_x1152 = NULL;
-  RtValue *v_x1153 = NULL;
-  RtValue *v_x1154 = NULL;
+  int32_t *v_x1168_d = v_x1168->data.i;
+  const int64_t v_x1168_n = v_x1168->len;
+  const int64_t *v_sd_1177_off = rt_seg_offsets(v_sd_1177);
+  const int64_t v_sd_1177_n = v_sd_1177->len;
+  const int64_t *v_sd_1170_off = rt_seg_offsets(v_sd_1170);
+  const int64_t v_sd_1170_n = v_sd_1170->len;
+  RtValue *v_x1174 = NULL;
+  RtValue *v_x1175 = NULL;
+  RtValue *v_x1176 = NULL;
   /* MAP */
   {
-    const int64_t t853 = v_x1146_n;
-    v_x1152 = rt_value_new(rt_vec_type(RT_INT), t853);
-    int32_t *v_x1152_d = v_x1152->data.i;
-    const int64_t v_x1152_n = v_x1152->len;
-    v_x1153 = rt_value_new(rt_vec_type(RT_INT), t853);
-    int32_t *v_x1153_d = v_x1153->data.i;
-    const int64_t v_x1153_n = v_x1153->len;
-    v_x1154 = rt_value_new(rt_vec_type(RT_INT), t853);
-    int32_t *v_x1154_d = v_x1154->data.i;
-    const int64_t v_x1154_n = v_x1154->len;
-    RT_PARALLEL_FOR_IF(t853 >= RT_PARALLEL_MIN)
-    for (int64_t t854 = 0; t854 < t853; t854++) {
-      const int32_t t855 = (int32_t)t854;
-      int t858 = 0; /* nonzero: a check below failed */
-      int32_t t856 = v_x1146_d[t855];
-      int t859 = (uint64_t)(int64_t)t856 < (uint64_t)v_sd_1148_n;
-      int32_t t857 = t859 ? (int32_t)v_sd_1148_off[t856] : 0;
-      t858 |= !t859;
-      int t861 = (uint64_t)(int64_t)t856 < (uint64_t)v_sd_1155_n;
-      int32_t t860 = t861 ? (int32_t)(v_sd_1155_off[t856 + 1] - v_sd_1155_off[t856]) : 0;
-      t858 |= !t861;
-      int32_t t863 = rt_add_i(t857, t860);
-      if (__builtin_expect(t858 != 0, 0)) { /* again, recording the error */
-        int32_t t864 = v_x1146_d[t855];
-        int32_t t865;
-        if ((uint64_t)(int64_t)t864 < (uint64_t)v_sd_1148_n) {
-          t865 = (int32_t)v_sd_1148_off[t864];
+    const int64_t t814 = v_x1168_n;
+    v_x1174 = rt_value_new(rt_vec_type(RT_INT), t814);
+    int32_t *v_x1174_d = v_x1174->data.i;
+    const int64_t v_x1174_n = v_x1174->len;
+    v_x1175 = rt_value_new(rt_vec_type(RT_INT), t814);
+    int32_t *v_x1175_d = v_x1175->data.i;
+    const int64_t v_x1175_n = v_x1175->len;
+    v_x1176 = rt_value_new(rt_vec_type(RT_INT), t814);
+    int32_t *v_x1176_d = v_x1176->data.i;
+    const int64_t v_x1176_n = v_x1176->len;
+    RT_PARALLEL_FOR_IF(t814 >= RT_PARALLEL_MIN)
+    for (int64_t t815 = 0; t815 < t814; t815++) {
+      const int32_t t816 = (int32_t)t815;
+      int t819 = 0; /* nonzero: a check below failed */
+      int32_t t817 = v_x1168_d[t816];
+      int t820 = (uint64_t)(int64_t)t817 < (uint64_t)v_sd_1170_n;
+      int32_t t818 = t820 ? (int32_t)v_sd_1170_off[t817] : 0;
+      t819 |= !t820;
+      int t822 = (uint64_t)(int64_t)t817 < (uint64_t)v_sd_1177_n;
+      int32_t t821 = t822 ? (int32_t)(v_sd_1177_off[t817 + 1] - v_sd_1177_off[t817]) : 0;
+      t819 |= !t822;
+      int32_t t824 = rt_add_i(t818, t821);
+      if (__builtin_expect(t819 != 0, 0)) { /* again, recording the error */
+        int32_t t825 = v_x1168_d[t816];
+        int32_t t826;
+        if ((uint64_t)(int64_t)t825 < (uint64_t)v_sd_1170_n) {
+          t826 = (int32_t)v_sd_1170_off[t825];
         } else {
-          NESSIE_RECORD(err, t854, RT_CHECK_INDEX, 0, 0, RT_GATHER, t864, v_sd_1148_n, 0.0, 0);
-          t865 = 0;
+          NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 0, 0, RT_GATHER, t825, v_sd_1170_n, 0.0, 0);
+          t826 = 0;
         }
-        int32_t t866;
-        if ((uint64_t)(int64_t)t864 < (uint64_t)v_sd_1155_n) {
-          t866 = (int32_t)(v_sd_1155_off[t864 + 1] - v_sd_1155_off[t864]);
+        int32_t t827;
+        if ((uint64_t)(int64_t)t825 < (uint64_t)v_sd_1177_n) {
+          t827 = (int32_t)(v_sd_1177_off[t825 + 1] - v_sd_1177_off[t825]);
         } else {
-          NESSIE_RECORD(err, t854, RT_CHECK_INDEX, 0, 0, RT_GATHER, t864, v_sd_1155_n, 0.0, 1);
-          t866 = 0;
+          NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 0, 0, RT_GATHER, t825, v_sd_1177_n, 0.0, 1);
+          t827 = 0;
         }
-        int32_t t868 = rt_add_i(t865, t866);
+        int32_t t829 = rt_add_i(t826, t827);
       }
-      v_x1152_d[t854] = t857;
-      v_x1153_d[t854] = t863;
-      v_x1154_d[t854] = 1;
+      v_x1174_d[t815] = t818;
+      v_x1175_d[t815] = t824;
+      v_x1176_d[t815] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1152 = v_x1152;
-  *out_v_x1153 = v_x1153;
-  *out_v_x1154 = v_x1154;
+  *out_v_x1174 = v_x1174;
+  *out_v_x1175 = v_x1175;
+  *out_v_x1176 = v_x1176;
   return;
 fail:
-  rt_release(v_x1152);
-  rt_release(v_x1153);
-  rt_release(v_x1154);
+  rt_release(v_x1174);
+  rt_release(v_x1175);
+  rt_release(v_x1176);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1146_d; int64_t v_x1146_n;
-  const int64_t *v_sd_1155_off; int64_t v_sd_1155_n;
-  const int64_t *v_sd_1148_off; int64_t v_sd_1148_n;
-  int32_t *v_x1152_d; int64_t v_x1152_n;
-  int32_t *v_x1153_d; int64_t v_x1153_n;
-  int32_t *v_x1154_d; int64_t v_x1154_n;
+  int32_t *v_x1168_d; int64_t v_x1168_n;
+  const int64_t *v_sd_1177_off; int64_t v_sd_1177_n;
+  const int64_t *v_sd_1170_off; int64_t v_sd_1170_n;
+  int32_t *v_x1174_d; int64_t v_x1174_n;
+  int32_t *v_x1175_d; int64_t v_x1175_n;
+  int32_t *v_x1176_d; int64_t v_x1176_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
@@ -4023,203 +3891,203 @@ struct K17_0_pull {
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t871 = 0; /* nonzero: a check below failed */
-    int32_t t869 = A.v_x1146_d[ix];
-    int t872 = (uint64_t)(int64_t)t869 < (uint64_t)A.v_sd_1148_n;
-    int32_t t870 = t872 ? (int32_t)A.v_sd_1148_off[t869] : 0;
-    t871 |= !t872;
-    int t874 = (uint64_t)(int64_t)t869 < (uint64_t)A.v_sd_1155_n;
-    int32_t t873 = t874 ? (int32_t)(A.v_sd_1155_off[t869 + 1] - A.v_sd_1155_off[t869]) : 0;
-    t871 |= !t874;
-    int32_t t876 = rt_add_i(t870, t873);
-    if (__builtin_expect(t871 != 0, 0)) { /* again, recording the error */
-      int32_t t877 = A.v_x1146_d[ix];
-      int32_t t878;
-      if ((uint64_t)(int64_t)t877 < (uint64_t)A.v_sd_1148_n) {
-        t878 = (int32_t)A.v_sd_1148_off[t877];
+    int t832 = 0; /* nonzero: a check below failed */
+    int32_t t830 = A.v_x1168_d[ix];
+    int t833 = (uint64_t)(int64_t)t830 < (uint64_t)A.v_sd_1170_n;
+    int32_t t831 = t833 ? (int32_t)A.v_sd_1170_off[t830] : 0;
+    t832 |= !t833;
+    int t835 = (uint64_t)(int64_t)t830 < (uint64_t)A.v_sd_1177_n;
+    int32_t t834 = t835 ? (int32_t)(A.v_sd_1177_off[t830 + 1] - A.v_sd_1177_off[t830]) : 0;
+    t832 |= !t835;
+    int32_t t837 = rt_add_i(t831, t834);
+    if (__builtin_expect(t832 != 0, 0)) { /* again, recording the error */
+      int32_t t838 = A.v_x1168_d[ix];
+      int32_t t839;
+      if ((uint64_t)(int64_t)t838 < (uint64_t)A.v_sd_1170_n) {
+        t839 = (int32_t)A.v_sd_1170_off[t838];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, A.v_sd_1148_n, 0.0, 0);
-        t878 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t838, A.v_sd_1170_n, 0.0, 0);
+        t839 = 0;
       }
-      int32_t t879;
-      if ((uint64_t)(int64_t)t877 < (uint64_t)A.v_sd_1155_n) {
-        t879 = (int32_t)(A.v_sd_1155_off[t877 + 1] - A.v_sd_1155_off[t877]);
+      int32_t t840;
+      if ((uint64_t)(int64_t)t838 < (uint64_t)A.v_sd_1177_n) {
+        t840 = (int32_t)(A.v_sd_1177_off[t838 + 1] - A.v_sd_1177_off[t838]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, A.v_sd_1155_n, 0.0, 1);
-        t879 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t838, A.v_sd_1177_n, 0.0, 1);
+        t840 = 0;
       }
-      int32_t t881 = rt_add_i(t878, t879);
+      int32_t t842 = rt_add_i(t839, t840);
     }
-    return K17_0_V{t870, t876, 1};
+    return K17_0_V{t831, t837, 1};
   }
 };
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x1152_d[i] = v.v0;
-    A.v_x1153_d[i] = v.v1;
-    A.v_x1154_d[i] = v.v2;
+    A.v_x1174_d[i] = v.v0;
+    A.v_x1175_d[i] = v.v1;
+    A.v_x1176_d[i] = v.v2;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, RtValue *v_sd_1155, RtValue *v_sd_1148, RtValue **out_v_x1152, RtValue **out_v_x1153, RtValue **out_v_x1154) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1168, RtValue *v_sd_1177, RtValue *v_sd_1170, RtValue **out_v_x1174, RtValue **out_v_x1175, RtValue **out_v_x1176) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1146_d = v_x1146->data.i;
-  A.v_x1146_n = v_x1146->len;
-  A.v_sd_1155_off = rtg_seg_offsets(v_sd_1155);
-  A.v_sd_1155_n = v_sd_1155->len;
-  A.v_sd_1148_off = rtg_seg_offsets(v_sd_1148);
-  A.v_sd_1148_n = v_sd_1148->len;
-  RtValue *v_x1152 = NULL;
-  RtValue *v_x1153 = NULL;
-  RtValue *v_x1154 = NULL;
+  A.v_x1168_d = v_x1168->data.i;
+  A.v_x1168_n = v_x1168->len;
+  A.v_sd_1177_off = rtg_seg_offsets(v_sd_1177);
+  A.v_sd_1177_n = v_sd_1177->len;
+  A.v_sd_1170_off = rtg_seg_offsets(v_sd_1170);
+  A.v_sd_1170_n = v_sd_1170->len;
+  RtValue *v_x1174 = NULL;
+  RtValue *v_x1175 = NULL;
+  RtValue *v_x1176 = NULL;
   /* MAP */
   {
-    const int64_t t882 = v_x1146->len;
-    v_x1152 = rtg_vec_new(RT_INT, t882);
-    A.v_x1152_d = v_x1152->data.i;
-    A.v_x1152_n = v_x1152->len;
-    v_x1153 = rtg_vec_new(RT_INT, t882);
-    A.v_x1153_d = v_x1153->data.i;
-    A.v_x1153_n = v_x1153->len;
-    v_x1154 = rtg_vec_new(RT_INT, t882);
-    A.v_x1154_d = v_x1154->data.i;
-    A.v_x1154_n = v_x1154->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t882);
+    const int64_t t843 = v_x1168->len;
+    v_x1174 = rtg_vec_new(RT_INT, t843);
+    A.v_x1174_d = v_x1174->data.i;
+    A.v_x1174_n = v_x1174->len;
+    v_x1175 = rtg_vec_new(RT_INT, t843);
+    A.v_x1175_d = v_x1175->data.i;
+    A.v_x1175_n = v_x1175->len;
+    v_x1176 = rtg_vec_new(RT_INT, t843);
+    A.v_x1176_d = v_x1176->data.i;
+    A.v_x1176_n = v_x1176->len;
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t843);
   }
-  *out_v_x1152 = v_x1152;
-  *out_v_x1153 = v_x1153;
-  *out_v_x1154 = v_x1154;
+  *out_v_x1174 = v_x1174;
+  *out_v_x1175 = v_x1175;
+  *out_v_x1176 = v_x1176;
   return;
 fail:
-  rt_release(v_x1152);
-  rt_release(v_x1153);
-  rt_release(v_x1154);
+  rt_release(v_x1174);
+  rt_release(v_x1175);
+  rt_release(v_x1176);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1146, RtValue *v_sd_1155, RtValue *v_sd_1148, RtValue **out_v_x1152, RtValue **out_v_x1153, RtValue **out_v_x1154) {
-  RtValue *vals[] = {v_x1146, v_sd_1155, v_sd_1148};
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1168, RtValue *v_sd_1177, RtValue *v_sd_1170, RtValue **out_v_x1174, RtValue **out_v_x1175, RtValue **out_v_x1176) {
+  RtValue *vals[] = {v_x1168, v_sd_1177, v_sd_1170};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K17_host(err, loc, run, v_x1146, v_sd_1155, v_sd_1148, out_v_x1152, out_v_x1153, out_v_x1154);
+    K17_host(err, loc, run, v_x1168, v_sd_1177, v_sd_1170, out_v_x1174, out_v_x1175, out_v_x1176);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x1146, v_sd_1155, v_sd_1148, out_v_x1152, out_v_x1153, out_v_x1154);
+    K17_gpu(err, loc, run, v_x1168, v_sd_1177, v_sd_1170, out_v_x1174, out_v_x1175, out_v_x1176);
   }
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1013, int32_t v_x1014, RtValue *v_x1017, RtValue *v_x1018, RtValue *v_x1021, RtValue *v_x1022, int32_t v_x1023, RtValue **out_v_x1027) {
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1035, int32_t v_x1036, RtValue *v_x1039, RtValue *v_x1040, RtValue *v_x1043, RtValue *v_x1044, int32_t v_x1045, RtValue **out_v_x1049) {
   (void)loc;
   (void)run;
-  int32_t *v_x1013_d = v_x1013->data.i;
-  const int64_t v_x1013_n = v_x1013->len;
-  uint8_t *v_x1017_d = v_x1017->data.b;
-  const int64_t v_x1017_n = v_x1017->len;
-  (void)v_x1017_n; /* v_x1017's length is v_x1013's */
-  int32_t *v_x1018_d = v_x1018->data.i;
-  const int64_t v_x1018_n = v_x1018->len;
-  (void)v_x1018_n; /* v_x1018's length is v_x1013's */
-  int32_t *v_x1021_d = v_x1021->data.i;
-  const int64_t v_x1021_n = v_x1021->len;
-  int32_t *v_x1022_d = v_x1022->data.i;
-  const int64_t v_x1022_n = v_x1022->len;
-  RtValue *v_x1027 = NULL;
+  int32_t *v_x1035_d = v_x1035->data.i;
+  const int64_t v_x1035_n = v_x1035->len;
+  uint8_t *v_x1039_d = v_x1039->data.b;
+  const int64_t v_x1039_n = v_x1039->len;
+  (void)v_x1039_n; /* v_x1039's length is v_x1035's */
+  int32_t *v_x1040_d = v_x1040->data.i;
+  const int64_t v_x1040_n = v_x1040->len;
+  (void)v_x1040_n; /* v_x1040's length is v_x1035's */
+  int32_t *v_x1043_d = v_x1043->data.i;
+  const int64_t v_x1043_n = v_x1043->len;
+  int32_t *v_x1044_d = v_x1044->data.i;
+  const int64_t v_x1044_n = v_x1044->len;
+  RtValue *v_x1049 = NULL;
   /* MAP */
   {
-    const int64_t t883 = v_x1013_n;
-    v_x1027 = rt_value_new(rt_vec_type(RT_INT), t883);
-    int32_t *v_x1027_d = v_x1027->data.i;
-    const int64_t v_x1027_n = v_x1027->len;
-    RT_PARALLEL_FOR_IF(t883 >= RT_PARALLEL_MIN)
-    for (int64_t t884 = 0; t884 < t883; t884++) {
-      const int32_t t885 = (int32_t)t884;
-      int t894 = 0; /* nonzero: a check below failed */
-      int32_t t886 = v_x1013_d[t885];
-      int32_t t888 = rt_add_i(t886, v_x1014);
-      uint8_t t889 = v_x1017_d[t885];
-      int32_t t890 = v_x1018_d[t885];
-      int32_t t892 = (t889 ? t890 : t888);
-      int t895 = (uint64_t)(int64_t)t892 < (uint64_t)v_x1023;
-      int32_t t893 = t895 ? t892 : 0;
-      t894 |= !t895;
-      uint8_t t897 = rt_lt_i(t893, (int32_t)v_x1021_n);
-      int32_t t898;
-      if (t897) {
-        int t900 = (uint64_t)(int64_t)t893 < (uint64_t)v_x1021_n;
-        int32_t t899 = t900 ? v_x1021_d[t893] : 0;
-        t894 |= !t900;
-        t898 = t899;
+    const int64_t t844 = v_x1035_n;
+    v_x1049 = rt_value_new(rt_vec_type(RT_INT), t844);
+    int32_t *v_x1049_d = v_x1049->data.i;
+    const int64_t v_x1049_n = v_x1049->len;
+    RT_PARALLEL_FOR_IF(t844 >= RT_PARALLEL_MIN)
+    for (int64_t t845 = 0; t845 < t844; t845++) {
+      const int32_t t846 = (int32_t)t845;
+      int t855 = 0; /* nonzero: a check below failed */
+      int32_t t847 = v_x1035_d[t846];
+      int32_t t849 = rt_add_i(t847, v_x1036);
+      uint8_t t850 = v_x1039_d[t846];
+      int32_t t851 = v_x1040_d[t846];
+      int32_t t853 = (t850 ? t851 : t849);
+      int t856 = (uint64_t)(int64_t)t853 < (uint64_t)v_x1045;
+      int32_t t854 = t856 ? t853 : 0;
+      t855 |= !t856;
+      uint8_t t858 = rt_lt_i(t854, (int32_t)v_x1043_n);
+      int32_t t859;
+      if (t858) {
+        int t861 = (uint64_t)(int64_t)t854 < (uint64_t)v_x1043_n;
+        int32_t t860 = t861 ? v_x1043_d[t854] : 0;
+        t855 |= !t861;
+        t859 = t860;
       } else {
-        int32_t t902 = rt_sub_i(t893, (int32_t)v_x1021_n);
-        int t904 = (uint64_t)(int64_t)t902 < (uint64_t)v_x1022_n;
-        int32_t t903 = t904 ? v_x1022_d[t902] : 0;
-        t894 |= !t904;
-        t898 = t903;
+        int32_t t863 = rt_sub_i(t854, (int32_t)v_x1043_n);
+        int t865 = (uint64_t)(int64_t)t863 < (uint64_t)v_x1044_n;
+        int32_t t864 = t865 ? v_x1044_d[t863] : 0;
+        t855 |= !t865;
+        t859 = t864;
       }
-      if (__builtin_expect(t894 != 0, 0)) { /* again, recording the error */
-        int32_t t905 = v_x1013_d[t885];
-        int32_t t907 = rt_add_i(t905, v_x1014);
-        uint8_t t908 = v_x1017_d[t885];
-        int32_t t909 = v_x1018_d[t885];
-        int32_t t911 = (t908 ? t909 : t907);
-        int32_t t912;
-        if ((uint64_t)(int64_t)t911 < (uint64_t)v_x1023) {
-          t912 = t911;
+      if (__builtin_expect(t855 != 0, 0)) { /* again, recording the error */
+        int32_t t866 = v_x1035_d[t846];
+        int32_t t868 = rt_add_i(t866, v_x1036);
+        uint8_t t869 = v_x1039_d[t846];
+        int32_t t870 = v_x1040_d[t846];
+        int32_t t872 = (t869 ? t870 : t868);
+        int32_t t873;
+        if ((uint64_t)(int64_t)t872 < (uint64_t)v_x1045) {
+          t873 = t872;
         } else {
-          NESSIE_RECORD(err, t884, RT_CHECK_INDEX, 0, 0, RT_GATHER, t911, v_x1023, 0.0, 0);
-          t912 = 0;
+          NESSIE_RECORD(err, t845, RT_CHECK_INDEX, 0, 0, RT_GATHER, t872, v_x1045, 0.0, 0);
+          t873 = 0;
         }
-        uint8_t t914 = rt_lt_i(t912, (int32_t)v_x1021_n);
-        int32_t t915;
-        if (t914) {
-          int32_t t916;
-          if ((uint64_t)(int64_t)t912 < (uint64_t)v_x1021_n) {
-            t916 = v_x1021_d[t912];
+        uint8_t t875 = rt_lt_i(t873, (int32_t)v_x1043_n);
+        int32_t t876;
+        if (t875) {
+          int32_t t877;
+          if ((uint64_t)(int64_t)t873 < (uint64_t)v_x1043_n) {
+            t877 = v_x1043_d[t873];
           } else {
-            NESSIE_RECORD(err, t884, RT_CHECK_INDEX, 0, 0, RT_GATHER, t912, v_x1021_n, 0.0, 1);
-            t916 = 0;
+            NESSIE_RECORD(err, t845, RT_CHECK_INDEX, 0, 0, RT_GATHER, t873, v_x1043_n, 0.0, 1);
+            t877 = 0;
           }
-          t915 = t916;
+          t876 = t877;
         } else {
-          int32_t t918 = rt_sub_i(t912, (int32_t)v_x1021_n);
-          int32_t t919;
-          if ((uint64_t)(int64_t)t918 < (uint64_t)v_x1022_n) {
-            t919 = v_x1022_d[t918];
+          int32_t t879 = rt_sub_i(t873, (int32_t)v_x1043_n);
+          int32_t t880;
+          if ((uint64_t)(int64_t)t879 < (uint64_t)v_x1044_n) {
+            t880 = v_x1044_d[t879];
           } else {
-            NESSIE_RECORD(err, t884, RT_CHECK_INDEX, 0, 0, RT_GATHER, t918, v_x1022_n, 0.0, 2);
-            t919 = 0;
+            NESSIE_RECORD(err, t845, RT_CHECK_INDEX, 0, 0, RT_GATHER, t879, v_x1044_n, 0.0, 2);
+            t880 = 0;
           }
-          t915 = t919;
+          t876 = t880;
         }
       }
-      v_x1027_d[t884] = t898;
+      v_x1049_d[t845] = t859;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1027 = v_x1027;
+  *out_v_x1049 = v_x1049;
   return;
 fail:
-  rt_release(v_x1027);
+  rt_release(v_x1049);
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1013_d; int64_t v_x1013_n;
-  int32_t v_x1014;
-  uint8_t *v_x1017_d; int64_t v_x1017_n;
-  int32_t *v_x1018_d; int64_t v_x1018_n;
-  int32_t *v_x1021_d; int64_t v_x1021_n;
-  int32_t *v_x1022_d; int64_t v_x1022_n;
-  int32_t v_x1023;
-  int32_t *v_x1027_d; int64_t v_x1027_n;
+  int32_t *v_x1035_d; int64_t v_x1035_n;
+  int32_t v_x1036;
+  uint8_t *v_x1039_d; int64_t v_x1039_n;
+  int32_t *v_x1040_d; int64_t v_x1040_n;
+  int32_t *v_x1043_d; int64_t v_x1043_n;
+  int32_t *v_x1044_d; int64_t v_x1044_n;
+  int32_t v_x1045;
+  int32_t *v_x1049_d; int64_t v_x1049_n;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
@@ -4229,166 +4097,166 @@ struct K18_0_pull {
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t928 = 0; /* nonzero: a check below failed */
-    int32_t t920 = rtg::ld_stream(&A.v_x1013_d[ix]);
-    int32_t t922 = rt_add_i(t920, A.v_x1014);
-    uint8_t t923 = rtg::ld_stream(&A.v_x1017_d[ix]);
-    int32_t t924 = rtg::ld_stream(&A.v_x1018_d[ix]);
-    int32_t t926 = (t923 ? t924 : t922);
-    int t929 = (uint64_t)(int64_t)t926 < (uint64_t)A.v_x1023;
-    int32_t t927 = t929 ? t926 : 0;
-    t928 |= !t929;
-    uint8_t t931 = rt_lt_i(t927, (int32_t)A.v_x1021_n);
-    int32_t t932;
-    if (t931) {
-      int t934 = (uint64_t)(int64_t)t927 < (uint64_t)A.v_x1021_n;
-      int32_t t933 = t934 ? A.v_x1021_d[t927] : 0;
-      t928 |= !t934;
-      t932 = t933;
+    int t889 = 0; /* nonzero: a check below failed */
+    int32_t t881 = rtg::ld_stream(&A.v_x1035_d[ix]);
+    int32_t t883 = rt_add_i(t881, A.v_x1036);
+    uint8_t t884 = rtg::ld_stream(&A.v_x1039_d[ix]);
+    int32_t t885 = rtg::ld_stream(&A.v_x1040_d[ix]);
+    int32_t t887 = (t884 ? t885 : t883);
+    int t890 = (uint64_t)(int64_t)t887 < (uint64_t)A.v_x1045;
+    int32_t t888 = t890 ? t887 : 0;
+    t889 |= !t890;
+    uint8_t t892 = rt_lt_i(t888, (int32_t)A.v_x1043_n);
+    int32_t t893;
+    if (t892) {
+      int t895 = (uint64_t)(int64_t)t888 < (uint64_t)A.v_x1043_n;
+      int32_t t894 = t895 ? A.v_x1043_d[t888] : 0;
+      t889 |= !t895;
+      t893 = t894;
     } else {
-      int32_t t936 = rt_sub_i(t927, (int32_t)A.v_x1021_n);
-      int t938 = (uint64_t)(int64_t)t936 < (uint64_t)A.v_x1022_n;
-      int32_t t937 = t938 ? A.v_x1022_d[t936] : 0;
-      t928 |= !t938;
-      t932 = t937;
+      int32_t t897 = rt_sub_i(t888, (int32_t)A.v_x1043_n);
+      int t899 = (uint64_t)(int64_t)t897 < (uint64_t)A.v_x1044_n;
+      int32_t t898 = t899 ? A.v_x1044_d[t897] : 0;
+      t889 |= !t899;
+      t893 = t898;
     }
-    if (__builtin_expect(t928 != 0, 0)) { /* again, recording the error */
-      int32_t t939 = rtg::ld_stream(&A.v_x1013_d[ix]);
-      int32_t t941 = rt_add_i(t939, A.v_x1014);
-      uint8_t t942 = rtg::ld_stream(&A.v_x1017_d[ix]);
-      int32_t t943 = rtg::ld_stream(&A.v_x1018_d[ix]);
-      int32_t t945 = (t942 ? t943 : t941);
-      int32_t t946;
-      if ((uint64_t)(int64_t)t945 < (uint64_t)A.v_x1023) {
-        t946 = t945;
+    if (__builtin_expect(t889 != 0, 0)) { /* again, recording the error */
+      int32_t t900 = rtg::ld_stream(&A.v_x1035_d[ix]);
+      int32_t t902 = rt_add_i(t900, A.v_x1036);
+      uint8_t t903 = rtg::ld_stream(&A.v_x1039_d[ix]);
+      int32_t t904 = rtg::ld_stream(&A.v_x1040_d[ix]);
+      int32_t t906 = (t903 ? t904 : t902);
+      int32_t t907;
+      if ((uint64_t)(int64_t)t906 < (uint64_t)A.v_x1045) {
+        t907 = t906;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t945, A.v_x1023, 0.0, 0);
-        t946 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t906, A.v_x1045, 0.0, 0);
+        t907 = 0;
       }
-      uint8_t t948 = rt_lt_i(t946, (int32_t)A.v_x1021_n);
-      int32_t t949;
-      if (t948) {
-        int32_t t950;
-        if ((uint64_t)(int64_t)t946 < (uint64_t)A.v_x1021_n) {
-          t950 = A.v_x1021_d[t946];
+      uint8_t t909 = rt_lt_i(t907, (int32_t)A.v_x1043_n);
+      int32_t t910;
+      if (t909) {
+        int32_t t911;
+        if ((uint64_t)(int64_t)t907 < (uint64_t)A.v_x1043_n) {
+          t911 = A.v_x1043_d[t907];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t946, A.v_x1021_n, 0.0, 1);
-          t950 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t907, A.v_x1043_n, 0.0, 1);
+          t911 = 0;
         }
-        t949 = t950;
+        t910 = t911;
       } else {
-        int32_t t952 = rt_sub_i(t946, (int32_t)A.v_x1021_n);
-        int32_t t953;
-        if ((uint64_t)(int64_t)t952 < (uint64_t)A.v_x1022_n) {
-          t953 = A.v_x1022_d[t952];
+        int32_t t913 = rt_sub_i(t907, (int32_t)A.v_x1043_n);
+        int32_t t914;
+        if ((uint64_t)(int64_t)t913 < (uint64_t)A.v_x1044_n) {
+          t914 = A.v_x1044_d[t913];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t952, A.v_x1022_n, 0.0, 2);
-          t953 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t913, A.v_x1044_n, 0.0, 2);
+          t914 = 0;
         }
-        t949 = t953;
+        t910 = t914;
       }
     }
-    return K18_0_V{t932};
+    return K18_0_V{t893};
   }
 };
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x1027_d[i] = v.v0;
+    A.v_x1049_d[i] = v.v0;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1013, int32_t v_x1014, RtValue *v_x1017, RtValue *v_x1018, RtValue *v_x1021, RtValue *v_x1022, int32_t v_x1023, RtValue **out_v_x1027) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1035, int32_t v_x1036, RtValue *v_x1039, RtValue *v_x1040, RtValue *v_x1043, RtValue *v_x1044, int32_t v_x1045, RtValue **out_v_x1049) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1013_d = v_x1013->data.i;
-  A.v_x1013_n = v_x1013->len;
-  A.v_x1014 = v_x1014;
-  A.v_x1017_d = v_x1017->data.b;
-  A.v_x1017_n = v_x1017->len;
-  A.v_x1018_d = v_x1018->data.i;
-  A.v_x1018_n = v_x1018->len;
-  A.v_x1021_d = v_x1021->data.i;
-  A.v_x1021_n = v_x1021->len;
-  A.v_x1022_d = v_x1022->data.i;
-  A.v_x1022_n = v_x1022->len;
-  A.v_x1023 = v_x1023;
-  RtValue *v_x1027 = NULL;
+  A.v_x1035_d = v_x1035->data.i;
+  A.v_x1035_n = v_x1035->len;
+  A.v_x1036 = v_x1036;
+  A.v_x1039_d = v_x1039->data.b;
+  A.v_x1039_n = v_x1039->len;
+  A.v_x1040_d = v_x1040->data.i;
+  A.v_x1040_n = v_x1040->len;
+  A.v_x1043_d = v_x1043->data.i;
+  A.v_x1043_n = v_x1043->len;
+  A.v_x1044_d = v_x1044->data.i;
+  A.v_x1044_n = v_x1044->len;
+  A.v_x1045 = v_x1045;
+  RtValue *v_x1049 = NULL;
   /* MAP */
   {
-    const int64_t t954 = v_x1017->len;
-    v_x1027 = rtg_vec_new(RT_INT, t954);
-    A.v_x1027_d = v_x1027->data.i;
-    A.v_x1027_n = v_x1027->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t954);
+    const int64_t t915 = v_x1039->len;
+    v_x1049 = rtg_vec_new(RT_INT, t915);
+    A.v_x1049_d = v_x1049->data.i;
+    A.v_x1049_n = v_x1049->len;
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t915);
   }
-  *out_v_x1027 = v_x1027;
+  *out_v_x1049 = v_x1049;
   return;
 fail:
-  rt_release(v_x1027);
+  rt_release(v_x1049);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1013, int32_t v_x1014, RtValue *v_x1017, RtValue *v_x1018, RtValue *v_x1021, RtValue *v_x1022, int32_t v_x1023, RtValue **out_v_x1027) {
-  RtValue *vals[] = {v_x1013, v_x1017, v_x1018, v_x1021, v_x1022};
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1035, int32_t v_x1036, RtValue *v_x1039, RtValue *v_x1040, RtValue *v_x1043, RtValue *v_x1044, int32_t v_x1045, RtValue **out_v_x1049) {
+  RtValue *vals[] = {v_x1035, v_x1039, v_x1040, v_x1043, v_x1044};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K18_host(err, loc, run, v_x1013, v_x1014, v_x1017, v_x1018, v_x1021, v_x1022, v_x1023, out_v_x1027);
+    K18_host(err, loc, run, v_x1035, v_x1036, v_x1039, v_x1040, v_x1043, v_x1044, v_x1045, out_v_x1049);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x1013, v_x1014, v_x1017, v_x1018, v_x1021, v_x1022, v_x1023, out_v_x1027);
+    K18_gpu(err, loc, run, v_x1035, v_x1036, v_x1039, v_x1040, v_x1043, v_x1044, v_x1045, out_v_x1049);
   }
 }
 
 /* K19: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue **out_v_x1159) {
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue **out_v_x1181) {
   (void)loc;
   (void)run;
-  int32_t *v_x1156_d = v_x1156->data.i;
-  const int64_t v_x1156_n = v_x1156->len;
-  int32_t v_x1157 = 0;
-  RtValue *v_x1159 = NULL;
+  int32_t *v_x1178_d = v_x1178->data.i;
+  const int64_t v_x1178_n = v_x1178->len;
+  int32_t v_x1179 = 0;
+  RtValue *v_x1181 = NULL;
   /* ONCE */
   {
-    int t956 = 0; /* nonzero: a check below failed */
-    int t957 = (uint64_t)(int64_t)0 < (uint64_t)v_x1156_n;
-    int32_t t955 = t957 ? v_x1156_d[0] : 0;
-    t956 |= !t957;
-    if (__builtin_expect(t956 != 0, 0)) { /* again, recording the error */
-      int32_t t958;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1156_n) {
-        t958 = v_x1156_d[0];
+    int t917 = 0; /* nonzero: a check below failed */
+    int t918 = (uint64_t)(int64_t)0 < (uint64_t)v_x1178_n;
+    int32_t t916 = t918 ? v_x1178_d[0] : 0;
+    t917 |= !t918;
+    if (__builtin_expect(t917 != 0, 0)) { /* again, recording the error */
+      int32_t t919;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1178_n) {
+        t919 = v_x1178_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1156_n, 0.0, 0);
-        t958 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1178_n, 0.0, 0);
+        t919 = 0;
       }
     }
-    v_x1157 = t955;
+    v_x1179 = t916;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t959 = 1;
-      v_x1159 = rt_value_new(rt_vec_type(RT_INT), t959);
-      int32_t *v_x1159_d = v_x1159->data.i;
-      const int64_t v_x1159_n = v_x1159->len;
-      RT_PARALLEL_FOR_IF(t959 >= RT_PARALLEL_MIN)
-      for (int64_t t960 = 0; t960 < t959; t960++) {
-        const int32_t t961 = (int32_t)t960;
-        v_x1159_d[t960] = v_x1157;
+      const int64_t t920 = 1;
+      v_x1181 = rt_value_new(rt_vec_type(RT_INT), t920);
+      int32_t *v_x1181_d = v_x1181->data.i;
+      const int64_t v_x1181_n = v_x1181->len;
+      RT_PARALLEL_FOR_IF(t920 >= RT_PARALLEL_MIN)
+      for (int64_t t921 = 0; t921 < t920; t921++) {
+        const int32_t t922 = (int32_t)t921;
+        v_x1181_d[t921] = v_x1179;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1159 = v_x1159;
+  *out_v_x1181 = v_x1181;
   return;
 fail:
-  rt_release(v_x1159);
+  rt_release(v_x1181);
 }
 
 /* K19: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
@@ -4397,8 +4265,8 @@ struct K19_A {
   RtKernelError *err;
   int run;
   const K19_0_V *K19_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1156_d; int64_t v_x1156_n;
-  int32_t *v_x1159_d; int64_t v_x1159_n;
+  int32_t *v_x1178_d; int64_t v_x1178_n;
+  int32_t *v_x1181_d; int64_t v_x1181_n;
 };
 struct alignas(8) K19_0_V {
   int32_t v0;
@@ -4408,20 +4276,20 @@ struct K19_0_pull {
   __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t963 = 0; /* nonzero: a check below failed */
-    int t964 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1156_n;
-    int32_t t962 = t964 ? A.v_x1156_d[0] : 0;
-    t963 |= !t964;
-    if (__builtin_expect(t963 != 0, 0)) { /* again, recording the error */
-      int32_t t965;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1156_n) {
-        t965 = A.v_x1156_d[0];
+    int t924 = 0; /* nonzero: a check below failed */
+    int t925 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1178_n;
+    int32_t t923 = t925 ? A.v_x1178_d[0] : 0;
+    t924 |= !t925;
+    if (__builtin_expect(t924 != 0, 0)) { /* again, recording the error */
+      int32_t t926;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1178_n) {
+        t926 = A.v_x1178_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1156_n, 0.0, 0);
-        t965 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1178_n, 0.0, 0);
+        t926 = 0;
       }
     }
-    return K19_0_V{t962};
+    return K19_0_V{t923};
   }
 };
 struct alignas(8) K19_1_V {
@@ -4438,20 +4306,20 @@ struct K19_1_pull {
 struct K19_1_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    A.v_x1159_d[i] = v.v0;
+    A.v_x1181_d[i] = v.v0;
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue **out_v_x1159) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue **out_v_x1181) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1156_d = v_x1156->data.i;
-  A.v_x1156_n = v_x1156->len;
+  A.v_x1178_d = v_x1178->data.i;
+  A.v_x1178_n = v_x1178->len;
   K19_0_V *K19_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1159 = NULL;
+  RtValue *v_x1181 = NULL;
   /* ONCE */
   {
     K19_0_value = rtg::once_on_device<K19_0_V>("K19", loc, K19_0_pull{A});
@@ -4459,389 +4327,260 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, Rt
   }
   /* MAP */
   {
-    const int64_t t966 = 1;
-    v_x1159 = rtg_vec_new(RT_INT, t966);
-    A.v_x1159_d = v_x1159->data.i;
-    A.v_x1159_n = v_x1159->len;
-    rtg::map("K19", loc, K19_1_pull{A}, K19_1_store{A}, t966);
+    const int64_t t927 = 1;
+    v_x1181 = rtg_vec_new(RT_INT, t927);
+    A.v_x1181_d = v_x1181->data.i;
+    A.v_x1181_n = v_x1181->len;
+    rtg::map("K19", loc, K19_1_pull{A}, K19_1_store{A}, t927);
   }
   rtg_free(K19_0_value);
   K19_0_value = NULL;
-  *out_v_x1159 = v_x1159;
+  *out_v_x1181 = v_x1181;
   return;
 fail:
-  rt_release(v_x1159);
+  rt_release(v_x1181);
   rtg_free(K19_0_value);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1156, RtValue **out_v_x1159) {
-  RtValue *vals[] = {v_x1156};
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue **out_v_x1181) {
+  RtValue *vals[] = {v_x1178};
   const int64_t sizes[] = {(int64_t)1};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K19_host(err, loc, run, v_x1156, out_v_x1159);
+    K19_host(err, loc, run, v_x1178, out_v_x1181);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x1156, out_v_x1159);
+    K19_gpu(err, loc, run, v_x1178, out_v_x1181);
   }
 }
 
-/* K20: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1161, RtValue *v_dev_1166, RtValue **out_v_x1165) {
+/* K20: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1183, RtValue *v_dev_1190, RtValue **out_v_x1188, RtValue **out_v_x1189) {
   (void)loc;
   (void)run;
-  int32_t *v_x1161_d = v_x1161->data.i;
-  const int64_t v_x1161_n = v_x1161->len;
-  int32_t *v_dev_1166_d = v_dev_1166->data.i;
-  const int64_t v_dev_1166_n = v_dev_1166->len;
-  RtValue *v_x1165 = NULL;
-  /* FILTER */
+  int32_t *v_x1183_d = v_x1183->data.i;
+  const int64_t v_x1183_n = v_x1183->len;
+  int32_t *v_dev_1190_d = v_dev_1190->data.i;
+  const int64_t v_dev_1190_n = v_dev_1190->len;
+  RtValue *v_x1188 = NULL;
+  RtValue *v_x1189 = NULL;
+  /* SPLIT */
   {
-    const int64_t t967 = v_x1161_n;
-    const int64_t t968 = t967 > 0 ? (t967 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t969 = (uint8_t *)rt_alloc_atomic((size_t)t967 + 1);
-    int64_t *t970 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t968 + 1));
-    RT_PARALLEL_FOR_IF(t968 > 1)
-    for (int64_t t971 = 0; t971 < t968; t971++) {
-      int64_t kept = 0;
-      const int64_t t971_end = (t971 + 1) * RT_CHUNK < t967 ? (t971 + 1) * RT_CHUNK : t967;
-      for (int64_t t972 = t971 * RT_CHUNK; t972 < t971_end; t972++) {
-        const int32_t t973 = (int32_t)t972;
-        int32_t t971x0;
-        int32_t t974 = v_x1161_d[t973];
-        t971x0 = t974;
-        uint8_t t975;
-        int t977 = 0; /* nonzero: a check below failed */
-        int t978 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1166_n;
-        int32_t t976 = t978 ? v_dev_1166_d[0] : 0;
-        t977 |= !t978;
-        uint8_t t980 = rt_gt_i(t971x0, t976);
-        if (__builtin_expect(t977 != 0, 0)) { /* again, recording the error */
-          int32_t t981;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1166_n) {
-            t981 = v_dev_1166_d[0];
+    const int64_t t928 = v_x1183_n;
+    const int64_t t929 = t928 > 0 ? (t928 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t930 = (uint8_t *)rt_alloc_atomic((size_t)t928 + 1);
+    int64_t *t931 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t929 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t929 > 1)
+    for (int64_t t932 = 0; t932 < t929; t932++) {
+      int64_t kept[2] = {0};
+      const int64_t t932_end = (t932 + 1) * RT_CHUNK < t928 ? (t932 + 1) * RT_CHUNK : t928;
+      for (int64_t t933 = t932 * RT_CHUNK; t933 < t932_end; t933++) {
+        const int32_t t934 = (int32_t)t933;
+        int32_t t932x0;
+        int32_t t932x1;
+        int32_t t935 = v_x1183_d[t934];
+        t932x0 = t935;
+        t932x1 = t935;
+        uint8_t t936;
+        uint8_t t937;
+        int t939 = 0; /* nonzero: a check below failed */
+        int t940 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n;
+        int32_t t938 = t940 ? v_dev_1190_d[0] : 0;
+        t939 |= !t940;
+        uint8_t t942 = rt_lt_i(t932x0, t938);
+        uint8_t t944 = rt_gt_i(t932x1, t938);
+        if (__builtin_expect(t939 != 0, 0)) { /* again, recording the error */
+          int32_t t945;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n) {
+            t945 = v_dev_1190_d[0];
           } else {
-            NESSIE_RECORD(err, t972, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1166_n, 0.0, 0);
-            t981 = 0;
+            NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1190_n, 0.0, 0);
+            t945 = 0;
           }
-          uint8_t t983 = rt_gt_i(t971x0, t981);
+          uint8_t t947 = rt_lt_i(t932x0, t945);
+          uint8_t t949 = rt_gt_i(t932x1, t945);
         }
-        t975 = t980;
-        t969[t972] = t975 != 0;
-        kept += t975 != 0;
+        t936 = t942;
+        t937 = t944;
+        kept[0] += t936 != 0;
+        kept[1] += t937 != 0;
+        t930[t933] = (uint8_t)((t936 != 0) << 0 | (t937 != 0) << 1);
       }
-      t970[t971] = kept;
+      t931[0 * t929 + t932] = kept[0];
+      t931[1 * t929 + t932] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t969);
-      rt_free(t970);
+      rt_free(t930);
+      rt_free(t931);
       goto fail;
     }
-    int64_t t984 = 0;
-    for (int64_t t971 = 0; t971 < t968; t971++) {
-      const int64_t k = t970[t971];
-      t970[t971] = t984;
-      t984 += k;
+    int64_t t950 = 0;
+    for (int64_t t932 = 0; t932 < t929; t932++) {
+      const int64_t k = t931[0 * t929 + t932];
+      t931[0 * t929 + t932] = t950;
+      t950 += k;
     }
-    v_x1165 = rt_value_new(rt_vec_type(RT_INT), t984);
-    int32_t *v_x1165_d = v_x1165->data.i;
-    const int64_t v_x1165_n = v_x1165->len;
-    RT_PARALLEL_FOR_IF(t968 > 1)
-    for (int64_t t971 = 0; t971 < t968; t971++) {
-      int64_t at = t970[t971];
-      const int64_t t971_end = (t971 + 1) * RT_CHUNK < t967 ? (t971 + 1) * RT_CHUNK : t967;
-      for (int64_t t972 = t971 * RT_CHUNK; t972 < t971_end; t972++) {
-        const int32_t t973 = (int32_t)t972;
-        if (!t969[t972])
+    v_x1188 = rt_value_new(rt_vec_type(RT_INT), t950);
+    int32_t *v_x1188_d = v_x1188->data.i;
+    const int64_t v_x1188_n = v_x1188->len;
+    int64_t t951 = 0;
+    for (int64_t t932 = 0; t932 < t929; t932++) {
+      const int64_t k = t931[1 * t929 + t932];
+      t931[1 * t929 + t932] = t951;
+      t951 += k;
+    }
+    v_x1189 = rt_value_new(rt_vec_type(RT_INT), t951);
+    int32_t *v_x1189_d = v_x1189->data.i;
+    const int64_t v_x1189_n = v_x1189->len;
+    RT_PARALLEL_FOR_IF(t929 > 1)
+    for (int64_t t932 = 0; t932 < t929; t932++) {
+      int64_t at[2];
+      at[0] = t931[0 * t929 + t932];
+      at[1] = t931[1 * t929 + t932];
+      const int64_t t932_end = (t932 + 1) * RT_CHUNK < t928 ? (t932 + 1) * RT_CHUNK : t928;
+      for (int64_t t933 = t932 * RT_CHUNK; t933 < t932_end; t933++) {
+        const int32_t t934 = (int32_t)t933;
+        if (!t930[t933])
           continue;
-        int32_t t971y0;
-        int32_t t985 = v_x1161_d[t973];
-        t971y0 = t985;
-        if (t969[t972]) {
-          v_x1165_d[at] = t971y0;
-          at++;
+        int32_t t932y0;
+        int32_t t932y1;
+        int32_t t952 = v_x1183_d[t934];
+        t932y0 = t952;
+        t932y1 = t952;
+        if (t930[t933] >> 0 & 1) {
+          v_x1188_d[at[0]] = t932y0;
+          at[0]++;
+        }
+        if (t930[t933] >> 1 & 1) {
+          v_x1189_d[at[1]] = t932y1;
+          at[1]++;
         }
       }
     }
-    rt_free(t969);
-    rt_free(t970);
+    rt_free(t930);
+    rt_free(t931);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1165 = v_x1165;
+  *out_v_x1188 = v_x1188;
+  *out_v_x1189 = v_x1189;
   return;
 fail:
-  rt_release(v_x1165);
+  rt_release(v_x1188);
+  rt_release(v_x1189);
 }
 
-/* K20: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K20: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K20_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1161_d; int64_t v_x1161_n;
-  int32_t *v_dev_1166_d; int64_t v_dev_1166_n;
-  int32_t *v_x1165_d; int64_t v_x1165_n;
+  int32_t *v_x1183_d; int64_t v_x1183_n;
+  int32_t *v_dev_1190_d; int64_t v_dev_1190_n;
+  int32_t *v_x1188_d; int64_t v_x1188_n;
+  int32_t *v_x1189_d; int64_t v_x1189_n;
 };
 struct alignas(8) K20_0_V {
   int32_t v0;
+  int32_t v1;
 };
 struct K20_0_pull {
   K20_A A;
   __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t986 = A.v_x1161_d[ix];
-    return K20_0_V{t986};
+    int32_t t953 = A.v_x1183_d[ix];
+    return K20_0_V{t953, t953};
   }
 };
 struct K20_0_store {
   K20_A A;
-  __device__ void operator()(int64_t i, const K20_0_V &v) const {
-    A.v_x1165_d[i] = v.v0;
+  __device__ void operator()(int c, int64_t i, const K20_0_V &v) const {
+    switch (c) {
+    case 0:
+      A.v_x1188_d[i] = v.v0;
+      break;
+    case 1:
+      A.v_x1189_d[i] = v.v1;
+      break;
+    }
   }
 };
 struct K20_0_pred {
   K20_A A;
-  __device__ bool operator()(int64_t i, const K20_0_V &v) const {
-    int t988 = 0; /* nonzero: a check below failed */
-    int t989 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1166_n;
-    int32_t t987 = t989 ? A.v_dev_1166_d[0] : 0;
-    t988 |= !t989;
-    uint8_t t991 = rt_gt_i(v.v0, t987);
-    if (__builtin_expect(t988 != 0, 0)) { /* again, recording the error */
-      int32_t t992;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1166_n) {
-        t992 = A.v_dev_1166_d[0];
+  __device__ unsigned operator()(int64_t i, const K20_0_V &v) const {
+    int t955 = 0; /* nonzero: a check below failed */
+    int t956 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1190_n;
+    int32_t t954 = t956 ? A.v_dev_1190_d[0] : 0;
+    t955 |= !t956;
+    uint8_t t958 = rt_lt_i(v.v0, t954);
+    uint8_t t960 = rt_gt_i(v.v1, t954);
+    if (__builtin_expect(t955 != 0, 0)) { /* again, recording the error */
+      int32_t t961;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1190_n) {
+        t961 = A.v_dev_1190_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1166_n, 0.0, 0);
-        t992 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1190_n, 0.0, 0);
+        t961 = 0;
       }
-      uint8_t t994 = rt_gt_i(v.v0, t992);
+      uint8_t t963 = rt_lt_i(v.v0, t961);
+      uint8_t t965 = rt_gt_i(v.v1, t961);
     }
-    return (bool)t991;
+    return ((unsigned)((t958) != 0) << 0) | ((unsigned)((t960) != 0) << 1);
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1161, RtValue *v_dev_1166, RtValue **out_v_x1165) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1183, RtValue *v_dev_1190, RtValue **out_v_x1188, RtValue **out_v_x1189) {
   (void)loc;
   (void)err;
   K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1161_d = v_x1161->data.i;
-  A.v_x1161_n = v_x1161->len;
-  A.v_dev_1166_d = v_dev_1166->data.i;
-  A.v_dev_1166_n = v_dev_1166->len;
-  RtValue *v_x1165 = NULL;
-  /* FILTER */
-  int64_t *t995, t996; /* the slot of its count, its size */
+  A.v_x1183_d = v_x1183->data.i;
+  A.v_x1183_n = v_x1183->len;
+  A.v_dev_1190_d = v_dev_1190->data.i;
+  A.v_dev_1190_n = v_dev_1190->len;
+  RtValue *v_x1188 = NULL;
+  RtValue *v_x1189 = NULL;
+  /* SPLIT */
+  rtg::SplitCounts t966; /* the slots of its classes' counts */
+  int64_t t967; /* its size */
   {
-    const int64_t t997 = v_x1161->len;
-    v_x1165 = rtg_vec_new(RT_INT, t997);
-    A.v_x1165_d = v_x1165->data.i;
-    A.v_x1165_n = v_x1165->len;
-    t996 = t997;
-    t995 = rtg::partition_launch<K20_0_V>("K20", loc, K20_0_pull{A}, K20_0_pred{A}, t997, K20_0_store{A}, K20_0_store{A}, false);
+    const int64_t t968 = v_x1183->len;
+    v_x1188 = rtg_vec_new(RT_INT, t968);
+    A.v_x1188_d = v_x1188->data.i;
+    A.v_x1188_n = v_x1188->len;
+    v_x1189 = rtg_vec_new(RT_INT, t968);
+    A.v_x1189_d = v_x1189->data.i;
+    A.v_x1189_n = v_x1189->len;
+    t967 = t968;
+    t966 = rtg::split_launch<K20_0_V, 2>("K20", loc, K20_0_pull{A}, K20_0_pred{A}, t968, K20_0_store{A});
   }
   {
-    const int64_t t998 = rtg::filter_count(t995);
-    v_x1165 = rtg_vec_fit(v_x1165, t998);
-    A.v_x1165_d = v_x1165->data.i;
-    A.v_x1165_n = v_x1165->len;
+    int64_t t969[2];
+    t969[0] = rtg::filter_count(t966.at[0]);
+    t969[1] = rtg::filter_count(t966.at[1]);
+    v_x1188 = rtg_vec_fit(v_x1188, t969[0]);
+    A.v_x1188_d = v_x1188->data.i;
+    A.v_x1188_n = v_x1188->len;
+    v_x1189 = rtg_vec_fit(v_x1189, t969[1]);
+    A.v_x1189_d = v_x1189->data.i;
+    A.v_x1189_n = v_x1189->len;
   }
-  *out_v_x1165 = v_x1165;
+  *out_v_x1188 = v_x1188;
+  *out_v_x1189 = v_x1189;
   return;
 fail:
-  rt_release(v_x1165);
+  rt_release(v_x1188);
+  rt_release(v_x1189);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1161, RtValue *v_dev_1166, RtValue **out_v_x1165) {
-  RtValue *vals[] = {v_x1161, v_dev_1166};
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1183, RtValue *v_dev_1190, RtValue **out_v_x1188, RtValue **out_v_x1189) {
+  RtValue *vals[] = {v_x1183, v_dev_1190};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K20_host(err, loc, run, v_x1161, v_dev_1166, out_v_x1165);
+    K20_host(err, loc, run, v_x1183, v_dev_1190, out_v_x1188, out_v_x1189);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1161, v_dev_1166, out_v_x1165);
-  }
-}
-
-/* K21: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_dev_1172, RtValue **out_v_x1171) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1167_d = v_x1167->data.i;
-  const int64_t v_x1167_n = v_x1167->len;
-  int32_t *v_dev_1172_d = v_dev_1172->data.i;
-  const int64_t v_dev_1172_n = v_dev_1172->len;
-  RtValue *v_x1171 = NULL;
-  /* FILTER */
-  {
-    const int64_t t999 = v_x1167_n;
-    const int64_t t1000 = t999 > 0 ? (t999 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t1001 = (uint8_t *)rt_alloc_atomic((size_t)t999 + 1);
-    int64_t *t1002 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t1000 + 1));
-    RT_PARALLEL_FOR_IF(t1000 > 1)
-    for (int64_t t1003 = 0; t1003 < t1000; t1003++) {
-      int64_t kept = 0;
-      const int64_t t1003_end = (t1003 + 1) * RT_CHUNK < t999 ? (t1003 + 1) * RT_CHUNK : t999;
-      for (int64_t t1004 = t1003 * RT_CHUNK; t1004 < t1003_end; t1004++) {
-        const int32_t t1005 = (int32_t)t1004;
-        int32_t t1003x0;
-        int32_t t1006 = v_x1167_d[t1005];
-        t1003x0 = t1006;
-        uint8_t t1007;
-        int t1009 = 0; /* nonzero: a check below failed */
-        int t1010 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1172_n;
-        int32_t t1008 = t1010 ? v_dev_1172_d[0] : 0;
-        t1009 |= !t1010;
-        uint8_t t1012 = rt_lt_i(t1003x0, t1008);
-        if (__builtin_expect(t1009 != 0, 0)) { /* again, recording the error */
-          int32_t t1013;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1172_n) {
-            t1013 = v_dev_1172_d[0];
-          } else {
-            NESSIE_RECORD(err, t1004, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1172_n, 0.0, 0);
-            t1013 = 0;
-          }
-          uint8_t t1015 = rt_lt_i(t1003x0, t1013);
-        }
-        t1007 = t1012;
-        t1001[t1004] = t1007 != 0;
-        kept += t1007 != 0;
-      }
-      t1002[t1003] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t1001);
-      rt_free(t1002);
-      goto fail;
-    }
-    int64_t t1016 = 0;
-    for (int64_t t1003 = 0; t1003 < t1000; t1003++) {
-      const int64_t k = t1002[t1003];
-      t1002[t1003] = t1016;
-      t1016 += k;
-    }
-    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t1016);
-    int32_t *v_x1171_d = v_x1171->data.i;
-    const int64_t v_x1171_n = v_x1171->len;
-    RT_PARALLEL_FOR_IF(t1000 > 1)
-    for (int64_t t1003 = 0; t1003 < t1000; t1003++) {
-      int64_t at = t1002[t1003];
-      const int64_t t1003_end = (t1003 + 1) * RT_CHUNK < t999 ? (t1003 + 1) * RT_CHUNK : t999;
-      for (int64_t t1004 = t1003 * RT_CHUNK; t1004 < t1003_end; t1004++) {
-        const int32_t t1005 = (int32_t)t1004;
-        if (!t1001[t1004])
-          continue;
-        int32_t t1003y0;
-        int32_t t1017 = v_x1167_d[t1005];
-        t1003y0 = t1017;
-        if (t1001[t1004]) {
-          v_x1171_d[at] = t1003y0;
-          at++;
-        }
-      }
-    }
-    rt_free(t1001);
-    rt_free(t1002);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1171 = v_x1171;
-  return;
-fail:
-  rt_release(v_x1171);
-}
-
-/* K21: FILTER -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K21_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1167_d; int64_t v_x1167_n;
-  int32_t *v_dev_1172_d; int64_t v_dev_1172_n;
-  int32_t *v_x1171_d; int64_t v_x1171_n;
-};
-struct alignas(8) K21_0_V {
-  int32_t v0;
-};
-struct K21_0_pull {
-  K21_A A;
-  __device__ K21_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int32_t t1018 = A.v_x1167_d[ix];
-    return K21_0_V{t1018};
-  }
-};
-struct K21_0_store {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_0_V &v) const {
-    A.v_x1171_d[i] = v.v0;
-  }
-};
-struct K21_0_pred {
-  K21_A A;
-  __device__ bool operator()(int64_t i, const K21_0_V &v) const {
-    int t1020 = 0; /* nonzero: a check below failed */
-    int t1021 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1172_n;
-    int32_t t1019 = t1021 ? A.v_dev_1172_d[0] : 0;
-    t1020 |= !t1021;
-    uint8_t t1023 = rt_lt_i(v.v0, t1019);
-    if (__builtin_expect(t1020 != 0, 0)) { /* again, recording the error */
-      int32_t t1024;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1172_n) {
-        t1024 = A.v_dev_1172_d[0];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1172_n, 0.0, 0);
-        t1024 = 0;
-      }
-      uint8_t t1026 = rt_lt_i(v.v0, t1024);
-    }
-    return (bool)t1023;
-  }
-};
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_dev_1172, RtValue **out_v_x1171) {
-  (void)loc;
-  (void)err;
-  K21_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1167_d = v_x1167->data.i;
-  A.v_x1167_n = v_x1167->len;
-  A.v_dev_1172_d = v_dev_1172->data.i;
-  A.v_dev_1172_n = v_dev_1172->len;
-  RtValue *v_x1171 = NULL;
-  /* FILTER */
-  int64_t *t1027, t1028; /* the slot of its count, its size */
-  {
-    const int64_t t1029 = v_x1167->len;
-    v_x1171 = rtg_vec_new(RT_INT, t1029);
-    A.v_x1171_d = v_x1171->data.i;
-    A.v_x1171_n = v_x1171->len;
-    t1028 = t1029;
-    t1027 = rtg::partition_launch<K21_0_V>("K21", loc, K21_0_pull{A}, K21_0_pred{A}, t1029, K21_0_store{A}, K21_0_store{A}, false);
-  }
-  {
-    const int64_t t1030 = rtg::filter_count(t1027);
-    v_x1171 = rtg_vec_fit(v_x1171, t1030);
-    A.v_x1171_d = v_x1171->data.i;
-    A.v_x1171_n = v_x1171->len;
-  }
-  *out_v_x1171 = v_x1171;
-  return;
-fail:
-  rt_release(v_x1171);
-}
-
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_dev_1172, RtValue **out_v_x1171) {
-  RtValue *vals[] = {v_x1167, v_dev_1172};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K21_host(err, loc, run, v_x1167, v_dev_1172, out_v_x1171);
-    rtg_host_ran();
-  } else {
-    K21_gpu(err, loc, run, v_x1167, v_dev_1172, out_v_x1171);
+    K20_gpu(err, loc, run, v_x1183, v_dev_1190, out_v_x1188, out_v_x1189);
   }
 }
 
@@ -4855,32 +4594,31 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1160 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1160);
+    RtValue *v_dev_1182 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1182);
+    RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K20, 4, v_x19, v_dev_1160, &v_x60);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K20, 4, v_x19, v_dev_1182, &v_x42, &v_x60);
+    rt_release(v_dev_1182);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
-    RtValue *v_x42 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 5, v_x19, v_dev_1160, &v_x42);
-    rt_release(v_dev_1160);
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1031 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1031->data.i[0] = v_x62;
-    t1031->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1031);
+    RtValue *t970 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t970->data.i[0] = v_x62;
+    t970->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t970);
     RtValue *v_x67 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 6, v_x64, &v_x67);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 6, v_x42, v_x60, v_x70, &v_x76);
-    rt_release(v_x60);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 5, v_x42, v_x60, v_x70, &v_x76);
     rt_release(v_x42);
+    rt_release(v_x60);
     RtValue *v_x78 = NULL;
     rt_retain(v_x67);
     rt_retain(v_x76);
@@ -4889,7 +4627,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K7, 7, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K7, 6, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -4910,7 +4648,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   RtValue *v_x643 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 8, &v_x94);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
     v_x643 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
@@ -4918,24 +4656,24 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x130 = NULL;
     RtValue *v_x598 = NULL;
     RtValue *v_x612 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 9, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
     RtValue *v_x201 = NULL;
     RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 8, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 7, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
     RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 8, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
     rt_release(v_x206);
     RtValue *v_x149 = NULL;
     RtValue *v_x154 = NULL;
     RtValue *v_x159 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 8, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 7, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
     RtValue *v_x166 = NULL;
     RtValue *v_x167 = NULL;
     RtValue *v_x168 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 8, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
     rt_release(v_x149);
     rt_release(v_x154);
     rt_release(v_x159);
@@ -4944,8 +4682,8 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x224 = 0;
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
-    RtValue *v_ids_1082 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 8, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1082);
+    RtValue *v_ids_1104 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 7, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1104);
     rt_release(v_x201);
     rt_release(v_x211);
     int32_t v_x132 = 0;
@@ -4956,7 +4694,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x245 = NULL;
     if (v_x238) {
       RtValue *v_x241 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 8, &v_x241);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x241);
       v_x245 = v_x241;
     } else {
       v_x245 = v_x167;
@@ -4971,22 +4709,22 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x587 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 8, &v_x249);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x249);
       v_x587 = v_x249;
     } else {
       RtValue *v_x253 = NULL;
       int32_t v_x270 = 0;
       int32_t v_x271 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 10, v_x133, v_x219, &v_x253, &v_x270, &v_x271, 2);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 9, v_x133, v_x219, &v_x253, &v_x270, &v_x271, 2);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x237 = NULL;
       RtValue *v_x283 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x232, v_x89, v_x220, &v_x237, &v_x283);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 7, v_x232, v_x89, v_x220, &v_x237, &v_x283);
       RtValue *v_x305 = NULL;
       RtValue *v_x326 = NULL;
       RtValue *v_x352 = NULL;
       RtValue *v_x373 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 5, v_ids_1082, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 4, v_ids_1104, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
       rt_release(v_x237);
       rt_release(v_x283);
       int32_t v_x386 = 0;
@@ -5002,25 +4740,25 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x405, 1);
       RtValue *v_x392 = NULL;
       RtValue *v_x462 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 6, v_x326, v_x373, v_x386, &v_x392, &v_x462);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 5, v_x326, v_x373, v_x386, &v_x392, &v_x462);
       rt_release(v_x326);
       rt_release(v_x373);
       RtValue *v_x467 = NULL;
       RtValue *v_x472 = NULL;
       RtValue *v_x477 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 6, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 5, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
       rt_release(v_x392);
       rt_release(v_x462);
       RtValue *v_x484 = NULL;
       RtValue *v_x485 = NULL;
       RtValue *v_x486 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 5, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
       rt_release(v_x472);
       rt_release(v_x485);
       int32_t v_x490 = 0;
       v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
       RtValue *v_x503 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 6, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 5, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
       rt_release(v_x305);
       rt_release(v_x352);
       rt_release(v_x467);
@@ -5035,11 +4773,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x448 = NULL;
       int32_t v_x526 = 0;
       int32_t v_x527 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 6, v_x133, v_x253, &v_x448, &v_x526, &v_x527, 7);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 5, v_x133, v_x253, &v_x448, &v_x526, &v_x527, 6);
       rt_release(v_x253);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x586 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 7, v_x448, v_x505, &v_x586);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 6, v_x448, v_x505, &v_x586);
       rt_release(v_x505);
       rt_release(v_x448);
       v_x587 = v_x586;
@@ -5048,7 +4786,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x219);
     rt_release(v_x220);
     rt_release(v_x232);
-    rt_release(v_ids_1082);
+    rt_release(v_ids_1104);
     int32_t v_x630 = 0;
     v_x630 = (int32_t)v_x587->len;
     int32_t v_x629 = 0;
@@ -5056,7 +4794,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x631 = 0;
     v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
     RtValue *v_x642 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 7, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
     rt_release(v_x105);
     rt_release(v_x598);
     rt_release(v_x612);
@@ -5185,16 +4923,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1032 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1032->data.i[0] = 3;
-  t1032->data.i[1] = 1;
-  t1032->data.i[2] = 4;
-  t1032->data.i[3] = 1;
-  t1032->data.i[4] = 5;
-  t1032->data.i[5] = 9;
-  t1032->data.i[6] = 2;
-  t1032->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1032);
+  RtValue *t971 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t971->data.i[0] = 3;
+  t971->data.i[1] = 1;
+  t971->data.i[2] = 4;
+  t971->data.i[3] = 1;
+  t971->data.i[4] = 5;
+  t971->data.i[5] = 9;
+  t971->data.i[6] = 2;
+  t971->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t971);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
