@@ -472,6 +472,28 @@ static void gen_split(Kx *x) {
       if (!cg_dead_result(x->k, x->index, s->results.data[v]))
         new_vector(x, s->results.data[v], total[k]);
   }
+  if (s->segdes) {
+    /* `counts sd`: each class's flags counted in each segment */
+    const CgBinding *sd = cg_lookup(x->env, s->segdes);
+    int nv = nvalues(s);
+    for (int k = 0; k < nc; k++)
+      new_vector(x, s->results.data[nv + k], sd->length);
+    const char *g = cg_temp(cg), *j = cg_temp(cg);
+    cg_line(cg, "RT_PARALLEL_FOR_IF(%s > RT_CHUNK)", sd->length);
+    cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", g, g, sd->length, g);
+    cg->indent++;
+    cg_line(cg, "int32_t in[%d] = {0};", nc);
+    cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
+    cg->indent++;
+    for (int k = 0; k < nc; k++)
+      cg_line(cg, "in[%d] += %s[%s] >> %d & 1;", k, flags, j, k);
+    cg->indent--;
+    cg_line(cg, "}");
+    for (int k = 0; k < nc; k++)
+      cg_line(cg, "%s[%s] = in[%d];", cg_lookup(x->env, s->results.data[nv + k])->value, g, k);
+    cg->indent--;
+    cg_line(cg, "}");
+  }
   /* pass 2: each chunk at its offsets */
   chunk_loop(cg, c, nch);
   cg->indent++;

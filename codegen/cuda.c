@@ -861,9 +861,23 @@ static void host_filter(Gx *x, bool partition) {
    are read: flush_filters), one launch. */
 static void host_split(Gx *x) {
   Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
   const char *n = filter_vectors(x, false);
-  cg_line(cg, "%s = rtg::split_launch<%s, %d>(%s, loc, %s, %s, %s, %s);", x->slot, kname(x, "V"), x->s->classes,
-          kernel_string(x), functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"));
+  Buf counted = {0}; /* `counts sd`: the sd, and each class's counts */
+  if (s->segdes) {
+    CgBinding *sd = cg_lookup(x->host, s->segdes);
+    int nv = nvalues(s);
+    const char *all = cg_temp(cg);
+    for (int c = 0; c < s->classes; c++)
+      new_vector(x, s->results.data[nv + c], sd->length);
+    cg_line(cg, "RtValue *const %s[%d] = {", all, s->classes);
+    for (int c = 0; c < s->classes; c++)
+      cg_line(cg, "  %s,", cg_name(s->results.data[nv + c]));
+    cg_line(cg, "};");
+    buf_printf(&counted, ", %s, %s", sd->value, all);
+  }
+  cg_line(cg, "%s = rtg::split_launch<%s, %d>(%s, loc, %s, %s, %s, %s%s);", x->slot, kname(x, "V"), s->classes,
+          kernel_string(x), functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"), buf_str(&counted));
   pend_filter(x);
 }
 
@@ -1185,6 +1199,8 @@ static void flush_filters(Gx *x) {
     for (int v = 0; v < p->s->results.len; v++) {
       const LcuVar *r = p->s->results.data[v];
       if (cg_dead_result(x->k, p->index, r)) /* never allocated (filter_vectors) */
+        continue;
+      if (split && v >= nv) /* a SPLIT's counts a segment: made whole */
         continue;
       const char *count = split    ? xprintf("%s[%d]", kept, lcu_split_class(p->s, v))
                           : v < nv ? kept

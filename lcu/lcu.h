@@ -203,7 +203,9 @@ static inline LcuExp *lcu_thunk_exp(const LcuThunk *t, int i) {
      REDUCE, ONCE: the k scalars τ1 ... τk
      PARTITION: τ↑ of those for which P holds, then τ↑ of the others (2k)
      SPLIT: τ↑, in classes: class c's vectors hold its own values (the
-       pull's values of its columns, `widths`) where its flag holds
+       pull's values of its columns, `widths`) where its flag holds;
+       with `counts sd`, then one [int] a class: its count in each
+       segment of sd
      SEG_FILTER: τ↑, then the sd of the kept values (k + 1)
      SEG_PARTITION: τ↑ held, their sd, τ↑ the others, their sd (2k + 2)
    The second thunk: PERMUTE's index thunk takes the index and gives one
@@ -299,7 +301,14 @@ typedef enum LcuLibrary {
    elements whose class's flag holds, in order, so that the results are
    the c FILTERs' results one after another.  An element may be in
    several classes or none.  1 <= c <= LCU_SPLIT_MAX (codegen keeps an
-   element's flags in one byte), each wi >= 1. */
+   element's flags in one byte), each wi >= 1.
+   SPLIT A P [w1, ..., wc] n counts sd also counts each class in each
+   segment of sd, whose elements are the n: c more results, [int] each,
+   one count a segment (a flattened filter's lengths, which a SEG_REDUCE
+   of the flags made in a pass of its own: fusion's rule_split_counts).
+   LcuSoac.segdes is that sd; n and sd's total must agree (fusion makes
+   the counts only where it knows they do; the interpreter stops where
+   they do not). */
 enum { LCU_SPLIT_MAX = 8 };
 
 /* A SOAC's size: the n of MAP ... n, a variable or constant of the kernel,
@@ -332,7 +341,7 @@ typedef struct LcuSoac {
                          it zero) */
   int classes;        /* SPLIT: its classes, c */
   const int *widths;  /* SPLIT: the values of each class, c of them */
-  LcuVar *segdes;     /* the SEG_ SOACs */
+  LcuVar *segdes;     /* the SEG_ SOACs; SPLIT's `counts` sd, or NULL */
   LcuVar *into;       /* PERMUTE, SEG_PERMUTE: the vector whose copy is
                          written (NULL: the indices are a permutation);
                          with `into`, the pull thunk gives one value, of

@@ -782,8 +782,13 @@ static void check_soac(Checker *c, const LcuSoac *s) {
     if (d.kind != LT_SEGDES)
       fail(c, s->loc, "%s over %s, %s, not a sd", name, var_name(s->segdes), an(d));
   } else {
-    if (s->segdes)
+    if (s->segdes && s->kind != SOAC_SPLIT)
       fail(c, s->loc, "%s has a sd", name);
+    if (s->segdes) { /* SPLIT's counts: one a class, a segment of this sd */
+      LcuType d = kernel_use(c, s, s->segdes, "the counts' sd");
+      if (d.kind != LT_SEGDES)
+        fail(c, s->loc, "SPLIT counts %s, %s, not a sd", var_name(s->segdes), an(d));
+    }
     if (!once)
       check_size(c, s);
     else if (s->size.var || s->size.length)
@@ -799,8 +804,12 @@ static void check_soac(Checker *c, const LcuSoac *s) {
   case SOAC_MAP:
   case SOAC_PERMUTE:
   case SOAC_SCAN:
-  case SOAC_FILTER:
   case SOAC_SPLIT:
+    push_lifted(&results, &tau);
+    for (int i = 0; s->segdes && i < s->classes; i++)
+      push_type(&results, lcu_vec(FB_INT));
+    break;
+  case SOAC_FILTER:
   case SOAC_SEG_MAP:
   case SOAC_SEG_PERMUTE:
   case SOAC_SEG_REDUCE:

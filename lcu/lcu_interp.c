@@ -42,7 +42,8 @@
  *   - results, for a pull thunk of k values (ORDER LCU RESULTS, see
  *     soac_results):
  *       MAP, SCAN, FILTER, PERMUTE: k vectors; REDUCE, ONCE: k scalars;
- *       SPLIT: k vectors, class by class (lcu.h);
+ *       SPLIT: k vectors, class by class (lcu.h), then with `counts`
+ *         a vector of counts a class;
  *       PARTITION: the k vectors of the values for which the predicate
  *         holds, then the k vectors of the others;
  *       SEG_REDUCE: k vectors of one value per segment;
@@ -1276,6 +1277,23 @@ static void split(Kernel *k, int64_t n, RtValue **out) {
     for (int v = 0; v < s->widths[c]; v++, at++)
       out[at] = pack(x[at], flags[c], true, yes);
   }
+  if (!s->segdes)
+    return;
+  /* `counts sd`: each class's count in each segment */
+  RtValue *d = kernel_var(k, s->segdes);
+  const int64_t *off = rt_seg_offsets(d);
+  if (off[d->len] != n)
+    die("SPLIT of %lld elements counts a sd of %lld", (long long)n, (long long)off[d->len]);
+  for (int c = 0; c < s->classes; c++) {
+    RtValue *counts = rt_value_new(rt_vec_type(RT_INT), d->len);
+    for (int64_t g = 0; g < d->len; g++) {
+      int32_t m = 0;
+      for (int64_t j = off[g]; j < off[g + 1]; j++)
+        m += flags[c]->data.b[j] != 0;
+      counts->data.i[g] = m;
+    }
+    out[nv + c] = counts;
+  }
 }
 
 /* The flat operation of library kernel 'l'. */
@@ -1429,6 +1447,8 @@ static int soac_results(const LcuSoac *s, int nv) {
     return nv + 1;
   case SOAC_SEG_PARTITION:
     return 2 * nv + 2;
+  case SOAC_SPLIT:
+    return s->segdes ? nv + s->classes : nv;
   default:
     return nv;
   }

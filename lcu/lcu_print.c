@@ -524,6 +524,8 @@ static void print_soac(Printer *pr, const LcuSoac *s) {
   }
   fputc(' ', out);
   print_size(pr, s);
+  if (s->kind == SOAC_SPLIT && s->segdes)
+    fprintf(out, " counts %s", var_name(s->segdes));
   if (s->into)
     fprintf(out, " into %s", var_name(s->into));
   fputc('\n', out);

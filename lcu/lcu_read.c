@@ -1064,7 +1064,10 @@ static LcuSoac *soac_at(Reader *r, Loc loc) {
       widths[classes++] = (int)w;
     } while (accept(r, ","));
     expect(r, "]");
-    return lcu_soac_split(no_loc, pull, second, classes, widths, size(r));
+    LcuSoac *s = lcu_soac_split(no_loc, pull, second, classes, widths, size(r));
+    if (accept(r, "counts"))
+      s->segdes = use(r, false);
+    return s;
   }
   case SOAC_SEG_FILTER:
   case SOAC_SEG_PARTITION:

@@ -1041,21 +1041,41 @@ int64_t partition(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, 
    a look-back of its own (C runs of tile words); the element goes to
    store(c, place, value) for each class c of its bits.  Class c's count
    goes to slot counts.at[c] (the last tile writes it); the caller's
-   vectors of a class hold n and are cut to its count (rtg_vec_fit).  A quicksort
-   level's lesser, equal and greater took three pulls and three tiles'
-   counts of one input (filters_launch). */
+   vectors of a class hold n and are cut to its count (rtg_vec_fit).  A
+   quicksort level's lesser, equal and greater took three pulls and
+   three tiles' counts of one input (filters_launch).
+
+   With segments (SPLIT's `counts sd`, COUNTED): each class's count in
+   each segment of the sd, into segs.at[c] (zeroed before the launch).
+   E_c(s), the class's elements before segment s's first (its offset),
+   is known to the tile that holds that offset: its start and the
+   counts within the tile before it.  The tile adds E_c(s) to segment
+   s - 1's count and takes it from segment s's: each count gets its end
+   once and its start once, whichever tiles finish first (int adds:
+   the same result in any order).  The offsets equal to n (the last
+   segments' ends, empty segments at the end) are the last tile's. */
+__device__ inline int64_t warp_segment_of(const int64_t *off, int64_t nseg, int64_t j);
+
 struct SplitCounts {
   int64_t *at[8]; /* a result slot for each class (NULL: none kept, for n 0) */
 };
 
-template <class V, int C, class Pull, class Pred, class Store>
+struct SplitSegments {
+  const int64_t *off; /* the sd's offsets, nseg + 1 of them */
+  int64_t nseg;
+  int32_t *at[8]; /* each class's counts, nseg of them */
+};
+
+template <class V, int C, bool COUNTED, class Pull, class Pred, class Store>
 __global__ void __launch_bounds__(THREADS)
-    split_kernel(Pull pull, Pred pred, int64_t n, Store store, RtgTileState st, int64_t tiles, SplitCounts counts) {
+    split_kernel(Pull pull, Pred pred, int64_t n, Store store, RtgTileState st, int64_t tiles, SplitCounts counts,
+                 SplitSegments segs) {
   constexpr int K = ITEMS<V>, WARPS = THREADS / 32;
   static_assert(K * WARPS <= 32, "a tile's warp counts fit one warp");
   static_assert(C >= 1 && C <= 8, "a SPLIT's classes fit a byte");
   __shared__ int warp_counts[C][K][WARPS];
-  __shared__ int64_t tile_start[C];
+  __shared__ unsigned masks[COUNTED ? C : 1][K][WARPS];
+  __shared__ int64_t tile_start[C], tile_total[C], first_seg, end_seg;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int64_t tile = blockIdx.x, base = tile * (int64_t)(THREADS * K);
   V v[K];
@@ -1069,8 +1089,11 @@ __global__ void __launch_bounds__(THREADS)
     }
     for (int c = 0; c < C; c++) {
       unsigned mask = __ballot_sync(0xffffffffu, bits[r] >> c & 1);
-      if (lane == 0)
+      if (lane == 0) {
         warp_counts[c][r][w] = __popc(mask);
+        if constexpr (COUNTED)
+          masks[c][r][w] = mask;
+      }
     }
   }
   __syncthreads();
@@ -1092,8 +1115,19 @@ __global__ void __launch_bounds__(THREADS)
       int64_t before = tile_lookback(own, tile, total);
       if (lane == 0) {
         tile_start[c] = before;
+        tile_total[c] = total;
         if (tile == gridDim.x - 1)
           *counts.at[c] = before + total;
+      }
+    }
+    if constexpr (COUNTED) {
+      /* the segments whose offsets the tile holds: [first_seg, end_seg) */
+      int64_t end = base + THREADS * K < n ? base + THREADS * K : n;
+      int64_t lo = base == 0 ? 0 : warp_segment_of(segs.off, segs.nseg, base - 1) + 1;
+      int64_t hi = end == n ? segs.nseg + 1 : warp_segment_of(segs.off, segs.nseg, end - 1) + 1;
+      if (lane == 0) {
+        first_seg = lo;
+        end_seg = hi;
       }
     }
   }
@@ -1105,14 +1139,42 @@ __global__ void __launch_bounds__(THREADS)
       if (mask >> lane & 1)
         store(c, tile_start[c] + warp_counts[c][r][w] + __popc(mask & below), v[r]);
     }
+  if constexpr (COUNTED) {
+    for (int64_t s = first_seg + threadIdx.x; s < end_seg; s += THREADS) {
+      int64_t p = segs.off[s] - base; /* its place in the tile, or the tile's end */
+      int r = (int)(p / THREADS), t = (int)(p % THREADS);
+      for (int c = 0; c < C; c++) {
+        int64_t e = tile_start[c] + (r < K ? warp_counts[c][r][t >> 5] + __popc(masks[c][r][t >> 5] &
+                                                                                ((1u << (t & 31)) - 1))
+                                           : tile_total[c]);
+        if (s > 0)
+          atomicAdd(&segs.at[c][s - 1], (int32_t)e);
+        if (s < segs.nseg)
+          atomicAdd(&segs.at[c][s], -(int32_t)e);
+      }
+    }
+  }
 }
 
 /* SPLIT: launches the pass over n elements; returns the slots of the C
    counts, each read by filter_count after the launch, as
-   partition_launch's (NULL slots for n 0: nothing kept). */
+   partition_launch's (NULL slots for n 0: nothing kept).  With 'sd'
+   (SPLIT's `counts sd`, whose total is n), each class's counts in each
+   segment too, into the int vectors 'seg_counts' (sd's segments each). */
 template <class V, int C, class Pull, class Pred, class Store>
-SplitCounts split_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store) {
+SplitCounts split_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store,
+                         RtValue *sd = NULL, RtValue *const *seg_counts = NULL) {
   SplitCounts counts = {};
+  SplitSegments segs = {};
+  if (sd) {
+    segs.nseg = sd->len;
+    for (int c = 0; c < C && segs.nseg > 0; c++) {
+      segs.at[c] = seg_counts[c]->data.i;
+      rtg_zero(segs.at[c], sizeof(int32_t) * (size_t)segs.nseg);
+    }
+    if (n > 0)
+      segs.off = rtg_seg_offsets(sd); /* before the mark: it may launch a scan */
+  }
   if (n <= 0)
     return counts;
   constexpr int per_tile = THREADS * ITEMS<V>;
@@ -1120,8 +1182,13 @@ SplitCounts split_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int6
   RtgTileState st = rtg_tile_state(tiles * C);
   for (int c = 0; c < C; c++)
     counts.at[c] = result_slot<int64_t>();
-  rtg_launching("split");
-  split_kernel<V, C><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, st, tiles, counts);
+  rtg_launching(sd ? "split (counted)" : "split");
+  if (sd)
+    split_kernel<V, C, true><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, st, tiles, counts,
+                                                                            segs);
+  else
+    split_kernel<V, C, false><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, st, tiles,
+                                                                             counts, segs);
   rtg_launched(name, loc);
   return counts;
 }

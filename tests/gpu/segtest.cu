@@ -1200,6 +1200,73 @@ template <int C> static void test_split(int64_t n, int pattern) {
          wrong.empty() ? "" : ": ", wrong.c_str());
 }
 
+/* rtg::split_launch with segments (SPLIT's `counts sd`): three classes
+   as test_split's, over every element of a segdes of 'nseg' segments
+   and 'total' elements laid out by 'kind', each class's count in each
+   segment against the reference, and the classes' values as before. */
+static void test_split_counted(int64_t nseg, int64_t total, Kind kind, int pattern) {
+  typedef FValue<4> V;
+  const int C = 3;
+  std::vector<int64_t> len = make_lengths(nseg, total, kind), off = offsets_of(len);
+  RtValue *sd = device_segdes(len, true);
+  SStore<C> store;
+  RtValue *counts[C];
+  for (int c = 0; c < C; c++) {
+    store.y[c] = (V *)rtg_alloc(sizeof(V) * (size_t)(total + GUARD));
+    counts[c] = rtg_vec_new(RT_INT, nseg);
+  }
+  rtg::SplitCounts slots = rtg::split_launch<V, C>("segtest", RT_LOC(NULL, 0, 0), FPull<4>{}, SPred<C>{pattern, total},
+                                                   total, store, sd, counts);
+  std::string wrong;
+  char buf[200];
+  for (int c = 0; c < C && wrong.empty(); c++) {
+    int64_t kept = rtg::filter_count(slots.at[c]);
+    std::vector<int64_t> want;
+    for (int64_t i = 0; i < total; i++)
+      if (filter_keeps((pattern + c) % 7, i, total))
+        want.push_back(i);
+    if (kept != (int64_t)want.size()) {
+      snprintf(buf, sizeof buf, "class %d counted %lld, expected %lld", c, (long long)kept, (long long)want.size());
+      wrong = buf;
+    }
+    std::vector<V> got = read_back(store.y[c], (size_t)(total + GUARD));
+    if (wrong.empty())
+      wrong = check_values<4>(got, want, (int64_t)want.size(), "kept");
+    std::vector<int32_t> per = read_back(counts[c]->data.i, (size_t)nseg);
+    for (int64_t s = 0; s < nseg && wrong.empty(); s++) {
+      int32_t m = 0;
+      for (int64_t i = off[s]; i < off[s + 1]; i++)
+        m += filter_keeps((pattern + c) % 7, i, total);
+      if (per[s] != m) {
+        snprintf(buf, sizeof buf, "class %d, segment %lld of %lld elements: counted %d, expected %d", c, (long long)s,
+                 (long long)len[s], per[s], m);
+        wrong = buf;
+      }
+    }
+  }
+  for (int c = 0; c < C; c++) {
+    rtg_free(store.y[c]);
+    rt_value_free(counts[c]);
+  }
+  rt_value_free(sd);
+  result(wrong.empty(), "split counted by segment: %lld segments (%s), %lld elements, keep %s and on%s%s",
+         (long long)nseg, kind_names[kind], (long long)total, filter_patterns[pattern], wrong.empty() ? "" : ": ",
+         wrong.c_str());
+}
+
+static void test_splits_counted(bool quick) {
+  static const int64_t shapes[][2] = {{1, 0},       {5, 0},      {1, 1},       {1, 1000},   {3, 2047},
+                                      {1000, 4096}, {7, 100003}, {1000000, 1000000}, {100000, 1000000},
+                                      {1, 10000000}, {1000, 10000000}};
+  for (const auto &sh : shapes)
+    for (int kind = 0; kind < NKINDS; kind++)
+      for (int pattern = 0; pattern < 7; pattern += quick ? 3 : 1) {
+        if (sh[1] >= 10000000 && pattern != 3)
+          continue;
+        test_split_counted(sh[0], sh[1], (Kind)kind, pattern);
+      }
+}
+
 static void test_filters(bool quick) {
   static const int64_t sizes[] = {0, 1, 2, 31, 33, 1023, 1024, 1025, 4096, 65537, 1000003, 10000000};
   for (int64_t n : sizes)
@@ -1357,6 +1424,7 @@ int main(int argc, char **argv) {
 
   /* D: FILTER in one pass */
   test_filters(quick);
+  test_splits_counted(quick);
 
   /* E: REDUCE and SCAN, unsegmented */
   test_flats();
