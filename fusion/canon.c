@@ -152,6 +152,36 @@ char *fus_predicate_text(const LcuSoac *s, FusCanonVar other, const void *ctx) {
   return buf_str(&c.b);
 }
 
+bool fus_int_sums(const LcuSoac *s) {
+  int k = s->pull ? s->pull->body.len : 0;
+  const LcuThunk *op = s->second;
+  if (!k || s->identity.len != k || !op || op->lets.len || op->body.len != k || op->params.len != 2 * k)
+    return false;
+  for (int j = 0; j < k; j++) {
+    const FlatAtom *id = s->identity.data[j];
+    const LcuExp *e = op->body.data[j];
+    if (id->kind != FA_INT || id->u.i != 0 || e->type != FB_INT || e->kind != LE_OP || e->op != FLAT_ADD ||
+        e->nargs != 2)
+      return false;
+    const LcuExp *a = e->args[0], *b = e->args[1];
+    if (a->kind != LE_VAR || b->kind != LE_VAR)
+      return false;
+    const LcuVar *acc = op->params.data[j], *x = op->params.data[k + j];
+    if (!((a->var == acc && b->var == x) || (a->var == x && b->var == acc)))
+      return false;
+  }
+  return true;
+}
+
+char *fus_count_text(const LcuSoac *s, int c, FusCanonVar other, const void *ctx) {
+  Canon k = {s->pull, s->second, other, ctx, {0}, {0}, NULL, true};
+  /* canon_exp's text of btoi(x): this, x's, then ')' */
+  buf_printf(&k.b, "(%d:%d op%d", LE_OP, FB_INT, (int)FLAT_BTOI);
+  canon_exp(&k, s->second->body.data[c]);
+  buf_putc(&k.b, ')');
+  return buf_str(&k.b);
+}
+
 char *fus_pull_text(const LcuSoac *s, int j, FusCanonVar other, const void *ctx) {
   Canon c = {s->pull, NULL, other, ctx, {0}, {0}, NULL, false};
   canon_exp(&c, s->pull->body.data[j]);

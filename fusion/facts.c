@@ -455,8 +455,12 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
       }
       break;
     }
-    case SOAC_SPLIT: /* a class's values have one length, that of its first */
-      l = len_var(s->results.data[lcu_split_start(s, lcu_split_class(s, i))]);
+    case SOAC_SPLIT: /* a class's values have one length, that of its first;
+                        its counts, one a segment */
+      if (s->pull && i >= s->pull->body.len)
+        l = fus_kernel_len(kl, s->segdes);
+      else
+        l = len_var(s->results.data[lcu_split_start(s, lcu_split_class(s, i))]);
       break;
     case SOAC_FILTER:
     case SOAC_PARTITION:
@@ -701,10 +705,15 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
       continue;
     FusLen b = unknown();
     switch (s->kind) {
+    case SOAC_SPLIT: /* result i is pull value i, as a FILTER's; then counts */
+      if (i >= nv) {
+        b = nonneg();
+        break;
+      }
+      /* fall through */
     case SOAC_MAP:
     case SOAC_FILTER:
     case SOAC_PARTITION:
-    case SOAC_SPLIT: /* result i is pull value i, as a FILTER's */
     case SOAC_SEG_FILTER:
     case SOAC_SEG_PARTITION: {
       int group = s->kind == SOAC_SEG_FILTER || s->kind == SOAC_SEG_PARTITION ? nv + 1 : nv;

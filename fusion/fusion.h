@@ -212,6 +212,14 @@ typedef void (*FusCanonVar)(Buf *b, const LcuVar *v, const void *ctx);
 /* The text of FILTER or PARTITION 's''s predicate applied to its pull:
    two that test the same thing of the same values have the same text. */
 char *fus_predicate_text(const LcuSoac *s, FusCanonVar other, const void *ctx);
+/* Whether REDUCE, SCAN or their SEG_ form 's' sums ints, each component
+   from 0 (a flattened filter's counts). */
+bool fus_int_sums(const LcuSoac *s);
+/* The text of btoi of the flag of class c of FILTER or SPLIT 's' (a
+   FILTER's one class is 0), its predicate's parameters read as the
+   texts of the pull's values: what fus_pull_text gives of a pull
+   component that counts that class. */
+char *fus_count_text(const LcuSoac *s, int c, FusCanonVar other, const void *ctx);
 /* The text of component j of 's''s pull, named as fus_predicate_text
    names it: two pulls' components with one text compute one value. */
 char *fus_pull_text(const LcuSoac *s, int j, FusCanonVar other, const void *ctx);

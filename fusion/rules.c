@@ -1104,8 +1104,10 @@ static bool rule_complement(Rw *w) {
    rules above, which come first).  As for the SOACs side by side, the
    pair must not change the order of the checks that can fail. ---- */
 
+/* A FILTER, or a SPLIT without counts (rule_split_counts, after this
+   rule, adds them). */
 static bool splittable(const LcuSoac *s) {
-  return (s->kind == SOAC_FILTER || s->kind == SOAC_SPLIT) && !s->into;
+  return (s->kind == SOAC_FILTER || s->kind == SOAC_SPLIT) && !s->into && !s->segdes;
 }
 
 static int split_classes(const LcuSoac *s) { return s->kind == SOAC_SPLIT ? s->classes : 1; }
@@ -1164,6 +1166,86 @@ static bool rule_split(Rw *w) {
       return true;
     }
   }
+  return false;
+}
+
+/* ---- a SPLIT's counts: a SEG_REDUCE that sums, over a sd of the
+   FILTER's or SPLIT's elements, btoi of its classes' flags (a flattened
+   filter's lengths, one a segment), becomes the SPLIT's counts:
+       S = SPLIT { i => e } { w => (p1, ..., pc) } ws n
+       R = SEG_REDUCE { i => (btoi(p_a), ..., btoi(p_b)) } (0, ..., 0) { + ... } sd
+       ------------------------------------------------------------------
+       (S, counts1, ..., countsc) = SPLIT { i => e } { w => (p1, ..., pc) } ws n counts sd
+   R's results are the counts of its classes; the counts of the others
+   are read by nothing.  A FILTER is a SPLIT of one class here.  One
+   pass where R pulled and tested every element again.  Legality: each
+   of R's components has the text of btoi of a class's flag (canon.c,
+   the predicate's parameters read as the pull's values), each class at
+   most once; R's space is S's (sd's total is n); the pair goes to S's
+   place or R's as side by side's pairs go (pair_place), R's work as
+   unable to fail: it computes what S's predicate computes, at the same
+   elements, so that it fails only where S fails.  Where R came first,
+   its own error would have come first: there R must not fail. ---- */
+
+/* The class of S that each component of R counts, into 'counts' (R's
+   results by class; NULL: a class R does not count); false unless each
+   component counts one class, each class at most once. */
+static bool counted_classes(const LcuSoac *S, const LcuSoac *R, LcuVar **counts) {
+  int nc = split_classes(S);
+  const char *texts[LCU_SPLIT_MAX];
+  for (int c = 0; c < nc; c++) {
+    texts[c] = fus_count_text(S, c, name_by_id, NULL);
+    counts[c] = NULL;
+  }
+  for (int j = 0; j < R->pull->body.len; j++) {
+    const char *t = fus_pull_text(R, j, name_by_id, NULL);
+    int c = 0;
+    while (c < nc && strcmp(t, texts[c]) != 0)
+      c++;
+    if (c == nc || counts[c])
+      return false;
+    counts[c] = R->results.data[j];
+  }
+  return true;
+}
+
+static bool counts_of(const LcuSoac *S, const LcuSoac *R) {
+  return splittable(S) && R->kind == SOAC_SEG_REDUCE && !lcu_pull_takes_segment(R) && fus_int_sums(R);
+}
+
+static bool rule_split_counts(Rw *w) {
+  int n = nsoacs(w);
+  bool *dep = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
+  for (int a = 0; a < n; a++)
+    for (int b = a + 1; b < n; b++) {
+      const LcuSoac *A = soac_at(w, a), *B = soac_at(w, b);
+      bool s_first = counts_of(A, B);
+      if (!s_first && !counts_of(B, A))
+        continue;
+      const LcuSoac *S = s_first ? A : B, *R = s_first ? B : A;
+      LcuVar *counts[LCU_SPLIT_MAX];
+      if (!fus_len_equal(fus_soac_space(&w->kl, R), fus_soac_space(&w->kl, S)) || !counted_classes(S, R, counts))
+        continue;
+      /* R's work goes; before S, it must not fail (its error came first) */
+      if (!s_first && fails(w, R))
+        continue;
+      bool at_b;
+      if (!pair_place(w, a, b, s_first && fails(w, S), !s_first && fails(w, S), dep, &at_b))
+        continue;
+      int one = S->pull->body.len;
+      LcuSoac *t = S->kind == SOAC_SPLIT ? NEW(LcuSoac)
+                                         : lcu_soac_split(S->loc, S->pull, S->second, 1, &one, S->size);
+      if (S->kind == SOAC_SPLIT)
+        *t = *S;
+      t->segdes = R->segdes;
+      t->results = (Vec){0};
+      for (int i = 0; i < S->results.len; i++)
+        vec_push(&t->results, S->results.data[i]);
+      for (int c = 0; c < split_classes(S); c++)
+        vec_push(&t->results, counts[c] ? counts[c] : lcu_new_var(w->p, lcu_vec(FB_INT), "counts"));
+      put_pair(w, a, b, at_b, t);
+      return true;
+    }
   return false;
 }
 
@@ -1424,7 +1506,8 @@ void fus_rewrite(LcuProgram *p, LcuStmt *run, FusFacts *f) {
   for (int step = 0; step < 10000; step++) {
     refresh(&w);
     if (!rule_dead(&w) && !rule_compose(&w) && !rule_compose_gather(&w) && !rule_filter_reduce(&w) &&
-        !rule_filter_filter(&w) && !rule_complement(&w) && !rule_side_by_side(&w) && !rule_split(&w))
+        !rule_filter_filter(&w) && !rule_complement(&w) && !rule_side_by_side(&w) && !rule_split(&w) &&
+        !rule_split_counts(&w))
       break;
   }
   finish(&w);

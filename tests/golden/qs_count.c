@@ -74,7 +74,6 @@ static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
@@ -637,7 +636,7 @@ fail:
   rt_release(v_x740);
 }
 
-/* K10: SPLIT, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K10: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x753, RtValue *v_x756, RtValue *v_x766, RtValue **out_v_x762, RtValue **out_v_x770, RtValue **out_v_x776, RtValue **out_v_x783) {
   (void)loc;
   (void)run;
@@ -738,6 +737,22 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue
     v_x776 = rt_value_new(rt_vec_type(RT_INT), t142);
     int32_t *v_x776_d = v_x776->data.i;
     const int64_t v_x776_n = v_x776->len;
+    v_x770 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
+    int32_t *v_x770_d = v_x770->data.i;
+    const int64_t v_x770_n = v_x770->len;
+    v_x783 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
+    int32_t *v_x783_d = v_x783->data.i;
+    const int64_t v_x783_n = v_x783->len;
+    RT_PARALLEL_FOR_IF(v_x766_n > RT_CHUNK)
+    for (int64_t t143 = 0; t143 < v_x766_n; t143++) {
+      int32_t in[2] = {0};
+      for (int64_t t144 = v_x766_off[t143]; t144 < v_x766_off[t143 + 1]; t144++) {
+        in[0] += t117[t144] >> 0 & 1;
+        in[1] += t117[t144] >> 1 & 1;
+      }
+      v_x770_d[t143] = in[0];
+      v_x783_d[t143] = in[1];
+    }
     RT_PARALLEL_FOR_IF(t116 > 1)
     for (int64_t t119 = 0; t119 < t116; t119++) {
       int64_t at[2];
@@ -752,39 +767,39 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue
         uint8_t t119y1;
         int32_t t119y2;
         uint8_t t119y3;
-        int t144 = 0; /* nonzero: a check below failed */
-        int t145 = (uint64_t)(int64_t)t121 < (uint64_t)v_x752_n;
-        int32_t t143 = t145 ? v_x752_d[t121] : 0;
-        t144 |= !t145;
-        int t147 = (uint64_t)(int64_t)t143 < (uint64_t)v_x753_n;
-        int32_t t146 = t147 ? v_x753_d[t143] : 0;
-        t144 |= !t147;
-        int32_t t148 = v_x756_d[t121];
-        uint8_t t150 = rt_lt_i(t148, t146);
-        uint8_t t152 = rt_gt_i(t148, t146);
-        if (__builtin_expect(t144 != 0, 0)) { /* again, recording the error */
-          int32_t t153;
+        int t146 = 0; /* nonzero: a check below failed */
+        int t147 = (uint64_t)(int64_t)t121 < (uint64_t)v_x752_n;
+        int32_t t145 = t147 ? v_x752_d[t121] : 0;
+        t146 |= !t147;
+        int t149 = (uint64_t)(int64_t)t145 < (uint64_t)v_x753_n;
+        int32_t t148 = t149 ? v_x753_d[t145] : 0;
+        t146 |= !t149;
+        int32_t t150 = v_x756_d[t121];
+        uint8_t t152 = rt_lt_i(t150, t148);
+        uint8_t t154 = rt_gt_i(t150, t148);
+        if (__builtin_expect(t146 != 0, 0)) { /* again, recording the error */
+          int32_t t155;
           if ((uint64_t)(int64_t)t121 < (uint64_t)v_x752_n) {
-            t153 = v_x752_d[t121];
+            t155 = v_x752_d[t121];
           } else {
             NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x752_n, 0.0, 2);
-            t153 = 0;
+            t155 = 0;
           }
-          int32_t t154;
-          if ((uint64_t)(int64_t)t153 < (uint64_t)v_x753_n) {
-            t154 = v_x753_d[t153];
+          int32_t t156;
+          if ((uint64_t)(int64_t)t155 < (uint64_t)v_x753_n) {
+            t156 = v_x753_d[t155];
           } else {
-            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t153, v_x753_n, 0.0, 3);
-            t154 = 0;
+            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x753_n, 0.0, 3);
+            t156 = 0;
           }
-          int32_t t155 = v_x756_d[t121];
-          uint8_t t157 = rt_lt_i(t155, t154);
-          uint8_t t159 = rt_gt_i(t155, t154);
+          int32_t t157 = v_x756_d[t121];
+          uint8_t t159 = rt_lt_i(t157, t156);
+          uint8_t t161 = rt_gt_i(t157, t156);
         }
-        t119y0 = t148;
-        t119y1 = t150;
-        t119y2 = t148;
-        t119y3 = t152;
+        t119y0 = t150;
+        t119y1 = t152;
+        t119y2 = t150;
+        t119y3 = t154;
         if (t117[t120] >> 0 & 1) {
           v_x762_d[at[0]] = t119y0;
           at[0]++;
@@ -800,84 +815,6 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x762_d = v_x762->data.i;
-    const int64_t v_x762_n = v_x762->len;
-    int32_t *v_x776_d = v_x776->data.i;
-    const int64_t v_x776_n = v_x776->len;
-    /* SEG_REDUCE */
-    {
-      v_x770 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
-      int32_t *v_x770_d = v_x770->data.i;
-      const int64_t v_x770_n = v_x770->len;
-      v_x783 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
-      int32_t *v_x783_d = v_x783->data.i;
-      const int64_t v_x783_n = v_x783->len;
-      RT_PARALLEL_FOR_SEGMENTS_IF(v_x766_n >= 64)
-      for (int64_t t160 = 0; t160 < v_x766_n; t160++) {
-        int32_t t160a0;
-        int32_t t160a1;
-        t160a0 = 0;
-        t160a1 = 0;
-        for (int64_t t161 = v_x766_off[t160]; t161 < v_x766_off[t160 + 1]; t161++) {
-          const int32_t t162 = (int32_t)t161;
-          int32_t t160x0;
-          int32_t t160x1;
-          int t164 = 0; /* nonzero: a check below failed */
-          int t165 = (uint64_t)(int64_t)t162 < (uint64_t)v_x752_n;
-          int32_t t163 = t165 ? v_x752_d[t162] : 0;
-          t164 |= !t165;
-          int t167 = (uint64_t)(int64_t)t163 < (uint64_t)v_x753_n;
-          int32_t t166 = t167 ? v_x753_d[t163] : 0;
-          t164 |= !t167;
-          int t169 = (uint64_t)(int64_t)t162 < (uint64_t)v_x756_n;
-          int32_t t168 = t169 ? v_x756_d[t162] : 0;
-          t164 |= !t169;
-          uint8_t t171 = rt_lt_i(t168, t166);
-          int32_t t173 = rt_btoi_b(t171);
-          uint8_t t175 = rt_gt_i(t168, t166);
-          int32_t t177 = rt_btoi_b(t175);
-          if (__builtin_expect(t164 != 0, 0)) { /* again, recording the error */
-            int32_t t178;
-            if ((uint64_t)(int64_t)t162 < (uint64_t)v_x752_n) {
-              t178 = v_x752_d[t162];
-            } else {
-              NESSIE_RECORD(err, t161, RT_CHECK_INDEX, 0, 0, RT_GATHER, t162, v_x752_n, 0.0, 4);
-              t178 = 0;
-            }
-            int32_t t179;
-            if ((uint64_t)(int64_t)t178 < (uint64_t)v_x753_n) {
-              t179 = v_x753_d[t178];
-            } else {
-              NESSIE_RECORD(err, t161, RT_CHECK_INDEX, 0, 0, RT_GATHER, t178, v_x753_n, 0.0, 5);
-              t179 = 0;
-            }
-            int32_t t180;
-            if ((uint64_t)(int64_t)t162 < (uint64_t)v_x756_n) {
-              t180 = v_x756_d[t162];
-            } else {
-              NESSIE_RECORD(err, t161, RT_CHECK_INDEX, 3, 0, RT_GATHER, t162, v_x756_n, 0.0, 6);
-              t180 = 0;
-            }
-            uint8_t t182 = rt_lt_i(t180, t179);
-            int32_t t184 = rt_btoi_b(t182);
-            uint8_t t186 = rt_gt_i(t180, t179);
-            int32_t t188 = rt_btoi_b(t186);
-          }
-          t160x0 = t173;
-          t160x1 = t177;
-          int32_t t190 = rt_add_i(t160a0, t160x0);
-          int32_t t192 = rt_add_i(t160a1, t160x1);
-          t160a0 = t190;
-          t160a1 = t192;
-        }
-        v_x770_d[t160] = t160a0;
-        v_x783_d[t160] = t160a1;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
   *out_v_x762 = v_x762;
   *out_v_x770 = v_x770;
   *out_v_x776 = v_x776;
@@ -907,57 +844,57 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue
   RtValue *v_x792 = NULL;
   /* MAP */
   {
-    const int64_t t193 = v_x786;
-    if (t193 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t193, 0.0, 0);
+    const int64_t t162 = v_x786;
+    if (t162 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t162, 0.0, 0);
       goto fail;
     }
-    v_x788 = rt_value_new(rt_vec_type(RT_INT), t193);
+    v_x788 = rt_value_new(rt_vec_type(RT_INT), t162);
     int32_t *v_x788_d = v_x788->data.i;
     const int64_t v_x788_n = v_x788->len;
-    RT_PARALLEL_FOR_IF(t193 >= RT_PARALLEL_MIN)
-    for (int64_t t194 = 0; t194 < t193; t194++) {
-      const int32_t t195 = (int32_t)t194;
-      int t200 = 0; /* nonzero: a check below failed */
-      uint8_t t197 = rt_lt_i(t195, (int32_t)v_x784_n);
-      int32_t t198;
-      if (t197) {
-        int t201 = (uint64_t)(int64_t)t195 < (uint64_t)v_x784_n;
-        int32_t t199 = t201 ? v_x784_d[t195] : 0;
-        t200 |= !t201;
-        t198 = t199;
+    RT_PARALLEL_FOR_IF(t162 >= RT_PARALLEL_MIN)
+    for (int64_t t163 = 0; t163 < t162; t163++) {
+      const int32_t t164 = (int32_t)t163;
+      int t169 = 0; /* nonzero: a check below failed */
+      uint8_t t166 = rt_lt_i(t164, (int32_t)v_x784_n);
+      int32_t t167;
+      if (t166) {
+        int t170 = (uint64_t)(int64_t)t164 < (uint64_t)v_x784_n;
+        int32_t t168 = t170 ? v_x784_d[t164] : 0;
+        t169 |= !t170;
+        t167 = t168;
       } else {
-        int32_t t203 = rt_sub_i(t195, (int32_t)v_x784_n);
-        int t205 = (uint64_t)(int64_t)t203 < (uint64_t)v_x784_n;
-        int32_t t204 = t205 ? v_x785_d[t203] : 0;
-        t200 |= !t205;
-        t198 = t204;
+        int32_t t172 = rt_sub_i(t164, (int32_t)v_x784_n);
+        int t174 = (uint64_t)(int64_t)t172 < (uint64_t)v_x784_n;
+        int32_t t173 = t174 ? v_x785_d[t172] : 0;
+        t169 |= !t174;
+        t167 = t173;
       }
-      if (__builtin_expect(t200 != 0, 0)) { /* again, recording the error */
-        uint8_t t207 = rt_lt_i(t195, (int32_t)v_x784_n);
-        int32_t t208;
-        if (t207) {
-          int32_t t209;
-          if ((uint64_t)(int64_t)t195 < (uint64_t)v_x784_n) {
-            t209 = v_x784_d[t195];
+      if (__builtin_expect(t169 != 0, 0)) { /* again, recording the error */
+        uint8_t t176 = rt_lt_i(t164, (int32_t)v_x784_n);
+        int32_t t177;
+        if (t176) {
+          int32_t t178;
+          if ((uint64_t)(int64_t)t164 < (uint64_t)v_x784_n) {
+            t178 = v_x784_d[t164];
           } else {
-            NESSIE_RECORD(err, t194, RT_CHECK_INDEX, 0, 0, RT_GATHER, t195, v_x784_n, 0.0, 1);
-            t209 = 0;
+            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t164, v_x784_n, 0.0, 1);
+            t178 = 0;
           }
-          t208 = t209;
+          t177 = t178;
         } else {
-          int32_t t211 = rt_sub_i(t195, (int32_t)v_x784_n);
-          int32_t t212;
-          if ((uint64_t)(int64_t)t211 < (uint64_t)v_x784_n) {
-            t212 = v_x785_d[t211];
+          int32_t t180 = rt_sub_i(t164, (int32_t)v_x784_n);
+          int32_t t181;
+          if ((uint64_t)(int64_t)t180 < (uint64_t)v_x784_n) {
+            t181 = v_x785_d[t180];
           } else {
-            NESSIE_RECORD(err, t194, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x784_n, 0.0, 2);
-            t212 = 0;
+            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x784_n, 0.0, 2);
+            t181 = 0;
           }
-          t208 = t212;
+          t177 = t181;
         }
       }
-      v_x788_d[t194] = t198;
+      v_x788_d[t163] = t167;
     }
   }
   if (err->index != INT64_MAX)
@@ -967,131 +904,131 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue
     const int64_t v_x788_n = v_x788->len;
     /* SCAN */
     {
-      const int64_t t213 = v_x786;
-      if (t213 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t213, 0.0, 3);
+      const int64_t t182 = v_x786;
+      if (t182 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t182, 0.0, 3);
         goto fail;
       }
-      const int64_t t214 = t213 > 0 ? (t213 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t215 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t214);
-      RT_PARALLEL_FOR_IF(t214 > 1)
-      for (int64_t t216 = 0; t216 < t214; t216++) {
-        int32_t t216a0;
-        t216a0 = 0;
-        const int64_t t216_end = (t216 + 1) * RT_CHUNK < t213 ? (t216 + 1) * RT_CHUNK : t213;
-        for (int64_t t217 = t216 * RT_CHUNK; t217 < t216_end; t217++) {
-          const int32_t t218 = (int32_t)t217;
-          int32_t t216x0;
-          int t223 = 0; /* nonzero: a check below failed */
-          uint8_t t220 = rt_lt_i(t218, (int32_t)v_x784_n);
-          int32_t t221;
-          if (t220) {
-            int t224 = (uint64_t)(int64_t)t218 < (uint64_t)v_x784_n;
-            int32_t t222 = t224 ? v_x784_d[t218] : 0;
-            t223 |= !t224;
-            t221 = t222;
+      const int64_t t183 = t182 > 0 ? (t182 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t184 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t183);
+      RT_PARALLEL_FOR_IF(t183 > 1)
+      for (int64_t t185 = 0; t185 < t183; t185++) {
+        int32_t t185a0;
+        t185a0 = 0;
+        const int64_t t185_end = (t185 + 1) * RT_CHUNK < t182 ? (t185 + 1) * RT_CHUNK : t182;
+        for (int64_t t186 = t185 * RT_CHUNK; t186 < t185_end; t186++) {
+          const int32_t t187 = (int32_t)t186;
+          int32_t t185x0;
+          int t192 = 0; /* nonzero: a check below failed */
+          uint8_t t189 = rt_lt_i(t187, (int32_t)v_x784_n);
+          int32_t t190;
+          if (t189) {
+            int t193 = (uint64_t)(int64_t)t187 < (uint64_t)v_x784_n;
+            int32_t t191 = t193 ? v_x784_d[t187] : 0;
+            t192 |= !t193;
+            t190 = t191;
           } else {
-            int32_t t226 = rt_sub_i(t218, (int32_t)v_x784_n);
-            int t228 = (uint64_t)(int64_t)t226 < (uint64_t)v_x784_n;
-            int32_t t227 = t228 ? v_x785_d[t226] : 0;
-            t223 |= !t228;
-            t221 = t227;
+            int32_t t195 = rt_sub_i(t187, (int32_t)v_x784_n);
+            int t197 = (uint64_t)(int64_t)t195 < (uint64_t)v_x784_n;
+            int32_t t196 = t197 ? v_x785_d[t195] : 0;
+            t192 |= !t197;
+            t190 = t196;
           }
-          if (__builtin_expect(t223 != 0, 0)) { /* again, recording the error */
-            uint8_t t230 = rt_lt_i(t218, (int32_t)v_x784_n);
-            int32_t t231;
-            if (t230) {
-              int32_t t232;
-              if ((uint64_t)(int64_t)t218 < (uint64_t)v_x784_n) {
-                t232 = v_x784_d[t218];
+          if (__builtin_expect(t192 != 0, 0)) { /* again, recording the error */
+            uint8_t t199 = rt_lt_i(t187, (int32_t)v_x784_n);
+            int32_t t200;
+            if (t199) {
+              int32_t t201;
+              if ((uint64_t)(int64_t)t187 < (uint64_t)v_x784_n) {
+                t201 = v_x784_d[t187];
               } else {
-                NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x784_n, 0.0, 4);
-                t232 = 0;
+                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t187, v_x784_n, 0.0, 4);
+                t201 = 0;
               }
-              t231 = t232;
+              t200 = t201;
             } else {
-              int32_t t234 = rt_sub_i(t218, (int32_t)v_x784_n);
-              int32_t t235;
-              if ((uint64_t)(int64_t)t234 < (uint64_t)v_x784_n) {
-                t235 = v_x785_d[t234];
+              int32_t t203 = rt_sub_i(t187, (int32_t)v_x784_n);
+              int32_t t204;
+              if ((uint64_t)(int64_t)t203 < (uint64_t)v_x784_n) {
+                t204 = v_x785_d[t203];
               } else {
-                NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t234, v_x784_n, 0.0, 5);
-                t235 = 0;
+                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t203, v_x784_n, 0.0, 5);
+                t204 = 0;
               }
-              t231 = t235;
+              t200 = t204;
             }
           }
-          t216x0 = t221;
-          int32_t t237 = rt_add_i(t216a0, t216x0);
-          t216a0 = t237;
+          t185x0 = t190;
+          int32_t t206 = rt_add_i(t185a0, t185x0);
+          t185a0 = t206;
         }
-        t215[t216] = t216a0;
+        t184[t185] = t185a0;
       }
-      int32_t t216t0;
-      t216t0 = 0;
-      for (int64_t t216 = 0; t216 < t214; t216++) {
-        const int32_t t238 = t215[t216];
-        t215[t216] = t216t0;
-        int32_t t240 = rt_add_i(t216t0, t238);
-        t216t0 = t240;
+      int32_t t185t0;
+      t185t0 = 0;
+      for (int64_t t185 = 0; t185 < t183; t185++) {
+        const int32_t t207 = t184[t185];
+        t184[t185] = t185t0;
+        int32_t t209 = rt_add_i(t185t0, t207);
+        t185t0 = t209;
       }
-      v_x792 = rt_value_new(rt_vec_type(RT_INT), t213);
+      v_x792 = rt_value_new(rt_vec_type(RT_INT), t182);
       int32_t *v_x792_d = v_x792->data.i;
       const int64_t v_x792_n = v_x792->len;
-      RT_PARALLEL_FOR_IF(t214 > 1)
-      for (int64_t t216 = 0; t216 < t214; t216++) {
-        int32_t t216p0;
-        t216p0 = t215[t216];
-        const int64_t t216_end = (t216 + 1) * RT_CHUNK < t213 ? (t216 + 1) * RT_CHUNK : t213;
-        for (int64_t t217 = t216 * RT_CHUNK; t217 < t216_end; t217++) {
-          const int32_t t218 = (int32_t)t217;
-          v_x792_d[t217] = t216p0;
-          int32_t t216y0;
-          int t245 = 0; /* nonzero: a check below failed */
-          uint8_t t242 = rt_lt_i(t218, (int32_t)v_x784_n);
-          int32_t t243;
-          if (t242) {
-            int t246 = (uint64_t)(int64_t)t218 < (uint64_t)v_x784_n;
-            int32_t t244 = t246 ? v_x784_d[t218] : 0;
-            t245 |= !t246;
-            t243 = t244;
+      RT_PARALLEL_FOR_IF(t183 > 1)
+      for (int64_t t185 = 0; t185 < t183; t185++) {
+        int32_t t185p0;
+        t185p0 = t184[t185];
+        const int64_t t185_end = (t185 + 1) * RT_CHUNK < t182 ? (t185 + 1) * RT_CHUNK : t182;
+        for (int64_t t186 = t185 * RT_CHUNK; t186 < t185_end; t186++) {
+          const int32_t t187 = (int32_t)t186;
+          v_x792_d[t186] = t185p0;
+          int32_t t185y0;
+          int t214 = 0; /* nonzero: a check below failed */
+          uint8_t t211 = rt_lt_i(t187, (int32_t)v_x784_n);
+          int32_t t212;
+          if (t211) {
+            int t215 = (uint64_t)(int64_t)t187 < (uint64_t)v_x784_n;
+            int32_t t213 = t215 ? v_x784_d[t187] : 0;
+            t214 |= !t215;
+            t212 = t213;
           } else {
-            int32_t t248 = rt_sub_i(t218, (int32_t)v_x784_n);
-            int t250 = (uint64_t)(int64_t)t248 < (uint64_t)v_x784_n;
-            int32_t t249 = t250 ? v_x785_d[t248] : 0;
-            t245 |= !t250;
-            t243 = t249;
+            int32_t t217 = rt_sub_i(t187, (int32_t)v_x784_n);
+            int t219 = (uint64_t)(int64_t)t217 < (uint64_t)v_x784_n;
+            int32_t t218 = t219 ? v_x785_d[t217] : 0;
+            t214 |= !t219;
+            t212 = t218;
           }
-          if (__builtin_expect(t245 != 0, 0)) { /* again, recording the error */
-            uint8_t t252 = rt_lt_i(t218, (int32_t)v_x784_n);
-            int32_t t253;
-            if (t252) {
-              int32_t t254;
-              if ((uint64_t)(int64_t)t218 < (uint64_t)v_x784_n) {
-                t254 = v_x784_d[t218];
+          if (__builtin_expect(t214 != 0, 0)) { /* again, recording the error */
+            uint8_t t221 = rt_lt_i(t187, (int32_t)v_x784_n);
+            int32_t t222;
+            if (t221) {
+              int32_t t223;
+              if ((uint64_t)(int64_t)t187 < (uint64_t)v_x784_n) {
+                t223 = v_x784_d[t187];
               } else {
-                NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x784_n, 0.0, 6);
-                t254 = 0;
+                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t187, v_x784_n, 0.0, 6);
+                t223 = 0;
               }
-              t253 = t254;
+              t222 = t223;
             } else {
-              int32_t t256 = rt_sub_i(t218, (int32_t)v_x784_n);
-              int32_t t257;
-              if ((uint64_t)(int64_t)t256 < (uint64_t)v_x784_n) {
-                t257 = v_x785_d[t256];
+              int32_t t225 = rt_sub_i(t187, (int32_t)v_x784_n);
+              int32_t t226;
+              if ((uint64_t)(int64_t)t225 < (uint64_t)v_x784_n) {
+                t226 = v_x785_d[t225];
               } else {
-                NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t256, v_x784_n, 0.0, 7);
-                t257 = 0;
+                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t225, v_x784_n, 0.0, 7);
+                t226 = 0;
               }
-              t253 = t257;
+              t222 = t226;
             }
           }
-          t216y0 = t243;
-          int32_t t259 = rt_add_i(t216p0, t216y0);
-          t216p0 = t259;
+          t185y0 = t212;
+          int32_t t228 = rt_add_i(t185p0, t185y0);
+          t185p0 = t228;
         }
       }
-      rt_free(t215);
+      rt_free(t184);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1123,106 +1060,106 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1115, RtValu
   RtValue *v_x1126 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t260 = v_sd_1127_off[v_sd_1127_n];
-    v_x1126 = rt_value_new(rt_vec_type(RT_INT), t260);
+    const int64_t t229 = v_sd_1127_off[v_sd_1127_n];
+    v_x1126 = rt_value_new(rt_vec_type(RT_INT), t229);
     int32_t *v_x1126_d = v_x1126->data.i;
     const int64_t v_x1126_n = v_x1126->len;
-    const int64_t t261 = (t260 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t261 > 1)
-    for (int64_t t262 = 0; t262 < t261; t262++) {
-      int64_t t265 = rt_segment_search(v_sd_1127_off, 0, v_sd_1127_n, t262 * RT_CHUNK);
-      const int64_t t262_end = (t262 + 1) * RT_CHUNK < t260 ? (t262 + 1) * RT_CHUNK : t260;
-      for (int64_t t263 = t262 * RT_CHUNK; t263 < t262_end; t263++) {
-        const int32_t t264 = (int32_t)t263;
-        while (v_sd_1127_off[t265 + 1] <= t263)
-          t265++;
-        const int32_t t266 = (int32_t)t265;
-        int t268 = 0; /* nonzero: a check below failed */
-        int t269 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1121_n;
-        int32_t t267 = t269 ? v_x1121_d[t266] : 0;
-        t268 |= !t269;
-        int t271 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1119_n;
-        int32_t t270 = t271 ? v_x1119_d[t266] : 0;
-        t268 |= !t271;
-        int32_t t273 = rt_sub_i(t264, t270);
-        int t275 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1120_n;
-        int32_t t274 = t275 ? v_x1120_d[t266] : 0;
-        t268 |= !t275;
-        int32_t t277 = rt_mul_i(t273, t274);
-        int32_t t279 = rt_add_i(t267, t277);
-        int t281 = (uint64_t)(int64_t)t279 < (uint64_t)v_x1117;
-        int32_t t280 = t281 ? t279 : 0;
-        t268 |= !t281;
-        uint8_t t283 = rt_lt_i(t280, (int32_t)v_x1115_n);
-        int32_t t284;
-        if (t283) {
-          int t286 = (uint64_t)(int64_t)t280 < (uint64_t)v_x1115_n;
-          int32_t t285 = t286 ? v_x1115_d[t280] : 0;
-          t268 |= !t286;
-          t284 = t285;
+    const int64_t t230 = (t229 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t230 > 1)
+    for (int64_t t231 = 0; t231 < t230; t231++) {
+      int64_t t234 = rt_segment_search(v_sd_1127_off, 0, v_sd_1127_n, t231 * RT_CHUNK);
+      const int64_t t231_end = (t231 + 1) * RT_CHUNK < t229 ? (t231 + 1) * RT_CHUNK : t229;
+      for (int64_t t232 = t231 * RT_CHUNK; t232 < t231_end; t232++) {
+        const int32_t t233 = (int32_t)t232;
+        while (v_sd_1127_off[t234 + 1] <= t232)
+          t234++;
+        const int32_t t235 = (int32_t)t234;
+        int t237 = 0; /* nonzero: a check below failed */
+        int t238 = (uint64_t)(int64_t)t235 < (uint64_t)v_x1121_n;
+        int32_t t236 = t238 ? v_x1121_d[t235] : 0;
+        t237 |= !t238;
+        int t240 = (uint64_t)(int64_t)t235 < (uint64_t)v_x1119_n;
+        int32_t t239 = t240 ? v_x1119_d[t235] : 0;
+        t237 |= !t240;
+        int32_t t242 = rt_sub_i(t233, t239);
+        int t244 = (uint64_t)(int64_t)t235 < (uint64_t)v_x1120_n;
+        int32_t t243 = t244 ? v_x1120_d[t235] : 0;
+        t237 |= !t244;
+        int32_t t246 = rt_mul_i(t242, t243);
+        int32_t t248 = rt_add_i(t236, t246);
+        int t250 = (uint64_t)(int64_t)t248 < (uint64_t)v_x1117;
+        int32_t t249 = t250 ? t248 : 0;
+        t237 |= !t250;
+        uint8_t t252 = rt_lt_i(t249, (int32_t)v_x1115_n);
+        int32_t t253;
+        if (t252) {
+          int t255 = (uint64_t)(int64_t)t249 < (uint64_t)v_x1115_n;
+          int32_t t254 = t255 ? v_x1115_d[t249] : 0;
+          t237 |= !t255;
+          t253 = t254;
         } else {
-          int32_t t288 = rt_sub_i(t280, (int32_t)v_x1115_n);
-          int t290 = (uint64_t)(int64_t)t288 < (uint64_t)v_x1116_n;
-          int32_t t289 = t290 ? v_x1116_d[t288] : 0;
-          t268 |= !t290;
-          t284 = t289;
+          int32_t t257 = rt_sub_i(t249, (int32_t)v_x1115_n);
+          int t259 = (uint64_t)(int64_t)t257 < (uint64_t)v_x1116_n;
+          int32_t t258 = t259 ? v_x1116_d[t257] : 0;
+          t237 |= !t259;
+          t253 = t258;
         }
-        if (__builtin_expect(t268 != 0, 0)) { /* again, recording the error */
-          int32_t t291;
-          if ((uint64_t)(int64_t)t266 < (uint64_t)v_x1121_n) {
-            t291 = v_x1121_d[t266];
+        if (__builtin_expect(t237 != 0, 0)) { /* again, recording the error */
+          int32_t t260;
+          if ((uint64_t)(int64_t)t235 < (uint64_t)v_x1121_n) {
+            t260 = v_x1121_d[t235];
           } else {
-            NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x1121_n, 0.0, 0);
-            t291 = 0;
+            NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 0, 0, RT_GATHER, t235, v_x1121_n, 0.0, 0);
+            t260 = 0;
           }
-          int32_t t292;
-          if ((uint64_t)(int64_t)t266 < (uint64_t)v_x1119_n) {
-            t292 = v_x1119_d[t266];
+          int32_t t261;
+          if ((uint64_t)(int64_t)t235 < (uint64_t)v_x1119_n) {
+            t261 = v_x1119_d[t235];
           } else {
-            NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x1119_n, 0.0, 1);
-            t292 = 0;
+            NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 0, 0, RT_GATHER, t235, v_x1119_n, 0.0, 1);
+            t261 = 0;
           }
-          int32_t t294 = rt_sub_i(t264, t292);
-          int32_t t295;
-          if ((uint64_t)(int64_t)t266 < (uint64_t)v_x1120_n) {
-            t295 = v_x1120_d[t266];
+          int32_t t263 = rt_sub_i(t233, t261);
+          int32_t t264;
+          if ((uint64_t)(int64_t)t235 < (uint64_t)v_x1120_n) {
+            t264 = v_x1120_d[t235];
           } else {
-            NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x1120_n, 0.0, 2);
-            t295 = 0;
+            NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 0, 0, RT_GATHER, t235, v_x1120_n, 0.0, 2);
+            t264 = 0;
           }
-          int32_t t297 = rt_mul_i(t294, t295);
-          int32_t t299 = rt_add_i(t291, t297);
-          int32_t t300;
-          if ((uint64_t)(int64_t)t299 < (uint64_t)v_x1117) {
-            t300 = t299;
+          int32_t t266 = rt_mul_i(t263, t264);
+          int32_t t268 = rt_add_i(t260, t266);
+          int32_t t269;
+          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1117) {
+            t269 = t268;
           } else {
-            NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t299, v_x1117, 0.0, 3);
-            t300 = 0;
+            NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1117, 0.0, 3);
+            t269 = 0;
           }
-          uint8_t t302 = rt_lt_i(t300, (int32_t)v_x1115_n);
-          int32_t t303;
-          if (t302) {
-            int32_t t304;
-            if ((uint64_t)(int64_t)t300 < (uint64_t)v_x1115_n) {
-              t304 = v_x1115_d[t300];
+          uint8_t t271 = rt_lt_i(t269, (int32_t)v_x1115_n);
+          int32_t t272;
+          if (t271) {
+            int32_t t273;
+            if ((uint64_t)(int64_t)t269 < (uint64_t)v_x1115_n) {
+              t273 = v_x1115_d[t269];
             } else {
-              NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t300, v_x1115_n, 0.0, 4);
-              t304 = 0;
+              NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 0, 0, RT_GATHER, t269, v_x1115_n, 0.0, 4);
+              t273 = 0;
             }
-            t303 = t304;
+            t272 = t273;
           } else {
-            int32_t t306 = rt_sub_i(t300, (int32_t)v_x1115_n);
-            int32_t t307;
-            if ((uint64_t)(int64_t)t306 < (uint64_t)v_x1116_n) {
-              t307 = v_x1116_d[t306];
+            int32_t t275 = rt_sub_i(t269, (int32_t)v_x1115_n);
+            int32_t t276;
+            if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1116_n) {
+              t276 = v_x1116_d[t275];
             } else {
-              NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_x1116_n, 0.0, 5);
-              t307 = 0;
+              NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1116_n, 0.0, 5);
+              t276 = 0;
             }
-            t303 = t307;
+            t272 = t276;
           }
         }
-        v_x1126_d[t263] = t284;
+        v_x1126_d[t232] = t253;
       }
     }
   }
@@ -1248,65 +1185,65 @@ static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x807, int32_t 
   RtValue *v_x828 = NULL;
   /* MAP */
   {
-    const int64_t t308 = v_x807;
-    if (t308 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t308, 0.0, 0);
+    const int64_t t277 = v_x807;
+    if (t277 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t277, 0.0, 0);
       goto fail;
     }
-    v_x824 = rt_value_new(rt_vec_type(RT_INT), t308);
+    v_x824 = rt_value_new(rt_vec_type(RT_INT), t277);
     int32_t *v_x824_d = v_x824->data.i;
     const int64_t v_x824_n = v_x824->len;
-    v_x826 = rt_value_new(rt_vec_type(RT_INT), t308);
+    v_x826 = rt_value_new(rt_vec_type(RT_INT), t277);
     int32_t *v_x826_d = v_x826->data.i;
     const int64_t v_x826_n = v_x826->len;
-    v_x828 = rt_value_new(rt_vec_type(RT_INT), t308);
+    v_x828 = rt_value_new(rt_vec_type(RT_INT), t277);
     int32_t *v_x828_d = v_x828->data.i;
     const int64_t v_x828_n = v_x828->len;
-    RT_PARALLEL_FOR_IF(t308 >= RT_PARALLEL_MIN)
-    for (int64_t t309 = 0; t309 < t308; t309++) {
-      const int32_t t310 = (int32_t)t309;
-      int t313 = 0; /* nonzero: a check below failed */
-      int32_t t312 = rt_div_i(t310, 2, &t313);
-      int32_t t315 = rt_rem_i(t310, 2, &t313);
-      int32_t t317 = rt_mul_i(t315, v_x814);
-      int32_t t319 = rt_add_i(t317, t312);
-      int t321 = (uint64_t)(int64_t)t319 < (uint64_t)v_x819_n;
-      int32_t t320 = t321 ? v_x819_d[t319] : 0;
-      t313 |= !t321;
-      int32_t t322 = t321 ? v_x822_d[t319] : 0;
-      int32_t t324 = rt_add_i(t322, t320);
-      if (__builtin_expect(t313 != 0, 0)) { /* again, recording the error */
-        int t325 = 0;
-        int32_t t326 = rt_div_i(t310, 2, &t325);
-        if (t325) {
-          NESSIE_RECORD(err, t309, RT_CHECK_SCALAR, 0, t325, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t277 >= RT_PARALLEL_MIN)
+    for (int64_t t278 = 0; t278 < t277; t278++) {
+      const int32_t t279 = (int32_t)t278;
+      int t282 = 0; /* nonzero: a check below failed */
+      int32_t t281 = rt_div_i(t279, 2, &t282);
+      int32_t t284 = rt_rem_i(t279, 2, &t282);
+      int32_t t286 = rt_mul_i(t284, v_x814);
+      int32_t t288 = rt_add_i(t286, t281);
+      int t290 = (uint64_t)(int64_t)t288 < (uint64_t)v_x819_n;
+      int32_t t289 = t290 ? v_x819_d[t288] : 0;
+      t282 |= !t290;
+      int32_t t291 = t290 ? v_x822_d[t288] : 0;
+      int32_t t293 = rt_add_i(t291, t289);
+      if (__builtin_expect(t282 != 0, 0)) { /* again, recording the error */
+        int t294 = 0;
+        int32_t t295 = rt_div_i(t279, 2, &t294);
+        if (t294) {
+          NESSIE_RECORD(err, t278, RT_CHECK_SCALAR, 0, t294, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t327 = 0;
-        int32_t t328 = rt_rem_i(t310, 2, &t327);
-        if (t327) {
-          NESSIE_RECORD(err, t309, RT_CHECK_SCALAR, 0, t327, RT_REM, 0, 0, 0.0, 2);
+        int t296 = 0;
+        int32_t t297 = rt_rem_i(t279, 2, &t296);
+        if (t296) {
+          NESSIE_RECORD(err, t278, RT_CHECK_SCALAR, 0, t296, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t330 = rt_mul_i(t328, v_x814);
-        int32_t t332 = rt_add_i(t330, t326);
-        int32_t t333;
-        if ((uint64_t)(int64_t)t332 < (uint64_t)v_x819_n) {
-          t333 = v_x819_d[t332];
+        int32_t t299 = rt_mul_i(t297, v_x814);
+        int32_t t301 = rt_add_i(t299, t295);
+        int32_t t302;
+        if ((uint64_t)(int64_t)t301 < (uint64_t)v_x819_n) {
+          t302 = v_x819_d[t301];
         } else {
-          NESSIE_RECORD(err, t309, RT_CHECK_INDEX, 0, 0, RT_GATHER, t332, v_x819_n, 0.0, 3);
-          t333 = 0;
+          NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t301, v_x819_n, 0.0, 3);
+          t302 = 0;
         }
-        int32_t t334;
-        if ((uint64_t)(int64_t)t332 < (uint64_t)v_x819_n) {
-          t334 = v_x822_d[t332];
+        int32_t t303;
+        if ((uint64_t)(int64_t)t301 < (uint64_t)v_x819_n) {
+          t303 = v_x822_d[t301];
         } else {
-          NESSIE_RECORD(err, t309, RT_CHECK_INDEX, 0, 0, RT_GATHER, t332, v_x819_n, 0.0, 4);
-          t334 = 0;
+          NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t301, v_x819_n, 0.0, 4);
+          t303 = 0;
         }
-        int32_t t336 = rt_add_i(t334, t333);
+        int32_t t305 = rt_add_i(t303, t302);
       }
-      v_x824_d[t309] = t322;
-      v_x826_d[t309] = t324;
-      v_x828_d[t309] = 1;
+      v_x824_d[t278] = t291;
+      v_x826_d[t278] = t293;
+      v_x828_d[t278] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1333,18 +1270,18 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtValue 
   int32_t v_x842 = 0;
   /* MAP */
   {
-    const int64_t t337 = v_x829;
-    if (t337 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t337, 0.0, 0);
+    const int64_t t306 = v_x829;
+    if (t306 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t306, 0.0, 0);
       goto fail;
     }
-    v_x831 = rt_value_new(rt_vec_type(RT_INT), t337);
+    v_x831 = rt_value_new(rt_vec_type(RT_INT), t306);
     int32_t *v_x831_d = v_x831->data.i;
     const int64_t v_x831_n = v_x831->len;
-    RT_PARALLEL_FOR_IF(t337 >= RT_PARALLEL_MIN)
-    for (int64_t t338 = 0; t338 < t337; t338++) {
-      const int32_t t339 = (int32_t)t338;
-      v_x831_d[t338] = 2;
+    RT_PARALLEL_FOR_IF(t306 >= RT_PARALLEL_MIN)
+    for (int64_t t307 = 0; t307 < t306; t307++) {
+      const int32_t t308 = (int32_t)t307;
+      v_x831_d[t307] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -1354,101 +1291,101 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtValue 
     const int64_t v_x831_n = v_x831->len;
     /* REDUCE */
     {
-      const int64_t t340 = v_x832_n;
-      const int64_t t341 = t340 > 0 ? (t340 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t342 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t341);
-      int32_t *t343 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t341);
-      int32_t *t344 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t341);
-      RT_PARALLEL_FOR_IF(t341 > 1)
-      for (int64_t t345 = 0; t345 < t341; t345++) {
-        int32_t t345a0;
-        int32_t t345a1;
-        int32_t t345a2;
-        t345a0 = 2147483647;
-        t345a1 = 0;
-        t345a2 = 1;
-        const int64_t t345_end = (t345 + 1) * RT_CHUNK < t340 ? (t345 + 1) * RT_CHUNK : t340;
-        for (int64_t t346 = t345 * RT_CHUNK; t346 < t345_end; t346++) {
-          const int32_t t347 = (int32_t)t346;
-          int32_t t345x0;
-          int32_t t345x1;
-          int32_t t345x2;
-          uint8_t t349 = rt_lt_i(0, 2);
-          int32_t t350;
-          if (t349) {
-            t350 = 2147483647;
+      const int64_t t309 = v_x832_n;
+      const int64_t t310 = t309 > 0 ? (t309 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t311 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t310);
+      int32_t *t312 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t310);
+      int32_t *t313 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t310);
+      RT_PARALLEL_FOR_IF(t310 > 1)
+      for (int64_t t314 = 0; t314 < t310; t314++) {
+        int32_t t314a0;
+        int32_t t314a1;
+        int32_t t314a2;
+        t314a0 = 2147483647;
+        t314a1 = 0;
+        t314a2 = 1;
+        const int64_t t314_end = (t314 + 1) * RT_CHUNK < t309 ? (t314 + 1) * RT_CHUNK : t309;
+        for (int64_t t315 = t314 * RT_CHUNK; t315 < t314_end; t315++) {
+          const int32_t t316 = (int32_t)t315;
+          int32_t t314x0;
+          int32_t t314x1;
+          int32_t t314x2;
+          uint8_t t318 = rt_lt_i(0, 2);
+          int32_t t319;
+          if (t318) {
+            t319 = 2147483647;
           } else {
-            t350 = t347;
+            t319 = t316;
           }
-          t345x0 = t350;
-          t345x1 = 0;
-          t345x2 = 2;
-          uint8_t t352 = rt_le_i(t345a0, t345x0);
-          int32_t t353;
-          if (t352) {
-            t353 = t345a0;
+          t314x0 = t319;
+          t314x1 = 0;
+          t314x2 = 2;
+          uint8_t t321 = rt_le_i(t314a0, t314x0);
+          int32_t t322;
+          if (t321) {
+            t322 = t314a0;
           } else {
-            t353 = t345x0;
+            t322 = t314x0;
           }
-          int32_t t354;
-          if (t352) {
-            t354 = t345a1;
+          int32_t t323;
+          if (t321) {
+            t323 = t314a1;
           } else {
-            t354 = t345x1;
+            t323 = t314x1;
           }
-          int32_t t355;
-          if (t352) {
-            t355 = t345a2;
+          int32_t t324;
+          if (t321) {
+            t324 = t314a2;
           } else {
-            t355 = t345x2;
+            t324 = t314x2;
           }
-          t345a0 = t353;
-          t345a1 = t354;
-          t345a2 = t355;
+          t314a0 = t322;
+          t314a1 = t323;
+          t314a2 = t324;
         }
-        t342[t345] = t345a0;
-        t343[t345] = t345a1;
-        t344[t345] = t345a2;
+        t311[t314] = t314a0;
+        t312[t314] = t314a1;
+        t313[t314] = t314a2;
       }
-      int32_t t345t0;
-      int32_t t345t1;
-      int32_t t345t2;
-      t345t0 = 2147483647;
-      t345t1 = 0;
-      t345t2 = 1;
-      for (int64_t t345 = 0; t345 < t341; t345++) {
-        const int32_t t356 = t342[t345];
-        const int32_t t357 = t343[t345];
-        const int32_t t358 = t344[t345];
-        uint8_t t360 = rt_le_i(t345t0, t356);
-        int32_t t361;
-        if (t360) {
-          t361 = t345t0;
+      int32_t t314t0;
+      int32_t t314t1;
+      int32_t t314t2;
+      t314t0 = 2147483647;
+      t314t1 = 0;
+      t314t2 = 1;
+      for (int64_t t314 = 0; t314 < t310; t314++) {
+        const int32_t t325 = t311[t314];
+        const int32_t t326 = t312[t314];
+        const int32_t t327 = t313[t314];
+        uint8_t t329 = rt_le_i(t314t0, t325);
+        int32_t t330;
+        if (t329) {
+          t330 = t314t0;
         } else {
-          t361 = t356;
+          t330 = t325;
         }
-        int32_t t362;
-        if (t360) {
-          t362 = t345t1;
+        int32_t t331;
+        if (t329) {
+          t331 = t314t1;
         } else {
-          t362 = t357;
+          t331 = t326;
         }
-        int32_t t363;
-        if (t360) {
-          t363 = t345t2;
+        int32_t t332;
+        if (t329) {
+          t332 = t314t2;
         } else {
-          t363 = t358;
+          t332 = t327;
         }
-        t345t0 = t361;
-        t345t1 = t362;
-        t345t2 = t363;
+        t314t0 = t330;
+        t314t1 = t331;
+        t314t2 = t332;
       }
-      v_x840 = t345t0;
-      rt_free(t342);
-      v_x841 = t345t1;
-      rt_free(t343);
-      v_x842 = t345t2;
-      rt_free(t344);
+      v_x840 = t314t0;
+      rt_free(t311);
+      v_x841 = t314t1;
+      rt_free(t312);
+      v_x842 = t314t2;
+      rt_free(t313);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1472,45 +1409,45 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x843, RtValue
   RtValue *v_x858 = NULL;
   /* MAP */
   {
-    const int64_t t364 = v_x843_n;
-    v_x858 = rt_value_new(rt_vec_type(RT_INT), t364);
+    const int64_t t333 = v_x843_n;
+    v_x858 = rt_value_new(rt_vec_type(RT_INT), t333);
     int32_t *v_x858_d = v_x858->data.i;
     const int64_t v_x858_n = v_x858->len;
-    RT_PARALLEL_FOR_IF(t364 >= RT_PARALLEL_MIN)
-    for (int64_t t365 = 0; t365 < t364; t365++) {
-      const int32_t t366 = (int32_t)t365;
-      int t370 = 0; /* nonzero: a check below failed */
-      int32_t t368 = rt_mul_i(t366, 2);
-      int t371 = (uint64_t)(int64_t)t368 < (uint64_t)v_x848_n;
-      int32_t t369 = t371 ? v_x848_d[t368] : 0;
-      t370 |= !t371;
-      int32_t t373 = rt_add_i(t369, 1);
-      int32_t t375 = rt_add_i(t368, 1);
-      int t377 = (uint64_t)(int64_t)t375 < (uint64_t)v_x848_n;
-      int32_t t376 = t377 ? v_x848_d[t375] : 0;
-      t370 |= !t377;
-      int32_t t379 = rt_add_i(t373, t376);
-      if (__builtin_expect(t370 != 0, 0)) { /* again, recording the error */
-        int32_t t381 = rt_mul_i(t366, 2);
-        int32_t t382;
-        if ((uint64_t)(int64_t)t381 < (uint64_t)v_x848_n) {
-          t382 = v_x848_d[t381];
+    RT_PARALLEL_FOR_IF(t333 >= RT_PARALLEL_MIN)
+    for (int64_t t334 = 0; t334 < t333; t334++) {
+      const int32_t t335 = (int32_t)t334;
+      int t339 = 0; /* nonzero: a check below failed */
+      int32_t t337 = rt_mul_i(t335, 2);
+      int t340 = (uint64_t)(int64_t)t337 < (uint64_t)v_x848_n;
+      int32_t t338 = t340 ? v_x848_d[t337] : 0;
+      t339 |= !t340;
+      int32_t t342 = rt_add_i(t338, 1);
+      int32_t t344 = rt_add_i(t337, 1);
+      int t346 = (uint64_t)(int64_t)t344 < (uint64_t)v_x848_n;
+      int32_t t345 = t346 ? v_x848_d[t344] : 0;
+      t339 |= !t346;
+      int32_t t348 = rt_add_i(t342, t345);
+      if (__builtin_expect(t339 != 0, 0)) { /* again, recording the error */
+        int32_t t350 = rt_mul_i(t335, 2);
+        int32_t t351;
+        if ((uint64_t)(int64_t)t350 < (uint64_t)v_x848_n) {
+          t351 = v_x848_d[t350];
         } else {
-          NESSIE_RECORD(err, t365, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x848_n, 0.0, 0);
-          t382 = 0;
+          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_x848_n, 0.0, 0);
+          t351 = 0;
         }
-        int32_t t384 = rt_add_i(t382, 1);
-        int32_t t386 = rt_add_i(t381, 1);
-        int32_t t387;
-        if ((uint64_t)(int64_t)t386 < (uint64_t)v_x848_n) {
-          t387 = v_x848_d[t386];
+        int32_t t353 = rt_add_i(t351, 1);
+        int32_t t355 = rt_add_i(t350, 1);
+        int32_t t356;
+        if ((uint64_t)(int64_t)t355 < (uint64_t)v_x848_n) {
+          t356 = v_x848_d[t355];
         } else {
-          NESSIE_RECORD(err, t365, RT_CHECK_INDEX, 1, 0, RT_GATHER, t386, v_x848_n, 0.0, 1);
-          t387 = 0;
+          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 1, 0, RT_GATHER, t355, v_x848_n, 0.0, 1);
+          t356 = 0;
         }
-        int32_t t389 = rt_add_i(t384, t387);
+        int32_t t358 = rt_add_i(t353, t356);
       }
-      v_x858_d[t365] = t379;
+      v_x858_d[t334] = t348;
     }
   }
   if (err->index != INT64_MAX)
@@ -1536,33 +1473,33 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167, int3
   RtValue *v_x1166 = NULL;
   /* MAP */
   {
-    const int64_t t390 = v_x1142;
-    if (t390 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t390, 0.0, 0);
+    const int64_t t359 = v_x1142;
+    if (t359 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t359, 0.0, 0);
       goto fail;
     }
-    v_x1145 = rt_value_new(rt_vec_type(RT_BOOL), t390);
+    v_x1145 = rt_value_new(rt_vec_type(RT_BOOL), t359);
     uint8_t *v_x1145_d = v_x1145->data.b;
     const int64_t v_x1145_n = v_x1145->len;
-    RT_PARALLEL_FOR_IF(t390 >= RT_PARALLEL_MIN)
-    for (int64_t t391 = 0; t391 < t390; t391++) {
-      const int32_t t392 = (int32_t)t391;
-      int t394 = 0; /* nonzero: a check below failed */
-      int t395 = (uint64_t)(int64_t)t392 < (uint64_t)v_sd_1167_n;
-      int32_t t393 = t395 ? (int32_t)(v_sd_1167_off[t392 + 1] - v_sd_1167_off[t392]) : 0;
-      t394 |= !t395;
-      uint8_t t397 = rt_le_i(t393, 1);
-      if (__builtin_expect(t394 != 0, 0)) { /* again, recording the error */
-        int32_t t398;
-        if ((uint64_t)(int64_t)t392 < (uint64_t)v_sd_1167_n) {
-          t398 = (int32_t)(v_sd_1167_off[t392 + 1] - v_sd_1167_off[t392]);
+    RT_PARALLEL_FOR_IF(t359 >= RT_PARALLEL_MIN)
+    for (int64_t t360 = 0; t360 < t359; t360++) {
+      const int32_t t361 = (int32_t)t360;
+      int t363 = 0; /* nonzero: a check below failed */
+      int t364 = (uint64_t)(int64_t)t361 < (uint64_t)v_sd_1167_n;
+      int32_t t362 = t364 ? (int32_t)(v_sd_1167_off[t361 + 1] - v_sd_1167_off[t361]) : 0;
+      t363 |= !t364;
+      uint8_t t366 = rt_le_i(t362, 1);
+      if (__builtin_expect(t363 != 0, 0)) { /* again, recording the error */
+        int32_t t367;
+        if ((uint64_t)(int64_t)t361 < (uint64_t)v_sd_1167_n) {
+          t367 = (int32_t)(v_sd_1167_off[t361 + 1] - v_sd_1167_off[t361]);
         } else {
-          NESSIE_RECORD(err, t391, RT_CHECK_INDEX, 0, 0, RT_GATHER, t392, v_sd_1167_n, 0.0, 1);
-          t398 = 0;
+          NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t361, v_sd_1167_n, 0.0, 1);
+          t367 = 0;
         }
-        uint8_t t400 = rt_le_i(t398, 1);
+        uint8_t t369 = rt_le_i(t367, 1);
       }
-      v_x1145_d[t391] = t397;
+      v_x1145_d[t360] = t366;
     }
   }
   if (err->index != INT64_MAX)
@@ -1572,100 +1509,100 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167, int3
     const int64_t v_x1145_n = v_x1145->len;
     /* PARTITION */
     {
-      const int64_t t401 = v_x1142;
-      if (t401 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t401, 0.0, 2);
+      const int64_t t370 = v_x1142;
+      if (t370 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t370, 0.0, 2);
         goto fail;
       }
-      const int64_t t402 = t401 > 0 ? (t401 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t403 = (uint8_t *)rt_alloc_atomic((size_t)t401 + 1);
-      int64_t *t404 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t402 + 1));
-      RT_PARALLEL_FOR_IF(t402 > 1)
-      for (int64_t t405 = 0; t405 < t402; t405++) {
+      const int64_t t371 = t370 > 0 ? (t370 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t372 = (uint8_t *)rt_alloc_atomic((size_t)t370 + 1);
+      int64_t *t373 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t371 + 1));
+      RT_PARALLEL_FOR_IF(t371 > 1)
+      for (int64_t t374 = 0; t374 < t371; t374++) {
         int64_t kept = 0;
-        const int64_t t405_end = (t405 + 1) * RT_CHUNK < t401 ? (t405 + 1) * RT_CHUNK : t401;
-        for (int64_t t406 = t405 * RT_CHUNK; t406 < t405_end; t406++) {
-          const int32_t t407 = (int32_t)t406;
-          int32_t t405x0;
-          uint8_t t405x1;
-          int t409 = 0; /* nonzero: a check below failed */
-          int t410 = (uint64_t)(int64_t)t407 < (uint64_t)v_sd_1167_n;
-          int32_t t408 = t410 ? (int32_t)(v_sd_1167_off[t407 + 1] - v_sd_1167_off[t407]) : 0;
-          t409 |= !t410;
-          uint8_t t412 = rt_le_i(t408, 1);
-          if (__builtin_expect(t409 != 0, 0)) { /* again, recording the error */
-            int32_t t413;
-            if ((uint64_t)(int64_t)t407 < (uint64_t)v_sd_1167_n) {
-              t413 = (int32_t)(v_sd_1167_off[t407 + 1] - v_sd_1167_off[t407]);
+        const int64_t t374_end = (t374 + 1) * RT_CHUNK < t370 ? (t374 + 1) * RT_CHUNK : t370;
+        for (int64_t t375 = t374 * RT_CHUNK; t375 < t374_end; t375++) {
+          const int32_t t376 = (int32_t)t375;
+          int32_t t374x0;
+          uint8_t t374x1;
+          int t378 = 0; /* nonzero: a check below failed */
+          int t379 = (uint64_t)(int64_t)t376 < (uint64_t)v_sd_1167_n;
+          int32_t t377 = t379 ? (int32_t)(v_sd_1167_off[t376 + 1] - v_sd_1167_off[t376]) : 0;
+          t378 |= !t379;
+          uint8_t t381 = rt_le_i(t377, 1);
+          if (__builtin_expect(t378 != 0, 0)) { /* again, recording the error */
+            int32_t t382;
+            if ((uint64_t)(int64_t)t376 < (uint64_t)v_sd_1167_n) {
+              t382 = (int32_t)(v_sd_1167_off[t376 + 1] - v_sd_1167_off[t376]);
             } else {
-              NESSIE_RECORD(err, t406, RT_CHECK_INDEX, 0, 0, RT_GATHER, t407, v_sd_1167_n, 0.0, 3);
-              t413 = 0;
+              NESSIE_RECORD(err, t375, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_sd_1167_n, 0.0, 3);
+              t382 = 0;
             }
-            uint8_t t415 = rt_le_i(t413, 1);
+            uint8_t t384 = rt_le_i(t382, 1);
           }
-          t405x0 = t407;
-          t405x1 = t412;
-          uint8_t t416;
-          t416 = t405x1;
-          t403[t406] = t416 != 0;
-          kept += t416 != 0;
+          t374x0 = t376;
+          t374x1 = t381;
+          uint8_t t385;
+          t385 = t374x1;
+          t372[t375] = t385 != 0;
+          kept += t385 != 0;
         }
-        t404[t405] = kept;
+        t373[t374] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t403);
-        rt_free(t404);
+        rt_free(t372);
+        rt_free(t373);
         goto fail;
       }
-      int64_t t417 = 0;
-      for (int64_t t405 = 0; t405 < t402; t405++) {
-        const int64_t k = t404[t405];
-        t404[t405] = t417;
-        t417 += k;
+      int64_t t386 = 0;
+      for (int64_t t374 = 0; t374 < t371; t374++) {
+        const int64_t k = t373[t374];
+        t373[t374] = t386;
+        t386 += k;
       }
-      v_x1150 = rt_value_new(rt_vec_type(RT_INT), t417);
+      v_x1150 = rt_value_new(rt_vec_type(RT_INT), t386);
       int32_t *v_x1150_d = v_x1150->data.i;
       const int64_t v_x1150_n = v_x1150->len;
-      v_x1152 = rt_value_new(rt_vec_type(RT_INT), (t401 - t417));
+      v_x1152 = rt_value_new(rt_vec_type(RT_INT), (t370 - t386));
       int32_t *v_x1152_d = v_x1152->data.i;
       const int64_t v_x1152_n = v_x1152->len;
-      RT_PARALLEL_FOR_IF(t402 > 1)
-      for (int64_t t405 = 0; t405 < t402; t405++) {
-        int64_t at = t404[t405];
-        int64_t at_not = t405 * RT_CHUNK - t404[t405];
-        const int64_t t405_end = (t405 + 1) * RT_CHUNK < t401 ? (t405 + 1) * RT_CHUNK : t401;
-        for (int64_t t406 = t405 * RT_CHUNK; t406 < t405_end; t406++) {
-          const int32_t t407 = (int32_t)t406;
-          int32_t t405y0;
-          uint8_t t405y1;
-          int t419 = 0; /* nonzero: a check below failed */
-          int t420 = (uint64_t)(int64_t)t407 < (uint64_t)v_sd_1167_n;
-          int32_t t418 = t420 ? (int32_t)(v_sd_1167_off[t407 + 1] - v_sd_1167_off[t407]) : 0;
-          t419 |= !t420;
-          uint8_t t422 = rt_le_i(t418, 1);
-          if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
-            int32_t t423;
-            if ((uint64_t)(int64_t)t407 < (uint64_t)v_sd_1167_n) {
-              t423 = (int32_t)(v_sd_1167_off[t407 + 1] - v_sd_1167_off[t407]);
+      RT_PARALLEL_FOR_IF(t371 > 1)
+      for (int64_t t374 = 0; t374 < t371; t374++) {
+        int64_t at = t373[t374];
+        int64_t at_not = t374 * RT_CHUNK - t373[t374];
+        const int64_t t374_end = (t374 + 1) * RT_CHUNK < t370 ? (t374 + 1) * RT_CHUNK : t370;
+        for (int64_t t375 = t374 * RT_CHUNK; t375 < t374_end; t375++) {
+          const int32_t t376 = (int32_t)t375;
+          int32_t t374y0;
+          uint8_t t374y1;
+          int t388 = 0; /* nonzero: a check below failed */
+          int t389 = (uint64_t)(int64_t)t376 < (uint64_t)v_sd_1167_n;
+          int32_t t387 = t389 ? (int32_t)(v_sd_1167_off[t376 + 1] - v_sd_1167_off[t376]) : 0;
+          t388 |= !t389;
+          uint8_t t391 = rt_le_i(t387, 1);
+          if (__builtin_expect(t388 != 0, 0)) { /* again, recording the error */
+            int32_t t392;
+            if ((uint64_t)(int64_t)t376 < (uint64_t)v_sd_1167_n) {
+              t392 = (int32_t)(v_sd_1167_off[t376 + 1] - v_sd_1167_off[t376]);
             } else {
-              NESSIE_RECORD(err, t406, RT_CHECK_INDEX, 0, 0, RT_GATHER, t407, v_sd_1167_n, 0.0, 4);
-              t423 = 0;
+              NESSIE_RECORD(err, t375, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_sd_1167_n, 0.0, 4);
+              t392 = 0;
             }
-            uint8_t t425 = rt_le_i(t423, 1);
+            uint8_t t394 = rt_le_i(t392, 1);
           }
-          t405y0 = t407;
-          t405y1 = t422;
-          if (t403[t406]) {
-            v_x1150_d[at] = t405y0;
+          t374y0 = t376;
+          t374y1 = t391;
+          if (t372[t375]) {
+            v_x1150_d[at] = t374y0;
             at++;
           } else {
-            v_x1152_d[at_not] = t405y0;
+            v_x1152_d[at_not] = t374y0;
             at_not++;
           }
         }
       }
-      rt_free(t403);
-      rt_free(t404);
+      rt_free(t372);
+      rt_free(t373);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1676,120 +1613,120 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167, int3
       const int64_t v_x1152_n = v_x1152->len;
       /* SCAN */
       {
-        const int64_t t426 = v_x1142;
-        if (t426 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t426, 0.0, 5);
+        const int64_t t395 = v_x1142;
+        if (t395 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t395, 0.0, 5);
           goto fail;
         }
-        const int64_t t427 = t426 > 0 ? (t426 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t428 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t427);
-        int32_t *t429 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t427);
-        RT_PARALLEL_FOR_IF(t427 > 1)
-        for (int64_t t430 = 0; t430 < t427; t430++) {
-          int32_t t430a0;
-          int32_t t430a1;
-          t430a0 = 0;
-          t430a1 = 0;
-          const int64_t t430_end = (t430 + 1) * RT_CHUNK < t426 ? (t430 + 1) * RT_CHUNK : t426;
-          for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
-            const int32_t t432 = (int32_t)t431;
-            int32_t t430x0;
-            int32_t t430x1;
-            int t434 = 0; /* nonzero: a check below failed */
-            int t435 = (uint64_t)(int64_t)t432 < (uint64_t)v_sd_1167_n;
-            int32_t t433 = t435 ? (int32_t)(v_sd_1167_off[t432 + 1] - v_sd_1167_off[t432]) : 0;
-            t434 |= !t435;
-            uint8_t t437 = rt_le_i(t433, 1);
-            int32_t t439 = rt_btoi_b(t437);
-            uint8_t t441 = rt_not_b(t437);
-            int32_t t443 = rt_btoi_b(t441);
-            if (__builtin_expect(t434 != 0, 0)) { /* again, recording the error */
-              int32_t t444;
-              if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1167_n) {
-                t444 = (int32_t)(v_sd_1167_off[t432 + 1] - v_sd_1167_off[t432]);
+        const int64_t t396 = t395 > 0 ? (t395 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t397 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t396);
+        int32_t *t398 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t396);
+        RT_PARALLEL_FOR_IF(t396 > 1)
+        for (int64_t t399 = 0; t399 < t396; t399++) {
+          int32_t t399a0;
+          int32_t t399a1;
+          t399a0 = 0;
+          t399a1 = 0;
+          const int64_t t399_end = (t399 + 1) * RT_CHUNK < t395 ? (t399 + 1) * RT_CHUNK : t395;
+          for (int64_t t400 = t399 * RT_CHUNK; t400 < t399_end; t400++) {
+            const int32_t t401 = (int32_t)t400;
+            int32_t t399x0;
+            int32_t t399x1;
+            int t403 = 0; /* nonzero: a check below failed */
+            int t404 = (uint64_t)(int64_t)t401 < (uint64_t)v_sd_1167_n;
+            int32_t t402 = t404 ? (int32_t)(v_sd_1167_off[t401 + 1] - v_sd_1167_off[t401]) : 0;
+            t403 |= !t404;
+            uint8_t t406 = rt_le_i(t402, 1);
+            int32_t t408 = rt_btoi_b(t406);
+            uint8_t t410 = rt_not_b(t406);
+            int32_t t412 = rt_btoi_b(t410);
+            if (__builtin_expect(t403 != 0, 0)) { /* again, recording the error */
+              int32_t t413;
+              if ((uint64_t)(int64_t)t401 < (uint64_t)v_sd_1167_n) {
+                t413 = (int32_t)(v_sd_1167_off[t401 + 1] - v_sd_1167_off[t401]);
               } else {
-                NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1167_n, 0.0, 6);
-                t444 = 0;
+                NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_sd_1167_n, 0.0, 6);
+                t413 = 0;
               }
-              uint8_t t446 = rt_le_i(t444, 1);
-              int32_t t448 = rt_btoi_b(t446);
-              uint8_t t450 = rt_not_b(t446);
-              int32_t t452 = rt_btoi_b(t450);
+              uint8_t t415 = rt_le_i(t413, 1);
+              int32_t t417 = rt_btoi_b(t415);
+              uint8_t t419 = rt_not_b(t415);
+              int32_t t421 = rt_btoi_b(t419);
             }
-            t430x0 = t439;
-            t430x1 = t443;
-            int32_t t454 = rt_add_i(t430a0, t430x0);
-            int32_t t456 = rt_add_i(t430a1, t430x1);
-            t430a0 = t454;
-            t430a1 = t456;
+            t399x0 = t408;
+            t399x1 = t412;
+            int32_t t423 = rt_add_i(t399a0, t399x0);
+            int32_t t425 = rt_add_i(t399a1, t399x1);
+            t399a0 = t423;
+            t399a1 = t425;
           }
-          t428[t430] = t430a0;
-          t429[t430] = t430a1;
+          t397[t399] = t399a0;
+          t398[t399] = t399a1;
         }
-        int32_t t430t0;
-        int32_t t430t1;
-        t430t0 = 0;
-        t430t1 = 0;
-        for (int64_t t430 = 0; t430 < t427; t430++) {
-          const int32_t t457 = t428[t430];
-          t428[t430] = t430t0;
-          const int32_t t458 = t429[t430];
-          t429[t430] = t430t1;
-          int32_t t460 = rt_add_i(t430t0, t457);
-          int32_t t462 = rt_add_i(t430t1, t458);
-          t430t0 = t460;
-          t430t1 = t462;
+        int32_t t399t0;
+        int32_t t399t1;
+        t399t0 = 0;
+        t399t1 = 0;
+        for (int64_t t399 = 0; t399 < t396; t399++) {
+          const int32_t t426 = t397[t399];
+          t397[t399] = t399t0;
+          const int32_t t427 = t398[t399];
+          t398[t399] = t399t1;
+          int32_t t429 = rt_add_i(t399t0, t426);
+          int32_t t431 = rt_add_i(t399t1, t427);
+          t399t0 = t429;
+          t399t1 = t431;
         }
-        v_x1165 = rt_value_new(rt_vec_type(RT_INT), t426);
+        v_x1165 = rt_value_new(rt_vec_type(RT_INT), t395);
         int32_t *v_x1165_d = v_x1165->data.i;
         const int64_t v_x1165_n = v_x1165->len;
-        v_x1166 = rt_value_new(rt_vec_type(RT_INT), t426);
+        v_x1166 = rt_value_new(rt_vec_type(RT_INT), t395);
         int32_t *v_x1166_d = v_x1166->data.i;
         const int64_t v_x1166_n = v_x1166->len;
-        RT_PARALLEL_FOR_IF(t427 > 1)
-        for (int64_t t430 = 0; t430 < t427; t430++) {
-          int32_t t430p0;
-          int32_t t430p1;
-          t430p0 = t428[t430];
-          t430p1 = t429[t430];
-          const int64_t t430_end = (t430 + 1) * RT_CHUNK < t426 ? (t430 + 1) * RT_CHUNK : t426;
-          for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
-            const int32_t t432 = (int32_t)t431;
-            v_x1165_d[t431] = t430p0;
-            v_x1166_d[t431] = t430p1;
-            int32_t t430y0;
-            int32_t t430y1;
-            int t464 = 0; /* nonzero: a check below failed */
-            int t465 = (uint64_t)(int64_t)t432 < (uint64_t)v_sd_1167_n;
-            int32_t t463 = t465 ? (int32_t)(v_sd_1167_off[t432 + 1] - v_sd_1167_off[t432]) : 0;
-            t464 |= !t465;
-            uint8_t t467 = rt_le_i(t463, 1);
-            int32_t t469 = rt_btoi_b(t467);
-            uint8_t t471 = rt_not_b(t467);
-            int32_t t473 = rt_btoi_b(t471);
-            if (__builtin_expect(t464 != 0, 0)) { /* again, recording the error */
-              int32_t t474;
-              if ((uint64_t)(int64_t)t432 < (uint64_t)v_sd_1167_n) {
-                t474 = (int32_t)(v_sd_1167_off[t432 + 1] - v_sd_1167_off[t432]);
+        RT_PARALLEL_FOR_IF(t396 > 1)
+        for (int64_t t399 = 0; t399 < t396; t399++) {
+          int32_t t399p0;
+          int32_t t399p1;
+          t399p0 = t397[t399];
+          t399p1 = t398[t399];
+          const int64_t t399_end = (t399 + 1) * RT_CHUNK < t395 ? (t399 + 1) * RT_CHUNK : t395;
+          for (int64_t t400 = t399 * RT_CHUNK; t400 < t399_end; t400++) {
+            const int32_t t401 = (int32_t)t400;
+            v_x1165_d[t400] = t399p0;
+            v_x1166_d[t400] = t399p1;
+            int32_t t399y0;
+            int32_t t399y1;
+            int t433 = 0; /* nonzero: a check below failed */
+            int t434 = (uint64_t)(int64_t)t401 < (uint64_t)v_sd_1167_n;
+            int32_t t432 = t434 ? (int32_t)(v_sd_1167_off[t401 + 1] - v_sd_1167_off[t401]) : 0;
+            t433 |= !t434;
+            uint8_t t436 = rt_le_i(t432, 1);
+            int32_t t438 = rt_btoi_b(t436);
+            uint8_t t440 = rt_not_b(t436);
+            int32_t t442 = rt_btoi_b(t440);
+            if (__builtin_expect(t433 != 0, 0)) { /* again, recording the error */
+              int32_t t443;
+              if ((uint64_t)(int64_t)t401 < (uint64_t)v_sd_1167_n) {
+                t443 = (int32_t)(v_sd_1167_off[t401 + 1] - v_sd_1167_off[t401]);
               } else {
-                NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t432, v_sd_1167_n, 0.0, 7);
-                t474 = 0;
+                NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_sd_1167_n, 0.0, 7);
+                t443 = 0;
               }
-              uint8_t t476 = rt_le_i(t474, 1);
-              int32_t t478 = rt_btoi_b(t476);
-              uint8_t t480 = rt_not_b(t476);
-              int32_t t482 = rt_btoi_b(t480);
+              uint8_t t445 = rt_le_i(t443, 1);
+              int32_t t447 = rt_btoi_b(t445);
+              uint8_t t449 = rt_not_b(t445);
+              int32_t t451 = rt_btoi_b(t449);
             }
-            t430y0 = t469;
-            t430y1 = t473;
-            int32_t t484 = rt_add_i(t430p0, t430y0);
-            int32_t t486 = rt_add_i(t430p1, t430y1);
-            t430p0 = t484;
-            t430p1 = t486;
+            t399y0 = t438;
+            t399y1 = t442;
+            int32_t t453 = rt_add_i(t399p0, t399y0);
+            int32_t t455 = rt_add_i(t399p1, t399y1);
+            t399p0 = t453;
+            t399p1 = t455;
           }
         }
-        rt_free(t428);
-        rt_free(t429);
+        rt_free(t397);
+        rt_free(t398);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -1828,49 +1765,49 @@ static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1168, RtValu
   RtValue *v_x1176 = NULL;
   /* MAP */
   {
-    const int64_t t487 = v_x1168_n;
-    v_x1174 = rt_value_new(rt_vec_type(RT_INT), t487);
+    const int64_t t456 = v_x1168_n;
+    v_x1174 = rt_value_new(rt_vec_type(RT_INT), t456);
     int32_t *v_x1174_d = v_x1174->data.i;
     const int64_t v_x1174_n = v_x1174->len;
-    v_x1175 = rt_value_new(rt_vec_type(RT_INT), t487);
+    v_x1175 = rt_value_new(rt_vec_type(RT_INT), t456);
     int32_t *v_x1175_d = v_x1175->data.i;
     const int64_t v_x1175_n = v_x1175->len;
-    v_x1176 = rt_value_new(rt_vec_type(RT_INT), t487);
+    v_x1176 = rt_value_new(rt_vec_type(RT_INT), t456);
     int32_t *v_x1176_d = v_x1176->data.i;
     const int64_t v_x1176_n = v_x1176->len;
-    RT_PARALLEL_FOR_IF(t487 >= RT_PARALLEL_MIN)
-    for (int64_t t488 = 0; t488 < t487; t488++) {
-      const int32_t t489 = (int32_t)t488;
-      int t492 = 0; /* nonzero: a check below failed */
-      int32_t t490 = v_x1168_d[t489];
-      int t493 = (uint64_t)(int64_t)t490 < (uint64_t)v_sd_1170_n;
-      int32_t t491 = t493 ? (int32_t)v_sd_1170_off[t490] : 0;
-      t492 |= !t493;
-      int t495 = (uint64_t)(int64_t)t490 < (uint64_t)v_sd_1177_n;
-      int32_t t494 = t495 ? (int32_t)(v_sd_1177_off[t490 + 1] - v_sd_1177_off[t490]) : 0;
-      t492 |= !t495;
-      int32_t t497 = rt_add_i(t491, t494);
-      if (__builtin_expect(t492 != 0, 0)) { /* again, recording the error */
-        int32_t t498 = v_x1168_d[t489];
-        int32_t t499;
-        if ((uint64_t)(int64_t)t498 < (uint64_t)v_sd_1170_n) {
-          t499 = (int32_t)v_sd_1170_off[t498];
+    RT_PARALLEL_FOR_IF(t456 >= RT_PARALLEL_MIN)
+    for (int64_t t457 = 0; t457 < t456; t457++) {
+      const int32_t t458 = (int32_t)t457;
+      int t461 = 0; /* nonzero: a check below failed */
+      int32_t t459 = v_x1168_d[t458];
+      int t462 = (uint64_t)(int64_t)t459 < (uint64_t)v_sd_1170_n;
+      int32_t t460 = t462 ? (int32_t)v_sd_1170_off[t459] : 0;
+      t461 |= !t462;
+      int t464 = (uint64_t)(int64_t)t459 < (uint64_t)v_sd_1177_n;
+      int32_t t463 = t464 ? (int32_t)(v_sd_1177_off[t459 + 1] - v_sd_1177_off[t459]) : 0;
+      t461 |= !t464;
+      int32_t t466 = rt_add_i(t460, t463);
+      if (__builtin_expect(t461 != 0, 0)) { /* again, recording the error */
+        int32_t t467 = v_x1168_d[t458];
+        int32_t t468;
+        if ((uint64_t)(int64_t)t467 < (uint64_t)v_sd_1170_n) {
+          t468 = (int32_t)v_sd_1170_off[t467];
         } else {
-          NESSIE_RECORD(err, t488, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_sd_1170_n, 0.0, 0);
-          t499 = 0;
+          NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_sd_1170_n, 0.0, 0);
+          t468 = 0;
         }
-        int32_t t500;
-        if ((uint64_t)(int64_t)t498 < (uint64_t)v_sd_1177_n) {
-          t500 = (int32_t)(v_sd_1177_off[t498 + 1] - v_sd_1177_off[t498]);
+        int32_t t469;
+        if ((uint64_t)(int64_t)t467 < (uint64_t)v_sd_1177_n) {
+          t469 = (int32_t)(v_sd_1177_off[t467 + 1] - v_sd_1177_off[t467]);
         } else {
-          NESSIE_RECORD(err, t488, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, v_sd_1177_n, 0.0, 1);
-          t500 = 0;
+          NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_sd_1177_n, 0.0, 1);
+          t469 = 0;
         }
-        int32_t t502 = rt_add_i(t499, t500);
+        int32_t t471 = rt_add_i(t468, t469);
       }
-      v_x1174_d[t488] = t491;
-      v_x1175_d[t488] = t497;
-      v_x1176_d[t488] = 1;
+      v_x1174_d[t457] = t460;
+      v_x1175_d[t457] = t466;
+      v_x1176_d[t457] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1904,73 +1841,73 @@ static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1035, int32_
   RtValue *v_x1049 = NULL;
   /* MAP */
   {
-    const int64_t t503 = v_x1035_n;
-    v_x1049 = rt_value_new(rt_vec_type(RT_INT), t503);
+    const int64_t t472 = v_x1035_n;
+    v_x1049 = rt_value_new(rt_vec_type(RT_INT), t472);
     int32_t *v_x1049_d = v_x1049->data.i;
     const int64_t v_x1049_n = v_x1049->len;
-    RT_PARALLEL_FOR_IF(t503 >= RT_PARALLEL_MIN)
-    for (int64_t t504 = 0; t504 < t503; t504++) {
-      const int32_t t505 = (int32_t)t504;
-      int t514 = 0; /* nonzero: a check below failed */
-      int32_t t506 = v_x1035_d[t505];
-      int32_t t508 = rt_add_i(t506, v_x1036);
-      uint8_t t509 = v_x1039_d[t505];
-      int32_t t510 = v_x1040_d[t505];
-      int32_t t512 = (t509 ? t510 : t508);
-      int t515 = (uint64_t)(int64_t)t512 < (uint64_t)v_x1045;
-      int32_t t513 = t515 ? t512 : 0;
-      t514 |= !t515;
-      uint8_t t517 = rt_lt_i(t513, (int32_t)v_x1043_n);
-      int32_t t518;
-      if (t517) {
-        int t520 = (uint64_t)(int64_t)t513 < (uint64_t)v_x1043_n;
-        int32_t t519 = t520 ? v_x1043_d[t513] : 0;
-        t514 |= !t520;
-        t518 = t519;
+    RT_PARALLEL_FOR_IF(t472 >= RT_PARALLEL_MIN)
+    for (int64_t t473 = 0; t473 < t472; t473++) {
+      const int32_t t474 = (int32_t)t473;
+      int t483 = 0; /* nonzero: a check below failed */
+      int32_t t475 = v_x1035_d[t474];
+      int32_t t477 = rt_add_i(t475, v_x1036);
+      uint8_t t478 = v_x1039_d[t474];
+      int32_t t479 = v_x1040_d[t474];
+      int32_t t481 = (t478 ? t479 : t477);
+      int t484 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1045;
+      int32_t t482 = t484 ? t481 : 0;
+      t483 |= !t484;
+      uint8_t t486 = rt_lt_i(t482, (int32_t)v_x1043_n);
+      int32_t t487;
+      if (t486) {
+        int t489 = (uint64_t)(int64_t)t482 < (uint64_t)v_x1043_n;
+        int32_t t488 = t489 ? v_x1043_d[t482] : 0;
+        t483 |= !t489;
+        t487 = t488;
       } else {
-        int32_t t522 = rt_sub_i(t513, (int32_t)v_x1043_n);
-        int t524 = (uint64_t)(int64_t)t522 < (uint64_t)v_x1044_n;
-        int32_t t523 = t524 ? v_x1044_d[t522] : 0;
-        t514 |= !t524;
-        t518 = t523;
+        int32_t t491 = rt_sub_i(t482, (int32_t)v_x1043_n);
+        int t493 = (uint64_t)(int64_t)t491 < (uint64_t)v_x1044_n;
+        int32_t t492 = t493 ? v_x1044_d[t491] : 0;
+        t483 |= !t493;
+        t487 = t492;
       }
-      if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
-        int32_t t525 = v_x1035_d[t505];
-        int32_t t527 = rt_add_i(t525, v_x1036);
-        uint8_t t528 = v_x1039_d[t505];
-        int32_t t529 = v_x1040_d[t505];
-        int32_t t531 = (t528 ? t529 : t527);
-        int32_t t532;
-        if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1045) {
-          t532 = t531;
+      if (__builtin_expect(t483 != 0, 0)) { /* again, recording the error */
+        int32_t t494 = v_x1035_d[t474];
+        int32_t t496 = rt_add_i(t494, v_x1036);
+        uint8_t t497 = v_x1039_d[t474];
+        int32_t t498 = v_x1040_d[t474];
+        int32_t t500 = (t497 ? t498 : t496);
+        int32_t t501;
+        if ((uint64_t)(int64_t)t500 < (uint64_t)v_x1045) {
+          t501 = t500;
         } else {
-          NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1045, 0.0, 0);
-          t532 = 0;
+          NESSIE_RECORD(err, t473, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_x1045, 0.0, 0);
+          t501 = 0;
         }
-        uint8_t t534 = rt_lt_i(t532, (int32_t)v_x1043_n);
-        int32_t t535;
-        if (t534) {
-          int32_t t536;
-          if ((uint64_t)(int64_t)t532 < (uint64_t)v_x1043_n) {
-            t536 = v_x1043_d[t532];
+        uint8_t t503 = rt_lt_i(t501, (int32_t)v_x1043_n);
+        int32_t t504;
+        if (t503) {
+          int32_t t505;
+          if ((uint64_t)(int64_t)t501 < (uint64_t)v_x1043_n) {
+            t505 = v_x1043_d[t501];
           } else {
-            NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t532, v_x1043_n, 0.0, 1);
-            t536 = 0;
+            NESSIE_RECORD(err, t473, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, v_x1043_n, 0.0, 1);
+            t505 = 0;
           }
-          t535 = t536;
+          t504 = t505;
         } else {
-          int32_t t538 = rt_sub_i(t532, (int32_t)v_x1043_n);
-          int32_t t539;
-          if ((uint64_t)(int64_t)t538 < (uint64_t)v_x1044_n) {
-            t539 = v_x1044_d[t538];
+          int32_t t507 = rt_sub_i(t501, (int32_t)v_x1043_n);
+          int32_t t508;
+          if ((uint64_t)(int64_t)t507 < (uint64_t)v_x1044_n) {
+            t508 = v_x1044_d[t507];
           } else {
-            NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x1044_n, 0.0, 2);
-            t539 = 0;
+            NESSIE_RECORD(err, t473, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_x1044_n, 0.0, 2);
+            t508 = 0;
           }
-          t535 = t539;
+          t504 = t508;
         }
       }
-      v_x1049_d[t504] = t518;
+      v_x1049_d[t473] = t487;
     }
   }
   if (err->index != INT64_MAX)
@@ -1991,34 +1928,34 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValu
   RtValue *v_x1181 = NULL;
   /* ONCE */
   {
-    int t541 = 0; /* nonzero: a check below failed */
-    int t542 = (uint64_t)(int64_t)0 < (uint64_t)v_x1178_n;
-    int32_t t540 = t542 ? v_x1178_d[0] : 0;
-    t541 |= !t542;
-    if (__builtin_expect(t541 != 0, 0)) { /* again, recording the error */
-      int32_t t543;
+    int t510 = 0; /* nonzero: a check below failed */
+    int t511 = (uint64_t)(int64_t)0 < (uint64_t)v_x1178_n;
+    int32_t t509 = t511 ? v_x1178_d[0] : 0;
+    t510 |= !t511;
+    if (__builtin_expect(t510 != 0, 0)) { /* again, recording the error */
+      int32_t t512;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x1178_n) {
-        t543 = v_x1178_d[0];
+        t512 = v_x1178_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1178_n, 0.0, 0);
-        t543 = 0;
+        t512 = 0;
       }
     }
-    v_x1179 = t540;
+    v_x1179 = t509;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t544 = 1;
-      v_x1181 = rt_value_new(rt_vec_type(RT_INT), t544);
+      const int64_t t513 = 1;
+      v_x1181 = rt_value_new(rt_vec_type(RT_INT), t513);
       int32_t *v_x1181_d = v_x1181->data.i;
       const int64_t v_x1181_n = v_x1181->len;
-      RT_PARALLEL_FOR_IF(t544 >= RT_PARALLEL_MIN)
-      for (int64_t t545 = 0; t545 < t544; t545++) {
-        const int32_t t546 = (int32_t)t545;
-        v_x1181_d[t545] = v_x1179;
+      RT_PARALLEL_FOR_IF(t513 >= RT_PARALLEL_MIN)
+      for (int64_t t514 = 0; t514 < t513; t514++) {
+        const int32_t t515 = (int32_t)t514;
+        v_x1181_d[t514] = v_x1179;
       }
     }
     if (err->index != INT64_MAX)
@@ -2042,99 +1979,99 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1183, RtValu
   RtValue *v_x1189 = NULL;
   /* SPLIT */
   {
-    const int64_t t547 = v_x1183_n;
-    const int64_t t548 = t547 > 0 ? (t547 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t549 = (uint8_t *)rt_alloc_atomic((size_t)t547 + 1);
-    int64_t *t550 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t548 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t548 > 1)
-    for (int64_t t551 = 0; t551 < t548; t551++) {
+    const int64_t t516 = v_x1183_n;
+    const int64_t t517 = t516 > 0 ? (t516 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t518 = (uint8_t *)rt_alloc_atomic((size_t)t516 + 1);
+    int64_t *t519 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t517 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t517 > 1)
+    for (int64_t t520 = 0; t520 < t517; t520++) {
       int64_t kept[2] = {0};
-      const int64_t t551_end = (t551 + 1) * RT_CHUNK < t547 ? (t551 + 1) * RT_CHUNK : t547;
-      for (int64_t t552 = t551 * RT_CHUNK; t552 < t551_end; t552++) {
-        const int32_t t553 = (int32_t)t552;
-        int32_t t551x0;
-        int32_t t551x1;
-        int32_t t554 = v_x1183_d[t553];
-        t551x0 = t554;
-        t551x1 = t554;
-        uint8_t t555;
-        uint8_t t556;
-        int t558 = 0; /* nonzero: a check below failed */
-        int t559 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n;
-        int32_t t557 = t559 ? v_dev_1190_d[0] : 0;
-        t558 |= !t559;
-        uint8_t t561 = rt_lt_i(t551x0, t557);
-        uint8_t t563 = rt_gt_i(t551x1, t557);
-        if (__builtin_expect(t558 != 0, 0)) { /* again, recording the error */
-          int32_t t564;
+      const int64_t t520_end = (t520 + 1) * RT_CHUNK < t516 ? (t520 + 1) * RT_CHUNK : t516;
+      for (int64_t t521 = t520 * RT_CHUNK; t521 < t520_end; t521++) {
+        const int32_t t522 = (int32_t)t521;
+        int32_t t520x0;
+        int32_t t520x1;
+        int32_t t523 = v_x1183_d[t522];
+        t520x0 = t523;
+        t520x1 = t523;
+        uint8_t t524;
+        uint8_t t525;
+        int t527 = 0; /* nonzero: a check below failed */
+        int t528 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n;
+        int32_t t526 = t528 ? v_dev_1190_d[0] : 0;
+        t527 |= !t528;
+        uint8_t t530 = rt_lt_i(t520x0, t526);
+        uint8_t t532 = rt_gt_i(t520x1, t526);
+        if (__builtin_expect(t527 != 0, 0)) { /* again, recording the error */
+          int32_t t533;
           if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n) {
-            t564 = v_dev_1190_d[0];
+            t533 = v_dev_1190_d[0];
           } else {
-            NESSIE_RECORD(err, t552, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1190_n, 0.0, 0);
-            t564 = 0;
+            NESSIE_RECORD(err, t521, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1190_n, 0.0, 0);
+            t533 = 0;
           }
-          uint8_t t566 = rt_lt_i(t551x0, t564);
-          uint8_t t568 = rt_gt_i(t551x1, t564);
+          uint8_t t535 = rt_lt_i(t520x0, t533);
+          uint8_t t537 = rt_gt_i(t520x1, t533);
         }
-        t555 = t561;
-        t556 = t563;
-        kept[0] += t555 != 0;
-        kept[1] += t556 != 0;
-        t549[t552] = (uint8_t)((t555 != 0) << 0 | (t556 != 0) << 1);
+        t524 = t530;
+        t525 = t532;
+        kept[0] += t524 != 0;
+        kept[1] += t525 != 0;
+        t518[t521] = (uint8_t)((t524 != 0) << 0 | (t525 != 0) << 1);
       }
-      t550[0 * t548 + t551] = kept[0];
-      t550[1 * t548 + t551] = kept[1];
+      t519[0 * t517 + t520] = kept[0];
+      t519[1 * t517 + t520] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t549);
-      rt_free(t550);
+      rt_free(t518);
+      rt_free(t519);
       goto fail;
     }
-    int64_t t569 = 0;
-    for (int64_t t551 = 0; t551 < t548; t551++) {
-      const int64_t k = t550[0 * t548 + t551];
-      t550[0 * t548 + t551] = t569;
-      t569 += k;
+    int64_t t538 = 0;
+    for (int64_t t520 = 0; t520 < t517; t520++) {
+      const int64_t k = t519[0 * t517 + t520];
+      t519[0 * t517 + t520] = t538;
+      t538 += k;
     }
-    v_x1188 = rt_value_new(rt_vec_type(RT_INT), t569);
+    v_x1188 = rt_value_new(rt_vec_type(RT_INT), t538);
     int32_t *v_x1188_d = v_x1188->data.i;
     const int64_t v_x1188_n = v_x1188->len;
-    int64_t t570 = 0;
-    for (int64_t t551 = 0; t551 < t548; t551++) {
-      const int64_t k = t550[1 * t548 + t551];
-      t550[1 * t548 + t551] = t570;
-      t570 += k;
+    int64_t t539 = 0;
+    for (int64_t t520 = 0; t520 < t517; t520++) {
+      const int64_t k = t519[1 * t517 + t520];
+      t519[1 * t517 + t520] = t539;
+      t539 += k;
     }
-    v_x1189 = rt_value_new(rt_vec_type(RT_INT), t570);
+    v_x1189 = rt_value_new(rt_vec_type(RT_INT), t539);
     int32_t *v_x1189_d = v_x1189->data.i;
     const int64_t v_x1189_n = v_x1189->len;
-    RT_PARALLEL_FOR_IF(t548 > 1)
-    for (int64_t t551 = 0; t551 < t548; t551++) {
+    RT_PARALLEL_FOR_IF(t517 > 1)
+    for (int64_t t520 = 0; t520 < t517; t520++) {
       int64_t at[2];
-      at[0] = t550[0 * t548 + t551];
-      at[1] = t550[1 * t548 + t551];
-      const int64_t t551_end = (t551 + 1) * RT_CHUNK < t547 ? (t551 + 1) * RT_CHUNK : t547;
-      for (int64_t t552 = t551 * RT_CHUNK; t552 < t551_end; t552++) {
-        const int32_t t553 = (int32_t)t552;
-        if (!t549[t552])
+      at[0] = t519[0 * t517 + t520];
+      at[1] = t519[1 * t517 + t520];
+      const int64_t t520_end = (t520 + 1) * RT_CHUNK < t516 ? (t520 + 1) * RT_CHUNK : t516;
+      for (int64_t t521 = t520 * RT_CHUNK; t521 < t520_end; t521++) {
+        const int32_t t522 = (int32_t)t521;
+        if (!t518[t521])
           continue;
-        int32_t t551y0;
-        int32_t t551y1;
-        int32_t t571 = v_x1183_d[t553];
-        t551y0 = t571;
-        t551y1 = t571;
-        if (t549[t552] >> 0 & 1) {
-          v_x1188_d[at[0]] = t551y0;
+        int32_t t520y0;
+        int32_t t520y1;
+        int32_t t540 = v_x1183_d[t522];
+        t520y0 = t540;
+        t520y1 = t540;
+        if (t518[t521] >> 0 & 1) {
+          v_x1188_d[at[0]] = t520y0;
           at[0]++;
         }
-        if (t549[t552] >> 1 & 1) {
-          v_x1189_d[at[1]] = t551y1;
+        if (t518[t521] >> 1 & 1) {
+          v_x1189_d[at[1]] = t520y1;
           at[1]++;
         }
       }
     }
-    rt_free(t549);
-    rt_free(t550);
+    rt_free(t518);
+    rt_free(t519);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -2160,7 +2097,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1182);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K20, 4, v_x19, v_dev_1182, &v_x42, &v_x60);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K20, 3, v_x19, v_dev_1182, &v_x42, &v_x60);
     rt_release(v_dev_1182);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
@@ -2168,17 +2105,17 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t572 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t572->data.i[0] = v_x62;
-    t572->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t572);
+    RtValue *t541 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t541->data.i[0] = v_x62;
+    t541->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t541);
     RtValue *v_x67 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 4, v_x64, &v_x67);
     rt_release(v_x64);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 5, v_x42, v_x60, v_x70, &v_x76);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 4, v_x42, v_x60, v_x70, &v_x76);
     rt_release(v_x42);
     rt_release(v_x60);
     RtValue *v_x78 = NULL;
@@ -2189,7 +2126,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K7, 6, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K7, 5, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2210,7 +2147,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   RtValue *v_x643 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
     v_x643 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
@@ -2218,24 +2155,24 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x130 = NULL;
     RtValue *v_x598 = NULL;
     RtValue *v_x612 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
     RtValue *v_x201 = NULL;
     RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 7, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 6, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
     RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
     rt_release(v_x206);
     RtValue *v_x149 = NULL;
     RtValue *v_x154 = NULL;
     RtValue *v_x159 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 7, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 6, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
     RtValue *v_x166 = NULL;
     RtValue *v_x167 = NULL;
     RtValue *v_x168 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
     rt_release(v_x149);
     rt_release(v_x154);
     rt_release(v_x159);
@@ -2245,7 +2182,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
     RtValue *v_ids_1104 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 7, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1104);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 6, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1104);
     rt_release(v_x201);
     rt_release(v_x211);
     int32_t v_x132 = 0;
@@ -2256,7 +2193,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x245 = NULL;
     if (v_x238) {
       RtValue *v_x241 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x241);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x241);
       v_x245 = v_x241;
     } else {
       v_x245 = v_x167;
@@ -2271,22 +2208,22 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x587 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x249);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x249);
       v_x587 = v_x249;
     } else {
       RtValue *v_x253 = NULL;
       int32_t v_x270 = 0;
       int32_t v_x271 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 9, v_x133, v_x219, &v_x253, &v_x270, &v_x271);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 8, v_x133, v_x219, &v_x253, &v_x270, &v_x271);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x270, v_x271, 0);
       RtValue *v_x237 = NULL;
       RtValue *v_x283 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 7, v_x232, v_x89, v_x220, &v_x237, &v_x283);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 6, v_x232, v_x89, v_x220, &v_x237, &v_x283);
       RtValue *v_x305 = NULL;
       RtValue *v_x326 = NULL;
       RtValue *v_x352 = NULL;
       RtValue *v_x373 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 4, v_ids_1104, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 3, v_ids_1104, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
       rt_release(v_x237);
       rt_release(v_x283);
       int32_t v_x386 = 0;
@@ -2302,25 +2239,25 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x405, 1);
       RtValue *v_x392 = NULL;
       RtValue *v_x462 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 5, v_x326, v_x373, v_x386, &v_x392, &v_x462);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 4, v_x326, v_x373, v_x386, &v_x392, &v_x462);
       rt_release(v_x326);
       rt_release(v_x373);
       RtValue *v_x467 = NULL;
       RtValue *v_x472 = NULL;
       RtValue *v_x477 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 5, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 4, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
       rt_release(v_x392);
       rt_release(v_x462);
       RtValue *v_x484 = NULL;
       RtValue *v_x485 = NULL;
       RtValue *v_x486 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 5, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 4, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
       rt_release(v_x472);
       rt_release(v_x485);
       int32_t v_x490 = 0;
       v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
       RtValue *v_x503 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 5, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 4, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
       rt_release(v_x305);
       rt_release(v_x352);
       rt_release(v_x467);
@@ -2335,11 +2272,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x448 = NULL;
       int32_t v_x526 = 0;
       int32_t v_x527 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 5, v_x133, v_x253, &v_x448, &v_x526, &v_x527);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 4, v_x133, v_x253, &v_x448, &v_x526, &v_x527);
       rt_release(v_x253);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x526, v_x527, 0);
       RtValue *v_x586 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 6, v_x448, v_x505, &v_x586);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 5, v_x448, v_x505, &v_x586);
       rt_release(v_x505);
       rt_release(v_x448);
       v_x587 = v_x586;
@@ -2356,7 +2293,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x631 = 0;
     v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
     RtValue *v_x642 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 7, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 6, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
     rt_release(v_x105);
     rt_release(v_x598);
     rt_release(v_x612);
@@ -2485,16 +2422,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t573 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t573->data.i[0] = 3;
-  t573->data.i[1] = 1;
-  t573->data.i[2] = 4;
-  t573->data.i[3] = 1;
-  t573->data.i[4] = 5;
-  t573->data.i[5] = 9;
-  t573->data.i[6] = 2;
-  t573->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t573);
+  RtValue *t542 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t542->data.i[0] = 3;
+  t542->data.i[1] = 1;
+  t542->data.i[2] = 4;
+  t542->data.i[3] = 1;
+  t542->data.i[4] = 5;
+  t542->data.i[5] = 9;
+  t542->data.i[6] = 2;
+  t542->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t542);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

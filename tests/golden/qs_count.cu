@@ -86,7 +86,6 @@ static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
@@ -1407,7 +1406,7 @@ static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x738, RtValue *
   }
 }
 
-/* K10: SPLIT, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K10: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x753, RtValue *v_x756, RtValue *v_x766, RtValue **out_v_x762, RtValue **out_v_x770, RtValue **out_v_x776, RtValue **out_v_x783) {
   (void)loc;
   (void)run;
@@ -1508,6 +1507,22 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, Rt
     v_x776 = rt_value_new(rt_vec_type(RT_INT), t228);
     int32_t *v_x776_d = v_x776->data.i;
     const int64_t v_x776_n = v_x776->len;
+    v_x770 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
+    int32_t *v_x770_d = v_x770->data.i;
+    const int64_t v_x770_n = v_x770->len;
+    v_x783 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
+    int32_t *v_x783_d = v_x783->data.i;
+    const int64_t v_x783_n = v_x783->len;
+    RT_PARALLEL_FOR_IF(v_x766_n > RT_CHUNK)
+    for (int64_t t229 = 0; t229 < v_x766_n; t229++) {
+      int32_t in[2] = {0};
+      for (int64_t t230 = v_x766_off[t229]; t230 < v_x766_off[t229 + 1]; t230++) {
+        in[0] += t203[t230] >> 0 & 1;
+        in[1] += t203[t230] >> 1 & 1;
+      }
+      v_x770_d[t229] = in[0];
+      v_x783_d[t229] = in[1];
+    }
     RT_PARALLEL_FOR_IF(t202 > 1)
     for (int64_t t205 = 0; t205 < t202; t205++) {
       int64_t at[2];
@@ -1522,39 +1537,39 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, Rt
         uint8_t t205y1;
         int32_t t205y2;
         uint8_t t205y3;
-        int t230 = 0; /* nonzero: a check below failed */
-        int t231 = (uint64_t)(int64_t)t207 < (uint64_t)v_x752_n;
-        int32_t t229 = t231 ? v_x752_d[t207] : 0;
-        t230 |= !t231;
-        int t233 = (uint64_t)(int64_t)t229 < (uint64_t)v_x753_n;
-        int32_t t232 = t233 ? v_x753_d[t229] : 0;
-        t230 |= !t233;
-        int32_t t234 = v_x756_d[t207];
-        uint8_t t236 = rt_lt_i(t234, t232);
-        uint8_t t238 = rt_gt_i(t234, t232);
-        if (__builtin_expect(t230 != 0, 0)) { /* again, recording the error */
-          int32_t t239;
+        int t232 = 0; /* nonzero: a check below failed */
+        int t233 = (uint64_t)(int64_t)t207 < (uint64_t)v_x752_n;
+        int32_t t231 = t233 ? v_x752_d[t207] : 0;
+        t232 |= !t233;
+        int t235 = (uint64_t)(int64_t)t231 < (uint64_t)v_x753_n;
+        int32_t t234 = t235 ? v_x753_d[t231] : 0;
+        t232 |= !t235;
+        int32_t t236 = v_x756_d[t207];
+        uint8_t t238 = rt_lt_i(t236, t234);
+        uint8_t t240 = rt_gt_i(t236, t234);
+        if (__builtin_expect(t232 != 0, 0)) { /* again, recording the error */
+          int32_t t241;
           if ((uint64_t)(int64_t)t207 < (uint64_t)v_x752_n) {
-            t239 = v_x752_d[t207];
+            t241 = v_x752_d[t207];
           } else {
             NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x752_n, 0.0, 2);
-            t239 = 0;
+            t241 = 0;
           }
-          int32_t t240;
-          if ((uint64_t)(int64_t)t239 < (uint64_t)v_x753_n) {
-            t240 = v_x753_d[t239];
+          int32_t t242;
+          if ((uint64_t)(int64_t)t241 < (uint64_t)v_x753_n) {
+            t242 = v_x753_d[t241];
           } else {
-            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x753_n, 0.0, 3);
-            t240 = 0;
+            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x753_n, 0.0, 3);
+            t242 = 0;
           }
-          int32_t t241 = v_x756_d[t207];
-          uint8_t t243 = rt_lt_i(t241, t240);
-          uint8_t t245 = rt_gt_i(t241, t240);
+          int32_t t243 = v_x756_d[t207];
+          uint8_t t245 = rt_lt_i(t243, t242);
+          uint8_t t247 = rt_gt_i(t243, t242);
         }
-        t205y0 = t234;
-        t205y1 = t236;
-        t205y2 = t234;
-        t205y3 = t238;
+        t205y0 = t236;
+        t205y1 = t238;
+        t205y2 = t236;
+        t205y3 = t240;
         if (t203[t206] >> 0 & 1) {
           v_x762_d[at[0]] = t205y0;
           at[0]++;
@@ -1570,84 +1585,6 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, Rt
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x762_d = v_x762->data.i;
-    const int64_t v_x762_n = v_x762->len;
-    int32_t *v_x776_d = v_x776->data.i;
-    const int64_t v_x776_n = v_x776->len;
-    /* SEG_REDUCE */
-    {
-      v_x770 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
-      int32_t *v_x770_d = v_x770->data.i;
-      const int64_t v_x770_n = v_x770->len;
-      v_x783 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
-      int32_t *v_x783_d = v_x783->data.i;
-      const int64_t v_x783_n = v_x783->len;
-      RT_PARALLEL_FOR_SEGMENTS_IF(v_x766_n >= 64)
-      for (int64_t t246 = 0; t246 < v_x766_n; t246++) {
-        int32_t t246a0;
-        int32_t t246a1;
-        t246a0 = 0;
-        t246a1 = 0;
-        for (int64_t t247 = v_x766_off[t246]; t247 < v_x766_off[t246 + 1]; t247++) {
-          const int32_t t248 = (int32_t)t247;
-          int32_t t246x0;
-          int32_t t246x1;
-          int t250 = 0; /* nonzero: a check below failed */
-          int t251 = (uint64_t)(int64_t)t248 < (uint64_t)v_x752_n;
-          int32_t t249 = t251 ? v_x752_d[t248] : 0;
-          t250 |= !t251;
-          int t253 = (uint64_t)(int64_t)t249 < (uint64_t)v_x753_n;
-          int32_t t252 = t253 ? v_x753_d[t249] : 0;
-          t250 |= !t253;
-          int t255 = (uint64_t)(int64_t)t248 < (uint64_t)v_x756_n;
-          int32_t t254 = t255 ? v_x756_d[t248] : 0;
-          t250 |= !t255;
-          uint8_t t257 = rt_lt_i(t254, t252);
-          int32_t t259 = rt_btoi_b(t257);
-          uint8_t t261 = rt_gt_i(t254, t252);
-          int32_t t263 = rt_btoi_b(t261);
-          if (__builtin_expect(t250 != 0, 0)) { /* again, recording the error */
-            int32_t t264;
-            if ((uint64_t)(int64_t)t248 < (uint64_t)v_x752_n) {
-              t264 = v_x752_d[t248];
-            } else {
-              NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x752_n, 0.0, 4);
-              t264 = 0;
-            }
-            int32_t t265;
-            if ((uint64_t)(int64_t)t264 < (uint64_t)v_x753_n) {
-              t265 = v_x753_d[t264];
-            } else {
-              NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 0, 0, RT_GATHER, t264, v_x753_n, 0.0, 5);
-              t265 = 0;
-            }
-            int32_t t266;
-            if ((uint64_t)(int64_t)t248 < (uint64_t)v_x756_n) {
-              t266 = v_x756_d[t248];
-            } else {
-              NESSIE_RECORD(err, t247, RT_CHECK_INDEX, 3, 0, RT_GATHER, t248, v_x756_n, 0.0, 6);
-              t266 = 0;
-            }
-            uint8_t t268 = rt_lt_i(t266, t265);
-            int32_t t270 = rt_btoi_b(t268);
-            uint8_t t272 = rt_gt_i(t266, t265);
-            int32_t t274 = rt_btoi_b(t272);
-          }
-          t246x0 = t259;
-          t246x1 = t263;
-          int32_t t276 = rt_add_i(t246a0, t246x0);
-          int32_t t278 = rt_add_i(t246a1, t246x1);
-          t246a0 = t276;
-          t246a1 = t278;
-        }
-        v_x770_d[t246] = t246a0;
-        v_x783_d[t246] = t246a1;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
   *out_v_x762 = v_x762;
   *out_v_x770 = v_x770;
   *out_v_x776 = v_x776;
@@ -1664,7 +1601,7 @@ fail:
   rt_release(v_x783);
 }
 
-/* K10: SPLIT, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K10: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K10_A {
   RtKernelError *err;
   int run;
@@ -1690,36 +1627,36 @@ struct K10_0_pull {
   __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t280 = 0; /* nonzero: a check below failed */
-    int t281 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x752_n;
-    int32_t t279 = t281 ? rtg::ld_stream(&A.v_x752_d[ix]) : 0;
-    t280 |= !t281;
-    int t283 = (uint64_t)(int64_t)t279 < (uint64_t)A.v_x753_n;
-    int32_t t282 = t283 ? A.v_x753_d[t279] : 0;
-    t280 |= !t283;
-    int32_t t284 = rtg::ld_stream(&A.v_x756_d[ix]);
-    uint8_t t286 = rt_lt_i(t284, t282);
-    uint8_t t288 = rt_gt_i(t284, t282);
-    if (__builtin_expect(t280 != 0, 0)) { /* again, recording the error */
-      int32_t t289;
+    int t249 = 0; /* nonzero: a check below failed */
+    int t250 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x752_n;
+    int32_t t248 = t250 ? rtg::ld_stream(&A.v_x752_d[ix]) : 0;
+    t249 |= !t250;
+    int t252 = (uint64_t)(int64_t)t248 < (uint64_t)A.v_x753_n;
+    int32_t t251 = t252 ? A.v_x753_d[t248] : 0;
+    t249 |= !t252;
+    int32_t t253 = rtg::ld_stream(&A.v_x756_d[ix]);
+    uint8_t t255 = rt_lt_i(t253, t251);
+    uint8_t t257 = rt_gt_i(t253, t251);
+    if (__builtin_expect(t249 != 0, 0)) { /* again, recording the error */
+      int32_t t258;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x752_n) {
-        t289 = rtg::ld_stream(&A.v_x752_d[ix]);
+        t258 = rtg::ld_stream(&A.v_x752_d[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x752_n, 0.0, 0);
-        t289 = 0;
+        t258 = 0;
       }
-      int32_t t290;
-      if ((uint64_t)(int64_t)t289 < (uint64_t)A.v_x753_n) {
-        t290 = A.v_x753_d[t289];
+      int32_t t259;
+      if ((uint64_t)(int64_t)t258 < (uint64_t)A.v_x753_n) {
+        t259 = A.v_x753_d[t258];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t289, A.v_x753_n, 0.0, 1);
-        t290 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, A.v_x753_n, 0.0, 1);
+        t259 = 0;
       }
-      int32_t t291 = rtg::ld_stream(&A.v_x756_d[ix]);
-      uint8_t t293 = rt_lt_i(t291, t290);
-      uint8_t t295 = rt_gt_i(t291, t290);
+      int32_t t260 = rtg::ld_stream(&A.v_x756_d[ix]);
+      uint8_t t262 = rt_lt_i(t260, t259);
+      uint8_t t264 = rt_gt_i(t260, t259);
     }
-    return K10_0_V{t284, t286, t284, t288};
+    return K10_0_V{t253, t255, t253, t257};
   }
 };
 struct K10_0_store {
@@ -1741,88 +1678,6 @@ struct K10_0_pred {
   K10_A A;
   __device__ unsigned operator()(int64_t i, const K10_0_V &v) const {
     return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
-  }
-};
-struct alignas(8) K10_1_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K10_1_pull {
-  K10_A A;
-  __device__ K10_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t297 = 0; /* nonzero: a check below failed */
-    int t298 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x752_n;
-    int32_t t296 = t298 ? rtg::ld_stream(&A.v_x752_d[ix]) : 0;
-    t297 |= !t298;
-    int t300 = (uint64_t)(int64_t)t296 < (uint64_t)A.v_x753_n;
-    int32_t t299 = t300 ? A.v_x753_d[t296] : 0;
-    t297 |= !t300;
-    int t302 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n;
-    int32_t t301 = t302 ? rtg::ld_stream(&A.v_x756_d[ix]) : 0;
-    t297 |= !t302;
-    uint8_t t304 = rt_lt_i(t301, t299);
-    int32_t t306 = rt_btoi_b(t304);
-    uint8_t t308 = rt_gt_i(t301, t299);
-    int32_t t310 = rt_btoi_b(t308);
-    if (__builtin_expect(t297 != 0, 0)) { /* again, recording the error */
-      int32_t t311;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x752_n) {
-        t311 = rtg::ld_stream(&A.v_x752_d[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x752_n, 0.0, 2);
-        t311 = 0;
-      }
-      int32_t t312;
-      if ((uint64_t)(int64_t)t311 < (uint64_t)A.v_x753_n) {
-        t312 = A.v_x753_d[t311];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t311, A.v_x753_n, 0.0, 3);
-        t312 = 0;
-      }
-      int32_t t313;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x756_n) {
-        t313 = rtg::ld_stream(&A.v_x756_d[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x756_n, 0.0, 4);
-        t313 = 0;
-      }
-      uint8_t t315 = rt_lt_i(t313, t312);
-      int32_t t317 = rt_btoi_b(t315);
-      uint8_t t319 = rt_gt_i(t313, t312);
-      int32_t t321 = rt_btoi_b(t319);
-    }
-    return K10_1_V{t306, t310};
-  }
-};
-struct K10_1_store {
-  K10_A A;
-  __device__ void operator()(int64_t i, const K10_1_V &v) const {
-    A.v_x770_d[i] = v.v0;
-    A.v_x783_d[i] = v.v1;
-  }
-};
-struct K10_1_op {
-  K10_A A;
-  __device__ K10_1_V operator()(const K10_1_V &a, const K10_1_V &b) const {
-    int32_t t323 = rt_add_i(a.v0, b.v0);
-    int32_t t325 = rt_add_i(a.v1, b.v1);
-    return K10_1_V{t323, t325};
-  }
-};
-struct K10_1_add {
-  K10_A A;
-  __device__ void operator()(int64_t i, const K10_1_V &v) const {
-    atomicAdd(&A.v_x770_d[i], v.v0);
-    atomicAdd(&A.v_x783_d[i], v.v1);
-  }
-};
-struct K10_1_zero {
-  K10_A A;
-  void operator()(int64_t n) const {
-    rtg_zero(A.v_x770_d, sizeof *A.v_x770_d * (size_t)n);
-    rtg_zero(A.v_x783_d, sizeof *A.v_x783_d * (size_t)n);
   }
 };
 static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x753, RtValue *v_x756, RtValue *v_x766, RtValue **out_v_x762, RtValue **out_v_x770, RtValue **out_v_x776, RtValue **out_v_x783) {
@@ -1847,40 +1702,39 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtV
   RtValue *v_x770 = NULL;
   RtValue *v_x783 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t326; /* the slots of its classes' counts */
-  int64_t t327; /* its size */
+  rtg::SplitCounts t265; /* the slots of its classes' counts */
+  int64_t t266; /* its size */
   {
-    const int64_t t328 = v_x756->len;
-    v_x762 = rtg_vec_new(RT_INT, t328);
+    const int64_t t267 = v_x756->len;
+    v_x762 = rtg_vec_new(RT_INT, t267);
     A.v_x762_d = v_x762->data.i;
     A.v_x762_n = v_x762->len;
-    v_x776 = rtg_vec_new(RT_INT, t328);
+    v_x776 = rtg_vec_new(RT_INT, t267);
     A.v_x776_d = v_x776->data.i;
     A.v_x776_n = v_x776->len;
-    t327 = t328;
-    t326 = rtg::split_launch<K10_0_V, 2>("K10", loc, K10_0_pull{A}, K10_0_pred{A}, t328, K10_0_store{A});
-  }
-  {
-    int64_t t329[2];
-    t329[0] = rtg::filter_count(t326.at[0]);
-    t329[1] = rtg::filter_count(t326.at[1]);
-    v_x762 = rtg_vec_fit(v_x762, t329[0]);
-    A.v_x762_d = v_x762->data.i;
-    A.v_x762_n = v_x762->len;
-    v_x776 = rtg_vec_fit(v_x776, t329[1]);
-    A.v_x776_d = v_x776->data.i;
-    A.v_x776_n = v_x776->len;
-  }
-  /* SEG_REDUCE */
-  {
-    const int64_t t330 = v_x766->len;
-    v_x770 = rtg_vec_new(RT_INT, t330);
+    t266 = t267;
+    v_x770 = rtg_vec_new(RT_INT, v_x766->len);
     A.v_x770_d = v_x770->data.i;
     A.v_x770_n = v_x770->len;
-    v_x783 = rtg_vec_new(RT_INT, t330);
+    v_x783 = rtg_vec_new(RT_INT, v_x766->len);
     A.v_x783_d = v_x783->data.i;
     A.v_x783_n = v_x783->len;
-    rtg::segmented_sum("K10", loc, K10_1_pull{A}, K10_1_op{A}, K10_1_V{0, 0}, v_x766, K10_1_store{A}, K10_1_add{A}, K10_1_zero{A});
+    RtValue *const t268[2] = {
+      v_x770,
+      v_x783,
+    };
+    t265 = rtg::split_launch<K10_0_V, 2>("K10", loc, K10_0_pull{A}, K10_0_pred{A}, t267, K10_0_store{A}, v_x766, t268);
+  }
+  {
+    int64_t t269[2];
+    t269[0] = rtg::filter_count(t265.at[0]);
+    t269[1] = rtg::filter_count(t265.at[1]);
+    v_x762 = rtg_vec_fit(v_x762, t269[0]);
+    A.v_x762_d = v_x762->data.i;
+    A.v_x762_n = v_x762->len;
+    v_x776 = rtg_vec_fit(v_x776, t269[1]);
+    A.v_x776_d = v_x776->data.i;
+    A.v_x776_n = v_x776->len;
   }
   *out_v_x762 = v_x762;
   *out_v_x770 = v_x770;
@@ -1922,57 +1776,57 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, Rt
   RtValue *v_x792 = NULL;
   /* MAP */
   {
-    const int64_t t331 = v_x786;
-    if (t331 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t331, 0.0, 0);
+    const int64_t t270 = v_x786;
+    if (t270 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t270, 0.0, 0);
       goto fail;
     }
-    v_x788 = rt_value_new(rt_vec_type(RT_INT), t331);
+    v_x788 = rt_value_new(rt_vec_type(RT_INT), t270);
     int32_t *v_x788_d = v_x788->data.i;
     const int64_t v_x788_n = v_x788->len;
-    RT_PARALLEL_FOR_IF(t331 >= RT_PARALLEL_MIN)
-    for (int64_t t332 = 0; t332 < t331; t332++) {
-      const int32_t t333 = (int32_t)t332;
-      int t338 = 0; /* nonzero: a check below failed */
-      uint8_t t335 = rt_lt_i(t333, (int32_t)v_x784_n);
-      int32_t t336;
-      if (t335) {
-        int t339 = (uint64_t)(int64_t)t333 < (uint64_t)v_x784_n;
-        int32_t t337 = t339 ? v_x784_d[t333] : 0;
-        t338 |= !t339;
-        t336 = t337;
+    RT_PARALLEL_FOR_IF(t270 >= RT_PARALLEL_MIN)
+    for (int64_t t271 = 0; t271 < t270; t271++) {
+      const int32_t t272 = (int32_t)t271;
+      int t277 = 0; /* nonzero: a check below failed */
+      uint8_t t274 = rt_lt_i(t272, (int32_t)v_x784_n);
+      int32_t t275;
+      if (t274) {
+        int t278 = (uint64_t)(int64_t)t272 < (uint64_t)v_x784_n;
+        int32_t t276 = t278 ? v_x784_d[t272] : 0;
+        t277 |= !t278;
+        t275 = t276;
       } else {
-        int32_t t341 = rt_sub_i(t333, (int32_t)v_x784_n);
-        int t343 = (uint64_t)(int64_t)t341 < (uint64_t)v_x784_n;
-        int32_t t342 = t343 ? v_x785_d[t341] : 0;
-        t338 |= !t343;
-        t336 = t342;
+        int32_t t280 = rt_sub_i(t272, (int32_t)v_x784_n);
+        int t282 = (uint64_t)(int64_t)t280 < (uint64_t)v_x784_n;
+        int32_t t281 = t282 ? v_x785_d[t280] : 0;
+        t277 |= !t282;
+        t275 = t281;
       }
-      if (__builtin_expect(t338 != 0, 0)) { /* again, recording the error */
-        uint8_t t345 = rt_lt_i(t333, (int32_t)v_x784_n);
-        int32_t t346;
-        if (t345) {
-          int32_t t347;
-          if ((uint64_t)(int64_t)t333 < (uint64_t)v_x784_n) {
-            t347 = v_x784_d[t333];
+      if (__builtin_expect(t277 != 0, 0)) { /* again, recording the error */
+        uint8_t t284 = rt_lt_i(t272, (int32_t)v_x784_n);
+        int32_t t285;
+        if (t284) {
+          int32_t t286;
+          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x784_n) {
+            t286 = v_x784_d[t272];
           } else {
-            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t333, v_x784_n, 0.0, 1);
-            t347 = 0;
+            NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x784_n, 0.0, 1);
+            t286 = 0;
           }
-          t346 = t347;
+          t285 = t286;
         } else {
-          int32_t t349 = rt_sub_i(t333, (int32_t)v_x784_n);
-          int32_t t350;
-          if ((uint64_t)(int64_t)t349 < (uint64_t)v_x784_n) {
-            t350 = v_x785_d[t349];
+          int32_t t288 = rt_sub_i(t272, (int32_t)v_x784_n);
+          int32_t t289;
+          if ((uint64_t)(int64_t)t288 < (uint64_t)v_x784_n) {
+            t289 = v_x785_d[t288];
           } else {
-            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x784_n, 0.0, 2);
-            t350 = 0;
+            NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x784_n, 0.0, 2);
+            t289 = 0;
           }
-          t346 = t350;
+          t285 = t289;
         }
       }
-      v_x788_d[t332] = t336;
+      v_x788_d[t271] = t275;
     }
   }
   if (err->index != INT64_MAX)
@@ -1982,131 +1836,131 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, Rt
     const int64_t v_x788_n = v_x788->len;
     /* SCAN */
     {
-      const int64_t t351 = v_x786;
-      if (t351 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t351, 0.0, 3);
+      const int64_t t290 = v_x786;
+      if (t290 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t290, 0.0, 3);
         goto fail;
       }
-      const int64_t t352 = t351 > 0 ? (t351 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t353 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t352);
-      RT_PARALLEL_FOR_IF(t352 > 1)
-      for (int64_t t354 = 0; t354 < t352; t354++) {
-        int32_t t354a0;
-        t354a0 = 0;
-        const int64_t t354_end = (t354 + 1) * RT_CHUNK < t351 ? (t354 + 1) * RT_CHUNK : t351;
-        for (int64_t t355 = t354 * RT_CHUNK; t355 < t354_end; t355++) {
-          const int32_t t356 = (int32_t)t355;
-          int32_t t354x0;
-          int t361 = 0; /* nonzero: a check below failed */
-          uint8_t t358 = rt_lt_i(t356, (int32_t)v_x784_n);
-          int32_t t359;
-          if (t358) {
-            int t362 = (uint64_t)(int64_t)t356 < (uint64_t)v_x784_n;
-            int32_t t360 = t362 ? v_x784_d[t356] : 0;
-            t361 |= !t362;
-            t359 = t360;
+      const int64_t t291 = t290 > 0 ? (t290 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t292 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t291);
+      RT_PARALLEL_FOR_IF(t291 > 1)
+      for (int64_t t293 = 0; t293 < t291; t293++) {
+        int32_t t293a0;
+        t293a0 = 0;
+        const int64_t t293_end = (t293 + 1) * RT_CHUNK < t290 ? (t293 + 1) * RT_CHUNK : t290;
+        for (int64_t t294 = t293 * RT_CHUNK; t294 < t293_end; t294++) {
+          const int32_t t295 = (int32_t)t294;
+          int32_t t293x0;
+          int t300 = 0; /* nonzero: a check below failed */
+          uint8_t t297 = rt_lt_i(t295, (int32_t)v_x784_n);
+          int32_t t298;
+          if (t297) {
+            int t301 = (uint64_t)(int64_t)t295 < (uint64_t)v_x784_n;
+            int32_t t299 = t301 ? v_x784_d[t295] : 0;
+            t300 |= !t301;
+            t298 = t299;
           } else {
-            int32_t t364 = rt_sub_i(t356, (int32_t)v_x784_n);
-            int t366 = (uint64_t)(int64_t)t364 < (uint64_t)v_x784_n;
-            int32_t t365 = t366 ? v_x785_d[t364] : 0;
-            t361 |= !t366;
-            t359 = t365;
+            int32_t t303 = rt_sub_i(t295, (int32_t)v_x784_n);
+            int t305 = (uint64_t)(int64_t)t303 < (uint64_t)v_x784_n;
+            int32_t t304 = t305 ? v_x785_d[t303] : 0;
+            t300 |= !t305;
+            t298 = t304;
           }
-          if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
-            uint8_t t368 = rt_lt_i(t356, (int32_t)v_x784_n);
-            int32_t t369;
-            if (t368) {
-              int32_t t370;
-              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x784_n) {
-                t370 = v_x784_d[t356];
+          if (__builtin_expect(t300 != 0, 0)) { /* again, recording the error */
+            uint8_t t307 = rt_lt_i(t295, (int32_t)v_x784_n);
+            int32_t t308;
+            if (t307) {
+              int32_t t309;
+              if ((uint64_t)(int64_t)t295 < (uint64_t)v_x784_n) {
+                t309 = v_x784_d[t295];
               } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x784_n, 0.0, 4);
-                t370 = 0;
+                NESSIE_RECORD(err, t294, RT_CHECK_INDEX, 0, 0, RT_GATHER, t295, v_x784_n, 0.0, 4);
+                t309 = 0;
               }
-              t369 = t370;
+              t308 = t309;
             } else {
-              int32_t t372 = rt_sub_i(t356, (int32_t)v_x784_n);
-              int32_t t373;
-              if ((uint64_t)(int64_t)t372 < (uint64_t)v_x784_n) {
-                t373 = v_x785_d[t372];
+              int32_t t311 = rt_sub_i(t295, (int32_t)v_x784_n);
+              int32_t t312;
+              if ((uint64_t)(int64_t)t311 < (uint64_t)v_x784_n) {
+                t312 = v_x785_d[t311];
               } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t372, v_x784_n, 0.0, 5);
-                t373 = 0;
+                NESSIE_RECORD(err, t294, RT_CHECK_INDEX, 0, 0, RT_GATHER, t311, v_x784_n, 0.0, 5);
+                t312 = 0;
               }
-              t369 = t373;
+              t308 = t312;
             }
           }
-          t354x0 = t359;
-          int32_t t375 = rt_add_i(t354a0, t354x0);
-          t354a0 = t375;
+          t293x0 = t298;
+          int32_t t314 = rt_add_i(t293a0, t293x0);
+          t293a0 = t314;
         }
-        t353[t354] = t354a0;
+        t292[t293] = t293a0;
       }
-      int32_t t354t0;
-      t354t0 = 0;
-      for (int64_t t354 = 0; t354 < t352; t354++) {
-        const int32_t t376 = t353[t354];
-        t353[t354] = t354t0;
-        int32_t t378 = rt_add_i(t354t0, t376);
-        t354t0 = t378;
+      int32_t t293t0;
+      t293t0 = 0;
+      for (int64_t t293 = 0; t293 < t291; t293++) {
+        const int32_t t315 = t292[t293];
+        t292[t293] = t293t0;
+        int32_t t317 = rt_add_i(t293t0, t315);
+        t293t0 = t317;
       }
-      v_x792 = rt_value_new(rt_vec_type(RT_INT), t351);
+      v_x792 = rt_value_new(rt_vec_type(RT_INT), t290);
       int32_t *v_x792_d = v_x792->data.i;
       const int64_t v_x792_n = v_x792->len;
-      RT_PARALLEL_FOR_IF(t352 > 1)
-      for (int64_t t354 = 0; t354 < t352; t354++) {
-        int32_t t354p0;
-        t354p0 = t353[t354];
-        const int64_t t354_end = (t354 + 1) * RT_CHUNK < t351 ? (t354 + 1) * RT_CHUNK : t351;
-        for (int64_t t355 = t354 * RT_CHUNK; t355 < t354_end; t355++) {
-          const int32_t t356 = (int32_t)t355;
-          v_x792_d[t355] = t354p0;
-          int32_t t354y0;
-          int t383 = 0; /* nonzero: a check below failed */
-          uint8_t t380 = rt_lt_i(t356, (int32_t)v_x784_n);
-          int32_t t381;
-          if (t380) {
-            int t384 = (uint64_t)(int64_t)t356 < (uint64_t)v_x784_n;
-            int32_t t382 = t384 ? v_x784_d[t356] : 0;
-            t383 |= !t384;
-            t381 = t382;
+      RT_PARALLEL_FOR_IF(t291 > 1)
+      for (int64_t t293 = 0; t293 < t291; t293++) {
+        int32_t t293p0;
+        t293p0 = t292[t293];
+        const int64_t t293_end = (t293 + 1) * RT_CHUNK < t290 ? (t293 + 1) * RT_CHUNK : t290;
+        for (int64_t t294 = t293 * RT_CHUNK; t294 < t293_end; t294++) {
+          const int32_t t295 = (int32_t)t294;
+          v_x792_d[t294] = t293p0;
+          int32_t t293y0;
+          int t322 = 0; /* nonzero: a check below failed */
+          uint8_t t319 = rt_lt_i(t295, (int32_t)v_x784_n);
+          int32_t t320;
+          if (t319) {
+            int t323 = (uint64_t)(int64_t)t295 < (uint64_t)v_x784_n;
+            int32_t t321 = t323 ? v_x784_d[t295] : 0;
+            t322 |= !t323;
+            t320 = t321;
           } else {
-            int32_t t386 = rt_sub_i(t356, (int32_t)v_x784_n);
-            int t388 = (uint64_t)(int64_t)t386 < (uint64_t)v_x784_n;
-            int32_t t387 = t388 ? v_x785_d[t386] : 0;
-            t383 |= !t388;
-            t381 = t387;
+            int32_t t325 = rt_sub_i(t295, (int32_t)v_x784_n);
+            int t327 = (uint64_t)(int64_t)t325 < (uint64_t)v_x784_n;
+            int32_t t326 = t327 ? v_x785_d[t325] : 0;
+            t322 |= !t327;
+            t320 = t326;
           }
-          if (__builtin_expect(t383 != 0, 0)) { /* again, recording the error */
-            uint8_t t390 = rt_lt_i(t356, (int32_t)v_x784_n);
-            int32_t t391;
-            if (t390) {
-              int32_t t392;
-              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x784_n) {
-                t392 = v_x784_d[t356];
+          if (__builtin_expect(t322 != 0, 0)) { /* again, recording the error */
+            uint8_t t329 = rt_lt_i(t295, (int32_t)v_x784_n);
+            int32_t t330;
+            if (t329) {
+              int32_t t331;
+              if ((uint64_t)(int64_t)t295 < (uint64_t)v_x784_n) {
+                t331 = v_x784_d[t295];
               } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x784_n, 0.0, 6);
-                t392 = 0;
+                NESSIE_RECORD(err, t294, RT_CHECK_INDEX, 0, 0, RT_GATHER, t295, v_x784_n, 0.0, 6);
+                t331 = 0;
               }
-              t391 = t392;
+              t330 = t331;
             } else {
-              int32_t t394 = rt_sub_i(t356, (int32_t)v_x784_n);
-              int32_t t395;
-              if ((uint64_t)(int64_t)t394 < (uint64_t)v_x784_n) {
-                t395 = v_x785_d[t394];
+              int32_t t333 = rt_sub_i(t295, (int32_t)v_x784_n);
+              int32_t t334;
+              if ((uint64_t)(int64_t)t333 < (uint64_t)v_x784_n) {
+                t334 = v_x785_d[t333];
               } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, v_x784_n, 0.0, 7);
-                t395 = 0;
+                NESSIE_RECORD(err, t294, RT_CHECK_INDEX, 0, 0, RT_GATHER, t333, v_x784_n, 0.0, 7);
+                t334 = 0;
               }
-              t391 = t395;
+              t330 = t334;
             }
           }
-          t354y0 = t381;
-          int32_t t397 = rt_add_i(t354p0, t354y0);
-          t354p0 = t397;
+          t293y0 = t320;
+          int32_t t336 = rt_add_i(t293p0, t293y0);
+          t293p0 = t336;
         }
       }
-      rt_free(t353);
+      rt_free(t292);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2137,46 +1991,46 @@ struct K11_0_pull {
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t402 = 0; /* nonzero: a check below failed */
-    uint8_t t399 = rt_lt_i(ix, (int32_t)A.v_x784_n);
-    int32_t t400;
-    if (t399) {
-      int t403 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n;
-      int32_t t401 = t403 ? rtg::ld_stream(&A.v_x784_d[ix]) : 0;
-      t402 |= !t403;
-      t400 = t401;
+    int t341 = 0; /* nonzero: a check below failed */
+    uint8_t t338 = rt_lt_i(ix, (int32_t)A.v_x784_n);
+    int32_t t339;
+    if (t338) {
+      int t342 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n;
+      int32_t t340 = t342 ? rtg::ld_stream(&A.v_x784_d[ix]) : 0;
+      t341 |= !t342;
+      t339 = t340;
     } else {
-      int32_t t405 = rt_sub_i(ix, (int32_t)A.v_x784_n);
-      int t407 = (uint64_t)(int64_t)t405 < (uint64_t)A.v_x784_n;
-      int32_t t406 = t407 ? A.v_x785_d[t405] : 0;
-      t402 |= !t407;
-      t400 = t406;
+      int32_t t344 = rt_sub_i(ix, (int32_t)A.v_x784_n);
+      int t346 = (uint64_t)(int64_t)t344 < (uint64_t)A.v_x784_n;
+      int32_t t345 = t346 ? A.v_x785_d[t344] : 0;
+      t341 |= !t346;
+      t339 = t345;
     }
-    if (__builtin_expect(t402 != 0, 0)) { /* again, recording the error */
-      uint8_t t409 = rt_lt_i(ix, (int32_t)A.v_x784_n);
-      int32_t t410;
-      if (t409) {
-        int32_t t411;
+    if (__builtin_expect(t341 != 0, 0)) { /* again, recording the error */
+      uint8_t t348 = rt_lt_i(ix, (int32_t)A.v_x784_n);
+      int32_t t349;
+      if (t348) {
+        int32_t t350;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n) {
-          t411 = rtg::ld_stream(&A.v_x784_d[ix]);
+          t350 = rtg::ld_stream(&A.v_x784_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x784_n, 0.0, 0);
-          t411 = 0;
+          t350 = 0;
         }
-        t410 = t411;
+        t349 = t350;
       } else {
-        int32_t t413 = rt_sub_i(ix, (int32_t)A.v_x784_n);
-        int32_t t414;
-        if ((uint64_t)(int64_t)t413 < (uint64_t)A.v_x784_n) {
-          t414 = A.v_x785_d[t413];
+        int32_t t352 = rt_sub_i(ix, (int32_t)A.v_x784_n);
+        int32_t t353;
+        if ((uint64_t)(int64_t)t352 < (uint64_t)A.v_x784_n) {
+          t353 = A.v_x785_d[t352];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, A.v_x784_n, 0.0, 1);
-          t414 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t352, A.v_x784_n, 0.0, 1);
+          t353 = 0;
         }
-        t410 = t414;
+        t349 = t353;
       }
     }
-    return K11_0_V{t400};
+    return K11_0_V{t339};
   }
 };
 struct K11_0_store {
@@ -2193,46 +2047,46 @@ struct K11_1_pull {
   __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t419 = 0; /* nonzero: a check below failed */
-    uint8_t t416 = rt_lt_i(ix, (int32_t)A.v_x784_n);
-    int32_t t417;
-    if (t416) {
-      int t420 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n;
-      int32_t t418 = t420 ? rtg::ld_stream(&A.v_x784_d[ix]) : 0;
-      t419 |= !t420;
-      t417 = t418;
+    int t358 = 0; /* nonzero: a check below failed */
+    uint8_t t355 = rt_lt_i(ix, (int32_t)A.v_x784_n);
+    int32_t t356;
+    if (t355) {
+      int t359 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n;
+      int32_t t357 = t359 ? rtg::ld_stream(&A.v_x784_d[ix]) : 0;
+      t358 |= !t359;
+      t356 = t357;
     } else {
-      int32_t t422 = rt_sub_i(ix, (int32_t)A.v_x784_n);
-      int t424 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x784_n;
-      int32_t t423 = t424 ? A.v_x785_d[t422] : 0;
-      t419 |= !t424;
-      t417 = t423;
+      int32_t t361 = rt_sub_i(ix, (int32_t)A.v_x784_n);
+      int t363 = (uint64_t)(int64_t)t361 < (uint64_t)A.v_x784_n;
+      int32_t t362 = t363 ? A.v_x785_d[t361] : 0;
+      t358 |= !t363;
+      t356 = t362;
     }
-    if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
-      uint8_t t426 = rt_lt_i(ix, (int32_t)A.v_x784_n);
-      int32_t t427;
-      if (t426) {
-        int32_t t428;
+    if (__builtin_expect(t358 != 0, 0)) { /* again, recording the error */
+      uint8_t t365 = rt_lt_i(ix, (int32_t)A.v_x784_n);
+      int32_t t366;
+      if (t365) {
+        int32_t t367;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n) {
-          t428 = rtg::ld_stream(&A.v_x784_d[ix]);
+          t367 = rtg::ld_stream(&A.v_x784_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x784_n, 0.0, 2);
-          t428 = 0;
+          t367 = 0;
         }
-        t427 = t428;
+        t366 = t367;
       } else {
-        int32_t t430 = rt_sub_i(ix, (int32_t)A.v_x784_n);
-        int32_t t431;
-        if ((uint64_t)(int64_t)t430 < (uint64_t)A.v_x784_n) {
-          t431 = A.v_x785_d[t430];
+        int32_t t369 = rt_sub_i(ix, (int32_t)A.v_x784_n);
+        int32_t t370;
+        if ((uint64_t)(int64_t)t369 < (uint64_t)A.v_x784_n) {
+          t370 = A.v_x785_d[t369];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, A.v_x784_n, 0.0, 3);
-          t431 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, A.v_x784_n, 0.0, 3);
+          t370 = 0;
         }
-        t427 = t431;
+        t366 = t370;
       }
     }
-    return K11_1_V{t417};
+    return K11_1_V{t356};
   }
 };
 struct K11_1_store {
@@ -2244,8 +2098,8 @@ struct K11_1_store {
 struct K11_1_op {
   K11_A A;
   __device__ K11_1_V operator()(const K11_1_V &a, const K11_1_V &b) const {
-    int32_t t433 = rt_add_i(a.v0, b.v0);
-    return K11_1_V{t433};
+    int32_t t372 = rt_add_i(a.v0, b.v0);
+    return K11_1_V{t372};
   }
 };
 struct K11_1_ride {
@@ -2271,27 +2125,27 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtV
   RtValue *v_x792 = NULL;
   /* MAP */
   {
-    const int64_t t434 = v_x786;
-    if (t434 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t434, 0.0, run, 4};
+    const int64_t t373 = v_x786;
+    if (t373 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t373, 0.0, run, 4};
       goto fail;
     }
-    v_x788 = rtg_vec_new(RT_INT, t434);
+    v_x788 = rtg_vec_new(RT_INT, t373);
     A.v_x788_d = v_x788->data.i;
     A.v_x788_n = v_x788->len;
     /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t435 = v_x786;
-    if (t435 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t435, 0.0, run, 5};
+    const int64_t t374 = v_x786;
+    if (t374 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t374, 0.0, run, 5};
       goto fail;
     }
-    v_x792 = rtg_vec_new(RT_INT, t435);
+    v_x792 = rtg_vec_new(RT_INT, t374);
     A.v_x792_d = v_x792->data.i;
     A.v_x792_n = v_x792->len;
-    rtg::scan<true>("K11", loc, K11_1_pull{A}, K11_1_op{A}, K11_1_V{0}, t435, K11_1_ride{A});
+    rtg::scan<true>("K11", loc, K11_1_pull{A}, K11_1_op{A}, K11_1_V{0}, t374, K11_1_ride{A});
   }
   *out_v_x788 = v_x788;
   *out_v_x792 = v_x792;
@@ -2331,106 +2185,106 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1115, R
   RtValue *v_x1126 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t436 = v_sd_1127_off[v_sd_1127_n];
-    v_x1126 = rt_value_new(rt_vec_type(RT_INT), t436);
+    const int64_t t375 = v_sd_1127_off[v_sd_1127_n];
+    v_x1126 = rt_value_new(rt_vec_type(RT_INT), t375);
     int32_t *v_x1126_d = v_x1126->data.i;
     const int64_t v_x1126_n = v_x1126->len;
-    const int64_t t437 = (t436 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t437 > 1)
-    for (int64_t t438 = 0; t438 < t437; t438++) {
-      int64_t t441 = rt_segment_search(v_sd_1127_off, 0, v_sd_1127_n, t438 * RT_CHUNK);
-      const int64_t t438_end = (t438 + 1) * RT_CHUNK < t436 ? (t438 + 1) * RT_CHUNK : t436;
-      for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
-        const int32_t t440 = (int32_t)t439;
-        while (v_sd_1127_off[t441 + 1] <= t439)
-          t441++;
-        const int32_t t442 = (int32_t)t441;
-        int t444 = 0; /* nonzero: a check below failed */
-        int t445 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1121_n;
-        int32_t t443 = t445 ? v_x1121_d[t442] : 0;
-        t444 |= !t445;
-        int t447 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1119_n;
-        int32_t t446 = t447 ? v_x1119_d[t442] : 0;
-        t444 |= !t447;
-        int32_t t449 = rt_sub_i(t440, t446);
-        int t451 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1120_n;
-        int32_t t450 = t451 ? v_x1120_d[t442] : 0;
-        t444 |= !t451;
-        int32_t t453 = rt_mul_i(t449, t450);
-        int32_t t455 = rt_add_i(t443, t453);
-        int t457 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1117;
-        int32_t t456 = t457 ? t455 : 0;
-        t444 |= !t457;
-        uint8_t t459 = rt_lt_i(t456, (int32_t)v_x1115_n);
-        int32_t t460;
-        if (t459) {
-          int t462 = (uint64_t)(int64_t)t456 < (uint64_t)v_x1115_n;
-          int32_t t461 = t462 ? v_x1115_d[t456] : 0;
-          t444 |= !t462;
-          t460 = t461;
+    const int64_t t376 = (t375 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t376 > 1)
+    for (int64_t t377 = 0; t377 < t376; t377++) {
+      int64_t t380 = rt_segment_search(v_sd_1127_off, 0, v_sd_1127_n, t377 * RT_CHUNK);
+      const int64_t t377_end = (t377 + 1) * RT_CHUNK < t375 ? (t377 + 1) * RT_CHUNK : t375;
+      for (int64_t t378 = t377 * RT_CHUNK; t378 < t377_end; t378++) {
+        const int32_t t379 = (int32_t)t378;
+        while (v_sd_1127_off[t380 + 1] <= t378)
+          t380++;
+        const int32_t t381 = (int32_t)t380;
+        int t383 = 0; /* nonzero: a check below failed */
+        int t384 = (uint64_t)(int64_t)t381 < (uint64_t)v_x1121_n;
+        int32_t t382 = t384 ? v_x1121_d[t381] : 0;
+        t383 |= !t384;
+        int t386 = (uint64_t)(int64_t)t381 < (uint64_t)v_x1119_n;
+        int32_t t385 = t386 ? v_x1119_d[t381] : 0;
+        t383 |= !t386;
+        int32_t t388 = rt_sub_i(t379, t385);
+        int t390 = (uint64_t)(int64_t)t381 < (uint64_t)v_x1120_n;
+        int32_t t389 = t390 ? v_x1120_d[t381] : 0;
+        t383 |= !t390;
+        int32_t t392 = rt_mul_i(t388, t389);
+        int32_t t394 = rt_add_i(t382, t392);
+        int t396 = (uint64_t)(int64_t)t394 < (uint64_t)v_x1117;
+        int32_t t395 = t396 ? t394 : 0;
+        t383 |= !t396;
+        uint8_t t398 = rt_lt_i(t395, (int32_t)v_x1115_n);
+        int32_t t399;
+        if (t398) {
+          int t401 = (uint64_t)(int64_t)t395 < (uint64_t)v_x1115_n;
+          int32_t t400 = t401 ? v_x1115_d[t395] : 0;
+          t383 |= !t401;
+          t399 = t400;
         } else {
-          int32_t t464 = rt_sub_i(t456, (int32_t)v_x1115_n);
-          int t466 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1116_n;
-          int32_t t465 = t466 ? v_x1116_d[t464] : 0;
-          t444 |= !t466;
-          t460 = t465;
+          int32_t t403 = rt_sub_i(t395, (int32_t)v_x1115_n);
+          int t405 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1116_n;
+          int32_t t404 = t405 ? v_x1116_d[t403] : 0;
+          t383 |= !t405;
+          t399 = t404;
         }
-        if (__builtin_expect(t444 != 0, 0)) { /* again, recording the error */
-          int32_t t467;
-          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1121_n) {
-            t467 = v_x1121_d[t442];
+        if (__builtin_expect(t383 != 0, 0)) { /* again, recording the error */
+          int32_t t406;
+          if ((uint64_t)(int64_t)t381 < (uint64_t)v_x1121_n) {
+            t406 = v_x1121_d[t381];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1121_n, 0.0, 0);
-            t467 = 0;
+            NESSIE_RECORD(err, t378, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x1121_n, 0.0, 0);
+            t406 = 0;
           }
-          int32_t t468;
-          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1119_n) {
-            t468 = v_x1119_d[t442];
+          int32_t t407;
+          if ((uint64_t)(int64_t)t381 < (uint64_t)v_x1119_n) {
+            t407 = v_x1119_d[t381];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1119_n, 0.0, 1);
-            t468 = 0;
+            NESSIE_RECORD(err, t378, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x1119_n, 0.0, 1);
+            t407 = 0;
           }
-          int32_t t470 = rt_sub_i(t440, t468);
-          int32_t t471;
-          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1120_n) {
-            t471 = v_x1120_d[t442];
+          int32_t t409 = rt_sub_i(t379, t407);
+          int32_t t410;
+          if ((uint64_t)(int64_t)t381 < (uint64_t)v_x1120_n) {
+            t410 = v_x1120_d[t381];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1120_n, 0.0, 2);
-            t471 = 0;
+            NESSIE_RECORD(err, t378, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x1120_n, 0.0, 2);
+            t410 = 0;
           }
-          int32_t t473 = rt_mul_i(t470, t471);
-          int32_t t475 = rt_add_i(t467, t473);
-          int32_t t476;
-          if ((uint64_t)(int64_t)t475 < (uint64_t)v_x1117) {
-            t476 = t475;
+          int32_t t412 = rt_mul_i(t409, t410);
+          int32_t t414 = rt_add_i(t406, t412);
+          int32_t t415;
+          if ((uint64_t)(int64_t)t414 < (uint64_t)v_x1117) {
+            t415 = t414;
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x1117, 0.0, 3);
-            t476 = 0;
+            NESSIE_RECORD(err, t378, RT_CHECK_INDEX, 0, 0, RT_GATHER, t414, v_x1117, 0.0, 3);
+            t415 = 0;
           }
-          uint8_t t478 = rt_lt_i(t476, (int32_t)v_x1115_n);
-          int32_t t479;
-          if (t478) {
-            int32_t t480;
-            if ((uint64_t)(int64_t)t476 < (uint64_t)v_x1115_n) {
-              t480 = v_x1115_d[t476];
+          uint8_t t417 = rt_lt_i(t415, (int32_t)v_x1115_n);
+          int32_t t418;
+          if (t417) {
+            int32_t t419;
+            if ((uint64_t)(int64_t)t415 < (uint64_t)v_x1115_n) {
+              t419 = v_x1115_d[t415];
             } else {
-              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_x1115_n, 0.0, 4);
-              t480 = 0;
+              NESSIE_RECORD(err, t378, RT_CHECK_INDEX, 0, 0, RT_GATHER, t415, v_x1115_n, 0.0, 4);
+              t419 = 0;
             }
-            t479 = t480;
+            t418 = t419;
           } else {
-            int32_t t482 = rt_sub_i(t476, (int32_t)v_x1115_n);
-            int32_t t483;
-            if ((uint64_t)(int64_t)t482 < (uint64_t)v_x1116_n) {
-              t483 = v_x1116_d[t482];
+            int32_t t421 = rt_sub_i(t415, (int32_t)v_x1115_n);
+            int32_t t422;
+            if ((uint64_t)(int64_t)t421 < (uint64_t)v_x1116_n) {
+              t422 = v_x1116_d[t421];
             } else {
-              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_x1116_n, 0.0, 5);
-              t483 = 0;
+              NESSIE_RECORD(err, t378, RT_CHECK_INDEX, 0, 0, RT_GATHER, t421, v_x1116_n, 0.0, 5);
+              t422 = 0;
             }
-            t479 = t483;
+            t418 = t422;
           }
         }
-        v_x1126_d[t439] = t460;
+        v_x1126_d[t378] = t399;
       }
     }
   }
@@ -2466,92 +2320,92 @@ struct K12_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t485 = 0; /* nonzero: a check below failed */
-    int t486 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1121_n;
-    int32_t t484 = t486 ? A.v_x1121_d[sx] : 0;
-    t485 |= !t486;
-    int t488 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1119_n;
-    int32_t t487 = t488 ? A.v_x1119_d[sx] : 0;
-    t485 |= !t488;
-    int32_t t490 = rt_sub_i(ix, t487);
-    int t492 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1120_n;
-    int32_t t491 = t492 ? A.v_x1120_d[sx] : 0;
-    t485 |= !t492;
-    int32_t t494 = rt_mul_i(t490, t491);
-    int32_t t496 = rt_add_i(t484, t494);
-    int t498 = (uint64_t)(int64_t)t496 < (uint64_t)A.v_x1117;
-    int32_t t497 = t498 ? t496 : 0;
-    t485 |= !t498;
-    uint8_t t500 = rt_lt_i(t497, (int32_t)A.v_x1115_n);
-    int32_t t501;
-    if (t500) {
-      int t503 = (uint64_t)(int64_t)t497 < (uint64_t)A.v_x1115_n;
-      int32_t t502 = t503 ? A.v_x1115_d[t497] : 0;
-      t485 |= !t503;
-      t501 = t502;
+    int t424 = 0; /* nonzero: a check below failed */
+    int t425 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1121_n;
+    int32_t t423 = t425 ? A.v_x1121_d[sx] : 0;
+    t424 |= !t425;
+    int t427 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1119_n;
+    int32_t t426 = t427 ? A.v_x1119_d[sx] : 0;
+    t424 |= !t427;
+    int32_t t429 = rt_sub_i(ix, t426);
+    int t431 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1120_n;
+    int32_t t430 = t431 ? A.v_x1120_d[sx] : 0;
+    t424 |= !t431;
+    int32_t t433 = rt_mul_i(t429, t430);
+    int32_t t435 = rt_add_i(t423, t433);
+    int t437 = (uint64_t)(int64_t)t435 < (uint64_t)A.v_x1117;
+    int32_t t436 = t437 ? t435 : 0;
+    t424 |= !t437;
+    uint8_t t439 = rt_lt_i(t436, (int32_t)A.v_x1115_n);
+    int32_t t440;
+    if (t439) {
+      int t442 = (uint64_t)(int64_t)t436 < (uint64_t)A.v_x1115_n;
+      int32_t t441 = t442 ? A.v_x1115_d[t436] : 0;
+      t424 |= !t442;
+      t440 = t441;
     } else {
-      int32_t t505 = rt_sub_i(t497, (int32_t)A.v_x1115_n);
-      int t507 = (uint64_t)(int64_t)t505 < (uint64_t)A.v_x1116_n;
-      int32_t t506 = t507 ? A.v_x1116_d[t505] : 0;
-      t485 |= !t507;
-      t501 = t506;
+      int32_t t444 = rt_sub_i(t436, (int32_t)A.v_x1115_n);
+      int t446 = (uint64_t)(int64_t)t444 < (uint64_t)A.v_x1116_n;
+      int32_t t445 = t446 ? A.v_x1116_d[t444] : 0;
+      t424 |= !t446;
+      t440 = t445;
     }
-    if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
-      int32_t t508;
+    if (__builtin_expect(t424 != 0, 0)) { /* again, recording the error */
+      int32_t t447;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1121_n) {
-        t508 = A.v_x1121_d[sx];
+        t447 = A.v_x1121_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1121_n, 0.0, 0);
-        t508 = 0;
+        t447 = 0;
       }
-      int32_t t509;
+      int32_t t448;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1119_n) {
-        t509 = A.v_x1119_d[sx];
+        t448 = A.v_x1119_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1119_n, 0.0, 1);
-        t509 = 0;
+        t448 = 0;
       }
-      int32_t t511 = rt_sub_i(ix, t509);
-      int32_t t512;
+      int32_t t450 = rt_sub_i(ix, t448);
+      int32_t t451;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1120_n) {
-        t512 = A.v_x1120_d[sx];
+        t451 = A.v_x1120_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1120_n, 0.0, 2);
-        t512 = 0;
+        t451 = 0;
       }
-      int32_t t514 = rt_mul_i(t511, t512);
-      int32_t t516 = rt_add_i(t508, t514);
-      int32_t t517;
-      if ((uint64_t)(int64_t)t516 < (uint64_t)A.v_x1117) {
-        t517 = t516;
+      int32_t t453 = rt_mul_i(t450, t451);
+      int32_t t455 = rt_add_i(t447, t453);
+      int32_t t456;
+      if ((uint64_t)(int64_t)t455 < (uint64_t)A.v_x1117) {
+        t456 = t455;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, A.v_x1117, 0.0, 3);
-        t517 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t455, A.v_x1117, 0.0, 3);
+        t456 = 0;
       }
-      uint8_t t519 = rt_lt_i(t517, (int32_t)A.v_x1115_n);
-      int32_t t520;
-      if (t519) {
-        int32_t t521;
-        if ((uint64_t)(int64_t)t517 < (uint64_t)A.v_x1115_n) {
-          t521 = A.v_x1115_d[t517];
+      uint8_t t458 = rt_lt_i(t456, (int32_t)A.v_x1115_n);
+      int32_t t459;
+      if (t458) {
+        int32_t t460;
+        if ((uint64_t)(int64_t)t456 < (uint64_t)A.v_x1115_n) {
+          t460 = A.v_x1115_d[t456];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t517, A.v_x1115_n, 0.0, 4);
-          t521 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t456, A.v_x1115_n, 0.0, 4);
+          t460 = 0;
         }
-        t520 = t521;
+        t459 = t460;
       } else {
-        int32_t t523 = rt_sub_i(t517, (int32_t)A.v_x1115_n);
-        int32_t t524;
-        if ((uint64_t)(int64_t)t523 < (uint64_t)A.v_x1116_n) {
-          t524 = A.v_x1116_d[t523];
+        int32_t t462 = rt_sub_i(t456, (int32_t)A.v_x1115_n);
+        int32_t t463;
+        if ((uint64_t)(int64_t)t462 < (uint64_t)A.v_x1116_n) {
+          t463 = A.v_x1116_d[t462];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, A.v_x1116_n, 0.0, 5);
-          t524 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t462, A.v_x1116_n, 0.0, 5);
+          t463 = 0;
         }
-        t520 = t524;
+        t459 = t463;
       }
     }
-    return K12_0_V{t501};
+    return K12_0_V{t440};
   }
 };
 struct K12_0_store {
@@ -2583,11 +2437,11 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1115, Rt
   RtValue *v_x1126 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t525 = rtg_seg_total(v_sd_1127);
-    v_x1126 = rtg_vec_new(RT_INT, t525);
+    const int64_t t464 = rtg_seg_total(v_sd_1127);
+    v_x1126 = rtg_vec_new(RT_INT, t464);
     A.v_x1126_d = v_x1126->data.i;
     A.v_x1126_n = v_x1126->len;
-    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1127, t525);
+    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1127, t464);
   }
   *out_v_x1126 = v_x1126;
   return;
@@ -2620,65 +2474,65 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x807, int
   RtValue *v_x828 = NULL;
   /* MAP */
   {
-    const int64_t t526 = v_x807;
-    if (t526 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t526, 0.0, 0);
+    const int64_t t465 = v_x807;
+    if (t465 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t465, 0.0, 0);
       goto fail;
     }
-    v_x824 = rt_value_new(rt_vec_type(RT_INT), t526);
+    v_x824 = rt_value_new(rt_vec_type(RT_INT), t465);
     int32_t *v_x824_d = v_x824->data.i;
     const int64_t v_x824_n = v_x824->len;
-    v_x826 = rt_value_new(rt_vec_type(RT_INT), t526);
+    v_x826 = rt_value_new(rt_vec_type(RT_INT), t465);
     int32_t *v_x826_d = v_x826->data.i;
     const int64_t v_x826_n = v_x826->len;
-    v_x828 = rt_value_new(rt_vec_type(RT_INT), t526);
+    v_x828 = rt_value_new(rt_vec_type(RT_INT), t465);
     int32_t *v_x828_d = v_x828->data.i;
     const int64_t v_x828_n = v_x828->len;
-    RT_PARALLEL_FOR_IF(t526 >= RT_PARALLEL_MIN)
-    for (int64_t t527 = 0; t527 < t526; t527++) {
-      const int32_t t528 = (int32_t)t527;
-      int t531 = 0; /* nonzero: a check below failed */
-      int32_t t530 = rt_div_i(t528, 2, &t531);
-      int32_t t533 = rt_rem_i(t528, 2, &t531);
-      int32_t t535 = rt_mul_i(t533, v_x814);
-      int32_t t537 = rt_add_i(t535, t530);
-      int t539 = (uint64_t)(int64_t)t537 < (uint64_t)v_x819_n;
-      int32_t t538 = t539 ? v_x819_d[t537] : 0;
-      t531 |= !t539;
-      int32_t t540 = t539 ? v_x822_d[t537] : 0;
-      int32_t t542 = rt_add_i(t540, t538);
-      if (__builtin_expect(t531 != 0, 0)) { /* again, recording the error */
-        int t543 = 0;
-        int32_t t544 = rt_div_i(t528, 2, &t543);
-        if (t543) {
-          NESSIE_RECORD(err, t527, RT_CHECK_SCALAR, 0, t543, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t465 >= RT_PARALLEL_MIN)
+    for (int64_t t466 = 0; t466 < t465; t466++) {
+      const int32_t t467 = (int32_t)t466;
+      int t470 = 0; /* nonzero: a check below failed */
+      int32_t t469 = rt_div_i(t467, 2, &t470);
+      int32_t t472 = rt_rem_i(t467, 2, &t470);
+      int32_t t474 = rt_mul_i(t472, v_x814);
+      int32_t t476 = rt_add_i(t474, t469);
+      int t478 = (uint64_t)(int64_t)t476 < (uint64_t)v_x819_n;
+      int32_t t477 = t478 ? v_x819_d[t476] : 0;
+      t470 |= !t478;
+      int32_t t479 = t478 ? v_x822_d[t476] : 0;
+      int32_t t481 = rt_add_i(t479, t477);
+      if (__builtin_expect(t470 != 0, 0)) { /* again, recording the error */
+        int t482 = 0;
+        int32_t t483 = rt_div_i(t467, 2, &t482);
+        if (t482) {
+          NESSIE_RECORD(err, t466, RT_CHECK_SCALAR, 0, t482, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t545 = 0;
-        int32_t t546 = rt_rem_i(t528, 2, &t545);
-        if (t545) {
-          NESSIE_RECORD(err, t527, RT_CHECK_SCALAR, 0, t545, RT_REM, 0, 0, 0.0, 2);
+        int t484 = 0;
+        int32_t t485 = rt_rem_i(t467, 2, &t484);
+        if (t484) {
+          NESSIE_RECORD(err, t466, RT_CHECK_SCALAR, 0, t484, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t548 = rt_mul_i(t546, v_x814);
-        int32_t t550 = rt_add_i(t548, t544);
-        int32_t t551;
-        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x819_n) {
-          t551 = v_x819_d[t550];
+        int32_t t487 = rt_mul_i(t485, v_x814);
+        int32_t t489 = rt_add_i(t487, t483);
+        int32_t t490;
+        if ((uint64_t)(int64_t)t489 < (uint64_t)v_x819_n) {
+          t490 = v_x819_d[t489];
         } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x819_n, 0.0, 3);
-          t551 = 0;
+          NESSIE_RECORD(err, t466, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, v_x819_n, 0.0, 3);
+          t490 = 0;
         }
-        int32_t t552;
-        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x819_n) {
-          t552 = v_x822_d[t550];
+        int32_t t491;
+        if ((uint64_t)(int64_t)t489 < (uint64_t)v_x819_n) {
+          t491 = v_x822_d[t489];
         } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x819_n, 0.0, 4);
-          t552 = 0;
+          NESSIE_RECORD(err, t466, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, v_x819_n, 0.0, 4);
+          t491 = 0;
         }
-        int32_t t554 = rt_add_i(t552, t551);
+        int32_t t493 = rt_add_i(t491, t490);
       }
-      v_x824_d[t527] = t540;
-      v_x826_d[t527] = t542;
-      v_x828_d[t527] = 1;
+      v_x824_d[t466] = t479;
+      v_x826_d[t466] = t481;
+      v_x828_d[t466] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -2715,46 +2569,46 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t557 = 0; /* nonzero: a check below failed */
-    int32_t t556 = rt_div_i(ix, 2, &t557);
-    int32_t t559 = rt_rem_i(ix, 2, &t557);
-    int32_t t561 = rt_mul_i(t559, A.v_x814);
-    int32_t t563 = rt_add_i(t561, t556);
-    int t565 = (uint64_t)(int64_t)t563 < (uint64_t)A.v_x819_n;
-    int32_t t564 = t565 ? A.v_x819_d[t563] : 0;
-    t557 |= !t565;
-    int32_t t566 = t565 ? A.v_x822_d[t563] : 0;
-    int32_t t568 = rt_add_i(t566, t564);
-    if (__builtin_expect(t557 != 0, 0)) { /* again, recording the error */
-      int t569 = 0;
-      int32_t t570 = rt_div_i(ix, 2, &t569);
-      if (t569) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t569, RT_DIV, 0, 0, 0.0, 0);
+    int t496 = 0; /* nonzero: a check below failed */
+    int32_t t495 = rt_div_i(ix, 2, &t496);
+    int32_t t498 = rt_rem_i(ix, 2, &t496);
+    int32_t t500 = rt_mul_i(t498, A.v_x814);
+    int32_t t502 = rt_add_i(t500, t495);
+    int t504 = (uint64_t)(int64_t)t502 < (uint64_t)A.v_x819_n;
+    int32_t t503 = t504 ? A.v_x819_d[t502] : 0;
+    t496 |= !t504;
+    int32_t t505 = t504 ? A.v_x822_d[t502] : 0;
+    int32_t t507 = rt_add_i(t505, t503);
+    if (__builtin_expect(t496 != 0, 0)) { /* again, recording the error */
+      int t508 = 0;
+      int32_t t509 = rt_div_i(ix, 2, &t508);
+      if (t508) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t508, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t571 = 0;
-      int32_t t572 = rt_rem_i(ix, 2, &t571);
-      if (t571) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t571, RT_REM, 0, 0, 0.0, 1);
+      int t510 = 0;
+      int32_t t511 = rt_rem_i(ix, 2, &t510);
+      if (t510) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t510, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t574 = rt_mul_i(t572, A.v_x814);
-      int32_t t576 = rt_add_i(t574, t570);
-      int32_t t577;
-      if ((uint64_t)(int64_t)t576 < (uint64_t)A.v_x819_n) {
-        t577 = A.v_x819_d[t576];
+      int32_t t513 = rt_mul_i(t511, A.v_x814);
+      int32_t t515 = rt_add_i(t513, t509);
+      int32_t t516;
+      if ((uint64_t)(int64_t)t515 < (uint64_t)A.v_x819_n) {
+        t516 = A.v_x819_d[t515];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t576, A.v_x819_n, 0.0, 2);
-        t577 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t515, A.v_x819_n, 0.0, 2);
+        t516 = 0;
       }
-      int32_t t578;
-      if ((uint64_t)(int64_t)t576 < (uint64_t)A.v_x819_n) {
-        t578 = A.v_x822_d[t576];
+      int32_t t517;
+      if ((uint64_t)(int64_t)t515 < (uint64_t)A.v_x819_n) {
+        t517 = A.v_x822_d[t515];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t576, A.v_x819_n, 0.0, 3);
-        t578 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t515, A.v_x819_n, 0.0, 3);
+        t517 = 0;
       }
-      int32_t t580 = rt_add_i(t578, t577);
+      int32_t t519 = rt_add_i(t517, t516);
     }
-    return K13_0_V{t566, t568, 1};
+    return K13_0_V{t505, t507, 1};
   }
 };
 struct K13_0_store {
@@ -2783,21 +2637,21 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x807, int3
   RtValue *v_x828 = NULL;
   /* MAP */
   {
-    const int64_t t581 = v_x807;
-    if (t581 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t581, 0.0, run, 4};
+    const int64_t t520 = v_x807;
+    if (t520 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t520, 0.0, run, 4};
       goto fail;
     }
-    v_x824 = rtg_vec_new(RT_INT, t581);
+    v_x824 = rtg_vec_new(RT_INT, t520);
     A.v_x824_d = v_x824->data.i;
     A.v_x824_n = v_x824->len;
-    v_x826 = rtg_vec_new(RT_INT, t581);
+    v_x826 = rtg_vec_new(RT_INT, t520);
     A.v_x826_d = v_x826->data.i;
     A.v_x826_n = v_x826->len;
-    v_x828 = rtg_vec_new(RT_INT, t581);
+    v_x828 = rtg_vec_new(RT_INT, t520);
     A.v_x828_d = v_x828->data.i;
     A.v_x828_n = v_x828->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t581);
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t520);
   }
   *out_v_x824 = v_x824;
   *out_v_x826 = v_x826;
@@ -2832,18 +2686,18 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtV
   int32_t v_x842 = 0;
   /* MAP */
   {
-    const int64_t t582 = v_x829;
-    if (t582 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t582, 0.0, 0);
+    const int64_t t521 = v_x829;
+    if (t521 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t521, 0.0, 0);
       goto fail;
     }
-    v_x831 = rt_value_new(rt_vec_type(RT_INT), t582);
+    v_x831 = rt_value_new(rt_vec_type(RT_INT), t521);
     int32_t *v_x831_d = v_x831->data.i;
     const int64_t v_x831_n = v_x831->len;
-    RT_PARALLEL_FOR_IF(t582 >= RT_PARALLEL_MIN)
-    for (int64_t t583 = 0; t583 < t582; t583++) {
-      const int32_t t584 = (int32_t)t583;
-      v_x831_d[t583] = 2;
+    RT_PARALLEL_FOR_IF(t521 >= RT_PARALLEL_MIN)
+    for (int64_t t522 = 0; t522 < t521; t522++) {
+      const int32_t t523 = (int32_t)t522;
+      v_x831_d[t522] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -2853,101 +2707,101 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtV
     const int64_t v_x831_n = v_x831->len;
     /* REDUCE */
     {
-      const int64_t t585 = v_x832_n;
-      const int64_t t586 = t585 > 0 ? (t585 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t587 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t586);
-      int32_t *t588 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t586);
-      int32_t *t589 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t586);
-      RT_PARALLEL_FOR_IF(t586 > 1)
-      for (int64_t t590 = 0; t590 < t586; t590++) {
-        int32_t t590a0;
-        int32_t t590a1;
-        int32_t t590a2;
-        t590a0 = 2147483647;
-        t590a1 = 0;
-        t590a2 = 1;
-        const int64_t t590_end = (t590 + 1) * RT_CHUNK < t585 ? (t590 + 1) * RT_CHUNK : t585;
-        for (int64_t t591 = t590 * RT_CHUNK; t591 < t590_end; t591++) {
-          const int32_t t592 = (int32_t)t591;
-          int32_t t590x0;
-          int32_t t590x1;
-          int32_t t590x2;
-          uint8_t t594 = rt_lt_i(0, 2);
-          int32_t t595;
-          if (t594) {
-            t595 = 2147483647;
+      const int64_t t524 = v_x832_n;
+      const int64_t t525 = t524 > 0 ? (t524 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t526 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t525);
+      int32_t *t527 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t525);
+      int32_t *t528 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t525);
+      RT_PARALLEL_FOR_IF(t525 > 1)
+      for (int64_t t529 = 0; t529 < t525; t529++) {
+        int32_t t529a0;
+        int32_t t529a1;
+        int32_t t529a2;
+        t529a0 = 2147483647;
+        t529a1 = 0;
+        t529a2 = 1;
+        const int64_t t529_end = (t529 + 1) * RT_CHUNK < t524 ? (t529 + 1) * RT_CHUNK : t524;
+        for (int64_t t530 = t529 * RT_CHUNK; t530 < t529_end; t530++) {
+          const int32_t t531 = (int32_t)t530;
+          int32_t t529x0;
+          int32_t t529x1;
+          int32_t t529x2;
+          uint8_t t533 = rt_lt_i(0, 2);
+          int32_t t534;
+          if (t533) {
+            t534 = 2147483647;
           } else {
-            t595 = t592;
+            t534 = t531;
           }
-          t590x0 = t595;
-          t590x1 = 0;
-          t590x2 = 2;
-          uint8_t t597 = rt_le_i(t590a0, t590x0);
-          int32_t t598;
-          if (t597) {
-            t598 = t590a0;
+          t529x0 = t534;
+          t529x1 = 0;
+          t529x2 = 2;
+          uint8_t t536 = rt_le_i(t529a0, t529x0);
+          int32_t t537;
+          if (t536) {
+            t537 = t529a0;
           } else {
-            t598 = t590x0;
+            t537 = t529x0;
           }
-          int32_t t599;
-          if (t597) {
-            t599 = t590a1;
+          int32_t t538;
+          if (t536) {
+            t538 = t529a1;
           } else {
-            t599 = t590x1;
+            t538 = t529x1;
           }
-          int32_t t600;
-          if (t597) {
-            t600 = t590a2;
+          int32_t t539;
+          if (t536) {
+            t539 = t529a2;
           } else {
-            t600 = t590x2;
+            t539 = t529x2;
           }
-          t590a0 = t598;
-          t590a1 = t599;
-          t590a2 = t600;
+          t529a0 = t537;
+          t529a1 = t538;
+          t529a2 = t539;
         }
-        t587[t590] = t590a0;
-        t588[t590] = t590a1;
-        t589[t590] = t590a2;
+        t526[t529] = t529a0;
+        t527[t529] = t529a1;
+        t528[t529] = t529a2;
       }
-      int32_t t590t0;
-      int32_t t590t1;
-      int32_t t590t2;
-      t590t0 = 2147483647;
-      t590t1 = 0;
-      t590t2 = 1;
-      for (int64_t t590 = 0; t590 < t586; t590++) {
-        const int32_t t601 = t587[t590];
-        const int32_t t602 = t588[t590];
-        const int32_t t603 = t589[t590];
-        uint8_t t605 = rt_le_i(t590t0, t601);
-        int32_t t606;
-        if (t605) {
-          t606 = t590t0;
+      int32_t t529t0;
+      int32_t t529t1;
+      int32_t t529t2;
+      t529t0 = 2147483647;
+      t529t1 = 0;
+      t529t2 = 1;
+      for (int64_t t529 = 0; t529 < t525; t529++) {
+        const int32_t t540 = t526[t529];
+        const int32_t t541 = t527[t529];
+        const int32_t t542 = t528[t529];
+        uint8_t t544 = rt_le_i(t529t0, t540);
+        int32_t t545;
+        if (t544) {
+          t545 = t529t0;
         } else {
-          t606 = t601;
+          t545 = t540;
         }
-        int32_t t607;
-        if (t605) {
-          t607 = t590t1;
+        int32_t t546;
+        if (t544) {
+          t546 = t529t1;
         } else {
-          t607 = t602;
+          t546 = t541;
         }
-        int32_t t608;
-        if (t605) {
-          t608 = t590t2;
+        int32_t t547;
+        if (t544) {
+          t547 = t529t2;
         } else {
-          t608 = t603;
+          t547 = t542;
         }
-        t590t0 = t606;
-        t590t1 = t607;
-        t590t2 = t608;
+        t529t0 = t545;
+        t529t1 = t546;
+        t529t2 = t547;
       }
-      v_x840 = t590t0;
-      rt_free(t587);
-      v_x841 = t590t1;
-      rt_free(t588);
-      v_x842 = t590t2;
-      rt_free(t589);
+      v_x840 = t529t0;
+      rt_free(t526);
+      v_x841 = t529t1;
+      rt_free(t527);
+      v_x842 = t529t2;
+      rt_free(t528);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2998,39 +2852,39 @@ struct K14_1_pull {
   __device__ K14_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t610 = rt_lt_i(0, 2);
-    int32_t t611;
-    if (t610) {
-      t611 = 2147483647;
+    uint8_t t549 = rt_lt_i(0, 2);
+    int32_t t550;
+    if (t549) {
+      t550 = 2147483647;
     } else {
-      t611 = ix;
+      t550 = ix;
     }
-    return K14_1_V{t611, 0, 2};
+    return K14_1_V{t550, 0, 2};
   }
 };
 struct K14_1_op {
   K14_A A;
   __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
-    uint8_t t613 = rt_le_i(a.v0, b.v0);
-    int32_t t614;
-    if (t613) {
-      t614 = a.v0;
+    uint8_t t552 = rt_le_i(a.v0, b.v0);
+    int32_t t553;
+    if (t552) {
+      t553 = a.v0;
     } else {
-      t614 = b.v0;
+      t553 = b.v0;
     }
-    int32_t t615;
-    if (t613) {
-      t615 = a.v1;
+    int32_t t554;
+    if (t552) {
+      t554 = a.v1;
     } else {
-      t615 = b.v1;
+      t554 = b.v1;
     }
-    int32_t t616;
-    if (t613) {
-      t616 = a.v2;
+    int32_t t555;
+    if (t552) {
+      t555 = a.v2;
     } else {
-      t616 = b.v2;
+      t555 = b.v2;
     }
-    return K14_1_V{t614, t615, t616};
+    return K14_1_V{t553, t554, t555};
   }
 };
 struct K14_1_check {
@@ -3060,21 +2914,21 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtVa
   int32_t v_x842 = 0;
   /* MAP */
   {
-    const int64_t t617 = v_x829;
-    if (t617 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t617, 0.0, run, 0};
+    const int64_t t556 = v_x829;
+    if (t556 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t556, 0.0, run, 0};
       goto fail;
     }
-    v_x831 = rtg_vec_new(RT_INT, t617);
+    v_x831 = rtg_vec_new(RT_INT, t556);
     A.v_x831_d = v_x831->data.i;
     A.v_x831_n = v_x831->len;
-    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t617);
+    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t556);
   }
   /* REDUCE */
   {
-    const int64_t t618 = v_x832->len;
-    K14_1_V *t619 = rtg::reduce_to_device<false>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t618);
-    K14_1_value = t619;
+    const int64_t t557 = v_x832->len;
+    K14_1_V *t558 = rtg::reduce_to_device<false>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t557);
+    K14_1_value = t558;
   }
   if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
@@ -3094,11 +2948,11 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtValue 
   if (rtg_choose_host(vals, 1, sizes, 1)) {
     K14_host(err, loc, run, v_x829, v_x832, out_v_x831, out_v_x841, out_v_x842);
     if (err->index == INT64_MAX) {
-      K14_1_V t620;
-      memset(&t620, 0, sizeof t620);
-      t620.v1 = *out_v_x841;
-      t620.v2 = *out_v_x842;
-      (void)K14_1_check{{check_site_0}}(t620, err, run);
+      K14_1_V t559;
+      memset(&t559, 0, sizeof t559);
+      t559.v1 = *out_v_x841;
+      t559.v2 = *out_v_x842;
+      (void)K14_1_check{{check_site_0}}(t559, err, run);
     }
     rtg_host_ran();
   } else {
@@ -3117,45 +2971,45 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x843, Rt
   RtValue *v_x858 = NULL;
   /* MAP */
   {
-    const int64_t t621 = v_x843_n;
-    v_x858 = rt_value_new(rt_vec_type(RT_INT), t621);
+    const int64_t t560 = v_x843_n;
+    v_x858 = rt_value_new(rt_vec_type(RT_INT), t560);
     int32_t *v_x858_d = v_x858->data.i;
     const int64_t v_x858_n = v_x858->len;
-    RT_PARALLEL_FOR_IF(t621 >= RT_PARALLEL_MIN)
-    for (int64_t t622 = 0; t622 < t621; t622++) {
-      const int32_t t623 = (int32_t)t622;
-      int t627 = 0; /* nonzero: a check below failed */
-      int32_t t625 = rt_mul_i(t623, 2);
-      int t628 = (uint64_t)(int64_t)t625 < (uint64_t)v_x848_n;
-      int32_t t626 = t628 ? v_x848_d[t625] : 0;
-      t627 |= !t628;
-      int32_t t630 = rt_add_i(t626, 1);
-      int32_t t632 = rt_add_i(t625, 1);
-      int t634 = (uint64_t)(int64_t)t632 < (uint64_t)v_x848_n;
-      int32_t t633 = t634 ? v_x848_d[t632] : 0;
-      t627 |= !t634;
-      int32_t t636 = rt_add_i(t630, t633);
-      if (__builtin_expect(t627 != 0, 0)) { /* again, recording the error */
-        int32_t t638 = rt_mul_i(t623, 2);
-        int32_t t639;
-        if ((uint64_t)(int64_t)t638 < (uint64_t)v_x848_n) {
-          t639 = v_x848_d[t638];
+    RT_PARALLEL_FOR_IF(t560 >= RT_PARALLEL_MIN)
+    for (int64_t t561 = 0; t561 < t560; t561++) {
+      const int32_t t562 = (int32_t)t561;
+      int t566 = 0; /* nonzero: a check below failed */
+      int32_t t564 = rt_mul_i(t562, 2);
+      int t567 = (uint64_t)(int64_t)t564 < (uint64_t)v_x848_n;
+      int32_t t565 = t567 ? v_x848_d[t564] : 0;
+      t566 |= !t567;
+      int32_t t569 = rt_add_i(t565, 1);
+      int32_t t571 = rt_add_i(t564, 1);
+      int t573 = (uint64_t)(int64_t)t571 < (uint64_t)v_x848_n;
+      int32_t t572 = t573 ? v_x848_d[t571] : 0;
+      t566 |= !t573;
+      int32_t t575 = rt_add_i(t569, t572);
+      if (__builtin_expect(t566 != 0, 0)) { /* again, recording the error */
+        int32_t t577 = rt_mul_i(t562, 2);
+        int32_t t578;
+        if ((uint64_t)(int64_t)t577 < (uint64_t)v_x848_n) {
+          t578 = v_x848_d[t577];
         } else {
-          NESSIE_RECORD(err, t622, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_x848_n, 0.0, 0);
-          t639 = 0;
+          NESSIE_RECORD(err, t561, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, v_x848_n, 0.0, 0);
+          t578 = 0;
         }
-        int32_t t641 = rt_add_i(t639, 1);
-        int32_t t643 = rt_add_i(t638, 1);
-        int32_t t644;
-        if ((uint64_t)(int64_t)t643 < (uint64_t)v_x848_n) {
-          t644 = v_x848_d[t643];
+        int32_t t580 = rt_add_i(t578, 1);
+        int32_t t582 = rt_add_i(t577, 1);
+        int32_t t583;
+        if ((uint64_t)(int64_t)t582 < (uint64_t)v_x848_n) {
+          t583 = v_x848_d[t582];
         } else {
-          NESSIE_RECORD(err, t622, RT_CHECK_INDEX, 1, 0, RT_GATHER, t643, v_x848_n, 0.0, 1);
-          t644 = 0;
+          NESSIE_RECORD(err, t561, RT_CHECK_INDEX, 1, 0, RT_GATHER, t582, v_x848_n, 0.0, 1);
+          t583 = 0;
         }
-        int32_t t646 = rt_add_i(t641, t644);
+        int32_t t585 = rt_add_i(t580, t583);
       }
-      v_x858_d[t622] = t636;
+      v_x858_d[t561] = t575;
     }
   }
   if (err->index != INT64_MAX)
@@ -3182,38 +3036,38 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t650 = 0; /* nonzero: a check below failed */
-    int32_t t648 = rt_mul_i(ix, 2);
-    int t651 = (uint64_t)(int64_t)t648 < (uint64_t)A.v_x848_n;
-    int32_t t649 = t651 ? A.v_x848_d[t648] : 0;
-    t650 |= !t651;
-    int32_t t653 = rt_add_i(t649, 1);
-    int32_t t655 = rt_add_i(t648, 1);
-    int t657 = (uint64_t)(int64_t)t655 < (uint64_t)A.v_x848_n;
-    int32_t t656 = t657 ? A.v_x848_d[t655] : 0;
-    t650 |= !t657;
-    int32_t t659 = rt_add_i(t653, t656);
-    if (__builtin_expect(t650 != 0, 0)) { /* again, recording the error */
-      int32_t t661 = rt_mul_i(ix, 2);
-      int32_t t662;
-      if ((uint64_t)(int64_t)t661 < (uint64_t)A.v_x848_n) {
-        t662 = A.v_x848_d[t661];
+    int t589 = 0; /* nonzero: a check below failed */
+    int32_t t587 = rt_mul_i(ix, 2);
+    int t590 = (uint64_t)(int64_t)t587 < (uint64_t)A.v_x848_n;
+    int32_t t588 = t590 ? A.v_x848_d[t587] : 0;
+    t589 |= !t590;
+    int32_t t592 = rt_add_i(t588, 1);
+    int32_t t594 = rt_add_i(t587, 1);
+    int t596 = (uint64_t)(int64_t)t594 < (uint64_t)A.v_x848_n;
+    int32_t t595 = t596 ? A.v_x848_d[t594] : 0;
+    t589 |= !t596;
+    int32_t t598 = rt_add_i(t592, t595);
+    if (__builtin_expect(t589 != 0, 0)) { /* again, recording the error */
+      int32_t t600 = rt_mul_i(ix, 2);
+      int32_t t601;
+      if ((uint64_t)(int64_t)t600 < (uint64_t)A.v_x848_n) {
+        t601 = A.v_x848_d[t600];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t661, A.v_x848_n, 0.0, 0);
-        t662 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t600, A.v_x848_n, 0.0, 0);
+        t601 = 0;
       }
-      int32_t t664 = rt_add_i(t662, 1);
-      int32_t t666 = rt_add_i(t661, 1);
-      int32_t t667;
-      if ((uint64_t)(int64_t)t666 < (uint64_t)A.v_x848_n) {
-        t667 = A.v_x848_d[t666];
+      int32_t t603 = rt_add_i(t601, 1);
+      int32_t t605 = rt_add_i(t600, 1);
+      int32_t t606;
+      if ((uint64_t)(int64_t)t605 < (uint64_t)A.v_x848_n) {
+        t606 = A.v_x848_d[t605];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t666, A.v_x848_n, 0.0, 1);
-        t667 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t605, A.v_x848_n, 0.0, 1);
+        t606 = 0;
       }
-      int32_t t669 = rt_add_i(t664, t667);
+      int32_t t608 = rt_add_i(t603, t606);
     }
-    return K15_0_V{t659};
+    return K15_0_V{t598};
   }
 };
 struct K15_0_store {
@@ -3236,11 +3090,11 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x843, RtV
   RtValue *v_x858 = NULL;
   /* MAP */
   {
-    const int64_t t670 = v_x843->len;
-    v_x858 = rtg_vec_new(RT_INT, t670);
+    const int64_t t609 = v_x843->len;
+    v_x858 = rtg_vec_new(RT_INT, t609);
     A.v_x858_d = v_x858->data.i;
     A.v_x858_n = v_x858->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t670);
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t609);
   }
   *out_v_x858 = v_x858;
   return;
@@ -3274,33 +3128,33 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167,
   RtValue *v_x1166 = NULL;
   /* MAP */
   {
-    const int64_t t671 = v_x1142;
-    if (t671 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t671, 0.0, 0);
+    const int64_t t610 = v_x1142;
+    if (t610 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t610, 0.0, 0);
       goto fail;
     }
-    v_x1145 = rt_value_new(rt_vec_type(RT_BOOL), t671);
+    v_x1145 = rt_value_new(rt_vec_type(RT_BOOL), t610);
     uint8_t *v_x1145_d = v_x1145->data.b;
     const int64_t v_x1145_n = v_x1145->len;
-    RT_PARALLEL_FOR_IF(t671 >= RT_PARALLEL_MIN)
-    for (int64_t t672 = 0; t672 < t671; t672++) {
-      const int32_t t673 = (int32_t)t672;
-      int t675 = 0; /* nonzero: a check below failed */
-      int t676 = (uint64_t)(int64_t)t673 < (uint64_t)v_sd_1167_n;
-      int32_t t674 = t676 ? (int32_t)(v_sd_1167_off[t673 + 1] - v_sd_1167_off[t673]) : 0;
-      t675 |= !t676;
-      uint8_t t678 = rt_le_i(t674, 1);
-      if (__builtin_expect(t675 != 0, 0)) { /* again, recording the error */
-        int32_t t679;
-        if ((uint64_t)(int64_t)t673 < (uint64_t)v_sd_1167_n) {
-          t679 = (int32_t)(v_sd_1167_off[t673 + 1] - v_sd_1167_off[t673]);
+    RT_PARALLEL_FOR_IF(t610 >= RT_PARALLEL_MIN)
+    for (int64_t t611 = 0; t611 < t610; t611++) {
+      const int32_t t612 = (int32_t)t611;
+      int t614 = 0; /* nonzero: a check below failed */
+      int t615 = (uint64_t)(int64_t)t612 < (uint64_t)v_sd_1167_n;
+      int32_t t613 = t615 ? (int32_t)(v_sd_1167_off[t612 + 1] - v_sd_1167_off[t612]) : 0;
+      t614 |= !t615;
+      uint8_t t617 = rt_le_i(t613, 1);
+      if (__builtin_expect(t614 != 0, 0)) { /* again, recording the error */
+        int32_t t618;
+        if ((uint64_t)(int64_t)t612 < (uint64_t)v_sd_1167_n) {
+          t618 = (int32_t)(v_sd_1167_off[t612 + 1] - v_sd_1167_off[t612]);
         } else {
-          NESSIE_RECORD(err, t672, RT_CHECK_INDEX, 0, 0, RT_GATHER, t673, v_sd_1167_n, 0.0, 1);
-          t679 = 0;
+          NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t612, v_sd_1167_n, 0.0, 1);
+          t618 = 0;
         }
-        uint8_t t681 = rt_le_i(t679, 1);
+        uint8_t t620 = rt_le_i(t618, 1);
       }
-      v_x1145_d[t672] = t678;
+      v_x1145_d[t611] = t617;
     }
   }
   if (err->index != INT64_MAX)
@@ -3310,100 +3164,100 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167,
     const int64_t v_x1145_n = v_x1145->len;
     /* PARTITION */
     {
-      const int64_t t682 = v_x1142;
-      if (t682 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t682, 0.0, 2);
+      const int64_t t621 = v_x1142;
+      if (t621 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t621, 0.0, 2);
         goto fail;
       }
-      const int64_t t683 = t682 > 0 ? (t682 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t684 = (uint8_t *)rt_alloc_atomic((size_t)t682 + 1);
-      int64_t *t685 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t683 + 1));
-      RT_PARALLEL_FOR_IF(t683 > 1)
-      for (int64_t t686 = 0; t686 < t683; t686++) {
+      const int64_t t622 = t621 > 0 ? (t621 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t623 = (uint8_t *)rt_alloc_atomic((size_t)t621 + 1);
+      int64_t *t624 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t622 + 1));
+      RT_PARALLEL_FOR_IF(t622 > 1)
+      for (int64_t t625 = 0; t625 < t622; t625++) {
         int64_t kept = 0;
-        const int64_t t686_end = (t686 + 1) * RT_CHUNK < t682 ? (t686 + 1) * RT_CHUNK : t682;
-        for (int64_t t687 = t686 * RT_CHUNK; t687 < t686_end; t687++) {
-          const int32_t t688 = (int32_t)t687;
-          int32_t t686x0;
-          uint8_t t686x1;
-          int t690 = 0; /* nonzero: a check below failed */
-          int t691 = (uint64_t)(int64_t)t688 < (uint64_t)v_sd_1167_n;
-          int32_t t689 = t691 ? (int32_t)(v_sd_1167_off[t688 + 1] - v_sd_1167_off[t688]) : 0;
-          t690 |= !t691;
-          uint8_t t693 = rt_le_i(t689, 1);
-          if (__builtin_expect(t690 != 0, 0)) { /* again, recording the error */
-            int32_t t694;
-            if ((uint64_t)(int64_t)t688 < (uint64_t)v_sd_1167_n) {
-              t694 = (int32_t)(v_sd_1167_off[t688 + 1] - v_sd_1167_off[t688]);
+        const int64_t t625_end = (t625 + 1) * RT_CHUNK < t621 ? (t625 + 1) * RT_CHUNK : t621;
+        for (int64_t t626 = t625 * RT_CHUNK; t626 < t625_end; t626++) {
+          const int32_t t627 = (int32_t)t626;
+          int32_t t625x0;
+          uint8_t t625x1;
+          int t629 = 0; /* nonzero: a check below failed */
+          int t630 = (uint64_t)(int64_t)t627 < (uint64_t)v_sd_1167_n;
+          int32_t t628 = t630 ? (int32_t)(v_sd_1167_off[t627 + 1] - v_sd_1167_off[t627]) : 0;
+          t629 |= !t630;
+          uint8_t t632 = rt_le_i(t628, 1);
+          if (__builtin_expect(t629 != 0, 0)) { /* again, recording the error */
+            int32_t t633;
+            if ((uint64_t)(int64_t)t627 < (uint64_t)v_sd_1167_n) {
+              t633 = (int32_t)(v_sd_1167_off[t627 + 1] - v_sd_1167_off[t627]);
             } else {
-              NESSIE_RECORD(err, t687, RT_CHECK_INDEX, 0, 0, RT_GATHER, t688, v_sd_1167_n, 0.0, 3);
-              t694 = 0;
+              NESSIE_RECORD(err, t626, RT_CHECK_INDEX, 0, 0, RT_GATHER, t627, v_sd_1167_n, 0.0, 3);
+              t633 = 0;
             }
-            uint8_t t696 = rt_le_i(t694, 1);
+            uint8_t t635 = rt_le_i(t633, 1);
           }
-          t686x0 = t688;
-          t686x1 = t693;
-          uint8_t t697;
-          t697 = t686x1;
-          t684[t687] = t697 != 0;
-          kept += t697 != 0;
+          t625x0 = t627;
+          t625x1 = t632;
+          uint8_t t636;
+          t636 = t625x1;
+          t623[t626] = t636 != 0;
+          kept += t636 != 0;
         }
-        t685[t686] = kept;
+        t624[t625] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t684);
-        rt_free(t685);
+        rt_free(t623);
+        rt_free(t624);
         goto fail;
       }
-      int64_t t698 = 0;
-      for (int64_t t686 = 0; t686 < t683; t686++) {
-        const int64_t k = t685[t686];
-        t685[t686] = t698;
-        t698 += k;
+      int64_t t637 = 0;
+      for (int64_t t625 = 0; t625 < t622; t625++) {
+        const int64_t k = t624[t625];
+        t624[t625] = t637;
+        t637 += k;
       }
-      v_x1150 = rt_value_new(rt_vec_type(RT_INT), t698);
+      v_x1150 = rt_value_new(rt_vec_type(RT_INT), t637);
       int32_t *v_x1150_d = v_x1150->data.i;
       const int64_t v_x1150_n = v_x1150->len;
-      v_x1152 = rt_value_new(rt_vec_type(RT_INT), (t682 - t698));
+      v_x1152 = rt_value_new(rt_vec_type(RT_INT), (t621 - t637));
       int32_t *v_x1152_d = v_x1152->data.i;
       const int64_t v_x1152_n = v_x1152->len;
-      RT_PARALLEL_FOR_IF(t683 > 1)
-      for (int64_t t686 = 0; t686 < t683; t686++) {
-        int64_t at = t685[t686];
-        int64_t at_not = t686 * RT_CHUNK - t685[t686];
-        const int64_t t686_end = (t686 + 1) * RT_CHUNK < t682 ? (t686 + 1) * RT_CHUNK : t682;
-        for (int64_t t687 = t686 * RT_CHUNK; t687 < t686_end; t687++) {
-          const int32_t t688 = (int32_t)t687;
-          int32_t t686y0;
-          uint8_t t686y1;
-          int t700 = 0; /* nonzero: a check below failed */
-          int t701 = (uint64_t)(int64_t)t688 < (uint64_t)v_sd_1167_n;
-          int32_t t699 = t701 ? (int32_t)(v_sd_1167_off[t688 + 1] - v_sd_1167_off[t688]) : 0;
-          t700 |= !t701;
-          uint8_t t703 = rt_le_i(t699, 1);
-          if (__builtin_expect(t700 != 0, 0)) { /* again, recording the error */
-            int32_t t704;
-            if ((uint64_t)(int64_t)t688 < (uint64_t)v_sd_1167_n) {
-              t704 = (int32_t)(v_sd_1167_off[t688 + 1] - v_sd_1167_off[t688]);
+      RT_PARALLEL_FOR_IF(t622 > 1)
+      for (int64_t t625 = 0; t625 < t622; t625++) {
+        int64_t at = t624[t625];
+        int64_t at_not = t625 * RT_CHUNK - t624[t625];
+        const int64_t t625_end = (t625 + 1) * RT_CHUNK < t621 ? (t625 + 1) * RT_CHUNK : t621;
+        for (int64_t t626 = t625 * RT_CHUNK; t626 < t625_end; t626++) {
+          const int32_t t627 = (int32_t)t626;
+          int32_t t625y0;
+          uint8_t t625y1;
+          int t639 = 0; /* nonzero: a check below failed */
+          int t640 = (uint64_t)(int64_t)t627 < (uint64_t)v_sd_1167_n;
+          int32_t t638 = t640 ? (int32_t)(v_sd_1167_off[t627 + 1] - v_sd_1167_off[t627]) : 0;
+          t639 |= !t640;
+          uint8_t t642 = rt_le_i(t638, 1);
+          if (__builtin_expect(t639 != 0, 0)) { /* again, recording the error */
+            int32_t t643;
+            if ((uint64_t)(int64_t)t627 < (uint64_t)v_sd_1167_n) {
+              t643 = (int32_t)(v_sd_1167_off[t627 + 1] - v_sd_1167_off[t627]);
             } else {
-              NESSIE_RECORD(err, t687, RT_CHECK_INDEX, 0, 0, RT_GATHER, t688, v_sd_1167_n, 0.0, 4);
-              t704 = 0;
+              NESSIE_RECORD(err, t626, RT_CHECK_INDEX, 0, 0, RT_GATHER, t627, v_sd_1167_n, 0.0, 4);
+              t643 = 0;
             }
-            uint8_t t706 = rt_le_i(t704, 1);
+            uint8_t t645 = rt_le_i(t643, 1);
           }
-          t686y0 = t688;
-          t686y1 = t703;
-          if (t684[t687]) {
-            v_x1150_d[at] = t686y0;
+          t625y0 = t627;
+          t625y1 = t642;
+          if (t623[t626]) {
+            v_x1150_d[at] = t625y0;
             at++;
           } else {
-            v_x1152_d[at_not] = t686y0;
+            v_x1152_d[at_not] = t625y0;
             at_not++;
           }
         }
       }
-      rt_free(t684);
-      rt_free(t685);
+      rt_free(t623);
+      rt_free(t624);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3414,120 +3268,120 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167,
       const int64_t v_x1152_n = v_x1152->len;
       /* SCAN */
       {
-        const int64_t t707 = v_x1142;
-        if (t707 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t707, 0.0, 5);
+        const int64_t t646 = v_x1142;
+        if (t646 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t646, 0.0, 5);
           goto fail;
         }
-        const int64_t t708 = t707 > 0 ? (t707 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t709 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t708);
-        int32_t *t710 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t708);
-        RT_PARALLEL_FOR_IF(t708 > 1)
-        for (int64_t t711 = 0; t711 < t708; t711++) {
-          int32_t t711a0;
-          int32_t t711a1;
-          t711a0 = 0;
-          t711a1 = 0;
-          const int64_t t711_end = (t711 + 1) * RT_CHUNK < t707 ? (t711 + 1) * RT_CHUNK : t707;
-          for (int64_t t712 = t711 * RT_CHUNK; t712 < t711_end; t712++) {
-            const int32_t t713 = (int32_t)t712;
-            int32_t t711x0;
-            int32_t t711x1;
-            int t715 = 0; /* nonzero: a check below failed */
-            int t716 = (uint64_t)(int64_t)t713 < (uint64_t)v_sd_1167_n;
-            int32_t t714 = t716 ? (int32_t)(v_sd_1167_off[t713 + 1] - v_sd_1167_off[t713]) : 0;
-            t715 |= !t716;
-            uint8_t t718 = rt_le_i(t714, 1);
-            int32_t t720 = rt_btoi_b(t718);
-            uint8_t t722 = rt_not_b(t718);
-            int32_t t724 = rt_btoi_b(t722);
-            if (__builtin_expect(t715 != 0, 0)) { /* again, recording the error */
-              int32_t t725;
-              if ((uint64_t)(int64_t)t713 < (uint64_t)v_sd_1167_n) {
-                t725 = (int32_t)(v_sd_1167_off[t713 + 1] - v_sd_1167_off[t713]);
+        const int64_t t647 = t646 > 0 ? (t646 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t648 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t647);
+        int32_t *t649 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t647);
+        RT_PARALLEL_FOR_IF(t647 > 1)
+        for (int64_t t650 = 0; t650 < t647; t650++) {
+          int32_t t650a0;
+          int32_t t650a1;
+          t650a0 = 0;
+          t650a1 = 0;
+          const int64_t t650_end = (t650 + 1) * RT_CHUNK < t646 ? (t650 + 1) * RT_CHUNK : t646;
+          for (int64_t t651 = t650 * RT_CHUNK; t651 < t650_end; t651++) {
+            const int32_t t652 = (int32_t)t651;
+            int32_t t650x0;
+            int32_t t650x1;
+            int t654 = 0; /* nonzero: a check below failed */
+            int t655 = (uint64_t)(int64_t)t652 < (uint64_t)v_sd_1167_n;
+            int32_t t653 = t655 ? (int32_t)(v_sd_1167_off[t652 + 1] - v_sd_1167_off[t652]) : 0;
+            t654 |= !t655;
+            uint8_t t657 = rt_le_i(t653, 1);
+            int32_t t659 = rt_btoi_b(t657);
+            uint8_t t661 = rt_not_b(t657);
+            int32_t t663 = rt_btoi_b(t661);
+            if (__builtin_expect(t654 != 0, 0)) { /* again, recording the error */
+              int32_t t664;
+              if ((uint64_t)(int64_t)t652 < (uint64_t)v_sd_1167_n) {
+                t664 = (int32_t)(v_sd_1167_off[t652 + 1] - v_sd_1167_off[t652]);
               } else {
-                NESSIE_RECORD(err, t712, RT_CHECK_INDEX, 0, 0, RT_GATHER, t713, v_sd_1167_n, 0.0, 6);
-                t725 = 0;
+                NESSIE_RECORD(err, t651, RT_CHECK_INDEX, 0, 0, RT_GATHER, t652, v_sd_1167_n, 0.0, 6);
+                t664 = 0;
               }
-              uint8_t t727 = rt_le_i(t725, 1);
-              int32_t t729 = rt_btoi_b(t727);
-              uint8_t t731 = rt_not_b(t727);
-              int32_t t733 = rt_btoi_b(t731);
+              uint8_t t666 = rt_le_i(t664, 1);
+              int32_t t668 = rt_btoi_b(t666);
+              uint8_t t670 = rt_not_b(t666);
+              int32_t t672 = rt_btoi_b(t670);
             }
-            t711x0 = t720;
-            t711x1 = t724;
-            int32_t t735 = rt_add_i(t711a0, t711x0);
-            int32_t t737 = rt_add_i(t711a1, t711x1);
-            t711a0 = t735;
-            t711a1 = t737;
+            t650x0 = t659;
+            t650x1 = t663;
+            int32_t t674 = rt_add_i(t650a0, t650x0);
+            int32_t t676 = rt_add_i(t650a1, t650x1);
+            t650a0 = t674;
+            t650a1 = t676;
           }
-          t709[t711] = t711a0;
-          t710[t711] = t711a1;
+          t648[t650] = t650a0;
+          t649[t650] = t650a1;
         }
-        int32_t t711t0;
-        int32_t t711t1;
-        t711t0 = 0;
-        t711t1 = 0;
-        for (int64_t t711 = 0; t711 < t708; t711++) {
-          const int32_t t738 = t709[t711];
-          t709[t711] = t711t0;
-          const int32_t t739 = t710[t711];
-          t710[t711] = t711t1;
-          int32_t t741 = rt_add_i(t711t0, t738);
-          int32_t t743 = rt_add_i(t711t1, t739);
-          t711t0 = t741;
-          t711t1 = t743;
+        int32_t t650t0;
+        int32_t t650t1;
+        t650t0 = 0;
+        t650t1 = 0;
+        for (int64_t t650 = 0; t650 < t647; t650++) {
+          const int32_t t677 = t648[t650];
+          t648[t650] = t650t0;
+          const int32_t t678 = t649[t650];
+          t649[t650] = t650t1;
+          int32_t t680 = rt_add_i(t650t0, t677);
+          int32_t t682 = rt_add_i(t650t1, t678);
+          t650t0 = t680;
+          t650t1 = t682;
         }
-        v_x1165 = rt_value_new(rt_vec_type(RT_INT), t707);
+        v_x1165 = rt_value_new(rt_vec_type(RT_INT), t646);
         int32_t *v_x1165_d = v_x1165->data.i;
         const int64_t v_x1165_n = v_x1165->len;
-        v_x1166 = rt_value_new(rt_vec_type(RT_INT), t707);
+        v_x1166 = rt_value_new(rt_vec_type(RT_INT), t646);
         int32_t *v_x1166_d = v_x1166->data.i;
         const int64_t v_x1166_n = v_x1166->len;
-        RT_PARALLEL_FOR_IF(t708 > 1)
-        for (int64_t t711 = 0; t711 < t708; t711++) {
-          int32_t t711p0;
-          int32_t t711p1;
-          t711p0 = t709[t711];
-          t711p1 = t710[t711];
-          const int64_t t711_end = (t711 + 1) * RT_CHUNK < t707 ? (t711 + 1) * RT_CHUNK : t707;
-          for (int64_t t712 = t711 * RT_CHUNK; t712 < t711_end; t712++) {
-            const int32_t t713 = (int32_t)t712;
-            v_x1165_d[t712] = t711p0;
-            v_x1166_d[t712] = t711p1;
-            int32_t t711y0;
-            int32_t t711y1;
-            int t745 = 0; /* nonzero: a check below failed */
-            int t746 = (uint64_t)(int64_t)t713 < (uint64_t)v_sd_1167_n;
-            int32_t t744 = t746 ? (int32_t)(v_sd_1167_off[t713 + 1] - v_sd_1167_off[t713]) : 0;
-            t745 |= !t746;
-            uint8_t t748 = rt_le_i(t744, 1);
-            int32_t t750 = rt_btoi_b(t748);
-            uint8_t t752 = rt_not_b(t748);
-            int32_t t754 = rt_btoi_b(t752);
-            if (__builtin_expect(t745 != 0, 0)) { /* again, recording the error */
-              int32_t t755;
-              if ((uint64_t)(int64_t)t713 < (uint64_t)v_sd_1167_n) {
-                t755 = (int32_t)(v_sd_1167_off[t713 + 1] - v_sd_1167_off[t713]);
+        RT_PARALLEL_FOR_IF(t647 > 1)
+        for (int64_t t650 = 0; t650 < t647; t650++) {
+          int32_t t650p0;
+          int32_t t650p1;
+          t650p0 = t648[t650];
+          t650p1 = t649[t650];
+          const int64_t t650_end = (t650 + 1) * RT_CHUNK < t646 ? (t650 + 1) * RT_CHUNK : t646;
+          for (int64_t t651 = t650 * RT_CHUNK; t651 < t650_end; t651++) {
+            const int32_t t652 = (int32_t)t651;
+            v_x1165_d[t651] = t650p0;
+            v_x1166_d[t651] = t650p1;
+            int32_t t650y0;
+            int32_t t650y1;
+            int t684 = 0; /* nonzero: a check below failed */
+            int t685 = (uint64_t)(int64_t)t652 < (uint64_t)v_sd_1167_n;
+            int32_t t683 = t685 ? (int32_t)(v_sd_1167_off[t652 + 1] - v_sd_1167_off[t652]) : 0;
+            t684 |= !t685;
+            uint8_t t687 = rt_le_i(t683, 1);
+            int32_t t689 = rt_btoi_b(t687);
+            uint8_t t691 = rt_not_b(t687);
+            int32_t t693 = rt_btoi_b(t691);
+            if (__builtin_expect(t684 != 0, 0)) { /* again, recording the error */
+              int32_t t694;
+              if ((uint64_t)(int64_t)t652 < (uint64_t)v_sd_1167_n) {
+                t694 = (int32_t)(v_sd_1167_off[t652 + 1] - v_sd_1167_off[t652]);
               } else {
-                NESSIE_RECORD(err, t712, RT_CHECK_INDEX, 0, 0, RT_GATHER, t713, v_sd_1167_n, 0.0, 7);
-                t755 = 0;
+                NESSIE_RECORD(err, t651, RT_CHECK_INDEX, 0, 0, RT_GATHER, t652, v_sd_1167_n, 0.0, 7);
+                t694 = 0;
               }
-              uint8_t t757 = rt_le_i(t755, 1);
-              int32_t t759 = rt_btoi_b(t757);
-              uint8_t t761 = rt_not_b(t757);
-              int32_t t763 = rt_btoi_b(t761);
+              uint8_t t696 = rt_le_i(t694, 1);
+              int32_t t698 = rt_btoi_b(t696);
+              uint8_t t700 = rt_not_b(t696);
+              int32_t t702 = rt_btoi_b(t700);
             }
-            t711y0 = t750;
-            t711y1 = t754;
-            int32_t t765 = rt_add_i(t711p0, t711y0);
-            int32_t t767 = rt_add_i(t711p1, t711y1);
-            t711p0 = t765;
-            t711p1 = t767;
+            t650y0 = t689;
+            t650y1 = t693;
+            int32_t t704 = rt_add_i(t650p0, t650y0);
+            int32_t t706 = rt_add_i(t650p1, t650y1);
+            t650p0 = t704;
+            t650p1 = t706;
           }
         }
-        rt_free(t709);
-        rt_free(t710);
+        rt_free(t648);
+        rt_free(t649);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -3573,22 +3427,22 @@ struct K16_0_pull {
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t769 = 0; /* nonzero: a check below failed */
-    int t770 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n;
-    int32_t t768 = t770 ? (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]) : 0;
-    t769 |= !t770;
-    uint8_t t772 = rt_le_i(t768, 1);
-    if (__builtin_expect(t769 != 0, 0)) { /* again, recording the error */
-      int32_t t773;
+    int t708 = 0; /* nonzero: a check below failed */
+    int t709 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n;
+    int32_t t707 = t709 ? (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]) : 0;
+    t708 |= !t709;
+    uint8_t t711 = rt_le_i(t707, 1);
+    if (__builtin_expect(t708 != 0, 0)) { /* again, recording the error */
+      int32_t t712;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n) {
-        t773 = (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]);
+        t712 = (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1167_n, 0.0, 0);
-        t773 = 0;
+        t712 = 0;
       }
-      uint8_t t775 = rt_le_i(t773, 1);
+      uint8_t t714 = rt_le_i(t712, 1);
     }
-    return K16_0_V{t772};
+    return K16_0_V{t711};
   }
 };
 struct K16_0_store {
@@ -3606,22 +3460,22 @@ struct K16_1_pull {
   __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t777 = 0; /* nonzero: a check below failed */
-    int t778 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n;
-    int32_t t776 = t778 ? (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]) : 0;
-    t777 |= !t778;
-    uint8_t t780 = rt_le_i(t776, 1);
-    if (__builtin_expect(t777 != 0, 0)) { /* again, recording the error */
-      int32_t t781;
+    int t716 = 0; /* nonzero: a check below failed */
+    int t717 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n;
+    int32_t t715 = t717 ? (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]) : 0;
+    t716 |= !t717;
+    uint8_t t719 = rt_le_i(t715, 1);
+    if (__builtin_expect(t716 != 0, 0)) { /* again, recording the error */
+      int32_t t720;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n) {
-        t781 = (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]);
+        t720 = (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1167_n, 0.0, 1);
-        t781 = 0;
+        t720 = 0;
       }
-      uint8_t t783 = rt_le_i(t781, 1);
+      uint8_t t722 = rt_le_i(t720, 1);
     }
-    return K16_1_V{ix, t780};
+    return K16_1_V{ix, t719};
   }
 };
 struct K16_1_store {
@@ -3653,28 +3507,28 @@ struct K16_2_pull {
   __device__ K16_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t785 = 0; /* nonzero: a check below failed */
-    int t786 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n;
-    int32_t t784 = t786 ? (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]) : 0;
-    t785 |= !t786;
-    uint8_t t788 = rt_le_i(t784, 1);
-    int32_t t790 = rt_btoi_b(t788);
-    uint8_t t792 = rt_not_b(t788);
-    int32_t t794 = rt_btoi_b(t792);
-    if (__builtin_expect(t785 != 0, 0)) { /* again, recording the error */
-      int32_t t795;
+    int t724 = 0; /* nonzero: a check below failed */
+    int t725 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n;
+    int32_t t723 = t725 ? (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]) : 0;
+    t724 |= !t725;
+    uint8_t t727 = rt_le_i(t723, 1);
+    int32_t t729 = rt_btoi_b(t727);
+    uint8_t t731 = rt_not_b(t727);
+    int32_t t733 = rt_btoi_b(t731);
+    if (__builtin_expect(t724 != 0, 0)) { /* again, recording the error */
+      int32_t t734;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n) {
-        t795 = (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]);
+        t734 = (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1167_n, 0.0, 2);
-        t795 = 0;
+        t734 = 0;
       }
-      uint8_t t797 = rt_le_i(t795, 1);
-      int32_t t799 = rt_btoi_b(t797);
-      uint8_t t801 = rt_not_b(t797);
-      int32_t t803 = rt_btoi_b(t801);
+      uint8_t t736 = rt_le_i(t734, 1);
+      int32_t t738 = rt_btoi_b(t736);
+      uint8_t t740 = rt_not_b(t736);
+      int32_t t742 = rt_btoi_b(t740);
     }
-    return K16_2_V{t790, t794};
+    return K16_2_V{t729, t733};
   }
 };
 struct K16_2_store {
@@ -3687,9 +3541,9 @@ struct K16_2_store {
 struct K16_2_op {
   K16_A A;
   __device__ K16_2_V operator()(const K16_2_V &a, const K16_2_V &b) const {
-    int32_t t805 = rt_add_i(a.v0, b.v0);
-    int32_t t807 = rt_add_i(a.v1, b.v1);
-    return K16_2_V{t805, t807};
+    int32_t t744 = rt_add_i(a.v0, b.v0);
+    int32_t t746 = rt_add_i(a.v1, b.v1);
+    return K16_2_V{t744, t746};
   }
 };
 struct K16_2_ride {
@@ -3718,56 +3572,56 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167, 
   RtValue *v_x1166 = NULL;
   /* MAP */
   {
-    const int64_t t808 = v_x1142;
-    if (t808 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t808, 0.0, run, 3};
+    const int64_t t747 = v_x1142;
+    if (t747 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t747, 0.0, run, 3};
       goto fail;
     }
-    v_x1145 = rtg_vec_new(RT_BOOL, t808);
+    v_x1145 = rtg_vec_new(RT_BOOL, t747);
     A.v_x1145_d = v_x1145->data.b;
     A.v_x1145_n = v_x1145->len;
     /* computed in the launch of SOAC 2 (K16_2_ride) */
   }
   /* PARTITION */
-  int64_t *t809, t810; /* the slot of its count, its size */
+  int64_t *t748, t749; /* the slot of its count, its size */
   {
-    const int64_t t811 = v_x1142;
-    if (t811 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t811, 0.0, run, 4};
+    const int64_t t750 = v_x1142;
+    if (t750 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t750, 0.0, run, 4};
       goto fail;
     }
-    v_x1150 = rtg_vec_new(RT_INT, t811);
+    v_x1150 = rtg_vec_new(RT_INT, t750);
     A.v_x1150_d = v_x1150->data.i;
     A.v_x1150_n = v_x1150->len;
-    v_x1152 = rtg_vec_new(RT_INT, t811);
+    v_x1152 = rtg_vec_new(RT_INT, t750);
     A.v_x1152_d = v_x1152->data.i;
     A.v_x1152_n = v_x1152->len;
-    t810 = t811;
-    t809 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t811, K16_1_store{A}, K16_1_other{A}, true);
+    t749 = t750;
+    t748 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t750, K16_1_store{A}, K16_1_other{A}, true);
   }
   {
-    const int64_t t812 = rtg::filter_count(t809);
-    v_x1150 = rtg_vec_fit(v_x1150, t812);
+    const int64_t t751 = rtg::filter_count(t748);
+    v_x1150 = rtg_vec_fit(v_x1150, t751);
     A.v_x1150_d = v_x1150->data.i;
     A.v_x1150_n = v_x1150->len;
-    v_x1152 = rtg_vec_fit(v_x1152, t810 - t812);
+    v_x1152 = rtg_vec_fit(v_x1152, t749 - t751);
     A.v_x1152_d = v_x1152->data.i;
     A.v_x1152_n = v_x1152->len;
   }
   /* SCAN */
   {
-    const int64_t t813 = v_x1142;
-    if (t813 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t813, 0.0, run, 5};
+    const int64_t t752 = v_x1142;
+    if (t752 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t752, 0.0, run, 5};
       goto fail;
     }
-    v_x1165 = rtg_vec_new(RT_INT, t813);
+    v_x1165 = rtg_vec_new(RT_INT, t752);
     A.v_x1165_d = v_x1165->data.i;
     A.v_x1165_n = v_x1165->len;
-    v_x1166 = rtg_vec_new(RT_INT, t813);
+    v_x1166 = rtg_vec_new(RT_INT, t752);
     A.v_x1166_d = v_x1166->data.i;
     A.v_x1166_n = v_x1166->len;
-    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t813, K16_2_ride{A});
+    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t752, K16_2_ride{A});
   }
   *out_v_x1145 = v_x1145;
   *out_v_x1150 = v_x1150;
@@ -3813,49 +3667,49 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1168, R
   RtValue *v_x1176 = NULL;
   /* MAP */
   {
-    const int64_t t814 = v_x1168_n;
-    v_x1174 = rt_value_new(rt_vec_type(RT_INT), t814);
+    const int64_t t753 = v_x1168_n;
+    v_x1174 = rt_value_new(rt_vec_type(RT_INT), t753);
     int32_t *v_x1174_d = v_x1174->data.i;
     const int64_t v_x1174_n = v_x1174->len;
-    v_x1175 = rt_value_new(rt_vec_type(RT_INT), t814);
+    v_x1175 = rt_value_new(rt_vec_type(RT_INT), t753);
     int32_t *v_x1175_d = v_x1175->data.i;
     const int64_t v_x1175_n = v_x1175->len;
-    v_x1176 = rt_value_new(rt_vec_type(RT_INT), t814);
+    v_x1176 = rt_value_new(rt_vec_type(RT_INT), t753);
     int32_t *v_x1176_d = v_x1176->data.i;
     const int64_t v_x1176_n = v_x1176->len;
-    RT_PARALLEL_FOR_IF(t814 >= RT_PARALLEL_MIN)
-    for (int64_t t815 = 0; t815 < t814; t815++) {
-      const int32_t t816 = (int32_t)t815;
-      int t819 = 0; /* nonzero: a check below failed */
-      int32_t t817 = v_x1168_d[t816];
-      int t820 = (uint64_t)(int64_t)t817 < (uint64_t)v_sd_1170_n;
-      int32_t t818 = t820 ? (int32_t)v_sd_1170_off[t817] : 0;
-      t819 |= !t820;
-      int t822 = (uint64_t)(int64_t)t817 < (uint64_t)v_sd_1177_n;
-      int32_t t821 = t822 ? (int32_t)(v_sd_1177_off[t817 + 1] - v_sd_1177_off[t817]) : 0;
-      t819 |= !t822;
-      int32_t t824 = rt_add_i(t818, t821);
-      if (__builtin_expect(t819 != 0, 0)) { /* again, recording the error */
-        int32_t t825 = v_x1168_d[t816];
-        int32_t t826;
-        if ((uint64_t)(int64_t)t825 < (uint64_t)v_sd_1170_n) {
-          t826 = (int32_t)v_sd_1170_off[t825];
+    RT_PARALLEL_FOR_IF(t753 >= RT_PARALLEL_MIN)
+    for (int64_t t754 = 0; t754 < t753; t754++) {
+      const int32_t t755 = (int32_t)t754;
+      int t758 = 0; /* nonzero: a check below failed */
+      int32_t t756 = v_x1168_d[t755];
+      int t759 = (uint64_t)(int64_t)t756 < (uint64_t)v_sd_1170_n;
+      int32_t t757 = t759 ? (int32_t)v_sd_1170_off[t756] : 0;
+      t758 |= !t759;
+      int t761 = (uint64_t)(int64_t)t756 < (uint64_t)v_sd_1177_n;
+      int32_t t760 = t761 ? (int32_t)(v_sd_1177_off[t756 + 1] - v_sd_1177_off[t756]) : 0;
+      t758 |= !t761;
+      int32_t t763 = rt_add_i(t757, t760);
+      if (__builtin_expect(t758 != 0, 0)) { /* again, recording the error */
+        int32_t t764 = v_x1168_d[t755];
+        int32_t t765;
+        if ((uint64_t)(int64_t)t764 < (uint64_t)v_sd_1170_n) {
+          t765 = (int32_t)v_sd_1170_off[t764];
         } else {
-          NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 0, 0, RT_GATHER, t825, v_sd_1170_n, 0.0, 0);
-          t826 = 0;
+          NESSIE_RECORD(err, t754, RT_CHECK_INDEX, 0, 0, RT_GATHER, t764, v_sd_1170_n, 0.0, 0);
+          t765 = 0;
         }
-        int32_t t827;
-        if ((uint64_t)(int64_t)t825 < (uint64_t)v_sd_1177_n) {
-          t827 = (int32_t)(v_sd_1177_off[t825 + 1] - v_sd_1177_off[t825]);
+        int32_t t766;
+        if ((uint64_t)(int64_t)t764 < (uint64_t)v_sd_1177_n) {
+          t766 = (int32_t)(v_sd_1177_off[t764 + 1] - v_sd_1177_off[t764]);
         } else {
-          NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 0, 0, RT_GATHER, t825, v_sd_1177_n, 0.0, 1);
-          t827 = 0;
+          NESSIE_RECORD(err, t754, RT_CHECK_INDEX, 0, 0, RT_GATHER, t764, v_sd_1177_n, 0.0, 1);
+          t766 = 0;
         }
-        int32_t t829 = rt_add_i(t826, t827);
+        int32_t t768 = rt_add_i(t765, t766);
       }
-      v_x1174_d[t815] = t818;
-      v_x1175_d[t815] = t824;
-      v_x1176_d[t815] = 1;
+      v_x1174_d[t754] = t757;
+      v_x1175_d[t754] = t763;
+      v_x1176_d[t754] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3891,34 +3745,34 @@ struct K17_0_pull {
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t832 = 0; /* nonzero: a check below failed */
-    int32_t t830 = A.v_x1168_d[ix];
-    int t833 = (uint64_t)(int64_t)t830 < (uint64_t)A.v_sd_1170_n;
-    int32_t t831 = t833 ? (int32_t)A.v_sd_1170_off[t830] : 0;
-    t832 |= !t833;
-    int t835 = (uint64_t)(int64_t)t830 < (uint64_t)A.v_sd_1177_n;
-    int32_t t834 = t835 ? (int32_t)(A.v_sd_1177_off[t830 + 1] - A.v_sd_1177_off[t830]) : 0;
-    t832 |= !t835;
-    int32_t t837 = rt_add_i(t831, t834);
-    if (__builtin_expect(t832 != 0, 0)) { /* again, recording the error */
-      int32_t t838 = A.v_x1168_d[ix];
-      int32_t t839;
-      if ((uint64_t)(int64_t)t838 < (uint64_t)A.v_sd_1170_n) {
-        t839 = (int32_t)A.v_sd_1170_off[t838];
+    int t771 = 0; /* nonzero: a check below failed */
+    int32_t t769 = A.v_x1168_d[ix];
+    int t772 = (uint64_t)(int64_t)t769 < (uint64_t)A.v_sd_1170_n;
+    int32_t t770 = t772 ? (int32_t)A.v_sd_1170_off[t769] : 0;
+    t771 |= !t772;
+    int t774 = (uint64_t)(int64_t)t769 < (uint64_t)A.v_sd_1177_n;
+    int32_t t773 = t774 ? (int32_t)(A.v_sd_1177_off[t769 + 1] - A.v_sd_1177_off[t769]) : 0;
+    t771 |= !t774;
+    int32_t t776 = rt_add_i(t770, t773);
+    if (__builtin_expect(t771 != 0, 0)) { /* again, recording the error */
+      int32_t t777 = A.v_x1168_d[ix];
+      int32_t t778;
+      if ((uint64_t)(int64_t)t777 < (uint64_t)A.v_sd_1170_n) {
+        t778 = (int32_t)A.v_sd_1170_off[t777];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t838, A.v_sd_1170_n, 0.0, 0);
-        t839 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t777, A.v_sd_1170_n, 0.0, 0);
+        t778 = 0;
       }
-      int32_t t840;
-      if ((uint64_t)(int64_t)t838 < (uint64_t)A.v_sd_1177_n) {
-        t840 = (int32_t)(A.v_sd_1177_off[t838 + 1] - A.v_sd_1177_off[t838]);
+      int32_t t779;
+      if ((uint64_t)(int64_t)t777 < (uint64_t)A.v_sd_1177_n) {
+        t779 = (int32_t)(A.v_sd_1177_off[t777 + 1] - A.v_sd_1177_off[t777]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t838, A.v_sd_1177_n, 0.0, 1);
-        t840 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t777, A.v_sd_1177_n, 0.0, 1);
+        t779 = 0;
       }
-      int32_t t842 = rt_add_i(t839, t840);
+      int32_t t781 = rt_add_i(t778, t779);
     }
-    return K17_0_V{t831, t837, 1};
+    return K17_0_V{t770, t776, 1};
   }
 };
 struct K17_0_store {
@@ -3947,17 +3801,17 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1168, Rt
   RtValue *v_x1176 = NULL;
   /* MAP */
   {
-    const int64_t t843 = v_x1168->len;
-    v_x1174 = rtg_vec_new(RT_INT, t843);
+    const int64_t t782 = v_x1168->len;
+    v_x1174 = rtg_vec_new(RT_INT, t782);
     A.v_x1174_d = v_x1174->data.i;
     A.v_x1174_n = v_x1174->len;
-    v_x1175 = rtg_vec_new(RT_INT, t843);
+    v_x1175 = rtg_vec_new(RT_INT, t782);
     A.v_x1175_d = v_x1175->data.i;
     A.v_x1175_n = v_x1175->len;
-    v_x1176 = rtg_vec_new(RT_INT, t843);
+    v_x1176 = rtg_vec_new(RT_INT, t782);
     A.v_x1176_d = v_x1176->data.i;
     A.v_x1176_n = v_x1176->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t843);
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t782);
   }
   *out_v_x1174 = v_x1174;
   *out_v_x1175 = v_x1175;
@@ -3999,73 +3853,73 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1035, i
   RtValue *v_x1049 = NULL;
   /* MAP */
   {
-    const int64_t t844 = v_x1035_n;
-    v_x1049 = rt_value_new(rt_vec_type(RT_INT), t844);
+    const int64_t t783 = v_x1035_n;
+    v_x1049 = rt_value_new(rt_vec_type(RT_INT), t783);
     int32_t *v_x1049_d = v_x1049->data.i;
     const int64_t v_x1049_n = v_x1049->len;
-    RT_PARALLEL_FOR_IF(t844 >= RT_PARALLEL_MIN)
-    for (int64_t t845 = 0; t845 < t844; t845++) {
-      const int32_t t846 = (int32_t)t845;
-      int t855 = 0; /* nonzero: a check below failed */
-      int32_t t847 = v_x1035_d[t846];
-      int32_t t849 = rt_add_i(t847, v_x1036);
-      uint8_t t850 = v_x1039_d[t846];
-      int32_t t851 = v_x1040_d[t846];
-      int32_t t853 = (t850 ? t851 : t849);
-      int t856 = (uint64_t)(int64_t)t853 < (uint64_t)v_x1045;
-      int32_t t854 = t856 ? t853 : 0;
-      t855 |= !t856;
-      uint8_t t858 = rt_lt_i(t854, (int32_t)v_x1043_n);
-      int32_t t859;
-      if (t858) {
-        int t861 = (uint64_t)(int64_t)t854 < (uint64_t)v_x1043_n;
-        int32_t t860 = t861 ? v_x1043_d[t854] : 0;
-        t855 |= !t861;
-        t859 = t860;
+    RT_PARALLEL_FOR_IF(t783 >= RT_PARALLEL_MIN)
+    for (int64_t t784 = 0; t784 < t783; t784++) {
+      const int32_t t785 = (int32_t)t784;
+      int t794 = 0; /* nonzero: a check below failed */
+      int32_t t786 = v_x1035_d[t785];
+      int32_t t788 = rt_add_i(t786, v_x1036);
+      uint8_t t789 = v_x1039_d[t785];
+      int32_t t790 = v_x1040_d[t785];
+      int32_t t792 = (t789 ? t790 : t788);
+      int t795 = (uint64_t)(int64_t)t792 < (uint64_t)v_x1045;
+      int32_t t793 = t795 ? t792 : 0;
+      t794 |= !t795;
+      uint8_t t797 = rt_lt_i(t793, (int32_t)v_x1043_n);
+      int32_t t798;
+      if (t797) {
+        int t800 = (uint64_t)(int64_t)t793 < (uint64_t)v_x1043_n;
+        int32_t t799 = t800 ? v_x1043_d[t793] : 0;
+        t794 |= !t800;
+        t798 = t799;
       } else {
-        int32_t t863 = rt_sub_i(t854, (int32_t)v_x1043_n);
-        int t865 = (uint64_t)(int64_t)t863 < (uint64_t)v_x1044_n;
-        int32_t t864 = t865 ? v_x1044_d[t863] : 0;
-        t855 |= !t865;
-        t859 = t864;
+        int32_t t802 = rt_sub_i(t793, (int32_t)v_x1043_n);
+        int t804 = (uint64_t)(int64_t)t802 < (uint64_t)v_x1044_n;
+        int32_t t803 = t804 ? v_x1044_d[t802] : 0;
+        t794 |= !t804;
+        t798 = t803;
       }
-      if (__builtin_expect(t855 != 0, 0)) { /* again, recording the error */
-        int32_t t866 = v_x1035_d[t846];
-        int32_t t868 = rt_add_i(t866, v_x1036);
-        uint8_t t869 = v_x1039_d[t846];
-        int32_t t870 = v_x1040_d[t846];
-        int32_t t872 = (t869 ? t870 : t868);
-        int32_t t873;
-        if ((uint64_t)(int64_t)t872 < (uint64_t)v_x1045) {
-          t873 = t872;
+      if (__builtin_expect(t794 != 0, 0)) { /* again, recording the error */
+        int32_t t805 = v_x1035_d[t785];
+        int32_t t807 = rt_add_i(t805, v_x1036);
+        uint8_t t808 = v_x1039_d[t785];
+        int32_t t809 = v_x1040_d[t785];
+        int32_t t811 = (t808 ? t809 : t807);
+        int32_t t812;
+        if ((uint64_t)(int64_t)t811 < (uint64_t)v_x1045) {
+          t812 = t811;
         } else {
-          NESSIE_RECORD(err, t845, RT_CHECK_INDEX, 0, 0, RT_GATHER, t872, v_x1045, 0.0, 0);
-          t873 = 0;
+          NESSIE_RECORD(err, t784, RT_CHECK_INDEX, 0, 0, RT_GATHER, t811, v_x1045, 0.0, 0);
+          t812 = 0;
         }
-        uint8_t t875 = rt_lt_i(t873, (int32_t)v_x1043_n);
-        int32_t t876;
-        if (t875) {
-          int32_t t877;
-          if ((uint64_t)(int64_t)t873 < (uint64_t)v_x1043_n) {
-            t877 = v_x1043_d[t873];
+        uint8_t t814 = rt_lt_i(t812, (int32_t)v_x1043_n);
+        int32_t t815;
+        if (t814) {
+          int32_t t816;
+          if ((uint64_t)(int64_t)t812 < (uint64_t)v_x1043_n) {
+            t816 = v_x1043_d[t812];
           } else {
-            NESSIE_RECORD(err, t845, RT_CHECK_INDEX, 0, 0, RT_GATHER, t873, v_x1043_n, 0.0, 1);
-            t877 = 0;
+            NESSIE_RECORD(err, t784, RT_CHECK_INDEX, 0, 0, RT_GATHER, t812, v_x1043_n, 0.0, 1);
+            t816 = 0;
           }
-          t876 = t877;
+          t815 = t816;
         } else {
-          int32_t t879 = rt_sub_i(t873, (int32_t)v_x1043_n);
-          int32_t t880;
-          if ((uint64_t)(int64_t)t879 < (uint64_t)v_x1044_n) {
-            t880 = v_x1044_d[t879];
+          int32_t t818 = rt_sub_i(t812, (int32_t)v_x1043_n);
+          int32_t t819;
+          if ((uint64_t)(int64_t)t818 < (uint64_t)v_x1044_n) {
+            t819 = v_x1044_d[t818];
           } else {
-            NESSIE_RECORD(err, t845, RT_CHECK_INDEX, 0, 0, RT_GATHER, t879, v_x1044_n, 0.0, 2);
-            t880 = 0;
+            NESSIE_RECORD(err, t784, RT_CHECK_INDEX, 0, 0, RT_GATHER, t818, v_x1044_n, 0.0, 2);
+            t819 = 0;
           }
-          t876 = t880;
+          t815 = t819;
         }
       }
-      v_x1049_d[t845] = t859;
+      v_x1049_d[t784] = t798;
     }
   }
   if (err->index != INT64_MAX)
@@ -4097,66 +3951,66 @@ struct K18_0_pull {
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t889 = 0; /* nonzero: a check below failed */
-    int32_t t881 = rtg::ld_stream(&A.v_x1035_d[ix]);
-    int32_t t883 = rt_add_i(t881, A.v_x1036);
-    uint8_t t884 = rtg::ld_stream(&A.v_x1039_d[ix]);
-    int32_t t885 = rtg::ld_stream(&A.v_x1040_d[ix]);
-    int32_t t887 = (t884 ? t885 : t883);
-    int t890 = (uint64_t)(int64_t)t887 < (uint64_t)A.v_x1045;
-    int32_t t888 = t890 ? t887 : 0;
-    t889 |= !t890;
-    uint8_t t892 = rt_lt_i(t888, (int32_t)A.v_x1043_n);
-    int32_t t893;
-    if (t892) {
-      int t895 = (uint64_t)(int64_t)t888 < (uint64_t)A.v_x1043_n;
-      int32_t t894 = t895 ? A.v_x1043_d[t888] : 0;
-      t889 |= !t895;
-      t893 = t894;
+    int t828 = 0; /* nonzero: a check below failed */
+    int32_t t820 = rtg::ld_stream(&A.v_x1035_d[ix]);
+    int32_t t822 = rt_add_i(t820, A.v_x1036);
+    uint8_t t823 = rtg::ld_stream(&A.v_x1039_d[ix]);
+    int32_t t824 = rtg::ld_stream(&A.v_x1040_d[ix]);
+    int32_t t826 = (t823 ? t824 : t822);
+    int t829 = (uint64_t)(int64_t)t826 < (uint64_t)A.v_x1045;
+    int32_t t827 = t829 ? t826 : 0;
+    t828 |= !t829;
+    uint8_t t831 = rt_lt_i(t827, (int32_t)A.v_x1043_n);
+    int32_t t832;
+    if (t831) {
+      int t834 = (uint64_t)(int64_t)t827 < (uint64_t)A.v_x1043_n;
+      int32_t t833 = t834 ? A.v_x1043_d[t827] : 0;
+      t828 |= !t834;
+      t832 = t833;
     } else {
-      int32_t t897 = rt_sub_i(t888, (int32_t)A.v_x1043_n);
-      int t899 = (uint64_t)(int64_t)t897 < (uint64_t)A.v_x1044_n;
-      int32_t t898 = t899 ? A.v_x1044_d[t897] : 0;
-      t889 |= !t899;
-      t893 = t898;
+      int32_t t836 = rt_sub_i(t827, (int32_t)A.v_x1043_n);
+      int t838 = (uint64_t)(int64_t)t836 < (uint64_t)A.v_x1044_n;
+      int32_t t837 = t838 ? A.v_x1044_d[t836] : 0;
+      t828 |= !t838;
+      t832 = t837;
     }
-    if (__builtin_expect(t889 != 0, 0)) { /* again, recording the error */
-      int32_t t900 = rtg::ld_stream(&A.v_x1035_d[ix]);
-      int32_t t902 = rt_add_i(t900, A.v_x1036);
-      uint8_t t903 = rtg::ld_stream(&A.v_x1039_d[ix]);
-      int32_t t904 = rtg::ld_stream(&A.v_x1040_d[ix]);
-      int32_t t906 = (t903 ? t904 : t902);
-      int32_t t907;
-      if ((uint64_t)(int64_t)t906 < (uint64_t)A.v_x1045) {
-        t907 = t906;
+    if (__builtin_expect(t828 != 0, 0)) { /* again, recording the error */
+      int32_t t839 = rtg::ld_stream(&A.v_x1035_d[ix]);
+      int32_t t841 = rt_add_i(t839, A.v_x1036);
+      uint8_t t842 = rtg::ld_stream(&A.v_x1039_d[ix]);
+      int32_t t843 = rtg::ld_stream(&A.v_x1040_d[ix]);
+      int32_t t845 = (t842 ? t843 : t841);
+      int32_t t846;
+      if ((uint64_t)(int64_t)t845 < (uint64_t)A.v_x1045) {
+        t846 = t845;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t906, A.v_x1045, 0.0, 0);
-        t907 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t845, A.v_x1045, 0.0, 0);
+        t846 = 0;
       }
-      uint8_t t909 = rt_lt_i(t907, (int32_t)A.v_x1043_n);
-      int32_t t910;
-      if (t909) {
-        int32_t t911;
-        if ((uint64_t)(int64_t)t907 < (uint64_t)A.v_x1043_n) {
-          t911 = A.v_x1043_d[t907];
+      uint8_t t848 = rt_lt_i(t846, (int32_t)A.v_x1043_n);
+      int32_t t849;
+      if (t848) {
+        int32_t t850;
+        if ((uint64_t)(int64_t)t846 < (uint64_t)A.v_x1043_n) {
+          t850 = A.v_x1043_d[t846];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t907, A.v_x1043_n, 0.0, 1);
-          t911 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t846, A.v_x1043_n, 0.0, 1);
+          t850 = 0;
         }
-        t910 = t911;
+        t849 = t850;
       } else {
-        int32_t t913 = rt_sub_i(t907, (int32_t)A.v_x1043_n);
-        int32_t t914;
-        if ((uint64_t)(int64_t)t913 < (uint64_t)A.v_x1044_n) {
-          t914 = A.v_x1044_d[t913];
+        int32_t t852 = rt_sub_i(t846, (int32_t)A.v_x1043_n);
+        int32_t t853;
+        if ((uint64_t)(int64_t)t852 < (uint64_t)A.v_x1044_n) {
+          t853 = A.v_x1044_d[t852];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t913, A.v_x1044_n, 0.0, 2);
-          t914 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t852, A.v_x1044_n, 0.0, 2);
+          t853 = 0;
         }
-        t910 = t914;
+        t849 = t853;
       }
     }
-    return K18_0_V{t893};
+    return K18_0_V{t832};
   }
 };
 struct K18_0_store {
@@ -4187,11 +4041,11 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1035, in
   RtValue *v_x1049 = NULL;
   /* MAP */
   {
-    const int64_t t915 = v_x1039->len;
-    v_x1049 = rtg_vec_new(RT_INT, t915);
+    const int64_t t854 = v_x1039->len;
+    v_x1049 = rtg_vec_new(RT_INT, t854);
     A.v_x1049_d = v_x1049->data.i;
     A.v_x1049_n = v_x1049->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t915);
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t854);
   }
   *out_v_x1049 = v_x1049;
   return;
@@ -4220,34 +4074,34 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, R
   RtValue *v_x1181 = NULL;
   /* ONCE */
   {
-    int t917 = 0; /* nonzero: a check below failed */
-    int t918 = (uint64_t)(int64_t)0 < (uint64_t)v_x1178_n;
-    int32_t t916 = t918 ? v_x1178_d[0] : 0;
-    t917 |= !t918;
-    if (__builtin_expect(t917 != 0, 0)) { /* again, recording the error */
-      int32_t t919;
+    int t856 = 0; /* nonzero: a check below failed */
+    int t857 = (uint64_t)(int64_t)0 < (uint64_t)v_x1178_n;
+    int32_t t855 = t857 ? v_x1178_d[0] : 0;
+    t856 |= !t857;
+    if (__builtin_expect(t856 != 0, 0)) { /* again, recording the error */
+      int32_t t858;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x1178_n) {
-        t919 = v_x1178_d[0];
+        t858 = v_x1178_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1178_n, 0.0, 0);
-        t919 = 0;
+        t858 = 0;
       }
     }
-    v_x1179 = t916;
+    v_x1179 = t855;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t920 = 1;
-      v_x1181 = rt_value_new(rt_vec_type(RT_INT), t920);
+      const int64_t t859 = 1;
+      v_x1181 = rt_value_new(rt_vec_type(RT_INT), t859);
       int32_t *v_x1181_d = v_x1181->data.i;
       const int64_t v_x1181_n = v_x1181->len;
-      RT_PARALLEL_FOR_IF(t920 >= RT_PARALLEL_MIN)
-      for (int64_t t921 = 0; t921 < t920; t921++) {
-        const int32_t t922 = (int32_t)t921;
-        v_x1181_d[t921] = v_x1179;
+      RT_PARALLEL_FOR_IF(t859 >= RT_PARALLEL_MIN)
+      for (int64_t t860 = 0; t860 < t859; t860++) {
+        const int32_t t861 = (int32_t)t860;
+        v_x1181_d[t860] = v_x1179;
       }
     }
     if (err->index != INT64_MAX)
@@ -4276,20 +4130,20 @@ struct K19_0_pull {
   __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t924 = 0; /* nonzero: a check below failed */
-    int t925 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1178_n;
-    int32_t t923 = t925 ? A.v_x1178_d[0] : 0;
-    t924 |= !t925;
-    if (__builtin_expect(t924 != 0, 0)) { /* again, recording the error */
-      int32_t t926;
+    int t863 = 0; /* nonzero: a check below failed */
+    int t864 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1178_n;
+    int32_t t862 = t864 ? A.v_x1178_d[0] : 0;
+    t863 |= !t864;
+    if (__builtin_expect(t863 != 0, 0)) { /* again, recording the error */
+      int32_t t865;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1178_n) {
-        t926 = A.v_x1178_d[0];
+        t865 = A.v_x1178_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1178_n, 0.0, 0);
-        t926 = 0;
+        t865 = 0;
       }
     }
-    return K19_0_V{t923};
+    return K19_0_V{t862};
   }
 };
 struct alignas(8) K19_1_V {
@@ -4327,11 +4181,11 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, Rt
   }
   /* MAP */
   {
-    const int64_t t927 = 1;
-    v_x1181 = rtg_vec_new(RT_INT, t927);
+    const int64_t t866 = 1;
+    v_x1181 = rtg_vec_new(RT_INT, t866);
     A.v_x1181_d = v_x1181->data.i;
     A.v_x1181_n = v_x1181->len;
-    rtg::map("K19", loc, K19_1_pull{A}, K19_1_store{A}, t927);
+    rtg::map("K19", loc, K19_1_pull{A}, K19_1_store{A}, t866);
   }
   rtg_free(K19_0_value);
   K19_0_value = NULL;
@@ -4365,99 +4219,99 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1183, R
   RtValue *v_x1189 = NULL;
   /* SPLIT */
   {
-    const int64_t t928 = v_x1183_n;
-    const int64_t t929 = t928 > 0 ? (t928 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t930 = (uint8_t *)rt_alloc_atomic((size_t)t928 + 1);
-    int64_t *t931 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t929 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t929 > 1)
-    for (int64_t t932 = 0; t932 < t929; t932++) {
+    const int64_t t867 = v_x1183_n;
+    const int64_t t868 = t867 > 0 ? (t867 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t869 = (uint8_t *)rt_alloc_atomic((size_t)t867 + 1);
+    int64_t *t870 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t868 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t868 > 1)
+    for (int64_t t871 = 0; t871 < t868; t871++) {
       int64_t kept[2] = {0};
-      const int64_t t932_end = (t932 + 1) * RT_CHUNK < t928 ? (t932 + 1) * RT_CHUNK : t928;
-      for (int64_t t933 = t932 * RT_CHUNK; t933 < t932_end; t933++) {
-        const int32_t t934 = (int32_t)t933;
-        int32_t t932x0;
-        int32_t t932x1;
-        int32_t t935 = v_x1183_d[t934];
-        t932x0 = t935;
-        t932x1 = t935;
-        uint8_t t936;
-        uint8_t t937;
-        int t939 = 0; /* nonzero: a check below failed */
-        int t940 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n;
-        int32_t t938 = t940 ? v_dev_1190_d[0] : 0;
-        t939 |= !t940;
-        uint8_t t942 = rt_lt_i(t932x0, t938);
-        uint8_t t944 = rt_gt_i(t932x1, t938);
-        if (__builtin_expect(t939 != 0, 0)) { /* again, recording the error */
-          int32_t t945;
+      const int64_t t871_end = (t871 + 1) * RT_CHUNK < t867 ? (t871 + 1) * RT_CHUNK : t867;
+      for (int64_t t872 = t871 * RT_CHUNK; t872 < t871_end; t872++) {
+        const int32_t t873 = (int32_t)t872;
+        int32_t t871x0;
+        int32_t t871x1;
+        int32_t t874 = v_x1183_d[t873];
+        t871x0 = t874;
+        t871x1 = t874;
+        uint8_t t875;
+        uint8_t t876;
+        int t878 = 0; /* nonzero: a check below failed */
+        int t879 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n;
+        int32_t t877 = t879 ? v_dev_1190_d[0] : 0;
+        t878 |= !t879;
+        uint8_t t881 = rt_lt_i(t871x0, t877);
+        uint8_t t883 = rt_gt_i(t871x1, t877);
+        if (__builtin_expect(t878 != 0, 0)) { /* again, recording the error */
+          int32_t t884;
           if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n) {
-            t945 = v_dev_1190_d[0];
+            t884 = v_dev_1190_d[0];
           } else {
-            NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1190_n, 0.0, 0);
-            t945 = 0;
+            NESSIE_RECORD(err, t872, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1190_n, 0.0, 0);
+            t884 = 0;
           }
-          uint8_t t947 = rt_lt_i(t932x0, t945);
-          uint8_t t949 = rt_gt_i(t932x1, t945);
+          uint8_t t886 = rt_lt_i(t871x0, t884);
+          uint8_t t888 = rt_gt_i(t871x1, t884);
         }
-        t936 = t942;
-        t937 = t944;
-        kept[0] += t936 != 0;
-        kept[1] += t937 != 0;
-        t930[t933] = (uint8_t)((t936 != 0) << 0 | (t937 != 0) << 1);
+        t875 = t881;
+        t876 = t883;
+        kept[0] += t875 != 0;
+        kept[1] += t876 != 0;
+        t869[t872] = (uint8_t)((t875 != 0) << 0 | (t876 != 0) << 1);
       }
-      t931[0 * t929 + t932] = kept[0];
-      t931[1 * t929 + t932] = kept[1];
+      t870[0 * t868 + t871] = kept[0];
+      t870[1 * t868 + t871] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t930);
-      rt_free(t931);
+      rt_free(t869);
+      rt_free(t870);
       goto fail;
     }
-    int64_t t950 = 0;
-    for (int64_t t932 = 0; t932 < t929; t932++) {
-      const int64_t k = t931[0 * t929 + t932];
-      t931[0 * t929 + t932] = t950;
-      t950 += k;
+    int64_t t889 = 0;
+    for (int64_t t871 = 0; t871 < t868; t871++) {
+      const int64_t k = t870[0 * t868 + t871];
+      t870[0 * t868 + t871] = t889;
+      t889 += k;
     }
-    v_x1188 = rt_value_new(rt_vec_type(RT_INT), t950);
+    v_x1188 = rt_value_new(rt_vec_type(RT_INT), t889);
     int32_t *v_x1188_d = v_x1188->data.i;
     const int64_t v_x1188_n = v_x1188->len;
-    int64_t t951 = 0;
-    for (int64_t t932 = 0; t932 < t929; t932++) {
-      const int64_t k = t931[1 * t929 + t932];
-      t931[1 * t929 + t932] = t951;
-      t951 += k;
+    int64_t t890 = 0;
+    for (int64_t t871 = 0; t871 < t868; t871++) {
+      const int64_t k = t870[1 * t868 + t871];
+      t870[1 * t868 + t871] = t890;
+      t890 += k;
     }
-    v_x1189 = rt_value_new(rt_vec_type(RT_INT), t951);
+    v_x1189 = rt_value_new(rt_vec_type(RT_INT), t890);
     int32_t *v_x1189_d = v_x1189->data.i;
     const int64_t v_x1189_n = v_x1189->len;
-    RT_PARALLEL_FOR_IF(t929 > 1)
-    for (int64_t t932 = 0; t932 < t929; t932++) {
+    RT_PARALLEL_FOR_IF(t868 > 1)
+    for (int64_t t871 = 0; t871 < t868; t871++) {
       int64_t at[2];
-      at[0] = t931[0 * t929 + t932];
-      at[1] = t931[1 * t929 + t932];
-      const int64_t t932_end = (t932 + 1) * RT_CHUNK < t928 ? (t932 + 1) * RT_CHUNK : t928;
-      for (int64_t t933 = t932 * RT_CHUNK; t933 < t932_end; t933++) {
-        const int32_t t934 = (int32_t)t933;
-        if (!t930[t933])
+      at[0] = t870[0 * t868 + t871];
+      at[1] = t870[1 * t868 + t871];
+      const int64_t t871_end = (t871 + 1) * RT_CHUNK < t867 ? (t871 + 1) * RT_CHUNK : t867;
+      for (int64_t t872 = t871 * RT_CHUNK; t872 < t871_end; t872++) {
+        const int32_t t873 = (int32_t)t872;
+        if (!t869[t872])
           continue;
-        int32_t t932y0;
-        int32_t t932y1;
-        int32_t t952 = v_x1183_d[t934];
-        t932y0 = t952;
-        t932y1 = t952;
-        if (t930[t933] >> 0 & 1) {
-          v_x1188_d[at[0]] = t932y0;
+        int32_t t871y0;
+        int32_t t871y1;
+        int32_t t891 = v_x1183_d[t873];
+        t871y0 = t891;
+        t871y1 = t891;
+        if (t869[t872] >> 0 & 1) {
+          v_x1188_d[at[0]] = t871y0;
           at[0]++;
         }
-        if (t930[t933] >> 1 & 1) {
-          v_x1189_d[at[1]] = t932y1;
+        if (t869[t872] >> 1 & 1) {
+          v_x1189_d[at[1]] = t871y1;
           at[1]++;
         }
       }
     }
-    rt_free(t930);
-    rt_free(t931);
+    rt_free(t869);
+    rt_free(t870);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -4487,8 +4341,8 @@ struct K20_0_pull {
   __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t953 = A.v_x1183_d[ix];
-    return K20_0_V{t953, t953};
+    int32_t t892 = A.v_x1183_d[ix];
+    return K20_0_V{t892, t892};
   }
 };
 struct K20_0_store {
@@ -4507,24 +4361,24 @@ struct K20_0_store {
 struct K20_0_pred {
   K20_A A;
   __device__ unsigned operator()(int64_t i, const K20_0_V &v) const {
-    int t955 = 0; /* nonzero: a check below failed */
-    int t956 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1190_n;
-    int32_t t954 = t956 ? A.v_dev_1190_d[0] : 0;
-    t955 |= !t956;
-    uint8_t t958 = rt_lt_i(v.v0, t954);
-    uint8_t t960 = rt_gt_i(v.v1, t954);
-    if (__builtin_expect(t955 != 0, 0)) { /* again, recording the error */
-      int32_t t961;
+    int t894 = 0; /* nonzero: a check below failed */
+    int t895 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1190_n;
+    int32_t t893 = t895 ? A.v_dev_1190_d[0] : 0;
+    t894 |= !t895;
+    uint8_t t897 = rt_lt_i(v.v0, t893);
+    uint8_t t899 = rt_gt_i(v.v1, t893);
+    if (__builtin_expect(t894 != 0, 0)) { /* again, recording the error */
+      int32_t t900;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1190_n) {
-        t961 = A.v_dev_1190_d[0];
+        t900 = A.v_dev_1190_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1190_n, 0.0, 0);
-        t961 = 0;
+        t900 = 0;
       }
-      uint8_t t963 = rt_lt_i(v.v0, t961);
-      uint8_t t965 = rt_gt_i(v.v1, t961);
+      uint8_t t902 = rt_lt_i(v.v0, t900);
+      uint8_t t904 = rt_gt_i(v.v1, t900);
     }
-    return ((unsigned)((t958) != 0) << 0) | ((unsigned)((t960) != 0) << 1);
+    return ((unsigned)((t897) != 0) << 0) | ((unsigned)((t899) != 0) << 1);
   }
 };
 static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1183, RtValue *v_dev_1190, RtValue **out_v_x1188, RtValue **out_v_x1189) {
@@ -4541,27 +4395,27 @@ static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1183, Rt
   RtValue *v_x1188 = NULL;
   RtValue *v_x1189 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t966; /* the slots of its classes' counts */
-  int64_t t967; /* its size */
+  rtg::SplitCounts t905; /* the slots of its classes' counts */
+  int64_t t906; /* its size */
   {
-    const int64_t t968 = v_x1183->len;
-    v_x1188 = rtg_vec_new(RT_INT, t968);
+    const int64_t t907 = v_x1183->len;
+    v_x1188 = rtg_vec_new(RT_INT, t907);
     A.v_x1188_d = v_x1188->data.i;
     A.v_x1188_n = v_x1188->len;
-    v_x1189 = rtg_vec_new(RT_INT, t968);
+    v_x1189 = rtg_vec_new(RT_INT, t907);
     A.v_x1189_d = v_x1189->data.i;
     A.v_x1189_n = v_x1189->len;
-    t967 = t968;
-    t966 = rtg::split_launch<K20_0_V, 2>("K20", loc, K20_0_pull{A}, K20_0_pred{A}, t968, K20_0_store{A});
+    t906 = t907;
+    t905 = rtg::split_launch<K20_0_V, 2>("K20", loc, K20_0_pull{A}, K20_0_pred{A}, t907, K20_0_store{A});
   }
   {
-    int64_t t969[2];
-    t969[0] = rtg::filter_count(t966.at[0]);
-    t969[1] = rtg::filter_count(t966.at[1]);
-    v_x1188 = rtg_vec_fit(v_x1188, t969[0]);
+    int64_t t908[2];
+    t908[0] = rtg::filter_count(t905.at[0]);
+    t908[1] = rtg::filter_count(t905.at[1]);
+    v_x1188 = rtg_vec_fit(v_x1188, t908[0]);
     A.v_x1188_d = v_x1188->data.i;
     A.v_x1188_n = v_x1188->len;
-    v_x1189 = rtg_vec_fit(v_x1189, t969[1]);
+    v_x1189 = rtg_vec_fit(v_x1189, t908[1]);
     A.v_x1189_d = v_x1189->data.i;
     A.v_x1189_n = v_x1189->len;
   }
@@ -4598,7 +4452,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1182);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K20, 4, v_x19, v_dev_1182, &v_x42, &v_x60);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K20, 3, v_x19, v_dev_1182, &v_x42, &v_x60);
     rt_release(v_dev_1182);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
@@ -4606,17 +4460,17 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t970 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t970->data.i[0] = v_x62;
-    t970->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t970);
+    RtValue *t909 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t909->data.i[0] = v_x62;
+    t909->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t909);
     RtValue *v_x67 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 4, v_x64, &v_x67);
     rt_release(v_x64);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 5, v_x42, v_x60, v_x70, &v_x76);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 4, v_x42, v_x60, v_x70, &v_x76);
     rt_release(v_x42);
     rt_release(v_x60);
     RtValue *v_x78 = NULL;
@@ -4627,7 +4481,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K7, 6, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K7, 5, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -4648,7 +4502,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   RtValue *v_x643 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
     v_x643 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
@@ -4656,24 +4510,24 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x130 = NULL;
     RtValue *v_x598 = NULL;
     RtValue *v_x612 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
     RtValue *v_x201 = NULL;
     RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 7, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 6, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
     RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
     rt_release(v_x206);
     RtValue *v_x149 = NULL;
     RtValue *v_x154 = NULL;
     RtValue *v_x159 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 7, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 6, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
     RtValue *v_x166 = NULL;
     RtValue *v_x167 = NULL;
     RtValue *v_x168 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
     rt_release(v_x149);
     rt_release(v_x154);
     rt_release(v_x159);
@@ -4683,7 +4537,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
     RtValue *v_ids_1104 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 7, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1104);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 6, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1104);
     rt_release(v_x201);
     rt_release(v_x211);
     int32_t v_x132 = 0;
@@ -4694,7 +4548,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x245 = NULL;
     if (v_x238) {
       RtValue *v_x241 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x241);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x241);
       v_x245 = v_x241;
     } else {
       v_x245 = v_x167;
@@ -4709,22 +4563,22 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x587 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x249);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x249);
       v_x587 = v_x249;
     } else {
       RtValue *v_x253 = NULL;
       int32_t v_x270 = 0;
       int32_t v_x271 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 9, v_x133, v_x219, &v_x253, &v_x270, &v_x271, 2);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 8, v_x133, v_x219, &v_x253, &v_x270, &v_x271, 2);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x237 = NULL;
       RtValue *v_x283 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 7, v_x232, v_x89, v_x220, &v_x237, &v_x283);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 6, v_x232, v_x89, v_x220, &v_x237, &v_x283);
       RtValue *v_x305 = NULL;
       RtValue *v_x326 = NULL;
       RtValue *v_x352 = NULL;
       RtValue *v_x373 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 4, v_ids_1104, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 3, v_ids_1104, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
       rt_release(v_x237);
       rt_release(v_x283);
       int32_t v_x386 = 0;
@@ -4740,25 +4594,25 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x405, 1);
       RtValue *v_x392 = NULL;
       RtValue *v_x462 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 5, v_x326, v_x373, v_x386, &v_x392, &v_x462);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 4, v_x326, v_x373, v_x386, &v_x392, &v_x462);
       rt_release(v_x326);
       rt_release(v_x373);
       RtValue *v_x467 = NULL;
       RtValue *v_x472 = NULL;
       RtValue *v_x477 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 5, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 4, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
       rt_release(v_x392);
       rt_release(v_x462);
       RtValue *v_x484 = NULL;
       RtValue *v_x485 = NULL;
       RtValue *v_x486 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 5, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 4, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
       rt_release(v_x472);
       rt_release(v_x485);
       int32_t v_x490 = 0;
       v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
       RtValue *v_x503 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 5, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 4, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
       rt_release(v_x305);
       rt_release(v_x352);
       rt_release(v_x467);
@@ -4773,11 +4627,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x448 = NULL;
       int32_t v_x526 = 0;
       int32_t v_x527 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 5, v_x133, v_x253, &v_x448, &v_x526, &v_x527, 6);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 4, v_x133, v_x253, &v_x448, &v_x526, &v_x527, 5);
       rt_release(v_x253);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x586 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 6, v_x448, v_x505, &v_x586);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 5, v_x448, v_x505, &v_x586);
       rt_release(v_x505);
       rt_release(v_x448);
       v_x587 = v_x586;
@@ -4794,7 +4648,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x631 = 0;
     v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
     RtValue *v_x642 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 7, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 6, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
     rt_release(v_x105);
     rt_release(v_x598);
     rt_release(v_x612);
@@ -4923,16 +4777,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t971 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t971->data.i[0] = 3;
-  t971->data.i[1] = 1;
-  t971->data.i[2] = 4;
-  t971->data.i[3] = 1;
-  t971->data.i[4] = 5;
-  t971->data.i[5] = 9;
-  t971->data.i[6] = 2;
-  t971->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t971);
+  RtValue *t910 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t910->data.i[0] = 3;
+  t910->data.i[1] = 1;
+  t910->data.i[2] = 4;
+  t910->data.i[3] = 1;
+  t910->data.i[4] = 5;
+  t910->data.i[5] = 9;
+  t910->data.i[6] = 2;
+  t910->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t910);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
