@@ -9,7 +9,7 @@
  * pulls compute one predicate in lets of their own, a MAP of flags
  * composed into each, test the same thing; a let that copies another,
  * the other's text, with no mark of the copy), a let inside an expression
- * its depth; any other variable is named by the caller (a kernel's
+ * the text of its value; any other variable is named by the caller (a kernel's
  * parameter by the CPU atom its run passes, or by its id).
  */
 #include <string.h>
@@ -21,6 +21,7 @@ typedef struct Canon {
   FusCanonVar other;
   const void *ctx;
   Vec lets;        /* LE_LET variables in scope, innermost last */
+  Vec let_texts;   /* the text of each one's value, in the same order */
   Buf b;
   char **let_text; /* of the pull's lets, made once each */
   bool inline_params; /* a predicate's parameter is its pull's value's
@@ -60,7 +61,7 @@ static bool canon_pull_let(Canon *c, const LcuVar *v) {
     if (!c->let_text)
       c->let_text = xmalloc(sizeof(char *) * (size_t)lets->len);
     if (!c->let_text[i]) {
-      Canon sub = {c->pull, NULL, c->other, c->ctx, {0}, {0}, c->let_text, false};
+      Canon sub = {c->pull, NULL, c->other, c->ctx, {0}, {0}, {0}, c->let_text, false};
       canon_exp(&sub, l->value);
       c->let_text[i] = buf_str(&sub.b);
     }
@@ -73,7 +74,7 @@ static bool canon_pull_let(Canon *c, const LcuVar *v) {
 static void canon_var(Canon *c, const LcuVar *v) {
   for (int i = c->lets.len - 1; i >= 0; i--)
     if (c->lets.data[i] == v) {
-      buf_printf(&c->b, "L%d", i);
+      buf_puts(&c->b, c->let_texts.data[i]);
       return;
     }
   if (canon_pull_let(c, v))
@@ -112,6 +113,22 @@ static void canon_exp(Canon *c, const LcuExp *e) {
         c->pred = pred;
         return;
       }
+  if (e->kind == LE_LET) {
+    /* `let x = e in body` is body with x read as e's text: the let only
+       shares e (a pull composed into two SOACs may bind a value in one
+       and not in the other) */
+    Buf outer = c->b;
+    c->b = (Buf){0};
+    canon_exp(c, e->args[0]);
+    const char *value = buf_str(&c->b);
+    c->b = outer;
+    vec_push(&c->lets, e->var);
+    vec_push(&c->let_texts, (void *)value);
+    canon_exp(c, e->args[1]);
+    c->lets.len--;
+    c->let_texts.len--;
+    return;
+  }
   buf_printf(&c->b, "(%d:%d%s ", e->kind, e->type, e->in_range ? "!" : "");
   switch (e->kind) {
   case LE_VAR:
@@ -130,13 +147,6 @@ static void canon_exp(Canon *c, const LcuExp *e) {
   case LE_CALL:
     buf_printf(&c->b, "call %s", e->callee->name);
     break;
-  case LE_LET:
-    canon_exp(c, e->args[0]);
-    vec_push(&c->lets, e->var);
-    canon_exp(c, e->args[1]);
-    c->lets.len--;
-    buf_putc(&c->b, ')');
-    return;
   default:
     break;
   }
@@ -146,7 +156,7 @@ static void canon_exp(Canon *c, const LcuExp *e) {
 }
 
 char *fus_predicate_text(const LcuSoac *s, FusCanonVar other, const void *ctx) {
-  Canon c = {s->pull, s->second, other, ctx, {0}, {0}, NULL, false};
+  Canon c = {s->pull, s->second, other, ctx, {0}, {0}, {0}, NULL, false};
   for (int i = 0; i < c.pred->body.len; i++)
     canon_exp(&c, c.pred->body.data[i]);
   return buf_str(&c.b);
@@ -174,7 +184,7 @@ bool fus_int_sums(const LcuSoac *s) {
 }
 
 char *fus_count_text(const LcuSoac *s, int c, FusCanonVar other, const void *ctx) {
-  Canon k = {s->pull, s->second, other, ctx, {0}, {0}, NULL, true};
+  Canon k = {s->pull, s->second, other, ctx, {0}, {0}, {0}, NULL, true};
   /* canon_exp's text of btoi(x): this, x's, then ')' */
   buf_printf(&k.b, "(%d:%d op%d", LE_OP, FB_INT, (int)FLAT_BTOI);
   canon_exp(&k, s->second->body.data[c]);
@@ -183,7 +193,7 @@ char *fus_count_text(const LcuSoac *s, int c, FusCanonVar other, const void *ctx
 }
 
 char *fus_pull_text(const LcuSoac *s, int j, FusCanonVar other, const void *ctx) {
-  Canon c = {s->pull, NULL, other, ctx, {0}, {0}, NULL, false};
+  Canon c = {s->pull, NULL, other, ctx, {0}, {0}, {0}, NULL, false};
   canon_exp(&c, s->pull->body.data[j]);
   return buf_str(&c.b);
 }
@@ -191,9 +201,9 @@ char *fus_pull_text(const LcuSoac *s, int j, FusCanonVar other, const void *ctx)
 bool fus_predicate_negates(const LcuSoac *a, const void *actx, const LcuSoac *b, const void *bctx, FusCanonVar other) {
   if (a->second->body.len != 1 || b->second->body.len != 1)
     return false;
-  Canon ca = {a->pull, a->second, other, actx, {0}, {0}, NULL, true};
+  Canon ca = {a->pull, a->second, other, actx, {0}, {0}, {0}, NULL, true};
   canon_exp(&ca, a->second->body.data[0]);
-  Canon cb = {b->pull, b->second, other, bctx, {0}, {0}, NULL, true};
+  Canon cb = {b->pull, b->second, other, bctx, {0}, {0}, {0}, NULL, true};
   canon_exp(&cb, b->second->body.data[0]);
   const char *ta = buf_str(&ca.b), *tb = buf_str(&cb.b);
   /* canon_exp's text of not(x) for a bool x is this, x's, then ')' */

@@ -11,7 +11,9 @@
  * then runs kernels of one SOAC each, as lowering makes them: every SOAC
  * and segmented SOAC (MAP, PERMUTE with and without `into`, REDUCE,
  * SCAN, FILTER, PARTITION, ONCE, SEG_PERMUTE, SEG_REDUCE, SEG_SCAN,
- * SEG_FILTER, SEG_PARTITION) and the library kernels of segment
+ * SEG_FILTER, SEG_PARTITION), FILTERs of one class side by side (a
+ * SPLIT once fused) and the SEG_REDUCE that counts one (its counts),
+ * and the library kernels of segment
  * descriptors, with host statements between them (lengths, scalar
  * arithmetic on reductions, an `if`), a kernel run twice on the same
  * arguments now and then, and at most one operation per statement that
@@ -94,6 +96,8 @@ static int kernel_ids;   /* K1, K2, ... */
 static int risky_left;   /* operations that may fail still allowed */
 
 static Text kernels, tops, body;
+static Var *wanted[2]; /* results the statement returns (a split's counts) */
+static int nwanted;
 
 static Var *new_var(Kind kind, int base, int cls) {
   if (nvars == MAX_VARS)
@@ -585,6 +589,77 @@ static void stmt_filter(int partition, Var *sd) {
   free(s.s);
 }
 
+/* A test of a value of base 'base', with %s where the value goes. */
+static const char *random_test(int base) {
+  static char buf[64];
+  if (base == BOOL)
+    snprintf(buf, sizeof buf, "%s", chance(50) ? "%s" : "not(%s)");
+  else if (base == INT)
+    snprintf(buf, sizeof buf, "(%%s %s %d)", chance(50) ? ">" : "<=", pick(5) - 1);
+  else
+    snprintf(buf, sizeof buf, "(%%s > %d.5)", pick(3) - 1);
+  return buf;
+}
+
+/* Two or three FILTERs of one class, each of one vector's values by a
+   test of its own (fusion makes them one SPLIT); with a sd of the class,
+   now and then the SEG_REDUCE that counts the first one's kept values
+   in each segment, as a flattened filter's lengths (the SPLIT's counts),
+   or counts another test (which stays a SEG_REDUCE). */
+static void stmt_split(Var *sd) {
+  int cls = sd ? sd->total : random_class();
+  if (cls < 0)
+    return;
+  Var *x = find_vec(-1, cls);
+  if (!x)
+    return;
+  char first[64] = "";
+  Var *first_result = NULL;
+  int nf = 2 + pick(2);
+  for (int f = 0; f < nf; f++) {
+    kernel_start();
+    thunk_start();
+    int px = use(x);
+    char test[64], pred[80];
+    snprintf(test, sizeof test, "%s", random_test(x->base));
+    if (!f)
+      snprintf(first, sizeof first, "%s", test);
+    snprintf(pred, sizeof pred, test, "w0");
+    Var *res = new_var(VEC, x->base, classes++);
+    if (!f)
+      first_result = res;
+    const char *type = type_of(res);
+    Text s = {0};
+    let_results(&s, &type, 1);
+    put(&s, "FILTER { i => p%d[i]%s } { w0 => %s } (#p%d)", px, thunk_using(), pred, px);
+    finish_kernel(s.s, &res, 1, 0);
+    free(s.s);
+  }
+  if (!sd || chance(10))
+    return;
+  kernel_start();
+  thunk_start();
+  int px = use(x);
+  char read[16], count[80];
+  snprintf(read, sizeof read, "p%d[i]", px);
+  snprintf(count, sizeof count, chance(75) ? first : random_test(x->base), read);
+  char using[1024];
+  snprintf(using, sizeof using, "%s", thunk_using());
+  int psd = param(sd);
+  Var *res = new_var(VEC, INT, sd->cls);
+  const char *type = type_of(res);
+  Text s = {0};
+  let_results(&s, &type, 1);
+  put(&s, "SEG_REDUCE { i => btoi(%s)%s } (0) { (a0, a1) => a0 + a1 } (p%d)", count, using, psd);
+  finish_kernel(s.s, &res, 1, 0);
+  free(s.s);
+  /* returned, and the first FILTER's values, so that neither is dead */
+  if (nwanted == 0) {
+    wanted[nwanted++] = res;
+    wanted[nwanted++] = first_result;
+  }
+}
+
 /* PERMUTE: the reverse permutation, or a copy of `into` written at the
    indices (reversed or not). */
 static void stmt_permute(void) {
@@ -759,6 +834,7 @@ static void top_statement(void) {
   if (body.s)
     body.s[0] = '\0';
   risky_left = chance(30) ? 1 : 0;
+  nwanted = 0;
   /* the inputs: one or two classes of host vectors, empty ones too */
   int ninputs = 1 + pick(2);
   for (int c = 0; c < ninputs; c++) {
@@ -771,7 +847,7 @@ static void top_statement(void) {
   int nsds = 0;
   int nstmts = 3 + pick(10);
   for (int i = 0; i < nstmts; i++) {
-    int what = pick(16);
+    int what = pick(18);
     Var *sd = nsds ? sds[pick(nsds)] : NULL;
     switch (what) {
     case 0:
@@ -817,6 +893,15 @@ static void top_statement(void) {
       if (sd)
         library(chance(50) ? "seg_offsets" : "seg_lengths", sd, VEC, INT, sd->cls);
       break;
+    case 14:
+      stmt_split(NULL);
+      break;
+    case 15:
+      if (!sd && nsds < 8 && (sd = make_sd()))
+        sds[nsds++] = sd;
+      if (sd)
+        stmt_split(sd);
+      break;
     default:
       stmt_host();
     }
@@ -824,6 +909,8 @@ static void top_statement(void) {
   /* the results: a few vectors and scalars */
   Var *out[4];
   int nout = 0;
+  for (int k = 0; k < nwanted; k++)
+    out[nout++] = wanted[k];
   for (int tries = 0; tries < 12 && nout < 4; tries++) {
     Var *v = &vars[nvars - 1 - pick(nvars < 10 ? nvars : 10)];
     if (v->kind == SD)
