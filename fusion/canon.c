@@ -104,6 +104,12 @@ static void canon_exp(Canon *c, const LcuExp *e) {
      tests a itself */
   if (e->kind == LE_VAR && canon_pull_let(c, e->var))
     return;
+  if (e->kind == LE_VAR) /* an in-expression let's variable: its value's text, bare as a pull let's */
+    for (int i = c->lets.len - 1; i >= 0; i--)
+      if (c->lets.data[i] == e->var) {
+        buf_puts(&c->b, c->let_texts.data[i]);
+        return;
+      }
   if (e->kind == LE_VAR && c->inline_params && c->pred)
     for (int i = 0; i < c->pred->params.len; i++)
       if (c->pred->params.data[i] == e->var) {
