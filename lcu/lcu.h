@@ -334,7 +334,8 @@ typedef struct LcuSoac {
   LcuThunk *pull;     /* every SOAC but LIBRARY: the pull thunk (ONCE: its
                          only thunk, without parameters) */
   LcuThunk *second;   /* PERMUTE: the index thunk; FILTER, PARTITION: the
-                         predicate (over the pulled values); REDUCE, SCAN:
+                         predicate (over the pulled values); SPLIT: the
+                         classes' flags (over all of them); REDUCE, SCAN:
                          the operator (over two tuples of values) */
   Vec identity;       /* REDUCE, SCAN: FlatAtom * constants, one per value */
   LcuSize size;       /* the unsegmented SOACs but ONCE (the others leave
