@@ -302,6 +302,16 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
 
 /* ---- FILTER and PARTITION ---- */
 
+/* After a filter's first pass: where an element failed, its scratch
+   'flags' and 'counts' are freed and the kernel fails. */
+static void fail_after_flags(Cg *cg, const char *flags, const char *counts) {
+  cg_line(cg, "if (err->index != INT64_MAX) {");
+  cg_line(cg, "  rt_free(%s);", flags);
+  cg_line(cg, "  rt_free(%s);", counts);
+  cg_line(cg, "  goto fail;");
+  cg_line(cg, "}");
+}
+
 /* Pass 1 of a FILTER or PARTITION over chunk 'c' of [0, n), or of a
    SEG_FILTER or SEG_PARTITION ('n' NULL) over segment 'c': the
    predicate of each element's values (the element 'i', 'ix' as an
@@ -376,11 +386,7 @@ static void gen_filter(Kx *x, bool partition) {
   cg_line(cg, "%s[%s] = kept;", count, c);
   cg->indent--;
   cg_line(cg, "}");
-  cg_line(cg, "if (err->index != INT64_MAX) {");
-  cg_line(cg, "  rt_free(%s);", flags);
-  cg_line(cg, "  rt_free(%s);", count);
-  cg_line(cg, "  goto fail;");
-  cg_line(cg, "}");
+  fail_after_flags(cg, flags, count);
   /* the offsets */
   const char *total = cg_temp(cg);
   cg_line(cg, "int64_t %s = 0;", total);
@@ -453,11 +459,7 @@ static void gen_split(Kx *x) {
     cg_line(cg, "%s[%d * %s + %s] = kept[%d];", count, k, nch, c, k);
   cg->indent--;
   cg_line(cg, "}");
-  cg_line(cg, "if (err->index != INT64_MAX) {");
-  cg_line(cg, "  rt_free(%s);", flags);
-  cg_line(cg, "  rt_free(%s);", count);
-  cg_line(cg, "  goto fail;");
-  cg_line(cg, "}");
+  fail_after_flags(cg, flags, count);
   /* each class's offsets, and its vectors */
   const char **total = xmalloc(sizeof(char *) * (size_t)nc);
   for (int k = 0; k < nc; k++) {

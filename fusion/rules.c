@@ -903,6 +903,15 @@ static void rename_in_kernel(Rw *w, const LcuVar *from, LcuVar *to) {
       w->k->results.data[i] = to;
 }
 
+/* The results of 'a', then of 'b', as the results of 's'. */
+static void results_of_pair(LcuSoac *s, const LcuSoac *a, const LcuSoac *b) {
+  s->results = (Vec){0};
+  for (int i = 0; i < a->results.len; i++)
+    vec_push(&s->results, a->results.data[i]);
+  for (int i = 0; i < b->results.len; i++)
+    vec_push(&s->results, b->results.data[i]);
+}
+
 static LcuSoac *combine(Rw *w, const LcuSoac *a, const LcuSoac *b) {
   LcuSoac *s = NEW(LcuSoac);
   *s = *a;
@@ -944,10 +953,7 @@ static LcuSoac *combine(Rw *w, const LcuSoac *a, const LcuSoac *b) {
       vec_push(&s->results, b->results.data[i]);
     vec_push(&s->results, a->results.data[ka]);
   } else {
-    for (int i = 0; i < a->results.len; i++)
-      vec_push(&s->results, a->results.data[i]);
-    for (int i = 0; i < b->results.len; i++)
-      vec_push(&s->results, b->results.data[i]);
+    results_of_pair(s, a, b);
   }
   return s;
 }
@@ -1054,11 +1060,7 @@ static LcuSoac *partition_of(const LcuSoac *P, const LcuSoac *Q) {
   LcuSoac *s = NEW(LcuSoac);
   *s = *P;
   s->kind = SOAC_PARTITION;
-  s->results = (Vec){0};
-  for (int i = 0; i < P->results.len; i++)
-    vec_push(&s->results, P->results.data[i]);
-  for (int i = 0; i < Q->results.len; i++)
-    vec_push(&s->results, Q->results.data[i]);
+  results_of_pair(s, P, Q);
   return s;
 }
 
@@ -1137,10 +1139,7 @@ static LcuSoac *split_of(Rw *w, const LcuSoac *a, const LcuSoac *b) {
   for (int c = 0; c < cb; c++)
     widths[ca + c] = b->kind == SOAC_SPLIT ? b->widths[c] : b->pull->body.len;
   LcuSoac *s = lcu_soac_split(a->loc, pull_pair(w, a, b), split_predicate(w, a, b), ca + cb, widths, a->size);
-  for (int i = 0; i < a->results.len; i++)
-    vec_push(&s->results, a->results.data[i]);
-  for (int i = 0; i < b->results.len; i++)
-    vec_push(&s->results, b->results.data[i]);
+  results_of_pair(s, a, b);
   return s;
 }
 

@@ -857,6 +857,23 @@ void select_write(const char *name, RtLoc loc, Pull pull, int64_t n, uint8_t *fl
   rtg_free(offsets);
 }
 
+/* The first warp's exclusive sum of a tile's 'n' (at most 32) warp
+   counts, in place, in element order (a FILTER's: lane r * WARPS + k
+   holds row r of warp k); every lane gets their total. */
+__device__ inline int warp_counts_scan(int *counts, int n) {
+  const int lane = threadIdx.x & 31;
+  int c = lane < n ? counts[lane] : 0;
+  int inc = c;
+  for (int d = 1; d < 32; d *= 2) {
+    int left = __shfl_up_sync(0xffffffffu, inc, d);
+    if (lane >= d)
+      inc += left;
+  }
+  if (lane < n)
+    counts[lane] = inc - c;
+  return __shfl_sync(0xffffffffu, inc, 31);
+}
+
 /* ---- FILTER in one pass ----
 
    rtg::partition_launch (FILTER and PARTITION): one launch and one read
@@ -897,16 +914,7 @@ __device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, 
        holds row r of warp k) to their exclusive prefixes, in element
        order, by the first warp; then the tile's start */
     static_assert(K * WARPS <= 32, "a tile's warp counts fit one warp");
-    int c = lane < K * WARPS ? warp_counts[lane / WARPS][lane % WARPS] : 0;
-    int inc = c;
-    for (int d = 1; d < 32; d *= 2) {
-      int left = __shfl_up_sync(0xffffffffu, inc, d);
-      if (lane >= d)
-        inc += left;
-    }
-    int total = __shfl_sync(0xffffffffu, inc, 31);
-    if (lane < K * WARPS)
-      warp_counts[lane / WARPS][lane % WARPS] = inc - c;
+    int total = warp_counts_scan(&warp_counts[0][0], K * WARPS);
     int64_t before = tile_lookback(st, tile, total);
     if (lane == 0) {
       tile_start = before;
@@ -1101,16 +1109,7 @@ __global__ void __launch_bounds__(THREADS)
     /* each class's warp counts to their exclusive prefixes, in element
        order (lane r * WARPS + k: row r of warp k), then its tile's start */
     for (int c = 0; c < C; c++) {
-      int x = lane < K * WARPS ? warp_counts[c][lane / WARPS][lane % WARPS] : 0;
-      int inc = x;
-      for (int d = 1; d < 32; d *= 2) {
-        int left = __shfl_up_sync(0xffffffffu, inc, d);
-        if (lane >= d)
-          inc += left;
-      }
-      int total = __shfl_sync(0xffffffffu, inc, 31);
-      if (lane < K * WARPS)
-        warp_counts[c][lane / WARPS][lane % WARPS] = inc - x;
+      int total = warp_counts_scan(&warp_counts[c][0][0], K * WARPS);
       RtgTileState own = {st.words + (size_t)c * (size_t)tiles, st.epoch};
       int64_t before = tile_lookback(own, tile, total);
       if (lane == 0) {
