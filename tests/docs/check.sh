@@ -13,6 +13,8 @@
 #
 # With --update, the blocks are rewritten with what the commands print
 # now (after a change to the compiler: read the diff before committing).
+# A command that prints nothing fails, and --update leaves its file
+# alone: the quote went stale (a grep for what is no longer written).
 #
 # Graphviz sources beside the documents: docs/tour_pdg.dot and
 # docs/norm2_pdg.dot must be the --dump=pdg of docs/tour.nesl and
@@ -37,13 +39,22 @@ for md in "$@"; do
     inside { print > (dir "/block." n ".want") }
   ' "$md" || { echo "[FAIL] $md"; echo "    malformed console block"; status=1; continue; }
   ok=true
+  update_blocked=false
   report=""
   n=1
   while [ -f "$tmp/block.$n.cmd" ]; do
     cmd=$(cat "$tmp/block.$n.cmd")
     run=$(printf '%s' "$cmd" | sed "s|build/|$BUILD/|g")
     timeout 300 sh -c "$run" > "$tmp/block.$n.got" 2> "$tmp/block.$n.err"
-    if ! cmp -s "$tmp/block.$n.got" "$tmp/block.$n.want"; then
+    if [ ! -s "$tmp/block.$n.got" ]; then
+      # a quoted command that prints nothing quotes nothing (a grep for
+      # what the compiler no longer writes): never updated, always a failure
+      ok=false
+      update_blocked=true
+      report="$report
+\$ $cmd
+prints nothing: the block quotes nothing$(head -3 "$tmp/block.$n.err")"
+    elif ! cmp -s "$tmp/block.$n.got" "$tmp/block.$n.want"; then
       ok=false
       report="$report
 \$ $cmd
@@ -51,7 +62,7 @@ $(diff "$tmp/block.$n.want" "$tmp/block.$n.got" | head -12)$(head -3 "$tmp/block
     fi
     n=$((n + 1))
   done
-  if $update && ! $ok; then
+  if $update && ! $ok && ! $update_blocked; then
     awk -v dir="$tmp" '
       /^```console[ ]*$/ && !inside { inside = 1; n++; print; getline; print; f = dir "/block." n ".got"
                                       while ((getline line < f) > 0) print line; close(f); next }
