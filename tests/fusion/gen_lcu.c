@@ -589,12 +589,17 @@ static void stmt_filter(int partition, Var *sd) {
   free(s.s);
 }
 
-/* A test of a value of base 'base', with %s where the value goes. */
+/* A test of a value of base 'base', with %s where the value goes; an
+   int's may divide by it (the statement's one operation that may fail),
+   so that the SPLIT's order of checks is tested too. */
 static const char *random_test(int base) {
   static char buf[64];
   if (base == BOOL)
     snprintf(buf, sizeof buf, "%s", chance(50) ? "%s" : "not(%s)");
-  else if (base == INT)
+  else if (base == INT && risky_left > 0 && chance(30)) { /* may divide by zero */
+    risky_left--;
+    snprintf(buf, sizeof buf, "((7 / %%s) %s %d)", chance(50) ? ">" : "<=", pick(5) - 1);
+  } else if (base == INT)
     snprintf(buf, sizeof buf, "(%%s %s %d)", chance(50) ? ">" : "<=", pick(5) - 1);
   else
     snprintf(buf, sizeof buf, "(%%s > %d.5)", pick(3) - 1);
