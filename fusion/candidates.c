@@ -267,14 +267,9 @@ static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
   }
   /* a FILTER beside the SEG_REDUCE that counts its kept elements by
      segment: one SPLIT with counts (rules.c) */
-  if (a == SOAC_FILTER || b == SOAC_FILTER) {
-    const LcuSoac *F = a == SOAC_FILTER ? P : Q, *R = a == SOAC_FILTER ? Q : P;
-    const FusNode *f = a == SOAC_FILTER ? u : v, *r = a == SOAC_FILTER ? v : u;
-    if (R->kind == SOAC_SEG_REDUCE && !F->into && !lcu_pull_takes_segment(R) && fus_int_sums(R) &&
-        same_space(u, v) && R->pull->body.len == 1 &&
-        strcmp(fus_pull_text(R, 0, name_by_cpu_atom, r), fus_count_text(F, 0, name_by_cpu_atom, f)) == 0)
-      return "FILTER beside SEG_REDUCE (counts)";
-  }
+  if (same_space(u, v) && (fus_counted_classes(P, u, Q, v, name_by_cpu_atom, NULL) ||
+                           fus_counted_classes(Q, v, P, u, name_by_cpu_atom, NULL)))
+    return "FILTER beside SEG_REDUCE (counts)";
   /* a MAP beside a REDUCE, a SCAN, a FILTER (the other's skeleton also
      writes the MAP's outputs), and a REDUCE beside a FILTER or SCAN,
      which becomes a REDUCE side by side when the FILTER's consumer is

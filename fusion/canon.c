@@ -189,13 +189,45 @@ bool fus_int_sums(const LcuSoac *s) {
   return true;
 }
 
-char *fus_count_text(const LcuSoac *s, int c, FusCanonVar other, const void *ctx) {
+/* canon_exp's text of op(x), of base 'type', is this, then x's, then ')'. */
+static void op_head(Buf *b, FlatBase type, FlatOp op) { buf_printf(b, "(%d:%d op%d", LE_OP, type, (int)op); }
+
+/* The text of btoi of the flag of class c of FILTER or SPLIT 's' (a
+   FILTER's one class is 0), its predicate's parameters read as the
+   texts of the pull's values: what fus_pull_text gives of a pull
+   component that counts that class. */
+static char *count_text(const LcuSoac *s, int c, FusCanonVar other, const void *ctx) {
   Canon k = {s->pull, s->second, other, ctx, {0}, {0}, {0}, NULL, true};
-  /* canon_exp's text of btoi(x): this, x's, then ')' */
-  buf_printf(&k.b, "(%d:%d op%d", LE_OP, FB_INT, (int)FLAT_BTOI);
+  op_head(&k.b, FB_INT, FLAT_BTOI);
   canon_exp(&k, s->second->body.data[c]);
   buf_putc(&k.b, ')');
   return buf_str(&k.b);
+}
+
+bool fus_counted_classes(const LcuSoac *S, const void *sctx, const LcuSoac *R, const void *rctx, FusCanonVar other,
+                         int *class_of) {
+  if (!(S->kind == SOAC_FILTER || S->kind == SOAC_SPLIT) || S->into || S->segdes || R->kind != SOAC_SEG_REDUCE ||
+      lcu_pull_takes_segment(R) || !fus_int_sums(R))
+    return false;
+  int nc = S->kind == SOAC_SPLIT ? S->classes : 1, k = R->pull->body.len;
+  if (k > nc)
+    return false;
+  const char *texts[LCU_SPLIT_MAX];
+  bool taken[LCU_SPLIT_MAX] = {false};
+  for (int c = 0; c < nc; c++)
+    texts[c] = count_text(S, c, other, sctx);
+  for (int j = 0; j < k; j++) {
+    const char *t = fus_pull_text(R, j, other, rctx);
+    int c = 0;
+    while (c < nc && strcmp(t, texts[c]) != 0)
+      c++;
+    if (c == nc || taken[c])
+      return false;
+    taken[c] = true;
+    if (class_of)
+      class_of[j] = c;
+  }
+  return true;
 }
 
 char *fus_pull_text(const LcuSoac *s, int j, FusCanonVar other, const void *ctx) {
@@ -212,9 +244,8 @@ bool fus_predicate_negates(const LcuSoac *a, const void *actx, const LcuSoac *b,
   Canon cb = {b->pull, b->second, other, bctx, {0}, {0}, {0}, NULL, true};
   canon_exp(&cb, b->second->body.data[0]);
   const char *ta = buf_str(&ca.b), *tb = buf_str(&cb.b);
-  /* canon_exp's text of not(x) for a bool x is this, x's, then ')' */
   Buf head = {0};
-  buf_printf(&head, "(%d:%d op%d", LE_OP, FB_BOOL, (int)FLAT_NOT);
+  op_head(&head, FB_BOOL, FLAT_NOT);
   const char *h = buf_str(&head);
   size_t nh = strlen(h), na = strlen(ta), nb = strlen(tb);
   return nb == nh + na + 1 && strncmp(tb, h, nh) == 0 && strncmp(tb + nh, ta, na) == 0 && tb[nb - 1] == ')';

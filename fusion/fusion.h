@@ -215,11 +215,14 @@ char *fus_predicate_text(const LcuSoac *s, FusCanonVar other, const void *ctx);
 /* Whether REDUCE, SCAN or their SEG_ form 's' sums ints, each component
    from 0 (a flattened filter's counts). */
 bool fus_int_sums(const LcuSoac *s);
-/* The text of btoi of the flag of class c of FILTER or SPLIT 's' (a
-   FILTER's one class is 0), its predicate's parameters read as the
-   texts of the pull's values: what fus_pull_text gives of a pull
-   component that counts that class. */
-char *fus_count_text(const LcuSoac *s, int c, FusCanonVar other, const void *ctx);
+/* Whether SEG_REDUCE 'R' counts classes of FILTER or SPLIT 'S' (one
+   without counts yet): it sums ints from 0 (fus_int_sums), and each of
+   its components has the text of btoi of one class's flag (the
+   predicate's parameters read as the pull's values), each class at most
+   once; class_of[j] (when not NULL) gets component j's class.  'other'
+   names what is outside each pull, given 'sctx' or 'rctx'. */
+bool fus_counted_classes(const LcuSoac *S, const void *sctx, const LcuSoac *R, const void *rctx, FusCanonVar other,
+                         int *class_of);
 /* The text of component j of 's''s pull, named as fus_predicate_text
    names it: two pulls' components with one text compute one value. */
 char *fus_pull_text(const LcuSoac *s, int j, FusCanonVar other, const void *ctx);

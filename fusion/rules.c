@@ -1186,44 +1186,18 @@ static bool rule_split(Rw *w) {
    elements, so that it fails only where S fails.  Where R came first,
    its own error would have come first: there R must not fail. ---- */
 
-/* The class of S that each component of R counts, into 'counts' (R's
-   results by class; NULL: a class R does not count); false unless each
-   component counts one class, each class at most once. */
-static bool counted_classes(const LcuSoac *S, const LcuSoac *R, LcuVar **counts) {
-  int nc = split_classes(S);
-  const char *texts[LCU_SPLIT_MAX];
-  for (int c = 0; c < nc; c++) {
-    texts[c] = fus_count_text(S, c, name_by_id, NULL);
-    counts[c] = NULL;
-  }
-  for (int j = 0; j < R->pull->body.len; j++) {
-    const char *t = fus_pull_text(R, j, name_by_id, NULL);
-    int c = 0;
-    while (c < nc && strcmp(t, texts[c]) != 0)
-      c++;
-    if (c == nc || counts[c])
-      return false;
-    counts[c] = R->results.data[j];
-  }
-  return true;
-}
-
-static bool counts_of(const LcuSoac *S, const LcuSoac *R) {
-  return splittable(S) && R->kind == SOAC_SEG_REDUCE && !lcu_pull_takes_segment(R) && fus_int_sums(R);
-}
-
 static bool rule_split_counts(Rw *w) {
   int n = nsoacs(w);
   bool *dep = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
   for (int a = 0; a < n; a++)
     for (int b = a + 1; b < n; b++) {
       const LcuSoac *A = soac_at(w, a), *B = soac_at(w, b);
-      bool s_first = counts_of(A, B);
-      if (!s_first && !counts_of(B, A))
+      int class_of[LCU_SPLIT_MAX];
+      bool s_first = fus_counted_classes(A, NULL, B, NULL, name_by_id, class_of);
+      if (!s_first && !fus_counted_classes(B, NULL, A, NULL, name_by_id, class_of))
         continue;
       const LcuSoac *S = s_first ? A : B, *R = s_first ? B : A;
-      LcuVar *counts[LCU_SPLIT_MAX];
-      if (!fus_len_equal(fus_soac_space(&w->kl, R), fus_soac_space(&w->kl, S)) || !counted_classes(S, R, counts))
+      if (!fus_len_equal(fus_soac_space(&w->kl, R), fus_soac_space(&w->kl, S)))
         continue;
       /* R's work goes; before S, it must not fail (its error came first) */
       if (!s_first && fails(w, R))
@@ -1231,16 +1205,15 @@ static bool rule_split_counts(Rw *w) {
       bool at_b;
       if (!pair_place(w, a, b, s_first && fails(w, S), !s_first && fails(w, S), dep, &at_b))
         continue;
-      int one = S->pull->body.len;
-      LcuSoac *t = S->kind == SOAC_SPLIT ? NEW(LcuSoac)
-                                         : lcu_soac_split(S->loc, S->pull, S->second, 1, &one, S->size);
-      if (S->kind == SOAC_SPLIT)
-        *t = *S;
+      int nc = split_classes(S), one = S->pull->body.len;
+      LcuSoac *t = lcu_soac_split(S->loc, S->pull, S->second, nc, S->kind == SOAC_SPLIT ? S->widths : &one, S->size);
       t->segdes = R->segdes;
-      t->results = (Vec){0};
+      LcuVar *counts[LCU_SPLIT_MAX] = {NULL};
+      for (int j = 0; j < R->results.len; j++)
+        counts[class_of[j]] = R->results.data[j];
       for (int i = 0; i < S->results.len; i++)
         vec_push(&t->results, S->results.data[i]);
-      for (int c = 0; c < split_classes(S); c++)
+      for (int c = 0; c < nc; c++)
         vec_push(&t->results, counts[c] ? counts[c] : lcu_new_var(w->p, lcu_vec(FB_INT), "counts"));
       put_pair(w, a, b, at_b, t);
       return true;

@@ -1225,6 +1225,14 @@ static void combine(Kernel *k, RtValue **x, int nv, const int64_t *off, int64_t 
   k->prim = NULL;
 }
 
+/* How many of flags[from .. to) are 'want'. */
+static int64_t flags_in(const RtValue *flags, int64_t from, int64_t to, bool want) {
+  int64_t c = 0;
+  for (int64_t j = from; j < to; j++)
+    c += (flags->data.b[j] != 0) == want;
+  return c;
+}
+
 /* FILTER and PARTITION (and their SEG_ forms, with 'd' the sd): the
    values for which the predicate holds, then (PARTITION) the others;
    with a sd, each group is followed by its new sd. */
@@ -1234,9 +1242,7 @@ static void filter(Kernel *k, int64_t n, RtValue *d, bool partition, RtValue **o
   RtValue **x = small_array(xbuf, nv);
   pull(k, n, x);
   RtValue *flags = predicate(k, x, nv, n);
-  int64_t yes = 0;
-  for (int64_t j = 0; j < n; j++)
-    yes += flags->data.b[j] != 0;
+  int64_t yes = flags_in(flags, 0, n, true);
   int at = 0;
   for (int pass = 0; pass < (partition ? 2 : 1); pass++) {
     bool want = pass == 0;
@@ -1245,12 +1251,8 @@ static void filter(Kernel *k, int64_t n, RtValue *d, bool partition, RtValue **o
     if (d) {
       const int64_t *off = rt_seg_offsets(d);
       RtValue *nd = rt_value_new(rt_segdes_type(), d->len);
-      for (int64_t g = 0; g < d->len; g++) {
-        int64_t c = 0;
-        for (int64_t j = off[g]; j < off[g + 1]; j++)
-          c += (flags->data.b[j] != 0) == want;
-        nd->lengths[g] = c;
-      }
+      for (int64_t g = 0; g < d->len; g++)
+        nd->lengths[g] = flags_in(flags, off[g], off[g + 1], want);
       out[at++] = nd;
     }
   }
@@ -1271,9 +1273,7 @@ static void split(Kernel *k, int64_t n, RtValue **out) {
   RtValue **flags = small_array(fbuf, s->classes);
   run_thunk(k, t, x, nv, n, flags);
   for (int c = 0, at = 0; c < s->classes; c++) {
-    int64_t yes = 0;
-    for (int64_t j = 0; j < n; j++)
-      yes += flags[c]->data.b[j] != 0;
+    int64_t yes = flags_in(flags[c], 0, n, true);
     for (int v = 0; v < s->widths[c]; v++, at++)
       out[at] = pack(x[at], flags[c], true, yes);
   }
@@ -1286,12 +1286,8 @@ static void split(Kernel *k, int64_t n, RtValue **out) {
     die("SPLIT of %lld elements counts a sd of %lld", (long long)n, (long long)off[d->len]);
   for (int c = 0; c < s->classes; c++) {
     RtValue *counts = rt_value_new(rt_vec_type(RT_INT), d->len);
-    for (int64_t g = 0; g < d->len; g++) {
-      int32_t m = 0;
-      for (int64_t j = off[g]; j < off[g + 1]; j++)
-        m += flags[c]->data.b[j] != 0;
-      counts->data.i[g] = m;
-    }
+    for (int64_t g = 0; g < d->len; g++)
+      counts->data.i[g] = (int32_t)flags_in(flags[c], off[g], off[g + 1], true);
     out[nv + c] = counts;
   }
 }
