@@ -230,7 +230,7 @@ bool cg_op_commutative(const LcuSoac *s);
    zeros: its sums may be grouped and ordered any way, bit for bit (int
    addition wraps), which rtg::segmented_sum's atomics rely on. */
 bool cg_op_int_sum(const LcuSoac *s);
-/* A vector result of the MAP, SEG_MAP, FILTER or PARTITION at 'index'
+/* A vector result of the MAP, SEG_MAP, FILTER, PARTITION or SPLIT at 'index'
    in kernel 'k' that neither 'k' returns nor a later SOAC of it reads:
    a MAP that fusion composed into its consumer and kept so that its
    errors come first (docs/fusion.md), or a FILTER's column that only its

@@ -583,8 +583,6 @@ static bool invariant(const LcuExp *e, const LcuVar *index) {
   return true;
 }
 
-/* The expression the MAP of run 'g' gives for its result 'v', if the
-   same at every index; NULL otherwise. */
 /* The SOAC of run 'g''s kernel that makes its result 'v', and which of
    that SOAC's results it is ('*column'); NULL if none does. */
 static const LcuSoac *soac_making(const LcuStmt *g, const LcuVar *v, int *column) {
@@ -604,6 +602,8 @@ static const LcuSoac *soac_making(const LcuStmt *g, const LcuVar *v, int *column
   return NULL;
 }
 
+/* The expression the MAP of run 'g' gives for its result 'v', if the
+   same at every index; NULL otherwise. */
 static const LcuExp *invariant_value(const LcuStmt *g, const LcuVar *v, const LcuSoac **map) {
   const LcuKernel *k = g->kernel;
   if (k->soacs.len != 1)
