@@ -312,6 +312,20 @@ static void fail_after_flags(Cg *cg, const char *flags, const char *counts) {
   cg_line(cg, "}");
 }
 
+/* The chunks' counts 'counts' (from [first * nch], where 'first' is not
+   NULL) to their offsets, in place, loop variable 'c'; their sum into a
+   new local 'total'. */
+static void chunk_offsets(Cg *cg, const char *counts, const char *first, const char *nch, const char *c,
+                          const char *total) {
+  const char *at = first ? xprintf("%s * %s + %s", first, nch, c) : c;
+  cg_line(cg, "int64_t %s = 0;", total);
+  cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", c, c, nch, c);
+  cg_line(cg, "  const int64_t k = %s[%s];", counts, at);
+  cg_line(cg, "  %s[%s] = %s;", counts, at, total);
+  cg_line(cg, "  %s += k;", total);
+  cg_line(cg, "}");
+}
+
 /* Pass 1 of a FILTER or PARTITION over chunk 'c' of [0, n), or of a
    SEG_FILTER or SEG_PARTITION ('n' NULL) over segment 'c': the
    predicate of each element's values (the element 'i', 'ix' as an
@@ -389,12 +403,7 @@ static void gen_filter(Kx *x, bool partition) {
   fail_after_flags(cg, flags, count);
   /* the offsets */
   const char *total = cg_temp(cg);
-  cg_line(cg, "int64_t %s = 0;", total);
-  cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", c, c, nch, c);
-  cg_line(cg, "  const int64_t k = %s[%s];", count, c);
-  cg_line(cg, "  %s[%s] = %s;", count, c, total);
-  cg_line(cg, "  %s += k;", total);
-  cg_line(cg, "}");
+  chunk_offsets(cg, count, NULL, nch, c, total);
   for (int v = 0; v < nv; v++)
     if (!cg_dead_result(x->k, x->index, s->results.data[v]))
       new_vector(x, s->results.data[v], total);
@@ -464,12 +473,7 @@ static void gen_split(Kx *x) {
   const char **total = xmalloc(sizeof(char *) * (size_t)nc);
   for (int k = 0; k < nc; k++) {
     total[k] = cg_temp(cg);
-    cg_line(cg, "int64_t %s = 0;", total[k]);
-    cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", c, c, nch, c);
-    cg_line(cg, "  const int64_t k = %s[%d * %s + %s];", count, k, nch, c);
-    cg_line(cg, "  %s[%d * %s + %s] = %s;", count, k, nch, c, total[k]);
-    cg_line(cg, "  %s += k;", total[k]);
-    cg_line(cg, "}");
+    chunk_offsets(cg, count, xprintf("%d", k), nch, c, total[k]);
     for (int v = lcu_split_start(s, k); v < lcu_split_start(s, k + 1); v++)
       if (!cg_dead_result(x->k, x->index, s->results.data[v]))
         new_vector(x, s->results.data[v], total[k]);
