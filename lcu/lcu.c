@@ -340,5 +340,7 @@ bool lcu_soac_reads_outside_thunks(const LcuSoac *s, const LcuVar *v) {
 bool lcu_pull_takes_segment(const LcuSoac *s) {
   if (s->kind == SOAC_SEG_MAP)
     return true;
+  if (s->kind == SOAC_SPLIT) /* counted: the segment of its counts' sd */
+    return s->segdes && s->pull && s->pull->params.len == 2;
   return (s->kind == SOAC_SEG_REDUCE || s->kind == SOAC_SEG_SCAN) && s->pull && s->pull->params.len == 2;
 }

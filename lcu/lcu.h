@@ -222,7 +222,10 @@ static inline LcuExp *lcu_thunk_exp(const LcuThunk *t, int i) {
    the ids are found inside the MAP's launch and never stored.  The same
    pass gives a SEG_REDUCE's or SEG_SCAN's pull thunk that second int
    where it read its own sd's ids at its index: the skeleton walking a
-   segment knows which one it walks (lcu_pull_takes_segment). */
+   segment knows which one it walks (lcu_pull_takes_segment), and a
+   SPLIT's with `counts sd` where it read the ids of that sd at its
+   index: the split finds the segments it counts, and each element's
+   (n is then sd's number of elements, which the SPLIT checks). */
 #define LCU_SOACS(X)                                                                             \
   X(MAP, "MAP")                   /* A n: A applied to 0..n-1 */                                 \
   X(PERMUTE, "PERMUTE")           /* A I n [into D]: Y[I(i)] = A(i), in order; Y is D's copy */ \
@@ -551,8 +554,8 @@ bool lcu_soac_reads_outside_thunks(const LcuSoac *s, const LcuVar *v);
 /* Does SOAC 's' read 'v' at all: there, or in a thunk (its `using`)? */
 bool lcu_soac_reads(const LcuSoac *s, const LcuVar *v);
 /* Does the pull thunk of 's' take the segment of its element as a
-   second parameter (SEG_MAP's always; a SEG_REDUCE's or SEG_SCAN's where
-   fusion/segmap.c gave it one)? */
+   second parameter (SEG_MAP's always; a SEG_REDUCE's, SEG_SCAN's or
+   counted SPLIT's where fusion/segmap.c gave it one)? */
 bool lcu_pull_takes_segment(const LcuSoac *s);
 
 /* ---- build.c: constructors, the kernel builder, interning ----

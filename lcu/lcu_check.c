@@ -671,6 +671,8 @@ static void check_soac(Checker *c, const LcuSoac *s) {
   bool once = s->kind == SOAC_ONCE;
   FlatBase index = FB_INT, index_segment[2] = {FB_INT, FB_INT};
   ThunkCtx pull = {s, xprintf("%s's %s", name, once ? "thunk" : "pull thunk")};
+  if (s->kind == SOAC_SPLIT && !s->segdes && s->pull && s->pull->params.len == 2)
+    fail(c, s->loc, "SPLIT's pull thunk takes the segment, but the SPLIT counts no sd (`counts sd`) to take it from");
   Vec tau = lcu_pull_takes_segment(s) ? check_thunk(c, &pull, s->pull, index_segment, 2)
                                       : check_thunk(c, &pull, s->pull, &index, once ? 0 : 1);
   int k = tau.len;

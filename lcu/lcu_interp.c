@@ -1265,7 +1265,16 @@ static void split(Kernel *k, int64_t n, RtValue **out) {
   int nv = nvalues_of(k, s->pull);
   RtValue *xbuf[SMALL];
   RtValue **x = small_array(xbuf, nv);
-  pull(k, n, x);
+  RtValue *d = s->segdes ? kernel_var(k, s->segdes) : NULL;
+  const int64_t *off = d ? rt_seg_offsets(d) : NULL;
+  if (d && off[d->len] != n)
+    die("SPLIT of %lld elements counts a sd of %lld", (long long)n, (long long)off[d->len]);
+  if (lcu_pull_takes_segment(s)) {
+    RtValue *args[2] = {NULL, rt_seg_ids(d)}; /* each element's segment, as SEG_MAP's */
+    run_thunk(k, s->pull, args, 2, n, x);
+  } else {
+    pull(k, n, x);
+  }
   const LcuThunk *t = s->second;
   if (!t || t->body.len != s->classes)
     die("SPLIT of %d classes without a predicate of as many results", s->classes);
@@ -1277,13 +1286,9 @@ static void split(Kernel *k, int64_t n, RtValue **out) {
     for (int v = 0; v < s->widths[c]; v++, at++)
       out[at] = pack(x[at], flags[c], true, yes);
   }
-  if (!s->segdes)
+  if (!d)
     return;
   /* `counts sd`: each class's count in each segment */
-  RtValue *d = kernel_var(k, s->segdes);
-  const int64_t *off = rt_seg_offsets(d);
-  if (off[d->len] != n)
-    die("SPLIT of %lld elements counts a sd of %lld", (long long)n, (long long)off[d->len]);
   for (int c = 0; c < s->classes; c++) {
     RtValue *counts = rt_value_new(rt_vec_type(RT_INT), d->len);
     for (int64_t g = 0; g < d->len; g++)

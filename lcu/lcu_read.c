@@ -895,7 +895,7 @@ static LcuThunk *pull_thunk(Reader *r, LcuSoacKind k, Loc loc) {
   r->tok = at;
   if (k == SOAC_ONCE && n != 0)
     fail(r, "ONCE's thunk takes no parameters: { () => ... }");
-  if (k == SOAC_SEG_MAP || (n == 2 && (k == SOAC_SEG_REDUCE || k == SOAC_SEG_SCAN)))
+  if (k == SOAC_SEG_MAP || (n == 2 && (k == SOAC_SEG_REDUCE || k == SOAC_SEG_SCAN || k == SOAC_SPLIT)))
     return thunk(r, index_segment_types, 2, loc);
   return thunk(r, index_type, k == SOAC_ONCE ? 0 : 1, loc);
 }
