@@ -424,6 +424,15 @@ static void gen_filter(Kx *x, bool partition) {
   cg_line(cg, "rt_free(%s);", count);
 }
 
+/* Element i's segment 'g' of sd 'seg' (g was at or before it: step past
+   the segments that end at or before i), as 'gx' for a pull that takes
+   the segment (SEG_MAP's, a SPLIT's: fusion/segmap.c). */
+static void segment_step(Cg *cg, const CgBinding *seg, const char *g, const char *gx, const char *i) {
+  cg_line(cg, "while (%s[%s + 1] <= %s)", seg->offsets, g, i);
+  cg_line(cg, "  %s++;", g);
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", gx, g);
+}
+
 /* ---- SPLIT ----
    A FILTER of several classes (lcu.h), in the FILTER's two passes: the
    first keeps each element's flags as the bits of one byte and counts
@@ -442,14 +451,23 @@ static void gen_split(Kx *x) {
               "chunk k: [c * chunks + k] */",
           count, nc, nch);
   const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg);
+  /* a pull that takes the segment (fusion/segmap.c): as SEG_MAP's, the
+     segment of a chunk's first element searched, then stepped */
+  const CgBinding *seg = lcu_pull_takes_segment(s) ? cg_lookup(x->env, s->segdes) : NULL;
+  const char *g = cg_temp(cg), *gx = cg_temp(cg);
+  const char **pull_args = seg ? (const char *[]){ix, gx} : (const char *[]){ix};
   /* pass 1: the flags, and each chunk's count of each class */
   chunk_loop(cg, c, nch);
   cg->indent++;
   cg_line(cg, "int64_t kept[%d] = {0};", nc);
+  if (seg)
+    cg_line(cg, "int64_t %s = rt_segment_search(%s, 0, %s, %s * RT_CHUNK);", g, seg->offsets, seg->length, c);
   open_elements(x, c, i, ix, n);
+  if (seg)
+    segment_step(cg, seg, g, gx, i);
   CgChecks ck = checks_at(x, i, ix);
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
+  thunk_into(x, s->pull, pull_args, &ck, val);
   const char **keep = xmalloc(sizeof(char *) * (size_t)nc);
   for (int k = 0; k < nc; k++) {
     keep[k] = cg_temp(cg);
@@ -506,11 +524,15 @@ static void gen_split(Kx *x) {
   cg_line(cg, "int64_t at[%d];", nc);
   for (int k = 0; k < nc; k++)
     cg_line(cg, "at[%d] = %s[%d * %s + %s];", k, count, k, nch, c);
+  if (seg)
+    cg_line(cg, "int64_t %s = rt_segment_search(%s, 0, %s, %s * RT_CHUNK);", g, seg->offsets, seg->length, c);
   open_elements(x, c, i, ix, n);
+  if (seg)
+    segment_step(cg, seg, g, gx, i);
   cg_line(cg, "if (!%s[%s])", flags, i);
   cg_line(cg, "  continue;");
   const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val2);
+  thunk_into(x, s->pull, pull_args, &ck, val2);
   for (int k = 0; k < nc; k++) {
     cg_line(cg, "if (%s[%s] >> %d & 1) {", flags, i, k);
     /* a column read by nothing (cg_dead_result) was not allocated */
@@ -730,9 +752,7 @@ static void gen_seg_map(Kx *x) {
   cg->indent++;
   cg_line(cg, "int64_t %s = rt_segment_search(%s, 0, %s, %s * RT_CHUNK);", g, sd->offsets, sd->length, c);
   open_elements(x, c, i, ix, n);
-  cg_line(cg, "while (%s[%s + 1] <= %s)", sd->offsets, g, i);
-  cg_line(cg, "  %s++;", g);
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", gx, g);
+  segment_step(cg, sd, g, gx, i);
   /* a dead result (cg_dead_result) into a local, as MAP's */
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++) {

@@ -1039,6 +1039,29 @@ int64_t partition(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, 
   return filter_count(partition_launch<V>(name, loc, pull, pred, n, store, other, true));
 }
 
+/* ---- pulls that take the segment ---- */
+
+/* Does pull functor P take the segment of its element as well (a
+   SEG_REDUCE's, SEG_SCAN's or counted SPLIT's whose thunk read its own
+   sd's seg_ids at its index, fusion/segmap.c)?  Its `segment` member
+   says so. */
+template <class P, class = void> struct takes_segment {
+  static constexpr bool value = false;
+};
+template <class P> struct takes_segment<P, decltype((void)P::segment)> {
+  static constexpr bool value = P::segment;
+};
+
+/* pull(j), or pull(j, s) where it takes the segment s that holds j. */
+template <class Pull> __device__ auto pull_at(const Pull &pull, int64_t j, int64_t s) {
+  if constexpr (takes_segment<Pull>::value) {
+    return pull(j, s);
+  } else {
+    (void)s;
+    return pull(j);
+  }
+}
+
 /* ---- SPLIT ----
 
    C FILTERs of the same n elements in one pass (λcu's SPLIT, lcu.h):
@@ -1063,6 +1086,15 @@ int64_t partition(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, 
    the same result in any order).  The offsets equal to n (the last
    segments' ends, empty segments at the end) are the last tile's. */
 __device__ inline int64_t warp_segment_of(const int64_t *off, int64_t nseg, int64_t j);
+__device__ inline int64_t segment_search(const int64_t *off, int64_t lo, int64_t hi, int64_t j);
+
+/* A pull that takes the segment (takes_segment) gets each element's,
+   found as SEG_MAP's kernel finds it: the segments of the tile's first
+   and last element by a warp each, the offsets between them in shared
+   memory (up to SPLIT_SHARED_SEGMENTS of them, else searched in global
+   memory), each element's searched there.  With `counts sd` only: the
+   sd's elements are the SPLIT's. */
+constexpr int SPLIT_SHARED_SEGMENTS = 1024;
 
 struct SplitCounts {
   int64_t *at[8]; /* a result slot for each class (NULL: none kept, for n 0) */
@@ -1084,15 +1116,38 @@ __global__ void __launch_bounds__(THREADS)
   __shared__ int warp_counts[C][K][WARPS];
   __shared__ unsigned masks[COUNTED ? C : 1][K][WARPS];
   __shared__ int64_t tile_start[C], tile_total[C], first_seg, end_seg;
+  constexpr bool SEG = takes_segment<Pull>::value;
+  static_assert(!SEG || COUNTED, "a pull takes the segment of the sd it counts");
+  __shared__ int64_t pull_segs[2], pull_off[SEG ? SPLIT_SHARED_SEGMENTS + 1 : 1];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int64_t tile = blockIdx.x, base = tile * (int64_t)(THREADS * K);
+  int64_t seg_first = 0, seg_count = 0;
+  if constexpr (SEG) {
+    const int64_t last = (base + THREADS * K < n ? base + THREADS * K : n) - 1;
+    if (w < 2) {
+      int64_t s = warp_segment_of(segs.off, segs.nseg, w == 0 ? base : last);
+      if (lane == 0)
+        pull_segs[w] = s;
+    }
+    __syncthreads();
+    seg_first = pull_segs[0];
+    seg_count = pull_segs[1] - pull_segs[0] + 1; /* off[first] <= base, last < off[first + count] */
+    if (seg_count <= SPLIT_SHARED_SEGMENTS)
+      for (int64_t k = threadIdx.x; k <= seg_count; k += THREADS)
+        pull_off[k] = segs.off[seg_first + k];
+    __syncthreads();
+  }
   V v[K];
   unsigned bits[K];
   for (int r = 0; r < K; r++) {
     int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
     bits[r] = 0;
     if (j < n) {
-      v[r] = pull(j);
+      int64_t s = 0;
+      if constexpr (SEG)
+        s = seg_count <= SPLIT_SHARED_SEGMENTS ? seg_first + segment_search(pull_off, 0, seg_count, j)
+                                               : segment_search(segs.off, seg_first, seg_first + seg_count, j);
+      v[r] = pull_at(pull, j, s);
       bits[r] = pred(j, v[r]);
     }
     for (int c = 0; c < C; c++) {
@@ -1182,12 +1237,17 @@ SplitCounts split_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int6
   for (int c = 0; c < C; c++)
     counts.at[c] = result_slot<int64_t>();
   rtg_launching(sd ? "split (counted)" : "split");
-  if (sd)
+  if constexpr (takes_segment<Pull>::value) { /* always counted */
     split_kernel<V, C, true><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, st, tiles, counts,
                                                                             segs);
-  else
-    split_kernel<V, C, false><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, st, tiles,
-                                                                             counts, segs);
+  } else {
+    if (sd)
+      split_kernel<V, C, true><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, st, tiles,
+                                                                              counts, segs);
+    else
+      split_kernel<V, C, false><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, st, tiles,
+                                                                               counts, segs);
+  }
   rtg_launched(name, loc);
   return counts;
 }
@@ -1282,26 +1342,6 @@ template <class V, class Pull> V once(const char *name, RtLoc loc, Pull pull) {
 }
 
 /* ---- the segmented SOACs: a warp per segment ---- */
-
-/* Does pull functor P take the segment of its element as well (a
-   SEG_REDUCE's or SEG_SCAN's whose thunk read its own sd's seg_ids at
-   its index, fusion/segmap.c)?  Its `segment` member says so. */
-template <class P, class = void> struct takes_segment {
-  static constexpr bool value = false;
-};
-template <class P> struct takes_segment<P, decltype((void)P::segment)> {
-  static constexpr bool value = P::segment;
-};
-
-/* pull(j), or pull(j, s) where it takes the segment s that holds j. */
-template <class Pull> __device__ auto pull_at(const Pull &pull, int64_t j, int64_t s) {
-  if constexpr (takes_segment<Pull>::value) {
-    return pull(j, s);
-  } else {
-    (void)s;
-    return pull(j);
-  }
-}
 
 /* A pull at the elements of segment s, for the kernels that walk one
    segment at a time: pull(j) for a pull that does not take the segment,

@@ -1204,7 +1204,22 @@ template <int C> static void test_split(int64_t n, int pattern) {
    as test_split's, over every element of a segdes of 'nseg' segments
    and 'total' elements laid out by 'kind', each class's count in each
    segment against the reference, and the classes' values as before. */
-static void test_split_counted(int64_t nseg, int64_t total, Kind kind, int pattern) {
+/* FPull<4>'s values from a pull that takes the segment (a counted SPLIT
+   whose thunk read its sd's ids, fusion/segmap.c): a value whose segment
+   is wrong is changed, so that SPred keeps it in no class and the
+   counts and the kept values come out wrong. */
+struct SegPull {
+  static constexpr bool segment = true;
+  const int64_t *off;
+  __device__ FValue<4> operator()(int64_t i, int64_t s) const {
+    FValue<4> v = FPull<4>{}(i);
+    if (!(off[s] <= i && i < off[s + 1]))
+      v.w[0] ^= 1;
+    return v;
+  }
+};
+
+static void test_split_counted(int64_t nseg, int64_t total, Kind kind, int pattern, bool seg_pull) {
   typedef FValue<4> V;
   const int C = 3;
   std::vector<int64_t> len = make_lengths(nseg, total, kind), off = offsets_of(len);
@@ -1215,8 +1230,11 @@ static void test_split_counted(int64_t nseg, int64_t total, Kind kind, int patte
     store.y[c] = (V *)rtg_alloc(sizeof(V) * (size_t)(total + GUARD));
     counts[c] = rtg_vec_new(RT_INT, nseg);
   }
-  rtg::SplitCounts slots = rtg::split_launch<V, C>("segtest", RT_LOC(NULL, 0, 0), FPull<4>{}, SPred<C>{pattern, total},
-                                                   total, store, sd, counts);
+  rtg::SplitCounts slots =
+      seg_pull ? rtg::split_launch<V, C>("segtest", RT_LOC(NULL, 0, 0), SegPull{rtg_seg_offsets(sd)},
+                                         SPred<C>{pattern, total}, total, store, sd, counts)
+               : rtg::split_launch<V, C>("segtest", RT_LOC(NULL, 0, 0), FPull<4>{}, SPred<C>{pattern, total}, total,
+                                         store, sd, counts);
   std::string wrong;
   char buf[200];
   for (int c = 0; c < C && wrong.empty(); c++) {
@@ -1249,9 +1267,9 @@ static void test_split_counted(int64_t nseg, int64_t total, Kind kind, int patte
     rt_value_free(counts[c]);
   }
   rt_value_free(sd);
-  result(wrong.empty(), "split counted by segment: %lld segments (%s), %lld elements, keep %s and on%s%s",
-         (long long)nseg, kind_names[kind], (long long)total, filter_patterns[pattern], wrong.empty() ? "" : ": ",
-         wrong.c_str());
+  result(wrong.empty(), "split counted by segment%s: %lld segments (%s), %lld elements, keep %s and on%s%s",
+         seg_pull ? ", each pull given its segment" : "", (long long)nseg, kind_names[kind], (long long)total,
+         filter_patterns[pattern], wrong.empty() ? "" : ": ", wrong.c_str());
 }
 
 static void test_splits_counted(bool quick) {
@@ -1263,7 +1281,8 @@ static void test_splits_counted(bool quick) {
       for (int pattern = 0; pattern < 7; pattern += quick ? 3 : 1) {
         if (sh[1] >= 10000000 && pattern != 3)
           continue;
-        test_split_counted(sh[0], sh[1], (Kind)kind, pattern);
+        test_split_counted(sh[0], sh[1], (Kind)kind, pattern, false);
+        test_split_counted(sh[0], sh[1], (Kind)kind, pattern, true);
       }
 }
 
