@@ -45,7 +45,12 @@
  * each thread's first element), so its pull takes the segment as a
  * second parameter, `SEG_REDUCE { (i, s) => ... x[s] ... }`, and the
  * all-pairs n-body's 10^8 ids are neither stored nor read.  It cannot
- * give the ids to other readers (it has no result per element).
+ * give the ids to other readers (it has no result per element).  So
+ * does a SPLIT that counts the classes in each segment of sd (`counts
+ * sd`): its n is sd's number of elements, and the split, which finds
+ * the segments whose counts it makes, finds each element's too
+ * (rtg::split_kernel): a flattened filter's test of its segment's value
+ * (quicksort's pivot) reads it without a seg_ids launch.
  *
  * It runs last in -O1 (driver/pipeline.c, after fus_fuse): fusion and its
  * cost model know nothing of SEG_MAP, and a MAP fused with others is
@@ -242,10 +247,15 @@ static int param_index(const LcuKernel *k, const LcuVar *v) {
 /* Does segmented SOAC 's' of run 'r''s kernel read parameter 'p' (the
    seg_ids of 'sd') only in its pull thunk, at the pull's own index, and
    is its own sd the run's 'sd'?  Then p[i] is the segment that the
-   skeleton walks, which the pull may take as a second parameter. */
+   skeleton walks, which the pull may take as a second parameter.  A
+   SPLIT that counts sd's segments qualifies too: its n is sd's number
+   of elements (it checks so), and the split finds the segments it
+   counts, so the segment of each element as well (a flattened filter
+   reading its segment's value, quicksort's pivot). */
 static bool seg_soac_qualifies(const LcuStmt *r, const LcuSoac *s, const LcuVar *p, const LcuVar *sd) {
-  if ((s->kind != SOAC_SEG_REDUCE && s->kind != SOAC_SEG_SCAN) || s->pull->params.len != 1 || s->segdes == p ||
-      thunk_uses(s->second, p))
+  bool split = s->kind == SOAC_SPLIT && s->segdes && s->size.var != p && s->size.length != p;
+  if ((s->kind != SOAC_SEG_REDUCE && s->kind != SOAC_SEG_SCAN && !split) || s->pull->params.len != 1 ||
+      s->segdes == p || thunk_uses(s->second, p))
     return false;
   for (int a = 0; a < s->args.len; a++)
     if (s->args.data[a] == p)
@@ -405,7 +415,7 @@ static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg, bool giv
       t->body.data[e] = lcu_subst_index(ps->p, x, p, index, lcu_exp_var(x->loc, seg));
     }
     lcu_fill_using(t);
-    if (s->kind == SOAC_SEG_REDUCE || s->kind == SOAC_SEG_SCAN)
+    if (s->kind == SOAC_SEG_REDUCE || s->kind == SOAC_SEG_SCAN || s->kind == SOAC_SPLIT)
       continue; /* its own sd, and a pull that now takes the segment */
     if (gives_ids && !ids_given) {
       /* the segment of each element, which is what seg_ids gave */

@@ -606,6 +606,8 @@ static const char *random_test(int base) {
   return buf;
 }
 
+static Var *library(const char *lib, Var *arg, Kind kind, int base, int cls);
+
 /* Two or three FILTERs of one class, each of one vector's values by a
    test of its own (fusion makes them one SPLIT); with a sd of the class,
    now and then the SEG_REDUCE that counts the first one's kept values
@@ -620,11 +622,25 @@ static void stmt_split(Var *sd) {
     return;
   char first[64] = "";
   Var *first_result = NULL;
+  /* over a sd, the filters may read each element's segment's value too
+     (q[ids[i]], a flattened filter's pivot): the counted SPLIT's pull
+     then takes the segment (fusion/segmap.c) */
+  Var *ids = NULL, *q = NULL;
+  if (sd && (x->base == INT || x->base == FLOAT) && chance(50) && (q = find_vec(INT, sd->cls)))
+    ids = library("seg_ids", sd, VEC, INT, sd->total);
   int nf = 2 + pick(2);
   for (int f = 0; f < nf; f++) {
     kernel_start();
     thunk_start();
     int px = use(x);
+    char value[96];
+    if (ids) {
+      int pq = use(q), pi = use(ids);
+      snprintf(value, sizeof value, x->base == INT ? "(p%d[i] + p%d[p%d[i]])" : "(p%d[i] + float(p%d[p%d[i]]))", px, pq,
+               pi);
+    } else {
+      snprintf(value, sizeof value, "p%d[i]", px);
+    }
     char test[64], pred[80];
     snprintf(test, sizeof test, "%s", random_test(x->base));
     if (!f)
@@ -636,7 +652,7 @@ static void stmt_split(Var *sd) {
     const char *type = type_of(res);
     Text s = {0};
     let_results(&s, &type, 1);
-    put(&s, "FILTER { i => p%d[i]%s } { w0 => %s } (#p%d)", px, thunk_using(), pred, px);
+    put(&s, "FILTER { i => %s%s } { w0 => %s } (#p%d)", value, thunk_using(), pred, px);
     finish_kernel(s.s, &res, 1, 0);
     free(s.s);
   }
@@ -645,8 +661,13 @@ static void stmt_split(Var *sd) {
   kernel_start();
   thunk_start();
   int px = use(x);
-  char read[16], count[80];
-  snprintf(read, sizeof read, "p%d[i]", px);
+  char read[96], count[160];
+  if (ids) {
+    int pq = use(q), pi = use(ids);
+    snprintf(read, sizeof read, x->base == INT ? "(p%d[i] + p%d[p%d[i]])" : "(p%d[i] + float(p%d[p%d[i]]))", px, pq, pi);
+  } else {
+    snprintf(read, sizeof read, "p%d[i]", px);
+  }
   snprintf(count, sizeof count, chance(75) ? first : random_test(x->base), read);
   char using[1024];
   snprintf(using, sizeof using, "%s", thunk_using());
