@@ -1311,15 +1311,22 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
   }
   /* lifted: s = (d, V(t)), i a vector */
   const View *view = view_of(fl, s);
-  if (view && view->replicated) {
-    /* segments replicated from another vector (a sequence the same for
-       every element, distributed; a free variable copied to each
-       element): read the element where the segment came from, so that
-       the copies, if nothing else reads them, are never made (the
-       transpose {c[j] : c in m} inside {... : j in ...}, m the same for
-       every j, copied all of m for each j).  A pack's segments are each
-       taken once: reading its copy costs no more, and fusion may make
-       the copy where it reads it. */
+  if (view) {
+    /* segments gathered from another vector (a view): read the element
+       where its segment came from, so that the copy, if nothing else
+       reads it, is never made.  Replicated segments (a sequence the
+       same for every element, distributed; a free variable copied to
+       each element): the transpose {c[j] : c in m} inside {... : j in
+       ...}, m the same for every j, copied all of m for each j.  A
+       pack's (a lifted `if`'s branch, a filter's kept segments): the
+       subscript no longer reads the copy, which is then read only
+       element by element, at its own index, where fusion computes it
+       (quicksort's pivot `a[#a / 2]` read the else branch's copy of
+       `a`, which the filters could then not compute where they read
+       it).  The gather stays a checked one, though after the check it
+       is in range: marked so, fusion would compute it before the check
+       (with the check's REDUCE), reading out of range where an index
+       is wrong before the error is reported. */
     check(fl, RT_CHECK_SUBSCRIPT, i, view->lengths, NULL);
     FlatAtom *pos = binary(fl, FLAT_ADD, view->starts, i);
     return gather_values(fl, view->source, t, pos);

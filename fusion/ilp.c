@@ -421,7 +421,7 @@ static FusSolution *run_glpk(FusModel *m, int time_limit_ms) {
      largest took 67 ms with them, 12 without) */
   parm.cov_cuts = parm.clq_cuts = GLP_ON;
   parm.br_tech = GLP_BR_DTH;
-  parm.bt_tech = GLP_BT_BPH;
+  parm.bt_tech = GLP_BT_BLB;
   parm.tm_lim = time_limit_ms;
   Limit limit = {0};
   parm.cb_func = on_event;

@@ -73,8 +73,8 @@ static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
@@ -260,1827 +260,1869 @@ fail:
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1112, RtValue *v_x1106, RtValue *v_x1107, RtValue *v_x1108, RtValue **out_v_x1111, RtValue **out_v_ids_1114) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1126, RtValue *v_x1120, RtValue *v_x1121, RtValue *v_x1122, RtValue **out_v_x1125) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1112_off = rt_seg_offsets(v_sd_1112);
-  const int64_t v_sd_1112_n = v_sd_1112->len;
-  int32_t *v_x1106_d = v_x1106->data.i;
-  const int64_t v_x1106_n = v_x1106->len;
-  int32_t *v_x1107_d = v_x1107->data.i;
-  const int64_t v_x1107_n = v_x1107->len;
-  int32_t *v_x1108_d = v_x1108->data.i;
-  const int64_t v_x1108_n = v_x1108->len;
-  RtValue *v_x1111 = NULL;
-  RtValue *v_ids_1114 = NULL;
+  const int64_t *v_sd_1126_off = rt_seg_offsets(v_sd_1126);
+  const int64_t v_sd_1126_n = v_sd_1126->len;
+  int32_t *v_x1120_d = v_x1120->data.i;
+  const int64_t v_x1120_n = v_x1120->len;
+  int32_t *v_x1121_d = v_x1121->data.i;
+  const int64_t v_x1121_n = v_x1121->len;
+  int32_t *v_x1122_d = v_x1122->data.i;
+  const int64_t v_x1122_n = v_x1122->len;
+  RtValue *v_x1125 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t26 = v_sd_1112_off[v_sd_1112_n];
-    v_x1111 = rt_value_new(rt_vec_type(RT_INT), t26);
-    int32_t *v_x1111_d = v_x1111->data.i;
-    const int64_t v_x1111_n = v_x1111->len;
-    v_ids_1114 = rt_value_new(rt_vec_type(RT_INT), t26);
-    int32_t *v_ids_1114_d = v_ids_1114->data.i;
-    const int64_t v_ids_1114_n = v_ids_1114->len;
+    const int64_t t26 = v_sd_1126_off[v_sd_1126_n];
+    v_x1125 = rt_value_new(rt_vec_type(RT_INT), t26);
+    int32_t *v_x1125_d = v_x1125->data.i;
+    const int64_t v_x1125_n = v_x1125->len;
     const int64_t t27 = (t26 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t27 > 1)
     for (int64_t t28 = 0; t28 < t27; t28++) {
-      int64_t t31 = rt_segment_search(v_sd_1112_off, 0, v_sd_1112_n, t28 * RT_CHUNK);
+      int64_t t31 = rt_segment_search(v_sd_1126_off, 0, v_sd_1126_n, t28 * RT_CHUNK);
       const int64_t t28_end = (t28 + 1) * RT_CHUNK < t26 ? (t28 + 1) * RT_CHUNK : t26;
       for (int64_t t29 = t28 * RT_CHUNK; t29 < t28_end; t29++) {
         const int32_t t30 = (int32_t)t29;
-        while (v_sd_1112_off[t31 + 1] <= t29)
+        while (v_sd_1126_off[t31 + 1] <= t29)
           t31++;
         const int32_t t32 = (int32_t)t31;
         int t34 = 0; /* nonzero: a check below failed */
-        int t35 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1108_n;
-        int32_t t33 = t35 ? v_x1108_d[t32] : 0;
+        int t35 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1122_n;
+        int32_t t33 = t35 ? v_x1122_d[t32] : 0;
         t34 |= !t35;
-        int t37 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1106_n;
-        int32_t t36 = t37 ? v_x1106_d[t32] : 0;
+        int t37 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1120_n;
+        int32_t t36 = t37 ? v_x1120_d[t32] : 0;
         t34 |= !t37;
         int32_t t39 = rt_sub_i(t30, t36);
-        int t41 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1107_n;
-        int32_t t40 = t41 ? v_x1107_d[t32] : 0;
+        int t41 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1121_n;
+        int32_t t40 = t41 ? v_x1121_d[t32] : 0;
         t34 |= !t41;
         int32_t t43 = rt_mul_i(t39, t40);
         int32_t t45 = rt_add_i(t33, t43);
         if (__builtin_expect(t34 != 0, 0)) { /* again, recording the error */
           int32_t t46;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1108_n) {
-            t46 = v_x1108_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1122_n) {
+            t46 = v_x1122_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1108_n, 0.0, 0);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1122_n, 0.0, 0);
             t46 = 0;
           }
           int32_t t47;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1106_n) {
-            t47 = v_x1106_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1120_n) {
+            t47 = v_x1120_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1106_n, 0.0, 1);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1120_n, 0.0, 1);
             t47 = 0;
           }
           int32_t t49 = rt_sub_i(t30, t47);
           int32_t t50;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1107_n) {
-            t50 = v_x1107_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1121_n) {
+            t50 = v_x1121_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1107_n, 0.0, 2);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1121_n, 0.0, 2);
             t50 = 0;
           }
           int32_t t52 = rt_mul_i(t49, t50);
           int32_t t54 = rt_add_i(t46, t52);
         }
-        v_x1111_d[t29] = t45;
-        v_ids_1114_d[t29] = t32;
+        v_x1125_d[t29] = t45;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1111 = v_x1111;
-  *out_v_ids_1114 = v_ids_1114;
+  *out_v_x1125 = v_x1125;
   return;
 fail:
-  rt_release(v_x1111);
-  rt_release(v_ids_1114);
+  rt_release(v_x1125);
 }
 
 /* K7: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
   (void)loc;
   (void)run;
-  int32_t *v_x723_d = v_x723->data.i;
-  const int64_t v_x723_n = v_x723->len;
-  int32_t v_x724 = 0;
-  int32_t v_x725 = 0;
+  int32_t *v_x717_d = v_x717->data.i;
+  const int64_t v_x717_n = v_x717->len;
+  int32_t v_x718 = 0;
+  int32_t v_x719 = 0;
   /* ONCE */
   {
     int t57 = 0; /* nonzero: a check below failed */
-    int t58 = (uint64_t)(int64_t)0 < (uint64_t)v_x723_n;
-    int32_t t56 = t58 ? v_x723_d[0] : 0;
+    int t58 = (uint64_t)(int64_t)0 < (uint64_t)v_x717_n;
+    int32_t t56 = t58 ? v_x717_d[0] : 0;
     t57 |= !t58;
-    int t60 = (uint64_t)(int64_t)1 < (uint64_t)v_x723_n;
-    int32_t t59 = t60 ? v_x723_d[1] : 0;
+    int t60 = (uint64_t)(int64_t)1 < (uint64_t)v_x717_n;
+    int32_t t59 = t60 ? v_x717_d[1] : 0;
     t57 |= !t60;
     if (__builtin_expect(t57 != 0, 0)) { /* again, recording the error */
       int32_t t61;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x723_n) {
-        t61 = v_x723_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x717_n) {
+        t61 = v_x717_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x723_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x717_n, 0.0, 0);
         t61 = 0;
       }
       int32_t t62;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x723_n) {
-        t62 = v_x723_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x717_n) {
+        t62 = v_x717_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x723_n, 0.0, 1);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x717_n, 0.0, 1);
         t62 = 0;
       }
     }
-    v_x724 = t56;
-    v_x725 = t59;
+    v_x718 = t56;
+    v_x719 = t59;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x724 = v_x724;
-  *out_v_x725 = v_x725;
+  *out_v_x718 = v_x718;
+  *out_v_x719 = v_x719;
   return;
 fail:
 }
 
-/* K8: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x729, RtValue *v_x730, RtValue *v_x733, RtValue **out_v_x732, RtValue **out_v_x737) {
+/* K8: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue *v_x1129, RtValue *v_x1131, RtValue *v_x1132, RtValue **out_v_x1147, RtValue **out_v_x1151, RtValue **out_v_x1149, RtValue **out_v_x1152) {
   (void)loc;
   (void)run;
-  int32_t *v_x729_d = v_x729->data.i;
-  const int64_t v_x729_n = v_x729->len;
-  int32_t *v_x730_d = v_x730->data.i;
-  const int64_t v_x730_n = v_x730->len;
-  int32_t *v_x733_d = v_x733->data.i;
-  const int64_t v_x733_n = v_x733->len;
-  RtValue *v_x732 = NULL;
-  RtValue *v_x737 = NULL;
-  /* MAP */
-  {
-    const int64_t t63 = v_x729_n;
-    v_x732 = rt_value_new(rt_vec_type(RT_INT), t63);
-    int32_t *v_x732_d = v_x732->data.i;
-    const int64_t v_x732_n = v_x732->len;
-    RT_PARALLEL_FOR_IF(t63 >= RT_PARALLEL_MIN)
-    for (int64_t t64 = 0; t64 < t63; t64++) {
-      const int32_t t65 = (int32_t)t64;
-      int t68 = 0; /* nonzero: a check below failed */
-      int32_t t66 = v_x729_d[t65];
-      int t69 = (uint64_t)(int64_t)t66 < (uint64_t)v_x730_n;
-      int32_t t67 = t69 ? v_x730_d[t66] : 0;
-      t68 |= !t69;
-      if (__builtin_expect(t68 != 0, 0)) { /* again, recording the error */
-        int32_t t70 = v_x729_d[t65];
-        int32_t t71;
-        if ((uint64_t)(int64_t)t70 < (uint64_t)v_x730_n) {
-          t71 = v_x730_d[t70];
-        } else {
-          NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t70, v_x730_n, 0.0, 0);
-          t71 = 0;
-        }
-      }
-      v_x732_d[t64] = t67;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x732_d = v_x732->data.i;
-    const int64_t v_x732_n = v_x732->len;
-    /* MAP */
-    {
-      const int64_t t72 = v_x733_n;
-      v_x737 = rt_value_new(rt_vec_type(RT_INT), t72);
-      int32_t *v_x737_d = v_x737->data.i;
-      const int64_t v_x737_n = v_x737->len;
-      RT_PARALLEL_FOR_IF(t72 >= RT_PARALLEL_MIN)
-      for (int64_t t73 = 0; t73 < t72; t73++) {
-        const int32_t t74 = (int32_t)t73;
-        int t77 = 0; /* nonzero: a check below failed */
-        int32_t t75 = v_x733_d[t74];
-        int t78 = (uint64_t)(int64_t)t75 < (uint64_t)v_x732_n;
-        int32_t t76 = t78 ? v_x732_d[t75] : 0;
-        t77 |= !t78;
-        if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
-          int32_t t79 = v_x733_d[t74];
-          int32_t t80;
-          if ((uint64_t)(int64_t)t79 < (uint64_t)v_x732_n) {
-            t80 = v_x732_d[t79];
-          } else {
-            NESSIE_RECORD(err, t73, RT_CHECK_INDEX, 2, 0, RT_GATHER, t79, v_x732_n, 0.0, 1);
-            t80 = 0;
-          }
-        }
-        v_x737_d[t73] = t76;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x732 = v_x732;
-  *out_v_x737 = v_x737;
-  return;
-fail:
-  rt_release(v_x732);
-  rt_release(v_x737);
-}
-
-/* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x738, RtValue *v_x741, RtValue **out_v_x740, int32_t *out_v_x750, int32_t *out_v_x751) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x741_d = v_x741->data.i;
-  const int64_t v_x741_n = v_x741->len;
-  RtValue *v_x740 = NULL;
-  int32_t v_x749 = 0;
-  int32_t v_x750 = 0;
-  int32_t v_x751 = 0;
-  /* MAP */
-  {
-    const int64_t t81 = v_x738;
-    if (t81 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t81, 0.0, 0);
-      goto fail;
-    }
-    v_x740 = rt_value_new(rt_vec_type(RT_INT), t81);
-    int32_t *v_x740_d = v_x740->data.i;
-    const int64_t v_x740_n = v_x740->len;
-    RT_PARALLEL_FOR_IF(t81 >= RT_PARALLEL_MIN)
-    for (int64_t t82 = 0; t82 < t81; t82++) {
-      const int32_t t83 = (int32_t)t82;
-      v_x740_d[t82] = 0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x740_d = v_x740->data.i;
-    const int64_t v_x740_n = v_x740->len;
-    /* REDUCE */
-    {
-      const int64_t t84 = v_x738;
-      if (t84 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t84, 0.0, 1);
-        goto fail;
-      }
-      const int64_t t85 = t84 > 0 ? (t84 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t86 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t85);
-      int32_t *t87 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t85);
-      int32_t *t88 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t85);
-      RT_PARALLEL_FOR_IF(t85 > 1)
-      for (int64_t t89 = 0; t89 < t85; t89++) {
-        int32_t t89a0;
-        int32_t t89a1;
-        int32_t t89a2;
-        t89a0 = 2147483647;
-        t89a1 = 0;
-        t89a2 = 1;
-        const int64_t t89_end = (t89 + 1) * RT_CHUNK < t84 ? (t89 + 1) * RT_CHUNK : t84;
-        for (int64_t t90 = t89 * RT_CHUNK; t90 < t89_end; t90++) {
-          const int32_t t91 = (int32_t)t90;
-          int32_t t89x0;
-          int32_t t89x1;
-          int32_t t89x2;
-          int t93 = 0; /* nonzero: a check below failed */
-          int t94 = (uint64_t)(int64_t)t91 < (uint64_t)v_x741_n;
-          int32_t t92 = t94 ? v_x741_d[t91] : 0;
-          t93 |= !t94;
-          uint8_t t96 = rt_lt_i(0, t92);
-          int32_t t97;
-          if (t96) {
-            t97 = 2147483647;
-          } else {
-            t97 = t91;
-          }
-          if (__builtin_expect(t93 != 0, 0)) { /* again, recording the error */
-            int32_t t98;
-            if ((uint64_t)(int64_t)t91 < (uint64_t)v_x741_n) {
-              t98 = v_x741_d[t91];
-            } else {
-              NESSIE_RECORD(err, t90, RT_CHECK_INDEX, 2, 0, RT_GATHER, t91, v_x741_n, 0.0, 2);
-              t98 = 0;
-            }
-            uint8_t t100 = rt_lt_i(0, t98);
-            int32_t t101;
-            if (t100) {
-              t101 = 2147483647;
-            } else {
-              t101 = t91;
-            }
-          }
-          t89x0 = t97;
-          t89x1 = 0;
-          t89x2 = t92;
-          uint8_t t103 = rt_le_i(t89a0, t89x0);
-          int32_t t104;
-          if (t103) {
-            t104 = t89a0;
-          } else {
-            t104 = t89x0;
-          }
-          int32_t t105;
-          if (t103) {
-            t105 = t89a1;
-          } else {
-            t105 = t89x1;
-          }
-          int32_t t106;
-          if (t103) {
-            t106 = t89a2;
-          } else {
-            t106 = t89x2;
-          }
-          t89a0 = t104;
-          t89a1 = t105;
-          t89a2 = t106;
-        }
-        t86[t89] = t89a0;
-        t87[t89] = t89a1;
-        t88[t89] = t89a2;
-      }
-      int32_t t89t0;
-      int32_t t89t1;
-      int32_t t89t2;
-      t89t0 = 2147483647;
-      t89t1 = 0;
-      t89t2 = 1;
-      for (int64_t t89 = 0; t89 < t85; t89++) {
-        const int32_t t107 = t86[t89];
-        const int32_t t108 = t87[t89];
-        const int32_t t109 = t88[t89];
-        uint8_t t111 = rt_le_i(t89t0, t107);
-        int32_t t112;
-        if (t111) {
-          t112 = t89t0;
-        } else {
-          t112 = t107;
-        }
-        int32_t t113;
-        if (t111) {
-          t113 = t89t1;
-        } else {
-          t113 = t108;
-        }
-        int32_t t114;
-        if (t111) {
-          t114 = t89t2;
-        } else {
-          t114 = t109;
-        }
-        t89t0 = t112;
-        t89t1 = t113;
-        t89t2 = t114;
-      }
-      v_x749 = t89t0;
-      rt_free(t86);
-      v_x750 = t89t1;
-      rt_free(t87);
-      v_x751 = t89t2;
-      rt_free(t88);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x740 = v_x740;
-  *out_v_x750 = v_x750;
-  *out_v_x751 = v_x751;
-  return;
-fail:
-  rt_release(v_x740);
-}
-
-/* K10: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x753, RtValue *v_x756, RtValue *v_x766, RtValue **out_v_x762, RtValue **out_v_x770, RtValue **out_v_x776, RtValue **out_v_x783) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x752_d = v_x752->data.i;
-  const int64_t v_x752_n = v_x752->len;
-  int32_t *v_x753_d = v_x753->data.i;
-  const int64_t v_x753_n = v_x753->len;
-  int32_t *v_x756_d = v_x756->data.i;
-  const int64_t v_x756_n = v_x756->len;
-  const int64_t *v_x766_off = rt_seg_offsets(v_x766);
-  const int64_t v_x766_n = v_x766->len;
-  RtValue *v_x762 = NULL;
-  RtValue *v_x763 = NULL;
-  RtValue *v_x776 = NULL;
-  RtValue *v_x777 = NULL;
-  RtValue *v_x770 = NULL;
-  RtValue *v_x783 = NULL;
+  int32_t *v_x1128_d = v_x1128->data.i;
+  const int64_t v_x1128_n = v_x1128->len;
+  int32_t *v_x1129_d = v_x1129->data.i;
+  const int64_t v_x1129_n = v_x1129->len;
+  int32_t *v_x1131_d = v_x1131->data.i;
+  const int64_t v_x1131_n = v_x1131->len;
+  const int64_t *v_x1132_off = rt_seg_offsets(v_x1132);
+  const int64_t v_x1132_n = v_x1132->len;
+  RtValue *v_x1147 = NULL;
+  RtValue *v_x1148 = NULL;
+  RtValue *v_x1149 = NULL;
+  RtValue *v_x1150 = NULL;
+  RtValue *v_x1151 = NULL;
+  RtValue *v_x1152 = NULL;
   /* SPLIT */
   {
-    const int64_t t115 = v_x756_n;
-    const int64_t t116 = t115 > 0 ? (t115 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t117 = (uint8_t *)rt_alloc_atomic((size_t)t115 + 1);
-    int64_t *t118 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t116 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t116 > 1)
-    for (int64_t t119 = 0; t119 < t116; t119++) {
+    const int64_t t63 = v_x1128_n;
+    const int64_t t64 = t63 > 0 ? (t63 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t65 = (uint8_t *)rt_alloc_atomic((size_t)t63 + 1);
+    int64_t *t66 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t64 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t64 > 1)
+    for (int64_t t67 = 0; t67 < t64; t67++) {
       int64_t kept[2] = {0};
-      const int64_t t119_end = (t119 + 1) * RT_CHUNK < t115 ? (t119 + 1) * RT_CHUNK : t115;
-      for (int64_t t120 = t119 * RT_CHUNK; t120 < t119_end; t120++) {
-        const int32_t t121 = (int32_t)t120;
-        int32_t t119x0;
-        uint8_t t119x1;
-        int32_t t119x2;
-        uint8_t t119x3;
-        int t123 = 0; /* nonzero: a check below failed */
-        int t124 = (uint64_t)(int64_t)t121 < (uint64_t)v_x752_n;
-        int32_t t122 = t124 ? v_x752_d[t121] : 0;
-        t123 |= !t124;
-        int t126 = (uint64_t)(int64_t)t122 < (uint64_t)v_x753_n;
-        int32_t t125 = t126 ? v_x753_d[t122] : 0;
-        t123 |= !t126;
-        int32_t t127 = v_x756_d[t121];
-        uint8_t t129 = rt_lt_i(t127, t125);
-        uint8_t t131 = rt_gt_i(t127, t125);
-        if (__builtin_expect(t123 != 0, 0)) { /* again, recording the error */
-          int32_t t132;
-          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x752_n) {
-            t132 = v_x752_d[t121];
+      int64_t t70 = rt_segment_search(v_x1132_off, 0, v_x1132_n, t67 * RT_CHUNK);
+      const int64_t t67_end = (t67 + 1) * RT_CHUNK < t63 ? (t67 + 1) * RT_CHUNK : t63;
+      for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
+        const int32_t t69 = (int32_t)t68;
+        while (v_x1132_off[t70 + 1] <= t68)
+          t70++;
+        const int32_t t71 = (int32_t)t70;
+        int32_t t67x0;
+        uint8_t t67x1;
+        int32_t t67x2;
+        uint8_t t67x3;
+        int t73 = 0; /* nonzero: a check below failed */
+        int t74 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1131_n;
+        int32_t t72 = t74 ? v_x1131_d[t71] : 0;
+        t73 |= !t74;
+        int32_t t75 = v_x1128_d[t69];
+        int t77 = (uint64_t)(int64_t)t75 < (uint64_t)v_x1129_n;
+        int32_t t76 = t77 ? v_x1129_d[t75] : 0;
+        t73 |= !t77;
+        uint8_t t79 = rt_lt_i(t76, t72);
+        uint8_t t81 = rt_gt_i(t76, t72);
+        if (__builtin_expect(t73 != 0, 0)) { /* again, recording the error */
+          int32_t t82;
+          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1131_n) {
+            t82 = v_x1131_d[t71];
           } else {
-            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x752_n, 0.0, 0);
-            t132 = 0;
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 2, 0, RT_GATHER, t71, v_x1131_n, 0.0, 0);
+            t82 = 0;
           }
-          int32_t t133;
-          if ((uint64_t)(int64_t)t132 < (uint64_t)v_x753_n) {
-            t133 = v_x753_d[t132];
+          int32_t t83 = v_x1128_d[t69];
+          int32_t t84;
+          if ((uint64_t)(int64_t)t83 < (uint64_t)v_x1129_n) {
+            t84 = v_x1129_d[t83];
           } else {
-            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x753_n, 0.0, 1);
-            t133 = 0;
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t83, v_x1129_n, 0.0, 1);
+            t84 = 0;
           }
-          int32_t t134 = v_x756_d[t121];
-          uint8_t t136 = rt_lt_i(t134, t133);
-          uint8_t t138 = rt_gt_i(t134, t133);
+          uint8_t t86 = rt_lt_i(t84, t82);
+          uint8_t t88 = rt_gt_i(t84, t82);
         }
-        t119x0 = t127;
-        t119x1 = t129;
-        t119x2 = t127;
-        t119x3 = t131;
-        uint8_t t139;
-        uint8_t t140;
-        t139 = t119x1;
-        t140 = t119x3;
-        kept[0] += t139 != 0;
-        kept[1] += t140 != 0;
-        t117[t120] = (uint8_t)((t139 != 0) << 0 | (t140 != 0) << 1);
+        t67x0 = t76;
+        t67x1 = t79;
+        t67x2 = t76;
+        t67x3 = t81;
+        uint8_t t89;
+        uint8_t t90;
+        t89 = t67x1;
+        t90 = t67x3;
+        kept[0] += t89 != 0;
+        kept[1] += t90 != 0;
+        t65[t68] = (uint8_t)((t89 != 0) << 0 | (t90 != 0) << 1);
       }
-      t118[0 * t116 + t119] = kept[0];
-      t118[1 * t116 + t119] = kept[1];
+      t66[0 * t64 + t67] = kept[0];
+      t66[1 * t64 + t67] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t117);
-      rt_free(t118);
+      rt_free(t65);
+      rt_free(t66);
       goto fail;
     }
-    int64_t t141 = 0;
-    for (int64_t t119 = 0; t119 < t116; t119++) {
-      const int64_t k = t118[0 * t116 + t119];
-      t118[0 * t116 + t119] = t141;
-      t141 += k;
+    int64_t t91 = 0;
+    for (int64_t t67 = 0; t67 < t64; t67++) {
+      const int64_t k = t66[0 * t64 + t67];
+      t66[0 * t64 + t67] = t91;
+      t91 += k;
     }
-    v_x762 = rt_value_new(rt_vec_type(RT_INT), t141);
-    int32_t *v_x762_d = v_x762->data.i;
-    const int64_t v_x762_n = v_x762->len;
-    int64_t t142 = 0;
-    for (int64_t t119 = 0; t119 < t116; t119++) {
-      const int64_t k = t118[1 * t116 + t119];
-      t118[1 * t116 + t119] = t142;
-      t142 += k;
+    v_x1147 = rt_value_new(rt_vec_type(RT_INT), t91);
+    int32_t *v_x1147_d = v_x1147->data.i;
+    const int64_t v_x1147_n = v_x1147->len;
+    int64_t t92 = 0;
+    for (int64_t t67 = 0; t67 < t64; t67++) {
+      const int64_t k = t66[1 * t64 + t67];
+      t66[1 * t64 + t67] = t92;
+      t92 += k;
     }
-    v_x776 = rt_value_new(rt_vec_type(RT_INT), t142);
-    int32_t *v_x776_d = v_x776->data.i;
-    const int64_t v_x776_n = v_x776->len;
-    v_x770 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
-    int32_t *v_x770_d = v_x770->data.i;
-    const int64_t v_x770_n = v_x770->len;
-    v_x783 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
-    int32_t *v_x783_d = v_x783->data.i;
-    const int64_t v_x783_n = v_x783->len;
-    RT_PARALLEL_FOR_IF(v_x766_n > RT_CHUNK)
-    for (int64_t t143 = 0; t143 < v_x766_n; t143++) {
+    v_x1149 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1149_d = v_x1149->data.i;
+    const int64_t v_x1149_n = v_x1149->len;
+    v_x1151 = rt_value_new(rt_vec_type(RT_INT), v_x1132_n);
+    int32_t *v_x1151_d = v_x1151->data.i;
+    const int64_t v_x1151_n = v_x1151->len;
+    v_x1152 = rt_value_new(rt_vec_type(RT_INT), v_x1132_n);
+    int32_t *v_x1152_d = v_x1152->data.i;
+    const int64_t v_x1152_n = v_x1152->len;
+    RT_PARALLEL_FOR_IF(v_x1132_n > RT_CHUNK)
+    for (int64_t t93 = 0; t93 < v_x1132_n; t93++) {
       int32_t in[2] = {0};
-      for (int64_t t144 = v_x766_off[t143]; t144 < v_x766_off[t143 + 1]; t144++) {
-        in[0] += t117[t144] >> 0 & 1;
-        in[1] += t117[t144] >> 1 & 1;
+      for (int64_t t94 = v_x1132_off[t93]; t94 < v_x1132_off[t93 + 1]; t94++) {
+        in[0] += t65[t94] >> 0 & 1;
+        in[1] += t65[t94] >> 1 & 1;
       }
-      v_x770_d[t143] = in[0];
-      v_x783_d[t143] = in[1];
+      v_x1151_d[t93] = in[0];
+      v_x1152_d[t93] = in[1];
     }
-    RT_PARALLEL_FOR_IF(t116 > 1)
-    for (int64_t t119 = 0; t119 < t116; t119++) {
+    RT_PARALLEL_FOR_IF(t64 > 1)
+    for (int64_t t67 = 0; t67 < t64; t67++) {
       int64_t at[2];
-      at[0] = t118[0 * t116 + t119];
-      at[1] = t118[1 * t116 + t119];
-      const int64_t t119_end = (t119 + 1) * RT_CHUNK < t115 ? (t119 + 1) * RT_CHUNK : t115;
-      for (int64_t t120 = t119 * RT_CHUNK; t120 < t119_end; t120++) {
-        const int32_t t121 = (int32_t)t120;
-        if (!t117[t120])
+      at[0] = t66[0 * t64 + t67];
+      at[1] = t66[1 * t64 + t67];
+      int64_t t70 = rt_segment_search(v_x1132_off, 0, v_x1132_n, t67 * RT_CHUNK);
+      const int64_t t67_end = (t67 + 1) * RT_CHUNK < t63 ? (t67 + 1) * RT_CHUNK : t63;
+      for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
+        const int32_t t69 = (int32_t)t68;
+        while (v_x1132_off[t70 + 1] <= t68)
+          t70++;
+        const int32_t t71 = (int32_t)t70;
+        if (!t65[t68])
           continue;
-        int32_t t119y0;
-        uint8_t t119y1;
-        int32_t t119y2;
-        uint8_t t119y3;
-        int t146 = 0; /* nonzero: a check below failed */
-        int t147 = (uint64_t)(int64_t)t121 < (uint64_t)v_x752_n;
-        int32_t t145 = t147 ? v_x752_d[t121] : 0;
-        t146 |= !t147;
-        int t149 = (uint64_t)(int64_t)t145 < (uint64_t)v_x753_n;
-        int32_t t148 = t149 ? v_x753_d[t145] : 0;
-        t146 |= !t149;
-        int32_t t150 = v_x756_d[t121];
-        uint8_t t152 = rt_lt_i(t150, t148);
-        uint8_t t154 = rt_gt_i(t150, t148);
-        if (__builtin_expect(t146 != 0, 0)) { /* again, recording the error */
-          int32_t t155;
-          if ((uint64_t)(int64_t)t121 < (uint64_t)v_x752_n) {
-            t155 = v_x752_d[t121];
+        int32_t t67y0;
+        uint8_t t67y1;
+        int32_t t67y2;
+        uint8_t t67y3;
+        int t96 = 0; /* nonzero: a check below failed */
+        int t97 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1131_n;
+        int32_t t95 = t97 ? v_x1131_d[t71] : 0;
+        t96 |= !t97;
+        int32_t t98 = v_x1128_d[t69];
+        int t100 = (uint64_t)(int64_t)t98 < (uint64_t)v_x1129_n;
+        int32_t t99 = t100 ? v_x1129_d[t98] : 0;
+        t96 |= !t100;
+        uint8_t t102 = rt_lt_i(t99, t95);
+        uint8_t t104 = rt_gt_i(t99, t95);
+        if (__builtin_expect(t96 != 0, 0)) { /* again, recording the error */
+          int32_t t105;
+          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1131_n) {
+            t105 = v_x1131_d[t71];
           } else {
-            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t121, v_x752_n, 0.0, 2);
-            t155 = 0;
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 2, 0, RT_GATHER, t71, v_x1131_n, 0.0, 2);
+            t105 = 0;
           }
-          int32_t t156;
-          if ((uint64_t)(int64_t)t155 < (uint64_t)v_x753_n) {
-            t156 = v_x753_d[t155];
+          int32_t t106 = v_x1128_d[t69];
+          int32_t t107;
+          if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1129_n) {
+            t107 = v_x1129_d[t106];
           } else {
-            NESSIE_RECORD(err, t120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x753_n, 0.0, 3);
-            t156 = 0;
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t106, v_x1129_n, 0.0, 3);
+            t107 = 0;
           }
-          int32_t t157 = v_x756_d[t121];
-          uint8_t t159 = rt_lt_i(t157, t156);
-          uint8_t t161 = rt_gt_i(t157, t156);
+          uint8_t t109 = rt_lt_i(t107, t105);
+          uint8_t t111 = rt_gt_i(t107, t105);
         }
-        t119y0 = t150;
-        t119y1 = t152;
-        t119y2 = t150;
-        t119y3 = t154;
-        if (t117[t120] >> 0 & 1) {
-          v_x762_d[at[0]] = t119y0;
+        t67y0 = t99;
+        t67y1 = t102;
+        t67y2 = t99;
+        t67y3 = t104;
+        if (t65[t68] >> 0 & 1) {
+          v_x1147_d[at[0]] = t67y0;
           at[0]++;
         }
-        if (t117[t120] >> 1 & 1) {
-          v_x776_d[at[1]] = t119y2;
+        if (t65[t68] >> 1 & 1) {
+          v_x1149_d[at[1]] = t67y2;
           at[1]++;
         }
       }
     }
-    rt_free(t117);
-    rt_free(t118);
+    rt_free(t65);
+    rt_free(t66);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x762 = v_x762;
-  *out_v_x770 = v_x770;
-  *out_v_x776 = v_x776;
-  *out_v_x783 = v_x783;
-  rt_release(v_x763);
-  rt_release(v_x777);
+  *out_v_x1147 = v_x1147;
+  *out_v_x1151 = v_x1151;
+  *out_v_x1149 = v_x1149;
+  *out_v_x1152 = v_x1152;
+  rt_release(v_x1148);
+  rt_release(v_x1150);
   return;
 fail:
-  rt_release(v_x762);
-  rt_release(v_x763);
-  rt_release(v_x776);
+  rt_release(v_x1147);
+  rt_release(v_x1148);
+  rt_release(v_x1149);
+  rt_release(v_x1150);
+  rt_release(v_x1151);
+  rt_release(v_x1152);
+}
+
+/* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x761_d = v_x761->data.i;
+  const int64_t v_x761_n = v_x761->len;
+  RtValue *v_x760 = NULL;
+  int32_t v_x769 = 0;
+  int32_t v_x770 = 0;
+  int32_t v_x771 = 0;
+  /* MAP */
+  {
+    const int64_t t112 = v_x758;
+    if (t112 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t112, 0.0, 0);
+      goto fail;
+    }
+    v_x760 = rt_value_new(rt_vec_type(RT_INT), t112);
+    int32_t *v_x760_d = v_x760->data.i;
+    const int64_t v_x760_n = v_x760->len;
+    RT_PARALLEL_FOR_IF(t112 >= RT_PARALLEL_MIN)
+    for (int64_t t113 = 0; t113 < t112; t113++) {
+      const int32_t t114 = (int32_t)t113;
+      v_x760_d[t113] = 0;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x760_d = v_x760->data.i;
+    const int64_t v_x760_n = v_x760->len;
+    /* REDUCE */
+    {
+      const int64_t t115 = v_x758;
+      if (t115 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t115, 0.0, 1);
+        goto fail;
+      }
+      const int64_t t116 = t115 > 0 ? (t115 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t117 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t116);
+      int32_t *t118 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t116);
+      int32_t *t119 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t116);
+      RT_PARALLEL_FOR_IF(t116 > 1)
+      for (int64_t t120 = 0; t120 < t116; t120++) {
+        int32_t t120a0;
+        int32_t t120a1;
+        int32_t t120a2;
+        t120a0 = 2147483647;
+        t120a1 = 0;
+        t120a2 = 1;
+        const int64_t t120_end = (t120 + 1) * RT_CHUNK < t115 ? (t120 + 1) * RT_CHUNK : t115;
+        for (int64_t t121 = t120 * RT_CHUNK; t121 < t120_end; t121++) {
+          const int32_t t122 = (int32_t)t121;
+          int32_t t120x0;
+          int32_t t120x1;
+          int32_t t120x2;
+          int t124 = 0; /* nonzero: a check below failed */
+          int t125 = (uint64_t)(int64_t)t122 < (uint64_t)v_x761_n;
+          int32_t t123 = t125 ? v_x761_d[t122] : 0;
+          t124 |= !t125;
+          uint8_t t127 = rt_lt_i(0, t123);
+          int32_t t128;
+          if (t127) {
+            t128 = 2147483647;
+          } else {
+            t128 = t122;
+          }
+          if (__builtin_expect(t124 != 0, 0)) { /* again, recording the error */
+            int32_t t129;
+            if ((uint64_t)(int64_t)t122 < (uint64_t)v_x761_n) {
+              t129 = v_x761_d[t122];
+            } else {
+              NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 3, 0, RT_GATHER, t122, v_x761_n, 0.0, 2);
+              t129 = 0;
+            }
+            uint8_t t131 = rt_lt_i(0, t129);
+            int32_t t132;
+            if (t131) {
+              t132 = 2147483647;
+            } else {
+              t132 = t122;
+            }
+          }
+          t120x0 = t128;
+          t120x1 = 0;
+          t120x2 = t123;
+          uint8_t t134 = rt_le_i(t120a0, t120x0);
+          int32_t t135;
+          if (t134) {
+            t135 = t120a0;
+          } else {
+            t135 = t120x0;
+          }
+          int32_t t136;
+          if (t134) {
+            t136 = t120a1;
+          } else {
+            t136 = t120x1;
+          }
+          int32_t t137;
+          if (t134) {
+            t137 = t120a2;
+          } else {
+            t137 = t120x2;
+          }
+          t120a0 = t135;
+          t120a1 = t136;
+          t120a2 = t137;
+        }
+        t117[t120] = t120a0;
+        t118[t120] = t120a1;
+        t119[t120] = t120a2;
+      }
+      int32_t t120t0;
+      int32_t t120t1;
+      int32_t t120t2;
+      t120t0 = 2147483647;
+      t120t1 = 0;
+      t120t2 = 1;
+      for (int64_t t120 = 0; t120 < t116; t120++) {
+        const int32_t t138 = t117[t120];
+        const int32_t t139 = t118[t120];
+        const int32_t t140 = t119[t120];
+        uint8_t t142 = rt_le_i(t120t0, t138);
+        int32_t t143;
+        if (t142) {
+          t143 = t120t0;
+        } else {
+          t143 = t138;
+        }
+        int32_t t144;
+        if (t142) {
+          t144 = t120t1;
+        } else {
+          t144 = t139;
+        }
+        int32_t t145;
+        if (t142) {
+          t145 = t120t2;
+        } else {
+          t145 = t140;
+        }
+        t120t0 = t143;
+        t120t1 = t144;
+        t120t2 = t145;
+      }
+      v_x769 = t120t0;
+      rt_free(t117);
+      v_x770 = t120t1;
+      rt_free(t118);
+      v_x771 = t120t2;
+      rt_free(t119);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x760 = v_x760;
+  *out_v_x770 = v_x770;
+  *out_v_x771 = v_x771;
+  return;
+fail:
+  rt_release(v_x760);
+}
+
+/* K10: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x772_d = v_x772->data.i;
+  const int64_t v_x772_n = v_x772->len;
+  int32_t *v_x775_d = v_x775->data.i;
+  const int64_t v_x775_n = v_x775->len;
+  RtValue *v_x777 = NULL;
+  /* MAP */
+  {
+    const int64_t t146 = v_x772_n;
+    v_x777 = rt_value_new(rt_vec_type(RT_INT), t146);
+    int32_t *v_x777_d = v_x777->data.i;
+    const int64_t v_x777_n = v_x777->len;
+    RT_PARALLEL_FOR_IF(t146 >= RT_PARALLEL_MIN)
+    for (int64_t t147 = 0; t147 < t146; t147++) {
+      const int32_t t148 = (int32_t)t147;
+      int t151 = 0; /* nonzero: a check below failed */
+      int32_t t149 = v_x772_d[t148];
+      int t152 = (uint64_t)(int64_t)t149 < (uint64_t)v_x775_n;
+      int32_t t150 = t152 ? v_x775_d[t149] : 0;
+      t151 |= !t152;
+      if (__builtin_expect(t151 != 0, 0)) { /* again, recording the error */
+        int32_t t153 = v_x772_d[t148];
+        int32_t t154;
+        if ((uint64_t)(int64_t)t153 < (uint64_t)v_x775_n) {
+          t154 = v_x775_d[t153];
+        } else {
+          NESSIE_RECORD(err, t147, RT_CHECK_INDEX, 0, 0, RT_GATHER, t153, v_x775_n, 0.0, 0);
+          t154 = 0;
+        }
+      }
+      v_x777_d[t147] = t150;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x777 = v_x777;
+  return;
+fail:
   rt_release(v_x777);
-  rt_release(v_x770);
-  rt_release(v_x783);
 }
 
 /* K11: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x785, int32_t v_x786, RtValue **out_v_x788, RtValue **out_v_x792) {
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   (void)loc;
   (void)run;
-  int32_t *v_x784_d = v_x784->data.i;
-  const int64_t v_x784_n = v_x784->len;
-  int32_t *v_x785_d = v_x785->data.i;
-  const int64_t v_x785_n = v_x785->len;
-  (void)v_x785_n; /* v_x785's length is v_x784's */
-  RtValue *v_x788 = NULL;
-  RtValue *v_x792 = NULL;
+  int32_t *v_x778_d = v_x778->data.i;
+  const int64_t v_x778_n = v_x778->len;
+  int32_t *v_x779_d = v_x779->data.i;
+  const int64_t v_x779_n = v_x779->len;
+  (void)v_x779_n; /* v_x779's length is v_x778's */
+  RtValue *v_x782 = NULL;
+  RtValue *v_x786 = NULL;
   /* MAP */
   {
-    const int64_t t162 = v_x786;
-    if (t162 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t162, 0.0, 0);
+    const int64_t t155 = v_x780;
+    if (t155 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t155, 0.0, 0);
       goto fail;
     }
-    v_x788 = rt_value_new(rt_vec_type(RT_INT), t162);
-    int32_t *v_x788_d = v_x788->data.i;
-    const int64_t v_x788_n = v_x788->len;
-    RT_PARALLEL_FOR_IF(t162 >= RT_PARALLEL_MIN)
-    for (int64_t t163 = 0; t163 < t162; t163++) {
-      const int32_t t164 = (int32_t)t163;
-      int t169 = 0; /* nonzero: a check below failed */
-      uint8_t t166 = rt_lt_i(t164, (int32_t)v_x784_n);
-      int32_t t167;
-      if (t166) {
-        int t170 = (uint64_t)(int64_t)t164 < (uint64_t)v_x784_n;
-        int32_t t168 = t170 ? v_x784_d[t164] : 0;
-        t169 |= !t170;
-        t167 = t168;
+    v_x782 = rt_value_new(rt_vec_type(RT_INT), t155);
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
+    RT_PARALLEL_FOR_IF(t155 >= RT_PARALLEL_MIN)
+    for (int64_t t156 = 0; t156 < t155; t156++) {
+      const int32_t t157 = (int32_t)t156;
+      int t162 = 0; /* nonzero: a check below failed */
+      uint8_t t159 = rt_lt_i(t157, (int32_t)v_x778_n);
+      int32_t t160;
+      if (t159) {
+        int t163 = (uint64_t)(int64_t)t157 < (uint64_t)v_x778_n;
+        int32_t t161 = t163 ? v_x778_d[t157] : 0;
+        t162 |= !t163;
+        t160 = t161;
       } else {
-        int32_t t172 = rt_sub_i(t164, (int32_t)v_x784_n);
-        int t174 = (uint64_t)(int64_t)t172 < (uint64_t)v_x784_n;
-        int32_t t173 = t174 ? v_x785_d[t172] : 0;
-        t169 |= !t174;
-        t167 = t173;
+        int32_t t165 = rt_sub_i(t157, (int32_t)v_x778_n);
+        int t167 = (uint64_t)(int64_t)t165 < (uint64_t)v_x778_n;
+        int32_t t166 = t167 ? v_x779_d[t165] : 0;
+        t162 |= !t167;
+        t160 = t166;
       }
-      if (__builtin_expect(t169 != 0, 0)) { /* again, recording the error */
-        uint8_t t176 = rt_lt_i(t164, (int32_t)v_x784_n);
-        int32_t t177;
-        if (t176) {
-          int32_t t178;
-          if ((uint64_t)(int64_t)t164 < (uint64_t)v_x784_n) {
-            t178 = v_x784_d[t164];
+      if (__builtin_expect(t162 != 0, 0)) { /* again, recording the error */
+        uint8_t t169 = rt_lt_i(t157, (int32_t)v_x778_n);
+        int32_t t170;
+        if (t169) {
+          int32_t t171;
+          if ((uint64_t)(int64_t)t157 < (uint64_t)v_x778_n) {
+            t171 = v_x778_d[t157];
           } else {
-            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t164, v_x784_n, 0.0, 1);
-            t178 = 0;
+            NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t157, v_x778_n, 0.0, 1);
+            t171 = 0;
           }
-          t177 = t178;
+          t170 = t171;
         } else {
-          int32_t t180 = rt_sub_i(t164, (int32_t)v_x784_n);
-          int32_t t181;
-          if ((uint64_t)(int64_t)t180 < (uint64_t)v_x784_n) {
-            t181 = v_x785_d[t180];
+          int32_t t173 = rt_sub_i(t157, (int32_t)v_x778_n);
+          int32_t t174;
+          if ((uint64_t)(int64_t)t173 < (uint64_t)v_x778_n) {
+            t174 = v_x779_d[t173];
           } else {
-            NESSIE_RECORD(err, t163, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x784_n, 0.0, 2);
-            t181 = 0;
+            NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t173, v_x778_n, 0.0, 2);
+            t174 = 0;
           }
-          t177 = t181;
+          t170 = t174;
         }
       }
-      v_x788_d[t163] = t167;
+      v_x782_d[t156] = t160;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x788_d = v_x788->data.i;
-    const int64_t v_x788_n = v_x788->len;
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
     /* SCAN */
     {
-      const int64_t t182 = v_x786;
-      if (t182 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t182, 0.0, 3);
+      const int64_t t175 = v_x780;
+      if (t175 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t175, 0.0, 3);
         goto fail;
       }
-      const int64_t t183 = t182 > 0 ? (t182 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t184 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t183);
-      RT_PARALLEL_FOR_IF(t183 > 1)
-      for (int64_t t185 = 0; t185 < t183; t185++) {
-        int32_t t185a0;
-        t185a0 = 0;
-        const int64_t t185_end = (t185 + 1) * RT_CHUNK < t182 ? (t185 + 1) * RT_CHUNK : t182;
-        for (int64_t t186 = t185 * RT_CHUNK; t186 < t185_end; t186++) {
-          const int32_t t187 = (int32_t)t186;
-          int32_t t185x0;
-          int t192 = 0; /* nonzero: a check below failed */
-          uint8_t t189 = rt_lt_i(t187, (int32_t)v_x784_n);
-          int32_t t190;
-          if (t189) {
-            int t193 = (uint64_t)(int64_t)t187 < (uint64_t)v_x784_n;
-            int32_t t191 = t193 ? v_x784_d[t187] : 0;
-            t192 |= !t193;
-            t190 = t191;
+      const int64_t t176 = t175 > 0 ? (t175 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t177 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t176);
+      RT_PARALLEL_FOR_IF(t176 > 1)
+      for (int64_t t178 = 0; t178 < t176; t178++) {
+        int32_t t178a0;
+        t178a0 = 0;
+        const int64_t t178_end = (t178 + 1) * RT_CHUNK < t175 ? (t178 + 1) * RT_CHUNK : t175;
+        for (int64_t t179 = t178 * RT_CHUNK; t179 < t178_end; t179++) {
+          const int32_t t180 = (int32_t)t179;
+          int32_t t178x0;
+          int t185 = 0; /* nonzero: a check below failed */
+          uint8_t t182 = rt_lt_i(t180, (int32_t)v_x778_n);
+          int32_t t183;
+          if (t182) {
+            int t186 = (uint64_t)(int64_t)t180 < (uint64_t)v_x778_n;
+            int32_t t184 = t186 ? v_x778_d[t180] : 0;
+            t185 |= !t186;
+            t183 = t184;
           } else {
-            int32_t t195 = rt_sub_i(t187, (int32_t)v_x784_n);
-            int t197 = (uint64_t)(int64_t)t195 < (uint64_t)v_x784_n;
-            int32_t t196 = t197 ? v_x785_d[t195] : 0;
-            t192 |= !t197;
-            t190 = t196;
+            int32_t t188 = rt_sub_i(t180, (int32_t)v_x778_n);
+            int t190 = (uint64_t)(int64_t)t188 < (uint64_t)v_x778_n;
+            int32_t t189 = t190 ? v_x779_d[t188] : 0;
+            t185 |= !t190;
+            t183 = t189;
           }
-          if (__builtin_expect(t192 != 0, 0)) { /* again, recording the error */
-            uint8_t t199 = rt_lt_i(t187, (int32_t)v_x784_n);
-            int32_t t200;
-            if (t199) {
-              int32_t t201;
-              if ((uint64_t)(int64_t)t187 < (uint64_t)v_x784_n) {
-                t201 = v_x784_d[t187];
+          if (__builtin_expect(t185 != 0, 0)) { /* again, recording the error */
+            uint8_t t192 = rt_lt_i(t180, (int32_t)v_x778_n);
+            int32_t t193;
+            if (t192) {
+              int32_t t194;
+              if ((uint64_t)(int64_t)t180 < (uint64_t)v_x778_n) {
+                t194 = v_x778_d[t180];
               } else {
-                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t187, v_x784_n, 0.0, 4);
-                t201 = 0;
+                NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x778_n, 0.0, 4);
+                t194 = 0;
               }
-              t200 = t201;
+              t193 = t194;
             } else {
-              int32_t t203 = rt_sub_i(t187, (int32_t)v_x784_n);
-              int32_t t204;
-              if ((uint64_t)(int64_t)t203 < (uint64_t)v_x784_n) {
-                t204 = v_x785_d[t203];
+              int32_t t196 = rt_sub_i(t180, (int32_t)v_x778_n);
+              int32_t t197;
+              if ((uint64_t)(int64_t)t196 < (uint64_t)v_x778_n) {
+                t197 = v_x779_d[t196];
               } else {
-                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t203, v_x784_n, 0.0, 5);
-                t204 = 0;
+                NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t196, v_x778_n, 0.0, 5);
+                t197 = 0;
               }
-              t200 = t204;
+              t193 = t197;
             }
           }
-          t185x0 = t190;
-          int32_t t206 = rt_add_i(t185a0, t185x0);
-          t185a0 = t206;
+          t178x0 = t183;
+          int32_t t199 = rt_add_i(t178a0, t178x0);
+          t178a0 = t199;
         }
-        t184[t185] = t185a0;
+        t177[t178] = t178a0;
       }
-      int32_t t185t0;
-      t185t0 = 0;
-      for (int64_t t185 = 0; t185 < t183; t185++) {
-        const int32_t t207 = t184[t185];
-        t184[t185] = t185t0;
-        int32_t t209 = rt_add_i(t185t0, t207);
-        t185t0 = t209;
+      int32_t t178t0;
+      t178t0 = 0;
+      for (int64_t t178 = 0; t178 < t176; t178++) {
+        const int32_t t200 = t177[t178];
+        t177[t178] = t178t0;
+        int32_t t202 = rt_add_i(t178t0, t200);
+        t178t0 = t202;
       }
-      v_x792 = rt_value_new(rt_vec_type(RT_INT), t182);
-      int32_t *v_x792_d = v_x792->data.i;
-      const int64_t v_x792_n = v_x792->len;
-      RT_PARALLEL_FOR_IF(t183 > 1)
-      for (int64_t t185 = 0; t185 < t183; t185++) {
-        int32_t t185p0;
-        t185p0 = t184[t185];
-        const int64_t t185_end = (t185 + 1) * RT_CHUNK < t182 ? (t185 + 1) * RT_CHUNK : t182;
-        for (int64_t t186 = t185 * RT_CHUNK; t186 < t185_end; t186++) {
-          const int32_t t187 = (int32_t)t186;
-          v_x792_d[t186] = t185p0;
-          int32_t t185y0;
-          int t214 = 0; /* nonzero: a check below failed */
-          uint8_t t211 = rt_lt_i(t187, (int32_t)v_x784_n);
-          int32_t t212;
-          if (t211) {
-            int t215 = (uint64_t)(int64_t)t187 < (uint64_t)v_x784_n;
-            int32_t t213 = t215 ? v_x784_d[t187] : 0;
-            t214 |= !t215;
-            t212 = t213;
+      v_x786 = rt_value_new(rt_vec_type(RT_INT), t175);
+      int32_t *v_x786_d = v_x786->data.i;
+      const int64_t v_x786_n = v_x786->len;
+      RT_PARALLEL_FOR_IF(t176 > 1)
+      for (int64_t t178 = 0; t178 < t176; t178++) {
+        int32_t t178p0;
+        t178p0 = t177[t178];
+        const int64_t t178_end = (t178 + 1) * RT_CHUNK < t175 ? (t178 + 1) * RT_CHUNK : t175;
+        for (int64_t t179 = t178 * RT_CHUNK; t179 < t178_end; t179++) {
+          const int32_t t180 = (int32_t)t179;
+          v_x786_d[t179] = t178p0;
+          int32_t t178y0;
+          int t207 = 0; /* nonzero: a check below failed */
+          uint8_t t204 = rt_lt_i(t180, (int32_t)v_x778_n);
+          int32_t t205;
+          if (t204) {
+            int t208 = (uint64_t)(int64_t)t180 < (uint64_t)v_x778_n;
+            int32_t t206 = t208 ? v_x778_d[t180] : 0;
+            t207 |= !t208;
+            t205 = t206;
           } else {
-            int32_t t217 = rt_sub_i(t187, (int32_t)v_x784_n);
-            int t219 = (uint64_t)(int64_t)t217 < (uint64_t)v_x784_n;
-            int32_t t218 = t219 ? v_x785_d[t217] : 0;
-            t214 |= !t219;
-            t212 = t218;
+            int32_t t210 = rt_sub_i(t180, (int32_t)v_x778_n);
+            int t212 = (uint64_t)(int64_t)t210 < (uint64_t)v_x778_n;
+            int32_t t211 = t212 ? v_x779_d[t210] : 0;
+            t207 |= !t212;
+            t205 = t211;
           }
-          if (__builtin_expect(t214 != 0, 0)) { /* again, recording the error */
-            uint8_t t221 = rt_lt_i(t187, (int32_t)v_x784_n);
-            int32_t t222;
-            if (t221) {
-              int32_t t223;
-              if ((uint64_t)(int64_t)t187 < (uint64_t)v_x784_n) {
-                t223 = v_x784_d[t187];
+          if (__builtin_expect(t207 != 0, 0)) { /* again, recording the error */
+            uint8_t t214 = rt_lt_i(t180, (int32_t)v_x778_n);
+            int32_t t215;
+            if (t214) {
+              int32_t t216;
+              if ((uint64_t)(int64_t)t180 < (uint64_t)v_x778_n) {
+                t216 = v_x778_d[t180];
               } else {
-                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t187, v_x784_n, 0.0, 6);
-                t223 = 0;
+                NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x778_n, 0.0, 6);
+                t216 = 0;
               }
-              t222 = t223;
+              t215 = t216;
             } else {
-              int32_t t225 = rt_sub_i(t187, (int32_t)v_x784_n);
-              int32_t t226;
-              if ((uint64_t)(int64_t)t225 < (uint64_t)v_x784_n) {
-                t226 = v_x785_d[t225];
+              int32_t t218 = rt_sub_i(t180, (int32_t)v_x778_n);
+              int32_t t219;
+              if ((uint64_t)(int64_t)t218 < (uint64_t)v_x778_n) {
+                t219 = v_x779_d[t218];
               } else {
-                NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t225, v_x784_n, 0.0, 7);
-                t226 = 0;
+                NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x778_n, 0.0, 7);
+                t219 = 0;
               }
-              t222 = t226;
+              t215 = t219;
             }
           }
-          t185y0 = t212;
-          int32_t t228 = rt_add_i(t185p0, t185y0);
-          t185p0 = t228;
+          t178y0 = t205;
+          int32_t t221 = rt_add_i(t178p0, t178y0);
+          t178p0 = t221;
         }
       }
-      rt_free(t184);
+      rt_free(t177);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x788 = v_x788;
-  *out_v_x792 = v_x792;
+  *out_v_x782 = v_x782;
+  *out_v_x786 = v_x786;
   return;
 fail:
-  rt_release(v_x788);
-  rt_release(v_x792);
+  rt_release(v_x782);
+  rt_release(v_x786);
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1115, RtValue *v_x1116, int32_t v_x1117, RtValue *v_sd_1127, RtValue *v_x1119, RtValue *v_x1120, RtValue *v_x1121, RtValue **out_v_x1126) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1155, RtValue *v_x1156, int32_t v_x1157, RtValue *v_sd_1167, RtValue *v_x1159, RtValue *v_x1160, RtValue *v_x1161, RtValue **out_v_x1166) {
   (void)loc;
   (void)run;
-  int32_t *v_x1115_d = v_x1115->data.i;
-  const int64_t v_x1115_n = v_x1115->len;
-  int32_t *v_x1116_d = v_x1116->data.i;
-  const int64_t v_x1116_n = v_x1116->len;
-  const int64_t *v_sd_1127_off = rt_seg_offsets(v_sd_1127);
-  const int64_t v_sd_1127_n = v_sd_1127->len;
-  int32_t *v_x1119_d = v_x1119->data.i;
-  const int64_t v_x1119_n = v_x1119->len;
-  int32_t *v_x1120_d = v_x1120->data.i;
-  const int64_t v_x1120_n = v_x1120->len;
-  int32_t *v_x1121_d = v_x1121->data.i;
-  const int64_t v_x1121_n = v_x1121->len;
-  RtValue *v_x1126 = NULL;
+  int32_t *v_x1155_d = v_x1155->data.i;
+  const int64_t v_x1155_n = v_x1155->len;
+  int32_t *v_x1156_d = v_x1156->data.i;
+  const int64_t v_x1156_n = v_x1156->len;
+  const int64_t *v_sd_1167_off = rt_seg_offsets(v_sd_1167);
+  const int64_t v_sd_1167_n = v_sd_1167->len;
+  int32_t *v_x1159_d = v_x1159->data.i;
+  const int64_t v_x1159_n = v_x1159->len;
+  int32_t *v_x1160_d = v_x1160->data.i;
+  const int64_t v_x1160_n = v_x1160->len;
+  int32_t *v_x1161_d = v_x1161->data.i;
+  const int64_t v_x1161_n = v_x1161->len;
+  RtValue *v_x1166 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t229 = v_sd_1127_off[v_sd_1127_n];
-    v_x1126 = rt_value_new(rt_vec_type(RT_INT), t229);
-    int32_t *v_x1126_d = v_x1126->data.i;
-    const int64_t v_x1126_n = v_x1126->len;
-    const int64_t t230 = (t229 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t230 > 1)
-    for (int64_t t231 = 0; t231 < t230; t231++) {
-      int64_t t234 = rt_segment_search(v_sd_1127_off, 0, v_sd_1127_n, t231 * RT_CHUNK);
-      const int64_t t231_end = (t231 + 1) * RT_CHUNK < t229 ? (t231 + 1) * RT_CHUNK : t229;
-      for (int64_t t232 = t231 * RT_CHUNK; t232 < t231_end; t232++) {
-        const int32_t t233 = (int32_t)t232;
-        while (v_sd_1127_off[t234 + 1] <= t232)
-          t234++;
-        const int32_t t235 = (int32_t)t234;
-        int t237 = 0; /* nonzero: a check below failed */
-        int t238 = (uint64_t)(int64_t)t235 < (uint64_t)v_x1121_n;
-        int32_t t236 = t238 ? v_x1121_d[t235] : 0;
-        t237 |= !t238;
-        int t240 = (uint64_t)(int64_t)t235 < (uint64_t)v_x1119_n;
-        int32_t t239 = t240 ? v_x1119_d[t235] : 0;
-        t237 |= !t240;
-        int32_t t242 = rt_sub_i(t233, t239);
-        int t244 = (uint64_t)(int64_t)t235 < (uint64_t)v_x1120_n;
-        int32_t t243 = t244 ? v_x1120_d[t235] : 0;
-        t237 |= !t244;
-        int32_t t246 = rt_mul_i(t242, t243);
-        int32_t t248 = rt_add_i(t236, t246);
-        int t250 = (uint64_t)(int64_t)t248 < (uint64_t)v_x1117;
-        int32_t t249 = t250 ? t248 : 0;
-        t237 |= !t250;
-        uint8_t t252 = rt_lt_i(t249, (int32_t)v_x1115_n);
-        int32_t t253;
-        if (t252) {
-          int t255 = (uint64_t)(int64_t)t249 < (uint64_t)v_x1115_n;
-          int32_t t254 = t255 ? v_x1115_d[t249] : 0;
-          t237 |= !t255;
-          t253 = t254;
+    const int64_t t222 = v_sd_1167_off[v_sd_1167_n];
+    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t222);
+    int32_t *v_x1166_d = v_x1166->data.i;
+    const int64_t v_x1166_n = v_x1166->len;
+    const int64_t t223 = (t222 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t223 > 1)
+    for (int64_t t224 = 0; t224 < t223; t224++) {
+      int64_t t227 = rt_segment_search(v_sd_1167_off, 0, v_sd_1167_n, t224 * RT_CHUNK);
+      const int64_t t224_end = (t224 + 1) * RT_CHUNK < t222 ? (t224 + 1) * RT_CHUNK : t222;
+      for (int64_t t225 = t224 * RT_CHUNK; t225 < t224_end; t225++) {
+        const int32_t t226 = (int32_t)t225;
+        while (v_sd_1167_off[t227 + 1] <= t225)
+          t227++;
+        const int32_t t228 = (int32_t)t227;
+        int t230 = 0; /* nonzero: a check below failed */
+        int t231 = (uint64_t)(int64_t)t228 < (uint64_t)v_x1161_n;
+        int32_t t229 = t231 ? v_x1161_d[t228] : 0;
+        t230 |= !t231;
+        int t233 = (uint64_t)(int64_t)t228 < (uint64_t)v_x1159_n;
+        int32_t t232 = t233 ? v_x1159_d[t228] : 0;
+        t230 |= !t233;
+        int32_t t235 = rt_sub_i(t226, t232);
+        int t237 = (uint64_t)(int64_t)t228 < (uint64_t)v_x1160_n;
+        int32_t t236 = t237 ? v_x1160_d[t228] : 0;
+        t230 |= !t237;
+        int32_t t239 = rt_mul_i(t235, t236);
+        int32_t t241 = rt_add_i(t229, t239);
+        int t243 = (uint64_t)(int64_t)t241 < (uint64_t)v_x1157;
+        int32_t t242 = t243 ? t241 : 0;
+        t230 |= !t243;
+        uint8_t t245 = rt_lt_i(t242, (int32_t)v_x1155_n);
+        int32_t t246;
+        if (t245) {
+          int t248 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1155_n;
+          int32_t t247 = t248 ? v_x1155_d[t242] : 0;
+          t230 |= !t248;
+          t246 = t247;
         } else {
-          int32_t t257 = rt_sub_i(t249, (int32_t)v_x1115_n);
-          int t259 = (uint64_t)(int64_t)t257 < (uint64_t)v_x1116_n;
-          int32_t t258 = t259 ? v_x1116_d[t257] : 0;
-          t237 |= !t259;
-          t253 = t258;
+          int32_t t250 = rt_sub_i(t242, (int32_t)v_x1155_n);
+          int t252 = (uint64_t)(int64_t)t250 < (uint64_t)v_x1156_n;
+          int32_t t251 = t252 ? v_x1156_d[t250] : 0;
+          t230 |= !t252;
+          t246 = t251;
         }
-        if (__builtin_expect(t237 != 0, 0)) { /* again, recording the error */
-          int32_t t260;
-          if ((uint64_t)(int64_t)t235 < (uint64_t)v_x1121_n) {
-            t260 = v_x1121_d[t235];
+        if (__builtin_expect(t230 != 0, 0)) { /* again, recording the error */
+          int32_t t253;
+          if ((uint64_t)(int64_t)t228 < (uint64_t)v_x1161_n) {
+            t253 = v_x1161_d[t228];
           } else {
-            NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 0, 0, RT_GATHER, t235, v_x1121_n, 0.0, 0);
-            t260 = 0;
+            NESSIE_RECORD(err, t225, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x1161_n, 0.0, 0);
+            t253 = 0;
           }
-          int32_t t261;
-          if ((uint64_t)(int64_t)t235 < (uint64_t)v_x1119_n) {
-            t261 = v_x1119_d[t235];
+          int32_t t254;
+          if ((uint64_t)(int64_t)t228 < (uint64_t)v_x1159_n) {
+            t254 = v_x1159_d[t228];
           } else {
-            NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 0, 0, RT_GATHER, t235, v_x1119_n, 0.0, 1);
-            t261 = 0;
+            NESSIE_RECORD(err, t225, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x1159_n, 0.0, 1);
+            t254 = 0;
           }
-          int32_t t263 = rt_sub_i(t233, t261);
-          int32_t t264;
-          if ((uint64_t)(int64_t)t235 < (uint64_t)v_x1120_n) {
-            t264 = v_x1120_d[t235];
+          int32_t t256 = rt_sub_i(t226, t254);
+          int32_t t257;
+          if ((uint64_t)(int64_t)t228 < (uint64_t)v_x1160_n) {
+            t257 = v_x1160_d[t228];
           } else {
-            NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 0, 0, RT_GATHER, t235, v_x1120_n, 0.0, 2);
-            t264 = 0;
+            NESSIE_RECORD(err, t225, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x1160_n, 0.0, 2);
+            t257 = 0;
           }
-          int32_t t266 = rt_mul_i(t263, t264);
-          int32_t t268 = rt_add_i(t260, t266);
-          int32_t t269;
-          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1117) {
-            t269 = t268;
+          int32_t t259 = rt_mul_i(t256, t257);
+          int32_t t261 = rt_add_i(t253, t259);
+          int32_t t262;
+          if ((uint64_t)(int64_t)t261 < (uint64_t)v_x1157) {
+            t262 = t261;
           } else {
-            NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1117, 0.0, 3);
-            t269 = 0;
+            NESSIE_RECORD(err, t225, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x1157, 0.0, 3);
+            t262 = 0;
           }
-          uint8_t t271 = rt_lt_i(t269, (int32_t)v_x1115_n);
-          int32_t t272;
-          if (t271) {
-            int32_t t273;
-            if ((uint64_t)(int64_t)t269 < (uint64_t)v_x1115_n) {
-              t273 = v_x1115_d[t269];
+          uint8_t t264 = rt_lt_i(t262, (int32_t)v_x1155_n);
+          int32_t t265;
+          if (t264) {
+            int32_t t266;
+            if ((uint64_t)(int64_t)t262 < (uint64_t)v_x1155_n) {
+              t266 = v_x1155_d[t262];
             } else {
-              NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 0, 0, RT_GATHER, t269, v_x1115_n, 0.0, 4);
-              t273 = 0;
+              NESSIE_RECORD(err, t225, RT_CHECK_INDEX, 0, 0, RT_GATHER, t262, v_x1155_n, 0.0, 4);
+              t266 = 0;
             }
-            t272 = t273;
+            t265 = t266;
           } else {
-            int32_t t275 = rt_sub_i(t269, (int32_t)v_x1115_n);
-            int32_t t276;
-            if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1116_n) {
-              t276 = v_x1116_d[t275];
+            int32_t t268 = rt_sub_i(t262, (int32_t)v_x1155_n);
+            int32_t t269;
+            if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1156_n) {
+              t269 = v_x1156_d[t268];
             } else {
-              NESSIE_RECORD(err, t232, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1116_n, 0.0, 5);
-              t276 = 0;
+              NESSIE_RECORD(err, t225, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1156_n, 0.0, 5);
+              t269 = 0;
             }
-            t272 = t276;
+            t265 = t269;
           }
         }
-        v_x1126_d[t232] = t253;
+        v_x1166_d[t225] = t246;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1126 = v_x1126;
+  *out_v_x1166 = v_x1166;
   return;
 fail:
-  rt_release(v_x1126);
+  rt_release(v_x1166);
 }
 
 /* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x807, int32_t v_x814, RtValue *v_x819, RtValue *v_x822, RtValue **out_v_x824, RtValue **out_v_x826, RtValue **out_v_x828) {
+static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
   (void)loc;
   (void)run;
-  int32_t *v_x819_d = v_x819->data.i;
-  const int64_t v_x819_n = v_x819->len;
-  int32_t *v_x822_d = v_x822->data.i;
-  const int64_t v_x822_n = v_x822->len;
-  (void)v_x822_n; /* v_x822's length is v_x819's */
-  RtValue *v_x824 = NULL;
-  RtValue *v_x826 = NULL;
-  RtValue *v_x828 = NULL;
+  int32_t *v_x813_d = v_x813->data.i;
+  const int64_t v_x813_n = v_x813->len;
+  int32_t *v_x816_d = v_x816->data.i;
+  const int64_t v_x816_n = v_x816->len;
+  (void)v_x816_n; /* v_x816's length is v_x813's */
+  RtValue *v_x818 = NULL;
+  RtValue *v_x820 = NULL;
+  RtValue *v_x822 = NULL;
   /* MAP */
   {
-    const int64_t t277 = v_x807;
-    if (t277 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t277, 0.0, 0);
+    const int64_t t270 = v_x801;
+    if (t270 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t270, 0.0, 0);
       goto fail;
     }
-    v_x824 = rt_value_new(rt_vec_type(RT_INT), t277);
-    int32_t *v_x824_d = v_x824->data.i;
-    const int64_t v_x824_n = v_x824->len;
-    v_x826 = rt_value_new(rt_vec_type(RT_INT), t277);
-    int32_t *v_x826_d = v_x826->data.i;
-    const int64_t v_x826_n = v_x826->len;
-    v_x828 = rt_value_new(rt_vec_type(RT_INT), t277);
-    int32_t *v_x828_d = v_x828->data.i;
-    const int64_t v_x828_n = v_x828->len;
-    RT_PARALLEL_FOR_IF(t277 >= RT_PARALLEL_MIN)
-    for (int64_t t278 = 0; t278 < t277; t278++) {
-      const int32_t t279 = (int32_t)t278;
-      int t282 = 0; /* nonzero: a check below failed */
-      int32_t t281 = rt_div_i(t279, 2, &t282);
-      int32_t t284 = rt_rem_i(t279, 2, &t282);
-      int32_t t286 = rt_mul_i(t284, v_x814);
-      int32_t t288 = rt_add_i(t286, t281);
-      int t290 = (uint64_t)(int64_t)t288 < (uint64_t)v_x819_n;
-      int32_t t289 = t290 ? v_x819_d[t288] : 0;
-      t282 |= !t290;
-      int32_t t291 = t290 ? v_x822_d[t288] : 0;
-      int32_t t293 = rt_add_i(t291, t289);
-      if (__builtin_expect(t282 != 0, 0)) { /* again, recording the error */
-        int t294 = 0;
-        int32_t t295 = rt_div_i(t279, 2, &t294);
-        if (t294) {
-          NESSIE_RECORD(err, t278, RT_CHECK_SCALAR, 0, t294, RT_DIV, 0, 0, 0.0, 1);
+    v_x818 = rt_value_new(rt_vec_type(RT_INT), t270);
+    int32_t *v_x818_d = v_x818->data.i;
+    const int64_t v_x818_n = v_x818->len;
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t270);
+    int32_t *v_x820_d = v_x820->data.i;
+    const int64_t v_x820_n = v_x820->len;
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t270);
+    int32_t *v_x822_d = v_x822->data.i;
+    const int64_t v_x822_n = v_x822->len;
+    RT_PARALLEL_FOR_IF(t270 >= RT_PARALLEL_MIN)
+    for (int64_t t271 = 0; t271 < t270; t271++) {
+      const int32_t t272 = (int32_t)t271;
+      int t275 = 0; /* nonzero: a check below failed */
+      int32_t t274 = rt_div_i(t272, 2, &t275);
+      int32_t t277 = rt_rem_i(t272, 2, &t275);
+      int32_t t279 = rt_mul_i(t277, v_x808);
+      int32_t t281 = rt_add_i(t279, t274);
+      int t283 = (uint64_t)(int64_t)t281 < (uint64_t)v_x813_n;
+      int32_t t282 = t283 ? v_x813_d[t281] : 0;
+      t275 |= !t283;
+      int32_t t284 = t283 ? v_x816_d[t281] : 0;
+      int32_t t286 = rt_add_i(t284, t282);
+      if (__builtin_expect(t275 != 0, 0)) { /* again, recording the error */
+        int t287 = 0;
+        int32_t t288 = rt_div_i(t272, 2, &t287);
+        if (t287) {
+          NESSIE_RECORD(err, t271, RT_CHECK_SCALAR, 0, t287, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t296 = 0;
-        int32_t t297 = rt_rem_i(t279, 2, &t296);
-        if (t296) {
-          NESSIE_RECORD(err, t278, RT_CHECK_SCALAR, 0, t296, RT_REM, 0, 0, 0.0, 2);
+        int t289 = 0;
+        int32_t t290 = rt_rem_i(t272, 2, &t289);
+        if (t289) {
+          NESSIE_RECORD(err, t271, RT_CHECK_SCALAR, 0, t289, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t299 = rt_mul_i(t297, v_x814);
-        int32_t t301 = rt_add_i(t299, t295);
-        int32_t t302;
-        if ((uint64_t)(int64_t)t301 < (uint64_t)v_x819_n) {
-          t302 = v_x819_d[t301];
+        int32_t t292 = rt_mul_i(t290, v_x808);
+        int32_t t294 = rt_add_i(t292, t288);
+        int32_t t295;
+        if ((uint64_t)(int64_t)t294 < (uint64_t)v_x813_n) {
+          t295 = v_x813_d[t294];
         } else {
-          NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t301, v_x819_n, 0.0, 3);
-          t302 = 0;
+          NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t294, v_x813_n, 0.0, 3);
+          t295 = 0;
         }
-        int32_t t303;
-        if ((uint64_t)(int64_t)t301 < (uint64_t)v_x819_n) {
-          t303 = v_x822_d[t301];
+        int32_t t296;
+        if ((uint64_t)(int64_t)t294 < (uint64_t)v_x813_n) {
+          t296 = v_x816_d[t294];
         } else {
-          NESSIE_RECORD(err, t278, RT_CHECK_INDEX, 0, 0, RT_GATHER, t301, v_x819_n, 0.0, 4);
-          t303 = 0;
+          NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t294, v_x813_n, 0.0, 4);
+          t296 = 0;
         }
-        int32_t t305 = rt_add_i(t303, t302);
+        int32_t t298 = rt_add_i(t296, t295);
       }
-      v_x824_d[t278] = t291;
-      v_x826_d[t278] = t293;
-      v_x828_d[t278] = 1;
+      v_x818_d[t271] = t284;
+      v_x820_d[t271] = t286;
+      v_x822_d[t271] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x824 = v_x824;
-  *out_v_x826 = v_x826;
-  *out_v_x828 = v_x828;
+  *out_v_x818 = v_x818;
+  *out_v_x820 = v_x820;
+  *out_v_x822 = v_x822;
   return;
 fail:
-  rt_release(v_x824);
-  rt_release(v_x826);
-  rt_release(v_x828);
+  rt_release(v_x818);
+  rt_release(v_x820);
+  rt_release(v_x822);
 }
 
 /* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtValue *v_x832, RtValue **out_v_x831, int32_t *out_v_x841, int32_t *out_v_x842) {
+static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836) {
   (void)loc;
   (void)run;
-  int32_t *v_x832_d = v_x832->data.i;
-  const int64_t v_x832_n = v_x832->len;
-  RtValue *v_x831 = NULL;
-  int32_t v_x840 = 0;
-  int32_t v_x841 = 0;
-  int32_t v_x842 = 0;
+  int32_t *v_x826_d = v_x826->data.i;
+  const int64_t v_x826_n = v_x826->len;
+  RtValue *v_x825 = NULL;
+  int32_t v_x834 = 0;
+  int32_t v_x835 = 0;
+  int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t306 = v_x829;
-    if (t306 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t306, 0.0, 0);
+    const int64_t t299 = v_x823;
+    if (t299 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t299, 0.0, 0);
       goto fail;
     }
-    v_x831 = rt_value_new(rt_vec_type(RT_INT), t306);
-    int32_t *v_x831_d = v_x831->data.i;
-    const int64_t v_x831_n = v_x831->len;
-    RT_PARALLEL_FOR_IF(t306 >= RT_PARALLEL_MIN)
-    for (int64_t t307 = 0; t307 < t306; t307++) {
-      const int32_t t308 = (int32_t)t307;
-      v_x831_d[t307] = 2;
+    v_x825 = rt_value_new(rt_vec_type(RT_INT), t299);
+    int32_t *v_x825_d = v_x825->data.i;
+    const int64_t v_x825_n = v_x825->len;
+    RT_PARALLEL_FOR_IF(t299 >= RT_PARALLEL_MIN)
+    for (int64_t t300 = 0; t300 < t299; t300++) {
+      const int32_t t301 = (int32_t)t300;
+      v_x825_d[t300] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x831_d = v_x831->data.i;
-    const int64_t v_x831_n = v_x831->len;
+    int32_t *v_x825_d = v_x825->data.i;
+    const int64_t v_x825_n = v_x825->len;
     /* REDUCE */
     {
-      const int64_t t309 = v_x832_n;
-      const int64_t t310 = t309 > 0 ? (t309 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t311 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t310);
-      int32_t *t312 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t310);
-      int32_t *t313 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t310);
-      RT_PARALLEL_FOR_IF(t310 > 1)
-      for (int64_t t314 = 0; t314 < t310; t314++) {
-        int32_t t314a0;
-        int32_t t314a1;
-        int32_t t314a2;
-        t314a0 = 2147483647;
-        t314a1 = 0;
-        t314a2 = 1;
-        const int64_t t314_end = (t314 + 1) * RT_CHUNK < t309 ? (t314 + 1) * RT_CHUNK : t309;
-        for (int64_t t315 = t314 * RT_CHUNK; t315 < t314_end; t315++) {
-          const int32_t t316 = (int32_t)t315;
-          int32_t t314x0;
-          int32_t t314x1;
-          int32_t t314x2;
-          uint8_t t318 = rt_lt_i(0, 2);
-          int32_t t319;
-          if (t318) {
-            t319 = 2147483647;
+      const int64_t t302 = v_x826_n;
+      const int64_t t303 = t302 > 0 ? (t302 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t304 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t303);
+      int32_t *t305 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t303);
+      int32_t *t306 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t303);
+      RT_PARALLEL_FOR_IF(t303 > 1)
+      for (int64_t t307 = 0; t307 < t303; t307++) {
+        int32_t t307a0;
+        int32_t t307a1;
+        int32_t t307a2;
+        t307a0 = 2147483647;
+        t307a1 = 0;
+        t307a2 = 1;
+        const int64_t t307_end = (t307 + 1) * RT_CHUNK < t302 ? (t307 + 1) * RT_CHUNK : t302;
+        for (int64_t t308 = t307 * RT_CHUNK; t308 < t307_end; t308++) {
+          const int32_t t309 = (int32_t)t308;
+          int32_t t307x0;
+          int32_t t307x1;
+          int32_t t307x2;
+          uint8_t t311 = rt_lt_i(0, 2);
+          int32_t t312;
+          if (t311) {
+            t312 = 2147483647;
           } else {
-            t319 = t316;
+            t312 = t309;
           }
-          t314x0 = t319;
-          t314x1 = 0;
-          t314x2 = 2;
-          uint8_t t321 = rt_le_i(t314a0, t314x0);
-          int32_t t322;
-          if (t321) {
-            t322 = t314a0;
+          t307x0 = t312;
+          t307x1 = 0;
+          t307x2 = 2;
+          uint8_t t314 = rt_le_i(t307a0, t307x0);
+          int32_t t315;
+          if (t314) {
+            t315 = t307a0;
           } else {
-            t322 = t314x0;
+            t315 = t307x0;
           }
-          int32_t t323;
-          if (t321) {
-            t323 = t314a1;
+          int32_t t316;
+          if (t314) {
+            t316 = t307a1;
           } else {
-            t323 = t314x1;
+            t316 = t307x1;
           }
-          int32_t t324;
-          if (t321) {
-            t324 = t314a2;
+          int32_t t317;
+          if (t314) {
+            t317 = t307a2;
           } else {
-            t324 = t314x2;
+            t317 = t307x2;
           }
-          t314a0 = t322;
-          t314a1 = t323;
-          t314a2 = t324;
+          t307a0 = t315;
+          t307a1 = t316;
+          t307a2 = t317;
         }
-        t311[t314] = t314a0;
-        t312[t314] = t314a1;
-        t313[t314] = t314a2;
+        t304[t307] = t307a0;
+        t305[t307] = t307a1;
+        t306[t307] = t307a2;
       }
-      int32_t t314t0;
-      int32_t t314t1;
-      int32_t t314t2;
-      t314t0 = 2147483647;
-      t314t1 = 0;
-      t314t2 = 1;
-      for (int64_t t314 = 0; t314 < t310; t314++) {
-        const int32_t t325 = t311[t314];
-        const int32_t t326 = t312[t314];
-        const int32_t t327 = t313[t314];
-        uint8_t t329 = rt_le_i(t314t0, t325);
-        int32_t t330;
-        if (t329) {
-          t330 = t314t0;
+      int32_t t307t0;
+      int32_t t307t1;
+      int32_t t307t2;
+      t307t0 = 2147483647;
+      t307t1 = 0;
+      t307t2 = 1;
+      for (int64_t t307 = 0; t307 < t303; t307++) {
+        const int32_t t318 = t304[t307];
+        const int32_t t319 = t305[t307];
+        const int32_t t320 = t306[t307];
+        uint8_t t322 = rt_le_i(t307t0, t318);
+        int32_t t323;
+        if (t322) {
+          t323 = t307t0;
         } else {
-          t330 = t325;
+          t323 = t318;
         }
-        int32_t t331;
-        if (t329) {
-          t331 = t314t1;
+        int32_t t324;
+        if (t322) {
+          t324 = t307t1;
         } else {
-          t331 = t326;
+          t324 = t319;
         }
-        int32_t t332;
-        if (t329) {
-          t332 = t314t2;
+        int32_t t325;
+        if (t322) {
+          t325 = t307t2;
         } else {
-          t332 = t327;
+          t325 = t320;
         }
-        t314t0 = t330;
-        t314t1 = t331;
-        t314t2 = t332;
+        t307t0 = t323;
+        t307t1 = t324;
+        t307t2 = t325;
       }
-      v_x840 = t314t0;
-      rt_free(t311);
-      v_x841 = t314t1;
-      rt_free(t312);
-      v_x842 = t314t2;
-      rt_free(t313);
+      v_x834 = t307t0;
+      rt_free(t304);
+      v_x835 = t307t1;
+      rt_free(t305);
+      v_x836 = t307t2;
+      rt_free(t306);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x831 = v_x831;
-  *out_v_x841 = v_x841;
-  *out_v_x842 = v_x842;
+  *out_v_x825 = v_x825;
+  *out_v_x835 = v_x835;
+  *out_v_x836 = v_x836;
   return;
 fail:
-  rt_release(v_x831);
+  rt_release(v_x825);
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x843, RtValue *v_x848, RtValue **out_v_x858) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x852) {
   (void)loc;
   (void)run;
-  int32_t *v_x843_d = v_x843->data.i;
-  const int64_t v_x843_n = v_x843->len;
-  int32_t *v_x848_d = v_x848->data.i;
-  const int64_t v_x848_n = v_x848->len;
-  RtValue *v_x858 = NULL;
+  int32_t *v_x837_d = v_x837->data.i;
+  const int64_t v_x837_n = v_x837->len;
+  int32_t *v_x842_d = v_x842->data.i;
+  const int64_t v_x842_n = v_x842->len;
+  RtValue *v_x852 = NULL;
   /* MAP */
   {
-    const int64_t t333 = v_x843_n;
-    v_x858 = rt_value_new(rt_vec_type(RT_INT), t333);
-    int32_t *v_x858_d = v_x858->data.i;
-    const int64_t v_x858_n = v_x858->len;
-    RT_PARALLEL_FOR_IF(t333 >= RT_PARALLEL_MIN)
-    for (int64_t t334 = 0; t334 < t333; t334++) {
-      const int32_t t335 = (int32_t)t334;
-      int t339 = 0; /* nonzero: a check below failed */
-      int32_t t337 = rt_mul_i(t335, 2);
-      int t340 = (uint64_t)(int64_t)t337 < (uint64_t)v_x848_n;
-      int32_t t338 = t340 ? v_x848_d[t337] : 0;
-      t339 |= !t340;
-      int32_t t342 = rt_add_i(t338, 1);
-      int32_t t344 = rt_add_i(t337, 1);
-      int t346 = (uint64_t)(int64_t)t344 < (uint64_t)v_x848_n;
-      int32_t t345 = t346 ? v_x848_d[t344] : 0;
-      t339 |= !t346;
-      int32_t t348 = rt_add_i(t342, t345);
-      if (__builtin_expect(t339 != 0, 0)) { /* again, recording the error */
-        int32_t t350 = rt_mul_i(t335, 2);
-        int32_t t351;
-        if ((uint64_t)(int64_t)t350 < (uint64_t)v_x848_n) {
-          t351 = v_x848_d[t350];
+    const int64_t t326 = v_x837_n;
+    v_x852 = rt_value_new(rt_vec_type(RT_INT), t326);
+    int32_t *v_x852_d = v_x852->data.i;
+    const int64_t v_x852_n = v_x852->len;
+    RT_PARALLEL_FOR_IF(t326 >= RT_PARALLEL_MIN)
+    for (int64_t t327 = 0; t327 < t326; t327++) {
+      const int32_t t328 = (int32_t)t327;
+      int t332 = 0; /* nonzero: a check below failed */
+      int32_t t330 = rt_mul_i(t328, 2);
+      int t333 = (uint64_t)(int64_t)t330 < (uint64_t)v_x842_n;
+      int32_t t331 = t333 ? v_x842_d[t330] : 0;
+      t332 |= !t333;
+      int32_t t335 = rt_add_i(t331, 1);
+      int32_t t337 = rt_add_i(t330, 1);
+      int t339 = (uint64_t)(int64_t)t337 < (uint64_t)v_x842_n;
+      int32_t t338 = t339 ? v_x842_d[t337] : 0;
+      t332 |= !t339;
+      int32_t t341 = rt_add_i(t335, t338);
+      if (__builtin_expect(t332 != 0, 0)) { /* again, recording the error */
+        int32_t t343 = rt_mul_i(t328, 2);
+        int32_t t344;
+        if ((uint64_t)(int64_t)t343 < (uint64_t)v_x842_n) {
+          t344 = v_x842_d[t343];
         } else {
-          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_x848_n, 0.0, 0);
-          t351 = 0;
+          NESSIE_RECORD(err, t327, RT_CHECK_INDEX, 0, 0, RT_GATHER, t343, v_x842_n, 0.0, 0);
+          t344 = 0;
         }
-        int32_t t353 = rt_add_i(t351, 1);
-        int32_t t355 = rt_add_i(t350, 1);
-        int32_t t356;
-        if ((uint64_t)(int64_t)t355 < (uint64_t)v_x848_n) {
-          t356 = v_x848_d[t355];
+        int32_t t346 = rt_add_i(t344, 1);
+        int32_t t348 = rt_add_i(t343, 1);
+        int32_t t349;
+        if ((uint64_t)(int64_t)t348 < (uint64_t)v_x842_n) {
+          t349 = v_x842_d[t348];
         } else {
-          NESSIE_RECORD(err, t334, RT_CHECK_INDEX, 1, 0, RT_GATHER, t355, v_x848_n, 0.0, 1);
-          t356 = 0;
+          NESSIE_RECORD(err, t327, RT_CHECK_INDEX, 1, 0, RT_GATHER, t348, v_x842_n, 0.0, 1);
+          t349 = 0;
         }
-        int32_t t358 = rt_add_i(t353, t356);
+        int32_t t351 = rt_add_i(t346, t349);
       }
-      v_x858_d[t334] = t348;
+      v_x852_d[t327] = t341;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x858 = v_x858;
+  *out_v_x852 = v_x852;
   return;
 fail:
-  rt_release(v_x858);
+  rt_release(v_x852);
 }
 
 /* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167, int32_t v_x1142, RtValue **out_v_x1145, RtValue **out_v_x1150, RtValue **out_v_x1152, RtValue **out_v_x1165, RtValue **out_v_x1166) {
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1218, int32_t v_x1193, RtValue **out_v_x1196, RtValue **out_v_x1201, RtValue **out_v_x1203, RtValue **out_v_x1216, RtValue **out_v_x1217) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1167_off = rt_seg_offsets(v_sd_1167);
-  const int64_t v_sd_1167_n = v_sd_1167->len;
-  RtValue *v_x1145 = NULL;
-  RtValue *v_x1150 = NULL;
-  RtValue *v_x1151 = NULL;
-  RtValue *v_x1152 = NULL;
-  RtValue *v_x1153 = NULL;
-  RtValue *v_x1165 = NULL;
-  RtValue *v_x1166 = NULL;
+  const int64_t *v_sd_1218_off = rt_seg_offsets(v_sd_1218);
+  const int64_t v_sd_1218_n = v_sd_1218->len;
+  RtValue *v_x1196 = NULL;
+  RtValue *v_x1201 = NULL;
+  RtValue *v_x1202 = NULL;
+  RtValue *v_x1203 = NULL;
+  RtValue *v_x1204 = NULL;
+  RtValue *v_x1216 = NULL;
+  RtValue *v_x1217 = NULL;
   /* MAP */
   {
-    const int64_t t359 = v_x1142;
-    if (t359 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t359, 0.0, 0);
+    const int64_t t352 = v_x1193;
+    if (t352 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t352, 0.0, 0);
       goto fail;
     }
-    v_x1145 = rt_value_new(rt_vec_type(RT_BOOL), t359);
-    uint8_t *v_x1145_d = v_x1145->data.b;
-    const int64_t v_x1145_n = v_x1145->len;
-    RT_PARALLEL_FOR_IF(t359 >= RT_PARALLEL_MIN)
-    for (int64_t t360 = 0; t360 < t359; t360++) {
-      const int32_t t361 = (int32_t)t360;
-      int t363 = 0; /* nonzero: a check below failed */
-      int t364 = (uint64_t)(int64_t)t361 < (uint64_t)v_sd_1167_n;
-      int32_t t362 = t364 ? (int32_t)(v_sd_1167_off[t361 + 1] - v_sd_1167_off[t361]) : 0;
-      t363 |= !t364;
-      uint8_t t366 = rt_le_i(t362, 1);
-      if (__builtin_expect(t363 != 0, 0)) { /* again, recording the error */
-        int32_t t367;
-        if ((uint64_t)(int64_t)t361 < (uint64_t)v_sd_1167_n) {
-          t367 = (int32_t)(v_sd_1167_off[t361 + 1] - v_sd_1167_off[t361]);
+    v_x1196 = rt_value_new(rt_vec_type(RT_BOOL), t352);
+    uint8_t *v_x1196_d = v_x1196->data.b;
+    const int64_t v_x1196_n = v_x1196->len;
+    RT_PARALLEL_FOR_IF(t352 >= RT_PARALLEL_MIN)
+    for (int64_t t353 = 0; t353 < t352; t353++) {
+      const int32_t t354 = (int32_t)t353;
+      int t356 = 0; /* nonzero: a check below failed */
+      int t357 = (uint64_t)(int64_t)t354 < (uint64_t)v_sd_1218_n;
+      int32_t t355 = t357 ? (int32_t)(v_sd_1218_off[t354 + 1] - v_sd_1218_off[t354]) : 0;
+      t356 |= !t357;
+      uint8_t t359 = rt_le_i(t355, 1);
+      if (__builtin_expect(t356 != 0, 0)) { /* again, recording the error */
+        int32_t t360;
+        if ((uint64_t)(int64_t)t354 < (uint64_t)v_sd_1218_n) {
+          t360 = (int32_t)(v_sd_1218_off[t354 + 1] - v_sd_1218_off[t354]);
         } else {
-          NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t361, v_sd_1167_n, 0.0, 1);
-          t367 = 0;
+          NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t354, v_sd_1218_n, 0.0, 1);
+          t360 = 0;
         }
-        uint8_t t369 = rt_le_i(t367, 1);
+        uint8_t t362 = rt_le_i(t360, 1);
       }
-      v_x1145_d[t360] = t366;
+      v_x1196_d[t353] = t359;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1145_d = v_x1145->data.b;
-    const int64_t v_x1145_n = v_x1145->len;
+    uint8_t *v_x1196_d = v_x1196->data.b;
+    const int64_t v_x1196_n = v_x1196->len;
     /* PARTITION */
     {
-      const int64_t t370 = v_x1142;
-      if (t370 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t370, 0.0, 2);
+      const int64_t t363 = v_x1193;
+      if (t363 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t363, 0.0, 2);
         goto fail;
       }
-      const int64_t t371 = t370 > 0 ? (t370 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t372 = (uint8_t *)rt_alloc_atomic((size_t)t370 + 1);
-      int64_t *t373 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t371 + 1));
-      RT_PARALLEL_FOR_IF(t371 > 1)
-      for (int64_t t374 = 0; t374 < t371; t374++) {
+      const int64_t t364 = t363 > 0 ? (t363 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t365 = (uint8_t *)rt_alloc_atomic((size_t)t363 + 1);
+      int64_t *t366 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t364 + 1));
+      RT_PARALLEL_FOR_IF(t364 > 1)
+      for (int64_t t367 = 0; t367 < t364; t367++) {
         int64_t kept = 0;
-        const int64_t t374_end = (t374 + 1) * RT_CHUNK < t370 ? (t374 + 1) * RT_CHUNK : t370;
-        for (int64_t t375 = t374 * RT_CHUNK; t375 < t374_end; t375++) {
-          const int32_t t376 = (int32_t)t375;
-          int32_t t374x0;
-          uint8_t t374x1;
-          int t378 = 0; /* nonzero: a check below failed */
-          int t379 = (uint64_t)(int64_t)t376 < (uint64_t)v_sd_1167_n;
-          int32_t t377 = t379 ? (int32_t)(v_sd_1167_off[t376 + 1] - v_sd_1167_off[t376]) : 0;
-          t378 |= !t379;
-          uint8_t t381 = rt_le_i(t377, 1);
-          if (__builtin_expect(t378 != 0, 0)) { /* again, recording the error */
-            int32_t t382;
-            if ((uint64_t)(int64_t)t376 < (uint64_t)v_sd_1167_n) {
-              t382 = (int32_t)(v_sd_1167_off[t376 + 1] - v_sd_1167_off[t376]);
+        const int64_t t367_end = (t367 + 1) * RT_CHUNK < t363 ? (t367 + 1) * RT_CHUNK : t363;
+        for (int64_t t368 = t367 * RT_CHUNK; t368 < t367_end; t368++) {
+          const int32_t t369 = (int32_t)t368;
+          int32_t t367x0;
+          uint8_t t367x1;
+          int t371 = 0; /* nonzero: a check below failed */
+          int t372 = (uint64_t)(int64_t)t369 < (uint64_t)v_sd_1218_n;
+          int32_t t370 = t372 ? (int32_t)(v_sd_1218_off[t369 + 1] - v_sd_1218_off[t369]) : 0;
+          t371 |= !t372;
+          uint8_t t374 = rt_le_i(t370, 1);
+          if (__builtin_expect(t371 != 0, 0)) { /* again, recording the error */
+            int32_t t375;
+            if ((uint64_t)(int64_t)t369 < (uint64_t)v_sd_1218_n) {
+              t375 = (int32_t)(v_sd_1218_off[t369 + 1] - v_sd_1218_off[t369]);
             } else {
-              NESSIE_RECORD(err, t375, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_sd_1167_n, 0.0, 3);
-              t382 = 0;
+              NESSIE_RECORD(err, t368, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, v_sd_1218_n, 0.0, 3);
+              t375 = 0;
             }
-            uint8_t t384 = rt_le_i(t382, 1);
+            uint8_t t377 = rt_le_i(t375, 1);
           }
-          t374x0 = t376;
-          t374x1 = t381;
-          uint8_t t385;
-          t385 = t374x1;
-          t372[t375] = t385 != 0;
-          kept += t385 != 0;
+          t367x0 = t369;
+          t367x1 = t374;
+          uint8_t t378;
+          t378 = t367x1;
+          t365[t368] = t378 != 0;
+          kept += t378 != 0;
         }
-        t373[t374] = kept;
+        t366[t367] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t372);
-        rt_free(t373);
+        rt_free(t365);
+        rt_free(t366);
         goto fail;
       }
-      int64_t t386 = 0;
-      for (int64_t t374 = 0; t374 < t371; t374++) {
-        const int64_t k = t373[t374];
-        t373[t374] = t386;
-        t386 += k;
+      int64_t t379 = 0;
+      for (int64_t t367 = 0; t367 < t364; t367++) {
+        const int64_t k = t366[t367];
+        t366[t367] = t379;
+        t379 += k;
       }
-      v_x1150 = rt_value_new(rt_vec_type(RT_INT), t386);
-      int32_t *v_x1150_d = v_x1150->data.i;
-      const int64_t v_x1150_n = v_x1150->len;
-      v_x1152 = rt_value_new(rt_vec_type(RT_INT), (t370 - t386));
-      int32_t *v_x1152_d = v_x1152->data.i;
-      const int64_t v_x1152_n = v_x1152->len;
-      RT_PARALLEL_FOR_IF(t371 > 1)
-      for (int64_t t374 = 0; t374 < t371; t374++) {
-        int64_t at = t373[t374];
-        int64_t at_not = t374 * RT_CHUNK - t373[t374];
-        const int64_t t374_end = (t374 + 1) * RT_CHUNK < t370 ? (t374 + 1) * RT_CHUNK : t370;
-        for (int64_t t375 = t374 * RT_CHUNK; t375 < t374_end; t375++) {
-          const int32_t t376 = (int32_t)t375;
-          int32_t t374y0;
-          uint8_t t374y1;
-          int t388 = 0; /* nonzero: a check below failed */
-          int t389 = (uint64_t)(int64_t)t376 < (uint64_t)v_sd_1167_n;
-          int32_t t387 = t389 ? (int32_t)(v_sd_1167_off[t376 + 1] - v_sd_1167_off[t376]) : 0;
-          t388 |= !t389;
-          uint8_t t391 = rt_le_i(t387, 1);
-          if (__builtin_expect(t388 != 0, 0)) { /* again, recording the error */
-            int32_t t392;
-            if ((uint64_t)(int64_t)t376 < (uint64_t)v_sd_1167_n) {
-              t392 = (int32_t)(v_sd_1167_off[t376 + 1] - v_sd_1167_off[t376]);
+      v_x1201 = rt_value_new(rt_vec_type(RT_INT), t379);
+      int32_t *v_x1201_d = v_x1201->data.i;
+      const int64_t v_x1201_n = v_x1201->len;
+      v_x1203 = rt_value_new(rt_vec_type(RT_INT), (t363 - t379));
+      int32_t *v_x1203_d = v_x1203->data.i;
+      const int64_t v_x1203_n = v_x1203->len;
+      RT_PARALLEL_FOR_IF(t364 > 1)
+      for (int64_t t367 = 0; t367 < t364; t367++) {
+        int64_t at = t366[t367];
+        int64_t at_not = t367 * RT_CHUNK - t366[t367];
+        const int64_t t367_end = (t367 + 1) * RT_CHUNK < t363 ? (t367 + 1) * RT_CHUNK : t363;
+        for (int64_t t368 = t367 * RT_CHUNK; t368 < t367_end; t368++) {
+          const int32_t t369 = (int32_t)t368;
+          int32_t t367y0;
+          uint8_t t367y1;
+          int t381 = 0; /* nonzero: a check below failed */
+          int t382 = (uint64_t)(int64_t)t369 < (uint64_t)v_sd_1218_n;
+          int32_t t380 = t382 ? (int32_t)(v_sd_1218_off[t369 + 1] - v_sd_1218_off[t369]) : 0;
+          t381 |= !t382;
+          uint8_t t384 = rt_le_i(t380, 1);
+          if (__builtin_expect(t381 != 0, 0)) { /* again, recording the error */
+            int32_t t385;
+            if ((uint64_t)(int64_t)t369 < (uint64_t)v_sd_1218_n) {
+              t385 = (int32_t)(v_sd_1218_off[t369 + 1] - v_sd_1218_off[t369]);
             } else {
-              NESSIE_RECORD(err, t375, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_sd_1167_n, 0.0, 4);
-              t392 = 0;
+              NESSIE_RECORD(err, t368, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, v_sd_1218_n, 0.0, 4);
+              t385 = 0;
             }
-            uint8_t t394 = rt_le_i(t392, 1);
+            uint8_t t387 = rt_le_i(t385, 1);
           }
-          t374y0 = t376;
-          t374y1 = t391;
-          if (t372[t375]) {
-            v_x1150_d[at] = t374y0;
+          t367y0 = t369;
+          t367y1 = t384;
+          if (t365[t368]) {
+            v_x1201_d[at] = t367y0;
             at++;
           } else {
-            v_x1152_d[at_not] = t374y0;
+            v_x1203_d[at_not] = t367y0;
             at_not++;
           }
         }
       }
-      rt_free(t372);
-      rt_free(t373);
+      rt_free(t365);
+      rt_free(t366);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1150_d = v_x1150->data.i;
-      const int64_t v_x1150_n = v_x1150->len;
-      int32_t *v_x1152_d = v_x1152->data.i;
-      const int64_t v_x1152_n = v_x1152->len;
+      int32_t *v_x1201_d = v_x1201->data.i;
+      const int64_t v_x1201_n = v_x1201->len;
+      int32_t *v_x1203_d = v_x1203->data.i;
+      const int64_t v_x1203_n = v_x1203->len;
       /* SCAN */
       {
-        const int64_t t395 = v_x1142;
-        if (t395 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t395, 0.0, 5);
+        const int64_t t388 = v_x1193;
+        if (t388 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t388, 0.0, 5);
           goto fail;
         }
-        const int64_t t396 = t395 > 0 ? (t395 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t397 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t396);
-        int32_t *t398 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t396);
-        RT_PARALLEL_FOR_IF(t396 > 1)
-        for (int64_t t399 = 0; t399 < t396; t399++) {
-          int32_t t399a0;
-          int32_t t399a1;
-          t399a0 = 0;
-          t399a1 = 0;
-          const int64_t t399_end = (t399 + 1) * RT_CHUNK < t395 ? (t399 + 1) * RT_CHUNK : t395;
-          for (int64_t t400 = t399 * RT_CHUNK; t400 < t399_end; t400++) {
-            const int32_t t401 = (int32_t)t400;
-            int32_t t399x0;
-            int32_t t399x1;
-            int t403 = 0; /* nonzero: a check below failed */
-            int t404 = (uint64_t)(int64_t)t401 < (uint64_t)v_sd_1167_n;
-            int32_t t402 = t404 ? (int32_t)(v_sd_1167_off[t401 + 1] - v_sd_1167_off[t401]) : 0;
-            t403 |= !t404;
-            uint8_t t406 = rt_le_i(t402, 1);
-            int32_t t408 = rt_btoi_b(t406);
-            uint8_t t410 = rt_not_b(t406);
-            int32_t t412 = rt_btoi_b(t410);
-            if (__builtin_expect(t403 != 0, 0)) { /* again, recording the error */
-              int32_t t413;
-              if ((uint64_t)(int64_t)t401 < (uint64_t)v_sd_1167_n) {
-                t413 = (int32_t)(v_sd_1167_off[t401 + 1] - v_sd_1167_off[t401]);
+        const int64_t t389 = t388 > 0 ? (t388 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t390 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t389);
+        int32_t *t391 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t389);
+        RT_PARALLEL_FOR_IF(t389 > 1)
+        for (int64_t t392 = 0; t392 < t389; t392++) {
+          int32_t t392a0;
+          int32_t t392a1;
+          t392a0 = 0;
+          t392a1 = 0;
+          const int64_t t392_end = (t392 + 1) * RT_CHUNK < t388 ? (t392 + 1) * RT_CHUNK : t388;
+          for (int64_t t393 = t392 * RT_CHUNK; t393 < t392_end; t393++) {
+            const int32_t t394 = (int32_t)t393;
+            int32_t t392x0;
+            int32_t t392x1;
+            int t396 = 0; /* nonzero: a check below failed */
+            int t397 = (uint64_t)(int64_t)t394 < (uint64_t)v_sd_1218_n;
+            int32_t t395 = t397 ? (int32_t)(v_sd_1218_off[t394 + 1] - v_sd_1218_off[t394]) : 0;
+            t396 |= !t397;
+            uint8_t t399 = rt_le_i(t395, 1);
+            int32_t t401 = rt_btoi_b(t399);
+            uint8_t t403 = rt_not_b(t399);
+            int32_t t405 = rt_btoi_b(t403);
+            if (__builtin_expect(t396 != 0, 0)) { /* again, recording the error */
+              int32_t t406;
+              if ((uint64_t)(int64_t)t394 < (uint64_t)v_sd_1218_n) {
+                t406 = (int32_t)(v_sd_1218_off[t394 + 1] - v_sd_1218_off[t394]);
               } else {
-                NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_sd_1167_n, 0.0, 6);
-                t413 = 0;
+                NESSIE_RECORD(err, t393, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, v_sd_1218_n, 0.0, 6);
+                t406 = 0;
               }
-              uint8_t t415 = rt_le_i(t413, 1);
-              int32_t t417 = rt_btoi_b(t415);
-              uint8_t t419 = rt_not_b(t415);
-              int32_t t421 = rt_btoi_b(t419);
+              uint8_t t408 = rt_le_i(t406, 1);
+              int32_t t410 = rt_btoi_b(t408);
+              uint8_t t412 = rt_not_b(t408);
+              int32_t t414 = rt_btoi_b(t412);
             }
-            t399x0 = t408;
-            t399x1 = t412;
-            int32_t t423 = rt_add_i(t399a0, t399x0);
-            int32_t t425 = rt_add_i(t399a1, t399x1);
-            t399a0 = t423;
-            t399a1 = t425;
+            t392x0 = t401;
+            t392x1 = t405;
+            int32_t t416 = rt_add_i(t392a0, t392x0);
+            int32_t t418 = rt_add_i(t392a1, t392x1);
+            t392a0 = t416;
+            t392a1 = t418;
           }
-          t397[t399] = t399a0;
-          t398[t399] = t399a1;
+          t390[t392] = t392a0;
+          t391[t392] = t392a1;
         }
-        int32_t t399t0;
-        int32_t t399t1;
-        t399t0 = 0;
-        t399t1 = 0;
-        for (int64_t t399 = 0; t399 < t396; t399++) {
-          const int32_t t426 = t397[t399];
-          t397[t399] = t399t0;
-          const int32_t t427 = t398[t399];
-          t398[t399] = t399t1;
-          int32_t t429 = rt_add_i(t399t0, t426);
-          int32_t t431 = rt_add_i(t399t1, t427);
-          t399t0 = t429;
-          t399t1 = t431;
+        int32_t t392t0;
+        int32_t t392t1;
+        t392t0 = 0;
+        t392t1 = 0;
+        for (int64_t t392 = 0; t392 < t389; t392++) {
+          const int32_t t419 = t390[t392];
+          t390[t392] = t392t0;
+          const int32_t t420 = t391[t392];
+          t391[t392] = t392t1;
+          int32_t t422 = rt_add_i(t392t0, t419);
+          int32_t t424 = rt_add_i(t392t1, t420);
+          t392t0 = t422;
+          t392t1 = t424;
         }
-        v_x1165 = rt_value_new(rt_vec_type(RT_INT), t395);
-        int32_t *v_x1165_d = v_x1165->data.i;
-        const int64_t v_x1165_n = v_x1165->len;
-        v_x1166 = rt_value_new(rt_vec_type(RT_INT), t395);
-        int32_t *v_x1166_d = v_x1166->data.i;
-        const int64_t v_x1166_n = v_x1166->len;
-        RT_PARALLEL_FOR_IF(t396 > 1)
-        for (int64_t t399 = 0; t399 < t396; t399++) {
-          int32_t t399p0;
-          int32_t t399p1;
-          t399p0 = t397[t399];
-          t399p1 = t398[t399];
-          const int64_t t399_end = (t399 + 1) * RT_CHUNK < t395 ? (t399 + 1) * RT_CHUNK : t395;
-          for (int64_t t400 = t399 * RT_CHUNK; t400 < t399_end; t400++) {
-            const int32_t t401 = (int32_t)t400;
-            v_x1165_d[t400] = t399p0;
-            v_x1166_d[t400] = t399p1;
-            int32_t t399y0;
-            int32_t t399y1;
-            int t433 = 0; /* nonzero: a check below failed */
-            int t434 = (uint64_t)(int64_t)t401 < (uint64_t)v_sd_1167_n;
-            int32_t t432 = t434 ? (int32_t)(v_sd_1167_off[t401 + 1] - v_sd_1167_off[t401]) : 0;
-            t433 |= !t434;
-            uint8_t t436 = rt_le_i(t432, 1);
-            int32_t t438 = rt_btoi_b(t436);
-            uint8_t t440 = rt_not_b(t436);
-            int32_t t442 = rt_btoi_b(t440);
-            if (__builtin_expect(t433 != 0, 0)) { /* again, recording the error */
-              int32_t t443;
-              if ((uint64_t)(int64_t)t401 < (uint64_t)v_sd_1167_n) {
-                t443 = (int32_t)(v_sd_1167_off[t401 + 1] - v_sd_1167_off[t401]);
+        v_x1216 = rt_value_new(rt_vec_type(RT_INT), t388);
+        int32_t *v_x1216_d = v_x1216->data.i;
+        const int64_t v_x1216_n = v_x1216->len;
+        v_x1217 = rt_value_new(rt_vec_type(RT_INT), t388);
+        int32_t *v_x1217_d = v_x1217->data.i;
+        const int64_t v_x1217_n = v_x1217->len;
+        RT_PARALLEL_FOR_IF(t389 > 1)
+        for (int64_t t392 = 0; t392 < t389; t392++) {
+          int32_t t392p0;
+          int32_t t392p1;
+          t392p0 = t390[t392];
+          t392p1 = t391[t392];
+          const int64_t t392_end = (t392 + 1) * RT_CHUNK < t388 ? (t392 + 1) * RT_CHUNK : t388;
+          for (int64_t t393 = t392 * RT_CHUNK; t393 < t392_end; t393++) {
+            const int32_t t394 = (int32_t)t393;
+            v_x1216_d[t393] = t392p0;
+            v_x1217_d[t393] = t392p1;
+            int32_t t392y0;
+            int32_t t392y1;
+            int t426 = 0; /* nonzero: a check below failed */
+            int t427 = (uint64_t)(int64_t)t394 < (uint64_t)v_sd_1218_n;
+            int32_t t425 = t427 ? (int32_t)(v_sd_1218_off[t394 + 1] - v_sd_1218_off[t394]) : 0;
+            t426 |= !t427;
+            uint8_t t429 = rt_le_i(t425, 1);
+            int32_t t431 = rt_btoi_b(t429);
+            uint8_t t433 = rt_not_b(t429);
+            int32_t t435 = rt_btoi_b(t433);
+            if (__builtin_expect(t426 != 0, 0)) { /* again, recording the error */
+              int32_t t436;
+              if ((uint64_t)(int64_t)t394 < (uint64_t)v_sd_1218_n) {
+                t436 = (int32_t)(v_sd_1218_off[t394 + 1] - v_sd_1218_off[t394]);
               } else {
-                NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_sd_1167_n, 0.0, 7);
-                t443 = 0;
+                NESSIE_RECORD(err, t393, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, v_sd_1218_n, 0.0, 7);
+                t436 = 0;
               }
-              uint8_t t445 = rt_le_i(t443, 1);
-              int32_t t447 = rt_btoi_b(t445);
-              uint8_t t449 = rt_not_b(t445);
-              int32_t t451 = rt_btoi_b(t449);
+              uint8_t t438 = rt_le_i(t436, 1);
+              int32_t t440 = rt_btoi_b(t438);
+              uint8_t t442 = rt_not_b(t438);
+              int32_t t444 = rt_btoi_b(t442);
             }
-            t399y0 = t438;
-            t399y1 = t442;
-            int32_t t453 = rt_add_i(t399p0, t399y0);
-            int32_t t455 = rt_add_i(t399p1, t399y1);
-            t399p0 = t453;
-            t399p1 = t455;
+            t392y0 = t431;
+            t392y1 = t435;
+            int32_t t446 = rt_add_i(t392p0, t392y0);
+            int32_t t448 = rt_add_i(t392p1, t392y1);
+            t392p0 = t446;
+            t392p1 = t448;
           }
         }
-        rt_free(t397);
-        rt_free(t398);
+        rt_free(t390);
+        rt_free(t391);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1145 = v_x1145;
-  *out_v_x1150 = v_x1150;
-  *out_v_x1152 = v_x1152;
-  *out_v_x1165 = v_x1165;
-  *out_v_x1166 = v_x1166;
-  rt_release(v_x1151);
-  rt_release(v_x1153);
+  *out_v_x1196 = v_x1196;
+  *out_v_x1201 = v_x1201;
+  *out_v_x1203 = v_x1203;
+  *out_v_x1216 = v_x1216;
+  *out_v_x1217 = v_x1217;
+  rt_release(v_x1202);
+  rt_release(v_x1204);
   return;
 fail:
-  rt_release(v_x1145);
-  rt_release(v_x1150);
-  rt_release(v_x1151);
-  rt_release(v_x1152);
-  rt_release(v_x1153);
-  rt_release(v_x1165);
-  rt_release(v_x1166);
+  rt_release(v_x1196);
+  rt_release(v_x1201);
+  rt_release(v_x1202);
+  rt_release(v_x1203);
+  rt_release(v_x1204);
+  rt_release(v_x1216);
+  rt_release(v_x1217);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1168, RtValue *v_sd_1177, RtValue *v_sd_1170, RtValue **out_v_x1174, RtValue **out_v_x1175, RtValue **out_v_x1176) {
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1230, RtValue *v_sd_1239, RtValue *v_sd_1232, RtValue **out_v_x1236, RtValue **out_v_x1237, RtValue **out_v_x1238) {
   (void)loc;
   (void)run;
-  int32_t *v_x1168_d = v_x1168->data.i;
-  const int64_t v_x1168_n = v_x1168->len;
-  const int64_t *v_sd_1177_off = rt_seg_offsets(v_sd_1177);
-  const int64_t v_sd_1177_n = v_sd_1177->len;
-  const int64_t *v_sd_1170_off = rt_seg_offsets(v_sd_1170);
-  const int64_t v_sd_1170_n = v_sd_1170->len;
-  RtValue *v_x1174 = NULL;
-  RtValue *v_x1175 = NULL;
-  RtValue *v_x1176 = NULL;
+  int32_t *v_x1230_d = v_x1230->data.i;
+  const int64_t v_x1230_n = v_x1230->len;
+  const int64_t *v_sd_1239_off = rt_seg_offsets(v_sd_1239);
+  const int64_t v_sd_1239_n = v_sd_1239->len;
+  const int64_t *v_sd_1232_off = rt_seg_offsets(v_sd_1232);
+  const int64_t v_sd_1232_n = v_sd_1232->len;
+  RtValue *v_x1236 = NULL;
+  RtValue *v_x1237 = NULL;
+  RtValue *v_x1238 = NULL;
   /* MAP */
   {
-    const int64_t t456 = v_x1168_n;
-    v_x1174 = rt_value_new(rt_vec_type(RT_INT), t456);
-    int32_t *v_x1174_d = v_x1174->data.i;
-    const int64_t v_x1174_n = v_x1174->len;
-    v_x1175 = rt_value_new(rt_vec_type(RT_INT), t456);
-    int32_t *v_x1175_d = v_x1175->data.i;
-    const int64_t v_x1175_n = v_x1175->len;
-    v_x1176 = rt_value_new(rt_vec_type(RT_INT), t456);
-    int32_t *v_x1176_d = v_x1176->data.i;
-    const int64_t v_x1176_n = v_x1176->len;
-    RT_PARALLEL_FOR_IF(t456 >= RT_PARALLEL_MIN)
-    for (int64_t t457 = 0; t457 < t456; t457++) {
-      const int32_t t458 = (int32_t)t457;
-      int t461 = 0; /* nonzero: a check below failed */
-      int32_t t459 = v_x1168_d[t458];
-      int t462 = (uint64_t)(int64_t)t459 < (uint64_t)v_sd_1170_n;
-      int32_t t460 = t462 ? (int32_t)v_sd_1170_off[t459] : 0;
-      t461 |= !t462;
-      int t464 = (uint64_t)(int64_t)t459 < (uint64_t)v_sd_1177_n;
-      int32_t t463 = t464 ? (int32_t)(v_sd_1177_off[t459 + 1] - v_sd_1177_off[t459]) : 0;
-      t461 |= !t464;
-      int32_t t466 = rt_add_i(t460, t463);
-      if (__builtin_expect(t461 != 0, 0)) { /* again, recording the error */
-        int32_t t467 = v_x1168_d[t458];
-        int32_t t468;
-        if ((uint64_t)(int64_t)t467 < (uint64_t)v_sd_1170_n) {
-          t468 = (int32_t)v_sd_1170_off[t467];
+    const int64_t t449 = v_x1230_n;
+    v_x1236 = rt_value_new(rt_vec_type(RT_INT), t449);
+    int32_t *v_x1236_d = v_x1236->data.i;
+    const int64_t v_x1236_n = v_x1236->len;
+    v_x1237 = rt_value_new(rt_vec_type(RT_INT), t449);
+    int32_t *v_x1237_d = v_x1237->data.i;
+    const int64_t v_x1237_n = v_x1237->len;
+    v_x1238 = rt_value_new(rt_vec_type(RT_INT), t449);
+    int32_t *v_x1238_d = v_x1238->data.i;
+    const int64_t v_x1238_n = v_x1238->len;
+    RT_PARALLEL_FOR_IF(t449 >= RT_PARALLEL_MIN)
+    for (int64_t t450 = 0; t450 < t449; t450++) {
+      const int32_t t451 = (int32_t)t450;
+      int t454 = 0; /* nonzero: a check below failed */
+      int32_t t452 = v_x1230_d[t451];
+      int t455 = (uint64_t)(int64_t)t452 < (uint64_t)v_sd_1232_n;
+      int32_t t453 = t455 ? (int32_t)v_sd_1232_off[t452] : 0;
+      t454 |= !t455;
+      int t457 = (uint64_t)(int64_t)t452 < (uint64_t)v_sd_1239_n;
+      int32_t t456 = t457 ? (int32_t)(v_sd_1239_off[t452 + 1] - v_sd_1239_off[t452]) : 0;
+      t454 |= !t457;
+      int32_t t459 = rt_add_i(t453, t456);
+      if (__builtin_expect(t454 != 0, 0)) { /* again, recording the error */
+        int32_t t460 = v_x1230_d[t451];
+        int32_t t461;
+        if ((uint64_t)(int64_t)t460 < (uint64_t)v_sd_1232_n) {
+          t461 = (int32_t)v_sd_1232_off[t460];
         } else {
-          NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_sd_1170_n, 0.0, 0);
-          t468 = 0;
+          NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t460, v_sd_1232_n, 0.0, 0);
+          t461 = 0;
         }
-        int32_t t469;
-        if ((uint64_t)(int64_t)t467 < (uint64_t)v_sd_1177_n) {
-          t469 = (int32_t)(v_sd_1177_off[t467 + 1] - v_sd_1177_off[t467]);
+        int32_t t462;
+        if ((uint64_t)(int64_t)t460 < (uint64_t)v_sd_1239_n) {
+          t462 = (int32_t)(v_sd_1239_off[t460 + 1] - v_sd_1239_off[t460]);
         } else {
-          NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_sd_1177_n, 0.0, 1);
-          t469 = 0;
+          NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t460, v_sd_1239_n, 0.0, 1);
+          t462 = 0;
         }
-        int32_t t471 = rt_add_i(t468, t469);
+        int32_t t464 = rt_add_i(t461, t462);
       }
-      v_x1174_d[t457] = t460;
-      v_x1175_d[t457] = t466;
-      v_x1176_d[t457] = 1;
+      v_x1236_d[t450] = t453;
+      v_x1237_d[t450] = t459;
+      v_x1238_d[t450] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1174 = v_x1174;
-  *out_v_x1175 = v_x1175;
-  *out_v_x1176 = v_x1176;
+  *out_v_x1236 = v_x1236;
+  *out_v_x1237 = v_x1237;
+  *out_v_x1238 = v_x1238;
   return;
 fail:
-  rt_release(v_x1174);
-  rt_release(v_x1175);
-  rt_release(v_x1176);
+  rt_release(v_x1236);
+  rt_release(v_x1237);
+  rt_release(v_x1238);
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1035, int32_t v_x1036, RtValue *v_x1039, RtValue *v_x1040, RtValue *v_x1043, RtValue *v_x1044, int32_t v_x1045, RtValue **out_v_x1049) {
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1219, RtValue *v_sd_1229, RtValue *v_sd_1221, RtValue **out_v_x1226, RtValue **out_v_x1225, RtValue **out_v_x1227, RtValue **out_v_x1228) {
   (void)loc;
   (void)run;
-  int32_t *v_x1035_d = v_x1035->data.i;
-  const int64_t v_x1035_n = v_x1035->len;
-  uint8_t *v_x1039_d = v_x1039->data.b;
-  const int64_t v_x1039_n = v_x1039->len;
-  (void)v_x1039_n; /* v_x1039's length is v_x1035's */
-  int32_t *v_x1040_d = v_x1040->data.i;
-  const int64_t v_x1040_n = v_x1040->len;
-  (void)v_x1040_n; /* v_x1040's length is v_x1035's */
-  int32_t *v_x1043_d = v_x1043->data.i;
-  const int64_t v_x1043_n = v_x1043->len;
-  int32_t *v_x1044_d = v_x1044->data.i;
-  const int64_t v_x1044_n = v_x1044->len;
-  RtValue *v_x1049 = NULL;
+  int32_t *v_x1219_d = v_x1219->data.i;
+  const int64_t v_x1219_n = v_x1219->len;
+  const int64_t *v_sd_1229_off = rt_seg_offsets(v_sd_1229);
+  const int64_t v_sd_1229_n = v_sd_1229->len;
+  const int64_t *v_sd_1221_off = rt_seg_offsets(v_sd_1221);
+  const int64_t v_sd_1221_n = v_sd_1221->len;
+  RtValue *v_x1225 = NULL;
+  RtValue *v_x1226 = NULL;
+  RtValue *v_x1227 = NULL;
+  RtValue *v_x1228 = NULL;
   /* MAP */
   {
-    const int64_t t472 = v_x1035_n;
-    v_x1049 = rt_value_new(rt_vec_type(RT_INT), t472);
-    int32_t *v_x1049_d = v_x1049->data.i;
-    const int64_t v_x1049_n = v_x1049->len;
-    RT_PARALLEL_FOR_IF(t472 >= RT_PARALLEL_MIN)
-    for (int64_t t473 = 0; t473 < t472; t473++) {
-      const int32_t t474 = (int32_t)t473;
-      int t483 = 0; /* nonzero: a check below failed */
-      int32_t t475 = v_x1035_d[t474];
-      int32_t t477 = rt_add_i(t475, v_x1036);
-      uint8_t t478 = v_x1039_d[t474];
-      int32_t t479 = v_x1040_d[t474];
-      int32_t t481 = (t478 ? t479 : t477);
-      int t484 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1045;
-      int32_t t482 = t484 ? t481 : 0;
-      t483 |= !t484;
-      uint8_t t486 = rt_lt_i(t482, (int32_t)v_x1043_n);
-      int32_t t487;
-      if (t486) {
-        int t489 = (uint64_t)(int64_t)t482 < (uint64_t)v_x1043_n;
-        int32_t t488 = t489 ? v_x1043_d[t482] : 0;
-        t483 |= !t489;
-        t487 = t488;
-      } else {
-        int32_t t491 = rt_sub_i(t482, (int32_t)v_x1043_n);
-        int t493 = (uint64_t)(int64_t)t491 < (uint64_t)v_x1044_n;
-        int32_t t492 = t493 ? v_x1044_d[t491] : 0;
-        t483 |= !t493;
-        t487 = t492;
-      }
-      if (__builtin_expect(t483 != 0, 0)) { /* again, recording the error */
-        int32_t t494 = v_x1035_d[t474];
-        int32_t t496 = rt_add_i(t494, v_x1036);
-        uint8_t t497 = v_x1039_d[t474];
-        int32_t t498 = v_x1040_d[t474];
-        int32_t t500 = (t497 ? t498 : t496);
-        int32_t t501;
-        if ((uint64_t)(int64_t)t500 < (uint64_t)v_x1045) {
-          t501 = t500;
+    const int64_t t465 = v_x1219_n;
+    v_x1225 = rt_value_new(rt_vec_type(RT_INT), t465);
+    int32_t *v_x1225_d = v_x1225->data.i;
+    const int64_t v_x1225_n = v_x1225->len;
+    v_x1226 = rt_value_new(rt_vec_type(RT_INT), t465);
+    int32_t *v_x1226_d = v_x1226->data.i;
+    const int64_t v_x1226_n = v_x1226->len;
+    v_x1227 = rt_value_new(rt_vec_type(RT_INT), t465);
+    int32_t *v_x1227_d = v_x1227->data.i;
+    const int64_t v_x1227_n = v_x1227->len;
+    v_x1228 = rt_value_new(rt_vec_type(RT_INT), t465);
+    int32_t *v_x1228_d = v_x1228->data.i;
+    const int64_t v_x1228_n = v_x1228->len;
+    RT_PARALLEL_FOR_IF(t465 >= RT_PARALLEL_MIN)
+    for (int64_t t466 = 0; t466 < t465; t466++) {
+      const int32_t t467 = (int32_t)t466;
+      int t470 = 0; /* nonzero: a check below failed */
+      int32_t t468 = v_x1219_d[t467];
+      int t471 = (uint64_t)(int64_t)t468 < (uint64_t)v_sd_1221_n;
+      int32_t t469 = t471 ? (int32_t)v_sd_1221_off[t468] : 0;
+      t470 |= !t471;
+      int t473 = (uint64_t)(int64_t)t468 < (uint64_t)v_sd_1229_n;
+      int32_t t472 = t473 ? (int32_t)(v_sd_1229_off[t468 + 1] - v_sd_1229_off[t468]) : 0;
+      t470 |= !t473;
+      int32_t t475 = rt_add_i(t469, t472);
+      if (__builtin_expect(t470 != 0, 0)) { /* again, recording the error */
+        int32_t t476 = v_x1219_d[t467];
+        int32_t t477;
+        if ((uint64_t)(int64_t)t476 < (uint64_t)v_sd_1221_n) {
+          t477 = (int32_t)v_sd_1221_off[t476];
         } else {
-          NESSIE_RECORD(err, t473, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_x1045, 0.0, 0);
-          t501 = 0;
+          NESSIE_RECORD(err, t466, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_sd_1221_n, 0.0, 0);
+          t477 = 0;
         }
-        uint8_t t503 = rt_lt_i(t501, (int32_t)v_x1043_n);
-        int32_t t504;
-        if (t503) {
-          int32_t t505;
-          if ((uint64_t)(int64_t)t501 < (uint64_t)v_x1043_n) {
-            t505 = v_x1043_d[t501];
-          } else {
-            NESSIE_RECORD(err, t473, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, v_x1043_n, 0.0, 1);
-            t505 = 0;
-          }
-          t504 = t505;
+        int32_t t478;
+        if ((uint64_t)(int64_t)t476 < (uint64_t)v_sd_1229_n) {
+          t478 = (int32_t)(v_sd_1229_off[t476 + 1] - v_sd_1229_off[t476]);
         } else {
-          int32_t t507 = rt_sub_i(t501, (int32_t)v_x1043_n);
-          int32_t t508;
-          if ((uint64_t)(int64_t)t507 < (uint64_t)v_x1044_n) {
-            t508 = v_x1044_d[t507];
-          } else {
-            NESSIE_RECORD(err, t473, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_x1044_n, 0.0, 2);
-            t508 = 0;
-          }
-          t504 = t508;
+          NESSIE_RECORD(err, t466, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_sd_1229_n, 0.0, 1);
+          t478 = 0;
         }
+        int32_t t480 = rt_add_i(t477, t478);
       }
-      v_x1049_d[t473] = t487;
+      v_x1225_d[t466] = t469;
+      v_x1226_d[t466] = t472;
+      v_x1227_d[t466] = t475;
+      v_x1228_d[t466] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1049 = v_x1049;
+  *out_v_x1226 = v_x1226;
+  *out_v_x1225 = v_x1225;
+  *out_v_x1227 = v_x1227;
+  *out_v_x1228 = v_x1228;
   return;
 fail:
-  rt_release(v_x1049);
+  rt_release(v_x1225);
+  rt_release(v_x1226);
+  rt_release(v_x1227);
+  rt_release(v_x1228);
 }
 
-/* K19: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue **out_v_x1181) {
+/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1050, int32_t v_x1051, RtValue *v_x1054, RtValue *v_x1055, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue **out_v_x1064) {
   (void)loc;
   (void)run;
-  int32_t *v_x1178_d = v_x1178->data.i;
-  const int64_t v_x1178_n = v_x1178->len;
-  int32_t v_x1179 = 0;
-  RtValue *v_x1181 = NULL;
+  int32_t *v_x1050_d = v_x1050->data.i;
+  const int64_t v_x1050_n = v_x1050->len;
+  uint8_t *v_x1054_d = v_x1054->data.b;
+  const int64_t v_x1054_n = v_x1054->len;
+  (void)v_x1054_n; /* v_x1054's length is v_x1050's */
+  int32_t *v_x1055_d = v_x1055->data.i;
+  const int64_t v_x1055_n = v_x1055->len;
+  (void)v_x1055_n; /* v_x1055's length is v_x1050's */
+  int32_t *v_x1058_d = v_x1058->data.i;
+  const int64_t v_x1058_n = v_x1058->len;
+  int32_t *v_x1059_d = v_x1059->data.i;
+  const int64_t v_x1059_n = v_x1059->len;
+  RtValue *v_x1064 = NULL;
+  /* MAP */
+  {
+    const int64_t t481 = v_x1050_n;
+    v_x1064 = rt_value_new(rt_vec_type(RT_INT), t481);
+    int32_t *v_x1064_d = v_x1064->data.i;
+    const int64_t v_x1064_n = v_x1064->len;
+    RT_PARALLEL_FOR_IF(t481 >= RT_PARALLEL_MIN)
+    for (int64_t t482 = 0; t482 < t481; t482++) {
+      const int32_t t483 = (int32_t)t482;
+      int t492 = 0; /* nonzero: a check below failed */
+      int32_t t484 = v_x1050_d[t483];
+      int32_t t486 = rt_add_i(t484, v_x1051);
+      uint8_t t487 = v_x1054_d[t483];
+      int32_t t488 = v_x1055_d[t483];
+      int32_t t490 = (t487 ? t488 : t486);
+      int t493 = (uint64_t)(int64_t)t490 < (uint64_t)v_x1060;
+      int32_t t491 = t493 ? t490 : 0;
+      t492 |= !t493;
+      uint8_t t495 = rt_lt_i(t491, (int32_t)v_x1058_n);
+      int32_t t496;
+      if (t495) {
+        int t498 = (uint64_t)(int64_t)t491 < (uint64_t)v_x1058_n;
+        int32_t t497 = t498 ? v_x1058_d[t491] : 0;
+        t492 |= !t498;
+        t496 = t497;
+      } else {
+        int32_t t500 = rt_sub_i(t491, (int32_t)v_x1058_n);
+        int t502 = (uint64_t)(int64_t)t500 < (uint64_t)v_x1059_n;
+        int32_t t501 = t502 ? v_x1059_d[t500] : 0;
+        t492 |= !t502;
+        t496 = t501;
+      }
+      if (__builtin_expect(t492 != 0, 0)) { /* again, recording the error */
+        int32_t t503 = v_x1050_d[t483];
+        int32_t t505 = rt_add_i(t503, v_x1051);
+        uint8_t t506 = v_x1054_d[t483];
+        int32_t t507 = v_x1055_d[t483];
+        int32_t t509 = (t506 ? t507 : t505);
+        int32_t t510;
+        if ((uint64_t)(int64_t)t509 < (uint64_t)v_x1060) {
+          t510 = t509;
+        } else {
+          NESSIE_RECORD(err, t482, RT_CHECK_INDEX, 0, 0, RT_GATHER, t509, v_x1060, 0.0, 0);
+          t510 = 0;
+        }
+        uint8_t t512 = rt_lt_i(t510, (int32_t)v_x1058_n);
+        int32_t t513;
+        if (t512) {
+          int32_t t514;
+          if ((uint64_t)(int64_t)t510 < (uint64_t)v_x1058_n) {
+            t514 = v_x1058_d[t510];
+          } else {
+            NESSIE_RECORD(err, t482, RT_CHECK_INDEX, 0, 0, RT_GATHER, t510, v_x1058_n, 0.0, 1);
+            t514 = 0;
+          }
+          t513 = t514;
+        } else {
+          int32_t t516 = rt_sub_i(t510, (int32_t)v_x1058_n);
+          int32_t t517;
+          if ((uint64_t)(int64_t)t516 < (uint64_t)v_x1059_n) {
+            t517 = v_x1059_d[t516];
+          } else {
+            NESSIE_RECORD(err, t482, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, v_x1059_n, 0.0, 2);
+            t517 = 0;
+          }
+          t513 = t517;
+        }
+      }
+      v_x1064_d[t482] = t496;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1064 = v_x1064;
+  return;
+fail:
+  rt_release(v_x1064);
+}
+
+/* K20: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, RtValue **out_v_x1243) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1240_d = v_x1240->data.i;
+  const int64_t v_x1240_n = v_x1240->len;
+  int32_t v_x1241 = 0;
+  RtValue *v_x1243 = NULL;
   /* ONCE */
   {
-    int t510 = 0; /* nonzero: a check below failed */
-    int t511 = (uint64_t)(int64_t)0 < (uint64_t)v_x1178_n;
-    int32_t t509 = t511 ? v_x1178_d[0] : 0;
-    t510 |= !t511;
-    if (__builtin_expect(t510 != 0, 0)) { /* again, recording the error */
-      int32_t t512;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1178_n) {
-        t512 = v_x1178_d[0];
+    int t519 = 0; /* nonzero: a check below failed */
+    int t520 = (uint64_t)(int64_t)0 < (uint64_t)v_x1240_n;
+    int32_t t518 = t520 ? v_x1240_d[0] : 0;
+    t519 |= !t520;
+    if (__builtin_expect(t519 != 0, 0)) { /* again, recording the error */
+      int32_t t521;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1240_n) {
+        t521 = v_x1240_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1178_n, 0.0, 0);
-        t512 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1240_n, 0.0, 0);
+        t521 = 0;
       }
     }
-    v_x1179 = t509;
+    v_x1241 = t518;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t513 = 1;
-      v_x1181 = rt_value_new(rt_vec_type(RT_INT), t513);
-      int32_t *v_x1181_d = v_x1181->data.i;
-      const int64_t v_x1181_n = v_x1181->len;
-      RT_PARALLEL_FOR_IF(t513 >= RT_PARALLEL_MIN)
-      for (int64_t t514 = 0; t514 < t513; t514++) {
-        const int32_t t515 = (int32_t)t514;
-        v_x1181_d[t514] = v_x1179;
+      const int64_t t522 = 1;
+      v_x1243 = rt_value_new(rt_vec_type(RT_INT), t522);
+      int32_t *v_x1243_d = v_x1243->data.i;
+      const int64_t v_x1243_n = v_x1243->len;
+      RT_PARALLEL_FOR_IF(t522 >= RT_PARALLEL_MIN)
+      for (int64_t t523 = 0; t523 < t522; t523++) {
+        const int32_t t524 = (int32_t)t523;
+        v_x1243_d[t523] = v_x1241;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1181 = v_x1181;
+  *out_v_x1243 = v_x1243;
   return;
 fail:
-  rt_release(v_x1181);
+  rt_release(v_x1243);
 }
 
-/* K20: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1183, RtValue *v_dev_1190, RtValue **out_v_x1188, RtValue **out_v_x1189) {
+/* K21: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1245, RtValue *v_dev_1252, RtValue **out_v_x1250, RtValue **out_v_x1251) {
   (void)loc;
   (void)run;
-  int32_t *v_x1183_d = v_x1183->data.i;
-  const int64_t v_x1183_n = v_x1183->len;
-  int32_t *v_dev_1190_d = v_dev_1190->data.i;
-  const int64_t v_dev_1190_n = v_dev_1190->len;
-  RtValue *v_x1188 = NULL;
-  RtValue *v_x1189 = NULL;
+  int32_t *v_x1245_d = v_x1245->data.i;
+  const int64_t v_x1245_n = v_x1245->len;
+  int32_t *v_dev_1252_d = v_dev_1252->data.i;
+  const int64_t v_dev_1252_n = v_dev_1252->len;
+  RtValue *v_x1250 = NULL;
+  RtValue *v_x1251 = NULL;
   /* SPLIT */
   {
-    const int64_t t516 = v_x1183_n;
-    const int64_t t517 = t516 > 0 ? (t516 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t518 = (uint8_t *)rt_alloc_atomic((size_t)t516 + 1);
-    int64_t *t519 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t517 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t517 > 1)
-    for (int64_t t520 = 0; t520 < t517; t520++) {
+    const int64_t t525 = v_x1245_n;
+    const int64_t t526 = t525 > 0 ? (t525 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t527 = (uint8_t *)rt_alloc_atomic((size_t)t525 + 1);
+    int64_t *t528 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t526 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t526 > 1)
+    for (int64_t t529 = 0; t529 < t526; t529++) {
       int64_t kept[2] = {0};
-      const int64_t t520_end = (t520 + 1) * RT_CHUNK < t516 ? (t520 + 1) * RT_CHUNK : t516;
-      for (int64_t t521 = t520 * RT_CHUNK; t521 < t520_end; t521++) {
-        const int32_t t522 = (int32_t)t521;
-        int32_t t520x0;
-        int32_t t520x1;
-        int32_t t523 = v_x1183_d[t522];
-        t520x0 = t523;
-        t520x1 = t523;
-        uint8_t t524;
-        uint8_t t525;
-        int t527 = 0; /* nonzero: a check below failed */
-        int t528 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n;
-        int32_t t526 = t528 ? v_dev_1190_d[0] : 0;
-        t527 |= !t528;
-        uint8_t t530 = rt_lt_i(t520x0, t526);
-        uint8_t t532 = rt_gt_i(t520x1, t526);
-        if (__builtin_expect(t527 != 0, 0)) { /* again, recording the error */
-          int32_t t533;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n) {
-            t533 = v_dev_1190_d[0];
+      const int64_t t529_end = (t529 + 1) * RT_CHUNK < t525 ? (t529 + 1) * RT_CHUNK : t525;
+      for (int64_t t530 = t529 * RT_CHUNK; t530 < t529_end; t530++) {
+        const int32_t t531 = (int32_t)t530;
+        int32_t t529x0;
+        int32_t t529x1;
+        int32_t t534 = v_x1245_d[t531];
+        t529x0 = t534;
+        t529x1 = t534;
+        uint8_t t535;
+        uint8_t t536;
+        int t538 = 0; /* nonzero: a check below failed */
+        int t539 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1252_n;
+        int32_t t537 = t539 ? v_dev_1252_d[0] : 0;
+        t538 |= !t539;
+        uint8_t t541 = rt_lt_i(t529x0, t537);
+        uint8_t t543 = rt_gt_i(t529x1, t537);
+        if (__builtin_expect(t538 != 0, 0)) { /* again, recording the error */
+          int32_t t544;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1252_n) {
+            t544 = v_dev_1252_d[0];
           } else {
-            NESSIE_RECORD(err, t521, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1190_n, 0.0, 0);
-            t533 = 0;
+            NESSIE_RECORD(err, t530, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1252_n, 0.0, 0);
+            t544 = 0;
           }
-          uint8_t t535 = rt_lt_i(t520x0, t533);
-          uint8_t t537 = rt_gt_i(t520x1, t533);
+          uint8_t t546 = rt_lt_i(t529x0, t544);
+          uint8_t t548 = rt_gt_i(t529x1, t544);
         }
-        t524 = t530;
-        t525 = t532;
-        kept[0] += t524 != 0;
-        kept[1] += t525 != 0;
-        t518[t521] = (uint8_t)((t524 != 0) << 0 | (t525 != 0) << 1);
+        t535 = t541;
+        t536 = t543;
+        kept[0] += t535 != 0;
+        kept[1] += t536 != 0;
+        t527[t530] = (uint8_t)((t535 != 0) << 0 | (t536 != 0) << 1);
       }
-      t519[0 * t517 + t520] = kept[0];
-      t519[1 * t517 + t520] = kept[1];
+      t528[0 * t526 + t529] = kept[0];
+      t528[1 * t526 + t529] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t518);
-      rt_free(t519);
+      rt_free(t527);
+      rt_free(t528);
       goto fail;
     }
-    int64_t t538 = 0;
-    for (int64_t t520 = 0; t520 < t517; t520++) {
-      const int64_t k = t519[0 * t517 + t520];
-      t519[0 * t517 + t520] = t538;
-      t538 += k;
+    int64_t t549 = 0;
+    for (int64_t t529 = 0; t529 < t526; t529++) {
+      const int64_t k = t528[0 * t526 + t529];
+      t528[0 * t526 + t529] = t549;
+      t549 += k;
     }
-    v_x1188 = rt_value_new(rt_vec_type(RT_INT), t538);
-    int32_t *v_x1188_d = v_x1188->data.i;
-    const int64_t v_x1188_n = v_x1188->len;
-    int64_t t539 = 0;
-    for (int64_t t520 = 0; t520 < t517; t520++) {
-      const int64_t k = t519[1 * t517 + t520];
-      t519[1 * t517 + t520] = t539;
-      t539 += k;
+    v_x1250 = rt_value_new(rt_vec_type(RT_INT), t549);
+    int32_t *v_x1250_d = v_x1250->data.i;
+    const int64_t v_x1250_n = v_x1250->len;
+    int64_t t550 = 0;
+    for (int64_t t529 = 0; t529 < t526; t529++) {
+      const int64_t k = t528[1 * t526 + t529];
+      t528[1 * t526 + t529] = t550;
+      t550 += k;
     }
-    v_x1189 = rt_value_new(rt_vec_type(RT_INT), t539);
-    int32_t *v_x1189_d = v_x1189->data.i;
-    const int64_t v_x1189_n = v_x1189->len;
-    RT_PARALLEL_FOR_IF(t517 > 1)
-    for (int64_t t520 = 0; t520 < t517; t520++) {
+    v_x1251 = rt_value_new(rt_vec_type(RT_INT), t550);
+    int32_t *v_x1251_d = v_x1251->data.i;
+    const int64_t v_x1251_n = v_x1251->len;
+    RT_PARALLEL_FOR_IF(t526 > 1)
+    for (int64_t t529 = 0; t529 < t526; t529++) {
       int64_t at[2];
-      at[0] = t519[0 * t517 + t520];
-      at[1] = t519[1 * t517 + t520];
-      const int64_t t520_end = (t520 + 1) * RT_CHUNK < t516 ? (t520 + 1) * RT_CHUNK : t516;
-      for (int64_t t521 = t520 * RT_CHUNK; t521 < t520_end; t521++) {
-        const int32_t t522 = (int32_t)t521;
-        if (!t518[t521])
+      at[0] = t528[0 * t526 + t529];
+      at[1] = t528[1 * t526 + t529];
+      const int64_t t529_end = (t529 + 1) * RT_CHUNK < t525 ? (t529 + 1) * RT_CHUNK : t525;
+      for (int64_t t530 = t529 * RT_CHUNK; t530 < t529_end; t530++) {
+        const int32_t t531 = (int32_t)t530;
+        if (!t527[t530])
           continue;
-        int32_t t520y0;
-        int32_t t520y1;
-        int32_t t540 = v_x1183_d[t522];
-        t520y0 = t540;
-        t520y1 = t540;
-        if (t518[t521] >> 0 & 1) {
-          v_x1188_d[at[0]] = t520y0;
+        int32_t t529y0;
+        int32_t t529y1;
+        int32_t t551 = v_x1245_d[t531];
+        t529y0 = t551;
+        t529y1 = t551;
+        if (t527[t530] >> 0 & 1) {
+          v_x1250_d[at[0]] = t529y0;
           at[0]++;
         }
-        if (t518[t521] >> 1 & 1) {
-          v_x1189_d[at[1]] = t520y1;
+        if (t527[t530] >> 1 & 1) {
+          v_x1251_d[at[1]] = t529y1;
           at[1]++;
         }
       }
     }
-    rt_free(t518);
-    rt_free(t519);
+    rt_free(t527);
+    rt_free(t528);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1188 = v_x1188;
-  *out_v_x1189 = v_x1189;
+  *out_v_x1250 = v_x1250;
+  *out_v_x1251 = v_x1251;
   return;
 fail:
-  rt_release(v_x1188);
-  rt_release(v_x1189);
+  rt_release(v_x1250);
+  rt_release(v_x1251);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2093,22 +2135,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1182 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1182);
+    RtValue *v_dev_1244 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K20, 3, v_x19, &v_dev_1244);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K20, 3, v_x19, v_dev_1182, &v_x42, &v_x60);
-    rt_release(v_dev_1182);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 2, v_x19, v_dev_1244, &v_x42, &v_x60);
+    rt_release(v_dev_1244);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t541 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t541->data.i[0] = v_x62;
-    t541->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t541);
+    RtValue *t552 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t552->data.i[0] = v_x62;
+    t552->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t552);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 4, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2144,27 +2186,29 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x643 = NULL;
+  RtValue *v_x637 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
-    v_x643 = v_x94;
+    v_x637 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
-    RtValue *v_x598 = NULL;
-    RtValue *v_x612 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
+    RtValue *v_x592 = NULL;
+    RtValue *v_x606 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x592, &v_x606);
+    RtValue *v_x193 = NULL;
     RtValue *v_x201 = NULL;
     RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 6, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 6, v_x130, v_x88, v_x88, &v_x193, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
     RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
     rt_release(v_x206);
+    rt_release(v_x219);
     RtValue *v_x149 = NULL;
     RtValue *v_x154 = NULL;
     RtValue *v_x159 = NULL;
@@ -2181,10 +2225,9 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x224 = 0;
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
-    RtValue *v_ids_1104 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 6, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1104);
-    rt_release(v_x201);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 6, v_x218, v_x220, v_x211, v_x201, &v_x232);
     rt_release(v_x211);
+    rt_release(v_x220);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
     rt_release(v_x128);
@@ -2205,105 +2248,102 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     uint8_t v_x246 = 0;
     v_x246 = rt_eq_i(v_x133, 0);
-    RtValue *v_x587 = NULL;
+    RtValue *v_x581 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x249);
-      v_x587 = v_x249;
+      v_x581 = v_x249;
     } else {
       RtValue *v_x253 = NULL;
-      int32_t v_x270 = 0;
-      int32_t v_x271 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 8, v_x133, v_x219, &v_x253, &v_x270, &v_x271);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x270, v_x271, 0);
-      RtValue *v_x237 = NULL;
-      RtValue *v_x283 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 6, v_x232, v_x89, v_x220, &v_x237, &v_x283);
-      RtValue *v_x305 = NULL;
-      RtValue *v_x326 = NULL;
-      RtValue *v_x352 = NULL;
-      RtValue *v_x373 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 3, v_ids_1104, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
-      rt_release(v_x237);
-      rt_release(v_x283);
-      int32_t v_x386 = 0;
-      v_x386 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
-      int32_t v_x394 = 0;
-      v_x394 = (int32_t)v_x352->len;
-      int32_t v_x393 = 0;
-      v_x393 = (int32_t)v_x305->len;
-      int32_t v_x395 = 0;
-      v_x395 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x393, v_x394);
-      int32_t v_x405 = 0;
-      v_x405 = rt_mul_i(v_x133, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x405, 1);
-      RtValue *v_x392 = NULL;
-      RtValue *v_x462 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 4, v_x326, v_x373, v_x386, &v_x392, &v_x462);
-      rt_release(v_x326);
-      rt_release(v_x373);
-      RtValue *v_x467 = NULL;
-      RtValue *v_x472 = NULL;
-      RtValue *v_x477 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 4, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
-      rt_release(v_x392);
-      rt_release(v_x462);
-      RtValue *v_x484 = NULL;
-      RtValue *v_x485 = NULL;
-      RtValue *v_x486 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 4, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
-      rt_release(v_x472);
-      rt_release(v_x485);
-      int32_t v_x490 = 0;
-      v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
-      RtValue *v_x503 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 4, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
-      rt_release(v_x305);
-      rt_release(v_x352);
-      rt_release(v_x467);
-      rt_release(v_x477);
-      rt_release(v_x486);
-      RtValue *v_x505 = NULL;
-      rt_retain(v_x484);
-      rt_retain(v_x503);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x484, v_x503, &v_x505));
-      rt_release(v_x484);
-      rt_release(v_x503);
-      RtValue *v_x448 = NULL;
-      int32_t v_x526 = 0;
-      int32_t v_x527 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 4, v_x133, v_x253, &v_x448, &v_x526, &v_x527);
+      int32_t v_x267 = 0;
+      int32_t v_x268 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 8, v_x133, v_x193, &v_x253, &v_x267, &v_x268);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x267, v_x268, 0);
+      RtValue *v_x277 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K10, 3, v_x201, v_x89, &v_x277);
+      RtValue *v_x299 = NULL;
+      RtValue *v_x320 = NULL;
+      RtValue *v_x346 = NULL;
+      RtValue *v_x367 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 6, v_x232, v_x89, v_x277, v_x218, &v_x299, &v_x320, &v_x346, &v_x367);
+      rt_release(v_x277);
+      int32_t v_x380 = 0;
+      v_x380 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x388 = 0;
+      v_x388 = (int32_t)v_x346->len;
+      int32_t v_x387 = 0;
+      v_x387 = (int32_t)v_x299->len;
+      int32_t v_x389 = 0;
+      v_x389 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x387, v_x388);
+      int32_t v_x399 = 0;
+      v_x399 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x399, 1);
+      RtValue *v_x386 = NULL;
+      RtValue *v_x456 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 4, v_x320, v_x367, v_x380, &v_x386, &v_x456);
+      rt_release(v_x320);
+      rt_release(v_x367);
+      RtValue *v_x461 = NULL;
+      RtValue *v_x466 = NULL;
+      RtValue *v_x471 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 4, v_x399, v_x133, v_x386, v_x456, &v_x461, &v_x466, &v_x471);
+      rt_release(v_x386);
+      rt_release(v_x456);
+      RtValue *v_x478 = NULL;
+      RtValue *v_x479 = NULL;
+      RtValue *v_x480 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 4, v_x461, v_x466, v_x471, &v_x478, &v_x479, &v_x480);
+      rt_release(v_x466);
+      rt_release(v_x479);
+      int32_t v_x484 = 0;
+      v_x484 = (int32_t)NESSIE_SEG_TOTAL(v_x478);
+      RtValue *v_x497 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 4, v_x299, v_x346, v_x389, v_x478, v_x480, v_x471, v_x461, &v_x497);
+      rt_release(v_x299);
+      rt_release(v_x346);
+      rt_release(v_x461);
+      rt_release(v_x471);
+      rt_release(v_x480);
+      RtValue *v_x499 = NULL;
+      rt_retain(v_x478);
+      rt_retain(v_x497);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x478, v_x497, &v_x499));
+      rt_release(v_x478);
+      rt_release(v_x497);
+      RtValue *v_x442 = NULL;
+      int32_t v_x520 = 0;
+      int32_t v_x521 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 4, v_x133, v_x253, &v_x442, &v_x520, &v_x521);
       rt_release(v_x253);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x526, v_x527, 0);
-      RtValue *v_x586 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 5, v_x448, v_x505, &v_x586);
-      rt_release(v_x505);
-      rt_release(v_x448);
-      v_x587 = v_x586;
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x520, v_x521, 0);
+      RtValue *v_x580 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 5, v_x442, v_x499, &v_x580);
+      rt_release(v_x499);
+      rt_release(v_x442);
+      v_x581 = v_x580;
     }
+    rt_release(v_x193);
+    rt_release(v_x201);
     rt_release(v_x218);
-    rt_release(v_x219);
-    rt_release(v_x220);
     rt_release(v_x232);
-    rt_release(v_ids_1104);
-    int32_t v_x630 = 0;
-    v_x630 = (int32_t)v_x587->len;
-    int32_t v_x629 = 0;
-    v_x629 = (int32_t)v_x245->len;
-    int32_t v_x631 = 0;
-    v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
-    RtValue *v_x642 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 6, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
+    int32_t v_x624 = 0;
+    v_x624 = (int32_t)v_x581->len;
+    int32_t v_x623 = 0;
+    v_x623 = (int32_t)v_x245->len;
+    int32_t v_x625 = 0;
+    v_x625 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x623, v_x624);
+    RtValue *v_x636 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 6, v_x606, v_x132, v_x105, v_x592, v_x245, v_x581, v_x625, &v_x636);
     rt_release(v_x105);
-    rt_release(v_x598);
-    rt_release(v_x612);
+    rt_release(v_x592);
+    rt_release(v_x606);
     rt_release(v_x245);
-    rt_release(v_x587);
-    v_x643 = v_x642;
+    rt_release(v_x581);
+    v_x637 = v_x636;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x643;
+  *out_0 = v_x637;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -2422,16 +2462,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t542 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t542->data.i[0] = 3;
-  t542->data.i[1] = 1;
-  t542->data.i[2] = 4;
-  t542->data.i[3] = 1;
-  t542->data.i[4] = 5;
-  t542->data.i[5] = 9;
-  t542->data.i[6] = 2;
-  t542->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t542);
+  RtValue *t553 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t553->data.i[0] = 3;
+  t553->data.i[1] = 1;
+  t553->data.i[2] = 4;
+  t553->data.i[3] = 1;
+  t553->data.i[4] = 5;
+  t553->data.i[5] = 9;
+  t553->data.i[6] = 2;
+  t553->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t553);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -85,8 +85,8 @@ static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
@@ -531,106 +531,97 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue 
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1112, RtValue *v_x1106, RtValue *v_x1107, RtValue *v_x1108, RtValue **out_v_x1111, RtValue **out_v_ids_1114) {
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1126, RtValue *v_x1120, RtValue *v_x1121, RtValue *v_x1122, RtValue **out_v_x1125) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1112_off = rt_seg_offsets(v_sd_1112);
-  const int64_t v_sd_1112_n = v_sd_1112->len;
-  int32_t *v_x1106_d = v_x1106->data.i;
-  const int64_t v_x1106_n = v_x1106->len;
-  int32_t *v_x1107_d = v_x1107->data.i;
-  const int64_t v_x1107_n = v_x1107->len;
-  int32_t *v_x1108_d = v_x1108->data.i;
-  const int64_t v_x1108_n = v_x1108->len;
-  RtValue *v_x1111 = NULL;
-  RtValue *v_ids_1114 = NULL;
+  const int64_t *v_sd_1126_off = rt_seg_offsets(v_sd_1126);
+  const int64_t v_sd_1126_n = v_sd_1126->len;
+  int32_t *v_x1120_d = v_x1120->data.i;
+  const int64_t v_x1120_n = v_x1120->len;
+  int32_t *v_x1121_d = v_x1121->data.i;
+  const int64_t v_x1121_n = v_x1121->len;
+  int32_t *v_x1122_d = v_x1122->data.i;
+  const int64_t v_x1122_n = v_x1122->len;
+  RtValue *v_x1125 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t47 = v_sd_1112_off[v_sd_1112_n];
-    v_x1111 = rt_value_new(rt_vec_type(RT_INT), t47);
-    int32_t *v_x1111_d = v_x1111->data.i;
-    const int64_t v_x1111_n = v_x1111->len;
-    v_ids_1114 = rt_value_new(rt_vec_type(RT_INT), t47);
-    int32_t *v_ids_1114_d = v_ids_1114->data.i;
-    const int64_t v_ids_1114_n = v_ids_1114->len;
+    const int64_t t47 = v_sd_1126_off[v_sd_1126_n];
+    v_x1125 = rt_value_new(rt_vec_type(RT_INT), t47);
+    int32_t *v_x1125_d = v_x1125->data.i;
+    const int64_t v_x1125_n = v_x1125->len;
     const int64_t t48 = (t47 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t48 > 1)
     for (int64_t t49 = 0; t49 < t48; t49++) {
-      int64_t t52 = rt_segment_search(v_sd_1112_off, 0, v_sd_1112_n, t49 * RT_CHUNK);
+      int64_t t52 = rt_segment_search(v_sd_1126_off, 0, v_sd_1126_n, t49 * RT_CHUNK);
       const int64_t t49_end = (t49 + 1) * RT_CHUNK < t47 ? (t49 + 1) * RT_CHUNK : t47;
       for (int64_t t50 = t49 * RT_CHUNK; t50 < t49_end; t50++) {
         const int32_t t51 = (int32_t)t50;
-        while (v_sd_1112_off[t52 + 1] <= t50)
+        while (v_sd_1126_off[t52 + 1] <= t50)
           t52++;
         const int32_t t53 = (int32_t)t52;
         int t55 = 0; /* nonzero: a check below failed */
-        int t56 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1108_n;
-        int32_t t54 = t56 ? v_x1108_d[t53] : 0;
+        int t56 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1122_n;
+        int32_t t54 = t56 ? v_x1122_d[t53] : 0;
         t55 |= !t56;
-        int t58 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1106_n;
-        int32_t t57 = t58 ? v_x1106_d[t53] : 0;
+        int t58 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1120_n;
+        int32_t t57 = t58 ? v_x1120_d[t53] : 0;
         t55 |= !t58;
         int32_t t60 = rt_sub_i(t51, t57);
-        int t62 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1107_n;
-        int32_t t61 = t62 ? v_x1107_d[t53] : 0;
+        int t62 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1121_n;
+        int32_t t61 = t62 ? v_x1121_d[t53] : 0;
         t55 |= !t62;
         int32_t t64 = rt_mul_i(t60, t61);
         int32_t t66 = rt_add_i(t54, t64);
         if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
           int32_t t67;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1108_n) {
-            t67 = v_x1108_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1122_n) {
+            t67 = v_x1122_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1108_n, 0.0, 0);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1122_n, 0.0, 0);
             t67 = 0;
           }
           int32_t t68;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1106_n) {
-            t68 = v_x1106_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1120_n) {
+            t68 = v_x1120_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1106_n, 0.0, 1);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1120_n, 0.0, 1);
             t68 = 0;
           }
           int32_t t70 = rt_sub_i(t51, t68);
           int32_t t71;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1107_n) {
-            t71 = v_x1107_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1121_n) {
+            t71 = v_x1121_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1107_n, 0.0, 2);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1121_n, 0.0, 2);
             t71 = 0;
           }
           int32_t t73 = rt_mul_i(t70, t71);
           int32_t t75 = rt_add_i(t67, t73);
         }
-        v_x1111_d[t50] = t66;
-        v_ids_1114_d[t50] = t53;
+        v_x1125_d[t50] = t66;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1111 = v_x1111;
-  *out_v_ids_1114 = v_ids_1114;
+  *out_v_x1125 = v_x1125;
   return;
 fail:
-  rt_release(v_x1111);
-  rt_release(v_ids_1114);
+  rt_release(v_x1125);
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K5_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1112_off; int64_t v_sd_1112_n;
-  int32_t *v_x1106_d; int64_t v_x1106_n;
-  int32_t *v_x1107_d; int64_t v_x1107_n;
-  int32_t *v_x1108_d; int64_t v_x1108_n;
-  int32_t *v_x1111_d; int64_t v_x1111_n;
-  int32_t *v_ids_1114_d; int64_t v_ids_1114_n;
+  const int64_t *v_sd_1126_off; int64_t v_sd_1126_n;
+  int32_t *v_x1120_d; int64_t v_x1120_n;
+  int32_t *v_x1121_d; int64_t v_x1121_n;
+  int32_t *v_x1122_d; int64_t v_x1122_n;
+  int32_t *v_x1125_d; int64_t v_x1125_n;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
-  int32_t v1;
 };
 struct K5_0_pull {
   K5_A A;
@@ -641,141 +632,134 @@ struct K5_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t77 = 0; /* nonzero: a check below failed */
-    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1108_n;
-    int32_t t76 = t78 ? A.v_x1108_d[sx] : 0;
+    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1122_n;
+    int32_t t76 = t78 ? A.v_x1122_d[sx] : 0;
     t77 |= !t78;
-    int t80 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1106_n;
-    int32_t t79 = t80 ? A.v_x1106_d[sx] : 0;
+    int t80 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1120_n;
+    int32_t t79 = t80 ? A.v_x1120_d[sx] : 0;
     t77 |= !t80;
     int32_t t82 = rt_sub_i(ix, t79);
-    int t84 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1107_n;
-    int32_t t83 = t84 ? A.v_x1107_d[sx] : 0;
+    int t84 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1121_n;
+    int32_t t83 = t84 ? A.v_x1121_d[sx] : 0;
     t77 |= !t84;
     int32_t t86 = rt_mul_i(t82, t83);
     int32_t t88 = rt_add_i(t76, t86);
     if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
       int32_t t89;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1108_n) {
-        t89 = A.v_x1108_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1122_n) {
+        t89 = A.v_x1122_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1108_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1122_n, 0.0, 0);
         t89 = 0;
       }
       int32_t t90;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1106_n) {
-        t90 = A.v_x1106_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1120_n) {
+        t90 = A.v_x1120_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1106_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1120_n, 0.0, 1);
         t90 = 0;
       }
       int32_t t92 = rt_sub_i(ix, t90);
       int32_t t93;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1107_n) {
-        t93 = A.v_x1107_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1121_n) {
+        t93 = A.v_x1121_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1107_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1121_n, 0.0, 2);
         t93 = 0;
       }
       int32_t t95 = rt_mul_i(t92, t93);
       int32_t t97 = rt_add_i(t89, t95);
     }
-    return K5_0_V{t88, sx};
+    return K5_0_V{t88};
   }
 };
 struct K5_0_store {
   K5_A A;
   __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x1111_d[i] = v.v0;
-    A.v_ids_1114_d[i] = v.v1;
+    A.v_x1125_d[i] = v.v0;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1112, RtValue *v_x1106, RtValue *v_x1107, RtValue *v_x1108, RtValue **out_v_x1111, RtValue **out_v_ids_1114) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1126, RtValue *v_x1120, RtValue *v_x1121, RtValue *v_x1122, RtValue **out_v_x1125) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1112_off = rtg_seg_offsets(v_sd_1112);
-  A.v_sd_1112_n = v_sd_1112->len;
-  A.v_x1106_d = v_x1106->data.i;
-  A.v_x1106_n = v_x1106->len;
-  A.v_x1107_d = v_x1107->data.i;
-  A.v_x1107_n = v_x1107->len;
-  A.v_x1108_d = v_x1108->data.i;
-  A.v_x1108_n = v_x1108->len;
-  RtValue *v_x1111 = NULL;
-  RtValue *v_ids_1114 = NULL;
+  A.v_sd_1126_off = rtg_seg_offsets(v_sd_1126);
+  A.v_sd_1126_n = v_sd_1126->len;
+  A.v_x1120_d = v_x1120->data.i;
+  A.v_x1120_n = v_x1120->len;
+  A.v_x1121_d = v_x1121->data.i;
+  A.v_x1121_n = v_x1121->len;
+  A.v_x1122_d = v_x1122->data.i;
+  A.v_x1122_n = v_x1122->len;
+  RtValue *v_x1125 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t98 = rtg_seg_total(v_sd_1112);
-    v_x1111 = rtg_vec_new(RT_INT, t98);
-    A.v_x1111_d = v_x1111->data.i;
-    A.v_x1111_n = v_x1111->len;
-    v_ids_1114 = rtg_vec_new(RT_INT, t98);
-    A.v_ids_1114_d = v_ids_1114->data.i;
-    A.v_ids_1114_n = v_ids_1114->len;
-    rtg::seg_map("K5", loc, K5_0_pull{A}, K5_0_store{A}, v_sd_1112, t98);
+    const int64_t t98 = rtg_seg_total(v_sd_1126);
+    v_x1125 = rtg_vec_new(RT_INT, t98);
+    A.v_x1125_d = v_x1125->data.i;
+    A.v_x1125_n = v_x1125->len;
+    rtg::seg_map("K5", loc, K5_0_pull{A}, K5_0_store{A}, v_sd_1126, t98);
   }
-  *out_v_x1111 = v_x1111;
-  *out_v_ids_1114 = v_ids_1114;
+  *out_v_x1125 = v_x1125;
   return;
 fail:
-  rt_release(v_x1111);
-  rt_release(v_ids_1114);
+  rt_release(v_x1125);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1112, RtValue *v_x1106, RtValue *v_x1107, RtValue *v_x1108, RtValue **out_v_x1111, RtValue **out_v_ids_1114) {
-  RtValue *vals[] = {v_sd_1112, v_x1106, v_x1107, v_x1108};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1126, RtValue *v_x1120, RtValue *v_x1121, RtValue *v_x1122, RtValue **out_v_x1125) {
+  RtValue *vals[] = {v_sd_1126, v_x1120, v_x1121, v_x1122};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K5_host(err, loc, run, v_sd_1112, v_x1106, v_x1107, v_x1108, out_v_x1111, out_v_ids_1114);
+    K5_host(err, loc, run, v_sd_1126, v_x1120, v_x1121, v_x1122, out_v_x1125);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_sd_1112, v_x1106, v_x1107, v_x1108, out_v_x1111, out_v_ids_1114);
+    K5_gpu(err, loc, run, v_sd_1126, v_x1120, v_x1121, v_x1122, out_v_x1125);
   }
 }
 
 /* K7: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
   (void)loc;
   (void)run;
-  int32_t *v_x723_d = v_x723->data.i;
-  const int64_t v_x723_n = v_x723->len;
-  int32_t v_x724 = 0;
-  int32_t v_x725 = 0;
+  int32_t *v_x717_d = v_x717->data.i;
+  const int64_t v_x717_n = v_x717->len;
+  int32_t v_x718 = 0;
+  int32_t v_x719 = 0;
   /* ONCE */
   {
     int t102 = 0; /* nonzero: a check below failed */
-    int t103 = (uint64_t)(int64_t)0 < (uint64_t)v_x723_n;
-    int32_t t101 = t103 ? v_x723_d[0] : 0;
+    int t103 = (uint64_t)(int64_t)0 < (uint64_t)v_x717_n;
+    int32_t t101 = t103 ? v_x717_d[0] : 0;
     t102 |= !t103;
-    int t105 = (uint64_t)(int64_t)1 < (uint64_t)v_x723_n;
-    int32_t t104 = t105 ? v_x723_d[1] : 0;
+    int t105 = (uint64_t)(int64_t)1 < (uint64_t)v_x717_n;
+    int32_t t104 = t105 ? v_x717_d[1] : 0;
     t102 |= !t105;
     if (__builtin_expect(t102 != 0, 0)) { /* again, recording the error */
       int32_t t106;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x723_n) {
-        t106 = v_x723_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x717_n) {
+        t106 = v_x717_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x723_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x717_n, 0.0, 0);
         t106 = 0;
       }
       int32_t t107;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x723_n) {
-        t107 = v_x723_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x717_n) {
+        t107 = v_x717_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x723_n, 0.0, 1);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x717_n, 0.0, 1);
         t107 = 0;
       }
     }
-    v_x724 = t101;
-    v_x725 = t104;
+    v_x718 = t101;
+    v_x719 = t104;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x724 = v_x724;
-  *out_v_x725 = v_x725;
+  *out_v_x718 = v_x718;
+  *out_v_x719 = v_x719;
   return;
 fail:
 }
@@ -784,9 +768,9 @@ fail:
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x723_d; int64_t v_x723_n;
-  int32_t v_x724;
-  int32_t v_x725;
+  int32_t *v_x717_d; int64_t v_x717_n;
+  int32_t v_x718;
+  int32_t v_x719;
 };
 struct alignas(8) K7_0_V {
   int32_t v0;
@@ -798,447 +782,609 @@ struct K7_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t109 = 0; /* nonzero: a check below failed */
-    int t110 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x723_n;
-    int32_t t108 = t110 ? A.v_x723_d[0] : 0;
+    int t110 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x717_n;
+    int32_t t108 = t110 ? A.v_x717_d[0] : 0;
     t109 |= !t110;
-    int t112 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x723_n;
-    int32_t t111 = t112 ? A.v_x723_d[1] : 0;
+    int t112 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x717_n;
+    int32_t t111 = t112 ? A.v_x717_d[1] : 0;
     t109 |= !t112;
     if (__builtin_expect(t109 != 0, 0)) { /* again, recording the error */
       int32_t t113;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x723_n) {
-        t113 = A.v_x723_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x717_n) {
+        t113 = A.v_x717_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x723_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x717_n, 0.0, 0);
         t113 = 0;
       }
       int32_t t114;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x723_n) {
-        t114 = A.v_x723_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x717_n) {
+        t114 = A.v_x717_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x723_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x717_n, 0.0, 1);
         t114 = 0;
       }
     }
     return K7_0_V{t108, t111};
   }
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x723_d = v_x723->data.i;
-  A.v_x723_n = v_x723->len;
-  int32_t v_x724 = 0;
-  int32_t v_x725 = 0;
+  A.v_x717_d = v_x717->data.i;
+  A.v_x717_n = v_x717->len;
+  int32_t v_x718 = 0;
+  int32_t v_x719 = 0;
   /* ONCE */
   {
     const K7_0_V t115 = rtg::once<K7_0_V>("K7", loc, K7_0_pull{A});
-    v_x724 = t115.v0;
-    A.v_x724 = v_x724;
-    v_x725 = t115.v1;
-    A.v_x725 = v_x725;
+    v_x718 = t115.v0;
+    A.v_x718 = v_x718;
+    v_x719 = t115.v1;
+    A.v_x719 = v_x719;
   }
-  *out_v_x724 = v_x724;
-  *out_v_x725 = v_x725;
+  *out_v_x718 = v_x718;
+  *out_v_x719 = v_x719;
   return;
 fail:
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
-  RtValue *vals[] = {v_x723};
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
+  RtValue *vals[] = {v_x717};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K7_host(err, loc, run, v_x723, out_v_x724, out_v_x725);
+    K7_host(err, loc, run, v_x717, out_v_x718, out_v_x719);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x723, out_v_x724, out_v_x725);
+    K7_gpu(err, loc, run, v_x717, out_v_x718, out_v_x719);
   }
 }
 
-/* K8: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x729, RtValue *v_x730, RtValue *v_x733, RtValue **out_v_x732, RtValue **out_v_x737) {
+/* K8: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue *v_x1129, RtValue *v_x1131, RtValue *v_x1132, RtValue **out_v_x1147, RtValue **out_v_x1151, RtValue **out_v_x1149, RtValue **out_v_x1152) {
   (void)loc;
   (void)run;
-  int32_t *v_x729_d = v_x729->data.i;
-  const int64_t v_x729_n = v_x729->len;
-  int32_t *v_x730_d = v_x730->data.i;
-  const int64_t v_x730_n = v_x730->len;
-  int32_t *v_x733_d = v_x733->data.i;
-  const int64_t v_x733_n = v_x733->len;
-  RtValue *v_x732 = NULL;
-  RtValue *v_x737 = NULL;
-  /* MAP */
+  int32_t *v_x1128_d = v_x1128->data.i;
+  const int64_t v_x1128_n = v_x1128->len;
+  int32_t *v_x1129_d = v_x1129->data.i;
+  const int64_t v_x1129_n = v_x1129->len;
+  int32_t *v_x1131_d = v_x1131->data.i;
+  const int64_t v_x1131_n = v_x1131->len;
+  const int64_t *v_x1132_off = rt_seg_offsets(v_x1132);
+  const int64_t v_x1132_n = v_x1132->len;
+  RtValue *v_x1147 = NULL;
+  RtValue *v_x1148 = NULL;
+  RtValue *v_x1149 = NULL;
+  RtValue *v_x1150 = NULL;
+  RtValue *v_x1151 = NULL;
+  RtValue *v_x1152 = NULL;
+  /* SPLIT */
   {
-    const int64_t t116 = v_x729_n;
-    v_x732 = rt_value_new(rt_vec_type(RT_INT), t116);
-    int32_t *v_x732_d = v_x732->data.i;
-    const int64_t v_x732_n = v_x732->len;
-    RT_PARALLEL_FOR_IF(t116 >= RT_PARALLEL_MIN)
-    for (int64_t t117 = 0; t117 < t116; t117++) {
-      const int32_t t118 = (int32_t)t117;
-      int t121 = 0; /* nonzero: a check below failed */
-      int32_t t119 = v_x729_d[t118];
-      int t122 = (uint64_t)(int64_t)t119 < (uint64_t)v_x730_n;
-      int32_t t120 = t122 ? v_x730_d[t119] : 0;
-      t121 |= !t122;
-      if (__builtin_expect(t121 != 0, 0)) { /* again, recording the error */
-        int32_t t123 = v_x729_d[t118];
-        int32_t t124;
-        if ((uint64_t)(int64_t)t123 < (uint64_t)v_x730_n) {
-          t124 = v_x730_d[t123];
-        } else {
-          NESSIE_RECORD(err, t117, RT_CHECK_INDEX, 0, 0, RT_GATHER, t123, v_x730_n, 0.0, 0);
-          t124 = 0;
+    const int64_t t116 = v_x1128_n;
+    const int64_t t117 = t116 > 0 ? (t116 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t118 = (uint8_t *)rt_alloc_atomic((size_t)t116 + 1);
+    int64_t *t119 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t117 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t117 > 1)
+    for (int64_t t120 = 0; t120 < t117; t120++) {
+      int64_t kept[2] = {0};
+      int64_t t123 = rt_segment_search(v_x1132_off, 0, v_x1132_n, t120 * RT_CHUNK);
+      const int64_t t120_end = (t120 + 1) * RT_CHUNK < t116 ? (t120 + 1) * RT_CHUNK : t116;
+      for (int64_t t121 = t120 * RT_CHUNK; t121 < t120_end; t121++) {
+        const int32_t t122 = (int32_t)t121;
+        while (v_x1132_off[t123 + 1] <= t121)
+          t123++;
+        const int32_t t124 = (int32_t)t123;
+        int32_t t120x0;
+        uint8_t t120x1;
+        int32_t t120x2;
+        uint8_t t120x3;
+        int t126 = 0; /* nonzero: a check below failed */
+        int t127 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1131_n;
+        int32_t t125 = t127 ? v_x1131_d[t124] : 0;
+        t126 |= !t127;
+        int32_t t128 = v_x1128_d[t122];
+        int t130 = (uint64_t)(int64_t)t128 < (uint64_t)v_x1129_n;
+        int32_t t129 = t130 ? v_x1129_d[t128] : 0;
+        t126 |= !t130;
+        uint8_t t132 = rt_lt_i(t129, t125);
+        uint8_t t134 = rt_gt_i(t129, t125);
+        if (__builtin_expect(t126 != 0, 0)) { /* again, recording the error */
+          int32_t t135;
+          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1131_n) {
+            t135 = v_x1131_d[t124];
+          } else {
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 2, 0, RT_GATHER, t124, v_x1131_n, 0.0, 0);
+            t135 = 0;
+          }
+          int32_t t136 = v_x1128_d[t122];
+          int32_t t137;
+          if ((uint64_t)(int64_t)t136 < (uint64_t)v_x1129_n) {
+            t137 = v_x1129_d[t136];
+          } else {
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t136, v_x1129_n, 0.0, 1);
+            t137 = 0;
+          }
+          uint8_t t139 = rt_lt_i(t137, t135);
+          uint8_t t141 = rt_gt_i(t137, t135);
+        }
+        t120x0 = t129;
+        t120x1 = t132;
+        t120x2 = t129;
+        t120x3 = t134;
+        uint8_t t142;
+        uint8_t t143;
+        t142 = t120x1;
+        t143 = t120x3;
+        kept[0] += t142 != 0;
+        kept[1] += t143 != 0;
+        t118[t121] = (uint8_t)((t142 != 0) << 0 | (t143 != 0) << 1);
+      }
+      t119[0 * t117 + t120] = kept[0];
+      t119[1 * t117 + t120] = kept[1];
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t118);
+      rt_free(t119);
+      goto fail;
+    }
+    int64_t t144 = 0;
+    for (int64_t t120 = 0; t120 < t117; t120++) {
+      const int64_t k = t119[0 * t117 + t120];
+      t119[0 * t117 + t120] = t144;
+      t144 += k;
+    }
+    v_x1147 = rt_value_new(rt_vec_type(RT_INT), t144);
+    int32_t *v_x1147_d = v_x1147->data.i;
+    const int64_t v_x1147_n = v_x1147->len;
+    int64_t t145 = 0;
+    for (int64_t t120 = 0; t120 < t117; t120++) {
+      const int64_t k = t119[1 * t117 + t120];
+      t119[1 * t117 + t120] = t145;
+      t145 += k;
+    }
+    v_x1149 = rt_value_new(rt_vec_type(RT_INT), t145);
+    int32_t *v_x1149_d = v_x1149->data.i;
+    const int64_t v_x1149_n = v_x1149->len;
+    v_x1151 = rt_value_new(rt_vec_type(RT_INT), v_x1132_n);
+    int32_t *v_x1151_d = v_x1151->data.i;
+    const int64_t v_x1151_n = v_x1151->len;
+    v_x1152 = rt_value_new(rt_vec_type(RT_INT), v_x1132_n);
+    int32_t *v_x1152_d = v_x1152->data.i;
+    const int64_t v_x1152_n = v_x1152->len;
+    RT_PARALLEL_FOR_IF(v_x1132_n > RT_CHUNK)
+    for (int64_t t146 = 0; t146 < v_x1132_n; t146++) {
+      int32_t in[2] = {0};
+      for (int64_t t147 = v_x1132_off[t146]; t147 < v_x1132_off[t146 + 1]; t147++) {
+        in[0] += t118[t147] >> 0 & 1;
+        in[1] += t118[t147] >> 1 & 1;
+      }
+      v_x1151_d[t146] = in[0];
+      v_x1152_d[t146] = in[1];
+    }
+    RT_PARALLEL_FOR_IF(t117 > 1)
+    for (int64_t t120 = 0; t120 < t117; t120++) {
+      int64_t at[2];
+      at[0] = t119[0 * t117 + t120];
+      at[1] = t119[1 * t117 + t120];
+      int64_t t123 = rt_segment_search(v_x1132_off, 0, v_x1132_n, t120 * RT_CHUNK);
+      const int64_t t120_end = (t120 + 1) * RT_CHUNK < t116 ? (t120 + 1) * RT_CHUNK : t116;
+      for (int64_t t121 = t120 * RT_CHUNK; t121 < t120_end; t121++) {
+        const int32_t t122 = (int32_t)t121;
+        while (v_x1132_off[t123 + 1] <= t121)
+          t123++;
+        const int32_t t124 = (int32_t)t123;
+        if (!t118[t121])
+          continue;
+        int32_t t120y0;
+        uint8_t t120y1;
+        int32_t t120y2;
+        uint8_t t120y3;
+        int t149 = 0; /* nonzero: a check below failed */
+        int t150 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1131_n;
+        int32_t t148 = t150 ? v_x1131_d[t124] : 0;
+        t149 |= !t150;
+        int32_t t151 = v_x1128_d[t122];
+        int t153 = (uint64_t)(int64_t)t151 < (uint64_t)v_x1129_n;
+        int32_t t152 = t153 ? v_x1129_d[t151] : 0;
+        t149 |= !t153;
+        uint8_t t155 = rt_lt_i(t152, t148);
+        uint8_t t157 = rt_gt_i(t152, t148);
+        if (__builtin_expect(t149 != 0, 0)) { /* again, recording the error */
+          int32_t t158;
+          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1131_n) {
+            t158 = v_x1131_d[t124];
+          } else {
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 2, 0, RT_GATHER, t124, v_x1131_n, 0.0, 2);
+            t158 = 0;
+          }
+          int32_t t159 = v_x1128_d[t122];
+          int32_t t160;
+          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1129_n) {
+            t160 = v_x1129_d[t159];
+          } else {
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1129_n, 0.0, 3);
+            t160 = 0;
+          }
+          uint8_t t162 = rt_lt_i(t160, t158);
+          uint8_t t164 = rt_gt_i(t160, t158);
+        }
+        t120y0 = t152;
+        t120y1 = t155;
+        t120y2 = t152;
+        t120y3 = t157;
+        if (t118[t121] >> 0 & 1) {
+          v_x1147_d[at[0]] = t120y0;
+          at[0]++;
+        }
+        if (t118[t121] >> 1 & 1) {
+          v_x1149_d[at[1]] = t120y2;
+          at[1]++;
         }
       }
-      v_x732_d[t117] = t120;
     }
+    rt_free(t118);
+    rt_free(t119);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x732_d = v_x732->data.i;
-    const int64_t v_x732_n = v_x732->len;
-    /* MAP */
-    {
-      const int64_t t125 = v_x733_n;
-      v_x737 = rt_value_new(rt_vec_type(RT_INT), t125);
-      int32_t *v_x737_d = v_x737->data.i;
-      const int64_t v_x737_n = v_x737->len;
-      RT_PARALLEL_FOR_IF(t125 >= RT_PARALLEL_MIN)
-      for (int64_t t126 = 0; t126 < t125; t126++) {
-        const int32_t t127 = (int32_t)t126;
-        int t130 = 0; /* nonzero: a check below failed */
-        int32_t t128 = v_x733_d[t127];
-        int t131 = (uint64_t)(int64_t)t128 < (uint64_t)v_x732_n;
-        int32_t t129 = t131 ? v_x732_d[t128] : 0;
-        t130 |= !t131;
-        if (__builtin_expect(t130 != 0, 0)) { /* again, recording the error */
-          int32_t t132 = v_x733_d[t127];
-          int32_t t133;
-          if ((uint64_t)(int64_t)t132 < (uint64_t)v_x732_n) {
-            t133 = v_x732_d[t132];
-          } else {
-            NESSIE_RECORD(err, t126, RT_CHECK_INDEX, 2, 0, RT_GATHER, t132, v_x732_n, 0.0, 1);
-            t133 = 0;
-          }
-        }
-        v_x737_d[t126] = t129;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x732 = v_x732;
-  *out_v_x737 = v_x737;
+  *out_v_x1147 = v_x1147;
+  *out_v_x1151 = v_x1151;
+  *out_v_x1149 = v_x1149;
+  *out_v_x1152 = v_x1152;
+  rt_release(v_x1148);
+  rt_release(v_x1150);
   return;
 fail:
-  rt_release(v_x732);
-  rt_release(v_x737);
+  rt_release(v_x1147);
+  rt_release(v_x1148);
+  rt_release(v_x1149);
+  rt_release(v_x1150);
+  rt_release(v_x1151);
+  rt_release(v_x1152);
 }
 
-/* K8: MAP, MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K8: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x729_d; int64_t v_x729_n;
-  int32_t *v_x730_d; int64_t v_x730_n;
-  int32_t *v_x733_d; int64_t v_x733_n;
-  int32_t *v_x732_d; int64_t v_x732_n;
-  int32_t *v_x737_d; int64_t v_x737_n;
+  int32_t *v_x1128_d; int64_t v_x1128_n;
+  int32_t *v_x1129_d; int64_t v_x1129_n;
+  int32_t *v_x1131_d; int64_t v_x1131_n;
+  const int64_t *v_x1132_off; int64_t v_x1132_n;
+  int32_t *v_x1147_d; int64_t v_x1147_n;
+  uint8_t *v_x1148_d; int64_t v_x1148_n;
+  int32_t *v_x1149_d; int64_t v_x1149_n;
+  uint8_t *v_x1150_d; int64_t v_x1150_n;
+  int32_t *v_x1151_d; int64_t v_x1151_n;
+  int32_t *v_x1152_d; int64_t v_x1152_n;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
+  uint8_t v1;
+  int32_t v2;
+  uint8_t v3;
 };
 struct K8_0_pull {
   K8_A A;
-  __device__ K8_0_V operator()(int64_t i) const {
+  static constexpr bool segment = true; /* operator() takes the segment too */
+  __device__ K8_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t136 = 0; /* nonzero: a check below failed */
-    int32_t t134 = rtg::ld_stream(&A.v_x729_d[ix]);
-    int t137 = (uint64_t)(int64_t)t134 < (uint64_t)A.v_x730_n;
-    int32_t t135 = t137 ? A.v_x730_d[t134] : 0;
-    t136 |= !t137;
-    if (__builtin_expect(t136 != 0, 0)) { /* again, recording the error */
-      int32_t t138 = rtg::ld_stream(&A.v_x729_d[ix]);
-      int32_t t139;
-      if ((uint64_t)(int64_t)t138 < (uint64_t)A.v_x730_n) {
-        t139 = A.v_x730_d[t138];
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t166 = 0; /* nonzero: a check below failed */
+    int t167 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1131_n;
+    int32_t t165 = t167 ? A.v_x1131_d[sx] : 0;
+    t166 |= !t167;
+    int32_t t168 = rtg::ld_stream(&A.v_x1128_d[ix]);
+    int t170 = (uint64_t)(int64_t)t168 < (uint64_t)A.v_x1129_n;
+    int32_t t169 = t170 ? A.v_x1129_d[t168] : 0;
+    t166 |= !t170;
+    uint8_t t172 = rt_lt_i(t169, t165);
+    uint8_t t174 = rt_gt_i(t169, t165);
+    if (__builtin_expect(t166 != 0, 0)) { /* again, recording the error */
+      int32_t t175;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1131_n) {
+        t175 = A.v_x1131_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t138, A.v_x730_n, 0.0, 0);
-        t139 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, sx, A.v_x1131_n, 0.0, 0);
+        t175 = 0;
       }
+      int32_t t176 = rtg::ld_stream(&A.v_x1128_d[ix]);
+      int32_t t177;
+      if ((uint64_t)(int64_t)t176 < (uint64_t)A.v_x1129_n) {
+        t177 = A.v_x1129_d[t176];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t176, A.v_x1129_n, 0.0, 1);
+        t177 = 0;
+      }
+      uint8_t t179 = rt_lt_i(t177, t175);
+      uint8_t t181 = rt_gt_i(t177, t175);
     }
-    return K8_0_V{t135};
+    return K8_0_V{t169, t172, t169, t174};
   }
 };
 struct K8_0_store {
   K8_A A;
-  __device__ void operator()(int64_t i, const K8_0_V &v) const {
-    A.v_x732_d[i] = v.v0;
-  }
-};
-struct alignas(8) K8_1_V {
-  int32_t v0;
-};
-struct K8_1_pull {
-  K8_A A;
-  __device__ K8_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t142 = 0; /* nonzero: a check below failed */
-    int32_t t140 = rtg::ld_stream(&A.v_x733_d[ix]);
-    int t143 = (uint64_t)(int64_t)t140 < (uint64_t)A.v_x732_n;
-    int32_t t141 = t143 ? A.v_x732_d[t140] : 0;
-    t142 |= !t143;
-    if (__builtin_expect(t142 != 0, 0)) { /* again, recording the error */
-      int32_t t144 = rtg::ld_stream(&A.v_x733_d[ix]);
-      int32_t t145;
-      if ((uint64_t)(int64_t)t144 < (uint64_t)A.v_x732_n) {
-        t145 = A.v_x732_d[t144];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t144, A.v_x732_n, 0.0, 1);
-        t145 = 0;
-      }
+  __device__ void operator()(int c, int64_t i, const K8_0_V &v) const {
+    switch (c) {
+    case 0:
+      A.v_x1147_d[i] = v.v0;
+      /* v.v1: v_x1148, read by nothing */
+      break;
+    case 1:
+      A.v_x1149_d[i] = v.v2;
+      /* v.v3: v_x1150, read by nothing */
+      break;
     }
-    return K8_1_V{t141};
   }
 };
-struct K8_1_store {
+struct K8_0_pred {
   K8_A A;
-  __device__ void operator()(int64_t i, const K8_1_V &v) const {
-    A.v_x737_d[i] = v.v0;
+  __device__ unsigned operator()(int64_t i, const K8_0_V &v) const {
+    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x729, RtValue *v_x730, RtValue *v_x733, RtValue **out_v_x732, RtValue **out_v_x737) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue *v_x1129, RtValue *v_x1131, RtValue *v_x1132, RtValue **out_v_x1147, RtValue **out_v_x1151, RtValue **out_v_x1149, RtValue **out_v_x1152) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x729_d = v_x729->data.i;
-  A.v_x729_n = v_x729->len;
-  A.v_x730_d = v_x730->data.i;
-  A.v_x730_n = v_x730->len;
-  A.v_x733_d = v_x733->data.i;
-  A.v_x733_n = v_x733->len;
-  RtValue *v_x732 = NULL;
-  RtValue *v_x737 = NULL;
-  /* MAP */
+  A.v_x1128_d = v_x1128->data.i;
+  A.v_x1128_n = v_x1128->len;
+  A.v_x1129_d = v_x1129->data.i;
+  A.v_x1129_n = v_x1129->len;
+  A.v_x1131_d = v_x1131->data.i;
+  A.v_x1131_n = v_x1131->len;
+  A.v_x1132_off = rtg_seg_offsets(v_x1132);
+  A.v_x1132_n = v_x1132->len;
+  RtValue *v_x1147 = NULL;
+  RtValue *v_x1148 = NULL;
+  RtValue *v_x1149 = NULL;
+  RtValue *v_x1150 = NULL;
+  RtValue *v_x1151 = NULL;
+  RtValue *v_x1152 = NULL;
+  /* SPLIT */
+  rtg::SplitCounts t182; /* the slots of its classes' counts */
+  int64_t t183; /* its size */
   {
-    const int64_t t146 = v_x729->len;
-    v_x732 = rtg_vec_new(RT_INT, t146);
-    A.v_x732_d = v_x732->data.i;
-    A.v_x732_n = v_x732->len;
-    rtg::map("K8", loc, K8_0_pull{A}, K8_0_store{A}, t146);
+    const int64_t t184 = v_x1128->len;
+    v_x1147 = rtg_vec_new(RT_INT, t184);
+    A.v_x1147_d = v_x1147->data.i;
+    A.v_x1147_n = v_x1147->len;
+    v_x1149 = rtg_vec_new(RT_INT, t184);
+    A.v_x1149_d = v_x1149->data.i;
+    A.v_x1149_n = v_x1149->len;
+    t183 = t184;
+    v_x1151 = rtg_vec_new(RT_INT, v_x1132->len);
+    A.v_x1151_d = v_x1151->data.i;
+    A.v_x1151_n = v_x1151->len;
+    v_x1152 = rtg_vec_new(RT_INT, v_x1132->len);
+    A.v_x1152_d = v_x1152->data.i;
+    A.v_x1152_n = v_x1152->len;
+    RtValue *const t185[2] = {
+      v_x1151,
+      v_x1152,
+    };
+    t182 = rtg::split_launch<K8_0_V, 2>("K8", loc, K8_0_pull{A}, K8_0_pred{A}, t184, K8_0_store{A}, v_x1132, t185);
   }
-  /* MAP */
   {
-    const int64_t t147 = v_x733->len;
-    v_x737 = rtg_vec_new(RT_INT, t147);
-    A.v_x737_d = v_x737->data.i;
-    A.v_x737_n = v_x737->len;
-    rtg::map("K8", loc, K8_1_pull{A}, K8_1_store{A}, t147);
+    int64_t t186[2];
+    t186[0] = rtg::filter_count(t182.at[0]);
+    t186[1] = rtg::filter_count(t182.at[1]);
+    v_x1147 = rtg_vec_fit(v_x1147, t186[0]);
+    A.v_x1147_d = v_x1147->data.i;
+    A.v_x1147_n = v_x1147->len;
+    v_x1149 = rtg_vec_fit(v_x1149, t186[1]);
+    A.v_x1149_d = v_x1149->data.i;
+    A.v_x1149_n = v_x1149->len;
   }
-  *out_v_x732 = v_x732;
-  *out_v_x737 = v_x737;
+  *out_v_x1147 = v_x1147;
+  *out_v_x1151 = v_x1151;
+  *out_v_x1149 = v_x1149;
+  *out_v_x1152 = v_x1152;
+  rt_release(v_x1148);
+  rt_release(v_x1150);
   return;
 fail:
-  rt_release(v_x732);
-  rt_release(v_x737);
+  rt_release(v_x1147);
+  rt_release(v_x1148);
+  rt_release(v_x1149);
+  rt_release(v_x1150);
+  rt_release(v_x1151);
+  rt_release(v_x1152);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x729, RtValue *v_x730, RtValue *v_x733, RtValue **out_v_x732, RtValue **out_v_x737) {
-  RtValue *vals[] = {v_x729, v_x730, v_x733};
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue *v_x1129, RtValue *v_x1131, RtValue *v_x1132, RtValue **out_v_x1147, RtValue **out_v_x1151, RtValue **out_v_x1149, RtValue **out_v_x1152) {
+  RtValue *vals[] = {v_x1128, v_x1129, v_x1131, v_x1132};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K8_host(err, loc, run, v_x729, v_x730, v_x733, out_v_x732, out_v_x737);
+  if (rtg_choose_host(vals, 4, sizes, 0)) {
+    K8_host(err, loc, run, v_x1128, v_x1129, v_x1131, v_x1132, out_v_x1147, out_v_x1151, out_v_x1149, out_v_x1152);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x729, v_x730, v_x733, out_v_x732, out_v_x737);
+    K8_gpu(err, loc, run, v_x1128, v_x1129, v_x1131, v_x1132, out_v_x1147, out_v_x1151, out_v_x1149, out_v_x1152);
   }
 }
 
 /* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x738, RtValue *v_x741, RtValue **out_v_x740, int32_t *out_v_x750, int32_t *out_v_x751) {
+static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771) {
   (void)loc;
   (void)run;
-  int32_t *v_x741_d = v_x741->data.i;
-  const int64_t v_x741_n = v_x741->len;
-  RtValue *v_x740 = NULL;
-  int32_t v_x749 = 0;
-  int32_t v_x750 = 0;
-  int32_t v_x751 = 0;
+  int32_t *v_x761_d = v_x761->data.i;
+  const int64_t v_x761_n = v_x761->len;
+  RtValue *v_x760 = NULL;
+  int32_t v_x769 = 0;
+  int32_t v_x770 = 0;
+  int32_t v_x771 = 0;
   /* MAP */
   {
-    const int64_t t148 = v_x738;
-    if (t148 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t148, 0.0, 0);
+    const int64_t t187 = v_x758;
+    if (t187 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t187, 0.0, 0);
       goto fail;
     }
-    v_x740 = rt_value_new(rt_vec_type(RT_INT), t148);
-    int32_t *v_x740_d = v_x740->data.i;
-    const int64_t v_x740_n = v_x740->len;
-    RT_PARALLEL_FOR_IF(t148 >= RT_PARALLEL_MIN)
-    for (int64_t t149 = 0; t149 < t148; t149++) {
-      const int32_t t150 = (int32_t)t149;
-      v_x740_d[t149] = 0;
+    v_x760 = rt_value_new(rt_vec_type(RT_INT), t187);
+    int32_t *v_x760_d = v_x760->data.i;
+    const int64_t v_x760_n = v_x760->len;
+    RT_PARALLEL_FOR_IF(t187 >= RT_PARALLEL_MIN)
+    for (int64_t t188 = 0; t188 < t187; t188++) {
+      const int32_t t189 = (int32_t)t188;
+      v_x760_d[t188] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x740_d = v_x740->data.i;
-    const int64_t v_x740_n = v_x740->len;
+    int32_t *v_x760_d = v_x760->data.i;
+    const int64_t v_x760_n = v_x760->len;
     /* REDUCE */
     {
-      const int64_t t151 = v_x738;
-      if (t151 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t151, 0.0, 1);
+      const int64_t t190 = v_x758;
+      if (t190 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t190, 0.0, 1);
         goto fail;
       }
-      const int64_t t152 = t151 > 0 ? (t151 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t153 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t152);
-      int32_t *t154 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t152);
-      int32_t *t155 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t152);
-      RT_PARALLEL_FOR_IF(t152 > 1)
-      for (int64_t t156 = 0; t156 < t152; t156++) {
-        int32_t t156a0;
-        int32_t t156a1;
-        int32_t t156a2;
-        t156a0 = 2147483647;
-        t156a1 = 0;
-        t156a2 = 1;
-        const int64_t t156_end = (t156 + 1) * RT_CHUNK < t151 ? (t156 + 1) * RT_CHUNK : t151;
-        for (int64_t t157 = t156 * RT_CHUNK; t157 < t156_end; t157++) {
-          const int32_t t158 = (int32_t)t157;
-          int32_t t156x0;
-          int32_t t156x1;
-          int32_t t156x2;
-          int t160 = 0; /* nonzero: a check below failed */
-          int t161 = (uint64_t)(int64_t)t158 < (uint64_t)v_x741_n;
-          int32_t t159 = t161 ? v_x741_d[t158] : 0;
-          t160 |= !t161;
-          uint8_t t163 = rt_lt_i(0, t159);
-          int32_t t164;
-          if (t163) {
-            t164 = 2147483647;
+      const int64_t t191 = t190 > 0 ? (t190 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t192 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t191);
+      int32_t *t193 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t191);
+      int32_t *t194 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t191);
+      RT_PARALLEL_FOR_IF(t191 > 1)
+      for (int64_t t195 = 0; t195 < t191; t195++) {
+        int32_t t195a0;
+        int32_t t195a1;
+        int32_t t195a2;
+        t195a0 = 2147483647;
+        t195a1 = 0;
+        t195a2 = 1;
+        const int64_t t195_end = (t195 + 1) * RT_CHUNK < t190 ? (t195 + 1) * RT_CHUNK : t190;
+        for (int64_t t196 = t195 * RT_CHUNK; t196 < t195_end; t196++) {
+          const int32_t t197 = (int32_t)t196;
+          int32_t t195x0;
+          int32_t t195x1;
+          int32_t t195x2;
+          int t199 = 0; /* nonzero: a check below failed */
+          int t200 = (uint64_t)(int64_t)t197 < (uint64_t)v_x761_n;
+          int32_t t198 = t200 ? v_x761_d[t197] : 0;
+          t199 |= !t200;
+          uint8_t t202 = rt_lt_i(0, t198);
+          int32_t t203;
+          if (t202) {
+            t203 = 2147483647;
           } else {
-            t164 = t158;
+            t203 = t197;
           }
-          if (__builtin_expect(t160 != 0, 0)) { /* again, recording the error */
-            int32_t t165;
-            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x741_n) {
-              t165 = v_x741_d[t158];
+          if (__builtin_expect(t199 != 0, 0)) { /* again, recording the error */
+            int32_t t204;
+            if ((uint64_t)(int64_t)t197 < (uint64_t)v_x761_n) {
+              t204 = v_x761_d[t197];
             } else {
-              NESSIE_RECORD(err, t157, RT_CHECK_INDEX, 2, 0, RT_GATHER, t158, v_x741_n, 0.0, 2);
-              t165 = 0;
+              NESSIE_RECORD(err, t196, RT_CHECK_INDEX, 3, 0, RT_GATHER, t197, v_x761_n, 0.0, 2);
+              t204 = 0;
             }
-            uint8_t t167 = rt_lt_i(0, t165);
-            int32_t t168;
-            if (t167) {
-              t168 = 2147483647;
+            uint8_t t206 = rt_lt_i(0, t204);
+            int32_t t207;
+            if (t206) {
+              t207 = 2147483647;
             } else {
-              t168 = t158;
+              t207 = t197;
             }
           }
-          t156x0 = t164;
-          t156x1 = 0;
-          t156x2 = t159;
-          uint8_t t170 = rt_le_i(t156a0, t156x0);
-          int32_t t171;
-          if (t170) {
-            t171 = t156a0;
+          t195x0 = t203;
+          t195x1 = 0;
+          t195x2 = t198;
+          uint8_t t209 = rt_le_i(t195a0, t195x0);
+          int32_t t210;
+          if (t209) {
+            t210 = t195a0;
           } else {
-            t171 = t156x0;
+            t210 = t195x0;
           }
-          int32_t t172;
-          if (t170) {
-            t172 = t156a1;
+          int32_t t211;
+          if (t209) {
+            t211 = t195a1;
           } else {
-            t172 = t156x1;
+            t211 = t195x1;
           }
-          int32_t t173;
-          if (t170) {
-            t173 = t156a2;
+          int32_t t212;
+          if (t209) {
+            t212 = t195a2;
           } else {
-            t173 = t156x2;
+            t212 = t195x2;
           }
-          t156a0 = t171;
-          t156a1 = t172;
-          t156a2 = t173;
+          t195a0 = t210;
+          t195a1 = t211;
+          t195a2 = t212;
         }
-        t153[t156] = t156a0;
-        t154[t156] = t156a1;
-        t155[t156] = t156a2;
+        t192[t195] = t195a0;
+        t193[t195] = t195a1;
+        t194[t195] = t195a2;
       }
-      int32_t t156t0;
-      int32_t t156t1;
-      int32_t t156t2;
-      t156t0 = 2147483647;
-      t156t1 = 0;
-      t156t2 = 1;
-      for (int64_t t156 = 0; t156 < t152; t156++) {
-        const int32_t t174 = t153[t156];
-        const int32_t t175 = t154[t156];
-        const int32_t t176 = t155[t156];
-        uint8_t t178 = rt_le_i(t156t0, t174);
-        int32_t t179;
-        if (t178) {
-          t179 = t156t0;
+      int32_t t195t0;
+      int32_t t195t1;
+      int32_t t195t2;
+      t195t0 = 2147483647;
+      t195t1 = 0;
+      t195t2 = 1;
+      for (int64_t t195 = 0; t195 < t191; t195++) {
+        const int32_t t213 = t192[t195];
+        const int32_t t214 = t193[t195];
+        const int32_t t215 = t194[t195];
+        uint8_t t217 = rt_le_i(t195t0, t213);
+        int32_t t218;
+        if (t217) {
+          t218 = t195t0;
         } else {
-          t179 = t174;
+          t218 = t213;
         }
-        int32_t t180;
-        if (t178) {
-          t180 = t156t1;
+        int32_t t219;
+        if (t217) {
+          t219 = t195t1;
         } else {
-          t180 = t175;
+          t219 = t214;
         }
-        int32_t t181;
-        if (t178) {
-          t181 = t156t2;
+        int32_t t220;
+        if (t217) {
+          t220 = t195t2;
         } else {
-          t181 = t176;
+          t220 = t215;
         }
-        t156t0 = t179;
-        t156t1 = t180;
-        t156t2 = t181;
+        t195t0 = t218;
+        t195t1 = t219;
+        t195t2 = t220;
       }
-      v_x749 = t156t0;
-      rt_free(t153);
-      v_x750 = t156t1;
-      rt_free(t154);
-      v_x751 = t156t2;
-      rt_free(t155);
+      v_x769 = t195t0;
+      rt_free(t192);
+      v_x770 = t195t1;
+      rt_free(t193);
+      v_x771 = t195t2;
+      rt_free(t194);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x740 = v_x740;
-  *out_v_x750 = v_x750;
-  *out_v_x751 = v_x751;
+  *out_v_x760 = v_x760;
+  *out_v_x770 = v_x770;
+  *out_v_x771 = v_x771;
   return;
 fail:
-  rt_release(v_x740);
+  rt_release(v_x760);
 }
 
 /* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K9_A {
   RtKernelError *err;
   int run;
-  int32_t v_x738;
-  int32_t *v_x741_d; int64_t v_x741_n;
-  int32_t *v_x740_d; int64_t v_x740_n;
-  int32_t v_x749;
-  int32_t v_x750;
-  int32_t v_x751;
+  int32_t v_x758;
+  int32_t *v_x761_d; int64_t v_x761_n;
+  int32_t *v_x760_d; int64_t v_x760_n;
+  int32_t v_x769;
+  int32_t v_x770;
+  int32_t v_x771;
 };
 struct alignas(8) K9_0_V {
   int32_t v0;
@@ -1254,7 +1400,7 @@ struct K9_0_pull {
 struct K9_0_store {
   K9_A A;
   __device__ void operator()(int64_t i, const K9_0_V &v) const {
-    A.v_x740_d[i] = v.v0;
+    A.v_x760_d[i] = v.v0;
   }
 };
 struct alignas(8) K9_1_V {
@@ -1267,59 +1413,59 @@ struct K9_1_pull {
   __device__ K9_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t183 = 0; /* nonzero: a check below failed */
-    int t184 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n;
-    int32_t t182 = t184 ? A.v_x741_d[ix] : 0;
-    t183 |= !t184;
-    uint8_t t186 = rt_lt_i(0, t182);
-    int32_t t187;
-    if (t186) {
-      t187 = 2147483647;
+    int t222 = 0; /* nonzero: a check below failed */
+    int t223 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x761_n;
+    int32_t t221 = t223 ? A.v_x761_d[ix] : 0;
+    t222 |= !t223;
+    uint8_t t225 = rt_lt_i(0, t221);
+    int32_t t226;
+    if (t225) {
+      t226 = 2147483647;
     } else {
-      t187 = ix;
+      t226 = ix;
     }
-    if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
-      int32_t t188;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x741_n) {
-        t188 = A.v_x741_d[ix];
+    if (__builtin_expect(t222 != 0, 0)) { /* again, recording the error */
+      int32_t t227;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x761_n) {
+        t227 = A.v_x761_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x741_n, 0.0, 0);
-        t188 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x761_n, 0.0, 0);
+        t227 = 0;
       }
-      uint8_t t190 = rt_lt_i(0, t188);
-      int32_t t191;
-      if (t190) {
-        t191 = 2147483647;
+      uint8_t t229 = rt_lt_i(0, t227);
+      int32_t t230;
+      if (t229) {
+        t230 = 2147483647;
       } else {
-        t191 = ix;
+        t230 = ix;
       }
     }
-    return K9_1_V{t187, 0, t182};
+    return K9_1_V{t226, 0, t221};
   }
 };
 struct K9_1_op {
   K9_A A;
   __device__ K9_1_V operator()(const K9_1_V &a, const K9_1_V &b) const {
-    uint8_t t193 = rt_le_i(a.v0, b.v0);
-    int32_t t194;
-    if (t193) {
-      t194 = a.v0;
+    uint8_t t232 = rt_le_i(a.v0, b.v0);
+    int32_t t233;
+    if (t232) {
+      t233 = a.v0;
     } else {
-      t194 = b.v0;
+      t233 = b.v0;
     }
-    int32_t t195;
-    if (t193) {
-      t195 = a.v1;
+    int32_t t234;
+    if (t232) {
+      t234 = a.v1;
     } else {
-      t195 = b.v1;
+      t234 = b.v1;
     }
-    int32_t t196;
-    if (t193) {
-      t196 = a.v2;
+    int32_t t235;
+    if (t232) {
+      t235 = a.v2;
     } else {
-      t196 = b.v2;
+      t235 = b.v2;
     }
-    return K9_1_V{t194, t195, t196};
+    return K9_1_V{t233, t234, t235};
   }
 };
 struct K9_1_check {
@@ -1339,649 +1485,413 @@ struct K9_1_ride {
     return K9_1_pull{A}(i);
   }
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x738, RtValue *v_x741, RtValue **out_v_x740, int32_t *out_v_x750, int32_t *out_v_x751, int check_site_0) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771, int check_site_0) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x738 = v_x738;
-  A.v_x741_d = v_x741->data.i;
-  A.v_x741_n = v_x741->len;
-  RtValue *v_x740 = NULL;
+  A.v_x758 = v_x758;
+  A.v_x761_d = v_x761->data.i;
+  A.v_x761_n = v_x761->len;
+  RtValue *v_x760 = NULL;
   K9_1_V *K9_1_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x749 = 0;
-  int32_t v_x750 = 0;
-  int32_t v_x751 = 0;
+  int32_t v_x769 = 0;
+  int32_t v_x770 = 0;
+  int32_t v_x771 = 0;
   /* MAP */
   {
-    const int64_t t197 = v_x738;
-    if (t197 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t197, 0.0, run, 1};
+    const int64_t t236 = v_x758;
+    if (t236 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t236, 0.0, run, 1};
       goto fail;
     }
-    v_x740 = rtg_vec_new(RT_INT, t197);
-    A.v_x740_d = v_x740->data.i;
-    A.v_x740_n = v_x740->len;
+    v_x760 = rtg_vec_new(RT_INT, t236);
+    A.v_x760_d = v_x760->data.i;
+    A.v_x760_n = v_x760->len;
     /* computed in the launch of SOAC 1 (K9_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t198 = v_x738;
-    if (t198 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t198, 0.0, run, 2};
+    const int64_t t237 = v_x758;
+    if (t237 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t237, 0.0, run, 2};
       goto fail;
     }
-    K9_1_V *t199 = rtg::reduce_to_device<false>("K9", loc, K9_1_ride{A}, K9_1_op{A}, K9_1_V{2147483647, 0, 1}, t198);
-    K9_1_value = t199;
+    K9_1_V *t238 = rtg::reduce_to_device<false>("K9", loc, K9_1_ride{A}, K9_1_op{A}, K9_1_V{2147483647, 0, 1}, t237);
+    K9_1_value = t238;
   }
   if (!rtg::check_result("K9", loc, K9_1_value, K9_1_check{{check_site_0}}, K9_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K9_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x740 = v_x740;
-  *out_v_x750 = v_x750;
-  *out_v_x751 = v_x751;
+  *out_v_x760 = v_x760;
+  *out_v_x770 = v_x770;
+  *out_v_x771 = v_x771;
   return;
 fail:
-  rt_release(v_x740);
+  rt_release(v_x760);
   rtg_free(K9_1_value);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x738, RtValue *v_x741, RtValue **out_v_x740, int32_t *out_v_x750, int32_t *out_v_x751, int check_site_0) {
-  RtValue *vals[] = {v_x741};
-  const int64_t sizes[] = {(int64_t)v_x738, (int64_t)v_x738};
+static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771, int check_site_0) {
+  RtValue *vals[] = {v_x761};
+  const int64_t sizes[] = {(int64_t)v_x758, (int64_t)v_x758};
   if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K9_host(err, loc, run, v_x738, v_x741, out_v_x740, out_v_x750, out_v_x751);
+    K9_host(err, loc, run, v_x758, v_x761, out_v_x760, out_v_x770, out_v_x771);
     if (err->index == INT64_MAX) {
-      K9_1_V t200;
-      memset(&t200, 0, sizeof t200);
-      t200.v1 = *out_v_x750;
-      t200.v2 = *out_v_x751;
-      (void)K9_1_check{{check_site_0}}(t200, err, run);
+      K9_1_V t239;
+      memset(&t239, 0, sizeof t239);
+      t239.v1 = *out_v_x770;
+      t239.v2 = *out_v_x771;
+      (void)K9_1_check{{check_site_0}}(t239, err, run);
     }
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x738, v_x741, out_v_x740, out_v_x750, out_v_x751, check_site_0);
+    K9_gpu(err, loc, run, v_x758, v_x761, out_v_x760, out_v_x770, out_v_x771, check_site_0);
   }
 }
 
-/* K10: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x753, RtValue *v_x756, RtValue *v_x766, RtValue **out_v_x762, RtValue **out_v_x770, RtValue **out_v_x776, RtValue **out_v_x783) {
+/* K10: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
   (void)loc;
   (void)run;
-  int32_t *v_x752_d = v_x752->data.i;
-  const int64_t v_x752_n = v_x752->len;
-  int32_t *v_x753_d = v_x753->data.i;
-  const int64_t v_x753_n = v_x753->len;
-  int32_t *v_x756_d = v_x756->data.i;
-  const int64_t v_x756_n = v_x756->len;
-  const int64_t *v_x766_off = rt_seg_offsets(v_x766);
-  const int64_t v_x766_n = v_x766->len;
-  RtValue *v_x762 = NULL;
-  RtValue *v_x763 = NULL;
-  RtValue *v_x776 = NULL;
+  int32_t *v_x772_d = v_x772->data.i;
+  const int64_t v_x772_n = v_x772->len;
+  int32_t *v_x775_d = v_x775->data.i;
+  const int64_t v_x775_n = v_x775->len;
   RtValue *v_x777 = NULL;
-  RtValue *v_x770 = NULL;
-  RtValue *v_x783 = NULL;
-  /* SPLIT */
+  /* MAP */
   {
-    const int64_t t201 = v_x756_n;
-    const int64_t t202 = t201 > 0 ? (t201 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t203 = (uint8_t *)rt_alloc_atomic((size_t)t201 + 1);
-    int64_t *t204 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t202 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t202 > 1)
-    for (int64_t t205 = 0; t205 < t202; t205++) {
-      int64_t kept[2] = {0};
-      const int64_t t205_end = (t205 + 1) * RT_CHUNK < t201 ? (t205 + 1) * RT_CHUNK : t201;
-      for (int64_t t206 = t205 * RT_CHUNK; t206 < t205_end; t206++) {
-        const int32_t t207 = (int32_t)t206;
-        int32_t t205x0;
-        uint8_t t205x1;
-        int32_t t205x2;
-        uint8_t t205x3;
-        int t209 = 0; /* nonzero: a check below failed */
-        int t210 = (uint64_t)(int64_t)t207 < (uint64_t)v_x752_n;
-        int32_t t208 = t210 ? v_x752_d[t207] : 0;
-        t209 |= !t210;
-        int t212 = (uint64_t)(int64_t)t208 < (uint64_t)v_x753_n;
-        int32_t t211 = t212 ? v_x753_d[t208] : 0;
-        t209 |= !t212;
-        int32_t t213 = v_x756_d[t207];
-        uint8_t t215 = rt_lt_i(t213, t211);
-        uint8_t t217 = rt_gt_i(t213, t211);
-        if (__builtin_expect(t209 != 0, 0)) { /* again, recording the error */
-          int32_t t218;
-          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x752_n) {
-            t218 = v_x752_d[t207];
-          } else {
-            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x752_n, 0.0, 0);
-            t218 = 0;
-          }
-          int32_t t219;
-          if ((uint64_t)(int64_t)t218 < (uint64_t)v_x753_n) {
-            t219 = v_x753_d[t218];
-          } else {
-            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x753_n, 0.0, 1);
-            t219 = 0;
-          }
-          int32_t t220 = v_x756_d[t207];
-          uint8_t t222 = rt_lt_i(t220, t219);
-          uint8_t t224 = rt_gt_i(t220, t219);
-        }
-        t205x0 = t213;
-        t205x1 = t215;
-        t205x2 = t213;
-        t205x3 = t217;
-        uint8_t t225;
-        uint8_t t226;
-        t225 = t205x1;
-        t226 = t205x3;
-        kept[0] += t225 != 0;
-        kept[1] += t226 != 0;
-        t203[t206] = (uint8_t)((t225 != 0) << 0 | (t226 != 0) << 1);
-      }
-      t204[0 * t202 + t205] = kept[0];
-      t204[1 * t202 + t205] = kept[1];
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t203);
-      rt_free(t204);
-      goto fail;
-    }
-    int64_t t227 = 0;
-    for (int64_t t205 = 0; t205 < t202; t205++) {
-      const int64_t k = t204[0 * t202 + t205];
-      t204[0 * t202 + t205] = t227;
-      t227 += k;
-    }
-    v_x762 = rt_value_new(rt_vec_type(RT_INT), t227);
-    int32_t *v_x762_d = v_x762->data.i;
-    const int64_t v_x762_n = v_x762->len;
-    int64_t t228 = 0;
-    for (int64_t t205 = 0; t205 < t202; t205++) {
-      const int64_t k = t204[1 * t202 + t205];
-      t204[1 * t202 + t205] = t228;
-      t228 += k;
-    }
-    v_x776 = rt_value_new(rt_vec_type(RT_INT), t228);
-    int32_t *v_x776_d = v_x776->data.i;
-    const int64_t v_x776_n = v_x776->len;
-    v_x770 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
-    int32_t *v_x770_d = v_x770->data.i;
-    const int64_t v_x770_n = v_x770->len;
-    v_x783 = rt_value_new(rt_vec_type(RT_INT), v_x766_n);
-    int32_t *v_x783_d = v_x783->data.i;
-    const int64_t v_x783_n = v_x783->len;
-    RT_PARALLEL_FOR_IF(v_x766_n > RT_CHUNK)
-    for (int64_t t229 = 0; t229 < v_x766_n; t229++) {
-      int32_t in[2] = {0};
-      for (int64_t t230 = v_x766_off[t229]; t230 < v_x766_off[t229 + 1]; t230++) {
-        in[0] += t203[t230] >> 0 & 1;
-        in[1] += t203[t230] >> 1 & 1;
-      }
-      v_x770_d[t229] = in[0];
-      v_x783_d[t229] = in[1];
-    }
-    RT_PARALLEL_FOR_IF(t202 > 1)
-    for (int64_t t205 = 0; t205 < t202; t205++) {
-      int64_t at[2];
-      at[0] = t204[0 * t202 + t205];
-      at[1] = t204[1 * t202 + t205];
-      const int64_t t205_end = (t205 + 1) * RT_CHUNK < t201 ? (t205 + 1) * RT_CHUNK : t201;
-      for (int64_t t206 = t205 * RT_CHUNK; t206 < t205_end; t206++) {
-        const int32_t t207 = (int32_t)t206;
-        if (!t203[t206])
-          continue;
-        int32_t t205y0;
-        uint8_t t205y1;
-        int32_t t205y2;
-        uint8_t t205y3;
-        int t232 = 0; /* nonzero: a check below failed */
-        int t233 = (uint64_t)(int64_t)t207 < (uint64_t)v_x752_n;
-        int32_t t231 = t233 ? v_x752_d[t207] : 0;
-        t232 |= !t233;
-        int t235 = (uint64_t)(int64_t)t231 < (uint64_t)v_x753_n;
-        int32_t t234 = t235 ? v_x753_d[t231] : 0;
-        t232 |= !t235;
-        int32_t t236 = v_x756_d[t207];
-        uint8_t t238 = rt_lt_i(t236, t234);
-        uint8_t t240 = rt_gt_i(t236, t234);
-        if (__builtin_expect(t232 != 0, 0)) { /* again, recording the error */
-          int32_t t241;
-          if ((uint64_t)(int64_t)t207 < (uint64_t)v_x752_n) {
-            t241 = v_x752_d[t207];
-          } else {
-            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x752_n, 0.0, 2);
-            t241 = 0;
-          }
-          int32_t t242;
-          if ((uint64_t)(int64_t)t241 < (uint64_t)v_x753_n) {
-            t242 = v_x753_d[t241];
-          } else {
-            NESSIE_RECORD(err, t206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x753_n, 0.0, 3);
-            t242 = 0;
-          }
-          int32_t t243 = v_x756_d[t207];
-          uint8_t t245 = rt_lt_i(t243, t242);
-          uint8_t t247 = rt_gt_i(t243, t242);
-        }
-        t205y0 = t236;
-        t205y1 = t238;
-        t205y2 = t236;
-        t205y3 = t240;
-        if (t203[t206] >> 0 & 1) {
-          v_x762_d[at[0]] = t205y0;
-          at[0]++;
-        }
-        if (t203[t206] >> 1 & 1) {
-          v_x776_d[at[1]] = t205y2;
-          at[1]++;
+    const int64_t t240 = v_x772_n;
+    v_x777 = rt_value_new(rt_vec_type(RT_INT), t240);
+    int32_t *v_x777_d = v_x777->data.i;
+    const int64_t v_x777_n = v_x777->len;
+    RT_PARALLEL_FOR_IF(t240 >= RT_PARALLEL_MIN)
+    for (int64_t t241 = 0; t241 < t240; t241++) {
+      const int32_t t242 = (int32_t)t241;
+      int t245 = 0; /* nonzero: a check below failed */
+      int32_t t243 = v_x772_d[t242];
+      int t246 = (uint64_t)(int64_t)t243 < (uint64_t)v_x775_n;
+      int32_t t244 = t246 ? v_x775_d[t243] : 0;
+      t245 |= !t246;
+      if (__builtin_expect(t245 != 0, 0)) { /* again, recording the error */
+        int32_t t247 = v_x772_d[t242];
+        int32_t t248;
+        if ((uint64_t)(int64_t)t247 < (uint64_t)v_x775_n) {
+          t248 = v_x775_d[t247];
+        } else {
+          NESSIE_RECORD(err, t241, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, v_x775_n, 0.0, 0);
+          t248 = 0;
         }
       }
+      v_x777_d[t241] = t244;
     }
-    rt_free(t203);
-    rt_free(t204);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x762 = v_x762;
-  *out_v_x770 = v_x770;
-  *out_v_x776 = v_x776;
-  *out_v_x783 = v_x783;
-  rt_release(v_x763);
-  rt_release(v_x777);
+  *out_v_x777 = v_x777;
   return;
 fail:
-  rt_release(v_x762);
-  rt_release(v_x763);
-  rt_release(v_x776);
   rt_release(v_x777);
-  rt_release(v_x770);
-  rt_release(v_x783);
 }
 
-/* K10: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K10: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K10_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x752_d; int64_t v_x752_n;
-  int32_t *v_x753_d; int64_t v_x753_n;
-  int32_t *v_x756_d; int64_t v_x756_n;
-  const int64_t *v_x766_off; int64_t v_x766_n;
-  int32_t *v_x762_d; int64_t v_x762_n;
-  uint8_t *v_x763_d; int64_t v_x763_n;
-  int32_t *v_x776_d; int64_t v_x776_n;
-  uint8_t *v_x777_d; int64_t v_x777_n;
-  int32_t *v_x770_d; int64_t v_x770_n;
-  int32_t *v_x783_d; int64_t v_x783_n;
+  int32_t *v_x772_d; int64_t v_x772_n;
+  int32_t *v_x775_d; int64_t v_x775_n;
+  int32_t *v_x777_d; int64_t v_x777_n;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
-  uint8_t v1;
-  int32_t v2;
-  uint8_t v3;
 };
 struct K10_0_pull {
   K10_A A;
   __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t249 = 0; /* nonzero: a check below failed */
-    int t250 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x752_n;
-    int32_t t248 = t250 ? rtg::ld_stream(&A.v_x752_d[ix]) : 0;
-    t249 |= !t250;
-    int t252 = (uint64_t)(int64_t)t248 < (uint64_t)A.v_x753_n;
-    int32_t t251 = t252 ? A.v_x753_d[t248] : 0;
-    t249 |= !t252;
-    int32_t t253 = rtg::ld_stream(&A.v_x756_d[ix]);
-    uint8_t t255 = rt_lt_i(t253, t251);
-    uint8_t t257 = rt_gt_i(t253, t251);
-    if (__builtin_expect(t249 != 0, 0)) { /* again, recording the error */
-      int32_t t258;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x752_n) {
-        t258 = rtg::ld_stream(&A.v_x752_d[ix]);
+    int t251 = 0; /* nonzero: a check below failed */
+    int32_t t249 = rtg::ld_stream(&A.v_x772_d[ix]);
+    int t252 = (uint64_t)(int64_t)t249 < (uint64_t)A.v_x775_n;
+    int32_t t250 = t252 ? A.v_x775_d[t249] : 0;
+    t251 |= !t252;
+    if (__builtin_expect(t251 != 0, 0)) { /* again, recording the error */
+      int32_t t253 = rtg::ld_stream(&A.v_x772_d[ix]);
+      int32_t t254;
+      if ((uint64_t)(int64_t)t253 < (uint64_t)A.v_x775_n) {
+        t254 = A.v_x775_d[t253];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x752_n, 0.0, 0);
-        t258 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, A.v_x775_n, 0.0, 0);
+        t254 = 0;
       }
-      int32_t t259;
-      if ((uint64_t)(int64_t)t258 < (uint64_t)A.v_x753_n) {
-        t259 = A.v_x753_d[t258];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, A.v_x753_n, 0.0, 1);
-        t259 = 0;
-      }
-      int32_t t260 = rtg::ld_stream(&A.v_x756_d[ix]);
-      uint8_t t262 = rt_lt_i(t260, t259);
-      uint8_t t264 = rt_gt_i(t260, t259);
     }
-    return K10_0_V{t253, t255, t253, t257};
+    return K10_0_V{t250};
   }
 };
 struct K10_0_store {
   K10_A A;
-  __device__ void operator()(int c, int64_t i, const K10_0_V &v) const {
-    switch (c) {
-    case 0:
-      A.v_x762_d[i] = v.v0;
-      /* v.v1: v_x763, read by nothing */
-      break;
-    case 1:
-      A.v_x776_d[i] = v.v2;
-      /* v.v3: v_x777, read by nothing */
-      break;
-    }
+  __device__ void operator()(int64_t i, const K10_0_V &v) const {
+    A.v_x777_d[i] = v.v0;
   }
 };
-struct K10_0_pred {
-  K10_A A;
-  __device__ unsigned operator()(int64_t i, const K10_0_V &v) const {
-    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
-  }
-};
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x753, RtValue *v_x756, RtValue *v_x766, RtValue **out_v_x762, RtValue **out_v_x770, RtValue **out_v_x776, RtValue **out_v_x783) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x752_d = v_x752->data.i;
-  A.v_x752_n = v_x752->len;
-  A.v_x753_d = v_x753->data.i;
-  A.v_x753_n = v_x753->len;
-  A.v_x756_d = v_x756->data.i;
-  A.v_x756_n = v_x756->len;
-  A.v_x766_off = rtg_seg_offsets(v_x766);
-  A.v_x766_n = v_x766->len;
-  RtValue *v_x762 = NULL;
-  RtValue *v_x763 = NULL;
-  RtValue *v_x776 = NULL;
+  A.v_x772_d = v_x772->data.i;
+  A.v_x772_n = v_x772->len;
+  A.v_x775_d = v_x775->data.i;
+  A.v_x775_n = v_x775->len;
   RtValue *v_x777 = NULL;
-  RtValue *v_x770 = NULL;
-  RtValue *v_x783 = NULL;
-  /* SPLIT */
-  rtg::SplitCounts t265; /* the slots of its classes' counts */
-  int64_t t266; /* its size */
+  /* MAP */
   {
-    const int64_t t267 = v_x756->len;
-    v_x762 = rtg_vec_new(RT_INT, t267);
-    A.v_x762_d = v_x762->data.i;
-    A.v_x762_n = v_x762->len;
-    v_x776 = rtg_vec_new(RT_INT, t267);
-    A.v_x776_d = v_x776->data.i;
-    A.v_x776_n = v_x776->len;
-    t266 = t267;
-    v_x770 = rtg_vec_new(RT_INT, v_x766->len);
-    A.v_x770_d = v_x770->data.i;
-    A.v_x770_n = v_x770->len;
-    v_x783 = rtg_vec_new(RT_INT, v_x766->len);
-    A.v_x783_d = v_x783->data.i;
-    A.v_x783_n = v_x783->len;
-    RtValue *const t268[2] = {
-      v_x770,
-      v_x783,
-    };
-    t265 = rtg::split_launch<K10_0_V, 2>("K10", loc, K10_0_pull{A}, K10_0_pred{A}, t267, K10_0_store{A}, v_x766, t268);
+    const int64_t t255 = v_x772->len;
+    v_x777 = rtg_vec_new(RT_INT, t255);
+    A.v_x777_d = v_x777->data.i;
+    A.v_x777_n = v_x777->len;
+    rtg::map("K10", loc, K10_0_pull{A}, K10_0_store{A}, t255);
   }
-  {
-    int64_t t269[2];
-    t269[0] = rtg::filter_count(t265.at[0]);
-    t269[1] = rtg::filter_count(t265.at[1]);
-    v_x762 = rtg_vec_fit(v_x762, t269[0]);
-    A.v_x762_d = v_x762->data.i;
-    A.v_x762_n = v_x762->len;
-    v_x776 = rtg_vec_fit(v_x776, t269[1]);
-    A.v_x776_d = v_x776->data.i;
-    A.v_x776_n = v_x776->len;
-  }
-  *out_v_x762 = v_x762;
-  *out_v_x770 = v_x770;
-  *out_v_x776 = v_x776;
-  *out_v_x783 = v_x783;
-  rt_release(v_x763);
-  rt_release(v_x777);
+  *out_v_x777 = v_x777;
   return;
 fail:
-  rt_release(v_x762);
-  rt_release(v_x763);
-  rt_release(v_x776);
   rt_release(v_x777);
-  rt_release(v_x770);
-  rt_release(v_x783);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x753, RtValue *v_x756, RtValue *v_x766, RtValue **out_v_x762, RtValue **out_v_x770, RtValue **out_v_x776, RtValue **out_v_x783) {
-  RtValue *vals[] = {v_x752, v_x753, v_x756, v_x766};
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
+  RtValue *vals[] = {v_x772, v_x775};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K10_host(err, loc, run, v_x752, v_x753, v_x756, v_x766, out_v_x762, out_v_x770, out_v_x776, out_v_x783);
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K10_host(err, loc, run, v_x772, v_x775, out_v_x777);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x752, v_x753, v_x756, v_x766, out_v_x762, out_v_x770, out_v_x776, out_v_x783);
+    K10_gpu(err, loc, run, v_x772, v_x775, out_v_x777);
   }
 }
 
 /* K11: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x785, int32_t v_x786, RtValue **out_v_x788, RtValue **out_v_x792) {
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   (void)loc;
   (void)run;
-  int32_t *v_x784_d = v_x784->data.i;
-  const int64_t v_x784_n = v_x784->len;
-  int32_t *v_x785_d = v_x785->data.i;
-  const int64_t v_x785_n = v_x785->len;
-  (void)v_x785_n; /* v_x785's length is v_x784's */
-  RtValue *v_x788 = NULL;
-  RtValue *v_x792 = NULL;
+  int32_t *v_x778_d = v_x778->data.i;
+  const int64_t v_x778_n = v_x778->len;
+  int32_t *v_x779_d = v_x779->data.i;
+  const int64_t v_x779_n = v_x779->len;
+  (void)v_x779_n; /* v_x779's length is v_x778's */
+  RtValue *v_x782 = NULL;
+  RtValue *v_x786 = NULL;
   /* MAP */
   {
-    const int64_t t270 = v_x786;
-    if (t270 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t270, 0.0, 0);
+    const int64_t t256 = v_x780;
+    if (t256 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t256, 0.0, 0);
       goto fail;
     }
-    v_x788 = rt_value_new(rt_vec_type(RT_INT), t270);
-    int32_t *v_x788_d = v_x788->data.i;
-    const int64_t v_x788_n = v_x788->len;
-    RT_PARALLEL_FOR_IF(t270 >= RT_PARALLEL_MIN)
-    for (int64_t t271 = 0; t271 < t270; t271++) {
-      const int32_t t272 = (int32_t)t271;
-      int t277 = 0; /* nonzero: a check below failed */
-      uint8_t t274 = rt_lt_i(t272, (int32_t)v_x784_n);
-      int32_t t275;
-      if (t274) {
-        int t278 = (uint64_t)(int64_t)t272 < (uint64_t)v_x784_n;
-        int32_t t276 = t278 ? v_x784_d[t272] : 0;
-        t277 |= !t278;
-        t275 = t276;
+    v_x782 = rt_value_new(rt_vec_type(RT_INT), t256);
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
+    RT_PARALLEL_FOR_IF(t256 >= RT_PARALLEL_MIN)
+    for (int64_t t257 = 0; t257 < t256; t257++) {
+      const int32_t t258 = (int32_t)t257;
+      int t263 = 0; /* nonzero: a check below failed */
+      uint8_t t260 = rt_lt_i(t258, (int32_t)v_x778_n);
+      int32_t t261;
+      if (t260) {
+        int t264 = (uint64_t)(int64_t)t258 < (uint64_t)v_x778_n;
+        int32_t t262 = t264 ? v_x778_d[t258] : 0;
+        t263 |= !t264;
+        t261 = t262;
       } else {
-        int32_t t280 = rt_sub_i(t272, (int32_t)v_x784_n);
-        int t282 = (uint64_t)(int64_t)t280 < (uint64_t)v_x784_n;
-        int32_t t281 = t282 ? v_x785_d[t280] : 0;
-        t277 |= !t282;
-        t275 = t281;
+        int32_t t266 = rt_sub_i(t258, (int32_t)v_x778_n);
+        int t268 = (uint64_t)(int64_t)t266 < (uint64_t)v_x778_n;
+        int32_t t267 = t268 ? v_x779_d[t266] : 0;
+        t263 |= !t268;
+        t261 = t267;
       }
-      if (__builtin_expect(t277 != 0, 0)) { /* again, recording the error */
-        uint8_t t284 = rt_lt_i(t272, (int32_t)v_x784_n);
-        int32_t t285;
-        if (t284) {
-          int32_t t286;
-          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x784_n) {
-            t286 = v_x784_d[t272];
+      if (__builtin_expect(t263 != 0, 0)) { /* again, recording the error */
+        uint8_t t270 = rt_lt_i(t258, (int32_t)v_x778_n);
+        int32_t t271;
+        if (t270) {
+          int32_t t272;
+          if ((uint64_t)(int64_t)t258 < (uint64_t)v_x778_n) {
+            t272 = v_x778_d[t258];
           } else {
-            NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x784_n, 0.0, 1);
-            t286 = 0;
+            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x778_n, 0.0, 1);
+            t272 = 0;
           }
-          t285 = t286;
+          t271 = t272;
         } else {
-          int32_t t288 = rt_sub_i(t272, (int32_t)v_x784_n);
-          int32_t t289;
-          if ((uint64_t)(int64_t)t288 < (uint64_t)v_x784_n) {
-            t289 = v_x785_d[t288];
+          int32_t t274 = rt_sub_i(t258, (int32_t)v_x778_n);
+          int32_t t275;
+          if ((uint64_t)(int64_t)t274 < (uint64_t)v_x778_n) {
+            t275 = v_x779_d[t274];
           } else {
-            NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t288, v_x784_n, 0.0, 2);
-            t289 = 0;
+            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x778_n, 0.0, 2);
+            t275 = 0;
           }
-          t285 = t289;
+          t271 = t275;
         }
       }
-      v_x788_d[t271] = t275;
+      v_x782_d[t257] = t261;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x788_d = v_x788->data.i;
-    const int64_t v_x788_n = v_x788->len;
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
     /* SCAN */
     {
-      const int64_t t290 = v_x786;
-      if (t290 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t290, 0.0, 3);
+      const int64_t t276 = v_x780;
+      if (t276 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t276, 0.0, 3);
         goto fail;
       }
-      const int64_t t291 = t290 > 0 ? (t290 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t292 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t291);
-      RT_PARALLEL_FOR_IF(t291 > 1)
-      for (int64_t t293 = 0; t293 < t291; t293++) {
-        int32_t t293a0;
-        t293a0 = 0;
-        const int64_t t293_end = (t293 + 1) * RT_CHUNK < t290 ? (t293 + 1) * RT_CHUNK : t290;
-        for (int64_t t294 = t293 * RT_CHUNK; t294 < t293_end; t294++) {
-          const int32_t t295 = (int32_t)t294;
-          int32_t t293x0;
-          int t300 = 0; /* nonzero: a check below failed */
-          uint8_t t297 = rt_lt_i(t295, (int32_t)v_x784_n);
-          int32_t t298;
-          if (t297) {
-            int t301 = (uint64_t)(int64_t)t295 < (uint64_t)v_x784_n;
-            int32_t t299 = t301 ? v_x784_d[t295] : 0;
-            t300 |= !t301;
-            t298 = t299;
+      const int64_t t277 = t276 > 0 ? (t276 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t278 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t277);
+      RT_PARALLEL_FOR_IF(t277 > 1)
+      for (int64_t t279 = 0; t279 < t277; t279++) {
+        int32_t t279a0;
+        t279a0 = 0;
+        const int64_t t279_end = (t279 + 1) * RT_CHUNK < t276 ? (t279 + 1) * RT_CHUNK : t276;
+        for (int64_t t280 = t279 * RT_CHUNK; t280 < t279_end; t280++) {
+          const int32_t t281 = (int32_t)t280;
+          int32_t t279x0;
+          int t286 = 0; /* nonzero: a check below failed */
+          uint8_t t283 = rt_lt_i(t281, (int32_t)v_x778_n);
+          int32_t t284;
+          if (t283) {
+            int t287 = (uint64_t)(int64_t)t281 < (uint64_t)v_x778_n;
+            int32_t t285 = t287 ? v_x778_d[t281] : 0;
+            t286 |= !t287;
+            t284 = t285;
           } else {
-            int32_t t303 = rt_sub_i(t295, (int32_t)v_x784_n);
-            int t305 = (uint64_t)(int64_t)t303 < (uint64_t)v_x784_n;
-            int32_t t304 = t305 ? v_x785_d[t303] : 0;
-            t300 |= !t305;
-            t298 = t304;
+            int32_t t289 = rt_sub_i(t281, (int32_t)v_x778_n);
+            int t291 = (uint64_t)(int64_t)t289 < (uint64_t)v_x778_n;
+            int32_t t290 = t291 ? v_x779_d[t289] : 0;
+            t286 |= !t291;
+            t284 = t290;
           }
-          if (__builtin_expect(t300 != 0, 0)) { /* again, recording the error */
-            uint8_t t307 = rt_lt_i(t295, (int32_t)v_x784_n);
-            int32_t t308;
-            if (t307) {
-              int32_t t309;
-              if ((uint64_t)(int64_t)t295 < (uint64_t)v_x784_n) {
-                t309 = v_x784_d[t295];
+          if (__builtin_expect(t286 != 0, 0)) { /* again, recording the error */
+            uint8_t t293 = rt_lt_i(t281, (int32_t)v_x778_n);
+            int32_t t294;
+            if (t293) {
+              int32_t t295;
+              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x778_n) {
+                t295 = v_x778_d[t281];
               } else {
-                NESSIE_RECORD(err, t294, RT_CHECK_INDEX, 0, 0, RT_GATHER, t295, v_x784_n, 0.0, 4);
-                t309 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 4);
+                t295 = 0;
               }
-              t308 = t309;
+              t294 = t295;
             } else {
-              int32_t t311 = rt_sub_i(t295, (int32_t)v_x784_n);
-              int32_t t312;
-              if ((uint64_t)(int64_t)t311 < (uint64_t)v_x784_n) {
-                t312 = v_x785_d[t311];
+              int32_t t297 = rt_sub_i(t281, (int32_t)v_x778_n);
+              int32_t t298;
+              if ((uint64_t)(int64_t)t297 < (uint64_t)v_x778_n) {
+                t298 = v_x779_d[t297];
               } else {
-                NESSIE_RECORD(err, t294, RT_CHECK_INDEX, 0, 0, RT_GATHER, t311, v_x784_n, 0.0, 5);
-                t312 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x778_n, 0.0, 5);
+                t298 = 0;
               }
-              t308 = t312;
+              t294 = t298;
             }
           }
-          t293x0 = t298;
-          int32_t t314 = rt_add_i(t293a0, t293x0);
-          t293a0 = t314;
+          t279x0 = t284;
+          int32_t t300 = rt_add_i(t279a0, t279x0);
+          t279a0 = t300;
         }
-        t292[t293] = t293a0;
+        t278[t279] = t279a0;
       }
-      int32_t t293t0;
-      t293t0 = 0;
-      for (int64_t t293 = 0; t293 < t291; t293++) {
-        const int32_t t315 = t292[t293];
-        t292[t293] = t293t0;
-        int32_t t317 = rt_add_i(t293t0, t315);
-        t293t0 = t317;
+      int32_t t279t0;
+      t279t0 = 0;
+      for (int64_t t279 = 0; t279 < t277; t279++) {
+        const int32_t t301 = t278[t279];
+        t278[t279] = t279t0;
+        int32_t t303 = rt_add_i(t279t0, t301);
+        t279t0 = t303;
       }
-      v_x792 = rt_value_new(rt_vec_type(RT_INT), t290);
-      int32_t *v_x792_d = v_x792->data.i;
-      const int64_t v_x792_n = v_x792->len;
-      RT_PARALLEL_FOR_IF(t291 > 1)
-      for (int64_t t293 = 0; t293 < t291; t293++) {
-        int32_t t293p0;
-        t293p0 = t292[t293];
-        const int64_t t293_end = (t293 + 1) * RT_CHUNK < t290 ? (t293 + 1) * RT_CHUNK : t290;
-        for (int64_t t294 = t293 * RT_CHUNK; t294 < t293_end; t294++) {
-          const int32_t t295 = (int32_t)t294;
-          v_x792_d[t294] = t293p0;
-          int32_t t293y0;
-          int t322 = 0; /* nonzero: a check below failed */
-          uint8_t t319 = rt_lt_i(t295, (int32_t)v_x784_n);
-          int32_t t320;
-          if (t319) {
-            int t323 = (uint64_t)(int64_t)t295 < (uint64_t)v_x784_n;
-            int32_t t321 = t323 ? v_x784_d[t295] : 0;
-            t322 |= !t323;
-            t320 = t321;
+      v_x786 = rt_value_new(rt_vec_type(RT_INT), t276);
+      int32_t *v_x786_d = v_x786->data.i;
+      const int64_t v_x786_n = v_x786->len;
+      RT_PARALLEL_FOR_IF(t277 > 1)
+      for (int64_t t279 = 0; t279 < t277; t279++) {
+        int32_t t279p0;
+        t279p0 = t278[t279];
+        const int64_t t279_end = (t279 + 1) * RT_CHUNK < t276 ? (t279 + 1) * RT_CHUNK : t276;
+        for (int64_t t280 = t279 * RT_CHUNK; t280 < t279_end; t280++) {
+          const int32_t t281 = (int32_t)t280;
+          v_x786_d[t280] = t279p0;
+          int32_t t279y0;
+          int t308 = 0; /* nonzero: a check below failed */
+          uint8_t t305 = rt_lt_i(t281, (int32_t)v_x778_n);
+          int32_t t306;
+          if (t305) {
+            int t309 = (uint64_t)(int64_t)t281 < (uint64_t)v_x778_n;
+            int32_t t307 = t309 ? v_x778_d[t281] : 0;
+            t308 |= !t309;
+            t306 = t307;
           } else {
-            int32_t t325 = rt_sub_i(t295, (int32_t)v_x784_n);
-            int t327 = (uint64_t)(int64_t)t325 < (uint64_t)v_x784_n;
-            int32_t t326 = t327 ? v_x785_d[t325] : 0;
-            t322 |= !t327;
-            t320 = t326;
+            int32_t t311 = rt_sub_i(t281, (int32_t)v_x778_n);
+            int t313 = (uint64_t)(int64_t)t311 < (uint64_t)v_x778_n;
+            int32_t t312 = t313 ? v_x779_d[t311] : 0;
+            t308 |= !t313;
+            t306 = t312;
           }
-          if (__builtin_expect(t322 != 0, 0)) { /* again, recording the error */
-            uint8_t t329 = rt_lt_i(t295, (int32_t)v_x784_n);
-            int32_t t330;
-            if (t329) {
-              int32_t t331;
-              if ((uint64_t)(int64_t)t295 < (uint64_t)v_x784_n) {
-                t331 = v_x784_d[t295];
+          if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
+            uint8_t t315 = rt_lt_i(t281, (int32_t)v_x778_n);
+            int32_t t316;
+            if (t315) {
+              int32_t t317;
+              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x778_n) {
+                t317 = v_x778_d[t281];
               } else {
-                NESSIE_RECORD(err, t294, RT_CHECK_INDEX, 0, 0, RT_GATHER, t295, v_x784_n, 0.0, 6);
-                t331 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 6);
+                t317 = 0;
               }
-              t330 = t331;
+              t316 = t317;
             } else {
-              int32_t t333 = rt_sub_i(t295, (int32_t)v_x784_n);
-              int32_t t334;
-              if ((uint64_t)(int64_t)t333 < (uint64_t)v_x784_n) {
-                t334 = v_x785_d[t333];
+              int32_t t319 = rt_sub_i(t281, (int32_t)v_x778_n);
+              int32_t t320;
+              if ((uint64_t)(int64_t)t319 < (uint64_t)v_x778_n) {
+                t320 = v_x779_d[t319];
               } else {
-                NESSIE_RECORD(err, t294, RT_CHECK_INDEX, 0, 0, RT_GATHER, t333, v_x784_n, 0.0, 7);
-                t334 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x778_n, 0.0, 7);
+                t320 = 0;
               }
-              t330 = t334;
+              t316 = t320;
             }
           }
-          t293y0 = t320;
-          int32_t t336 = rt_add_i(t293p0, t293y0);
-          t293p0 = t336;
+          t279y0 = t306;
+          int32_t t322 = rt_add_i(t279p0, t279y0);
+          t279p0 = t322;
         }
       }
-      rt_free(t292);
+      rt_free(t278);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x788 = v_x788;
-  *out_v_x792 = v_x792;
+  *out_v_x782 = v_x782;
+  *out_v_x786 = v_x786;
   return;
 fail:
-  rt_release(v_x788);
-  rt_release(v_x792);
+  rt_release(v_x782);
+  rt_release(v_x786);
 }
 
 /* K11: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x784_d; int64_t v_x784_n;
-  int32_t *v_x785_d; int64_t v_x785_n;
-  int32_t v_x786;
-  int32_t *v_x788_d; int64_t v_x788_n;
-  int32_t *v_x792_d; int64_t v_x792_n;
+  int32_t *v_x778_d; int64_t v_x778_n;
+  int32_t *v_x779_d; int64_t v_x779_n;
+  int32_t v_x780;
+  int32_t *v_x782_d; int64_t v_x782_n;
+  int32_t *v_x786_d; int64_t v_x786_n;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
@@ -1991,52 +1901,52 @@ struct K11_0_pull {
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t341 = 0; /* nonzero: a check below failed */
-    uint8_t t338 = rt_lt_i(ix, (int32_t)A.v_x784_n);
-    int32_t t339;
-    if (t338) {
-      int t342 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n;
-      int32_t t340 = t342 ? rtg::ld_stream(&A.v_x784_d[ix]) : 0;
-      t341 |= !t342;
-      t339 = t340;
+    int t327 = 0; /* nonzero: a check below failed */
+    uint8_t t324 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t325;
+    if (t324) {
+      int t328 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t326 = t328 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
+      t327 |= !t328;
+      t325 = t326;
     } else {
-      int32_t t344 = rt_sub_i(ix, (int32_t)A.v_x784_n);
-      int t346 = (uint64_t)(int64_t)t344 < (uint64_t)A.v_x784_n;
-      int32_t t345 = t346 ? A.v_x785_d[t344] : 0;
-      t341 |= !t346;
-      t339 = t345;
+      int32_t t330 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t332 = (uint64_t)(int64_t)t330 < (uint64_t)A.v_x778_n;
+      int32_t t331 = t332 ? A.v_x779_d[t330] : 0;
+      t327 |= !t332;
+      t325 = t331;
     }
-    if (__builtin_expect(t341 != 0, 0)) { /* again, recording the error */
-      uint8_t t348 = rt_lt_i(ix, (int32_t)A.v_x784_n);
-      int32_t t349;
-      if (t348) {
-        int32_t t350;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n) {
-          t350 = rtg::ld_stream(&A.v_x784_d[ix]);
+    if (__builtin_expect(t327 != 0, 0)) { /* again, recording the error */
+      uint8_t t334 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t335;
+      if (t334) {
+        int32_t t336;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
+          t336 = rtg::ld_stream(&A.v_x778_d[ix]);
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x784_n, 0.0, 0);
-          t350 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 0);
+          t336 = 0;
         }
-        t349 = t350;
+        t335 = t336;
       } else {
-        int32_t t352 = rt_sub_i(ix, (int32_t)A.v_x784_n);
-        int32_t t353;
-        if ((uint64_t)(int64_t)t352 < (uint64_t)A.v_x784_n) {
-          t353 = A.v_x785_d[t352];
+        int32_t t338 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t339;
+        if ((uint64_t)(int64_t)t338 < (uint64_t)A.v_x778_n) {
+          t339 = A.v_x779_d[t338];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t352, A.v_x784_n, 0.0, 1);
-          t353 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t338, A.v_x778_n, 0.0, 1);
+          t339 = 0;
         }
-        t349 = t353;
+        t335 = t339;
       }
     }
-    return K11_0_V{t339};
+    return K11_0_V{t325};
   }
 };
 struct K11_0_store {
   K11_A A;
   __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x788_d[i] = v.v0;
+    A.v_x782_d[i] = v.v0;
   }
 };
 struct alignas(8) K11_1_V {
@@ -2047,59 +1957,59 @@ struct K11_1_pull {
   __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t358 = 0; /* nonzero: a check below failed */
-    uint8_t t355 = rt_lt_i(ix, (int32_t)A.v_x784_n);
-    int32_t t356;
-    if (t355) {
-      int t359 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n;
-      int32_t t357 = t359 ? rtg::ld_stream(&A.v_x784_d[ix]) : 0;
-      t358 |= !t359;
-      t356 = t357;
+    int t344 = 0; /* nonzero: a check below failed */
+    uint8_t t341 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t342;
+    if (t341) {
+      int t345 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t343 = t345 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
+      t344 |= !t345;
+      t342 = t343;
     } else {
-      int32_t t361 = rt_sub_i(ix, (int32_t)A.v_x784_n);
-      int t363 = (uint64_t)(int64_t)t361 < (uint64_t)A.v_x784_n;
-      int32_t t362 = t363 ? A.v_x785_d[t361] : 0;
-      t358 |= !t363;
-      t356 = t362;
+      int32_t t347 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t349 = (uint64_t)(int64_t)t347 < (uint64_t)A.v_x778_n;
+      int32_t t348 = t349 ? A.v_x779_d[t347] : 0;
+      t344 |= !t349;
+      t342 = t348;
     }
-    if (__builtin_expect(t358 != 0, 0)) { /* again, recording the error */
-      uint8_t t365 = rt_lt_i(ix, (int32_t)A.v_x784_n);
-      int32_t t366;
-      if (t365) {
-        int32_t t367;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n) {
-          t367 = rtg::ld_stream(&A.v_x784_d[ix]);
+    if (__builtin_expect(t344 != 0, 0)) { /* again, recording the error */
+      uint8_t t351 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t352;
+      if (t351) {
+        int32_t t353;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
+          t353 = rtg::ld_stream(&A.v_x778_d[ix]);
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x784_n, 0.0, 2);
-          t367 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 2);
+          t353 = 0;
         }
-        t366 = t367;
+        t352 = t353;
       } else {
-        int32_t t369 = rt_sub_i(ix, (int32_t)A.v_x784_n);
-        int32_t t370;
-        if ((uint64_t)(int64_t)t369 < (uint64_t)A.v_x784_n) {
-          t370 = A.v_x785_d[t369];
+        int32_t t355 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t356;
+        if ((uint64_t)(int64_t)t355 < (uint64_t)A.v_x778_n) {
+          t356 = A.v_x779_d[t355];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, A.v_x784_n, 0.0, 3);
-          t370 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t355, A.v_x778_n, 0.0, 3);
+          t356 = 0;
         }
-        t366 = t370;
+        t352 = t356;
       }
     }
-    return K11_1_V{t356};
+    return K11_1_V{t342};
   }
 };
 struct K11_1_store {
   K11_A A;
   __device__ void operator()(int64_t i, const K11_1_V &v) const {
-    A.v_x792_d[i] = v.v0;
+    A.v_x786_d[i] = v.v0;
   }
 };
 struct K11_1_op {
   K11_A A;
   __device__ K11_1_V operator()(const K11_1_V &a, const K11_1_V &b) const {
-    int32_t t372 = rt_add_i(a.v0, b.v0);
-    return K11_1_V{t372};
+    int32_t t358 = rt_add_i(a.v0, b.v0);
+    return K11_1_V{t358};
   }
 };
 struct K11_1_ride {
@@ -2109,205 +2019,205 @@ struct K11_1_ride {
     K11_1_store{A}(i, v);
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x785, int32_t v_x786, RtValue **out_v_x788, RtValue **out_v_x792) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x784_d = v_x784->data.i;
-  A.v_x784_n = v_x784->len;
-  A.v_x785_d = v_x785->data.i;
-  A.v_x785_n = v_x785->len;
-  A.v_x786 = v_x786;
-  RtValue *v_x788 = NULL;
-  RtValue *v_x792 = NULL;
+  A.v_x778_d = v_x778->data.i;
+  A.v_x778_n = v_x778->len;
+  A.v_x779_d = v_x779->data.i;
+  A.v_x779_n = v_x779->len;
+  A.v_x780 = v_x780;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x786 = NULL;
   /* MAP */
   {
-    const int64_t t373 = v_x786;
-    if (t373 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t373, 0.0, run, 4};
+    const int64_t t359 = v_x780;
+    if (t359 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t359, 0.0, run, 4};
       goto fail;
     }
-    v_x788 = rtg_vec_new(RT_INT, t373);
-    A.v_x788_d = v_x788->data.i;
-    A.v_x788_n = v_x788->len;
+    v_x782 = rtg_vec_new(RT_INT, t359);
+    A.v_x782_d = v_x782->data.i;
+    A.v_x782_n = v_x782->len;
     /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t374 = v_x786;
-    if (t374 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t374, 0.0, run, 5};
+    const int64_t t360 = v_x780;
+    if (t360 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t360, 0.0, run, 5};
       goto fail;
     }
-    v_x792 = rtg_vec_new(RT_INT, t374);
-    A.v_x792_d = v_x792->data.i;
-    A.v_x792_n = v_x792->len;
-    rtg::scan<true>("K11", loc, K11_1_pull{A}, K11_1_op{A}, K11_1_V{0}, t374, K11_1_ride{A});
+    v_x786 = rtg_vec_new(RT_INT, t360);
+    A.v_x786_d = v_x786->data.i;
+    A.v_x786_n = v_x786->len;
+    rtg::scan<true>("K11", loc, K11_1_pull{A}, K11_1_op{A}, K11_1_V{0}, t360, K11_1_ride{A});
   }
-  *out_v_x788 = v_x788;
-  *out_v_x792 = v_x792;
+  *out_v_x782 = v_x782;
+  *out_v_x786 = v_x786;
   return;
 fail:
-  rt_release(v_x788);
-  rt_release(v_x792);
+  rt_release(v_x782);
+  rt_release(v_x786);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x785, int32_t v_x786, RtValue **out_v_x788, RtValue **out_v_x792) {
-  RtValue *vals[] = {v_x784, v_x785};
-  const int64_t sizes[] = {(int64_t)v_x786, (int64_t)v_x786};
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+  RtValue *vals[] = {v_x778, v_x779};
+  const int64_t sizes[] = {(int64_t)v_x780, (int64_t)v_x780};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K11_host(err, loc, run, v_x784, v_x785, v_x786, out_v_x788, out_v_x792);
+    K11_host(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x784, v_x785, v_x786, out_v_x788, out_v_x792);
+    K11_gpu(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
   }
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1115, RtValue *v_x1116, int32_t v_x1117, RtValue *v_sd_1127, RtValue *v_x1119, RtValue *v_x1120, RtValue *v_x1121, RtValue **out_v_x1126) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1155, RtValue *v_x1156, int32_t v_x1157, RtValue *v_sd_1167, RtValue *v_x1159, RtValue *v_x1160, RtValue *v_x1161, RtValue **out_v_x1166) {
   (void)loc;
   (void)run;
-  int32_t *v_x1115_d = v_x1115->data.i;
-  const int64_t v_x1115_n = v_x1115->len;
-  int32_t *v_x1116_d = v_x1116->data.i;
-  const int64_t v_x1116_n = v_x1116->len;
-  const int64_t *v_sd_1127_off = rt_seg_offsets(v_sd_1127);
-  const int64_t v_sd_1127_n = v_sd_1127->len;
-  int32_t *v_x1119_d = v_x1119->data.i;
-  const int64_t v_x1119_n = v_x1119->len;
-  int32_t *v_x1120_d = v_x1120->data.i;
-  const int64_t v_x1120_n = v_x1120->len;
-  int32_t *v_x1121_d = v_x1121->data.i;
-  const int64_t v_x1121_n = v_x1121->len;
-  RtValue *v_x1126 = NULL;
+  int32_t *v_x1155_d = v_x1155->data.i;
+  const int64_t v_x1155_n = v_x1155->len;
+  int32_t *v_x1156_d = v_x1156->data.i;
+  const int64_t v_x1156_n = v_x1156->len;
+  const int64_t *v_sd_1167_off = rt_seg_offsets(v_sd_1167);
+  const int64_t v_sd_1167_n = v_sd_1167->len;
+  int32_t *v_x1159_d = v_x1159->data.i;
+  const int64_t v_x1159_n = v_x1159->len;
+  int32_t *v_x1160_d = v_x1160->data.i;
+  const int64_t v_x1160_n = v_x1160->len;
+  int32_t *v_x1161_d = v_x1161->data.i;
+  const int64_t v_x1161_n = v_x1161->len;
+  RtValue *v_x1166 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t375 = v_sd_1127_off[v_sd_1127_n];
-    v_x1126 = rt_value_new(rt_vec_type(RT_INT), t375);
-    int32_t *v_x1126_d = v_x1126->data.i;
-    const int64_t v_x1126_n = v_x1126->len;
-    const int64_t t376 = (t375 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t376 > 1)
-    for (int64_t t377 = 0; t377 < t376; t377++) {
-      int64_t t380 = rt_segment_search(v_sd_1127_off, 0, v_sd_1127_n, t377 * RT_CHUNK);
-      const int64_t t377_end = (t377 + 1) * RT_CHUNK < t375 ? (t377 + 1) * RT_CHUNK : t375;
-      for (int64_t t378 = t377 * RT_CHUNK; t378 < t377_end; t378++) {
-        const int32_t t379 = (int32_t)t378;
-        while (v_sd_1127_off[t380 + 1] <= t378)
-          t380++;
-        const int32_t t381 = (int32_t)t380;
-        int t383 = 0; /* nonzero: a check below failed */
-        int t384 = (uint64_t)(int64_t)t381 < (uint64_t)v_x1121_n;
-        int32_t t382 = t384 ? v_x1121_d[t381] : 0;
-        t383 |= !t384;
-        int t386 = (uint64_t)(int64_t)t381 < (uint64_t)v_x1119_n;
-        int32_t t385 = t386 ? v_x1119_d[t381] : 0;
-        t383 |= !t386;
-        int32_t t388 = rt_sub_i(t379, t385);
-        int t390 = (uint64_t)(int64_t)t381 < (uint64_t)v_x1120_n;
-        int32_t t389 = t390 ? v_x1120_d[t381] : 0;
-        t383 |= !t390;
-        int32_t t392 = rt_mul_i(t388, t389);
-        int32_t t394 = rt_add_i(t382, t392);
-        int t396 = (uint64_t)(int64_t)t394 < (uint64_t)v_x1117;
-        int32_t t395 = t396 ? t394 : 0;
-        t383 |= !t396;
-        uint8_t t398 = rt_lt_i(t395, (int32_t)v_x1115_n);
-        int32_t t399;
-        if (t398) {
-          int t401 = (uint64_t)(int64_t)t395 < (uint64_t)v_x1115_n;
-          int32_t t400 = t401 ? v_x1115_d[t395] : 0;
-          t383 |= !t401;
-          t399 = t400;
+    const int64_t t361 = v_sd_1167_off[v_sd_1167_n];
+    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t361);
+    int32_t *v_x1166_d = v_x1166->data.i;
+    const int64_t v_x1166_n = v_x1166->len;
+    const int64_t t362 = (t361 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t362 > 1)
+    for (int64_t t363 = 0; t363 < t362; t363++) {
+      int64_t t366 = rt_segment_search(v_sd_1167_off, 0, v_sd_1167_n, t363 * RT_CHUNK);
+      const int64_t t363_end = (t363 + 1) * RT_CHUNK < t361 ? (t363 + 1) * RT_CHUNK : t361;
+      for (int64_t t364 = t363 * RT_CHUNK; t364 < t363_end; t364++) {
+        const int32_t t365 = (int32_t)t364;
+        while (v_sd_1167_off[t366 + 1] <= t364)
+          t366++;
+        const int32_t t367 = (int32_t)t366;
+        int t369 = 0; /* nonzero: a check below failed */
+        int t370 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1161_n;
+        int32_t t368 = t370 ? v_x1161_d[t367] : 0;
+        t369 |= !t370;
+        int t372 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1159_n;
+        int32_t t371 = t372 ? v_x1159_d[t367] : 0;
+        t369 |= !t372;
+        int32_t t374 = rt_sub_i(t365, t371);
+        int t376 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1160_n;
+        int32_t t375 = t376 ? v_x1160_d[t367] : 0;
+        t369 |= !t376;
+        int32_t t378 = rt_mul_i(t374, t375);
+        int32_t t380 = rt_add_i(t368, t378);
+        int t382 = (uint64_t)(int64_t)t380 < (uint64_t)v_x1157;
+        int32_t t381 = t382 ? t380 : 0;
+        t369 |= !t382;
+        uint8_t t384 = rt_lt_i(t381, (int32_t)v_x1155_n);
+        int32_t t385;
+        if (t384) {
+          int t387 = (uint64_t)(int64_t)t381 < (uint64_t)v_x1155_n;
+          int32_t t386 = t387 ? v_x1155_d[t381] : 0;
+          t369 |= !t387;
+          t385 = t386;
         } else {
-          int32_t t403 = rt_sub_i(t395, (int32_t)v_x1115_n);
-          int t405 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1116_n;
-          int32_t t404 = t405 ? v_x1116_d[t403] : 0;
-          t383 |= !t405;
-          t399 = t404;
+          int32_t t389 = rt_sub_i(t381, (int32_t)v_x1155_n);
+          int t391 = (uint64_t)(int64_t)t389 < (uint64_t)v_x1156_n;
+          int32_t t390 = t391 ? v_x1156_d[t389] : 0;
+          t369 |= !t391;
+          t385 = t390;
         }
-        if (__builtin_expect(t383 != 0, 0)) { /* again, recording the error */
-          int32_t t406;
-          if ((uint64_t)(int64_t)t381 < (uint64_t)v_x1121_n) {
-            t406 = v_x1121_d[t381];
+        if (__builtin_expect(t369 != 0, 0)) { /* again, recording the error */
+          int32_t t392;
+          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1161_n) {
+            t392 = v_x1161_d[t367];
           } else {
-            NESSIE_RECORD(err, t378, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x1121_n, 0.0, 0);
-            t406 = 0;
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1161_n, 0.0, 0);
+            t392 = 0;
           }
-          int32_t t407;
-          if ((uint64_t)(int64_t)t381 < (uint64_t)v_x1119_n) {
-            t407 = v_x1119_d[t381];
+          int32_t t393;
+          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1159_n) {
+            t393 = v_x1159_d[t367];
           } else {
-            NESSIE_RECORD(err, t378, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x1119_n, 0.0, 1);
-            t407 = 0;
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1159_n, 0.0, 1);
+            t393 = 0;
           }
-          int32_t t409 = rt_sub_i(t379, t407);
-          int32_t t410;
-          if ((uint64_t)(int64_t)t381 < (uint64_t)v_x1120_n) {
-            t410 = v_x1120_d[t381];
+          int32_t t395 = rt_sub_i(t365, t393);
+          int32_t t396;
+          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1160_n) {
+            t396 = v_x1160_d[t367];
           } else {
-            NESSIE_RECORD(err, t378, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, v_x1120_n, 0.0, 2);
-            t410 = 0;
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1160_n, 0.0, 2);
+            t396 = 0;
           }
-          int32_t t412 = rt_mul_i(t409, t410);
-          int32_t t414 = rt_add_i(t406, t412);
-          int32_t t415;
-          if ((uint64_t)(int64_t)t414 < (uint64_t)v_x1117) {
-            t415 = t414;
+          int32_t t398 = rt_mul_i(t395, t396);
+          int32_t t400 = rt_add_i(t392, t398);
+          int32_t t401;
+          if ((uint64_t)(int64_t)t400 < (uint64_t)v_x1157) {
+            t401 = t400;
           } else {
-            NESSIE_RECORD(err, t378, RT_CHECK_INDEX, 0, 0, RT_GATHER, t414, v_x1117, 0.0, 3);
-            t415 = 0;
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t400, v_x1157, 0.0, 3);
+            t401 = 0;
           }
-          uint8_t t417 = rt_lt_i(t415, (int32_t)v_x1115_n);
-          int32_t t418;
-          if (t417) {
-            int32_t t419;
-            if ((uint64_t)(int64_t)t415 < (uint64_t)v_x1115_n) {
-              t419 = v_x1115_d[t415];
+          uint8_t t403 = rt_lt_i(t401, (int32_t)v_x1155_n);
+          int32_t t404;
+          if (t403) {
+            int32_t t405;
+            if ((uint64_t)(int64_t)t401 < (uint64_t)v_x1155_n) {
+              t405 = v_x1155_d[t401];
             } else {
-              NESSIE_RECORD(err, t378, RT_CHECK_INDEX, 0, 0, RT_GATHER, t415, v_x1115_n, 0.0, 4);
-              t419 = 0;
+              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_x1155_n, 0.0, 4);
+              t405 = 0;
             }
-            t418 = t419;
+            t404 = t405;
           } else {
-            int32_t t421 = rt_sub_i(t415, (int32_t)v_x1115_n);
-            int32_t t422;
-            if ((uint64_t)(int64_t)t421 < (uint64_t)v_x1116_n) {
-              t422 = v_x1116_d[t421];
+            int32_t t407 = rt_sub_i(t401, (int32_t)v_x1155_n);
+            int32_t t408;
+            if ((uint64_t)(int64_t)t407 < (uint64_t)v_x1156_n) {
+              t408 = v_x1156_d[t407];
             } else {
-              NESSIE_RECORD(err, t378, RT_CHECK_INDEX, 0, 0, RT_GATHER, t421, v_x1116_n, 0.0, 5);
-              t422 = 0;
+              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t407, v_x1156_n, 0.0, 5);
+              t408 = 0;
             }
-            t418 = t422;
+            t404 = t408;
           }
         }
-        v_x1126_d[t378] = t399;
+        v_x1166_d[t364] = t385;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1126 = v_x1126;
+  *out_v_x1166 = v_x1166;
   return;
 fail:
-  rt_release(v_x1126);
+  rt_release(v_x1166);
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1115_d; int64_t v_x1115_n;
-  int32_t *v_x1116_d; int64_t v_x1116_n;
-  int32_t v_x1117;
-  const int64_t *v_sd_1127_off; int64_t v_sd_1127_n;
-  int32_t *v_x1119_d; int64_t v_x1119_n;
-  int32_t *v_x1120_d; int64_t v_x1120_n;
-  int32_t *v_x1121_d; int64_t v_x1121_n;
-  int32_t *v_x1126_d; int64_t v_x1126_n;
+  int32_t *v_x1155_d; int64_t v_x1155_n;
+  int32_t *v_x1156_d; int64_t v_x1156_n;
+  int32_t v_x1157;
+  const int64_t *v_sd_1167_off; int64_t v_sd_1167_n;
+  int32_t *v_x1159_d; int64_t v_x1159_n;
+  int32_t *v_x1160_d; int64_t v_x1160_n;
+  int32_t *v_x1161_d; int64_t v_x1161_n;
+  int32_t *v_x1166_d; int64_t v_x1166_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -2320,244 +2230,244 @@ struct K12_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t424 = 0; /* nonzero: a check below failed */
-    int t425 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1121_n;
-    int32_t t423 = t425 ? A.v_x1121_d[sx] : 0;
-    t424 |= !t425;
-    int t427 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1119_n;
-    int32_t t426 = t427 ? A.v_x1119_d[sx] : 0;
-    t424 |= !t427;
-    int32_t t429 = rt_sub_i(ix, t426);
-    int t431 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1120_n;
-    int32_t t430 = t431 ? A.v_x1120_d[sx] : 0;
-    t424 |= !t431;
-    int32_t t433 = rt_mul_i(t429, t430);
-    int32_t t435 = rt_add_i(t423, t433);
-    int t437 = (uint64_t)(int64_t)t435 < (uint64_t)A.v_x1117;
-    int32_t t436 = t437 ? t435 : 0;
-    t424 |= !t437;
-    uint8_t t439 = rt_lt_i(t436, (int32_t)A.v_x1115_n);
-    int32_t t440;
-    if (t439) {
-      int t442 = (uint64_t)(int64_t)t436 < (uint64_t)A.v_x1115_n;
-      int32_t t441 = t442 ? A.v_x1115_d[t436] : 0;
-      t424 |= !t442;
-      t440 = t441;
+    int t410 = 0; /* nonzero: a check below failed */
+    int t411 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1161_n;
+    int32_t t409 = t411 ? A.v_x1161_d[sx] : 0;
+    t410 |= !t411;
+    int t413 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1159_n;
+    int32_t t412 = t413 ? A.v_x1159_d[sx] : 0;
+    t410 |= !t413;
+    int32_t t415 = rt_sub_i(ix, t412);
+    int t417 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1160_n;
+    int32_t t416 = t417 ? A.v_x1160_d[sx] : 0;
+    t410 |= !t417;
+    int32_t t419 = rt_mul_i(t415, t416);
+    int32_t t421 = rt_add_i(t409, t419);
+    int t423 = (uint64_t)(int64_t)t421 < (uint64_t)A.v_x1157;
+    int32_t t422 = t423 ? t421 : 0;
+    t410 |= !t423;
+    uint8_t t425 = rt_lt_i(t422, (int32_t)A.v_x1155_n);
+    int32_t t426;
+    if (t425) {
+      int t428 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x1155_n;
+      int32_t t427 = t428 ? A.v_x1155_d[t422] : 0;
+      t410 |= !t428;
+      t426 = t427;
     } else {
-      int32_t t444 = rt_sub_i(t436, (int32_t)A.v_x1115_n);
-      int t446 = (uint64_t)(int64_t)t444 < (uint64_t)A.v_x1116_n;
-      int32_t t445 = t446 ? A.v_x1116_d[t444] : 0;
-      t424 |= !t446;
-      t440 = t445;
+      int32_t t430 = rt_sub_i(t422, (int32_t)A.v_x1155_n);
+      int t432 = (uint64_t)(int64_t)t430 < (uint64_t)A.v_x1156_n;
+      int32_t t431 = t432 ? A.v_x1156_d[t430] : 0;
+      t410 |= !t432;
+      t426 = t431;
     }
-    if (__builtin_expect(t424 != 0, 0)) { /* again, recording the error */
-      int32_t t447;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1121_n) {
-        t447 = A.v_x1121_d[sx];
+    if (__builtin_expect(t410 != 0, 0)) { /* again, recording the error */
+      int32_t t433;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1161_n) {
+        t433 = A.v_x1161_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1121_n, 0.0, 0);
-        t447 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1161_n, 0.0, 0);
+        t433 = 0;
       }
-      int32_t t448;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1119_n) {
-        t448 = A.v_x1119_d[sx];
+      int32_t t434;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1159_n) {
+        t434 = A.v_x1159_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1119_n, 0.0, 1);
-        t448 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1159_n, 0.0, 1);
+        t434 = 0;
       }
-      int32_t t450 = rt_sub_i(ix, t448);
-      int32_t t451;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1120_n) {
-        t451 = A.v_x1120_d[sx];
+      int32_t t436 = rt_sub_i(ix, t434);
+      int32_t t437;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1160_n) {
+        t437 = A.v_x1160_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1120_n, 0.0, 2);
-        t451 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1160_n, 0.0, 2);
+        t437 = 0;
       }
-      int32_t t453 = rt_mul_i(t450, t451);
-      int32_t t455 = rt_add_i(t447, t453);
-      int32_t t456;
-      if ((uint64_t)(int64_t)t455 < (uint64_t)A.v_x1117) {
-        t456 = t455;
+      int32_t t439 = rt_mul_i(t436, t437);
+      int32_t t441 = rt_add_i(t433, t439);
+      int32_t t442;
+      if ((uint64_t)(int64_t)t441 < (uint64_t)A.v_x1157) {
+        t442 = t441;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t455, A.v_x1117, 0.0, 3);
-        t456 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t441, A.v_x1157, 0.0, 3);
+        t442 = 0;
       }
-      uint8_t t458 = rt_lt_i(t456, (int32_t)A.v_x1115_n);
-      int32_t t459;
-      if (t458) {
-        int32_t t460;
-        if ((uint64_t)(int64_t)t456 < (uint64_t)A.v_x1115_n) {
-          t460 = A.v_x1115_d[t456];
+      uint8_t t444 = rt_lt_i(t442, (int32_t)A.v_x1155_n);
+      int32_t t445;
+      if (t444) {
+        int32_t t446;
+        if ((uint64_t)(int64_t)t442 < (uint64_t)A.v_x1155_n) {
+          t446 = A.v_x1155_d[t442];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t456, A.v_x1115_n, 0.0, 4);
-          t460 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, A.v_x1155_n, 0.0, 4);
+          t446 = 0;
         }
-        t459 = t460;
+        t445 = t446;
       } else {
-        int32_t t462 = rt_sub_i(t456, (int32_t)A.v_x1115_n);
-        int32_t t463;
-        if ((uint64_t)(int64_t)t462 < (uint64_t)A.v_x1116_n) {
-          t463 = A.v_x1116_d[t462];
+        int32_t t448 = rt_sub_i(t442, (int32_t)A.v_x1155_n);
+        int32_t t449;
+        if ((uint64_t)(int64_t)t448 < (uint64_t)A.v_x1156_n) {
+          t449 = A.v_x1156_d[t448];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t462, A.v_x1116_n, 0.0, 5);
-          t463 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t448, A.v_x1156_n, 0.0, 5);
+          t449 = 0;
         }
-        t459 = t463;
+        t445 = t449;
       }
     }
-    return K12_0_V{t440};
+    return K12_0_V{t426};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1126_d[i] = v.v0;
+    A.v_x1166_d[i] = v.v0;
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1115, RtValue *v_x1116, int32_t v_x1117, RtValue *v_sd_1127, RtValue *v_x1119, RtValue *v_x1120, RtValue *v_x1121, RtValue **out_v_x1126) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1155, RtValue *v_x1156, int32_t v_x1157, RtValue *v_sd_1167, RtValue *v_x1159, RtValue *v_x1160, RtValue *v_x1161, RtValue **out_v_x1166) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1115_d = v_x1115->data.i;
-  A.v_x1115_n = v_x1115->len;
-  A.v_x1116_d = v_x1116->data.i;
-  A.v_x1116_n = v_x1116->len;
-  A.v_x1117 = v_x1117;
-  A.v_sd_1127_off = rtg_seg_offsets(v_sd_1127);
-  A.v_sd_1127_n = v_sd_1127->len;
-  A.v_x1119_d = v_x1119->data.i;
-  A.v_x1119_n = v_x1119->len;
-  A.v_x1120_d = v_x1120->data.i;
-  A.v_x1120_n = v_x1120->len;
-  A.v_x1121_d = v_x1121->data.i;
-  A.v_x1121_n = v_x1121->len;
-  RtValue *v_x1126 = NULL;
+  A.v_x1155_d = v_x1155->data.i;
+  A.v_x1155_n = v_x1155->len;
+  A.v_x1156_d = v_x1156->data.i;
+  A.v_x1156_n = v_x1156->len;
+  A.v_x1157 = v_x1157;
+  A.v_sd_1167_off = rtg_seg_offsets(v_sd_1167);
+  A.v_sd_1167_n = v_sd_1167->len;
+  A.v_x1159_d = v_x1159->data.i;
+  A.v_x1159_n = v_x1159->len;
+  A.v_x1160_d = v_x1160->data.i;
+  A.v_x1160_n = v_x1160->len;
+  A.v_x1161_d = v_x1161->data.i;
+  A.v_x1161_n = v_x1161->len;
+  RtValue *v_x1166 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t464 = rtg_seg_total(v_sd_1127);
-    v_x1126 = rtg_vec_new(RT_INT, t464);
-    A.v_x1126_d = v_x1126->data.i;
-    A.v_x1126_n = v_x1126->len;
-    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1127, t464);
+    const int64_t t450 = rtg_seg_total(v_sd_1167);
+    v_x1166 = rtg_vec_new(RT_INT, t450);
+    A.v_x1166_d = v_x1166->data.i;
+    A.v_x1166_n = v_x1166->len;
+    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1167, t450);
   }
-  *out_v_x1126 = v_x1126;
+  *out_v_x1166 = v_x1166;
   return;
 fail:
-  rt_release(v_x1126);
+  rt_release(v_x1166);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1115, RtValue *v_x1116, int32_t v_x1117, RtValue *v_sd_1127, RtValue *v_x1119, RtValue *v_x1120, RtValue *v_x1121, RtValue **out_v_x1126) {
-  RtValue *vals[] = {v_x1115, v_x1116, v_sd_1127, v_x1119, v_x1120, v_x1121};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1155, RtValue *v_x1156, int32_t v_x1157, RtValue *v_sd_1167, RtValue *v_x1159, RtValue *v_x1160, RtValue *v_x1161, RtValue **out_v_x1166) {
+  RtValue *vals[] = {v_x1155, v_x1156, v_sd_1167, v_x1159, v_x1160, v_x1161};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K12_host(err, loc, run, v_x1115, v_x1116, v_x1117, v_sd_1127, v_x1119, v_x1120, v_x1121, out_v_x1126);
+    K12_host(err, loc, run, v_x1155, v_x1156, v_x1157, v_sd_1167, v_x1159, v_x1160, v_x1161, out_v_x1166);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x1115, v_x1116, v_x1117, v_sd_1127, v_x1119, v_x1120, v_x1121, out_v_x1126);
+    K12_gpu(err, loc, run, v_x1155, v_x1156, v_x1157, v_sd_1167, v_x1159, v_x1160, v_x1161, out_v_x1166);
   }
 }
 
 /* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x807, int32_t v_x814, RtValue *v_x819, RtValue *v_x822, RtValue **out_v_x824, RtValue **out_v_x826, RtValue **out_v_x828) {
+static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
   (void)loc;
   (void)run;
-  int32_t *v_x819_d = v_x819->data.i;
-  const int64_t v_x819_n = v_x819->len;
-  int32_t *v_x822_d = v_x822->data.i;
-  const int64_t v_x822_n = v_x822->len;
-  (void)v_x822_n; /* v_x822's length is v_x819's */
-  RtValue *v_x824 = NULL;
-  RtValue *v_x826 = NULL;
-  RtValue *v_x828 = NULL;
+  int32_t *v_x813_d = v_x813->data.i;
+  const int64_t v_x813_n = v_x813->len;
+  int32_t *v_x816_d = v_x816->data.i;
+  const int64_t v_x816_n = v_x816->len;
+  (void)v_x816_n; /* v_x816's length is v_x813's */
+  RtValue *v_x818 = NULL;
+  RtValue *v_x820 = NULL;
+  RtValue *v_x822 = NULL;
   /* MAP */
   {
-    const int64_t t465 = v_x807;
-    if (t465 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t465, 0.0, 0);
+    const int64_t t451 = v_x801;
+    if (t451 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t451, 0.0, 0);
       goto fail;
     }
-    v_x824 = rt_value_new(rt_vec_type(RT_INT), t465);
-    int32_t *v_x824_d = v_x824->data.i;
-    const int64_t v_x824_n = v_x824->len;
-    v_x826 = rt_value_new(rt_vec_type(RT_INT), t465);
-    int32_t *v_x826_d = v_x826->data.i;
-    const int64_t v_x826_n = v_x826->len;
-    v_x828 = rt_value_new(rt_vec_type(RT_INT), t465);
-    int32_t *v_x828_d = v_x828->data.i;
-    const int64_t v_x828_n = v_x828->len;
-    RT_PARALLEL_FOR_IF(t465 >= RT_PARALLEL_MIN)
-    for (int64_t t466 = 0; t466 < t465; t466++) {
-      const int32_t t467 = (int32_t)t466;
-      int t470 = 0; /* nonzero: a check below failed */
-      int32_t t469 = rt_div_i(t467, 2, &t470);
-      int32_t t472 = rt_rem_i(t467, 2, &t470);
-      int32_t t474 = rt_mul_i(t472, v_x814);
-      int32_t t476 = rt_add_i(t474, t469);
-      int t478 = (uint64_t)(int64_t)t476 < (uint64_t)v_x819_n;
-      int32_t t477 = t478 ? v_x819_d[t476] : 0;
-      t470 |= !t478;
-      int32_t t479 = t478 ? v_x822_d[t476] : 0;
-      int32_t t481 = rt_add_i(t479, t477);
-      if (__builtin_expect(t470 != 0, 0)) { /* again, recording the error */
-        int t482 = 0;
-        int32_t t483 = rt_div_i(t467, 2, &t482);
-        if (t482) {
-          NESSIE_RECORD(err, t466, RT_CHECK_SCALAR, 0, t482, RT_DIV, 0, 0, 0.0, 1);
+    v_x818 = rt_value_new(rt_vec_type(RT_INT), t451);
+    int32_t *v_x818_d = v_x818->data.i;
+    const int64_t v_x818_n = v_x818->len;
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t451);
+    int32_t *v_x820_d = v_x820->data.i;
+    const int64_t v_x820_n = v_x820->len;
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t451);
+    int32_t *v_x822_d = v_x822->data.i;
+    const int64_t v_x822_n = v_x822->len;
+    RT_PARALLEL_FOR_IF(t451 >= RT_PARALLEL_MIN)
+    for (int64_t t452 = 0; t452 < t451; t452++) {
+      const int32_t t453 = (int32_t)t452;
+      int t456 = 0; /* nonzero: a check below failed */
+      int32_t t455 = rt_div_i(t453, 2, &t456);
+      int32_t t458 = rt_rem_i(t453, 2, &t456);
+      int32_t t460 = rt_mul_i(t458, v_x808);
+      int32_t t462 = rt_add_i(t460, t455);
+      int t464 = (uint64_t)(int64_t)t462 < (uint64_t)v_x813_n;
+      int32_t t463 = t464 ? v_x813_d[t462] : 0;
+      t456 |= !t464;
+      int32_t t465 = t464 ? v_x816_d[t462] : 0;
+      int32_t t467 = rt_add_i(t465, t463);
+      if (__builtin_expect(t456 != 0, 0)) { /* again, recording the error */
+        int t468 = 0;
+        int32_t t469 = rt_div_i(t453, 2, &t468);
+        if (t468) {
+          NESSIE_RECORD(err, t452, RT_CHECK_SCALAR, 0, t468, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t484 = 0;
-        int32_t t485 = rt_rem_i(t467, 2, &t484);
-        if (t484) {
-          NESSIE_RECORD(err, t466, RT_CHECK_SCALAR, 0, t484, RT_REM, 0, 0, 0.0, 2);
+        int t470 = 0;
+        int32_t t471 = rt_rem_i(t453, 2, &t470);
+        if (t470) {
+          NESSIE_RECORD(err, t452, RT_CHECK_SCALAR, 0, t470, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t487 = rt_mul_i(t485, v_x814);
-        int32_t t489 = rt_add_i(t487, t483);
-        int32_t t490;
-        if ((uint64_t)(int64_t)t489 < (uint64_t)v_x819_n) {
-          t490 = v_x819_d[t489];
+        int32_t t473 = rt_mul_i(t471, v_x808);
+        int32_t t475 = rt_add_i(t473, t469);
+        int32_t t476;
+        if ((uint64_t)(int64_t)t475 < (uint64_t)v_x813_n) {
+          t476 = v_x813_d[t475];
         } else {
-          NESSIE_RECORD(err, t466, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, v_x819_n, 0.0, 3);
-          t490 = 0;
+          NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x813_n, 0.0, 3);
+          t476 = 0;
         }
-        int32_t t491;
-        if ((uint64_t)(int64_t)t489 < (uint64_t)v_x819_n) {
-          t491 = v_x822_d[t489];
+        int32_t t477;
+        if ((uint64_t)(int64_t)t475 < (uint64_t)v_x813_n) {
+          t477 = v_x816_d[t475];
         } else {
-          NESSIE_RECORD(err, t466, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, v_x819_n, 0.0, 4);
-          t491 = 0;
+          NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x813_n, 0.0, 4);
+          t477 = 0;
         }
-        int32_t t493 = rt_add_i(t491, t490);
+        int32_t t479 = rt_add_i(t477, t476);
       }
-      v_x824_d[t466] = t479;
-      v_x826_d[t466] = t481;
-      v_x828_d[t466] = 1;
+      v_x818_d[t452] = t465;
+      v_x820_d[t452] = t467;
+      v_x822_d[t452] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x824 = v_x824;
-  *out_v_x826 = v_x826;
-  *out_v_x828 = v_x828;
+  *out_v_x818 = v_x818;
+  *out_v_x820 = v_x820;
+  *out_v_x822 = v_x822;
   return;
 fail:
-  rt_release(v_x824);
-  rt_release(v_x826);
-  rt_release(v_x828);
+  rt_release(v_x818);
+  rt_release(v_x820);
+  rt_release(v_x822);
 }
 
 /* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t v_x807;
-  int32_t v_x814;
-  int32_t *v_x819_d; int64_t v_x819_n;
+  int32_t v_x801;
+  int32_t v_x808;
+  int32_t *v_x813_d; int64_t v_x813_n;
+  int32_t *v_x816_d; int64_t v_x816_n;
+  int32_t *v_x818_d; int64_t v_x818_n;
+  int32_t *v_x820_d; int64_t v_x820_n;
   int32_t *v_x822_d; int64_t v_x822_n;
-  int32_t *v_x824_d; int64_t v_x824_n;
-  int32_t *v_x826_d; int64_t v_x826_n;
-  int32_t *v_x828_d; int64_t v_x828_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
@@ -2569,261 +2479,261 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t496 = 0; /* nonzero: a check below failed */
-    int32_t t495 = rt_div_i(ix, 2, &t496);
-    int32_t t498 = rt_rem_i(ix, 2, &t496);
-    int32_t t500 = rt_mul_i(t498, A.v_x814);
-    int32_t t502 = rt_add_i(t500, t495);
-    int t504 = (uint64_t)(int64_t)t502 < (uint64_t)A.v_x819_n;
-    int32_t t503 = t504 ? A.v_x819_d[t502] : 0;
-    t496 |= !t504;
-    int32_t t505 = t504 ? A.v_x822_d[t502] : 0;
-    int32_t t507 = rt_add_i(t505, t503);
-    if (__builtin_expect(t496 != 0, 0)) { /* again, recording the error */
-      int t508 = 0;
-      int32_t t509 = rt_div_i(ix, 2, &t508);
-      if (t508) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t508, RT_DIV, 0, 0, 0.0, 0);
+    int t482 = 0; /* nonzero: a check below failed */
+    int32_t t481 = rt_div_i(ix, 2, &t482);
+    int32_t t484 = rt_rem_i(ix, 2, &t482);
+    int32_t t486 = rt_mul_i(t484, A.v_x808);
+    int32_t t488 = rt_add_i(t486, t481);
+    int t490 = (uint64_t)(int64_t)t488 < (uint64_t)A.v_x813_n;
+    int32_t t489 = t490 ? A.v_x813_d[t488] : 0;
+    t482 |= !t490;
+    int32_t t491 = t490 ? A.v_x816_d[t488] : 0;
+    int32_t t493 = rt_add_i(t491, t489);
+    if (__builtin_expect(t482 != 0, 0)) { /* again, recording the error */
+      int t494 = 0;
+      int32_t t495 = rt_div_i(ix, 2, &t494);
+      if (t494) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t494, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t510 = 0;
-      int32_t t511 = rt_rem_i(ix, 2, &t510);
-      if (t510) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t510, RT_REM, 0, 0, 0.0, 1);
+      int t496 = 0;
+      int32_t t497 = rt_rem_i(ix, 2, &t496);
+      if (t496) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t496, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t513 = rt_mul_i(t511, A.v_x814);
-      int32_t t515 = rt_add_i(t513, t509);
-      int32_t t516;
-      if ((uint64_t)(int64_t)t515 < (uint64_t)A.v_x819_n) {
-        t516 = A.v_x819_d[t515];
+      int32_t t499 = rt_mul_i(t497, A.v_x808);
+      int32_t t501 = rt_add_i(t499, t495);
+      int32_t t502;
+      if ((uint64_t)(int64_t)t501 < (uint64_t)A.v_x813_n) {
+        t502 = A.v_x813_d[t501];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t515, A.v_x819_n, 0.0, 2);
-        t516 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, A.v_x813_n, 0.0, 2);
+        t502 = 0;
       }
-      int32_t t517;
-      if ((uint64_t)(int64_t)t515 < (uint64_t)A.v_x819_n) {
-        t517 = A.v_x822_d[t515];
+      int32_t t503;
+      if ((uint64_t)(int64_t)t501 < (uint64_t)A.v_x813_n) {
+        t503 = A.v_x816_d[t501];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t515, A.v_x819_n, 0.0, 3);
-        t517 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, A.v_x813_n, 0.0, 3);
+        t503 = 0;
       }
-      int32_t t519 = rt_add_i(t517, t516);
+      int32_t t505 = rt_add_i(t503, t502);
     }
-    return K13_0_V{t505, t507, 1};
+    return K13_0_V{t491, t493, 1};
   }
 };
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x824_d[i] = v.v0;
-    A.v_x826_d[i] = v.v1;
-    A.v_x828_d[i] = v.v2;
+    A.v_x818_d[i] = v.v0;
+    A.v_x820_d[i] = v.v1;
+    A.v_x822_d[i] = v.v2;
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x807, int32_t v_x814, RtValue *v_x819, RtValue *v_x822, RtValue **out_v_x824, RtValue **out_v_x826, RtValue **out_v_x828) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x807 = v_x807;
-  A.v_x814 = v_x814;
-  A.v_x819_d = v_x819->data.i;
-  A.v_x819_n = v_x819->len;
-  A.v_x822_d = v_x822->data.i;
-  A.v_x822_n = v_x822->len;
-  RtValue *v_x824 = NULL;
-  RtValue *v_x826 = NULL;
-  RtValue *v_x828 = NULL;
+  A.v_x801 = v_x801;
+  A.v_x808 = v_x808;
+  A.v_x813_d = v_x813->data.i;
+  A.v_x813_n = v_x813->len;
+  A.v_x816_d = v_x816->data.i;
+  A.v_x816_n = v_x816->len;
+  RtValue *v_x818 = NULL;
+  RtValue *v_x820 = NULL;
+  RtValue *v_x822 = NULL;
   /* MAP */
   {
-    const int64_t t520 = v_x807;
-    if (t520 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t520, 0.0, run, 4};
+    const int64_t t506 = v_x801;
+    if (t506 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t506, 0.0, run, 4};
       goto fail;
     }
-    v_x824 = rtg_vec_new(RT_INT, t520);
-    A.v_x824_d = v_x824->data.i;
-    A.v_x824_n = v_x824->len;
-    v_x826 = rtg_vec_new(RT_INT, t520);
-    A.v_x826_d = v_x826->data.i;
-    A.v_x826_n = v_x826->len;
-    v_x828 = rtg_vec_new(RT_INT, t520);
-    A.v_x828_d = v_x828->data.i;
-    A.v_x828_n = v_x828->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t520);
+    v_x818 = rtg_vec_new(RT_INT, t506);
+    A.v_x818_d = v_x818->data.i;
+    A.v_x818_n = v_x818->len;
+    v_x820 = rtg_vec_new(RT_INT, t506);
+    A.v_x820_d = v_x820->data.i;
+    A.v_x820_n = v_x820->len;
+    v_x822 = rtg_vec_new(RT_INT, t506);
+    A.v_x822_d = v_x822->data.i;
+    A.v_x822_n = v_x822->len;
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t506);
   }
-  *out_v_x824 = v_x824;
-  *out_v_x826 = v_x826;
-  *out_v_x828 = v_x828;
+  *out_v_x818 = v_x818;
+  *out_v_x820 = v_x820;
+  *out_v_x822 = v_x822;
   return;
 fail:
-  rt_release(v_x824);
-  rt_release(v_x826);
-  rt_release(v_x828);
+  rt_release(v_x818);
+  rt_release(v_x820);
+  rt_release(v_x822);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x807, int32_t v_x814, RtValue *v_x819, RtValue *v_x822, RtValue **out_v_x824, RtValue **out_v_x826, RtValue **out_v_x828) {
-  RtValue *vals[] = {v_x819, v_x822};
-  const int64_t sizes[] = {(int64_t)v_x807};
+static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
+  RtValue *vals[] = {v_x813, v_x816};
+  const int64_t sizes[] = {(int64_t)v_x801};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K13_host(err, loc, run, v_x807, v_x814, v_x819, v_x822, out_v_x824, out_v_x826, out_v_x828);
+    K13_host(err, loc, run, v_x801, v_x808, v_x813, v_x816, out_v_x818, out_v_x820, out_v_x822);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x807, v_x814, v_x819, v_x822, out_v_x824, out_v_x826, out_v_x828);
+    K13_gpu(err, loc, run, v_x801, v_x808, v_x813, v_x816, out_v_x818, out_v_x820, out_v_x822);
   }
 }
 
 /* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtValue *v_x832, RtValue **out_v_x831, int32_t *out_v_x841, int32_t *out_v_x842) {
+static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836) {
   (void)loc;
   (void)run;
-  int32_t *v_x832_d = v_x832->data.i;
-  const int64_t v_x832_n = v_x832->len;
-  RtValue *v_x831 = NULL;
-  int32_t v_x840 = 0;
-  int32_t v_x841 = 0;
-  int32_t v_x842 = 0;
+  int32_t *v_x826_d = v_x826->data.i;
+  const int64_t v_x826_n = v_x826->len;
+  RtValue *v_x825 = NULL;
+  int32_t v_x834 = 0;
+  int32_t v_x835 = 0;
+  int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t521 = v_x829;
-    if (t521 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t521, 0.0, 0);
+    const int64_t t507 = v_x823;
+    if (t507 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t507, 0.0, 0);
       goto fail;
     }
-    v_x831 = rt_value_new(rt_vec_type(RT_INT), t521);
-    int32_t *v_x831_d = v_x831->data.i;
-    const int64_t v_x831_n = v_x831->len;
-    RT_PARALLEL_FOR_IF(t521 >= RT_PARALLEL_MIN)
-    for (int64_t t522 = 0; t522 < t521; t522++) {
-      const int32_t t523 = (int32_t)t522;
-      v_x831_d[t522] = 2;
+    v_x825 = rt_value_new(rt_vec_type(RT_INT), t507);
+    int32_t *v_x825_d = v_x825->data.i;
+    const int64_t v_x825_n = v_x825->len;
+    RT_PARALLEL_FOR_IF(t507 >= RT_PARALLEL_MIN)
+    for (int64_t t508 = 0; t508 < t507; t508++) {
+      const int32_t t509 = (int32_t)t508;
+      v_x825_d[t508] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x831_d = v_x831->data.i;
-    const int64_t v_x831_n = v_x831->len;
+    int32_t *v_x825_d = v_x825->data.i;
+    const int64_t v_x825_n = v_x825->len;
     /* REDUCE */
     {
-      const int64_t t524 = v_x832_n;
-      const int64_t t525 = t524 > 0 ? (t524 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t526 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t525);
-      int32_t *t527 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t525);
-      int32_t *t528 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t525);
-      RT_PARALLEL_FOR_IF(t525 > 1)
-      for (int64_t t529 = 0; t529 < t525; t529++) {
-        int32_t t529a0;
-        int32_t t529a1;
-        int32_t t529a2;
-        t529a0 = 2147483647;
-        t529a1 = 0;
-        t529a2 = 1;
-        const int64_t t529_end = (t529 + 1) * RT_CHUNK < t524 ? (t529 + 1) * RT_CHUNK : t524;
-        for (int64_t t530 = t529 * RT_CHUNK; t530 < t529_end; t530++) {
-          const int32_t t531 = (int32_t)t530;
-          int32_t t529x0;
-          int32_t t529x1;
-          int32_t t529x2;
-          uint8_t t533 = rt_lt_i(0, 2);
-          int32_t t534;
-          if (t533) {
-            t534 = 2147483647;
+      const int64_t t510 = v_x826_n;
+      const int64_t t511 = t510 > 0 ? (t510 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t512 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t511);
+      int32_t *t513 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t511);
+      int32_t *t514 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t511);
+      RT_PARALLEL_FOR_IF(t511 > 1)
+      for (int64_t t515 = 0; t515 < t511; t515++) {
+        int32_t t515a0;
+        int32_t t515a1;
+        int32_t t515a2;
+        t515a0 = 2147483647;
+        t515a1 = 0;
+        t515a2 = 1;
+        const int64_t t515_end = (t515 + 1) * RT_CHUNK < t510 ? (t515 + 1) * RT_CHUNK : t510;
+        for (int64_t t516 = t515 * RT_CHUNK; t516 < t515_end; t516++) {
+          const int32_t t517 = (int32_t)t516;
+          int32_t t515x0;
+          int32_t t515x1;
+          int32_t t515x2;
+          uint8_t t519 = rt_lt_i(0, 2);
+          int32_t t520;
+          if (t519) {
+            t520 = 2147483647;
           } else {
-            t534 = t531;
+            t520 = t517;
           }
-          t529x0 = t534;
-          t529x1 = 0;
-          t529x2 = 2;
-          uint8_t t536 = rt_le_i(t529a0, t529x0);
-          int32_t t537;
-          if (t536) {
-            t537 = t529a0;
+          t515x0 = t520;
+          t515x1 = 0;
+          t515x2 = 2;
+          uint8_t t522 = rt_le_i(t515a0, t515x0);
+          int32_t t523;
+          if (t522) {
+            t523 = t515a0;
           } else {
-            t537 = t529x0;
+            t523 = t515x0;
           }
-          int32_t t538;
-          if (t536) {
-            t538 = t529a1;
+          int32_t t524;
+          if (t522) {
+            t524 = t515a1;
           } else {
-            t538 = t529x1;
+            t524 = t515x1;
           }
-          int32_t t539;
-          if (t536) {
-            t539 = t529a2;
+          int32_t t525;
+          if (t522) {
+            t525 = t515a2;
           } else {
-            t539 = t529x2;
+            t525 = t515x2;
           }
-          t529a0 = t537;
-          t529a1 = t538;
-          t529a2 = t539;
+          t515a0 = t523;
+          t515a1 = t524;
+          t515a2 = t525;
         }
-        t526[t529] = t529a0;
-        t527[t529] = t529a1;
-        t528[t529] = t529a2;
+        t512[t515] = t515a0;
+        t513[t515] = t515a1;
+        t514[t515] = t515a2;
       }
-      int32_t t529t0;
-      int32_t t529t1;
-      int32_t t529t2;
-      t529t0 = 2147483647;
-      t529t1 = 0;
-      t529t2 = 1;
-      for (int64_t t529 = 0; t529 < t525; t529++) {
-        const int32_t t540 = t526[t529];
-        const int32_t t541 = t527[t529];
-        const int32_t t542 = t528[t529];
-        uint8_t t544 = rt_le_i(t529t0, t540);
-        int32_t t545;
-        if (t544) {
-          t545 = t529t0;
+      int32_t t515t0;
+      int32_t t515t1;
+      int32_t t515t2;
+      t515t0 = 2147483647;
+      t515t1 = 0;
+      t515t2 = 1;
+      for (int64_t t515 = 0; t515 < t511; t515++) {
+        const int32_t t526 = t512[t515];
+        const int32_t t527 = t513[t515];
+        const int32_t t528 = t514[t515];
+        uint8_t t530 = rt_le_i(t515t0, t526);
+        int32_t t531;
+        if (t530) {
+          t531 = t515t0;
         } else {
-          t545 = t540;
+          t531 = t526;
         }
-        int32_t t546;
-        if (t544) {
-          t546 = t529t1;
+        int32_t t532;
+        if (t530) {
+          t532 = t515t1;
         } else {
-          t546 = t541;
+          t532 = t527;
         }
-        int32_t t547;
-        if (t544) {
-          t547 = t529t2;
+        int32_t t533;
+        if (t530) {
+          t533 = t515t2;
         } else {
-          t547 = t542;
+          t533 = t528;
         }
-        t529t0 = t545;
-        t529t1 = t546;
-        t529t2 = t547;
+        t515t0 = t531;
+        t515t1 = t532;
+        t515t2 = t533;
       }
-      v_x840 = t529t0;
-      rt_free(t526);
-      v_x841 = t529t1;
-      rt_free(t527);
-      v_x842 = t529t2;
-      rt_free(t528);
+      v_x834 = t515t0;
+      rt_free(t512);
+      v_x835 = t515t1;
+      rt_free(t513);
+      v_x836 = t515t2;
+      rt_free(t514);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x831 = v_x831;
-  *out_v_x841 = v_x841;
-  *out_v_x842 = v_x842;
+  *out_v_x825 = v_x825;
+  *out_v_x835 = v_x835;
+  *out_v_x836 = v_x836;
   return;
 fail:
-  rt_release(v_x831);
+  rt_release(v_x825);
 }
 
 /* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t v_x829;
-  int32_t *v_x832_d; int64_t v_x832_n;
-  int32_t *v_x831_d; int64_t v_x831_n;
-  int32_t v_x840;
-  int32_t v_x841;
-  int32_t v_x842;
+  int32_t v_x823;
+  int32_t *v_x826_d; int64_t v_x826_n;
+  int32_t *v_x825_d; int64_t v_x825_n;
+  int32_t v_x834;
+  int32_t v_x835;
+  int32_t v_x836;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
@@ -2839,7 +2749,7 @@ struct K14_0_pull {
 struct K14_0_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x831_d[i] = v.v0;
+    A.v_x825_d[i] = v.v0;
   }
 };
 struct alignas(8) K14_1_V {
@@ -2852,39 +2762,39 @@ struct K14_1_pull {
   __device__ K14_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t549 = rt_lt_i(0, 2);
-    int32_t t550;
-    if (t549) {
-      t550 = 2147483647;
+    uint8_t t535 = rt_lt_i(0, 2);
+    int32_t t536;
+    if (t535) {
+      t536 = 2147483647;
     } else {
-      t550 = ix;
+      t536 = ix;
     }
-    return K14_1_V{t550, 0, 2};
+    return K14_1_V{t536, 0, 2};
   }
 };
 struct K14_1_op {
   K14_A A;
   __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
-    uint8_t t552 = rt_le_i(a.v0, b.v0);
-    int32_t t553;
-    if (t552) {
-      t553 = a.v0;
+    uint8_t t538 = rt_le_i(a.v0, b.v0);
+    int32_t t539;
+    if (t538) {
+      t539 = a.v0;
     } else {
-      t553 = b.v0;
+      t539 = b.v0;
     }
-    int32_t t554;
-    if (t552) {
-      t554 = a.v1;
+    int32_t t540;
+    if (t538) {
+      t540 = a.v1;
     } else {
-      t554 = b.v1;
+      t540 = b.v1;
     }
-    int32_t t555;
-    if (t552) {
-      t555 = a.v2;
+    int32_t t541;
+    if (t538) {
+      t541 = a.v2;
     } else {
-      t555 = b.v2;
+      t541 = b.v2;
     }
-    return K14_1_V{t553, t554, t555};
+    return K14_1_V{t539, t540, t541};
   }
 };
 struct K14_1_check {
@@ -2897,136 +2807,136 @@ struct K14_1_check {
     return true;
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtValue *v_x832, RtValue **out_v_x831, int32_t *out_v_x841, int32_t *out_v_x842, int check_site_0) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836, int check_site_0) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x829 = v_x829;
-  A.v_x832_d = v_x832->data.i;
-  A.v_x832_n = v_x832->len;
-  RtValue *v_x831 = NULL;
+  A.v_x823 = v_x823;
+  A.v_x826_d = v_x826->data.i;
+  A.v_x826_n = v_x826->len;
+  RtValue *v_x825 = NULL;
   K14_1_V *K14_1_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x840 = 0;
-  int32_t v_x841 = 0;
-  int32_t v_x842 = 0;
+  int32_t v_x834 = 0;
+  int32_t v_x835 = 0;
+  int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t556 = v_x829;
-    if (t556 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t556, 0.0, run, 0};
+    const int64_t t542 = v_x823;
+    if (t542 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t542, 0.0, run, 0};
       goto fail;
     }
-    v_x831 = rtg_vec_new(RT_INT, t556);
-    A.v_x831_d = v_x831->data.i;
-    A.v_x831_n = v_x831->len;
-    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t556);
+    v_x825 = rtg_vec_new(RT_INT, t542);
+    A.v_x825_d = v_x825->data.i;
+    A.v_x825_n = v_x825->len;
+    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t542);
   }
   /* REDUCE */
   {
-    const int64_t t557 = v_x832->len;
-    K14_1_V *t558 = rtg::reduce_to_device<false>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t557);
-    K14_1_value = t558;
+    const int64_t t543 = v_x826->len;
+    K14_1_V *t544 = rtg::reduce_to_device<false>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t543);
+    K14_1_value = t544;
   }
   if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K14_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x831 = v_x831;
-  *out_v_x841 = v_x841;
-  *out_v_x842 = v_x842;
+  *out_v_x825 = v_x825;
+  *out_v_x835 = v_x835;
+  *out_v_x836 = v_x836;
   return;
 fail:
-  rt_release(v_x831);
+  rt_release(v_x825);
   rtg_free(K14_1_value);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x829, RtValue *v_x832, RtValue **out_v_x831, int32_t *out_v_x841, int32_t *out_v_x842, int check_site_0) {
-  RtValue *vals[] = {v_x832};
-  const int64_t sizes[] = {(int64_t)v_x829};
+static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836, int check_site_0) {
+  RtValue *vals[] = {v_x826};
+  const int64_t sizes[] = {(int64_t)v_x823};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K14_host(err, loc, run, v_x829, v_x832, out_v_x831, out_v_x841, out_v_x842);
+    K14_host(err, loc, run, v_x823, v_x826, out_v_x825, out_v_x835, out_v_x836);
     if (err->index == INT64_MAX) {
-      K14_1_V t559;
-      memset(&t559, 0, sizeof t559);
-      t559.v1 = *out_v_x841;
-      t559.v2 = *out_v_x842;
-      (void)K14_1_check{{check_site_0}}(t559, err, run);
+      K14_1_V t545;
+      memset(&t545, 0, sizeof t545);
+      t545.v1 = *out_v_x835;
+      t545.v2 = *out_v_x836;
+      (void)K14_1_check{{check_site_0}}(t545, err, run);
     }
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x829, v_x832, out_v_x831, out_v_x841, out_v_x842, check_site_0);
+    K14_gpu(err, loc, run, v_x823, v_x826, out_v_x825, out_v_x835, out_v_x836, check_site_0);
   }
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x843, RtValue *v_x848, RtValue **out_v_x858) {
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x852) {
   (void)loc;
   (void)run;
-  int32_t *v_x843_d = v_x843->data.i;
-  const int64_t v_x843_n = v_x843->len;
-  int32_t *v_x848_d = v_x848->data.i;
-  const int64_t v_x848_n = v_x848->len;
-  RtValue *v_x858 = NULL;
+  int32_t *v_x837_d = v_x837->data.i;
+  const int64_t v_x837_n = v_x837->len;
+  int32_t *v_x842_d = v_x842->data.i;
+  const int64_t v_x842_n = v_x842->len;
+  RtValue *v_x852 = NULL;
   /* MAP */
   {
-    const int64_t t560 = v_x843_n;
-    v_x858 = rt_value_new(rt_vec_type(RT_INT), t560);
-    int32_t *v_x858_d = v_x858->data.i;
-    const int64_t v_x858_n = v_x858->len;
-    RT_PARALLEL_FOR_IF(t560 >= RT_PARALLEL_MIN)
-    for (int64_t t561 = 0; t561 < t560; t561++) {
-      const int32_t t562 = (int32_t)t561;
-      int t566 = 0; /* nonzero: a check below failed */
-      int32_t t564 = rt_mul_i(t562, 2);
-      int t567 = (uint64_t)(int64_t)t564 < (uint64_t)v_x848_n;
-      int32_t t565 = t567 ? v_x848_d[t564] : 0;
-      t566 |= !t567;
-      int32_t t569 = rt_add_i(t565, 1);
-      int32_t t571 = rt_add_i(t564, 1);
-      int t573 = (uint64_t)(int64_t)t571 < (uint64_t)v_x848_n;
-      int32_t t572 = t573 ? v_x848_d[t571] : 0;
-      t566 |= !t573;
-      int32_t t575 = rt_add_i(t569, t572);
-      if (__builtin_expect(t566 != 0, 0)) { /* again, recording the error */
-        int32_t t577 = rt_mul_i(t562, 2);
-        int32_t t578;
-        if ((uint64_t)(int64_t)t577 < (uint64_t)v_x848_n) {
-          t578 = v_x848_d[t577];
+    const int64_t t546 = v_x837_n;
+    v_x852 = rt_value_new(rt_vec_type(RT_INT), t546);
+    int32_t *v_x852_d = v_x852->data.i;
+    const int64_t v_x852_n = v_x852->len;
+    RT_PARALLEL_FOR_IF(t546 >= RT_PARALLEL_MIN)
+    for (int64_t t547 = 0; t547 < t546; t547++) {
+      const int32_t t548 = (int32_t)t547;
+      int t552 = 0; /* nonzero: a check below failed */
+      int32_t t550 = rt_mul_i(t548, 2);
+      int t553 = (uint64_t)(int64_t)t550 < (uint64_t)v_x842_n;
+      int32_t t551 = t553 ? v_x842_d[t550] : 0;
+      t552 |= !t553;
+      int32_t t555 = rt_add_i(t551, 1);
+      int32_t t557 = rt_add_i(t550, 1);
+      int t559 = (uint64_t)(int64_t)t557 < (uint64_t)v_x842_n;
+      int32_t t558 = t559 ? v_x842_d[t557] : 0;
+      t552 |= !t559;
+      int32_t t561 = rt_add_i(t555, t558);
+      if (__builtin_expect(t552 != 0, 0)) { /* again, recording the error */
+        int32_t t563 = rt_mul_i(t548, 2);
+        int32_t t564;
+        if ((uint64_t)(int64_t)t563 < (uint64_t)v_x842_n) {
+          t564 = v_x842_d[t563];
         } else {
-          NESSIE_RECORD(err, t561, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, v_x848_n, 0.0, 0);
-          t578 = 0;
+          NESSIE_RECORD(err, t547, RT_CHECK_INDEX, 0, 0, RT_GATHER, t563, v_x842_n, 0.0, 0);
+          t564 = 0;
         }
-        int32_t t580 = rt_add_i(t578, 1);
-        int32_t t582 = rt_add_i(t577, 1);
-        int32_t t583;
-        if ((uint64_t)(int64_t)t582 < (uint64_t)v_x848_n) {
-          t583 = v_x848_d[t582];
+        int32_t t566 = rt_add_i(t564, 1);
+        int32_t t568 = rt_add_i(t563, 1);
+        int32_t t569;
+        if ((uint64_t)(int64_t)t568 < (uint64_t)v_x842_n) {
+          t569 = v_x842_d[t568];
         } else {
-          NESSIE_RECORD(err, t561, RT_CHECK_INDEX, 1, 0, RT_GATHER, t582, v_x848_n, 0.0, 1);
-          t583 = 0;
+          NESSIE_RECORD(err, t547, RT_CHECK_INDEX, 1, 0, RT_GATHER, t568, v_x842_n, 0.0, 1);
+          t569 = 0;
         }
-        int32_t t585 = rt_add_i(t580, t583);
+        int32_t t571 = rt_add_i(t566, t569);
       }
-      v_x858_d[t561] = t575;
+      v_x852_d[t547] = t561;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x858 = v_x858;
+  *out_v_x852 = v_x852;
   return;
 fail:
-  rt_release(v_x858);
+  rt_release(v_x852);
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x843_d; int64_t v_x843_n;
-  int32_t *v_x848_d; int64_t v_x848_n;
-  int32_t *v_x858_d; int64_t v_x858_n;
+  int32_t *v_x837_d; int64_t v_x837_n;
+  int32_t *v_x842_d; int64_t v_x842_n;
+  int32_t *v_x852_d; int64_t v_x852_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -3036,388 +2946,388 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t589 = 0; /* nonzero: a check below failed */
-    int32_t t587 = rt_mul_i(ix, 2);
-    int t590 = (uint64_t)(int64_t)t587 < (uint64_t)A.v_x848_n;
-    int32_t t588 = t590 ? A.v_x848_d[t587] : 0;
-    t589 |= !t590;
-    int32_t t592 = rt_add_i(t588, 1);
-    int32_t t594 = rt_add_i(t587, 1);
-    int t596 = (uint64_t)(int64_t)t594 < (uint64_t)A.v_x848_n;
-    int32_t t595 = t596 ? A.v_x848_d[t594] : 0;
-    t589 |= !t596;
-    int32_t t598 = rt_add_i(t592, t595);
-    if (__builtin_expect(t589 != 0, 0)) { /* again, recording the error */
-      int32_t t600 = rt_mul_i(ix, 2);
-      int32_t t601;
-      if ((uint64_t)(int64_t)t600 < (uint64_t)A.v_x848_n) {
-        t601 = A.v_x848_d[t600];
+    int t575 = 0; /* nonzero: a check below failed */
+    int32_t t573 = rt_mul_i(ix, 2);
+    int t576 = (uint64_t)(int64_t)t573 < (uint64_t)A.v_x842_n;
+    int32_t t574 = t576 ? A.v_x842_d[t573] : 0;
+    t575 |= !t576;
+    int32_t t578 = rt_add_i(t574, 1);
+    int32_t t580 = rt_add_i(t573, 1);
+    int t582 = (uint64_t)(int64_t)t580 < (uint64_t)A.v_x842_n;
+    int32_t t581 = t582 ? A.v_x842_d[t580] : 0;
+    t575 |= !t582;
+    int32_t t584 = rt_add_i(t578, t581);
+    if (__builtin_expect(t575 != 0, 0)) { /* again, recording the error */
+      int32_t t586 = rt_mul_i(ix, 2);
+      int32_t t587;
+      if ((uint64_t)(int64_t)t586 < (uint64_t)A.v_x842_n) {
+        t587 = A.v_x842_d[t586];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t600, A.v_x848_n, 0.0, 0);
-        t601 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, A.v_x842_n, 0.0, 0);
+        t587 = 0;
       }
-      int32_t t603 = rt_add_i(t601, 1);
-      int32_t t605 = rt_add_i(t600, 1);
-      int32_t t606;
-      if ((uint64_t)(int64_t)t605 < (uint64_t)A.v_x848_n) {
-        t606 = A.v_x848_d[t605];
+      int32_t t589 = rt_add_i(t587, 1);
+      int32_t t591 = rt_add_i(t586, 1);
+      int32_t t592;
+      if ((uint64_t)(int64_t)t591 < (uint64_t)A.v_x842_n) {
+        t592 = A.v_x842_d[t591];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t605, A.v_x848_n, 0.0, 1);
-        t606 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t591, A.v_x842_n, 0.0, 1);
+        t592 = 0;
       }
-      int32_t t608 = rt_add_i(t603, t606);
+      int32_t t594 = rt_add_i(t589, t592);
     }
-    return K15_0_V{t598};
+    return K15_0_V{t584};
   }
 };
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x858_d[i] = v.v0;
+    A.v_x852_d[i] = v.v0;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x843, RtValue *v_x848, RtValue **out_v_x858) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x852) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x843_d = v_x843->data.i;
-  A.v_x843_n = v_x843->len;
-  A.v_x848_d = v_x848->data.i;
-  A.v_x848_n = v_x848->len;
-  RtValue *v_x858 = NULL;
+  A.v_x837_d = v_x837->data.i;
+  A.v_x837_n = v_x837->len;
+  A.v_x842_d = v_x842->data.i;
+  A.v_x842_n = v_x842->len;
+  RtValue *v_x852 = NULL;
   /* MAP */
   {
-    const int64_t t609 = v_x843->len;
-    v_x858 = rtg_vec_new(RT_INT, t609);
-    A.v_x858_d = v_x858->data.i;
-    A.v_x858_n = v_x858->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t609);
+    const int64_t t595 = v_x837->len;
+    v_x852 = rtg_vec_new(RT_INT, t595);
+    A.v_x852_d = v_x852->data.i;
+    A.v_x852_n = v_x852->len;
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t595);
   }
-  *out_v_x858 = v_x858;
+  *out_v_x852 = v_x852;
   return;
 fail:
-  rt_release(v_x858);
+  rt_release(v_x852);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x843, RtValue *v_x848, RtValue **out_v_x858) {
-  RtValue *vals[] = {v_x843, v_x848};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x852) {
+  RtValue *vals[] = {v_x837, v_x842};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K15_host(err, loc, run, v_x843, v_x848, out_v_x858);
+    K15_host(err, loc, run, v_x837, v_x842, out_v_x852);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x843, v_x848, out_v_x858);
+    K15_gpu(err, loc, run, v_x837, v_x842, out_v_x852);
   }
 }
 
 /* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167, int32_t v_x1142, RtValue **out_v_x1145, RtValue **out_v_x1150, RtValue **out_v_x1152, RtValue **out_v_x1165, RtValue **out_v_x1166) {
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1218, int32_t v_x1193, RtValue **out_v_x1196, RtValue **out_v_x1201, RtValue **out_v_x1203, RtValue **out_v_x1216, RtValue **out_v_x1217) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1167_off = rt_seg_offsets(v_sd_1167);
-  const int64_t v_sd_1167_n = v_sd_1167->len;
-  RtValue *v_x1145 = NULL;
-  RtValue *v_x1150 = NULL;
-  RtValue *v_x1151 = NULL;
-  RtValue *v_x1152 = NULL;
-  RtValue *v_x1153 = NULL;
-  RtValue *v_x1165 = NULL;
-  RtValue *v_x1166 = NULL;
+  const int64_t *v_sd_1218_off = rt_seg_offsets(v_sd_1218);
+  const int64_t v_sd_1218_n = v_sd_1218->len;
+  RtValue *v_x1196 = NULL;
+  RtValue *v_x1201 = NULL;
+  RtValue *v_x1202 = NULL;
+  RtValue *v_x1203 = NULL;
+  RtValue *v_x1204 = NULL;
+  RtValue *v_x1216 = NULL;
+  RtValue *v_x1217 = NULL;
   /* MAP */
   {
-    const int64_t t610 = v_x1142;
-    if (t610 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t610, 0.0, 0);
+    const int64_t t596 = v_x1193;
+    if (t596 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t596, 0.0, 0);
       goto fail;
     }
-    v_x1145 = rt_value_new(rt_vec_type(RT_BOOL), t610);
-    uint8_t *v_x1145_d = v_x1145->data.b;
-    const int64_t v_x1145_n = v_x1145->len;
-    RT_PARALLEL_FOR_IF(t610 >= RT_PARALLEL_MIN)
-    for (int64_t t611 = 0; t611 < t610; t611++) {
-      const int32_t t612 = (int32_t)t611;
-      int t614 = 0; /* nonzero: a check below failed */
-      int t615 = (uint64_t)(int64_t)t612 < (uint64_t)v_sd_1167_n;
-      int32_t t613 = t615 ? (int32_t)(v_sd_1167_off[t612 + 1] - v_sd_1167_off[t612]) : 0;
-      t614 |= !t615;
-      uint8_t t617 = rt_le_i(t613, 1);
-      if (__builtin_expect(t614 != 0, 0)) { /* again, recording the error */
-        int32_t t618;
-        if ((uint64_t)(int64_t)t612 < (uint64_t)v_sd_1167_n) {
-          t618 = (int32_t)(v_sd_1167_off[t612 + 1] - v_sd_1167_off[t612]);
+    v_x1196 = rt_value_new(rt_vec_type(RT_BOOL), t596);
+    uint8_t *v_x1196_d = v_x1196->data.b;
+    const int64_t v_x1196_n = v_x1196->len;
+    RT_PARALLEL_FOR_IF(t596 >= RT_PARALLEL_MIN)
+    for (int64_t t597 = 0; t597 < t596; t597++) {
+      const int32_t t598 = (int32_t)t597;
+      int t600 = 0; /* nonzero: a check below failed */
+      int t601 = (uint64_t)(int64_t)t598 < (uint64_t)v_sd_1218_n;
+      int32_t t599 = t601 ? (int32_t)(v_sd_1218_off[t598 + 1] - v_sd_1218_off[t598]) : 0;
+      t600 |= !t601;
+      uint8_t t603 = rt_le_i(t599, 1);
+      if (__builtin_expect(t600 != 0, 0)) { /* again, recording the error */
+        int32_t t604;
+        if ((uint64_t)(int64_t)t598 < (uint64_t)v_sd_1218_n) {
+          t604 = (int32_t)(v_sd_1218_off[t598 + 1] - v_sd_1218_off[t598]);
         } else {
-          NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t612, v_sd_1167_n, 0.0, 1);
-          t618 = 0;
+          NESSIE_RECORD(err, t597, RT_CHECK_INDEX, 0, 0, RT_GATHER, t598, v_sd_1218_n, 0.0, 1);
+          t604 = 0;
         }
-        uint8_t t620 = rt_le_i(t618, 1);
+        uint8_t t606 = rt_le_i(t604, 1);
       }
-      v_x1145_d[t611] = t617;
+      v_x1196_d[t597] = t603;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1145_d = v_x1145->data.b;
-    const int64_t v_x1145_n = v_x1145->len;
+    uint8_t *v_x1196_d = v_x1196->data.b;
+    const int64_t v_x1196_n = v_x1196->len;
     /* PARTITION */
     {
-      const int64_t t621 = v_x1142;
-      if (t621 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t621, 0.0, 2);
+      const int64_t t607 = v_x1193;
+      if (t607 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t607, 0.0, 2);
         goto fail;
       }
-      const int64_t t622 = t621 > 0 ? (t621 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t623 = (uint8_t *)rt_alloc_atomic((size_t)t621 + 1);
-      int64_t *t624 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t622 + 1));
-      RT_PARALLEL_FOR_IF(t622 > 1)
-      for (int64_t t625 = 0; t625 < t622; t625++) {
+      const int64_t t608 = t607 > 0 ? (t607 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t609 = (uint8_t *)rt_alloc_atomic((size_t)t607 + 1);
+      int64_t *t610 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t608 + 1));
+      RT_PARALLEL_FOR_IF(t608 > 1)
+      for (int64_t t611 = 0; t611 < t608; t611++) {
         int64_t kept = 0;
-        const int64_t t625_end = (t625 + 1) * RT_CHUNK < t621 ? (t625 + 1) * RT_CHUNK : t621;
-        for (int64_t t626 = t625 * RT_CHUNK; t626 < t625_end; t626++) {
-          const int32_t t627 = (int32_t)t626;
-          int32_t t625x0;
-          uint8_t t625x1;
-          int t629 = 0; /* nonzero: a check below failed */
-          int t630 = (uint64_t)(int64_t)t627 < (uint64_t)v_sd_1167_n;
-          int32_t t628 = t630 ? (int32_t)(v_sd_1167_off[t627 + 1] - v_sd_1167_off[t627]) : 0;
-          t629 |= !t630;
-          uint8_t t632 = rt_le_i(t628, 1);
-          if (__builtin_expect(t629 != 0, 0)) { /* again, recording the error */
-            int32_t t633;
-            if ((uint64_t)(int64_t)t627 < (uint64_t)v_sd_1167_n) {
-              t633 = (int32_t)(v_sd_1167_off[t627 + 1] - v_sd_1167_off[t627]);
+        const int64_t t611_end = (t611 + 1) * RT_CHUNK < t607 ? (t611 + 1) * RT_CHUNK : t607;
+        for (int64_t t612 = t611 * RT_CHUNK; t612 < t611_end; t612++) {
+          const int32_t t613 = (int32_t)t612;
+          int32_t t611x0;
+          uint8_t t611x1;
+          int t615 = 0; /* nonzero: a check below failed */
+          int t616 = (uint64_t)(int64_t)t613 < (uint64_t)v_sd_1218_n;
+          int32_t t614 = t616 ? (int32_t)(v_sd_1218_off[t613 + 1] - v_sd_1218_off[t613]) : 0;
+          t615 |= !t616;
+          uint8_t t618 = rt_le_i(t614, 1);
+          if (__builtin_expect(t615 != 0, 0)) { /* again, recording the error */
+            int32_t t619;
+            if ((uint64_t)(int64_t)t613 < (uint64_t)v_sd_1218_n) {
+              t619 = (int32_t)(v_sd_1218_off[t613 + 1] - v_sd_1218_off[t613]);
             } else {
-              NESSIE_RECORD(err, t626, RT_CHECK_INDEX, 0, 0, RT_GATHER, t627, v_sd_1167_n, 0.0, 3);
-              t633 = 0;
+              NESSIE_RECORD(err, t612, RT_CHECK_INDEX, 0, 0, RT_GATHER, t613, v_sd_1218_n, 0.0, 3);
+              t619 = 0;
             }
-            uint8_t t635 = rt_le_i(t633, 1);
+            uint8_t t621 = rt_le_i(t619, 1);
           }
-          t625x0 = t627;
-          t625x1 = t632;
-          uint8_t t636;
-          t636 = t625x1;
-          t623[t626] = t636 != 0;
-          kept += t636 != 0;
+          t611x0 = t613;
+          t611x1 = t618;
+          uint8_t t622;
+          t622 = t611x1;
+          t609[t612] = t622 != 0;
+          kept += t622 != 0;
         }
-        t624[t625] = kept;
+        t610[t611] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t623);
-        rt_free(t624);
+        rt_free(t609);
+        rt_free(t610);
         goto fail;
       }
-      int64_t t637 = 0;
-      for (int64_t t625 = 0; t625 < t622; t625++) {
-        const int64_t k = t624[t625];
-        t624[t625] = t637;
-        t637 += k;
+      int64_t t623 = 0;
+      for (int64_t t611 = 0; t611 < t608; t611++) {
+        const int64_t k = t610[t611];
+        t610[t611] = t623;
+        t623 += k;
       }
-      v_x1150 = rt_value_new(rt_vec_type(RT_INT), t637);
-      int32_t *v_x1150_d = v_x1150->data.i;
-      const int64_t v_x1150_n = v_x1150->len;
-      v_x1152 = rt_value_new(rt_vec_type(RT_INT), (t621 - t637));
-      int32_t *v_x1152_d = v_x1152->data.i;
-      const int64_t v_x1152_n = v_x1152->len;
-      RT_PARALLEL_FOR_IF(t622 > 1)
-      for (int64_t t625 = 0; t625 < t622; t625++) {
-        int64_t at = t624[t625];
-        int64_t at_not = t625 * RT_CHUNK - t624[t625];
-        const int64_t t625_end = (t625 + 1) * RT_CHUNK < t621 ? (t625 + 1) * RT_CHUNK : t621;
-        for (int64_t t626 = t625 * RT_CHUNK; t626 < t625_end; t626++) {
-          const int32_t t627 = (int32_t)t626;
-          int32_t t625y0;
-          uint8_t t625y1;
-          int t639 = 0; /* nonzero: a check below failed */
-          int t640 = (uint64_t)(int64_t)t627 < (uint64_t)v_sd_1167_n;
-          int32_t t638 = t640 ? (int32_t)(v_sd_1167_off[t627 + 1] - v_sd_1167_off[t627]) : 0;
-          t639 |= !t640;
-          uint8_t t642 = rt_le_i(t638, 1);
-          if (__builtin_expect(t639 != 0, 0)) { /* again, recording the error */
-            int32_t t643;
-            if ((uint64_t)(int64_t)t627 < (uint64_t)v_sd_1167_n) {
-              t643 = (int32_t)(v_sd_1167_off[t627 + 1] - v_sd_1167_off[t627]);
+      v_x1201 = rt_value_new(rt_vec_type(RT_INT), t623);
+      int32_t *v_x1201_d = v_x1201->data.i;
+      const int64_t v_x1201_n = v_x1201->len;
+      v_x1203 = rt_value_new(rt_vec_type(RT_INT), (t607 - t623));
+      int32_t *v_x1203_d = v_x1203->data.i;
+      const int64_t v_x1203_n = v_x1203->len;
+      RT_PARALLEL_FOR_IF(t608 > 1)
+      for (int64_t t611 = 0; t611 < t608; t611++) {
+        int64_t at = t610[t611];
+        int64_t at_not = t611 * RT_CHUNK - t610[t611];
+        const int64_t t611_end = (t611 + 1) * RT_CHUNK < t607 ? (t611 + 1) * RT_CHUNK : t607;
+        for (int64_t t612 = t611 * RT_CHUNK; t612 < t611_end; t612++) {
+          const int32_t t613 = (int32_t)t612;
+          int32_t t611y0;
+          uint8_t t611y1;
+          int t625 = 0; /* nonzero: a check below failed */
+          int t626 = (uint64_t)(int64_t)t613 < (uint64_t)v_sd_1218_n;
+          int32_t t624 = t626 ? (int32_t)(v_sd_1218_off[t613 + 1] - v_sd_1218_off[t613]) : 0;
+          t625 |= !t626;
+          uint8_t t628 = rt_le_i(t624, 1);
+          if (__builtin_expect(t625 != 0, 0)) { /* again, recording the error */
+            int32_t t629;
+            if ((uint64_t)(int64_t)t613 < (uint64_t)v_sd_1218_n) {
+              t629 = (int32_t)(v_sd_1218_off[t613 + 1] - v_sd_1218_off[t613]);
             } else {
-              NESSIE_RECORD(err, t626, RT_CHECK_INDEX, 0, 0, RT_GATHER, t627, v_sd_1167_n, 0.0, 4);
-              t643 = 0;
+              NESSIE_RECORD(err, t612, RT_CHECK_INDEX, 0, 0, RT_GATHER, t613, v_sd_1218_n, 0.0, 4);
+              t629 = 0;
             }
-            uint8_t t645 = rt_le_i(t643, 1);
+            uint8_t t631 = rt_le_i(t629, 1);
           }
-          t625y0 = t627;
-          t625y1 = t642;
-          if (t623[t626]) {
-            v_x1150_d[at] = t625y0;
+          t611y0 = t613;
+          t611y1 = t628;
+          if (t609[t612]) {
+            v_x1201_d[at] = t611y0;
             at++;
           } else {
-            v_x1152_d[at_not] = t625y0;
+            v_x1203_d[at_not] = t611y0;
             at_not++;
           }
         }
       }
-      rt_free(t623);
-      rt_free(t624);
+      rt_free(t609);
+      rt_free(t610);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1150_d = v_x1150->data.i;
-      const int64_t v_x1150_n = v_x1150->len;
-      int32_t *v_x1152_d = v_x1152->data.i;
-      const int64_t v_x1152_n = v_x1152->len;
+      int32_t *v_x1201_d = v_x1201->data.i;
+      const int64_t v_x1201_n = v_x1201->len;
+      int32_t *v_x1203_d = v_x1203->data.i;
+      const int64_t v_x1203_n = v_x1203->len;
       /* SCAN */
       {
-        const int64_t t646 = v_x1142;
-        if (t646 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t646, 0.0, 5);
+        const int64_t t632 = v_x1193;
+        if (t632 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t632, 0.0, 5);
           goto fail;
         }
-        const int64_t t647 = t646 > 0 ? (t646 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t648 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t647);
-        int32_t *t649 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t647);
-        RT_PARALLEL_FOR_IF(t647 > 1)
-        for (int64_t t650 = 0; t650 < t647; t650++) {
-          int32_t t650a0;
-          int32_t t650a1;
-          t650a0 = 0;
-          t650a1 = 0;
-          const int64_t t650_end = (t650 + 1) * RT_CHUNK < t646 ? (t650 + 1) * RT_CHUNK : t646;
-          for (int64_t t651 = t650 * RT_CHUNK; t651 < t650_end; t651++) {
-            const int32_t t652 = (int32_t)t651;
-            int32_t t650x0;
-            int32_t t650x1;
-            int t654 = 0; /* nonzero: a check below failed */
-            int t655 = (uint64_t)(int64_t)t652 < (uint64_t)v_sd_1167_n;
-            int32_t t653 = t655 ? (int32_t)(v_sd_1167_off[t652 + 1] - v_sd_1167_off[t652]) : 0;
-            t654 |= !t655;
-            uint8_t t657 = rt_le_i(t653, 1);
-            int32_t t659 = rt_btoi_b(t657);
-            uint8_t t661 = rt_not_b(t657);
-            int32_t t663 = rt_btoi_b(t661);
-            if (__builtin_expect(t654 != 0, 0)) { /* again, recording the error */
-              int32_t t664;
-              if ((uint64_t)(int64_t)t652 < (uint64_t)v_sd_1167_n) {
-                t664 = (int32_t)(v_sd_1167_off[t652 + 1] - v_sd_1167_off[t652]);
+        const int64_t t633 = t632 > 0 ? (t632 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t634 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t633);
+        int32_t *t635 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t633);
+        RT_PARALLEL_FOR_IF(t633 > 1)
+        for (int64_t t636 = 0; t636 < t633; t636++) {
+          int32_t t636a0;
+          int32_t t636a1;
+          t636a0 = 0;
+          t636a1 = 0;
+          const int64_t t636_end = (t636 + 1) * RT_CHUNK < t632 ? (t636 + 1) * RT_CHUNK : t632;
+          for (int64_t t637 = t636 * RT_CHUNK; t637 < t636_end; t637++) {
+            const int32_t t638 = (int32_t)t637;
+            int32_t t636x0;
+            int32_t t636x1;
+            int t640 = 0; /* nonzero: a check below failed */
+            int t641 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1218_n;
+            int32_t t639 = t641 ? (int32_t)(v_sd_1218_off[t638 + 1] - v_sd_1218_off[t638]) : 0;
+            t640 |= !t641;
+            uint8_t t643 = rt_le_i(t639, 1);
+            int32_t t645 = rt_btoi_b(t643);
+            uint8_t t647 = rt_not_b(t643);
+            int32_t t649 = rt_btoi_b(t647);
+            if (__builtin_expect(t640 != 0, 0)) { /* again, recording the error */
+              int32_t t650;
+              if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1218_n) {
+                t650 = (int32_t)(v_sd_1218_off[t638 + 1] - v_sd_1218_off[t638]);
               } else {
-                NESSIE_RECORD(err, t651, RT_CHECK_INDEX, 0, 0, RT_GATHER, t652, v_sd_1167_n, 0.0, 6);
-                t664 = 0;
+                NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1218_n, 0.0, 6);
+                t650 = 0;
               }
-              uint8_t t666 = rt_le_i(t664, 1);
-              int32_t t668 = rt_btoi_b(t666);
-              uint8_t t670 = rt_not_b(t666);
-              int32_t t672 = rt_btoi_b(t670);
+              uint8_t t652 = rt_le_i(t650, 1);
+              int32_t t654 = rt_btoi_b(t652);
+              uint8_t t656 = rt_not_b(t652);
+              int32_t t658 = rt_btoi_b(t656);
             }
-            t650x0 = t659;
-            t650x1 = t663;
-            int32_t t674 = rt_add_i(t650a0, t650x0);
-            int32_t t676 = rt_add_i(t650a1, t650x1);
-            t650a0 = t674;
-            t650a1 = t676;
+            t636x0 = t645;
+            t636x1 = t649;
+            int32_t t660 = rt_add_i(t636a0, t636x0);
+            int32_t t662 = rt_add_i(t636a1, t636x1);
+            t636a0 = t660;
+            t636a1 = t662;
           }
-          t648[t650] = t650a0;
-          t649[t650] = t650a1;
+          t634[t636] = t636a0;
+          t635[t636] = t636a1;
         }
-        int32_t t650t0;
-        int32_t t650t1;
-        t650t0 = 0;
-        t650t1 = 0;
-        for (int64_t t650 = 0; t650 < t647; t650++) {
-          const int32_t t677 = t648[t650];
-          t648[t650] = t650t0;
-          const int32_t t678 = t649[t650];
-          t649[t650] = t650t1;
-          int32_t t680 = rt_add_i(t650t0, t677);
-          int32_t t682 = rt_add_i(t650t1, t678);
-          t650t0 = t680;
-          t650t1 = t682;
+        int32_t t636t0;
+        int32_t t636t1;
+        t636t0 = 0;
+        t636t1 = 0;
+        for (int64_t t636 = 0; t636 < t633; t636++) {
+          const int32_t t663 = t634[t636];
+          t634[t636] = t636t0;
+          const int32_t t664 = t635[t636];
+          t635[t636] = t636t1;
+          int32_t t666 = rt_add_i(t636t0, t663);
+          int32_t t668 = rt_add_i(t636t1, t664);
+          t636t0 = t666;
+          t636t1 = t668;
         }
-        v_x1165 = rt_value_new(rt_vec_type(RT_INT), t646);
-        int32_t *v_x1165_d = v_x1165->data.i;
-        const int64_t v_x1165_n = v_x1165->len;
-        v_x1166 = rt_value_new(rt_vec_type(RT_INT), t646);
-        int32_t *v_x1166_d = v_x1166->data.i;
-        const int64_t v_x1166_n = v_x1166->len;
-        RT_PARALLEL_FOR_IF(t647 > 1)
-        for (int64_t t650 = 0; t650 < t647; t650++) {
-          int32_t t650p0;
-          int32_t t650p1;
-          t650p0 = t648[t650];
-          t650p1 = t649[t650];
-          const int64_t t650_end = (t650 + 1) * RT_CHUNK < t646 ? (t650 + 1) * RT_CHUNK : t646;
-          for (int64_t t651 = t650 * RT_CHUNK; t651 < t650_end; t651++) {
-            const int32_t t652 = (int32_t)t651;
-            v_x1165_d[t651] = t650p0;
-            v_x1166_d[t651] = t650p1;
-            int32_t t650y0;
-            int32_t t650y1;
-            int t684 = 0; /* nonzero: a check below failed */
-            int t685 = (uint64_t)(int64_t)t652 < (uint64_t)v_sd_1167_n;
-            int32_t t683 = t685 ? (int32_t)(v_sd_1167_off[t652 + 1] - v_sd_1167_off[t652]) : 0;
-            t684 |= !t685;
-            uint8_t t687 = rt_le_i(t683, 1);
-            int32_t t689 = rt_btoi_b(t687);
-            uint8_t t691 = rt_not_b(t687);
-            int32_t t693 = rt_btoi_b(t691);
-            if (__builtin_expect(t684 != 0, 0)) { /* again, recording the error */
-              int32_t t694;
-              if ((uint64_t)(int64_t)t652 < (uint64_t)v_sd_1167_n) {
-                t694 = (int32_t)(v_sd_1167_off[t652 + 1] - v_sd_1167_off[t652]);
+        v_x1216 = rt_value_new(rt_vec_type(RT_INT), t632);
+        int32_t *v_x1216_d = v_x1216->data.i;
+        const int64_t v_x1216_n = v_x1216->len;
+        v_x1217 = rt_value_new(rt_vec_type(RT_INT), t632);
+        int32_t *v_x1217_d = v_x1217->data.i;
+        const int64_t v_x1217_n = v_x1217->len;
+        RT_PARALLEL_FOR_IF(t633 > 1)
+        for (int64_t t636 = 0; t636 < t633; t636++) {
+          int32_t t636p0;
+          int32_t t636p1;
+          t636p0 = t634[t636];
+          t636p1 = t635[t636];
+          const int64_t t636_end = (t636 + 1) * RT_CHUNK < t632 ? (t636 + 1) * RT_CHUNK : t632;
+          for (int64_t t637 = t636 * RT_CHUNK; t637 < t636_end; t637++) {
+            const int32_t t638 = (int32_t)t637;
+            v_x1216_d[t637] = t636p0;
+            v_x1217_d[t637] = t636p1;
+            int32_t t636y0;
+            int32_t t636y1;
+            int t670 = 0; /* nonzero: a check below failed */
+            int t671 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1218_n;
+            int32_t t669 = t671 ? (int32_t)(v_sd_1218_off[t638 + 1] - v_sd_1218_off[t638]) : 0;
+            t670 |= !t671;
+            uint8_t t673 = rt_le_i(t669, 1);
+            int32_t t675 = rt_btoi_b(t673);
+            uint8_t t677 = rt_not_b(t673);
+            int32_t t679 = rt_btoi_b(t677);
+            if (__builtin_expect(t670 != 0, 0)) { /* again, recording the error */
+              int32_t t680;
+              if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1218_n) {
+                t680 = (int32_t)(v_sd_1218_off[t638 + 1] - v_sd_1218_off[t638]);
               } else {
-                NESSIE_RECORD(err, t651, RT_CHECK_INDEX, 0, 0, RT_GATHER, t652, v_sd_1167_n, 0.0, 7);
-                t694 = 0;
+                NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1218_n, 0.0, 7);
+                t680 = 0;
               }
-              uint8_t t696 = rt_le_i(t694, 1);
-              int32_t t698 = rt_btoi_b(t696);
-              uint8_t t700 = rt_not_b(t696);
-              int32_t t702 = rt_btoi_b(t700);
+              uint8_t t682 = rt_le_i(t680, 1);
+              int32_t t684 = rt_btoi_b(t682);
+              uint8_t t686 = rt_not_b(t682);
+              int32_t t688 = rt_btoi_b(t686);
             }
-            t650y0 = t689;
-            t650y1 = t693;
-            int32_t t704 = rt_add_i(t650p0, t650y0);
-            int32_t t706 = rt_add_i(t650p1, t650y1);
-            t650p0 = t704;
-            t650p1 = t706;
+            t636y0 = t675;
+            t636y1 = t679;
+            int32_t t690 = rt_add_i(t636p0, t636y0);
+            int32_t t692 = rt_add_i(t636p1, t636y1);
+            t636p0 = t690;
+            t636p1 = t692;
           }
         }
-        rt_free(t648);
-        rt_free(t649);
+        rt_free(t634);
+        rt_free(t635);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1145 = v_x1145;
-  *out_v_x1150 = v_x1150;
-  *out_v_x1152 = v_x1152;
-  *out_v_x1165 = v_x1165;
-  *out_v_x1166 = v_x1166;
-  rt_release(v_x1151);
-  rt_release(v_x1153);
+  *out_v_x1196 = v_x1196;
+  *out_v_x1201 = v_x1201;
+  *out_v_x1203 = v_x1203;
+  *out_v_x1216 = v_x1216;
+  *out_v_x1217 = v_x1217;
+  rt_release(v_x1202);
+  rt_release(v_x1204);
   return;
 fail:
-  rt_release(v_x1145);
-  rt_release(v_x1150);
-  rt_release(v_x1151);
-  rt_release(v_x1152);
-  rt_release(v_x1153);
-  rt_release(v_x1165);
-  rt_release(v_x1166);
+  rt_release(v_x1196);
+  rt_release(v_x1201);
+  rt_release(v_x1202);
+  rt_release(v_x1203);
+  rt_release(v_x1204);
+  rt_release(v_x1216);
+  rt_release(v_x1217);
 }
 
 /* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K16_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1167_off; int64_t v_sd_1167_n;
-  int32_t v_x1142;
-  uint8_t *v_x1145_d; int64_t v_x1145_n;
-  int32_t *v_x1150_d; int64_t v_x1150_n;
-  uint8_t *v_x1151_d; int64_t v_x1151_n;
-  int32_t *v_x1152_d; int64_t v_x1152_n;
-  uint8_t *v_x1153_d; int64_t v_x1153_n;
-  int32_t *v_x1165_d; int64_t v_x1165_n;
-  int32_t *v_x1166_d; int64_t v_x1166_n;
+  const int64_t *v_sd_1218_off; int64_t v_sd_1218_n;
+  int32_t v_x1193;
+  uint8_t *v_x1196_d; int64_t v_x1196_n;
+  int32_t *v_x1201_d; int64_t v_x1201_n;
+  uint8_t *v_x1202_d; int64_t v_x1202_n;
+  int32_t *v_x1203_d; int64_t v_x1203_n;
+  uint8_t *v_x1204_d; int64_t v_x1204_n;
+  int32_t *v_x1216_d; int64_t v_x1216_n;
+  int32_t *v_x1217_d; int64_t v_x1217_n;
 };
 struct alignas(8) K16_0_V {
   uint8_t v0;
@@ -3427,28 +3337,28 @@ struct K16_0_pull {
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t708 = 0; /* nonzero: a check below failed */
-    int t709 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n;
-    int32_t t707 = t709 ? (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]) : 0;
-    t708 |= !t709;
-    uint8_t t711 = rt_le_i(t707, 1);
-    if (__builtin_expect(t708 != 0, 0)) { /* again, recording the error */
-      int32_t t712;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n) {
-        t712 = (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]);
+    int t694 = 0; /* nonzero: a check below failed */
+    int t695 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1218_n;
+    int32_t t693 = t695 ? (int32_t)(A.v_sd_1218_off[ix + 1] - A.v_sd_1218_off[ix]) : 0;
+    t694 |= !t695;
+    uint8_t t697 = rt_le_i(t693, 1);
+    if (__builtin_expect(t694 != 0, 0)) { /* again, recording the error */
+      int32_t t698;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1218_n) {
+        t698 = (int32_t)(A.v_sd_1218_off[ix + 1] - A.v_sd_1218_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1167_n, 0.0, 0);
-        t712 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1218_n, 0.0, 0);
+        t698 = 0;
       }
-      uint8_t t714 = rt_le_i(t712, 1);
+      uint8_t t700 = rt_le_i(t698, 1);
     }
-    return K16_0_V{t711};
+    return K16_0_V{t697};
   }
 };
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1145_d[i] = v.v0;
+    A.v_x1196_d[i] = v.v0;
   }
 };
 struct alignas(8) K16_1_V {
@@ -3460,29 +3370,29 @@ struct K16_1_pull {
   __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t716 = 0; /* nonzero: a check below failed */
-    int t717 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n;
-    int32_t t715 = t717 ? (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]) : 0;
-    t716 |= !t717;
-    uint8_t t719 = rt_le_i(t715, 1);
-    if (__builtin_expect(t716 != 0, 0)) { /* again, recording the error */
-      int32_t t720;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n) {
-        t720 = (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]);
+    int t702 = 0; /* nonzero: a check below failed */
+    int t703 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1218_n;
+    int32_t t701 = t703 ? (int32_t)(A.v_sd_1218_off[ix + 1] - A.v_sd_1218_off[ix]) : 0;
+    t702 |= !t703;
+    uint8_t t705 = rt_le_i(t701, 1);
+    if (__builtin_expect(t702 != 0, 0)) { /* again, recording the error */
+      int32_t t706;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1218_n) {
+        t706 = (int32_t)(A.v_sd_1218_off[ix + 1] - A.v_sd_1218_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1167_n, 0.0, 1);
-        t720 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1218_n, 0.0, 1);
+        t706 = 0;
       }
-      uint8_t t722 = rt_le_i(t720, 1);
+      uint8_t t708 = rt_le_i(t706, 1);
     }
-    return K16_1_V{ix, t719};
+    return K16_1_V{ix, t705};
   }
 };
 struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1150_d[i] = v.v0;
-    /* v.v1: v_x1151, read by nothing (its checks are the pull's) */
+    A.v_x1201_d[i] = v.v0;
+    /* v.v1: v_x1202, read by nothing (its checks are the pull's) */
   }
 };
 struct K16_1_pred {
@@ -3494,8 +3404,8 @@ struct K16_1_pred {
 struct K16_1_other {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1152_d[i] = v.v0;
-    /* v.v1: v_x1153, read by nothing (its checks are the pull's) */
+    A.v_x1203_d[i] = v.v0;
+    /* v.v1: v_x1204, read by nothing (its checks are the pull's) */
   }
 };
 struct alignas(8) K16_2_V {
@@ -3507,43 +3417,43 @@ struct K16_2_pull {
   __device__ K16_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t724 = 0; /* nonzero: a check below failed */
-    int t725 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n;
-    int32_t t723 = t725 ? (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]) : 0;
-    t724 |= !t725;
-    uint8_t t727 = rt_le_i(t723, 1);
-    int32_t t729 = rt_btoi_b(t727);
-    uint8_t t731 = rt_not_b(t727);
-    int32_t t733 = rt_btoi_b(t731);
-    if (__builtin_expect(t724 != 0, 0)) { /* again, recording the error */
-      int32_t t734;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1167_n) {
-        t734 = (int32_t)(A.v_sd_1167_off[ix + 1] - A.v_sd_1167_off[ix]);
+    int t710 = 0; /* nonzero: a check below failed */
+    int t711 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1218_n;
+    int32_t t709 = t711 ? (int32_t)(A.v_sd_1218_off[ix + 1] - A.v_sd_1218_off[ix]) : 0;
+    t710 |= !t711;
+    uint8_t t713 = rt_le_i(t709, 1);
+    int32_t t715 = rt_btoi_b(t713);
+    uint8_t t717 = rt_not_b(t713);
+    int32_t t719 = rt_btoi_b(t717);
+    if (__builtin_expect(t710 != 0, 0)) { /* again, recording the error */
+      int32_t t720;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1218_n) {
+        t720 = (int32_t)(A.v_sd_1218_off[ix + 1] - A.v_sd_1218_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1167_n, 0.0, 2);
-        t734 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1218_n, 0.0, 2);
+        t720 = 0;
       }
-      uint8_t t736 = rt_le_i(t734, 1);
-      int32_t t738 = rt_btoi_b(t736);
-      uint8_t t740 = rt_not_b(t736);
-      int32_t t742 = rt_btoi_b(t740);
+      uint8_t t722 = rt_le_i(t720, 1);
+      int32_t t724 = rt_btoi_b(t722);
+      uint8_t t726 = rt_not_b(t722);
+      int32_t t728 = rt_btoi_b(t726);
     }
-    return K16_2_V{t729, t733};
+    return K16_2_V{t715, t719};
   }
 };
 struct K16_2_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_2_V &v) const {
-    A.v_x1165_d[i] = v.v0;
-    A.v_x1166_d[i] = v.v1;
+    A.v_x1216_d[i] = v.v0;
+    A.v_x1217_d[i] = v.v1;
   }
 };
 struct K16_2_op {
   K16_A A;
   __device__ K16_2_V operator()(const K16_2_V &a, const K16_2_V &b) const {
-    int32_t t744 = rt_add_i(a.v0, b.v0);
-    int32_t t746 = rt_add_i(a.v1, b.v1);
-    return K16_2_V{t744, t746};
+    int32_t t730 = rt_add_i(a.v0, b.v0);
+    int32_t t732 = rt_add_i(a.v1, b.v1);
+    return K16_2_V{t730, t732};
   }
 };
 struct K16_2_ride {
@@ -3553,187 +3463,187 @@ struct K16_2_ride {
     K16_2_store{A}(i, v);
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167, int32_t v_x1142, RtValue **out_v_x1145, RtValue **out_v_x1150, RtValue **out_v_x1152, RtValue **out_v_x1165, RtValue **out_v_x1166) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1218, int32_t v_x1193, RtValue **out_v_x1196, RtValue **out_v_x1201, RtValue **out_v_x1203, RtValue **out_v_x1216, RtValue **out_v_x1217) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1167_off = rtg_seg_offsets(v_sd_1167);
-  A.v_sd_1167_n = v_sd_1167->len;
-  A.v_x1142 = v_x1142;
-  RtValue *v_x1145 = NULL;
-  RtValue *v_x1150 = NULL;
-  RtValue *v_x1151 = NULL;
-  RtValue *v_x1152 = NULL;
-  RtValue *v_x1153 = NULL;
-  RtValue *v_x1165 = NULL;
-  RtValue *v_x1166 = NULL;
+  A.v_sd_1218_off = rtg_seg_offsets(v_sd_1218);
+  A.v_sd_1218_n = v_sd_1218->len;
+  A.v_x1193 = v_x1193;
+  RtValue *v_x1196 = NULL;
+  RtValue *v_x1201 = NULL;
+  RtValue *v_x1202 = NULL;
+  RtValue *v_x1203 = NULL;
+  RtValue *v_x1204 = NULL;
+  RtValue *v_x1216 = NULL;
+  RtValue *v_x1217 = NULL;
   /* MAP */
   {
-    const int64_t t747 = v_x1142;
-    if (t747 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t747, 0.0, run, 3};
+    const int64_t t733 = v_x1193;
+    if (t733 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t733, 0.0, run, 3};
       goto fail;
     }
-    v_x1145 = rtg_vec_new(RT_BOOL, t747);
-    A.v_x1145_d = v_x1145->data.b;
-    A.v_x1145_n = v_x1145->len;
+    v_x1196 = rtg_vec_new(RT_BOOL, t733);
+    A.v_x1196_d = v_x1196->data.b;
+    A.v_x1196_n = v_x1196->len;
     /* computed in the launch of SOAC 2 (K16_2_ride) */
   }
   /* PARTITION */
-  int64_t *t748, t749; /* the slot of its count, its size */
+  int64_t *t734, t735; /* the slot of its count, its size */
   {
-    const int64_t t750 = v_x1142;
-    if (t750 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t750, 0.0, run, 4};
+    const int64_t t736 = v_x1193;
+    if (t736 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t736, 0.0, run, 4};
       goto fail;
     }
-    v_x1150 = rtg_vec_new(RT_INT, t750);
-    A.v_x1150_d = v_x1150->data.i;
-    A.v_x1150_n = v_x1150->len;
-    v_x1152 = rtg_vec_new(RT_INT, t750);
-    A.v_x1152_d = v_x1152->data.i;
-    A.v_x1152_n = v_x1152->len;
-    t749 = t750;
-    t748 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t750, K16_1_store{A}, K16_1_other{A}, true);
+    v_x1201 = rtg_vec_new(RT_INT, t736);
+    A.v_x1201_d = v_x1201->data.i;
+    A.v_x1201_n = v_x1201->len;
+    v_x1203 = rtg_vec_new(RT_INT, t736);
+    A.v_x1203_d = v_x1203->data.i;
+    A.v_x1203_n = v_x1203->len;
+    t735 = t736;
+    t734 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t736, K16_1_store{A}, K16_1_other{A}, true);
   }
   {
-    const int64_t t751 = rtg::filter_count(t748);
-    v_x1150 = rtg_vec_fit(v_x1150, t751);
-    A.v_x1150_d = v_x1150->data.i;
-    A.v_x1150_n = v_x1150->len;
-    v_x1152 = rtg_vec_fit(v_x1152, t749 - t751);
-    A.v_x1152_d = v_x1152->data.i;
-    A.v_x1152_n = v_x1152->len;
+    const int64_t t737 = rtg::filter_count(t734);
+    v_x1201 = rtg_vec_fit(v_x1201, t737);
+    A.v_x1201_d = v_x1201->data.i;
+    A.v_x1201_n = v_x1201->len;
+    v_x1203 = rtg_vec_fit(v_x1203, t735 - t737);
+    A.v_x1203_d = v_x1203->data.i;
+    A.v_x1203_n = v_x1203->len;
   }
   /* SCAN */
   {
-    const int64_t t752 = v_x1142;
-    if (t752 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t752, 0.0, run, 5};
+    const int64_t t738 = v_x1193;
+    if (t738 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t738, 0.0, run, 5};
       goto fail;
     }
-    v_x1165 = rtg_vec_new(RT_INT, t752);
-    A.v_x1165_d = v_x1165->data.i;
-    A.v_x1165_n = v_x1165->len;
-    v_x1166 = rtg_vec_new(RT_INT, t752);
-    A.v_x1166_d = v_x1166->data.i;
-    A.v_x1166_n = v_x1166->len;
-    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t752, K16_2_ride{A});
+    v_x1216 = rtg_vec_new(RT_INT, t738);
+    A.v_x1216_d = v_x1216->data.i;
+    A.v_x1216_n = v_x1216->len;
+    v_x1217 = rtg_vec_new(RT_INT, t738);
+    A.v_x1217_d = v_x1217->data.i;
+    A.v_x1217_n = v_x1217->len;
+    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t738, K16_2_ride{A});
   }
-  *out_v_x1145 = v_x1145;
-  *out_v_x1150 = v_x1150;
-  *out_v_x1152 = v_x1152;
-  *out_v_x1165 = v_x1165;
-  *out_v_x1166 = v_x1166;
-  rt_release(v_x1151);
-  rt_release(v_x1153);
+  *out_v_x1196 = v_x1196;
+  *out_v_x1201 = v_x1201;
+  *out_v_x1203 = v_x1203;
+  *out_v_x1216 = v_x1216;
+  *out_v_x1217 = v_x1217;
+  rt_release(v_x1202);
+  rt_release(v_x1204);
   return;
 fail:
-  rt_release(v_x1145);
-  rt_release(v_x1150);
-  rt_release(v_x1151);
-  rt_release(v_x1152);
-  rt_release(v_x1153);
-  rt_release(v_x1165);
-  rt_release(v_x1166);
+  rt_release(v_x1196);
+  rt_release(v_x1201);
+  rt_release(v_x1202);
+  rt_release(v_x1203);
+  rt_release(v_x1204);
+  rt_release(v_x1216);
+  rt_release(v_x1217);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1167, int32_t v_x1142, RtValue **out_v_x1145, RtValue **out_v_x1150, RtValue **out_v_x1152, RtValue **out_v_x1165, RtValue **out_v_x1166) {
-  RtValue *vals[] = {v_sd_1167};
-  const int64_t sizes[] = {(int64_t)v_x1142, (int64_t)v_x1142, (int64_t)v_x1142};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1218, int32_t v_x1193, RtValue **out_v_x1196, RtValue **out_v_x1201, RtValue **out_v_x1203, RtValue **out_v_x1216, RtValue **out_v_x1217) {
+  RtValue *vals[] = {v_sd_1218};
+  const int64_t sizes[] = {(int64_t)v_x1193, (int64_t)v_x1193, (int64_t)v_x1193};
   if (rtg_choose_host(vals, 1, sizes, 3)) {
-    K16_host(err, loc, run, v_sd_1167, v_x1142, out_v_x1145, out_v_x1150, out_v_x1152, out_v_x1165, out_v_x1166);
+    K16_host(err, loc, run, v_sd_1218, v_x1193, out_v_x1196, out_v_x1201, out_v_x1203, out_v_x1216, out_v_x1217);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_sd_1167, v_x1142, out_v_x1145, out_v_x1150, out_v_x1152, out_v_x1165, out_v_x1166);
+    K16_gpu(err, loc, run, v_sd_1218, v_x1193, out_v_x1196, out_v_x1201, out_v_x1203, out_v_x1216, out_v_x1217);
   }
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1168, RtValue *v_sd_1177, RtValue *v_sd_1170, RtValue **out_v_x1174, RtValue **out_v_x1175, RtValue **out_v_x1176) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1230, RtValue *v_sd_1239, RtValue *v_sd_1232, RtValue **out_v_x1236, RtValue **out_v_x1237, RtValue **out_v_x1238) {
   (void)loc;
   (void)run;
-  int32_t *v_x1168_d = v_x1168->data.i;
-  const int64_t v_x1168_n = v_x1168->len;
-  const int64_t *v_sd_1177_off = rt_seg_offsets(v_sd_1177);
-  const int64_t v_sd_1177_n = v_sd_1177->len;
-  const int64_t *v_sd_1170_off = rt_seg_offsets(v_sd_1170);
-  const int64_t v_sd_1170_n = v_sd_1170->len;
-  RtValue *v_x1174 = NULL;
-  RtValue *v_x1175 = NULL;
-  RtValue *v_x1176 = NULL;
+  int32_t *v_x1230_d = v_x1230->data.i;
+  const int64_t v_x1230_n = v_x1230->len;
+  const int64_t *v_sd_1239_off = rt_seg_offsets(v_sd_1239);
+  const int64_t v_sd_1239_n = v_sd_1239->len;
+  const int64_t *v_sd_1232_off = rt_seg_offsets(v_sd_1232);
+  const int64_t v_sd_1232_n = v_sd_1232->len;
+  RtValue *v_x1236 = NULL;
+  RtValue *v_x1237 = NULL;
+  RtValue *v_x1238 = NULL;
   /* MAP */
   {
-    const int64_t t753 = v_x1168_n;
-    v_x1174 = rt_value_new(rt_vec_type(RT_INT), t753);
-    int32_t *v_x1174_d = v_x1174->data.i;
-    const int64_t v_x1174_n = v_x1174->len;
-    v_x1175 = rt_value_new(rt_vec_type(RT_INT), t753);
-    int32_t *v_x1175_d = v_x1175->data.i;
-    const int64_t v_x1175_n = v_x1175->len;
-    v_x1176 = rt_value_new(rt_vec_type(RT_INT), t753);
-    int32_t *v_x1176_d = v_x1176->data.i;
-    const int64_t v_x1176_n = v_x1176->len;
-    RT_PARALLEL_FOR_IF(t753 >= RT_PARALLEL_MIN)
-    for (int64_t t754 = 0; t754 < t753; t754++) {
-      const int32_t t755 = (int32_t)t754;
-      int t758 = 0; /* nonzero: a check below failed */
-      int32_t t756 = v_x1168_d[t755];
-      int t759 = (uint64_t)(int64_t)t756 < (uint64_t)v_sd_1170_n;
-      int32_t t757 = t759 ? (int32_t)v_sd_1170_off[t756] : 0;
-      t758 |= !t759;
-      int t761 = (uint64_t)(int64_t)t756 < (uint64_t)v_sd_1177_n;
-      int32_t t760 = t761 ? (int32_t)(v_sd_1177_off[t756 + 1] - v_sd_1177_off[t756]) : 0;
-      t758 |= !t761;
-      int32_t t763 = rt_add_i(t757, t760);
-      if (__builtin_expect(t758 != 0, 0)) { /* again, recording the error */
-        int32_t t764 = v_x1168_d[t755];
-        int32_t t765;
-        if ((uint64_t)(int64_t)t764 < (uint64_t)v_sd_1170_n) {
-          t765 = (int32_t)v_sd_1170_off[t764];
+    const int64_t t739 = v_x1230_n;
+    v_x1236 = rt_value_new(rt_vec_type(RT_INT), t739);
+    int32_t *v_x1236_d = v_x1236->data.i;
+    const int64_t v_x1236_n = v_x1236->len;
+    v_x1237 = rt_value_new(rt_vec_type(RT_INT), t739);
+    int32_t *v_x1237_d = v_x1237->data.i;
+    const int64_t v_x1237_n = v_x1237->len;
+    v_x1238 = rt_value_new(rt_vec_type(RT_INT), t739);
+    int32_t *v_x1238_d = v_x1238->data.i;
+    const int64_t v_x1238_n = v_x1238->len;
+    RT_PARALLEL_FOR_IF(t739 >= RT_PARALLEL_MIN)
+    for (int64_t t740 = 0; t740 < t739; t740++) {
+      const int32_t t741 = (int32_t)t740;
+      int t744 = 0; /* nonzero: a check below failed */
+      int32_t t742 = v_x1230_d[t741];
+      int t745 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1232_n;
+      int32_t t743 = t745 ? (int32_t)v_sd_1232_off[t742] : 0;
+      t744 |= !t745;
+      int t747 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1239_n;
+      int32_t t746 = t747 ? (int32_t)(v_sd_1239_off[t742 + 1] - v_sd_1239_off[t742]) : 0;
+      t744 |= !t747;
+      int32_t t749 = rt_add_i(t743, t746);
+      if (__builtin_expect(t744 != 0, 0)) { /* again, recording the error */
+        int32_t t750 = v_x1230_d[t741];
+        int32_t t751;
+        if ((uint64_t)(int64_t)t750 < (uint64_t)v_sd_1232_n) {
+          t751 = (int32_t)v_sd_1232_off[t750];
         } else {
-          NESSIE_RECORD(err, t754, RT_CHECK_INDEX, 0, 0, RT_GATHER, t764, v_sd_1170_n, 0.0, 0);
-          t765 = 0;
+          NESSIE_RECORD(err, t740, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, v_sd_1232_n, 0.0, 0);
+          t751 = 0;
         }
-        int32_t t766;
-        if ((uint64_t)(int64_t)t764 < (uint64_t)v_sd_1177_n) {
-          t766 = (int32_t)(v_sd_1177_off[t764 + 1] - v_sd_1177_off[t764]);
+        int32_t t752;
+        if ((uint64_t)(int64_t)t750 < (uint64_t)v_sd_1239_n) {
+          t752 = (int32_t)(v_sd_1239_off[t750 + 1] - v_sd_1239_off[t750]);
         } else {
-          NESSIE_RECORD(err, t754, RT_CHECK_INDEX, 0, 0, RT_GATHER, t764, v_sd_1177_n, 0.0, 1);
-          t766 = 0;
+          NESSIE_RECORD(err, t740, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, v_sd_1239_n, 0.0, 1);
+          t752 = 0;
         }
-        int32_t t768 = rt_add_i(t765, t766);
+        int32_t t754 = rt_add_i(t751, t752);
       }
-      v_x1174_d[t754] = t757;
-      v_x1175_d[t754] = t763;
-      v_x1176_d[t754] = 1;
+      v_x1236_d[t740] = t743;
+      v_x1237_d[t740] = t749;
+      v_x1238_d[t740] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1174 = v_x1174;
-  *out_v_x1175 = v_x1175;
-  *out_v_x1176 = v_x1176;
+  *out_v_x1236 = v_x1236;
+  *out_v_x1237 = v_x1237;
+  *out_v_x1238 = v_x1238;
   return;
 fail:
-  rt_release(v_x1174);
-  rt_release(v_x1175);
-  rt_release(v_x1176);
+  rt_release(v_x1236);
+  rt_release(v_x1237);
+  rt_release(v_x1238);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1168_d; int64_t v_x1168_n;
-  const int64_t *v_sd_1177_off; int64_t v_sd_1177_n;
-  const int64_t *v_sd_1170_off; int64_t v_sd_1170_n;
-  int32_t *v_x1174_d; int64_t v_x1174_n;
-  int32_t *v_x1175_d; int64_t v_x1175_n;
-  int32_t *v_x1176_d; int64_t v_x1176_n;
+  int32_t *v_x1230_d; int64_t v_x1230_n;
+  const int64_t *v_sd_1239_off; int64_t v_sd_1239_n;
+  const int64_t *v_sd_1232_off; int64_t v_sd_1232_n;
+  int32_t *v_x1236_d; int64_t v_x1236_n;
+  int32_t *v_x1237_d; int64_t v_x1237_n;
+  int32_t *v_x1238_d; int64_t v_x1238_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
@@ -3745,382 +3655,401 @@ struct K17_0_pull {
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t771 = 0; /* nonzero: a check below failed */
-    int32_t t769 = A.v_x1168_d[ix];
-    int t772 = (uint64_t)(int64_t)t769 < (uint64_t)A.v_sd_1170_n;
-    int32_t t770 = t772 ? (int32_t)A.v_sd_1170_off[t769] : 0;
-    t771 |= !t772;
-    int t774 = (uint64_t)(int64_t)t769 < (uint64_t)A.v_sd_1177_n;
-    int32_t t773 = t774 ? (int32_t)(A.v_sd_1177_off[t769 + 1] - A.v_sd_1177_off[t769]) : 0;
-    t771 |= !t774;
-    int32_t t776 = rt_add_i(t770, t773);
-    if (__builtin_expect(t771 != 0, 0)) { /* again, recording the error */
-      int32_t t777 = A.v_x1168_d[ix];
-      int32_t t778;
-      if ((uint64_t)(int64_t)t777 < (uint64_t)A.v_sd_1170_n) {
-        t778 = (int32_t)A.v_sd_1170_off[t777];
+    int t757 = 0; /* nonzero: a check below failed */
+    int32_t t755 = A.v_x1230_d[ix];
+    int t758 = (uint64_t)(int64_t)t755 < (uint64_t)A.v_sd_1232_n;
+    int32_t t756 = t758 ? (int32_t)A.v_sd_1232_off[t755] : 0;
+    t757 |= !t758;
+    int t760 = (uint64_t)(int64_t)t755 < (uint64_t)A.v_sd_1239_n;
+    int32_t t759 = t760 ? (int32_t)(A.v_sd_1239_off[t755 + 1] - A.v_sd_1239_off[t755]) : 0;
+    t757 |= !t760;
+    int32_t t762 = rt_add_i(t756, t759);
+    if (__builtin_expect(t757 != 0, 0)) { /* again, recording the error */
+      int32_t t763 = A.v_x1230_d[ix];
+      int32_t t764;
+      if ((uint64_t)(int64_t)t763 < (uint64_t)A.v_sd_1232_n) {
+        t764 = (int32_t)A.v_sd_1232_off[t763];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t777, A.v_sd_1170_n, 0.0, 0);
-        t778 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, A.v_sd_1232_n, 0.0, 0);
+        t764 = 0;
       }
-      int32_t t779;
-      if ((uint64_t)(int64_t)t777 < (uint64_t)A.v_sd_1177_n) {
-        t779 = (int32_t)(A.v_sd_1177_off[t777 + 1] - A.v_sd_1177_off[t777]);
+      int32_t t765;
+      if ((uint64_t)(int64_t)t763 < (uint64_t)A.v_sd_1239_n) {
+        t765 = (int32_t)(A.v_sd_1239_off[t763 + 1] - A.v_sd_1239_off[t763]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t777, A.v_sd_1177_n, 0.0, 1);
-        t779 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, A.v_sd_1239_n, 0.0, 1);
+        t765 = 0;
       }
-      int32_t t781 = rt_add_i(t778, t779);
+      int32_t t767 = rt_add_i(t764, t765);
     }
-    return K17_0_V{t770, t776, 1};
+    return K17_0_V{t756, t762, 1};
   }
 };
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x1174_d[i] = v.v0;
-    A.v_x1175_d[i] = v.v1;
-    A.v_x1176_d[i] = v.v2;
+    A.v_x1236_d[i] = v.v0;
+    A.v_x1237_d[i] = v.v1;
+    A.v_x1238_d[i] = v.v2;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1168, RtValue *v_sd_1177, RtValue *v_sd_1170, RtValue **out_v_x1174, RtValue **out_v_x1175, RtValue **out_v_x1176) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1230, RtValue *v_sd_1239, RtValue *v_sd_1232, RtValue **out_v_x1236, RtValue **out_v_x1237, RtValue **out_v_x1238) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1168_d = v_x1168->data.i;
-  A.v_x1168_n = v_x1168->len;
-  A.v_sd_1177_off = rtg_seg_offsets(v_sd_1177);
-  A.v_sd_1177_n = v_sd_1177->len;
-  A.v_sd_1170_off = rtg_seg_offsets(v_sd_1170);
-  A.v_sd_1170_n = v_sd_1170->len;
-  RtValue *v_x1174 = NULL;
-  RtValue *v_x1175 = NULL;
-  RtValue *v_x1176 = NULL;
+  A.v_x1230_d = v_x1230->data.i;
+  A.v_x1230_n = v_x1230->len;
+  A.v_sd_1239_off = rtg_seg_offsets(v_sd_1239);
+  A.v_sd_1239_n = v_sd_1239->len;
+  A.v_sd_1232_off = rtg_seg_offsets(v_sd_1232);
+  A.v_sd_1232_n = v_sd_1232->len;
+  RtValue *v_x1236 = NULL;
+  RtValue *v_x1237 = NULL;
+  RtValue *v_x1238 = NULL;
   /* MAP */
   {
-    const int64_t t782 = v_x1168->len;
-    v_x1174 = rtg_vec_new(RT_INT, t782);
-    A.v_x1174_d = v_x1174->data.i;
-    A.v_x1174_n = v_x1174->len;
-    v_x1175 = rtg_vec_new(RT_INT, t782);
-    A.v_x1175_d = v_x1175->data.i;
-    A.v_x1175_n = v_x1175->len;
-    v_x1176 = rtg_vec_new(RT_INT, t782);
-    A.v_x1176_d = v_x1176->data.i;
-    A.v_x1176_n = v_x1176->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t782);
+    const int64_t t768 = v_x1230->len;
+    v_x1236 = rtg_vec_new(RT_INT, t768);
+    A.v_x1236_d = v_x1236->data.i;
+    A.v_x1236_n = v_x1236->len;
+    v_x1237 = rtg_vec_new(RT_INT, t768);
+    A.v_x1237_d = v_x1237->data.i;
+    A.v_x1237_n = v_x1237->len;
+    v_x1238 = rtg_vec_new(RT_INT, t768);
+    A.v_x1238_d = v_x1238->data.i;
+    A.v_x1238_n = v_x1238->len;
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t768);
   }
-  *out_v_x1174 = v_x1174;
-  *out_v_x1175 = v_x1175;
-  *out_v_x1176 = v_x1176;
+  *out_v_x1236 = v_x1236;
+  *out_v_x1237 = v_x1237;
+  *out_v_x1238 = v_x1238;
   return;
 fail:
-  rt_release(v_x1174);
-  rt_release(v_x1175);
-  rt_release(v_x1176);
+  rt_release(v_x1236);
+  rt_release(v_x1237);
+  rt_release(v_x1238);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1168, RtValue *v_sd_1177, RtValue *v_sd_1170, RtValue **out_v_x1174, RtValue **out_v_x1175, RtValue **out_v_x1176) {
-  RtValue *vals[] = {v_x1168, v_sd_1177, v_sd_1170};
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1230, RtValue *v_sd_1239, RtValue *v_sd_1232, RtValue **out_v_x1236, RtValue **out_v_x1237, RtValue **out_v_x1238) {
+  RtValue *vals[] = {v_x1230, v_sd_1239, v_sd_1232};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K17_host(err, loc, run, v_x1168, v_sd_1177, v_sd_1170, out_v_x1174, out_v_x1175, out_v_x1176);
+    K17_host(err, loc, run, v_x1230, v_sd_1239, v_sd_1232, out_v_x1236, out_v_x1237, out_v_x1238);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x1168, v_sd_1177, v_sd_1170, out_v_x1174, out_v_x1175, out_v_x1176);
+    K17_gpu(err, loc, run, v_x1230, v_sd_1239, v_sd_1232, out_v_x1236, out_v_x1237, out_v_x1238);
   }
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1035, int32_t v_x1036, RtValue *v_x1039, RtValue *v_x1040, RtValue *v_x1043, RtValue *v_x1044, int32_t v_x1045, RtValue **out_v_x1049) {
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1219, RtValue *v_sd_1229, RtValue *v_sd_1221, RtValue **out_v_x1226, RtValue **out_v_x1225, RtValue **out_v_x1227, RtValue **out_v_x1228) {
   (void)loc;
   (void)run;
-  int32_t *v_x1035_d = v_x1035->data.i;
-  const int64_t v_x1035_n = v_x1035->len;
-  uint8_t *v_x1039_d = v_x1039->data.b;
-  const int64_t v_x1039_n = v_x1039->len;
-  (void)v_x1039_n; /* v_x1039's length is v_x1035's */
-  int32_t *v_x1040_d = v_x1040->data.i;
-  const int64_t v_x1040_n = v_x1040->len;
-  (void)v_x1040_n; /* v_x1040's length is v_x1035's */
-  int32_t *v_x1043_d = v_x1043->data.i;
-  const int64_t v_x1043_n = v_x1043->len;
-  int32_t *v_x1044_d = v_x1044->data.i;
-  const int64_t v_x1044_n = v_x1044->len;
-  RtValue *v_x1049 = NULL;
+  int32_t *v_x1219_d = v_x1219->data.i;
+  const int64_t v_x1219_n = v_x1219->len;
+  const int64_t *v_sd_1229_off = rt_seg_offsets(v_sd_1229);
+  const int64_t v_sd_1229_n = v_sd_1229->len;
+  const int64_t *v_sd_1221_off = rt_seg_offsets(v_sd_1221);
+  const int64_t v_sd_1221_n = v_sd_1221->len;
+  RtValue *v_x1225 = NULL;
+  RtValue *v_x1226 = NULL;
+  RtValue *v_x1227 = NULL;
+  RtValue *v_x1228 = NULL;
   /* MAP */
   {
-    const int64_t t783 = v_x1035_n;
-    v_x1049 = rt_value_new(rt_vec_type(RT_INT), t783);
-    int32_t *v_x1049_d = v_x1049->data.i;
-    const int64_t v_x1049_n = v_x1049->len;
-    RT_PARALLEL_FOR_IF(t783 >= RT_PARALLEL_MIN)
-    for (int64_t t784 = 0; t784 < t783; t784++) {
-      const int32_t t785 = (int32_t)t784;
-      int t794 = 0; /* nonzero: a check below failed */
-      int32_t t786 = v_x1035_d[t785];
-      int32_t t788 = rt_add_i(t786, v_x1036);
-      uint8_t t789 = v_x1039_d[t785];
-      int32_t t790 = v_x1040_d[t785];
-      int32_t t792 = (t789 ? t790 : t788);
-      int t795 = (uint64_t)(int64_t)t792 < (uint64_t)v_x1045;
-      int32_t t793 = t795 ? t792 : 0;
-      t794 |= !t795;
-      uint8_t t797 = rt_lt_i(t793, (int32_t)v_x1043_n);
-      int32_t t798;
-      if (t797) {
-        int t800 = (uint64_t)(int64_t)t793 < (uint64_t)v_x1043_n;
-        int32_t t799 = t800 ? v_x1043_d[t793] : 0;
-        t794 |= !t800;
-        t798 = t799;
-      } else {
-        int32_t t802 = rt_sub_i(t793, (int32_t)v_x1043_n);
-        int t804 = (uint64_t)(int64_t)t802 < (uint64_t)v_x1044_n;
-        int32_t t803 = t804 ? v_x1044_d[t802] : 0;
-        t794 |= !t804;
-        t798 = t803;
-      }
-      if (__builtin_expect(t794 != 0, 0)) { /* again, recording the error */
-        int32_t t805 = v_x1035_d[t785];
-        int32_t t807 = rt_add_i(t805, v_x1036);
-        uint8_t t808 = v_x1039_d[t785];
-        int32_t t809 = v_x1040_d[t785];
-        int32_t t811 = (t808 ? t809 : t807);
-        int32_t t812;
-        if ((uint64_t)(int64_t)t811 < (uint64_t)v_x1045) {
-          t812 = t811;
+    const int64_t t769 = v_x1219_n;
+    v_x1225 = rt_value_new(rt_vec_type(RT_INT), t769);
+    int32_t *v_x1225_d = v_x1225->data.i;
+    const int64_t v_x1225_n = v_x1225->len;
+    v_x1226 = rt_value_new(rt_vec_type(RT_INT), t769);
+    int32_t *v_x1226_d = v_x1226->data.i;
+    const int64_t v_x1226_n = v_x1226->len;
+    v_x1227 = rt_value_new(rt_vec_type(RT_INT), t769);
+    int32_t *v_x1227_d = v_x1227->data.i;
+    const int64_t v_x1227_n = v_x1227->len;
+    v_x1228 = rt_value_new(rt_vec_type(RT_INT), t769);
+    int32_t *v_x1228_d = v_x1228->data.i;
+    const int64_t v_x1228_n = v_x1228->len;
+    RT_PARALLEL_FOR_IF(t769 >= RT_PARALLEL_MIN)
+    for (int64_t t770 = 0; t770 < t769; t770++) {
+      const int32_t t771 = (int32_t)t770;
+      int t774 = 0; /* nonzero: a check below failed */
+      int32_t t772 = v_x1219_d[t771];
+      int t775 = (uint64_t)(int64_t)t772 < (uint64_t)v_sd_1221_n;
+      int32_t t773 = t775 ? (int32_t)v_sd_1221_off[t772] : 0;
+      t774 |= !t775;
+      int t777 = (uint64_t)(int64_t)t772 < (uint64_t)v_sd_1229_n;
+      int32_t t776 = t777 ? (int32_t)(v_sd_1229_off[t772 + 1] - v_sd_1229_off[t772]) : 0;
+      t774 |= !t777;
+      int32_t t779 = rt_add_i(t773, t776);
+      if (__builtin_expect(t774 != 0, 0)) { /* again, recording the error */
+        int32_t t780 = v_x1219_d[t771];
+        int32_t t781;
+        if ((uint64_t)(int64_t)t780 < (uint64_t)v_sd_1221_n) {
+          t781 = (int32_t)v_sd_1221_off[t780];
         } else {
-          NESSIE_RECORD(err, t784, RT_CHECK_INDEX, 0, 0, RT_GATHER, t811, v_x1045, 0.0, 0);
-          t812 = 0;
+          NESSIE_RECORD(err, t770, RT_CHECK_INDEX, 0, 0, RT_GATHER, t780, v_sd_1221_n, 0.0, 0);
+          t781 = 0;
         }
-        uint8_t t814 = rt_lt_i(t812, (int32_t)v_x1043_n);
-        int32_t t815;
-        if (t814) {
-          int32_t t816;
-          if ((uint64_t)(int64_t)t812 < (uint64_t)v_x1043_n) {
-            t816 = v_x1043_d[t812];
-          } else {
-            NESSIE_RECORD(err, t784, RT_CHECK_INDEX, 0, 0, RT_GATHER, t812, v_x1043_n, 0.0, 1);
-            t816 = 0;
-          }
-          t815 = t816;
+        int32_t t782;
+        if ((uint64_t)(int64_t)t780 < (uint64_t)v_sd_1229_n) {
+          t782 = (int32_t)(v_sd_1229_off[t780 + 1] - v_sd_1229_off[t780]);
         } else {
-          int32_t t818 = rt_sub_i(t812, (int32_t)v_x1043_n);
-          int32_t t819;
-          if ((uint64_t)(int64_t)t818 < (uint64_t)v_x1044_n) {
-            t819 = v_x1044_d[t818];
-          } else {
-            NESSIE_RECORD(err, t784, RT_CHECK_INDEX, 0, 0, RT_GATHER, t818, v_x1044_n, 0.0, 2);
-            t819 = 0;
-          }
-          t815 = t819;
+          NESSIE_RECORD(err, t770, RT_CHECK_INDEX, 0, 0, RT_GATHER, t780, v_sd_1229_n, 0.0, 1);
+          t782 = 0;
         }
+        int32_t t784 = rt_add_i(t781, t782);
       }
-      v_x1049_d[t784] = t798;
+      v_x1225_d[t770] = t773;
+      v_x1226_d[t770] = t776;
+      v_x1227_d[t770] = t779;
+      v_x1228_d[t770] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1049 = v_x1049;
+  *out_v_x1226 = v_x1226;
+  *out_v_x1225 = v_x1225;
+  *out_v_x1227 = v_x1227;
+  *out_v_x1228 = v_x1228;
   return;
 fail:
-  rt_release(v_x1049);
+  rt_release(v_x1225);
+  rt_release(v_x1226);
+  rt_release(v_x1227);
+  rt_release(v_x1228);
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1035_d; int64_t v_x1035_n;
-  int32_t v_x1036;
-  uint8_t *v_x1039_d; int64_t v_x1039_n;
-  int32_t *v_x1040_d; int64_t v_x1040_n;
-  int32_t *v_x1043_d; int64_t v_x1043_n;
-  int32_t *v_x1044_d; int64_t v_x1044_n;
-  int32_t v_x1045;
-  int32_t *v_x1049_d; int64_t v_x1049_n;
+  int32_t *v_x1219_d; int64_t v_x1219_n;
+  const int64_t *v_sd_1229_off; int64_t v_sd_1229_n;
+  const int64_t *v_sd_1221_off; int64_t v_sd_1221_n;
+  int32_t *v_x1225_d; int64_t v_x1225_n;
+  int32_t *v_x1226_d; int64_t v_x1226_n;
+  int32_t *v_x1227_d; int64_t v_x1227_n;
+  int32_t *v_x1228_d; int64_t v_x1228_n;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
+  int32_t v3;
 };
 struct K18_0_pull {
   K18_A A;
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t828 = 0; /* nonzero: a check below failed */
-    int32_t t820 = rtg::ld_stream(&A.v_x1035_d[ix]);
-    int32_t t822 = rt_add_i(t820, A.v_x1036);
-    uint8_t t823 = rtg::ld_stream(&A.v_x1039_d[ix]);
-    int32_t t824 = rtg::ld_stream(&A.v_x1040_d[ix]);
-    int32_t t826 = (t823 ? t824 : t822);
-    int t829 = (uint64_t)(int64_t)t826 < (uint64_t)A.v_x1045;
-    int32_t t827 = t829 ? t826 : 0;
-    t828 |= !t829;
-    uint8_t t831 = rt_lt_i(t827, (int32_t)A.v_x1043_n);
-    int32_t t832;
-    if (t831) {
-      int t834 = (uint64_t)(int64_t)t827 < (uint64_t)A.v_x1043_n;
-      int32_t t833 = t834 ? A.v_x1043_d[t827] : 0;
-      t828 |= !t834;
-      t832 = t833;
-    } else {
-      int32_t t836 = rt_sub_i(t827, (int32_t)A.v_x1043_n);
-      int t838 = (uint64_t)(int64_t)t836 < (uint64_t)A.v_x1044_n;
-      int32_t t837 = t838 ? A.v_x1044_d[t836] : 0;
-      t828 |= !t838;
-      t832 = t837;
-    }
-    if (__builtin_expect(t828 != 0, 0)) { /* again, recording the error */
-      int32_t t839 = rtg::ld_stream(&A.v_x1035_d[ix]);
-      int32_t t841 = rt_add_i(t839, A.v_x1036);
-      uint8_t t842 = rtg::ld_stream(&A.v_x1039_d[ix]);
-      int32_t t843 = rtg::ld_stream(&A.v_x1040_d[ix]);
-      int32_t t845 = (t842 ? t843 : t841);
-      int32_t t846;
-      if ((uint64_t)(int64_t)t845 < (uint64_t)A.v_x1045) {
-        t846 = t845;
+    int t787 = 0; /* nonzero: a check below failed */
+    int32_t t785 = A.v_x1219_d[ix];
+    int t788 = (uint64_t)(int64_t)t785 < (uint64_t)A.v_sd_1221_n;
+    int32_t t786 = t788 ? (int32_t)A.v_sd_1221_off[t785] : 0;
+    t787 |= !t788;
+    int t790 = (uint64_t)(int64_t)t785 < (uint64_t)A.v_sd_1229_n;
+    int32_t t789 = t790 ? (int32_t)(A.v_sd_1229_off[t785 + 1] - A.v_sd_1229_off[t785]) : 0;
+    t787 |= !t790;
+    int32_t t792 = rt_add_i(t786, t789);
+    if (__builtin_expect(t787 != 0, 0)) { /* again, recording the error */
+      int32_t t793 = A.v_x1219_d[ix];
+      int32_t t794;
+      if ((uint64_t)(int64_t)t793 < (uint64_t)A.v_sd_1221_n) {
+        t794 = (int32_t)A.v_sd_1221_off[t793];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t845, A.v_x1045, 0.0, 0);
-        t846 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t793, A.v_sd_1221_n, 0.0, 0);
+        t794 = 0;
       }
-      uint8_t t848 = rt_lt_i(t846, (int32_t)A.v_x1043_n);
-      int32_t t849;
-      if (t848) {
-        int32_t t850;
-        if ((uint64_t)(int64_t)t846 < (uint64_t)A.v_x1043_n) {
-          t850 = A.v_x1043_d[t846];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t846, A.v_x1043_n, 0.0, 1);
-          t850 = 0;
-        }
-        t849 = t850;
+      int32_t t795;
+      if ((uint64_t)(int64_t)t793 < (uint64_t)A.v_sd_1229_n) {
+        t795 = (int32_t)(A.v_sd_1229_off[t793 + 1] - A.v_sd_1229_off[t793]);
       } else {
-        int32_t t852 = rt_sub_i(t846, (int32_t)A.v_x1043_n);
-        int32_t t853;
-        if ((uint64_t)(int64_t)t852 < (uint64_t)A.v_x1044_n) {
-          t853 = A.v_x1044_d[t852];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t852, A.v_x1044_n, 0.0, 2);
-          t853 = 0;
-        }
-        t849 = t853;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t793, A.v_sd_1229_n, 0.0, 1);
+        t795 = 0;
       }
+      int32_t t797 = rt_add_i(t794, t795);
     }
-    return K18_0_V{t832};
+    return K18_0_V{t786, t789, t792, 1};
   }
 };
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x1049_d[i] = v.v0;
+    A.v_x1225_d[i] = v.v0;
+    A.v_x1226_d[i] = v.v1;
+    A.v_x1227_d[i] = v.v2;
+    A.v_x1228_d[i] = v.v3;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1035, int32_t v_x1036, RtValue *v_x1039, RtValue *v_x1040, RtValue *v_x1043, RtValue *v_x1044, int32_t v_x1045, RtValue **out_v_x1049) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1219, RtValue *v_sd_1229, RtValue *v_sd_1221, RtValue **out_v_x1226, RtValue **out_v_x1225, RtValue **out_v_x1227, RtValue **out_v_x1228) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1035_d = v_x1035->data.i;
-  A.v_x1035_n = v_x1035->len;
-  A.v_x1036 = v_x1036;
-  A.v_x1039_d = v_x1039->data.b;
-  A.v_x1039_n = v_x1039->len;
-  A.v_x1040_d = v_x1040->data.i;
-  A.v_x1040_n = v_x1040->len;
-  A.v_x1043_d = v_x1043->data.i;
-  A.v_x1043_n = v_x1043->len;
-  A.v_x1044_d = v_x1044->data.i;
-  A.v_x1044_n = v_x1044->len;
-  A.v_x1045 = v_x1045;
-  RtValue *v_x1049 = NULL;
+  A.v_x1219_d = v_x1219->data.i;
+  A.v_x1219_n = v_x1219->len;
+  A.v_sd_1229_off = rtg_seg_offsets(v_sd_1229);
+  A.v_sd_1229_n = v_sd_1229->len;
+  A.v_sd_1221_off = rtg_seg_offsets(v_sd_1221);
+  A.v_sd_1221_n = v_sd_1221->len;
+  RtValue *v_x1225 = NULL;
+  RtValue *v_x1226 = NULL;
+  RtValue *v_x1227 = NULL;
+  RtValue *v_x1228 = NULL;
   /* MAP */
   {
-    const int64_t t854 = v_x1039->len;
-    v_x1049 = rtg_vec_new(RT_INT, t854);
-    A.v_x1049_d = v_x1049->data.i;
-    A.v_x1049_n = v_x1049->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t854);
+    const int64_t t798 = v_x1219->len;
+    v_x1225 = rtg_vec_new(RT_INT, t798);
+    A.v_x1225_d = v_x1225->data.i;
+    A.v_x1225_n = v_x1225->len;
+    v_x1226 = rtg_vec_new(RT_INT, t798);
+    A.v_x1226_d = v_x1226->data.i;
+    A.v_x1226_n = v_x1226->len;
+    v_x1227 = rtg_vec_new(RT_INT, t798);
+    A.v_x1227_d = v_x1227->data.i;
+    A.v_x1227_n = v_x1227->len;
+    v_x1228 = rtg_vec_new(RT_INT, t798);
+    A.v_x1228_d = v_x1228->data.i;
+    A.v_x1228_n = v_x1228->len;
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t798);
   }
-  *out_v_x1049 = v_x1049;
+  *out_v_x1226 = v_x1226;
+  *out_v_x1225 = v_x1225;
+  *out_v_x1227 = v_x1227;
+  *out_v_x1228 = v_x1228;
   return;
 fail:
-  rt_release(v_x1049);
+  rt_release(v_x1225);
+  rt_release(v_x1226);
+  rt_release(v_x1227);
+  rt_release(v_x1228);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1035, int32_t v_x1036, RtValue *v_x1039, RtValue *v_x1040, RtValue *v_x1043, RtValue *v_x1044, int32_t v_x1045, RtValue **out_v_x1049) {
-  RtValue *vals[] = {v_x1035, v_x1039, v_x1040, v_x1043, v_x1044};
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1219, RtValue *v_sd_1229, RtValue *v_sd_1221, RtValue **out_v_x1226, RtValue **out_v_x1225, RtValue **out_v_x1227, RtValue **out_v_x1228) {
+  RtValue *vals[] = {v_x1219, v_sd_1229, v_sd_1221};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K18_host(err, loc, run, v_x1035, v_x1036, v_x1039, v_x1040, v_x1043, v_x1044, v_x1045, out_v_x1049);
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K18_host(err, loc, run, v_x1219, v_sd_1229, v_sd_1221, out_v_x1226, out_v_x1225, out_v_x1227, out_v_x1228);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x1035, v_x1036, v_x1039, v_x1040, v_x1043, v_x1044, v_x1045, out_v_x1049);
+    K18_gpu(err, loc, run, v_x1219, v_sd_1229, v_sd_1221, out_v_x1226, out_v_x1225, out_v_x1227, out_v_x1228);
   }
 }
 
-/* K19: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue **out_v_x1181) {
+/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1050, int32_t v_x1051, RtValue *v_x1054, RtValue *v_x1055, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue **out_v_x1064) {
   (void)loc;
   (void)run;
-  int32_t *v_x1178_d = v_x1178->data.i;
-  const int64_t v_x1178_n = v_x1178->len;
-  int32_t v_x1179 = 0;
-  RtValue *v_x1181 = NULL;
-  /* ONCE */
+  int32_t *v_x1050_d = v_x1050->data.i;
+  const int64_t v_x1050_n = v_x1050->len;
+  uint8_t *v_x1054_d = v_x1054->data.b;
+  const int64_t v_x1054_n = v_x1054->len;
+  (void)v_x1054_n; /* v_x1054's length is v_x1050's */
+  int32_t *v_x1055_d = v_x1055->data.i;
+  const int64_t v_x1055_n = v_x1055->len;
+  (void)v_x1055_n; /* v_x1055's length is v_x1050's */
+  int32_t *v_x1058_d = v_x1058->data.i;
+  const int64_t v_x1058_n = v_x1058->len;
+  int32_t *v_x1059_d = v_x1059->data.i;
+  const int64_t v_x1059_n = v_x1059->len;
+  RtValue *v_x1064 = NULL;
+  /* MAP */
   {
-    int t856 = 0; /* nonzero: a check below failed */
-    int t857 = (uint64_t)(int64_t)0 < (uint64_t)v_x1178_n;
-    int32_t t855 = t857 ? v_x1178_d[0] : 0;
-    t856 |= !t857;
-    if (__builtin_expect(t856 != 0, 0)) { /* again, recording the error */
-      int32_t t858;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1178_n) {
-        t858 = v_x1178_d[0];
+    const int64_t t799 = v_x1050_n;
+    v_x1064 = rt_value_new(rt_vec_type(RT_INT), t799);
+    int32_t *v_x1064_d = v_x1064->data.i;
+    const int64_t v_x1064_n = v_x1064->len;
+    RT_PARALLEL_FOR_IF(t799 >= RT_PARALLEL_MIN)
+    for (int64_t t800 = 0; t800 < t799; t800++) {
+      const int32_t t801 = (int32_t)t800;
+      int t810 = 0; /* nonzero: a check below failed */
+      int32_t t802 = v_x1050_d[t801];
+      int32_t t804 = rt_add_i(t802, v_x1051);
+      uint8_t t805 = v_x1054_d[t801];
+      int32_t t806 = v_x1055_d[t801];
+      int32_t t808 = (t805 ? t806 : t804);
+      int t811 = (uint64_t)(int64_t)t808 < (uint64_t)v_x1060;
+      int32_t t809 = t811 ? t808 : 0;
+      t810 |= !t811;
+      uint8_t t813 = rt_lt_i(t809, (int32_t)v_x1058_n);
+      int32_t t814;
+      if (t813) {
+        int t816 = (uint64_t)(int64_t)t809 < (uint64_t)v_x1058_n;
+        int32_t t815 = t816 ? v_x1058_d[t809] : 0;
+        t810 |= !t816;
+        t814 = t815;
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1178_n, 0.0, 0);
-        t858 = 0;
+        int32_t t818 = rt_sub_i(t809, (int32_t)v_x1058_n);
+        int t820 = (uint64_t)(int64_t)t818 < (uint64_t)v_x1059_n;
+        int32_t t819 = t820 ? v_x1059_d[t818] : 0;
+        t810 |= !t820;
+        t814 = t819;
       }
+      if (__builtin_expect(t810 != 0, 0)) { /* again, recording the error */
+        int32_t t821 = v_x1050_d[t801];
+        int32_t t823 = rt_add_i(t821, v_x1051);
+        uint8_t t824 = v_x1054_d[t801];
+        int32_t t825 = v_x1055_d[t801];
+        int32_t t827 = (t824 ? t825 : t823);
+        int32_t t828;
+        if ((uint64_t)(int64_t)t827 < (uint64_t)v_x1060) {
+          t828 = t827;
+        } else {
+          NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t827, v_x1060, 0.0, 0);
+          t828 = 0;
+        }
+        uint8_t t830 = rt_lt_i(t828, (int32_t)v_x1058_n);
+        int32_t t831;
+        if (t830) {
+          int32_t t832;
+          if ((uint64_t)(int64_t)t828 < (uint64_t)v_x1058_n) {
+            t832 = v_x1058_d[t828];
+          } else {
+            NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t828, v_x1058_n, 0.0, 1);
+            t832 = 0;
+          }
+          t831 = t832;
+        } else {
+          int32_t t834 = rt_sub_i(t828, (int32_t)v_x1058_n);
+          int32_t t835;
+          if ((uint64_t)(int64_t)t834 < (uint64_t)v_x1059_n) {
+            t835 = v_x1059_d[t834];
+          } else {
+            NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t834, v_x1059_n, 0.0, 2);
+            t835 = 0;
+          }
+          t831 = t835;
+        }
+      }
+      v_x1064_d[t800] = t814;
     }
-    v_x1179 = t855;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    /* MAP */
-    {
-      const int64_t t859 = 1;
-      v_x1181 = rt_value_new(rt_vec_type(RT_INT), t859);
-      int32_t *v_x1181_d = v_x1181->data.i;
-      const int64_t v_x1181_n = v_x1181->len;
-      RT_PARALLEL_FOR_IF(t859 >= RT_PARALLEL_MIN)
-      for (int64_t t860 = 0; t860 < t859; t860++) {
-        const int32_t t861 = (int32_t)t860;
-        v_x1181_d[t860] = v_x1179;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1181 = v_x1181;
+  *out_v_x1064 = v_x1064;
   return;
 fail:
-  rt_release(v_x1181);
+  rt_release(v_x1064);
 }
 
-/* K19: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K19_0_V;
+/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K19_A {
   RtKernelError *err;
   int run;
-  const K19_0_V *K19_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1178_d; int64_t v_x1178_n;
-  int32_t *v_x1181_d; int64_t v_x1181_n;
+  int32_t *v_x1050_d; int64_t v_x1050_n;
+  int32_t v_x1051;
+  uint8_t *v_x1054_d; int64_t v_x1054_n;
+  int32_t *v_x1055_d; int64_t v_x1055_n;
+  int32_t *v_x1058_d; int64_t v_x1058_n;
+  int32_t *v_x1059_d; int64_t v_x1059_n;
+  int32_t v_x1060;
+  int32_t *v_x1064_d; int64_t v_x1064_n;
 };
 struct alignas(8) K19_0_V {
   int32_t v0;
@@ -4130,311 +4059,490 @@ struct K19_0_pull {
   __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t863 = 0; /* nonzero: a check below failed */
-    int t864 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1178_n;
-    int32_t t862 = t864 ? A.v_x1178_d[0] : 0;
-    t863 |= !t864;
-    if (__builtin_expect(t863 != 0, 0)) { /* again, recording the error */
-      int32_t t865;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1178_n) {
-        t865 = A.v_x1178_d[0];
+    int t844 = 0; /* nonzero: a check below failed */
+    int32_t t836 = rtg::ld_stream(&A.v_x1050_d[ix]);
+    int32_t t838 = rt_add_i(t836, A.v_x1051);
+    uint8_t t839 = rtg::ld_stream(&A.v_x1054_d[ix]);
+    int32_t t840 = rtg::ld_stream(&A.v_x1055_d[ix]);
+    int32_t t842 = (t839 ? t840 : t838);
+    int t845 = (uint64_t)(int64_t)t842 < (uint64_t)A.v_x1060;
+    int32_t t843 = t845 ? t842 : 0;
+    t844 |= !t845;
+    uint8_t t847 = rt_lt_i(t843, (int32_t)A.v_x1058_n);
+    int32_t t848;
+    if (t847) {
+      int t850 = (uint64_t)(int64_t)t843 < (uint64_t)A.v_x1058_n;
+      int32_t t849 = t850 ? A.v_x1058_d[t843] : 0;
+      t844 |= !t850;
+      t848 = t849;
+    } else {
+      int32_t t852 = rt_sub_i(t843, (int32_t)A.v_x1058_n);
+      int t854 = (uint64_t)(int64_t)t852 < (uint64_t)A.v_x1059_n;
+      int32_t t853 = t854 ? A.v_x1059_d[t852] : 0;
+      t844 |= !t854;
+      t848 = t853;
+    }
+    if (__builtin_expect(t844 != 0, 0)) { /* again, recording the error */
+      int32_t t855 = rtg::ld_stream(&A.v_x1050_d[ix]);
+      int32_t t857 = rt_add_i(t855, A.v_x1051);
+      uint8_t t858 = rtg::ld_stream(&A.v_x1054_d[ix]);
+      int32_t t859 = rtg::ld_stream(&A.v_x1055_d[ix]);
+      int32_t t861 = (t858 ? t859 : t857);
+      int32_t t862;
+      if ((uint64_t)(int64_t)t861 < (uint64_t)A.v_x1060) {
+        t862 = t861;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1178_n, 0.0, 0);
-        t865 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t861, A.v_x1060, 0.0, 0);
+        t862 = 0;
+      }
+      uint8_t t864 = rt_lt_i(t862, (int32_t)A.v_x1058_n);
+      int32_t t865;
+      if (t864) {
+        int32_t t866;
+        if ((uint64_t)(int64_t)t862 < (uint64_t)A.v_x1058_n) {
+          t866 = A.v_x1058_d[t862];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t862, A.v_x1058_n, 0.0, 1);
+          t866 = 0;
+        }
+        t865 = t866;
+      } else {
+        int32_t t868 = rt_sub_i(t862, (int32_t)A.v_x1058_n);
+        int32_t t869;
+        if ((uint64_t)(int64_t)t868 < (uint64_t)A.v_x1059_n) {
+          t869 = A.v_x1059_d[t868];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t868, A.v_x1059_n, 0.0, 2);
+          t869 = 0;
+        }
+        t865 = t869;
       }
     }
-    return K19_0_V{t862};
+    return K19_0_V{t848};
   }
 };
-struct alignas(8) K19_1_V {
-  int32_t v0;
-};
-struct K19_1_pull {
+struct K19_0_store {
   K19_A A;
-  __device__ K19_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K19_1_V{A.K19_0_dev->v0};
+  __device__ void operator()(int64_t i, const K19_0_V &v) const {
+    A.v_x1064_d[i] = v.v0;
   }
 };
-struct K19_1_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    A.v_x1181_d[i] = v.v0;
-  }
-};
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue **out_v_x1181) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1050, int32_t v_x1051, RtValue *v_x1054, RtValue *v_x1055, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue **out_v_x1064) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1178_d = v_x1178->data.i;
-  A.v_x1178_n = v_x1178->len;
-  K19_0_V *K19_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1181 = NULL;
-  /* ONCE */
-  {
-    K19_0_value = rtg::once_on_device<K19_0_V>("K19", loc, K19_0_pull{A});
-    A.K19_0_dev = K19_0_value;
-  }
+  A.v_x1050_d = v_x1050->data.i;
+  A.v_x1050_n = v_x1050->len;
+  A.v_x1051 = v_x1051;
+  A.v_x1054_d = v_x1054->data.b;
+  A.v_x1054_n = v_x1054->len;
+  A.v_x1055_d = v_x1055->data.i;
+  A.v_x1055_n = v_x1055->len;
+  A.v_x1058_d = v_x1058->data.i;
+  A.v_x1058_n = v_x1058->len;
+  A.v_x1059_d = v_x1059->data.i;
+  A.v_x1059_n = v_x1059->len;
+  A.v_x1060 = v_x1060;
+  RtValue *v_x1064 = NULL;
   /* MAP */
   {
-    const int64_t t866 = 1;
-    v_x1181 = rtg_vec_new(RT_INT, t866);
-    A.v_x1181_d = v_x1181->data.i;
-    A.v_x1181_n = v_x1181->len;
-    rtg::map("K19", loc, K19_1_pull{A}, K19_1_store{A}, t866);
+    const int64_t t870 = v_x1054->len;
+    v_x1064 = rtg_vec_new(RT_INT, t870);
+    A.v_x1064_d = v_x1064->data.i;
+    A.v_x1064_n = v_x1064->len;
+    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t870);
   }
-  rtg_free(K19_0_value);
-  K19_0_value = NULL;
-  *out_v_x1181 = v_x1181;
+  *out_v_x1064 = v_x1064;
   return;
 fail:
-  rt_release(v_x1181);
-  rtg_free(K19_0_value);
+  rt_release(v_x1064);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue **out_v_x1181) {
-  RtValue *vals[] = {v_x1178};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K19_host(err, loc, run, v_x1178, out_v_x1181);
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1050, int32_t v_x1051, RtValue *v_x1054, RtValue *v_x1055, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue **out_v_x1064) {
+  RtValue *vals[] = {v_x1050, v_x1054, v_x1055, v_x1058, v_x1059};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K19_host(err, loc, run, v_x1050, v_x1051, v_x1054, v_x1055, v_x1058, v_x1059, v_x1060, out_v_x1064);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x1178, out_v_x1181);
+    K19_gpu(err, loc, run, v_x1050, v_x1051, v_x1054, v_x1055, v_x1058, v_x1059, v_x1060, out_v_x1064);
   }
 }
 
-/* K20: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1183, RtValue *v_dev_1190, RtValue **out_v_x1188, RtValue **out_v_x1189) {
+/* K20: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, RtValue **out_v_x1243) {
   (void)loc;
   (void)run;
-  int32_t *v_x1183_d = v_x1183->data.i;
-  const int64_t v_x1183_n = v_x1183->len;
-  int32_t *v_dev_1190_d = v_dev_1190->data.i;
-  const int64_t v_dev_1190_n = v_dev_1190->len;
-  RtValue *v_x1188 = NULL;
-  RtValue *v_x1189 = NULL;
-  /* SPLIT */
+  int32_t *v_x1240_d = v_x1240->data.i;
+  const int64_t v_x1240_n = v_x1240->len;
+  int32_t v_x1241 = 0;
+  RtValue *v_x1243 = NULL;
+  /* ONCE */
   {
-    const int64_t t867 = v_x1183_n;
-    const int64_t t868 = t867 > 0 ? (t867 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t869 = (uint8_t *)rt_alloc_atomic((size_t)t867 + 1);
-    int64_t *t870 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t868 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t868 > 1)
-    for (int64_t t871 = 0; t871 < t868; t871++) {
-      int64_t kept[2] = {0};
-      const int64_t t871_end = (t871 + 1) * RT_CHUNK < t867 ? (t871 + 1) * RT_CHUNK : t867;
-      for (int64_t t872 = t871 * RT_CHUNK; t872 < t871_end; t872++) {
-        const int32_t t873 = (int32_t)t872;
-        int32_t t871x0;
-        int32_t t871x1;
-        int32_t t874 = v_x1183_d[t873];
-        t871x0 = t874;
-        t871x1 = t874;
-        uint8_t t875;
-        uint8_t t876;
-        int t878 = 0; /* nonzero: a check below failed */
-        int t879 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n;
-        int32_t t877 = t879 ? v_dev_1190_d[0] : 0;
-        t878 |= !t879;
-        uint8_t t881 = rt_lt_i(t871x0, t877);
-        uint8_t t883 = rt_gt_i(t871x1, t877);
-        if (__builtin_expect(t878 != 0, 0)) { /* again, recording the error */
-          int32_t t884;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1190_n) {
-            t884 = v_dev_1190_d[0];
-          } else {
-            NESSIE_RECORD(err, t872, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1190_n, 0.0, 0);
-            t884 = 0;
-          }
-          uint8_t t886 = rt_lt_i(t871x0, t884);
-          uint8_t t888 = rt_gt_i(t871x1, t884);
-        }
-        t875 = t881;
-        t876 = t883;
-        kept[0] += t875 != 0;
-        kept[1] += t876 != 0;
-        t869[t872] = (uint8_t)((t875 != 0) << 0 | (t876 != 0) << 1);
-      }
-      t870[0 * t868 + t871] = kept[0];
-      t870[1 * t868 + t871] = kept[1];
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t869);
-      rt_free(t870);
-      goto fail;
-    }
-    int64_t t889 = 0;
-    for (int64_t t871 = 0; t871 < t868; t871++) {
-      const int64_t k = t870[0 * t868 + t871];
-      t870[0 * t868 + t871] = t889;
-      t889 += k;
-    }
-    v_x1188 = rt_value_new(rt_vec_type(RT_INT), t889);
-    int32_t *v_x1188_d = v_x1188->data.i;
-    const int64_t v_x1188_n = v_x1188->len;
-    int64_t t890 = 0;
-    for (int64_t t871 = 0; t871 < t868; t871++) {
-      const int64_t k = t870[1 * t868 + t871];
-      t870[1 * t868 + t871] = t890;
-      t890 += k;
-    }
-    v_x1189 = rt_value_new(rt_vec_type(RT_INT), t890);
-    int32_t *v_x1189_d = v_x1189->data.i;
-    const int64_t v_x1189_n = v_x1189->len;
-    RT_PARALLEL_FOR_IF(t868 > 1)
-    for (int64_t t871 = 0; t871 < t868; t871++) {
-      int64_t at[2];
-      at[0] = t870[0 * t868 + t871];
-      at[1] = t870[1 * t868 + t871];
-      const int64_t t871_end = (t871 + 1) * RT_CHUNK < t867 ? (t871 + 1) * RT_CHUNK : t867;
-      for (int64_t t872 = t871 * RT_CHUNK; t872 < t871_end; t872++) {
-        const int32_t t873 = (int32_t)t872;
-        if (!t869[t872])
-          continue;
-        int32_t t871y0;
-        int32_t t871y1;
-        int32_t t891 = v_x1183_d[t873];
-        t871y0 = t891;
-        t871y1 = t891;
-        if (t869[t872] >> 0 & 1) {
-          v_x1188_d[at[0]] = t871y0;
-          at[0]++;
-        }
-        if (t869[t872] >> 1 & 1) {
-          v_x1189_d[at[1]] = t871y1;
-          at[1]++;
-        }
+    int t872 = 0; /* nonzero: a check below failed */
+    int t873 = (uint64_t)(int64_t)0 < (uint64_t)v_x1240_n;
+    int32_t t871 = t873 ? v_x1240_d[0] : 0;
+    t872 |= !t873;
+    if (__builtin_expect(t872 != 0, 0)) { /* again, recording the error */
+      int32_t t874;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1240_n) {
+        t874 = v_x1240_d[0];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1240_n, 0.0, 0);
+        t874 = 0;
       }
     }
-    rt_free(t869);
-    rt_free(t870);
+    v_x1241 = t871;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1188 = v_x1188;
-  *out_v_x1189 = v_x1189;
+  {
+    /* MAP */
+    {
+      const int64_t t875 = 1;
+      v_x1243 = rt_value_new(rt_vec_type(RT_INT), t875);
+      int32_t *v_x1243_d = v_x1243->data.i;
+      const int64_t v_x1243_n = v_x1243->len;
+      RT_PARALLEL_FOR_IF(t875 >= RT_PARALLEL_MIN)
+      for (int64_t t876 = 0; t876 < t875; t876++) {
+        const int32_t t877 = (int32_t)t876;
+        v_x1243_d[t876] = v_x1241;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1243 = v_x1243;
   return;
 fail:
-  rt_release(v_x1188);
-  rt_release(v_x1189);
+  rt_release(v_x1243);
 }
 
-/* K20: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K20: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K20_0_V;
 struct K20_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1183_d; int64_t v_x1183_n;
-  int32_t *v_dev_1190_d; int64_t v_dev_1190_n;
-  int32_t *v_x1188_d; int64_t v_x1188_n;
-  int32_t *v_x1189_d; int64_t v_x1189_n;
+  const K20_0_V *K20_0_dev; /* the SOAC's values, on the device */
+  int32_t *v_x1240_d; int64_t v_x1240_n;
+  int32_t *v_x1243_d; int64_t v_x1243_n;
 };
 struct alignas(8) K20_0_V {
   int32_t v0;
-  int32_t v1;
 };
 struct K20_0_pull {
   K20_A A;
   __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t892 = A.v_x1183_d[ix];
-    return K20_0_V{t892, t892};
-  }
-};
-struct K20_0_store {
-  K20_A A;
-  __device__ void operator()(int c, int64_t i, const K20_0_V &v) const {
-    switch (c) {
-    case 0:
-      A.v_x1188_d[i] = v.v0;
-      break;
-    case 1:
-      A.v_x1189_d[i] = v.v1;
-      break;
-    }
-  }
-};
-struct K20_0_pred {
-  K20_A A;
-  __device__ unsigned operator()(int64_t i, const K20_0_V &v) const {
-    int t894 = 0; /* nonzero: a check below failed */
-    int t895 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1190_n;
-    int32_t t893 = t895 ? A.v_dev_1190_d[0] : 0;
-    t894 |= !t895;
-    uint8_t t897 = rt_lt_i(v.v0, t893);
-    uint8_t t899 = rt_gt_i(v.v1, t893);
-    if (__builtin_expect(t894 != 0, 0)) { /* again, recording the error */
-      int32_t t900;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1190_n) {
-        t900 = A.v_dev_1190_d[0];
+    int t879 = 0; /* nonzero: a check below failed */
+    int t880 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1240_n;
+    int32_t t878 = t880 ? A.v_x1240_d[0] : 0;
+    t879 |= !t880;
+    if (__builtin_expect(t879 != 0, 0)) { /* again, recording the error */
+      int32_t t881;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1240_n) {
+        t881 = A.v_x1240_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1190_n, 0.0, 0);
-        t900 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1240_n, 0.0, 0);
+        t881 = 0;
       }
-      uint8_t t902 = rt_lt_i(v.v0, t900);
-      uint8_t t904 = rt_gt_i(v.v1, t900);
     }
-    return ((unsigned)((t897) != 0) << 0) | ((unsigned)((t899) != 0) << 1);
+    return K20_0_V{t878};
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1183, RtValue *v_dev_1190, RtValue **out_v_x1188, RtValue **out_v_x1189) {
+struct alignas(8) K20_1_V {
+  int32_t v0;
+};
+struct K20_1_pull {
+  K20_A A;
+  __device__ K20_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K20_1_V{A.K20_0_dev->v0};
+  }
+};
+struct K20_1_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_1_V &v) const {
+    A.v_x1243_d[i] = v.v0;
+  }
+};
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, RtValue **out_v_x1243) {
   (void)loc;
   (void)err;
   K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1183_d = v_x1183->data.i;
-  A.v_x1183_n = v_x1183->len;
-  A.v_dev_1190_d = v_dev_1190->data.i;
-  A.v_dev_1190_n = v_dev_1190->len;
-  RtValue *v_x1188 = NULL;
-  RtValue *v_x1189 = NULL;
-  /* SPLIT */
-  rtg::SplitCounts t905; /* the slots of its classes' counts */
-  int64_t t906; /* its size */
+  A.v_x1240_d = v_x1240->data.i;
+  A.v_x1240_n = v_x1240->len;
+  K20_0_V *K20_0_value = NULL; /* the SOAC's values, on the device */
+  RtValue *v_x1243 = NULL;
+  /* ONCE */
   {
-    const int64_t t907 = v_x1183->len;
-    v_x1188 = rtg_vec_new(RT_INT, t907);
-    A.v_x1188_d = v_x1188->data.i;
-    A.v_x1188_n = v_x1188->len;
-    v_x1189 = rtg_vec_new(RT_INT, t907);
-    A.v_x1189_d = v_x1189->data.i;
-    A.v_x1189_n = v_x1189->len;
-    t906 = t907;
-    t905 = rtg::split_launch<K20_0_V, 2>("K20", loc, K20_0_pull{A}, K20_0_pred{A}, t907, K20_0_store{A});
+    K20_0_value = rtg::once_on_device<K20_0_V>("K20", loc, K20_0_pull{A});
+    A.K20_0_dev = K20_0_value;
   }
+  /* MAP */
   {
-    int64_t t908[2];
-    t908[0] = rtg::filter_count(t905.at[0]);
-    t908[1] = rtg::filter_count(t905.at[1]);
-    v_x1188 = rtg_vec_fit(v_x1188, t908[0]);
-    A.v_x1188_d = v_x1188->data.i;
-    A.v_x1188_n = v_x1188->len;
-    v_x1189 = rtg_vec_fit(v_x1189, t908[1]);
-    A.v_x1189_d = v_x1189->data.i;
-    A.v_x1189_n = v_x1189->len;
+    const int64_t t882 = 1;
+    v_x1243 = rtg_vec_new(RT_INT, t882);
+    A.v_x1243_d = v_x1243->data.i;
+    A.v_x1243_n = v_x1243->len;
+    rtg::map("K20", loc, K20_1_pull{A}, K20_1_store{A}, t882);
   }
-  *out_v_x1188 = v_x1188;
-  *out_v_x1189 = v_x1189;
+  rtg_free(K20_0_value);
+  K20_0_value = NULL;
+  *out_v_x1243 = v_x1243;
   return;
 fail:
-  rt_release(v_x1188);
-  rt_release(v_x1189);
+  rt_release(v_x1243);
+  rtg_free(K20_0_value);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1183, RtValue *v_dev_1190, RtValue **out_v_x1188, RtValue **out_v_x1189) {
-  RtValue *vals[] = {v_x1183, v_dev_1190};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K20_host(err, loc, run, v_x1183, v_dev_1190, out_v_x1188, out_v_x1189);
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, RtValue **out_v_x1243) {
+  RtValue *vals[] = {v_x1240};
+  const int64_t sizes[] = {(int64_t)1};
+  if (rtg_choose_host(vals, 1, sizes, 1)) {
+    K20_host(err, loc, run, v_x1240, out_v_x1243);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1183, v_dev_1190, out_v_x1188, out_v_x1189);
+    K20_gpu(err, loc, run, v_x1240, out_v_x1243);
+  }
+}
+
+/* K21: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1245, RtValue *v_dev_1252, RtValue **out_v_x1250, RtValue **out_v_x1251) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1245_d = v_x1245->data.i;
+  const int64_t v_x1245_n = v_x1245->len;
+  int32_t *v_dev_1252_d = v_dev_1252->data.i;
+  const int64_t v_dev_1252_n = v_dev_1252->len;
+  RtValue *v_x1250 = NULL;
+  RtValue *v_x1251 = NULL;
+  /* SPLIT */
+  {
+    const int64_t t883 = v_x1245_n;
+    const int64_t t884 = t883 > 0 ? (t883 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t885 = (uint8_t *)rt_alloc_atomic((size_t)t883 + 1);
+    int64_t *t886 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t884 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t884 > 1)
+    for (int64_t t887 = 0; t887 < t884; t887++) {
+      int64_t kept[2] = {0};
+      const int64_t t887_end = (t887 + 1) * RT_CHUNK < t883 ? (t887 + 1) * RT_CHUNK : t883;
+      for (int64_t t888 = t887 * RT_CHUNK; t888 < t887_end; t888++) {
+        const int32_t t889 = (int32_t)t888;
+        int32_t t887x0;
+        int32_t t887x1;
+        int32_t t892 = v_x1245_d[t889];
+        t887x0 = t892;
+        t887x1 = t892;
+        uint8_t t893;
+        uint8_t t894;
+        int t896 = 0; /* nonzero: a check below failed */
+        int t897 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1252_n;
+        int32_t t895 = t897 ? v_dev_1252_d[0] : 0;
+        t896 |= !t897;
+        uint8_t t899 = rt_lt_i(t887x0, t895);
+        uint8_t t901 = rt_gt_i(t887x1, t895);
+        if (__builtin_expect(t896 != 0, 0)) { /* again, recording the error */
+          int32_t t902;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1252_n) {
+            t902 = v_dev_1252_d[0];
+          } else {
+            NESSIE_RECORD(err, t888, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1252_n, 0.0, 0);
+            t902 = 0;
+          }
+          uint8_t t904 = rt_lt_i(t887x0, t902);
+          uint8_t t906 = rt_gt_i(t887x1, t902);
+        }
+        t893 = t899;
+        t894 = t901;
+        kept[0] += t893 != 0;
+        kept[1] += t894 != 0;
+        t885[t888] = (uint8_t)((t893 != 0) << 0 | (t894 != 0) << 1);
+      }
+      t886[0 * t884 + t887] = kept[0];
+      t886[1 * t884 + t887] = kept[1];
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t885);
+      rt_free(t886);
+      goto fail;
+    }
+    int64_t t907 = 0;
+    for (int64_t t887 = 0; t887 < t884; t887++) {
+      const int64_t k = t886[0 * t884 + t887];
+      t886[0 * t884 + t887] = t907;
+      t907 += k;
+    }
+    v_x1250 = rt_value_new(rt_vec_type(RT_INT), t907);
+    int32_t *v_x1250_d = v_x1250->data.i;
+    const int64_t v_x1250_n = v_x1250->len;
+    int64_t t908 = 0;
+    for (int64_t t887 = 0; t887 < t884; t887++) {
+      const int64_t k = t886[1 * t884 + t887];
+      t886[1 * t884 + t887] = t908;
+      t908 += k;
+    }
+    v_x1251 = rt_value_new(rt_vec_type(RT_INT), t908);
+    int32_t *v_x1251_d = v_x1251->data.i;
+    const int64_t v_x1251_n = v_x1251->len;
+    RT_PARALLEL_FOR_IF(t884 > 1)
+    for (int64_t t887 = 0; t887 < t884; t887++) {
+      int64_t at[2];
+      at[0] = t886[0 * t884 + t887];
+      at[1] = t886[1 * t884 + t887];
+      const int64_t t887_end = (t887 + 1) * RT_CHUNK < t883 ? (t887 + 1) * RT_CHUNK : t883;
+      for (int64_t t888 = t887 * RT_CHUNK; t888 < t887_end; t888++) {
+        const int32_t t889 = (int32_t)t888;
+        if (!t885[t888])
+          continue;
+        int32_t t887y0;
+        int32_t t887y1;
+        int32_t t909 = v_x1245_d[t889];
+        t887y0 = t909;
+        t887y1 = t909;
+        if (t885[t888] >> 0 & 1) {
+          v_x1250_d[at[0]] = t887y0;
+          at[0]++;
+        }
+        if (t885[t888] >> 1 & 1) {
+          v_x1251_d[at[1]] = t887y1;
+          at[1]++;
+        }
+      }
+    }
+    rt_free(t885);
+    rt_free(t886);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1250 = v_x1250;
+  *out_v_x1251 = v_x1251;
+  return;
+fail:
+  rt_release(v_x1250);
+  rt_release(v_x1251);
+}
+
+/* K21: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K21_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1245_d; int64_t v_x1245_n;
+  int32_t *v_dev_1252_d; int64_t v_dev_1252_n;
+  int32_t *v_x1250_d; int64_t v_x1250_n;
+  int32_t *v_x1251_d; int64_t v_x1251_n;
+};
+struct alignas(8) K21_0_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K21_0_pull {
+  K21_A A;
+  __device__ K21_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int32_t t910 = A.v_x1245_d[ix];
+    return K21_0_V{t910, t910};
+  }
+};
+struct K21_0_store {
+  K21_A A;
+  __device__ void operator()(int c, int64_t i, const K21_0_V &v) const {
+    switch (c) {
+    case 0:
+      A.v_x1250_d[i] = v.v0;
+      break;
+    case 1:
+      A.v_x1251_d[i] = v.v1;
+      break;
+    }
+  }
+};
+struct K21_0_pred {
+  K21_A A;
+  __device__ unsigned operator()(int64_t i, const K21_0_V &v) const {
+    int t912 = 0; /* nonzero: a check below failed */
+    int t913 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1252_n;
+    int32_t t911 = t913 ? A.v_dev_1252_d[0] : 0;
+    t912 |= !t913;
+    uint8_t t915 = rt_lt_i(v.v0, t911);
+    uint8_t t917 = rt_gt_i(v.v1, t911);
+    if (__builtin_expect(t912 != 0, 0)) { /* again, recording the error */
+      int32_t t918;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1252_n) {
+        t918 = A.v_dev_1252_d[0];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1252_n, 0.0, 0);
+        t918 = 0;
+      }
+      uint8_t t920 = rt_lt_i(v.v0, t918);
+      uint8_t t922 = rt_gt_i(v.v1, t918);
+    }
+    return ((unsigned)((t915) != 0) << 0) | ((unsigned)((t917) != 0) << 1);
+  }
+};
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1245, RtValue *v_dev_1252, RtValue **out_v_x1250, RtValue **out_v_x1251) {
+  (void)loc;
+  (void)err;
+  K21_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1245_d = v_x1245->data.i;
+  A.v_x1245_n = v_x1245->len;
+  A.v_dev_1252_d = v_dev_1252->data.i;
+  A.v_dev_1252_n = v_dev_1252->len;
+  RtValue *v_x1250 = NULL;
+  RtValue *v_x1251 = NULL;
+  /* SPLIT */
+  rtg::SplitCounts t923; /* the slots of its classes' counts */
+  int64_t t924; /* its size */
+  {
+    const int64_t t925 = v_x1245->len;
+    v_x1250 = rtg_vec_new(RT_INT, t925);
+    A.v_x1250_d = v_x1250->data.i;
+    A.v_x1250_n = v_x1250->len;
+    v_x1251 = rtg_vec_new(RT_INT, t925);
+    A.v_x1251_d = v_x1251->data.i;
+    A.v_x1251_n = v_x1251->len;
+    t924 = t925;
+    t923 = rtg::split_launch<K21_0_V, 2>("K21", loc, K21_0_pull{A}, K21_0_pred{A}, t925, K21_0_store{A});
+  }
+  {
+    int64_t t926[2];
+    t926[0] = rtg::filter_count(t923.at[0]);
+    t926[1] = rtg::filter_count(t923.at[1]);
+    v_x1250 = rtg_vec_fit(v_x1250, t926[0]);
+    A.v_x1250_d = v_x1250->data.i;
+    A.v_x1250_n = v_x1250->len;
+    v_x1251 = rtg_vec_fit(v_x1251, t926[1]);
+    A.v_x1251_d = v_x1251->data.i;
+    A.v_x1251_n = v_x1251->len;
+  }
+  *out_v_x1250 = v_x1250;
+  *out_v_x1251 = v_x1251;
+  return;
+fail:
+  rt_release(v_x1250);
+  rt_release(v_x1251);
+}
+
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1245, RtValue *v_dev_1252, RtValue **out_v_x1250, RtValue **out_v_x1251) {
+  RtValue *vals[] = {v_x1245, v_dev_1252};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K21_host(err, loc, run, v_x1245, v_dev_1252, out_v_x1250, out_v_x1251);
+    rtg_host_ran();
+  } else {
+    K21_gpu(err, loc, run, v_x1245, v_dev_1252, out_v_x1250, out_v_x1251);
   }
 }
 
@@ -4448,22 +4556,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1182 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K19, 2, v_x19, &v_dev_1182);
+    RtValue *v_dev_1244 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K20, 3, v_x19, &v_dev_1244);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K20, 3, v_x19, v_dev_1182, &v_x42, &v_x60);
-    rt_release(v_dev_1182);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 2, v_x19, v_dev_1244, &v_x42, &v_x60);
+    rt_release(v_dev_1244);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t909 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t909->data.i[0] = v_x62;
-    t909->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t909);
+    RtValue *t927 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t927->data.i[0] = v_x62;
+    t927->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t927);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 4, v_x64, &v_x67);
     rt_release(v_x64);
@@ -4499,27 +4607,29 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x643 = NULL;
+  RtValue *v_x637 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
-    v_x643 = v_x94;
+    v_x637 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
-    RtValue *v_x598 = NULL;
-    RtValue *v_x612 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x598, &v_x612);
+    RtValue *v_x592 = NULL;
+    RtValue *v_x606 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x592, &v_x606);
+    RtValue *v_x193 = NULL;
     RtValue *v_x201 = NULL;
     RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 6, v_x130, v_x88, v_x88, &v_x201, &v_x206, &v_x211);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 6, v_x130, v_x88, v_x88, &v_x193, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
     RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
     rt_release(v_x206);
+    rt_release(v_x219);
     RtValue *v_x149 = NULL;
     RtValue *v_x154 = NULL;
     RtValue *v_x159 = NULL;
@@ -4536,10 +4646,9 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x224 = 0;
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
-    RtValue *v_ids_1104 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 6, v_x218, v_x220, v_x211, v_x201, &v_x232, &v_ids_1104);
-    rt_release(v_x201);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 6, v_x218, v_x220, v_x211, v_x201, &v_x232);
     rt_release(v_x211);
+    rt_release(v_x220);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
     rt_release(v_x128);
@@ -4560,105 +4669,102 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     uint8_t v_x246 = 0;
     v_x246 = rt_eq_i(v_x133, 0);
-    RtValue *v_x587 = NULL;
+    RtValue *v_x581 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x249);
-      v_x587 = v_x249;
+      v_x581 = v_x249;
     } else {
       RtValue *v_x253 = NULL;
-      int32_t v_x270 = 0;
-      int32_t v_x271 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 8, v_x133, v_x219, &v_x253, &v_x270, &v_x271, 2);
+      int32_t v_x267 = 0;
+      int32_t v_x268 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 8, v_x133, v_x193, &v_x253, &v_x267, &v_x268, 3);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x237 = NULL;
-      RtValue *v_x283 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 6, v_x232, v_x89, v_x220, &v_x237, &v_x283);
-      RtValue *v_x305 = NULL;
-      RtValue *v_x326 = NULL;
-      RtValue *v_x352 = NULL;
-      RtValue *v_x373 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K10, 3, v_ids_1104, v_x283, v_x237, v_x218, &v_x305, &v_x326, &v_x352, &v_x373);
-      rt_release(v_x237);
-      rt_release(v_x283);
-      int32_t v_x386 = 0;
-      v_x386 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
-      int32_t v_x394 = 0;
-      v_x394 = (int32_t)v_x352->len;
-      int32_t v_x393 = 0;
-      v_x393 = (int32_t)v_x305->len;
-      int32_t v_x395 = 0;
-      v_x395 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x393, v_x394);
-      int32_t v_x405 = 0;
-      v_x405 = rt_mul_i(v_x133, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x405, 1);
-      RtValue *v_x392 = NULL;
-      RtValue *v_x462 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 4, v_x326, v_x373, v_x386, &v_x392, &v_x462);
-      rt_release(v_x326);
-      rt_release(v_x373);
-      RtValue *v_x467 = NULL;
-      RtValue *v_x472 = NULL;
-      RtValue *v_x477 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 4, v_x405, v_x133, v_x392, v_x462, &v_x467, &v_x472, &v_x477);
-      rt_release(v_x392);
-      rt_release(v_x462);
-      RtValue *v_x484 = NULL;
-      RtValue *v_x485 = NULL;
-      RtValue *v_x486 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 4, v_x467, v_x472, v_x477, &v_x484, &v_x485, &v_x486);
-      rt_release(v_x472);
-      rt_release(v_x485);
-      int32_t v_x490 = 0;
-      v_x490 = (int32_t)NESSIE_SEG_TOTAL(v_x484);
-      RtValue *v_x503 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 4, v_x305, v_x352, v_x395, v_x484, v_x486, v_x477, v_x467, &v_x503);
-      rt_release(v_x305);
-      rt_release(v_x352);
-      rt_release(v_x467);
-      rt_release(v_x477);
-      rt_release(v_x486);
-      RtValue *v_x505 = NULL;
-      rt_retain(v_x484);
-      rt_retain(v_x503);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x484, v_x503, &v_x505));
-      rt_release(v_x484);
-      rt_release(v_x503);
-      RtValue *v_x448 = NULL;
-      int32_t v_x526 = 0;
-      int32_t v_x527 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 4, v_x133, v_x253, &v_x448, &v_x526, &v_x527, 5);
+      RtValue *v_x277 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K10, 3, v_x201, v_x89, &v_x277);
+      RtValue *v_x299 = NULL;
+      RtValue *v_x320 = NULL;
+      RtValue *v_x346 = NULL;
+      RtValue *v_x367 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 6, v_x232, v_x89, v_x277, v_x218, &v_x299, &v_x320, &v_x346, &v_x367);
+      rt_release(v_x277);
+      int32_t v_x380 = 0;
+      v_x380 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x388 = 0;
+      v_x388 = (int32_t)v_x346->len;
+      int32_t v_x387 = 0;
+      v_x387 = (int32_t)v_x299->len;
+      int32_t v_x389 = 0;
+      v_x389 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x387, v_x388);
+      int32_t v_x399 = 0;
+      v_x399 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x399, 1);
+      RtValue *v_x386 = NULL;
+      RtValue *v_x456 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 4, v_x320, v_x367, v_x380, &v_x386, &v_x456);
+      rt_release(v_x320);
+      rt_release(v_x367);
+      RtValue *v_x461 = NULL;
+      RtValue *v_x466 = NULL;
+      RtValue *v_x471 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 4, v_x399, v_x133, v_x386, v_x456, &v_x461, &v_x466, &v_x471);
+      rt_release(v_x386);
+      rt_release(v_x456);
+      RtValue *v_x478 = NULL;
+      RtValue *v_x479 = NULL;
+      RtValue *v_x480 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 4, v_x461, v_x466, v_x471, &v_x478, &v_x479, &v_x480);
+      rt_release(v_x466);
+      rt_release(v_x479);
+      int32_t v_x484 = 0;
+      v_x484 = (int32_t)NESSIE_SEG_TOTAL(v_x478);
+      RtValue *v_x497 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 4, v_x299, v_x346, v_x389, v_x478, v_x480, v_x471, v_x461, &v_x497);
+      rt_release(v_x299);
+      rt_release(v_x346);
+      rt_release(v_x461);
+      rt_release(v_x471);
+      rt_release(v_x480);
+      RtValue *v_x499 = NULL;
+      rt_retain(v_x478);
+      rt_retain(v_x497);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x478, v_x497, &v_x499));
+      rt_release(v_x478);
+      rt_release(v_x497);
+      RtValue *v_x442 = NULL;
+      int32_t v_x520 = 0;
+      int32_t v_x521 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 4, v_x133, v_x253, &v_x442, &v_x520, &v_x521, 5);
       rt_release(v_x253);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x586 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 5, v_x448, v_x505, &v_x586);
-      rt_release(v_x505);
-      rt_release(v_x448);
-      v_x587 = v_x586;
+      RtValue *v_x580 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 5, v_x442, v_x499, &v_x580);
+      rt_release(v_x499);
+      rt_release(v_x442);
+      v_x581 = v_x580;
     }
+    rt_release(v_x193);
+    rt_release(v_x201);
     rt_release(v_x218);
-    rt_release(v_x219);
-    rt_release(v_x220);
     rt_release(v_x232);
-    rt_release(v_ids_1104);
-    int32_t v_x630 = 0;
-    v_x630 = (int32_t)v_x587->len;
-    int32_t v_x629 = 0;
-    v_x629 = (int32_t)v_x245->len;
-    int32_t v_x631 = 0;
-    v_x631 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x629, v_x630);
-    RtValue *v_x642 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 6, v_x612, v_x132, v_x105, v_x598, v_x245, v_x587, v_x631, &v_x642);
+    int32_t v_x624 = 0;
+    v_x624 = (int32_t)v_x581->len;
+    int32_t v_x623 = 0;
+    v_x623 = (int32_t)v_x245->len;
+    int32_t v_x625 = 0;
+    v_x625 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x623, v_x624);
+    RtValue *v_x636 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 6, v_x606, v_x132, v_x105, v_x592, v_x245, v_x581, v_x625, &v_x636);
     rt_release(v_x105);
-    rt_release(v_x598);
-    rt_release(v_x612);
+    rt_release(v_x592);
+    rt_release(v_x606);
     rt_release(v_x245);
-    rt_release(v_x587);
-    v_x643 = v_x642;
+    rt_release(v_x581);
+    v_x637 = v_x636;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x643;
+  *out_0 = v_x637;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -4777,16 +4883,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t910 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t910->data.i[0] = 3;
-  t910->data.i[1] = 1;
-  t910->data.i[2] = 4;
-  t910->data.i[3] = 1;
-  t910->data.i[4] = 5;
-  t910->data.i[5] = 9;
-  t910->data.i[6] = 2;
-  t910->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t910);
+  RtValue *t928 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t928->data.i[0] = 3;
+  t928->data.i[1] = 1;
+  t928->data.i[2] = 4;
+  t928->data.i[3] = 1;
+  t928->data.i[4] = 5;
+  t928->data.i[5] = 9;
+  t928->data.i[6] = 2;
+  t928->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t928);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
