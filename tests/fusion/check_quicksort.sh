@@ -28,8 +28,11 @@ per_level=$((runs / depth))
 [ $((elements * 2)) -le "$elements0" ] ||
   { echo "$elements elements processed, expected at most half of the $elements0 without fusion"; exit 1; }
 # 12,053,197 elements since the three filters and their counts are one
-# SPLIT (rules.c rule_split, rule_split_counts): 17,803,908 before
-[ "$elements" -le 12100000 ] ||
-  { echo "$elements elements processed, expected at most 12,100,000 (one SPLIT a level)"; exit 1; }
+# SPLIT (rules.c rule_split, rule_split_counts): 17,803,908 before;
+# 10,202,960 since the SPLIT reads the else branch's elements where they
+# are, its pull given each element's segment (segmap.c) and the pivot
+# read from the source (flatten.c, a view's subscript)
+[ "$elements" -le 10250000 ] ||
+  { echo "$elements elements processed, expected at most 10,250,000 (one SPLIT a level, reading in place)"; exit 1; }
 [ "$runs" -lt "$runs0" ] || { echo "runs did not fall: $runs0 -> $runs"; exit 1; }
 exit 0
