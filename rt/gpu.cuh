@@ -1086,15 +1086,23 @@ template <class Pull> __device__ auto pull_at(const Pull &pull, int64_t j, int64
    the same result in any order).  The offsets equal to n (the last
    segments' ends, empty segments at the end) are the last tile's. */
 __device__ inline int64_t warp_segment_of(const int64_t *off, int64_t nseg, int64_t j);
-__device__ inline int64_t segment_search(const int64_t *off, int64_t lo, int64_t hi, int64_t j);
 
 /* A pull that takes the segment (takes_segment) gets each element's,
-   found as SEG_MAP's kernel finds it: the segments of the tile's first
-   and last element by a warp each, the offsets between them in shared
-   memory (up to SPLIT_SHARED_SEGMENTS of them, else searched in global
-   memory), each element's searched there.  With `counts sd` only: the
-   sd's elements are the SPLIT's. */
-constexpr int SPLIT_SHARED_SEGMENTS = 1024;
+   with `counts sd` only (the sd's elements are the SPLIT's): the
+   segments of the tile's first and last element are found by a warp
+   each (warp_segment_of); each segment between them starts at a place
+   in the tile, where a count in shared memory goes up by one (empty
+   segments there add one each), and a scan of the counts over the tile
+   gives each place its segment, the first's plus the starts at or
+   before it.  A binary search of the tile's offsets for each element
+   (as SEG_MAP's kernel does) took 9 steps where a tile holds 512
+   segments: Barnes-Hut of 10^5 bodies, whose quadrants' split holds
+   four elements a segment, was 4.3% slower than with a launch that
+   stored the ids; by the heads, 2% faster than by the search (H200,
+   docs/gpu-runs.md, thirtieth session). */
+struct IntPlus {
+  __device__ int operator()(int a, int b) const { return a + b; }
+};
 
 struct SplitCounts {
   int64_t *at[8]; /* a result slot for each class (NULL: none kept, for n 0) */
@@ -1118,23 +1126,38 @@ __global__ void __launch_bounds__(THREADS)
   __shared__ int64_t tile_start[C], tile_total[C], first_seg, end_seg;
   constexpr bool SEG = takes_segment<Pull>::value;
   static_assert(!SEG || COUNTED, "a pull takes the segment of the sd it counts");
-  __shared__ int64_t pull_segs[2], pull_off[SEG ? SPLIT_SHARED_SEGMENTS + 1 : 1];
+  constexpr int TILE = THREADS * K;
+  __shared__ int64_t pull_segs[2];
+  __shared__ int seg_at[SEG ? TILE : 1], seg_sh[THREADS / 32];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int64_t tile = blockIdx.x, base = tile * (int64_t)(THREADS * K);
-  int64_t seg_first = 0, seg_count = 0;
+  int64_t seg_first = 0;
   if constexpr (SEG) {
-    const int64_t last = (base + THREADS * K < n ? base + THREADS * K : n) - 1;
+    const int64_t last = (base + TILE < n ? base + TILE : n) - 1;
     if (w < 2) {
       int64_t s = warp_segment_of(segs.off, segs.nseg, w == 0 ? base : last);
       if (lane == 0)
         pull_segs[w] = s;
     }
+    for (int p = threadIdx.x; p < TILE; p += THREADS)
+      seg_at[p] = 0;
     __syncthreads();
     seg_first = pull_segs[0];
-    seg_count = pull_segs[1] - pull_segs[0] + 1; /* off[first] <= base, last < off[first + count] */
-    if (seg_count <= SPLIT_SHARED_SEGMENTS)
-      for (int64_t k = threadIdx.x; k <= seg_count; k += THREADS)
-        pull_off[k] = segs.off[seg_first + k];
+    /* off[first] <= base < off[first + 1]; the segments after it up to
+       the last element's start at places 1 .. last - base */
+    for (int64_t k = seg_first + 1 + threadIdx.x; k <= pull_segs[1]; k += THREADS)
+      atomicAdd(&seg_at[segs.off[k] - base], 1);
+    __syncthreads();
+    /* each thread's K consecutive places, then the threads' sums */
+    int run[K], sum = 0;
+    for (int q = 0; q < K; q++) {
+      sum += seg_at[threadIdx.x * K + q];
+      run[q] = sum;
+    }
+    IntPlus plus;
+    int total, before = block_exclusive_scan(sum, plus, 0, seg_sh, &total);
+    for (int q = 0; q < K; q++)
+      seg_at[threadIdx.x * K + q] = before + run[q];
     __syncthreads();
   }
   V v[K];
@@ -1145,8 +1168,7 @@ __global__ void __launch_bounds__(THREADS)
     if (j < n) {
       int64_t s = 0;
       if constexpr (SEG)
-        s = seg_count <= SPLIT_SHARED_SEGMENTS ? seg_first + segment_search(pull_off, 0, seg_count, j)
-                                               : segment_search(segs.off, seg_first, seg_first + seg_count, j);
+        s = seg_first + seg_at[r * THREADS + threadIdx.x];
       v[r] = pull_at(pull, j, s);
       bits[r] = pred(j, v[r]);
     }
