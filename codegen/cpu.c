@@ -424,9 +424,15 @@ static void gen_filter(Kx *x, bool partition) {
   cg_line(cg, "rt_free(%s);", count);
 }
 
-/* Element i's segment 'g' of sd 'seg' (g was at or before it: step past
-   the segments that end at or before i), as 'gx' for a pull that takes
-   the segment (SEG_MAP's, a SPLIT's: fusion/segmap.c). */
+/* A pull that takes the segment (SEG_MAP's, a SPLIT's: fusion/segmap.c)
+   over chunks of elements: 'g', the segment of chunk c's first element,
+   by a search of sd 'seg''s offsets (rt_segment_search)... */
+static void segment_of_chunk(Cg *cg, const CgBinding *seg, const char *g, const char *c) {
+  cg_line(cg, "int64_t %s = rt_segment_search(%s, 0, %s, %s * RT_CHUNK);", g, seg->offsets, seg->length, c);
+}
+
+/* ... then element i's, stepping past the segments that end at or
+   before it, as 'gx' for the pull. */
 static void segment_step(Cg *cg, const CgBinding *seg, const char *g, const char *gx, const char *i) {
   cg_line(cg, "while (%s[%s + 1] <= %s)", seg->offsets, g, i);
   cg_line(cg, "  %s++;", g);
@@ -461,7 +467,7 @@ static void gen_split(Kx *x) {
   cg->indent++;
   cg_line(cg, "int64_t kept[%d] = {0};", nc);
   if (seg)
-    cg_line(cg, "int64_t %s = rt_segment_search(%s, 0, %s, %s * RT_CHUNK);", g, seg->offsets, seg->length, c);
+    segment_of_chunk(cg, seg, g, c);
   open_elements(x, c, i, ix, n);
   if (seg)
     segment_step(cg, seg, g, gx, i);
@@ -525,7 +531,7 @@ static void gen_split(Kx *x) {
   for (int k = 0; k < nc; k++)
     cg_line(cg, "at[%d] = %s[%d * %s + %s];", k, count, k, nch, c);
   if (seg)
-    cg_line(cg, "int64_t %s = rt_segment_search(%s, 0, %s, %s * RT_CHUNK);", g, seg->offsets, seg->length, c);
+    segment_of_chunk(cg, seg, g, c);
   open_elements(x, c, i, ix, n);
   if (seg)
     segment_step(cg, seg, g, gx, i);
@@ -750,7 +756,7 @@ static void gen_seg_map(Kx *x) {
   const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg), *g = cg_temp(cg), *gx = cg_temp(cg);
   chunk_loop(cg, c, nch);
   cg->indent++;
-  cg_line(cg, "int64_t %s = rt_segment_search(%s, 0, %s, %s * RT_CHUNK);", g, sd->offsets, sd->length, c);
+  segment_of_chunk(cg, sd, g, c);
   open_elements(x, c, i, ix, n);
   segment_step(cg, sd, g, gx, i);
   /* a dead result (cg_dead_result) into a local, as MAP's */

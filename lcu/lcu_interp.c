@@ -882,6 +882,19 @@ static void on_indices(Kernel *k, const LcuThunk *t, int64_t n, RtValue **values
 
 static void pull(Kernel *k, int64_t n, RtValue **values) { on_indices(k, k->soac->pull, n, values); }
 
+/* The pull over the n elements of sd 'd', given each element's segment
+   (the ids a MAP over the elements would read from seg_ids) where it
+   takes it (lcu_pull_takes_segment: SEG_MAP's, and a SEG_REDUCE's,
+   SEG_SCAN's or counted SPLIT's that fusion/segmap.c gave it). */
+static void pull_in_segments(Kernel *k, RtValue *d, int64_t n, RtValue **values) {
+  if (!lcu_pull_takes_segment(k->soac)) {
+    pull(k, n, values);
+    return;
+  }
+  RtValue *args[2] = {NULL, rt_seg_ids(d)};
+  run_thunk(k, k->soac->pull, args, 2, n, values);
+}
+
 /* The predicate of FILTER or PARTITION on the k pulled n-vectors. */
 static RtValue *predicate(Kernel *k, RtValue **values, int nvalues, int64_t n) {
   const LcuThunk *t = k->soac->second;
@@ -1269,12 +1282,7 @@ static void split(Kernel *k, int64_t n, RtValue **out) {
   const int64_t *off = d ? rt_seg_offsets(d) : NULL;
   if (d && off[d->len] != n)
     die("SPLIT of %lld elements counts a sd of %lld", (long long)n, (long long)off[d->len]);
-  if (lcu_pull_takes_segment(s)) {
-    RtValue *args[2] = {NULL, rt_seg_ids(d)}; /* each element's segment, as SEG_MAP's */
-    run_thunk(k, s->pull, args, 2, n, x);
-  } else {
-    pull(k, n, x);
-  }
+  pull_in_segments(k, d, n, x);
   const LcuThunk *t = s->second;
   if (!t || t->body.len != s->classes)
     die("SPLIT of %d classes without a predicate of as many results", s->classes);
@@ -1529,14 +1537,11 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtVa
     return;
   }
   case SOAC_SEG_MAP: {
-    /* the thunk's second parameter, each element's segment: the ids that
-       a MAP over the elements would read from seg_ids */
     RtValue *d = soac_segdes(&k);
     int64_t n = rt_seg_offsets(d)[d->len];
     k.space = n;
     in->stats.elements += (uint64_t)n;
-    RtValue *args[2] = {NULL, rt_seg_ids(d)};
-    run_thunk(&k, s->pull, args, 2, n, out);
+    pull_in_segments(&k, d, n, out);
     return;
   }
   case SOAC_SEG_PERMUTE: {
@@ -1555,12 +1560,7 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtVa
     int64_t n = off[d->len];
     k.space = n;
     in->stats.elements += (uint64_t)n;
-    if (lcu_pull_takes_segment(s)) {
-      RtValue *args[2] = {NULL, rt_seg_ids(d)}; /* each element's segment, as SEG_MAP's */
-      run_thunk(&k, s->pull, args, 2, n, x);
-    } else {
-      pull(&k, n, x);
-    }
+    pull_in_segments(&k, d, n, x);
     combine(&k, x, nv, off, d->len, s->kind == SOAC_SEG_SCAN, out);
     return;
   }

@@ -608,6 +608,20 @@ static const char *random_test(int base) {
 
 static Var *library(const char *lib, Var *arg, Kind kind, int base, int cls);
 
+/* What a filter of stmt_split and its count read at element i, in the
+   thunk being built: x[i], or with 'ids' x[i] + q[ids[i]] (its
+   segment's value too).  Returns x's parameter. */
+static int split_read(char *out, size_t size, Var *x, Var *q, Var *ids) {
+  int px = use(x);
+  if (ids) {
+    int pq = use(q), pi = use(ids);
+    snprintf(out, size, x->base == INT ? "(p%d[i] + p%d[p%d[i]])" : "(p%d[i] + float(p%d[p%d[i]]))", px, pq, pi);
+  } else {
+    snprintf(out, size, "p%d[i]", px);
+  }
+  return px;
+}
+
 /* Two or three FILTERs of one class, each of one vector's values by a
    test of its own (fusion makes them one SPLIT); with a sd of the class,
    now and then the SEG_REDUCE that counts the first one's kept values
@@ -632,15 +646,8 @@ static void stmt_split(Var *sd) {
   for (int f = 0; f < nf; f++) {
     kernel_start();
     thunk_start();
-    int px = use(x);
     char value[96];
-    if (ids) {
-      int pq = use(q), pi = use(ids);
-      snprintf(value, sizeof value, x->base == INT ? "(p%d[i] + p%d[p%d[i]])" : "(p%d[i] + float(p%d[p%d[i]]))", px, pq,
-               pi);
-    } else {
-      snprintf(value, sizeof value, "p%d[i]", px);
-    }
+    int px = split_read(value, sizeof value, x, q, ids);
     char test[64], pred[80];
     snprintf(test, sizeof test, "%s", random_test(x->base));
     if (!f)
@@ -660,14 +667,8 @@ static void stmt_split(Var *sd) {
     return;
   kernel_start();
   thunk_start();
-  int px = use(x);
   char read[96], count[160];
-  if (ids) {
-    int pq = use(q), pi = use(ids);
-    snprintf(read, sizeof read, x->base == INT ? "(p%d[i] + p%d[p%d[i]])" : "(p%d[i] + float(p%d[p%d[i]]))", px, pq, pi);
-  } else {
-    snprintf(read, sizeof read, "p%d[i]", px);
-  }
+  split_read(read, sizeof read, x, q, ids);
   snprintf(count, sizeof count, chance(75) ? first : random_test(x->base), read);
   char using[1024];
   snprintf(using, sizeof using, "%s", thunk_using());
