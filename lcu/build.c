@@ -788,6 +788,8 @@ static void canon_soac(Canon *c, const LcuSoac *s) {
     canon_puts(c, "id ");
     canon_constant(c, s->identity.data[r]);
   }
+  if (s->maps)
+    canon_int(c, "maps", s->maps, " ");
   for (int w = 0; w < s->classes; w++) /* SPLIT's */
     canon_int(c, "w", s->widths[w], " ");
   if (s->size.var)
@@ -1044,5 +1046,49 @@ void lcu_drop_unused_params(LcuProgram *p) {
     LcuTop *t = p->tops.data[i];
     if (t->body)
       drop_run_args(t->body, &dropped);
+  }
+}
+
+/* The part of pull thunk 't' that gives its values from..to-1: a copy
+   whose body is those values (lets the others alone read stay: a
+   compiler drops them). */
+static LcuThunk *pull_part(LcuProgram *p, const LcuThunk *t, int from, int to) {
+  LcuThunk *c = lcu_copy_thunk(p, t, NULL);
+  Vec body = {0};
+  for (int i = from; i < to; i++)
+    vec_push(&body, c->body.data[i]);
+  c->body = body;
+  lcu_fill_using(c);
+  return c;
+}
+
+void lcu_scan_maps_apart(LcuProgram *p) {
+  for (int i = 0; i < p->kernels.len; i++) {
+    LcuKernel *k = p->kernels.data[i];
+    bool any = false;
+    for (int j = 0; j < k->soacs.len; j++)
+      any |= ((const LcuSoac *)k->soacs.data[j])->maps > 0;
+    if (!any)
+      continue;
+    Vec soacs = {0};
+    for (int j = 0; j < k->soacs.len; j++) {
+      LcuSoac *s = k->soacs.data[j];
+      if (!s->maps) {
+        vec_push(&soacs, s);
+        continue;
+      }
+      int scanned = lcu_soac_scanned(s), all = s->pull->body.len;
+      LcuSoac *m = lcu_soac_map(s->loc, pull_part(p, s->pull, scanned, all), s->size);
+      LcuSoac *c = NEW(LcuSoac);
+      *c = *s;
+      c->pull = pull_part(p, s->pull, 0, scanned);
+      c->maps = 0;
+      c->results = (Vec){0};
+      for (int r = 0; r < all; r++)
+        vec_push(r < scanned ? &c->results : &m->results, s->results.data[r]);
+      vec_push(&soacs, m);
+      vec_push(&soacs, c);
+    }
+    k->soacs = soacs;
   }
 }

@@ -337,6 +337,8 @@ bool lcu_soac_reads_outside_thunks(const LcuSoac *s, const LcuVar *v) {
   return false;
 }
 
+int lcu_soac_scanned(const LcuSoac *s) { return (s->pull ? s->pull->body.len : 0) - s->maps; }
+
 bool lcu_pull_takes_segment(const LcuSoac *s) {
   if (s->kind == SOAC_SEG_MAP)
     return true;

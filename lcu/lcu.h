@@ -314,6 +314,14 @@ typedef enum LcuLibrary {
    they do not). */
 enum { LCU_SPLIT_MAX = 8 };
 
+/* SCAN A id op n maps m: the pull thunk gives k + m values; the first k
+   are scanned (id and op are of k values), the last m are written at
+   their index as a MAP's results would be: results k scans, then m
+   vectors of n values.  A MAP beside a SCAN of its space, unable to
+   fail, made one pass with it (fusion's rule_map_scan): the append of
+   a lifted `++` scans the lengths it also writes.  Lowering never makes
+   one; m = 0 is the plain SCAN.  lcu_soac_scanned gives k. */
+
 /* A SOAC's size: the n of MAP ... n, a variable or constant of the kernel,
    or the length of a kernel vector (#xs). */
 typedef struct LcuSize {
@@ -343,6 +351,9 @@ typedef struct LcuSoac {
   Vec identity;       /* REDUCE, SCAN: FlatAtom * constants, one per value */
   LcuSize size;       /* the unsegmented SOACs but ONCE (the others leave
                          it zero) */
+  int maps;           /* SCAN: the pull's last 'maps' values are not
+                         scanned but written at their index, a MAP's
+                         results riding on the scan (below) */
   int classes;        /* SPLIT: its classes, c */
   const int *widths;  /* SPLIT: the values of each class, c of them */
   LcuVar *segdes;     /* the SEG_ SOACs; SPLIT's `counts` sd, or NULL */
@@ -557,6 +568,9 @@ bool lcu_soac_reads(const LcuSoac *s, const LcuVar *v);
    second parameter (SEG_MAP's always; a SEG_REDUCE's, SEG_SCAN's or
    counted SPLIT's where fusion/segmap.c gave it one)? */
 bool lcu_pull_takes_segment(const LcuSoac *s);
+/* The values a REDUCE, SCAN or their SEG_ forms combine: the pull's, but
+   a SCAN's map columns (LcuSoac.maps). */
+int lcu_soac_scanned(const LcuSoac *s);
 
 /* ---- build.c: constructors, the kernel builder, interning ----
    Every node is made here, location first (chibicc's new_binary).  A
@@ -775,6 +789,12 @@ void lcu_prune_kernels(LcuProgram *p);
    what computed the argument may be dead (lcu_drop_dead).  Keeps: what
    the program computes. */
 void lcu_drop_unused_params(LcuProgram *p);
+/* Each SCAN with map columns (LcuSoac.maps) as a MAP of its columns, of
+   the SCAN's size, just before the SCAN without them: the CUDA target's
+   form, whose code runs such a MAP in the scan's launch (codegen/cuda.c,
+   riders).  Requires a checked program; keeps its meaning.  Kernels
+   change in place, so the runs keep theirs. */
+void lcu_scan_maps_apart(LcuProgram *p);
 
 /* ---- rewrite.c: the toolkit of rewrites (fusion) ----
    Nothing here changes its arguments: kernels are shared by their runs,

@@ -679,6 +679,20 @@ static void check_soac(Checker *c, const LcuSoac *s) {
   FlatBase *tb = xmalloc_atomic(sizeof(FlatBase) * (size_t)(2 * k));
   for (int i = 0; i < k; i++)
     tb[i] = tb[k + i] = type_at(&tau, i).base;
+  /* a SCAN's map columns: the last 'maps' values, not combined */
+  if (s->maps && s->kind != SOAC_SCAN)
+    fail(c, s->loc, "%s has map columns (`maps %d`); only a SCAN has", name, s->maps);
+  if (s->maps && (s->maps < 0 || s->maps >= k))
+    fail(c, s->loc, "SCAN maps %d of its %d values; at least one is scanned", s->maps, k);
+  Vec all = tau;
+  if (s->maps) {
+    k -= s->maps;
+    tau = (Vec){0};
+    for (int i = 0; i < k; i++) {
+      tb[k + i] = tb[i];
+      vec_push(&tau, all.data[i]);
+    }
+  }
 
   /* the second thunk and the identity */
   bool has_second = s->kind != SOAC_MAP && s->kind != SOAC_SEG_MAP && !once;
@@ -807,7 +821,7 @@ static void check_soac(Checker *c, const LcuSoac *s) {
   case SOAC_PERMUTE:
   case SOAC_SCAN:
   case SOAC_SPLIT:
-    push_lifted(&results, &tau);
+    push_lifted(&results, &all); /* a SCAN's scans, then its map columns */
     for (int i = 0; s->segdes && i < s->classes; i++)
       push_type(&results, lcu_vec(FB_INT));
     break;

@@ -526,6 +526,8 @@ static void print_soac(Printer *pr, const LcuSoac *s) {
   print_size(pr, s);
   if (s->kind == SOAC_SPLIT && s->segdes)
     fprintf(out, " counts %s", var_name(s->segdes));
+  if (s->maps)
+    fprintf(out, " maps %d", s->maps);
   if (s->into)
     fprintf(out, " into %s", var_name(s->into));
   fputc('\n', out);

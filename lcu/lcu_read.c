@@ -869,6 +869,15 @@ static FlatBase *body_types(LcuThunk *t, int times) {
   return b;
 }
 
+/* The types of the first 'k' values of 't''s body, twice: the
+   parameters of an operator that combines k values. */
+static FlatBase *scanned_types(LcuThunk *t, int k) {
+  FlatBase *b = xmalloc_atomic(sizeof(FlatBase) * (size_t)(2 * k + 1));
+  for (int i = 0; i < k; i++)
+    b[i] = b[k + i] = ((LcuExp *)t->body.data[i])->type;
+  return b;
+}
+
 /* ---- the kernel level ---- */
 
 static const FlatBase index_type[1] = {FB_INT};
@@ -1037,12 +1046,22 @@ static LcuSoac *soac_at(Reader *r, Loc loc) {
   case SOAC_SCAN:
   case SOAC_SEG_REDUCE:
   case SOAC_SEG_SCAN: {
+    /* the operator combines as many values as there are identities: a
+       SCAN's others are its map columns, `maps m` after its size */
     identities(r, &ids);
-    second = thunk(r, body_types(pull, 2), 2 * npull, loc);
+    int combined = ids.len < npull ? ids.len : npull;
+    second = thunk(r, scanned_types(pull, combined), 2 * combined, loc);
     LcuSoac *s = k == SOAC_REDUCE || k == SOAC_SCAN ? lcu_soac_reduce(no_loc, pull, NULL, 0, second, size(r))
                                                     : lcu_soac_seg_reduce(no_loc, pull, NULL, 0, second, segdes(r));
     s->identity = ids;
     s->kind = (LcuSoacKind)k;
+    if (k == SOAC_SCAN && accept(r, "maps")) {
+      int64_t m = integer(r);
+      if (m < 1 || m != npull - ids.len)
+        fail(r, "SCAN maps %lld, but its pull gives %d values for %d identit%s", (long long)m, npull, ids.len,
+             ids.len == 1 ? "y" : "ies");
+      s->maps = (int)m;
+    }
     return s;
   }
   case SOAC_FILTER:
