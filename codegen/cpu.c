@@ -116,15 +116,20 @@ static void store_dests(Cg *cg, void *ctx, const char **values, int n) {
     cg_line(cg, "%s = %s;", d->lvalues[i], values[i]);
 }
 
-/* Declares 'n' locals of the types of the pull thunk's values; returns
-   their names. */
-static const char **declare_values(Kx *x, const LcuThunk *t, const char *prefix) {
-  const char **names = xmalloc(sizeof(char *) * (size_t)(t->body.len + 1));
-  for (int i = 0; i < t->body.len; i++) {
+/* Declares 'n' locals of the types of the first n of the thunk's
+   values; returns their names. */
+static const char **declare_first(Kx *x, const LcuThunk *t, const char *prefix, int n) {
+  const char **names = xmalloc(sizeof(char *) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
     names[i] = xprintf("%s%d", prefix, i);
     cg_line(x->cg, "%s %s;", cg_ctype(((LcuExp *)t->body.data[i])->type), names[i]);
   }
   return names;
+}
+
+/* The same for all of the thunk's values. */
+static const char **declare_values(Kx *x, const LcuThunk *t, const char *prefix) {
+  return declare_first(x, t, prefix, t->body.len);
 }
 
 /* Runs thunk 't' on 'args', its values into the lvalues 'dests'. */
@@ -209,7 +214,7 @@ static void gen_map(Kx *x) {
 /* acc = op(acc, vals): the operator thunk on the accumulators and the
    values, into the accumulators. */
 static void combine_into(Kx *x, const char **acc, const char **vals, const CgChecks *c) {
-  int nv = nvalues(x->s);
+  int nv = lcu_soac_scanned(x->s);
   const char **args = xmalloc(sizeof(char *) * (size_t)(2 * nv + 1));
   for (int v = 0; v < nv; v++) {
     args[v] = acc[v];
@@ -218,10 +223,14 @@ static void combine_into(Kx *x, const char **acc, const char **vals, const CgChe
   thunk_into(x, x->s->second, args, c, acc);
 }
 
+/* A REDUCE or SCAN: each chunk reduced, the chunks' results combined in
+   order, and (SCAN) each chunk scanned again from its prefix, where a
+   SCAN's map columns (lcu.h) are written too: in pass 1 they are
+   computed with the pull and not kept. */
 static void gen_reduce_or_scan(Kx *x, bool scan) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
-  int nv = nvalues(s);
+  int nv = lcu_soac_scanned(s), all = nvalues(s);
   const char *n = soac_size(x);
   const char *nch = cg_temp(cg);
   cg_line(cg, "const int64_t %s = %s > 0 ? (%s + RT_CHUNK - 1) / RT_CHUNK : 1;", nch, n, n);
@@ -236,13 +245,15 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   /* pass 1: each chunk from the identity */
   chunk_loop(cg, c, nch);
   cg->indent++;
-  const char **acc = declare_values(x, s->pull, xprintf("%sa", c));
+  const char **acc = declare_first(x, s->pull, xprintf("%sa", c), nv);
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s;", acc[v], identity(s, v));
   open_elements(x, c, i, ix, n);
   CgChecks ck = checks_at(x, i, ix), op = checks_at(x, i, ix);
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
+  for (int v = nv; v < all; v++)
+    cg_line(cg, "(void)%s; /* a map column: written in pass 2 */", val[v]);
   combine_into(x, acc, val, &op);
   cg->indent--;
   cg_line(cg, "}");
@@ -251,7 +262,7 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   cg->indent--;
   cg_line(cg, "}");
   /* the chunks' results in order: the reduction, or each chunk's prefix */
-  const char **total = declare_values(x, s->pull, xprintf("%st", c));
+  const char **total = declare_first(x, s->pull, xprintf("%st", c), nv);
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s;", total[v], identity(s, v));
   cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", c, c, nch, c);
@@ -276,14 +287,14 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
     return;
   }
   /* pass 2: each chunk scanned from its prefix */
-  const char **dst = xmalloc(sizeof(char *) * (size_t)(nv + 1));
-  for (int v = 0; v < nv; v++)
+  const char **dst = xmalloc(sizeof(char *) * (size_t)(all + 1));
+  for (int v = 0; v < all; v++)
     new_vector(x, s->results.data[v], n);
-  for (int v = 0; v < nv; v++)
+  for (int v = 0; v < all; v++)
     dst[v] = cg_lookup(x->env, s->results.data[v])->value;
   chunk_loop(cg, c, nch);
   cg->indent++;
-  const char **acc2 = declare_values(x, s->pull, xprintf("%sp", c));
+  const char **acc2 = declare_first(x, s->pull, xprintf("%sp", c), nv);
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s[%s];", acc2[v], part[v], c);
   open_elements(x, c, i, ix, n);
@@ -291,6 +302,8 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
     cg_line(cg, "%s[%s] = %s;", dst[v], i, acc2[v]);
   const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val2);
+  for (int v = nv; v < all; v++)
+    cg_line(cg, "%s[%s] = %s; /* a map column */", dst[v], i, val2[v]);
   combine_into(x, acc2, val2, &op);
   cg->indent--;
   cg_line(cg, "}");

@@ -1054,6 +1054,11 @@ CgFiles cg_library_files(const LcuProgram *p, const CgTarget *target, const char
    instead of main. */
 static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const char *source_name,
                              const CgLibrary *lib) {
+  /* a SCAN's map columns run as a MAP riding on the scan's launch
+     (cuda.c): the kernels in that form, in place (what they compute is
+     the same, and the runs keep their kernels) */
+  if (target->kind == CG_CUDA)
+    lcu_scan_maps_apart((LcuProgram *)p);
   /* the bodies first, into memory: the tables of layouts and sites they
      fill are written before them */
   CgText body = {0};
