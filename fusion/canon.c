@@ -169,7 +169,7 @@ char *fus_predicate_text(const LcuSoac *s, FusCanonVar other, const void *ctx) {
 }
 
 bool fus_int_sums(const LcuSoac *s) {
-  int k = s->pull ? s->pull->body.len : 0;
+  int k = s->pull ? lcu_soac_scanned(s) : 0;
   const LcuThunk *op = s->second;
   if (!k || s->identity.len != k || !op || op->lets.len || op->body.len != k || op->params.len != 2 * k)
     return false;

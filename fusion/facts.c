@@ -643,14 +643,15 @@ static const LetRange *scope_ranges(const FusKernelLens *kl, const LcuSoac *s, c
    as many ones as a vector holds can wrap). */
 bool fus_int_sum_from_zero(const LcuSoac *s, int i) {
   const LcuThunk *op = s->second;
-  if (!op || !s->pull || i >= s->pull->body.len || i >= s->identity.len || op->params.len != 2 * s->pull->body.len ||
-      op->body.len != s->pull->body.len || op->lets.len)
+  int k = s->pull ? lcu_soac_scanned(s) : 0; /* a SCAN's map columns are not summed */
+  if (!op || !s->pull || i >= k || i >= s->identity.len || op->params.len != 2 * k || op->body.len != k ||
+      op->lets.len)
     return false;
   const FlatAtom *id = s->identity.data[i];
   if (id->kind != FA_INT || id->u.i != 0)
     return false;
   const LcuExp *sum = op->body.data[i];
-  const LcuVar *x = op->params.data[i], *y = op->params.data[s->pull->body.len + i];
+  const LcuVar *x = op->params.data[i], *y = op->params.data[k + i];
   if (sum->kind != LE_OP || sum->op != FLAT_ADD || sum->type != FB_INT || sum->args[0]->kind != LE_VAR ||
       sum->args[1]->kind != LE_VAR)
     return false;
@@ -735,7 +736,11 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
     case SOAC_SCAN:
     case SOAC_SEG_REDUCE:
     case SOAC_SEG_SCAN:
-      if (counts(kl, s, i))
+      if (i >= lcu_soac_scanned(s)) { /* a SCAN's map column: what it pulls, as a MAP's */
+        const LcuExp *e = s->pull->body.data[i];
+        LetRange few[FEW_LETS];
+        b = exp_range(kl, s, s->pull, e, scope_ranges(kl, s, s->pull, e, few));
+      } else if (counts(kl, s, i))
         b = nonneg();
       break;
     default:

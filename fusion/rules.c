@@ -786,7 +786,7 @@ static void name_by_id(Buf *b, const LcuVar *v, const void *ctx) {
 static char *predicate_text(const LcuSoac *s) { return fus_predicate_text(s, name_by_id, NULL); }
 
 static bool side_by_side(const Rw *w, const LcuSoac *a, const LcuSoac *b) {
-  if (a->kind != b->kind || a->into || b->into)
+  if (a->kind != b->kind || a->into || b->into || a->maps || b->maps)
     return false;
   switch (a->kind) {
   case SOAC_MAP:
@@ -1009,6 +1009,80 @@ static bool rule_side_by_side(Rw *w) {
         continue;
       if (A->kind == SOAC_SEG_FILTER)
         rename_in_kernel(w, B->results.data[B->pull->body.len], A->results.data[A->pull->body.len]);
+      put_pair(w, a, b, at_b, s);
+      return true;
+    }
+  }
+  return false;
+}
+
+/* ---- a MAP beside a SCAN (rule_map_scan, the last rule tried): a MAP
+   and a SCAN of one index space, neither reading the other, become one
+   SCAN whose map columns (lcu.h) are the MAP's values:
+       A = MAP { i => e } n  (+)  S = SCAN { i => f } id op n
+       ------------------------------------------------------
+       (S, A) = SCAN { i => (f, e) } id op n maps #e
+   One pass over the elements where there were two: a lifted `++`
+   writes its parts' lengths and scans them (the offsets of the
+   result's segments), a lifted `if` writes the flags it scans.  The
+   new pull does the work of the one that came first first (its values
+   as lets, the SCAN's then listed first), and where both can fail its
+   checks must come in the order of their places (side by side's
+   condition).  A MAP whose thunk calls a scalar loop is left alone (the
+   GPU gives such a MAP a grid of its own, codegen/cuda.c).  Last, so
+   that a MAP its readers can take (composition, the gathers) goes to
+   them first. ---- */
+
+static bool scan_may_carry(const Rw *w, const LcuSoac *m, const LcuSoac *s) {
+  return m->kind == SOAC_MAP && s->kind == SOAC_SCAN && !m->into && !s->into && !lcu_thunk_calls(m->pull) &&
+         fus_len_equal(fus_soac_space(&w->kl, m), fus_soac_space(&w->kl, s));
+}
+
+/* The pull of 'first' then of 'second' (a MAP and a SCAN, either way
+   round), on one new index, the SCAN's values listed before the MAP's. */
+static LcuThunk *scan_map_pull(Rw *w, const LcuSoac *first, const LcuSoac *second) {
+  LcuThunk *t = lcu_thunk_new();
+  LcuVar *i = fresh(w, FB_INT, "i");
+  vec_push(&t->params, i);
+  Vec to = {0};
+  vec_push(&to, i);
+  bool map_first = first->kind == SOAC_MAP;
+  append_thunk(w, t, first->pull, &to, map_first || second->pull->lets.len > 0);
+  append_thunk(w, t, second->pull, &to, false);
+  if (map_first) { /* the MAP's values (lets now) after the SCAN's */
+    int nm = first->pull->body.len;
+    Vec body = {0};
+    for (int j = nm; j < t->body.len; j++)
+      vec_push(&body, t->body.data[j]);
+    for (int j = 0; j < nm; j++)
+      vec_push(&body, t->body.data[j]);
+    t->body = body;
+  }
+  lcu_fill_using(t);
+  return t;
+}
+
+static bool rule_map_scan(Rw *w) {
+  int n = nsoacs(w);
+  bool *dep = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
+  for (int a = 0; a < n; a++) {
+    const LcuSoac *A = soac_at(w, a);
+    for (int b = a + 1; b < n; b++) {
+      const LcuSoac *B = soac_at(w, b);
+      bool map_first = scan_may_carry(w, A, B);
+      if (!map_first && !scan_may_carry(w, B, A))
+        continue;
+      const LcuSoac *M = map_first ? A : B, *S = map_first ? B : A;
+      bool at_b;
+      if (!pair_place(w, a, b, fails(w, A), fails(w, B), dep, &at_b))
+        continue;
+      LcuSoac *s = NEW(LcuSoac);
+      *s = *S;
+      s->pull = scan_map_pull(w, A, B);
+      results_of_pair(s, S, M);
+      s->maps = S->maps + M->pull->body.len;
+      if (fails(w, A) && fails(w, B) && !keeps_order(w, s))
+        continue;
       put_pair(w, a, b, at_b, s);
       return true;
     }
@@ -1479,7 +1553,7 @@ void fus_rewrite(LcuProgram *p, LcuStmt *run, FusFacts *f) {
     refresh(&w);
     if (!rule_dead(&w) && !rule_compose(&w) && !rule_compose_gather(&w) && !rule_filter_reduce(&w) &&
         !rule_filter_filter(&w) && !rule_complement(&w) && !rule_side_by_side(&w) && !rule_split(&w) &&
-        !rule_split_counts(&w))
+        !rule_split_counts(&w) && !rule_map_scan(&w))
       break;
   }
   finish(&w);

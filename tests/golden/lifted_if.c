@@ -344,180 +344,171 @@ fail:
   rt_release(v_x160);
 }
 
-/* K5: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+/* K5: REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
 static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
   (void)loc;
   (void)run;
   int32_t *v_x166_d = v_x166->data.i;
   const int64_t v_x166_n = v_x166->len;
-  RtValue *v_x168 = NULL;
-  RtValue *v_x170 = NULL;
   int32_t v_x176 = 0;
   int32_t v_x182 = 0;
   RtValue *v_x186 = NULL;
   RtValue *v_x190 = NULL;
-  /* MAP */
+  RtValue *v_x168 = NULL;
+  RtValue *v_x170 = NULL;
+  /* REDUCE */
   {
     const int64_t t44 = v_x166_n;
-    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t44);
-    uint8_t *v_x168_d = v_x168->data.b;
-    const int64_t v_x168_n = v_x168->len;
-    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t44);
-    uint8_t *v_x170_d = v_x170->data.b;
-    const int64_t v_x170_n = v_x170->len;
-    RT_PARALLEL_FOR_IF(t44 >= RT_PARALLEL_MIN)
-    for (int64_t t45 = 0; t45 < t44; t45++) {
-      const int32_t t46 = (int32_t)t45;
-      int32_t t47 = v_x166_d[t46];
-      uint8_t t49 = rt_eq_i(t47, 0);
-      uint8_t t51 = rt_not_b(t49);
-      v_x168_d[t45] = t49;
-      v_x170_d[t45] = t51;
+    const int64_t t45 = t44 > 0 ? (t44 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t46 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t45);
+    int32_t *t47 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t45);
+    RT_PARALLEL_FOR_IF(t45 > 1)
+    for (int64_t t48 = 0; t48 < t45; t48++) {
+      int32_t t48a0;
+      int32_t t48a1;
+      t48a0 = 0;
+      t48a1 = 0;
+      const int64_t t48_end = (t48 + 1) * RT_CHUNK < t44 ? (t48 + 1) * RT_CHUNK : t44;
+      for (int64_t t49 = t48 * RT_CHUNK; t49 < t48_end; t49++) {
+        const int32_t t50 = (int32_t)t49;
+        int32_t t48x0;
+        int32_t t48x1;
+        int32_t t51 = v_x166_d[t50];
+        uint8_t t53 = rt_eq_i(t51, 0);
+        int32_t t55 = rt_btoi_b(t53);
+        uint8_t t57 = rt_not_b(t53);
+        int32_t t59 = rt_btoi_b(t57);
+        t48x0 = t55;
+        t48x1 = t59;
+        int32_t t61 = rt_add_i(t48a0, t48x0);
+        int32_t t63 = rt_add_i(t48a1, t48x1);
+        t48a0 = t61;
+        t48a1 = t63;
+      }
+      t46[t48] = t48a0;
+      t47[t48] = t48a1;
     }
+    int32_t t48t0;
+    int32_t t48t1;
+    t48t0 = 0;
+    t48t1 = 0;
+    for (int64_t t48 = 0; t48 < t45; t48++) {
+      const int32_t t64 = t46[t48];
+      const int32_t t65 = t47[t48];
+      int32_t t67 = rt_add_i(t48t0, t64);
+      int32_t t69 = rt_add_i(t48t1, t65);
+      t48t0 = t67;
+      t48t1 = t69;
+    }
+    v_x176 = t48t0;
+    rt_free(t46);
+    v_x182 = t48t1;
+    rt_free(t47);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x168_d = v_x168->data.b;
-    const int64_t v_x168_n = v_x168->len;
-    uint8_t *v_x170_d = v_x170->data.b;
-    const int64_t v_x170_n = v_x170->len;
-    /* REDUCE */
+    /* SCAN */
     {
-      const int64_t t52 = v_x166_n;
-      const int64_t t53 = t52 > 0 ? (t52 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t54 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t53);
-      int32_t *t55 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t53);
-      RT_PARALLEL_FOR_IF(t53 > 1)
-      for (int64_t t56 = 0; t56 < t53; t56++) {
-        int32_t t56a0;
-        int32_t t56a1;
-        t56a0 = 0;
-        t56a1 = 0;
-        const int64_t t56_end = (t56 + 1) * RT_CHUNK < t52 ? (t56 + 1) * RT_CHUNK : t52;
-        for (int64_t t57 = t56 * RT_CHUNK; t57 < t56_end; t57++) {
-          const int32_t t58 = (int32_t)t57;
-          int32_t t56x0;
-          int32_t t56x1;
-          int32_t t59 = v_x166_d[t58];
-          uint8_t t61 = rt_eq_i(t59, 0);
-          int32_t t63 = rt_btoi_b(t61);
-          uint8_t t65 = rt_not_b(t61);
-          int32_t t67 = rt_btoi_b(t65);
-          t56x0 = t63;
-          t56x1 = t67;
-          int32_t t69 = rt_add_i(t56a0, t56x0);
-          int32_t t71 = rt_add_i(t56a1, t56x1);
-          t56a0 = t69;
-          t56a1 = t71;
+      const int64_t t70 = v_x166_n;
+      const int64_t t71 = t70 > 0 ? (t70 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t72 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t71);
+      int32_t *t73 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t71);
+      RT_PARALLEL_FOR_IF(t71 > 1)
+      for (int64_t t74 = 0; t74 < t71; t74++) {
+        int32_t t74a0;
+        int32_t t74a1;
+        t74a0 = 0;
+        t74a1 = 0;
+        const int64_t t74_end = (t74 + 1) * RT_CHUNK < t70 ? (t74 + 1) * RT_CHUNK : t70;
+        for (int64_t t75 = t74 * RT_CHUNK; t75 < t74_end; t75++) {
+          const int32_t t76 = (int32_t)t75;
+          int32_t t74x0;
+          int32_t t74x1;
+          uint8_t t74x2;
+          uint8_t t74x3;
+          int32_t t77 = v_x166_d[t76];
+          uint8_t t79 = rt_eq_i(t77, 0);
+          uint8_t t81 = rt_not_b(t79);
+          int32_t t83 = rt_btoi_b(t79);
+          int32_t t85 = rt_btoi_b(t81);
+          t74x0 = t83;
+          t74x1 = t85;
+          t74x2 = t79;
+          t74x3 = t81;
+          (void)t74x2; /* a map column: written in pass 2 */
+          (void)t74x3; /* a map column: written in pass 2 */
+          int32_t t87 = rt_add_i(t74a0, t74x0);
+          int32_t t89 = rt_add_i(t74a1, t74x1);
+          t74a0 = t87;
+          t74a1 = t89;
         }
-        t54[t56] = t56a0;
-        t55[t56] = t56a1;
+        t72[t74] = t74a0;
+        t73[t74] = t74a1;
       }
-      int32_t t56t0;
-      int32_t t56t1;
-      t56t0 = 0;
-      t56t1 = 0;
-      for (int64_t t56 = 0; t56 < t53; t56++) {
-        const int32_t t72 = t54[t56];
-        const int32_t t73 = t55[t56];
-        int32_t t75 = rt_add_i(t56t0, t72);
-        int32_t t77 = rt_add_i(t56t1, t73);
-        t56t0 = t75;
-        t56t1 = t77;
+      int32_t t74t0;
+      int32_t t74t1;
+      t74t0 = 0;
+      t74t1 = 0;
+      for (int64_t t74 = 0; t74 < t71; t74++) {
+        const int32_t t90 = t72[t74];
+        t72[t74] = t74t0;
+        const int32_t t91 = t73[t74];
+        t73[t74] = t74t1;
+        int32_t t93 = rt_add_i(t74t0, t90);
+        int32_t t95 = rt_add_i(t74t1, t91);
+        t74t0 = t93;
+        t74t1 = t95;
       }
-      v_x176 = t56t0;
-      rt_free(t54);
-      v_x182 = t56t1;
-      rt_free(t55);
+      v_x186 = rt_value_new(rt_vec_type(RT_INT), t70);
+      int32_t *v_x186_d = v_x186->data.i;
+      const int64_t v_x186_n = v_x186->len;
+      v_x190 = rt_value_new(rt_vec_type(RT_INT), t70);
+      int32_t *v_x190_d = v_x190->data.i;
+      const int64_t v_x190_n = v_x190->len;
+      v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t70);
+      uint8_t *v_x168_d = v_x168->data.b;
+      const int64_t v_x168_n = v_x168->len;
+      v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t70);
+      uint8_t *v_x170_d = v_x170->data.b;
+      const int64_t v_x170_n = v_x170->len;
+      RT_PARALLEL_FOR_IF(t71 > 1)
+      for (int64_t t74 = 0; t74 < t71; t74++) {
+        int32_t t74p0;
+        int32_t t74p1;
+        t74p0 = t72[t74];
+        t74p1 = t73[t74];
+        const int64_t t74_end = (t74 + 1) * RT_CHUNK < t70 ? (t74 + 1) * RT_CHUNK : t70;
+        for (int64_t t75 = t74 * RT_CHUNK; t75 < t74_end; t75++) {
+          const int32_t t76 = (int32_t)t75;
+          v_x186_d[t75] = t74p0;
+          v_x190_d[t75] = t74p1;
+          int32_t t74y0;
+          int32_t t74y1;
+          uint8_t t74y2;
+          uint8_t t74y3;
+          int32_t t96 = v_x166_d[t76];
+          uint8_t t98 = rt_eq_i(t96, 0);
+          uint8_t t100 = rt_not_b(t98);
+          int32_t t102 = rt_btoi_b(t98);
+          int32_t t104 = rt_btoi_b(t100);
+          t74y0 = t102;
+          t74y1 = t104;
+          t74y2 = t98;
+          t74y3 = t100;
+          v_x168_d[t75] = t74y2; /* a map column */
+          v_x170_d[t75] = t74y3; /* a map column */
+          int32_t t106 = rt_add_i(t74p0, t74y0);
+          int32_t t108 = rt_add_i(t74p1, t74y1);
+          t74p0 = t106;
+          t74p1 = t108;
+        }
+      }
+      rt_free(t72);
+      rt_free(t73);
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      /* SCAN */
-      {
-        const int64_t t78 = v_x166_n;
-        const int64_t t79 = t78 > 0 ? (t78 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t80 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t79);
-        int32_t *t81 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t79);
-        RT_PARALLEL_FOR_IF(t79 > 1)
-        for (int64_t t82 = 0; t82 < t79; t82++) {
-          int32_t t82a0;
-          int32_t t82a1;
-          t82a0 = 0;
-          t82a1 = 0;
-          const int64_t t82_end = (t82 + 1) * RT_CHUNK < t78 ? (t82 + 1) * RT_CHUNK : t78;
-          for (int64_t t83 = t82 * RT_CHUNK; t83 < t82_end; t83++) {
-            const int32_t t84 = (int32_t)t83;
-            int32_t t82x0;
-            int32_t t82x1;
-            int32_t t85 = v_x166_d[t84];
-            uint8_t t87 = rt_eq_i(t85, 0);
-            int32_t t89 = rt_btoi_b(t87);
-            uint8_t t91 = rt_not_b(t87);
-            int32_t t93 = rt_btoi_b(t91);
-            t82x0 = t89;
-            t82x1 = t93;
-            int32_t t95 = rt_add_i(t82a0, t82x0);
-            int32_t t97 = rt_add_i(t82a1, t82x1);
-            t82a0 = t95;
-            t82a1 = t97;
-          }
-          t80[t82] = t82a0;
-          t81[t82] = t82a1;
-        }
-        int32_t t82t0;
-        int32_t t82t1;
-        t82t0 = 0;
-        t82t1 = 0;
-        for (int64_t t82 = 0; t82 < t79; t82++) {
-          const int32_t t98 = t80[t82];
-          t80[t82] = t82t0;
-          const int32_t t99 = t81[t82];
-          t81[t82] = t82t1;
-          int32_t t101 = rt_add_i(t82t0, t98);
-          int32_t t103 = rt_add_i(t82t1, t99);
-          t82t0 = t101;
-          t82t1 = t103;
-        }
-        v_x186 = rt_value_new(rt_vec_type(RT_INT), t78);
-        int32_t *v_x186_d = v_x186->data.i;
-        const int64_t v_x186_n = v_x186->len;
-        v_x190 = rt_value_new(rt_vec_type(RT_INT), t78);
-        int32_t *v_x190_d = v_x190->data.i;
-        const int64_t v_x190_n = v_x190->len;
-        RT_PARALLEL_FOR_IF(t79 > 1)
-        for (int64_t t82 = 0; t82 < t79; t82++) {
-          int32_t t82p0;
-          int32_t t82p1;
-          t82p0 = t80[t82];
-          t82p1 = t81[t82];
-          const int64_t t82_end = (t82 + 1) * RT_CHUNK < t78 ? (t82 + 1) * RT_CHUNK : t78;
-          for (int64_t t83 = t82 * RT_CHUNK; t83 < t82_end; t83++) {
-            const int32_t t84 = (int32_t)t83;
-            v_x186_d[t83] = t82p0;
-            v_x190_d[t83] = t82p1;
-            int32_t t82y0;
-            int32_t t82y1;
-            int32_t t104 = v_x166_d[t84];
-            uint8_t t106 = rt_eq_i(t104, 0);
-            int32_t t108 = rt_btoi_b(t106);
-            uint8_t t110 = rt_not_b(t106);
-            int32_t t112 = rt_btoi_b(t110);
-            t82y0 = t108;
-            t82y1 = t112;
-            int32_t t114 = rt_add_i(t82p0, t82y0);
-            int32_t t116 = rt_add_i(t82p1, t82y1);
-            t82p0 = t114;
-            t82p1 = t116;
-          }
-        }
-        rt_free(t80);
-        rt_free(t81);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
   }
   *out_v_x168 = v_x168;
   *out_v_x170 = v_x170;
@@ -527,10 +518,10 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
   *out_v_x190 = v_x190;
   return;
 fail:
-  rt_release(v_x168);
-  rt_release(v_x170);
   rt_release(v_x186);
   rt_release(v_x190);
+  rt_release(v_x168);
+  rt_release(v_x170);
 }
 
 /* K6: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
@@ -552,73 +543,73 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t 
   RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t117 = v_x191_n;
-    v_x205 = rt_value_new(rt_vec_type(RT_INT), t117);
+    const int64_t t109 = v_x191_n;
+    v_x205 = rt_value_new(rt_vec_type(RT_INT), t109);
     int32_t *v_x205_d = v_x205->data.i;
     const int64_t v_x205_n = v_x205->len;
-    RT_PARALLEL_FOR_IF(t117 >= RT_PARALLEL_MIN)
-    for (int64_t t118 = 0; t118 < t117; t118++) {
-      const int32_t t119 = (int32_t)t118;
-      int t128 = 0; /* nonzero: a check below failed */
-      int32_t t120 = v_x191_d[t119];
-      int32_t t122 = rt_add_i(t120, v_x192);
-      uint8_t t123 = v_x195_d[t119];
-      int32_t t124 = v_x196_d[t119];
-      int32_t t126 = (t123 ? t124 : t122);
-      int t129 = (uint64_t)(int64_t)t126 < (uint64_t)v_x201;
-      int32_t t127 = t129 ? t126 : 0;
-      t128 |= !t129;
-      uint8_t t131 = rt_lt_i(t127, (int32_t)v_x199_n);
-      int32_t t132;
-      if (t131) {
-        int t134 = (uint64_t)(int64_t)t127 < (uint64_t)v_x199_n;
-        int32_t t133 = t134 ? v_x199_d[t127] : 0;
-        t128 |= !t134;
-        t132 = t133;
+    RT_PARALLEL_FOR_IF(t109 >= RT_PARALLEL_MIN)
+    for (int64_t t110 = 0; t110 < t109; t110++) {
+      const int32_t t111 = (int32_t)t110;
+      int t120 = 0; /* nonzero: a check below failed */
+      int32_t t112 = v_x191_d[t111];
+      int32_t t114 = rt_add_i(t112, v_x192);
+      uint8_t t115 = v_x195_d[t111];
+      int32_t t116 = v_x196_d[t111];
+      int32_t t118 = (t115 ? t116 : t114);
+      int t121 = (uint64_t)(int64_t)t118 < (uint64_t)v_x201;
+      int32_t t119 = t121 ? t118 : 0;
+      t120 |= !t121;
+      uint8_t t123 = rt_lt_i(t119, (int32_t)v_x199_n);
+      int32_t t124;
+      if (t123) {
+        int t126 = (uint64_t)(int64_t)t119 < (uint64_t)v_x199_n;
+        int32_t t125 = t126 ? v_x199_d[t119] : 0;
+        t120 |= !t126;
+        t124 = t125;
       } else {
-        int32_t t136 = rt_sub_i(t127, (int32_t)v_x199_n);
-        int t138 = (uint64_t)(int64_t)t136 < (uint64_t)v_x200_n;
-        int32_t t137 = t138 ? v_x200_d[t136] : 0;
-        t128 |= !t138;
-        t132 = t137;
+        int32_t t128 = rt_sub_i(t119, (int32_t)v_x199_n);
+        int t130 = (uint64_t)(int64_t)t128 < (uint64_t)v_x200_n;
+        int32_t t129 = t130 ? v_x200_d[t128] : 0;
+        t120 |= !t130;
+        t124 = t129;
       }
-      if (__builtin_expect(t128 != 0, 0)) { /* again, recording the error */
-        int32_t t139 = v_x191_d[t119];
-        int32_t t141 = rt_add_i(t139, v_x192);
-        uint8_t t142 = v_x195_d[t119];
-        int32_t t143 = v_x196_d[t119];
-        int32_t t145 = (t142 ? t143 : t141);
-        int32_t t146;
-        if ((uint64_t)(int64_t)t145 < (uint64_t)v_x201) {
-          t146 = t145;
+      if (__builtin_expect(t120 != 0, 0)) { /* again, recording the error */
+        int32_t t131 = v_x191_d[t111];
+        int32_t t133 = rt_add_i(t131, v_x192);
+        uint8_t t134 = v_x195_d[t111];
+        int32_t t135 = v_x196_d[t111];
+        int32_t t137 = (t134 ? t135 : t133);
+        int32_t t138;
+        if ((uint64_t)(int64_t)t137 < (uint64_t)v_x201) {
+          t138 = t137;
         } else {
-          NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x201, 0.0, 0);
-          t146 = 0;
+          NESSIE_RECORD(err, t110, RT_CHECK_INDEX, 0, 0, RT_GATHER, t137, v_x201, 0.0, 0);
+          t138 = 0;
         }
-        uint8_t t148 = rt_lt_i(t146, (int32_t)v_x199_n);
-        int32_t t149;
-        if (t148) {
-          int32_t t150;
-          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x199_n) {
-            t150 = v_x199_d[t146];
+        uint8_t t140 = rt_lt_i(t138, (int32_t)v_x199_n);
+        int32_t t141;
+        if (t140) {
+          int32_t t142;
+          if ((uint64_t)(int64_t)t138 < (uint64_t)v_x199_n) {
+            t142 = v_x199_d[t138];
           } else {
-            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x199_n, 0.0, 1);
-            t150 = 0;
+            NESSIE_RECORD(err, t110, RT_CHECK_INDEX, 0, 0, RT_GATHER, t138, v_x199_n, 0.0, 1);
+            t142 = 0;
           }
-          t149 = t150;
+          t141 = t142;
         } else {
-          int32_t t152 = rt_sub_i(t146, (int32_t)v_x199_n);
-          int32_t t153;
-          if ((uint64_t)(int64_t)t152 < (uint64_t)v_x200_n) {
-            t153 = v_x200_d[t152];
+          int32_t t144 = rt_sub_i(t138, (int32_t)v_x199_n);
+          int32_t t145;
+          if ((uint64_t)(int64_t)t144 < (uint64_t)v_x200_n) {
+            t145 = v_x200_d[t144];
           } else {
-            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 0, 0, RT_GATHER, t152, v_x200_n, 0.0, 2);
-            t153 = 0;
+            NESSIE_RECORD(err, t110, RT_CHECK_INDEX, 0, 0, RT_GATHER, t144, v_x200_n, 0.0, 2);
+            t145 = 0;
           }
-          t149 = t153;
+          t141 = t145;
         }
       }
-      v_x205_d[t118] = t132;
+      v_x205_d[t110] = t124;
     }
   }
   if (err->index != INT64_MAX)
@@ -807,18 +798,18 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 10);
-  RtValue *t154 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t154->data.i[0] = 6;
-  t154->data.i[1] = 7;
-  t154->data.i[2] = 8;
-  v_x17 = NESSIE_TO_DEVICE(t154);
+  RtValue *t146 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t146->data.i[0] = 6;
+  t146->data.i[1] = 7;
+  t146->data.i[2] = 8;
+  v_x17 = NESSIE_TO_DEVICE(t146);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 21);
-  RtValue *t155 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t155->data.i[0] = 2;
-  t155->data.i[1] = 0;
-  t155->data.i[2] = 4;
-  v_x18 = NESSIE_TO_DEVICE(t155);
+  RtValue *t147 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t147->data.i[0] = 2;
+  t147->data.i[1] = 0;
+  t147->data.i[2] = 4;
+  v_x18 = NESSIE_TO_DEVICE(t147);
   RtValue *v_x19 = NULL;
   rt_retain(v_x17);
   rt_retain(v_x18);

@@ -675,176 +675,178 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
   }
 }
 
-/* K5: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+/* K5: REDUCE, MAP, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
 static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
   (void)loc;
   (void)run;
   int32_t *v_x166_d = v_x166->data.i;
   const int64_t v_x166_n = v_x166->len;
-  RtValue *v_x168 = NULL;
-  RtValue *v_x170 = NULL;
   int32_t v_x176 = 0;
   int32_t v_x182 = 0;
+  RtValue *v_x168 = NULL;
+  RtValue *v_x170 = NULL;
   RtValue *v_x186 = NULL;
   RtValue *v_x190 = NULL;
-  /* MAP */
+  /* REDUCE */
   {
     const int64_t t68 = v_x166_n;
-    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t68);
-    uint8_t *v_x168_d = v_x168->data.b;
-    const int64_t v_x168_n = v_x168->len;
-    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t68);
-    uint8_t *v_x170_d = v_x170->data.b;
-    const int64_t v_x170_n = v_x170->len;
-    RT_PARALLEL_FOR_IF(t68 >= RT_PARALLEL_MIN)
-    for (int64_t t69 = 0; t69 < t68; t69++) {
-      const int32_t t70 = (int32_t)t69;
-      int32_t t71 = v_x166_d[t70];
-      uint8_t t73 = rt_eq_i(t71, 0);
-      uint8_t t75 = rt_not_b(t73);
-      v_x168_d[t69] = t73;
-      v_x170_d[t69] = t75;
+    const int64_t t69 = t68 > 0 ? (t68 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t70 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t69);
+    int32_t *t71 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t69);
+    RT_PARALLEL_FOR_IF(t69 > 1)
+    for (int64_t t72 = 0; t72 < t69; t72++) {
+      int32_t t72a0;
+      int32_t t72a1;
+      t72a0 = 0;
+      t72a1 = 0;
+      const int64_t t72_end = (t72 + 1) * RT_CHUNK < t68 ? (t72 + 1) * RT_CHUNK : t68;
+      for (int64_t t73 = t72 * RT_CHUNK; t73 < t72_end; t73++) {
+        const int32_t t74 = (int32_t)t73;
+        int32_t t72x0;
+        int32_t t72x1;
+        int32_t t75 = v_x166_d[t74];
+        uint8_t t77 = rt_eq_i(t75, 0);
+        int32_t t79 = rt_btoi_b(t77);
+        uint8_t t81 = rt_not_b(t77);
+        int32_t t83 = rt_btoi_b(t81);
+        t72x0 = t79;
+        t72x1 = t83;
+        int32_t t85 = rt_add_i(t72a0, t72x0);
+        int32_t t87 = rt_add_i(t72a1, t72x1);
+        t72a0 = t85;
+        t72a1 = t87;
+      }
+      t70[t72] = t72a0;
+      t71[t72] = t72a1;
     }
+    int32_t t72t0;
+    int32_t t72t1;
+    t72t0 = 0;
+    t72t1 = 0;
+    for (int64_t t72 = 0; t72 < t69; t72++) {
+      const int32_t t88 = t70[t72];
+      const int32_t t89 = t71[t72];
+      int32_t t91 = rt_add_i(t72t0, t88);
+      int32_t t93 = rt_add_i(t72t1, t89);
+      t72t0 = t91;
+      t72t1 = t93;
+    }
+    v_x176 = t72t0;
+    rt_free(t70);
+    v_x182 = t72t1;
+    rt_free(t71);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x168_d = v_x168->data.b;
-    const int64_t v_x168_n = v_x168->len;
-    uint8_t *v_x170_d = v_x170->data.b;
-    const int64_t v_x170_n = v_x170->len;
-    /* REDUCE */
+    /* MAP */
     {
-      const int64_t t76 = v_x166_n;
-      const int64_t t77 = t76 > 0 ? (t76 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t78 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t77);
-      int32_t *t79 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t77);
-      RT_PARALLEL_FOR_IF(t77 > 1)
-      for (int64_t t80 = 0; t80 < t77; t80++) {
-        int32_t t80a0;
-        int32_t t80a1;
-        t80a0 = 0;
-        t80a1 = 0;
-        const int64_t t80_end = (t80 + 1) * RT_CHUNK < t76 ? (t80 + 1) * RT_CHUNK : t76;
-        for (int64_t t81 = t80 * RT_CHUNK; t81 < t80_end; t81++) {
-          const int32_t t82 = (int32_t)t81;
-          int32_t t80x0;
-          int32_t t80x1;
-          int32_t t83 = v_x166_d[t82];
-          uint8_t t85 = rt_eq_i(t83, 0);
-          int32_t t87 = rt_btoi_b(t85);
-          uint8_t t89 = rt_not_b(t85);
-          int32_t t91 = rt_btoi_b(t89);
-          t80x0 = t87;
-          t80x1 = t91;
-          int32_t t93 = rt_add_i(t80a0, t80x0);
-          int32_t t95 = rt_add_i(t80a1, t80x1);
-          t80a0 = t93;
-          t80a1 = t95;
-        }
-        t78[t80] = t80a0;
-        t79[t80] = t80a1;
+      const int64_t t94 = v_x166_n;
+      v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t94);
+      uint8_t *v_x168_d = v_x168->data.b;
+      const int64_t v_x168_n = v_x168->len;
+      v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t94);
+      uint8_t *v_x170_d = v_x170->data.b;
+      const int64_t v_x170_n = v_x170->len;
+      RT_PARALLEL_FOR_IF(t94 >= RT_PARALLEL_MIN)
+      for (int64_t t95 = 0; t95 < t94; t95++) {
+        const int32_t t96 = (int32_t)t95;
+        int32_t t97 = v_x166_d[t96];
+        uint8_t t99 = rt_eq_i(t97, 0);
+        uint8_t t101 = rt_not_b(t99);
+        int32_t t103 = rt_btoi_b(t99);
+        int32_t t105 = rt_btoi_b(t101);
+        v_x168_d[t95] = t99;
+        v_x170_d[t95] = t101;
       }
-      int32_t t80t0;
-      int32_t t80t1;
-      t80t0 = 0;
-      t80t1 = 0;
-      for (int64_t t80 = 0; t80 < t77; t80++) {
-        const int32_t t96 = t78[t80];
-        const int32_t t97 = t79[t80];
-        int32_t t99 = rt_add_i(t80t0, t96);
-        int32_t t101 = rt_add_i(t80t1, t97);
-        t80t0 = t99;
-        t80t1 = t101;
-      }
-      v_x176 = t80t0;
-      rt_free(t78);
-      v_x182 = t80t1;
-      rt_free(t79);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
+      uint8_t *v_x168_d = v_x168->data.b;
+      const int64_t v_x168_n = v_x168->len;
+      uint8_t *v_x170_d = v_x170->data.b;
+      const int64_t v_x170_n = v_x170->len;
       /* SCAN */
       {
-        const int64_t t102 = v_x166_n;
-        const int64_t t103 = t102 > 0 ? (t102 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t104 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
-        int32_t *t105 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
-        RT_PARALLEL_FOR_IF(t103 > 1)
-        for (int64_t t106 = 0; t106 < t103; t106++) {
-          int32_t t106a0;
-          int32_t t106a1;
-          t106a0 = 0;
-          t106a1 = 0;
-          const int64_t t106_end = (t106 + 1) * RT_CHUNK < t102 ? (t106 + 1) * RT_CHUNK : t102;
-          for (int64_t t107 = t106 * RT_CHUNK; t107 < t106_end; t107++) {
-            const int32_t t108 = (int32_t)t107;
-            int32_t t106x0;
-            int32_t t106x1;
-            int32_t t109 = v_x166_d[t108];
-            uint8_t t111 = rt_eq_i(t109, 0);
-            int32_t t113 = rt_btoi_b(t111);
-            uint8_t t115 = rt_not_b(t111);
-            int32_t t117 = rt_btoi_b(t115);
-            t106x0 = t113;
-            t106x1 = t117;
-            int32_t t119 = rt_add_i(t106a0, t106x0);
-            int32_t t121 = rt_add_i(t106a1, t106x1);
-            t106a0 = t119;
-            t106a1 = t121;
+        const int64_t t106 = v_x166_n;
+        const int64_t t107 = t106 > 0 ? (t106 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t108 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t107);
+        int32_t *t109 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t107);
+        RT_PARALLEL_FOR_IF(t107 > 1)
+        for (int64_t t110 = 0; t110 < t107; t110++) {
+          int32_t t110a0;
+          int32_t t110a1;
+          t110a0 = 0;
+          t110a1 = 0;
+          const int64_t t110_end = (t110 + 1) * RT_CHUNK < t106 ? (t110 + 1) * RT_CHUNK : t106;
+          for (int64_t t111 = t110 * RT_CHUNK; t111 < t110_end; t111++) {
+            const int32_t t112 = (int32_t)t111;
+            int32_t t110x0;
+            int32_t t110x1;
+            int32_t t113 = v_x166_d[t112];
+            uint8_t t115 = rt_eq_i(t113, 0);
+            uint8_t t117 = rt_not_b(t115);
+            int32_t t119 = rt_btoi_b(t115);
+            int32_t t121 = rt_btoi_b(t117);
+            t110x0 = t119;
+            t110x1 = t121;
+            int32_t t123 = rt_add_i(t110a0, t110x0);
+            int32_t t125 = rt_add_i(t110a1, t110x1);
+            t110a0 = t123;
+            t110a1 = t125;
           }
-          t104[t106] = t106a0;
-          t105[t106] = t106a1;
+          t108[t110] = t110a0;
+          t109[t110] = t110a1;
         }
-        int32_t t106t0;
-        int32_t t106t1;
-        t106t0 = 0;
-        t106t1 = 0;
-        for (int64_t t106 = 0; t106 < t103; t106++) {
-          const int32_t t122 = t104[t106];
-          t104[t106] = t106t0;
-          const int32_t t123 = t105[t106];
-          t105[t106] = t106t1;
-          int32_t t125 = rt_add_i(t106t0, t122);
-          int32_t t127 = rt_add_i(t106t1, t123);
-          t106t0 = t125;
-          t106t1 = t127;
+        int32_t t110t0;
+        int32_t t110t1;
+        t110t0 = 0;
+        t110t1 = 0;
+        for (int64_t t110 = 0; t110 < t107; t110++) {
+          const int32_t t126 = t108[t110];
+          t108[t110] = t110t0;
+          const int32_t t127 = t109[t110];
+          t109[t110] = t110t1;
+          int32_t t129 = rt_add_i(t110t0, t126);
+          int32_t t131 = rt_add_i(t110t1, t127);
+          t110t0 = t129;
+          t110t1 = t131;
         }
-        v_x186 = rt_value_new(rt_vec_type(RT_INT), t102);
+        v_x186 = rt_value_new(rt_vec_type(RT_INT), t106);
         int32_t *v_x186_d = v_x186->data.i;
         const int64_t v_x186_n = v_x186->len;
-        v_x190 = rt_value_new(rt_vec_type(RT_INT), t102);
+        v_x190 = rt_value_new(rt_vec_type(RT_INT), t106);
         int32_t *v_x190_d = v_x190->data.i;
         const int64_t v_x190_n = v_x190->len;
-        RT_PARALLEL_FOR_IF(t103 > 1)
-        for (int64_t t106 = 0; t106 < t103; t106++) {
-          int32_t t106p0;
-          int32_t t106p1;
-          t106p0 = t104[t106];
-          t106p1 = t105[t106];
-          const int64_t t106_end = (t106 + 1) * RT_CHUNK < t102 ? (t106 + 1) * RT_CHUNK : t102;
-          for (int64_t t107 = t106 * RT_CHUNK; t107 < t106_end; t107++) {
-            const int32_t t108 = (int32_t)t107;
-            v_x186_d[t107] = t106p0;
-            v_x190_d[t107] = t106p1;
-            int32_t t106y0;
-            int32_t t106y1;
-            int32_t t128 = v_x166_d[t108];
-            uint8_t t130 = rt_eq_i(t128, 0);
-            int32_t t132 = rt_btoi_b(t130);
-            uint8_t t134 = rt_not_b(t130);
-            int32_t t136 = rt_btoi_b(t134);
-            t106y0 = t132;
-            t106y1 = t136;
-            int32_t t138 = rt_add_i(t106p0, t106y0);
-            int32_t t140 = rt_add_i(t106p1, t106y1);
-            t106p0 = t138;
-            t106p1 = t140;
+        RT_PARALLEL_FOR_IF(t107 > 1)
+        for (int64_t t110 = 0; t110 < t107; t110++) {
+          int32_t t110p0;
+          int32_t t110p1;
+          t110p0 = t108[t110];
+          t110p1 = t109[t110];
+          const int64_t t110_end = (t110 + 1) * RT_CHUNK < t106 ? (t110 + 1) * RT_CHUNK : t106;
+          for (int64_t t111 = t110 * RT_CHUNK; t111 < t110_end; t111++) {
+            const int32_t t112 = (int32_t)t111;
+            v_x186_d[t111] = t110p0;
+            v_x190_d[t111] = t110p1;
+            int32_t t110y0;
+            int32_t t110y1;
+            int32_t t132 = v_x166_d[t112];
+            uint8_t t134 = rt_eq_i(t132, 0);
+            uint8_t t136 = rt_not_b(t134);
+            int32_t t138 = rt_btoi_b(t134);
+            int32_t t140 = rt_btoi_b(t136);
+            t110y0 = t138;
+            t110y1 = t140;
+            int32_t t142 = rt_add_i(t110p0, t110y0);
+            int32_t t144 = rt_add_i(t110p1, t110y1);
+            t110p0 = t142;
+            t110p1 = t144;
           }
         }
-        rt_free(t104);
-        rt_free(t105);
+        rt_free(t108);
+        rt_free(t109);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -864,70 +866,65 @@ fail:
   rt_release(v_x190);
 }
 
-/* K5: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+/* K5: REDUCE, MAP, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
 struct K5_A {
   RtKernelError *err;
   int run;
   int32_t *v_x166_d; int64_t v_x166_n;
-  uint8_t *v_x168_d; int64_t v_x168_n;
-  uint8_t *v_x170_d; int64_t v_x170_n;
   int32_t v_x176;
   int32_t v_x182;
+  uint8_t *v_x168_d; int64_t v_x168_n;
+  uint8_t *v_x170_d; int64_t v_x170_n;
   int32_t *v_x186_d; int64_t v_x186_n;
   int32_t *v_x190_d; int64_t v_x190_n;
 };
 struct alignas(8) K5_0_V {
-  uint8_t v0;
-  uint8_t v1;
+  int32_t v0;
+  int32_t v1;
 };
 struct K5_0_pull {
   K5_A A;
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t141 = A.v_x166_d[ix];
-    uint8_t t143 = rt_eq_i(t141, 0);
-    uint8_t t145 = rt_not_b(t143);
-    return K5_0_V{t143, t145};
+    int32_t t145 = A.v_x166_d[ix];
+    uint8_t t147 = rt_eq_i(t145, 0);
+    int32_t t149 = rt_btoi_b(t147);
+    uint8_t t151 = rt_not_b(t147);
+    int32_t t153 = rt_btoi_b(t151);
+    return K5_0_V{t149, t153};
   }
 };
-struct K5_0_store {
+struct K5_0_op {
   K5_A A;
-  __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x168_d[i] = v.v0;
-    A.v_x170_d[i] = v.v1;
+  __device__ K5_0_V operator()(const K5_0_V &a, const K5_0_V &b) const {
+    int32_t t155 = rt_add_i(a.v0, b.v0);
+    int32_t t157 = rt_add_i(a.v1, b.v1);
+    return K5_0_V{t155, t157};
   }
 };
 struct alignas(8) K5_1_V {
-  int32_t v0;
-  int32_t v1;
+  uint8_t v0;
+  uint8_t v1;
 };
 struct K5_1_pull {
   K5_A A;
   __device__ K5_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t146 = A.v_x166_d[ix];
-    uint8_t t148 = rt_eq_i(t146, 0);
-    int32_t t150 = rt_btoi_b(t148);
-    uint8_t t152 = rt_not_b(t148);
-    int32_t t154 = rt_btoi_b(t152);
-    return K5_1_V{t150, t154};
+    int32_t t158 = A.v_x166_d[ix];
+    uint8_t t160 = rt_eq_i(t158, 0);
+    uint8_t t162 = rt_not_b(t160);
+    int32_t t164 = rt_btoi_b(t160);
+    int32_t t166 = rt_btoi_b(t162);
+    return K5_1_V{t160, t162};
   }
 };
-struct K5_1_op {
+struct K5_1_store {
   K5_A A;
-  __device__ K5_1_V operator()(const K5_1_V &a, const K5_1_V &b) const {
-    int32_t t156 = rt_add_i(a.v0, b.v0);
-    int32_t t158 = rt_add_i(a.v1, b.v1);
-    return K5_1_V{t156, t158};
-  }
-};
-struct K5_1_ride {
-  K5_A A;
-  __device__ K5_1_V operator()(int64_t i) const {
-    K5_0_store{A}(i, K5_0_pull{A}(i)); /* MAP 0 rides here */
-    return K5_1_pull{A}(i);
+  __device__ void operator()(int64_t i, const K5_1_V &v) const {
+    A.v_x168_d[i] = v.v0;
+    A.v_x170_d[i] = v.v1;
   }
 };
 struct alignas(8) K5_2_V {
@@ -939,12 +936,12 @@ struct K5_2_pull {
   __device__ K5_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t159 = A.v_x166_d[ix];
-    uint8_t t161 = rt_eq_i(t159, 0);
-    int32_t t163 = rt_btoi_b(t161);
-    uint8_t t165 = rt_not_b(t161);
-    int32_t t167 = rt_btoi_b(t165);
-    return K5_2_V{t163, t167};
+    int32_t t167 = A.v_x166_d[ix];
+    uint8_t t169 = rt_eq_i(t167, 0);
+    uint8_t t171 = rt_not_b(t169);
+    int32_t t173 = rt_btoi_b(t169);
+    int32_t t175 = rt_btoi_b(t171);
+    return K5_2_V{t173, t175};
   }
 };
 struct K5_2_store {
@@ -957,9 +954,16 @@ struct K5_2_store {
 struct K5_2_op {
   K5_A A;
   __device__ K5_2_V operator()(const K5_2_V &a, const K5_2_V &b) const {
-    int32_t t169 = rt_add_i(a.v0, b.v0);
-    int32_t t171 = rt_add_i(a.v1, b.v1);
-    return K5_2_V{t169, t171};
+    int32_t t177 = rt_add_i(a.v0, b.v0);
+    int32_t t179 = rt_add_i(a.v1, b.v1);
+    return K5_2_V{t177, t179};
+  }
+};
+struct K5_2_ride {
+  K5_A A;
+  __device__ void operator()(int64_t i, const K5_2_V &v) const {
+    K5_1_store{A}(i, K5_1_pull{A}(i)); /* MAP 1 rides here */
+    K5_2_store{A}(i, v);
   }
 };
 static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
@@ -971,42 +975,42 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtVa
   A.run = rtg_launch(run);
   A.v_x166_d = v_x166->data.i;
   A.v_x166_n = v_x166->len;
-  RtValue *v_x168 = NULL;
-  RtValue *v_x170 = NULL;
   int32_t v_x176 = 0;
   int32_t v_x182 = 0;
+  RtValue *v_x168 = NULL;
+  RtValue *v_x170 = NULL;
   RtValue *v_x186 = NULL;
   RtValue *v_x190 = NULL;
-  /* MAP */
-  {
-    const int64_t t172 = v_x166->len;
-    v_x168 = rtg_vec_new(RT_BOOL, t172);
-    A.v_x168_d = v_x168->data.b;
-    A.v_x168_n = v_x168->len;
-    v_x170 = rtg_vec_new(RT_BOOL, t172);
-    A.v_x170_d = v_x170->data.b;
-    A.v_x170_n = v_x170->len;
-    /* computed in the launch of SOAC 1 (K5_1_ride) */
-  }
   /* REDUCE */
   {
-    const int64_t t173 = v_x166->len;
-    const K5_1_V t174 = rtg::reduce_commutative("K5", loc, K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, t173);
-    v_x176 = t174.v0;
+    const int64_t t180 = v_x166->len;
+    const K5_0_V t181 = rtg::reduce_commutative("K5", loc, K5_0_pull{A}, K5_0_op{A}, K5_0_V{0, 0}, t180);
+    v_x176 = t181.v0;
     A.v_x176 = v_x176;
-    v_x182 = t174.v1;
+    v_x182 = t181.v1;
     A.v_x182 = v_x182;
+  }
+  /* MAP */
+  {
+    const int64_t t182 = v_x166->len;
+    v_x168 = rtg_vec_new(RT_BOOL, t182);
+    A.v_x168_d = v_x168->data.b;
+    A.v_x168_n = v_x168->len;
+    v_x170 = rtg_vec_new(RT_BOOL, t182);
+    A.v_x170_d = v_x170->data.b;
+    A.v_x170_n = v_x170->len;
+    /* computed in the launch of SOAC 2 (K5_2_ride) */
   }
   /* SCAN */
   {
-    const int64_t t175 = v_x166->len;
-    v_x186 = rtg_vec_new(RT_INT, t175);
+    const int64_t t183 = v_x166->len;
+    v_x186 = rtg_vec_new(RT_INT, t183);
     A.v_x186_d = v_x186->data.i;
     A.v_x186_n = v_x186->len;
-    v_x190 = rtg_vec_new(RT_INT, t175);
+    v_x190 = rtg_vec_new(RT_INT, t183);
     A.v_x190_d = v_x190->data.i;
     A.v_x190_n = v_x190->len;
-    rtg::scan<true>("K5", loc, K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, t175, K5_2_store{A});
+    rtg::scan<true>("K5", loc, K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, t183, K5_2_ride{A});
   }
   *out_v_x168 = v_x168;
   *out_v_x170 = v_x170;
@@ -1052,73 +1056,73 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
   RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t176 = v_x191_n;
-    v_x205 = rt_value_new(rt_vec_type(RT_INT), t176);
+    const int64_t t184 = v_x191_n;
+    v_x205 = rt_value_new(rt_vec_type(RT_INT), t184);
     int32_t *v_x205_d = v_x205->data.i;
     const int64_t v_x205_n = v_x205->len;
-    RT_PARALLEL_FOR_IF(t176 >= RT_PARALLEL_MIN)
-    for (int64_t t177 = 0; t177 < t176; t177++) {
-      const int32_t t178 = (int32_t)t177;
-      int t187 = 0; /* nonzero: a check below failed */
-      int32_t t179 = v_x191_d[t178];
-      int32_t t181 = rt_add_i(t179, v_x192);
-      uint8_t t182 = v_x195_d[t178];
-      int32_t t183 = v_x196_d[t178];
-      int32_t t185 = (t182 ? t183 : t181);
-      int t188 = (uint64_t)(int64_t)t185 < (uint64_t)v_x201;
-      int32_t t186 = t188 ? t185 : 0;
-      t187 |= !t188;
-      uint8_t t190 = rt_lt_i(t186, (int32_t)v_x199_n);
-      int32_t t191;
-      if (t190) {
-        int t193 = (uint64_t)(int64_t)t186 < (uint64_t)v_x199_n;
-        int32_t t192 = t193 ? v_x199_d[t186] : 0;
-        t187 |= !t193;
-        t191 = t192;
+    RT_PARALLEL_FOR_IF(t184 >= RT_PARALLEL_MIN)
+    for (int64_t t185 = 0; t185 < t184; t185++) {
+      const int32_t t186 = (int32_t)t185;
+      int t195 = 0; /* nonzero: a check below failed */
+      int32_t t187 = v_x191_d[t186];
+      int32_t t189 = rt_add_i(t187, v_x192);
+      uint8_t t190 = v_x195_d[t186];
+      int32_t t191 = v_x196_d[t186];
+      int32_t t193 = (t190 ? t191 : t189);
+      int t196 = (uint64_t)(int64_t)t193 < (uint64_t)v_x201;
+      int32_t t194 = t196 ? t193 : 0;
+      t195 |= !t196;
+      uint8_t t198 = rt_lt_i(t194, (int32_t)v_x199_n);
+      int32_t t199;
+      if (t198) {
+        int t201 = (uint64_t)(int64_t)t194 < (uint64_t)v_x199_n;
+        int32_t t200 = t201 ? v_x199_d[t194] : 0;
+        t195 |= !t201;
+        t199 = t200;
       } else {
-        int32_t t195 = rt_sub_i(t186, (int32_t)v_x199_n);
-        int t197 = (uint64_t)(int64_t)t195 < (uint64_t)v_x200_n;
-        int32_t t196 = t197 ? v_x200_d[t195] : 0;
-        t187 |= !t197;
-        t191 = t196;
+        int32_t t203 = rt_sub_i(t194, (int32_t)v_x199_n);
+        int t205 = (uint64_t)(int64_t)t203 < (uint64_t)v_x200_n;
+        int32_t t204 = t205 ? v_x200_d[t203] : 0;
+        t195 |= !t205;
+        t199 = t204;
       }
-      if (__builtin_expect(t187 != 0, 0)) { /* again, recording the error */
-        int32_t t198 = v_x191_d[t178];
-        int32_t t200 = rt_add_i(t198, v_x192);
-        uint8_t t201 = v_x195_d[t178];
-        int32_t t202 = v_x196_d[t178];
-        int32_t t204 = (t201 ? t202 : t200);
-        int32_t t205;
-        if ((uint64_t)(int64_t)t204 < (uint64_t)v_x201) {
-          t205 = t204;
+      if (__builtin_expect(t195 != 0, 0)) { /* again, recording the error */
+        int32_t t206 = v_x191_d[t186];
+        int32_t t208 = rt_add_i(t206, v_x192);
+        uint8_t t209 = v_x195_d[t186];
+        int32_t t210 = v_x196_d[t186];
+        int32_t t212 = (t209 ? t210 : t208);
+        int32_t t213;
+        if ((uint64_t)(int64_t)t212 < (uint64_t)v_x201) {
+          t213 = t212;
         } else {
-          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, v_x201, 0.0, 0);
-          t205 = 0;
+          NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x201, 0.0, 0);
+          t213 = 0;
         }
-        uint8_t t207 = rt_lt_i(t205, (int32_t)v_x199_n);
-        int32_t t208;
-        if (t207) {
-          int32_t t209;
-          if ((uint64_t)(int64_t)t205 < (uint64_t)v_x199_n) {
-            t209 = v_x199_d[t205];
+        uint8_t t215 = rt_lt_i(t213, (int32_t)v_x199_n);
+        int32_t t216;
+        if (t215) {
+          int32_t t217;
+          if ((uint64_t)(int64_t)t213 < (uint64_t)v_x199_n) {
+            t217 = v_x199_d[t213];
           } else {
-            NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x199_n, 0.0, 1);
-            t209 = 0;
+            NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t213, v_x199_n, 0.0, 1);
+            t217 = 0;
           }
-          t208 = t209;
+          t216 = t217;
         } else {
-          int32_t t211 = rt_sub_i(t205, (int32_t)v_x199_n);
-          int32_t t212;
-          if ((uint64_t)(int64_t)t211 < (uint64_t)v_x200_n) {
-            t212 = v_x200_d[t211];
+          int32_t t219 = rt_sub_i(t213, (int32_t)v_x199_n);
+          int32_t t220;
+          if ((uint64_t)(int64_t)t219 < (uint64_t)v_x200_n) {
+            t220 = v_x200_d[t219];
           } else {
-            NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x200_n, 0.0, 2);
-            t212 = 0;
+            NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t219, v_x200_n, 0.0, 2);
+            t220 = 0;
           }
-          t208 = t212;
+          t216 = t220;
         }
       }
-      v_x205_d[t177] = t191;
+      v_x205_d[t185] = t199;
     }
   }
   if (err->index != INT64_MAX)
@@ -1150,66 +1154,66 @@ struct K6_0_pull {
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t221 = 0; /* nonzero: a check below failed */
-    int32_t t213 = rtg::ld_stream(&A.v_x191_d[ix]);
-    int32_t t215 = rt_add_i(t213, A.v_x192);
-    uint8_t t216 = rtg::ld_stream(&A.v_x195_d[ix]);
-    int32_t t217 = rtg::ld_stream(&A.v_x196_d[ix]);
-    int32_t t219 = (t216 ? t217 : t215);
-    int t222 = (uint64_t)(int64_t)t219 < (uint64_t)A.v_x201;
-    int32_t t220 = t222 ? t219 : 0;
-    t221 |= !t222;
-    uint8_t t224 = rt_lt_i(t220, (int32_t)A.v_x199_n);
-    int32_t t225;
-    if (t224) {
-      int t227 = (uint64_t)(int64_t)t220 < (uint64_t)A.v_x199_n;
-      int32_t t226 = t227 ? A.v_x199_d[t220] : 0;
-      t221 |= !t227;
-      t225 = t226;
+    int t229 = 0; /* nonzero: a check below failed */
+    int32_t t221 = rtg::ld_stream(&A.v_x191_d[ix]);
+    int32_t t223 = rt_add_i(t221, A.v_x192);
+    uint8_t t224 = rtg::ld_stream(&A.v_x195_d[ix]);
+    int32_t t225 = rtg::ld_stream(&A.v_x196_d[ix]);
+    int32_t t227 = (t224 ? t225 : t223);
+    int t230 = (uint64_t)(int64_t)t227 < (uint64_t)A.v_x201;
+    int32_t t228 = t230 ? t227 : 0;
+    t229 |= !t230;
+    uint8_t t232 = rt_lt_i(t228, (int32_t)A.v_x199_n);
+    int32_t t233;
+    if (t232) {
+      int t235 = (uint64_t)(int64_t)t228 < (uint64_t)A.v_x199_n;
+      int32_t t234 = t235 ? A.v_x199_d[t228] : 0;
+      t229 |= !t235;
+      t233 = t234;
     } else {
-      int32_t t229 = rt_sub_i(t220, (int32_t)A.v_x199_n);
-      int t231 = (uint64_t)(int64_t)t229 < (uint64_t)A.v_x200_n;
-      int32_t t230 = t231 ? A.v_x200_d[t229] : 0;
-      t221 |= !t231;
-      t225 = t230;
+      int32_t t237 = rt_sub_i(t228, (int32_t)A.v_x199_n);
+      int t239 = (uint64_t)(int64_t)t237 < (uint64_t)A.v_x200_n;
+      int32_t t238 = t239 ? A.v_x200_d[t237] : 0;
+      t229 |= !t239;
+      t233 = t238;
     }
-    if (__builtin_expect(t221 != 0, 0)) { /* again, recording the error */
-      int32_t t232 = rtg::ld_stream(&A.v_x191_d[ix]);
-      int32_t t234 = rt_add_i(t232, A.v_x192);
-      uint8_t t235 = rtg::ld_stream(&A.v_x195_d[ix]);
-      int32_t t236 = rtg::ld_stream(&A.v_x196_d[ix]);
-      int32_t t238 = (t235 ? t236 : t234);
-      int32_t t239;
-      if ((uint64_t)(int64_t)t238 < (uint64_t)A.v_x201) {
-        t239 = t238;
+    if (__builtin_expect(t229 != 0, 0)) { /* again, recording the error */
+      int32_t t240 = rtg::ld_stream(&A.v_x191_d[ix]);
+      int32_t t242 = rt_add_i(t240, A.v_x192);
+      uint8_t t243 = rtg::ld_stream(&A.v_x195_d[ix]);
+      int32_t t244 = rtg::ld_stream(&A.v_x196_d[ix]);
+      int32_t t246 = (t243 ? t244 : t242);
+      int32_t t247;
+      if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x201) {
+        t247 = t246;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t238, A.v_x201, 0.0, 0);
-        t239 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x201, 0.0, 0);
+        t247 = 0;
       }
-      uint8_t t241 = rt_lt_i(t239, (int32_t)A.v_x199_n);
-      int32_t t242;
-      if (t241) {
-        int32_t t243;
-        if ((uint64_t)(int64_t)t239 < (uint64_t)A.v_x199_n) {
-          t243 = A.v_x199_d[t239];
+      uint8_t t249 = rt_lt_i(t247, (int32_t)A.v_x199_n);
+      int32_t t250;
+      if (t249) {
+        int32_t t251;
+        if ((uint64_t)(int64_t)t247 < (uint64_t)A.v_x199_n) {
+          t251 = A.v_x199_d[t247];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, A.v_x199_n, 0.0, 1);
-          t243 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, A.v_x199_n, 0.0, 1);
+          t251 = 0;
         }
-        t242 = t243;
+        t250 = t251;
       } else {
-        int32_t t245 = rt_sub_i(t239, (int32_t)A.v_x199_n);
-        int32_t t246;
-        if ((uint64_t)(int64_t)t245 < (uint64_t)A.v_x200_n) {
-          t246 = A.v_x200_d[t245];
+        int32_t t253 = rt_sub_i(t247, (int32_t)A.v_x199_n);
+        int32_t t254;
+        if ((uint64_t)(int64_t)t253 < (uint64_t)A.v_x200_n) {
+          t254 = A.v_x200_d[t253];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, A.v_x200_n, 0.0, 2);
-          t246 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, A.v_x200_n, 0.0, 2);
+          t254 = 0;
         }
-        t242 = t246;
+        t250 = t254;
       }
     }
-    return K6_0_V{t225};
+    return K6_0_V{t233};
   }
 };
 struct K6_0_store {
@@ -1240,11 +1244,11 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int3
   RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t247 = v_x195->len;
-    v_x205 = rtg_vec_new(RT_INT, t247);
+    const int64_t t255 = v_x195->len;
+    v_x205 = rtg_vec_new(RT_INT, t255);
     A.v_x205_d = v_x205->data.i;
     A.v_x205_n = v_x205->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t247);
+    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t255);
   }
   *out_v_x205 = v_x205;
   return;
@@ -1441,18 +1445,18 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 10);
-  RtValue *t248 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t248->data.i[0] = 6;
-  t248->data.i[1] = 7;
-  t248->data.i[2] = 8;
-  v_x17 = NESSIE_TO_DEVICE(t248);
+  RtValue *t256 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t256->data.i[0] = 6;
+  t256->data.i[1] = 7;
+  t256->data.i[2] = 8;
+  v_x17 = NESSIE_TO_DEVICE(t256);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 21);
-  RtValue *t249 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t249->data.i[0] = 2;
-  t249->data.i[1] = 0;
-  t249->data.i[2] = 4;
-  v_x18 = NESSIE_TO_DEVICE(t249);
+  RtValue *t257 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t257->data.i[0] = 2;
+  t257->data.i[1] = 0;
+  t257->data.i[2] = 4;
+  v_x18 = NESSIE_TO_DEVICE(t257);
   RtValue *v_x19 = NULL;
   rt_retain(v_x17);
   rt_retain(v_x18);

@@ -260,83 +260,83 @@ fail:
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1126, RtValue *v_x1120, RtValue *v_x1121, RtValue *v_x1122, RtValue **out_v_x1125) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1138, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, RtValue **out_v_x1137) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1126_off = rt_seg_offsets(v_sd_1126);
-  const int64_t v_sd_1126_n = v_sd_1126->len;
-  int32_t *v_x1120_d = v_x1120->data.i;
-  const int64_t v_x1120_n = v_x1120->len;
-  int32_t *v_x1121_d = v_x1121->data.i;
-  const int64_t v_x1121_n = v_x1121->len;
-  int32_t *v_x1122_d = v_x1122->data.i;
-  const int64_t v_x1122_n = v_x1122->len;
-  RtValue *v_x1125 = NULL;
+  const int64_t *v_sd_1138_off = rt_seg_offsets(v_sd_1138);
+  const int64_t v_sd_1138_n = v_sd_1138->len;
+  int32_t *v_x1132_d = v_x1132->data.i;
+  const int64_t v_x1132_n = v_x1132->len;
+  int32_t *v_x1133_d = v_x1133->data.i;
+  const int64_t v_x1133_n = v_x1133->len;
+  int32_t *v_x1134_d = v_x1134->data.i;
+  const int64_t v_x1134_n = v_x1134->len;
+  RtValue *v_x1137 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t26 = v_sd_1126_off[v_sd_1126_n];
-    v_x1125 = rt_value_new(rt_vec_type(RT_INT), t26);
-    int32_t *v_x1125_d = v_x1125->data.i;
-    const int64_t v_x1125_n = v_x1125->len;
+    const int64_t t26 = v_sd_1138_off[v_sd_1138_n];
+    v_x1137 = rt_value_new(rt_vec_type(RT_INT), t26);
+    int32_t *v_x1137_d = v_x1137->data.i;
+    const int64_t v_x1137_n = v_x1137->len;
     const int64_t t27 = (t26 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t27 > 1)
     for (int64_t t28 = 0; t28 < t27; t28++) {
-      int64_t t31 = rt_segment_search(v_sd_1126_off, 0, v_sd_1126_n, t28 * RT_CHUNK);
+      int64_t t31 = rt_segment_search(v_sd_1138_off, 0, v_sd_1138_n, t28 * RT_CHUNK);
       const int64_t t28_end = (t28 + 1) * RT_CHUNK < t26 ? (t28 + 1) * RT_CHUNK : t26;
       for (int64_t t29 = t28 * RT_CHUNK; t29 < t28_end; t29++) {
         const int32_t t30 = (int32_t)t29;
-        while (v_sd_1126_off[t31 + 1] <= t29)
+        while (v_sd_1138_off[t31 + 1] <= t29)
           t31++;
         const int32_t t32 = (int32_t)t31;
         int t34 = 0; /* nonzero: a check below failed */
-        int t35 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1122_n;
-        int32_t t33 = t35 ? v_x1122_d[t32] : 0;
+        int t35 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1134_n;
+        int32_t t33 = t35 ? v_x1134_d[t32] : 0;
         t34 |= !t35;
-        int t37 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1120_n;
-        int32_t t36 = t37 ? v_x1120_d[t32] : 0;
+        int t37 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1132_n;
+        int32_t t36 = t37 ? v_x1132_d[t32] : 0;
         t34 |= !t37;
         int32_t t39 = rt_sub_i(t30, t36);
-        int t41 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1121_n;
-        int32_t t40 = t41 ? v_x1121_d[t32] : 0;
+        int t41 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1133_n;
+        int32_t t40 = t41 ? v_x1133_d[t32] : 0;
         t34 |= !t41;
         int32_t t43 = rt_mul_i(t39, t40);
         int32_t t45 = rt_add_i(t33, t43);
         if (__builtin_expect(t34 != 0, 0)) { /* again, recording the error */
           int32_t t46;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1122_n) {
-            t46 = v_x1122_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1134_n) {
+            t46 = v_x1134_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1122_n, 0.0, 0);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1134_n, 0.0, 0);
             t46 = 0;
           }
           int32_t t47;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1120_n) {
-            t47 = v_x1120_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1132_n) {
+            t47 = v_x1132_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1120_n, 0.0, 1);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1132_n, 0.0, 1);
             t47 = 0;
           }
           int32_t t49 = rt_sub_i(t30, t47);
           int32_t t50;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1121_n) {
-            t50 = v_x1121_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1133_n) {
+            t50 = v_x1133_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1121_n, 0.0, 2);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1133_n, 0.0, 2);
             t50 = 0;
           }
           int32_t t52 = rt_mul_i(t49, t50);
           int32_t t54 = rt_add_i(t46, t52);
         }
-        v_x1125_d[t29] = t45;
+        v_x1137_d[t29] = t45;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1125 = v_x1125;
+  *out_v_x1137 = v_x1137;
   return;
 fail:
-  rt_release(v_x1125);
+  rt_release(v_x1137);
 }
 
 /* K7: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
@@ -384,37 +384,37 @@ fail:
 }
 
 /* K8: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue *v_x1129, RtValue *v_x1131, RtValue *v_x1132, RtValue **out_v_x1147, RtValue **out_v_x1151, RtValue **out_v_x1149, RtValue **out_v_x1152) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, RtValue *v_x1141, RtValue *v_x1143, RtValue *v_x1144, RtValue **out_v_x1159, RtValue **out_v_x1163, RtValue **out_v_x1161, RtValue **out_v_x1164) {
   (void)loc;
   (void)run;
-  int32_t *v_x1128_d = v_x1128->data.i;
-  const int64_t v_x1128_n = v_x1128->len;
-  int32_t *v_x1129_d = v_x1129->data.i;
-  const int64_t v_x1129_n = v_x1129->len;
-  int32_t *v_x1131_d = v_x1131->data.i;
-  const int64_t v_x1131_n = v_x1131->len;
-  const int64_t *v_x1132_off = rt_seg_offsets(v_x1132);
-  const int64_t v_x1132_n = v_x1132->len;
-  RtValue *v_x1147 = NULL;
-  RtValue *v_x1148 = NULL;
-  RtValue *v_x1149 = NULL;
-  RtValue *v_x1150 = NULL;
-  RtValue *v_x1151 = NULL;
-  RtValue *v_x1152 = NULL;
+  int32_t *v_x1140_d = v_x1140->data.i;
+  const int64_t v_x1140_n = v_x1140->len;
+  int32_t *v_x1141_d = v_x1141->data.i;
+  const int64_t v_x1141_n = v_x1141->len;
+  int32_t *v_x1143_d = v_x1143->data.i;
+  const int64_t v_x1143_n = v_x1143->len;
+  const int64_t *v_x1144_off = rt_seg_offsets(v_x1144);
+  const int64_t v_x1144_n = v_x1144->len;
+  RtValue *v_x1159 = NULL;
+  RtValue *v_x1160 = NULL;
+  RtValue *v_x1161 = NULL;
+  RtValue *v_x1162 = NULL;
+  RtValue *v_x1163 = NULL;
+  RtValue *v_x1164 = NULL;
   /* SPLIT */
   {
-    const int64_t t63 = v_x1128_n;
+    const int64_t t63 = v_x1140_n;
     const int64_t t64 = t63 > 0 ? (t63 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t65 = (uint8_t *)rt_alloc_atomic((size_t)t63 + 1);
     int64_t *t66 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t64 + 1)); /* class c, chunk k: [c * chunks + k] */
     RT_PARALLEL_FOR_IF(t64 > 1)
     for (int64_t t67 = 0; t67 < t64; t67++) {
       int64_t kept[2] = {0};
-      int64_t t70 = rt_segment_search(v_x1132_off, 0, v_x1132_n, t67 * RT_CHUNK);
+      int64_t t70 = rt_segment_search(v_x1144_off, 0, v_x1144_n, t67 * RT_CHUNK);
       const int64_t t67_end = (t67 + 1) * RT_CHUNK < t63 ? (t67 + 1) * RT_CHUNK : t63;
       for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
         const int32_t t69 = (int32_t)t68;
-        while (v_x1132_off[t70 + 1] <= t68)
+        while (v_x1144_off[t70 + 1] <= t68)
           t70++;
         const int32_t t71 = (int32_t)t70;
         int32_t t67x0;
@@ -422,29 +422,29 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue
         int32_t t67x2;
         uint8_t t67x3;
         int t73 = 0; /* nonzero: a check below failed */
-        int t74 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1131_n;
-        int32_t t72 = t74 ? v_x1131_d[t71] : 0;
+        int t74 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1143_n;
+        int32_t t72 = t74 ? v_x1143_d[t71] : 0;
         t73 |= !t74;
-        int32_t t75 = v_x1128_d[t69];
-        int t77 = (uint64_t)(int64_t)t75 < (uint64_t)v_x1129_n;
-        int32_t t76 = t77 ? v_x1129_d[t75] : 0;
+        int32_t t75 = v_x1140_d[t69];
+        int t77 = (uint64_t)(int64_t)t75 < (uint64_t)v_x1141_n;
+        int32_t t76 = t77 ? v_x1141_d[t75] : 0;
         t73 |= !t77;
         uint8_t t79 = rt_lt_i(t76, t72);
         uint8_t t81 = rt_gt_i(t76, t72);
         if (__builtin_expect(t73 != 0, 0)) { /* again, recording the error */
           int32_t t82;
-          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1131_n) {
-            t82 = v_x1131_d[t71];
+          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1143_n) {
+            t82 = v_x1143_d[t71];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 2, 0, RT_GATHER, t71, v_x1131_n, 0.0, 0);
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 2, 0, RT_GATHER, t71, v_x1143_n, 0.0, 0);
             t82 = 0;
           }
-          int32_t t83 = v_x1128_d[t69];
+          int32_t t83 = v_x1140_d[t69];
           int32_t t84;
-          if ((uint64_t)(int64_t)t83 < (uint64_t)v_x1129_n) {
-            t84 = v_x1129_d[t83];
+          if ((uint64_t)(int64_t)t83 < (uint64_t)v_x1141_n) {
+            t84 = v_x1141_d[t83];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t83, v_x1129_n, 0.0, 1);
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t83, v_x1141_n, 0.0, 1);
             t84 = 0;
           }
           uint8_t t86 = rt_lt_i(t84, t82);
@@ -476,44 +476,44 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue
       t66[0 * t64 + t67] = t91;
       t91 += k;
     }
-    v_x1147 = rt_value_new(rt_vec_type(RT_INT), t91);
-    int32_t *v_x1147_d = v_x1147->data.i;
-    const int64_t v_x1147_n = v_x1147->len;
+    v_x1159 = rt_value_new(rt_vec_type(RT_INT), t91);
+    int32_t *v_x1159_d = v_x1159->data.i;
+    const int64_t v_x1159_n = v_x1159->len;
     int64_t t92 = 0;
     for (int64_t t67 = 0; t67 < t64; t67++) {
       const int64_t k = t66[1 * t64 + t67];
       t66[1 * t64 + t67] = t92;
       t92 += k;
     }
-    v_x1149 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1149_d = v_x1149->data.i;
-    const int64_t v_x1149_n = v_x1149->len;
-    v_x1151 = rt_value_new(rt_vec_type(RT_INT), v_x1132_n);
-    int32_t *v_x1151_d = v_x1151->data.i;
-    const int64_t v_x1151_n = v_x1151->len;
-    v_x1152 = rt_value_new(rt_vec_type(RT_INT), v_x1132_n);
-    int32_t *v_x1152_d = v_x1152->data.i;
-    const int64_t v_x1152_n = v_x1152->len;
-    RT_PARALLEL_FOR_IF(v_x1132_n > RT_CHUNK)
-    for (int64_t t93 = 0; t93 < v_x1132_n; t93++) {
+    v_x1161 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1161_d = v_x1161->data.i;
+    const int64_t v_x1161_n = v_x1161->len;
+    v_x1163 = rt_value_new(rt_vec_type(RT_INT), v_x1144_n);
+    int32_t *v_x1163_d = v_x1163->data.i;
+    const int64_t v_x1163_n = v_x1163->len;
+    v_x1164 = rt_value_new(rt_vec_type(RT_INT), v_x1144_n);
+    int32_t *v_x1164_d = v_x1164->data.i;
+    const int64_t v_x1164_n = v_x1164->len;
+    RT_PARALLEL_FOR_IF(v_x1144_n > RT_CHUNK)
+    for (int64_t t93 = 0; t93 < v_x1144_n; t93++) {
       int32_t in[2] = {0};
-      for (int64_t t94 = v_x1132_off[t93]; t94 < v_x1132_off[t93 + 1]; t94++) {
+      for (int64_t t94 = v_x1144_off[t93]; t94 < v_x1144_off[t93 + 1]; t94++) {
         in[0] += t65[t94] >> 0 & 1;
         in[1] += t65[t94] >> 1 & 1;
       }
-      v_x1151_d[t93] = in[0];
-      v_x1152_d[t93] = in[1];
+      v_x1163_d[t93] = in[0];
+      v_x1164_d[t93] = in[1];
     }
     RT_PARALLEL_FOR_IF(t64 > 1)
     for (int64_t t67 = 0; t67 < t64; t67++) {
       int64_t at[2];
       at[0] = t66[0 * t64 + t67];
       at[1] = t66[1 * t64 + t67];
-      int64_t t70 = rt_segment_search(v_x1132_off, 0, v_x1132_n, t67 * RT_CHUNK);
+      int64_t t70 = rt_segment_search(v_x1144_off, 0, v_x1144_n, t67 * RT_CHUNK);
       const int64_t t67_end = (t67 + 1) * RT_CHUNK < t63 ? (t67 + 1) * RT_CHUNK : t63;
       for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
         const int32_t t69 = (int32_t)t68;
-        while (v_x1132_off[t70 + 1] <= t68)
+        while (v_x1144_off[t70 + 1] <= t68)
           t70++;
         const int32_t t71 = (int32_t)t70;
         if (!t65[t68])
@@ -523,29 +523,29 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue
         int32_t t67y2;
         uint8_t t67y3;
         int t96 = 0; /* nonzero: a check below failed */
-        int t97 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1131_n;
-        int32_t t95 = t97 ? v_x1131_d[t71] : 0;
+        int t97 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1143_n;
+        int32_t t95 = t97 ? v_x1143_d[t71] : 0;
         t96 |= !t97;
-        int32_t t98 = v_x1128_d[t69];
-        int t100 = (uint64_t)(int64_t)t98 < (uint64_t)v_x1129_n;
-        int32_t t99 = t100 ? v_x1129_d[t98] : 0;
+        int32_t t98 = v_x1140_d[t69];
+        int t100 = (uint64_t)(int64_t)t98 < (uint64_t)v_x1141_n;
+        int32_t t99 = t100 ? v_x1141_d[t98] : 0;
         t96 |= !t100;
         uint8_t t102 = rt_lt_i(t99, t95);
         uint8_t t104 = rt_gt_i(t99, t95);
         if (__builtin_expect(t96 != 0, 0)) { /* again, recording the error */
           int32_t t105;
-          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1131_n) {
-            t105 = v_x1131_d[t71];
+          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1143_n) {
+            t105 = v_x1143_d[t71];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 2, 0, RT_GATHER, t71, v_x1131_n, 0.0, 2);
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 2, 0, RT_GATHER, t71, v_x1143_n, 0.0, 2);
             t105 = 0;
           }
-          int32_t t106 = v_x1128_d[t69];
+          int32_t t106 = v_x1140_d[t69];
           int32_t t107;
-          if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1129_n) {
-            t107 = v_x1129_d[t106];
+          if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1141_n) {
+            t107 = v_x1141_d[t106];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t106, v_x1129_n, 0.0, 3);
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t106, v_x1141_n, 0.0, 3);
             t107 = 0;
           }
           uint8_t t109 = rt_lt_i(t107, t105);
@@ -556,11 +556,11 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue
         t67y2 = t99;
         t67y3 = t104;
         if (t65[t68] >> 0 & 1) {
-          v_x1147_d[at[0]] = t67y0;
+          v_x1159_d[at[0]] = t67y0;
           at[0]++;
         }
         if (t65[t68] >> 1 & 1) {
-          v_x1149_d[at[1]] = t67y2;
+          v_x1161_d[at[1]] = t67y2;
           at[1]++;
         }
       }
@@ -570,20 +570,20 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1147 = v_x1147;
-  *out_v_x1151 = v_x1151;
-  *out_v_x1149 = v_x1149;
-  *out_v_x1152 = v_x1152;
-  rt_release(v_x1148);
-  rt_release(v_x1150);
+  *out_v_x1159 = v_x1159;
+  *out_v_x1163 = v_x1163;
+  *out_v_x1161 = v_x1161;
+  *out_v_x1164 = v_x1164;
+  rt_release(v_x1160);
+  rt_release(v_x1162);
   return;
 fail:
-  rt_release(v_x1147);
-  rt_release(v_x1148);
-  rt_release(v_x1149);
-  rt_release(v_x1150);
-  rt_release(v_x1151);
-  rt_release(v_x1152);
+  rt_release(v_x1159);
+  rt_release(v_x1160);
+  rt_release(v_x1161);
+  rt_release(v_x1162);
+  rt_release(v_x1163);
+  rt_release(v_x1164);
 }
 
 /* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
@@ -794,7 +794,7 @@ fail:
   rt_release(v_x777);
 }
 
-/* K11: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K11: SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   (void)loc;
   (void)run;
@@ -803,335 +803,351 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
   int32_t *v_x779_d = v_x779->data.i;
   const int64_t v_x779_n = v_x779->len;
   (void)v_x779_n; /* v_x779's length is v_x778's */
-  RtValue *v_x782 = NULL;
   RtValue *v_x786 = NULL;
-  /* MAP */
+  RtValue *v_x782 = NULL;
+  /* SCAN */
   {
     const int64_t t155 = v_x780;
     if (t155 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t155, 0.0, 0);
       goto fail;
     }
+    const int64_t t156 = t155 > 0 ? (t155 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t157 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t156);
+    RT_PARALLEL_FOR_IF(t156 > 1)
+    for (int64_t t158 = 0; t158 < t156; t158++) {
+      int32_t t158a0;
+      t158a0 = 0;
+      const int64_t t158_end = (t158 + 1) * RT_CHUNK < t155 ? (t158 + 1) * RT_CHUNK : t155;
+      for (int64_t t159 = t158 * RT_CHUNK; t159 < t158_end; t159++) {
+        const int32_t t160 = (int32_t)t159;
+        int32_t t158x0;
+        int32_t t158x1;
+        int t165 = 0; /* nonzero: a check below failed */
+        uint8_t t162 = rt_lt_i(t160, (int32_t)v_x778_n);
+        int32_t t163;
+        if (t162) {
+          int t166 = (uint64_t)(int64_t)t160 < (uint64_t)v_x778_n;
+          int32_t t164 = t166 ? v_x778_d[t160] : 0;
+          t165 |= !t166;
+          t163 = t164;
+        } else {
+          int32_t t168 = rt_sub_i(t160, (int32_t)v_x778_n);
+          int t170 = (uint64_t)(int64_t)t168 < (uint64_t)v_x778_n;
+          int32_t t169 = t170 ? v_x779_d[t168] : 0;
+          t165 |= !t170;
+          t163 = t169;
+        }
+        int32_t t171;
+        if (t162) {
+          int t173 = (uint64_t)(int64_t)t160 < (uint64_t)v_x778_n;
+          int32_t t172 = t173 ? v_x778_d[t160] : 0;
+          t165 |= !t173;
+          t171 = t172;
+        } else {
+          int32_t t175 = rt_sub_i(t160, (int32_t)v_x778_n);
+          int t177 = (uint64_t)(int64_t)t175 < (uint64_t)v_x778_n;
+          int32_t t176 = t177 ? v_x779_d[t175] : 0;
+          t165 |= !t177;
+          t171 = t176;
+        }
+        if (__builtin_expect(t165 != 0, 0)) { /* again, recording the error */
+          uint8_t t179 = rt_lt_i(t160, (int32_t)v_x778_n);
+          int32_t t180;
+          if (t179) {
+            int32_t t181;
+            if ((uint64_t)(int64_t)t160 < (uint64_t)v_x778_n) {
+              t181 = v_x778_d[t160];
+            } else {
+              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x778_n, 0.0, 1);
+              t181 = 0;
+            }
+            t180 = t181;
+          } else {
+            int32_t t183 = rt_sub_i(t160, (int32_t)v_x778_n);
+            int32_t t184;
+            if ((uint64_t)(int64_t)t183 < (uint64_t)v_x778_n) {
+              t184 = v_x779_d[t183];
+            } else {
+              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x778_n, 0.0, 2);
+              t184 = 0;
+            }
+            t180 = t184;
+          }
+          int32_t t185;
+          if (t179) {
+            int32_t t186;
+            if ((uint64_t)(int64_t)t160 < (uint64_t)v_x778_n) {
+              t186 = v_x778_d[t160];
+            } else {
+              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x778_n, 0.0, 3);
+              t186 = 0;
+            }
+            t185 = t186;
+          } else {
+            int32_t t188 = rt_sub_i(t160, (int32_t)v_x778_n);
+            int32_t t189;
+            if ((uint64_t)(int64_t)t188 < (uint64_t)v_x778_n) {
+              t189 = v_x779_d[t188];
+            } else {
+              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t188, v_x778_n, 0.0, 4);
+              t189 = 0;
+            }
+            t185 = t189;
+          }
+        }
+        t158x0 = t171;
+        t158x1 = t163;
+        (void)t158x1; /* a map column: written in pass 2 */
+        int32_t t191 = rt_add_i(t158a0, t158x0);
+        t158a0 = t191;
+      }
+      t157[t158] = t158a0;
+    }
+    int32_t t158t0;
+    t158t0 = 0;
+    for (int64_t t158 = 0; t158 < t156; t158++) {
+      const int32_t t192 = t157[t158];
+      t157[t158] = t158t0;
+      int32_t t194 = rt_add_i(t158t0, t192);
+      t158t0 = t194;
+    }
+    v_x786 = rt_value_new(rt_vec_type(RT_INT), t155);
+    int32_t *v_x786_d = v_x786->data.i;
+    const int64_t v_x786_n = v_x786->len;
     v_x782 = rt_value_new(rt_vec_type(RT_INT), t155);
     int32_t *v_x782_d = v_x782->data.i;
     const int64_t v_x782_n = v_x782->len;
-    RT_PARALLEL_FOR_IF(t155 >= RT_PARALLEL_MIN)
-    for (int64_t t156 = 0; t156 < t155; t156++) {
-      const int32_t t157 = (int32_t)t156;
-      int t162 = 0; /* nonzero: a check below failed */
-      uint8_t t159 = rt_lt_i(t157, (int32_t)v_x778_n);
-      int32_t t160;
-      if (t159) {
-        int t163 = (uint64_t)(int64_t)t157 < (uint64_t)v_x778_n;
-        int32_t t161 = t163 ? v_x778_d[t157] : 0;
-        t162 |= !t163;
-        t160 = t161;
-      } else {
-        int32_t t165 = rt_sub_i(t157, (int32_t)v_x778_n);
-        int t167 = (uint64_t)(int64_t)t165 < (uint64_t)v_x778_n;
-        int32_t t166 = t167 ? v_x779_d[t165] : 0;
-        t162 |= !t167;
-        t160 = t166;
-      }
-      if (__builtin_expect(t162 != 0, 0)) { /* again, recording the error */
-        uint8_t t169 = rt_lt_i(t157, (int32_t)v_x778_n);
-        int32_t t170;
-        if (t169) {
-          int32_t t171;
-          if ((uint64_t)(int64_t)t157 < (uint64_t)v_x778_n) {
-            t171 = v_x778_d[t157];
-          } else {
-            NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t157, v_x778_n, 0.0, 1);
-            t171 = 0;
-          }
-          t170 = t171;
+    RT_PARALLEL_FOR_IF(t156 > 1)
+    for (int64_t t158 = 0; t158 < t156; t158++) {
+      int32_t t158p0;
+      t158p0 = t157[t158];
+      const int64_t t158_end = (t158 + 1) * RT_CHUNK < t155 ? (t158 + 1) * RT_CHUNK : t155;
+      for (int64_t t159 = t158 * RT_CHUNK; t159 < t158_end; t159++) {
+        const int32_t t160 = (int32_t)t159;
+        v_x786_d[t159] = t158p0;
+        int32_t t158y0;
+        int32_t t158y1;
+        int t199 = 0; /* nonzero: a check below failed */
+        uint8_t t196 = rt_lt_i(t160, (int32_t)v_x778_n);
+        int32_t t197;
+        if (t196) {
+          int t200 = (uint64_t)(int64_t)t160 < (uint64_t)v_x778_n;
+          int32_t t198 = t200 ? v_x778_d[t160] : 0;
+          t199 |= !t200;
+          t197 = t198;
         } else {
-          int32_t t173 = rt_sub_i(t157, (int32_t)v_x778_n);
-          int32_t t174;
-          if ((uint64_t)(int64_t)t173 < (uint64_t)v_x778_n) {
-            t174 = v_x779_d[t173];
-          } else {
-            NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t173, v_x778_n, 0.0, 2);
-            t174 = 0;
-          }
-          t170 = t174;
+          int32_t t202 = rt_sub_i(t160, (int32_t)v_x778_n);
+          int t204 = (uint64_t)(int64_t)t202 < (uint64_t)v_x778_n;
+          int32_t t203 = t204 ? v_x779_d[t202] : 0;
+          t199 |= !t204;
+          t197 = t203;
         }
+        int32_t t205;
+        if (t196) {
+          int t207 = (uint64_t)(int64_t)t160 < (uint64_t)v_x778_n;
+          int32_t t206 = t207 ? v_x778_d[t160] : 0;
+          t199 |= !t207;
+          t205 = t206;
+        } else {
+          int32_t t209 = rt_sub_i(t160, (int32_t)v_x778_n);
+          int t211 = (uint64_t)(int64_t)t209 < (uint64_t)v_x778_n;
+          int32_t t210 = t211 ? v_x779_d[t209] : 0;
+          t199 |= !t211;
+          t205 = t210;
+        }
+        if (__builtin_expect(t199 != 0, 0)) { /* again, recording the error */
+          uint8_t t213 = rt_lt_i(t160, (int32_t)v_x778_n);
+          int32_t t214;
+          if (t213) {
+            int32_t t215;
+            if ((uint64_t)(int64_t)t160 < (uint64_t)v_x778_n) {
+              t215 = v_x778_d[t160];
+            } else {
+              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x778_n, 0.0, 5);
+              t215 = 0;
+            }
+            t214 = t215;
+          } else {
+            int32_t t217 = rt_sub_i(t160, (int32_t)v_x778_n);
+            int32_t t218;
+            if ((uint64_t)(int64_t)t217 < (uint64_t)v_x778_n) {
+              t218 = v_x779_d[t217];
+            } else {
+              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x778_n, 0.0, 6);
+              t218 = 0;
+            }
+            t214 = t218;
+          }
+          int32_t t219;
+          if (t213) {
+            int32_t t220;
+            if ((uint64_t)(int64_t)t160 < (uint64_t)v_x778_n) {
+              t220 = v_x778_d[t160];
+            } else {
+              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x778_n, 0.0, 7);
+              t220 = 0;
+            }
+            t219 = t220;
+          } else {
+            int32_t t222 = rt_sub_i(t160, (int32_t)v_x778_n);
+            int32_t t223;
+            if ((uint64_t)(int64_t)t222 < (uint64_t)v_x778_n) {
+              t223 = v_x779_d[t222];
+            } else {
+              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t222, v_x778_n, 0.0, 8);
+              t223 = 0;
+            }
+            t219 = t223;
+          }
+        }
+        t158y0 = t205;
+        t158y1 = t197;
+        v_x782_d[t159] = t158y1; /* a map column */
+        int32_t t225 = rt_add_i(t158p0, t158y0);
+        t158p0 = t225;
       }
-      v_x782_d[t156] = t160;
     }
+    rt_free(t157);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
-    /* SCAN */
-    {
-      const int64_t t175 = v_x780;
-      if (t175 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t175, 0.0, 3);
-        goto fail;
-      }
-      const int64_t t176 = t175 > 0 ? (t175 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t177 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t176);
-      RT_PARALLEL_FOR_IF(t176 > 1)
-      for (int64_t t178 = 0; t178 < t176; t178++) {
-        int32_t t178a0;
-        t178a0 = 0;
-        const int64_t t178_end = (t178 + 1) * RT_CHUNK < t175 ? (t178 + 1) * RT_CHUNK : t175;
-        for (int64_t t179 = t178 * RT_CHUNK; t179 < t178_end; t179++) {
-          const int32_t t180 = (int32_t)t179;
-          int32_t t178x0;
-          int t185 = 0; /* nonzero: a check below failed */
-          uint8_t t182 = rt_lt_i(t180, (int32_t)v_x778_n);
-          int32_t t183;
-          if (t182) {
-            int t186 = (uint64_t)(int64_t)t180 < (uint64_t)v_x778_n;
-            int32_t t184 = t186 ? v_x778_d[t180] : 0;
-            t185 |= !t186;
-            t183 = t184;
-          } else {
-            int32_t t188 = rt_sub_i(t180, (int32_t)v_x778_n);
-            int t190 = (uint64_t)(int64_t)t188 < (uint64_t)v_x778_n;
-            int32_t t189 = t190 ? v_x779_d[t188] : 0;
-            t185 |= !t190;
-            t183 = t189;
-          }
-          if (__builtin_expect(t185 != 0, 0)) { /* again, recording the error */
-            uint8_t t192 = rt_lt_i(t180, (int32_t)v_x778_n);
-            int32_t t193;
-            if (t192) {
-              int32_t t194;
-              if ((uint64_t)(int64_t)t180 < (uint64_t)v_x778_n) {
-                t194 = v_x778_d[t180];
-              } else {
-                NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x778_n, 0.0, 4);
-                t194 = 0;
-              }
-              t193 = t194;
-            } else {
-              int32_t t196 = rt_sub_i(t180, (int32_t)v_x778_n);
-              int32_t t197;
-              if ((uint64_t)(int64_t)t196 < (uint64_t)v_x778_n) {
-                t197 = v_x779_d[t196];
-              } else {
-                NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t196, v_x778_n, 0.0, 5);
-                t197 = 0;
-              }
-              t193 = t197;
-            }
-          }
-          t178x0 = t183;
-          int32_t t199 = rt_add_i(t178a0, t178x0);
-          t178a0 = t199;
-        }
-        t177[t178] = t178a0;
-      }
-      int32_t t178t0;
-      t178t0 = 0;
-      for (int64_t t178 = 0; t178 < t176; t178++) {
-        const int32_t t200 = t177[t178];
-        t177[t178] = t178t0;
-        int32_t t202 = rt_add_i(t178t0, t200);
-        t178t0 = t202;
-      }
-      v_x786 = rt_value_new(rt_vec_type(RT_INT), t175);
-      int32_t *v_x786_d = v_x786->data.i;
-      const int64_t v_x786_n = v_x786->len;
-      RT_PARALLEL_FOR_IF(t176 > 1)
-      for (int64_t t178 = 0; t178 < t176; t178++) {
-        int32_t t178p0;
-        t178p0 = t177[t178];
-        const int64_t t178_end = (t178 + 1) * RT_CHUNK < t175 ? (t178 + 1) * RT_CHUNK : t175;
-        for (int64_t t179 = t178 * RT_CHUNK; t179 < t178_end; t179++) {
-          const int32_t t180 = (int32_t)t179;
-          v_x786_d[t179] = t178p0;
-          int32_t t178y0;
-          int t207 = 0; /* nonzero: a check below failed */
-          uint8_t t204 = rt_lt_i(t180, (int32_t)v_x778_n);
-          int32_t t205;
-          if (t204) {
-            int t208 = (uint64_t)(int64_t)t180 < (uint64_t)v_x778_n;
-            int32_t t206 = t208 ? v_x778_d[t180] : 0;
-            t207 |= !t208;
-            t205 = t206;
-          } else {
-            int32_t t210 = rt_sub_i(t180, (int32_t)v_x778_n);
-            int t212 = (uint64_t)(int64_t)t210 < (uint64_t)v_x778_n;
-            int32_t t211 = t212 ? v_x779_d[t210] : 0;
-            t207 |= !t212;
-            t205 = t211;
-          }
-          if (__builtin_expect(t207 != 0, 0)) { /* again, recording the error */
-            uint8_t t214 = rt_lt_i(t180, (int32_t)v_x778_n);
-            int32_t t215;
-            if (t214) {
-              int32_t t216;
-              if ((uint64_t)(int64_t)t180 < (uint64_t)v_x778_n) {
-                t216 = v_x778_d[t180];
-              } else {
-                NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x778_n, 0.0, 6);
-                t216 = 0;
-              }
-              t215 = t216;
-            } else {
-              int32_t t218 = rt_sub_i(t180, (int32_t)v_x778_n);
-              int32_t t219;
-              if ((uint64_t)(int64_t)t218 < (uint64_t)v_x778_n) {
-                t219 = v_x779_d[t218];
-              } else {
-                NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x778_n, 0.0, 7);
-                t219 = 0;
-              }
-              t215 = t219;
-            }
-          }
-          t178y0 = t205;
-          int32_t t221 = rt_add_i(t178p0, t178y0);
-          t178p0 = t221;
-        }
-      }
-      rt_free(t177);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
   *out_v_x782 = v_x782;
   *out_v_x786 = v_x786;
   return;
 fail:
-  rt_release(v_x782);
   rt_release(v_x786);
+  rt_release(v_x782);
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1155, RtValue *v_x1156, int32_t v_x1157, RtValue *v_sd_1167, RtValue *v_x1159, RtValue *v_x1160, RtValue *v_x1161, RtValue **out_v_x1166) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_x1168, int32_t v_x1169, RtValue *v_sd_1179, RtValue *v_x1171, RtValue *v_x1172, RtValue *v_x1173, RtValue **out_v_x1178) {
   (void)loc;
   (void)run;
-  int32_t *v_x1155_d = v_x1155->data.i;
-  const int64_t v_x1155_n = v_x1155->len;
-  int32_t *v_x1156_d = v_x1156->data.i;
-  const int64_t v_x1156_n = v_x1156->len;
-  const int64_t *v_sd_1167_off = rt_seg_offsets(v_sd_1167);
-  const int64_t v_sd_1167_n = v_sd_1167->len;
-  int32_t *v_x1159_d = v_x1159->data.i;
-  const int64_t v_x1159_n = v_x1159->len;
-  int32_t *v_x1160_d = v_x1160->data.i;
-  const int64_t v_x1160_n = v_x1160->len;
-  int32_t *v_x1161_d = v_x1161->data.i;
-  const int64_t v_x1161_n = v_x1161->len;
-  RtValue *v_x1166 = NULL;
+  int32_t *v_x1167_d = v_x1167->data.i;
+  const int64_t v_x1167_n = v_x1167->len;
+  int32_t *v_x1168_d = v_x1168->data.i;
+  const int64_t v_x1168_n = v_x1168->len;
+  const int64_t *v_sd_1179_off = rt_seg_offsets(v_sd_1179);
+  const int64_t v_sd_1179_n = v_sd_1179->len;
+  int32_t *v_x1171_d = v_x1171->data.i;
+  const int64_t v_x1171_n = v_x1171->len;
+  int32_t *v_x1172_d = v_x1172->data.i;
+  const int64_t v_x1172_n = v_x1172->len;
+  int32_t *v_x1173_d = v_x1173->data.i;
+  const int64_t v_x1173_n = v_x1173->len;
+  RtValue *v_x1178 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t222 = v_sd_1167_off[v_sd_1167_n];
-    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t222);
-    int32_t *v_x1166_d = v_x1166->data.i;
-    const int64_t v_x1166_n = v_x1166->len;
-    const int64_t t223 = (t222 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t223 > 1)
-    for (int64_t t224 = 0; t224 < t223; t224++) {
-      int64_t t227 = rt_segment_search(v_sd_1167_off, 0, v_sd_1167_n, t224 * RT_CHUNK);
-      const int64_t t224_end = (t224 + 1) * RT_CHUNK < t222 ? (t224 + 1) * RT_CHUNK : t222;
-      for (int64_t t225 = t224 * RT_CHUNK; t225 < t224_end; t225++) {
-        const int32_t t226 = (int32_t)t225;
-        while (v_sd_1167_off[t227 + 1] <= t225)
-          t227++;
-        const int32_t t228 = (int32_t)t227;
-        int t230 = 0; /* nonzero: a check below failed */
-        int t231 = (uint64_t)(int64_t)t228 < (uint64_t)v_x1161_n;
-        int32_t t229 = t231 ? v_x1161_d[t228] : 0;
-        t230 |= !t231;
-        int t233 = (uint64_t)(int64_t)t228 < (uint64_t)v_x1159_n;
-        int32_t t232 = t233 ? v_x1159_d[t228] : 0;
-        t230 |= !t233;
-        int32_t t235 = rt_sub_i(t226, t232);
-        int t237 = (uint64_t)(int64_t)t228 < (uint64_t)v_x1160_n;
-        int32_t t236 = t237 ? v_x1160_d[t228] : 0;
-        t230 |= !t237;
-        int32_t t239 = rt_mul_i(t235, t236);
-        int32_t t241 = rt_add_i(t229, t239);
-        int t243 = (uint64_t)(int64_t)t241 < (uint64_t)v_x1157;
-        int32_t t242 = t243 ? t241 : 0;
-        t230 |= !t243;
-        uint8_t t245 = rt_lt_i(t242, (int32_t)v_x1155_n);
-        int32_t t246;
-        if (t245) {
-          int t248 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1155_n;
-          int32_t t247 = t248 ? v_x1155_d[t242] : 0;
-          t230 |= !t248;
-          t246 = t247;
+    const int64_t t226 = v_sd_1179_off[v_sd_1179_n];
+    v_x1178 = rt_value_new(rt_vec_type(RT_INT), t226);
+    int32_t *v_x1178_d = v_x1178->data.i;
+    const int64_t v_x1178_n = v_x1178->len;
+    const int64_t t227 = (t226 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t227 > 1)
+    for (int64_t t228 = 0; t228 < t227; t228++) {
+      int64_t t231 = rt_segment_search(v_sd_1179_off, 0, v_sd_1179_n, t228 * RT_CHUNK);
+      const int64_t t228_end = (t228 + 1) * RT_CHUNK < t226 ? (t228 + 1) * RT_CHUNK : t226;
+      for (int64_t t229 = t228 * RT_CHUNK; t229 < t228_end; t229++) {
+        const int32_t t230 = (int32_t)t229;
+        while (v_sd_1179_off[t231 + 1] <= t229)
+          t231++;
+        const int32_t t232 = (int32_t)t231;
+        int t234 = 0; /* nonzero: a check below failed */
+        int t235 = (uint64_t)(int64_t)t232 < (uint64_t)v_x1173_n;
+        int32_t t233 = t235 ? v_x1173_d[t232] : 0;
+        t234 |= !t235;
+        int t237 = (uint64_t)(int64_t)t232 < (uint64_t)v_x1171_n;
+        int32_t t236 = t237 ? v_x1171_d[t232] : 0;
+        t234 |= !t237;
+        int32_t t239 = rt_sub_i(t230, t236);
+        int t241 = (uint64_t)(int64_t)t232 < (uint64_t)v_x1172_n;
+        int32_t t240 = t241 ? v_x1172_d[t232] : 0;
+        t234 |= !t241;
+        int32_t t243 = rt_mul_i(t239, t240);
+        int32_t t245 = rt_add_i(t233, t243);
+        int t247 = (uint64_t)(int64_t)t245 < (uint64_t)v_x1169;
+        int32_t t246 = t247 ? t245 : 0;
+        t234 |= !t247;
+        uint8_t t249 = rt_lt_i(t246, (int32_t)v_x1167_n);
+        int32_t t250;
+        if (t249) {
+          int t252 = (uint64_t)(int64_t)t246 < (uint64_t)v_x1167_n;
+          int32_t t251 = t252 ? v_x1167_d[t246] : 0;
+          t234 |= !t252;
+          t250 = t251;
         } else {
-          int32_t t250 = rt_sub_i(t242, (int32_t)v_x1155_n);
-          int t252 = (uint64_t)(int64_t)t250 < (uint64_t)v_x1156_n;
-          int32_t t251 = t252 ? v_x1156_d[t250] : 0;
-          t230 |= !t252;
-          t246 = t251;
+          int32_t t254 = rt_sub_i(t246, (int32_t)v_x1167_n);
+          int t256 = (uint64_t)(int64_t)t254 < (uint64_t)v_x1168_n;
+          int32_t t255 = t256 ? v_x1168_d[t254] : 0;
+          t234 |= !t256;
+          t250 = t255;
         }
-        if (__builtin_expect(t230 != 0, 0)) { /* again, recording the error */
-          int32_t t253;
-          if ((uint64_t)(int64_t)t228 < (uint64_t)v_x1161_n) {
-            t253 = v_x1161_d[t228];
-          } else {
-            NESSIE_RECORD(err, t225, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x1161_n, 0.0, 0);
-            t253 = 0;
-          }
-          int32_t t254;
-          if ((uint64_t)(int64_t)t228 < (uint64_t)v_x1159_n) {
-            t254 = v_x1159_d[t228];
-          } else {
-            NESSIE_RECORD(err, t225, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x1159_n, 0.0, 1);
-            t254 = 0;
-          }
-          int32_t t256 = rt_sub_i(t226, t254);
+        if (__builtin_expect(t234 != 0, 0)) { /* again, recording the error */
           int32_t t257;
-          if ((uint64_t)(int64_t)t228 < (uint64_t)v_x1160_n) {
-            t257 = v_x1160_d[t228];
+          if ((uint64_t)(int64_t)t232 < (uint64_t)v_x1173_n) {
+            t257 = v_x1173_d[t232];
           } else {
-            NESSIE_RECORD(err, t225, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x1160_n, 0.0, 2);
+            NESSIE_RECORD(err, t229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, v_x1173_n, 0.0, 0);
             t257 = 0;
           }
-          int32_t t259 = rt_mul_i(t256, t257);
-          int32_t t261 = rt_add_i(t253, t259);
-          int32_t t262;
-          if ((uint64_t)(int64_t)t261 < (uint64_t)v_x1157) {
-            t262 = t261;
+          int32_t t258;
+          if ((uint64_t)(int64_t)t232 < (uint64_t)v_x1171_n) {
+            t258 = v_x1171_d[t232];
           } else {
-            NESSIE_RECORD(err, t225, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x1157, 0.0, 3);
-            t262 = 0;
+            NESSIE_RECORD(err, t229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, v_x1171_n, 0.0, 1);
+            t258 = 0;
           }
-          uint8_t t264 = rt_lt_i(t262, (int32_t)v_x1155_n);
-          int32_t t265;
-          if (t264) {
-            int32_t t266;
-            if ((uint64_t)(int64_t)t262 < (uint64_t)v_x1155_n) {
-              t266 = v_x1155_d[t262];
-            } else {
-              NESSIE_RECORD(err, t225, RT_CHECK_INDEX, 0, 0, RT_GATHER, t262, v_x1155_n, 0.0, 4);
-              t266 = 0;
-            }
-            t265 = t266;
+          int32_t t260 = rt_sub_i(t230, t258);
+          int32_t t261;
+          if ((uint64_t)(int64_t)t232 < (uint64_t)v_x1172_n) {
+            t261 = v_x1172_d[t232];
           } else {
-            int32_t t268 = rt_sub_i(t262, (int32_t)v_x1155_n);
-            int32_t t269;
-            if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1156_n) {
-              t269 = v_x1156_d[t268];
+            NESSIE_RECORD(err, t229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, v_x1172_n, 0.0, 2);
+            t261 = 0;
+          }
+          int32_t t263 = rt_mul_i(t260, t261);
+          int32_t t265 = rt_add_i(t257, t263);
+          int32_t t266;
+          if ((uint64_t)(int64_t)t265 < (uint64_t)v_x1169) {
+            t266 = t265;
+          } else {
+            NESSIE_RECORD(err, t229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x1169, 0.0, 3);
+            t266 = 0;
+          }
+          uint8_t t268 = rt_lt_i(t266, (int32_t)v_x1167_n);
+          int32_t t269;
+          if (t268) {
+            int32_t t270;
+            if ((uint64_t)(int64_t)t266 < (uint64_t)v_x1167_n) {
+              t270 = v_x1167_d[t266];
             } else {
-              NESSIE_RECORD(err, t225, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1156_n, 0.0, 5);
-              t269 = 0;
+              NESSIE_RECORD(err, t229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x1167_n, 0.0, 4);
+              t270 = 0;
             }
-            t265 = t269;
+            t269 = t270;
+          } else {
+            int32_t t272 = rt_sub_i(t266, (int32_t)v_x1167_n);
+            int32_t t273;
+            if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1168_n) {
+              t273 = v_x1168_d[t272];
+            } else {
+              NESSIE_RECORD(err, t229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1168_n, 0.0, 5);
+              t273 = 0;
+            }
+            t269 = t273;
           }
         }
-        v_x1166_d[t225] = t246;
+        v_x1178_d[t229] = t250;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1166 = v_x1166;
+  *out_v_x1178 = v_x1178;
   return;
 fail:
-  rt_release(v_x1166);
+  rt_release(v_x1178);
 }
 
 /* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
@@ -1148,65 +1164,65 @@ static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t 
   RtValue *v_x822 = NULL;
   /* MAP */
   {
-    const int64_t t270 = v_x801;
-    if (t270 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t270, 0.0, 0);
+    const int64_t t274 = v_x801;
+    if (t274 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t274, 0.0, 0);
       goto fail;
     }
-    v_x818 = rt_value_new(rt_vec_type(RT_INT), t270);
+    v_x818 = rt_value_new(rt_vec_type(RT_INT), t274);
     int32_t *v_x818_d = v_x818->data.i;
     const int64_t v_x818_n = v_x818->len;
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t270);
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t274);
     int32_t *v_x820_d = v_x820->data.i;
     const int64_t v_x820_n = v_x820->len;
-    v_x822 = rt_value_new(rt_vec_type(RT_INT), t270);
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t274);
     int32_t *v_x822_d = v_x822->data.i;
     const int64_t v_x822_n = v_x822->len;
-    RT_PARALLEL_FOR_IF(t270 >= RT_PARALLEL_MIN)
-    for (int64_t t271 = 0; t271 < t270; t271++) {
-      const int32_t t272 = (int32_t)t271;
-      int t275 = 0; /* nonzero: a check below failed */
-      int32_t t274 = rt_div_i(t272, 2, &t275);
-      int32_t t277 = rt_rem_i(t272, 2, &t275);
-      int32_t t279 = rt_mul_i(t277, v_x808);
-      int32_t t281 = rt_add_i(t279, t274);
-      int t283 = (uint64_t)(int64_t)t281 < (uint64_t)v_x813_n;
-      int32_t t282 = t283 ? v_x813_d[t281] : 0;
-      t275 |= !t283;
-      int32_t t284 = t283 ? v_x816_d[t281] : 0;
-      int32_t t286 = rt_add_i(t284, t282);
-      if (__builtin_expect(t275 != 0, 0)) { /* again, recording the error */
-        int t287 = 0;
-        int32_t t288 = rt_div_i(t272, 2, &t287);
-        if (t287) {
-          NESSIE_RECORD(err, t271, RT_CHECK_SCALAR, 0, t287, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t274 >= RT_PARALLEL_MIN)
+    for (int64_t t275 = 0; t275 < t274; t275++) {
+      const int32_t t276 = (int32_t)t275;
+      int t279 = 0; /* nonzero: a check below failed */
+      int32_t t278 = rt_div_i(t276, 2, &t279);
+      int32_t t281 = rt_rem_i(t276, 2, &t279);
+      int32_t t283 = rt_mul_i(t281, v_x808);
+      int32_t t285 = rt_add_i(t283, t278);
+      int t287 = (uint64_t)(int64_t)t285 < (uint64_t)v_x813_n;
+      int32_t t286 = t287 ? v_x813_d[t285] : 0;
+      t279 |= !t287;
+      int32_t t288 = t287 ? v_x816_d[t285] : 0;
+      int32_t t290 = rt_add_i(t288, t286);
+      if (__builtin_expect(t279 != 0, 0)) { /* again, recording the error */
+        int t291 = 0;
+        int32_t t292 = rt_div_i(t276, 2, &t291);
+        if (t291) {
+          NESSIE_RECORD(err, t275, RT_CHECK_SCALAR, 0, t291, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t289 = 0;
-        int32_t t290 = rt_rem_i(t272, 2, &t289);
-        if (t289) {
-          NESSIE_RECORD(err, t271, RT_CHECK_SCALAR, 0, t289, RT_REM, 0, 0, 0.0, 2);
+        int t293 = 0;
+        int32_t t294 = rt_rem_i(t276, 2, &t293);
+        if (t293) {
+          NESSIE_RECORD(err, t275, RT_CHECK_SCALAR, 0, t293, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t292 = rt_mul_i(t290, v_x808);
-        int32_t t294 = rt_add_i(t292, t288);
-        int32_t t295;
-        if ((uint64_t)(int64_t)t294 < (uint64_t)v_x813_n) {
-          t295 = v_x813_d[t294];
+        int32_t t296 = rt_mul_i(t294, v_x808);
+        int32_t t298 = rt_add_i(t296, t292);
+        int32_t t299;
+        if ((uint64_t)(int64_t)t298 < (uint64_t)v_x813_n) {
+          t299 = v_x813_d[t298];
         } else {
-          NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t294, v_x813_n, 0.0, 3);
-          t295 = 0;
+          NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x813_n, 0.0, 3);
+          t299 = 0;
         }
-        int32_t t296;
-        if ((uint64_t)(int64_t)t294 < (uint64_t)v_x813_n) {
-          t296 = v_x816_d[t294];
+        int32_t t300;
+        if ((uint64_t)(int64_t)t298 < (uint64_t)v_x813_n) {
+          t300 = v_x816_d[t298];
         } else {
-          NESSIE_RECORD(err, t271, RT_CHECK_INDEX, 0, 0, RT_GATHER, t294, v_x813_n, 0.0, 4);
-          t296 = 0;
+          NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x813_n, 0.0, 4);
+          t300 = 0;
         }
-        int32_t t298 = rt_add_i(t296, t295);
+        int32_t t302 = rt_add_i(t300, t299);
       }
-      v_x818_d[t271] = t284;
-      v_x820_d[t271] = t286;
-      v_x822_d[t271] = 1;
+      v_x818_d[t275] = t288;
+      v_x820_d[t275] = t290;
+      v_x822_d[t275] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1233,18 +1249,18 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue 
   int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t299 = v_x823;
-    if (t299 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t299, 0.0, 0);
+    const int64_t t303 = v_x823;
+    if (t303 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t303, 0.0, 0);
       goto fail;
     }
-    v_x825 = rt_value_new(rt_vec_type(RT_INT), t299);
+    v_x825 = rt_value_new(rt_vec_type(RT_INT), t303);
     int32_t *v_x825_d = v_x825->data.i;
     const int64_t v_x825_n = v_x825->len;
-    RT_PARALLEL_FOR_IF(t299 >= RT_PARALLEL_MIN)
-    for (int64_t t300 = 0; t300 < t299; t300++) {
-      const int32_t t301 = (int32_t)t300;
-      v_x825_d[t300] = 2;
+    RT_PARALLEL_FOR_IF(t303 >= RT_PARALLEL_MIN)
+    for (int64_t t304 = 0; t304 < t303; t304++) {
+      const int32_t t305 = (int32_t)t304;
+      v_x825_d[t304] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -1254,101 +1270,101 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue 
     const int64_t v_x825_n = v_x825->len;
     /* REDUCE */
     {
-      const int64_t t302 = v_x826_n;
-      const int64_t t303 = t302 > 0 ? (t302 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t304 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t303);
-      int32_t *t305 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t303);
-      int32_t *t306 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t303);
-      RT_PARALLEL_FOR_IF(t303 > 1)
-      for (int64_t t307 = 0; t307 < t303; t307++) {
-        int32_t t307a0;
-        int32_t t307a1;
-        int32_t t307a2;
-        t307a0 = 2147483647;
-        t307a1 = 0;
-        t307a2 = 1;
-        const int64_t t307_end = (t307 + 1) * RT_CHUNK < t302 ? (t307 + 1) * RT_CHUNK : t302;
-        for (int64_t t308 = t307 * RT_CHUNK; t308 < t307_end; t308++) {
-          const int32_t t309 = (int32_t)t308;
-          int32_t t307x0;
-          int32_t t307x1;
-          int32_t t307x2;
-          uint8_t t311 = rt_lt_i(0, 2);
-          int32_t t312;
-          if (t311) {
-            t312 = 2147483647;
-          } else {
-            t312 = t309;
-          }
-          t307x0 = t312;
-          t307x1 = 0;
-          t307x2 = 2;
-          uint8_t t314 = rt_le_i(t307a0, t307x0);
-          int32_t t315;
-          if (t314) {
-            t315 = t307a0;
-          } else {
-            t315 = t307x0;
-          }
+      const int64_t t306 = v_x826_n;
+      const int64_t t307 = t306 > 0 ? (t306 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t308 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t307);
+      int32_t *t309 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t307);
+      int32_t *t310 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t307);
+      RT_PARALLEL_FOR_IF(t307 > 1)
+      for (int64_t t311 = 0; t311 < t307; t311++) {
+        int32_t t311a0;
+        int32_t t311a1;
+        int32_t t311a2;
+        t311a0 = 2147483647;
+        t311a1 = 0;
+        t311a2 = 1;
+        const int64_t t311_end = (t311 + 1) * RT_CHUNK < t306 ? (t311 + 1) * RT_CHUNK : t306;
+        for (int64_t t312 = t311 * RT_CHUNK; t312 < t311_end; t312++) {
+          const int32_t t313 = (int32_t)t312;
+          int32_t t311x0;
+          int32_t t311x1;
+          int32_t t311x2;
+          uint8_t t315 = rt_lt_i(0, 2);
           int32_t t316;
-          if (t314) {
-            t316 = t307a1;
+          if (t315) {
+            t316 = 2147483647;
           } else {
-            t316 = t307x1;
+            t316 = t313;
           }
-          int32_t t317;
-          if (t314) {
-            t317 = t307a2;
+          t311x0 = t316;
+          t311x1 = 0;
+          t311x2 = 2;
+          uint8_t t318 = rt_le_i(t311a0, t311x0);
+          int32_t t319;
+          if (t318) {
+            t319 = t311a0;
           } else {
-            t317 = t307x2;
+            t319 = t311x0;
           }
-          t307a0 = t315;
-          t307a1 = t316;
-          t307a2 = t317;
+          int32_t t320;
+          if (t318) {
+            t320 = t311a1;
+          } else {
+            t320 = t311x1;
+          }
+          int32_t t321;
+          if (t318) {
+            t321 = t311a2;
+          } else {
+            t321 = t311x2;
+          }
+          t311a0 = t319;
+          t311a1 = t320;
+          t311a2 = t321;
         }
-        t304[t307] = t307a0;
-        t305[t307] = t307a1;
-        t306[t307] = t307a2;
+        t308[t311] = t311a0;
+        t309[t311] = t311a1;
+        t310[t311] = t311a2;
       }
-      int32_t t307t0;
-      int32_t t307t1;
-      int32_t t307t2;
-      t307t0 = 2147483647;
-      t307t1 = 0;
-      t307t2 = 1;
-      for (int64_t t307 = 0; t307 < t303; t307++) {
-        const int32_t t318 = t304[t307];
-        const int32_t t319 = t305[t307];
-        const int32_t t320 = t306[t307];
-        uint8_t t322 = rt_le_i(t307t0, t318);
-        int32_t t323;
-        if (t322) {
-          t323 = t307t0;
+      int32_t t311t0;
+      int32_t t311t1;
+      int32_t t311t2;
+      t311t0 = 2147483647;
+      t311t1 = 0;
+      t311t2 = 1;
+      for (int64_t t311 = 0; t311 < t307; t311++) {
+        const int32_t t322 = t308[t311];
+        const int32_t t323 = t309[t311];
+        const int32_t t324 = t310[t311];
+        uint8_t t326 = rt_le_i(t311t0, t322);
+        int32_t t327;
+        if (t326) {
+          t327 = t311t0;
         } else {
-          t323 = t318;
+          t327 = t322;
         }
-        int32_t t324;
-        if (t322) {
-          t324 = t307t1;
+        int32_t t328;
+        if (t326) {
+          t328 = t311t1;
         } else {
-          t324 = t319;
+          t328 = t323;
         }
-        int32_t t325;
-        if (t322) {
-          t325 = t307t2;
+        int32_t t329;
+        if (t326) {
+          t329 = t311t2;
         } else {
-          t325 = t320;
+          t329 = t324;
         }
-        t307t0 = t323;
-        t307t1 = t324;
-        t307t2 = t325;
+        t311t0 = t327;
+        t311t1 = t328;
+        t311t2 = t329;
       }
-      v_x834 = t307t0;
-      rt_free(t304);
-      v_x835 = t307t1;
-      rt_free(t305);
-      v_x836 = t307t2;
-      rt_free(t306);
+      v_x834 = t311t0;
+      rt_free(t308);
+      v_x835 = t311t1;
+      rt_free(t309);
+      v_x836 = t311t2;
+      rt_free(t310);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1372,45 +1388,45 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue
   RtValue *v_x852 = NULL;
   /* MAP */
   {
-    const int64_t t326 = v_x837_n;
-    v_x852 = rt_value_new(rt_vec_type(RT_INT), t326);
+    const int64_t t330 = v_x837_n;
+    v_x852 = rt_value_new(rt_vec_type(RT_INT), t330);
     int32_t *v_x852_d = v_x852->data.i;
     const int64_t v_x852_n = v_x852->len;
-    RT_PARALLEL_FOR_IF(t326 >= RT_PARALLEL_MIN)
-    for (int64_t t327 = 0; t327 < t326; t327++) {
-      const int32_t t328 = (int32_t)t327;
-      int t332 = 0; /* nonzero: a check below failed */
-      int32_t t330 = rt_mul_i(t328, 2);
-      int t333 = (uint64_t)(int64_t)t330 < (uint64_t)v_x842_n;
-      int32_t t331 = t333 ? v_x842_d[t330] : 0;
-      t332 |= !t333;
-      int32_t t335 = rt_add_i(t331, 1);
-      int32_t t337 = rt_add_i(t330, 1);
-      int t339 = (uint64_t)(int64_t)t337 < (uint64_t)v_x842_n;
-      int32_t t338 = t339 ? v_x842_d[t337] : 0;
-      t332 |= !t339;
-      int32_t t341 = rt_add_i(t335, t338);
-      if (__builtin_expect(t332 != 0, 0)) { /* again, recording the error */
-        int32_t t343 = rt_mul_i(t328, 2);
-        int32_t t344;
-        if ((uint64_t)(int64_t)t343 < (uint64_t)v_x842_n) {
-          t344 = v_x842_d[t343];
+    RT_PARALLEL_FOR_IF(t330 >= RT_PARALLEL_MIN)
+    for (int64_t t331 = 0; t331 < t330; t331++) {
+      const int32_t t332 = (int32_t)t331;
+      int t336 = 0; /* nonzero: a check below failed */
+      int32_t t334 = rt_mul_i(t332, 2);
+      int t337 = (uint64_t)(int64_t)t334 < (uint64_t)v_x842_n;
+      int32_t t335 = t337 ? v_x842_d[t334] : 0;
+      t336 |= !t337;
+      int32_t t339 = rt_add_i(t335, 1);
+      int32_t t341 = rt_add_i(t334, 1);
+      int t343 = (uint64_t)(int64_t)t341 < (uint64_t)v_x842_n;
+      int32_t t342 = t343 ? v_x842_d[t341] : 0;
+      t336 |= !t343;
+      int32_t t345 = rt_add_i(t339, t342);
+      if (__builtin_expect(t336 != 0, 0)) { /* again, recording the error */
+        int32_t t347 = rt_mul_i(t332, 2);
+        int32_t t348;
+        if ((uint64_t)(int64_t)t347 < (uint64_t)v_x842_n) {
+          t348 = v_x842_d[t347];
         } else {
-          NESSIE_RECORD(err, t327, RT_CHECK_INDEX, 0, 0, RT_GATHER, t343, v_x842_n, 0.0, 0);
-          t344 = 0;
+          NESSIE_RECORD(err, t331, RT_CHECK_INDEX, 0, 0, RT_GATHER, t347, v_x842_n, 0.0, 0);
+          t348 = 0;
         }
-        int32_t t346 = rt_add_i(t344, 1);
-        int32_t t348 = rt_add_i(t343, 1);
-        int32_t t349;
-        if ((uint64_t)(int64_t)t348 < (uint64_t)v_x842_n) {
-          t349 = v_x842_d[t348];
+        int32_t t350 = rt_add_i(t348, 1);
+        int32_t t352 = rt_add_i(t347, 1);
+        int32_t t353;
+        if ((uint64_t)(int64_t)t352 < (uint64_t)v_x842_n) {
+          t353 = v_x842_d[t352];
         } else {
-          NESSIE_RECORD(err, t327, RT_CHECK_INDEX, 1, 0, RT_GATHER, t348, v_x842_n, 0.0, 1);
-          t349 = 0;
+          NESSIE_RECORD(err, t331, RT_CHECK_INDEX, 1, 0, RT_GATHER, t352, v_x842_n, 0.0, 1);
+          t353 = 0;
         }
-        int32_t t351 = rt_add_i(t346, t349);
+        int32_t t355 = rt_add_i(t350, t353);
       }
-      v_x852_d[t327] = t341;
+      v_x852_d[t331] = t345;
     }
   }
   if (err->index != INT64_MAX)
@@ -1421,708 +1437,680 @@ fail:
   rt_release(v_x852);
 }
 
-/* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1218, int32_t v_x1193, RtValue **out_v_x1196, RtValue **out_v_x1201, RtValue **out_v_x1203, RtValue **out_v_x1216, RtValue **out_v_x1217) {
+/* K16: PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230, int32_t v_x1205, RtValue **out_v_x1229, RtValue **out_v_x1210, RtValue **out_v_x1212, RtValue **out_v_x1227, RtValue **out_v_x1228) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1218_off = rt_seg_offsets(v_sd_1218);
-  const int64_t v_sd_1218_n = v_sd_1218->len;
-  RtValue *v_x1196 = NULL;
-  RtValue *v_x1201 = NULL;
-  RtValue *v_x1202 = NULL;
-  RtValue *v_x1203 = NULL;
-  RtValue *v_x1204 = NULL;
-  RtValue *v_x1216 = NULL;
-  RtValue *v_x1217 = NULL;
-  /* MAP */
+  const int64_t *v_sd_1230_off = rt_seg_offsets(v_sd_1230);
+  const int64_t v_sd_1230_n = v_sd_1230->len;
+  RtValue *v_x1210 = NULL;
+  RtValue *v_x1211 = NULL;
+  RtValue *v_x1212 = NULL;
+  RtValue *v_x1213 = NULL;
+  RtValue *v_x1227 = NULL;
+  RtValue *v_x1228 = NULL;
+  RtValue *v_x1229 = NULL;
+  /* PARTITION */
   {
-    const int64_t t352 = v_x1193;
-    if (t352 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t352, 0.0, 0);
+    const int64_t t356 = v_x1205;
+    if (t356 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t356, 0.0, 0);
       goto fail;
     }
-    v_x1196 = rt_value_new(rt_vec_type(RT_BOOL), t352);
-    uint8_t *v_x1196_d = v_x1196->data.b;
-    const int64_t v_x1196_n = v_x1196->len;
-    RT_PARALLEL_FOR_IF(t352 >= RT_PARALLEL_MIN)
-    for (int64_t t353 = 0; t353 < t352; t353++) {
-      const int32_t t354 = (int32_t)t353;
-      int t356 = 0; /* nonzero: a check below failed */
-      int t357 = (uint64_t)(int64_t)t354 < (uint64_t)v_sd_1218_n;
-      int32_t t355 = t357 ? (int32_t)(v_sd_1218_off[t354 + 1] - v_sd_1218_off[t354]) : 0;
-      t356 |= !t357;
-      uint8_t t359 = rt_le_i(t355, 1);
-      if (__builtin_expect(t356 != 0, 0)) { /* again, recording the error */
-        int32_t t360;
-        if ((uint64_t)(int64_t)t354 < (uint64_t)v_sd_1218_n) {
-          t360 = (int32_t)(v_sd_1218_off[t354 + 1] - v_sd_1218_off[t354]);
-        } else {
-          NESSIE_RECORD(err, t353, RT_CHECK_INDEX, 0, 0, RT_GATHER, t354, v_sd_1218_n, 0.0, 1);
-          t360 = 0;
+    const int64_t t357 = t356 > 0 ? (t356 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t358 = (uint8_t *)rt_alloc_atomic((size_t)t356 + 1);
+    int64_t *t359 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t357 + 1));
+    RT_PARALLEL_FOR_IF(t357 > 1)
+    for (int64_t t360 = 0; t360 < t357; t360++) {
+      int64_t kept = 0;
+      const int64_t t360_end = (t360 + 1) * RT_CHUNK < t356 ? (t360 + 1) * RT_CHUNK : t356;
+      for (int64_t t361 = t360 * RT_CHUNK; t361 < t360_end; t361++) {
+        const int32_t t362 = (int32_t)t361;
+        int32_t t360x0;
+        uint8_t t360x1;
+        int t364 = 0; /* nonzero: a check below failed */
+        int t365 = (uint64_t)(int64_t)t362 < (uint64_t)v_sd_1230_n;
+        int32_t t363 = t365 ? (int32_t)(v_sd_1230_off[t362 + 1] - v_sd_1230_off[t362]) : 0;
+        t364 |= !t365;
+        uint8_t t367 = rt_le_i(t363, 1);
+        if (__builtin_expect(t364 != 0, 0)) { /* again, recording the error */
+          int32_t t368;
+          if ((uint64_t)(int64_t)t362 < (uint64_t)v_sd_1230_n) {
+            t368 = (int32_t)(v_sd_1230_off[t362 + 1] - v_sd_1230_off[t362]);
+          } else {
+            NESSIE_RECORD(err, t361, RT_CHECK_INDEX, 0, 0, RT_GATHER, t362, v_sd_1230_n, 0.0, 1);
+            t368 = 0;
+          }
+          uint8_t t370 = rt_le_i(t368, 1);
         }
-        uint8_t t362 = rt_le_i(t360, 1);
+        t360x0 = t362;
+        t360x1 = t367;
+        uint8_t t371;
+        t371 = t360x1;
+        t358[t361] = t371 != 0;
+        kept += t371 != 0;
       }
-      v_x1196_d[t353] = t359;
+      t359[t360] = kept;
     }
+    if (err->index != INT64_MAX) {
+      rt_free(t358);
+      rt_free(t359);
+      goto fail;
+    }
+    int64_t t372 = 0;
+    for (int64_t t360 = 0; t360 < t357; t360++) {
+      const int64_t k = t359[t360];
+      t359[t360] = t372;
+      t372 += k;
+    }
+    v_x1210 = rt_value_new(rt_vec_type(RT_INT), t372);
+    int32_t *v_x1210_d = v_x1210->data.i;
+    const int64_t v_x1210_n = v_x1210->len;
+    v_x1212 = rt_value_new(rt_vec_type(RT_INT), (t356 - t372));
+    int32_t *v_x1212_d = v_x1212->data.i;
+    const int64_t v_x1212_n = v_x1212->len;
+    RT_PARALLEL_FOR_IF(t357 > 1)
+    for (int64_t t360 = 0; t360 < t357; t360++) {
+      int64_t at = t359[t360];
+      int64_t at_not = t360 * RT_CHUNK - t359[t360];
+      const int64_t t360_end = (t360 + 1) * RT_CHUNK < t356 ? (t360 + 1) * RT_CHUNK : t356;
+      for (int64_t t361 = t360 * RT_CHUNK; t361 < t360_end; t361++) {
+        const int32_t t362 = (int32_t)t361;
+        int32_t t360y0;
+        uint8_t t360y1;
+        int t374 = 0; /* nonzero: a check below failed */
+        int t375 = (uint64_t)(int64_t)t362 < (uint64_t)v_sd_1230_n;
+        int32_t t373 = t375 ? (int32_t)(v_sd_1230_off[t362 + 1] - v_sd_1230_off[t362]) : 0;
+        t374 |= !t375;
+        uint8_t t377 = rt_le_i(t373, 1);
+        if (__builtin_expect(t374 != 0, 0)) { /* again, recording the error */
+          int32_t t378;
+          if ((uint64_t)(int64_t)t362 < (uint64_t)v_sd_1230_n) {
+            t378 = (int32_t)(v_sd_1230_off[t362 + 1] - v_sd_1230_off[t362]);
+          } else {
+            NESSIE_RECORD(err, t361, RT_CHECK_INDEX, 0, 0, RT_GATHER, t362, v_sd_1230_n, 0.0, 2);
+            t378 = 0;
+          }
+          uint8_t t380 = rt_le_i(t378, 1);
+        }
+        t360y0 = t362;
+        t360y1 = t377;
+        if (t358[t361]) {
+          v_x1210_d[at] = t360y0;
+          at++;
+        } else {
+          v_x1212_d[at_not] = t360y0;
+          at_not++;
+        }
+      }
+    }
+    rt_free(t358);
+    rt_free(t359);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1196_d = v_x1196->data.b;
-    const int64_t v_x1196_n = v_x1196->len;
-    /* PARTITION */
+    int32_t *v_x1210_d = v_x1210->data.i;
+    const int64_t v_x1210_n = v_x1210->len;
+    int32_t *v_x1212_d = v_x1212->data.i;
+    const int64_t v_x1212_n = v_x1212->len;
+    /* SCAN */
     {
-      const int64_t t363 = v_x1193;
-      if (t363 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t363, 0.0, 2);
+      const int64_t t381 = v_x1205;
+      if (t381 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t381, 0.0, 3);
         goto fail;
       }
-      const int64_t t364 = t363 > 0 ? (t363 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t365 = (uint8_t *)rt_alloc_atomic((size_t)t363 + 1);
-      int64_t *t366 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t364 + 1));
-      RT_PARALLEL_FOR_IF(t364 > 1)
-      for (int64_t t367 = 0; t367 < t364; t367++) {
-        int64_t kept = 0;
-        const int64_t t367_end = (t367 + 1) * RT_CHUNK < t363 ? (t367 + 1) * RT_CHUNK : t363;
-        for (int64_t t368 = t367 * RT_CHUNK; t368 < t367_end; t368++) {
-          const int32_t t369 = (int32_t)t368;
-          int32_t t367x0;
-          uint8_t t367x1;
-          int t371 = 0; /* nonzero: a check below failed */
-          int t372 = (uint64_t)(int64_t)t369 < (uint64_t)v_sd_1218_n;
-          int32_t t370 = t372 ? (int32_t)(v_sd_1218_off[t369 + 1] - v_sd_1218_off[t369]) : 0;
-          t371 |= !t372;
-          uint8_t t374 = rt_le_i(t370, 1);
-          if (__builtin_expect(t371 != 0, 0)) { /* again, recording the error */
-            int32_t t375;
-            if ((uint64_t)(int64_t)t369 < (uint64_t)v_sd_1218_n) {
-              t375 = (int32_t)(v_sd_1218_off[t369 + 1] - v_sd_1218_off[t369]);
+      const int64_t t382 = t381 > 0 ? (t381 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t383 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t382);
+      int32_t *t384 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t382);
+      RT_PARALLEL_FOR_IF(t382 > 1)
+      for (int64_t t385 = 0; t385 < t382; t385++) {
+        int32_t t385a0;
+        int32_t t385a1;
+        t385a0 = 0;
+        t385a1 = 0;
+        const int64_t t385_end = (t385 + 1) * RT_CHUNK < t381 ? (t385 + 1) * RT_CHUNK : t381;
+        for (int64_t t386 = t385 * RT_CHUNK; t386 < t385_end; t386++) {
+          const int32_t t387 = (int32_t)t386;
+          int32_t t385x0;
+          int32_t t385x1;
+          uint8_t t385x2;
+          int t389 = 0; /* nonzero: a check below failed */
+          int t390 = (uint64_t)(int64_t)t387 < (uint64_t)v_sd_1230_n;
+          int32_t t388 = t390 ? (int32_t)(v_sd_1230_off[t387 + 1] - v_sd_1230_off[t387]) : 0;
+          t389 |= !t390;
+          uint8_t t392 = rt_le_i(t388, 1);
+          int32_t t394 = rt_btoi_b(t392);
+          uint8_t t396 = rt_not_b(t392);
+          int32_t t398 = rt_btoi_b(t396);
+          if (__builtin_expect(t389 != 0, 0)) { /* again, recording the error */
+            int32_t t399;
+            if ((uint64_t)(int64_t)t387 < (uint64_t)v_sd_1230_n) {
+              t399 = (int32_t)(v_sd_1230_off[t387 + 1] - v_sd_1230_off[t387]);
             } else {
-              NESSIE_RECORD(err, t368, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, v_sd_1218_n, 0.0, 3);
-              t375 = 0;
+              NESSIE_RECORD(err, t386, RT_CHECK_INDEX, 0, 0, RT_GATHER, t387, v_sd_1230_n, 0.0, 4);
+              t399 = 0;
             }
-            uint8_t t377 = rt_le_i(t375, 1);
+            uint8_t t401 = rt_le_i(t399, 1);
+            int32_t t403 = rt_btoi_b(t401);
+            uint8_t t405 = rt_not_b(t401);
+            int32_t t407 = rt_btoi_b(t405);
           }
-          t367x0 = t369;
-          t367x1 = t374;
-          uint8_t t378;
-          t378 = t367x1;
-          t365[t368] = t378 != 0;
-          kept += t378 != 0;
+          t385x0 = t394;
+          t385x1 = t398;
+          t385x2 = t392;
+          (void)t385x2; /* a map column: written in pass 2 */
+          int32_t t409 = rt_add_i(t385a0, t385x0);
+          int32_t t411 = rt_add_i(t385a1, t385x1);
+          t385a0 = t409;
+          t385a1 = t411;
         }
-        t366[t367] = kept;
+        t383[t385] = t385a0;
+        t384[t385] = t385a1;
       }
-      if (err->index != INT64_MAX) {
-        rt_free(t365);
-        rt_free(t366);
-        goto fail;
+      int32_t t385t0;
+      int32_t t385t1;
+      t385t0 = 0;
+      t385t1 = 0;
+      for (int64_t t385 = 0; t385 < t382; t385++) {
+        const int32_t t412 = t383[t385];
+        t383[t385] = t385t0;
+        const int32_t t413 = t384[t385];
+        t384[t385] = t385t1;
+        int32_t t415 = rt_add_i(t385t0, t412);
+        int32_t t417 = rt_add_i(t385t1, t413);
+        t385t0 = t415;
+        t385t1 = t417;
       }
-      int64_t t379 = 0;
-      for (int64_t t367 = 0; t367 < t364; t367++) {
-        const int64_t k = t366[t367];
-        t366[t367] = t379;
-        t379 += k;
-      }
-      v_x1201 = rt_value_new(rt_vec_type(RT_INT), t379);
-      int32_t *v_x1201_d = v_x1201->data.i;
-      const int64_t v_x1201_n = v_x1201->len;
-      v_x1203 = rt_value_new(rt_vec_type(RT_INT), (t363 - t379));
-      int32_t *v_x1203_d = v_x1203->data.i;
-      const int64_t v_x1203_n = v_x1203->len;
-      RT_PARALLEL_FOR_IF(t364 > 1)
-      for (int64_t t367 = 0; t367 < t364; t367++) {
-        int64_t at = t366[t367];
-        int64_t at_not = t367 * RT_CHUNK - t366[t367];
-        const int64_t t367_end = (t367 + 1) * RT_CHUNK < t363 ? (t367 + 1) * RT_CHUNK : t363;
-        for (int64_t t368 = t367 * RT_CHUNK; t368 < t367_end; t368++) {
-          const int32_t t369 = (int32_t)t368;
-          int32_t t367y0;
-          uint8_t t367y1;
-          int t381 = 0; /* nonzero: a check below failed */
-          int t382 = (uint64_t)(int64_t)t369 < (uint64_t)v_sd_1218_n;
-          int32_t t380 = t382 ? (int32_t)(v_sd_1218_off[t369 + 1] - v_sd_1218_off[t369]) : 0;
-          t381 |= !t382;
-          uint8_t t384 = rt_le_i(t380, 1);
-          if (__builtin_expect(t381 != 0, 0)) { /* again, recording the error */
-            int32_t t385;
-            if ((uint64_t)(int64_t)t369 < (uint64_t)v_sd_1218_n) {
-              t385 = (int32_t)(v_sd_1218_off[t369 + 1] - v_sd_1218_off[t369]);
+      v_x1227 = rt_value_new(rt_vec_type(RT_INT), t381);
+      int32_t *v_x1227_d = v_x1227->data.i;
+      const int64_t v_x1227_n = v_x1227->len;
+      v_x1228 = rt_value_new(rt_vec_type(RT_INT), t381);
+      int32_t *v_x1228_d = v_x1228->data.i;
+      const int64_t v_x1228_n = v_x1228->len;
+      v_x1229 = rt_value_new(rt_vec_type(RT_BOOL), t381);
+      uint8_t *v_x1229_d = v_x1229->data.b;
+      const int64_t v_x1229_n = v_x1229->len;
+      RT_PARALLEL_FOR_IF(t382 > 1)
+      for (int64_t t385 = 0; t385 < t382; t385++) {
+        int32_t t385p0;
+        int32_t t385p1;
+        t385p0 = t383[t385];
+        t385p1 = t384[t385];
+        const int64_t t385_end = (t385 + 1) * RT_CHUNK < t381 ? (t385 + 1) * RT_CHUNK : t381;
+        for (int64_t t386 = t385 * RT_CHUNK; t386 < t385_end; t386++) {
+          const int32_t t387 = (int32_t)t386;
+          v_x1227_d[t386] = t385p0;
+          v_x1228_d[t386] = t385p1;
+          int32_t t385y0;
+          int32_t t385y1;
+          uint8_t t385y2;
+          int t419 = 0; /* nonzero: a check below failed */
+          int t420 = (uint64_t)(int64_t)t387 < (uint64_t)v_sd_1230_n;
+          int32_t t418 = t420 ? (int32_t)(v_sd_1230_off[t387 + 1] - v_sd_1230_off[t387]) : 0;
+          t419 |= !t420;
+          uint8_t t422 = rt_le_i(t418, 1);
+          int32_t t424 = rt_btoi_b(t422);
+          uint8_t t426 = rt_not_b(t422);
+          int32_t t428 = rt_btoi_b(t426);
+          if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
+            int32_t t429;
+            if ((uint64_t)(int64_t)t387 < (uint64_t)v_sd_1230_n) {
+              t429 = (int32_t)(v_sd_1230_off[t387 + 1] - v_sd_1230_off[t387]);
             } else {
-              NESSIE_RECORD(err, t368, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, v_sd_1218_n, 0.0, 4);
-              t385 = 0;
+              NESSIE_RECORD(err, t386, RT_CHECK_INDEX, 0, 0, RT_GATHER, t387, v_sd_1230_n, 0.0, 5);
+              t429 = 0;
             }
-            uint8_t t387 = rt_le_i(t385, 1);
+            uint8_t t431 = rt_le_i(t429, 1);
+            int32_t t433 = rt_btoi_b(t431);
+            uint8_t t435 = rt_not_b(t431);
+            int32_t t437 = rt_btoi_b(t435);
           }
-          t367y0 = t369;
-          t367y1 = t384;
-          if (t365[t368]) {
-            v_x1201_d[at] = t367y0;
-            at++;
-          } else {
-            v_x1203_d[at_not] = t367y0;
-            at_not++;
-          }
+          t385y0 = t424;
+          t385y1 = t428;
+          t385y2 = t422;
+          v_x1229_d[t386] = t385y2; /* a map column */
+          int32_t t439 = rt_add_i(t385p0, t385y0);
+          int32_t t441 = rt_add_i(t385p1, t385y1);
+          t385p0 = t439;
+          t385p1 = t441;
         }
       }
-      rt_free(t365);
-      rt_free(t366);
+      rt_free(t383);
+      rt_free(t384);
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      int32_t *v_x1201_d = v_x1201->data.i;
-      const int64_t v_x1201_n = v_x1201->len;
-      int32_t *v_x1203_d = v_x1203->data.i;
-      const int64_t v_x1203_n = v_x1203->len;
-      /* SCAN */
-      {
-        const int64_t t388 = v_x1193;
-        if (t388 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t388, 0.0, 5);
-          goto fail;
-        }
-        const int64_t t389 = t388 > 0 ? (t388 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t390 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t389);
-        int32_t *t391 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t389);
-        RT_PARALLEL_FOR_IF(t389 > 1)
-        for (int64_t t392 = 0; t392 < t389; t392++) {
-          int32_t t392a0;
-          int32_t t392a1;
-          t392a0 = 0;
-          t392a1 = 0;
-          const int64_t t392_end = (t392 + 1) * RT_CHUNK < t388 ? (t392 + 1) * RT_CHUNK : t388;
-          for (int64_t t393 = t392 * RT_CHUNK; t393 < t392_end; t393++) {
-            const int32_t t394 = (int32_t)t393;
-            int32_t t392x0;
-            int32_t t392x1;
-            int t396 = 0; /* nonzero: a check below failed */
-            int t397 = (uint64_t)(int64_t)t394 < (uint64_t)v_sd_1218_n;
-            int32_t t395 = t397 ? (int32_t)(v_sd_1218_off[t394 + 1] - v_sd_1218_off[t394]) : 0;
-            t396 |= !t397;
-            uint8_t t399 = rt_le_i(t395, 1);
-            int32_t t401 = rt_btoi_b(t399);
-            uint8_t t403 = rt_not_b(t399);
-            int32_t t405 = rt_btoi_b(t403);
-            if (__builtin_expect(t396 != 0, 0)) { /* again, recording the error */
-              int32_t t406;
-              if ((uint64_t)(int64_t)t394 < (uint64_t)v_sd_1218_n) {
-                t406 = (int32_t)(v_sd_1218_off[t394 + 1] - v_sd_1218_off[t394]);
-              } else {
-                NESSIE_RECORD(err, t393, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, v_sd_1218_n, 0.0, 6);
-                t406 = 0;
-              }
-              uint8_t t408 = rt_le_i(t406, 1);
-              int32_t t410 = rt_btoi_b(t408);
-              uint8_t t412 = rt_not_b(t408);
-              int32_t t414 = rt_btoi_b(t412);
-            }
-            t392x0 = t401;
-            t392x1 = t405;
-            int32_t t416 = rt_add_i(t392a0, t392x0);
-            int32_t t418 = rt_add_i(t392a1, t392x1);
-            t392a0 = t416;
-            t392a1 = t418;
-          }
-          t390[t392] = t392a0;
-          t391[t392] = t392a1;
-        }
-        int32_t t392t0;
-        int32_t t392t1;
-        t392t0 = 0;
-        t392t1 = 0;
-        for (int64_t t392 = 0; t392 < t389; t392++) {
-          const int32_t t419 = t390[t392];
-          t390[t392] = t392t0;
-          const int32_t t420 = t391[t392];
-          t391[t392] = t392t1;
-          int32_t t422 = rt_add_i(t392t0, t419);
-          int32_t t424 = rt_add_i(t392t1, t420);
-          t392t0 = t422;
-          t392t1 = t424;
-        }
-        v_x1216 = rt_value_new(rt_vec_type(RT_INT), t388);
-        int32_t *v_x1216_d = v_x1216->data.i;
-        const int64_t v_x1216_n = v_x1216->len;
-        v_x1217 = rt_value_new(rt_vec_type(RT_INT), t388);
-        int32_t *v_x1217_d = v_x1217->data.i;
-        const int64_t v_x1217_n = v_x1217->len;
-        RT_PARALLEL_FOR_IF(t389 > 1)
-        for (int64_t t392 = 0; t392 < t389; t392++) {
-          int32_t t392p0;
-          int32_t t392p1;
-          t392p0 = t390[t392];
-          t392p1 = t391[t392];
-          const int64_t t392_end = (t392 + 1) * RT_CHUNK < t388 ? (t392 + 1) * RT_CHUNK : t388;
-          for (int64_t t393 = t392 * RT_CHUNK; t393 < t392_end; t393++) {
-            const int32_t t394 = (int32_t)t393;
-            v_x1216_d[t393] = t392p0;
-            v_x1217_d[t393] = t392p1;
-            int32_t t392y0;
-            int32_t t392y1;
-            int t426 = 0; /* nonzero: a check below failed */
-            int t427 = (uint64_t)(int64_t)t394 < (uint64_t)v_sd_1218_n;
-            int32_t t425 = t427 ? (int32_t)(v_sd_1218_off[t394 + 1] - v_sd_1218_off[t394]) : 0;
-            t426 |= !t427;
-            uint8_t t429 = rt_le_i(t425, 1);
-            int32_t t431 = rt_btoi_b(t429);
-            uint8_t t433 = rt_not_b(t429);
-            int32_t t435 = rt_btoi_b(t433);
-            if (__builtin_expect(t426 != 0, 0)) { /* again, recording the error */
-              int32_t t436;
-              if ((uint64_t)(int64_t)t394 < (uint64_t)v_sd_1218_n) {
-                t436 = (int32_t)(v_sd_1218_off[t394 + 1] - v_sd_1218_off[t394]);
-              } else {
-                NESSIE_RECORD(err, t393, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, v_sd_1218_n, 0.0, 7);
-                t436 = 0;
-              }
-              uint8_t t438 = rt_le_i(t436, 1);
-              int32_t t440 = rt_btoi_b(t438);
-              uint8_t t442 = rt_not_b(t438);
-              int32_t t444 = rt_btoi_b(t442);
-            }
-            t392y0 = t431;
-            t392y1 = t435;
-            int32_t t446 = rt_add_i(t392p0, t392y0);
-            int32_t t448 = rt_add_i(t392p1, t392y1);
-            t392p0 = t446;
-            t392p1 = t448;
-          }
-        }
-        rt_free(t390);
-        rt_free(t391);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
   }
-  *out_v_x1196 = v_x1196;
-  *out_v_x1201 = v_x1201;
-  *out_v_x1203 = v_x1203;
-  *out_v_x1216 = v_x1216;
-  *out_v_x1217 = v_x1217;
-  rt_release(v_x1202);
-  rt_release(v_x1204);
+  *out_v_x1229 = v_x1229;
+  *out_v_x1210 = v_x1210;
+  *out_v_x1212 = v_x1212;
+  *out_v_x1227 = v_x1227;
+  *out_v_x1228 = v_x1228;
+  rt_release(v_x1211);
+  rt_release(v_x1213);
   return;
 fail:
-  rt_release(v_x1196);
-  rt_release(v_x1201);
-  rt_release(v_x1202);
-  rt_release(v_x1203);
-  rt_release(v_x1204);
-  rt_release(v_x1216);
-  rt_release(v_x1217);
+  rt_release(v_x1210);
+  rt_release(v_x1211);
+  rt_release(v_x1212);
+  rt_release(v_x1213);
+  rt_release(v_x1227);
+  rt_release(v_x1228);
+  rt_release(v_x1229);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1230, RtValue *v_sd_1239, RtValue *v_sd_1232, RtValue **out_v_x1236, RtValue **out_v_x1237, RtValue **out_v_x1238) {
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1242, RtValue *v_sd_1251, RtValue *v_sd_1244, RtValue **out_v_x1248, RtValue **out_v_x1249, RtValue **out_v_x1250) {
   (void)loc;
   (void)run;
-  int32_t *v_x1230_d = v_x1230->data.i;
-  const int64_t v_x1230_n = v_x1230->len;
-  const int64_t *v_sd_1239_off = rt_seg_offsets(v_sd_1239);
-  const int64_t v_sd_1239_n = v_sd_1239->len;
-  const int64_t *v_sd_1232_off = rt_seg_offsets(v_sd_1232);
-  const int64_t v_sd_1232_n = v_sd_1232->len;
-  RtValue *v_x1236 = NULL;
-  RtValue *v_x1237 = NULL;
-  RtValue *v_x1238 = NULL;
+  int32_t *v_x1242_d = v_x1242->data.i;
+  const int64_t v_x1242_n = v_x1242->len;
+  const int64_t *v_sd_1251_off = rt_seg_offsets(v_sd_1251);
+  const int64_t v_sd_1251_n = v_sd_1251->len;
+  const int64_t *v_sd_1244_off = rt_seg_offsets(v_sd_1244);
+  const int64_t v_sd_1244_n = v_sd_1244->len;
+  RtValue *v_x1248 = NULL;
+  RtValue *v_x1249 = NULL;
+  RtValue *v_x1250 = NULL;
   /* MAP */
   {
-    const int64_t t449 = v_x1230_n;
-    v_x1236 = rt_value_new(rt_vec_type(RT_INT), t449);
-    int32_t *v_x1236_d = v_x1236->data.i;
-    const int64_t v_x1236_n = v_x1236->len;
-    v_x1237 = rt_value_new(rt_vec_type(RT_INT), t449);
-    int32_t *v_x1237_d = v_x1237->data.i;
-    const int64_t v_x1237_n = v_x1237->len;
-    v_x1238 = rt_value_new(rt_vec_type(RT_INT), t449);
-    int32_t *v_x1238_d = v_x1238->data.i;
-    const int64_t v_x1238_n = v_x1238->len;
-    RT_PARALLEL_FOR_IF(t449 >= RT_PARALLEL_MIN)
-    for (int64_t t450 = 0; t450 < t449; t450++) {
-      const int32_t t451 = (int32_t)t450;
-      int t454 = 0; /* nonzero: a check below failed */
-      int32_t t452 = v_x1230_d[t451];
-      int t455 = (uint64_t)(int64_t)t452 < (uint64_t)v_sd_1232_n;
-      int32_t t453 = t455 ? (int32_t)v_sd_1232_off[t452] : 0;
-      t454 |= !t455;
-      int t457 = (uint64_t)(int64_t)t452 < (uint64_t)v_sd_1239_n;
-      int32_t t456 = t457 ? (int32_t)(v_sd_1239_off[t452 + 1] - v_sd_1239_off[t452]) : 0;
-      t454 |= !t457;
-      int32_t t459 = rt_add_i(t453, t456);
-      if (__builtin_expect(t454 != 0, 0)) { /* again, recording the error */
-        int32_t t460 = v_x1230_d[t451];
-        int32_t t461;
-        if ((uint64_t)(int64_t)t460 < (uint64_t)v_sd_1232_n) {
-          t461 = (int32_t)v_sd_1232_off[t460];
+    const int64_t t442 = v_x1242_n;
+    v_x1248 = rt_value_new(rt_vec_type(RT_INT), t442);
+    int32_t *v_x1248_d = v_x1248->data.i;
+    const int64_t v_x1248_n = v_x1248->len;
+    v_x1249 = rt_value_new(rt_vec_type(RT_INT), t442);
+    int32_t *v_x1249_d = v_x1249->data.i;
+    const int64_t v_x1249_n = v_x1249->len;
+    v_x1250 = rt_value_new(rt_vec_type(RT_INT), t442);
+    int32_t *v_x1250_d = v_x1250->data.i;
+    const int64_t v_x1250_n = v_x1250->len;
+    RT_PARALLEL_FOR_IF(t442 >= RT_PARALLEL_MIN)
+    for (int64_t t443 = 0; t443 < t442; t443++) {
+      const int32_t t444 = (int32_t)t443;
+      int t447 = 0; /* nonzero: a check below failed */
+      int32_t t445 = v_x1242_d[t444];
+      int t448 = (uint64_t)(int64_t)t445 < (uint64_t)v_sd_1244_n;
+      int32_t t446 = t448 ? (int32_t)v_sd_1244_off[t445] : 0;
+      t447 |= !t448;
+      int t450 = (uint64_t)(int64_t)t445 < (uint64_t)v_sd_1251_n;
+      int32_t t449 = t450 ? (int32_t)(v_sd_1251_off[t445 + 1] - v_sd_1251_off[t445]) : 0;
+      t447 |= !t450;
+      int32_t t452 = rt_add_i(t446, t449);
+      if (__builtin_expect(t447 != 0, 0)) { /* again, recording the error */
+        int32_t t453 = v_x1242_d[t444];
+        int32_t t454;
+        if ((uint64_t)(int64_t)t453 < (uint64_t)v_sd_1244_n) {
+          t454 = (int32_t)v_sd_1244_off[t453];
         } else {
-          NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t460, v_sd_1232_n, 0.0, 0);
-          t461 = 0;
+          NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t453, v_sd_1244_n, 0.0, 0);
+          t454 = 0;
         }
-        int32_t t462;
-        if ((uint64_t)(int64_t)t460 < (uint64_t)v_sd_1239_n) {
-          t462 = (int32_t)(v_sd_1239_off[t460 + 1] - v_sd_1239_off[t460]);
+        int32_t t455;
+        if ((uint64_t)(int64_t)t453 < (uint64_t)v_sd_1251_n) {
+          t455 = (int32_t)(v_sd_1251_off[t453 + 1] - v_sd_1251_off[t453]);
         } else {
-          NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t460, v_sd_1239_n, 0.0, 1);
-          t462 = 0;
+          NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t453, v_sd_1251_n, 0.0, 1);
+          t455 = 0;
         }
-        int32_t t464 = rt_add_i(t461, t462);
+        int32_t t457 = rt_add_i(t454, t455);
       }
-      v_x1236_d[t450] = t453;
-      v_x1237_d[t450] = t459;
-      v_x1238_d[t450] = 1;
+      v_x1248_d[t443] = t446;
+      v_x1249_d[t443] = t452;
+      v_x1250_d[t443] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1236 = v_x1236;
-  *out_v_x1237 = v_x1237;
-  *out_v_x1238 = v_x1238;
+  *out_v_x1248 = v_x1248;
+  *out_v_x1249 = v_x1249;
+  *out_v_x1250 = v_x1250;
   return;
 fail:
-  rt_release(v_x1236);
-  rt_release(v_x1237);
-  rt_release(v_x1238);
+  rt_release(v_x1248);
+  rt_release(v_x1249);
+  rt_release(v_x1250);
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1219, RtValue *v_sd_1229, RtValue *v_sd_1221, RtValue **out_v_x1226, RtValue **out_v_x1225, RtValue **out_v_x1227, RtValue **out_v_x1228) {
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1231, RtValue *v_sd_1241, RtValue *v_sd_1233, RtValue **out_v_x1238, RtValue **out_v_x1237, RtValue **out_v_x1239, RtValue **out_v_x1240) {
   (void)loc;
   (void)run;
-  int32_t *v_x1219_d = v_x1219->data.i;
-  const int64_t v_x1219_n = v_x1219->len;
-  const int64_t *v_sd_1229_off = rt_seg_offsets(v_sd_1229);
-  const int64_t v_sd_1229_n = v_sd_1229->len;
-  const int64_t *v_sd_1221_off = rt_seg_offsets(v_sd_1221);
-  const int64_t v_sd_1221_n = v_sd_1221->len;
-  RtValue *v_x1225 = NULL;
-  RtValue *v_x1226 = NULL;
-  RtValue *v_x1227 = NULL;
-  RtValue *v_x1228 = NULL;
+  int32_t *v_x1231_d = v_x1231->data.i;
+  const int64_t v_x1231_n = v_x1231->len;
+  const int64_t *v_sd_1241_off = rt_seg_offsets(v_sd_1241);
+  const int64_t v_sd_1241_n = v_sd_1241->len;
+  const int64_t *v_sd_1233_off = rt_seg_offsets(v_sd_1233);
+  const int64_t v_sd_1233_n = v_sd_1233->len;
+  RtValue *v_x1237 = NULL;
+  RtValue *v_x1238 = NULL;
+  RtValue *v_x1239 = NULL;
+  RtValue *v_x1240 = NULL;
   /* MAP */
   {
-    const int64_t t465 = v_x1219_n;
-    v_x1225 = rt_value_new(rt_vec_type(RT_INT), t465);
-    int32_t *v_x1225_d = v_x1225->data.i;
-    const int64_t v_x1225_n = v_x1225->len;
-    v_x1226 = rt_value_new(rt_vec_type(RT_INT), t465);
-    int32_t *v_x1226_d = v_x1226->data.i;
-    const int64_t v_x1226_n = v_x1226->len;
-    v_x1227 = rt_value_new(rt_vec_type(RT_INT), t465);
-    int32_t *v_x1227_d = v_x1227->data.i;
-    const int64_t v_x1227_n = v_x1227->len;
-    v_x1228 = rt_value_new(rt_vec_type(RT_INT), t465);
-    int32_t *v_x1228_d = v_x1228->data.i;
-    const int64_t v_x1228_n = v_x1228->len;
-    RT_PARALLEL_FOR_IF(t465 >= RT_PARALLEL_MIN)
-    for (int64_t t466 = 0; t466 < t465; t466++) {
-      const int32_t t467 = (int32_t)t466;
-      int t470 = 0; /* nonzero: a check below failed */
-      int32_t t468 = v_x1219_d[t467];
-      int t471 = (uint64_t)(int64_t)t468 < (uint64_t)v_sd_1221_n;
-      int32_t t469 = t471 ? (int32_t)v_sd_1221_off[t468] : 0;
-      t470 |= !t471;
-      int t473 = (uint64_t)(int64_t)t468 < (uint64_t)v_sd_1229_n;
-      int32_t t472 = t473 ? (int32_t)(v_sd_1229_off[t468 + 1] - v_sd_1229_off[t468]) : 0;
-      t470 |= !t473;
-      int32_t t475 = rt_add_i(t469, t472);
-      if (__builtin_expect(t470 != 0, 0)) { /* again, recording the error */
-        int32_t t476 = v_x1219_d[t467];
-        int32_t t477;
-        if ((uint64_t)(int64_t)t476 < (uint64_t)v_sd_1221_n) {
-          t477 = (int32_t)v_sd_1221_off[t476];
+    const int64_t t458 = v_x1231_n;
+    v_x1237 = rt_value_new(rt_vec_type(RT_INT), t458);
+    int32_t *v_x1237_d = v_x1237->data.i;
+    const int64_t v_x1237_n = v_x1237->len;
+    v_x1238 = rt_value_new(rt_vec_type(RT_INT), t458);
+    int32_t *v_x1238_d = v_x1238->data.i;
+    const int64_t v_x1238_n = v_x1238->len;
+    v_x1239 = rt_value_new(rt_vec_type(RT_INT), t458);
+    int32_t *v_x1239_d = v_x1239->data.i;
+    const int64_t v_x1239_n = v_x1239->len;
+    v_x1240 = rt_value_new(rt_vec_type(RT_INT), t458);
+    int32_t *v_x1240_d = v_x1240->data.i;
+    const int64_t v_x1240_n = v_x1240->len;
+    RT_PARALLEL_FOR_IF(t458 >= RT_PARALLEL_MIN)
+    for (int64_t t459 = 0; t459 < t458; t459++) {
+      const int32_t t460 = (int32_t)t459;
+      int t463 = 0; /* nonzero: a check below failed */
+      int32_t t461 = v_x1231_d[t460];
+      int t464 = (uint64_t)(int64_t)t461 < (uint64_t)v_sd_1233_n;
+      int32_t t462 = t464 ? (int32_t)v_sd_1233_off[t461] : 0;
+      t463 |= !t464;
+      int t466 = (uint64_t)(int64_t)t461 < (uint64_t)v_sd_1241_n;
+      int32_t t465 = t466 ? (int32_t)(v_sd_1241_off[t461 + 1] - v_sd_1241_off[t461]) : 0;
+      t463 |= !t466;
+      int32_t t468 = rt_add_i(t462, t465);
+      if (__builtin_expect(t463 != 0, 0)) { /* again, recording the error */
+        int32_t t469 = v_x1231_d[t460];
+        int32_t t470;
+        if ((uint64_t)(int64_t)t469 < (uint64_t)v_sd_1233_n) {
+          t470 = (int32_t)v_sd_1233_off[t469];
         } else {
-          NESSIE_RECORD(err, t466, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_sd_1221_n, 0.0, 0);
-          t477 = 0;
+          NESSIE_RECORD(err, t459, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_sd_1233_n, 0.0, 0);
+          t470 = 0;
         }
-        int32_t t478;
-        if ((uint64_t)(int64_t)t476 < (uint64_t)v_sd_1229_n) {
-          t478 = (int32_t)(v_sd_1229_off[t476 + 1] - v_sd_1229_off[t476]);
+        int32_t t471;
+        if ((uint64_t)(int64_t)t469 < (uint64_t)v_sd_1241_n) {
+          t471 = (int32_t)(v_sd_1241_off[t469 + 1] - v_sd_1241_off[t469]);
         } else {
-          NESSIE_RECORD(err, t466, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_sd_1229_n, 0.0, 1);
-          t478 = 0;
+          NESSIE_RECORD(err, t459, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_sd_1241_n, 0.0, 1);
+          t471 = 0;
         }
-        int32_t t480 = rt_add_i(t477, t478);
+        int32_t t473 = rt_add_i(t470, t471);
       }
-      v_x1225_d[t466] = t469;
-      v_x1226_d[t466] = t472;
-      v_x1227_d[t466] = t475;
-      v_x1228_d[t466] = 1;
+      v_x1237_d[t459] = t462;
+      v_x1238_d[t459] = t465;
+      v_x1239_d[t459] = t468;
+      v_x1240_d[t459] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1226 = v_x1226;
-  *out_v_x1225 = v_x1225;
-  *out_v_x1227 = v_x1227;
-  *out_v_x1228 = v_x1228;
+  *out_v_x1238 = v_x1238;
+  *out_v_x1237 = v_x1237;
+  *out_v_x1239 = v_x1239;
+  *out_v_x1240 = v_x1240;
   return;
 fail:
-  rt_release(v_x1225);
-  rt_release(v_x1226);
-  rt_release(v_x1227);
-  rt_release(v_x1228);
+  rt_release(v_x1237);
+  rt_release(v_x1238);
+  rt_release(v_x1239);
+  rt_release(v_x1240);
 }
 
 /* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1050, int32_t v_x1051, RtValue *v_x1054, RtValue *v_x1055, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue **out_v_x1064) {
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1053, int32_t v_x1054, RtValue *v_x1057, RtValue *v_x1058, RtValue *v_x1061, RtValue *v_x1062, int32_t v_x1063, RtValue **out_v_x1067) {
   (void)loc;
   (void)run;
-  int32_t *v_x1050_d = v_x1050->data.i;
-  const int64_t v_x1050_n = v_x1050->len;
-  uint8_t *v_x1054_d = v_x1054->data.b;
-  const int64_t v_x1054_n = v_x1054->len;
-  (void)v_x1054_n; /* v_x1054's length is v_x1050's */
-  int32_t *v_x1055_d = v_x1055->data.i;
-  const int64_t v_x1055_n = v_x1055->len;
-  (void)v_x1055_n; /* v_x1055's length is v_x1050's */
+  int32_t *v_x1053_d = v_x1053->data.i;
+  const int64_t v_x1053_n = v_x1053->len;
+  uint8_t *v_x1057_d = v_x1057->data.b;
+  const int64_t v_x1057_n = v_x1057->len;
+  (void)v_x1057_n; /* v_x1057's length is v_x1053's */
   int32_t *v_x1058_d = v_x1058->data.i;
   const int64_t v_x1058_n = v_x1058->len;
-  int32_t *v_x1059_d = v_x1059->data.i;
-  const int64_t v_x1059_n = v_x1059->len;
-  RtValue *v_x1064 = NULL;
+  (void)v_x1058_n; /* v_x1058's length is v_x1053's */
+  int32_t *v_x1061_d = v_x1061->data.i;
+  const int64_t v_x1061_n = v_x1061->len;
+  int32_t *v_x1062_d = v_x1062->data.i;
+  const int64_t v_x1062_n = v_x1062->len;
+  RtValue *v_x1067 = NULL;
   /* MAP */
   {
-    const int64_t t481 = v_x1050_n;
-    v_x1064 = rt_value_new(rt_vec_type(RT_INT), t481);
-    int32_t *v_x1064_d = v_x1064->data.i;
-    const int64_t v_x1064_n = v_x1064->len;
-    RT_PARALLEL_FOR_IF(t481 >= RT_PARALLEL_MIN)
-    for (int64_t t482 = 0; t482 < t481; t482++) {
-      const int32_t t483 = (int32_t)t482;
-      int t492 = 0; /* nonzero: a check below failed */
-      int32_t t484 = v_x1050_d[t483];
-      int32_t t486 = rt_add_i(t484, v_x1051);
-      uint8_t t487 = v_x1054_d[t483];
-      int32_t t488 = v_x1055_d[t483];
-      int32_t t490 = (t487 ? t488 : t486);
-      int t493 = (uint64_t)(int64_t)t490 < (uint64_t)v_x1060;
-      int32_t t491 = t493 ? t490 : 0;
-      t492 |= !t493;
-      uint8_t t495 = rt_lt_i(t491, (int32_t)v_x1058_n);
-      int32_t t496;
-      if (t495) {
-        int t498 = (uint64_t)(int64_t)t491 < (uint64_t)v_x1058_n;
-        int32_t t497 = t498 ? v_x1058_d[t491] : 0;
-        t492 |= !t498;
-        t496 = t497;
+    const int64_t t474 = v_x1053_n;
+    v_x1067 = rt_value_new(rt_vec_type(RT_INT), t474);
+    int32_t *v_x1067_d = v_x1067->data.i;
+    const int64_t v_x1067_n = v_x1067->len;
+    RT_PARALLEL_FOR_IF(t474 >= RT_PARALLEL_MIN)
+    for (int64_t t475 = 0; t475 < t474; t475++) {
+      const int32_t t476 = (int32_t)t475;
+      int t485 = 0; /* nonzero: a check below failed */
+      int32_t t477 = v_x1053_d[t476];
+      int32_t t479 = rt_add_i(t477, v_x1054);
+      uint8_t t480 = v_x1057_d[t476];
+      int32_t t481 = v_x1058_d[t476];
+      int32_t t483 = (t480 ? t481 : t479);
+      int t486 = (uint64_t)(int64_t)t483 < (uint64_t)v_x1063;
+      int32_t t484 = t486 ? t483 : 0;
+      t485 |= !t486;
+      uint8_t t488 = rt_lt_i(t484, (int32_t)v_x1061_n);
+      int32_t t489;
+      if (t488) {
+        int t491 = (uint64_t)(int64_t)t484 < (uint64_t)v_x1061_n;
+        int32_t t490 = t491 ? v_x1061_d[t484] : 0;
+        t485 |= !t491;
+        t489 = t490;
       } else {
-        int32_t t500 = rt_sub_i(t491, (int32_t)v_x1058_n);
-        int t502 = (uint64_t)(int64_t)t500 < (uint64_t)v_x1059_n;
-        int32_t t501 = t502 ? v_x1059_d[t500] : 0;
-        t492 |= !t502;
-        t496 = t501;
+        int32_t t493 = rt_sub_i(t484, (int32_t)v_x1061_n);
+        int t495 = (uint64_t)(int64_t)t493 < (uint64_t)v_x1062_n;
+        int32_t t494 = t495 ? v_x1062_d[t493] : 0;
+        t485 |= !t495;
+        t489 = t494;
       }
-      if (__builtin_expect(t492 != 0, 0)) { /* again, recording the error */
-        int32_t t503 = v_x1050_d[t483];
-        int32_t t505 = rt_add_i(t503, v_x1051);
-        uint8_t t506 = v_x1054_d[t483];
-        int32_t t507 = v_x1055_d[t483];
-        int32_t t509 = (t506 ? t507 : t505);
-        int32_t t510;
-        if ((uint64_t)(int64_t)t509 < (uint64_t)v_x1060) {
-          t510 = t509;
+      if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
+        int32_t t496 = v_x1053_d[t476];
+        int32_t t498 = rt_add_i(t496, v_x1054);
+        uint8_t t499 = v_x1057_d[t476];
+        int32_t t500 = v_x1058_d[t476];
+        int32_t t502 = (t499 ? t500 : t498);
+        int32_t t503;
+        if ((uint64_t)(int64_t)t502 < (uint64_t)v_x1063) {
+          t503 = t502;
         } else {
-          NESSIE_RECORD(err, t482, RT_CHECK_INDEX, 0, 0, RT_GATHER, t509, v_x1060, 0.0, 0);
-          t510 = 0;
+          NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t502, v_x1063, 0.0, 0);
+          t503 = 0;
         }
-        uint8_t t512 = rt_lt_i(t510, (int32_t)v_x1058_n);
-        int32_t t513;
-        if (t512) {
-          int32_t t514;
-          if ((uint64_t)(int64_t)t510 < (uint64_t)v_x1058_n) {
-            t514 = v_x1058_d[t510];
+        uint8_t t505 = rt_lt_i(t503, (int32_t)v_x1061_n);
+        int32_t t506;
+        if (t505) {
+          int32_t t507;
+          if ((uint64_t)(int64_t)t503 < (uint64_t)v_x1061_n) {
+            t507 = v_x1061_d[t503];
           } else {
-            NESSIE_RECORD(err, t482, RT_CHECK_INDEX, 0, 0, RT_GATHER, t510, v_x1058_n, 0.0, 1);
-            t514 = 0;
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, v_x1061_n, 0.0, 1);
+            t507 = 0;
           }
-          t513 = t514;
+          t506 = t507;
         } else {
-          int32_t t516 = rt_sub_i(t510, (int32_t)v_x1058_n);
-          int32_t t517;
-          if ((uint64_t)(int64_t)t516 < (uint64_t)v_x1059_n) {
-            t517 = v_x1059_d[t516];
+          int32_t t509 = rt_sub_i(t503, (int32_t)v_x1061_n);
+          int32_t t510;
+          if ((uint64_t)(int64_t)t509 < (uint64_t)v_x1062_n) {
+            t510 = v_x1062_d[t509];
           } else {
-            NESSIE_RECORD(err, t482, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, v_x1059_n, 0.0, 2);
-            t517 = 0;
+            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t509, v_x1062_n, 0.0, 2);
+            t510 = 0;
           }
-          t513 = t517;
+          t506 = t510;
         }
       }
-      v_x1064_d[t482] = t496;
+      v_x1067_d[t475] = t489;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1064 = v_x1064;
+  *out_v_x1067 = v_x1067;
   return;
 fail:
-  rt_release(v_x1064);
+  rt_release(v_x1067);
 }
 
 /* K20: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, RtValue **out_v_x1243) {
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1252, RtValue **out_v_x1255) {
   (void)loc;
   (void)run;
-  int32_t *v_x1240_d = v_x1240->data.i;
-  const int64_t v_x1240_n = v_x1240->len;
-  int32_t v_x1241 = 0;
-  RtValue *v_x1243 = NULL;
+  int32_t *v_x1252_d = v_x1252->data.i;
+  const int64_t v_x1252_n = v_x1252->len;
+  int32_t v_x1253 = 0;
+  RtValue *v_x1255 = NULL;
   /* ONCE */
   {
-    int t519 = 0; /* nonzero: a check below failed */
-    int t520 = (uint64_t)(int64_t)0 < (uint64_t)v_x1240_n;
-    int32_t t518 = t520 ? v_x1240_d[0] : 0;
-    t519 |= !t520;
-    if (__builtin_expect(t519 != 0, 0)) { /* again, recording the error */
-      int32_t t521;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1240_n) {
-        t521 = v_x1240_d[0];
+    int t512 = 0; /* nonzero: a check below failed */
+    int t513 = (uint64_t)(int64_t)0 < (uint64_t)v_x1252_n;
+    int32_t t511 = t513 ? v_x1252_d[0] : 0;
+    t512 |= !t513;
+    if (__builtin_expect(t512 != 0, 0)) { /* again, recording the error */
+      int32_t t514;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1252_n) {
+        t514 = v_x1252_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1240_n, 0.0, 0);
-        t521 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1252_n, 0.0, 0);
+        t514 = 0;
       }
     }
-    v_x1241 = t518;
+    v_x1253 = t511;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t522 = 1;
-      v_x1243 = rt_value_new(rt_vec_type(RT_INT), t522);
-      int32_t *v_x1243_d = v_x1243->data.i;
-      const int64_t v_x1243_n = v_x1243->len;
-      RT_PARALLEL_FOR_IF(t522 >= RT_PARALLEL_MIN)
-      for (int64_t t523 = 0; t523 < t522; t523++) {
-        const int32_t t524 = (int32_t)t523;
-        v_x1243_d[t523] = v_x1241;
+      const int64_t t515 = 1;
+      v_x1255 = rt_value_new(rt_vec_type(RT_INT), t515);
+      int32_t *v_x1255_d = v_x1255->data.i;
+      const int64_t v_x1255_n = v_x1255->len;
+      RT_PARALLEL_FOR_IF(t515 >= RT_PARALLEL_MIN)
+      for (int64_t t516 = 0; t516 < t515; t516++) {
+        const int32_t t517 = (int32_t)t516;
+        v_x1255_d[t516] = v_x1253;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1243 = v_x1243;
+  *out_v_x1255 = v_x1255;
   return;
 fail:
-  rt_release(v_x1243);
+  rt_release(v_x1255);
 }
 
 /* K21: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1245, RtValue *v_dev_1252, RtValue **out_v_x1250, RtValue **out_v_x1251) {
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue *v_dev_1264, RtValue **out_v_x1262, RtValue **out_v_x1263) {
   (void)loc;
   (void)run;
-  int32_t *v_x1245_d = v_x1245->data.i;
-  const int64_t v_x1245_n = v_x1245->len;
-  int32_t *v_dev_1252_d = v_dev_1252->data.i;
-  const int64_t v_dev_1252_n = v_dev_1252->len;
-  RtValue *v_x1250 = NULL;
-  RtValue *v_x1251 = NULL;
+  int32_t *v_x1257_d = v_x1257->data.i;
+  const int64_t v_x1257_n = v_x1257->len;
+  int32_t *v_dev_1264_d = v_dev_1264->data.i;
+  const int64_t v_dev_1264_n = v_dev_1264->len;
+  RtValue *v_x1262 = NULL;
+  RtValue *v_x1263 = NULL;
   /* SPLIT */
   {
-    const int64_t t525 = v_x1245_n;
-    const int64_t t526 = t525 > 0 ? (t525 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t527 = (uint8_t *)rt_alloc_atomic((size_t)t525 + 1);
-    int64_t *t528 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t526 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t526 > 1)
-    for (int64_t t529 = 0; t529 < t526; t529++) {
+    const int64_t t518 = v_x1257_n;
+    const int64_t t519 = t518 > 0 ? (t518 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t520 = (uint8_t *)rt_alloc_atomic((size_t)t518 + 1);
+    int64_t *t521 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t519 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t519 > 1)
+    for (int64_t t522 = 0; t522 < t519; t522++) {
       int64_t kept[2] = {0};
-      const int64_t t529_end = (t529 + 1) * RT_CHUNK < t525 ? (t529 + 1) * RT_CHUNK : t525;
-      for (int64_t t530 = t529 * RT_CHUNK; t530 < t529_end; t530++) {
-        const int32_t t531 = (int32_t)t530;
-        int32_t t529x0;
-        int32_t t529x1;
-        int32_t t534 = v_x1245_d[t531];
-        t529x0 = t534;
-        t529x1 = t534;
-        uint8_t t535;
-        uint8_t t536;
-        int t538 = 0; /* nonzero: a check below failed */
-        int t539 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1252_n;
-        int32_t t537 = t539 ? v_dev_1252_d[0] : 0;
-        t538 |= !t539;
-        uint8_t t541 = rt_lt_i(t529x0, t537);
-        uint8_t t543 = rt_gt_i(t529x1, t537);
-        if (__builtin_expect(t538 != 0, 0)) { /* again, recording the error */
-          int32_t t544;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1252_n) {
-            t544 = v_dev_1252_d[0];
+      const int64_t t522_end = (t522 + 1) * RT_CHUNK < t518 ? (t522 + 1) * RT_CHUNK : t518;
+      for (int64_t t523 = t522 * RT_CHUNK; t523 < t522_end; t523++) {
+        const int32_t t524 = (int32_t)t523;
+        int32_t t522x0;
+        int32_t t522x1;
+        int32_t t527 = v_x1257_d[t524];
+        t522x0 = t527;
+        t522x1 = t527;
+        uint8_t t528;
+        uint8_t t529;
+        int t531 = 0; /* nonzero: a check below failed */
+        int t532 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1264_n;
+        int32_t t530 = t532 ? v_dev_1264_d[0] : 0;
+        t531 |= !t532;
+        uint8_t t534 = rt_lt_i(t522x0, t530);
+        uint8_t t536 = rt_gt_i(t522x1, t530);
+        if (__builtin_expect(t531 != 0, 0)) { /* again, recording the error */
+          int32_t t537;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1264_n) {
+            t537 = v_dev_1264_d[0];
           } else {
-            NESSIE_RECORD(err, t530, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1252_n, 0.0, 0);
-            t544 = 0;
+            NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1264_n, 0.0, 0);
+            t537 = 0;
           }
-          uint8_t t546 = rt_lt_i(t529x0, t544);
-          uint8_t t548 = rt_gt_i(t529x1, t544);
+          uint8_t t539 = rt_lt_i(t522x0, t537);
+          uint8_t t541 = rt_gt_i(t522x1, t537);
         }
-        t535 = t541;
-        t536 = t543;
-        kept[0] += t535 != 0;
-        kept[1] += t536 != 0;
-        t527[t530] = (uint8_t)((t535 != 0) << 0 | (t536 != 0) << 1);
+        t528 = t534;
+        t529 = t536;
+        kept[0] += t528 != 0;
+        kept[1] += t529 != 0;
+        t520[t523] = (uint8_t)((t528 != 0) << 0 | (t529 != 0) << 1);
       }
-      t528[0 * t526 + t529] = kept[0];
-      t528[1 * t526 + t529] = kept[1];
+      t521[0 * t519 + t522] = kept[0];
+      t521[1 * t519 + t522] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t527);
-      rt_free(t528);
+      rt_free(t520);
+      rt_free(t521);
       goto fail;
     }
-    int64_t t549 = 0;
-    for (int64_t t529 = 0; t529 < t526; t529++) {
-      const int64_t k = t528[0 * t526 + t529];
-      t528[0 * t526 + t529] = t549;
-      t549 += k;
+    int64_t t542 = 0;
+    for (int64_t t522 = 0; t522 < t519; t522++) {
+      const int64_t k = t521[0 * t519 + t522];
+      t521[0 * t519 + t522] = t542;
+      t542 += k;
     }
-    v_x1250 = rt_value_new(rt_vec_type(RT_INT), t549);
-    int32_t *v_x1250_d = v_x1250->data.i;
-    const int64_t v_x1250_n = v_x1250->len;
-    int64_t t550 = 0;
-    for (int64_t t529 = 0; t529 < t526; t529++) {
-      const int64_t k = t528[1 * t526 + t529];
-      t528[1 * t526 + t529] = t550;
-      t550 += k;
+    v_x1262 = rt_value_new(rt_vec_type(RT_INT), t542);
+    int32_t *v_x1262_d = v_x1262->data.i;
+    const int64_t v_x1262_n = v_x1262->len;
+    int64_t t543 = 0;
+    for (int64_t t522 = 0; t522 < t519; t522++) {
+      const int64_t k = t521[1 * t519 + t522];
+      t521[1 * t519 + t522] = t543;
+      t543 += k;
     }
-    v_x1251 = rt_value_new(rt_vec_type(RT_INT), t550);
-    int32_t *v_x1251_d = v_x1251->data.i;
-    const int64_t v_x1251_n = v_x1251->len;
-    RT_PARALLEL_FOR_IF(t526 > 1)
-    for (int64_t t529 = 0; t529 < t526; t529++) {
+    v_x1263 = rt_value_new(rt_vec_type(RT_INT), t543);
+    int32_t *v_x1263_d = v_x1263->data.i;
+    const int64_t v_x1263_n = v_x1263->len;
+    RT_PARALLEL_FOR_IF(t519 > 1)
+    for (int64_t t522 = 0; t522 < t519; t522++) {
       int64_t at[2];
-      at[0] = t528[0 * t526 + t529];
-      at[1] = t528[1 * t526 + t529];
-      const int64_t t529_end = (t529 + 1) * RT_CHUNK < t525 ? (t529 + 1) * RT_CHUNK : t525;
-      for (int64_t t530 = t529 * RT_CHUNK; t530 < t529_end; t530++) {
-        const int32_t t531 = (int32_t)t530;
-        if (!t527[t530])
+      at[0] = t521[0 * t519 + t522];
+      at[1] = t521[1 * t519 + t522];
+      const int64_t t522_end = (t522 + 1) * RT_CHUNK < t518 ? (t522 + 1) * RT_CHUNK : t518;
+      for (int64_t t523 = t522 * RT_CHUNK; t523 < t522_end; t523++) {
+        const int32_t t524 = (int32_t)t523;
+        if (!t520[t523])
           continue;
-        int32_t t529y0;
-        int32_t t529y1;
-        int32_t t551 = v_x1245_d[t531];
-        t529y0 = t551;
-        t529y1 = t551;
-        if (t527[t530] >> 0 & 1) {
-          v_x1250_d[at[0]] = t529y0;
+        int32_t t522y0;
+        int32_t t522y1;
+        int32_t t544 = v_x1257_d[t524];
+        t522y0 = t544;
+        t522y1 = t544;
+        if (t520[t523] >> 0 & 1) {
+          v_x1262_d[at[0]] = t522y0;
           at[0]++;
         }
-        if (t527[t530] >> 1 & 1) {
-          v_x1251_d[at[1]] = t529y1;
+        if (t520[t523] >> 1 & 1) {
+          v_x1263_d[at[1]] = t522y1;
           at[1]++;
         }
       }
     }
-    rt_free(t527);
-    rt_free(t528);
+    rt_free(t520);
+    rt_free(t521);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1250 = v_x1250;
-  *out_v_x1251 = v_x1251;
+  *out_v_x1262 = v_x1262;
+  *out_v_x1263 = v_x1263;
   return;
 fail:
-  rt_release(v_x1250);
-  rt_release(v_x1251);
+  rt_release(v_x1262);
+  rt_release(v_x1263);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2135,22 +2123,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1244 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K20, 3, v_x19, &v_dev_1244);
+    RtValue *v_dev_1256 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K20, 3, v_x19, &v_dev_1256);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 2, v_x19, v_dev_1244, &v_x42, &v_x60);
-    rt_release(v_dev_1244);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 2, v_x19, v_dev_1256, &v_x42, &v_x60);
+    rt_release(v_dev_1256);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t552 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t552->data.i[0] = v_x62;
-    t552->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t552);
+    RtValue *t545 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t545->data.i[0] = v_x62;
+    t545->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t545);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 4, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2462,16 +2450,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t553 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t553->data.i[0] = 3;
-  t553->data.i[1] = 1;
-  t553->data.i[2] = 4;
-  t553->data.i[3] = 1;
-  t553->data.i[4] = 5;
-  t553->data.i[5] = 9;
-  t553->data.i[6] = 2;
-  t553->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t553);
+  RtValue *t546 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t546->data.i[0] = 3;
+  t546->data.i[1] = 1;
+  t546->data.i[2] = 4;
+  t546->data.i[3] = 1;
+  t546->data.i[4] = 5;
+  t546->data.i[5] = 9;
+  t546->data.i[6] = 2;
+  t546->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t546);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

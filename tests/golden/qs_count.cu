@@ -531,94 +531,94 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue 
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1126, RtValue *v_x1120, RtValue *v_x1121, RtValue *v_x1122, RtValue **out_v_x1125) {
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1138, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, RtValue **out_v_x1137) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1126_off = rt_seg_offsets(v_sd_1126);
-  const int64_t v_sd_1126_n = v_sd_1126->len;
-  int32_t *v_x1120_d = v_x1120->data.i;
-  const int64_t v_x1120_n = v_x1120->len;
-  int32_t *v_x1121_d = v_x1121->data.i;
-  const int64_t v_x1121_n = v_x1121->len;
-  int32_t *v_x1122_d = v_x1122->data.i;
-  const int64_t v_x1122_n = v_x1122->len;
-  RtValue *v_x1125 = NULL;
+  const int64_t *v_sd_1138_off = rt_seg_offsets(v_sd_1138);
+  const int64_t v_sd_1138_n = v_sd_1138->len;
+  int32_t *v_x1132_d = v_x1132->data.i;
+  const int64_t v_x1132_n = v_x1132->len;
+  int32_t *v_x1133_d = v_x1133->data.i;
+  const int64_t v_x1133_n = v_x1133->len;
+  int32_t *v_x1134_d = v_x1134->data.i;
+  const int64_t v_x1134_n = v_x1134->len;
+  RtValue *v_x1137 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t47 = v_sd_1126_off[v_sd_1126_n];
-    v_x1125 = rt_value_new(rt_vec_type(RT_INT), t47);
-    int32_t *v_x1125_d = v_x1125->data.i;
-    const int64_t v_x1125_n = v_x1125->len;
+    const int64_t t47 = v_sd_1138_off[v_sd_1138_n];
+    v_x1137 = rt_value_new(rt_vec_type(RT_INT), t47);
+    int32_t *v_x1137_d = v_x1137->data.i;
+    const int64_t v_x1137_n = v_x1137->len;
     const int64_t t48 = (t47 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t48 > 1)
     for (int64_t t49 = 0; t49 < t48; t49++) {
-      int64_t t52 = rt_segment_search(v_sd_1126_off, 0, v_sd_1126_n, t49 * RT_CHUNK);
+      int64_t t52 = rt_segment_search(v_sd_1138_off, 0, v_sd_1138_n, t49 * RT_CHUNK);
       const int64_t t49_end = (t49 + 1) * RT_CHUNK < t47 ? (t49 + 1) * RT_CHUNK : t47;
       for (int64_t t50 = t49 * RT_CHUNK; t50 < t49_end; t50++) {
         const int32_t t51 = (int32_t)t50;
-        while (v_sd_1126_off[t52 + 1] <= t50)
+        while (v_sd_1138_off[t52 + 1] <= t50)
           t52++;
         const int32_t t53 = (int32_t)t52;
         int t55 = 0; /* nonzero: a check below failed */
-        int t56 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1122_n;
-        int32_t t54 = t56 ? v_x1122_d[t53] : 0;
+        int t56 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1134_n;
+        int32_t t54 = t56 ? v_x1134_d[t53] : 0;
         t55 |= !t56;
-        int t58 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1120_n;
-        int32_t t57 = t58 ? v_x1120_d[t53] : 0;
+        int t58 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1132_n;
+        int32_t t57 = t58 ? v_x1132_d[t53] : 0;
         t55 |= !t58;
         int32_t t60 = rt_sub_i(t51, t57);
-        int t62 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1121_n;
-        int32_t t61 = t62 ? v_x1121_d[t53] : 0;
+        int t62 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1133_n;
+        int32_t t61 = t62 ? v_x1133_d[t53] : 0;
         t55 |= !t62;
         int32_t t64 = rt_mul_i(t60, t61);
         int32_t t66 = rt_add_i(t54, t64);
         if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
           int32_t t67;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1122_n) {
-            t67 = v_x1122_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1134_n) {
+            t67 = v_x1134_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1122_n, 0.0, 0);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1134_n, 0.0, 0);
             t67 = 0;
           }
           int32_t t68;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1120_n) {
-            t68 = v_x1120_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1132_n) {
+            t68 = v_x1132_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1120_n, 0.0, 1);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1132_n, 0.0, 1);
             t68 = 0;
           }
           int32_t t70 = rt_sub_i(t51, t68);
           int32_t t71;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1121_n) {
-            t71 = v_x1121_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1133_n) {
+            t71 = v_x1133_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1121_n, 0.0, 2);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1133_n, 0.0, 2);
             t71 = 0;
           }
           int32_t t73 = rt_mul_i(t70, t71);
           int32_t t75 = rt_add_i(t67, t73);
         }
-        v_x1125_d[t50] = t66;
+        v_x1137_d[t50] = t66;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1125 = v_x1125;
+  *out_v_x1137 = v_x1137;
   return;
 fail:
-  rt_release(v_x1125);
+  rt_release(v_x1137);
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K5_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1126_off; int64_t v_sd_1126_n;
-  int32_t *v_x1120_d; int64_t v_x1120_n;
-  int32_t *v_x1121_d; int64_t v_x1121_n;
-  int32_t *v_x1122_d; int64_t v_x1122_n;
-  int32_t *v_x1125_d; int64_t v_x1125_n;
+  const int64_t *v_sd_1138_off; int64_t v_sd_1138_n;
+  int32_t *v_x1132_d; int64_t v_x1132_n;
+  int32_t *v_x1133_d; int64_t v_x1133_n;
+  int32_t *v_x1134_d; int64_t v_x1134_n;
+  int32_t *v_x1137_d; int64_t v_x1137_n;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
@@ -632,39 +632,39 @@ struct K5_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t77 = 0; /* nonzero: a check below failed */
-    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1122_n;
-    int32_t t76 = t78 ? A.v_x1122_d[sx] : 0;
+    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
+    int32_t t76 = t78 ? A.v_x1134_d[sx] : 0;
     t77 |= !t78;
-    int t80 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1120_n;
-    int32_t t79 = t80 ? A.v_x1120_d[sx] : 0;
+    int t80 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n;
+    int32_t t79 = t80 ? A.v_x1132_d[sx] : 0;
     t77 |= !t80;
     int32_t t82 = rt_sub_i(ix, t79);
-    int t84 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1121_n;
-    int32_t t83 = t84 ? A.v_x1121_d[sx] : 0;
+    int t84 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n;
+    int32_t t83 = t84 ? A.v_x1133_d[sx] : 0;
     t77 |= !t84;
     int32_t t86 = rt_mul_i(t82, t83);
     int32_t t88 = rt_add_i(t76, t86);
     if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
       int32_t t89;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1122_n) {
-        t89 = A.v_x1122_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n) {
+        t89 = A.v_x1134_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1122_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1134_n, 0.0, 0);
         t89 = 0;
       }
       int32_t t90;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1120_n) {
-        t90 = A.v_x1120_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n) {
+        t90 = A.v_x1132_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1120_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1132_n, 0.0, 1);
         t90 = 0;
       }
       int32_t t92 = rt_sub_i(ix, t90);
       int32_t t93;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1121_n) {
-        t93 = A.v_x1121_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n) {
+        t93 = A.v_x1133_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1121_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1133_n, 0.0, 2);
         t93 = 0;
       }
       int32_t t95 = rt_mul_i(t92, t93);
@@ -676,47 +676,47 @@ struct K5_0_pull {
 struct K5_0_store {
   K5_A A;
   __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x1125_d[i] = v.v0;
+    A.v_x1137_d[i] = v.v0;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1126, RtValue *v_x1120, RtValue *v_x1121, RtValue *v_x1122, RtValue **out_v_x1125) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1138, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, RtValue **out_v_x1137) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1126_off = rtg_seg_offsets(v_sd_1126);
-  A.v_sd_1126_n = v_sd_1126->len;
-  A.v_x1120_d = v_x1120->data.i;
-  A.v_x1120_n = v_x1120->len;
-  A.v_x1121_d = v_x1121->data.i;
-  A.v_x1121_n = v_x1121->len;
-  A.v_x1122_d = v_x1122->data.i;
-  A.v_x1122_n = v_x1122->len;
-  RtValue *v_x1125 = NULL;
+  A.v_sd_1138_off = rtg_seg_offsets(v_sd_1138);
+  A.v_sd_1138_n = v_sd_1138->len;
+  A.v_x1132_d = v_x1132->data.i;
+  A.v_x1132_n = v_x1132->len;
+  A.v_x1133_d = v_x1133->data.i;
+  A.v_x1133_n = v_x1133->len;
+  A.v_x1134_d = v_x1134->data.i;
+  A.v_x1134_n = v_x1134->len;
+  RtValue *v_x1137 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t98 = rtg_seg_total(v_sd_1126);
-    v_x1125 = rtg_vec_new(RT_INT, t98);
-    A.v_x1125_d = v_x1125->data.i;
-    A.v_x1125_n = v_x1125->len;
-    rtg::seg_map("K5", loc, K5_0_pull{A}, K5_0_store{A}, v_sd_1126, t98);
+    const int64_t t98 = rtg_seg_total(v_sd_1138);
+    v_x1137 = rtg_vec_new(RT_INT, t98);
+    A.v_x1137_d = v_x1137->data.i;
+    A.v_x1137_n = v_x1137->len;
+    rtg::seg_map("K5", loc, K5_0_pull{A}, K5_0_store{A}, v_sd_1138, t98);
   }
-  *out_v_x1125 = v_x1125;
+  *out_v_x1137 = v_x1137;
   return;
 fail:
-  rt_release(v_x1125);
+  rt_release(v_x1137);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1126, RtValue *v_x1120, RtValue *v_x1121, RtValue *v_x1122, RtValue **out_v_x1125) {
-  RtValue *vals[] = {v_sd_1126, v_x1120, v_x1121, v_x1122};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1138, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, RtValue **out_v_x1137) {
+  RtValue *vals[] = {v_sd_1138, v_x1132, v_x1133, v_x1134};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K5_host(err, loc, run, v_sd_1126, v_x1120, v_x1121, v_x1122, out_v_x1125);
+    K5_host(err, loc, run, v_sd_1138, v_x1132, v_x1133, v_x1134, out_v_x1137);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_sd_1126, v_x1120, v_x1121, v_x1122, out_v_x1125);
+    K5_gpu(err, loc, run, v_sd_1138, v_x1132, v_x1133, v_x1134, out_v_x1137);
   }
 }
 
@@ -844,37 +844,37 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t 
 }
 
 /* K8: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue *v_x1129, RtValue *v_x1131, RtValue *v_x1132, RtValue **out_v_x1147, RtValue **out_v_x1151, RtValue **out_v_x1149, RtValue **out_v_x1152) {
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, RtValue *v_x1141, RtValue *v_x1143, RtValue *v_x1144, RtValue **out_v_x1159, RtValue **out_v_x1163, RtValue **out_v_x1161, RtValue **out_v_x1164) {
   (void)loc;
   (void)run;
-  int32_t *v_x1128_d = v_x1128->data.i;
-  const int64_t v_x1128_n = v_x1128->len;
-  int32_t *v_x1129_d = v_x1129->data.i;
-  const int64_t v_x1129_n = v_x1129->len;
-  int32_t *v_x1131_d = v_x1131->data.i;
-  const int64_t v_x1131_n = v_x1131->len;
-  const int64_t *v_x1132_off = rt_seg_offsets(v_x1132);
-  const int64_t v_x1132_n = v_x1132->len;
-  RtValue *v_x1147 = NULL;
-  RtValue *v_x1148 = NULL;
-  RtValue *v_x1149 = NULL;
-  RtValue *v_x1150 = NULL;
-  RtValue *v_x1151 = NULL;
-  RtValue *v_x1152 = NULL;
+  int32_t *v_x1140_d = v_x1140->data.i;
+  const int64_t v_x1140_n = v_x1140->len;
+  int32_t *v_x1141_d = v_x1141->data.i;
+  const int64_t v_x1141_n = v_x1141->len;
+  int32_t *v_x1143_d = v_x1143->data.i;
+  const int64_t v_x1143_n = v_x1143->len;
+  const int64_t *v_x1144_off = rt_seg_offsets(v_x1144);
+  const int64_t v_x1144_n = v_x1144->len;
+  RtValue *v_x1159 = NULL;
+  RtValue *v_x1160 = NULL;
+  RtValue *v_x1161 = NULL;
+  RtValue *v_x1162 = NULL;
+  RtValue *v_x1163 = NULL;
+  RtValue *v_x1164 = NULL;
   /* SPLIT */
   {
-    const int64_t t116 = v_x1128_n;
+    const int64_t t116 = v_x1140_n;
     const int64_t t117 = t116 > 0 ? (t116 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t118 = (uint8_t *)rt_alloc_atomic((size_t)t116 + 1);
     int64_t *t119 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t117 + 1)); /* class c, chunk k: [c * chunks + k] */
     RT_PARALLEL_FOR_IF(t117 > 1)
     for (int64_t t120 = 0; t120 < t117; t120++) {
       int64_t kept[2] = {0};
-      int64_t t123 = rt_segment_search(v_x1132_off, 0, v_x1132_n, t120 * RT_CHUNK);
+      int64_t t123 = rt_segment_search(v_x1144_off, 0, v_x1144_n, t120 * RT_CHUNK);
       const int64_t t120_end = (t120 + 1) * RT_CHUNK < t116 ? (t120 + 1) * RT_CHUNK : t116;
       for (int64_t t121 = t120 * RT_CHUNK; t121 < t120_end; t121++) {
         const int32_t t122 = (int32_t)t121;
-        while (v_x1132_off[t123 + 1] <= t121)
+        while (v_x1144_off[t123 + 1] <= t121)
           t123++;
         const int32_t t124 = (int32_t)t123;
         int32_t t120x0;
@@ -882,29 +882,29 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, Rt
         int32_t t120x2;
         uint8_t t120x3;
         int t126 = 0; /* nonzero: a check below failed */
-        int t127 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1131_n;
-        int32_t t125 = t127 ? v_x1131_d[t124] : 0;
+        int t127 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1143_n;
+        int32_t t125 = t127 ? v_x1143_d[t124] : 0;
         t126 |= !t127;
-        int32_t t128 = v_x1128_d[t122];
-        int t130 = (uint64_t)(int64_t)t128 < (uint64_t)v_x1129_n;
-        int32_t t129 = t130 ? v_x1129_d[t128] : 0;
+        int32_t t128 = v_x1140_d[t122];
+        int t130 = (uint64_t)(int64_t)t128 < (uint64_t)v_x1141_n;
+        int32_t t129 = t130 ? v_x1141_d[t128] : 0;
         t126 |= !t130;
         uint8_t t132 = rt_lt_i(t129, t125);
         uint8_t t134 = rt_gt_i(t129, t125);
         if (__builtin_expect(t126 != 0, 0)) { /* again, recording the error */
           int32_t t135;
-          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1131_n) {
-            t135 = v_x1131_d[t124];
+          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1143_n) {
+            t135 = v_x1143_d[t124];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 2, 0, RT_GATHER, t124, v_x1131_n, 0.0, 0);
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 2, 0, RT_GATHER, t124, v_x1143_n, 0.0, 0);
             t135 = 0;
           }
-          int32_t t136 = v_x1128_d[t122];
+          int32_t t136 = v_x1140_d[t122];
           int32_t t137;
-          if ((uint64_t)(int64_t)t136 < (uint64_t)v_x1129_n) {
-            t137 = v_x1129_d[t136];
+          if ((uint64_t)(int64_t)t136 < (uint64_t)v_x1141_n) {
+            t137 = v_x1141_d[t136];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t136, v_x1129_n, 0.0, 1);
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t136, v_x1141_n, 0.0, 1);
             t137 = 0;
           }
           uint8_t t139 = rt_lt_i(t137, t135);
@@ -936,44 +936,44 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, Rt
       t119[0 * t117 + t120] = t144;
       t144 += k;
     }
-    v_x1147 = rt_value_new(rt_vec_type(RT_INT), t144);
-    int32_t *v_x1147_d = v_x1147->data.i;
-    const int64_t v_x1147_n = v_x1147->len;
+    v_x1159 = rt_value_new(rt_vec_type(RT_INT), t144);
+    int32_t *v_x1159_d = v_x1159->data.i;
+    const int64_t v_x1159_n = v_x1159->len;
     int64_t t145 = 0;
     for (int64_t t120 = 0; t120 < t117; t120++) {
       const int64_t k = t119[1 * t117 + t120];
       t119[1 * t117 + t120] = t145;
       t145 += k;
     }
-    v_x1149 = rt_value_new(rt_vec_type(RT_INT), t145);
-    int32_t *v_x1149_d = v_x1149->data.i;
-    const int64_t v_x1149_n = v_x1149->len;
-    v_x1151 = rt_value_new(rt_vec_type(RT_INT), v_x1132_n);
-    int32_t *v_x1151_d = v_x1151->data.i;
-    const int64_t v_x1151_n = v_x1151->len;
-    v_x1152 = rt_value_new(rt_vec_type(RT_INT), v_x1132_n);
-    int32_t *v_x1152_d = v_x1152->data.i;
-    const int64_t v_x1152_n = v_x1152->len;
-    RT_PARALLEL_FOR_IF(v_x1132_n > RT_CHUNK)
-    for (int64_t t146 = 0; t146 < v_x1132_n; t146++) {
+    v_x1161 = rt_value_new(rt_vec_type(RT_INT), t145);
+    int32_t *v_x1161_d = v_x1161->data.i;
+    const int64_t v_x1161_n = v_x1161->len;
+    v_x1163 = rt_value_new(rt_vec_type(RT_INT), v_x1144_n);
+    int32_t *v_x1163_d = v_x1163->data.i;
+    const int64_t v_x1163_n = v_x1163->len;
+    v_x1164 = rt_value_new(rt_vec_type(RT_INT), v_x1144_n);
+    int32_t *v_x1164_d = v_x1164->data.i;
+    const int64_t v_x1164_n = v_x1164->len;
+    RT_PARALLEL_FOR_IF(v_x1144_n > RT_CHUNK)
+    for (int64_t t146 = 0; t146 < v_x1144_n; t146++) {
       int32_t in[2] = {0};
-      for (int64_t t147 = v_x1132_off[t146]; t147 < v_x1132_off[t146 + 1]; t147++) {
+      for (int64_t t147 = v_x1144_off[t146]; t147 < v_x1144_off[t146 + 1]; t147++) {
         in[0] += t118[t147] >> 0 & 1;
         in[1] += t118[t147] >> 1 & 1;
       }
-      v_x1151_d[t146] = in[0];
-      v_x1152_d[t146] = in[1];
+      v_x1163_d[t146] = in[0];
+      v_x1164_d[t146] = in[1];
     }
     RT_PARALLEL_FOR_IF(t117 > 1)
     for (int64_t t120 = 0; t120 < t117; t120++) {
       int64_t at[2];
       at[0] = t119[0 * t117 + t120];
       at[1] = t119[1 * t117 + t120];
-      int64_t t123 = rt_segment_search(v_x1132_off, 0, v_x1132_n, t120 * RT_CHUNK);
+      int64_t t123 = rt_segment_search(v_x1144_off, 0, v_x1144_n, t120 * RT_CHUNK);
       const int64_t t120_end = (t120 + 1) * RT_CHUNK < t116 ? (t120 + 1) * RT_CHUNK : t116;
       for (int64_t t121 = t120 * RT_CHUNK; t121 < t120_end; t121++) {
         const int32_t t122 = (int32_t)t121;
-        while (v_x1132_off[t123 + 1] <= t121)
+        while (v_x1144_off[t123 + 1] <= t121)
           t123++;
         const int32_t t124 = (int32_t)t123;
         if (!t118[t121])
@@ -983,29 +983,29 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, Rt
         int32_t t120y2;
         uint8_t t120y3;
         int t149 = 0; /* nonzero: a check below failed */
-        int t150 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1131_n;
-        int32_t t148 = t150 ? v_x1131_d[t124] : 0;
+        int t150 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1143_n;
+        int32_t t148 = t150 ? v_x1143_d[t124] : 0;
         t149 |= !t150;
-        int32_t t151 = v_x1128_d[t122];
-        int t153 = (uint64_t)(int64_t)t151 < (uint64_t)v_x1129_n;
-        int32_t t152 = t153 ? v_x1129_d[t151] : 0;
+        int32_t t151 = v_x1140_d[t122];
+        int t153 = (uint64_t)(int64_t)t151 < (uint64_t)v_x1141_n;
+        int32_t t152 = t153 ? v_x1141_d[t151] : 0;
         t149 |= !t153;
         uint8_t t155 = rt_lt_i(t152, t148);
         uint8_t t157 = rt_gt_i(t152, t148);
         if (__builtin_expect(t149 != 0, 0)) { /* again, recording the error */
           int32_t t158;
-          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1131_n) {
-            t158 = v_x1131_d[t124];
+          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1143_n) {
+            t158 = v_x1143_d[t124];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 2, 0, RT_GATHER, t124, v_x1131_n, 0.0, 2);
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 2, 0, RT_GATHER, t124, v_x1143_n, 0.0, 2);
             t158 = 0;
           }
-          int32_t t159 = v_x1128_d[t122];
+          int32_t t159 = v_x1140_d[t122];
           int32_t t160;
-          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1129_n) {
-            t160 = v_x1129_d[t159];
+          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1141_n) {
+            t160 = v_x1141_d[t159];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1129_n, 0.0, 3);
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1141_n, 0.0, 3);
             t160 = 0;
           }
           uint8_t t162 = rt_lt_i(t160, t158);
@@ -1016,11 +1016,11 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, Rt
         t120y2 = t152;
         t120y3 = t157;
         if (t118[t121] >> 0 & 1) {
-          v_x1147_d[at[0]] = t120y0;
+          v_x1159_d[at[0]] = t120y0;
           at[0]++;
         }
         if (t118[t121] >> 1 & 1) {
-          v_x1149_d[at[1]] = t120y2;
+          v_x1161_d[at[1]] = t120y2;
           at[1]++;
         }
       }
@@ -1030,36 +1030,36 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, Rt
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1147 = v_x1147;
-  *out_v_x1151 = v_x1151;
-  *out_v_x1149 = v_x1149;
-  *out_v_x1152 = v_x1152;
-  rt_release(v_x1148);
-  rt_release(v_x1150);
+  *out_v_x1159 = v_x1159;
+  *out_v_x1163 = v_x1163;
+  *out_v_x1161 = v_x1161;
+  *out_v_x1164 = v_x1164;
+  rt_release(v_x1160);
+  rt_release(v_x1162);
   return;
 fail:
-  rt_release(v_x1147);
-  rt_release(v_x1148);
-  rt_release(v_x1149);
-  rt_release(v_x1150);
-  rt_release(v_x1151);
-  rt_release(v_x1152);
+  rt_release(v_x1159);
+  rt_release(v_x1160);
+  rt_release(v_x1161);
+  rt_release(v_x1162);
+  rt_release(v_x1163);
+  rt_release(v_x1164);
 }
 
 /* K8: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1128_d; int64_t v_x1128_n;
-  int32_t *v_x1129_d; int64_t v_x1129_n;
-  int32_t *v_x1131_d; int64_t v_x1131_n;
-  const int64_t *v_x1132_off; int64_t v_x1132_n;
-  int32_t *v_x1147_d; int64_t v_x1147_n;
-  uint8_t *v_x1148_d; int64_t v_x1148_n;
-  int32_t *v_x1149_d; int64_t v_x1149_n;
-  uint8_t *v_x1150_d; int64_t v_x1150_n;
-  int32_t *v_x1151_d; int64_t v_x1151_n;
-  int32_t *v_x1152_d; int64_t v_x1152_n;
+  int32_t *v_x1140_d; int64_t v_x1140_n;
+  int32_t *v_x1141_d; int64_t v_x1141_n;
+  int32_t *v_x1143_d; int64_t v_x1143_n;
+  const int64_t *v_x1144_off; int64_t v_x1144_n;
+  int32_t *v_x1159_d; int64_t v_x1159_n;
+  uint8_t *v_x1160_d; int64_t v_x1160_n;
+  int32_t *v_x1161_d; int64_t v_x1161_n;
+  uint8_t *v_x1162_d; int64_t v_x1162_n;
+  int32_t *v_x1163_d; int64_t v_x1163_n;
+  int32_t *v_x1164_d; int64_t v_x1164_n;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
@@ -1076,29 +1076,29 @@ struct K8_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t166 = 0; /* nonzero: a check below failed */
-    int t167 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1131_n;
-    int32_t t165 = t167 ? A.v_x1131_d[sx] : 0;
+    int t167 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1143_n;
+    int32_t t165 = t167 ? A.v_x1143_d[sx] : 0;
     t166 |= !t167;
-    int32_t t168 = rtg::ld_stream(&A.v_x1128_d[ix]);
-    int t170 = (uint64_t)(int64_t)t168 < (uint64_t)A.v_x1129_n;
-    int32_t t169 = t170 ? A.v_x1129_d[t168] : 0;
+    int32_t t168 = rtg::ld_stream(&A.v_x1140_d[ix]);
+    int t170 = (uint64_t)(int64_t)t168 < (uint64_t)A.v_x1141_n;
+    int32_t t169 = t170 ? A.v_x1141_d[t168] : 0;
     t166 |= !t170;
     uint8_t t172 = rt_lt_i(t169, t165);
     uint8_t t174 = rt_gt_i(t169, t165);
     if (__builtin_expect(t166 != 0, 0)) { /* again, recording the error */
       int32_t t175;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1131_n) {
-        t175 = A.v_x1131_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1143_n) {
+        t175 = A.v_x1143_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, sx, A.v_x1131_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, sx, A.v_x1143_n, 0.0, 0);
         t175 = 0;
       }
-      int32_t t176 = rtg::ld_stream(&A.v_x1128_d[ix]);
+      int32_t t176 = rtg::ld_stream(&A.v_x1140_d[ix]);
       int32_t t177;
-      if ((uint64_t)(int64_t)t176 < (uint64_t)A.v_x1129_n) {
-        t177 = A.v_x1129_d[t176];
+      if ((uint64_t)(int64_t)t176 < (uint64_t)A.v_x1141_n) {
+        t177 = A.v_x1141_d[t176];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t176, A.v_x1129_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t176, A.v_x1141_n, 0.0, 1);
         t177 = 0;
       }
       uint8_t t179 = rt_lt_i(t177, t175);
@@ -1112,12 +1112,12 @@ struct K8_0_store {
   __device__ void operator()(int c, int64_t i, const K8_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1147_d[i] = v.v0;
-      /* v.v1: v_x1148, read by nothing */
+      A.v_x1159_d[i] = v.v0;
+      /* v.v1: v_x1160, read by nothing */
       break;
     case 1:
-      A.v_x1149_d[i] = v.v2;
-      /* v.v3: v_x1150, read by nothing */
+      A.v_x1161_d[i] = v.v2;
+      /* v.v3: v_x1162, read by nothing */
       break;
     }
   }
@@ -1128,86 +1128,86 @@ struct K8_0_pred {
     return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue *v_x1129, RtValue *v_x1131, RtValue *v_x1132, RtValue **out_v_x1147, RtValue **out_v_x1151, RtValue **out_v_x1149, RtValue **out_v_x1152) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, RtValue *v_x1141, RtValue *v_x1143, RtValue *v_x1144, RtValue **out_v_x1159, RtValue **out_v_x1163, RtValue **out_v_x1161, RtValue **out_v_x1164) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1128_d = v_x1128->data.i;
-  A.v_x1128_n = v_x1128->len;
-  A.v_x1129_d = v_x1129->data.i;
-  A.v_x1129_n = v_x1129->len;
-  A.v_x1131_d = v_x1131->data.i;
-  A.v_x1131_n = v_x1131->len;
-  A.v_x1132_off = rtg_seg_offsets(v_x1132);
-  A.v_x1132_n = v_x1132->len;
-  RtValue *v_x1147 = NULL;
-  RtValue *v_x1148 = NULL;
-  RtValue *v_x1149 = NULL;
-  RtValue *v_x1150 = NULL;
-  RtValue *v_x1151 = NULL;
-  RtValue *v_x1152 = NULL;
+  A.v_x1140_d = v_x1140->data.i;
+  A.v_x1140_n = v_x1140->len;
+  A.v_x1141_d = v_x1141->data.i;
+  A.v_x1141_n = v_x1141->len;
+  A.v_x1143_d = v_x1143->data.i;
+  A.v_x1143_n = v_x1143->len;
+  A.v_x1144_off = rtg_seg_offsets(v_x1144);
+  A.v_x1144_n = v_x1144->len;
+  RtValue *v_x1159 = NULL;
+  RtValue *v_x1160 = NULL;
+  RtValue *v_x1161 = NULL;
+  RtValue *v_x1162 = NULL;
+  RtValue *v_x1163 = NULL;
+  RtValue *v_x1164 = NULL;
   /* SPLIT */
   rtg::SplitCounts t182; /* the slots of its classes' counts */
   int64_t t183; /* its size */
   {
-    const int64_t t184 = v_x1128->len;
-    v_x1147 = rtg_vec_new(RT_INT, t184);
-    A.v_x1147_d = v_x1147->data.i;
-    A.v_x1147_n = v_x1147->len;
-    v_x1149 = rtg_vec_new(RT_INT, t184);
-    A.v_x1149_d = v_x1149->data.i;
-    A.v_x1149_n = v_x1149->len;
+    const int64_t t184 = v_x1140->len;
+    v_x1159 = rtg_vec_new(RT_INT, t184);
+    A.v_x1159_d = v_x1159->data.i;
+    A.v_x1159_n = v_x1159->len;
+    v_x1161 = rtg_vec_new(RT_INT, t184);
+    A.v_x1161_d = v_x1161->data.i;
+    A.v_x1161_n = v_x1161->len;
     t183 = t184;
-    v_x1151 = rtg_vec_new(RT_INT, v_x1132->len);
-    A.v_x1151_d = v_x1151->data.i;
-    A.v_x1151_n = v_x1151->len;
-    v_x1152 = rtg_vec_new(RT_INT, v_x1132->len);
-    A.v_x1152_d = v_x1152->data.i;
-    A.v_x1152_n = v_x1152->len;
+    v_x1163 = rtg_vec_new(RT_INT, v_x1144->len);
+    A.v_x1163_d = v_x1163->data.i;
+    A.v_x1163_n = v_x1163->len;
+    v_x1164 = rtg_vec_new(RT_INT, v_x1144->len);
+    A.v_x1164_d = v_x1164->data.i;
+    A.v_x1164_n = v_x1164->len;
     RtValue *const t185[2] = {
-      v_x1151,
-      v_x1152,
+      v_x1163,
+      v_x1164,
     };
-    t182 = rtg::split_launch<K8_0_V, 2>("K8", loc, K8_0_pull{A}, K8_0_pred{A}, t184, K8_0_store{A}, v_x1132, t185);
+    t182 = rtg::split_launch<K8_0_V, 2>("K8", loc, K8_0_pull{A}, K8_0_pred{A}, t184, K8_0_store{A}, v_x1144, t185);
   }
   {
     int64_t t186[2];
     t186[0] = rtg::filter_count(t182.at[0]);
     t186[1] = rtg::filter_count(t182.at[1]);
-    v_x1147 = rtg_vec_fit(v_x1147, t186[0]);
-    A.v_x1147_d = v_x1147->data.i;
-    A.v_x1147_n = v_x1147->len;
-    v_x1149 = rtg_vec_fit(v_x1149, t186[1]);
-    A.v_x1149_d = v_x1149->data.i;
-    A.v_x1149_n = v_x1149->len;
+    v_x1159 = rtg_vec_fit(v_x1159, t186[0]);
+    A.v_x1159_d = v_x1159->data.i;
+    A.v_x1159_n = v_x1159->len;
+    v_x1161 = rtg_vec_fit(v_x1161, t186[1]);
+    A.v_x1161_d = v_x1161->data.i;
+    A.v_x1161_n = v_x1161->len;
   }
-  *out_v_x1147 = v_x1147;
-  *out_v_x1151 = v_x1151;
-  *out_v_x1149 = v_x1149;
-  *out_v_x1152 = v_x1152;
-  rt_release(v_x1148);
-  rt_release(v_x1150);
+  *out_v_x1159 = v_x1159;
+  *out_v_x1163 = v_x1163;
+  *out_v_x1161 = v_x1161;
+  *out_v_x1164 = v_x1164;
+  rt_release(v_x1160);
+  rt_release(v_x1162);
   return;
 fail:
-  rt_release(v_x1147);
-  rt_release(v_x1148);
-  rt_release(v_x1149);
-  rt_release(v_x1150);
-  rt_release(v_x1151);
-  rt_release(v_x1152);
+  rt_release(v_x1159);
+  rt_release(v_x1160);
+  rt_release(v_x1161);
+  rt_release(v_x1162);
+  rt_release(v_x1163);
+  rt_release(v_x1164);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1128, RtValue *v_x1129, RtValue *v_x1131, RtValue *v_x1132, RtValue **out_v_x1147, RtValue **out_v_x1151, RtValue **out_v_x1149, RtValue **out_v_x1152) {
-  RtValue *vals[] = {v_x1128, v_x1129, v_x1131, v_x1132};
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, RtValue *v_x1141, RtValue *v_x1143, RtValue *v_x1144, RtValue **out_v_x1159, RtValue **out_v_x1163, RtValue **out_v_x1161, RtValue **out_v_x1164) {
+  RtValue *vals[] = {v_x1140, v_x1141, v_x1143, v_x1144};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K8_host(err, loc, run, v_x1128, v_x1129, v_x1131, v_x1132, out_v_x1147, out_v_x1151, out_v_x1149, out_v_x1152);
+    K8_host(err, loc, run, v_x1140, v_x1141, v_x1143, v_x1144, out_v_x1159, out_v_x1163, out_v_x1161, out_v_x1164);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x1128, v_x1129, v_x1131, v_x1132, out_v_x1147, out_v_x1151, out_v_x1149, out_v_x1152);
+    K8_gpu(err, loc, run, v_x1140, v_x1141, v_x1143, v_x1144, out_v_x1159, out_v_x1163, out_v_x1161, out_v_x1164);
   }
 }
 
@@ -1776,43 +1776,77 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
             t286 |= !t291;
             t284 = t290;
           }
+          int32_t t292;
+          if (t283) {
+            int t294 = (uint64_t)(int64_t)t281 < (uint64_t)v_x778_n;
+            int32_t t293 = t294 ? v_x778_d[t281] : 0;
+            t286 |= !t294;
+            t292 = t293;
+          } else {
+            int32_t t296 = rt_sub_i(t281, (int32_t)v_x778_n);
+            int t298 = (uint64_t)(int64_t)t296 < (uint64_t)v_x778_n;
+            int32_t t297 = t298 ? v_x779_d[t296] : 0;
+            t286 |= !t298;
+            t292 = t297;
+          }
           if (__builtin_expect(t286 != 0, 0)) { /* again, recording the error */
-            uint8_t t293 = rt_lt_i(t281, (int32_t)v_x778_n);
-            int32_t t294;
-            if (t293) {
-              int32_t t295;
+            uint8_t t300 = rt_lt_i(t281, (int32_t)v_x778_n);
+            int32_t t301;
+            if (t300) {
+              int32_t t302;
               if ((uint64_t)(int64_t)t281 < (uint64_t)v_x778_n) {
-                t295 = v_x778_d[t281];
+                t302 = v_x778_d[t281];
               } else {
                 NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 4);
-                t295 = 0;
+                t302 = 0;
               }
-              t294 = t295;
+              t301 = t302;
             } else {
-              int32_t t297 = rt_sub_i(t281, (int32_t)v_x778_n);
-              int32_t t298;
-              if ((uint64_t)(int64_t)t297 < (uint64_t)v_x778_n) {
-                t298 = v_x779_d[t297];
+              int32_t t304 = rt_sub_i(t281, (int32_t)v_x778_n);
+              int32_t t305;
+              if ((uint64_t)(int64_t)t304 < (uint64_t)v_x778_n) {
+                t305 = v_x779_d[t304];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x778_n, 0.0, 5);
-                t298 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t304, v_x778_n, 0.0, 5);
+                t305 = 0;
               }
-              t294 = t298;
+              t301 = t305;
+            }
+            int32_t t306;
+            if (t300) {
+              int32_t t307;
+              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x778_n) {
+                t307 = v_x778_d[t281];
+              } else {
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 6);
+                t307 = 0;
+              }
+              t306 = t307;
+            } else {
+              int32_t t309 = rt_sub_i(t281, (int32_t)v_x778_n);
+              int32_t t310;
+              if ((uint64_t)(int64_t)t309 < (uint64_t)v_x778_n) {
+                t310 = v_x779_d[t309];
+              } else {
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t309, v_x778_n, 0.0, 7);
+                t310 = 0;
+              }
+              t306 = t310;
             }
           }
-          t279x0 = t284;
-          int32_t t300 = rt_add_i(t279a0, t279x0);
-          t279a0 = t300;
+          t279x0 = t292;
+          int32_t t312 = rt_add_i(t279a0, t279x0);
+          t279a0 = t312;
         }
         t278[t279] = t279a0;
       }
       int32_t t279t0;
       t279t0 = 0;
       for (int64_t t279 = 0; t279 < t277; t279++) {
-        const int32_t t301 = t278[t279];
+        const int32_t t313 = t278[t279];
         t278[t279] = t279t0;
-        int32_t t303 = rt_add_i(t279t0, t301);
-        t279t0 = t303;
+        int32_t t315 = rt_add_i(t279t0, t313);
+        t279t0 = t315;
       }
       v_x786 = rt_value_new(rt_vec_type(RT_INT), t276);
       int32_t *v_x786_d = v_x786->data.i;
@@ -1826,48 +1860,82 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
           const int32_t t281 = (int32_t)t280;
           v_x786_d[t280] = t279p0;
           int32_t t279y0;
-          int t308 = 0; /* nonzero: a check below failed */
-          uint8_t t305 = rt_lt_i(t281, (int32_t)v_x778_n);
-          int32_t t306;
-          if (t305) {
-            int t309 = (uint64_t)(int64_t)t281 < (uint64_t)v_x778_n;
-            int32_t t307 = t309 ? v_x778_d[t281] : 0;
-            t308 |= !t309;
-            t306 = t307;
+          int t320 = 0; /* nonzero: a check below failed */
+          uint8_t t317 = rt_lt_i(t281, (int32_t)v_x778_n);
+          int32_t t318;
+          if (t317) {
+            int t321 = (uint64_t)(int64_t)t281 < (uint64_t)v_x778_n;
+            int32_t t319 = t321 ? v_x778_d[t281] : 0;
+            t320 |= !t321;
+            t318 = t319;
           } else {
-            int32_t t311 = rt_sub_i(t281, (int32_t)v_x778_n);
-            int t313 = (uint64_t)(int64_t)t311 < (uint64_t)v_x778_n;
-            int32_t t312 = t313 ? v_x779_d[t311] : 0;
-            t308 |= !t313;
-            t306 = t312;
+            int32_t t323 = rt_sub_i(t281, (int32_t)v_x778_n);
+            int t325 = (uint64_t)(int64_t)t323 < (uint64_t)v_x778_n;
+            int32_t t324 = t325 ? v_x779_d[t323] : 0;
+            t320 |= !t325;
+            t318 = t324;
           }
-          if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
-            uint8_t t315 = rt_lt_i(t281, (int32_t)v_x778_n);
-            int32_t t316;
-            if (t315) {
-              int32_t t317;
+          int32_t t326;
+          if (t317) {
+            int t328 = (uint64_t)(int64_t)t281 < (uint64_t)v_x778_n;
+            int32_t t327 = t328 ? v_x778_d[t281] : 0;
+            t320 |= !t328;
+            t326 = t327;
+          } else {
+            int32_t t330 = rt_sub_i(t281, (int32_t)v_x778_n);
+            int t332 = (uint64_t)(int64_t)t330 < (uint64_t)v_x778_n;
+            int32_t t331 = t332 ? v_x779_d[t330] : 0;
+            t320 |= !t332;
+            t326 = t331;
+          }
+          if (__builtin_expect(t320 != 0, 0)) { /* again, recording the error */
+            uint8_t t334 = rt_lt_i(t281, (int32_t)v_x778_n);
+            int32_t t335;
+            if (t334) {
+              int32_t t336;
               if ((uint64_t)(int64_t)t281 < (uint64_t)v_x778_n) {
-                t317 = v_x778_d[t281];
+                t336 = v_x778_d[t281];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 6);
-                t317 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 8);
+                t336 = 0;
               }
-              t316 = t317;
+              t335 = t336;
             } else {
-              int32_t t319 = rt_sub_i(t281, (int32_t)v_x778_n);
-              int32_t t320;
-              if ((uint64_t)(int64_t)t319 < (uint64_t)v_x778_n) {
-                t320 = v_x779_d[t319];
+              int32_t t338 = rt_sub_i(t281, (int32_t)v_x778_n);
+              int32_t t339;
+              if ((uint64_t)(int64_t)t338 < (uint64_t)v_x778_n) {
+                t339 = v_x779_d[t338];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x778_n, 0.0, 7);
-                t320 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t338, v_x778_n, 0.0, 9);
+                t339 = 0;
               }
-              t316 = t320;
+              t335 = t339;
+            }
+            int32_t t340;
+            if (t334) {
+              int32_t t341;
+              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x778_n) {
+                t341 = v_x778_d[t281];
+              } else {
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 10);
+                t341 = 0;
+              }
+              t340 = t341;
+            } else {
+              int32_t t343 = rt_sub_i(t281, (int32_t)v_x778_n);
+              int32_t t344;
+              if ((uint64_t)(int64_t)t343 < (uint64_t)v_x778_n) {
+                t344 = v_x779_d[t343];
+              } else {
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t343, v_x778_n, 0.0, 11);
+                t344 = 0;
+              }
+              t340 = t344;
             }
           }
-          t279y0 = t306;
-          int32_t t322 = rt_add_i(t279p0, t279y0);
-          t279p0 = t322;
+          t279y0 = t326;
+          int32_t t346 = rt_add_i(t279p0, t279y0);
+          t279p0 = t346;
         }
       }
       rt_free(t278);
@@ -1901,46 +1969,46 @@ struct K11_0_pull {
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t327 = 0; /* nonzero: a check below failed */
-    uint8_t t324 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-    int32_t t325;
-    if (t324) {
-      int t328 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
-      int32_t t326 = t328 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
-      t327 |= !t328;
-      t325 = t326;
+    int t351 = 0; /* nonzero: a check below failed */
+    uint8_t t348 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t349;
+    if (t348) {
+      int t352 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t350 = t352 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
+      t351 |= !t352;
+      t349 = t350;
     } else {
-      int32_t t330 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-      int t332 = (uint64_t)(int64_t)t330 < (uint64_t)A.v_x778_n;
-      int32_t t331 = t332 ? A.v_x779_d[t330] : 0;
-      t327 |= !t332;
-      t325 = t331;
+      int32_t t354 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t356 = (uint64_t)(int64_t)t354 < (uint64_t)A.v_x778_n;
+      int32_t t355 = t356 ? A.v_x779_d[t354] : 0;
+      t351 |= !t356;
+      t349 = t355;
     }
-    if (__builtin_expect(t327 != 0, 0)) { /* again, recording the error */
-      uint8_t t334 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-      int32_t t335;
-      if (t334) {
-        int32_t t336;
+    if (__builtin_expect(t351 != 0, 0)) { /* again, recording the error */
+      uint8_t t358 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t359;
+      if (t358) {
+        int32_t t360;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
-          t336 = rtg::ld_stream(&A.v_x778_d[ix]);
+          t360 = rtg::ld_stream(&A.v_x778_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 0);
-          t336 = 0;
+          t360 = 0;
         }
-        t335 = t336;
+        t359 = t360;
       } else {
-        int32_t t338 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-        int32_t t339;
-        if ((uint64_t)(int64_t)t338 < (uint64_t)A.v_x778_n) {
-          t339 = A.v_x779_d[t338];
+        int32_t t362 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t363;
+        if ((uint64_t)(int64_t)t362 < (uint64_t)A.v_x778_n) {
+          t363 = A.v_x779_d[t362];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t338, A.v_x778_n, 0.0, 1);
-          t339 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t362, A.v_x778_n, 0.0, 1);
+          t363 = 0;
         }
-        t335 = t339;
+        t359 = t363;
       }
     }
-    return K11_0_V{t325};
+    return K11_0_V{t349};
   }
 };
 struct K11_0_store {
@@ -1957,46 +2025,80 @@ struct K11_1_pull {
   __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t344 = 0; /* nonzero: a check below failed */
-    uint8_t t341 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-    int32_t t342;
-    if (t341) {
-      int t345 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
-      int32_t t343 = t345 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
-      t344 |= !t345;
-      t342 = t343;
+    int t368 = 0; /* nonzero: a check below failed */
+    uint8_t t365 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t366;
+    if (t365) {
+      int t369 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t367 = t369 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
+      t368 |= !t369;
+      t366 = t367;
     } else {
-      int32_t t347 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-      int t349 = (uint64_t)(int64_t)t347 < (uint64_t)A.v_x778_n;
-      int32_t t348 = t349 ? A.v_x779_d[t347] : 0;
-      t344 |= !t349;
-      t342 = t348;
+      int32_t t371 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t373 = (uint64_t)(int64_t)t371 < (uint64_t)A.v_x778_n;
+      int32_t t372 = t373 ? A.v_x779_d[t371] : 0;
+      t368 |= !t373;
+      t366 = t372;
     }
-    if (__builtin_expect(t344 != 0, 0)) { /* again, recording the error */
-      uint8_t t351 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-      int32_t t352;
-      if (t351) {
-        int32_t t353;
+    int32_t t374;
+    if (t365) {
+      int t376 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t375 = t376 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
+      t368 |= !t376;
+      t374 = t375;
+    } else {
+      int32_t t378 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t380 = (uint64_t)(int64_t)t378 < (uint64_t)A.v_x778_n;
+      int32_t t379 = t380 ? A.v_x779_d[t378] : 0;
+      t368 |= !t380;
+      t374 = t379;
+    }
+    if (__builtin_expect(t368 != 0, 0)) { /* again, recording the error */
+      uint8_t t382 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t383;
+      if (t382) {
+        int32_t t384;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
-          t353 = rtg::ld_stream(&A.v_x778_d[ix]);
+          t384 = rtg::ld_stream(&A.v_x778_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 2);
-          t353 = 0;
+          t384 = 0;
         }
-        t352 = t353;
+        t383 = t384;
       } else {
-        int32_t t355 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-        int32_t t356;
-        if ((uint64_t)(int64_t)t355 < (uint64_t)A.v_x778_n) {
-          t356 = A.v_x779_d[t355];
+        int32_t t386 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t387;
+        if ((uint64_t)(int64_t)t386 < (uint64_t)A.v_x778_n) {
+          t387 = A.v_x779_d[t386];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t355, A.v_x778_n, 0.0, 3);
-          t356 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t386, A.v_x778_n, 0.0, 3);
+          t387 = 0;
         }
-        t352 = t356;
+        t383 = t387;
+      }
+      int32_t t388;
+      if (t382) {
+        int32_t t389;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
+          t389 = rtg::ld_stream(&A.v_x778_d[ix]);
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 4);
+          t389 = 0;
+        }
+        t388 = t389;
+      } else {
+        int32_t t391 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t392;
+        if ((uint64_t)(int64_t)t391 < (uint64_t)A.v_x778_n) {
+          t392 = A.v_x779_d[t391];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t391, A.v_x778_n, 0.0, 5);
+          t392 = 0;
+        }
+        t388 = t392;
       }
     }
-    return K11_1_V{t342};
+    return K11_1_V{t374};
   }
 };
 struct K11_1_store {
@@ -2008,8 +2110,8 @@ struct K11_1_store {
 struct K11_1_op {
   K11_A A;
   __device__ K11_1_V operator()(const K11_1_V &a, const K11_1_V &b) const {
-    int32_t t358 = rt_add_i(a.v0, b.v0);
-    return K11_1_V{t358};
+    int32_t t394 = rt_add_i(a.v0, b.v0);
+    return K11_1_V{t394};
   }
 };
 struct K11_1_ride {
@@ -2035,27 +2137,27 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtV
   RtValue *v_x786 = NULL;
   /* MAP */
   {
-    const int64_t t359 = v_x780;
-    if (t359 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t359, 0.0, run, 4};
+    const int64_t t395 = v_x780;
+    if (t395 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t395, 0.0, run, 6};
       goto fail;
     }
-    v_x782 = rtg_vec_new(RT_INT, t359);
+    v_x782 = rtg_vec_new(RT_INT, t395);
     A.v_x782_d = v_x782->data.i;
     A.v_x782_n = v_x782->len;
     /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t360 = v_x780;
-    if (t360 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t360, 0.0, run, 5};
+    const int64_t t396 = v_x780;
+    if (t396 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t396, 0.0, run, 7};
       goto fail;
     }
-    v_x786 = rtg_vec_new(RT_INT, t360);
+    v_x786 = rtg_vec_new(RT_INT, t396);
     A.v_x786_d = v_x786->data.i;
     A.v_x786_n = v_x786->len;
-    rtg::scan<true>("K11", loc, K11_1_pull{A}, K11_1_op{A}, K11_1_V{0}, t360, K11_1_ride{A});
+    rtg::scan<true>("K11", loc, K11_1_pull{A}, K11_1_op{A}, K11_1_V{0}, t396, K11_1_ride{A});
   }
   *out_v_x782 = v_x782;
   *out_v_x786 = v_x786;
@@ -2077,147 +2179,147 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1155, RtValue *v_x1156, int32_t v_x1157, RtValue *v_sd_1167, RtValue *v_x1159, RtValue *v_x1160, RtValue *v_x1161, RtValue **out_v_x1166) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_x1168, int32_t v_x1169, RtValue *v_sd_1179, RtValue *v_x1171, RtValue *v_x1172, RtValue *v_x1173, RtValue **out_v_x1178) {
   (void)loc;
   (void)run;
-  int32_t *v_x1155_d = v_x1155->data.i;
-  const int64_t v_x1155_n = v_x1155->len;
-  int32_t *v_x1156_d = v_x1156->data.i;
-  const int64_t v_x1156_n = v_x1156->len;
-  const int64_t *v_sd_1167_off = rt_seg_offsets(v_sd_1167);
-  const int64_t v_sd_1167_n = v_sd_1167->len;
-  int32_t *v_x1159_d = v_x1159->data.i;
-  const int64_t v_x1159_n = v_x1159->len;
-  int32_t *v_x1160_d = v_x1160->data.i;
-  const int64_t v_x1160_n = v_x1160->len;
-  int32_t *v_x1161_d = v_x1161->data.i;
-  const int64_t v_x1161_n = v_x1161->len;
-  RtValue *v_x1166 = NULL;
+  int32_t *v_x1167_d = v_x1167->data.i;
+  const int64_t v_x1167_n = v_x1167->len;
+  int32_t *v_x1168_d = v_x1168->data.i;
+  const int64_t v_x1168_n = v_x1168->len;
+  const int64_t *v_sd_1179_off = rt_seg_offsets(v_sd_1179);
+  const int64_t v_sd_1179_n = v_sd_1179->len;
+  int32_t *v_x1171_d = v_x1171->data.i;
+  const int64_t v_x1171_n = v_x1171->len;
+  int32_t *v_x1172_d = v_x1172->data.i;
+  const int64_t v_x1172_n = v_x1172->len;
+  int32_t *v_x1173_d = v_x1173->data.i;
+  const int64_t v_x1173_n = v_x1173->len;
+  RtValue *v_x1178 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t361 = v_sd_1167_off[v_sd_1167_n];
-    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t361);
-    int32_t *v_x1166_d = v_x1166->data.i;
-    const int64_t v_x1166_n = v_x1166->len;
-    const int64_t t362 = (t361 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t362 > 1)
-    for (int64_t t363 = 0; t363 < t362; t363++) {
-      int64_t t366 = rt_segment_search(v_sd_1167_off, 0, v_sd_1167_n, t363 * RT_CHUNK);
-      const int64_t t363_end = (t363 + 1) * RT_CHUNK < t361 ? (t363 + 1) * RT_CHUNK : t361;
-      for (int64_t t364 = t363 * RT_CHUNK; t364 < t363_end; t364++) {
-        const int32_t t365 = (int32_t)t364;
-        while (v_sd_1167_off[t366 + 1] <= t364)
-          t366++;
-        const int32_t t367 = (int32_t)t366;
-        int t369 = 0; /* nonzero: a check below failed */
-        int t370 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1161_n;
-        int32_t t368 = t370 ? v_x1161_d[t367] : 0;
-        t369 |= !t370;
-        int t372 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1159_n;
-        int32_t t371 = t372 ? v_x1159_d[t367] : 0;
-        t369 |= !t372;
-        int32_t t374 = rt_sub_i(t365, t371);
-        int t376 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1160_n;
-        int32_t t375 = t376 ? v_x1160_d[t367] : 0;
-        t369 |= !t376;
-        int32_t t378 = rt_mul_i(t374, t375);
-        int32_t t380 = rt_add_i(t368, t378);
-        int t382 = (uint64_t)(int64_t)t380 < (uint64_t)v_x1157;
-        int32_t t381 = t382 ? t380 : 0;
-        t369 |= !t382;
-        uint8_t t384 = rt_lt_i(t381, (int32_t)v_x1155_n);
-        int32_t t385;
-        if (t384) {
-          int t387 = (uint64_t)(int64_t)t381 < (uint64_t)v_x1155_n;
-          int32_t t386 = t387 ? v_x1155_d[t381] : 0;
-          t369 |= !t387;
-          t385 = t386;
+    const int64_t t397 = v_sd_1179_off[v_sd_1179_n];
+    v_x1178 = rt_value_new(rt_vec_type(RT_INT), t397);
+    int32_t *v_x1178_d = v_x1178->data.i;
+    const int64_t v_x1178_n = v_x1178->len;
+    const int64_t t398 = (t397 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t398 > 1)
+    for (int64_t t399 = 0; t399 < t398; t399++) {
+      int64_t t402 = rt_segment_search(v_sd_1179_off, 0, v_sd_1179_n, t399 * RT_CHUNK);
+      const int64_t t399_end = (t399 + 1) * RT_CHUNK < t397 ? (t399 + 1) * RT_CHUNK : t397;
+      for (int64_t t400 = t399 * RT_CHUNK; t400 < t399_end; t400++) {
+        const int32_t t401 = (int32_t)t400;
+        while (v_sd_1179_off[t402 + 1] <= t400)
+          t402++;
+        const int32_t t403 = (int32_t)t402;
+        int t405 = 0; /* nonzero: a check below failed */
+        int t406 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1173_n;
+        int32_t t404 = t406 ? v_x1173_d[t403] : 0;
+        t405 |= !t406;
+        int t408 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1171_n;
+        int32_t t407 = t408 ? v_x1171_d[t403] : 0;
+        t405 |= !t408;
+        int32_t t410 = rt_sub_i(t401, t407);
+        int t412 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1172_n;
+        int32_t t411 = t412 ? v_x1172_d[t403] : 0;
+        t405 |= !t412;
+        int32_t t414 = rt_mul_i(t410, t411);
+        int32_t t416 = rt_add_i(t404, t414);
+        int t418 = (uint64_t)(int64_t)t416 < (uint64_t)v_x1169;
+        int32_t t417 = t418 ? t416 : 0;
+        t405 |= !t418;
+        uint8_t t420 = rt_lt_i(t417, (int32_t)v_x1167_n);
+        int32_t t421;
+        if (t420) {
+          int t423 = (uint64_t)(int64_t)t417 < (uint64_t)v_x1167_n;
+          int32_t t422 = t423 ? v_x1167_d[t417] : 0;
+          t405 |= !t423;
+          t421 = t422;
         } else {
-          int32_t t389 = rt_sub_i(t381, (int32_t)v_x1155_n);
-          int t391 = (uint64_t)(int64_t)t389 < (uint64_t)v_x1156_n;
-          int32_t t390 = t391 ? v_x1156_d[t389] : 0;
-          t369 |= !t391;
-          t385 = t390;
+          int32_t t425 = rt_sub_i(t417, (int32_t)v_x1167_n);
+          int t427 = (uint64_t)(int64_t)t425 < (uint64_t)v_x1168_n;
+          int32_t t426 = t427 ? v_x1168_d[t425] : 0;
+          t405 |= !t427;
+          t421 = t426;
         }
-        if (__builtin_expect(t369 != 0, 0)) { /* again, recording the error */
-          int32_t t392;
-          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1161_n) {
-            t392 = v_x1161_d[t367];
+        if (__builtin_expect(t405 != 0, 0)) { /* again, recording the error */
+          int32_t t428;
+          if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1173_n) {
+            t428 = v_x1173_d[t403];
           } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1161_n, 0.0, 0);
-            t392 = 0;
+            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1173_n, 0.0, 0);
+            t428 = 0;
           }
-          int32_t t393;
-          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1159_n) {
-            t393 = v_x1159_d[t367];
+          int32_t t429;
+          if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1171_n) {
+            t429 = v_x1171_d[t403];
           } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1159_n, 0.0, 1);
-            t393 = 0;
+            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1171_n, 0.0, 1);
+            t429 = 0;
           }
-          int32_t t395 = rt_sub_i(t365, t393);
-          int32_t t396;
-          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1160_n) {
-            t396 = v_x1160_d[t367];
+          int32_t t431 = rt_sub_i(t401, t429);
+          int32_t t432;
+          if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1172_n) {
+            t432 = v_x1172_d[t403];
           } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1160_n, 0.0, 2);
-            t396 = 0;
+            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1172_n, 0.0, 2);
+            t432 = 0;
           }
-          int32_t t398 = rt_mul_i(t395, t396);
-          int32_t t400 = rt_add_i(t392, t398);
-          int32_t t401;
-          if ((uint64_t)(int64_t)t400 < (uint64_t)v_x1157) {
-            t401 = t400;
+          int32_t t434 = rt_mul_i(t431, t432);
+          int32_t t436 = rt_add_i(t428, t434);
+          int32_t t437;
+          if ((uint64_t)(int64_t)t436 < (uint64_t)v_x1169) {
+            t437 = t436;
           } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t400, v_x1157, 0.0, 3);
-            t401 = 0;
+            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_x1169, 0.0, 3);
+            t437 = 0;
           }
-          uint8_t t403 = rt_lt_i(t401, (int32_t)v_x1155_n);
-          int32_t t404;
-          if (t403) {
-            int32_t t405;
-            if ((uint64_t)(int64_t)t401 < (uint64_t)v_x1155_n) {
-              t405 = v_x1155_d[t401];
+          uint8_t t439 = rt_lt_i(t437, (int32_t)v_x1167_n);
+          int32_t t440;
+          if (t439) {
+            int32_t t441;
+            if ((uint64_t)(int64_t)t437 < (uint64_t)v_x1167_n) {
+              t441 = v_x1167_d[t437];
             } else {
-              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_x1155_n, 0.0, 4);
-              t405 = 0;
+              NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_x1167_n, 0.0, 4);
+              t441 = 0;
             }
-            t404 = t405;
+            t440 = t441;
           } else {
-            int32_t t407 = rt_sub_i(t401, (int32_t)v_x1155_n);
-            int32_t t408;
-            if ((uint64_t)(int64_t)t407 < (uint64_t)v_x1156_n) {
-              t408 = v_x1156_d[t407];
+            int32_t t443 = rt_sub_i(t437, (int32_t)v_x1167_n);
+            int32_t t444;
+            if ((uint64_t)(int64_t)t443 < (uint64_t)v_x1168_n) {
+              t444 = v_x1168_d[t443];
             } else {
-              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t407, v_x1156_n, 0.0, 5);
-              t408 = 0;
+              NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x1168_n, 0.0, 5);
+              t444 = 0;
             }
-            t404 = t408;
+            t440 = t444;
           }
         }
-        v_x1166_d[t364] = t385;
+        v_x1178_d[t400] = t421;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1166 = v_x1166;
+  *out_v_x1178 = v_x1178;
   return;
 fail:
-  rt_release(v_x1166);
+  rt_release(v_x1178);
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1155_d; int64_t v_x1155_n;
-  int32_t *v_x1156_d; int64_t v_x1156_n;
-  int32_t v_x1157;
-  const int64_t *v_sd_1167_off; int64_t v_sd_1167_n;
-  int32_t *v_x1159_d; int64_t v_x1159_n;
-  int32_t *v_x1160_d; int64_t v_x1160_n;
-  int32_t *v_x1161_d; int64_t v_x1161_n;
-  int32_t *v_x1166_d; int64_t v_x1166_n;
+  int32_t *v_x1167_d; int64_t v_x1167_n;
+  int32_t *v_x1168_d; int64_t v_x1168_n;
+  int32_t v_x1169;
+  const int64_t *v_sd_1179_off; int64_t v_sd_1179_n;
+  int32_t *v_x1171_d; int64_t v_x1171_n;
+  int32_t *v_x1172_d; int64_t v_x1172_n;
+  int32_t *v_x1173_d; int64_t v_x1173_n;
+  int32_t *v_x1178_d; int64_t v_x1178_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -2230,143 +2332,143 @@ struct K12_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t410 = 0; /* nonzero: a check below failed */
-    int t411 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1161_n;
-    int32_t t409 = t411 ? A.v_x1161_d[sx] : 0;
-    t410 |= !t411;
-    int t413 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1159_n;
-    int32_t t412 = t413 ? A.v_x1159_d[sx] : 0;
-    t410 |= !t413;
-    int32_t t415 = rt_sub_i(ix, t412);
-    int t417 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1160_n;
-    int32_t t416 = t417 ? A.v_x1160_d[sx] : 0;
-    t410 |= !t417;
-    int32_t t419 = rt_mul_i(t415, t416);
-    int32_t t421 = rt_add_i(t409, t419);
-    int t423 = (uint64_t)(int64_t)t421 < (uint64_t)A.v_x1157;
-    int32_t t422 = t423 ? t421 : 0;
-    t410 |= !t423;
-    uint8_t t425 = rt_lt_i(t422, (int32_t)A.v_x1155_n);
-    int32_t t426;
-    if (t425) {
-      int t428 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x1155_n;
-      int32_t t427 = t428 ? A.v_x1155_d[t422] : 0;
-      t410 |= !t428;
-      t426 = t427;
+    int t446 = 0; /* nonzero: a check below failed */
+    int t447 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1173_n;
+    int32_t t445 = t447 ? A.v_x1173_d[sx] : 0;
+    t446 |= !t447;
+    int t449 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1171_n;
+    int32_t t448 = t449 ? A.v_x1171_d[sx] : 0;
+    t446 |= !t449;
+    int32_t t451 = rt_sub_i(ix, t448);
+    int t453 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1172_n;
+    int32_t t452 = t453 ? A.v_x1172_d[sx] : 0;
+    t446 |= !t453;
+    int32_t t455 = rt_mul_i(t451, t452);
+    int32_t t457 = rt_add_i(t445, t455);
+    int t459 = (uint64_t)(int64_t)t457 < (uint64_t)A.v_x1169;
+    int32_t t458 = t459 ? t457 : 0;
+    t446 |= !t459;
+    uint8_t t461 = rt_lt_i(t458, (int32_t)A.v_x1167_n);
+    int32_t t462;
+    if (t461) {
+      int t464 = (uint64_t)(int64_t)t458 < (uint64_t)A.v_x1167_n;
+      int32_t t463 = t464 ? A.v_x1167_d[t458] : 0;
+      t446 |= !t464;
+      t462 = t463;
     } else {
-      int32_t t430 = rt_sub_i(t422, (int32_t)A.v_x1155_n);
-      int t432 = (uint64_t)(int64_t)t430 < (uint64_t)A.v_x1156_n;
-      int32_t t431 = t432 ? A.v_x1156_d[t430] : 0;
-      t410 |= !t432;
-      t426 = t431;
+      int32_t t466 = rt_sub_i(t458, (int32_t)A.v_x1167_n);
+      int t468 = (uint64_t)(int64_t)t466 < (uint64_t)A.v_x1168_n;
+      int32_t t467 = t468 ? A.v_x1168_d[t466] : 0;
+      t446 |= !t468;
+      t462 = t467;
     }
-    if (__builtin_expect(t410 != 0, 0)) { /* again, recording the error */
-      int32_t t433;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1161_n) {
-        t433 = A.v_x1161_d[sx];
+    if (__builtin_expect(t446 != 0, 0)) { /* again, recording the error */
+      int32_t t469;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1173_n) {
+        t469 = A.v_x1173_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1161_n, 0.0, 0);
-        t433 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1173_n, 0.0, 0);
+        t469 = 0;
       }
-      int32_t t434;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1159_n) {
-        t434 = A.v_x1159_d[sx];
+      int32_t t470;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1171_n) {
+        t470 = A.v_x1171_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1159_n, 0.0, 1);
-        t434 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1171_n, 0.0, 1);
+        t470 = 0;
       }
-      int32_t t436 = rt_sub_i(ix, t434);
-      int32_t t437;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1160_n) {
-        t437 = A.v_x1160_d[sx];
+      int32_t t472 = rt_sub_i(ix, t470);
+      int32_t t473;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1172_n) {
+        t473 = A.v_x1172_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1160_n, 0.0, 2);
-        t437 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1172_n, 0.0, 2);
+        t473 = 0;
       }
-      int32_t t439 = rt_mul_i(t436, t437);
-      int32_t t441 = rt_add_i(t433, t439);
-      int32_t t442;
-      if ((uint64_t)(int64_t)t441 < (uint64_t)A.v_x1157) {
-        t442 = t441;
+      int32_t t475 = rt_mul_i(t472, t473);
+      int32_t t477 = rt_add_i(t469, t475);
+      int32_t t478;
+      if ((uint64_t)(int64_t)t477 < (uint64_t)A.v_x1169) {
+        t478 = t477;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t441, A.v_x1157, 0.0, 3);
-        t442 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t477, A.v_x1169, 0.0, 3);
+        t478 = 0;
       }
-      uint8_t t444 = rt_lt_i(t442, (int32_t)A.v_x1155_n);
-      int32_t t445;
-      if (t444) {
-        int32_t t446;
-        if ((uint64_t)(int64_t)t442 < (uint64_t)A.v_x1155_n) {
-          t446 = A.v_x1155_d[t442];
+      uint8_t t480 = rt_lt_i(t478, (int32_t)A.v_x1167_n);
+      int32_t t481;
+      if (t480) {
+        int32_t t482;
+        if ((uint64_t)(int64_t)t478 < (uint64_t)A.v_x1167_n) {
+          t482 = A.v_x1167_d[t478];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, A.v_x1155_n, 0.0, 4);
-          t446 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t478, A.v_x1167_n, 0.0, 4);
+          t482 = 0;
         }
-        t445 = t446;
+        t481 = t482;
       } else {
-        int32_t t448 = rt_sub_i(t442, (int32_t)A.v_x1155_n);
-        int32_t t449;
-        if ((uint64_t)(int64_t)t448 < (uint64_t)A.v_x1156_n) {
-          t449 = A.v_x1156_d[t448];
+        int32_t t484 = rt_sub_i(t478, (int32_t)A.v_x1167_n);
+        int32_t t485;
+        if ((uint64_t)(int64_t)t484 < (uint64_t)A.v_x1168_n) {
+          t485 = A.v_x1168_d[t484];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t448, A.v_x1156_n, 0.0, 5);
-          t449 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t484, A.v_x1168_n, 0.0, 5);
+          t485 = 0;
         }
-        t445 = t449;
+        t481 = t485;
       }
     }
-    return K12_0_V{t426};
+    return K12_0_V{t462};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1166_d[i] = v.v0;
+    A.v_x1178_d[i] = v.v0;
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1155, RtValue *v_x1156, int32_t v_x1157, RtValue *v_sd_1167, RtValue *v_x1159, RtValue *v_x1160, RtValue *v_x1161, RtValue **out_v_x1166) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_x1168, int32_t v_x1169, RtValue *v_sd_1179, RtValue *v_x1171, RtValue *v_x1172, RtValue *v_x1173, RtValue **out_v_x1178) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1155_d = v_x1155->data.i;
-  A.v_x1155_n = v_x1155->len;
-  A.v_x1156_d = v_x1156->data.i;
-  A.v_x1156_n = v_x1156->len;
-  A.v_x1157 = v_x1157;
-  A.v_sd_1167_off = rtg_seg_offsets(v_sd_1167);
-  A.v_sd_1167_n = v_sd_1167->len;
-  A.v_x1159_d = v_x1159->data.i;
-  A.v_x1159_n = v_x1159->len;
-  A.v_x1160_d = v_x1160->data.i;
-  A.v_x1160_n = v_x1160->len;
-  A.v_x1161_d = v_x1161->data.i;
-  A.v_x1161_n = v_x1161->len;
-  RtValue *v_x1166 = NULL;
+  A.v_x1167_d = v_x1167->data.i;
+  A.v_x1167_n = v_x1167->len;
+  A.v_x1168_d = v_x1168->data.i;
+  A.v_x1168_n = v_x1168->len;
+  A.v_x1169 = v_x1169;
+  A.v_sd_1179_off = rtg_seg_offsets(v_sd_1179);
+  A.v_sd_1179_n = v_sd_1179->len;
+  A.v_x1171_d = v_x1171->data.i;
+  A.v_x1171_n = v_x1171->len;
+  A.v_x1172_d = v_x1172->data.i;
+  A.v_x1172_n = v_x1172->len;
+  A.v_x1173_d = v_x1173->data.i;
+  A.v_x1173_n = v_x1173->len;
+  RtValue *v_x1178 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t450 = rtg_seg_total(v_sd_1167);
-    v_x1166 = rtg_vec_new(RT_INT, t450);
-    A.v_x1166_d = v_x1166->data.i;
-    A.v_x1166_n = v_x1166->len;
-    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1167, t450);
+    const int64_t t486 = rtg_seg_total(v_sd_1179);
+    v_x1178 = rtg_vec_new(RT_INT, t486);
+    A.v_x1178_d = v_x1178->data.i;
+    A.v_x1178_n = v_x1178->len;
+    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1179, t486);
   }
-  *out_v_x1166 = v_x1166;
+  *out_v_x1178 = v_x1178;
   return;
 fail:
-  rt_release(v_x1166);
+  rt_release(v_x1178);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1155, RtValue *v_x1156, int32_t v_x1157, RtValue *v_sd_1167, RtValue *v_x1159, RtValue *v_x1160, RtValue *v_x1161, RtValue **out_v_x1166) {
-  RtValue *vals[] = {v_x1155, v_x1156, v_sd_1167, v_x1159, v_x1160, v_x1161};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_x1168, int32_t v_x1169, RtValue *v_sd_1179, RtValue *v_x1171, RtValue *v_x1172, RtValue *v_x1173, RtValue **out_v_x1178) {
+  RtValue *vals[] = {v_x1167, v_x1168, v_sd_1179, v_x1171, v_x1172, v_x1173};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K12_host(err, loc, run, v_x1155, v_x1156, v_x1157, v_sd_1167, v_x1159, v_x1160, v_x1161, out_v_x1166);
+    K12_host(err, loc, run, v_x1167, v_x1168, v_x1169, v_sd_1179, v_x1171, v_x1172, v_x1173, out_v_x1178);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x1155, v_x1156, v_x1157, v_sd_1167, v_x1159, v_x1160, v_x1161, out_v_x1166);
+    K12_gpu(err, loc, run, v_x1167, v_x1168, v_x1169, v_sd_1179, v_x1171, v_x1172, v_x1173, out_v_x1178);
   }
 }
 
@@ -2384,65 +2486,65 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int
   RtValue *v_x822 = NULL;
   /* MAP */
   {
-    const int64_t t451 = v_x801;
-    if (t451 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t451, 0.0, 0);
+    const int64_t t487 = v_x801;
+    if (t487 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t487, 0.0, 0);
       goto fail;
     }
-    v_x818 = rt_value_new(rt_vec_type(RT_INT), t451);
+    v_x818 = rt_value_new(rt_vec_type(RT_INT), t487);
     int32_t *v_x818_d = v_x818->data.i;
     const int64_t v_x818_n = v_x818->len;
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t451);
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t487);
     int32_t *v_x820_d = v_x820->data.i;
     const int64_t v_x820_n = v_x820->len;
-    v_x822 = rt_value_new(rt_vec_type(RT_INT), t451);
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t487);
     int32_t *v_x822_d = v_x822->data.i;
     const int64_t v_x822_n = v_x822->len;
-    RT_PARALLEL_FOR_IF(t451 >= RT_PARALLEL_MIN)
-    for (int64_t t452 = 0; t452 < t451; t452++) {
-      const int32_t t453 = (int32_t)t452;
-      int t456 = 0; /* nonzero: a check below failed */
-      int32_t t455 = rt_div_i(t453, 2, &t456);
-      int32_t t458 = rt_rem_i(t453, 2, &t456);
-      int32_t t460 = rt_mul_i(t458, v_x808);
-      int32_t t462 = rt_add_i(t460, t455);
-      int t464 = (uint64_t)(int64_t)t462 < (uint64_t)v_x813_n;
-      int32_t t463 = t464 ? v_x813_d[t462] : 0;
-      t456 |= !t464;
-      int32_t t465 = t464 ? v_x816_d[t462] : 0;
-      int32_t t467 = rt_add_i(t465, t463);
-      if (__builtin_expect(t456 != 0, 0)) { /* again, recording the error */
-        int t468 = 0;
-        int32_t t469 = rt_div_i(t453, 2, &t468);
-        if (t468) {
-          NESSIE_RECORD(err, t452, RT_CHECK_SCALAR, 0, t468, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t487 >= RT_PARALLEL_MIN)
+    for (int64_t t488 = 0; t488 < t487; t488++) {
+      const int32_t t489 = (int32_t)t488;
+      int t492 = 0; /* nonzero: a check below failed */
+      int32_t t491 = rt_div_i(t489, 2, &t492);
+      int32_t t494 = rt_rem_i(t489, 2, &t492);
+      int32_t t496 = rt_mul_i(t494, v_x808);
+      int32_t t498 = rt_add_i(t496, t491);
+      int t500 = (uint64_t)(int64_t)t498 < (uint64_t)v_x813_n;
+      int32_t t499 = t500 ? v_x813_d[t498] : 0;
+      t492 |= !t500;
+      int32_t t501 = t500 ? v_x816_d[t498] : 0;
+      int32_t t503 = rt_add_i(t501, t499);
+      if (__builtin_expect(t492 != 0, 0)) { /* again, recording the error */
+        int t504 = 0;
+        int32_t t505 = rt_div_i(t489, 2, &t504);
+        if (t504) {
+          NESSIE_RECORD(err, t488, RT_CHECK_SCALAR, 0, t504, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t470 = 0;
-        int32_t t471 = rt_rem_i(t453, 2, &t470);
-        if (t470) {
-          NESSIE_RECORD(err, t452, RT_CHECK_SCALAR, 0, t470, RT_REM, 0, 0, 0.0, 2);
+        int t506 = 0;
+        int32_t t507 = rt_rem_i(t489, 2, &t506);
+        if (t506) {
+          NESSIE_RECORD(err, t488, RT_CHECK_SCALAR, 0, t506, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t473 = rt_mul_i(t471, v_x808);
-        int32_t t475 = rt_add_i(t473, t469);
-        int32_t t476;
-        if ((uint64_t)(int64_t)t475 < (uint64_t)v_x813_n) {
-          t476 = v_x813_d[t475];
+        int32_t t509 = rt_mul_i(t507, v_x808);
+        int32_t t511 = rt_add_i(t509, t505);
+        int32_t t512;
+        if ((uint64_t)(int64_t)t511 < (uint64_t)v_x813_n) {
+          t512 = v_x813_d[t511];
         } else {
-          NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x813_n, 0.0, 3);
-          t476 = 0;
+          NESSIE_RECORD(err, t488, RT_CHECK_INDEX, 0, 0, RT_GATHER, t511, v_x813_n, 0.0, 3);
+          t512 = 0;
         }
-        int32_t t477;
-        if ((uint64_t)(int64_t)t475 < (uint64_t)v_x813_n) {
-          t477 = v_x816_d[t475];
+        int32_t t513;
+        if ((uint64_t)(int64_t)t511 < (uint64_t)v_x813_n) {
+          t513 = v_x816_d[t511];
         } else {
-          NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x813_n, 0.0, 4);
-          t477 = 0;
+          NESSIE_RECORD(err, t488, RT_CHECK_INDEX, 0, 0, RT_GATHER, t511, v_x813_n, 0.0, 4);
+          t513 = 0;
         }
-        int32_t t479 = rt_add_i(t477, t476);
+        int32_t t515 = rt_add_i(t513, t512);
       }
-      v_x818_d[t452] = t465;
-      v_x820_d[t452] = t467;
-      v_x822_d[t452] = 1;
+      v_x818_d[t488] = t501;
+      v_x820_d[t488] = t503;
+      v_x822_d[t488] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -2479,46 +2581,46 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t482 = 0; /* nonzero: a check below failed */
-    int32_t t481 = rt_div_i(ix, 2, &t482);
-    int32_t t484 = rt_rem_i(ix, 2, &t482);
-    int32_t t486 = rt_mul_i(t484, A.v_x808);
-    int32_t t488 = rt_add_i(t486, t481);
-    int t490 = (uint64_t)(int64_t)t488 < (uint64_t)A.v_x813_n;
-    int32_t t489 = t490 ? A.v_x813_d[t488] : 0;
-    t482 |= !t490;
-    int32_t t491 = t490 ? A.v_x816_d[t488] : 0;
-    int32_t t493 = rt_add_i(t491, t489);
-    if (__builtin_expect(t482 != 0, 0)) { /* again, recording the error */
-      int t494 = 0;
-      int32_t t495 = rt_div_i(ix, 2, &t494);
-      if (t494) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t494, RT_DIV, 0, 0, 0.0, 0);
+    int t518 = 0; /* nonzero: a check below failed */
+    int32_t t517 = rt_div_i(ix, 2, &t518);
+    int32_t t520 = rt_rem_i(ix, 2, &t518);
+    int32_t t522 = rt_mul_i(t520, A.v_x808);
+    int32_t t524 = rt_add_i(t522, t517);
+    int t526 = (uint64_t)(int64_t)t524 < (uint64_t)A.v_x813_n;
+    int32_t t525 = t526 ? A.v_x813_d[t524] : 0;
+    t518 |= !t526;
+    int32_t t527 = t526 ? A.v_x816_d[t524] : 0;
+    int32_t t529 = rt_add_i(t527, t525);
+    if (__builtin_expect(t518 != 0, 0)) { /* again, recording the error */
+      int t530 = 0;
+      int32_t t531 = rt_div_i(ix, 2, &t530);
+      if (t530) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t530, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t496 = 0;
-      int32_t t497 = rt_rem_i(ix, 2, &t496);
-      if (t496) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t496, RT_REM, 0, 0, 0.0, 1);
+      int t532 = 0;
+      int32_t t533 = rt_rem_i(ix, 2, &t532);
+      if (t532) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t532, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t499 = rt_mul_i(t497, A.v_x808);
-      int32_t t501 = rt_add_i(t499, t495);
-      int32_t t502;
-      if ((uint64_t)(int64_t)t501 < (uint64_t)A.v_x813_n) {
-        t502 = A.v_x813_d[t501];
+      int32_t t535 = rt_mul_i(t533, A.v_x808);
+      int32_t t537 = rt_add_i(t535, t531);
+      int32_t t538;
+      if ((uint64_t)(int64_t)t537 < (uint64_t)A.v_x813_n) {
+        t538 = A.v_x813_d[t537];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, A.v_x813_n, 0.0, 2);
-        t502 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, A.v_x813_n, 0.0, 2);
+        t538 = 0;
       }
-      int32_t t503;
-      if ((uint64_t)(int64_t)t501 < (uint64_t)A.v_x813_n) {
-        t503 = A.v_x816_d[t501];
+      int32_t t539;
+      if ((uint64_t)(int64_t)t537 < (uint64_t)A.v_x813_n) {
+        t539 = A.v_x816_d[t537];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, A.v_x813_n, 0.0, 3);
-        t503 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, A.v_x813_n, 0.0, 3);
+        t539 = 0;
       }
-      int32_t t505 = rt_add_i(t503, t502);
+      int32_t t541 = rt_add_i(t539, t538);
     }
-    return K13_0_V{t491, t493, 1};
+    return K13_0_V{t527, t529, 1};
   }
 };
 struct K13_0_store {
@@ -2547,21 +2649,21 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int3
   RtValue *v_x822 = NULL;
   /* MAP */
   {
-    const int64_t t506 = v_x801;
-    if (t506 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t506, 0.0, run, 4};
+    const int64_t t542 = v_x801;
+    if (t542 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t542, 0.0, run, 4};
       goto fail;
     }
-    v_x818 = rtg_vec_new(RT_INT, t506);
+    v_x818 = rtg_vec_new(RT_INT, t542);
     A.v_x818_d = v_x818->data.i;
     A.v_x818_n = v_x818->len;
-    v_x820 = rtg_vec_new(RT_INT, t506);
+    v_x820 = rtg_vec_new(RT_INT, t542);
     A.v_x820_d = v_x820->data.i;
     A.v_x820_n = v_x820->len;
-    v_x822 = rtg_vec_new(RT_INT, t506);
+    v_x822 = rtg_vec_new(RT_INT, t542);
     A.v_x822_d = v_x822->data.i;
     A.v_x822_n = v_x822->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t506);
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t542);
   }
   *out_v_x818 = v_x818;
   *out_v_x820 = v_x820;
@@ -2596,18 +2698,18 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtV
   int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t507 = v_x823;
-    if (t507 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t507, 0.0, 0);
+    const int64_t t543 = v_x823;
+    if (t543 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t543, 0.0, 0);
       goto fail;
     }
-    v_x825 = rt_value_new(rt_vec_type(RT_INT), t507);
+    v_x825 = rt_value_new(rt_vec_type(RT_INT), t543);
     int32_t *v_x825_d = v_x825->data.i;
     const int64_t v_x825_n = v_x825->len;
-    RT_PARALLEL_FOR_IF(t507 >= RT_PARALLEL_MIN)
-    for (int64_t t508 = 0; t508 < t507; t508++) {
-      const int32_t t509 = (int32_t)t508;
-      v_x825_d[t508] = 2;
+    RT_PARALLEL_FOR_IF(t543 >= RT_PARALLEL_MIN)
+    for (int64_t t544 = 0; t544 < t543; t544++) {
+      const int32_t t545 = (int32_t)t544;
+      v_x825_d[t544] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -2617,101 +2719,101 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtV
     const int64_t v_x825_n = v_x825->len;
     /* REDUCE */
     {
-      const int64_t t510 = v_x826_n;
-      const int64_t t511 = t510 > 0 ? (t510 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t512 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t511);
-      int32_t *t513 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t511);
-      int32_t *t514 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t511);
-      RT_PARALLEL_FOR_IF(t511 > 1)
-      for (int64_t t515 = 0; t515 < t511; t515++) {
-        int32_t t515a0;
-        int32_t t515a1;
-        int32_t t515a2;
-        t515a0 = 2147483647;
-        t515a1 = 0;
-        t515a2 = 1;
-        const int64_t t515_end = (t515 + 1) * RT_CHUNK < t510 ? (t515 + 1) * RT_CHUNK : t510;
-        for (int64_t t516 = t515 * RT_CHUNK; t516 < t515_end; t516++) {
-          const int32_t t517 = (int32_t)t516;
-          int32_t t515x0;
-          int32_t t515x1;
-          int32_t t515x2;
-          uint8_t t519 = rt_lt_i(0, 2);
-          int32_t t520;
-          if (t519) {
-            t520 = 2147483647;
+      const int64_t t546 = v_x826_n;
+      const int64_t t547 = t546 > 0 ? (t546 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t548 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t547);
+      int32_t *t549 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t547);
+      int32_t *t550 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t547);
+      RT_PARALLEL_FOR_IF(t547 > 1)
+      for (int64_t t551 = 0; t551 < t547; t551++) {
+        int32_t t551a0;
+        int32_t t551a1;
+        int32_t t551a2;
+        t551a0 = 2147483647;
+        t551a1 = 0;
+        t551a2 = 1;
+        const int64_t t551_end = (t551 + 1) * RT_CHUNK < t546 ? (t551 + 1) * RT_CHUNK : t546;
+        for (int64_t t552 = t551 * RT_CHUNK; t552 < t551_end; t552++) {
+          const int32_t t553 = (int32_t)t552;
+          int32_t t551x0;
+          int32_t t551x1;
+          int32_t t551x2;
+          uint8_t t555 = rt_lt_i(0, 2);
+          int32_t t556;
+          if (t555) {
+            t556 = 2147483647;
           } else {
-            t520 = t517;
+            t556 = t553;
           }
-          t515x0 = t520;
-          t515x1 = 0;
-          t515x2 = 2;
-          uint8_t t522 = rt_le_i(t515a0, t515x0);
-          int32_t t523;
-          if (t522) {
-            t523 = t515a0;
+          t551x0 = t556;
+          t551x1 = 0;
+          t551x2 = 2;
+          uint8_t t558 = rt_le_i(t551a0, t551x0);
+          int32_t t559;
+          if (t558) {
+            t559 = t551a0;
           } else {
-            t523 = t515x0;
+            t559 = t551x0;
           }
-          int32_t t524;
-          if (t522) {
-            t524 = t515a1;
+          int32_t t560;
+          if (t558) {
+            t560 = t551a1;
           } else {
-            t524 = t515x1;
+            t560 = t551x1;
           }
-          int32_t t525;
-          if (t522) {
-            t525 = t515a2;
+          int32_t t561;
+          if (t558) {
+            t561 = t551a2;
           } else {
-            t525 = t515x2;
+            t561 = t551x2;
           }
-          t515a0 = t523;
-          t515a1 = t524;
-          t515a2 = t525;
+          t551a0 = t559;
+          t551a1 = t560;
+          t551a2 = t561;
         }
-        t512[t515] = t515a0;
-        t513[t515] = t515a1;
-        t514[t515] = t515a2;
+        t548[t551] = t551a0;
+        t549[t551] = t551a1;
+        t550[t551] = t551a2;
       }
-      int32_t t515t0;
-      int32_t t515t1;
-      int32_t t515t2;
-      t515t0 = 2147483647;
-      t515t1 = 0;
-      t515t2 = 1;
-      for (int64_t t515 = 0; t515 < t511; t515++) {
-        const int32_t t526 = t512[t515];
-        const int32_t t527 = t513[t515];
-        const int32_t t528 = t514[t515];
-        uint8_t t530 = rt_le_i(t515t0, t526);
-        int32_t t531;
-        if (t530) {
-          t531 = t515t0;
+      int32_t t551t0;
+      int32_t t551t1;
+      int32_t t551t2;
+      t551t0 = 2147483647;
+      t551t1 = 0;
+      t551t2 = 1;
+      for (int64_t t551 = 0; t551 < t547; t551++) {
+        const int32_t t562 = t548[t551];
+        const int32_t t563 = t549[t551];
+        const int32_t t564 = t550[t551];
+        uint8_t t566 = rt_le_i(t551t0, t562);
+        int32_t t567;
+        if (t566) {
+          t567 = t551t0;
         } else {
-          t531 = t526;
+          t567 = t562;
         }
-        int32_t t532;
-        if (t530) {
-          t532 = t515t1;
+        int32_t t568;
+        if (t566) {
+          t568 = t551t1;
         } else {
-          t532 = t527;
+          t568 = t563;
         }
-        int32_t t533;
-        if (t530) {
-          t533 = t515t2;
+        int32_t t569;
+        if (t566) {
+          t569 = t551t2;
         } else {
-          t533 = t528;
+          t569 = t564;
         }
-        t515t0 = t531;
-        t515t1 = t532;
-        t515t2 = t533;
+        t551t0 = t567;
+        t551t1 = t568;
+        t551t2 = t569;
       }
-      v_x834 = t515t0;
-      rt_free(t512);
-      v_x835 = t515t1;
-      rt_free(t513);
-      v_x836 = t515t2;
-      rt_free(t514);
+      v_x834 = t551t0;
+      rt_free(t548);
+      v_x835 = t551t1;
+      rt_free(t549);
+      v_x836 = t551t2;
+      rt_free(t550);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2762,39 +2864,39 @@ struct K14_1_pull {
   __device__ K14_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t535 = rt_lt_i(0, 2);
-    int32_t t536;
-    if (t535) {
-      t536 = 2147483647;
+    uint8_t t571 = rt_lt_i(0, 2);
+    int32_t t572;
+    if (t571) {
+      t572 = 2147483647;
     } else {
-      t536 = ix;
+      t572 = ix;
     }
-    return K14_1_V{t536, 0, 2};
+    return K14_1_V{t572, 0, 2};
   }
 };
 struct K14_1_op {
   K14_A A;
   __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
-    uint8_t t538 = rt_le_i(a.v0, b.v0);
-    int32_t t539;
-    if (t538) {
-      t539 = a.v0;
+    uint8_t t574 = rt_le_i(a.v0, b.v0);
+    int32_t t575;
+    if (t574) {
+      t575 = a.v0;
     } else {
-      t539 = b.v0;
+      t575 = b.v0;
     }
-    int32_t t540;
-    if (t538) {
-      t540 = a.v1;
+    int32_t t576;
+    if (t574) {
+      t576 = a.v1;
     } else {
-      t540 = b.v1;
+      t576 = b.v1;
     }
-    int32_t t541;
-    if (t538) {
-      t541 = a.v2;
+    int32_t t577;
+    if (t574) {
+      t577 = a.v2;
     } else {
-      t541 = b.v2;
+      t577 = b.v2;
     }
-    return K14_1_V{t539, t540, t541};
+    return K14_1_V{t575, t576, t577};
   }
 };
 struct K14_1_check {
@@ -2824,21 +2926,21 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtVa
   int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t542 = v_x823;
-    if (t542 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t542, 0.0, run, 0};
+    const int64_t t578 = v_x823;
+    if (t578 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t578, 0.0, run, 0};
       goto fail;
     }
-    v_x825 = rtg_vec_new(RT_INT, t542);
+    v_x825 = rtg_vec_new(RT_INT, t578);
     A.v_x825_d = v_x825->data.i;
     A.v_x825_n = v_x825->len;
-    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t542);
+    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t578);
   }
   /* REDUCE */
   {
-    const int64_t t543 = v_x826->len;
-    K14_1_V *t544 = rtg::reduce_to_device<false>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t543);
-    K14_1_value = t544;
+    const int64_t t579 = v_x826->len;
+    K14_1_V *t580 = rtg::reduce_to_device<false>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t579);
+    K14_1_value = t580;
   }
   if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
@@ -2858,11 +2960,11 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue 
   if (rtg_choose_host(vals, 1, sizes, 1)) {
     K14_host(err, loc, run, v_x823, v_x826, out_v_x825, out_v_x835, out_v_x836);
     if (err->index == INT64_MAX) {
-      K14_1_V t545;
-      memset(&t545, 0, sizeof t545);
-      t545.v1 = *out_v_x835;
-      t545.v2 = *out_v_x836;
-      (void)K14_1_check{{check_site_0}}(t545, err, run);
+      K14_1_V t581;
+      memset(&t581, 0, sizeof t581);
+      t581.v1 = *out_v_x835;
+      t581.v2 = *out_v_x836;
+      (void)K14_1_check{{check_site_0}}(t581, err, run);
     }
     rtg_host_ran();
   } else {
@@ -2881,45 +2983,45 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, Rt
   RtValue *v_x852 = NULL;
   /* MAP */
   {
-    const int64_t t546 = v_x837_n;
-    v_x852 = rt_value_new(rt_vec_type(RT_INT), t546);
+    const int64_t t582 = v_x837_n;
+    v_x852 = rt_value_new(rt_vec_type(RT_INT), t582);
     int32_t *v_x852_d = v_x852->data.i;
     const int64_t v_x852_n = v_x852->len;
-    RT_PARALLEL_FOR_IF(t546 >= RT_PARALLEL_MIN)
-    for (int64_t t547 = 0; t547 < t546; t547++) {
-      const int32_t t548 = (int32_t)t547;
-      int t552 = 0; /* nonzero: a check below failed */
-      int32_t t550 = rt_mul_i(t548, 2);
-      int t553 = (uint64_t)(int64_t)t550 < (uint64_t)v_x842_n;
-      int32_t t551 = t553 ? v_x842_d[t550] : 0;
-      t552 |= !t553;
-      int32_t t555 = rt_add_i(t551, 1);
-      int32_t t557 = rt_add_i(t550, 1);
-      int t559 = (uint64_t)(int64_t)t557 < (uint64_t)v_x842_n;
-      int32_t t558 = t559 ? v_x842_d[t557] : 0;
-      t552 |= !t559;
-      int32_t t561 = rt_add_i(t555, t558);
-      if (__builtin_expect(t552 != 0, 0)) { /* again, recording the error */
-        int32_t t563 = rt_mul_i(t548, 2);
-        int32_t t564;
-        if ((uint64_t)(int64_t)t563 < (uint64_t)v_x842_n) {
-          t564 = v_x842_d[t563];
+    RT_PARALLEL_FOR_IF(t582 >= RT_PARALLEL_MIN)
+    for (int64_t t583 = 0; t583 < t582; t583++) {
+      const int32_t t584 = (int32_t)t583;
+      int t588 = 0; /* nonzero: a check below failed */
+      int32_t t586 = rt_mul_i(t584, 2);
+      int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x842_n;
+      int32_t t587 = t589 ? v_x842_d[t586] : 0;
+      t588 |= !t589;
+      int32_t t591 = rt_add_i(t587, 1);
+      int32_t t593 = rt_add_i(t586, 1);
+      int t595 = (uint64_t)(int64_t)t593 < (uint64_t)v_x842_n;
+      int32_t t594 = t595 ? v_x842_d[t593] : 0;
+      t588 |= !t595;
+      int32_t t597 = rt_add_i(t591, t594);
+      if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
+        int32_t t599 = rt_mul_i(t584, 2);
+        int32_t t600;
+        if ((uint64_t)(int64_t)t599 < (uint64_t)v_x842_n) {
+          t600 = v_x842_d[t599];
         } else {
-          NESSIE_RECORD(err, t547, RT_CHECK_INDEX, 0, 0, RT_GATHER, t563, v_x842_n, 0.0, 0);
-          t564 = 0;
+          NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t599, v_x842_n, 0.0, 0);
+          t600 = 0;
         }
-        int32_t t566 = rt_add_i(t564, 1);
-        int32_t t568 = rt_add_i(t563, 1);
-        int32_t t569;
-        if ((uint64_t)(int64_t)t568 < (uint64_t)v_x842_n) {
-          t569 = v_x842_d[t568];
+        int32_t t602 = rt_add_i(t600, 1);
+        int32_t t604 = rt_add_i(t599, 1);
+        int32_t t605;
+        if ((uint64_t)(int64_t)t604 < (uint64_t)v_x842_n) {
+          t605 = v_x842_d[t604];
         } else {
-          NESSIE_RECORD(err, t547, RT_CHECK_INDEX, 1, 0, RT_GATHER, t568, v_x842_n, 0.0, 1);
-          t569 = 0;
+          NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 1, 0, RT_GATHER, t604, v_x842_n, 0.0, 1);
+          t605 = 0;
         }
-        int32_t t571 = rt_add_i(t566, t569);
+        int32_t t607 = rt_add_i(t602, t605);
       }
-      v_x852_d[t547] = t561;
+      v_x852_d[t583] = t597;
     }
   }
   if (err->index != INT64_MAX)
@@ -2946,38 +3048,38 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t575 = 0; /* nonzero: a check below failed */
-    int32_t t573 = rt_mul_i(ix, 2);
-    int t576 = (uint64_t)(int64_t)t573 < (uint64_t)A.v_x842_n;
-    int32_t t574 = t576 ? A.v_x842_d[t573] : 0;
-    t575 |= !t576;
-    int32_t t578 = rt_add_i(t574, 1);
-    int32_t t580 = rt_add_i(t573, 1);
-    int t582 = (uint64_t)(int64_t)t580 < (uint64_t)A.v_x842_n;
-    int32_t t581 = t582 ? A.v_x842_d[t580] : 0;
-    t575 |= !t582;
-    int32_t t584 = rt_add_i(t578, t581);
-    if (__builtin_expect(t575 != 0, 0)) { /* again, recording the error */
-      int32_t t586 = rt_mul_i(ix, 2);
-      int32_t t587;
-      if ((uint64_t)(int64_t)t586 < (uint64_t)A.v_x842_n) {
-        t587 = A.v_x842_d[t586];
+    int t611 = 0; /* nonzero: a check below failed */
+    int32_t t609 = rt_mul_i(ix, 2);
+    int t612 = (uint64_t)(int64_t)t609 < (uint64_t)A.v_x842_n;
+    int32_t t610 = t612 ? A.v_x842_d[t609] : 0;
+    t611 |= !t612;
+    int32_t t614 = rt_add_i(t610, 1);
+    int32_t t616 = rt_add_i(t609, 1);
+    int t618 = (uint64_t)(int64_t)t616 < (uint64_t)A.v_x842_n;
+    int32_t t617 = t618 ? A.v_x842_d[t616] : 0;
+    t611 |= !t618;
+    int32_t t620 = rt_add_i(t614, t617);
+    if (__builtin_expect(t611 != 0, 0)) { /* again, recording the error */
+      int32_t t622 = rt_mul_i(ix, 2);
+      int32_t t623;
+      if ((uint64_t)(int64_t)t622 < (uint64_t)A.v_x842_n) {
+        t623 = A.v_x842_d[t622];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, A.v_x842_n, 0.0, 0);
-        t587 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t622, A.v_x842_n, 0.0, 0);
+        t623 = 0;
       }
-      int32_t t589 = rt_add_i(t587, 1);
-      int32_t t591 = rt_add_i(t586, 1);
-      int32_t t592;
-      if ((uint64_t)(int64_t)t591 < (uint64_t)A.v_x842_n) {
-        t592 = A.v_x842_d[t591];
+      int32_t t625 = rt_add_i(t623, 1);
+      int32_t t627 = rt_add_i(t622, 1);
+      int32_t t628;
+      if ((uint64_t)(int64_t)t627 < (uint64_t)A.v_x842_n) {
+        t628 = A.v_x842_d[t627];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t591, A.v_x842_n, 0.0, 1);
-        t592 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t627, A.v_x842_n, 0.0, 1);
+        t628 = 0;
       }
-      int32_t t594 = rt_add_i(t589, t592);
+      int32_t t630 = rt_add_i(t625, t628);
     }
-    return K15_0_V{t584};
+    return K15_0_V{t620};
   }
 };
 struct K15_0_store {
@@ -3000,11 +3102,11 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtV
   RtValue *v_x852 = NULL;
   /* MAP */
   {
-    const int64_t t595 = v_x837->len;
-    v_x852 = rtg_vec_new(RT_INT, t595);
+    const int64_t t631 = v_x837->len;
+    v_x852 = rtg_vec_new(RT_INT, t631);
     A.v_x852_d = v_x852->data.i;
     A.v_x852_n = v_x852->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t595);
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t631);
   }
   *out_v_x852 = v_x852;
   return;
@@ -3023,389 +3125,401 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue
   }
 }
 
-/* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1218, int32_t v_x1193, RtValue **out_v_x1196, RtValue **out_v_x1201, RtValue **out_v_x1203, RtValue **out_v_x1216, RtValue **out_v_x1217) {
+/* K16: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230, int32_t v_x1205, RtValue **out_v_x1229, RtValue **out_v_x1210, RtValue **out_v_x1212, RtValue **out_v_x1227, RtValue **out_v_x1228) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1218_off = rt_seg_offsets(v_sd_1218);
-  const int64_t v_sd_1218_n = v_sd_1218->len;
-  RtValue *v_x1196 = NULL;
-  RtValue *v_x1201 = NULL;
-  RtValue *v_x1202 = NULL;
-  RtValue *v_x1203 = NULL;
-  RtValue *v_x1204 = NULL;
-  RtValue *v_x1216 = NULL;
-  RtValue *v_x1217 = NULL;
-  /* MAP */
+  const int64_t *v_sd_1230_off = rt_seg_offsets(v_sd_1230);
+  const int64_t v_sd_1230_n = v_sd_1230->len;
+  RtValue *v_x1210 = NULL;
+  RtValue *v_x1211 = NULL;
+  RtValue *v_x1212 = NULL;
+  RtValue *v_x1213 = NULL;
+  RtValue *v_x1229 = NULL;
+  RtValue *v_x1227 = NULL;
+  RtValue *v_x1228 = NULL;
+  /* PARTITION */
   {
-    const int64_t t596 = v_x1193;
-    if (t596 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t596, 0.0, 0);
+    const int64_t t632 = v_x1205;
+    if (t632 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t632, 0.0, 0);
       goto fail;
     }
-    v_x1196 = rt_value_new(rt_vec_type(RT_BOOL), t596);
-    uint8_t *v_x1196_d = v_x1196->data.b;
-    const int64_t v_x1196_n = v_x1196->len;
-    RT_PARALLEL_FOR_IF(t596 >= RT_PARALLEL_MIN)
-    for (int64_t t597 = 0; t597 < t596; t597++) {
-      const int32_t t598 = (int32_t)t597;
-      int t600 = 0; /* nonzero: a check below failed */
-      int t601 = (uint64_t)(int64_t)t598 < (uint64_t)v_sd_1218_n;
-      int32_t t599 = t601 ? (int32_t)(v_sd_1218_off[t598 + 1] - v_sd_1218_off[t598]) : 0;
-      t600 |= !t601;
-      uint8_t t603 = rt_le_i(t599, 1);
-      if (__builtin_expect(t600 != 0, 0)) { /* again, recording the error */
-        int32_t t604;
-        if ((uint64_t)(int64_t)t598 < (uint64_t)v_sd_1218_n) {
-          t604 = (int32_t)(v_sd_1218_off[t598 + 1] - v_sd_1218_off[t598]);
-        } else {
-          NESSIE_RECORD(err, t597, RT_CHECK_INDEX, 0, 0, RT_GATHER, t598, v_sd_1218_n, 0.0, 1);
-          t604 = 0;
+    const int64_t t633 = t632 > 0 ? (t632 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t634 = (uint8_t *)rt_alloc_atomic((size_t)t632 + 1);
+    int64_t *t635 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t633 + 1));
+    RT_PARALLEL_FOR_IF(t633 > 1)
+    for (int64_t t636 = 0; t636 < t633; t636++) {
+      int64_t kept = 0;
+      const int64_t t636_end = (t636 + 1) * RT_CHUNK < t632 ? (t636 + 1) * RT_CHUNK : t632;
+      for (int64_t t637 = t636 * RT_CHUNK; t637 < t636_end; t637++) {
+        const int32_t t638 = (int32_t)t637;
+        int32_t t636x0;
+        uint8_t t636x1;
+        int t640 = 0; /* nonzero: a check below failed */
+        int t641 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1230_n;
+        int32_t t639 = t641 ? (int32_t)(v_sd_1230_off[t638 + 1] - v_sd_1230_off[t638]) : 0;
+        t640 |= !t641;
+        uint8_t t643 = rt_le_i(t639, 1);
+        if (__builtin_expect(t640 != 0, 0)) { /* again, recording the error */
+          int32_t t644;
+          if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1230_n) {
+            t644 = (int32_t)(v_sd_1230_off[t638 + 1] - v_sd_1230_off[t638]);
+          } else {
+            NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1230_n, 0.0, 1);
+            t644 = 0;
+          }
+          uint8_t t646 = rt_le_i(t644, 1);
         }
-        uint8_t t606 = rt_le_i(t604, 1);
+        t636x0 = t638;
+        t636x1 = t643;
+        uint8_t t647;
+        t647 = t636x1;
+        t634[t637] = t647 != 0;
+        kept += t647 != 0;
       }
-      v_x1196_d[t597] = t603;
+      t635[t636] = kept;
     }
+    if (err->index != INT64_MAX) {
+      rt_free(t634);
+      rt_free(t635);
+      goto fail;
+    }
+    int64_t t648 = 0;
+    for (int64_t t636 = 0; t636 < t633; t636++) {
+      const int64_t k = t635[t636];
+      t635[t636] = t648;
+      t648 += k;
+    }
+    v_x1210 = rt_value_new(rt_vec_type(RT_INT), t648);
+    int32_t *v_x1210_d = v_x1210->data.i;
+    const int64_t v_x1210_n = v_x1210->len;
+    v_x1212 = rt_value_new(rt_vec_type(RT_INT), (t632 - t648));
+    int32_t *v_x1212_d = v_x1212->data.i;
+    const int64_t v_x1212_n = v_x1212->len;
+    RT_PARALLEL_FOR_IF(t633 > 1)
+    for (int64_t t636 = 0; t636 < t633; t636++) {
+      int64_t at = t635[t636];
+      int64_t at_not = t636 * RT_CHUNK - t635[t636];
+      const int64_t t636_end = (t636 + 1) * RT_CHUNK < t632 ? (t636 + 1) * RT_CHUNK : t632;
+      for (int64_t t637 = t636 * RT_CHUNK; t637 < t636_end; t637++) {
+        const int32_t t638 = (int32_t)t637;
+        int32_t t636y0;
+        uint8_t t636y1;
+        int t650 = 0; /* nonzero: a check below failed */
+        int t651 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1230_n;
+        int32_t t649 = t651 ? (int32_t)(v_sd_1230_off[t638 + 1] - v_sd_1230_off[t638]) : 0;
+        t650 |= !t651;
+        uint8_t t653 = rt_le_i(t649, 1);
+        if (__builtin_expect(t650 != 0, 0)) { /* again, recording the error */
+          int32_t t654;
+          if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1230_n) {
+            t654 = (int32_t)(v_sd_1230_off[t638 + 1] - v_sd_1230_off[t638]);
+          } else {
+            NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1230_n, 0.0, 2);
+            t654 = 0;
+          }
+          uint8_t t656 = rt_le_i(t654, 1);
+        }
+        t636y0 = t638;
+        t636y1 = t653;
+        if (t634[t637]) {
+          v_x1210_d[at] = t636y0;
+          at++;
+        } else {
+          v_x1212_d[at_not] = t636y0;
+          at_not++;
+        }
+      }
+    }
+    rt_free(t634);
+    rt_free(t635);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1196_d = v_x1196->data.b;
-    const int64_t v_x1196_n = v_x1196->len;
-    /* PARTITION */
+    int32_t *v_x1210_d = v_x1210->data.i;
+    const int64_t v_x1210_n = v_x1210->len;
+    int32_t *v_x1212_d = v_x1212->data.i;
+    const int64_t v_x1212_n = v_x1212->len;
+    /* MAP */
     {
-      const int64_t t607 = v_x1193;
-      if (t607 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t607, 0.0, 2);
+      const int64_t t657 = v_x1205;
+      if (t657 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t657, 0.0, 3);
         goto fail;
       }
-      const int64_t t608 = t607 > 0 ? (t607 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t609 = (uint8_t *)rt_alloc_atomic((size_t)t607 + 1);
-      int64_t *t610 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t608 + 1));
-      RT_PARALLEL_FOR_IF(t608 > 1)
-      for (int64_t t611 = 0; t611 < t608; t611++) {
-        int64_t kept = 0;
-        const int64_t t611_end = (t611 + 1) * RT_CHUNK < t607 ? (t611 + 1) * RT_CHUNK : t607;
-        for (int64_t t612 = t611 * RT_CHUNK; t612 < t611_end; t612++) {
-          const int32_t t613 = (int32_t)t612;
-          int32_t t611x0;
-          uint8_t t611x1;
-          int t615 = 0; /* nonzero: a check below failed */
-          int t616 = (uint64_t)(int64_t)t613 < (uint64_t)v_sd_1218_n;
-          int32_t t614 = t616 ? (int32_t)(v_sd_1218_off[t613 + 1] - v_sd_1218_off[t613]) : 0;
-          t615 |= !t616;
-          uint8_t t618 = rt_le_i(t614, 1);
-          if (__builtin_expect(t615 != 0, 0)) { /* again, recording the error */
-            int32_t t619;
-            if ((uint64_t)(int64_t)t613 < (uint64_t)v_sd_1218_n) {
-              t619 = (int32_t)(v_sd_1218_off[t613 + 1] - v_sd_1218_off[t613]);
-            } else {
-              NESSIE_RECORD(err, t612, RT_CHECK_INDEX, 0, 0, RT_GATHER, t613, v_sd_1218_n, 0.0, 3);
-              t619 = 0;
-            }
-            uint8_t t621 = rt_le_i(t619, 1);
-          }
-          t611x0 = t613;
-          t611x1 = t618;
-          uint8_t t622;
-          t622 = t611x1;
-          t609[t612] = t622 != 0;
-          kept += t622 != 0;
-        }
-        t610[t611] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t609);
-        rt_free(t610);
-        goto fail;
-      }
-      int64_t t623 = 0;
-      for (int64_t t611 = 0; t611 < t608; t611++) {
-        const int64_t k = t610[t611];
-        t610[t611] = t623;
-        t623 += k;
-      }
-      v_x1201 = rt_value_new(rt_vec_type(RT_INT), t623);
-      int32_t *v_x1201_d = v_x1201->data.i;
-      const int64_t v_x1201_n = v_x1201->len;
-      v_x1203 = rt_value_new(rt_vec_type(RT_INT), (t607 - t623));
-      int32_t *v_x1203_d = v_x1203->data.i;
-      const int64_t v_x1203_n = v_x1203->len;
-      RT_PARALLEL_FOR_IF(t608 > 1)
-      for (int64_t t611 = 0; t611 < t608; t611++) {
-        int64_t at = t610[t611];
-        int64_t at_not = t611 * RT_CHUNK - t610[t611];
-        const int64_t t611_end = (t611 + 1) * RT_CHUNK < t607 ? (t611 + 1) * RT_CHUNK : t607;
-        for (int64_t t612 = t611 * RT_CHUNK; t612 < t611_end; t612++) {
-          const int32_t t613 = (int32_t)t612;
-          int32_t t611y0;
-          uint8_t t611y1;
-          int t625 = 0; /* nonzero: a check below failed */
-          int t626 = (uint64_t)(int64_t)t613 < (uint64_t)v_sd_1218_n;
-          int32_t t624 = t626 ? (int32_t)(v_sd_1218_off[t613 + 1] - v_sd_1218_off[t613]) : 0;
-          t625 |= !t626;
-          uint8_t t628 = rt_le_i(t624, 1);
-          if (__builtin_expect(t625 != 0, 0)) { /* again, recording the error */
-            int32_t t629;
-            if ((uint64_t)(int64_t)t613 < (uint64_t)v_sd_1218_n) {
-              t629 = (int32_t)(v_sd_1218_off[t613 + 1] - v_sd_1218_off[t613]);
-            } else {
-              NESSIE_RECORD(err, t612, RT_CHECK_INDEX, 0, 0, RT_GATHER, t613, v_sd_1218_n, 0.0, 4);
-              t629 = 0;
-            }
-            uint8_t t631 = rt_le_i(t629, 1);
-          }
-          t611y0 = t613;
-          t611y1 = t628;
-          if (t609[t612]) {
-            v_x1201_d[at] = t611y0;
-            at++;
+      v_x1229 = rt_value_new(rt_vec_type(RT_BOOL), t657);
+      uint8_t *v_x1229_d = v_x1229->data.b;
+      const int64_t v_x1229_n = v_x1229->len;
+      RT_PARALLEL_FOR_IF(t657 >= RT_PARALLEL_MIN)
+      for (int64_t t658 = 0; t658 < t657; t658++) {
+        const int32_t t659 = (int32_t)t658;
+        int t661 = 0; /* nonzero: a check below failed */
+        int t662 = (uint64_t)(int64_t)t659 < (uint64_t)v_sd_1230_n;
+        int32_t t660 = t662 ? (int32_t)(v_sd_1230_off[t659 + 1] - v_sd_1230_off[t659]) : 0;
+        t661 |= !t662;
+        uint8_t t664 = rt_le_i(t660, 1);
+        int32_t t666 = rt_btoi_b(t664);
+        uint8_t t668 = rt_not_b(t664);
+        int32_t t670 = rt_btoi_b(t668);
+        if (__builtin_expect(t661 != 0, 0)) { /* again, recording the error */
+          int32_t t671;
+          if ((uint64_t)(int64_t)t659 < (uint64_t)v_sd_1230_n) {
+            t671 = (int32_t)(v_sd_1230_off[t659 + 1] - v_sd_1230_off[t659]);
           } else {
-            v_x1203_d[at_not] = t611y0;
-            at_not++;
+            NESSIE_RECORD(err, t658, RT_CHECK_INDEX, 0, 0, RT_GATHER, t659, v_sd_1230_n, 0.0, 4);
+            t671 = 0;
           }
+          uint8_t t673 = rt_le_i(t671, 1);
+          int32_t t675 = rt_btoi_b(t673);
+          uint8_t t677 = rt_not_b(t673);
+          int32_t t679 = rt_btoi_b(t677);
         }
+        v_x1229_d[t658] = t664;
       }
-      rt_free(t609);
-      rt_free(t610);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1201_d = v_x1201->data.i;
-      const int64_t v_x1201_n = v_x1201->len;
-      int32_t *v_x1203_d = v_x1203->data.i;
-      const int64_t v_x1203_n = v_x1203->len;
+      uint8_t *v_x1229_d = v_x1229->data.b;
+      const int64_t v_x1229_n = v_x1229->len;
       /* SCAN */
       {
-        const int64_t t632 = v_x1193;
-        if (t632 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t632, 0.0, 5);
+        const int64_t t680 = v_x1205;
+        if (t680 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t680, 0.0, 5);
           goto fail;
         }
-        const int64_t t633 = t632 > 0 ? (t632 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t634 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t633);
-        int32_t *t635 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t633);
-        RT_PARALLEL_FOR_IF(t633 > 1)
-        for (int64_t t636 = 0; t636 < t633; t636++) {
-          int32_t t636a0;
-          int32_t t636a1;
-          t636a0 = 0;
-          t636a1 = 0;
-          const int64_t t636_end = (t636 + 1) * RT_CHUNK < t632 ? (t636 + 1) * RT_CHUNK : t632;
-          for (int64_t t637 = t636 * RT_CHUNK; t637 < t636_end; t637++) {
-            const int32_t t638 = (int32_t)t637;
-            int32_t t636x0;
-            int32_t t636x1;
-            int t640 = 0; /* nonzero: a check below failed */
-            int t641 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1218_n;
-            int32_t t639 = t641 ? (int32_t)(v_sd_1218_off[t638 + 1] - v_sd_1218_off[t638]) : 0;
-            t640 |= !t641;
-            uint8_t t643 = rt_le_i(t639, 1);
-            int32_t t645 = rt_btoi_b(t643);
-            uint8_t t647 = rt_not_b(t643);
-            int32_t t649 = rt_btoi_b(t647);
-            if (__builtin_expect(t640 != 0, 0)) { /* again, recording the error */
-              int32_t t650;
-              if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1218_n) {
-                t650 = (int32_t)(v_sd_1218_off[t638 + 1] - v_sd_1218_off[t638]);
+        const int64_t t681 = t680 > 0 ? (t680 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t682 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t681);
+        int32_t *t683 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t681);
+        RT_PARALLEL_FOR_IF(t681 > 1)
+        for (int64_t t684 = 0; t684 < t681; t684++) {
+          int32_t t684a0;
+          int32_t t684a1;
+          t684a0 = 0;
+          t684a1 = 0;
+          const int64_t t684_end = (t684 + 1) * RT_CHUNK < t680 ? (t684 + 1) * RT_CHUNK : t680;
+          for (int64_t t685 = t684 * RT_CHUNK; t685 < t684_end; t685++) {
+            const int32_t t686 = (int32_t)t685;
+            int32_t t684x0;
+            int32_t t684x1;
+            int t688 = 0; /* nonzero: a check below failed */
+            int t689 = (uint64_t)(int64_t)t686 < (uint64_t)v_sd_1230_n;
+            int32_t t687 = t689 ? (int32_t)(v_sd_1230_off[t686 + 1] - v_sd_1230_off[t686]) : 0;
+            t688 |= !t689;
+            uint8_t t691 = rt_le_i(t687, 1);
+            int32_t t693 = rt_btoi_b(t691);
+            uint8_t t695 = rt_not_b(t691);
+            int32_t t697 = rt_btoi_b(t695);
+            if (__builtin_expect(t688 != 0, 0)) { /* again, recording the error */
+              int32_t t698;
+              if ((uint64_t)(int64_t)t686 < (uint64_t)v_sd_1230_n) {
+                t698 = (int32_t)(v_sd_1230_off[t686 + 1] - v_sd_1230_off[t686]);
               } else {
-                NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1218_n, 0.0, 6);
-                t650 = 0;
+                NESSIE_RECORD(err, t685, RT_CHECK_INDEX, 0, 0, RT_GATHER, t686, v_sd_1230_n, 0.0, 6);
+                t698 = 0;
               }
-              uint8_t t652 = rt_le_i(t650, 1);
-              int32_t t654 = rt_btoi_b(t652);
-              uint8_t t656 = rt_not_b(t652);
-              int32_t t658 = rt_btoi_b(t656);
+              uint8_t t700 = rt_le_i(t698, 1);
+              int32_t t702 = rt_btoi_b(t700);
+              uint8_t t704 = rt_not_b(t700);
+              int32_t t706 = rt_btoi_b(t704);
             }
-            t636x0 = t645;
-            t636x1 = t649;
-            int32_t t660 = rt_add_i(t636a0, t636x0);
-            int32_t t662 = rt_add_i(t636a1, t636x1);
-            t636a0 = t660;
-            t636a1 = t662;
+            t684x0 = t693;
+            t684x1 = t697;
+            int32_t t708 = rt_add_i(t684a0, t684x0);
+            int32_t t710 = rt_add_i(t684a1, t684x1);
+            t684a0 = t708;
+            t684a1 = t710;
           }
-          t634[t636] = t636a0;
-          t635[t636] = t636a1;
+          t682[t684] = t684a0;
+          t683[t684] = t684a1;
         }
-        int32_t t636t0;
-        int32_t t636t1;
-        t636t0 = 0;
-        t636t1 = 0;
-        for (int64_t t636 = 0; t636 < t633; t636++) {
-          const int32_t t663 = t634[t636];
-          t634[t636] = t636t0;
-          const int32_t t664 = t635[t636];
-          t635[t636] = t636t1;
-          int32_t t666 = rt_add_i(t636t0, t663);
-          int32_t t668 = rt_add_i(t636t1, t664);
-          t636t0 = t666;
-          t636t1 = t668;
+        int32_t t684t0;
+        int32_t t684t1;
+        t684t0 = 0;
+        t684t1 = 0;
+        for (int64_t t684 = 0; t684 < t681; t684++) {
+          const int32_t t711 = t682[t684];
+          t682[t684] = t684t0;
+          const int32_t t712 = t683[t684];
+          t683[t684] = t684t1;
+          int32_t t714 = rt_add_i(t684t0, t711);
+          int32_t t716 = rt_add_i(t684t1, t712);
+          t684t0 = t714;
+          t684t1 = t716;
         }
-        v_x1216 = rt_value_new(rt_vec_type(RT_INT), t632);
-        int32_t *v_x1216_d = v_x1216->data.i;
-        const int64_t v_x1216_n = v_x1216->len;
-        v_x1217 = rt_value_new(rt_vec_type(RT_INT), t632);
-        int32_t *v_x1217_d = v_x1217->data.i;
-        const int64_t v_x1217_n = v_x1217->len;
-        RT_PARALLEL_FOR_IF(t633 > 1)
-        for (int64_t t636 = 0; t636 < t633; t636++) {
-          int32_t t636p0;
-          int32_t t636p1;
-          t636p0 = t634[t636];
-          t636p1 = t635[t636];
-          const int64_t t636_end = (t636 + 1) * RT_CHUNK < t632 ? (t636 + 1) * RT_CHUNK : t632;
-          for (int64_t t637 = t636 * RT_CHUNK; t637 < t636_end; t637++) {
-            const int32_t t638 = (int32_t)t637;
-            v_x1216_d[t637] = t636p0;
-            v_x1217_d[t637] = t636p1;
-            int32_t t636y0;
-            int32_t t636y1;
-            int t670 = 0; /* nonzero: a check below failed */
-            int t671 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1218_n;
-            int32_t t669 = t671 ? (int32_t)(v_sd_1218_off[t638 + 1] - v_sd_1218_off[t638]) : 0;
-            t670 |= !t671;
-            uint8_t t673 = rt_le_i(t669, 1);
-            int32_t t675 = rt_btoi_b(t673);
-            uint8_t t677 = rt_not_b(t673);
-            int32_t t679 = rt_btoi_b(t677);
-            if (__builtin_expect(t670 != 0, 0)) { /* again, recording the error */
-              int32_t t680;
-              if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1218_n) {
-                t680 = (int32_t)(v_sd_1218_off[t638 + 1] - v_sd_1218_off[t638]);
+        v_x1227 = rt_value_new(rt_vec_type(RT_INT), t680);
+        int32_t *v_x1227_d = v_x1227->data.i;
+        const int64_t v_x1227_n = v_x1227->len;
+        v_x1228 = rt_value_new(rt_vec_type(RT_INT), t680);
+        int32_t *v_x1228_d = v_x1228->data.i;
+        const int64_t v_x1228_n = v_x1228->len;
+        RT_PARALLEL_FOR_IF(t681 > 1)
+        for (int64_t t684 = 0; t684 < t681; t684++) {
+          int32_t t684p0;
+          int32_t t684p1;
+          t684p0 = t682[t684];
+          t684p1 = t683[t684];
+          const int64_t t684_end = (t684 + 1) * RT_CHUNK < t680 ? (t684 + 1) * RT_CHUNK : t680;
+          for (int64_t t685 = t684 * RT_CHUNK; t685 < t684_end; t685++) {
+            const int32_t t686 = (int32_t)t685;
+            v_x1227_d[t685] = t684p0;
+            v_x1228_d[t685] = t684p1;
+            int32_t t684y0;
+            int32_t t684y1;
+            int t718 = 0; /* nonzero: a check below failed */
+            int t719 = (uint64_t)(int64_t)t686 < (uint64_t)v_sd_1230_n;
+            int32_t t717 = t719 ? (int32_t)(v_sd_1230_off[t686 + 1] - v_sd_1230_off[t686]) : 0;
+            t718 |= !t719;
+            uint8_t t721 = rt_le_i(t717, 1);
+            int32_t t723 = rt_btoi_b(t721);
+            uint8_t t725 = rt_not_b(t721);
+            int32_t t727 = rt_btoi_b(t725);
+            if (__builtin_expect(t718 != 0, 0)) { /* again, recording the error */
+              int32_t t728;
+              if ((uint64_t)(int64_t)t686 < (uint64_t)v_sd_1230_n) {
+                t728 = (int32_t)(v_sd_1230_off[t686 + 1] - v_sd_1230_off[t686]);
               } else {
-                NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1218_n, 0.0, 7);
-                t680 = 0;
+                NESSIE_RECORD(err, t685, RT_CHECK_INDEX, 0, 0, RT_GATHER, t686, v_sd_1230_n, 0.0, 7);
+                t728 = 0;
               }
-              uint8_t t682 = rt_le_i(t680, 1);
-              int32_t t684 = rt_btoi_b(t682);
-              uint8_t t686 = rt_not_b(t682);
-              int32_t t688 = rt_btoi_b(t686);
+              uint8_t t730 = rt_le_i(t728, 1);
+              int32_t t732 = rt_btoi_b(t730);
+              uint8_t t734 = rt_not_b(t730);
+              int32_t t736 = rt_btoi_b(t734);
             }
-            t636y0 = t675;
-            t636y1 = t679;
-            int32_t t690 = rt_add_i(t636p0, t636y0);
-            int32_t t692 = rt_add_i(t636p1, t636y1);
-            t636p0 = t690;
-            t636p1 = t692;
+            t684y0 = t723;
+            t684y1 = t727;
+            int32_t t738 = rt_add_i(t684p0, t684y0);
+            int32_t t740 = rt_add_i(t684p1, t684y1);
+            t684p0 = t738;
+            t684p1 = t740;
           }
         }
-        rt_free(t634);
-        rt_free(t635);
+        rt_free(t682);
+        rt_free(t683);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1196 = v_x1196;
-  *out_v_x1201 = v_x1201;
-  *out_v_x1203 = v_x1203;
-  *out_v_x1216 = v_x1216;
-  *out_v_x1217 = v_x1217;
-  rt_release(v_x1202);
-  rt_release(v_x1204);
+  *out_v_x1229 = v_x1229;
+  *out_v_x1210 = v_x1210;
+  *out_v_x1212 = v_x1212;
+  *out_v_x1227 = v_x1227;
+  *out_v_x1228 = v_x1228;
+  rt_release(v_x1211);
+  rt_release(v_x1213);
   return;
 fail:
-  rt_release(v_x1196);
-  rt_release(v_x1201);
-  rt_release(v_x1202);
-  rt_release(v_x1203);
-  rt_release(v_x1204);
-  rt_release(v_x1216);
-  rt_release(v_x1217);
+  rt_release(v_x1210);
+  rt_release(v_x1211);
+  rt_release(v_x1212);
+  rt_release(v_x1213);
+  rt_release(v_x1229);
+  rt_release(v_x1227);
+  rt_release(v_x1228);
 }
 
-/* K16: MAP, PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K16: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K16_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1218_off; int64_t v_sd_1218_n;
-  int32_t v_x1193;
-  uint8_t *v_x1196_d; int64_t v_x1196_n;
-  int32_t *v_x1201_d; int64_t v_x1201_n;
-  uint8_t *v_x1202_d; int64_t v_x1202_n;
-  int32_t *v_x1203_d; int64_t v_x1203_n;
-  uint8_t *v_x1204_d; int64_t v_x1204_n;
-  int32_t *v_x1216_d; int64_t v_x1216_n;
-  int32_t *v_x1217_d; int64_t v_x1217_n;
+  const int64_t *v_sd_1230_off; int64_t v_sd_1230_n;
+  int32_t v_x1205;
+  int32_t *v_x1210_d; int64_t v_x1210_n;
+  uint8_t *v_x1211_d; int64_t v_x1211_n;
+  int32_t *v_x1212_d; int64_t v_x1212_n;
+  uint8_t *v_x1213_d; int64_t v_x1213_n;
+  uint8_t *v_x1229_d; int64_t v_x1229_n;
+  int32_t *v_x1227_d; int64_t v_x1227_n;
+  int32_t *v_x1228_d; int64_t v_x1228_n;
 };
 struct alignas(8) K16_0_V {
-  uint8_t v0;
+  int32_t v0;
+  uint8_t v1;
 };
 struct K16_0_pull {
   K16_A A;
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t694 = 0; /* nonzero: a check below failed */
-    int t695 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1218_n;
-    int32_t t693 = t695 ? (int32_t)(A.v_sd_1218_off[ix + 1] - A.v_sd_1218_off[ix]) : 0;
-    t694 |= !t695;
-    uint8_t t697 = rt_le_i(t693, 1);
-    if (__builtin_expect(t694 != 0, 0)) { /* again, recording the error */
-      int32_t t698;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1218_n) {
-        t698 = (int32_t)(A.v_sd_1218_off[ix + 1] - A.v_sd_1218_off[ix]);
+    int t742 = 0; /* nonzero: a check below failed */
+    int t743 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1230_n;
+    int32_t t741 = t743 ? (int32_t)(A.v_sd_1230_off[ix + 1] - A.v_sd_1230_off[ix]) : 0;
+    t742 |= !t743;
+    uint8_t t745 = rt_le_i(t741, 1);
+    if (__builtin_expect(t742 != 0, 0)) { /* again, recording the error */
+      int32_t t746;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1230_n) {
+        t746 = (int32_t)(A.v_sd_1230_off[ix + 1] - A.v_sd_1230_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1218_n, 0.0, 0);
-        t698 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1230_n, 0.0, 0);
+        t746 = 0;
       }
-      uint8_t t700 = rt_le_i(t698, 1);
+      uint8_t t748 = rt_le_i(t746, 1);
     }
-    return K16_0_V{t697};
+    return K16_0_V{ix, t745};
   }
 };
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1196_d[i] = v.v0;
+    A.v_x1210_d[i] = v.v0;
+    /* v.v1: v_x1211, read by nothing (its checks are the pull's) */
+  }
+};
+struct K16_0_pred {
+  K16_A A;
+  __device__ bool operator()(int64_t i, const K16_0_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K16_0_other {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_0_V &v) const {
+    A.v_x1212_d[i] = v.v0;
+    /* v.v1: v_x1213, read by nothing (its checks are the pull's) */
   }
 };
 struct alignas(8) K16_1_V {
-  int32_t v0;
-  uint8_t v1;
+  uint8_t v0;
 };
 struct K16_1_pull {
   K16_A A;
   __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t702 = 0; /* nonzero: a check below failed */
-    int t703 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1218_n;
-    int32_t t701 = t703 ? (int32_t)(A.v_sd_1218_off[ix + 1] - A.v_sd_1218_off[ix]) : 0;
-    t702 |= !t703;
-    uint8_t t705 = rt_le_i(t701, 1);
-    if (__builtin_expect(t702 != 0, 0)) { /* again, recording the error */
-      int32_t t706;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1218_n) {
-        t706 = (int32_t)(A.v_sd_1218_off[ix + 1] - A.v_sd_1218_off[ix]);
+    int t750 = 0; /* nonzero: a check below failed */
+    int t751 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1230_n;
+    int32_t t749 = t751 ? (int32_t)(A.v_sd_1230_off[ix + 1] - A.v_sd_1230_off[ix]) : 0;
+    t750 |= !t751;
+    uint8_t t753 = rt_le_i(t749, 1);
+    int32_t t755 = rt_btoi_b(t753);
+    uint8_t t757 = rt_not_b(t753);
+    int32_t t759 = rt_btoi_b(t757);
+    if (__builtin_expect(t750 != 0, 0)) { /* again, recording the error */
+      int32_t t760;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1230_n) {
+        t760 = (int32_t)(A.v_sd_1230_off[ix + 1] - A.v_sd_1230_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1218_n, 0.0, 1);
-        t706 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1230_n, 0.0, 1);
+        t760 = 0;
       }
-      uint8_t t708 = rt_le_i(t706, 1);
+      uint8_t t762 = rt_le_i(t760, 1);
+      int32_t t764 = rt_btoi_b(t762);
+      uint8_t t766 = rt_not_b(t762);
+      int32_t t768 = rt_btoi_b(t766);
     }
-    return K16_1_V{ix, t705};
+    return K16_1_V{t753};
   }
 };
 struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1201_d[i] = v.v0;
-    /* v.v1: v_x1202, read by nothing (its checks are the pull's) */
-  }
-};
-struct K16_1_pred {
-  K16_A A;
-  __device__ bool operator()(int64_t i, const K16_1_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct K16_1_other {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1203_d[i] = v.v0;
-    /* v.v1: v_x1204, read by nothing (its checks are the pull's) */
+    A.v_x1229_d[i] = v.v0;
   }
 };
 struct alignas(8) K16_2_V {
@@ -3417,233 +3531,233 @@ struct K16_2_pull {
   __device__ K16_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t710 = 0; /* nonzero: a check below failed */
-    int t711 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1218_n;
-    int32_t t709 = t711 ? (int32_t)(A.v_sd_1218_off[ix + 1] - A.v_sd_1218_off[ix]) : 0;
-    t710 |= !t711;
-    uint8_t t713 = rt_le_i(t709, 1);
-    int32_t t715 = rt_btoi_b(t713);
-    uint8_t t717 = rt_not_b(t713);
-    int32_t t719 = rt_btoi_b(t717);
-    if (__builtin_expect(t710 != 0, 0)) { /* again, recording the error */
-      int32_t t720;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1218_n) {
-        t720 = (int32_t)(A.v_sd_1218_off[ix + 1] - A.v_sd_1218_off[ix]);
+    int t770 = 0; /* nonzero: a check below failed */
+    int t771 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1230_n;
+    int32_t t769 = t771 ? (int32_t)(A.v_sd_1230_off[ix + 1] - A.v_sd_1230_off[ix]) : 0;
+    t770 |= !t771;
+    uint8_t t773 = rt_le_i(t769, 1);
+    int32_t t775 = rt_btoi_b(t773);
+    uint8_t t777 = rt_not_b(t773);
+    int32_t t779 = rt_btoi_b(t777);
+    if (__builtin_expect(t770 != 0, 0)) { /* again, recording the error */
+      int32_t t780;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1230_n) {
+        t780 = (int32_t)(A.v_sd_1230_off[ix + 1] - A.v_sd_1230_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1218_n, 0.0, 2);
-        t720 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1230_n, 0.0, 2);
+        t780 = 0;
       }
-      uint8_t t722 = rt_le_i(t720, 1);
-      int32_t t724 = rt_btoi_b(t722);
-      uint8_t t726 = rt_not_b(t722);
-      int32_t t728 = rt_btoi_b(t726);
+      uint8_t t782 = rt_le_i(t780, 1);
+      int32_t t784 = rt_btoi_b(t782);
+      uint8_t t786 = rt_not_b(t782);
+      int32_t t788 = rt_btoi_b(t786);
     }
-    return K16_2_V{t715, t719};
+    return K16_2_V{t775, t779};
   }
 };
 struct K16_2_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_2_V &v) const {
-    A.v_x1216_d[i] = v.v0;
-    A.v_x1217_d[i] = v.v1;
+    A.v_x1227_d[i] = v.v0;
+    A.v_x1228_d[i] = v.v1;
   }
 };
 struct K16_2_op {
   K16_A A;
   __device__ K16_2_V operator()(const K16_2_V &a, const K16_2_V &b) const {
-    int32_t t730 = rt_add_i(a.v0, b.v0);
-    int32_t t732 = rt_add_i(a.v1, b.v1);
-    return K16_2_V{t730, t732};
+    int32_t t790 = rt_add_i(a.v0, b.v0);
+    int32_t t792 = rt_add_i(a.v1, b.v1);
+    return K16_2_V{t790, t792};
   }
 };
 struct K16_2_ride {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_2_V &v) const {
-    K16_0_store{A}(i, K16_0_pull{A}(i)); /* MAP 0 rides here */
+    K16_1_store{A}(i, K16_1_pull{A}(i)); /* MAP 1 rides here */
     K16_2_store{A}(i, v);
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1218, int32_t v_x1193, RtValue **out_v_x1196, RtValue **out_v_x1201, RtValue **out_v_x1203, RtValue **out_v_x1216, RtValue **out_v_x1217) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230, int32_t v_x1205, RtValue **out_v_x1229, RtValue **out_v_x1210, RtValue **out_v_x1212, RtValue **out_v_x1227, RtValue **out_v_x1228) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1218_off = rtg_seg_offsets(v_sd_1218);
-  A.v_sd_1218_n = v_sd_1218->len;
-  A.v_x1193 = v_x1193;
-  RtValue *v_x1196 = NULL;
-  RtValue *v_x1201 = NULL;
-  RtValue *v_x1202 = NULL;
-  RtValue *v_x1203 = NULL;
-  RtValue *v_x1204 = NULL;
-  RtValue *v_x1216 = NULL;
-  RtValue *v_x1217 = NULL;
+  A.v_sd_1230_off = rtg_seg_offsets(v_sd_1230);
+  A.v_sd_1230_n = v_sd_1230->len;
+  A.v_x1205 = v_x1205;
+  RtValue *v_x1210 = NULL;
+  RtValue *v_x1211 = NULL;
+  RtValue *v_x1212 = NULL;
+  RtValue *v_x1213 = NULL;
+  RtValue *v_x1229 = NULL;
+  RtValue *v_x1227 = NULL;
+  RtValue *v_x1228 = NULL;
+  /* PARTITION */
+  int64_t *t793, t794; /* the slot of its count, its size */
+  {
+    const int64_t t795 = v_x1205;
+    if (t795 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t795, 0.0, run, 3};
+      goto fail;
+    }
+    v_x1210 = rtg_vec_new(RT_INT, t795);
+    A.v_x1210_d = v_x1210->data.i;
+    A.v_x1210_n = v_x1210->len;
+    v_x1212 = rtg_vec_new(RT_INT, t795);
+    A.v_x1212_d = v_x1212->data.i;
+    A.v_x1212_n = v_x1212->len;
+    t794 = t795;
+    t793 = rtg::partition_launch<K16_0_V>("K16", loc, K16_0_pull{A}, K16_0_pred{A}, t795, K16_0_store{A}, K16_0_other{A}, true);
+  }
+  {
+    const int64_t t796 = rtg::filter_count(t793);
+    v_x1210 = rtg_vec_fit(v_x1210, t796);
+    A.v_x1210_d = v_x1210->data.i;
+    A.v_x1210_n = v_x1210->len;
+    v_x1212 = rtg_vec_fit(v_x1212, t794 - t796);
+    A.v_x1212_d = v_x1212->data.i;
+    A.v_x1212_n = v_x1212->len;
+  }
   /* MAP */
   {
-    const int64_t t733 = v_x1193;
-    if (t733 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t733, 0.0, run, 3};
+    const int64_t t797 = v_x1205;
+    if (t797 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t797, 0.0, run, 4};
       goto fail;
     }
-    v_x1196 = rtg_vec_new(RT_BOOL, t733);
-    A.v_x1196_d = v_x1196->data.b;
-    A.v_x1196_n = v_x1196->len;
+    v_x1229 = rtg_vec_new(RT_BOOL, t797);
+    A.v_x1229_d = v_x1229->data.b;
+    A.v_x1229_n = v_x1229->len;
     /* computed in the launch of SOAC 2 (K16_2_ride) */
-  }
-  /* PARTITION */
-  int64_t *t734, t735; /* the slot of its count, its size */
-  {
-    const int64_t t736 = v_x1193;
-    if (t736 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t736, 0.0, run, 4};
-      goto fail;
-    }
-    v_x1201 = rtg_vec_new(RT_INT, t736);
-    A.v_x1201_d = v_x1201->data.i;
-    A.v_x1201_n = v_x1201->len;
-    v_x1203 = rtg_vec_new(RT_INT, t736);
-    A.v_x1203_d = v_x1203->data.i;
-    A.v_x1203_n = v_x1203->len;
-    t735 = t736;
-    t734 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t736, K16_1_store{A}, K16_1_other{A}, true);
-  }
-  {
-    const int64_t t737 = rtg::filter_count(t734);
-    v_x1201 = rtg_vec_fit(v_x1201, t737);
-    A.v_x1201_d = v_x1201->data.i;
-    A.v_x1201_n = v_x1201->len;
-    v_x1203 = rtg_vec_fit(v_x1203, t735 - t737);
-    A.v_x1203_d = v_x1203->data.i;
-    A.v_x1203_n = v_x1203->len;
   }
   /* SCAN */
   {
-    const int64_t t738 = v_x1193;
-    if (t738 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t738, 0.0, run, 5};
+    const int64_t t798 = v_x1205;
+    if (t798 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t798, 0.0, run, 5};
       goto fail;
     }
-    v_x1216 = rtg_vec_new(RT_INT, t738);
-    A.v_x1216_d = v_x1216->data.i;
-    A.v_x1216_n = v_x1216->len;
-    v_x1217 = rtg_vec_new(RT_INT, t738);
-    A.v_x1217_d = v_x1217->data.i;
-    A.v_x1217_n = v_x1217->len;
-    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t738, K16_2_ride{A});
+    v_x1227 = rtg_vec_new(RT_INT, t798);
+    A.v_x1227_d = v_x1227->data.i;
+    A.v_x1227_n = v_x1227->len;
+    v_x1228 = rtg_vec_new(RT_INT, t798);
+    A.v_x1228_d = v_x1228->data.i;
+    A.v_x1228_n = v_x1228->len;
+    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t798, K16_2_ride{A});
   }
-  *out_v_x1196 = v_x1196;
-  *out_v_x1201 = v_x1201;
-  *out_v_x1203 = v_x1203;
-  *out_v_x1216 = v_x1216;
-  *out_v_x1217 = v_x1217;
-  rt_release(v_x1202);
-  rt_release(v_x1204);
+  *out_v_x1229 = v_x1229;
+  *out_v_x1210 = v_x1210;
+  *out_v_x1212 = v_x1212;
+  *out_v_x1227 = v_x1227;
+  *out_v_x1228 = v_x1228;
+  rt_release(v_x1211);
+  rt_release(v_x1213);
   return;
 fail:
-  rt_release(v_x1196);
-  rt_release(v_x1201);
-  rt_release(v_x1202);
-  rt_release(v_x1203);
-  rt_release(v_x1204);
-  rt_release(v_x1216);
-  rt_release(v_x1217);
+  rt_release(v_x1210);
+  rt_release(v_x1211);
+  rt_release(v_x1212);
+  rt_release(v_x1213);
+  rt_release(v_x1229);
+  rt_release(v_x1227);
+  rt_release(v_x1228);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1218, int32_t v_x1193, RtValue **out_v_x1196, RtValue **out_v_x1201, RtValue **out_v_x1203, RtValue **out_v_x1216, RtValue **out_v_x1217) {
-  RtValue *vals[] = {v_sd_1218};
-  const int64_t sizes[] = {(int64_t)v_x1193, (int64_t)v_x1193, (int64_t)v_x1193};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230, int32_t v_x1205, RtValue **out_v_x1229, RtValue **out_v_x1210, RtValue **out_v_x1212, RtValue **out_v_x1227, RtValue **out_v_x1228) {
+  RtValue *vals[] = {v_sd_1230};
+  const int64_t sizes[] = {(int64_t)v_x1205, (int64_t)v_x1205, (int64_t)v_x1205};
   if (rtg_choose_host(vals, 1, sizes, 3)) {
-    K16_host(err, loc, run, v_sd_1218, v_x1193, out_v_x1196, out_v_x1201, out_v_x1203, out_v_x1216, out_v_x1217);
+    K16_host(err, loc, run, v_sd_1230, v_x1205, out_v_x1229, out_v_x1210, out_v_x1212, out_v_x1227, out_v_x1228);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_sd_1218, v_x1193, out_v_x1196, out_v_x1201, out_v_x1203, out_v_x1216, out_v_x1217);
+    K16_gpu(err, loc, run, v_sd_1230, v_x1205, out_v_x1229, out_v_x1210, out_v_x1212, out_v_x1227, out_v_x1228);
   }
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1230, RtValue *v_sd_1239, RtValue *v_sd_1232, RtValue **out_v_x1236, RtValue **out_v_x1237, RtValue **out_v_x1238) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1242, RtValue *v_sd_1251, RtValue *v_sd_1244, RtValue **out_v_x1248, RtValue **out_v_x1249, RtValue **out_v_x1250) {
   (void)loc;
   (void)run;
-  int32_t *v_x1230_d = v_x1230->data.i;
-  const int64_t v_x1230_n = v_x1230->len;
-  const int64_t *v_sd_1239_off = rt_seg_offsets(v_sd_1239);
-  const int64_t v_sd_1239_n = v_sd_1239->len;
-  const int64_t *v_sd_1232_off = rt_seg_offsets(v_sd_1232);
-  const int64_t v_sd_1232_n = v_sd_1232->len;
-  RtValue *v_x1236 = NULL;
-  RtValue *v_x1237 = NULL;
-  RtValue *v_x1238 = NULL;
+  int32_t *v_x1242_d = v_x1242->data.i;
+  const int64_t v_x1242_n = v_x1242->len;
+  const int64_t *v_sd_1251_off = rt_seg_offsets(v_sd_1251);
+  const int64_t v_sd_1251_n = v_sd_1251->len;
+  const int64_t *v_sd_1244_off = rt_seg_offsets(v_sd_1244);
+  const int64_t v_sd_1244_n = v_sd_1244->len;
+  RtValue *v_x1248 = NULL;
+  RtValue *v_x1249 = NULL;
+  RtValue *v_x1250 = NULL;
   /* MAP */
   {
-    const int64_t t739 = v_x1230_n;
-    v_x1236 = rt_value_new(rt_vec_type(RT_INT), t739);
-    int32_t *v_x1236_d = v_x1236->data.i;
-    const int64_t v_x1236_n = v_x1236->len;
-    v_x1237 = rt_value_new(rt_vec_type(RT_INT), t739);
-    int32_t *v_x1237_d = v_x1237->data.i;
-    const int64_t v_x1237_n = v_x1237->len;
-    v_x1238 = rt_value_new(rt_vec_type(RT_INT), t739);
-    int32_t *v_x1238_d = v_x1238->data.i;
-    const int64_t v_x1238_n = v_x1238->len;
-    RT_PARALLEL_FOR_IF(t739 >= RT_PARALLEL_MIN)
-    for (int64_t t740 = 0; t740 < t739; t740++) {
-      const int32_t t741 = (int32_t)t740;
-      int t744 = 0; /* nonzero: a check below failed */
-      int32_t t742 = v_x1230_d[t741];
-      int t745 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1232_n;
-      int32_t t743 = t745 ? (int32_t)v_sd_1232_off[t742] : 0;
-      t744 |= !t745;
-      int t747 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1239_n;
-      int32_t t746 = t747 ? (int32_t)(v_sd_1239_off[t742 + 1] - v_sd_1239_off[t742]) : 0;
-      t744 |= !t747;
-      int32_t t749 = rt_add_i(t743, t746);
-      if (__builtin_expect(t744 != 0, 0)) { /* again, recording the error */
-        int32_t t750 = v_x1230_d[t741];
-        int32_t t751;
-        if ((uint64_t)(int64_t)t750 < (uint64_t)v_sd_1232_n) {
-          t751 = (int32_t)v_sd_1232_off[t750];
+    const int64_t t799 = v_x1242_n;
+    v_x1248 = rt_value_new(rt_vec_type(RT_INT), t799);
+    int32_t *v_x1248_d = v_x1248->data.i;
+    const int64_t v_x1248_n = v_x1248->len;
+    v_x1249 = rt_value_new(rt_vec_type(RT_INT), t799);
+    int32_t *v_x1249_d = v_x1249->data.i;
+    const int64_t v_x1249_n = v_x1249->len;
+    v_x1250 = rt_value_new(rt_vec_type(RT_INT), t799);
+    int32_t *v_x1250_d = v_x1250->data.i;
+    const int64_t v_x1250_n = v_x1250->len;
+    RT_PARALLEL_FOR_IF(t799 >= RT_PARALLEL_MIN)
+    for (int64_t t800 = 0; t800 < t799; t800++) {
+      const int32_t t801 = (int32_t)t800;
+      int t804 = 0; /* nonzero: a check below failed */
+      int32_t t802 = v_x1242_d[t801];
+      int t805 = (uint64_t)(int64_t)t802 < (uint64_t)v_sd_1244_n;
+      int32_t t803 = t805 ? (int32_t)v_sd_1244_off[t802] : 0;
+      t804 |= !t805;
+      int t807 = (uint64_t)(int64_t)t802 < (uint64_t)v_sd_1251_n;
+      int32_t t806 = t807 ? (int32_t)(v_sd_1251_off[t802 + 1] - v_sd_1251_off[t802]) : 0;
+      t804 |= !t807;
+      int32_t t809 = rt_add_i(t803, t806);
+      if (__builtin_expect(t804 != 0, 0)) { /* again, recording the error */
+        int32_t t810 = v_x1242_d[t801];
+        int32_t t811;
+        if ((uint64_t)(int64_t)t810 < (uint64_t)v_sd_1244_n) {
+          t811 = (int32_t)v_sd_1244_off[t810];
         } else {
-          NESSIE_RECORD(err, t740, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, v_sd_1232_n, 0.0, 0);
-          t751 = 0;
+          NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t810, v_sd_1244_n, 0.0, 0);
+          t811 = 0;
         }
-        int32_t t752;
-        if ((uint64_t)(int64_t)t750 < (uint64_t)v_sd_1239_n) {
-          t752 = (int32_t)(v_sd_1239_off[t750 + 1] - v_sd_1239_off[t750]);
+        int32_t t812;
+        if ((uint64_t)(int64_t)t810 < (uint64_t)v_sd_1251_n) {
+          t812 = (int32_t)(v_sd_1251_off[t810 + 1] - v_sd_1251_off[t810]);
         } else {
-          NESSIE_RECORD(err, t740, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, v_sd_1239_n, 0.0, 1);
-          t752 = 0;
+          NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t810, v_sd_1251_n, 0.0, 1);
+          t812 = 0;
         }
-        int32_t t754 = rt_add_i(t751, t752);
+        int32_t t814 = rt_add_i(t811, t812);
       }
-      v_x1236_d[t740] = t743;
-      v_x1237_d[t740] = t749;
-      v_x1238_d[t740] = 1;
+      v_x1248_d[t800] = t803;
+      v_x1249_d[t800] = t809;
+      v_x1250_d[t800] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1236 = v_x1236;
-  *out_v_x1237 = v_x1237;
-  *out_v_x1238 = v_x1238;
+  *out_v_x1248 = v_x1248;
+  *out_v_x1249 = v_x1249;
+  *out_v_x1250 = v_x1250;
   return;
 fail:
-  rt_release(v_x1236);
-  rt_release(v_x1237);
-  rt_release(v_x1238);
+  rt_release(v_x1248);
+  rt_release(v_x1249);
+  rt_release(v_x1250);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1230_d; int64_t v_x1230_n;
-  const int64_t *v_sd_1239_off; int64_t v_sd_1239_n;
-  const int64_t *v_sd_1232_off; int64_t v_sd_1232_n;
-  int32_t *v_x1236_d; int64_t v_x1236_n;
-  int32_t *v_x1237_d; int64_t v_x1237_n;
-  int32_t *v_x1238_d; int64_t v_x1238_n;
+  int32_t *v_x1242_d; int64_t v_x1242_n;
+  const int64_t *v_sd_1251_off; int64_t v_sd_1251_n;
+  const int64_t *v_sd_1244_off; int64_t v_sd_1244_n;
+  int32_t *v_x1248_d; int64_t v_x1248_n;
+  int32_t *v_x1249_d; int64_t v_x1249_n;
+  int32_t *v_x1250_d; int64_t v_x1250_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
@@ -3655,185 +3769,185 @@ struct K17_0_pull {
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t757 = 0; /* nonzero: a check below failed */
-    int32_t t755 = A.v_x1230_d[ix];
-    int t758 = (uint64_t)(int64_t)t755 < (uint64_t)A.v_sd_1232_n;
-    int32_t t756 = t758 ? (int32_t)A.v_sd_1232_off[t755] : 0;
-    t757 |= !t758;
-    int t760 = (uint64_t)(int64_t)t755 < (uint64_t)A.v_sd_1239_n;
-    int32_t t759 = t760 ? (int32_t)(A.v_sd_1239_off[t755 + 1] - A.v_sd_1239_off[t755]) : 0;
-    t757 |= !t760;
-    int32_t t762 = rt_add_i(t756, t759);
-    if (__builtin_expect(t757 != 0, 0)) { /* again, recording the error */
-      int32_t t763 = A.v_x1230_d[ix];
-      int32_t t764;
-      if ((uint64_t)(int64_t)t763 < (uint64_t)A.v_sd_1232_n) {
-        t764 = (int32_t)A.v_sd_1232_off[t763];
+    int t817 = 0; /* nonzero: a check below failed */
+    int32_t t815 = A.v_x1242_d[ix];
+    int t818 = (uint64_t)(int64_t)t815 < (uint64_t)A.v_sd_1244_n;
+    int32_t t816 = t818 ? (int32_t)A.v_sd_1244_off[t815] : 0;
+    t817 |= !t818;
+    int t820 = (uint64_t)(int64_t)t815 < (uint64_t)A.v_sd_1251_n;
+    int32_t t819 = t820 ? (int32_t)(A.v_sd_1251_off[t815 + 1] - A.v_sd_1251_off[t815]) : 0;
+    t817 |= !t820;
+    int32_t t822 = rt_add_i(t816, t819);
+    if (__builtin_expect(t817 != 0, 0)) { /* again, recording the error */
+      int32_t t823 = A.v_x1242_d[ix];
+      int32_t t824;
+      if ((uint64_t)(int64_t)t823 < (uint64_t)A.v_sd_1244_n) {
+        t824 = (int32_t)A.v_sd_1244_off[t823];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, A.v_sd_1232_n, 0.0, 0);
-        t764 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t823, A.v_sd_1244_n, 0.0, 0);
+        t824 = 0;
       }
-      int32_t t765;
-      if ((uint64_t)(int64_t)t763 < (uint64_t)A.v_sd_1239_n) {
-        t765 = (int32_t)(A.v_sd_1239_off[t763 + 1] - A.v_sd_1239_off[t763]);
+      int32_t t825;
+      if ((uint64_t)(int64_t)t823 < (uint64_t)A.v_sd_1251_n) {
+        t825 = (int32_t)(A.v_sd_1251_off[t823 + 1] - A.v_sd_1251_off[t823]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, A.v_sd_1239_n, 0.0, 1);
-        t765 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t823, A.v_sd_1251_n, 0.0, 1);
+        t825 = 0;
       }
-      int32_t t767 = rt_add_i(t764, t765);
+      int32_t t827 = rt_add_i(t824, t825);
     }
-    return K17_0_V{t756, t762, 1};
+    return K17_0_V{t816, t822, 1};
   }
 };
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x1236_d[i] = v.v0;
-    A.v_x1237_d[i] = v.v1;
-    A.v_x1238_d[i] = v.v2;
+    A.v_x1248_d[i] = v.v0;
+    A.v_x1249_d[i] = v.v1;
+    A.v_x1250_d[i] = v.v2;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1230, RtValue *v_sd_1239, RtValue *v_sd_1232, RtValue **out_v_x1236, RtValue **out_v_x1237, RtValue **out_v_x1238) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1242, RtValue *v_sd_1251, RtValue *v_sd_1244, RtValue **out_v_x1248, RtValue **out_v_x1249, RtValue **out_v_x1250) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1230_d = v_x1230->data.i;
-  A.v_x1230_n = v_x1230->len;
-  A.v_sd_1239_off = rtg_seg_offsets(v_sd_1239);
-  A.v_sd_1239_n = v_sd_1239->len;
-  A.v_sd_1232_off = rtg_seg_offsets(v_sd_1232);
-  A.v_sd_1232_n = v_sd_1232->len;
-  RtValue *v_x1236 = NULL;
-  RtValue *v_x1237 = NULL;
-  RtValue *v_x1238 = NULL;
+  A.v_x1242_d = v_x1242->data.i;
+  A.v_x1242_n = v_x1242->len;
+  A.v_sd_1251_off = rtg_seg_offsets(v_sd_1251);
+  A.v_sd_1251_n = v_sd_1251->len;
+  A.v_sd_1244_off = rtg_seg_offsets(v_sd_1244);
+  A.v_sd_1244_n = v_sd_1244->len;
+  RtValue *v_x1248 = NULL;
+  RtValue *v_x1249 = NULL;
+  RtValue *v_x1250 = NULL;
   /* MAP */
   {
-    const int64_t t768 = v_x1230->len;
-    v_x1236 = rtg_vec_new(RT_INT, t768);
-    A.v_x1236_d = v_x1236->data.i;
-    A.v_x1236_n = v_x1236->len;
-    v_x1237 = rtg_vec_new(RT_INT, t768);
-    A.v_x1237_d = v_x1237->data.i;
-    A.v_x1237_n = v_x1237->len;
-    v_x1238 = rtg_vec_new(RT_INT, t768);
-    A.v_x1238_d = v_x1238->data.i;
-    A.v_x1238_n = v_x1238->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t768);
+    const int64_t t828 = v_x1242->len;
+    v_x1248 = rtg_vec_new(RT_INT, t828);
+    A.v_x1248_d = v_x1248->data.i;
+    A.v_x1248_n = v_x1248->len;
+    v_x1249 = rtg_vec_new(RT_INT, t828);
+    A.v_x1249_d = v_x1249->data.i;
+    A.v_x1249_n = v_x1249->len;
+    v_x1250 = rtg_vec_new(RT_INT, t828);
+    A.v_x1250_d = v_x1250->data.i;
+    A.v_x1250_n = v_x1250->len;
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t828);
   }
-  *out_v_x1236 = v_x1236;
-  *out_v_x1237 = v_x1237;
-  *out_v_x1238 = v_x1238;
+  *out_v_x1248 = v_x1248;
+  *out_v_x1249 = v_x1249;
+  *out_v_x1250 = v_x1250;
   return;
 fail:
-  rt_release(v_x1236);
-  rt_release(v_x1237);
-  rt_release(v_x1238);
+  rt_release(v_x1248);
+  rt_release(v_x1249);
+  rt_release(v_x1250);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1230, RtValue *v_sd_1239, RtValue *v_sd_1232, RtValue **out_v_x1236, RtValue **out_v_x1237, RtValue **out_v_x1238) {
-  RtValue *vals[] = {v_x1230, v_sd_1239, v_sd_1232};
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1242, RtValue *v_sd_1251, RtValue *v_sd_1244, RtValue **out_v_x1248, RtValue **out_v_x1249, RtValue **out_v_x1250) {
+  RtValue *vals[] = {v_x1242, v_sd_1251, v_sd_1244};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K17_host(err, loc, run, v_x1230, v_sd_1239, v_sd_1232, out_v_x1236, out_v_x1237, out_v_x1238);
+    K17_host(err, loc, run, v_x1242, v_sd_1251, v_sd_1244, out_v_x1248, out_v_x1249, out_v_x1250);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x1230, v_sd_1239, v_sd_1232, out_v_x1236, out_v_x1237, out_v_x1238);
+    K17_gpu(err, loc, run, v_x1242, v_sd_1251, v_sd_1244, out_v_x1248, out_v_x1249, out_v_x1250);
   }
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1219, RtValue *v_sd_1229, RtValue *v_sd_1221, RtValue **out_v_x1226, RtValue **out_v_x1225, RtValue **out_v_x1227, RtValue **out_v_x1228) {
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1231, RtValue *v_sd_1241, RtValue *v_sd_1233, RtValue **out_v_x1238, RtValue **out_v_x1237, RtValue **out_v_x1239, RtValue **out_v_x1240) {
   (void)loc;
   (void)run;
-  int32_t *v_x1219_d = v_x1219->data.i;
-  const int64_t v_x1219_n = v_x1219->len;
-  const int64_t *v_sd_1229_off = rt_seg_offsets(v_sd_1229);
-  const int64_t v_sd_1229_n = v_sd_1229->len;
-  const int64_t *v_sd_1221_off = rt_seg_offsets(v_sd_1221);
-  const int64_t v_sd_1221_n = v_sd_1221->len;
-  RtValue *v_x1225 = NULL;
-  RtValue *v_x1226 = NULL;
-  RtValue *v_x1227 = NULL;
-  RtValue *v_x1228 = NULL;
+  int32_t *v_x1231_d = v_x1231->data.i;
+  const int64_t v_x1231_n = v_x1231->len;
+  const int64_t *v_sd_1241_off = rt_seg_offsets(v_sd_1241);
+  const int64_t v_sd_1241_n = v_sd_1241->len;
+  const int64_t *v_sd_1233_off = rt_seg_offsets(v_sd_1233);
+  const int64_t v_sd_1233_n = v_sd_1233->len;
+  RtValue *v_x1237 = NULL;
+  RtValue *v_x1238 = NULL;
+  RtValue *v_x1239 = NULL;
+  RtValue *v_x1240 = NULL;
   /* MAP */
   {
-    const int64_t t769 = v_x1219_n;
-    v_x1225 = rt_value_new(rt_vec_type(RT_INT), t769);
-    int32_t *v_x1225_d = v_x1225->data.i;
-    const int64_t v_x1225_n = v_x1225->len;
-    v_x1226 = rt_value_new(rt_vec_type(RT_INT), t769);
-    int32_t *v_x1226_d = v_x1226->data.i;
-    const int64_t v_x1226_n = v_x1226->len;
-    v_x1227 = rt_value_new(rt_vec_type(RT_INT), t769);
-    int32_t *v_x1227_d = v_x1227->data.i;
-    const int64_t v_x1227_n = v_x1227->len;
-    v_x1228 = rt_value_new(rt_vec_type(RT_INT), t769);
-    int32_t *v_x1228_d = v_x1228->data.i;
-    const int64_t v_x1228_n = v_x1228->len;
-    RT_PARALLEL_FOR_IF(t769 >= RT_PARALLEL_MIN)
-    for (int64_t t770 = 0; t770 < t769; t770++) {
-      const int32_t t771 = (int32_t)t770;
-      int t774 = 0; /* nonzero: a check below failed */
-      int32_t t772 = v_x1219_d[t771];
-      int t775 = (uint64_t)(int64_t)t772 < (uint64_t)v_sd_1221_n;
-      int32_t t773 = t775 ? (int32_t)v_sd_1221_off[t772] : 0;
-      t774 |= !t775;
-      int t777 = (uint64_t)(int64_t)t772 < (uint64_t)v_sd_1229_n;
-      int32_t t776 = t777 ? (int32_t)(v_sd_1229_off[t772 + 1] - v_sd_1229_off[t772]) : 0;
-      t774 |= !t777;
-      int32_t t779 = rt_add_i(t773, t776);
-      if (__builtin_expect(t774 != 0, 0)) { /* again, recording the error */
-        int32_t t780 = v_x1219_d[t771];
-        int32_t t781;
-        if ((uint64_t)(int64_t)t780 < (uint64_t)v_sd_1221_n) {
-          t781 = (int32_t)v_sd_1221_off[t780];
+    const int64_t t829 = v_x1231_n;
+    v_x1237 = rt_value_new(rt_vec_type(RT_INT), t829);
+    int32_t *v_x1237_d = v_x1237->data.i;
+    const int64_t v_x1237_n = v_x1237->len;
+    v_x1238 = rt_value_new(rt_vec_type(RT_INT), t829);
+    int32_t *v_x1238_d = v_x1238->data.i;
+    const int64_t v_x1238_n = v_x1238->len;
+    v_x1239 = rt_value_new(rt_vec_type(RT_INT), t829);
+    int32_t *v_x1239_d = v_x1239->data.i;
+    const int64_t v_x1239_n = v_x1239->len;
+    v_x1240 = rt_value_new(rt_vec_type(RT_INT), t829);
+    int32_t *v_x1240_d = v_x1240->data.i;
+    const int64_t v_x1240_n = v_x1240->len;
+    RT_PARALLEL_FOR_IF(t829 >= RT_PARALLEL_MIN)
+    for (int64_t t830 = 0; t830 < t829; t830++) {
+      const int32_t t831 = (int32_t)t830;
+      int t834 = 0; /* nonzero: a check below failed */
+      int32_t t832 = v_x1231_d[t831];
+      int t835 = (uint64_t)(int64_t)t832 < (uint64_t)v_sd_1233_n;
+      int32_t t833 = t835 ? (int32_t)v_sd_1233_off[t832] : 0;
+      t834 |= !t835;
+      int t837 = (uint64_t)(int64_t)t832 < (uint64_t)v_sd_1241_n;
+      int32_t t836 = t837 ? (int32_t)(v_sd_1241_off[t832 + 1] - v_sd_1241_off[t832]) : 0;
+      t834 |= !t837;
+      int32_t t839 = rt_add_i(t833, t836);
+      if (__builtin_expect(t834 != 0, 0)) { /* again, recording the error */
+        int32_t t840 = v_x1231_d[t831];
+        int32_t t841;
+        if ((uint64_t)(int64_t)t840 < (uint64_t)v_sd_1233_n) {
+          t841 = (int32_t)v_sd_1233_off[t840];
         } else {
-          NESSIE_RECORD(err, t770, RT_CHECK_INDEX, 0, 0, RT_GATHER, t780, v_sd_1221_n, 0.0, 0);
-          t781 = 0;
+          NESSIE_RECORD(err, t830, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, v_sd_1233_n, 0.0, 0);
+          t841 = 0;
         }
-        int32_t t782;
-        if ((uint64_t)(int64_t)t780 < (uint64_t)v_sd_1229_n) {
-          t782 = (int32_t)(v_sd_1229_off[t780 + 1] - v_sd_1229_off[t780]);
+        int32_t t842;
+        if ((uint64_t)(int64_t)t840 < (uint64_t)v_sd_1241_n) {
+          t842 = (int32_t)(v_sd_1241_off[t840 + 1] - v_sd_1241_off[t840]);
         } else {
-          NESSIE_RECORD(err, t770, RT_CHECK_INDEX, 0, 0, RT_GATHER, t780, v_sd_1229_n, 0.0, 1);
-          t782 = 0;
+          NESSIE_RECORD(err, t830, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, v_sd_1241_n, 0.0, 1);
+          t842 = 0;
         }
-        int32_t t784 = rt_add_i(t781, t782);
+        int32_t t844 = rt_add_i(t841, t842);
       }
-      v_x1225_d[t770] = t773;
-      v_x1226_d[t770] = t776;
-      v_x1227_d[t770] = t779;
-      v_x1228_d[t770] = 1;
+      v_x1237_d[t830] = t833;
+      v_x1238_d[t830] = t836;
+      v_x1239_d[t830] = t839;
+      v_x1240_d[t830] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1226 = v_x1226;
-  *out_v_x1225 = v_x1225;
-  *out_v_x1227 = v_x1227;
-  *out_v_x1228 = v_x1228;
+  *out_v_x1238 = v_x1238;
+  *out_v_x1237 = v_x1237;
+  *out_v_x1239 = v_x1239;
+  *out_v_x1240 = v_x1240;
   return;
 fail:
-  rt_release(v_x1225);
-  rt_release(v_x1226);
-  rt_release(v_x1227);
-  rt_release(v_x1228);
+  rt_release(v_x1237);
+  rt_release(v_x1238);
+  rt_release(v_x1239);
+  rt_release(v_x1240);
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1219_d; int64_t v_x1219_n;
-  const int64_t *v_sd_1229_off; int64_t v_sd_1229_n;
-  const int64_t *v_sd_1221_off; int64_t v_sd_1221_n;
-  int32_t *v_x1225_d; int64_t v_x1225_n;
-  int32_t *v_x1226_d; int64_t v_x1226_n;
-  int32_t *v_x1227_d; int64_t v_x1227_n;
-  int32_t *v_x1228_d; int64_t v_x1228_n;
+  int32_t *v_x1231_d; int64_t v_x1231_n;
+  const int64_t *v_sd_1241_off; int64_t v_sd_1241_n;
+  const int64_t *v_sd_1233_off; int64_t v_sd_1233_n;
+  int32_t *v_x1237_d; int64_t v_x1237_n;
+  int32_t *v_x1238_d; int64_t v_x1238_n;
+  int32_t *v_x1239_d; int64_t v_x1239_n;
+  int32_t *v_x1240_d; int64_t v_x1240_n;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
@@ -3846,210 +3960,210 @@ struct K18_0_pull {
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t787 = 0; /* nonzero: a check below failed */
-    int32_t t785 = A.v_x1219_d[ix];
-    int t788 = (uint64_t)(int64_t)t785 < (uint64_t)A.v_sd_1221_n;
-    int32_t t786 = t788 ? (int32_t)A.v_sd_1221_off[t785] : 0;
-    t787 |= !t788;
-    int t790 = (uint64_t)(int64_t)t785 < (uint64_t)A.v_sd_1229_n;
-    int32_t t789 = t790 ? (int32_t)(A.v_sd_1229_off[t785 + 1] - A.v_sd_1229_off[t785]) : 0;
-    t787 |= !t790;
-    int32_t t792 = rt_add_i(t786, t789);
-    if (__builtin_expect(t787 != 0, 0)) { /* again, recording the error */
-      int32_t t793 = A.v_x1219_d[ix];
-      int32_t t794;
-      if ((uint64_t)(int64_t)t793 < (uint64_t)A.v_sd_1221_n) {
-        t794 = (int32_t)A.v_sd_1221_off[t793];
+    int t847 = 0; /* nonzero: a check below failed */
+    int32_t t845 = A.v_x1231_d[ix];
+    int t848 = (uint64_t)(int64_t)t845 < (uint64_t)A.v_sd_1233_n;
+    int32_t t846 = t848 ? (int32_t)A.v_sd_1233_off[t845] : 0;
+    t847 |= !t848;
+    int t850 = (uint64_t)(int64_t)t845 < (uint64_t)A.v_sd_1241_n;
+    int32_t t849 = t850 ? (int32_t)(A.v_sd_1241_off[t845 + 1] - A.v_sd_1241_off[t845]) : 0;
+    t847 |= !t850;
+    int32_t t852 = rt_add_i(t846, t849);
+    if (__builtin_expect(t847 != 0, 0)) { /* again, recording the error */
+      int32_t t853 = A.v_x1231_d[ix];
+      int32_t t854;
+      if ((uint64_t)(int64_t)t853 < (uint64_t)A.v_sd_1233_n) {
+        t854 = (int32_t)A.v_sd_1233_off[t853];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t793, A.v_sd_1221_n, 0.0, 0);
-        t794 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, A.v_sd_1233_n, 0.0, 0);
+        t854 = 0;
       }
-      int32_t t795;
-      if ((uint64_t)(int64_t)t793 < (uint64_t)A.v_sd_1229_n) {
-        t795 = (int32_t)(A.v_sd_1229_off[t793 + 1] - A.v_sd_1229_off[t793]);
+      int32_t t855;
+      if ((uint64_t)(int64_t)t853 < (uint64_t)A.v_sd_1241_n) {
+        t855 = (int32_t)(A.v_sd_1241_off[t853 + 1] - A.v_sd_1241_off[t853]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t793, A.v_sd_1229_n, 0.0, 1);
-        t795 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, A.v_sd_1241_n, 0.0, 1);
+        t855 = 0;
       }
-      int32_t t797 = rt_add_i(t794, t795);
+      int32_t t857 = rt_add_i(t854, t855);
     }
-    return K18_0_V{t786, t789, t792, 1};
+    return K18_0_V{t846, t849, t852, 1};
   }
 };
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x1225_d[i] = v.v0;
-    A.v_x1226_d[i] = v.v1;
-    A.v_x1227_d[i] = v.v2;
-    A.v_x1228_d[i] = v.v3;
+    A.v_x1237_d[i] = v.v0;
+    A.v_x1238_d[i] = v.v1;
+    A.v_x1239_d[i] = v.v2;
+    A.v_x1240_d[i] = v.v3;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1219, RtValue *v_sd_1229, RtValue *v_sd_1221, RtValue **out_v_x1226, RtValue **out_v_x1225, RtValue **out_v_x1227, RtValue **out_v_x1228) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1231, RtValue *v_sd_1241, RtValue *v_sd_1233, RtValue **out_v_x1238, RtValue **out_v_x1237, RtValue **out_v_x1239, RtValue **out_v_x1240) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1219_d = v_x1219->data.i;
-  A.v_x1219_n = v_x1219->len;
-  A.v_sd_1229_off = rtg_seg_offsets(v_sd_1229);
-  A.v_sd_1229_n = v_sd_1229->len;
-  A.v_sd_1221_off = rtg_seg_offsets(v_sd_1221);
-  A.v_sd_1221_n = v_sd_1221->len;
-  RtValue *v_x1225 = NULL;
-  RtValue *v_x1226 = NULL;
-  RtValue *v_x1227 = NULL;
-  RtValue *v_x1228 = NULL;
+  A.v_x1231_d = v_x1231->data.i;
+  A.v_x1231_n = v_x1231->len;
+  A.v_sd_1241_off = rtg_seg_offsets(v_sd_1241);
+  A.v_sd_1241_n = v_sd_1241->len;
+  A.v_sd_1233_off = rtg_seg_offsets(v_sd_1233);
+  A.v_sd_1233_n = v_sd_1233->len;
+  RtValue *v_x1237 = NULL;
+  RtValue *v_x1238 = NULL;
+  RtValue *v_x1239 = NULL;
+  RtValue *v_x1240 = NULL;
   /* MAP */
   {
-    const int64_t t798 = v_x1219->len;
-    v_x1225 = rtg_vec_new(RT_INT, t798);
-    A.v_x1225_d = v_x1225->data.i;
-    A.v_x1225_n = v_x1225->len;
-    v_x1226 = rtg_vec_new(RT_INT, t798);
-    A.v_x1226_d = v_x1226->data.i;
-    A.v_x1226_n = v_x1226->len;
-    v_x1227 = rtg_vec_new(RT_INT, t798);
-    A.v_x1227_d = v_x1227->data.i;
-    A.v_x1227_n = v_x1227->len;
-    v_x1228 = rtg_vec_new(RT_INT, t798);
-    A.v_x1228_d = v_x1228->data.i;
-    A.v_x1228_n = v_x1228->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t798);
+    const int64_t t858 = v_x1231->len;
+    v_x1237 = rtg_vec_new(RT_INT, t858);
+    A.v_x1237_d = v_x1237->data.i;
+    A.v_x1237_n = v_x1237->len;
+    v_x1238 = rtg_vec_new(RT_INT, t858);
+    A.v_x1238_d = v_x1238->data.i;
+    A.v_x1238_n = v_x1238->len;
+    v_x1239 = rtg_vec_new(RT_INT, t858);
+    A.v_x1239_d = v_x1239->data.i;
+    A.v_x1239_n = v_x1239->len;
+    v_x1240 = rtg_vec_new(RT_INT, t858);
+    A.v_x1240_d = v_x1240->data.i;
+    A.v_x1240_n = v_x1240->len;
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t858);
   }
-  *out_v_x1226 = v_x1226;
-  *out_v_x1225 = v_x1225;
-  *out_v_x1227 = v_x1227;
-  *out_v_x1228 = v_x1228;
+  *out_v_x1238 = v_x1238;
+  *out_v_x1237 = v_x1237;
+  *out_v_x1239 = v_x1239;
+  *out_v_x1240 = v_x1240;
   return;
 fail:
-  rt_release(v_x1225);
-  rt_release(v_x1226);
-  rt_release(v_x1227);
-  rt_release(v_x1228);
+  rt_release(v_x1237);
+  rt_release(v_x1238);
+  rt_release(v_x1239);
+  rt_release(v_x1240);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1219, RtValue *v_sd_1229, RtValue *v_sd_1221, RtValue **out_v_x1226, RtValue **out_v_x1225, RtValue **out_v_x1227, RtValue **out_v_x1228) {
-  RtValue *vals[] = {v_x1219, v_sd_1229, v_sd_1221};
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1231, RtValue *v_sd_1241, RtValue *v_sd_1233, RtValue **out_v_x1238, RtValue **out_v_x1237, RtValue **out_v_x1239, RtValue **out_v_x1240) {
+  RtValue *vals[] = {v_x1231, v_sd_1241, v_sd_1233};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K18_host(err, loc, run, v_x1219, v_sd_1229, v_sd_1221, out_v_x1226, out_v_x1225, out_v_x1227, out_v_x1228);
+    K18_host(err, loc, run, v_x1231, v_sd_1241, v_sd_1233, out_v_x1238, out_v_x1237, out_v_x1239, out_v_x1240);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x1219, v_sd_1229, v_sd_1221, out_v_x1226, out_v_x1225, out_v_x1227, out_v_x1228);
+    K18_gpu(err, loc, run, v_x1231, v_sd_1241, v_sd_1233, out_v_x1238, out_v_x1237, out_v_x1239, out_v_x1240);
   }
 }
 
 /* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1050, int32_t v_x1051, RtValue *v_x1054, RtValue *v_x1055, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue **out_v_x1064) {
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1053, int32_t v_x1054, RtValue *v_x1057, RtValue *v_x1058, RtValue *v_x1061, RtValue *v_x1062, int32_t v_x1063, RtValue **out_v_x1067) {
   (void)loc;
   (void)run;
-  int32_t *v_x1050_d = v_x1050->data.i;
-  const int64_t v_x1050_n = v_x1050->len;
-  uint8_t *v_x1054_d = v_x1054->data.b;
-  const int64_t v_x1054_n = v_x1054->len;
-  (void)v_x1054_n; /* v_x1054's length is v_x1050's */
-  int32_t *v_x1055_d = v_x1055->data.i;
-  const int64_t v_x1055_n = v_x1055->len;
-  (void)v_x1055_n; /* v_x1055's length is v_x1050's */
+  int32_t *v_x1053_d = v_x1053->data.i;
+  const int64_t v_x1053_n = v_x1053->len;
+  uint8_t *v_x1057_d = v_x1057->data.b;
+  const int64_t v_x1057_n = v_x1057->len;
+  (void)v_x1057_n; /* v_x1057's length is v_x1053's */
   int32_t *v_x1058_d = v_x1058->data.i;
   const int64_t v_x1058_n = v_x1058->len;
-  int32_t *v_x1059_d = v_x1059->data.i;
-  const int64_t v_x1059_n = v_x1059->len;
-  RtValue *v_x1064 = NULL;
+  (void)v_x1058_n; /* v_x1058's length is v_x1053's */
+  int32_t *v_x1061_d = v_x1061->data.i;
+  const int64_t v_x1061_n = v_x1061->len;
+  int32_t *v_x1062_d = v_x1062->data.i;
+  const int64_t v_x1062_n = v_x1062->len;
+  RtValue *v_x1067 = NULL;
   /* MAP */
   {
-    const int64_t t799 = v_x1050_n;
-    v_x1064 = rt_value_new(rt_vec_type(RT_INT), t799);
-    int32_t *v_x1064_d = v_x1064->data.i;
-    const int64_t v_x1064_n = v_x1064->len;
-    RT_PARALLEL_FOR_IF(t799 >= RT_PARALLEL_MIN)
-    for (int64_t t800 = 0; t800 < t799; t800++) {
-      const int32_t t801 = (int32_t)t800;
-      int t810 = 0; /* nonzero: a check below failed */
-      int32_t t802 = v_x1050_d[t801];
-      int32_t t804 = rt_add_i(t802, v_x1051);
-      uint8_t t805 = v_x1054_d[t801];
-      int32_t t806 = v_x1055_d[t801];
-      int32_t t808 = (t805 ? t806 : t804);
-      int t811 = (uint64_t)(int64_t)t808 < (uint64_t)v_x1060;
-      int32_t t809 = t811 ? t808 : 0;
-      t810 |= !t811;
-      uint8_t t813 = rt_lt_i(t809, (int32_t)v_x1058_n);
-      int32_t t814;
-      if (t813) {
-        int t816 = (uint64_t)(int64_t)t809 < (uint64_t)v_x1058_n;
-        int32_t t815 = t816 ? v_x1058_d[t809] : 0;
-        t810 |= !t816;
-        t814 = t815;
+    const int64_t t859 = v_x1053_n;
+    v_x1067 = rt_value_new(rt_vec_type(RT_INT), t859);
+    int32_t *v_x1067_d = v_x1067->data.i;
+    const int64_t v_x1067_n = v_x1067->len;
+    RT_PARALLEL_FOR_IF(t859 >= RT_PARALLEL_MIN)
+    for (int64_t t860 = 0; t860 < t859; t860++) {
+      const int32_t t861 = (int32_t)t860;
+      int t870 = 0; /* nonzero: a check below failed */
+      int32_t t862 = v_x1053_d[t861];
+      int32_t t864 = rt_add_i(t862, v_x1054);
+      uint8_t t865 = v_x1057_d[t861];
+      int32_t t866 = v_x1058_d[t861];
+      int32_t t868 = (t865 ? t866 : t864);
+      int t871 = (uint64_t)(int64_t)t868 < (uint64_t)v_x1063;
+      int32_t t869 = t871 ? t868 : 0;
+      t870 |= !t871;
+      uint8_t t873 = rt_lt_i(t869, (int32_t)v_x1061_n);
+      int32_t t874;
+      if (t873) {
+        int t876 = (uint64_t)(int64_t)t869 < (uint64_t)v_x1061_n;
+        int32_t t875 = t876 ? v_x1061_d[t869] : 0;
+        t870 |= !t876;
+        t874 = t875;
       } else {
-        int32_t t818 = rt_sub_i(t809, (int32_t)v_x1058_n);
-        int t820 = (uint64_t)(int64_t)t818 < (uint64_t)v_x1059_n;
-        int32_t t819 = t820 ? v_x1059_d[t818] : 0;
-        t810 |= !t820;
-        t814 = t819;
+        int32_t t878 = rt_sub_i(t869, (int32_t)v_x1061_n);
+        int t880 = (uint64_t)(int64_t)t878 < (uint64_t)v_x1062_n;
+        int32_t t879 = t880 ? v_x1062_d[t878] : 0;
+        t870 |= !t880;
+        t874 = t879;
       }
-      if (__builtin_expect(t810 != 0, 0)) { /* again, recording the error */
-        int32_t t821 = v_x1050_d[t801];
-        int32_t t823 = rt_add_i(t821, v_x1051);
-        uint8_t t824 = v_x1054_d[t801];
-        int32_t t825 = v_x1055_d[t801];
-        int32_t t827 = (t824 ? t825 : t823);
-        int32_t t828;
-        if ((uint64_t)(int64_t)t827 < (uint64_t)v_x1060) {
-          t828 = t827;
+      if (__builtin_expect(t870 != 0, 0)) { /* again, recording the error */
+        int32_t t881 = v_x1053_d[t861];
+        int32_t t883 = rt_add_i(t881, v_x1054);
+        uint8_t t884 = v_x1057_d[t861];
+        int32_t t885 = v_x1058_d[t861];
+        int32_t t887 = (t884 ? t885 : t883);
+        int32_t t888;
+        if ((uint64_t)(int64_t)t887 < (uint64_t)v_x1063) {
+          t888 = t887;
         } else {
-          NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t827, v_x1060, 0.0, 0);
-          t828 = 0;
+          NESSIE_RECORD(err, t860, RT_CHECK_INDEX, 0, 0, RT_GATHER, t887, v_x1063, 0.0, 0);
+          t888 = 0;
         }
-        uint8_t t830 = rt_lt_i(t828, (int32_t)v_x1058_n);
-        int32_t t831;
-        if (t830) {
-          int32_t t832;
-          if ((uint64_t)(int64_t)t828 < (uint64_t)v_x1058_n) {
-            t832 = v_x1058_d[t828];
+        uint8_t t890 = rt_lt_i(t888, (int32_t)v_x1061_n);
+        int32_t t891;
+        if (t890) {
+          int32_t t892;
+          if ((uint64_t)(int64_t)t888 < (uint64_t)v_x1061_n) {
+            t892 = v_x1061_d[t888];
           } else {
-            NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t828, v_x1058_n, 0.0, 1);
-            t832 = 0;
+            NESSIE_RECORD(err, t860, RT_CHECK_INDEX, 0, 0, RT_GATHER, t888, v_x1061_n, 0.0, 1);
+            t892 = 0;
           }
-          t831 = t832;
+          t891 = t892;
         } else {
-          int32_t t834 = rt_sub_i(t828, (int32_t)v_x1058_n);
-          int32_t t835;
-          if ((uint64_t)(int64_t)t834 < (uint64_t)v_x1059_n) {
-            t835 = v_x1059_d[t834];
+          int32_t t894 = rt_sub_i(t888, (int32_t)v_x1061_n);
+          int32_t t895;
+          if ((uint64_t)(int64_t)t894 < (uint64_t)v_x1062_n) {
+            t895 = v_x1062_d[t894];
           } else {
-            NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t834, v_x1059_n, 0.0, 2);
-            t835 = 0;
+            NESSIE_RECORD(err, t860, RT_CHECK_INDEX, 0, 0, RT_GATHER, t894, v_x1062_n, 0.0, 2);
+            t895 = 0;
           }
-          t831 = t835;
+          t891 = t895;
         }
       }
-      v_x1064_d[t800] = t814;
+      v_x1067_d[t860] = t874;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1064 = v_x1064;
+  *out_v_x1067 = v_x1067;
   return;
 fail:
-  rt_release(v_x1064);
+  rt_release(v_x1067);
 }
 
 /* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K19_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1050_d; int64_t v_x1050_n;
-  int32_t v_x1051;
-  uint8_t *v_x1054_d; int64_t v_x1054_n;
-  int32_t *v_x1055_d; int64_t v_x1055_n;
+  int32_t *v_x1053_d; int64_t v_x1053_n;
+  int32_t v_x1054;
+  uint8_t *v_x1057_d; int64_t v_x1057_n;
   int32_t *v_x1058_d; int64_t v_x1058_n;
-  int32_t *v_x1059_d; int64_t v_x1059_n;
-  int32_t v_x1060;
-  int32_t *v_x1064_d; int64_t v_x1064_n;
+  int32_t *v_x1061_d; int64_t v_x1061_n;
+  int32_t *v_x1062_d; int64_t v_x1062_n;
+  int32_t v_x1063;
+  int32_t *v_x1067_d; int64_t v_x1067_n;
 };
 struct alignas(8) K19_0_V {
   int32_t v0;
@@ -4059,166 +4173,166 @@ struct K19_0_pull {
   __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t844 = 0; /* nonzero: a check below failed */
-    int32_t t836 = rtg::ld_stream(&A.v_x1050_d[ix]);
-    int32_t t838 = rt_add_i(t836, A.v_x1051);
-    uint8_t t839 = rtg::ld_stream(&A.v_x1054_d[ix]);
-    int32_t t840 = rtg::ld_stream(&A.v_x1055_d[ix]);
-    int32_t t842 = (t839 ? t840 : t838);
-    int t845 = (uint64_t)(int64_t)t842 < (uint64_t)A.v_x1060;
-    int32_t t843 = t845 ? t842 : 0;
-    t844 |= !t845;
-    uint8_t t847 = rt_lt_i(t843, (int32_t)A.v_x1058_n);
-    int32_t t848;
-    if (t847) {
-      int t850 = (uint64_t)(int64_t)t843 < (uint64_t)A.v_x1058_n;
-      int32_t t849 = t850 ? A.v_x1058_d[t843] : 0;
-      t844 |= !t850;
-      t848 = t849;
+    int t904 = 0; /* nonzero: a check below failed */
+    int32_t t896 = rtg::ld_stream(&A.v_x1053_d[ix]);
+    int32_t t898 = rt_add_i(t896, A.v_x1054);
+    uint8_t t899 = rtg::ld_stream(&A.v_x1057_d[ix]);
+    int32_t t900 = rtg::ld_stream(&A.v_x1058_d[ix]);
+    int32_t t902 = (t899 ? t900 : t898);
+    int t905 = (uint64_t)(int64_t)t902 < (uint64_t)A.v_x1063;
+    int32_t t903 = t905 ? t902 : 0;
+    t904 |= !t905;
+    uint8_t t907 = rt_lt_i(t903, (int32_t)A.v_x1061_n);
+    int32_t t908;
+    if (t907) {
+      int t910 = (uint64_t)(int64_t)t903 < (uint64_t)A.v_x1061_n;
+      int32_t t909 = t910 ? A.v_x1061_d[t903] : 0;
+      t904 |= !t910;
+      t908 = t909;
     } else {
-      int32_t t852 = rt_sub_i(t843, (int32_t)A.v_x1058_n);
-      int t854 = (uint64_t)(int64_t)t852 < (uint64_t)A.v_x1059_n;
-      int32_t t853 = t854 ? A.v_x1059_d[t852] : 0;
-      t844 |= !t854;
-      t848 = t853;
+      int32_t t912 = rt_sub_i(t903, (int32_t)A.v_x1061_n);
+      int t914 = (uint64_t)(int64_t)t912 < (uint64_t)A.v_x1062_n;
+      int32_t t913 = t914 ? A.v_x1062_d[t912] : 0;
+      t904 |= !t914;
+      t908 = t913;
     }
-    if (__builtin_expect(t844 != 0, 0)) { /* again, recording the error */
-      int32_t t855 = rtg::ld_stream(&A.v_x1050_d[ix]);
-      int32_t t857 = rt_add_i(t855, A.v_x1051);
-      uint8_t t858 = rtg::ld_stream(&A.v_x1054_d[ix]);
-      int32_t t859 = rtg::ld_stream(&A.v_x1055_d[ix]);
-      int32_t t861 = (t858 ? t859 : t857);
-      int32_t t862;
-      if ((uint64_t)(int64_t)t861 < (uint64_t)A.v_x1060) {
-        t862 = t861;
+    if (__builtin_expect(t904 != 0, 0)) { /* again, recording the error */
+      int32_t t915 = rtg::ld_stream(&A.v_x1053_d[ix]);
+      int32_t t917 = rt_add_i(t915, A.v_x1054);
+      uint8_t t918 = rtg::ld_stream(&A.v_x1057_d[ix]);
+      int32_t t919 = rtg::ld_stream(&A.v_x1058_d[ix]);
+      int32_t t921 = (t918 ? t919 : t917);
+      int32_t t922;
+      if ((uint64_t)(int64_t)t921 < (uint64_t)A.v_x1063) {
+        t922 = t921;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t861, A.v_x1060, 0.0, 0);
-        t862 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t921, A.v_x1063, 0.0, 0);
+        t922 = 0;
       }
-      uint8_t t864 = rt_lt_i(t862, (int32_t)A.v_x1058_n);
-      int32_t t865;
-      if (t864) {
-        int32_t t866;
-        if ((uint64_t)(int64_t)t862 < (uint64_t)A.v_x1058_n) {
-          t866 = A.v_x1058_d[t862];
+      uint8_t t924 = rt_lt_i(t922, (int32_t)A.v_x1061_n);
+      int32_t t925;
+      if (t924) {
+        int32_t t926;
+        if ((uint64_t)(int64_t)t922 < (uint64_t)A.v_x1061_n) {
+          t926 = A.v_x1061_d[t922];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t862, A.v_x1058_n, 0.0, 1);
-          t866 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t922, A.v_x1061_n, 0.0, 1);
+          t926 = 0;
         }
-        t865 = t866;
+        t925 = t926;
       } else {
-        int32_t t868 = rt_sub_i(t862, (int32_t)A.v_x1058_n);
-        int32_t t869;
-        if ((uint64_t)(int64_t)t868 < (uint64_t)A.v_x1059_n) {
-          t869 = A.v_x1059_d[t868];
+        int32_t t928 = rt_sub_i(t922, (int32_t)A.v_x1061_n);
+        int32_t t929;
+        if ((uint64_t)(int64_t)t928 < (uint64_t)A.v_x1062_n) {
+          t929 = A.v_x1062_d[t928];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t868, A.v_x1059_n, 0.0, 2);
-          t869 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t928, A.v_x1062_n, 0.0, 2);
+          t929 = 0;
         }
-        t865 = t869;
+        t925 = t929;
       }
     }
-    return K19_0_V{t848};
+    return K19_0_V{t908};
   }
 };
 struct K19_0_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x1064_d[i] = v.v0;
+    A.v_x1067_d[i] = v.v0;
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1050, int32_t v_x1051, RtValue *v_x1054, RtValue *v_x1055, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue **out_v_x1064) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1053, int32_t v_x1054, RtValue *v_x1057, RtValue *v_x1058, RtValue *v_x1061, RtValue *v_x1062, int32_t v_x1063, RtValue **out_v_x1067) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1050_d = v_x1050->data.i;
-  A.v_x1050_n = v_x1050->len;
-  A.v_x1051 = v_x1051;
-  A.v_x1054_d = v_x1054->data.b;
-  A.v_x1054_n = v_x1054->len;
-  A.v_x1055_d = v_x1055->data.i;
-  A.v_x1055_n = v_x1055->len;
+  A.v_x1053_d = v_x1053->data.i;
+  A.v_x1053_n = v_x1053->len;
+  A.v_x1054 = v_x1054;
+  A.v_x1057_d = v_x1057->data.b;
+  A.v_x1057_n = v_x1057->len;
   A.v_x1058_d = v_x1058->data.i;
   A.v_x1058_n = v_x1058->len;
-  A.v_x1059_d = v_x1059->data.i;
-  A.v_x1059_n = v_x1059->len;
-  A.v_x1060 = v_x1060;
-  RtValue *v_x1064 = NULL;
+  A.v_x1061_d = v_x1061->data.i;
+  A.v_x1061_n = v_x1061->len;
+  A.v_x1062_d = v_x1062->data.i;
+  A.v_x1062_n = v_x1062->len;
+  A.v_x1063 = v_x1063;
+  RtValue *v_x1067 = NULL;
   /* MAP */
   {
-    const int64_t t870 = v_x1054->len;
-    v_x1064 = rtg_vec_new(RT_INT, t870);
-    A.v_x1064_d = v_x1064->data.i;
-    A.v_x1064_n = v_x1064->len;
-    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t870);
+    const int64_t t930 = v_x1057->len;
+    v_x1067 = rtg_vec_new(RT_INT, t930);
+    A.v_x1067_d = v_x1067->data.i;
+    A.v_x1067_n = v_x1067->len;
+    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t930);
   }
-  *out_v_x1064 = v_x1064;
+  *out_v_x1067 = v_x1067;
   return;
 fail:
-  rt_release(v_x1064);
+  rt_release(v_x1067);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1050, int32_t v_x1051, RtValue *v_x1054, RtValue *v_x1055, RtValue *v_x1058, RtValue *v_x1059, int32_t v_x1060, RtValue **out_v_x1064) {
-  RtValue *vals[] = {v_x1050, v_x1054, v_x1055, v_x1058, v_x1059};
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1053, int32_t v_x1054, RtValue *v_x1057, RtValue *v_x1058, RtValue *v_x1061, RtValue *v_x1062, int32_t v_x1063, RtValue **out_v_x1067) {
+  RtValue *vals[] = {v_x1053, v_x1057, v_x1058, v_x1061, v_x1062};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K19_host(err, loc, run, v_x1050, v_x1051, v_x1054, v_x1055, v_x1058, v_x1059, v_x1060, out_v_x1064);
+    K19_host(err, loc, run, v_x1053, v_x1054, v_x1057, v_x1058, v_x1061, v_x1062, v_x1063, out_v_x1067);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x1050, v_x1051, v_x1054, v_x1055, v_x1058, v_x1059, v_x1060, out_v_x1064);
+    K19_gpu(err, loc, run, v_x1053, v_x1054, v_x1057, v_x1058, v_x1061, v_x1062, v_x1063, out_v_x1067);
   }
 }
 
 /* K20: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, RtValue **out_v_x1243) {
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1252, RtValue **out_v_x1255) {
   (void)loc;
   (void)run;
-  int32_t *v_x1240_d = v_x1240->data.i;
-  const int64_t v_x1240_n = v_x1240->len;
-  int32_t v_x1241 = 0;
-  RtValue *v_x1243 = NULL;
+  int32_t *v_x1252_d = v_x1252->data.i;
+  const int64_t v_x1252_n = v_x1252->len;
+  int32_t v_x1253 = 0;
+  RtValue *v_x1255 = NULL;
   /* ONCE */
   {
-    int t872 = 0; /* nonzero: a check below failed */
-    int t873 = (uint64_t)(int64_t)0 < (uint64_t)v_x1240_n;
-    int32_t t871 = t873 ? v_x1240_d[0] : 0;
-    t872 |= !t873;
-    if (__builtin_expect(t872 != 0, 0)) { /* again, recording the error */
-      int32_t t874;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1240_n) {
-        t874 = v_x1240_d[0];
+    int t932 = 0; /* nonzero: a check below failed */
+    int t933 = (uint64_t)(int64_t)0 < (uint64_t)v_x1252_n;
+    int32_t t931 = t933 ? v_x1252_d[0] : 0;
+    t932 |= !t933;
+    if (__builtin_expect(t932 != 0, 0)) { /* again, recording the error */
+      int32_t t934;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1252_n) {
+        t934 = v_x1252_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1240_n, 0.0, 0);
-        t874 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1252_n, 0.0, 0);
+        t934 = 0;
       }
     }
-    v_x1241 = t871;
+    v_x1253 = t931;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t875 = 1;
-      v_x1243 = rt_value_new(rt_vec_type(RT_INT), t875);
-      int32_t *v_x1243_d = v_x1243->data.i;
-      const int64_t v_x1243_n = v_x1243->len;
-      RT_PARALLEL_FOR_IF(t875 >= RT_PARALLEL_MIN)
-      for (int64_t t876 = 0; t876 < t875; t876++) {
-        const int32_t t877 = (int32_t)t876;
-        v_x1243_d[t876] = v_x1241;
+      const int64_t t935 = 1;
+      v_x1255 = rt_value_new(rt_vec_type(RT_INT), t935);
+      int32_t *v_x1255_d = v_x1255->data.i;
+      const int64_t v_x1255_n = v_x1255->len;
+      RT_PARALLEL_FOR_IF(t935 >= RT_PARALLEL_MIN)
+      for (int64_t t936 = 0; t936 < t935; t936++) {
+        const int32_t t937 = (int32_t)t936;
+        v_x1255_d[t936] = v_x1253;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1243 = v_x1243;
+  *out_v_x1255 = v_x1255;
   return;
 fail:
-  rt_release(v_x1243);
+  rt_release(v_x1255);
 }
 
 /* K20: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
@@ -4227,8 +4341,8 @@ struct K20_A {
   RtKernelError *err;
   int run;
   const K20_0_V *K20_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1240_d; int64_t v_x1240_n;
-  int32_t *v_x1243_d; int64_t v_x1243_n;
+  int32_t *v_x1252_d; int64_t v_x1252_n;
+  int32_t *v_x1255_d; int64_t v_x1255_n;
 };
 struct alignas(8) K20_0_V {
   int32_t v0;
@@ -4238,20 +4352,20 @@ struct K20_0_pull {
   __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t879 = 0; /* nonzero: a check below failed */
-    int t880 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1240_n;
-    int32_t t878 = t880 ? A.v_x1240_d[0] : 0;
-    t879 |= !t880;
-    if (__builtin_expect(t879 != 0, 0)) { /* again, recording the error */
-      int32_t t881;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1240_n) {
-        t881 = A.v_x1240_d[0];
+    int t939 = 0; /* nonzero: a check below failed */
+    int t940 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1252_n;
+    int32_t t938 = t940 ? A.v_x1252_d[0] : 0;
+    t939 |= !t940;
+    if (__builtin_expect(t939 != 0, 0)) { /* again, recording the error */
+      int32_t t941;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1252_n) {
+        t941 = A.v_x1252_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1240_n, 0.0, 0);
-        t881 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1252_n, 0.0, 0);
+        t941 = 0;
       }
     }
-    return K20_0_V{t878};
+    return K20_0_V{t938};
   }
 };
 struct alignas(8) K20_1_V {
@@ -4268,20 +4382,20 @@ struct K20_1_pull {
 struct K20_1_store {
   K20_A A;
   __device__ void operator()(int64_t i, const K20_1_V &v) const {
-    A.v_x1243_d[i] = v.v0;
+    A.v_x1255_d[i] = v.v0;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, RtValue **out_v_x1243) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1252, RtValue **out_v_x1255) {
   (void)loc;
   (void)err;
   K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1240_d = v_x1240->data.i;
-  A.v_x1240_n = v_x1240->len;
+  A.v_x1252_d = v_x1252->data.i;
+  A.v_x1252_n = v_x1252->len;
   K20_0_V *K20_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1243 = NULL;
+  RtValue *v_x1255 = NULL;
   /* ONCE */
   {
     K20_0_value = rtg::once_on_device<K20_0_V>("K20", loc, K20_0_pull{A});
@@ -4289,156 +4403,156 @@ static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, Rt
   }
   /* MAP */
   {
-    const int64_t t882 = 1;
-    v_x1243 = rtg_vec_new(RT_INT, t882);
-    A.v_x1243_d = v_x1243->data.i;
-    A.v_x1243_n = v_x1243->len;
-    rtg::map("K20", loc, K20_1_pull{A}, K20_1_store{A}, t882);
+    const int64_t t942 = 1;
+    v_x1255 = rtg_vec_new(RT_INT, t942);
+    A.v_x1255_d = v_x1255->data.i;
+    A.v_x1255_n = v_x1255->len;
+    rtg::map("K20", loc, K20_1_pull{A}, K20_1_store{A}, t942);
   }
   rtg_free(K20_0_value);
   K20_0_value = NULL;
-  *out_v_x1243 = v_x1243;
+  *out_v_x1255 = v_x1255;
   return;
 fail:
-  rt_release(v_x1243);
+  rt_release(v_x1255);
   rtg_free(K20_0_value);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1240, RtValue **out_v_x1243) {
-  RtValue *vals[] = {v_x1240};
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1252, RtValue **out_v_x1255) {
+  RtValue *vals[] = {v_x1252};
   const int64_t sizes[] = {(int64_t)1};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K20_host(err, loc, run, v_x1240, out_v_x1243);
+    K20_host(err, loc, run, v_x1252, out_v_x1255);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1240, out_v_x1243);
+    K20_gpu(err, loc, run, v_x1252, out_v_x1255);
   }
 }
 
 /* K21: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1245, RtValue *v_dev_1252, RtValue **out_v_x1250, RtValue **out_v_x1251) {
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue *v_dev_1264, RtValue **out_v_x1262, RtValue **out_v_x1263) {
   (void)loc;
   (void)run;
-  int32_t *v_x1245_d = v_x1245->data.i;
-  const int64_t v_x1245_n = v_x1245->len;
-  int32_t *v_dev_1252_d = v_dev_1252->data.i;
-  const int64_t v_dev_1252_n = v_dev_1252->len;
-  RtValue *v_x1250 = NULL;
-  RtValue *v_x1251 = NULL;
+  int32_t *v_x1257_d = v_x1257->data.i;
+  const int64_t v_x1257_n = v_x1257->len;
+  int32_t *v_dev_1264_d = v_dev_1264->data.i;
+  const int64_t v_dev_1264_n = v_dev_1264->len;
+  RtValue *v_x1262 = NULL;
+  RtValue *v_x1263 = NULL;
   /* SPLIT */
   {
-    const int64_t t883 = v_x1245_n;
-    const int64_t t884 = t883 > 0 ? (t883 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t885 = (uint8_t *)rt_alloc_atomic((size_t)t883 + 1);
-    int64_t *t886 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t884 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t884 > 1)
-    for (int64_t t887 = 0; t887 < t884; t887++) {
+    const int64_t t943 = v_x1257_n;
+    const int64_t t944 = t943 > 0 ? (t943 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t945 = (uint8_t *)rt_alloc_atomic((size_t)t943 + 1);
+    int64_t *t946 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t944 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t944 > 1)
+    for (int64_t t947 = 0; t947 < t944; t947++) {
       int64_t kept[2] = {0};
-      const int64_t t887_end = (t887 + 1) * RT_CHUNK < t883 ? (t887 + 1) * RT_CHUNK : t883;
-      for (int64_t t888 = t887 * RT_CHUNK; t888 < t887_end; t888++) {
-        const int32_t t889 = (int32_t)t888;
-        int32_t t887x0;
-        int32_t t887x1;
-        int32_t t892 = v_x1245_d[t889];
-        t887x0 = t892;
-        t887x1 = t892;
-        uint8_t t893;
-        uint8_t t894;
-        int t896 = 0; /* nonzero: a check below failed */
-        int t897 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1252_n;
-        int32_t t895 = t897 ? v_dev_1252_d[0] : 0;
-        t896 |= !t897;
-        uint8_t t899 = rt_lt_i(t887x0, t895);
-        uint8_t t901 = rt_gt_i(t887x1, t895);
-        if (__builtin_expect(t896 != 0, 0)) { /* again, recording the error */
-          int32_t t902;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1252_n) {
-            t902 = v_dev_1252_d[0];
+      const int64_t t947_end = (t947 + 1) * RT_CHUNK < t943 ? (t947 + 1) * RT_CHUNK : t943;
+      for (int64_t t948 = t947 * RT_CHUNK; t948 < t947_end; t948++) {
+        const int32_t t949 = (int32_t)t948;
+        int32_t t947x0;
+        int32_t t947x1;
+        int32_t t952 = v_x1257_d[t949];
+        t947x0 = t952;
+        t947x1 = t952;
+        uint8_t t953;
+        uint8_t t954;
+        int t956 = 0; /* nonzero: a check below failed */
+        int t957 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1264_n;
+        int32_t t955 = t957 ? v_dev_1264_d[0] : 0;
+        t956 |= !t957;
+        uint8_t t959 = rt_lt_i(t947x0, t955);
+        uint8_t t961 = rt_gt_i(t947x1, t955);
+        if (__builtin_expect(t956 != 0, 0)) { /* again, recording the error */
+          int32_t t962;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1264_n) {
+            t962 = v_dev_1264_d[0];
           } else {
-            NESSIE_RECORD(err, t888, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1252_n, 0.0, 0);
-            t902 = 0;
+            NESSIE_RECORD(err, t948, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1264_n, 0.0, 0);
+            t962 = 0;
           }
-          uint8_t t904 = rt_lt_i(t887x0, t902);
-          uint8_t t906 = rt_gt_i(t887x1, t902);
+          uint8_t t964 = rt_lt_i(t947x0, t962);
+          uint8_t t966 = rt_gt_i(t947x1, t962);
         }
-        t893 = t899;
-        t894 = t901;
-        kept[0] += t893 != 0;
-        kept[1] += t894 != 0;
-        t885[t888] = (uint8_t)((t893 != 0) << 0 | (t894 != 0) << 1);
+        t953 = t959;
+        t954 = t961;
+        kept[0] += t953 != 0;
+        kept[1] += t954 != 0;
+        t945[t948] = (uint8_t)((t953 != 0) << 0 | (t954 != 0) << 1);
       }
-      t886[0 * t884 + t887] = kept[0];
-      t886[1 * t884 + t887] = kept[1];
+      t946[0 * t944 + t947] = kept[0];
+      t946[1 * t944 + t947] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t885);
-      rt_free(t886);
+      rt_free(t945);
+      rt_free(t946);
       goto fail;
     }
-    int64_t t907 = 0;
-    for (int64_t t887 = 0; t887 < t884; t887++) {
-      const int64_t k = t886[0 * t884 + t887];
-      t886[0 * t884 + t887] = t907;
-      t907 += k;
+    int64_t t967 = 0;
+    for (int64_t t947 = 0; t947 < t944; t947++) {
+      const int64_t k = t946[0 * t944 + t947];
+      t946[0 * t944 + t947] = t967;
+      t967 += k;
     }
-    v_x1250 = rt_value_new(rt_vec_type(RT_INT), t907);
-    int32_t *v_x1250_d = v_x1250->data.i;
-    const int64_t v_x1250_n = v_x1250->len;
-    int64_t t908 = 0;
-    for (int64_t t887 = 0; t887 < t884; t887++) {
-      const int64_t k = t886[1 * t884 + t887];
-      t886[1 * t884 + t887] = t908;
-      t908 += k;
+    v_x1262 = rt_value_new(rt_vec_type(RT_INT), t967);
+    int32_t *v_x1262_d = v_x1262->data.i;
+    const int64_t v_x1262_n = v_x1262->len;
+    int64_t t968 = 0;
+    for (int64_t t947 = 0; t947 < t944; t947++) {
+      const int64_t k = t946[1 * t944 + t947];
+      t946[1 * t944 + t947] = t968;
+      t968 += k;
     }
-    v_x1251 = rt_value_new(rt_vec_type(RT_INT), t908);
-    int32_t *v_x1251_d = v_x1251->data.i;
-    const int64_t v_x1251_n = v_x1251->len;
-    RT_PARALLEL_FOR_IF(t884 > 1)
-    for (int64_t t887 = 0; t887 < t884; t887++) {
+    v_x1263 = rt_value_new(rt_vec_type(RT_INT), t968);
+    int32_t *v_x1263_d = v_x1263->data.i;
+    const int64_t v_x1263_n = v_x1263->len;
+    RT_PARALLEL_FOR_IF(t944 > 1)
+    for (int64_t t947 = 0; t947 < t944; t947++) {
       int64_t at[2];
-      at[0] = t886[0 * t884 + t887];
-      at[1] = t886[1 * t884 + t887];
-      const int64_t t887_end = (t887 + 1) * RT_CHUNK < t883 ? (t887 + 1) * RT_CHUNK : t883;
-      for (int64_t t888 = t887 * RT_CHUNK; t888 < t887_end; t888++) {
-        const int32_t t889 = (int32_t)t888;
-        if (!t885[t888])
+      at[0] = t946[0 * t944 + t947];
+      at[1] = t946[1 * t944 + t947];
+      const int64_t t947_end = (t947 + 1) * RT_CHUNK < t943 ? (t947 + 1) * RT_CHUNK : t943;
+      for (int64_t t948 = t947 * RT_CHUNK; t948 < t947_end; t948++) {
+        const int32_t t949 = (int32_t)t948;
+        if (!t945[t948])
           continue;
-        int32_t t887y0;
-        int32_t t887y1;
-        int32_t t909 = v_x1245_d[t889];
-        t887y0 = t909;
-        t887y1 = t909;
-        if (t885[t888] >> 0 & 1) {
-          v_x1250_d[at[0]] = t887y0;
+        int32_t t947y0;
+        int32_t t947y1;
+        int32_t t969 = v_x1257_d[t949];
+        t947y0 = t969;
+        t947y1 = t969;
+        if (t945[t948] >> 0 & 1) {
+          v_x1262_d[at[0]] = t947y0;
           at[0]++;
         }
-        if (t885[t888] >> 1 & 1) {
-          v_x1251_d[at[1]] = t887y1;
+        if (t945[t948] >> 1 & 1) {
+          v_x1263_d[at[1]] = t947y1;
           at[1]++;
         }
       }
     }
-    rt_free(t885);
-    rt_free(t886);
+    rt_free(t945);
+    rt_free(t946);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1250 = v_x1250;
-  *out_v_x1251 = v_x1251;
+  *out_v_x1262 = v_x1262;
+  *out_v_x1263 = v_x1263;
   return;
 fail:
-  rt_release(v_x1250);
-  rt_release(v_x1251);
+  rt_release(v_x1262);
+  rt_release(v_x1263);
 }
 
 /* K21: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K21_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1245_d; int64_t v_x1245_n;
-  int32_t *v_dev_1252_d; int64_t v_dev_1252_n;
-  int32_t *v_x1250_d; int64_t v_x1250_n;
-  int32_t *v_x1251_d; int64_t v_x1251_n;
+  int32_t *v_x1257_d; int64_t v_x1257_n;
+  int32_t *v_dev_1264_d; int64_t v_dev_1264_n;
+  int32_t *v_x1262_d; int64_t v_x1262_n;
+  int32_t *v_x1263_d; int64_t v_x1263_n;
 };
 struct alignas(8) K21_0_V {
   int32_t v0;
@@ -4449,8 +4563,8 @@ struct K21_0_pull {
   __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t910 = A.v_x1245_d[ix];
-    return K21_0_V{t910, t910};
+    int32_t t970 = A.v_x1257_d[ix];
+    return K21_0_V{t970, t970};
   }
 };
 struct K21_0_store {
@@ -4458,10 +4572,10 @@ struct K21_0_store {
   __device__ void operator()(int c, int64_t i, const K21_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1250_d[i] = v.v0;
+      A.v_x1262_d[i] = v.v0;
       break;
     case 1:
-      A.v_x1251_d[i] = v.v1;
+      A.v_x1263_d[i] = v.v1;
       break;
     }
   }
@@ -4469,80 +4583,80 @@ struct K21_0_store {
 struct K21_0_pred {
   K21_A A;
   __device__ unsigned operator()(int64_t i, const K21_0_V &v) const {
-    int t912 = 0; /* nonzero: a check below failed */
-    int t913 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1252_n;
-    int32_t t911 = t913 ? A.v_dev_1252_d[0] : 0;
-    t912 |= !t913;
-    uint8_t t915 = rt_lt_i(v.v0, t911);
-    uint8_t t917 = rt_gt_i(v.v1, t911);
-    if (__builtin_expect(t912 != 0, 0)) { /* again, recording the error */
-      int32_t t918;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1252_n) {
-        t918 = A.v_dev_1252_d[0];
+    int t972 = 0; /* nonzero: a check below failed */
+    int t973 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1264_n;
+    int32_t t971 = t973 ? A.v_dev_1264_d[0] : 0;
+    t972 |= !t973;
+    uint8_t t975 = rt_lt_i(v.v0, t971);
+    uint8_t t977 = rt_gt_i(v.v1, t971);
+    if (__builtin_expect(t972 != 0, 0)) { /* again, recording the error */
+      int32_t t978;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1264_n) {
+        t978 = A.v_dev_1264_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1252_n, 0.0, 0);
-        t918 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1264_n, 0.0, 0);
+        t978 = 0;
       }
-      uint8_t t920 = rt_lt_i(v.v0, t918);
-      uint8_t t922 = rt_gt_i(v.v1, t918);
+      uint8_t t980 = rt_lt_i(v.v0, t978);
+      uint8_t t982 = rt_gt_i(v.v1, t978);
     }
-    return ((unsigned)((t915) != 0) << 0) | ((unsigned)((t917) != 0) << 1);
+    return ((unsigned)((t975) != 0) << 0) | ((unsigned)((t977) != 0) << 1);
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1245, RtValue *v_dev_1252, RtValue **out_v_x1250, RtValue **out_v_x1251) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue *v_dev_1264, RtValue **out_v_x1262, RtValue **out_v_x1263) {
   (void)loc;
   (void)err;
   K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1245_d = v_x1245->data.i;
-  A.v_x1245_n = v_x1245->len;
-  A.v_dev_1252_d = v_dev_1252->data.i;
-  A.v_dev_1252_n = v_dev_1252->len;
-  RtValue *v_x1250 = NULL;
-  RtValue *v_x1251 = NULL;
+  A.v_x1257_d = v_x1257->data.i;
+  A.v_x1257_n = v_x1257->len;
+  A.v_dev_1264_d = v_dev_1264->data.i;
+  A.v_dev_1264_n = v_dev_1264->len;
+  RtValue *v_x1262 = NULL;
+  RtValue *v_x1263 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t923; /* the slots of its classes' counts */
-  int64_t t924; /* its size */
+  rtg::SplitCounts t983; /* the slots of its classes' counts */
+  int64_t t984; /* its size */
   {
-    const int64_t t925 = v_x1245->len;
-    v_x1250 = rtg_vec_new(RT_INT, t925);
-    A.v_x1250_d = v_x1250->data.i;
-    A.v_x1250_n = v_x1250->len;
-    v_x1251 = rtg_vec_new(RT_INT, t925);
-    A.v_x1251_d = v_x1251->data.i;
-    A.v_x1251_n = v_x1251->len;
-    t924 = t925;
-    t923 = rtg::split_launch<K21_0_V, 2>("K21", loc, K21_0_pull{A}, K21_0_pred{A}, t925, K21_0_store{A});
+    const int64_t t985 = v_x1257->len;
+    v_x1262 = rtg_vec_new(RT_INT, t985);
+    A.v_x1262_d = v_x1262->data.i;
+    A.v_x1262_n = v_x1262->len;
+    v_x1263 = rtg_vec_new(RT_INT, t985);
+    A.v_x1263_d = v_x1263->data.i;
+    A.v_x1263_n = v_x1263->len;
+    t984 = t985;
+    t983 = rtg::split_launch<K21_0_V, 2>("K21", loc, K21_0_pull{A}, K21_0_pred{A}, t985, K21_0_store{A});
   }
   {
-    int64_t t926[2];
-    t926[0] = rtg::filter_count(t923.at[0]);
-    t926[1] = rtg::filter_count(t923.at[1]);
-    v_x1250 = rtg_vec_fit(v_x1250, t926[0]);
-    A.v_x1250_d = v_x1250->data.i;
-    A.v_x1250_n = v_x1250->len;
-    v_x1251 = rtg_vec_fit(v_x1251, t926[1]);
-    A.v_x1251_d = v_x1251->data.i;
-    A.v_x1251_n = v_x1251->len;
+    int64_t t986[2];
+    t986[0] = rtg::filter_count(t983.at[0]);
+    t986[1] = rtg::filter_count(t983.at[1]);
+    v_x1262 = rtg_vec_fit(v_x1262, t986[0]);
+    A.v_x1262_d = v_x1262->data.i;
+    A.v_x1262_n = v_x1262->len;
+    v_x1263 = rtg_vec_fit(v_x1263, t986[1]);
+    A.v_x1263_d = v_x1263->data.i;
+    A.v_x1263_n = v_x1263->len;
   }
-  *out_v_x1250 = v_x1250;
-  *out_v_x1251 = v_x1251;
+  *out_v_x1262 = v_x1262;
+  *out_v_x1263 = v_x1263;
   return;
 fail:
-  rt_release(v_x1250);
-  rt_release(v_x1251);
+  rt_release(v_x1262);
+  rt_release(v_x1263);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1245, RtValue *v_dev_1252, RtValue **out_v_x1250, RtValue **out_v_x1251) {
-  RtValue *vals[] = {v_x1245, v_dev_1252};
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue *v_dev_1264, RtValue **out_v_x1262, RtValue **out_v_x1263) {
+  RtValue *vals[] = {v_x1257, v_dev_1264};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K21_host(err, loc, run, v_x1245, v_dev_1252, out_v_x1250, out_v_x1251);
+    K21_host(err, loc, run, v_x1257, v_dev_1264, out_v_x1262, out_v_x1263);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x1245, v_dev_1252, out_v_x1250, out_v_x1251);
+    K21_gpu(err, loc, run, v_x1257, v_dev_1264, out_v_x1262, out_v_x1263);
   }
 }
 
@@ -4556,22 +4670,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1244 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K20, 3, v_x19, &v_dev_1244);
+    RtValue *v_dev_1256 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K20, 3, v_x19, &v_dev_1256);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 2, v_x19, v_dev_1244, &v_x42, &v_x60);
-    rt_release(v_dev_1244);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 2, v_x19, v_dev_1256, &v_x42, &v_x60);
+    rt_release(v_dev_1256);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t927 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t927->data.i[0] = v_x62;
-    t927->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t927);
+    RtValue *t987 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t987->data.i[0] = v_x62;
+    t987->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t987);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 4, v_x64, &v_x67);
     rt_release(v_x64);
@@ -4883,16 +4997,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t928 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t928->data.i[0] = 3;
-  t928->data.i[1] = 1;
-  t928->data.i[2] = 4;
-  t928->data.i[3] = 1;
-  t928->data.i[4] = 5;
-  t928->data.i[5] = 9;
-  t928->data.i[6] = 2;
-  t928->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t928);
+  RtValue *t988 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t988->data.i[0] = 3;
+  t988->data.i[1] = 1;
+  t988->data.i[2] = 4;
+  t988->data.i[3] = 1;
+  t988->data.i[4] = 5;
+  t988->data.i[5] = 9;
+  t988->data.i[6] = 2;
+  t988->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t988);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
