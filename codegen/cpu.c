@@ -223,10 +223,38 @@ static void combine_into(Kx *x, const char **acc, const char **vals, const CgChe
   thunk_into(x, x->s->second, args, c, acc);
 }
 
+/* Thunk 't' giving only its first 'n' values, without the lets that
+   those do not read, directly or through other lets (the lets are
+   shared, not copied): a SCAN's second pass, where the first made
+   every check of the whole thunk at every element already. */
+static const LcuThunk *first_values(const LcuThunk *t, int n) {
+  if (n == t->body.len)
+    return t;
+  LcuThunk *c = NEW(LcuThunk);
+  *c = *t;
+  c->body = (Vec){0};
+  for (int i = 0; i < n; i++)
+    vec_push(&c->body, t->body.data[i]);
+  bool *keep = xmalloc_atomic(sizeof(bool) * (size_t)(t->lets.len + 1));
+  for (int l = t->lets.len - 1; l >= 0; l--) {
+    const LcuVar *v = ((const LcuLet *)t->lets.data[l])->var;
+    keep[l] = false;
+    for (int i = 0; i < n && !keep[l]; i++)
+      keep[l] = lcu_exp_reads(c->body.data[i], v);
+    for (int m = l + 1; m < t->lets.len && !keep[l]; m++)
+      keep[l] = keep[m] && lcu_exp_reads(((const LcuLet *)t->lets.data[m])->value, v);
+  }
+  c->lets = (Vec){0};
+  for (int l = 0; l < t->lets.len; l++)
+    if (keep[l])
+      vec_push(&c->lets, t->lets.data[l]);
+  return c;
+}
+
 /* A REDUCE or SCAN: each chunk reduced, the chunks' results combined in
-   order, and (SCAN) each chunk scanned again from its prefix, where a
-   SCAN's map columns (lcu.h) are written too: in pass 1 they are
-   computed with the pull and not kept. */
+   order, and (SCAN) each chunk scanned again from its prefix.  A SCAN's
+   map columns (lcu.h) are written in pass 1, which makes every check of
+   the pull; pass 2 computes the scanned values alone. */
 static void gen_reduce_or_scan(Kx *x, bool scan) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
@@ -241,6 +269,12 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
     cg_line(cg, "%s *%s = (%s *)rt_alloc_atomic(sizeof(%s) * (size_t)%s);", cg_ctype(value_base(s, v)), part[v],
             cg_ctype(value_base(s, v)), cg_ctype(value_base(s, v)), nch);
   }
+  /* a SCAN's map columns, written in pass 1 */
+  const char **col = xmalloc(sizeof(char *) * (size_t)(all + 1));
+  for (int v = nv; v < all; v++) {
+    new_vector(x, s->results.data[v], n);
+    col[v] = cg_lookup(x->env, s->results.data[v])->value;
+  }
   const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg);
   /* pass 1: each chunk from the identity */
   chunk_loop(cg, c, nch);
@@ -253,7 +287,7 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   for (int v = nv; v < all; v++)
-    cg_line(cg, "(void)%s; /* a map column: written in pass 2 */", val[v]);
+    cg_line(cg, "%s[%s] = %s; /* a map column */", col[v], i, val[v]);
   combine_into(x, acc, val, &op);
   cg->indent--;
   cg_line(cg, "}");
@@ -287,10 +321,10 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
     return;
   }
   /* pass 2: each chunk scanned from its prefix */
-  const char **dst = xmalloc(sizeof(char *) * (size_t)(all + 1));
-  for (int v = 0; v < all; v++)
+  const char **dst = xmalloc(sizeof(char *) * (size_t)(nv + 1));
+  for (int v = 0; v < nv; v++)
     new_vector(x, s->results.data[v], n);
-  for (int v = 0; v < all; v++)
+  for (int v = 0; v < nv; v++)
     dst[v] = cg_lookup(x->env, s->results.data[v])->value;
   chunk_loop(cg, c, nch);
   cg->indent++;
@@ -300,10 +334,9 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   open_elements(x, c, i, ix, n);
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s[%s] = %s;", dst[v], i, acc2[v]);
-  const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val2);
-  for (int v = nv; v < all; v++)
-    cg_line(cg, "%s[%s] = %s; /* a map column */", dst[v], i, val2[v]);
+  const LcuThunk *scanned = first_values(s->pull, nv);
+  const char **val2 = declare_values(x, scanned, xprintf("%sy", c));
+  thunk_into(x, scanned, (const char *[]){ix}, &ck, val2);
   combine_into(x, acc2, val2, &op);
   cg->indent--;
   cg_line(cg, "}");

@@ -414,6 +414,12 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
       const int64_t t71 = t70 > 0 ? (t70 + RT_CHUNK - 1) / RT_CHUNK : 1;
       int32_t *t72 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t71);
       int32_t *t73 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t71);
+      v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t70);
+      uint8_t *v_x168_d = v_x168->data.b;
+      const int64_t v_x168_n = v_x168->len;
+      v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t70);
+      uint8_t *v_x170_d = v_x170->data.b;
+      const int64_t v_x170_n = v_x170->len;
       RT_PARALLEL_FOR_IF(t71 > 1)
       for (int64_t t74 = 0; t74 < t71; t74++) {
         int32_t t74a0;
@@ -436,8 +442,8 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
           t74x1 = t85;
           t74x2 = t79;
           t74x3 = t81;
-          (void)t74x2; /* a map column: written in pass 2 */
-          (void)t74x3; /* a map column: written in pass 2 */
+          v_x168_d[t75] = t74x2; /* a map column */
+          v_x170_d[t75] = t74x3; /* a map column */
           int32_t t87 = rt_add_i(t74a0, t74x0);
           int32_t t89 = rt_add_i(t74a1, t74x1);
           t74a0 = t87;
@@ -466,12 +472,6 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
       v_x190 = rt_value_new(rt_vec_type(RT_INT), t70);
       int32_t *v_x190_d = v_x190->data.i;
       const int64_t v_x190_n = v_x190->len;
-      v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t70);
-      uint8_t *v_x168_d = v_x168->data.b;
-      const int64_t v_x168_n = v_x168->len;
-      v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t70);
-      uint8_t *v_x170_d = v_x170->data.b;
-      const int64_t v_x170_n = v_x170->len;
       RT_PARALLEL_FOR_IF(t71 > 1)
       for (int64_t t74 = 0; t74 < t71; t74++) {
         int32_t t74p0;
@@ -485,19 +485,13 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
           v_x190_d[t75] = t74p1;
           int32_t t74y0;
           int32_t t74y1;
-          uint8_t t74y2;
-          uint8_t t74y3;
           int32_t t96 = v_x166_d[t76];
           uint8_t t98 = rt_eq_i(t96, 0);
-          uint8_t t100 = rt_not_b(t98);
-          int32_t t102 = rt_btoi_b(t98);
-          int32_t t104 = rt_btoi_b(t100);
-          t74y0 = t102;
+          int32_t t100 = rt_btoi_b(t98);
+          uint8_t t102 = rt_not_b(t98);
+          int32_t t104 = rt_btoi_b(t102);
+          t74y0 = t100;
           t74y1 = t104;
-          t74y2 = t98;
-          t74y3 = t100;
-          v_x168_d[t75] = t74y2; /* a map column */
-          v_x170_d[t75] = t74y3; /* a map column */
           int32_t t106 = rt_add_i(t74p0, t74y0);
           int32_t t108 = rt_add_i(t74p1, t74y1);
           t74p0 = t106;

@@ -814,6 +814,9 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
     }
     const int64_t t156 = t155 > 0 ? (t155 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t157 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t156);
+    v_x782 = rt_value_new(rt_vec_type(RT_INT), t155);
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
     RT_PARALLEL_FOR_IF(t156 > 1)
     for (int64_t t158 = 0; t158 < t156; t158++) {
       int32_t t158a0;
@@ -898,7 +901,7 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
         }
         t158x0 = t171;
         t158x1 = t163;
-        (void)t158x1; /* a map column: written in pass 2 */
+        v_x782_d[t159] = t158x1; /* a map column */
         int32_t t191 = rt_add_i(t158a0, t158x0);
         t158a0 = t191;
       }
@@ -915,9 +918,6 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
     v_x786 = rt_value_new(rt_vec_type(RT_INT), t155);
     int32_t *v_x786_d = v_x786->data.i;
     const int64_t v_x786_n = v_x786->len;
-    v_x782 = rt_value_new(rt_vec_type(RT_INT), t155);
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
     RT_PARALLEL_FOR_IF(t156 > 1)
     for (int64_t t158 = 0; t158 < t156; t158++) {
       int32_t t158p0;
@@ -927,7 +927,6 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
         const int32_t t160 = (int32_t)t159;
         v_x786_d[t159] = t158p0;
         int32_t t158y0;
-        int32_t t158y1;
         int t199 = 0; /* nonzero: a check below failed */
         uint8_t t196 = rt_lt_i(t160, (int32_t)v_x778_n);
         int32_t t197;
@@ -943,69 +942,33 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
           t199 |= !t204;
           t197 = t203;
         }
-        int32_t t205;
-        if (t196) {
-          int t207 = (uint64_t)(int64_t)t160 < (uint64_t)v_x778_n;
-          int32_t t206 = t207 ? v_x778_d[t160] : 0;
-          t199 |= !t207;
-          t205 = t206;
-        } else {
-          int32_t t209 = rt_sub_i(t160, (int32_t)v_x778_n);
-          int t211 = (uint64_t)(int64_t)t209 < (uint64_t)v_x778_n;
-          int32_t t210 = t211 ? v_x779_d[t209] : 0;
-          t199 |= !t211;
-          t205 = t210;
-        }
         if (__builtin_expect(t199 != 0, 0)) { /* again, recording the error */
-          uint8_t t213 = rt_lt_i(t160, (int32_t)v_x778_n);
-          int32_t t214;
-          if (t213) {
-            int32_t t215;
+          uint8_t t206 = rt_lt_i(t160, (int32_t)v_x778_n);
+          int32_t t207;
+          if (t206) {
+            int32_t t208;
             if ((uint64_t)(int64_t)t160 < (uint64_t)v_x778_n) {
-              t215 = v_x778_d[t160];
+              t208 = v_x778_d[t160];
             } else {
               NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x778_n, 0.0, 5);
-              t215 = 0;
+              t208 = 0;
             }
-            t214 = t215;
+            t207 = t208;
           } else {
-            int32_t t217 = rt_sub_i(t160, (int32_t)v_x778_n);
-            int32_t t218;
-            if ((uint64_t)(int64_t)t217 < (uint64_t)v_x778_n) {
-              t218 = v_x779_d[t217];
+            int32_t t210 = rt_sub_i(t160, (int32_t)v_x778_n);
+            int32_t t211;
+            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x778_n) {
+              t211 = v_x779_d[t210];
             } else {
-              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x778_n, 0.0, 6);
-              t218 = 0;
+              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x778_n, 0.0, 6);
+              t211 = 0;
             }
-            t214 = t218;
-          }
-          int32_t t219;
-          if (t213) {
-            int32_t t220;
-            if ((uint64_t)(int64_t)t160 < (uint64_t)v_x778_n) {
-              t220 = v_x778_d[t160];
-            } else {
-              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x778_n, 0.0, 7);
-              t220 = 0;
-            }
-            t219 = t220;
-          } else {
-            int32_t t222 = rt_sub_i(t160, (int32_t)v_x778_n);
-            int32_t t223;
-            if ((uint64_t)(int64_t)t222 < (uint64_t)v_x778_n) {
-              t223 = v_x779_d[t222];
-            } else {
-              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t222, v_x778_n, 0.0, 8);
-              t223 = 0;
-            }
-            t219 = t223;
+            t207 = t211;
           }
         }
-        t158y0 = t205;
-        t158y1 = t197;
-        v_x782_d[t159] = t158y1; /* a map column */
-        int32_t t225 = rt_add_i(t158p0, t158y0);
-        t158p0 = t225;
+        t158y0 = t197;
+        int32_t t213 = rt_add_i(t158p0, t158y0);
+        t158p0 = t213;
       }
     }
     rt_free(t157);
@@ -1039,106 +1002,106 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValu
   RtValue *v_x1178 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t226 = v_sd_1179_off[v_sd_1179_n];
-    v_x1178 = rt_value_new(rt_vec_type(RT_INT), t226);
+    const int64_t t214 = v_sd_1179_off[v_sd_1179_n];
+    v_x1178 = rt_value_new(rt_vec_type(RT_INT), t214);
     int32_t *v_x1178_d = v_x1178->data.i;
     const int64_t v_x1178_n = v_x1178->len;
-    const int64_t t227 = (t226 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t227 > 1)
-    for (int64_t t228 = 0; t228 < t227; t228++) {
-      int64_t t231 = rt_segment_search(v_sd_1179_off, 0, v_sd_1179_n, t228 * RT_CHUNK);
-      const int64_t t228_end = (t228 + 1) * RT_CHUNK < t226 ? (t228 + 1) * RT_CHUNK : t226;
-      for (int64_t t229 = t228 * RT_CHUNK; t229 < t228_end; t229++) {
-        const int32_t t230 = (int32_t)t229;
-        while (v_sd_1179_off[t231 + 1] <= t229)
-          t231++;
-        const int32_t t232 = (int32_t)t231;
-        int t234 = 0; /* nonzero: a check below failed */
-        int t235 = (uint64_t)(int64_t)t232 < (uint64_t)v_x1173_n;
-        int32_t t233 = t235 ? v_x1173_d[t232] : 0;
-        t234 |= !t235;
-        int t237 = (uint64_t)(int64_t)t232 < (uint64_t)v_x1171_n;
-        int32_t t236 = t237 ? v_x1171_d[t232] : 0;
-        t234 |= !t237;
-        int32_t t239 = rt_sub_i(t230, t236);
-        int t241 = (uint64_t)(int64_t)t232 < (uint64_t)v_x1172_n;
-        int32_t t240 = t241 ? v_x1172_d[t232] : 0;
-        t234 |= !t241;
-        int32_t t243 = rt_mul_i(t239, t240);
-        int32_t t245 = rt_add_i(t233, t243);
-        int t247 = (uint64_t)(int64_t)t245 < (uint64_t)v_x1169;
-        int32_t t246 = t247 ? t245 : 0;
-        t234 |= !t247;
-        uint8_t t249 = rt_lt_i(t246, (int32_t)v_x1167_n);
-        int32_t t250;
-        if (t249) {
-          int t252 = (uint64_t)(int64_t)t246 < (uint64_t)v_x1167_n;
-          int32_t t251 = t252 ? v_x1167_d[t246] : 0;
-          t234 |= !t252;
-          t250 = t251;
+    const int64_t t215 = (t214 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t215 > 1)
+    for (int64_t t216 = 0; t216 < t215; t216++) {
+      int64_t t219 = rt_segment_search(v_sd_1179_off, 0, v_sd_1179_n, t216 * RT_CHUNK);
+      const int64_t t216_end = (t216 + 1) * RT_CHUNK < t214 ? (t216 + 1) * RT_CHUNK : t214;
+      for (int64_t t217 = t216 * RT_CHUNK; t217 < t216_end; t217++) {
+        const int32_t t218 = (int32_t)t217;
+        while (v_sd_1179_off[t219 + 1] <= t217)
+          t219++;
+        const int32_t t220 = (int32_t)t219;
+        int t222 = 0; /* nonzero: a check below failed */
+        int t223 = (uint64_t)(int64_t)t220 < (uint64_t)v_x1173_n;
+        int32_t t221 = t223 ? v_x1173_d[t220] : 0;
+        t222 |= !t223;
+        int t225 = (uint64_t)(int64_t)t220 < (uint64_t)v_x1171_n;
+        int32_t t224 = t225 ? v_x1171_d[t220] : 0;
+        t222 |= !t225;
+        int32_t t227 = rt_sub_i(t218, t224);
+        int t229 = (uint64_t)(int64_t)t220 < (uint64_t)v_x1172_n;
+        int32_t t228 = t229 ? v_x1172_d[t220] : 0;
+        t222 |= !t229;
+        int32_t t231 = rt_mul_i(t227, t228);
+        int32_t t233 = rt_add_i(t221, t231);
+        int t235 = (uint64_t)(int64_t)t233 < (uint64_t)v_x1169;
+        int32_t t234 = t235 ? t233 : 0;
+        t222 |= !t235;
+        uint8_t t237 = rt_lt_i(t234, (int32_t)v_x1167_n);
+        int32_t t238;
+        if (t237) {
+          int t240 = (uint64_t)(int64_t)t234 < (uint64_t)v_x1167_n;
+          int32_t t239 = t240 ? v_x1167_d[t234] : 0;
+          t222 |= !t240;
+          t238 = t239;
         } else {
-          int32_t t254 = rt_sub_i(t246, (int32_t)v_x1167_n);
-          int t256 = (uint64_t)(int64_t)t254 < (uint64_t)v_x1168_n;
-          int32_t t255 = t256 ? v_x1168_d[t254] : 0;
-          t234 |= !t256;
-          t250 = t255;
+          int32_t t242 = rt_sub_i(t234, (int32_t)v_x1167_n);
+          int t244 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1168_n;
+          int32_t t243 = t244 ? v_x1168_d[t242] : 0;
+          t222 |= !t244;
+          t238 = t243;
         }
-        if (__builtin_expect(t234 != 0, 0)) { /* again, recording the error */
+        if (__builtin_expect(t222 != 0, 0)) { /* again, recording the error */
+          int32_t t245;
+          if ((uint64_t)(int64_t)t220 < (uint64_t)v_x1173_n) {
+            t245 = v_x1173_d[t220];
+          } else {
+            NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x1173_n, 0.0, 0);
+            t245 = 0;
+          }
+          int32_t t246;
+          if ((uint64_t)(int64_t)t220 < (uint64_t)v_x1171_n) {
+            t246 = v_x1171_d[t220];
+          } else {
+            NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x1171_n, 0.0, 1);
+            t246 = 0;
+          }
+          int32_t t248 = rt_sub_i(t218, t246);
+          int32_t t249;
+          if ((uint64_t)(int64_t)t220 < (uint64_t)v_x1172_n) {
+            t249 = v_x1172_d[t220];
+          } else {
+            NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x1172_n, 0.0, 2);
+            t249 = 0;
+          }
+          int32_t t251 = rt_mul_i(t248, t249);
+          int32_t t253 = rt_add_i(t245, t251);
+          int32_t t254;
+          if ((uint64_t)(int64_t)t253 < (uint64_t)v_x1169) {
+            t254 = t253;
+          } else {
+            NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, v_x1169, 0.0, 3);
+            t254 = 0;
+          }
+          uint8_t t256 = rt_lt_i(t254, (int32_t)v_x1167_n);
           int32_t t257;
-          if ((uint64_t)(int64_t)t232 < (uint64_t)v_x1173_n) {
-            t257 = v_x1173_d[t232];
-          } else {
-            NESSIE_RECORD(err, t229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, v_x1173_n, 0.0, 0);
-            t257 = 0;
-          }
-          int32_t t258;
-          if ((uint64_t)(int64_t)t232 < (uint64_t)v_x1171_n) {
-            t258 = v_x1171_d[t232];
-          } else {
-            NESSIE_RECORD(err, t229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, v_x1171_n, 0.0, 1);
-            t258 = 0;
-          }
-          int32_t t260 = rt_sub_i(t230, t258);
-          int32_t t261;
-          if ((uint64_t)(int64_t)t232 < (uint64_t)v_x1172_n) {
-            t261 = v_x1172_d[t232];
-          } else {
-            NESSIE_RECORD(err, t229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, v_x1172_n, 0.0, 2);
-            t261 = 0;
-          }
-          int32_t t263 = rt_mul_i(t260, t261);
-          int32_t t265 = rt_add_i(t257, t263);
-          int32_t t266;
-          if ((uint64_t)(int64_t)t265 < (uint64_t)v_x1169) {
-            t266 = t265;
-          } else {
-            NESSIE_RECORD(err, t229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x1169, 0.0, 3);
-            t266 = 0;
-          }
-          uint8_t t268 = rt_lt_i(t266, (int32_t)v_x1167_n);
-          int32_t t269;
-          if (t268) {
-            int32_t t270;
-            if ((uint64_t)(int64_t)t266 < (uint64_t)v_x1167_n) {
-              t270 = v_x1167_d[t266];
+          if (t256) {
+            int32_t t258;
+            if ((uint64_t)(int64_t)t254 < (uint64_t)v_x1167_n) {
+              t258 = v_x1167_d[t254];
             } else {
-              NESSIE_RECORD(err, t229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t266, v_x1167_n, 0.0, 4);
-              t270 = 0;
+              NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, v_x1167_n, 0.0, 4);
+              t258 = 0;
             }
-            t269 = t270;
+            t257 = t258;
           } else {
-            int32_t t272 = rt_sub_i(t266, (int32_t)v_x1167_n);
-            int32_t t273;
-            if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1168_n) {
-              t273 = v_x1168_d[t272];
+            int32_t t260 = rt_sub_i(t254, (int32_t)v_x1167_n);
+            int32_t t261;
+            if ((uint64_t)(int64_t)t260 < (uint64_t)v_x1168_n) {
+              t261 = v_x1168_d[t260];
             } else {
-              NESSIE_RECORD(err, t229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1168_n, 0.0, 5);
-              t273 = 0;
+              NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t260, v_x1168_n, 0.0, 5);
+              t261 = 0;
             }
-            t269 = t273;
+            t257 = t261;
           }
         }
-        v_x1178_d[t229] = t250;
+        v_x1178_d[t217] = t238;
       }
     }
   }
@@ -1164,65 +1127,65 @@ static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t 
   RtValue *v_x822 = NULL;
   /* MAP */
   {
-    const int64_t t274 = v_x801;
-    if (t274 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t274, 0.0, 0);
+    const int64_t t262 = v_x801;
+    if (t262 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t262, 0.0, 0);
       goto fail;
     }
-    v_x818 = rt_value_new(rt_vec_type(RT_INT), t274);
+    v_x818 = rt_value_new(rt_vec_type(RT_INT), t262);
     int32_t *v_x818_d = v_x818->data.i;
     const int64_t v_x818_n = v_x818->len;
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t274);
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t262);
     int32_t *v_x820_d = v_x820->data.i;
     const int64_t v_x820_n = v_x820->len;
-    v_x822 = rt_value_new(rt_vec_type(RT_INT), t274);
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t262);
     int32_t *v_x822_d = v_x822->data.i;
     const int64_t v_x822_n = v_x822->len;
-    RT_PARALLEL_FOR_IF(t274 >= RT_PARALLEL_MIN)
-    for (int64_t t275 = 0; t275 < t274; t275++) {
-      const int32_t t276 = (int32_t)t275;
-      int t279 = 0; /* nonzero: a check below failed */
-      int32_t t278 = rt_div_i(t276, 2, &t279);
-      int32_t t281 = rt_rem_i(t276, 2, &t279);
-      int32_t t283 = rt_mul_i(t281, v_x808);
-      int32_t t285 = rt_add_i(t283, t278);
-      int t287 = (uint64_t)(int64_t)t285 < (uint64_t)v_x813_n;
-      int32_t t286 = t287 ? v_x813_d[t285] : 0;
-      t279 |= !t287;
-      int32_t t288 = t287 ? v_x816_d[t285] : 0;
-      int32_t t290 = rt_add_i(t288, t286);
-      if (__builtin_expect(t279 != 0, 0)) { /* again, recording the error */
-        int t291 = 0;
-        int32_t t292 = rt_div_i(t276, 2, &t291);
-        if (t291) {
-          NESSIE_RECORD(err, t275, RT_CHECK_SCALAR, 0, t291, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t262 >= RT_PARALLEL_MIN)
+    for (int64_t t263 = 0; t263 < t262; t263++) {
+      const int32_t t264 = (int32_t)t263;
+      int t267 = 0; /* nonzero: a check below failed */
+      int32_t t266 = rt_div_i(t264, 2, &t267);
+      int32_t t269 = rt_rem_i(t264, 2, &t267);
+      int32_t t271 = rt_mul_i(t269, v_x808);
+      int32_t t273 = rt_add_i(t271, t266);
+      int t275 = (uint64_t)(int64_t)t273 < (uint64_t)v_x813_n;
+      int32_t t274 = t275 ? v_x813_d[t273] : 0;
+      t267 |= !t275;
+      int32_t t276 = t275 ? v_x816_d[t273] : 0;
+      int32_t t278 = rt_add_i(t276, t274);
+      if (__builtin_expect(t267 != 0, 0)) { /* again, recording the error */
+        int t279 = 0;
+        int32_t t280 = rt_div_i(t264, 2, &t279);
+        if (t279) {
+          NESSIE_RECORD(err, t263, RT_CHECK_SCALAR, 0, t279, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t293 = 0;
-        int32_t t294 = rt_rem_i(t276, 2, &t293);
-        if (t293) {
-          NESSIE_RECORD(err, t275, RT_CHECK_SCALAR, 0, t293, RT_REM, 0, 0, 0.0, 2);
+        int t281 = 0;
+        int32_t t282 = rt_rem_i(t264, 2, &t281);
+        if (t281) {
+          NESSIE_RECORD(err, t263, RT_CHECK_SCALAR, 0, t281, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t296 = rt_mul_i(t294, v_x808);
-        int32_t t298 = rt_add_i(t296, t292);
-        int32_t t299;
-        if ((uint64_t)(int64_t)t298 < (uint64_t)v_x813_n) {
-          t299 = v_x813_d[t298];
+        int32_t t284 = rt_mul_i(t282, v_x808);
+        int32_t t286 = rt_add_i(t284, t280);
+        int32_t t287;
+        if ((uint64_t)(int64_t)t286 < (uint64_t)v_x813_n) {
+          t287 = v_x813_d[t286];
         } else {
-          NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x813_n, 0.0, 3);
-          t299 = 0;
+          NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x813_n, 0.0, 3);
+          t287 = 0;
         }
-        int32_t t300;
-        if ((uint64_t)(int64_t)t298 < (uint64_t)v_x813_n) {
-          t300 = v_x816_d[t298];
+        int32_t t288;
+        if ((uint64_t)(int64_t)t286 < (uint64_t)v_x813_n) {
+          t288 = v_x816_d[t286];
         } else {
-          NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x813_n, 0.0, 4);
-          t300 = 0;
+          NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x813_n, 0.0, 4);
+          t288 = 0;
         }
-        int32_t t302 = rt_add_i(t300, t299);
+        int32_t t290 = rt_add_i(t288, t287);
       }
-      v_x818_d[t275] = t288;
-      v_x820_d[t275] = t290;
-      v_x822_d[t275] = 1;
+      v_x818_d[t263] = t276;
+      v_x820_d[t263] = t278;
+      v_x822_d[t263] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1249,18 +1212,18 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue 
   int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t303 = v_x823;
-    if (t303 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t303, 0.0, 0);
+    const int64_t t291 = v_x823;
+    if (t291 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t291, 0.0, 0);
       goto fail;
     }
-    v_x825 = rt_value_new(rt_vec_type(RT_INT), t303);
+    v_x825 = rt_value_new(rt_vec_type(RT_INT), t291);
     int32_t *v_x825_d = v_x825->data.i;
     const int64_t v_x825_n = v_x825->len;
-    RT_PARALLEL_FOR_IF(t303 >= RT_PARALLEL_MIN)
-    for (int64_t t304 = 0; t304 < t303; t304++) {
-      const int32_t t305 = (int32_t)t304;
-      v_x825_d[t304] = 2;
+    RT_PARALLEL_FOR_IF(t291 >= RT_PARALLEL_MIN)
+    for (int64_t t292 = 0; t292 < t291; t292++) {
+      const int32_t t293 = (int32_t)t292;
+      v_x825_d[t292] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -1270,101 +1233,101 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue 
     const int64_t v_x825_n = v_x825->len;
     /* REDUCE */
     {
-      const int64_t t306 = v_x826_n;
-      const int64_t t307 = t306 > 0 ? (t306 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t308 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t307);
-      int32_t *t309 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t307);
-      int32_t *t310 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t307);
-      RT_PARALLEL_FOR_IF(t307 > 1)
-      for (int64_t t311 = 0; t311 < t307; t311++) {
-        int32_t t311a0;
-        int32_t t311a1;
-        int32_t t311a2;
-        t311a0 = 2147483647;
-        t311a1 = 0;
-        t311a2 = 1;
-        const int64_t t311_end = (t311 + 1) * RT_CHUNK < t306 ? (t311 + 1) * RT_CHUNK : t306;
-        for (int64_t t312 = t311 * RT_CHUNK; t312 < t311_end; t312++) {
-          const int32_t t313 = (int32_t)t312;
-          int32_t t311x0;
-          int32_t t311x1;
-          int32_t t311x2;
-          uint8_t t315 = rt_lt_i(0, 2);
-          int32_t t316;
-          if (t315) {
-            t316 = 2147483647;
+      const int64_t t294 = v_x826_n;
+      const int64_t t295 = t294 > 0 ? (t294 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t296 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t295);
+      int32_t *t297 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t295);
+      int32_t *t298 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t295);
+      RT_PARALLEL_FOR_IF(t295 > 1)
+      for (int64_t t299 = 0; t299 < t295; t299++) {
+        int32_t t299a0;
+        int32_t t299a1;
+        int32_t t299a2;
+        t299a0 = 2147483647;
+        t299a1 = 0;
+        t299a2 = 1;
+        const int64_t t299_end = (t299 + 1) * RT_CHUNK < t294 ? (t299 + 1) * RT_CHUNK : t294;
+        for (int64_t t300 = t299 * RT_CHUNK; t300 < t299_end; t300++) {
+          const int32_t t301 = (int32_t)t300;
+          int32_t t299x0;
+          int32_t t299x1;
+          int32_t t299x2;
+          uint8_t t303 = rt_lt_i(0, 2);
+          int32_t t304;
+          if (t303) {
+            t304 = 2147483647;
           } else {
-            t316 = t313;
+            t304 = t301;
           }
-          t311x0 = t316;
-          t311x1 = 0;
-          t311x2 = 2;
-          uint8_t t318 = rt_le_i(t311a0, t311x0);
-          int32_t t319;
-          if (t318) {
-            t319 = t311a0;
+          t299x0 = t304;
+          t299x1 = 0;
+          t299x2 = 2;
+          uint8_t t306 = rt_le_i(t299a0, t299x0);
+          int32_t t307;
+          if (t306) {
+            t307 = t299a0;
           } else {
-            t319 = t311x0;
+            t307 = t299x0;
           }
-          int32_t t320;
-          if (t318) {
-            t320 = t311a1;
+          int32_t t308;
+          if (t306) {
+            t308 = t299a1;
           } else {
-            t320 = t311x1;
+            t308 = t299x1;
           }
-          int32_t t321;
-          if (t318) {
-            t321 = t311a2;
+          int32_t t309;
+          if (t306) {
+            t309 = t299a2;
           } else {
-            t321 = t311x2;
+            t309 = t299x2;
           }
-          t311a0 = t319;
-          t311a1 = t320;
-          t311a2 = t321;
+          t299a0 = t307;
+          t299a1 = t308;
+          t299a2 = t309;
         }
-        t308[t311] = t311a0;
-        t309[t311] = t311a1;
-        t310[t311] = t311a2;
+        t296[t299] = t299a0;
+        t297[t299] = t299a1;
+        t298[t299] = t299a2;
       }
-      int32_t t311t0;
-      int32_t t311t1;
-      int32_t t311t2;
-      t311t0 = 2147483647;
-      t311t1 = 0;
-      t311t2 = 1;
-      for (int64_t t311 = 0; t311 < t307; t311++) {
-        const int32_t t322 = t308[t311];
-        const int32_t t323 = t309[t311];
-        const int32_t t324 = t310[t311];
-        uint8_t t326 = rt_le_i(t311t0, t322);
-        int32_t t327;
-        if (t326) {
-          t327 = t311t0;
+      int32_t t299t0;
+      int32_t t299t1;
+      int32_t t299t2;
+      t299t0 = 2147483647;
+      t299t1 = 0;
+      t299t2 = 1;
+      for (int64_t t299 = 0; t299 < t295; t299++) {
+        const int32_t t310 = t296[t299];
+        const int32_t t311 = t297[t299];
+        const int32_t t312 = t298[t299];
+        uint8_t t314 = rt_le_i(t299t0, t310);
+        int32_t t315;
+        if (t314) {
+          t315 = t299t0;
         } else {
-          t327 = t322;
+          t315 = t310;
         }
-        int32_t t328;
-        if (t326) {
-          t328 = t311t1;
+        int32_t t316;
+        if (t314) {
+          t316 = t299t1;
         } else {
-          t328 = t323;
+          t316 = t311;
         }
-        int32_t t329;
-        if (t326) {
-          t329 = t311t2;
+        int32_t t317;
+        if (t314) {
+          t317 = t299t2;
         } else {
-          t329 = t324;
+          t317 = t312;
         }
-        t311t0 = t327;
-        t311t1 = t328;
-        t311t2 = t329;
+        t299t0 = t315;
+        t299t1 = t316;
+        t299t2 = t317;
       }
-      v_x834 = t311t0;
-      rt_free(t308);
-      v_x835 = t311t1;
-      rt_free(t309);
-      v_x836 = t311t2;
-      rt_free(t310);
+      v_x834 = t299t0;
+      rt_free(t296);
+      v_x835 = t299t1;
+      rt_free(t297);
+      v_x836 = t299t2;
+      rt_free(t298);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1388,45 +1351,45 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue
   RtValue *v_x852 = NULL;
   /* MAP */
   {
-    const int64_t t330 = v_x837_n;
-    v_x852 = rt_value_new(rt_vec_type(RT_INT), t330);
+    const int64_t t318 = v_x837_n;
+    v_x852 = rt_value_new(rt_vec_type(RT_INT), t318);
     int32_t *v_x852_d = v_x852->data.i;
     const int64_t v_x852_n = v_x852->len;
-    RT_PARALLEL_FOR_IF(t330 >= RT_PARALLEL_MIN)
-    for (int64_t t331 = 0; t331 < t330; t331++) {
-      const int32_t t332 = (int32_t)t331;
-      int t336 = 0; /* nonzero: a check below failed */
-      int32_t t334 = rt_mul_i(t332, 2);
-      int t337 = (uint64_t)(int64_t)t334 < (uint64_t)v_x842_n;
-      int32_t t335 = t337 ? v_x842_d[t334] : 0;
-      t336 |= !t337;
-      int32_t t339 = rt_add_i(t335, 1);
-      int32_t t341 = rt_add_i(t334, 1);
-      int t343 = (uint64_t)(int64_t)t341 < (uint64_t)v_x842_n;
-      int32_t t342 = t343 ? v_x842_d[t341] : 0;
-      t336 |= !t343;
-      int32_t t345 = rt_add_i(t339, t342);
-      if (__builtin_expect(t336 != 0, 0)) { /* again, recording the error */
-        int32_t t347 = rt_mul_i(t332, 2);
-        int32_t t348;
-        if ((uint64_t)(int64_t)t347 < (uint64_t)v_x842_n) {
-          t348 = v_x842_d[t347];
+    RT_PARALLEL_FOR_IF(t318 >= RT_PARALLEL_MIN)
+    for (int64_t t319 = 0; t319 < t318; t319++) {
+      const int32_t t320 = (int32_t)t319;
+      int t324 = 0; /* nonzero: a check below failed */
+      int32_t t322 = rt_mul_i(t320, 2);
+      int t325 = (uint64_t)(int64_t)t322 < (uint64_t)v_x842_n;
+      int32_t t323 = t325 ? v_x842_d[t322] : 0;
+      t324 |= !t325;
+      int32_t t327 = rt_add_i(t323, 1);
+      int32_t t329 = rt_add_i(t322, 1);
+      int t331 = (uint64_t)(int64_t)t329 < (uint64_t)v_x842_n;
+      int32_t t330 = t331 ? v_x842_d[t329] : 0;
+      t324 |= !t331;
+      int32_t t333 = rt_add_i(t327, t330);
+      if (__builtin_expect(t324 != 0, 0)) { /* again, recording the error */
+        int32_t t335 = rt_mul_i(t320, 2);
+        int32_t t336;
+        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x842_n) {
+          t336 = v_x842_d[t335];
         } else {
-          NESSIE_RECORD(err, t331, RT_CHECK_INDEX, 0, 0, RT_GATHER, t347, v_x842_n, 0.0, 0);
-          t348 = 0;
+          NESSIE_RECORD(err, t319, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x842_n, 0.0, 0);
+          t336 = 0;
         }
-        int32_t t350 = rt_add_i(t348, 1);
-        int32_t t352 = rt_add_i(t347, 1);
-        int32_t t353;
-        if ((uint64_t)(int64_t)t352 < (uint64_t)v_x842_n) {
-          t353 = v_x842_d[t352];
+        int32_t t338 = rt_add_i(t336, 1);
+        int32_t t340 = rt_add_i(t335, 1);
+        int32_t t341;
+        if ((uint64_t)(int64_t)t340 < (uint64_t)v_x842_n) {
+          t341 = v_x842_d[t340];
         } else {
-          NESSIE_RECORD(err, t331, RT_CHECK_INDEX, 1, 0, RT_GATHER, t352, v_x842_n, 0.0, 1);
-          t353 = 0;
+          NESSIE_RECORD(err, t319, RT_CHECK_INDEX, 1, 0, RT_GATHER, t340, v_x842_n, 0.0, 1);
+          t341 = 0;
         }
-        int32_t t355 = rt_add_i(t350, t353);
+        int32_t t343 = rt_add_i(t338, t341);
       }
-      v_x852_d[t331] = t345;
+      v_x852_d[t319] = t333;
     }
   }
   if (err->index != INT64_MAX)
@@ -1452,100 +1415,100 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230, int3
   RtValue *v_x1229 = NULL;
   /* PARTITION */
   {
-    const int64_t t356 = v_x1205;
-    if (t356 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t356, 0.0, 0);
+    const int64_t t344 = v_x1205;
+    if (t344 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t344, 0.0, 0);
       goto fail;
     }
-    const int64_t t357 = t356 > 0 ? (t356 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t358 = (uint8_t *)rt_alloc_atomic((size_t)t356 + 1);
-    int64_t *t359 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t357 + 1));
-    RT_PARALLEL_FOR_IF(t357 > 1)
-    for (int64_t t360 = 0; t360 < t357; t360++) {
+    const int64_t t345 = t344 > 0 ? (t344 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t346 = (uint8_t *)rt_alloc_atomic((size_t)t344 + 1);
+    int64_t *t347 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t345 + 1));
+    RT_PARALLEL_FOR_IF(t345 > 1)
+    for (int64_t t348 = 0; t348 < t345; t348++) {
       int64_t kept = 0;
-      const int64_t t360_end = (t360 + 1) * RT_CHUNK < t356 ? (t360 + 1) * RT_CHUNK : t356;
-      for (int64_t t361 = t360 * RT_CHUNK; t361 < t360_end; t361++) {
-        const int32_t t362 = (int32_t)t361;
-        int32_t t360x0;
-        uint8_t t360x1;
-        int t364 = 0; /* nonzero: a check below failed */
-        int t365 = (uint64_t)(int64_t)t362 < (uint64_t)v_sd_1230_n;
-        int32_t t363 = t365 ? (int32_t)(v_sd_1230_off[t362 + 1] - v_sd_1230_off[t362]) : 0;
-        t364 |= !t365;
-        uint8_t t367 = rt_le_i(t363, 1);
-        if (__builtin_expect(t364 != 0, 0)) { /* again, recording the error */
-          int32_t t368;
-          if ((uint64_t)(int64_t)t362 < (uint64_t)v_sd_1230_n) {
-            t368 = (int32_t)(v_sd_1230_off[t362 + 1] - v_sd_1230_off[t362]);
+      const int64_t t348_end = (t348 + 1) * RT_CHUNK < t344 ? (t348 + 1) * RT_CHUNK : t344;
+      for (int64_t t349 = t348 * RT_CHUNK; t349 < t348_end; t349++) {
+        const int32_t t350 = (int32_t)t349;
+        int32_t t348x0;
+        uint8_t t348x1;
+        int t352 = 0; /* nonzero: a check below failed */
+        int t353 = (uint64_t)(int64_t)t350 < (uint64_t)v_sd_1230_n;
+        int32_t t351 = t353 ? (int32_t)(v_sd_1230_off[t350 + 1] - v_sd_1230_off[t350]) : 0;
+        t352 |= !t353;
+        uint8_t t355 = rt_le_i(t351, 1);
+        if (__builtin_expect(t352 != 0, 0)) { /* again, recording the error */
+          int32_t t356;
+          if ((uint64_t)(int64_t)t350 < (uint64_t)v_sd_1230_n) {
+            t356 = (int32_t)(v_sd_1230_off[t350 + 1] - v_sd_1230_off[t350]);
           } else {
-            NESSIE_RECORD(err, t361, RT_CHECK_INDEX, 0, 0, RT_GATHER, t362, v_sd_1230_n, 0.0, 1);
-            t368 = 0;
+            NESSIE_RECORD(err, t349, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_sd_1230_n, 0.0, 1);
+            t356 = 0;
           }
-          uint8_t t370 = rt_le_i(t368, 1);
+          uint8_t t358 = rt_le_i(t356, 1);
         }
-        t360x0 = t362;
-        t360x1 = t367;
-        uint8_t t371;
-        t371 = t360x1;
-        t358[t361] = t371 != 0;
-        kept += t371 != 0;
+        t348x0 = t350;
+        t348x1 = t355;
+        uint8_t t359;
+        t359 = t348x1;
+        t346[t349] = t359 != 0;
+        kept += t359 != 0;
       }
-      t359[t360] = kept;
+      t347[t348] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t358);
-      rt_free(t359);
+      rt_free(t346);
+      rt_free(t347);
       goto fail;
     }
-    int64_t t372 = 0;
-    for (int64_t t360 = 0; t360 < t357; t360++) {
-      const int64_t k = t359[t360];
-      t359[t360] = t372;
-      t372 += k;
+    int64_t t360 = 0;
+    for (int64_t t348 = 0; t348 < t345; t348++) {
+      const int64_t k = t347[t348];
+      t347[t348] = t360;
+      t360 += k;
     }
-    v_x1210 = rt_value_new(rt_vec_type(RT_INT), t372);
+    v_x1210 = rt_value_new(rt_vec_type(RT_INT), t360);
     int32_t *v_x1210_d = v_x1210->data.i;
     const int64_t v_x1210_n = v_x1210->len;
-    v_x1212 = rt_value_new(rt_vec_type(RT_INT), (t356 - t372));
+    v_x1212 = rt_value_new(rt_vec_type(RT_INT), (t344 - t360));
     int32_t *v_x1212_d = v_x1212->data.i;
     const int64_t v_x1212_n = v_x1212->len;
-    RT_PARALLEL_FOR_IF(t357 > 1)
-    for (int64_t t360 = 0; t360 < t357; t360++) {
-      int64_t at = t359[t360];
-      int64_t at_not = t360 * RT_CHUNK - t359[t360];
-      const int64_t t360_end = (t360 + 1) * RT_CHUNK < t356 ? (t360 + 1) * RT_CHUNK : t356;
-      for (int64_t t361 = t360 * RT_CHUNK; t361 < t360_end; t361++) {
-        const int32_t t362 = (int32_t)t361;
-        int32_t t360y0;
-        uint8_t t360y1;
-        int t374 = 0; /* nonzero: a check below failed */
-        int t375 = (uint64_t)(int64_t)t362 < (uint64_t)v_sd_1230_n;
-        int32_t t373 = t375 ? (int32_t)(v_sd_1230_off[t362 + 1] - v_sd_1230_off[t362]) : 0;
-        t374 |= !t375;
-        uint8_t t377 = rt_le_i(t373, 1);
-        if (__builtin_expect(t374 != 0, 0)) { /* again, recording the error */
-          int32_t t378;
-          if ((uint64_t)(int64_t)t362 < (uint64_t)v_sd_1230_n) {
-            t378 = (int32_t)(v_sd_1230_off[t362 + 1] - v_sd_1230_off[t362]);
+    RT_PARALLEL_FOR_IF(t345 > 1)
+    for (int64_t t348 = 0; t348 < t345; t348++) {
+      int64_t at = t347[t348];
+      int64_t at_not = t348 * RT_CHUNK - t347[t348];
+      const int64_t t348_end = (t348 + 1) * RT_CHUNK < t344 ? (t348 + 1) * RT_CHUNK : t344;
+      for (int64_t t349 = t348 * RT_CHUNK; t349 < t348_end; t349++) {
+        const int32_t t350 = (int32_t)t349;
+        int32_t t348y0;
+        uint8_t t348y1;
+        int t362 = 0; /* nonzero: a check below failed */
+        int t363 = (uint64_t)(int64_t)t350 < (uint64_t)v_sd_1230_n;
+        int32_t t361 = t363 ? (int32_t)(v_sd_1230_off[t350 + 1] - v_sd_1230_off[t350]) : 0;
+        t362 |= !t363;
+        uint8_t t365 = rt_le_i(t361, 1);
+        if (__builtin_expect(t362 != 0, 0)) { /* again, recording the error */
+          int32_t t366;
+          if ((uint64_t)(int64_t)t350 < (uint64_t)v_sd_1230_n) {
+            t366 = (int32_t)(v_sd_1230_off[t350 + 1] - v_sd_1230_off[t350]);
           } else {
-            NESSIE_RECORD(err, t361, RT_CHECK_INDEX, 0, 0, RT_GATHER, t362, v_sd_1230_n, 0.0, 2);
-            t378 = 0;
+            NESSIE_RECORD(err, t349, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_sd_1230_n, 0.0, 2);
+            t366 = 0;
           }
-          uint8_t t380 = rt_le_i(t378, 1);
+          uint8_t t368 = rt_le_i(t366, 1);
         }
-        t360y0 = t362;
-        t360y1 = t377;
-        if (t358[t361]) {
-          v_x1210_d[at] = t360y0;
+        t348y0 = t350;
+        t348y1 = t365;
+        if (t346[t349]) {
+          v_x1210_d[at] = t348y0;
           at++;
         } else {
-          v_x1212_d[at_not] = t360y0;
+          v_x1212_d[at_not] = t348y0;
           at_not++;
         }
       }
     }
-    rt_free(t358);
-    rt_free(t359);
+    rt_free(t346);
+    rt_free(t347);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -1556,129 +1519,126 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230, int3
     const int64_t v_x1212_n = v_x1212->len;
     /* SCAN */
     {
-      const int64_t t381 = v_x1205;
-      if (t381 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t381, 0.0, 3);
+      const int64_t t369 = v_x1205;
+      if (t369 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t369, 0.0, 3);
         goto fail;
       }
-      const int64_t t382 = t381 > 0 ? (t381 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t383 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t382);
-      int32_t *t384 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t382);
-      RT_PARALLEL_FOR_IF(t382 > 1)
-      for (int64_t t385 = 0; t385 < t382; t385++) {
-        int32_t t385a0;
-        int32_t t385a1;
-        t385a0 = 0;
-        t385a1 = 0;
-        const int64_t t385_end = (t385 + 1) * RT_CHUNK < t381 ? (t385 + 1) * RT_CHUNK : t381;
-        for (int64_t t386 = t385 * RT_CHUNK; t386 < t385_end; t386++) {
-          const int32_t t387 = (int32_t)t386;
-          int32_t t385x0;
-          int32_t t385x1;
-          uint8_t t385x2;
-          int t389 = 0; /* nonzero: a check below failed */
-          int t390 = (uint64_t)(int64_t)t387 < (uint64_t)v_sd_1230_n;
-          int32_t t388 = t390 ? (int32_t)(v_sd_1230_off[t387 + 1] - v_sd_1230_off[t387]) : 0;
-          t389 |= !t390;
-          uint8_t t392 = rt_le_i(t388, 1);
-          int32_t t394 = rt_btoi_b(t392);
-          uint8_t t396 = rt_not_b(t392);
-          int32_t t398 = rt_btoi_b(t396);
-          if (__builtin_expect(t389 != 0, 0)) { /* again, recording the error */
-            int32_t t399;
-            if ((uint64_t)(int64_t)t387 < (uint64_t)v_sd_1230_n) {
-              t399 = (int32_t)(v_sd_1230_off[t387 + 1] - v_sd_1230_off[t387]);
-            } else {
-              NESSIE_RECORD(err, t386, RT_CHECK_INDEX, 0, 0, RT_GATHER, t387, v_sd_1230_n, 0.0, 4);
-              t399 = 0;
-            }
-            uint8_t t401 = rt_le_i(t399, 1);
-            int32_t t403 = rt_btoi_b(t401);
-            uint8_t t405 = rt_not_b(t401);
-            int32_t t407 = rt_btoi_b(t405);
-          }
-          t385x0 = t394;
-          t385x1 = t398;
-          t385x2 = t392;
-          (void)t385x2; /* a map column: written in pass 2 */
-          int32_t t409 = rt_add_i(t385a0, t385x0);
-          int32_t t411 = rt_add_i(t385a1, t385x1);
-          t385a0 = t409;
-          t385a1 = t411;
-        }
-        t383[t385] = t385a0;
-        t384[t385] = t385a1;
-      }
-      int32_t t385t0;
-      int32_t t385t1;
-      t385t0 = 0;
-      t385t1 = 0;
-      for (int64_t t385 = 0; t385 < t382; t385++) {
-        const int32_t t412 = t383[t385];
-        t383[t385] = t385t0;
-        const int32_t t413 = t384[t385];
-        t384[t385] = t385t1;
-        int32_t t415 = rt_add_i(t385t0, t412);
-        int32_t t417 = rt_add_i(t385t1, t413);
-        t385t0 = t415;
-        t385t1 = t417;
-      }
-      v_x1227 = rt_value_new(rt_vec_type(RT_INT), t381);
-      int32_t *v_x1227_d = v_x1227->data.i;
-      const int64_t v_x1227_n = v_x1227->len;
-      v_x1228 = rt_value_new(rt_vec_type(RT_INT), t381);
-      int32_t *v_x1228_d = v_x1228->data.i;
-      const int64_t v_x1228_n = v_x1228->len;
-      v_x1229 = rt_value_new(rt_vec_type(RT_BOOL), t381);
+      const int64_t t370 = t369 > 0 ? (t369 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t371 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t370);
+      int32_t *t372 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t370);
+      v_x1229 = rt_value_new(rt_vec_type(RT_BOOL), t369);
       uint8_t *v_x1229_d = v_x1229->data.b;
       const int64_t v_x1229_n = v_x1229->len;
-      RT_PARALLEL_FOR_IF(t382 > 1)
-      for (int64_t t385 = 0; t385 < t382; t385++) {
-        int32_t t385p0;
-        int32_t t385p1;
-        t385p0 = t383[t385];
-        t385p1 = t384[t385];
-        const int64_t t385_end = (t385 + 1) * RT_CHUNK < t381 ? (t385 + 1) * RT_CHUNK : t381;
-        for (int64_t t386 = t385 * RT_CHUNK; t386 < t385_end; t386++) {
-          const int32_t t387 = (int32_t)t386;
-          v_x1227_d[t386] = t385p0;
-          v_x1228_d[t386] = t385p1;
-          int32_t t385y0;
-          int32_t t385y1;
-          uint8_t t385y2;
-          int t419 = 0; /* nonzero: a check below failed */
-          int t420 = (uint64_t)(int64_t)t387 < (uint64_t)v_sd_1230_n;
-          int32_t t418 = t420 ? (int32_t)(v_sd_1230_off[t387 + 1] - v_sd_1230_off[t387]) : 0;
-          t419 |= !t420;
-          uint8_t t422 = rt_le_i(t418, 1);
-          int32_t t424 = rt_btoi_b(t422);
-          uint8_t t426 = rt_not_b(t422);
-          int32_t t428 = rt_btoi_b(t426);
-          if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
-            int32_t t429;
-            if ((uint64_t)(int64_t)t387 < (uint64_t)v_sd_1230_n) {
-              t429 = (int32_t)(v_sd_1230_off[t387 + 1] - v_sd_1230_off[t387]);
+      RT_PARALLEL_FOR_IF(t370 > 1)
+      for (int64_t t373 = 0; t373 < t370; t373++) {
+        int32_t t373a0;
+        int32_t t373a1;
+        t373a0 = 0;
+        t373a1 = 0;
+        const int64_t t373_end = (t373 + 1) * RT_CHUNK < t369 ? (t373 + 1) * RT_CHUNK : t369;
+        for (int64_t t374 = t373 * RT_CHUNK; t374 < t373_end; t374++) {
+          const int32_t t375 = (int32_t)t374;
+          int32_t t373x0;
+          int32_t t373x1;
+          uint8_t t373x2;
+          int t377 = 0; /* nonzero: a check below failed */
+          int t378 = (uint64_t)(int64_t)t375 < (uint64_t)v_sd_1230_n;
+          int32_t t376 = t378 ? (int32_t)(v_sd_1230_off[t375 + 1] - v_sd_1230_off[t375]) : 0;
+          t377 |= !t378;
+          uint8_t t380 = rt_le_i(t376, 1);
+          int32_t t382 = rt_btoi_b(t380);
+          uint8_t t384 = rt_not_b(t380);
+          int32_t t386 = rt_btoi_b(t384);
+          if (__builtin_expect(t377 != 0, 0)) { /* again, recording the error */
+            int32_t t387;
+            if ((uint64_t)(int64_t)t375 < (uint64_t)v_sd_1230_n) {
+              t387 = (int32_t)(v_sd_1230_off[t375 + 1] - v_sd_1230_off[t375]);
             } else {
-              NESSIE_RECORD(err, t386, RT_CHECK_INDEX, 0, 0, RT_GATHER, t387, v_sd_1230_n, 0.0, 5);
-              t429 = 0;
+              NESSIE_RECORD(err, t374, RT_CHECK_INDEX, 0, 0, RT_GATHER, t375, v_sd_1230_n, 0.0, 4);
+              t387 = 0;
             }
-            uint8_t t431 = rt_le_i(t429, 1);
-            int32_t t433 = rt_btoi_b(t431);
-            uint8_t t435 = rt_not_b(t431);
-            int32_t t437 = rt_btoi_b(t435);
+            uint8_t t389 = rt_le_i(t387, 1);
+            int32_t t391 = rt_btoi_b(t389);
+            uint8_t t393 = rt_not_b(t389);
+            int32_t t395 = rt_btoi_b(t393);
           }
-          t385y0 = t424;
-          t385y1 = t428;
-          t385y2 = t422;
-          v_x1229_d[t386] = t385y2; /* a map column */
-          int32_t t439 = rt_add_i(t385p0, t385y0);
-          int32_t t441 = rt_add_i(t385p1, t385y1);
-          t385p0 = t439;
-          t385p1 = t441;
+          t373x0 = t382;
+          t373x1 = t386;
+          t373x2 = t380;
+          v_x1229_d[t374] = t373x2; /* a map column */
+          int32_t t397 = rt_add_i(t373a0, t373x0);
+          int32_t t399 = rt_add_i(t373a1, t373x1);
+          t373a0 = t397;
+          t373a1 = t399;
+        }
+        t371[t373] = t373a0;
+        t372[t373] = t373a1;
+      }
+      int32_t t373t0;
+      int32_t t373t1;
+      t373t0 = 0;
+      t373t1 = 0;
+      for (int64_t t373 = 0; t373 < t370; t373++) {
+        const int32_t t400 = t371[t373];
+        t371[t373] = t373t0;
+        const int32_t t401 = t372[t373];
+        t372[t373] = t373t1;
+        int32_t t403 = rt_add_i(t373t0, t400);
+        int32_t t405 = rt_add_i(t373t1, t401);
+        t373t0 = t403;
+        t373t1 = t405;
+      }
+      v_x1227 = rt_value_new(rt_vec_type(RT_INT), t369);
+      int32_t *v_x1227_d = v_x1227->data.i;
+      const int64_t v_x1227_n = v_x1227->len;
+      v_x1228 = rt_value_new(rt_vec_type(RT_INT), t369);
+      int32_t *v_x1228_d = v_x1228->data.i;
+      const int64_t v_x1228_n = v_x1228->len;
+      RT_PARALLEL_FOR_IF(t370 > 1)
+      for (int64_t t373 = 0; t373 < t370; t373++) {
+        int32_t t373p0;
+        int32_t t373p1;
+        t373p0 = t371[t373];
+        t373p1 = t372[t373];
+        const int64_t t373_end = (t373 + 1) * RT_CHUNK < t369 ? (t373 + 1) * RT_CHUNK : t369;
+        for (int64_t t374 = t373 * RT_CHUNK; t374 < t373_end; t374++) {
+          const int32_t t375 = (int32_t)t374;
+          v_x1227_d[t374] = t373p0;
+          v_x1228_d[t374] = t373p1;
+          int32_t t373y0;
+          int32_t t373y1;
+          int t407 = 0; /* nonzero: a check below failed */
+          int t408 = (uint64_t)(int64_t)t375 < (uint64_t)v_sd_1230_n;
+          int32_t t406 = t408 ? (int32_t)(v_sd_1230_off[t375 + 1] - v_sd_1230_off[t375]) : 0;
+          t407 |= !t408;
+          uint8_t t410 = rt_le_i(t406, 1);
+          int32_t t412 = rt_btoi_b(t410);
+          uint8_t t414 = rt_not_b(t410);
+          int32_t t416 = rt_btoi_b(t414);
+          if (__builtin_expect(t407 != 0, 0)) { /* again, recording the error */
+            int32_t t417;
+            if ((uint64_t)(int64_t)t375 < (uint64_t)v_sd_1230_n) {
+              t417 = (int32_t)(v_sd_1230_off[t375 + 1] - v_sd_1230_off[t375]);
+            } else {
+              NESSIE_RECORD(err, t374, RT_CHECK_INDEX, 0, 0, RT_GATHER, t375, v_sd_1230_n, 0.0, 5);
+              t417 = 0;
+            }
+            uint8_t t419 = rt_le_i(t417, 1);
+            int32_t t421 = rt_btoi_b(t419);
+            uint8_t t423 = rt_not_b(t419);
+            int32_t t425 = rt_btoi_b(t423);
+          }
+          t373y0 = t412;
+          t373y1 = t416;
+          int32_t t427 = rt_add_i(t373p0, t373y0);
+          int32_t t429 = rt_add_i(t373p1, t373y1);
+          t373p0 = t427;
+          t373p1 = t429;
         }
       }
-      rt_free(t383);
-      rt_free(t384);
+      rt_free(t371);
+      rt_free(t372);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1716,49 +1676,49 @@ static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1242, RtValu
   RtValue *v_x1250 = NULL;
   /* MAP */
   {
-    const int64_t t442 = v_x1242_n;
-    v_x1248 = rt_value_new(rt_vec_type(RT_INT), t442);
+    const int64_t t430 = v_x1242_n;
+    v_x1248 = rt_value_new(rt_vec_type(RT_INT), t430);
     int32_t *v_x1248_d = v_x1248->data.i;
     const int64_t v_x1248_n = v_x1248->len;
-    v_x1249 = rt_value_new(rt_vec_type(RT_INT), t442);
+    v_x1249 = rt_value_new(rt_vec_type(RT_INT), t430);
     int32_t *v_x1249_d = v_x1249->data.i;
     const int64_t v_x1249_n = v_x1249->len;
-    v_x1250 = rt_value_new(rt_vec_type(RT_INT), t442);
+    v_x1250 = rt_value_new(rt_vec_type(RT_INT), t430);
     int32_t *v_x1250_d = v_x1250->data.i;
     const int64_t v_x1250_n = v_x1250->len;
-    RT_PARALLEL_FOR_IF(t442 >= RT_PARALLEL_MIN)
-    for (int64_t t443 = 0; t443 < t442; t443++) {
-      const int32_t t444 = (int32_t)t443;
-      int t447 = 0; /* nonzero: a check below failed */
-      int32_t t445 = v_x1242_d[t444];
-      int t448 = (uint64_t)(int64_t)t445 < (uint64_t)v_sd_1244_n;
-      int32_t t446 = t448 ? (int32_t)v_sd_1244_off[t445] : 0;
-      t447 |= !t448;
-      int t450 = (uint64_t)(int64_t)t445 < (uint64_t)v_sd_1251_n;
-      int32_t t449 = t450 ? (int32_t)(v_sd_1251_off[t445 + 1] - v_sd_1251_off[t445]) : 0;
-      t447 |= !t450;
-      int32_t t452 = rt_add_i(t446, t449);
-      if (__builtin_expect(t447 != 0, 0)) { /* again, recording the error */
-        int32_t t453 = v_x1242_d[t444];
-        int32_t t454;
-        if ((uint64_t)(int64_t)t453 < (uint64_t)v_sd_1244_n) {
-          t454 = (int32_t)v_sd_1244_off[t453];
+    RT_PARALLEL_FOR_IF(t430 >= RT_PARALLEL_MIN)
+    for (int64_t t431 = 0; t431 < t430; t431++) {
+      const int32_t t432 = (int32_t)t431;
+      int t435 = 0; /* nonzero: a check below failed */
+      int32_t t433 = v_x1242_d[t432];
+      int t436 = (uint64_t)(int64_t)t433 < (uint64_t)v_sd_1244_n;
+      int32_t t434 = t436 ? (int32_t)v_sd_1244_off[t433] : 0;
+      t435 |= !t436;
+      int t438 = (uint64_t)(int64_t)t433 < (uint64_t)v_sd_1251_n;
+      int32_t t437 = t438 ? (int32_t)(v_sd_1251_off[t433 + 1] - v_sd_1251_off[t433]) : 0;
+      t435 |= !t438;
+      int32_t t440 = rt_add_i(t434, t437);
+      if (__builtin_expect(t435 != 0, 0)) { /* again, recording the error */
+        int32_t t441 = v_x1242_d[t432];
+        int32_t t442;
+        if ((uint64_t)(int64_t)t441 < (uint64_t)v_sd_1244_n) {
+          t442 = (int32_t)v_sd_1244_off[t441];
         } else {
-          NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t453, v_sd_1244_n, 0.0, 0);
-          t454 = 0;
+          NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t441, v_sd_1244_n, 0.0, 0);
+          t442 = 0;
         }
-        int32_t t455;
-        if ((uint64_t)(int64_t)t453 < (uint64_t)v_sd_1251_n) {
-          t455 = (int32_t)(v_sd_1251_off[t453 + 1] - v_sd_1251_off[t453]);
+        int32_t t443;
+        if ((uint64_t)(int64_t)t441 < (uint64_t)v_sd_1251_n) {
+          t443 = (int32_t)(v_sd_1251_off[t441 + 1] - v_sd_1251_off[t441]);
         } else {
-          NESSIE_RECORD(err, t443, RT_CHECK_INDEX, 0, 0, RT_GATHER, t453, v_sd_1251_n, 0.0, 1);
-          t455 = 0;
+          NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t441, v_sd_1251_n, 0.0, 1);
+          t443 = 0;
         }
-        int32_t t457 = rt_add_i(t454, t455);
+        int32_t t445 = rt_add_i(t442, t443);
       }
-      v_x1248_d[t443] = t446;
-      v_x1249_d[t443] = t452;
-      v_x1250_d[t443] = 1;
+      v_x1248_d[t431] = t434;
+      v_x1249_d[t431] = t440;
+      v_x1250_d[t431] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1789,53 +1749,53 @@ static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1231, RtValu
   RtValue *v_x1240 = NULL;
   /* MAP */
   {
-    const int64_t t458 = v_x1231_n;
-    v_x1237 = rt_value_new(rt_vec_type(RT_INT), t458);
+    const int64_t t446 = v_x1231_n;
+    v_x1237 = rt_value_new(rt_vec_type(RT_INT), t446);
     int32_t *v_x1237_d = v_x1237->data.i;
     const int64_t v_x1237_n = v_x1237->len;
-    v_x1238 = rt_value_new(rt_vec_type(RT_INT), t458);
+    v_x1238 = rt_value_new(rt_vec_type(RT_INT), t446);
     int32_t *v_x1238_d = v_x1238->data.i;
     const int64_t v_x1238_n = v_x1238->len;
-    v_x1239 = rt_value_new(rt_vec_type(RT_INT), t458);
+    v_x1239 = rt_value_new(rt_vec_type(RT_INT), t446);
     int32_t *v_x1239_d = v_x1239->data.i;
     const int64_t v_x1239_n = v_x1239->len;
-    v_x1240 = rt_value_new(rt_vec_type(RT_INT), t458);
+    v_x1240 = rt_value_new(rt_vec_type(RT_INT), t446);
     int32_t *v_x1240_d = v_x1240->data.i;
     const int64_t v_x1240_n = v_x1240->len;
-    RT_PARALLEL_FOR_IF(t458 >= RT_PARALLEL_MIN)
-    for (int64_t t459 = 0; t459 < t458; t459++) {
-      const int32_t t460 = (int32_t)t459;
-      int t463 = 0; /* nonzero: a check below failed */
-      int32_t t461 = v_x1231_d[t460];
-      int t464 = (uint64_t)(int64_t)t461 < (uint64_t)v_sd_1233_n;
-      int32_t t462 = t464 ? (int32_t)v_sd_1233_off[t461] : 0;
-      t463 |= !t464;
-      int t466 = (uint64_t)(int64_t)t461 < (uint64_t)v_sd_1241_n;
-      int32_t t465 = t466 ? (int32_t)(v_sd_1241_off[t461 + 1] - v_sd_1241_off[t461]) : 0;
-      t463 |= !t466;
-      int32_t t468 = rt_add_i(t462, t465);
-      if (__builtin_expect(t463 != 0, 0)) { /* again, recording the error */
-        int32_t t469 = v_x1231_d[t460];
-        int32_t t470;
-        if ((uint64_t)(int64_t)t469 < (uint64_t)v_sd_1233_n) {
-          t470 = (int32_t)v_sd_1233_off[t469];
+    RT_PARALLEL_FOR_IF(t446 >= RT_PARALLEL_MIN)
+    for (int64_t t447 = 0; t447 < t446; t447++) {
+      const int32_t t448 = (int32_t)t447;
+      int t451 = 0; /* nonzero: a check below failed */
+      int32_t t449 = v_x1231_d[t448];
+      int t452 = (uint64_t)(int64_t)t449 < (uint64_t)v_sd_1233_n;
+      int32_t t450 = t452 ? (int32_t)v_sd_1233_off[t449] : 0;
+      t451 |= !t452;
+      int t454 = (uint64_t)(int64_t)t449 < (uint64_t)v_sd_1241_n;
+      int32_t t453 = t454 ? (int32_t)(v_sd_1241_off[t449 + 1] - v_sd_1241_off[t449]) : 0;
+      t451 |= !t454;
+      int32_t t456 = rt_add_i(t450, t453);
+      if (__builtin_expect(t451 != 0, 0)) { /* again, recording the error */
+        int32_t t457 = v_x1231_d[t448];
+        int32_t t458;
+        if ((uint64_t)(int64_t)t457 < (uint64_t)v_sd_1233_n) {
+          t458 = (int32_t)v_sd_1233_off[t457];
         } else {
-          NESSIE_RECORD(err, t459, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_sd_1233_n, 0.0, 0);
-          t470 = 0;
+          NESSIE_RECORD(err, t447, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_sd_1233_n, 0.0, 0);
+          t458 = 0;
         }
-        int32_t t471;
-        if ((uint64_t)(int64_t)t469 < (uint64_t)v_sd_1241_n) {
-          t471 = (int32_t)(v_sd_1241_off[t469 + 1] - v_sd_1241_off[t469]);
+        int32_t t459;
+        if ((uint64_t)(int64_t)t457 < (uint64_t)v_sd_1241_n) {
+          t459 = (int32_t)(v_sd_1241_off[t457 + 1] - v_sd_1241_off[t457]);
         } else {
-          NESSIE_RECORD(err, t459, RT_CHECK_INDEX, 0, 0, RT_GATHER, t469, v_sd_1241_n, 0.0, 1);
-          t471 = 0;
+          NESSIE_RECORD(err, t447, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_sd_1241_n, 0.0, 1);
+          t459 = 0;
         }
-        int32_t t473 = rt_add_i(t470, t471);
+        int32_t t461 = rt_add_i(t458, t459);
       }
-      v_x1237_d[t459] = t462;
-      v_x1238_d[t459] = t465;
-      v_x1239_d[t459] = t468;
-      v_x1240_d[t459] = 1;
+      v_x1237_d[t447] = t450;
+      v_x1238_d[t447] = t453;
+      v_x1239_d[t447] = t456;
+      v_x1240_d[t447] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1871,73 +1831,73 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1053, int32_
   RtValue *v_x1067 = NULL;
   /* MAP */
   {
-    const int64_t t474 = v_x1053_n;
-    v_x1067 = rt_value_new(rt_vec_type(RT_INT), t474);
+    const int64_t t462 = v_x1053_n;
+    v_x1067 = rt_value_new(rt_vec_type(RT_INT), t462);
     int32_t *v_x1067_d = v_x1067->data.i;
     const int64_t v_x1067_n = v_x1067->len;
-    RT_PARALLEL_FOR_IF(t474 >= RT_PARALLEL_MIN)
-    for (int64_t t475 = 0; t475 < t474; t475++) {
-      const int32_t t476 = (int32_t)t475;
-      int t485 = 0; /* nonzero: a check below failed */
-      int32_t t477 = v_x1053_d[t476];
-      int32_t t479 = rt_add_i(t477, v_x1054);
-      uint8_t t480 = v_x1057_d[t476];
-      int32_t t481 = v_x1058_d[t476];
-      int32_t t483 = (t480 ? t481 : t479);
-      int t486 = (uint64_t)(int64_t)t483 < (uint64_t)v_x1063;
-      int32_t t484 = t486 ? t483 : 0;
-      t485 |= !t486;
-      uint8_t t488 = rt_lt_i(t484, (int32_t)v_x1061_n);
-      int32_t t489;
-      if (t488) {
-        int t491 = (uint64_t)(int64_t)t484 < (uint64_t)v_x1061_n;
-        int32_t t490 = t491 ? v_x1061_d[t484] : 0;
-        t485 |= !t491;
-        t489 = t490;
+    RT_PARALLEL_FOR_IF(t462 >= RT_PARALLEL_MIN)
+    for (int64_t t463 = 0; t463 < t462; t463++) {
+      const int32_t t464 = (int32_t)t463;
+      int t473 = 0; /* nonzero: a check below failed */
+      int32_t t465 = v_x1053_d[t464];
+      int32_t t467 = rt_add_i(t465, v_x1054);
+      uint8_t t468 = v_x1057_d[t464];
+      int32_t t469 = v_x1058_d[t464];
+      int32_t t471 = (t468 ? t469 : t467);
+      int t474 = (uint64_t)(int64_t)t471 < (uint64_t)v_x1063;
+      int32_t t472 = t474 ? t471 : 0;
+      t473 |= !t474;
+      uint8_t t476 = rt_lt_i(t472, (int32_t)v_x1061_n);
+      int32_t t477;
+      if (t476) {
+        int t479 = (uint64_t)(int64_t)t472 < (uint64_t)v_x1061_n;
+        int32_t t478 = t479 ? v_x1061_d[t472] : 0;
+        t473 |= !t479;
+        t477 = t478;
       } else {
-        int32_t t493 = rt_sub_i(t484, (int32_t)v_x1061_n);
-        int t495 = (uint64_t)(int64_t)t493 < (uint64_t)v_x1062_n;
-        int32_t t494 = t495 ? v_x1062_d[t493] : 0;
-        t485 |= !t495;
-        t489 = t494;
+        int32_t t481 = rt_sub_i(t472, (int32_t)v_x1061_n);
+        int t483 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1062_n;
+        int32_t t482 = t483 ? v_x1062_d[t481] : 0;
+        t473 |= !t483;
+        t477 = t482;
       }
-      if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
-        int32_t t496 = v_x1053_d[t476];
-        int32_t t498 = rt_add_i(t496, v_x1054);
-        uint8_t t499 = v_x1057_d[t476];
-        int32_t t500 = v_x1058_d[t476];
-        int32_t t502 = (t499 ? t500 : t498);
-        int32_t t503;
-        if ((uint64_t)(int64_t)t502 < (uint64_t)v_x1063) {
-          t503 = t502;
+      if (__builtin_expect(t473 != 0, 0)) { /* again, recording the error */
+        int32_t t484 = v_x1053_d[t464];
+        int32_t t486 = rt_add_i(t484, v_x1054);
+        uint8_t t487 = v_x1057_d[t464];
+        int32_t t488 = v_x1058_d[t464];
+        int32_t t490 = (t487 ? t488 : t486);
+        int32_t t491;
+        if ((uint64_t)(int64_t)t490 < (uint64_t)v_x1063) {
+          t491 = t490;
         } else {
-          NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t502, v_x1063, 0.0, 0);
-          t503 = 0;
+          NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t490, v_x1063, 0.0, 0);
+          t491 = 0;
         }
-        uint8_t t505 = rt_lt_i(t503, (int32_t)v_x1061_n);
-        int32_t t506;
-        if (t505) {
-          int32_t t507;
-          if ((uint64_t)(int64_t)t503 < (uint64_t)v_x1061_n) {
-            t507 = v_x1061_d[t503];
+        uint8_t t493 = rt_lt_i(t491, (int32_t)v_x1061_n);
+        int32_t t494;
+        if (t493) {
+          int32_t t495;
+          if ((uint64_t)(int64_t)t491 < (uint64_t)v_x1061_n) {
+            t495 = v_x1061_d[t491];
           } else {
-            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, v_x1061_n, 0.0, 1);
-            t507 = 0;
+            NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t491, v_x1061_n, 0.0, 1);
+            t495 = 0;
           }
-          t506 = t507;
+          t494 = t495;
         } else {
-          int32_t t509 = rt_sub_i(t503, (int32_t)v_x1061_n);
-          int32_t t510;
-          if ((uint64_t)(int64_t)t509 < (uint64_t)v_x1062_n) {
-            t510 = v_x1062_d[t509];
+          int32_t t497 = rt_sub_i(t491, (int32_t)v_x1061_n);
+          int32_t t498;
+          if ((uint64_t)(int64_t)t497 < (uint64_t)v_x1062_n) {
+            t498 = v_x1062_d[t497];
           } else {
-            NESSIE_RECORD(err, t475, RT_CHECK_INDEX, 0, 0, RT_GATHER, t509, v_x1062_n, 0.0, 2);
-            t510 = 0;
+            NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_x1062_n, 0.0, 2);
+            t498 = 0;
           }
-          t506 = t510;
+          t494 = t498;
         }
       }
-      v_x1067_d[t475] = t489;
+      v_x1067_d[t463] = t477;
     }
   }
   if (err->index != INT64_MAX)
@@ -1958,34 +1918,34 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1252, RtValu
   RtValue *v_x1255 = NULL;
   /* ONCE */
   {
-    int t512 = 0; /* nonzero: a check below failed */
-    int t513 = (uint64_t)(int64_t)0 < (uint64_t)v_x1252_n;
-    int32_t t511 = t513 ? v_x1252_d[0] : 0;
-    t512 |= !t513;
-    if (__builtin_expect(t512 != 0, 0)) { /* again, recording the error */
-      int32_t t514;
+    int t500 = 0; /* nonzero: a check below failed */
+    int t501 = (uint64_t)(int64_t)0 < (uint64_t)v_x1252_n;
+    int32_t t499 = t501 ? v_x1252_d[0] : 0;
+    t500 |= !t501;
+    if (__builtin_expect(t500 != 0, 0)) { /* again, recording the error */
+      int32_t t502;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x1252_n) {
-        t514 = v_x1252_d[0];
+        t502 = v_x1252_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1252_n, 0.0, 0);
-        t514 = 0;
+        t502 = 0;
       }
     }
-    v_x1253 = t511;
+    v_x1253 = t499;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t515 = 1;
-      v_x1255 = rt_value_new(rt_vec_type(RT_INT), t515);
+      const int64_t t503 = 1;
+      v_x1255 = rt_value_new(rt_vec_type(RT_INT), t503);
       int32_t *v_x1255_d = v_x1255->data.i;
       const int64_t v_x1255_n = v_x1255->len;
-      RT_PARALLEL_FOR_IF(t515 >= RT_PARALLEL_MIN)
-      for (int64_t t516 = 0; t516 < t515; t516++) {
-        const int32_t t517 = (int32_t)t516;
-        v_x1255_d[t516] = v_x1253;
+      RT_PARALLEL_FOR_IF(t503 >= RT_PARALLEL_MIN)
+      for (int64_t t504 = 0; t504 < t503; t504++) {
+        const int32_t t505 = (int32_t)t504;
+        v_x1255_d[t504] = v_x1253;
       }
     }
     if (err->index != INT64_MAX)
@@ -2009,99 +1969,99 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValu
   RtValue *v_x1263 = NULL;
   /* SPLIT */
   {
-    const int64_t t518 = v_x1257_n;
-    const int64_t t519 = t518 > 0 ? (t518 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t520 = (uint8_t *)rt_alloc_atomic((size_t)t518 + 1);
-    int64_t *t521 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t519 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t519 > 1)
-    for (int64_t t522 = 0; t522 < t519; t522++) {
+    const int64_t t506 = v_x1257_n;
+    const int64_t t507 = t506 > 0 ? (t506 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t508 = (uint8_t *)rt_alloc_atomic((size_t)t506 + 1);
+    int64_t *t509 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t507 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t507 > 1)
+    for (int64_t t510 = 0; t510 < t507; t510++) {
       int64_t kept[2] = {0};
-      const int64_t t522_end = (t522 + 1) * RT_CHUNK < t518 ? (t522 + 1) * RT_CHUNK : t518;
-      for (int64_t t523 = t522 * RT_CHUNK; t523 < t522_end; t523++) {
-        const int32_t t524 = (int32_t)t523;
-        int32_t t522x0;
-        int32_t t522x1;
-        int32_t t527 = v_x1257_d[t524];
-        t522x0 = t527;
-        t522x1 = t527;
-        uint8_t t528;
-        uint8_t t529;
-        int t531 = 0; /* nonzero: a check below failed */
-        int t532 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1264_n;
-        int32_t t530 = t532 ? v_dev_1264_d[0] : 0;
-        t531 |= !t532;
-        uint8_t t534 = rt_lt_i(t522x0, t530);
-        uint8_t t536 = rt_gt_i(t522x1, t530);
-        if (__builtin_expect(t531 != 0, 0)) { /* again, recording the error */
-          int32_t t537;
+      const int64_t t510_end = (t510 + 1) * RT_CHUNK < t506 ? (t510 + 1) * RT_CHUNK : t506;
+      for (int64_t t511 = t510 * RT_CHUNK; t511 < t510_end; t511++) {
+        const int32_t t512 = (int32_t)t511;
+        int32_t t510x0;
+        int32_t t510x1;
+        int32_t t515 = v_x1257_d[t512];
+        t510x0 = t515;
+        t510x1 = t515;
+        uint8_t t516;
+        uint8_t t517;
+        int t519 = 0; /* nonzero: a check below failed */
+        int t520 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1264_n;
+        int32_t t518 = t520 ? v_dev_1264_d[0] : 0;
+        t519 |= !t520;
+        uint8_t t522 = rt_lt_i(t510x0, t518);
+        uint8_t t524 = rt_gt_i(t510x1, t518);
+        if (__builtin_expect(t519 != 0, 0)) { /* again, recording the error */
+          int32_t t525;
           if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1264_n) {
-            t537 = v_dev_1264_d[0];
+            t525 = v_dev_1264_d[0];
           } else {
-            NESSIE_RECORD(err, t523, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1264_n, 0.0, 0);
-            t537 = 0;
+            NESSIE_RECORD(err, t511, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1264_n, 0.0, 0);
+            t525 = 0;
           }
-          uint8_t t539 = rt_lt_i(t522x0, t537);
-          uint8_t t541 = rt_gt_i(t522x1, t537);
+          uint8_t t527 = rt_lt_i(t510x0, t525);
+          uint8_t t529 = rt_gt_i(t510x1, t525);
         }
-        t528 = t534;
-        t529 = t536;
-        kept[0] += t528 != 0;
-        kept[1] += t529 != 0;
-        t520[t523] = (uint8_t)((t528 != 0) << 0 | (t529 != 0) << 1);
+        t516 = t522;
+        t517 = t524;
+        kept[0] += t516 != 0;
+        kept[1] += t517 != 0;
+        t508[t511] = (uint8_t)((t516 != 0) << 0 | (t517 != 0) << 1);
       }
-      t521[0 * t519 + t522] = kept[0];
-      t521[1 * t519 + t522] = kept[1];
+      t509[0 * t507 + t510] = kept[0];
+      t509[1 * t507 + t510] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t520);
-      rt_free(t521);
+      rt_free(t508);
+      rt_free(t509);
       goto fail;
     }
-    int64_t t542 = 0;
-    for (int64_t t522 = 0; t522 < t519; t522++) {
-      const int64_t k = t521[0 * t519 + t522];
-      t521[0 * t519 + t522] = t542;
-      t542 += k;
+    int64_t t530 = 0;
+    for (int64_t t510 = 0; t510 < t507; t510++) {
+      const int64_t k = t509[0 * t507 + t510];
+      t509[0 * t507 + t510] = t530;
+      t530 += k;
     }
-    v_x1262 = rt_value_new(rt_vec_type(RT_INT), t542);
+    v_x1262 = rt_value_new(rt_vec_type(RT_INT), t530);
     int32_t *v_x1262_d = v_x1262->data.i;
     const int64_t v_x1262_n = v_x1262->len;
-    int64_t t543 = 0;
-    for (int64_t t522 = 0; t522 < t519; t522++) {
-      const int64_t k = t521[1 * t519 + t522];
-      t521[1 * t519 + t522] = t543;
-      t543 += k;
+    int64_t t531 = 0;
+    for (int64_t t510 = 0; t510 < t507; t510++) {
+      const int64_t k = t509[1 * t507 + t510];
+      t509[1 * t507 + t510] = t531;
+      t531 += k;
     }
-    v_x1263 = rt_value_new(rt_vec_type(RT_INT), t543);
+    v_x1263 = rt_value_new(rt_vec_type(RT_INT), t531);
     int32_t *v_x1263_d = v_x1263->data.i;
     const int64_t v_x1263_n = v_x1263->len;
-    RT_PARALLEL_FOR_IF(t519 > 1)
-    for (int64_t t522 = 0; t522 < t519; t522++) {
+    RT_PARALLEL_FOR_IF(t507 > 1)
+    for (int64_t t510 = 0; t510 < t507; t510++) {
       int64_t at[2];
-      at[0] = t521[0 * t519 + t522];
-      at[1] = t521[1 * t519 + t522];
-      const int64_t t522_end = (t522 + 1) * RT_CHUNK < t518 ? (t522 + 1) * RT_CHUNK : t518;
-      for (int64_t t523 = t522 * RT_CHUNK; t523 < t522_end; t523++) {
-        const int32_t t524 = (int32_t)t523;
-        if (!t520[t523])
+      at[0] = t509[0 * t507 + t510];
+      at[1] = t509[1 * t507 + t510];
+      const int64_t t510_end = (t510 + 1) * RT_CHUNK < t506 ? (t510 + 1) * RT_CHUNK : t506;
+      for (int64_t t511 = t510 * RT_CHUNK; t511 < t510_end; t511++) {
+        const int32_t t512 = (int32_t)t511;
+        if (!t508[t511])
           continue;
-        int32_t t522y0;
-        int32_t t522y1;
-        int32_t t544 = v_x1257_d[t524];
-        t522y0 = t544;
-        t522y1 = t544;
-        if (t520[t523] >> 0 & 1) {
-          v_x1262_d[at[0]] = t522y0;
+        int32_t t510y0;
+        int32_t t510y1;
+        int32_t t532 = v_x1257_d[t512];
+        t510y0 = t532;
+        t510y1 = t532;
+        if (t508[t511] >> 0 & 1) {
+          v_x1262_d[at[0]] = t510y0;
           at[0]++;
         }
-        if (t520[t523] >> 1 & 1) {
-          v_x1263_d[at[1]] = t522y1;
+        if (t508[t511] >> 1 & 1) {
+          v_x1263_d[at[1]] = t510y1;
           at[1]++;
         }
       }
     }
-    rt_free(t520);
-    rt_free(t521);
+    rt_free(t508);
+    rt_free(t509);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -2135,10 +2095,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t545 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t545->data.i[0] = v_x62;
-    t545->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t545);
+    RtValue *t533 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t533->data.i[0] = v_x62;
+    t533->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t533);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 4, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2450,16 +2410,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t546 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t546->data.i[0] = 3;
-  t546->data.i[1] = 1;
-  t546->data.i[2] = 4;
-  t546->data.i[3] = 1;
-  t546->data.i[4] = 5;
-  t546->data.i[5] = 9;
-  t546->data.i[6] = 2;
-  t546->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t546);
+  RtValue *t534 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t534->data.i[0] = 3;
+  t534->data.i[1] = 1;
+  t534->data.i[2] = 4;
+  t534->data.i[3] = 1;
+  t534->data.i[4] = 5;
+  t534->data.i[5] = 9;
+  t534->data.i[6] = 2;
+  t534->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t534);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
