@@ -269,7 +269,7 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
     cg_line(cg, "%s *%s = (%s *)rt_alloc_atomic(sizeof(%s) * (size_t)%s);", cg_ctype(value_base(s, v)), part[v],
             cg_ctype(value_base(s, v)), cg_ctype(value_base(s, v)), nch);
   }
-  /* a SCAN's map columns, written in pass 1 */
+  /* the map columns, written in pass 1 */
   const char **col = xmalloc(sizeof(char *) * (size_t)(all + 1));
   for (int v = nv; v < all; v++) {
     new_vector(x, s->results.data[v], n);

@@ -1054,7 +1054,7 @@ CgFiles cg_library_files(const LcuProgram *p, const CgTarget *target, const char
    instead of main. */
 static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const char *source_name,
                              const CgLibrary *lib) {
-  /* a SCAN's map columns run as a MAP riding on the scan's launch
+  /* map columns run as a MAP riding on their SOAC's launch
      (cuda.c): the kernels in that form, in place (what they compute is
      the same, and the runs keep their kernels) */
   if (target->kind == CG_CUDA)

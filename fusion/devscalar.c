@@ -117,6 +117,14 @@ static bool read_outside_thunks(const LcuKernel *k, int index, const LcuVar *v) 
   return false;
 }
 
+/* Is 'x' one of REDUCE or ONCE 's''s values (not a map column)? */
+static bool soac_scalar(const LcuSoac *s, const LcuVar *x) {
+  for (int v = 0; v < s->results.len && v < lcu_soac_scanned(s); v++)
+    if (s->results.data[v] == x)
+      return true;
+  return false;
+}
+
 /* The REDUCEs and ONCEs of run 's' whose values may move: returned by
    its kernel (at least one of them), read by its later SOACs only in
    thunks. */
@@ -128,7 +136,7 @@ static Mask movable_reduces(const LcuStmt *s) {
     if (r->kind != SOAC_REDUCE && r->kind != SOAC_ONCE)
       continue;
     bool returned = false, ok = true;
-    for (int v = 0; v < r->results.len; v++) {
+    for (int v = 0; v < lcu_soac_scanned(r); v++) { /* its scalars, not its map columns */
       const LcuVar *x = r->results.data[v];
       returned |= lcu_listed(&k->results, x);
       ok &= !read_outside_thunks(k, j, x);
@@ -164,8 +172,7 @@ static Mask attempt(Pass *ps, Attempt *a, const LcuDefUse *du, const PtrMap *ind
   a->to_user = false;
   for (int q = 0; q < k->results.len; q++)
     for (int j = 0; j < k->soacs.len && j < MASK_BITS; j++)
-      if ((want >> j & 1) && lcu_listed(&((const LcuSoac *)k->soacs.data[j])->results, k->results.data[q]) &&
-          !moving(a, run_result(a->run, q)))
+      if ((want >> j & 1) && soac_scalar(k->soacs.data[j], k->results.data[q]) && !moving(a, run_result(a->run, q)))
         add_var(a, run_result(a->run, q), (Mask)1 << j);
   bool effect = false; /* something that can fail or has an effect since the run */
   for (int i = a->at + 1; i < a->b->stmts.len; i++) {

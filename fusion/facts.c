@@ -401,6 +401,10 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
     case SOAC_SEG_SCAN:
       l = space;
       break;
+    case SOAC_REDUCE: /* its map columns */
+      if (i >= lcu_soac_scanned(s))
+        l = space;
+      break;
     case SOAC_PERMUTE:
     case SOAC_SEG_PERMUTE:
       l = s->into ? fus_kernel_len(kl, s->into) : space;
@@ -643,7 +647,7 @@ static const LetRange *scope_ranges(const FusKernelLens *kl, const LcuSoac *s, c
    as many ones as a vector holds can wrap). */
 bool fus_int_sum_from_zero(const LcuSoac *s, int i) {
   const LcuThunk *op = s->second;
-  int k = s->pull ? lcu_soac_scanned(s) : 0; /* a SCAN's map columns are not summed */
+  int k = s->pull ? lcu_soac_scanned(s) : 0; /* the map columns are not summed */
   if (!op || !s->pull || i >= k || i >= s->identity.len || op->params.len != 2 * k || op->body.len != k ||
       op->lets.len)
     return false;

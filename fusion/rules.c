@@ -688,7 +688,7 @@ static bool rule_filter_reduce(Rw *w) {
     Vec vals = filter_values(F);
     /* (the rule writes R's expressions inside a test of F's predicate:
        R's lets could not come before it) */
-    if (R->pull->lets.len)
+    if (R->pull->lets.len || R->maps)
       continue;
     if (R->kind != want || !over_kept(w, F, R) || !pull_index_only_in(R, &vals) || thunk_reads_any(R->second, F))
       continue;
@@ -1016,15 +1016,17 @@ static bool rule_side_by_side(Rw *w) {
   return false;
 }
 
-/* ---- a MAP beside a SCAN (rule_map_scan, the last rule tried): a MAP
-   and a SCAN of one index space, neither reading the other, become one
-   SCAN whose map columns (lcu.h) are the MAP's values:
+/* ---- a MAP beside a SCAN or REDUCE (rule_map_scan, the last rule
+   tried): a MAP and a SCAN (REDUCE) of one index space, neither reading
+   the other, become one SCAN (REDUCE) whose map columns (lcu.h) are the
+   MAP's values:
        A = MAP { i => e } n  (+)  S = SCAN { i => f } id op n
        ------------------------------------------------------
        (S, A) = SCAN { i => (f, e) } id op n maps #e
    One pass over the elements where there were two: a lifted `++`
    writes its parts' lengths and scans them (the offsets of the
-   result's segments), a lifted `if` writes the flags it scans.  The
+   result's segments), a lifted `if` writes the flags it scans, a
+   subscript's check reduces the indices it also writes.  The
    new pull does the work of the one that came first first (its values
    as lets, the SCAN's then listed first), and where both can fail its
    checks must come in the order of their places (side by side's
@@ -1033,8 +1035,28 @@ static bool rule_side_by_side(Rw *w) {
    that a MAP its readers can take (composition, the gathers) goes to
    them first. ---- */
 
+/* Does MAP 'm' read a parameter that the run gives the result of a
+   seg_ids run?  After fusion, segmap.c makes such a MAP a SEG_MAP that
+   finds the segments itself, and the seg_ids run goes: a map column
+   would keep it. */
+static bool reads_seg_ids(const Rw *w, const LcuSoac *m) {
+  for (int x = 0; x < w->k->params.len && x < w->run->args.len; x++) {
+    const LcuAtom *arg = w->run->args.data[x];
+    if (!arg->var || !lcu_listed(&m->pull->using, w->k->params.data[x]))
+      continue;
+    const LcuStmt *def = genmap_get(&w->f->def, arg->var);
+    if (!def || def->kind != LS_RUN || def->kernel->soacs.len != 1)
+      continue;
+    const LcuSoac *d = def->kernel->soacs.data[0];
+    if (d->kind == SOAC_LIBRARY && d->library == LIB_SEG_IDS)
+      return true;
+  }
+  return false;
+}
+
 static bool scan_may_carry(const Rw *w, const LcuSoac *m, const LcuSoac *s) {
-  return m->kind == SOAC_MAP && s->kind == SOAC_SCAN && !m->into && !s->into && !lcu_thunk_calls(m->pull) &&
+  return m->kind == SOAC_MAP && (s->kind == SOAC_SCAN || s->kind == SOAC_REDUCE) && !m->into && !s->into &&
+         !lcu_thunk_calls(m->pull) && !reads_seg_ids(w, m) &&
          fus_len_equal(fus_soac_space(&w->kl, m), fus_soac_space(&w->kl, s));
 }
 

@@ -314,13 +314,14 @@ typedef enum LcuLibrary {
    they do not). */
 enum { LCU_SPLIT_MAX = 8 };
 
-/* SCAN A id op n maps m: the pull thunk gives k + m values; the first k
-   are scanned (id and op are of k values), the last m are written at
-   their index as a MAP's results would be: results k scans, then m
-   vectors of n values.  A MAP beside a SCAN of its space, unable to
-   fail, made one pass with it (fusion's rule_map_scan): the append of
-   a lifted `++` scans the lengths it also writes.  Lowering never makes
-   one; m = 0 is the plain SCAN.  lcu_soac_scanned gives k. */
+/* SCAN A id op n maps m (REDUCE likewise): the pull thunk gives k + m
+   values; the first k are scanned or reduced (id and op are of k
+   values), the last m are written at their index as a MAP's results
+   would be: results k scans (k scalars for a REDUCE), then m vectors of
+   n values.  A MAP beside a SCAN or REDUCE of its space made one pass
+   with it (fusion's rule_map_scan): the append of a lifted `++` scans
+   the lengths it also writes.  Lowering never makes one; m = 0 is the
+   plain SOAC.  lcu_soac_scanned gives k. */
 
 /* A SOAC's size: the n of MAP ... n, a variable or constant of the kernel,
    or the length of a kernel vector (#xs). */
@@ -351,9 +352,9 @@ typedef struct LcuSoac {
   Vec identity;       /* REDUCE, SCAN: FlatAtom * constants, one per value */
   LcuSize size;       /* the unsegmented SOACs but ONCE (the others leave
                          it zero) */
-  int maps;           /* SCAN: the pull's last 'maps' values are not
-                         scanned but written at their index, a MAP's
-                         results riding on the scan (below) */
+  int maps;           /* REDUCE, SCAN: the pull's last 'maps' values are
+                         not combined but written at their index, a
+                         MAP's results riding on the pass (below) */
   int classes;        /* SPLIT: its classes, c */
   const int *widths;  /* SPLIT: the values of each class, c of them */
   LcuVar *segdes;     /* the SEG_ SOACs; SPLIT's `counts` sd, or NULL */
@@ -569,7 +570,7 @@ bool lcu_soac_reads(const LcuSoac *s, const LcuVar *v);
    counted SPLIT's where fusion/segmap.c gave it one)? */
 bool lcu_pull_takes_segment(const LcuSoac *s);
 /* The values a REDUCE, SCAN or their SEG_ forms combine: the pull's, but
-   a SCAN's map columns (LcuSoac.maps). */
+   the map columns (LcuSoac.maps). */
 int lcu_soac_scanned(const LcuSoac *s);
 
 /* ---- build.c: constructors, the kernel builder, interning ----
@@ -789,8 +790,8 @@ void lcu_prune_kernels(LcuProgram *p);
    what computed the argument may be dead (lcu_drop_dead).  Keeps: what
    the program computes. */
 void lcu_drop_unused_params(LcuProgram *p);
-/* Each SCAN with map columns (LcuSoac.maps) as a MAP of its columns, of
-   the SCAN's size, just before the SCAN without them: the CUDA target's
+/* Each SCAN or REDUCE with map columns (LcuSoac.maps) as a MAP of its
+   columns, of its size, just before it without them: the CUDA target's
    form, whose code runs such a MAP in the scan's launch (codegen/cuda.c,
    riders).  Requires a checked program; keeps its meaning.  Kernels
    change in place, so the runs keep theirs. */

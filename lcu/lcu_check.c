@@ -679,11 +679,11 @@ static void check_soac(Checker *c, const LcuSoac *s) {
   FlatBase *tb = xmalloc_atomic(sizeof(FlatBase) * (size_t)(2 * k));
   for (int i = 0; i < k; i++)
     tb[i] = tb[k + i] = type_at(&tau, i).base;
-  /* a SCAN's map columns: the last 'maps' values, not combined */
-  if (s->maps && s->kind != SOAC_SCAN)
-    fail(c, s->loc, "%s has map columns (`maps %d`); only a SCAN has", name, s->maps);
+  /* the map columns: the last 'maps' values, not combined */
+  if (s->maps && s->kind != SOAC_SCAN && s->kind != SOAC_REDUCE)
+    fail(c, s->loc, "%s has map columns (`maps %d`); only a SCAN or a REDUCE has", name, s->maps);
   if (s->maps && (s->maps < 0 || s->maps >= k))
-    fail(c, s->loc, "SCAN maps %d of its %d values; at least one is scanned", s->maps, k);
+    fail(c, s->loc, "%s maps %d of its %d values; at least one is combined", name, s->maps, k);
   Vec all = tau;
   if (s->maps) {
     k -= s->maps;
@@ -813,9 +813,11 @@ static void check_soac(Checker *c, const LcuSoac *s) {
 
   /* the results: τ↑ and its variations (lcu.h, above LCU_SOACS) */
   switch (s->kind) {
-  case SOAC_REDUCE:
+  case SOAC_REDUCE: /* its scalars, then its map columns */
   case SOAC_ONCE:
     results = tau;
+    for (int i = k; i < all.len; i++)
+      push_type(&results, lcu_vec(type_at(&all, i).base));
     break;
   case SOAC_MAP:
   case SOAC_PERMUTE:

@@ -1499,13 +1499,13 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtVa
     in->stats.elements += (uint64_t)n;
     int64_t off[2] = {0, n};
     pull(&k, n, x);
-    /* a SCAN's map columns are its last values, written as pulled */
+    /* the map columns are the last values, written as pulled */
     int scanned = nv - s->maps;
     combine(&k, x, scanned, off, 1, s->kind == SOAC_SCAN, out);
     for (int v = scanned; v < nv; v++)
       out[v] = x[v];
     if (s->kind == SOAC_REDUCE)
-      for (int v = 0; v < nv; v++)
+      for (int v = 0; v < scanned; v++)
         out[v] = scalar_at(out[v], 0);
     return;
   }

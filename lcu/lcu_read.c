@@ -1055,11 +1055,11 @@ static LcuSoac *soac_at(Reader *r, Loc loc) {
                                                     : lcu_soac_seg_reduce(no_loc, pull, NULL, 0, second, segdes(r));
     s->identity = ids;
     s->kind = (LcuSoacKind)k;
-    if (k == SOAC_SCAN && accept(r, "maps")) {
+    if ((k == SOAC_SCAN || k == SOAC_REDUCE) && accept(r, "maps")) {
       int64_t m = integer(r);
       if (m < 1 || m != npull - ids.len)
-        fail(r, "SCAN maps %lld, but its pull gives %d values for %d identit%s", (long long)m, npull, ids.len,
-             ids.len == 1 ? "y" : "ies");
+        fail(r, "%s maps %lld, but its pull gives %d values for %d identit%s", lcu_soac_name((LcuSoacKind)k),
+             (long long)m, npull, ids.len, ids.len == 1 ? "y" : "ies");
       s->maps = (int)m;
     }
     return s;

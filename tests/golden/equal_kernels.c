@@ -127,8 +127,9 @@ fail:
   rt_release(v_x28);
 }
 
-/* K2: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
+/* K2 runs too for K4 and K6, whose code is the same */
+/* K2: REDUCE -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
   (void)loc;
   (void)run;
   int32_t *v_x317_d = v_x317->data.i;
@@ -145,6 +146,12 @@ static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v
     int32_t *t4 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t3);
     int32_t *t5 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t3);
     int32_t *t6 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t3);
+    v_x316 = rt_value_new(rt_vec_type(RT_INT), t2);
+    int32_t *v_x316_d = v_x316->data.i;
+    const int64_t v_x316_n = v_x316->len;
+    v_x331 = rt_value_new(rt_vec_type(RT_INT), t2);
+    int32_t *v_x331_d = v_x331->data.i;
+    const int64_t v_x331_n = v_x331->len;
     RT_PARALLEL_FOR_IF(t3 > 1)
     for (int64_t t7 = 0; t7 < t3; t7++) {
       int32_t t7a0;
@@ -159,6 +166,8 @@ static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v
         int32_t t7x0;
         int32_t t7x1;
         int32_t t7x2;
+        int32_t t7x3;
+        int32_t t7x4;
         int32_t t10 = v_x317_d[t9];
         uint8_t t12 = rt_ge_i(t10, 0);
         uint8_t t14 = rt_lt_i(t10, v_x313);
@@ -169,31 +178,37 @@ static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v
         } else {
           t17 = t9;
         }
+        int32_t t19 = rt_mul_i(t9, v_x313);
+        int32_t t21 = rt_add_i(t19, t10);
         t7x0 = t17;
         t7x1 = t10;
         t7x2 = v_x313;
-        uint8_t t19 = rt_le_i(t7a0, t7x0);
-        int32_t t20;
-        if (t19) {
-          t20 = t7a0;
+        t7x3 = v_x313;
+        t7x4 = t21;
+        v_x316_d[t8] = t7x3; /* a map column */
+        v_x331_d[t8] = t7x4; /* a map column */
+        uint8_t t23 = rt_le_i(t7a0, t7x0);
+        int32_t t24;
+        if (t23) {
+          t24 = t7a0;
         } else {
-          t20 = t7x0;
+          t24 = t7x0;
         }
-        int32_t t21;
-        if (t19) {
-          t21 = t7a1;
+        int32_t t25;
+        if (t23) {
+          t25 = t7a1;
         } else {
-          t21 = t7x1;
+          t25 = t7x1;
         }
-        int32_t t22;
-        if (t19) {
-          t22 = t7a2;
+        int32_t t26;
+        if (t23) {
+          t26 = t7a2;
         } else {
-          t22 = t7x2;
+          t26 = t7x2;
         }
-        t7a0 = t20;
-        t7a1 = t21;
-        t7a2 = t22;
+        t7a0 = t24;
+        t7a1 = t25;
+        t7a2 = t26;
       }
       t4[t7] = t7a0;
       t5[t7] = t7a1;
@@ -206,31 +221,31 @@ static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v
     t7t1 = 0;
     t7t2 = 1;
     for (int64_t t7 = 0; t7 < t3; t7++) {
-      const int32_t t23 = t4[t7];
-      const int32_t t24 = t5[t7];
-      const int32_t t25 = t6[t7];
-      uint8_t t27 = rt_le_i(t7t0, t23);
-      int32_t t28;
-      if (t27) {
-        t28 = t7t0;
+      const int32_t t27 = t4[t7];
+      const int32_t t28 = t5[t7];
+      const int32_t t29 = t6[t7];
+      uint8_t t31 = rt_le_i(t7t0, t27);
+      int32_t t32;
+      if (t31) {
+        t32 = t7t0;
       } else {
-        t28 = t23;
+        t32 = t27;
       }
-      int32_t t29;
-      if (t27) {
-        t29 = t7t1;
+      int32_t t33;
+      if (t31) {
+        t33 = t7t1;
       } else {
-        t29 = t24;
+        t33 = t28;
       }
-      int32_t t30;
-      if (t27) {
-        t30 = t7t2;
+      int32_t t34;
+      if (t31) {
+        t34 = t7t2;
       } else {
-        t30 = t25;
+        t34 = t29;
       }
-      t7t0 = t28;
-      t7t1 = t29;
-      t7t2 = t30;
+      t7t0 = t32;
+      t7t1 = t33;
+      t7t2 = t34;
     }
     v_x325 = t7t0;
     rt_free(t4);
@@ -241,47 +256,6 @@ static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    /* MAP */
-    {
-      const int64_t t31 = v_x314;
-      if (t31 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t31, 0.0, 0);
-        goto fail;
-      }
-      v_x316 = rt_value_new(rt_vec_type(RT_INT), t31);
-      int32_t *v_x316_d = v_x316->data.i;
-      const int64_t v_x316_n = v_x316->len;
-      v_x331 = rt_value_new(rt_vec_type(RT_INT), t31);
-      int32_t *v_x331_d = v_x331->data.i;
-      const int64_t v_x331_n = v_x331->len;
-      RT_PARALLEL_FOR_IF(t31 >= RT_PARALLEL_MIN)
-      for (int64_t t32 = 0; t32 < t31; t32++) {
-        const int32_t t33 = (int32_t)t32;
-        int t37 = 0; /* nonzero: a check below failed */
-        int32_t t35 = rt_mul_i(t33, v_x313);
-        int t38 = (uint64_t)(int64_t)t33 < (uint64_t)v_x317_n;
-        int32_t t36 = t38 ? v_x317_d[t33] : 0;
-        t37 |= !t38;
-        int32_t t40 = rt_add_i(t35, t36);
-        if (__builtin_expect(t37 != 0, 0)) { /* again, recording the error */
-          int32_t t42 = rt_mul_i(t33, v_x313);
-          int32_t t43;
-          if ((uint64_t)(int64_t)t33 < (uint64_t)v_x317_n) {
-            t43 = v_x317_d[t33];
-          } else {
-            NESSIE_RECORD(err, t32, RT_CHECK_INDEX, 1, 0, RT_GATHER, t33, v_x317_n, 0.0, 1);
-            t43 = 0;
-          }
-          int32_t t45 = rt_add_i(t42, t43);
-        }
-        v_x316_d[t32] = v_x313;
-        v_x331_d[t32] = t40;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
   *out_v_x316 = v_x316;
   *out_v_x326 = v_x326;
   *out_v_x327 = v_x327;
@@ -304,45 +278,45 @@ static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v
   RtValue *v_x343 = NULL;
   /* MAP */
   {
-    const int64_t t46 = v_x341_n;
-    v_x343 = rt_value_new(rt_vec_type(RT_INT), t46);
+    const int64_t t35 = v_x341_n;
+    v_x343 = rt_value_new(rt_vec_type(RT_INT), t35);
     int32_t *v_x343_d = v_x343->data.i;
     const int64_t v_x343_n = v_x343->len;
-    RT_PARALLEL_FOR_IF(t46 >= RT_PARALLEL_MIN)
-    for (int64_t t47 = 0; t47 < t46; t47++) {
-      const int32_t t48 = (int32_t)t47;
-      int t51 = 0; /* nonzero: a check below failed */
-      int32_t t49 = v_x341_d[t48];
-      int t52 = (uint64_t)(int64_t)t49 < (uint64_t)v_x332;
-      int32_t t50 = t52 ? t49 : 0;
-      t51 |= !t52;
-      int32_t t54 = rt_rem_by(t50, v_x335_dv, &t51);
-      int t56 = (uint64_t)(int64_t)t54 < (uint64_t)v_x338_n;
-      int32_t t55 = t56 ? v_x338_d[t54] : 0;
-      t51 |= !t56;
-      if (__builtin_expect(t51 != 0, 0)) { /* again, recording the error */
-        int32_t t57 = v_x341_d[t48];
-        int32_t t58;
-        if ((uint64_t)(int64_t)t57 < (uint64_t)v_x332) {
-          t58 = t57;
+    RT_PARALLEL_FOR_IF(t35 >= RT_PARALLEL_MIN)
+    for (int64_t t36 = 0; t36 < t35; t36++) {
+      const int32_t t37 = (int32_t)t36;
+      int t40 = 0; /* nonzero: a check below failed */
+      int32_t t38 = v_x341_d[t37];
+      int t41 = (uint64_t)(int64_t)t38 < (uint64_t)v_x332;
+      int32_t t39 = t41 ? t38 : 0;
+      t40 |= !t41;
+      int32_t t43 = rt_rem_by(t39, v_x335_dv, &t40);
+      int t45 = (uint64_t)(int64_t)t43 < (uint64_t)v_x338_n;
+      int32_t t44 = t45 ? v_x338_d[t43] : 0;
+      t40 |= !t45;
+      if (__builtin_expect(t40 != 0, 0)) { /* again, recording the error */
+        int32_t t46 = v_x341_d[t37];
+        int32_t t47;
+        if ((uint64_t)(int64_t)t46 < (uint64_t)v_x332) {
+          t47 = t46;
         } else {
-          NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 1, 0, RT_GATHER, t57, v_x332, 0.0, 0);
-          t58 = 0;
+          NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 1, 0, RT_GATHER, t46, v_x332, 0.0, 0);
+          t47 = 0;
         }
-        int t59 = 0;
-        int32_t t60 = rt_rem_by(t58, v_x335_dv, &t59);
-        if (t59) {
-          NESSIE_RECORD(err, t47, RT_CHECK_SCALAR, 0, t59, RT_REM, 0, 0, 0.0, 1);
+        int t48 = 0;
+        int32_t t49 = rt_rem_by(t47, v_x335_dv, &t48);
+        if (t48) {
+          NESSIE_RECORD(err, t36, RT_CHECK_SCALAR, 0, t48, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t61;
-        if ((uint64_t)(int64_t)t60 < (uint64_t)v_x338_n) {
-          t61 = v_x338_d[t60];
+        int32_t t50;
+        if ((uint64_t)(int64_t)t49 < (uint64_t)v_x338_n) {
+          t50 = v_x338_d[t49];
         } else {
-          NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 0, 0, RT_GATHER, t60, v_x338_n, 0.0, 2);
-          t61 = 0;
+          NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, t49, v_x338_n, 0.0, 2);
+          t50 = 0;
         }
       }
-      v_x343_d[t47] = t55;
+      v_x343_d[t36] = t44;
     }
   }
   if (err->index != INT64_MAX)
@@ -353,456 +327,126 @@ fail:
   rt_release(v_x343);
 }
 
-/* K4: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x356, int32_t v_x357, RtValue *v_x360, RtValue **out_v_x359, int32_t *out_v_x369, int32_t *out_v_x370, RtValue **out_v_x374) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x360_d = v_x360->data.i;
-  const int64_t v_x360_n = v_x360->len;
-  int32_t v_x368 = 0;
-  int32_t v_x369 = 0;
-  int32_t v_x370 = 0;
-  RtValue *v_x359 = NULL;
-  RtValue *v_x374 = NULL;
-  /* REDUCE */
-  {
-    const int64_t t62 = v_x360_n;
-    const int64_t t63 = t62 > 0 ? (t62 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t64 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t63);
-    int32_t *t65 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t63);
-    int32_t *t66 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t63);
-    RT_PARALLEL_FOR_IF(t63 > 1)
-    for (int64_t t67 = 0; t67 < t63; t67++) {
-      int32_t t67a0;
-      int32_t t67a1;
-      int32_t t67a2;
-      t67a0 = 2147483647;
-      t67a1 = 0;
-      t67a2 = 1;
-      const int64_t t67_end = (t67 + 1) * RT_CHUNK < t62 ? (t67 + 1) * RT_CHUNK : t62;
-      for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
-        const int32_t t69 = (int32_t)t68;
-        int32_t t67x0;
-        int32_t t67x1;
-        int32_t t67x2;
-        int32_t t70 = v_x360_d[t69];
-        uint8_t t72 = rt_ge_i(t70, 0);
-        uint8_t t74 = rt_lt_i(t70, v_x356);
-        uint8_t t76 = rt_and_b(t72, t74);
-        int32_t t77;
-        if (t76) {
-          t77 = 2147483647;
-        } else {
-          t77 = t69;
-        }
-        t67x0 = t77;
-        t67x1 = t70;
-        t67x2 = v_x356;
-        uint8_t t79 = rt_le_i(t67a0, t67x0);
-        int32_t t80;
-        if (t79) {
-          t80 = t67a0;
-        } else {
-          t80 = t67x0;
-        }
-        int32_t t81;
-        if (t79) {
-          t81 = t67a1;
-        } else {
-          t81 = t67x1;
-        }
-        int32_t t82;
-        if (t79) {
-          t82 = t67a2;
-        } else {
-          t82 = t67x2;
-        }
-        t67a0 = t80;
-        t67a1 = t81;
-        t67a2 = t82;
-      }
-      t64[t67] = t67a0;
-      t65[t67] = t67a1;
-      t66[t67] = t67a2;
-    }
-    int32_t t67t0;
-    int32_t t67t1;
-    int32_t t67t2;
-    t67t0 = 2147483647;
-    t67t1 = 0;
-    t67t2 = 1;
-    for (int64_t t67 = 0; t67 < t63; t67++) {
-      const int32_t t83 = t64[t67];
-      const int32_t t84 = t65[t67];
-      const int32_t t85 = t66[t67];
-      uint8_t t87 = rt_le_i(t67t0, t83);
-      int32_t t88;
-      if (t87) {
-        t88 = t67t0;
-      } else {
-        t88 = t83;
-      }
-      int32_t t89;
-      if (t87) {
-        t89 = t67t1;
-      } else {
-        t89 = t84;
-      }
-      int32_t t90;
-      if (t87) {
-        t90 = t67t2;
-      } else {
-        t90 = t85;
-      }
-      t67t0 = t88;
-      t67t1 = t89;
-      t67t2 = t90;
-    }
-    v_x368 = t67t0;
-    rt_free(t64);
-    v_x369 = t67t1;
-    rt_free(t65);
-    v_x370 = t67t2;
-    rt_free(t66);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    /* MAP */
-    {
-      const int64_t t91 = v_x357;
-      if (t91 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t91, 0.0, 0);
-        goto fail;
-      }
-      v_x359 = rt_value_new(rt_vec_type(RT_INT), t91);
-      int32_t *v_x359_d = v_x359->data.i;
-      const int64_t v_x359_n = v_x359->len;
-      v_x374 = rt_value_new(rt_vec_type(RT_INT), t91);
-      int32_t *v_x374_d = v_x374->data.i;
-      const int64_t v_x374_n = v_x374->len;
-      RT_PARALLEL_FOR_IF(t91 >= RT_PARALLEL_MIN)
-      for (int64_t t92 = 0; t92 < t91; t92++) {
-        const int32_t t93 = (int32_t)t92;
-        int t97 = 0; /* nonzero: a check below failed */
-        int32_t t95 = rt_mul_i(t93, v_x356);
-        int t98 = (uint64_t)(int64_t)t93 < (uint64_t)v_x360_n;
-        int32_t t96 = t98 ? v_x360_d[t93] : 0;
-        t97 |= !t98;
-        int32_t t100 = rt_add_i(t95, t96);
-        if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
-          int32_t t102 = rt_mul_i(t93, v_x356);
-          int32_t t103;
-          if ((uint64_t)(int64_t)t93 < (uint64_t)v_x360_n) {
-            t103 = v_x360_d[t93];
-          } else {
-            NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 2, 0, RT_GATHER, t93, v_x360_n, 0.0, 1);
-            t103 = 0;
-          }
-          int32_t t105 = rt_add_i(t102, t103);
-        }
-        v_x359_d[t92] = v_x356;
-        v_x374_d[t92] = t100;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x359 = v_x359;
-  *out_v_x369 = v_x369;
-  *out_v_x370 = v_x370;
-  *out_v_x374 = v_x374;
-  return;
-fail:
-  rt_release(v_x359);
-  rt_release(v_x374);
-}
-
 /* K5: MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
+static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x380, int32_t v_x383, RtValue *v_x386, RtValue *v_x389, RtValue **out_v_x391) {
   (void)loc;
   (void)run;
-  const RtDivisor v_x378_dv = rt_divisor(v_x378);
-  int32_t *v_x381_d = v_x381->data.i;
-  const int64_t v_x381_n = v_x381->len;
-  int32_t *v_x384_d = v_x384->data.i;
-  const int64_t v_x384_n = v_x384->len;
-  RtValue *v_x386 = NULL;
+  const RtDivisor v_x383_dv = rt_divisor(v_x383);
+  int32_t *v_x386_d = v_x386->data.i;
+  const int64_t v_x386_n = v_x386->len;
+  int32_t *v_x389_d = v_x389->data.i;
+  const int64_t v_x389_n = v_x389->len;
+  RtValue *v_x391 = NULL;
   /* MAP */
   {
-    const int64_t t106 = v_x384_n;
-    v_x386 = rt_value_new(rt_vec_type(RT_INT), t106);
-    int32_t *v_x386_d = v_x386->data.i;
-    const int64_t v_x386_n = v_x386->len;
-    RT_PARALLEL_FOR_IF(t106 >= RT_PARALLEL_MIN)
-    for (int64_t t107 = 0; t107 < t106; t107++) {
-      const int32_t t108 = (int32_t)t107;
-      int t111 = 0; /* nonzero: a check below failed */
-      int32_t t109 = v_x384_d[t108];
-      int t112 = (uint64_t)(int64_t)t109 < (uint64_t)v_x375;
-      int32_t t110 = t112 ? t109 : 0;
-      t111 |= !t112;
-      int32_t t114 = rt_rem_by(t110, v_x378_dv, &t111);
-      int t116 = (uint64_t)(int64_t)t114 < (uint64_t)v_x381_n;
-      int32_t t115 = t116 ? v_x381_d[t114] : 0;
-      t111 |= !t116;
-      if (__builtin_expect(t111 != 0, 0)) { /* again, recording the error */
-        int32_t t117 = v_x384_d[t108];
-        int32_t t118;
-        if ((uint64_t)(int64_t)t117 < (uint64_t)v_x375) {
-          t118 = t117;
+    const int64_t t84 = v_x389_n;
+    v_x391 = rt_value_new(rt_vec_type(RT_INT), t84);
+    int32_t *v_x391_d = v_x391->data.i;
+    const int64_t v_x391_n = v_x391->len;
+    RT_PARALLEL_FOR_IF(t84 >= RT_PARALLEL_MIN)
+    for (int64_t t85 = 0; t85 < t84; t85++) {
+      const int32_t t86 = (int32_t)t85;
+      int t89 = 0; /* nonzero: a check below failed */
+      int32_t t87 = v_x389_d[t86];
+      int t90 = (uint64_t)(int64_t)t87 < (uint64_t)v_x380;
+      int32_t t88 = t90 ? t87 : 0;
+      t89 |= !t90;
+      int32_t t92 = rt_rem_by(t88, v_x383_dv, &t89);
+      int t94 = (uint64_t)(int64_t)t92 < (uint64_t)v_x386_n;
+      int32_t t93 = t94 ? v_x386_d[t92] : 0;
+      t89 |= !t94;
+      if (__builtin_expect(t89 != 0, 0)) { /* again, recording the error */
+        int32_t t95 = v_x389_d[t86];
+        int32_t t96;
+        if ((uint64_t)(int64_t)t95 < (uint64_t)v_x380) {
+          t96 = t95;
         } else {
-          NESSIE_RECORD(err, t107, RT_CHECK_INDEX, 2, 0, RT_GATHER, t117, v_x375, 0.0, 0);
-          t118 = 0;
+          NESSIE_RECORD(err, t85, RT_CHECK_INDEX, 2, 0, RT_GATHER, t95, v_x380, 0.0, 0);
+          t96 = 0;
         }
-        int t119 = 0;
-        int32_t t120 = rt_rem_by(t118, v_x378_dv, &t119);
-        if (t119) {
-          NESSIE_RECORD(err, t107, RT_CHECK_SCALAR, 0, t119, RT_REM, 0, 0, 0.0, 1);
+        int t97 = 0;
+        int32_t t98 = rt_rem_by(t96, v_x383_dv, &t97);
+        if (t97) {
+          NESSIE_RECORD(err, t85, RT_CHECK_SCALAR, 0, t97, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t121;
-        if ((uint64_t)(int64_t)t120 < (uint64_t)v_x381_n) {
-          t121 = v_x381_d[t120];
+        int32_t t99;
+        if ((uint64_t)(int64_t)t98 < (uint64_t)v_x386_n) {
+          t99 = v_x386_d[t98];
         } else {
-          NESSIE_RECORD(err, t107, RT_CHECK_INDEX, 0, 0, RT_GATHER, t120, v_x381_n, 0.0, 2);
-          t121 = 0;
+          NESSIE_RECORD(err, t85, RT_CHECK_INDEX, 0, 0, RT_GATHER, t98, v_x386_n, 0.0, 2);
+          t99 = 0;
         }
       }
-      v_x386_d[t107] = t115;
+      v_x391_d[t85] = t93;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x386 = v_x386;
+  *out_v_x391 = v_x391;
   return;
 fail:
-  rt_release(v_x386);
-}
-
-/* K6: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x399, int32_t v_x400, RtValue *v_x403, RtValue **out_v_x402, int32_t *out_v_x412, int32_t *out_v_x413, RtValue **out_v_x417) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x403_d = v_x403->data.i;
-  const int64_t v_x403_n = v_x403->len;
-  int32_t v_x411 = 0;
-  int32_t v_x412 = 0;
-  int32_t v_x413 = 0;
-  RtValue *v_x402 = NULL;
-  RtValue *v_x417 = NULL;
-  /* REDUCE */
-  {
-    const int64_t t122 = v_x403_n;
-    const int64_t t123 = t122 > 0 ? (t122 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t124 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t123);
-    int32_t *t125 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t123);
-    int32_t *t126 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t123);
-    RT_PARALLEL_FOR_IF(t123 > 1)
-    for (int64_t t127 = 0; t127 < t123; t127++) {
-      int32_t t127a0;
-      int32_t t127a1;
-      int32_t t127a2;
-      t127a0 = 2147483647;
-      t127a1 = 0;
-      t127a2 = 1;
-      const int64_t t127_end = (t127 + 1) * RT_CHUNK < t122 ? (t127 + 1) * RT_CHUNK : t122;
-      for (int64_t t128 = t127 * RT_CHUNK; t128 < t127_end; t128++) {
-        const int32_t t129 = (int32_t)t128;
-        int32_t t127x0;
-        int32_t t127x1;
-        int32_t t127x2;
-        int32_t t130 = v_x403_d[t129];
-        uint8_t t132 = rt_ge_i(t130, 0);
-        uint8_t t134 = rt_lt_i(t130, v_x399);
-        uint8_t t136 = rt_and_b(t132, t134);
-        int32_t t137;
-        if (t136) {
-          t137 = 2147483647;
-        } else {
-          t137 = t129;
-        }
-        t127x0 = t137;
-        t127x1 = t130;
-        t127x2 = v_x399;
-        uint8_t t139 = rt_le_i(t127a0, t127x0);
-        int32_t t140;
-        if (t139) {
-          t140 = t127a0;
-        } else {
-          t140 = t127x0;
-        }
-        int32_t t141;
-        if (t139) {
-          t141 = t127a1;
-        } else {
-          t141 = t127x1;
-        }
-        int32_t t142;
-        if (t139) {
-          t142 = t127a2;
-        } else {
-          t142 = t127x2;
-        }
-        t127a0 = t140;
-        t127a1 = t141;
-        t127a2 = t142;
-      }
-      t124[t127] = t127a0;
-      t125[t127] = t127a1;
-      t126[t127] = t127a2;
-    }
-    int32_t t127t0;
-    int32_t t127t1;
-    int32_t t127t2;
-    t127t0 = 2147483647;
-    t127t1 = 0;
-    t127t2 = 1;
-    for (int64_t t127 = 0; t127 < t123; t127++) {
-      const int32_t t143 = t124[t127];
-      const int32_t t144 = t125[t127];
-      const int32_t t145 = t126[t127];
-      uint8_t t147 = rt_le_i(t127t0, t143);
-      int32_t t148;
-      if (t147) {
-        t148 = t127t0;
-      } else {
-        t148 = t143;
-      }
-      int32_t t149;
-      if (t147) {
-        t149 = t127t1;
-      } else {
-        t149 = t144;
-      }
-      int32_t t150;
-      if (t147) {
-        t150 = t127t2;
-      } else {
-        t150 = t145;
-      }
-      t127t0 = t148;
-      t127t1 = t149;
-      t127t2 = t150;
-    }
-    v_x411 = t127t0;
-    rt_free(t124);
-    v_x412 = t127t1;
-    rt_free(t125);
-    v_x413 = t127t2;
-    rt_free(t126);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    /* MAP */
-    {
-      const int64_t t151 = v_x400;
-      if (t151 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t151, 0.0, 0);
-        goto fail;
-      }
-      v_x402 = rt_value_new(rt_vec_type(RT_INT), t151);
-      int32_t *v_x402_d = v_x402->data.i;
-      const int64_t v_x402_n = v_x402->len;
-      v_x417 = rt_value_new(rt_vec_type(RT_INT), t151);
-      int32_t *v_x417_d = v_x417->data.i;
-      const int64_t v_x417_n = v_x417->len;
-      RT_PARALLEL_FOR_IF(t151 >= RT_PARALLEL_MIN)
-      for (int64_t t152 = 0; t152 < t151; t152++) {
-        const int32_t t153 = (int32_t)t152;
-        int t157 = 0; /* nonzero: a check below failed */
-        int32_t t155 = rt_mul_i(t153, v_x399);
-        int t158 = (uint64_t)(int64_t)t153 < (uint64_t)v_x403_n;
-        int32_t t156 = t158 ? v_x403_d[t153] : 0;
-        t157 |= !t158;
-        int32_t t160 = rt_add_i(t155, t156);
-        if (__builtin_expect(t157 != 0, 0)) { /* again, recording the error */
-          int32_t t162 = rt_mul_i(t153, v_x399);
-          int32_t t163;
-          if ((uint64_t)(int64_t)t153 < (uint64_t)v_x403_n) {
-            t163 = v_x403_d[t153];
-          } else {
-            NESSIE_RECORD(err, t152, RT_CHECK_INDEX, 3, 0, RT_GATHER, t153, v_x403_n, 0.0, 1);
-            t163 = 0;
-          }
-          int32_t t165 = rt_add_i(t162, t163);
-        }
-        v_x402_d[t152] = v_x399;
-        v_x417_d[t152] = t160;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x402 = v_x402;
-  *out_v_x412 = v_x412;
-  *out_v_x413 = v_x413;
-  *out_v_x417 = v_x417;
-  return;
-fail:
-  rt_release(v_x402);
-  rt_release(v_x417);
+  rt_release(v_x391);
 }
 
 /* K7: MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
+static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x428, int32_t v_x431, RtValue *v_x434, RtValue *v_x437, RtValue **out_v_x439) {
   (void)loc;
   (void)run;
-  const RtDivisor v_x421_dv = rt_divisor(v_x421);
-  int32_t *v_x424_d = v_x424->data.i;
-  const int64_t v_x424_n = v_x424->len;
-  int32_t *v_x427_d = v_x427->data.i;
-  const int64_t v_x427_n = v_x427->len;
-  RtValue *v_x429 = NULL;
+  const RtDivisor v_x431_dv = rt_divisor(v_x431);
+  int32_t *v_x434_d = v_x434->data.i;
+  const int64_t v_x434_n = v_x434->len;
+  int32_t *v_x437_d = v_x437->data.i;
+  const int64_t v_x437_n = v_x437->len;
+  RtValue *v_x439 = NULL;
   /* MAP */
   {
-    const int64_t t166 = v_x427_n;
-    v_x429 = rt_value_new(rt_vec_type(RT_INT), t166);
-    int32_t *v_x429_d = v_x429->data.i;
-    const int64_t v_x429_n = v_x429->len;
-    RT_PARALLEL_FOR_IF(t166 >= RT_PARALLEL_MIN)
-    for (int64_t t167 = 0; t167 < t166; t167++) {
-      const int32_t t168 = (int32_t)t167;
-      int t171 = 0; /* nonzero: a check below failed */
-      int32_t t169 = v_x427_d[t168];
-      int t172 = (uint64_t)(int64_t)t169 < (uint64_t)v_x418;
-      int32_t t170 = t172 ? t169 : 0;
-      t171 |= !t172;
-      int32_t t174 = rt_rem_by(t170, v_x421_dv, &t171);
-      int t176 = (uint64_t)(int64_t)t174 < (uint64_t)v_x424_n;
-      int32_t t175 = t176 ? v_x424_d[t174] : 0;
-      t171 |= !t176;
-      if (__builtin_expect(t171 != 0, 0)) { /* again, recording the error */
-        int32_t t177 = v_x427_d[t168];
-        int32_t t178;
-        if ((uint64_t)(int64_t)t177 < (uint64_t)v_x418) {
-          t178 = t177;
+    const int64_t t133 = v_x437_n;
+    v_x439 = rt_value_new(rt_vec_type(RT_INT), t133);
+    int32_t *v_x439_d = v_x439->data.i;
+    const int64_t v_x439_n = v_x439->len;
+    RT_PARALLEL_FOR_IF(t133 >= RT_PARALLEL_MIN)
+    for (int64_t t134 = 0; t134 < t133; t134++) {
+      const int32_t t135 = (int32_t)t134;
+      int t138 = 0; /* nonzero: a check below failed */
+      int32_t t136 = v_x437_d[t135];
+      int t139 = (uint64_t)(int64_t)t136 < (uint64_t)v_x428;
+      int32_t t137 = t139 ? t136 : 0;
+      t138 |= !t139;
+      int32_t t141 = rt_rem_by(t137, v_x431_dv, &t138);
+      int t143 = (uint64_t)(int64_t)t141 < (uint64_t)v_x434_n;
+      int32_t t142 = t143 ? v_x434_d[t141] : 0;
+      t138 |= !t143;
+      if (__builtin_expect(t138 != 0, 0)) { /* again, recording the error */
+        int32_t t144 = v_x437_d[t135];
+        int32_t t145;
+        if ((uint64_t)(int64_t)t144 < (uint64_t)v_x428) {
+          t145 = t144;
         } else {
-          NESSIE_RECORD(err, t167, RT_CHECK_INDEX, 3, 0, RT_GATHER, t177, v_x418, 0.0, 0);
-          t178 = 0;
+          NESSIE_RECORD(err, t134, RT_CHECK_INDEX, 3, 0, RT_GATHER, t144, v_x428, 0.0, 0);
+          t145 = 0;
         }
-        int t179 = 0;
-        int32_t t180 = rt_rem_by(t178, v_x421_dv, &t179);
-        if (t179) {
-          NESSIE_RECORD(err, t167, RT_CHECK_SCALAR, 0, t179, RT_REM, 0, 0, 0.0, 1);
+        int t146 = 0;
+        int32_t t147 = rt_rem_by(t145, v_x431_dv, &t146);
+        if (t146) {
+          NESSIE_RECORD(err, t134, RT_CHECK_SCALAR, 0, t146, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t181;
-        if ((uint64_t)(int64_t)t180 < (uint64_t)v_x424_n) {
-          t181 = v_x424_d[t180];
+        int32_t t148;
+        if ((uint64_t)(int64_t)t147 < (uint64_t)v_x434_n) {
+          t148 = v_x434_d[t147];
         } else {
-          NESSIE_RECORD(err, t167, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x424_n, 0.0, 2);
-          t181 = 0;
+          NESSIE_RECORD(err, t134, RT_CHECK_INDEX, 0, 0, RT_GATHER, t147, v_x434_n, 0.0, 2);
+          t148 = 0;
         }
       }
-      v_x429_d[t167] = t175;
+      v_x439_d[t134] = t142;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x429 = v_x429;
+  *out_v_x439 = v_x439;
   return;
 fail:
-  rt_release(v_x429);
+  rt_release(v_x439);
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -921,11 +565,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 10, 5);
-  RtValue *t182 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t182->data.i[0] = 1;
-  t182->data.i[1] = 2;
-  t182->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t182);
+  RtValue *t149 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t149->data.i[0] = 1;
+  t149->data.i[1] = 2;
+  t149->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t149);
   value_0 = v_x17;
   NESSIE_SYNC();
   {
@@ -944,20 +588,18 @@ static void top_11(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 19);
-  RtValue *t183 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t183->data.i[0] = 0;
-  t183->data.i[1] = 1;
-  v_x19 = NESSIE_TO_DEVICE(t183);
+  RtValue *t150 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t150->data.i[0] = 0;
+  t150->data.i[1] = 1;
+  v_x19 = NESSIE_TO_DEVICE(t150);
   int32_t v_x21 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
   v_x21 = (int32_t)g_x18->len;
-  int32_t v_x20 = 0;
-  v_x20 = (int32_t)v_x19->len;
   RtValue *v_x26 = NULL;
   int32_t v_x72 = 0;
   int32_t v_x73 = 0;
   RtValue *v_x81 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K2, 4, v_x21, v_x20, v_x19, &v_x26, &v_x72, &v_x73, &v_x81);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K2, 4, v_x21, v_x19, &v_x26, &v_x72, &v_x73, &v_x81);
   rt_release(v_x19);
   RtValue *v_x29 = NULL;
   NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K1, 4, v_x26, &v_x29);
@@ -992,20 +634,18 @@ static void top_12(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x87 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 19);
-  RtValue *t184 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t184->data.i[0] = 2;
-  t184->data.i[1] = 0;
-  v_x87 = NESSIE_TO_DEVICE(t184);
+  RtValue *t151 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t151->data.i[0] = 2;
+  t151->data.i[1] = 0;
+  v_x87 = NESSIE_TO_DEVICE(t151);
   int32_t v_x89 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
   v_x89 = (int32_t)g_x18->len;
-  int32_t v_x88 = 0;
-  v_x88 = (int32_t)v_x87->len;
   RtValue *v_x94 = NULL;
   int32_t v_x140 = 0;
   int32_t v_x141 = 0;
   RtValue *v_x149 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K4, 5, v_x89, v_x88, v_x87, &v_x94, &v_x140, &v_x141, &v_x149);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K2, 5, v_x89, v_x87, &v_x94, &v_x140, &v_x141, &v_x149);
   rt_release(v_x87);
   RtValue *v_x97 = NULL;
   NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 5, v_x94, &v_x97);
@@ -1040,20 +680,18 @@ static void top_13(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x155 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 19);
-  RtValue *t185 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t185->data.i[0] = 1;
-  t185->data.i[1] = 5;
-  v_x155 = NESSIE_TO_DEVICE(t185);
+  RtValue *t152 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t152->data.i[0] = 1;
+  t152->data.i[1] = 5;
+  v_x155 = NESSIE_TO_DEVICE(t152);
   int32_t v_x157 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
   v_x157 = (int32_t)g_x18->len;
-  int32_t v_x156 = 0;
-  v_x156 = (int32_t)v_x155->len;
   RtValue *v_x162 = NULL;
   int32_t v_x208 = 0;
   int32_t v_x209 = 0;
   RtValue *v_x217 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K6, 6, v_x157, v_x156, v_x155, &v_x162, &v_x208, &v_x209, &v_x217);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K2, 6, v_x157, v_x155, &v_x162, &v_x208, &v_x209, &v_x217);
   rt_release(v_x155);
   RtValue *v_x165 = NULL;
   NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 6, v_x162, &v_x165);

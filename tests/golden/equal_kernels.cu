@@ -180,157 +180,154 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x27, RtValue *
   }
 }
 
-/* K2: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
+/* K2 runs too for K4 and K6, whose code is the same */
+/* K2: MAP, REDUCE -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+static void K2_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
   (void)loc;
   (void)run;
   int32_t *v_x317_d = v_x317->data.i;
   const int64_t v_x317_n = v_x317->len;
+  RtValue *v_x316 = NULL;
+  RtValue *v_x331 = NULL;
   int32_t v_x325 = 0;
   int32_t v_x326 = 0;
   int32_t v_x327 = 0;
-  RtValue *v_x316 = NULL;
-  RtValue *v_x331 = NULL;
-  /* REDUCE */
+  /* MAP */
   {
     const int64_t t3 = v_x317_n;
-    const int64_t t4 = t3 > 0 ? (t3 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t5 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t4);
-    int32_t *t6 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t4);
-    int32_t *t7 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t4);
-    RT_PARALLEL_FOR_IF(t4 > 1)
-    for (int64_t t8 = 0; t8 < t4; t8++) {
-      int32_t t8a0;
-      int32_t t8a1;
-      int32_t t8a2;
-      t8a0 = 2147483647;
-      t8a1 = 0;
-      t8a2 = 1;
-      const int64_t t8_end = (t8 + 1) * RT_CHUNK < t3 ? (t8 + 1) * RT_CHUNK : t3;
-      for (int64_t t9 = t8 * RT_CHUNK; t9 < t8_end; t9++) {
-        const int32_t t10 = (int32_t)t9;
-        int32_t t8x0;
-        int32_t t8x1;
-        int32_t t8x2;
-        int32_t t11 = v_x317_d[t10];
-        uint8_t t13 = rt_ge_i(t11, 0);
-        uint8_t t15 = rt_lt_i(t11, v_x313);
-        uint8_t t17 = rt_and_b(t13, t15);
-        int32_t t18;
-        if (t17) {
-          t18 = 2147483647;
-        } else {
-          t18 = t10;
-        }
-        t8x0 = t18;
-        t8x1 = t11;
-        t8x2 = v_x313;
-        uint8_t t20 = rt_le_i(t8a0, t8x0);
-        int32_t t21;
-        if (t20) {
-          t21 = t8a0;
-        } else {
-          t21 = t8x0;
-        }
-        int32_t t22;
-        if (t20) {
-          t22 = t8a1;
-        } else {
-          t22 = t8x1;
-        }
-        int32_t t23;
-        if (t20) {
-          t23 = t8a2;
-        } else {
-          t23 = t8x2;
-        }
-        t8a0 = t21;
-        t8a1 = t22;
-        t8a2 = t23;
+    v_x316 = rt_value_new(rt_vec_type(RT_INT), t3);
+    int32_t *v_x316_d = v_x316->data.i;
+    const int64_t v_x316_n = v_x316->len;
+    v_x331 = rt_value_new(rt_vec_type(RT_INT), t3);
+    int32_t *v_x331_d = v_x331->data.i;
+    const int64_t v_x331_n = v_x331->len;
+    RT_PARALLEL_FOR_IF(t3 >= RT_PARALLEL_MIN)
+    for (int64_t t4 = 0; t4 < t3; t4++) {
+      const int32_t t5 = (int32_t)t4;
+      int32_t t6 = v_x317_d[t5];
+      uint8_t t8 = rt_ge_i(t6, 0);
+      uint8_t t10 = rt_lt_i(t6, v_x313);
+      uint8_t t12 = rt_and_b(t8, t10);
+      int32_t t13;
+      if (t12) {
+        t13 = 2147483647;
+      } else {
+        t13 = t5;
       }
-      t5[t8] = t8a0;
-      t6[t8] = t8a1;
-      t7[t8] = t8a2;
+      int32_t t15 = rt_mul_i(t5, v_x313);
+      int32_t t17 = rt_add_i(t15, t6);
+      v_x316_d[t4] = v_x313;
+      v_x331_d[t4] = t17;
     }
-    int32_t t8t0;
-    int32_t t8t1;
-    int32_t t8t2;
-    t8t0 = 2147483647;
-    t8t1 = 0;
-    t8t2 = 1;
-    for (int64_t t8 = 0; t8 < t4; t8++) {
-      const int32_t t24 = t5[t8];
-      const int32_t t25 = t6[t8];
-      const int32_t t26 = t7[t8];
-      uint8_t t28 = rt_le_i(t8t0, t24);
-      int32_t t29;
-      if (t28) {
-        t29 = t8t0;
-      } else {
-        t29 = t24;
-      }
-      int32_t t30;
-      if (t28) {
-        t30 = t8t1;
-      } else {
-        t30 = t25;
-      }
-      int32_t t31;
-      if (t28) {
-        t31 = t8t2;
-      } else {
-        t31 = t26;
-      }
-      t8t0 = t29;
-      t8t1 = t30;
-      t8t2 = t31;
-    }
-    v_x325 = t8t0;
-    rt_free(t5);
-    v_x326 = t8t1;
-    rt_free(t6);
-    v_x327 = t8t2;
-    rt_free(t7);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    /* MAP */
+    int32_t *v_x316_d = v_x316->data.i;
+    const int64_t v_x316_n = v_x316->len;
+    int32_t *v_x331_d = v_x331->data.i;
+    const int64_t v_x331_n = v_x331->len;
+    /* REDUCE */
     {
-      const int64_t t32 = v_x314;
-      if (t32 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t32, 0.0, 0);
-        goto fail;
-      }
-      v_x316 = rt_value_new(rt_vec_type(RT_INT), t32);
-      int32_t *v_x316_d = v_x316->data.i;
-      const int64_t v_x316_n = v_x316->len;
-      v_x331 = rt_value_new(rt_vec_type(RT_INT), t32);
-      int32_t *v_x331_d = v_x331->data.i;
-      const int64_t v_x331_n = v_x331->len;
-      RT_PARALLEL_FOR_IF(t32 >= RT_PARALLEL_MIN)
-      for (int64_t t33 = 0; t33 < t32; t33++) {
-        const int32_t t34 = (int32_t)t33;
-        int t38 = 0; /* nonzero: a check below failed */
-        int32_t t36 = rt_mul_i(t34, v_x313);
-        int t39 = (uint64_t)(int64_t)t34 < (uint64_t)v_x317_n;
-        int32_t t37 = t39 ? v_x317_d[t34] : 0;
-        t38 |= !t39;
-        int32_t t41 = rt_add_i(t36, t37);
-        if (__builtin_expect(t38 != 0, 0)) { /* again, recording the error */
-          int32_t t43 = rt_mul_i(t34, v_x313);
-          int32_t t44;
-          if ((uint64_t)(int64_t)t34 < (uint64_t)v_x317_n) {
-            t44 = v_x317_d[t34];
+      const int64_t t18 = v_x317_n;
+      const int64_t t19 = t18 > 0 ? (t18 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t20 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t19);
+      int32_t *t21 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t19);
+      int32_t *t22 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t19);
+      RT_PARALLEL_FOR_IF(t19 > 1)
+      for (int64_t t23 = 0; t23 < t19; t23++) {
+        int32_t t23a0;
+        int32_t t23a1;
+        int32_t t23a2;
+        t23a0 = 2147483647;
+        t23a1 = 0;
+        t23a2 = 1;
+        const int64_t t23_end = (t23 + 1) * RT_CHUNK < t18 ? (t23 + 1) * RT_CHUNK : t18;
+        for (int64_t t24 = t23 * RT_CHUNK; t24 < t23_end; t24++) {
+          const int32_t t25 = (int32_t)t24;
+          int32_t t23x0;
+          int32_t t23x1;
+          int32_t t23x2;
+          int32_t t26 = v_x317_d[t25];
+          uint8_t t28 = rt_ge_i(t26, 0);
+          uint8_t t30 = rt_lt_i(t26, v_x313);
+          uint8_t t32 = rt_and_b(t28, t30);
+          int32_t t33;
+          if (t32) {
+            t33 = 2147483647;
           } else {
-            NESSIE_RECORD(err, t33, RT_CHECK_INDEX, 1, 0, RT_GATHER, t34, v_x317_n, 0.0, 1);
-            t44 = 0;
+            t33 = t25;
           }
-          int32_t t46 = rt_add_i(t43, t44);
+          int32_t t35 = rt_mul_i(t25, v_x313);
+          t23x0 = t33;
+          t23x1 = t26;
+          t23x2 = v_x313;
+          uint8_t t37 = rt_le_i(t23a0, t23x0);
+          int32_t t38;
+          if (t37) {
+            t38 = t23a0;
+          } else {
+            t38 = t23x0;
+          }
+          int32_t t39;
+          if (t37) {
+            t39 = t23a1;
+          } else {
+            t39 = t23x1;
+          }
+          int32_t t40;
+          if (t37) {
+            t40 = t23a2;
+          } else {
+            t40 = t23x2;
+          }
+          t23a0 = t38;
+          t23a1 = t39;
+          t23a2 = t40;
         }
-        v_x316_d[t33] = v_x313;
-        v_x331_d[t33] = t41;
+        t20[t23] = t23a0;
+        t21[t23] = t23a1;
+        t22[t23] = t23a2;
       }
+      int32_t t23t0;
+      int32_t t23t1;
+      int32_t t23t2;
+      t23t0 = 2147483647;
+      t23t1 = 0;
+      t23t2 = 1;
+      for (int64_t t23 = 0; t23 < t19; t23++) {
+        const int32_t t41 = t20[t23];
+        const int32_t t42 = t21[t23];
+        const int32_t t43 = t22[t23];
+        uint8_t t45 = rt_le_i(t23t0, t41);
+        int32_t t46;
+        if (t45) {
+          t46 = t23t0;
+        } else {
+          t46 = t41;
+        }
+        int32_t t47;
+        if (t45) {
+          t47 = t23t1;
+        } else {
+          t47 = t42;
+        }
+        int32_t t48;
+        if (t45) {
+          t48 = t23t2;
+        } else {
+          t48 = t43;
+        }
+        t23t0 = t46;
+        t23t1 = t47;
+        t23t2 = t48;
+      }
+      v_x325 = t23t0;
+      rt_free(t20);
+      v_x326 = t23t1;
+      rt_free(t21);
+      v_x327 = t23t2;
+      rt_free(t22);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -345,104 +342,106 @@ fail:
   rt_release(v_x331);
 }
 
-/* K2: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+/* K2: MAP, REDUCE -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
 struct K2_A {
   RtKernelError *err;
   int run;
   int32_t v_x313;
-  int32_t v_x314;
   int32_t *v_x317_d; int64_t v_x317_n;
+  int32_t *v_x316_d; int64_t v_x316_n;
+  int32_t *v_x331_d; int64_t v_x331_n;
   int32_t v_x325;
   int32_t v_x326;
   int32_t v_x327;
-  int32_t *v_x316_d; int64_t v_x316_n;
-  int32_t *v_x331_d; int64_t v_x331_n;
 };
 struct alignas(8) K2_0_V {
   int32_t v0;
   int32_t v1;
-  int32_t v2;
 };
 struct K2_0_pull {
   K2_A A;
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t47 = A.v_x317_d[ix];
-    uint8_t t49 = rt_ge_i(t47, 0);
-    uint8_t t51 = rt_lt_i(t47, A.v_x313);
-    uint8_t t53 = rt_and_b(t49, t51);
-    int32_t t54;
-    if (t53) {
-      t54 = 2147483647;
+    int32_t t49 = A.v_x317_d[ix];
+    uint8_t t51 = rt_ge_i(t49, 0);
+    uint8_t t53 = rt_lt_i(t49, A.v_x313);
+    uint8_t t55 = rt_and_b(t51, t53);
+    int32_t t56;
+    if (t55) {
+      t56 = 2147483647;
     } else {
-      t54 = ix;
+      t56 = ix;
     }
-    return K2_0_V{t54, t47, A.v_x313};
+    int32_t t58 = rt_mul_i(ix, A.v_x313);
+    int32_t t60 = rt_add_i(t58, t49);
+    return K2_0_V{A.v_x313, t60};
   }
 };
-struct K2_0_op {
+struct K2_0_store {
   K2_A A;
-  __device__ K2_0_V operator()(const K2_0_V &a, const K2_0_V &b) const {
-    uint8_t t56 = rt_le_i(a.v0, b.v0);
-    int32_t t57;
-    if (t56) {
-      t57 = a.v0;
-    } else {
-      t57 = b.v0;
-    }
-    int32_t t58;
-    if (t56) {
-      t58 = a.v1;
-    } else {
-      t58 = b.v1;
-    }
-    int32_t t59;
-    if (t56) {
-      t59 = a.v2;
-    } else {
-      t59 = b.v2;
-    }
-    return K2_0_V{t57, t58, t59};
+  __device__ void operator()(int64_t i, const K2_0_V &v) const {
+    A.v_x316_d[i] = v.v0;
+    A.v_x331_d[i] = v.v1;
   }
 };
 struct alignas(8) K2_1_V {
   int32_t v0;
   int32_t v1;
+  int32_t v2;
 };
 struct K2_1_pull {
   K2_A A;
   __device__ K2_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t63 = 0; /* nonzero: a check below failed */
-    int32_t t61 = rt_mul_i(ix, A.v_x313);
-    int t64 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x317_n;
-    int32_t t62 = t64 ? A.v_x317_d[ix] : 0;
-    t63 |= !t64;
-    int32_t t66 = rt_add_i(t61, t62);
-    if (__builtin_expect(t63 != 0, 0)) { /* again, recording the error */
-      int32_t t68 = rt_mul_i(ix, A.v_x313);
-      int32_t t69;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x317_n) {
-        t69 = A.v_x317_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x317_n, 0.0, 0);
-        t69 = 0;
-      }
-      int32_t t71 = rt_add_i(t68, t69);
+    int32_t t61 = A.v_x317_d[ix];
+    uint8_t t63 = rt_ge_i(t61, 0);
+    uint8_t t65 = rt_lt_i(t61, A.v_x313);
+    uint8_t t67 = rt_and_b(t63, t65);
+    int32_t t68;
+    if (t67) {
+      t68 = 2147483647;
+    } else {
+      t68 = ix;
     }
-    return K2_1_V{A.v_x313, t66};
+    int32_t t70 = rt_mul_i(ix, A.v_x313);
+    return K2_1_V{t68, t61, A.v_x313};
   }
 };
-struct K2_1_store {
+struct K2_1_op {
   K2_A A;
-  __device__ void operator()(int64_t i, const K2_1_V &v) const {
-    A.v_x316_d[i] = v.v0;
-    A.v_x331_d[i] = v.v1;
+  __device__ K2_1_V operator()(const K2_1_V &a, const K2_1_V &b) const {
+    uint8_t t72 = rt_le_i(a.v0, b.v0);
+    int32_t t73;
+    if (t72) {
+      t73 = a.v0;
+    } else {
+      t73 = b.v0;
+    }
+    int32_t t74;
+    if (t72) {
+      t74 = a.v1;
+    } else {
+      t74 = b.v1;
+    }
+    int32_t t75;
+    if (t72) {
+      t75 = a.v2;
+    } else {
+      t75 = b.v2;
+    }
+    return K2_1_V{t73, t74, t75};
   }
 };
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
+struct K2_1_ride {
+  K2_A A;
+  __device__ K2_1_V operator()(int64_t i) const {
+    K2_0_store{A}(i, K2_0_pull{A}(i)); /* MAP 0 rides here */
+    return K2_1_pull{A}(i);
+  }
+};
+static void K2_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
   (void)loc;
   (void)err;
   K2_A A;
@@ -450,39 +449,34 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32
   A.err = rtg_error();
   A.run = rtg_launch(run);
   A.v_x313 = v_x313;
-  A.v_x314 = v_x314;
   A.v_x317_d = v_x317->data.i;
   A.v_x317_n = v_x317->len;
+  RtValue *v_x316 = NULL;
+  RtValue *v_x331 = NULL;
   int32_t v_x325 = 0;
   int32_t v_x326 = 0;
   int32_t v_x327 = 0;
-  RtValue *v_x316 = NULL;
-  RtValue *v_x331 = NULL;
-  /* REDUCE */
-  {
-    const int64_t t72 = v_x317->len;
-    const K2_0_V t73 = rtg::reduce("K2", loc, K2_0_pull{A}, K2_0_op{A}, K2_0_V{2147483647, 0, 1}, t72);
-    v_x325 = t73.v0;
-    A.v_x325 = v_x325;
-    v_x326 = t73.v1;
-    A.v_x326 = v_x326;
-    v_x327 = t73.v2;
-    A.v_x327 = v_x327;
-  }
   /* MAP */
   {
-    const int64_t t74 = v_x314;
-    if (t74 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t74, 0.0, run, 1};
-      goto fail;
-    }
-    v_x316 = rtg_vec_new(RT_INT, t74);
+    const int64_t t76 = v_x317->len;
+    v_x316 = rtg_vec_new(RT_INT, t76);
     A.v_x316_d = v_x316->data.i;
     A.v_x316_n = v_x316->len;
-    v_x331 = rtg_vec_new(RT_INT, t74);
+    v_x331 = rtg_vec_new(RT_INT, t76);
     A.v_x331_d = v_x331->data.i;
     A.v_x331_n = v_x331->len;
-    rtg::map("K2", loc, K2_1_pull{A}, K2_1_store{A}, t74);
+    /* computed in the launch of SOAC 1 (K2_1_ride) */
+  }
+  /* REDUCE */
+  {
+    const int64_t t77 = v_x317->len;
+    const K2_1_V t78 = rtg::reduce("K2", loc, K2_1_ride{A}, K2_1_op{A}, K2_1_V{2147483647, 0, 1}, t77);
+    v_x325 = t78.v0;
+    A.v_x325 = v_x325;
+    v_x326 = t78.v1;
+    A.v_x326 = v_x326;
+    v_x327 = t78.v2;
+    A.v_x327 = v_x327;
   }
   *out_v_x316 = v_x316;
   *out_v_x326 = v_x326;
@@ -494,14 +488,14 @@ fail:
   rt_release(v_x331);
 }
 
-static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
+static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
   RtValue *vals[] = {v_x317};
-  const int64_t sizes[] = {(int64_t)v_x314};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K2_host(err, loc, run, v_x313, v_x314, v_x317, out_v_x316, out_v_x326, out_v_x327, out_v_x331);
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K2_host(err, loc, run, v_x313, v_x317, out_v_x316, out_v_x326, out_v_x327, out_v_x331);
     rtg_host_ran();
   } else {
-    K2_gpu(err, loc, run, v_x313, v_x314, v_x317, out_v_x316, out_v_x326, out_v_x327, out_v_x331);
+    K2_gpu(err, loc, run, v_x313, v_x317, out_v_x316, out_v_x326, out_v_x327, out_v_x331);
   }
 }
 
@@ -517,45 +511,45 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int3
   RtValue *v_x343 = NULL;
   /* MAP */
   {
-    const int64_t t75 = v_x341_n;
-    v_x343 = rt_value_new(rt_vec_type(RT_INT), t75);
+    const int64_t t79 = v_x341_n;
+    v_x343 = rt_value_new(rt_vec_type(RT_INT), t79);
     int32_t *v_x343_d = v_x343->data.i;
     const int64_t v_x343_n = v_x343->len;
-    RT_PARALLEL_FOR_IF(t75 >= RT_PARALLEL_MIN)
-    for (int64_t t76 = 0; t76 < t75; t76++) {
-      const int32_t t77 = (int32_t)t76;
-      int t80 = 0; /* nonzero: a check below failed */
-      int32_t t78 = v_x341_d[t77];
-      int t81 = (uint64_t)(int64_t)t78 < (uint64_t)v_x332;
-      int32_t t79 = t81 ? t78 : 0;
-      t80 |= !t81;
-      int32_t t83 = rt_rem_by(t79, v_x335_dv, &t80);
-      int t85 = (uint64_t)(int64_t)t83 < (uint64_t)v_x338_n;
-      int32_t t84 = t85 ? v_x338_d[t83] : 0;
-      t80 |= !t85;
-      if (__builtin_expect(t80 != 0, 0)) { /* again, recording the error */
-        int32_t t86 = v_x341_d[t77];
-        int32_t t87;
-        if ((uint64_t)(int64_t)t86 < (uint64_t)v_x332) {
-          t87 = t86;
+    RT_PARALLEL_FOR_IF(t79 >= RT_PARALLEL_MIN)
+    for (int64_t t80 = 0; t80 < t79; t80++) {
+      const int32_t t81 = (int32_t)t80;
+      int t84 = 0; /* nonzero: a check below failed */
+      int32_t t82 = v_x341_d[t81];
+      int t85 = (uint64_t)(int64_t)t82 < (uint64_t)v_x332;
+      int32_t t83 = t85 ? t82 : 0;
+      t84 |= !t85;
+      int32_t t87 = rt_rem_by(t83, v_x335_dv, &t84);
+      int t89 = (uint64_t)(int64_t)t87 < (uint64_t)v_x338_n;
+      int32_t t88 = t89 ? v_x338_d[t87] : 0;
+      t84 |= !t89;
+      if (__builtin_expect(t84 != 0, 0)) { /* again, recording the error */
+        int32_t t90 = v_x341_d[t81];
+        int32_t t91;
+        if ((uint64_t)(int64_t)t90 < (uint64_t)v_x332) {
+          t91 = t90;
         } else {
-          NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 1, 0, RT_GATHER, t86, v_x332, 0.0, 0);
-          t87 = 0;
+          NESSIE_RECORD(err, t80, RT_CHECK_INDEX, 1, 0, RT_GATHER, t90, v_x332, 0.0, 0);
+          t91 = 0;
         }
-        int t88 = 0;
-        int32_t t89 = rt_rem_by(t87, v_x335_dv, &t88);
-        if (t88) {
-          NESSIE_RECORD(err, t76, RT_CHECK_SCALAR, 0, t88, RT_REM, 0, 0, 0.0, 1);
+        int t92 = 0;
+        int32_t t93 = rt_rem_by(t91, v_x335_dv, &t92);
+        if (t92) {
+          NESSIE_RECORD(err, t80, RT_CHECK_SCALAR, 0, t92, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t90;
-        if ((uint64_t)(int64_t)t89 < (uint64_t)v_x338_n) {
-          t90 = v_x338_d[t89];
+        int32_t t94;
+        if ((uint64_t)(int64_t)t93 < (uint64_t)v_x338_n) {
+          t94 = v_x338_d[t93];
         } else {
-          NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t89, v_x338_n, 0.0, 2);
-          t90 = 0;
+          NESSIE_RECORD(err, t80, RT_CHECK_INDEX, 0, 0, RT_GATHER, t93, v_x338_n, 0.0, 2);
+          t94 = 0;
         }
       }
-      v_x343_d[t76] = t84;
+      v_x343_d[t80] = t88;
     }
   }
   if (err->index != INT64_MAX)
@@ -585,38 +579,38 @@ struct K3_0_pull {
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t93 = 0; /* nonzero: a check below failed */
-    int32_t t91 = rtg::ld_stream(&A.v_x341_d[ix]);
-    int t94 = (uint64_t)(int64_t)t91 < (uint64_t)A.v_x332;
-    int32_t t92 = t94 ? t91 : 0;
-    t93 |= !t94;
-    int32_t t96 = rt_rem_by(t92, A.v_x335_dv, &t93);
-    int t98 = (uint64_t)(int64_t)t96 < (uint64_t)A.v_x338_n;
-    int32_t t97 = t98 ? A.v_x338_d[t96] : 0;
-    t93 |= !t98;
-    if (__builtin_expect(t93 != 0, 0)) { /* again, recording the error */
-      int32_t t99 = rtg::ld_stream(&A.v_x341_d[ix]);
-      int32_t t100;
-      if ((uint64_t)(int64_t)t99 < (uint64_t)A.v_x332) {
-        t100 = t99;
+    int t97 = 0; /* nonzero: a check below failed */
+    int32_t t95 = rtg::ld_stream(&A.v_x341_d[ix]);
+    int t98 = (uint64_t)(int64_t)t95 < (uint64_t)A.v_x332;
+    int32_t t96 = t98 ? t95 : 0;
+    t97 |= !t98;
+    int32_t t100 = rt_rem_by(t96, A.v_x335_dv, &t97);
+    int t102 = (uint64_t)(int64_t)t100 < (uint64_t)A.v_x338_n;
+    int32_t t101 = t102 ? A.v_x338_d[t100] : 0;
+    t97 |= !t102;
+    if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
+      int32_t t103 = rtg::ld_stream(&A.v_x341_d[ix]);
+      int32_t t104;
+      if ((uint64_t)(int64_t)t103 < (uint64_t)A.v_x332) {
+        t104 = t103;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t99, A.v_x332, 0.0, 0);
-        t100 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t103, A.v_x332, 0.0, 0);
+        t104 = 0;
       }
-      int t101 = 0;
-      int32_t t102 = rt_rem_by(t100, A.v_x335_dv, &t101);
-      if (t101) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t101, RT_REM, 0, 0, 0.0, 1);
+      int t105 = 0;
+      int32_t t106 = rt_rem_by(t104, A.v_x335_dv, &t105);
+      if (t105) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t105, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t103;
-      if ((uint64_t)(int64_t)t102 < (uint64_t)A.v_x338_n) {
-        t103 = A.v_x338_d[t102];
+      int32_t t107;
+      if ((uint64_t)(int64_t)t106 < (uint64_t)A.v_x338_n) {
+        t107 = A.v_x338_d[t106];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t102, A.v_x338_n, 0.0, 2);
-        t103 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t106, A.v_x338_n, 0.0, 2);
+        t107 = 0;
       }
     }
-    return K3_0_V{t97};
+    return K3_0_V{t101};
   }
 };
 struct K3_0_store {
@@ -642,11 +636,11 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32
   RtValue *v_x343 = NULL;
   /* MAP */
   {
-    const int64_t t104 = v_x341->len;
-    v_x343 = rtg_vec_new(RT_INT, t104);
+    const int64_t t108 = v_x341->len;
+    v_x343 = rtg_vec_new(RT_INT, t108);
     A.v_x343_d = v_x343->data.i;
     A.v_x343_n = v_x343->len;
-    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t104);
+    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t108);
   }
   *out_v_x343 = v_x343;
   return;
@@ -665,402 +659,77 @@ static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v
   }
 }
 
-/* K4: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x356, int32_t v_x357, RtValue *v_x360, RtValue **out_v_x359, int32_t *out_v_x369, int32_t *out_v_x370, RtValue **out_v_x374) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x360_d = v_x360->data.i;
-  const int64_t v_x360_n = v_x360->len;
-  int32_t v_x368 = 0;
-  int32_t v_x369 = 0;
-  int32_t v_x370 = 0;
-  RtValue *v_x359 = NULL;
-  RtValue *v_x374 = NULL;
-  /* REDUCE */
-  {
-    const int64_t t105 = v_x360_n;
-    const int64_t t106 = t105 > 0 ? (t105 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t107 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t106);
-    int32_t *t108 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t106);
-    int32_t *t109 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t106);
-    RT_PARALLEL_FOR_IF(t106 > 1)
-    for (int64_t t110 = 0; t110 < t106; t110++) {
-      int32_t t110a0;
-      int32_t t110a1;
-      int32_t t110a2;
-      t110a0 = 2147483647;
-      t110a1 = 0;
-      t110a2 = 1;
-      const int64_t t110_end = (t110 + 1) * RT_CHUNK < t105 ? (t110 + 1) * RT_CHUNK : t105;
-      for (int64_t t111 = t110 * RT_CHUNK; t111 < t110_end; t111++) {
-        const int32_t t112 = (int32_t)t111;
-        int32_t t110x0;
-        int32_t t110x1;
-        int32_t t110x2;
-        int32_t t113 = v_x360_d[t112];
-        uint8_t t115 = rt_ge_i(t113, 0);
-        uint8_t t117 = rt_lt_i(t113, v_x356);
-        uint8_t t119 = rt_and_b(t115, t117);
-        int32_t t120;
-        if (t119) {
-          t120 = 2147483647;
-        } else {
-          t120 = t112;
-        }
-        t110x0 = t120;
-        t110x1 = t113;
-        t110x2 = v_x356;
-        uint8_t t122 = rt_le_i(t110a0, t110x0);
-        int32_t t123;
-        if (t122) {
-          t123 = t110a0;
-        } else {
-          t123 = t110x0;
-        }
-        int32_t t124;
-        if (t122) {
-          t124 = t110a1;
-        } else {
-          t124 = t110x1;
-        }
-        int32_t t125;
-        if (t122) {
-          t125 = t110a2;
-        } else {
-          t125 = t110x2;
-        }
-        t110a0 = t123;
-        t110a1 = t124;
-        t110a2 = t125;
-      }
-      t107[t110] = t110a0;
-      t108[t110] = t110a1;
-      t109[t110] = t110a2;
-    }
-    int32_t t110t0;
-    int32_t t110t1;
-    int32_t t110t2;
-    t110t0 = 2147483647;
-    t110t1 = 0;
-    t110t2 = 1;
-    for (int64_t t110 = 0; t110 < t106; t110++) {
-      const int32_t t126 = t107[t110];
-      const int32_t t127 = t108[t110];
-      const int32_t t128 = t109[t110];
-      uint8_t t130 = rt_le_i(t110t0, t126);
-      int32_t t131;
-      if (t130) {
-        t131 = t110t0;
-      } else {
-        t131 = t126;
-      }
-      int32_t t132;
-      if (t130) {
-        t132 = t110t1;
-      } else {
-        t132 = t127;
-      }
-      int32_t t133;
-      if (t130) {
-        t133 = t110t2;
-      } else {
-        t133 = t128;
-      }
-      t110t0 = t131;
-      t110t1 = t132;
-      t110t2 = t133;
-    }
-    v_x368 = t110t0;
-    rt_free(t107);
-    v_x369 = t110t1;
-    rt_free(t108);
-    v_x370 = t110t2;
-    rt_free(t109);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    /* MAP */
-    {
-      const int64_t t134 = v_x357;
-      if (t134 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t134, 0.0, 0);
-        goto fail;
-      }
-      v_x359 = rt_value_new(rt_vec_type(RT_INT), t134);
-      int32_t *v_x359_d = v_x359->data.i;
-      const int64_t v_x359_n = v_x359->len;
-      v_x374 = rt_value_new(rt_vec_type(RT_INT), t134);
-      int32_t *v_x374_d = v_x374->data.i;
-      const int64_t v_x374_n = v_x374->len;
-      RT_PARALLEL_FOR_IF(t134 >= RT_PARALLEL_MIN)
-      for (int64_t t135 = 0; t135 < t134; t135++) {
-        const int32_t t136 = (int32_t)t135;
-        int t140 = 0; /* nonzero: a check below failed */
-        int32_t t138 = rt_mul_i(t136, v_x356);
-        int t141 = (uint64_t)(int64_t)t136 < (uint64_t)v_x360_n;
-        int32_t t139 = t141 ? v_x360_d[t136] : 0;
-        t140 |= !t141;
-        int32_t t143 = rt_add_i(t138, t139);
-        if (__builtin_expect(t140 != 0, 0)) { /* again, recording the error */
-          int32_t t145 = rt_mul_i(t136, v_x356);
-          int32_t t146;
-          if ((uint64_t)(int64_t)t136 < (uint64_t)v_x360_n) {
-            t146 = v_x360_d[t136];
-          } else {
-            NESSIE_RECORD(err, t135, RT_CHECK_INDEX, 2, 0, RT_GATHER, t136, v_x360_n, 0.0, 1);
-            t146 = 0;
-          }
-          int32_t t148 = rt_add_i(t145, t146);
-        }
-        v_x359_d[t135] = v_x356;
-        v_x374_d[t135] = t143;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x359 = v_x359;
-  *out_v_x369 = v_x369;
-  *out_v_x370 = v_x370;
-  *out_v_x374 = v_x374;
-  return;
-fail:
-  rt_release(v_x359);
-  rt_release(v_x374);
-}
-
-/* K4: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-struct K4_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x356;
-  int32_t v_x357;
-  int32_t *v_x360_d; int64_t v_x360_n;
-  int32_t v_x368;
-  int32_t v_x369;
-  int32_t v_x370;
-  int32_t *v_x359_d; int64_t v_x359_n;
-  int32_t *v_x374_d; int64_t v_x374_n;
-};
-struct alignas(8) K4_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K4_0_pull {
-  K4_A A;
-  __device__ K4_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int32_t t149 = A.v_x360_d[ix];
-    uint8_t t151 = rt_ge_i(t149, 0);
-    uint8_t t153 = rt_lt_i(t149, A.v_x356);
-    uint8_t t155 = rt_and_b(t151, t153);
-    int32_t t156;
-    if (t155) {
-      t156 = 2147483647;
-    } else {
-      t156 = ix;
-    }
-    return K4_0_V{t156, t149, A.v_x356};
-  }
-};
-struct K4_0_op {
-  K4_A A;
-  __device__ K4_0_V operator()(const K4_0_V &a, const K4_0_V &b) const {
-    uint8_t t158 = rt_le_i(a.v0, b.v0);
-    int32_t t159;
-    if (t158) {
-      t159 = a.v0;
-    } else {
-      t159 = b.v0;
-    }
-    int32_t t160;
-    if (t158) {
-      t160 = a.v1;
-    } else {
-      t160 = b.v1;
-    }
-    int32_t t161;
-    if (t158) {
-      t161 = a.v2;
-    } else {
-      t161 = b.v2;
-    }
-    return K4_0_V{t159, t160, t161};
-  }
-};
-struct alignas(8) K4_1_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K4_1_pull {
-  K4_A A;
-  __device__ K4_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t165 = 0; /* nonzero: a check below failed */
-    int32_t t163 = rt_mul_i(ix, A.v_x356);
-    int t166 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x360_n;
-    int32_t t164 = t166 ? A.v_x360_d[ix] : 0;
-    t165 |= !t166;
-    int32_t t168 = rt_add_i(t163, t164);
-    if (__builtin_expect(t165 != 0, 0)) { /* again, recording the error */
-      int32_t t170 = rt_mul_i(ix, A.v_x356);
-      int32_t t171;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x360_n) {
-        t171 = A.v_x360_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x360_n, 0.0, 0);
-        t171 = 0;
-      }
-      int32_t t173 = rt_add_i(t170, t171);
-    }
-    return K4_1_V{A.v_x356, t168};
-  }
-};
-struct K4_1_store {
-  K4_A A;
-  __device__ void operator()(int64_t i, const K4_1_V &v) const {
-    A.v_x359_d[i] = v.v0;
-    A.v_x374_d[i] = v.v1;
-  }
-};
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x356, int32_t v_x357, RtValue *v_x360, RtValue **out_v_x359, int32_t *out_v_x369, int32_t *out_v_x370, RtValue **out_v_x374) {
-  (void)loc;
-  (void)err;
-  K4_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x356 = v_x356;
-  A.v_x357 = v_x357;
-  A.v_x360_d = v_x360->data.i;
-  A.v_x360_n = v_x360->len;
-  int32_t v_x368 = 0;
-  int32_t v_x369 = 0;
-  int32_t v_x370 = 0;
-  RtValue *v_x359 = NULL;
-  RtValue *v_x374 = NULL;
-  /* REDUCE */
-  {
-    const int64_t t174 = v_x360->len;
-    const K4_0_V t175 = rtg::reduce("K4", loc, K4_0_pull{A}, K4_0_op{A}, K4_0_V{2147483647, 0, 1}, t174);
-    v_x368 = t175.v0;
-    A.v_x368 = v_x368;
-    v_x369 = t175.v1;
-    A.v_x369 = v_x369;
-    v_x370 = t175.v2;
-    A.v_x370 = v_x370;
-  }
-  /* MAP */
-  {
-    const int64_t t176 = v_x357;
-    if (t176 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t176, 0.0, run, 1};
-      goto fail;
-    }
-    v_x359 = rtg_vec_new(RT_INT, t176);
-    A.v_x359_d = v_x359->data.i;
-    A.v_x359_n = v_x359->len;
-    v_x374 = rtg_vec_new(RT_INT, t176);
-    A.v_x374_d = v_x374->data.i;
-    A.v_x374_n = v_x374->len;
-    rtg::map("K4", loc, K4_1_pull{A}, K4_1_store{A}, t176);
-  }
-  *out_v_x359 = v_x359;
-  *out_v_x369 = v_x369;
-  *out_v_x370 = v_x370;
-  *out_v_x374 = v_x374;
-  return;
-fail:
-  rt_release(v_x359);
-  rt_release(v_x374);
-}
-
-static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x356, int32_t v_x357, RtValue *v_x360, RtValue **out_v_x359, int32_t *out_v_x369, int32_t *out_v_x370, RtValue **out_v_x374) {
-  RtValue *vals[] = {v_x360};
-  const int64_t sizes[] = {(int64_t)v_x357};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K4_host(err, loc, run, v_x356, v_x357, v_x360, out_v_x359, out_v_x369, out_v_x370, out_v_x374);
-    rtg_host_ran();
-  } else {
-    K4_gpu(err, loc, run, v_x356, v_x357, v_x360, out_v_x359, out_v_x369, out_v_x370, out_v_x374);
-  }
-}
-
 /* K5: MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
+static void K5_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x380, int32_t v_x383, RtValue *v_x386, RtValue *v_x389, RtValue **out_v_x391) {
   (void)loc;
   (void)run;
-  const RtDivisor v_x378_dv = rt_divisor(v_x378);
-  int32_t *v_x381_d = v_x381->data.i;
-  const int64_t v_x381_n = v_x381->len;
-  int32_t *v_x384_d = v_x384->data.i;
-  const int64_t v_x384_n = v_x384->len;
-  RtValue *v_x386 = NULL;
+  const RtDivisor v_x383_dv = rt_divisor(v_x383);
+  int32_t *v_x386_d = v_x386->data.i;
+  const int64_t v_x386_n = v_x386->len;
+  int32_t *v_x389_d = v_x389->data.i;
+  const int64_t v_x389_n = v_x389->len;
+  RtValue *v_x391 = NULL;
   /* MAP */
   {
-    const int64_t t177 = v_x384_n;
-    v_x386 = rt_value_new(rt_vec_type(RT_INT), t177);
-    int32_t *v_x386_d = v_x386->data.i;
-    const int64_t v_x386_n = v_x386->len;
-    RT_PARALLEL_FOR_IF(t177 >= RT_PARALLEL_MIN)
-    for (int64_t t178 = 0; t178 < t177; t178++) {
-      const int32_t t179 = (int32_t)t178;
-      int t182 = 0; /* nonzero: a check below failed */
-      int32_t t180 = v_x384_d[t179];
-      int t183 = (uint64_t)(int64_t)t180 < (uint64_t)v_x375;
-      int32_t t181 = t183 ? t180 : 0;
-      t182 |= !t183;
-      int32_t t185 = rt_rem_by(t181, v_x378_dv, &t182);
-      int t187 = (uint64_t)(int64_t)t185 < (uint64_t)v_x381_n;
-      int32_t t186 = t187 ? v_x381_d[t185] : 0;
-      t182 |= !t187;
-      if (__builtin_expect(t182 != 0, 0)) { /* again, recording the error */
-        int32_t t188 = v_x384_d[t179];
-        int32_t t189;
-        if ((uint64_t)(int64_t)t188 < (uint64_t)v_x375) {
-          t189 = t188;
+    const int64_t t185 = v_x389_n;
+    v_x391 = rt_value_new(rt_vec_type(RT_INT), t185);
+    int32_t *v_x391_d = v_x391->data.i;
+    const int64_t v_x391_n = v_x391->len;
+    RT_PARALLEL_FOR_IF(t185 >= RT_PARALLEL_MIN)
+    for (int64_t t186 = 0; t186 < t185; t186++) {
+      const int32_t t187 = (int32_t)t186;
+      int t190 = 0; /* nonzero: a check below failed */
+      int32_t t188 = v_x389_d[t187];
+      int t191 = (uint64_t)(int64_t)t188 < (uint64_t)v_x380;
+      int32_t t189 = t191 ? t188 : 0;
+      t190 |= !t191;
+      int32_t t193 = rt_rem_by(t189, v_x383_dv, &t190);
+      int t195 = (uint64_t)(int64_t)t193 < (uint64_t)v_x386_n;
+      int32_t t194 = t195 ? v_x386_d[t193] : 0;
+      t190 |= !t195;
+      if (__builtin_expect(t190 != 0, 0)) { /* again, recording the error */
+        int32_t t196 = v_x389_d[t187];
+        int32_t t197;
+        if ((uint64_t)(int64_t)t196 < (uint64_t)v_x380) {
+          t197 = t196;
         } else {
-          NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 2, 0, RT_GATHER, t188, v_x375, 0.0, 0);
-          t189 = 0;
+          NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 2, 0, RT_GATHER, t196, v_x380, 0.0, 0);
+          t197 = 0;
         }
-        int t190 = 0;
-        int32_t t191 = rt_rem_by(t189, v_x378_dv, &t190);
-        if (t190) {
-          NESSIE_RECORD(err, t178, RT_CHECK_SCALAR, 0, t190, RT_REM, 0, 0, 0.0, 1);
+        int t198 = 0;
+        int32_t t199 = rt_rem_by(t197, v_x383_dv, &t198);
+        if (t198) {
+          NESSIE_RECORD(err, t186, RT_CHECK_SCALAR, 0, t198, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t192;
-        if ((uint64_t)(int64_t)t191 < (uint64_t)v_x381_n) {
-          t192 = v_x381_d[t191];
+        int32_t t200;
+        if ((uint64_t)(int64_t)t199 < (uint64_t)v_x386_n) {
+          t200 = v_x386_d[t199];
         } else {
-          NESSIE_RECORD(err, t178, RT_CHECK_INDEX, 0, 0, RT_GATHER, t191, v_x381_n, 0.0, 2);
-          t192 = 0;
+          NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t199, v_x386_n, 0.0, 2);
+          t200 = 0;
         }
       }
-      v_x386_d[t178] = t186;
+      v_x391_d[t186] = t194;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x386 = v_x386;
+  *out_v_x391 = v_x391;
   return;
 fail:
-  rt_release(v_x386);
+  rt_release(v_x391);
 }
 
 /* K5: MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
 struct K5_A {
   RtKernelError *err;
   int run;
-  int32_t v_x375;
-  int32_t v_x378;
-  RtDivisor v_x378_dv; /* v_x378, prepared to divide by */
-  int32_t *v_x381_d; int64_t v_x381_n;
-  int32_t *v_x384_d; int64_t v_x384_n;
+  int32_t v_x380;
+  int32_t v_x383;
+  RtDivisor v_x383_dv; /* v_x383, prepared to divide by */
   int32_t *v_x386_d; int64_t v_x386_n;
+  int32_t *v_x389_d; int64_t v_x389_n;
+  int32_t *v_x391_d; int64_t v_x391_n;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
@@ -1070,482 +739,157 @@ struct K5_0_pull {
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t195 = 0; /* nonzero: a check below failed */
-    int32_t t193 = rtg::ld_stream(&A.v_x384_d[ix]);
-    int t196 = (uint64_t)(int64_t)t193 < (uint64_t)A.v_x375;
-    int32_t t194 = t196 ? t193 : 0;
-    t195 |= !t196;
-    int32_t t198 = rt_rem_by(t194, A.v_x378_dv, &t195);
-    int t200 = (uint64_t)(int64_t)t198 < (uint64_t)A.v_x381_n;
-    int32_t t199 = t200 ? A.v_x381_d[t198] : 0;
-    t195 |= !t200;
-    if (__builtin_expect(t195 != 0, 0)) { /* again, recording the error */
-      int32_t t201 = rtg::ld_stream(&A.v_x384_d[ix]);
-      int32_t t202;
-      if ((uint64_t)(int64_t)t201 < (uint64_t)A.v_x375) {
-        t202 = t201;
+    int t203 = 0; /* nonzero: a check below failed */
+    int32_t t201 = rtg::ld_stream(&A.v_x389_d[ix]);
+    int t204 = (uint64_t)(int64_t)t201 < (uint64_t)A.v_x380;
+    int32_t t202 = t204 ? t201 : 0;
+    t203 |= !t204;
+    int32_t t206 = rt_rem_by(t202, A.v_x383_dv, &t203);
+    int t208 = (uint64_t)(int64_t)t206 < (uint64_t)A.v_x386_n;
+    int32_t t207 = t208 ? A.v_x386_d[t206] : 0;
+    t203 |= !t208;
+    if (__builtin_expect(t203 != 0, 0)) { /* again, recording the error */
+      int32_t t209 = rtg::ld_stream(&A.v_x389_d[ix]);
+      int32_t t210;
+      if ((uint64_t)(int64_t)t209 < (uint64_t)A.v_x380) {
+        t210 = t209;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t201, A.v_x375, 0.0, 0);
-        t202 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t209, A.v_x380, 0.0, 0);
+        t210 = 0;
       }
-      int t203 = 0;
-      int32_t t204 = rt_rem_by(t202, A.v_x378_dv, &t203);
-      if (t203) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t203, RT_REM, 0, 0, 0.0, 1);
+      int t211 = 0;
+      int32_t t212 = rt_rem_by(t210, A.v_x383_dv, &t211);
+      if (t211) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t211, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t205;
-      if ((uint64_t)(int64_t)t204 < (uint64_t)A.v_x381_n) {
-        t205 = A.v_x381_d[t204];
+      int32_t t213;
+      if ((uint64_t)(int64_t)t212 < (uint64_t)A.v_x386_n) {
+        t213 = A.v_x386_d[t212];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, A.v_x381_n, 0.0, 2);
-        t205 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, A.v_x386_n, 0.0, 2);
+        t213 = 0;
       }
     }
-    return K5_0_V{t199};
+    return K5_0_V{t207};
   }
 };
 struct K5_0_store {
   K5_A A;
   __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x386_d[i] = v.v0;
+    A.v_x391_d[i] = v.v0;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x380, int32_t v_x383, RtValue *v_x386, RtValue *v_x389, RtValue **out_v_x391) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x375 = v_x375;
-  A.v_x378 = v_x378;
-  A.v_x378_dv = rt_divisor(v_x378);
-  A.v_x381_d = v_x381->data.i;
-  A.v_x381_n = v_x381->len;
-  A.v_x384_d = v_x384->data.i;
-  A.v_x384_n = v_x384->len;
-  RtValue *v_x386 = NULL;
+  A.v_x380 = v_x380;
+  A.v_x383 = v_x383;
+  A.v_x383_dv = rt_divisor(v_x383);
+  A.v_x386_d = v_x386->data.i;
+  A.v_x386_n = v_x386->len;
+  A.v_x389_d = v_x389->data.i;
+  A.v_x389_n = v_x389->len;
+  RtValue *v_x391 = NULL;
   /* MAP */
   {
-    const int64_t t206 = v_x384->len;
-    v_x386 = rtg_vec_new(RT_INT, t206);
-    A.v_x386_d = v_x386->data.i;
-    A.v_x386_n = v_x386->len;
-    rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t206);
+    const int64_t t214 = v_x389->len;
+    v_x391 = rtg_vec_new(RT_INT, t214);
+    A.v_x391_d = v_x391->data.i;
+    A.v_x391_n = v_x391->len;
+    rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t214);
   }
-  *out_v_x386 = v_x386;
+  *out_v_x391 = v_x391;
   return;
 fail:
-  rt_release(v_x386);
+  rt_release(v_x391);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x375, int32_t v_x378, RtValue *v_x381, RtValue *v_x384, RtValue **out_v_x386) {
-  RtValue *vals[] = {v_x381, v_x384};
+static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x380, int32_t v_x383, RtValue *v_x386, RtValue *v_x389, RtValue **out_v_x391) {
+  RtValue *vals[] = {v_x386, v_x389};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K5_host(err, loc, run, v_x375, v_x378, v_x381, v_x384, out_v_x386);
+    K5_host(err, loc, run, v_x380, v_x383, v_x386, v_x389, out_v_x391);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x375, v_x378, v_x381, v_x384, out_v_x386);
-  }
-}
-
-/* K6: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x399, int32_t v_x400, RtValue *v_x403, RtValue **out_v_x402, int32_t *out_v_x412, int32_t *out_v_x413, RtValue **out_v_x417) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x403_d = v_x403->data.i;
-  const int64_t v_x403_n = v_x403->len;
-  int32_t v_x411 = 0;
-  int32_t v_x412 = 0;
-  int32_t v_x413 = 0;
-  RtValue *v_x402 = NULL;
-  RtValue *v_x417 = NULL;
-  /* REDUCE */
-  {
-    const int64_t t207 = v_x403_n;
-    const int64_t t208 = t207 > 0 ? (t207 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t209 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t208);
-    int32_t *t210 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t208);
-    int32_t *t211 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t208);
-    RT_PARALLEL_FOR_IF(t208 > 1)
-    for (int64_t t212 = 0; t212 < t208; t212++) {
-      int32_t t212a0;
-      int32_t t212a1;
-      int32_t t212a2;
-      t212a0 = 2147483647;
-      t212a1 = 0;
-      t212a2 = 1;
-      const int64_t t212_end = (t212 + 1) * RT_CHUNK < t207 ? (t212 + 1) * RT_CHUNK : t207;
-      for (int64_t t213 = t212 * RT_CHUNK; t213 < t212_end; t213++) {
-        const int32_t t214 = (int32_t)t213;
-        int32_t t212x0;
-        int32_t t212x1;
-        int32_t t212x2;
-        int32_t t215 = v_x403_d[t214];
-        uint8_t t217 = rt_ge_i(t215, 0);
-        uint8_t t219 = rt_lt_i(t215, v_x399);
-        uint8_t t221 = rt_and_b(t217, t219);
-        int32_t t222;
-        if (t221) {
-          t222 = 2147483647;
-        } else {
-          t222 = t214;
-        }
-        t212x0 = t222;
-        t212x1 = t215;
-        t212x2 = v_x399;
-        uint8_t t224 = rt_le_i(t212a0, t212x0);
-        int32_t t225;
-        if (t224) {
-          t225 = t212a0;
-        } else {
-          t225 = t212x0;
-        }
-        int32_t t226;
-        if (t224) {
-          t226 = t212a1;
-        } else {
-          t226 = t212x1;
-        }
-        int32_t t227;
-        if (t224) {
-          t227 = t212a2;
-        } else {
-          t227 = t212x2;
-        }
-        t212a0 = t225;
-        t212a1 = t226;
-        t212a2 = t227;
-      }
-      t209[t212] = t212a0;
-      t210[t212] = t212a1;
-      t211[t212] = t212a2;
-    }
-    int32_t t212t0;
-    int32_t t212t1;
-    int32_t t212t2;
-    t212t0 = 2147483647;
-    t212t1 = 0;
-    t212t2 = 1;
-    for (int64_t t212 = 0; t212 < t208; t212++) {
-      const int32_t t228 = t209[t212];
-      const int32_t t229 = t210[t212];
-      const int32_t t230 = t211[t212];
-      uint8_t t232 = rt_le_i(t212t0, t228);
-      int32_t t233;
-      if (t232) {
-        t233 = t212t0;
-      } else {
-        t233 = t228;
-      }
-      int32_t t234;
-      if (t232) {
-        t234 = t212t1;
-      } else {
-        t234 = t229;
-      }
-      int32_t t235;
-      if (t232) {
-        t235 = t212t2;
-      } else {
-        t235 = t230;
-      }
-      t212t0 = t233;
-      t212t1 = t234;
-      t212t2 = t235;
-    }
-    v_x411 = t212t0;
-    rt_free(t209);
-    v_x412 = t212t1;
-    rt_free(t210);
-    v_x413 = t212t2;
-    rt_free(t211);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    /* MAP */
-    {
-      const int64_t t236 = v_x400;
-      if (t236 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t236, 0.0, 0);
-        goto fail;
-      }
-      v_x402 = rt_value_new(rt_vec_type(RT_INT), t236);
-      int32_t *v_x402_d = v_x402->data.i;
-      const int64_t v_x402_n = v_x402->len;
-      v_x417 = rt_value_new(rt_vec_type(RT_INT), t236);
-      int32_t *v_x417_d = v_x417->data.i;
-      const int64_t v_x417_n = v_x417->len;
-      RT_PARALLEL_FOR_IF(t236 >= RT_PARALLEL_MIN)
-      for (int64_t t237 = 0; t237 < t236; t237++) {
-        const int32_t t238 = (int32_t)t237;
-        int t242 = 0; /* nonzero: a check below failed */
-        int32_t t240 = rt_mul_i(t238, v_x399);
-        int t243 = (uint64_t)(int64_t)t238 < (uint64_t)v_x403_n;
-        int32_t t241 = t243 ? v_x403_d[t238] : 0;
-        t242 |= !t243;
-        int32_t t245 = rt_add_i(t240, t241);
-        if (__builtin_expect(t242 != 0, 0)) { /* again, recording the error */
-          int32_t t247 = rt_mul_i(t238, v_x399);
-          int32_t t248;
-          if ((uint64_t)(int64_t)t238 < (uint64_t)v_x403_n) {
-            t248 = v_x403_d[t238];
-          } else {
-            NESSIE_RECORD(err, t237, RT_CHECK_INDEX, 3, 0, RT_GATHER, t238, v_x403_n, 0.0, 1);
-            t248 = 0;
-          }
-          int32_t t250 = rt_add_i(t247, t248);
-        }
-        v_x402_d[t237] = v_x399;
-        v_x417_d[t237] = t245;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x402 = v_x402;
-  *out_v_x412 = v_x412;
-  *out_v_x413 = v_x413;
-  *out_v_x417 = v_x417;
-  return;
-fail:
-  rt_release(v_x402);
-  rt_release(v_x417);
-}
-
-/* K6: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-struct K6_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x399;
-  int32_t v_x400;
-  int32_t *v_x403_d; int64_t v_x403_n;
-  int32_t v_x411;
-  int32_t v_x412;
-  int32_t v_x413;
-  int32_t *v_x402_d; int64_t v_x402_n;
-  int32_t *v_x417_d; int64_t v_x417_n;
-};
-struct alignas(8) K6_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K6_0_pull {
-  K6_A A;
-  __device__ K6_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int32_t t251 = A.v_x403_d[ix];
-    uint8_t t253 = rt_ge_i(t251, 0);
-    uint8_t t255 = rt_lt_i(t251, A.v_x399);
-    uint8_t t257 = rt_and_b(t253, t255);
-    int32_t t258;
-    if (t257) {
-      t258 = 2147483647;
-    } else {
-      t258 = ix;
-    }
-    return K6_0_V{t258, t251, A.v_x399};
-  }
-};
-struct K6_0_op {
-  K6_A A;
-  __device__ K6_0_V operator()(const K6_0_V &a, const K6_0_V &b) const {
-    uint8_t t260 = rt_le_i(a.v0, b.v0);
-    int32_t t261;
-    if (t260) {
-      t261 = a.v0;
-    } else {
-      t261 = b.v0;
-    }
-    int32_t t262;
-    if (t260) {
-      t262 = a.v1;
-    } else {
-      t262 = b.v1;
-    }
-    int32_t t263;
-    if (t260) {
-      t263 = a.v2;
-    } else {
-      t263 = b.v2;
-    }
-    return K6_0_V{t261, t262, t263};
-  }
-};
-struct alignas(8) K6_1_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K6_1_pull {
-  K6_A A;
-  __device__ K6_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t267 = 0; /* nonzero: a check below failed */
-    int32_t t265 = rt_mul_i(ix, A.v_x399);
-    int t268 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x403_n;
-    int32_t t266 = t268 ? A.v_x403_d[ix] : 0;
-    t267 |= !t268;
-    int32_t t270 = rt_add_i(t265, t266);
-    if (__builtin_expect(t267 != 0, 0)) { /* again, recording the error */
-      int32_t t272 = rt_mul_i(ix, A.v_x399);
-      int32_t t273;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x403_n) {
-        t273 = A.v_x403_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x403_n, 0.0, 0);
-        t273 = 0;
-      }
-      int32_t t275 = rt_add_i(t272, t273);
-    }
-    return K6_1_V{A.v_x399, t270};
-  }
-};
-struct K6_1_store {
-  K6_A A;
-  __device__ void operator()(int64_t i, const K6_1_V &v) const {
-    A.v_x402_d[i] = v.v0;
-    A.v_x417_d[i] = v.v1;
-  }
-};
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x399, int32_t v_x400, RtValue *v_x403, RtValue **out_v_x402, int32_t *out_v_x412, int32_t *out_v_x413, RtValue **out_v_x417) {
-  (void)loc;
-  (void)err;
-  K6_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x399 = v_x399;
-  A.v_x400 = v_x400;
-  A.v_x403_d = v_x403->data.i;
-  A.v_x403_n = v_x403->len;
-  int32_t v_x411 = 0;
-  int32_t v_x412 = 0;
-  int32_t v_x413 = 0;
-  RtValue *v_x402 = NULL;
-  RtValue *v_x417 = NULL;
-  /* REDUCE */
-  {
-    const int64_t t276 = v_x403->len;
-    const K6_0_V t277 = rtg::reduce("K6", loc, K6_0_pull{A}, K6_0_op{A}, K6_0_V{2147483647, 0, 1}, t276);
-    v_x411 = t277.v0;
-    A.v_x411 = v_x411;
-    v_x412 = t277.v1;
-    A.v_x412 = v_x412;
-    v_x413 = t277.v2;
-    A.v_x413 = v_x413;
-  }
-  /* MAP */
-  {
-    const int64_t t278 = v_x400;
-    if (t278 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t278, 0.0, run, 1};
-      goto fail;
-    }
-    v_x402 = rtg_vec_new(RT_INT, t278);
-    A.v_x402_d = v_x402->data.i;
-    A.v_x402_n = v_x402->len;
-    v_x417 = rtg_vec_new(RT_INT, t278);
-    A.v_x417_d = v_x417->data.i;
-    A.v_x417_n = v_x417->len;
-    rtg::map("K6", loc, K6_1_pull{A}, K6_1_store{A}, t278);
-  }
-  *out_v_x402 = v_x402;
-  *out_v_x412 = v_x412;
-  *out_v_x413 = v_x413;
-  *out_v_x417 = v_x417;
-  return;
-fail:
-  rt_release(v_x402);
-  rt_release(v_x417);
-}
-
-static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x399, int32_t v_x400, RtValue *v_x403, RtValue **out_v_x402, int32_t *out_v_x412, int32_t *out_v_x413, RtValue **out_v_x417) {
-  RtValue *vals[] = {v_x403};
-  const int64_t sizes[] = {(int64_t)v_x400};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K6_host(err, loc, run, v_x399, v_x400, v_x403, out_v_x402, out_v_x412, out_v_x413, out_v_x417);
-    rtg_host_ran();
-  } else {
-    K6_gpu(err, loc, run, v_x399, v_x400, v_x403, out_v_x402, out_v_x412, out_v_x413, out_v_x417);
+    K5_gpu(err, loc, run, v_x380, v_x383, v_x386, v_x389, out_v_x391);
   }
 }
 
 /* K7: MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
+static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x428, int32_t v_x431, RtValue *v_x434, RtValue *v_x437, RtValue **out_v_x439) {
   (void)loc;
   (void)run;
-  const RtDivisor v_x421_dv = rt_divisor(v_x421);
-  int32_t *v_x424_d = v_x424->data.i;
-  const int64_t v_x424_n = v_x424->len;
-  int32_t *v_x427_d = v_x427->data.i;
-  const int64_t v_x427_n = v_x427->len;
-  RtValue *v_x429 = NULL;
+  const RtDivisor v_x431_dv = rt_divisor(v_x431);
+  int32_t *v_x434_d = v_x434->data.i;
+  const int64_t v_x434_n = v_x434->len;
+  int32_t *v_x437_d = v_x437->data.i;
+  const int64_t v_x437_n = v_x437->len;
+  RtValue *v_x439 = NULL;
   /* MAP */
   {
-    const int64_t t279 = v_x427_n;
-    v_x429 = rt_value_new(rt_vec_type(RT_INT), t279);
-    int32_t *v_x429_d = v_x429->data.i;
-    const int64_t v_x429_n = v_x429->len;
-    RT_PARALLEL_FOR_IF(t279 >= RT_PARALLEL_MIN)
-    for (int64_t t280 = 0; t280 < t279; t280++) {
-      const int32_t t281 = (int32_t)t280;
-      int t284 = 0; /* nonzero: a check below failed */
-      int32_t t282 = v_x427_d[t281];
-      int t285 = (uint64_t)(int64_t)t282 < (uint64_t)v_x418;
-      int32_t t283 = t285 ? t282 : 0;
-      t284 |= !t285;
-      int32_t t287 = rt_rem_by(t283, v_x421_dv, &t284);
-      int t289 = (uint64_t)(int64_t)t287 < (uint64_t)v_x424_n;
-      int32_t t288 = t289 ? v_x424_d[t287] : 0;
-      t284 |= !t289;
-      if (__builtin_expect(t284 != 0, 0)) { /* again, recording the error */
-        int32_t t290 = v_x427_d[t281];
-        int32_t t291;
-        if ((uint64_t)(int64_t)t290 < (uint64_t)v_x418) {
-          t291 = t290;
+    const int64_t t291 = v_x437_n;
+    v_x439 = rt_value_new(rt_vec_type(RT_INT), t291);
+    int32_t *v_x439_d = v_x439->data.i;
+    const int64_t v_x439_n = v_x439->len;
+    RT_PARALLEL_FOR_IF(t291 >= RT_PARALLEL_MIN)
+    for (int64_t t292 = 0; t292 < t291; t292++) {
+      const int32_t t293 = (int32_t)t292;
+      int t296 = 0; /* nonzero: a check below failed */
+      int32_t t294 = v_x437_d[t293];
+      int t297 = (uint64_t)(int64_t)t294 < (uint64_t)v_x428;
+      int32_t t295 = t297 ? t294 : 0;
+      t296 |= !t297;
+      int32_t t299 = rt_rem_by(t295, v_x431_dv, &t296);
+      int t301 = (uint64_t)(int64_t)t299 < (uint64_t)v_x434_n;
+      int32_t t300 = t301 ? v_x434_d[t299] : 0;
+      t296 |= !t301;
+      if (__builtin_expect(t296 != 0, 0)) { /* again, recording the error */
+        int32_t t302 = v_x437_d[t293];
+        int32_t t303;
+        if ((uint64_t)(int64_t)t302 < (uint64_t)v_x428) {
+          t303 = t302;
         } else {
-          NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 3, 0, RT_GATHER, t290, v_x418, 0.0, 0);
-          t291 = 0;
+          NESSIE_RECORD(err, t292, RT_CHECK_INDEX, 3, 0, RT_GATHER, t302, v_x428, 0.0, 0);
+          t303 = 0;
         }
-        int t292 = 0;
-        int32_t t293 = rt_rem_by(t291, v_x421_dv, &t292);
-        if (t292) {
-          NESSIE_RECORD(err, t280, RT_CHECK_SCALAR, 0, t292, RT_REM, 0, 0, 0.0, 1);
+        int t304 = 0;
+        int32_t t305 = rt_rem_by(t303, v_x431_dv, &t304);
+        if (t304) {
+          NESSIE_RECORD(err, t292, RT_CHECK_SCALAR, 0, t304, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t294;
-        if ((uint64_t)(int64_t)t293 < (uint64_t)v_x424_n) {
-          t294 = v_x424_d[t293];
+        int32_t t306;
+        if ((uint64_t)(int64_t)t305 < (uint64_t)v_x434_n) {
+          t306 = v_x434_d[t305];
         } else {
-          NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x424_n, 0.0, 2);
-          t294 = 0;
+          NESSIE_RECORD(err, t292, RT_CHECK_INDEX, 0, 0, RT_GATHER, t305, v_x434_n, 0.0, 2);
+          t306 = 0;
         }
       }
-      v_x429_d[t280] = t288;
+      v_x439_d[t292] = t300;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x429 = v_x429;
+  *out_v_x439 = v_x439;
   return;
 fail:
-  rt_release(v_x429);
+  rt_release(v_x439);
 }
 
 /* K7: MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t v_x418;
-  int32_t v_x421;
-  RtDivisor v_x421_dv; /* v_x421, prepared to divide by */
-  int32_t *v_x424_d; int64_t v_x424_n;
-  int32_t *v_x427_d; int64_t v_x427_n;
-  int32_t *v_x429_d; int64_t v_x429_n;
+  int32_t v_x428;
+  int32_t v_x431;
+  RtDivisor v_x431_dv; /* v_x431, prepared to divide by */
+  int32_t *v_x434_d; int64_t v_x434_n;
+  int32_t *v_x437_d; int64_t v_x437_n;
+  int32_t *v_x439_d; int64_t v_x439_n;
 };
 struct alignas(8) K7_0_V {
   int32_t v0;
@@ -1555,83 +899,83 @@ struct K7_0_pull {
   __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t297 = 0; /* nonzero: a check below failed */
-    int32_t t295 = rtg::ld_stream(&A.v_x427_d[ix]);
-    int t298 = (uint64_t)(int64_t)t295 < (uint64_t)A.v_x418;
-    int32_t t296 = t298 ? t295 : 0;
-    t297 |= !t298;
-    int32_t t300 = rt_rem_by(t296, A.v_x421_dv, &t297);
-    int t302 = (uint64_t)(int64_t)t300 < (uint64_t)A.v_x424_n;
-    int32_t t301 = t302 ? A.v_x424_d[t300] : 0;
-    t297 |= !t302;
-    if (__builtin_expect(t297 != 0, 0)) { /* again, recording the error */
-      int32_t t303 = rtg::ld_stream(&A.v_x427_d[ix]);
-      int32_t t304;
-      if ((uint64_t)(int64_t)t303 < (uint64_t)A.v_x418) {
-        t304 = t303;
+    int t309 = 0; /* nonzero: a check below failed */
+    int32_t t307 = rtg::ld_stream(&A.v_x437_d[ix]);
+    int t310 = (uint64_t)(int64_t)t307 < (uint64_t)A.v_x428;
+    int32_t t308 = t310 ? t307 : 0;
+    t309 |= !t310;
+    int32_t t312 = rt_rem_by(t308, A.v_x431_dv, &t309);
+    int t314 = (uint64_t)(int64_t)t312 < (uint64_t)A.v_x434_n;
+    int32_t t313 = t314 ? A.v_x434_d[t312] : 0;
+    t309 |= !t314;
+    if (__builtin_expect(t309 != 0, 0)) { /* again, recording the error */
+      int32_t t315 = rtg::ld_stream(&A.v_x437_d[ix]);
+      int32_t t316;
+      if ((uint64_t)(int64_t)t315 < (uint64_t)A.v_x428) {
+        t316 = t315;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, t303, A.v_x418, 0.0, 0);
-        t304 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, t315, A.v_x428, 0.0, 0);
+        t316 = 0;
       }
-      int t305 = 0;
-      int32_t t306 = rt_rem_by(t304, A.v_x421_dv, &t305);
-      if (t305) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t305, RT_REM, 0, 0, 0.0, 1);
+      int t317 = 0;
+      int32_t t318 = rt_rem_by(t316, A.v_x431_dv, &t317);
+      if (t317) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t317, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t307;
-      if ((uint64_t)(int64_t)t306 < (uint64_t)A.v_x424_n) {
-        t307 = A.v_x424_d[t306];
+      int32_t t319;
+      if ((uint64_t)(int64_t)t318 < (uint64_t)A.v_x434_n) {
+        t319 = A.v_x434_d[t318];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, A.v_x424_n, 0.0, 2);
-        t307 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, A.v_x434_n, 0.0, 2);
+        t319 = 0;
       }
     }
-    return K7_0_V{t301};
+    return K7_0_V{t313};
   }
 };
 struct K7_0_store {
   K7_A A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x429_d[i] = v.v0;
+    A.v_x439_d[i] = v.v0;
   }
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x428, int32_t v_x431, RtValue *v_x434, RtValue *v_x437, RtValue **out_v_x439) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x418 = v_x418;
-  A.v_x421 = v_x421;
-  A.v_x421_dv = rt_divisor(v_x421);
-  A.v_x424_d = v_x424->data.i;
-  A.v_x424_n = v_x424->len;
-  A.v_x427_d = v_x427->data.i;
-  A.v_x427_n = v_x427->len;
-  RtValue *v_x429 = NULL;
+  A.v_x428 = v_x428;
+  A.v_x431 = v_x431;
+  A.v_x431_dv = rt_divisor(v_x431);
+  A.v_x434_d = v_x434->data.i;
+  A.v_x434_n = v_x434->len;
+  A.v_x437_d = v_x437->data.i;
+  A.v_x437_n = v_x437->len;
+  RtValue *v_x439 = NULL;
   /* MAP */
   {
-    const int64_t t308 = v_x427->len;
-    v_x429 = rtg_vec_new(RT_INT, t308);
-    A.v_x429_d = v_x429->data.i;
-    A.v_x429_n = v_x429->len;
-    rtg::map("K7", loc, K7_0_pull{A}, K7_0_store{A}, t308);
+    const int64_t t320 = v_x437->len;
+    v_x439 = rtg_vec_new(RT_INT, t320);
+    A.v_x439_d = v_x439->data.i;
+    A.v_x439_n = v_x439->len;
+    rtg::map("K7", loc, K7_0_pull{A}, K7_0_store{A}, t320);
   }
-  *out_v_x429 = v_x429;
+  *out_v_x439 = v_x439;
   return;
 fail:
-  rt_release(v_x429);
+  rt_release(v_x439);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x418, int32_t v_x421, RtValue *v_x424, RtValue *v_x427, RtValue **out_v_x429) {
-  RtValue *vals[] = {v_x424, v_x427};
+static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x428, int32_t v_x431, RtValue *v_x434, RtValue *v_x437, RtValue **out_v_x439) {
+  RtValue *vals[] = {v_x434, v_x437};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K7_host(err, loc, run, v_x418, v_x421, v_x424, v_x427, out_v_x429);
+    K7_host(err, loc, run, v_x428, v_x431, v_x434, v_x437, out_v_x439);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x418, v_x421, v_x424, v_x427, out_v_x429);
+    K7_gpu(err, loc, run, v_x428, v_x431, v_x434, v_x437, out_v_x439);
   }
 }
 
@@ -1751,11 +1095,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 10, 5);
-  RtValue *t309 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t309->data.i[0] = 1;
-  t309->data.i[1] = 2;
-  t309->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t309);
+  RtValue *t321 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t321->data.i[0] = 1;
+  t321->data.i[1] = 2;
+  t321->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t321);
   value_0 = v_x17;
   NESSIE_SYNC();
   {
@@ -1774,20 +1118,18 @@ static void top_11(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 19);
-  RtValue *t310 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t310->data.i[0] = 0;
-  t310->data.i[1] = 1;
-  v_x19 = NESSIE_TO_DEVICE(t310);
+  RtValue *t322 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t322->data.i[0] = 0;
+  t322->data.i[1] = 1;
+  v_x19 = NESSIE_TO_DEVICE(t322);
   int32_t v_x21 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
   v_x21 = (int32_t)g_x18->len;
-  int32_t v_x20 = 0;
-  v_x20 = (int32_t)v_x19->len;
   RtValue *v_x26 = NULL;
   int32_t v_x72 = 0;
   int32_t v_x73 = 0;
   RtValue *v_x81 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K2, 4, v_x21, v_x20, v_x19, &v_x26, &v_x72, &v_x73, &v_x81);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K2, 4, v_x21, v_x19, &v_x26, &v_x72, &v_x73, &v_x81);
   rt_release(v_x19);
   RtValue *v_x29 = NULL;
   NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K1, 4, v_x26, &v_x29);
@@ -1822,20 +1164,18 @@ static void top_12(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x87 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 19);
-  RtValue *t311 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t311->data.i[0] = 2;
-  t311->data.i[1] = 0;
-  v_x87 = NESSIE_TO_DEVICE(t311);
+  RtValue *t323 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t323->data.i[0] = 2;
+  t323->data.i[1] = 0;
+  v_x87 = NESSIE_TO_DEVICE(t323);
   int32_t v_x89 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
   v_x89 = (int32_t)g_x18->len;
-  int32_t v_x88 = 0;
-  v_x88 = (int32_t)v_x87->len;
   RtValue *v_x94 = NULL;
   int32_t v_x140 = 0;
   int32_t v_x141 = 0;
   RtValue *v_x149 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K4, 5, v_x89, v_x88, v_x87, &v_x94, &v_x140, &v_x141, &v_x149);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K2, 5, v_x89, v_x87, &v_x94, &v_x140, &v_x141, &v_x149);
   rt_release(v_x87);
   RtValue *v_x97 = NULL;
   NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 5, v_x94, &v_x97);
@@ -1870,20 +1210,18 @@ static void top_13(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x155 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 19);
-  RtValue *t312 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t312->data.i[0] = 1;
-  t312->data.i[1] = 5;
-  v_x155 = NESSIE_TO_DEVICE(t312);
+  RtValue *t324 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t324->data.i[0] = 1;
+  t324->data.i[1] = 5;
+  v_x155 = NESSIE_TO_DEVICE(t324);
   int32_t v_x157 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
   v_x157 = (int32_t)g_x18->len;
-  int32_t v_x156 = 0;
-  v_x156 = (int32_t)v_x155->len;
   RtValue *v_x162 = NULL;
   int32_t v_x208 = 0;
   int32_t v_x209 = 0;
   RtValue *v_x217 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K6, 6, v_x157, v_x156, v_x155, &v_x162, &v_x208, &v_x209, &v_x217);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K2, 6, v_x157, v_x155, &v_x162, &v_x208, &v_x209, &v_x217);
   rt_release(v_x155);
   RtValue *v_x165 = NULL;
   NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 6, v_x162, &v_x165);

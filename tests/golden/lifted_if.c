@@ -352,16 +352,22 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
   const int64_t v_x166_n = v_x166->len;
   int32_t v_x176 = 0;
   int32_t v_x182 = 0;
-  RtValue *v_x186 = NULL;
-  RtValue *v_x190 = NULL;
   RtValue *v_x168 = NULL;
   RtValue *v_x170 = NULL;
+  RtValue *v_x186 = NULL;
+  RtValue *v_x190 = NULL;
   /* REDUCE */
   {
     const int64_t t44 = v_x166_n;
     const int64_t t45 = t44 > 0 ? (t44 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t46 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t45);
     int32_t *t47 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t45);
+    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t44);
+    uint8_t *v_x168_d = v_x168->data.b;
+    const int64_t v_x168_n = v_x168->len;
+    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t44);
+    uint8_t *v_x170_d = v_x170->data.b;
+    const int64_t v_x170_n = v_x170->len;
     RT_PARALLEL_FOR_IF(t45 > 1)
     for (int64_t t48 = 0; t48 < t45; t48++) {
       int32_t t48a0;
@@ -373,13 +379,19 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
         const int32_t t50 = (int32_t)t49;
         int32_t t48x0;
         int32_t t48x1;
+        uint8_t t48x2;
+        uint8_t t48x3;
         int32_t t51 = v_x166_d[t50];
         uint8_t t53 = rt_eq_i(t51, 0);
-        int32_t t55 = rt_btoi_b(t53);
-        uint8_t t57 = rt_not_b(t53);
-        int32_t t59 = rt_btoi_b(t57);
-        t48x0 = t55;
+        uint8_t t55 = rt_not_b(t53);
+        int32_t t57 = rt_btoi_b(t53);
+        int32_t t59 = rt_btoi_b(t55);
+        t48x0 = t57;
         t48x1 = t59;
+        t48x2 = t53;
+        t48x3 = t55;
+        v_x168_d[t49] = t48x2; /* a map column */
+        v_x170_d[t49] = t48x3; /* a map column */
         int32_t t61 = rt_add_i(t48a0, t48x0);
         int32_t t63 = rt_add_i(t48a1, t48x1);
         t48a0 = t61;
@@ -408,18 +420,16 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
   if (err->index != INT64_MAX)
     goto fail;
   {
+    uint8_t *v_x168_d = v_x168->data.b;
+    const int64_t v_x168_n = v_x168->len;
+    uint8_t *v_x170_d = v_x170->data.b;
+    const int64_t v_x170_n = v_x170->len;
     /* SCAN */
     {
       const int64_t t70 = v_x166_n;
       const int64_t t71 = t70 > 0 ? (t70 + RT_CHUNK - 1) / RT_CHUNK : 1;
       int32_t *t72 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t71);
       int32_t *t73 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t71);
-      v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t70);
-      uint8_t *v_x168_d = v_x168->data.b;
-      const int64_t v_x168_n = v_x168->len;
-      v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t70);
-      uint8_t *v_x170_d = v_x170->data.b;
-      const int64_t v_x170_n = v_x170->len;
       RT_PARALLEL_FOR_IF(t71 > 1)
       for (int64_t t74 = 0; t74 < t71; t74++) {
         int32_t t74a0;
@@ -431,19 +441,13 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
           const int32_t t76 = (int32_t)t75;
           int32_t t74x0;
           int32_t t74x1;
-          uint8_t t74x2;
-          uint8_t t74x3;
           int32_t t77 = v_x166_d[t76];
           uint8_t t79 = rt_eq_i(t77, 0);
-          uint8_t t81 = rt_not_b(t79);
-          int32_t t83 = rt_btoi_b(t79);
-          int32_t t85 = rt_btoi_b(t81);
-          t74x0 = t83;
+          int32_t t81 = rt_btoi_b(t79);
+          uint8_t t83 = rt_not_b(t79);
+          int32_t t85 = rt_btoi_b(t83);
+          t74x0 = t81;
           t74x1 = t85;
-          t74x2 = t79;
-          t74x3 = t81;
-          v_x168_d[t75] = t74x2; /* a map column */
-          v_x170_d[t75] = t74x3; /* a map column */
           int32_t t87 = rt_add_i(t74a0, t74x0);
           int32_t t89 = rt_add_i(t74a1, t74x1);
           t74a0 = t87;
@@ -512,10 +516,10 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue 
   *out_v_x190 = v_x190;
   return;
 fail:
-  rt_release(v_x186);
-  rt_release(v_x190);
   rt_release(v_x168);
   rt_release(v_x170);
+  rt_release(v_x186);
+  rt_release(v_x190);
 }
 
 /* K6: MAP -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */

@@ -675,98 +675,98 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
   }
 }
 
-/* K5: REDUCE, MAP, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+/* K5: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
 static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
   (void)loc;
   (void)run;
   int32_t *v_x166_d = v_x166->data.i;
   const int64_t v_x166_n = v_x166->len;
-  int32_t v_x176 = 0;
-  int32_t v_x182 = 0;
   RtValue *v_x168 = NULL;
   RtValue *v_x170 = NULL;
+  int32_t v_x176 = 0;
+  int32_t v_x182 = 0;
   RtValue *v_x186 = NULL;
   RtValue *v_x190 = NULL;
-  /* REDUCE */
+  /* MAP */
   {
     const int64_t t68 = v_x166_n;
-    const int64_t t69 = t68 > 0 ? (t68 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t70 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t69);
-    int32_t *t71 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t69);
-    RT_PARALLEL_FOR_IF(t69 > 1)
-    for (int64_t t72 = 0; t72 < t69; t72++) {
-      int32_t t72a0;
-      int32_t t72a1;
-      t72a0 = 0;
-      t72a1 = 0;
-      const int64_t t72_end = (t72 + 1) * RT_CHUNK < t68 ? (t72 + 1) * RT_CHUNK : t68;
-      for (int64_t t73 = t72 * RT_CHUNK; t73 < t72_end; t73++) {
-        const int32_t t74 = (int32_t)t73;
-        int32_t t72x0;
-        int32_t t72x1;
-        int32_t t75 = v_x166_d[t74];
-        uint8_t t77 = rt_eq_i(t75, 0);
-        int32_t t79 = rt_btoi_b(t77);
-        uint8_t t81 = rt_not_b(t77);
-        int32_t t83 = rt_btoi_b(t81);
-        t72x0 = t79;
-        t72x1 = t83;
-        int32_t t85 = rt_add_i(t72a0, t72x0);
-        int32_t t87 = rt_add_i(t72a1, t72x1);
-        t72a0 = t85;
-        t72a1 = t87;
-      }
-      t70[t72] = t72a0;
-      t71[t72] = t72a1;
+    v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t68);
+    uint8_t *v_x168_d = v_x168->data.b;
+    const int64_t v_x168_n = v_x168->len;
+    v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t68);
+    uint8_t *v_x170_d = v_x170->data.b;
+    const int64_t v_x170_n = v_x170->len;
+    RT_PARALLEL_FOR_IF(t68 >= RT_PARALLEL_MIN)
+    for (int64_t t69 = 0; t69 < t68; t69++) {
+      const int32_t t70 = (int32_t)t69;
+      int32_t t71 = v_x166_d[t70];
+      uint8_t t73 = rt_eq_i(t71, 0);
+      uint8_t t75 = rt_not_b(t73);
+      int32_t t77 = rt_btoi_b(t73);
+      int32_t t79 = rt_btoi_b(t75);
+      v_x168_d[t69] = t73;
+      v_x170_d[t69] = t75;
     }
-    int32_t t72t0;
-    int32_t t72t1;
-    t72t0 = 0;
-    t72t1 = 0;
-    for (int64_t t72 = 0; t72 < t69; t72++) {
-      const int32_t t88 = t70[t72];
-      const int32_t t89 = t71[t72];
-      int32_t t91 = rt_add_i(t72t0, t88);
-      int32_t t93 = rt_add_i(t72t1, t89);
-      t72t0 = t91;
-      t72t1 = t93;
-    }
-    v_x176 = t72t0;
-    rt_free(t70);
-    v_x182 = t72t1;
-    rt_free(t71);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    /* MAP */
+    uint8_t *v_x168_d = v_x168->data.b;
+    const int64_t v_x168_n = v_x168->len;
+    uint8_t *v_x170_d = v_x170->data.b;
+    const int64_t v_x170_n = v_x170->len;
+    /* REDUCE */
     {
-      const int64_t t94 = v_x166_n;
-      v_x168 = rt_value_new(rt_vec_type(RT_BOOL), t94);
-      uint8_t *v_x168_d = v_x168->data.b;
-      const int64_t v_x168_n = v_x168->len;
-      v_x170 = rt_value_new(rt_vec_type(RT_BOOL), t94);
-      uint8_t *v_x170_d = v_x170->data.b;
-      const int64_t v_x170_n = v_x170->len;
-      RT_PARALLEL_FOR_IF(t94 >= RT_PARALLEL_MIN)
-      for (int64_t t95 = 0; t95 < t94; t95++) {
-        const int32_t t96 = (int32_t)t95;
-        int32_t t97 = v_x166_d[t96];
-        uint8_t t99 = rt_eq_i(t97, 0);
-        uint8_t t101 = rt_not_b(t99);
-        int32_t t103 = rt_btoi_b(t99);
-        int32_t t105 = rt_btoi_b(t101);
-        v_x168_d[t95] = t99;
-        v_x170_d[t95] = t101;
+      const int64_t t80 = v_x166_n;
+      const int64_t t81 = t80 > 0 ? (t80 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t82 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t81);
+      int32_t *t83 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t81);
+      RT_PARALLEL_FOR_IF(t81 > 1)
+      for (int64_t t84 = 0; t84 < t81; t84++) {
+        int32_t t84a0;
+        int32_t t84a1;
+        t84a0 = 0;
+        t84a1 = 0;
+        const int64_t t84_end = (t84 + 1) * RT_CHUNK < t80 ? (t84 + 1) * RT_CHUNK : t80;
+        for (int64_t t85 = t84 * RT_CHUNK; t85 < t84_end; t85++) {
+          const int32_t t86 = (int32_t)t85;
+          int32_t t84x0;
+          int32_t t84x1;
+          int32_t t87 = v_x166_d[t86];
+          uint8_t t89 = rt_eq_i(t87, 0);
+          uint8_t t91 = rt_not_b(t89);
+          int32_t t93 = rt_btoi_b(t89);
+          int32_t t95 = rt_btoi_b(t91);
+          t84x0 = t93;
+          t84x1 = t95;
+          int32_t t97 = rt_add_i(t84a0, t84x0);
+          int32_t t99 = rt_add_i(t84a1, t84x1);
+          t84a0 = t97;
+          t84a1 = t99;
+        }
+        t82[t84] = t84a0;
+        t83[t84] = t84a1;
       }
+      int32_t t84t0;
+      int32_t t84t1;
+      t84t0 = 0;
+      t84t1 = 0;
+      for (int64_t t84 = 0; t84 < t81; t84++) {
+        const int32_t t100 = t82[t84];
+        const int32_t t101 = t83[t84];
+        int32_t t103 = rt_add_i(t84t0, t100);
+        int32_t t105 = rt_add_i(t84t1, t101);
+        t84t0 = t103;
+        t84t1 = t105;
+      }
+      v_x176 = t84t0;
+      rt_free(t82);
+      v_x182 = t84t1;
+      rt_free(t83);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x168_d = v_x168->data.b;
-      const int64_t v_x168_n = v_x168->len;
-      uint8_t *v_x170_d = v_x170->data.b;
-      const int64_t v_x170_n = v_x170->len;
       /* SCAN */
       {
         const int64_t t106 = v_x166_n;
@@ -786,10 +786,10 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtV
             int32_t t110x1;
             int32_t t113 = v_x166_d[t112];
             uint8_t t115 = rt_eq_i(t113, 0);
-            uint8_t t117 = rt_not_b(t115);
-            int32_t t119 = rt_btoi_b(t115);
-            int32_t t121 = rt_btoi_b(t117);
-            t110x0 = t119;
+            int32_t t117 = rt_btoi_b(t115);
+            uint8_t t119 = rt_not_b(t115);
+            int32_t t121 = rt_btoi_b(t119);
+            t110x0 = t117;
             t110x1 = t121;
             int32_t t123 = rt_add_i(t110a0, t110x0);
             int32_t t125 = rt_add_i(t110a1, t110x1);
@@ -834,10 +834,10 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtV
             int32_t t110y1;
             int32_t t132 = v_x166_d[t112];
             uint8_t t134 = rt_eq_i(t132, 0);
-            uint8_t t136 = rt_not_b(t134);
-            int32_t t138 = rt_btoi_b(t134);
-            int32_t t140 = rt_btoi_b(t136);
-            t110y0 = t138;
+            int32_t t136 = rt_btoi_b(t134);
+            uint8_t t138 = rt_not_b(t134);
+            int32_t t140 = rt_btoi_b(t138);
+            t110y0 = t136;
             t110y1 = t140;
             int32_t t142 = rt_add_i(t110p0, t110y0);
             int32_t t144 = rt_add_i(t110p1, t110y1);
@@ -866,21 +866,21 @@ fail:
   rt_release(v_x190);
 }
 
-/* K5: REDUCE, MAP, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
+/* K5: MAP, REDUCE, SCAN -- tests/golden/lifted_if.nesl:5: function safe_div(xs, ys) = {if y == 0 then 0 else x / y : x in xs; y  */
 struct K5_A {
   RtKernelError *err;
   int run;
   int32_t *v_x166_d; int64_t v_x166_n;
-  int32_t v_x176;
-  int32_t v_x182;
   uint8_t *v_x168_d; int64_t v_x168_n;
   uint8_t *v_x170_d; int64_t v_x170_n;
+  int32_t v_x176;
+  int32_t v_x182;
   int32_t *v_x186_d; int64_t v_x186_n;
   int32_t *v_x190_d; int64_t v_x190_n;
 };
 struct alignas(8) K5_0_V {
-  int32_t v0;
-  int32_t v1;
+  uint8_t v0;
+  uint8_t v1;
 };
 struct K5_0_pull {
   K5_A A;
@@ -889,42 +889,49 @@ struct K5_0_pull {
     (void)ix;
     int32_t t145 = A.v_x166_d[ix];
     uint8_t t147 = rt_eq_i(t145, 0);
-    int32_t t149 = rt_btoi_b(t147);
-    uint8_t t151 = rt_not_b(t147);
-    int32_t t153 = rt_btoi_b(t151);
-    return K5_0_V{t149, t153};
+    uint8_t t149 = rt_not_b(t147);
+    int32_t t151 = rt_btoi_b(t147);
+    int32_t t153 = rt_btoi_b(t149);
+    return K5_0_V{t147, t149};
   }
 };
-struct K5_0_op {
+struct K5_0_store {
   K5_A A;
-  __device__ K5_0_V operator()(const K5_0_V &a, const K5_0_V &b) const {
-    int32_t t155 = rt_add_i(a.v0, b.v0);
-    int32_t t157 = rt_add_i(a.v1, b.v1);
-    return K5_0_V{t155, t157};
+  __device__ void operator()(int64_t i, const K5_0_V &v) const {
+    A.v_x168_d[i] = v.v0;
+    A.v_x170_d[i] = v.v1;
   }
 };
 struct alignas(8) K5_1_V {
-  uint8_t v0;
-  uint8_t v1;
+  int32_t v0;
+  int32_t v1;
 };
 struct K5_1_pull {
   K5_A A;
   __device__ K5_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t158 = A.v_x166_d[ix];
-    uint8_t t160 = rt_eq_i(t158, 0);
-    uint8_t t162 = rt_not_b(t160);
-    int32_t t164 = rt_btoi_b(t160);
-    int32_t t166 = rt_btoi_b(t162);
+    int32_t t154 = A.v_x166_d[ix];
+    uint8_t t156 = rt_eq_i(t154, 0);
+    uint8_t t158 = rt_not_b(t156);
+    int32_t t160 = rt_btoi_b(t156);
+    int32_t t162 = rt_btoi_b(t158);
     return K5_1_V{t160, t162};
   }
 };
-struct K5_1_store {
+struct K5_1_op {
   K5_A A;
-  __device__ void operator()(int64_t i, const K5_1_V &v) const {
-    A.v_x168_d[i] = v.v0;
-    A.v_x170_d[i] = v.v1;
+  __device__ K5_1_V operator()(const K5_1_V &a, const K5_1_V &b) const {
+    int32_t t164 = rt_add_i(a.v0, b.v0);
+    int32_t t166 = rt_add_i(a.v1, b.v1);
+    return K5_1_V{t164, t166};
+  }
+};
+struct K5_1_ride {
+  K5_A A;
+  __device__ K5_1_V operator()(int64_t i) const {
+    K5_0_store{A}(i, K5_0_pull{A}(i)); /* MAP 0 rides here */
+    return K5_1_pull{A}(i);
   }
 };
 struct alignas(8) K5_2_V {
@@ -938,10 +945,10 @@ struct K5_2_pull {
     (void)ix;
     int32_t t167 = A.v_x166_d[ix];
     uint8_t t169 = rt_eq_i(t167, 0);
-    uint8_t t171 = rt_not_b(t169);
-    int32_t t173 = rt_btoi_b(t169);
-    int32_t t175 = rt_btoi_b(t171);
-    return K5_2_V{t173, t175};
+    int32_t t171 = rt_btoi_b(t169);
+    uint8_t t173 = rt_not_b(t169);
+    int32_t t175 = rt_btoi_b(t173);
+    return K5_2_V{t171, t175};
   }
 };
 struct K5_2_store {
@@ -959,13 +966,6 @@ struct K5_2_op {
     return K5_2_V{t177, t179};
   }
 };
-struct K5_2_ride {
-  K5_A A;
-  __device__ void operator()(int64_t i, const K5_2_V &v) const {
-    K5_1_store{A}(i, K5_1_pull{A}(i)); /* MAP 1 rides here */
-    K5_2_store{A}(i, v);
-  }
-};
 static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
   (void)loc;
   (void)err;
@@ -975,31 +975,31 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtVa
   A.run = rtg_launch(run);
   A.v_x166_d = v_x166->data.i;
   A.v_x166_n = v_x166->len;
-  int32_t v_x176 = 0;
-  int32_t v_x182 = 0;
   RtValue *v_x168 = NULL;
   RtValue *v_x170 = NULL;
+  int32_t v_x176 = 0;
+  int32_t v_x182 = 0;
   RtValue *v_x186 = NULL;
   RtValue *v_x190 = NULL;
-  /* REDUCE */
-  {
-    const int64_t t180 = v_x166->len;
-    const K5_0_V t181 = rtg::reduce_commutative("K5", loc, K5_0_pull{A}, K5_0_op{A}, K5_0_V{0, 0}, t180);
-    v_x176 = t181.v0;
-    A.v_x176 = v_x176;
-    v_x182 = t181.v1;
-    A.v_x182 = v_x182;
-  }
   /* MAP */
   {
-    const int64_t t182 = v_x166->len;
-    v_x168 = rtg_vec_new(RT_BOOL, t182);
+    const int64_t t180 = v_x166->len;
+    v_x168 = rtg_vec_new(RT_BOOL, t180);
     A.v_x168_d = v_x168->data.b;
     A.v_x168_n = v_x168->len;
-    v_x170 = rtg_vec_new(RT_BOOL, t182);
+    v_x170 = rtg_vec_new(RT_BOOL, t180);
     A.v_x170_d = v_x170->data.b;
     A.v_x170_n = v_x170->len;
-    /* computed in the launch of SOAC 2 (K5_2_ride) */
+    /* computed in the launch of SOAC 1 (K5_1_ride) */
+  }
+  /* REDUCE */
+  {
+    const int64_t t181 = v_x166->len;
+    const K5_1_V t182 = rtg::reduce_commutative("K5", loc, K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, t181);
+    v_x176 = t182.v0;
+    A.v_x176 = v_x176;
+    v_x182 = t182.v1;
+    A.v_x182 = v_x182;
   }
   /* SCAN */
   {
@@ -1010,7 +1010,7 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtVa
     v_x190 = rtg_vec_new(RT_INT, t183);
     A.v_x190_d = v_x190->data.i;
     A.v_x190_n = v_x190->len;
-    rtg::scan<true>("K5", loc, K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, t183, K5_2_ride{A});
+    rtg::scan<true>("K5", loc, K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, t183, K5_2_store{A});
   }
   *out_v_x168 = v_x168;
   *out_v_x170 = v_x170;

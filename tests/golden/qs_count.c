@@ -260,83 +260,83 @@ fail:
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1138, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, RtValue **out_v_x1137) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1137, RtValue *v_x1138, RtValue *v_x1139, RtValue **out_v_x1142) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1138_off = rt_seg_offsets(v_sd_1138);
-  const int64_t v_sd_1138_n = v_sd_1138->len;
-  int32_t *v_x1132_d = v_x1132->data.i;
-  const int64_t v_x1132_n = v_x1132->len;
-  int32_t *v_x1133_d = v_x1133->data.i;
-  const int64_t v_x1133_n = v_x1133->len;
-  int32_t *v_x1134_d = v_x1134->data.i;
-  const int64_t v_x1134_n = v_x1134->len;
-  RtValue *v_x1137 = NULL;
+  const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
+  const int64_t v_sd_1143_n = v_sd_1143->len;
+  int32_t *v_x1137_d = v_x1137->data.i;
+  const int64_t v_x1137_n = v_x1137->len;
+  int32_t *v_x1138_d = v_x1138->data.i;
+  const int64_t v_x1138_n = v_x1138->len;
+  int32_t *v_x1139_d = v_x1139->data.i;
+  const int64_t v_x1139_n = v_x1139->len;
+  RtValue *v_x1142 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t26 = v_sd_1138_off[v_sd_1138_n];
-    v_x1137 = rt_value_new(rt_vec_type(RT_INT), t26);
-    int32_t *v_x1137_d = v_x1137->data.i;
-    const int64_t v_x1137_n = v_x1137->len;
+    const int64_t t26 = v_sd_1143_off[v_sd_1143_n];
+    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t26);
+    int32_t *v_x1142_d = v_x1142->data.i;
+    const int64_t v_x1142_n = v_x1142->len;
     const int64_t t27 = (t26 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t27 > 1)
     for (int64_t t28 = 0; t28 < t27; t28++) {
-      int64_t t31 = rt_segment_search(v_sd_1138_off, 0, v_sd_1138_n, t28 * RT_CHUNK);
+      int64_t t31 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t28 * RT_CHUNK);
       const int64_t t28_end = (t28 + 1) * RT_CHUNK < t26 ? (t28 + 1) * RT_CHUNK : t26;
       for (int64_t t29 = t28 * RT_CHUNK; t29 < t28_end; t29++) {
         const int32_t t30 = (int32_t)t29;
-        while (v_sd_1138_off[t31 + 1] <= t29)
+        while (v_sd_1143_off[t31 + 1] <= t29)
           t31++;
         const int32_t t32 = (int32_t)t31;
         int t34 = 0; /* nonzero: a check below failed */
-        int t35 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1134_n;
-        int32_t t33 = t35 ? v_x1134_d[t32] : 0;
+        int t35 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1139_n;
+        int32_t t33 = t35 ? v_x1139_d[t32] : 0;
         t34 |= !t35;
-        int t37 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1132_n;
-        int32_t t36 = t37 ? v_x1132_d[t32] : 0;
+        int t37 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1137_n;
+        int32_t t36 = t37 ? v_x1137_d[t32] : 0;
         t34 |= !t37;
         int32_t t39 = rt_sub_i(t30, t36);
-        int t41 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1133_n;
-        int32_t t40 = t41 ? v_x1133_d[t32] : 0;
+        int t41 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1138_n;
+        int32_t t40 = t41 ? v_x1138_d[t32] : 0;
         t34 |= !t41;
         int32_t t43 = rt_mul_i(t39, t40);
         int32_t t45 = rt_add_i(t33, t43);
         if (__builtin_expect(t34 != 0, 0)) { /* again, recording the error */
           int32_t t46;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1134_n) {
-            t46 = v_x1134_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1139_n) {
+            t46 = v_x1139_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1134_n, 0.0, 0);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1139_n, 0.0, 0);
             t46 = 0;
           }
           int32_t t47;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1132_n) {
-            t47 = v_x1132_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1137_n) {
+            t47 = v_x1137_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1132_n, 0.0, 1);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1137_n, 0.0, 1);
             t47 = 0;
           }
           int32_t t49 = rt_sub_i(t30, t47);
           int32_t t50;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1133_n) {
-            t50 = v_x1133_d[t32];
+          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1138_n) {
+            t50 = v_x1138_d[t32];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1133_n, 0.0, 2);
+            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1138_n, 0.0, 2);
             t50 = 0;
           }
           int32_t t52 = rt_mul_i(t49, t50);
           int32_t t54 = rt_add_i(t46, t52);
         }
-        v_x1137_d[t29] = t45;
+        v_x1142_d[t29] = t45;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1137 = v_x1137;
+  *out_v_x1142 = v_x1142;
   return;
 fail:
-  rt_release(v_x1137);
+  rt_release(v_x1142);
 }
 
 /* K7: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
@@ -384,37 +384,37 @@ fail:
 }
 
 /* K8: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, RtValue *v_x1141, RtValue *v_x1143, RtValue *v_x1144, RtValue **out_v_x1159, RtValue **out_v_x1163, RtValue **out_v_x1161, RtValue **out_v_x1164) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1148, RtValue *v_x1149, RtValue **out_v_x1164, RtValue **out_v_x1168, RtValue **out_v_x1166, RtValue **out_v_x1169) {
   (void)loc;
   (void)run;
-  int32_t *v_x1140_d = v_x1140->data.i;
-  const int64_t v_x1140_n = v_x1140->len;
-  int32_t *v_x1141_d = v_x1141->data.i;
-  const int64_t v_x1141_n = v_x1141->len;
-  int32_t *v_x1143_d = v_x1143->data.i;
-  const int64_t v_x1143_n = v_x1143->len;
-  const int64_t *v_x1144_off = rt_seg_offsets(v_x1144);
-  const int64_t v_x1144_n = v_x1144->len;
-  RtValue *v_x1159 = NULL;
-  RtValue *v_x1160 = NULL;
-  RtValue *v_x1161 = NULL;
-  RtValue *v_x1162 = NULL;
-  RtValue *v_x1163 = NULL;
+  int32_t *v_x1145_d = v_x1145->data.i;
+  const int64_t v_x1145_n = v_x1145->len;
+  int32_t *v_x1146_d = v_x1146->data.i;
+  const int64_t v_x1146_n = v_x1146->len;
+  int32_t *v_x1148_d = v_x1148->data.i;
+  const int64_t v_x1148_n = v_x1148->len;
+  const int64_t *v_x1149_off = rt_seg_offsets(v_x1149);
+  const int64_t v_x1149_n = v_x1149->len;
   RtValue *v_x1164 = NULL;
+  RtValue *v_x1165 = NULL;
+  RtValue *v_x1166 = NULL;
+  RtValue *v_x1167 = NULL;
+  RtValue *v_x1168 = NULL;
+  RtValue *v_x1169 = NULL;
   /* SPLIT */
   {
-    const int64_t t63 = v_x1140_n;
+    const int64_t t63 = v_x1145_n;
     const int64_t t64 = t63 > 0 ? (t63 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t65 = (uint8_t *)rt_alloc_atomic((size_t)t63 + 1);
     int64_t *t66 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t64 + 1)); /* class c, chunk k: [c * chunks + k] */
     RT_PARALLEL_FOR_IF(t64 > 1)
     for (int64_t t67 = 0; t67 < t64; t67++) {
       int64_t kept[2] = {0};
-      int64_t t70 = rt_segment_search(v_x1144_off, 0, v_x1144_n, t67 * RT_CHUNK);
+      int64_t t70 = rt_segment_search(v_x1149_off, 0, v_x1149_n, t67 * RT_CHUNK);
       const int64_t t67_end = (t67 + 1) * RT_CHUNK < t63 ? (t67 + 1) * RT_CHUNK : t63;
       for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
         const int32_t t69 = (int32_t)t68;
-        while (v_x1144_off[t70 + 1] <= t68)
+        while (v_x1149_off[t70 + 1] <= t68)
           t70++;
         const int32_t t71 = (int32_t)t70;
         int32_t t67x0;
@@ -422,29 +422,29 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, RtValue
         int32_t t67x2;
         uint8_t t67x3;
         int t73 = 0; /* nonzero: a check below failed */
-        int t74 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1143_n;
-        int32_t t72 = t74 ? v_x1143_d[t71] : 0;
+        int t74 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1148_n;
+        int32_t t72 = t74 ? v_x1148_d[t71] : 0;
         t73 |= !t74;
-        int32_t t75 = v_x1140_d[t69];
-        int t77 = (uint64_t)(int64_t)t75 < (uint64_t)v_x1141_n;
-        int32_t t76 = t77 ? v_x1141_d[t75] : 0;
+        int32_t t75 = v_x1145_d[t69];
+        int t77 = (uint64_t)(int64_t)t75 < (uint64_t)v_x1146_n;
+        int32_t t76 = t77 ? v_x1146_d[t75] : 0;
         t73 |= !t77;
         uint8_t t79 = rt_lt_i(t76, t72);
         uint8_t t81 = rt_gt_i(t76, t72);
         if (__builtin_expect(t73 != 0, 0)) { /* again, recording the error */
           int32_t t82;
-          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1143_n) {
-            t82 = v_x1143_d[t71];
+          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1148_n) {
+            t82 = v_x1148_d[t71];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 2, 0, RT_GATHER, t71, v_x1143_n, 0.0, 0);
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 2, 0, RT_GATHER, t71, v_x1148_n, 0.0, 0);
             t82 = 0;
           }
-          int32_t t83 = v_x1140_d[t69];
+          int32_t t83 = v_x1145_d[t69];
           int32_t t84;
-          if ((uint64_t)(int64_t)t83 < (uint64_t)v_x1141_n) {
-            t84 = v_x1141_d[t83];
+          if ((uint64_t)(int64_t)t83 < (uint64_t)v_x1146_n) {
+            t84 = v_x1146_d[t83];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t83, v_x1141_n, 0.0, 1);
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t83, v_x1146_n, 0.0, 1);
             t84 = 0;
           }
           uint8_t t86 = rt_lt_i(t84, t82);
@@ -476,44 +476,44 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, RtValue
       t66[0 * t64 + t67] = t91;
       t91 += k;
     }
-    v_x1159 = rt_value_new(rt_vec_type(RT_INT), t91);
-    int32_t *v_x1159_d = v_x1159->data.i;
-    const int64_t v_x1159_n = v_x1159->len;
+    v_x1164 = rt_value_new(rt_vec_type(RT_INT), t91);
+    int32_t *v_x1164_d = v_x1164->data.i;
+    const int64_t v_x1164_n = v_x1164->len;
     int64_t t92 = 0;
     for (int64_t t67 = 0; t67 < t64; t67++) {
       const int64_t k = t66[1 * t64 + t67];
       t66[1 * t64 + t67] = t92;
       t92 += k;
     }
-    v_x1161 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1161_d = v_x1161->data.i;
-    const int64_t v_x1161_n = v_x1161->len;
-    v_x1163 = rt_value_new(rt_vec_type(RT_INT), v_x1144_n);
-    int32_t *v_x1163_d = v_x1163->data.i;
-    const int64_t v_x1163_n = v_x1163->len;
-    v_x1164 = rt_value_new(rt_vec_type(RT_INT), v_x1144_n);
-    int32_t *v_x1164_d = v_x1164->data.i;
-    const int64_t v_x1164_n = v_x1164->len;
-    RT_PARALLEL_FOR_IF(v_x1144_n > RT_CHUNK)
-    for (int64_t t93 = 0; t93 < v_x1144_n; t93++) {
+    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1166_d = v_x1166->data.i;
+    const int64_t v_x1166_n = v_x1166->len;
+    v_x1168 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
+    int32_t *v_x1168_d = v_x1168->data.i;
+    const int64_t v_x1168_n = v_x1168->len;
+    v_x1169 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
+    int32_t *v_x1169_d = v_x1169->data.i;
+    const int64_t v_x1169_n = v_x1169->len;
+    RT_PARALLEL_FOR_IF(v_x1149_n > RT_CHUNK)
+    for (int64_t t93 = 0; t93 < v_x1149_n; t93++) {
       int32_t in[2] = {0};
-      for (int64_t t94 = v_x1144_off[t93]; t94 < v_x1144_off[t93 + 1]; t94++) {
+      for (int64_t t94 = v_x1149_off[t93]; t94 < v_x1149_off[t93 + 1]; t94++) {
         in[0] += t65[t94] >> 0 & 1;
         in[1] += t65[t94] >> 1 & 1;
       }
-      v_x1163_d[t93] = in[0];
-      v_x1164_d[t93] = in[1];
+      v_x1168_d[t93] = in[0];
+      v_x1169_d[t93] = in[1];
     }
     RT_PARALLEL_FOR_IF(t64 > 1)
     for (int64_t t67 = 0; t67 < t64; t67++) {
       int64_t at[2];
       at[0] = t66[0 * t64 + t67];
       at[1] = t66[1 * t64 + t67];
-      int64_t t70 = rt_segment_search(v_x1144_off, 0, v_x1144_n, t67 * RT_CHUNK);
+      int64_t t70 = rt_segment_search(v_x1149_off, 0, v_x1149_n, t67 * RT_CHUNK);
       const int64_t t67_end = (t67 + 1) * RT_CHUNK < t63 ? (t67 + 1) * RT_CHUNK : t63;
       for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
         const int32_t t69 = (int32_t)t68;
-        while (v_x1144_off[t70 + 1] <= t68)
+        while (v_x1149_off[t70 + 1] <= t68)
           t70++;
         const int32_t t71 = (int32_t)t70;
         if (!t65[t68])
@@ -523,29 +523,29 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, RtValue
         int32_t t67y2;
         uint8_t t67y3;
         int t96 = 0; /* nonzero: a check below failed */
-        int t97 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1143_n;
-        int32_t t95 = t97 ? v_x1143_d[t71] : 0;
+        int t97 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1148_n;
+        int32_t t95 = t97 ? v_x1148_d[t71] : 0;
         t96 |= !t97;
-        int32_t t98 = v_x1140_d[t69];
-        int t100 = (uint64_t)(int64_t)t98 < (uint64_t)v_x1141_n;
-        int32_t t99 = t100 ? v_x1141_d[t98] : 0;
+        int32_t t98 = v_x1145_d[t69];
+        int t100 = (uint64_t)(int64_t)t98 < (uint64_t)v_x1146_n;
+        int32_t t99 = t100 ? v_x1146_d[t98] : 0;
         t96 |= !t100;
         uint8_t t102 = rt_lt_i(t99, t95);
         uint8_t t104 = rt_gt_i(t99, t95);
         if (__builtin_expect(t96 != 0, 0)) { /* again, recording the error */
           int32_t t105;
-          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1143_n) {
-            t105 = v_x1143_d[t71];
+          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1148_n) {
+            t105 = v_x1148_d[t71];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 2, 0, RT_GATHER, t71, v_x1143_n, 0.0, 2);
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 2, 0, RT_GATHER, t71, v_x1148_n, 0.0, 2);
             t105 = 0;
           }
-          int32_t t106 = v_x1140_d[t69];
+          int32_t t106 = v_x1145_d[t69];
           int32_t t107;
-          if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1141_n) {
-            t107 = v_x1141_d[t106];
+          if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1146_n) {
+            t107 = v_x1146_d[t106];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t106, v_x1141_n, 0.0, 3);
+            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t106, v_x1146_n, 0.0, 3);
             t107 = 0;
           }
           uint8_t t109 = rt_lt_i(t107, t105);
@@ -556,11 +556,11 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, RtValue
         t67y2 = t99;
         t67y3 = t104;
         if (t65[t68] >> 0 & 1) {
-          v_x1159_d[at[0]] = t67y0;
+          v_x1164_d[at[0]] = t67y0;
           at[0]++;
         }
         if (t65[t68] >> 1 & 1) {
-          v_x1161_d[at[1]] = t67y2;
+          v_x1166_d[at[1]] = t67y2;
           at[1]++;
         }
       }
@@ -570,178 +570,162 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, RtValue
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1159 = v_x1159;
-  *out_v_x1163 = v_x1163;
-  *out_v_x1161 = v_x1161;
   *out_v_x1164 = v_x1164;
-  rt_release(v_x1160);
-  rt_release(v_x1162);
+  *out_v_x1168 = v_x1168;
+  *out_v_x1166 = v_x1166;
+  *out_v_x1169 = v_x1169;
+  rt_release(v_x1165);
+  rt_release(v_x1167);
   return;
 fail:
-  rt_release(v_x1159);
-  rt_release(v_x1160);
-  rt_release(v_x1161);
-  rt_release(v_x1162);
-  rt_release(v_x1163);
   rt_release(v_x1164);
+  rt_release(v_x1165);
+  rt_release(v_x1166);
+  rt_release(v_x1167);
+  rt_release(v_x1168);
+  rt_release(v_x1169);
 }
 
-/* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K9: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771) {
   (void)loc;
   (void)run;
   int32_t *v_x761_d = v_x761->data.i;
   const int64_t v_x761_n = v_x761->len;
-  RtValue *v_x760 = NULL;
   int32_t v_x769 = 0;
   int32_t v_x770 = 0;
   int32_t v_x771 = 0;
-  /* MAP */
+  RtValue *v_x760 = NULL;
+  /* REDUCE */
   {
     const int64_t t112 = v_x758;
     if (t112 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t112, 0.0, 0);
       goto fail;
     }
+    const int64_t t113 = t112 > 0 ? (t112 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t114 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t113);
+    int32_t *t115 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t113);
+    int32_t *t116 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t113);
     v_x760 = rt_value_new(rt_vec_type(RT_INT), t112);
     int32_t *v_x760_d = v_x760->data.i;
     const int64_t v_x760_n = v_x760->len;
-    RT_PARALLEL_FOR_IF(t112 >= RT_PARALLEL_MIN)
-    for (int64_t t113 = 0; t113 < t112; t113++) {
-      const int32_t t114 = (int32_t)t113;
-      v_x760_d[t113] = 0;
+    RT_PARALLEL_FOR_IF(t113 > 1)
+    for (int64_t t117 = 0; t117 < t113; t117++) {
+      int32_t t117a0;
+      int32_t t117a1;
+      int32_t t117a2;
+      t117a0 = 2147483647;
+      t117a1 = 0;
+      t117a2 = 1;
+      const int64_t t117_end = (t117 + 1) * RT_CHUNK < t112 ? (t117 + 1) * RT_CHUNK : t112;
+      for (int64_t t118 = t117 * RT_CHUNK; t118 < t117_end; t118++) {
+        const int32_t t119 = (int32_t)t118;
+        int32_t t117x0;
+        int32_t t117x1;
+        int32_t t117x2;
+        int32_t t117x3;
+        int t121 = 0; /* nonzero: a check below failed */
+        int t122 = (uint64_t)(int64_t)t119 < (uint64_t)v_x761_n;
+        int32_t t120 = t122 ? v_x761_d[t119] : 0;
+        t121 |= !t122;
+        uint8_t t124 = rt_lt_i(0, t120);
+        int32_t t125;
+        if (t124) {
+          t125 = 2147483647;
+        } else {
+          t125 = t119;
+        }
+        if (__builtin_expect(t121 != 0, 0)) { /* again, recording the error */
+          int32_t t126;
+          if ((uint64_t)(int64_t)t119 < (uint64_t)v_x761_n) {
+            t126 = v_x761_d[t119];
+          } else {
+            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 3, 0, RT_GATHER, t119, v_x761_n, 0.0, 1);
+            t126 = 0;
+          }
+          uint8_t t128 = rt_lt_i(0, t126);
+          int32_t t129;
+          if (t128) {
+            t129 = 2147483647;
+          } else {
+            t129 = t119;
+          }
+        }
+        t117x0 = t125;
+        t117x1 = 0;
+        t117x2 = t120;
+        t117x3 = 0;
+        v_x760_d[t118] = t117x3; /* a map column */
+        uint8_t t131 = rt_le_i(t117a0, t117x0);
+        int32_t t132;
+        if (t131) {
+          t132 = t117a0;
+        } else {
+          t132 = t117x0;
+        }
+        int32_t t133;
+        if (t131) {
+          t133 = t117a1;
+        } else {
+          t133 = t117x1;
+        }
+        int32_t t134;
+        if (t131) {
+          t134 = t117a2;
+        } else {
+          t134 = t117x2;
+        }
+        t117a0 = t132;
+        t117a1 = t133;
+        t117a2 = t134;
+      }
+      t114[t117] = t117a0;
+      t115[t117] = t117a1;
+      t116[t117] = t117a2;
     }
+    int32_t t117t0;
+    int32_t t117t1;
+    int32_t t117t2;
+    t117t0 = 2147483647;
+    t117t1 = 0;
+    t117t2 = 1;
+    for (int64_t t117 = 0; t117 < t113; t117++) {
+      const int32_t t135 = t114[t117];
+      const int32_t t136 = t115[t117];
+      const int32_t t137 = t116[t117];
+      uint8_t t139 = rt_le_i(t117t0, t135);
+      int32_t t140;
+      if (t139) {
+        t140 = t117t0;
+      } else {
+        t140 = t135;
+      }
+      int32_t t141;
+      if (t139) {
+        t141 = t117t1;
+      } else {
+        t141 = t136;
+      }
+      int32_t t142;
+      if (t139) {
+        t142 = t117t2;
+      } else {
+        t142 = t137;
+      }
+      t117t0 = t140;
+      t117t1 = t141;
+      t117t2 = t142;
+    }
+    v_x769 = t117t0;
+    rt_free(t114);
+    v_x770 = t117t1;
+    rt_free(t115);
+    v_x771 = t117t2;
+    rt_free(t116);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x760_d = v_x760->data.i;
-    const int64_t v_x760_n = v_x760->len;
-    /* REDUCE */
-    {
-      const int64_t t115 = v_x758;
-      if (t115 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t115, 0.0, 1);
-        goto fail;
-      }
-      const int64_t t116 = t115 > 0 ? (t115 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t117 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t116);
-      int32_t *t118 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t116);
-      int32_t *t119 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t116);
-      RT_PARALLEL_FOR_IF(t116 > 1)
-      for (int64_t t120 = 0; t120 < t116; t120++) {
-        int32_t t120a0;
-        int32_t t120a1;
-        int32_t t120a2;
-        t120a0 = 2147483647;
-        t120a1 = 0;
-        t120a2 = 1;
-        const int64_t t120_end = (t120 + 1) * RT_CHUNK < t115 ? (t120 + 1) * RT_CHUNK : t115;
-        for (int64_t t121 = t120 * RT_CHUNK; t121 < t120_end; t121++) {
-          const int32_t t122 = (int32_t)t121;
-          int32_t t120x0;
-          int32_t t120x1;
-          int32_t t120x2;
-          int t124 = 0; /* nonzero: a check below failed */
-          int t125 = (uint64_t)(int64_t)t122 < (uint64_t)v_x761_n;
-          int32_t t123 = t125 ? v_x761_d[t122] : 0;
-          t124 |= !t125;
-          uint8_t t127 = rt_lt_i(0, t123);
-          int32_t t128;
-          if (t127) {
-            t128 = 2147483647;
-          } else {
-            t128 = t122;
-          }
-          if (__builtin_expect(t124 != 0, 0)) { /* again, recording the error */
-            int32_t t129;
-            if ((uint64_t)(int64_t)t122 < (uint64_t)v_x761_n) {
-              t129 = v_x761_d[t122];
-            } else {
-              NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 3, 0, RT_GATHER, t122, v_x761_n, 0.0, 2);
-              t129 = 0;
-            }
-            uint8_t t131 = rt_lt_i(0, t129);
-            int32_t t132;
-            if (t131) {
-              t132 = 2147483647;
-            } else {
-              t132 = t122;
-            }
-          }
-          t120x0 = t128;
-          t120x1 = 0;
-          t120x2 = t123;
-          uint8_t t134 = rt_le_i(t120a0, t120x0);
-          int32_t t135;
-          if (t134) {
-            t135 = t120a0;
-          } else {
-            t135 = t120x0;
-          }
-          int32_t t136;
-          if (t134) {
-            t136 = t120a1;
-          } else {
-            t136 = t120x1;
-          }
-          int32_t t137;
-          if (t134) {
-            t137 = t120a2;
-          } else {
-            t137 = t120x2;
-          }
-          t120a0 = t135;
-          t120a1 = t136;
-          t120a2 = t137;
-        }
-        t117[t120] = t120a0;
-        t118[t120] = t120a1;
-        t119[t120] = t120a2;
-      }
-      int32_t t120t0;
-      int32_t t120t1;
-      int32_t t120t2;
-      t120t0 = 2147483647;
-      t120t1 = 0;
-      t120t2 = 1;
-      for (int64_t t120 = 0; t120 < t116; t120++) {
-        const int32_t t138 = t117[t120];
-        const int32_t t139 = t118[t120];
-        const int32_t t140 = t119[t120];
-        uint8_t t142 = rt_le_i(t120t0, t138);
-        int32_t t143;
-        if (t142) {
-          t143 = t120t0;
-        } else {
-          t143 = t138;
-        }
-        int32_t t144;
-        if (t142) {
-          t144 = t120t1;
-        } else {
-          t144 = t139;
-        }
-        int32_t t145;
-        if (t142) {
-          t145 = t120t2;
-        } else {
-          t145 = t140;
-        }
-        t120t0 = t143;
-        t120t1 = t144;
-        t120t2 = t145;
-      }
-      v_x769 = t120t0;
-      rt_free(t117);
-      v_x770 = t120t1;
-      rt_free(t118);
-      v_x771 = t120t2;
-      rt_free(t119);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
   *out_v_x760 = v_x760;
   *out_v_x770 = v_x770;
   *out_v_x771 = v_x771;
@@ -761,29 +745,29 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue
   RtValue *v_x777 = NULL;
   /* MAP */
   {
-    const int64_t t146 = v_x772_n;
-    v_x777 = rt_value_new(rt_vec_type(RT_INT), t146);
+    const int64_t t143 = v_x772_n;
+    v_x777 = rt_value_new(rt_vec_type(RT_INT), t143);
     int32_t *v_x777_d = v_x777->data.i;
     const int64_t v_x777_n = v_x777->len;
-    RT_PARALLEL_FOR_IF(t146 >= RT_PARALLEL_MIN)
-    for (int64_t t147 = 0; t147 < t146; t147++) {
-      const int32_t t148 = (int32_t)t147;
-      int t151 = 0; /* nonzero: a check below failed */
-      int32_t t149 = v_x772_d[t148];
-      int t152 = (uint64_t)(int64_t)t149 < (uint64_t)v_x775_n;
-      int32_t t150 = t152 ? v_x775_d[t149] : 0;
-      t151 |= !t152;
-      if (__builtin_expect(t151 != 0, 0)) { /* again, recording the error */
-        int32_t t153 = v_x772_d[t148];
-        int32_t t154;
-        if ((uint64_t)(int64_t)t153 < (uint64_t)v_x775_n) {
-          t154 = v_x775_d[t153];
+    RT_PARALLEL_FOR_IF(t143 >= RT_PARALLEL_MIN)
+    for (int64_t t144 = 0; t144 < t143; t144++) {
+      const int32_t t145 = (int32_t)t144;
+      int t148 = 0; /* nonzero: a check below failed */
+      int32_t t146 = v_x772_d[t145];
+      int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x775_n;
+      int32_t t147 = t149 ? v_x775_d[t146] : 0;
+      t148 |= !t149;
+      if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
+        int32_t t150 = v_x772_d[t145];
+        int32_t t151;
+        if ((uint64_t)(int64_t)t150 < (uint64_t)v_x775_n) {
+          t151 = v_x775_d[t150];
         } else {
-          NESSIE_RECORD(err, t147, RT_CHECK_INDEX, 0, 0, RT_GATHER, t153, v_x775_n, 0.0, 0);
-          t154 = 0;
+          NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x775_n, 0.0, 0);
+          t151 = 0;
         }
       }
-      v_x777_d[t147] = t150;
+      v_x777_d[t144] = t147;
     }
   }
   if (err->index != INT64_MAX)
@@ -807,171 +791,171 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
   RtValue *v_x782 = NULL;
   /* SCAN */
   {
-    const int64_t t155 = v_x780;
-    if (t155 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t155, 0.0, 0);
+    const int64_t t152 = v_x780;
+    if (t152 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t152, 0.0, 0);
       goto fail;
     }
-    const int64_t t156 = t155 > 0 ? (t155 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t157 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t156);
-    v_x782 = rt_value_new(rt_vec_type(RT_INT), t155);
+    const int64_t t153 = t152 > 0 ? (t152 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t154 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t153);
+    v_x782 = rt_value_new(rt_vec_type(RT_INT), t152);
     int32_t *v_x782_d = v_x782->data.i;
     const int64_t v_x782_n = v_x782->len;
-    RT_PARALLEL_FOR_IF(t156 > 1)
-    for (int64_t t158 = 0; t158 < t156; t158++) {
-      int32_t t158a0;
-      t158a0 = 0;
-      const int64_t t158_end = (t158 + 1) * RT_CHUNK < t155 ? (t158 + 1) * RT_CHUNK : t155;
-      for (int64_t t159 = t158 * RT_CHUNK; t159 < t158_end; t159++) {
-        const int32_t t160 = (int32_t)t159;
-        int32_t t158x0;
-        int32_t t158x1;
-        int t165 = 0; /* nonzero: a check below failed */
-        uint8_t t162 = rt_lt_i(t160, (int32_t)v_x778_n);
-        int32_t t163;
-        if (t162) {
-          int t166 = (uint64_t)(int64_t)t160 < (uint64_t)v_x778_n;
-          int32_t t164 = t166 ? v_x778_d[t160] : 0;
-          t165 |= !t166;
-          t163 = t164;
+    RT_PARALLEL_FOR_IF(t153 > 1)
+    for (int64_t t155 = 0; t155 < t153; t155++) {
+      int32_t t155a0;
+      t155a0 = 0;
+      const int64_t t155_end = (t155 + 1) * RT_CHUNK < t152 ? (t155 + 1) * RT_CHUNK : t152;
+      for (int64_t t156 = t155 * RT_CHUNK; t156 < t155_end; t156++) {
+        const int32_t t157 = (int32_t)t156;
+        int32_t t155x0;
+        int32_t t155x1;
+        int t162 = 0; /* nonzero: a check below failed */
+        uint8_t t159 = rt_lt_i(t157, (int32_t)v_x778_n);
+        int32_t t160;
+        if (t159) {
+          int t163 = (uint64_t)(int64_t)t157 < (uint64_t)v_x778_n;
+          int32_t t161 = t163 ? v_x778_d[t157] : 0;
+          t162 |= !t163;
+          t160 = t161;
         } else {
-          int32_t t168 = rt_sub_i(t160, (int32_t)v_x778_n);
-          int t170 = (uint64_t)(int64_t)t168 < (uint64_t)v_x778_n;
-          int32_t t169 = t170 ? v_x779_d[t168] : 0;
-          t165 |= !t170;
-          t163 = t169;
+          int32_t t165 = rt_sub_i(t157, (int32_t)v_x778_n);
+          int t167 = (uint64_t)(int64_t)t165 < (uint64_t)v_x778_n;
+          int32_t t166 = t167 ? v_x779_d[t165] : 0;
+          t162 |= !t167;
+          t160 = t166;
         }
-        int32_t t171;
-        if (t162) {
-          int t173 = (uint64_t)(int64_t)t160 < (uint64_t)v_x778_n;
-          int32_t t172 = t173 ? v_x778_d[t160] : 0;
-          t165 |= !t173;
-          t171 = t172;
+        int32_t t168;
+        if (t159) {
+          int t170 = (uint64_t)(int64_t)t157 < (uint64_t)v_x778_n;
+          int32_t t169 = t170 ? v_x778_d[t157] : 0;
+          t162 |= !t170;
+          t168 = t169;
         } else {
-          int32_t t175 = rt_sub_i(t160, (int32_t)v_x778_n);
-          int t177 = (uint64_t)(int64_t)t175 < (uint64_t)v_x778_n;
-          int32_t t176 = t177 ? v_x779_d[t175] : 0;
-          t165 |= !t177;
-          t171 = t176;
+          int32_t t172 = rt_sub_i(t157, (int32_t)v_x778_n);
+          int t174 = (uint64_t)(int64_t)t172 < (uint64_t)v_x778_n;
+          int32_t t173 = t174 ? v_x779_d[t172] : 0;
+          t162 |= !t174;
+          t168 = t173;
         }
-        if (__builtin_expect(t165 != 0, 0)) { /* again, recording the error */
-          uint8_t t179 = rt_lt_i(t160, (int32_t)v_x778_n);
-          int32_t t180;
-          if (t179) {
-            int32_t t181;
-            if ((uint64_t)(int64_t)t160 < (uint64_t)v_x778_n) {
-              t181 = v_x778_d[t160];
+        if (__builtin_expect(t162 != 0, 0)) { /* again, recording the error */
+          uint8_t t176 = rt_lt_i(t157, (int32_t)v_x778_n);
+          int32_t t177;
+          if (t176) {
+            int32_t t178;
+            if ((uint64_t)(int64_t)t157 < (uint64_t)v_x778_n) {
+              t178 = v_x778_d[t157];
             } else {
-              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x778_n, 0.0, 1);
+              NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t157, v_x778_n, 0.0, 1);
+              t178 = 0;
+            }
+            t177 = t178;
+          } else {
+            int32_t t180 = rt_sub_i(t157, (int32_t)v_x778_n);
+            int32_t t181;
+            if ((uint64_t)(int64_t)t180 < (uint64_t)v_x778_n) {
+              t181 = v_x779_d[t180];
+            } else {
+              NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x778_n, 0.0, 2);
               t181 = 0;
             }
-            t180 = t181;
-          } else {
-            int32_t t183 = rt_sub_i(t160, (int32_t)v_x778_n);
-            int32_t t184;
-            if ((uint64_t)(int64_t)t183 < (uint64_t)v_x778_n) {
-              t184 = v_x779_d[t183];
-            } else {
-              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x778_n, 0.0, 2);
-              t184 = 0;
-            }
-            t180 = t184;
+            t177 = t181;
           }
-          int32_t t185;
-          if (t179) {
-            int32_t t186;
-            if ((uint64_t)(int64_t)t160 < (uint64_t)v_x778_n) {
-              t186 = v_x778_d[t160];
+          int32_t t182;
+          if (t176) {
+            int32_t t183;
+            if ((uint64_t)(int64_t)t157 < (uint64_t)v_x778_n) {
+              t183 = v_x778_d[t157];
             } else {
-              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x778_n, 0.0, 3);
+              NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t157, v_x778_n, 0.0, 3);
+              t183 = 0;
+            }
+            t182 = t183;
+          } else {
+            int32_t t185 = rt_sub_i(t157, (int32_t)v_x778_n);
+            int32_t t186;
+            if ((uint64_t)(int64_t)t185 < (uint64_t)v_x778_n) {
+              t186 = v_x779_d[t185];
+            } else {
+              NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x778_n, 0.0, 4);
               t186 = 0;
             }
-            t185 = t186;
-          } else {
-            int32_t t188 = rt_sub_i(t160, (int32_t)v_x778_n);
-            int32_t t189;
-            if ((uint64_t)(int64_t)t188 < (uint64_t)v_x778_n) {
-              t189 = v_x779_d[t188];
-            } else {
-              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t188, v_x778_n, 0.0, 4);
-              t189 = 0;
-            }
-            t185 = t189;
+            t182 = t186;
           }
         }
-        t158x0 = t171;
-        t158x1 = t163;
-        v_x782_d[t159] = t158x1; /* a map column */
-        int32_t t191 = rt_add_i(t158a0, t158x0);
-        t158a0 = t191;
+        t155x0 = t168;
+        t155x1 = t160;
+        v_x782_d[t156] = t155x1; /* a map column */
+        int32_t t188 = rt_add_i(t155a0, t155x0);
+        t155a0 = t188;
       }
-      t157[t158] = t158a0;
+      t154[t155] = t155a0;
     }
-    int32_t t158t0;
-    t158t0 = 0;
-    for (int64_t t158 = 0; t158 < t156; t158++) {
-      const int32_t t192 = t157[t158];
-      t157[t158] = t158t0;
-      int32_t t194 = rt_add_i(t158t0, t192);
-      t158t0 = t194;
+    int32_t t155t0;
+    t155t0 = 0;
+    for (int64_t t155 = 0; t155 < t153; t155++) {
+      const int32_t t189 = t154[t155];
+      t154[t155] = t155t0;
+      int32_t t191 = rt_add_i(t155t0, t189);
+      t155t0 = t191;
     }
-    v_x786 = rt_value_new(rt_vec_type(RT_INT), t155);
+    v_x786 = rt_value_new(rt_vec_type(RT_INT), t152);
     int32_t *v_x786_d = v_x786->data.i;
     const int64_t v_x786_n = v_x786->len;
-    RT_PARALLEL_FOR_IF(t156 > 1)
-    for (int64_t t158 = 0; t158 < t156; t158++) {
-      int32_t t158p0;
-      t158p0 = t157[t158];
-      const int64_t t158_end = (t158 + 1) * RT_CHUNK < t155 ? (t158 + 1) * RT_CHUNK : t155;
-      for (int64_t t159 = t158 * RT_CHUNK; t159 < t158_end; t159++) {
-        const int32_t t160 = (int32_t)t159;
-        v_x786_d[t159] = t158p0;
-        int32_t t158y0;
-        int t199 = 0; /* nonzero: a check below failed */
-        uint8_t t196 = rt_lt_i(t160, (int32_t)v_x778_n);
-        int32_t t197;
-        if (t196) {
-          int t200 = (uint64_t)(int64_t)t160 < (uint64_t)v_x778_n;
-          int32_t t198 = t200 ? v_x778_d[t160] : 0;
-          t199 |= !t200;
-          t197 = t198;
+    RT_PARALLEL_FOR_IF(t153 > 1)
+    for (int64_t t155 = 0; t155 < t153; t155++) {
+      int32_t t155p0;
+      t155p0 = t154[t155];
+      const int64_t t155_end = (t155 + 1) * RT_CHUNK < t152 ? (t155 + 1) * RT_CHUNK : t152;
+      for (int64_t t156 = t155 * RT_CHUNK; t156 < t155_end; t156++) {
+        const int32_t t157 = (int32_t)t156;
+        v_x786_d[t156] = t155p0;
+        int32_t t155y0;
+        int t196 = 0; /* nonzero: a check below failed */
+        uint8_t t193 = rt_lt_i(t157, (int32_t)v_x778_n);
+        int32_t t194;
+        if (t193) {
+          int t197 = (uint64_t)(int64_t)t157 < (uint64_t)v_x778_n;
+          int32_t t195 = t197 ? v_x778_d[t157] : 0;
+          t196 |= !t197;
+          t194 = t195;
         } else {
-          int32_t t202 = rt_sub_i(t160, (int32_t)v_x778_n);
-          int t204 = (uint64_t)(int64_t)t202 < (uint64_t)v_x778_n;
-          int32_t t203 = t204 ? v_x779_d[t202] : 0;
-          t199 |= !t204;
-          t197 = t203;
+          int32_t t199 = rt_sub_i(t157, (int32_t)v_x778_n);
+          int t201 = (uint64_t)(int64_t)t199 < (uint64_t)v_x778_n;
+          int32_t t200 = t201 ? v_x779_d[t199] : 0;
+          t196 |= !t201;
+          t194 = t200;
         }
-        if (__builtin_expect(t199 != 0, 0)) { /* again, recording the error */
-          uint8_t t206 = rt_lt_i(t160, (int32_t)v_x778_n);
-          int32_t t207;
-          if (t206) {
-            int32_t t208;
-            if ((uint64_t)(int64_t)t160 < (uint64_t)v_x778_n) {
-              t208 = v_x778_d[t160];
+        if (__builtin_expect(t196 != 0, 0)) { /* again, recording the error */
+          uint8_t t203 = rt_lt_i(t157, (int32_t)v_x778_n);
+          int32_t t204;
+          if (t203) {
+            int32_t t205;
+            if ((uint64_t)(int64_t)t157 < (uint64_t)v_x778_n) {
+              t205 = v_x778_d[t157];
             } else {
-              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x778_n, 0.0, 5);
+              NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t157, v_x778_n, 0.0, 5);
+              t205 = 0;
+            }
+            t204 = t205;
+          } else {
+            int32_t t207 = rt_sub_i(t157, (int32_t)v_x778_n);
+            int32_t t208;
+            if ((uint64_t)(int64_t)t207 < (uint64_t)v_x778_n) {
+              t208 = v_x779_d[t207];
+            } else {
+              NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x778_n, 0.0, 6);
               t208 = 0;
             }
-            t207 = t208;
-          } else {
-            int32_t t210 = rt_sub_i(t160, (int32_t)v_x778_n);
-            int32_t t211;
-            if ((uint64_t)(int64_t)t210 < (uint64_t)v_x778_n) {
-              t211 = v_x779_d[t210];
-            } else {
-              NESSIE_RECORD(err, t159, RT_CHECK_INDEX, 0, 0, RT_GATHER, t210, v_x778_n, 0.0, 6);
-              t211 = 0;
-            }
-            t207 = t211;
+            t204 = t208;
           }
         }
-        t158y0 = t197;
-        int32_t t213 = rt_add_i(t158p0, t158y0);
-        t158p0 = t213;
+        t155y0 = t194;
+        int32_t t210 = rt_add_i(t155p0, t155y0);
+        t155p0 = t210;
       }
     }
-    rt_free(t157);
+    rt_free(t154);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -984,133 +968,133 @@ fail:
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_x1168, int32_t v_x1169, RtValue *v_sd_1179, RtValue *v_x1171, RtValue *v_x1172, RtValue *v_x1173, RtValue **out_v_x1178) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1172, RtValue *v_x1173, int32_t v_x1174, RtValue *v_sd_1184, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue **out_v_x1183) {
   (void)loc;
   (void)run;
-  int32_t *v_x1167_d = v_x1167->data.i;
-  const int64_t v_x1167_n = v_x1167->len;
-  int32_t *v_x1168_d = v_x1168->data.i;
-  const int64_t v_x1168_n = v_x1168->len;
-  const int64_t *v_sd_1179_off = rt_seg_offsets(v_sd_1179);
-  const int64_t v_sd_1179_n = v_sd_1179->len;
-  int32_t *v_x1171_d = v_x1171->data.i;
-  const int64_t v_x1171_n = v_x1171->len;
   int32_t *v_x1172_d = v_x1172->data.i;
   const int64_t v_x1172_n = v_x1172->len;
   int32_t *v_x1173_d = v_x1173->data.i;
   const int64_t v_x1173_n = v_x1173->len;
-  RtValue *v_x1178 = NULL;
+  const int64_t *v_sd_1184_off = rt_seg_offsets(v_sd_1184);
+  const int64_t v_sd_1184_n = v_sd_1184->len;
+  int32_t *v_x1176_d = v_x1176->data.i;
+  const int64_t v_x1176_n = v_x1176->len;
+  int32_t *v_x1177_d = v_x1177->data.i;
+  const int64_t v_x1177_n = v_x1177->len;
+  int32_t *v_x1178_d = v_x1178->data.i;
+  const int64_t v_x1178_n = v_x1178->len;
+  RtValue *v_x1183 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t214 = v_sd_1179_off[v_sd_1179_n];
-    v_x1178 = rt_value_new(rt_vec_type(RT_INT), t214);
-    int32_t *v_x1178_d = v_x1178->data.i;
-    const int64_t v_x1178_n = v_x1178->len;
-    const int64_t t215 = (t214 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t215 > 1)
-    for (int64_t t216 = 0; t216 < t215; t216++) {
-      int64_t t219 = rt_segment_search(v_sd_1179_off, 0, v_sd_1179_n, t216 * RT_CHUNK);
-      const int64_t t216_end = (t216 + 1) * RT_CHUNK < t214 ? (t216 + 1) * RT_CHUNK : t214;
-      for (int64_t t217 = t216 * RT_CHUNK; t217 < t216_end; t217++) {
-        const int32_t t218 = (int32_t)t217;
-        while (v_sd_1179_off[t219 + 1] <= t217)
-          t219++;
-        const int32_t t220 = (int32_t)t219;
-        int t222 = 0; /* nonzero: a check below failed */
-        int t223 = (uint64_t)(int64_t)t220 < (uint64_t)v_x1173_n;
-        int32_t t221 = t223 ? v_x1173_d[t220] : 0;
-        t222 |= !t223;
-        int t225 = (uint64_t)(int64_t)t220 < (uint64_t)v_x1171_n;
-        int32_t t224 = t225 ? v_x1171_d[t220] : 0;
-        t222 |= !t225;
-        int32_t t227 = rt_sub_i(t218, t224);
-        int t229 = (uint64_t)(int64_t)t220 < (uint64_t)v_x1172_n;
-        int32_t t228 = t229 ? v_x1172_d[t220] : 0;
-        t222 |= !t229;
-        int32_t t231 = rt_mul_i(t227, t228);
-        int32_t t233 = rt_add_i(t221, t231);
-        int t235 = (uint64_t)(int64_t)t233 < (uint64_t)v_x1169;
-        int32_t t234 = t235 ? t233 : 0;
-        t222 |= !t235;
-        uint8_t t237 = rt_lt_i(t234, (int32_t)v_x1167_n);
-        int32_t t238;
-        if (t237) {
-          int t240 = (uint64_t)(int64_t)t234 < (uint64_t)v_x1167_n;
-          int32_t t239 = t240 ? v_x1167_d[t234] : 0;
-          t222 |= !t240;
-          t238 = t239;
+    const int64_t t211 = v_sd_1184_off[v_sd_1184_n];
+    v_x1183 = rt_value_new(rt_vec_type(RT_INT), t211);
+    int32_t *v_x1183_d = v_x1183->data.i;
+    const int64_t v_x1183_n = v_x1183->len;
+    const int64_t t212 = (t211 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t212 > 1)
+    for (int64_t t213 = 0; t213 < t212; t213++) {
+      int64_t t216 = rt_segment_search(v_sd_1184_off, 0, v_sd_1184_n, t213 * RT_CHUNK);
+      const int64_t t213_end = (t213 + 1) * RT_CHUNK < t211 ? (t213 + 1) * RT_CHUNK : t211;
+      for (int64_t t214 = t213 * RT_CHUNK; t214 < t213_end; t214++) {
+        const int32_t t215 = (int32_t)t214;
+        while (v_sd_1184_off[t216 + 1] <= t214)
+          t216++;
+        const int32_t t217 = (int32_t)t216;
+        int t219 = 0; /* nonzero: a check below failed */
+        int t220 = (uint64_t)(int64_t)t217 < (uint64_t)v_x1178_n;
+        int32_t t218 = t220 ? v_x1178_d[t217] : 0;
+        t219 |= !t220;
+        int t222 = (uint64_t)(int64_t)t217 < (uint64_t)v_x1176_n;
+        int32_t t221 = t222 ? v_x1176_d[t217] : 0;
+        t219 |= !t222;
+        int32_t t224 = rt_sub_i(t215, t221);
+        int t226 = (uint64_t)(int64_t)t217 < (uint64_t)v_x1177_n;
+        int32_t t225 = t226 ? v_x1177_d[t217] : 0;
+        t219 |= !t226;
+        int32_t t228 = rt_mul_i(t224, t225);
+        int32_t t230 = rt_add_i(t218, t228);
+        int t232 = (uint64_t)(int64_t)t230 < (uint64_t)v_x1174;
+        int32_t t231 = t232 ? t230 : 0;
+        t219 |= !t232;
+        uint8_t t234 = rt_lt_i(t231, (int32_t)v_x1172_n);
+        int32_t t235;
+        if (t234) {
+          int t237 = (uint64_t)(int64_t)t231 < (uint64_t)v_x1172_n;
+          int32_t t236 = t237 ? v_x1172_d[t231] : 0;
+          t219 |= !t237;
+          t235 = t236;
         } else {
-          int32_t t242 = rt_sub_i(t234, (int32_t)v_x1167_n);
-          int t244 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1168_n;
-          int32_t t243 = t244 ? v_x1168_d[t242] : 0;
-          t222 |= !t244;
-          t238 = t243;
+          int32_t t239 = rt_sub_i(t231, (int32_t)v_x1172_n);
+          int t241 = (uint64_t)(int64_t)t239 < (uint64_t)v_x1173_n;
+          int32_t t240 = t241 ? v_x1173_d[t239] : 0;
+          t219 |= !t241;
+          t235 = t240;
         }
-        if (__builtin_expect(t222 != 0, 0)) { /* again, recording the error */
-          int32_t t245;
-          if ((uint64_t)(int64_t)t220 < (uint64_t)v_x1173_n) {
-            t245 = v_x1173_d[t220];
+        if (__builtin_expect(t219 != 0, 0)) { /* again, recording the error */
+          int32_t t242;
+          if ((uint64_t)(int64_t)t217 < (uint64_t)v_x1178_n) {
+            t242 = v_x1178_d[t217];
           } else {
-            NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x1173_n, 0.0, 0);
-            t245 = 0;
+            NESSIE_RECORD(err, t214, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x1178_n, 0.0, 0);
+            t242 = 0;
           }
-          int32_t t246;
-          if ((uint64_t)(int64_t)t220 < (uint64_t)v_x1171_n) {
-            t246 = v_x1171_d[t220];
+          int32_t t243;
+          if ((uint64_t)(int64_t)t217 < (uint64_t)v_x1176_n) {
+            t243 = v_x1176_d[t217];
           } else {
-            NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x1171_n, 0.0, 1);
+            NESSIE_RECORD(err, t214, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x1176_n, 0.0, 1);
+            t243 = 0;
+          }
+          int32_t t245 = rt_sub_i(t215, t243);
+          int32_t t246;
+          if ((uint64_t)(int64_t)t217 < (uint64_t)v_x1177_n) {
+            t246 = v_x1177_d[t217];
+          } else {
+            NESSIE_RECORD(err, t214, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x1177_n, 0.0, 2);
             t246 = 0;
           }
-          int32_t t248 = rt_sub_i(t218, t246);
-          int32_t t249;
-          if ((uint64_t)(int64_t)t220 < (uint64_t)v_x1172_n) {
-            t249 = v_x1172_d[t220];
+          int32_t t248 = rt_mul_i(t245, t246);
+          int32_t t250 = rt_add_i(t242, t248);
+          int32_t t251;
+          if ((uint64_t)(int64_t)t250 < (uint64_t)v_x1174) {
+            t251 = t250;
           } else {
-            NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x1172_n, 0.0, 2);
-            t249 = 0;
+            NESSIE_RECORD(err, t214, RT_CHECK_INDEX, 0, 0, RT_GATHER, t250, v_x1174, 0.0, 3);
+            t251 = 0;
           }
-          int32_t t251 = rt_mul_i(t248, t249);
-          int32_t t253 = rt_add_i(t245, t251);
+          uint8_t t253 = rt_lt_i(t251, (int32_t)v_x1172_n);
           int32_t t254;
-          if ((uint64_t)(int64_t)t253 < (uint64_t)v_x1169) {
-            t254 = t253;
-          } else {
-            NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, v_x1169, 0.0, 3);
-            t254 = 0;
-          }
-          uint8_t t256 = rt_lt_i(t254, (int32_t)v_x1167_n);
-          int32_t t257;
-          if (t256) {
-            int32_t t258;
-            if ((uint64_t)(int64_t)t254 < (uint64_t)v_x1167_n) {
-              t258 = v_x1167_d[t254];
+          if (t253) {
+            int32_t t255;
+            if ((uint64_t)(int64_t)t251 < (uint64_t)v_x1172_n) {
+              t255 = v_x1172_d[t251];
             } else {
-              NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, v_x1167_n, 0.0, 4);
+              NESSIE_RECORD(err, t214, RT_CHECK_INDEX, 0, 0, RT_GATHER, t251, v_x1172_n, 0.0, 4);
+              t255 = 0;
+            }
+            t254 = t255;
+          } else {
+            int32_t t257 = rt_sub_i(t251, (int32_t)v_x1172_n);
+            int32_t t258;
+            if ((uint64_t)(int64_t)t257 < (uint64_t)v_x1173_n) {
+              t258 = v_x1173_d[t257];
+            } else {
+              NESSIE_RECORD(err, t214, RT_CHECK_INDEX, 0, 0, RT_GATHER, t257, v_x1173_n, 0.0, 5);
               t258 = 0;
             }
-            t257 = t258;
-          } else {
-            int32_t t260 = rt_sub_i(t254, (int32_t)v_x1167_n);
-            int32_t t261;
-            if ((uint64_t)(int64_t)t260 < (uint64_t)v_x1168_n) {
-              t261 = v_x1168_d[t260];
-            } else {
-              NESSIE_RECORD(err, t217, RT_CHECK_INDEX, 0, 0, RT_GATHER, t260, v_x1168_n, 0.0, 5);
-              t261 = 0;
-            }
-            t257 = t261;
+            t254 = t258;
           }
         }
-        v_x1178_d[t217] = t238;
+        v_x1183_d[t214] = t235;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1178 = v_x1178;
+  *out_v_x1183 = v_x1183;
   return;
 fail:
-  rt_release(v_x1178);
+  rt_release(v_x1183);
 }
 
 /* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
@@ -1127,65 +1111,65 @@ static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t 
   RtValue *v_x822 = NULL;
   /* MAP */
   {
-    const int64_t t262 = v_x801;
-    if (t262 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t262, 0.0, 0);
+    const int64_t t259 = v_x801;
+    if (t259 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t259, 0.0, 0);
       goto fail;
     }
-    v_x818 = rt_value_new(rt_vec_type(RT_INT), t262);
+    v_x818 = rt_value_new(rt_vec_type(RT_INT), t259);
     int32_t *v_x818_d = v_x818->data.i;
     const int64_t v_x818_n = v_x818->len;
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t262);
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t259);
     int32_t *v_x820_d = v_x820->data.i;
     const int64_t v_x820_n = v_x820->len;
-    v_x822 = rt_value_new(rt_vec_type(RT_INT), t262);
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t259);
     int32_t *v_x822_d = v_x822->data.i;
     const int64_t v_x822_n = v_x822->len;
-    RT_PARALLEL_FOR_IF(t262 >= RT_PARALLEL_MIN)
-    for (int64_t t263 = 0; t263 < t262; t263++) {
-      const int32_t t264 = (int32_t)t263;
-      int t267 = 0; /* nonzero: a check below failed */
-      int32_t t266 = rt_div_i(t264, 2, &t267);
-      int32_t t269 = rt_rem_i(t264, 2, &t267);
-      int32_t t271 = rt_mul_i(t269, v_x808);
-      int32_t t273 = rt_add_i(t271, t266);
-      int t275 = (uint64_t)(int64_t)t273 < (uint64_t)v_x813_n;
-      int32_t t274 = t275 ? v_x813_d[t273] : 0;
-      t267 |= !t275;
-      int32_t t276 = t275 ? v_x816_d[t273] : 0;
-      int32_t t278 = rt_add_i(t276, t274);
-      if (__builtin_expect(t267 != 0, 0)) { /* again, recording the error */
-        int t279 = 0;
-        int32_t t280 = rt_div_i(t264, 2, &t279);
-        if (t279) {
-          NESSIE_RECORD(err, t263, RT_CHECK_SCALAR, 0, t279, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t259 >= RT_PARALLEL_MIN)
+    for (int64_t t260 = 0; t260 < t259; t260++) {
+      const int32_t t261 = (int32_t)t260;
+      int t264 = 0; /* nonzero: a check below failed */
+      int32_t t263 = rt_div_i(t261, 2, &t264);
+      int32_t t266 = rt_rem_i(t261, 2, &t264);
+      int32_t t268 = rt_mul_i(t266, v_x808);
+      int32_t t270 = rt_add_i(t268, t263);
+      int t272 = (uint64_t)(int64_t)t270 < (uint64_t)v_x813_n;
+      int32_t t271 = t272 ? v_x813_d[t270] : 0;
+      t264 |= !t272;
+      int32_t t273 = t272 ? v_x816_d[t270] : 0;
+      int32_t t275 = rt_add_i(t273, t271);
+      if (__builtin_expect(t264 != 0, 0)) { /* again, recording the error */
+        int t276 = 0;
+        int32_t t277 = rt_div_i(t261, 2, &t276);
+        if (t276) {
+          NESSIE_RECORD(err, t260, RT_CHECK_SCALAR, 0, t276, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t281 = 0;
-        int32_t t282 = rt_rem_i(t264, 2, &t281);
-        if (t281) {
-          NESSIE_RECORD(err, t263, RT_CHECK_SCALAR, 0, t281, RT_REM, 0, 0, 0.0, 2);
+        int t278 = 0;
+        int32_t t279 = rt_rem_i(t261, 2, &t278);
+        if (t278) {
+          NESSIE_RECORD(err, t260, RT_CHECK_SCALAR, 0, t278, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t284 = rt_mul_i(t282, v_x808);
-        int32_t t286 = rt_add_i(t284, t280);
-        int32_t t287;
-        if ((uint64_t)(int64_t)t286 < (uint64_t)v_x813_n) {
-          t287 = v_x813_d[t286];
+        int32_t t281 = rt_mul_i(t279, v_x808);
+        int32_t t283 = rt_add_i(t281, t277);
+        int32_t t284;
+        if ((uint64_t)(int64_t)t283 < (uint64_t)v_x813_n) {
+          t284 = v_x813_d[t283];
         } else {
-          NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x813_n, 0.0, 3);
-          t287 = 0;
+          NESSIE_RECORD(err, t260, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x813_n, 0.0, 3);
+          t284 = 0;
         }
-        int32_t t288;
-        if ((uint64_t)(int64_t)t286 < (uint64_t)v_x813_n) {
-          t288 = v_x816_d[t286];
+        int32_t t285;
+        if ((uint64_t)(int64_t)t283 < (uint64_t)v_x813_n) {
+          t285 = v_x816_d[t283];
         } else {
-          NESSIE_RECORD(err, t263, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x813_n, 0.0, 4);
-          t288 = 0;
+          NESSIE_RECORD(err, t260, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x813_n, 0.0, 4);
+          t285 = 0;
         }
-        int32_t t290 = rt_add_i(t288, t287);
+        int32_t t287 = rt_add_i(t285, t284);
       }
-      v_x818_d[t263] = t276;
-      v_x820_d[t263] = t278;
-      v_x822_d[t263] = 1;
+      v_x818_d[t260] = t273;
+      v_x820_d[t260] = t275;
+      v_x822_d[t260] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -1200,138 +1184,122 @@ fail:
   rt_release(v_x822);
 }
 
-/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836) {
+/* K14: REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836) {
   (void)loc;
   (void)run;
   int32_t *v_x826_d = v_x826->data.i;
   const int64_t v_x826_n = v_x826->len;
-  RtValue *v_x825 = NULL;
   int32_t v_x834 = 0;
   int32_t v_x835 = 0;
   int32_t v_x836 = 0;
-  /* MAP */
+  RtValue *v_x825 = NULL;
+  /* REDUCE */
   {
-    const int64_t t291 = v_x823;
-    if (t291 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t291, 0.0, 0);
-      goto fail;
-    }
-    v_x825 = rt_value_new(rt_vec_type(RT_INT), t291);
+    const int64_t t288 = v_x826_n;
+    const int64_t t289 = t288 > 0 ? (t288 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t290 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t289);
+    int32_t *t291 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t289);
+    int32_t *t292 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t289);
+    v_x825 = rt_value_new(rt_vec_type(RT_INT), t288);
     int32_t *v_x825_d = v_x825->data.i;
     const int64_t v_x825_n = v_x825->len;
-    RT_PARALLEL_FOR_IF(t291 >= RT_PARALLEL_MIN)
-    for (int64_t t292 = 0; t292 < t291; t292++) {
-      const int32_t t293 = (int32_t)t292;
-      v_x825_d[t292] = 2;
+    RT_PARALLEL_FOR_IF(t289 > 1)
+    for (int64_t t293 = 0; t293 < t289; t293++) {
+      int32_t t293a0;
+      int32_t t293a1;
+      int32_t t293a2;
+      t293a0 = 2147483647;
+      t293a1 = 0;
+      t293a2 = 1;
+      const int64_t t293_end = (t293 + 1) * RT_CHUNK < t288 ? (t293 + 1) * RT_CHUNK : t288;
+      for (int64_t t294 = t293 * RT_CHUNK; t294 < t293_end; t294++) {
+        const int32_t t295 = (int32_t)t294;
+        int32_t t293x0;
+        int32_t t293x1;
+        int32_t t293x2;
+        int32_t t293x3;
+        uint8_t t297 = rt_lt_i(0, 2);
+        int32_t t298;
+        if (t297) {
+          t298 = 2147483647;
+        } else {
+          t298 = t295;
+        }
+        t293x0 = t298;
+        t293x1 = 0;
+        t293x2 = 2;
+        t293x3 = 2;
+        v_x825_d[t294] = t293x3; /* a map column */
+        uint8_t t300 = rt_le_i(t293a0, t293x0);
+        int32_t t301;
+        if (t300) {
+          t301 = t293a0;
+        } else {
+          t301 = t293x0;
+        }
+        int32_t t302;
+        if (t300) {
+          t302 = t293a1;
+        } else {
+          t302 = t293x1;
+        }
+        int32_t t303;
+        if (t300) {
+          t303 = t293a2;
+        } else {
+          t303 = t293x2;
+        }
+        t293a0 = t301;
+        t293a1 = t302;
+        t293a2 = t303;
+      }
+      t290[t293] = t293a0;
+      t291[t293] = t293a1;
+      t292[t293] = t293a2;
     }
+    int32_t t293t0;
+    int32_t t293t1;
+    int32_t t293t2;
+    t293t0 = 2147483647;
+    t293t1 = 0;
+    t293t2 = 1;
+    for (int64_t t293 = 0; t293 < t289; t293++) {
+      const int32_t t304 = t290[t293];
+      const int32_t t305 = t291[t293];
+      const int32_t t306 = t292[t293];
+      uint8_t t308 = rt_le_i(t293t0, t304);
+      int32_t t309;
+      if (t308) {
+        t309 = t293t0;
+      } else {
+        t309 = t304;
+      }
+      int32_t t310;
+      if (t308) {
+        t310 = t293t1;
+      } else {
+        t310 = t305;
+      }
+      int32_t t311;
+      if (t308) {
+        t311 = t293t2;
+      } else {
+        t311 = t306;
+      }
+      t293t0 = t309;
+      t293t1 = t310;
+      t293t2 = t311;
+    }
+    v_x834 = t293t0;
+    rt_free(t290);
+    v_x835 = t293t1;
+    rt_free(t291);
+    v_x836 = t293t2;
+    rt_free(t292);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x825_d = v_x825->data.i;
-    const int64_t v_x825_n = v_x825->len;
-    /* REDUCE */
-    {
-      const int64_t t294 = v_x826_n;
-      const int64_t t295 = t294 > 0 ? (t294 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t296 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t295);
-      int32_t *t297 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t295);
-      int32_t *t298 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t295);
-      RT_PARALLEL_FOR_IF(t295 > 1)
-      for (int64_t t299 = 0; t299 < t295; t299++) {
-        int32_t t299a0;
-        int32_t t299a1;
-        int32_t t299a2;
-        t299a0 = 2147483647;
-        t299a1 = 0;
-        t299a2 = 1;
-        const int64_t t299_end = (t299 + 1) * RT_CHUNK < t294 ? (t299 + 1) * RT_CHUNK : t294;
-        for (int64_t t300 = t299 * RT_CHUNK; t300 < t299_end; t300++) {
-          const int32_t t301 = (int32_t)t300;
-          int32_t t299x0;
-          int32_t t299x1;
-          int32_t t299x2;
-          uint8_t t303 = rt_lt_i(0, 2);
-          int32_t t304;
-          if (t303) {
-            t304 = 2147483647;
-          } else {
-            t304 = t301;
-          }
-          t299x0 = t304;
-          t299x1 = 0;
-          t299x2 = 2;
-          uint8_t t306 = rt_le_i(t299a0, t299x0);
-          int32_t t307;
-          if (t306) {
-            t307 = t299a0;
-          } else {
-            t307 = t299x0;
-          }
-          int32_t t308;
-          if (t306) {
-            t308 = t299a1;
-          } else {
-            t308 = t299x1;
-          }
-          int32_t t309;
-          if (t306) {
-            t309 = t299a2;
-          } else {
-            t309 = t299x2;
-          }
-          t299a0 = t307;
-          t299a1 = t308;
-          t299a2 = t309;
-        }
-        t296[t299] = t299a0;
-        t297[t299] = t299a1;
-        t298[t299] = t299a2;
-      }
-      int32_t t299t0;
-      int32_t t299t1;
-      int32_t t299t2;
-      t299t0 = 2147483647;
-      t299t1 = 0;
-      t299t2 = 1;
-      for (int64_t t299 = 0; t299 < t295; t299++) {
-        const int32_t t310 = t296[t299];
-        const int32_t t311 = t297[t299];
-        const int32_t t312 = t298[t299];
-        uint8_t t314 = rt_le_i(t299t0, t310);
-        int32_t t315;
-        if (t314) {
-          t315 = t299t0;
-        } else {
-          t315 = t310;
-        }
-        int32_t t316;
-        if (t314) {
-          t316 = t299t1;
-        } else {
-          t316 = t311;
-        }
-        int32_t t317;
-        if (t314) {
-          t317 = t299t2;
-        } else {
-          t317 = t312;
-        }
-        t299t0 = t315;
-        t299t1 = t316;
-        t299t2 = t317;
-      }
-      v_x834 = t299t0;
-      rt_free(t296);
-      v_x835 = t299t1;
-      rt_free(t297);
-      v_x836 = t299t2;
-      rt_free(t298);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
   *out_v_x825 = v_x825;
   *out_v_x835 = v_x835;
   *out_v_x836 = v_x836;
@@ -1351,45 +1319,45 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue
   RtValue *v_x852 = NULL;
   /* MAP */
   {
-    const int64_t t318 = v_x837_n;
-    v_x852 = rt_value_new(rt_vec_type(RT_INT), t318);
+    const int64_t t312 = v_x837_n;
+    v_x852 = rt_value_new(rt_vec_type(RT_INT), t312);
     int32_t *v_x852_d = v_x852->data.i;
     const int64_t v_x852_n = v_x852->len;
-    RT_PARALLEL_FOR_IF(t318 >= RT_PARALLEL_MIN)
-    for (int64_t t319 = 0; t319 < t318; t319++) {
-      const int32_t t320 = (int32_t)t319;
-      int t324 = 0; /* nonzero: a check below failed */
-      int32_t t322 = rt_mul_i(t320, 2);
-      int t325 = (uint64_t)(int64_t)t322 < (uint64_t)v_x842_n;
-      int32_t t323 = t325 ? v_x842_d[t322] : 0;
-      t324 |= !t325;
-      int32_t t327 = rt_add_i(t323, 1);
-      int32_t t329 = rt_add_i(t322, 1);
-      int t331 = (uint64_t)(int64_t)t329 < (uint64_t)v_x842_n;
-      int32_t t330 = t331 ? v_x842_d[t329] : 0;
-      t324 |= !t331;
-      int32_t t333 = rt_add_i(t327, t330);
-      if (__builtin_expect(t324 != 0, 0)) { /* again, recording the error */
-        int32_t t335 = rt_mul_i(t320, 2);
-        int32_t t336;
-        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x842_n) {
-          t336 = v_x842_d[t335];
+    RT_PARALLEL_FOR_IF(t312 >= RT_PARALLEL_MIN)
+    for (int64_t t313 = 0; t313 < t312; t313++) {
+      const int32_t t314 = (int32_t)t313;
+      int t318 = 0; /* nonzero: a check below failed */
+      int32_t t316 = rt_mul_i(t314, 2);
+      int t319 = (uint64_t)(int64_t)t316 < (uint64_t)v_x842_n;
+      int32_t t317 = t319 ? v_x842_d[t316] : 0;
+      t318 |= !t319;
+      int32_t t321 = rt_add_i(t317, 1);
+      int32_t t323 = rt_add_i(t316, 1);
+      int t325 = (uint64_t)(int64_t)t323 < (uint64_t)v_x842_n;
+      int32_t t324 = t325 ? v_x842_d[t323] : 0;
+      t318 |= !t325;
+      int32_t t327 = rt_add_i(t321, t324);
+      if (__builtin_expect(t318 != 0, 0)) { /* again, recording the error */
+        int32_t t329 = rt_mul_i(t314, 2);
+        int32_t t330;
+        if ((uint64_t)(int64_t)t329 < (uint64_t)v_x842_n) {
+          t330 = v_x842_d[t329];
         } else {
-          NESSIE_RECORD(err, t319, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x842_n, 0.0, 0);
-          t336 = 0;
+          NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, v_x842_n, 0.0, 0);
+          t330 = 0;
         }
-        int32_t t338 = rt_add_i(t336, 1);
-        int32_t t340 = rt_add_i(t335, 1);
-        int32_t t341;
-        if ((uint64_t)(int64_t)t340 < (uint64_t)v_x842_n) {
-          t341 = v_x842_d[t340];
+        int32_t t332 = rt_add_i(t330, 1);
+        int32_t t334 = rt_add_i(t329, 1);
+        int32_t t335;
+        if ((uint64_t)(int64_t)t334 < (uint64_t)v_x842_n) {
+          t335 = v_x842_d[t334];
         } else {
-          NESSIE_RECORD(err, t319, RT_CHECK_INDEX, 1, 0, RT_GATHER, t340, v_x842_n, 0.0, 1);
-          t341 = 0;
+          NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 1, 0, RT_GATHER, t334, v_x842_n, 0.0, 1);
+          t335 = 0;
         }
-        int32_t t343 = rt_add_i(t338, t341);
+        int32_t t337 = rt_add_i(t332, t335);
       }
-      v_x852_d[t319] = t333;
+      v_x852_d[t313] = t327;
     }
   }
   if (err->index != INT64_MAX)
@@ -1401,676 +1369,676 @@ fail:
 }
 
 /* K16: PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230, int32_t v_x1205, RtValue **out_v_x1229, RtValue **out_v_x1210, RtValue **out_v_x1212, RtValue **out_v_x1227, RtValue **out_v_x1228) {
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1235, int32_t v_x1210, RtValue **out_v_x1234, RtValue **out_v_x1215, RtValue **out_v_x1217, RtValue **out_v_x1232, RtValue **out_v_x1233) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1230_off = rt_seg_offsets(v_sd_1230);
-  const int64_t v_sd_1230_n = v_sd_1230->len;
-  RtValue *v_x1210 = NULL;
-  RtValue *v_x1211 = NULL;
-  RtValue *v_x1212 = NULL;
-  RtValue *v_x1213 = NULL;
-  RtValue *v_x1227 = NULL;
-  RtValue *v_x1228 = NULL;
-  RtValue *v_x1229 = NULL;
+  const int64_t *v_sd_1235_off = rt_seg_offsets(v_sd_1235);
+  const int64_t v_sd_1235_n = v_sd_1235->len;
+  RtValue *v_x1215 = NULL;
+  RtValue *v_x1216 = NULL;
+  RtValue *v_x1217 = NULL;
+  RtValue *v_x1218 = NULL;
+  RtValue *v_x1232 = NULL;
+  RtValue *v_x1233 = NULL;
+  RtValue *v_x1234 = NULL;
   /* PARTITION */
   {
-    const int64_t t344 = v_x1205;
-    if (t344 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t344, 0.0, 0);
+    const int64_t t338 = v_x1210;
+    if (t338 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t338, 0.0, 0);
       goto fail;
     }
-    const int64_t t345 = t344 > 0 ? (t344 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t346 = (uint8_t *)rt_alloc_atomic((size_t)t344 + 1);
-    int64_t *t347 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t345 + 1));
-    RT_PARALLEL_FOR_IF(t345 > 1)
-    for (int64_t t348 = 0; t348 < t345; t348++) {
+    const int64_t t339 = t338 > 0 ? (t338 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t340 = (uint8_t *)rt_alloc_atomic((size_t)t338 + 1);
+    int64_t *t341 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t339 + 1));
+    RT_PARALLEL_FOR_IF(t339 > 1)
+    for (int64_t t342 = 0; t342 < t339; t342++) {
       int64_t kept = 0;
-      const int64_t t348_end = (t348 + 1) * RT_CHUNK < t344 ? (t348 + 1) * RT_CHUNK : t344;
-      for (int64_t t349 = t348 * RT_CHUNK; t349 < t348_end; t349++) {
-        const int32_t t350 = (int32_t)t349;
-        int32_t t348x0;
-        uint8_t t348x1;
-        int t352 = 0; /* nonzero: a check below failed */
-        int t353 = (uint64_t)(int64_t)t350 < (uint64_t)v_sd_1230_n;
-        int32_t t351 = t353 ? (int32_t)(v_sd_1230_off[t350 + 1] - v_sd_1230_off[t350]) : 0;
-        t352 |= !t353;
-        uint8_t t355 = rt_le_i(t351, 1);
-        if (__builtin_expect(t352 != 0, 0)) { /* again, recording the error */
-          int32_t t356;
-          if ((uint64_t)(int64_t)t350 < (uint64_t)v_sd_1230_n) {
-            t356 = (int32_t)(v_sd_1230_off[t350 + 1] - v_sd_1230_off[t350]);
+      const int64_t t342_end = (t342 + 1) * RT_CHUNK < t338 ? (t342 + 1) * RT_CHUNK : t338;
+      for (int64_t t343 = t342 * RT_CHUNK; t343 < t342_end; t343++) {
+        const int32_t t344 = (int32_t)t343;
+        int32_t t342x0;
+        uint8_t t342x1;
+        int t346 = 0; /* nonzero: a check below failed */
+        int t347 = (uint64_t)(int64_t)t344 < (uint64_t)v_sd_1235_n;
+        int32_t t345 = t347 ? (int32_t)(v_sd_1235_off[t344 + 1] - v_sd_1235_off[t344]) : 0;
+        t346 |= !t347;
+        uint8_t t349 = rt_le_i(t345, 1);
+        if (__builtin_expect(t346 != 0, 0)) { /* again, recording the error */
+          int32_t t350;
+          if ((uint64_t)(int64_t)t344 < (uint64_t)v_sd_1235_n) {
+            t350 = (int32_t)(v_sd_1235_off[t344 + 1] - v_sd_1235_off[t344]);
           } else {
-            NESSIE_RECORD(err, t349, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_sd_1230_n, 0.0, 1);
-            t356 = 0;
+            NESSIE_RECORD(err, t343, RT_CHECK_INDEX, 0, 0, RT_GATHER, t344, v_sd_1235_n, 0.0, 1);
+            t350 = 0;
           }
-          uint8_t t358 = rt_le_i(t356, 1);
+          uint8_t t352 = rt_le_i(t350, 1);
         }
-        t348x0 = t350;
-        t348x1 = t355;
-        uint8_t t359;
-        t359 = t348x1;
-        t346[t349] = t359 != 0;
-        kept += t359 != 0;
+        t342x0 = t344;
+        t342x1 = t349;
+        uint8_t t353;
+        t353 = t342x1;
+        t340[t343] = t353 != 0;
+        kept += t353 != 0;
       }
-      t347[t348] = kept;
+      t341[t342] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t346);
-      rt_free(t347);
+      rt_free(t340);
+      rt_free(t341);
       goto fail;
     }
-    int64_t t360 = 0;
-    for (int64_t t348 = 0; t348 < t345; t348++) {
-      const int64_t k = t347[t348];
-      t347[t348] = t360;
-      t360 += k;
+    int64_t t354 = 0;
+    for (int64_t t342 = 0; t342 < t339; t342++) {
+      const int64_t k = t341[t342];
+      t341[t342] = t354;
+      t354 += k;
     }
-    v_x1210 = rt_value_new(rt_vec_type(RT_INT), t360);
-    int32_t *v_x1210_d = v_x1210->data.i;
-    const int64_t v_x1210_n = v_x1210->len;
-    v_x1212 = rt_value_new(rt_vec_type(RT_INT), (t344 - t360));
-    int32_t *v_x1212_d = v_x1212->data.i;
-    const int64_t v_x1212_n = v_x1212->len;
-    RT_PARALLEL_FOR_IF(t345 > 1)
-    for (int64_t t348 = 0; t348 < t345; t348++) {
-      int64_t at = t347[t348];
-      int64_t at_not = t348 * RT_CHUNK - t347[t348];
-      const int64_t t348_end = (t348 + 1) * RT_CHUNK < t344 ? (t348 + 1) * RT_CHUNK : t344;
-      for (int64_t t349 = t348 * RT_CHUNK; t349 < t348_end; t349++) {
-        const int32_t t350 = (int32_t)t349;
-        int32_t t348y0;
-        uint8_t t348y1;
-        int t362 = 0; /* nonzero: a check below failed */
-        int t363 = (uint64_t)(int64_t)t350 < (uint64_t)v_sd_1230_n;
-        int32_t t361 = t363 ? (int32_t)(v_sd_1230_off[t350 + 1] - v_sd_1230_off[t350]) : 0;
-        t362 |= !t363;
-        uint8_t t365 = rt_le_i(t361, 1);
-        if (__builtin_expect(t362 != 0, 0)) { /* again, recording the error */
-          int32_t t366;
-          if ((uint64_t)(int64_t)t350 < (uint64_t)v_sd_1230_n) {
-            t366 = (int32_t)(v_sd_1230_off[t350 + 1] - v_sd_1230_off[t350]);
+    v_x1215 = rt_value_new(rt_vec_type(RT_INT), t354);
+    int32_t *v_x1215_d = v_x1215->data.i;
+    const int64_t v_x1215_n = v_x1215->len;
+    v_x1217 = rt_value_new(rt_vec_type(RT_INT), (t338 - t354));
+    int32_t *v_x1217_d = v_x1217->data.i;
+    const int64_t v_x1217_n = v_x1217->len;
+    RT_PARALLEL_FOR_IF(t339 > 1)
+    for (int64_t t342 = 0; t342 < t339; t342++) {
+      int64_t at = t341[t342];
+      int64_t at_not = t342 * RT_CHUNK - t341[t342];
+      const int64_t t342_end = (t342 + 1) * RT_CHUNK < t338 ? (t342 + 1) * RT_CHUNK : t338;
+      for (int64_t t343 = t342 * RT_CHUNK; t343 < t342_end; t343++) {
+        const int32_t t344 = (int32_t)t343;
+        int32_t t342y0;
+        uint8_t t342y1;
+        int t356 = 0; /* nonzero: a check below failed */
+        int t357 = (uint64_t)(int64_t)t344 < (uint64_t)v_sd_1235_n;
+        int32_t t355 = t357 ? (int32_t)(v_sd_1235_off[t344 + 1] - v_sd_1235_off[t344]) : 0;
+        t356 |= !t357;
+        uint8_t t359 = rt_le_i(t355, 1);
+        if (__builtin_expect(t356 != 0, 0)) { /* again, recording the error */
+          int32_t t360;
+          if ((uint64_t)(int64_t)t344 < (uint64_t)v_sd_1235_n) {
+            t360 = (int32_t)(v_sd_1235_off[t344 + 1] - v_sd_1235_off[t344]);
           } else {
-            NESSIE_RECORD(err, t349, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_sd_1230_n, 0.0, 2);
-            t366 = 0;
+            NESSIE_RECORD(err, t343, RT_CHECK_INDEX, 0, 0, RT_GATHER, t344, v_sd_1235_n, 0.0, 2);
+            t360 = 0;
           }
-          uint8_t t368 = rt_le_i(t366, 1);
+          uint8_t t362 = rt_le_i(t360, 1);
         }
-        t348y0 = t350;
-        t348y1 = t365;
-        if (t346[t349]) {
-          v_x1210_d[at] = t348y0;
+        t342y0 = t344;
+        t342y1 = t359;
+        if (t340[t343]) {
+          v_x1215_d[at] = t342y0;
           at++;
         } else {
-          v_x1212_d[at_not] = t348y0;
+          v_x1217_d[at_not] = t342y0;
           at_not++;
         }
       }
     }
-    rt_free(t346);
-    rt_free(t347);
+    rt_free(t340);
+    rt_free(t341);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1210_d = v_x1210->data.i;
-    const int64_t v_x1210_n = v_x1210->len;
-    int32_t *v_x1212_d = v_x1212->data.i;
-    const int64_t v_x1212_n = v_x1212->len;
+    int32_t *v_x1215_d = v_x1215->data.i;
+    const int64_t v_x1215_n = v_x1215->len;
+    int32_t *v_x1217_d = v_x1217->data.i;
+    const int64_t v_x1217_n = v_x1217->len;
     /* SCAN */
     {
-      const int64_t t369 = v_x1205;
-      if (t369 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t369, 0.0, 3);
+      const int64_t t363 = v_x1210;
+      if (t363 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t363, 0.0, 3);
         goto fail;
       }
-      const int64_t t370 = t369 > 0 ? (t369 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t371 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t370);
-      int32_t *t372 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t370);
-      v_x1229 = rt_value_new(rt_vec_type(RT_BOOL), t369);
-      uint8_t *v_x1229_d = v_x1229->data.b;
-      const int64_t v_x1229_n = v_x1229->len;
-      RT_PARALLEL_FOR_IF(t370 > 1)
-      for (int64_t t373 = 0; t373 < t370; t373++) {
-        int32_t t373a0;
-        int32_t t373a1;
-        t373a0 = 0;
-        t373a1 = 0;
-        const int64_t t373_end = (t373 + 1) * RT_CHUNK < t369 ? (t373 + 1) * RT_CHUNK : t369;
-        for (int64_t t374 = t373 * RT_CHUNK; t374 < t373_end; t374++) {
-          const int32_t t375 = (int32_t)t374;
-          int32_t t373x0;
-          int32_t t373x1;
-          uint8_t t373x2;
-          int t377 = 0; /* nonzero: a check below failed */
-          int t378 = (uint64_t)(int64_t)t375 < (uint64_t)v_sd_1230_n;
-          int32_t t376 = t378 ? (int32_t)(v_sd_1230_off[t375 + 1] - v_sd_1230_off[t375]) : 0;
-          t377 |= !t378;
-          uint8_t t380 = rt_le_i(t376, 1);
-          int32_t t382 = rt_btoi_b(t380);
-          uint8_t t384 = rt_not_b(t380);
-          int32_t t386 = rt_btoi_b(t384);
-          if (__builtin_expect(t377 != 0, 0)) { /* again, recording the error */
-            int32_t t387;
-            if ((uint64_t)(int64_t)t375 < (uint64_t)v_sd_1230_n) {
-              t387 = (int32_t)(v_sd_1230_off[t375 + 1] - v_sd_1230_off[t375]);
+      const int64_t t364 = t363 > 0 ? (t363 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t365 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t364);
+      int32_t *t366 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t364);
+      v_x1234 = rt_value_new(rt_vec_type(RT_BOOL), t363);
+      uint8_t *v_x1234_d = v_x1234->data.b;
+      const int64_t v_x1234_n = v_x1234->len;
+      RT_PARALLEL_FOR_IF(t364 > 1)
+      for (int64_t t367 = 0; t367 < t364; t367++) {
+        int32_t t367a0;
+        int32_t t367a1;
+        t367a0 = 0;
+        t367a1 = 0;
+        const int64_t t367_end = (t367 + 1) * RT_CHUNK < t363 ? (t367 + 1) * RT_CHUNK : t363;
+        for (int64_t t368 = t367 * RT_CHUNK; t368 < t367_end; t368++) {
+          const int32_t t369 = (int32_t)t368;
+          int32_t t367x0;
+          int32_t t367x1;
+          uint8_t t367x2;
+          int t371 = 0; /* nonzero: a check below failed */
+          int t372 = (uint64_t)(int64_t)t369 < (uint64_t)v_sd_1235_n;
+          int32_t t370 = t372 ? (int32_t)(v_sd_1235_off[t369 + 1] - v_sd_1235_off[t369]) : 0;
+          t371 |= !t372;
+          uint8_t t374 = rt_le_i(t370, 1);
+          int32_t t376 = rt_btoi_b(t374);
+          uint8_t t378 = rt_not_b(t374);
+          int32_t t380 = rt_btoi_b(t378);
+          if (__builtin_expect(t371 != 0, 0)) { /* again, recording the error */
+            int32_t t381;
+            if ((uint64_t)(int64_t)t369 < (uint64_t)v_sd_1235_n) {
+              t381 = (int32_t)(v_sd_1235_off[t369 + 1] - v_sd_1235_off[t369]);
             } else {
-              NESSIE_RECORD(err, t374, RT_CHECK_INDEX, 0, 0, RT_GATHER, t375, v_sd_1230_n, 0.0, 4);
-              t387 = 0;
+              NESSIE_RECORD(err, t368, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, v_sd_1235_n, 0.0, 4);
+              t381 = 0;
             }
-            uint8_t t389 = rt_le_i(t387, 1);
-            int32_t t391 = rt_btoi_b(t389);
-            uint8_t t393 = rt_not_b(t389);
-            int32_t t395 = rt_btoi_b(t393);
+            uint8_t t383 = rt_le_i(t381, 1);
+            int32_t t385 = rt_btoi_b(t383);
+            uint8_t t387 = rt_not_b(t383);
+            int32_t t389 = rt_btoi_b(t387);
           }
-          t373x0 = t382;
-          t373x1 = t386;
-          t373x2 = t380;
-          v_x1229_d[t374] = t373x2; /* a map column */
-          int32_t t397 = rt_add_i(t373a0, t373x0);
-          int32_t t399 = rt_add_i(t373a1, t373x1);
-          t373a0 = t397;
-          t373a1 = t399;
+          t367x0 = t376;
+          t367x1 = t380;
+          t367x2 = t374;
+          v_x1234_d[t368] = t367x2; /* a map column */
+          int32_t t391 = rt_add_i(t367a0, t367x0);
+          int32_t t393 = rt_add_i(t367a1, t367x1);
+          t367a0 = t391;
+          t367a1 = t393;
         }
-        t371[t373] = t373a0;
-        t372[t373] = t373a1;
+        t365[t367] = t367a0;
+        t366[t367] = t367a1;
       }
-      int32_t t373t0;
-      int32_t t373t1;
-      t373t0 = 0;
-      t373t1 = 0;
-      for (int64_t t373 = 0; t373 < t370; t373++) {
-        const int32_t t400 = t371[t373];
-        t371[t373] = t373t0;
-        const int32_t t401 = t372[t373];
-        t372[t373] = t373t1;
-        int32_t t403 = rt_add_i(t373t0, t400);
-        int32_t t405 = rt_add_i(t373t1, t401);
-        t373t0 = t403;
-        t373t1 = t405;
+      int32_t t367t0;
+      int32_t t367t1;
+      t367t0 = 0;
+      t367t1 = 0;
+      for (int64_t t367 = 0; t367 < t364; t367++) {
+        const int32_t t394 = t365[t367];
+        t365[t367] = t367t0;
+        const int32_t t395 = t366[t367];
+        t366[t367] = t367t1;
+        int32_t t397 = rt_add_i(t367t0, t394);
+        int32_t t399 = rt_add_i(t367t1, t395);
+        t367t0 = t397;
+        t367t1 = t399;
       }
-      v_x1227 = rt_value_new(rt_vec_type(RT_INT), t369);
-      int32_t *v_x1227_d = v_x1227->data.i;
-      const int64_t v_x1227_n = v_x1227->len;
-      v_x1228 = rt_value_new(rt_vec_type(RT_INT), t369);
-      int32_t *v_x1228_d = v_x1228->data.i;
-      const int64_t v_x1228_n = v_x1228->len;
-      RT_PARALLEL_FOR_IF(t370 > 1)
-      for (int64_t t373 = 0; t373 < t370; t373++) {
-        int32_t t373p0;
-        int32_t t373p1;
-        t373p0 = t371[t373];
-        t373p1 = t372[t373];
-        const int64_t t373_end = (t373 + 1) * RT_CHUNK < t369 ? (t373 + 1) * RT_CHUNK : t369;
-        for (int64_t t374 = t373 * RT_CHUNK; t374 < t373_end; t374++) {
-          const int32_t t375 = (int32_t)t374;
-          v_x1227_d[t374] = t373p0;
-          v_x1228_d[t374] = t373p1;
-          int32_t t373y0;
-          int32_t t373y1;
-          int t407 = 0; /* nonzero: a check below failed */
-          int t408 = (uint64_t)(int64_t)t375 < (uint64_t)v_sd_1230_n;
-          int32_t t406 = t408 ? (int32_t)(v_sd_1230_off[t375 + 1] - v_sd_1230_off[t375]) : 0;
-          t407 |= !t408;
-          uint8_t t410 = rt_le_i(t406, 1);
-          int32_t t412 = rt_btoi_b(t410);
-          uint8_t t414 = rt_not_b(t410);
-          int32_t t416 = rt_btoi_b(t414);
-          if (__builtin_expect(t407 != 0, 0)) { /* again, recording the error */
-            int32_t t417;
-            if ((uint64_t)(int64_t)t375 < (uint64_t)v_sd_1230_n) {
-              t417 = (int32_t)(v_sd_1230_off[t375 + 1] - v_sd_1230_off[t375]);
+      v_x1232 = rt_value_new(rt_vec_type(RT_INT), t363);
+      int32_t *v_x1232_d = v_x1232->data.i;
+      const int64_t v_x1232_n = v_x1232->len;
+      v_x1233 = rt_value_new(rt_vec_type(RT_INT), t363);
+      int32_t *v_x1233_d = v_x1233->data.i;
+      const int64_t v_x1233_n = v_x1233->len;
+      RT_PARALLEL_FOR_IF(t364 > 1)
+      for (int64_t t367 = 0; t367 < t364; t367++) {
+        int32_t t367p0;
+        int32_t t367p1;
+        t367p0 = t365[t367];
+        t367p1 = t366[t367];
+        const int64_t t367_end = (t367 + 1) * RT_CHUNK < t363 ? (t367 + 1) * RT_CHUNK : t363;
+        for (int64_t t368 = t367 * RT_CHUNK; t368 < t367_end; t368++) {
+          const int32_t t369 = (int32_t)t368;
+          v_x1232_d[t368] = t367p0;
+          v_x1233_d[t368] = t367p1;
+          int32_t t367y0;
+          int32_t t367y1;
+          int t401 = 0; /* nonzero: a check below failed */
+          int t402 = (uint64_t)(int64_t)t369 < (uint64_t)v_sd_1235_n;
+          int32_t t400 = t402 ? (int32_t)(v_sd_1235_off[t369 + 1] - v_sd_1235_off[t369]) : 0;
+          t401 |= !t402;
+          uint8_t t404 = rt_le_i(t400, 1);
+          int32_t t406 = rt_btoi_b(t404);
+          uint8_t t408 = rt_not_b(t404);
+          int32_t t410 = rt_btoi_b(t408);
+          if (__builtin_expect(t401 != 0, 0)) { /* again, recording the error */
+            int32_t t411;
+            if ((uint64_t)(int64_t)t369 < (uint64_t)v_sd_1235_n) {
+              t411 = (int32_t)(v_sd_1235_off[t369 + 1] - v_sd_1235_off[t369]);
             } else {
-              NESSIE_RECORD(err, t374, RT_CHECK_INDEX, 0, 0, RT_GATHER, t375, v_sd_1230_n, 0.0, 5);
-              t417 = 0;
+              NESSIE_RECORD(err, t368, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, v_sd_1235_n, 0.0, 5);
+              t411 = 0;
             }
-            uint8_t t419 = rt_le_i(t417, 1);
-            int32_t t421 = rt_btoi_b(t419);
-            uint8_t t423 = rt_not_b(t419);
-            int32_t t425 = rt_btoi_b(t423);
+            uint8_t t413 = rt_le_i(t411, 1);
+            int32_t t415 = rt_btoi_b(t413);
+            uint8_t t417 = rt_not_b(t413);
+            int32_t t419 = rt_btoi_b(t417);
           }
-          t373y0 = t412;
-          t373y1 = t416;
-          int32_t t427 = rt_add_i(t373p0, t373y0);
-          int32_t t429 = rt_add_i(t373p1, t373y1);
-          t373p0 = t427;
-          t373p1 = t429;
+          t367y0 = t406;
+          t367y1 = t410;
+          int32_t t421 = rt_add_i(t367p0, t367y0);
+          int32_t t423 = rt_add_i(t367p1, t367y1);
+          t367p0 = t421;
+          t367p1 = t423;
         }
       }
-      rt_free(t371);
-      rt_free(t372);
+      rt_free(t365);
+      rt_free(t366);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1229 = v_x1229;
-  *out_v_x1210 = v_x1210;
-  *out_v_x1212 = v_x1212;
-  *out_v_x1227 = v_x1227;
-  *out_v_x1228 = v_x1228;
-  rt_release(v_x1211);
-  rt_release(v_x1213);
+  *out_v_x1234 = v_x1234;
+  *out_v_x1215 = v_x1215;
+  *out_v_x1217 = v_x1217;
+  *out_v_x1232 = v_x1232;
+  *out_v_x1233 = v_x1233;
+  rt_release(v_x1216);
+  rt_release(v_x1218);
   return;
 fail:
-  rt_release(v_x1210);
-  rt_release(v_x1211);
-  rt_release(v_x1212);
-  rt_release(v_x1213);
-  rt_release(v_x1227);
-  rt_release(v_x1228);
-  rt_release(v_x1229);
+  rt_release(v_x1215);
+  rt_release(v_x1216);
+  rt_release(v_x1217);
+  rt_release(v_x1218);
+  rt_release(v_x1232);
+  rt_release(v_x1233);
+  rt_release(v_x1234);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1242, RtValue *v_sd_1251, RtValue *v_sd_1244, RtValue **out_v_x1248, RtValue **out_v_x1249, RtValue **out_v_x1250) {
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1247, RtValue *v_sd_1256, RtValue *v_sd_1249, RtValue **out_v_x1253, RtValue **out_v_x1254, RtValue **out_v_x1255) {
   (void)loc;
   (void)run;
-  int32_t *v_x1242_d = v_x1242->data.i;
-  const int64_t v_x1242_n = v_x1242->len;
-  const int64_t *v_sd_1251_off = rt_seg_offsets(v_sd_1251);
-  const int64_t v_sd_1251_n = v_sd_1251->len;
-  const int64_t *v_sd_1244_off = rt_seg_offsets(v_sd_1244);
-  const int64_t v_sd_1244_n = v_sd_1244->len;
-  RtValue *v_x1248 = NULL;
-  RtValue *v_x1249 = NULL;
-  RtValue *v_x1250 = NULL;
+  int32_t *v_x1247_d = v_x1247->data.i;
+  const int64_t v_x1247_n = v_x1247->len;
+  const int64_t *v_sd_1256_off = rt_seg_offsets(v_sd_1256);
+  const int64_t v_sd_1256_n = v_sd_1256->len;
+  const int64_t *v_sd_1249_off = rt_seg_offsets(v_sd_1249);
+  const int64_t v_sd_1249_n = v_sd_1249->len;
+  RtValue *v_x1253 = NULL;
+  RtValue *v_x1254 = NULL;
+  RtValue *v_x1255 = NULL;
   /* MAP */
   {
-    const int64_t t430 = v_x1242_n;
-    v_x1248 = rt_value_new(rt_vec_type(RT_INT), t430);
-    int32_t *v_x1248_d = v_x1248->data.i;
-    const int64_t v_x1248_n = v_x1248->len;
-    v_x1249 = rt_value_new(rt_vec_type(RT_INT), t430);
-    int32_t *v_x1249_d = v_x1249->data.i;
-    const int64_t v_x1249_n = v_x1249->len;
-    v_x1250 = rt_value_new(rt_vec_type(RT_INT), t430);
-    int32_t *v_x1250_d = v_x1250->data.i;
-    const int64_t v_x1250_n = v_x1250->len;
-    RT_PARALLEL_FOR_IF(t430 >= RT_PARALLEL_MIN)
-    for (int64_t t431 = 0; t431 < t430; t431++) {
-      const int32_t t432 = (int32_t)t431;
-      int t435 = 0; /* nonzero: a check below failed */
-      int32_t t433 = v_x1242_d[t432];
-      int t436 = (uint64_t)(int64_t)t433 < (uint64_t)v_sd_1244_n;
-      int32_t t434 = t436 ? (int32_t)v_sd_1244_off[t433] : 0;
-      t435 |= !t436;
-      int t438 = (uint64_t)(int64_t)t433 < (uint64_t)v_sd_1251_n;
-      int32_t t437 = t438 ? (int32_t)(v_sd_1251_off[t433 + 1] - v_sd_1251_off[t433]) : 0;
-      t435 |= !t438;
-      int32_t t440 = rt_add_i(t434, t437);
-      if (__builtin_expect(t435 != 0, 0)) { /* again, recording the error */
-        int32_t t441 = v_x1242_d[t432];
-        int32_t t442;
-        if ((uint64_t)(int64_t)t441 < (uint64_t)v_sd_1244_n) {
-          t442 = (int32_t)v_sd_1244_off[t441];
+    const int64_t t424 = v_x1247_n;
+    v_x1253 = rt_value_new(rt_vec_type(RT_INT), t424);
+    int32_t *v_x1253_d = v_x1253->data.i;
+    const int64_t v_x1253_n = v_x1253->len;
+    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t424);
+    int32_t *v_x1254_d = v_x1254->data.i;
+    const int64_t v_x1254_n = v_x1254->len;
+    v_x1255 = rt_value_new(rt_vec_type(RT_INT), t424);
+    int32_t *v_x1255_d = v_x1255->data.i;
+    const int64_t v_x1255_n = v_x1255->len;
+    RT_PARALLEL_FOR_IF(t424 >= RT_PARALLEL_MIN)
+    for (int64_t t425 = 0; t425 < t424; t425++) {
+      const int32_t t426 = (int32_t)t425;
+      int t429 = 0; /* nonzero: a check below failed */
+      int32_t t427 = v_x1247_d[t426];
+      int t430 = (uint64_t)(int64_t)t427 < (uint64_t)v_sd_1249_n;
+      int32_t t428 = t430 ? (int32_t)v_sd_1249_off[t427] : 0;
+      t429 |= !t430;
+      int t432 = (uint64_t)(int64_t)t427 < (uint64_t)v_sd_1256_n;
+      int32_t t431 = t432 ? (int32_t)(v_sd_1256_off[t427 + 1] - v_sd_1256_off[t427]) : 0;
+      t429 |= !t432;
+      int32_t t434 = rt_add_i(t428, t431);
+      if (__builtin_expect(t429 != 0, 0)) { /* again, recording the error */
+        int32_t t435 = v_x1247_d[t426];
+        int32_t t436;
+        if ((uint64_t)(int64_t)t435 < (uint64_t)v_sd_1249_n) {
+          t436 = (int32_t)v_sd_1249_off[t435];
         } else {
-          NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t441, v_sd_1244_n, 0.0, 0);
-          t442 = 0;
+          NESSIE_RECORD(err, t425, RT_CHECK_INDEX, 0, 0, RT_GATHER, t435, v_sd_1249_n, 0.0, 0);
+          t436 = 0;
         }
-        int32_t t443;
-        if ((uint64_t)(int64_t)t441 < (uint64_t)v_sd_1251_n) {
-          t443 = (int32_t)(v_sd_1251_off[t441 + 1] - v_sd_1251_off[t441]);
+        int32_t t437;
+        if ((uint64_t)(int64_t)t435 < (uint64_t)v_sd_1256_n) {
+          t437 = (int32_t)(v_sd_1256_off[t435 + 1] - v_sd_1256_off[t435]);
         } else {
-          NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t441, v_sd_1251_n, 0.0, 1);
-          t443 = 0;
+          NESSIE_RECORD(err, t425, RT_CHECK_INDEX, 0, 0, RT_GATHER, t435, v_sd_1256_n, 0.0, 1);
+          t437 = 0;
         }
-        int32_t t445 = rt_add_i(t442, t443);
+        int32_t t439 = rt_add_i(t436, t437);
       }
-      v_x1248_d[t431] = t434;
-      v_x1249_d[t431] = t440;
-      v_x1250_d[t431] = 1;
+      v_x1253_d[t425] = t428;
+      v_x1254_d[t425] = t434;
+      v_x1255_d[t425] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1248 = v_x1248;
-  *out_v_x1249 = v_x1249;
-  *out_v_x1250 = v_x1250;
+  *out_v_x1253 = v_x1253;
+  *out_v_x1254 = v_x1254;
+  *out_v_x1255 = v_x1255;
   return;
 fail:
-  rt_release(v_x1248);
-  rt_release(v_x1249);
-  rt_release(v_x1250);
+  rt_release(v_x1253);
+  rt_release(v_x1254);
+  rt_release(v_x1255);
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1231, RtValue *v_sd_1241, RtValue *v_sd_1233, RtValue **out_v_x1238, RtValue **out_v_x1237, RtValue **out_v_x1239, RtValue **out_v_x1240) {
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1236, RtValue *v_sd_1246, RtValue *v_sd_1238, RtValue **out_v_x1243, RtValue **out_v_x1242, RtValue **out_v_x1244, RtValue **out_v_x1245) {
   (void)loc;
   (void)run;
-  int32_t *v_x1231_d = v_x1231->data.i;
-  const int64_t v_x1231_n = v_x1231->len;
-  const int64_t *v_sd_1241_off = rt_seg_offsets(v_sd_1241);
-  const int64_t v_sd_1241_n = v_sd_1241->len;
-  const int64_t *v_sd_1233_off = rt_seg_offsets(v_sd_1233);
-  const int64_t v_sd_1233_n = v_sd_1233->len;
-  RtValue *v_x1237 = NULL;
-  RtValue *v_x1238 = NULL;
-  RtValue *v_x1239 = NULL;
-  RtValue *v_x1240 = NULL;
+  int32_t *v_x1236_d = v_x1236->data.i;
+  const int64_t v_x1236_n = v_x1236->len;
+  const int64_t *v_sd_1246_off = rt_seg_offsets(v_sd_1246);
+  const int64_t v_sd_1246_n = v_sd_1246->len;
+  const int64_t *v_sd_1238_off = rt_seg_offsets(v_sd_1238);
+  const int64_t v_sd_1238_n = v_sd_1238->len;
+  RtValue *v_x1242 = NULL;
+  RtValue *v_x1243 = NULL;
+  RtValue *v_x1244 = NULL;
+  RtValue *v_x1245 = NULL;
   /* MAP */
   {
-    const int64_t t446 = v_x1231_n;
-    v_x1237 = rt_value_new(rt_vec_type(RT_INT), t446);
-    int32_t *v_x1237_d = v_x1237->data.i;
-    const int64_t v_x1237_n = v_x1237->len;
-    v_x1238 = rt_value_new(rt_vec_type(RT_INT), t446);
-    int32_t *v_x1238_d = v_x1238->data.i;
-    const int64_t v_x1238_n = v_x1238->len;
-    v_x1239 = rt_value_new(rt_vec_type(RT_INT), t446);
-    int32_t *v_x1239_d = v_x1239->data.i;
-    const int64_t v_x1239_n = v_x1239->len;
-    v_x1240 = rt_value_new(rt_vec_type(RT_INT), t446);
-    int32_t *v_x1240_d = v_x1240->data.i;
-    const int64_t v_x1240_n = v_x1240->len;
-    RT_PARALLEL_FOR_IF(t446 >= RT_PARALLEL_MIN)
-    for (int64_t t447 = 0; t447 < t446; t447++) {
-      const int32_t t448 = (int32_t)t447;
-      int t451 = 0; /* nonzero: a check below failed */
-      int32_t t449 = v_x1231_d[t448];
-      int t452 = (uint64_t)(int64_t)t449 < (uint64_t)v_sd_1233_n;
-      int32_t t450 = t452 ? (int32_t)v_sd_1233_off[t449] : 0;
-      t451 |= !t452;
-      int t454 = (uint64_t)(int64_t)t449 < (uint64_t)v_sd_1241_n;
-      int32_t t453 = t454 ? (int32_t)(v_sd_1241_off[t449 + 1] - v_sd_1241_off[t449]) : 0;
-      t451 |= !t454;
-      int32_t t456 = rt_add_i(t450, t453);
-      if (__builtin_expect(t451 != 0, 0)) { /* again, recording the error */
-        int32_t t457 = v_x1231_d[t448];
-        int32_t t458;
-        if ((uint64_t)(int64_t)t457 < (uint64_t)v_sd_1233_n) {
-          t458 = (int32_t)v_sd_1233_off[t457];
+    const int64_t t440 = v_x1236_n;
+    v_x1242 = rt_value_new(rt_vec_type(RT_INT), t440);
+    int32_t *v_x1242_d = v_x1242->data.i;
+    const int64_t v_x1242_n = v_x1242->len;
+    v_x1243 = rt_value_new(rt_vec_type(RT_INT), t440);
+    int32_t *v_x1243_d = v_x1243->data.i;
+    const int64_t v_x1243_n = v_x1243->len;
+    v_x1244 = rt_value_new(rt_vec_type(RT_INT), t440);
+    int32_t *v_x1244_d = v_x1244->data.i;
+    const int64_t v_x1244_n = v_x1244->len;
+    v_x1245 = rt_value_new(rt_vec_type(RT_INT), t440);
+    int32_t *v_x1245_d = v_x1245->data.i;
+    const int64_t v_x1245_n = v_x1245->len;
+    RT_PARALLEL_FOR_IF(t440 >= RT_PARALLEL_MIN)
+    for (int64_t t441 = 0; t441 < t440; t441++) {
+      const int32_t t442 = (int32_t)t441;
+      int t445 = 0; /* nonzero: a check below failed */
+      int32_t t443 = v_x1236_d[t442];
+      int t446 = (uint64_t)(int64_t)t443 < (uint64_t)v_sd_1238_n;
+      int32_t t444 = t446 ? (int32_t)v_sd_1238_off[t443] : 0;
+      t445 |= !t446;
+      int t448 = (uint64_t)(int64_t)t443 < (uint64_t)v_sd_1246_n;
+      int32_t t447 = t448 ? (int32_t)(v_sd_1246_off[t443 + 1] - v_sd_1246_off[t443]) : 0;
+      t445 |= !t448;
+      int32_t t450 = rt_add_i(t444, t447);
+      if (__builtin_expect(t445 != 0, 0)) { /* again, recording the error */
+        int32_t t451 = v_x1236_d[t442];
+        int32_t t452;
+        if ((uint64_t)(int64_t)t451 < (uint64_t)v_sd_1238_n) {
+          t452 = (int32_t)v_sd_1238_off[t451];
         } else {
-          NESSIE_RECORD(err, t447, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_sd_1233_n, 0.0, 0);
-          t458 = 0;
+          NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_sd_1238_n, 0.0, 0);
+          t452 = 0;
         }
-        int32_t t459;
-        if ((uint64_t)(int64_t)t457 < (uint64_t)v_sd_1241_n) {
-          t459 = (int32_t)(v_sd_1241_off[t457 + 1] - v_sd_1241_off[t457]);
+        int32_t t453;
+        if ((uint64_t)(int64_t)t451 < (uint64_t)v_sd_1246_n) {
+          t453 = (int32_t)(v_sd_1246_off[t451 + 1] - v_sd_1246_off[t451]);
         } else {
-          NESSIE_RECORD(err, t447, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_sd_1241_n, 0.0, 1);
-          t459 = 0;
+          NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_sd_1246_n, 0.0, 1);
+          t453 = 0;
         }
-        int32_t t461 = rt_add_i(t458, t459);
+        int32_t t455 = rt_add_i(t452, t453);
       }
-      v_x1237_d[t447] = t450;
-      v_x1238_d[t447] = t453;
-      v_x1239_d[t447] = t456;
-      v_x1240_d[t447] = 1;
+      v_x1242_d[t441] = t444;
+      v_x1243_d[t441] = t447;
+      v_x1244_d[t441] = t450;
+      v_x1245_d[t441] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1238 = v_x1238;
-  *out_v_x1237 = v_x1237;
-  *out_v_x1239 = v_x1239;
-  *out_v_x1240 = v_x1240;
+  *out_v_x1243 = v_x1243;
+  *out_v_x1242 = v_x1242;
+  *out_v_x1244 = v_x1244;
+  *out_v_x1245 = v_x1245;
   return;
 fail:
-  rt_release(v_x1237);
-  rt_release(v_x1238);
-  rt_release(v_x1239);
-  rt_release(v_x1240);
+  rt_release(v_x1242);
+  rt_release(v_x1243);
+  rt_release(v_x1244);
+  rt_release(v_x1245);
 }
 
 /* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1053, int32_t v_x1054, RtValue *v_x1057, RtValue *v_x1058, RtValue *v_x1061, RtValue *v_x1062, int32_t v_x1063, RtValue **out_v_x1067) {
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, int32_t v_x1059, RtValue *v_x1062, RtValue *v_x1063, RtValue *v_x1066, RtValue *v_x1067, int32_t v_x1068, RtValue **out_v_x1072) {
   (void)loc;
   (void)run;
-  int32_t *v_x1053_d = v_x1053->data.i;
-  const int64_t v_x1053_n = v_x1053->len;
-  uint8_t *v_x1057_d = v_x1057->data.b;
-  const int64_t v_x1057_n = v_x1057->len;
-  (void)v_x1057_n; /* v_x1057's length is v_x1053's */
   int32_t *v_x1058_d = v_x1058->data.i;
   const int64_t v_x1058_n = v_x1058->len;
-  (void)v_x1058_n; /* v_x1058's length is v_x1053's */
-  int32_t *v_x1061_d = v_x1061->data.i;
-  const int64_t v_x1061_n = v_x1061->len;
-  int32_t *v_x1062_d = v_x1062->data.i;
+  uint8_t *v_x1062_d = v_x1062->data.b;
   const int64_t v_x1062_n = v_x1062->len;
-  RtValue *v_x1067 = NULL;
+  (void)v_x1062_n; /* v_x1062's length is v_x1058's */
+  int32_t *v_x1063_d = v_x1063->data.i;
+  const int64_t v_x1063_n = v_x1063->len;
+  (void)v_x1063_n; /* v_x1063's length is v_x1058's */
+  int32_t *v_x1066_d = v_x1066->data.i;
+  const int64_t v_x1066_n = v_x1066->len;
+  int32_t *v_x1067_d = v_x1067->data.i;
+  const int64_t v_x1067_n = v_x1067->len;
+  RtValue *v_x1072 = NULL;
   /* MAP */
   {
-    const int64_t t462 = v_x1053_n;
-    v_x1067 = rt_value_new(rt_vec_type(RT_INT), t462);
-    int32_t *v_x1067_d = v_x1067->data.i;
-    const int64_t v_x1067_n = v_x1067->len;
-    RT_PARALLEL_FOR_IF(t462 >= RT_PARALLEL_MIN)
-    for (int64_t t463 = 0; t463 < t462; t463++) {
-      const int32_t t464 = (int32_t)t463;
-      int t473 = 0; /* nonzero: a check below failed */
-      int32_t t465 = v_x1053_d[t464];
-      int32_t t467 = rt_add_i(t465, v_x1054);
-      uint8_t t468 = v_x1057_d[t464];
-      int32_t t469 = v_x1058_d[t464];
-      int32_t t471 = (t468 ? t469 : t467);
-      int t474 = (uint64_t)(int64_t)t471 < (uint64_t)v_x1063;
-      int32_t t472 = t474 ? t471 : 0;
-      t473 |= !t474;
-      uint8_t t476 = rt_lt_i(t472, (int32_t)v_x1061_n);
-      int32_t t477;
-      if (t476) {
-        int t479 = (uint64_t)(int64_t)t472 < (uint64_t)v_x1061_n;
-        int32_t t478 = t479 ? v_x1061_d[t472] : 0;
-        t473 |= !t479;
-        t477 = t478;
+    const int64_t t456 = v_x1058_n;
+    v_x1072 = rt_value_new(rt_vec_type(RT_INT), t456);
+    int32_t *v_x1072_d = v_x1072->data.i;
+    const int64_t v_x1072_n = v_x1072->len;
+    RT_PARALLEL_FOR_IF(t456 >= RT_PARALLEL_MIN)
+    for (int64_t t457 = 0; t457 < t456; t457++) {
+      const int32_t t458 = (int32_t)t457;
+      int t467 = 0; /* nonzero: a check below failed */
+      int32_t t459 = v_x1058_d[t458];
+      int32_t t461 = rt_add_i(t459, v_x1059);
+      uint8_t t462 = v_x1062_d[t458];
+      int32_t t463 = v_x1063_d[t458];
+      int32_t t465 = (t462 ? t463 : t461);
+      int t468 = (uint64_t)(int64_t)t465 < (uint64_t)v_x1068;
+      int32_t t466 = t468 ? t465 : 0;
+      t467 |= !t468;
+      uint8_t t470 = rt_lt_i(t466, (int32_t)v_x1066_n);
+      int32_t t471;
+      if (t470) {
+        int t473 = (uint64_t)(int64_t)t466 < (uint64_t)v_x1066_n;
+        int32_t t472 = t473 ? v_x1066_d[t466] : 0;
+        t467 |= !t473;
+        t471 = t472;
       } else {
-        int32_t t481 = rt_sub_i(t472, (int32_t)v_x1061_n);
-        int t483 = (uint64_t)(int64_t)t481 < (uint64_t)v_x1062_n;
-        int32_t t482 = t483 ? v_x1062_d[t481] : 0;
-        t473 |= !t483;
-        t477 = t482;
+        int32_t t475 = rt_sub_i(t466, (int32_t)v_x1066_n);
+        int t477 = (uint64_t)(int64_t)t475 < (uint64_t)v_x1067_n;
+        int32_t t476 = t477 ? v_x1067_d[t475] : 0;
+        t467 |= !t477;
+        t471 = t476;
       }
-      if (__builtin_expect(t473 != 0, 0)) { /* again, recording the error */
-        int32_t t484 = v_x1053_d[t464];
-        int32_t t486 = rt_add_i(t484, v_x1054);
-        uint8_t t487 = v_x1057_d[t464];
-        int32_t t488 = v_x1058_d[t464];
-        int32_t t490 = (t487 ? t488 : t486);
-        int32_t t491;
-        if ((uint64_t)(int64_t)t490 < (uint64_t)v_x1063) {
-          t491 = t490;
+      if (__builtin_expect(t467 != 0, 0)) { /* again, recording the error */
+        int32_t t478 = v_x1058_d[t458];
+        int32_t t480 = rt_add_i(t478, v_x1059);
+        uint8_t t481 = v_x1062_d[t458];
+        int32_t t482 = v_x1063_d[t458];
+        int32_t t484 = (t481 ? t482 : t480);
+        int32_t t485;
+        if ((uint64_t)(int64_t)t484 < (uint64_t)v_x1068) {
+          t485 = t484;
         } else {
-          NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t490, v_x1063, 0.0, 0);
-          t491 = 0;
+          NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t484, v_x1068, 0.0, 0);
+          t485 = 0;
         }
-        uint8_t t493 = rt_lt_i(t491, (int32_t)v_x1061_n);
-        int32_t t494;
-        if (t493) {
-          int32_t t495;
-          if ((uint64_t)(int64_t)t491 < (uint64_t)v_x1061_n) {
-            t495 = v_x1061_d[t491];
+        uint8_t t487 = rt_lt_i(t485, (int32_t)v_x1066_n);
+        int32_t t488;
+        if (t487) {
+          int32_t t489;
+          if ((uint64_t)(int64_t)t485 < (uint64_t)v_x1066_n) {
+            t489 = v_x1066_d[t485];
           } else {
-            NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t491, v_x1061_n, 0.0, 1);
-            t495 = 0;
+            NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t485, v_x1066_n, 0.0, 1);
+            t489 = 0;
           }
-          t494 = t495;
+          t488 = t489;
         } else {
-          int32_t t497 = rt_sub_i(t491, (int32_t)v_x1061_n);
-          int32_t t498;
-          if ((uint64_t)(int64_t)t497 < (uint64_t)v_x1062_n) {
-            t498 = v_x1062_d[t497];
+          int32_t t491 = rt_sub_i(t485, (int32_t)v_x1066_n);
+          int32_t t492;
+          if ((uint64_t)(int64_t)t491 < (uint64_t)v_x1067_n) {
+            t492 = v_x1067_d[t491];
           } else {
-            NESSIE_RECORD(err, t463, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_x1062_n, 0.0, 2);
-            t498 = 0;
+            NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t491, v_x1067_n, 0.0, 2);
+            t492 = 0;
           }
-          t494 = t498;
+          t488 = t492;
         }
       }
-      v_x1067_d[t463] = t477;
+      v_x1072_d[t457] = t471;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1067 = v_x1067;
+  *out_v_x1072 = v_x1072;
   return;
 fail:
-  rt_release(v_x1067);
+  rt_release(v_x1072);
 }
 
 /* K20: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1252, RtValue **out_v_x1255) {
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue **out_v_x1260) {
   (void)loc;
   (void)run;
-  int32_t *v_x1252_d = v_x1252->data.i;
-  const int64_t v_x1252_n = v_x1252->len;
-  int32_t v_x1253 = 0;
-  RtValue *v_x1255 = NULL;
+  int32_t *v_x1257_d = v_x1257->data.i;
+  const int64_t v_x1257_n = v_x1257->len;
+  int32_t v_x1258 = 0;
+  RtValue *v_x1260 = NULL;
   /* ONCE */
   {
-    int t500 = 0; /* nonzero: a check below failed */
-    int t501 = (uint64_t)(int64_t)0 < (uint64_t)v_x1252_n;
-    int32_t t499 = t501 ? v_x1252_d[0] : 0;
-    t500 |= !t501;
-    if (__builtin_expect(t500 != 0, 0)) { /* again, recording the error */
-      int32_t t502;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1252_n) {
-        t502 = v_x1252_d[0];
+    int t494 = 0; /* nonzero: a check below failed */
+    int t495 = (uint64_t)(int64_t)0 < (uint64_t)v_x1257_n;
+    int32_t t493 = t495 ? v_x1257_d[0] : 0;
+    t494 |= !t495;
+    if (__builtin_expect(t494 != 0, 0)) { /* again, recording the error */
+      int32_t t496;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1257_n) {
+        t496 = v_x1257_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1252_n, 0.0, 0);
-        t502 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1257_n, 0.0, 0);
+        t496 = 0;
       }
     }
-    v_x1253 = t499;
+    v_x1258 = t493;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t503 = 1;
-      v_x1255 = rt_value_new(rt_vec_type(RT_INT), t503);
-      int32_t *v_x1255_d = v_x1255->data.i;
-      const int64_t v_x1255_n = v_x1255->len;
-      RT_PARALLEL_FOR_IF(t503 >= RT_PARALLEL_MIN)
-      for (int64_t t504 = 0; t504 < t503; t504++) {
-        const int32_t t505 = (int32_t)t504;
-        v_x1255_d[t504] = v_x1253;
+      const int64_t t497 = 1;
+      v_x1260 = rt_value_new(rt_vec_type(RT_INT), t497);
+      int32_t *v_x1260_d = v_x1260->data.i;
+      const int64_t v_x1260_n = v_x1260->len;
+      RT_PARALLEL_FOR_IF(t497 >= RT_PARALLEL_MIN)
+      for (int64_t t498 = 0; t498 < t497; t498++) {
+        const int32_t t499 = (int32_t)t498;
+        v_x1260_d[t498] = v_x1258;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1255 = v_x1255;
+  *out_v_x1260 = v_x1260;
   return;
 fail:
-  rt_release(v_x1255);
+  rt_release(v_x1260);
 }
 
 /* K21: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue *v_dev_1264, RtValue **out_v_x1262, RtValue **out_v_x1263) {
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1262, RtValue *v_dev_1269, RtValue **out_v_x1267, RtValue **out_v_x1268) {
   (void)loc;
   (void)run;
-  int32_t *v_x1257_d = v_x1257->data.i;
-  const int64_t v_x1257_n = v_x1257->len;
-  int32_t *v_dev_1264_d = v_dev_1264->data.i;
-  const int64_t v_dev_1264_n = v_dev_1264->len;
-  RtValue *v_x1262 = NULL;
-  RtValue *v_x1263 = NULL;
+  int32_t *v_x1262_d = v_x1262->data.i;
+  const int64_t v_x1262_n = v_x1262->len;
+  int32_t *v_dev_1269_d = v_dev_1269->data.i;
+  const int64_t v_dev_1269_n = v_dev_1269->len;
+  RtValue *v_x1267 = NULL;
+  RtValue *v_x1268 = NULL;
   /* SPLIT */
   {
-    const int64_t t506 = v_x1257_n;
-    const int64_t t507 = t506 > 0 ? (t506 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t508 = (uint8_t *)rt_alloc_atomic((size_t)t506 + 1);
-    int64_t *t509 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t507 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t507 > 1)
-    for (int64_t t510 = 0; t510 < t507; t510++) {
+    const int64_t t500 = v_x1262_n;
+    const int64_t t501 = t500 > 0 ? (t500 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t502 = (uint8_t *)rt_alloc_atomic((size_t)t500 + 1);
+    int64_t *t503 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t501 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t501 > 1)
+    for (int64_t t504 = 0; t504 < t501; t504++) {
       int64_t kept[2] = {0};
-      const int64_t t510_end = (t510 + 1) * RT_CHUNK < t506 ? (t510 + 1) * RT_CHUNK : t506;
-      for (int64_t t511 = t510 * RT_CHUNK; t511 < t510_end; t511++) {
-        const int32_t t512 = (int32_t)t511;
-        int32_t t510x0;
-        int32_t t510x1;
-        int32_t t515 = v_x1257_d[t512];
-        t510x0 = t515;
-        t510x1 = t515;
-        uint8_t t516;
-        uint8_t t517;
-        int t519 = 0; /* nonzero: a check below failed */
-        int t520 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1264_n;
-        int32_t t518 = t520 ? v_dev_1264_d[0] : 0;
-        t519 |= !t520;
-        uint8_t t522 = rt_lt_i(t510x0, t518);
-        uint8_t t524 = rt_gt_i(t510x1, t518);
-        if (__builtin_expect(t519 != 0, 0)) { /* again, recording the error */
-          int32_t t525;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1264_n) {
-            t525 = v_dev_1264_d[0];
+      const int64_t t504_end = (t504 + 1) * RT_CHUNK < t500 ? (t504 + 1) * RT_CHUNK : t500;
+      for (int64_t t505 = t504 * RT_CHUNK; t505 < t504_end; t505++) {
+        const int32_t t506 = (int32_t)t505;
+        int32_t t504x0;
+        int32_t t504x1;
+        int32_t t509 = v_x1262_d[t506];
+        t504x0 = t509;
+        t504x1 = t509;
+        uint8_t t510;
+        uint8_t t511;
+        int t513 = 0; /* nonzero: a check below failed */
+        int t514 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1269_n;
+        int32_t t512 = t514 ? v_dev_1269_d[0] : 0;
+        t513 |= !t514;
+        uint8_t t516 = rt_lt_i(t504x0, t512);
+        uint8_t t518 = rt_gt_i(t504x1, t512);
+        if (__builtin_expect(t513 != 0, 0)) { /* again, recording the error */
+          int32_t t519;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1269_n) {
+            t519 = v_dev_1269_d[0];
           } else {
-            NESSIE_RECORD(err, t511, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1264_n, 0.0, 0);
-            t525 = 0;
+            NESSIE_RECORD(err, t505, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1269_n, 0.0, 0);
+            t519 = 0;
           }
-          uint8_t t527 = rt_lt_i(t510x0, t525);
-          uint8_t t529 = rt_gt_i(t510x1, t525);
+          uint8_t t521 = rt_lt_i(t504x0, t519);
+          uint8_t t523 = rt_gt_i(t504x1, t519);
         }
-        t516 = t522;
-        t517 = t524;
-        kept[0] += t516 != 0;
-        kept[1] += t517 != 0;
-        t508[t511] = (uint8_t)((t516 != 0) << 0 | (t517 != 0) << 1);
+        t510 = t516;
+        t511 = t518;
+        kept[0] += t510 != 0;
+        kept[1] += t511 != 0;
+        t502[t505] = (uint8_t)((t510 != 0) << 0 | (t511 != 0) << 1);
       }
-      t509[0 * t507 + t510] = kept[0];
-      t509[1 * t507 + t510] = kept[1];
+      t503[0 * t501 + t504] = kept[0];
+      t503[1 * t501 + t504] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t508);
-      rt_free(t509);
+      rt_free(t502);
+      rt_free(t503);
       goto fail;
     }
-    int64_t t530 = 0;
-    for (int64_t t510 = 0; t510 < t507; t510++) {
-      const int64_t k = t509[0 * t507 + t510];
-      t509[0 * t507 + t510] = t530;
-      t530 += k;
+    int64_t t524 = 0;
+    for (int64_t t504 = 0; t504 < t501; t504++) {
+      const int64_t k = t503[0 * t501 + t504];
+      t503[0 * t501 + t504] = t524;
+      t524 += k;
     }
-    v_x1262 = rt_value_new(rt_vec_type(RT_INT), t530);
-    int32_t *v_x1262_d = v_x1262->data.i;
-    const int64_t v_x1262_n = v_x1262->len;
-    int64_t t531 = 0;
-    for (int64_t t510 = 0; t510 < t507; t510++) {
-      const int64_t k = t509[1 * t507 + t510];
-      t509[1 * t507 + t510] = t531;
-      t531 += k;
+    v_x1267 = rt_value_new(rt_vec_type(RT_INT), t524);
+    int32_t *v_x1267_d = v_x1267->data.i;
+    const int64_t v_x1267_n = v_x1267->len;
+    int64_t t525 = 0;
+    for (int64_t t504 = 0; t504 < t501; t504++) {
+      const int64_t k = t503[1 * t501 + t504];
+      t503[1 * t501 + t504] = t525;
+      t525 += k;
     }
-    v_x1263 = rt_value_new(rt_vec_type(RT_INT), t531);
-    int32_t *v_x1263_d = v_x1263->data.i;
-    const int64_t v_x1263_n = v_x1263->len;
-    RT_PARALLEL_FOR_IF(t507 > 1)
-    for (int64_t t510 = 0; t510 < t507; t510++) {
+    v_x1268 = rt_value_new(rt_vec_type(RT_INT), t525);
+    int32_t *v_x1268_d = v_x1268->data.i;
+    const int64_t v_x1268_n = v_x1268->len;
+    RT_PARALLEL_FOR_IF(t501 > 1)
+    for (int64_t t504 = 0; t504 < t501; t504++) {
       int64_t at[2];
-      at[0] = t509[0 * t507 + t510];
-      at[1] = t509[1 * t507 + t510];
-      const int64_t t510_end = (t510 + 1) * RT_CHUNK < t506 ? (t510 + 1) * RT_CHUNK : t506;
-      for (int64_t t511 = t510 * RT_CHUNK; t511 < t510_end; t511++) {
-        const int32_t t512 = (int32_t)t511;
-        if (!t508[t511])
+      at[0] = t503[0 * t501 + t504];
+      at[1] = t503[1 * t501 + t504];
+      const int64_t t504_end = (t504 + 1) * RT_CHUNK < t500 ? (t504 + 1) * RT_CHUNK : t500;
+      for (int64_t t505 = t504 * RT_CHUNK; t505 < t504_end; t505++) {
+        const int32_t t506 = (int32_t)t505;
+        if (!t502[t505])
           continue;
-        int32_t t510y0;
-        int32_t t510y1;
-        int32_t t532 = v_x1257_d[t512];
-        t510y0 = t532;
-        t510y1 = t532;
-        if (t508[t511] >> 0 & 1) {
-          v_x1262_d[at[0]] = t510y0;
+        int32_t t504y0;
+        int32_t t504y1;
+        int32_t t526 = v_x1262_d[t506];
+        t504y0 = t526;
+        t504y1 = t526;
+        if (t502[t505] >> 0 & 1) {
+          v_x1267_d[at[0]] = t504y0;
           at[0]++;
         }
-        if (t508[t511] >> 1 & 1) {
-          v_x1263_d[at[1]] = t510y1;
+        if (t502[t505] >> 1 & 1) {
+          v_x1268_d[at[1]] = t504y1;
           at[1]++;
         }
       }
     }
-    rt_free(t508);
-    rt_free(t509);
+    rt_free(t502);
+    rt_free(t503);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1262 = v_x1262;
-  *out_v_x1263 = v_x1263;
+  *out_v_x1267 = v_x1267;
+  *out_v_x1268 = v_x1268;
   return;
 fail:
-  rt_release(v_x1262);
-  rt_release(v_x1263);
+  rt_release(v_x1267);
+  rt_release(v_x1268);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2083,22 +2051,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1256 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K20, 3, v_x19, &v_dev_1256);
+    RtValue *v_dev_1261 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K20, 3, v_x19, &v_dev_1261);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 2, v_x19, v_dev_1256, &v_x42, &v_x60);
-    rt_release(v_dev_1256);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 2, v_x19, v_dev_1261, &v_x42, &v_x60);
+    rt_release(v_dev_1261);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t533 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t533->data.i[0] = v_x62;
-    t533->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t533);
+    RtValue *t527 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t527->data.i[0] = v_x62;
+    t527->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t527);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 4, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2261,7 +2229,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x442 = NULL;
       int32_t v_x520 = 0;
       int32_t v_x521 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 4, v_x133, v_x253, &v_x442, &v_x520, &v_x521);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 4, v_x253, &v_x442, &v_x520, &v_x521);
       rt_release(v_x253);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x520, v_x521, 0);
       RtValue *v_x580 = NULL;
@@ -2410,16 +2378,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t534 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t534->data.i[0] = 3;
-  t534->data.i[1] = 1;
-  t534->data.i[2] = 4;
-  t534->data.i[3] = 1;
-  t534->data.i[4] = 5;
-  t534->data.i[5] = 9;
-  t534->data.i[6] = 2;
-  t534->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t534);
+  RtValue *t528 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t528->data.i[0] = 3;
+  t528->data.i[1] = 1;
+  t528->data.i[2] = 4;
+  t528->data.i[3] = 1;
+  t528->data.i[4] = 5;
+  t528->data.i[5] = 9;
+  t528->data.i[6] = 2;
+  t528->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t528);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

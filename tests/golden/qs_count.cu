@@ -531,94 +531,94 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue 
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1138, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, RtValue **out_v_x1137) {
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1137, RtValue *v_x1138, RtValue *v_x1139, RtValue **out_v_x1142) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1138_off = rt_seg_offsets(v_sd_1138);
-  const int64_t v_sd_1138_n = v_sd_1138->len;
-  int32_t *v_x1132_d = v_x1132->data.i;
-  const int64_t v_x1132_n = v_x1132->len;
-  int32_t *v_x1133_d = v_x1133->data.i;
-  const int64_t v_x1133_n = v_x1133->len;
-  int32_t *v_x1134_d = v_x1134->data.i;
-  const int64_t v_x1134_n = v_x1134->len;
-  RtValue *v_x1137 = NULL;
+  const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
+  const int64_t v_sd_1143_n = v_sd_1143->len;
+  int32_t *v_x1137_d = v_x1137->data.i;
+  const int64_t v_x1137_n = v_x1137->len;
+  int32_t *v_x1138_d = v_x1138->data.i;
+  const int64_t v_x1138_n = v_x1138->len;
+  int32_t *v_x1139_d = v_x1139->data.i;
+  const int64_t v_x1139_n = v_x1139->len;
+  RtValue *v_x1142 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t47 = v_sd_1138_off[v_sd_1138_n];
-    v_x1137 = rt_value_new(rt_vec_type(RT_INT), t47);
-    int32_t *v_x1137_d = v_x1137->data.i;
-    const int64_t v_x1137_n = v_x1137->len;
+    const int64_t t47 = v_sd_1143_off[v_sd_1143_n];
+    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t47);
+    int32_t *v_x1142_d = v_x1142->data.i;
+    const int64_t v_x1142_n = v_x1142->len;
     const int64_t t48 = (t47 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t48 > 1)
     for (int64_t t49 = 0; t49 < t48; t49++) {
-      int64_t t52 = rt_segment_search(v_sd_1138_off, 0, v_sd_1138_n, t49 * RT_CHUNK);
+      int64_t t52 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t49 * RT_CHUNK);
       const int64_t t49_end = (t49 + 1) * RT_CHUNK < t47 ? (t49 + 1) * RT_CHUNK : t47;
       for (int64_t t50 = t49 * RT_CHUNK; t50 < t49_end; t50++) {
         const int32_t t51 = (int32_t)t50;
-        while (v_sd_1138_off[t52 + 1] <= t50)
+        while (v_sd_1143_off[t52 + 1] <= t50)
           t52++;
         const int32_t t53 = (int32_t)t52;
         int t55 = 0; /* nonzero: a check below failed */
-        int t56 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1134_n;
-        int32_t t54 = t56 ? v_x1134_d[t53] : 0;
+        int t56 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1139_n;
+        int32_t t54 = t56 ? v_x1139_d[t53] : 0;
         t55 |= !t56;
-        int t58 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1132_n;
-        int32_t t57 = t58 ? v_x1132_d[t53] : 0;
+        int t58 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1137_n;
+        int32_t t57 = t58 ? v_x1137_d[t53] : 0;
         t55 |= !t58;
         int32_t t60 = rt_sub_i(t51, t57);
-        int t62 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1133_n;
-        int32_t t61 = t62 ? v_x1133_d[t53] : 0;
+        int t62 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1138_n;
+        int32_t t61 = t62 ? v_x1138_d[t53] : 0;
         t55 |= !t62;
         int32_t t64 = rt_mul_i(t60, t61);
         int32_t t66 = rt_add_i(t54, t64);
         if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
           int32_t t67;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1134_n) {
-            t67 = v_x1134_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1139_n) {
+            t67 = v_x1139_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1134_n, 0.0, 0);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1139_n, 0.0, 0);
             t67 = 0;
           }
           int32_t t68;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1132_n) {
-            t68 = v_x1132_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1137_n) {
+            t68 = v_x1137_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1132_n, 0.0, 1);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1137_n, 0.0, 1);
             t68 = 0;
           }
           int32_t t70 = rt_sub_i(t51, t68);
           int32_t t71;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1133_n) {
-            t71 = v_x1133_d[t53];
+          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1138_n) {
+            t71 = v_x1138_d[t53];
           } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1133_n, 0.0, 2);
+            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1138_n, 0.0, 2);
             t71 = 0;
           }
           int32_t t73 = rt_mul_i(t70, t71);
           int32_t t75 = rt_add_i(t67, t73);
         }
-        v_x1137_d[t50] = t66;
+        v_x1142_d[t50] = t66;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1137 = v_x1137;
+  *out_v_x1142 = v_x1142;
   return;
 fail:
-  rt_release(v_x1137);
+  rt_release(v_x1142);
 }
 
 /* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K5_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1138_off; int64_t v_sd_1138_n;
-  int32_t *v_x1132_d; int64_t v_x1132_n;
-  int32_t *v_x1133_d; int64_t v_x1133_n;
-  int32_t *v_x1134_d; int64_t v_x1134_n;
+  const int64_t *v_sd_1143_off; int64_t v_sd_1143_n;
   int32_t *v_x1137_d; int64_t v_x1137_n;
+  int32_t *v_x1138_d; int64_t v_x1138_n;
+  int32_t *v_x1139_d; int64_t v_x1139_n;
+  int32_t *v_x1142_d; int64_t v_x1142_n;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
@@ -632,39 +632,39 @@ struct K5_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t77 = 0; /* nonzero: a check below failed */
-    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n;
-    int32_t t76 = t78 ? A.v_x1134_d[sx] : 0;
+    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1139_n;
+    int32_t t76 = t78 ? A.v_x1139_d[sx] : 0;
     t77 |= !t78;
-    int t80 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n;
-    int32_t t79 = t80 ? A.v_x1132_d[sx] : 0;
+    int t80 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1137_n;
+    int32_t t79 = t80 ? A.v_x1137_d[sx] : 0;
     t77 |= !t80;
     int32_t t82 = rt_sub_i(ix, t79);
-    int t84 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n;
-    int32_t t83 = t84 ? A.v_x1133_d[sx] : 0;
+    int t84 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1138_n;
+    int32_t t83 = t84 ? A.v_x1138_d[sx] : 0;
     t77 |= !t84;
     int32_t t86 = rt_mul_i(t82, t83);
     int32_t t88 = rt_add_i(t76, t86);
     if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
       int32_t t89;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1134_n) {
-        t89 = A.v_x1134_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1139_n) {
+        t89 = A.v_x1139_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1134_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1139_n, 0.0, 0);
         t89 = 0;
       }
       int32_t t90;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1132_n) {
-        t90 = A.v_x1132_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1137_n) {
+        t90 = A.v_x1137_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1132_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1137_n, 0.0, 1);
         t90 = 0;
       }
       int32_t t92 = rt_sub_i(ix, t90);
       int32_t t93;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1133_n) {
-        t93 = A.v_x1133_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1138_n) {
+        t93 = A.v_x1138_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1133_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1138_n, 0.0, 2);
         t93 = 0;
       }
       int32_t t95 = rt_mul_i(t92, t93);
@@ -676,47 +676,47 @@ struct K5_0_pull {
 struct K5_0_store {
   K5_A A;
   __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x1137_d[i] = v.v0;
+    A.v_x1142_d[i] = v.v0;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1138, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, RtValue **out_v_x1137) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1137, RtValue *v_x1138, RtValue *v_x1139, RtValue **out_v_x1142) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1138_off = rtg_seg_offsets(v_sd_1138);
-  A.v_sd_1138_n = v_sd_1138->len;
-  A.v_x1132_d = v_x1132->data.i;
-  A.v_x1132_n = v_x1132->len;
-  A.v_x1133_d = v_x1133->data.i;
-  A.v_x1133_n = v_x1133->len;
-  A.v_x1134_d = v_x1134->data.i;
-  A.v_x1134_n = v_x1134->len;
-  RtValue *v_x1137 = NULL;
+  A.v_sd_1143_off = rtg_seg_offsets(v_sd_1143);
+  A.v_sd_1143_n = v_sd_1143->len;
+  A.v_x1137_d = v_x1137->data.i;
+  A.v_x1137_n = v_x1137->len;
+  A.v_x1138_d = v_x1138->data.i;
+  A.v_x1138_n = v_x1138->len;
+  A.v_x1139_d = v_x1139->data.i;
+  A.v_x1139_n = v_x1139->len;
+  RtValue *v_x1142 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t98 = rtg_seg_total(v_sd_1138);
-    v_x1137 = rtg_vec_new(RT_INT, t98);
-    A.v_x1137_d = v_x1137->data.i;
-    A.v_x1137_n = v_x1137->len;
-    rtg::seg_map("K5", loc, K5_0_pull{A}, K5_0_store{A}, v_sd_1138, t98);
+    const int64_t t98 = rtg_seg_total(v_sd_1143);
+    v_x1142 = rtg_vec_new(RT_INT, t98);
+    A.v_x1142_d = v_x1142->data.i;
+    A.v_x1142_n = v_x1142->len;
+    rtg::seg_map("K5", loc, K5_0_pull{A}, K5_0_store{A}, v_sd_1143, t98);
   }
-  *out_v_x1137 = v_x1137;
+  *out_v_x1142 = v_x1142;
   return;
 fail:
-  rt_release(v_x1137);
+  rt_release(v_x1142);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1138, RtValue *v_x1132, RtValue *v_x1133, RtValue *v_x1134, RtValue **out_v_x1137) {
-  RtValue *vals[] = {v_sd_1138, v_x1132, v_x1133, v_x1134};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1137, RtValue *v_x1138, RtValue *v_x1139, RtValue **out_v_x1142) {
+  RtValue *vals[] = {v_sd_1143, v_x1137, v_x1138, v_x1139};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K5_host(err, loc, run, v_sd_1138, v_x1132, v_x1133, v_x1134, out_v_x1137);
+    K5_host(err, loc, run, v_sd_1143, v_x1137, v_x1138, v_x1139, out_v_x1142);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_sd_1138, v_x1132, v_x1133, v_x1134, out_v_x1137);
+    K5_gpu(err, loc, run, v_sd_1143, v_x1137, v_x1138, v_x1139, out_v_x1142);
   }
 }
 
@@ -844,37 +844,37 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t 
 }
 
 /* K8: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, RtValue *v_x1141, RtValue *v_x1143, RtValue *v_x1144, RtValue **out_v_x1159, RtValue **out_v_x1163, RtValue **out_v_x1161, RtValue **out_v_x1164) {
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1148, RtValue *v_x1149, RtValue **out_v_x1164, RtValue **out_v_x1168, RtValue **out_v_x1166, RtValue **out_v_x1169) {
   (void)loc;
   (void)run;
-  int32_t *v_x1140_d = v_x1140->data.i;
-  const int64_t v_x1140_n = v_x1140->len;
-  int32_t *v_x1141_d = v_x1141->data.i;
-  const int64_t v_x1141_n = v_x1141->len;
-  int32_t *v_x1143_d = v_x1143->data.i;
-  const int64_t v_x1143_n = v_x1143->len;
-  const int64_t *v_x1144_off = rt_seg_offsets(v_x1144);
-  const int64_t v_x1144_n = v_x1144->len;
-  RtValue *v_x1159 = NULL;
-  RtValue *v_x1160 = NULL;
-  RtValue *v_x1161 = NULL;
-  RtValue *v_x1162 = NULL;
-  RtValue *v_x1163 = NULL;
+  int32_t *v_x1145_d = v_x1145->data.i;
+  const int64_t v_x1145_n = v_x1145->len;
+  int32_t *v_x1146_d = v_x1146->data.i;
+  const int64_t v_x1146_n = v_x1146->len;
+  int32_t *v_x1148_d = v_x1148->data.i;
+  const int64_t v_x1148_n = v_x1148->len;
+  const int64_t *v_x1149_off = rt_seg_offsets(v_x1149);
+  const int64_t v_x1149_n = v_x1149->len;
   RtValue *v_x1164 = NULL;
+  RtValue *v_x1165 = NULL;
+  RtValue *v_x1166 = NULL;
+  RtValue *v_x1167 = NULL;
+  RtValue *v_x1168 = NULL;
+  RtValue *v_x1169 = NULL;
   /* SPLIT */
   {
-    const int64_t t116 = v_x1140_n;
+    const int64_t t116 = v_x1145_n;
     const int64_t t117 = t116 > 0 ? (t116 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t118 = (uint8_t *)rt_alloc_atomic((size_t)t116 + 1);
     int64_t *t119 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t117 + 1)); /* class c, chunk k: [c * chunks + k] */
     RT_PARALLEL_FOR_IF(t117 > 1)
     for (int64_t t120 = 0; t120 < t117; t120++) {
       int64_t kept[2] = {0};
-      int64_t t123 = rt_segment_search(v_x1144_off, 0, v_x1144_n, t120 * RT_CHUNK);
+      int64_t t123 = rt_segment_search(v_x1149_off, 0, v_x1149_n, t120 * RT_CHUNK);
       const int64_t t120_end = (t120 + 1) * RT_CHUNK < t116 ? (t120 + 1) * RT_CHUNK : t116;
       for (int64_t t121 = t120 * RT_CHUNK; t121 < t120_end; t121++) {
         const int32_t t122 = (int32_t)t121;
-        while (v_x1144_off[t123 + 1] <= t121)
+        while (v_x1149_off[t123 + 1] <= t121)
           t123++;
         const int32_t t124 = (int32_t)t123;
         int32_t t120x0;
@@ -882,29 +882,29 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, Rt
         int32_t t120x2;
         uint8_t t120x3;
         int t126 = 0; /* nonzero: a check below failed */
-        int t127 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1143_n;
-        int32_t t125 = t127 ? v_x1143_d[t124] : 0;
+        int t127 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1148_n;
+        int32_t t125 = t127 ? v_x1148_d[t124] : 0;
         t126 |= !t127;
-        int32_t t128 = v_x1140_d[t122];
-        int t130 = (uint64_t)(int64_t)t128 < (uint64_t)v_x1141_n;
-        int32_t t129 = t130 ? v_x1141_d[t128] : 0;
+        int32_t t128 = v_x1145_d[t122];
+        int t130 = (uint64_t)(int64_t)t128 < (uint64_t)v_x1146_n;
+        int32_t t129 = t130 ? v_x1146_d[t128] : 0;
         t126 |= !t130;
         uint8_t t132 = rt_lt_i(t129, t125);
         uint8_t t134 = rt_gt_i(t129, t125);
         if (__builtin_expect(t126 != 0, 0)) { /* again, recording the error */
           int32_t t135;
-          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1143_n) {
-            t135 = v_x1143_d[t124];
+          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1148_n) {
+            t135 = v_x1148_d[t124];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 2, 0, RT_GATHER, t124, v_x1143_n, 0.0, 0);
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 2, 0, RT_GATHER, t124, v_x1148_n, 0.0, 0);
             t135 = 0;
           }
-          int32_t t136 = v_x1140_d[t122];
+          int32_t t136 = v_x1145_d[t122];
           int32_t t137;
-          if ((uint64_t)(int64_t)t136 < (uint64_t)v_x1141_n) {
-            t137 = v_x1141_d[t136];
+          if ((uint64_t)(int64_t)t136 < (uint64_t)v_x1146_n) {
+            t137 = v_x1146_d[t136];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t136, v_x1141_n, 0.0, 1);
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t136, v_x1146_n, 0.0, 1);
             t137 = 0;
           }
           uint8_t t139 = rt_lt_i(t137, t135);
@@ -936,44 +936,44 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, Rt
       t119[0 * t117 + t120] = t144;
       t144 += k;
     }
-    v_x1159 = rt_value_new(rt_vec_type(RT_INT), t144);
-    int32_t *v_x1159_d = v_x1159->data.i;
-    const int64_t v_x1159_n = v_x1159->len;
+    v_x1164 = rt_value_new(rt_vec_type(RT_INT), t144);
+    int32_t *v_x1164_d = v_x1164->data.i;
+    const int64_t v_x1164_n = v_x1164->len;
     int64_t t145 = 0;
     for (int64_t t120 = 0; t120 < t117; t120++) {
       const int64_t k = t119[1 * t117 + t120];
       t119[1 * t117 + t120] = t145;
       t145 += k;
     }
-    v_x1161 = rt_value_new(rt_vec_type(RT_INT), t145);
-    int32_t *v_x1161_d = v_x1161->data.i;
-    const int64_t v_x1161_n = v_x1161->len;
-    v_x1163 = rt_value_new(rt_vec_type(RT_INT), v_x1144_n);
-    int32_t *v_x1163_d = v_x1163->data.i;
-    const int64_t v_x1163_n = v_x1163->len;
-    v_x1164 = rt_value_new(rt_vec_type(RT_INT), v_x1144_n);
-    int32_t *v_x1164_d = v_x1164->data.i;
-    const int64_t v_x1164_n = v_x1164->len;
-    RT_PARALLEL_FOR_IF(v_x1144_n > RT_CHUNK)
-    for (int64_t t146 = 0; t146 < v_x1144_n; t146++) {
+    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t145);
+    int32_t *v_x1166_d = v_x1166->data.i;
+    const int64_t v_x1166_n = v_x1166->len;
+    v_x1168 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
+    int32_t *v_x1168_d = v_x1168->data.i;
+    const int64_t v_x1168_n = v_x1168->len;
+    v_x1169 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
+    int32_t *v_x1169_d = v_x1169->data.i;
+    const int64_t v_x1169_n = v_x1169->len;
+    RT_PARALLEL_FOR_IF(v_x1149_n > RT_CHUNK)
+    for (int64_t t146 = 0; t146 < v_x1149_n; t146++) {
       int32_t in[2] = {0};
-      for (int64_t t147 = v_x1144_off[t146]; t147 < v_x1144_off[t146 + 1]; t147++) {
+      for (int64_t t147 = v_x1149_off[t146]; t147 < v_x1149_off[t146 + 1]; t147++) {
         in[0] += t118[t147] >> 0 & 1;
         in[1] += t118[t147] >> 1 & 1;
       }
-      v_x1163_d[t146] = in[0];
-      v_x1164_d[t146] = in[1];
+      v_x1168_d[t146] = in[0];
+      v_x1169_d[t146] = in[1];
     }
     RT_PARALLEL_FOR_IF(t117 > 1)
     for (int64_t t120 = 0; t120 < t117; t120++) {
       int64_t at[2];
       at[0] = t119[0 * t117 + t120];
       at[1] = t119[1 * t117 + t120];
-      int64_t t123 = rt_segment_search(v_x1144_off, 0, v_x1144_n, t120 * RT_CHUNK);
+      int64_t t123 = rt_segment_search(v_x1149_off, 0, v_x1149_n, t120 * RT_CHUNK);
       const int64_t t120_end = (t120 + 1) * RT_CHUNK < t116 ? (t120 + 1) * RT_CHUNK : t116;
       for (int64_t t121 = t120 * RT_CHUNK; t121 < t120_end; t121++) {
         const int32_t t122 = (int32_t)t121;
-        while (v_x1144_off[t123 + 1] <= t121)
+        while (v_x1149_off[t123 + 1] <= t121)
           t123++;
         const int32_t t124 = (int32_t)t123;
         if (!t118[t121])
@@ -983,29 +983,29 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, Rt
         int32_t t120y2;
         uint8_t t120y3;
         int t149 = 0; /* nonzero: a check below failed */
-        int t150 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1143_n;
-        int32_t t148 = t150 ? v_x1143_d[t124] : 0;
+        int t150 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1148_n;
+        int32_t t148 = t150 ? v_x1148_d[t124] : 0;
         t149 |= !t150;
-        int32_t t151 = v_x1140_d[t122];
-        int t153 = (uint64_t)(int64_t)t151 < (uint64_t)v_x1141_n;
-        int32_t t152 = t153 ? v_x1141_d[t151] : 0;
+        int32_t t151 = v_x1145_d[t122];
+        int t153 = (uint64_t)(int64_t)t151 < (uint64_t)v_x1146_n;
+        int32_t t152 = t153 ? v_x1146_d[t151] : 0;
         t149 |= !t153;
         uint8_t t155 = rt_lt_i(t152, t148);
         uint8_t t157 = rt_gt_i(t152, t148);
         if (__builtin_expect(t149 != 0, 0)) { /* again, recording the error */
           int32_t t158;
-          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1143_n) {
-            t158 = v_x1143_d[t124];
+          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1148_n) {
+            t158 = v_x1148_d[t124];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 2, 0, RT_GATHER, t124, v_x1143_n, 0.0, 2);
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 2, 0, RT_GATHER, t124, v_x1148_n, 0.0, 2);
             t158 = 0;
           }
-          int32_t t159 = v_x1140_d[t122];
+          int32_t t159 = v_x1145_d[t122];
           int32_t t160;
-          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1141_n) {
-            t160 = v_x1141_d[t159];
+          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1146_n) {
+            t160 = v_x1146_d[t159];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1141_n, 0.0, 3);
+            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1146_n, 0.0, 3);
             t160 = 0;
           }
           uint8_t t162 = rt_lt_i(t160, t158);
@@ -1016,11 +1016,11 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, Rt
         t120y2 = t152;
         t120y3 = t157;
         if (t118[t121] >> 0 & 1) {
-          v_x1159_d[at[0]] = t120y0;
+          v_x1164_d[at[0]] = t120y0;
           at[0]++;
         }
         if (t118[t121] >> 1 & 1) {
-          v_x1161_d[at[1]] = t120y2;
+          v_x1166_d[at[1]] = t120y2;
           at[1]++;
         }
       }
@@ -1030,36 +1030,36 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, Rt
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1159 = v_x1159;
-  *out_v_x1163 = v_x1163;
-  *out_v_x1161 = v_x1161;
   *out_v_x1164 = v_x1164;
-  rt_release(v_x1160);
-  rt_release(v_x1162);
+  *out_v_x1168 = v_x1168;
+  *out_v_x1166 = v_x1166;
+  *out_v_x1169 = v_x1169;
+  rt_release(v_x1165);
+  rt_release(v_x1167);
   return;
 fail:
-  rt_release(v_x1159);
-  rt_release(v_x1160);
-  rt_release(v_x1161);
-  rt_release(v_x1162);
-  rt_release(v_x1163);
   rt_release(v_x1164);
+  rt_release(v_x1165);
+  rt_release(v_x1166);
+  rt_release(v_x1167);
+  rt_release(v_x1168);
+  rt_release(v_x1169);
 }
 
 /* K8: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1140_d; int64_t v_x1140_n;
-  int32_t *v_x1141_d; int64_t v_x1141_n;
-  int32_t *v_x1143_d; int64_t v_x1143_n;
-  const int64_t *v_x1144_off; int64_t v_x1144_n;
-  int32_t *v_x1159_d; int64_t v_x1159_n;
-  uint8_t *v_x1160_d; int64_t v_x1160_n;
-  int32_t *v_x1161_d; int64_t v_x1161_n;
-  uint8_t *v_x1162_d; int64_t v_x1162_n;
-  int32_t *v_x1163_d; int64_t v_x1163_n;
+  int32_t *v_x1145_d; int64_t v_x1145_n;
+  int32_t *v_x1146_d; int64_t v_x1146_n;
+  int32_t *v_x1148_d; int64_t v_x1148_n;
+  const int64_t *v_x1149_off; int64_t v_x1149_n;
   int32_t *v_x1164_d; int64_t v_x1164_n;
+  uint8_t *v_x1165_d; int64_t v_x1165_n;
+  int32_t *v_x1166_d; int64_t v_x1166_n;
+  uint8_t *v_x1167_d; int64_t v_x1167_n;
+  int32_t *v_x1168_d; int64_t v_x1168_n;
+  int32_t *v_x1169_d; int64_t v_x1169_n;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
@@ -1076,29 +1076,29 @@ struct K8_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t166 = 0; /* nonzero: a check below failed */
-    int t167 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1143_n;
-    int32_t t165 = t167 ? A.v_x1143_d[sx] : 0;
+    int t167 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1148_n;
+    int32_t t165 = t167 ? A.v_x1148_d[sx] : 0;
     t166 |= !t167;
-    int32_t t168 = rtg::ld_stream(&A.v_x1140_d[ix]);
-    int t170 = (uint64_t)(int64_t)t168 < (uint64_t)A.v_x1141_n;
-    int32_t t169 = t170 ? A.v_x1141_d[t168] : 0;
+    int32_t t168 = rtg::ld_stream(&A.v_x1145_d[ix]);
+    int t170 = (uint64_t)(int64_t)t168 < (uint64_t)A.v_x1146_n;
+    int32_t t169 = t170 ? A.v_x1146_d[t168] : 0;
     t166 |= !t170;
     uint8_t t172 = rt_lt_i(t169, t165);
     uint8_t t174 = rt_gt_i(t169, t165);
     if (__builtin_expect(t166 != 0, 0)) { /* again, recording the error */
       int32_t t175;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1143_n) {
-        t175 = A.v_x1143_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1148_n) {
+        t175 = A.v_x1148_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, sx, A.v_x1143_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, sx, A.v_x1148_n, 0.0, 0);
         t175 = 0;
       }
-      int32_t t176 = rtg::ld_stream(&A.v_x1140_d[ix]);
+      int32_t t176 = rtg::ld_stream(&A.v_x1145_d[ix]);
       int32_t t177;
-      if ((uint64_t)(int64_t)t176 < (uint64_t)A.v_x1141_n) {
-        t177 = A.v_x1141_d[t176];
+      if ((uint64_t)(int64_t)t176 < (uint64_t)A.v_x1146_n) {
+        t177 = A.v_x1146_d[t176];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t176, A.v_x1141_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t176, A.v_x1146_n, 0.0, 1);
         t177 = 0;
       }
       uint8_t t179 = rt_lt_i(t177, t175);
@@ -1112,12 +1112,12 @@ struct K8_0_store {
   __device__ void operator()(int c, int64_t i, const K8_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1159_d[i] = v.v0;
-      /* v.v1: v_x1160, read by nothing */
+      A.v_x1164_d[i] = v.v0;
+      /* v.v1: v_x1165, read by nothing */
       break;
     case 1:
-      A.v_x1161_d[i] = v.v2;
-      /* v.v3: v_x1162, read by nothing */
+      A.v_x1166_d[i] = v.v2;
+      /* v.v3: v_x1167, read by nothing */
       break;
     }
   }
@@ -1128,86 +1128,86 @@ struct K8_0_pred {
     return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, RtValue *v_x1141, RtValue *v_x1143, RtValue *v_x1144, RtValue **out_v_x1159, RtValue **out_v_x1163, RtValue **out_v_x1161, RtValue **out_v_x1164) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1148, RtValue *v_x1149, RtValue **out_v_x1164, RtValue **out_v_x1168, RtValue **out_v_x1166, RtValue **out_v_x1169) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1140_d = v_x1140->data.i;
-  A.v_x1140_n = v_x1140->len;
-  A.v_x1141_d = v_x1141->data.i;
-  A.v_x1141_n = v_x1141->len;
-  A.v_x1143_d = v_x1143->data.i;
-  A.v_x1143_n = v_x1143->len;
-  A.v_x1144_off = rtg_seg_offsets(v_x1144);
-  A.v_x1144_n = v_x1144->len;
-  RtValue *v_x1159 = NULL;
-  RtValue *v_x1160 = NULL;
-  RtValue *v_x1161 = NULL;
-  RtValue *v_x1162 = NULL;
-  RtValue *v_x1163 = NULL;
+  A.v_x1145_d = v_x1145->data.i;
+  A.v_x1145_n = v_x1145->len;
+  A.v_x1146_d = v_x1146->data.i;
+  A.v_x1146_n = v_x1146->len;
+  A.v_x1148_d = v_x1148->data.i;
+  A.v_x1148_n = v_x1148->len;
+  A.v_x1149_off = rtg_seg_offsets(v_x1149);
+  A.v_x1149_n = v_x1149->len;
   RtValue *v_x1164 = NULL;
+  RtValue *v_x1165 = NULL;
+  RtValue *v_x1166 = NULL;
+  RtValue *v_x1167 = NULL;
+  RtValue *v_x1168 = NULL;
+  RtValue *v_x1169 = NULL;
   /* SPLIT */
   rtg::SplitCounts t182; /* the slots of its classes' counts */
   int64_t t183; /* its size */
   {
-    const int64_t t184 = v_x1140->len;
-    v_x1159 = rtg_vec_new(RT_INT, t184);
-    A.v_x1159_d = v_x1159->data.i;
-    A.v_x1159_n = v_x1159->len;
-    v_x1161 = rtg_vec_new(RT_INT, t184);
-    A.v_x1161_d = v_x1161->data.i;
-    A.v_x1161_n = v_x1161->len;
-    t183 = t184;
-    v_x1163 = rtg_vec_new(RT_INT, v_x1144->len);
-    A.v_x1163_d = v_x1163->data.i;
-    A.v_x1163_n = v_x1163->len;
-    v_x1164 = rtg_vec_new(RT_INT, v_x1144->len);
+    const int64_t t184 = v_x1145->len;
+    v_x1164 = rtg_vec_new(RT_INT, t184);
     A.v_x1164_d = v_x1164->data.i;
     A.v_x1164_n = v_x1164->len;
+    v_x1166 = rtg_vec_new(RT_INT, t184);
+    A.v_x1166_d = v_x1166->data.i;
+    A.v_x1166_n = v_x1166->len;
+    t183 = t184;
+    v_x1168 = rtg_vec_new(RT_INT, v_x1149->len);
+    A.v_x1168_d = v_x1168->data.i;
+    A.v_x1168_n = v_x1168->len;
+    v_x1169 = rtg_vec_new(RT_INT, v_x1149->len);
+    A.v_x1169_d = v_x1169->data.i;
+    A.v_x1169_n = v_x1169->len;
     RtValue *const t185[2] = {
-      v_x1163,
-      v_x1164,
+      v_x1168,
+      v_x1169,
     };
-    t182 = rtg::split_launch<K8_0_V, 2>("K8", loc, K8_0_pull{A}, K8_0_pred{A}, t184, K8_0_store{A}, v_x1144, t185);
+    t182 = rtg::split_launch<K8_0_V, 2>("K8", loc, K8_0_pull{A}, K8_0_pred{A}, t184, K8_0_store{A}, v_x1149, t185);
   }
   {
     int64_t t186[2];
     t186[0] = rtg::filter_count(t182.at[0]);
     t186[1] = rtg::filter_count(t182.at[1]);
-    v_x1159 = rtg_vec_fit(v_x1159, t186[0]);
-    A.v_x1159_d = v_x1159->data.i;
-    A.v_x1159_n = v_x1159->len;
-    v_x1161 = rtg_vec_fit(v_x1161, t186[1]);
-    A.v_x1161_d = v_x1161->data.i;
-    A.v_x1161_n = v_x1161->len;
+    v_x1164 = rtg_vec_fit(v_x1164, t186[0]);
+    A.v_x1164_d = v_x1164->data.i;
+    A.v_x1164_n = v_x1164->len;
+    v_x1166 = rtg_vec_fit(v_x1166, t186[1]);
+    A.v_x1166_d = v_x1166->data.i;
+    A.v_x1166_n = v_x1166->len;
   }
-  *out_v_x1159 = v_x1159;
-  *out_v_x1163 = v_x1163;
-  *out_v_x1161 = v_x1161;
   *out_v_x1164 = v_x1164;
-  rt_release(v_x1160);
-  rt_release(v_x1162);
+  *out_v_x1168 = v_x1168;
+  *out_v_x1166 = v_x1166;
+  *out_v_x1169 = v_x1169;
+  rt_release(v_x1165);
+  rt_release(v_x1167);
   return;
 fail:
-  rt_release(v_x1159);
-  rt_release(v_x1160);
-  rt_release(v_x1161);
-  rt_release(v_x1162);
-  rt_release(v_x1163);
   rt_release(v_x1164);
+  rt_release(v_x1165);
+  rt_release(v_x1166);
+  rt_release(v_x1167);
+  rt_release(v_x1168);
+  rt_release(v_x1169);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, RtValue *v_x1141, RtValue *v_x1143, RtValue *v_x1144, RtValue **out_v_x1159, RtValue **out_v_x1163, RtValue **out_v_x1161, RtValue **out_v_x1164) {
-  RtValue *vals[] = {v_x1140, v_x1141, v_x1143, v_x1144};
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1148, RtValue *v_x1149, RtValue **out_v_x1164, RtValue **out_v_x1168, RtValue **out_v_x1166, RtValue **out_v_x1169) {
+  RtValue *vals[] = {v_x1145, v_x1146, v_x1148, v_x1149};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K8_host(err, loc, run, v_x1140, v_x1141, v_x1143, v_x1144, out_v_x1159, out_v_x1163, out_v_x1161, out_v_x1164);
+    K8_host(err, loc, run, v_x1145, v_x1146, v_x1148, v_x1149, out_v_x1164, out_v_x1168, out_v_x1166, out_v_x1169);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x1140, v_x1141, v_x1143, v_x1144, out_v_x1159, out_v_x1163, out_v_x1161, out_v_x1164);
+    K8_gpu(err, loc, run, v_x1145, v_x1146, v_x1148, v_x1149, out_v_x1164, out_v_x1168, out_v_x1166, out_v_x1169);
   }
 }
 
@@ -2179,147 +2179,147 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_x1168, int32_t v_x1169, RtValue *v_sd_1179, RtValue *v_x1171, RtValue *v_x1172, RtValue *v_x1173, RtValue **out_v_x1178) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1172, RtValue *v_x1173, int32_t v_x1174, RtValue *v_sd_1184, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue **out_v_x1183) {
   (void)loc;
   (void)run;
-  int32_t *v_x1167_d = v_x1167->data.i;
-  const int64_t v_x1167_n = v_x1167->len;
-  int32_t *v_x1168_d = v_x1168->data.i;
-  const int64_t v_x1168_n = v_x1168->len;
-  const int64_t *v_sd_1179_off = rt_seg_offsets(v_sd_1179);
-  const int64_t v_sd_1179_n = v_sd_1179->len;
-  int32_t *v_x1171_d = v_x1171->data.i;
-  const int64_t v_x1171_n = v_x1171->len;
   int32_t *v_x1172_d = v_x1172->data.i;
   const int64_t v_x1172_n = v_x1172->len;
   int32_t *v_x1173_d = v_x1173->data.i;
   const int64_t v_x1173_n = v_x1173->len;
-  RtValue *v_x1178 = NULL;
+  const int64_t *v_sd_1184_off = rt_seg_offsets(v_sd_1184);
+  const int64_t v_sd_1184_n = v_sd_1184->len;
+  int32_t *v_x1176_d = v_x1176->data.i;
+  const int64_t v_x1176_n = v_x1176->len;
+  int32_t *v_x1177_d = v_x1177->data.i;
+  const int64_t v_x1177_n = v_x1177->len;
+  int32_t *v_x1178_d = v_x1178->data.i;
+  const int64_t v_x1178_n = v_x1178->len;
+  RtValue *v_x1183 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t397 = v_sd_1179_off[v_sd_1179_n];
-    v_x1178 = rt_value_new(rt_vec_type(RT_INT), t397);
-    int32_t *v_x1178_d = v_x1178->data.i;
-    const int64_t v_x1178_n = v_x1178->len;
+    const int64_t t397 = v_sd_1184_off[v_sd_1184_n];
+    v_x1183 = rt_value_new(rt_vec_type(RT_INT), t397);
+    int32_t *v_x1183_d = v_x1183->data.i;
+    const int64_t v_x1183_n = v_x1183->len;
     const int64_t t398 = (t397 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t398 > 1)
     for (int64_t t399 = 0; t399 < t398; t399++) {
-      int64_t t402 = rt_segment_search(v_sd_1179_off, 0, v_sd_1179_n, t399 * RT_CHUNK);
+      int64_t t402 = rt_segment_search(v_sd_1184_off, 0, v_sd_1184_n, t399 * RT_CHUNK);
       const int64_t t399_end = (t399 + 1) * RT_CHUNK < t397 ? (t399 + 1) * RT_CHUNK : t397;
       for (int64_t t400 = t399 * RT_CHUNK; t400 < t399_end; t400++) {
         const int32_t t401 = (int32_t)t400;
-        while (v_sd_1179_off[t402 + 1] <= t400)
+        while (v_sd_1184_off[t402 + 1] <= t400)
           t402++;
         const int32_t t403 = (int32_t)t402;
         int t405 = 0; /* nonzero: a check below failed */
-        int t406 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1173_n;
-        int32_t t404 = t406 ? v_x1173_d[t403] : 0;
+        int t406 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1178_n;
+        int32_t t404 = t406 ? v_x1178_d[t403] : 0;
         t405 |= !t406;
-        int t408 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1171_n;
-        int32_t t407 = t408 ? v_x1171_d[t403] : 0;
+        int t408 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1176_n;
+        int32_t t407 = t408 ? v_x1176_d[t403] : 0;
         t405 |= !t408;
         int32_t t410 = rt_sub_i(t401, t407);
-        int t412 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1172_n;
-        int32_t t411 = t412 ? v_x1172_d[t403] : 0;
+        int t412 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1177_n;
+        int32_t t411 = t412 ? v_x1177_d[t403] : 0;
         t405 |= !t412;
         int32_t t414 = rt_mul_i(t410, t411);
         int32_t t416 = rt_add_i(t404, t414);
-        int t418 = (uint64_t)(int64_t)t416 < (uint64_t)v_x1169;
+        int t418 = (uint64_t)(int64_t)t416 < (uint64_t)v_x1174;
         int32_t t417 = t418 ? t416 : 0;
         t405 |= !t418;
-        uint8_t t420 = rt_lt_i(t417, (int32_t)v_x1167_n);
+        uint8_t t420 = rt_lt_i(t417, (int32_t)v_x1172_n);
         int32_t t421;
         if (t420) {
-          int t423 = (uint64_t)(int64_t)t417 < (uint64_t)v_x1167_n;
-          int32_t t422 = t423 ? v_x1167_d[t417] : 0;
+          int t423 = (uint64_t)(int64_t)t417 < (uint64_t)v_x1172_n;
+          int32_t t422 = t423 ? v_x1172_d[t417] : 0;
           t405 |= !t423;
           t421 = t422;
         } else {
-          int32_t t425 = rt_sub_i(t417, (int32_t)v_x1167_n);
-          int t427 = (uint64_t)(int64_t)t425 < (uint64_t)v_x1168_n;
-          int32_t t426 = t427 ? v_x1168_d[t425] : 0;
+          int32_t t425 = rt_sub_i(t417, (int32_t)v_x1172_n);
+          int t427 = (uint64_t)(int64_t)t425 < (uint64_t)v_x1173_n;
+          int32_t t426 = t427 ? v_x1173_d[t425] : 0;
           t405 |= !t427;
           t421 = t426;
         }
         if (__builtin_expect(t405 != 0, 0)) { /* again, recording the error */
           int32_t t428;
-          if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1173_n) {
-            t428 = v_x1173_d[t403];
+          if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1178_n) {
+            t428 = v_x1178_d[t403];
           } else {
-            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1173_n, 0.0, 0);
+            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1178_n, 0.0, 0);
             t428 = 0;
           }
           int32_t t429;
-          if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1171_n) {
-            t429 = v_x1171_d[t403];
+          if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1176_n) {
+            t429 = v_x1176_d[t403];
           } else {
-            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1171_n, 0.0, 1);
+            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1176_n, 0.0, 1);
             t429 = 0;
           }
           int32_t t431 = rt_sub_i(t401, t429);
           int32_t t432;
-          if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1172_n) {
-            t432 = v_x1172_d[t403];
+          if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1177_n) {
+            t432 = v_x1177_d[t403];
           } else {
-            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1172_n, 0.0, 2);
+            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1177_n, 0.0, 2);
             t432 = 0;
           }
           int32_t t434 = rt_mul_i(t431, t432);
           int32_t t436 = rt_add_i(t428, t434);
           int32_t t437;
-          if ((uint64_t)(int64_t)t436 < (uint64_t)v_x1169) {
+          if ((uint64_t)(int64_t)t436 < (uint64_t)v_x1174) {
             t437 = t436;
           } else {
-            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_x1169, 0.0, 3);
+            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_x1174, 0.0, 3);
             t437 = 0;
           }
-          uint8_t t439 = rt_lt_i(t437, (int32_t)v_x1167_n);
+          uint8_t t439 = rt_lt_i(t437, (int32_t)v_x1172_n);
           int32_t t440;
           if (t439) {
             int32_t t441;
-            if ((uint64_t)(int64_t)t437 < (uint64_t)v_x1167_n) {
-              t441 = v_x1167_d[t437];
+            if ((uint64_t)(int64_t)t437 < (uint64_t)v_x1172_n) {
+              t441 = v_x1172_d[t437];
             } else {
-              NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_x1167_n, 0.0, 4);
+              NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_x1172_n, 0.0, 4);
               t441 = 0;
             }
             t440 = t441;
           } else {
-            int32_t t443 = rt_sub_i(t437, (int32_t)v_x1167_n);
+            int32_t t443 = rt_sub_i(t437, (int32_t)v_x1172_n);
             int32_t t444;
-            if ((uint64_t)(int64_t)t443 < (uint64_t)v_x1168_n) {
-              t444 = v_x1168_d[t443];
+            if ((uint64_t)(int64_t)t443 < (uint64_t)v_x1173_n) {
+              t444 = v_x1173_d[t443];
             } else {
-              NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x1168_n, 0.0, 5);
+              NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x1173_n, 0.0, 5);
               t444 = 0;
             }
             t440 = t444;
           }
         }
-        v_x1178_d[t400] = t421;
+        v_x1183_d[t400] = t421;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1178 = v_x1178;
+  *out_v_x1183 = v_x1183;
   return;
 fail:
-  rt_release(v_x1178);
+  rt_release(v_x1183);
 }
 
 /* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1167_d; int64_t v_x1167_n;
-  int32_t *v_x1168_d; int64_t v_x1168_n;
-  int32_t v_x1169;
-  const int64_t *v_sd_1179_off; int64_t v_sd_1179_n;
-  int32_t *v_x1171_d; int64_t v_x1171_n;
   int32_t *v_x1172_d; int64_t v_x1172_n;
   int32_t *v_x1173_d; int64_t v_x1173_n;
+  int32_t v_x1174;
+  const int64_t *v_sd_1184_off; int64_t v_sd_1184_n;
+  int32_t *v_x1176_d; int64_t v_x1176_n;
+  int32_t *v_x1177_d; int64_t v_x1177_n;
   int32_t *v_x1178_d; int64_t v_x1178_n;
+  int32_t *v_x1183_d; int64_t v_x1183_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -2333,85 +2333,85 @@ struct K12_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t446 = 0; /* nonzero: a check below failed */
-    int t447 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1173_n;
-    int32_t t445 = t447 ? A.v_x1173_d[sx] : 0;
+    int t447 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1178_n;
+    int32_t t445 = t447 ? A.v_x1178_d[sx] : 0;
     t446 |= !t447;
-    int t449 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1171_n;
-    int32_t t448 = t449 ? A.v_x1171_d[sx] : 0;
+    int t449 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1176_n;
+    int32_t t448 = t449 ? A.v_x1176_d[sx] : 0;
     t446 |= !t449;
     int32_t t451 = rt_sub_i(ix, t448);
-    int t453 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1172_n;
-    int32_t t452 = t453 ? A.v_x1172_d[sx] : 0;
+    int t453 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1177_n;
+    int32_t t452 = t453 ? A.v_x1177_d[sx] : 0;
     t446 |= !t453;
     int32_t t455 = rt_mul_i(t451, t452);
     int32_t t457 = rt_add_i(t445, t455);
-    int t459 = (uint64_t)(int64_t)t457 < (uint64_t)A.v_x1169;
+    int t459 = (uint64_t)(int64_t)t457 < (uint64_t)A.v_x1174;
     int32_t t458 = t459 ? t457 : 0;
     t446 |= !t459;
-    uint8_t t461 = rt_lt_i(t458, (int32_t)A.v_x1167_n);
+    uint8_t t461 = rt_lt_i(t458, (int32_t)A.v_x1172_n);
     int32_t t462;
     if (t461) {
-      int t464 = (uint64_t)(int64_t)t458 < (uint64_t)A.v_x1167_n;
-      int32_t t463 = t464 ? A.v_x1167_d[t458] : 0;
+      int t464 = (uint64_t)(int64_t)t458 < (uint64_t)A.v_x1172_n;
+      int32_t t463 = t464 ? A.v_x1172_d[t458] : 0;
       t446 |= !t464;
       t462 = t463;
     } else {
-      int32_t t466 = rt_sub_i(t458, (int32_t)A.v_x1167_n);
-      int t468 = (uint64_t)(int64_t)t466 < (uint64_t)A.v_x1168_n;
-      int32_t t467 = t468 ? A.v_x1168_d[t466] : 0;
+      int32_t t466 = rt_sub_i(t458, (int32_t)A.v_x1172_n);
+      int t468 = (uint64_t)(int64_t)t466 < (uint64_t)A.v_x1173_n;
+      int32_t t467 = t468 ? A.v_x1173_d[t466] : 0;
       t446 |= !t468;
       t462 = t467;
     }
     if (__builtin_expect(t446 != 0, 0)) { /* again, recording the error */
       int32_t t469;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1173_n) {
-        t469 = A.v_x1173_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1178_n) {
+        t469 = A.v_x1178_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1173_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1178_n, 0.0, 0);
         t469 = 0;
       }
       int32_t t470;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1171_n) {
-        t470 = A.v_x1171_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1176_n) {
+        t470 = A.v_x1176_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1171_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1176_n, 0.0, 1);
         t470 = 0;
       }
       int32_t t472 = rt_sub_i(ix, t470);
       int32_t t473;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1172_n) {
-        t473 = A.v_x1172_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1177_n) {
+        t473 = A.v_x1177_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1172_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1177_n, 0.0, 2);
         t473 = 0;
       }
       int32_t t475 = rt_mul_i(t472, t473);
       int32_t t477 = rt_add_i(t469, t475);
       int32_t t478;
-      if ((uint64_t)(int64_t)t477 < (uint64_t)A.v_x1169) {
+      if ((uint64_t)(int64_t)t477 < (uint64_t)A.v_x1174) {
         t478 = t477;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t477, A.v_x1169, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t477, A.v_x1174, 0.0, 3);
         t478 = 0;
       }
-      uint8_t t480 = rt_lt_i(t478, (int32_t)A.v_x1167_n);
+      uint8_t t480 = rt_lt_i(t478, (int32_t)A.v_x1172_n);
       int32_t t481;
       if (t480) {
         int32_t t482;
-        if ((uint64_t)(int64_t)t478 < (uint64_t)A.v_x1167_n) {
-          t482 = A.v_x1167_d[t478];
+        if ((uint64_t)(int64_t)t478 < (uint64_t)A.v_x1172_n) {
+          t482 = A.v_x1172_d[t478];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t478, A.v_x1167_n, 0.0, 4);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t478, A.v_x1172_n, 0.0, 4);
           t482 = 0;
         }
         t481 = t482;
       } else {
-        int32_t t484 = rt_sub_i(t478, (int32_t)A.v_x1167_n);
+        int32_t t484 = rt_sub_i(t478, (int32_t)A.v_x1172_n);
         int32_t t485;
-        if ((uint64_t)(int64_t)t484 < (uint64_t)A.v_x1168_n) {
-          t485 = A.v_x1168_d[t484];
+        if ((uint64_t)(int64_t)t484 < (uint64_t)A.v_x1173_n) {
+          t485 = A.v_x1173_d[t484];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t484, A.v_x1168_n, 0.0, 5);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t484, A.v_x1173_n, 0.0, 5);
           t485 = 0;
         }
         t481 = t485;
@@ -2423,52 +2423,52 @@ struct K12_0_pull {
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1178_d[i] = v.v0;
+    A.v_x1183_d[i] = v.v0;
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_x1168, int32_t v_x1169, RtValue *v_sd_1179, RtValue *v_x1171, RtValue *v_x1172, RtValue *v_x1173, RtValue **out_v_x1178) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1172, RtValue *v_x1173, int32_t v_x1174, RtValue *v_sd_1184, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue **out_v_x1183) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1167_d = v_x1167->data.i;
-  A.v_x1167_n = v_x1167->len;
-  A.v_x1168_d = v_x1168->data.i;
-  A.v_x1168_n = v_x1168->len;
-  A.v_x1169 = v_x1169;
-  A.v_sd_1179_off = rtg_seg_offsets(v_sd_1179);
-  A.v_sd_1179_n = v_sd_1179->len;
-  A.v_x1171_d = v_x1171->data.i;
-  A.v_x1171_n = v_x1171->len;
   A.v_x1172_d = v_x1172->data.i;
   A.v_x1172_n = v_x1172->len;
   A.v_x1173_d = v_x1173->data.i;
   A.v_x1173_n = v_x1173->len;
-  RtValue *v_x1178 = NULL;
+  A.v_x1174 = v_x1174;
+  A.v_sd_1184_off = rtg_seg_offsets(v_sd_1184);
+  A.v_sd_1184_n = v_sd_1184->len;
+  A.v_x1176_d = v_x1176->data.i;
+  A.v_x1176_n = v_x1176->len;
+  A.v_x1177_d = v_x1177->data.i;
+  A.v_x1177_n = v_x1177->len;
+  A.v_x1178_d = v_x1178->data.i;
+  A.v_x1178_n = v_x1178->len;
+  RtValue *v_x1183 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t486 = rtg_seg_total(v_sd_1179);
-    v_x1178 = rtg_vec_new(RT_INT, t486);
-    A.v_x1178_d = v_x1178->data.i;
-    A.v_x1178_n = v_x1178->len;
-    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1179, t486);
+    const int64_t t486 = rtg_seg_total(v_sd_1184);
+    v_x1183 = rtg_vec_new(RT_INT, t486);
+    A.v_x1183_d = v_x1183->data.i;
+    A.v_x1183_n = v_x1183->len;
+    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1184, t486);
   }
-  *out_v_x1178 = v_x1178;
+  *out_v_x1183 = v_x1183;
   return;
 fail:
-  rt_release(v_x1178);
+  rt_release(v_x1183);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1167, RtValue *v_x1168, int32_t v_x1169, RtValue *v_sd_1179, RtValue *v_x1171, RtValue *v_x1172, RtValue *v_x1173, RtValue **out_v_x1178) {
-  RtValue *vals[] = {v_x1167, v_x1168, v_sd_1179, v_x1171, v_x1172, v_x1173};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1172, RtValue *v_x1173, int32_t v_x1174, RtValue *v_sd_1184, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue **out_v_x1183) {
+  RtValue *vals[] = {v_x1172, v_x1173, v_sd_1184, v_x1176, v_x1177, v_x1178};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K12_host(err, loc, run, v_x1167, v_x1168, v_x1169, v_sd_1179, v_x1171, v_x1172, v_x1173, out_v_x1178);
+    K12_host(err, loc, run, v_x1172, v_x1173, v_x1174, v_sd_1184, v_x1176, v_x1177, v_x1178, out_v_x1183);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x1167, v_x1168, v_x1169, v_sd_1179, v_x1171, v_x1172, v_x1173, out_v_x1178);
+    K12_gpu(err, loc, run, v_x1172, v_x1173, v_x1174, v_sd_1184, v_x1176, v_x1177, v_x1178, out_v_x1183);
   }
 }
 
@@ -2687,7 +2687,7 @@ static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t 
 }
 
 /* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836) {
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836) {
   (void)loc;
   (void)run;
   int32_t *v_x826_d = v_x826->data.i;
@@ -2698,11 +2698,7 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtV
   int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t543 = v_x823;
-    if (t543 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t543, 0.0, 0);
-      goto fail;
-    }
+    const int64_t t543 = v_x826_n;
     v_x825 = rt_value_new(rt_vec_type(RT_INT), t543);
     int32_t *v_x825_d = v_x825->data.i;
     const int64_t v_x825_n = v_x825->len;
@@ -2830,7 +2826,6 @@ fail:
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t v_x823;
   int32_t *v_x826_d; int64_t v_x826_n;
   int32_t *v_x825_d; int64_t v_x825_n;
   int32_t v_x834;
@@ -2909,14 +2904,20 @@ struct K14_1_check {
     return true;
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836, int check_site_0) {
+struct K14_1_ride {
+  K14_A A;
+  __device__ K14_1_V operator()(int64_t i) const {
+    K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
+    return K14_1_pull{A}(i);
+  }
+};
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836, int check_site_0) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x823 = v_x823;
   A.v_x826_d = v_x826->data.i;
   A.v_x826_n = v_x826->len;
   RtValue *v_x825 = NULL;
@@ -2926,20 +2927,16 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtVa
   int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t578 = v_x823;
-    if (t578 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t578, 0.0, run, 0};
-      goto fail;
-    }
+    const int64_t t578 = v_x826->len;
     v_x825 = rtg_vec_new(RT_INT, t578);
     A.v_x825_d = v_x825->data.i;
     A.v_x825_n = v_x825->len;
-    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t578);
+    /* computed in the launch of SOAC 1 (K14_1_ride) */
   }
   /* REDUCE */
   {
     const int64_t t579 = v_x826->len;
-    K14_1_V *t580 = rtg::reduce_to_device<false>("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t579);
+    K14_1_V *t580 = rtg::reduce_to_device<false>("K14", loc, K14_1_ride{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t579);
     K14_1_value = t580;
   }
   if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
@@ -2954,11 +2951,11 @@ fail:
   rtg_free(K14_1_value);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836, int check_site_0) {
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836, int check_site_0) {
   RtValue *vals[] = {v_x826};
-  const int64_t sizes[] = {(int64_t)v_x823};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K14_host(err, loc, run, v_x823, v_x826, out_v_x825, out_v_x835, out_v_x836);
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K14_host(err, loc, run, v_x826, out_v_x825, out_v_x835, out_v_x836);
     if (err->index == INT64_MAX) {
       K14_1_V t581;
       memset(&t581, 0, sizeof t581);
@@ -2968,7 +2965,7 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x823, RtValue 
     }
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x823, v_x826, out_v_x825, out_v_x835, out_v_x836, check_site_0);
+    K14_gpu(err, loc, run, v_x826, out_v_x825, out_v_x835, out_v_x836, check_site_0);
   }
 }
 
@@ -3126,21 +3123,21 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue
 }
 
 /* K16: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230, int32_t v_x1205, RtValue **out_v_x1229, RtValue **out_v_x1210, RtValue **out_v_x1212, RtValue **out_v_x1227, RtValue **out_v_x1228) {
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1235, int32_t v_x1210, RtValue **out_v_x1234, RtValue **out_v_x1215, RtValue **out_v_x1217, RtValue **out_v_x1232, RtValue **out_v_x1233) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1230_off = rt_seg_offsets(v_sd_1230);
-  const int64_t v_sd_1230_n = v_sd_1230->len;
-  RtValue *v_x1210 = NULL;
-  RtValue *v_x1211 = NULL;
-  RtValue *v_x1212 = NULL;
-  RtValue *v_x1213 = NULL;
-  RtValue *v_x1229 = NULL;
-  RtValue *v_x1227 = NULL;
-  RtValue *v_x1228 = NULL;
+  const int64_t *v_sd_1235_off = rt_seg_offsets(v_sd_1235);
+  const int64_t v_sd_1235_n = v_sd_1235->len;
+  RtValue *v_x1215 = NULL;
+  RtValue *v_x1216 = NULL;
+  RtValue *v_x1217 = NULL;
+  RtValue *v_x1218 = NULL;
+  RtValue *v_x1234 = NULL;
+  RtValue *v_x1232 = NULL;
+  RtValue *v_x1233 = NULL;
   /* PARTITION */
   {
-    const int64_t t632 = v_x1205;
+    const int64_t t632 = v_x1210;
     if (t632 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t632, 0.0, 0);
       goto fail;
@@ -3157,16 +3154,16 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230,
         int32_t t636x0;
         uint8_t t636x1;
         int t640 = 0; /* nonzero: a check below failed */
-        int t641 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1230_n;
-        int32_t t639 = t641 ? (int32_t)(v_sd_1230_off[t638 + 1] - v_sd_1230_off[t638]) : 0;
+        int t641 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n;
+        int32_t t639 = t641 ? (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]) : 0;
         t640 |= !t641;
         uint8_t t643 = rt_le_i(t639, 1);
         if (__builtin_expect(t640 != 0, 0)) { /* again, recording the error */
           int32_t t644;
-          if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1230_n) {
-            t644 = (int32_t)(v_sd_1230_off[t638 + 1] - v_sd_1230_off[t638]);
+          if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n) {
+            t644 = (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]);
           } else {
-            NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1230_n, 0.0, 1);
+            NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1235_n, 0.0, 1);
             t644 = 0;
           }
           uint8_t t646 = rt_le_i(t644, 1);
@@ -3191,12 +3188,12 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230,
       t635[t636] = t648;
       t648 += k;
     }
-    v_x1210 = rt_value_new(rt_vec_type(RT_INT), t648);
-    int32_t *v_x1210_d = v_x1210->data.i;
-    const int64_t v_x1210_n = v_x1210->len;
-    v_x1212 = rt_value_new(rt_vec_type(RT_INT), (t632 - t648));
-    int32_t *v_x1212_d = v_x1212->data.i;
-    const int64_t v_x1212_n = v_x1212->len;
+    v_x1215 = rt_value_new(rt_vec_type(RT_INT), t648);
+    int32_t *v_x1215_d = v_x1215->data.i;
+    const int64_t v_x1215_n = v_x1215->len;
+    v_x1217 = rt_value_new(rt_vec_type(RT_INT), (t632 - t648));
+    int32_t *v_x1217_d = v_x1217->data.i;
+    const int64_t v_x1217_n = v_x1217->len;
     RT_PARALLEL_FOR_IF(t633 > 1)
     for (int64_t t636 = 0; t636 < t633; t636++) {
       int64_t at = t635[t636];
@@ -3207,16 +3204,16 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230,
         int32_t t636y0;
         uint8_t t636y1;
         int t650 = 0; /* nonzero: a check below failed */
-        int t651 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1230_n;
-        int32_t t649 = t651 ? (int32_t)(v_sd_1230_off[t638 + 1] - v_sd_1230_off[t638]) : 0;
+        int t651 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n;
+        int32_t t649 = t651 ? (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]) : 0;
         t650 |= !t651;
         uint8_t t653 = rt_le_i(t649, 1);
         if (__builtin_expect(t650 != 0, 0)) { /* again, recording the error */
           int32_t t654;
-          if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1230_n) {
-            t654 = (int32_t)(v_sd_1230_off[t638 + 1] - v_sd_1230_off[t638]);
+          if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n) {
+            t654 = (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]);
           } else {
-            NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1230_n, 0.0, 2);
+            NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1235_n, 0.0, 2);
             t654 = 0;
           }
           uint8_t t656 = rt_le_i(t654, 1);
@@ -3224,10 +3221,10 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230,
         t636y0 = t638;
         t636y1 = t653;
         if (t634[t637]) {
-          v_x1210_d[at] = t636y0;
+          v_x1215_d[at] = t636y0;
           at++;
         } else {
-          v_x1212_d[at_not] = t636y0;
+          v_x1217_d[at_not] = t636y0;
           at_not++;
         }
       }
@@ -3238,26 +3235,26 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230,
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1210_d = v_x1210->data.i;
-    const int64_t v_x1210_n = v_x1210->len;
-    int32_t *v_x1212_d = v_x1212->data.i;
-    const int64_t v_x1212_n = v_x1212->len;
+    int32_t *v_x1215_d = v_x1215->data.i;
+    const int64_t v_x1215_n = v_x1215->len;
+    int32_t *v_x1217_d = v_x1217->data.i;
+    const int64_t v_x1217_n = v_x1217->len;
     /* MAP */
     {
-      const int64_t t657 = v_x1205;
+      const int64_t t657 = v_x1210;
       if (t657 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t657, 0.0, 3);
         goto fail;
       }
-      v_x1229 = rt_value_new(rt_vec_type(RT_BOOL), t657);
-      uint8_t *v_x1229_d = v_x1229->data.b;
-      const int64_t v_x1229_n = v_x1229->len;
+      v_x1234 = rt_value_new(rt_vec_type(RT_BOOL), t657);
+      uint8_t *v_x1234_d = v_x1234->data.b;
+      const int64_t v_x1234_n = v_x1234->len;
       RT_PARALLEL_FOR_IF(t657 >= RT_PARALLEL_MIN)
       for (int64_t t658 = 0; t658 < t657; t658++) {
         const int32_t t659 = (int32_t)t658;
         int t661 = 0; /* nonzero: a check below failed */
-        int t662 = (uint64_t)(int64_t)t659 < (uint64_t)v_sd_1230_n;
-        int32_t t660 = t662 ? (int32_t)(v_sd_1230_off[t659 + 1] - v_sd_1230_off[t659]) : 0;
+        int t662 = (uint64_t)(int64_t)t659 < (uint64_t)v_sd_1235_n;
+        int32_t t660 = t662 ? (int32_t)(v_sd_1235_off[t659 + 1] - v_sd_1235_off[t659]) : 0;
         t661 |= !t662;
         uint8_t t664 = rt_le_i(t660, 1);
         int32_t t666 = rt_btoi_b(t664);
@@ -3265,10 +3262,10 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230,
         int32_t t670 = rt_btoi_b(t668);
         if (__builtin_expect(t661 != 0, 0)) { /* again, recording the error */
           int32_t t671;
-          if ((uint64_t)(int64_t)t659 < (uint64_t)v_sd_1230_n) {
-            t671 = (int32_t)(v_sd_1230_off[t659 + 1] - v_sd_1230_off[t659]);
+          if ((uint64_t)(int64_t)t659 < (uint64_t)v_sd_1235_n) {
+            t671 = (int32_t)(v_sd_1235_off[t659 + 1] - v_sd_1235_off[t659]);
           } else {
-            NESSIE_RECORD(err, t658, RT_CHECK_INDEX, 0, 0, RT_GATHER, t659, v_sd_1230_n, 0.0, 4);
+            NESSIE_RECORD(err, t658, RT_CHECK_INDEX, 0, 0, RT_GATHER, t659, v_sd_1235_n, 0.0, 4);
             t671 = 0;
           }
           uint8_t t673 = rt_le_i(t671, 1);
@@ -3276,17 +3273,17 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230,
           uint8_t t677 = rt_not_b(t673);
           int32_t t679 = rt_btoi_b(t677);
         }
-        v_x1229_d[t658] = t664;
+        v_x1234_d[t658] = t664;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1229_d = v_x1229->data.b;
-      const int64_t v_x1229_n = v_x1229->len;
+      uint8_t *v_x1234_d = v_x1234->data.b;
+      const int64_t v_x1234_n = v_x1234->len;
       /* SCAN */
       {
-        const int64_t t680 = v_x1205;
+        const int64_t t680 = v_x1210;
         if (t680 < 0) {
           NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t680, 0.0, 5);
           goto fail;
@@ -3306,8 +3303,8 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230,
             int32_t t684x0;
             int32_t t684x1;
             int t688 = 0; /* nonzero: a check below failed */
-            int t689 = (uint64_t)(int64_t)t686 < (uint64_t)v_sd_1230_n;
-            int32_t t687 = t689 ? (int32_t)(v_sd_1230_off[t686 + 1] - v_sd_1230_off[t686]) : 0;
+            int t689 = (uint64_t)(int64_t)t686 < (uint64_t)v_sd_1235_n;
+            int32_t t687 = t689 ? (int32_t)(v_sd_1235_off[t686 + 1] - v_sd_1235_off[t686]) : 0;
             t688 |= !t689;
             uint8_t t691 = rt_le_i(t687, 1);
             int32_t t693 = rt_btoi_b(t691);
@@ -3315,10 +3312,10 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230,
             int32_t t697 = rt_btoi_b(t695);
             if (__builtin_expect(t688 != 0, 0)) { /* again, recording the error */
               int32_t t698;
-              if ((uint64_t)(int64_t)t686 < (uint64_t)v_sd_1230_n) {
-                t698 = (int32_t)(v_sd_1230_off[t686 + 1] - v_sd_1230_off[t686]);
+              if ((uint64_t)(int64_t)t686 < (uint64_t)v_sd_1235_n) {
+                t698 = (int32_t)(v_sd_1235_off[t686 + 1] - v_sd_1235_off[t686]);
               } else {
-                NESSIE_RECORD(err, t685, RT_CHECK_INDEX, 0, 0, RT_GATHER, t686, v_sd_1230_n, 0.0, 6);
+                NESSIE_RECORD(err, t685, RT_CHECK_INDEX, 0, 0, RT_GATHER, t686, v_sd_1235_n, 0.0, 6);
                 t698 = 0;
               }
               uint8_t t700 = rt_le_i(t698, 1);
@@ -3350,12 +3347,12 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230,
           t684t0 = t714;
           t684t1 = t716;
         }
-        v_x1227 = rt_value_new(rt_vec_type(RT_INT), t680);
-        int32_t *v_x1227_d = v_x1227->data.i;
-        const int64_t v_x1227_n = v_x1227->len;
-        v_x1228 = rt_value_new(rt_vec_type(RT_INT), t680);
-        int32_t *v_x1228_d = v_x1228->data.i;
-        const int64_t v_x1228_n = v_x1228->len;
+        v_x1232 = rt_value_new(rt_vec_type(RT_INT), t680);
+        int32_t *v_x1232_d = v_x1232->data.i;
+        const int64_t v_x1232_n = v_x1232->len;
+        v_x1233 = rt_value_new(rt_vec_type(RT_INT), t680);
+        int32_t *v_x1233_d = v_x1233->data.i;
+        const int64_t v_x1233_n = v_x1233->len;
         RT_PARALLEL_FOR_IF(t681 > 1)
         for (int64_t t684 = 0; t684 < t681; t684++) {
           int32_t t684p0;
@@ -3365,13 +3362,13 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230,
           const int64_t t684_end = (t684 + 1) * RT_CHUNK < t680 ? (t684 + 1) * RT_CHUNK : t680;
           for (int64_t t685 = t684 * RT_CHUNK; t685 < t684_end; t685++) {
             const int32_t t686 = (int32_t)t685;
-            v_x1227_d[t685] = t684p0;
-            v_x1228_d[t685] = t684p1;
+            v_x1232_d[t685] = t684p0;
+            v_x1233_d[t685] = t684p1;
             int32_t t684y0;
             int32_t t684y1;
             int t718 = 0; /* nonzero: a check below failed */
-            int t719 = (uint64_t)(int64_t)t686 < (uint64_t)v_sd_1230_n;
-            int32_t t717 = t719 ? (int32_t)(v_sd_1230_off[t686 + 1] - v_sd_1230_off[t686]) : 0;
+            int t719 = (uint64_t)(int64_t)t686 < (uint64_t)v_sd_1235_n;
+            int32_t t717 = t719 ? (int32_t)(v_sd_1235_off[t686 + 1] - v_sd_1235_off[t686]) : 0;
             t718 |= !t719;
             uint8_t t721 = rt_le_i(t717, 1);
             int32_t t723 = rt_btoi_b(t721);
@@ -3379,10 +3376,10 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230,
             int32_t t727 = rt_btoi_b(t725);
             if (__builtin_expect(t718 != 0, 0)) { /* again, recording the error */
               int32_t t728;
-              if ((uint64_t)(int64_t)t686 < (uint64_t)v_sd_1230_n) {
-                t728 = (int32_t)(v_sd_1230_off[t686 + 1] - v_sd_1230_off[t686]);
+              if ((uint64_t)(int64_t)t686 < (uint64_t)v_sd_1235_n) {
+                t728 = (int32_t)(v_sd_1235_off[t686 + 1] - v_sd_1235_off[t686]);
               } else {
-                NESSIE_RECORD(err, t685, RT_CHECK_INDEX, 0, 0, RT_GATHER, t686, v_sd_1230_n, 0.0, 7);
+                NESSIE_RECORD(err, t685, RT_CHECK_INDEX, 0, 0, RT_GATHER, t686, v_sd_1235_n, 0.0, 7);
                 t728 = 0;
               }
               uint8_t t730 = rt_le_i(t728, 1);
@@ -3405,37 +3402,37 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230,
         goto fail;
     }
   }
-  *out_v_x1229 = v_x1229;
-  *out_v_x1210 = v_x1210;
-  *out_v_x1212 = v_x1212;
-  *out_v_x1227 = v_x1227;
-  *out_v_x1228 = v_x1228;
-  rt_release(v_x1211);
-  rt_release(v_x1213);
+  *out_v_x1234 = v_x1234;
+  *out_v_x1215 = v_x1215;
+  *out_v_x1217 = v_x1217;
+  *out_v_x1232 = v_x1232;
+  *out_v_x1233 = v_x1233;
+  rt_release(v_x1216);
+  rt_release(v_x1218);
   return;
 fail:
-  rt_release(v_x1210);
-  rt_release(v_x1211);
-  rt_release(v_x1212);
-  rt_release(v_x1213);
-  rt_release(v_x1229);
-  rt_release(v_x1227);
-  rt_release(v_x1228);
+  rt_release(v_x1215);
+  rt_release(v_x1216);
+  rt_release(v_x1217);
+  rt_release(v_x1218);
+  rt_release(v_x1234);
+  rt_release(v_x1232);
+  rt_release(v_x1233);
 }
 
 /* K16: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K16_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1230_off; int64_t v_sd_1230_n;
-  int32_t v_x1205;
-  int32_t *v_x1210_d; int64_t v_x1210_n;
-  uint8_t *v_x1211_d; int64_t v_x1211_n;
-  int32_t *v_x1212_d; int64_t v_x1212_n;
-  uint8_t *v_x1213_d; int64_t v_x1213_n;
-  uint8_t *v_x1229_d; int64_t v_x1229_n;
-  int32_t *v_x1227_d; int64_t v_x1227_n;
-  int32_t *v_x1228_d; int64_t v_x1228_n;
+  const int64_t *v_sd_1235_off; int64_t v_sd_1235_n;
+  int32_t v_x1210;
+  int32_t *v_x1215_d; int64_t v_x1215_n;
+  uint8_t *v_x1216_d; int64_t v_x1216_n;
+  int32_t *v_x1217_d; int64_t v_x1217_n;
+  uint8_t *v_x1218_d; int64_t v_x1218_n;
+  uint8_t *v_x1234_d; int64_t v_x1234_n;
+  int32_t *v_x1232_d; int64_t v_x1232_n;
+  int32_t *v_x1233_d; int64_t v_x1233_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
@@ -3447,16 +3444,16 @@ struct K16_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t742 = 0; /* nonzero: a check below failed */
-    int t743 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1230_n;
-    int32_t t741 = t743 ? (int32_t)(A.v_sd_1230_off[ix + 1] - A.v_sd_1230_off[ix]) : 0;
+    int t743 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n;
+    int32_t t741 = t743 ? (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]) : 0;
     t742 |= !t743;
     uint8_t t745 = rt_le_i(t741, 1);
     if (__builtin_expect(t742 != 0, 0)) { /* again, recording the error */
       int32_t t746;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1230_n) {
-        t746 = (int32_t)(A.v_sd_1230_off[ix + 1] - A.v_sd_1230_off[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n) {
+        t746 = (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1230_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1235_n, 0.0, 0);
         t746 = 0;
       }
       uint8_t t748 = rt_le_i(t746, 1);
@@ -3467,8 +3464,8 @@ struct K16_0_pull {
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1210_d[i] = v.v0;
-    /* v.v1: v_x1211, read by nothing (its checks are the pull's) */
+    A.v_x1215_d[i] = v.v0;
+    /* v.v1: v_x1216, read by nothing (its checks are the pull's) */
   }
 };
 struct K16_0_pred {
@@ -3480,8 +3477,8 @@ struct K16_0_pred {
 struct K16_0_other {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1212_d[i] = v.v0;
-    /* v.v1: v_x1213, read by nothing (its checks are the pull's) */
+    A.v_x1217_d[i] = v.v0;
+    /* v.v1: v_x1218, read by nothing (its checks are the pull's) */
   }
 };
 struct alignas(8) K16_1_V {
@@ -3493,8 +3490,8 @@ struct K16_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t750 = 0; /* nonzero: a check below failed */
-    int t751 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1230_n;
-    int32_t t749 = t751 ? (int32_t)(A.v_sd_1230_off[ix + 1] - A.v_sd_1230_off[ix]) : 0;
+    int t751 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n;
+    int32_t t749 = t751 ? (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]) : 0;
     t750 |= !t751;
     uint8_t t753 = rt_le_i(t749, 1);
     int32_t t755 = rt_btoi_b(t753);
@@ -3502,10 +3499,10 @@ struct K16_1_pull {
     int32_t t759 = rt_btoi_b(t757);
     if (__builtin_expect(t750 != 0, 0)) { /* again, recording the error */
       int32_t t760;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1230_n) {
-        t760 = (int32_t)(A.v_sd_1230_off[ix + 1] - A.v_sd_1230_off[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n) {
+        t760 = (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1230_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1235_n, 0.0, 1);
         t760 = 0;
       }
       uint8_t t762 = rt_le_i(t760, 1);
@@ -3519,7 +3516,7 @@ struct K16_1_pull {
 struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1229_d[i] = v.v0;
+    A.v_x1234_d[i] = v.v0;
   }
 };
 struct alignas(8) K16_2_V {
@@ -3532,8 +3529,8 @@ struct K16_2_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t770 = 0; /* nonzero: a check below failed */
-    int t771 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1230_n;
-    int32_t t769 = t771 ? (int32_t)(A.v_sd_1230_off[ix + 1] - A.v_sd_1230_off[ix]) : 0;
+    int t771 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n;
+    int32_t t769 = t771 ? (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]) : 0;
     t770 |= !t771;
     uint8_t t773 = rt_le_i(t769, 1);
     int32_t t775 = rt_btoi_b(t773);
@@ -3541,10 +3538,10 @@ struct K16_2_pull {
     int32_t t779 = rt_btoi_b(t777);
     if (__builtin_expect(t770 != 0, 0)) { /* again, recording the error */
       int32_t t780;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1230_n) {
-        t780 = (int32_t)(A.v_sd_1230_off[ix + 1] - A.v_sd_1230_off[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n) {
+        t780 = (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1230_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1235_n, 0.0, 2);
         t780 = 0;
       }
       uint8_t t782 = rt_le_i(t780, 1);
@@ -3558,8 +3555,8 @@ struct K16_2_pull {
 struct K16_2_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_2_V &v) const {
-    A.v_x1227_d[i] = v.v0;
-    A.v_x1228_d[i] = v.v1;
+    A.v_x1232_d[i] = v.v0;
+    A.v_x1233_d[i] = v.v1;
   }
 };
 struct K16_2_op {
@@ -3577,187 +3574,187 @@ struct K16_2_ride {
     K16_2_store{A}(i, v);
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230, int32_t v_x1205, RtValue **out_v_x1229, RtValue **out_v_x1210, RtValue **out_v_x1212, RtValue **out_v_x1227, RtValue **out_v_x1228) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1235, int32_t v_x1210, RtValue **out_v_x1234, RtValue **out_v_x1215, RtValue **out_v_x1217, RtValue **out_v_x1232, RtValue **out_v_x1233) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1230_off = rtg_seg_offsets(v_sd_1230);
-  A.v_sd_1230_n = v_sd_1230->len;
-  A.v_x1205 = v_x1205;
-  RtValue *v_x1210 = NULL;
-  RtValue *v_x1211 = NULL;
-  RtValue *v_x1212 = NULL;
-  RtValue *v_x1213 = NULL;
-  RtValue *v_x1229 = NULL;
-  RtValue *v_x1227 = NULL;
-  RtValue *v_x1228 = NULL;
+  A.v_sd_1235_off = rtg_seg_offsets(v_sd_1235);
+  A.v_sd_1235_n = v_sd_1235->len;
+  A.v_x1210 = v_x1210;
+  RtValue *v_x1215 = NULL;
+  RtValue *v_x1216 = NULL;
+  RtValue *v_x1217 = NULL;
+  RtValue *v_x1218 = NULL;
+  RtValue *v_x1234 = NULL;
+  RtValue *v_x1232 = NULL;
+  RtValue *v_x1233 = NULL;
   /* PARTITION */
   int64_t *t793, t794; /* the slot of its count, its size */
   {
-    const int64_t t795 = v_x1205;
+    const int64_t t795 = v_x1210;
     if (t795 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t795, 0.0, run, 3};
       goto fail;
     }
-    v_x1210 = rtg_vec_new(RT_INT, t795);
-    A.v_x1210_d = v_x1210->data.i;
-    A.v_x1210_n = v_x1210->len;
-    v_x1212 = rtg_vec_new(RT_INT, t795);
-    A.v_x1212_d = v_x1212->data.i;
-    A.v_x1212_n = v_x1212->len;
+    v_x1215 = rtg_vec_new(RT_INT, t795);
+    A.v_x1215_d = v_x1215->data.i;
+    A.v_x1215_n = v_x1215->len;
+    v_x1217 = rtg_vec_new(RT_INT, t795);
+    A.v_x1217_d = v_x1217->data.i;
+    A.v_x1217_n = v_x1217->len;
     t794 = t795;
     t793 = rtg::partition_launch<K16_0_V>("K16", loc, K16_0_pull{A}, K16_0_pred{A}, t795, K16_0_store{A}, K16_0_other{A}, true);
   }
   {
     const int64_t t796 = rtg::filter_count(t793);
-    v_x1210 = rtg_vec_fit(v_x1210, t796);
-    A.v_x1210_d = v_x1210->data.i;
-    A.v_x1210_n = v_x1210->len;
-    v_x1212 = rtg_vec_fit(v_x1212, t794 - t796);
-    A.v_x1212_d = v_x1212->data.i;
-    A.v_x1212_n = v_x1212->len;
+    v_x1215 = rtg_vec_fit(v_x1215, t796);
+    A.v_x1215_d = v_x1215->data.i;
+    A.v_x1215_n = v_x1215->len;
+    v_x1217 = rtg_vec_fit(v_x1217, t794 - t796);
+    A.v_x1217_d = v_x1217->data.i;
+    A.v_x1217_n = v_x1217->len;
   }
   /* MAP */
   {
-    const int64_t t797 = v_x1205;
+    const int64_t t797 = v_x1210;
     if (t797 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t797, 0.0, run, 4};
       goto fail;
     }
-    v_x1229 = rtg_vec_new(RT_BOOL, t797);
-    A.v_x1229_d = v_x1229->data.b;
-    A.v_x1229_n = v_x1229->len;
+    v_x1234 = rtg_vec_new(RT_BOOL, t797);
+    A.v_x1234_d = v_x1234->data.b;
+    A.v_x1234_n = v_x1234->len;
     /* computed in the launch of SOAC 2 (K16_2_ride) */
   }
   /* SCAN */
   {
-    const int64_t t798 = v_x1205;
+    const int64_t t798 = v_x1210;
     if (t798 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t798, 0.0, run, 5};
       goto fail;
     }
-    v_x1227 = rtg_vec_new(RT_INT, t798);
-    A.v_x1227_d = v_x1227->data.i;
-    A.v_x1227_n = v_x1227->len;
-    v_x1228 = rtg_vec_new(RT_INT, t798);
-    A.v_x1228_d = v_x1228->data.i;
-    A.v_x1228_n = v_x1228->len;
+    v_x1232 = rtg_vec_new(RT_INT, t798);
+    A.v_x1232_d = v_x1232->data.i;
+    A.v_x1232_n = v_x1232->len;
+    v_x1233 = rtg_vec_new(RT_INT, t798);
+    A.v_x1233_d = v_x1233->data.i;
+    A.v_x1233_n = v_x1233->len;
     rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t798, K16_2_ride{A});
   }
-  *out_v_x1229 = v_x1229;
-  *out_v_x1210 = v_x1210;
-  *out_v_x1212 = v_x1212;
-  *out_v_x1227 = v_x1227;
-  *out_v_x1228 = v_x1228;
-  rt_release(v_x1211);
-  rt_release(v_x1213);
+  *out_v_x1234 = v_x1234;
+  *out_v_x1215 = v_x1215;
+  *out_v_x1217 = v_x1217;
+  *out_v_x1232 = v_x1232;
+  *out_v_x1233 = v_x1233;
+  rt_release(v_x1216);
+  rt_release(v_x1218);
   return;
 fail:
-  rt_release(v_x1210);
-  rt_release(v_x1211);
-  rt_release(v_x1212);
-  rt_release(v_x1213);
-  rt_release(v_x1229);
-  rt_release(v_x1227);
-  rt_release(v_x1228);
+  rt_release(v_x1215);
+  rt_release(v_x1216);
+  rt_release(v_x1217);
+  rt_release(v_x1218);
+  rt_release(v_x1234);
+  rt_release(v_x1232);
+  rt_release(v_x1233);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1230, int32_t v_x1205, RtValue **out_v_x1229, RtValue **out_v_x1210, RtValue **out_v_x1212, RtValue **out_v_x1227, RtValue **out_v_x1228) {
-  RtValue *vals[] = {v_sd_1230};
-  const int64_t sizes[] = {(int64_t)v_x1205, (int64_t)v_x1205, (int64_t)v_x1205};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1235, int32_t v_x1210, RtValue **out_v_x1234, RtValue **out_v_x1215, RtValue **out_v_x1217, RtValue **out_v_x1232, RtValue **out_v_x1233) {
+  RtValue *vals[] = {v_sd_1235};
+  const int64_t sizes[] = {(int64_t)v_x1210, (int64_t)v_x1210, (int64_t)v_x1210};
   if (rtg_choose_host(vals, 1, sizes, 3)) {
-    K16_host(err, loc, run, v_sd_1230, v_x1205, out_v_x1229, out_v_x1210, out_v_x1212, out_v_x1227, out_v_x1228);
+    K16_host(err, loc, run, v_sd_1235, v_x1210, out_v_x1234, out_v_x1215, out_v_x1217, out_v_x1232, out_v_x1233);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_sd_1230, v_x1205, out_v_x1229, out_v_x1210, out_v_x1212, out_v_x1227, out_v_x1228);
+    K16_gpu(err, loc, run, v_sd_1235, v_x1210, out_v_x1234, out_v_x1215, out_v_x1217, out_v_x1232, out_v_x1233);
   }
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1242, RtValue *v_sd_1251, RtValue *v_sd_1244, RtValue **out_v_x1248, RtValue **out_v_x1249, RtValue **out_v_x1250) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1247, RtValue *v_sd_1256, RtValue *v_sd_1249, RtValue **out_v_x1253, RtValue **out_v_x1254, RtValue **out_v_x1255) {
   (void)loc;
   (void)run;
-  int32_t *v_x1242_d = v_x1242->data.i;
-  const int64_t v_x1242_n = v_x1242->len;
-  const int64_t *v_sd_1251_off = rt_seg_offsets(v_sd_1251);
-  const int64_t v_sd_1251_n = v_sd_1251->len;
-  const int64_t *v_sd_1244_off = rt_seg_offsets(v_sd_1244);
-  const int64_t v_sd_1244_n = v_sd_1244->len;
-  RtValue *v_x1248 = NULL;
-  RtValue *v_x1249 = NULL;
-  RtValue *v_x1250 = NULL;
+  int32_t *v_x1247_d = v_x1247->data.i;
+  const int64_t v_x1247_n = v_x1247->len;
+  const int64_t *v_sd_1256_off = rt_seg_offsets(v_sd_1256);
+  const int64_t v_sd_1256_n = v_sd_1256->len;
+  const int64_t *v_sd_1249_off = rt_seg_offsets(v_sd_1249);
+  const int64_t v_sd_1249_n = v_sd_1249->len;
+  RtValue *v_x1253 = NULL;
+  RtValue *v_x1254 = NULL;
+  RtValue *v_x1255 = NULL;
   /* MAP */
   {
-    const int64_t t799 = v_x1242_n;
-    v_x1248 = rt_value_new(rt_vec_type(RT_INT), t799);
-    int32_t *v_x1248_d = v_x1248->data.i;
-    const int64_t v_x1248_n = v_x1248->len;
-    v_x1249 = rt_value_new(rt_vec_type(RT_INT), t799);
-    int32_t *v_x1249_d = v_x1249->data.i;
-    const int64_t v_x1249_n = v_x1249->len;
-    v_x1250 = rt_value_new(rt_vec_type(RT_INT), t799);
-    int32_t *v_x1250_d = v_x1250->data.i;
-    const int64_t v_x1250_n = v_x1250->len;
+    const int64_t t799 = v_x1247_n;
+    v_x1253 = rt_value_new(rt_vec_type(RT_INT), t799);
+    int32_t *v_x1253_d = v_x1253->data.i;
+    const int64_t v_x1253_n = v_x1253->len;
+    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t799);
+    int32_t *v_x1254_d = v_x1254->data.i;
+    const int64_t v_x1254_n = v_x1254->len;
+    v_x1255 = rt_value_new(rt_vec_type(RT_INT), t799);
+    int32_t *v_x1255_d = v_x1255->data.i;
+    const int64_t v_x1255_n = v_x1255->len;
     RT_PARALLEL_FOR_IF(t799 >= RT_PARALLEL_MIN)
     for (int64_t t800 = 0; t800 < t799; t800++) {
       const int32_t t801 = (int32_t)t800;
       int t804 = 0; /* nonzero: a check below failed */
-      int32_t t802 = v_x1242_d[t801];
-      int t805 = (uint64_t)(int64_t)t802 < (uint64_t)v_sd_1244_n;
-      int32_t t803 = t805 ? (int32_t)v_sd_1244_off[t802] : 0;
+      int32_t t802 = v_x1247_d[t801];
+      int t805 = (uint64_t)(int64_t)t802 < (uint64_t)v_sd_1249_n;
+      int32_t t803 = t805 ? (int32_t)v_sd_1249_off[t802] : 0;
       t804 |= !t805;
-      int t807 = (uint64_t)(int64_t)t802 < (uint64_t)v_sd_1251_n;
-      int32_t t806 = t807 ? (int32_t)(v_sd_1251_off[t802 + 1] - v_sd_1251_off[t802]) : 0;
+      int t807 = (uint64_t)(int64_t)t802 < (uint64_t)v_sd_1256_n;
+      int32_t t806 = t807 ? (int32_t)(v_sd_1256_off[t802 + 1] - v_sd_1256_off[t802]) : 0;
       t804 |= !t807;
       int32_t t809 = rt_add_i(t803, t806);
       if (__builtin_expect(t804 != 0, 0)) { /* again, recording the error */
-        int32_t t810 = v_x1242_d[t801];
+        int32_t t810 = v_x1247_d[t801];
         int32_t t811;
-        if ((uint64_t)(int64_t)t810 < (uint64_t)v_sd_1244_n) {
-          t811 = (int32_t)v_sd_1244_off[t810];
+        if ((uint64_t)(int64_t)t810 < (uint64_t)v_sd_1249_n) {
+          t811 = (int32_t)v_sd_1249_off[t810];
         } else {
-          NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t810, v_sd_1244_n, 0.0, 0);
+          NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t810, v_sd_1249_n, 0.0, 0);
           t811 = 0;
         }
         int32_t t812;
-        if ((uint64_t)(int64_t)t810 < (uint64_t)v_sd_1251_n) {
-          t812 = (int32_t)(v_sd_1251_off[t810 + 1] - v_sd_1251_off[t810]);
+        if ((uint64_t)(int64_t)t810 < (uint64_t)v_sd_1256_n) {
+          t812 = (int32_t)(v_sd_1256_off[t810 + 1] - v_sd_1256_off[t810]);
         } else {
-          NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t810, v_sd_1251_n, 0.0, 1);
+          NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t810, v_sd_1256_n, 0.0, 1);
           t812 = 0;
         }
         int32_t t814 = rt_add_i(t811, t812);
       }
-      v_x1248_d[t800] = t803;
-      v_x1249_d[t800] = t809;
-      v_x1250_d[t800] = 1;
+      v_x1253_d[t800] = t803;
+      v_x1254_d[t800] = t809;
+      v_x1255_d[t800] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1248 = v_x1248;
-  *out_v_x1249 = v_x1249;
-  *out_v_x1250 = v_x1250;
+  *out_v_x1253 = v_x1253;
+  *out_v_x1254 = v_x1254;
+  *out_v_x1255 = v_x1255;
   return;
 fail:
-  rt_release(v_x1248);
-  rt_release(v_x1249);
-  rt_release(v_x1250);
+  rt_release(v_x1253);
+  rt_release(v_x1254);
+  rt_release(v_x1255);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1242_d; int64_t v_x1242_n;
-  const int64_t *v_sd_1251_off; int64_t v_sd_1251_n;
-  const int64_t *v_sd_1244_off; int64_t v_sd_1244_n;
-  int32_t *v_x1248_d; int64_t v_x1248_n;
-  int32_t *v_x1249_d; int64_t v_x1249_n;
-  int32_t *v_x1250_d; int64_t v_x1250_n;
+  int32_t *v_x1247_d; int64_t v_x1247_n;
+  const int64_t *v_sd_1256_off; int64_t v_sd_1256_n;
+  const int64_t *v_sd_1249_off; int64_t v_sd_1249_n;
+  int32_t *v_x1253_d; int64_t v_x1253_n;
+  int32_t *v_x1254_d; int64_t v_x1254_n;
+  int32_t *v_x1255_d; int64_t v_x1255_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
@@ -3770,28 +3767,28 @@ struct K17_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t817 = 0; /* nonzero: a check below failed */
-    int32_t t815 = A.v_x1242_d[ix];
-    int t818 = (uint64_t)(int64_t)t815 < (uint64_t)A.v_sd_1244_n;
-    int32_t t816 = t818 ? (int32_t)A.v_sd_1244_off[t815] : 0;
+    int32_t t815 = A.v_x1247_d[ix];
+    int t818 = (uint64_t)(int64_t)t815 < (uint64_t)A.v_sd_1249_n;
+    int32_t t816 = t818 ? (int32_t)A.v_sd_1249_off[t815] : 0;
     t817 |= !t818;
-    int t820 = (uint64_t)(int64_t)t815 < (uint64_t)A.v_sd_1251_n;
-    int32_t t819 = t820 ? (int32_t)(A.v_sd_1251_off[t815 + 1] - A.v_sd_1251_off[t815]) : 0;
+    int t820 = (uint64_t)(int64_t)t815 < (uint64_t)A.v_sd_1256_n;
+    int32_t t819 = t820 ? (int32_t)(A.v_sd_1256_off[t815 + 1] - A.v_sd_1256_off[t815]) : 0;
     t817 |= !t820;
     int32_t t822 = rt_add_i(t816, t819);
     if (__builtin_expect(t817 != 0, 0)) { /* again, recording the error */
-      int32_t t823 = A.v_x1242_d[ix];
+      int32_t t823 = A.v_x1247_d[ix];
       int32_t t824;
-      if ((uint64_t)(int64_t)t823 < (uint64_t)A.v_sd_1244_n) {
-        t824 = (int32_t)A.v_sd_1244_off[t823];
+      if ((uint64_t)(int64_t)t823 < (uint64_t)A.v_sd_1249_n) {
+        t824 = (int32_t)A.v_sd_1249_off[t823];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t823, A.v_sd_1244_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t823, A.v_sd_1249_n, 0.0, 0);
         t824 = 0;
       }
       int32_t t825;
-      if ((uint64_t)(int64_t)t823 < (uint64_t)A.v_sd_1251_n) {
-        t825 = (int32_t)(A.v_sd_1251_off[t823 + 1] - A.v_sd_1251_off[t823]);
+      if ((uint64_t)(int64_t)t823 < (uint64_t)A.v_sd_1256_n) {
+        t825 = (int32_t)(A.v_sd_1256_off[t823 + 1] - A.v_sd_1256_off[t823]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t823, A.v_sd_1251_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t823, A.v_sd_1256_n, 0.0, 1);
         t825 = 0;
       }
       int32_t t827 = rt_add_i(t824, t825);
@@ -3802,152 +3799,152 @@ struct K17_0_pull {
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x1248_d[i] = v.v0;
-    A.v_x1249_d[i] = v.v1;
-    A.v_x1250_d[i] = v.v2;
+    A.v_x1253_d[i] = v.v0;
+    A.v_x1254_d[i] = v.v1;
+    A.v_x1255_d[i] = v.v2;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1242, RtValue *v_sd_1251, RtValue *v_sd_1244, RtValue **out_v_x1248, RtValue **out_v_x1249, RtValue **out_v_x1250) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1247, RtValue *v_sd_1256, RtValue *v_sd_1249, RtValue **out_v_x1253, RtValue **out_v_x1254, RtValue **out_v_x1255) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1242_d = v_x1242->data.i;
-  A.v_x1242_n = v_x1242->len;
-  A.v_sd_1251_off = rtg_seg_offsets(v_sd_1251);
-  A.v_sd_1251_n = v_sd_1251->len;
-  A.v_sd_1244_off = rtg_seg_offsets(v_sd_1244);
-  A.v_sd_1244_n = v_sd_1244->len;
-  RtValue *v_x1248 = NULL;
-  RtValue *v_x1249 = NULL;
-  RtValue *v_x1250 = NULL;
+  A.v_x1247_d = v_x1247->data.i;
+  A.v_x1247_n = v_x1247->len;
+  A.v_sd_1256_off = rtg_seg_offsets(v_sd_1256);
+  A.v_sd_1256_n = v_sd_1256->len;
+  A.v_sd_1249_off = rtg_seg_offsets(v_sd_1249);
+  A.v_sd_1249_n = v_sd_1249->len;
+  RtValue *v_x1253 = NULL;
+  RtValue *v_x1254 = NULL;
+  RtValue *v_x1255 = NULL;
   /* MAP */
   {
-    const int64_t t828 = v_x1242->len;
-    v_x1248 = rtg_vec_new(RT_INT, t828);
-    A.v_x1248_d = v_x1248->data.i;
-    A.v_x1248_n = v_x1248->len;
-    v_x1249 = rtg_vec_new(RT_INT, t828);
-    A.v_x1249_d = v_x1249->data.i;
-    A.v_x1249_n = v_x1249->len;
-    v_x1250 = rtg_vec_new(RT_INT, t828);
-    A.v_x1250_d = v_x1250->data.i;
-    A.v_x1250_n = v_x1250->len;
+    const int64_t t828 = v_x1247->len;
+    v_x1253 = rtg_vec_new(RT_INT, t828);
+    A.v_x1253_d = v_x1253->data.i;
+    A.v_x1253_n = v_x1253->len;
+    v_x1254 = rtg_vec_new(RT_INT, t828);
+    A.v_x1254_d = v_x1254->data.i;
+    A.v_x1254_n = v_x1254->len;
+    v_x1255 = rtg_vec_new(RT_INT, t828);
+    A.v_x1255_d = v_x1255->data.i;
+    A.v_x1255_n = v_x1255->len;
     rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t828);
   }
-  *out_v_x1248 = v_x1248;
-  *out_v_x1249 = v_x1249;
-  *out_v_x1250 = v_x1250;
+  *out_v_x1253 = v_x1253;
+  *out_v_x1254 = v_x1254;
+  *out_v_x1255 = v_x1255;
   return;
 fail:
-  rt_release(v_x1248);
-  rt_release(v_x1249);
-  rt_release(v_x1250);
+  rt_release(v_x1253);
+  rt_release(v_x1254);
+  rt_release(v_x1255);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1242, RtValue *v_sd_1251, RtValue *v_sd_1244, RtValue **out_v_x1248, RtValue **out_v_x1249, RtValue **out_v_x1250) {
-  RtValue *vals[] = {v_x1242, v_sd_1251, v_sd_1244};
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1247, RtValue *v_sd_1256, RtValue *v_sd_1249, RtValue **out_v_x1253, RtValue **out_v_x1254, RtValue **out_v_x1255) {
+  RtValue *vals[] = {v_x1247, v_sd_1256, v_sd_1249};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K17_host(err, loc, run, v_x1242, v_sd_1251, v_sd_1244, out_v_x1248, out_v_x1249, out_v_x1250);
+    K17_host(err, loc, run, v_x1247, v_sd_1256, v_sd_1249, out_v_x1253, out_v_x1254, out_v_x1255);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x1242, v_sd_1251, v_sd_1244, out_v_x1248, out_v_x1249, out_v_x1250);
+    K17_gpu(err, loc, run, v_x1247, v_sd_1256, v_sd_1249, out_v_x1253, out_v_x1254, out_v_x1255);
   }
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1231, RtValue *v_sd_1241, RtValue *v_sd_1233, RtValue **out_v_x1238, RtValue **out_v_x1237, RtValue **out_v_x1239, RtValue **out_v_x1240) {
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1236, RtValue *v_sd_1246, RtValue *v_sd_1238, RtValue **out_v_x1243, RtValue **out_v_x1242, RtValue **out_v_x1244, RtValue **out_v_x1245) {
   (void)loc;
   (void)run;
-  int32_t *v_x1231_d = v_x1231->data.i;
-  const int64_t v_x1231_n = v_x1231->len;
-  const int64_t *v_sd_1241_off = rt_seg_offsets(v_sd_1241);
-  const int64_t v_sd_1241_n = v_sd_1241->len;
-  const int64_t *v_sd_1233_off = rt_seg_offsets(v_sd_1233);
-  const int64_t v_sd_1233_n = v_sd_1233->len;
-  RtValue *v_x1237 = NULL;
-  RtValue *v_x1238 = NULL;
-  RtValue *v_x1239 = NULL;
-  RtValue *v_x1240 = NULL;
+  int32_t *v_x1236_d = v_x1236->data.i;
+  const int64_t v_x1236_n = v_x1236->len;
+  const int64_t *v_sd_1246_off = rt_seg_offsets(v_sd_1246);
+  const int64_t v_sd_1246_n = v_sd_1246->len;
+  const int64_t *v_sd_1238_off = rt_seg_offsets(v_sd_1238);
+  const int64_t v_sd_1238_n = v_sd_1238->len;
+  RtValue *v_x1242 = NULL;
+  RtValue *v_x1243 = NULL;
+  RtValue *v_x1244 = NULL;
+  RtValue *v_x1245 = NULL;
   /* MAP */
   {
-    const int64_t t829 = v_x1231_n;
-    v_x1237 = rt_value_new(rt_vec_type(RT_INT), t829);
-    int32_t *v_x1237_d = v_x1237->data.i;
-    const int64_t v_x1237_n = v_x1237->len;
-    v_x1238 = rt_value_new(rt_vec_type(RT_INT), t829);
-    int32_t *v_x1238_d = v_x1238->data.i;
-    const int64_t v_x1238_n = v_x1238->len;
-    v_x1239 = rt_value_new(rt_vec_type(RT_INT), t829);
-    int32_t *v_x1239_d = v_x1239->data.i;
-    const int64_t v_x1239_n = v_x1239->len;
-    v_x1240 = rt_value_new(rt_vec_type(RT_INT), t829);
-    int32_t *v_x1240_d = v_x1240->data.i;
-    const int64_t v_x1240_n = v_x1240->len;
+    const int64_t t829 = v_x1236_n;
+    v_x1242 = rt_value_new(rt_vec_type(RT_INT), t829);
+    int32_t *v_x1242_d = v_x1242->data.i;
+    const int64_t v_x1242_n = v_x1242->len;
+    v_x1243 = rt_value_new(rt_vec_type(RT_INT), t829);
+    int32_t *v_x1243_d = v_x1243->data.i;
+    const int64_t v_x1243_n = v_x1243->len;
+    v_x1244 = rt_value_new(rt_vec_type(RT_INT), t829);
+    int32_t *v_x1244_d = v_x1244->data.i;
+    const int64_t v_x1244_n = v_x1244->len;
+    v_x1245 = rt_value_new(rt_vec_type(RT_INT), t829);
+    int32_t *v_x1245_d = v_x1245->data.i;
+    const int64_t v_x1245_n = v_x1245->len;
     RT_PARALLEL_FOR_IF(t829 >= RT_PARALLEL_MIN)
     for (int64_t t830 = 0; t830 < t829; t830++) {
       const int32_t t831 = (int32_t)t830;
       int t834 = 0; /* nonzero: a check below failed */
-      int32_t t832 = v_x1231_d[t831];
-      int t835 = (uint64_t)(int64_t)t832 < (uint64_t)v_sd_1233_n;
-      int32_t t833 = t835 ? (int32_t)v_sd_1233_off[t832] : 0;
+      int32_t t832 = v_x1236_d[t831];
+      int t835 = (uint64_t)(int64_t)t832 < (uint64_t)v_sd_1238_n;
+      int32_t t833 = t835 ? (int32_t)v_sd_1238_off[t832] : 0;
       t834 |= !t835;
-      int t837 = (uint64_t)(int64_t)t832 < (uint64_t)v_sd_1241_n;
-      int32_t t836 = t837 ? (int32_t)(v_sd_1241_off[t832 + 1] - v_sd_1241_off[t832]) : 0;
+      int t837 = (uint64_t)(int64_t)t832 < (uint64_t)v_sd_1246_n;
+      int32_t t836 = t837 ? (int32_t)(v_sd_1246_off[t832 + 1] - v_sd_1246_off[t832]) : 0;
       t834 |= !t837;
       int32_t t839 = rt_add_i(t833, t836);
       if (__builtin_expect(t834 != 0, 0)) { /* again, recording the error */
-        int32_t t840 = v_x1231_d[t831];
+        int32_t t840 = v_x1236_d[t831];
         int32_t t841;
-        if ((uint64_t)(int64_t)t840 < (uint64_t)v_sd_1233_n) {
-          t841 = (int32_t)v_sd_1233_off[t840];
+        if ((uint64_t)(int64_t)t840 < (uint64_t)v_sd_1238_n) {
+          t841 = (int32_t)v_sd_1238_off[t840];
         } else {
-          NESSIE_RECORD(err, t830, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, v_sd_1233_n, 0.0, 0);
+          NESSIE_RECORD(err, t830, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, v_sd_1238_n, 0.0, 0);
           t841 = 0;
         }
         int32_t t842;
-        if ((uint64_t)(int64_t)t840 < (uint64_t)v_sd_1241_n) {
-          t842 = (int32_t)(v_sd_1241_off[t840 + 1] - v_sd_1241_off[t840]);
+        if ((uint64_t)(int64_t)t840 < (uint64_t)v_sd_1246_n) {
+          t842 = (int32_t)(v_sd_1246_off[t840 + 1] - v_sd_1246_off[t840]);
         } else {
-          NESSIE_RECORD(err, t830, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, v_sd_1241_n, 0.0, 1);
+          NESSIE_RECORD(err, t830, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, v_sd_1246_n, 0.0, 1);
           t842 = 0;
         }
         int32_t t844 = rt_add_i(t841, t842);
       }
-      v_x1237_d[t830] = t833;
-      v_x1238_d[t830] = t836;
-      v_x1239_d[t830] = t839;
-      v_x1240_d[t830] = 1;
+      v_x1242_d[t830] = t833;
+      v_x1243_d[t830] = t836;
+      v_x1244_d[t830] = t839;
+      v_x1245_d[t830] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1238 = v_x1238;
-  *out_v_x1237 = v_x1237;
-  *out_v_x1239 = v_x1239;
-  *out_v_x1240 = v_x1240;
+  *out_v_x1243 = v_x1243;
+  *out_v_x1242 = v_x1242;
+  *out_v_x1244 = v_x1244;
+  *out_v_x1245 = v_x1245;
   return;
 fail:
-  rt_release(v_x1237);
-  rt_release(v_x1238);
-  rt_release(v_x1239);
-  rt_release(v_x1240);
+  rt_release(v_x1242);
+  rt_release(v_x1243);
+  rt_release(v_x1244);
+  rt_release(v_x1245);
 }
 
 /* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1231_d; int64_t v_x1231_n;
-  const int64_t *v_sd_1241_off; int64_t v_sd_1241_n;
-  const int64_t *v_sd_1233_off; int64_t v_sd_1233_n;
-  int32_t *v_x1237_d; int64_t v_x1237_n;
-  int32_t *v_x1238_d; int64_t v_x1238_n;
-  int32_t *v_x1239_d; int64_t v_x1239_n;
-  int32_t *v_x1240_d; int64_t v_x1240_n;
+  int32_t *v_x1236_d; int64_t v_x1236_n;
+  const int64_t *v_sd_1246_off; int64_t v_sd_1246_n;
+  const int64_t *v_sd_1238_off; int64_t v_sd_1238_n;
+  int32_t *v_x1242_d; int64_t v_x1242_n;
+  int32_t *v_x1243_d; int64_t v_x1243_n;
+  int32_t *v_x1244_d; int64_t v_x1244_n;
+  int32_t *v_x1245_d; int64_t v_x1245_n;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
@@ -3961,28 +3958,28 @@ struct K18_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t847 = 0; /* nonzero: a check below failed */
-    int32_t t845 = A.v_x1231_d[ix];
-    int t848 = (uint64_t)(int64_t)t845 < (uint64_t)A.v_sd_1233_n;
-    int32_t t846 = t848 ? (int32_t)A.v_sd_1233_off[t845] : 0;
+    int32_t t845 = A.v_x1236_d[ix];
+    int t848 = (uint64_t)(int64_t)t845 < (uint64_t)A.v_sd_1238_n;
+    int32_t t846 = t848 ? (int32_t)A.v_sd_1238_off[t845] : 0;
     t847 |= !t848;
-    int t850 = (uint64_t)(int64_t)t845 < (uint64_t)A.v_sd_1241_n;
-    int32_t t849 = t850 ? (int32_t)(A.v_sd_1241_off[t845 + 1] - A.v_sd_1241_off[t845]) : 0;
+    int t850 = (uint64_t)(int64_t)t845 < (uint64_t)A.v_sd_1246_n;
+    int32_t t849 = t850 ? (int32_t)(A.v_sd_1246_off[t845 + 1] - A.v_sd_1246_off[t845]) : 0;
     t847 |= !t850;
     int32_t t852 = rt_add_i(t846, t849);
     if (__builtin_expect(t847 != 0, 0)) { /* again, recording the error */
-      int32_t t853 = A.v_x1231_d[ix];
+      int32_t t853 = A.v_x1236_d[ix];
       int32_t t854;
-      if ((uint64_t)(int64_t)t853 < (uint64_t)A.v_sd_1233_n) {
-        t854 = (int32_t)A.v_sd_1233_off[t853];
+      if ((uint64_t)(int64_t)t853 < (uint64_t)A.v_sd_1238_n) {
+        t854 = (int32_t)A.v_sd_1238_off[t853];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, A.v_sd_1233_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, A.v_sd_1238_n, 0.0, 0);
         t854 = 0;
       }
       int32_t t855;
-      if ((uint64_t)(int64_t)t853 < (uint64_t)A.v_sd_1241_n) {
-        t855 = (int32_t)(A.v_sd_1241_off[t853 + 1] - A.v_sd_1241_off[t853]);
+      if ((uint64_t)(int64_t)t853 < (uint64_t)A.v_sd_1246_n) {
+        t855 = (int32_t)(A.v_sd_1246_off[t853 + 1] - A.v_sd_1246_off[t853]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, A.v_sd_1241_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, A.v_sd_1246_n, 0.0, 1);
         t855 = 0;
       }
       int32_t t857 = rt_add_i(t854, t855);
@@ -3993,177 +3990,177 @@ struct K18_0_pull {
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x1237_d[i] = v.v0;
-    A.v_x1238_d[i] = v.v1;
-    A.v_x1239_d[i] = v.v2;
-    A.v_x1240_d[i] = v.v3;
+    A.v_x1242_d[i] = v.v0;
+    A.v_x1243_d[i] = v.v1;
+    A.v_x1244_d[i] = v.v2;
+    A.v_x1245_d[i] = v.v3;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1231, RtValue *v_sd_1241, RtValue *v_sd_1233, RtValue **out_v_x1238, RtValue **out_v_x1237, RtValue **out_v_x1239, RtValue **out_v_x1240) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1236, RtValue *v_sd_1246, RtValue *v_sd_1238, RtValue **out_v_x1243, RtValue **out_v_x1242, RtValue **out_v_x1244, RtValue **out_v_x1245) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1231_d = v_x1231->data.i;
-  A.v_x1231_n = v_x1231->len;
-  A.v_sd_1241_off = rtg_seg_offsets(v_sd_1241);
-  A.v_sd_1241_n = v_sd_1241->len;
-  A.v_sd_1233_off = rtg_seg_offsets(v_sd_1233);
-  A.v_sd_1233_n = v_sd_1233->len;
-  RtValue *v_x1237 = NULL;
-  RtValue *v_x1238 = NULL;
-  RtValue *v_x1239 = NULL;
-  RtValue *v_x1240 = NULL;
+  A.v_x1236_d = v_x1236->data.i;
+  A.v_x1236_n = v_x1236->len;
+  A.v_sd_1246_off = rtg_seg_offsets(v_sd_1246);
+  A.v_sd_1246_n = v_sd_1246->len;
+  A.v_sd_1238_off = rtg_seg_offsets(v_sd_1238);
+  A.v_sd_1238_n = v_sd_1238->len;
+  RtValue *v_x1242 = NULL;
+  RtValue *v_x1243 = NULL;
+  RtValue *v_x1244 = NULL;
+  RtValue *v_x1245 = NULL;
   /* MAP */
   {
-    const int64_t t858 = v_x1231->len;
-    v_x1237 = rtg_vec_new(RT_INT, t858);
-    A.v_x1237_d = v_x1237->data.i;
-    A.v_x1237_n = v_x1237->len;
-    v_x1238 = rtg_vec_new(RT_INT, t858);
-    A.v_x1238_d = v_x1238->data.i;
-    A.v_x1238_n = v_x1238->len;
-    v_x1239 = rtg_vec_new(RT_INT, t858);
-    A.v_x1239_d = v_x1239->data.i;
-    A.v_x1239_n = v_x1239->len;
-    v_x1240 = rtg_vec_new(RT_INT, t858);
-    A.v_x1240_d = v_x1240->data.i;
-    A.v_x1240_n = v_x1240->len;
+    const int64_t t858 = v_x1236->len;
+    v_x1242 = rtg_vec_new(RT_INT, t858);
+    A.v_x1242_d = v_x1242->data.i;
+    A.v_x1242_n = v_x1242->len;
+    v_x1243 = rtg_vec_new(RT_INT, t858);
+    A.v_x1243_d = v_x1243->data.i;
+    A.v_x1243_n = v_x1243->len;
+    v_x1244 = rtg_vec_new(RT_INT, t858);
+    A.v_x1244_d = v_x1244->data.i;
+    A.v_x1244_n = v_x1244->len;
+    v_x1245 = rtg_vec_new(RT_INT, t858);
+    A.v_x1245_d = v_x1245->data.i;
+    A.v_x1245_n = v_x1245->len;
     rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t858);
   }
-  *out_v_x1238 = v_x1238;
-  *out_v_x1237 = v_x1237;
-  *out_v_x1239 = v_x1239;
-  *out_v_x1240 = v_x1240;
+  *out_v_x1243 = v_x1243;
+  *out_v_x1242 = v_x1242;
+  *out_v_x1244 = v_x1244;
+  *out_v_x1245 = v_x1245;
   return;
 fail:
-  rt_release(v_x1237);
-  rt_release(v_x1238);
-  rt_release(v_x1239);
-  rt_release(v_x1240);
+  rt_release(v_x1242);
+  rt_release(v_x1243);
+  rt_release(v_x1244);
+  rt_release(v_x1245);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1231, RtValue *v_sd_1241, RtValue *v_sd_1233, RtValue **out_v_x1238, RtValue **out_v_x1237, RtValue **out_v_x1239, RtValue **out_v_x1240) {
-  RtValue *vals[] = {v_x1231, v_sd_1241, v_sd_1233};
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1236, RtValue *v_sd_1246, RtValue *v_sd_1238, RtValue **out_v_x1243, RtValue **out_v_x1242, RtValue **out_v_x1244, RtValue **out_v_x1245) {
+  RtValue *vals[] = {v_x1236, v_sd_1246, v_sd_1238};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K18_host(err, loc, run, v_x1231, v_sd_1241, v_sd_1233, out_v_x1238, out_v_x1237, out_v_x1239, out_v_x1240);
+    K18_host(err, loc, run, v_x1236, v_sd_1246, v_sd_1238, out_v_x1243, out_v_x1242, out_v_x1244, out_v_x1245);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x1231, v_sd_1241, v_sd_1233, out_v_x1238, out_v_x1237, out_v_x1239, out_v_x1240);
+    K18_gpu(err, loc, run, v_x1236, v_sd_1246, v_sd_1238, out_v_x1243, out_v_x1242, out_v_x1244, out_v_x1245);
   }
 }
 
 /* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1053, int32_t v_x1054, RtValue *v_x1057, RtValue *v_x1058, RtValue *v_x1061, RtValue *v_x1062, int32_t v_x1063, RtValue **out_v_x1067) {
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, int32_t v_x1059, RtValue *v_x1062, RtValue *v_x1063, RtValue *v_x1066, RtValue *v_x1067, int32_t v_x1068, RtValue **out_v_x1072) {
   (void)loc;
   (void)run;
-  int32_t *v_x1053_d = v_x1053->data.i;
-  const int64_t v_x1053_n = v_x1053->len;
-  uint8_t *v_x1057_d = v_x1057->data.b;
-  const int64_t v_x1057_n = v_x1057->len;
-  (void)v_x1057_n; /* v_x1057's length is v_x1053's */
   int32_t *v_x1058_d = v_x1058->data.i;
   const int64_t v_x1058_n = v_x1058->len;
-  (void)v_x1058_n; /* v_x1058's length is v_x1053's */
-  int32_t *v_x1061_d = v_x1061->data.i;
-  const int64_t v_x1061_n = v_x1061->len;
-  int32_t *v_x1062_d = v_x1062->data.i;
+  uint8_t *v_x1062_d = v_x1062->data.b;
   const int64_t v_x1062_n = v_x1062->len;
-  RtValue *v_x1067 = NULL;
+  (void)v_x1062_n; /* v_x1062's length is v_x1058's */
+  int32_t *v_x1063_d = v_x1063->data.i;
+  const int64_t v_x1063_n = v_x1063->len;
+  (void)v_x1063_n; /* v_x1063's length is v_x1058's */
+  int32_t *v_x1066_d = v_x1066->data.i;
+  const int64_t v_x1066_n = v_x1066->len;
+  int32_t *v_x1067_d = v_x1067->data.i;
+  const int64_t v_x1067_n = v_x1067->len;
+  RtValue *v_x1072 = NULL;
   /* MAP */
   {
-    const int64_t t859 = v_x1053_n;
-    v_x1067 = rt_value_new(rt_vec_type(RT_INT), t859);
-    int32_t *v_x1067_d = v_x1067->data.i;
-    const int64_t v_x1067_n = v_x1067->len;
+    const int64_t t859 = v_x1058_n;
+    v_x1072 = rt_value_new(rt_vec_type(RT_INT), t859);
+    int32_t *v_x1072_d = v_x1072->data.i;
+    const int64_t v_x1072_n = v_x1072->len;
     RT_PARALLEL_FOR_IF(t859 >= RT_PARALLEL_MIN)
     for (int64_t t860 = 0; t860 < t859; t860++) {
       const int32_t t861 = (int32_t)t860;
       int t870 = 0; /* nonzero: a check below failed */
-      int32_t t862 = v_x1053_d[t861];
-      int32_t t864 = rt_add_i(t862, v_x1054);
-      uint8_t t865 = v_x1057_d[t861];
-      int32_t t866 = v_x1058_d[t861];
+      int32_t t862 = v_x1058_d[t861];
+      int32_t t864 = rt_add_i(t862, v_x1059);
+      uint8_t t865 = v_x1062_d[t861];
+      int32_t t866 = v_x1063_d[t861];
       int32_t t868 = (t865 ? t866 : t864);
-      int t871 = (uint64_t)(int64_t)t868 < (uint64_t)v_x1063;
+      int t871 = (uint64_t)(int64_t)t868 < (uint64_t)v_x1068;
       int32_t t869 = t871 ? t868 : 0;
       t870 |= !t871;
-      uint8_t t873 = rt_lt_i(t869, (int32_t)v_x1061_n);
+      uint8_t t873 = rt_lt_i(t869, (int32_t)v_x1066_n);
       int32_t t874;
       if (t873) {
-        int t876 = (uint64_t)(int64_t)t869 < (uint64_t)v_x1061_n;
-        int32_t t875 = t876 ? v_x1061_d[t869] : 0;
+        int t876 = (uint64_t)(int64_t)t869 < (uint64_t)v_x1066_n;
+        int32_t t875 = t876 ? v_x1066_d[t869] : 0;
         t870 |= !t876;
         t874 = t875;
       } else {
-        int32_t t878 = rt_sub_i(t869, (int32_t)v_x1061_n);
-        int t880 = (uint64_t)(int64_t)t878 < (uint64_t)v_x1062_n;
-        int32_t t879 = t880 ? v_x1062_d[t878] : 0;
+        int32_t t878 = rt_sub_i(t869, (int32_t)v_x1066_n);
+        int t880 = (uint64_t)(int64_t)t878 < (uint64_t)v_x1067_n;
+        int32_t t879 = t880 ? v_x1067_d[t878] : 0;
         t870 |= !t880;
         t874 = t879;
       }
       if (__builtin_expect(t870 != 0, 0)) { /* again, recording the error */
-        int32_t t881 = v_x1053_d[t861];
-        int32_t t883 = rt_add_i(t881, v_x1054);
-        uint8_t t884 = v_x1057_d[t861];
-        int32_t t885 = v_x1058_d[t861];
+        int32_t t881 = v_x1058_d[t861];
+        int32_t t883 = rt_add_i(t881, v_x1059);
+        uint8_t t884 = v_x1062_d[t861];
+        int32_t t885 = v_x1063_d[t861];
         int32_t t887 = (t884 ? t885 : t883);
         int32_t t888;
-        if ((uint64_t)(int64_t)t887 < (uint64_t)v_x1063) {
+        if ((uint64_t)(int64_t)t887 < (uint64_t)v_x1068) {
           t888 = t887;
         } else {
-          NESSIE_RECORD(err, t860, RT_CHECK_INDEX, 0, 0, RT_GATHER, t887, v_x1063, 0.0, 0);
+          NESSIE_RECORD(err, t860, RT_CHECK_INDEX, 0, 0, RT_GATHER, t887, v_x1068, 0.0, 0);
           t888 = 0;
         }
-        uint8_t t890 = rt_lt_i(t888, (int32_t)v_x1061_n);
+        uint8_t t890 = rt_lt_i(t888, (int32_t)v_x1066_n);
         int32_t t891;
         if (t890) {
           int32_t t892;
-          if ((uint64_t)(int64_t)t888 < (uint64_t)v_x1061_n) {
-            t892 = v_x1061_d[t888];
+          if ((uint64_t)(int64_t)t888 < (uint64_t)v_x1066_n) {
+            t892 = v_x1066_d[t888];
           } else {
-            NESSIE_RECORD(err, t860, RT_CHECK_INDEX, 0, 0, RT_GATHER, t888, v_x1061_n, 0.0, 1);
+            NESSIE_RECORD(err, t860, RT_CHECK_INDEX, 0, 0, RT_GATHER, t888, v_x1066_n, 0.0, 1);
             t892 = 0;
           }
           t891 = t892;
         } else {
-          int32_t t894 = rt_sub_i(t888, (int32_t)v_x1061_n);
+          int32_t t894 = rt_sub_i(t888, (int32_t)v_x1066_n);
           int32_t t895;
-          if ((uint64_t)(int64_t)t894 < (uint64_t)v_x1062_n) {
-            t895 = v_x1062_d[t894];
+          if ((uint64_t)(int64_t)t894 < (uint64_t)v_x1067_n) {
+            t895 = v_x1067_d[t894];
           } else {
-            NESSIE_RECORD(err, t860, RT_CHECK_INDEX, 0, 0, RT_GATHER, t894, v_x1062_n, 0.0, 2);
+            NESSIE_RECORD(err, t860, RT_CHECK_INDEX, 0, 0, RT_GATHER, t894, v_x1067_n, 0.0, 2);
             t895 = 0;
           }
           t891 = t895;
         }
       }
-      v_x1067_d[t860] = t874;
+      v_x1072_d[t860] = t874;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1067 = v_x1067;
+  *out_v_x1072 = v_x1072;
   return;
 fail:
-  rt_release(v_x1067);
+  rt_release(v_x1072);
 }
 
 /* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K19_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1053_d; int64_t v_x1053_n;
-  int32_t v_x1054;
-  uint8_t *v_x1057_d; int64_t v_x1057_n;
   int32_t *v_x1058_d; int64_t v_x1058_n;
-  int32_t *v_x1061_d; int64_t v_x1061_n;
-  int32_t *v_x1062_d; int64_t v_x1062_n;
-  int32_t v_x1063;
+  int32_t v_x1059;
+  uint8_t *v_x1062_d; int64_t v_x1062_n;
+  int32_t *v_x1063_d; int64_t v_x1063_n;
+  int32_t *v_x1066_d; int64_t v_x1066_n;
   int32_t *v_x1067_d; int64_t v_x1067_n;
+  int32_t v_x1068;
+  int32_t *v_x1072_d; int64_t v_x1072_n;
 };
 struct alignas(8) K19_0_V {
   int32_t v0;
@@ -4174,59 +4171,59 @@ struct K19_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t904 = 0; /* nonzero: a check below failed */
-    int32_t t896 = rtg::ld_stream(&A.v_x1053_d[ix]);
-    int32_t t898 = rt_add_i(t896, A.v_x1054);
-    uint8_t t899 = rtg::ld_stream(&A.v_x1057_d[ix]);
-    int32_t t900 = rtg::ld_stream(&A.v_x1058_d[ix]);
+    int32_t t896 = rtg::ld_stream(&A.v_x1058_d[ix]);
+    int32_t t898 = rt_add_i(t896, A.v_x1059);
+    uint8_t t899 = rtg::ld_stream(&A.v_x1062_d[ix]);
+    int32_t t900 = rtg::ld_stream(&A.v_x1063_d[ix]);
     int32_t t902 = (t899 ? t900 : t898);
-    int t905 = (uint64_t)(int64_t)t902 < (uint64_t)A.v_x1063;
+    int t905 = (uint64_t)(int64_t)t902 < (uint64_t)A.v_x1068;
     int32_t t903 = t905 ? t902 : 0;
     t904 |= !t905;
-    uint8_t t907 = rt_lt_i(t903, (int32_t)A.v_x1061_n);
+    uint8_t t907 = rt_lt_i(t903, (int32_t)A.v_x1066_n);
     int32_t t908;
     if (t907) {
-      int t910 = (uint64_t)(int64_t)t903 < (uint64_t)A.v_x1061_n;
-      int32_t t909 = t910 ? A.v_x1061_d[t903] : 0;
+      int t910 = (uint64_t)(int64_t)t903 < (uint64_t)A.v_x1066_n;
+      int32_t t909 = t910 ? A.v_x1066_d[t903] : 0;
       t904 |= !t910;
       t908 = t909;
     } else {
-      int32_t t912 = rt_sub_i(t903, (int32_t)A.v_x1061_n);
-      int t914 = (uint64_t)(int64_t)t912 < (uint64_t)A.v_x1062_n;
-      int32_t t913 = t914 ? A.v_x1062_d[t912] : 0;
+      int32_t t912 = rt_sub_i(t903, (int32_t)A.v_x1066_n);
+      int t914 = (uint64_t)(int64_t)t912 < (uint64_t)A.v_x1067_n;
+      int32_t t913 = t914 ? A.v_x1067_d[t912] : 0;
       t904 |= !t914;
       t908 = t913;
     }
     if (__builtin_expect(t904 != 0, 0)) { /* again, recording the error */
-      int32_t t915 = rtg::ld_stream(&A.v_x1053_d[ix]);
-      int32_t t917 = rt_add_i(t915, A.v_x1054);
-      uint8_t t918 = rtg::ld_stream(&A.v_x1057_d[ix]);
-      int32_t t919 = rtg::ld_stream(&A.v_x1058_d[ix]);
+      int32_t t915 = rtg::ld_stream(&A.v_x1058_d[ix]);
+      int32_t t917 = rt_add_i(t915, A.v_x1059);
+      uint8_t t918 = rtg::ld_stream(&A.v_x1062_d[ix]);
+      int32_t t919 = rtg::ld_stream(&A.v_x1063_d[ix]);
       int32_t t921 = (t918 ? t919 : t917);
       int32_t t922;
-      if ((uint64_t)(int64_t)t921 < (uint64_t)A.v_x1063) {
+      if ((uint64_t)(int64_t)t921 < (uint64_t)A.v_x1068) {
         t922 = t921;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t921, A.v_x1063, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t921, A.v_x1068, 0.0, 0);
         t922 = 0;
       }
-      uint8_t t924 = rt_lt_i(t922, (int32_t)A.v_x1061_n);
+      uint8_t t924 = rt_lt_i(t922, (int32_t)A.v_x1066_n);
       int32_t t925;
       if (t924) {
         int32_t t926;
-        if ((uint64_t)(int64_t)t922 < (uint64_t)A.v_x1061_n) {
-          t926 = A.v_x1061_d[t922];
+        if ((uint64_t)(int64_t)t922 < (uint64_t)A.v_x1066_n) {
+          t926 = A.v_x1066_d[t922];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t922, A.v_x1061_n, 0.0, 1);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t922, A.v_x1066_n, 0.0, 1);
           t926 = 0;
         }
         t925 = t926;
       } else {
-        int32_t t928 = rt_sub_i(t922, (int32_t)A.v_x1061_n);
+        int32_t t928 = rt_sub_i(t922, (int32_t)A.v_x1066_n);
         int32_t t929;
-        if ((uint64_t)(int64_t)t928 < (uint64_t)A.v_x1062_n) {
-          t929 = A.v_x1062_d[t928];
+        if ((uint64_t)(int64_t)t928 < (uint64_t)A.v_x1067_n) {
+          t929 = A.v_x1067_d[t928];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t928, A.v_x1062_n, 0.0, 2);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t928, A.v_x1067_n, 0.0, 2);
           t929 = 0;
         }
         t925 = t929;
@@ -4238,78 +4235,78 @@ struct K19_0_pull {
 struct K19_0_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x1067_d[i] = v.v0;
+    A.v_x1072_d[i] = v.v0;
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1053, int32_t v_x1054, RtValue *v_x1057, RtValue *v_x1058, RtValue *v_x1061, RtValue *v_x1062, int32_t v_x1063, RtValue **out_v_x1067) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, int32_t v_x1059, RtValue *v_x1062, RtValue *v_x1063, RtValue *v_x1066, RtValue *v_x1067, int32_t v_x1068, RtValue **out_v_x1072) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1053_d = v_x1053->data.i;
-  A.v_x1053_n = v_x1053->len;
-  A.v_x1054 = v_x1054;
-  A.v_x1057_d = v_x1057->data.b;
-  A.v_x1057_n = v_x1057->len;
   A.v_x1058_d = v_x1058->data.i;
   A.v_x1058_n = v_x1058->len;
-  A.v_x1061_d = v_x1061->data.i;
-  A.v_x1061_n = v_x1061->len;
-  A.v_x1062_d = v_x1062->data.i;
+  A.v_x1059 = v_x1059;
+  A.v_x1062_d = v_x1062->data.b;
   A.v_x1062_n = v_x1062->len;
-  A.v_x1063 = v_x1063;
-  RtValue *v_x1067 = NULL;
+  A.v_x1063_d = v_x1063->data.i;
+  A.v_x1063_n = v_x1063->len;
+  A.v_x1066_d = v_x1066->data.i;
+  A.v_x1066_n = v_x1066->len;
+  A.v_x1067_d = v_x1067->data.i;
+  A.v_x1067_n = v_x1067->len;
+  A.v_x1068 = v_x1068;
+  RtValue *v_x1072 = NULL;
   /* MAP */
   {
-    const int64_t t930 = v_x1057->len;
-    v_x1067 = rtg_vec_new(RT_INT, t930);
-    A.v_x1067_d = v_x1067->data.i;
-    A.v_x1067_n = v_x1067->len;
+    const int64_t t930 = v_x1062->len;
+    v_x1072 = rtg_vec_new(RT_INT, t930);
+    A.v_x1072_d = v_x1072->data.i;
+    A.v_x1072_n = v_x1072->len;
     rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t930);
   }
-  *out_v_x1067 = v_x1067;
+  *out_v_x1072 = v_x1072;
   return;
 fail:
-  rt_release(v_x1067);
+  rt_release(v_x1072);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1053, int32_t v_x1054, RtValue *v_x1057, RtValue *v_x1058, RtValue *v_x1061, RtValue *v_x1062, int32_t v_x1063, RtValue **out_v_x1067) {
-  RtValue *vals[] = {v_x1053, v_x1057, v_x1058, v_x1061, v_x1062};
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, int32_t v_x1059, RtValue *v_x1062, RtValue *v_x1063, RtValue *v_x1066, RtValue *v_x1067, int32_t v_x1068, RtValue **out_v_x1072) {
+  RtValue *vals[] = {v_x1058, v_x1062, v_x1063, v_x1066, v_x1067};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K19_host(err, loc, run, v_x1053, v_x1054, v_x1057, v_x1058, v_x1061, v_x1062, v_x1063, out_v_x1067);
+    K19_host(err, loc, run, v_x1058, v_x1059, v_x1062, v_x1063, v_x1066, v_x1067, v_x1068, out_v_x1072);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x1053, v_x1054, v_x1057, v_x1058, v_x1061, v_x1062, v_x1063, out_v_x1067);
+    K19_gpu(err, loc, run, v_x1058, v_x1059, v_x1062, v_x1063, v_x1066, v_x1067, v_x1068, out_v_x1072);
   }
 }
 
 /* K20: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1252, RtValue **out_v_x1255) {
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue **out_v_x1260) {
   (void)loc;
   (void)run;
-  int32_t *v_x1252_d = v_x1252->data.i;
-  const int64_t v_x1252_n = v_x1252->len;
-  int32_t v_x1253 = 0;
-  RtValue *v_x1255 = NULL;
+  int32_t *v_x1257_d = v_x1257->data.i;
+  const int64_t v_x1257_n = v_x1257->len;
+  int32_t v_x1258 = 0;
+  RtValue *v_x1260 = NULL;
   /* ONCE */
   {
     int t932 = 0; /* nonzero: a check below failed */
-    int t933 = (uint64_t)(int64_t)0 < (uint64_t)v_x1252_n;
-    int32_t t931 = t933 ? v_x1252_d[0] : 0;
+    int t933 = (uint64_t)(int64_t)0 < (uint64_t)v_x1257_n;
+    int32_t t931 = t933 ? v_x1257_d[0] : 0;
     t932 |= !t933;
     if (__builtin_expect(t932 != 0, 0)) { /* again, recording the error */
       int32_t t934;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1252_n) {
-        t934 = v_x1252_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1257_n) {
+        t934 = v_x1257_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1252_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1257_n, 0.0, 0);
         t934 = 0;
       }
     }
-    v_x1253 = t931;
+    v_x1258 = t931;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -4317,22 +4314,22 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1252, R
     /* MAP */
     {
       const int64_t t935 = 1;
-      v_x1255 = rt_value_new(rt_vec_type(RT_INT), t935);
-      int32_t *v_x1255_d = v_x1255->data.i;
-      const int64_t v_x1255_n = v_x1255->len;
+      v_x1260 = rt_value_new(rt_vec_type(RT_INT), t935);
+      int32_t *v_x1260_d = v_x1260->data.i;
+      const int64_t v_x1260_n = v_x1260->len;
       RT_PARALLEL_FOR_IF(t935 >= RT_PARALLEL_MIN)
       for (int64_t t936 = 0; t936 < t935; t936++) {
         const int32_t t937 = (int32_t)t936;
-        v_x1255_d[t936] = v_x1253;
+        v_x1260_d[t936] = v_x1258;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1255 = v_x1255;
+  *out_v_x1260 = v_x1260;
   return;
 fail:
-  rt_release(v_x1255);
+  rt_release(v_x1260);
 }
 
 /* K20: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
@@ -4341,8 +4338,8 @@ struct K20_A {
   RtKernelError *err;
   int run;
   const K20_0_V *K20_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1252_d; int64_t v_x1252_n;
-  int32_t *v_x1255_d; int64_t v_x1255_n;
+  int32_t *v_x1257_d; int64_t v_x1257_n;
+  int32_t *v_x1260_d; int64_t v_x1260_n;
 };
 struct alignas(8) K20_0_V {
   int32_t v0;
@@ -4353,15 +4350,15 @@ struct K20_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t939 = 0; /* nonzero: a check below failed */
-    int t940 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1252_n;
-    int32_t t938 = t940 ? A.v_x1252_d[0] : 0;
+    int t940 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1257_n;
+    int32_t t938 = t940 ? A.v_x1257_d[0] : 0;
     t939 |= !t940;
     if (__builtin_expect(t939 != 0, 0)) { /* again, recording the error */
       int32_t t941;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1252_n) {
-        t941 = A.v_x1252_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1257_n) {
+        t941 = A.v_x1257_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1252_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1257_n, 0.0, 0);
         t941 = 0;
       }
     }
@@ -4382,20 +4379,20 @@ struct K20_1_pull {
 struct K20_1_store {
   K20_A A;
   __device__ void operator()(int64_t i, const K20_1_V &v) const {
-    A.v_x1255_d[i] = v.v0;
+    A.v_x1260_d[i] = v.v0;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1252, RtValue **out_v_x1255) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue **out_v_x1260) {
   (void)loc;
   (void)err;
   K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1252_d = v_x1252->data.i;
-  A.v_x1252_n = v_x1252->len;
+  A.v_x1257_d = v_x1257->data.i;
+  A.v_x1257_n = v_x1257->len;
   K20_0_V *K20_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1255 = NULL;
+  RtValue *v_x1260 = NULL;
   /* ONCE */
   {
     K20_0_value = rtg::once_on_device<K20_0_V>("K20", loc, K20_0_pull{A});
@@ -4404,44 +4401,44 @@ static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1252, Rt
   /* MAP */
   {
     const int64_t t942 = 1;
-    v_x1255 = rtg_vec_new(RT_INT, t942);
-    A.v_x1255_d = v_x1255->data.i;
-    A.v_x1255_n = v_x1255->len;
+    v_x1260 = rtg_vec_new(RT_INT, t942);
+    A.v_x1260_d = v_x1260->data.i;
+    A.v_x1260_n = v_x1260->len;
     rtg::map("K20", loc, K20_1_pull{A}, K20_1_store{A}, t942);
   }
   rtg_free(K20_0_value);
   K20_0_value = NULL;
-  *out_v_x1255 = v_x1255;
+  *out_v_x1260 = v_x1260;
   return;
 fail:
-  rt_release(v_x1255);
+  rt_release(v_x1260);
   rtg_free(K20_0_value);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1252, RtValue **out_v_x1255) {
-  RtValue *vals[] = {v_x1252};
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue **out_v_x1260) {
+  RtValue *vals[] = {v_x1257};
   const int64_t sizes[] = {(int64_t)1};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K20_host(err, loc, run, v_x1252, out_v_x1255);
+    K20_host(err, loc, run, v_x1257, out_v_x1260);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1252, out_v_x1255);
+    K20_gpu(err, loc, run, v_x1257, out_v_x1260);
   }
 }
 
 /* K21: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue *v_dev_1264, RtValue **out_v_x1262, RtValue **out_v_x1263) {
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1262, RtValue *v_dev_1269, RtValue **out_v_x1267, RtValue **out_v_x1268) {
   (void)loc;
   (void)run;
-  int32_t *v_x1257_d = v_x1257->data.i;
-  const int64_t v_x1257_n = v_x1257->len;
-  int32_t *v_dev_1264_d = v_dev_1264->data.i;
-  const int64_t v_dev_1264_n = v_dev_1264->len;
-  RtValue *v_x1262 = NULL;
-  RtValue *v_x1263 = NULL;
+  int32_t *v_x1262_d = v_x1262->data.i;
+  const int64_t v_x1262_n = v_x1262->len;
+  int32_t *v_dev_1269_d = v_dev_1269->data.i;
+  const int64_t v_dev_1269_n = v_dev_1269->len;
+  RtValue *v_x1267 = NULL;
+  RtValue *v_x1268 = NULL;
   /* SPLIT */
   {
-    const int64_t t943 = v_x1257_n;
+    const int64_t t943 = v_x1262_n;
     const int64_t t944 = t943 > 0 ? (t943 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t945 = (uint8_t *)rt_alloc_atomic((size_t)t943 + 1);
     int64_t *t946 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t944 + 1)); /* class c, chunk k: [c * chunks + k] */
@@ -4453,23 +4450,23 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, R
         const int32_t t949 = (int32_t)t948;
         int32_t t947x0;
         int32_t t947x1;
-        int32_t t952 = v_x1257_d[t949];
+        int32_t t952 = v_x1262_d[t949];
         t947x0 = t952;
         t947x1 = t952;
         uint8_t t953;
         uint8_t t954;
         int t956 = 0; /* nonzero: a check below failed */
-        int t957 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1264_n;
-        int32_t t955 = t957 ? v_dev_1264_d[0] : 0;
+        int t957 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1269_n;
+        int32_t t955 = t957 ? v_dev_1269_d[0] : 0;
         t956 |= !t957;
         uint8_t t959 = rt_lt_i(t947x0, t955);
         uint8_t t961 = rt_gt_i(t947x1, t955);
         if (__builtin_expect(t956 != 0, 0)) { /* again, recording the error */
           int32_t t962;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1264_n) {
-            t962 = v_dev_1264_d[0];
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1269_n) {
+            t962 = v_dev_1269_d[0];
           } else {
-            NESSIE_RECORD(err, t948, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1264_n, 0.0, 0);
+            NESSIE_RECORD(err, t948, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1269_n, 0.0, 0);
             t962 = 0;
           }
           uint8_t t964 = rt_lt_i(t947x0, t962);
@@ -4495,18 +4492,18 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, R
       t946[0 * t944 + t947] = t967;
       t967 += k;
     }
-    v_x1262 = rt_value_new(rt_vec_type(RT_INT), t967);
-    int32_t *v_x1262_d = v_x1262->data.i;
-    const int64_t v_x1262_n = v_x1262->len;
+    v_x1267 = rt_value_new(rt_vec_type(RT_INT), t967);
+    int32_t *v_x1267_d = v_x1267->data.i;
+    const int64_t v_x1267_n = v_x1267->len;
     int64_t t968 = 0;
     for (int64_t t947 = 0; t947 < t944; t947++) {
       const int64_t k = t946[1 * t944 + t947];
       t946[1 * t944 + t947] = t968;
       t968 += k;
     }
-    v_x1263 = rt_value_new(rt_vec_type(RT_INT), t968);
-    int32_t *v_x1263_d = v_x1263->data.i;
-    const int64_t v_x1263_n = v_x1263->len;
+    v_x1268 = rt_value_new(rt_vec_type(RT_INT), t968);
+    int32_t *v_x1268_d = v_x1268->data.i;
+    const int64_t v_x1268_n = v_x1268->len;
     RT_PARALLEL_FOR_IF(t944 > 1)
     for (int64_t t947 = 0; t947 < t944; t947++) {
       int64_t at[2];
@@ -4519,15 +4516,15 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, R
           continue;
         int32_t t947y0;
         int32_t t947y1;
-        int32_t t969 = v_x1257_d[t949];
+        int32_t t969 = v_x1262_d[t949];
         t947y0 = t969;
         t947y1 = t969;
         if (t945[t948] >> 0 & 1) {
-          v_x1262_d[at[0]] = t947y0;
+          v_x1267_d[at[0]] = t947y0;
           at[0]++;
         }
         if (t945[t948] >> 1 & 1) {
-          v_x1263_d[at[1]] = t947y1;
+          v_x1268_d[at[1]] = t947y1;
           at[1]++;
         }
       }
@@ -4537,22 +4534,22 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, R
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1262 = v_x1262;
-  *out_v_x1263 = v_x1263;
+  *out_v_x1267 = v_x1267;
+  *out_v_x1268 = v_x1268;
   return;
 fail:
-  rt_release(v_x1262);
-  rt_release(v_x1263);
+  rt_release(v_x1267);
+  rt_release(v_x1268);
 }
 
 /* K21: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K21_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1257_d; int64_t v_x1257_n;
-  int32_t *v_dev_1264_d; int64_t v_dev_1264_n;
   int32_t *v_x1262_d; int64_t v_x1262_n;
-  int32_t *v_x1263_d; int64_t v_x1263_n;
+  int32_t *v_dev_1269_d; int64_t v_dev_1269_n;
+  int32_t *v_x1267_d; int64_t v_x1267_n;
+  int32_t *v_x1268_d; int64_t v_x1268_n;
 };
 struct alignas(8) K21_0_V {
   int32_t v0;
@@ -4563,7 +4560,7 @@ struct K21_0_pull {
   __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t970 = A.v_x1257_d[ix];
+    int32_t t970 = A.v_x1262_d[ix];
     return K21_0_V{t970, t970};
   }
 };
@@ -4572,10 +4569,10 @@ struct K21_0_store {
   __device__ void operator()(int c, int64_t i, const K21_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1262_d[i] = v.v0;
+      A.v_x1267_d[i] = v.v0;
       break;
     case 1:
-      A.v_x1263_d[i] = v.v1;
+      A.v_x1268_d[i] = v.v1;
       break;
     }
   }
@@ -4584,17 +4581,17 @@ struct K21_0_pred {
   K21_A A;
   __device__ unsigned operator()(int64_t i, const K21_0_V &v) const {
     int t972 = 0; /* nonzero: a check below failed */
-    int t973 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1264_n;
-    int32_t t971 = t973 ? A.v_dev_1264_d[0] : 0;
+    int t973 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1269_n;
+    int32_t t971 = t973 ? A.v_dev_1269_d[0] : 0;
     t972 |= !t973;
     uint8_t t975 = rt_lt_i(v.v0, t971);
     uint8_t t977 = rt_gt_i(v.v1, t971);
     if (__builtin_expect(t972 != 0, 0)) { /* again, recording the error */
       int32_t t978;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1264_n) {
-        t978 = A.v_dev_1264_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1269_n) {
+        t978 = A.v_dev_1269_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1264_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1269_n, 0.0, 0);
         t978 = 0;
       }
       uint8_t t980 = rt_lt_i(v.v0, t978);
@@ -4603,30 +4600,30 @@ struct K21_0_pred {
     return ((unsigned)((t975) != 0) << 0) | ((unsigned)((t977) != 0) << 1);
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue *v_dev_1264, RtValue **out_v_x1262, RtValue **out_v_x1263) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1262, RtValue *v_dev_1269, RtValue **out_v_x1267, RtValue **out_v_x1268) {
   (void)loc;
   (void)err;
   K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1257_d = v_x1257->data.i;
-  A.v_x1257_n = v_x1257->len;
-  A.v_dev_1264_d = v_dev_1264->data.i;
-  A.v_dev_1264_n = v_dev_1264->len;
-  RtValue *v_x1262 = NULL;
-  RtValue *v_x1263 = NULL;
+  A.v_x1262_d = v_x1262->data.i;
+  A.v_x1262_n = v_x1262->len;
+  A.v_dev_1269_d = v_dev_1269->data.i;
+  A.v_dev_1269_n = v_dev_1269->len;
+  RtValue *v_x1267 = NULL;
+  RtValue *v_x1268 = NULL;
   /* SPLIT */
   rtg::SplitCounts t983; /* the slots of its classes' counts */
   int64_t t984; /* its size */
   {
-    const int64_t t985 = v_x1257->len;
-    v_x1262 = rtg_vec_new(RT_INT, t985);
-    A.v_x1262_d = v_x1262->data.i;
-    A.v_x1262_n = v_x1262->len;
-    v_x1263 = rtg_vec_new(RT_INT, t985);
-    A.v_x1263_d = v_x1263->data.i;
-    A.v_x1263_n = v_x1263->len;
+    const int64_t t985 = v_x1262->len;
+    v_x1267 = rtg_vec_new(RT_INT, t985);
+    A.v_x1267_d = v_x1267->data.i;
+    A.v_x1267_n = v_x1267->len;
+    v_x1268 = rtg_vec_new(RT_INT, t985);
+    A.v_x1268_d = v_x1268->data.i;
+    A.v_x1268_n = v_x1268->len;
     t984 = t985;
     t983 = rtg::split_launch<K21_0_V, 2>("K21", loc, K21_0_pull{A}, K21_0_pred{A}, t985, K21_0_store{A});
   }
@@ -4634,29 +4631,29 @@ static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, Rt
     int64_t t986[2];
     t986[0] = rtg::filter_count(t983.at[0]);
     t986[1] = rtg::filter_count(t983.at[1]);
-    v_x1262 = rtg_vec_fit(v_x1262, t986[0]);
-    A.v_x1262_d = v_x1262->data.i;
-    A.v_x1262_n = v_x1262->len;
-    v_x1263 = rtg_vec_fit(v_x1263, t986[1]);
-    A.v_x1263_d = v_x1263->data.i;
-    A.v_x1263_n = v_x1263->len;
+    v_x1267 = rtg_vec_fit(v_x1267, t986[0]);
+    A.v_x1267_d = v_x1267->data.i;
+    A.v_x1267_n = v_x1267->len;
+    v_x1268 = rtg_vec_fit(v_x1268, t986[1]);
+    A.v_x1268_d = v_x1268->data.i;
+    A.v_x1268_n = v_x1268->len;
   }
-  *out_v_x1262 = v_x1262;
-  *out_v_x1263 = v_x1263;
+  *out_v_x1267 = v_x1267;
+  *out_v_x1268 = v_x1268;
   return;
 fail:
-  rt_release(v_x1262);
-  rt_release(v_x1263);
+  rt_release(v_x1267);
+  rt_release(v_x1268);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue *v_dev_1264, RtValue **out_v_x1262, RtValue **out_v_x1263) {
-  RtValue *vals[] = {v_x1257, v_dev_1264};
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1262, RtValue *v_dev_1269, RtValue **out_v_x1267, RtValue **out_v_x1268) {
+  RtValue *vals[] = {v_x1262, v_dev_1269};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K21_host(err, loc, run, v_x1257, v_dev_1264, out_v_x1262, out_v_x1263);
+    K21_host(err, loc, run, v_x1262, v_dev_1269, out_v_x1267, out_v_x1268);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x1257, v_dev_1264, out_v_x1262, out_v_x1263);
+    K21_gpu(err, loc, run, v_x1262, v_dev_1269, out_v_x1267, out_v_x1268);
   }
 }
 
@@ -4670,12 +4667,12 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1256 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K20, 3, v_x19, &v_dev_1256);
+    RtValue *v_dev_1261 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K20, 3, v_x19, &v_dev_1261);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 2, v_x19, v_dev_1256, &v_x42, &v_x60);
-    rt_release(v_dev_1256);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 2, v_x19, v_dev_1261, &v_x42, &v_x60);
+    rt_release(v_dev_1261);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
@@ -4848,7 +4845,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x442 = NULL;
       int32_t v_x520 = 0;
       int32_t v_x521 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 4, v_x133, v_x253, &v_x442, &v_x520, &v_x521, 5);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 4, v_x253, &v_x442, &v_x520, &v_x521, 5);
       rt_release(v_x253);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x580 = NULL;
