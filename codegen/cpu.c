@@ -223,34 +223,6 @@ static void combine_into(Kx *x, const char **acc, const char **vals, const CgChe
   thunk_into(x, x->s->second, args, c, acc);
 }
 
-/* Thunk 't' giving only its first 'n' values, without the lets that
-   those do not read, directly or through other lets (the lets are
-   shared, not copied): a SCAN's second pass, where the first made
-   every check of the whole thunk at every element already. */
-static const LcuThunk *first_values(const LcuThunk *t, int n) {
-  if (n == t->body.len)
-    return t;
-  LcuThunk *c = NEW(LcuThunk);
-  *c = *t;
-  c->body = (Vec){0};
-  for (int i = 0; i < n; i++)
-    vec_push(&c->body, t->body.data[i]);
-  bool *keep = xmalloc_atomic(sizeof(bool) * (size_t)(t->lets.len + 1));
-  for (int l = t->lets.len - 1; l >= 0; l--) {
-    const LcuVar *v = ((const LcuLet *)t->lets.data[l])->var;
-    keep[l] = false;
-    for (int i = 0; i < n && !keep[l]; i++)
-      keep[l] = lcu_exp_reads(c->body.data[i], v);
-    for (int m = l + 1; m < t->lets.len && !keep[l]; m++)
-      keep[l] = keep[m] && lcu_exp_reads(((const LcuLet *)t->lets.data[m])->value, v);
-  }
-  c->lets = (Vec){0};
-  for (int l = 0; l < t->lets.len; l++)
-    if (keep[l])
-      vec_push(&c->lets, t->lets.data[l]);
-  return c;
-}
-
 /* A REDUCE or SCAN: each chunk reduced, the chunks' results combined in
    order, and (SCAN) each chunk scanned again from its prefix.  A SCAN's
    map columns (lcu.h) are written in pass 1, which makes every check of
@@ -334,7 +306,8 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   open_elements(x, c, i, ix, n);
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s[%s] = %s;", dst[v], i, acc2[v]);
-  const LcuThunk *scanned = first_values(s->pull, nv);
+  /* pass 1 made every check of the whole pull at every element */
+  const LcuThunk *scanned = lcu_thunk_values(s->pull, 0, nv);
   const char **val2 = declare_values(x, scanned, xprintf("%sy", c));
   thunk_into(x, scanned, (const char *[]){ix}, &ck, val2);
   combine_into(x, acc2, val2, &op);

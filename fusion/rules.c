@@ -1028,12 +1028,18 @@ static bool rule_side_by_side(Rw *w) {
    result's segments), a lifted `if` writes the flags it scans, a
    subscript's check reduces the indices it also writes.  The
    new pull does the work of the one that came first first (its values
-   as lets, the SCAN's then listed first), and where both can fail its
-   checks must come in the order of their places (side by side's
-   condition).  A MAP whose thunk calls a scalar loop is left alone (the
-   GPU gives such a MAP a grid of its own, codegen/cuda.c).  Last, so
-   that a MAP its readers can take (composition, the gathers) goes to
-   them first. ---- */
+   as lets, the SCAN's then listed first).  At most one of the two may
+   fail: the SOAC then reports what that one reported (the lowest
+   element's error), and so does the CUDA target, which runs the two
+   apart again (lcu_scan_maps_apart), each its own part of the pull, the
+   MAP first.  Both may where the MAP came first and makes every check
+   of the SCAN (checks_made_by): the SCAN fails only where the MAP does,
+   and the MAP's error comes first everywhere.  A MAP whose thunk calls
+   a scalar loop is left alone (the GPU gives such a MAP a grid of its
+   own, codegen/cuda.c).  Last, so that a MAP its readers can take
+   (composition, the gathers) goes to them first. ---- */
+
+static bool checks_made_by(const Rw *w, int d, int c);
 
 /* Does MAP 'm' read a parameter that the run gives the result of a
    seg_ids run?  After fusion, segmap.c makes such a MAP a SEG_MAP that
@@ -1096,6 +1102,8 @@ static bool rule_map_scan(Rw *w) {
         continue;
       const LcuSoac *M = map_first ? A : B, *S = map_first ? B : A;
       bool at_b;
+      if (fails(w, A) && fails(w, B) && !(map_first && checks_made_by(w, b, a)))
+        continue;
       if (!pair_place(w, a, b, fails(w, A), fails(w, B), dep, &at_b))
         continue;
       LcuSoac *s = NEW(LcuSoac);
@@ -1103,8 +1111,6 @@ static bool rule_map_scan(Rw *w) {
       s->pull = scan_map_pull(w, A, B);
       results_of_pair(s, S, M);
       s->maps = S->maps + M->pull->body.len;
-      if (fails(w, A) && fails(w, B) && !keeps_order(w, s))
-        continue;
       put_pair(w, a, b, at_b, s);
       return true;
     }

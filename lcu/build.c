@@ -1049,17 +1049,13 @@ void lcu_drop_unused_params(LcuProgram *p) {
   }
 }
 
-/* The part of pull thunk 't' that gives its values from..to-1: a copy
-   whose body is those values (lets the others alone read stay: a
-   compiler drops them). */
+/* The part of pull thunk 't' that gives its values from..to-1, and
+   only the lets they read: a copy.  Fusion made the pull of a MAP's and
+   a SCAN's (REDUCE's) thunks, at most one of which can fail, so each
+   part is what that SOAC computed and checked before, and the two
+   report what the one SOAC does. */
 static LcuThunk *pull_part(LcuProgram *p, const LcuThunk *t, int from, int to) {
-  LcuThunk *c = lcu_copy_thunk(p, t, NULL);
-  Vec body = {0};
-  for (int i = from; i < to; i++)
-    vec_push(&body, c->body.data[i]);
-  c->body = body;
-  lcu_fill_using(c);
-  return c;
+  return lcu_thunk_values(lcu_copy_thunk(p, t, NULL), from, to);
 }
 
 void lcu_scan_maps_apart(LcuProgram *p) {

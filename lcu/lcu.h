@@ -811,6 +811,10 @@ LcuExp *lcu_copy_exp(LcuProgram *p, const LcuExp *e, PtrMap *renaming);
 /* A copy of thunk 't' with new parameters and let binders; its `using`
    variables renamed by 'renaming' (may be NULL). */
 LcuThunk *lcu_copy_thunk(LcuProgram *p, const LcuThunk *t, PtrMap *renaming);
+/* Thunk 't' giving only its values from..to-1, with only the lets those
+   read, directly or through other lets: a new thunk sharing t's
+   parameters, lets and expressions. */
+LcuThunk *lcu_thunk_values(const LcuThunk *t, int from, int to);
 /* A copy of kernel 'k' with new variables for all it binds (parameters,
    SOAC results, thunk binders); named as 'k' until lcu_add_kernel. */
 LcuKernel *lcu_copy_kernel(LcuProgram *p, const LcuKernel *k);

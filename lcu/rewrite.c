@@ -80,6 +80,27 @@ LcuExp *lcu_copy_exp(LcuProgram *p, const LcuExp *e, PtrMap *renaming) {
   return c;
 }
 
+LcuThunk *lcu_thunk_values(const LcuThunk *t, int from, int to) {
+  LcuThunk *c = lcu_thunk_new();
+  c->params = t->params;
+  for (int i = from; i < to; i++)
+    vec_push(&c->body, t->body.data[i]);
+  bool *keep = xmalloc_atomic(sizeof(bool) * (size_t)(t->lets.len + 1));
+  for (int l = t->lets.len - 1; l >= 0; l--) {
+    const LcuVar *v = ((const LcuLet *)t->lets.data[l])->var;
+    keep[l] = false;
+    for (int i = 0; i < c->body.len && !keep[l]; i++)
+      keep[l] = lcu_exp_reads(c->body.data[i], v);
+    for (int m = l + 1; m < t->lets.len && !keep[l]; m++)
+      keep[l] = keep[m] && lcu_exp_reads(((const LcuLet *)t->lets.data[m])->value, v);
+  }
+  for (int l = 0; l < t->lets.len; l++)
+    if (keep[l])
+      vec_push(&c->lets, t->lets.data[l]);
+  lcu_fill_using(c);
+  return c;
+}
+
 LcuThunk *lcu_copy_thunk(LcuProgram *p, const LcuThunk *t, PtrMap *renaming) {
   if (!t)
     return NULL;

@@ -204,20 +204,11 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, RtVa
     RT_PARALLEL_FOR_IF(t3 >= RT_PARALLEL_MIN)
     for (int64_t t4 = 0; t4 < t3; t4++) {
       const int32_t t5 = (int32_t)t4;
-      int32_t t6 = v_x317_d[t5];
-      uint8_t t8 = rt_ge_i(t6, 0);
-      uint8_t t10 = rt_lt_i(t6, v_x313);
-      uint8_t t12 = rt_and_b(t8, t10);
-      int32_t t13;
-      if (t12) {
-        t13 = 2147483647;
-      } else {
-        t13 = t5;
-      }
-      int32_t t15 = rt_mul_i(t5, v_x313);
-      int32_t t17 = rt_add_i(t15, t6);
+      int32_t t7 = rt_mul_i(t5, v_x313);
+      int32_t t8 = v_x317_d[t5];
+      int32_t t10 = rt_add_i(t7, t8);
       v_x316_d[t4] = v_x313;
-      v_x331_d[t4] = t17;
+      v_x331_d[t4] = t10;
     }
   }
   if (err->index != INT64_MAX)
@@ -229,105 +220,104 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, RtVa
     const int64_t v_x331_n = v_x331->len;
     /* REDUCE */
     {
-      const int64_t t18 = v_x317_n;
-      const int64_t t19 = t18 > 0 ? (t18 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t20 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t19);
-      int32_t *t21 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t19);
-      int32_t *t22 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t19);
-      RT_PARALLEL_FOR_IF(t19 > 1)
-      for (int64_t t23 = 0; t23 < t19; t23++) {
-        int32_t t23a0;
-        int32_t t23a1;
-        int32_t t23a2;
-        t23a0 = 2147483647;
-        t23a1 = 0;
-        t23a2 = 1;
-        const int64_t t23_end = (t23 + 1) * RT_CHUNK < t18 ? (t23 + 1) * RT_CHUNK : t18;
-        for (int64_t t24 = t23 * RT_CHUNK; t24 < t23_end; t24++) {
-          const int32_t t25 = (int32_t)t24;
-          int32_t t23x0;
-          int32_t t23x1;
-          int32_t t23x2;
-          int32_t t26 = v_x317_d[t25];
-          uint8_t t28 = rt_ge_i(t26, 0);
-          uint8_t t30 = rt_lt_i(t26, v_x313);
-          uint8_t t32 = rt_and_b(t28, t30);
-          int32_t t33;
-          if (t32) {
-            t33 = 2147483647;
+      const int64_t t11 = v_x317_n;
+      const int64_t t12 = t11 > 0 ? (t11 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t13 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t12);
+      int32_t *t14 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t12);
+      int32_t *t15 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t12);
+      RT_PARALLEL_FOR_IF(t12 > 1)
+      for (int64_t t16 = 0; t16 < t12; t16++) {
+        int32_t t16a0;
+        int32_t t16a1;
+        int32_t t16a2;
+        t16a0 = 2147483647;
+        t16a1 = 0;
+        t16a2 = 1;
+        const int64_t t16_end = (t16 + 1) * RT_CHUNK < t11 ? (t16 + 1) * RT_CHUNK : t11;
+        for (int64_t t17 = t16 * RT_CHUNK; t17 < t16_end; t17++) {
+          const int32_t t18 = (int32_t)t17;
+          int32_t t16x0;
+          int32_t t16x1;
+          int32_t t16x2;
+          int32_t t19 = v_x317_d[t18];
+          uint8_t t21 = rt_ge_i(t19, 0);
+          uint8_t t23 = rt_lt_i(t19, v_x313);
+          uint8_t t25 = rt_and_b(t21, t23);
+          int32_t t26;
+          if (t25) {
+            t26 = 2147483647;
           } else {
-            t33 = t25;
+            t26 = t18;
           }
-          int32_t t35 = rt_mul_i(t25, v_x313);
-          t23x0 = t33;
-          t23x1 = t26;
-          t23x2 = v_x313;
-          uint8_t t37 = rt_le_i(t23a0, t23x0);
-          int32_t t38;
-          if (t37) {
-            t38 = t23a0;
+          t16x0 = t26;
+          t16x1 = t19;
+          t16x2 = v_x313;
+          uint8_t t28 = rt_le_i(t16a0, t16x0);
+          int32_t t29;
+          if (t28) {
+            t29 = t16a0;
           } else {
-            t38 = t23x0;
+            t29 = t16x0;
           }
-          int32_t t39;
-          if (t37) {
-            t39 = t23a1;
+          int32_t t30;
+          if (t28) {
+            t30 = t16a1;
           } else {
-            t39 = t23x1;
+            t30 = t16x1;
           }
-          int32_t t40;
-          if (t37) {
-            t40 = t23a2;
+          int32_t t31;
+          if (t28) {
+            t31 = t16a2;
           } else {
-            t40 = t23x2;
+            t31 = t16x2;
           }
-          t23a0 = t38;
-          t23a1 = t39;
-          t23a2 = t40;
+          t16a0 = t29;
+          t16a1 = t30;
+          t16a2 = t31;
         }
-        t20[t23] = t23a0;
-        t21[t23] = t23a1;
-        t22[t23] = t23a2;
+        t13[t16] = t16a0;
+        t14[t16] = t16a1;
+        t15[t16] = t16a2;
       }
-      int32_t t23t0;
-      int32_t t23t1;
-      int32_t t23t2;
-      t23t0 = 2147483647;
-      t23t1 = 0;
-      t23t2 = 1;
-      for (int64_t t23 = 0; t23 < t19; t23++) {
-        const int32_t t41 = t20[t23];
-        const int32_t t42 = t21[t23];
-        const int32_t t43 = t22[t23];
-        uint8_t t45 = rt_le_i(t23t0, t41);
-        int32_t t46;
-        if (t45) {
-          t46 = t23t0;
+      int32_t t16t0;
+      int32_t t16t1;
+      int32_t t16t2;
+      t16t0 = 2147483647;
+      t16t1 = 0;
+      t16t2 = 1;
+      for (int64_t t16 = 0; t16 < t12; t16++) {
+        const int32_t t32 = t13[t16];
+        const int32_t t33 = t14[t16];
+        const int32_t t34 = t15[t16];
+        uint8_t t36 = rt_le_i(t16t0, t32);
+        int32_t t37;
+        if (t36) {
+          t37 = t16t0;
         } else {
-          t46 = t41;
+          t37 = t32;
         }
-        int32_t t47;
-        if (t45) {
-          t47 = t23t1;
+        int32_t t38;
+        if (t36) {
+          t38 = t16t1;
         } else {
-          t47 = t42;
+          t38 = t33;
         }
-        int32_t t48;
-        if (t45) {
-          t48 = t23t2;
+        int32_t t39;
+        if (t36) {
+          t39 = t16t2;
         } else {
-          t48 = t43;
+          t39 = t34;
         }
-        t23t0 = t46;
-        t23t1 = t47;
-        t23t2 = t48;
+        t16t0 = t37;
+        t16t1 = t38;
+        t16t2 = t39;
       }
-      v_x325 = t23t0;
-      rt_free(t20);
-      v_x326 = t23t1;
-      rt_free(t21);
-      v_x327 = t23t2;
-      rt_free(t22);
+      v_x325 = t16t0;
+      rt_free(t13);
+      v_x326 = t16t1;
+      rt_free(t14);
+      v_x327 = t16t2;
+      rt_free(t15);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -363,19 +353,10 @@ struct K2_0_pull {
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t49 = A.v_x317_d[ix];
-    uint8_t t51 = rt_ge_i(t49, 0);
-    uint8_t t53 = rt_lt_i(t49, A.v_x313);
-    uint8_t t55 = rt_and_b(t51, t53);
-    int32_t t56;
-    if (t55) {
-      t56 = 2147483647;
-    } else {
-      t56 = ix;
-    }
-    int32_t t58 = rt_mul_i(ix, A.v_x313);
-    int32_t t60 = rt_add_i(t58, t49);
-    return K2_0_V{A.v_x313, t60};
+    int32_t t41 = rt_mul_i(ix, A.v_x313);
+    int32_t t42 = A.v_x317_d[ix];
+    int32_t t44 = rt_add_i(t41, t42);
+    return K2_0_V{A.v_x313, t44};
   }
 };
 struct K2_0_store {
@@ -395,43 +376,42 @@ struct K2_1_pull {
   __device__ K2_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t61 = A.v_x317_d[ix];
-    uint8_t t63 = rt_ge_i(t61, 0);
-    uint8_t t65 = rt_lt_i(t61, A.v_x313);
-    uint8_t t67 = rt_and_b(t63, t65);
-    int32_t t68;
-    if (t67) {
-      t68 = 2147483647;
+    int32_t t45 = A.v_x317_d[ix];
+    uint8_t t47 = rt_ge_i(t45, 0);
+    uint8_t t49 = rt_lt_i(t45, A.v_x313);
+    uint8_t t51 = rt_and_b(t47, t49);
+    int32_t t52;
+    if (t51) {
+      t52 = 2147483647;
     } else {
-      t68 = ix;
+      t52 = ix;
     }
-    int32_t t70 = rt_mul_i(ix, A.v_x313);
-    return K2_1_V{t68, t61, A.v_x313};
+    return K2_1_V{t52, t45, A.v_x313};
   }
 };
 struct K2_1_op {
   K2_A A;
   __device__ K2_1_V operator()(const K2_1_V &a, const K2_1_V &b) const {
-    uint8_t t72 = rt_le_i(a.v0, b.v0);
-    int32_t t73;
-    if (t72) {
-      t73 = a.v0;
+    uint8_t t54 = rt_le_i(a.v0, b.v0);
+    int32_t t55;
+    if (t54) {
+      t55 = a.v0;
     } else {
-      t73 = b.v0;
+      t55 = b.v0;
     }
-    int32_t t74;
-    if (t72) {
-      t74 = a.v1;
+    int32_t t56;
+    if (t54) {
+      t56 = a.v1;
     } else {
-      t74 = b.v1;
+      t56 = b.v1;
     }
-    int32_t t75;
-    if (t72) {
-      t75 = a.v2;
+    int32_t t57;
+    if (t54) {
+      t57 = a.v2;
     } else {
-      t75 = b.v2;
+      t57 = b.v2;
     }
-    return K2_1_V{t73, t74, t75};
+    return K2_1_V{t55, t56, t57};
   }
 };
 struct K2_1_ride {
@@ -458,24 +438,24 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, RtVal
   int32_t v_x327 = 0;
   /* MAP */
   {
-    const int64_t t76 = v_x317->len;
-    v_x316 = rtg_vec_new(RT_INT, t76);
+    const int64_t t58 = v_x317->len;
+    v_x316 = rtg_vec_new(RT_INT, t58);
     A.v_x316_d = v_x316->data.i;
     A.v_x316_n = v_x316->len;
-    v_x331 = rtg_vec_new(RT_INT, t76);
+    v_x331 = rtg_vec_new(RT_INT, t58);
     A.v_x331_d = v_x331->data.i;
     A.v_x331_n = v_x331->len;
     /* computed in the launch of SOAC 1 (K2_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t77 = v_x317->len;
-    const K2_1_V t78 = rtg::reduce("K2", loc, K2_1_ride{A}, K2_1_op{A}, K2_1_V{2147483647, 0, 1}, t77);
-    v_x325 = t78.v0;
+    const int64_t t59 = v_x317->len;
+    const K2_1_V t60 = rtg::reduce("K2", loc, K2_1_ride{A}, K2_1_op{A}, K2_1_V{2147483647, 0, 1}, t59);
+    v_x325 = t60.v0;
     A.v_x325 = v_x325;
-    v_x326 = t78.v1;
+    v_x326 = t60.v1;
     A.v_x326 = v_x326;
-    v_x327 = t78.v2;
+    v_x327 = t60.v2;
     A.v_x327 = v_x327;
   }
   *out_v_x316 = v_x316;
@@ -511,45 +491,45 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int3
   RtValue *v_x343 = NULL;
   /* MAP */
   {
-    const int64_t t79 = v_x341_n;
-    v_x343 = rt_value_new(rt_vec_type(RT_INT), t79);
+    const int64_t t61 = v_x341_n;
+    v_x343 = rt_value_new(rt_vec_type(RT_INT), t61);
     int32_t *v_x343_d = v_x343->data.i;
     const int64_t v_x343_n = v_x343->len;
-    RT_PARALLEL_FOR_IF(t79 >= RT_PARALLEL_MIN)
-    for (int64_t t80 = 0; t80 < t79; t80++) {
-      const int32_t t81 = (int32_t)t80;
-      int t84 = 0; /* nonzero: a check below failed */
-      int32_t t82 = v_x341_d[t81];
-      int t85 = (uint64_t)(int64_t)t82 < (uint64_t)v_x332;
-      int32_t t83 = t85 ? t82 : 0;
-      t84 |= !t85;
-      int32_t t87 = rt_rem_by(t83, v_x335_dv, &t84);
-      int t89 = (uint64_t)(int64_t)t87 < (uint64_t)v_x338_n;
-      int32_t t88 = t89 ? v_x338_d[t87] : 0;
-      t84 |= !t89;
-      if (__builtin_expect(t84 != 0, 0)) { /* again, recording the error */
-        int32_t t90 = v_x341_d[t81];
-        int32_t t91;
-        if ((uint64_t)(int64_t)t90 < (uint64_t)v_x332) {
-          t91 = t90;
+    RT_PARALLEL_FOR_IF(t61 >= RT_PARALLEL_MIN)
+    for (int64_t t62 = 0; t62 < t61; t62++) {
+      const int32_t t63 = (int32_t)t62;
+      int t66 = 0; /* nonzero: a check below failed */
+      int32_t t64 = v_x341_d[t63];
+      int t67 = (uint64_t)(int64_t)t64 < (uint64_t)v_x332;
+      int32_t t65 = t67 ? t64 : 0;
+      t66 |= !t67;
+      int32_t t69 = rt_rem_by(t65, v_x335_dv, &t66);
+      int t71 = (uint64_t)(int64_t)t69 < (uint64_t)v_x338_n;
+      int32_t t70 = t71 ? v_x338_d[t69] : 0;
+      t66 |= !t71;
+      if (__builtin_expect(t66 != 0, 0)) { /* again, recording the error */
+        int32_t t72 = v_x341_d[t63];
+        int32_t t73;
+        if ((uint64_t)(int64_t)t72 < (uint64_t)v_x332) {
+          t73 = t72;
         } else {
-          NESSIE_RECORD(err, t80, RT_CHECK_INDEX, 1, 0, RT_GATHER, t90, v_x332, 0.0, 0);
-          t91 = 0;
+          NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 1, 0, RT_GATHER, t72, v_x332, 0.0, 0);
+          t73 = 0;
         }
-        int t92 = 0;
-        int32_t t93 = rt_rem_by(t91, v_x335_dv, &t92);
-        if (t92) {
-          NESSIE_RECORD(err, t80, RT_CHECK_SCALAR, 0, t92, RT_REM, 0, 0, 0.0, 1);
+        int t74 = 0;
+        int32_t t75 = rt_rem_by(t73, v_x335_dv, &t74);
+        if (t74) {
+          NESSIE_RECORD(err, t62, RT_CHECK_SCALAR, 0, t74, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t94;
-        if ((uint64_t)(int64_t)t93 < (uint64_t)v_x338_n) {
-          t94 = v_x338_d[t93];
+        int32_t t76;
+        if ((uint64_t)(int64_t)t75 < (uint64_t)v_x338_n) {
+          t76 = v_x338_d[t75];
         } else {
-          NESSIE_RECORD(err, t80, RT_CHECK_INDEX, 0, 0, RT_GATHER, t93, v_x338_n, 0.0, 2);
-          t94 = 0;
+          NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 0, 0, RT_GATHER, t75, v_x338_n, 0.0, 2);
+          t76 = 0;
         }
       }
-      v_x343_d[t80] = t88;
+      v_x343_d[t62] = t70;
     }
   }
   if (err->index != INT64_MAX)
@@ -579,38 +559,38 @@ struct K3_0_pull {
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t97 = 0; /* nonzero: a check below failed */
-    int32_t t95 = rtg::ld_stream(&A.v_x341_d[ix]);
-    int t98 = (uint64_t)(int64_t)t95 < (uint64_t)A.v_x332;
-    int32_t t96 = t98 ? t95 : 0;
-    t97 |= !t98;
-    int32_t t100 = rt_rem_by(t96, A.v_x335_dv, &t97);
-    int t102 = (uint64_t)(int64_t)t100 < (uint64_t)A.v_x338_n;
-    int32_t t101 = t102 ? A.v_x338_d[t100] : 0;
-    t97 |= !t102;
-    if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
-      int32_t t103 = rtg::ld_stream(&A.v_x341_d[ix]);
-      int32_t t104;
-      if ((uint64_t)(int64_t)t103 < (uint64_t)A.v_x332) {
-        t104 = t103;
+    int t79 = 0; /* nonzero: a check below failed */
+    int32_t t77 = rtg::ld_stream(&A.v_x341_d[ix]);
+    int t80 = (uint64_t)(int64_t)t77 < (uint64_t)A.v_x332;
+    int32_t t78 = t80 ? t77 : 0;
+    t79 |= !t80;
+    int32_t t82 = rt_rem_by(t78, A.v_x335_dv, &t79);
+    int t84 = (uint64_t)(int64_t)t82 < (uint64_t)A.v_x338_n;
+    int32_t t83 = t84 ? A.v_x338_d[t82] : 0;
+    t79 |= !t84;
+    if (__builtin_expect(t79 != 0, 0)) { /* again, recording the error */
+      int32_t t85 = rtg::ld_stream(&A.v_x341_d[ix]);
+      int32_t t86;
+      if ((uint64_t)(int64_t)t85 < (uint64_t)A.v_x332) {
+        t86 = t85;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t103, A.v_x332, 0.0, 0);
-        t104 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t85, A.v_x332, 0.0, 0);
+        t86 = 0;
       }
-      int t105 = 0;
-      int32_t t106 = rt_rem_by(t104, A.v_x335_dv, &t105);
-      if (t105) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t105, RT_REM, 0, 0, 0.0, 1);
+      int t87 = 0;
+      int32_t t88 = rt_rem_by(t86, A.v_x335_dv, &t87);
+      if (t87) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t87, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t107;
-      if ((uint64_t)(int64_t)t106 < (uint64_t)A.v_x338_n) {
-        t107 = A.v_x338_d[t106];
+      int32_t t89;
+      if ((uint64_t)(int64_t)t88 < (uint64_t)A.v_x338_n) {
+        t89 = A.v_x338_d[t88];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t106, A.v_x338_n, 0.0, 2);
-        t107 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t88, A.v_x338_n, 0.0, 2);
+        t89 = 0;
       }
     }
-    return K3_0_V{t101};
+    return K3_0_V{t83};
   }
 };
 struct K3_0_store {
@@ -636,11 +616,11 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32
   RtValue *v_x343 = NULL;
   /* MAP */
   {
-    const int64_t t108 = v_x341->len;
-    v_x343 = rtg_vec_new(RT_INT, t108);
+    const int64_t t90 = v_x341->len;
+    v_x343 = rtg_vec_new(RT_INT, t90);
     A.v_x343_d = v_x343->data.i;
     A.v_x343_n = v_x343->len;
-    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t108);
+    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t90);
   }
   *out_v_x343 = v_x343;
   return;
@@ -671,45 +651,45 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x380, int3
   RtValue *v_x391 = NULL;
   /* MAP */
   {
-    const int64_t t185 = v_x389_n;
-    v_x391 = rt_value_new(rt_vec_type(RT_INT), t185);
+    const int64_t t149 = v_x389_n;
+    v_x391 = rt_value_new(rt_vec_type(RT_INT), t149);
     int32_t *v_x391_d = v_x391->data.i;
     const int64_t v_x391_n = v_x391->len;
-    RT_PARALLEL_FOR_IF(t185 >= RT_PARALLEL_MIN)
-    for (int64_t t186 = 0; t186 < t185; t186++) {
-      const int32_t t187 = (int32_t)t186;
-      int t190 = 0; /* nonzero: a check below failed */
-      int32_t t188 = v_x389_d[t187];
-      int t191 = (uint64_t)(int64_t)t188 < (uint64_t)v_x380;
-      int32_t t189 = t191 ? t188 : 0;
-      t190 |= !t191;
-      int32_t t193 = rt_rem_by(t189, v_x383_dv, &t190);
-      int t195 = (uint64_t)(int64_t)t193 < (uint64_t)v_x386_n;
-      int32_t t194 = t195 ? v_x386_d[t193] : 0;
-      t190 |= !t195;
-      if (__builtin_expect(t190 != 0, 0)) { /* again, recording the error */
-        int32_t t196 = v_x389_d[t187];
-        int32_t t197;
-        if ((uint64_t)(int64_t)t196 < (uint64_t)v_x380) {
-          t197 = t196;
+    RT_PARALLEL_FOR_IF(t149 >= RT_PARALLEL_MIN)
+    for (int64_t t150 = 0; t150 < t149; t150++) {
+      const int32_t t151 = (int32_t)t150;
+      int t154 = 0; /* nonzero: a check below failed */
+      int32_t t152 = v_x389_d[t151];
+      int t155 = (uint64_t)(int64_t)t152 < (uint64_t)v_x380;
+      int32_t t153 = t155 ? t152 : 0;
+      t154 |= !t155;
+      int32_t t157 = rt_rem_by(t153, v_x383_dv, &t154);
+      int t159 = (uint64_t)(int64_t)t157 < (uint64_t)v_x386_n;
+      int32_t t158 = t159 ? v_x386_d[t157] : 0;
+      t154 |= !t159;
+      if (__builtin_expect(t154 != 0, 0)) { /* again, recording the error */
+        int32_t t160 = v_x389_d[t151];
+        int32_t t161;
+        if ((uint64_t)(int64_t)t160 < (uint64_t)v_x380) {
+          t161 = t160;
         } else {
-          NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 2, 0, RT_GATHER, t196, v_x380, 0.0, 0);
-          t197 = 0;
+          NESSIE_RECORD(err, t150, RT_CHECK_INDEX, 2, 0, RT_GATHER, t160, v_x380, 0.0, 0);
+          t161 = 0;
         }
-        int t198 = 0;
-        int32_t t199 = rt_rem_by(t197, v_x383_dv, &t198);
-        if (t198) {
-          NESSIE_RECORD(err, t186, RT_CHECK_SCALAR, 0, t198, RT_REM, 0, 0, 0.0, 1);
+        int t162 = 0;
+        int32_t t163 = rt_rem_by(t161, v_x383_dv, &t162);
+        if (t162) {
+          NESSIE_RECORD(err, t150, RT_CHECK_SCALAR, 0, t162, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t200;
-        if ((uint64_t)(int64_t)t199 < (uint64_t)v_x386_n) {
-          t200 = v_x386_d[t199];
+        int32_t t164;
+        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x386_n) {
+          t164 = v_x386_d[t163];
         } else {
-          NESSIE_RECORD(err, t186, RT_CHECK_INDEX, 0, 0, RT_GATHER, t199, v_x386_n, 0.0, 2);
-          t200 = 0;
+          NESSIE_RECORD(err, t150, RT_CHECK_INDEX, 0, 0, RT_GATHER, t163, v_x386_n, 0.0, 2);
+          t164 = 0;
         }
       }
-      v_x391_d[t186] = t194;
+      v_x391_d[t150] = t158;
     }
   }
   if (err->index != INT64_MAX)
@@ -739,38 +719,38 @@ struct K5_0_pull {
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t203 = 0; /* nonzero: a check below failed */
-    int32_t t201 = rtg::ld_stream(&A.v_x389_d[ix]);
-    int t204 = (uint64_t)(int64_t)t201 < (uint64_t)A.v_x380;
-    int32_t t202 = t204 ? t201 : 0;
-    t203 |= !t204;
-    int32_t t206 = rt_rem_by(t202, A.v_x383_dv, &t203);
-    int t208 = (uint64_t)(int64_t)t206 < (uint64_t)A.v_x386_n;
-    int32_t t207 = t208 ? A.v_x386_d[t206] : 0;
-    t203 |= !t208;
-    if (__builtin_expect(t203 != 0, 0)) { /* again, recording the error */
-      int32_t t209 = rtg::ld_stream(&A.v_x389_d[ix]);
-      int32_t t210;
-      if ((uint64_t)(int64_t)t209 < (uint64_t)A.v_x380) {
-        t210 = t209;
+    int t167 = 0; /* nonzero: a check below failed */
+    int32_t t165 = rtg::ld_stream(&A.v_x389_d[ix]);
+    int t168 = (uint64_t)(int64_t)t165 < (uint64_t)A.v_x380;
+    int32_t t166 = t168 ? t165 : 0;
+    t167 |= !t168;
+    int32_t t170 = rt_rem_by(t166, A.v_x383_dv, &t167);
+    int t172 = (uint64_t)(int64_t)t170 < (uint64_t)A.v_x386_n;
+    int32_t t171 = t172 ? A.v_x386_d[t170] : 0;
+    t167 |= !t172;
+    if (__builtin_expect(t167 != 0, 0)) { /* again, recording the error */
+      int32_t t173 = rtg::ld_stream(&A.v_x389_d[ix]);
+      int32_t t174;
+      if ((uint64_t)(int64_t)t173 < (uint64_t)A.v_x380) {
+        t174 = t173;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t209, A.v_x380, 0.0, 0);
-        t210 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t173, A.v_x380, 0.0, 0);
+        t174 = 0;
       }
-      int t211 = 0;
-      int32_t t212 = rt_rem_by(t210, A.v_x383_dv, &t211);
-      if (t211) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t211, RT_REM, 0, 0, 0.0, 1);
+      int t175 = 0;
+      int32_t t176 = rt_rem_by(t174, A.v_x383_dv, &t175);
+      if (t175) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t175, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t213;
-      if ((uint64_t)(int64_t)t212 < (uint64_t)A.v_x386_n) {
-        t213 = A.v_x386_d[t212];
+      int32_t t177;
+      if ((uint64_t)(int64_t)t176 < (uint64_t)A.v_x386_n) {
+        t177 = A.v_x386_d[t176];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, A.v_x386_n, 0.0, 2);
-        t213 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t176, A.v_x386_n, 0.0, 2);
+        t177 = 0;
       }
     }
-    return K5_0_V{t207};
+    return K5_0_V{t171};
   }
 };
 struct K5_0_store {
@@ -796,11 +776,11 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x380, int32
   RtValue *v_x391 = NULL;
   /* MAP */
   {
-    const int64_t t214 = v_x389->len;
-    v_x391 = rtg_vec_new(RT_INT, t214);
+    const int64_t t178 = v_x389->len;
+    v_x391 = rtg_vec_new(RT_INT, t178);
     A.v_x391_d = v_x391->data.i;
     A.v_x391_n = v_x391->len;
-    rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t214);
+    rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t178);
   }
   *out_v_x391 = v_x391;
   return;
@@ -831,45 +811,45 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x428, int3
   RtValue *v_x439 = NULL;
   /* MAP */
   {
-    const int64_t t291 = v_x437_n;
-    v_x439 = rt_value_new(rt_vec_type(RT_INT), t291);
+    const int64_t t237 = v_x437_n;
+    v_x439 = rt_value_new(rt_vec_type(RT_INT), t237);
     int32_t *v_x439_d = v_x439->data.i;
     const int64_t v_x439_n = v_x439->len;
-    RT_PARALLEL_FOR_IF(t291 >= RT_PARALLEL_MIN)
-    for (int64_t t292 = 0; t292 < t291; t292++) {
-      const int32_t t293 = (int32_t)t292;
-      int t296 = 0; /* nonzero: a check below failed */
-      int32_t t294 = v_x437_d[t293];
-      int t297 = (uint64_t)(int64_t)t294 < (uint64_t)v_x428;
-      int32_t t295 = t297 ? t294 : 0;
-      t296 |= !t297;
-      int32_t t299 = rt_rem_by(t295, v_x431_dv, &t296);
-      int t301 = (uint64_t)(int64_t)t299 < (uint64_t)v_x434_n;
-      int32_t t300 = t301 ? v_x434_d[t299] : 0;
-      t296 |= !t301;
-      if (__builtin_expect(t296 != 0, 0)) { /* again, recording the error */
-        int32_t t302 = v_x437_d[t293];
-        int32_t t303;
-        if ((uint64_t)(int64_t)t302 < (uint64_t)v_x428) {
-          t303 = t302;
+    RT_PARALLEL_FOR_IF(t237 >= RT_PARALLEL_MIN)
+    for (int64_t t238 = 0; t238 < t237; t238++) {
+      const int32_t t239 = (int32_t)t238;
+      int t242 = 0; /* nonzero: a check below failed */
+      int32_t t240 = v_x437_d[t239];
+      int t243 = (uint64_t)(int64_t)t240 < (uint64_t)v_x428;
+      int32_t t241 = t243 ? t240 : 0;
+      t242 |= !t243;
+      int32_t t245 = rt_rem_by(t241, v_x431_dv, &t242);
+      int t247 = (uint64_t)(int64_t)t245 < (uint64_t)v_x434_n;
+      int32_t t246 = t247 ? v_x434_d[t245] : 0;
+      t242 |= !t247;
+      if (__builtin_expect(t242 != 0, 0)) { /* again, recording the error */
+        int32_t t248 = v_x437_d[t239];
+        int32_t t249;
+        if ((uint64_t)(int64_t)t248 < (uint64_t)v_x428) {
+          t249 = t248;
         } else {
-          NESSIE_RECORD(err, t292, RT_CHECK_INDEX, 3, 0, RT_GATHER, t302, v_x428, 0.0, 0);
-          t303 = 0;
+          NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 3, 0, RT_GATHER, t248, v_x428, 0.0, 0);
+          t249 = 0;
         }
-        int t304 = 0;
-        int32_t t305 = rt_rem_by(t303, v_x431_dv, &t304);
-        if (t304) {
-          NESSIE_RECORD(err, t292, RT_CHECK_SCALAR, 0, t304, RT_REM, 0, 0, 0.0, 1);
+        int t250 = 0;
+        int32_t t251 = rt_rem_by(t249, v_x431_dv, &t250);
+        if (t250) {
+          NESSIE_RECORD(err, t238, RT_CHECK_SCALAR, 0, t250, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t306;
-        if ((uint64_t)(int64_t)t305 < (uint64_t)v_x434_n) {
-          t306 = v_x434_d[t305];
+        int32_t t252;
+        if ((uint64_t)(int64_t)t251 < (uint64_t)v_x434_n) {
+          t252 = v_x434_d[t251];
         } else {
-          NESSIE_RECORD(err, t292, RT_CHECK_INDEX, 0, 0, RT_GATHER, t305, v_x434_n, 0.0, 2);
-          t306 = 0;
+          NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t251, v_x434_n, 0.0, 2);
+          t252 = 0;
         }
       }
-      v_x439_d[t292] = t300;
+      v_x439_d[t238] = t246;
     }
   }
   if (err->index != INT64_MAX)
@@ -899,38 +879,38 @@ struct K7_0_pull {
   __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t309 = 0; /* nonzero: a check below failed */
-    int32_t t307 = rtg::ld_stream(&A.v_x437_d[ix]);
-    int t310 = (uint64_t)(int64_t)t307 < (uint64_t)A.v_x428;
-    int32_t t308 = t310 ? t307 : 0;
-    t309 |= !t310;
-    int32_t t312 = rt_rem_by(t308, A.v_x431_dv, &t309);
-    int t314 = (uint64_t)(int64_t)t312 < (uint64_t)A.v_x434_n;
-    int32_t t313 = t314 ? A.v_x434_d[t312] : 0;
-    t309 |= !t314;
-    if (__builtin_expect(t309 != 0, 0)) { /* again, recording the error */
-      int32_t t315 = rtg::ld_stream(&A.v_x437_d[ix]);
-      int32_t t316;
-      if ((uint64_t)(int64_t)t315 < (uint64_t)A.v_x428) {
-        t316 = t315;
+    int t255 = 0; /* nonzero: a check below failed */
+    int32_t t253 = rtg::ld_stream(&A.v_x437_d[ix]);
+    int t256 = (uint64_t)(int64_t)t253 < (uint64_t)A.v_x428;
+    int32_t t254 = t256 ? t253 : 0;
+    t255 |= !t256;
+    int32_t t258 = rt_rem_by(t254, A.v_x431_dv, &t255);
+    int t260 = (uint64_t)(int64_t)t258 < (uint64_t)A.v_x434_n;
+    int32_t t259 = t260 ? A.v_x434_d[t258] : 0;
+    t255 |= !t260;
+    if (__builtin_expect(t255 != 0, 0)) { /* again, recording the error */
+      int32_t t261 = rtg::ld_stream(&A.v_x437_d[ix]);
+      int32_t t262;
+      if ((uint64_t)(int64_t)t261 < (uint64_t)A.v_x428) {
+        t262 = t261;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, t315, A.v_x428, 0.0, 0);
-        t316 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, t261, A.v_x428, 0.0, 0);
+        t262 = 0;
       }
-      int t317 = 0;
-      int32_t t318 = rt_rem_by(t316, A.v_x431_dv, &t317);
-      if (t317) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t317, RT_REM, 0, 0, 0.0, 1);
+      int t263 = 0;
+      int32_t t264 = rt_rem_by(t262, A.v_x431_dv, &t263);
+      if (t263) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t263, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t319;
-      if ((uint64_t)(int64_t)t318 < (uint64_t)A.v_x434_n) {
-        t319 = A.v_x434_d[t318];
+      int32_t t265;
+      if ((uint64_t)(int64_t)t264 < (uint64_t)A.v_x434_n) {
+        t265 = A.v_x434_d[t264];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, A.v_x434_n, 0.0, 2);
-        t319 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t264, A.v_x434_n, 0.0, 2);
+        t265 = 0;
       }
     }
-    return K7_0_V{t313};
+    return K7_0_V{t259};
   }
 };
 struct K7_0_store {
@@ -956,11 +936,11 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x428, int32
   RtValue *v_x439 = NULL;
   /* MAP */
   {
-    const int64_t t320 = v_x437->len;
-    v_x439 = rtg_vec_new(RT_INT, t320);
+    const int64_t t266 = v_x437->len;
+    v_x439 = rtg_vec_new(RT_INT, t266);
     A.v_x439_d = v_x439->data.i;
     A.v_x439_n = v_x439->len;
-    rtg::map("K7", loc, K7_0_pull{A}, K7_0_store{A}, t320);
+    rtg::map("K7", loc, K7_0_pull{A}, K7_0_store{A}, t266);
   }
   *out_v_x439 = v_x439;
   return;
@@ -1095,11 +1075,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 10, 5);
-  RtValue *t321 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t321->data.i[0] = 1;
-  t321->data.i[1] = 2;
-  t321->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t321);
+  RtValue *t267 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t267->data.i[0] = 1;
+  t267->data.i[1] = 2;
+  t267->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t267);
   value_0 = v_x17;
   NESSIE_SYNC();
   {
@@ -1118,10 +1098,10 @@ static void top_11(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 19);
-  RtValue *t322 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t322->data.i[0] = 0;
-  t322->data.i[1] = 1;
-  v_x19 = NESSIE_TO_DEVICE(t322);
+  RtValue *t268 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t268->data.i[0] = 0;
+  t268->data.i[1] = 1;
+  v_x19 = NESSIE_TO_DEVICE(t268);
   int32_t v_x21 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
   v_x21 = (int32_t)g_x18->len;
@@ -1164,10 +1144,10 @@ static void top_12(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x87 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 19);
-  RtValue *t323 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t323->data.i[0] = 2;
-  t323->data.i[1] = 0;
-  v_x87 = NESSIE_TO_DEVICE(t323);
+  RtValue *t269 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t269->data.i[0] = 2;
+  t269->data.i[1] = 0;
+  v_x87 = NESSIE_TO_DEVICE(t269);
   int32_t v_x89 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
   v_x89 = (int32_t)g_x18->len;
@@ -1210,10 +1190,10 @@ static void top_13(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x155 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 19);
-  RtValue *t324 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t324->data.i[0] = 1;
-  t324->data.i[1] = 5;
-  v_x155 = NESSIE_TO_DEVICE(t324);
+  RtValue *t270 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t270->data.i[0] = 1;
+  t270->data.i[1] = 5;
+  v_x155 = NESSIE_TO_DEVICE(t270);
   int32_t v_x157 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
   v_x157 = (int32_t)g_x18->len;

@@ -702,8 +702,6 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtV
       int32_t t71 = v_x166_d[t70];
       uint8_t t73 = rt_eq_i(t71, 0);
       uint8_t t75 = rt_not_b(t73);
-      int32_t t77 = rt_btoi_b(t73);
-      int32_t t79 = rt_btoi_b(t75);
       v_x168_d[t69] = t73;
       v_x170_d[t69] = t75;
     }
@@ -717,136 +715,136 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtV
     const int64_t v_x170_n = v_x170->len;
     /* REDUCE */
     {
-      const int64_t t80 = v_x166_n;
-      const int64_t t81 = t80 > 0 ? (t80 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t82 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t81);
-      int32_t *t83 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t81);
-      RT_PARALLEL_FOR_IF(t81 > 1)
-      for (int64_t t84 = 0; t84 < t81; t84++) {
-        int32_t t84a0;
-        int32_t t84a1;
-        t84a0 = 0;
-        t84a1 = 0;
-        const int64_t t84_end = (t84 + 1) * RT_CHUNK < t80 ? (t84 + 1) * RT_CHUNK : t80;
-        for (int64_t t85 = t84 * RT_CHUNK; t85 < t84_end; t85++) {
-          const int32_t t86 = (int32_t)t85;
-          int32_t t84x0;
-          int32_t t84x1;
-          int32_t t87 = v_x166_d[t86];
-          uint8_t t89 = rt_eq_i(t87, 0);
-          uint8_t t91 = rt_not_b(t89);
-          int32_t t93 = rt_btoi_b(t89);
-          int32_t t95 = rt_btoi_b(t91);
-          t84x0 = t93;
-          t84x1 = t95;
-          int32_t t97 = rt_add_i(t84a0, t84x0);
-          int32_t t99 = rt_add_i(t84a1, t84x1);
-          t84a0 = t97;
-          t84a1 = t99;
+      const int64_t t76 = v_x166_n;
+      const int64_t t77 = t76 > 0 ? (t76 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t78 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t77);
+      int32_t *t79 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t77);
+      RT_PARALLEL_FOR_IF(t77 > 1)
+      for (int64_t t80 = 0; t80 < t77; t80++) {
+        int32_t t80a0;
+        int32_t t80a1;
+        t80a0 = 0;
+        t80a1 = 0;
+        const int64_t t80_end = (t80 + 1) * RT_CHUNK < t76 ? (t80 + 1) * RT_CHUNK : t76;
+        for (int64_t t81 = t80 * RT_CHUNK; t81 < t80_end; t81++) {
+          const int32_t t82 = (int32_t)t81;
+          int32_t t80x0;
+          int32_t t80x1;
+          int32_t t83 = v_x166_d[t82];
+          uint8_t t85 = rt_eq_i(t83, 0);
+          int32_t t87 = rt_btoi_b(t85);
+          uint8_t t89 = rt_not_b(t85);
+          int32_t t91 = rt_btoi_b(t89);
+          t80x0 = t87;
+          t80x1 = t91;
+          int32_t t93 = rt_add_i(t80a0, t80x0);
+          int32_t t95 = rt_add_i(t80a1, t80x1);
+          t80a0 = t93;
+          t80a1 = t95;
         }
-        t82[t84] = t84a0;
-        t83[t84] = t84a1;
+        t78[t80] = t80a0;
+        t79[t80] = t80a1;
       }
-      int32_t t84t0;
-      int32_t t84t1;
-      t84t0 = 0;
-      t84t1 = 0;
-      for (int64_t t84 = 0; t84 < t81; t84++) {
-        const int32_t t100 = t82[t84];
-        const int32_t t101 = t83[t84];
-        int32_t t103 = rt_add_i(t84t0, t100);
-        int32_t t105 = rt_add_i(t84t1, t101);
-        t84t0 = t103;
-        t84t1 = t105;
+      int32_t t80t0;
+      int32_t t80t1;
+      t80t0 = 0;
+      t80t1 = 0;
+      for (int64_t t80 = 0; t80 < t77; t80++) {
+        const int32_t t96 = t78[t80];
+        const int32_t t97 = t79[t80];
+        int32_t t99 = rt_add_i(t80t0, t96);
+        int32_t t101 = rt_add_i(t80t1, t97);
+        t80t0 = t99;
+        t80t1 = t101;
       }
-      v_x176 = t84t0;
-      rt_free(t82);
-      v_x182 = t84t1;
-      rt_free(t83);
+      v_x176 = t80t0;
+      rt_free(t78);
+      v_x182 = t80t1;
+      rt_free(t79);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
       /* SCAN */
       {
-        const int64_t t106 = v_x166_n;
-        const int64_t t107 = t106 > 0 ? (t106 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t108 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t107);
-        int32_t *t109 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t107);
-        RT_PARALLEL_FOR_IF(t107 > 1)
-        for (int64_t t110 = 0; t110 < t107; t110++) {
-          int32_t t110a0;
-          int32_t t110a1;
-          t110a0 = 0;
-          t110a1 = 0;
-          const int64_t t110_end = (t110 + 1) * RT_CHUNK < t106 ? (t110 + 1) * RT_CHUNK : t106;
-          for (int64_t t111 = t110 * RT_CHUNK; t111 < t110_end; t111++) {
-            const int32_t t112 = (int32_t)t111;
-            int32_t t110x0;
-            int32_t t110x1;
-            int32_t t113 = v_x166_d[t112];
-            uint8_t t115 = rt_eq_i(t113, 0);
+        const int64_t t102 = v_x166_n;
+        const int64_t t103 = t102 > 0 ? (t102 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t104 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
+        int32_t *t105 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
+        RT_PARALLEL_FOR_IF(t103 > 1)
+        for (int64_t t106 = 0; t106 < t103; t106++) {
+          int32_t t106a0;
+          int32_t t106a1;
+          t106a0 = 0;
+          t106a1 = 0;
+          const int64_t t106_end = (t106 + 1) * RT_CHUNK < t102 ? (t106 + 1) * RT_CHUNK : t102;
+          for (int64_t t107 = t106 * RT_CHUNK; t107 < t106_end; t107++) {
+            const int32_t t108 = (int32_t)t107;
+            int32_t t106x0;
+            int32_t t106x1;
+            int32_t t109 = v_x166_d[t108];
+            uint8_t t111 = rt_eq_i(t109, 0);
+            int32_t t113 = rt_btoi_b(t111);
+            uint8_t t115 = rt_not_b(t111);
             int32_t t117 = rt_btoi_b(t115);
-            uint8_t t119 = rt_not_b(t115);
-            int32_t t121 = rt_btoi_b(t119);
-            t110x0 = t117;
-            t110x1 = t121;
-            int32_t t123 = rt_add_i(t110a0, t110x0);
-            int32_t t125 = rt_add_i(t110a1, t110x1);
-            t110a0 = t123;
-            t110a1 = t125;
+            t106x0 = t113;
+            t106x1 = t117;
+            int32_t t119 = rt_add_i(t106a0, t106x0);
+            int32_t t121 = rt_add_i(t106a1, t106x1);
+            t106a0 = t119;
+            t106a1 = t121;
           }
-          t108[t110] = t110a0;
-          t109[t110] = t110a1;
+          t104[t106] = t106a0;
+          t105[t106] = t106a1;
         }
-        int32_t t110t0;
-        int32_t t110t1;
-        t110t0 = 0;
-        t110t1 = 0;
-        for (int64_t t110 = 0; t110 < t107; t110++) {
-          const int32_t t126 = t108[t110];
-          t108[t110] = t110t0;
-          const int32_t t127 = t109[t110];
-          t109[t110] = t110t1;
-          int32_t t129 = rt_add_i(t110t0, t126);
-          int32_t t131 = rt_add_i(t110t1, t127);
-          t110t0 = t129;
-          t110t1 = t131;
+        int32_t t106t0;
+        int32_t t106t1;
+        t106t0 = 0;
+        t106t1 = 0;
+        for (int64_t t106 = 0; t106 < t103; t106++) {
+          const int32_t t122 = t104[t106];
+          t104[t106] = t106t0;
+          const int32_t t123 = t105[t106];
+          t105[t106] = t106t1;
+          int32_t t125 = rt_add_i(t106t0, t122);
+          int32_t t127 = rt_add_i(t106t1, t123);
+          t106t0 = t125;
+          t106t1 = t127;
         }
-        v_x186 = rt_value_new(rt_vec_type(RT_INT), t106);
+        v_x186 = rt_value_new(rt_vec_type(RT_INT), t102);
         int32_t *v_x186_d = v_x186->data.i;
         const int64_t v_x186_n = v_x186->len;
-        v_x190 = rt_value_new(rt_vec_type(RT_INT), t106);
+        v_x190 = rt_value_new(rt_vec_type(RT_INT), t102);
         int32_t *v_x190_d = v_x190->data.i;
         const int64_t v_x190_n = v_x190->len;
-        RT_PARALLEL_FOR_IF(t107 > 1)
-        for (int64_t t110 = 0; t110 < t107; t110++) {
-          int32_t t110p0;
-          int32_t t110p1;
-          t110p0 = t108[t110];
-          t110p1 = t109[t110];
-          const int64_t t110_end = (t110 + 1) * RT_CHUNK < t106 ? (t110 + 1) * RT_CHUNK : t106;
-          for (int64_t t111 = t110 * RT_CHUNK; t111 < t110_end; t111++) {
-            const int32_t t112 = (int32_t)t111;
-            v_x186_d[t111] = t110p0;
-            v_x190_d[t111] = t110p1;
-            int32_t t110y0;
-            int32_t t110y1;
-            int32_t t132 = v_x166_d[t112];
-            uint8_t t134 = rt_eq_i(t132, 0);
+        RT_PARALLEL_FOR_IF(t103 > 1)
+        for (int64_t t106 = 0; t106 < t103; t106++) {
+          int32_t t106p0;
+          int32_t t106p1;
+          t106p0 = t104[t106];
+          t106p1 = t105[t106];
+          const int64_t t106_end = (t106 + 1) * RT_CHUNK < t102 ? (t106 + 1) * RT_CHUNK : t102;
+          for (int64_t t107 = t106 * RT_CHUNK; t107 < t106_end; t107++) {
+            const int32_t t108 = (int32_t)t107;
+            v_x186_d[t107] = t106p0;
+            v_x190_d[t107] = t106p1;
+            int32_t t106y0;
+            int32_t t106y1;
+            int32_t t128 = v_x166_d[t108];
+            uint8_t t130 = rt_eq_i(t128, 0);
+            int32_t t132 = rt_btoi_b(t130);
+            uint8_t t134 = rt_not_b(t130);
             int32_t t136 = rt_btoi_b(t134);
-            uint8_t t138 = rt_not_b(t134);
-            int32_t t140 = rt_btoi_b(t138);
-            t110y0 = t136;
-            t110y1 = t140;
-            int32_t t142 = rt_add_i(t110p0, t110y0);
-            int32_t t144 = rt_add_i(t110p1, t110y1);
-            t110p0 = t142;
-            t110p1 = t144;
+            t106y0 = t132;
+            t106y1 = t136;
+            int32_t t138 = rt_add_i(t106p0, t106y0);
+            int32_t t140 = rt_add_i(t106p1, t106y1);
+            t106p0 = t138;
+            t106p1 = t140;
           }
         }
-        rt_free(t108);
-        rt_free(t109);
+        rt_free(t104);
+        rt_free(t105);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -887,12 +885,10 @@ struct K5_0_pull {
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t145 = A.v_x166_d[ix];
-    uint8_t t147 = rt_eq_i(t145, 0);
-    uint8_t t149 = rt_not_b(t147);
-    int32_t t151 = rt_btoi_b(t147);
-    int32_t t153 = rt_btoi_b(t149);
-    return K5_0_V{t147, t149};
+    int32_t t141 = A.v_x166_d[ix];
+    uint8_t t143 = rt_eq_i(t141, 0);
+    uint8_t t145 = rt_not_b(t143);
+    return K5_0_V{t143, t145};
   }
 };
 struct K5_0_store {
@@ -911,20 +907,20 @@ struct K5_1_pull {
   __device__ K5_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t154 = A.v_x166_d[ix];
-    uint8_t t156 = rt_eq_i(t154, 0);
-    uint8_t t158 = rt_not_b(t156);
-    int32_t t160 = rt_btoi_b(t156);
-    int32_t t162 = rt_btoi_b(t158);
-    return K5_1_V{t160, t162};
+    int32_t t146 = A.v_x166_d[ix];
+    uint8_t t148 = rt_eq_i(t146, 0);
+    int32_t t150 = rt_btoi_b(t148);
+    uint8_t t152 = rt_not_b(t148);
+    int32_t t154 = rt_btoi_b(t152);
+    return K5_1_V{t150, t154};
   }
 };
 struct K5_1_op {
   K5_A A;
   __device__ K5_1_V operator()(const K5_1_V &a, const K5_1_V &b) const {
-    int32_t t164 = rt_add_i(a.v0, b.v0);
-    int32_t t166 = rt_add_i(a.v1, b.v1);
-    return K5_1_V{t164, t166};
+    int32_t t156 = rt_add_i(a.v0, b.v0);
+    int32_t t158 = rt_add_i(a.v1, b.v1);
+    return K5_1_V{t156, t158};
   }
 };
 struct K5_1_ride {
@@ -943,12 +939,12 @@ struct K5_2_pull {
   __device__ K5_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t167 = A.v_x166_d[ix];
-    uint8_t t169 = rt_eq_i(t167, 0);
-    int32_t t171 = rt_btoi_b(t169);
-    uint8_t t173 = rt_not_b(t169);
-    int32_t t175 = rt_btoi_b(t173);
-    return K5_2_V{t171, t175};
+    int32_t t159 = A.v_x166_d[ix];
+    uint8_t t161 = rt_eq_i(t159, 0);
+    int32_t t163 = rt_btoi_b(t161);
+    uint8_t t165 = rt_not_b(t161);
+    int32_t t167 = rt_btoi_b(t165);
+    return K5_2_V{t163, t167};
   }
 };
 struct K5_2_store {
@@ -961,9 +957,9 @@ struct K5_2_store {
 struct K5_2_op {
   K5_A A;
   __device__ K5_2_V operator()(const K5_2_V &a, const K5_2_V &b) const {
-    int32_t t177 = rt_add_i(a.v0, b.v0);
-    int32_t t179 = rt_add_i(a.v1, b.v1);
-    return K5_2_V{t177, t179};
+    int32_t t169 = rt_add_i(a.v0, b.v0);
+    int32_t t171 = rt_add_i(a.v1, b.v1);
+    return K5_2_V{t169, t171};
   }
 };
 static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtValue **out_v_x168, RtValue **out_v_x170, int32_t *out_v_x176, int32_t *out_v_x182, RtValue **out_v_x186, RtValue **out_v_x190) {
@@ -983,34 +979,34 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtVa
   RtValue *v_x190 = NULL;
   /* MAP */
   {
-    const int64_t t180 = v_x166->len;
-    v_x168 = rtg_vec_new(RT_BOOL, t180);
+    const int64_t t172 = v_x166->len;
+    v_x168 = rtg_vec_new(RT_BOOL, t172);
     A.v_x168_d = v_x168->data.b;
     A.v_x168_n = v_x168->len;
-    v_x170 = rtg_vec_new(RT_BOOL, t180);
+    v_x170 = rtg_vec_new(RT_BOOL, t172);
     A.v_x170_d = v_x170->data.b;
     A.v_x170_n = v_x170->len;
     /* computed in the launch of SOAC 1 (K5_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t181 = v_x166->len;
-    const K5_1_V t182 = rtg::reduce_commutative("K5", loc, K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, t181);
-    v_x176 = t182.v0;
+    const int64_t t173 = v_x166->len;
+    const K5_1_V t174 = rtg::reduce_commutative("K5", loc, K5_1_ride{A}, K5_1_op{A}, K5_1_V{0, 0}, t173);
+    v_x176 = t174.v0;
     A.v_x176 = v_x176;
-    v_x182 = t182.v1;
+    v_x182 = t174.v1;
     A.v_x182 = v_x182;
   }
   /* SCAN */
   {
-    const int64_t t183 = v_x166->len;
-    v_x186 = rtg_vec_new(RT_INT, t183);
+    const int64_t t175 = v_x166->len;
+    v_x186 = rtg_vec_new(RT_INT, t175);
     A.v_x186_d = v_x186->data.i;
     A.v_x186_n = v_x186->len;
-    v_x190 = rtg_vec_new(RT_INT, t183);
+    v_x190 = rtg_vec_new(RT_INT, t175);
     A.v_x190_d = v_x190->data.i;
     A.v_x190_n = v_x190->len;
-    rtg::scan<true>("K5", loc, K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, t183, K5_2_store{A});
+    rtg::scan<true>("K5", loc, K5_2_pull{A}, K5_2_op{A}, K5_2_V{0, 0}, t175, K5_2_store{A});
   }
   *out_v_x168 = v_x168;
   *out_v_x170 = v_x170;
@@ -1056,73 +1052,73 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
   RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t184 = v_x191_n;
-    v_x205 = rt_value_new(rt_vec_type(RT_INT), t184);
+    const int64_t t176 = v_x191_n;
+    v_x205 = rt_value_new(rt_vec_type(RT_INT), t176);
     int32_t *v_x205_d = v_x205->data.i;
     const int64_t v_x205_n = v_x205->len;
-    RT_PARALLEL_FOR_IF(t184 >= RT_PARALLEL_MIN)
-    for (int64_t t185 = 0; t185 < t184; t185++) {
-      const int32_t t186 = (int32_t)t185;
-      int t195 = 0; /* nonzero: a check below failed */
-      int32_t t187 = v_x191_d[t186];
-      int32_t t189 = rt_add_i(t187, v_x192);
-      uint8_t t190 = v_x195_d[t186];
-      int32_t t191 = v_x196_d[t186];
-      int32_t t193 = (t190 ? t191 : t189);
-      int t196 = (uint64_t)(int64_t)t193 < (uint64_t)v_x201;
-      int32_t t194 = t196 ? t193 : 0;
-      t195 |= !t196;
-      uint8_t t198 = rt_lt_i(t194, (int32_t)v_x199_n);
-      int32_t t199;
-      if (t198) {
-        int t201 = (uint64_t)(int64_t)t194 < (uint64_t)v_x199_n;
-        int32_t t200 = t201 ? v_x199_d[t194] : 0;
-        t195 |= !t201;
-        t199 = t200;
+    RT_PARALLEL_FOR_IF(t176 >= RT_PARALLEL_MIN)
+    for (int64_t t177 = 0; t177 < t176; t177++) {
+      const int32_t t178 = (int32_t)t177;
+      int t187 = 0; /* nonzero: a check below failed */
+      int32_t t179 = v_x191_d[t178];
+      int32_t t181 = rt_add_i(t179, v_x192);
+      uint8_t t182 = v_x195_d[t178];
+      int32_t t183 = v_x196_d[t178];
+      int32_t t185 = (t182 ? t183 : t181);
+      int t188 = (uint64_t)(int64_t)t185 < (uint64_t)v_x201;
+      int32_t t186 = t188 ? t185 : 0;
+      t187 |= !t188;
+      uint8_t t190 = rt_lt_i(t186, (int32_t)v_x199_n);
+      int32_t t191;
+      if (t190) {
+        int t193 = (uint64_t)(int64_t)t186 < (uint64_t)v_x199_n;
+        int32_t t192 = t193 ? v_x199_d[t186] : 0;
+        t187 |= !t193;
+        t191 = t192;
       } else {
-        int32_t t203 = rt_sub_i(t194, (int32_t)v_x199_n);
-        int t205 = (uint64_t)(int64_t)t203 < (uint64_t)v_x200_n;
-        int32_t t204 = t205 ? v_x200_d[t203] : 0;
-        t195 |= !t205;
-        t199 = t204;
+        int32_t t195 = rt_sub_i(t186, (int32_t)v_x199_n);
+        int t197 = (uint64_t)(int64_t)t195 < (uint64_t)v_x200_n;
+        int32_t t196 = t197 ? v_x200_d[t195] : 0;
+        t187 |= !t197;
+        t191 = t196;
       }
-      if (__builtin_expect(t195 != 0, 0)) { /* again, recording the error */
-        int32_t t206 = v_x191_d[t186];
-        int32_t t208 = rt_add_i(t206, v_x192);
-        uint8_t t209 = v_x195_d[t186];
-        int32_t t210 = v_x196_d[t186];
-        int32_t t212 = (t209 ? t210 : t208);
-        int32_t t213;
-        if ((uint64_t)(int64_t)t212 < (uint64_t)v_x201) {
-          t213 = t212;
+      if (__builtin_expect(t187 != 0, 0)) { /* again, recording the error */
+        int32_t t198 = v_x191_d[t178];
+        int32_t t200 = rt_add_i(t198, v_x192);
+        uint8_t t201 = v_x195_d[t178];
+        int32_t t202 = v_x196_d[t178];
+        int32_t t204 = (t201 ? t202 : t200);
+        int32_t t205;
+        if ((uint64_t)(int64_t)t204 < (uint64_t)v_x201) {
+          t205 = t204;
         } else {
-          NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x201, 0.0, 0);
-          t213 = 0;
+          NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, v_x201, 0.0, 0);
+          t205 = 0;
         }
-        uint8_t t215 = rt_lt_i(t213, (int32_t)v_x199_n);
-        int32_t t216;
-        if (t215) {
-          int32_t t217;
-          if ((uint64_t)(int64_t)t213 < (uint64_t)v_x199_n) {
-            t217 = v_x199_d[t213];
+        uint8_t t207 = rt_lt_i(t205, (int32_t)v_x199_n);
+        int32_t t208;
+        if (t207) {
+          int32_t t209;
+          if ((uint64_t)(int64_t)t205 < (uint64_t)v_x199_n) {
+            t209 = v_x199_d[t205];
           } else {
-            NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t213, v_x199_n, 0.0, 1);
-            t217 = 0;
+            NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x199_n, 0.0, 1);
+            t209 = 0;
           }
-          t216 = t217;
+          t208 = t209;
         } else {
-          int32_t t219 = rt_sub_i(t213, (int32_t)v_x199_n);
-          int32_t t220;
-          if ((uint64_t)(int64_t)t219 < (uint64_t)v_x200_n) {
-            t220 = v_x200_d[t219];
+          int32_t t211 = rt_sub_i(t205, (int32_t)v_x199_n);
+          int32_t t212;
+          if ((uint64_t)(int64_t)t211 < (uint64_t)v_x200_n) {
+            t212 = v_x200_d[t211];
           } else {
-            NESSIE_RECORD(err, t185, RT_CHECK_INDEX, 0, 0, RT_GATHER, t219, v_x200_n, 0.0, 2);
-            t220 = 0;
+            NESSIE_RECORD(err, t177, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x200_n, 0.0, 2);
+            t212 = 0;
           }
-          t216 = t220;
+          t208 = t212;
         }
       }
-      v_x205_d[t185] = t199;
+      v_x205_d[t177] = t191;
     }
   }
   if (err->index != INT64_MAX)
@@ -1154,66 +1150,66 @@ struct K6_0_pull {
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t229 = 0; /* nonzero: a check below failed */
-    int32_t t221 = rtg::ld_stream(&A.v_x191_d[ix]);
-    int32_t t223 = rt_add_i(t221, A.v_x192);
-    uint8_t t224 = rtg::ld_stream(&A.v_x195_d[ix]);
-    int32_t t225 = rtg::ld_stream(&A.v_x196_d[ix]);
-    int32_t t227 = (t224 ? t225 : t223);
-    int t230 = (uint64_t)(int64_t)t227 < (uint64_t)A.v_x201;
-    int32_t t228 = t230 ? t227 : 0;
-    t229 |= !t230;
-    uint8_t t232 = rt_lt_i(t228, (int32_t)A.v_x199_n);
-    int32_t t233;
-    if (t232) {
-      int t235 = (uint64_t)(int64_t)t228 < (uint64_t)A.v_x199_n;
-      int32_t t234 = t235 ? A.v_x199_d[t228] : 0;
-      t229 |= !t235;
-      t233 = t234;
+    int t221 = 0; /* nonzero: a check below failed */
+    int32_t t213 = rtg::ld_stream(&A.v_x191_d[ix]);
+    int32_t t215 = rt_add_i(t213, A.v_x192);
+    uint8_t t216 = rtg::ld_stream(&A.v_x195_d[ix]);
+    int32_t t217 = rtg::ld_stream(&A.v_x196_d[ix]);
+    int32_t t219 = (t216 ? t217 : t215);
+    int t222 = (uint64_t)(int64_t)t219 < (uint64_t)A.v_x201;
+    int32_t t220 = t222 ? t219 : 0;
+    t221 |= !t222;
+    uint8_t t224 = rt_lt_i(t220, (int32_t)A.v_x199_n);
+    int32_t t225;
+    if (t224) {
+      int t227 = (uint64_t)(int64_t)t220 < (uint64_t)A.v_x199_n;
+      int32_t t226 = t227 ? A.v_x199_d[t220] : 0;
+      t221 |= !t227;
+      t225 = t226;
     } else {
-      int32_t t237 = rt_sub_i(t228, (int32_t)A.v_x199_n);
-      int t239 = (uint64_t)(int64_t)t237 < (uint64_t)A.v_x200_n;
-      int32_t t238 = t239 ? A.v_x200_d[t237] : 0;
-      t229 |= !t239;
-      t233 = t238;
+      int32_t t229 = rt_sub_i(t220, (int32_t)A.v_x199_n);
+      int t231 = (uint64_t)(int64_t)t229 < (uint64_t)A.v_x200_n;
+      int32_t t230 = t231 ? A.v_x200_d[t229] : 0;
+      t221 |= !t231;
+      t225 = t230;
     }
-    if (__builtin_expect(t229 != 0, 0)) { /* again, recording the error */
-      int32_t t240 = rtg::ld_stream(&A.v_x191_d[ix]);
-      int32_t t242 = rt_add_i(t240, A.v_x192);
-      uint8_t t243 = rtg::ld_stream(&A.v_x195_d[ix]);
-      int32_t t244 = rtg::ld_stream(&A.v_x196_d[ix]);
-      int32_t t246 = (t243 ? t244 : t242);
-      int32_t t247;
-      if ((uint64_t)(int64_t)t246 < (uint64_t)A.v_x201) {
-        t247 = t246;
+    if (__builtin_expect(t221 != 0, 0)) { /* again, recording the error */
+      int32_t t232 = rtg::ld_stream(&A.v_x191_d[ix]);
+      int32_t t234 = rt_add_i(t232, A.v_x192);
+      uint8_t t235 = rtg::ld_stream(&A.v_x195_d[ix]);
+      int32_t t236 = rtg::ld_stream(&A.v_x196_d[ix]);
+      int32_t t238 = (t235 ? t236 : t234);
+      int32_t t239;
+      if ((uint64_t)(int64_t)t238 < (uint64_t)A.v_x201) {
+        t239 = t238;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, A.v_x201, 0.0, 0);
-        t247 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t238, A.v_x201, 0.0, 0);
+        t239 = 0;
       }
-      uint8_t t249 = rt_lt_i(t247, (int32_t)A.v_x199_n);
-      int32_t t250;
-      if (t249) {
-        int32_t t251;
-        if ((uint64_t)(int64_t)t247 < (uint64_t)A.v_x199_n) {
-          t251 = A.v_x199_d[t247];
+      uint8_t t241 = rt_lt_i(t239, (int32_t)A.v_x199_n);
+      int32_t t242;
+      if (t241) {
+        int32_t t243;
+        if ((uint64_t)(int64_t)t239 < (uint64_t)A.v_x199_n) {
+          t243 = A.v_x199_d[t239];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, A.v_x199_n, 0.0, 1);
-          t251 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, A.v_x199_n, 0.0, 1);
+          t243 = 0;
         }
-        t250 = t251;
+        t242 = t243;
       } else {
-        int32_t t253 = rt_sub_i(t247, (int32_t)A.v_x199_n);
-        int32_t t254;
-        if ((uint64_t)(int64_t)t253 < (uint64_t)A.v_x200_n) {
-          t254 = A.v_x200_d[t253];
+        int32_t t245 = rt_sub_i(t239, (int32_t)A.v_x199_n);
+        int32_t t246;
+        if ((uint64_t)(int64_t)t245 < (uint64_t)A.v_x200_n) {
+          t246 = A.v_x200_d[t245];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, A.v_x200_n, 0.0, 2);
-          t254 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, A.v_x200_n, 0.0, 2);
+          t246 = 0;
         }
-        t250 = t254;
+        t242 = t246;
       }
     }
-    return K6_0_V{t233};
+    return K6_0_V{t225};
   }
 };
 struct K6_0_store {
@@ -1244,11 +1240,11 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int3
   RtValue *v_x205 = NULL;
   /* MAP */
   {
-    const int64_t t255 = v_x195->len;
-    v_x205 = rtg_vec_new(RT_INT, t255);
+    const int64_t t247 = v_x195->len;
+    v_x205 = rtg_vec_new(RT_INT, t247);
     A.v_x205_d = v_x205->data.i;
     A.v_x205_n = v_x205->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t255);
+    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t247);
   }
   *out_v_x205 = v_x205;
   return;
@@ -1445,18 +1441,18 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 10);
-  RtValue *t256 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t256->data.i[0] = 6;
-  t256->data.i[1] = 7;
-  t256->data.i[2] = 8;
-  v_x17 = NESSIE_TO_DEVICE(t256);
+  RtValue *t248 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t248->data.i[0] = 6;
+  t248->data.i[1] = 7;
+  t248->data.i[2] = 8;
+  v_x17 = NESSIE_TO_DEVICE(t248);
   RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 6, 21);
-  RtValue *t257 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t257->data.i[0] = 2;
-  t257->data.i[1] = 0;
-  t257->data.i[2] = 4;
-  v_x18 = NESSIE_TO_DEVICE(t257);
+  RtValue *t249 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t249->data.i[0] = 2;
+  t249->data.i[1] = 0;
+  t249->data.i[2] = 4;
+  v_x18 = NESSIE_TO_DEVICE(t249);
   RtValue *v_x19 = NULL;
   rt_retain(v_x17);
   rt_retain(v_x18);

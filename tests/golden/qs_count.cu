@@ -1776,77 +1776,43 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
             t286 |= !t291;
             t284 = t290;
           }
-          int32_t t292;
-          if (t283) {
-            int t294 = (uint64_t)(int64_t)t281 < (uint64_t)v_x778_n;
-            int32_t t293 = t294 ? v_x778_d[t281] : 0;
-            t286 |= !t294;
-            t292 = t293;
-          } else {
-            int32_t t296 = rt_sub_i(t281, (int32_t)v_x778_n);
-            int t298 = (uint64_t)(int64_t)t296 < (uint64_t)v_x778_n;
-            int32_t t297 = t298 ? v_x779_d[t296] : 0;
-            t286 |= !t298;
-            t292 = t297;
-          }
           if (__builtin_expect(t286 != 0, 0)) { /* again, recording the error */
-            uint8_t t300 = rt_lt_i(t281, (int32_t)v_x778_n);
-            int32_t t301;
-            if (t300) {
-              int32_t t302;
+            uint8_t t293 = rt_lt_i(t281, (int32_t)v_x778_n);
+            int32_t t294;
+            if (t293) {
+              int32_t t295;
               if ((uint64_t)(int64_t)t281 < (uint64_t)v_x778_n) {
-                t302 = v_x778_d[t281];
+                t295 = v_x778_d[t281];
               } else {
                 NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 4);
-                t302 = 0;
+                t295 = 0;
               }
-              t301 = t302;
+              t294 = t295;
             } else {
-              int32_t t304 = rt_sub_i(t281, (int32_t)v_x778_n);
-              int32_t t305;
-              if ((uint64_t)(int64_t)t304 < (uint64_t)v_x778_n) {
-                t305 = v_x779_d[t304];
+              int32_t t297 = rt_sub_i(t281, (int32_t)v_x778_n);
+              int32_t t298;
+              if ((uint64_t)(int64_t)t297 < (uint64_t)v_x778_n) {
+                t298 = v_x779_d[t297];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t304, v_x778_n, 0.0, 5);
-                t305 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x778_n, 0.0, 5);
+                t298 = 0;
               }
-              t301 = t305;
-            }
-            int32_t t306;
-            if (t300) {
-              int32_t t307;
-              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x778_n) {
-                t307 = v_x778_d[t281];
-              } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 6);
-                t307 = 0;
-              }
-              t306 = t307;
-            } else {
-              int32_t t309 = rt_sub_i(t281, (int32_t)v_x778_n);
-              int32_t t310;
-              if ((uint64_t)(int64_t)t309 < (uint64_t)v_x778_n) {
-                t310 = v_x779_d[t309];
-              } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t309, v_x778_n, 0.0, 7);
-                t310 = 0;
-              }
-              t306 = t310;
+              t294 = t298;
             }
           }
-          t279x0 = t292;
-          int32_t t312 = rt_add_i(t279a0, t279x0);
-          t279a0 = t312;
+          t279x0 = t284;
+          int32_t t300 = rt_add_i(t279a0, t279x0);
+          t279a0 = t300;
         }
         t278[t279] = t279a0;
       }
       int32_t t279t0;
       t279t0 = 0;
       for (int64_t t279 = 0; t279 < t277; t279++) {
-        const int32_t t313 = t278[t279];
+        const int32_t t301 = t278[t279];
         t278[t279] = t279t0;
-        int32_t t315 = rt_add_i(t279t0, t313);
-        t279t0 = t315;
+        int32_t t303 = rt_add_i(t279t0, t301);
+        t279t0 = t303;
       }
       v_x786 = rt_value_new(rt_vec_type(RT_INT), t276);
       int32_t *v_x786_d = v_x786->data.i;
@@ -1860,82 +1826,48 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
           const int32_t t281 = (int32_t)t280;
           v_x786_d[t280] = t279p0;
           int32_t t279y0;
-          int t320 = 0; /* nonzero: a check below failed */
-          uint8_t t317 = rt_lt_i(t281, (int32_t)v_x778_n);
-          int32_t t318;
-          if (t317) {
-            int t321 = (uint64_t)(int64_t)t281 < (uint64_t)v_x778_n;
-            int32_t t319 = t321 ? v_x778_d[t281] : 0;
-            t320 |= !t321;
-            t318 = t319;
+          int t308 = 0; /* nonzero: a check below failed */
+          uint8_t t305 = rt_lt_i(t281, (int32_t)v_x778_n);
+          int32_t t306;
+          if (t305) {
+            int t309 = (uint64_t)(int64_t)t281 < (uint64_t)v_x778_n;
+            int32_t t307 = t309 ? v_x778_d[t281] : 0;
+            t308 |= !t309;
+            t306 = t307;
           } else {
-            int32_t t323 = rt_sub_i(t281, (int32_t)v_x778_n);
-            int t325 = (uint64_t)(int64_t)t323 < (uint64_t)v_x778_n;
-            int32_t t324 = t325 ? v_x779_d[t323] : 0;
-            t320 |= !t325;
-            t318 = t324;
+            int32_t t311 = rt_sub_i(t281, (int32_t)v_x778_n);
+            int t313 = (uint64_t)(int64_t)t311 < (uint64_t)v_x778_n;
+            int32_t t312 = t313 ? v_x779_d[t311] : 0;
+            t308 |= !t313;
+            t306 = t312;
           }
-          int32_t t326;
-          if (t317) {
-            int t328 = (uint64_t)(int64_t)t281 < (uint64_t)v_x778_n;
-            int32_t t327 = t328 ? v_x778_d[t281] : 0;
-            t320 |= !t328;
-            t326 = t327;
-          } else {
-            int32_t t330 = rt_sub_i(t281, (int32_t)v_x778_n);
-            int t332 = (uint64_t)(int64_t)t330 < (uint64_t)v_x778_n;
-            int32_t t331 = t332 ? v_x779_d[t330] : 0;
-            t320 |= !t332;
-            t326 = t331;
-          }
-          if (__builtin_expect(t320 != 0, 0)) { /* again, recording the error */
-            uint8_t t334 = rt_lt_i(t281, (int32_t)v_x778_n);
-            int32_t t335;
-            if (t334) {
-              int32_t t336;
+          if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
+            uint8_t t315 = rt_lt_i(t281, (int32_t)v_x778_n);
+            int32_t t316;
+            if (t315) {
+              int32_t t317;
               if ((uint64_t)(int64_t)t281 < (uint64_t)v_x778_n) {
-                t336 = v_x778_d[t281];
+                t317 = v_x778_d[t281];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 8);
-                t336 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 6);
+                t317 = 0;
               }
-              t335 = t336;
+              t316 = t317;
             } else {
-              int32_t t338 = rt_sub_i(t281, (int32_t)v_x778_n);
-              int32_t t339;
-              if ((uint64_t)(int64_t)t338 < (uint64_t)v_x778_n) {
-                t339 = v_x779_d[t338];
+              int32_t t319 = rt_sub_i(t281, (int32_t)v_x778_n);
+              int32_t t320;
+              if ((uint64_t)(int64_t)t319 < (uint64_t)v_x778_n) {
+                t320 = v_x779_d[t319];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t338, v_x778_n, 0.0, 9);
-                t339 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x778_n, 0.0, 7);
+                t320 = 0;
               }
-              t335 = t339;
-            }
-            int32_t t340;
-            if (t334) {
-              int32_t t341;
-              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x778_n) {
-                t341 = v_x778_d[t281];
-              } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 10);
-                t341 = 0;
-              }
-              t340 = t341;
-            } else {
-              int32_t t343 = rt_sub_i(t281, (int32_t)v_x778_n);
-              int32_t t344;
-              if ((uint64_t)(int64_t)t343 < (uint64_t)v_x778_n) {
-                t344 = v_x779_d[t343];
-              } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t343, v_x778_n, 0.0, 11);
-                t344 = 0;
-              }
-              t340 = t344;
+              t316 = t320;
             }
           }
-          t279y0 = t326;
-          int32_t t346 = rt_add_i(t279p0, t279y0);
-          t279p0 = t346;
+          t279y0 = t306;
+          int32_t t322 = rt_add_i(t279p0, t279y0);
+          t279p0 = t322;
         }
       }
       rt_free(t278);
@@ -1969,46 +1901,46 @@ struct K11_0_pull {
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t351 = 0; /* nonzero: a check below failed */
-    uint8_t t348 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-    int32_t t349;
-    if (t348) {
-      int t352 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
-      int32_t t350 = t352 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
-      t351 |= !t352;
-      t349 = t350;
+    int t327 = 0; /* nonzero: a check below failed */
+    uint8_t t324 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t325;
+    if (t324) {
+      int t328 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t326 = t328 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
+      t327 |= !t328;
+      t325 = t326;
     } else {
-      int32_t t354 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-      int t356 = (uint64_t)(int64_t)t354 < (uint64_t)A.v_x778_n;
-      int32_t t355 = t356 ? A.v_x779_d[t354] : 0;
-      t351 |= !t356;
-      t349 = t355;
+      int32_t t330 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t332 = (uint64_t)(int64_t)t330 < (uint64_t)A.v_x778_n;
+      int32_t t331 = t332 ? A.v_x779_d[t330] : 0;
+      t327 |= !t332;
+      t325 = t331;
     }
-    if (__builtin_expect(t351 != 0, 0)) { /* again, recording the error */
-      uint8_t t358 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-      int32_t t359;
-      if (t358) {
-        int32_t t360;
+    if (__builtin_expect(t327 != 0, 0)) { /* again, recording the error */
+      uint8_t t334 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t335;
+      if (t334) {
+        int32_t t336;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
-          t360 = rtg::ld_stream(&A.v_x778_d[ix]);
+          t336 = rtg::ld_stream(&A.v_x778_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 0);
-          t360 = 0;
+          t336 = 0;
         }
-        t359 = t360;
+        t335 = t336;
       } else {
-        int32_t t362 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-        int32_t t363;
-        if ((uint64_t)(int64_t)t362 < (uint64_t)A.v_x778_n) {
-          t363 = A.v_x779_d[t362];
+        int32_t t338 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t339;
+        if ((uint64_t)(int64_t)t338 < (uint64_t)A.v_x778_n) {
+          t339 = A.v_x779_d[t338];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t362, A.v_x778_n, 0.0, 1);
-          t363 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t338, A.v_x778_n, 0.0, 1);
+          t339 = 0;
         }
-        t359 = t363;
+        t335 = t339;
       }
     }
-    return K11_0_V{t349};
+    return K11_0_V{t325};
   }
 };
 struct K11_0_store {
@@ -2025,80 +1957,46 @@ struct K11_1_pull {
   __device__ K11_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t368 = 0; /* nonzero: a check below failed */
-    uint8_t t365 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-    int32_t t366;
-    if (t365) {
-      int t369 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
-      int32_t t367 = t369 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
-      t368 |= !t369;
-      t366 = t367;
+    int t344 = 0; /* nonzero: a check below failed */
+    uint8_t t341 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t342;
+    if (t341) {
+      int t345 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t343 = t345 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
+      t344 |= !t345;
+      t342 = t343;
     } else {
-      int32_t t371 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-      int t373 = (uint64_t)(int64_t)t371 < (uint64_t)A.v_x778_n;
-      int32_t t372 = t373 ? A.v_x779_d[t371] : 0;
-      t368 |= !t373;
-      t366 = t372;
+      int32_t t347 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t349 = (uint64_t)(int64_t)t347 < (uint64_t)A.v_x778_n;
+      int32_t t348 = t349 ? A.v_x779_d[t347] : 0;
+      t344 |= !t349;
+      t342 = t348;
     }
-    int32_t t374;
-    if (t365) {
-      int t376 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
-      int32_t t375 = t376 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
-      t368 |= !t376;
-      t374 = t375;
-    } else {
-      int32_t t378 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-      int t380 = (uint64_t)(int64_t)t378 < (uint64_t)A.v_x778_n;
-      int32_t t379 = t380 ? A.v_x779_d[t378] : 0;
-      t368 |= !t380;
-      t374 = t379;
-    }
-    if (__builtin_expect(t368 != 0, 0)) { /* again, recording the error */
-      uint8_t t382 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-      int32_t t383;
-      if (t382) {
-        int32_t t384;
+    if (__builtin_expect(t344 != 0, 0)) { /* again, recording the error */
+      uint8_t t351 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t352;
+      if (t351) {
+        int32_t t353;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
-          t384 = rtg::ld_stream(&A.v_x778_d[ix]);
+          t353 = rtg::ld_stream(&A.v_x778_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 2);
-          t384 = 0;
+          t353 = 0;
         }
-        t383 = t384;
+        t352 = t353;
       } else {
-        int32_t t386 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-        int32_t t387;
-        if ((uint64_t)(int64_t)t386 < (uint64_t)A.v_x778_n) {
-          t387 = A.v_x779_d[t386];
+        int32_t t355 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t356;
+        if ((uint64_t)(int64_t)t355 < (uint64_t)A.v_x778_n) {
+          t356 = A.v_x779_d[t355];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t386, A.v_x778_n, 0.0, 3);
-          t387 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t355, A.v_x778_n, 0.0, 3);
+          t356 = 0;
         }
-        t383 = t387;
-      }
-      int32_t t388;
-      if (t382) {
-        int32_t t389;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
-          t389 = rtg::ld_stream(&A.v_x778_d[ix]);
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 4);
-          t389 = 0;
-        }
-        t388 = t389;
-      } else {
-        int32_t t391 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-        int32_t t392;
-        if ((uint64_t)(int64_t)t391 < (uint64_t)A.v_x778_n) {
-          t392 = A.v_x779_d[t391];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t391, A.v_x778_n, 0.0, 5);
-          t392 = 0;
-        }
-        t388 = t392;
+        t352 = t356;
       }
     }
-    return K11_1_V{t374};
+    return K11_1_V{t342};
   }
 };
 struct K11_1_store {
@@ -2110,8 +2008,8 @@ struct K11_1_store {
 struct K11_1_op {
   K11_A A;
   __device__ K11_1_V operator()(const K11_1_V &a, const K11_1_V &b) const {
-    int32_t t394 = rt_add_i(a.v0, b.v0);
-    return K11_1_V{t394};
+    int32_t t358 = rt_add_i(a.v0, b.v0);
+    return K11_1_V{t358};
   }
 };
 struct K11_1_ride {
@@ -2137,27 +2035,27 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtV
   RtValue *v_x786 = NULL;
   /* MAP */
   {
-    const int64_t t395 = v_x780;
-    if (t395 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t395, 0.0, run, 6};
+    const int64_t t359 = v_x780;
+    if (t359 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t359, 0.0, run, 4};
       goto fail;
     }
-    v_x782 = rtg_vec_new(RT_INT, t395);
+    v_x782 = rtg_vec_new(RT_INT, t359);
     A.v_x782_d = v_x782->data.i;
     A.v_x782_n = v_x782->len;
     /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t396 = v_x780;
-    if (t396 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t396, 0.0, run, 7};
+    const int64_t t360 = v_x780;
+    if (t360 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t360, 0.0, run, 5};
       goto fail;
     }
-    v_x786 = rtg_vec_new(RT_INT, t396);
+    v_x786 = rtg_vec_new(RT_INT, t360);
     A.v_x786_d = v_x786->data.i;
     A.v_x786_n = v_x786->len;
-    rtg::scan<true>("K11", loc, K11_1_pull{A}, K11_1_op{A}, K11_1_V{0}, t396, K11_1_ride{A});
+    rtg::scan<true>("K11", loc, K11_1_pull{A}, K11_1_op{A}, K11_1_V{0}, t360, K11_1_ride{A});
   }
   *out_v_x782 = v_x782;
   *out_v_x786 = v_x786;
@@ -2197,106 +2095,106 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1172, R
   RtValue *v_x1183 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t397 = v_sd_1184_off[v_sd_1184_n];
-    v_x1183 = rt_value_new(rt_vec_type(RT_INT), t397);
+    const int64_t t361 = v_sd_1184_off[v_sd_1184_n];
+    v_x1183 = rt_value_new(rt_vec_type(RT_INT), t361);
     int32_t *v_x1183_d = v_x1183->data.i;
     const int64_t v_x1183_n = v_x1183->len;
-    const int64_t t398 = (t397 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t398 > 1)
-    for (int64_t t399 = 0; t399 < t398; t399++) {
-      int64_t t402 = rt_segment_search(v_sd_1184_off, 0, v_sd_1184_n, t399 * RT_CHUNK);
-      const int64_t t399_end = (t399 + 1) * RT_CHUNK < t397 ? (t399 + 1) * RT_CHUNK : t397;
-      for (int64_t t400 = t399 * RT_CHUNK; t400 < t399_end; t400++) {
-        const int32_t t401 = (int32_t)t400;
-        while (v_sd_1184_off[t402 + 1] <= t400)
-          t402++;
-        const int32_t t403 = (int32_t)t402;
-        int t405 = 0; /* nonzero: a check below failed */
-        int t406 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1178_n;
-        int32_t t404 = t406 ? v_x1178_d[t403] : 0;
-        t405 |= !t406;
-        int t408 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1176_n;
-        int32_t t407 = t408 ? v_x1176_d[t403] : 0;
-        t405 |= !t408;
-        int32_t t410 = rt_sub_i(t401, t407);
-        int t412 = (uint64_t)(int64_t)t403 < (uint64_t)v_x1177_n;
-        int32_t t411 = t412 ? v_x1177_d[t403] : 0;
-        t405 |= !t412;
-        int32_t t414 = rt_mul_i(t410, t411);
-        int32_t t416 = rt_add_i(t404, t414);
-        int t418 = (uint64_t)(int64_t)t416 < (uint64_t)v_x1174;
-        int32_t t417 = t418 ? t416 : 0;
-        t405 |= !t418;
-        uint8_t t420 = rt_lt_i(t417, (int32_t)v_x1172_n);
-        int32_t t421;
-        if (t420) {
-          int t423 = (uint64_t)(int64_t)t417 < (uint64_t)v_x1172_n;
-          int32_t t422 = t423 ? v_x1172_d[t417] : 0;
-          t405 |= !t423;
-          t421 = t422;
+    const int64_t t362 = (t361 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t362 > 1)
+    for (int64_t t363 = 0; t363 < t362; t363++) {
+      int64_t t366 = rt_segment_search(v_sd_1184_off, 0, v_sd_1184_n, t363 * RT_CHUNK);
+      const int64_t t363_end = (t363 + 1) * RT_CHUNK < t361 ? (t363 + 1) * RT_CHUNK : t361;
+      for (int64_t t364 = t363 * RT_CHUNK; t364 < t363_end; t364++) {
+        const int32_t t365 = (int32_t)t364;
+        while (v_sd_1184_off[t366 + 1] <= t364)
+          t366++;
+        const int32_t t367 = (int32_t)t366;
+        int t369 = 0; /* nonzero: a check below failed */
+        int t370 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1178_n;
+        int32_t t368 = t370 ? v_x1178_d[t367] : 0;
+        t369 |= !t370;
+        int t372 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1176_n;
+        int32_t t371 = t372 ? v_x1176_d[t367] : 0;
+        t369 |= !t372;
+        int32_t t374 = rt_sub_i(t365, t371);
+        int t376 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1177_n;
+        int32_t t375 = t376 ? v_x1177_d[t367] : 0;
+        t369 |= !t376;
+        int32_t t378 = rt_mul_i(t374, t375);
+        int32_t t380 = rt_add_i(t368, t378);
+        int t382 = (uint64_t)(int64_t)t380 < (uint64_t)v_x1174;
+        int32_t t381 = t382 ? t380 : 0;
+        t369 |= !t382;
+        uint8_t t384 = rt_lt_i(t381, (int32_t)v_x1172_n);
+        int32_t t385;
+        if (t384) {
+          int t387 = (uint64_t)(int64_t)t381 < (uint64_t)v_x1172_n;
+          int32_t t386 = t387 ? v_x1172_d[t381] : 0;
+          t369 |= !t387;
+          t385 = t386;
         } else {
-          int32_t t425 = rt_sub_i(t417, (int32_t)v_x1172_n);
-          int t427 = (uint64_t)(int64_t)t425 < (uint64_t)v_x1173_n;
-          int32_t t426 = t427 ? v_x1173_d[t425] : 0;
-          t405 |= !t427;
-          t421 = t426;
+          int32_t t389 = rt_sub_i(t381, (int32_t)v_x1172_n);
+          int t391 = (uint64_t)(int64_t)t389 < (uint64_t)v_x1173_n;
+          int32_t t390 = t391 ? v_x1173_d[t389] : 0;
+          t369 |= !t391;
+          t385 = t390;
         }
-        if (__builtin_expect(t405 != 0, 0)) { /* again, recording the error */
-          int32_t t428;
-          if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1178_n) {
-            t428 = v_x1178_d[t403];
+        if (__builtin_expect(t369 != 0, 0)) { /* again, recording the error */
+          int32_t t392;
+          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1178_n) {
+            t392 = v_x1178_d[t367];
           } else {
-            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1178_n, 0.0, 0);
-            t428 = 0;
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1178_n, 0.0, 0);
+            t392 = 0;
           }
-          int32_t t429;
-          if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1176_n) {
-            t429 = v_x1176_d[t403];
+          int32_t t393;
+          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1176_n) {
+            t393 = v_x1176_d[t367];
           } else {
-            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1176_n, 0.0, 1);
-            t429 = 0;
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1176_n, 0.0, 1);
+            t393 = 0;
           }
-          int32_t t431 = rt_sub_i(t401, t429);
-          int32_t t432;
-          if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1177_n) {
-            t432 = v_x1177_d[t403];
+          int32_t t395 = rt_sub_i(t365, t393);
+          int32_t t396;
+          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1177_n) {
+            t396 = v_x1177_d[t367];
           } else {
-            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1177_n, 0.0, 2);
-            t432 = 0;
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1177_n, 0.0, 2);
+            t396 = 0;
           }
-          int32_t t434 = rt_mul_i(t431, t432);
-          int32_t t436 = rt_add_i(t428, t434);
-          int32_t t437;
-          if ((uint64_t)(int64_t)t436 < (uint64_t)v_x1174) {
-            t437 = t436;
+          int32_t t398 = rt_mul_i(t395, t396);
+          int32_t t400 = rt_add_i(t392, t398);
+          int32_t t401;
+          if ((uint64_t)(int64_t)t400 < (uint64_t)v_x1174) {
+            t401 = t400;
           } else {
-            NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_x1174, 0.0, 3);
-            t437 = 0;
+            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t400, v_x1174, 0.0, 3);
+            t401 = 0;
           }
-          uint8_t t439 = rt_lt_i(t437, (int32_t)v_x1172_n);
-          int32_t t440;
-          if (t439) {
-            int32_t t441;
-            if ((uint64_t)(int64_t)t437 < (uint64_t)v_x1172_n) {
-              t441 = v_x1172_d[t437];
+          uint8_t t403 = rt_lt_i(t401, (int32_t)v_x1172_n);
+          int32_t t404;
+          if (t403) {
+            int32_t t405;
+            if ((uint64_t)(int64_t)t401 < (uint64_t)v_x1172_n) {
+              t405 = v_x1172_d[t401];
             } else {
-              NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_x1172_n, 0.0, 4);
-              t441 = 0;
+              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_x1172_n, 0.0, 4);
+              t405 = 0;
             }
-            t440 = t441;
+            t404 = t405;
           } else {
-            int32_t t443 = rt_sub_i(t437, (int32_t)v_x1172_n);
-            int32_t t444;
-            if ((uint64_t)(int64_t)t443 < (uint64_t)v_x1173_n) {
-              t444 = v_x1173_d[t443];
+            int32_t t407 = rt_sub_i(t401, (int32_t)v_x1172_n);
+            int32_t t408;
+            if ((uint64_t)(int64_t)t407 < (uint64_t)v_x1173_n) {
+              t408 = v_x1173_d[t407];
             } else {
-              NESSIE_RECORD(err, t400, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x1173_n, 0.0, 5);
-              t444 = 0;
+              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t407, v_x1173_n, 0.0, 5);
+              t408 = 0;
             }
-            t440 = t444;
+            t404 = t408;
           }
         }
-        v_x1183_d[t400] = t421;
+        v_x1183_d[t364] = t385;
       }
     }
   }
@@ -2332,92 +2230,92 @@ struct K12_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t446 = 0; /* nonzero: a check below failed */
-    int t447 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1178_n;
-    int32_t t445 = t447 ? A.v_x1178_d[sx] : 0;
-    t446 |= !t447;
-    int t449 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1176_n;
-    int32_t t448 = t449 ? A.v_x1176_d[sx] : 0;
-    t446 |= !t449;
-    int32_t t451 = rt_sub_i(ix, t448);
-    int t453 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1177_n;
-    int32_t t452 = t453 ? A.v_x1177_d[sx] : 0;
-    t446 |= !t453;
-    int32_t t455 = rt_mul_i(t451, t452);
-    int32_t t457 = rt_add_i(t445, t455);
-    int t459 = (uint64_t)(int64_t)t457 < (uint64_t)A.v_x1174;
-    int32_t t458 = t459 ? t457 : 0;
-    t446 |= !t459;
-    uint8_t t461 = rt_lt_i(t458, (int32_t)A.v_x1172_n);
-    int32_t t462;
-    if (t461) {
-      int t464 = (uint64_t)(int64_t)t458 < (uint64_t)A.v_x1172_n;
-      int32_t t463 = t464 ? A.v_x1172_d[t458] : 0;
-      t446 |= !t464;
-      t462 = t463;
+    int t410 = 0; /* nonzero: a check below failed */
+    int t411 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1178_n;
+    int32_t t409 = t411 ? A.v_x1178_d[sx] : 0;
+    t410 |= !t411;
+    int t413 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1176_n;
+    int32_t t412 = t413 ? A.v_x1176_d[sx] : 0;
+    t410 |= !t413;
+    int32_t t415 = rt_sub_i(ix, t412);
+    int t417 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1177_n;
+    int32_t t416 = t417 ? A.v_x1177_d[sx] : 0;
+    t410 |= !t417;
+    int32_t t419 = rt_mul_i(t415, t416);
+    int32_t t421 = rt_add_i(t409, t419);
+    int t423 = (uint64_t)(int64_t)t421 < (uint64_t)A.v_x1174;
+    int32_t t422 = t423 ? t421 : 0;
+    t410 |= !t423;
+    uint8_t t425 = rt_lt_i(t422, (int32_t)A.v_x1172_n);
+    int32_t t426;
+    if (t425) {
+      int t428 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x1172_n;
+      int32_t t427 = t428 ? A.v_x1172_d[t422] : 0;
+      t410 |= !t428;
+      t426 = t427;
     } else {
-      int32_t t466 = rt_sub_i(t458, (int32_t)A.v_x1172_n);
-      int t468 = (uint64_t)(int64_t)t466 < (uint64_t)A.v_x1173_n;
-      int32_t t467 = t468 ? A.v_x1173_d[t466] : 0;
-      t446 |= !t468;
-      t462 = t467;
+      int32_t t430 = rt_sub_i(t422, (int32_t)A.v_x1172_n);
+      int t432 = (uint64_t)(int64_t)t430 < (uint64_t)A.v_x1173_n;
+      int32_t t431 = t432 ? A.v_x1173_d[t430] : 0;
+      t410 |= !t432;
+      t426 = t431;
     }
-    if (__builtin_expect(t446 != 0, 0)) { /* again, recording the error */
-      int32_t t469;
+    if (__builtin_expect(t410 != 0, 0)) { /* again, recording the error */
+      int32_t t433;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1178_n) {
-        t469 = A.v_x1178_d[sx];
+        t433 = A.v_x1178_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1178_n, 0.0, 0);
-        t469 = 0;
+        t433 = 0;
       }
-      int32_t t470;
+      int32_t t434;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1176_n) {
-        t470 = A.v_x1176_d[sx];
+        t434 = A.v_x1176_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1176_n, 0.0, 1);
-        t470 = 0;
+        t434 = 0;
       }
-      int32_t t472 = rt_sub_i(ix, t470);
-      int32_t t473;
+      int32_t t436 = rt_sub_i(ix, t434);
+      int32_t t437;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1177_n) {
-        t473 = A.v_x1177_d[sx];
+        t437 = A.v_x1177_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1177_n, 0.0, 2);
-        t473 = 0;
+        t437 = 0;
       }
-      int32_t t475 = rt_mul_i(t472, t473);
-      int32_t t477 = rt_add_i(t469, t475);
-      int32_t t478;
-      if ((uint64_t)(int64_t)t477 < (uint64_t)A.v_x1174) {
-        t478 = t477;
+      int32_t t439 = rt_mul_i(t436, t437);
+      int32_t t441 = rt_add_i(t433, t439);
+      int32_t t442;
+      if ((uint64_t)(int64_t)t441 < (uint64_t)A.v_x1174) {
+        t442 = t441;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t477, A.v_x1174, 0.0, 3);
-        t478 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t441, A.v_x1174, 0.0, 3);
+        t442 = 0;
       }
-      uint8_t t480 = rt_lt_i(t478, (int32_t)A.v_x1172_n);
-      int32_t t481;
-      if (t480) {
-        int32_t t482;
-        if ((uint64_t)(int64_t)t478 < (uint64_t)A.v_x1172_n) {
-          t482 = A.v_x1172_d[t478];
+      uint8_t t444 = rt_lt_i(t442, (int32_t)A.v_x1172_n);
+      int32_t t445;
+      if (t444) {
+        int32_t t446;
+        if ((uint64_t)(int64_t)t442 < (uint64_t)A.v_x1172_n) {
+          t446 = A.v_x1172_d[t442];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t478, A.v_x1172_n, 0.0, 4);
-          t482 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, A.v_x1172_n, 0.0, 4);
+          t446 = 0;
         }
-        t481 = t482;
+        t445 = t446;
       } else {
-        int32_t t484 = rt_sub_i(t478, (int32_t)A.v_x1172_n);
-        int32_t t485;
-        if ((uint64_t)(int64_t)t484 < (uint64_t)A.v_x1173_n) {
-          t485 = A.v_x1173_d[t484];
+        int32_t t448 = rt_sub_i(t442, (int32_t)A.v_x1172_n);
+        int32_t t449;
+        if ((uint64_t)(int64_t)t448 < (uint64_t)A.v_x1173_n) {
+          t449 = A.v_x1173_d[t448];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t484, A.v_x1173_n, 0.0, 5);
-          t485 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t448, A.v_x1173_n, 0.0, 5);
+          t449 = 0;
         }
-        t481 = t485;
+        t445 = t449;
       }
     }
-    return K12_0_V{t462};
+    return K12_0_V{t426};
   }
 };
 struct K12_0_store {
@@ -2449,11 +2347,11 @@ static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1172, Rt
   RtValue *v_x1183 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t486 = rtg_seg_total(v_sd_1184);
-    v_x1183 = rtg_vec_new(RT_INT, t486);
+    const int64_t t450 = rtg_seg_total(v_sd_1184);
+    v_x1183 = rtg_vec_new(RT_INT, t450);
     A.v_x1183_d = v_x1183->data.i;
     A.v_x1183_n = v_x1183->len;
-    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1184, t486);
+    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1184, t450);
   }
   *out_v_x1183 = v_x1183;
   return;
@@ -2486,65 +2384,65 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int
   RtValue *v_x822 = NULL;
   /* MAP */
   {
-    const int64_t t487 = v_x801;
-    if (t487 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t487, 0.0, 0);
+    const int64_t t451 = v_x801;
+    if (t451 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t451, 0.0, 0);
       goto fail;
     }
-    v_x818 = rt_value_new(rt_vec_type(RT_INT), t487);
+    v_x818 = rt_value_new(rt_vec_type(RT_INT), t451);
     int32_t *v_x818_d = v_x818->data.i;
     const int64_t v_x818_n = v_x818->len;
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t487);
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t451);
     int32_t *v_x820_d = v_x820->data.i;
     const int64_t v_x820_n = v_x820->len;
-    v_x822 = rt_value_new(rt_vec_type(RT_INT), t487);
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t451);
     int32_t *v_x822_d = v_x822->data.i;
     const int64_t v_x822_n = v_x822->len;
-    RT_PARALLEL_FOR_IF(t487 >= RT_PARALLEL_MIN)
-    for (int64_t t488 = 0; t488 < t487; t488++) {
-      const int32_t t489 = (int32_t)t488;
-      int t492 = 0; /* nonzero: a check below failed */
-      int32_t t491 = rt_div_i(t489, 2, &t492);
-      int32_t t494 = rt_rem_i(t489, 2, &t492);
-      int32_t t496 = rt_mul_i(t494, v_x808);
-      int32_t t498 = rt_add_i(t496, t491);
-      int t500 = (uint64_t)(int64_t)t498 < (uint64_t)v_x813_n;
-      int32_t t499 = t500 ? v_x813_d[t498] : 0;
-      t492 |= !t500;
-      int32_t t501 = t500 ? v_x816_d[t498] : 0;
-      int32_t t503 = rt_add_i(t501, t499);
-      if (__builtin_expect(t492 != 0, 0)) { /* again, recording the error */
-        int t504 = 0;
-        int32_t t505 = rt_div_i(t489, 2, &t504);
-        if (t504) {
-          NESSIE_RECORD(err, t488, RT_CHECK_SCALAR, 0, t504, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t451 >= RT_PARALLEL_MIN)
+    for (int64_t t452 = 0; t452 < t451; t452++) {
+      const int32_t t453 = (int32_t)t452;
+      int t456 = 0; /* nonzero: a check below failed */
+      int32_t t455 = rt_div_i(t453, 2, &t456);
+      int32_t t458 = rt_rem_i(t453, 2, &t456);
+      int32_t t460 = rt_mul_i(t458, v_x808);
+      int32_t t462 = rt_add_i(t460, t455);
+      int t464 = (uint64_t)(int64_t)t462 < (uint64_t)v_x813_n;
+      int32_t t463 = t464 ? v_x813_d[t462] : 0;
+      t456 |= !t464;
+      int32_t t465 = t464 ? v_x816_d[t462] : 0;
+      int32_t t467 = rt_add_i(t465, t463);
+      if (__builtin_expect(t456 != 0, 0)) { /* again, recording the error */
+        int t468 = 0;
+        int32_t t469 = rt_div_i(t453, 2, &t468);
+        if (t468) {
+          NESSIE_RECORD(err, t452, RT_CHECK_SCALAR, 0, t468, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t506 = 0;
-        int32_t t507 = rt_rem_i(t489, 2, &t506);
-        if (t506) {
-          NESSIE_RECORD(err, t488, RT_CHECK_SCALAR, 0, t506, RT_REM, 0, 0, 0.0, 2);
+        int t470 = 0;
+        int32_t t471 = rt_rem_i(t453, 2, &t470);
+        if (t470) {
+          NESSIE_RECORD(err, t452, RT_CHECK_SCALAR, 0, t470, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t509 = rt_mul_i(t507, v_x808);
-        int32_t t511 = rt_add_i(t509, t505);
-        int32_t t512;
-        if ((uint64_t)(int64_t)t511 < (uint64_t)v_x813_n) {
-          t512 = v_x813_d[t511];
+        int32_t t473 = rt_mul_i(t471, v_x808);
+        int32_t t475 = rt_add_i(t473, t469);
+        int32_t t476;
+        if ((uint64_t)(int64_t)t475 < (uint64_t)v_x813_n) {
+          t476 = v_x813_d[t475];
         } else {
-          NESSIE_RECORD(err, t488, RT_CHECK_INDEX, 0, 0, RT_GATHER, t511, v_x813_n, 0.0, 3);
-          t512 = 0;
+          NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x813_n, 0.0, 3);
+          t476 = 0;
         }
-        int32_t t513;
-        if ((uint64_t)(int64_t)t511 < (uint64_t)v_x813_n) {
-          t513 = v_x816_d[t511];
+        int32_t t477;
+        if ((uint64_t)(int64_t)t475 < (uint64_t)v_x813_n) {
+          t477 = v_x816_d[t475];
         } else {
-          NESSIE_RECORD(err, t488, RT_CHECK_INDEX, 0, 0, RT_GATHER, t511, v_x813_n, 0.0, 4);
-          t513 = 0;
+          NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x813_n, 0.0, 4);
+          t477 = 0;
         }
-        int32_t t515 = rt_add_i(t513, t512);
+        int32_t t479 = rt_add_i(t477, t476);
       }
-      v_x818_d[t488] = t501;
-      v_x820_d[t488] = t503;
-      v_x822_d[t488] = 1;
+      v_x818_d[t452] = t465;
+      v_x820_d[t452] = t467;
+      v_x822_d[t452] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -2581,46 +2479,46 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t518 = 0; /* nonzero: a check below failed */
-    int32_t t517 = rt_div_i(ix, 2, &t518);
-    int32_t t520 = rt_rem_i(ix, 2, &t518);
-    int32_t t522 = rt_mul_i(t520, A.v_x808);
-    int32_t t524 = rt_add_i(t522, t517);
-    int t526 = (uint64_t)(int64_t)t524 < (uint64_t)A.v_x813_n;
-    int32_t t525 = t526 ? A.v_x813_d[t524] : 0;
-    t518 |= !t526;
-    int32_t t527 = t526 ? A.v_x816_d[t524] : 0;
-    int32_t t529 = rt_add_i(t527, t525);
-    if (__builtin_expect(t518 != 0, 0)) { /* again, recording the error */
-      int t530 = 0;
-      int32_t t531 = rt_div_i(ix, 2, &t530);
-      if (t530) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t530, RT_DIV, 0, 0, 0.0, 0);
+    int t482 = 0; /* nonzero: a check below failed */
+    int32_t t481 = rt_div_i(ix, 2, &t482);
+    int32_t t484 = rt_rem_i(ix, 2, &t482);
+    int32_t t486 = rt_mul_i(t484, A.v_x808);
+    int32_t t488 = rt_add_i(t486, t481);
+    int t490 = (uint64_t)(int64_t)t488 < (uint64_t)A.v_x813_n;
+    int32_t t489 = t490 ? A.v_x813_d[t488] : 0;
+    t482 |= !t490;
+    int32_t t491 = t490 ? A.v_x816_d[t488] : 0;
+    int32_t t493 = rt_add_i(t491, t489);
+    if (__builtin_expect(t482 != 0, 0)) { /* again, recording the error */
+      int t494 = 0;
+      int32_t t495 = rt_div_i(ix, 2, &t494);
+      if (t494) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t494, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t532 = 0;
-      int32_t t533 = rt_rem_i(ix, 2, &t532);
-      if (t532) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t532, RT_REM, 0, 0, 0.0, 1);
+      int t496 = 0;
+      int32_t t497 = rt_rem_i(ix, 2, &t496);
+      if (t496) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t496, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t535 = rt_mul_i(t533, A.v_x808);
-      int32_t t537 = rt_add_i(t535, t531);
-      int32_t t538;
-      if ((uint64_t)(int64_t)t537 < (uint64_t)A.v_x813_n) {
-        t538 = A.v_x813_d[t537];
+      int32_t t499 = rt_mul_i(t497, A.v_x808);
+      int32_t t501 = rt_add_i(t499, t495);
+      int32_t t502;
+      if ((uint64_t)(int64_t)t501 < (uint64_t)A.v_x813_n) {
+        t502 = A.v_x813_d[t501];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, A.v_x813_n, 0.0, 2);
-        t538 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, A.v_x813_n, 0.0, 2);
+        t502 = 0;
       }
-      int32_t t539;
-      if ((uint64_t)(int64_t)t537 < (uint64_t)A.v_x813_n) {
-        t539 = A.v_x816_d[t537];
+      int32_t t503;
+      if ((uint64_t)(int64_t)t501 < (uint64_t)A.v_x813_n) {
+        t503 = A.v_x816_d[t501];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, A.v_x813_n, 0.0, 3);
-        t539 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, A.v_x813_n, 0.0, 3);
+        t503 = 0;
       }
-      int32_t t541 = rt_add_i(t539, t538);
+      int32_t t505 = rt_add_i(t503, t502);
     }
-    return K13_0_V{t527, t529, 1};
+    return K13_0_V{t491, t493, 1};
   }
 };
 struct K13_0_store {
@@ -2649,21 +2547,21 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int3
   RtValue *v_x822 = NULL;
   /* MAP */
   {
-    const int64_t t542 = v_x801;
-    if (t542 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t542, 0.0, run, 4};
+    const int64_t t506 = v_x801;
+    if (t506 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t506, 0.0, run, 4};
       goto fail;
     }
-    v_x818 = rtg_vec_new(RT_INT, t542);
+    v_x818 = rtg_vec_new(RT_INT, t506);
     A.v_x818_d = v_x818->data.i;
     A.v_x818_n = v_x818->len;
-    v_x820 = rtg_vec_new(RT_INT, t542);
+    v_x820 = rtg_vec_new(RT_INT, t506);
     A.v_x820_d = v_x820->data.i;
     A.v_x820_n = v_x820->len;
-    v_x822 = rtg_vec_new(RT_INT, t542);
+    v_x822 = rtg_vec_new(RT_INT, t506);
     A.v_x822_d = v_x822->data.i;
     A.v_x822_n = v_x822->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t542);
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t506);
   }
   *out_v_x818 = v_x818;
   *out_v_x820 = v_x820;
@@ -2698,14 +2596,14 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, Rt
   int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t543 = v_x826_n;
-    v_x825 = rt_value_new(rt_vec_type(RT_INT), t543);
+    const int64_t t507 = v_x826_n;
+    v_x825 = rt_value_new(rt_vec_type(RT_INT), t507);
     int32_t *v_x825_d = v_x825->data.i;
     const int64_t v_x825_n = v_x825->len;
-    RT_PARALLEL_FOR_IF(t543 >= RT_PARALLEL_MIN)
-    for (int64_t t544 = 0; t544 < t543; t544++) {
-      const int32_t t545 = (int32_t)t544;
-      v_x825_d[t544] = 2;
+    RT_PARALLEL_FOR_IF(t507 >= RT_PARALLEL_MIN)
+    for (int64_t t508 = 0; t508 < t507; t508++) {
+      const int32_t t509 = (int32_t)t508;
+      v_x825_d[t508] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -2715,101 +2613,101 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, Rt
     const int64_t v_x825_n = v_x825->len;
     /* REDUCE */
     {
-      const int64_t t546 = v_x826_n;
-      const int64_t t547 = t546 > 0 ? (t546 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t548 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t547);
-      int32_t *t549 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t547);
-      int32_t *t550 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t547);
-      RT_PARALLEL_FOR_IF(t547 > 1)
-      for (int64_t t551 = 0; t551 < t547; t551++) {
-        int32_t t551a0;
-        int32_t t551a1;
-        int32_t t551a2;
-        t551a0 = 2147483647;
-        t551a1 = 0;
-        t551a2 = 1;
-        const int64_t t551_end = (t551 + 1) * RT_CHUNK < t546 ? (t551 + 1) * RT_CHUNK : t546;
-        for (int64_t t552 = t551 * RT_CHUNK; t552 < t551_end; t552++) {
-          const int32_t t553 = (int32_t)t552;
-          int32_t t551x0;
-          int32_t t551x1;
-          int32_t t551x2;
-          uint8_t t555 = rt_lt_i(0, 2);
-          int32_t t556;
-          if (t555) {
-            t556 = 2147483647;
+      const int64_t t510 = v_x826_n;
+      const int64_t t511 = t510 > 0 ? (t510 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t512 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t511);
+      int32_t *t513 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t511);
+      int32_t *t514 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t511);
+      RT_PARALLEL_FOR_IF(t511 > 1)
+      for (int64_t t515 = 0; t515 < t511; t515++) {
+        int32_t t515a0;
+        int32_t t515a1;
+        int32_t t515a2;
+        t515a0 = 2147483647;
+        t515a1 = 0;
+        t515a2 = 1;
+        const int64_t t515_end = (t515 + 1) * RT_CHUNK < t510 ? (t515 + 1) * RT_CHUNK : t510;
+        for (int64_t t516 = t515 * RT_CHUNK; t516 < t515_end; t516++) {
+          const int32_t t517 = (int32_t)t516;
+          int32_t t515x0;
+          int32_t t515x1;
+          int32_t t515x2;
+          uint8_t t519 = rt_lt_i(0, 2);
+          int32_t t520;
+          if (t519) {
+            t520 = 2147483647;
           } else {
-            t556 = t553;
+            t520 = t517;
           }
-          t551x0 = t556;
-          t551x1 = 0;
-          t551x2 = 2;
-          uint8_t t558 = rt_le_i(t551a0, t551x0);
-          int32_t t559;
-          if (t558) {
-            t559 = t551a0;
+          t515x0 = t520;
+          t515x1 = 0;
+          t515x2 = 2;
+          uint8_t t522 = rt_le_i(t515a0, t515x0);
+          int32_t t523;
+          if (t522) {
+            t523 = t515a0;
           } else {
-            t559 = t551x0;
+            t523 = t515x0;
           }
-          int32_t t560;
-          if (t558) {
-            t560 = t551a1;
+          int32_t t524;
+          if (t522) {
+            t524 = t515a1;
           } else {
-            t560 = t551x1;
+            t524 = t515x1;
           }
-          int32_t t561;
-          if (t558) {
-            t561 = t551a2;
+          int32_t t525;
+          if (t522) {
+            t525 = t515a2;
           } else {
-            t561 = t551x2;
+            t525 = t515x2;
           }
-          t551a0 = t559;
-          t551a1 = t560;
-          t551a2 = t561;
+          t515a0 = t523;
+          t515a1 = t524;
+          t515a2 = t525;
         }
-        t548[t551] = t551a0;
-        t549[t551] = t551a1;
-        t550[t551] = t551a2;
+        t512[t515] = t515a0;
+        t513[t515] = t515a1;
+        t514[t515] = t515a2;
       }
-      int32_t t551t0;
-      int32_t t551t1;
-      int32_t t551t2;
-      t551t0 = 2147483647;
-      t551t1 = 0;
-      t551t2 = 1;
-      for (int64_t t551 = 0; t551 < t547; t551++) {
-        const int32_t t562 = t548[t551];
-        const int32_t t563 = t549[t551];
-        const int32_t t564 = t550[t551];
-        uint8_t t566 = rt_le_i(t551t0, t562);
-        int32_t t567;
-        if (t566) {
-          t567 = t551t0;
+      int32_t t515t0;
+      int32_t t515t1;
+      int32_t t515t2;
+      t515t0 = 2147483647;
+      t515t1 = 0;
+      t515t2 = 1;
+      for (int64_t t515 = 0; t515 < t511; t515++) {
+        const int32_t t526 = t512[t515];
+        const int32_t t527 = t513[t515];
+        const int32_t t528 = t514[t515];
+        uint8_t t530 = rt_le_i(t515t0, t526);
+        int32_t t531;
+        if (t530) {
+          t531 = t515t0;
         } else {
-          t567 = t562;
+          t531 = t526;
         }
-        int32_t t568;
-        if (t566) {
-          t568 = t551t1;
+        int32_t t532;
+        if (t530) {
+          t532 = t515t1;
         } else {
-          t568 = t563;
+          t532 = t527;
         }
-        int32_t t569;
-        if (t566) {
-          t569 = t551t2;
+        int32_t t533;
+        if (t530) {
+          t533 = t515t2;
         } else {
-          t569 = t564;
+          t533 = t528;
         }
-        t551t0 = t567;
-        t551t1 = t568;
-        t551t2 = t569;
+        t515t0 = t531;
+        t515t1 = t532;
+        t515t2 = t533;
       }
-      v_x834 = t551t0;
-      rt_free(t548);
-      v_x835 = t551t1;
-      rt_free(t549);
-      v_x836 = t551t2;
-      rt_free(t550);
+      v_x834 = t515t0;
+      rt_free(t512);
+      v_x835 = t515t1;
+      rt_free(t513);
+      v_x836 = t515t2;
+      rt_free(t514);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2859,39 +2757,39 @@ struct K14_1_pull {
   __device__ K14_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t571 = rt_lt_i(0, 2);
-    int32_t t572;
-    if (t571) {
-      t572 = 2147483647;
+    uint8_t t535 = rt_lt_i(0, 2);
+    int32_t t536;
+    if (t535) {
+      t536 = 2147483647;
     } else {
-      t572 = ix;
+      t536 = ix;
     }
-    return K14_1_V{t572, 0, 2};
+    return K14_1_V{t536, 0, 2};
   }
 };
 struct K14_1_op {
   K14_A A;
   __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
-    uint8_t t574 = rt_le_i(a.v0, b.v0);
-    int32_t t575;
-    if (t574) {
-      t575 = a.v0;
+    uint8_t t538 = rt_le_i(a.v0, b.v0);
+    int32_t t539;
+    if (t538) {
+      t539 = a.v0;
     } else {
-      t575 = b.v0;
+      t539 = b.v0;
     }
-    int32_t t576;
-    if (t574) {
-      t576 = a.v1;
+    int32_t t540;
+    if (t538) {
+      t540 = a.v1;
     } else {
-      t576 = b.v1;
+      t540 = b.v1;
     }
-    int32_t t577;
-    if (t574) {
-      t577 = a.v2;
+    int32_t t541;
+    if (t538) {
+      t541 = a.v2;
     } else {
-      t577 = b.v2;
+      t541 = b.v2;
     }
-    return K14_1_V{t575, t576, t577};
+    return K14_1_V{t539, t540, t541};
   }
 };
 struct K14_1_check {
@@ -2927,17 +2825,17 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtV
   int32_t v_x836 = 0;
   /* MAP */
   {
-    const int64_t t578 = v_x826->len;
-    v_x825 = rtg_vec_new(RT_INT, t578);
+    const int64_t t542 = v_x826->len;
+    v_x825 = rtg_vec_new(RT_INT, t542);
     A.v_x825_d = v_x825->data.i;
     A.v_x825_n = v_x825->len;
     /* computed in the launch of SOAC 1 (K14_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t579 = v_x826->len;
-    K14_1_V *t580 = rtg::reduce_to_device<false>("K14", loc, K14_1_ride{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t579);
-    K14_1_value = t580;
+    const int64_t t543 = v_x826->len;
+    K14_1_V *t544 = rtg::reduce_to_device<false>("K14", loc, K14_1_ride{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t543);
+    K14_1_value = t544;
   }
   if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
@@ -2957,11 +2855,11 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue
   if (rtg_choose_host(vals, 1, sizes, 0)) {
     K14_host(err, loc, run, v_x826, out_v_x825, out_v_x835, out_v_x836);
     if (err->index == INT64_MAX) {
-      K14_1_V t581;
-      memset(&t581, 0, sizeof t581);
-      t581.v1 = *out_v_x835;
-      t581.v2 = *out_v_x836;
-      (void)K14_1_check{{check_site_0}}(t581, err, run);
+      K14_1_V t545;
+      memset(&t545, 0, sizeof t545);
+      t545.v1 = *out_v_x835;
+      t545.v2 = *out_v_x836;
+      (void)K14_1_check{{check_site_0}}(t545, err, run);
     }
     rtg_host_ran();
   } else {
@@ -2980,45 +2878,45 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, Rt
   RtValue *v_x852 = NULL;
   /* MAP */
   {
-    const int64_t t582 = v_x837_n;
-    v_x852 = rt_value_new(rt_vec_type(RT_INT), t582);
+    const int64_t t546 = v_x837_n;
+    v_x852 = rt_value_new(rt_vec_type(RT_INT), t546);
     int32_t *v_x852_d = v_x852->data.i;
     const int64_t v_x852_n = v_x852->len;
-    RT_PARALLEL_FOR_IF(t582 >= RT_PARALLEL_MIN)
-    for (int64_t t583 = 0; t583 < t582; t583++) {
-      const int32_t t584 = (int32_t)t583;
-      int t588 = 0; /* nonzero: a check below failed */
-      int32_t t586 = rt_mul_i(t584, 2);
-      int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x842_n;
-      int32_t t587 = t589 ? v_x842_d[t586] : 0;
-      t588 |= !t589;
-      int32_t t591 = rt_add_i(t587, 1);
-      int32_t t593 = rt_add_i(t586, 1);
-      int t595 = (uint64_t)(int64_t)t593 < (uint64_t)v_x842_n;
-      int32_t t594 = t595 ? v_x842_d[t593] : 0;
-      t588 |= !t595;
-      int32_t t597 = rt_add_i(t591, t594);
-      if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
-        int32_t t599 = rt_mul_i(t584, 2);
-        int32_t t600;
-        if ((uint64_t)(int64_t)t599 < (uint64_t)v_x842_n) {
-          t600 = v_x842_d[t599];
+    RT_PARALLEL_FOR_IF(t546 >= RT_PARALLEL_MIN)
+    for (int64_t t547 = 0; t547 < t546; t547++) {
+      const int32_t t548 = (int32_t)t547;
+      int t552 = 0; /* nonzero: a check below failed */
+      int32_t t550 = rt_mul_i(t548, 2);
+      int t553 = (uint64_t)(int64_t)t550 < (uint64_t)v_x842_n;
+      int32_t t551 = t553 ? v_x842_d[t550] : 0;
+      t552 |= !t553;
+      int32_t t555 = rt_add_i(t551, 1);
+      int32_t t557 = rt_add_i(t550, 1);
+      int t559 = (uint64_t)(int64_t)t557 < (uint64_t)v_x842_n;
+      int32_t t558 = t559 ? v_x842_d[t557] : 0;
+      t552 |= !t559;
+      int32_t t561 = rt_add_i(t555, t558);
+      if (__builtin_expect(t552 != 0, 0)) { /* again, recording the error */
+        int32_t t563 = rt_mul_i(t548, 2);
+        int32_t t564;
+        if ((uint64_t)(int64_t)t563 < (uint64_t)v_x842_n) {
+          t564 = v_x842_d[t563];
         } else {
-          NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 0, 0, RT_GATHER, t599, v_x842_n, 0.0, 0);
-          t600 = 0;
+          NESSIE_RECORD(err, t547, RT_CHECK_INDEX, 0, 0, RT_GATHER, t563, v_x842_n, 0.0, 0);
+          t564 = 0;
         }
-        int32_t t602 = rt_add_i(t600, 1);
-        int32_t t604 = rt_add_i(t599, 1);
-        int32_t t605;
-        if ((uint64_t)(int64_t)t604 < (uint64_t)v_x842_n) {
-          t605 = v_x842_d[t604];
+        int32_t t566 = rt_add_i(t564, 1);
+        int32_t t568 = rt_add_i(t563, 1);
+        int32_t t569;
+        if ((uint64_t)(int64_t)t568 < (uint64_t)v_x842_n) {
+          t569 = v_x842_d[t568];
         } else {
-          NESSIE_RECORD(err, t583, RT_CHECK_INDEX, 1, 0, RT_GATHER, t604, v_x842_n, 0.0, 1);
-          t605 = 0;
+          NESSIE_RECORD(err, t547, RT_CHECK_INDEX, 1, 0, RT_GATHER, t568, v_x842_n, 0.0, 1);
+          t569 = 0;
         }
-        int32_t t607 = rt_add_i(t602, t605);
+        int32_t t571 = rt_add_i(t566, t569);
       }
-      v_x852_d[t583] = t597;
+      v_x852_d[t547] = t561;
     }
   }
   if (err->index != INT64_MAX)
@@ -3045,38 +2943,38 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t611 = 0; /* nonzero: a check below failed */
-    int32_t t609 = rt_mul_i(ix, 2);
-    int t612 = (uint64_t)(int64_t)t609 < (uint64_t)A.v_x842_n;
-    int32_t t610 = t612 ? A.v_x842_d[t609] : 0;
-    t611 |= !t612;
-    int32_t t614 = rt_add_i(t610, 1);
-    int32_t t616 = rt_add_i(t609, 1);
-    int t618 = (uint64_t)(int64_t)t616 < (uint64_t)A.v_x842_n;
-    int32_t t617 = t618 ? A.v_x842_d[t616] : 0;
-    t611 |= !t618;
-    int32_t t620 = rt_add_i(t614, t617);
-    if (__builtin_expect(t611 != 0, 0)) { /* again, recording the error */
-      int32_t t622 = rt_mul_i(ix, 2);
-      int32_t t623;
-      if ((uint64_t)(int64_t)t622 < (uint64_t)A.v_x842_n) {
-        t623 = A.v_x842_d[t622];
+    int t575 = 0; /* nonzero: a check below failed */
+    int32_t t573 = rt_mul_i(ix, 2);
+    int t576 = (uint64_t)(int64_t)t573 < (uint64_t)A.v_x842_n;
+    int32_t t574 = t576 ? A.v_x842_d[t573] : 0;
+    t575 |= !t576;
+    int32_t t578 = rt_add_i(t574, 1);
+    int32_t t580 = rt_add_i(t573, 1);
+    int t582 = (uint64_t)(int64_t)t580 < (uint64_t)A.v_x842_n;
+    int32_t t581 = t582 ? A.v_x842_d[t580] : 0;
+    t575 |= !t582;
+    int32_t t584 = rt_add_i(t578, t581);
+    if (__builtin_expect(t575 != 0, 0)) { /* again, recording the error */
+      int32_t t586 = rt_mul_i(ix, 2);
+      int32_t t587;
+      if ((uint64_t)(int64_t)t586 < (uint64_t)A.v_x842_n) {
+        t587 = A.v_x842_d[t586];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t622, A.v_x842_n, 0.0, 0);
-        t623 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, A.v_x842_n, 0.0, 0);
+        t587 = 0;
       }
-      int32_t t625 = rt_add_i(t623, 1);
-      int32_t t627 = rt_add_i(t622, 1);
-      int32_t t628;
-      if ((uint64_t)(int64_t)t627 < (uint64_t)A.v_x842_n) {
-        t628 = A.v_x842_d[t627];
+      int32_t t589 = rt_add_i(t587, 1);
+      int32_t t591 = rt_add_i(t586, 1);
+      int32_t t592;
+      if ((uint64_t)(int64_t)t591 < (uint64_t)A.v_x842_n) {
+        t592 = A.v_x842_d[t591];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t627, A.v_x842_n, 0.0, 1);
-        t628 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t591, A.v_x842_n, 0.0, 1);
+        t592 = 0;
       }
-      int32_t t630 = rt_add_i(t625, t628);
+      int32_t t594 = rt_add_i(t589, t592);
     }
-    return K15_0_V{t620};
+    return K15_0_V{t584};
   }
 };
 struct K15_0_store {
@@ -3099,11 +2997,11 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtV
   RtValue *v_x852 = NULL;
   /* MAP */
   {
-    const int64_t t631 = v_x837->len;
-    v_x852 = rtg_vec_new(RT_INT, t631);
+    const int64_t t595 = v_x837->len;
+    v_x852 = rtg_vec_new(RT_INT, t595);
     A.v_x852_d = v_x852->data.i;
     A.v_x852_n = v_x852->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t631);
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t595);
   }
   *out_v_x852 = v_x852;
   return;
@@ -3137,100 +3035,100 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1235,
   RtValue *v_x1233 = NULL;
   /* PARTITION */
   {
-    const int64_t t632 = v_x1210;
-    if (t632 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t632, 0.0, 0);
+    const int64_t t596 = v_x1210;
+    if (t596 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t596, 0.0, 0);
       goto fail;
     }
-    const int64_t t633 = t632 > 0 ? (t632 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t634 = (uint8_t *)rt_alloc_atomic((size_t)t632 + 1);
-    int64_t *t635 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t633 + 1));
-    RT_PARALLEL_FOR_IF(t633 > 1)
-    for (int64_t t636 = 0; t636 < t633; t636++) {
+    const int64_t t597 = t596 > 0 ? (t596 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t598 = (uint8_t *)rt_alloc_atomic((size_t)t596 + 1);
+    int64_t *t599 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t597 + 1));
+    RT_PARALLEL_FOR_IF(t597 > 1)
+    for (int64_t t600 = 0; t600 < t597; t600++) {
       int64_t kept = 0;
-      const int64_t t636_end = (t636 + 1) * RT_CHUNK < t632 ? (t636 + 1) * RT_CHUNK : t632;
-      for (int64_t t637 = t636 * RT_CHUNK; t637 < t636_end; t637++) {
-        const int32_t t638 = (int32_t)t637;
-        int32_t t636x0;
-        uint8_t t636x1;
-        int t640 = 0; /* nonzero: a check below failed */
-        int t641 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n;
-        int32_t t639 = t641 ? (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]) : 0;
-        t640 |= !t641;
-        uint8_t t643 = rt_le_i(t639, 1);
-        if (__builtin_expect(t640 != 0, 0)) { /* again, recording the error */
-          int32_t t644;
-          if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n) {
-            t644 = (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]);
+      const int64_t t600_end = (t600 + 1) * RT_CHUNK < t596 ? (t600 + 1) * RT_CHUNK : t596;
+      for (int64_t t601 = t600 * RT_CHUNK; t601 < t600_end; t601++) {
+        const int32_t t602 = (int32_t)t601;
+        int32_t t600x0;
+        uint8_t t600x1;
+        int t604 = 0; /* nonzero: a check below failed */
+        int t605 = (uint64_t)(int64_t)t602 < (uint64_t)v_sd_1235_n;
+        int32_t t603 = t605 ? (int32_t)(v_sd_1235_off[t602 + 1] - v_sd_1235_off[t602]) : 0;
+        t604 |= !t605;
+        uint8_t t607 = rt_le_i(t603, 1);
+        if (__builtin_expect(t604 != 0, 0)) { /* again, recording the error */
+          int32_t t608;
+          if ((uint64_t)(int64_t)t602 < (uint64_t)v_sd_1235_n) {
+            t608 = (int32_t)(v_sd_1235_off[t602 + 1] - v_sd_1235_off[t602]);
           } else {
-            NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1235_n, 0.0, 1);
-            t644 = 0;
+            NESSIE_RECORD(err, t601, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, v_sd_1235_n, 0.0, 1);
+            t608 = 0;
           }
-          uint8_t t646 = rt_le_i(t644, 1);
+          uint8_t t610 = rt_le_i(t608, 1);
         }
-        t636x0 = t638;
-        t636x1 = t643;
-        uint8_t t647;
-        t647 = t636x1;
-        t634[t637] = t647 != 0;
-        kept += t647 != 0;
+        t600x0 = t602;
+        t600x1 = t607;
+        uint8_t t611;
+        t611 = t600x1;
+        t598[t601] = t611 != 0;
+        kept += t611 != 0;
       }
-      t635[t636] = kept;
+      t599[t600] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t634);
-      rt_free(t635);
+      rt_free(t598);
+      rt_free(t599);
       goto fail;
     }
-    int64_t t648 = 0;
-    for (int64_t t636 = 0; t636 < t633; t636++) {
-      const int64_t k = t635[t636];
-      t635[t636] = t648;
-      t648 += k;
+    int64_t t612 = 0;
+    for (int64_t t600 = 0; t600 < t597; t600++) {
+      const int64_t k = t599[t600];
+      t599[t600] = t612;
+      t612 += k;
     }
-    v_x1215 = rt_value_new(rt_vec_type(RT_INT), t648);
+    v_x1215 = rt_value_new(rt_vec_type(RT_INT), t612);
     int32_t *v_x1215_d = v_x1215->data.i;
     const int64_t v_x1215_n = v_x1215->len;
-    v_x1217 = rt_value_new(rt_vec_type(RT_INT), (t632 - t648));
+    v_x1217 = rt_value_new(rt_vec_type(RT_INT), (t596 - t612));
     int32_t *v_x1217_d = v_x1217->data.i;
     const int64_t v_x1217_n = v_x1217->len;
-    RT_PARALLEL_FOR_IF(t633 > 1)
-    for (int64_t t636 = 0; t636 < t633; t636++) {
-      int64_t at = t635[t636];
-      int64_t at_not = t636 * RT_CHUNK - t635[t636];
-      const int64_t t636_end = (t636 + 1) * RT_CHUNK < t632 ? (t636 + 1) * RT_CHUNK : t632;
-      for (int64_t t637 = t636 * RT_CHUNK; t637 < t636_end; t637++) {
-        const int32_t t638 = (int32_t)t637;
-        int32_t t636y0;
-        uint8_t t636y1;
-        int t650 = 0; /* nonzero: a check below failed */
-        int t651 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n;
-        int32_t t649 = t651 ? (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]) : 0;
-        t650 |= !t651;
-        uint8_t t653 = rt_le_i(t649, 1);
-        if (__builtin_expect(t650 != 0, 0)) { /* again, recording the error */
-          int32_t t654;
-          if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n) {
-            t654 = (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]);
+    RT_PARALLEL_FOR_IF(t597 > 1)
+    for (int64_t t600 = 0; t600 < t597; t600++) {
+      int64_t at = t599[t600];
+      int64_t at_not = t600 * RT_CHUNK - t599[t600];
+      const int64_t t600_end = (t600 + 1) * RT_CHUNK < t596 ? (t600 + 1) * RT_CHUNK : t596;
+      for (int64_t t601 = t600 * RT_CHUNK; t601 < t600_end; t601++) {
+        const int32_t t602 = (int32_t)t601;
+        int32_t t600y0;
+        uint8_t t600y1;
+        int t614 = 0; /* nonzero: a check below failed */
+        int t615 = (uint64_t)(int64_t)t602 < (uint64_t)v_sd_1235_n;
+        int32_t t613 = t615 ? (int32_t)(v_sd_1235_off[t602 + 1] - v_sd_1235_off[t602]) : 0;
+        t614 |= !t615;
+        uint8_t t617 = rt_le_i(t613, 1);
+        if (__builtin_expect(t614 != 0, 0)) { /* again, recording the error */
+          int32_t t618;
+          if ((uint64_t)(int64_t)t602 < (uint64_t)v_sd_1235_n) {
+            t618 = (int32_t)(v_sd_1235_off[t602 + 1] - v_sd_1235_off[t602]);
           } else {
-            NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1235_n, 0.0, 2);
-            t654 = 0;
+            NESSIE_RECORD(err, t601, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, v_sd_1235_n, 0.0, 2);
+            t618 = 0;
           }
-          uint8_t t656 = rt_le_i(t654, 1);
+          uint8_t t620 = rt_le_i(t618, 1);
         }
-        t636y0 = t638;
-        t636y1 = t653;
-        if (t634[t637]) {
-          v_x1215_d[at] = t636y0;
+        t600y0 = t602;
+        t600y1 = t617;
+        if (t598[t601]) {
+          v_x1215_d[at] = t600y0;
           at++;
         } else {
-          v_x1217_d[at_not] = t636y0;
+          v_x1217_d[at_not] = t600y0;
           at_not++;
         }
       }
     }
-    rt_free(t634);
-    rt_free(t635);
+    rt_free(t598);
+    rt_free(t599);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -3241,39 +3139,33 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1235,
     const int64_t v_x1217_n = v_x1217->len;
     /* MAP */
     {
-      const int64_t t657 = v_x1210;
-      if (t657 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t657, 0.0, 3);
+      const int64_t t621 = v_x1210;
+      if (t621 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t621, 0.0, 3);
         goto fail;
       }
-      v_x1234 = rt_value_new(rt_vec_type(RT_BOOL), t657);
+      v_x1234 = rt_value_new(rt_vec_type(RT_BOOL), t621);
       uint8_t *v_x1234_d = v_x1234->data.b;
       const int64_t v_x1234_n = v_x1234->len;
-      RT_PARALLEL_FOR_IF(t657 >= RT_PARALLEL_MIN)
-      for (int64_t t658 = 0; t658 < t657; t658++) {
-        const int32_t t659 = (int32_t)t658;
-        int t661 = 0; /* nonzero: a check below failed */
-        int t662 = (uint64_t)(int64_t)t659 < (uint64_t)v_sd_1235_n;
-        int32_t t660 = t662 ? (int32_t)(v_sd_1235_off[t659 + 1] - v_sd_1235_off[t659]) : 0;
-        t661 |= !t662;
-        uint8_t t664 = rt_le_i(t660, 1);
-        int32_t t666 = rt_btoi_b(t664);
-        uint8_t t668 = rt_not_b(t664);
-        int32_t t670 = rt_btoi_b(t668);
-        if (__builtin_expect(t661 != 0, 0)) { /* again, recording the error */
-          int32_t t671;
-          if ((uint64_t)(int64_t)t659 < (uint64_t)v_sd_1235_n) {
-            t671 = (int32_t)(v_sd_1235_off[t659 + 1] - v_sd_1235_off[t659]);
+      RT_PARALLEL_FOR_IF(t621 >= RT_PARALLEL_MIN)
+      for (int64_t t622 = 0; t622 < t621; t622++) {
+        const int32_t t623 = (int32_t)t622;
+        int t625 = 0; /* nonzero: a check below failed */
+        int t626 = (uint64_t)(int64_t)t623 < (uint64_t)v_sd_1235_n;
+        int32_t t624 = t626 ? (int32_t)(v_sd_1235_off[t623 + 1] - v_sd_1235_off[t623]) : 0;
+        t625 |= !t626;
+        uint8_t t628 = rt_le_i(t624, 1);
+        if (__builtin_expect(t625 != 0, 0)) { /* again, recording the error */
+          int32_t t629;
+          if ((uint64_t)(int64_t)t623 < (uint64_t)v_sd_1235_n) {
+            t629 = (int32_t)(v_sd_1235_off[t623 + 1] - v_sd_1235_off[t623]);
           } else {
-            NESSIE_RECORD(err, t658, RT_CHECK_INDEX, 0, 0, RT_GATHER, t659, v_sd_1235_n, 0.0, 4);
-            t671 = 0;
+            NESSIE_RECORD(err, t622, RT_CHECK_INDEX, 0, 0, RT_GATHER, t623, v_sd_1235_n, 0.0, 4);
+            t629 = 0;
           }
-          uint8_t t673 = rt_le_i(t671, 1);
-          int32_t t675 = rt_btoi_b(t673);
-          uint8_t t677 = rt_not_b(t673);
-          int32_t t679 = rt_btoi_b(t677);
+          uint8_t t631 = rt_le_i(t629, 1);
         }
-        v_x1234_d[t658] = t664;
+        v_x1234_d[t622] = t628;
       }
     }
     if (err->index != INT64_MAX)
@@ -3283,120 +3175,120 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1235,
       const int64_t v_x1234_n = v_x1234->len;
       /* SCAN */
       {
-        const int64_t t680 = v_x1210;
-        if (t680 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t680, 0.0, 5);
+        const int64_t t632 = v_x1210;
+        if (t632 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t632, 0.0, 5);
           goto fail;
         }
-        const int64_t t681 = t680 > 0 ? (t680 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t682 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t681);
-        int32_t *t683 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t681);
-        RT_PARALLEL_FOR_IF(t681 > 1)
-        for (int64_t t684 = 0; t684 < t681; t684++) {
-          int32_t t684a0;
-          int32_t t684a1;
-          t684a0 = 0;
-          t684a1 = 0;
-          const int64_t t684_end = (t684 + 1) * RT_CHUNK < t680 ? (t684 + 1) * RT_CHUNK : t680;
-          for (int64_t t685 = t684 * RT_CHUNK; t685 < t684_end; t685++) {
-            const int32_t t686 = (int32_t)t685;
-            int32_t t684x0;
-            int32_t t684x1;
-            int t688 = 0; /* nonzero: a check below failed */
-            int t689 = (uint64_t)(int64_t)t686 < (uint64_t)v_sd_1235_n;
-            int32_t t687 = t689 ? (int32_t)(v_sd_1235_off[t686 + 1] - v_sd_1235_off[t686]) : 0;
-            t688 |= !t689;
-            uint8_t t691 = rt_le_i(t687, 1);
-            int32_t t693 = rt_btoi_b(t691);
-            uint8_t t695 = rt_not_b(t691);
-            int32_t t697 = rt_btoi_b(t695);
-            if (__builtin_expect(t688 != 0, 0)) { /* again, recording the error */
-              int32_t t698;
-              if ((uint64_t)(int64_t)t686 < (uint64_t)v_sd_1235_n) {
-                t698 = (int32_t)(v_sd_1235_off[t686 + 1] - v_sd_1235_off[t686]);
+        const int64_t t633 = t632 > 0 ? (t632 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t634 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t633);
+        int32_t *t635 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t633);
+        RT_PARALLEL_FOR_IF(t633 > 1)
+        for (int64_t t636 = 0; t636 < t633; t636++) {
+          int32_t t636a0;
+          int32_t t636a1;
+          t636a0 = 0;
+          t636a1 = 0;
+          const int64_t t636_end = (t636 + 1) * RT_CHUNK < t632 ? (t636 + 1) * RT_CHUNK : t632;
+          for (int64_t t637 = t636 * RT_CHUNK; t637 < t636_end; t637++) {
+            const int32_t t638 = (int32_t)t637;
+            int32_t t636x0;
+            int32_t t636x1;
+            int t640 = 0; /* nonzero: a check below failed */
+            int t641 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n;
+            int32_t t639 = t641 ? (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]) : 0;
+            t640 |= !t641;
+            uint8_t t643 = rt_le_i(t639, 1);
+            int32_t t645 = rt_btoi_b(t643);
+            uint8_t t647 = rt_not_b(t643);
+            int32_t t649 = rt_btoi_b(t647);
+            if (__builtin_expect(t640 != 0, 0)) { /* again, recording the error */
+              int32_t t650;
+              if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n) {
+                t650 = (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]);
               } else {
-                NESSIE_RECORD(err, t685, RT_CHECK_INDEX, 0, 0, RT_GATHER, t686, v_sd_1235_n, 0.0, 6);
-                t698 = 0;
+                NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1235_n, 0.0, 6);
+                t650 = 0;
               }
-              uint8_t t700 = rt_le_i(t698, 1);
-              int32_t t702 = rt_btoi_b(t700);
-              uint8_t t704 = rt_not_b(t700);
-              int32_t t706 = rt_btoi_b(t704);
+              uint8_t t652 = rt_le_i(t650, 1);
+              int32_t t654 = rt_btoi_b(t652);
+              uint8_t t656 = rt_not_b(t652);
+              int32_t t658 = rt_btoi_b(t656);
             }
-            t684x0 = t693;
-            t684x1 = t697;
-            int32_t t708 = rt_add_i(t684a0, t684x0);
-            int32_t t710 = rt_add_i(t684a1, t684x1);
-            t684a0 = t708;
-            t684a1 = t710;
+            t636x0 = t645;
+            t636x1 = t649;
+            int32_t t660 = rt_add_i(t636a0, t636x0);
+            int32_t t662 = rt_add_i(t636a1, t636x1);
+            t636a0 = t660;
+            t636a1 = t662;
           }
-          t682[t684] = t684a0;
-          t683[t684] = t684a1;
+          t634[t636] = t636a0;
+          t635[t636] = t636a1;
         }
-        int32_t t684t0;
-        int32_t t684t1;
-        t684t0 = 0;
-        t684t1 = 0;
-        for (int64_t t684 = 0; t684 < t681; t684++) {
-          const int32_t t711 = t682[t684];
-          t682[t684] = t684t0;
-          const int32_t t712 = t683[t684];
-          t683[t684] = t684t1;
-          int32_t t714 = rt_add_i(t684t0, t711);
-          int32_t t716 = rt_add_i(t684t1, t712);
-          t684t0 = t714;
-          t684t1 = t716;
+        int32_t t636t0;
+        int32_t t636t1;
+        t636t0 = 0;
+        t636t1 = 0;
+        for (int64_t t636 = 0; t636 < t633; t636++) {
+          const int32_t t663 = t634[t636];
+          t634[t636] = t636t0;
+          const int32_t t664 = t635[t636];
+          t635[t636] = t636t1;
+          int32_t t666 = rt_add_i(t636t0, t663);
+          int32_t t668 = rt_add_i(t636t1, t664);
+          t636t0 = t666;
+          t636t1 = t668;
         }
-        v_x1232 = rt_value_new(rt_vec_type(RT_INT), t680);
+        v_x1232 = rt_value_new(rt_vec_type(RT_INT), t632);
         int32_t *v_x1232_d = v_x1232->data.i;
         const int64_t v_x1232_n = v_x1232->len;
-        v_x1233 = rt_value_new(rt_vec_type(RT_INT), t680);
+        v_x1233 = rt_value_new(rt_vec_type(RT_INT), t632);
         int32_t *v_x1233_d = v_x1233->data.i;
         const int64_t v_x1233_n = v_x1233->len;
-        RT_PARALLEL_FOR_IF(t681 > 1)
-        for (int64_t t684 = 0; t684 < t681; t684++) {
-          int32_t t684p0;
-          int32_t t684p1;
-          t684p0 = t682[t684];
-          t684p1 = t683[t684];
-          const int64_t t684_end = (t684 + 1) * RT_CHUNK < t680 ? (t684 + 1) * RT_CHUNK : t680;
-          for (int64_t t685 = t684 * RT_CHUNK; t685 < t684_end; t685++) {
-            const int32_t t686 = (int32_t)t685;
-            v_x1232_d[t685] = t684p0;
-            v_x1233_d[t685] = t684p1;
-            int32_t t684y0;
-            int32_t t684y1;
-            int t718 = 0; /* nonzero: a check below failed */
-            int t719 = (uint64_t)(int64_t)t686 < (uint64_t)v_sd_1235_n;
-            int32_t t717 = t719 ? (int32_t)(v_sd_1235_off[t686 + 1] - v_sd_1235_off[t686]) : 0;
-            t718 |= !t719;
-            uint8_t t721 = rt_le_i(t717, 1);
-            int32_t t723 = rt_btoi_b(t721);
-            uint8_t t725 = rt_not_b(t721);
-            int32_t t727 = rt_btoi_b(t725);
-            if (__builtin_expect(t718 != 0, 0)) { /* again, recording the error */
-              int32_t t728;
-              if ((uint64_t)(int64_t)t686 < (uint64_t)v_sd_1235_n) {
-                t728 = (int32_t)(v_sd_1235_off[t686 + 1] - v_sd_1235_off[t686]);
+        RT_PARALLEL_FOR_IF(t633 > 1)
+        for (int64_t t636 = 0; t636 < t633; t636++) {
+          int32_t t636p0;
+          int32_t t636p1;
+          t636p0 = t634[t636];
+          t636p1 = t635[t636];
+          const int64_t t636_end = (t636 + 1) * RT_CHUNK < t632 ? (t636 + 1) * RT_CHUNK : t632;
+          for (int64_t t637 = t636 * RT_CHUNK; t637 < t636_end; t637++) {
+            const int32_t t638 = (int32_t)t637;
+            v_x1232_d[t637] = t636p0;
+            v_x1233_d[t637] = t636p1;
+            int32_t t636y0;
+            int32_t t636y1;
+            int t670 = 0; /* nonzero: a check below failed */
+            int t671 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n;
+            int32_t t669 = t671 ? (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]) : 0;
+            t670 |= !t671;
+            uint8_t t673 = rt_le_i(t669, 1);
+            int32_t t675 = rt_btoi_b(t673);
+            uint8_t t677 = rt_not_b(t673);
+            int32_t t679 = rt_btoi_b(t677);
+            if (__builtin_expect(t670 != 0, 0)) { /* again, recording the error */
+              int32_t t680;
+              if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n) {
+                t680 = (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]);
               } else {
-                NESSIE_RECORD(err, t685, RT_CHECK_INDEX, 0, 0, RT_GATHER, t686, v_sd_1235_n, 0.0, 7);
-                t728 = 0;
+                NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1235_n, 0.0, 7);
+                t680 = 0;
               }
-              uint8_t t730 = rt_le_i(t728, 1);
-              int32_t t732 = rt_btoi_b(t730);
-              uint8_t t734 = rt_not_b(t730);
-              int32_t t736 = rt_btoi_b(t734);
+              uint8_t t682 = rt_le_i(t680, 1);
+              int32_t t684 = rt_btoi_b(t682);
+              uint8_t t686 = rt_not_b(t682);
+              int32_t t688 = rt_btoi_b(t686);
             }
-            t684y0 = t723;
-            t684y1 = t727;
-            int32_t t738 = rt_add_i(t684p0, t684y0);
-            int32_t t740 = rt_add_i(t684p1, t684y1);
-            t684p0 = t738;
-            t684p1 = t740;
+            t636y0 = t675;
+            t636y1 = t679;
+            int32_t t690 = rt_add_i(t636p0, t636y0);
+            int32_t t692 = rt_add_i(t636p1, t636y1);
+            t636p0 = t690;
+            t636p1 = t692;
           }
         }
-        rt_free(t682);
-        rt_free(t683);
+        rt_free(t634);
+        rt_free(t635);
       }
       if (err->index != INT64_MAX)
         goto fail;
@@ -3443,22 +3335,22 @@ struct K16_0_pull {
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t742 = 0; /* nonzero: a check below failed */
-    int t743 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n;
-    int32_t t741 = t743 ? (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]) : 0;
-    t742 |= !t743;
-    uint8_t t745 = rt_le_i(t741, 1);
-    if (__builtin_expect(t742 != 0, 0)) { /* again, recording the error */
-      int32_t t746;
+    int t694 = 0; /* nonzero: a check below failed */
+    int t695 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n;
+    int32_t t693 = t695 ? (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]) : 0;
+    t694 |= !t695;
+    uint8_t t697 = rt_le_i(t693, 1);
+    if (__builtin_expect(t694 != 0, 0)) { /* again, recording the error */
+      int32_t t698;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n) {
-        t746 = (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]);
+        t698 = (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1235_n, 0.0, 0);
-        t746 = 0;
+        t698 = 0;
       }
-      uint8_t t748 = rt_le_i(t746, 1);
+      uint8_t t700 = rt_le_i(t698, 1);
     }
-    return K16_0_V{ix, t745};
+    return K16_0_V{ix, t697};
   }
 };
 struct K16_0_store {
@@ -3489,28 +3381,22 @@ struct K16_1_pull {
   __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t750 = 0; /* nonzero: a check below failed */
-    int t751 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n;
-    int32_t t749 = t751 ? (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]) : 0;
-    t750 |= !t751;
-    uint8_t t753 = rt_le_i(t749, 1);
-    int32_t t755 = rt_btoi_b(t753);
-    uint8_t t757 = rt_not_b(t753);
-    int32_t t759 = rt_btoi_b(t757);
-    if (__builtin_expect(t750 != 0, 0)) { /* again, recording the error */
-      int32_t t760;
+    int t702 = 0; /* nonzero: a check below failed */
+    int t703 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n;
+    int32_t t701 = t703 ? (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]) : 0;
+    t702 |= !t703;
+    uint8_t t705 = rt_le_i(t701, 1);
+    if (__builtin_expect(t702 != 0, 0)) { /* again, recording the error */
+      int32_t t706;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n) {
-        t760 = (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]);
+        t706 = (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1235_n, 0.0, 1);
-        t760 = 0;
+        t706 = 0;
       }
-      uint8_t t762 = rt_le_i(t760, 1);
-      int32_t t764 = rt_btoi_b(t762);
-      uint8_t t766 = rt_not_b(t762);
-      int32_t t768 = rt_btoi_b(t766);
+      uint8_t t708 = rt_le_i(t706, 1);
     }
-    return K16_1_V{t753};
+    return K16_1_V{t705};
   }
 };
 struct K16_1_store {
@@ -3528,28 +3414,28 @@ struct K16_2_pull {
   __device__ K16_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t770 = 0; /* nonzero: a check below failed */
-    int t771 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n;
-    int32_t t769 = t771 ? (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]) : 0;
-    t770 |= !t771;
-    uint8_t t773 = rt_le_i(t769, 1);
-    int32_t t775 = rt_btoi_b(t773);
-    uint8_t t777 = rt_not_b(t773);
-    int32_t t779 = rt_btoi_b(t777);
-    if (__builtin_expect(t770 != 0, 0)) { /* again, recording the error */
-      int32_t t780;
+    int t710 = 0; /* nonzero: a check below failed */
+    int t711 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n;
+    int32_t t709 = t711 ? (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]) : 0;
+    t710 |= !t711;
+    uint8_t t713 = rt_le_i(t709, 1);
+    int32_t t715 = rt_btoi_b(t713);
+    uint8_t t717 = rt_not_b(t713);
+    int32_t t719 = rt_btoi_b(t717);
+    if (__builtin_expect(t710 != 0, 0)) { /* again, recording the error */
+      int32_t t720;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n) {
-        t780 = (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]);
+        t720 = (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]);
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1235_n, 0.0, 2);
-        t780 = 0;
+        t720 = 0;
       }
-      uint8_t t782 = rt_le_i(t780, 1);
-      int32_t t784 = rt_btoi_b(t782);
-      uint8_t t786 = rt_not_b(t782);
-      int32_t t788 = rt_btoi_b(t786);
+      uint8_t t722 = rt_le_i(t720, 1);
+      int32_t t724 = rt_btoi_b(t722);
+      uint8_t t726 = rt_not_b(t722);
+      int32_t t728 = rt_btoi_b(t726);
     }
-    return K16_2_V{t775, t779};
+    return K16_2_V{t715, t719};
   }
 };
 struct K16_2_store {
@@ -3562,9 +3448,9 @@ struct K16_2_store {
 struct K16_2_op {
   K16_A A;
   __device__ K16_2_V operator()(const K16_2_V &a, const K16_2_V &b) const {
-    int32_t t790 = rt_add_i(a.v0, b.v0);
-    int32_t t792 = rt_add_i(a.v1, b.v1);
-    return K16_2_V{t790, t792};
+    int32_t t730 = rt_add_i(a.v0, b.v0);
+    int32_t t732 = rt_add_i(a.v1, b.v1);
+    return K16_2_V{t730, t732};
   }
 };
 struct K16_2_ride {
@@ -3592,57 +3478,57 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1235, 
   RtValue *v_x1232 = NULL;
   RtValue *v_x1233 = NULL;
   /* PARTITION */
-  int64_t *t793, t794; /* the slot of its count, its size */
+  int64_t *t733, t734; /* the slot of its count, its size */
   {
-    const int64_t t795 = v_x1210;
-    if (t795 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t795, 0.0, run, 3};
+    const int64_t t735 = v_x1210;
+    if (t735 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t735, 0.0, run, 3};
       goto fail;
     }
-    v_x1215 = rtg_vec_new(RT_INT, t795);
+    v_x1215 = rtg_vec_new(RT_INT, t735);
     A.v_x1215_d = v_x1215->data.i;
     A.v_x1215_n = v_x1215->len;
-    v_x1217 = rtg_vec_new(RT_INT, t795);
+    v_x1217 = rtg_vec_new(RT_INT, t735);
     A.v_x1217_d = v_x1217->data.i;
     A.v_x1217_n = v_x1217->len;
-    t794 = t795;
-    t793 = rtg::partition_launch<K16_0_V>("K16", loc, K16_0_pull{A}, K16_0_pred{A}, t795, K16_0_store{A}, K16_0_other{A}, true);
+    t734 = t735;
+    t733 = rtg::partition_launch<K16_0_V>("K16", loc, K16_0_pull{A}, K16_0_pred{A}, t735, K16_0_store{A}, K16_0_other{A}, true);
   }
   {
-    const int64_t t796 = rtg::filter_count(t793);
-    v_x1215 = rtg_vec_fit(v_x1215, t796);
+    const int64_t t736 = rtg::filter_count(t733);
+    v_x1215 = rtg_vec_fit(v_x1215, t736);
     A.v_x1215_d = v_x1215->data.i;
     A.v_x1215_n = v_x1215->len;
-    v_x1217 = rtg_vec_fit(v_x1217, t794 - t796);
+    v_x1217 = rtg_vec_fit(v_x1217, t734 - t736);
     A.v_x1217_d = v_x1217->data.i;
     A.v_x1217_n = v_x1217->len;
   }
   /* MAP */
   {
-    const int64_t t797 = v_x1210;
-    if (t797 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t797, 0.0, run, 4};
+    const int64_t t737 = v_x1210;
+    if (t737 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t737, 0.0, run, 4};
       goto fail;
     }
-    v_x1234 = rtg_vec_new(RT_BOOL, t797);
+    v_x1234 = rtg_vec_new(RT_BOOL, t737);
     A.v_x1234_d = v_x1234->data.b;
     A.v_x1234_n = v_x1234->len;
     /* computed in the launch of SOAC 2 (K16_2_ride) */
   }
   /* SCAN */
   {
-    const int64_t t798 = v_x1210;
-    if (t798 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t798, 0.0, run, 5};
+    const int64_t t738 = v_x1210;
+    if (t738 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t738, 0.0, run, 5};
       goto fail;
     }
-    v_x1232 = rtg_vec_new(RT_INT, t798);
+    v_x1232 = rtg_vec_new(RT_INT, t738);
     A.v_x1232_d = v_x1232->data.i;
     A.v_x1232_n = v_x1232->len;
-    v_x1233 = rtg_vec_new(RT_INT, t798);
+    v_x1233 = rtg_vec_new(RT_INT, t738);
     A.v_x1233_d = v_x1233->data.i;
     A.v_x1233_n = v_x1233->len;
-    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t798, K16_2_ride{A});
+    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t738, K16_2_ride{A});
   }
   *out_v_x1234 = v_x1234;
   *out_v_x1215 = v_x1215;
@@ -3688,49 +3574,49 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1247, R
   RtValue *v_x1255 = NULL;
   /* MAP */
   {
-    const int64_t t799 = v_x1247_n;
-    v_x1253 = rt_value_new(rt_vec_type(RT_INT), t799);
+    const int64_t t739 = v_x1247_n;
+    v_x1253 = rt_value_new(rt_vec_type(RT_INT), t739);
     int32_t *v_x1253_d = v_x1253->data.i;
     const int64_t v_x1253_n = v_x1253->len;
-    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t799);
+    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t739);
     int32_t *v_x1254_d = v_x1254->data.i;
     const int64_t v_x1254_n = v_x1254->len;
-    v_x1255 = rt_value_new(rt_vec_type(RT_INT), t799);
+    v_x1255 = rt_value_new(rt_vec_type(RT_INT), t739);
     int32_t *v_x1255_d = v_x1255->data.i;
     const int64_t v_x1255_n = v_x1255->len;
-    RT_PARALLEL_FOR_IF(t799 >= RT_PARALLEL_MIN)
-    for (int64_t t800 = 0; t800 < t799; t800++) {
-      const int32_t t801 = (int32_t)t800;
-      int t804 = 0; /* nonzero: a check below failed */
-      int32_t t802 = v_x1247_d[t801];
-      int t805 = (uint64_t)(int64_t)t802 < (uint64_t)v_sd_1249_n;
-      int32_t t803 = t805 ? (int32_t)v_sd_1249_off[t802] : 0;
-      t804 |= !t805;
-      int t807 = (uint64_t)(int64_t)t802 < (uint64_t)v_sd_1256_n;
-      int32_t t806 = t807 ? (int32_t)(v_sd_1256_off[t802 + 1] - v_sd_1256_off[t802]) : 0;
-      t804 |= !t807;
-      int32_t t809 = rt_add_i(t803, t806);
-      if (__builtin_expect(t804 != 0, 0)) { /* again, recording the error */
-        int32_t t810 = v_x1247_d[t801];
-        int32_t t811;
-        if ((uint64_t)(int64_t)t810 < (uint64_t)v_sd_1249_n) {
-          t811 = (int32_t)v_sd_1249_off[t810];
+    RT_PARALLEL_FOR_IF(t739 >= RT_PARALLEL_MIN)
+    for (int64_t t740 = 0; t740 < t739; t740++) {
+      const int32_t t741 = (int32_t)t740;
+      int t744 = 0; /* nonzero: a check below failed */
+      int32_t t742 = v_x1247_d[t741];
+      int t745 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1249_n;
+      int32_t t743 = t745 ? (int32_t)v_sd_1249_off[t742] : 0;
+      t744 |= !t745;
+      int t747 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1256_n;
+      int32_t t746 = t747 ? (int32_t)(v_sd_1256_off[t742 + 1] - v_sd_1256_off[t742]) : 0;
+      t744 |= !t747;
+      int32_t t749 = rt_add_i(t743, t746);
+      if (__builtin_expect(t744 != 0, 0)) { /* again, recording the error */
+        int32_t t750 = v_x1247_d[t741];
+        int32_t t751;
+        if ((uint64_t)(int64_t)t750 < (uint64_t)v_sd_1249_n) {
+          t751 = (int32_t)v_sd_1249_off[t750];
         } else {
-          NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t810, v_sd_1249_n, 0.0, 0);
-          t811 = 0;
+          NESSIE_RECORD(err, t740, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, v_sd_1249_n, 0.0, 0);
+          t751 = 0;
         }
-        int32_t t812;
-        if ((uint64_t)(int64_t)t810 < (uint64_t)v_sd_1256_n) {
-          t812 = (int32_t)(v_sd_1256_off[t810 + 1] - v_sd_1256_off[t810]);
+        int32_t t752;
+        if ((uint64_t)(int64_t)t750 < (uint64_t)v_sd_1256_n) {
+          t752 = (int32_t)(v_sd_1256_off[t750 + 1] - v_sd_1256_off[t750]);
         } else {
-          NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t810, v_sd_1256_n, 0.0, 1);
-          t812 = 0;
+          NESSIE_RECORD(err, t740, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, v_sd_1256_n, 0.0, 1);
+          t752 = 0;
         }
-        int32_t t814 = rt_add_i(t811, t812);
+        int32_t t754 = rt_add_i(t751, t752);
       }
-      v_x1253_d[t800] = t803;
-      v_x1254_d[t800] = t809;
-      v_x1255_d[t800] = 1;
+      v_x1253_d[t740] = t743;
+      v_x1254_d[t740] = t749;
+      v_x1255_d[t740] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3766,34 +3652,34 @@ struct K17_0_pull {
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t817 = 0; /* nonzero: a check below failed */
-    int32_t t815 = A.v_x1247_d[ix];
-    int t818 = (uint64_t)(int64_t)t815 < (uint64_t)A.v_sd_1249_n;
-    int32_t t816 = t818 ? (int32_t)A.v_sd_1249_off[t815] : 0;
-    t817 |= !t818;
-    int t820 = (uint64_t)(int64_t)t815 < (uint64_t)A.v_sd_1256_n;
-    int32_t t819 = t820 ? (int32_t)(A.v_sd_1256_off[t815 + 1] - A.v_sd_1256_off[t815]) : 0;
-    t817 |= !t820;
-    int32_t t822 = rt_add_i(t816, t819);
-    if (__builtin_expect(t817 != 0, 0)) { /* again, recording the error */
-      int32_t t823 = A.v_x1247_d[ix];
-      int32_t t824;
-      if ((uint64_t)(int64_t)t823 < (uint64_t)A.v_sd_1249_n) {
-        t824 = (int32_t)A.v_sd_1249_off[t823];
+    int t757 = 0; /* nonzero: a check below failed */
+    int32_t t755 = A.v_x1247_d[ix];
+    int t758 = (uint64_t)(int64_t)t755 < (uint64_t)A.v_sd_1249_n;
+    int32_t t756 = t758 ? (int32_t)A.v_sd_1249_off[t755] : 0;
+    t757 |= !t758;
+    int t760 = (uint64_t)(int64_t)t755 < (uint64_t)A.v_sd_1256_n;
+    int32_t t759 = t760 ? (int32_t)(A.v_sd_1256_off[t755 + 1] - A.v_sd_1256_off[t755]) : 0;
+    t757 |= !t760;
+    int32_t t762 = rt_add_i(t756, t759);
+    if (__builtin_expect(t757 != 0, 0)) { /* again, recording the error */
+      int32_t t763 = A.v_x1247_d[ix];
+      int32_t t764;
+      if ((uint64_t)(int64_t)t763 < (uint64_t)A.v_sd_1249_n) {
+        t764 = (int32_t)A.v_sd_1249_off[t763];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t823, A.v_sd_1249_n, 0.0, 0);
-        t824 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, A.v_sd_1249_n, 0.0, 0);
+        t764 = 0;
       }
-      int32_t t825;
-      if ((uint64_t)(int64_t)t823 < (uint64_t)A.v_sd_1256_n) {
-        t825 = (int32_t)(A.v_sd_1256_off[t823 + 1] - A.v_sd_1256_off[t823]);
+      int32_t t765;
+      if ((uint64_t)(int64_t)t763 < (uint64_t)A.v_sd_1256_n) {
+        t765 = (int32_t)(A.v_sd_1256_off[t763 + 1] - A.v_sd_1256_off[t763]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t823, A.v_sd_1256_n, 0.0, 1);
-        t825 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, A.v_sd_1256_n, 0.0, 1);
+        t765 = 0;
       }
-      int32_t t827 = rt_add_i(t824, t825);
+      int32_t t767 = rt_add_i(t764, t765);
     }
-    return K17_0_V{t816, t822, 1};
+    return K17_0_V{t756, t762, 1};
   }
 };
 struct K17_0_store {
@@ -3822,17 +3708,17 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1247, Rt
   RtValue *v_x1255 = NULL;
   /* MAP */
   {
-    const int64_t t828 = v_x1247->len;
-    v_x1253 = rtg_vec_new(RT_INT, t828);
+    const int64_t t768 = v_x1247->len;
+    v_x1253 = rtg_vec_new(RT_INT, t768);
     A.v_x1253_d = v_x1253->data.i;
     A.v_x1253_n = v_x1253->len;
-    v_x1254 = rtg_vec_new(RT_INT, t828);
+    v_x1254 = rtg_vec_new(RT_INT, t768);
     A.v_x1254_d = v_x1254->data.i;
     A.v_x1254_n = v_x1254->len;
-    v_x1255 = rtg_vec_new(RT_INT, t828);
+    v_x1255 = rtg_vec_new(RT_INT, t768);
     A.v_x1255_d = v_x1255->data.i;
     A.v_x1255_n = v_x1255->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t828);
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t768);
   }
   *out_v_x1253 = v_x1253;
   *out_v_x1254 = v_x1254;
@@ -3871,53 +3757,53 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1236, R
   RtValue *v_x1245 = NULL;
   /* MAP */
   {
-    const int64_t t829 = v_x1236_n;
-    v_x1242 = rt_value_new(rt_vec_type(RT_INT), t829);
+    const int64_t t769 = v_x1236_n;
+    v_x1242 = rt_value_new(rt_vec_type(RT_INT), t769);
     int32_t *v_x1242_d = v_x1242->data.i;
     const int64_t v_x1242_n = v_x1242->len;
-    v_x1243 = rt_value_new(rt_vec_type(RT_INT), t829);
+    v_x1243 = rt_value_new(rt_vec_type(RT_INT), t769);
     int32_t *v_x1243_d = v_x1243->data.i;
     const int64_t v_x1243_n = v_x1243->len;
-    v_x1244 = rt_value_new(rt_vec_type(RT_INT), t829);
+    v_x1244 = rt_value_new(rt_vec_type(RT_INT), t769);
     int32_t *v_x1244_d = v_x1244->data.i;
     const int64_t v_x1244_n = v_x1244->len;
-    v_x1245 = rt_value_new(rt_vec_type(RT_INT), t829);
+    v_x1245 = rt_value_new(rt_vec_type(RT_INT), t769);
     int32_t *v_x1245_d = v_x1245->data.i;
     const int64_t v_x1245_n = v_x1245->len;
-    RT_PARALLEL_FOR_IF(t829 >= RT_PARALLEL_MIN)
-    for (int64_t t830 = 0; t830 < t829; t830++) {
-      const int32_t t831 = (int32_t)t830;
-      int t834 = 0; /* nonzero: a check below failed */
-      int32_t t832 = v_x1236_d[t831];
-      int t835 = (uint64_t)(int64_t)t832 < (uint64_t)v_sd_1238_n;
-      int32_t t833 = t835 ? (int32_t)v_sd_1238_off[t832] : 0;
-      t834 |= !t835;
-      int t837 = (uint64_t)(int64_t)t832 < (uint64_t)v_sd_1246_n;
-      int32_t t836 = t837 ? (int32_t)(v_sd_1246_off[t832 + 1] - v_sd_1246_off[t832]) : 0;
-      t834 |= !t837;
-      int32_t t839 = rt_add_i(t833, t836);
-      if (__builtin_expect(t834 != 0, 0)) { /* again, recording the error */
-        int32_t t840 = v_x1236_d[t831];
-        int32_t t841;
-        if ((uint64_t)(int64_t)t840 < (uint64_t)v_sd_1238_n) {
-          t841 = (int32_t)v_sd_1238_off[t840];
+    RT_PARALLEL_FOR_IF(t769 >= RT_PARALLEL_MIN)
+    for (int64_t t770 = 0; t770 < t769; t770++) {
+      const int32_t t771 = (int32_t)t770;
+      int t774 = 0; /* nonzero: a check below failed */
+      int32_t t772 = v_x1236_d[t771];
+      int t775 = (uint64_t)(int64_t)t772 < (uint64_t)v_sd_1238_n;
+      int32_t t773 = t775 ? (int32_t)v_sd_1238_off[t772] : 0;
+      t774 |= !t775;
+      int t777 = (uint64_t)(int64_t)t772 < (uint64_t)v_sd_1246_n;
+      int32_t t776 = t777 ? (int32_t)(v_sd_1246_off[t772 + 1] - v_sd_1246_off[t772]) : 0;
+      t774 |= !t777;
+      int32_t t779 = rt_add_i(t773, t776);
+      if (__builtin_expect(t774 != 0, 0)) { /* again, recording the error */
+        int32_t t780 = v_x1236_d[t771];
+        int32_t t781;
+        if ((uint64_t)(int64_t)t780 < (uint64_t)v_sd_1238_n) {
+          t781 = (int32_t)v_sd_1238_off[t780];
         } else {
-          NESSIE_RECORD(err, t830, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, v_sd_1238_n, 0.0, 0);
-          t841 = 0;
+          NESSIE_RECORD(err, t770, RT_CHECK_INDEX, 0, 0, RT_GATHER, t780, v_sd_1238_n, 0.0, 0);
+          t781 = 0;
         }
-        int32_t t842;
-        if ((uint64_t)(int64_t)t840 < (uint64_t)v_sd_1246_n) {
-          t842 = (int32_t)(v_sd_1246_off[t840 + 1] - v_sd_1246_off[t840]);
+        int32_t t782;
+        if ((uint64_t)(int64_t)t780 < (uint64_t)v_sd_1246_n) {
+          t782 = (int32_t)(v_sd_1246_off[t780 + 1] - v_sd_1246_off[t780]);
         } else {
-          NESSIE_RECORD(err, t830, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, v_sd_1246_n, 0.0, 1);
-          t842 = 0;
+          NESSIE_RECORD(err, t770, RT_CHECK_INDEX, 0, 0, RT_GATHER, t780, v_sd_1246_n, 0.0, 1);
+          t782 = 0;
         }
-        int32_t t844 = rt_add_i(t841, t842);
+        int32_t t784 = rt_add_i(t781, t782);
       }
-      v_x1242_d[t830] = t833;
-      v_x1243_d[t830] = t836;
-      v_x1244_d[t830] = t839;
-      v_x1245_d[t830] = 1;
+      v_x1242_d[t770] = t773;
+      v_x1243_d[t770] = t776;
+      v_x1244_d[t770] = t779;
+      v_x1245_d[t770] = 1;
     }
   }
   if (err->index != INT64_MAX)
@@ -3957,34 +3843,34 @@ struct K18_0_pull {
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t847 = 0; /* nonzero: a check below failed */
-    int32_t t845 = A.v_x1236_d[ix];
-    int t848 = (uint64_t)(int64_t)t845 < (uint64_t)A.v_sd_1238_n;
-    int32_t t846 = t848 ? (int32_t)A.v_sd_1238_off[t845] : 0;
-    t847 |= !t848;
-    int t850 = (uint64_t)(int64_t)t845 < (uint64_t)A.v_sd_1246_n;
-    int32_t t849 = t850 ? (int32_t)(A.v_sd_1246_off[t845 + 1] - A.v_sd_1246_off[t845]) : 0;
-    t847 |= !t850;
-    int32_t t852 = rt_add_i(t846, t849);
-    if (__builtin_expect(t847 != 0, 0)) { /* again, recording the error */
-      int32_t t853 = A.v_x1236_d[ix];
-      int32_t t854;
-      if ((uint64_t)(int64_t)t853 < (uint64_t)A.v_sd_1238_n) {
-        t854 = (int32_t)A.v_sd_1238_off[t853];
+    int t787 = 0; /* nonzero: a check below failed */
+    int32_t t785 = A.v_x1236_d[ix];
+    int t788 = (uint64_t)(int64_t)t785 < (uint64_t)A.v_sd_1238_n;
+    int32_t t786 = t788 ? (int32_t)A.v_sd_1238_off[t785] : 0;
+    t787 |= !t788;
+    int t790 = (uint64_t)(int64_t)t785 < (uint64_t)A.v_sd_1246_n;
+    int32_t t789 = t790 ? (int32_t)(A.v_sd_1246_off[t785 + 1] - A.v_sd_1246_off[t785]) : 0;
+    t787 |= !t790;
+    int32_t t792 = rt_add_i(t786, t789);
+    if (__builtin_expect(t787 != 0, 0)) { /* again, recording the error */
+      int32_t t793 = A.v_x1236_d[ix];
+      int32_t t794;
+      if ((uint64_t)(int64_t)t793 < (uint64_t)A.v_sd_1238_n) {
+        t794 = (int32_t)A.v_sd_1238_off[t793];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, A.v_sd_1238_n, 0.0, 0);
-        t854 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t793, A.v_sd_1238_n, 0.0, 0);
+        t794 = 0;
       }
-      int32_t t855;
-      if ((uint64_t)(int64_t)t853 < (uint64_t)A.v_sd_1246_n) {
-        t855 = (int32_t)(A.v_sd_1246_off[t853 + 1] - A.v_sd_1246_off[t853]);
+      int32_t t795;
+      if ((uint64_t)(int64_t)t793 < (uint64_t)A.v_sd_1246_n) {
+        t795 = (int32_t)(A.v_sd_1246_off[t793 + 1] - A.v_sd_1246_off[t793]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, A.v_sd_1246_n, 0.0, 1);
-        t855 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t793, A.v_sd_1246_n, 0.0, 1);
+        t795 = 0;
       }
-      int32_t t857 = rt_add_i(t854, t855);
+      int32_t t797 = rt_add_i(t794, t795);
     }
-    return K18_0_V{t846, t849, t852, 1};
+    return K18_0_V{t786, t789, t792, 1};
   }
 };
 struct K18_0_store {
@@ -4015,20 +3901,20 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1236, Rt
   RtValue *v_x1245 = NULL;
   /* MAP */
   {
-    const int64_t t858 = v_x1236->len;
-    v_x1242 = rtg_vec_new(RT_INT, t858);
+    const int64_t t798 = v_x1236->len;
+    v_x1242 = rtg_vec_new(RT_INT, t798);
     A.v_x1242_d = v_x1242->data.i;
     A.v_x1242_n = v_x1242->len;
-    v_x1243 = rtg_vec_new(RT_INT, t858);
+    v_x1243 = rtg_vec_new(RT_INT, t798);
     A.v_x1243_d = v_x1243->data.i;
     A.v_x1243_n = v_x1243->len;
-    v_x1244 = rtg_vec_new(RT_INT, t858);
+    v_x1244 = rtg_vec_new(RT_INT, t798);
     A.v_x1244_d = v_x1244->data.i;
     A.v_x1244_n = v_x1244->len;
-    v_x1245 = rtg_vec_new(RT_INT, t858);
+    v_x1245 = rtg_vec_new(RT_INT, t798);
     A.v_x1245_d = v_x1245->data.i;
     A.v_x1245_n = v_x1245->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t858);
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t798);
   }
   *out_v_x1243 = v_x1243;
   *out_v_x1242 = v_x1242;
@@ -4072,73 +3958,73 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, i
   RtValue *v_x1072 = NULL;
   /* MAP */
   {
-    const int64_t t859 = v_x1058_n;
-    v_x1072 = rt_value_new(rt_vec_type(RT_INT), t859);
+    const int64_t t799 = v_x1058_n;
+    v_x1072 = rt_value_new(rt_vec_type(RT_INT), t799);
     int32_t *v_x1072_d = v_x1072->data.i;
     const int64_t v_x1072_n = v_x1072->len;
-    RT_PARALLEL_FOR_IF(t859 >= RT_PARALLEL_MIN)
-    for (int64_t t860 = 0; t860 < t859; t860++) {
-      const int32_t t861 = (int32_t)t860;
-      int t870 = 0; /* nonzero: a check below failed */
-      int32_t t862 = v_x1058_d[t861];
-      int32_t t864 = rt_add_i(t862, v_x1059);
-      uint8_t t865 = v_x1062_d[t861];
-      int32_t t866 = v_x1063_d[t861];
-      int32_t t868 = (t865 ? t866 : t864);
-      int t871 = (uint64_t)(int64_t)t868 < (uint64_t)v_x1068;
-      int32_t t869 = t871 ? t868 : 0;
-      t870 |= !t871;
-      uint8_t t873 = rt_lt_i(t869, (int32_t)v_x1066_n);
-      int32_t t874;
-      if (t873) {
-        int t876 = (uint64_t)(int64_t)t869 < (uint64_t)v_x1066_n;
-        int32_t t875 = t876 ? v_x1066_d[t869] : 0;
-        t870 |= !t876;
-        t874 = t875;
+    RT_PARALLEL_FOR_IF(t799 >= RT_PARALLEL_MIN)
+    for (int64_t t800 = 0; t800 < t799; t800++) {
+      const int32_t t801 = (int32_t)t800;
+      int t810 = 0; /* nonzero: a check below failed */
+      int32_t t802 = v_x1058_d[t801];
+      int32_t t804 = rt_add_i(t802, v_x1059);
+      uint8_t t805 = v_x1062_d[t801];
+      int32_t t806 = v_x1063_d[t801];
+      int32_t t808 = (t805 ? t806 : t804);
+      int t811 = (uint64_t)(int64_t)t808 < (uint64_t)v_x1068;
+      int32_t t809 = t811 ? t808 : 0;
+      t810 |= !t811;
+      uint8_t t813 = rt_lt_i(t809, (int32_t)v_x1066_n);
+      int32_t t814;
+      if (t813) {
+        int t816 = (uint64_t)(int64_t)t809 < (uint64_t)v_x1066_n;
+        int32_t t815 = t816 ? v_x1066_d[t809] : 0;
+        t810 |= !t816;
+        t814 = t815;
       } else {
-        int32_t t878 = rt_sub_i(t869, (int32_t)v_x1066_n);
-        int t880 = (uint64_t)(int64_t)t878 < (uint64_t)v_x1067_n;
-        int32_t t879 = t880 ? v_x1067_d[t878] : 0;
-        t870 |= !t880;
-        t874 = t879;
+        int32_t t818 = rt_sub_i(t809, (int32_t)v_x1066_n);
+        int t820 = (uint64_t)(int64_t)t818 < (uint64_t)v_x1067_n;
+        int32_t t819 = t820 ? v_x1067_d[t818] : 0;
+        t810 |= !t820;
+        t814 = t819;
       }
-      if (__builtin_expect(t870 != 0, 0)) { /* again, recording the error */
-        int32_t t881 = v_x1058_d[t861];
-        int32_t t883 = rt_add_i(t881, v_x1059);
-        uint8_t t884 = v_x1062_d[t861];
-        int32_t t885 = v_x1063_d[t861];
-        int32_t t887 = (t884 ? t885 : t883);
-        int32_t t888;
-        if ((uint64_t)(int64_t)t887 < (uint64_t)v_x1068) {
-          t888 = t887;
+      if (__builtin_expect(t810 != 0, 0)) { /* again, recording the error */
+        int32_t t821 = v_x1058_d[t801];
+        int32_t t823 = rt_add_i(t821, v_x1059);
+        uint8_t t824 = v_x1062_d[t801];
+        int32_t t825 = v_x1063_d[t801];
+        int32_t t827 = (t824 ? t825 : t823);
+        int32_t t828;
+        if ((uint64_t)(int64_t)t827 < (uint64_t)v_x1068) {
+          t828 = t827;
         } else {
-          NESSIE_RECORD(err, t860, RT_CHECK_INDEX, 0, 0, RT_GATHER, t887, v_x1068, 0.0, 0);
-          t888 = 0;
+          NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t827, v_x1068, 0.0, 0);
+          t828 = 0;
         }
-        uint8_t t890 = rt_lt_i(t888, (int32_t)v_x1066_n);
-        int32_t t891;
-        if (t890) {
-          int32_t t892;
-          if ((uint64_t)(int64_t)t888 < (uint64_t)v_x1066_n) {
-            t892 = v_x1066_d[t888];
+        uint8_t t830 = rt_lt_i(t828, (int32_t)v_x1066_n);
+        int32_t t831;
+        if (t830) {
+          int32_t t832;
+          if ((uint64_t)(int64_t)t828 < (uint64_t)v_x1066_n) {
+            t832 = v_x1066_d[t828];
           } else {
-            NESSIE_RECORD(err, t860, RT_CHECK_INDEX, 0, 0, RT_GATHER, t888, v_x1066_n, 0.0, 1);
-            t892 = 0;
+            NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t828, v_x1066_n, 0.0, 1);
+            t832 = 0;
           }
-          t891 = t892;
+          t831 = t832;
         } else {
-          int32_t t894 = rt_sub_i(t888, (int32_t)v_x1066_n);
-          int32_t t895;
-          if ((uint64_t)(int64_t)t894 < (uint64_t)v_x1067_n) {
-            t895 = v_x1067_d[t894];
+          int32_t t834 = rt_sub_i(t828, (int32_t)v_x1066_n);
+          int32_t t835;
+          if ((uint64_t)(int64_t)t834 < (uint64_t)v_x1067_n) {
+            t835 = v_x1067_d[t834];
           } else {
-            NESSIE_RECORD(err, t860, RT_CHECK_INDEX, 0, 0, RT_GATHER, t894, v_x1067_n, 0.0, 2);
-            t895 = 0;
+            NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t834, v_x1067_n, 0.0, 2);
+            t835 = 0;
           }
-          t891 = t895;
+          t831 = t835;
         }
       }
-      v_x1072_d[t860] = t874;
+      v_x1072_d[t800] = t814;
     }
   }
   if (err->index != INT64_MAX)
@@ -4170,66 +4056,66 @@ struct K19_0_pull {
   __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t904 = 0; /* nonzero: a check below failed */
-    int32_t t896 = rtg::ld_stream(&A.v_x1058_d[ix]);
-    int32_t t898 = rt_add_i(t896, A.v_x1059);
-    uint8_t t899 = rtg::ld_stream(&A.v_x1062_d[ix]);
-    int32_t t900 = rtg::ld_stream(&A.v_x1063_d[ix]);
-    int32_t t902 = (t899 ? t900 : t898);
-    int t905 = (uint64_t)(int64_t)t902 < (uint64_t)A.v_x1068;
-    int32_t t903 = t905 ? t902 : 0;
-    t904 |= !t905;
-    uint8_t t907 = rt_lt_i(t903, (int32_t)A.v_x1066_n);
-    int32_t t908;
-    if (t907) {
-      int t910 = (uint64_t)(int64_t)t903 < (uint64_t)A.v_x1066_n;
-      int32_t t909 = t910 ? A.v_x1066_d[t903] : 0;
-      t904 |= !t910;
-      t908 = t909;
+    int t844 = 0; /* nonzero: a check below failed */
+    int32_t t836 = rtg::ld_stream(&A.v_x1058_d[ix]);
+    int32_t t838 = rt_add_i(t836, A.v_x1059);
+    uint8_t t839 = rtg::ld_stream(&A.v_x1062_d[ix]);
+    int32_t t840 = rtg::ld_stream(&A.v_x1063_d[ix]);
+    int32_t t842 = (t839 ? t840 : t838);
+    int t845 = (uint64_t)(int64_t)t842 < (uint64_t)A.v_x1068;
+    int32_t t843 = t845 ? t842 : 0;
+    t844 |= !t845;
+    uint8_t t847 = rt_lt_i(t843, (int32_t)A.v_x1066_n);
+    int32_t t848;
+    if (t847) {
+      int t850 = (uint64_t)(int64_t)t843 < (uint64_t)A.v_x1066_n;
+      int32_t t849 = t850 ? A.v_x1066_d[t843] : 0;
+      t844 |= !t850;
+      t848 = t849;
     } else {
-      int32_t t912 = rt_sub_i(t903, (int32_t)A.v_x1066_n);
-      int t914 = (uint64_t)(int64_t)t912 < (uint64_t)A.v_x1067_n;
-      int32_t t913 = t914 ? A.v_x1067_d[t912] : 0;
-      t904 |= !t914;
-      t908 = t913;
+      int32_t t852 = rt_sub_i(t843, (int32_t)A.v_x1066_n);
+      int t854 = (uint64_t)(int64_t)t852 < (uint64_t)A.v_x1067_n;
+      int32_t t853 = t854 ? A.v_x1067_d[t852] : 0;
+      t844 |= !t854;
+      t848 = t853;
     }
-    if (__builtin_expect(t904 != 0, 0)) { /* again, recording the error */
-      int32_t t915 = rtg::ld_stream(&A.v_x1058_d[ix]);
-      int32_t t917 = rt_add_i(t915, A.v_x1059);
-      uint8_t t918 = rtg::ld_stream(&A.v_x1062_d[ix]);
-      int32_t t919 = rtg::ld_stream(&A.v_x1063_d[ix]);
-      int32_t t921 = (t918 ? t919 : t917);
-      int32_t t922;
-      if ((uint64_t)(int64_t)t921 < (uint64_t)A.v_x1068) {
-        t922 = t921;
+    if (__builtin_expect(t844 != 0, 0)) { /* again, recording the error */
+      int32_t t855 = rtg::ld_stream(&A.v_x1058_d[ix]);
+      int32_t t857 = rt_add_i(t855, A.v_x1059);
+      uint8_t t858 = rtg::ld_stream(&A.v_x1062_d[ix]);
+      int32_t t859 = rtg::ld_stream(&A.v_x1063_d[ix]);
+      int32_t t861 = (t858 ? t859 : t857);
+      int32_t t862;
+      if ((uint64_t)(int64_t)t861 < (uint64_t)A.v_x1068) {
+        t862 = t861;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t921, A.v_x1068, 0.0, 0);
-        t922 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t861, A.v_x1068, 0.0, 0);
+        t862 = 0;
       }
-      uint8_t t924 = rt_lt_i(t922, (int32_t)A.v_x1066_n);
-      int32_t t925;
-      if (t924) {
-        int32_t t926;
-        if ((uint64_t)(int64_t)t922 < (uint64_t)A.v_x1066_n) {
-          t926 = A.v_x1066_d[t922];
+      uint8_t t864 = rt_lt_i(t862, (int32_t)A.v_x1066_n);
+      int32_t t865;
+      if (t864) {
+        int32_t t866;
+        if ((uint64_t)(int64_t)t862 < (uint64_t)A.v_x1066_n) {
+          t866 = A.v_x1066_d[t862];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t922, A.v_x1066_n, 0.0, 1);
-          t926 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t862, A.v_x1066_n, 0.0, 1);
+          t866 = 0;
         }
-        t925 = t926;
+        t865 = t866;
       } else {
-        int32_t t928 = rt_sub_i(t922, (int32_t)A.v_x1066_n);
-        int32_t t929;
-        if ((uint64_t)(int64_t)t928 < (uint64_t)A.v_x1067_n) {
-          t929 = A.v_x1067_d[t928];
+        int32_t t868 = rt_sub_i(t862, (int32_t)A.v_x1066_n);
+        int32_t t869;
+        if ((uint64_t)(int64_t)t868 < (uint64_t)A.v_x1067_n) {
+          t869 = A.v_x1067_d[t868];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t928, A.v_x1067_n, 0.0, 2);
-          t929 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t868, A.v_x1067_n, 0.0, 2);
+          t869 = 0;
         }
-        t925 = t929;
+        t865 = t869;
       }
     }
-    return K19_0_V{t908};
+    return K19_0_V{t848};
   }
 };
 struct K19_0_store {
@@ -4260,11 +4146,11 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, in
   RtValue *v_x1072 = NULL;
   /* MAP */
   {
-    const int64_t t930 = v_x1062->len;
-    v_x1072 = rtg_vec_new(RT_INT, t930);
+    const int64_t t870 = v_x1062->len;
+    v_x1072 = rtg_vec_new(RT_INT, t870);
     A.v_x1072_d = v_x1072->data.i;
     A.v_x1072_n = v_x1072->len;
-    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t930);
+    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t870);
   }
   *out_v_x1072 = v_x1072;
   return;
@@ -4293,34 +4179,34 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, R
   RtValue *v_x1260 = NULL;
   /* ONCE */
   {
-    int t932 = 0; /* nonzero: a check below failed */
-    int t933 = (uint64_t)(int64_t)0 < (uint64_t)v_x1257_n;
-    int32_t t931 = t933 ? v_x1257_d[0] : 0;
-    t932 |= !t933;
-    if (__builtin_expect(t932 != 0, 0)) { /* again, recording the error */
-      int32_t t934;
+    int t872 = 0; /* nonzero: a check below failed */
+    int t873 = (uint64_t)(int64_t)0 < (uint64_t)v_x1257_n;
+    int32_t t871 = t873 ? v_x1257_d[0] : 0;
+    t872 |= !t873;
+    if (__builtin_expect(t872 != 0, 0)) { /* again, recording the error */
+      int32_t t874;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x1257_n) {
-        t934 = v_x1257_d[0];
+        t874 = v_x1257_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1257_n, 0.0, 0);
-        t934 = 0;
+        t874 = 0;
       }
     }
-    v_x1258 = t931;
+    v_x1258 = t871;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t935 = 1;
-      v_x1260 = rt_value_new(rt_vec_type(RT_INT), t935);
+      const int64_t t875 = 1;
+      v_x1260 = rt_value_new(rt_vec_type(RT_INT), t875);
       int32_t *v_x1260_d = v_x1260->data.i;
       const int64_t v_x1260_n = v_x1260->len;
-      RT_PARALLEL_FOR_IF(t935 >= RT_PARALLEL_MIN)
-      for (int64_t t936 = 0; t936 < t935; t936++) {
-        const int32_t t937 = (int32_t)t936;
-        v_x1260_d[t936] = v_x1258;
+      RT_PARALLEL_FOR_IF(t875 >= RT_PARALLEL_MIN)
+      for (int64_t t876 = 0; t876 < t875; t876++) {
+        const int32_t t877 = (int32_t)t876;
+        v_x1260_d[t876] = v_x1258;
       }
     }
     if (err->index != INT64_MAX)
@@ -4349,20 +4235,20 @@ struct K20_0_pull {
   __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t939 = 0; /* nonzero: a check below failed */
-    int t940 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1257_n;
-    int32_t t938 = t940 ? A.v_x1257_d[0] : 0;
-    t939 |= !t940;
-    if (__builtin_expect(t939 != 0, 0)) { /* again, recording the error */
-      int32_t t941;
+    int t879 = 0; /* nonzero: a check below failed */
+    int t880 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1257_n;
+    int32_t t878 = t880 ? A.v_x1257_d[0] : 0;
+    t879 |= !t880;
+    if (__builtin_expect(t879 != 0, 0)) { /* again, recording the error */
+      int32_t t881;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1257_n) {
-        t941 = A.v_x1257_d[0];
+        t881 = A.v_x1257_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1257_n, 0.0, 0);
-        t941 = 0;
+        t881 = 0;
       }
     }
-    return K20_0_V{t938};
+    return K20_0_V{t878};
   }
 };
 struct alignas(8) K20_1_V {
@@ -4400,11 +4286,11 @@ static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, Rt
   }
   /* MAP */
   {
-    const int64_t t942 = 1;
-    v_x1260 = rtg_vec_new(RT_INT, t942);
+    const int64_t t882 = 1;
+    v_x1260 = rtg_vec_new(RT_INT, t882);
     A.v_x1260_d = v_x1260->data.i;
     A.v_x1260_n = v_x1260->len;
-    rtg::map("K20", loc, K20_1_pull{A}, K20_1_store{A}, t942);
+    rtg::map("K20", loc, K20_1_pull{A}, K20_1_store{A}, t882);
   }
   rtg_free(K20_0_value);
   K20_0_value = NULL;
@@ -4438,99 +4324,99 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1262, R
   RtValue *v_x1268 = NULL;
   /* SPLIT */
   {
-    const int64_t t943 = v_x1262_n;
-    const int64_t t944 = t943 > 0 ? (t943 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t945 = (uint8_t *)rt_alloc_atomic((size_t)t943 + 1);
-    int64_t *t946 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t944 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t944 > 1)
-    for (int64_t t947 = 0; t947 < t944; t947++) {
+    const int64_t t883 = v_x1262_n;
+    const int64_t t884 = t883 > 0 ? (t883 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t885 = (uint8_t *)rt_alloc_atomic((size_t)t883 + 1);
+    int64_t *t886 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t884 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t884 > 1)
+    for (int64_t t887 = 0; t887 < t884; t887++) {
       int64_t kept[2] = {0};
-      const int64_t t947_end = (t947 + 1) * RT_CHUNK < t943 ? (t947 + 1) * RT_CHUNK : t943;
-      for (int64_t t948 = t947 * RT_CHUNK; t948 < t947_end; t948++) {
-        const int32_t t949 = (int32_t)t948;
-        int32_t t947x0;
-        int32_t t947x1;
-        int32_t t952 = v_x1262_d[t949];
-        t947x0 = t952;
-        t947x1 = t952;
-        uint8_t t953;
-        uint8_t t954;
-        int t956 = 0; /* nonzero: a check below failed */
-        int t957 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1269_n;
-        int32_t t955 = t957 ? v_dev_1269_d[0] : 0;
-        t956 |= !t957;
-        uint8_t t959 = rt_lt_i(t947x0, t955);
-        uint8_t t961 = rt_gt_i(t947x1, t955);
-        if (__builtin_expect(t956 != 0, 0)) { /* again, recording the error */
-          int32_t t962;
+      const int64_t t887_end = (t887 + 1) * RT_CHUNK < t883 ? (t887 + 1) * RT_CHUNK : t883;
+      for (int64_t t888 = t887 * RT_CHUNK; t888 < t887_end; t888++) {
+        const int32_t t889 = (int32_t)t888;
+        int32_t t887x0;
+        int32_t t887x1;
+        int32_t t892 = v_x1262_d[t889];
+        t887x0 = t892;
+        t887x1 = t892;
+        uint8_t t893;
+        uint8_t t894;
+        int t896 = 0; /* nonzero: a check below failed */
+        int t897 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1269_n;
+        int32_t t895 = t897 ? v_dev_1269_d[0] : 0;
+        t896 |= !t897;
+        uint8_t t899 = rt_lt_i(t887x0, t895);
+        uint8_t t901 = rt_gt_i(t887x1, t895);
+        if (__builtin_expect(t896 != 0, 0)) { /* again, recording the error */
+          int32_t t902;
           if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1269_n) {
-            t962 = v_dev_1269_d[0];
+            t902 = v_dev_1269_d[0];
           } else {
-            NESSIE_RECORD(err, t948, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1269_n, 0.0, 0);
-            t962 = 0;
+            NESSIE_RECORD(err, t888, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1269_n, 0.0, 0);
+            t902 = 0;
           }
-          uint8_t t964 = rt_lt_i(t947x0, t962);
-          uint8_t t966 = rt_gt_i(t947x1, t962);
+          uint8_t t904 = rt_lt_i(t887x0, t902);
+          uint8_t t906 = rt_gt_i(t887x1, t902);
         }
-        t953 = t959;
-        t954 = t961;
-        kept[0] += t953 != 0;
-        kept[1] += t954 != 0;
-        t945[t948] = (uint8_t)((t953 != 0) << 0 | (t954 != 0) << 1);
+        t893 = t899;
+        t894 = t901;
+        kept[0] += t893 != 0;
+        kept[1] += t894 != 0;
+        t885[t888] = (uint8_t)((t893 != 0) << 0 | (t894 != 0) << 1);
       }
-      t946[0 * t944 + t947] = kept[0];
-      t946[1 * t944 + t947] = kept[1];
+      t886[0 * t884 + t887] = kept[0];
+      t886[1 * t884 + t887] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t945);
-      rt_free(t946);
+      rt_free(t885);
+      rt_free(t886);
       goto fail;
     }
-    int64_t t967 = 0;
-    for (int64_t t947 = 0; t947 < t944; t947++) {
-      const int64_t k = t946[0 * t944 + t947];
-      t946[0 * t944 + t947] = t967;
-      t967 += k;
+    int64_t t907 = 0;
+    for (int64_t t887 = 0; t887 < t884; t887++) {
+      const int64_t k = t886[0 * t884 + t887];
+      t886[0 * t884 + t887] = t907;
+      t907 += k;
     }
-    v_x1267 = rt_value_new(rt_vec_type(RT_INT), t967);
+    v_x1267 = rt_value_new(rt_vec_type(RT_INT), t907);
     int32_t *v_x1267_d = v_x1267->data.i;
     const int64_t v_x1267_n = v_x1267->len;
-    int64_t t968 = 0;
-    for (int64_t t947 = 0; t947 < t944; t947++) {
-      const int64_t k = t946[1 * t944 + t947];
-      t946[1 * t944 + t947] = t968;
-      t968 += k;
+    int64_t t908 = 0;
+    for (int64_t t887 = 0; t887 < t884; t887++) {
+      const int64_t k = t886[1 * t884 + t887];
+      t886[1 * t884 + t887] = t908;
+      t908 += k;
     }
-    v_x1268 = rt_value_new(rt_vec_type(RT_INT), t968);
+    v_x1268 = rt_value_new(rt_vec_type(RT_INT), t908);
     int32_t *v_x1268_d = v_x1268->data.i;
     const int64_t v_x1268_n = v_x1268->len;
-    RT_PARALLEL_FOR_IF(t944 > 1)
-    for (int64_t t947 = 0; t947 < t944; t947++) {
+    RT_PARALLEL_FOR_IF(t884 > 1)
+    for (int64_t t887 = 0; t887 < t884; t887++) {
       int64_t at[2];
-      at[0] = t946[0 * t944 + t947];
-      at[1] = t946[1 * t944 + t947];
-      const int64_t t947_end = (t947 + 1) * RT_CHUNK < t943 ? (t947 + 1) * RT_CHUNK : t943;
-      for (int64_t t948 = t947 * RT_CHUNK; t948 < t947_end; t948++) {
-        const int32_t t949 = (int32_t)t948;
-        if (!t945[t948])
+      at[0] = t886[0 * t884 + t887];
+      at[1] = t886[1 * t884 + t887];
+      const int64_t t887_end = (t887 + 1) * RT_CHUNK < t883 ? (t887 + 1) * RT_CHUNK : t883;
+      for (int64_t t888 = t887 * RT_CHUNK; t888 < t887_end; t888++) {
+        const int32_t t889 = (int32_t)t888;
+        if (!t885[t888])
           continue;
-        int32_t t947y0;
-        int32_t t947y1;
-        int32_t t969 = v_x1262_d[t949];
-        t947y0 = t969;
-        t947y1 = t969;
-        if (t945[t948] >> 0 & 1) {
-          v_x1267_d[at[0]] = t947y0;
+        int32_t t887y0;
+        int32_t t887y1;
+        int32_t t909 = v_x1262_d[t889];
+        t887y0 = t909;
+        t887y1 = t909;
+        if (t885[t888] >> 0 & 1) {
+          v_x1267_d[at[0]] = t887y0;
           at[0]++;
         }
-        if (t945[t948] >> 1 & 1) {
-          v_x1268_d[at[1]] = t947y1;
+        if (t885[t888] >> 1 & 1) {
+          v_x1268_d[at[1]] = t887y1;
           at[1]++;
         }
       }
     }
-    rt_free(t945);
-    rt_free(t946);
+    rt_free(t885);
+    rt_free(t886);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -4560,8 +4446,8 @@ struct K21_0_pull {
   __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t970 = A.v_x1262_d[ix];
-    return K21_0_V{t970, t970};
+    int32_t t910 = A.v_x1262_d[ix];
+    return K21_0_V{t910, t910};
   }
 };
 struct K21_0_store {
@@ -4580,24 +4466,24 @@ struct K21_0_store {
 struct K21_0_pred {
   K21_A A;
   __device__ unsigned operator()(int64_t i, const K21_0_V &v) const {
-    int t972 = 0; /* nonzero: a check below failed */
-    int t973 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1269_n;
-    int32_t t971 = t973 ? A.v_dev_1269_d[0] : 0;
-    t972 |= !t973;
-    uint8_t t975 = rt_lt_i(v.v0, t971);
-    uint8_t t977 = rt_gt_i(v.v1, t971);
-    if (__builtin_expect(t972 != 0, 0)) { /* again, recording the error */
-      int32_t t978;
+    int t912 = 0; /* nonzero: a check below failed */
+    int t913 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1269_n;
+    int32_t t911 = t913 ? A.v_dev_1269_d[0] : 0;
+    t912 |= !t913;
+    uint8_t t915 = rt_lt_i(v.v0, t911);
+    uint8_t t917 = rt_gt_i(v.v1, t911);
+    if (__builtin_expect(t912 != 0, 0)) { /* again, recording the error */
+      int32_t t918;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1269_n) {
-        t978 = A.v_dev_1269_d[0];
+        t918 = A.v_dev_1269_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1269_n, 0.0, 0);
-        t978 = 0;
+        t918 = 0;
       }
-      uint8_t t980 = rt_lt_i(v.v0, t978);
-      uint8_t t982 = rt_gt_i(v.v1, t978);
+      uint8_t t920 = rt_lt_i(v.v0, t918);
+      uint8_t t922 = rt_gt_i(v.v1, t918);
     }
-    return ((unsigned)((t975) != 0) << 0) | ((unsigned)((t977) != 0) << 1);
+    return ((unsigned)((t915) != 0) << 0) | ((unsigned)((t917) != 0) << 1);
   }
 };
 static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1262, RtValue *v_dev_1269, RtValue **out_v_x1267, RtValue **out_v_x1268) {
@@ -4614,27 +4500,27 @@ static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1262, Rt
   RtValue *v_x1267 = NULL;
   RtValue *v_x1268 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t983; /* the slots of its classes' counts */
-  int64_t t984; /* its size */
+  rtg::SplitCounts t923; /* the slots of its classes' counts */
+  int64_t t924; /* its size */
   {
-    const int64_t t985 = v_x1262->len;
-    v_x1267 = rtg_vec_new(RT_INT, t985);
+    const int64_t t925 = v_x1262->len;
+    v_x1267 = rtg_vec_new(RT_INT, t925);
     A.v_x1267_d = v_x1267->data.i;
     A.v_x1267_n = v_x1267->len;
-    v_x1268 = rtg_vec_new(RT_INT, t985);
+    v_x1268 = rtg_vec_new(RT_INT, t925);
     A.v_x1268_d = v_x1268->data.i;
     A.v_x1268_n = v_x1268->len;
-    t984 = t985;
-    t983 = rtg::split_launch<K21_0_V, 2>("K21", loc, K21_0_pull{A}, K21_0_pred{A}, t985, K21_0_store{A});
+    t924 = t925;
+    t923 = rtg::split_launch<K21_0_V, 2>("K21", loc, K21_0_pull{A}, K21_0_pred{A}, t925, K21_0_store{A});
   }
   {
-    int64_t t986[2];
-    t986[0] = rtg::filter_count(t983.at[0]);
-    t986[1] = rtg::filter_count(t983.at[1]);
-    v_x1267 = rtg_vec_fit(v_x1267, t986[0]);
+    int64_t t926[2];
+    t926[0] = rtg::filter_count(t923.at[0]);
+    t926[1] = rtg::filter_count(t923.at[1]);
+    v_x1267 = rtg_vec_fit(v_x1267, t926[0]);
     A.v_x1267_d = v_x1267->data.i;
     A.v_x1267_n = v_x1267->len;
-    v_x1268 = rtg_vec_fit(v_x1268, t986[1]);
+    v_x1268 = rtg_vec_fit(v_x1268, t926[1]);
     A.v_x1268_d = v_x1268->data.i;
     A.v_x1268_n = v_x1268->len;
   }
@@ -4679,10 +4565,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t987 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t987->data.i[0] = v_x62;
-    t987->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t987);
+    RtValue *t927 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t927->data.i[0] = v_x62;
+    t927->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t927);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 4, v_x64, &v_x67);
     rt_release(v_x64);
@@ -4994,16 +4880,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t988 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t988->data.i[0] = 3;
-  t988->data.i[1] = 1;
-  t988->data.i[2] = 4;
-  t988->data.i[3] = 1;
-  t988->data.i[4] = 5;
-  t988->data.i[5] = 9;
-  t988->data.i[6] = 2;
-  t988->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t988);
+  RtValue *t928 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t928->data.i[0] = 3;
+  t928->data.i[1] = 1;
+  t928->data.i[2] = 4;
+  t928->data.i[3] = 1;
+  t928->data.i[4] = 5;
+  t928->data.i[5] = 9;
+  t928->data.i[6] = 2;
+  t928->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t928);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
