@@ -1,7 +1,9 @@
 # A FILTER whose pull shares values in lets (composition leaves them when
 # the MAP it reads is also returned: rules.c, merge_maps) still fuses into
 # the REDUCE of what it keeps (rules.c, filter_reduce, copies the lets):
-# one MAP, one REDUCE, no FILTER, and the answer of the unfused program.
+# one REDUCE, no FILTER, the returned squares the REDUCE's map column
+# (rule_map_scan: the MAP beside it, in the same pass), and the answer
+# of the unfused program.
 set -u
 tmp=${TMPDIR:-/tmp}/nessie-frl.$$
 trap 'rm -f "$tmp".*' EXIT
@@ -15,9 +17,11 @@ NESL
 body=$("$NESSIE" --check-ir --dump=fused "$tmp.nesl" | sed -n '/^kernel /,/^}/p')
 for soac in FILTER MAP REDUCE; do
   n=$(printf '%s\n' "$body" | grep -c "= $soac ")
-  want=1; [ $soac = FILTER ] && want=0
+  want=0; [ $soac = REDUCE ] && want=1
   [ "$n" -eq "$want" ] || { echo "$n ${soac}s, expected $want:"; printf '%s\n' "$body"; exit 1; }
 done
+printf '%s\n' "$body" | grep -q "= REDUCE .* maps 1$" ||
+  { echo "the REDUCE carries no map column:"; printf '%s\n' "$body"; exit 1; }
 want=$("$NESSIE" -O0 --interp=lcu "$tmp.nesl" | tail -1)
 got=$("$NESSIE" --interp=lcu "$tmp.nesl" | tail -1)
 [ "$got" = "$want" ] || { echo "fused: $got, unfused: $want"; exit 1; }
