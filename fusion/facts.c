@@ -740,7 +740,7 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
     case SOAC_SCAN:
     case SOAC_SEG_REDUCE:
     case SOAC_SEG_SCAN:
-      if (i >= lcu_soac_scanned(s)) { /* a SCAN's map column: what it pulls, as a MAP's */
+      if (i >= lcu_soac_scanned(s)) { /* a map column: what it pulls, as a MAP's */
         const LcuExp *e = s->pull->body.data[i];
         LetRange few[FEW_LETS];
         b = exp_range(kl, s, s->pull, e, scope_ranges(kl, s, s->pull, e, few));

@@ -836,8 +836,10 @@ static void append_pair(Rw *w, LcuThunk *t, const LcuThunk *a, const Vec *ato, c
   append_thunk(w, t, b, bto, false);
 }
 
-/* The pull of 'a' then of 'b', on one new index. */
-static LcuThunk *pull_pair(Rw *w, const LcuSoac *a, const LcuSoac *b) {
+/* The pull of 'a' then of 'b', on one new index; a's values as lets
+   too where 'a_as_lets' (so that its work stays first whatever order
+   the values are listed in after). */
+static LcuThunk *pull_pair_as(Rw *w, const LcuSoac *a, const LcuSoac *b, bool a_as_lets) {
   LcuThunk *t = lcu_thunk_new();
   Vec to = {0};
   if (a->kind != SOAC_ONCE) {
@@ -845,10 +847,13 @@ static LcuThunk *pull_pair(Rw *w, const LcuSoac *a, const LcuSoac *b) {
     vec_push(&t->params, i);
     vec_push(&to, i);
   }
-  append_pair(w, t, a->pull, &to, b->pull, &to);
+  append_thunk(w, t, a->pull, &to, a_as_lets || b->pull->lets.len > 0);
+  append_thunk(w, t, b->pull, &to, false);
   lcu_fill_using(t);
   return t;
 }
+
+static LcuThunk *pull_pair(Rw *w, const LcuSoac *a, const LcuSoac *b) { return pull_pair_as(w, a, b, false); }
 
 /* REDUCE's and SCAN's operators side by side: the accumulators of 'a',
    then of 'b', then the values of 'a', then of 'b'. */
@@ -1069,14 +1074,8 @@ static bool scan_may_carry(const Rw *w, const LcuSoac *m, const LcuSoac *s) {
 /* The pull of 'first' then of 'second' (a MAP and a SCAN, either way
    round), on one new index, the SCAN's values listed before the MAP's. */
 static LcuThunk *scan_map_pull(Rw *w, const LcuSoac *first, const LcuSoac *second) {
-  LcuThunk *t = lcu_thunk_new();
-  LcuVar *i = fresh(w, FB_INT, "i");
-  vec_push(&t->params, i);
-  Vec to = {0};
-  vec_push(&to, i);
   bool map_first = first->kind == SOAC_MAP;
-  append_thunk(w, t, first->pull, &to, map_first || second->pull->lets.len > 0);
-  append_thunk(w, t, second->pull, &to, false);
+  LcuThunk *t = pull_pair_as(w, first, second, map_first);
   if (map_first) { /* the MAP's values (lets now) after the SCAN's */
     int nm = first->pull->body.len;
     Vec body = {0};
@@ -1086,7 +1085,6 @@ static LcuThunk *scan_map_pull(Rw *w, const LcuSoac *first, const LcuSoac *secon
       vec_push(&body, t->body.data[j]);
     t->body = body;
   }
-  lcu_fill_using(t);
   return t;
 }
 
@@ -1518,29 +1516,26 @@ static bool rule_dead(Rw *w) {
    arguments; every thunk's `using` is what it reads; a thunk's lets
    that nothing reads go when they cannot fail. ---- */
 
-static void note_reads(const LcuExp *e, PtrMap *read) {
-  if (e->var && e->kind != LE_LET)
-    ptrmap_put(read, e->var, (void *)e->var);
-  for (int k = 0; k < e->nargs; k++)
-    note_reads(e->args[k], read);
+typedef struct LetCtx {
+  const Rw *w;
+  const LcuSoac *s;
+  const LcuThunk *t;
+} LetCtx;
+
+static bool let_may_fail(const LcuLet *l, void *ctx) {
+  const LetCtx *c = ctx;
+  return fus_exp_may_fail(&c->w->kl, c->s, c->t, l->value);
 }
 
 static void drop_dead_lets(Rw *w, const LcuSoac *s, LcuThunk *t) {
   if (!t || !t->lets.len)
     return;
-  PtrMap read = {0};
-  for (int b = 0; b < t->body.len; b++)
-    note_reads(t->body.data[b], &read);
-  bool *dead = xmalloc_atomic(sizeof(bool) * (size_t)t->lets.len);
-  for (int i = t->lets.len - 1; i >= 0; i--) {
-    const LcuLet *l = t->lets.data[i];
-    dead[i] = !ptrmap_get(&read, l->var) && !fus_exp_may_fail(&w->kl, s, t, l->value);
-    if (!dead[i])
-      note_reads(l->value, &read);
-  }
+  bool *needed = xmalloc_atomic(sizeof(bool) * (size_t)t->lets.len);
+  LetCtx c = {w, s, t};
+  lcu_thunk_needed_lets(t, 0, t->body.len, let_may_fail, &c, needed);
   int out = 0;
   for (int i = 0; i < t->lets.len; i++)
-    if (!dead[i])
+    if (needed[i])
       t->lets.data[out++] = t->lets.data[i];
   t->lets.len = out;
 }

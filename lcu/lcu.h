@@ -811,9 +811,14 @@ LcuExp *lcu_copy_exp(LcuProgram *p, const LcuExp *e, PtrMap *renaming);
 /* A copy of thunk 't' with new parameters and let binders; its `using`
    variables renamed by 'renaming' (may be NULL). */
 LcuThunk *lcu_copy_thunk(LcuProgram *p, const LcuThunk *t, PtrMap *renaming);
+/* The lets of 't' that its results from..to-1 need: needed[l] where
+   let l is read by one of them or by a needed let, or where 'keep' (if
+   not NULL) says so of it (a let that must run for its checks), in one
+   walk from the last let up. */
+void lcu_thunk_needed_lets(const LcuThunk *t, int from, int to, bool (*keep)(const LcuLet *, void *), void *ctx,
+                           bool *needed);
 /* Thunk 't' giving only its values from..to-1, with only the lets those
-   read, directly or through other lets: a new thunk sharing t's
-   parameters, lets and expressions. */
+   need: a new thunk sharing t's parameters, lets and expressions. */
 LcuThunk *lcu_thunk_values(const LcuThunk *t, int from, int to);
 /* A copy of kernel 'k' with new variables for all it binds (parameters,
    SOAC results, thunk binders); named as 'k' until lcu_add_kernel. */

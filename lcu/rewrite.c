@@ -80,22 +80,36 @@ LcuExp *lcu_copy_exp(LcuProgram *p, const LcuExp *e, PtrMap *renaming) {
   return c;
 }
 
+/* Adds to 'read' every variable 'e' reads (not the ones it binds). */
+static void note_reads(const LcuExp *e, PtrMap *read) {
+  if (e->var && e->kind != LE_LET)
+    ptrmap_put(read, e->var, (void *)e->var);
+  for (int k = 0; k < e->nargs; k++)
+    note_reads(e->args[k], read);
+}
+
+void lcu_thunk_needed_lets(const LcuThunk *t, int from, int to, bool (*keep)(const LcuLet *, void *), void *ctx,
+                           bool *needed) {
+  PtrMap read = {0};
+  for (int b = from; b < to; b++)
+    note_reads(t->body.data[b], &read);
+  for (int l = t->lets.len - 1; l >= 0; l--) {
+    const LcuLet *let = t->lets.data[l];
+    needed[l] = ptrmap_get(&read, let->var) || (keep && keep(let, ctx));
+    if (needed[l])
+      note_reads(let->value, &read);
+  }
+}
+
 LcuThunk *lcu_thunk_values(const LcuThunk *t, int from, int to) {
   LcuThunk *c = lcu_thunk_new();
   c->params = t->params;
   for (int i = from; i < to; i++)
     vec_push(&c->body, t->body.data[i]);
-  bool *keep = xmalloc_atomic(sizeof(bool) * (size_t)(t->lets.len + 1));
-  for (int l = t->lets.len - 1; l >= 0; l--) {
-    const LcuVar *v = ((const LcuLet *)t->lets.data[l])->var;
-    keep[l] = false;
-    for (int i = 0; i < c->body.len && !keep[l]; i++)
-      keep[l] = lcu_exp_reads(c->body.data[i], v);
-    for (int m = l + 1; m < t->lets.len && !keep[l]; m++)
-      keep[l] = keep[m] && lcu_exp_reads(((const LcuLet *)t->lets.data[m])->value, v);
-  }
+  bool *needed = xmalloc_atomic(sizeof(bool) * (size_t)(t->lets.len + 1));
+  lcu_thunk_needed_lets(t, from, to, NULL, NULL, needed);
   for (int l = 0; l < t->lets.len; l++)
-    if (keep[l])
+    if (needed[l])
       vec_push(&c->lets, t->lets.data[l]);
   lcu_fill_using(c);
   return c;
