@@ -306,7 +306,7 @@ bool fus_anchors_agree(const FusNode *u, const FusNode *v) { return anchor_allow
 static FusPair *add_pair(FusRegion *r, int u, int v, FusPairKind kind, const char *rule, double gain) {
   FusPair *p = NEW(FusPair);
   double bytes = gain > 0 ? gain - LAUNCH_BYTES : 0;
-  *p = (FusPair){u, v, kind, rule, bytes, gain, false};
+  *p = (FusPair){u, v, kind, rule, bytes, gain, false, false};
   vec_push(&r->pairs, p);
   return p;
 }
@@ -500,9 +500,12 @@ void fus_fill_candidates(FusRegion *r) {
     FusEdge *e = r->edges.data[i];
     const FusNode *u = r->nodes.data[e->from], *v = r->nodes.data[e->to];
     bool ok = joinable(u) && joinable(v) && fus_anchors_agree(u, v);
-    if (e->kind == FE_FUSIBLE && ok) {
+    /* a segdes joins only the MAP before it that makes its arguments */
+    bool beside = e->kind == FE_FUSIBLE && joinable(u) && v->soac && fus_segdes_library(v->soac) &&
+                  fus_anchors_agree(u, v);
+    if (e->kind == FE_FUSIBLE && (ok || beside)) {
       e->pair = r->pairs.len;
-      add_pair(r, e->from, e->to, FP_VERTICAL, e->why, vertical_gain(r, e));
+      add_pair(r, e->from, e->to, FP_VERTICAL, e->why, vertical_gain(r, e))->late = !ok;
     } else if (e->kind == FE_ORDER && ok) {
       /* an order between two runs that fit side by side is that pair */
       const char *rule = reaches(&reach, e->from, e->to) ? NULL : horizontal_rule(u, v);

@@ -267,6 +267,10 @@ typedef bool (*FusVisitFailing)(const LcuExp *e, void *ctx);
 bool fus_thunk_failing(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, FusVisitFailing visit,
                        void *ctx);
 int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s);
+/* Is 's' a LIBRARY make_segdes or range_segdes: a library kernel that
+   may share its kernel with the MAP that makes its arguments, after it
+   (pdg.c; docs/fusion.md, "A segdes beside its MAP")? */
+bool fus_segdes_library(const LcuSoac *s);
 /* The failures of a `run` statement (FUS_ bits). */
 int fus_run_failures(FusFacts *f, const LcuStmt *run);
 
@@ -354,6 +358,9 @@ typedef struct FusPair {
   double bytes;     /* the global-memory bytes fusing them saves */
   double gain;      /* the ILP's weight: those bytes and a launch */
   bool fused;       /* the schedule's choice */
+  bool late;        /* a segdes beside the MAP that makes its arguments:
+                       joined after the models, where legal (schedule.c),
+                       never a variable of one */
 } FusPair;
 
 /* One control region: a CPU-level block.  Host statements (scalar

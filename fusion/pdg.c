@@ -273,12 +273,26 @@ static Vec result_params(const FusNode *u, const FusNode *v) {
   return out;
 }
 
+bool fus_segdes_library(const LcuSoac *s) {
+  return s->kind == SOAC_LIBRARY && (s->library == LIB_MAKE_SEGDES || s->library == LIB_RANGE_SEGDES);
+}
+
 /* What the data edge u -> v is: a rule's name (fusible) or why not. */
 static FusEdgeKind classify(const FusNode *u, const FusNode *v, const char **why) {
   const LcuSoac *P = u->soac, *C = v->soac;
   if (!P || !C) {
     *why = "a kernel of several SOACs";
     return FE_PREVENTING;
+  }
+  if (P->kind == SOAC_MAP && fus_segdes_library(C)) {
+    /* the MAP that computes a segdes's lengths or ranges shares its
+       kernel, ahead of it (docs/fusion.md, "A segdes beside its MAP") */
+    if (fus_soac_failures(&u->lens, P) & FUS_EFFECT) {
+      *why = "a MAP with an effect";
+      return FE_PREVENTING;
+    }
+    *why = xprintf("MAP beside %s", lcu_library_name(C->library));
+    return FE_FUSIBLE;
   }
   if (P->kind == SOAC_LIBRARY || C->kind == SOAC_LIBRARY) {
     *why = "a library kernel";

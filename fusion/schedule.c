@@ -262,7 +262,8 @@ static bool *fill_vanish(const FusRegion *r) {
     const FusEdge *e = r->edges.data[i];
     if (!e->var)
       continue;
-    if (e->kind != FE_FUSIBLE || e->pair < 0)
+    /* (a segdes beside its MAP reads the MAP's vectors) */
+    if (e->kind != FE_FUSIBLE || e->pair < 0 || ((const FusPair *)r->pairs.data[e->pair])->late)
       vanish[e->from] = false;
     consumed[e->from] = true;
   }
@@ -588,6 +589,20 @@ static bool solve_hooked(Part *pt, int *parent, int *seen, const FusScheduleOpti
 
 /* ---- the region ---- */
 
+/* Does a member of the cluster of late pair p's MAP, other than p's
+   segdes, read the MAP's results?  Then the MAP vanishes into it, or
+   is launched before it: beside the segdes it would be written, and
+   launched, again. */
+static bool read_in_cluster(const Vec *out, int *parent, const FusPair *p) {
+  const Vec *from = &out[p->u];
+  for (int i = 0; i < from->len; i++) {
+    const FusEdge *e = from->data[i];
+    if (e->var && e->to != p->v && uf_find(parent, e->to) == uf_find(parent, p->u))
+      return true;
+  }
+  return false;
+}
+
 void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   int n = r->nodes.len;
   int *parent = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
@@ -597,7 +612,8 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   for (int i = 0; i < r->pairs.len; i++) {
     FusPair *p = r->pairs.data[i];
     p->fused = false;
-    uf_unite(comp, p->u, p->v);
+    if (!p->late)
+      uf_unite(comp, p->u, p->v);
   }
   /* the parts, in the order of their first nodes: each component, cut
      into windows of WINDOW nodes in statement order (a pair across two
@@ -625,7 +641,7 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   }
   for (int i = 0; i < r->pairs.len; i++) {
     FusPair *p = r->pairs.data[i];
-    if (part_of[p->u] == part_of[p->v])
+    if (!p->late && part_of[p->u] == part_of[p->v])
       vec_push(&parts[part_of[p->u]].pairs, (void *)(intptr_t)i);
   }
   /* the parts in the order of their first nodes */
@@ -679,14 +695,27 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
      model saw, joins their clusters when the greedy rule finds it
      legal (a long chain of MAPs, as an inlined function makes, is one
      kernel, not one per window) */
-  Vec seams = {0};
+  Vec seams = {0}, late = {0};
   for (int i = 0; i < r->pairs.len; i++) {
     FusPair *p = r->pairs.data[i];
-    if (part_of[p->u] != part_of[p->v])
+    if (p->late)
+      vec_push(&late, (void *)(intptr_t)i);
+    else if (part_of[p->u] != part_of[p->v])
       vec_push(&seams, (void *)(intptr_t)i);
   }
   if (seams.len)
     greedy(r, &seams, parent);
+  /* then each segdes joins the cluster of the MAP that makes its
+     arguments, where that is legal: after the models, which it would
+     only make harder (its pair competes with none: it is the segdes's
+     one pair, and the MAP's cluster is the same with it or without) */
+  if (late.len) {
+    Vec alone = {0};
+    for (int i = 0; i < late.len; i++)
+      if (!read_in_cluster(out, parent, r->pairs.data[(int)(intptr_t)late.data[i]]))
+        vec_push(&alone, late.data[i]);
+    greedy(r, &alone, parent);
+  }
   r->method = gave_up ? (ilp ? "ilp and greedy" : "greedy") : ilp ? "ilp" : "none";
   r->solve_ms = now_ms() - start;
   /* the clusters are the fused pairs' components (a pair inside one

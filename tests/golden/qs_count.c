@@ -225,122 +225,88 @@ fail:
   rt_release(v_x93);
 }
 
-/* K4 runs too for K6, whose code is the same */
-/* K4: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
+/* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1152, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, RtValue **out_v_x1151) {
   (void)loc;
   (void)run;
-  int32_t *v_x160_d = v_x160->data.i;
-  const int64_t v_x160_n = v_x160->len;
-  int32_t *v_x161_d = v_x161->data.i;
-  const int64_t v_x161_n = v_x161->len;
-  (void)v_x161_n; /* v_x161's length is v_x160's */
-  int32_t *v_x162_d = v_x162->data.i;
-  const int64_t v_x162_n = v_x162->len;
-  RtValue *v_x163 = NULL;
-  RtValue *v_x164 = NULL;
-  RtValue *v_x165 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t25 = rt_range_segdes(loc, v_x160, v_x161, v_x162, &v_x164, &v_x165);
-    v_x163 = t25;
-    const int64_t *v_x163_off = rt_seg_offsets(v_x163);
-    const int64_t v_x163_n = v_x163->len;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x163 = v_x163;
-  *out_v_x164 = v_x164;
-  *out_v_x165 = v_x165;
-  return;
-fail:
-  rt_release(v_x163);
-  rt_release(v_x164);
-  rt_release(v_x165);
-}
-
-/* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1137, RtValue *v_x1138, RtValue *v_x1139, RtValue **out_v_x1142) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
-  const int64_t v_sd_1143_n = v_sd_1143->len;
-  int32_t *v_x1137_d = v_x1137->data.i;
-  const int64_t v_x1137_n = v_x1137->len;
-  int32_t *v_x1138_d = v_x1138->data.i;
-  const int64_t v_x1138_n = v_x1138->len;
-  int32_t *v_x1139_d = v_x1139->data.i;
-  const int64_t v_x1139_n = v_x1139->len;
-  RtValue *v_x1142 = NULL;
+  const int64_t *v_sd_1152_off = rt_seg_offsets(v_sd_1152);
+  const int64_t v_sd_1152_n = v_sd_1152->len;
+  int32_t *v_x1146_d = v_x1146->data.i;
+  const int64_t v_x1146_n = v_x1146->len;
+  int32_t *v_x1147_d = v_x1147->data.i;
+  const int64_t v_x1147_n = v_x1147->len;
+  int32_t *v_x1148_d = v_x1148->data.i;
+  const int64_t v_x1148_n = v_x1148->len;
+  RtValue *v_x1151 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t26 = v_sd_1143_off[v_sd_1143_n];
-    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t26);
-    int32_t *v_x1142_d = v_x1142->data.i;
-    const int64_t v_x1142_n = v_x1142->len;
-    const int64_t t27 = (t26 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t27 > 1)
-    for (int64_t t28 = 0; t28 < t27; t28++) {
-      int64_t t31 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t28 * RT_CHUNK);
-      const int64_t t28_end = (t28 + 1) * RT_CHUNK < t26 ? (t28 + 1) * RT_CHUNK : t26;
-      for (int64_t t29 = t28 * RT_CHUNK; t29 < t28_end; t29++) {
-        const int32_t t30 = (int32_t)t29;
-        while (v_sd_1143_off[t31 + 1] <= t29)
-          t31++;
-        const int32_t t32 = (int32_t)t31;
-        int t34 = 0; /* nonzero: a check below failed */
-        int t35 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1139_n;
-        int32_t t33 = t35 ? v_x1139_d[t32] : 0;
-        t34 |= !t35;
-        int t37 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1137_n;
-        int32_t t36 = t37 ? v_x1137_d[t32] : 0;
-        t34 |= !t37;
-        int32_t t39 = rt_sub_i(t30, t36);
-        int t41 = (uint64_t)(int64_t)t32 < (uint64_t)v_x1138_n;
-        int32_t t40 = t41 ? v_x1138_d[t32] : 0;
-        t34 |= !t41;
-        int32_t t43 = rt_mul_i(t39, t40);
-        int32_t t45 = rt_add_i(t33, t43);
-        if (__builtin_expect(t34 != 0, 0)) { /* again, recording the error */
-          int32_t t46;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1139_n) {
-            t46 = v_x1139_d[t32];
+    const int64_t t25 = v_sd_1152_off[v_sd_1152_n];
+    v_x1151 = rt_value_new(rt_vec_type(RT_INT), t25);
+    int32_t *v_x1151_d = v_x1151->data.i;
+    const int64_t v_x1151_n = v_x1151->len;
+    const int64_t t26 = (t25 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t26 > 1)
+    for (int64_t t27 = 0; t27 < t26; t27++) {
+      int64_t t30 = rt_segment_search(v_sd_1152_off, 0, v_sd_1152_n, t27 * RT_CHUNK);
+      const int64_t t27_end = (t27 + 1) * RT_CHUNK < t25 ? (t27 + 1) * RT_CHUNK : t25;
+      for (int64_t t28 = t27 * RT_CHUNK; t28 < t27_end; t28++) {
+        const int32_t t29 = (int32_t)t28;
+        while (v_sd_1152_off[t30 + 1] <= t28)
+          t30++;
+        const int32_t t31 = (int32_t)t30;
+        int t33 = 0; /* nonzero: a check below failed */
+        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1148_n;
+        int32_t t32 = t34 ? v_x1148_d[t31] : 0;
+        t33 |= !t34;
+        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1146_n;
+        int32_t t35 = t36 ? v_x1146_d[t31] : 0;
+        t33 |= !t36;
+        int32_t t38 = rt_sub_i(t29, t35);
+        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1147_n;
+        int32_t t39 = t40 ? v_x1147_d[t31] : 0;
+        t33 |= !t40;
+        int32_t t42 = rt_mul_i(t38, t39);
+        int32_t t44 = rt_add_i(t32, t42);
+        if (__builtin_expect(t33 != 0, 0)) { /* again, recording the error */
+          int32_t t45;
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1148_n) {
+            t45 = v_x1148_d[t31];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1139_n, 0.0, 0);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1148_n, 0.0, 0);
+            t45 = 0;
+          }
+          int32_t t46;
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1146_n) {
+            t46 = v_x1146_d[t31];
+          } else {
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1146_n, 0.0, 1);
             t46 = 0;
           }
-          int32_t t47;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1137_n) {
-            t47 = v_x1137_d[t32];
+          int32_t t48 = rt_sub_i(t29, t46);
+          int32_t t49;
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1147_n) {
+            t49 = v_x1147_d[t31];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1137_n, 0.0, 1);
-            t47 = 0;
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1147_n, 0.0, 2);
+            t49 = 0;
           }
-          int32_t t49 = rt_sub_i(t30, t47);
-          int32_t t50;
-          if ((uint64_t)(int64_t)t32 < (uint64_t)v_x1138_n) {
-            t50 = v_x1138_d[t32];
-          } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t32, v_x1138_n, 0.0, 2);
-            t50 = 0;
-          }
-          int32_t t52 = rt_mul_i(t49, t50);
-          int32_t t54 = rt_add_i(t46, t52);
+          int32_t t51 = rt_mul_i(t48, t49);
+          int32_t t53 = rt_add_i(t45, t51);
         }
-        v_x1142_d[t29] = t45;
+        v_x1151_d[t28] = t44;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1142 = v_x1142;
+  *out_v_x1151 = v_x1151;
   return;
 fail:
-  rt_release(v_x1142);
+  rt_release(v_x1151);
 }
 
-/* K7: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
+/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
   (void)loc;
   (void)run;
   int32_t *v_x717_d = v_x717->data.i;
@@ -349,31 +315,31 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t 
   int32_t v_x719 = 0;
   /* ONCE */
   {
-    int t57 = 0; /* nonzero: a check below failed */
-    int t58 = (uint64_t)(int64_t)0 < (uint64_t)v_x717_n;
-    int32_t t56 = t58 ? v_x717_d[0] : 0;
-    t57 |= !t58;
-    int t60 = (uint64_t)(int64_t)1 < (uint64_t)v_x717_n;
-    int32_t t59 = t60 ? v_x717_d[1] : 0;
-    t57 |= !t60;
-    if (__builtin_expect(t57 != 0, 0)) { /* again, recording the error */
-      int32_t t61;
+    int t55 = 0; /* nonzero: a check below failed */
+    int t56 = (uint64_t)(int64_t)0 < (uint64_t)v_x717_n;
+    int32_t t54 = t56 ? v_x717_d[0] : 0;
+    t55 |= !t56;
+    int t58 = (uint64_t)(int64_t)1 < (uint64_t)v_x717_n;
+    int32_t t57 = t58 ? v_x717_d[1] : 0;
+    t55 |= !t58;
+    if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
+      int32_t t59;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x717_n) {
-        t61 = v_x717_d[0];
+        t59 = v_x717_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x717_n, 0.0, 0);
-        t61 = 0;
+        t59 = 0;
       }
-      int32_t t62;
+      int32_t t60;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x717_n) {
-        t62 = v_x717_d[1];
+        t60 = v_x717_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x717_n, 0.0, 1);
-        t62 = 0;
+        t60 = 0;
       }
     }
-    v_x718 = t56;
-    v_x719 = t59;
+    v_x718 = t54;
+    v_x719 = t57;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -383,211 +349,211 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t 
 fail:
 }
 
-/* K8: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1148, RtValue *v_x1149, RtValue **out_v_x1164, RtValue **out_v_x1168, RtValue **out_v_x1166, RtValue **out_v_x1169) {
+/* K6: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1154, RtValue *v_x1155, RtValue *v_x1157, RtValue *v_x1158, RtValue **out_v_x1173, RtValue **out_v_x1177, RtValue **out_v_x1175, RtValue **out_v_x1178) {
   (void)loc;
   (void)run;
-  int32_t *v_x1145_d = v_x1145->data.i;
-  const int64_t v_x1145_n = v_x1145->len;
-  int32_t *v_x1146_d = v_x1146->data.i;
-  const int64_t v_x1146_n = v_x1146->len;
-  int32_t *v_x1148_d = v_x1148->data.i;
-  const int64_t v_x1148_n = v_x1148->len;
-  const int64_t *v_x1149_off = rt_seg_offsets(v_x1149);
-  const int64_t v_x1149_n = v_x1149->len;
-  RtValue *v_x1164 = NULL;
-  RtValue *v_x1165 = NULL;
-  RtValue *v_x1166 = NULL;
-  RtValue *v_x1167 = NULL;
-  RtValue *v_x1168 = NULL;
-  RtValue *v_x1169 = NULL;
+  int32_t *v_x1154_d = v_x1154->data.i;
+  const int64_t v_x1154_n = v_x1154->len;
+  int32_t *v_x1155_d = v_x1155->data.i;
+  const int64_t v_x1155_n = v_x1155->len;
+  int32_t *v_x1157_d = v_x1157->data.i;
+  const int64_t v_x1157_n = v_x1157->len;
+  const int64_t *v_x1158_off = rt_seg_offsets(v_x1158);
+  const int64_t v_x1158_n = v_x1158->len;
+  RtValue *v_x1173 = NULL;
+  RtValue *v_x1174 = NULL;
+  RtValue *v_x1175 = NULL;
+  RtValue *v_x1176 = NULL;
+  RtValue *v_x1177 = NULL;
+  RtValue *v_x1178 = NULL;
   /* SPLIT */
   {
-    const int64_t t63 = v_x1145_n;
-    const int64_t t64 = t63 > 0 ? (t63 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t65 = (uint8_t *)rt_alloc_atomic((size_t)t63 + 1);
-    int64_t *t66 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t64 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t64 > 1)
-    for (int64_t t67 = 0; t67 < t64; t67++) {
+    const int64_t t61 = v_x1154_n;
+    const int64_t t62 = t61 > 0 ? (t61 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t63 = (uint8_t *)rt_alloc_atomic((size_t)t61 + 1);
+    int64_t *t64 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t62 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t62 > 1)
+    for (int64_t t65 = 0; t65 < t62; t65++) {
       int64_t kept[2] = {0};
-      int64_t t70 = rt_segment_search(v_x1149_off, 0, v_x1149_n, t67 * RT_CHUNK);
-      const int64_t t67_end = (t67 + 1) * RT_CHUNK < t63 ? (t67 + 1) * RT_CHUNK : t63;
-      for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
+      int64_t t68 = rt_segment_search(v_x1158_off, 0, v_x1158_n, t65 * RT_CHUNK);
+      const int64_t t65_end = (t65 + 1) * RT_CHUNK < t61 ? (t65 + 1) * RT_CHUNK : t61;
+      for (int64_t t66 = t65 * RT_CHUNK; t66 < t65_end; t66++) {
+        const int32_t t67 = (int32_t)t66;
+        while (v_x1158_off[t68 + 1] <= t66)
+          t68++;
         const int32_t t69 = (int32_t)t68;
-        while (v_x1149_off[t70 + 1] <= t68)
-          t70++;
-        const int32_t t71 = (int32_t)t70;
-        int32_t t67x0;
-        uint8_t t67x1;
-        int32_t t67x2;
-        uint8_t t67x3;
-        int t73 = 0; /* nonzero: a check below failed */
-        int t74 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1148_n;
-        int32_t t72 = t74 ? v_x1148_d[t71] : 0;
-        t73 |= !t74;
-        int32_t t75 = v_x1145_d[t69];
-        int t77 = (uint64_t)(int64_t)t75 < (uint64_t)v_x1146_n;
-        int32_t t76 = t77 ? v_x1146_d[t75] : 0;
-        t73 |= !t77;
-        uint8_t t79 = rt_lt_i(t76, t72);
-        uint8_t t81 = rt_gt_i(t76, t72);
-        if (__builtin_expect(t73 != 0, 0)) { /* again, recording the error */
-          int32_t t82;
-          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1148_n) {
-            t82 = v_x1148_d[t71];
+        int32_t t65x0;
+        uint8_t t65x1;
+        int32_t t65x2;
+        uint8_t t65x3;
+        int t71 = 0; /* nonzero: a check below failed */
+        int t72 = (uint64_t)(int64_t)t69 < (uint64_t)v_x1157_n;
+        int32_t t70 = t72 ? v_x1157_d[t69] : 0;
+        t71 |= !t72;
+        int32_t t73 = v_x1154_d[t67];
+        int t75 = (uint64_t)(int64_t)t73 < (uint64_t)v_x1155_n;
+        int32_t t74 = t75 ? v_x1155_d[t73] : 0;
+        t71 |= !t75;
+        uint8_t t77 = rt_lt_i(t74, t70);
+        uint8_t t79 = rt_gt_i(t74, t70);
+        if (__builtin_expect(t71 != 0, 0)) { /* again, recording the error */
+          int32_t t80;
+          if ((uint64_t)(int64_t)t69 < (uint64_t)v_x1157_n) {
+            t80 = v_x1157_d[t69];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 2, 0, RT_GATHER, t71, v_x1148_n, 0.0, 0);
+            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 2, 0, RT_GATHER, t69, v_x1157_n, 0.0, 0);
+            t80 = 0;
+          }
+          int32_t t81 = v_x1154_d[t67];
+          int32_t t82;
+          if ((uint64_t)(int64_t)t81 < (uint64_t)v_x1155_n) {
+            t82 = v_x1155_d[t81];
+          } else {
+            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 0, 0, RT_GATHER, t81, v_x1155_n, 0.0, 1);
             t82 = 0;
           }
-          int32_t t83 = v_x1145_d[t69];
-          int32_t t84;
-          if ((uint64_t)(int64_t)t83 < (uint64_t)v_x1146_n) {
-            t84 = v_x1146_d[t83];
-          } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t83, v_x1146_n, 0.0, 1);
-            t84 = 0;
-          }
-          uint8_t t86 = rt_lt_i(t84, t82);
-          uint8_t t88 = rt_gt_i(t84, t82);
+          uint8_t t84 = rt_lt_i(t82, t80);
+          uint8_t t86 = rt_gt_i(t82, t80);
         }
-        t67x0 = t76;
-        t67x1 = t79;
-        t67x2 = t76;
-        t67x3 = t81;
-        uint8_t t89;
-        uint8_t t90;
-        t89 = t67x1;
-        t90 = t67x3;
-        kept[0] += t89 != 0;
-        kept[1] += t90 != 0;
-        t65[t68] = (uint8_t)((t89 != 0) << 0 | (t90 != 0) << 1);
+        t65x0 = t74;
+        t65x1 = t77;
+        t65x2 = t74;
+        t65x3 = t79;
+        uint8_t t87;
+        uint8_t t88;
+        t87 = t65x1;
+        t88 = t65x3;
+        kept[0] += t87 != 0;
+        kept[1] += t88 != 0;
+        t63[t66] = (uint8_t)((t87 != 0) << 0 | (t88 != 0) << 1);
       }
-      t66[0 * t64 + t67] = kept[0];
-      t66[1 * t64 + t67] = kept[1];
+      t64[0 * t62 + t65] = kept[0];
+      t64[1 * t62 + t65] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t65);
-      rt_free(t66);
+      rt_free(t63);
+      rt_free(t64);
       goto fail;
     }
-    int64_t t91 = 0;
-    for (int64_t t67 = 0; t67 < t64; t67++) {
-      const int64_t k = t66[0 * t64 + t67];
-      t66[0 * t64 + t67] = t91;
-      t91 += k;
+    int64_t t89 = 0;
+    for (int64_t t65 = 0; t65 < t62; t65++) {
+      const int64_t k = t64[0 * t62 + t65];
+      t64[0 * t62 + t65] = t89;
+      t89 += k;
     }
-    v_x1164 = rt_value_new(rt_vec_type(RT_INT), t91);
-    int32_t *v_x1164_d = v_x1164->data.i;
-    const int64_t v_x1164_n = v_x1164->len;
-    int64_t t92 = 0;
-    for (int64_t t67 = 0; t67 < t64; t67++) {
-      const int64_t k = t66[1 * t64 + t67];
-      t66[1 * t64 + t67] = t92;
-      t92 += k;
+    v_x1173 = rt_value_new(rt_vec_type(RT_INT), t89);
+    int32_t *v_x1173_d = v_x1173->data.i;
+    const int64_t v_x1173_n = v_x1173->len;
+    int64_t t90 = 0;
+    for (int64_t t65 = 0; t65 < t62; t65++) {
+      const int64_t k = t64[1 * t62 + t65];
+      t64[1 * t62 + t65] = t90;
+      t90 += k;
     }
-    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1166_d = v_x1166->data.i;
-    const int64_t v_x1166_n = v_x1166->len;
-    v_x1168 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
-    int32_t *v_x1168_d = v_x1168->data.i;
-    const int64_t v_x1168_n = v_x1168->len;
-    v_x1169 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
-    int32_t *v_x1169_d = v_x1169->data.i;
-    const int64_t v_x1169_n = v_x1169->len;
-    RT_PARALLEL_FOR_IF(v_x1149_n > RT_CHUNK)
-    for (int64_t t93 = 0; t93 < v_x1149_n; t93++) {
+    v_x1175 = rt_value_new(rt_vec_type(RT_INT), t90);
+    int32_t *v_x1175_d = v_x1175->data.i;
+    const int64_t v_x1175_n = v_x1175->len;
+    v_x1177 = rt_value_new(rt_vec_type(RT_INT), v_x1158_n);
+    int32_t *v_x1177_d = v_x1177->data.i;
+    const int64_t v_x1177_n = v_x1177->len;
+    v_x1178 = rt_value_new(rt_vec_type(RT_INT), v_x1158_n);
+    int32_t *v_x1178_d = v_x1178->data.i;
+    const int64_t v_x1178_n = v_x1178->len;
+    RT_PARALLEL_FOR_IF(v_x1158_n > RT_CHUNK)
+    for (int64_t t91 = 0; t91 < v_x1158_n; t91++) {
       int32_t in[2] = {0};
-      for (int64_t t94 = v_x1149_off[t93]; t94 < v_x1149_off[t93 + 1]; t94++) {
-        in[0] += t65[t94] >> 0 & 1;
-        in[1] += t65[t94] >> 1 & 1;
+      for (int64_t t92 = v_x1158_off[t91]; t92 < v_x1158_off[t91 + 1]; t92++) {
+        in[0] += t63[t92] >> 0 & 1;
+        in[1] += t63[t92] >> 1 & 1;
       }
-      v_x1168_d[t93] = in[0];
-      v_x1169_d[t93] = in[1];
+      v_x1177_d[t91] = in[0];
+      v_x1178_d[t91] = in[1];
     }
-    RT_PARALLEL_FOR_IF(t64 > 1)
-    for (int64_t t67 = 0; t67 < t64; t67++) {
+    RT_PARALLEL_FOR_IF(t62 > 1)
+    for (int64_t t65 = 0; t65 < t62; t65++) {
       int64_t at[2];
-      at[0] = t66[0 * t64 + t67];
-      at[1] = t66[1 * t64 + t67];
-      int64_t t70 = rt_segment_search(v_x1149_off, 0, v_x1149_n, t67 * RT_CHUNK);
-      const int64_t t67_end = (t67 + 1) * RT_CHUNK < t63 ? (t67 + 1) * RT_CHUNK : t63;
-      for (int64_t t68 = t67 * RT_CHUNK; t68 < t67_end; t68++) {
+      at[0] = t64[0 * t62 + t65];
+      at[1] = t64[1 * t62 + t65];
+      int64_t t68 = rt_segment_search(v_x1158_off, 0, v_x1158_n, t65 * RT_CHUNK);
+      const int64_t t65_end = (t65 + 1) * RT_CHUNK < t61 ? (t65 + 1) * RT_CHUNK : t61;
+      for (int64_t t66 = t65 * RT_CHUNK; t66 < t65_end; t66++) {
+        const int32_t t67 = (int32_t)t66;
+        while (v_x1158_off[t68 + 1] <= t66)
+          t68++;
         const int32_t t69 = (int32_t)t68;
-        while (v_x1149_off[t70 + 1] <= t68)
-          t70++;
-        const int32_t t71 = (int32_t)t70;
-        if (!t65[t68])
+        if (!t63[t66])
           continue;
-        int32_t t67y0;
-        uint8_t t67y1;
-        int32_t t67y2;
-        uint8_t t67y3;
-        int t96 = 0; /* nonzero: a check below failed */
-        int t97 = (uint64_t)(int64_t)t71 < (uint64_t)v_x1148_n;
-        int32_t t95 = t97 ? v_x1148_d[t71] : 0;
-        t96 |= !t97;
-        int32_t t98 = v_x1145_d[t69];
-        int t100 = (uint64_t)(int64_t)t98 < (uint64_t)v_x1146_n;
-        int32_t t99 = t100 ? v_x1146_d[t98] : 0;
-        t96 |= !t100;
-        uint8_t t102 = rt_lt_i(t99, t95);
-        uint8_t t104 = rt_gt_i(t99, t95);
-        if (__builtin_expect(t96 != 0, 0)) { /* again, recording the error */
-          int32_t t105;
-          if ((uint64_t)(int64_t)t71 < (uint64_t)v_x1148_n) {
-            t105 = v_x1148_d[t71];
+        int32_t t65y0;
+        uint8_t t65y1;
+        int32_t t65y2;
+        uint8_t t65y3;
+        int t94 = 0; /* nonzero: a check below failed */
+        int t95 = (uint64_t)(int64_t)t69 < (uint64_t)v_x1157_n;
+        int32_t t93 = t95 ? v_x1157_d[t69] : 0;
+        t94 |= !t95;
+        int32_t t96 = v_x1154_d[t67];
+        int t98 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1155_n;
+        int32_t t97 = t98 ? v_x1155_d[t96] : 0;
+        t94 |= !t98;
+        uint8_t t100 = rt_lt_i(t97, t93);
+        uint8_t t102 = rt_gt_i(t97, t93);
+        if (__builtin_expect(t94 != 0, 0)) { /* again, recording the error */
+          int32_t t103;
+          if ((uint64_t)(int64_t)t69 < (uint64_t)v_x1157_n) {
+            t103 = v_x1157_d[t69];
           } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 2, 0, RT_GATHER, t71, v_x1148_n, 0.0, 2);
+            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 2, 0, RT_GATHER, t69, v_x1157_n, 0.0, 2);
+            t103 = 0;
+          }
+          int32_t t104 = v_x1154_d[t67];
+          int32_t t105;
+          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x1155_n) {
+            t105 = v_x1155_d[t104];
+          } else {
+            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 0, 0, RT_GATHER, t104, v_x1155_n, 0.0, 3);
             t105 = 0;
           }
-          int32_t t106 = v_x1145_d[t69];
-          int32_t t107;
-          if ((uint64_t)(int64_t)t106 < (uint64_t)v_x1146_n) {
-            t107 = v_x1146_d[t106];
-          } else {
-            NESSIE_RECORD(err, t68, RT_CHECK_INDEX, 0, 0, RT_GATHER, t106, v_x1146_n, 0.0, 3);
-            t107 = 0;
-          }
-          uint8_t t109 = rt_lt_i(t107, t105);
-          uint8_t t111 = rt_gt_i(t107, t105);
+          uint8_t t107 = rt_lt_i(t105, t103);
+          uint8_t t109 = rt_gt_i(t105, t103);
         }
-        t67y0 = t99;
-        t67y1 = t102;
-        t67y2 = t99;
-        t67y3 = t104;
-        if (t65[t68] >> 0 & 1) {
-          v_x1164_d[at[0]] = t67y0;
+        t65y0 = t97;
+        t65y1 = t100;
+        t65y2 = t97;
+        t65y3 = t102;
+        if (t63[t66] >> 0 & 1) {
+          v_x1173_d[at[0]] = t65y0;
           at[0]++;
         }
-        if (t65[t68] >> 1 & 1) {
-          v_x1166_d[at[1]] = t67y2;
+        if (t63[t66] >> 1 & 1) {
+          v_x1175_d[at[1]] = t65y2;
           at[1]++;
         }
       }
     }
-    rt_free(t65);
-    rt_free(t66);
+    rt_free(t63);
+    rt_free(t64);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1164 = v_x1164;
-  *out_v_x1168 = v_x1168;
-  *out_v_x1166 = v_x1166;
-  *out_v_x1169 = v_x1169;
-  rt_release(v_x1165);
-  rt_release(v_x1167);
+  *out_v_x1173 = v_x1173;
+  *out_v_x1177 = v_x1177;
+  *out_v_x1175 = v_x1175;
+  *out_v_x1178 = v_x1178;
+  rt_release(v_x1174);
+  rt_release(v_x1176);
   return;
 fail:
-  rt_release(v_x1164);
-  rt_release(v_x1165);
-  rt_release(v_x1166);
-  rt_release(v_x1167);
-  rt_release(v_x1168);
-  rt_release(v_x1169);
+  rt_release(v_x1173);
+  rt_release(v_x1174);
+  rt_release(v_x1175);
+  rt_release(v_x1176);
+  rt_release(v_x1177);
+  rt_release(v_x1178);
 }
 
-/* K9: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771) {
+/* K7: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771) {
   (void)loc;
   (void)run;
   int32_t *v_x761_d = v_x761->data.i;
@@ -598,131 +564,131 @@ static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *
   RtValue *v_x760 = NULL;
   /* REDUCE */
   {
-    const int64_t t112 = v_x758;
-    if (t112 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t112, 0.0, 0);
+    const int64_t t110 = v_x758;
+    if (t110 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t110, 0.0, 0);
       goto fail;
     }
-    const int64_t t113 = t112 > 0 ? (t112 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t114 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t113);
-    int32_t *t115 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t113);
-    int32_t *t116 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t113);
-    v_x760 = rt_value_new(rt_vec_type(RT_INT), t112);
+    const int64_t t111 = t110 > 0 ? (t110 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t112 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t111);
+    int32_t *t113 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t111);
+    int32_t *t114 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t111);
+    v_x760 = rt_value_new(rt_vec_type(RT_INT), t110);
     int32_t *v_x760_d = v_x760->data.i;
     const int64_t v_x760_n = v_x760->len;
-    RT_PARALLEL_FOR_IF(t113 > 1)
-    for (int64_t t117 = 0; t117 < t113; t117++) {
-      int32_t t117a0;
-      int32_t t117a1;
-      int32_t t117a2;
-      t117a0 = 2147483647;
-      t117a1 = 0;
-      t117a2 = 1;
-      const int64_t t117_end = (t117 + 1) * RT_CHUNK < t112 ? (t117 + 1) * RT_CHUNK : t112;
-      for (int64_t t118 = t117 * RT_CHUNK; t118 < t117_end; t118++) {
-        const int32_t t119 = (int32_t)t118;
-        int32_t t117x0;
-        int32_t t117x1;
-        int32_t t117x2;
-        int32_t t117x3;
-        int t121 = 0; /* nonzero: a check below failed */
-        int t122 = (uint64_t)(int64_t)t119 < (uint64_t)v_x761_n;
-        int32_t t120 = t122 ? v_x761_d[t119] : 0;
-        t121 |= !t122;
-        uint8_t t124 = rt_lt_i(0, t120);
-        int32_t t125;
-        if (t124) {
-          t125 = 2147483647;
+    RT_PARALLEL_FOR_IF(t111 > 1)
+    for (int64_t t115 = 0; t115 < t111; t115++) {
+      int32_t t115a0;
+      int32_t t115a1;
+      int32_t t115a2;
+      t115a0 = 2147483647;
+      t115a1 = 0;
+      t115a2 = 1;
+      const int64_t t115_end = (t115 + 1) * RT_CHUNK < t110 ? (t115 + 1) * RT_CHUNK : t110;
+      for (int64_t t116 = t115 * RT_CHUNK; t116 < t115_end; t116++) {
+        const int32_t t117 = (int32_t)t116;
+        int32_t t115x0;
+        int32_t t115x1;
+        int32_t t115x2;
+        int32_t t115x3;
+        int t119 = 0; /* nonzero: a check below failed */
+        int t120 = (uint64_t)(int64_t)t117 < (uint64_t)v_x761_n;
+        int32_t t118 = t120 ? v_x761_d[t117] : 0;
+        t119 |= !t120;
+        uint8_t t122 = rt_lt_i(0, t118);
+        int32_t t123;
+        if (t122) {
+          t123 = 2147483647;
         } else {
-          t125 = t119;
+          t123 = t117;
         }
-        if (__builtin_expect(t121 != 0, 0)) { /* again, recording the error */
-          int32_t t126;
-          if ((uint64_t)(int64_t)t119 < (uint64_t)v_x761_n) {
-            t126 = v_x761_d[t119];
+        if (__builtin_expect(t119 != 0, 0)) { /* again, recording the error */
+          int32_t t124;
+          if ((uint64_t)(int64_t)t117 < (uint64_t)v_x761_n) {
+            t124 = v_x761_d[t117];
           } else {
-            NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 3, 0, RT_GATHER, t119, v_x761_n, 0.0, 1);
-            t126 = 0;
+            NESSIE_RECORD(err, t116, RT_CHECK_INDEX, 3, 0, RT_GATHER, t117, v_x761_n, 0.0, 1);
+            t124 = 0;
           }
-          uint8_t t128 = rt_lt_i(0, t126);
-          int32_t t129;
-          if (t128) {
-            t129 = 2147483647;
+          uint8_t t126 = rt_lt_i(0, t124);
+          int32_t t127;
+          if (t126) {
+            t127 = 2147483647;
           } else {
-            t129 = t119;
+            t127 = t117;
           }
         }
-        t117x0 = t125;
-        t117x1 = 0;
-        t117x2 = t120;
-        t117x3 = 0;
-        v_x760_d[t118] = t117x3; /* a map column */
-        uint8_t t131 = rt_le_i(t117a0, t117x0);
+        t115x0 = t123;
+        t115x1 = 0;
+        t115x2 = t118;
+        t115x3 = 0;
+        v_x760_d[t116] = t115x3; /* a map column */
+        uint8_t t129 = rt_le_i(t115a0, t115x0);
+        int32_t t130;
+        if (t129) {
+          t130 = t115a0;
+        } else {
+          t130 = t115x0;
+        }
+        int32_t t131;
+        if (t129) {
+          t131 = t115a1;
+        } else {
+          t131 = t115x1;
+        }
         int32_t t132;
-        if (t131) {
-          t132 = t117a0;
+        if (t129) {
+          t132 = t115a2;
         } else {
-          t132 = t117x0;
+          t132 = t115x2;
         }
-        int32_t t133;
-        if (t131) {
-          t133 = t117a1;
-        } else {
-          t133 = t117x1;
-        }
-        int32_t t134;
-        if (t131) {
-          t134 = t117a2;
-        } else {
-          t134 = t117x2;
-        }
-        t117a0 = t132;
-        t117a1 = t133;
-        t117a2 = t134;
+        t115a0 = t130;
+        t115a1 = t131;
+        t115a2 = t132;
       }
-      t114[t117] = t117a0;
-      t115[t117] = t117a1;
-      t116[t117] = t117a2;
+      t112[t115] = t115a0;
+      t113[t115] = t115a1;
+      t114[t115] = t115a2;
     }
-    int32_t t117t0;
-    int32_t t117t1;
-    int32_t t117t2;
-    t117t0 = 2147483647;
-    t117t1 = 0;
-    t117t2 = 1;
-    for (int64_t t117 = 0; t117 < t113; t117++) {
-      const int32_t t135 = t114[t117];
-      const int32_t t136 = t115[t117];
-      const int32_t t137 = t116[t117];
-      uint8_t t139 = rt_le_i(t117t0, t135);
+    int32_t t115t0;
+    int32_t t115t1;
+    int32_t t115t2;
+    t115t0 = 2147483647;
+    t115t1 = 0;
+    t115t2 = 1;
+    for (int64_t t115 = 0; t115 < t111; t115++) {
+      const int32_t t133 = t112[t115];
+      const int32_t t134 = t113[t115];
+      const int32_t t135 = t114[t115];
+      uint8_t t137 = rt_le_i(t115t0, t133);
+      int32_t t138;
+      if (t137) {
+        t138 = t115t0;
+      } else {
+        t138 = t133;
+      }
+      int32_t t139;
+      if (t137) {
+        t139 = t115t1;
+      } else {
+        t139 = t134;
+      }
       int32_t t140;
-      if (t139) {
-        t140 = t117t0;
+      if (t137) {
+        t140 = t115t2;
       } else {
         t140 = t135;
       }
-      int32_t t141;
-      if (t139) {
-        t141 = t117t1;
-      } else {
-        t141 = t136;
-      }
-      int32_t t142;
-      if (t139) {
-        t142 = t117t2;
-      } else {
-        t142 = t137;
-      }
-      t117t0 = t140;
-      t117t1 = t141;
-      t117t2 = t142;
+      t115t0 = t138;
+      t115t1 = t139;
+      t115t2 = t140;
     }
-    v_x769 = t117t0;
+    v_x769 = t115t0;
+    rt_free(t112);
+    v_x770 = t115t1;
+    rt_free(t113);
+    v_x771 = t115t2;
     rt_free(t114);
-    v_x770 = t117t1;
-    rt_free(t115);
-    v_x771 = t117t2;
-    rt_free(t116);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -734,8 +700,8 @@ fail:
   rt_release(v_x760);
 }
 
-/* K10: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
+/* K8: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
   (void)loc;
   (void)run;
   int32_t *v_x772_d = v_x772->data.i;
@@ -745,29 +711,29 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue
   RtValue *v_x777 = NULL;
   /* MAP */
   {
-    const int64_t t143 = v_x772_n;
-    v_x777 = rt_value_new(rt_vec_type(RT_INT), t143);
+    const int64_t t141 = v_x772_n;
+    v_x777 = rt_value_new(rt_vec_type(RT_INT), t141);
     int32_t *v_x777_d = v_x777->data.i;
     const int64_t v_x777_n = v_x777->len;
-    RT_PARALLEL_FOR_IF(t143 >= RT_PARALLEL_MIN)
-    for (int64_t t144 = 0; t144 < t143; t144++) {
-      const int32_t t145 = (int32_t)t144;
-      int t148 = 0; /* nonzero: a check below failed */
-      int32_t t146 = v_x772_d[t145];
-      int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x775_n;
-      int32_t t147 = t149 ? v_x775_d[t146] : 0;
-      t148 |= !t149;
-      if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
-        int32_t t150 = v_x772_d[t145];
-        int32_t t151;
-        if ((uint64_t)(int64_t)t150 < (uint64_t)v_x775_n) {
-          t151 = v_x775_d[t150];
+    RT_PARALLEL_FOR_IF(t141 >= RT_PARALLEL_MIN)
+    for (int64_t t142 = 0; t142 < t141; t142++) {
+      const int32_t t143 = (int32_t)t142;
+      int t146 = 0; /* nonzero: a check below failed */
+      int32_t t144 = v_x772_d[t143];
+      int t147 = (uint64_t)(int64_t)t144 < (uint64_t)v_x775_n;
+      int32_t t145 = t147 ? v_x775_d[t144] : 0;
+      t146 |= !t147;
+      if (__builtin_expect(t146 != 0, 0)) { /* again, recording the error */
+        int32_t t148 = v_x772_d[t143];
+        int32_t t149;
+        if ((uint64_t)(int64_t)t148 < (uint64_t)v_x775_n) {
+          t149 = v_x775_d[t148];
         } else {
-          NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x775_n, 0.0, 0);
-          t151 = 0;
+          NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t148, v_x775_n, 0.0, 0);
+          t149 = 0;
         }
       }
-      v_x777_d[t144] = t147;
+      v_x777_d[t142] = t145;
     }
   }
   if (err->index != INT64_MAX)
@@ -778,8 +744,8 @@ fail:
   rt_release(v_x777);
 }
 
-/* K11: SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+/* K9: SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   (void)loc;
   (void)run;
   int32_t *v_x778_d = v_x778->data.i;
@@ -791,171 +757,171 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
   RtValue *v_x782 = NULL;
   /* SCAN */
   {
-    const int64_t t152 = v_x780;
-    if (t152 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t152, 0.0, 0);
+    const int64_t t150 = v_x780;
+    if (t150 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t150, 0.0, 0);
       goto fail;
     }
-    const int64_t t153 = t152 > 0 ? (t152 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t154 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t153);
-    v_x782 = rt_value_new(rt_vec_type(RT_INT), t152);
+    const int64_t t151 = t150 > 0 ? (t150 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t152 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t151);
+    v_x782 = rt_value_new(rt_vec_type(RT_INT), t150);
     int32_t *v_x782_d = v_x782->data.i;
     const int64_t v_x782_n = v_x782->len;
-    RT_PARALLEL_FOR_IF(t153 > 1)
-    for (int64_t t155 = 0; t155 < t153; t155++) {
-      int32_t t155a0;
-      t155a0 = 0;
-      const int64_t t155_end = (t155 + 1) * RT_CHUNK < t152 ? (t155 + 1) * RT_CHUNK : t152;
-      for (int64_t t156 = t155 * RT_CHUNK; t156 < t155_end; t156++) {
-        const int32_t t157 = (int32_t)t156;
-        int32_t t155x0;
-        int32_t t155x1;
-        int t162 = 0; /* nonzero: a check below failed */
-        uint8_t t159 = rt_lt_i(t157, (int32_t)v_x778_n);
-        int32_t t160;
-        if (t159) {
-          int t163 = (uint64_t)(int64_t)t157 < (uint64_t)v_x778_n;
-          int32_t t161 = t163 ? v_x778_d[t157] : 0;
-          t162 |= !t163;
-          t160 = t161;
+    RT_PARALLEL_FOR_IF(t151 > 1)
+    for (int64_t t153 = 0; t153 < t151; t153++) {
+      int32_t t153a0;
+      t153a0 = 0;
+      const int64_t t153_end = (t153 + 1) * RT_CHUNK < t150 ? (t153 + 1) * RT_CHUNK : t150;
+      for (int64_t t154 = t153 * RT_CHUNK; t154 < t153_end; t154++) {
+        const int32_t t155 = (int32_t)t154;
+        int32_t t153x0;
+        int32_t t153x1;
+        int t160 = 0; /* nonzero: a check below failed */
+        uint8_t t157 = rt_lt_i(t155, (int32_t)v_x778_n);
+        int32_t t158;
+        if (t157) {
+          int t161 = (uint64_t)(int64_t)t155 < (uint64_t)v_x778_n;
+          int32_t t159 = t161 ? v_x778_d[t155] : 0;
+          t160 |= !t161;
+          t158 = t159;
         } else {
-          int32_t t165 = rt_sub_i(t157, (int32_t)v_x778_n);
-          int t167 = (uint64_t)(int64_t)t165 < (uint64_t)v_x778_n;
-          int32_t t166 = t167 ? v_x779_d[t165] : 0;
-          t162 |= !t167;
-          t160 = t166;
+          int32_t t163 = rt_sub_i(t155, (int32_t)v_x778_n);
+          int t165 = (uint64_t)(int64_t)t163 < (uint64_t)v_x778_n;
+          int32_t t164 = t165 ? v_x779_d[t163] : 0;
+          t160 |= !t165;
+          t158 = t164;
         }
-        int32_t t168;
-        if (t159) {
-          int t170 = (uint64_t)(int64_t)t157 < (uint64_t)v_x778_n;
-          int32_t t169 = t170 ? v_x778_d[t157] : 0;
-          t162 |= !t170;
-          t168 = t169;
+        int32_t t166;
+        if (t157) {
+          int t168 = (uint64_t)(int64_t)t155 < (uint64_t)v_x778_n;
+          int32_t t167 = t168 ? v_x778_d[t155] : 0;
+          t160 |= !t168;
+          t166 = t167;
         } else {
-          int32_t t172 = rt_sub_i(t157, (int32_t)v_x778_n);
-          int t174 = (uint64_t)(int64_t)t172 < (uint64_t)v_x778_n;
-          int32_t t173 = t174 ? v_x779_d[t172] : 0;
-          t162 |= !t174;
-          t168 = t173;
+          int32_t t170 = rt_sub_i(t155, (int32_t)v_x778_n);
+          int t172 = (uint64_t)(int64_t)t170 < (uint64_t)v_x778_n;
+          int32_t t171 = t172 ? v_x779_d[t170] : 0;
+          t160 |= !t172;
+          t166 = t171;
         }
-        if (__builtin_expect(t162 != 0, 0)) { /* again, recording the error */
-          uint8_t t176 = rt_lt_i(t157, (int32_t)v_x778_n);
-          int32_t t177;
-          if (t176) {
-            int32_t t178;
-            if ((uint64_t)(int64_t)t157 < (uint64_t)v_x778_n) {
-              t178 = v_x778_d[t157];
+        if (__builtin_expect(t160 != 0, 0)) { /* again, recording the error */
+          uint8_t t174 = rt_lt_i(t155, (int32_t)v_x778_n);
+          int32_t t175;
+          if (t174) {
+            int32_t t176;
+            if ((uint64_t)(int64_t)t155 < (uint64_t)v_x778_n) {
+              t176 = v_x778_d[t155];
             } else {
-              NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t157, v_x778_n, 0.0, 1);
-              t178 = 0;
+              NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x778_n, 0.0, 1);
+              t176 = 0;
             }
-            t177 = t178;
+            t175 = t176;
           } else {
-            int32_t t180 = rt_sub_i(t157, (int32_t)v_x778_n);
-            int32_t t181;
-            if ((uint64_t)(int64_t)t180 < (uint64_t)v_x778_n) {
-              t181 = v_x779_d[t180];
+            int32_t t178 = rt_sub_i(t155, (int32_t)v_x778_n);
+            int32_t t179;
+            if ((uint64_t)(int64_t)t178 < (uint64_t)v_x778_n) {
+              t179 = v_x779_d[t178];
             } else {
-              NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x778_n, 0.0, 2);
+              NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t178, v_x778_n, 0.0, 2);
+              t179 = 0;
+            }
+            t175 = t179;
+          }
+          int32_t t180;
+          if (t174) {
+            int32_t t181;
+            if ((uint64_t)(int64_t)t155 < (uint64_t)v_x778_n) {
+              t181 = v_x778_d[t155];
+            } else {
+              NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x778_n, 0.0, 3);
               t181 = 0;
             }
-            t177 = t181;
-          }
-          int32_t t182;
-          if (t176) {
-            int32_t t183;
-            if ((uint64_t)(int64_t)t157 < (uint64_t)v_x778_n) {
-              t183 = v_x778_d[t157];
-            } else {
-              NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t157, v_x778_n, 0.0, 3);
-              t183 = 0;
-            }
-            t182 = t183;
+            t180 = t181;
           } else {
-            int32_t t185 = rt_sub_i(t157, (int32_t)v_x778_n);
-            int32_t t186;
-            if ((uint64_t)(int64_t)t185 < (uint64_t)v_x778_n) {
-              t186 = v_x779_d[t185];
+            int32_t t183 = rt_sub_i(t155, (int32_t)v_x778_n);
+            int32_t t184;
+            if ((uint64_t)(int64_t)t183 < (uint64_t)v_x778_n) {
+              t184 = v_x779_d[t183];
             } else {
-              NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x778_n, 0.0, 4);
-              t186 = 0;
+              NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x778_n, 0.0, 4);
+              t184 = 0;
             }
-            t182 = t186;
+            t180 = t184;
           }
         }
-        t155x0 = t168;
-        t155x1 = t160;
-        v_x782_d[t156] = t155x1; /* a map column */
-        int32_t t188 = rt_add_i(t155a0, t155x0);
-        t155a0 = t188;
+        t153x0 = t166;
+        t153x1 = t158;
+        v_x782_d[t154] = t153x1; /* a map column */
+        int32_t t186 = rt_add_i(t153a0, t153x0);
+        t153a0 = t186;
       }
-      t154[t155] = t155a0;
+      t152[t153] = t153a0;
     }
-    int32_t t155t0;
-    t155t0 = 0;
-    for (int64_t t155 = 0; t155 < t153; t155++) {
-      const int32_t t189 = t154[t155];
-      t154[t155] = t155t0;
-      int32_t t191 = rt_add_i(t155t0, t189);
-      t155t0 = t191;
+    int32_t t153t0;
+    t153t0 = 0;
+    for (int64_t t153 = 0; t153 < t151; t153++) {
+      const int32_t t187 = t152[t153];
+      t152[t153] = t153t0;
+      int32_t t189 = rt_add_i(t153t0, t187);
+      t153t0 = t189;
     }
-    v_x786 = rt_value_new(rt_vec_type(RT_INT), t152);
+    v_x786 = rt_value_new(rt_vec_type(RT_INT), t150);
     int32_t *v_x786_d = v_x786->data.i;
     const int64_t v_x786_n = v_x786->len;
-    RT_PARALLEL_FOR_IF(t153 > 1)
-    for (int64_t t155 = 0; t155 < t153; t155++) {
-      int32_t t155p0;
-      t155p0 = t154[t155];
-      const int64_t t155_end = (t155 + 1) * RT_CHUNK < t152 ? (t155 + 1) * RT_CHUNK : t152;
-      for (int64_t t156 = t155 * RT_CHUNK; t156 < t155_end; t156++) {
-        const int32_t t157 = (int32_t)t156;
-        v_x786_d[t156] = t155p0;
-        int32_t t155y0;
-        int t196 = 0; /* nonzero: a check below failed */
-        uint8_t t193 = rt_lt_i(t157, (int32_t)v_x778_n);
-        int32_t t194;
-        if (t193) {
-          int t197 = (uint64_t)(int64_t)t157 < (uint64_t)v_x778_n;
-          int32_t t195 = t197 ? v_x778_d[t157] : 0;
-          t196 |= !t197;
-          t194 = t195;
+    RT_PARALLEL_FOR_IF(t151 > 1)
+    for (int64_t t153 = 0; t153 < t151; t153++) {
+      int32_t t153p0;
+      t153p0 = t152[t153];
+      const int64_t t153_end = (t153 + 1) * RT_CHUNK < t150 ? (t153 + 1) * RT_CHUNK : t150;
+      for (int64_t t154 = t153 * RT_CHUNK; t154 < t153_end; t154++) {
+        const int32_t t155 = (int32_t)t154;
+        v_x786_d[t154] = t153p0;
+        int32_t t153y0;
+        int t194 = 0; /* nonzero: a check below failed */
+        uint8_t t191 = rt_lt_i(t155, (int32_t)v_x778_n);
+        int32_t t192;
+        if (t191) {
+          int t195 = (uint64_t)(int64_t)t155 < (uint64_t)v_x778_n;
+          int32_t t193 = t195 ? v_x778_d[t155] : 0;
+          t194 |= !t195;
+          t192 = t193;
         } else {
-          int32_t t199 = rt_sub_i(t157, (int32_t)v_x778_n);
-          int t201 = (uint64_t)(int64_t)t199 < (uint64_t)v_x778_n;
-          int32_t t200 = t201 ? v_x779_d[t199] : 0;
-          t196 |= !t201;
-          t194 = t200;
+          int32_t t197 = rt_sub_i(t155, (int32_t)v_x778_n);
+          int t199 = (uint64_t)(int64_t)t197 < (uint64_t)v_x778_n;
+          int32_t t198 = t199 ? v_x779_d[t197] : 0;
+          t194 |= !t199;
+          t192 = t198;
         }
-        if (__builtin_expect(t196 != 0, 0)) { /* again, recording the error */
-          uint8_t t203 = rt_lt_i(t157, (int32_t)v_x778_n);
-          int32_t t204;
-          if (t203) {
-            int32_t t205;
-            if ((uint64_t)(int64_t)t157 < (uint64_t)v_x778_n) {
-              t205 = v_x778_d[t157];
+        if (__builtin_expect(t194 != 0, 0)) { /* again, recording the error */
+          uint8_t t201 = rt_lt_i(t155, (int32_t)v_x778_n);
+          int32_t t202;
+          if (t201) {
+            int32_t t203;
+            if ((uint64_t)(int64_t)t155 < (uint64_t)v_x778_n) {
+              t203 = v_x778_d[t155];
             } else {
-              NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t157, v_x778_n, 0.0, 5);
-              t205 = 0;
+              NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x778_n, 0.0, 5);
+              t203 = 0;
             }
-            t204 = t205;
+            t202 = t203;
           } else {
-            int32_t t207 = rt_sub_i(t157, (int32_t)v_x778_n);
-            int32_t t208;
-            if ((uint64_t)(int64_t)t207 < (uint64_t)v_x778_n) {
-              t208 = v_x779_d[t207];
+            int32_t t205 = rt_sub_i(t155, (int32_t)v_x778_n);
+            int32_t t206;
+            if ((uint64_t)(int64_t)t205 < (uint64_t)v_x778_n) {
+              t206 = v_x779_d[t205];
             } else {
-              NESSIE_RECORD(err, t156, RT_CHECK_INDEX, 0, 0, RT_GATHER, t207, v_x778_n, 0.0, 6);
-              t208 = 0;
+              NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x778_n, 0.0, 6);
+              t206 = 0;
             }
-            t204 = t208;
+            t202 = t206;
           }
         }
-        t155y0 = t194;
-        int32_t t210 = rt_add_i(t155p0, t155y0);
-        t155p0 = t210;
+        t153y0 = t192;
+        int32_t t208 = rt_add_i(t153p0, t153y0);
+        t153p0 = t208;
       }
     }
-    rt_free(t154);
+    rt_free(t152);
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -967,138 +933,138 @@ fail:
   rt_release(v_x782);
 }
 
-/* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1172, RtValue *v_x1173, int32_t v_x1174, RtValue *v_sd_1184, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue **out_v_x1183) {
+/* K10: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1181, RtValue *v_x1182, int32_t v_x1183, RtValue *v_sd_1193, RtValue *v_x1185, RtValue *v_x1186, RtValue *v_x1187, RtValue **out_v_x1192) {
   (void)loc;
   (void)run;
-  int32_t *v_x1172_d = v_x1172->data.i;
-  const int64_t v_x1172_n = v_x1172->len;
-  int32_t *v_x1173_d = v_x1173->data.i;
-  const int64_t v_x1173_n = v_x1173->len;
-  const int64_t *v_sd_1184_off = rt_seg_offsets(v_sd_1184);
-  const int64_t v_sd_1184_n = v_sd_1184->len;
-  int32_t *v_x1176_d = v_x1176->data.i;
-  const int64_t v_x1176_n = v_x1176->len;
-  int32_t *v_x1177_d = v_x1177->data.i;
-  const int64_t v_x1177_n = v_x1177->len;
-  int32_t *v_x1178_d = v_x1178->data.i;
-  const int64_t v_x1178_n = v_x1178->len;
-  RtValue *v_x1183 = NULL;
+  int32_t *v_x1181_d = v_x1181->data.i;
+  const int64_t v_x1181_n = v_x1181->len;
+  int32_t *v_x1182_d = v_x1182->data.i;
+  const int64_t v_x1182_n = v_x1182->len;
+  const int64_t *v_sd_1193_off = rt_seg_offsets(v_sd_1193);
+  const int64_t v_sd_1193_n = v_sd_1193->len;
+  int32_t *v_x1185_d = v_x1185->data.i;
+  const int64_t v_x1185_n = v_x1185->len;
+  int32_t *v_x1186_d = v_x1186->data.i;
+  const int64_t v_x1186_n = v_x1186->len;
+  int32_t *v_x1187_d = v_x1187->data.i;
+  const int64_t v_x1187_n = v_x1187->len;
+  RtValue *v_x1192 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t211 = v_sd_1184_off[v_sd_1184_n];
-    v_x1183 = rt_value_new(rt_vec_type(RT_INT), t211);
-    int32_t *v_x1183_d = v_x1183->data.i;
-    const int64_t v_x1183_n = v_x1183->len;
-    const int64_t t212 = (t211 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t212 > 1)
-    for (int64_t t213 = 0; t213 < t212; t213++) {
-      int64_t t216 = rt_segment_search(v_sd_1184_off, 0, v_sd_1184_n, t213 * RT_CHUNK);
-      const int64_t t213_end = (t213 + 1) * RT_CHUNK < t211 ? (t213 + 1) * RT_CHUNK : t211;
-      for (int64_t t214 = t213 * RT_CHUNK; t214 < t213_end; t214++) {
+    const int64_t t209 = v_sd_1193_off[v_sd_1193_n];
+    v_x1192 = rt_value_new(rt_vec_type(RT_INT), t209);
+    int32_t *v_x1192_d = v_x1192->data.i;
+    const int64_t v_x1192_n = v_x1192->len;
+    const int64_t t210 = (t209 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t210 > 1)
+    for (int64_t t211 = 0; t211 < t210; t211++) {
+      int64_t t214 = rt_segment_search(v_sd_1193_off, 0, v_sd_1193_n, t211 * RT_CHUNK);
+      const int64_t t211_end = (t211 + 1) * RT_CHUNK < t209 ? (t211 + 1) * RT_CHUNK : t209;
+      for (int64_t t212 = t211 * RT_CHUNK; t212 < t211_end; t212++) {
+        const int32_t t213 = (int32_t)t212;
+        while (v_sd_1193_off[t214 + 1] <= t212)
+          t214++;
         const int32_t t215 = (int32_t)t214;
-        while (v_sd_1184_off[t216 + 1] <= t214)
-          t216++;
-        const int32_t t217 = (int32_t)t216;
-        int t219 = 0; /* nonzero: a check below failed */
-        int t220 = (uint64_t)(int64_t)t217 < (uint64_t)v_x1178_n;
-        int32_t t218 = t220 ? v_x1178_d[t217] : 0;
-        t219 |= !t220;
-        int t222 = (uint64_t)(int64_t)t217 < (uint64_t)v_x1176_n;
-        int32_t t221 = t222 ? v_x1176_d[t217] : 0;
-        t219 |= !t222;
-        int32_t t224 = rt_sub_i(t215, t221);
-        int t226 = (uint64_t)(int64_t)t217 < (uint64_t)v_x1177_n;
-        int32_t t225 = t226 ? v_x1177_d[t217] : 0;
-        t219 |= !t226;
-        int32_t t228 = rt_mul_i(t224, t225);
-        int32_t t230 = rt_add_i(t218, t228);
-        int t232 = (uint64_t)(int64_t)t230 < (uint64_t)v_x1174;
-        int32_t t231 = t232 ? t230 : 0;
-        t219 |= !t232;
-        uint8_t t234 = rt_lt_i(t231, (int32_t)v_x1172_n);
-        int32_t t235;
-        if (t234) {
-          int t237 = (uint64_t)(int64_t)t231 < (uint64_t)v_x1172_n;
-          int32_t t236 = t237 ? v_x1172_d[t231] : 0;
-          t219 |= !t237;
-          t235 = t236;
+        int t217 = 0; /* nonzero: a check below failed */
+        int t218 = (uint64_t)(int64_t)t215 < (uint64_t)v_x1187_n;
+        int32_t t216 = t218 ? v_x1187_d[t215] : 0;
+        t217 |= !t218;
+        int t220 = (uint64_t)(int64_t)t215 < (uint64_t)v_x1185_n;
+        int32_t t219 = t220 ? v_x1185_d[t215] : 0;
+        t217 |= !t220;
+        int32_t t222 = rt_sub_i(t213, t219);
+        int t224 = (uint64_t)(int64_t)t215 < (uint64_t)v_x1186_n;
+        int32_t t223 = t224 ? v_x1186_d[t215] : 0;
+        t217 |= !t224;
+        int32_t t226 = rt_mul_i(t222, t223);
+        int32_t t228 = rt_add_i(t216, t226);
+        int t230 = (uint64_t)(int64_t)t228 < (uint64_t)v_x1183;
+        int32_t t229 = t230 ? t228 : 0;
+        t217 |= !t230;
+        uint8_t t232 = rt_lt_i(t229, (int32_t)v_x1181_n);
+        int32_t t233;
+        if (t232) {
+          int t235 = (uint64_t)(int64_t)t229 < (uint64_t)v_x1181_n;
+          int32_t t234 = t235 ? v_x1181_d[t229] : 0;
+          t217 |= !t235;
+          t233 = t234;
         } else {
-          int32_t t239 = rt_sub_i(t231, (int32_t)v_x1172_n);
-          int t241 = (uint64_t)(int64_t)t239 < (uint64_t)v_x1173_n;
-          int32_t t240 = t241 ? v_x1173_d[t239] : 0;
-          t219 |= !t241;
-          t235 = t240;
+          int32_t t237 = rt_sub_i(t229, (int32_t)v_x1181_n);
+          int t239 = (uint64_t)(int64_t)t237 < (uint64_t)v_x1182_n;
+          int32_t t238 = t239 ? v_x1182_d[t237] : 0;
+          t217 |= !t239;
+          t233 = t238;
         }
-        if (__builtin_expect(t219 != 0, 0)) { /* again, recording the error */
-          int32_t t242;
-          if ((uint64_t)(int64_t)t217 < (uint64_t)v_x1178_n) {
-            t242 = v_x1178_d[t217];
+        if (__builtin_expect(t217 != 0, 0)) { /* again, recording the error */
+          int32_t t240;
+          if ((uint64_t)(int64_t)t215 < (uint64_t)v_x1187_n) {
+            t240 = v_x1187_d[t215];
           } else {
-            NESSIE_RECORD(err, t214, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x1178_n, 0.0, 0);
-            t242 = 0;
+            NESSIE_RECORD(err, t212, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x1187_n, 0.0, 0);
+            t240 = 0;
           }
-          int32_t t243;
-          if ((uint64_t)(int64_t)t217 < (uint64_t)v_x1176_n) {
-            t243 = v_x1176_d[t217];
+          int32_t t241;
+          if ((uint64_t)(int64_t)t215 < (uint64_t)v_x1185_n) {
+            t241 = v_x1185_d[t215];
           } else {
-            NESSIE_RECORD(err, t214, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x1176_n, 0.0, 1);
-            t243 = 0;
+            NESSIE_RECORD(err, t212, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x1185_n, 0.0, 1);
+            t241 = 0;
           }
-          int32_t t245 = rt_sub_i(t215, t243);
-          int32_t t246;
-          if ((uint64_t)(int64_t)t217 < (uint64_t)v_x1177_n) {
-            t246 = v_x1177_d[t217];
+          int32_t t243 = rt_sub_i(t213, t241);
+          int32_t t244;
+          if ((uint64_t)(int64_t)t215 < (uint64_t)v_x1186_n) {
+            t244 = v_x1186_d[t215];
           } else {
-            NESSIE_RECORD(err, t214, RT_CHECK_INDEX, 0, 0, RT_GATHER, t217, v_x1177_n, 0.0, 2);
-            t246 = 0;
+            NESSIE_RECORD(err, t212, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x1186_n, 0.0, 2);
+            t244 = 0;
           }
-          int32_t t248 = rt_mul_i(t245, t246);
-          int32_t t250 = rt_add_i(t242, t248);
-          int32_t t251;
-          if ((uint64_t)(int64_t)t250 < (uint64_t)v_x1174) {
-            t251 = t250;
+          int32_t t246 = rt_mul_i(t243, t244);
+          int32_t t248 = rt_add_i(t240, t246);
+          int32_t t249;
+          if ((uint64_t)(int64_t)t248 < (uint64_t)v_x1183) {
+            t249 = t248;
           } else {
-            NESSIE_RECORD(err, t214, RT_CHECK_INDEX, 0, 0, RT_GATHER, t250, v_x1174, 0.0, 3);
-            t251 = 0;
+            NESSIE_RECORD(err, t212, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x1183, 0.0, 3);
+            t249 = 0;
           }
-          uint8_t t253 = rt_lt_i(t251, (int32_t)v_x1172_n);
-          int32_t t254;
-          if (t253) {
-            int32_t t255;
-            if ((uint64_t)(int64_t)t251 < (uint64_t)v_x1172_n) {
-              t255 = v_x1172_d[t251];
+          uint8_t t251 = rt_lt_i(t249, (int32_t)v_x1181_n);
+          int32_t t252;
+          if (t251) {
+            int32_t t253;
+            if ((uint64_t)(int64_t)t249 < (uint64_t)v_x1181_n) {
+              t253 = v_x1181_d[t249];
             } else {
-              NESSIE_RECORD(err, t214, RT_CHECK_INDEX, 0, 0, RT_GATHER, t251, v_x1172_n, 0.0, 4);
-              t255 = 0;
+              NESSIE_RECORD(err, t212, RT_CHECK_INDEX, 0, 0, RT_GATHER, t249, v_x1181_n, 0.0, 4);
+              t253 = 0;
             }
-            t254 = t255;
+            t252 = t253;
           } else {
-            int32_t t257 = rt_sub_i(t251, (int32_t)v_x1172_n);
-            int32_t t258;
-            if ((uint64_t)(int64_t)t257 < (uint64_t)v_x1173_n) {
-              t258 = v_x1173_d[t257];
+            int32_t t255 = rt_sub_i(t249, (int32_t)v_x1181_n);
+            int32_t t256;
+            if ((uint64_t)(int64_t)t255 < (uint64_t)v_x1182_n) {
+              t256 = v_x1182_d[t255];
             } else {
-              NESSIE_RECORD(err, t214, RT_CHECK_INDEX, 0, 0, RT_GATHER, t257, v_x1173_n, 0.0, 5);
-              t258 = 0;
+              NESSIE_RECORD(err, t212, RT_CHECK_INDEX, 0, 0, RT_GATHER, t255, v_x1182_n, 0.0, 5);
+              t256 = 0;
             }
-            t254 = t258;
+            t252 = t256;
           }
         }
-        v_x1183_d[t214] = t235;
+        v_x1192_d[t212] = t233;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1183 = v_x1183;
+  *out_v_x1192 = v_x1192;
   return;
 fail:
-  rt_release(v_x1183);
+  rt_release(v_x1192);
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x822, RtValue **out_v_x823, RtValue **out_v_x825) {
   (void)loc;
   (void)run;
   int32_t *v_x813_d = v_x813->data.i;
@@ -1109,936 +1075,1016 @@ static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t 
   RtValue *v_x818 = NULL;
   RtValue *v_x820 = NULL;
   RtValue *v_x822 = NULL;
+  RtValue *v_x823 = NULL;
+  RtValue *v_x824 = NULL;
+  RtValue *v_x825 = NULL;
   /* MAP */
   {
-    const int64_t t259 = v_x801;
-    if (t259 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t259, 0.0, 0);
+    const int64_t t257 = v_x801;
+    if (t257 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t257, 0.0, 0);
       goto fail;
     }
-    v_x818 = rt_value_new(rt_vec_type(RT_INT), t259);
+    v_x818 = rt_value_new(rt_vec_type(RT_INT), t257);
     int32_t *v_x818_d = v_x818->data.i;
     const int64_t v_x818_n = v_x818->len;
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t259);
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t257);
     int32_t *v_x820_d = v_x820->data.i;
     const int64_t v_x820_n = v_x820->len;
-    v_x822 = rt_value_new(rt_vec_type(RT_INT), t259);
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t257);
     int32_t *v_x822_d = v_x822->data.i;
     const int64_t v_x822_n = v_x822->len;
-    RT_PARALLEL_FOR_IF(t259 >= RT_PARALLEL_MIN)
-    for (int64_t t260 = 0; t260 < t259; t260++) {
-      const int32_t t261 = (int32_t)t260;
-      int t264 = 0; /* nonzero: a check below failed */
-      int32_t t263 = rt_div_i(t261, 2, &t264);
-      int32_t t266 = rt_rem_i(t261, 2, &t264);
-      int32_t t268 = rt_mul_i(t266, v_x808);
-      int32_t t270 = rt_add_i(t268, t263);
-      int t272 = (uint64_t)(int64_t)t270 < (uint64_t)v_x813_n;
-      int32_t t271 = t272 ? v_x813_d[t270] : 0;
-      t264 |= !t272;
-      int32_t t273 = t272 ? v_x816_d[t270] : 0;
-      int32_t t275 = rt_add_i(t273, t271);
-      if (__builtin_expect(t264 != 0, 0)) { /* again, recording the error */
+    RT_PARALLEL_FOR_IF(t257 >= RT_PARALLEL_MIN)
+    for (int64_t t258 = 0; t258 < t257; t258++) {
+      const int32_t t259 = (int32_t)t258;
+      int t262 = 0; /* nonzero: a check below failed */
+      int32_t t261 = rt_div_i(t259, 2, &t262);
+      int32_t t264 = rt_rem_i(t259, 2, &t262);
+      int32_t t266 = rt_mul_i(t264, v_x808);
+      int32_t t268 = rt_add_i(t266, t261);
+      int t270 = (uint64_t)(int64_t)t268 < (uint64_t)v_x813_n;
+      int32_t t269 = t270 ? v_x813_d[t268] : 0;
+      t262 |= !t270;
+      int32_t t271 = t270 ? v_x816_d[t268] : 0;
+      int32_t t273 = rt_add_i(t271, t269);
+      if (__builtin_expect(t262 != 0, 0)) { /* again, recording the error */
+        int t274 = 0;
+        int32_t t275 = rt_div_i(t259, 2, &t274);
+        if (t274) {
+          NESSIE_RECORD(err, t258, RT_CHECK_SCALAR, 0, t274, RT_DIV, 0, 0, 0.0, 1);
+        }
         int t276 = 0;
-        int32_t t277 = rt_div_i(t261, 2, &t276);
+        int32_t t277 = rt_rem_i(t259, 2, &t276);
         if (t276) {
-          NESSIE_RECORD(err, t260, RT_CHECK_SCALAR, 0, t276, RT_DIV, 0, 0, 0.0, 1);
+          NESSIE_RECORD(err, t258, RT_CHECK_SCALAR, 0, t276, RT_REM, 0, 0, 0.0, 2);
         }
-        int t278 = 0;
-        int32_t t279 = rt_rem_i(t261, 2, &t278);
-        if (t278) {
-          NESSIE_RECORD(err, t260, RT_CHECK_SCALAR, 0, t278, RT_REM, 0, 0, 0.0, 2);
-        }
-        int32_t t281 = rt_mul_i(t279, v_x808);
-        int32_t t283 = rt_add_i(t281, t277);
-        int32_t t284;
-        if ((uint64_t)(int64_t)t283 < (uint64_t)v_x813_n) {
-          t284 = v_x813_d[t283];
+        int32_t t279 = rt_mul_i(t277, v_x808);
+        int32_t t281 = rt_add_i(t279, t275);
+        int32_t t282;
+        if ((uint64_t)(int64_t)t281 < (uint64_t)v_x813_n) {
+          t282 = v_x813_d[t281];
         } else {
-          NESSIE_RECORD(err, t260, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x813_n, 0.0, 3);
-          t284 = 0;
+          NESSIE_RECORD(err, t258, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x813_n, 0.0, 3);
+          t282 = 0;
         }
-        int32_t t285;
-        if ((uint64_t)(int64_t)t283 < (uint64_t)v_x813_n) {
-          t285 = v_x816_d[t283];
+        int32_t t283;
+        if ((uint64_t)(int64_t)t281 < (uint64_t)v_x813_n) {
+          t283 = v_x816_d[t281];
         } else {
-          NESSIE_RECORD(err, t260, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x813_n, 0.0, 4);
-          t285 = 0;
+          NESSIE_RECORD(err, t258, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x813_n, 0.0, 4);
+          t283 = 0;
         }
-        int32_t t287 = rt_add_i(t285, t284);
+        int32_t t285 = rt_add_i(t283, t282);
       }
-      v_x818_d[t260] = t273;
-      v_x820_d[t260] = t275;
-      v_x822_d[t260] = 1;
+      v_x818_d[t258] = t271;
+      v_x820_d[t258] = t273;
+      v_x822_d[t258] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
+  {
+    int32_t *v_x818_d = v_x818->data.i;
+    const int64_t v_x818_n = v_x818->len;
+    int32_t *v_x820_d = v_x820->data.i;
+    const int64_t v_x820_n = v_x820->len;
+    int32_t *v_x822_d = v_x822->data.i;
+    const int64_t v_x822_n = v_x822->len;
+    /* LIBRARY */
+    {
+      RtValue *t286 = rt_range_segdes(loc, v_x818, v_x820, v_x822, &v_x824, &v_x825);
+      v_x823 = t286;
+      const int64_t *v_x823_off = rt_seg_offsets(v_x823);
+      const int64_t v_x823_n = v_x823->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
   *out_v_x818 = v_x818;
-  *out_v_x820 = v_x820;
   *out_v_x822 = v_x822;
+  *out_v_x823 = v_x823;
+  *out_v_x825 = v_x825;
+  rt_release(v_x820);
+  rt_release(v_x824);
   return;
 fail:
   rt_release(v_x818);
   rt_release(v_x820);
   rt_release(v_x822);
+  rt_release(v_x823);
+  rt_release(v_x824);
+  rt_release(v_x825);
 }
 
-/* K14: REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836) {
+/* K12: REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x829, RtValue **out_v_x828, int32_t *out_v_x838, int32_t *out_v_x839) {
   (void)loc;
   (void)run;
-  int32_t *v_x826_d = v_x826->data.i;
-  const int64_t v_x826_n = v_x826->len;
-  int32_t v_x834 = 0;
-  int32_t v_x835 = 0;
-  int32_t v_x836 = 0;
-  RtValue *v_x825 = NULL;
+  int32_t *v_x829_d = v_x829->data.i;
+  const int64_t v_x829_n = v_x829->len;
+  int32_t v_x837 = 0;
+  int32_t v_x838 = 0;
+  int32_t v_x839 = 0;
+  RtValue *v_x828 = NULL;
   /* REDUCE */
   {
-    const int64_t t288 = v_x826_n;
-    const int64_t t289 = t288 > 0 ? (t288 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t290 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t289);
-    int32_t *t291 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t289);
-    int32_t *t292 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t289);
-    v_x825 = rt_value_new(rt_vec_type(RT_INT), t288);
-    int32_t *v_x825_d = v_x825->data.i;
-    const int64_t v_x825_n = v_x825->len;
-    RT_PARALLEL_FOR_IF(t289 > 1)
-    for (int64_t t293 = 0; t293 < t289; t293++) {
-      int32_t t293a0;
-      int32_t t293a1;
-      int32_t t293a2;
-      t293a0 = 2147483647;
-      t293a1 = 0;
-      t293a2 = 1;
-      const int64_t t293_end = (t293 + 1) * RT_CHUNK < t288 ? (t293 + 1) * RT_CHUNK : t288;
-      for (int64_t t294 = t293 * RT_CHUNK; t294 < t293_end; t294++) {
-        const int32_t t295 = (int32_t)t294;
-        int32_t t293x0;
-        int32_t t293x1;
-        int32_t t293x2;
-        int32_t t293x3;
-        uint8_t t297 = rt_lt_i(0, 2);
-        int32_t t298;
-        if (t297) {
-          t298 = 2147483647;
+    const int64_t t287 = v_x829_n;
+    const int64_t t288 = t287 > 0 ? (t287 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t289 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t288);
+    int32_t *t290 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t288);
+    int32_t *t291 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t288);
+    v_x828 = rt_value_new(rt_vec_type(RT_INT), t287);
+    int32_t *v_x828_d = v_x828->data.i;
+    const int64_t v_x828_n = v_x828->len;
+    RT_PARALLEL_FOR_IF(t288 > 1)
+    for (int64_t t292 = 0; t292 < t288; t292++) {
+      int32_t t292a0;
+      int32_t t292a1;
+      int32_t t292a2;
+      t292a0 = 2147483647;
+      t292a1 = 0;
+      t292a2 = 1;
+      const int64_t t292_end = (t292 + 1) * RT_CHUNK < t287 ? (t292 + 1) * RT_CHUNK : t287;
+      for (int64_t t293 = t292 * RT_CHUNK; t293 < t292_end; t293++) {
+        const int32_t t294 = (int32_t)t293;
+        int32_t t292x0;
+        int32_t t292x1;
+        int32_t t292x2;
+        int32_t t292x3;
+        uint8_t t296 = rt_lt_i(0, 2);
+        int32_t t297;
+        if (t296) {
+          t297 = 2147483647;
         } else {
-          t298 = t295;
+          t297 = t294;
         }
-        t293x0 = t298;
-        t293x1 = 0;
-        t293x2 = 2;
-        t293x3 = 2;
-        v_x825_d[t294] = t293x3; /* a map column */
-        uint8_t t300 = rt_le_i(t293a0, t293x0);
-        int32_t t301;
-        if (t300) {
-          t301 = t293a0;
+        t292x0 = t297;
+        t292x1 = 0;
+        t292x2 = 2;
+        t292x3 = 2;
+        v_x828_d[t293] = t292x3; /* a map column */
+        uint8_t t299 = rt_le_i(t292a0, t292x0);
+        int32_t t300;
+        if (t299) {
+          t300 = t292a0;
         } else {
-          t301 = t293x0;
+          t300 = t292x0;
+        }
+        int32_t t301;
+        if (t299) {
+          t301 = t292a1;
+        } else {
+          t301 = t292x1;
         }
         int32_t t302;
-        if (t300) {
-          t302 = t293a1;
+        if (t299) {
+          t302 = t292a2;
         } else {
-          t302 = t293x1;
+          t302 = t292x2;
         }
-        int32_t t303;
-        if (t300) {
-          t303 = t293a2;
-        } else {
-          t303 = t293x2;
-        }
-        t293a0 = t301;
-        t293a1 = t302;
-        t293a2 = t303;
+        t292a0 = t300;
+        t292a1 = t301;
+        t292a2 = t302;
       }
-      t290[t293] = t293a0;
-      t291[t293] = t293a1;
-      t292[t293] = t293a2;
+      t289[t292] = t292a0;
+      t290[t292] = t292a1;
+      t291[t292] = t292a2;
     }
-    int32_t t293t0;
-    int32_t t293t1;
-    int32_t t293t2;
-    t293t0 = 2147483647;
-    t293t1 = 0;
-    t293t2 = 1;
-    for (int64_t t293 = 0; t293 < t289; t293++) {
-      const int32_t t304 = t290[t293];
-      const int32_t t305 = t291[t293];
-      const int32_t t306 = t292[t293];
-      uint8_t t308 = rt_le_i(t293t0, t304);
+    int32_t t292t0;
+    int32_t t292t1;
+    int32_t t292t2;
+    t292t0 = 2147483647;
+    t292t1 = 0;
+    t292t2 = 1;
+    for (int64_t t292 = 0; t292 < t288; t292++) {
+      const int32_t t303 = t289[t292];
+      const int32_t t304 = t290[t292];
+      const int32_t t305 = t291[t292];
+      uint8_t t307 = rt_le_i(t292t0, t303);
+      int32_t t308;
+      if (t307) {
+        t308 = t292t0;
+      } else {
+        t308 = t303;
+      }
       int32_t t309;
-      if (t308) {
-        t309 = t293t0;
+      if (t307) {
+        t309 = t292t1;
       } else {
         t309 = t304;
       }
       int32_t t310;
-      if (t308) {
-        t310 = t293t1;
+      if (t307) {
+        t310 = t292t2;
       } else {
         t310 = t305;
       }
-      int32_t t311;
-      if (t308) {
-        t311 = t293t2;
-      } else {
-        t311 = t306;
-      }
-      t293t0 = t309;
-      t293t1 = t310;
-      t293t2 = t311;
+      t292t0 = t308;
+      t292t1 = t309;
+      t292t2 = t310;
     }
-    v_x834 = t293t0;
+    v_x837 = t292t0;
+    rt_free(t289);
+    v_x838 = t292t1;
     rt_free(t290);
-    v_x835 = t293t1;
+    v_x839 = t292t2;
     rt_free(t291);
-    v_x836 = t293t2;
-    rt_free(t292);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x825 = v_x825;
-  *out_v_x835 = v_x835;
-  *out_v_x836 = v_x836;
+  *out_v_x828 = v_x828;
+  *out_v_x838 = v_x838;
+  *out_v_x839 = v_x839;
   return;
 fail:
-  rt_release(v_x825);
+  rt_release(v_x828);
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x852) {
+/* K13: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x840, RtValue *v_x845, RtValue **out_v_x855) {
   (void)loc;
   (void)run;
-  int32_t *v_x837_d = v_x837->data.i;
-  const int64_t v_x837_n = v_x837->len;
-  int32_t *v_x842_d = v_x842->data.i;
-  const int64_t v_x842_n = v_x842->len;
-  RtValue *v_x852 = NULL;
+  int32_t *v_x840_d = v_x840->data.i;
+  const int64_t v_x840_n = v_x840->len;
+  int32_t *v_x845_d = v_x845->data.i;
+  const int64_t v_x845_n = v_x845->len;
+  RtValue *v_x855 = NULL;
   /* MAP */
   {
-    const int64_t t312 = v_x837_n;
-    v_x852 = rt_value_new(rt_vec_type(RT_INT), t312);
-    int32_t *v_x852_d = v_x852->data.i;
-    const int64_t v_x852_n = v_x852->len;
-    RT_PARALLEL_FOR_IF(t312 >= RT_PARALLEL_MIN)
-    for (int64_t t313 = 0; t313 < t312; t313++) {
-      const int32_t t314 = (int32_t)t313;
-      int t318 = 0; /* nonzero: a check below failed */
-      int32_t t316 = rt_mul_i(t314, 2);
-      int t319 = (uint64_t)(int64_t)t316 < (uint64_t)v_x842_n;
-      int32_t t317 = t319 ? v_x842_d[t316] : 0;
-      t318 |= !t319;
-      int32_t t321 = rt_add_i(t317, 1);
-      int32_t t323 = rt_add_i(t316, 1);
-      int t325 = (uint64_t)(int64_t)t323 < (uint64_t)v_x842_n;
-      int32_t t324 = t325 ? v_x842_d[t323] : 0;
-      t318 |= !t325;
-      int32_t t327 = rt_add_i(t321, t324);
-      if (__builtin_expect(t318 != 0, 0)) { /* again, recording the error */
-        int32_t t329 = rt_mul_i(t314, 2);
-        int32_t t330;
-        if ((uint64_t)(int64_t)t329 < (uint64_t)v_x842_n) {
-          t330 = v_x842_d[t329];
+    const int64_t t311 = v_x840_n;
+    v_x855 = rt_value_new(rt_vec_type(RT_INT), t311);
+    int32_t *v_x855_d = v_x855->data.i;
+    const int64_t v_x855_n = v_x855->len;
+    RT_PARALLEL_FOR_IF(t311 >= RT_PARALLEL_MIN)
+    for (int64_t t312 = 0; t312 < t311; t312++) {
+      const int32_t t313 = (int32_t)t312;
+      int t317 = 0; /* nonzero: a check below failed */
+      int32_t t315 = rt_mul_i(t313, 2);
+      int t318 = (uint64_t)(int64_t)t315 < (uint64_t)v_x845_n;
+      int32_t t316 = t318 ? v_x845_d[t315] : 0;
+      t317 |= !t318;
+      int32_t t320 = rt_add_i(t316, 1);
+      int32_t t322 = rt_add_i(t315, 1);
+      int t324 = (uint64_t)(int64_t)t322 < (uint64_t)v_x845_n;
+      int32_t t323 = t324 ? v_x845_d[t322] : 0;
+      t317 |= !t324;
+      int32_t t326 = rt_add_i(t320, t323);
+      if (__builtin_expect(t317 != 0, 0)) { /* again, recording the error */
+        int32_t t328 = rt_mul_i(t313, 2);
+        int32_t t329;
+        if ((uint64_t)(int64_t)t328 < (uint64_t)v_x845_n) {
+          t329 = v_x845_d[t328];
         } else {
-          NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, v_x842_n, 0.0, 0);
-          t330 = 0;
+          NESSIE_RECORD(err, t312, RT_CHECK_INDEX, 0, 0, RT_GATHER, t328, v_x845_n, 0.0, 0);
+          t329 = 0;
         }
-        int32_t t332 = rt_add_i(t330, 1);
-        int32_t t334 = rt_add_i(t329, 1);
-        int32_t t335;
-        if ((uint64_t)(int64_t)t334 < (uint64_t)v_x842_n) {
-          t335 = v_x842_d[t334];
+        int32_t t331 = rt_add_i(t329, 1);
+        int32_t t333 = rt_add_i(t328, 1);
+        int32_t t334;
+        if ((uint64_t)(int64_t)t333 < (uint64_t)v_x845_n) {
+          t334 = v_x845_d[t333];
         } else {
-          NESSIE_RECORD(err, t313, RT_CHECK_INDEX, 1, 0, RT_GATHER, t334, v_x842_n, 0.0, 1);
-          t335 = 0;
+          NESSIE_RECORD(err, t312, RT_CHECK_INDEX, 1, 0, RT_GATHER, t333, v_x845_n, 0.0, 1);
+          t334 = 0;
         }
-        int32_t t337 = rt_add_i(t332, t335);
+        int32_t t336 = rt_add_i(t331, t334);
       }
-      v_x852_d[t313] = t327;
+      v_x855_d[t312] = t326;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x852 = v_x852;
+  *out_v_x855 = v_x855;
   return;
 fail:
-  rt_release(v_x852);
+  rt_release(v_x855);
 }
 
-/* K16: PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1235, int32_t v_x1210, RtValue **out_v_x1234, RtValue **out_v_x1215, RtValue **out_v_x1217, RtValue **out_v_x1232, RtValue **out_v_x1233) {
+/* K14: PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1250, int32_t v_x1225, RtValue **out_v_x1249, RtValue **out_v_x1230, RtValue **out_v_x1232, RtValue **out_v_x1247, RtValue **out_v_x1248) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1235_off = rt_seg_offsets(v_sd_1235);
-  const int64_t v_sd_1235_n = v_sd_1235->len;
-  RtValue *v_x1215 = NULL;
-  RtValue *v_x1216 = NULL;
-  RtValue *v_x1217 = NULL;
-  RtValue *v_x1218 = NULL;
+  const int64_t *v_sd_1250_off = rt_seg_offsets(v_sd_1250);
+  const int64_t v_sd_1250_n = v_sd_1250->len;
+  RtValue *v_x1230 = NULL;
+  RtValue *v_x1231 = NULL;
   RtValue *v_x1232 = NULL;
   RtValue *v_x1233 = NULL;
-  RtValue *v_x1234 = NULL;
+  RtValue *v_x1247 = NULL;
+  RtValue *v_x1248 = NULL;
+  RtValue *v_x1249 = NULL;
   /* PARTITION */
   {
-    const int64_t t338 = v_x1210;
-    if (t338 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t338, 0.0, 0);
+    const int64_t t337 = v_x1225;
+    if (t337 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t337, 0.0, 0);
       goto fail;
     }
-    const int64_t t339 = t338 > 0 ? (t338 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t340 = (uint8_t *)rt_alloc_atomic((size_t)t338 + 1);
-    int64_t *t341 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t339 + 1));
-    RT_PARALLEL_FOR_IF(t339 > 1)
-    for (int64_t t342 = 0; t342 < t339; t342++) {
+    const int64_t t338 = t337 > 0 ? (t337 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t339 = (uint8_t *)rt_alloc_atomic((size_t)t337 + 1);
+    int64_t *t340 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t338 + 1));
+    RT_PARALLEL_FOR_IF(t338 > 1)
+    for (int64_t t341 = 0; t341 < t338; t341++) {
       int64_t kept = 0;
-      const int64_t t342_end = (t342 + 1) * RT_CHUNK < t338 ? (t342 + 1) * RT_CHUNK : t338;
-      for (int64_t t343 = t342 * RT_CHUNK; t343 < t342_end; t343++) {
-        const int32_t t344 = (int32_t)t343;
-        int32_t t342x0;
-        uint8_t t342x1;
-        int t346 = 0; /* nonzero: a check below failed */
-        int t347 = (uint64_t)(int64_t)t344 < (uint64_t)v_sd_1235_n;
-        int32_t t345 = t347 ? (int32_t)(v_sd_1235_off[t344 + 1] - v_sd_1235_off[t344]) : 0;
-        t346 |= !t347;
-        uint8_t t349 = rt_le_i(t345, 1);
-        if (__builtin_expect(t346 != 0, 0)) { /* again, recording the error */
-          int32_t t350;
-          if ((uint64_t)(int64_t)t344 < (uint64_t)v_sd_1235_n) {
-            t350 = (int32_t)(v_sd_1235_off[t344 + 1] - v_sd_1235_off[t344]);
+      const int64_t t341_end = (t341 + 1) * RT_CHUNK < t337 ? (t341 + 1) * RT_CHUNK : t337;
+      for (int64_t t342 = t341 * RT_CHUNK; t342 < t341_end; t342++) {
+        const int32_t t343 = (int32_t)t342;
+        int32_t t341x0;
+        uint8_t t341x1;
+        int t345 = 0; /* nonzero: a check below failed */
+        int t346 = (uint64_t)(int64_t)t343 < (uint64_t)v_sd_1250_n;
+        int32_t t344 = t346 ? (int32_t)(v_sd_1250_off[t343 + 1] - v_sd_1250_off[t343]) : 0;
+        t345 |= !t346;
+        uint8_t t348 = rt_le_i(t344, 1);
+        if (__builtin_expect(t345 != 0, 0)) { /* again, recording the error */
+          int32_t t349;
+          if ((uint64_t)(int64_t)t343 < (uint64_t)v_sd_1250_n) {
+            t349 = (int32_t)(v_sd_1250_off[t343 + 1] - v_sd_1250_off[t343]);
           } else {
-            NESSIE_RECORD(err, t343, RT_CHECK_INDEX, 0, 0, RT_GATHER, t344, v_sd_1235_n, 0.0, 1);
-            t350 = 0;
+            NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t343, v_sd_1250_n, 0.0, 1);
+            t349 = 0;
           }
-          uint8_t t352 = rt_le_i(t350, 1);
+          uint8_t t351 = rt_le_i(t349, 1);
         }
-        t342x0 = t344;
-        t342x1 = t349;
-        uint8_t t353;
-        t353 = t342x1;
-        t340[t343] = t353 != 0;
-        kept += t353 != 0;
+        t341x0 = t343;
+        t341x1 = t348;
+        uint8_t t352;
+        t352 = t341x1;
+        t339[t342] = t352 != 0;
+        kept += t352 != 0;
       }
-      t341[t342] = kept;
+      t340[t341] = kept;
     }
     if (err->index != INT64_MAX) {
+      rt_free(t339);
       rt_free(t340);
-      rt_free(t341);
       goto fail;
     }
-    int64_t t354 = 0;
-    for (int64_t t342 = 0; t342 < t339; t342++) {
-      const int64_t k = t341[t342];
-      t341[t342] = t354;
-      t354 += k;
+    int64_t t353 = 0;
+    for (int64_t t341 = 0; t341 < t338; t341++) {
+      const int64_t k = t340[t341];
+      t340[t341] = t353;
+      t353 += k;
     }
-    v_x1215 = rt_value_new(rt_vec_type(RT_INT), t354);
-    int32_t *v_x1215_d = v_x1215->data.i;
-    const int64_t v_x1215_n = v_x1215->len;
-    v_x1217 = rt_value_new(rt_vec_type(RT_INT), (t338 - t354));
-    int32_t *v_x1217_d = v_x1217->data.i;
-    const int64_t v_x1217_n = v_x1217->len;
-    RT_PARALLEL_FOR_IF(t339 > 1)
-    for (int64_t t342 = 0; t342 < t339; t342++) {
-      int64_t at = t341[t342];
-      int64_t at_not = t342 * RT_CHUNK - t341[t342];
-      const int64_t t342_end = (t342 + 1) * RT_CHUNK < t338 ? (t342 + 1) * RT_CHUNK : t338;
-      for (int64_t t343 = t342 * RT_CHUNK; t343 < t342_end; t343++) {
-        const int32_t t344 = (int32_t)t343;
-        int32_t t342y0;
-        uint8_t t342y1;
-        int t356 = 0; /* nonzero: a check below failed */
-        int t357 = (uint64_t)(int64_t)t344 < (uint64_t)v_sd_1235_n;
-        int32_t t355 = t357 ? (int32_t)(v_sd_1235_off[t344 + 1] - v_sd_1235_off[t344]) : 0;
-        t356 |= !t357;
-        uint8_t t359 = rt_le_i(t355, 1);
-        if (__builtin_expect(t356 != 0, 0)) { /* again, recording the error */
-          int32_t t360;
-          if ((uint64_t)(int64_t)t344 < (uint64_t)v_sd_1235_n) {
-            t360 = (int32_t)(v_sd_1235_off[t344 + 1] - v_sd_1235_off[t344]);
+    v_x1230 = rt_value_new(rt_vec_type(RT_INT), t353);
+    int32_t *v_x1230_d = v_x1230->data.i;
+    const int64_t v_x1230_n = v_x1230->len;
+    v_x1232 = rt_value_new(rt_vec_type(RT_INT), (t337 - t353));
+    int32_t *v_x1232_d = v_x1232->data.i;
+    const int64_t v_x1232_n = v_x1232->len;
+    RT_PARALLEL_FOR_IF(t338 > 1)
+    for (int64_t t341 = 0; t341 < t338; t341++) {
+      int64_t at = t340[t341];
+      int64_t at_not = t341 * RT_CHUNK - t340[t341];
+      const int64_t t341_end = (t341 + 1) * RT_CHUNK < t337 ? (t341 + 1) * RT_CHUNK : t337;
+      for (int64_t t342 = t341 * RT_CHUNK; t342 < t341_end; t342++) {
+        const int32_t t343 = (int32_t)t342;
+        int32_t t341y0;
+        uint8_t t341y1;
+        int t355 = 0; /* nonzero: a check below failed */
+        int t356 = (uint64_t)(int64_t)t343 < (uint64_t)v_sd_1250_n;
+        int32_t t354 = t356 ? (int32_t)(v_sd_1250_off[t343 + 1] - v_sd_1250_off[t343]) : 0;
+        t355 |= !t356;
+        uint8_t t358 = rt_le_i(t354, 1);
+        if (__builtin_expect(t355 != 0, 0)) { /* again, recording the error */
+          int32_t t359;
+          if ((uint64_t)(int64_t)t343 < (uint64_t)v_sd_1250_n) {
+            t359 = (int32_t)(v_sd_1250_off[t343 + 1] - v_sd_1250_off[t343]);
           } else {
-            NESSIE_RECORD(err, t343, RT_CHECK_INDEX, 0, 0, RT_GATHER, t344, v_sd_1235_n, 0.0, 2);
-            t360 = 0;
+            NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t343, v_sd_1250_n, 0.0, 2);
+            t359 = 0;
           }
-          uint8_t t362 = rt_le_i(t360, 1);
+          uint8_t t361 = rt_le_i(t359, 1);
         }
-        t342y0 = t344;
-        t342y1 = t359;
-        if (t340[t343]) {
-          v_x1215_d[at] = t342y0;
+        t341y0 = t343;
+        t341y1 = t358;
+        if (t339[t342]) {
+          v_x1230_d[at] = t341y0;
           at++;
         } else {
-          v_x1217_d[at_not] = t342y0;
+          v_x1232_d[at_not] = t341y0;
           at_not++;
         }
       }
     }
+    rt_free(t339);
     rt_free(t340);
-    rt_free(t341);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1215_d = v_x1215->data.i;
-    const int64_t v_x1215_n = v_x1215->len;
-    int32_t *v_x1217_d = v_x1217->data.i;
-    const int64_t v_x1217_n = v_x1217->len;
+    int32_t *v_x1230_d = v_x1230->data.i;
+    const int64_t v_x1230_n = v_x1230->len;
+    int32_t *v_x1232_d = v_x1232->data.i;
+    const int64_t v_x1232_n = v_x1232->len;
     /* SCAN */
     {
-      const int64_t t363 = v_x1210;
-      if (t363 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t363, 0.0, 3);
+      const int64_t t362 = v_x1225;
+      if (t362 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t362, 0.0, 3);
         goto fail;
       }
-      const int64_t t364 = t363 > 0 ? (t363 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t365 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t364);
-      int32_t *t366 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t364);
-      v_x1234 = rt_value_new(rt_vec_type(RT_BOOL), t363);
-      uint8_t *v_x1234_d = v_x1234->data.b;
-      const int64_t v_x1234_n = v_x1234->len;
-      RT_PARALLEL_FOR_IF(t364 > 1)
-      for (int64_t t367 = 0; t367 < t364; t367++) {
-        int32_t t367a0;
-        int32_t t367a1;
-        t367a0 = 0;
-        t367a1 = 0;
-        const int64_t t367_end = (t367 + 1) * RT_CHUNK < t363 ? (t367 + 1) * RT_CHUNK : t363;
-        for (int64_t t368 = t367 * RT_CHUNK; t368 < t367_end; t368++) {
-          const int32_t t369 = (int32_t)t368;
-          int32_t t367x0;
-          int32_t t367x1;
-          uint8_t t367x2;
-          int t371 = 0; /* nonzero: a check below failed */
-          int t372 = (uint64_t)(int64_t)t369 < (uint64_t)v_sd_1235_n;
-          int32_t t370 = t372 ? (int32_t)(v_sd_1235_off[t369 + 1] - v_sd_1235_off[t369]) : 0;
-          t371 |= !t372;
-          uint8_t t374 = rt_le_i(t370, 1);
-          int32_t t376 = rt_btoi_b(t374);
-          uint8_t t378 = rt_not_b(t374);
-          int32_t t380 = rt_btoi_b(t378);
-          if (__builtin_expect(t371 != 0, 0)) { /* again, recording the error */
-            int32_t t381;
-            if ((uint64_t)(int64_t)t369 < (uint64_t)v_sd_1235_n) {
-              t381 = (int32_t)(v_sd_1235_off[t369 + 1] - v_sd_1235_off[t369]);
+      const int64_t t363 = t362 > 0 ? (t362 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t364 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t363);
+      int32_t *t365 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t363);
+      v_x1249 = rt_value_new(rt_vec_type(RT_BOOL), t362);
+      uint8_t *v_x1249_d = v_x1249->data.b;
+      const int64_t v_x1249_n = v_x1249->len;
+      RT_PARALLEL_FOR_IF(t363 > 1)
+      for (int64_t t366 = 0; t366 < t363; t366++) {
+        int32_t t366a0;
+        int32_t t366a1;
+        t366a0 = 0;
+        t366a1 = 0;
+        const int64_t t366_end = (t366 + 1) * RT_CHUNK < t362 ? (t366 + 1) * RT_CHUNK : t362;
+        for (int64_t t367 = t366 * RT_CHUNK; t367 < t366_end; t367++) {
+          const int32_t t368 = (int32_t)t367;
+          int32_t t366x0;
+          int32_t t366x1;
+          uint8_t t366x2;
+          int t370 = 0; /* nonzero: a check below failed */
+          int t371 = (uint64_t)(int64_t)t368 < (uint64_t)v_sd_1250_n;
+          int32_t t369 = t371 ? (int32_t)(v_sd_1250_off[t368 + 1] - v_sd_1250_off[t368]) : 0;
+          t370 |= !t371;
+          uint8_t t373 = rt_le_i(t369, 1);
+          int32_t t375 = rt_btoi_b(t373);
+          uint8_t t377 = rt_not_b(t373);
+          int32_t t379 = rt_btoi_b(t377);
+          if (__builtin_expect(t370 != 0, 0)) { /* again, recording the error */
+            int32_t t380;
+            if ((uint64_t)(int64_t)t368 < (uint64_t)v_sd_1250_n) {
+              t380 = (int32_t)(v_sd_1250_off[t368 + 1] - v_sd_1250_off[t368]);
             } else {
-              NESSIE_RECORD(err, t368, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, v_sd_1235_n, 0.0, 4);
-              t381 = 0;
+              NESSIE_RECORD(err, t367, RT_CHECK_INDEX, 0, 0, RT_GATHER, t368, v_sd_1250_n, 0.0, 4);
+              t380 = 0;
             }
-            uint8_t t383 = rt_le_i(t381, 1);
-            int32_t t385 = rt_btoi_b(t383);
-            uint8_t t387 = rt_not_b(t383);
-            int32_t t389 = rt_btoi_b(t387);
+            uint8_t t382 = rt_le_i(t380, 1);
+            int32_t t384 = rt_btoi_b(t382);
+            uint8_t t386 = rt_not_b(t382);
+            int32_t t388 = rt_btoi_b(t386);
           }
-          t367x0 = t376;
-          t367x1 = t380;
-          t367x2 = t374;
-          v_x1234_d[t368] = t367x2; /* a map column */
-          int32_t t391 = rt_add_i(t367a0, t367x0);
-          int32_t t393 = rt_add_i(t367a1, t367x1);
-          t367a0 = t391;
-          t367a1 = t393;
+          t366x0 = t375;
+          t366x1 = t379;
+          t366x2 = t373;
+          v_x1249_d[t367] = t366x2; /* a map column */
+          int32_t t390 = rt_add_i(t366a0, t366x0);
+          int32_t t392 = rt_add_i(t366a1, t366x1);
+          t366a0 = t390;
+          t366a1 = t392;
         }
-        t365[t367] = t367a0;
-        t366[t367] = t367a1;
+        t364[t366] = t366a0;
+        t365[t366] = t366a1;
       }
-      int32_t t367t0;
-      int32_t t367t1;
-      t367t0 = 0;
-      t367t1 = 0;
-      for (int64_t t367 = 0; t367 < t364; t367++) {
-        const int32_t t394 = t365[t367];
-        t365[t367] = t367t0;
-        const int32_t t395 = t366[t367];
-        t366[t367] = t367t1;
-        int32_t t397 = rt_add_i(t367t0, t394);
-        int32_t t399 = rt_add_i(t367t1, t395);
-        t367t0 = t397;
-        t367t1 = t399;
+      int32_t t366t0;
+      int32_t t366t1;
+      t366t0 = 0;
+      t366t1 = 0;
+      for (int64_t t366 = 0; t366 < t363; t366++) {
+        const int32_t t393 = t364[t366];
+        t364[t366] = t366t0;
+        const int32_t t394 = t365[t366];
+        t365[t366] = t366t1;
+        int32_t t396 = rt_add_i(t366t0, t393);
+        int32_t t398 = rt_add_i(t366t1, t394);
+        t366t0 = t396;
+        t366t1 = t398;
       }
-      v_x1232 = rt_value_new(rt_vec_type(RT_INT), t363);
-      int32_t *v_x1232_d = v_x1232->data.i;
-      const int64_t v_x1232_n = v_x1232->len;
-      v_x1233 = rt_value_new(rt_vec_type(RT_INT), t363);
-      int32_t *v_x1233_d = v_x1233->data.i;
-      const int64_t v_x1233_n = v_x1233->len;
-      RT_PARALLEL_FOR_IF(t364 > 1)
-      for (int64_t t367 = 0; t367 < t364; t367++) {
-        int32_t t367p0;
-        int32_t t367p1;
-        t367p0 = t365[t367];
-        t367p1 = t366[t367];
-        const int64_t t367_end = (t367 + 1) * RT_CHUNK < t363 ? (t367 + 1) * RT_CHUNK : t363;
-        for (int64_t t368 = t367 * RT_CHUNK; t368 < t367_end; t368++) {
-          const int32_t t369 = (int32_t)t368;
-          v_x1232_d[t368] = t367p0;
-          v_x1233_d[t368] = t367p1;
-          int32_t t367y0;
-          int32_t t367y1;
-          int t401 = 0; /* nonzero: a check below failed */
-          int t402 = (uint64_t)(int64_t)t369 < (uint64_t)v_sd_1235_n;
-          int32_t t400 = t402 ? (int32_t)(v_sd_1235_off[t369 + 1] - v_sd_1235_off[t369]) : 0;
-          t401 |= !t402;
-          uint8_t t404 = rt_le_i(t400, 1);
-          int32_t t406 = rt_btoi_b(t404);
-          uint8_t t408 = rt_not_b(t404);
-          int32_t t410 = rt_btoi_b(t408);
-          if (__builtin_expect(t401 != 0, 0)) { /* again, recording the error */
-            int32_t t411;
-            if ((uint64_t)(int64_t)t369 < (uint64_t)v_sd_1235_n) {
-              t411 = (int32_t)(v_sd_1235_off[t369 + 1] - v_sd_1235_off[t369]);
+      v_x1247 = rt_value_new(rt_vec_type(RT_INT), t362);
+      int32_t *v_x1247_d = v_x1247->data.i;
+      const int64_t v_x1247_n = v_x1247->len;
+      v_x1248 = rt_value_new(rt_vec_type(RT_INT), t362);
+      int32_t *v_x1248_d = v_x1248->data.i;
+      const int64_t v_x1248_n = v_x1248->len;
+      RT_PARALLEL_FOR_IF(t363 > 1)
+      for (int64_t t366 = 0; t366 < t363; t366++) {
+        int32_t t366p0;
+        int32_t t366p1;
+        t366p0 = t364[t366];
+        t366p1 = t365[t366];
+        const int64_t t366_end = (t366 + 1) * RT_CHUNK < t362 ? (t366 + 1) * RT_CHUNK : t362;
+        for (int64_t t367 = t366 * RT_CHUNK; t367 < t366_end; t367++) {
+          const int32_t t368 = (int32_t)t367;
+          v_x1247_d[t367] = t366p0;
+          v_x1248_d[t367] = t366p1;
+          int32_t t366y0;
+          int32_t t366y1;
+          int t400 = 0; /* nonzero: a check below failed */
+          int t401 = (uint64_t)(int64_t)t368 < (uint64_t)v_sd_1250_n;
+          int32_t t399 = t401 ? (int32_t)(v_sd_1250_off[t368 + 1] - v_sd_1250_off[t368]) : 0;
+          t400 |= !t401;
+          uint8_t t403 = rt_le_i(t399, 1);
+          int32_t t405 = rt_btoi_b(t403);
+          uint8_t t407 = rt_not_b(t403);
+          int32_t t409 = rt_btoi_b(t407);
+          if (__builtin_expect(t400 != 0, 0)) { /* again, recording the error */
+            int32_t t410;
+            if ((uint64_t)(int64_t)t368 < (uint64_t)v_sd_1250_n) {
+              t410 = (int32_t)(v_sd_1250_off[t368 + 1] - v_sd_1250_off[t368]);
             } else {
-              NESSIE_RECORD(err, t368, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, v_sd_1235_n, 0.0, 5);
-              t411 = 0;
+              NESSIE_RECORD(err, t367, RT_CHECK_INDEX, 0, 0, RT_GATHER, t368, v_sd_1250_n, 0.0, 5);
+              t410 = 0;
             }
-            uint8_t t413 = rt_le_i(t411, 1);
-            int32_t t415 = rt_btoi_b(t413);
-            uint8_t t417 = rt_not_b(t413);
-            int32_t t419 = rt_btoi_b(t417);
+            uint8_t t412 = rt_le_i(t410, 1);
+            int32_t t414 = rt_btoi_b(t412);
+            uint8_t t416 = rt_not_b(t412);
+            int32_t t418 = rt_btoi_b(t416);
           }
-          t367y0 = t406;
-          t367y1 = t410;
-          int32_t t421 = rt_add_i(t367p0, t367y0);
-          int32_t t423 = rt_add_i(t367p1, t367y1);
-          t367p0 = t421;
-          t367p1 = t423;
+          t366y0 = t405;
+          t366y1 = t409;
+          int32_t t420 = rt_add_i(t366p0, t366y0);
+          int32_t t422 = rt_add_i(t366p1, t366y1);
+          t366p0 = t420;
+          t366p1 = t422;
         }
       }
+      rt_free(t364);
       rt_free(t365);
-      rt_free(t366);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1234 = v_x1234;
-  *out_v_x1215 = v_x1215;
-  *out_v_x1217 = v_x1217;
+  *out_v_x1249 = v_x1249;
+  *out_v_x1230 = v_x1230;
   *out_v_x1232 = v_x1232;
-  *out_v_x1233 = v_x1233;
-  rt_release(v_x1216);
-  rt_release(v_x1218);
+  *out_v_x1247 = v_x1247;
+  *out_v_x1248 = v_x1248;
+  rt_release(v_x1231);
+  rt_release(v_x1233);
   return;
 fail:
-  rt_release(v_x1215);
-  rt_release(v_x1216);
-  rt_release(v_x1217);
-  rt_release(v_x1218);
+  rt_release(v_x1230);
+  rt_release(v_x1231);
   rt_release(v_x1232);
   rt_release(v_x1233);
-  rt_release(v_x1234);
+  rt_release(v_x1247);
+  rt_release(v_x1248);
+  rt_release(v_x1249);
 }
 
-/* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1247, RtValue *v_sd_1256, RtValue *v_sd_1249, RtValue **out_v_x1253, RtValue **out_v_x1254, RtValue **out_v_x1255) {
+/* K15: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1265, RtValue *v_sd_1277, RtValue *v_sd_1267, RtValue **out_v_x1275) {
   (void)loc;
   (void)run;
-  int32_t *v_x1247_d = v_x1247->data.i;
-  const int64_t v_x1247_n = v_x1247->len;
-  const int64_t *v_sd_1256_off = rt_seg_offsets(v_sd_1256);
-  const int64_t v_sd_1256_n = v_sd_1256->len;
-  const int64_t *v_sd_1249_off = rt_seg_offsets(v_sd_1249);
-  const int64_t v_sd_1249_n = v_sd_1249->len;
-  RtValue *v_x1253 = NULL;
-  RtValue *v_x1254 = NULL;
-  RtValue *v_x1255 = NULL;
+  int32_t *v_x1265_d = v_x1265->data.i;
+  const int64_t v_x1265_n = v_x1265->len;
+  const int64_t *v_sd_1277_off = rt_seg_offsets(v_sd_1277);
+  const int64_t v_sd_1277_n = v_sd_1277->len;
+  const int64_t *v_sd_1267_off = rt_seg_offsets(v_sd_1267);
+  const int64_t v_sd_1267_n = v_sd_1267->len;
+  RtValue *v_x1271 = NULL;
+  RtValue *v_x1272 = NULL;
+  RtValue *v_x1273 = NULL;
+  RtValue *v_x1274 = NULL;
+  RtValue *v_x1275 = NULL;
+  RtValue *v_x1276 = NULL;
   /* MAP */
   {
-    const int64_t t424 = v_x1247_n;
-    v_x1253 = rt_value_new(rt_vec_type(RT_INT), t424);
-    int32_t *v_x1253_d = v_x1253->data.i;
-    const int64_t v_x1253_n = v_x1253->len;
-    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t424);
-    int32_t *v_x1254_d = v_x1254->data.i;
-    const int64_t v_x1254_n = v_x1254->len;
-    v_x1255 = rt_value_new(rt_vec_type(RT_INT), t424);
-    int32_t *v_x1255_d = v_x1255->data.i;
-    const int64_t v_x1255_n = v_x1255->len;
-    RT_PARALLEL_FOR_IF(t424 >= RT_PARALLEL_MIN)
-    for (int64_t t425 = 0; t425 < t424; t425++) {
-      const int32_t t426 = (int32_t)t425;
-      int t429 = 0; /* nonzero: a check below failed */
-      int32_t t427 = v_x1247_d[t426];
-      int t430 = (uint64_t)(int64_t)t427 < (uint64_t)v_sd_1249_n;
-      int32_t t428 = t430 ? (int32_t)v_sd_1249_off[t427] : 0;
-      t429 |= !t430;
-      int t432 = (uint64_t)(int64_t)t427 < (uint64_t)v_sd_1256_n;
-      int32_t t431 = t432 ? (int32_t)(v_sd_1256_off[t427 + 1] - v_sd_1256_off[t427]) : 0;
-      t429 |= !t432;
-      int32_t t434 = rt_add_i(t428, t431);
-      if (__builtin_expect(t429 != 0, 0)) { /* again, recording the error */
-        int32_t t435 = v_x1247_d[t426];
-        int32_t t436;
-        if ((uint64_t)(int64_t)t435 < (uint64_t)v_sd_1249_n) {
-          t436 = (int32_t)v_sd_1249_off[t435];
+    const int64_t t423 = v_x1265_n;
+    v_x1271 = rt_value_new(rt_vec_type(RT_INT), t423);
+    int32_t *v_x1271_d = v_x1271->data.i;
+    const int64_t v_x1271_n = v_x1271->len;
+    v_x1272 = rt_value_new(rt_vec_type(RT_INT), t423);
+    int32_t *v_x1272_d = v_x1272->data.i;
+    const int64_t v_x1272_n = v_x1272->len;
+    v_x1273 = rt_value_new(rt_vec_type(RT_INT), t423);
+    int32_t *v_x1273_d = v_x1273->data.i;
+    const int64_t v_x1273_n = v_x1273->len;
+    RT_PARALLEL_FOR_IF(t423 >= RT_PARALLEL_MIN)
+    for (int64_t t424 = 0; t424 < t423; t424++) {
+      const int32_t t425 = (int32_t)t424;
+      int t428 = 0; /* nonzero: a check below failed */
+      int32_t t426 = v_x1265_d[t425];
+      int t429 = (uint64_t)(int64_t)t426 < (uint64_t)v_sd_1267_n;
+      int32_t t427 = t429 ? (int32_t)v_sd_1267_off[t426] : 0;
+      t428 |= !t429;
+      int t431 = (uint64_t)(int64_t)t426 < (uint64_t)v_sd_1277_n;
+      int32_t t430 = t431 ? (int32_t)(v_sd_1277_off[t426 + 1] - v_sd_1277_off[t426]) : 0;
+      t428 |= !t431;
+      int32_t t433 = rt_add_i(t427, t430);
+      if (__builtin_expect(t428 != 0, 0)) { /* again, recording the error */
+        int32_t t434 = v_x1265_d[t425];
+        int32_t t435;
+        if ((uint64_t)(int64_t)t434 < (uint64_t)v_sd_1267_n) {
+          t435 = (int32_t)v_sd_1267_off[t434];
         } else {
-          NESSIE_RECORD(err, t425, RT_CHECK_INDEX, 0, 0, RT_GATHER, t435, v_sd_1249_n, 0.0, 0);
+          NESSIE_RECORD(err, t424, RT_CHECK_INDEX, 0, 0, RT_GATHER, t434, v_sd_1267_n, 0.0, 0);
+          t435 = 0;
+        }
+        int32_t t436;
+        if ((uint64_t)(int64_t)t434 < (uint64_t)v_sd_1277_n) {
+          t436 = (int32_t)(v_sd_1277_off[t434 + 1] - v_sd_1277_off[t434]);
+        } else {
+          NESSIE_RECORD(err, t424, RT_CHECK_INDEX, 0, 0, RT_GATHER, t434, v_sd_1277_n, 0.0, 1);
           t436 = 0;
         }
-        int32_t t437;
-        if ((uint64_t)(int64_t)t435 < (uint64_t)v_sd_1256_n) {
-          t437 = (int32_t)(v_sd_1256_off[t435 + 1] - v_sd_1256_off[t435]);
-        } else {
-          NESSIE_RECORD(err, t425, RT_CHECK_INDEX, 0, 0, RT_GATHER, t435, v_sd_1256_n, 0.0, 1);
-          t437 = 0;
-        }
-        int32_t t439 = rt_add_i(t436, t437);
+        int32_t t438 = rt_add_i(t435, t436);
       }
-      v_x1253_d[t425] = t428;
-      v_x1254_d[t425] = t434;
-      v_x1255_d[t425] = 1;
+      v_x1271_d[t424] = t427;
+      v_x1272_d[t424] = t433;
+      v_x1273_d[t424] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1253 = v_x1253;
-  *out_v_x1254 = v_x1254;
-  *out_v_x1255 = v_x1255;
+  {
+    int32_t *v_x1271_d = v_x1271->data.i;
+    const int64_t v_x1271_n = v_x1271->len;
+    int32_t *v_x1272_d = v_x1272->data.i;
+    const int64_t v_x1272_n = v_x1272->len;
+    int32_t *v_x1273_d = v_x1273->data.i;
+    const int64_t v_x1273_n = v_x1273->len;
+    /* LIBRARY */
+    {
+      RtValue *t439 = rt_range_segdes(loc, v_x1271, v_x1272, v_x1273, &v_x1275, &v_x1276);
+      v_x1274 = t439;
+      const int64_t *v_x1274_off = rt_seg_offsets(v_x1274);
+      const int64_t v_x1274_n = v_x1274->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1275 = v_x1275;
+  rt_release(v_x1271);
+  rt_release(v_x1272);
+  rt_release(v_x1273);
+  rt_release(v_x1274);
+  rt_release(v_x1276);
   return;
 fail:
-  rt_release(v_x1253);
-  rt_release(v_x1254);
-  rt_release(v_x1255);
+  rt_release(v_x1271);
+  rt_release(v_x1272);
+  rt_release(v_x1273);
+  rt_release(v_x1274);
+  rt_release(v_x1275);
+  rt_release(v_x1276);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1236, RtValue *v_sd_1246, RtValue *v_sd_1238, RtValue **out_v_x1243, RtValue **out_v_x1242, RtValue **out_v_x1244, RtValue **out_v_x1245) {
+/* K16: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, RtValue *v_sd_1264, RtValue *v_sd_1253, RtValue **out_v_x1258, RtValue **out_v_x1257, RtValue **out_v_x1260, RtValue **out_v_x1261, RtValue **out_v_x1263) {
   (void)loc;
   (void)run;
-  int32_t *v_x1236_d = v_x1236->data.i;
-  const int64_t v_x1236_n = v_x1236->len;
-  const int64_t *v_sd_1246_off = rt_seg_offsets(v_sd_1246);
-  const int64_t v_sd_1246_n = v_sd_1246->len;
-  const int64_t *v_sd_1238_off = rt_seg_offsets(v_sd_1238);
-  const int64_t v_sd_1238_n = v_sd_1238->len;
-  RtValue *v_x1242 = NULL;
-  RtValue *v_x1243 = NULL;
-  RtValue *v_x1244 = NULL;
-  RtValue *v_x1245 = NULL;
+  int32_t *v_x1251_d = v_x1251->data.i;
+  const int64_t v_x1251_n = v_x1251->len;
+  const int64_t *v_sd_1264_off = rt_seg_offsets(v_sd_1264);
+  const int64_t v_sd_1264_n = v_sd_1264->len;
+  const int64_t *v_sd_1253_off = rt_seg_offsets(v_sd_1253);
+  const int64_t v_sd_1253_n = v_sd_1253->len;
+  RtValue *v_x1257 = NULL;
+  RtValue *v_x1258 = NULL;
+  RtValue *v_x1259 = NULL;
+  RtValue *v_x1260 = NULL;
+  RtValue *v_x1261 = NULL;
+  RtValue *v_x1262 = NULL;
+  RtValue *v_x1263 = NULL;
   /* MAP */
   {
-    const int64_t t440 = v_x1236_n;
-    v_x1242 = rt_value_new(rt_vec_type(RT_INT), t440);
-    int32_t *v_x1242_d = v_x1242->data.i;
-    const int64_t v_x1242_n = v_x1242->len;
-    v_x1243 = rt_value_new(rt_vec_type(RT_INT), t440);
-    int32_t *v_x1243_d = v_x1243->data.i;
-    const int64_t v_x1243_n = v_x1243->len;
-    v_x1244 = rt_value_new(rt_vec_type(RT_INT), t440);
-    int32_t *v_x1244_d = v_x1244->data.i;
-    const int64_t v_x1244_n = v_x1244->len;
-    v_x1245 = rt_value_new(rt_vec_type(RT_INT), t440);
-    int32_t *v_x1245_d = v_x1245->data.i;
-    const int64_t v_x1245_n = v_x1245->len;
+    const int64_t t440 = v_x1251_n;
+    v_x1257 = rt_value_new(rt_vec_type(RT_INT), t440);
+    int32_t *v_x1257_d = v_x1257->data.i;
+    const int64_t v_x1257_n = v_x1257->len;
+    v_x1258 = rt_value_new(rt_vec_type(RT_INT), t440);
+    int32_t *v_x1258_d = v_x1258->data.i;
+    const int64_t v_x1258_n = v_x1258->len;
+    v_x1259 = rt_value_new(rt_vec_type(RT_INT), t440);
+    int32_t *v_x1259_d = v_x1259->data.i;
+    const int64_t v_x1259_n = v_x1259->len;
+    v_x1260 = rt_value_new(rt_vec_type(RT_INT), t440);
+    int32_t *v_x1260_d = v_x1260->data.i;
+    const int64_t v_x1260_n = v_x1260->len;
     RT_PARALLEL_FOR_IF(t440 >= RT_PARALLEL_MIN)
     for (int64_t t441 = 0; t441 < t440; t441++) {
       const int32_t t442 = (int32_t)t441;
       int t445 = 0; /* nonzero: a check below failed */
-      int32_t t443 = v_x1236_d[t442];
-      int t446 = (uint64_t)(int64_t)t443 < (uint64_t)v_sd_1238_n;
-      int32_t t444 = t446 ? (int32_t)v_sd_1238_off[t443] : 0;
+      int32_t t443 = v_x1251_d[t442];
+      int t446 = (uint64_t)(int64_t)t443 < (uint64_t)v_sd_1253_n;
+      int32_t t444 = t446 ? (int32_t)v_sd_1253_off[t443] : 0;
       t445 |= !t446;
-      int t448 = (uint64_t)(int64_t)t443 < (uint64_t)v_sd_1246_n;
-      int32_t t447 = t448 ? (int32_t)(v_sd_1246_off[t443 + 1] - v_sd_1246_off[t443]) : 0;
+      int t448 = (uint64_t)(int64_t)t443 < (uint64_t)v_sd_1264_n;
+      int32_t t447 = t448 ? (int32_t)(v_sd_1264_off[t443 + 1] - v_sd_1264_off[t443]) : 0;
       t445 |= !t448;
       int32_t t450 = rt_add_i(t444, t447);
       if (__builtin_expect(t445 != 0, 0)) { /* again, recording the error */
-        int32_t t451 = v_x1236_d[t442];
+        int32_t t451 = v_x1251_d[t442];
         int32_t t452;
-        if ((uint64_t)(int64_t)t451 < (uint64_t)v_sd_1238_n) {
-          t452 = (int32_t)v_sd_1238_off[t451];
+        if ((uint64_t)(int64_t)t451 < (uint64_t)v_sd_1253_n) {
+          t452 = (int32_t)v_sd_1253_off[t451];
         } else {
-          NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_sd_1238_n, 0.0, 0);
+          NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_sd_1253_n, 0.0, 0);
           t452 = 0;
         }
         int32_t t453;
-        if ((uint64_t)(int64_t)t451 < (uint64_t)v_sd_1246_n) {
-          t453 = (int32_t)(v_sd_1246_off[t451 + 1] - v_sd_1246_off[t451]);
+        if ((uint64_t)(int64_t)t451 < (uint64_t)v_sd_1264_n) {
+          t453 = (int32_t)(v_sd_1264_off[t451 + 1] - v_sd_1264_off[t451]);
         } else {
-          NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_sd_1246_n, 0.0, 1);
+          NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_sd_1264_n, 0.0, 1);
           t453 = 0;
         }
         int32_t t455 = rt_add_i(t452, t453);
       }
-      v_x1242_d[t441] = t444;
-      v_x1243_d[t441] = t447;
-      v_x1244_d[t441] = t450;
-      v_x1245_d[t441] = 1;
+      v_x1257_d[t441] = t444;
+      v_x1258_d[t441] = t447;
+      v_x1259_d[t441] = t450;
+      v_x1260_d[t441] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1243 = v_x1243;
-  *out_v_x1242 = v_x1242;
-  *out_v_x1244 = v_x1244;
-  *out_v_x1245 = v_x1245;
+  {
+    int32_t *v_x1257_d = v_x1257->data.i;
+    const int64_t v_x1257_n = v_x1257->len;
+    int32_t *v_x1258_d = v_x1258->data.i;
+    const int64_t v_x1258_n = v_x1258->len;
+    int32_t *v_x1259_d = v_x1259->data.i;
+    const int64_t v_x1259_n = v_x1259->len;
+    int32_t *v_x1260_d = v_x1260->data.i;
+    const int64_t v_x1260_n = v_x1260->len;
+    /* LIBRARY */
+    {
+      RtValue *t456 = rt_range_segdes(loc, v_x1257, v_x1259, v_x1260, &v_x1262, &v_x1263);
+      v_x1261 = t456;
+      const int64_t *v_x1261_off = rt_seg_offsets(v_x1261);
+      const int64_t v_x1261_n = v_x1261->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1258 = v_x1258;
+  *out_v_x1257 = v_x1257;
+  *out_v_x1260 = v_x1260;
+  *out_v_x1261 = v_x1261;
+  *out_v_x1263 = v_x1263;
+  rt_release(v_x1259);
+  rt_release(v_x1262);
   return;
 fail:
-  rt_release(v_x1242);
-  rt_release(v_x1243);
-  rt_release(v_x1244);
-  rt_release(v_x1245);
+  rt_release(v_x1257);
+  rt_release(v_x1258);
+  rt_release(v_x1259);
+  rt_release(v_x1260);
+  rt_release(v_x1261);
+  rt_release(v_x1262);
+  rt_release(v_x1263);
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, int32_t v_x1059, RtValue *v_x1062, RtValue *v_x1063, RtValue *v_x1066, RtValue *v_x1067, int32_t v_x1068, RtValue **out_v_x1072) {
+/* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, int32_t v_x1068, RtValue *v_x1071, RtValue *v_x1072, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1081) {
   (void)loc;
   (void)run;
-  int32_t *v_x1058_d = v_x1058->data.i;
-  const int64_t v_x1058_n = v_x1058->len;
-  uint8_t *v_x1062_d = v_x1062->data.b;
-  const int64_t v_x1062_n = v_x1062->len;
-  (void)v_x1062_n; /* v_x1062's length is v_x1058's */
-  int32_t *v_x1063_d = v_x1063->data.i;
-  const int64_t v_x1063_n = v_x1063->len;
-  (void)v_x1063_n; /* v_x1063's length is v_x1058's */
-  int32_t *v_x1066_d = v_x1066->data.i;
-  const int64_t v_x1066_n = v_x1066->len;
   int32_t *v_x1067_d = v_x1067->data.i;
   const int64_t v_x1067_n = v_x1067->len;
-  RtValue *v_x1072 = NULL;
+  uint8_t *v_x1071_d = v_x1071->data.b;
+  const int64_t v_x1071_n = v_x1071->len;
+  (void)v_x1071_n; /* v_x1071's length is v_x1067's */
+  int32_t *v_x1072_d = v_x1072->data.i;
+  const int64_t v_x1072_n = v_x1072->len;
+  (void)v_x1072_n; /* v_x1072's length is v_x1067's */
+  int32_t *v_x1075_d = v_x1075->data.i;
+  const int64_t v_x1075_n = v_x1075->len;
+  int32_t *v_x1076_d = v_x1076->data.i;
+  const int64_t v_x1076_n = v_x1076->len;
+  RtValue *v_x1081 = NULL;
   /* MAP */
   {
-    const int64_t t456 = v_x1058_n;
-    v_x1072 = rt_value_new(rt_vec_type(RT_INT), t456);
-    int32_t *v_x1072_d = v_x1072->data.i;
-    const int64_t v_x1072_n = v_x1072->len;
-    RT_PARALLEL_FOR_IF(t456 >= RT_PARALLEL_MIN)
-    for (int64_t t457 = 0; t457 < t456; t457++) {
-      const int32_t t458 = (int32_t)t457;
-      int t467 = 0; /* nonzero: a check below failed */
-      int32_t t459 = v_x1058_d[t458];
-      int32_t t461 = rt_add_i(t459, v_x1059);
-      uint8_t t462 = v_x1062_d[t458];
-      int32_t t463 = v_x1063_d[t458];
-      int32_t t465 = (t462 ? t463 : t461);
-      int t468 = (uint64_t)(int64_t)t465 < (uint64_t)v_x1068;
-      int32_t t466 = t468 ? t465 : 0;
-      t467 |= !t468;
-      uint8_t t470 = rt_lt_i(t466, (int32_t)v_x1066_n);
-      int32_t t471;
-      if (t470) {
-        int t473 = (uint64_t)(int64_t)t466 < (uint64_t)v_x1066_n;
-        int32_t t472 = t473 ? v_x1066_d[t466] : 0;
-        t467 |= !t473;
-        t471 = t472;
+    const int64_t t457 = v_x1067_n;
+    v_x1081 = rt_value_new(rt_vec_type(RT_INT), t457);
+    int32_t *v_x1081_d = v_x1081->data.i;
+    const int64_t v_x1081_n = v_x1081->len;
+    RT_PARALLEL_FOR_IF(t457 >= RT_PARALLEL_MIN)
+    for (int64_t t458 = 0; t458 < t457; t458++) {
+      const int32_t t459 = (int32_t)t458;
+      int t468 = 0; /* nonzero: a check below failed */
+      int32_t t460 = v_x1067_d[t459];
+      int32_t t462 = rt_add_i(t460, v_x1068);
+      uint8_t t463 = v_x1071_d[t459];
+      int32_t t464 = v_x1072_d[t459];
+      int32_t t466 = (t463 ? t464 : t462);
+      int t469 = (uint64_t)(int64_t)t466 < (uint64_t)v_x1077;
+      int32_t t467 = t469 ? t466 : 0;
+      t468 |= !t469;
+      uint8_t t471 = rt_lt_i(t467, (int32_t)v_x1075_n);
+      int32_t t472;
+      if (t471) {
+        int t474 = (uint64_t)(int64_t)t467 < (uint64_t)v_x1075_n;
+        int32_t t473 = t474 ? v_x1075_d[t467] : 0;
+        t468 |= !t474;
+        t472 = t473;
       } else {
-        int32_t t475 = rt_sub_i(t466, (int32_t)v_x1066_n);
-        int t477 = (uint64_t)(int64_t)t475 < (uint64_t)v_x1067_n;
-        int32_t t476 = t477 ? v_x1067_d[t475] : 0;
-        t467 |= !t477;
-        t471 = t476;
+        int32_t t476 = rt_sub_i(t467, (int32_t)v_x1075_n);
+        int t478 = (uint64_t)(int64_t)t476 < (uint64_t)v_x1076_n;
+        int32_t t477 = t478 ? v_x1076_d[t476] : 0;
+        t468 |= !t478;
+        t472 = t477;
       }
-      if (__builtin_expect(t467 != 0, 0)) { /* again, recording the error */
-        int32_t t478 = v_x1058_d[t458];
-        int32_t t480 = rt_add_i(t478, v_x1059);
-        uint8_t t481 = v_x1062_d[t458];
-        int32_t t482 = v_x1063_d[t458];
-        int32_t t484 = (t481 ? t482 : t480);
-        int32_t t485;
-        if ((uint64_t)(int64_t)t484 < (uint64_t)v_x1068) {
-          t485 = t484;
+      if (__builtin_expect(t468 != 0, 0)) { /* again, recording the error */
+        int32_t t479 = v_x1067_d[t459];
+        int32_t t481 = rt_add_i(t479, v_x1068);
+        uint8_t t482 = v_x1071_d[t459];
+        int32_t t483 = v_x1072_d[t459];
+        int32_t t485 = (t482 ? t483 : t481);
+        int32_t t486;
+        if ((uint64_t)(int64_t)t485 < (uint64_t)v_x1077) {
+          t486 = t485;
         } else {
-          NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t484, v_x1068, 0.0, 0);
-          t485 = 0;
+          NESSIE_RECORD(err, t458, RT_CHECK_INDEX, 0, 0, RT_GATHER, t485, v_x1077, 0.0, 0);
+          t486 = 0;
         }
-        uint8_t t487 = rt_lt_i(t485, (int32_t)v_x1066_n);
-        int32_t t488;
-        if (t487) {
-          int32_t t489;
-          if ((uint64_t)(int64_t)t485 < (uint64_t)v_x1066_n) {
-            t489 = v_x1066_d[t485];
+        uint8_t t488 = rt_lt_i(t486, (int32_t)v_x1075_n);
+        int32_t t489;
+        if (t488) {
+          int32_t t490;
+          if ((uint64_t)(int64_t)t486 < (uint64_t)v_x1075_n) {
+            t490 = v_x1075_d[t486];
           } else {
-            NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t485, v_x1066_n, 0.0, 1);
-            t489 = 0;
+            NESSIE_RECORD(err, t458, RT_CHECK_INDEX, 0, 0, RT_GATHER, t486, v_x1075_n, 0.0, 1);
+            t490 = 0;
           }
-          t488 = t489;
+          t489 = t490;
         } else {
-          int32_t t491 = rt_sub_i(t485, (int32_t)v_x1066_n);
-          int32_t t492;
-          if ((uint64_t)(int64_t)t491 < (uint64_t)v_x1067_n) {
-            t492 = v_x1067_d[t491];
+          int32_t t492 = rt_sub_i(t486, (int32_t)v_x1075_n);
+          int32_t t493;
+          if ((uint64_t)(int64_t)t492 < (uint64_t)v_x1076_n) {
+            t493 = v_x1076_d[t492];
           } else {
-            NESSIE_RECORD(err, t457, RT_CHECK_INDEX, 0, 0, RT_GATHER, t491, v_x1067_n, 0.0, 2);
-            t492 = 0;
+            NESSIE_RECORD(err, t458, RT_CHECK_INDEX, 0, 0, RT_GATHER, t492, v_x1076_n, 0.0, 2);
+            t493 = 0;
           }
-          t488 = t492;
+          t489 = t493;
         }
       }
-      v_x1072_d[t457] = t471;
+      v_x1081_d[t458] = t472;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1072 = v_x1072;
+  *out_v_x1081 = v_x1081;
   return;
 fail:
-  rt_release(v_x1072);
+  rt_release(v_x1081);
 }
 
-/* K20: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue **out_v_x1260) {
+/* K18: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1278, RtValue **out_v_x1281) {
   (void)loc;
   (void)run;
-  int32_t *v_x1257_d = v_x1257->data.i;
-  const int64_t v_x1257_n = v_x1257->len;
-  int32_t v_x1258 = 0;
-  RtValue *v_x1260 = NULL;
+  int32_t *v_x1278_d = v_x1278->data.i;
+  const int64_t v_x1278_n = v_x1278->len;
+  int32_t v_x1279 = 0;
+  RtValue *v_x1281 = NULL;
   /* ONCE */
   {
-    int t494 = 0; /* nonzero: a check below failed */
-    int t495 = (uint64_t)(int64_t)0 < (uint64_t)v_x1257_n;
-    int32_t t493 = t495 ? v_x1257_d[0] : 0;
-    t494 |= !t495;
-    if (__builtin_expect(t494 != 0, 0)) { /* again, recording the error */
-      int32_t t496;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1257_n) {
-        t496 = v_x1257_d[0];
+    int t495 = 0; /* nonzero: a check below failed */
+    int t496 = (uint64_t)(int64_t)0 < (uint64_t)v_x1278_n;
+    int32_t t494 = t496 ? v_x1278_d[0] : 0;
+    t495 |= !t496;
+    if (__builtin_expect(t495 != 0, 0)) { /* again, recording the error */
+      int32_t t497;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1278_n) {
+        t497 = v_x1278_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1257_n, 0.0, 0);
-        t496 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1278_n, 0.0, 0);
+        t497 = 0;
       }
     }
-    v_x1258 = t493;
+    v_x1279 = t494;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t497 = 1;
-      v_x1260 = rt_value_new(rt_vec_type(RT_INT), t497);
-      int32_t *v_x1260_d = v_x1260->data.i;
-      const int64_t v_x1260_n = v_x1260->len;
-      RT_PARALLEL_FOR_IF(t497 >= RT_PARALLEL_MIN)
-      for (int64_t t498 = 0; t498 < t497; t498++) {
-        const int32_t t499 = (int32_t)t498;
-        v_x1260_d[t498] = v_x1258;
+      const int64_t t498 = 1;
+      v_x1281 = rt_value_new(rt_vec_type(RT_INT), t498);
+      int32_t *v_x1281_d = v_x1281->data.i;
+      const int64_t v_x1281_n = v_x1281->len;
+      RT_PARALLEL_FOR_IF(t498 >= RT_PARALLEL_MIN)
+      for (int64_t t499 = 0; t499 < t498; t499++) {
+        const int32_t t500 = (int32_t)t499;
+        v_x1281_d[t499] = v_x1279;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1260 = v_x1260;
+  *out_v_x1281 = v_x1281;
   return;
 fail:
-  rt_release(v_x1260);
+  rt_release(v_x1281);
 }
 
-/* K21: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1262, RtValue *v_dev_1269, RtValue **out_v_x1267, RtValue **out_v_x1268) {
+/* K19: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1283, RtValue *v_dev_1290, RtValue **out_v_x1288, RtValue **out_v_x1289) {
   (void)loc;
   (void)run;
-  int32_t *v_x1262_d = v_x1262->data.i;
-  const int64_t v_x1262_n = v_x1262->len;
-  int32_t *v_dev_1269_d = v_dev_1269->data.i;
-  const int64_t v_dev_1269_n = v_dev_1269->len;
-  RtValue *v_x1267 = NULL;
-  RtValue *v_x1268 = NULL;
+  int32_t *v_x1283_d = v_x1283->data.i;
+  const int64_t v_x1283_n = v_x1283->len;
+  int32_t *v_dev_1290_d = v_dev_1290->data.i;
+  const int64_t v_dev_1290_n = v_dev_1290->len;
+  RtValue *v_x1288 = NULL;
+  RtValue *v_x1289 = NULL;
   /* SPLIT */
   {
-    const int64_t t500 = v_x1262_n;
-    const int64_t t501 = t500 > 0 ? (t500 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t502 = (uint8_t *)rt_alloc_atomic((size_t)t500 + 1);
-    int64_t *t503 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t501 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t501 > 1)
-    for (int64_t t504 = 0; t504 < t501; t504++) {
+    const int64_t t501 = v_x1283_n;
+    const int64_t t502 = t501 > 0 ? (t501 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t503 = (uint8_t *)rt_alloc_atomic((size_t)t501 + 1);
+    int64_t *t504 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t502 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t502 > 1)
+    for (int64_t t505 = 0; t505 < t502; t505++) {
       int64_t kept[2] = {0};
-      const int64_t t504_end = (t504 + 1) * RT_CHUNK < t500 ? (t504 + 1) * RT_CHUNK : t500;
-      for (int64_t t505 = t504 * RT_CHUNK; t505 < t504_end; t505++) {
-        const int32_t t506 = (int32_t)t505;
-        int32_t t504x0;
-        int32_t t504x1;
-        int32_t t509 = v_x1262_d[t506];
-        t504x0 = t509;
-        t504x1 = t509;
-        uint8_t t510;
+      const int64_t t505_end = (t505 + 1) * RT_CHUNK < t501 ? (t505 + 1) * RT_CHUNK : t501;
+      for (int64_t t506 = t505 * RT_CHUNK; t506 < t505_end; t506++) {
+        const int32_t t507 = (int32_t)t506;
+        int32_t t505x0;
+        int32_t t505x1;
+        int32_t t510 = v_x1283_d[t507];
+        t505x0 = t510;
+        t505x1 = t510;
         uint8_t t511;
-        int t513 = 0; /* nonzero: a check below failed */
-        int t514 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1269_n;
-        int32_t t512 = t514 ? v_dev_1269_d[0] : 0;
-        t513 |= !t514;
-        uint8_t t516 = rt_lt_i(t504x0, t512);
-        uint8_t t518 = rt_gt_i(t504x1, t512);
-        if (__builtin_expect(t513 != 0, 0)) { /* again, recording the error */
-          int32_t t519;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1269_n) {
-            t519 = v_dev_1269_d[0];
+        uint8_t t512;
+        int t514 = 0; /* nonzero: a check below failed */
+        int t515 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1290_n;
+        int32_t t513 = t515 ? v_dev_1290_d[0] : 0;
+        t514 |= !t515;
+        uint8_t t517 = rt_lt_i(t505x0, t513);
+        uint8_t t519 = rt_gt_i(t505x1, t513);
+        if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
+          int32_t t520;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1290_n) {
+            t520 = v_dev_1290_d[0];
           } else {
-            NESSIE_RECORD(err, t505, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1269_n, 0.0, 0);
-            t519 = 0;
+            NESSIE_RECORD(err, t506, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1290_n, 0.0, 0);
+            t520 = 0;
           }
-          uint8_t t521 = rt_lt_i(t504x0, t519);
-          uint8_t t523 = rt_gt_i(t504x1, t519);
+          uint8_t t522 = rt_lt_i(t505x0, t520);
+          uint8_t t524 = rt_gt_i(t505x1, t520);
         }
-        t510 = t516;
-        t511 = t518;
-        kept[0] += t510 != 0;
-        kept[1] += t511 != 0;
-        t502[t505] = (uint8_t)((t510 != 0) << 0 | (t511 != 0) << 1);
+        t511 = t517;
+        t512 = t519;
+        kept[0] += t511 != 0;
+        kept[1] += t512 != 0;
+        t503[t506] = (uint8_t)((t511 != 0) << 0 | (t512 != 0) << 1);
       }
-      t503[0 * t501 + t504] = kept[0];
-      t503[1 * t501 + t504] = kept[1];
+      t504[0 * t502 + t505] = kept[0];
+      t504[1 * t502 + t505] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t502);
       rt_free(t503);
+      rt_free(t504);
       goto fail;
     }
-    int64_t t524 = 0;
-    for (int64_t t504 = 0; t504 < t501; t504++) {
-      const int64_t k = t503[0 * t501 + t504];
-      t503[0 * t501 + t504] = t524;
-      t524 += k;
-    }
-    v_x1267 = rt_value_new(rt_vec_type(RT_INT), t524);
-    int32_t *v_x1267_d = v_x1267->data.i;
-    const int64_t v_x1267_n = v_x1267->len;
     int64_t t525 = 0;
-    for (int64_t t504 = 0; t504 < t501; t504++) {
-      const int64_t k = t503[1 * t501 + t504];
-      t503[1 * t501 + t504] = t525;
+    for (int64_t t505 = 0; t505 < t502; t505++) {
+      const int64_t k = t504[0 * t502 + t505];
+      t504[0 * t502 + t505] = t525;
       t525 += k;
     }
-    v_x1268 = rt_value_new(rt_vec_type(RT_INT), t525);
-    int32_t *v_x1268_d = v_x1268->data.i;
-    const int64_t v_x1268_n = v_x1268->len;
-    RT_PARALLEL_FOR_IF(t501 > 1)
-    for (int64_t t504 = 0; t504 < t501; t504++) {
+    v_x1288 = rt_value_new(rt_vec_type(RT_INT), t525);
+    int32_t *v_x1288_d = v_x1288->data.i;
+    const int64_t v_x1288_n = v_x1288->len;
+    int64_t t526 = 0;
+    for (int64_t t505 = 0; t505 < t502; t505++) {
+      const int64_t k = t504[1 * t502 + t505];
+      t504[1 * t502 + t505] = t526;
+      t526 += k;
+    }
+    v_x1289 = rt_value_new(rt_vec_type(RT_INT), t526);
+    int32_t *v_x1289_d = v_x1289->data.i;
+    const int64_t v_x1289_n = v_x1289->len;
+    RT_PARALLEL_FOR_IF(t502 > 1)
+    for (int64_t t505 = 0; t505 < t502; t505++) {
       int64_t at[2];
-      at[0] = t503[0 * t501 + t504];
-      at[1] = t503[1 * t501 + t504];
-      const int64_t t504_end = (t504 + 1) * RT_CHUNK < t500 ? (t504 + 1) * RT_CHUNK : t500;
-      for (int64_t t505 = t504 * RT_CHUNK; t505 < t504_end; t505++) {
-        const int32_t t506 = (int32_t)t505;
-        if (!t502[t505])
+      at[0] = t504[0 * t502 + t505];
+      at[1] = t504[1 * t502 + t505];
+      const int64_t t505_end = (t505 + 1) * RT_CHUNK < t501 ? (t505 + 1) * RT_CHUNK : t501;
+      for (int64_t t506 = t505 * RT_CHUNK; t506 < t505_end; t506++) {
+        const int32_t t507 = (int32_t)t506;
+        if (!t503[t506])
           continue;
-        int32_t t504y0;
-        int32_t t504y1;
-        int32_t t526 = v_x1262_d[t506];
-        t504y0 = t526;
-        t504y1 = t526;
-        if (t502[t505] >> 0 & 1) {
-          v_x1267_d[at[0]] = t504y0;
+        int32_t t505y0;
+        int32_t t505y1;
+        int32_t t527 = v_x1283_d[t507];
+        t505y0 = t527;
+        t505y1 = t527;
+        if (t503[t506] >> 0 & 1) {
+          v_x1288_d[at[0]] = t505y0;
           at[0]++;
         }
-        if (t502[t505] >> 1 & 1) {
-          v_x1268_d[at[1]] = t504y1;
+        if (t503[t506] >> 1 & 1) {
+          v_x1289_d[at[1]] = t505y1;
           at[1]++;
         }
       }
     }
-    rt_free(t502);
     rt_free(t503);
+    rt_free(t504);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1267 = v_x1267;
-  *out_v_x1268 = v_x1268;
+  *out_v_x1288 = v_x1288;
+  *out_v_x1289 = v_x1289;
   return;
 fail:
-  rt_release(v_x1267);
-  rt_release(v_x1268);
+  rt_release(v_x1288);
+  rt_release(v_x1289);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2051,22 +2097,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1261 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K20, 3, v_x19, &v_dev_1261);
+    RtValue *v_dev_1282 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K18, 3, v_x19, &v_dev_1282);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 2, v_x19, v_dev_1261, &v_x42, &v_x60);
-    rt_release(v_dev_1261);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K19, 2, v_x19, v_dev_1282, &v_x42, &v_x60);
+    rt_release(v_dev_1282);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t527 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t527->data.i[0] = v_x62;
-    t527->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t527);
+    RtValue *t528 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t528->data.i[0] = v_x62;
+    t528->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t528);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 4, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2084,7 +2130,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K7, 5, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 5, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2113,42 +2159,26 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x130 = NULL;
     RtValue *v_x592 = NULL;
     RtValue *v_x606 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x592, &v_x606);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K14, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x592, &v_x606);
     RtValue *v_x193 = NULL;
     RtValue *v_x201 = NULL;
-    RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 6, v_x130, v_x88, v_x88, &v_x193, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
-    RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
-    rt_release(v_x206);
-    rt_release(v_x219);
-    RtValue *v_x149 = NULL;
-    RtValue *v_x154 = NULL;
-    RtValue *v_x159 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 6, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
-    RtValue *v_x166 = NULL;
-    RtValue *v_x167 = NULL;
-    RtValue *v_x168 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
-    rt_release(v_x149);
-    rt_release(v_x154);
-    rt_release(v_x159);
-    rt_release(v_x166);
-    rt_release(v_x168);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K16, 6, v_x130, v_x88, v_x88, &v_x193, &v_x201, &v_x211, &v_x218, &v_x220);
     int32_t v_x224 = 0;
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 6, v_x218, v_x220, v_x211, v_x201, &v_x232);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x218, v_x220, v_x211, v_x201, &v_x232);
     rt_release(v_x211);
     rt_release(v_x220);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
-    rt_release(v_x128);
     uint8_t v_x238 = 0;
     v_x238 = rt_eq_i(v_x132, 0);
+    RtValue *v_x167 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 6, v_x128, v_x88, v_x88, &v_x167);
+    rt_release(v_x128);
     RtValue *v_x245 = NULL;
     if (v_x238) {
       RtValue *v_x241 = NULL;
@@ -2173,15 +2203,15 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x253 = NULL;
       int32_t v_x267 = 0;
       int32_t v_x268 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 8, v_x133, v_x193, &v_x253, &v_x267, &v_x268);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K7, 8, v_x133, v_x193, &v_x253, &v_x267, &v_x268);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x267, v_x268, 0);
       RtValue *v_x277 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K10, 3, v_x201, v_x89, &v_x277);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K8, 3, v_x201, v_x89, &v_x277);
       RtValue *v_x299 = NULL;
       RtValue *v_x320 = NULL;
       RtValue *v_x346 = NULL;
       RtValue *v_x367 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 6, v_x232, v_x89, v_x277, v_x218, &v_x299, &v_x320, &v_x346, &v_x367);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 6, v_x232, v_x89, v_x277, v_x218, &v_x299, &v_x320, &v_x346, &v_x367);
       rt_release(v_x277);
       int32_t v_x380 = 0;
       v_x380 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
@@ -2196,25 +2226,20 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x399, 1);
       RtValue *v_x386 = NULL;
       RtValue *v_x456 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 4, v_x320, v_x367, v_x380, &v_x386, &v_x456);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 4, v_x320, v_x367, v_x380, &v_x386, &v_x456);
       rt_release(v_x320);
       rt_release(v_x367);
       RtValue *v_x461 = NULL;
-      RtValue *v_x466 = NULL;
       RtValue *v_x471 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 4, v_x399, v_x133, v_x386, v_x456, &v_x461, &v_x466, &v_x471);
+      RtValue *v_x478 = NULL;
+      RtValue *v_x480 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 4, v_x399, v_x133, v_x386, v_x456, &v_x461, &v_x471, &v_x478, &v_x480);
       rt_release(v_x386);
       rt_release(v_x456);
-      RtValue *v_x478 = NULL;
-      RtValue *v_x479 = NULL;
-      RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 4, v_x461, v_x466, v_x471, &v_x478, &v_x479, &v_x480);
-      rt_release(v_x466);
-      rt_release(v_x479);
       int32_t v_x484 = 0;
       v_x484 = (int32_t)NESSIE_SEG_TOTAL(v_x478);
       RtValue *v_x497 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 4, v_x299, v_x346, v_x389, v_x478, v_x480, v_x471, v_x461, &v_x497);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 4, v_x299, v_x346, v_x389, v_x478, v_x480, v_x471, v_x461, &v_x497);
       rt_release(v_x299);
       rt_release(v_x346);
       rt_release(v_x461);
@@ -2229,11 +2254,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x442 = NULL;
       int32_t v_x520 = 0;
       int32_t v_x521 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 4, v_x253, &v_x442, &v_x520, &v_x521);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 4, v_x253, &v_x442, &v_x520, &v_x521);
       rt_release(v_x253);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x520, v_x521, 0);
       RtValue *v_x580 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 5, v_x442, v_x499, &v_x580);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K13, 5, v_x442, v_x499, &v_x580);
       rt_release(v_x499);
       rt_release(v_x442);
       v_x581 = v_x580;
@@ -2249,7 +2274,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x625 = 0;
     v_x625 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x623, v_x624);
     RtValue *v_x636 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 6, v_x606, v_x132, v_x105, v_x592, v_x245, v_x581, v_x625, &v_x636);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 6, v_x606, v_x132, v_x105, v_x592, v_x245, v_x581, v_x625, &v_x636);
     rt_release(v_x105);
     rt_release(v_x592);
     rt_release(v_x606);
@@ -2378,16 +2403,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t528 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t528->data.i[0] = 3;
-  t528->data.i[1] = 1;
-  t528->data.i[2] = 4;
-  t528->data.i[3] = 1;
-  t528->data.i[4] = 5;
-  t528->data.i[5] = 9;
-  t528->data.i[6] = 2;
-  t528->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t528);
+  RtValue *t529 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t529->data.i[0] = 3;
+  t529->data.i[1] = 1;
+  t529->data.i[2] = 4;
+  t529->data.i[3] = 1;
+  t529->data.i[4] = 5;
+  t529->data.i[5] = 9;
+  t529->data.i[6] = 2;
+  t529->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t529);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -441,287 +441,198 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   }
 }
 
-/* K4 runs too for K6, whose code is the same */
-/* K4: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
+/* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1152, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, RtValue **out_v_x1151) {
   (void)loc;
   (void)run;
-  int32_t *v_x160_d = v_x160->data.i;
-  const int64_t v_x160_n = v_x160->len;
-  int32_t *v_x161_d = v_x161->data.i;
-  const int64_t v_x161_n = v_x161->len;
-  (void)v_x161_n; /* v_x161's length is v_x160's */
-  int32_t *v_x162_d = v_x162->data.i;
-  const int64_t v_x162_n = v_x162->len;
-  RtValue *v_x163 = NULL;
-  RtValue *v_x164 = NULL;
-  RtValue *v_x165 = NULL;
-  /* LIBRARY */
+  const int64_t *v_sd_1152_off = rt_seg_offsets(v_sd_1152);
+  const int64_t v_sd_1152_n = v_sd_1152->len;
+  int32_t *v_x1146_d = v_x1146->data.i;
+  const int64_t v_x1146_n = v_x1146->len;
+  int32_t *v_x1147_d = v_x1147->data.i;
+  const int64_t v_x1147_n = v_x1147->len;
+  int32_t *v_x1148_d = v_x1148->data.i;
+  const int64_t v_x1148_n = v_x1148->len;
+  RtValue *v_x1151 = NULL;
+  /* SEG_MAP */
   {
-    RtValue *t45 = rt_range_segdes(loc, v_x160, v_x161, v_x162, &v_x164, &v_x165);
-    v_x163 = t45;
-    const int64_t *v_x163_off = rt_seg_offsets(v_x163);
-    const int64_t v_x163_n = v_x163->len;
+    const int64_t t45 = v_sd_1152_off[v_sd_1152_n];
+    v_x1151 = rt_value_new(rt_vec_type(RT_INT), t45);
+    int32_t *v_x1151_d = v_x1151->data.i;
+    const int64_t v_x1151_n = v_x1151->len;
+    const int64_t t46 = (t45 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t46 > 1)
+    for (int64_t t47 = 0; t47 < t46; t47++) {
+      int64_t t50 = rt_segment_search(v_sd_1152_off, 0, v_sd_1152_n, t47 * RT_CHUNK);
+      const int64_t t47_end = (t47 + 1) * RT_CHUNK < t45 ? (t47 + 1) * RT_CHUNK : t45;
+      for (int64_t t48 = t47 * RT_CHUNK; t48 < t47_end; t48++) {
+        const int32_t t49 = (int32_t)t48;
+        while (v_sd_1152_off[t50 + 1] <= t48)
+          t50++;
+        const int32_t t51 = (int32_t)t50;
+        int t53 = 0; /* nonzero: a check below failed */
+        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1148_n;
+        int32_t t52 = t54 ? v_x1148_d[t51] : 0;
+        t53 |= !t54;
+        int t56 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1146_n;
+        int32_t t55 = t56 ? v_x1146_d[t51] : 0;
+        t53 |= !t56;
+        int32_t t58 = rt_sub_i(t49, t55);
+        int t60 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1147_n;
+        int32_t t59 = t60 ? v_x1147_d[t51] : 0;
+        t53 |= !t60;
+        int32_t t62 = rt_mul_i(t58, t59);
+        int32_t t64 = rt_add_i(t52, t62);
+        if (__builtin_expect(t53 != 0, 0)) { /* again, recording the error */
+          int32_t t65;
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1148_n) {
+            t65 = v_x1148_d[t51];
+          } else {
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1148_n, 0.0, 0);
+            t65 = 0;
+          }
+          int32_t t66;
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1146_n) {
+            t66 = v_x1146_d[t51];
+          } else {
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1146_n, 0.0, 1);
+            t66 = 0;
+          }
+          int32_t t68 = rt_sub_i(t49, t66);
+          int32_t t69;
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1147_n) {
+            t69 = v_x1147_d[t51];
+          } else {
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1147_n, 0.0, 2);
+            t69 = 0;
+          }
+          int32_t t71 = rt_mul_i(t68, t69);
+          int32_t t73 = rt_add_i(t65, t71);
+        }
+        v_x1151_d[t48] = t64;
+      }
+    }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x163 = v_x163;
-  *out_v_x164 = v_x164;
-  *out_v_x165 = v_x165;
+  *out_v_x1151 = v_x1151;
   return;
 fail:
-  rt_release(v_x163);
-  rt_release(v_x164);
-  rt_release(v_x165);
+  rt_release(v_x1151);
 }
 
-/* K4: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K4_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x160_d; int64_t v_x160_n;
-  int32_t *v_x161_d; int64_t v_x161_n;
-  int32_t *v_x162_d; int64_t v_x162_n;
-  const int64_t *v_x163_off; int64_t v_x163_n;
-  int32_t *v_x164_d; int64_t v_x164_n;
-  int32_t *v_x165_d; int64_t v_x165_n;
+  const int64_t *v_sd_1152_off; int64_t v_sd_1152_n;
+  int32_t *v_x1146_d; int64_t v_x1146_n;
+  int32_t *v_x1147_d; int64_t v_x1147_n;
+  int32_t *v_x1148_d; int64_t v_x1148_n;
+  int32_t *v_x1151_d; int64_t v_x1151_n;
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
+struct alignas(8) K4_0_V {
+  int32_t v0;
+};
+struct K4_0_pull {
+  K4_A A;
+  static constexpr bool segment = true; /* operator() takes the segment too */
+  __device__ K4_0_V operator()(int64_t i, int64_t s) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t75 = 0; /* nonzero: a check below failed */
+    int t76 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1148_n;
+    int32_t t74 = t76 ? A.v_x1148_d[sx] : 0;
+    t75 |= !t76;
+    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1146_n;
+    int32_t t77 = t78 ? A.v_x1146_d[sx] : 0;
+    t75 |= !t78;
+    int32_t t80 = rt_sub_i(ix, t77);
+    int t82 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1147_n;
+    int32_t t81 = t82 ? A.v_x1147_d[sx] : 0;
+    t75 |= !t82;
+    int32_t t84 = rt_mul_i(t80, t81);
+    int32_t t86 = rt_add_i(t74, t84);
+    if (__builtin_expect(t75 != 0, 0)) { /* again, recording the error */
+      int32_t t87;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1148_n) {
+        t87 = A.v_x1148_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1148_n, 0.0, 0);
+        t87 = 0;
+      }
+      int32_t t88;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1146_n) {
+        t88 = A.v_x1146_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1146_n, 0.0, 1);
+        t88 = 0;
+      }
+      int32_t t90 = rt_sub_i(ix, t88);
+      int32_t t91;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1147_n) {
+        t91 = A.v_x1147_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1147_n, 0.0, 2);
+        t91 = 0;
+      }
+      int32_t t93 = rt_mul_i(t90, t91);
+      int32_t t95 = rt_add_i(t87, t93);
+    }
+    return K4_0_V{t86};
+  }
+};
+struct K4_0_store {
+  K4_A A;
+  __device__ void operator()(int64_t i, const K4_0_V &v) const {
+    A.v_x1151_d[i] = v.v0;
+  }
+};
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1152, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, RtValue **out_v_x1151) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x160_d = v_x160->data.i;
-  A.v_x160_n = v_x160->len;
-  A.v_x161_d = v_x161->data.i;
-  A.v_x161_n = v_x161->len;
-  A.v_x162_d = v_x162->data.i;
-  A.v_x162_n = v_x162->len;
-  RtValue *v_x163 = NULL;
-  RtValue *v_x164 = NULL;
-  RtValue *v_x165 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t46 = rtg_range_segdes(loc, A.run, v_x160, v_x161, v_x162, &v_x164, &v_x165);
-    v_x163 = t46;
-    A.v_x163_off = rtg_seg_offsets(v_x163);
-    A.v_x163_n = v_x163->len;
-  }
-  *out_v_x163 = v_x163;
-  *out_v_x164 = v_x164;
-  *out_v_x165 = v_x165;
-  return;
-fail:
-  rt_release(v_x163);
-  rt_release(v_x164);
-  rt_release(v_x165);
-}
-
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x160, RtValue *v_x161, RtValue *v_x162, RtValue **out_v_x163, RtValue **out_v_x164, RtValue **out_v_x165) {
-  RtValue *vals[] = {v_x160, v_x161, v_x162};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K4_host(err, loc, run, v_x160, v_x161, v_x162, out_v_x163, out_v_x164, out_v_x165);
-    rtg_host_ran();
-  } else {
-    K4_gpu(err, loc, run, v_x160, v_x161, v_x162, out_v_x163, out_v_x164, out_v_x165);
-  }
-}
-
-/* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1137, RtValue *v_x1138, RtValue *v_x1139, RtValue **out_v_x1142) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1143_off = rt_seg_offsets(v_sd_1143);
-  const int64_t v_sd_1143_n = v_sd_1143->len;
-  int32_t *v_x1137_d = v_x1137->data.i;
-  const int64_t v_x1137_n = v_x1137->len;
-  int32_t *v_x1138_d = v_x1138->data.i;
-  const int64_t v_x1138_n = v_x1138->len;
-  int32_t *v_x1139_d = v_x1139->data.i;
-  const int64_t v_x1139_n = v_x1139->len;
-  RtValue *v_x1142 = NULL;
+  A.v_sd_1152_off = rtg_seg_offsets(v_sd_1152);
+  A.v_sd_1152_n = v_sd_1152->len;
+  A.v_x1146_d = v_x1146->data.i;
+  A.v_x1146_n = v_x1146->len;
+  A.v_x1147_d = v_x1147->data.i;
+  A.v_x1147_n = v_x1147->len;
+  A.v_x1148_d = v_x1148->data.i;
+  A.v_x1148_n = v_x1148->len;
+  RtValue *v_x1151 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t47 = v_sd_1143_off[v_sd_1143_n];
-    v_x1142 = rt_value_new(rt_vec_type(RT_INT), t47);
-    int32_t *v_x1142_d = v_x1142->data.i;
-    const int64_t v_x1142_n = v_x1142->len;
-    const int64_t t48 = (t47 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t48 > 1)
-    for (int64_t t49 = 0; t49 < t48; t49++) {
-      int64_t t52 = rt_segment_search(v_sd_1143_off, 0, v_sd_1143_n, t49 * RT_CHUNK);
-      const int64_t t49_end = (t49 + 1) * RT_CHUNK < t47 ? (t49 + 1) * RT_CHUNK : t47;
-      for (int64_t t50 = t49 * RT_CHUNK; t50 < t49_end; t50++) {
-        const int32_t t51 = (int32_t)t50;
-        while (v_sd_1143_off[t52 + 1] <= t50)
-          t52++;
-        const int32_t t53 = (int32_t)t52;
-        int t55 = 0; /* nonzero: a check below failed */
-        int t56 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1139_n;
-        int32_t t54 = t56 ? v_x1139_d[t53] : 0;
-        t55 |= !t56;
-        int t58 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1137_n;
-        int32_t t57 = t58 ? v_x1137_d[t53] : 0;
-        t55 |= !t58;
-        int32_t t60 = rt_sub_i(t51, t57);
-        int t62 = (uint64_t)(int64_t)t53 < (uint64_t)v_x1138_n;
-        int32_t t61 = t62 ? v_x1138_d[t53] : 0;
-        t55 |= !t62;
-        int32_t t64 = rt_mul_i(t60, t61);
-        int32_t t66 = rt_add_i(t54, t64);
-        if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
-          int32_t t67;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1139_n) {
-            t67 = v_x1139_d[t53];
-          } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1139_n, 0.0, 0);
-            t67 = 0;
-          }
-          int32_t t68;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1137_n) {
-            t68 = v_x1137_d[t53];
-          } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1137_n, 0.0, 1);
-            t68 = 0;
-          }
-          int32_t t70 = rt_sub_i(t51, t68);
-          int32_t t71;
-          if ((uint64_t)(int64_t)t53 < (uint64_t)v_x1138_n) {
-            t71 = v_x1138_d[t53];
-          } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t53, v_x1138_n, 0.0, 2);
-            t71 = 0;
-          }
-          int32_t t73 = rt_mul_i(t70, t71);
-          int32_t t75 = rt_add_i(t67, t73);
-        }
-        v_x1142_d[t50] = t66;
-      }
-    }
+    const int64_t t96 = rtg_seg_total(v_sd_1152);
+    v_x1151 = rtg_vec_new(RT_INT, t96);
+    A.v_x1151_d = v_x1151->data.i;
+    A.v_x1151_n = v_x1151->len;
+    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1152, t96);
   }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1142 = v_x1142;
+  *out_v_x1151 = v_x1151;
   return;
 fail:
-  rt_release(v_x1142);
+  rt_release(v_x1151);
 }
 
-/* K5: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K5_A {
-  RtKernelError *err;
-  int run;
-  const int64_t *v_sd_1143_off; int64_t v_sd_1143_n;
-  int32_t *v_x1137_d; int64_t v_x1137_n;
-  int32_t *v_x1138_d; int64_t v_x1138_n;
-  int32_t *v_x1139_d; int64_t v_x1139_n;
-  int32_t *v_x1142_d; int64_t v_x1142_n;
-};
-struct alignas(8) K5_0_V {
-  int32_t v0;
-};
-struct K5_0_pull {
-  K5_A A;
-  static constexpr bool segment = true; /* operator() takes the segment too */
-  __device__ K5_0_V operator()(int64_t i, int64_t s) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t77 = 0; /* nonzero: a check below failed */
-    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1139_n;
-    int32_t t76 = t78 ? A.v_x1139_d[sx] : 0;
-    t77 |= !t78;
-    int t80 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1137_n;
-    int32_t t79 = t80 ? A.v_x1137_d[sx] : 0;
-    t77 |= !t80;
-    int32_t t82 = rt_sub_i(ix, t79);
-    int t84 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1138_n;
-    int32_t t83 = t84 ? A.v_x1138_d[sx] : 0;
-    t77 |= !t84;
-    int32_t t86 = rt_mul_i(t82, t83);
-    int32_t t88 = rt_add_i(t76, t86);
-    if (__builtin_expect(t77 != 0, 0)) { /* again, recording the error */
-      int32_t t89;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1139_n) {
-        t89 = A.v_x1139_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1139_n, 0.0, 0);
-        t89 = 0;
-      }
-      int32_t t90;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1137_n) {
-        t90 = A.v_x1137_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1137_n, 0.0, 1);
-        t90 = 0;
-      }
-      int32_t t92 = rt_sub_i(ix, t90);
-      int32_t t93;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1138_n) {
-        t93 = A.v_x1138_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1138_n, 0.0, 2);
-        t93 = 0;
-      }
-      int32_t t95 = rt_mul_i(t92, t93);
-      int32_t t97 = rt_add_i(t89, t95);
-    }
-    return K5_0_V{t88};
-  }
-};
-struct K5_0_store {
-  K5_A A;
-  __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x1142_d[i] = v.v0;
-  }
-};
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1137, RtValue *v_x1138, RtValue *v_x1139, RtValue **out_v_x1142) {
-  (void)loc;
-  (void)err;
-  K5_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_sd_1143_off = rtg_seg_offsets(v_sd_1143);
-  A.v_sd_1143_n = v_sd_1143->len;
-  A.v_x1137_d = v_x1137->data.i;
-  A.v_x1137_n = v_x1137->len;
-  A.v_x1138_d = v_x1138->data.i;
-  A.v_x1138_n = v_x1138->len;
-  A.v_x1139_d = v_x1139->data.i;
-  A.v_x1139_n = v_x1139->len;
-  RtValue *v_x1142 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t98 = rtg_seg_total(v_sd_1143);
-    v_x1142 = rtg_vec_new(RT_INT, t98);
-    A.v_x1142_d = v_x1142->data.i;
-    A.v_x1142_n = v_x1142->len;
-    rtg::seg_map("K5", loc, K5_0_pull{A}, K5_0_store{A}, v_sd_1143, t98);
-  }
-  *out_v_x1142 = v_x1142;
-  return;
-fail:
-  rt_release(v_x1142);
-}
-
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1143, RtValue *v_x1137, RtValue *v_x1138, RtValue *v_x1139, RtValue **out_v_x1142) {
-  RtValue *vals[] = {v_sd_1143, v_x1137, v_x1138, v_x1139};
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1152, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, RtValue **out_v_x1151) {
+  RtValue *vals[] = {v_sd_1152, v_x1146, v_x1147, v_x1148};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K5_host(err, loc, run, v_sd_1143, v_x1137, v_x1138, v_x1139, out_v_x1142);
+    K4_host(err, loc, run, v_sd_1152, v_x1146, v_x1147, v_x1148, out_v_x1151);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_sd_1143, v_x1137, v_x1138, v_x1139, out_v_x1142);
+    K4_gpu(err, loc, run, v_sd_1152, v_x1146, v_x1147, v_x1148, out_v_x1151);
   }
 }
 
-/* K7: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
+/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
   (void)loc;
   (void)run;
   int32_t *v_x717_d = v_x717->data.i;
@@ -730,31 +641,31 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int
   int32_t v_x719 = 0;
   /* ONCE */
   {
-    int t102 = 0; /* nonzero: a check below failed */
-    int t103 = (uint64_t)(int64_t)0 < (uint64_t)v_x717_n;
-    int32_t t101 = t103 ? v_x717_d[0] : 0;
-    t102 |= !t103;
-    int t105 = (uint64_t)(int64_t)1 < (uint64_t)v_x717_n;
-    int32_t t104 = t105 ? v_x717_d[1] : 0;
-    t102 |= !t105;
-    if (__builtin_expect(t102 != 0, 0)) { /* again, recording the error */
-      int32_t t106;
+    int t98 = 0; /* nonzero: a check below failed */
+    int t99 = (uint64_t)(int64_t)0 < (uint64_t)v_x717_n;
+    int32_t t97 = t99 ? v_x717_d[0] : 0;
+    t98 |= !t99;
+    int t101 = (uint64_t)(int64_t)1 < (uint64_t)v_x717_n;
+    int32_t t100 = t101 ? v_x717_d[1] : 0;
+    t98 |= !t101;
+    if (__builtin_expect(t98 != 0, 0)) { /* again, recording the error */
+      int32_t t102;
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x717_n) {
-        t106 = v_x717_d[0];
+        t102 = v_x717_d[0];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x717_n, 0.0, 0);
-        t106 = 0;
+        t102 = 0;
       }
-      int32_t t107;
+      int32_t t103;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x717_n) {
-        t107 = v_x717_d[1];
+        t103 = v_x717_d[1];
       } else {
         NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x717_n, 0.0, 1);
-        t107 = 0;
+        t103 = 0;
       }
     }
-    v_x718 = t101;
-    v_x719 = t104;
+    v_x718 = t97;
+    v_x719 = t100;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -764,53 +675,53 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int
 fail:
 }
 
-/* K7: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K7_A {
+/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K5_A {
   RtKernelError *err;
   int run;
   int32_t *v_x717_d; int64_t v_x717_n;
   int32_t v_x718;
   int32_t v_x719;
 };
-struct alignas(8) K7_0_V {
+struct alignas(8) K5_0_V {
   int32_t v0;
   int32_t v1;
 };
-struct K7_0_pull {
-  K7_A A;
-  __device__ K7_0_V operator()(int64_t i) const {
+struct K5_0_pull {
+  K5_A A;
+  __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t109 = 0; /* nonzero: a check below failed */
-    int t110 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x717_n;
-    int32_t t108 = t110 ? A.v_x717_d[0] : 0;
-    t109 |= !t110;
-    int t112 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x717_n;
-    int32_t t111 = t112 ? A.v_x717_d[1] : 0;
-    t109 |= !t112;
-    if (__builtin_expect(t109 != 0, 0)) { /* again, recording the error */
-      int32_t t113;
+    int t105 = 0; /* nonzero: a check below failed */
+    int t106 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x717_n;
+    int32_t t104 = t106 ? A.v_x717_d[0] : 0;
+    t105 |= !t106;
+    int t108 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x717_n;
+    int32_t t107 = t108 ? A.v_x717_d[1] : 0;
+    t105 |= !t108;
+    if (__builtin_expect(t105 != 0, 0)) { /* again, recording the error */
+      int32_t t109;
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x717_n) {
-        t113 = A.v_x717_d[0];
+        t109 = A.v_x717_d[0];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x717_n, 0.0, 0);
-        t113 = 0;
+        t109 = 0;
       }
-      int32_t t114;
+      int32_t t110;
       if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x717_n) {
-        t114 = A.v_x717_d[1];
+        t110 = A.v_x717_d[1];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x717_n, 0.0, 1);
-        t114 = 0;
+        t110 = 0;
       }
     }
-    return K7_0_V{t108, t111};
+    return K5_0_V{t104, t107};
   }
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
   (void)loc;
   (void)err;
-  K7_A A;
+  K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -820,10 +731,10 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int3
   int32_t v_x719 = 0;
   /* ONCE */
   {
-    const K7_0_V t115 = rtg::once<K7_0_V>("K7", loc, K7_0_pull{A});
-    v_x718 = t115.v0;
+    const K5_0_V t111 = rtg::once<K5_0_V>("K5", loc, K5_0_pull{A});
+    v_x718 = t111.v0;
     A.v_x718 = v_x718;
-    v_x719 = t115.v1;
+    v_x719 = t111.v1;
     A.v_x719 = v_x719;
   }
   *out_v_x718 = v_x718;
@@ -832,387 +743,387 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int3
 fail:
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
   RtValue *vals[] = {v_x717};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K7_host(err, loc, run, v_x717, out_v_x718, out_v_x719);
+    K5_host(err, loc, run, v_x717, out_v_x718, out_v_x719);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x717, out_v_x718, out_v_x719);
+    K5_gpu(err, loc, run, v_x717, out_v_x718, out_v_x719);
   }
 }
 
-/* K8: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1148, RtValue *v_x1149, RtValue **out_v_x1164, RtValue **out_v_x1168, RtValue **out_v_x1166, RtValue **out_v_x1169) {
+/* K6: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1154, RtValue *v_x1155, RtValue *v_x1157, RtValue *v_x1158, RtValue **out_v_x1173, RtValue **out_v_x1177, RtValue **out_v_x1175, RtValue **out_v_x1178) {
   (void)loc;
   (void)run;
-  int32_t *v_x1145_d = v_x1145->data.i;
-  const int64_t v_x1145_n = v_x1145->len;
-  int32_t *v_x1146_d = v_x1146->data.i;
-  const int64_t v_x1146_n = v_x1146->len;
-  int32_t *v_x1148_d = v_x1148->data.i;
-  const int64_t v_x1148_n = v_x1148->len;
-  const int64_t *v_x1149_off = rt_seg_offsets(v_x1149);
-  const int64_t v_x1149_n = v_x1149->len;
-  RtValue *v_x1164 = NULL;
-  RtValue *v_x1165 = NULL;
-  RtValue *v_x1166 = NULL;
-  RtValue *v_x1167 = NULL;
-  RtValue *v_x1168 = NULL;
-  RtValue *v_x1169 = NULL;
+  int32_t *v_x1154_d = v_x1154->data.i;
+  const int64_t v_x1154_n = v_x1154->len;
+  int32_t *v_x1155_d = v_x1155->data.i;
+  const int64_t v_x1155_n = v_x1155->len;
+  int32_t *v_x1157_d = v_x1157->data.i;
+  const int64_t v_x1157_n = v_x1157->len;
+  const int64_t *v_x1158_off = rt_seg_offsets(v_x1158);
+  const int64_t v_x1158_n = v_x1158->len;
+  RtValue *v_x1173 = NULL;
+  RtValue *v_x1174 = NULL;
+  RtValue *v_x1175 = NULL;
+  RtValue *v_x1176 = NULL;
+  RtValue *v_x1177 = NULL;
+  RtValue *v_x1178 = NULL;
   /* SPLIT */
   {
-    const int64_t t116 = v_x1145_n;
-    const int64_t t117 = t116 > 0 ? (t116 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t118 = (uint8_t *)rt_alloc_atomic((size_t)t116 + 1);
-    int64_t *t119 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t117 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t117 > 1)
-    for (int64_t t120 = 0; t120 < t117; t120++) {
+    const int64_t t112 = v_x1154_n;
+    const int64_t t113 = t112 > 0 ? (t112 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t114 = (uint8_t *)rt_alloc_atomic((size_t)t112 + 1);
+    int64_t *t115 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t113 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t113 > 1)
+    for (int64_t t116 = 0; t116 < t113; t116++) {
       int64_t kept[2] = {0};
-      int64_t t123 = rt_segment_search(v_x1149_off, 0, v_x1149_n, t120 * RT_CHUNK);
-      const int64_t t120_end = (t120 + 1) * RT_CHUNK < t116 ? (t120 + 1) * RT_CHUNK : t116;
-      for (int64_t t121 = t120 * RT_CHUNK; t121 < t120_end; t121++) {
-        const int32_t t122 = (int32_t)t121;
-        while (v_x1149_off[t123 + 1] <= t121)
-          t123++;
-        const int32_t t124 = (int32_t)t123;
-        int32_t t120x0;
-        uint8_t t120x1;
-        int32_t t120x2;
-        uint8_t t120x3;
-        int t126 = 0; /* nonzero: a check below failed */
-        int t127 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1148_n;
-        int32_t t125 = t127 ? v_x1148_d[t124] : 0;
-        t126 |= !t127;
-        int32_t t128 = v_x1145_d[t122];
-        int t130 = (uint64_t)(int64_t)t128 < (uint64_t)v_x1146_n;
-        int32_t t129 = t130 ? v_x1146_d[t128] : 0;
-        t126 |= !t130;
-        uint8_t t132 = rt_lt_i(t129, t125);
-        uint8_t t134 = rt_gt_i(t129, t125);
-        if (__builtin_expect(t126 != 0, 0)) { /* again, recording the error */
-          int32_t t135;
-          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1148_n) {
-            t135 = v_x1148_d[t124];
+      int64_t t119 = rt_segment_search(v_x1158_off, 0, v_x1158_n, t116 * RT_CHUNK);
+      const int64_t t116_end = (t116 + 1) * RT_CHUNK < t112 ? (t116 + 1) * RT_CHUNK : t112;
+      for (int64_t t117 = t116 * RT_CHUNK; t117 < t116_end; t117++) {
+        const int32_t t118 = (int32_t)t117;
+        while (v_x1158_off[t119 + 1] <= t117)
+          t119++;
+        const int32_t t120 = (int32_t)t119;
+        int32_t t116x0;
+        uint8_t t116x1;
+        int32_t t116x2;
+        uint8_t t116x3;
+        int t122 = 0; /* nonzero: a check below failed */
+        int t123 = (uint64_t)(int64_t)t120 < (uint64_t)v_x1157_n;
+        int32_t t121 = t123 ? v_x1157_d[t120] : 0;
+        t122 |= !t123;
+        int32_t t124 = v_x1154_d[t118];
+        int t126 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1155_n;
+        int32_t t125 = t126 ? v_x1155_d[t124] : 0;
+        t122 |= !t126;
+        uint8_t t128 = rt_lt_i(t125, t121);
+        uint8_t t130 = rt_gt_i(t125, t121);
+        if (__builtin_expect(t122 != 0, 0)) { /* again, recording the error */
+          int32_t t131;
+          if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1157_n) {
+            t131 = v_x1157_d[t120];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 2, 0, RT_GATHER, t124, v_x1148_n, 0.0, 0);
-            t135 = 0;
+            NESSIE_RECORD(err, t117, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1157_n, 0.0, 0);
+            t131 = 0;
           }
-          int32_t t136 = v_x1145_d[t122];
-          int32_t t137;
-          if ((uint64_t)(int64_t)t136 < (uint64_t)v_x1146_n) {
-            t137 = v_x1146_d[t136];
+          int32_t t132 = v_x1154_d[t118];
+          int32_t t133;
+          if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1155_n) {
+            t133 = v_x1155_d[t132];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t136, v_x1146_n, 0.0, 1);
-            t137 = 0;
+            NESSIE_RECORD(err, t117, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1155_n, 0.0, 1);
+            t133 = 0;
           }
-          uint8_t t139 = rt_lt_i(t137, t135);
-          uint8_t t141 = rt_gt_i(t137, t135);
+          uint8_t t135 = rt_lt_i(t133, t131);
+          uint8_t t137 = rt_gt_i(t133, t131);
         }
-        t120x0 = t129;
-        t120x1 = t132;
-        t120x2 = t129;
-        t120x3 = t134;
-        uint8_t t142;
-        uint8_t t143;
-        t142 = t120x1;
-        t143 = t120x3;
-        kept[0] += t142 != 0;
-        kept[1] += t143 != 0;
-        t118[t121] = (uint8_t)((t142 != 0) << 0 | (t143 != 0) << 1);
+        t116x0 = t125;
+        t116x1 = t128;
+        t116x2 = t125;
+        t116x3 = t130;
+        uint8_t t138;
+        uint8_t t139;
+        t138 = t116x1;
+        t139 = t116x3;
+        kept[0] += t138 != 0;
+        kept[1] += t139 != 0;
+        t114[t117] = (uint8_t)((t138 != 0) << 0 | (t139 != 0) << 1);
       }
-      t119[0 * t117 + t120] = kept[0];
-      t119[1 * t117 + t120] = kept[1];
+      t115[0 * t113 + t116] = kept[0];
+      t115[1 * t113 + t116] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t118);
-      rt_free(t119);
+      rt_free(t114);
+      rt_free(t115);
       goto fail;
     }
-    int64_t t144 = 0;
-    for (int64_t t120 = 0; t120 < t117; t120++) {
-      const int64_t k = t119[0 * t117 + t120];
-      t119[0 * t117 + t120] = t144;
-      t144 += k;
+    int64_t t140 = 0;
+    for (int64_t t116 = 0; t116 < t113; t116++) {
+      const int64_t k = t115[0 * t113 + t116];
+      t115[0 * t113 + t116] = t140;
+      t140 += k;
     }
-    v_x1164 = rt_value_new(rt_vec_type(RT_INT), t144);
-    int32_t *v_x1164_d = v_x1164->data.i;
-    const int64_t v_x1164_n = v_x1164->len;
-    int64_t t145 = 0;
-    for (int64_t t120 = 0; t120 < t117; t120++) {
-      const int64_t k = t119[1 * t117 + t120];
-      t119[1 * t117 + t120] = t145;
-      t145 += k;
+    v_x1173 = rt_value_new(rt_vec_type(RT_INT), t140);
+    int32_t *v_x1173_d = v_x1173->data.i;
+    const int64_t v_x1173_n = v_x1173->len;
+    int64_t t141 = 0;
+    for (int64_t t116 = 0; t116 < t113; t116++) {
+      const int64_t k = t115[1 * t113 + t116];
+      t115[1 * t113 + t116] = t141;
+      t141 += k;
     }
-    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t145);
-    int32_t *v_x1166_d = v_x1166->data.i;
-    const int64_t v_x1166_n = v_x1166->len;
-    v_x1168 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
-    int32_t *v_x1168_d = v_x1168->data.i;
-    const int64_t v_x1168_n = v_x1168->len;
-    v_x1169 = rt_value_new(rt_vec_type(RT_INT), v_x1149_n);
-    int32_t *v_x1169_d = v_x1169->data.i;
-    const int64_t v_x1169_n = v_x1169->len;
-    RT_PARALLEL_FOR_IF(v_x1149_n > RT_CHUNK)
-    for (int64_t t146 = 0; t146 < v_x1149_n; t146++) {
+    v_x1175 = rt_value_new(rt_vec_type(RT_INT), t141);
+    int32_t *v_x1175_d = v_x1175->data.i;
+    const int64_t v_x1175_n = v_x1175->len;
+    v_x1177 = rt_value_new(rt_vec_type(RT_INT), v_x1158_n);
+    int32_t *v_x1177_d = v_x1177->data.i;
+    const int64_t v_x1177_n = v_x1177->len;
+    v_x1178 = rt_value_new(rt_vec_type(RT_INT), v_x1158_n);
+    int32_t *v_x1178_d = v_x1178->data.i;
+    const int64_t v_x1178_n = v_x1178->len;
+    RT_PARALLEL_FOR_IF(v_x1158_n > RT_CHUNK)
+    for (int64_t t142 = 0; t142 < v_x1158_n; t142++) {
       int32_t in[2] = {0};
-      for (int64_t t147 = v_x1149_off[t146]; t147 < v_x1149_off[t146 + 1]; t147++) {
-        in[0] += t118[t147] >> 0 & 1;
-        in[1] += t118[t147] >> 1 & 1;
+      for (int64_t t143 = v_x1158_off[t142]; t143 < v_x1158_off[t142 + 1]; t143++) {
+        in[0] += t114[t143] >> 0 & 1;
+        in[1] += t114[t143] >> 1 & 1;
       }
-      v_x1168_d[t146] = in[0];
-      v_x1169_d[t146] = in[1];
+      v_x1177_d[t142] = in[0];
+      v_x1178_d[t142] = in[1];
     }
-    RT_PARALLEL_FOR_IF(t117 > 1)
-    for (int64_t t120 = 0; t120 < t117; t120++) {
+    RT_PARALLEL_FOR_IF(t113 > 1)
+    for (int64_t t116 = 0; t116 < t113; t116++) {
       int64_t at[2];
-      at[0] = t119[0 * t117 + t120];
-      at[1] = t119[1 * t117 + t120];
-      int64_t t123 = rt_segment_search(v_x1149_off, 0, v_x1149_n, t120 * RT_CHUNK);
-      const int64_t t120_end = (t120 + 1) * RT_CHUNK < t116 ? (t120 + 1) * RT_CHUNK : t116;
-      for (int64_t t121 = t120 * RT_CHUNK; t121 < t120_end; t121++) {
-        const int32_t t122 = (int32_t)t121;
-        while (v_x1149_off[t123 + 1] <= t121)
-          t123++;
-        const int32_t t124 = (int32_t)t123;
-        if (!t118[t121])
+      at[0] = t115[0 * t113 + t116];
+      at[1] = t115[1 * t113 + t116];
+      int64_t t119 = rt_segment_search(v_x1158_off, 0, v_x1158_n, t116 * RT_CHUNK);
+      const int64_t t116_end = (t116 + 1) * RT_CHUNK < t112 ? (t116 + 1) * RT_CHUNK : t112;
+      for (int64_t t117 = t116 * RT_CHUNK; t117 < t116_end; t117++) {
+        const int32_t t118 = (int32_t)t117;
+        while (v_x1158_off[t119 + 1] <= t117)
+          t119++;
+        const int32_t t120 = (int32_t)t119;
+        if (!t114[t117])
           continue;
-        int32_t t120y0;
-        uint8_t t120y1;
-        int32_t t120y2;
-        uint8_t t120y3;
-        int t149 = 0; /* nonzero: a check below failed */
-        int t150 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1148_n;
-        int32_t t148 = t150 ? v_x1148_d[t124] : 0;
-        t149 |= !t150;
-        int32_t t151 = v_x1145_d[t122];
-        int t153 = (uint64_t)(int64_t)t151 < (uint64_t)v_x1146_n;
-        int32_t t152 = t153 ? v_x1146_d[t151] : 0;
-        t149 |= !t153;
-        uint8_t t155 = rt_lt_i(t152, t148);
-        uint8_t t157 = rt_gt_i(t152, t148);
-        if (__builtin_expect(t149 != 0, 0)) { /* again, recording the error */
-          int32_t t158;
-          if ((uint64_t)(int64_t)t124 < (uint64_t)v_x1148_n) {
-            t158 = v_x1148_d[t124];
+        int32_t t116y0;
+        uint8_t t116y1;
+        int32_t t116y2;
+        uint8_t t116y3;
+        int t145 = 0; /* nonzero: a check below failed */
+        int t146 = (uint64_t)(int64_t)t120 < (uint64_t)v_x1157_n;
+        int32_t t144 = t146 ? v_x1157_d[t120] : 0;
+        t145 |= !t146;
+        int32_t t147 = v_x1154_d[t118];
+        int t149 = (uint64_t)(int64_t)t147 < (uint64_t)v_x1155_n;
+        int32_t t148 = t149 ? v_x1155_d[t147] : 0;
+        t145 |= !t149;
+        uint8_t t151 = rt_lt_i(t148, t144);
+        uint8_t t153 = rt_gt_i(t148, t144);
+        if (__builtin_expect(t145 != 0, 0)) { /* again, recording the error */
+          int32_t t154;
+          if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1157_n) {
+            t154 = v_x1157_d[t120];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 2, 0, RT_GATHER, t124, v_x1148_n, 0.0, 2);
-            t158 = 0;
+            NESSIE_RECORD(err, t117, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1157_n, 0.0, 2);
+            t154 = 0;
           }
-          int32_t t159 = v_x1145_d[t122];
-          int32_t t160;
-          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1146_n) {
-            t160 = v_x1146_d[t159];
+          int32_t t155 = v_x1154_d[t118];
+          int32_t t156;
+          if ((uint64_t)(int64_t)t155 < (uint64_t)v_x1155_n) {
+            t156 = v_x1155_d[t155];
           } else {
-            NESSIE_RECORD(err, t121, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1146_n, 0.0, 3);
-            t160 = 0;
+            NESSIE_RECORD(err, t117, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x1155_n, 0.0, 3);
+            t156 = 0;
           }
-          uint8_t t162 = rt_lt_i(t160, t158);
-          uint8_t t164 = rt_gt_i(t160, t158);
+          uint8_t t158 = rt_lt_i(t156, t154);
+          uint8_t t160 = rt_gt_i(t156, t154);
         }
-        t120y0 = t152;
-        t120y1 = t155;
-        t120y2 = t152;
-        t120y3 = t157;
-        if (t118[t121] >> 0 & 1) {
-          v_x1164_d[at[0]] = t120y0;
+        t116y0 = t148;
+        t116y1 = t151;
+        t116y2 = t148;
+        t116y3 = t153;
+        if (t114[t117] >> 0 & 1) {
+          v_x1173_d[at[0]] = t116y0;
           at[0]++;
         }
-        if (t118[t121] >> 1 & 1) {
-          v_x1166_d[at[1]] = t120y2;
+        if (t114[t117] >> 1 & 1) {
+          v_x1175_d[at[1]] = t116y2;
           at[1]++;
         }
       }
     }
-    rt_free(t118);
-    rt_free(t119);
+    rt_free(t114);
+    rt_free(t115);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1164 = v_x1164;
-  *out_v_x1168 = v_x1168;
-  *out_v_x1166 = v_x1166;
-  *out_v_x1169 = v_x1169;
-  rt_release(v_x1165);
-  rt_release(v_x1167);
+  *out_v_x1173 = v_x1173;
+  *out_v_x1177 = v_x1177;
+  *out_v_x1175 = v_x1175;
+  *out_v_x1178 = v_x1178;
+  rt_release(v_x1174);
+  rt_release(v_x1176);
   return;
 fail:
-  rt_release(v_x1164);
-  rt_release(v_x1165);
-  rt_release(v_x1166);
-  rt_release(v_x1167);
-  rt_release(v_x1168);
-  rt_release(v_x1169);
+  rt_release(v_x1173);
+  rt_release(v_x1174);
+  rt_release(v_x1175);
+  rt_release(v_x1176);
+  rt_release(v_x1177);
+  rt_release(v_x1178);
 }
 
-/* K8: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K8_A {
+/* K6: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1145_d; int64_t v_x1145_n;
-  int32_t *v_x1146_d; int64_t v_x1146_n;
-  int32_t *v_x1148_d; int64_t v_x1148_n;
-  const int64_t *v_x1149_off; int64_t v_x1149_n;
-  int32_t *v_x1164_d; int64_t v_x1164_n;
-  uint8_t *v_x1165_d; int64_t v_x1165_n;
-  int32_t *v_x1166_d; int64_t v_x1166_n;
-  uint8_t *v_x1167_d; int64_t v_x1167_n;
-  int32_t *v_x1168_d; int64_t v_x1168_n;
-  int32_t *v_x1169_d; int64_t v_x1169_n;
+  int32_t *v_x1154_d; int64_t v_x1154_n;
+  int32_t *v_x1155_d; int64_t v_x1155_n;
+  int32_t *v_x1157_d; int64_t v_x1157_n;
+  const int64_t *v_x1158_off; int64_t v_x1158_n;
+  int32_t *v_x1173_d; int64_t v_x1173_n;
+  uint8_t *v_x1174_d; int64_t v_x1174_n;
+  int32_t *v_x1175_d; int64_t v_x1175_n;
+  uint8_t *v_x1176_d; int64_t v_x1176_n;
+  int32_t *v_x1177_d; int64_t v_x1177_n;
+  int32_t *v_x1178_d; int64_t v_x1178_n;
 };
-struct alignas(8) K8_0_V {
+struct alignas(8) K6_0_V {
   int32_t v0;
   uint8_t v1;
   int32_t v2;
   uint8_t v3;
 };
-struct K8_0_pull {
-  K8_A A;
+struct K6_0_pull {
+  K6_A A;
   static constexpr bool segment = true; /* operator() takes the segment too */
-  __device__ K8_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K6_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t166 = 0; /* nonzero: a check below failed */
-    int t167 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1148_n;
-    int32_t t165 = t167 ? A.v_x1148_d[sx] : 0;
-    t166 |= !t167;
-    int32_t t168 = rtg::ld_stream(&A.v_x1145_d[ix]);
-    int t170 = (uint64_t)(int64_t)t168 < (uint64_t)A.v_x1146_n;
-    int32_t t169 = t170 ? A.v_x1146_d[t168] : 0;
-    t166 |= !t170;
-    uint8_t t172 = rt_lt_i(t169, t165);
-    uint8_t t174 = rt_gt_i(t169, t165);
-    if (__builtin_expect(t166 != 0, 0)) { /* again, recording the error */
-      int32_t t175;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1148_n) {
-        t175 = A.v_x1148_d[sx];
+    int t162 = 0; /* nonzero: a check below failed */
+    int t163 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1157_n;
+    int32_t t161 = t163 ? A.v_x1157_d[sx] : 0;
+    t162 |= !t163;
+    int32_t t164 = rtg::ld_stream(&A.v_x1154_d[ix]);
+    int t166 = (uint64_t)(int64_t)t164 < (uint64_t)A.v_x1155_n;
+    int32_t t165 = t166 ? A.v_x1155_d[t164] : 0;
+    t162 |= !t166;
+    uint8_t t168 = rt_lt_i(t165, t161);
+    uint8_t t170 = rt_gt_i(t165, t161);
+    if (__builtin_expect(t162 != 0, 0)) { /* again, recording the error */
+      int32_t t171;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1157_n) {
+        t171 = A.v_x1157_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, sx, A.v_x1148_n, 0.0, 0);
-        t175 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, sx, A.v_x1157_n, 0.0, 0);
+        t171 = 0;
       }
-      int32_t t176 = rtg::ld_stream(&A.v_x1145_d[ix]);
-      int32_t t177;
-      if ((uint64_t)(int64_t)t176 < (uint64_t)A.v_x1146_n) {
-        t177 = A.v_x1146_d[t176];
+      int32_t t172 = rtg::ld_stream(&A.v_x1154_d[ix]);
+      int32_t t173;
+      if ((uint64_t)(int64_t)t172 < (uint64_t)A.v_x1155_n) {
+        t173 = A.v_x1155_d[t172];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t176, A.v_x1146_n, 0.0, 1);
-        t177 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t172, A.v_x1155_n, 0.0, 1);
+        t173 = 0;
       }
-      uint8_t t179 = rt_lt_i(t177, t175);
-      uint8_t t181 = rt_gt_i(t177, t175);
+      uint8_t t175 = rt_lt_i(t173, t171);
+      uint8_t t177 = rt_gt_i(t173, t171);
     }
-    return K8_0_V{t169, t172, t169, t174};
+    return K6_0_V{t165, t168, t165, t170};
   }
 };
-struct K8_0_store {
-  K8_A A;
-  __device__ void operator()(int c, int64_t i, const K8_0_V &v) const {
+struct K6_0_store {
+  K6_A A;
+  __device__ void operator()(int c, int64_t i, const K6_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1164_d[i] = v.v0;
-      /* v.v1: v_x1165, read by nothing */
+      A.v_x1173_d[i] = v.v0;
+      /* v.v1: v_x1174, read by nothing */
       break;
     case 1:
-      A.v_x1166_d[i] = v.v2;
-      /* v.v3: v_x1167, read by nothing */
+      A.v_x1175_d[i] = v.v2;
+      /* v.v3: v_x1176, read by nothing */
       break;
     }
   }
 };
-struct K8_0_pred {
-  K8_A A;
-  __device__ unsigned operator()(int64_t i, const K8_0_V &v) const {
+struct K6_0_pred {
+  K6_A A;
+  __device__ unsigned operator()(int64_t i, const K6_0_V &v) const {
     return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1148, RtValue *v_x1149, RtValue **out_v_x1164, RtValue **out_v_x1168, RtValue **out_v_x1166, RtValue **out_v_x1169) {
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1154, RtValue *v_x1155, RtValue *v_x1157, RtValue *v_x1158, RtValue **out_v_x1173, RtValue **out_v_x1177, RtValue **out_v_x1175, RtValue **out_v_x1178) {
   (void)loc;
   (void)err;
-  K8_A A;
+  K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1145_d = v_x1145->data.i;
-  A.v_x1145_n = v_x1145->len;
-  A.v_x1146_d = v_x1146->data.i;
-  A.v_x1146_n = v_x1146->len;
-  A.v_x1148_d = v_x1148->data.i;
-  A.v_x1148_n = v_x1148->len;
-  A.v_x1149_off = rtg_seg_offsets(v_x1149);
-  A.v_x1149_n = v_x1149->len;
-  RtValue *v_x1164 = NULL;
-  RtValue *v_x1165 = NULL;
-  RtValue *v_x1166 = NULL;
-  RtValue *v_x1167 = NULL;
-  RtValue *v_x1168 = NULL;
-  RtValue *v_x1169 = NULL;
+  A.v_x1154_d = v_x1154->data.i;
+  A.v_x1154_n = v_x1154->len;
+  A.v_x1155_d = v_x1155->data.i;
+  A.v_x1155_n = v_x1155->len;
+  A.v_x1157_d = v_x1157->data.i;
+  A.v_x1157_n = v_x1157->len;
+  A.v_x1158_off = rtg_seg_offsets(v_x1158);
+  A.v_x1158_n = v_x1158->len;
+  RtValue *v_x1173 = NULL;
+  RtValue *v_x1174 = NULL;
+  RtValue *v_x1175 = NULL;
+  RtValue *v_x1176 = NULL;
+  RtValue *v_x1177 = NULL;
+  RtValue *v_x1178 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t182; /* the slots of its classes' counts */
-  int64_t t183; /* its size */
+  rtg::SplitCounts t178; /* the slots of its classes' counts */
+  int64_t t179; /* its size */
   {
-    const int64_t t184 = v_x1145->len;
-    v_x1164 = rtg_vec_new(RT_INT, t184);
-    A.v_x1164_d = v_x1164->data.i;
-    A.v_x1164_n = v_x1164->len;
-    v_x1166 = rtg_vec_new(RT_INT, t184);
-    A.v_x1166_d = v_x1166->data.i;
-    A.v_x1166_n = v_x1166->len;
-    t183 = t184;
-    v_x1168 = rtg_vec_new(RT_INT, v_x1149->len);
-    A.v_x1168_d = v_x1168->data.i;
-    A.v_x1168_n = v_x1168->len;
-    v_x1169 = rtg_vec_new(RT_INT, v_x1149->len);
-    A.v_x1169_d = v_x1169->data.i;
-    A.v_x1169_n = v_x1169->len;
-    RtValue *const t185[2] = {
-      v_x1168,
-      v_x1169,
+    const int64_t t180 = v_x1154->len;
+    v_x1173 = rtg_vec_new(RT_INT, t180);
+    A.v_x1173_d = v_x1173->data.i;
+    A.v_x1173_n = v_x1173->len;
+    v_x1175 = rtg_vec_new(RT_INT, t180);
+    A.v_x1175_d = v_x1175->data.i;
+    A.v_x1175_n = v_x1175->len;
+    t179 = t180;
+    v_x1177 = rtg_vec_new(RT_INT, v_x1158->len);
+    A.v_x1177_d = v_x1177->data.i;
+    A.v_x1177_n = v_x1177->len;
+    v_x1178 = rtg_vec_new(RT_INT, v_x1158->len);
+    A.v_x1178_d = v_x1178->data.i;
+    A.v_x1178_n = v_x1178->len;
+    RtValue *const t181[2] = {
+      v_x1177,
+      v_x1178,
     };
-    t182 = rtg::split_launch<K8_0_V, 2>("K8", loc, K8_0_pull{A}, K8_0_pred{A}, t184, K8_0_store{A}, v_x1149, t185);
+    t178 = rtg::split_launch<K6_0_V, 2>("K6", loc, K6_0_pull{A}, K6_0_pred{A}, t180, K6_0_store{A}, v_x1158, t181);
   }
   {
-    int64_t t186[2];
-    t186[0] = rtg::filter_count(t182.at[0]);
-    t186[1] = rtg::filter_count(t182.at[1]);
-    v_x1164 = rtg_vec_fit(v_x1164, t186[0]);
-    A.v_x1164_d = v_x1164->data.i;
-    A.v_x1164_n = v_x1164->len;
-    v_x1166 = rtg_vec_fit(v_x1166, t186[1]);
-    A.v_x1166_d = v_x1166->data.i;
-    A.v_x1166_n = v_x1166->len;
+    int64_t t182[2];
+    t182[0] = rtg::filter_count(t178.at[0]);
+    t182[1] = rtg::filter_count(t178.at[1]);
+    v_x1173 = rtg_vec_fit(v_x1173, t182[0]);
+    A.v_x1173_d = v_x1173->data.i;
+    A.v_x1173_n = v_x1173->len;
+    v_x1175 = rtg_vec_fit(v_x1175, t182[1]);
+    A.v_x1175_d = v_x1175->data.i;
+    A.v_x1175_n = v_x1175->len;
   }
-  *out_v_x1164 = v_x1164;
-  *out_v_x1168 = v_x1168;
-  *out_v_x1166 = v_x1166;
-  *out_v_x1169 = v_x1169;
-  rt_release(v_x1165);
-  rt_release(v_x1167);
+  *out_v_x1173 = v_x1173;
+  *out_v_x1177 = v_x1177;
+  *out_v_x1175 = v_x1175;
+  *out_v_x1178 = v_x1178;
+  rt_release(v_x1174);
+  rt_release(v_x1176);
   return;
 fail:
-  rt_release(v_x1164);
-  rt_release(v_x1165);
-  rt_release(v_x1166);
-  rt_release(v_x1167);
-  rt_release(v_x1168);
-  rt_release(v_x1169);
+  rt_release(v_x1173);
+  rt_release(v_x1174);
+  rt_release(v_x1175);
+  rt_release(v_x1176);
+  rt_release(v_x1177);
+  rt_release(v_x1178);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1145, RtValue *v_x1146, RtValue *v_x1148, RtValue *v_x1149, RtValue **out_v_x1164, RtValue **out_v_x1168, RtValue **out_v_x1166, RtValue **out_v_x1169) {
-  RtValue *vals[] = {v_x1145, v_x1146, v_x1148, v_x1149};
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1154, RtValue *v_x1155, RtValue *v_x1157, RtValue *v_x1158, RtValue **out_v_x1173, RtValue **out_v_x1177, RtValue **out_v_x1175, RtValue **out_v_x1178) {
+  RtValue *vals[] = {v_x1154, v_x1155, v_x1157, v_x1158};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K8_host(err, loc, run, v_x1145, v_x1146, v_x1148, v_x1149, out_v_x1164, out_v_x1168, out_v_x1166, out_v_x1169);
+    K6_host(err, loc, run, v_x1154, v_x1155, v_x1157, v_x1158, out_v_x1173, out_v_x1177, out_v_x1175, out_v_x1178);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x1145, v_x1146, v_x1148, v_x1149, out_v_x1164, out_v_x1168, out_v_x1166, out_v_x1169);
+    K6_gpu(err, loc, run, v_x1154, v_x1155, v_x1157, v_x1158, out_v_x1173, out_v_x1177, out_v_x1175, out_v_x1178);
   }
 }
 
-/* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771) {
+/* K7: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771) {
   (void)loc;
   (void)run;
   int32_t *v_x761_d = v_x761->data.i;
@@ -1223,18 +1134,18 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtVa
   int32_t v_x771 = 0;
   /* MAP */
   {
-    const int64_t t187 = v_x758;
-    if (t187 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t187, 0.0, 0);
+    const int64_t t183 = v_x758;
+    if (t183 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t183, 0.0, 0);
       goto fail;
     }
-    v_x760 = rt_value_new(rt_vec_type(RT_INT), t187);
+    v_x760 = rt_value_new(rt_vec_type(RT_INT), t183);
     int32_t *v_x760_d = v_x760->data.i;
     const int64_t v_x760_n = v_x760->len;
-    RT_PARALLEL_FOR_IF(t187 >= RT_PARALLEL_MIN)
-    for (int64_t t188 = 0; t188 < t187; t188++) {
-      const int32_t t189 = (int32_t)t188;
-      v_x760_d[t188] = 0;
+    RT_PARALLEL_FOR_IF(t183 >= RT_PARALLEL_MIN)
+    for (int64_t t184 = 0; t184 < t183; t184++) {
+      const int32_t t185 = (int32_t)t184;
+      v_x760_d[t184] = 0;
     }
   }
   if (err->index != INT64_MAX)
@@ -1244,125 +1155,125 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtVa
     const int64_t v_x760_n = v_x760->len;
     /* REDUCE */
     {
-      const int64_t t190 = v_x758;
-      if (t190 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t190, 0.0, 1);
+      const int64_t t186 = v_x758;
+      if (t186 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t186, 0.0, 1);
         goto fail;
       }
-      const int64_t t191 = t190 > 0 ? (t190 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t192 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t191);
-      int32_t *t193 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t191);
-      int32_t *t194 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t191);
-      RT_PARALLEL_FOR_IF(t191 > 1)
-      for (int64_t t195 = 0; t195 < t191; t195++) {
-        int32_t t195a0;
-        int32_t t195a1;
-        int32_t t195a2;
-        t195a0 = 2147483647;
-        t195a1 = 0;
-        t195a2 = 1;
-        const int64_t t195_end = (t195 + 1) * RT_CHUNK < t190 ? (t195 + 1) * RT_CHUNK : t190;
-        for (int64_t t196 = t195 * RT_CHUNK; t196 < t195_end; t196++) {
-          const int32_t t197 = (int32_t)t196;
-          int32_t t195x0;
-          int32_t t195x1;
-          int32_t t195x2;
-          int t199 = 0; /* nonzero: a check below failed */
-          int t200 = (uint64_t)(int64_t)t197 < (uint64_t)v_x761_n;
-          int32_t t198 = t200 ? v_x761_d[t197] : 0;
-          t199 |= !t200;
-          uint8_t t202 = rt_lt_i(0, t198);
-          int32_t t203;
-          if (t202) {
-            t203 = 2147483647;
+      const int64_t t187 = t186 > 0 ? (t186 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t188 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t187);
+      int32_t *t189 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t187);
+      int32_t *t190 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t187);
+      RT_PARALLEL_FOR_IF(t187 > 1)
+      for (int64_t t191 = 0; t191 < t187; t191++) {
+        int32_t t191a0;
+        int32_t t191a1;
+        int32_t t191a2;
+        t191a0 = 2147483647;
+        t191a1 = 0;
+        t191a2 = 1;
+        const int64_t t191_end = (t191 + 1) * RT_CHUNK < t186 ? (t191 + 1) * RT_CHUNK : t186;
+        for (int64_t t192 = t191 * RT_CHUNK; t192 < t191_end; t192++) {
+          const int32_t t193 = (int32_t)t192;
+          int32_t t191x0;
+          int32_t t191x1;
+          int32_t t191x2;
+          int t195 = 0; /* nonzero: a check below failed */
+          int t196 = (uint64_t)(int64_t)t193 < (uint64_t)v_x761_n;
+          int32_t t194 = t196 ? v_x761_d[t193] : 0;
+          t195 |= !t196;
+          uint8_t t198 = rt_lt_i(0, t194);
+          int32_t t199;
+          if (t198) {
+            t199 = 2147483647;
           } else {
-            t203 = t197;
+            t199 = t193;
           }
-          if (__builtin_expect(t199 != 0, 0)) { /* again, recording the error */
-            int32_t t204;
-            if ((uint64_t)(int64_t)t197 < (uint64_t)v_x761_n) {
-              t204 = v_x761_d[t197];
+          if (__builtin_expect(t195 != 0, 0)) { /* again, recording the error */
+            int32_t t200;
+            if ((uint64_t)(int64_t)t193 < (uint64_t)v_x761_n) {
+              t200 = v_x761_d[t193];
             } else {
-              NESSIE_RECORD(err, t196, RT_CHECK_INDEX, 3, 0, RT_GATHER, t197, v_x761_n, 0.0, 2);
-              t204 = 0;
+              NESSIE_RECORD(err, t192, RT_CHECK_INDEX, 3, 0, RT_GATHER, t193, v_x761_n, 0.0, 2);
+              t200 = 0;
             }
-            uint8_t t206 = rt_lt_i(0, t204);
-            int32_t t207;
-            if (t206) {
-              t207 = 2147483647;
+            uint8_t t202 = rt_lt_i(0, t200);
+            int32_t t203;
+            if (t202) {
+              t203 = 2147483647;
             } else {
-              t207 = t197;
+              t203 = t193;
             }
           }
-          t195x0 = t203;
-          t195x1 = 0;
-          t195x2 = t198;
-          uint8_t t209 = rt_le_i(t195a0, t195x0);
-          int32_t t210;
-          if (t209) {
-            t210 = t195a0;
+          t191x0 = t199;
+          t191x1 = 0;
+          t191x2 = t194;
+          uint8_t t205 = rt_le_i(t191a0, t191x0);
+          int32_t t206;
+          if (t205) {
+            t206 = t191a0;
           } else {
-            t210 = t195x0;
+            t206 = t191x0;
           }
-          int32_t t211;
-          if (t209) {
-            t211 = t195a1;
+          int32_t t207;
+          if (t205) {
+            t207 = t191a1;
           } else {
-            t211 = t195x1;
+            t207 = t191x1;
           }
-          int32_t t212;
-          if (t209) {
-            t212 = t195a2;
+          int32_t t208;
+          if (t205) {
+            t208 = t191a2;
           } else {
-            t212 = t195x2;
+            t208 = t191x2;
           }
-          t195a0 = t210;
-          t195a1 = t211;
-          t195a2 = t212;
+          t191a0 = t206;
+          t191a1 = t207;
+          t191a2 = t208;
         }
-        t192[t195] = t195a0;
-        t193[t195] = t195a1;
-        t194[t195] = t195a2;
+        t188[t191] = t191a0;
+        t189[t191] = t191a1;
+        t190[t191] = t191a2;
       }
-      int32_t t195t0;
-      int32_t t195t1;
-      int32_t t195t2;
-      t195t0 = 2147483647;
-      t195t1 = 0;
-      t195t2 = 1;
-      for (int64_t t195 = 0; t195 < t191; t195++) {
-        const int32_t t213 = t192[t195];
-        const int32_t t214 = t193[t195];
-        const int32_t t215 = t194[t195];
-        uint8_t t217 = rt_le_i(t195t0, t213);
-        int32_t t218;
-        if (t217) {
-          t218 = t195t0;
+      int32_t t191t0;
+      int32_t t191t1;
+      int32_t t191t2;
+      t191t0 = 2147483647;
+      t191t1 = 0;
+      t191t2 = 1;
+      for (int64_t t191 = 0; t191 < t187; t191++) {
+        const int32_t t209 = t188[t191];
+        const int32_t t210 = t189[t191];
+        const int32_t t211 = t190[t191];
+        uint8_t t213 = rt_le_i(t191t0, t209);
+        int32_t t214;
+        if (t213) {
+          t214 = t191t0;
         } else {
-          t218 = t213;
+          t214 = t209;
         }
-        int32_t t219;
-        if (t217) {
-          t219 = t195t1;
+        int32_t t215;
+        if (t213) {
+          t215 = t191t1;
         } else {
-          t219 = t214;
+          t215 = t210;
         }
-        int32_t t220;
-        if (t217) {
-          t220 = t195t2;
+        int32_t t216;
+        if (t213) {
+          t216 = t191t2;
         } else {
-          t220 = t215;
+          t216 = t211;
         }
-        t195t0 = t218;
-        t195t1 = t219;
-        t195t2 = t220;
+        t191t0 = t214;
+        t191t1 = t215;
+        t191t2 = t216;
       }
-      v_x769 = t195t0;
-      rt_free(t192);
-      v_x770 = t195t1;
-      rt_free(t193);
-      v_x771 = t195t2;
-      rt_free(t194);
+      v_x769 = t191t0;
+      rt_free(t188);
+      v_x770 = t191t1;
+      rt_free(t189);
+      v_x771 = t191t2;
+      rt_free(t190);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1375,8 +1286,8 @@ fail:
   rt_release(v_x760);
 }
 
-/* K9: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K9_A {
+/* K7: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K7_A {
   RtKernelError *err;
   int run;
   int32_t v_x758;
@@ -1386,91 +1297,91 @@ struct K9_A {
   int32_t v_x770;
   int32_t v_x771;
 };
-struct alignas(8) K9_0_V {
+struct alignas(8) K7_0_V {
   int32_t v0;
 };
-struct K9_0_pull {
-  K9_A A;
-  __device__ K9_0_V operator()(int64_t i) const {
+struct K7_0_pull {
+  K7_A A;
+  __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K9_0_V{0};
+    return K7_0_V{0};
   }
 };
-struct K9_0_store {
-  K9_A A;
-  __device__ void operator()(int64_t i, const K9_0_V &v) const {
+struct K7_0_store {
+  K7_A A;
+  __device__ void operator()(int64_t i, const K7_0_V &v) const {
     A.v_x760_d[i] = v.v0;
   }
 };
-struct alignas(8) K9_1_V {
+struct alignas(8) K7_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K9_1_pull {
-  K9_A A;
-  __device__ K9_1_V operator()(int64_t i) const {
+struct K7_1_pull {
+  K7_A A;
+  __device__ K7_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t222 = 0; /* nonzero: a check below failed */
-    int t223 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x761_n;
-    int32_t t221 = t223 ? A.v_x761_d[ix] : 0;
-    t222 |= !t223;
-    uint8_t t225 = rt_lt_i(0, t221);
-    int32_t t226;
-    if (t225) {
-      t226 = 2147483647;
+    int t218 = 0; /* nonzero: a check below failed */
+    int t219 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x761_n;
+    int32_t t217 = t219 ? A.v_x761_d[ix] : 0;
+    t218 |= !t219;
+    uint8_t t221 = rt_lt_i(0, t217);
+    int32_t t222;
+    if (t221) {
+      t222 = 2147483647;
     } else {
-      t226 = ix;
+      t222 = ix;
     }
-    if (__builtin_expect(t222 != 0, 0)) { /* again, recording the error */
-      int32_t t227;
+    if (__builtin_expect(t218 != 0, 0)) { /* again, recording the error */
+      int32_t t223;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x761_n) {
-        t227 = A.v_x761_d[ix];
+        t223 = A.v_x761_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x761_n, 0.0, 0);
-        t227 = 0;
+        t223 = 0;
       }
-      uint8_t t229 = rt_lt_i(0, t227);
-      int32_t t230;
-      if (t229) {
-        t230 = 2147483647;
+      uint8_t t225 = rt_lt_i(0, t223);
+      int32_t t226;
+      if (t225) {
+        t226 = 2147483647;
       } else {
-        t230 = ix;
+        t226 = ix;
       }
     }
-    return K9_1_V{t226, 0, t221};
+    return K7_1_V{t222, 0, t217};
   }
 };
-struct K9_1_op {
-  K9_A A;
-  __device__ K9_1_V operator()(const K9_1_V &a, const K9_1_V &b) const {
-    uint8_t t232 = rt_le_i(a.v0, b.v0);
-    int32_t t233;
-    if (t232) {
-      t233 = a.v0;
+struct K7_1_op {
+  K7_A A;
+  __device__ K7_1_V operator()(const K7_1_V &a, const K7_1_V &b) const {
+    uint8_t t228 = rt_le_i(a.v0, b.v0);
+    int32_t t229;
+    if (t228) {
+      t229 = a.v0;
     } else {
-      t233 = b.v0;
+      t229 = b.v0;
     }
-    int32_t t234;
-    if (t232) {
-      t234 = a.v1;
+    int32_t t230;
+    if (t228) {
+      t230 = a.v1;
     } else {
-      t234 = b.v1;
+      t230 = b.v1;
     }
-    int32_t t235;
-    if (t232) {
-      t235 = a.v2;
+    int32_t t231;
+    if (t228) {
+      t231 = a.v2;
     } else {
-      t235 = b.v2;
+      t231 = b.v2;
     }
-    return K9_1_V{t233, t234, t235};
+    return K7_1_V{t229, t230, t231};
   }
 };
-struct K9_1_check {
+struct K7_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K9_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K7_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -1478,17 +1389,17 @@ struct K9_1_check {
     return true;
   }
 };
-struct K9_1_ride {
-  K9_A A;
-  __device__ K9_1_V operator()(int64_t i) const {
-    K9_0_store{A}(i, K9_0_pull{A}(i)); /* MAP 0 rides here */
-    return K9_1_pull{A}(i);
+struct K7_1_ride {
+  K7_A A;
+  __device__ K7_1_V operator()(int64_t i) const {
+    K7_0_store{A}(i, K7_0_pull{A}(i)); /* MAP 0 rides here */
+    return K7_1_pull{A}(i);
   }
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771, int check_site_0) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771, int check_site_0) {
   (void)loc;
   (void)err;
-  K9_A A;
+  K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1496,64 +1407,64 @@ static void K9_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtVal
   A.v_x761_d = v_x761->data.i;
   A.v_x761_n = v_x761->len;
   RtValue *v_x760 = NULL;
-  K9_1_V *K9_1_value = NULL; /* the SOAC's values, on the device */
+  K7_1_V *K7_1_value = NULL; /* the SOAC's values, on the device */
   int32_t v_x769 = 0;
   int32_t v_x770 = 0;
   int32_t v_x771 = 0;
   /* MAP */
   {
-    const int64_t t236 = v_x758;
-    if (t236 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t236, 0.0, run, 1};
+    const int64_t t232 = v_x758;
+    if (t232 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t232, 0.0, run, 1};
       goto fail;
     }
-    v_x760 = rtg_vec_new(RT_INT, t236);
+    v_x760 = rtg_vec_new(RT_INT, t232);
     A.v_x760_d = v_x760->data.i;
     A.v_x760_n = v_x760->len;
-    /* computed in the launch of SOAC 1 (K9_1_ride) */
+    /* computed in the launch of SOAC 1 (K7_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t237 = v_x758;
-    if (t237 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t237, 0.0, run, 2};
+    const int64_t t233 = v_x758;
+    if (t233 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t233, 0.0, run, 2};
       goto fail;
     }
-    K9_1_V *t238 = rtg::reduce_to_device<false>("K9", loc, K9_1_ride{A}, K9_1_op{A}, K9_1_V{2147483647, 0, 1}, t237);
-    K9_1_value = t238;
+    K7_1_V *t234 = rtg::reduce_to_device<false>("K7", loc, K7_1_ride{A}, K7_1_op{A}, K7_1_V{2147483647, 0, 1}, t233);
+    K7_1_value = t234;
   }
-  if (!rtg::check_result("K9", loc, K9_1_value, K9_1_check{{check_site_0}}, K9_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K7", loc, K7_1_value, K7_1_check{{check_site_0}}, K7_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K9_1_value = NULL; /* freed by check_result, after the check */
+  K7_1_value = NULL; /* freed by check_result, after the check */
   *out_v_x760 = v_x760;
   *out_v_x770 = v_x770;
   *out_v_x771 = v_x771;
   return;
 fail:
   rt_release(v_x760);
-  rtg_free(K9_1_value);
+  rtg_free(K7_1_value);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771, int check_site_0) {
+static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771, int check_site_0) {
   RtValue *vals[] = {v_x761};
   const int64_t sizes[] = {(int64_t)v_x758, (int64_t)v_x758};
   if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K9_host(err, loc, run, v_x758, v_x761, out_v_x760, out_v_x770, out_v_x771);
+    K7_host(err, loc, run, v_x758, v_x761, out_v_x760, out_v_x770, out_v_x771);
     if (err->index == INT64_MAX) {
-      K9_1_V t239;
-      memset(&t239, 0, sizeof t239);
-      t239.v1 = *out_v_x770;
-      t239.v2 = *out_v_x771;
-      (void)K9_1_check{{check_site_0}}(t239, err, run);
+      K7_1_V t235;
+      memset(&t235, 0, sizeof t235);
+      t235.v1 = *out_v_x770;
+      t235.v2 = *out_v_x771;
+      (void)K7_1_check{{check_site_0}}(t235, err, run);
     }
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x758, v_x761, out_v_x760, out_v_x770, out_v_x771, check_site_0);
+    K7_gpu(err, loc, run, v_x758, v_x761, out_v_x760, out_v_x770, out_v_x771, check_site_0);
   }
 }
 
-/* K10: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
+/* K8: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
   (void)loc;
   (void)run;
   int32_t *v_x772_d = v_x772->data.i;
@@ -1563,29 +1474,29 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, Rt
   RtValue *v_x777 = NULL;
   /* MAP */
   {
-    const int64_t t240 = v_x772_n;
-    v_x777 = rt_value_new(rt_vec_type(RT_INT), t240);
+    const int64_t t236 = v_x772_n;
+    v_x777 = rt_value_new(rt_vec_type(RT_INT), t236);
     int32_t *v_x777_d = v_x777->data.i;
     const int64_t v_x777_n = v_x777->len;
-    RT_PARALLEL_FOR_IF(t240 >= RT_PARALLEL_MIN)
-    for (int64_t t241 = 0; t241 < t240; t241++) {
-      const int32_t t242 = (int32_t)t241;
-      int t245 = 0; /* nonzero: a check below failed */
-      int32_t t243 = v_x772_d[t242];
-      int t246 = (uint64_t)(int64_t)t243 < (uint64_t)v_x775_n;
-      int32_t t244 = t246 ? v_x775_d[t243] : 0;
-      t245 |= !t246;
-      if (__builtin_expect(t245 != 0, 0)) { /* again, recording the error */
-        int32_t t247 = v_x772_d[t242];
-        int32_t t248;
-        if ((uint64_t)(int64_t)t247 < (uint64_t)v_x775_n) {
-          t248 = v_x775_d[t247];
+    RT_PARALLEL_FOR_IF(t236 >= RT_PARALLEL_MIN)
+    for (int64_t t237 = 0; t237 < t236; t237++) {
+      const int32_t t238 = (int32_t)t237;
+      int t241 = 0; /* nonzero: a check below failed */
+      int32_t t239 = v_x772_d[t238];
+      int t242 = (uint64_t)(int64_t)t239 < (uint64_t)v_x775_n;
+      int32_t t240 = t242 ? v_x775_d[t239] : 0;
+      t241 |= !t242;
+      if (__builtin_expect(t241 != 0, 0)) { /* again, recording the error */
+        int32_t t243 = v_x772_d[t238];
+        int32_t t244;
+        if ((uint64_t)(int64_t)t243 < (uint64_t)v_x775_n) {
+          t244 = v_x775_d[t243];
         } else {
-          NESSIE_RECORD(err, t241, RT_CHECK_INDEX, 0, 0, RT_GATHER, t247, v_x775_n, 0.0, 0);
-          t248 = 0;
+          NESSIE_RECORD(err, t237, RT_CHECK_INDEX, 0, 0, RT_GATHER, t243, v_x775_n, 0.0, 0);
+          t244 = 0;
         }
       }
-      v_x777_d[t241] = t244;
+      v_x777_d[t237] = t240;
     }
   }
   if (err->index != INT64_MAX)
@@ -1596,50 +1507,50 @@ fail:
   rt_release(v_x777);
 }
 
-/* K10: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K10_A {
+/* K8: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K8_A {
   RtKernelError *err;
   int run;
   int32_t *v_x772_d; int64_t v_x772_n;
   int32_t *v_x775_d; int64_t v_x775_n;
   int32_t *v_x777_d; int64_t v_x777_n;
 };
-struct alignas(8) K10_0_V {
+struct alignas(8) K8_0_V {
   int32_t v0;
 };
-struct K10_0_pull {
-  K10_A A;
-  __device__ K10_0_V operator()(int64_t i) const {
+struct K8_0_pull {
+  K8_A A;
+  __device__ K8_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t251 = 0; /* nonzero: a check below failed */
-    int32_t t249 = rtg::ld_stream(&A.v_x772_d[ix]);
-    int t252 = (uint64_t)(int64_t)t249 < (uint64_t)A.v_x775_n;
-    int32_t t250 = t252 ? A.v_x775_d[t249] : 0;
-    t251 |= !t252;
-    if (__builtin_expect(t251 != 0, 0)) { /* again, recording the error */
-      int32_t t253 = rtg::ld_stream(&A.v_x772_d[ix]);
-      int32_t t254;
-      if ((uint64_t)(int64_t)t253 < (uint64_t)A.v_x775_n) {
-        t254 = A.v_x775_d[t253];
+    int t247 = 0; /* nonzero: a check below failed */
+    int32_t t245 = rtg::ld_stream(&A.v_x772_d[ix]);
+    int t248 = (uint64_t)(int64_t)t245 < (uint64_t)A.v_x775_n;
+    int32_t t246 = t248 ? A.v_x775_d[t245] : 0;
+    t247 |= !t248;
+    if (__builtin_expect(t247 != 0, 0)) { /* again, recording the error */
+      int32_t t249 = rtg::ld_stream(&A.v_x772_d[ix]);
+      int32_t t250;
+      if ((uint64_t)(int64_t)t249 < (uint64_t)A.v_x775_n) {
+        t250 = A.v_x775_d[t249];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t253, A.v_x775_n, 0.0, 0);
-        t254 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t249, A.v_x775_n, 0.0, 0);
+        t250 = 0;
       }
     }
-    return K10_0_V{t250};
+    return K8_0_V{t246};
   }
 };
-struct K10_0_store {
-  K10_A A;
-  __device__ void operator()(int64_t i, const K10_0_V &v) const {
+struct K8_0_store {
+  K8_A A;
+  __device__ void operator()(int64_t i, const K8_0_V &v) const {
     A.v_x777_d[i] = v.v0;
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
   (void)loc;
   (void)err;
-  K10_A A;
+  K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -1650,11 +1561,11 @@ static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtV
   RtValue *v_x777 = NULL;
   /* MAP */
   {
-    const int64_t t255 = v_x772->len;
-    v_x777 = rtg_vec_new(RT_INT, t255);
+    const int64_t t251 = v_x772->len;
+    v_x777 = rtg_vec_new(RT_INT, t251);
     A.v_x777_d = v_x777->data.i;
     A.v_x777_n = v_x777->len;
-    rtg::map("K10", loc, K10_0_pull{A}, K10_0_store{A}, t255);
+    rtg::map("K8", loc, K8_0_pull{A}, K8_0_store{A}, t251);
   }
   *out_v_x777 = v_x777;
   return;
@@ -1662,19 +1573,19 @@ fail:
   rt_release(v_x777);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
   RtValue *vals[] = {v_x772, v_x775};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K10_host(err, loc, run, v_x772, v_x775, out_v_x777);
+    K8_host(err, loc, run, v_x772, v_x775, out_v_x777);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x772, v_x775, out_v_x777);
+    K8_gpu(err, loc, run, v_x772, v_x775, out_v_x777);
   }
 }
 
-/* K11: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+/* K9: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   (void)loc;
   (void)run;
   int32_t *v_x778_d = v_x778->data.i;
@@ -1686,57 +1597,57 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
   RtValue *v_x786 = NULL;
   /* MAP */
   {
-    const int64_t t256 = v_x780;
-    if (t256 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t256, 0.0, 0);
+    const int64_t t252 = v_x780;
+    if (t252 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t252, 0.0, 0);
       goto fail;
     }
-    v_x782 = rt_value_new(rt_vec_type(RT_INT), t256);
+    v_x782 = rt_value_new(rt_vec_type(RT_INT), t252);
     int32_t *v_x782_d = v_x782->data.i;
     const int64_t v_x782_n = v_x782->len;
-    RT_PARALLEL_FOR_IF(t256 >= RT_PARALLEL_MIN)
-    for (int64_t t257 = 0; t257 < t256; t257++) {
-      const int32_t t258 = (int32_t)t257;
-      int t263 = 0; /* nonzero: a check below failed */
-      uint8_t t260 = rt_lt_i(t258, (int32_t)v_x778_n);
-      int32_t t261;
-      if (t260) {
-        int t264 = (uint64_t)(int64_t)t258 < (uint64_t)v_x778_n;
-        int32_t t262 = t264 ? v_x778_d[t258] : 0;
-        t263 |= !t264;
-        t261 = t262;
+    RT_PARALLEL_FOR_IF(t252 >= RT_PARALLEL_MIN)
+    for (int64_t t253 = 0; t253 < t252; t253++) {
+      const int32_t t254 = (int32_t)t253;
+      int t259 = 0; /* nonzero: a check below failed */
+      uint8_t t256 = rt_lt_i(t254, (int32_t)v_x778_n);
+      int32_t t257;
+      if (t256) {
+        int t260 = (uint64_t)(int64_t)t254 < (uint64_t)v_x778_n;
+        int32_t t258 = t260 ? v_x778_d[t254] : 0;
+        t259 |= !t260;
+        t257 = t258;
       } else {
-        int32_t t266 = rt_sub_i(t258, (int32_t)v_x778_n);
-        int t268 = (uint64_t)(int64_t)t266 < (uint64_t)v_x778_n;
-        int32_t t267 = t268 ? v_x779_d[t266] : 0;
-        t263 |= !t268;
-        t261 = t267;
+        int32_t t262 = rt_sub_i(t254, (int32_t)v_x778_n);
+        int t264 = (uint64_t)(int64_t)t262 < (uint64_t)v_x778_n;
+        int32_t t263 = t264 ? v_x779_d[t262] : 0;
+        t259 |= !t264;
+        t257 = t263;
       }
-      if (__builtin_expect(t263 != 0, 0)) { /* again, recording the error */
-        uint8_t t270 = rt_lt_i(t258, (int32_t)v_x778_n);
-        int32_t t271;
-        if (t270) {
-          int32_t t272;
-          if ((uint64_t)(int64_t)t258 < (uint64_t)v_x778_n) {
-            t272 = v_x778_d[t258];
+      if (__builtin_expect(t259 != 0, 0)) { /* again, recording the error */
+        uint8_t t266 = rt_lt_i(t254, (int32_t)v_x778_n);
+        int32_t t267;
+        if (t266) {
+          int32_t t268;
+          if ((uint64_t)(int64_t)t254 < (uint64_t)v_x778_n) {
+            t268 = v_x778_d[t254];
           } else {
-            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x778_n, 0.0, 1);
-            t272 = 0;
+            NESSIE_RECORD(err, t253, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, v_x778_n, 0.0, 1);
+            t268 = 0;
           }
-          t271 = t272;
+          t267 = t268;
         } else {
-          int32_t t274 = rt_sub_i(t258, (int32_t)v_x778_n);
-          int32_t t275;
-          if ((uint64_t)(int64_t)t274 < (uint64_t)v_x778_n) {
-            t275 = v_x779_d[t274];
+          int32_t t270 = rt_sub_i(t254, (int32_t)v_x778_n);
+          int32_t t271;
+          if ((uint64_t)(int64_t)t270 < (uint64_t)v_x778_n) {
+            t271 = v_x779_d[t270];
           } else {
-            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x778_n, 0.0, 2);
-            t275 = 0;
+            NESSIE_RECORD(err, t253, RT_CHECK_INDEX, 0, 0, RT_GATHER, t270, v_x778_n, 0.0, 2);
+            t271 = 0;
           }
-          t271 = t275;
+          t267 = t271;
         }
       }
-      v_x782_d[t257] = t261;
+      v_x782_d[t253] = t257;
     }
   }
   if (err->index != INT64_MAX)
@@ -1746,131 +1657,131 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
     const int64_t v_x782_n = v_x782->len;
     /* SCAN */
     {
-      const int64_t t276 = v_x780;
-      if (t276 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t276, 0.0, 3);
+      const int64_t t272 = v_x780;
+      if (t272 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t272, 0.0, 3);
         goto fail;
       }
-      const int64_t t277 = t276 > 0 ? (t276 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t278 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t277);
-      RT_PARALLEL_FOR_IF(t277 > 1)
-      for (int64_t t279 = 0; t279 < t277; t279++) {
-        int32_t t279a0;
-        t279a0 = 0;
-        const int64_t t279_end = (t279 + 1) * RT_CHUNK < t276 ? (t279 + 1) * RT_CHUNK : t276;
-        for (int64_t t280 = t279 * RT_CHUNK; t280 < t279_end; t280++) {
-          const int32_t t281 = (int32_t)t280;
-          int32_t t279x0;
-          int t286 = 0; /* nonzero: a check below failed */
-          uint8_t t283 = rt_lt_i(t281, (int32_t)v_x778_n);
-          int32_t t284;
-          if (t283) {
-            int t287 = (uint64_t)(int64_t)t281 < (uint64_t)v_x778_n;
-            int32_t t285 = t287 ? v_x778_d[t281] : 0;
-            t286 |= !t287;
-            t284 = t285;
+      const int64_t t273 = t272 > 0 ? (t272 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t274 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t273);
+      RT_PARALLEL_FOR_IF(t273 > 1)
+      for (int64_t t275 = 0; t275 < t273; t275++) {
+        int32_t t275a0;
+        t275a0 = 0;
+        const int64_t t275_end = (t275 + 1) * RT_CHUNK < t272 ? (t275 + 1) * RT_CHUNK : t272;
+        for (int64_t t276 = t275 * RT_CHUNK; t276 < t275_end; t276++) {
+          const int32_t t277 = (int32_t)t276;
+          int32_t t275x0;
+          int t282 = 0; /* nonzero: a check below failed */
+          uint8_t t279 = rt_lt_i(t277, (int32_t)v_x778_n);
+          int32_t t280;
+          if (t279) {
+            int t283 = (uint64_t)(int64_t)t277 < (uint64_t)v_x778_n;
+            int32_t t281 = t283 ? v_x778_d[t277] : 0;
+            t282 |= !t283;
+            t280 = t281;
           } else {
-            int32_t t289 = rt_sub_i(t281, (int32_t)v_x778_n);
-            int t291 = (uint64_t)(int64_t)t289 < (uint64_t)v_x778_n;
-            int32_t t290 = t291 ? v_x779_d[t289] : 0;
-            t286 |= !t291;
-            t284 = t290;
+            int32_t t285 = rt_sub_i(t277, (int32_t)v_x778_n);
+            int t287 = (uint64_t)(int64_t)t285 < (uint64_t)v_x778_n;
+            int32_t t286 = t287 ? v_x779_d[t285] : 0;
+            t282 |= !t287;
+            t280 = t286;
           }
-          if (__builtin_expect(t286 != 0, 0)) { /* again, recording the error */
-            uint8_t t293 = rt_lt_i(t281, (int32_t)v_x778_n);
-            int32_t t294;
-            if (t293) {
-              int32_t t295;
-              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x778_n) {
-                t295 = v_x778_d[t281];
+          if (__builtin_expect(t282 != 0, 0)) { /* again, recording the error */
+            uint8_t t289 = rt_lt_i(t277, (int32_t)v_x778_n);
+            int32_t t290;
+            if (t289) {
+              int32_t t291;
+              if ((uint64_t)(int64_t)t277 < (uint64_t)v_x778_n) {
+                t291 = v_x778_d[t277];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 4);
-                t295 = 0;
+                NESSIE_RECORD(err, t276, RT_CHECK_INDEX, 0, 0, RT_GATHER, t277, v_x778_n, 0.0, 4);
+                t291 = 0;
               }
-              t294 = t295;
+              t290 = t291;
             } else {
-              int32_t t297 = rt_sub_i(t281, (int32_t)v_x778_n);
-              int32_t t298;
-              if ((uint64_t)(int64_t)t297 < (uint64_t)v_x778_n) {
-                t298 = v_x779_d[t297];
+              int32_t t293 = rt_sub_i(t277, (int32_t)v_x778_n);
+              int32_t t294;
+              if ((uint64_t)(int64_t)t293 < (uint64_t)v_x778_n) {
+                t294 = v_x779_d[t293];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x778_n, 0.0, 5);
-                t298 = 0;
+                NESSIE_RECORD(err, t276, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x778_n, 0.0, 5);
+                t294 = 0;
               }
-              t294 = t298;
+              t290 = t294;
             }
           }
-          t279x0 = t284;
-          int32_t t300 = rt_add_i(t279a0, t279x0);
-          t279a0 = t300;
+          t275x0 = t280;
+          int32_t t296 = rt_add_i(t275a0, t275x0);
+          t275a0 = t296;
         }
-        t278[t279] = t279a0;
+        t274[t275] = t275a0;
       }
-      int32_t t279t0;
-      t279t0 = 0;
-      for (int64_t t279 = 0; t279 < t277; t279++) {
-        const int32_t t301 = t278[t279];
-        t278[t279] = t279t0;
-        int32_t t303 = rt_add_i(t279t0, t301);
-        t279t0 = t303;
+      int32_t t275t0;
+      t275t0 = 0;
+      for (int64_t t275 = 0; t275 < t273; t275++) {
+        const int32_t t297 = t274[t275];
+        t274[t275] = t275t0;
+        int32_t t299 = rt_add_i(t275t0, t297);
+        t275t0 = t299;
       }
-      v_x786 = rt_value_new(rt_vec_type(RT_INT), t276);
+      v_x786 = rt_value_new(rt_vec_type(RT_INT), t272);
       int32_t *v_x786_d = v_x786->data.i;
       const int64_t v_x786_n = v_x786->len;
-      RT_PARALLEL_FOR_IF(t277 > 1)
-      for (int64_t t279 = 0; t279 < t277; t279++) {
-        int32_t t279p0;
-        t279p0 = t278[t279];
-        const int64_t t279_end = (t279 + 1) * RT_CHUNK < t276 ? (t279 + 1) * RT_CHUNK : t276;
-        for (int64_t t280 = t279 * RT_CHUNK; t280 < t279_end; t280++) {
-          const int32_t t281 = (int32_t)t280;
-          v_x786_d[t280] = t279p0;
-          int32_t t279y0;
-          int t308 = 0; /* nonzero: a check below failed */
-          uint8_t t305 = rt_lt_i(t281, (int32_t)v_x778_n);
-          int32_t t306;
-          if (t305) {
-            int t309 = (uint64_t)(int64_t)t281 < (uint64_t)v_x778_n;
-            int32_t t307 = t309 ? v_x778_d[t281] : 0;
-            t308 |= !t309;
-            t306 = t307;
+      RT_PARALLEL_FOR_IF(t273 > 1)
+      for (int64_t t275 = 0; t275 < t273; t275++) {
+        int32_t t275p0;
+        t275p0 = t274[t275];
+        const int64_t t275_end = (t275 + 1) * RT_CHUNK < t272 ? (t275 + 1) * RT_CHUNK : t272;
+        for (int64_t t276 = t275 * RT_CHUNK; t276 < t275_end; t276++) {
+          const int32_t t277 = (int32_t)t276;
+          v_x786_d[t276] = t275p0;
+          int32_t t275y0;
+          int t304 = 0; /* nonzero: a check below failed */
+          uint8_t t301 = rt_lt_i(t277, (int32_t)v_x778_n);
+          int32_t t302;
+          if (t301) {
+            int t305 = (uint64_t)(int64_t)t277 < (uint64_t)v_x778_n;
+            int32_t t303 = t305 ? v_x778_d[t277] : 0;
+            t304 |= !t305;
+            t302 = t303;
           } else {
-            int32_t t311 = rt_sub_i(t281, (int32_t)v_x778_n);
-            int t313 = (uint64_t)(int64_t)t311 < (uint64_t)v_x778_n;
-            int32_t t312 = t313 ? v_x779_d[t311] : 0;
-            t308 |= !t313;
-            t306 = t312;
+            int32_t t307 = rt_sub_i(t277, (int32_t)v_x778_n);
+            int t309 = (uint64_t)(int64_t)t307 < (uint64_t)v_x778_n;
+            int32_t t308 = t309 ? v_x779_d[t307] : 0;
+            t304 |= !t309;
+            t302 = t308;
           }
-          if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
-            uint8_t t315 = rt_lt_i(t281, (int32_t)v_x778_n);
-            int32_t t316;
-            if (t315) {
-              int32_t t317;
-              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x778_n) {
-                t317 = v_x778_d[t281];
+          if (__builtin_expect(t304 != 0, 0)) { /* again, recording the error */
+            uint8_t t311 = rt_lt_i(t277, (int32_t)v_x778_n);
+            int32_t t312;
+            if (t311) {
+              int32_t t313;
+              if ((uint64_t)(int64_t)t277 < (uint64_t)v_x778_n) {
+                t313 = v_x778_d[t277];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x778_n, 0.0, 6);
-                t317 = 0;
+                NESSIE_RECORD(err, t276, RT_CHECK_INDEX, 0, 0, RT_GATHER, t277, v_x778_n, 0.0, 6);
+                t313 = 0;
               }
-              t316 = t317;
+              t312 = t313;
             } else {
-              int32_t t319 = rt_sub_i(t281, (int32_t)v_x778_n);
-              int32_t t320;
-              if ((uint64_t)(int64_t)t319 < (uint64_t)v_x778_n) {
-                t320 = v_x779_d[t319];
+              int32_t t315 = rt_sub_i(t277, (int32_t)v_x778_n);
+              int32_t t316;
+              if ((uint64_t)(int64_t)t315 < (uint64_t)v_x778_n) {
+                t316 = v_x779_d[t315];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x778_n, 0.0, 7);
-                t320 = 0;
+                NESSIE_RECORD(err, t276, RT_CHECK_INDEX, 0, 0, RT_GATHER, t315, v_x778_n, 0.0, 7);
+                t316 = 0;
               }
-              t316 = t320;
+              t312 = t316;
             }
           }
-          t279y0 = t306;
-          int32_t t322 = rt_add_i(t279p0, t279y0);
-          t279p0 = t322;
+          t275y0 = t302;
+          int32_t t318 = rt_add_i(t275p0, t275y0);
+          t275p0 = t318;
         }
       }
-      rt_free(t278);
+      rt_free(t274);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -1883,8 +1794,8 @@ fail:
   rt_release(v_x786);
 }
 
-/* K11: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K11_A {
+/* K9: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K9_A {
   RtKernelError *err;
   int run;
   int32_t *v_x778_d; int64_t v_x778_n;
@@ -1893,136 +1804,136 @@ struct K11_A {
   int32_t *v_x782_d; int64_t v_x782_n;
   int32_t *v_x786_d; int64_t v_x786_n;
 };
-struct alignas(8) K11_0_V {
+struct alignas(8) K9_0_V {
   int32_t v0;
 };
-struct K11_0_pull {
-  K11_A A;
-  __device__ K11_0_V operator()(int64_t i) const {
+struct K9_0_pull {
+  K9_A A;
+  __device__ K9_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t327 = 0; /* nonzero: a check below failed */
-    uint8_t t324 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-    int32_t t325;
-    if (t324) {
-      int t328 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
-      int32_t t326 = t328 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
-      t327 |= !t328;
-      t325 = t326;
+    int t323 = 0; /* nonzero: a check below failed */
+    uint8_t t320 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t321;
+    if (t320) {
+      int t324 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t322 = t324 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
+      t323 |= !t324;
+      t321 = t322;
     } else {
-      int32_t t330 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-      int t332 = (uint64_t)(int64_t)t330 < (uint64_t)A.v_x778_n;
-      int32_t t331 = t332 ? A.v_x779_d[t330] : 0;
-      t327 |= !t332;
-      t325 = t331;
+      int32_t t326 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t328 = (uint64_t)(int64_t)t326 < (uint64_t)A.v_x778_n;
+      int32_t t327 = t328 ? A.v_x779_d[t326] : 0;
+      t323 |= !t328;
+      t321 = t327;
     }
-    if (__builtin_expect(t327 != 0, 0)) { /* again, recording the error */
-      uint8_t t334 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-      int32_t t335;
-      if (t334) {
-        int32_t t336;
+    if (__builtin_expect(t323 != 0, 0)) { /* again, recording the error */
+      uint8_t t330 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t331;
+      if (t330) {
+        int32_t t332;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
-          t336 = rtg::ld_stream(&A.v_x778_d[ix]);
+          t332 = rtg::ld_stream(&A.v_x778_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 0);
-          t336 = 0;
+          t332 = 0;
         }
-        t335 = t336;
+        t331 = t332;
       } else {
-        int32_t t338 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-        int32_t t339;
-        if ((uint64_t)(int64_t)t338 < (uint64_t)A.v_x778_n) {
-          t339 = A.v_x779_d[t338];
+        int32_t t334 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t335;
+        if ((uint64_t)(int64_t)t334 < (uint64_t)A.v_x778_n) {
+          t335 = A.v_x779_d[t334];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t338, A.v_x778_n, 0.0, 1);
-          t339 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t334, A.v_x778_n, 0.0, 1);
+          t335 = 0;
         }
-        t335 = t339;
+        t331 = t335;
       }
     }
-    return K11_0_V{t325};
+    return K9_0_V{t321};
   }
 };
-struct K11_0_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_0_V &v) const {
+struct K9_0_store {
+  K9_A A;
+  __device__ void operator()(int64_t i, const K9_0_V &v) const {
     A.v_x782_d[i] = v.v0;
   }
 };
-struct alignas(8) K11_1_V {
+struct alignas(8) K9_1_V {
   int32_t v0;
 };
-struct K11_1_pull {
-  K11_A A;
-  __device__ K11_1_V operator()(int64_t i) const {
+struct K9_1_pull {
+  K9_A A;
+  __device__ K9_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t344 = 0; /* nonzero: a check below failed */
-    uint8_t t341 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-    int32_t t342;
-    if (t341) {
-      int t345 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
-      int32_t t343 = t345 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
-      t344 |= !t345;
-      t342 = t343;
+    int t340 = 0; /* nonzero: a check below failed */
+    uint8_t t337 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t338;
+    if (t337) {
+      int t341 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t339 = t341 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
+      t340 |= !t341;
+      t338 = t339;
     } else {
-      int32_t t347 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-      int t349 = (uint64_t)(int64_t)t347 < (uint64_t)A.v_x778_n;
-      int32_t t348 = t349 ? A.v_x779_d[t347] : 0;
-      t344 |= !t349;
-      t342 = t348;
+      int32_t t343 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t345 = (uint64_t)(int64_t)t343 < (uint64_t)A.v_x778_n;
+      int32_t t344 = t345 ? A.v_x779_d[t343] : 0;
+      t340 |= !t345;
+      t338 = t344;
     }
-    if (__builtin_expect(t344 != 0, 0)) { /* again, recording the error */
-      uint8_t t351 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-      int32_t t352;
-      if (t351) {
-        int32_t t353;
+    if (__builtin_expect(t340 != 0, 0)) { /* again, recording the error */
+      uint8_t t347 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t348;
+      if (t347) {
+        int32_t t349;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
-          t353 = rtg::ld_stream(&A.v_x778_d[ix]);
+          t349 = rtg::ld_stream(&A.v_x778_d[ix]);
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 2);
-          t353 = 0;
+          t349 = 0;
         }
-        t352 = t353;
+        t348 = t349;
       } else {
-        int32_t t355 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-        int32_t t356;
-        if ((uint64_t)(int64_t)t355 < (uint64_t)A.v_x778_n) {
-          t356 = A.v_x779_d[t355];
+        int32_t t351 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t352;
+        if ((uint64_t)(int64_t)t351 < (uint64_t)A.v_x778_n) {
+          t352 = A.v_x779_d[t351];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t355, A.v_x778_n, 0.0, 3);
-          t356 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t351, A.v_x778_n, 0.0, 3);
+          t352 = 0;
         }
-        t352 = t356;
+        t348 = t352;
       }
     }
-    return K11_1_V{t342};
+    return K9_1_V{t338};
   }
 };
-struct K11_1_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_1_V &v) const {
+struct K9_1_store {
+  K9_A A;
+  __device__ void operator()(int64_t i, const K9_1_V &v) const {
     A.v_x786_d[i] = v.v0;
   }
 };
-struct K11_1_op {
-  K11_A A;
-  __device__ K11_1_V operator()(const K11_1_V &a, const K11_1_V &b) const {
-    int32_t t358 = rt_add_i(a.v0, b.v0);
-    return K11_1_V{t358};
+struct K9_1_op {
+  K9_A A;
+  __device__ K9_1_V operator()(const K9_1_V &a, const K9_1_V &b) const {
+    int32_t t354 = rt_add_i(a.v0, b.v0);
+    return K9_1_V{t354};
   }
 };
-struct K11_1_ride {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_1_V &v) const {
-    K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
-    K11_1_store{A}(i, v);
+struct K9_1_ride {
+  K9_A A;
+  __device__ void operator()(int64_t i, const K9_1_V &v) const {
+    K9_0_store{A}(i, K9_0_pull{A}(i)); /* MAP 0 rides here */
+    K9_1_store{A}(i, v);
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   (void)loc;
   (void)err;
-  K11_A A;
+  K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -2035,27 +1946,27 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtV
   RtValue *v_x786 = NULL;
   /* MAP */
   {
-    const int64_t t359 = v_x780;
-    if (t359 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t359, 0.0, run, 4};
+    const int64_t t355 = v_x780;
+    if (t355 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t355, 0.0, run, 4};
       goto fail;
     }
-    v_x782 = rtg_vec_new(RT_INT, t359);
+    v_x782 = rtg_vec_new(RT_INT, t355);
     A.v_x782_d = v_x782->data.i;
     A.v_x782_n = v_x782->len;
-    /* computed in the launch of SOAC 1 (K11_1_ride) */
+    /* computed in the launch of SOAC 1 (K9_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t360 = v_x780;
-    if (t360 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t360, 0.0, run, 5};
+    const int64_t t356 = v_x780;
+    if (t356 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t356, 0.0, run, 5};
       goto fail;
     }
-    v_x786 = rtg_vec_new(RT_INT, t360);
+    v_x786 = rtg_vec_new(RT_INT, t356);
     A.v_x786_d = v_x786->data.i;
     A.v_x786_n = v_x786->len;
-    rtg::scan<true>("K11", loc, K11_1_pull{A}, K11_1_op{A}, K11_1_V{0}, t360, K11_1_ride{A});
+    rtg::scan<true>("K9", loc, K9_1_pull{A}, K9_1_op{A}, K9_1_V{0}, t356, K9_1_ride{A});
   }
   *out_v_x782 = v_x782;
   *out_v_x786 = v_x786;
@@ -2065,313 +1976,313 @@ fail:
   rt_release(v_x786);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   RtValue *vals[] = {v_x778, v_x779};
   const int64_t sizes[] = {(int64_t)v_x780, (int64_t)v_x780};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K11_host(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
+    K9_host(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
+    K9_gpu(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
   }
 }
 
-/* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1172, RtValue *v_x1173, int32_t v_x1174, RtValue *v_sd_1184, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue **out_v_x1183) {
+/* K10: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1181, RtValue *v_x1182, int32_t v_x1183, RtValue *v_sd_1193, RtValue *v_x1185, RtValue *v_x1186, RtValue *v_x1187, RtValue **out_v_x1192) {
   (void)loc;
   (void)run;
-  int32_t *v_x1172_d = v_x1172->data.i;
-  const int64_t v_x1172_n = v_x1172->len;
-  int32_t *v_x1173_d = v_x1173->data.i;
-  const int64_t v_x1173_n = v_x1173->len;
-  const int64_t *v_sd_1184_off = rt_seg_offsets(v_sd_1184);
-  const int64_t v_sd_1184_n = v_sd_1184->len;
-  int32_t *v_x1176_d = v_x1176->data.i;
-  const int64_t v_x1176_n = v_x1176->len;
-  int32_t *v_x1177_d = v_x1177->data.i;
-  const int64_t v_x1177_n = v_x1177->len;
-  int32_t *v_x1178_d = v_x1178->data.i;
-  const int64_t v_x1178_n = v_x1178->len;
-  RtValue *v_x1183 = NULL;
+  int32_t *v_x1181_d = v_x1181->data.i;
+  const int64_t v_x1181_n = v_x1181->len;
+  int32_t *v_x1182_d = v_x1182->data.i;
+  const int64_t v_x1182_n = v_x1182->len;
+  const int64_t *v_sd_1193_off = rt_seg_offsets(v_sd_1193);
+  const int64_t v_sd_1193_n = v_sd_1193->len;
+  int32_t *v_x1185_d = v_x1185->data.i;
+  const int64_t v_x1185_n = v_x1185->len;
+  int32_t *v_x1186_d = v_x1186->data.i;
+  const int64_t v_x1186_n = v_x1186->len;
+  int32_t *v_x1187_d = v_x1187->data.i;
+  const int64_t v_x1187_n = v_x1187->len;
+  RtValue *v_x1192 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t361 = v_sd_1184_off[v_sd_1184_n];
-    v_x1183 = rt_value_new(rt_vec_type(RT_INT), t361);
-    int32_t *v_x1183_d = v_x1183->data.i;
-    const int64_t v_x1183_n = v_x1183->len;
-    const int64_t t362 = (t361 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t362 > 1)
-    for (int64_t t363 = 0; t363 < t362; t363++) {
-      int64_t t366 = rt_segment_search(v_sd_1184_off, 0, v_sd_1184_n, t363 * RT_CHUNK);
-      const int64_t t363_end = (t363 + 1) * RT_CHUNK < t361 ? (t363 + 1) * RT_CHUNK : t361;
-      for (int64_t t364 = t363 * RT_CHUNK; t364 < t363_end; t364++) {
-        const int32_t t365 = (int32_t)t364;
-        while (v_sd_1184_off[t366 + 1] <= t364)
-          t366++;
-        const int32_t t367 = (int32_t)t366;
-        int t369 = 0; /* nonzero: a check below failed */
-        int t370 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1178_n;
-        int32_t t368 = t370 ? v_x1178_d[t367] : 0;
-        t369 |= !t370;
-        int t372 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1176_n;
-        int32_t t371 = t372 ? v_x1176_d[t367] : 0;
-        t369 |= !t372;
-        int32_t t374 = rt_sub_i(t365, t371);
-        int t376 = (uint64_t)(int64_t)t367 < (uint64_t)v_x1177_n;
-        int32_t t375 = t376 ? v_x1177_d[t367] : 0;
-        t369 |= !t376;
-        int32_t t378 = rt_mul_i(t374, t375);
-        int32_t t380 = rt_add_i(t368, t378);
-        int t382 = (uint64_t)(int64_t)t380 < (uint64_t)v_x1174;
-        int32_t t381 = t382 ? t380 : 0;
-        t369 |= !t382;
-        uint8_t t384 = rt_lt_i(t381, (int32_t)v_x1172_n);
-        int32_t t385;
-        if (t384) {
-          int t387 = (uint64_t)(int64_t)t381 < (uint64_t)v_x1172_n;
-          int32_t t386 = t387 ? v_x1172_d[t381] : 0;
-          t369 |= !t387;
-          t385 = t386;
+    const int64_t t357 = v_sd_1193_off[v_sd_1193_n];
+    v_x1192 = rt_value_new(rt_vec_type(RT_INT), t357);
+    int32_t *v_x1192_d = v_x1192->data.i;
+    const int64_t v_x1192_n = v_x1192->len;
+    const int64_t t358 = (t357 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t358 > 1)
+    for (int64_t t359 = 0; t359 < t358; t359++) {
+      int64_t t362 = rt_segment_search(v_sd_1193_off, 0, v_sd_1193_n, t359 * RT_CHUNK);
+      const int64_t t359_end = (t359 + 1) * RT_CHUNK < t357 ? (t359 + 1) * RT_CHUNK : t357;
+      for (int64_t t360 = t359 * RT_CHUNK; t360 < t359_end; t360++) {
+        const int32_t t361 = (int32_t)t360;
+        while (v_sd_1193_off[t362 + 1] <= t360)
+          t362++;
+        const int32_t t363 = (int32_t)t362;
+        int t365 = 0; /* nonzero: a check below failed */
+        int t366 = (uint64_t)(int64_t)t363 < (uint64_t)v_x1187_n;
+        int32_t t364 = t366 ? v_x1187_d[t363] : 0;
+        t365 |= !t366;
+        int t368 = (uint64_t)(int64_t)t363 < (uint64_t)v_x1185_n;
+        int32_t t367 = t368 ? v_x1185_d[t363] : 0;
+        t365 |= !t368;
+        int32_t t370 = rt_sub_i(t361, t367);
+        int t372 = (uint64_t)(int64_t)t363 < (uint64_t)v_x1186_n;
+        int32_t t371 = t372 ? v_x1186_d[t363] : 0;
+        t365 |= !t372;
+        int32_t t374 = rt_mul_i(t370, t371);
+        int32_t t376 = rt_add_i(t364, t374);
+        int t378 = (uint64_t)(int64_t)t376 < (uint64_t)v_x1183;
+        int32_t t377 = t378 ? t376 : 0;
+        t365 |= !t378;
+        uint8_t t380 = rt_lt_i(t377, (int32_t)v_x1181_n);
+        int32_t t381;
+        if (t380) {
+          int t383 = (uint64_t)(int64_t)t377 < (uint64_t)v_x1181_n;
+          int32_t t382 = t383 ? v_x1181_d[t377] : 0;
+          t365 |= !t383;
+          t381 = t382;
         } else {
-          int32_t t389 = rt_sub_i(t381, (int32_t)v_x1172_n);
-          int t391 = (uint64_t)(int64_t)t389 < (uint64_t)v_x1173_n;
-          int32_t t390 = t391 ? v_x1173_d[t389] : 0;
-          t369 |= !t391;
-          t385 = t390;
+          int32_t t385 = rt_sub_i(t377, (int32_t)v_x1181_n);
+          int t387 = (uint64_t)(int64_t)t385 < (uint64_t)v_x1182_n;
+          int32_t t386 = t387 ? v_x1182_d[t385] : 0;
+          t365 |= !t387;
+          t381 = t386;
         }
-        if (__builtin_expect(t369 != 0, 0)) { /* again, recording the error */
-          int32_t t392;
-          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1178_n) {
-            t392 = v_x1178_d[t367];
+        if (__builtin_expect(t365 != 0, 0)) { /* again, recording the error */
+          int32_t t388;
+          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x1187_n) {
+            t388 = v_x1187_d[t363];
           } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1178_n, 0.0, 0);
+            NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x1187_n, 0.0, 0);
+            t388 = 0;
+          }
+          int32_t t389;
+          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x1185_n) {
+            t389 = v_x1185_d[t363];
+          } else {
+            NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x1185_n, 0.0, 1);
+            t389 = 0;
+          }
+          int32_t t391 = rt_sub_i(t361, t389);
+          int32_t t392;
+          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x1186_n) {
+            t392 = v_x1186_d[t363];
+          } else {
+            NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x1186_n, 0.0, 2);
             t392 = 0;
           }
-          int32_t t393;
-          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1176_n) {
-            t393 = v_x1176_d[t367];
+          int32_t t394 = rt_mul_i(t391, t392);
+          int32_t t396 = rt_add_i(t388, t394);
+          int32_t t397;
+          if ((uint64_t)(int64_t)t396 < (uint64_t)v_x1183) {
+            t397 = t396;
           } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1176_n, 0.0, 1);
-            t393 = 0;
+            NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t396, v_x1183, 0.0, 3);
+            t397 = 0;
           }
-          int32_t t395 = rt_sub_i(t365, t393);
-          int32_t t396;
-          if ((uint64_t)(int64_t)t367 < (uint64_t)v_x1177_n) {
-            t396 = v_x1177_d[t367];
-          } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t367, v_x1177_n, 0.0, 2);
-            t396 = 0;
-          }
-          int32_t t398 = rt_mul_i(t395, t396);
-          int32_t t400 = rt_add_i(t392, t398);
-          int32_t t401;
-          if ((uint64_t)(int64_t)t400 < (uint64_t)v_x1174) {
-            t401 = t400;
-          } else {
-            NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t400, v_x1174, 0.0, 3);
-            t401 = 0;
-          }
-          uint8_t t403 = rt_lt_i(t401, (int32_t)v_x1172_n);
-          int32_t t404;
-          if (t403) {
-            int32_t t405;
-            if ((uint64_t)(int64_t)t401 < (uint64_t)v_x1172_n) {
-              t405 = v_x1172_d[t401];
+          uint8_t t399 = rt_lt_i(t397, (int32_t)v_x1181_n);
+          int32_t t400;
+          if (t399) {
+            int32_t t401;
+            if ((uint64_t)(int64_t)t397 < (uint64_t)v_x1181_n) {
+              t401 = v_x1181_d[t397];
             } else {
-              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_x1172_n, 0.0, 4);
-              t405 = 0;
+              NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t397, v_x1181_n, 0.0, 4);
+              t401 = 0;
             }
-            t404 = t405;
+            t400 = t401;
           } else {
-            int32_t t407 = rt_sub_i(t401, (int32_t)v_x1172_n);
-            int32_t t408;
-            if ((uint64_t)(int64_t)t407 < (uint64_t)v_x1173_n) {
-              t408 = v_x1173_d[t407];
+            int32_t t403 = rt_sub_i(t397, (int32_t)v_x1181_n);
+            int32_t t404;
+            if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1182_n) {
+              t404 = v_x1182_d[t403];
             } else {
-              NESSIE_RECORD(err, t364, RT_CHECK_INDEX, 0, 0, RT_GATHER, t407, v_x1173_n, 0.0, 5);
-              t408 = 0;
+              NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1182_n, 0.0, 5);
+              t404 = 0;
             }
-            t404 = t408;
+            t400 = t404;
           }
         }
-        v_x1183_d[t364] = t385;
+        v_x1192_d[t360] = t381;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1183 = v_x1183;
+  *out_v_x1192 = v_x1192;
   return;
 fail:
-  rt_release(v_x1183);
+  rt_release(v_x1192);
 }
 
-/* K12: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K12_A {
+/* K10: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K10_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1172_d; int64_t v_x1172_n;
-  int32_t *v_x1173_d; int64_t v_x1173_n;
-  int32_t v_x1174;
-  const int64_t *v_sd_1184_off; int64_t v_sd_1184_n;
-  int32_t *v_x1176_d; int64_t v_x1176_n;
-  int32_t *v_x1177_d; int64_t v_x1177_n;
-  int32_t *v_x1178_d; int64_t v_x1178_n;
-  int32_t *v_x1183_d; int64_t v_x1183_n;
+  int32_t *v_x1181_d; int64_t v_x1181_n;
+  int32_t *v_x1182_d; int64_t v_x1182_n;
+  int32_t v_x1183;
+  const int64_t *v_sd_1193_off; int64_t v_sd_1193_n;
+  int32_t *v_x1185_d; int64_t v_x1185_n;
+  int32_t *v_x1186_d; int64_t v_x1186_n;
+  int32_t *v_x1187_d; int64_t v_x1187_n;
+  int32_t *v_x1192_d; int64_t v_x1192_n;
 };
-struct alignas(8) K12_0_V {
+struct alignas(8) K10_0_V {
   int32_t v0;
 };
-struct K12_0_pull {
-  K12_A A;
+struct K10_0_pull {
+  K10_A A;
   static constexpr bool segment = true; /* operator() takes the segment too */
-  __device__ K12_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K10_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t410 = 0; /* nonzero: a check below failed */
-    int t411 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1178_n;
-    int32_t t409 = t411 ? A.v_x1178_d[sx] : 0;
-    t410 |= !t411;
-    int t413 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1176_n;
-    int32_t t412 = t413 ? A.v_x1176_d[sx] : 0;
-    t410 |= !t413;
-    int32_t t415 = rt_sub_i(ix, t412);
-    int t417 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1177_n;
-    int32_t t416 = t417 ? A.v_x1177_d[sx] : 0;
-    t410 |= !t417;
-    int32_t t419 = rt_mul_i(t415, t416);
-    int32_t t421 = rt_add_i(t409, t419);
-    int t423 = (uint64_t)(int64_t)t421 < (uint64_t)A.v_x1174;
-    int32_t t422 = t423 ? t421 : 0;
-    t410 |= !t423;
-    uint8_t t425 = rt_lt_i(t422, (int32_t)A.v_x1172_n);
-    int32_t t426;
-    if (t425) {
-      int t428 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x1172_n;
-      int32_t t427 = t428 ? A.v_x1172_d[t422] : 0;
-      t410 |= !t428;
-      t426 = t427;
+    int t406 = 0; /* nonzero: a check below failed */
+    int t407 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1187_n;
+    int32_t t405 = t407 ? A.v_x1187_d[sx] : 0;
+    t406 |= !t407;
+    int t409 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1185_n;
+    int32_t t408 = t409 ? A.v_x1185_d[sx] : 0;
+    t406 |= !t409;
+    int32_t t411 = rt_sub_i(ix, t408);
+    int t413 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1186_n;
+    int32_t t412 = t413 ? A.v_x1186_d[sx] : 0;
+    t406 |= !t413;
+    int32_t t415 = rt_mul_i(t411, t412);
+    int32_t t417 = rt_add_i(t405, t415);
+    int t419 = (uint64_t)(int64_t)t417 < (uint64_t)A.v_x1183;
+    int32_t t418 = t419 ? t417 : 0;
+    t406 |= !t419;
+    uint8_t t421 = rt_lt_i(t418, (int32_t)A.v_x1181_n);
+    int32_t t422;
+    if (t421) {
+      int t424 = (uint64_t)(int64_t)t418 < (uint64_t)A.v_x1181_n;
+      int32_t t423 = t424 ? A.v_x1181_d[t418] : 0;
+      t406 |= !t424;
+      t422 = t423;
     } else {
-      int32_t t430 = rt_sub_i(t422, (int32_t)A.v_x1172_n);
-      int t432 = (uint64_t)(int64_t)t430 < (uint64_t)A.v_x1173_n;
-      int32_t t431 = t432 ? A.v_x1173_d[t430] : 0;
-      t410 |= !t432;
-      t426 = t431;
+      int32_t t426 = rt_sub_i(t418, (int32_t)A.v_x1181_n);
+      int t428 = (uint64_t)(int64_t)t426 < (uint64_t)A.v_x1182_n;
+      int32_t t427 = t428 ? A.v_x1182_d[t426] : 0;
+      t406 |= !t428;
+      t422 = t427;
     }
-    if (__builtin_expect(t410 != 0, 0)) { /* again, recording the error */
-      int32_t t433;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1178_n) {
-        t433 = A.v_x1178_d[sx];
+    if (__builtin_expect(t406 != 0, 0)) { /* again, recording the error */
+      int32_t t429;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1187_n) {
+        t429 = A.v_x1187_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1178_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1187_n, 0.0, 0);
+        t429 = 0;
+      }
+      int32_t t430;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1185_n) {
+        t430 = A.v_x1185_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1185_n, 0.0, 1);
+        t430 = 0;
+      }
+      int32_t t432 = rt_sub_i(ix, t430);
+      int32_t t433;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1186_n) {
+        t433 = A.v_x1186_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1186_n, 0.0, 2);
         t433 = 0;
       }
-      int32_t t434;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1176_n) {
-        t434 = A.v_x1176_d[sx];
+      int32_t t435 = rt_mul_i(t432, t433);
+      int32_t t437 = rt_add_i(t429, t435);
+      int32_t t438;
+      if ((uint64_t)(int64_t)t437 < (uint64_t)A.v_x1183) {
+        t438 = t437;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1176_n, 0.0, 1);
-        t434 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, A.v_x1183, 0.0, 3);
+        t438 = 0;
       }
-      int32_t t436 = rt_sub_i(ix, t434);
-      int32_t t437;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1177_n) {
-        t437 = A.v_x1177_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1177_n, 0.0, 2);
-        t437 = 0;
-      }
-      int32_t t439 = rt_mul_i(t436, t437);
-      int32_t t441 = rt_add_i(t433, t439);
-      int32_t t442;
-      if ((uint64_t)(int64_t)t441 < (uint64_t)A.v_x1174) {
-        t442 = t441;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t441, A.v_x1174, 0.0, 3);
-        t442 = 0;
-      }
-      uint8_t t444 = rt_lt_i(t442, (int32_t)A.v_x1172_n);
-      int32_t t445;
-      if (t444) {
-        int32_t t446;
-        if ((uint64_t)(int64_t)t442 < (uint64_t)A.v_x1172_n) {
-          t446 = A.v_x1172_d[t442];
+      uint8_t t440 = rt_lt_i(t438, (int32_t)A.v_x1181_n);
+      int32_t t441;
+      if (t440) {
+        int32_t t442;
+        if ((uint64_t)(int64_t)t438 < (uint64_t)A.v_x1181_n) {
+          t442 = A.v_x1181_d[t438];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, A.v_x1172_n, 0.0, 4);
-          t446 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t438, A.v_x1181_n, 0.0, 4);
+          t442 = 0;
         }
-        t445 = t446;
+        t441 = t442;
       } else {
-        int32_t t448 = rt_sub_i(t442, (int32_t)A.v_x1172_n);
-        int32_t t449;
-        if ((uint64_t)(int64_t)t448 < (uint64_t)A.v_x1173_n) {
-          t449 = A.v_x1173_d[t448];
+        int32_t t444 = rt_sub_i(t438, (int32_t)A.v_x1181_n);
+        int32_t t445;
+        if ((uint64_t)(int64_t)t444 < (uint64_t)A.v_x1182_n) {
+          t445 = A.v_x1182_d[t444];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t448, A.v_x1173_n, 0.0, 5);
-          t449 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t444, A.v_x1182_n, 0.0, 5);
+          t445 = 0;
         }
-        t445 = t449;
+        t441 = t445;
       }
     }
-    return K12_0_V{t426};
+    return K10_0_V{t422};
   }
 };
-struct K12_0_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1183_d[i] = v.v0;
+struct K10_0_store {
+  K10_A A;
+  __device__ void operator()(int64_t i, const K10_0_V &v) const {
+    A.v_x1192_d[i] = v.v0;
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1172, RtValue *v_x1173, int32_t v_x1174, RtValue *v_sd_1184, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue **out_v_x1183) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1181, RtValue *v_x1182, int32_t v_x1183, RtValue *v_sd_1193, RtValue *v_x1185, RtValue *v_x1186, RtValue *v_x1187, RtValue **out_v_x1192) {
   (void)loc;
   (void)err;
-  K12_A A;
+  K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1172_d = v_x1172->data.i;
-  A.v_x1172_n = v_x1172->len;
-  A.v_x1173_d = v_x1173->data.i;
-  A.v_x1173_n = v_x1173->len;
-  A.v_x1174 = v_x1174;
-  A.v_sd_1184_off = rtg_seg_offsets(v_sd_1184);
-  A.v_sd_1184_n = v_sd_1184->len;
-  A.v_x1176_d = v_x1176->data.i;
-  A.v_x1176_n = v_x1176->len;
-  A.v_x1177_d = v_x1177->data.i;
-  A.v_x1177_n = v_x1177->len;
-  A.v_x1178_d = v_x1178->data.i;
-  A.v_x1178_n = v_x1178->len;
-  RtValue *v_x1183 = NULL;
+  A.v_x1181_d = v_x1181->data.i;
+  A.v_x1181_n = v_x1181->len;
+  A.v_x1182_d = v_x1182->data.i;
+  A.v_x1182_n = v_x1182->len;
+  A.v_x1183 = v_x1183;
+  A.v_sd_1193_off = rtg_seg_offsets(v_sd_1193);
+  A.v_sd_1193_n = v_sd_1193->len;
+  A.v_x1185_d = v_x1185->data.i;
+  A.v_x1185_n = v_x1185->len;
+  A.v_x1186_d = v_x1186->data.i;
+  A.v_x1186_n = v_x1186->len;
+  A.v_x1187_d = v_x1187->data.i;
+  A.v_x1187_n = v_x1187->len;
+  RtValue *v_x1192 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t450 = rtg_seg_total(v_sd_1184);
-    v_x1183 = rtg_vec_new(RT_INT, t450);
-    A.v_x1183_d = v_x1183->data.i;
-    A.v_x1183_n = v_x1183->len;
-    rtg::seg_map("K12", loc, K12_0_pull{A}, K12_0_store{A}, v_sd_1184, t450);
+    const int64_t t446 = rtg_seg_total(v_sd_1193);
+    v_x1192 = rtg_vec_new(RT_INT, t446);
+    A.v_x1192_d = v_x1192->data.i;
+    A.v_x1192_n = v_x1192->len;
+    rtg::seg_map("K10", loc, K10_0_pull{A}, K10_0_store{A}, v_sd_1193, t446);
   }
-  *out_v_x1183 = v_x1183;
+  *out_v_x1192 = v_x1192;
   return;
 fail:
-  rt_release(v_x1183);
+  rt_release(v_x1192);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1172, RtValue *v_x1173, int32_t v_x1174, RtValue *v_sd_1184, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue **out_v_x1183) {
-  RtValue *vals[] = {v_x1172, v_x1173, v_sd_1184, v_x1176, v_x1177, v_x1178};
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1181, RtValue *v_x1182, int32_t v_x1183, RtValue *v_sd_1193, RtValue *v_x1185, RtValue *v_x1186, RtValue *v_x1187, RtValue **out_v_x1192) {
+  RtValue *vals[] = {v_x1181, v_x1182, v_sd_1193, v_x1185, v_x1186, v_x1187};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K12_host(err, loc, run, v_x1172, v_x1173, v_x1174, v_sd_1184, v_x1176, v_x1177, v_x1178, out_v_x1183);
+    K10_host(err, loc, run, v_x1181, v_x1182, v_x1183, v_sd_1193, v_x1185, v_x1186, v_x1187, out_v_x1192);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x1172, v_x1173, v_x1174, v_sd_1184, v_x1176, v_x1177, v_x1178, out_v_x1183);
+    K10_gpu(err, loc, run, v_x1181, v_x1182, v_x1183, v_sd_1193, v_x1185, v_x1186, v_x1187, out_v_x1192);
   }
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x822, RtValue **out_v_x823, RtValue **out_v_x825) {
   (void)loc;
   (void)run;
   int32_t *v_x813_d = v_x813->data.i;
@@ -2382,83 +2293,109 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int
   RtValue *v_x818 = NULL;
   RtValue *v_x820 = NULL;
   RtValue *v_x822 = NULL;
+  RtValue *v_x823 = NULL;
+  RtValue *v_x824 = NULL;
+  RtValue *v_x825 = NULL;
   /* MAP */
   {
-    const int64_t t451 = v_x801;
-    if (t451 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t451, 0.0, 0);
+    const int64_t t447 = v_x801;
+    if (t447 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t447, 0.0, 0);
       goto fail;
     }
-    v_x818 = rt_value_new(rt_vec_type(RT_INT), t451);
+    v_x818 = rt_value_new(rt_vec_type(RT_INT), t447);
     int32_t *v_x818_d = v_x818->data.i;
     const int64_t v_x818_n = v_x818->len;
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t451);
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t447);
     int32_t *v_x820_d = v_x820->data.i;
     const int64_t v_x820_n = v_x820->len;
-    v_x822 = rt_value_new(rt_vec_type(RT_INT), t451);
+    v_x822 = rt_value_new(rt_vec_type(RT_INT), t447);
     int32_t *v_x822_d = v_x822->data.i;
     const int64_t v_x822_n = v_x822->len;
-    RT_PARALLEL_FOR_IF(t451 >= RT_PARALLEL_MIN)
-    for (int64_t t452 = 0; t452 < t451; t452++) {
-      const int32_t t453 = (int32_t)t452;
-      int t456 = 0; /* nonzero: a check below failed */
-      int32_t t455 = rt_div_i(t453, 2, &t456);
-      int32_t t458 = rt_rem_i(t453, 2, &t456);
-      int32_t t460 = rt_mul_i(t458, v_x808);
-      int32_t t462 = rt_add_i(t460, t455);
-      int t464 = (uint64_t)(int64_t)t462 < (uint64_t)v_x813_n;
-      int32_t t463 = t464 ? v_x813_d[t462] : 0;
-      t456 |= !t464;
-      int32_t t465 = t464 ? v_x816_d[t462] : 0;
-      int32_t t467 = rt_add_i(t465, t463);
-      if (__builtin_expect(t456 != 0, 0)) { /* again, recording the error */
-        int t468 = 0;
-        int32_t t469 = rt_div_i(t453, 2, &t468);
-        if (t468) {
-          NESSIE_RECORD(err, t452, RT_CHECK_SCALAR, 0, t468, RT_DIV, 0, 0, 0.0, 1);
+    RT_PARALLEL_FOR_IF(t447 >= RT_PARALLEL_MIN)
+    for (int64_t t448 = 0; t448 < t447; t448++) {
+      const int32_t t449 = (int32_t)t448;
+      int t452 = 0; /* nonzero: a check below failed */
+      int32_t t451 = rt_div_i(t449, 2, &t452);
+      int32_t t454 = rt_rem_i(t449, 2, &t452);
+      int32_t t456 = rt_mul_i(t454, v_x808);
+      int32_t t458 = rt_add_i(t456, t451);
+      int t460 = (uint64_t)(int64_t)t458 < (uint64_t)v_x813_n;
+      int32_t t459 = t460 ? v_x813_d[t458] : 0;
+      t452 |= !t460;
+      int32_t t461 = t460 ? v_x816_d[t458] : 0;
+      int32_t t463 = rt_add_i(t461, t459);
+      if (__builtin_expect(t452 != 0, 0)) { /* again, recording the error */
+        int t464 = 0;
+        int32_t t465 = rt_div_i(t449, 2, &t464);
+        if (t464) {
+          NESSIE_RECORD(err, t448, RT_CHECK_SCALAR, 0, t464, RT_DIV, 0, 0, 0.0, 1);
         }
-        int t470 = 0;
-        int32_t t471 = rt_rem_i(t453, 2, &t470);
-        if (t470) {
-          NESSIE_RECORD(err, t452, RT_CHECK_SCALAR, 0, t470, RT_REM, 0, 0, 0.0, 2);
+        int t466 = 0;
+        int32_t t467 = rt_rem_i(t449, 2, &t466);
+        if (t466) {
+          NESSIE_RECORD(err, t448, RT_CHECK_SCALAR, 0, t466, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t473 = rt_mul_i(t471, v_x808);
-        int32_t t475 = rt_add_i(t473, t469);
-        int32_t t476;
-        if ((uint64_t)(int64_t)t475 < (uint64_t)v_x813_n) {
-          t476 = v_x813_d[t475];
+        int32_t t469 = rt_mul_i(t467, v_x808);
+        int32_t t471 = rt_add_i(t469, t465);
+        int32_t t472;
+        if ((uint64_t)(int64_t)t471 < (uint64_t)v_x813_n) {
+          t472 = v_x813_d[t471];
         } else {
-          NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x813_n, 0.0, 3);
-          t476 = 0;
+          NESSIE_RECORD(err, t448, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x813_n, 0.0, 3);
+          t472 = 0;
         }
-        int32_t t477;
-        if ((uint64_t)(int64_t)t475 < (uint64_t)v_x813_n) {
-          t477 = v_x816_d[t475];
+        int32_t t473;
+        if ((uint64_t)(int64_t)t471 < (uint64_t)v_x813_n) {
+          t473 = v_x816_d[t471];
         } else {
-          NESSIE_RECORD(err, t452, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x813_n, 0.0, 4);
-          t477 = 0;
+          NESSIE_RECORD(err, t448, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x813_n, 0.0, 4);
+          t473 = 0;
         }
-        int32_t t479 = rt_add_i(t477, t476);
+        int32_t t475 = rt_add_i(t473, t472);
       }
-      v_x818_d[t452] = t465;
-      v_x820_d[t452] = t467;
-      v_x822_d[t452] = 1;
+      v_x818_d[t448] = t461;
+      v_x820_d[t448] = t463;
+      v_x822_d[t448] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
+  {
+    int32_t *v_x818_d = v_x818->data.i;
+    const int64_t v_x818_n = v_x818->len;
+    int32_t *v_x820_d = v_x820->data.i;
+    const int64_t v_x820_n = v_x820->len;
+    int32_t *v_x822_d = v_x822->data.i;
+    const int64_t v_x822_n = v_x822->len;
+    /* LIBRARY */
+    {
+      RtValue *t476 = rt_range_segdes(loc, v_x818, v_x820, v_x822, &v_x824, &v_x825);
+      v_x823 = t476;
+      const int64_t *v_x823_off = rt_seg_offsets(v_x823);
+      const int64_t v_x823_n = v_x823->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
   *out_v_x818 = v_x818;
-  *out_v_x820 = v_x820;
   *out_v_x822 = v_x822;
+  *out_v_x823 = v_x823;
+  *out_v_x825 = v_x825;
+  rt_release(v_x820);
+  rt_release(v_x824);
   return;
 fail:
   rt_release(v_x818);
   rt_release(v_x820);
   rt_release(v_x822);
+  rt_release(v_x823);
+  rt_release(v_x824);
+  rt_release(v_x825);
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K13_A {
+/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K11_A {
   RtKernelError *err;
   int run;
   int32_t v_x801;
@@ -2468,71 +2405,74 @@ struct K13_A {
   int32_t *v_x818_d; int64_t v_x818_n;
   int32_t *v_x820_d; int64_t v_x820_n;
   int32_t *v_x822_d; int64_t v_x822_n;
+  const int64_t *v_x823_off; int64_t v_x823_n;
+  int32_t *v_x824_d; int64_t v_x824_n;
+  int32_t *v_x825_d; int64_t v_x825_n;
 };
-struct alignas(8) K13_0_V {
+struct alignas(8) K11_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K13_0_pull {
-  K13_A A;
-  __device__ K13_0_V operator()(int64_t i) const {
+struct K11_0_pull {
+  K11_A A;
+  __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t482 = 0; /* nonzero: a check below failed */
-    int32_t t481 = rt_div_i(ix, 2, &t482);
-    int32_t t484 = rt_rem_i(ix, 2, &t482);
-    int32_t t486 = rt_mul_i(t484, A.v_x808);
-    int32_t t488 = rt_add_i(t486, t481);
-    int t490 = (uint64_t)(int64_t)t488 < (uint64_t)A.v_x813_n;
-    int32_t t489 = t490 ? A.v_x813_d[t488] : 0;
-    t482 |= !t490;
-    int32_t t491 = t490 ? A.v_x816_d[t488] : 0;
-    int32_t t493 = rt_add_i(t491, t489);
-    if (__builtin_expect(t482 != 0, 0)) { /* again, recording the error */
-      int t494 = 0;
-      int32_t t495 = rt_div_i(ix, 2, &t494);
-      if (t494) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t494, RT_DIV, 0, 0, 0.0, 0);
+    int t479 = 0; /* nonzero: a check below failed */
+    int32_t t478 = rt_div_i(ix, 2, &t479);
+    int32_t t481 = rt_rem_i(ix, 2, &t479);
+    int32_t t483 = rt_mul_i(t481, A.v_x808);
+    int32_t t485 = rt_add_i(t483, t478);
+    int t487 = (uint64_t)(int64_t)t485 < (uint64_t)A.v_x813_n;
+    int32_t t486 = t487 ? A.v_x813_d[t485] : 0;
+    t479 |= !t487;
+    int32_t t488 = t487 ? A.v_x816_d[t485] : 0;
+    int32_t t490 = rt_add_i(t488, t486);
+    if (__builtin_expect(t479 != 0, 0)) { /* again, recording the error */
+      int t491 = 0;
+      int32_t t492 = rt_div_i(ix, 2, &t491);
+      if (t491) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t491, RT_DIV, 0, 0, 0.0, 0);
       }
-      int t496 = 0;
-      int32_t t497 = rt_rem_i(ix, 2, &t496);
-      if (t496) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t496, RT_REM, 0, 0, 0.0, 1);
+      int t493 = 0;
+      int32_t t494 = rt_rem_i(ix, 2, &t493);
+      if (t493) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t493, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t499 = rt_mul_i(t497, A.v_x808);
-      int32_t t501 = rt_add_i(t499, t495);
-      int32_t t502;
-      if ((uint64_t)(int64_t)t501 < (uint64_t)A.v_x813_n) {
-        t502 = A.v_x813_d[t501];
+      int32_t t496 = rt_mul_i(t494, A.v_x808);
+      int32_t t498 = rt_add_i(t496, t492);
+      int32_t t499;
+      if ((uint64_t)(int64_t)t498 < (uint64_t)A.v_x813_n) {
+        t499 = A.v_x813_d[t498];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, A.v_x813_n, 0.0, 2);
-        t502 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, A.v_x813_n, 0.0, 2);
+        t499 = 0;
       }
-      int32_t t503;
-      if ((uint64_t)(int64_t)t501 < (uint64_t)A.v_x813_n) {
-        t503 = A.v_x816_d[t501];
+      int32_t t500;
+      if ((uint64_t)(int64_t)t498 < (uint64_t)A.v_x813_n) {
+        t500 = A.v_x816_d[t498];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, A.v_x813_n, 0.0, 3);
-        t503 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, A.v_x813_n, 0.0, 3);
+        t500 = 0;
       }
-      int32_t t505 = rt_add_i(t503, t502);
+      int32_t t502 = rt_add_i(t500, t499);
     }
-    return K13_0_V{t491, t493, 1};
+    return K11_0_V{t488, t490, 1};
   }
 };
-struct K13_0_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_0_V &v) const {
+struct K11_0_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_0_V &v) const {
     A.v_x818_d[i] = v.v0;
     A.v_x820_d[i] = v.v1;
     A.v_x822_d[i] = v.v2;
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x822, RtValue **out_v_x823, RtValue **out_v_x825) {
   (void)loc;
   (void)err;
-  K13_A A;
+  K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -2545,256 +2485,272 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int3
   RtValue *v_x818 = NULL;
   RtValue *v_x820 = NULL;
   RtValue *v_x822 = NULL;
+  RtValue *v_x823 = NULL;
+  RtValue *v_x824 = NULL;
+  RtValue *v_x825 = NULL;
   /* MAP */
   {
-    const int64_t t506 = v_x801;
-    if (t506 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t506, 0.0, run, 4};
+    const int64_t t503 = v_x801;
+    if (t503 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t503, 0.0, run, 4};
       goto fail;
     }
-    v_x818 = rtg_vec_new(RT_INT, t506);
+    v_x818 = rtg_vec_new(RT_INT, t503);
     A.v_x818_d = v_x818->data.i;
     A.v_x818_n = v_x818->len;
-    v_x820 = rtg_vec_new(RT_INT, t506);
+    v_x820 = rtg_vec_new(RT_INT, t503);
     A.v_x820_d = v_x820->data.i;
     A.v_x820_n = v_x820->len;
-    v_x822 = rtg_vec_new(RT_INT, t506);
+    v_x822 = rtg_vec_new(RT_INT, t503);
     A.v_x822_d = v_x822->data.i;
     A.v_x822_n = v_x822->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t506);
+    rtg::map("K11", loc, K11_0_pull{A}, K11_0_store{A}, t503);
+  }
+  /* LIBRARY */
+  {
+    RtValue *t504 = rtg_range_segdes(loc, A.run, v_x818, v_x820, v_x822, &v_x824, &v_x825);
+    v_x823 = t504;
+    A.v_x823_off = rtg_seg_offsets(v_x823);
+    A.v_x823_n = v_x823->len;
   }
   *out_v_x818 = v_x818;
-  *out_v_x820 = v_x820;
   *out_v_x822 = v_x822;
+  *out_v_x823 = v_x823;
+  *out_v_x825 = v_x825;
+  rt_release(v_x820);
+  rt_release(v_x824);
   return;
 fail:
   rt_release(v_x818);
   rt_release(v_x820);
   rt_release(v_x822);
+  rt_release(v_x823);
+  rt_release(v_x824);
+  rt_release(v_x825);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x820, RtValue **out_v_x822) {
+static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x822, RtValue **out_v_x823, RtValue **out_v_x825) {
   RtValue *vals[] = {v_x813, v_x816};
   const int64_t sizes[] = {(int64_t)v_x801};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K13_host(err, loc, run, v_x801, v_x808, v_x813, v_x816, out_v_x818, out_v_x820, out_v_x822);
+    K11_host(err, loc, run, v_x801, v_x808, v_x813, v_x816, out_v_x818, out_v_x822, out_v_x823, out_v_x825);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x801, v_x808, v_x813, v_x816, out_v_x818, out_v_x820, out_v_x822);
+    K11_gpu(err, loc, run, v_x801, v_x808, v_x813, v_x816, out_v_x818, out_v_x822, out_v_x823, out_v_x825);
   }
 }
 
-/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836) {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x829, RtValue **out_v_x828, int32_t *out_v_x838, int32_t *out_v_x839) {
   (void)loc;
   (void)run;
-  int32_t *v_x826_d = v_x826->data.i;
-  const int64_t v_x826_n = v_x826->len;
-  RtValue *v_x825 = NULL;
-  int32_t v_x834 = 0;
-  int32_t v_x835 = 0;
-  int32_t v_x836 = 0;
+  int32_t *v_x829_d = v_x829->data.i;
+  const int64_t v_x829_n = v_x829->len;
+  RtValue *v_x828 = NULL;
+  int32_t v_x837 = 0;
+  int32_t v_x838 = 0;
+  int32_t v_x839 = 0;
   /* MAP */
   {
-    const int64_t t507 = v_x826_n;
-    v_x825 = rt_value_new(rt_vec_type(RT_INT), t507);
-    int32_t *v_x825_d = v_x825->data.i;
-    const int64_t v_x825_n = v_x825->len;
-    RT_PARALLEL_FOR_IF(t507 >= RT_PARALLEL_MIN)
-    for (int64_t t508 = 0; t508 < t507; t508++) {
-      const int32_t t509 = (int32_t)t508;
-      v_x825_d[t508] = 2;
+    const int64_t t505 = v_x829_n;
+    v_x828 = rt_value_new(rt_vec_type(RT_INT), t505);
+    int32_t *v_x828_d = v_x828->data.i;
+    const int64_t v_x828_n = v_x828->len;
+    RT_PARALLEL_FOR_IF(t505 >= RT_PARALLEL_MIN)
+    for (int64_t t506 = 0; t506 < t505; t506++) {
+      const int32_t t507 = (int32_t)t506;
+      v_x828_d[t506] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x825_d = v_x825->data.i;
-    const int64_t v_x825_n = v_x825->len;
+    int32_t *v_x828_d = v_x828->data.i;
+    const int64_t v_x828_n = v_x828->len;
     /* REDUCE */
     {
-      const int64_t t510 = v_x826_n;
-      const int64_t t511 = t510 > 0 ? (t510 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t512 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t511);
-      int32_t *t513 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t511);
-      int32_t *t514 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t511);
-      RT_PARALLEL_FOR_IF(t511 > 1)
-      for (int64_t t515 = 0; t515 < t511; t515++) {
-        int32_t t515a0;
-        int32_t t515a1;
-        int32_t t515a2;
-        t515a0 = 2147483647;
-        t515a1 = 0;
-        t515a2 = 1;
-        const int64_t t515_end = (t515 + 1) * RT_CHUNK < t510 ? (t515 + 1) * RT_CHUNK : t510;
-        for (int64_t t516 = t515 * RT_CHUNK; t516 < t515_end; t516++) {
-          const int32_t t517 = (int32_t)t516;
-          int32_t t515x0;
-          int32_t t515x1;
-          int32_t t515x2;
-          uint8_t t519 = rt_lt_i(0, 2);
-          int32_t t520;
-          if (t519) {
-            t520 = 2147483647;
+      const int64_t t508 = v_x829_n;
+      const int64_t t509 = t508 > 0 ? (t508 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t510 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t509);
+      int32_t *t511 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t509);
+      int32_t *t512 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t509);
+      RT_PARALLEL_FOR_IF(t509 > 1)
+      for (int64_t t513 = 0; t513 < t509; t513++) {
+        int32_t t513a0;
+        int32_t t513a1;
+        int32_t t513a2;
+        t513a0 = 2147483647;
+        t513a1 = 0;
+        t513a2 = 1;
+        const int64_t t513_end = (t513 + 1) * RT_CHUNK < t508 ? (t513 + 1) * RT_CHUNK : t508;
+        for (int64_t t514 = t513 * RT_CHUNK; t514 < t513_end; t514++) {
+          const int32_t t515 = (int32_t)t514;
+          int32_t t513x0;
+          int32_t t513x1;
+          int32_t t513x2;
+          uint8_t t517 = rt_lt_i(0, 2);
+          int32_t t518;
+          if (t517) {
+            t518 = 2147483647;
           } else {
-            t520 = t517;
+            t518 = t515;
           }
-          t515x0 = t520;
-          t515x1 = 0;
-          t515x2 = 2;
-          uint8_t t522 = rt_le_i(t515a0, t515x0);
+          t513x0 = t518;
+          t513x1 = 0;
+          t513x2 = 2;
+          uint8_t t520 = rt_le_i(t513a0, t513x0);
+          int32_t t521;
+          if (t520) {
+            t521 = t513a0;
+          } else {
+            t521 = t513x0;
+          }
+          int32_t t522;
+          if (t520) {
+            t522 = t513a1;
+          } else {
+            t522 = t513x1;
+          }
           int32_t t523;
-          if (t522) {
-            t523 = t515a0;
+          if (t520) {
+            t523 = t513a2;
           } else {
-            t523 = t515x0;
+            t523 = t513x2;
           }
-          int32_t t524;
-          if (t522) {
-            t524 = t515a1;
-          } else {
-            t524 = t515x1;
-          }
-          int32_t t525;
-          if (t522) {
-            t525 = t515a2;
-          } else {
-            t525 = t515x2;
-          }
-          t515a0 = t523;
-          t515a1 = t524;
-          t515a2 = t525;
+          t513a0 = t521;
+          t513a1 = t522;
+          t513a2 = t523;
         }
-        t512[t515] = t515a0;
-        t513[t515] = t515a1;
-        t514[t515] = t515a2;
+        t510[t513] = t513a0;
+        t511[t513] = t513a1;
+        t512[t513] = t513a2;
       }
-      int32_t t515t0;
-      int32_t t515t1;
-      int32_t t515t2;
-      t515t0 = 2147483647;
-      t515t1 = 0;
-      t515t2 = 1;
-      for (int64_t t515 = 0; t515 < t511; t515++) {
-        const int32_t t526 = t512[t515];
-        const int32_t t527 = t513[t515];
-        const int32_t t528 = t514[t515];
-        uint8_t t530 = rt_le_i(t515t0, t526);
+      int32_t t513t0;
+      int32_t t513t1;
+      int32_t t513t2;
+      t513t0 = 2147483647;
+      t513t1 = 0;
+      t513t2 = 1;
+      for (int64_t t513 = 0; t513 < t509; t513++) {
+        const int32_t t524 = t510[t513];
+        const int32_t t525 = t511[t513];
+        const int32_t t526 = t512[t513];
+        uint8_t t528 = rt_le_i(t513t0, t524);
+        int32_t t529;
+        if (t528) {
+          t529 = t513t0;
+        } else {
+          t529 = t524;
+        }
+        int32_t t530;
+        if (t528) {
+          t530 = t513t1;
+        } else {
+          t530 = t525;
+        }
         int32_t t531;
-        if (t530) {
-          t531 = t515t0;
+        if (t528) {
+          t531 = t513t2;
         } else {
           t531 = t526;
         }
-        int32_t t532;
-        if (t530) {
-          t532 = t515t1;
-        } else {
-          t532 = t527;
-        }
-        int32_t t533;
-        if (t530) {
-          t533 = t515t2;
-        } else {
-          t533 = t528;
-        }
-        t515t0 = t531;
-        t515t1 = t532;
-        t515t2 = t533;
+        t513t0 = t529;
+        t513t1 = t530;
+        t513t2 = t531;
       }
-      v_x834 = t515t0;
+      v_x837 = t513t0;
+      rt_free(t510);
+      v_x838 = t513t1;
+      rt_free(t511);
+      v_x839 = t513t2;
       rt_free(t512);
-      v_x835 = t515t1;
-      rt_free(t513);
-      v_x836 = t515t2;
-      rt_free(t514);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x825 = v_x825;
-  *out_v_x835 = v_x835;
-  *out_v_x836 = v_x836;
+  *out_v_x828 = v_x828;
+  *out_v_x838 = v_x838;
+  *out_v_x839 = v_x839;
   return;
 fail:
-  rt_release(v_x825);
+  rt_release(v_x828);
 }
 
-/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K14_A {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x826_d; int64_t v_x826_n;
-  int32_t *v_x825_d; int64_t v_x825_n;
-  int32_t v_x834;
-  int32_t v_x835;
-  int32_t v_x836;
+  int32_t *v_x829_d; int64_t v_x829_n;
+  int32_t *v_x828_d; int64_t v_x828_n;
+  int32_t v_x837;
+  int32_t v_x838;
+  int32_t v_x839;
 };
-struct alignas(8) K14_0_V {
+struct alignas(8) K12_0_V {
   int32_t v0;
 };
-struct K14_0_pull {
-  K14_A A;
-  __device__ K14_0_V operator()(int64_t i) const {
+struct K12_0_pull {
+  K12_A A;
+  __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K14_0_V{2};
+    return K12_0_V{2};
   }
 };
-struct K14_0_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x825_d[i] = v.v0;
+struct K12_0_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_0_V &v) const {
+    A.v_x828_d[i] = v.v0;
   }
 };
-struct alignas(8) K14_1_V {
+struct alignas(8) K12_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K14_1_pull {
-  K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
+struct K12_1_pull {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t535 = rt_lt_i(0, 2);
-    int32_t t536;
-    if (t535) {
-      t536 = 2147483647;
+    uint8_t t533 = rt_lt_i(0, 2);
+    int32_t t534;
+    if (t533) {
+      t534 = 2147483647;
     } else {
-      t536 = ix;
+      t534 = ix;
     }
-    return K14_1_V{t536, 0, 2};
+    return K12_1_V{t534, 0, 2};
   }
 };
-struct K14_1_op {
-  K14_A A;
-  __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
-    uint8_t t538 = rt_le_i(a.v0, b.v0);
+struct K12_1_op {
+  K12_A A;
+  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
+    uint8_t t536 = rt_le_i(a.v0, b.v0);
+    int32_t t537;
+    if (t536) {
+      t537 = a.v0;
+    } else {
+      t537 = b.v0;
+    }
+    int32_t t538;
+    if (t536) {
+      t538 = a.v1;
+    } else {
+      t538 = b.v1;
+    }
     int32_t t539;
-    if (t538) {
-      t539 = a.v0;
+    if (t536) {
+      t539 = a.v2;
     } else {
-      t539 = b.v0;
+      t539 = b.v2;
     }
-    int32_t t540;
-    if (t538) {
-      t540 = a.v1;
-    } else {
-      t540 = b.v1;
-    }
-    int32_t t541;
-    if (t538) {
-      t541 = a.v2;
-    } else {
-      t541 = b.v2;
-    }
-    return K14_1_V{t539, t540, t541};
+    return K12_1_V{t537, t538, t539};
   }
 };
-struct K14_1_check {
+struct K12_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K14_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -2802,1744 +2758,1836 @@ struct K14_1_check {
     return true;
   }
 };
-struct K14_1_ride {
-  K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
-    K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
-    return K14_1_pull{A}(i);
+struct K12_1_ride {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
+    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
+    return K12_1_pull{A}(i);
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836, int check_site_0) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x829, RtValue **out_v_x828, int32_t *out_v_x838, int32_t *out_v_x839, int check_site_0) {
+  (void)loc;
+  (void)err;
+  K12_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x829_d = v_x829->data.i;
+  A.v_x829_n = v_x829->len;
+  RtValue *v_x828 = NULL;
+  K12_1_V *K12_1_value = NULL; /* the SOAC's values, on the device */
+  int32_t v_x837 = 0;
+  int32_t v_x838 = 0;
+  int32_t v_x839 = 0;
+  /* MAP */
+  {
+    const int64_t t540 = v_x829->len;
+    v_x828 = rtg_vec_new(RT_INT, t540);
+    A.v_x828_d = v_x828->data.i;
+    A.v_x828_n = v_x828->len;
+    /* computed in the launch of SOAC 1 (K12_1_ride) */
+  }
+  /* REDUCE */
+  {
+    const int64_t t541 = v_x829->len;
+    K12_1_V *t542 = rtg::reduce_to_device<false>("K12", loc, K12_1_ride{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t541);
+    K12_1_value = t542;
+  }
+  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K12_1_value = NULL; /* freed by check_result, after the check */
+  *out_v_x828 = v_x828;
+  *out_v_x838 = v_x838;
+  *out_v_x839 = v_x839;
+  return;
+fail:
+  rt_release(v_x828);
+  rtg_free(K12_1_value);
+}
+
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x829, RtValue **out_v_x828, int32_t *out_v_x838, int32_t *out_v_x839, int check_site_0) {
+  RtValue *vals[] = {v_x829};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K12_host(err, loc, run, v_x829, out_v_x828, out_v_x838, out_v_x839);
+    if (err->index == INT64_MAX) {
+      K12_1_V t543;
+      memset(&t543, 0, sizeof t543);
+      t543.v1 = *out_v_x838;
+      t543.v2 = *out_v_x839;
+      (void)K12_1_check{{check_site_0}}(t543, err, run);
+    }
+    rtg_host_ran();
+  } else {
+    K12_gpu(err, loc, run, v_x829, out_v_x828, out_v_x838, out_v_x839, check_site_0);
+  }
+}
+
+/* K13: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x840, RtValue *v_x845, RtValue **out_v_x855) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x840_d = v_x840->data.i;
+  const int64_t v_x840_n = v_x840->len;
+  int32_t *v_x845_d = v_x845->data.i;
+  const int64_t v_x845_n = v_x845->len;
+  RtValue *v_x855 = NULL;
+  /* MAP */
+  {
+    const int64_t t544 = v_x840_n;
+    v_x855 = rt_value_new(rt_vec_type(RT_INT), t544);
+    int32_t *v_x855_d = v_x855->data.i;
+    const int64_t v_x855_n = v_x855->len;
+    RT_PARALLEL_FOR_IF(t544 >= RT_PARALLEL_MIN)
+    for (int64_t t545 = 0; t545 < t544; t545++) {
+      const int32_t t546 = (int32_t)t545;
+      int t550 = 0; /* nonzero: a check below failed */
+      int32_t t548 = rt_mul_i(t546, 2);
+      int t551 = (uint64_t)(int64_t)t548 < (uint64_t)v_x845_n;
+      int32_t t549 = t551 ? v_x845_d[t548] : 0;
+      t550 |= !t551;
+      int32_t t553 = rt_add_i(t549, 1);
+      int32_t t555 = rt_add_i(t548, 1);
+      int t557 = (uint64_t)(int64_t)t555 < (uint64_t)v_x845_n;
+      int32_t t556 = t557 ? v_x845_d[t555] : 0;
+      t550 |= !t557;
+      int32_t t559 = rt_add_i(t553, t556);
+      if (__builtin_expect(t550 != 0, 0)) { /* again, recording the error */
+        int32_t t561 = rt_mul_i(t546, 2);
+        int32_t t562;
+        if ((uint64_t)(int64_t)t561 < (uint64_t)v_x845_n) {
+          t562 = v_x845_d[t561];
+        } else {
+          NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x845_n, 0.0, 0);
+          t562 = 0;
+        }
+        int32_t t564 = rt_add_i(t562, 1);
+        int32_t t566 = rt_add_i(t561, 1);
+        int32_t t567;
+        if ((uint64_t)(int64_t)t566 < (uint64_t)v_x845_n) {
+          t567 = v_x845_d[t566];
+        } else {
+          NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 1, 0, RT_GATHER, t566, v_x845_n, 0.0, 1);
+          t567 = 0;
+        }
+        int32_t t569 = rt_add_i(t564, t567);
+      }
+      v_x855_d[t545] = t559;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x855 = v_x855;
+  return;
+fail:
+  rt_release(v_x855);
+}
+
+/* K13: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K13_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x840_d; int64_t v_x840_n;
+  int32_t *v_x845_d; int64_t v_x845_n;
+  int32_t *v_x855_d; int64_t v_x855_n;
+};
+struct alignas(8) K13_0_V {
+  int32_t v0;
+};
+struct K13_0_pull {
+  K13_A A;
+  __device__ K13_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t573 = 0; /* nonzero: a check below failed */
+    int32_t t571 = rt_mul_i(ix, 2);
+    int t574 = (uint64_t)(int64_t)t571 < (uint64_t)A.v_x845_n;
+    int32_t t572 = t574 ? A.v_x845_d[t571] : 0;
+    t573 |= !t574;
+    int32_t t576 = rt_add_i(t572, 1);
+    int32_t t578 = rt_add_i(t571, 1);
+    int t580 = (uint64_t)(int64_t)t578 < (uint64_t)A.v_x845_n;
+    int32_t t579 = t580 ? A.v_x845_d[t578] : 0;
+    t573 |= !t580;
+    int32_t t582 = rt_add_i(t576, t579);
+    if (__builtin_expect(t573 != 0, 0)) { /* again, recording the error */
+      int32_t t584 = rt_mul_i(ix, 2);
+      int32_t t585;
+      if ((uint64_t)(int64_t)t584 < (uint64_t)A.v_x845_n) {
+        t585 = A.v_x845_d[t584];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t584, A.v_x845_n, 0.0, 0);
+        t585 = 0;
+      }
+      int32_t t587 = rt_add_i(t585, 1);
+      int32_t t589 = rt_add_i(t584, 1);
+      int32_t t590;
+      if ((uint64_t)(int64_t)t589 < (uint64_t)A.v_x845_n) {
+        t590 = A.v_x845_d[t589];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t589, A.v_x845_n, 0.0, 1);
+        t590 = 0;
+      }
+      int32_t t592 = rt_add_i(t587, t590);
+    }
+    return K13_0_V{t582};
+  }
+};
+struct K13_0_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_0_V &v) const {
+    A.v_x855_d[i] = v.v0;
+  }
+};
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x840, RtValue *v_x845, RtValue **out_v_x855) {
+  (void)loc;
+  (void)err;
+  K13_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x840_d = v_x840->data.i;
+  A.v_x840_n = v_x840->len;
+  A.v_x845_d = v_x845->data.i;
+  A.v_x845_n = v_x845->len;
+  RtValue *v_x855 = NULL;
+  /* MAP */
+  {
+    const int64_t t593 = v_x840->len;
+    v_x855 = rtg_vec_new(RT_INT, t593);
+    A.v_x855_d = v_x855->data.i;
+    A.v_x855_n = v_x855->len;
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t593);
+  }
+  *out_v_x855 = v_x855;
+  return;
+fail:
+  rt_release(v_x855);
+}
+
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x840, RtValue *v_x845, RtValue **out_v_x855) {
+  RtValue *vals[] = {v_x840, v_x845};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K13_host(err, loc, run, v_x840, v_x845, out_v_x855);
+    rtg_host_ran();
+  } else {
+    K13_gpu(err, loc, run, v_x840, v_x845, out_v_x855);
+  }
+}
+
+/* K14: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1250, int32_t v_x1225, RtValue **out_v_x1249, RtValue **out_v_x1230, RtValue **out_v_x1232, RtValue **out_v_x1247, RtValue **out_v_x1248) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1250_off = rt_seg_offsets(v_sd_1250);
+  const int64_t v_sd_1250_n = v_sd_1250->len;
+  RtValue *v_x1230 = NULL;
+  RtValue *v_x1231 = NULL;
+  RtValue *v_x1232 = NULL;
+  RtValue *v_x1233 = NULL;
+  RtValue *v_x1249 = NULL;
+  RtValue *v_x1247 = NULL;
+  RtValue *v_x1248 = NULL;
+  /* PARTITION */
+  {
+    const int64_t t594 = v_x1225;
+    if (t594 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t594, 0.0, 0);
+      goto fail;
+    }
+    const int64_t t595 = t594 > 0 ? (t594 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t596 = (uint8_t *)rt_alloc_atomic((size_t)t594 + 1);
+    int64_t *t597 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t595 + 1));
+    RT_PARALLEL_FOR_IF(t595 > 1)
+    for (int64_t t598 = 0; t598 < t595; t598++) {
+      int64_t kept = 0;
+      const int64_t t598_end = (t598 + 1) * RT_CHUNK < t594 ? (t598 + 1) * RT_CHUNK : t594;
+      for (int64_t t599 = t598 * RT_CHUNK; t599 < t598_end; t599++) {
+        const int32_t t600 = (int32_t)t599;
+        int32_t t598x0;
+        uint8_t t598x1;
+        int t602 = 0; /* nonzero: a check below failed */
+        int t603 = (uint64_t)(int64_t)t600 < (uint64_t)v_sd_1250_n;
+        int32_t t601 = t603 ? (int32_t)(v_sd_1250_off[t600 + 1] - v_sd_1250_off[t600]) : 0;
+        t602 |= !t603;
+        uint8_t t605 = rt_le_i(t601, 1);
+        if (__builtin_expect(t602 != 0, 0)) { /* again, recording the error */
+          int32_t t606;
+          if ((uint64_t)(int64_t)t600 < (uint64_t)v_sd_1250_n) {
+            t606 = (int32_t)(v_sd_1250_off[t600 + 1] - v_sd_1250_off[t600]);
+          } else {
+            NESSIE_RECORD(err, t599, RT_CHECK_INDEX, 0, 0, RT_GATHER, t600, v_sd_1250_n, 0.0, 1);
+            t606 = 0;
+          }
+          uint8_t t608 = rt_le_i(t606, 1);
+        }
+        t598x0 = t600;
+        t598x1 = t605;
+        uint8_t t609;
+        t609 = t598x1;
+        t596[t599] = t609 != 0;
+        kept += t609 != 0;
+      }
+      t597[t598] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t596);
+      rt_free(t597);
+      goto fail;
+    }
+    int64_t t610 = 0;
+    for (int64_t t598 = 0; t598 < t595; t598++) {
+      const int64_t k = t597[t598];
+      t597[t598] = t610;
+      t610 += k;
+    }
+    v_x1230 = rt_value_new(rt_vec_type(RT_INT), t610);
+    int32_t *v_x1230_d = v_x1230->data.i;
+    const int64_t v_x1230_n = v_x1230->len;
+    v_x1232 = rt_value_new(rt_vec_type(RT_INT), (t594 - t610));
+    int32_t *v_x1232_d = v_x1232->data.i;
+    const int64_t v_x1232_n = v_x1232->len;
+    RT_PARALLEL_FOR_IF(t595 > 1)
+    for (int64_t t598 = 0; t598 < t595; t598++) {
+      int64_t at = t597[t598];
+      int64_t at_not = t598 * RT_CHUNK - t597[t598];
+      const int64_t t598_end = (t598 + 1) * RT_CHUNK < t594 ? (t598 + 1) * RT_CHUNK : t594;
+      for (int64_t t599 = t598 * RT_CHUNK; t599 < t598_end; t599++) {
+        const int32_t t600 = (int32_t)t599;
+        int32_t t598y0;
+        uint8_t t598y1;
+        int t612 = 0; /* nonzero: a check below failed */
+        int t613 = (uint64_t)(int64_t)t600 < (uint64_t)v_sd_1250_n;
+        int32_t t611 = t613 ? (int32_t)(v_sd_1250_off[t600 + 1] - v_sd_1250_off[t600]) : 0;
+        t612 |= !t613;
+        uint8_t t615 = rt_le_i(t611, 1);
+        if (__builtin_expect(t612 != 0, 0)) { /* again, recording the error */
+          int32_t t616;
+          if ((uint64_t)(int64_t)t600 < (uint64_t)v_sd_1250_n) {
+            t616 = (int32_t)(v_sd_1250_off[t600 + 1] - v_sd_1250_off[t600]);
+          } else {
+            NESSIE_RECORD(err, t599, RT_CHECK_INDEX, 0, 0, RT_GATHER, t600, v_sd_1250_n, 0.0, 2);
+            t616 = 0;
+          }
+          uint8_t t618 = rt_le_i(t616, 1);
+        }
+        t598y0 = t600;
+        t598y1 = t615;
+        if (t596[t599]) {
+          v_x1230_d[at] = t598y0;
+          at++;
+        } else {
+          v_x1232_d[at_not] = t598y0;
+          at_not++;
+        }
+      }
+    }
+    rt_free(t596);
+    rt_free(t597);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1230_d = v_x1230->data.i;
+    const int64_t v_x1230_n = v_x1230->len;
+    int32_t *v_x1232_d = v_x1232->data.i;
+    const int64_t v_x1232_n = v_x1232->len;
+    /* MAP */
+    {
+      const int64_t t619 = v_x1225;
+      if (t619 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t619, 0.0, 3);
+        goto fail;
+      }
+      v_x1249 = rt_value_new(rt_vec_type(RT_BOOL), t619);
+      uint8_t *v_x1249_d = v_x1249->data.b;
+      const int64_t v_x1249_n = v_x1249->len;
+      RT_PARALLEL_FOR_IF(t619 >= RT_PARALLEL_MIN)
+      for (int64_t t620 = 0; t620 < t619; t620++) {
+        const int32_t t621 = (int32_t)t620;
+        int t623 = 0; /* nonzero: a check below failed */
+        int t624 = (uint64_t)(int64_t)t621 < (uint64_t)v_sd_1250_n;
+        int32_t t622 = t624 ? (int32_t)(v_sd_1250_off[t621 + 1] - v_sd_1250_off[t621]) : 0;
+        t623 |= !t624;
+        uint8_t t626 = rt_le_i(t622, 1);
+        if (__builtin_expect(t623 != 0, 0)) { /* again, recording the error */
+          int32_t t627;
+          if ((uint64_t)(int64_t)t621 < (uint64_t)v_sd_1250_n) {
+            t627 = (int32_t)(v_sd_1250_off[t621 + 1] - v_sd_1250_off[t621]);
+          } else {
+            NESSIE_RECORD(err, t620, RT_CHECK_INDEX, 0, 0, RT_GATHER, t621, v_sd_1250_n, 0.0, 4);
+            t627 = 0;
+          }
+          uint8_t t629 = rt_le_i(t627, 1);
+        }
+        v_x1249_d[t620] = t626;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      uint8_t *v_x1249_d = v_x1249->data.b;
+      const int64_t v_x1249_n = v_x1249->len;
+      /* SCAN */
+      {
+        const int64_t t630 = v_x1225;
+        if (t630 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t630, 0.0, 5);
+          goto fail;
+        }
+        const int64_t t631 = t630 > 0 ? (t630 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t632 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t631);
+        int32_t *t633 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t631);
+        RT_PARALLEL_FOR_IF(t631 > 1)
+        for (int64_t t634 = 0; t634 < t631; t634++) {
+          int32_t t634a0;
+          int32_t t634a1;
+          t634a0 = 0;
+          t634a1 = 0;
+          const int64_t t634_end = (t634 + 1) * RT_CHUNK < t630 ? (t634 + 1) * RT_CHUNK : t630;
+          for (int64_t t635 = t634 * RT_CHUNK; t635 < t634_end; t635++) {
+            const int32_t t636 = (int32_t)t635;
+            int32_t t634x0;
+            int32_t t634x1;
+            int t638 = 0; /* nonzero: a check below failed */
+            int t639 = (uint64_t)(int64_t)t636 < (uint64_t)v_sd_1250_n;
+            int32_t t637 = t639 ? (int32_t)(v_sd_1250_off[t636 + 1] - v_sd_1250_off[t636]) : 0;
+            t638 |= !t639;
+            uint8_t t641 = rt_le_i(t637, 1);
+            int32_t t643 = rt_btoi_b(t641);
+            uint8_t t645 = rt_not_b(t641);
+            int32_t t647 = rt_btoi_b(t645);
+            if (__builtin_expect(t638 != 0, 0)) { /* again, recording the error */
+              int32_t t648;
+              if ((uint64_t)(int64_t)t636 < (uint64_t)v_sd_1250_n) {
+                t648 = (int32_t)(v_sd_1250_off[t636 + 1] - v_sd_1250_off[t636]);
+              } else {
+                NESSIE_RECORD(err, t635, RT_CHECK_INDEX, 0, 0, RT_GATHER, t636, v_sd_1250_n, 0.0, 6);
+                t648 = 0;
+              }
+              uint8_t t650 = rt_le_i(t648, 1);
+              int32_t t652 = rt_btoi_b(t650);
+              uint8_t t654 = rt_not_b(t650);
+              int32_t t656 = rt_btoi_b(t654);
+            }
+            t634x0 = t643;
+            t634x1 = t647;
+            int32_t t658 = rt_add_i(t634a0, t634x0);
+            int32_t t660 = rt_add_i(t634a1, t634x1);
+            t634a0 = t658;
+            t634a1 = t660;
+          }
+          t632[t634] = t634a0;
+          t633[t634] = t634a1;
+        }
+        int32_t t634t0;
+        int32_t t634t1;
+        t634t0 = 0;
+        t634t1 = 0;
+        for (int64_t t634 = 0; t634 < t631; t634++) {
+          const int32_t t661 = t632[t634];
+          t632[t634] = t634t0;
+          const int32_t t662 = t633[t634];
+          t633[t634] = t634t1;
+          int32_t t664 = rt_add_i(t634t0, t661);
+          int32_t t666 = rt_add_i(t634t1, t662);
+          t634t0 = t664;
+          t634t1 = t666;
+        }
+        v_x1247 = rt_value_new(rt_vec_type(RT_INT), t630);
+        int32_t *v_x1247_d = v_x1247->data.i;
+        const int64_t v_x1247_n = v_x1247->len;
+        v_x1248 = rt_value_new(rt_vec_type(RT_INT), t630);
+        int32_t *v_x1248_d = v_x1248->data.i;
+        const int64_t v_x1248_n = v_x1248->len;
+        RT_PARALLEL_FOR_IF(t631 > 1)
+        for (int64_t t634 = 0; t634 < t631; t634++) {
+          int32_t t634p0;
+          int32_t t634p1;
+          t634p0 = t632[t634];
+          t634p1 = t633[t634];
+          const int64_t t634_end = (t634 + 1) * RT_CHUNK < t630 ? (t634 + 1) * RT_CHUNK : t630;
+          for (int64_t t635 = t634 * RT_CHUNK; t635 < t634_end; t635++) {
+            const int32_t t636 = (int32_t)t635;
+            v_x1247_d[t635] = t634p0;
+            v_x1248_d[t635] = t634p1;
+            int32_t t634y0;
+            int32_t t634y1;
+            int t668 = 0; /* nonzero: a check below failed */
+            int t669 = (uint64_t)(int64_t)t636 < (uint64_t)v_sd_1250_n;
+            int32_t t667 = t669 ? (int32_t)(v_sd_1250_off[t636 + 1] - v_sd_1250_off[t636]) : 0;
+            t668 |= !t669;
+            uint8_t t671 = rt_le_i(t667, 1);
+            int32_t t673 = rt_btoi_b(t671);
+            uint8_t t675 = rt_not_b(t671);
+            int32_t t677 = rt_btoi_b(t675);
+            if (__builtin_expect(t668 != 0, 0)) { /* again, recording the error */
+              int32_t t678;
+              if ((uint64_t)(int64_t)t636 < (uint64_t)v_sd_1250_n) {
+                t678 = (int32_t)(v_sd_1250_off[t636 + 1] - v_sd_1250_off[t636]);
+              } else {
+                NESSIE_RECORD(err, t635, RT_CHECK_INDEX, 0, 0, RT_GATHER, t636, v_sd_1250_n, 0.0, 7);
+                t678 = 0;
+              }
+              uint8_t t680 = rt_le_i(t678, 1);
+              int32_t t682 = rt_btoi_b(t680);
+              uint8_t t684 = rt_not_b(t680);
+              int32_t t686 = rt_btoi_b(t684);
+            }
+            t634y0 = t673;
+            t634y1 = t677;
+            int32_t t688 = rt_add_i(t634p0, t634y0);
+            int32_t t690 = rt_add_i(t634p1, t634y1);
+            t634p0 = t688;
+            t634p1 = t690;
+          }
+        }
+        rt_free(t632);
+        rt_free(t633);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
+  }
+  *out_v_x1249 = v_x1249;
+  *out_v_x1230 = v_x1230;
+  *out_v_x1232 = v_x1232;
+  *out_v_x1247 = v_x1247;
+  *out_v_x1248 = v_x1248;
+  rt_release(v_x1231);
+  rt_release(v_x1233);
+  return;
+fail:
+  rt_release(v_x1230);
+  rt_release(v_x1231);
+  rt_release(v_x1232);
+  rt_release(v_x1233);
+  rt_release(v_x1249);
+  rt_release(v_x1247);
+  rt_release(v_x1248);
+}
+
+/* K14: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K14_A {
+  RtKernelError *err;
+  int run;
+  const int64_t *v_sd_1250_off; int64_t v_sd_1250_n;
+  int32_t v_x1225;
+  int32_t *v_x1230_d; int64_t v_x1230_n;
+  uint8_t *v_x1231_d; int64_t v_x1231_n;
+  int32_t *v_x1232_d; int64_t v_x1232_n;
+  uint8_t *v_x1233_d; int64_t v_x1233_n;
+  uint8_t *v_x1249_d; int64_t v_x1249_n;
+  int32_t *v_x1247_d; int64_t v_x1247_n;
+  int32_t *v_x1248_d; int64_t v_x1248_n;
+};
+struct alignas(8) K14_0_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K14_0_pull {
+  K14_A A;
+  __device__ K14_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t692 = 0; /* nonzero: a check below failed */
+    int t693 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1250_n;
+    int32_t t691 = t693 ? (int32_t)(A.v_sd_1250_off[ix + 1] - A.v_sd_1250_off[ix]) : 0;
+    t692 |= !t693;
+    uint8_t t695 = rt_le_i(t691, 1);
+    if (__builtin_expect(t692 != 0, 0)) { /* again, recording the error */
+      int32_t t696;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1250_n) {
+        t696 = (int32_t)(A.v_sd_1250_off[ix + 1] - A.v_sd_1250_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1250_n, 0.0, 0);
+        t696 = 0;
+      }
+      uint8_t t698 = rt_le_i(t696, 1);
+    }
+    return K14_0_V{ix, t695};
+  }
+};
+struct K14_0_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_0_V &v) const {
+    A.v_x1230_d[i] = v.v0;
+    /* v.v1: v_x1231, read by nothing (its checks are the pull's) */
+  }
+};
+struct K14_0_pred {
+  K14_A A;
+  __device__ bool operator()(int64_t i, const K14_0_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K14_0_other {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_0_V &v) const {
+    A.v_x1232_d[i] = v.v0;
+    /* v.v1: v_x1233, read by nothing (its checks are the pull's) */
+  }
+};
+struct alignas(8) K14_1_V {
+  uint8_t v0;
+};
+struct K14_1_pull {
+  K14_A A;
+  __device__ K14_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t700 = 0; /* nonzero: a check below failed */
+    int t701 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1250_n;
+    int32_t t699 = t701 ? (int32_t)(A.v_sd_1250_off[ix + 1] - A.v_sd_1250_off[ix]) : 0;
+    t700 |= !t701;
+    uint8_t t703 = rt_le_i(t699, 1);
+    if (__builtin_expect(t700 != 0, 0)) { /* again, recording the error */
+      int32_t t704;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1250_n) {
+        t704 = (int32_t)(A.v_sd_1250_off[ix + 1] - A.v_sd_1250_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1250_n, 0.0, 1);
+        t704 = 0;
+      }
+      uint8_t t706 = rt_le_i(t704, 1);
+    }
+    return K14_1_V{t703};
+  }
+};
+struct K14_1_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_1_V &v) const {
+    A.v_x1249_d[i] = v.v0;
+  }
+};
+struct alignas(8) K14_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K14_2_pull {
+  K14_A A;
+  __device__ K14_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t708 = 0; /* nonzero: a check below failed */
+    int t709 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1250_n;
+    int32_t t707 = t709 ? (int32_t)(A.v_sd_1250_off[ix + 1] - A.v_sd_1250_off[ix]) : 0;
+    t708 |= !t709;
+    uint8_t t711 = rt_le_i(t707, 1);
+    int32_t t713 = rt_btoi_b(t711);
+    uint8_t t715 = rt_not_b(t711);
+    int32_t t717 = rt_btoi_b(t715);
+    if (__builtin_expect(t708 != 0, 0)) { /* again, recording the error */
+      int32_t t718;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1250_n) {
+        t718 = (int32_t)(A.v_sd_1250_off[ix + 1] - A.v_sd_1250_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1250_n, 0.0, 2);
+        t718 = 0;
+      }
+      uint8_t t720 = rt_le_i(t718, 1);
+      int32_t t722 = rt_btoi_b(t720);
+      uint8_t t724 = rt_not_b(t720);
+      int32_t t726 = rt_btoi_b(t724);
+    }
+    return K14_2_V{t713, t717};
+  }
+};
+struct K14_2_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_2_V &v) const {
+    A.v_x1247_d[i] = v.v0;
+    A.v_x1248_d[i] = v.v1;
+  }
+};
+struct K14_2_op {
+  K14_A A;
+  __device__ K14_2_V operator()(const K14_2_V &a, const K14_2_V &b) const {
+    int32_t t728 = rt_add_i(a.v0, b.v0);
+    int32_t t730 = rt_add_i(a.v1, b.v1);
+    return K14_2_V{t728, t730};
+  }
+};
+struct K14_2_ride {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_2_V &v) const {
+    K14_1_store{A}(i, K14_1_pull{A}(i)); /* MAP 1 rides here */
+    K14_2_store{A}(i, v);
+  }
+};
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1250, int32_t v_x1225, RtValue **out_v_x1249, RtValue **out_v_x1230, RtValue **out_v_x1232, RtValue **out_v_x1247, RtValue **out_v_x1248) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x826_d = v_x826->data.i;
-  A.v_x826_n = v_x826->len;
-  RtValue *v_x825 = NULL;
-  K14_1_V *K14_1_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x834 = 0;
-  int32_t v_x835 = 0;
-  int32_t v_x836 = 0;
+  A.v_sd_1250_off = rtg_seg_offsets(v_sd_1250);
+  A.v_sd_1250_n = v_sd_1250->len;
+  A.v_x1225 = v_x1225;
+  RtValue *v_x1230 = NULL;
+  RtValue *v_x1231 = NULL;
+  RtValue *v_x1232 = NULL;
+  RtValue *v_x1233 = NULL;
+  RtValue *v_x1249 = NULL;
+  RtValue *v_x1247 = NULL;
+  RtValue *v_x1248 = NULL;
+  /* PARTITION */
+  int64_t *t731, t732; /* the slot of its count, its size */
+  {
+    const int64_t t733 = v_x1225;
+    if (t733 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t733, 0.0, run, 3};
+      goto fail;
+    }
+    v_x1230 = rtg_vec_new(RT_INT, t733);
+    A.v_x1230_d = v_x1230->data.i;
+    A.v_x1230_n = v_x1230->len;
+    v_x1232 = rtg_vec_new(RT_INT, t733);
+    A.v_x1232_d = v_x1232->data.i;
+    A.v_x1232_n = v_x1232->len;
+    t732 = t733;
+    t731 = rtg::partition_launch<K14_0_V>("K14", loc, K14_0_pull{A}, K14_0_pred{A}, t733, K14_0_store{A}, K14_0_other{A}, true);
+  }
+  {
+    const int64_t t734 = rtg::filter_count(t731);
+    v_x1230 = rtg_vec_fit(v_x1230, t734);
+    A.v_x1230_d = v_x1230->data.i;
+    A.v_x1230_n = v_x1230->len;
+    v_x1232 = rtg_vec_fit(v_x1232, t732 - t734);
+    A.v_x1232_d = v_x1232->data.i;
+    A.v_x1232_n = v_x1232->len;
+  }
   /* MAP */
   {
-    const int64_t t542 = v_x826->len;
-    v_x825 = rtg_vec_new(RT_INT, t542);
-    A.v_x825_d = v_x825->data.i;
-    A.v_x825_n = v_x825->len;
-    /* computed in the launch of SOAC 1 (K14_1_ride) */
+    const int64_t t735 = v_x1225;
+    if (t735 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t735, 0.0, run, 4};
+      goto fail;
+    }
+    v_x1249 = rtg_vec_new(RT_BOOL, t735);
+    A.v_x1249_d = v_x1249->data.b;
+    A.v_x1249_n = v_x1249->len;
+    /* computed in the launch of SOAC 2 (K14_2_ride) */
   }
-  /* REDUCE */
+  /* SCAN */
   {
-    const int64_t t543 = v_x826->len;
-    K14_1_V *t544 = rtg::reduce_to_device<false>("K14", loc, K14_1_ride{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t543);
-    K14_1_value = t544;
+    const int64_t t736 = v_x1225;
+    if (t736 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t736, 0.0, run, 5};
+      goto fail;
+    }
+    v_x1247 = rtg_vec_new(RT_INT, t736);
+    A.v_x1247_d = v_x1247->data.i;
+    A.v_x1247_n = v_x1247->len;
+    v_x1248 = rtg_vec_new(RT_INT, t736);
+    A.v_x1248_d = v_x1248->data.i;
+    A.v_x1248_n = v_x1248->len;
+    rtg::scan<true>("K14", loc, K14_2_pull{A}, K14_2_op{A}, K14_2_V{0, 0}, t736, K14_2_ride{A});
   }
-  if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K14_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x825 = v_x825;
-  *out_v_x835 = v_x835;
-  *out_v_x836 = v_x836;
+  *out_v_x1249 = v_x1249;
+  *out_v_x1230 = v_x1230;
+  *out_v_x1232 = v_x1232;
+  *out_v_x1247 = v_x1247;
+  *out_v_x1248 = v_x1248;
+  rt_release(v_x1231);
+  rt_release(v_x1233);
   return;
 fail:
-  rt_release(v_x825);
-  rtg_free(K14_1_value);
+  rt_release(v_x1230);
+  rt_release(v_x1231);
+  rt_release(v_x1232);
+  rt_release(v_x1233);
+  rt_release(v_x1249);
+  rt_release(v_x1247);
+  rt_release(v_x1248);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue **out_v_x825, int32_t *out_v_x835, int32_t *out_v_x836, int check_site_0) {
-  RtValue *vals[] = {v_x826};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K14_host(err, loc, run, v_x826, out_v_x825, out_v_x835, out_v_x836);
-    if (err->index == INT64_MAX) {
-      K14_1_V t545;
-      memset(&t545, 0, sizeof t545);
-      t545.v1 = *out_v_x835;
-      t545.v2 = *out_v_x836;
-      (void)K14_1_check{{check_site_0}}(t545, err, run);
-    }
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1250, int32_t v_x1225, RtValue **out_v_x1249, RtValue **out_v_x1230, RtValue **out_v_x1232, RtValue **out_v_x1247, RtValue **out_v_x1248) {
+  RtValue *vals[] = {v_sd_1250};
+  const int64_t sizes[] = {(int64_t)v_x1225, (int64_t)v_x1225, (int64_t)v_x1225};
+  if (rtg_choose_host(vals, 1, sizes, 3)) {
+    K14_host(err, loc, run, v_sd_1250, v_x1225, out_v_x1249, out_v_x1230, out_v_x1232, out_v_x1247, out_v_x1248);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x826, out_v_x825, out_v_x835, out_v_x836, check_site_0);
+    K14_gpu(err, loc, run, v_sd_1250, v_x1225, out_v_x1249, out_v_x1230, out_v_x1232, out_v_x1247, out_v_x1248);
   }
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x852) {
+/* K15: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1265, RtValue *v_sd_1277, RtValue *v_sd_1267, RtValue **out_v_x1275) {
   (void)loc;
   (void)run;
-  int32_t *v_x837_d = v_x837->data.i;
-  const int64_t v_x837_n = v_x837->len;
-  int32_t *v_x842_d = v_x842->data.i;
-  const int64_t v_x842_n = v_x842->len;
-  RtValue *v_x852 = NULL;
+  int32_t *v_x1265_d = v_x1265->data.i;
+  const int64_t v_x1265_n = v_x1265->len;
+  const int64_t *v_sd_1277_off = rt_seg_offsets(v_sd_1277);
+  const int64_t v_sd_1277_n = v_sd_1277->len;
+  const int64_t *v_sd_1267_off = rt_seg_offsets(v_sd_1267);
+  const int64_t v_sd_1267_n = v_sd_1267->len;
+  RtValue *v_x1271 = NULL;
+  RtValue *v_x1272 = NULL;
+  RtValue *v_x1273 = NULL;
+  RtValue *v_x1274 = NULL;
+  RtValue *v_x1275 = NULL;
+  RtValue *v_x1276 = NULL;
   /* MAP */
   {
-    const int64_t t546 = v_x837_n;
-    v_x852 = rt_value_new(rt_vec_type(RT_INT), t546);
-    int32_t *v_x852_d = v_x852->data.i;
-    const int64_t v_x852_n = v_x852->len;
-    RT_PARALLEL_FOR_IF(t546 >= RT_PARALLEL_MIN)
-    for (int64_t t547 = 0; t547 < t546; t547++) {
-      const int32_t t548 = (int32_t)t547;
-      int t552 = 0; /* nonzero: a check below failed */
-      int32_t t550 = rt_mul_i(t548, 2);
-      int t553 = (uint64_t)(int64_t)t550 < (uint64_t)v_x842_n;
-      int32_t t551 = t553 ? v_x842_d[t550] : 0;
-      t552 |= !t553;
-      int32_t t555 = rt_add_i(t551, 1);
-      int32_t t557 = rt_add_i(t550, 1);
-      int t559 = (uint64_t)(int64_t)t557 < (uint64_t)v_x842_n;
-      int32_t t558 = t559 ? v_x842_d[t557] : 0;
-      t552 |= !t559;
-      int32_t t561 = rt_add_i(t555, t558);
-      if (__builtin_expect(t552 != 0, 0)) { /* again, recording the error */
-        int32_t t563 = rt_mul_i(t548, 2);
-        int32_t t564;
-        if ((uint64_t)(int64_t)t563 < (uint64_t)v_x842_n) {
-          t564 = v_x842_d[t563];
+    const int64_t t737 = v_x1265_n;
+    v_x1271 = rt_value_new(rt_vec_type(RT_INT), t737);
+    int32_t *v_x1271_d = v_x1271->data.i;
+    const int64_t v_x1271_n = v_x1271->len;
+    v_x1272 = rt_value_new(rt_vec_type(RT_INT), t737);
+    int32_t *v_x1272_d = v_x1272->data.i;
+    const int64_t v_x1272_n = v_x1272->len;
+    v_x1273 = rt_value_new(rt_vec_type(RT_INT), t737);
+    int32_t *v_x1273_d = v_x1273->data.i;
+    const int64_t v_x1273_n = v_x1273->len;
+    RT_PARALLEL_FOR_IF(t737 >= RT_PARALLEL_MIN)
+    for (int64_t t738 = 0; t738 < t737; t738++) {
+      const int32_t t739 = (int32_t)t738;
+      int t742 = 0; /* nonzero: a check below failed */
+      int32_t t740 = v_x1265_d[t739];
+      int t743 = (uint64_t)(int64_t)t740 < (uint64_t)v_sd_1267_n;
+      int32_t t741 = t743 ? (int32_t)v_sd_1267_off[t740] : 0;
+      t742 |= !t743;
+      int t745 = (uint64_t)(int64_t)t740 < (uint64_t)v_sd_1277_n;
+      int32_t t744 = t745 ? (int32_t)(v_sd_1277_off[t740 + 1] - v_sd_1277_off[t740]) : 0;
+      t742 |= !t745;
+      int32_t t747 = rt_add_i(t741, t744);
+      if (__builtin_expect(t742 != 0, 0)) { /* again, recording the error */
+        int32_t t748 = v_x1265_d[t739];
+        int32_t t749;
+        if ((uint64_t)(int64_t)t748 < (uint64_t)v_sd_1267_n) {
+          t749 = (int32_t)v_sd_1267_off[t748];
         } else {
-          NESSIE_RECORD(err, t547, RT_CHECK_INDEX, 0, 0, RT_GATHER, t563, v_x842_n, 0.0, 0);
-          t564 = 0;
+          NESSIE_RECORD(err, t738, RT_CHECK_INDEX, 0, 0, RT_GATHER, t748, v_sd_1267_n, 0.0, 0);
+          t749 = 0;
         }
-        int32_t t566 = rt_add_i(t564, 1);
-        int32_t t568 = rt_add_i(t563, 1);
-        int32_t t569;
-        if ((uint64_t)(int64_t)t568 < (uint64_t)v_x842_n) {
-          t569 = v_x842_d[t568];
+        int32_t t750;
+        if ((uint64_t)(int64_t)t748 < (uint64_t)v_sd_1277_n) {
+          t750 = (int32_t)(v_sd_1277_off[t748 + 1] - v_sd_1277_off[t748]);
         } else {
-          NESSIE_RECORD(err, t547, RT_CHECK_INDEX, 1, 0, RT_GATHER, t568, v_x842_n, 0.0, 1);
-          t569 = 0;
+          NESSIE_RECORD(err, t738, RT_CHECK_INDEX, 0, 0, RT_GATHER, t748, v_sd_1277_n, 0.0, 1);
+          t750 = 0;
         }
-        int32_t t571 = rt_add_i(t566, t569);
+        int32_t t752 = rt_add_i(t749, t750);
       }
-      v_x852_d[t547] = t561;
+      v_x1271_d[t738] = t741;
+      v_x1272_d[t738] = t747;
+      v_x1273_d[t738] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x852 = v_x852;
+  {
+    int32_t *v_x1271_d = v_x1271->data.i;
+    const int64_t v_x1271_n = v_x1271->len;
+    int32_t *v_x1272_d = v_x1272->data.i;
+    const int64_t v_x1272_n = v_x1272->len;
+    int32_t *v_x1273_d = v_x1273->data.i;
+    const int64_t v_x1273_n = v_x1273->len;
+    /* LIBRARY */
+    {
+      RtValue *t753 = rt_range_segdes(loc, v_x1271, v_x1272, v_x1273, &v_x1275, &v_x1276);
+      v_x1274 = t753;
+      const int64_t *v_x1274_off = rt_seg_offsets(v_x1274);
+      const int64_t v_x1274_n = v_x1274->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1275 = v_x1275;
+  rt_release(v_x1271);
+  rt_release(v_x1272);
+  rt_release(v_x1273);
+  rt_release(v_x1274);
+  rt_release(v_x1276);
   return;
 fail:
-  rt_release(v_x852);
+  rt_release(v_x1271);
+  rt_release(v_x1272);
+  rt_release(v_x1273);
+  rt_release(v_x1274);
+  rt_release(v_x1275);
+  rt_release(v_x1276);
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K15: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x837_d; int64_t v_x837_n;
-  int32_t *v_x842_d; int64_t v_x842_n;
-  int32_t *v_x852_d; int64_t v_x852_n;
+  int32_t *v_x1265_d; int64_t v_x1265_n;
+  const int64_t *v_sd_1277_off; int64_t v_sd_1277_n;
+  const int64_t *v_sd_1267_off; int64_t v_sd_1267_n;
+  int32_t *v_x1271_d; int64_t v_x1271_n;
+  int32_t *v_x1272_d; int64_t v_x1272_n;
+  int32_t *v_x1273_d; int64_t v_x1273_n;
+  const int64_t *v_x1274_off; int64_t v_x1274_n;
+  int32_t *v_x1275_d; int64_t v_x1275_n;
+  int32_t *v_x1276_d; int64_t v_x1276_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K15_0_pull {
   K15_A A;
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t575 = 0; /* nonzero: a check below failed */
-    int32_t t573 = rt_mul_i(ix, 2);
-    int t576 = (uint64_t)(int64_t)t573 < (uint64_t)A.v_x842_n;
-    int32_t t574 = t576 ? A.v_x842_d[t573] : 0;
-    t575 |= !t576;
-    int32_t t578 = rt_add_i(t574, 1);
-    int32_t t580 = rt_add_i(t573, 1);
-    int t582 = (uint64_t)(int64_t)t580 < (uint64_t)A.v_x842_n;
-    int32_t t581 = t582 ? A.v_x842_d[t580] : 0;
-    t575 |= !t582;
-    int32_t t584 = rt_add_i(t578, t581);
-    if (__builtin_expect(t575 != 0, 0)) { /* again, recording the error */
-      int32_t t586 = rt_mul_i(ix, 2);
-      int32_t t587;
-      if ((uint64_t)(int64_t)t586 < (uint64_t)A.v_x842_n) {
-        t587 = A.v_x842_d[t586];
+    int t756 = 0; /* nonzero: a check below failed */
+    int32_t t754 = A.v_x1265_d[ix];
+    int t757 = (uint64_t)(int64_t)t754 < (uint64_t)A.v_sd_1267_n;
+    int32_t t755 = t757 ? (int32_t)A.v_sd_1267_off[t754] : 0;
+    t756 |= !t757;
+    int t759 = (uint64_t)(int64_t)t754 < (uint64_t)A.v_sd_1277_n;
+    int32_t t758 = t759 ? (int32_t)(A.v_sd_1277_off[t754 + 1] - A.v_sd_1277_off[t754]) : 0;
+    t756 |= !t759;
+    int32_t t761 = rt_add_i(t755, t758);
+    if (__builtin_expect(t756 != 0, 0)) { /* again, recording the error */
+      int32_t t762 = A.v_x1265_d[ix];
+      int32_t t763;
+      if ((uint64_t)(int64_t)t762 < (uint64_t)A.v_sd_1267_n) {
+        t763 = (int32_t)A.v_sd_1267_off[t762];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, A.v_x842_n, 0.0, 0);
-        t587 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t762, A.v_sd_1267_n, 0.0, 0);
+        t763 = 0;
       }
-      int32_t t589 = rt_add_i(t587, 1);
-      int32_t t591 = rt_add_i(t586, 1);
-      int32_t t592;
-      if ((uint64_t)(int64_t)t591 < (uint64_t)A.v_x842_n) {
-        t592 = A.v_x842_d[t591];
+      int32_t t764;
+      if ((uint64_t)(int64_t)t762 < (uint64_t)A.v_sd_1277_n) {
+        t764 = (int32_t)(A.v_sd_1277_off[t762 + 1] - A.v_sd_1277_off[t762]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t591, A.v_x842_n, 0.0, 1);
-        t592 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t762, A.v_sd_1277_n, 0.0, 1);
+        t764 = 0;
       }
-      int32_t t594 = rt_add_i(t589, t592);
+      int32_t t766 = rt_add_i(t763, t764);
     }
-    return K15_0_V{t584};
+    return K15_0_V{t755, t761, 1};
   }
 };
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x852_d[i] = v.v0;
+    A.v_x1271_d[i] = v.v0;
+    A.v_x1272_d[i] = v.v1;
+    A.v_x1273_d[i] = v.v2;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x852) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1265, RtValue *v_sd_1277, RtValue *v_sd_1267, RtValue **out_v_x1275) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x837_d = v_x837->data.i;
-  A.v_x837_n = v_x837->len;
-  A.v_x842_d = v_x842->data.i;
-  A.v_x842_n = v_x842->len;
-  RtValue *v_x852 = NULL;
+  A.v_x1265_d = v_x1265->data.i;
+  A.v_x1265_n = v_x1265->len;
+  A.v_sd_1277_off = rtg_seg_offsets(v_sd_1277);
+  A.v_sd_1277_n = v_sd_1277->len;
+  A.v_sd_1267_off = rtg_seg_offsets(v_sd_1267);
+  A.v_sd_1267_n = v_sd_1267->len;
+  RtValue *v_x1271 = NULL;
+  RtValue *v_x1272 = NULL;
+  RtValue *v_x1273 = NULL;
+  RtValue *v_x1274 = NULL;
+  RtValue *v_x1275 = NULL;
+  RtValue *v_x1276 = NULL;
   /* MAP */
   {
-    const int64_t t595 = v_x837->len;
-    v_x852 = rtg_vec_new(RT_INT, t595);
-    A.v_x852_d = v_x852->data.i;
-    A.v_x852_n = v_x852->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t595);
+    const int64_t t767 = v_x1265->len;
+    v_x1271 = rtg_vec_new(RT_INT, t767);
+    A.v_x1271_d = v_x1271->data.i;
+    A.v_x1271_n = v_x1271->len;
+    v_x1272 = rtg_vec_new(RT_INT, t767);
+    A.v_x1272_d = v_x1272->data.i;
+    A.v_x1272_n = v_x1272->len;
+    v_x1273 = rtg_vec_new(RT_INT, t767);
+    A.v_x1273_d = v_x1273->data.i;
+    A.v_x1273_n = v_x1273->len;
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t767);
   }
-  *out_v_x852 = v_x852;
+  /* LIBRARY */
+  {
+    RtValue *t768 = rtg_range_segdes(loc, A.run, v_x1271, v_x1272, v_x1273, &v_x1275, &v_x1276);
+    v_x1274 = t768;
+    A.v_x1274_off = rtg_seg_offsets(v_x1274);
+    A.v_x1274_n = v_x1274->len;
+  }
+  *out_v_x1275 = v_x1275;
+  rt_release(v_x1271);
+  rt_release(v_x1272);
+  rt_release(v_x1273);
+  rt_release(v_x1274);
+  rt_release(v_x1276);
   return;
 fail:
-  rt_release(v_x852);
+  rt_release(v_x1271);
+  rt_release(v_x1272);
+  rt_release(v_x1273);
+  rt_release(v_x1274);
+  rt_release(v_x1275);
+  rt_release(v_x1276);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x837, RtValue *v_x842, RtValue **out_v_x852) {
-  RtValue *vals[] = {v_x837, v_x842};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1265, RtValue *v_sd_1277, RtValue *v_sd_1267, RtValue **out_v_x1275) {
+  RtValue *vals[] = {v_x1265, v_sd_1277, v_sd_1267};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K15_host(err, loc, run, v_x837, v_x842, out_v_x852);
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K15_host(err, loc, run, v_x1265, v_sd_1277, v_sd_1267, out_v_x1275);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x837, v_x842, out_v_x852);
+    K15_gpu(err, loc, run, v_x1265, v_sd_1277, v_sd_1267, out_v_x1275);
   }
 }
 
-/* K16: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1235, int32_t v_x1210, RtValue **out_v_x1234, RtValue **out_v_x1215, RtValue **out_v_x1217, RtValue **out_v_x1232, RtValue **out_v_x1233) {
+/* K16: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, RtValue *v_sd_1264, RtValue *v_sd_1253, RtValue **out_v_x1258, RtValue **out_v_x1257, RtValue **out_v_x1260, RtValue **out_v_x1261, RtValue **out_v_x1263) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1235_off = rt_seg_offsets(v_sd_1235);
-  const int64_t v_sd_1235_n = v_sd_1235->len;
-  RtValue *v_x1215 = NULL;
-  RtValue *v_x1216 = NULL;
-  RtValue *v_x1217 = NULL;
-  RtValue *v_x1218 = NULL;
-  RtValue *v_x1234 = NULL;
-  RtValue *v_x1232 = NULL;
-  RtValue *v_x1233 = NULL;
-  /* PARTITION */
+  int32_t *v_x1251_d = v_x1251->data.i;
+  const int64_t v_x1251_n = v_x1251->len;
+  const int64_t *v_sd_1264_off = rt_seg_offsets(v_sd_1264);
+  const int64_t v_sd_1264_n = v_sd_1264->len;
+  const int64_t *v_sd_1253_off = rt_seg_offsets(v_sd_1253);
+  const int64_t v_sd_1253_n = v_sd_1253->len;
+  RtValue *v_x1257 = NULL;
+  RtValue *v_x1258 = NULL;
+  RtValue *v_x1259 = NULL;
+  RtValue *v_x1260 = NULL;
+  RtValue *v_x1261 = NULL;
+  RtValue *v_x1262 = NULL;
+  RtValue *v_x1263 = NULL;
+  /* MAP */
   {
-    const int64_t t596 = v_x1210;
-    if (t596 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t596, 0.0, 0);
-      goto fail;
-    }
-    const int64_t t597 = t596 > 0 ? (t596 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t598 = (uint8_t *)rt_alloc_atomic((size_t)t596 + 1);
-    int64_t *t599 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t597 + 1));
-    RT_PARALLEL_FOR_IF(t597 > 1)
-    for (int64_t t600 = 0; t600 < t597; t600++) {
-      int64_t kept = 0;
-      const int64_t t600_end = (t600 + 1) * RT_CHUNK < t596 ? (t600 + 1) * RT_CHUNK : t596;
-      for (int64_t t601 = t600 * RT_CHUNK; t601 < t600_end; t601++) {
-        const int32_t t602 = (int32_t)t601;
-        int32_t t600x0;
-        uint8_t t600x1;
-        int t604 = 0; /* nonzero: a check below failed */
-        int t605 = (uint64_t)(int64_t)t602 < (uint64_t)v_sd_1235_n;
-        int32_t t603 = t605 ? (int32_t)(v_sd_1235_off[t602 + 1] - v_sd_1235_off[t602]) : 0;
-        t604 |= !t605;
-        uint8_t t607 = rt_le_i(t603, 1);
-        if (__builtin_expect(t604 != 0, 0)) { /* again, recording the error */
-          int32_t t608;
-          if ((uint64_t)(int64_t)t602 < (uint64_t)v_sd_1235_n) {
-            t608 = (int32_t)(v_sd_1235_off[t602 + 1] - v_sd_1235_off[t602]);
-          } else {
-            NESSIE_RECORD(err, t601, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, v_sd_1235_n, 0.0, 1);
-            t608 = 0;
-          }
-          uint8_t t610 = rt_le_i(t608, 1);
-        }
-        t600x0 = t602;
-        t600x1 = t607;
-        uint8_t t611;
-        t611 = t600x1;
-        t598[t601] = t611 != 0;
-        kept += t611 != 0;
-      }
-      t599[t600] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t598);
-      rt_free(t599);
-      goto fail;
-    }
-    int64_t t612 = 0;
-    for (int64_t t600 = 0; t600 < t597; t600++) {
-      const int64_t k = t599[t600];
-      t599[t600] = t612;
-      t612 += k;
-    }
-    v_x1215 = rt_value_new(rt_vec_type(RT_INT), t612);
-    int32_t *v_x1215_d = v_x1215->data.i;
-    const int64_t v_x1215_n = v_x1215->len;
-    v_x1217 = rt_value_new(rt_vec_type(RT_INT), (t596 - t612));
-    int32_t *v_x1217_d = v_x1217->data.i;
-    const int64_t v_x1217_n = v_x1217->len;
-    RT_PARALLEL_FOR_IF(t597 > 1)
-    for (int64_t t600 = 0; t600 < t597; t600++) {
-      int64_t at = t599[t600];
-      int64_t at_not = t600 * RT_CHUNK - t599[t600];
-      const int64_t t600_end = (t600 + 1) * RT_CHUNK < t596 ? (t600 + 1) * RT_CHUNK : t596;
-      for (int64_t t601 = t600 * RT_CHUNK; t601 < t600_end; t601++) {
-        const int32_t t602 = (int32_t)t601;
-        int32_t t600y0;
-        uint8_t t600y1;
-        int t614 = 0; /* nonzero: a check below failed */
-        int t615 = (uint64_t)(int64_t)t602 < (uint64_t)v_sd_1235_n;
-        int32_t t613 = t615 ? (int32_t)(v_sd_1235_off[t602 + 1] - v_sd_1235_off[t602]) : 0;
-        t614 |= !t615;
-        uint8_t t617 = rt_le_i(t613, 1);
-        if (__builtin_expect(t614 != 0, 0)) { /* again, recording the error */
-          int32_t t618;
-          if ((uint64_t)(int64_t)t602 < (uint64_t)v_sd_1235_n) {
-            t618 = (int32_t)(v_sd_1235_off[t602 + 1] - v_sd_1235_off[t602]);
-          } else {
-            NESSIE_RECORD(err, t601, RT_CHECK_INDEX, 0, 0, RT_GATHER, t602, v_sd_1235_n, 0.0, 2);
-            t618 = 0;
-          }
-          uint8_t t620 = rt_le_i(t618, 1);
-        }
-        t600y0 = t602;
-        t600y1 = t617;
-        if (t598[t601]) {
-          v_x1215_d[at] = t600y0;
-          at++;
+    const int64_t t769 = v_x1251_n;
+    v_x1257 = rt_value_new(rt_vec_type(RT_INT), t769);
+    int32_t *v_x1257_d = v_x1257->data.i;
+    const int64_t v_x1257_n = v_x1257->len;
+    v_x1258 = rt_value_new(rt_vec_type(RT_INT), t769);
+    int32_t *v_x1258_d = v_x1258->data.i;
+    const int64_t v_x1258_n = v_x1258->len;
+    v_x1259 = rt_value_new(rt_vec_type(RT_INT), t769);
+    int32_t *v_x1259_d = v_x1259->data.i;
+    const int64_t v_x1259_n = v_x1259->len;
+    v_x1260 = rt_value_new(rt_vec_type(RT_INT), t769);
+    int32_t *v_x1260_d = v_x1260->data.i;
+    const int64_t v_x1260_n = v_x1260->len;
+    RT_PARALLEL_FOR_IF(t769 >= RT_PARALLEL_MIN)
+    for (int64_t t770 = 0; t770 < t769; t770++) {
+      const int32_t t771 = (int32_t)t770;
+      int t774 = 0; /* nonzero: a check below failed */
+      int32_t t772 = v_x1251_d[t771];
+      int t775 = (uint64_t)(int64_t)t772 < (uint64_t)v_sd_1253_n;
+      int32_t t773 = t775 ? (int32_t)v_sd_1253_off[t772] : 0;
+      t774 |= !t775;
+      int t777 = (uint64_t)(int64_t)t772 < (uint64_t)v_sd_1264_n;
+      int32_t t776 = t777 ? (int32_t)(v_sd_1264_off[t772 + 1] - v_sd_1264_off[t772]) : 0;
+      t774 |= !t777;
+      int32_t t779 = rt_add_i(t773, t776);
+      if (__builtin_expect(t774 != 0, 0)) { /* again, recording the error */
+        int32_t t780 = v_x1251_d[t771];
+        int32_t t781;
+        if ((uint64_t)(int64_t)t780 < (uint64_t)v_sd_1253_n) {
+          t781 = (int32_t)v_sd_1253_off[t780];
         } else {
-          v_x1217_d[at_not] = t600y0;
-          at_not++;
+          NESSIE_RECORD(err, t770, RT_CHECK_INDEX, 0, 0, RT_GATHER, t780, v_sd_1253_n, 0.0, 0);
+          t781 = 0;
         }
+        int32_t t782;
+        if ((uint64_t)(int64_t)t780 < (uint64_t)v_sd_1264_n) {
+          t782 = (int32_t)(v_sd_1264_off[t780 + 1] - v_sd_1264_off[t780]);
+        } else {
+          NESSIE_RECORD(err, t770, RT_CHECK_INDEX, 0, 0, RT_GATHER, t780, v_sd_1264_n, 0.0, 1);
+          t782 = 0;
+        }
+        int32_t t784 = rt_add_i(t781, t782);
       }
+      v_x1257_d[t770] = t773;
+      v_x1258_d[t770] = t776;
+      v_x1259_d[t770] = t779;
+      v_x1260_d[t770] = 1;
     }
-    rt_free(t598);
-    rt_free(t599);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1215_d = v_x1215->data.i;
-    const int64_t v_x1215_n = v_x1215->len;
-    int32_t *v_x1217_d = v_x1217->data.i;
-    const int64_t v_x1217_n = v_x1217->len;
-    /* MAP */
+    int32_t *v_x1257_d = v_x1257->data.i;
+    const int64_t v_x1257_n = v_x1257->len;
+    int32_t *v_x1258_d = v_x1258->data.i;
+    const int64_t v_x1258_n = v_x1258->len;
+    int32_t *v_x1259_d = v_x1259->data.i;
+    const int64_t v_x1259_n = v_x1259->len;
+    int32_t *v_x1260_d = v_x1260->data.i;
+    const int64_t v_x1260_n = v_x1260->len;
+    /* LIBRARY */
     {
-      const int64_t t621 = v_x1210;
-      if (t621 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t621, 0.0, 3);
-        goto fail;
-      }
-      v_x1234 = rt_value_new(rt_vec_type(RT_BOOL), t621);
-      uint8_t *v_x1234_d = v_x1234->data.b;
-      const int64_t v_x1234_n = v_x1234->len;
-      RT_PARALLEL_FOR_IF(t621 >= RT_PARALLEL_MIN)
-      for (int64_t t622 = 0; t622 < t621; t622++) {
-        const int32_t t623 = (int32_t)t622;
-        int t625 = 0; /* nonzero: a check below failed */
-        int t626 = (uint64_t)(int64_t)t623 < (uint64_t)v_sd_1235_n;
-        int32_t t624 = t626 ? (int32_t)(v_sd_1235_off[t623 + 1] - v_sd_1235_off[t623]) : 0;
-        t625 |= !t626;
-        uint8_t t628 = rt_le_i(t624, 1);
-        if (__builtin_expect(t625 != 0, 0)) { /* again, recording the error */
-          int32_t t629;
-          if ((uint64_t)(int64_t)t623 < (uint64_t)v_sd_1235_n) {
-            t629 = (int32_t)(v_sd_1235_off[t623 + 1] - v_sd_1235_off[t623]);
-          } else {
-            NESSIE_RECORD(err, t622, RT_CHECK_INDEX, 0, 0, RT_GATHER, t623, v_sd_1235_n, 0.0, 4);
-            t629 = 0;
-          }
-          uint8_t t631 = rt_le_i(t629, 1);
-        }
-        v_x1234_d[t622] = t628;
-      }
+      RtValue *t785 = rt_range_segdes(loc, v_x1257, v_x1259, v_x1260, &v_x1262, &v_x1263);
+      v_x1261 = t785;
+      const int64_t *v_x1261_off = rt_seg_offsets(v_x1261);
+      const int64_t v_x1261_n = v_x1261->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      uint8_t *v_x1234_d = v_x1234->data.b;
-      const int64_t v_x1234_n = v_x1234->len;
-      /* SCAN */
-      {
-        const int64_t t632 = v_x1210;
-        if (t632 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t632, 0.0, 5);
-          goto fail;
-        }
-        const int64_t t633 = t632 > 0 ? (t632 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t634 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t633);
-        int32_t *t635 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t633);
-        RT_PARALLEL_FOR_IF(t633 > 1)
-        for (int64_t t636 = 0; t636 < t633; t636++) {
-          int32_t t636a0;
-          int32_t t636a1;
-          t636a0 = 0;
-          t636a1 = 0;
-          const int64_t t636_end = (t636 + 1) * RT_CHUNK < t632 ? (t636 + 1) * RT_CHUNK : t632;
-          for (int64_t t637 = t636 * RT_CHUNK; t637 < t636_end; t637++) {
-            const int32_t t638 = (int32_t)t637;
-            int32_t t636x0;
-            int32_t t636x1;
-            int t640 = 0; /* nonzero: a check below failed */
-            int t641 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n;
-            int32_t t639 = t641 ? (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]) : 0;
-            t640 |= !t641;
-            uint8_t t643 = rt_le_i(t639, 1);
-            int32_t t645 = rt_btoi_b(t643);
-            uint8_t t647 = rt_not_b(t643);
-            int32_t t649 = rt_btoi_b(t647);
-            if (__builtin_expect(t640 != 0, 0)) { /* again, recording the error */
-              int32_t t650;
-              if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n) {
-                t650 = (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]);
-              } else {
-                NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1235_n, 0.0, 6);
-                t650 = 0;
-              }
-              uint8_t t652 = rt_le_i(t650, 1);
-              int32_t t654 = rt_btoi_b(t652);
-              uint8_t t656 = rt_not_b(t652);
-              int32_t t658 = rt_btoi_b(t656);
-            }
-            t636x0 = t645;
-            t636x1 = t649;
-            int32_t t660 = rt_add_i(t636a0, t636x0);
-            int32_t t662 = rt_add_i(t636a1, t636x1);
-            t636a0 = t660;
-            t636a1 = t662;
-          }
-          t634[t636] = t636a0;
-          t635[t636] = t636a1;
-        }
-        int32_t t636t0;
-        int32_t t636t1;
-        t636t0 = 0;
-        t636t1 = 0;
-        for (int64_t t636 = 0; t636 < t633; t636++) {
-          const int32_t t663 = t634[t636];
-          t634[t636] = t636t0;
-          const int32_t t664 = t635[t636];
-          t635[t636] = t636t1;
-          int32_t t666 = rt_add_i(t636t0, t663);
-          int32_t t668 = rt_add_i(t636t1, t664);
-          t636t0 = t666;
-          t636t1 = t668;
-        }
-        v_x1232 = rt_value_new(rt_vec_type(RT_INT), t632);
-        int32_t *v_x1232_d = v_x1232->data.i;
-        const int64_t v_x1232_n = v_x1232->len;
-        v_x1233 = rt_value_new(rt_vec_type(RT_INT), t632);
-        int32_t *v_x1233_d = v_x1233->data.i;
-        const int64_t v_x1233_n = v_x1233->len;
-        RT_PARALLEL_FOR_IF(t633 > 1)
-        for (int64_t t636 = 0; t636 < t633; t636++) {
-          int32_t t636p0;
-          int32_t t636p1;
-          t636p0 = t634[t636];
-          t636p1 = t635[t636];
-          const int64_t t636_end = (t636 + 1) * RT_CHUNK < t632 ? (t636 + 1) * RT_CHUNK : t632;
-          for (int64_t t637 = t636 * RT_CHUNK; t637 < t636_end; t637++) {
-            const int32_t t638 = (int32_t)t637;
-            v_x1232_d[t637] = t636p0;
-            v_x1233_d[t637] = t636p1;
-            int32_t t636y0;
-            int32_t t636y1;
-            int t670 = 0; /* nonzero: a check below failed */
-            int t671 = (uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n;
-            int32_t t669 = t671 ? (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]) : 0;
-            t670 |= !t671;
-            uint8_t t673 = rt_le_i(t669, 1);
-            int32_t t675 = rt_btoi_b(t673);
-            uint8_t t677 = rt_not_b(t673);
-            int32_t t679 = rt_btoi_b(t677);
-            if (__builtin_expect(t670 != 0, 0)) { /* again, recording the error */
-              int32_t t680;
-              if ((uint64_t)(int64_t)t638 < (uint64_t)v_sd_1235_n) {
-                t680 = (int32_t)(v_sd_1235_off[t638 + 1] - v_sd_1235_off[t638]);
-              } else {
-                NESSIE_RECORD(err, t637, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_sd_1235_n, 0.0, 7);
-                t680 = 0;
-              }
-              uint8_t t682 = rt_le_i(t680, 1);
-              int32_t t684 = rt_btoi_b(t682);
-              uint8_t t686 = rt_not_b(t682);
-              int32_t t688 = rt_btoi_b(t686);
-            }
-            t636y0 = t675;
-            t636y1 = t679;
-            int32_t t690 = rt_add_i(t636p0, t636y0);
-            int32_t t692 = rt_add_i(t636p1, t636y1);
-            t636p0 = t690;
-            t636p1 = t692;
-          }
-        }
-        rt_free(t634);
-        rt_free(t635);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
   }
-  *out_v_x1234 = v_x1234;
-  *out_v_x1215 = v_x1215;
-  *out_v_x1217 = v_x1217;
-  *out_v_x1232 = v_x1232;
-  *out_v_x1233 = v_x1233;
-  rt_release(v_x1216);
-  rt_release(v_x1218);
+  *out_v_x1258 = v_x1258;
+  *out_v_x1257 = v_x1257;
+  *out_v_x1260 = v_x1260;
+  *out_v_x1261 = v_x1261;
+  *out_v_x1263 = v_x1263;
+  rt_release(v_x1259);
+  rt_release(v_x1262);
   return;
 fail:
-  rt_release(v_x1215);
-  rt_release(v_x1216);
-  rt_release(v_x1217);
-  rt_release(v_x1218);
-  rt_release(v_x1234);
-  rt_release(v_x1232);
-  rt_release(v_x1233);
+  rt_release(v_x1257);
+  rt_release(v_x1258);
+  rt_release(v_x1259);
+  rt_release(v_x1260);
+  rt_release(v_x1261);
+  rt_release(v_x1262);
+  rt_release(v_x1263);
 }
 
-/* K16: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K16: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K16_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1235_off; int64_t v_sd_1235_n;
-  int32_t v_x1210;
-  int32_t *v_x1215_d; int64_t v_x1215_n;
-  uint8_t *v_x1216_d; int64_t v_x1216_n;
-  int32_t *v_x1217_d; int64_t v_x1217_n;
-  uint8_t *v_x1218_d; int64_t v_x1218_n;
-  uint8_t *v_x1234_d; int64_t v_x1234_n;
-  int32_t *v_x1232_d; int64_t v_x1232_n;
-  int32_t *v_x1233_d; int64_t v_x1233_n;
+  int32_t *v_x1251_d; int64_t v_x1251_n;
+  const int64_t *v_sd_1264_off; int64_t v_sd_1264_n;
+  const int64_t *v_sd_1253_off; int64_t v_sd_1253_n;
+  int32_t *v_x1257_d; int64_t v_x1257_n;
+  int32_t *v_x1258_d; int64_t v_x1258_n;
+  int32_t *v_x1259_d; int64_t v_x1259_n;
+  int32_t *v_x1260_d; int64_t v_x1260_n;
+  const int64_t *v_x1261_off; int64_t v_x1261_n;
+  int32_t *v_x1262_d; int64_t v_x1262_n;
+  int32_t *v_x1263_d; int64_t v_x1263_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
-  uint8_t v1;
+  int32_t v1;
+  int32_t v2;
+  int32_t v3;
 };
 struct K16_0_pull {
   K16_A A;
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t694 = 0; /* nonzero: a check below failed */
-    int t695 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n;
-    int32_t t693 = t695 ? (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]) : 0;
-    t694 |= !t695;
-    uint8_t t697 = rt_le_i(t693, 1);
-    if (__builtin_expect(t694 != 0, 0)) { /* again, recording the error */
-      int32_t t698;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n) {
-        t698 = (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]);
+    int t788 = 0; /* nonzero: a check below failed */
+    int32_t t786 = A.v_x1251_d[ix];
+    int t789 = (uint64_t)(int64_t)t786 < (uint64_t)A.v_sd_1253_n;
+    int32_t t787 = t789 ? (int32_t)A.v_sd_1253_off[t786] : 0;
+    t788 |= !t789;
+    int t791 = (uint64_t)(int64_t)t786 < (uint64_t)A.v_sd_1264_n;
+    int32_t t790 = t791 ? (int32_t)(A.v_sd_1264_off[t786 + 1] - A.v_sd_1264_off[t786]) : 0;
+    t788 |= !t791;
+    int32_t t793 = rt_add_i(t787, t790);
+    if (__builtin_expect(t788 != 0, 0)) { /* again, recording the error */
+      int32_t t794 = A.v_x1251_d[ix];
+      int32_t t795;
+      if ((uint64_t)(int64_t)t794 < (uint64_t)A.v_sd_1253_n) {
+        t795 = (int32_t)A.v_sd_1253_off[t794];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1235_n, 0.0, 0);
-        t698 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t794, A.v_sd_1253_n, 0.0, 0);
+        t795 = 0;
       }
-      uint8_t t700 = rt_le_i(t698, 1);
+      int32_t t796;
+      if ((uint64_t)(int64_t)t794 < (uint64_t)A.v_sd_1264_n) {
+        t796 = (int32_t)(A.v_sd_1264_off[t794 + 1] - A.v_sd_1264_off[t794]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t794, A.v_sd_1264_n, 0.0, 1);
+        t796 = 0;
+      }
+      int32_t t798 = rt_add_i(t795, t796);
     }
-    return K16_0_V{ix, t697};
+    return K16_0_V{t787, t790, t793, 1};
   }
 };
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1215_d[i] = v.v0;
-    /* v.v1: v_x1216, read by nothing (its checks are the pull's) */
+    A.v_x1257_d[i] = v.v0;
+    A.v_x1258_d[i] = v.v1;
+    A.v_x1259_d[i] = v.v2;
+    A.v_x1260_d[i] = v.v3;
   }
 };
-struct K16_0_pred {
-  K16_A A;
-  __device__ bool operator()(int64_t i, const K16_0_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct K16_0_other {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1217_d[i] = v.v0;
-    /* v.v1: v_x1218, read by nothing (its checks are the pull's) */
-  }
-};
-struct alignas(8) K16_1_V {
-  uint8_t v0;
-};
-struct K16_1_pull {
-  K16_A A;
-  __device__ K16_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t702 = 0; /* nonzero: a check below failed */
-    int t703 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n;
-    int32_t t701 = t703 ? (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]) : 0;
-    t702 |= !t703;
-    uint8_t t705 = rt_le_i(t701, 1);
-    if (__builtin_expect(t702 != 0, 0)) { /* again, recording the error */
-      int32_t t706;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n) {
-        t706 = (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1235_n, 0.0, 1);
-        t706 = 0;
-      }
-      uint8_t t708 = rt_le_i(t706, 1);
-    }
-    return K16_1_V{t705};
-  }
-};
-struct K16_1_store {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1234_d[i] = v.v0;
-  }
-};
-struct alignas(8) K16_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K16_2_pull {
-  K16_A A;
-  __device__ K16_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t710 = 0; /* nonzero: a check below failed */
-    int t711 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n;
-    int32_t t709 = t711 ? (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]) : 0;
-    t710 |= !t711;
-    uint8_t t713 = rt_le_i(t709, 1);
-    int32_t t715 = rt_btoi_b(t713);
-    uint8_t t717 = rt_not_b(t713);
-    int32_t t719 = rt_btoi_b(t717);
-    if (__builtin_expect(t710 != 0, 0)) { /* again, recording the error */
-      int32_t t720;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1235_n) {
-        t720 = (int32_t)(A.v_sd_1235_off[ix + 1] - A.v_sd_1235_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1235_n, 0.0, 2);
-        t720 = 0;
-      }
-      uint8_t t722 = rt_le_i(t720, 1);
-      int32_t t724 = rt_btoi_b(t722);
-      uint8_t t726 = rt_not_b(t722);
-      int32_t t728 = rt_btoi_b(t726);
-    }
-    return K16_2_V{t715, t719};
-  }
-};
-struct K16_2_store {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_2_V &v) const {
-    A.v_x1232_d[i] = v.v0;
-    A.v_x1233_d[i] = v.v1;
-  }
-};
-struct K16_2_op {
-  K16_A A;
-  __device__ K16_2_V operator()(const K16_2_V &a, const K16_2_V &b) const {
-    int32_t t730 = rt_add_i(a.v0, b.v0);
-    int32_t t732 = rt_add_i(a.v1, b.v1);
-    return K16_2_V{t730, t732};
-  }
-};
-struct K16_2_ride {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_2_V &v) const {
-    K16_1_store{A}(i, K16_1_pull{A}(i)); /* MAP 1 rides here */
-    K16_2_store{A}(i, v);
-  }
-};
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1235, int32_t v_x1210, RtValue **out_v_x1234, RtValue **out_v_x1215, RtValue **out_v_x1217, RtValue **out_v_x1232, RtValue **out_v_x1233) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, RtValue *v_sd_1264, RtValue *v_sd_1253, RtValue **out_v_x1258, RtValue **out_v_x1257, RtValue **out_v_x1260, RtValue **out_v_x1261, RtValue **out_v_x1263) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1235_off = rtg_seg_offsets(v_sd_1235);
-  A.v_sd_1235_n = v_sd_1235->len;
-  A.v_x1210 = v_x1210;
-  RtValue *v_x1215 = NULL;
-  RtValue *v_x1216 = NULL;
-  RtValue *v_x1217 = NULL;
-  RtValue *v_x1218 = NULL;
-  RtValue *v_x1234 = NULL;
-  RtValue *v_x1232 = NULL;
-  RtValue *v_x1233 = NULL;
-  /* PARTITION */
-  int64_t *t733, t734; /* the slot of its count, its size */
-  {
-    const int64_t t735 = v_x1210;
-    if (t735 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t735, 0.0, run, 3};
-      goto fail;
-    }
-    v_x1215 = rtg_vec_new(RT_INT, t735);
-    A.v_x1215_d = v_x1215->data.i;
-    A.v_x1215_n = v_x1215->len;
-    v_x1217 = rtg_vec_new(RT_INT, t735);
-    A.v_x1217_d = v_x1217->data.i;
-    A.v_x1217_n = v_x1217->len;
-    t734 = t735;
-    t733 = rtg::partition_launch<K16_0_V>("K16", loc, K16_0_pull{A}, K16_0_pred{A}, t735, K16_0_store{A}, K16_0_other{A}, true);
-  }
-  {
-    const int64_t t736 = rtg::filter_count(t733);
-    v_x1215 = rtg_vec_fit(v_x1215, t736);
-    A.v_x1215_d = v_x1215->data.i;
-    A.v_x1215_n = v_x1215->len;
-    v_x1217 = rtg_vec_fit(v_x1217, t734 - t736);
-    A.v_x1217_d = v_x1217->data.i;
-    A.v_x1217_n = v_x1217->len;
-  }
+  A.v_x1251_d = v_x1251->data.i;
+  A.v_x1251_n = v_x1251->len;
+  A.v_sd_1264_off = rtg_seg_offsets(v_sd_1264);
+  A.v_sd_1264_n = v_sd_1264->len;
+  A.v_sd_1253_off = rtg_seg_offsets(v_sd_1253);
+  A.v_sd_1253_n = v_sd_1253->len;
+  RtValue *v_x1257 = NULL;
+  RtValue *v_x1258 = NULL;
+  RtValue *v_x1259 = NULL;
+  RtValue *v_x1260 = NULL;
+  RtValue *v_x1261 = NULL;
+  RtValue *v_x1262 = NULL;
+  RtValue *v_x1263 = NULL;
   /* MAP */
   {
-    const int64_t t737 = v_x1210;
-    if (t737 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t737, 0.0, run, 4};
-      goto fail;
-    }
-    v_x1234 = rtg_vec_new(RT_BOOL, t737);
-    A.v_x1234_d = v_x1234->data.b;
-    A.v_x1234_n = v_x1234->len;
-    /* computed in the launch of SOAC 2 (K16_2_ride) */
+    const int64_t t799 = v_x1251->len;
+    v_x1257 = rtg_vec_new(RT_INT, t799);
+    A.v_x1257_d = v_x1257->data.i;
+    A.v_x1257_n = v_x1257->len;
+    v_x1258 = rtg_vec_new(RT_INT, t799);
+    A.v_x1258_d = v_x1258->data.i;
+    A.v_x1258_n = v_x1258->len;
+    v_x1259 = rtg_vec_new(RT_INT, t799);
+    A.v_x1259_d = v_x1259->data.i;
+    A.v_x1259_n = v_x1259->len;
+    v_x1260 = rtg_vec_new(RT_INT, t799);
+    A.v_x1260_d = v_x1260->data.i;
+    A.v_x1260_n = v_x1260->len;
+    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t799);
   }
-  /* SCAN */
+  /* LIBRARY */
   {
-    const int64_t t738 = v_x1210;
-    if (t738 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t738, 0.0, run, 5};
-      goto fail;
-    }
-    v_x1232 = rtg_vec_new(RT_INT, t738);
-    A.v_x1232_d = v_x1232->data.i;
-    A.v_x1232_n = v_x1232->len;
-    v_x1233 = rtg_vec_new(RT_INT, t738);
-    A.v_x1233_d = v_x1233->data.i;
-    A.v_x1233_n = v_x1233->len;
-    rtg::scan<true>("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, t738, K16_2_ride{A});
+    RtValue *t800 = rtg_range_segdes(loc, A.run, v_x1257, v_x1259, v_x1260, &v_x1262, &v_x1263);
+    v_x1261 = t800;
+    A.v_x1261_off = rtg_seg_offsets(v_x1261);
+    A.v_x1261_n = v_x1261->len;
   }
-  *out_v_x1234 = v_x1234;
-  *out_v_x1215 = v_x1215;
-  *out_v_x1217 = v_x1217;
-  *out_v_x1232 = v_x1232;
-  *out_v_x1233 = v_x1233;
-  rt_release(v_x1216);
-  rt_release(v_x1218);
+  *out_v_x1258 = v_x1258;
+  *out_v_x1257 = v_x1257;
+  *out_v_x1260 = v_x1260;
+  *out_v_x1261 = v_x1261;
+  *out_v_x1263 = v_x1263;
+  rt_release(v_x1259);
+  rt_release(v_x1262);
   return;
 fail:
-  rt_release(v_x1215);
-  rt_release(v_x1216);
-  rt_release(v_x1217);
-  rt_release(v_x1218);
-  rt_release(v_x1234);
-  rt_release(v_x1232);
-  rt_release(v_x1233);
+  rt_release(v_x1257);
+  rt_release(v_x1258);
+  rt_release(v_x1259);
+  rt_release(v_x1260);
+  rt_release(v_x1261);
+  rt_release(v_x1262);
+  rt_release(v_x1263);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1235, int32_t v_x1210, RtValue **out_v_x1234, RtValue **out_v_x1215, RtValue **out_v_x1217, RtValue **out_v_x1232, RtValue **out_v_x1233) {
-  RtValue *vals[] = {v_sd_1235};
-  const int64_t sizes[] = {(int64_t)v_x1210, (int64_t)v_x1210, (int64_t)v_x1210};
-  if (rtg_choose_host(vals, 1, sizes, 3)) {
-    K16_host(err, loc, run, v_sd_1235, v_x1210, out_v_x1234, out_v_x1215, out_v_x1217, out_v_x1232, out_v_x1233);
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, RtValue *v_sd_1264, RtValue *v_sd_1253, RtValue **out_v_x1258, RtValue **out_v_x1257, RtValue **out_v_x1260, RtValue **out_v_x1261, RtValue **out_v_x1263) {
+  RtValue *vals[] = {v_x1251, v_sd_1264, v_sd_1253};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K16_host(err, loc, run, v_x1251, v_sd_1264, v_sd_1253, out_v_x1258, out_v_x1257, out_v_x1260, out_v_x1261, out_v_x1263);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_sd_1235, v_x1210, out_v_x1234, out_v_x1215, out_v_x1217, out_v_x1232, out_v_x1233);
+    K16_gpu(err, loc, run, v_x1251, v_sd_1264, v_sd_1253, out_v_x1258, out_v_x1257, out_v_x1260, out_v_x1261, out_v_x1263);
   }
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1247, RtValue *v_sd_1256, RtValue *v_sd_1249, RtValue **out_v_x1253, RtValue **out_v_x1254, RtValue **out_v_x1255) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, int32_t v_x1068, RtValue *v_x1071, RtValue *v_x1072, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1081) {
   (void)loc;
   (void)run;
-  int32_t *v_x1247_d = v_x1247->data.i;
-  const int64_t v_x1247_n = v_x1247->len;
-  const int64_t *v_sd_1256_off = rt_seg_offsets(v_sd_1256);
-  const int64_t v_sd_1256_n = v_sd_1256->len;
-  const int64_t *v_sd_1249_off = rt_seg_offsets(v_sd_1249);
-  const int64_t v_sd_1249_n = v_sd_1249->len;
-  RtValue *v_x1253 = NULL;
-  RtValue *v_x1254 = NULL;
-  RtValue *v_x1255 = NULL;
+  int32_t *v_x1067_d = v_x1067->data.i;
+  const int64_t v_x1067_n = v_x1067->len;
+  uint8_t *v_x1071_d = v_x1071->data.b;
+  const int64_t v_x1071_n = v_x1071->len;
+  (void)v_x1071_n; /* v_x1071's length is v_x1067's */
+  int32_t *v_x1072_d = v_x1072->data.i;
+  const int64_t v_x1072_n = v_x1072->len;
+  (void)v_x1072_n; /* v_x1072's length is v_x1067's */
+  int32_t *v_x1075_d = v_x1075->data.i;
+  const int64_t v_x1075_n = v_x1075->len;
+  int32_t *v_x1076_d = v_x1076->data.i;
+  const int64_t v_x1076_n = v_x1076->len;
+  RtValue *v_x1081 = NULL;
   /* MAP */
   {
-    const int64_t t739 = v_x1247_n;
-    v_x1253 = rt_value_new(rt_vec_type(RT_INT), t739);
-    int32_t *v_x1253_d = v_x1253->data.i;
-    const int64_t v_x1253_n = v_x1253->len;
-    v_x1254 = rt_value_new(rt_vec_type(RT_INT), t739);
-    int32_t *v_x1254_d = v_x1254->data.i;
-    const int64_t v_x1254_n = v_x1254->len;
-    v_x1255 = rt_value_new(rt_vec_type(RT_INT), t739);
-    int32_t *v_x1255_d = v_x1255->data.i;
-    const int64_t v_x1255_n = v_x1255->len;
-    RT_PARALLEL_FOR_IF(t739 >= RT_PARALLEL_MIN)
-    for (int64_t t740 = 0; t740 < t739; t740++) {
-      const int32_t t741 = (int32_t)t740;
-      int t744 = 0; /* nonzero: a check below failed */
-      int32_t t742 = v_x1247_d[t741];
-      int t745 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1249_n;
-      int32_t t743 = t745 ? (int32_t)v_sd_1249_off[t742] : 0;
-      t744 |= !t745;
-      int t747 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1256_n;
-      int32_t t746 = t747 ? (int32_t)(v_sd_1256_off[t742 + 1] - v_sd_1256_off[t742]) : 0;
-      t744 |= !t747;
-      int32_t t749 = rt_add_i(t743, t746);
-      if (__builtin_expect(t744 != 0, 0)) { /* again, recording the error */
-        int32_t t750 = v_x1247_d[t741];
-        int32_t t751;
-        if ((uint64_t)(int64_t)t750 < (uint64_t)v_sd_1249_n) {
-          t751 = (int32_t)v_sd_1249_off[t750];
-        } else {
-          NESSIE_RECORD(err, t740, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, v_sd_1249_n, 0.0, 0);
-          t751 = 0;
-        }
-        int32_t t752;
-        if ((uint64_t)(int64_t)t750 < (uint64_t)v_sd_1256_n) {
-          t752 = (int32_t)(v_sd_1256_off[t750 + 1] - v_sd_1256_off[t750]);
-        } else {
-          NESSIE_RECORD(err, t740, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, v_sd_1256_n, 0.0, 1);
-          t752 = 0;
-        }
-        int32_t t754 = rt_add_i(t751, t752);
+    const int64_t t801 = v_x1067_n;
+    v_x1081 = rt_value_new(rt_vec_type(RT_INT), t801);
+    int32_t *v_x1081_d = v_x1081->data.i;
+    const int64_t v_x1081_n = v_x1081->len;
+    RT_PARALLEL_FOR_IF(t801 >= RT_PARALLEL_MIN)
+    for (int64_t t802 = 0; t802 < t801; t802++) {
+      const int32_t t803 = (int32_t)t802;
+      int t812 = 0; /* nonzero: a check below failed */
+      int32_t t804 = v_x1067_d[t803];
+      int32_t t806 = rt_add_i(t804, v_x1068);
+      uint8_t t807 = v_x1071_d[t803];
+      int32_t t808 = v_x1072_d[t803];
+      int32_t t810 = (t807 ? t808 : t806);
+      int t813 = (uint64_t)(int64_t)t810 < (uint64_t)v_x1077;
+      int32_t t811 = t813 ? t810 : 0;
+      t812 |= !t813;
+      uint8_t t815 = rt_lt_i(t811, (int32_t)v_x1075_n);
+      int32_t t816;
+      if (t815) {
+        int t818 = (uint64_t)(int64_t)t811 < (uint64_t)v_x1075_n;
+        int32_t t817 = t818 ? v_x1075_d[t811] : 0;
+        t812 |= !t818;
+        t816 = t817;
+      } else {
+        int32_t t820 = rt_sub_i(t811, (int32_t)v_x1075_n);
+        int t822 = (uint64_t)(int64_t)t820 < (uint64_t)v_x1076_n;
+        int32_t t821 = t822 ? v_x1076_d[t820] : 0;
+        t812 |= !t822;
+        t816 = t821;
       }
-      v_x1253_d[t740] = t743;
-      v_x1254_d[t740] = t749;
-      v_x1255_d[t740] = 1;
+      if (__builtin_expect(t812 != 0, 0)) { /* again, recording the error */
+        int32_t t823 = v_x1067_d[t803];
+        int32_t t825 = rt_add_i(t823, v_x1068);
+        uint8_t t826 = v_x1071_d[t803];
+        int32_t t827 = v_x1072_d[t803];
+        int32_t t829 = (t826 ? t827 : t825);
+        int32_t t830;
+        if ((uint64_t)(int64_t)t829 < (uint64_t)v_x1077) {
+          t830 = t829;
+        } else {
+          NESSIE_RECORD(err, t802, RT_CHECK_INDEX, 0, 0, RT_GATHER, t829, v_x1077, 0.0, 0);
+          t830 = 0;
+        }
+        uint8_t t832 = rt_lt_i(t830, (int32_t)v_x1075_n);
+        int32_t t833;
+        if (t832) {
+          int32_t t834;
+          if ((uint64_t)(int64_t)t830 < (uint64_t)v_x1075_n) {
+            t834 = v_x1075_d[t830];
+          } else {
+            NESSIE_RECORD(err, t802, RT_CHECK_INDEX, 0, 0, RT_GATHER, t830, v_x1075_n, 0.0, 1);
+            t834 = 0;
+          }
+          t833 = t834;
+        } else {
+          int32_t t836 = rt_sub_i(t830, (int32_t)v_x1075_n);
+          int32_t t837;
+          if ((uint64_t)(int64_t)t836 < (uint64_t)v_x1076_n) {
+            t837 = v_x1076_d[t836];
+          } else {
+            NESSIE_RECORD(err, t802, RT_CHECK_INDEX, 0, 0, RT_GATHER, t836, v_x1076_n, 0.0, 2);
+            t837 = 0;
+          }
+          t833 = t837;
+        }
+      }
+      v_x1081_d[t802] = t816;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1253 = v_x1253;
-  *out_v_x1254 = v_x1254;
-  *out_v_x1255 = v_x1255;
+  *out_v_x1081 = v_x1081;
   return;
 fail:
-  rt_release(v_x1253);
-  rt_release(v_x1254);
-  rt_release(v_x1255);
+  rt_release(v_x1081);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1247_d; int64_t v_x1247_n;
-  const int64_t *v_sd_1256_off; int64_t v_sd_1256_n;
-  const int64_t *v_sd_1249_off; int64_t v_sd_1249_n;
-  int32_t *v_x1253_d; int64_t v_x1253_n;
-  int32_t *v_x1254_d; int64_t v_x1254_n;
-  int32_t *v_x1255_d; int64_t v_x1255_n;
+  int32_t *v_x1067_d; int64_t v_x1067_n;
+  int32_t v_x1068;
+  uint8_t *v_x1071_d; int64_t v_x1071_n;
+  int32_t *v_x1072_d; int64_t v_x1072_n;
+  int32_t *v_x1075_d; int64_t v_x1075_n;
+  int32_t *v_x1076_d; int64_t v_x1076_n;
+  int32_t v_x1077;
+  int32_t *v_x1081_d; int64_t v_x1081_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K17_0_pull {
   K17_A A;
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t757 = 0; /* nonzero: a check below failed */
-    int32_t t755 = A.v_x1247_d[ix];
-    int t758 = (uint64_t)(int64_t)t755 < (uint64_t)A.v_sd_1249_n;
-    int32_t t756 = t758 ? (int32_t)A.v_sd_1249_off[t755] : 0;
-    t757 |= !t758;
-    int t760 = (uint64_t)(int64_t)t755 < (uint64_t)A.v_sd_1256_n;
-    int32_t t759 = t760 ? (int32_t)(A.v_sd_1256_off[t755 + 1] - A.v_sd_1256_off[t755]) : 0;
-    t757 |= !t760;
-    int32_t t762 = rt_add_i(t756, t759);
-    if (__builtin_expect(t757 != 0, 0)) { /* again, recording the error */
-      int32_t t763 = A.v_x1247_d[ix];
-      int32_t t764;
-      if ((uint64_t)(int64_t)t763 < (uint64_t)A.v_sd_1249_n) {
-        t764 = (int32_t)A.v_sd_1249_off[t763];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, A.v_sd_1249_n, 0.0, 0);
-        t764 = 0;
-      }
-      int32_t t765;
-      if ((uint64_t)(int64_t)t763 < (uint64_t)A.v_sd_1256_n) {
-        t765 = (int32_t)(A.v_sd_1256_off[t763 + 1] - A.v_sd_1256_off[t763]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, A.v_sd_1256_n, 0.0, 1);
-        t765 = 0;
-      }
-      int32_t t767 = rt_add_i(t764, t765);
+    int t846 = 0; /* nonzero: a check below failed */
+    int32_t t838 = rtg::ld_stream(&A.v_x1067_d[ix]);
+    int32_t t840 = rt_add_i(t838, A.v_x1068);
+    uint8_t t841 = rtg::ld_stream(&A.v_x1071_d[ix]);
+    int32_t t842 = rtg::ld_stream(&A.v_x1072_d[ix]);
+    int32_t t844 = (t841 ? t842 : t840);
+    int t847 = (uint64_t)(int64_t)t844 < (uint64_t)A.v_x1077;
+    int32_t t845 = t847 ? t844 : 0;
+    t846 |= !t847;
+    uint8_t t849 = rt_lt_i(t845, (int32_t)A.v_x1075_n);
+    int32_t t850;
+    if (t849) {
+      int t852 = (uint64_t)(int64_t)t845 < (uint64_t)A.v_x1075_n;
+      int32_t t851 = t852 ? A.v_x1075_d[t845] : 0;
+      t846 |= !t852;
+      t850 = t851;
+    } else {
+      int32_t t854 = rt_sub_i(t845, (int32_t)A.v_x1075_n);
+      int t856 = (uint64_t)(int64_t)t854 < (uint64_t)A.v_x1076_n;
+      int32_t t855 = t856 ? A.v_x1076_d[t854] : 0;
+      t846 |= !t856;
+      t850 = t855;
     }
-    return K17_0_V{t756, t762, 1};
+    if (__builtin_expect(t846 != 0, 0)) { /* again, recording the error */
+      int32_t t857 = rtg::ld_stream(&A.v_x1067_d[ix]);
+      int32_t t859 = rt_add_i(t857, A.v_x1068);
+      uint8_t t860 = rtg::ld_stream(&A.v_x1071_d[ix]);
+      int32_t t861 = rtg::ld_stream(&A.v_x1072_d[ix]);
+      int32_t t863 = (t860 ? t861 : t859);
+      int32_t t864;
+      if ((uint64_t)(int64_t)t863 < (uint64_t)A.v_x1077) {
+        t864 = t863;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t863, A.v_x1077, 0.0, 0);
+        t864 = 0;
+      }
+      uint8_t t866 = rt_lt_i(t864, (int32_t)A.v_x1075_n);
+      int32_t t867;
+      if (t866) {
+        int32_t t868;
+        if ((uint64_t)(int64_t)t864 < (uint64_t)A.v_x1075_n) {
+          t868 = A.v_x1075_d[t864];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t864, A.v_x1075_n, 0.0, 1);
+          t868 = 0;
+        }
+        t867 = t868;
+      } else {
+        int32_t t870 = rt_sub_i(t864, (int32_t)A.v_x1075_n);
+        int32_t t871;
+        if ((uint64_t)(int64_t)t870 < (uint64_t)A.v_x1076_n) {
+          t871 = A.v_x1076_d[t870];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t870, A.v_x1076_n, 0.0, 2);
+          t871 = 0;
+        }
+        t867 = t871;
+      }
+    }
+    return K17_0_V{t850};
   }
 };
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x1253_d[i] = v.v0;
-    A.v_x1254_d[i] = v.v1;
-    A.v_x1255_d[i] = v.v2;
+    A.v_x1081_d[i] = v.v0;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1247, RtValue *v_sd_1256, RtValue *v_sd_1249, RtValue **out_v_x1253, RtValue **out_v_x1254, RtValue **out_v_x1255) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, int32_t v_x1068, RtValue *v_x1071, RtValue *v_x1072, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1081) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1247_d = v_x1247->data.i;
-  A.v_x1247_n = v_x1247->len;
-  A.v_sd_1256_off = rtg_seg_offsets(v_sd_1256);
-  A.v_sd_1256_n = v_sd_1256->len;
-  A.v_sd_1249_off = rtg_seg_offsets(v_sd_1249);
-  A.v_sd_1249_n = v_sd_1249->len;
-  RtValue *v_x1253 = NULL;
-  RtValue *v_x1254 = NULL;
-  RtValue *v_x1255 = NULL;
-  /* MAP */
-  {
-    const int64_t t768 = v_x1247->len;
-    v_x1253 = rtg_vec_new(RT_INT, t768);
-    A.v_x1253_d = v_x1253->data.i;
-    A.v_x1253_n = v_x1253->len;
-    v_x1254 = rtg_vec_new(RT_INT, t768);
-    A.v_x1254_d = v_x1254->data.i;
-    A.v_x1254_n = v_x1254->len;
-    v_x1255 = rtg_vec_new(RT_INT, t768);
-    A.v_x1255_d = v_x1255->data.i;
-    A.v_x1255_n = v_x1255->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t768);
-  }
-  *out_v_x1253 = v_x1253;
-  *out_v_x1254 = v_x1254;
-  *out_v_x1255 = v_x1255;
-  return;
-fail:
-  rt_release(v_x1253);
-  rt_release(v_x1254);
-  rt_release(v_x1255);
-}
-
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1247, RtValue *v_sd_1256, RtValue *v_sd_1249, RtValue **out_v_x1253, RtValue **out_v_x1254, RtValue **out_v_x1255) {
-  RtValue *vals[] = {v_x1247, v_sd_1256, v_sd_1249};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K17_host(err, loc, run, v_x1247, v_sd_1256, v_sd_1249, out_v_x1253, out_v_x1254, out_v_x1255);
-    rtg_host_ran();
-  } else {
-    K17_gpu(err, loc, run, v_x1247, v_sd_1256, v_sd_1249, out_v_x1253, out_v_x1254, out_v_x1255);
-  }
-}
-
-/* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1236, RtValue *v_sd_1246, RtValue *v_sd_1238, RtValue **out_v_x1243, RtValue **out_v_x1242, RtValue **out_v_x1244, RtValue **out_v_x1245) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1236_d = v_x1236->data.i;
-  const int64_t v_x1236_n = v_x1236->len;
-  const int64_t *v_sd_1246_off = rt_seg_offsets(v_sd_1246);
-  const int64_t v_sd_1246_n = v_sd_1246->len;
-  const int64_t *v_sd_1238_off = rt_seg_offsets(v_sd_1238);
-  const int64_t v_sd_1238_n = v_sd_1238->len;
-  RtValue *v_x1242 = NULL;
-  RtValue *v_x1243 = NULL;
-  RtValue *v_x1244 = NULL;
-  RtValue *v_x1245 = NULL;
-  /* MAP */
-  {
-    const int64_t t769 = v_x1236_n;
-    v_x1242 = rt_value_new(rt_vec_type(RT_INT), t769);
-    int32_t *v_x1242_d = v_x1242->data.i;
-    const int64_t v_x1242_n = v_x1242->len;
-    v_x1243 = rt_value_new(rt_vec_type(RT_INT), t769);
-    int32_t *v_x1243_d = v_x1243->data.i;
-    const int64_t v_x1243_n = v_x1243->len;
-    v_x1244 = rt_value_new(rt_vec_type(RT_INT), t769);
-    int32_t *v_x1244_d = v_x1244->data.i;
-    const int64_t v_x1244_n = v_x1244->len;
-    v_x1245 = rt_value_new(rt_vec_type(RT_INT), t769);
-    int32_t *v_x1245_d = v_x1245->data.i;
-    const int64_t v_x1245_n = v_x1245->len;
-    RT_PARALLEL_FOR_IF(t769 >= RT_PARALLEL_MIN)
-    for (int64_t t770 = 0; t770 < t769; t770++) {
-      const int32_t t771 = (int32_t)t770;
-      int t774 = 0; /* nonzero: a check below failed */
-      int32_t t772 = v_x1236_d[t771];
-      int t775 = (uint64_t)(int64_t)t772 < (uint64_t)v_sd_1238_n;
-      int32_t t773 = t775 ? (int32_t)v_sd_1238_off[t772] : 0;
-      t774 |= !t775;
-      int t777 = (uint64_t)(int64_t)t772 < (uint64_t)v_sd_1246_n;
-      int32_t t776 = t777 ? (int32_t)(v_sd_1246_off[t772 + 1] - v_sd_1246_off[t772]) : 0;
-      t774 |= !t777;
-      int32_t t779 = rt_add_i(t773, t776);
-      if (__builtin_expect(t774 != 0, 0)) { /* again, recording the error */
-        int32_t t780 = v_x1236_d[t771];
-        int32_t t781;
-        if ((uint64_t)(int64_t)t780 < (uint64_t)v_sd_1238_n) {
-          t781 = (int32_t)v_sd_1238_off[t780];
-        } else {
-          NESSIE_RECORD(err, t770, RT_CHECK_INDEX, 0, 0, RT_GATHER, t780, v_sd_1238_n, 0.0, 0);
-          t781 = 0;
-        }
-        int32_t t782;
-        if ((uint64_t)(int64_t)t780 < (uint64_t)v_sd_1246_n) {
-          t782 = (int32_t)(v_sd_1246_off[t780 + 1] - v_sd_1246_off[t780]);
-        } else {
-          NESSIE_RECORD(err, t770, RT_CHECK_INDEX, 0, 0, RT_GATHER, t780, v_sd_1246_n, 0.0, 1);
-          t782 = 0;
-        }
-        int32_t t784 = rt_add_i(t781, t782);
-      }
-      v_x1242_d[t770] = t773;
-      v_x1243_d[t770] = t776;
-      v_x1244_d[t770] = t779;
-      v_x1245_d[t770] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1243 = v_x1243;
-  *out_v_x1242 = v_x1242;
-  *out_v_x1244 = v_x1244;
-  *out_v_x1245 = v_x1245;
-  return;
-fail:
-  rt_release(v_x1242);
-  rt_release(v_x1243);
-  rt_release(v_x1244);
-  rt_release(v_x1245);
-}
-
-/* K18: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K18_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1236_d; int64_t v_x1236_n;
-  const int64_t *v_sd_1246_off; int64_t v_sd_1246_n;
-  const int64_t *v_sd_1238_off; int64_t v_sd_1238_n;
-  int32_t *v_x1242_d; int64_t v_x1242_n;
-  int32_t *v_x1243_d; int64_t v_x1243_n;
-  int32_t *v_x1244_d; int64_t v_x1244_n;
-  int32_t *v_x1245_d; int64_t v_x1245_n;
-};
-struct alignas(8) K18_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-  int32_t v3;
-};
-struct K18_0_pull {
-  K18_A A;
-  __device__ K18_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t787 = 0; /* nonzero: a check below failed */
-    int32_t t785 = A.v_x1236_d[ix];
-    int t788 = (uint64_t)(int64_t)t785 < (uint64_t)A.v_sd_1238_n;
-    int32_t t786 = t788 ? (int32_t)A.v_sd_1238_off[t785] : 0;
-    t787 |= !t788;
-    int t790 = (uint64_t)(int64_t)t785 < (uint64_t)A.v_sd_1246_n;
-    int32_t t789 = t790 ? (int32_t)(A.v_sd_1246_off[t785 + 1] - A.v_sd_1246_off[t785]) : 0;
-    t787 |= !t790;
-    int32_t t792 = rt_add_i(t786, t789);
-    if (__builtin_expect(t787 != 0, 0)) { /* again, recording the error */
-      int32_t t793 = A.v_x1236_d[ix];
-      int32_t t794;
-      if ((uint64_t)(int64_t)t793 < (uint64_t)A.v_sd_1238_n) {
-        t794 = (int32_t)A.v_sd_1238_off[t793];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t793, A.v_sd_1238_n, 0.0, 0);
-        t794 = 0;
-      }
-      int32_t t795;
-      if ((uint64_t)(int64_t)t793 < (uint64_t)A.v_sd_1246_n) {
-        t795 = (int32_t)(A.v_sd_1246_off[t793 + 1] - A.v_sd_1246_off[t793]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t793, A.v_sd_1246_n, 0.0, 1);
-        t795 = 0;
-      }
-      int32_t t797 = rt_add_i(t794, t795);
-    }
-    return K18_0_V{t786, t789, t792, 1};
-  }
-};
-struct K18_0_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x1242_d[i] = v.v0;
-    A.v_x1243_d[i] = v.v1;
-    A.v_x1244_d[i] = v.v2;
-    A.v_x1245_d[i] = v.v3;
-  }
-};
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1236, RtValue *v_sd_1246, RtValue *v_sd_1238, RtValue **out_v_x1243, RtValue **out_v_x1242, RtValue **out_v_x1244, RtValue **out_v_x1245) {
-  (void)loc;
-  (void)err;
-  K18_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1236_d = v_x1236->data.i;
-  A.v_x1236_n = v_x1236->len;
-  A.v_sd_1246_off = rtg_seg_offsets(v_sd_1246);
-  A.v_sd_1246_n = v_sd_1246->len;
-  A.v_sd_1238_off = rtg_seg_offsets(v_sd_1238);
-  A.v_sd_1238_n = v_sd_1238->len;
-  RtValue *v_x1242 = NULL;
-  RtValue *v_x1243 = NULL;
-  RtValue *v_x1244 = NULL;
-  RtValue *v_x1245 = NULL;
-  /* MAP */
-  {
-    const int64_t t798 = v_x1236->len;
-    v_x1242 = rtg_vec_new(RT_INT, t798);
-    A.v_x1242_d = v_x1242->data.i;
-    A.v_x1242_n = v_x1242->len;
-    v_x1243 = rtg_vec_new(RT_INT, t798);
-    A.v_x1243_d = v_x1243->data.i;
-    A.v_x1243_n = v_x1243->len;
-    v_x1244 = rtg_vec_new(RT_INT, t798);
-    A.v_x1244_d = v_x1244->data.i;
-    A.v_x1244_n = v_x1244->len;
-    v_x1245 = rtg_vec_new(RT_INT, t798);
-    A.v_x1245_d = v_x1245->data.i;
-    A.v_x1245_n = v_x1245->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t798);
-  }
-  *out_v_x1243 = v_x1243;
-  *out_v_x1242 = v_x1242;
-  *out_v_x1244 = v_x1244;
-  *out_v_x1245 = v_x1245;
-  return;
-fail:
-  rt_release(v_x1242);
-  rt_release(v_x1243);
-  rt_release(v_x1244);
-  rt_release(v_x1245);
-}
-
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1236, RtValue *v_sd_1246, RtValue *v_sd_1238, RtValue **out_v_x1243, RtValue **out_v_x1242, RtValue **out_v_x1244, RtValue **out_v_x1245) {
-  RtValue *vals[] = {v_x1236, v_sd_1246, v_sd_1238};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K18_host(err, loc, run, v_x1236, v_sd_1246, v_sd_1238, out_v_x1243, out_v_x1242, out_v_x1244, out_v_x1245);
-    rtg_host_ran();
-  } else {
-    K18_gpu(err, loc, run, v_x1236, v_sd_1246, v_sd_1238, out_v_x1243, out_v_x1242, out_v_x1244, out_v_x1245);
-  }
-}
-
-/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, int32_t v_x1059, RtValue *v_x1062, RtValue *v_x1063, RtValue *v_x1066, RtValue *v_x1067, int32_t v_x1068, RtValue **out_v_x1072) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1058_d = v_x1058->data.i;
-  const int64_t v_x1058_n = v_x1058->len;
-  uint8_t *v_x1062_d = v_x1062->data.b;
-  const int64_t v_x1062_n = v_x1062->len;
-  (void)v_x1062_n; /* v_x1062's length is v_x1058's */
-  int32_t *v_x1063_d = v_x1063->data.i;
-  const int64_t v_x1063_n = v_x1063->len;
-  (void)v_x1063_n; /* v_x1063's length is v_x1058's */
-  int32_t *v_x1066_d = v_x1066->data.i;
-  const int64_t v_x1066_n = v_x1066->len;
-  int32_t *v_x1067_d = v_x1067->data.i;
-  const int64_t v_x1067_n = v_x1067->len;
-  RtValue *v_x1072 = NULL;
-  /* MAP */
-  {
-    const int64_t t799 = v_x1058_n;
-    v_x1072 = rt_value_new(rt_vec_type(RT_INT), t799);
-    int32_t *v_x1072_d = v_x1072->data.i;
-    const int64_t v_x1072_n = v_x1072->len;
-    RT_PARALLEL_FOR_IF(t799 >= RT_PARALLEL_MIN)
-    for (int64_t t800 = 0; t800 < t799; t800++) {
-      const int32_t t801 = (int32_t)t800;
-      int t810 = 0; /* nonzero: a check below failed */
-      int32_t t802 = v_x1058_d[t801];
-      int32_t t804 = rt_add_i(t802, v_x1059);
-      uint8_t t805 = v_x1062_d[t801];
-      int32_t t806 = v_x1063_d[t801];
-      int32_t t808 = (t805 ? t806 : t804);
-      int t811 = (uint64_t)(int64_t)t808 < (uint64_t)v_x1068;
-      int32_t t809 = t811 ? t808 : 0;
-      t810 |= !t811;
-      uint8_t t813 = rt_lt_i(t809, (int32_t)v_x1066_n);
-      int32_t t814;
-      if (t813) {
-        int t816 = (uint64_t)(int64_t)t809 < (uint64_t)v_x1066_n;
-        int32_t t815 = t816 ? v_x1066_d[t809] : 0;
-        t810 |= !t816;
-        t814 = t815;
-      } else {
-        int32_t t818 = rt_sub_i(t809, (int32_t)v_x1066_n);
-        int t820 = (uint64_t)(int64_t)t818 < (uint64_t)v_x1067_n;
-        int32_t t819 = t820 ? v_x1067_d[t818] : 0;
-        t810 |= !t820;
-        t814 = t819;
-      }
-      if (__builtin_expect(t810 != 0, 0)) { /* again, recording the error */
-        int32_t t821 = v_x1058_d[t801];
-        int32_t t823 = rt_add_i(t821, v_x1059);
-        uint8_t t824 = v_x1062_d[t801];
-        int32_t t825 = v_x1063_d[t801];
-        int32_t t827 = (t824 ? t825 : t823);
-        int32_t t828;
-        if ((uint64_t)(int64_t)t827 < (uint64_t)v_x1068) {
-          t828 = t827;
-        } else {
-          NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t827, v_x1068, 0.0, 0);
-          t828 = 0;
-        }
-        uint8_t t830 = rt_lt_i(t828, (int32_t)v_x1066_n);
-        int32_t t831;
-        if (t830) {
-          int32_t t832;
-          if ((uint64_t)(int64_t)t828 < (uint64_t)v_x1066_n) {
-            t832 = v_x1066_d[t828];
-          } else {
-            NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t828, v_x1066_n, 0.0, 1);
-            t832 = 0;
-          }
-          t831 = t832;
-        } else {
-          int32_t t834 = rt_sub_i(t828, (int32_t)v_x1066_n);
-          int32_t t835;
-          if ((uint64_t)(int64_t)t834 < (uint64_t)v_x1067_n) {
-            t835 = v_x1067_d[t834];
-          } else {
-            NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 0, 0, RT_GATHER, t834, v_x1067_n, 0.0, 2);
-            t835 = 0;
-          }
-          t831 = t835;
-        }
-      }
-      v_x1072_d[t800] = t814;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1072 = v_x1072;
-  return;
-fail:
-  rt_release(v_x1072);
-}
-
-/* K19: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K19_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1058_d; int64_t v_x1058_n;
-  int32_t v_x1059;
-  uint8_t *v_x1062_d; int64_t v_x1062_n;
-  int32_t *v_x1063_d; int64_t v_x1063_n;
-  int32_t *v_x1066_d; int64_t v_x1066_n;
-  int32_t *v_x1067_d; int64_t v_x1067_n;
-  int32_t v_x1068;
-  int32_t *v_x1072_d; int64_t v_x1072_n;
-};
-struct alignas(8) K19_0_V {
-  int32_t v0;
-};
-struct K19_0_pull {
-  K19_A A;
-  __device__ K19_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t844 = 0; /* nonzero: a check below failed */
-    int32_t t836 = rtg::ld_stream(&A.v_x1058_d[ix]);
-    int32_t t838 = rt_add_i(t836, A.v_x1059);
-    uint8_t t839 = rtg::ld_stream(&A.v_x1062_d[ix]);
-    int32_t t840 = rtg::ld_stream(&A.v_x1063_d[ix]);
-    int32_t t842 = (t839 ? t840 : t838);
-    int t845 = (uint64_t)(int64_t)t842 < (uint64_t)A.v_x1068;
-    int32_t t843 = t845 ? t842 : 0;
-    t844 |= !t845;
-    uint8_t t847 = rt_lt_i(t843, (int32_t)A.v_x1066_n);
-    int32_t t848;
-    if (t847) {
-      int t850 = (uint64_t)(int64_t)t843 < (uint64_t)A.v_x1066_n;
-      int32_t t849 = t850 ? A.v_x1066_d[t843] : 0;
-      t844 |= !t850;
-      t848 = t849;
-    } else {
-      int32_t t852 = rt_sub_i(t843, (int32_t)A.v_x1066_n);
-      int t854 = (uint64_t)(int64_t)t852 < (uint64_t)A.v_x1067_n;
-      int32_t t853 = t854 ? A.v_x1067_d[t852] : 0;
-      t844 |= !t854;
-      t848 = t853;
-    }
-    if (__builtin_expect(t844 != 0, 0)) { /* again, recording the error */
-      int32_t t855 = rtg::ld_stream(&A.v_x1058_d[ix]);
-      int32_t t857 = rt_add_i(t855, A.v_x1059);
-      uint8_t t858 = rtg::ld_stream(&A.v_x1062_d[ix]);
-      int32_t t859 = rtg::ld_stream(&A.v_x1063_d[ix]);
-      int32_t t861 = (t858 ? t859 : t857);
-      int32_t t862;
-      if ((uint64_t)(int64_t)t861 < (uint64_t)A.v_x1068) {
-        t862 = t861;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t861, A.v_x1068, 0.0, 0);
-        t862 = 0;
-      }
-      uint8_t t864 = rt_lt_i(t862, (int32_t)A.v_x1066_n);
-      int32_t t865;
-      if (t864) {
-        int32_t t866;
-        if ((uint64_t)(int64_t)t862 < (uint64_t)A.v_x1066_n) {
-          t866 = A.v_x1066_d[t862];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t862, A.v_x1066_n, 0.0, 1);
-          t866 = 0;
-        }
-        t865 = t866;
-      } else {
-        int32_t t868 = rt_sub_i(t862, (int32_t)A.v_x1066_n);
-        int32_t t869;
-        if ((uint64_t)(int64_t)t868 < (uint64_t)A.v_x1067_n) {
-          t869 = A.v_x1067_d[t868];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t868, A.v_x1067_n, 0.0, 2);
-          t869 = 0;
-        }
-        t865 = t869;
-      }
-    }
-    return K19_0_V{t848};
-  }
-};
-struct K19_0_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x1072_d[i] = v.v0;
-  }
-};
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, int32_t v_x1059, RtValue *v_x1062, RtValue *v_x1063, RtValue *v_x1066, RtValue *v_x1067, int32_t v_x1068, RtValue **out_v_x1072) {
-  (void)loc;
-  (void)err;
-  K19_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1058_d = v_x1058->data.i;
-  A.v_x1058_n = v_x1058->len;
-  A.v_x1059 = v_x1059;
-  A.v_x1062_d = v_x1062->data.b;
-  A.v_x1062_n = v_x1062->len;
-  A.v_x1063_d = v_x1063->data.i;
-  A.v_x1063_n = v_x1063->len;
-  A.v_x1066_d = v_x1066->data.i;
-  A.v_x1066_n = v_x1066->len;
   A.v_x1067_d = v_x1067->data.i;
   A.v_x1067_n = v_x1067->len;
   A.v_x1068 = v_x1068;
-  RtValue *v_x1072 = NULL;
+  A.v_x1071_d = v_x1071->data.b;
+  A.v_x1071_n = v_x1071->len;
+  A.v_x1072_d = v_x1072->data.i;
+  A.v_x1072_n = v_x1072->len;
+  A.v_x1075_d = v_x1075->data.i;
+  A.v_x1075_n = v_x1075->len;
+  A.v_x1076_d = v_x1076->data.i;
+  A.v_x1076_n = v_x1076->len;
+  A.v_x1077 = v_x1077;
+  RtValue *v_x1081 = NULL;
   /* MAP */
   {
-    const int64_t t870 = v_x1062->len;
-    v_x1072 = rtg_vec_new(RT_INT, t870);
-    A.v_x1072_d = v_x1072->data.i;
-    A.v_x1072_n = v_x1072->len;
-    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t870);
+    const int64_t t872 = v_x1071->len;
+    v_x1081 = rtg_vec_new(RT_INT, t872);
+    A.v_x1081_d = v_x1081->data.i;
+    A.v_x1081_n = v_x1081->len;
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t872);
   }
-  *out_v_x1072 = v_x1072;
+  *out_v_x1081 = v_x1081;
   return;
 fail:
-  rt_release(v_x1072);
+  rt_release(v_x1081);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1058, int32_t v_x1059, RtValue *v_x1062, RtValue *v_x1063, RtValue *v_x1066, RtValue *v_x1067, int32_t v_x1068, RtValue **out_v_x1072) {
-  RtValue *vals[] = {v_x1058, v_x1062, v_x1063, v_x1066, v_x1067};
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, int32_t v_x1068, RtValue *v_x1071, RtValue *v_x1072, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1081) {
+  RtValue *vals[] = {v_x1067, v_x1071, v_x1072, v_x1075, v_x1076};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K19_host(err, loc, run, v_x1058, v_x1059, v_x1062, v_x1063, v_x1066, v_x1067, v_x1068, out_v_x1072);
+    K17_host(err, loc, run, v_x1067, v_x1068, v_x1071, v_x1072, v_x1075, v_x1076, v_x1077, out_v_x1081);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x1058, v_x1059, v_x1062, v_x1063, v_x1066, v_x1067, v_x1068, out_v_x1072);
+    K17_gpu(err, loc, run, v_x1067, v_x1068, v_x1071, v_x1072, v_x1075, v_x1076, v_x1077, out_v_x1081);
   }
 }
 
-/* K20: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue **out_v_x1260) {
+/* K18: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1278, RtValue **out_v_x1281) {
   (void)loc;
   (void)run;
-  int32_t *v_x1257_d = v_x1257->data.i;
-  const int64_t v_x1257_n = v_x1257->len;
-  int32_t v_x1258 = 0;
-  RtValue *v_x1260 = NULL;
+  int32_t *v_x1278_d = v_x1278->data.i;
+  const int64_t v_x1278_n = v_x1278->len;
+  int32_t v_x1279 = 0;
+  RtValue *v_x1281 = NULL;
   /* ONCE */
   {
-    int t872 = 0; /* nonzero: a check below failed */
-    int t873 = (uint64_t)(int64_t)0 < (uint64_t)v_x1257_n;
-    int32_t t871 = t873 ? v_x1257_d[0] : 0;
-    t872 |= !t873;
-    if (__builtin_expect(t872 != 0, 0)) { /* again, recording the error */
-      int32_t t874;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1257_n) {
-        t874 = v_x1257_d[0];
+    int t874 = 0; /* nonzero: a check below failed */
+    int t875 = (uint64_t)(int64_t)0 < (uint64_t)v_x1278_n;
+    int32_t t873 = t875 ? v_x1278_d[0] : 0;
+    t874 |= !t875;
+    if (__builtin_expect(t874 != 0, 0)) { /* again, recording the error */
+      int32_t t876;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1278_n) {
+        t876 = v_x1278_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1257_n, 0.0, 0);
-        t874 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1278_n, 0.0, 0);
+        t876 = 0;
       }
     }
-    v_x1258 = t871;
+    v_x1279 = t873;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t875 = 1;
-      v_x1260 = rt_value_new(rt_vec_type(RT_INT), t875);
-      int32_t *v_x1260_d = v_x1260->data.i;
-      const int64_t v_x1260_n = v_x1260->len;
-      RT_PARALLEL_FOR_IF(t875 >= RT_PARALLEL_MIN)
-      for (int64_t t876 = 0; t876 < t875; t876++) {
-        const int32_t t877 = (int32_t)t876;
-        v_x1260_d[t876] = v_x1258;
+      const int64_t t877 = 1;
+      v_x1281 = rt_value_new(rt_vec_type(RT_INT), t877);
+      int32_t *v_x1281_d = v_x1281->data.i;
+      const int64_t v_x1281_n = v_x1281->len;
+      RT_PARALLEL_FOR_IF(t877 >= RT_PARALLEL_MIN)
+      for (int64_t t878 = 0; t878 < t877; t878++) {
+        const int32_t t879 = (int32_t)t878;
+        v_x1281_d[t878] = v_x1279;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1260 = v_x1260;
+  *out_v_x1281 = v_x1281;
   return;
 fail:
-  rt_release(v_x1260);
+  rt_release(v_x1281);
 }
 
-/* K20: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K20_0_V;
-struct K20_A {
+/* K18: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K18_0_V;
+struct K18_A {
   RtKernelError *err;
   int run;
-  const K20_0_V *K20_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1257_d; int64_t v_x1257_n;
-  int32_t *v_x1260_d; int64_t v_x1260_n;
+  const K18_0_V *K18_0_dev; /* the SOAC's values, on the device */
+  int32_t *v_x1278_d; int64_t v_x1278_n;
+  int32_t *v_x1281_d; int64_t v_x1281_n;
 };
-struct alignas(8) K20_0_V {
+struct alignas(8) K18_0_V {
   int32_t v0;
 };
-struct K20_0_pull {
-  K20_A A;
-  __device__ K20_0_V operator()(int64_t i) const {
+struct K18_0_pull {
+  K18_A A;
+  __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t879 = 0; /* nonzero: a check below failed */
-    int t880 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1257_n;
-    int32_t t878 = t880 ? A.v_x1257_d[0] : 0;
-    t879 |= !t880;
-    if (__builtin_expect(t879 != 0, 0)) { /* again, recording the error */
-      int32_t t881;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1257_n) {
-        t881 = A.v_x1257_d[0];
+    int t881 = 0; /* nonzero: a check below failed */
+    int t882 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1278_n;
+    int32_t t880 = t882 ? A.v_x1278_d[0] : 0;
+    t881 |= !t882;
+    if (__builtin_expect(t881 != 0, 0)) { /* again, recording the error */
+      int32_t t883;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1278_n) {
+        t883 = A.v_x1278_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1257_n, 0.0, 0);
-        t881 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1278_n, 0.0, 0);
+        t883 = 0;
       }
     }
-    return K20_0_V{t878};
+    return K18_0_V{t880};
   }
 };
-struct alignas(8) K20_1_V {
+struct alignas(8) K18_1_V {
   int32_t v0;
 };
-struct K20_1_pull {
-  K20_A A;
-  __device__ K20_1_V operator()(int64_t i) const {
+struct K18_1_pull {
+  K18_A A;
+  __device__ K18_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K20_1_V{A.K20_0_dev->v0};
+    return K18_1_V{A.K18_0_dev->v0};
   }
 };
-struct K20_1_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_1_V &v) const {
-    A.v_x1260_d[i] = v.v0;
+struct K18_1_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_1_V &v) const {
+    A.v_x1281_d[i] = v.v0;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue **out_v_x1260) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1278, RtValue **out_v_x1281) {
   (void)loc;
   (void)err;
-  K20_A A;
+  K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1257_d = v_x1257->data.i;
-  A.v_x1257_n = v_x1257->len;
-  K20_0_V *K20_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1260 = NULL;
+  A.v_x1278_d = v_x1278->data.i;
+  A.v_x1278_n = v_x1278->len;
+  K18_0_V *K18_0_value = NULL; /* the SOAC's values, on the device */
+  RtValue *v_x1281 = NULL;
   /* ONCE */
   {
-    K20_0_value = rtg::once_on_device<K20_0_V>("K20", loc, K20_0_pull{A});
-    A.K20_0_dev = K20_0_value;
+    K18_0_value = rtg::once_on_device<K18_0_V>("K18", loc, K18_0_pull{A});
+    A.K18_0_dev = K18_0_value;
   }
   /* MAP */
   {
-    const int64_t t882 = 1;
-    v_x1260 = rtg_vec_new(RT_INT, t882);
-    A.v_x1260_d = v_x1260->data.i;
-    A.v_x1260_n = v_x1260->len;
-    rtg::map("K20", loc, K20_1_pull{A}, K20_1_store{A}, t882);
+    const int64_t t884 = 1;
+    v_x1281 = rtg_vec_new(RT_INT, t884);
+    A.v_x1281_d = v_x1281->data.i;
+    A.v_x1281_n = v_x1281->len;
+    rtg::map("K18", loc, K18_1_pull{A}, K18_1_store{A}, t884);
   }
-  rtg_free(K20_0_value);
-  K20_0_value = NULL;
-  *out_v_x1260 = v_x1260;
+  rtg_free(K18_0_value);
+  K18_0_value = NULL;
+  *out_v_x1281 = v_x1281;
   return;
 fail:
-  rt_release(v_x1260);
-  rtg_free(K20_0_value);
+  rt_release(v_x1281);
+  rtg_free(K18_0_value);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, RtValue **out_v_x1260) {
-  RtValue *vals[] = {v_x1257};
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1278, RtValue **out_v_x1281) {
+  RtValue *vals[] = {v_x1278};
   const int64_t sizes[] = {(int64_t)1};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K20_host(err, loc, run, v_x1257, out_v_x1260);
+    K18_host(err, loc, run, v_x1278, out_v_x1281);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1257, out_v_x1260);
+    K18_gpu(err, loc, run, v_x1278, out_v_x1281);
   }
 }
 
-/* K21: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1262, RtValue *v_dev_1269, RtValue **out_v_x1267, RtValue **out_v_x1268) {
+/* K19: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1283, RtValue *v_dev_1290, RtValue **out_v_x1288, RtValue **out_v_x1289) {
   (void)loc;
   (void)run;
-  int32_t *v_x1262_d = v_x1262->data.i;
-  const int64_t v_x1262_n = v_x1262->len;
-  int32_t *v_dev_1269_d = v_dev_1269->data.i;
-  const int64_t v_dev_1269_n = v_dev_1269->len;
-  RtValue *v_x1267 = NULL;
-  RtValue *v_x1268 = NULL;
+  int32_t *v_x1283_d = v_x1283->data.i;
+  const int64_t v_x1283_n = v_x1283->len;
+  int32_t *v_dev_1290_d = v_dev_1290->data.i;
+  const int64_t v_dev_1290_n = v_dev_1290->len;
+  RtValue *v_x1288 = NULL;
+  RtValue *v_x1289 = NULL;
   /* SPLIT */
   {
-    const int64_t t883 = v_x1262_n;
-    const int64_t t884 = t883 > 0 ? (t883 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t885 = (uint8_t *)rt_alloc_atomic((size_t)t883 + 1);
-    int64_t *t886 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t884 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t884 > 1)
-    for (int64_t t887 = 0; t887 < t884; t887++) {
+    const int64_t t885 = v_x1283_n;
+    const int64_t t886 = t885 > 0 ? (t885 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t887 = (uint8_t *)rt_alloc_atomic((size_t)t885 + 1);
+    int64_t *t888 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t886 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t886 > 1)
+    for (int64_t t889 = 0; t889 < t886; t889++) {
       int64_t kept[2] = {0};
-      const int64_t t887_end = (t887 + 1) * RT_CHUNK < t883 ? (t887 + 1) * RT_CHUNK : t883;
-      for (int64_t t888 = t887 * RT_CHUNK; t888 < t887_end; t888++) {
-        const int32_t t889 = (int32_t)t888;
-        int32_t t887x0;
-        int32_t t887x1;
-        int32_t t892 = v_x1262_d[t889];
-        t887x0 = t892;
-        t887x1 = t892;
-        uint8_t t893;
-        uint8_t t894;
-        int t896 = 0; /* nonzero: a check below failed */
-        int t897 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1269_n;
-        int32_t t895 = t897 ? v_dev_1269_d[0] : 0;
-        t896 |= !t897;
-        uint8_t t899 = rt_lt_i(t887x0, t895);
-        uint8_t t901 = rt_gt_i(t887x1, t895);
-        if (__builtin_expect(t896 != 0, 0)) { /* again, recording the error */
-          int32_t t902;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1269_n) {
-            t902 = v_dev_1269_d[0];
+      const int64_t t889_end = (t889 + 1) * RT_CHUNK < t885 ? (t889 + 1) * RT_CHUNK : t885;
+      for (int64_t t890 = t889 * RT_CHUNK; t890 < t889_end; t890++) {
+        const int32_t t891 = (int32_t)t890;
+        int32_t t889x0;
+        int32_t t889x1;
+        int32_t t894 = v_x1283_d[t891];
+        t889x0 = t894;
+        t889x1 = t894;
+        uint8_t t895;
+        uint8_t t896;
+        int t898 = 0; /* nonzero: a check below failed */
+        int t899 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1290_n;
+        int32_t t897 = t899 ? v_dev_1290_d[0] : 0;
+        t898 |= !t899;
+        uint8_t t901 = rt_lt_i(t889x0, t897);
+        uint8_t t903 = rt_gt_i(t889x1, t897);
+        if (__builtin_expect(t898 != 0, 0)) { /* again, recording the error */
+          int32_t t904;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1290_n) {
+            t904 = v_dev_1290_d[0];
           } else {
-            NESSIE_RECORD(err, t888, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1269_n, 0.0, 0);
-            t902 = 0;
+            NESSIE_RECORD(err, t890, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1290_n, 0.0, 0);
+            t904 = 0;
           }
-          uint8_t t904 = rt_lt_i(t887x0, t902);
-          uint8_t t906 = rt_gt_i(t887x1, t902);
+          uint8_t t906 = rt_lt_i(t889x0, t904);
+          uint8_t t908 = rt_gt_i(t889x1, t904);
         }
-        t893 = t899;
-        t894 = t901;
-        kept[0] += t893 != 0;
-        kept[1] += t894 != 0;
-        t885[t888] = (uint8_t)((t893 != 0) << 0 | (t894 != 0) << 1);
+        t895 = t901;
+        t896 = t903;
+        kept[0] += t895 != 0;
+        kept[1] += t896 != 0;
+        t887[t890] = (uint8_t)((t895 != 0) << 0 | (t896 != 0) << 1);
       }
-      t886[0 * t884 + t887] = kept[0];
-      t886[1 * t884 + t887] = kept[1];
+      t888[0 * t886 + t889] = kept[0];
+      t888[1 * t886 + t889] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t885);
-      rt_free(t886);
+      rt_free(t887);
+      rt_free(t888);
       goto fail;
     }
-    int64_t t907 = 0;
-    for (int64_t t887 = 0; t887 < t884; t887++) {
-      const int64_t k = t886[0 * t884 + t887];
-      t886[0 * t884 + t887] = t907;
-      t907 += k;
+    int64_t t909 = 0;
+    for (int64_t t889 = 0; t889 < t886; t889++) {
+      const int64_t k = t888[0 * t886 + t889];
+      t888[0 * t886 + t889] = t909;
+      t909 += k;
     }
-    v_x1267 = rt_value_new(rt_vec_type(RT_INT), t907);
-    int32_t *v_x1267_d = v_x1267->data.i;
-    const int64_t v_x1267_n = v_x1267->len;
-    int64_t t908 = 0;
-    for (int64_t t887 = 0; t887 < t884; t887++) {
-      const int64_t k = t886[1 * t884 + t887];
-      t886[1 * t884 + t887] = t908;
-      t908 += k;
+    v_x1288 = rt_value_new(rt_vec_type(RT_INT), t909);
+    int32_t *v_x1288_d = v_x1288->data.i;
+    const int64_t v_x1288_n = v_x1288->len;
+    int64_t t910 = 0;
+    for (int64_t t889 = 0; t889 < t886; t889++) {
+      const int64_t k = t888[1 * t886 + t889];
+      t888[1 * t886 + t889] = t910;
+      t910 += k;
     }
-    v_x1268 = rt_value_new(rt_vec_type(RT_INT), t908);
-    int32_t *v_x1268_d = v_x1268->data.i;
-    const int64_t v_x1268_n = v_x1268->len;
-    RT_PARALLEL_FOR_IF(t884 > 1)
-    for (int64_t t887 = 0; t887 < t884; t887++) {
+    v_x1289 = rt_value_new(rt_vec_type(RT_INT), t910);
+    int32_t *v_x1289_d = v_x1289->data.i;
+    const int64_t v_x1289_n = v_x1289->len;
+    RT_PARALLEL_FOR_IF(t886 > 1)
+    for (int64_t t889 = 0; t889 < t886; t889++) {
       int64_t at[2];
-      at[0] = t886[0 * t884 + t887];
-      at[1] = t886[1 * t884 + t887];
-      const int64_t t887_end = (t887 + 1) * RT_CHUNK < t883 ? (t887 + 1) * RT_CHUNK : t883;
-      for (int64_t t888 = t887 * RT_CHUNK; t888 < t887_end; t888++) {
-        const int32_t t889 = (int32_t)t888;
-        if (!t885[t888])
+      at[0] = t888[0 * t886 + t889];
+      at[1] = t888[1 * t886 + t889];
+      const int64_t t889_end = (t889 + 1) * RT_CHUNK < t885 ? (t889 + 1) * RT_CHUNK : t885;
+      for (int64_t t890 = t889 * RT_CHUNK; t890 < t889_end; t890++) {
+        const int32_t t891 = (int32_t)t890;
+        if (!t887[t890])
           continue;
-        int32_t t887y0;
-        int32_t t887y1;
-        int32_t t909 = v_x1262_d[t889];
-        t887y0 = t909;
-        t887y1 = t909;
-        if (t885[t888] >> 0 & 1) {
-          v_x1267_d[at[0]] = t887y0;
+        int32_t t889y0;
+        int32_t t889y1;
+        int32_t t911 = v_x1283_d[t891];
+        t889y0 = t911;
+        t889y1 = t911;
+        if (t887[t890] >> 0 & 1) {
+          v_x1288_d[at[0]] = t889y0;
           at[0]++;
         }
-        if (t885[t888] >> 1 & 1) {
-          v_x1268_d[at[1]] = t887y1;
+        if (t887[t890] >> 1 & 1) {
+          v_x1289_d[at[1]] = t889y1;
           at[1]++;
         }
       }
     }
-    rt_free(t885);
-    rt_free(t886);
+    rt_free(t887);
+    rt_free(t888);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1267 = v_x1267;
-  *out_v_x1268 = v_x1268;
+  *out_v_x1288 = v_x1288;
+  *out_v_x1289 = v_x1289;
   return;
 fail:
-  rt_release(v_x1267);
-  rt_release(v_x1268);
+  rt_release(v_x1288);
+  rt_release(v_x1289);
 }
 
-/* K21: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K21_A {
+/* K19: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K19_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1262_d; int64_t v_x1262_n;
-  int32_t *v_dev_1269_d; int64_t v_dev_1269_n;
-  int32_t *v_x1267_d; int64_t v_x1267_n;
-  int32_t *v_x1268_d; int64_t v_x1268_n;
+  int32_t *v_x1283_d; int64_t v_x1283_n;
+  int32_t *v_dev_1290_d; int64_t v_dev_1290_n;
+  int32_t *v_x1288_d; int64_t v_x1288_n;
+  int32_t *v_x1289_d; int64_t v_x1289_n;
 };
-struct alignas(8) K21_0_V {
+struct alignas(8) K19_0_V {
   int32_t v0;
   int32_t v1;
 };
-struct K21_0_pull {
-  K21_A A;
-  __device__ K21_0_V operator()(int64_t i) const {
+struct K19_0_pull {
+  K19_A A;
+  __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t910 = A.v_x1262_d[ix];
-    return K21_0_V{t910, t910};
+    int32_t t912 = A.v_x1283_d[ix];
+    return K19_0_V{t912, t912};
   }
 };
-struct K21_0_store {
-  K21_A A;
-  __device__ void operator()(int c, int64_t i, const K21_0_V &v) const {
+struct K19_0_store {
+  K19_A A;
+  __device__ void operator()(int c, int64_t i, const K19_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1267_d[i] = v.v0;
+      A.v_x1288_d[i] = v.v0;
       break;
     case 1:
-      A.v_x1268_d[i] = v.v1;
+      A.v_x1289_d[i] = v.v1;
       break;
     }
   }
 };
-struct K21_0_pred {
-  K21_A A;
-  __device__ unsigned operator()(int64_t i, const K21_0_V &v) const {
-    int t912 = 0; /* nonzero: a check below failed */
-    int t913 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1269_n;
-    int32_t t911 = t913 ? A.v_dev_1269_d[0] : 0;
-    t912 |= !t913;
-    uint8_t t915 = rt_lt_i(v.v0, t911);
-    uint8_t t917 = rt_gt_i(v.v1, t911);
-    if (__builtin_expect(t912 != 0, 0)) { /* again, recording the error */
-      int32_t t918;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1269_n) {
-        t918 = A.v_dev_1269_d[0];
+struct K19_0_pred {
+  K19_A A;
+  __device__ unsigned operator()(int64_t i, const K19_0_V &v) const {
+    int t914 = 0; /* nonzero: a check below failed */
+    int t915 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1290_n;
+    int32_t t913 = t915 ? A.v_dev_1290_d[0] : 0;
+    t914 |= !t915;
+    uint8_t t917 = rt_lt_i(v.v0, t913);
+    uint8_t t919 = rt_gt_i(v.v1, t913);
+    if (__builtin_expect(t914 != 0, 0)) { /* again, recording the error */
+      int32_t t920;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1290_n) {
+        t920 = A.v_dev_1290_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1269_n, 0.0, 0);
-        t918 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1290_n, 0.0, 0);
+        t920 = 0;
       }
-      uint8_t t920 = rt_lt_i(v.v0, t918);
-      uint8_t t922 = rt_gt_i(v.v1, t918);
+      uint8_t t922 = rt_lt_i(v.v0, t920);
+      uint8_t t924 = rt_gt_i(v.v1, t920);
     }
-    return ((unsigned)((t915) != 0) << 0) | ((unsigned)((t917) != 0) << 1);
+    return ((unsigned)((t917) != 0) << 0) | ((unsigned)((t919) != 0) << 1);
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1262, RtValue *v_dev_1269, RtValue **out_v_x1267, RtValue **out_v_x1268) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1283, RtValue *v_dev_1290, RtValue **out_v_x1288, RtValue **out_v_x1289) {
   (void)loc;
   (void)err;
-  K21_A A;
+  K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1262_d = v_x1262->data.i;
-  A.v_x1262_n = v_x1262->len;
-  A.v_dev_1269_d = v_dev_1269->data.i;
-  A.v_dev_1269_n = v_dev_1269->len;
-  RtValue *v_x1267 = NULL;
-  RtValue *v_x1268 = NULL;
+  A.v_x1283_d = v_x1283->data.i;
+  A.v_x1283_n = v_x1283->len;
+  A.v_dev_1290_d = v_dev_1290->data.i;
+  A.v_dev_1290_n = v_dev_1290->len;
+  RtValue *v_x1288 = NULL;
+  RtValue *v_x1289 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t923; /* the slots of its classes' counts */
-  int64_t t924; /* its size */
+  rtg::SplitCounts t925; /* the slots of its classes' counts */
+  int64_t t926; /* its size */
   {
-    const int64_t t925 = v_x1262->len;
-    v_x1267 = rtg_vec_new(RT_INT, t925);
-    A.v_x1267_d = v_x1267->data.i;
-    A.v_x1267_n = v_x1267->len;
-    v_x1268 = rtg_vec_new(RT_INT, t925);
-    A.v_x1268_d = v_x1268->data.i;
-    A.v_x1268_n = v_x1268->len;
-    t924 = t925;
-    t923 = rtg::split_launch<K21_0_V, 2>("K21", loc, K21_0_pull{A}, K21_0_pred{A}, t925, K21_0_store{A});
+    const int64_t t927 = v_x1283->len;
+    v_x1288 = rtg_vec_new(RT_INT, t927);
+    A.v_x1288_d = v_x1288->data.i;
+    A.v_x1288_n = v_x1288->len;
+    v_x1289 = rtg_vec_new(RT_INT, t927);
+    A.v_x1289_d = v_x1289->data.i;
+    A.v_x1289_n = v_x1289->len;
+    t926 = t927;
+    t925 = rtg::split_launch<K19_0_V, 2>("K19", loc, K19_0_pull{A}, K19_0_pred{A}, t927, K19_0_store{A});
   }
   {
-    int64_t t926[2];
-    t926[0] = rtg::filter_count(t923.at[0]);
-    t926[1] = rtg::filter_count(t923.at[1]);
-    v_x1267 = rtg_vec_fit(v_x1267, t926[0]);
-    A.v_x1267_d = v_x1267->data.i;
-    A.v_x1267_n = v_x1267->len;
-    v_x1268 = rtg_vec_fit(v_x1268, t926[1]);
-    A.v_x1268_d = v_x1268->data.i;
-    A.v_x1268_n = v_x1268->len;
+    int64_t t928[2];
+    t928[0] = rtg::filter_count(t925.at[0]);
+    t928[1] = rtg::filter_count(t925.at[1]);
+    v_x1288 = rtg_vec_fit(v_x1288, t928[0]);
+    A.v_x1288_d = v_x1288->data.i;
+    A.v_x1288_n = v_x1288->len;
+    v_x1289 = rtg_vec_fit(v_x1289, t928[1]);
+    A.v_x1289_d = v_x1289->data.i;
+    A.v_x1289_n = v_x1289->len;
   }
-  *out_v_x1267 = v_x1267;
-  *out_v_x1268 = v_x1268;
+  *out_v_x1288 = v_x1288;
+  *out_v_x1289 = v_x1289;
   return;
 fail:
-  rt_release(v_x1267);
-  rt_release(v_x1268);
+  rt_release(v_x1288);
+  rt_release(v_x1289);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1262, RtValue *v_dev_1269, RtValue **out_v_x1267, RtValue **out_v_x1268) {
-  RtValue *vals[] = {v_x1262, v_dev_1269};
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1283, RtValue *v_dev_1290, RtValue **out_v_x1288, RtValue **out_v_x1289) {
+  RtValue *vals[] = {v_x1283, v_dev_1290};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K21_host(err, loc, run, v_x1262, v_dev_1269, out_v_x1267, out_v_x1268);
+    K19_host(err, loc, run, v_x1283, v_dev_1290, out_v_x1288, out_v_x1289);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x1262, v_dev_1269, out_v_x1267, out_v_x1268);
+    K19_gpu(err, loc, run, v_x1283, v_dev_1290, out_v_x1288, out_v_x1289);
   }
 }
 
@@ -4553,22 +4601,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1261 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K20, 3, v_x19, &v_dev_1261);
+    RtValue *v_dev_1282 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K18, 3, v_x19, &v_dev_1282);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K21, 2, v_x19, v_dev_1261, &v_x42, &v_x60);
-    rt_release(v_dev_1261);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K19, 2, v_x19, v_dev_1282, &v_x42, &v_x60);
+    rt_release(v_dev_1282);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t927 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t927->data.i[0] = v_x62;
-    t927->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t927);
+    RtValue *t929 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t929->data.i[0] = v_x62;
+    t929->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t929);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 4, v_x64, &v_x67);
     rt_release(v_x64);
@@ -4586,7 +4634,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K7, 5, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 5, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -4615,42 +4663,26 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x130 = NULL;
     RtValue *v_x592 = NULL;
     RtValue *v_x606 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K16, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x592, &v_x606);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K14, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x592, &v_x606);
     RtValue *v_x193 = NULL;
     RtValue *v_x201 = NULL;
-    RtValue *v_x206 = NULL;
     RtValue *v_x211 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 6, v_x130, v_x88, v_x88, &v_x193, &v_x201, &v_x206, &v_x211);
     RtValue *v_x218 = NULL;
-    RtValue *v_x219 = NULL;
     RtValue *v_x220 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x201, v_x206, v_x211, &v_x218, &v_x219, &v_x220);
-    rt_release(v_x206);
-    rt_release(v_x219);
-    RtValue *v_x149 = NULL;
-    RtValue *v_x154 = NULL;
-    RtValue *v_x159 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 6, v_x128, v_x88, v_x88, &v_x149, &v_x154, &v_x159);
-    RtValue *v_x166 = NULL;
-    RtValue *v_x167 = NULL;
-    RtValue *v_x168 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x149, v_x154, v_x159, &v_x166, &v_x167, &v_x168);
-    rt_release(v_x149);
-    rt_release(v_x154);
-    rt_release(v_x159);
-    rt_release(v_x166);
-    rt_release(v_x168);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K16, 6, v_x130, v_x88, v_x88, &v_x193, &v_x201, &v_x211, &v_x218, &v_x220);
     int32_t v_x224 = 0;
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K5, 6, v_x218, v_x220, v_x211, v_x201, &v_x232);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x218, v_x220, v_x211, v_x201, &v_x232);
     rt_release(v_x211);
     rt_release(v_x220);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
-    rt_release(v_x128);
     uint8_t v_x238 = 0;
     v_x238 = rt_eq_i(v_x132, 0);
+    RtValue *v_x167 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 6, v_x128, v_x88, v_x88, &v_x167);
+    rt_release(v_x128);
     RtValue *v_x245 = NULL;
     if (v_x238) {
       RtValue *v_x241 = NULL;
@@ -4675,15 +4707,15 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x253 = NULL;
       int32_t v_x267 = 0;
       int32_t v_x268 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K9, 8, v_x133, v_x193, &v_x253, &v_x267, &v_x268, 3);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K7, 8, v_x133, v_x193, &v_x253, &v_x267, &v_x268, 3);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x277 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K10, 3, v_x201, v_x89, &v_x277);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K8, 3, v_x201, v_x89, &v_x277);
       RtValue *v_x299 = NULL;
       RtValue *v_x320 = NULL;
       RtValue *v_x346 = NULL;
       RtValue *v_x367 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 6, v_x232, v_x89, v_x277, v_x218, &v_x299, &v_x320, &v_x346, &v_x367);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 6, v_x232, v_x89, v_x277, v_x218, &v_x299, &v_x320, &v_x346, &v_x367);
       rt_release(v_x277);
       int32_t v_x380 = 0;
       v_x380 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
@@ -4698,25 +4730,20 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x399, 1);
       RtValue *v_x386 = NULL;
       RtValue *v_x456 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 4, v_x320, v_x367, v_x380, &v_x386, &v_x456);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 4, v_x320, v_x367, v_x380, &v_x386, &v_x456);
       rt_release(v_x320);
       rt_release(v_x367);
       RtValue *v_x461 = NULL;
-      RtValue *v_x466 = NULL;
       RtValue *v_x471 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K13, 4, v_x399, v_x133, v_x386, v_x456, &v_x461, &v_x466, &v_x471);
+      RtValue *v_x478 = NULL;
+      RtValue *v_x480 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 4, v_x399, v_x133, v_x386, v_x456, &v_x461, &v_x471, &v_x478, &v_x480);
       rt_release(v_x386);
       rt_release(v_x456);
-      RtValue *v_x478 = NULL;
-      RtValue *v_x479 = NULL;
-      RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 4, v_x461, v_x466, v_x471, &v_x478, &v_x479, &v_x480);
-      rt_release(v_x466);
-      rt_release(v_x479);
       int32_t v_x484 = 0;
       v_x484 = (int32_t)NESSIE_SEG_TOTAL(v_x478);
       RtValue *v_x497 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 4, v_x299, v_x346, v_x389, v_x478, v_x480, v_x471, v_x461, &v_x497);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 4, v_x299, v_x346, v_x389, v_x478, v_x480, v_x471, v_x461, &v_x497);
       rt_release(v_x299);
       rt_release(v_x346);
       rt_release(v_x461);
@@ -4731,11 +4758,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x442 = NULL;
       int32_t v_x520 = 0;
       int32_t v_x521 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K14, 4, v_x253, &v_x442, &v_x520, &v_x521, 5);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 4, v_x253, &v_x442, &v_x520, &v_x521, 5);
       rt_release(v_x253);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x580 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K15, 5, v_x442, v_x499, &v_x580);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K13, 5, v_x442, v_x499, &v_x580);
       rt_release(v_x499);
       rt_release(v_x442);
       v_x581 = v_x580;
@@ -4751,7 +4778,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x625 = 0;
     v_x625 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x623, v_x624);
     RtValue *v_x636 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 6, v_x606, v_x132, v_x105, v_x592, v_x245, v_x581, v_x625, &v_x636);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 6, v_x606, v_x132, v_x105, v_x592, v_x245, v_x581, v_x625, &v_x636);
     rt_release(v_x105);
     rt_release(v_x592);
     rt_release(v_x606);
@@ -4880,16 +4907,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t928 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t928->data.i[0] = 3;
-  t928->data.i[1] = 1;
-  t928->data.i[2] = 4;
-  t928->data.i[3] = 1;
-  t928->data.i[4] = 5;
-  t928->data.i[5] = 9;
-  t928->data.i[6] = 2;
-  t928->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t928);
+  RtValue *t930 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t930->data.i[0] = 3;
+  t930->data.i[1] = 1;
+  t930->data.i[2] = 4;
+  t930->data.i[3] = 1;
+  t930->data.i[4] = 5;
+  t930->data.i[5] = 9;
+  t930->data.i[6] = 2;
+  t930->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t930);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
