@@ -407,8 +407,11 @@ void cg_cpu_loops(Cg *cg, bool parallel);
    host kernels), rt/gpu.cu's where it is CG_CUDA (the GPU target's device
    kernels' host functions).  A scalar argument is read through 'env' and
    boxed as an RtValue * for the call; the result goes to its local
-   (cg_name), a scalar unboxed, for the caller to bind. */
-void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target);
+   (cg_name), a scalar unboxed, for the caller to bind.  'ride' (CG_CUDA,
+   make_segdes and range_segdes only; else NULL) is the functor of the
+   MAPs that ride on the call's launch: the call is then of the runtime's
+   template (rtg::make_segdes, rtg::range_segdes) that takes it. */
+void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target, const char *ride);
 
 /* ---- host.c ---- */
 

@@ -910,7 +910,7 @@ static void gen_library(Kx *x) {
     gen_loop(x);
     return;
   }
-  cg_library(x->cg, x->s, x->env, CG_CPU);
+  cg_library(x->cg, x->s, x->env, CG_CPU, NULL);
   const LcuVar *res = x->s->results.data[0];
   if (res->type.kind == LT_SCALAR)
     x->env = cg_bind(x->env, res, cg_name(res), NULL, NULL);

@@ -526,16 +526,33 @@ static bool same_size(const LcuSize *a, const LcuSize *b) {
   return a->var == b->var && a->length == b->length && (a->var || a->length || a->value == b->value);
 }
 
+/* Is 's' a make_segdes or range_segdes whose first argument (and so
+   its number of segments) is a result of MAP 'm': one that 'm' may ride
+   on, each segment's element of the MAP computed just before the
+   segdes reads it, in the same thread (rtg::make_offsets)?  Fusion puts
+   such a MAP and segdes in one kernel (docs/fusion.md, "A segdes beside
+   its MAP"). */
+static bool segdes_of_map(const LcuSoac *s, const LcuSoac *m) {
+  if (s->kind != SOAC_LIBRARY || (s->library != LIB_MAKE_SEGDES && s->library != LIB_RANGE_SEGDES) || !s->args.len)
+    return false;
+  for (int r = 0; r < m->results.len; r++)
+    if (s->args.data[0] == m->results.data[r])
+      return true;
+  return false;
+}
+
 /* The SOAC that MAP 'i' of 'k' rides on, or -1: the first later SCAN or
-   REDUCE of its size, before anything that reads the MAP's results.  A
-   MAP whose thunk calls a scalar loop keeps its own launch
-   (rtg::map_uneven's grid). */
+   REDUCE of its size, or make_segdes or range_segdes of its results,
+   before anything else that reads them.  A MAP whose thunk calls a
+   scalar loop keeps its own launch (rtg::map_uneven's grid). */
 static int ride_host(const LcuKernel *k, int i) {
   const LcuSoac *m = k->soacs.data[i];
   if (m->kind != SOAC_MAP || lcu_thunk_calls(m->pull))
     return -1;
   for (int h = i + 1; h < k->soacs.len; h++) {
     const LcuSoac *s = k->soacs.data[h];
+    if (segdes_of_map(s, m))
+      return h;
     if (reads_results_of(s, m))
       return -1;
     if ((s->kind == SOAC_SCAN || s->kind == SOAC_REDUCE) && same_size(&s->size, &m->size))
@@ -552,16 +569,20 @@ static bool has_riders(const LcuKernel *k, int h) {
 }
 
 /* K_h_ride: the SCAN's store or the REDUCE's pull of SOAC h, which also
-   computes and stores the element of each MAP riding on it. */
+   computes and stores the element of each MAP riding on it; for a
+   segdes, only the MAPs' elements (rtg::make_offsets calls it for each
+   segment before it reads the segment's length or range). */
 static void gen_ride(Gx *x) {
   Cg *cg = x->cg;
   const LcuKernel *k = x->k;
-  bool scan = x->s->kind == SOAC_SCAN;
+  bool scan = x->s->kind == SOAC_SCAN, segdes = x->s->kind == SOAC_LIBRARY;
   cg_line(cg, "struct %s {", kname(x, "ride"));
   cg->indent++;
   cg_line(cg, "%s_A A;", k->name);
   if (scan)
     cg_line(cg, "__device__ void operator()(int64_t i, const %s &v) const {", kname(x, "V"));
+  else if (segdes)
+    cg_line(cg, "__device__ void operator()(int64_t i) const {");
   else
     cg_line(cg, "__device__ %s operator()(int64_t i) const {", kname(x, "V"));
   cg->indent++;
@@ -570,7 +591,7 @@ static void gen_ride(Gx *x) {
       cg_line(cg, "%s_%d_store{A}(i, %s_%d_pull{A}(i)); /* MAP %d rides here */", k->name, i, k->name, i, i);
   if (scan)
     cg_line(cg, "%s{A}(i, v);", kname(x, "store"));
-  else
+  else if (!segdes)
     cg_line(cg, "return %s{A}(i);", kname(x, "pull"));
   cg->indent--;
   cg_line(cg, "}");
@@ -644,6 +665,8 @@ static void gen_functors(Gx *x) {
   if (s->kind == SOAC_LIBRARY) {
     if (s->library == LIB_LOOP)
       gen_loop_functors(x);
+    if (has_riders(x->k, x->index))
+      gen_ride(x);
     return;
   }
   gen_v_struct(x);
@@ -1102,7 +1125,8 @@ static void host_library(Gx *x) {
     host_loop(x);
     return;
   }
-  cg_library(x->cg, x->s, x->host, CG_CUDA);
+  const char *ride = has_riders(x->k, x->index) ? functor(x, "ride") : NULL;
+  cg_library(x->cg, x->s, x->host, CG_CUDA, ride);
   fill_a(x, x->s->results.data[0]);
 }
 

@@ -96,7 +96,7 @@ static void join(Buf *b, const char **a, int n) {
     buf_printf(b, "%s%s", i ? ", " : "", a[i]);
 }
 
-void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target) {
+void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target, const char *ride) {
   if (s->library == LIB_LOOP)
     die("codegen: a LIBRARY loop is written by its target, not called");
   if ((unsigned)s->library >= LIB_COUNT || !kernels[s->library].cpu)
@@ -158,7 +158,14 @@ void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target) {
      come back through pointers */
   for (int i = 1; i < s->results.len; i++)
     buf_printf(&b, ", &%s", cg_name(s->results.data[i]));
-  cg_line(cg, "RtValue *%s = %s(%s);", r, target == CG_CUDA ? lk->cuda : lk->cpu, buf_str(&b));
+  const char *fn = target == CG_CUDA ? lk->cuda : lk->cpu;
+  if (ride) {
+    if (target != CG_CUDA || (s->library != LIB_MAKE_SEGDES && s->library != LIB_RANGE_SEGDES))
+      die("codegen: MAPs ride only on a GPU segdes's launch");
+    fn = s->library == LIB_MAKE_SEGDES ? "rtg::make_segdes" : "rtg::range_segdes";
+    buf_printf(&b, ", %s", ride);
+  }
+  cg_line(cg, "RtValue *%s = %s(%s);", r, fn, buf_str(&b));
   for (int i = 0; i < boxes.len; i++)
     cg_line(cg, "rt_value_free(%s);", (const char *)boxes.data[i]);
   const LcuVar *res = s->results.data[0];

@@ -569,6 +569,8 @@ void *rtg_partials(size_t bytes) {
 
 cudaStream_t rtg_stream(void) { return stream; }
 
+void rtg_check(cudaError_t e, const char *what) { check(e, what); }
+
 int rtg_max_blocks(void) { return 8 * sm_count; }
 
 int rtg_sm_count(void) { return sm_count; }
@@ -663,127 +665,14 @@ RtValue *rtg_segdes_new(int64_t nseg) {
   return v;
 }
 
-/* A segdes's offsets in one launch, whatever its size: each block scans
-   a tile of OFFSETS_ITEMS lengths a thread (CUB's BlockScan, in order)
-   and gets the tile's start from the tiles before it by the look-back
-   (rtg::tile_lookback).  This took the place of a one-block kernel (up
-   to 8192 segments) and, above that, a memset and CUB's scan (two
-   kernels and a temporary allocation, 11-13 µs however few the
-   lengths); quicksort makes a few segdes at every level of its
-   recursion.  From int32 lengths (rtg_make_segdes, FROM_NARROW) it also
-   checks them, records a negative one's error (as zero), and stores the
-   int64 lengths: a segdes in one launch.  From seg_range's ranges
-   (rtg_range_segdes, FROM_RANGES) it computes each length in 64 bits,
-   as rt_range_length does, so that a range of more elements than an int
-   counts is too many elements, not a length that wrapped, and writes the
-   [int] lengths and offsets that seg_lengths and seg_offsets give, which
-   a lifted range's values and its users ask for at once (a MAP made them
-   before, fused).  Either checks the total.  off[0] is written here. */
-enum { OFFSETS_ITEMS = 8 };
-
-enum OffsetsFrom { FROM_WIDE, FROM_NARROW, FROM_RANGES };
-
-/* seg_range's starts, ends and strides, one range a segment; where the
-   [int] lengths and offsets go */
-struct RangesIn {
-  const int32_t *start, *end, *stride;
-  int32_t *lengths, *offsets;
-};
-
-template <int FROM>
-__global__ void __launch_bounds__(rtg::THREADS)
-    offsets_kernel(const void *in, RangesIn ranges, int64_t nseg, int64_t *lengths, int64_t *off, RtgTileState st,
-                   RtKernelError *err, int run) {
-  typedef cub::BlockScan<int64_t, rtg::THREADS> BlockScan;
-  __shared__ typename BlockScan::TempStorage scan_room;
-  __shared__ int64_t tile_start;
-  const int64_t tile = blockIdx.x;
-  const int64_t first = (tile * rtg::THREADS + threadIdx.x) * OFFSETS_ITEMS;
-  int64_t len[OFFSETS_ITEMS], sum = 0;
-  for (int k = 0; k < OFFSETS_ITEMS; k++) {
-    int64_t j = first + k;
-    len[k] = 0;
-    if (j < nseg) {
-      if (FROM == FROM_NARROW) {
-        int32_t l = ((const int32_t *)in)[j];
-        if (l < 0)
-          rtg::record(err, RtKernelError{j, RT_CHECK_NEGATIVE_LENGTH, 0, 0, 0, l, 0, 0.0, run, 0});
-        len[k] = l < 0 ? 0 : l;
-        lengths[j] = len[k];
-      } else if (FROM == FROM_RANGES) {
-        int32_t a = ranges.start[j], e = ranges.end[j], d = ranges.stride[j];
-        /* a bad range has none: the range check before it reports it */
-        len[k] = e >= a && d > 0 ? ((int64_t)e - a + d - 1) / d : 0;
-        lengths[j] = len[k];
-        ranges.lengths[j] = (int32_t)len[k]; /* wrapped only where the total fails */
-      } else {
-        len[k] = ((const int64_t *)in)[j];
-      }
-    }
-    sum += len[k];
-  }
-  int64_t before, total;
-  BlockScan(scan_room).ExclusiveSum(sum, before, total);
-  if (threadIdx.x < 32) {
-    int64_t start = rtg::tile_lookback(st, tile, total);
-    if (threadIdx.x == 0)
-      tile_start = start;
-  }
-  __syncthreads();
-  before += tile_start;
-  if (tile == 0 && threadIdx.x == 0)
-    off[0] = 0;
-  for (int k = 0; k < OFFSETS_ITEMS; k++) {
-    int64_t j = first + k;
-    if (j < nseg) {
-      if (FROM == FROM_RANGES)
-        ranges.offsets[j] = (int32_t)before;
-      before += len[k];
-      off[j + 1] = before;
-      /* more elements than an int counts (rt_make_segdes): after any
-         negative length, whose index is lower */
-      if (FROM != FROM_WIDE && j == nseg - 1 && before > INT32_MAX)
-        rtg::record(err, RtKernelError{nseg, RT_CHECK_TOO_MANY, 0, 0, 0, 0, before, 0.0, run, 0});
-    }
-  }
-}
-
-/* Segdes 'd''s offsets from 'in' (int32 lengths to check and store,
-   FROM_NARROW; d->lengths, FROM_WIDE) or from 'ranges' (FROM_RANGES), in
-   one launch. */
-static int64_t *make_offsets(RtValue *d, int from, const void *in, RangesIn ranges, RtLoc loc, int run) {
-  int64_t *off = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(d->len + 1));
-  if (d->len <= 0) { /* the single offset 0, without a launch */
-    check(cudaMemsetAsync(off, 0, sizeof(int64_t), stream), "a segdes's offsets");
-    return off;
-  }
-  const int64_t per_tile = (int64_t)rtg::THREADS * OFFSETS_ITEMS;
-  int64_t tiles = (d->len + per_tile - 1) / per_tile;
-  RtgTileState st = rtg_tile_state(tiles);
-  if (from == FROM_NARROW) {
-    rtg_launching("lengths and offsets");
-    offsets_kernel<FROM_NARROW><<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(in, ranges, d->len, d->lengths, off,
-                                                                              st, error_slot, run);
-    rtg_launched("make_segdes", loc);
-  } else if (from == FROM_RANGES) {
-    rtg_launching("range lengths and offsets");
-    offsets_kernel<FROM_RANGES><<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(in, ranges, d->len, d->lengths, off,
-                                                                              st, error_slot, run);
-    rtg_launched("range_segdes", loc);
-  } else {
-    rtg_launching("offsets");
-    offsets_kernel<FROM_WIDE><<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(in, ranges, d->len, NULL, off, st,
-                                                                            NULL, 0);
-    rtg_launched("seg_offsets", loc);
-  }
-  return off;
-}
+/* A segdes's offsets: rtg::make_offsets (gpu.cuh), which the MAPs that
+   make a segdes's lengths can ride on. */
 
 const int64_t *rtg_seg_offsets(RtValue *d) {
   if (!d->device)
     return rt_seg_offsets(d);
   if (!d->offsets)
-    d->offsets = make_offsets(d, FROM_WIDE, d->lengths, RangesIn{}, RT_LOC(NULL, 0, 0), 0);
+    d->offsets = rtg::make_offsets<rtg::FROM_WIDE>(d, d->lengths, rtg::RangesIn{}, RT_LOC(NULL, 0, 0), 0, rtg::NoRide{});
   return d->offsets;
 }
 
@@ -1339,38 +1228,14 @@ void rtg_seg_counts(RtValue *sd, const int64_t *offsets, int64_t kept, RtValue *
 
 /* ---- segment descriptors ---- */
 
-/* A segdes from int32 lengths: checked, stored and scanned in one launch
-   (make_offsets). */
+/* make_segdes and range_segdes without riders (gpu.cuh's templates). */
 RtValue *rtg_make_segdes(RtLoc loc, int run_site, RtValue *lengths) {
-  RtValue *d = rtg_segdes_new(lengths->len);
-  if (lengths->len > 0)
-    d->offsets = make_offsets(d, FROM_NARROW, lengths->data.i, RangesIn{}, loc, run_site);
-  /* values never change: seg_lengths of d is this vector, with no launch
-     (a recursion level of quicksort asks for it about five times) */
-  rt_retain(lengths);
-  d->lengths_vec = lengths;
-  return d;
+  return rtg::make_segdes(loc, run_site, lengths, rtg::NoRide{});
 }
 
-/* seg_range's segdes: each range's length in 64 bits, stored, scanned
-   and the total checked in one launch (make_offsets), as rt_range_segdes
-   on the host. */
 RtValue *rtg_range_segdes(RtLoc loc, int run_site, RtValue *starts, RtValue *ends, RtValue *strides,
                           RtValue **lengths, RtValue **offsets) {
-  RtValue *d = rtg_segdes_new(starts->len);
-  /* held by the segdes too: seg_lengths and seg_offsets of it give them
-     again, with no launch of their own */
-  d->lengths_vec = rtg_vec_new(RT_INT, d->len);
-  d->offsets_vec = rtg_vec_new(RT_INT, d->len);
-  if (starts->len > 0) {
-    RangesIn in = {starts->data.i, ends->data.i, strides->data.i, d->lengths_vec->data.i, d->offsets_vec->data.i};
-    d->offsets = make_offsets(d, FROM_RANGES, NULL, in, loc, run_site);
-  }
-  rt_retain(d->lengths_vec);
-  rt_retain(d->offsets_vec);
-  *lengths = d->lengths_vec;
-  *offsets = d->offsets_vec;
-  return d;
+  return rtg::range_segdes(loc, run_site, starts, ends, strides, lengths, offsets, rtg::NoRide{});
 }
 
 __global__ void narrow_kernel(const int64_t *in, int32_t *out, int64_t n) {

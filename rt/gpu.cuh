@@ -663,6 +663,159 @@ __device__ inline int64_t tile_lookback(RtgTileState st, int64_t tile, int64_t s
   return tile_lookback_value(st, tile, sum, plus, (int64_t)0);
 }
 
+/* ---- segment descriptors: a segdes's offsets in one launch ----
+
+   Each block scans a tile of OFFSETS_ITEMS lengths a thread, in order,
+   and gets the tile's start from the tiles before it by the look-back
+   (tile_lookback).  This took the place of a one-block kernel (up to
+   8192 segments) and, above that, a memset and CUB's scan (two kernels
+   and a temporary allocation, 11-13 µs however few the lengths);
+   quicksort makes a few segdes at every level of its recursion.  From
+   int32 lengths (make_segdes, FROM_NARROW) it also checks them, records
+   a negative one's error (as zero), and stores the int64 lengths: a
+   segdes in one launch.  From seg_range's ranges (range_segdes,
+   FROM_RANGES) it computes each length in 64 bits, as rt_range_length
+   does, so that a range of more elements than an int counts is too many
+   elements, not a length that wrapped, and writes the [int] lengths and
+   offsets that seg_lengths and seg_offsets give, which a lifted range's
+   values and its users ask for at once.  Either checks the total.
+   FROM_WIDE scans a segdes's int64 lengths (rt/gpu.cu,
+   rtg_seg_offsets).  off[0] is written here.
+
+   The MAPs that make a make_segdes's or range_segdes's arguments ride on
+   its launch (codegen/cuda.c): 'ride' computes and stores the MAPs'
+   element j, in the thread that then reads what it stored.  NoRide is
+   the launch without them. */
+enum { OFFSETS_ITEMS = 8 };
+
+enum OffsetsFrom { FROM_WIDE, FROM_NARROW, FROM_RANGES };
+
+/* seg_range's starts, ends and strides, one range a segment; where the
+   [int] lengths and offsets go */
+struct RangesIn {
+  const int32_t *start, *end, *stride;
+  int32_t *lengths, *offsets;
+};
+
+struct NoRide {
+  __device__ void operator()(int64_t) const {}
+};
+
+template <int FROM, class Ride>
+__global__ void __launch_bounds__(THREADS)
+    offsets_kernel(const void *in, RangesIn ranges, int64_t nseg, int64_t *lengths, int64_t *off, RtgTileState st,
+                   RtKernelError *err, int run, Ride ride) {
+  __shared__ int64_t warp_sums[THREADS / 32];
+  __shared__ int64_t tile_start;
+  const int64_t tile = blockIdx.x;
+  const int64_t first = (tile * THREADS + threadIdx.x) * OFFSETS_ITEMS;
+  int64_t len[OFFSETS_ITEMS], sum = 0;
+  for (int k = 0; k < OFFSETS_ITEMS; k++) {
+    int64_t j = first + k;
+    len[k] = 0;
+    if (j < nseg) {
+      ride(j);
+      if (FROM == FROM_NARROW) {
+        int32_t l = ((const int32_t *)in)[j];
+        if (l < 0)
+          record(err, RtKernelError{j, RT_CHECK_NEGATIVE_LENGTH, 0, 0, 0, l, 0, 0.0, run, 0});
+        len[k] = l < 0 ? 0 : l;
+        lengths[j] = len[k];
+      } else if (FROM == FROM_RANGES) {
+        int32_t a = ranges.start[j], e = ranges.end[j], d = ranges.stride[j];
+        /* a bad range has none: the range check before it reports it */
+        len[k] = e >= a && d > 0 ? ((int64_t)e - a + d - 1) / d : 0;
+        lengths[j] = len[k];
+        ranges.lengths[j] = (int32_t)len[k]; /* wrapped only where the total fails */
+      } else {
+        len[k] = ((const int64_t *)in)[j];
+      }
+    }
+    sum += len[k];
+  }
+  auto plus = [](int64_t a, int64_t b) { return a + b; };
+  int64_t total;
+  int64_t before = block_exclusive_scan(sum, plus, (int64_t)0, warp_sums, &total);
+  if (threadIdx.x < 32) {
+    int64_t start = tile_lookback(st, tile, total);
+    if (threadIdx.x == 0)
+      tile_start = start;
+  }
+  __syncthreads();
+  before += tile_start;
+  if (tile == 0 && threadIdx.x == 0)
+    off[0] = 0;
+  for (int k = 0; k < OFFSETS_ITEMS; k++) {
+    int64_t j = first + k;
+    if (j < nseg) {
+      if (FROM == FROM_RANGES)
+        ranges.offsets[j] = (int32_t)before;
+      before += len[k];
+      off[j + 1] = before;
+      /* more elements than an int counts (rt_make_segdes): after any
+         negative length, whose index is lower */
+      if (FROM != FROM_WIDE && j == nseg - 1 && before > INT32_MAX)
+        record(err, RtKernelError{nseg, RT_CHECK_TOO_MANY, 0, 0, 0, 0, before, 0.0, run, 0});
+    }
+  }
+}
+
+/* Segdes 'd''s offsets from 'in' (int32 lengths to check and store,
+   FROM_NARROW; d->lengths, FROM_WIDE) or from 'ranges' (FROM_RANGES), in
+   one launch, with 'ride' on it. */
+template <int FROM, class Ride>
+int64_t *make_offsets(RtValue *d, const void *in, RangesIn ranges, RtLoc loc, int run, Ride ride) {
+  int64_t *off = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(d->len + 1));
+  if (d->len <= 0) { /* the single offset 0, without a launch */
+    rtg_check(cudaMemsetAsync(off, 0, sizeof(int64_t), rtg_stream()), "a segdes's offsets");
+    return off;
+  }
+  const int64_t per_tile = (int64_t)THREADS * OFFSETS_ITEMS;
+  int64_t tiles = (d->len + per_tile - 1) / per_tile;
+  RtgTileState st = rtg_tile_state(tiles);
+  rtg_launching(FROM == FROM_NARROW ? "lengths and offsets" : FROM == FROM_RANGES ? "range lengths and offsets" : "offsets");
+  offsets_kernel<FROM><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(
+      in, ranges, d->len, FROM == FROM_WIDE ? NULL : d->lengths, off, st, FROM == FROM_WIDE ? NULL : rtg_error(),
+      FROM == FROM_WIDE ? 0 : run, ride);
+  rtg_launched(FROM == FROM_NARROW ? "make_segdes" : FROM == FROM_RANGES ? "range_segdes" : "seg_offsets", loc);
+  return off;
+}
+
+/* A segdes from int32 lengths: checked, stored and scanned in one launch
+   (make_offsets), with 'ride' on it (rtg_make_segdes: NoRide). */
+template <class Ride> RtValue *make_segdes(RtLoc loc, int run_site, RtValue *lengths, Ride ride) {
+  RtValue *d = rtg_segdes_new(lengths->len);
+  if (lengths->len > 0)
+    d->offsets = make_offsets<FROM_NARROW>(d, lengths->data.i, RangesIn{}, loc, run_site, ride);
+  /* values never change: seg_lengths of d is this vector, with no launch
+     (a recursion level of quicksort asks for it about five times) */
+  rt_retain(lengths);
+  d->lengths_vec = lengths;
+  return d;
+}
+
+/* seg_range's segdes: each range's length in 64 bits, stored, scanned
+   and the total checked in one launch (make_offsets), as rt_range_segdes
+   on the host, with 'ride' on it (rtg_range_segdes: NoRide). */
+template <class Ride>
+RtValue *range_segdes(RtLoc loc, int run_site, RtValue *starts, RtValue *ends, RtValue *strides, RtValue **lengths,
+                      RtValue **offsets, Ride ride) {
+  RtValue *d = rtg_segdes_new(starts->len);
+  /* held by the segdes too: seg_lengths and seg_offsets of it give them
+     again, with no launch of their own */
+  d->lengths_vec = rtg_vec_new(RT_INT, d->len);
+  d->offsets_vec = rtg_vec_new(RT_INT, d->len);
+  if (starts->len > 0) {
+    RangesIn in = {starts->data.i, ends->data.i, strides->data.i, d->lengths_vec->data.i, d->offsets_vec->data.i};
+    d->offsets = make_offsets<FROM_RANGES>(d, NULL, in, loc, run_site, ride);
+  }
+  rt_retain(d->lengths_vec);
+  rt_retain(d->offsets_vec);
+  *lengths = d->lengths_vec;
+  *offsets = d->offsets_vec;
+  return d;
+}
+
 /* ---- SCAN (exclusive) ---- */
 
 /* In three launches: each block's part combined (scan_totals), then the

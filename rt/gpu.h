@@ -33,6 +33,9 @@ const char *rtg_start(const RtSite *sites, int device);
    exits with status 1. */
 void rtg_init(const RtSite *sites);
 cudaStream_t rtg_stream(void);
+/* A CUDA error in the runtime itself ('what' it was doing): the
+   statement stops with it. */
+void rtg_check(cudaError_t e, const char *what);
 /* Blocks for a grid that fills the device. */
 int rtg_max_blocks(void);
 /* The device's streaming multiprocessors. */

@@ -2469,6 +2469,12 @@ struct K11_0_store {
     A.v_x822_d[i] = v.v2;
   }
 };
+struct K11_1_ride {
+  K11_A A;
+  __device__ void operator()(int64_t i) const {
+    K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
+  }
+};
 static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x822, RtValue **out_v_x823, RtValue **out_v_x825) {
   (void)loc;
   (void)err;
@@ -2504,11 +2510,11 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int3
     v_x822 = rtg_vec_new(RT_INT, t503);
     A.v_x822_d = v_x822->data.i;
     A.v_x822_n = v_x822->len;
-    rtg::map("K11", loc, K11_0_pull{A}, K11_0_store{A}, t503);
+    /* computed in the launch of SOAC 1 (K11_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t504 = rtg_range_segdes(loc, A.run, v_x818, v_x820, v_x822, &v_x824, &v_x825);
+    RtValue *t504 = rtg::range_segdes(loc, A.run, v_x818, v_x820, v_x822, &v_x824, &v_x825, K11_1_ride{A});
     v_x823 = t504;
     A.v_x823_off = rtg_seg_offsets(v_x823);
     A.v_x823_n = v_x823->len;
@@ -3675,6 +3681,12 @@ struct K15_0_store {
     A.v_x1273_d[i] = v.v2;
   }
 };
+struct K15_1_ride {
+  K15_A A;
+  __device__ void operator()(int64_t i) const {
+    K15_0_store{A}(i, K15_0_pull{A}(i)); /* MAP 0 rides here */
+  }
+};
 static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1265, RtValue *v_sd_1277, RtValue *v_sd_1267, RtValue **out_v_x1275) {
   (void)loc;
   (void)err;
@@ -3706,11 +3718,11 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1265, Rt
     v_x1273 = rtg_vec_new(RT_INT, t767);
     A.v_x1273_d = v_x1273->data.i;
     A.v_x1273_n = v_x1273->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t767);
+    /* computed in the launch of SOAC 1 (K15_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t768 = rtg_range_segdes(loc, A.run, v_x1271, v_x1272, v_x1273, &v_x1275, &v_x1276);
+    RtValue *t768 = rtg::range_segdes(loc, A.run, v_x1271, v_x1272, v_x1273, &v_x1275, &v_x1276, K15_1_ride{A});
     v_x1274 = t768;
     A.v_x1274_off = rtg_seg_offsets(v_x1274);
     A.v_x1274_n = v_x1274->len;
@@ -3914,6 +3926,12 @@ struct K16_0_store {
     A.v_x1260_d[i] = v.v3;
   }
 };
+struct K16_1_ride {
+  K16_A A;
+  __device__ void operator()(int64_t i) const {
+    K16_0_store{A}(i, K16_0_pull{A}(i)); /* MAP 0 rides here */
+  }
+};
 static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, RtValue *v_sd_1264, RtValue *v_sd_1253, RtValue **out_v_x1258, RtValue **out_v_x1257, RtValue **out_v_x1260, RtValue **out_v_x1261, RtValue **out_v_x1263) {
   (void)loc;
   (void)err;
@@ -3949,11 +3967,11 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, Rt
     v_x1260 = rtg_vec_new(RT_INT, t799);
     A.v_x1260_d = v_x1260->data.i;
     A.v_x1260_n = v_x1260->len;
-    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t799);
+    /* computed in the launch of SOAC 1 (K16_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t800 = rtg_range_segdes(loc, A.run, v_x1257, v_x1259, v_x1260, &v_x1262, &v_x1263);
+    RtValue *t800 = rtg::range_segdes(loc, A.run, v_x1257, v_x1259, v_x1260, &v_x1262, &v_x1263, K16_1_ride{A});
     v_x1261 = t800;
     A.v_x1261_off = rtg_seg_offsets(v_x1261);
     A.v_x1261_n = v_x1261->len;

@@ -246,6 +246,70 @@ static void test_make_segdes(int64_t nseg, int32_t max_len) {
   wait_device("a free");
 }
 
+/* rtg::make_segdes and rtg::range_segdes with a MAP riding on their
+   launch (codegen/cuda.c: a MAP that makes a segdes's arguments in its
+   kernel): the ride writes segment j's length, or range, just before the
+   offsets kernel reads it, in the same thread.  The lengths are a hash
+   of j, computed on the host too; a range is [j, j + len * 3) by 3. */
+__host__ __device__ static int32_t ride_length(int64_t j) {
+  uint32_t h = (uint32_t)j * 2654435761u;
+  return (h >> 7) % 5 == 0 ? 0 : (int32_t)((h >> 11) % 1000);
+}
+
+struct LengthsRide {
+  int32_t *lengths;
+  __device__ void operator()(int64_t j) const { lengths[j] = ride_length(j); }
+};
+
+struct RangesRide {
+  int32_t *starts, *ends, *strides;
+  __device__ void operator()(int64_t j) const {
+    starts[j] = (int32_t)j;
+    ends[j] = (int32_t)j + 3 * ride_length(j);
+    strides[j] = 3;
+  }
+};
+
+static void test_segdes_riding(int64_t nseg) {
+  std::vector<int64_t> len((size_t)nseg);
+  std::vector<int32_t> len32((size_t)nseg);
+  for (int64_t s = 0; s < nseg; s++) {
+    len32[s] = ride_length(s);
+    len[s] = len32[s];
+  }
+  std::vector<int64_t> ref = offsets_of(len);
+  std::vector<int32_t> ref_off32((size_t)nseg);
+  for (int64_t s = 0; s < nseg; s++)
+    ref_off32[s] = (int32_t)ref[s];
+  RtValue *v = rtg_vec_new(RT_INT, nseg);
+  RtValue *d = rtg::make_segdes(RT_LOC(NULL, 0, 0), 0, v, LengthsRide{v->data.i});
+  std::vector<int32_t> got_v = read_back(v->data.i, (size_t)nseg);
+  std::vector<int64_t> got_len = read_back(d->lengths, (size_t)nseg);
+  std::vector<int64_t> got_off = read_back(rtg_seg_offsets(d), (size_t)nseg + 1);
+  bool ok = got_v == len32 && got_len == len && got_off == ref && rtg_seg_total(d) == ref[nseg];
+  result(ok, "make_segdes with a MAP riding nseg=%lld%s", (long long)nseg, ok ? "" : ": wrong lengths, offsets or total");
+  rt_value_free(d);
+  rt_value_free(v);
+  RtValue *a = rtg_vec_new(RT_INT, nseg), *e = rtg_vec_new(RT_INT, nseg), *st = rtg_vec_new(RT_INT, nseg);
+  RtValue *lengths = NULL, *offsets = NULL;
+  d = rtg::range_segdes(RT_LOC(NULL, 0, 0), 0, a, e, st, &lengths, &offsets,
+                        RangesRide{a->data.i, e->data.i, st->data.i});
+  std::vector<int32_t> got_l32 = read_back(lengths->data.i, (size_t)nseg);
+  std::vector<int32_t> got_o32 = read_back(offsets->data.i, (size_t)nseg);
+  got_len = read_back(d->lengths, (size_t)nseg);
+  got_off = read_back(rtg_seg_offsets(d), (size_t)nseg + 1);
+  ok = got_l32 == len32 && got_o32 == ref_off32 && got_len == len && got_off == ref && rtg_seg_total(d) == ref[nseg];
+  result(ok, "range_segdes with a MAP riding nseg=%lld%s", (long long)nseg,
+         ok ? "" : ": wrong lengths, offsets or total");
+  rt_value_free(d);
+  rt_value_free(lengths);
+  rt_value_free(offsets);
+  rt_value_free(a);
+  rt_value_free(e);
+  rt_value_free(st);
+  wait_device("a free");
+}
+
 /* ---- A: ids ---- */
 
 static std::vector<int32_t> ids_of(const std::vector<int64_t> &len) {
@@ -1439,6 +1503,7 @@ int main(int argc, char **argv) {
   for (int64_t nseg : mnsegs) {
     test_make_segdes(nseg, 1000);
     test_make_segdes(nseg, INT32_MAX);
+    test_segdes_riding(nseg);
   }
 
   /* D: FILTER in one pass */
