@@ -158,6 +158,12 @@ typedef struct FlatStmt {
                          nested value takes one of each value's own), so
                          the total is at most the segdes's and cannot
                          pass max_int; printed <segments once> */
+  bool guarded;       /* GATHER: a lifted subscript's, after its check
+                         (flatten.c, subscript): each index is in range,
+                         or -1 where the check fails, whose read gives the
+                         zero of the type instead of an error, so that
+                         the gather cannot fail wherever fusion computes
+                         it, even before the check; printed <guarded> */
 } FlatStmt;
 
 typedef struct FlatBlock {

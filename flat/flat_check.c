@@ -225,6 +225,8 @@ static void check_stmt(Checker *c, const void *stmt) {
       fail(c, s->loc, "%s gives %d results, not %d", name, want_results, s->results.len);
     if (s->lifted && s->op != FLAT_NAME && s->op != FLAT_EQL && s->op != FLAT_HASH && s->op != FLAT_HOST_PRIM)
       fail(c, s->loc, "%s has no lifted form", name);
+    if (s->guarded && (s->op != FLAT_GATHER || s->segments))
+      fail(c, s->loc, "%s <guarded>: only a gather not of whole segments is", name);
     Vec types = {0};
     op_signature(c, s, args, n, &types);
     check_result_types(c, s->loc, name, &s->results, &types);

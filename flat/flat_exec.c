@@ -148,7 +148,7 @@ void flat_exec_op(const FlatStmt *s, RtValue **a, int n, Vec *results) {
       r = rt_range(loc, a[0]->scalar.i, a[1]->scalar.i, a[2]->scalar.i);
       break;
     case RT_GATHER:
-      r = rt_gather(loc, a[0], a[1]);
+      r = s->guarded ? rt_gather_guarded(loc, a[0], a[1]) : rt_gather(loc, a[0], a[1]);
       break;
     case RT_ELT:
       need(a[0], RT_VEC, s);

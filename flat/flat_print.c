@@ -152,6 +152,8 @@ static void print_op(FILE *out, const FlatStmt *s) {
   case FLAT_GATHER:
     if (s->segments)
       fputs(s->once ? " <segments once>" : " <segments>", out);
+    if (s->guarded)
+      fputs(" <guarded>", out);
     break;
   default:
     break;

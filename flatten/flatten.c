@@ -69,6 +69,9 @@ typedef struct Fl {
                       <segments once> */
   bool replicating; /* the gather being made copies values to many
                        elements (View.replicated) */
+  bool guarded;    /* the gather being made is a lifted subscript's, by
+                      indices in range or -1: its GATHERs that are not
+                      of whole segments are <guarded> */
   bool library;    /* making the body of a library function, whose
                       errors are worded as the primitives' */
 } Fl;
@@ -335,6 +338,7 @@ static FlatStmt *last_stmt(Fl *fl) { return vec_last(&fl->block->stmts); }
 static FlatAtom *gather(Fl *fl, FlatAtom *x, FlatAtom *idx, bool whole) {
   FlatAtom *r = op(fl, FLAT_GATHER, as_vec(ty(x)), 2, x, idx);
   last_stmt(fl)->segments = whole;
+  last_stmt(fl)->guarded = fl->guarded && !whole;
   return r;
 }
 
@@ -1288,6 +1292,18 @@ static Vals host_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   return r;
 }
 
+/* A lifted subscript's positions: starts + i where its check passes
+   (0 <= i < lens), else -1, which a <guarded> GATHER reads as the zero
+   of the type (FlatStmt.guarded).  The check before it reports a bad
+   subscript; the gather, in range or guarded, can never fail, so fusion
+   may compute it anywhere, with or before the check's REDUCE. */
+static FlatAtom *guarded_position(Fl *fl, FlatAtom *i, FlatAtom *lens, FlatAtom *starts) {
+  FlatAtom *n = length(fl, i);
+  FlatAtom *valid = binary(fl, FLAT_AND, binary(fl, FLAT_GE, i, dist(fl, int_const(0), n)),
+                           binary(fl, FLAT_LT, i, lens));
+  return op(fl, FLAT_SELECT, vec_int(), 3, valid, binary(fl, FLAT_ADD, starts, i), dist(fl, int_const(-1), n));
+}
+
 /* s[i] */
 static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
   t = res(t);
@@ -1323,20 +1339,25 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
        element by element, at its own index, where fusion computes it
        (quicksort's pivot `a[#a / 2]` read the else branch's copy of
        `a`, which the filters could then not compute where they read
-       it).  The gather stays a checked one, though after the check it
-       is in range: marked so, fusion would compute it before the check
-       (with the check's REDUCE), reading out of range where an index
-       is wrong before the error is reported. */
+       it).  The gather is by guarded_position's indices: in range
+       where the check passes, and -1, read as 0, where it fails, so
+       that wherever fusion computes it (before the check, or in the
+       reader of the subscript, where the pivot's gather is now), it
+       cannot fail: the check reports the error. */
     check(fl, RT_CHECK_SUBSCRIPT, i, view->lengths, NULL);
-    FlatAtom *pos = binary(fl, FLAT_ADD, view->starts, i);
-    return gather_values(fl, view->source, t, pos);
+    FlatAtom *pos = guarded_position(fl, i, view->lengths, view->starts);
+    return gather_values_with(fl, &fl->guarded, view->source, t, pos);
   }
   FlatAtom *d = vec_get(&s, 0);
   FlatAtom *lens = seg_lengths(fl, d);
   check(fl, RT_CHECK_SUBSCRIPT, i, lens, NULL);
-  FlatAtom *pos = binary(fl, FLAT_ADD, op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d), i);
+  FlatAtom *pos = guarded_position(fl, i, lens, op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d));
   /* one element of each segment of d, each its own: taken once */
-  return gather_values_once(fl, slice(s, 1, s.len - 1), t, pos);
+  bool outer = fl->guarded;
+  fl->guarded = true;
+  Vals r = gather_values_once(fl, slice(s, 1, s.len - 1), t, pos);
+  fl->guarded = outer;
+  return r;
 }
 
 /* In a lifted context: is 'e' a variable whose value is the same for

@@ -420,6 +420,20 @@ static LcuExp *elementwise_exp(Loc loc, FlatOp op, FlatBase type, int n, LcuExp 
   return lcu_exp_op(loc, op, type, n, args[0], n > 1 ? args[1] : NULL, n > 2 ? args[2] : NULL);
 }
 
+/* A <guarded> gather's read (FlatStmt.guarded), x![e]: `let j = e in if
+   j >= 0 then x![j] else 0`, the zero of the type where the lifted
+   subscript's check failed (-1), so that the read cannot fail wherever
+   fusion computes it. */
+static LcuExp *guarded_read(Lw *lw, LcuKernelBuilder *kb, LcuExp *read) {
+  Loc loc = kb->loc;
+  LcuVar *j = lcu_new_var(lw->lp, lcu_scalar(FB_INT), "j");
+  LcuExp *index = read->args[0];
+  read->args[0] = lcu_exp_var(loc, j);
+  LcuExp *ok = lcu_exp_op(loc, FLAT_GE, FB_BOOL, 2, lcu_exp_var(loc, j), lcu_exp_const(loc, lcu_int_const(0)), NULL);
+  LcuExp *zero = elementwise_exp(loc, FLAT_ZERO, read->type, 0, NULL);
+  return lcu_exp_let(loc, j, index, lcu_exp_if(loc, ok, read, zero));
+}
+
 /* Element-wise ops that give a bool and cannot fail: a FILTER's
    predicate may compute them from the pulled value. */
 static bool predicate_op(FlatOp op) {
@@ -603,7 +617,8 @@ static bool describe_gather(Lw *lw, FlatStmt *fs, LcuVar *v) {
   LcuVar *iv = idx->kind == FA_VAR && !d ? known_var(lw, idx->u.var) : NULL;
   if (((FlatAtom *)fs->args.data[0])->u.var->global || (idx->kind == FA_VAR && !d && !iv))
     return false;
-  LcuPlan *pl = plan_begin(lw, fs->segments ? 'W' : 'G'); /* W: read known in range */
+  /* W: read known in range; U: guarded (a -1 reads 0) */
+  LcuPlan *pl = plan_begin(lw, fs->segments ? 'W' : fs->guarded ? 'U' : 'G');
   lcu_plan_type(pl, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
   lcu_plan_var(pl, 'x', v);
   if (idx->kind != FA_VAR)
@@ -1310,7 +1325,9 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     LcuThunk *t = lcu_kb_index_thunk(kb);
     LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
     LcuExp *read = lcu_exp_index(kb->loc, lcu_kb_param(kb, v), operand(lw, kb, idx, i));
-    read->in_range = fs->segments; /* the elements of whole segments: cannot fail */
+    read->in_range = fs->segments || fs->guarded; /* whole segments, or guarded below: cannot fail */
+    if (fs->guarded)
+      read = guarded_read(lw, kb, read);
     lcu_thunk_return(t, read);
     lcu_kb_end_thunk(kb);
     Dist *d = ptrmap_get(&lw->scope->dists, idx->u.var);

@@ -459,6 +459,9 @@ RtValue *rt_range_segdes(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *str
 /* One range per element of the vectors: the segdes and the values. */
 void rt_seg_range(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, RtValue **segdes, RtValue **values);
 RtValue *rt_gather(RtLoc loc, RtValue *v, RtValue *idx);
+/* rt_gather where a negative index gives the zero of the base (the flat
+   IR's GATHER <guarded>: a lifted subscript's, whose check failed). */
+RtValue *rt_gather_guarded(RtLoc loc, RtValue *v, RtValue *idx);
 RtValue *rt_elt(RtLoc loc, RtValue *v, int32_t i);
 /* A copy of 'dst' with vals[k] at idx[k], in order (a later write wins). */
 RtValue *rt_scatter(RtLoc loc, RtValue *dst, RtValue *idx, RtValue *vals);

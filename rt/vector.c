@@ -124,6 +124,21 @@ RtValue *rt_gather(RtLoc loc, RtValue *v, RtValue *idx) {
   return r;
 }
 
+RtValue *rt_gather_guarded(RtLoc loc, RtValue *v, RtValue *idx) {
+  RtValue *r = new_vec(v->type.base, idx->len);
+  size_t size = rt_base_size(v->type.base);
+  for (int64_t k = 0; k < idx->len; k++) {
+    int32_t i = idx->data.i[k];
+    if (i >= v->len)
+      rt_index_error(loc, RT_GATHER, i, v->len);
+    if (i < 0)
+      memset(r->data.c + (size_t)k * size, 0, size);
+    else
+      memcpy(r->data.c + (size_t)k * size, v->data.c + (size_t)i * size, size);
+  }
+  return r;
+}
+
 RtValue *rt_elt(RtLoc loc, RtValue *v, int32_t i) {
   if (i < 0 || i >= v->len)
     rt_index_error(loc, RT_ELT, i, v->len);
