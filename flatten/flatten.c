@@ -1292,8 +1292,8 @@ static Vals host_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   return r;
 }
 
-/* A lifted subscript's positions: starts + i where its check passes
-   (0 <= i < lens), else -1, which a <guarded> GATHER reads as the zero
+/* A lifted subscript's positions: starts + i (i where 'starts' is NULL)
+   where its check passes (0 <= i < lens), else -1, which a <guarded> GATHER reads as the zero
    of the type (FlatStmt.guarded).  The check before it reports a bad
    subscript; the gather, in range or guarded, can never fail, so fusion
    may compute it anywhere, with or before the check's REDUCE. */
@@ -1301,7 +1301,8 @@ static FlatAtom *guarded_position(Fl *fl, FlatAtom *i, FlatAtom *lens, FlatAtom 
   FlatAtom *n = length(fl, i);
   FlatAtom *valid = binary(fl, FLAT_AND, binary(fl, FLAT_GE, i, dist(fl, int_const(0), n)),
                            binary(fl, FLAT_LT, i, lens));
-  return op(fl, FLAT_SELECT, vec_int(), 3, valid, binary(fl, FLAT_ADD, starts, i), dist(fl, int_const(-1), n));
+  FlatAtom *pos = starts ? binary(fl, FLAT_ADD, starts, i) : i;
+  return op(fl, FLAT_SELECT, vec_int(), 3, valid, pos, dist(fl, int_const(-1), n));
 }
 
 /* s[i] */
@@ -1392,11 +1393,16 @@ static bool invariant_arg(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
    REDUCE that found the first one out of range).  In the library a
    gather's error names the primitive (`->`), so the check stays. */
 static Vals index_invariant(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *idx, FlatAtom *idx_segdes) {
+  Vals r;
   if (fl->library) {
-    FlatAtom *n = vals_length(fl, s, t);
-    check(fl, RT_CHECK_SUBSCRIPT, idx, dist(fl, n, length(fl, idx)), NULL);
+    FlatAtom *n = dist(fl, vals_length(fl, s, t), length(fl, idx));
+    check(fl, RT_CHECK_SUBSCRIPT, idx, n, NULL);
+    /* after the check, guarded as a lifted subscript's (subscript) */
+    FlatAtom *pos = guarded_position(fl, idx, n, NULL);
+    r = gather_values_with(fl, &fl->guarded, s, t, pos);
+  } else {
+    r = gather_values(fl, s, t, idx);
   }
-  Vals r = gather_values(fl, s, t, idx);
   (void)ctx;
   return idx_segdes ? concat(one(idx_segdes), r) : r;
 }

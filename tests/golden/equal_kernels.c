@@ -105,348 +105,616 @@ static RtValue *g_x18;
 static int g_x18_defined;
 
 
-/* K1: LIBRARY -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x27, RtValue **out_v_x28) {
+/* K1: MAP, LIBRARY -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+static void K1(RtKernelError *err, RtLoc loc, int run, int32_t v_x415, int32_t v_x416, RtValue **out_v_x418, RtValue **out_v_x419) {
   (void)loc;
   (void)run;
-  int32_t *v_x27_d = v_x27->data.i;
-  const int64_t v_x27_n = v_x27->len;
-  RtValue *v_x28 = NULL;
-  /* LIBRARY */
+  RtValue *v_x418 = NULL;
+  RtValue *v_x419 = NULL;
+  /* MAP */
   {
-    RtValue *t1 = rt_make_segdes(loc, v_x27);
-    v_x28 = t1;
-    const int64_t *v_x28_off = rt_seg_offsets(v_x28);
-    const int64_t v_x28_n = v_x28->len;
+    const int64_t t1 = v_x416;
+    if (t1 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1, 0.0, 0);
+      goto fail;
+    }
+    v_x418 = rt_value_new(rt_vec_type(RT_INT), t1);
+    int32_t *v_x418_d = v_x418->data.i;
+    const int64_t v_x418_n = v_x418->len;
+    RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
+    for (int64_t t2 = 0; t2 < t1; t2++) {
+      const int32_t t3 = (int32_t)t2;
+      v_x418_d[t2] = v_x415;
+    }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x28 = v_x28;
+  {
+    int32_t *v_x418_d = v_x418->data.i;
+    const int64_t v_x418_n = v_x418->len;
+    /* LIBRARY */
+    {
+      RtValue *t4 = rt_make_segdes(loc, v_x418);
+      v_x419 = t4;
+      const int64_t *v_x419_off = rt_seg_offsets(v_x419);
+      const int64_t v_x419_n = v_x419->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x418 = v_x418;
+  *out_v_x419 = v_x419;
   return;
 fail:
-  rt_release(v_x28);
+  rt_release(v_x418);
+  rt_release(v_x419);
 }
 
-/* K2 runs too for K4 and K6, whose code is the same */
 /* K2: REDUCE -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
+static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int32_t v_x423, RtValue *v_x426, RtValue *v_x429, int32_t *out_v_x438, int32_t *out_v_x439, RtValue **out_v_x455) {
   (void)loc;
   (void)run;
-  int32_t *v_x317_d = v_x317->data.i;
-  const int64_t v_x317_n = v_x317->len;
-  int32_t v_x325 = 0;
-  int32_t v_x326 = 0;
-  int32_t v_x327 = 0;
-  RtValue *v_x316 = NULL;
-  RtValue *v_x331 = NULL;
+  const RtDivisor v_x423_dv = rt_divisor(v_x423);
+  int32_t *v_x426_d = v_x426->data.i;
+  const int64_t v_x426_n = v_x426->len;
+  int32_t *v_x429_d = v_x429->data.i;
+  const int64_t v_x429_n = v_x429->len;
+  int32_t v_x437 = 0;
+  int32_t v_x438 = 0;
+  int32_t v_x439 = 0;
+  RtValue *v_x455 = NULL;
   /* REDUCE */
   {
-    const int64_t t2 = v_x317_n;
-    const int64_t t3 = t2 > 0 ? (t2 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t4 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t3);
-    int32_t *t5 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t3);
-    int32_t *t6 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t3);
-    v_x316 = rt_value_new(rt_vec_type(RT_INT), t2);
-    int32_t *v_x316_d = v_x316->data.i;
-    const int64_t v_x316_n = v_x316->len;
-    v_x331 = rt_value_new(rt_vec_type(RT_INT), t2);
-    int32_t *v_x331_d = v_x331->data.i;
-    const int64_t v_x331_n = v_x331->len;
-    RT_PARALLEL_FOR_IF(t3 > 1)
-    for (int64_t t7 = 0; t7 < t3; t7++) {
-      int32_t t7a0;
-      int32_t t7a1;
-      int32_t t7a2;
-      t7a0 = 2147483647;
-      t7a1 = 0;
-      t7a2 = 1;
-      const int64_t t7_end = (t7 + 1) * RT_CHUNK < t2 ? (t7 + 1) * RT_CHUNK : t2;
-      for (int64_t t8 = t7 * RT_CHUNK; t8 < t7_end; t8++) {
-        const int32_t t9 = (int32_t)t8;
-        int32_t t7x0;
-        int32_t t7x1;
-        int32_t t7x2;
-        int32_t t7x3;
-        int32_t t7x4;
-        int32_t t10 = v_x317_d[t9];
-        uint8_t t12 = rt_ge_i(t10, 0);
-        uint8_t t14 = rt_lt_i(t10, v_x313);
-        uint8_t t16 = rt_and_b(t12, t14);
-        int32_t t17;
-        if (t16) {
-          t17 = 2147483647;
+    const int64_t t5 = v_x429_n;
+    const int64_t t6 = t5 > 0 ? (t5 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t7 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t6);
+    int32_t *t8 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t6);
+    int32_t *t9 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t6);
+    v_x455 = rt_value_new(rt_vec_type(RT_INT), t5);
+    int32_t *v_x455_d = v_x455->data.i;
+    const int64_t v_x455_n = v_x455->len;
+    RT_PARALLEL_FOR_IF(t6 > 1)
+    for (int64_t t10 = 0; t10 < t6; t10++) {
+      int32_t t10a0;
+      int32_t t10a1;
+      int32_t t10a2;
+      t10a0 = 2147483647;
+      t10a1 = 0;
+      t10a2 = 1;
+      const int64_t t10_end = (t10 + 1) * RT_CHUNK < t5 ? (t10 + 1) * RT_CHUNK : t5;
+      for (int64_t t11 = t10 * RT_CHUNK; t11 < t10_end; t11++) {
+        const int32_t t12 = (int32_t)t11;
+        int32_t t10x0;
+        int32_t t10x1;
+        int32_t t10x2;
+        int32_t t10x3;
+        int t31 = 0; /* nonzero: a check below failed */
+        int32_t t13 = v_x429_d[t12];
+        uint8_t t15 = rt_ge_i(t13, 0);
+        uint8_t t17 = rt_lt_i(t13, v_x423);
+        uint8_t t19 = rt_and_b(t15, t17);
+        int32_t t20;
+        if (t19) {
+          t20 = 2147483647;
         } else {
-          t17 = t9;
+          t20 = t12;
         }
-        int32_t t19 = rt_mul_i(t9, v_x313);
-        int32_t t21 = rt_add_i(t19, t10);
-        t7x0 = t17;
-        t7x1 = t10;
-        t7x2 = v_x313;
-        t7x3 = v_x313;
-        t7x4 = t21;
-        v_x316_d[t8] = t7x3; /* a map column */
-        v_x331_d[t8] = t7x4; /* a map column */
-        uint8_t t23 = rt_le_i(t7a0, t7x0);
-        int32_t t24;
-        if (t23) {
-          t24 = t7a0;
+        int32_t t22 = rt_mul_i(t12, v_x423);
+        int32_t t24 = rt_add_i(t22, t13);
+        int32_t t26 = (t19 ? t24 : -1);
+        uint8_t t28 = rt_ge_i(t26, 0);
+        int32_t t29;
+        if (t28) {
+          int t32 = (uint64_t)(int64_t)t26 < (uint64_t)v_x420;
+          int32_t t30 = t32 ? t26 : 0;
+          t31 |= !t32;
+          int32_t t34 = rt_rem_by(t30, v_x423_dv, &t31);
+          int t36 = (uint64_t)(int64_t)t34 < (uint64_t)v_x426_n;
+          int32_t t35 = t36 ? v_x426_d[t34] : 0;
+          t31 |= !t36;
+          t29 = t35;
         } else {
-          t24 = t7x0;
+          t29 = 0;
         }
-        int32_t t25;
-        if (t23) {
-          t25 = t7a1;
+        if (__builtin_expect(t31 != 0, 0)) { /* again, recording the error */
+          int32_t t37 = v_x429_d[t12];
+          uint8_t t39 = rt_ge_i(t37, 0);
+          uint8_t t41 = rt_lt_i(t37, v_x423);
+          uint8_t t43 = rt_and_b(t39, t41);
+          int32_t t44;
+          if (t43) {
+            t44 = 2147483647;
+          } else {
+            t44 = t12;
+          }
+          int32_t t46 = rt_mul_i(t12, v_x423);
+          int32_t t48 = rt_add_i(t46, t37);
+          int32_t t50 = (t43 ? t48 : -1);
+          uint8_t t52 = rt_ge_i(t50, 0);
+          int32_t t53;
+          if (t52) {
+            int32_t t54;
+            if ((uint64_t)(int64_t)t50 < (uint64_t)v_x420) {
+              t54 = t50;
+            } else {
+              NESSIE_RECORD(err, t11, RT_CHECK_INDEX, 1, 0, RT_GATHER, t50, v_x420, 0.0, 0);
+              t54 = 0;
+            }
+            int t55 = 0;
+            int32_t t56 = rt_rem_by(t54, v_x423_dv, &t55);
+            if (t55) {
+              NESSIE_RECORD(err, t11, RT_CHECK_SCALAR, 0, t55, RT_REM, 0, 0, 0.0, 1);
+            }
+            int32_t t57;
+            if ((uint64_t)(int64_t)t56 < (uint64_t)v_x426_n) {
+              t57 = v_x426_d[t56];
+            } else {
+              NESSIE_RECORD(err, t11, RT_CHECK_INDEX, 0, 0, RT_GATHER, t56, v_x426_n, 0.0, 2);
+              t57 = 0;
+            }
+            t53 = t57;
+          } else {
+            t53 = 0;
+          }
+        }
+        t10x0 = t20;
+        t10x1 = t13;
+        t10x2 = v_x423;
+        t10x3 = t29;
+        v_x455_d[t11] = t10x3; /* a map column */
+        uint8_t t59 = rt_le_i(t10a0, t10x0);
+        int32_t t60;
+        if (t59) {
+          t60 = t10a0;
         } else {
-          t25 = t7x1;
+          t60 = t10x0;
         }
-        int32_t t26;
-        if (t23) {
-          t26 = t7a2;
+        int32_t t61;
+        if (t59) {
+          t61 = t10a1;
         } else {
-          t26 = t7x2;
+          t61 = t10x1;
         }
-        t7a0 = t24;
-        t7a1 = t25;
-        t7a2 = t26;
+        int32_t t62;
+        if (t59) {
+          t62 = t10a2;
+        } else {
+          t62 = t10x2;
+        }
+        t10a0 = t60;
+        t10a1 = t61;
+        t10a2 = t62;
       }
-      t4[t7] = t7a0;
-      t5[t7] = t7a1;
-      t6[t7] = t7a2;
+      t7[t10] = t10a0;
+      t8[t10] = t10a1;
+      t9[t10] = t10a2;
     }
-    int32_t t7t0;
-    int32_t t7t1;
-    int32_t t7t2;
-    t7t0 = 2147483647;
-    t7t1 = 0;
-    t7t2 = 1;
-    for (int64_t t7 = 0; t7 < t3; t7++) {
-      const int32_t t27 = t4[t7];
-      const int32_t t28 = t5[t7];
-      const int32_t t29 = t6[t7];
-      uint8_t t31 = rt_le_i(t7t0, t27);
-      int32_t t32;
-      if (t31) {
-        t32 = t7t0;
+    int32_t t10t0;
+    int32_t t10t1;
+    int32_t t10t2;
+    t10t0 = 2147483647;
+    t10t1 = 0;
+    t10t2 = 1;
+    for (int64_t t10 = 0; t10 < t6; t10++) {
+      const int32_t t63 = t7[t10];
+      const int32_t t64 = t8[t10];
+      const int32_t t65 = t9[t10];
+      uint8_t t67 = rt_le_i(t10t0, t63);
+      int32_t t68;
+      if (t67) {
+        t68 = t10t0;
       } else {
-        t32 = t27;
+        t68 = t63;
       }
-      int32_t t33;
-      if (t31) {
-        t33 = t7t1;
+      int32_t t69;
+      if (t67) {
+        t69 = t10t1;
       } else {
-        t33 = t28;
+        t69 = t64;
       }
-      int32_t t34;
-      if (t31) {
-        t34 = t7t2;
+      int32_t t70;
+      if (t67) {
+        t70 = t10t2;
       } else {
-        t34 = t29;
+        t70 = t65;
       }
-      t7t0 = t32;
-      t7t1 = t33;
-      t7t2 = t34;
+      t10t0 = t68;
+      t10t1 = t69;
+      t10t2 = t70;
     }
-    v_x325 = t7t0;
-    rt_free(t4);
-    v_x326 = t7t1;
-    rt_free(t5);
-    v_x327 = t7t2;
-    rt_free(t6);
+    v_x437 = t10t0;
+    rt_free(t7);
+    v_x438 = t10t1;
+    rt_free(t8);
+    v_x439 = t10t2;
+    rt_free(t9);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x316 = v_x316;
-  *out_v_x326 = v_x326;
-  *out_v_x327 = v_x327;
-  *out_v_x331 = v_x331;
-  return;
-fail:
-  rt_release(v_x316);
-  rt_release(v_x331);
-}
-
-/* K3: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue *v_x341, RtValue **out_v_x343) {
-  (void)loc;
-  (void)run;
-  const RtDivisor v_x335_dv = rt_divisor(v_x335);
-  int32_t *v_x338_d = v_x338->data.i;
-  const int64_t v_x338_n = v_x338->len;
-  int32_t *v_x341_d = v_x341->data.i;
-  const int64_t v_x341_n = v_x341->len;
-  RtValue *v_x343 = NULL;
-  /* MAP */
-  {
-    const int64_t t35 = v_x341_n;
-    v_x343 = rt_value_new(rt_vec_type(RT_INT), t35);
-    int32_t *v_x343_d = v_x343->data.i;
-    const int64_t v_x343_n = v_x343->len;
-    RT_PARALLEL_FOR_IF(t35 >= RT_PARALLEL_MIN)
-    for (int64_t t36 = 0; t36 < t35; t36++) {
-      const int32_t t37 = (int32_t)t36;
-      int t40 = 0; /* nonzero: a check below failed */
-      int32_t t38 = v_x341_d[t37];
-      int t41 = (uint64_t)(int64_t)t38 < (uint64_t)v_x332;
-      int32_t t39 = t41 ? t38 : 0;
-      t40 |= !t41;
-      int32_t t43 = rt_rem_by(t39, v_x335_dv, &t40);
-      int t45 = (uint64_t)(int64_t)t43 < (uint64_t)v_x338_n;
-      int32_t t44 = t45 ? v_x338_d[t43] : 0;
-      t40 |= !t45;
-      if (__builtin_expect(t40 != 0, 0)) { /* again, recording the error */
-        int32_t t46 = v_x341_d[t37];
-        int32_t t47;
-        if ((uint64_t)(int64_t)t46 < (uint64_t)v_x332) {
-          t47 = t46;
-        } else {
-          NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 1, 0, RT_GATHER, t46, v_x332, 0.0, 0);
-          t47 = 0;
-        }
-        int t48 = 0;
-        int32_t t49 = rt_rem_by(t47, v_x335_dv, &t48);
-        if (t48) {
-          NESSIE_RECORD(err, t36, RT_CHECK_SCALAR, 0, t48, RT_REM, 0, 0, 0.0, 1);
-        }
-        int32_t t50;
-        if ((uint64_t)(int64_t)t49 < (uint64_t)v_x338_n) {
-          t50 = v_x338_d[t49];
-        } else {
-          NESSIE_RECORD(err, t36, RT_CHECK_INDEX, 0, 0, RT_GATHER, t49, v_x338_n, 0.0, 2);
-          t50 = 0;
-        }
-      }
-      v_x343_d[t36] = t44;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x343 = v_x343;
-  return;
-fail:
-  rt_release(v_x343);
-}
-
-/* K5: MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x380, int32_t v_x383, RtValue *v_x386, RtValue *v_x389, RtValue **out_v_x391) {
-  (void)loc;
-  (void)run;
-  const RtDivisor v_x383_dv = rt_divisor(v_x383);
-  int32_t *v_x386_d = v_x386->data.i;
-  const int64_t v_x386_n = v_x386->len;
-  int32_t *v_x389_d = v_x389->data.i;
-  const int64_t v_x389_n = v_x389->len;
-  RtValue *v_x391 = NULL;
-  /* MAP */
-  {
-    const int64_t t84 = v_x389_n;
-    v_x391 = rt_value_new(rt_vec_type(RT_INT), t84);
-    int32_t *v_x391_d = v_x391->data.i;
-    const int64_t v_x391_n = v_x391->len;
-    RT_PARALLEL_FOR_IF(t84 >= RT_PARALLEL_MIN)
-    for (int64_t t85 = 0; t85 < t84; t85++) {
-      const int32_t t86 = (int32_t)t85;
-      int t89 = 0; /* nonzero: a check below failed */
-      int32_t t87 = v_x389_d[t86];
-      int t90 = (uint64_t)(int64_t)t87 < (uint64_t)v_x380;
-      int32_t t88 = t90 ? t87 : 0;
-      t89 |= !t90;
-      int32_t t92 = rt_rem_by(t88, v_x383_dv, &t89);
-      int t94 = (uint64_t)(int64_t)t92 < (uint64_t)v_x386_n;
-      int32_t t93 = t94 ? v_x386_d[t92] : 0;
-      t89 |= !t94;
-      if (__builtin_expect(t89 != 0, 0)) { /* again, recording the error */
-        int32_t t95 = v_x389_d[t86];
-        int32_t t96;
-        if ((uint64_t)(int64_t)t95 < (uint64_t)v_x380) {
-          t96 = t95;
-        } else {
-          NESSIE_RECORD(err, t85, RT_CHECK_INDEX, 2, 0, RT_GATHER, t95, v_x380, 0.0, 0);
-          t96 = 0;
-        }
-        int t97 = 0;
-        int32_t t98 = rt_rem_by(t96, v_x383_dv, &t97);
-        if (t97) {
-          NESSIE_RECORD(err, t85, RT_CHECK_SCALAR, 0, t97, RT_REM, 0, 0, 0.0, 1);
-        }
-        int32_t t99;
-        if ((uint64_t)(int64_t)t98 < (uint64_t)v_x386_n) {
-          t99 = v_x386_d[t98];
-        } else {
-          NESSIE_RECORD(err, t85, RT_CHECK_INDEX, 0, 0, RT_GATHER, t98, v_x386_n, 0.0, 2);
-          t99 = 0;
-        }
-      }
-      v_x391_d[t85] = t93;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x391 = v_x391;
-  return;
-fail:
-  rt_release(v_x391);
-}
-
-/* K7: MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x428, int32_t v_x431, RtValue *v_x434, RtValue *v_x437, RtValue **out_v_x439) {
-  (void)loc;
-  (void)run;
-  const RtDivisor v_x431_dv = rt_divisor(v_x431);
-  int32_t *v_x434_d = v_x434->data.i;
-  const int64_t v_x434_n = v_x434->len;
-  int32_t *v_x437_d = v_x437->data.i;
-  const int64_t v_x437_n = v_x437->len;
-  RtValue *v_x439 = NULL;
-  /* MAP */
-  {
-    const int64_t t133 = v_x437_n;
-    v_x439 = rt_value_new(rt_vec_type(RT_INT), t133);
-    int32_t *v_x439_d = v_x439->data.i;
-    const int64_t v_x439_n = v_x439->len;
-    RT_PARALLEL_FOR_IF(t133 >= RT_PARALLEL_MIN)
-    for (int64_t t134 = 0; t134 < t133; t134++) {
-      const int32_t t135 = (int32_t)t134;
-      int t138 = 0; /* nonzero: a check below failed */
-      int32_t t136 = v_x437_d[t135];
-      int t139 = (uint64_t)(int64_t)t136 < (uint64_t)v_x428;
-      int32_t t137 = t139 ? t136 : 0;
-      t138 |= !t139;
-      int32_t t141 = rt_rem_by(t137, v_x431_dv, &t138);
-      int t143 = (uint64_t)(int64_t)t141 < (uint64_t)v_x434_n;
-      int32_t t142 = t143 ? v_x434_d[t141] : 0;
-      t138 |= !t143;
-      if (__builtin_expect(t138 != 0, 0)) { /* again, recording the error */
-        int32_t t144 = v_x437_d[t135];
-        int32_t t145;
-        if ((uint64_t)(int64_t)t144 < (uint64_t)v_x428) {
-          t145 = t144;
-        } else {
-          NESSIE_RECORD(err, t134, RT_CHECK_INDEX, 3, 0, RT_GATHER, t144, v_x428, 0.0, 0);
-          t145 = 0;
-        }
-        int t146 = 0;
-        int32_t t147 = rt_rem_by(t145, v_x431_dv, &t146);
-        if (t146) {
-          NESSIE_RECORD(err, t134, RT_CHECK_SCALAR, 0, t146, RT_REM, 0, 0, 0.0, 1);
-        }
-        int32_t t148;
-        if ((uint64_t)(int64_t)t147 < (uint64_t)v_x434_n) {
-          t148 = v_x434_d[t147];
-        } else {
-          NESSIE_RECORD(err, t134, RT_CHECK_INDEX, 0, 0, RT_GATHER, t147, v_x434_n, 0.0, 2);
-          t148 = 0;
-        }
-      }
-      v_x439_d[t134] = t142;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
+  *out_v_x438 = v_x438;
   *out_v_x439 = v_x439;
+  *out_v_x455 = v_x455;
   return;
 fail:
-  rt_release(v_x439);
+  rt_release(v_x455);
+}
+
+/* K3: REDUCE -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
+static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int32_t v_x516, RtValue *v_x519, RtValue *v_x522, int32_t *out_v_x531, int32_t *out_v_x532, RtValue **out_v_x548) {
+  (void)loc;
+  (void)run;
+  const RtDivisor v_x516_dv = rt_divisor(v_x516);
+  int32_t *v_x519_d = v_x519->data.i;
+  const int64_t v_x519_n = v_x519->len;
+  int32_t *v_x522_d = v_x522->data.i;
+  const int64_t v_x522_n = v_x522->len;
+  int32_t v_x530 = 0;
+  int32_t v_x531 = 0;
+  int32_t v_x532 = 0;
+  RtValue *v_x548 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t71 = v_x522_n;
+    const int64_t t72 = t71 > 0 ? (t71 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t73 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t72);
+    int32_t *t74 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t72);
+    int32_t *t75 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t72);
+    v_x548 = rt_value_new(rt_vec_type(RT_INT), t71);
+    int32_t *v_x548_d = v_x548->data.i;
+    const int64_t v_x548_n = v_x548->len;
+    RT_PARALLEL_FOR_IF(t72 > 1)
+    for (int64_t t76 = 0; t76 < t72; t76++) {
+      int32_t t76a0;
+      int32_t t76a1;
+      int32_t t76a2;
+      t76a0 = 2147483647;
+      t76a1 = 0;
+      t76a2 = 1;
+      const int64_t t76_end = (t76 + 1) * RT_CHUNK < t71 ? (t76 + 1) * RT_CHUNK : t71;
+      for (int64_t t77 = t76 * RT_CHUNK; t77 < t76_end; t77++) {
+        const int32_t t78 = (int32_t)t77;
+        int32_t t76x0;
+        int32_t t76x1;
+        int32_t t76x2;
+        int32_t t76x3;
+        int t97 = 0; /* nonzero: a check below failed */
+        int32_t t79 = v_x522_d[t78];
+        uint8_t t81 = rt_ge_i(t79, 0);
+        uint8_t t83 = rt_lt_i(t79, v_x516);
+        uint8_t t85 = rt_and_b(t81, t83);
+        int32_t t86;
+        if (t85) {
+          t86 = 2147483647;
+        } else {
+          t86 = t78;
+        }
+        int32_t t88 = rt_mul_i(t78, v_x516);
+        int32_t t90 = rt_add_i(t88, t79);
+        int32_t t92 = (t85 ? t90 : -1);
+        uint8_t t94 = rt_ge_i(t92, 0);
+        int32_t t95;
+        if (t94) {
+          int t98 = (uint64_t)(int64_t)t92 < (uint64_t)v_x513;
+          int32_t t96 = t98 ? t92 : 0;
+          t97 |= !t98;
+          int32_t t100 = rt_rem_by(t96, v_x516_dv, &t97);
+          int t102 = (uint64_t)(int64_t)t100 < (uint64_t)v_x519_n;
+          int32_t t101 = t102 ? v_x519_d[t100] : 0;
+          t97 |= !t102;
+          t95 = t101;
+        } else {
+          t95 = 0;
+        }
+        if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
+          int32_t t103 = v_x522_d[t78];
+          uint8_t t105 = rt_ge_i(t103, 0);
+          uint8_t t107 = rt_lt_i(t103, v_x516);
+          uint8_t t109 = rt_and_b(t105, t107);
+          int32_t t110;
+          if (t109) {
+            t110 = 2147483647;
+          } else {
+            t110 = t78;
+          }
+          int32_t t112 = rt_mul_i(t78, v_x516);
+          int32_t t114 = rt_add_i(t112, t103);
+          int32_t t116 = (t109 ? t114 : -1);
+          uint8_t t118 = rt_ge_i(t116, 0);
+          int32_t t119;
+          if (t118) {
+            int32_t t120;
+            if ((uint64_t)(int64_t)t116 < (uint64_t)v_x513) {
+              t120 = t116;
+            } else {
+              NESSIE_RECORD(err, t77, RT_CHECK_INDEX, 2, 0, RT_GATHER, t116, v_x513, 0.0, 0);
+              t120 = 0;
+            }
+            int t121 = 0;
+            int32_t t122 = rt_rem_by(t120, v_x516_dv, &t121);
+            if (t121) {
+              NESSIE_RECORD(err, t77, RT_CHECK_SCALAR, 0, t121, RT_REM, 0, 0, 0.0, 1);
+            }
+            int32_t t123;
+            if ((uint64_t)(int64_t)t122 < (uint64_t)v_x519_n) {
+              t123 = v_x519_d[t122];
+            } else {
+              NESSIE_RECORD(err, t77, RT_CHECK_INDEX, 0, 0, RT_GATHER, t122, v_x519_n, 0.0, 2);
+              t123 = 0;
+            }
+            t119 = t123;
+          } else {
+            t119 = 0;
+          }
+        }
+        t76x0 = t86;
+        t76x1 = t79;
+        t76x2 = v_x516;
+        t76x3 = t95;
+        v_x548_d[t77] = t76x3; /* a map column */
+        uint8_t t125 = rt_le_i(t76a0, t76x0);
+        int32_t t126;
+        if (t125) {
+          t126 = t76a0;
+        } else {
+          t126 = t76x0;
+        }
+        int32_t t127;
+        if (t125) {
+          t127 = t76a1;
+        } else {
+          t127 = t76x1;
+        }
+        int32_t t128;
+        if (t125) {
+          t128 = t76a2;
+        } else {
+          t128 = t76x2;
+        }
+        t76a0 = t126;
+        t76a1 = t127;
+        t76a2 = t128;
+      }
+      t73[t76] = t76a0;
+      t74[t76] = t76a1;
+      t75[t76] = t76a2;
+    }
+    int32_t t76t0;
+    int32_t t76t1;
+    int32_t t76t2;
+    t76t0 = 2147483647;
+    t76t1 = 0;
+    t76t2 = 1;
+    for (int64_t t76 = 0; t76 < t72; t76++) {
+      const int32_t t129 = t73[t76];
+      const int32_t t130 = t74[t76];
+      const int32_t t131 = t75[t76];
+      uint8_t t133 = rt_le_i(t76t0, t129);
+      int32_t t134;
+      if (t133) {
+        t134 = t76t0;
+      } else {
+        t134 = t129;
+      }
+      int32_t t135;
+      if (t133) {
+        t135 = t76t1;
+      } else {
+        t135 = t130;
+      }
+      int32_t t136;
+      if (t133) {
+        t136 = t76t2;
+      } else {
+        t136 = t131;
+      }
+      t76t0 = t134;
+      t76t1 = t135;
+      t76t2 = t136;
+    }
+    v_x530 = t76t0;
+    rt_free(t73);
+    v_x531 = t76t1;
+    rt_free(t74);
+    v_x532 = t76t2;
+    rt_free(t75);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x531 = v_x531;
+  *out_v_x532 = v_x532;
+  *out_v_x548 = v_x548;
+  return;
+fail:
+  rt_release(v_x548);
+}
+
+/* K4: REDUCE -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
+static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32_t v_x609, RtValue *v_x612, RtValue *v_x615, int32_t *out_v_x624, int32_t *out_v_x625, RtValue **out_v_x641) {
+  (void)loc;
+  (void)run;
+  const RtDivisor v_x609_dv = rt_divisor(v_x609);
+  int32_t *v_x612_d = v_x612->data.i;
+  const int64_t v_x612_n = v_x612->len;
+  int32_t *v_x615_d = v_x615->data.i;
+  const int64_t v_x615_n = v_x615->len;
+  int32_t v_x623 = 0;
+  int32_t v_x624 = 0;
+  int32_t v_x625 = 0;
+  RtValue *v_x641 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t137 = v_x615_n;
+    const int64_t t138 = t137 > 0 ? (t137 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t139 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t138);
+    int32_t *t140 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t138);
+    int32_t *t141 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t138);
+    v_x641 = rt_value_new(rt_vec_type(RT_INT), t137);
+    int32_t *v_x641_d = v_x641->data.i;
+    const int64_t v_x641_n = v_x641->len;
+    RT_PARALLEL_FOR_IF(t138 > 1)
+    for (int64_t t142 = 0; t142 < t138; t142++) {
+      int32_t t142a0;
+      int32_t t142a1;
+      int32_t t142a2;
+      t142a0 = 2147483647;
+      t142a1 = 0;
+      t142a2 = 1;
+      const int64_t t142_end = (t142 + 1) * RT_CHUNK < t137 ? (t142 + 1) * RT_CHUNK : t137;
+      for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
+        const int32_t t144 = (int32_t)t143;
+        int32_t t142x0;
+        int32_t t142x1;
+        int32_t t142x2;
+        int32_t t142x3;
+        int t163 = 0; /* nonzero: a check below failed */
+        int32_t t145 = v_x615_d[t144];
+        uint8_t t147 = rt_ge_i(t145, 0);
+        uint8_t t149 = rt_lt_i(t145, v_x609);
+        uint8_t t151 = rt_and_b(t147, t149);
+        int32_t t152;
+        if (t151) {
+          t152 = 2147483647;
+        } else {
+          t152 = t144;
+        }
+        int32_t t154 = rt_mul_i(t144, v_x609);
+        int32_t t156 = rt_add_i(t154, t145);
+        int32_t t158 = (t151 ? t156 : -1);
+        uint8_t t160 = rt_ge_i(t158, 0);
+        int32_t t161;
+        if (t160) {
+          int t164 = (uint64_t)(int64_t)t158 < (uint64_t)v_x606;
+          int32_t t162 = t164 ? t158 : 0;
+          t163 |= !t164;
+          int32_t t166 = rt_rem_by(t162, v_x609_dv, &t163);
+          int t168 = (uint64_t)(int64_t)t166 < (uint64_t)v_x612_n;
+          int32_t t167 = t168 ? v_x612_d[t166] : 0;
+          t163 |= !t168;
+          t161 = t167;
+        } else {
+          t161 = 0;
+        }
+        if (__builtin_expect(t163 != 0, 0)) { /* again, recording the error */
+          int32_t t169 = v_x615_d[t144];
+          uint8_t t171 = rt_ge_i(t169, 0);
+          uint8_t t173 = rt_lt_i(t169, v_x609);
+          uint8_t t175 = rt_and_b(t171, t173);
+          int32_t t176;
+          if (t175) {
+            t176 = 2147483647;
+          } else {
+            t176 = t144;
+          }
+          int32_t t178 = rt_mul_i(t144, v_x609);
+          int32_t t180 = rt_add_i(t178, t169);
+          int32_t t182 = (t175 ? t180 : -1);
+          uint8_t t184 = rt_ge_i(t182, 0);
+          int32_t t185;
+          if (t184) {
+            int32_t t186;
+            if ((uint64_t)(int64_t)t182 < (uint64_t)v_x606) {
+              t186 = t182;
+            } else {
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t182, v_x606, 0.0, 0);
+              t186 = 0;
+            }
+            int t187 = 0;
+            int32_t t188 = rt_rem_by(t186, v_x609_dv, &t187);
+            if (t187) {
+              NESSIE_RECORD(err, t143, RT_CHECK_SCALAR, 0, t187, RT_REM, 0, 0, 0.0, 1);
+            }
+            int32_t t189;
+            if ((uint64_t)(int64_t)t188 < (uint64_t)v_x612_n) {
+              t189 = v_x612_d[t188];
+            } else {
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t188, v_x612_n, 0.0, 2);
+              t189 = 0;
+            }
+            t185 = t189;
+          } else {
+            t185 = 0;
+          }
+        }
+        t142x0 = t152;
+        t142x1 = t145;
+        t142x2 = v_x609;
+        t142x3 = t161;
+        v_x641_d[t143] = t142x3; /* a map column */
+        uint8_t t191 = rt_le_i(t142a0, t142x0);
+        int32_t t192;
+        if (t191) {
+          t192 = t142a0;
+        } else {
+          t192 = t142x0;
+        }
+        int32_t t193;
+        if (t191) {
+          t193 = t142a1;
+        } else {
+          t193 = t142x1;
+        }
+        int32_t t194;
+        if (t191) {
+          t194 = t142a2;
+        } else {
+          t194 = t142x2;
+        }
+        t142a0 = t192;
+        t142a1 = t193;
+        t142a2 = t194;
+      }
+      t139[t142] = t142a0;
+      t140[t142] = t142a1;
+      t141[t142] = t142a2;
+    }
+    int32_t t142t0;
+    int32_t t142t1;
+    int32_t t142t2;
+    t142t0 = 2147483647;
+    t142t1 = 0;
+    t142t2 = 1;
+    for (int64_t t142 = 0; t142 < t138; t142++) {
+      const int32_t t195 = t139[t142];
+      const int32_t t196 = t140[t142];
+      const int32_t t197 = t141[t142];
+      uint8_t t199 = rt_le_i(t142t0, t195);
+      int32_t t200;
+      if (t199) {
+        t200 = t142t0;
+      } else {
+        t200 = t195;
+      }
+      int32_t t201;
+      if (t199) {
+        t201 = t142t1;
+      } else {
+        t201 = t196;
+      }
+      int32_t t202;
+      if (t199) {
+        t202 = t142t2;
+      } else {
+        t202 = t197;
+      }
+      t142t0 = t200;
+      t142t1 = t201;
+      t142t2 = t202;
+    }
+    v_x623 = t142t0;
+    rt_free(t139);
+    v_x624 = t142t1;
+    rt_free(t140);
+    v_x625 = t142t2;
+    rt_free(t141);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x624 = v_x624;
+  *out_v_x625 = v_x625;
+  *out_v_x641 = v_x641;
+  return;
+fail:
+  rt_release(v_x641);
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -565,11 +833,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 10, 5);
-  RtValue *t149 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t149->data.i[0] = 1;
-  t149->data.i[1] = 2;
-  t149->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t149);
+  RtValue *t203 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t203->data.i[0] = 1;
+  t203->data.i[1] = 2;
+  t203->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t203);
   value_0 = v_x17;
   NESSIE_SYNC();
   {
@@ -588,36 +856,35 @@ static void top_11(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 19);
-  RtValue *t150 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t150->data.i[0] = 0;
-  t150->data.i[1] = 1;
-  v_x19 = NESSIE_TO_DEVICE(t150);
+  RtValue *t204 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t204->data.i[0] = 0;
+  t204->data.i[1] = 1;
+  v_x19 = NESSIE_TO_DEVICE(t204);
   int32_t v_x21 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
   v_x21 = (int32_t)g_x18->len;
+  int32_t v_x20 = 0;
+  v_x20 = (int32_t)v_x19->len;
   RtValue *v_x26 = NULL;
+  RtValue *v_x29 = NULL;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K1, 4, v_x21, v_x20, &v_x26, &v_x29);
+  rt_release(v_x26);
+  int32_t v_x30 = 0;
+  v_x30 = (int32_t)NESSIE_SEG_TOTAL(v_x29);
+  rt_release(v_x29);
   int32_t v_x72 = 0;
   int32_t v_x73 = 0;
-  RtValue *v_x81 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K2, 4, v_x21, v_x19, &v_x26, &v_x72, &v_x73, &v_x81);
+  RtValue *v_x115 = NULL;
+  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K2, 4, v_x30, v_x21, g_x18, v_x19, &v_x72, &v_x73, &v_x115);
   rt_release(v_x19);
-  RtValue *v_x29 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K1, 4, v_x26, &v_x29);
-  rt_release(v_x26);
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 2));
     NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x72, v_x73, 0);
     rt_set_context(saved);
   }
-  int32_t v_x30 = 0;
-  v_x30 = (int32_t)NESSIE_SEG_TOTAL(v_x29);
-  rt_release(v_x29);
-  RtValue *v_x86 = NULL;
-  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K3, 4, v_x30, v_x21, g_x18, v_x81, &v_x86);
-  rt_release(v_x81);
-  value_0 = v_x86;
+  value_0 = v_x115;
   NESSIE_SYNC();
   {
     RtValue *comps[2];
@@ -632,38 +899,37 @@ static void top_11(void) {
 /* tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
 static void top_12(void) {
   RtValue *value_0 = NULL;
-  RtValue *v_x87 = NULL;
+  RtValue *v_x116 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 19);
-  RtValue *t151 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t151->data.i[0] = 2;
-  t151->data.i[1] = 0;
-  v_x87 = NESSIE_TO_DEVICE(t151);
-  int32_t v_x89 = 0;
+  RtValue *t205 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t205->data.i[0] = 2;
+  t205->data.i[1] = 0;
+  v_x116 = NESSIE_TO_DEVICE(t205);
+  int32_t v_x118 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
-  v_x89 = (int32_t)g_x18->len;
-  RtValue *v_x94 = NULL;
-  int32_t v_x140 = 0;
-  int32_t v_x141 = 0;
-  RtValue *v_x149 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K2, 5, v_x89, v_x87, &v_x94, &v_x140, &v_x141, &v_x149);
-  rt_release(v_x87);
-  RtValue *v_x97 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 5, v_x94, &v_x97);
-  rt_release(v_x94);
+  v_x118 = (int32_t)g_x18->len;
+  int32_t v_x117 = 0;
+  v_x117 = (int32_t)v_x116->len;
+  RtValue *v_x123 = NULL;
+  RtValue *v_x126 = NULL;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 5, v_x118, v_x117, &v_x123, &v_x126);
+  rt_release(v_x123);
+  int32_t v_x127 = 0;
+  v_x127 = (int32_t)NESSIE_SEG_TOTAL(v_x126);
+  rt_release(v_x126);
+  int32_t v_x169 = 0;
+  int32_t v_x170 = 0;
+  RtValue *v_x212 = NULL;
+  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K3, 5, v_x127, v_x118, g_x18, v_x116, &v_x169, &v_x170, &v_x212);
+  rt_release(v_x116);
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 2));
-    NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x140, v_x141, 0);
+    NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x169, v_x170, 0);
     rt_set_context(saved);
   }
-  int32_t v_x98 = 0;
-  v_x98 = (int32_t)NESSIE_SEG_TOTAL(v_x97);
-  rt_release(v_x97);
-  RtValue *v_x154 = NULL;
-  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K5, 5, v_x98, v_x89, g_x18, v_x149, &v_x154);
-  rt_release(v_x149);
-  value_0 = v_x154;
+  value_0 = v_x212;
   NESSIE_SYNC();
   {
     RtValue *comps[2];
@@ -678,38 +944,37 @@ static void top_12(void) {
 /* tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
 static void top_13(void) {
   RtValue *value_0 = NULL;
-  RtValue *v_x155 = NULL;
+  RtValue *v_x213 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 19);
-  RtValue *t152 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t152->data.i[0] = 1;
-  t152->data.i[1] = 5;
-  v_x155 = NESSIE_TO_DEVICE(t152);
-  int32_t v_x157 = 0;
+  RtValue *t206 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t206->data.i[0] = 1;
+  t206->data.i[1] = 5;
+  v_x213 = NESSIE_TO_DEVICE(t206);
+  int32_t v_x215 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
-  v_x157 = (int32_t)g_x18->len;
-  RtValue *v_x162 = NULL;
-  int32_t v_x208 = 0;
-  int32_t v_x209 = 0;
-  RtValue *v_x217 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K2, 6, v_x157, v_x155, &v_x162, &v_x208, &v_x209, &v_x217);
-  rt_release(v_x155);
-  RtValue *v_x165 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 6, v_x162, &v_x165);
-  rt_release(v_x162);
+  v_x215 = (int32_t)g_x18->len;
+  int32_t v_x214 = 0;
+  v_x214 = (int32_t)v_x213->len;
+  RtValue *v_x220 = NULL;
+  RtValue *v_x223 = NULL;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 6, v_x215, v_x214, &v_x220, &v_x223);
+  rt_release(v_x220);
+  int32_t v_x224 = 0;
+  v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x223);
+  rt_release(v_x223);
+  int32_t v_x266 = 0;
+  int32_t v_x267 = 0;
+  RtValue *v_x309 = NULL;
+  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K4, 6, v_x224, v_x215, g_x18, v_x213, &v_x266, &v_x267, &v_x309);
+  rt_release(v_x213);
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 2));
-    NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x208, v_x209, 0);
+    NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x266, v_x267, 0);
     rt_set_context(saved);
   }
-  int32_t v_x166 = 0;
-  v_x166 = (int32_t)NESSIE_SEG_TOTAL(v_x165);
-  rt_release(v_x165);
-  RtValue *v_x222 = NULL;
-  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K7, 6, v_x166, v_x157, g_x18, v_x217, &v_x222);
-  rt_release(v_x217);
-  value_0 = v_x222;
+  value_0 = v_x309;
   NESSIE_SYNC();
   {
     RtValue *comps[2];

@@ -117,253 +117,417 @@ static RtValue *g_x18;
 static int g_x18_defined;
 
 
-/* K1: LIBRARY -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x27, RtValue **out_v_x28) {
+/* K1: MAP, LIBRARY -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+static void K1_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x415, int32_t v_x416, RtValue **out_v_x418, RtValue **out_v_x419) {
   (void)loc;
   (void)run;
-  int32_t *v_x27_d = v_x27->data.i;
-  const int64_t v_x27_n = v_x27->len;
-  RtValue *v_x28 = NULL;
-  /* LIBRARY */
+  RtValue *v_x418 = NULL;
+  RtValue *v_x419 = NULL;
+  /* MAP */
   {
-    RtValue *t1 = rt_make_segdes(loc, v_x27);
-    v_x28 = t1;
-    const int64_t *v_x28_off = rt_seg_offsets(v_x28);
-    const int64_t v_x28_n = v_x28->len;
+    const int64_t t1 = v_x416;
+    if (t1 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1, 0.0, 0);
+      goto fail;
+    }
+    v_x418 = rt_value_new(rt_vec_type(RT_INT), t1);
+    int32_t *v_x418_d = v_x418->data.i;
+    const int64_t v_x418_n = v_x418->len;
+    RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
+    for (int64_t t2 = 0; t2 < t1; t2++) {
+      const int32_t t3 = (int32_t)t2;
+      v_x418_d[t2] = v_x415;
+    }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x28 = v_x28;
+  {
+    int32_t *v_x418_d = v_x418->data.i;
+    const int64_t v_x418_n = v_x418->len;
+    /* LIBRARY */
+    {
+      RtValue *t4 = rt_make_segdes(loc, v_x418);
+      v_x419 = t4;
+      const int64_t *v_x419_off = rt_seg_offsets(v_x419);
+      const int64_t v_x419_n = v_x419->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x418 = v_x418;
+  *out_v_x419 = v_x419;
   return;
 fail:
-  rt_release(v_x28);
+  rt_release(v_x418);
+  rt_release(v_x419);
 }
 
-/* K1: LIBRARY -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+/* K1: MAP, LIBRARY -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
 struct K1_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x27_d; int64_t v_x27_n;
-  const int64_t *v_x28_off; int64_t v_x28_n;
+  int32_t v_x415;
+  int32_t v_x416;
+  int32_t *v_x418_d; int64_t v_x418_n;
+  const int64_t *v_x419_off; int64_t v_x419_n;
 };
-static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x27, RtValue **out_v_x28) {
+struct alignas(8) K1_0_V {
+  int32_t v0;
+};
+struct K1_0_pull {
+  K1_A A;
+  __device__ K1_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K1_0_V{A.v_x415};
+  }
+};
+struct K1_0_store {
+  K1_A A;
+  __device__ void operator()(int64_t i, const K1_0_V &v) const {
+    A.v_x418_d[i] = v.v0;
+  }
+};
+struct K1_1_ride {
+  K1_A A;
+  __device__ void operator()(int64_t i) const {
+    K1_0_store{A}(i, K1_0_pull{A}(i)); /* MAP 0 rides here */
+  }
+};
+static void K1_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x415, int32_t v_x416, RtValue **out_v_x418, RtValue **out_v_x419) {
   (void)loc;
   (void)err;
   K1_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x27_d = v_x27->data.i;
-  A.v_x27_n = v_x27->len;
-  RtValue *v_x28 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t2 = rtg_make_segdes(loc, A.run, v_x27);
-    v_x28 = t2;
-    A.v_x28_off = rtg_seg_offsets(v_x28);
-    A.v_x28_n = v_x28->len;
-  }
-  *out_v_x28 = v_x28;
-  return;
-fail:
-  rt_release(v_x28);
-}
-
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x27, RtValue **out_v_x28) {
-  RtValue *vals[] = {v_x27};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K1_host(err, loc, run, v_x27, out_v_x28);
-    rtg_host_ran();
-  } else {
-    K1_gpu(err, loc, run, v_x27, out_v_x28);
-  }
-}
-
-/* K2 runs too for K4 and K6, whose code is the same */
-/* K2: MAP, REDUCE -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x317_d = v_x317->data.i;
-  const int64_t v_x317_n = v_x317->len;
-  RtValue *v_x316 = NULL;
-  RtValue *v_x331 = NULL;
-  int32_t v_x325 = 0;
-  int32_t v_x326 = 0;
-  int32_t v_x327 = 0;
+  A.v_x415 = v_x415;
+  A.v_x416 = v_x416;
+  RtValue *v_x418 = NULL;
+  RtValue *v_x419 = NULL;
   /* MAP */
   {
-    const int64_t t3 = v_x317_n;
-    v_x316 = rt_value_new(rt_vec_type(RT_INT), t3);
-    int32_t *v_x316_d = v_x316->data.i;
-    const int64_t v_x316_n = v_x316->len;
-    v_x331 = rt_value_new(rt_vec_type(RT_INT), t3);
-    int32_t *v_x331_d = v_x331->data.i;
-    const int64_t v_x331_n = v_x331->len;
-    RT_PARALLEL_FOR_IF(t3 >= RT_PARALLEL_MIN)
-    for (int64_t t4 = 0; t4 < t3; t4++) {
-      const int32_t t5 = (int32_t)t4;
-      int32_t t7 = rt_mul_i(t5, v_x313);
-      int32_t t8 = v_x317_d[t5];
-      int32_t t10 = rt_add_i(t7, t8);
-      v_x316_d[t4] = v_x313;
-      v_x331_d[t4] = t10;
+    const int64_t t5 = v_x416;
+    if (t5 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t5, 0.0, run, 0};
+      goto fail;
+    }
+    v_x418 = rtg_vec_new(RT_INT, t5);
+    A.v_x418_d = v_x418->data.i;
+    A.v_x418_n = v_x418->len;
+    /* computed in the launch of SOAC 1 (K1_1_ride) */
+  }
+  /* LIBRARY */
+  {
+    RtValue *t6 = rtg::make_segdes(loc, A.run, v_x418, K1_1_ride{A});
+    v_x419 = t6;
+    A.v_x419_off = rtg_seg_offsets(v_x419);
+    A.v_x419_n = v_x419->len;
+  }
+  *out_v_x418 = v_x418;
+  *out_v_x419 = v_x419;
+  return;
+fail:
+  rt_release(v_x418);
+  rt_release(v_x419);
+}
+
+static void K1(RtKernelError *err, RtLoc loc, int run, int32_t v_x415, int32_t v_x416, RtValue **out_v_x418, RtValue **out_v_x419) {
+  RtValue *vals[] = {NULL};
+  const int64_t sizes[] = {(int64_t)v_x416};
+  if (rtg_choose_host(vals, 0, sizes, 1)) {
+    K1_host(err, loc, run, v_x415, v_x416, out_v_x418, out_v_x419);
+    rtg_host_ran();
+  } else {
+    K1_gpu(err, loc, run, v_x415, v_x416, out_v_x418, out_v_x419);
+  }
+}
+
+/* K2: MAP, REDUCE -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+static void K2_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int32_t v_x423, RtValue *v_x426, RtValue *v_x429, int32_t *out_v_x438, int32_t *out_v_x439, RtValue **out_v_x455) {
+  (void)loc;
+  (void)run;
+  const RtDivisor v_x423_dv = rt_divisor(v_x423);
+  int32_t *v_x426_d = v_x426->data.i;
+  const int64_t v_x426_n = v_x426->len;
+  int32_t *v_x429_d = v_x429->data.i;
+  const int64_t v_x429_n = v_x429->len;
+  RtValue *v_x455 = NULL;
+  int32_t v_x437 = 0;
+  int32_t v_x438 = 0;
+  int32_t v_x439 = 0;
+  /* MAP */
+  {
+    const int64_t t7 = v_x429_n;
+    v_x455 = rt_value_new(rt_vec_type(RT_INT), t7);
+    int32_t *v_x455_d = v_x455->data.i;
+    const int64_t v_x455_n = v_x455->len;
+    RT_PARALLEL_FOR_IF(t7 >= RT_PARALLEL_MIN)
+    for (int64_t t8 = 0; t8 < t7; t8++) {
+      const int32_t t9 = (int32_t)t8;
+      int t27 = 0; /* nonzero: a check below failed */
+      int32_t t11 = rt_mul_i(t9, v_x423);
+      int32_t t12 = v_x429_d[t9];
+      int32_t t14 = rt_add_i(t11, t12);
+      uint8_t t16 = rt_ge_i(t12, 0);
+      uint8_t t18 = rt_lt_i(t12, v_x423);
+      uint8_t t20 = rt_and_b(t16, t18);
+      int32_t t22 = (t20 ? t14 : -1);
+      uint8_t t24 = rt_ge_i(t22, 0);
+      int32_t t25;
+      if (t24) {
+        int t28 = (uint64_t)(int64_t)t22 < (uint64_t)v_x420;
+        int32_t t26 = t28 ? t22 : 0;
+        t27 |= !t28;
+        int32_t t30 = rt_rem_by(t26, v_x423_dv, &t27);
+        int t32 = (uint64_t)(int64_t)t30 < (uint64_t)v_x426_n;
+        int32_t t31 = t32 ? v_x426_d[t30] : 0;
+        t27 |= !t32;
+        t25 = t31;
+      } else {
+        t25 = 0;
+      }
+      if (__builtin_expect(t27 != 0, 0)) { /* again, recording the error */
+        int32_t t34 = rt_mul_i(t9, v_x423);
+        int32_t t35 = v_x429_d[t9];
+        int32_t t37 = rt_add_i(t34, t35);
+        uint8_t t39 = rt_ge_i(t35, 0);
+        uint8_t t41 = rt_lt_i(t35, v_x423);
+        uint8_t t43 = rt_and_b(t39, t41);
+        int32_t t45 = (t43 ? t37 : -1);
+        uint8_t t47 = rt_ge_i(t45, 0);
+        int32_t t48;
+        if (t47) {
+          int32_t t49;
+          if ((uint64_t)(int64_t)t45 < (uint64_t)v_x420) {
+            t49 = t45;
+          } else {
+            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 1, 0, RT_GATHER, t45, v_x420, 0.0, 0);
+            t49 = 0;
+          }
+          int t50 = 0;
+          int32_t t51 = rt_rem_by(t49, v_x423_dv, &t50);
+          if (t50) {
+            NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 0, t50, RT_REM, 0, 0, 0.0, 1);
+          }
+          int32_t t52;
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x426_n) {
+            t52 = v_x426_d[t51];
+          } else {
+            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x426_n, 0.0, 2);
+            t52 = 0;
+          }
+          t48 = t52;
+        } else {
+          t48 = 0;
+        }
+      }
+      v_x455_d[t8] = t25;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x316_d = v_x316->data.i;
-    const int64_t v_x316_n = v_x316->len;
-    int32_t *v_x331_d = v_x331->data.i;
-    const int64_t v_x331_n = v_x331->len;
+    int32_t *v_x455_d = v_x455->data.i;
+    const int64_t v_x455_n = v_x455->len;
     /* REDUCE */
     {
-      const int64_t t11 = v_x317_n;
-      const int64_t t12 = t11 > 0 ? (t11 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t13 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t12);
-      int32_t *t14 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t12);
-      int32_t *t15 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t12);
-      RT_PARALLEL_FOR_IF(t12 > 1)
-      for (int64_t t16 = 0; t16 < t12; t16++) {
-        int32_t t16a0;
-        int32_t t16a1;
-        int32_t t16a2;
-        t16a0 = 2147483647;
-        t16a1 = 0;
-        t16a2 = 1;
-        const int64_t t16_end = (t16 + 1) * RT_CHUNK < t11 ? (t16 + 1) * RT_CHUNK : t11;
-        for (int64_t t17 = t16 * RT_CHUNK; t17 < t16_end; t17++) {
-          const int32_t t18 = (int32_t)t17;
-          int32_t t16x0;
-          int32_t t16x1;
-          int32_t t16x2;
-          int32_t t19 = v_x317_d[t18];
-          uint8_t t21 = rt_ge_i(t19, 0);
-          uint8_t t23 = rt_lt_i(t19, v_x313);
-          uint8_t t25 = rt_and_b(t21, t23);
-          int32_t t26;
-          if (t25) {
-            t26 = 2147483647;
+      const int64_t t53 = v_x429_n;
+      const int64_t t54 = t53 > 0 ? (t53 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t55 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t54);
+      int32_t *t56 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t54);
+      int32_t *t57 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t54);
+      RT_PARALLEL_FOR_IF(t54 > 1)
+      for (int64_t t58 = 0; t58 < t54; t58++) {
+        int32_t t58a0;
+        int32_t t58a1;
+        int32_t t58a2;
+        t58a0 = 2147483647;
+        t58a1 = 0;
+        t58a2 = 1;
+        const int64_t t58_end = (t58 + 1) * RT_CHUNK < t53 ? (t58 + 1) * RT_CHUNK : t53;
+        for (int64_t t59 = t58 * RT_CHUNK; t59 < t58_end; t59++) {
+          const int32_t t60 = (int32_t)t59;
+          int32_t t58x0;
+          int32_t t58x1;
+          int32_t t58x2;
+          int32_t t61 = v_x429_d[t60];
+          uint8_t t63 = rt_ge_i(t61, 0);
+          uint8_t t65 = rt_lt_i(t61, v_x423);
+          uint8_t t67 = rt_and_b(t63, t65);
+          int32_t t68;
+          if (t67) {
+            t68 = 2147483647;
           } else {
-            t26 = t18;
+            t68 = t60;
           }
-          t16x0 = t26;
-          t16x1 = t19;
-          t16x2 = v_x313;
-          uint8_t t28 = rt_le_i(t16a0, t16x0);
-          int32_t t29;
-          if (t28) {
-            t29 = t16a0;
+          t58x0 = t68;
+          t58x1 = t61;
+          t58x2 = v_x423;
+          uint8_t t70 = rt_le_i(t58a0, t58x0);
+          int32_t t71;
+          if (t70) {
+            t71 = t58a0;
           } else {
-            t29 = t16x0;
+            t71 = t58x0;
           }
-          int32_t t30;
-          if (t28) {
-            t30 = t16a1;
+          int32_t t72;
+          if (t70) {
+            t72 = t58a1;
           } else {
-            t30 = t16x1;
+            t72 = t58x1;
           }
-          int32_t t31;
-          if (t28) {
-            t31 = t16a2;
+          int32_t t73;
+          if (t70) {
+            t73 = t58a2;
           } else {
-            t31 = t16x2;
+            t73 = t58x2;
           }
-          t16a0 = t29;
-          t16a1 = t30;
-          t16a2 = t31;
+          t58a0 = t71;
+          t58a1 = t72;
+          t58a2 = t73;
         }
-        t13[t16] = t16a0;
-        t14[t16] = t16a1;
-        t15[t16] = t16a2;
+        t55[t58] = t58a0;
+        t56[t58] = t58a1;
+        t57[t58] = t58a2;
       }
-      int32_t t16t0;
-      int32_t t16t1;
-      int32_t t16t2;
-      t16t0 = 2147483647;
-      t16t1 = 0;
-      t16t2 = 1;
-      for (int64_t t16 = 0; t16 < t12; t16++) {
-        const int32_t t32 = t13[t16];
-        const int32_t t33 = t14[t16];
-        const int32_t t34 = t15[t16];
-        uint8_t t36 = rt_le_i(t16t0, t32);
-        int32_t t37;
-        if (t36) {
-          t37 = t16t0;
+      int32_t t58t0;
+      int32_t t58t1;
+      int32_t t58t2;
+      t58t0 = 2147483647;
+      t58t1 = 0;
+      t58t2 = 1;
+      for (int64_t t58 = 0; t58 < t54; t58++) {
+        const int32_t t74 = t55[t58];
+        const int32_t t75 = t56[t58];
+        const int32_t t76 = t57[t58];
+        uint8_t t78 = rt_le_i(t58t0, t74);
+        int32_t t79;
+        if (t78) {
+          t79 = t58t0;
         } else {
-          t37 = t32;
+          t79 = t74;
         }
-        int32_t t38;
-        if (t36) {
-          t38 = t16t1;
+        int32_t t80;
+        if (t78) {
+          t80 = t58t1;
         } else {
-          t38 = t33;
+          t80 = t75;
         }
-        int32_t t39;
-        if (t36) {
-          t39 = t16t2;
+        int32_t t81;
+        if (t78) {
+          t81 = t58t2;
         } else {
-          t39 = t34;
+          t81 = t76;
         }
-        t16t0 = t37;
-        t16t1 = t38;
-        t16t2 = t39;
+        t58t0 = t79;
+        t58t1 = t80;
+        t58t2 = t81;
       }
-      v_x325 = t16t0;
-      rt_free(t13);
-      v_x326 = t16t1;
-      rt_free(t14);
-      v_x327 = t16t2;
-      rt_free(t15);
+      v_x437 = t58t0;
+      rt_free(t55);
+      v_x438 = t58t1;
+      rt_free(t56);
+      v_x439 = t58t2;
+      rt_free(t57);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x316 = v_x316;
-  *out_v_x326 = v_x326;
-  *out_v_x327 = v_x327;
-  *out_v_x331 = v_x331;
+  *out_v_x438 = v_x438;
+  *out_v_x439 = v_x439;
+  *out_v_x455 = v_x455;
   return;
 fail:
-  rt_release(v_x316);
-  rt_release(v_x331);
+  rt_release(v_x455);
 }
 
 /* K2: MAP, REDUCE -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
 struct K2_A {
   RtKernelError *err;
   int run;
-  int32_t v_x313;
-  int32_t *v_x317_d; int64_t v_x317_n;
-  int32_t *v_x316_d; int64_t v_x316_n;
-  int32_t *v_x331_d; int64_t v_x331_n;
-  int32_t v_x325;
-  int32_t v_x326;
-  int32_t v_x327;
+  int32_t v_x420;
+  int32_t v_x423;
+  RtDivisor v_x423_dv; /* v_x423, prepared to divide by */
+  int32_t *v_x426_d; int64_t v_x426_n;
+  int32_t *v_x429_d; int64_t v_x429_n;
+  int32_t *v_x455_d; int64_t v_x455_n;
+  int32_t v_x437;
+  int32_t v_x438;
+  int32_t v_x439;
 };
 struct alignas(8) K2_0_V {
   int32_t v0;
-  int32_t v1;
 };
 struct K2_0_pull {
   K2_A A;
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t41 = rt_mul_i(ix, A.v_x313);
-    int32_t t42 = A.v_x317_d[ix];
-    int32_t t44 = rt_add_i(t41, t42);
-    return K2_0_V{A.v_x313, t44};
+    int t99 = 0; /* nonzero: a check below failed */
+    int32_t t83 = rt_mul_i(ix, A.v_x423);
+    int32_t t84 = rtg::ld_stream(&A.v_x429_d[ix]);
+    int32_t t86 = rt_add_i(t83, t84);
+    uint8_t t88 = rt_ge_i(t84, 0);
+    uint8_t t90 = rt_lt_i(t84, A.v_x423);
+    uint8_t t92 = rt_and_b(t88, t90);
+    int32_t t94 = (t92 ? t86 : -1);
+    uint8_t t96 = rt_ge_i(t94, 0);
+    int32_t t97;
+    if (t96) {
+      int t100 = (uint64_t)(int64_t)t94 < (uint64_t)A.v_x420;
+      int32_t t98 = t100 ? t94 : 0;
+      t99 |= !t100;
+      int32_t t102 = rt_rem_by(t98, A.v_x423_dv, &t99);
+      int t104 = (uint64_t)(int64_t)t102 < (uint64_t)A.v_x426_n;
+      int32_t t103 = t104 ? A.v_x426_d[t102] : 0;
+      t99 |= !t104;
+      t97 = t103;
+    } else {
+      t97 = 0;
+    }
+    if (__builtin_expect(t99 != 0, 0)) { /* again, recording the error */
+      int32_t t106 = rt_mul_i(ix, A.v_x423);
+      int32_t t107 = rtg::ld_stream(&A.v_x429_d[ix]);
+      int32_t t109 = rt_add_i(t106, t107);
+      uint8_t t111 = rt_ge_i(t107, 0);
+      uint8_t t113 = rt_lt_i(t107, A.v_x423);
+      uint8_t t115 = rt_and_b(t111, t113);
+      int32_t t117 = (t115 ? t109 : -1);
+      uint8_t t119 = rt_ge_i(t117, 0);
+      int32_t t120;
+      if (t119) {
+        int32_t t121;
+        if ((uint64_t)(int64_t)t117 < (uint64_t)A.v_x420) {
+          t121 = t117;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t117, A.v_x420, 0.0, 0);
+          t121 = 0;
+        }
+        int t122 = 0;
+        int32_t t123 = rt_rem_by(t121, A.v_x423_dv, &t122);
+        if (t122) {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t122, RT_REM, 0, 0, 0.0, 1);
+        }
+        int32_t t124;
+        if ((uint64_t)(int64_t)t123 < (uint64_t)A.v_x426_n) {
+          t124 = A.v_x426_d[t123];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t123, A.v_x426_n, 0.0, 2);
+          t124 = 0;
+        }
+        t120 = t124;
+      } else {
+        t120 = 0;
+      }
+    }
+    return K2_0_V{t97};
   }
 };
 struct K2_0_store {
   K2_A A;
   __device__ void operator()(int64_t i, const K2_0_V &v) const {
-    A.v_x316_d[i] = v.v0;
-    A.v_x331_d[i] = v.v1;
+    A.v_x455_d[i] = v.v0;
   }
 };
 struct alignas(8) K2_1_V {
@@ -376,42 +540,42 @@ struct K2_1_pull {
   __device__ K2_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t45 = A.v_x317_d[ix];
-    uint8_t t47 = rt_ge_i(t45, 0);
-    uint8_t t49 = rt_lt_i(t45, A.v_x313);
-    uint8_t t51 = rt_and_b(t47, t49);
-    int32_t t52;
-    if (t51) {
-      t52 = 2147483647;
+    int32_t t125 = A.v_x429_d[ix];
+    uint8_t t127 = rt_ge_i(t125, 0);
+    uint8_t t129 = rt_lt_i(t125, A.v_x423);
+    uint8_t t131 = rt_and_b(t127, t129);
+    int32_t t132;
+    if (t131) {
+      t132 = 2147483647;
     } else {
-      t52 = ix;
+      t132 = ix;
     }
-    return K2_1_V{t52, t45, A.v_x313};
+    return K2_1_V{t132, t125, A.v_x423};
   }
 };
 struct K2_1_op {
   K2_A A;
   __device__ K2_1_V operator()(const K2_1_V &a, const K2_1_V &b) const {
-    uint8_t t54 = rt_le_i(a.v0, b.v0);
-    int32_t t55;
-    if (t54) {
-      t55 = a.v0;
+    uint8_t t134 = rt_le_i(a.v0, b.v0);
+    int32_t t135;
+    if (t134) {
+      t135 = a.v0;
     } else {
-      t55 = b.v0;
+      t135 = b.v0;
     }
-    int32_t t56;
-    if (t54) {
-      t56 = a.v1;
+    int32_t t136;
+    if (t134) {
+      t136 = a.v1;
     } else {
-      t56 = b.v1;
+      t136 = b.v1;
     }
-    int32_t t57;
-    if (t54) {
-      t57 = a.v2;
+    int32_t t137;
+    if (t134) {
+      t137 = a.v2;
     } else {
-      t57 = b.v2;
+      t137 = b.v2;
     }
-    return K2_1_V{t55, t56, t57};
+    return K2_1_V{t135, t136, t137};
   }
 };
 struct K2_1_ride {
@@ -421,135 +585,274 @@ struct K2_1_ride {
     return K2_1_pull{A}(i);
   }
 };
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
+static void K2_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int32_t v_x423, RtValue *v_x426, RtValue *v_x429, int32_t *out_v_x438, int32_t *out_v_x439, RtValue **out_v_x455) {
   (void)loc;
   (void)err;
   K2_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x313 = v_x313;
-  A.v_x317_d = v_x317->data.i;
-  A.v_x317_n = v_x317->len;
-  RtValue *v_x316 = NULL;
-  RtValue *v_x331 = NULL;
-  int32_t v_x325 = 0;
-  int32_t v_x326 = 0;
-  int32_t v_x327 = 0;
+  A.v_x420 = v_x420;
+  A.v_x423 = v_x423;
+  A.v_x423_dv = rt_divisor(v_x423);
+  A.v_x426_d = v_x426->data.i;
+  A.v_x426_n = v_x426->len;
+  A.v_x429_d = v_x429->data.i;
+  A.v_x429_n = v_x429->len;
+  RtValue *v_x455 = NULL;
+  int32_t v_x437 = 0;
+  int32_t v_x438 = 0;
+  int32_t v_x439 = 0;
   /* MAP */
   {
-    const int64_t t58 = v_x317->len;
-    v_x316 = rtg_vec_new(RT_INT, t58);
-    A.v_x316_d = v_x316->data.i;
-    A.v_x316_n = v_x316->len;
-    v_x331 = rtg_vec_new(RT_INT, t58);
-    A.v_x331_d = v_x331->data.i;
-    A.v_x331_n = v_x331->len;
+    const int64_t t138 = v_x429->len;
+    v_x455 = rtg_vec_new(RT_INT, t138);
+    A.v_x455_d = v_x455->data.i;
+    A.v_x455_n = v_x455->len;
     /* computed in the launch of SOAC 1 (K2_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t59 = v_x317->len;
-    const K2_1_V t60 = rtg::reduce("K2", loc, K2_1_ride{A}, K2_1_op{A}, K2_1_V{2147483647, 0, 1}, t59);
-    v_x325 = t60.v0;
-    A.v_x325 = v_x325;
-    v_x326 = t60.v1;
-    A.v_x326 = v_x326;
-    v_x327 = t60.v2;
-    A.v_x327 = v_x327;
+    const int64_t t139 = v_x429->len;
+    const K2_1_V t140 = rtg::reduce("K2", loc, K2_1_ride{A}, K2_1_op{A}, K2_1_V{2147483647, 0, 1}, t139);
+    v_x437 = t140.v0;
+    A.v_x437 = v_x437;
+    v_x438 = t140.v1;
+    A.v_x438 = v_x438;
+    v_x439 = t140.v2;
+    A.v_x439 = v_x439;
   }
-  *out_v_x316 = v_x316;
-  *out_v_x326 = v_x326;
-  *out_v_x327 = v_x327;
-  *out_v_x331 = v_x331;
+  *out_v_x438 = v_x438;
+  *out_v_x439 = v_x439;
+  *out_v_x455 = v_x455;
   return;
 fail:
-  rt_release(v_x316);
-  rt_release(v_x331);
+  rt_release(v_x455);
 }
 
-static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
-  RtValue *vals[] = {v_x317};
+static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x420, int32_t v_x423, RtValue *v_x426, RtValue *v_x429, int32_t *out_v_x438, int32_t *out_v_x439, RtValue **out_v_x455) {
+  RtValue *vals[] = {v_x426, v_x429};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K2_host(err, loc, run, v_x313, v_x317, out_v_x316, out_v_x326, out_v_x327, out_v_x331);
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K2_host(err, loc, run, v_x420, v_x423, v_x426, v_x429, out_v_x438, out_v_x439, out_v_x455);
     rtg_host_ran();
   } else {
-    K2_gpu(err, loc, run, v_x313, v_x317, out_v_x316, out_v_x326, out_v_x327, out_v_x331);
+    K2_gpu(err, loc, run, v_x420, v_x423, v_x426, v_x429, out_v_x438, out_v_x439, out_v_x455);
   }
 }
 
-/* K3: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue *v_x341, RtValue **out_v_x343) {
+/* K3: MAP, REDUCE -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
+static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int32_t v_x516, RtValue *v_x519, RtValue *v_x522, int32_t *out_v_x531, int32_t *out_v_x532, RtValue **out_v_x548) {
   (void)loc;
   (void)run;
-  const RtDivisor v_x335_dv = rt_divisor(v_x335);
-  int32_t *v_x338_d = v_x338->data.i;
-  const int64_t v_x338_n = v_x338->len;
-  int32_t *v_x341_d = v_x341->data.i;
-  const int64_t v_x341_n = v_x341->len;
-  RtValue *v_x343 = NULL;
+  const RtDivisor v_x516_dv = rt_divisor(v_x516);
+  int32_t *v_x519_d = v_x519->data.i;
+  const int64_t v_x519_n = v_x519->len;
+  int32_t *v_x522_d = v_x522->data.i;
+  const int64_t v_x522_n = v_x522->len;
+  RtValue *v_x548 = NULL;
+  int32_t v_x530 = 0;
+  int32_t v_x531 = 0;
+  int32_t v_x532 = 0;
   /* MAP */
   {
-    const int64_t t61 = v_x341_n;
-    v_x343 = rt_value_new(rt_vec_type(RT_INT), t61);
-    int32_t *v_x343_d = v_x343->data.i;
-    const int64_t v_x343_n = v_x343->len;
-    RT_PARALLEL_FOR_IF(t61 >= RT_PARALLEL_MIN)
-    for (int64_t t62 = 0; t62 < t61; t62++) {
-      const int32_t t63 = (int32_t)t62;
-      int t66 = 0; /* nonzero: a check below failed */
-      int32_t t64 = v_x341_d[t63];
-      int t67 = (uint64_t)(int64_t)t64 < (uint64_t)v_x332;
-      int32_t t65 = t67 ? t64 : 0;
-      t66 |= !t67;
-      int32_t t69 = rt_rem_by(t65, v_x335_dv, &t66);
-      int t71 = (uint64_t)(int64_t)t69 < (uint64_t)v_x338_n;
-      int32_t t70 = t71 ? v_x338_d[t69] : 0;
-      t66 |= !t71;
-      if (__builtin_expect(t66 != 0, 0)) { /* again, recording the error */
-        int32_t t72 = v_x341_d[t63];
-        int32_t t73;
-        if ((uint64_t)(int64_t)t72 < (uint64_t)v_x332) {
-          t73 = t72;
+    const int64_t t141 = v_x522_n;
+    v_x548 = rt_value_new(rt_vec_type(RT_INT), t141);
+    int32_t *v_x548_d = v_x548->data.i;
+    const int64_t v_x548_n = v_x548->len;
+    RT_PARALLEL_FOR_IF(t141 >= RT_PARALLEL_MIN)
+    for (int64_t t142 = 0; t142 < t141; t142++) {
+      const int32_t t143 = (int32_t)t142;
+      int t161 = 0; /* nonzero: a check below failed */
+      int32_t t145 = rt_mul_i(t143, v_x516);
+      int32_t t146 = v_x522_d[t143];
+      int32_t t148 = rt_add_i(t145, t146);
+      uint8_t t150 = rt_ge_i(t146, 0);
+      uint8_t t152 = rt_lt_i(t146, v_x516);
+      uint8_t t154 = rt_and_b(t150, t152);
+      int32_t t156 = (t154 ? t148 : -1);
+      uint8_t t158 = rt_ge_i(t156, 0);
+      int32_t t159;
+      if (t158) {
+        int t162 = (uint64_t)(int64_t)t156 < (uint64_t)v_x513;
+        int32_t t160 = t162 ? t156 : 0;
+        t161 |= !t162;
+        int32_t t164 = rt_rem_by(t160, v_x516_dv, &t161);
+        int t166 = (uint64_t)(int64_t)t164 < (uint64_t)v_x519_n;
+        int32_t t165 = t166 ? v_x519_d[t164] : 0;
+        t161 |= !t166;
+        t159 = t165;
+      } else {
+        t159 = 0;
+      }
+      if (__builtin_expect(t161 != 0, 0)) { /* again, recording the error */
+        int32_t t168 = rt_mul_i(t143, v_x516);
+        int32_t t169 = v_x522_d[t143];
+        int32_t t171 = rt_add_i(t168, t169);
+        uint8_t t173 = rt_ge_i(t169, 0);
+        uint8_t t175 = rt_lt_i(t169, v_x516);
+        uint8_t t177 = rt_and_b(t173, t175);
+        int32_t t179 = (t177 ? t171 : -1);
+        uint8_t t181 = rt_ge_i(t179, 0);
+        int32_t t182;
+        if (t181) {
+          int32_t t183;
+          if ((uint64_t)(int64_t)t179 < (uint64_t)v_x513) {
+            t183 = t179;
+          } else {
+            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 2, 0, RT_GATHER, t179, v_x513, 0.0, 0);
+            t183 = 0;
+          }
+          int t184 = 0;
+          int32_t t185 = rt_rem_by(t183, v_x516_dv, &t184);
+          if (t184) {
+            NESSIE_RECORD(err, t142, RT_CHECK_SCALAR, 0, t184, RT_REM, 0, 0, 0.0, 1);
+          }
+          int32_t t186;
+          if ((uint64_t)(int64_t)t185 < (uint64_t)v_x519_n) {
+            t186 = v_x519_d[t185];
+          } else {
+            NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t185, v_x519_n, 0.0, 2);
+            t186 = 0;
+          }
+          t182 = t186;
         } else {
-          NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 1, 0, RT_GATHER, t72, v_x332, 0.0, 0);
-          t73 = 0;
-        }
-        int t74 = 0;
-        int32_t t75 = rt_rem_by(t73, v_x335_dv, &t74);
-        if (t74) {
-          NESSIE_RECORD(err, t62, RT_CHECK_SCALAR, 0, t74, RT_REM, 0, 0, 0.0, 1);
-        }
-        int32_t t76;
-        if ((uint64_t)(int64_t)t75 < (uint64_t)v_x338_n) {
-          t76 = v_x338_d[t75];
-        } else {
-          NESSIE_RECORD(err, t62, RT_CHECK_INDEX, 0, 0, RT_GATHER, t75, v_x338_n, 0.0, 2);
-          t76 = 0;
+          t182 = 0;
         }
       }
-      v_x343_d[t62] = t70;
+      v_x548_d[t142] = t159;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x343 = v_x343;
+  {
+    int32_t *v_x548_d = v_x548->data.i;
+    const int64_t v_x548_n = v_x548->len;
+    /* REDUCE */
+    {
+      const int64_t t187 = v_x522_n;
+      const int64_t t188 = t187 > 0 ? (t187 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t189 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
+      int32_t *t190 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
+      int32_t *t191 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
+      RT_PARALLEL_FOR_IF(t188 > 1)
+      for (int64_t t192 = 0; t192 < t188; t192++) {
+        int32_t t192a0;
+        int32_t t192a1;
+        int32_t t192a2;
+        t192a0 = 2147483647;
+        t192a1 = 0;
+        t192a2 = 1;
+        const int64_t t192_end = (t192 + 1) * RT_CHUNK < t187 ? (t192 + 1) * RT_CHUNK : t187;
+        for (int64_t t193 = t192 * RT_CHUNK; t193 < t192_end; t193++) {
+          const int32_t t194 = (int32_t)t193;
+          int32_t t192x0;
+          int32_t t192x1;
+          int32_t t192x2;
+          int32_t t195 = v_x522_d[t194];
+          uint8_t t197 = rt_ge_i(t195, 0);
+          uint8_t t199 = rt_lt_i(t195, v_x516);
+          uint8_t t201 = rt_and_b(t197, t199);
+          int32_t t202;
+          if (t201) {
+            t202 = 2147483647;
+          } else {
+            t202 = t194;
+          }
+          t192x0 = t202;
+          t192x1 = t195;
+          t192x2 = v_x516;
+          uint8_t t204 = rt_le_i(t192a0, t192x0);
+          int32_t t205;
+          if (t204) {
+            t205 = t192a0;
+          } else {
+            t205 = t192x0;
+          }
+          int32_t t206;
+          if (t204) {
+            t206 = t192a1;
+          } else {
+            t206 = t192x1;
+          }
+          int32_t t207;
+          if (t204) {
+            t207 = t192a2;
+          } else {
+            t207 = t192x2;
+          }
+          t192a0 = t205;
+          t192a1 = t206;
+          t192a2 = t207;
+        }
+        t189[t192] = t192a0;
+        t190[t192] = t192a1;
+        t191[t192] = t192a2;
+      }
+      int32_t t192t0;
+      int32_t t192t1;
+      int32_t t192t2;
+      t192t0 = 2147483647;
+      t192t1 = 0;
+      t192t2 = 1;
+      for (int64_t t192 = 0; t192 < t188; t192++) {
+        const int32_t t208 = t189[t192];
+        const int32_t t209 = t190[t192];
+        const int32_t t210 = t191[t192];
+        uint8_t t212 = rt_le_i(t192t0, t208);
+        int32_t t213;
+        if (t212) {
+          t213 = t192t0;
+        } else {
+          t213 = t208;
+        }
+        int32_t t214;
+        if (t212) {
+          t214 = t192t1;
+        } else {
+          t214 = t209;
+        }
+        int32_t t215;
+        if (t212) {
+          t215 = t192t2;
+        } else {
+          t215 = t210;
+        }
+        t192t0 = t213;
+        t192t1 = t214;
+        t192t2 = t215;
+      }
+      v_x530 = t192t0;
+      rt_free(t189);
+      v_x531 = t192t1;
+      rt_free(t190);
+      v_x532 = t192t2;
+      rt_free(t191);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x531 = v_x531;
+  *out_v_x532 = v_x532;
+  *out_v_x548 = v_x548;
   return;
 fail:
-  rt_release(v_x343);
+  rt_release(v_x548);
 }
 
-/* K3: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+/* K3: MAP, REDUCE -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
 struct K3_A {
   RtKernelError *err;
   int run;
-  int32_t v_x332;
-  int32_t v_x335;
-  RtDivisor v_x335_dv; /* v_x335, prepared to divide by */
-  int32_t *v_x338_d; int64_t v_x338_n;
-  int32_t *v_x341_d; int64_t v_x341_n;
-  int32_t *v_x343_d; int64_t v_x343_n;
+  int32_t v_x513;
+  int32_t v_x516;
+  RtDivisor v_x516_dv; /* v_x516, prepared to divide by */
+  int32_t *v_x519_d; int64_t v_x519_n;
+  int32_t *v_x522_d; int64_t v_x522_n;
+  int32_t *v_x548_d; int64_t v_x548_n;
+  int32_t v_x530;
+  int32_t v_x531;
+  int32_t v_x532;
 };
 struct alignas(8) K3_0_V {
   int32_t v0;
@@ -559,403 +862,578 @@ struct K3_0_pull {
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t79 = 0; /* nonzero: a check below failed */
-    int32_t t77 = rtg::ld_stream(&A.v_x341_d[ix]);
-    int t80 = (uint64_t)(int64_t)t77 < (uint64_t)A.v_x332;
-    int32_t t78 = t80 ? t77 : 0;
-    t79 |= !t80;
-    int32_t t82 = rt_rem_by(t78, A.v_x335_dv, &t79);
-    int t84 = (uint64_t)(int64_t)t82 < (uint64_t)A.v_x338_n;
-    int32_t t83 = t84 ? A.v_x338_d[t82] : 0;
-    t79 |= !t84;
-    if (__builtin_expect(t79 != 0, 0)) { /* again, recording the error */
-      int32_t t85 = rtg::ld_stream(&A.v_x341_d[ix]);
-      int32_t t86;
-      if ((uint64_t)(int64_t)t85 < (uint64_t)A.v_x332) {
-        t86 = t85;
+    int t233 = 0; /* nonzero: a check below failed */
+    int32_t t217 = rt_mul_i(ix, A.v_x516);
+    int32_t t218 = rtg::ld_stream(&A.v_x522_d[ix]);
+    int32_t t220 = rt_add_i(t217, t218);
+    uint8_t t222 = rt_ge_i(t218, 0);
+    uint8_t t224 = rt_lt_i(t218, A.v_x516);
+    uint8_t t226 = rt_and_b(t222, t224);
+    int32_t t228 = (t226 ? t220 : -1);
+    uint8_t t230 = rt_ge_i(t228, 0);
+    int32_t t231;
+    if (t230) {
+      int t234 = (uint64_t)(int64_t)t228 < (uint64_t)A.v_x513;
+      int32_t t232 = t234 ? t228 : 0;
+      t233 |= !t234;
+      int32_t t236 = rt_rem_by(t232, A.v_x516_dv, &t233);
+      int t238 = (uint64_t)(int64_t)t236 < (uint64_t)A.v_x519_n;
+      int32_t t237 = t238 ? A.v_x519_d[t236] : 0;
+      t233 |= !t238;
+      t231 = t237;
+    } else {
+      t231 = 0;
+    }
+    if (__builtin_expect(t233 != 0, 0)) { /* again, recording the error */
+      int32_t t240 = rt_mul_i(ix, A.v_x516);
+      int32_t t241 = rtg::ld_stream(&A.v_x522_d[ix]);
+      int32_t t243 = rt_add_i(t240, t241);
+      uint8_t t245 = rt_ge_i(t241, 0);
+      uint8_t t247 = rt_lt_i(t241, A.v_x516);
+      uint8_t t249 = rt_and_b(t245, t247);
+      int32_t t251 = (t249 ? t243 : -1);
+      uint8_t t253 = rt_ge_i(t251, 0);
+      int32_t t254;
+      if (t253) {
+        int32_t t255;
+        if ((uint64_t)(int64_t)t251 < (uint64_t)A.v_x513) {
+          t255 = t251;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t251, A.v_x513, 0.0, 0);
+          t255 = 0;
+        }
+        int t256 = 0;
+        int32_t t257 = rt_rem_by(t255, A.v_x516_dv, &t256);
+        if (t256) {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t256, RT_REM, 0, 0, 0.0, 1);
+        }
+        int32_t t258;
+        if ((uint64_t)(int64_t)t257 < (uint64_t)A.v_x519_n) {
+          t258 = A.v_x519_d[t257];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t257, A.v_x519_n, 0.0, 2);
+          t258 = 0;
+        }
+        t254 = t258;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t85, A.v_x332, 0.0, 0);
-        t86 = 0;
-      }
-      int t87 = 0;
-      int32_t t88 = rt_rem_by(t86, A.v_x335_dv, &t87);
-      if (t87) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t87, RT_REM, 0, 0, 0.0, 1);
-      }
-      int32_t t89;
-      if ((uint64_t)(int64_t)t88 < (uint64_t)A.v_x338_n) {
-        t89 = A.v_x338_d[t88];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t88, A.v_x338_n, 0.0, 2);
-        t89 = 0;
+        t254 = 0;
       }
     }
-    return K3_0_V{t83};
+    return K3_0_V{t231};
   }
 };
 struct K3_0_store {
   K3_A A;
   __device__ void operator()(int64_t i, const K3_0_V &v) const {
-    A.v_x343_d[i] = v.v0;
+    A.v_x548_d[i] = v.v0;
   }
 };
-static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue *v_x341, RtValue **out_v_x343) {
+struct alignas(8) K3_1_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+};
+struct K3_1_pull {
+  K3_A A;
+  __device__ K3_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int32_t t259 = A.v_x522_d[ix];
+    uint8_t t261 = rt_ge_i(t259, 0);
+    uint8_t t263 = rt_lt_i(t259, A.v_x516);
+    uint8_t t265 = rt_and_b(t261, t263);
+    int32_t t266;
+    if (t265) {
+      t266 = 2147483647;
+    } else {
+      t266 = ix;
+    }
+    return K3_1_V{t266, t259, A.v_x516};
+  }
+};
+struct K3_1_op {
+  K3_A A;
+  __device__ K3_1_V operator()(const K3_1_V &a, const K3_1_V &b) const {
+    uint8_t t268 = rt_le_i(a.v0, b.v0);
+    int32_t t269;
+    if (t268) {
+      t269 = a.v0;
+    } else {
+      t269 = b.v0;
+    }
+    int32_t t270;
+    if (t268) {
+      t270 = a.v1;
+    } else {
+      t270 = b.v1;
+    }
+    int32_t t271;
+    if (t268) {
+      t271 = a.v2;
+    } else {
+      t271 = b.v2;
+    }
+    return K3_1_V{t269, t270, t271};
+  }
+};
+struct K3_1_ride {
+  K3_A A;
+  __device__ K3_1_V operator()(int64_t i) const {
+    K3_0_store{A}(i, K3_0_pull{A}(i)); /* MAP 0 rides here */
+    return K3_1_pull{A}(i);
+  }
+};
+static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int32_t v_x516, RtValue *v_x519, RtValue *v_x522, int32_t *out_v_x531, int32_t *out_v_x532, RtValue **out_v_x548) {
   (void)loc;
   (void)err;
   K3_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x332 = v_x332;
-  A.v_x335 = v_x335;
-  A.v_x335_dv = rt_divisor(v_x335);
-  A.v_x338_d = v_x338->data.i;
-  A.v_x338_n = v_x338->len;
-  A.v_x341_d = v_x341->data.i;
-  A.v_x341_n = v_x341->len;
-  RtValue *v_x343 = NULL;
+  A.v_x513 = v_x513;
+  A.v_x516 = v_x516;
+  A.v_x516_dv = rt_divisor(v_x516);
+  A.v_x519_d = v_x519->data.i;
+  A.v_x519_n = v_x519->len;
+  A.v_x522_d = v_x522->data.i;
+  A.v_x522_n = v_x522->len;
+  RtValue *v_x548 = NULL;
+  int32_t v_x530 = 0;
+  int32_t v_x531 = 0;
+  int32_t v_x532 = 0;
   /* MAP */
   {
-    const int64_t t90 = v_x341->len;
-    v_x343 = rtg_vec_new(RT_INT, t90);
-    A.v_x343_d = v_x343->data.i;
-    A.v_x343_n = v_x343->len;
-    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t90);
+    const int64_t t272 = v_x522->len;
+    v_x548 = rtg_vec_new(RT_INT, t272);
+    A.v_x548_d = v_x548->data.i;
+    A.v_x548_n = v_x548->len;
+    /* computed in the launch of SOAC 1 (K3_1_ride) */
   }
-  *out_v_x343 = v_x343;
+  /* REDUCE */
+  {
+    const int64_t t273 = v_x522->len;
+    const K3_1_V t274 = rtg::reduce("K3", loc, K3_1_ride{A}, K3_1_op{A}, K3_1_V{2147483647, 0, 1}, t273);
+    v_x530 = t274.v0;
+    A.v_x530 = v_x530;
+    v_x531 = t274.v1;
+    A.v_x531 = v_x531;
+    v_x532 = t274.v2;
+    A.v_x532 = v_x532;
+  }
+  *out_v_x531 = v_x531;
+  *out_v_x532 = v_x532;
+  *out_v_x548 = v_x548;
   return;
 fail:
-  rt_release(v_x343);
+  rt_release(v_x548);
 }
 
-static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue *v_x341, RtValue **out_v_x343) {
-  RtValue *vals[] = {v_x338, v_x341};
+static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x513, int32_t v_x516, RtValue *v_x519, RtValue *v_x522, int32_t *out_v_x531, int32_t *out_v_x532, RtValue **out_v_x548) {
+  RtValue *vals[] = {v_x519, v_x522};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K3_host(err, loc, run, v_x332, v_x335, v_x338, v_x341, out_v_x343);
+    K3_host(err, loc, run, v_x513, v_x516, v_x519, v_x522, out_v_x531, out_v_x532, out_v_x548);
     rtg_host_ran();
   } else {
-    K3_gpu(err, loc, run, v_x332, v_x335, v_x338, v_x341, out_v_x343);
+    K3_gpu(err, loc, run, v_x513, v_x516, v_x519, v_x522, out_v_x531, out_v_x532, out_v_x548);
   }
 }
 
-/* K5: MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x380, int32_t v_x383, RtValue *v_x386, RtValue *v_x389, RtValue **out_v_x391) {
+/* K4: MAP, REDUCE -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
+static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32_t v_x609, RtValue *v_x612, RtValue *v_x615, int32_t *out_v_x624, int32_t *out_v_x625, RtValue **out_v_x641) {
   (void)loc;
   (void)run;
-  const RtDivisor v_x383_dv = rt_divisor(v_x383);
-  int32_t *v_x386_d = v_x386->data.i;
-  const int64_t v_x386_n = v_x386->len;
-  int32_t *v_x389_d = v_x389->data.i;
-  const int64_t v_x389_n = v_x389->len;
-  RtValue *v_x391 = NULL;
+  const RtDivisor v_x609_dv = rt_divisor(v_x609);
+  int32_t *v_x612_d = v_x612->data.i;
+  const int64_t v_x612_n = v_x612->len;
+  int32_t *v_x615_d = v_x615->data.i;
+  const int64_t v_x615_n = v_x615->len;
+  RtValue *v_x641 = NULL;
+  int32_t v_x623 = 0;
+  int32_t v_x624 = 0;
+  int32_t v_x625 = 0;
   /* MAP */
   {
-    const int64_t t149 = v_x389_n;
-    v_x391 = rt_value_new(rt_vec_type(RT_INT), t149);
-    int32_t *v_x391_d = v_x391->data.i;
-    const int64_t v_x391_n = v_x391->len;
-    RT_PARALLEL_FOR_IF(t149 >= RT_PARALLEL_MIN)
-    for (int64_t t150 = 0; t150 < t149; t150++) {
-      const int32_t t151 = (int32_t)t150;
-      int t154 = 0; /* nonzero: a check below failed */
-      int32_t t152 = v_x389_d[t151];
-      int t155 = (uint64_t)(int64_t)t152 < (uint64_t)v_x380;
-      int32_t t153 = t155 ? t152 : 0;
-      t154 |= !t155;
-      int32_t t157 = rt_rem_by(t153, v_x383_dv, &t154);
-      int t159 = (uint64_t)(int64_t)t157 < (uint64_t)v_x386_n;
-      int32_t t158 = t159 ? v_x386_d[t157] : 0;
-      t154 |= !t159;
-      if (__builtin_expect(t154 != 0, 0)) { /* again, recording the error */
-        int32_t t160 = v_x389_d[t151];
-        int32_t t161;
-        if ((uint64_t)(int64_t)t160 < (uint64_t)v_x380) {
-          t161 = t160;
+    const int64_t t275 = v_x615_n;
+    v_x641 = rt_value_new(rt_vec_type(RT_INT), t275);
+    int32_t *v_x641_d = v_x641->data.i;
+    const int64_t v_x641_n = v_x641->len;
+    RT_PARALLEL_FOR_IF(t275 >= RT_PARALLEL_MIN)
+    for (int64_t t276 = 0; t276 < t275; t276++) {
+      const int32_t t277 = (int32_t)t276;
+      int t295 = 0; /* nonzero: a check below failed */
+      int32_t t279 = rt_mul_i(t277, v_x609);
+      int32_t t280 = v_x615_d[t277];
+      int32_t t282 = rt_add_i(t279, t280);
+      uint8_t t284 = rt_ge_i(t280, 0);
+      uint8_t t286 = rt_lt_i(t280, v_x609);
+      uint8_t t288 = rt_and_b(t284, t286);
+      int32_t t290 = (t288 ? t282 : -1);
+      uint8_t t292 = rt_ge_i(t290, 0);
+      int32_t t293;
+      if (t292) {
+        int t296 = (uint64_t)(int64_t)t290 < (uint64_t)v_x606;
+        int32_t t294 = t296 ? t290 : 0;
+        t295 |= !t296;
+        int32_t t298 = rt_rem_by(t294, v_x609_dv, &t295);
+        int t300 = (uint64_t)(int64_t)t298 < (uint64_t)v_x612_n;
+        int32_t t299 = t300 ? v_x612_d[t298] : 0;
+        t295 |= !t300;
+        t293 = t299;
+      } else {
+        t293 = 0;
+      }
+      if (__builtin_expect(t295 != 0, 0)) { /* again, recording the error */
+        int32_t t302 = rt_mul_i(t277, v_x609);
+        int32_t t303 = v_x615_d[t277];
+        int32_t t305 = rt_add_i(t302, t303);
+        uint8_t t307 = rt_ge_i(t303, 0);
+        uint8_t t309 = rt_lt_i(t303, v_x609);
+        uint8_t t311 = rt_and_b(t307, t309);
+        int32_t t313 = (t311 ? t305 : -1);
+        uint8_t t315 = rt_ge_i(t313, 0);
+        int32_t t316;
+        if (t315) {
+          int32_t t317;
+          if ((uint64_t)(int64_t)t313 < (uint64_t)v_x606) {
+            t317 = t313;
+          } else {
+            NESSIE_RECORD(err, t276, RT_CHECK_INDEX, 3, 0, RT_GATHER, t313, v_x606, 0.0, 0);
+            t317 = 0;
+          }
+          int t318 = 0;
+          int32_t t319 = rt_rem_by(t317, v_x609_dv, &t318);
+          if (t318) {
+            NESSIE_RECORD(err, t276, RT_CHECK_SCALAR, 0, t318, RT_REM, 0, 0, 0.0, 1);
+          }
+          int32_t t320;
+          if ((uint64_t)(int64_t)t319 < (uint64_t)v_x612_n) {
+            t320 = v_x612_d[t319];
+          } else {
+            NESSIE_RECORD(err, t276, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x612_n, 0.0, 2);
+            t320 = 0;
+          }
+          t316 = t320;
         } else {
-          NESSIE_RECORD(err, t150, RT_CHECK_INDEX, 2, 0, RT_GATHER, t160, v_x380, 0.0, 0);
-          t161 = 0;
-        }
-        int t162 = 0;
-        int32_t t163 = rt_rem_by(t161, v_x383_dv, &t162);
-        if (t162) {
-          NESSIE_RECORD(err, t150, RT_CHECK_SCALAR, 0, t162, RT_REM, 0, 0, 0.0, 1);
-        }
-        int32_t t164;
-        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x386_n) {
-          t164 = v_x386_d[t163];
-        } else {
-          NESSIE_RECORD(err, t150, RT_CHECK_INDEX, 0, 0, RT_GATHER, t163, v_x386_n, 0.0, 2);
-          t164 = 0;
+          t316 = 0;
         }
       }
-      v_x391_d[t150] = t158;
+      v_x641_d[t276] = t293;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x391 = v_x391;
+  {
+    int32_t *v_x641_d = v_x641->data.i;
+    const int64_t v_x641_n = v_x641->len;
+    /* REDUCE */
+    {
+      const int64_t t321 = v_x615_n;
+      const int64_t t322 = t321 > 0 ? (t321 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t323 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t322);
+      int32_t *t324 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t322);
+      int32_t *t325 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t322);
+      RT_PARALLEL_FOR_IF(t322 > 1)
+      for (int64_t t326 = 0; t326 < t322; t326++) {
+        int32_t t326a0;
+        int32_t t326a1;
+        int32_t t326a2;
+        t326a0 = 2147483647;
+        t326a1 = 0;
+        t326a2 = 1;
+        const int64_t t326_end = (t326 + 1) * RT_CHUNK < t321 ? (t326 + 1) * RT_CHUNK : t321;
+        for (int64_t t327 = t326 * RT_CHUNK; t327 < t326_end; t327++) {
+          const int32_t t328 = (int32_t)t327;
+          int32_t t326x0;
+          int32_t t326x1;
+          int32_t t326x2;
+          int32_t t329 = v_x615_d[t328];
+          uint8_t t331 = rt_ge_i(t329, 0);
+          uint8_t t333 = rt_lt_i(t329, v_x609);
+          uint8_t t335 = rt_and_b(t331, t333);
+          int32_t t336;
+          if (t335) {
+            t336 = 2147483647;
+          } else {
+            t336 = t328;
+          }
+          t326x0 = t336;
+          t326x1 = t329;
+          t326x2 = v_x609;
+          uint8_t t338 = rt_le_i(t326a0, t326x0);
+          int32_t t339;
+          if (t338) {
+            t339 = t326a0;
+          } else {
+            t339 = t326x0;
+          }
+          int32_t t340;
+          if (t338) {
+            t340 = t326a1;
+          } else {
+            t340 = t326x1;
+          }
+          int32_t t341;
+          if (t338) {
+            t341 = t326a2;
+          } else {
+            t341 = t326x2;
+          }
+          t326a0 = t339;
+          t326a1 = t340;
+          t326a2 = t341;
+        }
+        t323[t326] = t326a0;
+        t324[t326] = t326a1;
+        t325[t326] = t326a2;
+      }
+      int32_t t326t0;
+      int32_t t326t1;
+      int32_t t326t2;
+      t326t0 = 2147483647;
+      t326t1 = 0;
+      t326t2 = 1;
+      for (int64_t t326 = 0; t326 < t322; t326++) {
+        const int32_t t342 = t323[t326];
+        const int32_t t343 = t324[t326];
+        const int32_t t344 = t325[t326];
+        uint8_t t346 = rt_le_i(t326t0, t342);
+        int32_t t347;
+        if (t346) {
+          t347 = t326t0;
+        } else {
+          t347 = t342;
+        }
+        int32_t t348;
+        if (t346) {
+          t348 = t326t1;
+        } else {
+          t348 = t343;
+        }
+        int32_t t349;
+        if (t346) {
+          t349 = t326t2;
+        } else {
+          t349 = t344;
+        }
+        t326t0 = t347;
+        t326t1 = t348;
+        t326t2 = t349;
+      }
+      v_x623 = t326t0;
+      rt_free(t323);
+      v_x624 = t326t1;
+      rt_free(t324);
+      v_x625 = t326t2;
+      rt_free(t325);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x624 = v_x624;
+  *out_v_x625 = v_x625;
+  *out_v_x641 = v_x641;
   return;
 fail:
-  rt_release(v_x391);
+  rt_release(v_x641);
 }
 
-/* K5: MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
-struct K5_A {
+/* K4: MAP, REDUCE -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
+struct K4_A {
   RtKernelError *err;
   int run;
-  int32_t v_x380;
-  int32_t v_x383;
-  RtDivisor v_x383_dv; /* v_x383, prepared to divide by */
-  int32_t *v_x386_d; int64_t v_x386_n;
-  int32_t *v_x389_d; int64_t v_x389_n;
-  int32_t *v_x391_d; int64_t v_x391_n;
+  int32_t v_x606;
+  int32_t v_x609;
+  RtDivisor v_x609_dv; /* v_x609, prepared to divide by */
+  int32_t *v_x612_d; int64_t v_x612_n;
+  int32_t *v_x615_d; int64_t v_x615_n;
+  int32_t *v_x641_d; int64_t v_x641_n;
+  int32_t v_x623;
+  int32_t v_x624;
+  int32_t v_x625;
 };
-struct alignas(8) K5_0_V {
+struct alignas(8) K4_0_V {
   int32_t v0;
 };
-struct K5_0_pull {
-  K5_A A;
-  __device__ K5_0_V operator()(int64_t i) const {
+struct K4_0_pull {
+  K4_A A;
+  __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t167 = 0; /* nonzero: a check below failed */
-    int32_t t165 = rtg::ld_stream(&A.v_x389_d[ix]);
-    int t168 = (uint64_t)(int64_t)t165 < (uint64_t)A.v_x380;
-    int32_t t166 = t168 ? t165 : 0;
-    t167 |= !t168;
-    int32_t t170 = rt_rem_by(t166, A.v_x383_dv, &t167);
-    int t172 = (uint64_t)(int64_t)t170 < (uint64_t)A.v_x386_n;
-    int32_t t171 = t172 ? A.v_x386_d[t170] : 0;
-    t167 |= !t172;
-    if (__builtin_expect(t167 != 0, 0)) { /* again, recording the error */
-      int32_t t173 = rtg::ld_stream(&A.v_x389_d[ix]);
-      int32_t t174;
-      if ((uint64_t)(int64_t)t173 < (uint64_t)A.v_x380) {
-        t174 = t173;
+    int t367 = 0; /* nonzero: a check below failed */
+    int32_t t351 = rt_mul_i(ix, A.v_x609);
+    int32_t t352 = rtg::ld_stream(&A.v_x615_d[ix]);
+    int32_t t354 = rt_add_i(t351, t352);
+    uint8_t t356 = rt_ge_i(t352, 0);
+    uint8_t t358 = rt_lt_i(t352, A.v_x609);
+    uint8_t t360 = rt_and_b(t356, t358);
+    int32_t t362 = (t360 ? t354 : -1);
+    uint8_t t364 = rt_ge_i(t362, 0);
+    int32_t t365;
+    if (t364) {
+      int t368 = (uint64_t)(int64_t)t362 < (uint64_t)A.v_x606;
+      int32_t t366 = t368 ? t362 : 0;
+      t367 |= !t368;
+      int32_t t370 = rt_rem_by(t366, A.v_x609_dv, &t367);
+      int t372 = (uint64_t)(int64_t)t370 < (uint64_t)A.v_x612_n;
+      int32_t t371 = t372 ? A.v_x612_d[t370] : 0;
+      t367 |= !t372;
+      t365 = t371;
+    } else {
+      t365 = 0;
+    }
+    if (__builtin_expect(t367 != 0, 0)) { /* again, recording the error */
+      int32_t t374 = rt_mul_i(ix, A.v_x609);
+      int32_t t375 = rtg::ld_stream(&A.v_x615_d[ix]);
+      int32_t t377 = rt_add_i(t374, t375);
+      uint8_t t379 = rt_ge_i(t375, 0);
+      uint8_t t381 = rt_lt_i(t375, A.v_x609);
+      uint8_t t383 = rt_and_b(t379, t381);
+      int32_t t385 = (t383 ? t377 : -1);
+      uint8_t t387 = rt_ge_i(t385, 0);
+      int32_t t388;
+      if (t387) {
+        int32_t t389;
+        if ((uint64_t)(int64_t)t385 < (uint64_t)A.v_x606) {
+          t389 = t385;
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, t385, A.v_x606, 0.0, 0);
+          t389 = 0;
+        }
+        int t390 = 0;
+        int32_t t391 = rt_rem_by(t389, A.v_x609_dv, &t390);
+        if (t390) {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t390, RT_REM, 0, 0, 0.0, 1);
+        }
+        int32_t t392;
+        if ((uint64_t)(int64_t)t391 < (uint64_t)A.v_x612_n) {
+          t392 = A.v_x612_d[t391];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t391, A.v_x612_n, 0.0, 2);
+          t392 = 0;
+        }
+        t388 = t392;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t173, A.v_x380, 0.0, 0);
-        t174 = 0;
-      }
-      int t175 = 0;
-      int32_t t176 = rt_rem_by(t174, A.v_x383_dv, &t175);
-      if (t175) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t175, RT_REM, 0, 0, 0.0, 1);
-      }
-      int32_t t177;
-      if ((uint64_t)(int64_t)t176 < (uint64_t)A.v_x386_n) {
-        t177 = A.v_x386_d[t176];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t176, A.v_x386_n, 0.0, 2);
-        t177 = 0;
+        t388 = 0;
       }
     }
-    return K5_0_V{t171};
+    return K4_0_V{t365};
   }
 };
-struct K5_0_store {
-  K5_A A;
-  __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x391_d[i] = v.v0;
+struct K4_0_store {
+  K4_A A;
+  __device__ void operator()(int64_t i, const K4_0_V &v) const {
+    A.v_x641_d[i] = v.v0;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x380, int32_t v_x383, RtValue *v_x386, RtValue *v_x389, RtValue **out_v_x391) {
+struct alignas(8) K4_1_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+};
+struct K4_1_pull {
+  K4_A A;
+  __device__ K4_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int32_t t393 = A.v_x615_d[ix];
+    uint8_t t395 = rt_ge_i(t393, 0);
+    uint8_t t397 = rt_lt_i(t393, A.v_x609);
+    uint8_t t399 = rt_and_b(t395, t397);
+    int32_t t400;
+    if (t399) {
+      t400 = 2147483647;
+    } else {
+      t400 = ix;
+    }
+    return K4_1_V{t400, t393, A.v_x609};
+  }
+};
+struct K4_1_op {
+  K4_A A;
+  __device__ K4_1_V operator()(const K4_1_V &a, const K4_1_V &b) const {
+    uint8_t t402 = rt_le_i(a.v0, b.v0);
+    int32_t t403;
+    if (t402) {
+      t403 = a.v0;
+    } else {
+      t403 = b.v0;
+    }
+    int32_t t404;
+    if (t402) {
+      t404 = a.v1;
+    } else {
+      t404 = b.v1;
+    }
+    int32_t t405;
+    if (t402) {
+      t405 = a.v2;
+    } else {
+      t405 = b.v2;
+    }
+    return K4_1_V{t403, t404, t405};
+  }
+};
+struct K4_1_ride {
+  K4_A A;
+  __device__ K4_1_V operator()(int64_t i) const {
+    K4_0_store{A}(i, K4_0_pull{A}(i)); /* MAP 0 rides here */
+    return K4_1_pull{A}(i);
+  }
+};
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32_t v_x609, RtValue *v_x612, RtValue *v_x615, int32_t *out_v_x624, int32_t *out_v_x625, RtValue **out_v_x641) {
   (void)loc;
   (void)err;
-  K5_A A;
+  K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x380 = v_x380;
-  A.v_x383 = v_x383;
-  A.v_x383_dv = rt_divisor(v_x383);
-  A.v_x386_d = v_x386->data.i;
-  A.v_x386_n = v_x386->len;
-  A.v_x389_d = v_x389->data.i;
-  A.v_x389_n = v_x389->len;
-  RtValue *v_x391 = NULL;
+  A.v_x606 = v_x606;
+  A.v_x609 = v_x609;
+  A.v_x609_dv = rt_divisor(v_x609);
+  A.v_x612_d = v_x612->data.i;
+  A.v_x612_n = v_x612->len;
+  A.v_x615_d = v_x615->data.i;
+  A.v_x615_n = v_x615->len;
+  RtValue *v_x641 = NULL;
+  int32_t v_x623 = 0;
+  int32_t v_x624 = 0;
+  int32_t v_x625 = 0;
   /* MAP */
   {
-    const int64_t t178 = v_x389->len;
-    v_x391 = rtg_vec_new(RT_INT, t178);
-    A.v_x391_d = v_x391->data.i;
-    A.v_x391_n = v_x391->len;
-    rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t178);
+    const int64_t t406 = v_x615->len;
+    v_x641 = rtg_vec_new(RT_INT, t406);
+    A.v_x641_d = v_x641->data.i;
+    A.v_x641_n = v_x641->len;
+    /* computed in the launch of SOAC 1 (K4_1_ride) */
   }
-  *out_v_x391 = v_x391;
+  /* REDUCE */
+  {
+    const int64_t t407 = v_x615->len;
+    const K4_1_V t408 = rtg::reduce("K4", loc, K4_1_ride{A}, K4_1_op{A}, K4_1_V{2147483647, 0, 1}, t407);
+    v_x623 = t408.v0;
+    A.v_x623 = v_x623;
+    v_x624 = t408.v1;
+    A.v_x624 = v_x624;
+    v_x625 = t408.v2;
+    A.v_x625 = v_x625;
+  }
+  *out_v_x624 = v_x624;
+  *out_v_x625 = v_x625;
+  *out_v_x641 = v_x641;
   return;
 fail:
-  rt_release(v_x391);
+  rt_release(v_x641);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x380, int32_t v_x383, RtValue *v_x386, RtValue *v_x389, RtValue **out_v_x391) {
-  RtValue *vals[] = {v_x386, v_x389};
+static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x606, int32_t v_x609, RtValue *v_x612, RtValue *v_x615, int32_t *out_v_x624, int32_t *out_v_x625, RtValue **out_v_x641) {
+  RtValue *vals[] = {v_x612, v_x615};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K5_host(err, loc, run, v_x380, v_x383, v_x386, v_x389, out_v_x391);
+    K4_host(err, loc, run, v_x606, v_x609, v_x612, v_x615, out_v_x624, out_v_x625, out_v_x641);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x380, v_x383, v_x386, v_x389, out_v_x391);
-  }
-}
-
-/* K7: MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x428, int32_t v_x431, RtValue *v_x434, RtValue *v_x437, RtValue **out_v_x439) {
-  (void)loc;
-  (void)run;
-  const RtDivisor v_x431_dv = rt_divisor(v_x431);
-  int32_t *v_x434_d = v_x434->data.i;
-  const int64_t v_x434_n = v_x434->len;
-  int32_t *v_x437_d = v_x437->data.i;
-  const int64_t v_x437_n = v_x437->len;
-  RtValue *v_x439 = NULL;
-  /* MAP */
-  {
-    const int64_t t237 = v_x437_n;
-    v_x439 = rt_value_new(rt_vec_type(RT_INT), t237);
-    int32_t *v_x439_d = v_x439->data.i;
-    const int64_t v_x439_n = v_x439->len;
-    RT_PARALLEL_FOR_IF(t237 >= RT_PARALLEL_MIN)
-    for (int64_t t238 = 0; t238 < t237; t238++) {
-      const int32_t t239 = (int32_t)t238;
-      int t242 = 0; /* nonzero: a check below failed */
-      int32_t t240 = v_x437_d[t239];
-      int t243 = (uint64_t)(int64_t)t240 < (uint64_t)v_x428;
-      int32_t t241 = t243 ? t240 : 0;
-      t242 |= !t243;
-      int32_t t245 = rt_rem_by(t241, v_x431_dv, &t242);
-      int t247 = (uint64_t)(int64_t)t245 < (uint64_t)v_x434_n;
-      int32_t t246 = t247 ? v_x434_d[t245] : 0;
-      t242 |= !t247;
-      if (__builtin_expect(t242 != 0, 0)) { /* again, recording the error */
-        int32_t t248 = v_x437_d[t239];
-        int32_t t249;
-        if ((uint64_t)(int64_t)t248 < (uint64_t)v_x428) {
-          t249 = t248;
-        } else {
-          NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 3, 0, RT_GATHER, t248, v_x428, 0.0, 0);
-          t249 = 0;
-        }
-        int t250 = 0;
-        int32_t t251 = rt_rem_by(t249, v_x431_dv, &t250);
-        if (t250) {
-          NESSIE_RECORD(err, t238, RT_CHECK_SCALAR, 0, t250, RT_REM, 0, 0, 0.0, 1);
-        }
-        int32_t t252;
-        if ((uint64_t)(int64_t)t251 < (uint64_t)v_x434_n) {
-          t252 = v_x434_d[t251];
-        } else {
-          NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t251, v_x434_n, 0.0, 2);
-          t252 = 0;
-        }
-      }
-      v_x439_d[t238] = t246;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x439 = v_x439;
-  return;
-fail:
-  rt_release(v_x439);
-}
-
-/* K7: MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
-struct K7_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x428;
-  int32_t v_x431;
-  RtDivisor v_x431_dv; /* v_x431, prepared to divide by */
-  int32_t *v_x434_d; int64_t v_x434_n;
-  int32_t *v_x437_d; int64_t v_x437_n;
-  int32_t *v_x439_d; int64_t v_x439_n;
-};
-struct alignas(8) K7_0_V {
-  int32_t v0;
-};
-struct K7_0_pull {
-  K7_A A;
-  __device__ K7_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t255 = 0; /* nonzero: a check below failed */
-    int32_t t253 = rtg::ld_stream(&A.v_x437_d[ix]);
-    int t256 = (uint64_t)(int64_t)t253 < (uint64_t)A.v_x428;
-    int32_t t254 = t256 ? t253 : 0;
-    t255 |= !t256;
-    int32_t t258 = rt_rem_by(t254, A.v_x431_dv, &t255);
-    int t260 = (uint64_t)(int64_t)t258 < (uint64_t)A.v_x434_n;
-    int32_t t259 = t260 ? A.v_x434_d[t258] : 0;
-    t255 |= !t260;
-    if (__builtin_expect(t255 != 0, 0)) { /* again, recording the error */
-      int32_t t261 = rtg::ld_stream(&A.v_x437_d[ix]);
-      int32_t t262;
-      if ((uint64_t)(int64_t)t261 < (uint64_t)A.v_x428) {
-        t262 = t261;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, t261, A.v_x428, 0.0, 0);
-        t262 = 0;
-      }
-      int t263 = 0;
-      int32_t t264 = rt_rem_by(t262, A.v_x431_dv, &t263);
-      if (t263) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t263, RT_REM, 0, 0, 0.0, 1);
-      }
-      int32_t t265;
-      if ((uint64_t)(int64_t)t264 < (uint64_t)A.v_x434_n) {
-        t265 = A.v_x434_d[t264];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t264, A.v_x434_n, 0.0, 2);
-        t265 = 0;
-      }
-    }
-    return K7_0_V{t259};
-  }
-};
-struct K7_0_store {
-  K7_A A;
-  __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x439_d[i] = v.v0;
-  }
-};
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x428, int32_t v_x431, RtValue *v_x434, RtValue *v_x437, RtValue **out_v_x439) {
-  (void)loc;
-  (void)err;
-  K7_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x428 = v_x428;
-  A.v_x431 = v_x431;
-  A.v_x431_dv = rt_divisor(v_x431);
-  A.v_x434_d = v_x434->data.i;
-  A.v_x434_n = v_x434->len;
-  A.v_x437_d = v_x437->data.i;
-  A.v_x437_n = v_x437->len;
-  RtValue *v_x439 = NULL;
-  /* MAP */
-  {
-    const int64_t t266 = v_x437->len;
-    v_x439 = rtg_vec_new(RT_INT, t266);
-    A.v_x439_d = v_x439->data.i;
-    A.v_x439_n = v_x439->len;
-    rtg::map("K7", loc, K7_0_pull{A}, K7_0_store{A}, t266);
-  }
-  *out_v_x439 = v_x439;
-  return;
-fail:
-  rt_release(v_x439);
-}
-
-static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x428, int32_t v_x431, RtValue *v_x434, RtValue *v_x437, RtValue **out_v_x439) {
-  RtValue *vals[] = {v_x434, v_x437};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K7_host(err, loc, run, v_x428, v_x431, v_x434, v_x437, out_v_x439);
-    rtg_host_ran();
-  } else {
-    K7_gpu(err, loc, run, v_x428, v_x431, v_x434, v_x437, out_v_x439);
+    K4_gpu(err, loc, run, v_x606, v_x609, v_x612, v_x615, out_v_x624, out_v_x625, out_v_x641);
   }
 }
 
@@ -1075,11 +1553,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 10, 5);
-  RtValue *t267 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t267->data.i[0] = 1;
-  t267->data.i[1] = 2;
-  t267->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t267);
+  RtValue *t409 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t409->data.i[0] = 1;
+  t409->data.i[1] = 2;
+  t409->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t409);
   value_0 = v_x17;
   NESSIE_SYNC();
   {
@@ -1098,36 +1576,35 @@ static void top_11(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 19);
-  RtValue *t268 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t268->data.i[0] = 0;
-  t268->data.i[1] = 1;
-  v_x19 = NESSIE_TO_DEVICE(t268);
+  RtValue *t410 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t410->data.i[0] = 0;
+  t410->data.i[1] = 1;
+  v_x19 = NESSIE_TO_DEVICE(t410);
   int32_t v_x21 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
   v_x21 = (int32_t)g_x18->len;
+  int32_t v_x20 = 0;
+  v_x20 = (int32_t)v_x19->len;
   RtValue *v_x26 = NULL;
+  RtValue *v_x29 = NULL;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K1, 4, v_x21, v_x20, &v_x26, &v_x29);
+  rt_release(v_x26);
+  int32_t v_x30 = 0;
+  v_x30 = (int32_t)NESSIE_SEG_TOTAL(v_x29);
+  rt_release(v_x29);
   int32_t v_x72 = 0;
   int32_t v_x73 = 0;
-  RtValue *v_x81 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K2, 4, v_x21, v_x19, &v_x26, &v_x72, &v_x73, &v_x81);
+  RtValue *v_x115 = NULL;
+  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K2, 4, v_x30, v_x21, g_x18, v_x19, &v_x72, &v_x73, &v_x115);
   rt_release(v_x19);
-  RtValue *v_x29 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K1, 4, v_x26, &v_x29);
-  rt_release(v_x26);
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 2));
     NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x72, v_x73, 0);
     rt_set_context(saved);
   }
-  int32_t v_x30 = 0;
-  v_x30 = (int32_t)NESSIE_SEG_TOTAL(v_x29);
-  rt_release(v_x29);
-  RtValue *v_x86 = NULL;
-  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K3, 4, v_x30, v_x21, g_x18, v_x81, &v_x86);
-  rt_release(v_x81);
-  value_0 = v_x86;
+  value_0 = v_x115;
   NESSIE_SYNC();
   {
     RtValue *comps[2];
@@ -1142,38 +1619,37 @@ static void top_11(void) {
 /* tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
 static void top_12(void) {
   RtValue *value_0 = NULL;
-  RtValue *v_x87 = NULL;
+  RtValue *v_x116 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 19);
-  RtValue *t269 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t269->data.i[0] = 2;
-  t269->data.i[1] = 0;
-  v_x87 = NESSIE_TO_DEVICE(t269);
-  int32_t v_x89 = 0;
+  RtValue *t411 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t411->data.i[0] = 2;
+  t411->data.i[1] = 0;
+  v_x116 = NESSIE_TO_DEVICE(t411);
+  int32_t v_x118 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
-  v_x89 = (int32_t)g_x18->len;
-  RtValue *v_x94 = NULL;
-  int32_t v_x140 = 0;
-  int32_t v_x141 = 0;
-  RtValue *v_x149 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K2, 5, v_x89, v_x87, &v_x94, &v_x140, &v_x141, &v_x149);
-  rt_release(v_x87);
-  RtValue *v_x97 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 5, v_x94, &v_x97);
-  rt_release(v_x94);
+  v_x118 = (int32_t)g_x18->len;
+  int32_t v_x117 = 0;
+  v_x117 = (int32_t)v_x116->len;
+  RtValue *v_x123 = NULL;
+  RtValue *v_x126 = NULL;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 5, v_x118, v_x117, &v_x123, &v_x126);
+  rt_release(v_x123);
+  int32_t v_x127 = 0;
+  v_x127 = (int32_t)NESSIE_SEG_TOTAL(v_x126);
+  rt_release(v_x126);
+  int32_t v_x169 = 0;
+  int32_t v_x170 = 0;
+  RtValue *v_x212 = NULL;
+  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K3, 5, v_x127, v_x118, g_x18, v_x116, &v_x169, &v_x170, &v_x212);
+  rt_release(v_x116);
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 2));
-    NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x140, v_x141, 0);
+    NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x169, v_x170, 0);
     rt_set_context(saved);
   }
-  int32_t v_x98 = 0;
-  v_x98 = (int32_t)NESSIE_SEG_TOTAL(v_x97);
-  rt_release(v_x97);
-  RtValue *v_x154 = NULL;
-  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K5, 5, v_x98, v_x89, g_x18, v_x149, &v_x154);
-  rt_release(v_x149);
-  value_0 = v_x154;
+  value_0 = v_x212;
   NESSIE_SYNC();
   {
     RtValue *comps[2];
@@ -1188,38 +1664,37 @@ static void top_12(void) {
 /* tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
 static void top_13(void) {
   RtValue *value_0 = NULL;
-  RtValue *v_x155 = NULL;
+  RtValue *v_x213 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 19);
-  RtValue *t270 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t270->data.i[0] = 1;
-  t270->data.i[1] = 5;
-  v_x155 = NESSIE_TO_DEVICE(t270);
-  int32_t v_x157 = 0;
+  RtValue *t412 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t412->data.i[0] = 1;
+  t412->data.i[1] = 5;
+  v_x213 = NESSIE_TO_DEVICE(t412);
+  int32_t v_x215 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
-  v_x157 = (int32_t)g_x18->len;
-  RtValue *v_x162 = NULL;
-  int32_t v_x208 = 0;
-  int32_t v_x209 = 0;
-  RtValue *v_x217 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K2, 6, v_x157, v_x155, &v_x162, &v_x208, &v_x209, &v_x217);
-  rt_release(v_x155);
-  RtValue *v_x165 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 6, v_x162, &v_x165);
-  rt_release(v_x162);
+  v_x215 = (int32_t)g_x18->len;
+  int32_t v_x214 = 0;
+  v_x214 = (int32_t)v_x213->len;
+  RtValue *v_x220 = NULL;
+  RtValue *v_x223 = NULL;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 6, v_x215, v_x214, &v_x220, &v_x223);
+  rt_release(v_x220);
+  int32_t v_x224 = 0;
+  v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x223);
+  rt_release(v_x223);
+  int32_t v_x266 = 0;
+  int32_t v_x267 = 0;
+  RtValue *v_x309 = NULL;
+  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K4, 6, v_x224, v_x215, g_x18, v_x213, &v_x266, &v_x267, &v_x309);
+  rt_release(v_x213);
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 2));
-    NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x208, v_x209, 0);
+    NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x266, v_x267, 0);
     rt_set_context(saved);
   }
-  int32_t v_x166 = 0;
-  v_x166 = (int32_t)NESSIE_SEG_TOTAL(v_x165);
-  rt_release(v_x165);
-  RtValue *v_x222 = NULL;
-  NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K7, 6, v_x166, v_x157, g_x18, v_x217, &v_x222);
-  rt_release(v_x217);
-  value_0 = v_x222;
+  value_0 = v_x309;
   NESSIE_SYNC();
   {
     RtValue *comps[2];

@@ -73,13 +73,13 @@ static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 17, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -226,1865 +226,1991 @@ fail:
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1152, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, RtValue **out_v_x1151) {
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1357, RtValue *v_x1351, RtValue *v_x1352, RtValue *v_x1353, RtValue **out_v_x1356) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1152_off = rt_seg_offsets(v_sd_1152);
-  const int64_t v_sd_1152_n = v_sd_1152->len;
-  int32_t *v_x1146_d = v_x1146->data.i;
-  const int64_t v_x1146_n = v_x1146->len;
-  int32_t *v_x1147_d = v_x1147->data.i;
-  const int64_t v_x1147_n = v_x1147->len;
-  int32_t *v_x1148_d = v_x1148->data.i;
-  const int64_t v_x1148_n = v_x1148->len;
-  RtValue *v_x1151 = NULL;
+  const int64_t *v_sd_1357_off = rt_seg_offsets(v_sd_1357);
+  const int64_t v_sd_1357_n = v_sd_1357->len;
+  int32_t *v_x1351_d = v_x1351->data.i;
+  const int64_t v_x1351_n = v_x1351->len;
+  int32_t *v_x1352_d = v_x1352->data.i;
+  const int64_t v_x1352_n = v_x1352->len;
+  int32_t *v_x1353_d = v_x1353->data.i;
+  const int64_t v_x1353_n = v_x1353->len;
+  RtValue *v_x1356 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t25 = v_sd_1152_off[v_sd_1152_n];
-    v_x1151 = rt_value_new(rt_vec_type(RT_INT), t25);
-    int32_t *v_x1151_d = v_x1151->data.i;
-    const int64_t v_x1151_n = v_x1151->len;
+    const int64_t t25 = v_sd_1357_off[v_sd_1357_n];
+    v_x1356 = rt_value_new(rt_vec_type(RT_INT), t25);
+    int32_t *v_x1356_d = v_x1356->data.i;
+    const int64_t v_x1356_n = v_x1356->len;
     const int64_t t26 = (t25 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t26 > 1)
     for (int64_t t27 = 0; t27 < t26; t27++) {
-      int64_t t30 = rt_segment_search(v_sd_1152_off, 0, v_sd_1152_n, t27 * RT_CHUNK);
+      int64_t t30 = rt_segment_search(v_sd_1357_off, 0, v_sd_1357_n, t27 * RT_CHUNK);
       const int64_t t27_end = (t27 + 1) * RT_CHUNK < t25 ? (t27 + 1) * RT_CHUNK : t25;
       for (int64_t t28 = t27 * RT_CHUNK; t28 < t27_end; t28++) {
         const int32_t t29 = (int32_t)t28;
-        while (v_sd_1152_off[t30 + 1] <= t28)
+        while (v_sd_1357_off[t30 + 1] <= t28)
           t30++;
         const int32_t t31 = (int32_t)t30;
         int t33 = 0; /* nonzero: a check below failed */
-        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1148_n;
-        int32_t t32 = t34 ? v_x1148_d[t31] : 0;
+        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1353_n;
+        int32_t t32 = t34 ? v_x1353_d[t31] : 0;
         t33 |= !t34;
-        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1146_n;
-        int32_t t35 = t36 ? v_x1146_d[t31] : 0;
+        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1351_n;
+        int32_t t35 = t36 ? v_x1351_d[t31] : 0;
         t33 |= !t36;
         int32_t t38 = rt_sub_i(t29, t35);
-        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1147_n;
-        int32_t t39 = t40 ? v_x1147_d[t31] : 0;
+        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1352_n;
+        int32_t t39 = t40 ? v_x1352_d[t31] : 0;
         t33 |= !t40;
         int32_t t42 = rt_mul_i(t38, t39);
         int32_t t44 = rt_add_i(t32, t42);
         if (__builtin_expect(t33 != 0, 0)) { /* again, recording the error */
           int32_t t45;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1148_n) {
-            t45 = v_x1148_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1353_n) {
+            t45 = v_x1353_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1148_n, 0.0, 0);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1353_n, 0.0, 0);
             t45 = 0;
           }
           int32_t t46;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1146_n) {
-            t46 = v_x1146_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1351_n) {
+            t46 = v_x1351_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1146_n, 0.0, 1);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1351_n, 0.0, 1);
             t46 = 0;
           }
           int32_t t48 = rt_sub_i(t29, t46);
           int32_t t49;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1147_n) {
-            t49 = v_x1147_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1352_n) {
+            t49 = v_x1352_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1147_n, 0.0, 2);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1352_n, 0.0, 2);
             t49 = 0;
           }
           int32_t t51 = rt_mul_i(t48, t49);
           int32_t t53 = rt_add_i(t45, t51);
         }
-        v_x1151_d[t28] = t44;
+        v_x1356_d[t28] = t44;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1151 = v_x1151;
+  *out_v_x1356 = v_x1356;
   return;
 fail:
-  rt_release(v_x1151);
+  rt_release(v_x1356);
 }
 
-/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
+/* K5: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtValue *v_x723, int32_t *out_v_x731, int32_t *out_v_x732, int32_t *out_v_x733) {
   (void)loc;
   (void)run;
-  int32_t *v_x717_d = v_x717->data.i;
-  const int64_t v_x717_n = v_x717->len;
-  int32_t v_x718 = 0;
-  int32_t v_x719 = 0;
-  /* ONCE */
-  {
-    int t55 = 0; /* nonzero: a check below failed */
-    int t56 = (uint64_t)(int64_t)0 < (uint64_t)v_x717_n;
-    int32_t t54 = t56 ? v_x717_d[0] : 0;
-    t55 |= !t56;
-    int t58 = (uint64_t)(int64_t)1 < (uint64_t)v_x717_n;
-    int32_t t57 = t58 ? v_x717_d[1] : 0;
-    t55 |= !t58;
-    if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
-      int32_t t59;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x717_n) {
-        t59 = v_x717_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x717_n, 0.0, 0);
-        t59 = 0;
-      }
-      int32_t t60;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x717_n) {
-        t60 = v_x717_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x717_n, 0.0, 1);
-        t60 = 0;
-      }
-    }
-    v_x718 = t54;
-    v_x719 = t57;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x718 = v_x718;
-  *out_v_x719 = v_x719;
-  return;
-fail:
-}
-
-/* K6: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1154, RtValue *v_x1155, RtValue *v_x1157, RtValue *v_x1158, RtValue **out_v_x1173, RtValue **out_v_x1177, RtValue **out_v_x1175, RtValue **out_v_x1178) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1154_d = v_x1154->data.i;
-  const int64_t v_x1154_n = v_x1154->len;
-  int32_t *v_x1155_d = v_x1155->data.i;
-  const int64_t v_x1155_n = v_x1155->len;
-  int32_t *v_x1157_d = v_x1157->data.i;
-  const int64_t v_x1157_n = v_x1157->len;
-  const int64_t *v_x1158_off = rt_seg_offsets(v_x1158);
-  const int64_t v_x1158_n = v_x1158->len;
-  RtValue *v_x1173 = NULL;
-  RtValue *v_x1174 = NULL;
-  RtValue *v_x1175 = NULL;
-  RtValue *v_x1176 = NULL;
-  RtValue *v_x1177 = NULL;
-  RtValue *v_x1178 = NULL;
-  /* SPLIT */
-  {
-    const int64_t t61 = v_x1154_n;
-    const int64_t t62 = t61 > 0 ? (t61 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t63 = (uint8_t *)rt_alloc_atomic((size_t)t61 + 1);
-    int64_t *t64 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t62 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t62 > 1)
-    for (int64_t t65 = 0; t65 < t62; t65++) {
-      int64_t kept[2] = {0};
-      int64_t t68 = rt_segment_search(v_x1158_off, 0, v_x1158_n, t65 * RT_CHUNK);
-      const int64_t t65_end = (t65 + 1) * RT_CHUNK < t61 ? (t65 + 1) * RT_CHUNK : t61;
-      for (int64_t t66 = t65 * RT_CHUNK; t66 < t65_end; t66++) {
-        const int32_t t67 = (int32_t)t66;
-        while (v_x1158_off[t68 + 1] <= t66)
-          t68++;
-        const int32_t t69 = (int32_t)t68;
-        int32_t t65x0;
-        uint8_t t65x1;
-        int32_t t65x2;
-        uint8_t t65x3;
-        int t71 = 0; /* nonzero: a check below failed */
-        int t72 = (uint64_t)(int64_t)t69 < (uint64_t)v_x1157_n;
-        int32_t t70 = t72 ? v_x1157_d[t69] : 0;
-        t71 |= !t72;
-        int32_t t73 = v_x1154_d[t67];
-        int t75 = (uint64_t)(int64_t)t73 < (uint64_t)v_x1155_n;
-        int32_t t74 = t75 ? v_x1155_d[t73] : 0;
-        t71 |= !t75;
-        uint8_t t77 = rt_lt_i(t74, t70);
-        uint8_t t79 = rt_gt_i(t74, t70);
-        if (__builtin_expect(t71 != 0, 0)) { /* again, recording the error */
-          int32_t t80;
-          if ((uint64_t)(int64_t)t69 < (uint64_t)v_x1157_n) {
-            t80 = v_x1157_d[t69];
-          } else {
-            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 2, 0, RT_GATHER, t69, v_x1157_n, 0.0, 0);
-            t80 = 0;
-          }
-          int32_t t81 = v_x1154_d[t67];
-          int32_t t82;
-          if ((uint64_t)(int64_t)t81 < (uint64_t)v_x1155_n) {
-            t82 = v_x1155_d[t81];
-          } else {
-            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 0, 0, RT_GATHER, t81, v_x1155_n, 0.0, 1);
-            t82 = 0;
-          }
-          uint8_t t84 = rt_lt_i(t82, t80);
-          uint8_t t86 = rt_gt_i(t82, t80);
-        }
-        t65x0 = t74;
-        t65x1 = t77;
-        t65x2 = t74;
-        t65x3 = t79;
-        uint8_t t87;
-        uint8_t t88;
-        t87 = t65x1;
-        t88 = t65x3;
-        kept[0] += t87 != 0;
-        kept[1] += t88 != 0;
-        t63[t66] = (uint8_t)((t87 != 0) << 0 | (t88 != 0) << 1);
-      }
-      t64[0 * t62 + t65] = kept[0];
-      t64[1 * t62 + t65] = kept[1];
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t63);
-      rt_free(t64);
-      goto fail;
-    }
-    int64_t t89 = 0;
-    for (int64_t t65 = 0; t65 < t62; t65++) {
-      const int64_t k = t64[0 * t62 + t65];
-      t64[0 * t62 + t65] = t89;
-      t89 += k;
-    }
-    v_x1173 = rt_value_new(rt_vec_type(RT_INT), t89);
-    int32_t *v_x1173_d = v_x1173->data.i;
-    const int64_t v_x1173_n = v_x1173->len;
-    int64_t t90 = 0;
-    for (int64_t t65 = 0; t65 < t62; t65++) {
-      const int64_t k = t64[1 * t62 + t65];
-      t64[1 * t62 + t65] = t90;
-      t90 += k;
-    }
-    v_x1175 = rt_value_new(rt_vec_type(RT_INT), t90);
-    int32_t *v_x1175_d = v_x1175->data.i;
-    const int64_t v_x1175_n = v_x1175->len;
-    v_x1177 = rt_value_new(rt_vec_type(RT_INT), v_x1158_n);
-    int32_t *v_x1177_d = v_x1177->data.i;
-    const int64_t v_x1177_n = v_x1177->len;
-    v_x1178 = rt_value_new(rt_vec_type(RT_INT), v_x1158_n);
-    int32_t *v_x1178_d = v_x1178->data.i;
-    const int64_t v_x1178_n = v_x1178->len;
-    RT_PARALLEL_FOR_IF(v_x1158_n > RT_CHUNK)
-    for (int64_t t91 = 0; t91 < v_x1158_n; t91++) {
-      int32_t in[2] = {0};
-      for (int64_t t92 = v_x1158_off[t91]; t92 < v_x1158_off[t91 + 1]; t92++) {
-        in[0] += t63[t92] >> 0 & 1;
-        in[1] += t63[t92] >> 1 & 1;
-      }
-      v_x1177_d[t91] = in[0];
-      v_x1178_d[t91] = in[1];
-    }
-    RT_PARALLEL_FOR_IF(t62 > 1)
-    for (int64_t t65 = 0; t65 < t62; t65++) {
-      int64_t at[2];
-      at[0] = t64[0 * t62 + t65];
-      at[1] = t64[1 * t62 + t65];
-      int64_t t68 = rt_segment_search(v_x1158_off, 0, v_x1158_n, t65 * RT_CHUNK);
-      const int64_t t65_end = (t65 + 1) * RT_CHUNK < t61 ? (t65 + 1) * RT_CHUNK : t61;
-      for (int64_t t66 = t65 * RT_CHUNK; t66 < t65_end; t66++) {
-        const int32_t t67 = (int32_t)t66;
-        while (v_x1158_off[t68 + 1] <= t66)
-          t68++;
-        const int32_t t69 = (int32_t)t68;
-        if (!t63[t66])
-          continue;
-        int32_t t65y0;
-        uint8_t t65y1;
-        int32_t t65y2;
-        uint8_t t65y3;
-        int t94 = 0; /* nonzero: a check below failed */
-        int t95 = (uint64_t)(int64_t)t69 < (uint64_t)v_x1157_n;
-        int32_t t93 = t95 ? v_x1157_d[t69] : 0;
-        t94 |= !t95;
-        int32_t t96 = v_x1154_d[t67];
-        int t98 = (uint64_t)(int64_t)t96 < (uint64_t)v_x1155_n;
-        int32_t t97 = t98 ? v_x1155_d[t96] : 0;
-        t94 |= !t98;
-        uint8_t t100 = rt_lt_i(t97, t93);
-        uint8_t t102 = rt_gt_i(t97, t93);
-        if (__builtin_expect(t94 != 0, 0)) { /* again, recording the error */
-          int32_t t103;
-          if ((uint64_t)(int64_t)t69 < (uint64_t)v_x1157_n) {
-            t103 = v_x1157_d[t69];
-          } else {
-            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 2, 0, RT_GATHER, t69, v_x1157_n, 0.0, 2);
-            t103 = 0;
-          }
-          int32_t t104 = v_x1154_d[t67];
-          int32_t t105;
-          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x1155_n) {
-            t105 = v_x1155_d[t104];
-          } else {
-            NESSIE_RECORD(err, t66, RT_CHECK_INDEX, 0, 0, RT_GATHER, t104, v_x1155_n, 0.0, 3);
-            t105 = 0;
-          }
-          uint8_t t107 = rt_lt_i(t105, t103);
-          uint8_t t109 = rt_gt_i(t105, t103);
-        }
-        t65y0 = t97;
-        t65y1 = t100;
-        t65y2 = t97;
-        t65y3 = t102;
-        if (t63[t66] >> 0 & 1) {
-          v_x1173_d[at[0]] = t65y0;
-          at[0]++;
-        }
-        if (t63[t66] >> 1 & 1) {
-          v_x1175_d[at[1]] = t65y2;
-          at[1]++;
-        }
-      }
-    }
-    rt_free(t63);
-    rt_free(t64);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1173 = v_x1173;
-  *out_v_x1177 = v_x1177;
-  *out_v_x1175 = v_x1175;
-  *out_v_x1178 = v_x1178;
-  rt_release(v_x1174);
-  rt_release(v_x1176);
-  return;
-fail:
-  rt_release(v_x1173);
-  rt_release(v_x1174);
-  rt_release(v_x1175);
-  rt_release(v_x1176);
-  rt_release(v_x1177);
-  rt_release(v_x1178);
-}
-
-/* K7: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x761_d = v_x761->data.i;
-  const int64_t v_x761_n = v_x761->len;
-  int32_t v_x769 = 0;
-  int32_t v_x770 = 0;
-  int32_t v_x771 = 0;
-  RtValue *v_x760 = NULL;
+  int32_t *v_x722_d = v_x722->data.i;
+  const int64_t v_x722_n = v_x722->len;
+  int32_t *v_x723_d = v_x723->data.i;
+  const int64_t v_x723_n = v_x723->len;
+  int32_t v_x731 = 0;
+  int32_t v_x732 = 0;
+  int32_t v_x733 = 0;
   /* REDUCE */
   {
-    const int64_t t110 = v_x758;
-    if (t110 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t110, 0.0, 0);
+    const int64_t t54 = v_x722_n;
+    const int64_t t55 = t54 > 0 ? (t54 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t56 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
+    int32_t *t57 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
+    int32_t *t58 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
+    RT_PARALLEL_FOR_IF(t55 > 1)
+    for (int64_t t59 = 0; t59 < t55; t59++) {
+      int32_t t59a0;
+      int32_t t59a1;
+      int32_t t59a2;
+      t59a0 = 2147483647;
+      t59a1 = 0;
+      t59a2 = 1;
+      const int64_t t59_end = (t59 + 1) * RT_CHUNK < t54 ? (t59 + 1) * RT_CHUNK : t54;
+      for (int64_t t60 = t59 * RT_CHUNK; t60 < t59_end; t60++) {
+        const int32_t t61 = (int32_t)t60;
+        int32_t t59x0;
+        int32_t t59x1;
+        int32_t t59x2;
+        int t63 = 0; /* nonzero: a check below failed */
+        int t64 = (uint64_t)(int64_t)t61 < (uint64_t)v_x723_n;
+        int32_t t62 = t64 ? v_x723_d[t61] : 0;
+        t63 |= !t64;
+        uint8_t t66 = rt_lt_i(0, t62);
+        int32_t t67;
+        if (t66) {
+          t67 = 2147483647;
+        } else {
+          t67 = t61;
+        }
+        if (__builtin_expect(t63 != 0, 0)) { /* again, recording the error */
+          int32_t t68;
+          if ((uint64_t)(int64_t)t61 < (uint64_t)v_x723_n) {
+            t68 = v_x723_d[t61];
+          } else {
+            NESSIE_RECORD(err, t60, RT_CHECK_INDEX, 0, 0, RT_GATHER, t61, v_x723_n, 0.0, 0);
+            t68 = 0;
+          }
+          uint8_t t70 = rt_lt_i(0, t68);
+          int32_t t71;
+          if (t70) {
+            t71 = 2147483647;
+          } else {
+            t71 = t61;
+          }
+        }
+        t59x0 = t67;
+        t59x1 = 0;
+        t59x2 = t62;
+        uint8_t t73 = rt_le_i(t59a0, t59x0);
+        int32_t t74;
+        if (t73) {
+          t74 = t59a0;
+        } else {
+          t74 = t59x0;
+        }
+        int32_t t75;
+        if (t73) {
+          t75 = t59a1;
+        } else {
+          t75 = t59x1;
+        }
+        int32_t t76;
+        if (t73) {
+          t76 = t59a2;
+        } else {
+          t76 = t59x2;
+        }
+        t59a0 = t74;
+        t59a1 = t75;
+        t59a2 = t76;
+      }
+      t56[t59] = t59a0;
+      t57[t59] = t59a1;
+      t58[t59] = t59a2;
+    }
+    int32_t t59t0;
+    int32_t t59t1;
+    int32_t t59t2;
+    t59t0 = 2147483647;
+    t59t1 = 0;
+    t59t2 = 1;
+    for (int64_t t59 = 0; t59 < t55; t59++) {
+      const int32_t t77 = t56[t59];
+      const int32_t t78 = t57[t59];
+      const int32_t t79 = t58[t59];
+      uint8_t t81 = rt_le_i(t59t0, t77);
+      int32_t t82;
+      if (t81) {
+        t82 = t59t0;
+      } else {
+        t82 = t77;
+      }
+      int32_t t83;
+      if (t81) {
+        t83 = t59t1;
+      } else {
+        t83 = t78;
+      }
+      int32_t t84;
+      if (t81) {
+        t84 = t59t2;
+      } else {
+        t84 = t79;
+      }
+      t59t0 = t82;
+      t59t1 = t83;
+      t59t2 = t84;
+    }
+    v_x731 = t59t0;
+    rt_free(t56);
+    v_x732 = t59t1;
+    rt_free(t57);
+    v_x733 = t59t2;
+    rt_free(t58);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x731 = v_x731;
+  *out_v_x732 = v_x732;
+  *out_v_x733 = v_x733;
+  return;
+fail:
+}
+
+/* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x823, int32_t *out_v_x824, int32_t *out_v_x825) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x823_d = v_x823->data.i;
+  const int64_t v_x823_n = v_x823->len;
+  int32_t v_x824 = 0;
+  int32_t v_x825 = 0;
+  /* ONCE */
+  {
+    int t86 = 0; /* nonzero: a check below failed */
+    int t87 = (uint64_t)(int64_t)0 < (uint64_t)v_x823_n;
+    int32_t t85 = t87 ? v_x823_d[0] : 0;
+    t86 |= !t87;
+    int t89 = (uint64_t)(int64_t)1 < (uint64_t)v_x823_n;
+    int32_t t88 = t89 ? v_x823_d[1] : 0;
+    t86 |= !t89;
+    if (__builtin_expect(t86 != 0, 0)) { /* again, recording the error */
+      int32_t t90;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x823_n) {
+        t90 = v_x823_d[0];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x823_n, 0.0, 0);
+        t90 = 0;
+      }
+      int32_t t91;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x823_n) {
+        t91 = v_x823_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x823_n, 0.0, 1);
+        t91 = 0;
+      }
+    }
+    v_x824 = t85;
+    v_x825 = t88;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x824 = v_x824;
+  *out_v_x825 = v_x825;
+  return;
+fail:
+}
+
+/* K7: REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue *v_x1360, int32_t v_x1361, RtValue *v_x1362, RtValue *v_x1363, RtValue *v_x1365, RtValue **out_v_x1390, int32_t *out_v_x1388, int32_t *out_v_x1389, RtValue **out_v_x1391, RtValue **out_v_x1410, RtValue **out_v_x1414, RtValue **out_v_x1412, RtValue **out_v_x1415, RtValue **out_v_x1393, RtValue **out_v_x1394, RtValue **out_v_x1395) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1359_d = v_x1359->data.i;
+  const int64_t v_x1359_n = v_x1359->len;
+  int32_t *v_x1360_d = v_x1360->data.i;
+  const int64_t v_x1360_n = v_x1360->len;
+  int32_t *v_x1362_d = v_x1362->data.i;
+  const int64_t v_x1362_n = v_x1362->len;
+  int32_t *v_x1363_d = v_x1363->data.i;
+  const int64_t v_x1363_n = v_x1363->len;
+  (void)v_x1363_n; /* v_x1363's length is v_x1362's */
+  const int64_t *v_x1365_off = rt_seg_offsets(v_x1365);
+  const int64_t v_x1365_n = v_x1365->len;
+  int32_t v_x1387 = 0;
+  int32_t v_x1388 = 0;
+  int32_t v_x1389 = 0;
+  RtValue *v_x1390 = NULL;
+  RtValue *v_x1391 = NULL;
+  RtValue *v_x1392 = NULL;
+  RtValue *v_x1393 = NULL;
+  RtValue *v_x1394 = NULL;
+  RtValue *v_x1395 = NULL;
+  RtValue *v_x1410 = NULL;
+  RtValue *v_x1411 = NULL;
+  RtValue *v_x1412 = NULL;
+  RtValue *v_x1413 = NULL;
+  RtValue *v_x1414 = NULL;
+  RtValue *v_x1415 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t92 = v_x1361;
+    if (t92 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t92, 0.0, 0);
       goto fail;
     }
-    const int64_t t111 = t110 > 0 ? (t110 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t112 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t111);
-    int32_t *t113 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t111);
-    int32_t *t114 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t111);
-    v_x760 = rt_value_new(rt_vec_type(RT_INT), t110);
-    int32_t *v_x760_d = v_x760->data.i;
-    const int64_t v_x760_n = v_x760->len;
-    RT_PARALLEL_FOR_IF(t111 > 1)
-    for (int64_t t115 = 0; t115 < t111; t115++) {
-      int32_t t115a0;
-      int32_t t115a1;
-      int32_t t115a2;
-      t115a0 = 2147483647;
-      t115a1 = 0;
-      t115a2 = 1;
-      const int64_t t115_end = (t115 + 1) * RT_CHUNK < t110 ? (t115 + 1) * RT_CHUNK : t110;
-      for (int64_t t116 = t115 * RT_CHUNK; t116 < t115_end; t116++) {
-        const int32_t t117 = (int32_t)t116;
-        int32_t t115x0;
-        int32_t t115x1;
-        int32_t t115x2;
-        int32_t t115x3;
-        int t119 = 0; /* nonzero: a check below failed */
-        int t120 = (uint64_t)(int64_t)t117 < (uint64_t)v_x761_n;
-        int32_t t118 = t120 ? v_x761_d[t117] : 0;
-        t119 |= !t120;
-        uint8_t t122 = rt_lt_i(0, t118);
-        int32_t t123;
-        if (t122) {
-          t123 = 2147483647;
+    const int64_t t93 = t92 > 0 ? (t92 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t94 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
+    int32_t *t95 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
+    int32_t *t96 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
+    v_x1390 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1390_d = v_x1390->data.i;
+    const int64_t v_x1390_n = v_x1390->len;
+    v_x1391 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1391_d = v_x1391->data.b;
+    const int64_t v_x1391_n = v_x1391->len;
+    v_x1392 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1392_d = v_x1392->data.i;
+    const int64_t v_x1392_n = v_x1392->len;
+    v_x1393 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1393_d = v_x1393->data.i;
+    const int64_t v_x1393_n = v_x1393->len;
+    v_x1394 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1394_d = v_x1394->data.b;
+    const int64_t v_x1394_n = v_x1394->len;
+    v_x1395 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1395_d = v_x1395->data.b;
+    const int64_t v_x1395_n = v_x1395->len;
+    RT_PARALLEL_FOR_IF(t93 > 1)
+    for (int64_t t97 = 0; t97 < t93; t97++) {
+      int32_t t97a0;
+      int32_t t97a1;
+      int32_t t97a2;
+      t97a0 = 2147483647;
+      t97a1 = 0;
+      t97a2 = 1;
+      const int64_t t97_end = (t97 + 1) * RT_CHUNK < t92 ? (t97 + 1) * RT_CHUNK : t92;
+      for (int64_t t98 = t97 * RT_CHUNK; t98 < t97_end; t98++) {
+        const int32_t t99 = (int32_t)t98;
+        int32_t t97x0;
+        int32_t t97x1;
+        int32_t t97x2;
+        int32_t t97x3;
+        uint8_t t97x4;
+        int32_t t97x5;
+        int32_t t97x6;
+        uint8_t t97x7;
+        uint8_t t97x8;
+        int t101 = 0; /* nonzero: a check below failed */
+        int t102 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1362_n;
+        int32_t t100 = t102 ? v_x1362_d[t99] : 0;
+        t101 |= !t102;
+        uint8_t t104 = rt_lt_i(0, t100);
+        int32_t t105;
+        if (t104) {
+          t105 = 2147483647;
         } else {
-          t123 = t117;
+          t105 = t99;
         }
-        if (__builtin_expect(t119 != 0, 0)) { /* again, recording the error */
-          int32_t t124;
-          if ((uint64_t)(int64_t)t117 < (uint64_t)v_x761_n) {
-            t124 = v_x761_d[t117];
+        int32_t t106 = t102 ? v_x1363_d[t99] : 0;
+        int32_t t108 = (t104 ? t106 : -1);
+        uint8_t t110 = rt_ge_i(t108, 0);
+        int32_t t111;
+        if (t110) {
+          int t113 = (uint64_t)(int64_t)t108 < (uint64_t)v_x1360_n;
+          int32_t t112 = t113 ? v_x1360_d[t108] : 0;
+          t101 |= !t113;
+          t111 = t112;
+        } else {
+          t111 = 0;
+        }
+        if (__builtin_expect(t101 != 0, 0)) { /* again, recording the error */
+          int32_t t114;
+          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1362_n) {
+            t114 = v_x1362_d[t99];
           } else {
-            NESSIE_RECORD(err, t116, RT_CHECK_INDEX, 3, 0, RT_GATHER, t117, v_x761_n, 0.0, 1);
-            t124 = 0;
+            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1362_n, 0.0, 1);
+            t114 = 0;
           }
-          uint8_t t126 = rt_lt_i(0, t124);
-          int32_t t127;
-          if (t126) {
-            t127 = 2147483647;
+          uint8_t t116 = rt_lt_i(0, t114);
+          int32_t t117;
+          if (t116) {
+            t117 = 2147483647;
           } else {
-            t127 = t117;
+            t117 = t99;
+          }
+          int32_t t118;
+          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1362_n) {
+            t118 = v_x1363_d[t99];
+          } else {
+            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1362_n, 0.0, 2);
+            t118 = 0;
+          }
+          int32_t t120 = (t116 ? t118 : -1);
+          uint8_t t122 = rt_ge_i(t120, 0);
+          int32_t t123;
+          if (t122) {
+            int32_t t124;
+            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1360_n) {
+              t124 = v_x1360_d[t120];
+            } else {
+              NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1360_n, 0.0, 3);
+              t124 = 0;
+            }
+            t123 = t124;
+          } else {
+            t123 = 0;
           }
         }
-        t115x0 = t123;
-        t115x1 = 0;
-        t115x2 = t118;
-        t115x3 = 0;
-        v_x760_d[t116] = t115x3; /* a map column */
-        uint8_t t129 = rt_le_i(t115a0, t115x0);
-        int32_t t130;
-        if (t129) {
-          t130 = t115a0;
+        t97x0 = t105;
+        t97x1 = 0;
+        t97x2 = t100;
+        t97x3 = 0;
+        t97x4 = 1;
+        t97x5 = t111;
+        t97x6 = 2;
+        t97x7 = 1;
+        t97x8 = 1;
+        v_x1390_d[t98] = t97x3; /* a map column */
+        v_x1391_d[t98] = t97x4; /* a map column */
+        v_x1392_d[t98] = t97x5; /* a map column */
+        v_x1393_d[t98] = t97x6; /* a map column */
+        v_x1394_d[t98] = t97x7; /* a map column */
+        v_x1395_d[t98] = t97x8; /* a map column */
+        uint8_t t126 = rt_le_i(t97a0, t97x0);
+        int32_t t127;
+        if (t126) {
+          t127 = t97a0;
         } else {
-          t130 = t115x0;
+          t127 = t97x0;
         }
-        int32_t t131;
-        if (t129) {
-          t131 = t115a1;
+        int32_t t128;
+        if (t126) {
+          t128 = t97a1;
         } else {
-          t131 = t115x1;
+          t128 = t97x1;
         }
-        int32_t t132;
-        if (t129) {
-          t132 = t115a2;
+        int32_t t129;
+        if (t126) {
+          t129 = t97a2;
         } else {
-          t132 = t115x2;
+          t129 = t97x2;
         }
-        t115a0 = t130;
-        t115a1 = t131;
-        t115a2 = t132;
+        t97a0 = t127;
+        t97a1 = t128;
+        t97a2 = t129;
       }
-      t112[t115] = t115a0;
-      t113[t115] = t115a1;
-      t114[t115] = t115a2;
+      t94[t97] = t97a0;
+      t95[t97] = t97a1;
+      t96[t97] = t97a2;
     }
-    int32_t t115t0;
-    int32_t t115t1;
-    int32_t t115t2;
-    t115t0 = 2147483647;
-    t115t1 = 0;
-    t115t2 = 1;
-    for (int64_t t115 = 0; t115 < t111; t115++) {
-      const int32_t t133 = t112[t115];
-      const int32_t t134 = t113[t115];
-      const int32_t t135 = t114[t115];
-      uint8_t t137 = rt_le_i(t115t0, t133);
-      int32_t t138;
-      if (t137) {
-        t138 = t115t0;
+    int32_t t97t0;
+    int32_t t97t1;
+    int32_t t97t2;
+    t97t0 = 2147483647;
+    t97t1 = 0;
+    t97t2 = 1;
+    for (int64_t t97 = 0; t97 < t93; t97++) {
+      const int32_t t130 = t94[t97];
+      const int32_t t131 = t95[t97];
+      const int32_t t132 = t96[t97];
+      uint8_t t134 = rt_le_i(t97t0, t130);
+      int32_t t135;
+      if (t134) {
+        t135 = t97t0;
       } else {
-        t138 = t133;
+        t135 = t130;
       }
-      int32_t t139;
-      if (t137) {
-        t139 = t115t1;
+      int32_t t136;
+      if (t134) {
+        t136 = t97t1;
       } else {
-        t139 = t134;
+        t136 = t131;
       }
-      int32_t t140;
-      if (t137) {
-        t140 = t115t2;
+      int32_t t137;
+      if (t134) {
+        t137 = t97t2;
       } else {
-        t140 = t135;
+        t137 = t132;
       }
-      t115t0 = t138;
-      t115t1 = t139;
-      t115t2 = t140;
+      t97t0 = t135;
+      t97t1 = t136;
+      t97t2 = t137;
     }
-    v_x769 = t115t0;
-    rt_free(t112);
-    v_x770 = t115t1;
-    rt_free(t113);
-    v_x771 = t115t2;
-    rt_free(t114);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x760 = v_x760;
-  *out_v_x770 = v_x770;
-  *out_v_x771 = v_x771;
-  return;
-fail:
-  rt_release(v_x760);
-}
-
-/* K8: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x772_d = v_x772->data.i;
-  const int64_t v_x772_n = v_x772->len;
-  int32_t *v_x775_d = v_x775->data.i;
-  const int64_t v_x775_n = v_x775->len;
-  RtValue *v_x777 = NULL;
-  /* MAP */
-  {
-    const int64_t t141 = v_x772_n;
-    v_x777 = rt_value_new(rt_vec_type(RT_INT), t141);
-    int32_t *v_x777_d = v_x777->data.i;
-    const int64_t v_x777_n = v_x777->len;
-    RT_PARALLEL_FOR_IF(t141 >= RT_PARALLEL_MIN)
-    for (int64_t t142 = 0; t142 < t141; t142++) {
-      const int32_t t143 = (int32_t)t142;
-      int t146 = 0; /* nonzero: a check below failed */
-      int32_t t144 = v_x772_d[t143];
-      int t147 = (uint64_t)(int64_t)t144 < (uint64_t)v_x775_n;
-      int32_t t145 = t147 ? v_x775_d[t144] : 0;
-      t146 |= !t147;
-      if (__builtin_expect(t146 != 0, 0)) { /* again, recording the error */
-        int32_t t148 = v_x772_d[t143];
-        int32_t t149;
-        if ((uint64_t)(int64_t)t148 < (uint64_t)v_x775_n) {
-          t149 = v_x775_d[t148];
-        } else {
-          NESSIE_RECORD(err, t142, RT_CHECK_INDEX, 0, 0, RT_GATHER, t148, v_x775_n, 0.0, 0);
-          t149 = 0;
-        }
-      }
-      v_x777_d[t142] = t145;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x777 = v_x777;
-  return;
-fail:
-  rt_release(v_x777);
-}
-
-/* K9: SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x778_d = v_x778->data.i;
-  const int64_t v_x778_n = v_x778->len;
-  int32_t *v_x779_d = v_x779->data.i;
-  const int64_t v_x779_n = v_x779->len;
-  (void)v_x779_n; /* v_x779's length is v_x778's */
-  RtValue *v_x786 = NULL;
-  RtValue *v_x782 = NULL;
-  /* SCAN */
-  {
-    const int64_t t150 = v_x780;
-    if (t150 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t150, 0.0, 0);
-      goto fail;
-    }
-    const int64_t t151 = t150 > 0 ? (t150 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t152 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t151);
-    v_x782 = rt_value_new(rt_vec_type(RT_INT), t150);
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
-    RT_PARALLEL_FOR_IF(t151 > 1)
-    for (int64_t t153 = 0; t153 < t151; t153++) {
-      int32_t t153a0;
-      t153a0 = 0;
-      const int64_t t153_end = (t153 + 1) * RT_CHUNK < t150 ? (t153 + 1) * RT_CHUNK : t150;
-      for (int64_t t154 = t153 * RT_CHUNK; t154 < t153_end; t154++) {
-        const int32_t t155 = (int32_t)t154;
-        int32_t t153x0;
-        int32_t t153x1;
-        int t160 = 0; /* nonzero: a check below failed */
-        uint8_t t157 = rt_lt_i(t155, (int32_t)v_x778_n);
-        int32_t t158;
-        if (t157) {
-          int t161 = (uint64_t)(int64_t)t155 < (uint64_t)v_x778_n;
-          int32_t t159 = t161 ? v_x778_d[t155] : 0;
-          t160 |= !t161;
-          t158 = t159;
-        } else {
-          int32_t t163 = rt_sub_i(t155, (int32_t)v_x778_n);
-          int t165 = (uint64_t)(int64_t)t163 < (uint64_t)v_x778_n;
-          int32_t t164 = t165 ? v_x779_d[t163] : 0;
-          t160 |= !t165;
-          t158 = t164;
-        }
-        int32_t t166;
-        if (t157) {
-          int t168 = (uint64_t)(int64_t)t155 < (uint64_t)v_x778_n;
-          int32_t t167 = t168 ? v_x778_d[t155] : 0;
-          t160 |= !t168;
-          t166 = t167;
-        } else {
-          int32_t t170 = rt_sub_i(t155, (int32_t)v_x778_n);
-          int t172 = (uint64_t)(int64_t)t170 < (uint64_t)v_x778_n;
-          int32_t t171 = t172 ? v_x779_d[t170] : 0;
-          t160 |= !t172;
-          t166 = t171;
-        }
-        if (__builtin_expect(t160 != 0, 0)) { /* again, recording the error */
-          uint8_t t174 = rt_lt_i(t155, (int32_t)v_x778_n);
-          int32_t t175;
-          if (t174) {
-            int32_t t176;
-            if ((uint64_t)(int64_t)t155 < (uint64_t)v_x778_n) {
-              t176 = v_x778_d[t155];
-            } else {
-              NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x778_n, 0.0, 1);
-              t176 = 0;
-            }
-            t175 = t176;
-          } else {
-            int32_t t178 = rt_sub_i(t155, (int32_t)v_x778_n);
-            int32_t t179;
-            if ((uint64_t)(int64_t)t178 < (uint64_t)v_x778_n) {
-              t179 = v_x779_d[t178];
-            } else {
-              NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t178, v_x778_n, 0.0, 2);
-              t179 = 0;
-            }
-            t175 = t179;
-          }
-          int32_t t180;
-          if (t174) {
-            int32_t t181;
-            if ((uint64_t)(int64_t)t155 < (uint64_t)v_x778_n) {
-              t181 = v_x778_d[t155];
-            } else {
-              NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x778_n, 0.0, 3);
-              t181 = 0;
-            }
-            t180 = t181;
-          } else {
-            int32_t t183 = rt_sub_i(t155, (int32_t)v_x778_n);
-            int32_t t184;
-            if ((uint64_t)(int64_t)t183 < (uint64_t)v_x778_n) {
-              t184 = v_x779_d[t183];
-            } else {
-              NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x778_n, 0.0, 4);
-              t184 = 0;
-            }
-            t180 = t184;
-          }
-        }
-        t153x0 = t166;
-        t153x1 = t158;
-        v_x782_d[t154] = t153x1; /* a map column */
-        int32_t t186 = rt_add_i(t153a0, t153x0);
-        t153a0 = t186;
-      }
-      t152[t153] = t153a0;
-    }
-    int32_t t153t0;
-    t153t0 = 0;
-    for (int64_t t153 = 0; t153 < t151; t153++) {
-      const int32_t t187 = t152[t153];
-      t152[t153] = t153t0;
-      int32_t t189 = rt_add_i(t153t0, t187);
-      t153t0 = t189;
-    }
-    v_x786 = rt_value_new(rt_vec_type(RT_INT), t150);
-    int32_t *v_x786_d = v_x786->data.i;
-    const int64_t v_x786_n = v_x786->len;
-    RT_PARALLEL_FOR_IF(t151 > 1)
-    for (int64_t t153 = 0; t153 < t151; t153++) {
-      int32_t t153p0;
-      t153p0 = t152[t153];
-      const int64_t t153_end = (t153 + 1) * RT_CHUNK < t150 ? (t153 + 1) * RT_CHUNK : t150;
-      for (int64_t t154 = t153 * RT_CHUNK; t154 < t153_end; t154++) {
-        const int32_t t155 = (int32_t)t154;
-        v_x786_d[t154] = t153p0;
-        int32_t t153y0;
-        int t194 = 0; /* nonzero: a check below failed */
-        uint8_t t191 = rt_lt_i(t155, (int32_t)v_x778_n);
-        int32_t t192;
-        if (t191) {
-          int t195 = (uint64_t)(int64_t)t155 < (uint64_t)v_x778_n;
-          int32_t t193 = t195 ? v_x778_d[t155] : 0;
-          t194 |= !t195;
-          t192 = t193;
-        } else {
-          int32_t t197 = rt_sub_i(t155, (int32_t)v_x778_n);
-          int t199 = (uint64_t)(int64_t)t197 < (uint64_t)v_x778_n;
-          int32_t t198 = t199 ? v_x779_d[t197] : 0;
-          t194 |= !t199;
-          t192 = t198;
-        }
-        if (__builtin_expect(t194 != 0, 0)) { /* again, recording the error */
-          uint8_t t201 = rt_lt_i(t155, (int32_t)v_x778_n);
-          int32_t t202;
-          if (t201) {
-            int32_t t203;
-            if ((uint64_t)(int64_t)t155 < (uint64_t)v_x778_n) {
-              t203 = v_x778_d[t155];
-            } else {
-              NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x778_n, 0.0, 5);
-              t203 = 0;
-            }
-            t202 = t203;
-          } else {
-            int32_t t205 = rt_sub_i(t155, (int32_t)v_x778_n);
-            int32_t t206;
-            if ((uint64_t)(int64_t)t205 < (uint64_t)v_x778_n) {
-              t206 = v_x779_d[t205];
-            } else {
-              NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x778_n, 0.0, 6);
-              t206 = 0;
-            }
-            t202 = t206;
-          }
-        }
-        t153y0 = t192;
-        int32_t t208 = rt_add_i(t153p0, t153y0);
-        t153p0 = t208;
-      }
-    }
-    rt_free(t152);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x782 = v_x782;
-  *out_v_x786 = v_x786;
-  return;
-fail:
-  rt_release(v_x786);
-  rt_release(v_x782);
-}
-
-/* K10: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1181, RtValue *v_x1182, int32_t v_x1183, RtValue *v_sd_1193, RtValue *v_x1185, RtValue *v_x1186, RtValue *v_x1187, RtValue **out_v_x1192) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1181_d = v_x1181->data.i;
-  const int64_t v_x1181_n = v_x1181->len;
-  int32_t *v_x1182_d = v_x1182->data.i;
-  const int64_t v_x1182_n = v_x1182->len;
-  const int64_t *v_sd_1193_off = rt_seg_offsets(v_sd_1193);
-  const int64_t v_sd_1193_n = v_sd_1193->len;
-  int32_t *v_x1185_d = v_x1185->data.i;
-  const int64_t v_x1185_n = v_x1185->len;
-  int32_t *v_x1186_d = v_x1186->data.i;
-  const int64_t v_x1186_n = v_x1186->len;
-  int32_t *v_x1187_d = v_x1187->data.i;
-  const int64_t v_x1187_n = v_x1187->len;
-  RtValue *v_x1192 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t209 = v_sd_1193_off[v_sd_1193_n];
-    v_x1192 = rt_value_new(rt_vec_type(RT_INT), t209);
-    int32_t *v_x1192_d = v_x1192->data.i;
-    const int64_t v_x1192_n = v_x1192->len;
-    const int64_t t210 = (t209 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t210 > 1)
-    for (int64_t t211 = 0; t211 < t210; t211++) {
-      int64_t t214 = rt_segment_search(v_sd_1193_off, 0, v_sd_1193_n, t211 * RT_CHUNK);
-      const int64_t t211_end = (t211 + 1) * RT_CHUNK < t209 ? (t211 + 1) * RT_CHUNK : t209;
-      for (int64_t t212 = t211 * RT_CHUNK; t212 < t211_end; t212++) {
-        const int32_t t213 = (int32_t)t212;
-        while (v_sd_1193_off[t214 + 1] <= t212)
-          t214++;
-        const int32_t t215 = (int32_t)t214;
-        int t217 = 0; /* nonzero: a check below failed */
-        int t218 = (uint64_t)(int64_t)t215 < (uint64_t)v_x1187_n;
-        int32_t t216 = t218 ? v_x1187_d[t215] : 0;
-        t217 |= !t218;
-        int t220 = (uint64_t)(int64_t)t215 < (uint64_t)v_x1185_n;
-        int32_t t219 = t220 ? v_x1185_d[t215] : 0;
-        t217 |= !t220;
-        int32_t t222 = rt_sub_i(t213, t219);
-        int t224 = (uint64_t)(int64_t)t215 < (uint64_t)v_x1186_n;
-        int32_t t223 = t224 ? v_x1186_d[t215] : 0;
-        t217 |= !t224;
-        int32_t t226 = rt_mul_i(t222, t223);
-        int32_t t228 = rt_add_i(t216, t226);
-        int t230 = (uint64_t)(int64_t)t228 < (uint64_t)v_x1183;
-        int32_t t229 = t230 ? t228 : 0;
-        t217 |= !t230;
-        uint8_t t232 = rt_lt_i(t229, (int32_t)v_x1181_n);
-        int32_t t233;
-        if (t232) {
-          int t235 = (uint64_t)(int64_t)t229 < (uint64_t)v_x1181_n;
-          int32_t t234 = t235 ? v_x1181_d[t229] : 0;
-          t217 |= !t235;
-          t233 = t234;
-        } else {
-          int32_t t237 = rt_sub_i(t229, (int32_t)v_x1181_n);
-          int t239 = (uint64_t)(int64_t)t237 < (uint64_t)v_x1182_n;
-          int32_t t238 = t239 ? v_x1182_d[t237] : 0;
-          t217 |= !t239;
-          t233 = t238;
-        }
-        if (__builtin_expect(t217 != 0, 0)) { /* again, recording the error */
-          int32_t t240;
-          if ((uint64_t)(int64_t)t215 < (uint64_t)v_x1187_n) {
-            t240 = v_x1187_d[t215];
-          } else {
-            NESSIE_RECORD(err, t212, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x1187_n, 0.0, 0);
-            t240 = 0;
-          }
-          int32_t t241;
-          if ((uint64_t)(int64_t)t215 < (uint64_t)v_x1185_n) {
-            t241 = v_x1185_d[t215];
-          } else {
-            NESSIE_RECORD(err, t212, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x1185_n, 0.0, 1);
-            t241 = 0;
-          }
-          int32_t t243 = rt_sub_i(t213, t241);
-          int32_t t244;
-          if ((uint64_t)(int64_t)t215 < (uint64_t)v_x1186_n) {
-            t244 = v_x1186_d[t215];
-          } else {
-            NESSIE_RECORD(err, t212, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x1186_n, 0.0, 2);
-            t244 = 0;
-          }
-          int32_t t246 = rt_mul_i(t243, t244);
-          int32_t t248 = rt_add_i(t240, t246);
-          int32_t t249;
-          if ((uint64_t)(int64_t)t248 < (uint64_t)v_x1183) {
-            t249 = t248;
-          } else {
-            NESSIE_RECORD(err, t212, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x1183, 0.0, 3);
-            t249 = 0;
-          }
-          uint8_t t251 = rt_lt_i(t249, (int32_t)v_x1181_n);
-          int32_t t252;
-          if (t251) {
-            int32_t t253;
-            if ((uint64_t)(int64_t)t249 < (uint64_t)v_x1181_n) {
-              t253 = v_x1181_d[t249];
-            } else {
-              NESSIE_RECORD(err, t212, RT_CHECK_INDEX, 0, 0, RT_GATHER, t249, v_x1181_n, 0.0, 4);
-              t253 = 0;
-            }
-            t252 = t253;
-          } else {
-            int32_t t255 = rt_sub_i(t249, (int32_t)v_x1181_n);
-            int32_t t256;
-            if ((uint64_t)(int64_t)t255 < (uint64_t)v_x1182_n) {
-              t256 = v_x1182_d[t255];
-            } else {
-              NESSIE_RECORD(err, t212, RT_CHECK_INDEX, 0, 0, RT_GATHER, t255, v_x1182_n, 0.0, 5);
-              t256 = 0;
-            }
-            t252 = t256;
-          }
-        }
-        v_x1192_d[t212] = t233;
-      }
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1192 = v_x1192;
-  return;
-fail:
-  rt_release(v_x1192);
-}
-
-/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x822, RtValue **out_v_x823, RtValue **out_v_x825) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x813_d = v_x813->data.i;
-  const int64_t v_x813_n = v_x813->len;
-  int32_t *v_x816_d = v_x816->data.i;
-  const int64_t v_x816_n = v_x816->len;
-  (void)v_x816_n; /* v_x816's length is v_x813's */
-  RtValue *v_x818 = NULL;
-  RtValue *v_x820 = NULL;
-  RtValue *v_x822 = NULL;
-  RtValue *v_x823 = NULL;
-  RtValue *v_x824 = NULL;
-  RtValue *v_x825 = NULL;
-  /* MAP */
-  {
-    const int64_t t257 = v_x801;
-    if (t257 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t257, 0.0, 0);
-      goto fail;
-    }
-    v_x818 = rt_value_new(rt_vec_type(RT_INT), t257);
-    int32_t *v_x818_d = v_x818->data.i;
-    const int64_t v_x818_n = v_x818->len;
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t257);
-    int32_t *v_x820_d = v_x820->data.i;
-    const int64_t v_x820_n = v_x820->len;
-    v_x822 = rt_value_new(rt_vec_type(RT_INT), t257);
-    int32_t *v_x822_d = v_x822->data.i;
-    const int64_t v_x822_n = v_x822->len;
-    RT_PARALLEL_FOR_IF(t257 >= RT_PARALLEL_MIN)
-    for (int64_t t258 = 0; t258 < t257; t258++) {
-      const int32_t t259 = (int32_t)t258;
-      int t262 = 0; /* nonzero: a check below failed */
-      int32_t t261 = rt_div_i(t259, 2, &t262);
-      int32_t t264 = rt_rem_i(t259, 2, &t262);
-      int32_t t266 = rt_mul_i(t264, v_x808);
-      int32_t t268 = rt_add_i(t266, t261);
-      int t270 = (uint64_t)(int64_t)t268 < (uint64_t)v_x813_n;
-      int32_t t269 = t270 ? v_x813_d[t268] : 0;
-      t262 |= !t270;
-      int32_t t271 = t270 ? v_x816_d[t268] : 0;
-      int32_t t273 = rt_add_i(t271, t269);
-      if (__builtin_expect(t262 != 0, 0)) { /* again, recording the error */
-        int t274 = 0;
-        int32_t t275 = rt_div_i(t259, 2, &t274);
-        if (t274) {
-          NESSIE_RECORD(err, t258, RT_CHECK_SCALAR, 0, t274, RT_DIV, 0, 0, 0.0, 1);
-        }
-        int t276 = 0;
-        int32_t t277 = rt_rem_i(t259, 2, &t276);
-        if (t276) {
-          NESSIE_RECORD(err, t258, RT_CHECK_SCALAR, 0, t276, RT_REM, 0, 0, 0.0, 2);
-        }
-        int32_t t279 = rt_mul_i(t277, v_x808);
-        int32_t t281 = rt_add_i(t279, t275);
-        int32_t t282;
-        if ((uint64_t)(int64_t)t281 < (uint64_t)v_x813_n) {
-          t282 = v_x813_d[t281];
-        } else {
-          NESSIE_RECORD(err, t258, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x813_n, 0.0, 3);
-          t282 = 0;
-        }
-        int32_t t283;
-        if ((uint64_t)(int64_t)t281 < (uint64_t)v_x813_n) {
-          t283 = v_x816_d[t281];
-        } else {
-          NESSIE_RECORD(err, t258, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x813_n, 0.0, 4);
-          t283 = 0;
-        }
-        int32_t t285 = rt_add_i(t283, t282);
-      }
-      v_x818_d[t258] = t271;
-      v_x820_d[t258] = t273;
-      v_x822_d[t258] = 1;
-    }
+    v_x1387 = t97t0;
+    rt_free(t94);
+    v_x1388 = t97t1;
+    rt_free(t95);
+    v_x1389 = t97t2;
+    rt_free(t96);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x818_d = v_x818->data.i;
-    const int64_t v_x818_n = v_x818->len;
-    int32_t *v_x820_d = v_x820->data.i;
-    const int64_t v_x820_n = v_x820->len;
-    int32_t *v_x822_d = v_x822->data.i;
-    const int64_t v_x822_n = v_x822->len;
-    /* LIBRARY */
+    int32_t *v_x1390_d = v_x1390->data.i;
+    const int64_t v_x1390_n = v_x1390->len;
+    uint8_t *v_x1391_d = v_x1391->data.b;
+    const int64_t v_x1391_n = v_x1391->len;
+    int32_t *v_x1392_d = v_x1392->data.i;
+    const int64_t v_x1392_n = v_x1392->len;
+    int32_t *v_x1393_d = v_x1393->data.i;
+    const int64_t v_x1393_n = v_x1393->len;
+    uint8_t *v_x1394_d = v_x1394->data.b;
+    const int64_t v_x1394_n = v_x1394->len;
+    uint8_t *v_x1395_d = v_x1395->data.b;
+    const int64_t v_x1395_n = v_x1395->len;
+    /* SPLIT */
     {
-      RtValue *t286 = rt_range_segdes(loc, v_x818, v_x820, v_x822, &v_x824, &v_x825);
-      v_x823 = t286;
-      const int64_t *v_x823_off = rt_seg_offsets(v_x823);
-      const int64_t v_x823_n = v_x823->len;
+      const int64_t t138 = v_x1359_n;
+      const int64_t t139 = t138 > 0 ? (t138 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t140 = (uint8_t *)rt_alloc_atomic((size_t)t138 + 1);
+      int64_t *t141 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t139 + 1)); /* class c, chunk k: [c * chunks + k] */
+      RT_PARALLEL_FOR_IF(t139 > 1)
+      for (int64_t t142 = 0; t142 < t139; t142++) {
+        int64_t kept[2] = {0};
+        int64_t t145 = rt_segment_search(v_x1365_off, 0, v_x1365_n, t142 * RT_CHUNK);
+        const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
+        for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
+          const int32_t t144 = (int32_t)t143;
+          while (v_x1365_off[t145 + 1] <= t143)
+            t145++;
+          const int32_t t146 = (int32_t)t145;
+          int32_t t142x0;
+          uint8_t t142x1;
+          int32_t t142x2;
+          uint8_t t142x3;
+          int t148 = 0; /* nonzero: a check below failed */
+          int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1392_n;
+          int32_t t147 = t149 ? v_x1392_d[t146] : 0;
+          t148 |= !t149;
+          int32_t t150 = v_x1359_d[t144];
+          int t152 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1360_n;
+          int32_t t151 = t152 ? v_x1360_d[t150] : 0;
+          t148 |= !t152;
+          uint8_t t154 = rt_lt_i(t151, t147);
+          uint8_t t156 = rt_gt_i(t151, t147);
+          if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
+            int32_t t157;
+            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1392_n) {
+              t157 = v_x1392_d[t146];
+            } else {
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1392_n, 0.0, 4);
+              t157 = 0;
+            }
+            int32_t t158 = v_x1359_d[t144];
+            int32_t t159;
+            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x1360_n) {
+              t159 = v_x1360_d[t158];
+            } else {
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t158, v_x1360_n, 0.0, 5);
+              t159 = 0;
+            }
+            uint8_t t161 = rt_lt_i(t159, t157);
+            uint8_t t163 = rt_gt_i(t159, t157);
+          }
+          t142x0 = t151;
+          t142x1 = t154;
+          t142x2 = t151;
+          t142x3 = t156;
+          uint8_t t164;
+          uint8_t t165;
+          t164 = t142x1;
+          t165 = t142x3;
+          kept[0] += t164 != 0;
+          kept[1] += t165 != 0;
+          t140[t143] = (uint8_t)((t164 != 0) << 0 | (t165 != 0) << 1);
+        }
+        t141[0 * t139 + t142] = kept[0];
+        t141[1 * t139 + t142] = kept[1];
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t140);
+        rt_free(t141);
+        goto fail;
+      }
+      int64_t t166 = 0;
+      for (int64_t t142 = 0; t142 < t139; t142++) {
+        const int64_t k = t141[0 * t139 + t142];
+        t141[0 * t139 + t142] = t166;
+        t166 += k;
+      }
+      v_x1410 = rt_value_new(rt_vec_type(RT_INT), t166);
+      int32_t *v_x1410_d = v_x1410->data.i;
+      const int64_t v_x1410_n = v_x1410->len;
+      int64_t t167 = 0;
+      for (int64_t t142 = 0; t142 < t139; t142++) {
+        const int64_t k = t141[1 * t139 + t142];
+        t141[1 * t139 + t142] = t167;
+        t167 += k;
+      }
+      v_x1412 = rt_value_new(rt_vec_type(RT_INT), t167);
+      int32_t *v_x1412_d = v_x1412->data.i;
+      const int64_t v_x1412_n = v_x1412->len;
+      v_x1414 = rt_value_new(rt_vec_type(RT_INT), v_x1365_n);
+      int32_t *v_x1414_d = v_x1414->data.i;
+      const int64_t v_x1414_n = v_x1414->len;
+      v_x1415 = rt_value_new(rt_vec_type(RT_INT), v_x1365_n);
+      int32_t *v_x1415_d = v_x1415->data.i;
+      const int64_t v_x1415_n = v_x1415->len;
+      RT_PARALLEL_FOR_IF(v_x1365_n > RT_CHUNK)
+      for (int64_t t168 = 0; t168 < v_x1365_n; t168++) {
+        int32_t in[2] = {0};
+        for (int64_t t169 = v_x1365_off[t168]; t169 < v_x1365_off[t168 + 1]; t169++) {
+          in[0] += t140[t169] >> 0 & 1;
+          in[1] += t140[t169] >> 1 & 1;
+        }
+        v_x1414_d[t168] = in[0];
+        v_x1415_d[t168] = in[1];
+      }
+      RT_PARALLEL_FOR_IF(t139 > 1)
+      for (int64_t t142 = 0; t142 < t139; t142++) {
+        int64_t at[2];
+        at[0] = t141[0 * t139 + t142];
+        at[1] = t141[1 * t139 + t142];
+        int64_t t145 = rt_segment_search(v_x1365_off, 0, v_x1365_n, t142 * RT_CHUNK);
+        const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
+        for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
+          const int32_t t144 = (int32_t)t143;
+          while (v_x1365_off[t145 + 1] <= t143)
+            t145++;
+          const int32_t t146 = (int32_t)t145;
+          if (!t140[t143])
+            continue;
+          int32_t t142y0;
+          uint8_t t142y1;
+          int32_t t142y2;
+          uint8_t t142y3;
+          int t171 = 0; /* nonzero: a check below failed */
+          int t172 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1392_n;
+          int32_t t170 = t172 ? v_x1392_d[t146] : 0;
+          t171 |= !t172;
+          int32_t t173 = v_x1359_d[t144];
+          int t175 = (uint64_t)(int64_t)t173 < (uint64_t)v_x1360_n;
+          int32_t t174 = t175 ? v_x1360_d[t173] : 0;
+          t171 |= !t175;
+          uint8_t t177 = rt_lt_i(t174, t170);
+          uint8_t t179 = rt_gt_i(t174, t170);
+          if (__builtin_expect(t171 != 0, 0)) { /* again, recording the error */
+            int32_t t180;
+            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1392_n) {
+              t180 = v_x1392_d[t146];
+            } else {
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1392_n, 0.0, 6);
+              t180 = 0;
+            }
+            int32_t t181 = v_x1359_d[t144];
+            int32_t t182;
+            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x1360_n) {
+              t182 = v_x1360_d[t181];
+            } else {
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x1360_n, 0.0, 7);
+              t182 = 0;
+            }
+            uint8_t t184 = rt_lt_i(t182, t180);
+            uint8_t t186 = rt_gt_i(t182, t180);
+          }
+          t142y0 = t174;
+          t142y1 = t177;
+          t142y2 = t174;
+          t142y3 = t179;
+          if (t140[t143] >> 0 & 1) {
+            v_x1410_d[at[0]] = t142y0;
+            at[0]++;
+          }
+          if (t140[t143] >> 1 & 1) {
+            v_x1412_d[at[1]] = t142y2;
+            at[1]++;
+          }
+        }
+      }
+      rt_free(t140);
+      rt_free(t141);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x818 = v_x818;
-  *out_v_x822 = v_x822;
-  *out_v_x823 = v_x823;
-  *out_v_x825 = v_x825;
-  rt_release(v_x820);
-  rt_release(v_x824);
+  *out_v_x1390 = v_x1390;
+  *out_v_x1388 = v_x1388;
+  *out_v_x1389 = v_x1389;
+  *out_v_x1391 = v_x1391;
+  *out_v_x1410 = v_x1410;
+  *out_v_x1414 = v_x1414;
+  *out_v_x1412 = v_x1412;
+  *out_v_x1415 = v_x1415;
+  *out_v_x1393 = v_x1393;
+  *out_v_x1394 = v_x1394;
+  *out_v_x1395 = v_x1395;
+  rt_release(v_x1392);
+  rt_release(v_x1411);
+  rt_release(v_x1413);
   return;
 fail:
-  rt_release(v_x818);
-  rt_release(v_x820);
-  rt_release(v_x822);
-  rt_release(v_x823);
-  rt_release(v_x824);
-  rt_release(v_x825);
+  rt_release(v_x1390);
+  rt_release(v_x1391);
+  rt_release(v_x1392);
+  rt_release(v_x1393);
+  rt_release(v_x1394);
+  rt_release(v_x1395);
+  rt_release(v_x1410);
+  rt_release(v_x1411);
+  rt_release(v_x1412);
+  rt_release(v_x1413);
+  rt_release(v_x1414);
+  rt_release(v_x1415);
 }
 
-/* K12: REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x829, RtValue **out_v_x828, int32_t *out_v_x838, int32_t *out_v_x839) {
+/* K8: SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue *v_x898, int32_t v_x899, RtValue **out_v_x901, RtValue **out_v_x905) {
   (void)loc;
   (void)run;
-  int32_t *v_x829_d = v_x829->data.i;
-  const int64_t v_x829_n = v_x829->len;
-  int32_t v_x837 = 0;
-  int32_t v_x838 = 0;
-  int32_t v_x839 = 0;
-  RtValue *v_x828 = NULL;
-  /* REDUCE */
+  int32_t *v_x897_d = v_x897->data.i;
+  const int64_t v_x897_n = v_x897->len;
+  int32_t *v_x898_d = v_x898->data.i;
+  const int64_t v_x898_n = v_x898->len;
+  (void)v_x898_n; /* v_x898's length is v_x897's */
+  RtValue *v_x905 = NULL;
+  RtValue *v_x901 = NULL;
+  /* SCAN */
   {
-    const int64_t t287 = v_x829_n;
-    const int64_t t288 = t287 > 0 ? (t287 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t289 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t288);
-    int32_t *t290 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t288);
-    int32_t *t291 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t288);
-    v_x828 = rt_value_new(rt_vec_type(RT_INT), t287);
-    int32_t *v_x828_d = v_x828->data.i;
-    const int64_t v_x828_n = v_x828->len;
-    RT_PARALLEL_FOR_IF(t288 > 1)
-    for (int64_t t292 = 0; t292 < t288; t292++) {
-      int32_t t292a0;
-      int32_t t292a1;
-      int32_t t292a2;
-      t292a0 = 2147483647;
-      t292a1 = 0;
-      t292a2 = 1;
-      const int64_t t292_end = (t292 + 1) * RT_CHUNK < t287 ? (t292 + 1) * RT_CHUNK : t287;
-      for (int64_t t293 = t292 * RT_CHUNK; t293 < t292_end; t293++) {
-        const int32_t t294 = (int32_t)t293;
-        int32_t t292x0;
-        int32_t t292x1;
-        int32_t t292x2;
-        int32_t t292x3;
-        uint8_t t296 = rt_lt_i(0, 2);
-        int32_t t297;
-        if (t296) {
-          t297 = 2147483647;
-        } else {
-          t297 = t294;
-        }
-        t292x0 = t297;
-        t292x1 = 0;
-        t292x2 = 2;
-        t292x3 = 2;
-        v_x828_d[t293] = t292x3; /* a map column */
-        uint8_t t299 = rt_le_i(t292a0, t292x0);
-        int32_t t300;
-        if (t299) {
-          t300 = t292a0;
-        } else {
-          t300 = t292x0;
-        }
-        int32_t t301;
-        if (t299) {
-          t301 = t292a1;
-        } else {
-          t301 = t292x1;
-        }
-        int32_t t302;
-        if (t299) {
-          t302 = t292a2;
-        } else {
-          t302 = t292x2;
-        }
-        t292a0 = t300;
-        t292a1 = t301;
-        t292a2 = t302;
-      }
-      t289[t292] = t292a0;
-      t290[t292] = t292a1;
-      t291[t292] = t292a2;
+    const int64_t t187 = v_x899;
+    if (t187 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t187, 0.0, 0);
+      goto fail;
     }
-    int32_t t292t0;
-    int32_t t292t1;
-    int32_t t292t2;
-    t292t0 = 2147483647;
-    t292t1 = 0;
-    t292t2 = 1;
-    for (int64_t t292 = 0; t292 < t288; t292++) {
-      const int32_t t303 = t289[t292];
-      const int32_t t304 = t290[t292];
-      const int32_t t305 = t291[t292];
-      uint8_t t307 = rt_le_i(t292t0, t303);
-      int32_t t308;
-      if (t307) {
-        t308 = t292t0;
-      } else {
-        t308 = t303;
+    const int64_t t188 = t187 > 0 ? (t187 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t189 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
+    v_x901 = rt_value_new(rt_vec_type(RT_INT), t187);
+    int32_t *v_x901_d = v_x901->data.i;
+    const int64_t v_x901_n = v_x901->len;
+    RT_PARALLEL_FOR_IF(t188 > 1)
+    for (int64_t t190 = 0; t190 < t188; t190++) {
+      int32_t t190a0;
+      t190a0 = 0;
+      const int64_t t190_end = (t190 + 1) * RT_CHUNK < t187 ? (t190 + 1) * RT_CHUNK : t187;
+      for (int64_t t191 = t190 * RT_CHUNK; t191 < t190_end; t191++) {
+        const int32_t t192 = (int32_t)t191;
+        int32_t t190x0;
+        int32_t t190x1;
+        int t197 = 0; /* nonzero: a check below failed */
+        uint8_t t194 = rt_lt_i(t192, (int32_t)v_x897_n);
+        int32_t t195;
+        if (t194) {
+          int t198 = (uint64_t)(int64_t)t192 < (uint64_t)v_x897_n;
+          int32_t t196 = t198 ? v_x897_d[t192] : 0;
+          t197 |= !t198;
+          t195 = t196;
+        } else {
+          int32_t t200 = rt_sub_i(t192, (int32_t)v_x897_n);
+          int t202 = (uint64_t)(int64_t)t200 < (uint64_t)v_x897_n;
+          int32_t t201 = t202 ? v_x898_d[t200] : 0;
+          t197 |= !t202;
+          t195 = t201;
+        }
+        int32_t t203;
+        if (t194) {
+          int t205 = (uint64_t)(int64_t)t192 < (uint64_t)v_x897_n;
+          int32_t t204 = t205 ? v_x897_d[t192] : 0;
+          t197 |= !t205;
+          t203 = t204;
+        } else {
+          int32_t t207 = rt_sub_i(t192, (int32_t)v_x897_n);
+          int t209 = (uint64_t)(int64_t)t207 < (uint64_t)v_x897_n;
+          int32_t t208 = t209 ? v_x898_d[t207] : 0;
+          t197 |= !t209;
+          t203 = t208;
+        }
+        if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
+          uint8_t t211 = rt_lt_i(t192, (int32_t)v_x897_n);
+          int32_t t212;
+          if (t211) {
+            int32_t t213;
+            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x897_n) {
+              t213 = v_x897_d[t192];
+            } else {
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x897_n, 0.0, 1);
+              t213 = 0;
+            }
+            t212 = t213;
+          } else {
+            int32_t t215 = rt_sub_i(t192, (int32_t)v_x897_n);
+            int32_t t216;
+            if ((uint64_t)(int64_t)t215 < (uint64_t)v_x897_n) {
+              t216 = v_x898_d[t215];
+            } else {
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x897_n, 0.0, 2);
+              t216 = 0;
+            }
+            t212 = t216;
+          }
+          int32_t t217;
+          if (t211) {
+            int32_t t218;
+            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x897_n) {
+              t218 = v_x897_d[t192];
+            } else {
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x897_n, 0.0, 3);
+              t218 = 0;
+            }
+            t217 = t218;
+          } else {
+            int32_t t220 = rt_sub_i(t192, (int32_t)v_x897_n);
+            int32_t t221;
+            if ((uint64_t)(int64_t)t220 < (uint64_t)v_x897_n) {
+              t221 = v_x898_d[t220];
+            } else {
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x897_n, 0.0, 4);
+              t221 = 0;
+            }
+            t217 = t221;
+          }
+        }
+        t190x0 = t203;
+        t190x1 = t195;
+        v_x901_d[t191] = t190x1; /* a map column */
+        int32_t t223 = rt_add_i(t190a0, t190x0);
+        t190a0 = t223;
       }
-      int32_t t309;
-      if (t307) {
-        t309 = t292t1;
-      } else {
-        t309 = t304;
-      }
-      int32_t t310;
-      if (t307) {
-        t310 = t292t2;
-      } else {
-        t310 = t305;
-      }
-      t292t0 = t308;
-      t292t1 = t309;
-      t292t2 = t310;
+      t189[t190] = t190a0;
     }
-    v_x837 = t292t0;
-    rt_free(t289);
-    v_x838 = t292t1;
-    rt_free(t290);
-    v_x839 = t292t2;
-    rt_free(t291);
+    int32_t t190t0;
+    t190t0 = 0;
+    for (int64_t t190 = 0; t190 < t188; t190++) {
+      const int32_t t224 = t189[t190];
+      t189[t190] = t190t0;
+      int32_t t226 = rt_add_i(t190t0, t224);
+      t190t0 = t226;
+    }
+    v_x905 = rt_value_new(rt_vec_type(RT_INT), t187);
+    int32_t *v_x905_d = v_x905->data.i;
+    const int64_t v_x905_n = v_x905->len;
+    RT_PARALLEL_FOR_IF(t188 > 1)
+    for (int64_t t190 = 0; t190 < t188; t190++) {
+      int32_t t190p0;
+      t190p0 = t189[t190];
+      const int64_t t190_end = (t190 + 1) * RT_CHUNK < t187 ? (t190 + 1) * RT_CHUNK : t187;
+      for (int64_t t191 = t190 * RT_CHUNK; t191 < t190_end; t191++) {
+        const int32_t t192 = (int32_t)t191;
+        v_x905_d[t191] = t190p0;
+        int32_t t190y0;
+        int t231 = 0; /* nonzero: a check below failed */
+        uint8_t t228 = rt_lt_i(t192, (int32_t)v_x897_n);
+        int32_t t229;
+        if (t228) {
+          int t232 = (uint64_t)(int64_t)t192 < (uint64_t)v_x897_n;
+          int32_t t230 = t232 ? v_x897_d[t192] : 0;
+          t231 |= !t232;
+          t229 = t230;
+        } else {
+          int32_t t234 = rt_sub_i(t192, (int32_t)v_x897_n);
+          int t236 = (uint64_t)(int64_t)t234 < (uint64_t)v_x897_n;
+          int32_t t235 = t236 ? v_x898_d[t234] : 0;
+          t231 |= !t236;
+          t229 = t235;
+        }
+        if (__builtin_expect(t231 != 0, 0)) { /* again, recording the error */
+          uint8_t t238 = rt_lt_i(t192, (int32_t)v_x897_n);
+          int32_t t239;
+          if (t238) {
+            int32_t t240;
+            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x897_n) {
+              t240 = v_x897_d[t192];
+            } else {
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x897_n, 0.0, 5);
+              t240 = 0;
+            }
+            t239 = t240;
+          } else {
+            int32_t t242 = rt_sub_i(t192, (int32_t)v_x897_n);
+            int32_t t243;
+            if ((uint64_t)(int64_t)t242 < (uint64_t)v_x897_n) {
+              t243 = v_x898_d[t242];
+            } else {
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, v_x897_n, 0.0, 6);
+              t243 = 0;
+            }
+            t239 = t243;
+          }
+        }
+        t190y0 = t229;
+        int32_t t245 = rt_add_i(t190p0, t190y0);
+        t190p0 = t245;
+      }
+    }
+    rt_free(t189);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x828 = v_x828;
-  *out_v_x838 = v_x838;
-  *out_v_x839 = v_x839;
+  *out_v_x901 = v_x901;
+  *out_v_x905 = v_x905;
   return;
 fail:
-  rt_release(v_x828);
+  rt_release(v_x905);
+  rt_release(v_x901);
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x840, RtValue *v_x845, RtValue **out_v_x855) {
+/* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1418, RtValue *v_x1419, int32_t v_x1420, RtValue *v_sd_1430, RtValue *v_x1422, RtValue *v_x1423, RtValue *v_x1424, RtValue **out_v_x1429) {
   (void)loc;
   (void)run;
-  int32_t *v_x840_d = v_x840->data.i;
-  const int64_t v_x840_n = v_x840->len;
-  int32_t *v_x845_d = v_x845->data.i;
-  const int64_t v_x845_n = v_x845->len;
-  RtValue *v_x855 = NULL;
+  int32_t *v_x1418_d = v_x1418->data.i;
+  const int64_t v_x1418_n = v_x1418->len;
+  int32_t *v_x1419_d = v_x1419->data.i;
+  const int64_t v_x1419_n = v_x1419->len;
+  const int64_t *v_sd_1430_off = rt_seg_offsets(v_sd_1430);
+  const int64_t v_sd_1430_n = v_sd_1430->len;
+  int32_t *v_x1422_d = v_x1422->data.i;
+  const int64_t v_x1422_n = v_x1422->len;
+  int32_t *v_x1423_d = v_x1423->data.i;
+  const int64_t v_x1423_n = v_x1423->len;
+  int32_t *v_x1424_d = v_x1424->data.i;
+  const int64_t v_x1424_n = v_x1424->len;
+  RtValue *v_x1429 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t246 = v_sd_1430_off[v_sd_1430_n];
+    v_x1429 = rt_value_new(rt_vec_type(RT_INT), t246);
+    int32_t *v_x1429_d = v_x1429->data.i;
+    const int64_t v_x1429_n = v_x1429->len;
+    const int64_t t247 = (t246 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t247 > 1)
+    for (int64_t t248 = 0; t248 < t247; t248++) {
+      int64_t t251 = rt_segment_search(v_sd_1430_off, 0, v_sd_1430_n, t248 * RT_CHUNK);
+      const int64_t t248_end = (t248 + 1) * RT_CHUNK < t246 ? (t248 + 1) * RT_CHUNK : t246;
+      for (int64_t t249 = t248 * RT_CHUNK; t249 < t248_end; t249++) {
+        const int32_t t250 = (int32_t)t249;
+        while (v_sd_1430_off[t251 + 1] <= t249)
+          t251++;
+        const int32_t t252 = (int32_t)t251;
+        int t254 = 0; /* nonzero: a check below failed */
+        int t255 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1424_n;
+        int32_t t253 = t255 ? v_x1424_d[t252] : 0;
+        t254 |= !t255;
+        int t257 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1422_n;
+        int32_t t256 = t257 ? v_x1422_d[t252] : 0;
+        t254 |= !t257;
+        int32_t t259 = rt_sub_i(t250, t256);
+        int t261 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1423_n;
+        int32_t t260 = t261 ? v_x1423_d[t252] : 0;
+        t254 |= !t261;
+        int32_t t263 = rt_mul_i(t259, t260);
+        int32_t t265 = rt_add_i(t253, t263);
+        int t267 = (uint64_t)(int64_t)t265 < (uint64_t)v_x1420;
+        int32_t t266 = t267 ? t265 : 0;
+        t254 |= !t267;
+        uint8_t t269 = rt_lt_i(t266, (int32_t)v_x1418_n);
+        int32_t t270;
+        if (t269) {
+          int t272 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1418_n;
+          int32_t t271 = t272 ? v_x1418_d[t266] : 0;
+          t254 |= !t272;
+          t270 = t271;
+        } else {
+          int32_t t274 = rt_sub_i(t266, (int32_t)v_x1418_n);
+          int t276 = (uint64_t)(int64_t)t274 < (uint64_t)v_x1419_n;
+          int32_t t275 = t276 ? v_x1419_d[t274] : 0;
+          t254 |= !t276;
+          t270 = t275;
+        }
+        if (__builtin_expect(t254 != 0, 0)) { /* again, recording the error */
+          int32_t t277;
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1424_n) {
+            t277 = v_x1424_d[t252];
+          } else {
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1424_n, 0.0, 0);
+            t277 = 0;
+          }
+          int32_t t278;
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1422_n) {
+            t278 = v_x1422_d[t252];
+          } else {
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1422_n, 0.0, 1);
+            t278 = 0;
+          }
+          int32_t t280 = rt_sub_i(t250, t278);
+          int32_t t281;
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1423_n) {
+            t281 = v_x1423_d[t252];
+          } else {
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1423_n, 0.0, 2);
+            t281 = 0;
+          }
+          int32_t t283 = rt_mul_i(t280, t281);
+          int32_t t285 = rt_add_i(t277, t283);
+          int32_t t286;
+          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1420) {
+            t286 = t285;
+          } else {
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1420, 0.0, 3);
+            t286 = 0;
+          }
+          uint8_t t288 = rt_lt_i(t286, (int32_t)v_x1418_n);
+          int32_t t289;
+          if (t288) {
+            int32_t t290;
+            if ((uint64_t)(int64_t)t286 < (uint64_t)v_x1418_n) {
+              t290 = v_x1418_d[t286];
+            } else {
+              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x1418_n, 0.0, 4);
+              t290 = 0;
+            }
+            t289 = t290;
+          } else {
+            int32_t t292 = rt_sub_i(t286, (int32_t)v_x1418_n);
+            int32_t t293;
+            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x1419_n) {
+              t293 = v_x1419_d[t292];
+            } else {
+              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x1419_n, 0.0, 5);
+              t293 = 0;
+            }
+            t289 = t293;
+          }
+        }
+        v_x1429_d[t249] = t270;
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1429 = v_x1429;
+  return;
+fail:
+  rt_release(v_x1429);
+}
+
+/* K10: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x920, int32_t v_x927, RtValue *v_x932, RtValue *v_x935, RtValue **out_v_x937, RtValue **out_v_x941, RtValue **out_v_x942, RtValue **out_v_x944) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x932_d = v_x932->data.i;
+  const int64_t v_x932_n = v_x932->len;
+  int32_t *v_x935_d = v_x935->data.i;
+  const int64_t v_x935_n = v_x935->len;
+  (void)v_x935_n; /* v_x935's length is v_x932's */
+  RtValue *v_x937 = NULL;
+  RtValue *v_x939 = NULL;
+  RtValue *v_x941 = NULL;
+  RtValue *v_x942 = NULL;
+  RtValue *v_x943 = NULL;
+  RtValue *v_x944 = NULL;
   /* MAP */
   {
-    const int64_t t311 = v_x840_n;
-    v_x855 = rt_value_new(rt_vec_type(RT_INT), t311);
-    int32_t *v_x855_d = v_x855->data.i;
-    const int64_t v_x855_n = v_x855->len;
-    RT_PARALLEL_FOR_IF(t311 >= RT_PARALLEL_MIN)
-    for (int64_t t312 = 0; t312 < t311; t312++) {
-      const int32_t t313 = (int32_t)t312;
-      int t317 = 0; /* nonzero: a check below failed */
-      int32_t t315 = rt_mul_i(t313, 2);
-      int t318 = (uint64_t)(int64_t)t315 < (uint64_t)v_x845_n;
-      int32_t t316 = t318 ? v_x845_d[t315] : 0;
-      t317 |= !t318;
-      int32_t t320 = rt_add_i(t316, 1);
-      int32_t t322 = rt_add_i(t315, 1);
-      int t324 = (uint64_t)(int64_t)t322 < (uint64_t)v_x845_n;
-      int32_t t323 = t324 ? v_x845_d[t322] : 0;
-      t317 |= !t324;
-      int32_t t326 = rt_add_i(t320, t323);
-      if (__builtin_expect(t317 != 0, 0)) { /* again, recording the error */
-        int32_t t328 = rt_mul_i(t313, 2);
-        int32_t t329;
-        if ((uint64_t)(int64_t)t328 < (uint64_t)v_x845_n) {
-          t329 = v_x845_d[t328];
-        } else {
-          NESSIE_RECORD(err, t312, RT_CHECK_INDEX, 0, 0, RT_GATHER, t328, v_x845_n, 0.0, 0);
-          t329 = 0;
+    const int64_t t294 = v_x920;
+    if (t294 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t294, 0.0, 0);
+      goto fail;
+    }
+    v_x937 = rt_value_new(rt_vec_type(RT_INT), t294);
+    int32_t *v_x937_d = v_x937->data.i;
+    const int64_t v_x937_n = v_x937->len;
+    v_x939 = rt_value_new(rt_vec_type(RT_INT), t294);
+    int32_t *v_x939_d = v_x939->data.i;
+    const int64_t v_x939_n = v_x939->len;
+    v_x941 = rt_value_new(rt_vec_type(RT_INT), t294);
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    RT_PARALLEL_FOR_IF(t294 >= RT_PARALLEL_MIN)
+    for (int64_t t295 = 0; t295 < t294; t295++) {
+      const int32_t t296 = (int32_t)t295;
+      int t299 = 0; /* nonzero: a check below failed */
+      int32_t t298 = rt_div_i(t296, 2, &t299);
+      int32_t t301 = rt_rem_i(t296, 2, &t299);
+      int32_t t303 = rt_mul_i(t301, v_x927);
+      int32_t t305 = rt_add_i(t303, t298);
+      int t307 = (uint64_t)(int64_t)t305 < (uint64_t)v_x932_n;
+      int32_t t306 = t307 ? v_x932_d[t305] : 0;
+      t299 |= !t307;
+      int32_t t308 = t307 ? v_x935_d[t305] : 0;
+      int32_t t310 = rt_add_i(t308, t306);
+      if (__builtin_expect(t299 != 0, 0)) { /* again, recording the error */
+        int t311 = 0;
+        int32_t t312 = rt_div_i(t296, 2, &t311);
+        if (t311) {
+          NESSIE_RECORD(err, t295, RT_CHECK_SCALAR, 0, t311, RT_DIV, 0, 0, 0.0, 1);
         }
-        int32_t t331 = rt_add_i(t329, 1);
-        int32_t t333 = rt_add_i(t328, 1);
-        int32_t t334;
-        if ((uint64_t)(int64_t)t333 < (uint64_t)v_x845_n) {
-          t334 = v_x845_d[t333];
-        } else {
-          NESSIE_RECORD(err, t312, RT_CHECK_INDEX, 1, 0, RT_GATHER, t333, v_x845_n, 0.0, 1);
-          t334 = 0;
+        int t313 = 0;
+        int32_t t314 = rt_rem_i(t296, 2, &t313);
+        if (t313) {
+          NESSIE_RECORD(err, t295, RT_CHECK_SCALAR, 0, t313, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t336 = rt_add_i(t331, t334);
+        int32_t t316 = rt_mul_i(t314, v_x927);
+        int32_t t318 = rt_add_i(t316, t312);
+        int32_t t319;
+        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x932_n) {
+          t319 = v_x932_d[t318];
+        } else {
+          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x932_n, 0.0, 3);
+          t319 = 0;
+        }
+        int32_t t320;
+        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x932_n) {
+          t320 = v_x935_d[t318];
+        } else {
+          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x932_n, 0.0, 4);
+          t320 = 0;
+        }
+        int32_t t322 = rt_add_i(t320, t319);
       }
-      v_x855_d[t312] = t326;
+      v_x937_d[t295] = t308;
+      v_x939_d[t295] = t310;
+      v_x941_d[t295] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x855 = v_x855;
+  {
+    int32_t *v_x937_d = v_x937->data.i;
+    const int64_t v_x937_n = v_x937->len;
+    int32_t *v_x939_d = v_x939->data.i;
+    const int64_t v_x939_n = v_x939->len;
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    /* LIBRARY */
+    {
+      RtValue *t323 = rt_range_segdes(loc, v_x937, v_x939, v_x941, &v_x943, &v_x944);
+      v_x942 = t323;
+      const int64_t *v_x942_off = rt_seg_offsets(v_x942);
+      const int64_t v_x942_n = v_x942->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x937 = v_x937;
+  *out_v_x941 = v_x941;
+  *out_v_x942 = v_x942;
+  *out_v_x944 = v_x944;
+  rt_release(v_x939);
+  rt_release(v_x943);
   return;
 fail:
-  rt_release(v_x855);
+  rt_release(v_x937);
+  rt_release(v_x939);
+  rt_release(v_x941);
+  rt_release(v_x942);
+  rt_release(v_x943);
+  rt_release(v_x944);
 }
 
-/* K14: PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1250, int32_t v_x1225, RtValue **out_v_x1249, RtValue **out_v_x1230, RtValue **out_v_x1232, RtValue **out_v_x1247, RtValue **out_v_x1248) {
+/* K11: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue *v_x948, RtValue *v_x949, RtValue *v_x956, RtValue *v_x962, RtValue **out_v_x973) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1250_off = rt_seg_offsets(v_sd_1250);
-  const int64_t v_sd_1250_n = v_sd_1250->len;
-  RtValue *v_x1230 = NULL;
-  RtValue *v_x1231 = NULL;
-  RtValue *v_x1232 = NULL;
-  RtValue *v_x1233 = NULL;
-  RtValue *v_x1247 = NULL;
-  RtValue *v_x1248 = NULL;
-  RtValue *v_x1249 = NULL;
+  int32_t *v_x945_d = v_x945->data.i;
+  const int64_t v_x945_n = v_x945->len;
+  uint8_t *v_x948_d = v_x948->data.b;
+  const int64_t v_x948_n = v_x948->len;
+  uint8_t *v_x949_d = v_x949->data.b;
+  const int64_t v_x949_n = v_x949->len;
+  int32_t *v_x956_d = v_x956->data.i;
+  const int64_t v_x956_n = v_x956->len;
+  uint8_t *v_x962_d = v_x962->data.b;
+  const int64_t v_x962_n = v_x962->len;
+  RtValue *v_x973 = NULL;
+  /* MAP */
+  {
+    const int64_t t324 = v_x948_n;
+    v_x973 = rt_value_new(rt_vec_type(RT_INT), t324);
+    int32_t *v_x973_d = v_x973->data.i;
+    const int64_t v_x973_n = v_x973->len;
+    RT_PARALLEL_FOR_IF(t324 >= RT_PARALLEL_MIN)
+    for (int64_t t325 = 0; t325 < t324; t325++) {
+      const int32_t t326 = (int32_t)t325;
+      int t328 = 0; /* nonzero: a check below failed */
+      int t329 = (uint64_t)(int64_t)t326 < (uint64_t)v_x949_n;
+      uint8_t t327 = t329 ? v_x949_d[t326] : 0;
+      t328 |= !t329;
+      int t331 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x945_n;
+      int32_t t330 = t331 ? t326 : 0;
+      t328 |= !t331;
+      int32_t t333 = rt_mul_i(t330, 2);
+      int32_t t335 = (t327 ? t333 : -1);
+      uint8_t t337 = rt_ge_i(t335, 0);
+      int32_t t338;
+      if (t337) {
+        int t340 = (uint64_t)(int64_t)t335 < (uint64_t)v_x956_n;
+        int32_t t339 = t340 ? v_x956_d[t335] : 0;
+        t328 |= !t340;
+        t338 = t339;
+      } else {
+        t338 = 0;
+      }
+      int32_t t342 = rt_add_i(t338, 1);
+      int t344 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x962_n;
+      int32_t t343 = t344 ? t326 : 0;
+      t328 |= !t344;
+      int32_t t346 = rt_mul_i(t343, 2);
+      int32_t t348 = rt_add_i(t346, 1);
+      int32_t t350 = (1 ? t348 : -1);
+      uint8_t t352 = rt_ge_i(t350, 0);
+      int32_t t353;
+      if (t352) {
+        int t355 = (uint64_t)(int64_t)t350 < (uint64_t)v_x956_n;
+        int32_t t354 = t355 ? v_x956_d[t350] : 0;
+        t328 |= !t355;
+        t353 = t354;
+      } else {
+        t353 = 0;
+      }
+      int32_t t357 = rt_add_i(t342, t353);
+      if (__builtin_expect(t328 != 0, 0)) { /* again, recording the error */
+        uint8_t t358;
+        if ((uint64_t)(int64_t)t326 < (uint64_t)v_x949_n) {
+          t358 = v_x949_d[t326];
+        } else {
+          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, v_x949_n, 0.0, 0);
+          t358 = 0;
+        }
+        int32_t t359;
+        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x945_n) {
+          t359 = t326;
+        } else {
+          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, (int32_t)v_x945_n, 0.0, 1);
+          t359 = 0;
+        }
+        int32_t t361 = rt_mul_i(t359, 2);
+        int32_t t363 = (t358 ? t361 : -1);
+        uint8_t t365 = rt_ge_i(t363, 0);
+        int32_t t366;
+        if (t365) {
+          int32_t t367;
+          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x956_n) {
+            t367 = v_x956_d[t363];
+          } else {
+            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x956_n, 0.0, 2);
+            t367 = 0;
+          }
+          t366 = t367;
+        } else {
+          t366 = 0;
+        }
+        int32_t t369 = rt_add_i(t366, 1);
+        int32_t t370;
+        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x962_n) {
+          t370 = t326;
+        } else {
+          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 4, 0, RT_GATHER, t326, (int32_t)v_x962_n, 0.0, 3);
+          t370 = 0;
+        }
+        int32_t t372 = rt_mul_i(t370, 2);
+        int32_t t374 = rt_add_i(t372, 1);
+        int32_t t376 = (1 ? t374 : -1);
+        uint8_t t378 = rt_ge_i(t376, 0);
+        int32_t t379;
+        if (t378) {
+          int32_t t380;
+          if ((uint64_t)(int64_t)t376 < (uint64_t)v_x956_n) {
+            t380 = v_x956_d[t376];
+          } else {
+            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 1, 0, RT_GATHER, t376, v_x956_n, 0.0, 4);
+            t380 = 0;
+          }
+          t379 = t380;
+        } else {
+          t379 = 0;
+        }
+        int32_t t382 = rt_add_i(t369, t379);
+      }
+      v_x973_d[t325] = t357;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x973 = v_x973;
+  return;
+fail:
+  rt_release(v_x973);
+}
+
+/* K12: PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int32_t v_x1462, RtValue **out_v_x1486, RtValue **out_v_x1467, RtValue **out_v_x1469, RtValue **out_v_x1484, RtValue **out_v_x1485) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1487_off = rt_seg_offsets(v_sd_1487);
+  const int64_t v_sd_1487_n = v_sd_1487->len;
+  RtValue *v_x1467 = NULL;
+  RtValue *v_x1468 = NULL;
+  RtValue *v_x1469 = NULL;
+  RtValue *v_x1470 = NULL;
+  RtValue *v_x1484 = NULL;
+  RtValue *v_x1485 = NULL;
+  RtValue *v_x1486 = NULL;
   /* PARTITION */
   {
-    const int64_t t337 = v_x1225;
-    if (t337 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t337, 0.0, 0);
+    const int64_t t383 = v_x1462;
+    if (t383 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t383, 0.0, 0);
       goto fail;
     }
-    const int64_t t338 = t337 > 0 ? (t337 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t339 = (uint8_t *)rt_alloc_atomic((size_t)t337 + 1);
-    int64_t *t340 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t338 + 1));
-    RT_PARALLEL_FOR_IF(t338 > 1)
-    for (int64_t t341 = 0; t341 < t338; t341++) {
+    const int64_t t384 = t383 > 0 ? (t383 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t385 = (uint8_t *)rt_alloc_atomic((size_t)t383 + 1);
+    int64_t *t386 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t384 + 1));
+    RT_PARALLEL_FOR_IF(t384 > 1)
+    for (int64_t t387 = 0; t387 < t384; t387++) {
       int64_t kept = 0;
-      const int64_t t341_end = (t341 + 1) * RT_CHUNK < t337 ? (t341 + 1) * RT_CHUNK : t337;
-      for (int64_t t342 = t341 * RT_CHUNK; t342 < t341_end; t342++) {
-        const int32_t t343 = (int32_t)t342;
-        int32_t t341x0;
-        uint8_t t341x1;
-        int t345 = 0; /* nonzero: a check below failed */
-        int t346 = (uint64_t)(int64_t)t343 < (uint64_t)v_sd_1250_n;
-        int32_t t344 = t346 ? (int32_t)(v_sd_1250_off[t343 + 1] - v_sd_1250_off[t343]) : 0;
-        t345 |= !t346;
-        uint8_t t348 = rt_le_i(t344, 1);
-        if (__builtin_expect(t345 != 0, 0)) { /* again, recording the error */
-          int32_t t349;
-          if ((uint64_t)(int64_t)t343 < (uint64_t)v_sd_1250_n) {
-            t349 = (int32_t)(v_sd_1250_off[t343 + 1] - v_sd_1250_off[t343]);
+      const int64_t t387_end = (t387 + 1) * RT_CHUNK < t383 ? (t387 + 1) * RT_CHUNK : t383;
+      for (int64_t t388 = t387 * RT_CHUNK; t388 < t387_end; t388++) {
+        const int32_t t389 = (int32_t)t388;
+        int32_t t387x0;
+        uint8_t t387x1;
+        int t391 = 0; /* nonzero: a check below failed */
+        int t392 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1487_n;
+        int32_t t390 = t392 ? (int32_t)(v_sd_1487_off[t389 + 1] - v_sd_1487_off[t389]) : 0;
+        t391 |= !t392;
+        uint8_t t394 = rt_le_i(t390, 1);
+        if (__builtin_expect(t391 != 0, 0)) { /* again, recording the error */
+          int32_t t395;
+          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1487_n) {
+            t395 = (int32_t)(v_sd_1487_off[t389 + 1] - v_sd_1487_off[t389]);
           } else {
-            NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t343, v_sd_1250_n, 0.0, 1);
-            t349 = 0;
+            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1487_n, 0.0, 1);
+            t395 = 0;
           }
-          uint8_t t351 = rt_le_i(t349, 1);
+          uint8_t t397 = rt_le_i(t395, 1);
         }
-        t341x0 = t343;
-        t341x1 = t348;
-        uint8_t t352;
-        t352 = t341x1;
-        t339[t342] = t352 != 0;
-        kept += t352 != 0;
+        t387x0 = t389;
+        t387x1 = t394;
+        uint8_t t398;
+        t398 = t387x1;
+        t385[t388] = t398 != 0;
+        kept += t398 != 0;
       }
-      t340[t341] = kept;
+      t386[t387] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t339);
-      rt_free(t340);
+      rt_free(t385);
+      rt_free(t386);
       goto fail;
     }
-    int64_t t353 = 0;
-    for (int64_t t341 = 0; t341 < t338; t341++) {
-      const int64_t k = t340[t341];
-      t340[t341] = t353;
-      t353 += k;
+    int64_t t399 = 0;
+    for (int64_t t387 = 0; t387 < t384; t387++) {
+      const int64_t k = t386[t387];
+      t386[t387] = t399;
+      t399 += k;
     }
-    v_x1230 = rt_value_new(rt_vec_type(RT_INT), t353);
-    int32_t *v_x1230_d = v_x1230->data.i;
-    const int64_t v_x1230_n = v_x1230->len;
-    v_x1232 = rt_value_new(rt_vec_type(RT_INT), (t337 - t353));
-    int32_t *v_x1232_d = v_x1232->data.i;
-    const int64_t v_x1232_n = v_x1232->len;
-    RT_PARALLEL_FOR_IF(t338 > 1)
-    for (int64_t t341 = 0; t341 < t338; t341++) {
-      int64_t at = t340[t341];
-      int64_t at_not = t341 * RT_CHUNK - t340[t341];
-      const int64_t t341_end = (t341 + 1) * RT_CHUNK < t337 ? (t341 + 1) * RT_CHUNK : t337;
-      for (int64_t t342 = t341 * RT_CHUNK; t342 < t341_end; t342++) {
-        const int32_t t343 = (int32_t)t342;
-        int32_t t341y0;
-        uint8_t t341y1;
-        int t355 = 0; /* nonzero: a check below failed */
-        int t356 = (uint64_t)(int64_t)t343 < (uint64_t)v_sd_1250_n;
-        int32_t t354 = t356 ? (int32_t)(v_sd_1250_off[t343 + 1] - v_sd_1250_off[t343]) : 0;
-        t355 |= !t356;
-        uint8_t t358 = rt_le_i(t354, 1);
-        if (__builtin_expect(t355 != 0, 0)) { /* again, recording the error */
-          int32_t t359;
-          if ((uint64_t)(int64_t)t343 < (uint64_t)v_sd_1250_n) {
-            t359 = (int32_t)(v_sd_1250_off[t343 + 1] - v_sd_1250_off[t343]);
+    v_x1467 = rt_value_new(rt_vec_type(RT_INT), t399);
+    int32_t *v_x1467_d = v_x1467->data.i;
+    const int64_t v_x1467_n = v_x1467->len;
+    v_x1469 = rt_value_new(rt_vec_type(RT_INT), (t383 - t399));
+    int32_t *v_x1469_d = v_x1469->data.i;
+    const int64_t v_x1469_n = v_x1469->len;
+    RT_PARALLEL_FOR_IF(t384 > 1)
+    for (int64_t t387 = 0; t387 < t384; t387++) {
+      int64_t at = t386[t387];
+      int64_t at_not = t387 * RT_CHUNK - t386[t387];
+      const int64_t t387_end = (t387 + 1) * RT_CHUNK < t383 ? (t387 + 1) * RT_CHUNK : t383;
+      for (int64_t t388 = t387 * RT_CHUNK; t388 < t387_end; t388++) {
+        const int32_t t389 = (int32_t)t388;
+        int32_t t387y0;
+        uint8_t t387y1;
+        int t401 = 0; /* nonzero: a check below failed */
+        int t402 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1487_n;
+        int32_t t400 = t402 ? (int32_t)(v_sd_1487_off[t389 + 1] - v_sd_1487_off[t389]) : 0;
+        t401 |= !t402;
+        uint8_t t404 = rt_le_i(t400, 1);
+        if (__builtin_expect(t401 != 0, 0)) { /* again, recording the error */
+          int32_t t405;
+          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1487_n) {
+            t405 = (int32_t)(v_sd_1487_off[t389 + 1] - v_sd_1487_off[t389]);
           } else {
-            NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t343, v_sd_1250_n, 0.0, 2);
-            t359 = 0;
+            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1487_n, 0.0, 2);
+            t405 = 0;
           }
-          uint8_t t361 = rt_le_i(t359, 1);
+          uint8_t t407 = rt_le_i(t405, 1);
         }
-        t341y0 = t343;
-        t341y1 = t358;
-        if (t339[t342]) {
-          v_x1230_d[at] = t341y0;
+        t387y0 = t389;
+        t387y1 = t404;
+        if (t385[t388]) {
+          v_x1467_d[at] = t387y0;
           at++;
         } else {
-          v_x1232_d[at_not] = t341y0;
+          v_x1469_d[at_not] = t387y0;
           at_not++;
         }
       }
     }
-    rt_free(t339);
-    rt_free(t340);
+    rt_free(t385);
+    rt_free(t386);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1230_d = v_x1230->data.i;
-    const int64_t v_x1230_n = v_x1230->len;
-    int32_t *v_x1232_d = v_x1232->data.i;
-    const int64_t v_x1232_n = v_x1232->len;
+    int32_t *v_x1467_d = v_x1467->data.i;
+    const int64_t v_x1467_n = v_x1467->len;
+    int32_t *v_x1469_d = v_x1469->data.i;
+    const int64_t v_x1469_n = v_x1469->len;
     /* SCAN */
     {
-      const int64_t t362 = v_x1225;
-      if (t362 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t362, 0.0, 3);
+      const int64_t t408 = v_x1462;
+      if (t408 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t408, 0.0, 3);
         goto fail;
       }
-      const int64_t t363 = t362 > 0 ? (t362 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t364 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t363);
-      int32_t *t365 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t363);
-      v_x1249 = rt_value_new(rt_vec_type(RT_BOOL), t362);
-      uint8_t *v_x1249_d = v_x1249->data.b;
-      const int64_t v_x1249_n = v_x1249->len;
-      RT_PARALLEL_FOR_IF(t363 > 1)
-      for (int64_t t366 = 0; t366 < t363; t366++) {
-        int32_t t366a0;
-        int32_t t366a1;
-        t366a0 = 0;
-        t366a1 = 0;
-        const int64_t t366_end = (t366 + 1) * RT_CHUNK < t362 ? (t366 + 1) * RT_CHUNK : t362;
-        for (int64_t t367 = t366 * RT_CHUNK; t367 < t366_end; t367++) {
-          const int32_t t368 = (int32_t)t367;
-          int32_t t366x0;
-          int32_t t366x1;
-          uint8_t t366x2;
-          int t370 = 0; /* nonzero: a check below failed */
-          int t371 = (uint64_t)(int64_t)t368 < (uint64_t)v_sd_1250_n;
-          int32_t t369 = t371 ? (int32_t)(v_sd_1250_off[t368 + 1] - v_sd_1250_off[t368]) : 0;
-          t370 |= !t371;
-          uint8_t t373 = rt_le_i(t369, 1);
-          int32_t t375 = rt_btoi_b(t373);
-          uint8_t t377 = rt_not_b(t373);
-          int32_t t379 = rt_btoi_b(t377);
-          if (__builtin_expect(t370 != 0, 0)) { /* again, recording the error */
-            int32_t t380;
-            if ((uint64_t)(int64_t)t368 < (uint64_t)v_sd_1250_n) {
-              t380 = (int32_t)(v_sd_1250_off[t368 + 1] - v_sd_1250_off[t368]);
+      const int64_t t409 = t408 > 0 ? (t408 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t410 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t409);
+      int32_t *t411 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t409);
+      v_x1486 = rt_value_new(rt_vec_type(RT_BOOL), t408);
+      uint8_t *v_x1486_d = v_x1486->data.b;
+      const int64_t v_x1486_n = v_x1486->len;
+      RT_PARALLEL_FOR_IF(t409 > 1)
+      for (int64_t t412 = 0; t412 < t409; t412++) {
+        int32_t t412a0;
+        int32_t t412a1;
+        t412a0 = 0;
+        t412a1 = 0;
+        const int64_t t412_end = (t412 + 1) * RT_CHUNK < t408 ? (t412 + 1) * RT_CHUNK : t408;
+        for (int64_t t413 = t412 * RT_CHUNK; t413 < t412_end; t413++) {
+          const int32_t t414 = (int32_t)t413;
+          int32_t t412x0;
+          int32_t t412x1;
+          uint8_t t412x2;
+          int t416 = 0; /* nonzero: a check below failed */
+          int t417 = (uint64_t)(int64_t)t414 < (uint64_t)v_sd_1487_n;
+          int32_t t415 = t417 ? (int32_t)(v_sd_1487_off[t414 + 1] - v_sd_1487_off[t414]) : 0;
+          t416 |= !t417;
+          uint8_t t419 = rt_le_i(t415, 1);
+          int32_t t421 = rt_btoi_b(t419);
+          uint8_t t423 = rt_not_b(t419);
+          int32_t t425 = rt_btoi_b(t423);
+          if (__builtin_expect(t416 != 0, 0)) { /* again, recording the error */
+            int32_t t426;
+            if ((uint64_t)(int64_t)t414 < (uint64_t)v_sd_1487_n) {
+              t426 = (int32_t)(v_sd_1487_off[t414 + 1] - v_sd_1487_off[t414]);
             } else {
-              NESSIE_RECORD(err, t367, RT_CHECK_INDEX, 0, 0, RT_GATHER, t368, v_sd_1250_n, 0.0, 4);
-              t380 = 0;
+              NESSIE_RECORD(err, t413, RT_CHECK_INDEX, 0, 0, RT_GATHER, t414, v_sd_1487_n, 0.0, 4);
+              t426 = 0;
             }
-            uint8_t t382 = rt_le_i(t380, 1);
-            int32_t t384 = rt_btoi_b(t382);
-            uint8_t t386 = rt_not_b(t382);
-            int32_t t388 = rt_btoi_b(t386);
+            uint8_t t428 = rt_le_i(t426, 1);
+            int32_t t430 = rt_btoi_b(t428);
+            uint8_t t432 = rt_not_b(t428);
+            int32_t t434 = rt_btoi_b(t432);
           }
-          t366x0 = t375;
-          t366x1 = t379;
-          t366x2 = t373;
-          v_x1249_d[t367] = t366x2; /* a map column */
-          int32_t t390 = rt_add_i(t366a0, t366x0);
-          int32_t t392 = rt_add_i(t366a1, t366x1);
-          t366a0 = t390;
-          t366a1 = t392;
+          t412x0 = t421;
+          t412x1 = t425;
+          t412x2 = t419;
+          v_x1486_d[t413] = t412x2; /* a map column */
+          int32_t t436 = rt_add_i(t412a0, t412x0);
+          int32_t t438 = rt_add_i(t412a1, t412x1);
+          t412a0 = t436;
+          t412a1 = t438;
         }
-        t364[t366] = t366a0;
-        t365[t366] = t366a1;
+        t410[t412] = t412a0;
+        t411[t412] = t412a1;
       }
-      int32_t t366t0;
-      int32_t t366t1;
-      t366t0 = 0;
-      t366t1 = 0;
-      for (int64_t t366 = 0; t366 < t363; t366++) {
-        const int32_t t393 = t364[t366];
-        t364[t366] = t366t0;
-        const int32_t t394 = t365[t366];
-        t365[t366] = t366t1;
-        int32_t t396 = rt_add_i(t366t0, t393);
-        int32_t t398 = rt_add_i(t366t1, t394);
-        t366t0 = t396;
-        t366t1 = t398;
+      int32_t t412t0;
+      int32_t t412t1;
+      t412t0 = 0;
+      t412t1 = 0;
+      for (int64_t t412 = 0; t412 < t409; t412++) {
+        const int32_t t439 = t410[t412];
+        t410[t412] = t412t0;
+        const int32_t t440 = t411[t412];
+        t411[t412] = t412t1;
+        int32_t t442 = rt_add_i(t412t0, t439);
+        int32_t t444 = rt_add_i(t412t1, t440);
+        t412t0 = t442;
+        t412t1 = t444;
       }
-      v_x1247 = rt_value_new(rt_vec_type(RT_INT), t362);
-      int32_t *v_x1247_d = v_x1247->data.i;
-      const int64_t v_x1247_n = v_x1247->len;
-      v_x1248 = rt_value_new(rt_vec_type(RT_INT), t362);
-      int32_t *v_x1248_d = v_x1248->data.i;
-      const int64_t v_x1248_n = v_x1248->len;
-      RT_PARALLEL_FOR_IF(t363 > 1)
-      for (int64_t t366 = 0; t366 < t363; t366++) {
-        int32_t t366p0;
-        int32_t t366p1;
-        t366p0 = t364[t366];
-        t366p1 = t365[t366];
-        const int64_t t366_end = (t366 + 1) * RT_CHUNK < t362 ? (t366 + 1) * RT_CHUNK : t362;
-        for (int64_t t367 = t366 * RT_CHUNK; t367 < t366_end; t367++) {
-          const int32_t t368 = (int32_t)t367;
-          v_x1247_d[t367] = t366p0;
-          v_x1248_d[t367] = t366p1;
-          int32_t t366y0;
-          int32_t t366y1;
-          int t400 = 0; /* nonzero: a check below failed */
-          int t401 = (uint64_t)(int64_t)t368 < (uint64_t)v_sd_1250_n;
-          int32_t t399 = t401 ? (int32_t)(v_sd_1250_off[t368 + 1] - v_sd_1250_off[t368]) : 0;
-          t400 |= !t401;
-          uint8_t t403 = rt_le_i(t399, 1);
-          int32_t t405 = rt_btoi_b(t403);
-          uint8_t t407 = rt_not_b(t403);
-          int32_t t409 = rt_btoi_b(t407);
-          if (__builtin_expect(t400 != 0, 0)) { /* again, recording the error */
-            int32_t t410;
-            if ((uint64_t)(int64_t)t368 < (uint64_t)v_sd_1250_n) {
-              t410 = (int32_t)(v_sd_1250_off[t368 + 1] - v_sd_1250_off[t368]);
+      v_x1484 = rt_value_new(rt_vec_type(RT_INT), t408);
+      int32_t *v_x1484_d = v_x1484->data.i;
+      const int64_t v_x1484_n = v_x1484->len;
+      v_x1485 = rt_value_new(rt_vec_type(RT_INT), t408);
+      int32_t *v_x1485_d = v_x1485->data.i;
+      const int64_t v_x1485_n = v_x1485->len;
+      RT_PARALLEL_FOR_IF(t409 > 1)
+      for (int64_t t412 = 0; t412 < t409; t412++) {
+        int32_t t412p0;
+        int32_t t412p1;
+        t412p0 = t410[t412];
+        t412p1 = t411[t412];
+        const int64_t t412_end = (t412 + 1) * RT_CHUNK < t408 ? (t412 + 1) * RT_CHUNK : t408;
+        for (int64_t t413 = t412 * RT_CHUNK; t413 < t412_end; t413++) {
+          const int32_t t414 = (int32_t)t413;
+          v_x1484_d[t413] = t412p0;
+          v_x1485_d[t413] = t412p1;
+          int32_t t412y0;
+          int32_t t412y1;
+          int t446 = 0; /* nonzero: a check below failed */
+          int t447 = (uint64_t)(int64_t)t414 < (uint64_t)v_sd_1487_n;
+          int32_t t445 = t447 ? (int32_t)(v_sd_1487_off[t414 + 1] - v_sd_1487_off[t414]) : 0;
+          t446 |= !t447;
+          uint8_t t449 = rt_le_i(t445, 1);
+          int32_t t451 = rt_btoi_b(t449);
+          uint8_t t453 = rt_not_b(t449);
+          int32_t t455 = rt_btoi_b(t453);
+          if (__builtin_expect(t446 != 0, 0)) { /* again, recording the error */
+            int32_t t456;
+            if ((uint64_t)(int64_t)t414 < (uint64_t)v_sd_1487_n) {
+              t456 = (int32_t)(v_sd_1487_off[t414 + 1] - v_sd_1487_off[t414]);
             } else {
-              NESSIE_RECORD(err, t367, RT_CHECK_INDEX, 0, 0, RT_GATHER, t368, v_sd_1250_n, 0.0, 5);
-              t410 = 0;
+              NESSIE_RECORD(err, t413, RT_CHECK_INDEX, 0, 0, RT_GATHER, t414, v_sd_1487_n, 0.0, 5);
+              t456 = 0;
             }
-            uint8_t t412 = rt_le_i(t410, 1);
-            int32_t t414 = rt_btoi_b(t412);
-            uint8_t t416 = rt_not_b(t412);
-            int32_t t418 = rt_btoi_b(t416);
+            uint8_t t458 = rt_le_i(t456, 1);
+            int32_t t460 = rt_btoi_b(t458);
+            uint8_t t462 = rt_not_b(t458);
+            int32_t t464 = rt_btoi_b(t462);
           }
-          t366y0 = t405;
-          t366y1 = t409;
-          int32_t t420 = rt_add_i(t366p0, t366y0);
-          int32_t t422 = rt_add_i(t366p1, t366y1);
-          t366p0 = t420;
-          t366p1 = t422;
+          t412y0 = t451;
+          t412y1 = t455;
+          int32_t t466 = rt_add_i(t412p0, t412y0);
+          int32_t t468 = rt_add_i(t412p1, t412y1);
+          t412p0 = t466;
+          t412p1 = t468;
         }
       }
-      rt_free(t364);
-      rt_free(t365);
+      rt_free(t410);
+      rt_free(t411);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1249 = v_x1249;
-  *out_v_x1230 = v_x1230;
-  *out_v_x1232 = v_x1232;
-  *out_v_x1247 = v_x1247;
-  *out_v_x1248 = v_x1248;
-  rt_release(v_x1231);
-  rt_release(v_x1233);
+  *out_v_x1486 = v_x1486;
+  *out_v_x1467 = v_x1467;
+  *out_v_x1469 = v_x1469;
+  *out_v_x1484 = v_x1484;
+  *out_v_x1485 = v_x1485;
+  rt_release(v_x1468);
+  rt_release(v_x1470);
   return;
 fail:
-  rt_release(v_x1230);
-  rt_release(v_x1231);
-  rt_release(v_x1232);
-  rt_release(v_x1233);
-  rt_release(v_x1247);
-  rt_release(v_x1248);
-  rt_release(v_x1249);
+  rt_release(v_x1467);
+  rt_release(v_x1468);
+  rt_release(v_x1469);
+  rt_release(v_x1470);
+  rt_release(v_x1484);
+  rt_release(v_x1485);
+  rt_release(v_x1486);
 }
 
-/* K15: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1265, RtValue *v_sd_1277, RtValue *v_sd_1267, RtValue **out_v_x1275) {
+/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1502, RtValue *v_sd_1514, RtValue *v_sd_1504, RtValue **out_v_x1512) {
   (void)loc;
   (void)run;
-  int32_t *v_x1265_d = v_x1265->data.i;
-  const int64_t v_x1265_n = v_x1265->len;
-  const int64_t *v_sd_1277_off = rt_seg_offsets(v_sd_1277);
-  const int64_t v_sd_1277_n = v_sd_1277->len;
-  const int64_t *v_sd_1267_off = rt_seg_offsets(v_sd_1267);
-  const int64_t v_sd_1267_n = v_sd_1267->len;
-  RtValue *v_x1271 = NULL;
-  RtValue *v_x1272 = NULL;
-  RtValue *v_x1273 = NULL;
-  RtValue *v_x1274 = NULL;
-  RtValue *v_x1275 = NULL;
-  RtValue *v_x1276 = NULL;
+  int32_t *v_x1502_d = v_x1502->data.i;
+  const int64_t v_x1502_n = v_x1502->len;
+  const int64_t *v_sd_1514_off = rt_seg_offsets(v_sd_1514);
+  const int64_t v_sd_1514_n = v_sd_1514->len;
+  const int64_t *v_sd_1504_off = rt_seg_offsets(v_sd_1504);
+  const int64_t v_sd_1504_n = v_sd_1504->len;
+  RtValue *v_x1508 = NULL;
+  RtValue *v_x1509 = NULL;
+  RtValue *v_x1510 = NULL;
+  RtValue *v_x1511 = NULL;
+  RtValue *v_x1512 = NULL;
+  RtValue *v_x1513 = NULL;
   /* MAP */
   {
-    const int64_t t423 = v_x1265_n;
-    v_x1271 = rt_value_new(rt_vec_type(RT_INT), t423);
-    int32_t *v_x1271_d = v_x1271->data.i;
-    const int64_t v_x1271_n = v_x1271->len;
-    v_x1272 = rt_value_new(rt_vec_type(RT_INT), t423);
-    int32_t *v_x1272_d = v_x1272->data.i;
-    const int64_t v_x1272_n = v_x1272->len;
-    v_x1273 = rt_value_new(rt_vec_type(RT_INT), t423);
-    int32_t *v_x1273_d = v_x1273->data.i;
-    const int64_t v_x1273_n = v_x1273->len;
-    RT_PARALLEL_FOR_IF(t423 >= RT_PARALLEL_MIN)
-    for (int64_t t424 = 0; t424 < t423; t424++) {
-      const int32_t t425 = (int32_t)t424;
-      int t428 = 0; /* nonzero: a check below failed */
-      int32_t t426 = v_x1265_d[t425];
-      int t429 = (uint64_t)(int64_t)t426 < (uint64_t)v_sd_1267_n;
-      int32_t t427 = t429 ? (int32_t)v_sd_1267_off[t426] : 0;
-      t428 |= !t429;
-      int t431 = (uint64_t)(int64_t)t426 < (uint64_t)v_sd_1277_n;
-      int32_t t430 = t431 ? (int32_t)(v_sd_1277_off[t426 + 1] - v_sd_1277_off[t426]) : 0;
-      t428 |= !t431;
-      int32_t t433 = rt_add_i(t427, t430);
-      if (__builtin_expect(t428 != 0, 0)) { /* again, recording the error */
-        int32_t t434 = v_x1265_d[t425];
-        int32_t t435;
-        if ((uint64_t)(int64_t)t434 < (uint64_t)v_sd_1267_n) {
-          t435 = (int32_t)v_sd_1267_off[t434];
+    const int64_t t469 = v_x1502_n;
+    v_x1508 = rt_value_new(rt_vec_type(RT_INT), t469);
+    int32_t *v_x1508_d = v_x1508->data.i;
+    const int64_t v_x1508_n = v_x1508->len;
+    v_x1509 = rt_value_new(rt_vec_type(RT_INT), t469);
+    int32_t *v_x1509_d = v_x1509->data.i;
+    const int64_t v_x1509_n = v_x1509->len;
+    v_x1510 = rt_value_new(rt_vec_type(RT_INT), t469);
+    int32_t *v_x1510_d = v_x1510->data.i;
+    const int64_t v_x1510_n = v_x1510->len;
+    RT_PARALLEL_FOR_IF(t469 >= RT_PARALLEL_MIN)
+    for (int64_t t470 = 0; t470 < t469; t470++) {
+      const int32_t t471 = (int32_t)t470;
+      int t474 = 0; /* nonzero: a check below failed */
+      int32_t t472 = v_x1502_d[t471];
+      int t475 = (uint64_t)(int64_t)t472 < (uint64_t)v_sd_1504_n;
+      int32_t t473 = t475 ? (int32_t)v_sd_1504_off[t472] : 0;
+      t474 |= !t475;
+      int t477 = (uint64_t)(int64_t)t472 < (uint64_t)v_sd_1514_n;
+      int32_t t476 = t477 ? (int32_t)(v_sd_1514_off[t472 + 1] - v_sd_1514_off[t472]) : 0;
+      t474 |= !t477;
+      int32_t t479 = rt_add_i(t473, t476);
+      if (__builtin_expect(t474 != 0, 0)) { /* again, recording the error */
+        int32_t t480 = v_x1502_d[t471];
+        int32_t t481;
+        if ((uint64_t)(int64_t)t480 < (uint64_t)v_sd_1504_n) {
+          t481 = (int32_t)v_sd_1504_off[t480];
         } else {
-          NESSIE_RECORD(err, t424, RT_CHECK_INDEX, 0, 0, RT_GATHER, t434, v_sd_1267_n, 0.0, 0);
-          t435 = 0;
+          NESSIE_RECORD(err, t470, RT_CHECK_INDEX, 0, 0, RT_GATHER, t480, v_sd_1504_n, 0.0, 0);
+          t481 = 0;
         }
-        int32_t t436;
-        if ((uint64_t)(int64_t)t434 < (uint64_t)v_sd_1277_n) {
-          t436 = (int32_t)(v_sd_1277_off[t434 + 1] - v_sd_1277_off[t434]);
+        int32_t t482;
+        if ((uint64_t)(int64_t)t480 < (uint64_t)v_sd_1514_n) {
+          t482 = (int32_t)(v_sd_1514_off[t480 + 1] - v_sd_1514_off[t480]);
         } else {
-          NESSIE_RECORD(err, t424, RT_CHECK_INDEX, 0, 0, RT_GATHER, t434, v_sd_1277_n, 0.0, 1);
-          t436 = 0;
+          NESSIE_RECORD(err, t470, RT_CHECK_INDEX, 0, 0, RT_GATHER, t480, v_sd_1514_n, 0.0, 1);
+          t482 = 0;
         }
-        int32_t t438 = rt_add_i(t435, t436);
+        int32_t t484 = rt_add_i(t481, t482);
       }
-      v_x1271_d[t424] = t427;
-      v_x1272_d[t424] = t433;
-      v_x1273_d[t424] = 1;
+      v_x1508_d[t470] = t473;
+      v_x1509_d[t470] = t479;
+      v_x1510_d[t470] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1271_d = v_x1271->data.i;
-    const int64_t v_x1271_n = v_x1271->len;
-    int32_t *v_x1272_d = v_x1272->data.i;
-    const int64_t v_x1272_n = v_x1272->len;
-    int32_t *v_x1273_d = v_x1273->data.i;
-    const int64_t v_x1273_n = v_x1273->len;
+    int32_t *v_x1508_d = v_x1508->data.i;
+    const int64_t v_x1508_n = v_x1508->len;
+    int32_t *v_x1509_d = v_x1509->data.i;
+    const int64_t v_x1509_n = v_x1509->len;
+    int32_t *v_x1510_d = v_x1510->data.i;
+    const int64_t v_x1510_n = v_x1510->len;
     /* LIBRARY */
     {
-      RtValue *t439 = rt_range_segdes(loc, v_x1271, v_x1272, v_x1273, &v_x1275, &v_x1276);
-      v_x1274 = t439;
-      const int64_t *v_x1274_off = rt_seg_offsets(v_x1274);
-      const int64_t v_x1274_n = v_x1274->len;
+      RtValue *t485 = rt_range_segdes(loc, v_x1508, v_x1509, v_x1510, &v_x1512, &v_x1513);
+      v_x1511 = t485;
+      const int64_t *v_x1511_off = rt_seg_offsets(v_x1511);
+      const int64_t v_x1511_n = v_x1511->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1275 = v_x1275;
-  rt_release(v_x1271);
-  rt_release(v_x1272);
-  rt_release(v_x1273);
-  rt_release(v_x1274);
-  rt_release(v_x1276);
+  *out_v_x1512 = v_x1512;
+  rt_release(v_x1508);
+  rt_release(v_x1509);
+  rt_release(v_x1510);
+  rt_release(v_x1511);
+  rt_release(v_x1513);
   return;
 fail:
-  rt_release(v_x1271);
-  rt_release(v_x1272);
-  rt_release(v_x1273);
-  rt_release(v_x1274);
-  rt_release(v_x1275);
-  rt_release(v_x1276);
+  rt_release(v_x1508);
+  rt_release(v_x1509);
+  rt_release(v_x1510);
+  rt_release(v_x1511);
+  rt_release(v_x1512);
+  rt_release(v_x1513);
 }
 
-/* K16: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, RtValue *v_sd_1264, RtValue *v_sd_1253, RtValue **out_v_x1258, RtValue **out_v_x1257, RtValue **out_v_x1260, RtValue **out_v_x1261, RtValue **out_v_x1263) {
+/* K14: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1488, RtValue *v_sd_1501, RtValue *v_sd_1490, RtValue **out_v_x1495, RtValue **out_v_x1494, RtValue **out_v_x1497, RtValue **out_v_x1498, RtValue **out_v_x1500) {
   (void)loc;
   (void)run;
-  int32_t *v_x1251_d = v_x1251->data.i;
-  const int64_t v_x1251_n = v_x1251->len;
-  const int64_t *v_sd_1264_off = rt_seg_offsets(v_sd_1264);
-  const int64_t v_sd_1264_n = v_sd_1264->len;
-  const int64_t *v_sd_1253_off = rt_seg_offsets(v_sd_1253);
-  const int64_t v_sd_1253_n = v_sd_1253->len;
-  RtValue *v_x1257 = NULL;
-  RtValue *v_x1258 = NULL;
-  RtValue *v_x1259 = NULL;
-  RtValue *v_x1260 = NULL;
-  RtValue *v_x1261 = NULL;
-  RtValue *v_x1262 = NULL;
-  RtValue *v_x1263 = NULL;
+  int32_t *v_x1488_d = v_x1488->data.i;
+  const int64_t v_x1488_n = v_x1488->len;
+  const int64_t *v_sd_1501_off = rt_seg_offsets(v_sd_1501);
+  const int64_t v_sd_1501_n = v_sd_1501->len;
+  const int64_t *v_sd_1490_off = rt_seg_offsets(v_sd_1490);
+  const int64_t v_sd_1490_n = v_sd_1490->len;
+  RtValue *v_x1494 = NULL;
+  RtValue *v_x1495 = NULL;
+  RtValue *v_x1496 = NULL;
+  RtValue *v_x1497 = NULL;
+  RtValue *v_x1498 = NULL;
+  RtValue *v_x1499 = NULL;
+  RtValue *v_x1500 = NULL;
   /* MAP */
   {
-    const int64_t t440 = v_x1251_n;
-    v_x1257 = rt_value_new(rt_vec_type(RT_INT), t440);
-    int32_t *v_x1257_d = v_x1257->data.i;
-    const int64_t v_x1257_n = v_x1257->len;
-    v_x1258 = rt_value_new(rt_vec_type(RT_INT), t440);
-    int32_t *v_x1258_d = v_x1258->data.i;
-    const int64_t v_x1258_n = v_x1258->len;
-    v_x1259 = rt_value_new(rt_vec_type(RT_INT), t440);
-    int32_t *v_x1259_d = v_x1259->data.i;
-    const int64_t v_x1259_n = v_x1259->len;
-    v_x1260 = rt_value_new(rt_vec_type(RT_INT), t440);
-    int32_t *v_x1260_d = v_x1260->data.i;
-    const int64_t v_x1260_n = v_x1260->len;
-    RT_PARALLEL_FOR_IF(t440 >= RT_PARALLEL_MIN)
-    for (int64_t t441 = 0; t441 < t440; t441++) {
-      const int32_t t442 = (int32_t)t441;
-      int t445 = 0; /* nonzero: a check below failed */
-      int32_t t443 = v_x1251_d[t442];
-      int t446 = (uint64_t)(int64_t)t443 < (uint64_t)v_sd_1253_n;
-      int32_t t444 = t446 ? (int32_t)v_sd_1253_off[t443] : 0;
-      t445 |= !t446;
-      int t448 = (uint64_t)(int64_t)t443 < (uint64_t)v_sd_1264_n;
-      int32_t t447 = t448 ? (int32_t)(v_sd_1264_off[t443 + 1] - v_sd_1264_off[t443]) : 0;
-      t445 |= !t448;
-      int32_t t450 = rt_add_i(t444, t447);
-      if (__builtin_expect(t445 != 0, 0)) { /* again, recording the error */
-        int32_t t451 = v_x1251_d[t442];
-        int32_t t452;
-        if ((uint64_t)(int64_t)t451 < (uint64_t)v_sd_1253_n) {
-          t452 = (int32_t)v_sd_1253_off[t451];
+    const int64_t t486 = v_x1488_n;
+    v_x1494 = rt_value_new(rt_vec_type(RT_INT), t486);
+    int32_t *v_x1494_d = v_x1494->data.i;
+    const int64_t v_x1494_n = v_x1494->len;
+    v_x1495 = rt_value_new(rt_vec_type(RT_INT), t486);
+    int32_t *v_x1495_d = v_x1495->data.i;
+    const int64_t v_x1495_n = v_x1495->len;
+    v_x1496 = rt_value_new(rt_vec_type(RT_INT), t486);
+    int32_t *v_x1496_d = v_x1496->data.i;
+    const int64_t v_x1496_n = v_x1496->len;
+    v_x1497 = rt_value_new(rt_vec_type(RT_INT), t486);
+    int32_t *v_x1497_d = v_x1497->data.i;
+    const int64_t v_x1497_n = v_x1497->len;
+    RT_PARALLEL_FOR_IF(t486 >= RT_PARALLEL_MIN)
+    for (int64_t t487 = 0; t487 < t486; t487++) {
+      const int32_t t488 = (int32_t)t487;
+      int t491 = 0; /* nonzero: a check below failed */
+      int32_t t489 = v_x1488_d[t488];
+      int t492 = (uint64_t)(int64_t)t489 < (uint64_t)v_sd_1490_n;
+      int32_t t490 = t492 ? (int32_t)v_sd_1490_off[t489] : 0;
+      t491 |= !t492;
+      int t494 = (uint64_t)(int64_t)t489 < (uint64_t)v_sd_1501_n;
+      int32_t t493 = t494 ? (int32_t)(v_sd_1501_off[t489 + 1] - v_sd_1501_off[t489]) : 0;
+      t491 |= !t494;
+      int32_t t496 = rt_add_i(t490, t493);
+      if (__builtin_expect(t491 != 0, 0)) { /* again, recording the error */
+        int32_t t497 = v_x1488_d[t488];
+        int32_t t498;
+        if ((uint64_t)(int64_t)t497 < (uint64_t)v_sd_1490_n) {
+          t498 = (int32_t)v_sd_1490_off[t497];
         } else {
-          NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_sd_1253_n, 0.0, 0);
-          t452 = 0;
+          NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_sd_1490_n, 0.0, 0);
+          t498 = 0;
         }
-        int32_t t453;
-        if ((uint64_t)(int64_t)t451 < (uint64_t)v_sd_1264_n) {
-          t453 = (int32_t)(v_sd_1264_off[t451 + 1] - v_sd_1264_off[t451]);
+        int32_t t499;
+        if ((uint64_t)(int64_t)t497 < (uint64_t)v_sd_1501_n) {
+          t499 = (int32_t)(v_sd_1501_off[t497 + 1] - v_sd_1501_off[t497]);
         } else {
-          NESSIE_RECORD(err, t441, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_sd_1264_n, 0.0, 1);
-          t453 = 0;
+          NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_sd_1501_n, 0.0, 1);
+          t499 = 0;
         }
-        int32_t t455 = rt_add_i(t452, t453);
+        int32_t t501 = rt_add_i(t498, t499);
       }
-      v_x1257_d[t441] = t444;
-      v_x1258_d[t441] = t447;
-      v_x1259_d[t441] = t450;
-      v_x1260_d[t441] = 1;
+      v_x1494_d[t487] = t490;
+      v_x1495_d[t487] = t493;
+      v_x1496_d[t487] = t496;
+      v_x1497_d[t487] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1257_d = v_x1257->data.i;
-    const int64_t v_x1257_n = v_x1257->len;
-    int32_t *v_x1258_d = v_x1258->data.i;
-    const int64_t v_x1258_n = v_x1258->len;
-    int32_t *v_x1259_d = v_x1259->data.i;
-    const int64_t v_x1259_n = v_x1259->len;
-    int32_t *v_x1260_d = v_x1260->data.i;
-    const int64_t v_x1260_n = v_x1260->len;
+    int32_t *v_x1494_d = v_x1494->data.i;
+    const int64_t v_x1494_n = v_x1494->len;
+    int32_t *v_x1495_d = v_x1495->data.i;
+    const int64_t v_x1495_n = v_x1495->len;
+    int32_t *v_x1496_d = v_x1496->data.i;
+    const int64_t v_x1496_n = v_x1496->len;
+    int32_t *v_x1497_d = v_x1497->data.i;
+    const int64_t v_x1497_n = v_x1497->len;
     /* LIBRARY */
     {
-      RtValue *t456 = rt_range_segdes(loc, v_x1257, v_x1259, v_x1260, &v_x1262, &v_x1263);
-      v_x1261 = t456;
-      const int64_t *v_x1261_off = rt_seg_offsets(v_x1261);
-      const int64_t v_x1261_n = v_x1261->len;
+      RtValue *t502 = rt_range_segdes(loc, v_x1494, v_x1496, v_x1497, &v_x1499, &v_x1500);
+      v_x1498 = t502;
+      const int64_t *v_x1498_off = rt_seg_offsets(v_x1498);
+      const int64_t v_x1498_n = v_x1498->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1258 = v_x1258;
-  *out_v_x1257 = v_x1257;
-  *out_v_x1260 = v_x1260;
-  *out_v_x1261 = v_x1261;
-  *out_v_x1263 = v_x1263;
-  rt_release(v_x1259);
-  rt_release(v_x1262);
+  *out_v_x1495 = v_x1495;
+  *out_v_x1494 = v_x1494;
+  *out_v_x1497 = v_x1497;
+  *out_v_x1498 = v_x1498;
+  *out_v_x1500 = v_x1500;
+  rt_release(v_x1496);
+  rt_release(v_x1499);
   return;
 fail:
-  rt_release(v_x1257);
-  rt_release(v_x1258);
-  rt_release(v_x1259);
-  rt_release(v_x1260);
-  rt_release(v_x1261);
-  rt_release(v_x1262);
-  rt_release(v_x1263);
+  rt_release(v_x1494);
+  rt_release(v_x1495);
+  rt_release(v_x1496);
+  rt_release(v_x1497);
+  rt_release(v_x1498);
+  rt_release(v_x1499);
+  rt_release(v_x1500);
 }
 
-/* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, int32_t v_x1068, RtValue *v_x1071, RtValue *v_x1072, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1081) {
+/* K15: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1272, int32_t v_x1273, RtValue *v_x1276, RtValue *v_x1277, RtValue *v_x1280, RtValue *v_x1281, int32_t v_x1282, RtValue **out_v_x1286) {
   (void)loc;
   (void)run;
-  int32_t *v_x1067_d = v_x1067->data.i;
-  const int64_t v_x1067_n = v_x1067->len;
-  uint8_t *v_x1071_d = v_x1071->data.b;
-  const int64_t v_x1071_n = v_x1071->len;
-  (void)v_x1071_n; /* v_x1071's length is v_x1067's */
-  int32_t *v_x1072_d = v_x1072->data.i;
-  const int64_t v_x1072_n = v_x1072->len;
-  (void)v_x1072_n; /* v_x1072's length is v_x1067's */
-  int32_t *v_x1075_d = v_x1075->data.i;
-  const int64_t v_x1075_n = v_x1075->len;
-  int32_t *v_x1076_d = v_x1076->data.i;
-  const int64_t v_x1076_n = v_x1076->len;
-  RtValue *v_x1081 = NULL;
+  int32_t *v_x1272_d = v_x1272->data.i;
+  const int64_t v_x1272_n = v_x1272->len;
+  uint8_t *v_x1276_d = v_x1276->data.b;
+  const int64_t v_x1276_n = v_x1276->len;
+  (void)v_x1276_n; /* v_x1276's length is v_x1272's */
+  int32_t *v_x1277_d = v_x1277->data.i;
+  const int64_t v_x1277_n = v_x1277->len;
+  (void)v_x1277_n; /* v_x1277's length is v_x1272's */
+  int32_t *v_x1280_d = v_x1280->data.i;
+  const int64_t v_x1280_n = v_x1280->len;
+  int32_t *v_x1281_d = v_x1281->data.i;
+  const int64_t v_x1281_n = v_x1281->len;
+  RtValue *v_x1286 = NULL;
   /* MAP */
   {
-    const int64_t t457 = v_x1067_n;
-    v_x1081 = rt_value_new(rt_vec_type(RT_INT), t457);
-    int32_t *v_x1081_d = v_x1081->data.i;
-    const int64_t v_x1081_n = v_x1081->len;
-    RT_PARALLEL_FOR_IF(t457 >= RT_PARALLEL_MIN)
-    for (int64_t t458 = 0; t458 < t457; t458++) {
-      const int32_t t459 = (int32_t)t458;
-      int t468 = 0; /* nonzero: a check below failed */
-      int32_t t460 = v_x1067_d[t459];
-      int32_t t462 = rt_add_i(t460, v_x1068);
-      uint8_t t463 = v_x1071_d[t459];
-      int32_t t464 = v_x1072_d[t459];
-      int32_t t466 = (t463 ? t464 : t462);
-      int t469 = (uint64_t)(int64_t)t466 < (uint64_t)v_x1077;
-      int32_t t467 = t469 ? t466 : 0;
-      t468 |= !t469;
-      uint8_t t471 = rt_lt_i(t467, (int32_t)v_x1075_n);
-      int32_t t472;
-      if (t471) {
-        int t474 = (uint64_t)(int64_t)t467 < (uint64_t)v_x1075_n;
-        int32_t t473 = t474 ? v_x1075_d[t467] : 0;
-        t468 |= !t474;
-        t472 = t473;
+    const int64_t t503 = v_x1272_n;
+    v_x1286 = rt_value_new(rt_vec_type(RT_INT), t503);
+    int32_t *v_x1286_d = v_x1286->data.i;
+    const int64_t v_x1286_n = v_x1286->len;
+    RT_PARALLEL_FOR_IF(t503 >= RT_PARALLEL_MIN)
+    for (int64_t t504 = 0; t504 < t503; t504++) {
+      const int32_t t505 = (int32_t)t504;
+      int t514 = 0; /* nonzero: a check below failed */
+      int32_t t506 = v_x1272_d[t505];
+      int32_t t508 = rt_add_i(t506, v_x1273);
+      uint8_t t509 = v_x1276_d[t505];
+      int32_t t510 = v_x1277_d[t505];
+      int32_t t512 = (t509 ? t510 : t508);
+      int t515 = (uint64_t)(int64_t)t512 < (uint64_t)v_x1282;
+      int32_t t513 = t515 ? t512 : 0;
+      t514 |= !t515;
+      uint8_t t517 = rt_lt_i(t513, (int32_t)v_x1280_n);
+      int32_t t518;
+      if (t517) {
+        int t520 = (uint64_t)(int64_t)t513 < (uint64_t)v_x1280_n;
+        int32_t t519 = t520 ? v_x1280_d[t513] : 0;
+        t514 |= !t520;
+        t518 = t519;
       } else {
-        int32_t t476 = rt_sub_i(t467, (int32_t)v_x1075_n);
-        int t478 = (uint64_t)(int64_t)t476 < (uint64_t)v_x1076_n;
-        int32_t t477 = t478 ? v_x1076_d[t476] : 0;
-        t468 |= !t478;
-        t472 = t477;
+        int32_t t522 = rt_sub_i(t513, (int32_t)v_x1280_n);
+        int t524 = (uint64_t)(int64_t)t522 < (uint64_t)v_x1281_n;
+        int32_t t523 = t524 ? v_x1281_d[t522] : 0;
+        t514 |= !t524;
+        t518 = t523;
       }
-      if (__builtin_expect(t468 != 0, 0)) { /* again, recording the error */
-        int32_t t479 = v_x1067_d[t459];
-        int32_t t481 = rt_add_i(t479, v_x1068);
-        uint8_t t482 = v_x1071_d[t459];
-        int32_t t483 = v_x1072_d[t459];
-        int32_t t485 = (t482 ? t483 : t481);
-        int32_t t486;
-        if ((uint64_t)(int64_t)t485 < (uint64_t)v_x1077) {
-          t486 = t485;
+      if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
+        int32_t t525 = v_x1272_d[t505];
+        int32_t t527 = rt_add_i(t525, v_x1273);
+        uint8_t t528 = v_x1276_d[t505];
+        int32_t t529 = v_x1277_d[t505];
+        int32_t t531 = (t528 ? t529 : t527);
+        int32_t t532;
+        if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1282) {
+          t532 = t531;
         } else {
-          NESSIE_RECORD(err, t458, RT_CHECK_INDEX, 0, 0, RT_GATHER, t485, v_x1077, 0.0, 0);
-          t486 = 0;
+          NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1282, 0.0, 0);
+          t532 = 0;
         }
-        uint8_t t488 = rt_lt_i(t486, (int32_t)v_x1075_n);
-        int32_t t489;
-        if (t488) {
-          int32_t t490;
-          if ((uint64_t)(int64_t)t486 < (uint64_t)v_x1075_n) {
-            t490 = v_x1075_d[t486];
+        uint8_t t534 = rt_lt_i(t532, (int32_t)v_x1280_n);
+        int32_t t535;
+        if (t534) {
+          int32_t t536;
+          if ((uint64_t)(int64_t)t532 < (uint64_t)v_x1280_n) {
+            t536 = v_x1280_d[t532];
           } else {
-            NESSIE_RECORD(err, t458, RT_CHECK_INDEX, 0, 0, RT_GATHER, t486, v_x1075_n, 0.0, 1);
-            t490 = 0;
+            NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t532, v_x1280_n, 0.0, 1);
+            t536 = 0;
           }
-          t489 = t490;
+          t535 = t536;
         } else {
-          int32_t t492 = rt_sub_i(t486, (int32_t)v_x1075_n);
-          int32_t t493;
-          if ((uint64_t)(int64_t)t492 < (uint64_t)v_x1076_n) {
-            t493 = v_x1076_d[t492];
+          int32_t t538 = rt_sub_i(t532, (int32_t)v_x1280_n);
+          int32_t t539;
+          if ((uint64_t)(int64_t)t538 < (uint64_t)v_x1281_n) {
+            t539 = v_x1281_d[t538];
           } else {
-            NESSIE_RECORD(err, t458, RT_CHECK_INDEX, 0, 0, RT_GATHER, t492, v_x1076_n, 0.0, 2);
-            t493 = 0;
+            NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x1281_n, 0.0, 2);
+            t539 = 0;
           }
-          t489 = t493;
+          t535 = t539;
         }
       }
-      v_x1081_d[t458] = t472;
+      v_x1286_d[t504] = t518;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1081 = v_x1081;
+  *out_v_x1286 = v_x1286;
   return;
 fail:
-  rt_release(v_x1081);
+  rt_release(v_x1286);
 }
 
-/* K18: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1278, RtValue **out_v_x1281) {
+/* K16: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1515, RtValue **out_v_x1518) {
   (void)loc;
   (void)run;
-  int32_t *v_x1278_d = v_x1278->data.i;
-  const int64_t v_x1278_n = v_x1278->len;
-  int32_t v_x1279 = 0;
-  RtValue *v_x1281 = NULL;
+  int32_t *v_x1515_d = v_x1515->data.i;
+  const int64_t v_x1515_n = v_x1515->len;
+  int32_t v_x1516 = 0;
+  RtValue *v_x1518 = NULL;
   /* ONCE */
   {
-    int t495 = 0; /* nonzero: a check below failed */
-    int t496 = (uint64_t)(int64_t)0 < (uint64_t)v_x1278_n;
-    int32_t t494 = t496 ? v_x1278_d[0] : 0;
-    t495 |= !t496;
-    if (__builtin_expect(t495 != 0, 0)) { /* again, recording the error */
-      int32_t t497;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1278_n) {
-        t497 = v_x1278_d[0];
+    int t541 = 0; /* nonzero: a check below failed */
+    int t542 = (uint64_t)(int64_t)0 < (uint64_t)v_x1515_n;
+    int32_t t540 = t542 ? v_x1515_d[0] : 0;
+    t541 |= !t542;
+    if (__builtin_expect(t541 != 0, 0)) { /* again, recording the error */
+      int32_t t543;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1515_n) {
+        t543 = v_x1515_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1278_n, 0.0, 0);
-        t497 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1515_n, 0.0, 0);
+        t543 = 0;
       }
     }
-    v_x1279 = t494;
+    v_x1516 = t540;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t498 = 1;
-      v_x1281 = rt_value_new(rt_vec_type(RT_INT), t498);
-      int32_t *v_x1281_d = v_x1281->data.i;
-      const int64_t v_x1281_n = v_x1281->len;
-      RT_PARALLEL_FOR_IF(t498 >= RT_PARALLEL_MIN)
-      for (int64_t t499 = 0; t499 < t498; t499++) {
-        const int32_t t500 = (int32_t)t499;
-        v_x1281_d[t499] = v_x1279;
+      const int64_t t544 = 1;
+      v_x1518 = rt_value_new(rt_vec_type(RT_INT), t544);
+      int32_t *v_x1518_d = v_x1518->data.i;
+      const int64_t v_x1518_n = v_x1518->len;
+      RT_PARALLEL_FOR_IF(t544 >= RT_PARALLEL_MIN)
+      for (int64_t t545 = 0; t545 < t544; t545++) {
+        const int32_t t546 = (int32_t)t545;
+        v_x1518_d[t545] = v_x1516;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1281 = v_x1281;
+  *out_v_x1518 = v_x1518;
   return;
 fail:
-  rt_release(v_x1281);
+  rt_release(v_x1518);
 }
 
-/* K19: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1283, RtValue *v_dev_1290, RtValue **out_v_x1288, RtValue **out_v_x1289) {
+/* K17: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, RtValue *v_dev_1527, RtValue **out_v_x1525, RtValue **out_v_x1526) {
   (void)loc;
   (void)run;
-  int32_t *v_x1283_d = v_x1283->data.i;
-  const int64_t v_x1283_n = v_x1283->len;
-  int32_t *v_dev_1290_d = v_dev_1290->data.i;
-  const int64_t v_dev_1290_n = v_dev_1290->len;
-  RtValue *v_x1288 = NULL;
-  RtValue *v_x1289 = NULL;
+  int32_t *v_x1520_d = v_x1520->data.i;
+  const int64_t v_x1520_n = v_x1520->len;
+  int32_t *v_dev_1527_d = v_dev_1527->data.i;
+  const int64_t v_dev_1527_n = v_dev_1527->len;
+  RtValue *v_x1525 = NULL;
+  RtValue *v_x1526 = NULL;
   /* SPLIT */
   {
-    const int64_t t501 = v_x1283_n;
-    const int64_t t502 = t501 > 0 ? (t501 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t503 = (uint8_t *)rt_alloc_atomic((size_t)t501 + 1);
-    int64_t *t504 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t502 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t502 > 1)
-    for (int64_t t505 = 0; t505 < t502; t505++) {
+    const int64_t t547 = v_x1520_n;
+    const int64_t t548 = t547 > 0 ? (t547 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t549 = (uint8_t *)rt_alloc_atomic((size_t)t547 + 1);
+    int64_t *t550 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t548 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t548 > 1)
+    for (int64_t t551 = 0; t551 < t548; t551++) {
       int64_t kept[2] = {0};
-      const int64_t t505_end = (t505 + 1) * RT_CHUNK < t501 ? (t505 + 1) * RT_CHUNK : t501;
-      for (int64_t t506 = t505 * RT_CHUNK; t506 < t505_end; t506++) {
-        const int32_t t507 = (int32_t)t506;
-        int32_t t505x0;
-        int32_t t505x1;
-        int32_t t510 = v_x1283_d[t507];
-        t505x0 = t510;
-        t505x1 = t510;
-        uint8_t t511;
-        uint8_t t512;
-        int t514 = 0; /* nonzero: a check below failed */
-        int t515 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1290_n;
-        int32_t t513 = t515 ? v_dev_1290_d[0] : 0;
-        t514 |= !t515;
-        uint8_t t517 = rt_lt_i(t505x0, t513);
-        uint8_t t519 = rt_gt_i(t505x1, t513);
-        if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
-          int32_t t520;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1290_n) {
-            t520 = v_dev_1290_d[0];
+      const int64_t t551_end = (t551 + 1) * RT_CHUNK < t547 ? (t551 + 1) * RT_CHUNK : t547;
+      for (int64_t t552 = t551 * RT_CHUNK; t552 < t551_end; t552++) {
+        const int32_t t553 = (int32_t)t552;
+        int32_t t551x0;
+        int32_t t551x1;
+        int32_t t556 = v_x1520_d[t553];
+        t551x0 = t556;
+        t551x1 = t556;
+        uint8_t t557;
+        uint8_t t558;
+        int t560 = 0; /* nonzero: a check below failed */
+        int t561 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1527_n;
+        int32_t t559 = t561 ? v_dev_1527_d[0] : 0;
+        t560 |= !t561;
+        uint8_t t563 = rt_lt_i(t551x0, t559);
+        uint8_t t565 = rt_gt_i(t551x1, t559);
+        if (__builtin_expect(t560 != 0, 0)) { /* again, recording the error */
+          int32_t t566;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1527_n) {
+            t566 = v_dev_1527_d[0];
           } else {
-            NESSIE_RECORD(err, t506, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1290_n, 0.0, 0);
-            t520 = 0;
+            NESSIE_RECORD(err, t552, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1527_n, 0.0, 0);
+            t566 = 0;
           }
-          uint8_t t522 = rt_lt_i(t505x0, t520);
-          uint8_t t524 = rt_gt_i(t505x1, t520);
+          uint8_t t568 = rt_lt_i(t551x0, t566);
+          uint8_t t570 = rt_gt_i(t551x1, t566);
         }
-        t511 = t517;
-        t512 = t519;
-        kept[0] += t511 != 0;
-        kept[1] += t512 != 0;
-        t503[t506] = (uint8_t)((t511 != 0) << 0 | (t512 != 0) << 1);
+        t557 = t563;
+        t558 = t565;
+        kept[0] += t557 != 0;
+        kept[1] += t558 != 0;
+        t549[t552] = (uint8_t)((t557 != 0) << 0 | (t558 != 0) << 1);
       }
-      t504[0 * t502 + t505] = kept[0];
-      t504[1 * t502 + t505] = kept[1];
+      t550[0 * t548 + t551] = kept[0];
+      t550[1 * t548 + t551] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t503);
-      rt_free(t504);
+      rt_free(t549);
+      rt_free(t550);
       goto fail;
     }
-    int64_t t525 = 0;
-    for (int64_t t505 = 0; t505 < t502; t505++) {
-      const int64_t k = t504[0 * t502 + t505];
-      t504[0 * t502 + t505] = t525;
-      t525 += k;
+    int64_t t571 = 0;
+    for (int64_t t551 = 0; t551 < t548; t551++) {
+      const int64_t k = t550[0 * t548 + t551];
+      t550[0 * t548 + t551] = t571;
+      t571 += k;
     }
-    v_x1288 = rt_value_new(rt_vec_type(RT_INT), t525);
-    int32_t *v_x1288_d = v_x1288->data.i;
-    const int64_t v_x1288_n = v_x1288->len;
-    int64_t t526 = 0;
-    for (int64_t t505 = 0; t505 < t502; t505++) {
-      const int64_t k = t504[1 * t502 + t505];
-      t504[1 * t502 + t505] = t526;
-      t526 += k;
+    v_x1525 = rt_value_new(rt_vec_type(RT_INT), t571);
+    int32_t *v_x1525_d = v_x1525->data.i;
+    const int64_t v_x1525_n = v_x1525->len;
+    int64_t t572 = 0;
+    for (int64_t t551 = 0; t551 < t548; t551++) {
+      const int64_t k = t550[1 * t548 + t551];
+      t550[1 * t548 + t551] = t572;
+      t572 += k;
     }
-    v_x1289 = rt_value_new(rt_vec_type(RT_INT), t526);
-    int32_t *v_x1289_d = v_x1289->data.i;
-    const int64_t v_x1289_n = v_x1289->len;
-    RT_PARALLEL_FOR_IF(t502 > 1)
-    for (int64_t t505 = 0; t505 < t502; t505++) {
+    v_x1526 = rt_value_new(rt_vec_type(RT_INT), t572);
+    int32_t *v_x1526_d = v_x1526->data.i;
+    const int64_t v_x1526_n = v_x1526->len;
+    RT_PARALLEL_FOR_IF(t548 > 1)
+    for (int64_t t551 = 0; t551 < t548; t551++) {
       int64_t at[2];
-      at[0] = t504[0 * t502 + t505];
-      at[1] = t504[1 * t502 + t505];
-      const int64_t t505_end = (t505 + 1) * RT_CHUNK < t501 ? (t505 + 1) * RT_CHUNK : t501;
-      for (int64_t t506 = t505 * RT_CHUNK; t506 < t505_end; t506++) {
-        const int32_t t507 = (int32_t)t506;
-        if (!t503[t506])
+      at[0] = t550[0 * t548 + t551];
+      at[1] = t550[1 * t548 + t551];
+      const int64_t t551_end = (t551 + 1) * RT_CHUNK < t547 ? (t551 + 1) * RT_CHUNK : t547;
+      for (int64_t t552 = t551 * RT_CHUNK; t552 < t551_end; t552++) {
+        const int32_t t553 = (int32_t)t552;
+        if (!t549[t552])
           continue;
-        int32_t t505y0;
-        int32_t t505y1;
-        int32_t t527 = v_x1283_d[t507];
-        t505y0 = t527;
-        t505y1 = t527;
-        if (t503[t506] >> 0 & 1) {
-          v_x1288_d[at[0]] = t505y0;
+        int32_t t551y0;
+        int32_t t551y1;
+        int32_t t573 = v_x1520_d[t553];
+        t551y0 = t573;
+        t551y1 = t573;
+        if (t549[t552] >> 0 & 1) {
+          v_x1525_d[at[0]] = t551y0;
           at[0]++;
         }
-        if (t503[t506] >> 1 & 1) {
-          v_x1289_d[at[1]] = t505y1;
+        if (t549[t552] >> 1 & 1) {
+          v_x1526_d[at[1]] = t551y1;
           at[1]++;
         }
       }
     }
-    rt_free(t503);
-    rt_free(t504);
+    rt_free(t549);
+    rt_free(t550);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1288 = v_x1288;
-  *out_v_x1289 = v_x1289;
+  *out_v_x1525 = v_x1525;
+  *out_v_x1526 = v_x1526;
   return;
 fail:
-  rt_release(v_x1288);
-  rt_release(v_x1289);
+  rt_release(v_x1525);
+  rt_release(v_x1526);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2097,29 +2223,29 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1282 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K18, 3, v_x19, &v_dev_1282);
+    RtValue *v_dev_1519 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1519);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K19, 2, v_x19, v_dev_1282, &v_x42, &v_x60);
-    rt_release(v_dev_1282);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1519, &v_x42, &v_x60);
+    rt_release(v_dev_1519);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t528 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t528->data.i[0] = v_x62;
-    t528->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t528);
+    RtValue *t574 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t574->data.i[0] = v_x62;
+    t574->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t574);
     RtValue *v_x67 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 4, v_x64, &v_x67);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 4, v_x42, v_x60, v_x70, &v_x76);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 5, v_x42, v_x60, v_x70, &v_x76);
     rt_release(v_x42);
     rt_release(v_x60);
     RtValue *v_x78 = NULL;
@@ -2130,7 +2256,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 5, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K6, 6, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2148,28 +2274,28 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x637 = NULL;
+  RtValue *v_x721 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
-    v_x637 = v_x94;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
+    v_x721 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
-    RtValue *v_x592 = NULL;
-    RtValue *v_x606 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K14, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x592, &v_x606);
+    RtValue *v_x676 = NULL;
+    RtValue *v_x690 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x676, &v_x690);
     RtValue *v_x193 = NULL;
     RtValue *v_x201 = NULL;
     RtValue *v_x211 = NULL;
     RtValue *v_x218 = NULL;
     RtValue *v_x220 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K16, 6, v_x130, v_x88, v_x88, &v_x193, &v_x201, &v_x211, &v_x218, &v_x220);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x130, v_x88, v_x88, &v_x193, &v_x201, &v_x211, &v_x218, &v_x220);
     int32_t v_x224 = 0;
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x218, v_x220, v_x211, v_x201, &v_x232);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x218, v_x220, v_x211, v_x201, &v_x232);
     rt_release(v_x211);
     rt_release(v_x220);
     int32_t v_x132 = 0;
@@ -2177,12 +2303,12 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     uint8_t v_x238 = 0;
     v_x238 = rt_eq_i(v_x132, 0);
     RtValue *v_x167 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 6, v_x128, v_x88, v_x88, &v_x167);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x128, v_x88, v_x88, &v_x167);
     rt_release(v_x128);
     RtValue *v_x245 = NULL;
     if (v_x238) {
       RtValue *v_x241 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x241);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x241);
       v_x245 = v_x241;
     } else {
       v_x245 = v_x167;
@@ -2194,97 +2320,100 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     uint8_t v_x246 = 0;
     v_x246 = rt_eq_i(v_x133, 0);
-    RtValue *v_x581 = NULL;
+    RtValue *v_x665 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x249);
-      v_x581 = v_x249;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x249);
+      v_x665 = v_x249;
     } else {
       RtValue *v_x253 = NULL;
       int32_t v_x267 = 0;
       int32_t v_x268 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K7, 8, v_x133, v_x193, &v_x253, &v_x267, &v_x268);
+      RtValue *v_x281 = NULL;
+      RtValue *v_x327 = NULL;
+      RtValue *v_x348 = NULL;
+      RtValue *v_x374 = NULL;
+      RtValue *v_x395 = NULL;
+      RtValue *v_x470 = NULL;
+      RtValue *v_x557 = NULL;
+      RtValue *v_x635 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x232, v_x89, v_x133, v_x193, v_x201, v_x218, &v_x253, &v_x267, &v_x268, &v_x281, &v_x327, &v_x348, &v_x374, &v_x395, &v_x470, &v_x557, &v_x635);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x267, v_x268, 0);
-      RtValue *v_x277 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K8, 3, v_x201, v_x89, &v_x277);
-      RtValue *v_x299 = NULL;
-      RtValue *v_x320 = NULL;
-      RtValue *v_x346 = NULL;
-      RtValue *v_x367 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 6, v_x232, v_x89, v_x277, v_x218, &v_x299, &v_x320, &v_x346, &v_x367);
-      rt_release(v_x277);
-      int32_t v_x380 = 0;
-      v_x380 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
-      int32_t v_x388 = 0;
-      v_x388 = (int32_t)v_x346->len;
-      int32_t v_x387 = 0;
-      v_x387 = (int32_t)v_x299->len;
-      int32_t v_x389 = 0;
-      v_x389 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x387, v_x388);
-      int32_t v_x399 = 0;
-      v_x399 = rt_mul_i(v_x133, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x399, 1);
-      RtValue *v_x386 = NULL;
-      RtValue *v_x456 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 4, v_x320, v_x367, v_x380, &v_x386, &v_x456);
-      rt_release(v_x320);
-      rt_release(v_x367);
-      RtValue *v_x461 = NULL;
-      RtValue *v_x471 = NULL;
-      RtValue *v_x478 = NULL;
-      RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 4, v_x399, v_x133, v_x386, v_x456, &v_x461, &v_x471, &v_x478, &v_x480);
-      rt_release(v_x386);
-      rt_release(v_x456);
-      int32_t v_x484 = 0;
-      v_x484 = (int32_t)NESSIE_SEG_TOTAL(v_x478);
-      RtValue *v_x497 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 4, v_x299, v_x346, v_x389, v_x478, v_x480, v_x471, v_x461, &v_x497);
-      rt_release(v_x299);
-      rt_release(v_x346);
-      rt_release(v_x461);
-      rt_release(v_x471);
-      rt_release(v_x480);
+      int32_t v_x408 = 0;
+      v_x408 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x416 = 0;
+      v_x416 = (int32_t)v_x374->len;
+      int32_t v_x415 = 0;
+      v_x415 = (int32_t)v_x327->len;
+      int32_t v_x417 = 0;
+      v_x417 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x415, v_x416);
+      int32_t v_x427 = 0;
+      v_x427 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x427, 1);
+      RtValue *v_x414 = NULL;
+      RtValue *v_x484 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x348, v_x395, v_x408, &v_x414, &v_x484);
+      rt_release(v_x348);
+      rt_release(v_x395);
+      RtValue *v_x489 = NULL;
       RtValue *v_x499 = NULL;
-      rt_retain(v_x478);
-      rt_retain(v_x497);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x478, v_x497, &v_x499));
-      rt_release(v_x478);
-      rt_release(v_x497);
-      RtValue *v_x442 = NULL;
-      int32_t v_x520 = 0;
-      int32_t v_x521 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 4, v_x253, &v_x442, &v_x520, &v_x521);
-      rt_release(v_x253);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x520, v_x521, 0);
-      RtValue *v_x580 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K13, 5, v_x442, v_x499, &v_x580);
+      RtValue *v_x506 = NULL;
+      RtValue *v_x508 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x427, v_x133, v_x414, v_x484, &v_x489, &v_x499, &v_x506, &v_x508);
+      rt_release(v_x414);
+      rt_release(v_x484);
+      int32_t v_x512 = 0;
+      v_x512 = (int32_t)NESSIE_SEG_TOTAL(v_x506);
+      RtValue *v_x525 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x327, v_x374, v_x417, v_x506, v_x508, v_x499, v_x489, &v_x525);
+      rt_release(v_x327);
+      rt_release(v_x374);
+      rt_release(v_x489);
       rt_release(v_x499);
-      rt_release(v_x442);
-      v_x581 = v_x580;
+      rt_release(v_x508);
+      RtValue *v_x527 = NULL;
+      rt_retain(v_x506);
+      rt_retain(v_x525);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x506, v_x525, &v_x527));
+      rt_release(v_x506);
+      rt_release(v_x525);
+      int32_t v_x547 = 0;
+      int32_t v_x548 = 0;
+      int32_t v_x549 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x253, v_x470, &v_x547, &v_x548, &v_x549);
+      rt_release(v_x253);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x548, v_x549, 0);
+      RtValue *v_x664 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x470, v_x281, v_x557, v_x527, v_x635, &v_x664);
+      rt_release(v_x281);
+      rt_release(v_x470);
+      rt_release(v_x557);
+      rt_release(v_x635);
+      rt_release(v_x527);
+      v_x665 = v_x664;
     }
     rt_release(v_x193);
     rt_release(v_x201);
     rt_release(v_x218);
     rt_release(v_x232);
-    int32_t v_x624 = 0;
-    v_x624 = (int32_t)v_x581->len;
-    int32_t v_x623 = 0;
-    v_x623 = (int32_t)v_x245->len;
-    int32_t v_x625 = 0;
-    v_x625 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x623, v_x624);
-    RtValue *v_x636 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 6, v_x606, v_x132, v_x105, v_x592, v_x245, v_x581, v_x625, &v_x636);
+    int32_t v_x708 = 0;
+    v_x708 = (int32_t)v_x665->len;
+    int32_t v_x707 = 0;
+    v_x707 = (int32_t)v_x245->len;
+    int32_t v_x709 = 0;
+    v_x709 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x707, v_x708);
+    RtValue *v_x720 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x690, v_x132, v_x105, v_x676, v_x245, v_x665, v_x709, &v_x720);
     rt_release(v_x105);
-    rt_release(v_x592);
-    rt_release(v_x606);
+    rt_release(v_x676);
+    rt_release(v_x690);
     rt_release(v_x245);
-    rt_release(v_x581);
-    v_x637 = v_x636;
+    rt_release(v_x665);
+    v_x721 = v_x720;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x637;
+  *out_0 = v_x721;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -2403,16 +2532,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t529 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t529->data.i[0] = 3;
-  t529->data.i[1] = 1;
-  t529->data.i[2] = 4;
-  t529->data.i[3] = 1;
-  t529->data.i[4] = 5;
-  t529->data.i[5] = 9;
-  t529->data.i[6] = 2;
-  t529->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t529);
+  RtValue *t575 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t575->data.i[0] = 3;
+  t575->data.i[1] = 1;
+  t575->data.i[2] = 4;
+  t575->data.i[3] = 1;
+  t575->data.i[4] = 5;
+  t575->data.i[5] = 9;
+  t575->data.i[6] = 2;
+  t575->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t575);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

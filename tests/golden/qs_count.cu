@@ -85,13 +85,13 @@ static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 17, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -442,94 +442,94 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1152, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, RtValue **out_v_x1151) {
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1357, RtValue *v_x1351, RtValue *v_x1352, RtValue *v_x1353, RtValue **out_v_x1356) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1152_off = rt_seg_offsets(v_sd_1152);
-  const int64_t v_sd_1152_n = v_sd_1152->len;
-  int32_t *v_x1146_d = v_x1146->data.i;
-  const int64_t v_x1146_n = v_x1146->len;
-  int32_t *v_x1147_d = v_x1147->data.i;
-  const int64_t v_x1147_n = v_x1147->len;
-  int32_t *v_x1148_d = v_x1148->data.i;
-  const int64_t v_x1148_n = v_x1148->len;
-  RtValue *v_x1151 = NULL;
+  const int64_t *v_sd_1357_off = rt_seg_offsets(v_sd_1357);
+  const int64_t v_sd_1357_n = v_sd_1357->len;
+  int32_t *v_x1351_d = v_x1351->data.i;
+  const int64_t v_x1351_n = v_x1351->len;
+  int32_t *v_x1352_d = v_x1352->data.i;
+  const int64_t v_x1352_n = v_x1352->len;
+  int32_t *v_x1353_d = v_x1353->data.i;
+  const int64_t v_x1353_n = v_x1353->len;
+  RtValue *v_x1356 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t45 = v_sd_1152_off[v_sd_1152_n];
-    v_x1151 = rt_value_new(rt_vec_type(RT_INT), t45);
-    int32_t *v_x1151_d = v_x1151->data.i;
-    const int64_t v_x1151_n = v_x1151->len;
+    const int64_t t45 = v_sd_1357_off[v_sd_1357_n];
+    v_x1356 = rt_value_new(rt_vec_type(RT_INT), t45);
+    int32_t *v_x1356_d = v_x1356->data.i;
+    const int64_t v_x1356_n = v_x1356->len;
     const int64_t t46 = (t45 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t46 > 1)
     for (int64_t t47 = 0; t47 < t46; t47++) {
-      int64_t t50 = rt_segment_search(v_sd_1152_off, 0, v_sd_1152_n, t47 * RT_CHUNK);
+      int64_t t50 = rt_segment_search(v_sd_1357_off, 0, v_sd_1357_n, t47 * RT_CHUNK);
       const int64_t t47_end = (t47 + 1) * RT_CHUNK < t45 ? (t47 + 1) * RT_CHUNK : t45;
       for (int64_t t48 = t47 * RT_CHUNK; t48 < t47_end; t48++) {
         const int32_t t49 = (int32_t)t48;
-        while (v_sd_1152_off[t50 + 1] <= t48)
+        while (v_sd_1357_off[t50 + 1] <= t48)
           t50++;
         const int32_t t51 = (int32_t)t50;
         int t53 = 0; /* nonzero: a check below failed */
-        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1148_n;
-        int32_t t52 = t54 ? v_x1148_d[t51] : 0;
+        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1353_n;
+        int32_t t52 = t54 ? v_x1353_d[t51] : 0;
         t53 |= !t54;
-        int t56 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1146_n;
-        int32_t t55 = t56 ? v_x1146_d[t51] : 0;
+        int t56 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1351_n;
+        int32_t t55 = t56 ? v_x1351_d[t51] : 0;
         t53 |= !t56;
         int32_t t58 = rt_sub_i(t49, t55);
-        int t60 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1147_n;
-        int32_t t59 = t60 ? v_x1147_d[t51] : 0;
+        int t60 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1352_n;
+        int32_t t59 = t60 ? v_x1352_d[t51] : 0;
         t53 |= !t60;
         int32_t t62 = rt_mul_i(t58, t59);
         int32_t t64 = rt_add_i(t52, t62);
         if (__builtin_expect(t53 != 0, 0)) { /* again, recording the error */
           int32_t t65;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1148_n) {
-            t65 = v_x1148_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1353_n) {
+            t65 = v_x1353_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1148_n, 0.0, 0);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1353_n, 0.0, 0);
             t65 = 0;
           }
           int32_t t66;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1146_n) {
-            t66 = v_x1146_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1351_n) {
+            t66 = v_x1351_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1146_n, 0.0, 1);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1351_n, 0.0, 1);
             t66 = 0;
           }
           int32_t t68 = rt_sub_i(t49, t66);
           int32_t t69;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1147_n) {
-            t69 = v_x1147_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1352_n) {
+            t69 = v_x1352_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1147_n, 0.0, 2);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1352_n, 0.0, 2);
             t69 = 0;
           }
           int32_t t71 = rt_mul_i(t68, t69);
           int32_t t73 = rt_add_i(t65, t71);
         }
-        v_x1151_d[t48] = t64;
+        v_x1356_d[t48] = t64;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1151 = v_x1151;
+  *out_v_x1356 = v_x1356;
   return;
 fail:
-  rt_release(v_x1151);
+  rt_release(v_x1356);
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K4_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1152_off; int64_t v_sd_1152_n;
-  int32_t *v_x1146_d; int64_t v_x1146_n;
-  int32_t *v_x1147_d; int64_t v_x1147_n;
-  int32_t *v_x1148_d; int64_t v_x1148_n;
-  int32_t *v_x1151_d; int64_t v_x1151_n;
+  const int64_t *v_sd_1357_off; int64_t v_sd_1357_n;
+  int32_t *v_x1351_d; int64_t v_x1351_n;
+  int32_t *v_x1352_d; int64_t v_x1352_n;
+  int32_t *v_x1353_d; int64_t v_x1353_n;
+  int32_t *v_x1356_d; int64_t v_x1356_n;
 };
 struct alignas(8) K4_0_V {
   int32_t v0;
@@ -543,39 +543,39 @@ struct K4_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t75 = 0; /* nonzero: a check below failed */
-    int t76 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1148_n;
-    int32_t t74 = t76 ? A.v_x1148_d[sx] : 0;
+    int t76 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1353_n;
+    int32_t t74 = t76 ? A.v_x1353_d[sx] : 0;
     t75 |= !t76;
-    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1146_n;
-    int32_t t77 = t78 ? A.v_x1146_d[sx] : 0;
+    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1351_n;
+    int32_t t77 = t78 ? A.v_x1351_d[sx] : 0;
     t75 |= !t78;
     int32_t t80 = rt_sub_i(ix, t77);
-    int t82 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1147_n;
-    int32_t t81 = t82 ? A.v_x1147_d[sx] : 0;
+    int t82 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1352_n;
+    int32_t t81 = t82 ? A.v_x1352_d[sx] : 0;
     t75 |= !t82;
     int32_t t84 = rt_mul_i(t80, t81);
     int32_t t86 = rt_add_i(t74, t84);
     if (__builtin_expect(t75 != 0, 0)) { /* again, recording the error */
       int32_t t87;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1148_n) {
-        t87 = A.v_x1148_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1353_n) {
+        t87 = A.v_x1353_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1148_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1353_n, 0.0, 0);
         t87 = 0;
       }
       int32_t t88;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1146_n) {
-        t88 = A.v_x1146_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1351_n) {
+        t88 = A.v_x1351_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1146_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1351_n, 0.0, 1);
         t88 = 0;
       }
       int32_t t90 = rt_sub_i(ix, t88);
       int32_t t91;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1147_n) {
-        t91 = A.v_x1147_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1352_n) {
+        t91 = A.v_x1352_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1147_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1352_n, 0.0, 2);
         t91 = 0;
       }
       int32_t t93 = rt_mul_i(t90, t91);
@@ -587,731 +587,1003 @@ struct K4_0_pull {
 struct K4_0_store {
   K4_A A;
   __device__ void operator()(int64_t i, const K4_0_V &v) const {
-    A.v_x1151_d[i] = v.v0;
+    A.v_x1356_d[i] = v.v0;
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1152, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, RtValue **out_v_x1151) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1357, RtValue *v_x1351, RtValue *v_x1352, RtValue *v_x1353, RtValue **out_v_x1356) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1152_off = rtg_seg_offsets(v_sd_1152);
-  A.v_sd_1152_n = v_sd_1152->len;
-  A.v_x1146_d = v_x1146->data.i;
-  A.v_x1146_n = v_x1146->len;
-  A.v_x1147_d = v_x1147->data.i;
-  A.v_x1147_n = v_x1147->len;
-  A.v_x1148_d = v_x1148->data.i;
-  A.v_x1148_n = v_x1148->len;
-  RtValue *v_x1151 = NULL;
+  A.v_sd_1357_off = rtg_seg_offsets(v_sd_1357);
+  A.v_sd_1357_n = v_sd_1357->len;
+  A.v_x1351_d = v_x1351->data.i;
+  A.v_x1351_n = v_x1351->len;
+  A.v_x1352_d = v_x1352->data.i;
+  A.v_x1352_n = v_x1352->len;
+  A.v_x1353_d = v_x1353->data.i;
+  A.v_x1353_n = v_x1353->len;
+  RtValue *v_x1356 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t96 = rtg_seg_total(v_sd_1152);
-    v_x1151 = rtg_vec_new(RT_INT, t96);
-    A.v_x1151_d = v_x1151->data.i;
-    A.v_x1151_n = v_x1151->len;
-    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1152, t96);
+    const int64_t t96 = rtg_seg_total(v_sd_1357);
+    v_x1356 = rtg_vec_new(RT_INT, t96);
+    A.v_x1356_d = v_x1356->data.i;
+    A.v_x1356_n = v_x1356->len;
+    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1357, t96);
   }
-  *out_v_x1151 = v_x1151;
+  *out_v_x1356 = v_x1356;
   return;
 fail:
-  rt_release(v_x1151);
+  rt_release(v_x1356);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1152, RtValue *v_x1146, RtValue *v_x1147, RtValue *v_x1148, RtValue **out_v_x1151) {
-  RtValue *vals[] = {v_sd_1152, v_x1146, v_x1147, v_x1148};
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1357, RtValue *v_x1351, RtValue *v_x1352, RtValue *v_x1353, RtValue **out_v_x1356) {
+  RtValue *vals[] = {v_sd_1357, v_x1351, v_x1352, v_x1353};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K4_host(err, loc, run, v_sd_1152, v_x1146, v_x1147, v_x1148, out_v_x1151);
+    K4_host(err, loc, run, v_sd_1357, v_x1351, v_x1352, v_x1353, out_v_x1356);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_sd_1152, v_x1146, v_x1147, v_x1148, out_v_x1151);
+    K4_gpu(err, loc, run, v_sd_1357, v_x1351, v_x1352, v_x1353, out_v_x1356);
   }
 }
 
-/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
+/* K5: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtValue *v_x723, int32_t *out_v_x731, int32_t *out_v_x732, int32_t *out_v_x733) {
   (void)loc;
   (void)run;
-  int32_t *v_x717_d = v_x717->data.i;
-  const int64_t v_x717_n = v_x717->len;
-  int32_t v_x718 = 0;
-  int32_t v_x719 = 0;
-  /* ONCE */
+  int32_t *v_x722_d = v_x722->data.i;
+  const int64_t v_x722_n = v_x722->len;
+  int32_t *v_x723_d = v_x723->data.i;
+  const int64_t v_x723_n = v_x723->len;
+  int32_t v_x731 = 0;
+  int32_t v_x732 = 0;
+  int32_t v_x733 = 0;
+  /* REDUCE */
   {
-    int t98 = 0; /* nonzero: a check below failed */
-    int t99 = (uint64_t)(int64_t)0 < (uint64_t)v_x717_n;
-    int32_t t97 = t99 ? v_x717_d[0] : 0;
-    t98 |= !t99;
-    int t101 = (uint64_t)(int64_t)1 < (uint64_t)v_x717_n;
-    int32_t t100 = t101 ? v_x717_d[1] : 0;
-    t98 |= !t101;
-    if (__builtin_expect(t98 != 0, 0)) { /* again, recording the error */
-      int32_t t102;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x717_n) {
-        t102 = v_x717_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x717_n, 0.0, 0);
-        t102 = 0;
+    const int64_t t97 = v_x722_n;
+    const int64_t t98 = t97 > 0 ? (t97 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t99 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
+    int32_t *t100 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
+    int32_t *t101 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
+    RT_PARALLEL_FOR_IF(t98 > 1)
+    for (int64_t t102 = 0; t102 < t98; t102++) {
+      int32_t t102a0;
+      int32_t t102a1;
+      int32_t t102a2;
+      t102a0 = 2147483647;
+      t102a1 = 0;
+      t102a2 = 1;
+      const int64_t t102_end = (t102 + 1) * RT_CHUNK < t97 ? (t102 + 1) * RT_CHUNK : t97;
+      for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t103++) {
+        const int32_t t104 = (int32_t)t103;
+        int32_t t102x0;
+        int32_t t102x1;
+        int32_t t102x2;
+        int t106 = 0; /* nonzero: a check below failed */
+        int t107 = (uint64_t)(int64_t)t104 < (uint64_t)v_x723_n;
+        int32_t t105 = t107 ? v_x723_d[t104] : 0;
+        t106 |= !t107;
+        uint8_t t109 = rt_lt_i(0, t105);
+        int32_t t110;
+        if (t109) {
+          t110 = 2147483647;
+        } else {
+          t110 = t104;
+        }
+        if (__builtin_expect(t106 != 0, 0)) { /* again, recording the error */
+          int32_t t111;
+          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x723_n) {
+            t111 = v_x723_d[t104];
+          } else {
+            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t104, v_x723_n, 0.0, 0);
+            t111 = 0;
+          }
+          uint8_t t113 = rt_lt_i(0, t111);
+          int32_t t114;
+          if (t113) {
+            t114 = 2147483647;
+          } else {
+            t114 = t104;
+          }
+        }
+        t102x0 = t110;
+        t102x1 = 0;
+        t102x2 = t105;
+        uint8_t t116 = rt_le_i(t102a0, t102x0);
+        int32_t t117;
+        if (t116) {
+          t117 = t102a0;
+        } else {
+          t117 = t102x0;
+        }
+        int32_t t118;
+        if (t116) {
+          t118 = t102a1;
+        } else {
+          t118 = t102x1;
+        }
+        int32_t t119;
+        if (t116) {
+          t119 = t102a2;
+        } else {
+          t119 = t102x2;
+        }
+        t102a0 = t117;
+        t102a1 = t118;
+        t102a2 = t119;
       }
-      int32_t t103;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x717_n) {
-        t103 = v_x717_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x717_n, 0.0, 1);
-        t103 = 0;
-      }
+      t99[t102] = t102a0;
+      t100[t102] = t102a1;
+      t101[t102] = t102a2;
     }
-    v_x718 = t97;
-    v_x719 = t100;
+    int32_t t102t0;
+    int32_t t102t1;
+    int32_t t102t2;
+    t102t0 = 2147483647;
+    t102t1 = 0;
+    t102t2 = 1;
+    for (int64_t t102 = 0; t102 < t98; t102++) {
+      const int32_t t120 = t99[t102];
+      const int32_t t121 = t100[t102];
+      const int32_t t122 = t101[t102];
+      uint8_t t124 = rt_le_i(t102t0, t120);
+      int32_t t125;
+      if (t124) {
+        t125 = t102t0;
+      } else {
+        t125 = t120;
+      }
+      int32_t t126;
+      if (t124) {
+        t126 = t102t1;
+      } else {
+        t126 = t121;
+      }
+      int32_t t127;
+      if (t124) {
+        t127 = t102t2;
+      } else {
+        t127 = t122;
+      }
+      t102t0 = t125;
+      t102t1 = t126;
+      t102t2 = t127;
+    }
+    v_x731 = t102t0;
+    rt_free(t99);
+    v_x732 = t102t1;
+    rt_free(t100);
+    v_x733 = t102t2;
+    rt_free(t101);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x718 = v_x718;
-  *out_v_x719 = v_x719;
+  *out_v_x731 = v_x731;
+  *out_v_x732 = v_x732;
+  *out_v_x733 = v_x733;
   return;
 fail:
 }
 
-/* K5: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K5: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K5_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x717_d; int64_t v_x717_n;
-  int32_t v_x718;
-  int32_t v_x719;
+  int32_t *v_x722_d; int64_t v_x722_n;
+  int32_t *v_x723_d; int64_t v_x723_n;
+  int32_t v_x731;
+  int32_t v_x732;
+  int32_t v_x733;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
   int32_t v1;
+  int32_t v2;
 };
 struct K5_0_pull {
   K5_A A;
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t105 = 0; /* nonzero: a check below failed */
-    int t106 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x717_n;
-    int32_t t104 = t106 ? A.v_x717_d[0] : 0;
-    t105 |= !t106;
-    int t108 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x717_n;
-    int32_t t107 = t108 ? A.v_x717_d[1] : 0;
-    t105 |= !t108;
-    if (__builtin_expect(t105 != 0, 0)) { /* again, recording the error */
-      int32_t t109;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x717_n) {
-        t109 = A.v_x717_d[0];
+    int t129 = 0; /* nonzero: a check below failed */
+    int t130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x723_n;
+    int32_t t128 = t130 ? A.v_x723_d[ix] : 0;
+    t129 |= !t130;
+    uint8_t t132 = rt_lt_i(0, t128);
+    int32_t t133;
+    if (t132) {
+      t133 = 2147483647;
+    } else {
+      t133 = ix;
+    }
+    if (__builtin_expect(t129 != 0, 0)) { /* again, recording the error */
+      int32_t t134;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x723_n) {
+        t134 = A.v_x723_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x717_n, 0.0, 0);
-        t109 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x723_n, 0.0, 0);
+        t134 = 0;
       }
-      int32_t t110;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x717_n) {
-        t110 = A.v_x717_d[1];
+      uint8_t t136 = rt_lt_i(0, t134);
+      int32_t t137;
+      if (t136) {
+        t137 = 2147483647;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x717_n, 0.0, 1);
-        t110 = 0;
+        t137 = ix;
       }
     }
-    return K5_0_V{t104, t107};
+    return K5_0_V{t133, 0, t128};
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
+struct K5_0_op {
+  K5_A A;
+  __device__ K5_0_V operator()(const K5_0_V &a, const K5_0_V &b) const {
+    uint8_t t139 = rt_le_i(a.v0, b.v0);
+    int32_t t140;
+    if (t139) {
+      t140 = a.v0;
+    } else {
+      t140 = b.v0;
+    }
+    int32_t t141;
+    if (t139) {
+      t141 = a.v1;
+    } else {
+      t141 = b.v1;
+    }
+    int32_t t142;
+    if (t139) {
+      t142 = a.v2;
+    } else {
+      t142 = b.v2;
+    }
+    return K5_0_V{t140, t141, t142};
+  }
+};
+struct K5_0_check {
+  int site[1];
+  __host__ __device__ bool operator()(const K5_0_V &v, RtKernelError *e, int run) const {
+    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
+      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
+      return false;
+    }
+    return true;
+  }
+};
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtValue *v_x723, int32_t *out_v_x731, int32_t *out_v_x732, int32_t *out_v_x733, int check_site_0) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x717_d = v_x717->data.i;
-  A.v_x717_n = v_x717->len;
-  int32_t v_x718 = 0;
-  int32_t v_x719 = 0;
-  /* ONCE */
+  A.v_x722_d = v_x722->data.i;
+  A.v_x722_n = v_x722->len;
+  A.v_x723_d = v_x723->data.i;
+  A.v_x723_n = v_x723->len;
+  K5_0_V *K5_0_value = NULL; /* the SOAC's values, on the device */
+  int32_t v_x731 = 0;
+  int32_t v_x732 = 0;
+  int32_t v_x733 = 0;
+  /* REDUCE */
   {
-    const K5_0_V t111 = rtg::once<K5_0_V>("K5", loc, K5_0_pull{A});
-    v_x718 = t111.v0;
-    A.v_x718 = v_x718;
-    v_x719 = t111.v1;
-    A.v_x719 = v_x719;
+    const int64_t t143 = v_x722->len;
+    K5_0_V *t144 = rtg::reduce_to_device<false>("K5", loc, K5_0_pull{A}, K5_0_op{A}, K5_0_V{2147483647, 0, 1}, t143);
+    K5_0_value = t144;
   }
-  *out_v_x718 = v_x718;
-  *out_v_x719 = v_x719;
+  if (!rtg::check_result("K5", loc, K5_0_value, K5_0_check{{check_site_0}}, K5_0_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K5_0_value = NULL; /* freed by check_result, after the check */
+  *out_v_x731 = v_x731;
+  *out_v_x732 = v_x732;
+  *out_v_x733 = v_x733;
   return;
 fail:
+  rtg_free(K5_0_value);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x717, int32_t *out_v_x718, int32_t *out_v_x719) {
-  RtValue *vals[] = {v_x717};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtValue *v_x723, int32_t *out_v_x731, int32_t *out_v_x732, int32_t *out_v_x733, int check_site_0) {
+  RtValue *vals[] = {v_x722, v_x723};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K5_host(err, loc, run, v_x717, out_v_x718, out_v_x719);
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K5_host(err, loc, run, v_x722, v_x723, out_v_x731, out_v_x732, out_v_x733);
+    if (err->index == INT64_MAX) {
+      K5_0_V t145;
+      memset(&t145, 0, sizeof t145);
+      t145.v0 = *out_v_x731;
+      t145.v1 = *out_v_x732;
+      t145.v2 = *out_v_x733;
+      (void)K5_0_check{{check_site_0}}(t145, err, run);
+    }
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x717, out_v_x718, out_v_x719);
+    K5_gpu(err, loc, run, v_x722, v_x723, out_v_x731, out_v_x732, out_v_x733, check_site_0);
   }
 }
 
-/* K6: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1154, RtValue *v_x1155, RtValue *v_x1157, RtValue *v_x1158, RtValue **out_v_x1173, RtValue **out_v_x1177, RtValue **out_v_x1175, RtValue **out_v_x1178) {
+/* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x823, int32_t *out_v_x824, int32_t *out_v_x825) {
   (void)loc;
   (void)run;
-  int32_t *v_x1154_d = v_x1154->data.i;
-  const int64_t v_x1154_n = v_x1154->len;
-  int32_t *v_x1155_d = v_x1155->data.i;
-  const int64_t v_x1155_n = v_x1155->len;
-  int32_t *v_x1157_d = v_x1157->data.i;
-  const int64_t v_x1157_n = v_x1157->len;
-  const int64_t *v_x1158_off = rt_seg_offsets(v_x1158);
-  const int64_t v_x1158_n = v_x1158->len;
-  RtValue *v_x1173 = NULL;
-  RtValue *v_x1174 = NULL;
-  RtValue *v_x1175 = NULL;
-  RtValue *v_x1176 = NULL;
-  RtValue *v_x1177 = NULL;
-  RtValue *v_x1178 = NULL;
-  /* SPLIT */
+  int32_t *v_x823_d = v_x823->data.i;
+  const int64_t v_x823_n = v_x823->len;
+  int32_t v_x824 = 0;
+  int32_t v_x825 = 0;
+  /* ONCE */
   {
-    const int64_t t112 = v_x1154_n;
-    const int64_t t113 = t112 > 0 ? (t112 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t114 = (uint8_t *)rt_alloc_atomic((size_t)t112 + 1);
-    int64_t *t115 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t113 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t113 > 1)
-    for (int64_t t116 = 0; t116 < t113; t116++) {
-      int64_t kept[2] = {0};
-      int64_t t119 = rt_segment_search(v_x1158_off, 0, v_x1158_n, t116 * RT_CHUNK);
-      const int64_t t116_end = (t116 + 1) * RT_CHUNK < t112 ? (t116 + 1) * RT_CHUNK : t112;
-      for (int64_t t117 = t116 * RT_CHUNK; t117 < t116_end; t117++) {
-        const int32_t t118 = (int32_t)t117;
-        while (v_x1158_off[t119 + 1] <= t117)
-          t119++;
-        const int32_t t120 = (int32_t)t119;
-        int32_t t116x0;
-        uint8_t t116x1;
-        int32_t t116x2;
-        uint8_t t116x3;
-        int t122 = 0; /* nonzero: a check below failed */
-        int t123 = (uint64_t)(int64_t)t120 < (uint64_t)v_x1157_n;
-        int32_t t121 = t123 ? v_x1157_d[t120] : 0;
-        t122 |= !t123;
-        int32_t t124 = v_x1154_d[t118];
-        int t126 = (uint64_t)(int64_t)t124 < (uint64_t)v_x1155_n;
-        int32_t t125 = t126 ? v_x1155_d[t124] : 0;
-        t122 |= !t126;
-        uint8_t t128 = rt_lt_i(t125, t121);
-        uint8_t t130 = rt_gt_i(t125, t121);
-        if (__builtin_expect(t122 != 0, 0)) { /* again, recording the error */
-          int32_t t131;
-          if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1157_n) {
-            t131 = v_x1157_d[t120];
-          } else {
-            NESSIE_RECORD(err, t117, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1157_n, 0.0, 0);
-            t131 = 0;
-          }
-          int32_t t132 = v_x1154_d[t118];
-          int32_t t133;
-          if ((uint64_t)(int64_t)t132 < (uint64_t)v_x1155_n) {
-            t133 = v_x1155_d[t132];
-          } else {
-            NESSIE_RECORD(err, t117, RT_CHECK_INDEX, 0, 0, RT_GATHER, t132, v_x1155_n, 0.0, 1);
-            t133 = 0;
-          }
-          uint8_t t135 = rt_lt_i(t133, t131);
-          uint8_t t137 = rt_gt_i(t133, t131);
-        }
-        t116x0 = t125;
-        t116x1 = t128;
-        t116x2 = t125;
-        t116x3 = t130;
-        uint8_t t138;
-        uint8_t t139;
-        t138 = t116x1;
-        t139 = t116x3;
-        kept[0] += t138 != 0;
-        kept[1] += t139 != 0;
-        t114[t117] = (uint8_t)((t138 != 0) << 0 | (t139 != 0) << 1);
+    int t147 = 0; /* nonzero: a check below failed */
+    int t148 = (uint64_t)(int64_t)0 < (uint64_t)v_x823_n;
+    int32_t t146 = t148 ? v_x823_d[0] : 0;
+    t147 |= !t148;
+    int t150 = (uint64_t)(int64_t)1 < (uint64_t)v_x823_n;
+    int32_t t149 = t150 ? v_x823_d[1] : 0;
+    t147 |= !t150;
+    if (__builtin_expect(t147 != 0, 0)) { /* again, recording the error */
+      int32_t t151;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x823_n) {
+        t151 = v_x823_d[0];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x823_n, 0.0, 0);
+        t151 = 0;
       }
-      t115[0 * t113 + t116] = kept[0];
-      t115[1 * t113 + t116] = kept[1];
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t114);
-      rt_free(t115);
-      goto fail;
-    }
-    int64_t t140 = 0;
-    for (int64_t t116 = 0; t116 < t113; t116++) {
-      const int64_t k = t115[0 * t113 + t116];
-      t115[0 * t113 + t116] = t140;
-      t140 += k;
-    }
-    v_x1173 = rt_value_new(rt_vec_type(RT_INT), t140);
-    int32_t *v_x1173_d = v_x1173->data.i;
-    const int64_t v_x1173_n = v_x1173->len;
-    int64_t t141 = 0;
-    for (int64_t t116 = 0; t116 < t113; t116++) {
-      const int64_t k = t115[1 * t113 + t116];
-      t115[1 * t113 + t116] = t141;
-      t141 += k;
-    }
-    v_x1175 = rt_value_new(rt_vec_type(RT_INT), t141);
-    int32_t *v_x1175_d = v_x1175->data.i;
-    const int64_t v_x1175_n = v_x1175->len;
-    v_x1177 = rt_value_new(rt_vec_type(RT_INT), v_x1158_n);
-    int32_t *v_x1177_d = v_x1177->data.i;
-    const int64_t v_x1177_n = v_x1177->len;
-    v_x1178 = rt_value_new(rt_vec_type(RT_INT), v_x1158_n);
-    int32_t *v_x1178_d = v_x1178->data.i;
-    const int64_t v_x1178_n = v_x1178->len;
-    RT_PARALLEL_FOR_IF(v_x1158_n > RT_CHUNK)
-    for (int64_t t142 = 0; t142 < v_x1158_n; t142++) {
-      int32_t in[2] = {0};
-      for (int64_t t143 = v_x1158_off[t142]; t143 < v_x1158_off[t142 + 1]; t143++) {
-        in[0] += t114[t143] >> 0 & 1;
-        in[1] += t114[t143] >> 1 & 1;
-      }
-      v_x1177_d[t142] = in[0];
-      v_x1178_d[t142] = in[1];
-    }
-    RT_PARALLEL_FOR_IF(t113 > 1)
-    for (int64_t t116 = 0; t116 < t113; t116++) {
-      int64_t at[2];
-      at[0] = t115[0 * t113 + t116];
-      at[1] = t115[1 * t113 + t116];
-      int64_t t119 = rt_segment_search(v_x1158_off, 0, v_x1158_n, t116 * RT_CHUNK);
-      const int64_t t116_end = (t116 + 1) * RT_CHUNK < t112 ? (t116 + 1) * RT_CHUNK : t112;
-      for (int64_t t117 = t116 * RT_CHUNK; t117 < t116_end; t117++) {
-        const int32_t t118 = (int32_t)t117;
-        while (v_x1158_off[t119 + 1] <= t117)
-          t119++;
-        const int32_t t120 = (int32_t)t119;
-        if (!t114[t117])
-          continue;
-        int32_t t116y0;
-        uint8_t t116y1;
-        int32_t t116y2;
-        uint8_t t116y3;
-        int t145 = 0; /* nonzero: a check below failed */
-        int t146 = (uint64_t)(int64_t)t120 < (uint64_t)v_x1157_n;
-        int32_t t144 = t146 ? v_x1157_d[t120] : 0;
-        t145 |= !t146;
-        int32_t t147 = v_x1154_d[t118];
-        int t149 = (uint64_t)(int64_t)t147 < (uint64_t)v_x1155_n;
-        int32_t t148 = t149 ? v_x1155_d[t147] : 0;
-        t145 |= !t149;
-        uint8_t t151 = rt_lt_i(t148, t144);
-        uint8_t t153 = rt_gt_i(t148, t144);
-        if (__builtin_expect(t145 != 0, 0)) { /* again, recording the error */
-          int32_t t154;
-          if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1157_n) {
-            t154 = v_x1157_d[t120];
-          } else {
-            NESSIE_RECORD(err, t117, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1157_n, 0.0, 2);
-            t154 = 0;
-          }
-          int32_t t155 = v_x1154_d[t118];
-          int32_t t156;
-          if ((uint64_t)(int64_t)t155 < (uint64_t)v_x1155_n) {
-            t156 = v_x1155_d[t155];
-          } else {
-            NESSIE_RECORD(err, t117, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x1155_n, 0.0, 3);
-            t156 = 0;
-          }
-          uint8_t t158 = rt_lt_i(t156, t154);
-          uint8_t t160 = rt_gt_i(t156, t154);
-        }
-        t116y0 = t148;
-        t116y1 = t151;
-        t116y2 = t148;
-        t116y3 = t153;
-        if (t114[t117] >> 0 & 1) {
-          v_x1173_d[at[0]] = t116y0;
-          at[0]++;
-        }
-        if (t114[t117] >> 1 & 1) {
-          v_x1175_d[at[1]] = t116y2;
-          at[1]++;
-        }
+      int32_t t152;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x823_n) {
+        t152 = v_x823_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x823_n, 0.0, 1);
+        t152 = 0;
       }
     }
-    rt_free(t114);
-    rt_free(t115);
+    v_x824 = t146;
+    v_x825 = t149;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1173 = v_x1173;
-  *out_v_x1177 = v_x1177;
-  *out_v_x1175 = v_x1175;
-  *out_v_x1178 = v_x1178;
-  rt_release(v_x1174);
-  rt_release(v_x1176);
+  *out_v_x824 = v_x824;
+  *out_v_x825 = v_x825;
   return;
 fail:
-  rt_release(v_x1173);
-  rt_release(v_x1174);
-  rt_release(v_x1175);
-  rt_release(v_x1176);
-  rt_release(v_x1177);
-  rt_release(v_x1178);
 }
 
-/* K6: SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1154_d; int64_t v_x1154_n;
-  int32_t *v_x1155_d; int64_t v_x1155_n;
-  int32_t *v_x1157_d; int64_t v_x1157_n;
-  const int64_t *v_x1158_off; int64_t v_x1158_n;
-  int32_t *v_x1173_d; int64_t v_x1173_n;
-  uint8_t *v_x1174_d; int64_t v_x1174_n;
-  int32_t *v_x1175_d; int64_t v_x1175_n;
-  uint8_t *v_x1176_d; int64_t v_x1176_n;
-  int32_t *v_x1177_d; int64_t v_x1177_n;
-  int32_t *v_x1178_d; int64_t v_x1178_n;
+  int32_t *v_x823_d; int64_t v_x823_n;
+  int32_t v_x824;
+  int32_t v_x825;
 };
 struct alignas(8) K6_0_V {
   int32_t v0;
-  uint8_t v1;
-  int32_t v2;
-  uint8_t v3;
+  int32_t v1;
 };
 struct K6_0_pull {
   K6_A A;
-  static constexpr bool segment = true; /* operator() takes the segment too */
-  __device__ K6_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t162 = 0; /* nonzero: a check below failed */
-    int t163 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1157_n;
-    int32_t t161 = t163 ? A.v_x1157_d[sx] : 0;
-    t162 |= !t163;
-    int32_t t164 = rtg::ld_stream(&A.v_x1154_d[ix]);
-    int t166 = (uint64_t)(int64_t)t164 < (uint64_t)A.v_x1155_n;
-    int32_t t165 = t166 ? A.v_x1155_d[t164] : 0;
-    t162 |= !t166;
-    uint8_t t168 = rt_lt_i(t165, t161);
-    uint8_t t170 = rt_gt_i(t165, t161);
-    if (__builtin_expect(t162 != 0, 0)) { /* again, recording the error */
-      int32_t t171;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1157_n) {
-        t171 = A.v_x1157_d[sx];
+    int t154 = 0; /* nonzero: a check below failed */
+    int t155 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x823_n;
+    int32_t t153 = t155 ? A.v_x823_d[0] : 0;
+    t154 |= !t155;
+    int t157 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x823_n;
+    int32_t t156 = t157 ? A.v_x823_d[1] : 0;
+    t154 |= !t157;
+    if (__builtin_expect(t154 != 0, 0)) { /* again, recording the error */
+      int32_t t158;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x823_n) {
+        t158 = A.v_x823_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, sx, A.v_x1157_n, 0.0, 0);
-        t171 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x823_n, 0.0, 0);
+        t158 = 0;
       }
-      int32_t t172 = rtg::ld_stream(&A.v_x1154_d[ix]);
-      int32_t t173;
-      if ((uint64_t)(int64_t)t172 < (uint64_t)A.v_x1155_n) {
-        t173 = A.v_x1155_d[t172];
+      int32_t t159;
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x823_n) {
+        t159 = A.v_x823_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t172, A.v_x1155_n, 0.0, 1);
-        t173 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x823_n, 0.0, 1);
+        t159 = 0;
       }
-      uint8_t t175 = rt_lt_i(t173, t171);
-      uint8_t t177 = rt_gt_i(t173, t171);
     }
-    return K6_0_V{t165, t168, t165, t170};
+    return K6_0_V{t153, t156};
   }
 };
-struct K6_0_store {
-  K6_A A;
-  __device__ void operator()(int c, int64_t i, const K6_0_V &v) const {
-    switch (c) {
-    case 0:
-      A.v_x1173_d[i] = v.v0;
-      /* v.v1: v_x1174, read by nothing */
-      break;
-    case 1:
-      A.v_x1175_d[i] = v.v2;
-      /* v.v3: v_x1176, read by nothing */
-      break;
-    }
-  }
-};
-struct K6_0_pred {
-  K6_A A;
-  __device__ unsigned operator()(int64_t i, const K6_0_V &v) const {
-    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
-  }
-};
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1154, RtValue *v_x1155, RtValue *v_x1157, RtValue *v_x1158, RtValue **out_v_x1173, RtValue **out_v_x1177, RtValue **out_v_x1175, RtValue **out_v_x1178) {
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x823, int32_t *out_v_x824, int32_t *out_v_x825) {
   (void)loc;
   (void)err;
   K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1154_d = v_x1154->data.i;
-  A.v_x1154_n = v_x1154->len;
-  A.v_x1155_d = v_x1155->data.i;
-  A.v_x1155_n = v_x1155->len;
-  A.v_x1157_d = v_x1157->data.i;
-  A.v_x1157_n = v_x1157->len;
-  A.v_x1158_off = rtg_seg_offsets(v_x1158);
-  A.v_x1158_n = v_x1158->len;
-  RtValue *v_x1173 = NULL;
-  RtValue *v_x1174 = NULL;
-  RtValue *v_x1175 = NULL;
-  RtValue *v_x1176 = NULL;
-  RtValue *v_x1177 = NULL;
-  RtValue *v_x1178 = NULL;
-  /* SPLIT */
-  rtg::SplitCounts t178; /* the slots of its classes' counts */
-  int64_t t179; /* its size */
+  A.v_x823_d = v_x823->data.i;
+  A.v_x823_n = v_x823->len;
+  int32_t v_x824 = 0;
+  int32_t v_x825 = 0;
+  /* ONCE */
   {
-    const int64_t t180 = v_x1154->len;
-    v_x1173 = rtg_vec_new(RT_INT, t180);
-    A.v_x1173_d = v_x1173->data.i;
-    A.v_x1173_n = v_x1173->len;
-    v_x1175 = rtg_vec_new(RT_INT, t180);
-    A.v_x1175_d = v_x1175->data.i;
-    A.v_x1175_n = v_x1175->len;
-    t179 = t180;
-    v_x1177 = rtg_vec_new(RT_INT, v_x1158->len);
-    A.v_x1177_d = v_x1177->data.i;
-    A.v_x1177_n = v_x1177->len;
-    v_x1178 = rtg_vec_new(RT_INT, v_x1158->len);
-    A.v_x1178_d = v_x1178->data.i;
-    A.v_x1178_n = v_x1178->len;
-    RtValue *const t181[2] = {
-      v_x1177,
-      v_x1178,
-    };
-    t178 = rtg::split_launch<K6_0_V, 2>("K6", loc, K6_0_pull{A}, K6_0_pred{A}, t180, K6_0_store{A}, v_x1158, t181);
+    const K6_0_V t160 = rtg::once<K6_0_V>("K6", loc, K6_0_pull{A});
+    v_x824 = t160.v0;
+    A.v_x824 = v_x824;
+    v_x825 = t160.v1;
+    A.v_x825 = v_x825;
   }
-  {
-    int64_t t182[2];
-    t182[0] = rtg::filter_count(t178.at[0]);
-    t182[1] = rtg::filter_count(t178.at[1]);
-    v_x1173 = rtg_vec_fit(v_x1173, t182[0]);
-    A.v_x1173_d = v_x1173->data.i;
-    A.v_x1173_n = v_x1173->len;
-    v_x1175 = rtg_vec_fit(v_x1175, t182[1]);
-    A.v_x1175_d = v_x1175->data.i;
-    A.v_x1175_n = v_x1175->len;
-  }
-  *out_v_x1173 = v_x1173;
-  *out_v_x1177 = v_x1177;
-  *out_v_x1175 = v_x1175;
-  *out_v_x1178 = v_x1178;
-  rt_release(v_x1174);
-  rt_release(v_x1176);
+  *out_v_x824 = v_x824;
+  *out_v_x825 = v_x825;
   return;
 fail:
-  rt_release(v_x1173);
-  rt_release(v_x1174);
-  rt_release(v_x1175);
-  rt_release(v_x1176);
-  rt_release(v_x1177);
-  rt_release(v_x1178);
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1154, RtValue *v_x1155, RtValue *v_x1157, RtValue *v_x1158, RtValue **out_v_x1173, RtValue **out_v_x1177, RtValue **out_v_x1175, RtValue **out_v_x1178) {
-  RtValue *vals[] = {v_x1154, v_x1155, v_x1157, v_x1158};
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x823, int32_t *out_v_x824, int32_t *out_v_x825) {
+  RtValue *vals[] = {v_x823};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K6_host(err, loc, run, v_x1154, v_x1155, v_x1157, v_x1158, out_v_x1173, out_v_x1177, out_v_x1175, out_v_x1178);
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K6_host(err, loc, run, v_x823, out_v_x824, out_v_x825);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, v_x1154, v_x1155, v_x1157, v_x1158, out_v_x1173, out_v_x1177, out_v_x1175, out_v_x1178);
+    K6_gpu(err, loc, run, v_x823, out_v_x824, out_v_x825);
   }
 }
 
-/* K7: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771) {
+/* K7: MAP, REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue *v_x1360, int32_t v_x1361, RtValue *v_x1362, RtValue *v_x1363, RtValue *v_x1365, RtValue **out_v_x1390, int32_t *out_v_x1388, int32_t *out_v_x1389, RtValue **out_v_x1391, RtValue **out_v_x1410, RtValue **out_v_x1414, RtValue **out_v_x1412, RtValue **out_v_x1415, RtValue **out_v_x1393, RtValue **out_v_x1394, RtValue **out_v_x1395) {
   (void)loc;
   (void)run;
-  int32_t *v_x761_d = v_x761->data.i;
-  const int64_t v_x761_n = v_x761->len;
-  RtValue *v_x760 = NULL;
-  int32_t v_x769 = 0;
-  int32_t v_x770 = 0;
-  int32_t v_x771 = 0;
+  int32_t *v_x1359_d = v_x1359->data.i;
+  const int64_t v_x1359_n = v_x1359->len;
+  int32_t *v_x1360_d = v_x1360->data.i;
+  const int64_t v_x1360_n = v_x1360->len;
+  int32_t *v_x1362_d = v_x1362->data.i;
+  const int64_t v_x1362_n = v_x1362->len;
+  int32_t *v_x1363_d = v_x1363->data.i;
+  const int64_t v_x1363_n = v_x1363->len;
+  (void)v_x1363_n; /* v_x1363's length is v_x1362's */
+  const int64_t *v_x1365_off = rt_seg_offsets(v_x1365);
+  const int64_t v_x1365_n = v_x1365->len;
+  RtValue *v_x1390 = NULL;
+  RtValue *v_x1391 = NULL;
+  RtValue *v_x1392 = NULL;
+  RtValue *v_x1393 = NULL;
+  RtValue *v_x1394 = NULL;
+  RtValue *v_x1395 = NULL;
+  int32_t v_x1387 = 0;
+  int32_t v_x1388 = 0;
+  int32_t v_x1389 = 0;
+  RtValue *v_x1410 = NULL;
+  RtValue *v_x1411 = NULL;
+  RtValue *v_x1412 = NULL;
+  RtValue *v_x1413 = NULL;
+  RtValue *v_x1414 = NULL;
+  RtValue *v_x1415 = NULL;
   /* MAP */
   {
-    const int64_t t183 = v_x758;
-    if (t183 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t183, 0.0, 0);
+    const int64_t t161 = v_x1361;
+    if (t161 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t161, 0.0, 0);
       goto fail;
     }
-    v_x760 = rt_value_new(rt_vec_type(RT_INT), t183);
-    int32_t *v_x760_d = v_x760->data.i;
-    const int64_t v_x760_n = v_x760->len;
-    RT_PARALLEL_FOR_IF(t183 >= RT_PARALLEL_MIN)
-    for (int64_t t184 = 0; t184 < t183; t184++) {
-      const int32_t t185 = (int32_t)t184;
-      v_x760_d[t184] = 0;
+    v_x1390 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x1390_d = v_x1390->data.i;
+    const int64_t v_x1390_n = v_x1390->len;
+    v_x1391 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x1391_d = v_x1391->data.b;
+    const int64_t v_x1391_n = v_x1391->len;
+    v_x1392 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x1392_d = v_x1392->data.i;
+    const int64_t v_x1392_n = v_x1392->len;
+    v_x1393 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x1393_d = v_x1393->data.i;
+    const int64_t v_x1393_n = v_x1393->len;
+    v_x1394 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x1394_d = v_x1394->data.b;
+    const int64_t v_x1394_n = v_x1394->len;
+    v_x1395 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x1395_d = v_x1395->data.b;
+    const int64_t v_x1395_n = v_x1395->len;
+    RT_PARALLEL_FOR_IF(t161 >= RT_PARALLEL_MIN)
+    for (int64_t t162 = 0; t162 < t161; t162++) {
+      const int32_t t163 = (int32_t)t162;
+      int t165 = 0; /* nonzero: a check below failed */
+      int t166 = (uint64_t)(int64_t)t163 < (uint64_t)v_x1362_n;
+      int32_t t164 = t166 ? v_x1363_d[t163] : 0;
+      t165 |= !t166;
+      int32_t t167 = t166 ? v_x1362_d[t163] : 0;
+      uint8_t t169 = rt_lt_i(0, t167);
+      int32_t t171 = (t169 ? t164 : -1);
+      uint8_t t173 = rt_ge_i(t171, 0);
+      int32_t t174;
+      if (t173) {
+        int t176 = (uint64_t)(int64_t)t171 < (uint64_t)v_x1360_n;
+        int32_t t175 = t176 ? v_x1360_d[t171] : 0;
+        t165 |= !t176;
+        t174 = t175;
+      } else {
+        t174 = 0;
+      }
+      if (__builtin_expect(t165 != 0, 0)) { /* again, recording the error */
+        int32_t t177;
+        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1362_n) {
+          t177 = v_x1363_d[t163];
+        } else {
+          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1362_n, 0.0, 1);
+          t177 = 0;
+        }
+        int32_t t178;
+        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1362_n) {
+          t178 = v_x1362_d[t163];
+        } else {
+          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1362_n, 0.0, 2);
+          t178 = 0;
+        }
+        uint8_t t180 = rt_lt_i(0, t178);
+        int32_t t182 = (t180 ? t177 : -1);
+        uint8_t t184 = rt_ge_i(t182, 0);
+        int32_t t185;
+        if (t184) {
+          int32_t t186;
+          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x1360_n) {
+            t186 = v_x1360_d[t182];
+          } else {
+            NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t182, v_x1360_n, 0.0, 3);
+            t186 = 0;
+          }
+          t185 = t186;
+        } else {
+          t185 = 0;
+        }
+      }
+      v_x1390_d[t162] = 0;
+      v_x1391_d[t162] = 1;
+      v_x1392_d[t162] = t174;
+      v_x1393_d[t162] = 2;
+      v_x1394_d[t162] = 1;
+      v_x1395_d[t162] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x760_d = v_x760->data.i;
-    const int64_t v_x760_n = v_x760->len;
+    int32_t *v_x1390_d = v_x1390->data.i;
+    const int64_t v_x1390_n = v_x1390->len;
+    uint8_t *v_x1391_d = v_x1391->data.b;
+    const int64_t v_x1391_n = v_x1391->len;
+    int32_t *v_x1392_d = v_x1392->data.i;
+    const int64_t v_x1392_n = v_x1392->len;
+    int32_t *v_x1393_d = v_x1393->data.i;
+    const int64_t v_x1393_n = v_x1393->len;
+    uint8_t *v_x1394_d = v_x1394->data.b;
+    const int64_t v_x1394_n = v_x1394->len;
+    uint8_t *v_x1395_d = v_x1395->data.b;
+    const int64_t v_x1395_n = v_x1395->len;
     /* REDUCE */
     {
-      const int64_t t186 = v_x758;
-      if (t186 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t186, 0.0, 1);
+      const int64_t t187 = v_x1361;
+      if (t187 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t187, 0.0, 4);
         goto fail;
       }
-      const int64_t t187 = t186 > 0 ? (t186 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t188 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t187);
-      int32_t *t189 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t187);
-      int32_t *t190 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t187);
-      RT_PARALLEL_FOR_IF(t187 > 1)
-      for (int64_t t191 = 0; t191 < t187; t191++) {
-        int32_t t191a0;
-        int32_t t191a1;
-        int32_t t191a2;
-        t191a0 = 2147483647;
-        t191a1 = 0;
-        t191a2 = 1;
-        const int64_t t191_end = (t191 + 1) * RT_CHUNK < t186 ? (t191 + 1) * RT_CHUNK : t186;
-        for (int64_t t192 = t191 * RT_CHUNK; t192 < t191_end; t192++) {
-          const int32_t t193 = (int32_t)t192;
-          int32_t t191x0;
-          int32_t t191x1;
-          int32_t t191x2;
-          int t195 = 0; /* nonzero: a check below failed */
-          int t196 = (uint64_t)(int64_t)t193 < (uint64_t)v_x761_n;
-          int32_t t194 = t196 ? v_x761_d[t193] : 0;
-          t195 |= !t196;
-          uint8_t t198 = rt_lt_i(0, t194);
-          int32_t t199;
-          if (t198) {
-            t199 = 2147483647;
+      const int64_t t188 = t187 > 0 ? (t187 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t189 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
+      int32_t *t190 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
+      int32_t *t191 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
+      RT_PARALLEL_FOR_IF(t188 > 1)
+      for (int64_t t192 = 0; t192 < t188; t192++) {
+        int32_t t192a0;
+        int32_t t192a1;
+        int32_t t192a2;
+        t192a0 = 2147483647;
+        t192a1 = 0;
+        t192a2 = 1;
+        const int64_t t192_end = (t192 + 1) * RT_CHUNK < t187 ? (t192 + 1) * RT_CHUNK : t187;
+        for (int64_t t193 = t192 * RT_CHUNK; t193 < t192_end; t193++) {
+          const int32_t t194 = (int32_t)t193;
+          int32_t t192x0;
+          int32_t t192x1;
+          int32_t t192x2;
+          int t196 = 0; /* nonzero: a check below failed */
+          int t197 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1362_n;
+          int32_t t195 = t197 ? v_x1362_d[t194] : 0;
+          t196 |= !t197;
+          uint8_t t199 = rt_lt_i(0, t195);
+          int32_t t200;
+          if (t199) {
+            t200 = 2147483647;
           } else {
-            t199 = t193;
+            t200 = t194;
           }
-          if (__builtin_expect(t195 != 0, 0)) { /* again, recording the error */
-            int32_t t200;
-            if ((uint64_t)(int64_t)t193 < (uint64_t)v_x761_n) {
-              t200 = v_x761_d[t193];
+          if (__builtin_expect(t196 != 0, 0)) { /* again, recording the error */
+            int32_t t201;
+            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1362_n) {
+              t201 = v_x1362_d[t194];
             } else {
-              NESSIE_RECORD(err, t192, RT_CHECK_INDEX, 3, 0, RT_GATHER, t193, v_x761_n, 0.0, 2);
-              t200 = 0;
+              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 2, 0, RT_GATHER, t194, v_x1362_n, 0.0, 5);
+              t201 = 0;
             }
-            uint8_t t202 = rt_lt_i(0, t200);
-            int32_t t203;
-            if (t202) {
-              t203 = 2147483647;
+            uint8_t t203 = rt_lt_i(0, t201);
+            int32_t t204;
+            if (t203) {
+              t204 = 2147483647;
             } else {
-              t203 = t193;
+              t204 = t194;
             }
           }
-          t191x0 = t199;
-          t191x1 = 0;
-          t191x2 = t194;
-          uint8_t t205 = rt_le_i(t191a0, t191x0);
-          int32_t t206;
-          if (t205) {
-            t206 = t191a0;
-          } else {
-            t206 = t191x0;
-          }
+          t192x0 = t200;
+          t192x1 = 0;
+          t192x2 = t195;
+          uint8_t t206 = rt_le_i(t192a0, t192x0);
           int32_t t207;
-          if (t205) {
-            t207 = t191a1;
+          if (t206) {
+            t207 = t192a0;
           } else {
-            t207 = t191x1;
+            t207 = t192x0;
           }
           int32_t t208;
-          if (t205) {
-            t208 = t191a2;
+          if (t206) {
+            t208 = t192a1;
           } else {
-            t208 = t191x2;
+            t208 = t192x1;
           }
-          t191a0 = t206;
-          t191a1 = t207;
-          t191a2 = t208;
+          int32_t t209;
+          if (t206) {
+            t209 = t192a2;
+          } else {
+            t209 = t192x2;
+          }
+          t192a0 = t207;
+          t192a1 = t208;
+          t192a2 = t209;
         }
-        t188[t191] = t191a0;
-        t189[t191] = t191a1;
-        t190[t191] = t191a2;
+        t189[t192] = t192a0;
+        t190[t192] = t192a1;
+        t191[t192] = t192a2;
       }
-      int32_t t191t0;
-      int32_t t191t1;
-      int32_t t191t2;
-      t191t0 = 2147483647;
-      t191t1 = 0;
-      t191t2 = 1;
-      for (int64_t t191 = 0; t191 < t187; t191++) {
-        const int32_t t209 = t188[t191];
-        const int32_t t210 = t189[t191];
-        const int32_t t211 = t190[t191];
-        uint8_t t213 = rt_le_i(t191t0, t209);
-        int32_t t214;
-        if (t213) {
-          t214 = t191t0;
-        } else {
-          t214 = t209;
-        }
+      int32_t t192t0;
+      int32_t t192t1;
+      int32_t t192t2;
+      t192t0 = 2147483647;
+      t192t1 = 0;
+      t192t2 = 1;
+      for (int64_t t192 = 0; t192 < t188; t192++) {
+        const int32_t t210 = t189[t192];
+        const int32_t t211 = t190[t192];
+        const int32_t t212 = t191[t192];
+        uint8_t t214 = rt_le_i(t192t0, t210);
         int32_t t215;
-        if (t213) {
-          t215 = t191t1;
+        if (t214) {
+          t215 = t192t0;
         } else {
           t215 = t210;
         }
         int32_t t216;
-        if (t213) {
-          t216 = t191t2;
+        if (t214) {
+          t216 = t192t1;
         } else {
           t216 = t211;
         }
-        t191t0 = t214;
-        t191t1 = t215;
-        t191t2 = t216;
+        int32_t t217;
+        if (t214) {
+          t217 = t192t2;
+        } else {
+          t217 = t212;
+        }
+        t192t0 = t215;
+        t192t1 = t216;
+        t192t2 = t217;
       }
-      v_x769 = t191t0;
-      rt_free(t188);
-      v_x770 = t191t1;
+      v_x1387 = t192t0;
       rt_free(t189);
-      v_x771 = t191t2;
+      v_x1388 = t192t1;
       rt_free(t190);
+      v_x1389 = t192t2;
+      rt_free(t191);
     }
     if (err->index != INT64_MAX)
       goto fail;
+    {
+      /* SPLIT */
+      {
+        const int64_t t218 = v_x1359_n;
+        const int64_t t219 = t218 > 0 ? (t218 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        uint8_t *t220 = (uint8_t *)rt_alloc_atomic((size_t)t218 + 1);
+        int64_t *t221 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t219 + 1)); /* class c, chunk k: [c * chunks + k] */
+        RT_PARALLEL_FOR_IF(t219 > 1)
+        for (int64_t t222 = 0; t222 < t219; t222++) {
+          int64_t kept[2] = {0};
+          int64_t t225 = rt_segment_search(v_x1365_off, 0, v_x1365_n, t222 * RT_CHUNK);
+          const int64_t t222_end = (t222 + 1) * RT_CHUNK < t218 ? (t222 + 1) * RT_CHUNK : t218;
+          for (int64_t t223 = t222 * RT_CHUNK; t223 < t222_end; t223++) {
+            const int32_t t224 = (int32_t)t223;
+            while (v_x1365_off[t225 + 1] <= t223)
+              t225++;
+            const int32_t t226 = (int32_t)t225;
+            int32_t t222x0;
+            uint8_t t222x1;
+            int32_t t222x2;
+            uint8_t t222x3;
+            int t228 = 0; /* nonzero: a check below failed */
+            int t229 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1392_n;
+            int32_t t227 = t229 ? v_x1392_d[t226] : 0;
+            t228 |= !t229;
+            int32_t t230 = v_x1359_d[t224];
+            int t232 = (uint64_t)(int64_t)t230 < (uint64_t)v_x1360_n;
+            int32_t t231 = t232 ? v_x1360_d[t230] : 0;
+            t228 |= !t232;
+            uint8_t t234 = rt_lt_i(t231, t227);
+            uint8_t t236 = rt_gt_i(t231, t227);
+            if (__builtin_expect(t228 != 0, 0)) { /* again, recording the error */
+              int32_t t237;
+              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1392_n) {
+                t237 = v_x1392_d[t226];
+              } else {
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1392_n, 0.0, 6);
+                t237 = 0;
+              }
+              int32_t t238 = v_x1359_d[t224];
+              int32_t t239;
+              if ((uint64_t)(int64_t)t238 < (uint64_t)v_x1360_n) {
+                t239 = v_x1360_d[t238];
+              } else {
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t238, v_x1360_n, 0.0, 7);
+                t239 = 0;
+              }
+              uint8_t t241 = rt_lt_i(t239, t237);
+              uint8_t t243 = rt_gt_i(t239, t237);
+            }
+            t222x0 = t231;
+            t222x1 = t234;
+            t222x2 = t231;
+            t222x3 = t236;
+            uint8_t t244;
+            uint8_t t245;
+            t244 = t222x1;
+            t245 = t222x3;
+            kept[0] += t244 != 0;
+            kept[1] += t245 != 0;
+            t220[t223] = (uint8_t)((t244 != 0) << 0 | (t245 != 0) << 1);
+          }
+          t221[0 * t219 + t222] = kept[0];
+          t221[1 * t219 + t222] = kept[1];
+        }
+        if (err->index != INT64_MAX) {
+          rt_free(t220);
+          rt_free(t221);
+          goto fail;
+        }
+        int64_t t246 = 0;
+        for (int64_t t222 = 0; t222 < t219; t222++) {
+          const int64_t k = t221[0 * t219 + t222];
+          t221[0 * t219 + t222] = t246;
+          t246 += k;
+        }
+        v_x1410 = rt_value_new(rt_vec_type(RT_INT), t246);
+        int32_t *v_x1410_d = v_x1410->data.i;
+        const int64_t v_x1410_n = v_x1410->len;
+        int64_t t247 = 0;
+        for (int64_t t222 = 0; t222 < t219; t222++) {
+          const int64_t k = t221[1 * t219 + t222];
+          t221[1 * t219 + t222] = t247;
+          t247 += k;
+        }
+        v_x1412 = rt_value_new(rt_vec_type(RT_INT), t247);
+        int32_t *v_x1412_d = v_x1412->data.i;
+        const int64_t v_x1412_n = v_x1412->len;
+        v_x1414 = rt_value_new(rt_vec_type(RT_INT), v_x1365_n);
+        int32_t *v_x1414_d = v_x1414->data.i;
+        const int64_t v_x1414_n = v_x1414->len;
+        v_x1415 = rt_value_new(rt_vec_type(RT_INT), v_x1365_n);
+        int32_t *v_x1415_d = v_x1415->data.i;
+        const int64_t v_x1415_n = v_x1415->len;
+        RT_PARALLEL_FOR_IF(v_x1365_n > RT_CHUNK)
+        for (int64_t t248 = 0; t248 < v_x1365_n; t248++) {
+          int32_t in[2] = {0};
+          for (int64_t t249 = v_x1365_off[t248]; t249 < v_x1365_off[t248 + 1]; t249++) {
+            in[0] += t220[t249] >> 0 & 1;
+            in[1] += t220[t249] >> 1 & 1;
+          }
+          v_x1414_d[t248] = in[0];
+          v_x1415_d[t248] = in[1];
+        }
+        RT_PARALLEL_FOR_IF(t219 > 1)
+        for (int64_t t222 = 0; t222 < t219; t222++) {
+          int64_t at[2];
+          at[0] = t221[0 * t219 + t222];
+          at[1] = t221[1 * t219 + t222];
+          int64_t t225 = rt_segment_search(v_x1365_off, 0, v_x1365_n, t222 * RT_CHUNK);
+          const int64_t t222_end = (t222 + 1) * RT_CHUNK < t218 ? (t222 + 1) * RT_CHUNK : t218;
+          for (int64_t t223 = t222 * RT_CHUNK; t223 < t222_end; t223++) {
+            const int32_t t224 = (int32_t)t223;
+            while (v_x1365_off[t225 + 1] <= t223)
+              t225++;
+            const int32_t t226 = (int32_t)t225;
+            if (!t220[t223])
+              continue;
+            int32_t t222y0;
+            uint8_t t222y1;
+            int32_t t222y2;
+            uint8_t t222y3;
+            int t251 = 0; /* nonzero: a check below failed */
+            int t252 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1392_n;
+            int32_t t250 = t252 ? v_x1392_d[t226] : 0;
+            t251 |= !t252;
+            int32_t t253 = v_x1359_d[t224];
+            int t255 = (uint64_t)(int64_t)t253 < (uint64_t)v_x1360_n;
+            int32_t t254 = t255 ? v_x1360_d[t253] : 0;
+            t251 |= !t255;
+            uint8_t t257 = rt_lt_i(t254, t250);
+            uint8_t t259 = rt_gt_i(t254, t250);
+            if (__builtin_expect(t251 != 0, 0)) { /* again, recording the error */
+              int32_t t260;
+              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1392_n) {
+                t260 = v_x1392_d[t226];
+              } else {
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1392_n, 0.0, 8);
+                t260 = 0;
+              }
+              int32_t t261 = v_x1359_d[t224];
+              int32_t t262;
+              if ((uint64_t)(int64_t)t261 < (uint64_t)v_x1360_n) {
+                t262 = v_x1360_d[t261];
+              } else {
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x1360_n, 0.0, 9);
+                t262 = 0;
+              }
+              uint8_t t264 = rt_lt_i(t262, t260);
+              uint8_t t266 = rt_gt_i(t262, t260);
+            }
+            t222y0 = t254;
+            t222y1 = t257;
+            t222y2 = t254;
+            t222y3 = t259;
+            if (t220[t223] >> 0 & 1) {
+              v_x1410_d[at[0]] = t222y0;
+              at[0]++;
+            }
+            if (t220[t223] >> 1 & 1) {
+              v_x1412_d[at[1]] = t222y2;
+              at[1]++;
+            }
+          }
+        }
+        rt_free(t220);
+        rt_free(t221);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
   }
-  *out_v_x760 = v_x760;
-  *out_v_x770 = v_x770;
-  *out_v_x771 = v_x771;
+  *out_v_x1390 = v_x1390;
+  *out_v_x1388 = v_x1388;
+  *out_v_x1389 = v_x1389;
+  *out_v_x1391 = v_x1391;
+  *out_v_x1410 = v_x1410;
+  *out_v_x1414 = v_x1414;
+  *out_v_x1412 = v_x1412;
+  *out_v_x1415 = v_x1415;
+  *out_v_x1393 = v_x1393;
+  *out_v_x1394 = v_x1394;
+  *out_v_x1395 = v_x1395;
+  rt_release(v_x1392);
+  rt_release(v_x1411);
+  rt_release(v_x1413);
   return;
 fail:
-  rt_release(v_x760);
+  rt_release(v_x1390);
+  rt_release(v_x1391);
+  rt_release(v_x1392);
+  rt_release(v_x1393);
+  rt_release(v_x1394);
+  rt_release(v_x1395);
+  rt_release(v_x1410);
+  rt_release(v_x1411);
+  rt_release(v_x1412);
+  rt_release(v_x1413);
+  rt_release(v_x1414);
+  rt_release(v_x1415);
 }
 
-/* K7: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K7: MAP, REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t v_x758;
-  int32_t *v_x761_d; int64_t v_x761_n;
-  int32_t *v_x760_d; int64_t v_x760_n;
-  int32_t v_x769;
-  int32_t v_x770;
-  int32_t v_x771;
+  int32_t *v_x1359_d; int64_t v_x1359_n;
+  int32_t *v_x1360_d; int64_t v_x1360_n;
+  int32_t v_x1361;
+  int32_t *v_x1362_d; int64_t v_x1362_n;
+  int32_t *v_x1363_d; int64_t v_x1363_n;
+  const int64_t *v_x1365_off; int64_t v_x1365_n;
+  int32_t *v_x1390_d; int64_t v_x1390_n;
+  uint8_t *v_x1391_d; int64_t v_x1391_n;
+  int32_t *v_x1392_d; int64_t v_x1392_n;
+  int32_t *v_x1393_d; int64_t v_x1393_n;
+  uint8_t *v_x1394_d; int64_t v_x1394_n;
+  uint8_t *v_x1395_d; int64_t v_x1395_n;
+  int32_t v_x1387;
+  int32_t v_x1388;
+  int32_t v_x1389;
+  int32_t *v_x1410_d; int64_t v_x1410_n;
+  uint8_t *v_x1411_d; int64_t v_x1411_n;
+  int32_t *v_x1412_d; int64_t v_x1412_n;
+  uint8_t *v_x1413_d; int64_t v_x1413_n;
+  int32_t *v_x1414_d; int64_t v_x1414_n;
+  int32_t *v_x1415_d; int64_t v_x1415_n;
 };
 struct alignas(8) K7_0_V {
   int32_t v0;
+  uint8_t v1;
+  int32_t v2;
+  int32_t v3;
+  uint8_t v4;
+  uint8_t v5;
 };
 struct K7_0_pull {
   K7_A A;
   __device__ K7_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K7_0_V{0};
+    int t268 = 0; /* nonzero: a check below failed */
+    int t269 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1362_n;
+    int32_t t267 = t269 ? rtg::ld_stream(&A.v_x1363_d[ix]) : 0;
+    t268 |= !t269;
+    int32_t t270 = t269 ? rtg::ld_stream(&A.v_x1362_d[ix]) : 0;
+    uint8_t t272 = rt_lt_i(0, t270);
+    int32_t t274 = (t272 ? t267 : -1);
+    uint8_t t276 = rt_ge_i(t274, 0);
+    int32_t t277;
+    if (t276) {
+      int t279 = (uint64_t)(int64_t)t274 < (uint64_t)A.v_x1360_n;
+      int32_t t278 = t279 ? A.v_x1360_d[t274] : 0;
+      t268 |= !t279;
+      t277 = t278;
+    } else {
+      t277 = 0;
+    }
+    if (__builtin_expect(t268 != 0, 0)) { /* again, recording the error */
+      int32_t t280;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1362_n) {
+        t280 = rtg::ld_stream(&A.v_x1363_d[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1362_n, 0.0, 0);
+        t280 = 0;
+      }
+      int32_t t281;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1362_n) {
+        t281 = rtg::ld_stream(&A.v_x1362_d[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1362_n, 0.0, 1);
+        t281 = 0;
+      }
+      uint8_t t283 = rt_lt_i(0, t281);
+      int32_t t285 = (t283 ? t280 : -1);
+      uint8_t t287 = rt_ge_i(t285, 0);
+      int32_t t288;
+      if (t287) {
+        int32_t t289;
+        if ((uint64_t)(int64_t)t285 < (uint64_t)A.v_x1360_n) {
+          t289 = A.v_x1360_d[t285];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t285, A.v_x1360_n, 0.0, 2);
+          t289 = 0;
+        }
+        t288 = t289;
+      } else {
+        t288 = 0;
+      }
+    }
+    return K7_0_V{0, 1, t277, 2, 1, 1};
   }
 };
 struct K7_0_store {
   K7_A A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x760_d[i] = v.v0;
+    A.v_x1390_d[i] = v.v0;
+    A.v_x1391_d[i] = v.v1;
+    A.v_x1392_d[i] = v.v2;
+    A.v_x1393_d[i] = v.v3;
+    A.v_x1394_d[i] = v.v4;
+    A.v_x1395_d[i] = v.v5;
   }
 };
 struct alignas(8) K7_1_V {
@@ -1324,59 +1596,59 @@ struct K7_1_pull {
   __device__ K7_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t218 = 0; /* nonzero: a check below failed */
-    int t219 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x761_n;
-    int32_t t217 = t219 ? A.v_x761_d[ix] : 0;
-    t218 |= !t219;
-    uint8_t t221 = rt_lt_i(0, t217);
-    int32_t t222;
-    if (t221) {
-      t222 = 2147483647;
+    int t291 = 0; /* nonzero: a check below failed */
+    int t292 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1362_n;
+    int32_t t290 = t292 ? A.v_x1362_d[ix] : 0;
+    t291 |= !t292;
+    uint8_t t294 = rt_lt_i(0, t290);
+    int32_t t295;
+    if (t294) {
+      t295 = 2147483647;
     } else {
-      t222 = ix;
+      t295 = ix;
     }
-    if (__builtin_expect(t218 != 0, 0)) { /* again, recording the error */
-      int32_t t223;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x761_n) {
-        t223 = A.v_x761_d[ix];
+    if (__builtin_expect(t291 != 0, 0)) { /* again, recording the error */
+      int32_t t296;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1362_n) {
+        t296 = A.v_x1362_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x761_n, 0.0, 0);
-        t223 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1362_n, 0.0, 3);
+        t296 = 0;
       }
-      uint8_t t225 = rt_lt_i(0, t223);
-      int32_t t226;
-      if (t225) {
-        t226 = 2147483647;
+      uint8_t t298 = rt_lt_i(0, t296);
+      int32_t t299;
+      if (t298) {
+        t299 = 2147483647;
       } else {
-        t226 = ix;
+        t299 = ix;
       }
     }
-    return K7_1_V{t222, 0, t217};
+    return K7_1_V{t295, 0, t290};
   }
 };
 struct K7_1_op {
   K7_A A;
   __device__ K7_1_V operator()(const K7_1_V &a, const K7_1_V &b) const {
-    uint8_t t228 = rt_le_i(a.v0, b.v0);
-    int32_t t229;
-    if (t228) {
-      t229 = a.v0;
+    uint8_t t301 = rt_le_i(a.v0, b.v0);
+    int32_t t302;
+    if (t301) {
+      t302 = a.v0;
     } else {
-      t229 = b.v0;
+      t302 = b.v0;
     }
-    int32_t t230;
-    if (t228) {
-      t230 = a.v1;
+    int32_t t303;
+    if (t301) {
+      t303 = a.v1;
     } else {
-      t230 = b.v1;
+      t303 = b.v1;
     }
-    int32_t t231;
-    if (t228) {
-      t231 = a.v2;
+    int32_t t304;
+    if (t301) {
+      t304 = a.v2;
     } else {
-      t231 = b.v2;
+      t304 = b.v2;
     }
-    return K7_1_V{t229, t230, t231};
+    return K7_1_V{t302, t303, t304};
   }
 };
 struct K7_1_check {
@@ -1396,124 +1668,450 @@ struct K7_1_ride {
     return K7_1_pull{A}(i);
   }
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771, int check_site_0) {
+struct alignas(8) K7_2_V {
+  int32_t v0;
+  uint8_t v1;
+  int32_t v2;
+  uint8_t v3;
+};
+struct K7_2_pull {
+  K7_A A;
+  static constexpr bool segment = true; /* operator() takes the segment too */
+  __device__ K7_2_V operator()(int64_t i, int64_t s) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t306 = 0; /* nonzero: a check below failed */
+    int t307 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1392_n;
+    int32_t t305 = t307 ? A.v_x1392_d[sx] : 0;
+    t306 |= !t307;
+    int32_t t308 = rtg::ld_stream(&A.v_x1359_d[ix]);
+    int t310 = (uint64_t)(int64_t)t308 < (uint64_t)A.v_x1360_n;
+    int32_t t309 = t310 ? A.v_x1360_d[t308] : 0;
+    t306 |= !t310;
+    uint8_t t312 = rt_lt_i(t309, t305);
+    uint8_t t314 = rt_gt_i(t309, t305);
+    if (__builtin_expect(t306 != 0, 0)) { /* again, recording the error */
+      int32_t t315;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1392_n) {
+        t315 = A.v_x1392_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1392_n, 0.0, 4);
+        t315 = 0;
+      }
+      int32_t t316 = rtg::ld_stream(&A.v_x1359_d[ix]);
+      int32_t t317;
+      if ((uint64_t)(int64_t)t316 < (uint64_t)A.v_x1360_n) {
+        t317 = A.v_x1360_d[t316];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, A.v_x1360_n, 0.0, 5);
+        t317 = 0;
+      }
+      uint8_t t319 = rt_lt_i(t317, t315);
+      uint8_t t321 = rt_gt_i(t317, t315);
+    }
+    return K7_2_V{t309, t312, t309, t314};
+  }
+};
+struct K7_2_store {
+  K7_A A;
+  __device__ void operator()(int c, int64_t i, const K7_2_V &v) const {
+    switch (c) {
+    case 0:
+      A.v_x1410_d[i] = v.v0;
+      /* v.v1: v_x1411, read by nothing */
+      break;
+    case 1:
+      A.v_x1412_d[i] = v.v2;
+      /* v.v3: v_x1413, read by nothing */
+      break;
+    }
+  }
+};
+struct K7_2_pred {
+  K7_A A;
+  __device__ unsigned operator()(int64_t i, const K7_2_V &v) const {
+    return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
+  }
+};
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue *v_x1360, int32_t v_x1361, RtValue *v_x1362, RtValue *v_x1363, RtValue *v_x1365, RtValue **out_v_x1390, int32_t *out_v_x1388, int32_t *out_v_x1389, RtValue **out_v_x1391, RtValue **out_v_x1410, RtValue **out_v_x1414, RtValue **out_v_x1412, RtValue **out_v_x1415, RtValue **out_v_x1393, RtValue **out_v_x1394, RtValue **out_v_x1395, int check_site_0) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x758 = v_x758;
-  A.v_x761_d = v_x761->data.i;
-  A.v_x761_n = v_x761->len;
-  RtValue *v_x760 = NULL;
+  A.v_x1359_d = v_x1359->data.i;
+  A.v_x1359_n = v_x1359->len;
+  A.v_x1360_d = v_x1360->data.i;
+  A.v_x1360_n = v_x1360->len;
+  A.v_x1361 = v_x1361;
+  A.v_x1362_d = v_x1362->data.i;
+  A.v_x1362_n = v_x1362->len;
+  A.v_x1363_d = v_x1363->data.i;
+  A.v_x1363_n = v_x1363->len;
+  A.v_x1365_off = rtg_seg_offsets(v_x1365);
+  A.v_x1365_n = v_x1365->len;
+  RtValue *v_x1390 = NULL;
+  RtValue *v_x1391 = NULL;
+  RtValue *v_x1392 = NULL;
+  RtValue *v_x1393 = NULL;
+  RtValue *v_x1394 = NULL;
+  RtValue *v_x1395 = NULL;
   K7_1_V *K7_1_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x769 = 0;
-  int32_t v_x770 = 0;
-  int32_t v_x771 = 0;
+  int32_t v_x1387 = 0;
+  int32_t v_x1388 = 0;
+  int32_t v_x1389 = 0;
+  RtValue *v_x1410 = NULL;
+  RtValue *v_x1411 = NULL;
+  RtValue *v_x1412 = NULL;
+  RtValue *v_x1413 = NULL;
+  RtValue *v_x1414 = NULL;
+  RtValue *v_x1415 = NULL;
   /* MAP */
   {
-    const int64_t t232 = v_x758;
-    if (t232 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t232, 0.0, run, 1};
+    const int64_t t322 = v_x1361;
+    if (t322 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t322, 0.0, run, 6};
       goto fail;
     }
-    v_x760 = rtg_vec_new(RT_INT, t232);
-    A.v_x760_d = v_x760->data.i;
-    A.v_x760_n = v_x760->len;
+    v_x1390 = rtg_vec_new(RT_INT, t322);
+    A.v_x1390_d = v_x1390->data.i;
+    A.v_x1390_n = v_x1390->len;
+    v_x1391 = rtg_vec_new(RT_BOOL, t322);
+    A.v_x1391_d = v_x1391->data.b;
+    A.v_x1391_n = v_x1391->len;
+    v_x1392 = rtg_vec_new(RT_INT, t322);
+    A.v_x1392_d = v_x1392->data.i;
+    A.v_x1392_n = v_x1392->len;
+    v_x1393 = rtg_vec_new(RT_INT, t322);
+    A.v_x1393_d = v_x1393->data.i;
+    A.v_x1393_n = v_x1393->len;
+    v_x1394 = rtg_vec_new(RT_BOOL, t322);
+    A.v_x1394_d = v_x1394->data.b;
+    A.v_x1394_n = v_x1394->len;
+    v_x1395 = rtg_vec_new(RT_BOOL, t322);
+    A.v_x1395_d = v_x1395->data.b;
+    A.v_x1395_n = v_x1395->len;
     /* computed in the launch of SOAC 1 (K7_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t233 = v_x758;
-    if (t233 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t233, 0.0, run, 2};
+    const int64_t t323 = v_x1361;
+    if (t323 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t323, 0.0, run, 7};
       goto fail;
     }
-    K7_1_V *t234 = rtg::reduce_to_device<false>("K7", loc, K7_1_ride{A}, K7_1_op{A}, K7_1_V{2147483647, 0, 1}, t233);
-    K7_1_value = t234;
+    K7_1_V *t324 = rtg::reduce_to_device<false>("K7", loc, K7_1_ride{A}, K7_1_op{A}, K7_1_V{2147483647, 0, 1}, t323);
+    K7_1_value = t324;
+  }
+  /* SPLIT */
+  rtg::SplitCounts t325; /* the slots of its classes' counts */
+  int64_t t326; /* its size */
+  {
+    const int64_t t327 = v_x1359->len;
+    v_x1410 = rtg_vec_new(RT_INT, t327);
+    A.v_x1410_d = v_x1410->data.i;
+    A.v_x1410_n = v_x1410->len;
+    v_x1412 = rtg_vec_new(RT_INT, t327);
+    A.v_x1412_d = v_x1412->data.i;
+    A.v_x1412_n = v_x1412->len;
+    t326 = t327;
+    v_x1414 = rtg_vec_new(RT_INT, v_x1365->len);
+    A.v_x1414_d = v_x1414->data.i;
+    A.v_x1414_n = v_x1414->len;
+    v_x1415 = rtg_vec_new(RT_INT, v_x1365->len);
+    A.v_x1415_d = v_x1415->data.i;
+    A.v_x1415_n = v_x1415->len;
+    RtValue *const t328[2] = {
+      v_x1414,
+      v_x1415,
+    };
+    t325 = rtg::split_launch<K7_2_V, 2>("K7", loc, K7_2_pull{A}, K7_2_pred{A}, t327, K7_2_store{A}, v_x1365, t328);
+  }
+  {
+    int64_t t329[2];
+    t329[0] = rtg::filter_count(t325.at[0]);
+    t329[1] = rtg::filter_count(t325.at[1]);
+    v_x1410 = rtg_vec_fit(v_x1410, t329[0]);
+    A.v_x1410_d = v_x1410->data.i;
+    A.v_x1410_n = v_x1410->len;
+    v_x1412 = rtg_vec_fit(v_x1412, t329[1]);
+    A.v_x1412_d = v_x1412->data.i;
+    A.v_x1412_n = v_x1412->len;
   }
   if (!rtg::check_result("K7", loc, K7_1_value, K7_1_check{{check_site_0}}, K7_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K7_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x760 = v_x760;
-  *out_v_x770 = v_x770;
-  *out_v_x771 = v_x771;
+  *out_v_x1390 = v_x1390;
+  *out_v_x1388 = v_x1388;
+  *out_v_x1389 = v_x1389;
+  *out_v_x1391 = v_x1391;
+  *out_v_x1410 = v_x1410;
+  *out_v_x1414 = v_x1414;
+  *out_v_x1412 = v_x1412;
+  *out_v_x1415 = v_x1415;
+  *out_v_x1393 = v_x1393;
+  *out_v_x1394 = v_x1394;
+  *out_v_x1395 = v_x1395;
+  rt_release(v_x1392);
+  rt_release(v_x1411);
+  rt_release(v_x1413);
   return;
 fail:
-  rt_release(v_x760);
+  rt_release(v_x1390);
+  rt_release(v_x1391);
+  rt_release(v_x1392);
+  rt_release(v_x1393);
+  rt_release(v_x1394);
+  rt_release(v_x1395);
+  rt_release(v_x1410);
+  rt_release(v_x1411);
+  rt_release(v_x1412);
+  rt_release(v_x1413);
+  rt_release(v_x1414);
+  rt_release(v_x1415);
   rtg_free(K7_1_value);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x758, RtValue *v_x761, RtValue **out_v_x760, int32_t *out_v_x770, int32_t *out_v_x771, int check_site_0) {
-  RtValue *vals[] = {v_x761};
-  const int64_t sizes[] = {(int64_t)v_x758, (int64_t)v_x758};
-  if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K7_host(err, loc, run, v_x758, v_x761, out_v_x760, out_v_x770, out_v_x771);
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue *v_x1360, int32_t v_x1361, RtValue *v_x1362, RtValue *v_x1363, RtValue *v_x1365, RtValue **out_v_x1390, int32_t *out_v_x1388, int32_t *out_v_x1389, RtValue **out_v_x1391, RtValue **out_v_x1410, RtValue **out_v_x1414, RtValue **out_v_x1412, RtValue **out_v_x1415, RtValue **out_v_x1393, RtValue **out_v_x1394, RtValue **out_v_x1395, int check_site_0) {
+  RtValue *vals[] = {v_x1359, v_x1360, v_x1362, v_x1363, v_x1365};
+  const int64_t sizes[] = {(int64_t)v_x1361, (int64_t)v_x1361};
+  if (rtg_choose_host(vals, 5, sizes, 2)) {
+    K7_host(err, loc, run, v_x1359, v_x1360, v_x1361, v_x1362, v_x1363, v_x1365, out_v_x1390, out_v_x1388, out_v_x1389, out_v_x1391, out_v_x1410, out_v_x1414, out_v_x1412, out_v_x1415, out_v_x1393, out_v_x1394, out_v_x1395);
     if (err->index == INT64_MAX) {
-      K7_1_V t235;
-      memset(&t235, 0, sizeof t235);
-      t235.v1 = *out_v_x770;
-      t235.v2 = *out_v_x771;
-      (void)K7_1_check{{check_site_0}}(t235, err, run);
+      K7_1_V t330;
+      memset(&t330, 0, sizeof t330);
+      t330.v1 = *out_v_x1388;
+      t330.v2 = *out_v_x1389;
+      (void)K7_1_check{{check_site_0}}(t330, err, run);
     }
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x758, v_x761, out_v_x760, out_v_x770, out_v_x771, check_site_0);
+    K7_gpu(err, loc, run, v_x1359, v_x1360, v_x1361, v_x1362, v_x1363, v_x1365, out_v_x1390, out_v_x1388, out_v_x1389, out_v_x1391, out_v_x1410, out_v_x1414, out_v_x1412, out_v_x1415, out_v_x1393, out_v_x1394, out_v_x1395, check_site_0);
   }
 }
 
-/* K8: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
+/* K8: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue *v_x898, int32_t v_x899, RtValue **out_v_x901, RtValue **out_v_x905) {
   (void)loc;
   (void)run;
-  int32_t *v_x772_d = v_x772->data.i;
-  const int64_t v_x772_n = v_x772->len;
-  int32_t *v_x775_d = v_x775->data.i;
-  const int64_t v_x775_n = v_x775->len;
-  RtValue *v_x777 = NULL;
+  int32_t *v_x897_d = v_x897->data.i;
+  const int64_t v_x897_n = v_x897->len;
+  int32_t *v_x898_d = v_x898->data.i;
+  const int64_t v_x898_n = v_x898->len;
+  (void)v_x898_n; /* v_x898's length is v_x897's */
+  RtValue *v_x901 = NULL;
+  RtValue *v_x905 = NULL;
   /* MAP */
   {
-    const int64_t t236 = v_x772_n;
-    v_x777 = rt_value_new(rt_vec_type(RT_INT), t236);
-    int32_t *v_x777_d = v_x777->data.i;
-    const int64_t v_x777_n = v_x777->len;
-    RT_PARALLEL_FOR_IF(t236 >= RT_PARALLEL_MIN)
-    for (int64_t t237 = 0; t237 < t236; t237++) {
-      const int32_t t238 = (int32_t)t237;
-      int t241 = 0; /* nonzero: a check below failed */
-      int32_t t239 = v_x772_d[t238];
-      int t242 = (uint64_t)(int64_t)t239 < (uint64_t)v_x775_n;
-      int32_t t240 = t242 ? v_x775_d[t239] : 0;
-      t241 |= !t242;
-      if (__builtin_expect(t241 != 0, 0)) { /* again, recording the error */
-        int32_t t243 = v_x772_d[t238];
-        int32_t t244;
-        if ((uint64_t)(int64_t)t243 < (uint64_t)v_x775_n) {
-          t244 = v_x775_d[t243];
+    const int64_t t331 = v_x899;
+    if (t331 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t331, 0.0, 0);
+      goto fail;
+    }
+    v_x901 = rt_value_new(rt_vec_type(RT_INT), t331);
+    int32_t *v_x901_d = v_x901->data.i;
+    const int64_t v_x901_n = v_x901->len;
+    RT_PARALLEL_FOR_IF(t331 >= RT_PARALLEL_MIN)
+    for (int64_t t332 = 0; t332 < t331; t332++) {
+      const int32_t t333 = (int32_t)t332;
+      int t338 = 0; /* nonzero: a check below failed */
+      uint8_t t335 = rt_lt_i(t333, (int32_t)v_x897_n);
+      int32_t t336;
+      if (t335) {
+        int t339 = (uint64_t)(int64_t)t333 < (uint64_t)v_x897_n;
+        int32_t t337 = t339 ? v_x897_d[t333] : 0;
+        t338 |= !t339;
+        t336 = t337;
+      } else {
+        int32_t t341 = rt_sub_i(t333, (int32_t)v_x897_n);
+        int t343 = (uint64_t)(int64_t)t341 < (uint64_t)v_x897_n;
+        int32_t t342 = t343 ? v_x898_d[t341] : 0;
+        t338 |= !t343;
+        t336 = t342;
+      }
+      if (__builtin_expect(t338 != 0, 0)) { /* again, recording the error */
+        uint8_t t345 = rt_lt_i(t333, (int32_t)v_x897_n);
+        int32_t t346;
+        if (t345) {
+          int32_t t347;
+          if ((uint64_t)(int64_t)t333 < (uint64_t)v_x897_n) {
+            t347 = v_x897_d[t333];
+          } else {
+            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t333, v_x897_n, 0.0, 1);
+            t347 = 0;
+          }
+          t346 = t347;
         } else {
-          NESSIE_RECORD(err, t237, RT_CHECK_INDEX, 0, 0, RT_GATHER, t243, v_x775_n, 0.0, 0);
-          t244 = 0;
+          int32_t t349 = rt_sub_i(t333, (int32_t)v_x897_n);
+          int32_t t350;
+          if ((uint64_t)(int64_t)t349 < (uint64_t)v_x897_n) {
+            t350 = v_x898_d[t349];
+          } else {
+            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x897_n, 0.0, 2);
+            t350 = 0;
+          }
+          t346 = t350;
         }
       }
-      v_x777_d[t237] = t240;
+      v_x901_d[t332] = t336;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x777 = v_x777;
+  {
+    int32_t *v_x901_d = v_x901->data.i;
+    const int64_t v_x901_n = v_x901->len;
+    /* SCAN */
+    {
+      const int64_t t351 = v_x899;
+      if (t351 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t351, 0.0, 3);
+        goto fail;
+      }
+      const int64_t t352 = t351 > 0 ? (t351 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t353 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t352);
+      RT_PARALLEL_FOR_IF(t352 > 1)
+      for (int64_t t354 = 0; t354 < t352; t354++) {
+        int32_t t354a0;
+        t354a0 = 0;
+        const int64_t t354_end = (t354 + 1) * RT_CHUNK < t351 ? (t354 + 1) * RT_CHUNK : t351;
+        for (int64_t t355 = t354 * RT_CHUNK; t355 < t354_end; t355++) {
+          const int32_t t356 = (int32_t)t355;
+          int32_t t354x0;
+          int t361 = 0; /* nonzero: a check below failed */
+          uint8_t t358 = rt_lt_i(t356, (int32_t)v_x897_n);
+          int32_t t359;
+          if (t358) {
+            int t362 = (uint64_t)(int64_t)t356 < (uint64_t)v_x897_n;
+            int32_t t360 = t362 ? v_x897_d[t356] : 0;
+            t361 |= !t362;
+            t359 = t360;
+          } else {
+            int32_t t364 = rt_sub_i(t356, (int32_t)v_x897_n);
+            int t366 = (uint64_t)(int64_t)t364 < (uint64_t)v_x897_n;
+            int32_t t365 = t366 ? v_x898_d[t364] : 0;
+            t361 |= !t366;
+            t359 = t365;
+          }
+          if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
+            uint8_t t368 = rt_lt_i(t356, (int32_t)v_x897_n);
+            int32_t t369;
+            if (t368) {
+              int32_t t370;
+              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x897_n) {
+                t370 = v_x897_d[t356];
+              } else {
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x897_n, 0.0, 4);
+                t370 = 0;
+              }
+              t369 = t370;
+            } else {
+              int32_t t372 = rt_sub_i(t356, (int32_t)v_x897_n);
+              int32_t t373;
+              if ((uint64_t)(int64_t)t372 < (uint64_t)v_x897_n) {
+                t373 = v_x898_d[t372];
+              } else {
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t372, v_x897_n, 0.0, 5);
+                t373 = 0;
+              }
+              t369 = t373;
+            }
+          }
+          t354x0 = t359;
+          int32_t t375 = rt_add_i(t354a0, t354x0);
+          t354a0 = t375;
+        }
+        t353[t354] = t354a0;
+      }
+      int32_t t354t0;
+      t354t0 = 0;
+      for (int64_t t354 = 0; t354 < t352; t354++) {
+        const int32_t t376 = t353[t354];
+        t353[t354] = t354t0;
+        int32_t t378 = rt_add_i(t354t0, t376);
+        t354t0 = t378;
+      }
+      v_x905 = rt_value_new(rt_vec_type(RT_INT), t351);
+      int32_t *v_x905_d = v_x905->data.i;
+      const int64_t v_x905_n = v_x905->len;
+      RT_PARALLEL_FOR_IF(t352 > 1)
+      for (int64_t t354 = 0; t354 < t352; t354++) {
+        int32_t t354p0;
+        t354p0 = t353[t354];
+        const int64_t t354_end = (t354 + 1) * RT_CHUNK < t351 ? (t354 + 1) * RT_CHUNK : t351;
+        for (int64_t t355 = t354 * RT_CHUNK; t355 < t354_end; t355++) {
+          const int32_t t356 = (int32_t)t355;
+          v_x905_d[t355] = t354p0;
+          int32_t t354y0;
+          int t383 = 0; /* nonzero: a check below failed */
+          uint8_t t380 = rt_lt_i(t356, (int32_t)v_x897_n);
+          int32_t t381;
+          if (t380) {
+            int t384 = (uint64_t)(int64_t)t356 < (uint64_t)v_x897_n;
+            int32_t t382 = t384 ? v_x897_d[t356] : 0;
+            t383 |= !t384;
+            t381 = t382;
+          } else {
+            int32_t t386 = rt_sub_i(t356, (int32_t)v_x897_n);
+            int t388 = (uint64_t)(int64_t)t386 < (uint64_t)v_x897_n;
+            int32_t t387 = t388 ? v_x898_d[t386] : 0;
+            t383 |= !t388;
+            t381 = t387;
+          }
+          if (__builtin_expect(t383 != 0, 0)) { /* again, recording the error */
+            uint8_t t390 = rt_lt_i(t356, (int32_t)v_x897_n);
+            int32_t t391;
+            if (t390) {
+              int32_t t392;
+              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x897_n) {
+                t392 = v_x897_d[t356];
+              } else {
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x897_n, 0.0, 6);
+                t392 = 0;
+              }
+              t391 = t392;
+            } else {
+              int32_t t394 = rt_sub_i(t356, (int32_t)v_x897_n);
+              int32_t t395;
+              if ((uint64_t)(int64_t)t394 < (uint64_t)v_x897_n) {
+                t395 = v_x898_d[t394];
+              } else {
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, v_x897_n, 0.0, 7);
+                t395 = 0;
+              }
+              t391 = t395;
+            }
+          }
+          t354y0 = t381;
+          int32_t t397 = rt_add_i(t354p0, t354y0);
+          t354p0 = t397;
+        }
+      }
+      rt_free(t353);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x901 = v_x901;
+  *out_v_x905 = v_x905;
   return;
 fail:
-  rt_release(v_x777);
+  rt_release(v_x901);
+  rt_release(v_x905);
 }
 
-/* K8: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K8: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x772_d; int64_t v_x772_n;
-  int32_t *v_x775_d; int64_t v_x775_n;
-  int32_t *v_x777_d; int64_t v_x777_n;
+  int32_t *v_x897_d; int64_t v_x897_n;
+  int32_t *v_x898_d; int64_t v_x898_n;
+  int32_t v_x899;
+  int32_t *v_x901_d; int64_t v_x901_n;
+  int32_t *v_x905_d; int64_t v_x905_n;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
@@ -1523,3089 +2121,2660 @@ struct K8_0_pull {
   __device__ K8_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t247 = 0; /* nonzero: a check below failed */
-    int32_t t245 = rtg::ld_stream(&A.v_x772_d[ix]);
-    int t248 = (uint64_t)(int64_t)t245 < (uint64_t)A.v_x775_n;
-    int32_t t246 = t248 ? A.v_x775_d[t245] : 0;
-    t247 |= !t248;
-    if (__builtin_expect(t247 != 0, 0)) { /* again, recording the error */
-      int32_t t249 = rtg::ld_stream(&A.v_x772_d[ix]);
-      int32_t t250;
-      if ((uint64_t)(int64_t)t249 < (uint64_t)A.v_x775_n) {
-        t250 = A.v_x775_d[t249];
+    int t402 = 0; /* nonzero: a check below failed */
+    uint8_t t399 = rt_lt_i(ix, (int32_t)A.v_x897_n);
+    int32_t t400;
+    if (t399) {
+      int t403 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x897_n;
+      int32_t t401 = t403 ? rtg::ld_stream(&A.v_x897_d[ix]) : 0;
+      t402 |= !t403;
+      t400 = t401;
+    } else {
+      int32_t t405 = rt_sub_i(ix, (int32_t)A.v_x897_n);
+      int t407 = (uint64_t)(int64_t)t405 < (uint64_t)A.v_x897_n;
+      int32_t t406 = t407 ? A.v_x898_d[t405] : 0;
+      t402 |= !t407;
+      t400 = t406;
+    }
+    if (__builtin_expect(t402 != 0, 0)) { /* again, recording the error */
+      uint8_t t409 = rt_lt_i(ix, (int32_t)A.v_x897_n);
+      int32_t t410;
+      if (t409) {
+        int32_t t411;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x897_n) {
+          t411 = rtg::ld_stream(&A.v_x897_d[ix]);
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x897_n, 0.0, 0);
+          t411 = 0;
+        }
+        t410 = t411;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t249, A.v_x775_n, 0.0, 0);
-        t250 = 0;
+        int32_t t413 = rt_sub_i(ix, (int32_t)A.v_x897_n);
+        int32_t t414;
+        if ((uint64_t)(int64_t)t413 < (uint64_t)A.v_x897_n) {
+          t414 = A.v_x898_d[t413];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, A.v_x897_n, 0.0, 1);
+          t414 = 0;
+        }
+        t410 = t414;
       }
     }
-    return K8_0_V{t246};
+    return K8_0_V{t400};
   }
 };
 struct K8_0_store {
   K8_A A;
   __device__ void operator()(int64_t i, const K8_0_V &v) const {
-    A.v_x777_d[i] = v.v0;
+    A.v_x901_d[i] = v.v0;
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
+struct alignas(8) K8_1_V {
+  int32_t v0;
+};
+struct K8_1_pull {
+  K8_A A;
+  __device__ K8_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t419 = 0; /* nonzero: a check below failed */
+    uint8_t t416 = rt_lt_i(ix, (int32_t)A.v_x897_n);
+    int32_t t417;
+    if (t416) {
+      int t420 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x897_n;
+      int32_t t418 = t420 ? rtg::ld_stream(&A.v_x897_d[ix]) : 0;
+      t419 |= !t420;
+      t417 = t418;
+    } else {
+      int32_t t422 = rt_sub_i(ix, (int32_t)A.v_x897_n);
+      int t424 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x897_n;
+      int32_t t423 = t424 ? A.v_x898_d[t422] : 0;
+      t419 |= !t424;
+      t417 = t423;
+    }
+    if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
+      uint8_t t426 = rt_lt_i(ix, (int32_t)A.v_x897_n);
+      int32_t t427;
+      if (t426) {
+        int32_t t428;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x897_n) {
+          t428 = rtg::ld_stream(&A.v_x897_d[ix]);
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x897_n, 0.0, 2);
+          t428 = 0;
+        }
+        t427 = t428;
+      } else {
+        int32_t t430 = rt_sub_i(ix, (int32_t)A.v_x897_n);
+        int32_t t431;
+        if ((uint64_t)(int64_t)t430 < (uint64_t)A.v_x897_n) {
+          t431 = A.v_x898_d[t430];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, A.v_x897_n, 0.0, 3);
+          t431 = 0;
+        }
+        t427 = t431;
+      }
+    }
+    return K8_1_V{t417};
+  }
+};
+struct K8_1_store {
+  K8_A A;
+  __device__ void operator()(int64_t i, const K8_1_V &v) const {
+    A.v_x905_d[i] = v.v0;
+  }
+};
+struct K8_1_op {
+  K8_A A;
+  __device__ K8_1_V operator()(const K8_1_V &a, const K8_1_V &b) const {
+    int32_t t433 = rt_add_i(a.v0, b.v0);
+    return K8_1_V{t433};
+  }
+};
+struct K8_1_ride {
+  K8_A A;
+  __device__ void operator()(int64_t i, const K8_1_V &v) const {
+    K8_0_store{A}(i, K8_0_pull{A}(i)); /* MAP 0 rides here */
+    K8_1_store{A}(i, v);
+  }
+};
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue *v_x898, int32_t v_x899, RtValue **out_v_x901, RtValue **out_v_x905) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x772_d = v_x772->data.i;
-  A.v_x772_n = v_x772->len;
-  A.v_x775_d = v_x775->data.i;
-  A.v_x775_n = v_x775->len;
-  RtValue *v_x777 = NULL;
+  A.v_x897_d = v_x897->data.i;
+  A.v_x897_n = v_x897->len;
+  A.v_x898_d = v_x898->data.i;
+  A.v_x898_n = v_x898->len;
+  A.v_x899 = v_x899;
+  RtValue *v_x901 = NULL;
+  RtValue *v_x905 = NULL;
   /* MAP */
   {
-    const int64_t t251 = v_x772->len;
-    v_x777 = rtg_vec_new(RT_INT, t251);
-    A.v_x777_d = v_x777->data.i;
-    A.v_x777_n = v_x777->len;
-    rtg::map("K8", loc, K8_0_pull{A}, K8_0_store{A}, t251);
-  }
-  *out_v_x777 = v_x777;
-  return;
-fail:
-  rt_release(v_x777);
-}
-
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x775, RtValue **out_v_x777) {
-  RtValue *vals[] = {v_x772, v_x775};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K8_host(err, loc, run, v_x772, v_x775, out_v_x777);
-    rtg_host_ran();
-  } else {
-    K8_gpu(err, loc, run, v_x772, v_x775, out_v_x777);
-  }
-}
-
-/* K9: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x778_d = v_x778->data.i;
-  const int64_t v_x778_n = v_x778->len;
-  int32_t *v_x779_d = v_x779->data.i;
-  const int64_t v_x779_n = v_x779->len;
-  (void)v_x779_n; /* v_x779's length is v_x778's */
-  RtValue *v_x782 = NULL;
-  RtValue *v_x786 = NULL;
-  /* MAP */
-  {
-    const int64_t t252 = v_x780;
-    if (t252 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t252, 0.0, 0);
+    const int64_t t434 = v_x899;
+    if (t434 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t434, 0.0, run, 4};
       goto fail;
     }
-    v_x782 = rt_value_new(rt_vec_type(RT_INT), t252);
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
-    RT_PARALLEL_FOR_IF(t252 >= RT_PARALLEL_MIN)
-    for (int64_t t253 = 0; t253 < t252; t253++) {
-      const int32_t t254 = (int32_t)t253;
-      int t259 = 0; /* nonzero: a check below failed */
-      uint8_t t256 = rt_lt_i(t254, (int32_t)v_x778_n);
-      int32_t t257;
-      if (t256) {
-        int t260 = (uint64_t)(int64_t)t254 < (uint64_t)v_x778_n;
-        int32_t t258 = t260 ? v_x778_d[t254] : 0;
-        t259 |= !t260;
-        t257 = t258;
-      } else {
-        int32_t t262 = rt_sub_i(t254, (int32_t)v_x778_n);
-        int t264 = (uint64_t)(int64_t)t262 < (uint64_t)v_x778_n;
-        int32_t t263 = t264 ? v_x779_d[t262] : 0;
-        t259 |= !t264;
-        t257 = t263;
-      }
-      if (__builtin_expect(t259 != 0, 0)) { /* again, recording the error */
-        uint8_t t266 = rt_lt_i(t254, (int32_t)v_x778_n);
-        int32_t t267;
-        if (t266) {
-          int32_t t268;
-          if ((uint64_t)(int64_t)t254 < (uint64_t)v_x778_n) {
-            t268 = v_x778_d[t254];
-          } else {
-            NESSIE_RECORD(err, t253, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, v_x778_n, 0.0, 1);
-            t268 = 0;
-          }
-          t267 = t268;
+    v_x901 = rtg_vec_new(RT_INT, t434);
+    A.v_x901_d = v_x901->data.i;
+    A.v_x901_n = v_x901->len;
+    /* computed in the launch of SOAC 1 (K8_1_ride) */
+  }
+  /* SCAN */
+  {
+    const int64_t t435 = v_x899;
+    if (t435 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t435, 0.0, run, 5};
+      goto fail;
+    }
+    v_x905 = rtg_vec_new(RT_INT, t435);
+    A.v_x905_d = v_x905->data.i;
+    A.v_x905_n = v_x905->len;
+    rtg::scan<true>("K8", loc, K8_1_pull{A}, K8_1_op{A}, K8_1_V{0}, t435, K8_1_ride{A});
+  }
+  *out_v_x901 = v_x901;
+  *out_v_x905 = v_x905;
+  return;
+fail:
+  rt_release(v_x901);
+  rt_release(v_x905);
+}
+
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue *v_x898, int32_t v_x899, RtValue **out_v_x901, RtValue **out_v_x905) {
+  RtValue *vals[] = {v_x897, v_x898};
+  const int64_t sizes[] = {(int64_t)v_x899, (int64_t)v_x899};
+  if (rtg_choose_host(vals, 2, sizes, 2)) {
+    K8_host(err, loc, run, v_x897, v_x898, v_x899, out_v_x901, out_v_x905);
+    rtg_host_ran();
+  } else {
+    K8_gpu(err, loc, run, v_x897, v_x898, v_x899, out_v_x901, out_v_x905);
+  }
+}
+
+/* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1418, RtValue *v_x1419, int32_t v_x1420, RtValue *v_sd_1430, RtValue *v_x1422, RtValue *v_x1423, RtValue *v_x1424, RtValue **out_v_x1429) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1418_d = v_x1418->data.i;
+  const int64_t v_x1418_n = v_x1418->len;
+  int32_t *v_x1419_d = v_x1419->data.i;
+  const int64_t v_x1419_n = v_x1419->len;
+  const int64_t *v_sd_1430_off = rt_seg_offsets(v_sd_1430);
+  const int64_t v_sd_1430_n = v_sd_1430->len;
+  int32_t *v_x1422_d = v_x1422->data.i;
+  const int64_t v_x1422_n = v_x1422->len;
+  int32_t *v_x1423_d = v_x1423->data.i;
+  const int64_t v_x1423_n = v_x1423->len;
+  int32_t *v_x1424_d = v_x1424->data.i;
+  const int64_t v_x1424_n = v_x1424->len;
+  RtValue *v_x1429 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t436 = v_sd_1430_off[v_sd_1430_n];
+    v_x1429 = rt_value_new(rt_vec_type(RT_INT), t436);
+    int32_t *v_x1429_d = v_x1429->data.i;
+    const int64_t v_x1429_n = v_x1429->len;
+    const int64_t t437 = (t436 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t437 > 1)
+    for (int64_t t438 = 0; t438 < t437; t438++) {
+      int64_t t441 = rt_segment_search(v_sd_1430_off, 0, v_sd_1430_n, t438 * RT_CHUNK);
+      const int64_t t438_end = (t438 + 1) * RT_CHUNK < t436 ? (t438 + 1) * RT_CHUNK : t436;
+      for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
+        const int32_t t440 = (int32_t)t439;
+        while (v_sd_1430_off[t441 + 1] <= t439)
+          t441++;
+        const int32_t t442 = (int32_t)t441;
+        int t444 = 0; /* nonzero: a check below failed */
+        int t445 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1424_n;
+        int32_t t443 = t445 ? v_x1424_d[t442] : 0;
+        t444 |= !t445;
+        int t447 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1422_n;
+        int32_t t446 = t447 ? v_x1422_d[t442] : 0;
+        t444 |= !t447;
+        int32_t t449 = rt_sub_i(t440, t446);
+        int t451 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1423_n;
+        int32_t t450 = t451 ? v_x1423_d[t442] : 0;
+        t444 |= !t451;
+        int32_t t453 = rt_mul_i(t449, t450);
+        int32_t t455 = rt_add_i(t443, t453);
+        int t457 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1420;
+        int32_t t456 = t457 ? t455 : 0;
+        t444 |= !t457;
+        uint8_t t459 = rt_lt_i(t456, (int32_t)v_x1418_n);
+        int32_t t460;
+        if (t459) {
+          int t462 = (uint64_t)(int64_t)t456 < (uint64_t)v_x1418_n;
+          int32_t t461 = t462 ? v_x1418_d[t456] : 0;
+          t444 |= !t462;
+          t460 = t461;
         } else {
-          int32_t t270 = rt_sub_i(t254, (int32_t)v_x778_n);
-          int32_t t271;
-          if ((uint64_t)(int64_t)t270 < (uint64_t)v_x778_n) {
-            t271 = v_x779_d[t270];
-          } else {
-            NESSIE_RECORD(err, t253, RT_CHECK_INDEX, 0, 0, RT_GATHER, t270, v_x778_n, 0.0, 2);
-            t271 = 0;
-          }
-          t267 = t271;
+          int32_t t464 = rt_sub_i(t456, (int32_t)v_x1418_n);
+          int t466 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1419_n;
+          int32_t t465 = t466 ? v_x1419_d[t464] : 0;
+          t444 |= !t466;
+          t460 = t465;
         }
+        if (__builtin_expect(t444 != 0, 0)) { /* again, recording the error */
+          int32_t t467;
+          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1424_n) {
+            t467 = v_x1424_d[t442];
+          } else {
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1424_n, 0.0, 0);
+            t467 = 0;
+          }
+          int32_t t468;
+          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1422_n) {
+            t468 = v_x1422_d[t442];
+          } else {
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1422_n, 0.0, 1);
+            t468 = 0;
+          }
+          int32_t t470 = rt_sub_i(t440, t468);
+          int32_t t471;
+          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1423_n) {
+            t471 = v_x1423_d[t442];
+          } else {
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1423_n, 0.0, 2);
+            t471 = 0;
+          }
+          int32_t t473 = rt_mul_i(t470, t471);
+          int32_t t475 = rt_add_i(t467, t473);
+          int32_t t476;
+          if ((uint64_t)(int64_t)t475 < (uint64_t)v_x1420) {
+            t476 = t475;
+          } else {
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x1420, 0.0, 3);
+            t476 = 0;
+          }
+          uint8_t t478 = rt_lt_i(t476, (int32_t)v_x1418_n);
+          int32_t t479;
+          if (t478) {
+            int32_t t480;
+            if ((uint64_t)(int64_t)t476 < (uint64_t)v_x1418_n) {
+              t480 = v_x1418_d[t476];
+            } else {
+              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_x1418_n, 0.0, 4);
+              t480 = 0;
+            }
+            t479 = t480;
+          } else {
+            int32_t t482 = rt_sub_i(t476, (int32_t)v_x1418_n);
+            int32_t t483;
+            if ((uint64_t)(int64_t)t482 < (uint64_t)v_x1419_n) {
+              t483 = v_x1419_d[t482];
+            } else {
+              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_x1419_n, 0.0, 5);
+              t483 = 0;
+            }
+            t479 = t483;
+          }
+        }
+        v_x1429_d[t439] = t460;
       }
-      v_x782_d[t253] = t257;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
-    /* SCAN */
-    {
-      const int64_t t272 = v_x780;
-      if (t272 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t272, 0.0, 3);
-        goto fail;
-      }
-      const int64_t t273 = t272 > 0 ? (t272 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t274 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t273);
-      RT_PARALLEL_FOR_IF(t273 > 1)
-      for (int64_t t275 = 0; t275 < t273; t275++) {
-        int32_t t275a0;
-        t275a0 = 0;
-        const int64_t t275_end = (t275 + 1) * RT_CHUNK < t272 ? (t275 + 1) * RT_CHUNK : t272;
-        for (int64_t t276 = t275 * RT_CHUNK; t276 < t275_end; t276++) {
-          const int32_t t277 = (int32_t)t276;
-          int32_t t275x0;
-          int t282 = 0; /* nonzero: a check below failed */
-          uint8_t t279 = rt_lt_i(t277, (int32_t)v_x778_n);
-          int32_t t280;
-          if (t279) {
-            int t283 = (uint64_t)(int64_t)t277 < (uint64_t)v_x778_n;
-            int32_t t281 = t283 ? v_x778_d[t277] : 0;
-            t282 |= !t283;
-            t280 = t281;
-          } else {
-            int32_t t285 = rt_sub_i(t277, (int32_t)v_x778_n);
-            int t287 = (uint64_t)(int64_t)t285 < (uint64_t)v_x778_n;
-            int32_t t286 = t287 ? v_x779_d[t285] : 0;
-            t282 |= !t287;
-            t280 = t286;
-          }
-          if (__builtin_expect(t282 != 0, 0)) { /* again, recording the error */
-            uint8_t t289 = rt_lt_i(t277, (int32_t)v_x778_n);
-            int32_t t290;
-            if (t289) {
-              int32_t t291;
-              if ((uint64_t)(int64_t)t277 < (uint64_t)v_x778_n) {
-                t291 = v_x778_d[t277];
-              } else {
-                NESSIE_RECORD(err, t276, RT_CHECK_INDEX, 0, 0, RT_GATHER, t277, v_x778_n, 0.0, 4);
-                t291 = 0;
-              }
-              t290 = t291;
-            } else {
-              int32_t t293 = rt_sub_i(t277, (int32_t)v_x778_n);
-              int32_t t294;
-              if ((uint64_t)(int64_t)t293 < (uint64_t)v_x778_n) {
-                t294 = v_x779_d[t293];
-              } else {
-                NESSIE_RECORD(err, t276, RT_CHECK_INDEX, 0, 0, RT_GATHER, t293, v_x778_n, 0.0, 5);
-                t294 = 0;
-              }
-              t290 = t294;
-            }
-          }
-          t275x0 = t280;
-          int32_t t296 = rt_add_i(t275a0, t275x0);
-          t275a0 = t296;
-        }
-        t274[t275] = t275a0;
-      }
-      int32_t t275t0;
-      t275t0 = 0;
-      for (int64_t t275 = 0; t275 < t273; t275++) {
-        const int32_t t297 = t274[t275];
-        t274[t275] = t275t0;
-        int32_t t299 = rt_add_i(t275t0, t297);
-        t275t0 = t299;
-      }
-      v_x786 = rt_value_new(rt_vec_type(RT_INT), t272);
-      int32_t *v_x786_d = v_x786->data.i;
-      const int64_t v_x786_n = v_x786->len;
-      RT_PARALLEL_FOR_IF(t273 > 1)
-      for (int64_t t275 = 0; t275 < t273; t275++) {
-        int32_t t275p0;
-        t275p0 = t274[t275];
-        const int64_t t275_end = (t275 + 1) * RT_CHUNK < t272 ? (t275 + 1) * RT_CHUNK : t272;
-        for (int64_t t276 = t275 * RT_CHUNK; t276 < t275_end; t276++) {
-          const int32_t t277 = (int32_t)t276;
-          v_x786_d[t276] = t275p0;
-          int32_t t275y0;
-          int t304 = 0; /* nonzero: a check below failed */
-          uint8_t t301 = rt_lt_i(t277, (int32_t)v_x778_n);
-          int32_t t302;
-          if (t301) {
-            int t305 = (uint64_t)(int64_t)t277 < (uint64_t)v_x778_n;
-            int32_t t303 = t305 ? v_x778_d[t277] : 0;
-            t304 |= !t305;
-            t302 = t303;
-          } else {
-            int32_t t307 = rt_sub_i(t277, (int32_t)v_x778_n);
-            int t309 = (uint64_t)(int64_t)t307 < (uint64_t)v_x778_n;
-            int32_t t308 = t309 ? v_x779_d[t307] : 0;
-            t304 |= !t309;
-            t302 = t308;
-          }
-          if (__builtin_expect(t304 != 0, 0)) { /* again, recording the error */
-            uint8_t t311 = rt_lt_i(t277, (int32_t)v_x778_n);
-            int32_t t312;
-            if (t311) {
-              int32_t t313;
-              if ((uint64_t)(int64_t)t277 < (uint64_t)v_x778_n) {
-                t313 = v_x778_d[t277];
-              } else {
-                NESSIE_RECORD(err, t276, RT_CHECK_INDEX, 0, 0, RT_GATHER, t277, v_x778_n, 0.0, 6);
-                t313 = 0;
-              }
-              t312 = t313;
-            } else {
-              int32_t t315 = rt_sub_i(t277, (int32_t)v_x778_n);
-              int32_t t316;
-              if ((uint64_t)(int64_t)t315 < (uint64_t)v_x778_n) {
-                t316 = v_x779_d[t315];
-              } else {
-                NESSIE_RECORD(err, t276, RT_CHECK_INDEX, 0, 0, RT_GATHER, t315, v_x778_n, 0.0, 7);
-                t316 = 0;
-              }
-              t312 = t316;
-            }
-          }
-          t275y0 = t302;
-          int32_t t318 = rt_add_i(t275p0, t275y0);
-          t275p0 = t318;
-        }
-      }
-      rt_free(t274);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x782 = v_x782;
-  *out_v_x786 = v_x786;
+  *out_v_x1429 = v_x1429;
   return;
 fail:
-  rt_release(v_x782);
-  rt_release(v_x786);
+  rt_release(v_x1429);
 }
 
-/* K9: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K9_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x778_d; int64_t v_x778_n;
-  int32_t *v_x779_d; int64_t v_x779_n;
-  int32_t v_x780;
-  int32_t *v_x782_d; int64_t v_x782_n;
-  int32_t *v_x786_d; int64_t v_x786_n;
+  int32_t *v_x1418_d; int64_t v_x1418_n;
+  int32_t *v_x1419_d; int64_t v_x1419_n;
+  int32_t v_x1420;
+  const int64_t *v_sd_1430_off; int64_t v_sd_1430_n;
+  int32_t *v_x1422_d; int64_t v_x1422_n;
+  int32_t *v_x1423_d; int64_t v_x1423_n;
+  int32_t *v_x1424_d; int64_t v_x1424_n;
+  int32_t *v_x1429_d; int64_t v_x1429_n;
 };
 struct alignas(8) K9_0_V {
   int32_t v0;
 };
 struct K9_0_pull {
   K9_A A;
-  __device__ K9_0_V operator()(int64_t i) const {
+  static constexpr bool segment = true; /* operator() takes the segment too */
+  __device__ K9_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t323 = 0; /* nonzero: a check below failed */
-    uint8_t t320 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-    int32_t t321;
-    if (t320) {
-      int t324 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
-      int32_t t322 = t324 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
-      t323 |= !t324;
-      t321 = t322;
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t485 = 0; /* nonzero: a check below failed */
+    int t486 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1424_n;
+    int32_t t484 = t486 ? A.v_x1424_d[sx] : 0;
+    t485 |= !t486;
+    int t488 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1422_n;
+    int32_t t487 = t488 ? A.v_x1422_d[sx] : 0;
+    t485 |= !t488;
+    int32_t t490 = rt_sub_i(ix, t487);
+    int t492 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1423_n;
+    int32_t t491 = t492 ? A.v_x1423_d[sx] : 0;
+    t485 |= !t492;
+    int32_t t494 = rt_mul_i(t490, t491);
+    int32_t t496 = rt_add_i(t484, t494);
+    int t498 = (uint64_t)(int64_t)t496 < (uint64_t)A.v_x1420;
+    int32_t t497 = t498 ? t496 : 0;
+    t485 |= !t498;
+    uint8_t t500 = rt_lt_i(t497, (int32_t)A.v_x1418_n);
+    int32_t t501;
+    if (t500) {
+      int t503 = (uint64_t)(int64_t)t497 < (uint64_t)A.v_x1418_n;
+      int32_t t502 = t503 ? A.v_x1418_d[t497] : 0;
+      t485 |= !t503;
+      t501 = t502;
     } else {
-      int32_t t326 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-      int t328 = (uint64_t)(int64_t)t326 < (uint64_t)A.v_x778_n;
-      int32_t t327 = t328 ? A.v_x779_d[t326] : 0;
-      t323 |= !t328;
-      t321 = t327;
+      int32_t t505 = rt_sub_i(t497, (int32_t)A.v_x1418_n);
+      int t507 = (uint64_t)(int64_t)t505 < (uint64_t)A.v_x1419_n;
+      int32_t t506 = t507 ? A.v_x1419_d[t505] : 0;
+      t485 |= !t507;
+      t501 = t506;
     }
-    if (__builtin_expect(t323 != 0, 0)) { /* again, recording the error */
-      uint8_t t330 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-      int32_t t331;
-      if (t330) {
-        int32_t t332;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
-          t332 = rtg::ld_stream(&A.v_x778_d[ix]);
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 0);
-          t332 = 0;
-        }
-        t331 = t332;
+    if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
+      int32_t t508;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1424_n) {
+        t508 = A.v_x1424_d[sx];
       } else {
-        int32_t t334 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-        int32_t t335;
-        if ((uint64_t)(int64_t)t334 < (uint64_t)A.v_x778_n) {
-          t335 = A.v_x779_d[t334];
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1424_n, 0.0, 0);
+        t508 = 0;
+      }
+      int32_t t509;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1422_n) {
+        t509 = A.v_x1422_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1422_n, 0.0, 1);
+        t509 = 0;
+      }
+      int32_t t511 = rt_sub_i(ix, t509);
+      int32_t t512;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1423_n) {
+        t512 = A.v_x1423_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1423_n, 0.0, 2);
+        t512 = 0;
+      }
+      int32_t t514 = rt_mul_i(t511, t512);
+      int32_t t516 = rt_add_i(t508, t514);
+      int32_t t517;
+      if ((uint64_t)(int64_t)t516 < (uint64_t)A.v_x1420) {
+        t517 = t516;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, A.v_x1420, 0.0, 3);
+        t517 = 0;
+      }
+      uint8_t t519 = rt_lt_i(t517, (int32_t)A.v_x1418_n);
+      int32_t t520;
+      if (t519) {
+        int32_t t521;
+        if ((uint64_t)(int64_t)t517 < (uint64_t)A.v_x1418_n) {
+          t521 = A.v_x1418_d[t517];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t334, A.v_x778_n, 0.0, 1);
-          t335 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t517, A.v_x1418_n, 0.0, 4);
+          t521 = 0;
         }
-        t331 = t335;
+        t520 = t521;
+      } else {
+        int32_t t523 = rt_sub_i(t517, (int32_t)A.v_x1418_n);
+        int32_t t524;
+        if ((uint64_t)(int64_t)t523 < (uint64_t)A.v_x1419_n) {
+          t524 = A.v_x1419_d[t523];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, A.v_x1419_n, 0.0, 5);
+          t524 = 0;
+        }
+        t520 = t524;
       }
     }
-    return K9_0_V{t321};
+    return K9_0_V{t501};
   }
 };
 struct K9_0_store {
   K9_A A;
   __device__ void operator()(int64_t i, const K9_0_V &v) const {
-    A.v_x782_d[i] = v.v0;
+    A.v_x1429_d[i] = v.v0;
   }
 };
-struct alignas(8) K9_1_V {
-  int32_t v0;
-};
-struct K9_1_pull {
-  K9_A A;
-  __device__ K9_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t340 = 0; /* nonzero: a check below failed */
-    uint8_t t337 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-    int32_t t338;
-    if (t337) {
-      int t341 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
-      int32_t t339 = t341 ? rtg::ld_stream(&A.v_x778_d[ix]) : 0;
-      t340 |= !t341;
-      t338 = t339;
-    } else {
-      int32_t t343 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-      int t345 = (uint64_t)(int64_t)t343 < (uint64_t)A.v_x778_n;
-      int32_t t344 = t345 ? A.v_x779_d[t343] : 0;
-      t340 |= !t345;
-      t338 = t344;
-    }
-    if (__builtin_expect(t340 != 0, 0)) { /* again, recording the error */
-      uint8_t t347 = rt_lt_i(ix, (int32_t)A.v_x778_n);
-      int32_t t348;
-      if (t347) {
-        int32_t t349;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
-          t349 = rtg::ld_stream(&A.v_x778_d[ix]);
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 2);
-          t349 = 0;
-        }
-        t348 = t349;
-      } else {
-        int32_t t351 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-        int32_t t352;
-        if ((uint64_t)(int64_t)t351 < (uint64_t)A.v_x778_n) {
-          t352 = A.v_x779_d[t351];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t351, A.v_x778_n, 0.0, 3);
-          t352 = 0;
-        }
-        t348 = t352;
-      }
-    }
-    return K9_1_V{t338};
-  }
-};
-struct K9_1_store {
-  K9_A A;
-  __device__ void operator()(int64_t i, const K9_1_V &v) const {
-    A.v_x786_d[i] = v.v0;
-  }
-};
-struct K9_1_op {
-  K9_A A;
-  __device__ K9_1_V operator()(const K9_1_V &a, const K9_1_V &b) const {
-    int32_t t354 = rt_add_i(a.v0, b.v0);
-    return K9_1_V{t354};
-  }
-};
-struct K9_1_ride {
-  K9_A A;
-  __device__ void operator()(int64_t i, const K9_1_V &v) const {
-    K9_0_store{A}(i, K9_0_pull{A}(i)); /* MAP 0 rides here */
-    K9_1_store{A}(i, v);
-  }
-};
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1418, RtValue *v_x1419, int32_t v_x1420, RtValue *v_sd_1430, RtValue *v_x1422, RtValue *v_x1423, RtValue *v_x1424, RtValue **out_v_x1429) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x778_d = v_x778->data.i;
-  A.v_x778_n = v_x778->len;
-  A.v_x779_d = v_x779->data.i;
-  A.v_x779_n = v_x779->len;
-  A.v_x780 = v_x780;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x786 = NULL;
-  /* MAP */
-  {
-    const int64_t t355 = v_x780;
-    if (t355 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t355, 0.0, run, 4};
-      goto fail;
-    }
-    v_x782 = rtg_vec_new(RT_INT, t355);
-    A.v_x782_d = v_x782->data.i;
-    A.v_x782_n = v_x782->len;
-    /* computed in the launch of SOAC 1 (K9_1_ride) */
-  }
-  /* SCAN */
-  {
-    const int64_t t356 = v_x780;
-    if (t356 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t356, 0.0, run, 5};
-      goto fail;
-    }
-    v_x786 = rtg_vec_new(RT_INT, t356);
-    A.v_x786_d = v_x786->data.i;
-    A.v_x786_n = v_x786->len;
-    rtg::scan<true>("K9", loc, K9_1_pull{A}, K9_1_op{A}, K9_1_V{0}, t356, K9_1_ride{A});
-  }
-  *out_v_x782 = v_x782;
-  *out_v_x786 = v_x786;
-  return;
-fail:
-  rt_release(v_x782);
-  rt_release(v_x786);
-}
-
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
-  RtValue *vals[] = {v_x778, v_x779};
-  const int64_t sizes[] = {(int64_t)v_x780, (int64_t)v_x780};
-  if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K9_host(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
-    rtg_host_ran();
-  } else {
-    K9_gpu(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
-  }
-}
-
-/* K10: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1181, RtValue *v_x1182, int32_t v_x1183, RtValue *v_sd_1193, RtValue *v_x1185, RtValue *v_x1186, RtValue *v_x1187, RtValue **out_v_x1192) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1181_d = v_x1181->data.i;
-  const int64_t v_x1181_n = v_x1181->len;
-  int32_t *v_x1182_d = v_x1182->data.i;
-  const int64_t v_x1182_n = v_x1182->len;
-  const int64_t *v_sd_1193_off = rt_seg_offsets(v_sd_1193);
-  const int64_t v_sd_1193_n = v_sd_1193->len;
-  int32_t *v_x1185_d = v_x1185->data.i;
-  const int64_t v_x1185_n = v_x1185->len;
-  int32_t *v_x1186_d = v_x1186->data.i;
-  const int64_t v_x1186_n = v_x1186->len;
-  int32_t *v_x1187_d = v_x1187->data.i;
-  const int64_t v_x1187_n = v_x1187->len;
-  RtValue *v_x1192 = NULL;
+  A.v_x1418_d = v_x1418->data.i;
+  A.v_x1418_n = v_x1418->len;
+  A.v_x1419_d = v_x1419->data.i;
+  A.v_x1419_n = v_x1419->len;
+  A.v_x1420 = v_x1420;
+  A.v_sd_1430_off = rtg_seg_offsets(v_sd_1430);
+  A.v_sd_1430_n = v_sd_1430->len;
+  A.v_x1422_d = v_x1422->data.i;
+  A.v_x1422_n = v_x1422->len;
+  A.v_x1423_d = v_x1423->data.i;
+  A.v_x1423_n = v_x1423->len;
+  A.v_x1424_d = v_x1424->data.i;
+  A.v_x1424_n = v_x1424->len;
+  RtValue *v_x1429 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t357 = v_sd_1193_off[v_sd_1193_n];
-    v_x1192 = rt_value_new(rt_vec_type(RT_INT), t357);
-    int32_t *v_x1192_d = v_x1192->data.i;
-    const int64_t v_x1192_n = v_x1192->len;
-    const int64_t t358 = (t357 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t358 > 1)
-    for (int64_t t359 = 0; t359 < t358; t359++) {
-      int64_t t362 = rt_segment_search(v_sd_1193_off, 0, v_sd_1193_n, t359 * RT_CHUNK);
-      const int64_t t359_end = (t359 + 1) * RT_CHUNK < t357 ? (t359 + 1) * RT_CHUNK : t357;
-      for (int64_t t360 = t359 * RT_CHUNK; t360 < t359_end; t360++) {
-        const int32_t t361 = (int32_t)t360;
-        while (v_sd_1193_off[t362 + 1] <= t360)
-          t362++;
-        const int32_t t363 = (int32_t)t362;
-        int t365 = 0; /* nonzero: a check below failed */
-        int t366 = (uint64_t)(int64_t)t363 < (uint64_t)v_x1187_n;
-        int32_t t364 = t366 ? v_x1187_d[t363] : 0;
-        t365 |= !t366;
-        int t368 = (uint64_t)(int64_t)t363 < (uint64_t)v_x1185_n;
-        int32_t t367 = t368 ? v_x1185_d[t363] : 0;
-        t365 |= !t368;
-        int32_t t370 = rt_sub_i(t361, t367);
-        int t372 = (uint64_t)(int64_t)t363 < (uint64_t)v_x1186_n;
-        int32_t t371 = t372 ? v_x1186_d[t363] : 0;
-        t365 |= !t372;
-        int32_t t374 = rt_mul_i(t370, t371);
-        int32_t t376 = rt_add_i(t364, t374);
-        int t378 = (uint64_t)(int64_t)t376 < (uint64_t)v_x1183;
-        int32_t t377 = t378 ? t376 : 0;
-        t365 |= !t378;
-        uint8_t t380 = rt_lt_i(t377, (int32_t)v_x1181_n);
-        int32_t t381;
-        if (t380) {
-          int t383 = (uint64_t)(int64_t)t377 < (uint64_t)v_x1181_n;
-          int32_t t382 = t383 ? v_x1181_d[t377] : 0;
-          t365 |= !t383;
-          t381 = t382;
+    const int64_t t525 = rtg_seg_total(v_sd_1430);
+    v_x1429 = rtg_vec_new(RT_INT, t525);
+    A.v_x1429_d = v_x1429->data.i;
+    A.v_x1429_n = v_x1429->len;
+    rtg::seg_map("K9", loc, K9_0_pull{A}, K9_0_store{A}, v_sd_1430, t525);
+  }
+  *out_v_x1429 = v_x1429;
+  return;
+fail:
+  rt_release(v_x1429);
+}
+
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1418, RtValue *v_x1419, int32_t v_x1420, RtValue *v_sd_1430, RtValue *v_x1422, RtValue *v_x1423, RtValue *v_x1424, RtValue **out_v_x1429) {
+  RtValue *vals[] = {v_x1418, v_x1419, v_sd_1430, v_x1422, v_x1423, v_x1424};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 6, sizes, 0)) {
+    K9_host(err, loc, run, v_x1418, v_x1419, v_x1420, v_sd_1430, v_x1422, v_x1423, v_x1424, out_v_x1429);
+    rtg_host_ran();
+  } else {
+    K9_gpu(err, loc, run, v_x1418, v_x1419, v_x1420, v_sd_1430, v_x1422, v_x1423, v_x1424, out_v_x1429);
+  }
+}
+
+/* K10: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x920, int32_t v_x927, RtValue *v_x932, RtValue *v_x935, RtValue **out_v_x937, RtValue **out_v_x941, RtValue **out_v_x942, RtValue **out_v_x944) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x932_d = v_x932->data.i;
+  const int64_t v_x932_n = v_x932->len;
+  int32_t *v_x935_d = v_x935->data.i;
+  const int64_t v_x935_n = v_x935->len;
+  (void)v_x935_n; /* v_x935's length is v_x932's */
+  RtValue *v_x937 = NULL;
+  RtValue *v_x939 = NULL;
+  RtValue *v_x941 = NULL;
+  RtValue *v_x942 = NULL;
+  RtValue *v_x943 = NULL;
+  RtValue *v_x944 = NULL;
+  /* MAP */
+  {
+    const int64_t t526 = v_x920;
+    if (t526 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t526, 0.0, 0);
+      goto fail;
+    }
+    v_x937 = rt_value_new(rt_vec_type(RT_INT), t526);
+    int32_t *v_x937_d = v_x937->data.i;
+    const int64_t v_x937_n = v_x937->len;
+    v_x939 = rt_value_new(rt_vec_type(RT_INT), t526);
+    int32_t *v_x939_d = v_x939->data.i;
+    const int64_t v_x939_n = v_x939->len;
+    v_x941 = rt_value_new(rt_vec_type(RT_INT), t526);
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    RT_PARALLEL_FOR_IF(t526 >= RT_PARALLEL_MIN)
+    for (int64_t t527 = 0; t527 < t526; t527++) {
+      const int32_t t528 = (int32_t)t527;
+      int t531 = 0; /* nonzero: a check below failed */
+      int32_t t530 = rt_div_i(t528, 2, &t531);
+      int32_t t533 = rt_rem_i(t528, 2, &t531);
+      int32_t t535 = rt_mul_i(t533, v_x927);
+      int32_t t537 = rt_add_i(t535, t530);
+      int t539 = (uint64_t)(int64_t)t537 < (uint64_t)v_x932_n;
+      int32_t t538 = t539 ? v_x932_d[t537] : 0;
+      t531 |= !t539;
+      int32_t t540 = t539 ? v_x935_d[t537] : 0;
+      int32_t t542 = rt_add_i(t540, t538);
+      if (__builtin_expect(t531 != 0, 0)) { /* again, recording the error */
+        int t543 = 0;
+        int32_t t544 = rt_div_i(t528, 2, &t543);
+        if (t543) {
+          NESSIE_RECORD(err, t527, RT_CHECK_SCALAR, 0, t543, RT_DIV, 0, 0, 0.0, 1);
+        }
+        int t545 = 0;
+        int32_t t546 = rt_rem_i(t528, 2, &t545);
+        if (t545) {
+          NESSIE_RECORD(err, t527, RT_CHECK_SCALAR, 0, t545, RT_REM, 0, 0, 0.0, 2);
+        }
+        int32_t t548 = rt_mul_i(t546, v_x927);
+        int32_t t550 = rt_add_i(t548, t544);
+        int32_t t551;
+        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x932_n) {
+          t551 = v_x932_d[t550];
         } else {
-          int32_t t385 = rt_sub_i(t377, (int32_t)v_x1181_n);
-          int t387 = (uint64_t)(int64_t)t385 < (uint64_t)v_x1182_n;
-          int32_t t386 = t387 ? v_x1182_d[t385] : 0;
-          t365 |= !t387;
-          t381 = t386;
+          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x932_n, 0.0, 3);
+          t551 = 0;
         }
-        if (__builtin_expect(t365 != 0, 0)) { /* again, recording the error */
-          int32_t t388;
-          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x1187_n) {
-            t388 = v_x1187_d[t363];
-          } else {
-            NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x1187_n, 0.0, 0);
-            t388 = 0;
-          }
-          int32_t t389;
-          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x1185_n) {
-            t389 = v_x1185_d[t363];
-          } else {
-            NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x1185_n, 0.0, 1);
-            t389 = 0;
-          }
-          int32_t t391 = rt_sub_i(t361, t389);
-          int32_t t392;
-          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x1186_n) {
-            t392 = v_x1186_d[t363];
-          } else {
-            NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x1186_n, 0.0, 2);
-            t392 = 0;
-          }
-          int32_t t394 = rt_mul_i(t391, t392);
-          int32_t t396 = rt_add_i(t388, t394);
-          int32_t t397;
-          if ((uint64_t)(int64_t)t396 < (uint64_t)v_x1183) {
-            t397 = t396;
-          } else {
-            NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t396, v_x1183, 0.0, 3);
-            t397 = 0;
-          }
-          uint8_t t399 = rt_lt_i(t397, (int32_t)v_x1181_n);
-          int32_t t400;
-          if (t399) {
-            int32_t t401;
-            if ((uint64_t)(int64_t)t397 < (uint64_t)v_x1181_n) {
-              t401 = v_x1181_d[t397];
-            } else {
-              NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t397, v_x1181_n, 0.0, 4);
-              t401 = 0;
-            }
-            t400 = t401;
-          } else {
-            int32_t t403 = rt_sub_i(t397, (int32_t)v_x1181_n);
-            int32_t t404;
-            if ((uint64_t)(int64_t)t403 < (uint64_t)v_x1182_n) {
-              t404 = v_x1182_d[t403];
-            } else {
-              NESSIE_RECORD(err, t360, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x1182_n, 0.0, 5);
-              t404 = 0;
-            }
-            t400 = t404;
-          }
+        int32_t t552;
+        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x932_n) {
+          t552 = v_x935_d[t550];
+        } else {
+          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x932_n, 0.0, 4);
+          t552 = 0;
         }
-        v_x1192_d[t360] = t381;
+        int32_t t554 = rt_add_i(t552, t551);
       }
+      v_x937_d[t527] = t540;
+      v_x939_d[t527] = t542;
+      v_x941_d[t527] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1192 = v_x1192;
+  {
+    int32_t *v_x937_d = v_x937->data.i;
+    const int64_t v_x937_n = v_x937->len;
+    int32_t *v_x939_d = v_x939->data.i;
+    const int64_t v_x939_n = v_x939->len;
+    int32_t *v_x941_d = v_x941->data.i;
+    const int64_t v_x941_n = v_x941->len;
+    /* LIBRARY */
+    {
+      RtValue *t555 = rt_range_segdes(loc, v_x937, v_x939, v_x941, &v_x943, &v_x944);
+      v_x942 = t555;
+      const int64_t *v_x942_off = rt_seg_offsets(v_x942);
+      const int64_t v_x942_n = v_x942->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x937 = v_x937;
+  *out_v_x941 = v_x941;
+  *out_v_x942 = v_x942;
+  *out_v_x944 = v_x944;
+  rt_release(v_x939);
+  rt_release(v_x943);
   return;
 fail:
-  rt_release(v_x1192);
+  rt_release(v_x937);
+  rt_release(v_x939);
+  rt_release(v_x941);
+  rt_release(v_x942);
+  rt_release(v_x943);
+  rt_release(v_x944);
 }
 
-/* K10: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K10: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K10_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1181_d; int64_t v_x1181_n;
-  int32_t *v_x1182_d; int64_t v_x1182_n;
-  int32_t v_x1183;
-  const int64_t *v_sd_1193_off; int64_t v_sd_1193_n;
-  int32_t *v_x1185_d; int64_t v_x1185_n;
-  int32_t *v_x1186_d; int64_t v_x1186_n;
-  int32_t *v_x1187_d; int64_t v_x1187_n;
-  int32_t *v_x1192_d; int64_t v_x1192_n;
+  int32_t v_x920;
+  int32_t v_x927;
+  int32_t *v_x932_d; int64_t v_x932_n;
+  int32_t *v_x935_d; int64_t v_x935_n;
+  int32_t *v_x937_d; int64_t v_x937_n;
+  int32_t *v_x939_d; int64_t v_x939_n;
+  int32_t *v_x941_d; int64_t v_x941_n;
+  const int64_t *v_x942_off; int64_t v_x942_n;
+  int32_t *v_x943_d; int64_t v_x943_n;
+  int32_t *v_x944_d; int64_t v_x944_n;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K10_0_pull {
   K10_A A;
-  static constexpr bool segment = true; /* operator() takes the segment too */
-  __device__ K10_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t406 = 0; /* nonzero: a check below failed */
-    int t407 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1187_n;
-    int32_t t405 = t407 ? A.v_x1187_d[sx] : 0;
-    t406 |= !t407;
-    int t409 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1185_n;
-    int32_t t408 = t409 ? A.v_x1185_d[sx] : 0;
-    t406 |= !t409;
-    int32_t t411 = rt_sub_i(ix, t408);
-    int t413 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1186_n;
-    int32_t t412 = t413 ? A.v_x1186_d[sx] : 0;
-    t406 |= !t413;
-    int32_t t415 = rt_mul_i(t411, t412);
-    int32_t t417 = rt_add_i(t405, t415);
-    int t419 = (uint64_t)(int64_t)t417 < (uint64_t)A.v_x1183;
-    int32_t t418 = t419 ? t417 : 0;
-    t406 |= !t419;
-    uint8_t t421 = rt_lt_i(t418, (int32_t)A.v_x1181_n);
-    int32_t t422;
-    if (t421) {
-      int t424 = (uint64_t)(int64_t)t418 < (uint64_t)A.v_x1181_n;
-      int32_t t423 = t424 ? A.v_x1181_d[t418] : 0;
-      t406 |= !t424;
-      t422 = t423;
-    } else {
-      int32_t t426 = rt_sub_i(t418, (int32_t)A.v_x1181_n);
-      int t428 = (uint64_t)(int64_t)t426 < (uint64_t)A.v_x1182_n;
-      int32_t t427 = t428 ? A.v_x1182_d[t426] : 0;
-      t406 |= !t428;
-      t422 = t427;
+    int t558 = 0; /* nonzero: a check below failed */
+    int32_t t557 = rt_div_i(ix, 2, &t558);
+    int32_t t560 = rt_rem_i(ix, 2, &t558);
+    int32_t t562 = rt_mul_i(t560, A.v_x927);
+    int32_t t564 = rt_add_i(t562, t557);
+    int t566 = (uint64_t)(int64_t)t564 < (uint64_t)A.v_x932_n;
+    int32_t t565 = t566 ? A.v_x932_d[t564] : 0;
+    t558 |= !t566;
+    int32_t t567 = t566 ? A.v_x935_d[t564] : 0;
+    int32_t t569 = rt_add_i(t567, t565);
+    if (__builtin_expect(t558 != 0, 0)) { /* again, recording the error */
+      int t570 = 0;
+      int32_t t571 = rt_div_i(ix, 2, &t570);
+      if (t570) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t570, RT_DIV, 0, 0, 0.0, 0);
+      }
+      int t572 = 0;
+      int32_t t573 = rt_rem_i(ix, 2, &t572);
+      if (t572) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t572, RT_REM, 0, 0, 0.0, 1);
+      }
+      int32_t t575 = rt_mul_i(t573, A.v_x927);
+      int32_t t577 = rt_add_i(t575, t571);
+      int32_t t578;
+      if ((uint64_t)(int64_t)t577 < (uint64_t)A.v_x932_n) {
+        t578 = A.v_x932_d[t577];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, A.v_x932_n, 0.0, 2);
+        t578 = 0;
+      }
+      int32_t t579;
+      if ((uint64_t)(int64_t)t577 < (uint64_t)A.v_x932_n) {
+        t579 = A.v_x935_d[t577];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, A.v_x932_n, 0.0, 3);
+        t579 = 0;
+      }
+      int32_t t581 = rt_add_i(t579, t578);
     }
-    if (__builtin_expect(t406 != 0, 0)) { /* again, recording the error */
-      int32_t t429;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1187_n) {
-        t429 = A.v_x1187_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1187_n, 0.0, 0);
-        t429 = 0;
-      }
-      int32_t t430;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1185_n) {
-        t430 = A.v_x1185_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1185_n, 0.0, 1);
-        t430 = 0;
-      }
-      int32_t t432 = rt_sub_i(ix, t430);
-      int32_t t433;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1186_n) {
-        t433 = A.v_x1186_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1186_n, 0.0, 2);
-        t433 = 0;
-      }
-      int32_t t435 = rt_mul_i(t432, t433);
-      int32_t t437 = rt_add_i(t429, t435);
-      int32_t t438;
-      if ((uint64_t)(int64_t)t437 < (uint64_t)A.v_x1183) {
-        t438 = t437;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, A.v_x1183, 0.0, 3);
-        t438 = 0;
-      }
-      uint8_t t440 = rt_lt_i(t438, (int32_t)A.v_x1181_n);
-      int32_t t441;
-      if (t440) {
-        int32_t t442;
-        if ((uint64_t)(int64_t)t438 < (uint64_t)A.v_x1181_n) {
-          t442 = A.v_x1181_d[t438];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t438, A.v_x1181_n, 0.0, 4);
-          t442 = 0;
-        }
-        t441 = t442;
-      } else {
-        int32_t t444 = rt_sub_i(t438, (int32_t)A.v_x1181_n);
-        int32_t t445;
-        if ((uint64_t)(int64_t)t444 < (uint64_t)A.v_x1182_n) {
-          t445 = A.v_x1182_d[t444];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t444, A.v_x1182_n, 0.0, 5);
-          t445 = 0;
-        }
-        t441 = t445;
-      }
-    }
-    return K10_0_V{t422};
+    return K10_0_V{t567, t569, 1};
   }
 };
 struct K10_0_store {
   K10_A A;
   __device__ void operator()(int64_t i, const K10_0_V &v) const {
-    A.v_x1192_d[i] = v.v0;
+    A.v_x937_d[i] = v.v0;
+    A.v_x939_d[i] = v.v1;
+    A.v_x941_d[i] = v.v2;
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1181, RtValue *v_x1182, int32_t v_x1183, RtValue *v_sd_1193, RtValue *v_x1185, RtValue *v_x1186, RtValue *v_x1187, RtValue **out_v_x1192) {
+struct K10_1_ride {
+  K10_A A;
+  __device__ void operator()(int64_t i) const {
+    K10_0_store{A}(i, K10_0_pull{A}(i)); /* MAP 0 rides here */
+  }
+};
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x920, int32_t v_x927, RtValue *v_x932, RtValue *v_x935, RtValue **out_v_x937, RtValue **out_v_x941, RtValue **out_v_x942, RtValue **out_v_x944) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1181_d = v_x1181->data.i;
-  A.v_x1181_n = v_x1181->len;
-  A.v_x1182_d = v_x1182->data.i;
-  A.v_x1182_n = v_x1182->len;
-  A.v_x1183 = v_x1183;
-  A.v_sd_1193_off = rtg_seg_offsets(v_sd_1193);
-  A.v_sd_1193_n = v_sd_1193->len;
-  A.v_x1185_d = v_x1185->data.i;
-  A.v_x1185_n = v_x1185->len;
-  A.v_x1186_d = v_x1186->data.i;
-  A.v_x1186_n = v_x1186->len;
-  A.v_x1187_d = v_x1187->data.i;
-  A.v_x1187_n = v_x1187->len;
-  RtValue *v_x1192 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t446 = rtg_seg_total(v_sd_1193);
-    v_x1192 = rtg_vec_new(RT_INT, t446);
-    A.v_x1192_d = v_x1192->data.i;
-    A.v_x1192_n = v_x1192->len;
-    rtg::seg_map("K10", loc, K10_0_pull{A}, K10_0_store{A}, v_sd_1193, t446);
-  }
-  *out_v_x1192 = v_x1192;
-  return;
-fail:
-  rt_release(v_x1192);
-}
-
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1181, RtValue *v_x1182, int32_t v_x1183, RtValue *v_sd_1193, RtValue *v_x1185, RtValue *v_x1186, RtValue *v_x1187, RtValue **out_v_x1192) {
-  RtValue *vals[] = {v_x1181, v_x1182, v_sd_1193, v_x1185, v_x1186, v_x1187};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K10_host(err, loc, run, v_x1181, v_x1182, v_x1183, v_sd_1193, v_x1185, v_x1186, v_x1187, out_v_x1192);
-    rtg_host_ran();
-  } else {
-    K10_gpu(err, loc, run, v_x1181, v_x1182, v_x1183, v_sd_1193, v_x1185, v_x1186, v_x1187, out_v_x1192);
-  }
-}
-
-/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x822, RtValue **out_v_x823, RtValue **out_v_x825) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x813_d = v_x813->data.i;
-  const int64_t v_x813_n = v_x813->len;
-  int32_t *v_x816_d = v_x816->data.i;
-  const int64_t v_x816_n = v_x816->len;
-  (void)v_x816_n; /* v_x816's length is v_x813's */
-  RtValue *v_x818 = NULL;
-  RtValue *v_x820 = NULL;
-  RtValue *v_x822 = NULL;
-  RtValue *v_x823 = NULL;
-  RtValue *v_x824 = NULL;
-  RtValue *v_x825 = NULL;
+  A.v_x920 = v_x920;
+  A.v_x927 = v_x927;
+  A.v_x932_d = v_x932->data.i;
+  A.v_x932_n = v_x932->len;
+  A.v_x935_d = v_x935->data.i;
+  A.v_x935_n = v_x935->len;
+  RtValue *v_x937 = NULL;
+  RtValue *v_x939 = NULL;
+  RtValue *v_x941 = NULL;
+  RtValue *v_x942 = NULL;
+  RtValue *v_x943 = NULL;
+  RtValue *v_x944 = NULL;
   /* MAP */
   {
-    const int64_t t447 = v_x801;
-    if (t447 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t447, 0.0, 0);
+    const int64_t t582 = v_x920;
+    if (t582 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t582, 0.0, run, 4};
       goto fail;
     }
-    v_x818 = rt_value_new(rt_vec_type(RT_INT), t447);
-    int32_t *v_x818_d = v_x818->data.i;
-    const int64_t v_x818_n = v_x818->len;
-    v_x820 = rt_value_new(rt_vec_type(RT_INT), t447);
-    int32_t *v_x820_d = v_x820->data.i;
-    const int64_t v_x820_n = v_x820->len;
-    v_x822 = rt_value_new(rt_vec_type(RT_INT), t447);
-    int32_t *v_x822_d = v_x822->data.i;
-    const int64_t v_x822_n = v_x822->len;
-    RT_PARALLEL_FOR_IF(t447 >= RT_PARALLEL_MIN)
-    for (int64_t t448 = 0; t448 < t447; t448++) {
-      const int32_t t449 = (int32_t)t448;
-      int t452 = 0; /* nonzero: a check below failed */
-      int32_t t451 = rt_div_i(t449, 2, &t452);
-      int32_t t454 = rt_rem_i(t449, 2, &t452);
-      int32_t t456 = rt_mul_i(t454, v_x808);
-      int32_t t458 = rt_add_i(t456, t451);
-      int t460 = (uint64_t)(int64_t)t458 < (uint64_t)v_x813_n;
-      int32_t t459 = t460 ? v_x813_d[t458] : 0;
-      t452 |= !t460;
-      int32_t t461 = t460 ? v_x816_d[t458] : 0;
-      int32_t t463 = rt_add_i(t461, t459);
-      if (__builtin_expect(t452 != 0, 0)) { /* again, recording the error */
-        int t464 = 0;
-        int32_t t465 = rt_div_i(t449, 2, &t464);
-        if (t464) {
-          NESSIE_RECORD(err, t448, RT_CHECK_SCALAR, 0, t464, RT_DIV, 0, 0, 0.0, 1);
-        }
-        int t466 = 0;
-        int32_t t467 = rt_rem_i(t449, 2, &t466);
-        if (t466) {
-          NESSIE_RECORD(err, t448, RT_CHECK_SCALAR, 0, t466, RT_REM, 0, 0, 0.0, 2);
-        }
-        int32_t t469 = rt_mul_i(t467, v_x808);
-        int32_t t471 = rt_add_i(t469, t465);
-        int32_t t472;
-        if ((uint64_t)(int64_t)t471 < (uint64_t)v_x813_n) {
-          t472 = v_x813_d[t471];
-        } else {
-          NESSIE_RECORD(err, t448, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x813_n, 0.0, 3);
-          t472 = 0;
-        }
-        int32_t t473;
-        if ((uint64_t)(int64_t)t471 < (uint64_t)v_x813_n) {
-          t473 = v_x816_d[t471];
-        } else {
-          NESSIE_RECORD(err, t448, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x813_n, 0.0, 4);
-          t473 = 0;
-        }
-        int32_t t475 = rt_add_i(t473, t472);
+    v_x937 = rtg_vec_new(RT_INT, t582);
+    A.v_x937_d = v_x937->data.i;
+    A.v_x937_n = v_x937->len;
+    v_x939 = rtg_vec_new(RT_INT, t582);
+    A.v_x939_d = v_x939->data.i;
+    A.v_x939_n = v_x939->len;
+    v_x941 = rtg_vec_new(RT_INT, t582);
+    A.v_x941_d = v_x941->data.i;
+    A.v_x941_n = v_x941->len;
+    /* computed in the launch of SOAC 1 (K10_1_ride) */
+  }
+  /* LIBRARY */
+  {
+    RtValue *t583 = rtg::range_segdes(loc, A.run, v_x937, v_x939, v_x941, &v_x943, &v_x944, K10_1_ride{A});
+    v_x942 = t583;
+    A.v_x942_off = rtg_seg_offsets(v_x942);
+    A.v_x942_n = v_x942->len;
+  }
+  *out_v_x937 = v_x937;
+  *out_v_x941 = v_x941;
+  *out_v_x942 = v_x942;
+  *out_v_x944 = v_x944;
+  rt_release(v_x939);
+  rt_release(v_x943);
+  return;
+fail:
+  rt_release(v_x937);
+  rt_release(v_x939);
+  rt_release(v_x941);
+  rt_release(v_x942);
+  rt_release(v_x943);
+  rt_release(v_x944);
+}
+
+static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x920, int32_t v_x927, RtValue *v_x932, RtValue *v_x935, RtValue **out_v_x937, RtValue **out_v_x941, RtValue **out_v_x942, RtValue **out_v_x944) {
+  RtValue *vals[] = {v_x932, v_x935};
+  const int64_t sizes[] = {(int64_t)v_x920};
+  if (rtg_choose_host(vals, 2, sizes, 1)) {
+    K10_host(err, loc, run, v_x920, v_x927, v_x932, v_x935, out_v_x937, out_v_x941, out_v_x942, out_v_x944);
+    rtg_host_ran();
+  } else {
+    K10_gpu(err, loc, run, v_x920, v_x927, v_x932, v_x935, out_v_x937, out_v_x941, out_v_x942, out_v_x944);
+  }
+}
+
+/* K11: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue *v_x948, RtValue *v_x949, RtValue *v_x956, RtValue *v_x962, RtValue **out_v_x973) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x945_d = v_x945->data.i;
+  const int64_t v_x945_n = v_x945->len;
+  uint8_t *v_x948_d = v_x948->data.b;
+  const int64_t v_x948_n = v_x948->len;
+  uint8_t *v_x949_d = v_x949->data.b;
+  const int64_t v_x949_n = v_x949->len;
+  int32_t *v_x956_d = v_x956->data.i;
+  const int64_t v_x956_n = v_x956->len;
+  uint8_t *v_x962_d = v_x962->data.b;
+  const int64_t v_x962_n = v_x962->len;
+  RtValue *v_x973 = NULL;
+  /* MAP */
+  {
+    const int64_t t584 = v_x948_n;
+    v_x973 = rt_value_new(rt_vec_type(RT_INT), t584);
+    int32_t *v_x973_d = v_x973->data.i;
+    const int64_t v_x973_n = v_x973->len;
+    RT_PARALLEL_FOR_IF(t584 >= RT_PARALLEL_MIN)
+    for (int64_t t585 = 0; t585 < t584; t585++) {
+      const int32_t t586 = (int32_t)t585;
+      int t588 = 0; /* nonzero: a check below failed */
+      int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x949_n;
+      uint8_t t587 = t589 ? v_x949_d[t586] : 0;
+      t588 |= !t589;
+      int t591 = (uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x945_n;
+      int32_t t590 = t591 ? t586 : 0;
+      t588 |= !t591;
+      int32_t t593 = rt_mul_i(t590, 2);
+      int32_t t595 = (t587 ? t593 : -1);
+      uint8_t t597 = rt_ge_i(t595, 0);
+      int32_t t598;
+      if (t597) {
+        int t600 = (uint64_t)(int64_t)t595 < (uint64_t)v_x956_n;
+        int32_t t599 = t600 ? v_x956_d[t595] : 0;
+        t588 |= !t600;
+        t598 = t599;
+      } else {
+        t598 = 0;
       }
-      v_x818_d[t448] = t461;
-      v_x820_d[t448] = t463;
-      v_x822_d[t448] = 1;
+      int32_t t602 = rt_add_i(t598, 1);
+      int t604 = (uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x962_n;
+      int32_t t603 = t604 ? t586 : 0;
+      t588 |= !t604;
+      int32_t t606 = rt_mul_i(t603, 2);
+      int32_t t608 = rt_add_i(t606, 1);
+      int32_t t610 = (1 ? t608 : -1);
+      uint8_t t612 = rt_ge_i(t610, 0);
+      int32_t t613;
+      if (t612) {
+        int t615 = (uint64_t)(int64_t)t610 < (uint64_t)v_x956_n;
+        int32_t t614 = t615 ? v_x956_d[t610] : 0;
+        t588 |= !t615;
+        t613 = t614;
+      } else {
+        t613 = 0;
+      }
+      int32_t t617 = rt_add_i(t602, t613);
+      if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
+        uint8_t t618;
+        if ((uint64_t)(int64_t)t586 < (uint64_t)v_x949_n) {
+          t618 = v_x949_d[t586];
+        } else {
+          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x949_n, 0.0, 0);
+          t618 = 0;
+        }
+        int32_t t619;
+        if ((uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x945_n) {
+          t619 = t586;
+        } else {
+          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, (int32_t)v_x945_n, 0.0, 1);
+          t619 = 0;
+        }
+        int32_t t621 = rt_mul_i(t619, 2);
+        int32_t t623 = (t618 ? t621 : -1);
+        uint8_t t625 = rt_ge_i(t623, 0);
+        int32_t t626;
+        if (t625) {
+          int32_t t627;
+          if ((uint64_t)(int64_t)t623 < (uint64_t)v_x956_n) {
+            t627 = v_x956_d[t623];
+          } else {
+            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t623, v_x956_n, 0.0, 2);
+            t627 = 0;
+          }
+          t626 = t627;
+        } else {
+          t626 = 0;
+        }
+        int32_t t629 = rt_add_i(t626, 1);
+        int32_t t630;
+        if ((uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x962_n) {
+          t630 = t586;
+        } else {
+          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 4, 0, RT_GATHER, t586, (int32_t)v_x962_n, 0.0, 3);
+          t630 = 0;
+        }
+        int32_t t632 = rt_mul_i(t630, 2);
+        int32_t t634 = rt_add_i(t632, 1);
+        int32_t t636 = (1 ? t634 : -1);
+        uint8_t t638 = rt_ge_i(t636, 0);
+        int32_t t639;
+        if (t638) {
+          int32_t t640;
+          if ((uint64_t)(int64_t)t636 < (uint64_t)v_x956_n) {
+            t640 = v_x956_d[t636];
+          } else {
+            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 1, 0, RT_GATHER, t636, v_x956_n, 0.0, 4);
+            t640 = 0;
+          }
+          t639 = t640;
+        } else {
+          t639 = 0;
+        }
+        int32_t t642 = rt_add_i(t629, t639);
+      }
+      v_x973_d[t585] = t617;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x818_d = v_x818->data.i;
-    const int64_t v_x818_n = v_x818->len;
-    int32_t *v_x820_d = v_x820->data.i;
-    const int64_t v_x820_n = v_x820->len;
-    int32_t *v_x822_d = v_x822->data.i;
-    const int64_t v_x822_n = v_x822->len;
-    /* LIBRARY */
-    {
-      RtValue *t476 = rt_range_segdes(loc, v_x818, v_x820, v_x822, &v_x824, &v_x825);
-      v_x823 = t476;
-      const int64_t *v_x823_off = rt_seg_offsets(v_x823);
-      const int64_t v_x823_n = v_x823->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x818 = v_x818;
-  *out_v_x822 = v_x822;
-  *out_v_x823 = v_x823;
-  *out_v_x825 = v_x825;
-  rt_release(v_x820);
-  rt_release(v_x824);
+  *out_v_x973 = v_x973;
   return;
 fail:
-  rt_release(v_x818);
-  rt_release(v_x820);
-  rt_release(v_x822);
-  rt_release(v_x823);
-  rt_release(v_x824);
-  rt_release(v_x825);
+  rt_release(v_x973);
 }
 
-/* K11: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K11: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t v_x801;
-  int32_t v_x808;
-  int32_t *v_x813_d; int64_t v_x813_n;
-  int32_t *v_x816_d; int64_t v_x816_n;
-  int32_t *v_x818_d; int64_t v_x818_n;
-  int32_t *v_x820_d; int64_t v_x820_n;
-  int32_t *v_x822_d; int64_t v_x822_n;
-  const int64_t *v_x823_off; int64_t v_x823_n;
-  int32_t *v_x824_d; int64_t v_x824_n;
-  int32_t *v_x825_d; int64_t v_x825_n;
+  int32_t *v_x945_d; int64_t v_x945_n;
+  uint8_t *v_x948_d; int64_t v_x948_n;
+  uint8_t *v_x949_d; int64_t v_x949_n;
+  int32_t *v_x956_d; int64_t v_x956_n;
+  uint8_t *v_x962_d; int64_t v_x962_n;
+  int32_t *v_x973_d; int64_t v_x973_n;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K11_0_pull {
   K11_A A;
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t479 = 0; /* nonzero: a check below failed */
-    int32_t t478 = rt_div_i(ix, 2, &t479);
-    int32_t t481 = rt_rem_i(ix, 2, &t479);
-    int32_t t483 = rt_mul_i(t481, A.v_x808);
-    int32_t t485 = rt_add_i(t483, t478);
-    int t487 = (uint64_t)(int64_t)t485 < (uint64_t)A.v_x813_n;
-    int32_t t486 = t487 ? A.v_x813_d[t485] : 0;
-    t479 |= !t487;
-    int32_t t488 = t487 ? A.v_x816_d[t485] : 0;
-    int32_t t490 = rt_add_i(t488, t486);
-    if (__builtin_expect(t479 != 0, 0)) { /* again, recording the error */
-      int t491 = 0;
-      int32_t t492 = rt_div_i(ix, 2, &t491);
-      if (t491) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t491, RT_DIV, 0, 0, 0.0, 0);
-      }
-      int t493 = 0;
-      int32_t t494 = rt_rem_i(ix, 2, &t493);
-      if (t493) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t493, RT_REM, 0, 0, 0.0, 1);
-      }
-      int32_t t496 = rt_mul_i(t494, A.v_x808);
-      int32_t t498 = rt_add_i(t496, t492);
-      int32_t t499;
-      if ((uint64_t)(int64_t)t498 < (uint64_t)A.v_x813_n) {
-        t499 = A.v_x813_d[t498];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, A.v_x813_n, 0.0, 2);
-        t499 = 0;
-      }
-      int32_t t500;
-      if ((uint64_t)(int64_t)t498 < (uint64_t)A.v_x813_n) {
-        t500 = A.v_x816_d[t498];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t498, A.v_x813_n, 0.0, 3);
-        t500 = 0;
-      }
-      int32_t t502 = rt_add_i(t500, t499);
+    int t644 = 0; /* nonzero: a check below failed */
+    int t645 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x949_n;
+    uint8_t t643 = t645 ? rtg::ld_stream(&A.v_x949_d[ix]) : 0;
+    t644 |= !t645;
+    int t647 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x945_n;
+    int32_t t646 = t647 ? ix : 0;
+    t644 |= !t647;
+    int32_t t649 = rt_mul_i(t646, 2);
+    int32_t t651 = (t643 ? t649 : -1);
+    uint8_t t653 = rt_ge_i(t651, 0);
+    int32_t t654;
+    if (t653) {
+      int t656 = (uint64_t)(int64_t)t651 < (uint64_t)A.v_x956_n;
+      int32_t t655 = t656 ? A.v_x956_d[t651] : 0;
+      t644 |= !t656;
+      t654 = t655;
+    } else {
+      t654 = 0;
     }
-    return K11_0_V{t488, t490, 1};
+    int32_t t658 = rt_add_i(t654, 1);
+    int t660 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x962_n;
+    int32_t t659 = t660 ? ix : 0;
+    t644 |= !t660;
+    int32_t t662 = rt_mul_i(t659, 2);
+    int32_t t664 = rt_add_i(t662, 1);
+    int32_t t666 = (1 ? t664 : -1);
+    uint8_t t668 = rt_ge_i(t666, 0);
+    int32_t t669;
+    if (t668) {
+      int t671 = (uint64_t)(int64_t)t666 < (uint64_t)A.v_x956_n;
+      int32_t t670 = t671 ? A.v_x956_d[t666] : 0;
+      t644 |= !t671;
+      t669 = t670;
+    } else {
+      t669 = 0;
+    }
+    int32_t t673 = rt_add_i(t658, t669);
+    if (__builtin_expect(t644 != 0, 0)) { /* again, recording the error */
+      uint8_t t674;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x949_n) {
+        t674 = rtg::ld_stream(&A.v_x949_d[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x949_n, 0.0, 0);
+        t674 = 0;
+      }
+      int32_t t675;
+      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x945_n) {
+        t675 = ix;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, (int32_t)A.v_x945_n, 0.0, 1);
+        t675 = 0;
+      }
+      int32_t t677 = rt_mul_i(t675, 2);
+      int32_t t679 = (t674 ? t677 : -1);
+      uint8_t t681 = rt_ge_i(t679, 0);
+      int32_t t682;
+      if (t681) {
+        int32_t t683;
+        if ((uint64_t)(int64_t)t679 < (uint64_t)A.v_x956_n) {
+          t683 = A.v_x956_d[t679];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t679, A.v_x956_n, 0.0, 2);
+          t683 = 0;
+        }
+        t682 = t683;
+      } else {
+        t682 = 0;
+      }
+      int32_t t685 = rt_add_i(t682, 1);
+      int32_t t686;
+      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x962_n) {
+        t686 = ix;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, ix, (int32_t)A.v_x962_n, 0.0, 3);
+        t686 = 0;
+      }
+      int32_t t688 = rt_mul_i(t686, 2);
+      int32_t t690 = rt_add_i(t688, 1);
+      int32_t t692 = (1 ? t690 : -1);
+      uint8_t t694 = rt_ge_i(t692, 0);
+      int32_t t695;
+      if (t694) {
+        int32_t t696;
+        if ((uint64_t)(int64_t)t692 < (uint64_t)A.v_x956_n) {
+          t696 = A.v_x956_d[t692];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t692, A.v_x956_n, 0.0, 4);
+          t696 = 0;
+        }
+        t695 = t696;
+      } else {
+        t695 = 0;
+      }
+      int32_t t698 = rt_add_i(t685, t695);
+    }
+    return K11_0_V{t673};
   }
 };
 struct K11_0_store {
   K11_A A;
   __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x818_d[i] = v.v0;
-    A.v_x820_d[i] = v.v1;
-    A.v_x822_d[i] = v.v2;
+    A.v_x973_d[i] = v.v0;
   }
 };
-struct K11_1_ride {
-  K11_A A;
-  __device__ void operator()(int64_t i) const {
-    K11_0_store{A}(i, K11_0_pull{A}(i)); /* MAP 0 rides here */
-  }
-};
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x822, RtValue **out_v_x823, RtValue **out_v_x825) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue *v_x948, RtValue *v_x949, RtValue *v_x956, RtValue *v_x962, RtValue **out_v_x973) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x801 = v_x801;
-  A.v_x808 = v_x808;
-  A.v_x813_d = v_x813->data.i;
-  A.v_x813_n = v_x813->len;
-  A.v_x816_d = v_x816->data.i;
-  A.v_x816_n = v_x816->len;
-  RtValue *v_x818 = NULL;
-  RtValue *v_x820 = NULL;
-  RtValue *v_x822 = NULL;
-  RtValue *v_x823 = NULL;
-  RtValue *v_x824 = NULL;
-  RtValue *v_x825 = NULL;
+  A.v_x945_d = v_x945->data.i;
+  A.v_x945_n = v_x945->len;
+  A.v_x948_d = v_x948->data.b;
+  A.v_x948_n = v_x948->len;
+  A.v_x949_d = v_x949->data.b;
+  A.v_x949_n = v_x949->len;
+  A.v_x956_d = v_x956->data.i;
+  A.v_x956_n = v_x956->len;
+  A.v_x962_d = v_x962->data.b;
+  A.v_x962_n = v_x962->len;
+  RtValue *v_x973 = NULL;
   /* MAP */
   {
-    const int64_t t503 = v_x801;
-    if (t503 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t503, 0.0, run, 4};
-      goto fail;
-    }
-    v_x818 = rtg_vec_new(RT_INT, t503);
-    A.v_x818_d = v_x818->data.i;
-    A.v_x818_n = v_x818->len;
-    v_x820 = rtg_vec_new(RT_INT, t503);
-    A.v_x820_d = v_x820->data.i;
-    A.v_x820_n = v_x820->len;
-    v_x822 = rtg_vec_new(RT_INT, t503);
-    A.v_x822_d = v_x822->data.i;
-    A.v_x822_n = v_x822->len;
-    /* computed in the launch of SOAC 1 (K11_1_ride) */
+    const int64_t t699 = v_x948->len;
+    v_x973 = rtg_vec_new(RT_INT, t699);
+    A.v_x973_d = v_x973->data.i;
+    A.v_x973_n = v_x973->len;
+    rtg::map("K11", loc, K11_0_pull{A}, K11_0_store{A}, t699);
   }
-  /* LIBRARY */
-  {
-    RtValue *t504 = rtg::range_segdes(loc, A.run, v_x818, v_x820, v_x822, &v_x824, &v_x825, K11_1_ride{A});
-    v_x823 = t504;
-    A.v_x823_off = rtg_seg_offsets(v_x823);
-    A.v_x823_n = v_x823->len;
-  }
-  *out_v_x818 = v_x818;
-  *out_v_x822 = v_x822;
-  *out_v_x823 = v_x823;
-  *out_v_x825 = v_x825;
-  rt_release(v_x820);
-  rt_release(v_x824);
+  *out_v_x973 = v_x973;
   return;
 fail:
-  rt_release(v_x818);
-  rt_release(v_x820);
-  rt_release(v_x822);
-  rt_release(v_x823);
-  rt_release(v_x824);
-  rt_release(v_x825);
+  rt_release(v_x973);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x801, int32_t v_x808, RtValue *v_x813, RtValue *v_x816, RtValue **out_v_x818, RtValue **out_v_x822, RtValue **out_v_x823, RtValue **out_v_x825) {
-  RtValue *vals[] = {v_x813, v_x816};
-  const int64_t sizes[] = {(int64_t)v_x801};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K11_host(err, loc, run, v_x801, v_x808, v_x813, v_x816, out_v_x818, out_v_x822, out_v_x823, out_v_x825);
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue *v_x948, RtValue *v_x949, RtValue *v_x956, RtValue *v_x962, RtValue **out_v_x973) {
+  RtValue *vals[] = {v_x945, v_x948, v_x949, v_x956, v_x962};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K11_host(err, loc, run, v_x945, v_x948, v_x949, v_x956, v_x962, out_v_x973);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x801, v_x808, v_x813, v_x816, out_v_x818, out_v_x822, out_v_x823, out_v_x825);
+    K11_gpu(err, loc, run, v_x945, v_x948, v_x949, v_x956, v_x962, out_v_x973);
   }
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x829, RtValue **out_v_x828, int32_t *out_v_x838, int32_t *out_v_x839) {
+/* K12: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int32_t v_x1462, RtValue **out_v_x1486, RtValue **out_v_x1467, RtValue **out_v_x1469, RtValue **out_v_x1484, RtValue **out_v_x1485) {
   (void)loc;
   (void)run;
-  int32_t *v_x829_d = v_x829->data.i;
-  const int64_t v_x829_n = v_x829->len;
-  RtValue *v_x828 = NULL;
-  int32_t v_x837 = 0;
-  int32_t v_x838 = 0;
-  int32_t v_x839 = 0;
-  /* MAP */
+  const int64_t *v_sd_1487_off = rt_seg_offsets(v_sd_1487);
+  const int64_t v_sd_1487_n = v_sd_1487->len;
+  RtValue *v_x1467 = NULL;
+  RtValue *v_x1468 = NULL;
+  RtValue *v_x1469 = NULL;
+  RtValue *v_x1470 = NULL;
+  RtValue *v_x1486 = NULL;
+  RtValue *v_x1484 = NULL;
+  RtValue *v_x1485 = NULL;
+  /* PARTITION */
   {
-    const int64_t t505 = v_x829_n;
-    v_x828 = rt_value_new(rt_vec_type(RT_INT), t505);
-    int32_t *v_x828_d = v_x828->data.i;
-    const int64_t v_x828_n = v_x828->len;
-    RT_PARALLEL_FOR_IF(t505 >= RT_PARALLEL_MIN)
-    for (int64_t t506 = 0; t506 < t505; t506++) {
-      const int32_t t507 = (int32_t)t506;
-      v_x828_d[t506] = 2;
+    const int64_t t700 = v_x1462;
+    if (t700 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t700, 0.0, 0);
+      goto fail;
     }
+    const int64_t t701 = t700 > 0 ? (t700 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t702 = (uint8_t *)rt_alloc_atomic((size_t)t700 + 1);
+    int64_t *t703 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t701 + 1));
+    RT_PARALLEL_FOR_IF(t701 > 1)
+    for (int64_t t704 = 0; t704 < t701; t704++) {
+      int64_t kept = 0;
+      const int64_t t704_end = (t704 + 1) * RT_CHUNK < t700 ? (t704 + 1) * RT_CHUNK : t700;
+      for (int64_t t705 = t704 * RT_CHUNK; t705 < t704_end; t705++) {
+        const int32_t t706 = (int32_t)t705;
+        int32_t t704x0;
+        uint8_t t704x1;
+        int t708 = 0; /* nonzero: a check below failed */
+        int t709 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1487_n;
+        int32_t t707 = t709 ? (int32_t)(v_sd_1487_off[t706 + 1] - v_sd_1487_off[t706]) : 0;
+        t708 |= !t709;
+        uint8_t t711 = rt_le_i(t707, 1);
+        if (__builtin_expect(t708 != 0, 0)) { /* again, recording the error */
+          int32_t t712;
+          if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1487_n) {
+            t712 = (int32_t)(v_sd_1487_off[t706 + 1] - v_sd_1487_off[t706]);
+          } else {
+            NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1487_n, 0.0, 1);
+            t712 = 0;
+          }
+          uint8_t t714 = rt_le_i(t712, 1);
+        }
+        t704x0 = t706;
+        t704x1 = t711;
+        uint8_t t715;
+        t715 = t704x1;
+        t702[t705] = t715 != 0;
+        kept += t715 != 0;
+      }
+      t703[t704] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t702);
+      rt_free(t703);
+      goto fail;
+    }
+    int64_t t716 = 0;
+    for (int64_t t704 = 0; t704 < t701; t704++) {
+      const int64_t k = t703[t704];
+      t703[t704] = t716;
+      t716 += k;
+    }
+    v_x1467 = rt_value_new(rt_vec_type(RT_INT), t716);
+    int32_t *v_x1467_d = v_x1467->data.i;
+    const int64_t v_x1467_n = v_x1467->len;
+    v_x1469 = rt_value_new(rt_vec_type(RT_INT), (t700 - t716));
+    int32_t *v_x1469_d = v_x1469->data.i;
+    const int64_t v_x1469_n = v_x1469->len;
+    RT_PARALLEL_FOR_IF(t701 > 1)
+    for (int64_t t704 = 0; t704 < t701; t704++) {
+      int64_t at = t703[t704];
+      int64_t at_not = t704 * RT_CHUNK - t703[t704];
+      const int64_t t704_end = (t704 + 1) * RT_CHUNK < t700 ? (t704 + 1) * RT_CHUNK : t700;
+      for (int64_t t705 = t704 * RT_CHUNK; t705 < t704_end; t705++) {
+        const int32_t t706 = (int32_t)t705;
+        int32_t t704y0;
+        uint8_t t704y1;
+        int t718 = 0; /* nonzero: a check below failed */
+        int t719 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1487_n;
+        int32_t t717 = t719 ? (int32_t)(v_sd_1487_off[t706 + 1] - v_sd_1487_off[t706]) : 0;
+        t718 |= !t719;
+        uint8_t t721 = rt_le_i(t717, 1);
+        if (__builtin_expect(t718 != 0, 0)) { /* again, recording the error */
+          int32_t t722;
+          if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1487_n) {
+            t722 = (int32_t)(v_sd_1487_off[t706 + 1] - v_sd_1487_off[t706]);
+          } else {
+            NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1487_n, 0.0, 2);
+            t722 = 0;
+          }
+          uint8_t t724 = rt_le_i(t722, 1);
+        }
+        t704y0 = t706;
+        t704y1 = t721;
+        if (t702[t705]) {
+          v_x1467_d[at] = t704y0;
+          at++;
+        } else {
+          v_x1469_d[at_not] = t704y0;
+          at_not++;
+        }
+      }
+    }
+    rt_free(t702);
+    rt_free(t703);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x828_d = v_x828->data.i;
-    const int64_t v_x828_n = v_x828->len;
-    /* REDUCE */
+    int32_t *v_x1467_d = v_x1467->data.i;
+    const int64_t v_x1467_n = v_x1467->len;
+    int32_t *v_x1469_d = v_x1469->data.i;
+    const int64_t v_x1469_n = v_x1469->len;
+    /* MAP */
     {
-      const int64_t t508 = v_x829_n;
-      const int64_t t509 = t508 > 0 ? (t508 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t510 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t509);
-      int32_t *t511 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t509);
-      int32_t *t512 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t509);
-      RT_PARALLEL_FOR_IF(t509 > 1)
-      for (int64_t t513 = 0; t513 < t509; t513++) {
-        int32_t t513a0;
-        int32_t t513a1;
-        int32_t t513a2;
-        t513a0 = 2147483647;
-        t513a1 = 0;
-        t513a2 = 1;
-        const int64_t t513_end = (t513 + 1) * RT_CHUNK < t508 ? (t513 + 1) * RT_CHUNK : t508;
-        for (int64_t t514 = t513 * RT_CHUNK; t514 < t513_end; t514++) {
-          const int32_t t515 = (int32_t)t514;
-          int32_t t513x0;
-          int32_t t513x1;
-          int32_t t513x2;
-          uint8_t t517 = rt_lt_i(0, 2);
-          int32_t t518;
-          if (t517) {
-            t518 = 2147483647;
-          } else {
-            t518 = t515;
-          }
-          t513x0 = t518;
-          t513x1 = 0;
-          t513x2 = 2;
-          uint8_t t520 = rt_le_i(t513a0, t513x0);
-          int32_t t521;
-          if (t520) {
-            t521 = t513a0;
-          } else {
-            t521 = t513x0;
-          }
-          int32_t t522;
-          if (t520) {
-            t522 = t513a1;
-          } else {
-            t522 = t513x1;
-          }
-          int32_t t523;
-          if (t520) {
-            t523 = t513a2;
-          } else {
-            t523 = t513x2;
-          }
-          t513a0 = t521;
-          t513a1 = t522;
-          t513a2 = t523;
-        }
-        t510[t513] = t513a0;
-        t511[t513] = t513a1;
-        t512[t513] = t513a2;
+      const int64_t t725 = v_x1462;
+      if (t725 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t725, 0.0, 3);
+        goto fail;
       }
-      int32_t t513t0;
-      int32_t t513t1;
-      int32_t t513t2;
-      t513t0 = 2147483647;
-      t513t1 = 0;
-      t513t2 = 1;
-      for (int64_t t513 = 0; t513 < t509; t513++) {
-        const int32_t t524 = t510[t513];
-        const int32_t t525 = t511[t513];
-        const int32_t t526 = t512[t513];
-        uint8_t t528 = rt_le_i(t513t0, t524);
-        int32_t t529;
-        if (t528) {
-          t529 = t513t0;
-        } else {
-          t529 = t524;
+      v_x1486 = rt_value_new(rt_vec_type(RT_BOOL), t725);
+      uint8_t *v_x1486_d = v_x1486->data.b;
+      const int64_t v_x1486_n = v_x1486->len;
+      RT_PARALLEL_FOR_IF(t725 >= RT_PARALLEL_MIN)
+      for (int64_t t726 = 0; t726 < t725; t726++) {
+        const int32_t t727 = (int32_t)t726;
+        int t729 = 0; /* nonzero: a check below failed */
+        int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1487_n;
+        int32_t t728 = t730 ? (int32_t)(v_sd_1487_off[t727 + 1] - v_sd_1487_off[t727]) : 0;
+        t729 |= !t730;
+        uint8_t t732 = rt_le_i(t728, 1);
+        if (__builtin_expect(t729 != 0, 0)) { /* again, recording the error */
+          int32_t t733;
+          if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1487_n) {
+            t733 = (int32_t)(v_sd_1487_off[t727 + 1] - v_sd_1487_off[t727]);
+          } else {
+            NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1487_n, 0.0, 4);
+            t733 = 0;
+          }
+          uint8_t t735 = rt_le_i(t733, 1);
         }
-        int32_t t530;
-        if (t528) {
-          t530 = t513t1;
-        } else {
-          t530 = t525;
-        }
-        int32_t t531;
-        if (t528) {
-          t531 = t513t2;
-        } else {
-          t531 = t526;
-        }
-        t513t0 = t529;
-        t513t1 = t530;
-        t513t2 = t531;
+        v_x1486_d[t726] = t732;
       }
-      v_x837 = t513t0;
-      rt_free(t510);
-      v_x838 = t513t1;
-      rt_free(t511);
-      v_x839 = t513t2;
-      rt_free(t512);
     }
     if (err->index != INT64_MAX)
       goto fail;
+    {
+      uint8_t *v_x1486_d = v_x1486->data.b;
+      const int64_t v_x1486_n = v_x1486->len;
+      /* SCAN */
+      {
+        const int64_t t736 = v_x1462;
+        if (t736 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t736, 0.0, 5);
+          goto fail;
+        }
+        const int64_t t737 = t736 > 0 ? (t736 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t738 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t737);
+        int32_t *t739 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t737);
+        RT_PARALLEL_FOR_IF(t737 > 1)
+        for (int64_t t740 = 0; t740 < t737; t740++) {
+          int32_t t740a0;
+          int32_t t740a1;
+          t740a0 = 0;
+          t740a1 = 0;
+          const int64_t t740_end = (t740 + 1) * RT_CHUNK < t736 ? (t740 + 1) * RT_CHUNK : t736;
+          for (int64_t t741 = t740 * RT_CHUNK; t741 < t740_end; t741++) {
+            const int32_t t742 = (int32_t)t741;
+            int32_t t740x0;
+            int32_t t740x1;
+            int t744 = 0; /* nonzero: a check below failed */
+            int t745 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1487_n;
+            int32_t t743 = t745 ? (int32_t)(v_sd_1487_off[t742 + 1] - v_sd_1487_off[t742]) : 0;
+            t744 |= !t745;
+            uint8_t t747 = rt_le_i(t743, 1);
+            int32_t t749 = rt_btoi_b(t747);
+            uint8_t t751 = rt_not_b(t747);
+            int32_t t753 = rt_btoi_b(t751);
+            if (__builtin_expect(t744 != 0, 0)) { /* again, recording the error */
+              int32_t t754;
+              if ((uint64_t)(int64_t)t742 < (uint64_t)v_sd_1487_n) {
+                t754 = (int32_t)(v_sd_1487_off[t742 + 1] - v_sd_1487_off[t742]);
+              } else {
+                NESSIE_RECORD(err, t741, RT_CHECK_INDEX, 0, 0, RT_GATHER, t742, v_sd_1487_n, 0.0, 6);
+                t754 = 0;
+              }
+              uint8_t t756 = rt_le_i(t754, 1);
+              int32_t t758 = rt_btoi_b(t756);
+              uint8_t t760 = rt_not_b(t756);
+              int32_t t762 = rt_btoi_b(t760);
+            }
+            t740x0 = t749;
+            t740x1 = t753;
+            int32_t t764 = rt_add_i(t740a0, t740x0);
+            int32_t t766 = rt_add_i(t740a1, t740x1);
+            t740a0 = t764;
+            t740a1 = t766;
+          }
+          t738[t740] = t740a0;
+          t739[t740] = t740a1;
+        }
+        int32_t t740t0;
+        int32_t t740t1;
+        t740t0 = 0;
+        t740t1 = 0;
+        for (int64_t t740 = 0; t740 < t737; t740++) {
+          const int32_t t767 = t738[t740];
+          t738[t740] = t740t0;
+          const int32_t t768 = t739[t740];
+          t739[t740] = t740t1;
+          int32_t t770 = rt_add_i(t740t0, t767);
+          int32_t t772 = rt_add_i(t740t1, t768);
+          t740t0 = t770;
+          t740t1 = t772;
+        }
+        v_x1484 = rt_value_new(rt_vec_type(RT_INT), t736);
+        int32_t *v_x1484_d = v_x1484->data.i;
+        const int64_t v_x1484_n = v_x1484->len;
+        v_x1485 = rt_value_new(rt_vec_type(RT_INT), t736);
+        int32_t *v_x1485_d = v_x1485->data.i;
+        const int64_t v_x1485_n = v_x1485->len;
+        RT_PARALLEL_FOR_IF(t737 > 1)
+        for (int64_t t740 = 0; t740 < t737; t740++) {
+          int32_t t740p0;
+          int32_t t740p1;
+          t740p0 = t738[t740];
+          t740p1 = t739[t740];
+          const int64_t t740_end = (t740 + 1) * RT_CHUNK < t736 ? (t740 + 1) * RT_CHUNK : t736;
+          for (int64_t t741 = t740 * RT_CHUNK; t741 < t740_end; t741++) {
+            const int32_t t742 = (int32_t)t741;
+            v_x1484_d[t741] = t740p0;
+            v_x1485_d[t741] = t740p1;
+            int32_t t740y0;
+            int32_t t740y1;
+            int t774 = 0; /* nonzero: a check below failed */
+            int t775 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1487_n;
+            int32_t t773 = t775 ? (int32_t)(v_sd_1487_off[t742 + 1] - v_sd_1487_off[t742]) : 0;
+            t774 |= !t775;
+            uint8_t t777 = rt_le_i(t773, 1);
+            int32_t t779 = rt_btoi_b(t777);
+            uint8_t t781 = rt_not_b(t777);
+            int32_t t783 = rt_btoi_b(t781);
+            if (__builtin_expect(t774 != 0, 0)) { /* again, recording the error */
+              int32_t t784;
+              if ((uint64_t)(int64_t)t742 < (uint64_t)v_sd_1487_n) {
+                t784 = (int32_t)(v_sd_1487_off[t742 + 1] - v_sd_1487_off[t742]);
+              } else {
+                NESSIE_RECORD(err, t741, RT_CHECK_INDEX, 0, 0, RT_GATHER, t742, v_sd_1487_n, 0.0, 7);
+                t784 = 0;
+              }
+              uint8_t t786 = rt_le_i(t784, 1);
+              int32_t t788 = rt_btoi_b(t786);
+              uint8_t t790 = rt_not_b(t786);
+              int32_t t792 = rt_btoi_b(t790);
+            }
+            t740y0 = t779;
+            t740y1 = t783;
+            int32_t t794 = rt_add_i(t740p0, t740y0);
+            int32_t t796 = rt_add_i(t740p1, t740y1);
+            t740p0 = t794;
+            t740p1 = t796;
+          }
+        }
+        rt_free(t738);
+        rt_free(t739);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
   }
-  *out_v_x828 = v_x828;
-  *out_v_x838 = v_x838;
-  *out_v_x839 = v_x839;
+  *out_v_x1486 = v_x1486;
+  *out_v_x1467 = v_x1467;
+  *out_v_x1469 = v_x1469;
+  *out_v_x1484 = v_x1484;
+  *out_v_x1485 = v_x1485;
+  rt_release(v_x1468);
+  rt_release(v_x1470);
   return;
 fail:
-  rt_release(v_x828);
+  rt_release(v_x1467);
+  rt_release(v_x1468);
+  rt_release(v_x1469);
+  rt_release(v_x1470);
+  rt_release(v_x1486);
+  rt_release(v_x1484);
+  rt_release(v_x1485);
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K12: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x829_d; int64_t v_x829_n;
-  int32_t *v_x828_d; int64_t v_x828_n;
-  int32_t v_x837;
-  int32_t v_x838;
-  int32_t v_x839;
+  const int64_t *v_sd_1487_off; int64_t v_sd_1487_n;
+  int32_t v_x1462;
+  int32_t *v_x1467_d; int64_t v_x1467_n;
+  uint8_t *v_x1468_d; int64_t v_x1468_n;
+  int32_t *v_x1469_d; int64_t v_x1469_n;
+  uint8_t *v_x1470_d; int64_t v_x1470_n;
+  uint8_t *v_x1486_d; int64_t v_x1486_n;
+  int32_t *v_x1484_d; int64_t v_x1484_n;
+  int32_t *v_x1485_d; int64_t v_x1485_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
+  uint8_t v1;
 };
 struct K12_0_pull {
   K12_A A;
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K12_0_V{2};
+    int t798 = 0; /* nonzero: a check below failed */
+    int t799 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1487_n;
+    int32_t t797 = t799 ? (int32_t)(A.v_sd_1487_off[ix + 1] - A.v_sd_1487_off[ix]) : 0;
+    t798 |= !t799;
+    uint8_t t801 = rt_le_i(t797, 1);
+    if (__builtin_expect(t798 != 0, 0)) { /* again, recording the error */
+      int32_t t802;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1487_n) {
+        t802 = (int32_t)(A.v_sd_1487_off[ix + 1] - A.v_sd_1487_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1487_n, 0.0, 0);
+        t802 = 0;
+      }
+      uint8_t t804 = rt_le_i(t802, 1);
+    }
+    return K12_0_V{ix, t801};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x828_d[i] = v.v0;
+    A.v_x1467_d[i] = v.v0;
+    /* v.v1: v_x1468, read by nothing (its checks are the pull's) */
+  }
+};
+struct K12_0_pred {
+  K12_A A;
+  __device__ bool operator()(int64_t i, const K12_0_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K12_0_other {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_0_V &v) const {
+    A.v_x1469_d[i] = v.v0;
+    /* v.v1: v_x1470, read by nothing (its checks are the pull's) */
   }
 };
 struct alignas(8) K12_1_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
+  uint8_t v0;
 };
 struct K12_1_pull {
   K12_A A;
   __device__ K12_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    uint8_t t533 = rt_lt_i(0, 2);
-    int32_t t534;
-    if (t533) {
-      t534 = 2147483647;
-    } else {
-      t534 = ix;
+    int t806 = 0; /* nonzero: a check below failed */
+    int t807 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1487_n;
+    int32_t t805 = t807 ? (int32_t)(A.v_sd_1487_off[ix + 1] - A.v_sd_1487_off[ix]) : 0;
+    t806 |= !t807;
+    uint8_t t809 = rt_le_i(t805, 1);
+    if (__builtin_expect(t806 != 0, 0)) { /* again, recording the error */
+      int32_t t810;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1487_n) {
+        t810 = (int32_t)(A.v_sd_1487_off[ix + 1] - A.v_sd_1487_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1487_n, 0.0, 1);
+        t810 = 0;
+      }
+      uint8_t t812 = rt_le_i(t810, 1);
     }
-    return K12_1_V{t534, 0, 2};
+    return K12_1_V{t809};
   }
 };
-struct K12_1_op {
+struct K12_1_store {
   K12_A A;
-  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
-    uint8_t t536 = rt_le_i(a.v0, b.v0);
-    int32_t t537;
-    if (t536) {
-      t537 = a.v0;
-    } else {
-      t537 = b.v0;
-    }
-    int32_t t538;
-    if (t536) {
-      t538 = a.v1;
-    } else {
-      t538 = b.v1;
-    }
-    int32_t t539;
-    if (t536) {
-      t539 = a.v2;
-    } else {
-      t539 = b.v2;
-    }
-    return K12_1_V{t537, t538, t539};
+  __device__ void operator()(int64_t i, const K12_1_V &v) const {
+    A.v_x1486_d[i] = v.v0;
   }
 };
-struct K12_1_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
-      return false;
-    }
-    return true;
-  }
+struct alignas(8) K12_2_V {
+  int32_t v0;
+  int32_t v1;
 };
-struct K12_1_ride {
+struct K12_2_pull {
   K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
-    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
-    return K12_1_pull{A}(i);
+  __device__ K12_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t814 = 0; /* nonzero: a check below failed */
+    int t815 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1487_n;
+    int32_t t813 = t815 ? (int32_t)(A.v_sd_1487_off[ix + 1] - A.v_sd_1487_off[ix]) : 0;
+    t814 |= !t815;
+    uint8_t t817 = rt_le_i(t813, 1);
+    int32_t t819 = rt_btoi_b(t817);
+    uint8_t t821 = rt_not_b(t817);
+    int32_t t823 = rt_btoi_b(t821);
+    if (__builtin_expect(t814 != 0, 0)) { /* again, recording the error */
+      int32_t t824;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1487_n) {
+        t824 = (int32_t)(A.v_sd_1487_off[ix + 1] - A.v_sd_1487_off[ix]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1487_n, 0.0, 2);
+        t824 = 0;
+      }
+      uint8_t t826 = rt_le_i(t824, 1);
+      int32_t t828 = rt_btoi_b(t826);
+      uint8_t t830 = rt_not_b(t826);
+      int32_t t832 = rt_btoi_b(t830);
+    }
+    return K12_2_V{t819, t823};
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x829, RtValue **out_v_x828, int32_t *out_v_x838, int32_t *out_v_x839, int check_site_0) {
+struct K12_2_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_2_V &v) const {
+    A.v_x1484_d[i] = v.v0;
+    A.v_x1485_d[i] = v.v1;
+  }
+};
+struct K12_2_op {
+  K12_A A;
+  __device__ K12_2_V operator()(const K12_2_V &a, const K12_2_V &b) const {
+    int32_t t834 = rt_add_i(a.v0, b.v0);
+    int32_t t836 = rt_add_i(a.v1, b.v1);
+    return K12_2_V{t834, t836};
+  }
+};
+struct K12_2_ride {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_2_V &v) const {
+    K12_1_store{A}(i, K12_1_pull{A}(i)); /* MAP 1 rides here */
+    K12_2_store{A}(i, v);
+  }
+};
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int32_t v_x1462, RtValue **out_v_x1486, RtValue **out_v_x1467, RtValue **out_v_x1469, RtValue **out_v_x1484, RtValue **out_v_x1485) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x829_d = v_x829->data.i;
-  A.v_x829_n = v_x829->len;
-  RtValue *v_x828 = NULL;
-  K12_1_V *K12_1_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x837 = 0;
-  int32_t v_x838 = 0;
-  int32_t v_x839 = 0;
+  A.v_sd_1487_off = rtg_seg_offsets(v_sd_1487);
+  A.v_sd_1487_n = v_sd_1487->len;
+  A.v_x1462 = v_x1462;
+  RtValue *v_x1467 = NULL;
+  RtValue *v_x1468 = NULL;
+  RtValue *v_x1469 = NULL;
+  RtValue *v_x1470 = NULL;
+  RtValue *v_x1486 = NULL;
+  RtValue *v_x1484 = NULL;
+  RtValue *v_x1485 = NULL;
+  /* PARTITION */
+  int64_t *t837, t838; /* the slot of its count, its size */
+  {
+    const int64_t t839 = v_x1462;
+    if (t839 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t839, 0.0, run, 3};
+      goto fail;
+    }
+    v_x1467 = rtg_vec_new(RT_INT, t839);
+    A.v_x1467_d = v_x1467->data.i;
+    A.v_x1467_n = v_x1467->len;
+    v_x1469 = rtg_vec_new(RT_INT, t839);
+    A.v_x1469_d = v_x1469->data.i;
+    A.v_x1469_n = v_x1469->len;
+    t838 = t839;
+    t837 = rtg::partition_launch<K12_0_V>("K12", loc, K12_0_pull{A}, K12_0_pred{A}, t839, K12_0_store{A}, K12_0_other{A}, true);
+  }
+  {
+    const int64_t t840 = rtg::filter_count(t837);
+    v_x1467 = rtg_vec_fit(v_x1467, t840);
+    A.v_x1467_d = v_x1467->data.i;
+    A.v_x1467_n = v_x1467->len;
+    v_x1469 = rtg_vec_fit(v_x1469, t838 - t840);
+    A.v_x1469_d = v_x1469->data.i;
+    A.v_x1469_n = v_x1469->len;
+  }
   /* MAP */
   {
-    const int64_t t540 = v_x829->len;
-    v_x828 = rtg_vec_new(RT_INT, t540);
-    A.v_x828_d = v_x828->data.i;
-    A.v_x828_n = v_x828->len;
-    /* computed in the launch of SOAC 1 (K12_1_ride) */
+    const int64_t t841 = v_x1462;
+    if (t841 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t841, 0.0, run, 4};
+      goto fail;
+    }
+    v_x1486 = rtg_vec_new(RT_BOOL, t841);
+    A.v_x1486_d = v_x1486->data.b;
+    A.v_x1486_n = v_x1486->len;
+    /* computed in the launch of SOAC 2 (K12_2_ride) */
   }
-  /* REDUCE */
+  /* SCAN */
   {
-    const int64_t t541 = v_x829->len;
-    K12_1_V *t542 = rtg::reduce_to_device<false>("K12", loc, K12_1_ride{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t541);
-    K12_1_value = t542;
+    const int64_t t842 = v_x1462;
+    if (t842 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t842, 0.0, run, 5};
+      goto fail;
+    }
+    v_x1484 = rtg_vec_new(RT_INT, t842);
+    A.v_x1484_d = v_x1484->data.i;
+    A.v_x1484_n = v_x1484->len;
+    v_x1485 = rtg_vec_new(RT_INT, t842);
+    A.v_x1485_d = v_x1485->data.i;
+    A.v_x1485_n = v_x1485->len;
+    rtg::scan<true>("K12", loc, K12_2_pull{A}, K12_2_op{A}, K12_2_V{0, 0}, t842, K12_2_ride{A});
   }
-  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K12_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x828 = v_x828;
-  *out_v_x838 = v_x838;
-  *out_v_x839 = v_x839;
+  *out_v_x1486 = v_x1486;
+  *out_v_x1467 = v_x1467;
+  *out_v_x1469 = v_x1469;
+  *out_v_x1484 = v_x1484;
+  *out_v_x1485 = v_x1485;
+  rt_release(v_x1468);
+  rt_release(v_x1470);
   return;
 fail:
-  rt_release(v_x828);
-  rtg_free(K12_1_value);
+  rt_release(v_x1467);
+  rt_release(v_x1468);
+  rt_release(v_x1469);
+  rt_release(v_x1470);
+  rt_release(v_x1486);
+  rt_release(v_x1484);
+  rt_release(v_x1485);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x829, RtValue **out_v_x828, int32_t *out_v_x838, int32_t *out_v_x839, int check_site_0) {
-  RtValue *vals[] = {v_x829};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K12_host(err, loc, run, v_x829, out_v_x828, out_v_x838, out_v_x839);
-    if (err->index == INT64_MAX) {
-      K12_1_V t543;
-      memset(&t543, 0, sizeof t543);
-      t543.v1 = *out_v_x838;
-      t543.v2 = *out_v_x839;
-      (void)K12_1_check{{check_site_0}}(t543, err, run);
-    }
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int32_t v_x1462, RtValue **out_v_x1486, RtValue **out_v_x1467, RtValue **out_v_x1469, RtValue **out_v_x1484, RtValue **out_v_x1485) {
+  RtValue *vals[] = {v_sd_1487};
+  const int64_t sizes[] = {(int64_t)v_x1462, (int64_t)v_x1462, (int64_t)v_x1462};
+  if (rtg_choose_host(vals, 1, sizes, 3)) {
+    K12_host(err, loc, run, v_sd_1487, v_x1462, out_v_x1486, out_v_x1467, out_v_x1469, out_v_x1484, out_v_x1485);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x829, out_v_x828, out_v_x838, out_v_x839, check_site_0);
+    K12_gpu(err, loc, run, v_sd_1487, v_x1462, out_v_x1486, out_v_x1467, out_v_x1469, out_v_x1484, out_v_x1485);
   }
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x840, RtValue *v_x845, RtValue **out_v_x855) {
+/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1502, RtValue *v_sd_1514, RtValue *v_sd_1504, RtValue **out_v_x1512) {
   (void)loc;
   (void)run;
-  int32_t *v_x840_d = v_x840->data.i;
-  const int64_t v_x840_n = v_x840->len;
-  int32_t *v_x845_d = v_x845->data.i;
-  const int64_t v_x845_n = v_x845->len;
-  RtValue *v_x855 = NULL;
+  int32_t *v_x1502_d = v_x1502->data.i;
+  const int64_t v_x1502_n = v_x1502->len;
+  const int64_t *v_sd_1514_off = rt_seg_offsets(v_sd_1514);
+  const int64_t v_sd_1514_n = v_sd_1514->len;
+  const int64_t *v_sd_1504_off = rt_seg_offsets(v_sd_1504);
+  const int64_t v_sd_1504_n = v_sd_1504->len;
+  RtValue *v_x1508 = NULL;
+  RtValue *v_x1509 = NULL;
+  RtValue *v_x1510 = NULL;
+  RtValue *v_x1511 = NULL;
+  RtValue *v_x1512 = NULL;
+  RtValue *v_x1513 = NULL;
   /* MAP */
   {
-    const int64_t t544 = v_x840_n;
-    v_x855 = rt_value_new(rt_vec_type(RT_INT), t544);
-    int32_t *v_x855_d = v_x855->data.i;
-    const int64_t v_x855_n = v_x855->len;
-    RT_PARALLEL_FOR_IF(t544 >= RT_PARALLEL_MIN)
-    for (int64_t t545 = 0; t545 < t544; t545++) {
-      const int32_t t546 = (int32_t)t545;
-      int t550 = 0; /* nonzero: a check below failed */
-      int32_t t548 = rt_mul_i(t546, 2);
-      int t551 = (uint64_t)(int64_t)t548 < (uint64_t)v_x845_n;
-      int32_t t549 = t551 ? v_x845_d[t548] : 0;
-      t550 |= !t551;
-      int32_t t553 = rt_add_i(t549, 1);
-      int32_t t555 = rt_add_i(t548, 1);
-      int t557 = (uint64_t)(int64_t)t555 < (uint64_t)v_x845_n;
-      int32_t t556 = t557 ? v_x845_d[t555] : 0;
-      t550 |= !t557;
-      int32_t t559 = rt_add_i(t553, t556);
-      if (__builtin_expect(t550 != 0, 0)) { /* again, recording the error */
-        int32_t t561 = rt_mul_i(t546, 2);
-        int32_t t562;
-        if ((uint64_t)(int64_t)t561 < (uint64_t)v_x845_n) {
-          t562 = v_x845_d[t561];
+    const int64_t t843 = v_x1502_n;
+    v_x1508 = rt_value_new(rt_vec_type(RT_INT), t843);
+    int32_t *v_x1508_d = v_x1508->data.i;
+    const int64_t v_x1508_n = v_x1508->len;
+    v_x1509 = rt_value_new(rt_vec_type(RT_INT), t843);
+    int32_t *v_x1509_d = v_x1509->data.i;
+    const int64_t v_x1509_n = v_x1509->len;
+    v_x1510 = rt_value_new(rt_vec_type(RT_INT), t843);
+    int32_t *v_x1510_d = v_x1510->data.i;
+    const int64_t v_x1510_n = v_x1510->len;
+    RT_PARALLEL_FOR_IF(t843 >= RT_PARALLEL_MIN)
+    for (int64_t t844 = 0; t844 < t843; t844++) {
+      const int32_t t845 = (int32_t)t844;
+      int t848 = 0; /* nonzero: a check below failed */
+      int32_t t846 = v_x1502_d[t845];
+      int t849 = (uint64_t)(int64_t)t846 < (uint64_t)v_sd_1504_n;
+      int32_t t847 = t849 ? (int32_t)v_sd_1504_off[t846] : 0;
+      t848 |= !t849;
+      int t851 = (uint64_t)(int64_t)t846 < (uint64_t)v_sd_1514_n;
+      int32_t t850 = t851 ? (int32_t)(v_sd_1514_off[t846 + 1] - v_sd_1514_off[t846]) : 0;
+      t848 |= !t851;
+      int32_t t853 = rt_add_i(t847, t850);
+      if (__builtin_expect(t848 != 0, 0)) { /* again, recording the error */
+        int32_t t854 = v_x1502_d[t845];
+        int32_t t855;
+        if ((uint64_t)(int64_t)t854 < (uint64_t)v_sd_1504_n) {
+          t855 = (int32_t)v_sd_1504_off[t854];
         } else {
-          NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x845_n, 0.0, 0);
-          t562 = 0;
+          NESSIE_RECORD(err, t844, RT_CHECK_INDEX, 0, 0, RT_GATHER, t854, v_sd_1504_n, 0.0, 0);
+          t855 = 0;
         }
-        int32_t t564 = rt_add_i(t562, 1);
-        int32_t t566 = rt_add_i(t561, 1);
-        int32_t t567;
-        if ((uint64_t)(int64_t)t566 < (uint64_t)v_x845_n) {
-          t567 = v_x845_d[t566];
+        int32_t t856;
+        if ((uint64_t)(int64_t)t854 < (uint64_t)v_sd_1514_n) {
+          t856 = (int32_t)(v_sd_1514_off[t854 + 1] - v_sd_1514_off[t854]);
         } else {
-          NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 1, 0, RT_GATHER, t566, v_x845_n, 0.0, 1);
-          t567 = 0;
+          NESSIE_RECORD(err, t844, RT_CHECK_INDEX, 0, 0, RT_GATHER, t854, v_sd_1514_n, 0.0, 1);
+          t856 = 0;
         }
-        int32_t t569 = rt_add_i(t564, t567);
+        int32_t t858 = rt_add_i(t855, t856);
       }
-      v_x855_d[t545] = t559;
+      v_x1508_d[t844] = t847;
+      v_x1509_d[t844] = t853;
+      v_x1510_d[t844] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x855 = v_x855;
+  {
+    int32_t *v_x1508_d = v_x1508->data.i;
+    const int64_t v_x1508_n = v_x1508->len;
+    int32_t *v_x1509_d = v_x1509->data.i;
+    const int64_t v_x1509_n = v_x1509->len;
+    int32_t *v_x1510_d = v_x1510->data.i;
+    const int64_t v_x1510_n = v_x1510->len;
+    /* LIBRARY */
+    {
+      RtValue *t859 = rt_range_segdes(loc, v_x1508, v_x1509, v_x1510, &v_x1512, &v_x1513);
+      v_x1511 = t859;
+      const int64_t *v_x1511_off = rt_seg_offsets(v_x1511);
+      const int64_t v_x1511_n = v_x1511->len;
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1512 = v_x1512;
+  rt_release(v_x1508);
+  rt_release(v_x1509);
+  rt_release(v_x1510);
+  rt_release(v_x1511);
+  rt_release(v_x1513);
   return;
 fail:
-  rt_release(v_x855);
+  rt_release(v_x1508);
+  rt_release(v_x1509);
+  rt_release(v_x1510);
+  rt_release(v_x1511);
+  rt_release(v_x1512);
+  rt_release(v_x1513);
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x840_d; int64_t v_x840_n;
-  int32_t *v_x845_d; int64_t v_x845_n;
-  int32_t *v_x855_d; int64_t v_x855_n;
+  int32_t *v_x1502_d; int64_t v_x1502_n;
+  const int64_t *v_sd_1514_off; int64_t v_sd_1514_n;
+  const int64_t *v_sd_1504_off; int64_t v_sd_1504_n;
+  int32_t *v_x1508_d; int64_t v_x1508_n;
+  int32_t *v_x1509_d; int64_t v_x1509_n;
+  int32_t *v_x1510_d; int64_t v_x1510_n;
+  const int64_t *v_x1511_off; int64_t v_x1511_n;
+  int32_t *v_x1512_d; int64_t v_x1512_n;
+  int32_t *v_x1513_d; int64_t v_x1513_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K13_0_pull {
   K13_A A;
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t573 = 0; /* nonzero: a check below failed */
-    int32_t t571 = rt_mul_i(ix, 2);
-    int t574 = (uint64_t)(int64_t)t571 < (uint64_t)A.v_x845_n;
-    int32_t t572 = t574 ? A.v_x845_d[t571] : 0;
-    t573 |= !t574;
-    int32_t t576 = rt_add_i(t572, 1);
-    int32_t t578 = rt_add_i(t571, 1);
-    int t580 = (uint64_t)(int64_t)t578 < (uint64_t)A.v_x845_n;
-    int32_t t579 = t580 ? A.v_x845_d[t578] : 0;
-    t573 |= !t580;
-    int32_t t582 = rt_add_i(t576, t579);
-    if (__builtin_expect(t573 != 0, 0)) { /* again, recording the error */
-      int32_t t584 = rt_mul_i(ix, 2);
-      int32_t t585;
-      if ((uint64_t)(int64_t)t584 < (uint64_t)A.v_x845_n) {
-        t585 = A.v_x845_d[t584];
+    int t862 = 0; /* nonzero: a check below failed */
+    int32_t t860 = A.v_x1502_d[ix];
+    int t863 = (uint64_t)(int64_t)t860 < (uint64_t)A.v_sd_1504_n;
+    int32_t t861 = t863 ? (int32_t)A.v_sd_1504_off[t860] : 0;
+    t862 |= !t863;
+    int t865 = (uint64_t)(int64_t)t860 < (uint64_t)A.v_sd_1514_n;
+    int32_t t864 = t865 ? (int32_t)(A.v_sd_1514_off[t860 + 1] - A.v_sd_1514_off[t860]) : 0;
+    t862 |= !t865;
+    int32_t t867 = rt_add_i(t861, t864);
+    if (__builtin_expect(t862 != 0, 0)) { /* again, recording the error */
+      int32_t t868 = A.v_x1502_d[ix];
+      int32_t t869;
+      if ((uint64_t)(int64_t)t868 < (uint64_t)A.v_sd_1504_n) {
+        t869 = (int32_t)A.v_sd_1504_off[t868];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t584, A.v_x845_n, 0.0, 0);
-        t585 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t868, A.v_sd_1504_n, 0.0, 0);
+        t869 = 0;
       }
-      int32_t t587 = rt_add_i(t585, 1);
-      int32_t t589 = rt_add_i(t584, 1);
-      int32_t t590;
-      if ((uint64_t)(int64_t)t589 < (uint64_t)A.v_x845_n) {
-        t590 = A.v_x845_d[t589];
+      int32_t t870;
+      if ((uint64_t)(int64_t)t868 < (uint64_t)A.v_sd_1514_n) {
+        t870 = (int32_t)(A.v_sd_1514_off[t868 + 1] - A.v_sd_1514_off[t868]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t589, A.v_x845_n, 0.0, 1);
-        t590 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t868, A.v_sd_1514_n, 0.0, 1);
+        t870 = 0;
       }
-      int32_t t592 = rt_add_i(t587, t590);
+      int32_t t872 = rt_add_i(t869, t870);
     }
-    return K13_0_V{t582};
+    return K13_0_V{t861, t867, 1};
   }
 };
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x855_d[i] = v.v0;
+    A.v_x1508_d[i] = v.v0;
+    A.v_x1509_d[i] = v.v1;
+    A.v_x1510_d[i] = v.v2;
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x840, RtValue *v_x845, RtValue **out_v_x855) {
+struct K13_1_ride {
+  K13_A A;
+  __device__ void operator()(int64_t i) const {
+    K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
+  }
+};
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1502, RtValue *v_sd_1514, RtValue *v_sd_1504, RtValue **out_v_x1512) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x840_d = v_x840->data.i;
-  A.v_x840_n = v_x840->len;
-  A.v_x845_d = v_x845->data.i;
-  A.v_x845_n = v_x845->len;
-  RtValue *v_x855 = NULL;
+  A.v_x1502_d = v_x1502->data.i;
+  A.v_x1502_n = v_x1502->len;
+  A.v_sd_1514_off = rtg_seg_offsets(v_sd_1514);
+  A.v_sd_1514_n = v_sd_1514->len;
+  A.v_sd_1504_off = rtg_seg_offsets(v_sd_1504);
+  A.v_sd_1504_n = v_sd_1504->len;
+  RtValue *v_x1508 = NULL;
+  RtValue *v_x1509 = NULL;
+  RtValue *v_x1510 = NULL;
+  RtValue *v_x1511 = NULL;
+  RtValue *v_x1512 = NULL;
+  RtValue *v_x1513 = NULL;
   /* MAP */
   {
-    const int64_t t593 = v_x840->len;
-    v_x855 = rtg_vec_new(RT_INT, t593);
-    A.v_x855_d = v_x855->data.i;
-    A.v_x855_n = v_x855->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t593);
+    const int64_t t873 = v_x1502->len;
+    v_x1508 = rtg_vec_new(RT_INT, t873);
+    A.v_x1508_d = v_x1508->data.i;
+    A.v_x1508_n = v_x1508->len;
+    v_x1509 = rtg_vec_new(RT_INT, t873);
+    A.v_x1509_d = v_x1509->data.i;
+    A.v_x1509_n = v_x1509->len;
+    v_x1510 = rtg_vec_new(RT_INT, t873);
+    A.v_x1510_d = v_x1510->data.i;
+    A.v_x1510_n = v_x1510->len;
+    /* computed in the launch of SOAC 1 (K13_1_ride) */
   }
-  *out_v_x855 = v_x855;
+  /* LIBRARY */
+  {
+    RtValue *t874 = rtg::range_segdes(loc, A.run, v_x1508, v_x1509, v_x1510, &v_x1512, &v_x1513, K13_1_ride{A});
+    v_x1511 = t874;
+    A.v_x1511_off = rtg_seg_offsets(v_x1511);
+    A.v_x1511_n = v_x1511->len;
+  }
+  *out_v_x1512 = v_x1512;
+  rt_release(v_x1508);
+  rt_release(v_x1509);
+  rt_release(v_x1510);
+  rt_release(v_x1511);
+  rt_release(v_x1513);
   return;
 fail:
-  rt_release(v_x855);
+  rt_release(v_x1508);
+  rt_release(v_x1509);
+  rt_release(v_x1510);
+  rt_release(v_x1511);
+  rt_release(v_x1512);
+  rt_release(v_x1513);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x840, RtValue *v_x845, RtValue **out_v_x855) {
-  RtValue *vals[] = {v_x840, v_x845};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1502, RtValue *v_sd_1514, RtValue *v_sd_1504, RtValue **out_v_x1512) {
+  RtValue *vals[] = {v_x1502, v_sd_1514, v_sd_1504};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K13_host(err, loc, run, v_x840, v_x845, out_v_x855);
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K13_host(err, loc, run, v_x1502, v_sd_1514, v_sd_1504, out_v_x1512);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x840, v_x845, out_v_x855);
+    K13_gpu(err, loc, run, v_x1502, v_sd_1514, v_sd_1504, out_v_x1512);
   }
 }
 
-/* K14: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1250, int32_t v_x1225, RtValue **out_v_x1249, RtValue **out_v_x1230, RtValue **out_v_x1232, RtValue **out_v_x1247, RtValue **out_v_x1248) {
+/* K14: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1488, RtValue *v_sd_1501, RtValue *v_sd_1490, RtValue **out_v_x1495, RtValue **out_v_x1494, RtValue **out_v_x1497, RtValue **out_v_x1498, RtValue **out_v_x1500) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1250_off = rt_seg_offsets(v_sd_1250);
-  const int64_t v_sd_1250_n = v_sd_1250->len;
-  RtValue *v_x1230 = NULL;
-  RtValue *v_x1231 = NULL;
-  RtValue *v_x1232 = NULL;
-  RtValue *v_x1233 = NULL;
-  RtValue *v_x1249 = NULL;
-  RtValue *v_x1247 = NULL;
-  RtValue *v_x1248 = NULL;
-  /* PARTITION */
+  int32_t *v_x1488_d = v_x1488->data.i;
+  const int64_t v_x1488_n = v_x1488->len;
+  const int64_t *v_sd_1501_off = rt_seg_offsets(v_sd_1501);
+  const int64_t v_sd_1501_n = v_sd_1501->len;
+  const int64_t *v_sd_1490_off = rt_seg_offsets(v_sd_1490);
+  const int64_t v_sd_1490_n = v_sd_1490->len;
+  RtValue *v_x1494 = NULL;
+  RtValue *v_x1495 = NULL;
+  RtValue *v_x1496 = NULL;
+  RtValue *v_x1497 = NULL;
+  RtValue *v_x1498 = NULL;
+  RtValue *v_x1499 = NULL;
+  RtValue *v_x1500 = NULL;
+  /* MAP */
   {
-    const int64_t t594 = v_x1225;
-    if (t594 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t594, 0.0, 0);
-      goto fail;
-    }
-    const int64_t t595 = t594 > 0 ? (t594 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t596 = (uint8_t *)rt_alloc_atomic((size_t)t594 + 1);
-    int64_t *t597 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t595 + 1));
-    RT_PARALLEL_FOR_IF(t595 > 1)
-    for (int64_t t598 = 0; t598 < t595; t598++) {
-      int64_t kept = 0;
-      const int64_t t598_end = (t598 + 1) * RT_CHUNK < t594 ? (t598 + 1) * RT_CHUNK : t594;
-      for (int64_t t599 = t598 * RT_CHUNK; t599 < t598_end; t599++) {
-        const int32_t t600 = (int32_t)t599;
-        int32_t t598x0;
-        uint8_t t598x1;
-        int t602 = 0; /* nonzero: a check below failed */
-        int t603 = (uint64_t)(int64_t)t600 < (uint64_t)v_sd_1250_n;
-        int32_t t601 = t603 ? (int32_t)(v_sd_1250_off[t600 + 1] - v_sd_1250_off[t600]) : 0;
-        t602 |= !t603;
-        uint8_t t605 = rt_le_i(t601, 1);
-        if (__builtin_expect(t602 != 0, 0)) { /* again, recording the error */
-          int32_t t606;
-          if ((uint64_t)(int64_t)t600 < (uint64_t)v_sd_1250_n) {
-            t606 = (int32_t)(v_sd_1250_off[t600 + 1] - v_sd_1250_off[t600]);
-          } else {
-            NESSIE_RECORD(err, t599, RT_CHECK_INDEX, 0, 0, RT_GATHER, t600, v_sd_1250_n, 0.0, 1);
-            t606 = 0;
-          }
-          uint8_t t608 = rt_le_i(t606, 1);
-        }
-        t598x0 = t600;
-        t598x1 = t605;
-        uint8_t t609;
-        t609 = t598x1;
-        t596[t599] = t609 != 0;
-        kept += t609 != 0;
-      }
-      t597[t598] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t596);
-      rt_free(t597);
-      goto fail;
-    }
-    int64_t t610 = 0;
-    for (int64_t t598 = 0; t598 < t595; t598++) {
-      const int64_t k = t597[t598];
-      t597[t598] = t610;
-      t610 += k;
-    }
-    v_x1230 = rt_value_new(rt_vec_type(RT_INT), t610);
-    int32_t *v_x1230_d = v_x1230->data.i;
-    const int64_t v_x1230_n = v_x1230->len;
-    v_x1232 = rt_value_new(rt_vec_type(RT_INT), (t594 - t610));
-    int32_t *v_x1232_d = v_x1232->data.i;
-    const int64_t v_x1232_n = v_x1232->len;
-    RT_PARALLEL_FOR_IF(t595 > 1)
-    for (int64_t t598 = 0; t598 < t595; t598++) {
-      int64_t at = t597[t598];
-      int64_t at_not = t598 * RT_CHUNK - t597[t598];
-      const int64_t t598_end = (t598 + 1) * RT_CHUNK < t594 ? (t598 + 1) * RT_CHUNK : t594;
-      for (int64_t t599 = t598 * RT_CHUNK; t599 < t598_end; t599++) {
-        const int32_t t600 = (int32_t)t599;
-        int32_t t598y0;
-        uint8_t t598y1;
-        int t612 = 0; /* nonzero: a check below failed */
-        int t613 = (uint64_t)(int64_t)t600 < (uint64_t)v_sd_1250_n;
-        int32_t t611 = t613 ? (int32_t)(v_sd_1250_off[t600 + 1] - v_sd_1250_off[t600]) : 0;
-        t612 |= !t613;
-        uint8_t t615 = rt_le_i(t611, 1);
-        if (__builtin_expect(t612 != 0, 0)) { /* again, recording the error */
-          int32_t t616;
-          if ((uint64_t)(int64_t)t600 < (uint64_t)v_sd_1250_n) {
-            t616 = (int32_t)(v_sd_1250_off[t600 + 1] - v_sd_1250_off[t600]);
-          } else {
-            NESSIE_RECORD(err, t599, RT_CHECK_INDEX, 0, 0, RT_GATHER, t600, v_sd_1250_n, 0.0, 2);
-            t616 = 0;
-          }
-          uint8_t t618 = rt_le_i(t616, 1);
-        }
-        t598y0 = t600;
-        t598y1 = t615;
-        if (t596[t599]) {
-          v_x1230_d[at] = t598y0;
-          at++;
+    const int64_t t875 = v_x1488_n;
+    v_x1494 = rt_value_new(rt_vec_type(RT_INT), t875);
+    int32_t *v_x1494_d = v_x1494->data.i;
+    const int64_t v_x1494_n = v_x1494->len;
+    v_x1495 = rt_value_new(rt_vec_type(RT_INT), t875);
+    int32_t *v_x1495_d = v_x1495->data.i;
+    const int64_t v_x1495_n = v_x1495->len;
+    v_x1496 = rt_value_new(rt_vec_type(RT_INT), t875);
+    int32_t *v_x1496_d = v_x1496->data.i;
+    const int64_t v_x1496_n = v_x1496->len;
+    v_x1497 = rt_value_new(rt_vec_type(RT_INT), t875);
+    int32_t *v_x1497_d = v_x1497->data.i;
+    const int64_t v_x1497_n = v_x1497->len;
+    RT_PARALLEL_FOR_IF(t875 >= RT_PARALLEL_MIN)
+    for (int64_t t876 = 0; t876 < t875; t876++) {
+      const int32_t t877 = (int32_t)t876;
+      int t880 = 0; /* nonzero: a check below failed */
+      int32_t t878 = v_x1488_d[t877];
+      int t881 = (uint64_t)(int64_t)t878 < (uint64_t)v_sd_1490_n;
+      int32_t t879 = t881 ? (int32_t)v_sd_1490_off[t878] : 0;
+      t880 |= !t881;
+      int t883 = (uint64_t)(int64_t)t878 < (uint64_t)v_sd_1501_n;
+      int32_t t882 = t883 ? (int32_t)(v_sd_1501_off[t878 + 1] - v_sd_1501_off[t878]) : 0;
+      t880 |= !t883;
+      int32_t t885 = rt_add_i(t879, t882);
+      if (__builtin_expect(t880 != 0, 0)) { /* again, recording the error */
+        int32_t t886 = v_x1488_d[t877];
+        int32_t t887;
+        if ((uint64_t)(int64_t)t886 < (uint64_t)v_sd_1490_n) {
+          t887 = (int32_t)v_sd_1490_off[t886];
         } else {
-          v_x1232_d[at_not] = t598y0;
-          at_not++;
+          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t886, v_sd_1490_n, 0.0, 0);
+          t887 = 0;
         }
+        int32_t t888;
+        if ((uint64_t)(int64_t)t886 < (uint64_t)v_sd_1501_n) {
+          t888 = (int32_t)(v_sd_1501_off[t886 + 1] - v_sd_1501_off[t886]);
+        } else {
+          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t886, v_sd_1501_n, 0.0, 1);
+          t888 = 0;
+        }
+        int32_t t890 = rt_add_i(t887, t888);
       }
+      v_x1494_d[t876] = t879;
+      v_x1495_d[t876] = t882;
+      v_x1496_d[t876] = t885;
+      v_x1497_d[t876] = 1;
     }
-    rt_free(t596);
-    rt_free(t597);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1230_d = v_x1230->data.i;
-    const int64_t v_x1230_n = v_x1230->len;
-    int32_t *v_x1232_d = v_x1232->data.i;
-    const int64_t v_x1232_n = v_x1232->len;
-    /* MAP */
+    int32_t *v_x1494_d = v_x1494->data.i;
+    const int64_t v_x1494_n = v_x1494->len;
+    int32_t *v_x1495_d = v_x1495->data.i;
+    const int64_t v_x1495_n = v_x1495->len;
+    int32_t *v_x1496_d = v_x1496->data.i;
+    const int64_t v_x1496_n = v_x1496->len;
+    int32_t *v_x1497_d = v_x1497->data.i;
+    const int64_t v_x1497_n = v_x1497->len;
+    /* LIBRARY */
     {
-      const int64_t t619 = v_x1225;
-      if (t619 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t619, 0.0, 3);
-        goto fail;
-      }
-      v_x1249 = rt_value_new(rt_vec_type(RT_BOOL), t619);
-      uint8_t *v_x1249_d = v_x1249->data.b;
-      const int64_t v_x1249_n = v_x1249->len;
-      RT_PARALLEL_FOR_IF(t619 >= RT_PARALLEL_MIN)
-      for (int64_t t620 = 0; t620 < t619; t620++) {
-        const int32_t t621 = (int32_t)t620;
-        int t623 = 0; /* nonzero: a check below failed */
-        int t624 = (uint64_t)(int64_t)t621 < (uint64_t)v_sd_1250_n;
-        int32_t t622 = t624 ? (int32_t)(v_sd_1250_off[t621 + 1] - v_sd_1250_off[t621]) : 0;
-        t623 |= !t624;
-        uint8_t t626 = rt_le_i(t622, 1);
-        if (__builtin_expect(t623 != 0, 0)) { /* again, recording the error */
-          int32_t t627;
-          if ((uint64_t)(int64_t)t621 < (uint64_t)v_sd_1250_n) {
-            t627 = (int32_t)(v_sd_1250_off[t621 + 1] - v_sd_1250_off[t621]);
-          } else {
-            NESSIE_RECORD(err, t620, RT_CHECK_INDEX, 0, 0, RT_GATHER, t621, v_sd_1250_n, 0.0, 4);
-            t627 = 0;
-          }
-          uint8_t t629 = rt_le_i(t627, 1);
-        }
-        v_x1249_d[t620] = t626;
-      }
+      RtValue *t891 = rt_range_segdes(loc, v_x1494, v_x1496, v_x1497, &v_x1499, &v_x1500);
+      v_x1498 = t891;
+      const int64_t *v_x1498_off = rt_seg_offsets(v_x1498);
+      const int64_t v_x1498_n = v_x1498->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      uint8_t *v_x1249_d = v_x1249->data.b;
-      const int64_t v_x1249_n = v_x1249->len;
-      /* SCAN */
-      {
-        const int64_t t630 = v_x1225;
-        if (t630 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t630, 0.0, 5);
-          goto fail;
-        }
-        const int64_t t631 = t630 > 0 ? (t630 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t632 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t631);
-        int32_t *t633 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t631);
-        RT_PARALLEL_FOR_IF(t631 > 1)
-        for (int64_t t634 = 0; t634 < t631; t634++) {
-          int32_t t634a0;
-          int32_t t634a1;
-          t634a0 = 0;
-          t634a1 = 0;
-          const int64_t t634_end = (t634 + 1) * RT_CHUNK < t630 ? (t634 + 1) * RT_CHUNK : t630;
-          for (int64_t t635 = t634 * RT_CHUNK; t635 < t634_end; t635++) {
-            const int32_t t636 = (int32_t)t635;
-            int32_t t634x0;
-            int32_t t634x1;
-            int t638 = 0; /* nonzero: a check below failed */
-            int t639 = (uint64_t)(int64_t)t636 < (uint64_t)v_sd_1250_n;
-            int32_t t637 = t639 ? (int32_t)(v_sd_1250_off[t636 + 1] - v_sd_1250_off[t636]) : 0;
-            t638 |= !t639;
-            uint8_t t641 = rt_le_i(t637, 1);
-            int32_t t643 = rt_btoi_b(t641);
-            uint8_t t645 = rt_not_b(t641);
-            int32_t t647 = rt_btoi_b(t645);
-            if (__builtin_expect(t638 != 0, 0)) { /* again, recording the error */
-              int32_t t648;
-              if ((uint64_t)(int64_t)t636 < (uint64_t)v_sd_1250_n) {
-                t648 = (int32_t)(v_sd_1250_off[t636 + 1] - v_sd_1250_off[t636]);
-              } else {
-                NESSIE_RECORD(err, t635, RT_CHECK_INDEX, 0, 0, RT_GATHER, t636, v_sd_1250_n, 0.0, 6);
-                t648 = 0;
-              }
-              uint8_t t650 = rt_le_i(t648, 1);
-              int32_t t652 = rt_btoi_b(t650);
-              uint8_t t654 = rt_not_b(t650);
-              int32_t t656 = rt_btoi_b(t654);
-            }
-            t634x0 = t643;
-            t634x1 = t647;
-            int32_t t658 = rt_add_i(t634a0, t634x0);
-            int32_t t660 = rt_add_i(t634a1, t634x1);
-            t634a0 = t658;
-            t634a1 = t660;
-          }
-          t632[t634] = t634a0;
-          t633[t634] = t634a1;
-        }
-        int32_t t634t0;
-        int32_t t634t1;
-        t634t0 = 0;
-        t634t1 = 0;
-        for (int64_t t634 = 0; t634 < t631; t634++) {
-          const int32_t t661 = t632[t634];
-          t632[t634] = t634t0;
-          const int32_t t662 = t633[t634];
-          t633[t634] = t634t1;
-          int32_t t664 = rt_add_i(t634t0, t661);
-          int32_t t666 = rt_add_i(t634t1, t662);
-          t634t0 = t664;
-          t634t1 = t666;
-        }
-        v_x1247 = rt_value_new(rt_vec_type(RT_INT), t630);
-        int32_t *v_x1247_d = v_x1247->data.i;
-        const int64_t v_x1247_n = v_x1247->len;
-        v_x1248 = rt_value_new(rt_vec_type(RT_INT), t630);
-        int32_t *v_x1248_d = v_x1248->data.i;
-        const int64_t v_x1248_n = v_x1248->len;
-        RT_PARALLEL_FOR_IF(t631 > 1)
-        for (int64_t t634 = 0; t634 < t631; t634++) {
-          int32_t t634p0;
-          int32_t t634p1;
-          t634p0 = t632[t634];
-          t634p1 = t633[t634];
-          const int64_t t634_end = (t634 + 1) * RT_CHUNK < t630 ? (t634 + 1) * RT_CHUNK : t630;
-          for (int64_t t635 = t634 * RT_CHUNK; t635 < t634_end; t635++) {
-            const int32_t t636 = (int32_t)t635;
-            v_x1247_d[t635] = t634p0;
-            v_x1248_d[t635] = t634p1;
-            int32_t t634y0;
-            int32_t t634y1;
-            int t668 = 0; /* nonzero: a check below failed */
-            int t669 = (uint64_t)(int64_t)t636 < (uint64_t)v_sd_1250_n;
-            int32_t t667 = t669 ? (int32_t)(v_sd_1250_off[t636 + 1] - v_sd_1250_off[t636]) : 0;
-            t668 |= !t669;
-            uint8_t t671 = rt_le_i(t667, 1);
-            int32_t t673 = rt_btoi_b(t671);
-            uint8_t t675 = rt_not_b(t671);
-            int32_t t677 = rt_btoi_b(t675);
-            if (__builtin_expect(t668 != 0, 0)) { /* again, recording the error */
-              int32_t t678;
-              if ((uint64_t)(int64_t)t636 < (uint64_t)v_sd_1250_n) {
-                t678 = (int32_t)(v_sd_1250_off[t636 + 1] - v_sd_1250_off[t636]);
-              } else {
-                NESSIE_RECORD(err, t635, RT_CHECK_INDEX, 0, 0, RT_GATHER, t636, v_sd_1250_n, 0.0, 7);
-                t678 = 0;
-              }
-              uint8_t t680 = rt_le_i(t678, 1);
-              int32_t t682 = rt_btoi_b(t680);
-              uint8_t t684 = rt_not_b(t680);
-              int32_t t686 = rt_btoi_b(t684);
-            }
-            t634y0 = t673;
-            t634y1 = t677;
-            int32_t t688 = rt_add_i(t634p0, t634y0);
-            int32_t t690 = rt_add_i(t634p1, t634y1);
-            t634p0 = t688;
-            t634p1 = t690;
-          }
-        }
-        rt_free(t632);
-        rt_free(t633);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
   }
-  *out_v_x1249 = v_x1249;
-  *out_v_x1230 = v_x1230;
-  *out_v_x1232 = v_x1232;
-  *out_v_x1247 = v_x1247;
-  *out_v_x1248 = v_x1248;
-  rt_release(v_x1231);
-  rt_release(v_x1233);
+  *out_v_x1495 = v_x1495;
+  *out_v_x1494 = v_x1494;
+  *out_v_x1497 = v_x1497;
+  *out_v_x1498 = v_x1498;
+  *out_v_x1500 = v_x1500;
+  rt_release(v_x1496);
+  rt_release(v_x1499);
   return;
 fail:
-  rt_release(v_x1230);
-  rt_release(v_x1231);
-  rt_release(v_x1232);
-  rt_release(v_x1233);
-  rt_release(v_x1249);
-  rt_release(v_x1247);
-  rt_release(v_x1248);
+  rt_release(v_x1494);
+  rt_release(v_x1495);
+  rt_release(v_x1496);
+  rt_release(v_x1497);
+  rt_release(v_x1498);
+  rt_release(v_x1499);
+  rt_release(v_x1500);
 }
 
-/* K14: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K14: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K14_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1250_off; int64_t v_sd_1250_n;
-  int32_t v_x1225;
-  int32_t *v_x1230_d; int64_t v_x1230_n;
-  uint8_t *v_x1231_d; int64_t v_x1231_n;
-  int32_t *v_x1232_d; int64_t v_x1232_n;
-  uint8_t *v_x1233_d; int64_t v_x1233_n;
-  uint8_t *v_x1249_d; int64_t v_x1249_n;
-  int32_t *v_x1247_d; int64_t v_x1247_n;
-  int32_t *v_x1248_d; int64_t v_x1248_n;
+  int32_t *v_x1488_d; int64_t v_x1488_n;
+  const int64_t *v_sd_1501_off; int64_t v_sd_1501_n;
+  const int64_t *v_sd_1490_off; int64_t v_sd_1490_n;
+  int32_t *v_x1494_d; int64_t v_x1494_n;
+  int32_t *v_x1495_d; int64_t v_x1495_n;
+  int32_t *v_x1496_d; int64_t v_x1496_n;
+  int32_t *v_x1497_d; int64_t v_x1497_n;
+  const int64_t *v_x1498_off; int64_t v_x1498_n;
+  int32_t *v_x1499_d; int64_t v_x1499_n;
+  int32_t *v_x1500_d; int64_t v_x1500_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
-  uint8_t v1;
+  int32_t v1;
+  int32_t v2;
+  int32_t v3;
 };
 struct K14_0_pull {
   K14_A A;
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t692 = 0; /* nonzero: a check below failed */
-    int t693 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1250_n;
-    int32_t t691 = t693 ? (int32_t)(A.v_sd_1250_off[ix + 1] - A.v_sd_1250_off[ix]) : 0;
-    t692 |= !t693;
-    uint8_t t695 = rt_le_i(t691, 1);
-    if (__builtin_expect(t692 != 0, 0)) { /* again, recording the error */
-      int32_t t696;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1250_n) {
-        t696 = (int32_t)(A.v_sd_1250_off[ix + 1] - A.v_sd_1250_off[ix]);
+    int t894 = 0; /* nonzero: a check below failed */
+    int32_t t892 = A.v_x1488_d[ix];
+    int t895 = (uint64_t)(int64_t)t892 < (uint64_t)A.v_sd_1490_n;
+    int32_t t893 = t895 ? (int32_t)A.v_sd_1490_off[t892] : 0;
+    t894 |= !t895;
+    int t897 = (uint64_t)(int64_t)t892 < (uint64_t)A.v_sd_1501_n;
+    int32_t t896 = t897 ? (int32_t)(A.v_sd_1501_off[t892 + 1] - A.v_sd_1501_off[t892]) : 0;
+    t894 |= !t897;
+    int32_t t899 = rt_add_i(t893, t896);
+    if (__builtin_expect(t894 != 0, 0)) { /* again, recording the error */
+      int32_t t900 = A.v_x1488_d[ix];
+      int32_t t901;
+      if ((uint64_t)(int64_t)t900 < (uint64_t)A.v_sd_1490_n) {
+        t901 = (int32_t)A.v_sd_1490_off[t900];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1250_n, 0.0, 0);
-        t696 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t900, A.v_sd_1490_n, 0.0, 0);
+        t901 = 0;
       }
-      uint8_t t698 = rt_le_i(t696, 1);
+      int32_t t902;
+      if ((uint64_t)(int64_t)t900 < (uint64_t)A.v_sd_1501_n) {
+        t902 = (int32_t)(A.v_sd_1501_off[t900 + 1] - A.v_sd_1501_off[t900]);
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t900, A.v_sd_1501_n, 0.0, 1);
+        t902 = 0;
+      }
+      int32_t t904 = rt_add_i(t901, t902);
     }
-    return K14_0_V{ix, t695};
+    return K14_0_V{t893, t896, t899, 1};
   }
 };
 struct K14_0_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x1230_d[i] = v.v0;
-    /* v.v1: v_x1231, read by nothing (its checks are the pull's) */
+    A.v_x1494_d[i] = v.v0;
+    A.v_x1495_d[i] = v.v1;
+    A.v_x1496_d[i] = v.v2;
+    A.v_x1497_d[i] = v.v3;
   }
 };
-struct K14_0_pred {
+struct K14_1_ride {
   K14_A A;
-  __device__ bool operator()(int64_t i, const K14_0_V &v) const {
-    return (bool)v.v1;
+  __device__ void operator()(int64_t i) const {
+    K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-struct K14_0_other {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x1232_d[i] = v.v0;
-    /* v.v1: v_x1233, read by nothing (its checks are the pull's) */
-  }
-};
-struct alignas(8) K14_1_V {
-  uint8_t v0;
-};
-struct K14_1_pull {
-  K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t700 = 0; /* nonzero: a check below failed */
-    int t701 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1250_n;
-    int32_t t699 = t701 ? (int32_t)(A.v_sd_1250_off[ix + 1] - A.v_sd_1250_off[ix]) : 0;
-    t700 |= !t701;
-    uint8_t t703 = rt_le_i(t699, 1);
-    if (__builtin_expect(t700 != 0, 0)) { /* again, recording the error */
-      int32_t t704;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1250_n) {
-        t704 = (int32_t)(A.v_sd_1250_off[ix + 1] - A.v_sd_1250_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1250_n, 0.0, 1);
-        t704 = 0;
-      }
-      uint8_t t706 = rt_le_i(t704, 1);
-    }
-    return K14_1_V{t703};
-  }
-};
-struct K14_1_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_1_V &v) const {
-    A.v_x1249_d[i] = v.v0;
-  }
-};
-struct alignas(8) K14_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K14_2_pull {
-  K14_A A;
-  __device__ K14_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t708 = 0; /* nonzero: a check below failed */
-    int t709 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1250_n;
-    int32_t t707 = t709 ? (int32_t)(A.v_sd_1250_off[ix + 1] - A.v_sd_1250_off[ix]) : 0;
-    t708 |= !t709;
-    uint8_t t711 = rt_le_i(t707, 1);
-    int32_t t713 = rt_btoi_b(t711);
-    uint8_t t715 = rt_not_b(t711);
-    int32_t t717 = rt_btoi_b(t715);
-    if (__builtin_expect(t708 != 0, 0)) { /* again, recording the error */
-      int32_t t718;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1250_n) {
-        t718 = (int32_t)(A.v_sd_1250_off[ix + 1] - A.v_sd_1250_off[ix]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1250_n, 0.0, 2);
-        t718 = 0;
-      }
-      uint8_t t720 = rt_le_i(t718, 1);
-      int32_t t722 = rt_btoi_b(t720);
-      uint8_t t724 = rt_not_b(t720);
-      int32_t t726 = rt_btoi_b(t724);
-    }
-    return K14_2_V{t713, t717};
-  }
-};
-struct K14_2_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_2_V &v) const {
-    A.v_x1247_d[i] = v.v0;
-    A.v_x1248_d[i] = v.v1;
-  }
-};
-struct K14_2_op {
-  K14_A A;
-  __device__ K14_2_V operator()(const K14_2_V &a, const K14_2_V &b) const {
-    int32_t t728 = rt_add_i(a.v0, b.v0);
-    int32_t t730 = rt_add_i(a.v1, b.v1);
-    return K14_2_V{t728, t730};
-  }
-};
-struct K14_2_ride {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_2_V &v) const {
-    K14_1_store{A}(i, K14_1_pull{A}(i)); /* MAP 1 rides here */
-    K14_2_store{A}(i, v);
-  }
-};
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1250, int32_t v_x1225, RtValue **out_v_x1249, RtValue **out_v_x1230, RtValue **out_v_x1232, RtValue **out_v_x1247, RtValue **out_v_x1248) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1488, RtValue *v_sd_1501, RtValue *v_sd_1490, RtValue **out_v_x1495, RtValue **out_v_x1494, RtValue **out_v_x1497, RtValue **out_v_x1498, RtValue **out_v_x1500) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1250_off = rtg_seg_offsets(v_sd_1250);
-  A.v_sd_1250_n = v_sd_1250->len;
-  A.v_x1225 = v_x1225;
-  RtValue *v_x1230 = NULL;
-  RtValue *v_x1231 = NULL;
-  RtValue *v_x1232 = NULL;
-  RtValue *v_x1233 = NULL;
-  RtValue *v_x1249 = NULL;
-  RtValue *v_x1247 = NULL;
-  RtValue *v_x1248 = NULL;
-  /* PARTITION */
-  int64_t *t731, t732; /* the slot of its count, its size */
-  {
-    const int64_t t733 = v_x1225;
-    if (t733 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t733, 0.0, run, 3};
-      goto fail;
-    }
-    v_x1230 = rtg_vec_new(RT_INT, t733);
-    A.v_x1230_d = v_x1230->data.i;
-    A.v_x1230_n = v_x1230->len;
-    v_x1232 = rtg_vec_new(RT_INT, t733);
-    A.v_x1232_d = v_x1232->data.i;
-    A.v_x1232_n = v_x1232->len;
-    t732 = t733;
-    t731 = rtg::partition_launch<K14_0_V>("K14", loc, K14_0_pull{A}, K14_0_pred{A}, t733, K14_0_store{A}, K14_0_other{A}, true);
-  }
-  {
-    const int64_t t734 = rtg::filter_count(t731);
-    v_x1230 = rtg_vec_fit(v_x1230, t734);
-    A.v_x1230_d = v_x1230->data.i;
-    A.v_x1230_n = v_x1230->len;
-    v_x1232 = rtg_vec_fit(v_x1232, t732 - t734);
-    A.v_x1232_d = v_x1232->data.i;
-    A.v_x1232_n = v_x1232->len;
-  }
+  A.v_x1488_d = v_x1488->data.i;
+  A.v_x1488_n = v_x1488->len;
+  A.v_sd_1501_off = rtg_seg_offsets(v_sd_1501);
+  A.v_sd_1501_n = v_sd_1501->len;
+  A.v_sd_1490_off = rtg_seg_offsets(v_sd_1490);
+  A.v_sd_1490_n = v_sd_1490->len;
+  RtValue *v_x1494 = NULL;
+  RtValue *v_x1495 = NULL;
+  RtValue *v_x1496 = NULL;
+  RtValue *v_x1497 = NULL;
+  RtValue *v_x1498 = NULL;
+  RtValue *v_x1499 = NULL;
+  RtValue *v_x1500 = NULL;
   /* MAP */
   {
-    const int64_t t735 = v_x1225;
-    if (t735 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t735, 0.0, run, 4};
-      goto fail;
-    }
-    v_x1249 = rtg_vec_new(RT_BOOL, t735);
-    A.v_x1249_d = v_x1249->data.b;
-    A.v_x1249_n = v_x1249->len;
-    /* computed in the launch of SOAC 2 (K14_2_ride) */
+    const int64_t t905 = v_x1488->len;
+    v_x1494 = rtg_vec_new(RT_INT, t905);
+    A.v_x1494_d = v_x1494->data.i;
+    A.v_x1494_n = v_x1494->len;
+    v_x1495 = rtg_vec_new(RT_INT, t905);
+    A.v_x1495_d = v_x1495->data.i;
+    A.v_x1495_n = v_x1495->len;
+    v_x1496 = rtg_vec_new(RT_INT, t905);
+    A.v_x1496_d = v_x1496->data.i;
+    A.v_x1496_n = v_x1496->len;
+    v_x1497 = rtg_vec_new(RT_INT, t905);
+    A.v_x1497_d = v_x1497->data.i;
+    A.v_x1497_n = v_x1497->len;
+    /* computed in the launch of SOAC 1 (K14_1_ride) */
   }
-  /* SCAN */
+  /* LIBRARY */
   {
-    const int64_t t736 = v_x1225;
-    if (t736 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t736, 0.0, run, 5};
-      goto fail;
-    }
-    v_x1247 = rtg_vec_new(RT_INT, t736);
-    A.v_x1247_d = v_x1247->data.i;
-    A.v_x1247_n = v_x1247->len;
-    v_x1248 = rtg_vec_new(RT_INT, t736);
-    A.v_x1248_d = v_x1248->data.i;
-    A.v_x1248_n = v_x1248->len;
-    rtg::scan<true>("K14", loc, K14_2_pull{A}, K14_2_op{A}, K14_2_V{0, 0}, t736, K14_2_ride{A});
+    RtValue *t906 = rtg::range_segdes(loc, A.run, v_x1494, v_x1496, v_x1497, &v_x1499, &v_x1500, K14_1_ride{A});
+    v_x1498 = t906;
+    A.v_x1498_off = rtg_seg_offsets(v_x1498);
+    A.v_x1498_n = v_x1498->len;
   }
-  *out_v_x1249 = v_x1249;
-  *out_v_x1230 = v_x1230;
-  *out_v_x1232 = v_x1232;
-  *out_v_x1247 = v_x1247;
-  *out_v_x1248 = v_x1248;
-  rt_release(v_x1231);
-  rt_release(v_x1233);
+  *out_v_x1495 = v_x1495;
+  *out_v_x1494 = v_x1494;
+  *out_v_x1497 = v_x1497;
+  *out_v_x1498 = v_x1498;
+  *out_v_x1500 = v_x1500;
+  rt_release(v_x1496);
+  rt_release(v_x1499);
   return;
 fail:
-  rt_release(v_x1230);
-  rt_release(v_x1231);
-  rt_release(v_x1232);
-  rt_release(v_x1233);
-  rt_release(v_x1249);
-  rt_release(v_x1247);
-  rt_release(v_x1248);
+  rt_release(v_x1494);
+  rt_release(v_x1495);
+  rt_release(v_x1496);
+  rt_release(v_x1497);
+  rt_release(v_x1498);
+  rt_release(v_x1499);
+  rt_release(v_x1500);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1250, int32_t v_x1225, RtValue **out_v_x1249, RtValue **out_v_x1230, RtValue **out_v_x1232, RtValue **out_v_x1247, RtValue **out_v_x1248) {
-  RtValue *vals[] = {v_sd_1250};
-  const int64_t sizes[] = {(int64_t)v_x1225, (int64_t)v_x1225, (int64_t)v_x1225};
-  if (rtg_choose_host(vals, 1, sizes, 3)) {
-    K14_host(err, loc, run, v_sd_1250, v_x1225, out_v_x1249, out_v_x1230, out_v_x1232, out_v_x1247, out_v_x1248);
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1488, RtValue *v_sd_1501, RtValue *v_sd_1490, RtValue **out_v_x1495, RtValue **out_v_x1494, RtValue **out_v_x1497, RtValue **out_v_x1498, RtValue **out_v_x1500) {
+  RtValue *vals[] = {v_x1488, v_sd_1501, v_sd_1490};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K14_host(err, loc, run, v_x1488, v_sd_1501, v_sd_1490, out_v_x1495, out_v_x1494, out_v_x1497, out_v_x1498, out_v_x1500);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_sd_1250, v_x1225, out_v_x1249, out_v_x1230, out_v_x1232, out_v_x1247, out_v_x1248);
+    K14_gpu(err, loc, run, v_x1488, v_sd_1501, v_sd_1490, out_v_x1495, out_v_x1494, out_v_x1497, out_v_x1498, out_v_x1500);
   }
 }
 
-/* K15: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1265, RtValue *v_sd_1277, RtValue *v_sd_1267, RtValue **out_v_x1275) {
+/* K15: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1272, int32_t v_x1273, RtValue *v_x1276, RtValue *v_x1277, RtValue *v_x1280, RtValue *v_x1281, int32_t v_x1282, RtValue **out_v_x1286) {
   (void)loc;
   (void)run;
-  int32_t *v_x1265_d = v_x1265->data.i;
-  const int64_t v_x1265_n = v_x1265->len;
-  const int64_t *v_sd_1277_off = rt_seg_offsets(v_sd_1277);
-  const int64_t v_sd_1277_n = v_sd_1277->len;
-  const int64_t *v_sd_1267_off = rt_seg_offsets(v_sd_1267);
-  const int64_t v_sd_1267_n = v_sd_1267->len;
-  RtValue *v_x1271 = NULL;
-  RtValue *v_x1272 = NULL;
-  RtValue *v_x1273 = NULL;
-  RtValue *v_x1274 = NULL;
-  RtValue *v_x1275 = NULL;
-  RtValue *v_x1276 = NULL;
+  int32_t *v_x1272_d = v_x1272->data.i;
+  const int64_t v_x1272_n = v_x1272->len;
+  uint8_t *v_x1276_d = v_x1276->data.b;
+  const int64_t v_x1276_n = v_x1276->len;
+  (void)v_x1276_n; /* v_x1276's length is v_x1272's */
+  int32_t *v_x1277_d = v_x1277->data.i;
+  const int64_t v_x1277_n = v_x1277->len;
+  (void)v_x1277_n; /* v_x1277's length is v_x1272's */
+  int32_t *v_x1280_d = v_x1280->data.i;
+  const int64_t v_x1280_n = v_x1280->len;
+  int32_t *v_x1281_d = v_x1281->data.i;
+  const int64_t v_x1281_n = v_x1281->len;
+  RtValue *v_x1286 = NULL;
   /* MAP */
   {
-    const int64_t t737 = v_x1265_n;
-    v_x1271 = rt_value_new(rt_vec_type(RT_INT), t737);
-    int32_t *v_x1271_d = v_x1271->data.i;
-    const int64_t v_x1271_n = v_x1271->len;
-    v_x1272 = rt_value_new(rt_vec_type(RT_INT), t737);
-    int32_t *v_x1272_d = v_x1272->data.i;
-    const int64_t v_x1272_n = v_x1272->len;
-    v_x1273 = rt_value_new(rt_vec_type(RT_INT), t737);
-    int32_t *v_x1273_d = v_x1273->data.i;
-    const int64_t v_x1273_n = v_x1273->len;
-    RT_PARALLEL_FOR_IF(t737 >= RT_PARALLEL_MIN)
-    for (int64_t t738 = 0; t738 < t737; t738++) {
-      const int32_t t739 = (int32_t)t738;
-      int t742 = 0; /* nonzero: a check below failed */
-      int32_t t740 = v_x1265_d[t739];
-      int t743 = (uint64_t)(int64_t)t740 < (uint64_t)v_sd_1267_n;
-      int32_t t741 = t743 ? (int32_t)v_sd_1267_off[t740] : 0;
-      t742 |= !t743;
-      int t745 = (uint64_t)(int64_t)t740 < (uint64_t)v_sd_1277_n;
-      int32_t t744 = t745 ? (int32_t)(v_sd_1277_off[t740 + 1] - v_sd_1277_off[t740]) : 0;
-      t742 |= !t745;
-      int32_t t747 = rt_add_i(t741, t744);
-      if (__builtin_expect(t742 != 0, 0)) { /* again, recording the error */
-        int32_t t748 = v_x1265_d[t739];
-        int32_t t749;
-        if ((uint64_t)(int64_t)t748 < (uint64_t)v_sd_1267_n) {
-          t749 = (int32_t)v_sd_1267_off[t748];
-        } else {
-          NESSIE_RECORD(err, t738, RT_CHECK_INDEX, 0, 0, RT_GATHER, t748, v_sd_1267_n, 0.0, 0);
-          t749 = 0;
-        }
-        int32_t t750;
-        if ((uint64_t)(int64_t)t748 < (uint64_t)v_sd_1277_n) {
-          t750 = (int32_t)(v_sd_1277_off[t748 + 1] - v_sd_1277_off[t748]);
-        } else {
-          NESSIE_RECORD(err, t738, RT_CHECK_INDEX, 0, 0, RT_GATHER, t748, v_sd_1277_n, 0.0, 1);
-          t750 = 0;
-        }
-        int32_t t752 = rt_add_i(t749, t750);
+    const int64_t t907 = v_x1272_n;
+    v_x1286 = rt_value_new(rt_vec_type(RT_INT), t907);
+    int32_t *v_x1286_d = v_x1286->data.i;
+    const int64_t v_x1286_n = v_x1286->len;
+    RT_PARALLEL_FOR_IF(t907 >= RT_PARALLEL_MIN)
+    for (int64_t t908 = 0; t908 < t907; t908++) {
+      const int32_t t909 = (int32_t)t908;
+      int t918 = 0; /* nonzero: a check below failed */
+      int32_t t910 = v_x1272_d[t909];
+      int32_t t912 = rt_add_i(t910, v_x1273);
+      uint8_t t913 = v_x1276_d[t909];
+      int32_t t914 = v_x1277_d[t909];
+      int32_t t916 = (t913 ? t914 : t912);
+      int t919 = (uint64_t)(int64_t)t916 < (uint64_t)v_x1282;
+      int32_t t917 = t919 ? t916 : 0;
+      t918 |= !t919;
+      uint8_t t921 = rt_lt_i(t917, (int32_t)v_x1280_n);
+      int32_t t922;
+      if (t921) {
+        int t924 = (uint64_t)(int64_t)t917 < (uint64_t)v_x1280_n;
+        int32_t t923 = t924 ? v_x1280_d[t917] : 0;
+        t918 |= !t924;
+        t922 = t923;
+      } else {
+        int32_t t926 = rt_sub_i(t917, (int32_t)v_x1280_n);
+        int t928 = (uint64_t)(int64_t)t926 < (uint64_t)v_x1281_n;
+        int32_t t927 = t928 ? v_x1281_d[t926] : 0;
+        t918 |= !t928;
+        t922 = t927;
       }
-      v_x1271_d[t738] = t741;
-      v_x1272_d[t738] = t747;
-      v_x1273_d[t738] = 1;
+      if (__builtin_expect(t918 != 0, 0)) { /* again, recording the error */
+        int32_t t929 = v_x1272_d[t909];
+        int32_t t931 = rt_add_i(t929, v_x1273);
+        uint8_t t932 = v_x1276_d[t909];
+        int32_t t933 = v_x1277_d[t909];
+        int32_t t935 = (t932 ? t933 : t931);
+        int32_t t936;
+        if ((uint64_t)(int64_t)t935 < (uint64_t)v_x1282) {
+          t936 = t935;
+        } else {
+          NESSIE_RECORD(err, t908, RT_CHECK_INDEX, 0, 0, RT_GATHER, t935, v_x1282, 0.0, 0);
+          t936 = 0;
+        }
+        uint8_t t938 = rt_lt_i(t936, (int32_t)v_x1280_n);
+        int32_t t939;
+        if (t938) {
+          int32_t t940;
+          if ((uint64_t)(int64_t)t936 < (uint64_t)v_x1280_n) {
+            t940 = v_x1280_d[t936];
+          } else {
+            NESSIE_RECORD(err, t908, RT_CHECK_INDEX, 0, 0, RT_GATHER, t936, v_x1280_n, 0.0, 1);
+            t940 = 0;
+          }
+          t939 = t940;
+        } else {
+          int32_t t942 = rt_sub_i(t936, (int32_t)v_x1280_n);
+          int32_t t943;
+          if ((uint64_t)(int64_t)t942 < (uint64_t)v_x1281_n) {
+            t943 = v_x1281_d[t942];
+          } else {
+            NESSIE_RECORD(err, t908, RT_CHECK_INDEX, 0, 0, RT_GATHER, t942, v_x1281_n, 0.0, 2);
+            t943 = 0;
+          }
+          t939 = t943;
+        }
+      }
+      v_x1286_d[t908] = t922;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x1271_d = v_x1271->data.i;
-    const int64_t v_x1271_n = v_x1271->len;
-    int32_t *v_x1272_d = v_x1272->data.i;
-    const int64_t v_x1272_n = v_x1272->len;
-    int32_t *v_x1273_d = v_x1273->data.i;
-    const int64_t v_x1273_n = v_x1273->len;
-    /* LIBRARY */
-    {
-      RtValue *t753 = rt_range_segdes(loc, v_x1271, v_x1272, v_x1273, &v_x1275, &v_x1276);
-      v_x1274 = t753;
-      const int64_t *v_x1274_off = rt_seg_offsets(v_x1274);
-      const int64_t v_x1274_n = v_x1274->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1275 = v_x1275;
-  rt_release(v_x1271);
-  rt_release(v_x1272);
-  rt_release(v_x1273);
-  rt_release(v_x1274);
-  rt_release(v_x1276);
+  *out_v_x1286 = v_x1286;
   return;
 fail:
-  rt_release(v_x1271);
-  rt_release(v_x1272);
-  rt_release(v_x1273);
-  rt_release(v_x1274);
-  rt_release(v_x1275);
-  rt_release(v_x1276);
+  rt_release(v_x1286);
 }
 
-/* K15: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K15: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1265_d; int64_t v_x1265_n;
-  const int64_t *v_sd_1277_off; int64_t v_sd_1277_n;
-  const int64_t *v_sd_1267_off; int64_t v_sd_1267_n;
-  int32_t *v_x1271_d; int64_t v_x1271_n;
   int32_t *v_x1272_d; int64_t v_x1272_n;
-  int32_t *v_x1273_d; int64_t v_x1273_n;
-  const int64_t *v_x1274_off; int64_t v_x1274_n;
-  int32_t *v_x1275_d; int64_t v_x1275_n;
-  int32_t *v_x1276_d; int64_t v_x1276_n;
+  int32_t v_x1273;
+  uint8_t *v_x1276_d; int64_t v_x1276_n;
+  int32_t *v_x1277_d; int64_t v_x1277_n;
+  int32_t *v_x1280_d; int64_t v_x1280_n;
+  int32_t *v_x1281_d; int64_t v_x1281_n;
+  int32_t v_x1282;
+  int32_t *v_x1286_d; int64_t v_x1286_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K15_0_pull {
   K15_A A;
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t756 = 0; /* nonzero: a check below failed */
-    int32_t t754 = A.v_x1265_d[ix];
-    int t757 = (uint64_t)(int64_t)t754 < (uint64_t)A.v_sd_1267_n;
-    int32_t t755 = t757 ? (int32_t)A.v_sd_1267_off[t754] : 0;
-    t756 |= !t757;
-    int t759 = (uint64_t)(int64_t)t754 < (uint64_t)A.v_sd_1277_n;
-    int32_t t758 = t759 ? (int32_t)(A.v_sd_1277_off[t754 + 1] - A.v_sd_1277_off[t754]) : 0;
-    t756 |= !t759;
-    int32_t t761 = rt_add_i(t755, t758);
-    if (__builtin_expect(t756 != 0, 0)) { /* again, recording the error */
-      int32_t t762 = A.v_x1265_d[ix];
-      int32_t t763;
-      if ((uint64_t)(int64_t)t762 < (uint64_t)A.v_sd_1267_n) {
-        t763 = (int32_t)A.v_sd_1267_off[t762];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t762, A.v_sd_1267_n, 0.0, 0);
-        t763 = 0;
-      }
-      int32_t t764;
-      if ((uint64_t)(int64_t)t762 < (uint64_t)A.v_sd_1277_n) {
-        t764 = (int32_t)(A.v_sd_1277_off[t762 + 1] - A.v_sd_1277_off[t762]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t762, A.v_sd_1277_n, 0.0, 1);
-        t764 = 0;
-      }
-      int32_t t766 = rt_add_i(t763, t764);
+    int t952 = 0; /* nonzero: a check below failed */
+    int32_t t944 = rtg::ld_stream(&A.v_x1272_d[ix]);
+    int32_t t946 = rt_add_i(t944, A.v_x1273);
+    uint8_t t947 = rtg::ld_stream(&A.v_x1276_d[ix]);
+    int32_t t948 = rtg::ld_stream(&A.v_x1277_d[ix]);
+    int32_t t950 = (t947 ? t948 : t946);
+    int t953 = (uint64_t)(int64_t)t950 < (uint64_t)A.v_x1282;
+    int32_t t951 = t953 ? t950 : 0;
+    t952 |= !t953;
+    uint8_t t955 = rt_lt_i(t951, (int32_t)A.v_x1280_n);
+    int32_t t956;
+    if (t955) {
+      int t958 = (uint64_t)(int64_t)t951 < (uint64_t)A.v_x1280_n;
+      int32_t t957 = t958 ? A.v_x1280_d[t951] : 0;
+      t952 |= !t958;
+      t956 = t957;
+    } else {
+      int32_t t960 = rt_sub_i(t951, (int32_t)A.v_x1280_n);
+      int t962 = (uint64_t)(int64_t)t960 < (uint64_t)A.v_x1281_n;
+      int32_t t961 = t962 ? A.v_x1281_d[t960] : 0;
+      t952 |= !t962;
+      t956 = t961;
     }
-    return K15_0_V{t755, t761, 1};
+    if (__builtin_expect(t952 != 0, 0)) { /* again, recording the error */
+      int32_t t963 = rtg::ld_stream(&A.v_x1272_d[ix]);
+      int32_t t965 = rt_add_i(t963, A.v_x1273);
+      uint8_t t966 = rtg::ld_stream(&A.v_x1276_d[ix]);
+      int32_t t967 = rtg::ld_stream(&A.v_x1277_d[ix]);
+      int32_t t969 = (t966 ? t967 : t965);
+      int32_t t970;
+      if ((uint64_t)(int64_t)t969 < (uint64_t)A.v_x1282) {
+        t970 = t969;
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t969, A.v_x1282, 0.0, 0);
+        t970 = 0;
+      }
+      uint8_t t972 = rt_lt_i(t970, (int32_t)A.v_x1280_n);
+      int32_t t973;
+      if (t972) {
+        int32_t t974;
+        if ((uint64_t)(int64_t)t970 < (uint64_t)A.v_x1280_n) {
+          t974 = A.v_x1280_d[t970];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t970, A.v_x1280_n, 0.0, 1);
+          t974 = 0;
+        }
+        t973 = t974;
+      } else {
+        int32_t t976 = rt_sub_i(t970, (int32_t)A.v_x1280_n);
+        int32_t t977;
+        if ((uint64_t)(int64_t)t976 < (uint64_t)A.v_x1281_n) {
+          t977 = A.v_x1281_d[t976];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t976, A.v_x1281_n, 0.0, 2);
+          t977 = 0;
+        }
+        t973 = t977;
+      }
+    }
+    return K15_0_V{t956};
   }
 };
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x1271_d[i] = v.v0;
-    A.v_x1272_d[i] = v.v1;
-    A.v_x1273_d[i] = v.v2;
+    A.v_x1286_d[i] = v.v0;
   }
 };
-struct K15_1_ride {
-  K15_A A;
-  __device__ void operator()(int64_t i) const {
-    K15_0_store{A}(i, K15_0_pull{A}(i)); /* MAP 0 rides here */
-  }
-};
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1265, RtValue *v_sd_1277, RtValue *v_sd_1267, RtValue **out_v_x1275) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1272, int32_t v_x1273, RtValue *v_x1276, RtValue *v_x1277, RtValue *v_x1280, RtValue *v_x1281, int32_t v_x1282, RtValue **out_v_x1286) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1265_d = v_x1265->data.i;
-  A.v_x1265_n = v_x1265->len;
-  A.v_sd_1277_off = rtg_seg_offsets(v_sd_1277);
-  A.v_sd_1277_n = v_sd_1277->len;
-  A.v_sd_1267_off = rtg_seg_offsets(v_sd_1267);
-  A.v_sd_1267_n = v_sd_1267->len;
-  RtValue *v_x1271 = NULL;
-  RtValue *v_x1272 = NULL;
-  RtValue *v_x1273 = NULL;
-  RtValue *v_x1274 = NULL;
-  RtValue *v_x1275 = NULL;
-  RtValue *v_x1276 = NULL;
+  A.v_x1272_d = v_x1272->data.i;
+  A.v_x1272_n = v_x1272->len;
+  A.v_x1273 = v_x1273;
+  A.v_x1276_d = v_x1276->data.b;
+  A.v_x1276_n = v_x1276->len;
+  A.v_x1277_d = v_x1277->data.i;
+  A.v_x1277_n = v_x1277->len;
+  A.v_x1280_d = v_x1280->data.i;
+  A.v_x1280_n = v_x1280->len;
+  A.v_x1281_d = v_x1281->data.i;
+  A.v_x1281_n = v_x1281->len;
+  A.v_x1282 = v_x1282;
+  RtValue *v_x1286 = NULL;
   /* MAP */
   {
-    const int64_t t767 = v_x1265->len;
-    v_x1271 = rtg_vec_new(RT_INT, t767);
-    A.v_x1271_d = v_x1271->data.i;
-    A.v_x1271_n = v_x1271->len;
-    v_x1272 = rtg_vec_new(RT_INT, t767);
-    A.v_x1272_d = v_x1272->data.i;
-    A.v_x1272_n = v_x1272->len;
-    v_x1273 = rtg_vec_new(RT_INT, t767);
-    A.v_x1273_d = v_x1273->data.i;
-    A.v_x1273_n = v_x1273->len;
-    /* computed in the launch of SOAC 1 (K15_1_ride) */
+    const int64_t t978 = v_x1276->len;
+    v_x1286 = rtg_vec_new(RT_INT, t978);
+    A.v_x1286_d = v_x1286->data.i;
+    A.v_x1286_n = v_x1286->len;
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t978);
   }
-  /* LIBRARY */
-  {
-    RtValue *t768 = rtg::range_segdes(loc, A.run, v_x1271, v_x1272, v_x1273, &v_x1275, &v_x1276, K15_1_ride{A});
-    v_x1274 = t768;
-    A.v_x1274_off = rtg_seg_offsets(v_x1274);
-    A.v_x1274_n = v_x1274->len;
-  }
-  *out_v_x1275 = v_x1275;
-  rt_release(v_x1271);
-  rt_release(v_x1272);
-  rt_release(v_x1273);
-  rt_release(v_x1274);
-  rt_release(v_x1276);
+  *out_v_x1286 = v_x1286;
   return;
 fail:
-  rt_release(v_x1271);
-  rt_release(v_x1272);
-  rt_release(v_x1273);
-  rt_release(v_x1274);
-  rt_release(v_x1275);
-  rt_release(v_x1276);
+  rt_release(v_x1286);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1265, RtValue *v_sd_1277, RtValue *v_sd_1267, RtValue **out_v_x1275) {
-  RtValue *vals[] = {v_x1265, v_sd_1277, v_sd_1267};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K15_host(err, loc, run, v_x1265, v_sd_1277, v_sd_1267, out_v_x1275);
-    rtg_host_ran();
-  } else {
-    K15_gpu(err, loc, run, v_x1265, v_sd_1277, v_sd_1267, out_v_x1275);
-  }
-}
-
-/* K16: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, RtValue *v_sd_1264, RtValue *v_sd_1253, RtValue **out_v_x1258, RtValue **out_v_x1257, RtValue **out_v_x1260, RtValue **out_v_x1261, RtValue **out_v_x1263) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1251_d = v_x1251->data.i;
-  const int64_t v_x1251_n = v_x1251->len;
-  const int64_t *v_sd_1264_off = rt_seg_offsets(v_sd_1264);
-  const int64_t v_sd_1264_n = v_sd_1264->len;
-  const int64_t *v_sd_1253_off = rt_seg_offsets(v_sd_1253);
-  const int64_t v_sd_1253_n = v_sd_1253->len;
-  RtValue *v_x1257 = NULL;
-  RtValue *v_x1258 = NULL;
-  RtValue *v_x1259 = NULL;
-  RtValue *v_x1260 = NULL;
-  RtValue *v_x1261 = NULL;
-  RtValue *v_x1262 = NULL;
-  RtValue *v_x1263 = NULL;
-  /* MAP */
-  {
-    const int64_t t769 = v_x1251_n;
-    v_x1257 = rt_value_new(rt_vec_type(RT_INT), t769);
-    int32_t *v_x1257_d = v_x1257->data.i;
-    const int64_t v_x1257_n = v_x1257->len;
-    v_x1258 = rt_value_new(rt_vec_type(RT_INT), t769);
-    int32_t *v_x1258_d = v_x1258->data.i;
-    const int64_t v_x1258_n = v_x1258->len;
-    v_x1259 = rt_value_new(rt_vec_type(RT_INT), t769);
-    int32_t *v_x1259_d = v_x1259->data.i;
-    const int64_t v_x1259_n = v_x1259->len;
-    v_x1260 = rt_value_new(rt_vec_type(RT_INT), t769);
-    int32_t *v_x1260_d = v_x1260->data.i;
-    const int64_t v_x1260_n = v_x1260->len;
-    RT_PARALLEL_FOR_IF(t769 >= RT_PARALLEL_MIN)
-    for (int64_t t770 = 0; t770 < t769; t770++) {
-      const int32_t t771 = (int32_t)t770;
-      int t774 = 0; /* nonzero: a check below failed */
-      int32_t t772 = v_x1251_d[t771];
-      int t775 = (uint64_t)(int64_t)t772 < (uint64_t)v_sd_1253_n;
-      int32_t t773 = t775 ? (int32_t)v_sd_1253_off[t772] : 0;
-      t774 |= !t775;
-      int t777 = (uint64_t)(int64_t)t772 < (uint64_t)v_sd_1264_n;
-      int32_t t776 = t777 ? (int32_t)(v_sd_1264_off[t772 + 1] - v_sd_1264_off[t772]) : 0;
-      t774 |= !t777;
-      int32_t t779 = rt_add_i(t773, t776);
-      if (__builtin_expect(t774 != 0, 0)) { /* again, recording the error */
-        int32_t t780 = v_x1251_d[t771];
-        int32_t t781;
-        if ((uint64_t)(int64_t)t780 < (uint64_t)v_sd_1253_n) {
-          t781 = (int32_t)v_sd_1253_off[t780];
-        } else {
-          NESSIE_RECORD(err, t770, RT_CHECK_INDEX, 0, 0, RT_GATHER, t780, v_sd_1253_n, 0.0, 0);
-          t781 = 0;
-        }
-        int32_t t782;
-        if ((uint64_t)(int64_t)t780 < (uint64_t)v_sd_1264_n) {
-          t782 = (int32_t)(v_sd_1264_off[t780 + 1] - v_sd_1264_off[t780]);
-        } else {
-          NESSIE_RECORD(err, t770, RT_CHECK_INDEX, 0, 0, RT_GATHER, t780, v_sd_1264_n, 0.0, 1);
-          t782 = 0;
-        }
-        int32_t t784 = rt_add_i(t781, t782);
-      }
-      v_x1257_d[t770] = t773;
-      v_x1258_d[t770] = t776;
-      v_x1259_d[t770] = t779;
-      v_x1260_d[t770] = 1;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x1257_d = v_x1257->data.i;
-    const int64_t v_x1257_n = v_x1257->len;
-    int32_t *v_x1258_d = v_x1258->data.i;
-    const int64_t v_x1258_n = v_x1258->len;
-    int32_t *v_x1259_d = v_x1259->data.i;
-    const int64_t v_x1259_n = v_x1259->len;
-    int32_t *v_x1260_d = v_x1260->data.i;
-    const int64_t v_x1260_n = v_x1260->len;
-    /* LIBRARY */
-    {
-      RtValue *t785 = rt_range_segdes(loc, v_x1257, v_x1259, v_x1260, &v_x1262, &v_x1263);
-      v_x1261 = t785;
-      const int64_t *v_x1261_off = rt_seg_offsets(v_x1261);
-      const int64_t v_x1261_n = v_x1261->len;
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1258 = v_x1258;
-  *out_v_x1257 = v_x1257;
-  *out_v_x1260 = v_x1260;
-  *out_v_x1261 = v_x1261;
-  *out_v_x1263 = v_x1263;
-  rt_release(v_x1259);
-  rt_release(v_x1262);
-  return;
-fail:
-  rt_release(v_x1257);
-  rt_release(v_x1258);
-  rt_release(v_x1259);
-  rt_release(v_x1260);
-  rt_release(v_x1261);
-  rt_release(v_x1262);
-  rt_release(v_x1263);
-}
-
-/* K16: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K16_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1251_d; int64_t v_x1251_n;
-  const int64_t *v_sd_1264_off; int64_t v_sd_1264_n;
-  const int64_t *v_sd_1253_off; int64_t v_sd_1253_n;
-  int32_t *v_x1257_d; int64_t v_x1257_n;
-  int32_t *v_x1258_d; int64_t v_x1258_n;
-  int32_t *v_x1259_d; int64_t v_x1259_n;
-  int32_t *v_x1260_d; int64_t v_x1260_n;
-  const int64_t *v_x1261_off; int64_t v_x1261_n;
-  int32_t *v_x1262_d; int64_t v_x1262_n;
-  int32_t *v_x1263_d; int64_t v_x1263_n;
-};
-struct alignas(8) K16_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-  int32_t v3;
-};
-struct K16_0_pull {
-  K16_A A;
-  __device__ K16_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t788 = 0; /* nonzero: a check below failed */
-    int32_t t786 = A.v_x1251_d[ix];
-    int t789 = (uint64_t)(int64_t)t786 < (uint64_t)A.v_sd_1253_n;
-    int32_t t787 = t789 ? (int32_t)A.v_sd_1253_off[t786] : 0;
-    t788 |= !t789;
-    int t791 = (uint64_t)(int64_t)t786 < (uint64_t)A.v_sd_1264_n;
-    int32_t t790 = t791 ? (int32_t)(A.v_sd_1264_off[t786 + 1] - A.v_sd_1264_off[t786]) : 0;
-    t788 |= !t791;
-    int32_t t793 = rt_add_i(t787, t790);
-    if (__builtin_expect(t788 != 0, 0)) { /* again, recording the error */
-      int32_t t794 = A.v_x1251_d[ix];
-      int32_t t795;
-      if ((uint64_t)(int64_t)t794 < (uint64_t)A.v_sd_1253_n) {
-        t795 = (int32_t)A.v_sd_1253_off[t794];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t794, A.v_sd_1253_n, 0.0, 0);
-        t795 = 0;
-      }
-      int32_t t796;
-      if ((uint64_t)(int64_t)t794 < (uint64_t)A.v_sd_1264_n) {
-        t796 = (int32_t)(A.v_sd_1264_off[t794 + 1] - A.v_sd_1264_off[t794]);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t794, A.v_sd_1264_n, 0.0, 1);
-        t796 = 0;
-      }
-      int32_t t798 = rt_add_i(t795, t796);
-    }
-    return K16_0_V{t787, t790, t793, 1};
-  }
-};
-struct K16_0_store {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1257_d[i] = v.v0;
-    A.v_x1258_d[i] = v.v1;
-    A.v_x1259_d[i] = v.v2;
-    A.v_x1260_d[i] = v.v3;
-  }
-};
-struct K16_1_ride {
-  K16_A A;
-  __device__ void operator()(int64_t i) const {
-    K16_0_store{A}(i, K16_0_pull{A}(i)); /* MAP 0 rides here */
-  }
-};
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, RtValue *v_sd_1264, RtValue *v_sd_1253, RtValue **out_v_x1258, RtValue **out_v_x1257, RtValue **out_v_x1260, RtValue **out_v_x1261, RtValue **out_v_x1263) {
-  (void)loc;
-  (void)err;
-  K16_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1251_d = v_x1251->data.i;
-  A.v_x1251_n = v_x1251->len;
-  A.v_sd_1264_off = rtg_seg_offsets(v_sd_1264);
-  A.v_sd_1264_n = v_sd_1264->len;
-  A.v_sd_1253_off = rtg_seg_offsets(v_sd_1253);
-  A.v_sd_1253_n = v_sd_1253->len;
-  RtValue *v_x1257 = NULL;
-  RtValue *v_x1258 = NULL;
-  RtValue *v_x1259 = NULL;
-  RtValue *v_x1260 = NULL;
-  RtValue *v_x1261 = NULL;
-  RtValue *v_x1262 = NULL;
-  RtValue *v_x1263 = NULL;
-  /* MAP */
-  {
-    const int64_t t799 = v_x1251->len;
-    v_x1257 = rtg_vec_new(RT_INT, t799);
-    A.v_x1257_d = v_x1257->data.i;
-    A.v_x1257_n = v_x1257->len;
-    v_x1258 = rtg_vec_new(RT_INT, t799);
-    A.v_x1258_d = v_x1258->data.i;
-    A.v_x1258_n = v_x1258->len;
-    v_x1259 = rtg_vec_new(RT_INT, t799);
-    A.v_x1259_d = v_x1259->data.i;
-    A.v_x1259_n = v_x1259->len;
-    v_x1260 = rtg_vec_new(RT_INT, t799);
-    A.v_x1260_d = v_x1260->data.i;
-    A.v_x1260_n = v_x1260->len;
-    /* computed in the launch of SOAC 1 (K16_1_ride) */
-  }
-  /* LIBRARY */
-  {
-    RtValue *t800 = rtg::range_segdes(loc, A.run, v_x1257, v_x1259, v_x1260, &v_x1262, &v_x1263, K16_1_ride{A});
-    v_x1261 = t800;
-    A.v_x1261_off = rtg_seg_offsets(v_x1261);
-    A.v_x1261_n = v_x1261->len;
-  }
-  *out_v_x1258 = v_x1258;
-  *out_v_x1257 = v_x1257;
-  *out_v_x1260 = v_x1260;
-  *out_v_x1261 = v_x1261;
-  *out_v_x1263 = v_x1263;
-  rt_release(v_x1259);
-  rt_release(v_x1262);
-  return;
-fail:
-  rt_release(v_x1257);
-  rt_release(v_x1258);
-  rt_release(v_x1259);
-  rt_release(v_x1260);
-  rt_release(v_x1261);
-  rt_release(v_x1262);
-  rt_release(v_x1263);
-}
-
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, RtValue *v_sd_1264, RtValue *v_sd_1253, RtValue **out_v_x1258, RtValue **out_v_x1257, RtValue **out_v_x1260, RtValue **out_v_x1261, RtValue **out_v_x1263) {
-  RtValue *vals[] = {v_x1251, v_sd_1264, v_sd_1253};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K16_host(err, loc, run, v_x1251, v_sd_1264, v_sd_1253, out_v_x1258, out_v_x1257, out_v_x1260, out_v_x1261, out_v_x1263);
-    rtg_host_ran();
-  } else {
-    K16_gpu(err, loc, run, v_x1251, v_sd_1264, v_sd_1253, out_v_x1258, out_v_x1257, out_v_x1260, out_v_x1261, out_v_x1263);
-  }
-}
-
-/* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, int32_t v_x1068, RtValue *v_x1071, RtValue *v_x1072, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1081) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1067_d = v_x1067->data.i;
-  const int64_t v_x1067_n = v_x1067->len;
-  uint8_t *v_x1071_d = v_x1071->data.b;
-  const int64_t v_x1071_n = v_x1071->len;
-  (void)v_x1071_n; /* v_x1071's length is v_x1067's */
-  int32_t *v_x1072_d = v_x1072->data.i;
-  const int64_t v_x1072_n = v_x1072->len;
-  (void)v_x1072_n; /* v_x1072's length is v_x1067's */
-  int32_t *v_x1075_d = v_x1075->data.i;
-  const int64_t v_x1075_n = v_x1075->len;
-  int32_t *v_x1076_d = v_x1076->data.i;
-  const int64_t v_x1076_n = v_x1076->len;
-  RtValue *v_x1081 = NULL;
-  /* MAP */
-  {
-    const int64_t t801 = v_x1067_n;
-    v_x1081 = rt_value_new(rt_vec_type(RT_INT), t801);
-    int32_t *v_x1081_d = v_x1081->data.i;
-    const int64_t v_x1081_n = v_x1081->len;
-    RT_PARALLEL_FOR_IF(t801 >= RT_PARALLEL_MIN)
-    for (int64_t t802 = 0; t802 < t801; t802++) {
-      const int32_t t803 = (int32_t)t802;
-      int t812 = 0; /* nonzero: a check below failed */
-      int32_t t804 = v_x1067_d[t803];
-      int32_t t806 = rt_add_i(t804, v_x1068);
-      uint8_t t807 = v_x1071_d[t803];
-      int32_t t808 = v_x1072_d[t803];
-      int32_t t810 = (t807 ? t808 : t806);
-      int t813 = (uint64_t)(int64_t)t810 < (uint64_t)v_x1077;
-      int32_t t811 = t813 ? t810 : 0;
-      t812 |= !t813;
-      uint8_t t815 = rt_lt_i(t811, (int32_t)v_x1075_n);
-      int32_t t816;
-      if (t815) {
-        int t818 = (uint64_t)(int64_t)t811 < (uint64_t)v_x1075_n;
-        int32_t t817 = t818 ? v_x1075_d[t811] : 0;
-        t812 |= !t818;
-        t816 = t817;
-      } else {
-        int32_t t820 = rt_sub_i(t811, (int32_t)v_x1075_n);
-        int t822 = (uint64_t)(int64_t)t820 < (uint64_t)v_x1076_n;
-        int32_t t821 = t822 ? v_x1076_d[t820] : 0;
-        t812 |= !t822;
-        t816 = t821;
-      }
-      if (__builtin_expect(t812 != 0, 0)) { /* again, recording the error */
-        int32_t t823 = v_x1067_d[t803];
-        int32_t t825 = rt_add_i(t823, v_x1068);
-        uint8_t t826 = v_x1071_d[t803];
-        int32_t t827 = v_x1072_d[t803];
-        int32_t t829 = (t826 ? t827 : t825);
-        int32_t t830;
-        if ((uint64_t)(int64_t)t829 < (uint64_t)v_x1077) {
-          t830 = t829;
-        } else {
-          NESSIE_RECORD(err, t802, RT_CHECK_INDEX, 0, 0, RT_GATHER, t829, v_x1077, 0.0, 0);
-          t830 = 0;
-        }
-        uint8_t t832 = rt_lt_i(t830, (int32_t)v_x1075_n);
-        int32_t t833;
-        if (t832) {
-          int32_t t834;
-          if ((uint64_t)(int64_t)t830 < (uint64_t)v_x1075_n) {
-            t834 = v_x1075_d[t830];
-          } else {
-            NESSIE_RECORD(err, t802, RT_CHECK_INDEX, 0, 0, RT_GATHER, t830, v_x1075_n, 0.0, 1);
-            t834 = 0;
-          }
-          t833 = t834;
-        } else {
-          int32_t t836 = rt_sub_i(t830, (int32_t)v_x1075_n);
-          int32_t t837;
-          if ((uint64_t)(int64_t)t836 < (uint64_t)v_x1076_n) {
-            t837 = v_x1076_d[t836];
-          } else {
-            NESSIE_RECORD(err, t802, RT_CHECK_INDEX, 0, 0, RT_GATHER, t836, v_x1076_n, 0.0, 2);
-            t837 = 0;
-          }
-          t833 = t837;
-        }
-      }
-      v_x1081_d[t802] = t816;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1081 = v_x1081;
-  return;
-fail:
-  rt_release(v_x1081);
-}
-
-/* K17: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K17_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1067_d; int64_t v_x1067_n;
-  int32_t v_x1068;
-  uint8_t *v_x1071_d; int64_t v_x1071_n;
-  int32_t *v_x1072_d; int64_t v_x1072_n;
-  int32_t *v_x1075_d; int64_t v_x1075_n;
-  int32_t *v_x1076_d; int64_t v_x1076_n;
-  int32_t v_x1077;
-  int32_t *v_x1081_d; int64_t v_x1081_n;
-};
-struct alignas(8) K17_0_V {
-  int32_t v0;
-};
-struct K17_0_pull {
-  K17_A A;
-  __device__ K17_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t846 = 0; /* nonzero: a check below failed */
-    int32_t t838 = rtg::ld_stream(&A.v_x1067_d[ix]);
-    int32_t t840 = rt_add_i(t838, A.v_x1068);
-    uint8_t t841 = rtg::ld_stream(&A.v_x1071_d[ix]);
-    int32_t t842 = rtg::ld_stream(&A.v_x1072_d[ix]);
-    int32_t t844 = (t841 ? t842 : t840);
-    int t847 = (uint64_t)(int64_t)t844 < (uint64_t)A.v_x1077;
-    int32_t t845 = t847 ? t844 : 0;
-    t846 |= !t847;
-    uint8_t t849 = rt_lt_i(t845, (int32_t)A.v_x1075_n);
-    int32_t t850;
-    if (t849) {
-      int t852 = (uint64_t)(int64_t)t845 < (uint64_t)A.v_x1075_n;
-      int32_t t851 = t852 ? A.v_x1075_d[t845] : 0;
-      t846 |= !t852;
-      t850 = t851;
-    } else {
-      int32_t t854 = rt_sub_i(t845, (int32_t)A.v_x1075_n);
-      int t856 = (uint64_t)(int64_t)t854 < (uint64_t)A.v_x1076_n;
-      int32_t t855 = t856 ? A.v_x1076_d[t854] : 0;
-      t846 |= !t856;
-      t850 = t855;
-    }
-    if (__builtin_expect(t846 != 0, 0)) { /* again, recording the error */
-      int32_t t857 = rtg::ld_stream(&A.v_x1067_d[ix]);
-      int32_t t859 = rt_add_i(t857, A.v_x1068);
-      uint8_t t860 = rtg::ld_stream(&A.v_x1071_d[ix]);
-      int32_t t861 = rtg::ld_stream(&A.v_x1072_d[ix]);
-      int32_t t863 = (t860 ? t861 : t859);
-      int32_t t864;
-      if ((uint64_t)(int64_t)t863 < (uint64_t)A.v_x1077) {
-        t864 = t863;
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t863, A.v_x1077, 0.0, 0);
-        t864 = 0;
-      }
-      uint8_t t866 = rt_lt_i(t864, (int32_t)A.v_x1075_n);
-      int32_t t867;
-      if (t866) {
-        int32_t t868;
-        if ((uint64_t)(int64_t)t864 < (uint64_t)A.v_x1075_n) {
-          t868 = A.v_x1075_d[t864];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t864, A.v_x1075_n, 0.0, 1);
-          t868 = 0;
-        }
-        t867 = t868;
-      } else {
-        int32_t t870 = rt_sub_i(t864, (int32_t)A.v_x1075_n);
-        int32_t t871;
-        if ((uint64_t)(int64_t)t870 < (uint64_t)A.v_x1076_n) {
-          t871 = A.v_x1076_d[t870];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t870, A.v_x1076_n, 0.0, 2);
-          t871 = 0;
-        }
-        t867 = t871;
-      }
-    }
-    return K17_0_V{t850};
-  }
-};
-struct K17_0_store {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x1081_d[i] = v.v0;
-  }
-};
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, int32_t v_x1068, RtValue *v_x1071, RtValue *v_x1072, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1081) {
-  (void)loc;
-  (void)err;
-  K17_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1067_d = v_x1067->data.i;
-  A.v_x1067_n = v_x1067->len;
-  A.v_x1068 = v_x1068;
-  A.v_x1071_d = v_x1071->data.b;
-  A.v_x1071_n = v_x1071->len;
-  A.v_x1072_d = v_x1072->data.i;
-  A.v_x1072_n = v_x1072->len;
-  A.v_x1075_d = v_x1075->data.i;
-  A.v_x1075_n = v_x1075->len;
-  A.v_x1076_d = v_x1076->data.i;
-  A.v_x1076_n = v_x1076->len;
-  A.v_x1077 = v_x1077;
-  RtValue *v_x1081 = NULL;
-  /* MAP */
-  {
-    const int64_t t872 = v_x1071->len;
-    v_x1081 = rtg_vec_new(RT_INT, t872);
-    A.v_x1081_d = v_x1081->data.i;
-    A.v_x1081_n = v_x1081->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t872);
-  }
-  *out_v_x1081 = v_x1081;
-  return;
-fail:
-  rt_release(v_x1081);
-}
-
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, int32_t v_x1068, RtValue *v_x1071, RtValue *v_x1072, RtValue *v_x1075, RtValue *v_x1076, int32_t v_x1077, RtValue **out_v_x1081) {
-  RtValue *vals[] = {v_x1067, v_x1071, v_x1072, v_x1075, v_x1076};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1272, int32_t v_x1273, RtValue *v_x1276, RtValue *v_x1277, RtValue *v_x1280, RtValue *v_x1281, int32_t v_x1282, RtValue **out_v_x1286) {
+  RtValue *vals[] = {v_x1272, v_x1276, v_x1277, v_x1280, v_x1281};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K17_host(err, loc, run, v_x1067, v_x1068, v_x1071, v_x1072, v_x1075, v_x1076, v_x1077, out_v_x1081);
+    K15_host(err, loc, run, v_x1272, v_x1273, v_x1276, v_x1277, v_x1280, v_x1281, v_x1282, out_v_x1286);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x1067, v_x1068, v_x1071, v_x1072, v_x1075, v_x1076, v_x1077, out_v_x1081);
+    K15_gpu(err, loc, run, v_x1272, v_x1273, v_x1276, v_x1277, v_x1280, v_x1281, v_x1282, out_v_x1286);
   }
 }
 
-/* K18: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1278, RtValue **out_v_x1281) {
+/* K16: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1515, RtValue **out_v_x1518) {
   (void)loc;
   (void)run;
-  int32_t *v_x1278_d = v_x1278->data.i;
-  const int64_t v_x1278_n = v_x1278->len;
-  int32_t v_x1279 = 0;
-  RtValue *v_x1281 = NULL;
+  int32_t *v_x1515_d = v_x1515->data.i;
+  const int64_t v_x1515_n = v_x1515->len;
+  int32_t v_x1516 = 0;
+  RtValue *v_x1518 = NULL;
   /* ONCE */
   {
-    int t874 = 0; /* nonzero: a check below failed */
-    int t875 = (uint64_t)(int64_t)0 < (uint64_t)v_x1278_n;
-    int32_t t873 = t875 ? v_x1278_d[0] : 0;
-    t874 |= !t875;
-    if (__builtin_expect(t874 != 0, 0)) { /* again, recording the error */
-      int32_t t876;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1278_n) {
-        t876 = v_x1278_d[0];
+    int t980 = 0; /* nonzero: a check below failed */
+    int t981 = (uint64_t)(int64_t)0 < (uint64_t)v_x1515_n;
+    int32_t t979 = t981 ? v_x1515_d[0] : 0;
+    t980 |= !t981;
+    if (__builtin_expect(t980 != 0, 0)) { /* again, recording the error */
+      int32_t t982;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1515_n) {
+        t982 = v_x1515_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1278_n, 0.0, 0);
-        t876 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1515_n, 0.0, 0);
+        t982 = 0;
       }
     }
-    v_x1279 = t873;
+    v_x1516 = t979;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t877 = 1;
-      v_x1281 = rt_value_new(rt_vec_type(RT_INT), t877);
-      int32_t *v_x1281_d = v_x1281->data.i;
-      const int64_t v_x1281_n = v_x1281->len;
-      RT_PARALLEL_FOR_IF(t877 >= RT_PARALLEL_MIN)
-      for (int64_t t878 = 0; t878 < t877; t878++) {
-        const int32_t t879 = (int32_t)t878;
-        v_x1281_d[t878] = v_x1279;
+      const int64_t t983 = 1;
+      v_x1518 = rt_value_new(rt_vec_type(RT_INT), t983);
+      int32_t *v_x1518_d = v_x1518->data.i;
+      const int64_t v_x1518_n = v_x1518->len;
+      RT_PARALLEL_FOR_IF(t983 >= RT_PARALLEL_MIN)
+      for (int64_t t984 = 0; t984 < t983; t984++) {
+        const int32_t t985 = (int32_t)t984;
+        v_x1518_d[t984] = v_x1516;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1281 = v_x1281;
+  *out_v_x1518 = v_x1518;
   return;
 fail:
-  rt_release(v_x1281);
+  rt_release(v_x1518);
 }
 
-/* K18: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K18_0_V;
-struct K18_A {
+/* K16: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K16_0_V;
+struct K16_A {
   RtKernelError *err;
   int run;
-  const K18_0_V *K18_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1278_d; int64_t v_x1278_n;
-  int32_t *v_x1281_d; int64_t v_x1281_n;
+  const K16_0_V *K16_0_dev; /* the SOAC's values, on the device */
+  int32_t *v_x1515_d; int64_t v_x1515_n;
+  int32_t *v_x1518_d; int64_t v_x1518_n;
 };
-struct alignas(8) K18_0_V {
+struct alignas(8) K16_0_V {
   int32_t v0;
 };
-struct K18_0_pull {
-  K18_A A;
-  __device__ K18_0_V operator()(int64_t i) const {
+struct K16_0_pull {
+  K16_A A;
+  __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t881 = 0; /* nonzero: a check below failed */
-    int t882 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1278_n;
-    int32_t t880 = t882 ? A.v_x1278_d[0] : 0;
-    t881 |= !t882;
-    if (__builtin_expect(t881 != 0, 0)) { /* again, recording the error */
-      int32_t t883;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1278_n) {
-        t883 = A.v_x1278_d[0];
+    int t987 = 0; /* nonzero: a check below failed */
+    int t988 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1515_n;
+    int32_t t986 = t988 ? A.v_x1515_d[0] : 0;
+    t987 |= !t988;
+    if (__builtin_expect(t987 != 0, 0)) { /* again, recording the error */
+      int32_t t989;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1515_n) {
+        t989 = A.v_x1515_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1278_n, 0.0, 0);
-        t883 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1515_n, 0.0, 0);
+        t989 = 0;
       }
     }
-    return K18_0_V{t880};
+    return K16_0_V{t986};
   }
 };
-struct alignas(8) K18_1_V {
+struct alignas(8) K16_1_V {
   int32_t v0;
 };
-struct K18_1_pull {
-  K18_A A;
-  __device__ K18_1_V operator()(int64_t i) const {
+struct K16_1_pull {
+  K16_A A;
+  __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K18_1_V{A.K18_0_dev->v0};
+    return K16_1_V{A.K16_0_dev->v0};
   }
 };
-struct K18_1_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_1_V &v) const {
-    A.v_x1281_d[i] = v.v0;
+struct K16_1_store {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_1_V &v) const {
+    A.v_x1518_d[i] = v.v0;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1278, RtValue **out_v_x1281) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1515, RtValue **out_v_x1518) {
   (void)loc;
   (void)err;
-  K18_A A;
+  K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1278_d = v_x1278->data.i;
-  A.v_x1278_n = v_x1278->len;
-  K18_0_V *K18_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1281 = NULL;
+  A.v_x1515_d = v_x1515->data.i;
+  A.v_x1515_n = v_x1515->len;
+  K16_0_V *K16_0_value = NULL; /* the SOAC's values, on the device */
+  RtValue *v_x1518 = NULL;
   /* ONCE */
   {
-    K18_0_value = rtg::once_on_device<K18_0_V>("K18", loc, K18_0_pull{A});
-    A.K18_0_dev = K18_0_value;
+    K16_0_value = rtg::once_on_device<K16_0_V>("K16", loc, K16_0_pull{A});
+    A.K16_0_dev = K16_0_value;
   }
   /* MAP */
   {
-    const int64_t t884 = 1;
-    v_x1281 = rtg_vec_new(RT_INT, t884);
-    A.v_x1281_d = v_x1281->data.i;
-    A.v_x1281_n = v_x1281->len;
-    rtg::map("K18", loc, K18_1_pull{A}, K18_1_store{A}, t884);
+    const int64_t t990 = 1;
+    v_x1518 = rtg_vec_new(RT_INT, t990);
+    A.v_x1518_d = v_x1518->data.i;
+    A.v_x1518_n = v_x1518->len;
+    rtg::map("K16", loc, K16_1_pull{A}, K16_1_store{A}, t990);
   }
-  rtg_free(K18_0_value);
-  K18_0_value = NULL;
-  *out_v_x1281 = v_x1281;
+  rtg_free(K16_0_value);
+  K16_0_value = NULL;
+  *out_v_x1518 = v_x1518;
   return;
 fail:
-  rt_release(v_x1281);
-  rtg_free(K18_0_value);
+  rt_release(v_x1518);
+  rtg_free(K16_0_value);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1278, RtValue **out_v_x1281) {
-  RtValue *vals[] = {v_x1278};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1515, RtValue **out_v_x1518) {
+  RtValue *vals[] = {v_x1515};
   const int64_t sizes[] = {(int64_t)1};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K18_host(err, loc, run, v_x1278, out_v_x1281);
+    K16_host(err, loc, run, v_x1515, out_v_x1518);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x1278, out_v_x1281);
+    K16_gpu(err, loc, run, v_x1515, out_v_x1518);
   }
 }
 
-/* K19: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1283, RtValue *v_dev_1290, RtValue **out_v_x1288, RtValue **out_v_x1289) {
+/* K17: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, RtValue *v_dev_1527, RtValue **out_v_x1525, RtValue **out_v_x1526) {
   (void)loc;
   (void)run;
-  int32_t *v_x1283_d = v_x1283->data.i;
-  const int64_t v_x1283_n = v_x1283->len;
-  int32_t *v_dev_1290_d = v_dev_1290->data.i;
-  const int64_t v_dev_1290_n = v_dev_1290->len;
-  RtValue *v_x1288 = NULL;
-  RtValue *v_x1289 = NULL;
+  int32_t *v_x1520_d = v_x1520->data.i;
+  const int64_t v_x1520_n = v_x1520->len;
+  int32_t *v_dev_1527_d = v_dev_1527->data.i;
+  const int64_t v_dev_1527_n = v_dev_1527->len;
+  RtValue *v_x1525 = NULL;
+  RtValue *v_x1526 = NULL;
   /* SPLIT */
   {
-    const int64_t t885 = v_x1283_n;
-    const int64_t t886 = t885 > 0 ? (t885 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t887 = (uint8_t *)rt_alloc_atomic((size_t)t885 + 1);
-    int64_t *t888 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t886 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t886 > 1)
-    for (int64_t t889 = 0; t889 < t886; t889++) {
+    const int64_t t991 = v_x1520_n;
+    const int64_t t992 = t991 > 0 ? (t991 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t993 = (uint8_t *)rt_alloc_atomic((size_t)t991 + 1);
+    int64_t *t994 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t992 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t992 > 1)
+    for (int64_t t995 = 0; t995 < t992; t995++) {
       int64_t kept[2] = {0};
-      const int64_t t889_end = (t889 + 1) * RT_CHUNK < t885 ? (t889 + 1) * RT_CHUNK : t885;
-      for (int64_t t890 = t889 * RT_CHUNK; t890 < t889_end; t890++) {
-        const int32_t t891 = (int32_t)t890;
-        int32_t t889x0;
-        int32_t t889x1;
-        int32_t t894 = v_x1283_d[t891];
-        t889x0 = t894;
-        t889x1 = t894;
-        uint8_t t895;
-        uint8_t t896;
-        int t898 = 0; /* nonzero: a check below failed */
-        int t899 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1290_n;
-        int32_t t897 = t899 ? v_dev_1290_d[0] : 0;
-        t898 |= !t899;
-        uint8_t t901 = rt_lt_i(t889x0, t897);
-        uint8_t t903 = rt_gt_i(t889x1, t897);
-        if (__builtin_expect(t898 != 0, 0)) { /* again, recording the error */
-          int32_t t904;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1290_n) {
-            t904 = v_dev_1290_d[0];
+      const int64_t t995_end = (t995 + 1) * RT_CHUNK < t991 ? (t995 + 1) * RT_CHUNK : t991;
+      for (int64_t t996 = t995 * RT_CHUNK; t996 < t995_end; t996++) {
+        const int32_t t997 = (int32_t)t996;
+        int32_t t995x0;
+        int32_t t995x1;
+        int32_t t1000 = v_x1520_d[t997];
+        t995x0 = t1000;
+        t995x1 = t1000;
+        uint8_t t1001;
+        uint8_t t1002;
+        int t1004 = 0; /* nonzero: a check below failed */
+        int t1005 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1527_n;
+        int32_t t1003 = t1005 ? v_dev_1527_d[0] : 0;
+        t1004 |= !t1005;
+        uint8_t t1007 = rt_lt_i(t995x0, t1003);
+        uint8_t t1009 = rt_gt_i(t995x1, t1003);
+        if (__builtin_expect(t1004 != 0, 0)) { /* again, recording the error */
+          int32_t t1010;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1527_n) {
+            t1010 = v_dev_1527_d[0];
           } else {
-            NESSIE_RECORD(err, t890, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1290_n, 0.0, 0);
-            t904 = 0;
+            NESSIE_RECORD(err, t996, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1527_n, 0.0, 0);
+            t1010 = 0;
           }
-          uint8_t t906 = rt_lt_i(t889x0, t904);
-          uint8_t t908 = rt_gt_i(t889x1, t904);
+          uint8_t t1012 = rt_lt_i(t995x0, t1010);
+          uint8_t t1014 = rt_gt_i(t995x1, t1010);
         }
-        t895 = t901;
-        t896 = t903;
-        kept[0] += t895 != 0;
-        kept[1] += t896 != 0;
-        t887[t890] = (uint8_t)((t895 != 0) << 0 | (t896 != 0) << 1);
+        t1001 = t1007;
+        t1002 = t1009;
+        kept[0] += t1001 != 0;
+        kept[1] += t1002 != 0;
+        t993[t996] = (uint8_t)((t1001 != 0) << 0 | (t1002 != 0) << 1);
       }
-      t888[0 * t886 + t889] = kept[0];
-      t888[1 * t886 + t889] = kept[1];
+      t994[0 * t992 + t995] = kept[0];
+      t994[1 * t992 + t995] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t887);
-      rt_free(t888);
+      rt_free(t993);
+      rt_free(t994);
       goto fail;
     }
-    int64_t t909 = 0;
-    for (int64_t t889 = 0; t889 < t886; t889++) {
-      const int64_t k = t888[0 * t886 + t889];
-      t888[0 * t886 + t889] = t909;
-      t909 += k;
+    int64_t t1015 = 0;
+    for (int64_t t995 = 0; t995 < t992; t995++) {
+      const int64_t k = t994[0 * t992 + t995];
+      t994[0 * t992 + t995] = t1015;
+      t1015 += k;
     }
-    v_x1288 = rt_value_new(rt_vec_type(RT_INT), t909);
-    int32_t *v_x1288_d = v_x1288->data.i;
-    const int64_t v_x1288_n = v_x1288->len;
-    int64_t t910 = 0;
-    for (int64_t t889 = 0; t889 < t886; t889++) {
-      const int64_t k = t888[1 * t886 + t889];
-      t888[1 * t886 + t889] = t910;
-      t910 += k;
+    v_x1525 = rt_value_new(rt_vec_type(RT_INT), t1015);
+    int32_t *v_x1525_d = v_x1525->data.i;
+    const int64_t v_x1525_n = v_x1525->len;
+    int64_t t1016 = 0;
+    for (int64_t t995 = 0; t995 < t992; t995++) {
+      const int64_t k = t994[1 * t992 + t995];
+      t994[1 * t992 + t995] = t1016;
+      t1016 += k;
     }
-    v_x1289 = rt_value_new(rt_vec_type(RT_INT), t910);
-    int32_t *v_x1289_d = v_x1289->data.i;
-    const int64_t v_x1289_n = v_x1289->len;
-    RT_PARALLEL_FOR_IF(t886 > 1)
-    for (int64_t t889 = 0; t889 < t886; t889++) {
+    v_x1526 = rt_value_new(rt_vec_type(RT_INT), t1016);
+    int32_t *v_x1526_d = v_x1526->data.i;
+    const int64_t v_x1526_n = v_x1526->len;
+    RT_PARALLEL_FOR_IF(t992 > 1)
+    for (int64_t t995 = 0; t995 < t992; t995++) {
       int64_t at[2];
-      at[0] = t888[0 * t886 + t889];
-      at[1] = t888[1 * t886 + t889];
-      const int64_t t889_end = (t889 + 1) * RT_CHUNK < t885 ? (t889 + 1) * RT_CHUNK : t885;
-      for (int64_t t890 = t889 * RT_CHUNK; t890 < t889_end; t890++) {
-        const int32_t t891 = (int32_t)t890;
-        if (!t887[t890])
+      at[0] = t994[0 * t992 + t995];
+      at[1] = t994[1 * t992 + t995];
+      const int64_t t995_end = (t995 + 1) * RT_CHUNK < t991 ? (t995 + 1) * RT_CHUNK : t991;
+      for (int64_t t996 = t995 * RT_CHUNK; t996 < t995_end; t996++) {
+        const int32_t t997 = (int32_t)t996;
+        if (!t993[t996])
           continue;
-        int32_t t889y0;
-        int32_t t889y1;
-        int32_t t911 = v_x1283_d[t891];
-        t889y0 = t911;
-        t889y1 = t911;
-        if (t887[t890] >> 0 & 1) {
-          v_x1288_d[at[0]] = t889y0;
+        int32_t t995y0;
+        int32_t t995y1;
+        int32_t t1017 = v_x1520_d[t997];
+        t995y0 = t1017;
+        t995y1 = t1017;
+        if (t993[t996] >> 0 & 1) {
+          v_x1525_d[at[0]] = t995y0;
           at[0]++;
         }
-        if (t887[t890] >> 1 & 1) {
-          v_x1289_d[at[1]] = t889y1;
+        if (t993[t996] >> 1 & 1) {
+          v_x1526_d[at[1]] = t995y1;
           at[1]++;
         }
       }
     }
-    rt_free(t887);
-    rt_free(t888);
+    rt_free(t993);
+    rt_free(t994);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1288 = v_x1288;
-  *out_v_x1289 = v_x1289;
+  *out_v_x1525 = v_x1525;
+  *out_v_x1526 = v_x1526;
   return;
 fail:
-  rt_release(v_x1288);
-  rt_release(v_x1289);
+  rt_release(v_x1525);
+  rt_release(v_x1526);
 }
 
-/* K19: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K19_A {
+/* K17: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1283_d; int64_t v_x1283_n;
-  int32_t *v_dev_1290_d; int64_t v_dev_1290_n;
-  int32_t *v_x1288_d; int64_t v_x1288_n;
-  int32_t *v_x1289_d; int64_t v_x1289_n;
+  int32_t *v_x1520_d; int64_t v_x1520_n;
+  int32_t *v_dev_1527_d; int64_t v_dev_1527_n;
+  int32_t *v_x1525_d; int64_t v_x1525_n;
+  int32_t *v_x1526_d; int64_t v_x1526_n;
 };
-struct alignas(8) K19_0_V {
+struct alignas(8) K17_0_V {
   int32_t v0;
   int32_t v1;
 };
-struct K19_0_pull {
-  K19_A A;
-  __device__ K19_0_V operator()(int64_t i) const {
+struct K17_0_pull {
+  K17_A A;
+  __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t912 = A.v_x1283_d[ix];
-    return K19_0_V{t912, t912};
+    int32_t t1018 = A.v_x1520_d[ix];
+    return K17_0_V{t1018, t1018};
   }
 };
-struct K19_0_store {
-  K19_A A;
-  __device__ void operator()(int c, int64_t i, const K19_0_V &v) const {
+struct K17_0_store {
+  K17_A A;
+  __device__ void operator()(int c, int64_t i, const K17_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1288_d[i] = v.v0;
+      A.v_x1525_d[i] = v.v0;
       break;
     case 1:
-      A.v_x1289_d[i] = v.v1;
+      A.v_x1526_d[i] = v.v1;
       break;
     }
   }
 };
-struct K19_0_pred {
-  K19_A A;
-  __device__ unsigned operator()(int64_t i, const K19_0_V &v) const {
-    int t914 = 0; /* nonzero: a check below failed */
-    int t915 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1290_n;
-    int32_t t913 = t915 ? A.v_dev_1290_d[0] : 0;
-    t914 |= !t915;
-    uint8_t t917 = rt_lt_i(v.v0, t913);
-    uint8_t t919 = rt_gt_i(v.v1, t913);
-    if (__builtin_expect(t914 != 0, 0)) { /* again, recording the error */
-      int32_t t920;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1290_n) {
-        t920 = A.v_dev_1290_d[0];
+struct K17_0_pred {
+  K17_A A;
+  __device__ unsigned operator()(int64_t i, const K17_0_V &v) const {
+    int t1020 = 0; /* nonzero: a check below failed */
+    int t1021 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1527_n;
+    int32_t t1019 = t1021 ? A.v_dev_1527_d[0] : 0;
+    t1020 |= !t1021;
+    uint8_t t1023 = rt_lt_i(v.v0, t1019);
+    uint8_t t1025 = rt_gt_i(v.v1, t1019);
+    if (__builtin_expect(t1020 != 0, 0)) { /* again, recording the error */
+      int32_t t1026;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1527_n) {
+        t1026 = A.v_dev_1527_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1290_n, 0.0, 0);
-        t920 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1527_n, 0.0, 0);
+        t1026 = 0;
       }
-      uint8_t t922 = rt_lt_i(v.v0, t920);
-      uint8_t t924 = rt_gt_i(v.v1, t920);
+      uint8_t t1028 = rt_lt_i(v.v0, t1026);
+      uint8_t t1030 = rt_gt_i(v.v1, t1026);
     }
-    return ((unsigned)((t917) != 0) << 0) | ((unsigned)((t919) != 0) << 1);
+    return ((unsigned)((t1023) != 0) << 0) | ((unsigned)((t1025) != 0) << 1);
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1283, RtValue *v_dev_1290, RtValue **out_v_x1288, RtValue **out_v_x1289) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, RtValue *v_dev_1527, RtValue **out_v_x1525, RtValue **out_v_x1526) {
   (void)loc;
   (void)err;
-  K19_A A;
+  K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1283_d = v_x1283->data.i;
-  A.v_x1283_n = v_x1283->len;
-  A.v_dev_1290_d = v_dev_1290->data.i;
-  A.v_dev_1290_n = v_dev_1290->len;
-  RtValue *v_x1288 = NULL;
-  RtValue *v_x1289 = NULL;
+  A.v_x1520_d = v_x1520->data.i;
+  A.v_x1520_n = v_x1520->len;
+  A.v_dev_1527_d = v_dev_1527->data.i;
+  A.v_dev_1527_n = v_dev_1527->len;
+  RtValue *v_x1525 = NULL;
+  RtValue *v_x1526 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t925; /* the slots of its classes' counts */
-  int64_t t926; /* its size */
+  rtg::SplitCounts t1031; /* the slots of its classes' counts */
+  int64_t t1032; /* its size */
   {
-    const int64_t t927 = v_x1283->len;
-    v_x1288 = rtg_vec_new(RT_INT, t927);
-    A.v_x1288_d = v_x1288->data.i;
-    A.v_x1288_n = v_x1288->len;
-    v_x1289 = rtg_vec_new(RT_INT, t927);
-    A.v_x1289_d = v_x1289->data.i;
-    A.v_x1289_n = v_x1289->len;
-    t926 = t927;
-    t925 = rtg::split_launch<K19_0_V, 2>("K19", loc, K19_0_pull{A}, K19_0_pred{A}, t927, K19_0_store{A});
+    const int64_t t1033 = v_x1520->len;
+    v_x1525 = rtg_vec_new(RT_INT, t1033);
+    A.v_x1525_d = v_x1525->data.i;
+    A.v_x1525_n = v_x1525->len;
+    v_x1526 = rtg_vec_new(RT_INT, t1033);
+    A.v_x1526_d = v_x1526->data.i;
+    A.v_x1526_n = v_x1526->len;
+    t1032 = t1033;
+    t1031 = rtg::split_launch<K17_0_V, 2>("K17", loc, K17_0_pull{A}, K17_0_pred{A}, t1033, K17_0_store{A});
   }
   {
-    int64_t t928[2];
-    t928[0] = rtg::filter_count(t925.at[0]);
-    t928[1] = rtg::filter_count(t925.at[1]);
-    v_x1288 = rtg_vec_fit(v_x1288, t928[0]);
-    A.v_x1288_d = v_x1288->data.i;
-    A.v_x1288_n = v_x1288->len;
-    v_x1289 = rtg_vec_fit(v_x1289, t928[1]);
-    A.v_x1289_d = v_x1289->data.i;
-    A.v_x1289_n = v_x1289->len;
+    int64_t t1034[2];
+    t1034[0] = rtg::filter_count(t1031.at[0]);
+    t1034[1] = rtg::filter_count(t1031.at[1]);
+    v_x1525 = rtg_vec_fit(v_x1525, t1034[0]);
+    A.v_x1525_d = v_x1525->data.i;
+    A.v_x1525_n = v_x1525->len;
+    v_x1526 = rtg_vec_fit(v_x1526, t1034[1]);
+    A.v_x1526_d = v_x1526->data.i;
+    A.v_x1526_n = v_x1526->len;
   }
-  *out_v_x1288 = v_x1288;
-  *out_v_x1289 = v_x1289;
+  *out_v_x1525 = v_x1525;
+  *out_v_x1526 = v_x1526;
   return;
 fail:
-  rt_release(v_x1288);
-  rt_release(v_x1289);
+  rt_release(v_x1525);
+  rt_release(v_x1526);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1283, RtValue *v_dev_1290, RtValue **out_v_x1288, RtValue **out_v_x1289) {
-  RtValue *vals[] = {v_x1283, v_dev_1290};
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, RtValue *v_dev_1527, RtValue **out_v_x1525, RtValue **out_v_x1526) {
+  RtValue *vals[] = {v_x1520, v_dev_1527};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K19_host(err, loc, run, v_x1283, v_dev_1290, out_v_x1288, out_v_x1289);
+    K17_host(err, loc, run, v_x1520, v_dev_1527, out_v_x1525, out_v_x1526);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x1283, v_dev_1290, out_v_x1288, out_v_x1289);
+    K17_gpu(err, loc, run, v_x1520, v_dev_1527, out_v_x1525, out_v_x1526);
   }
 }
 
@@ -4619,29 +4788,29 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1282 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K18, 3, v_x19, &v_dev_1282);
+    RtValue *v_dev_1519 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1519);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K19, 2, v_x19, v_dev_1282, &v_x42, &v_x60);
-    rt_release(v_dev_1282);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1519, &v_x42, &v_x60);
+    rt_release(v_dev_1519);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t929 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t929->data.i[0] = v_x62;
-    t929->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t929);
+    RtValue *t1035 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1035->data.i[0] = v_x62;
+    t1035->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1035);
     RtValue *v_x67 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 4, v_x64, &v_x67);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 4, v_x42, v_x60, v_x70, &v_x76);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K2, 5, v_x42, v_x60, v_x70, &v_x76);
     rt_release(v_x42);
     rt_release(v_x60);
     RtValue *v_x78 = NULL;
@@ -4652,7 +4821,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 5, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K6, 6, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -4670,28 +4839,28 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x637 = NULL;
+  RtValue *v_x721 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x94);
-    v_x637 = v_x94;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
+    v_x721 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
-    RtValue *v_x592 = NULL;
-    RtValue *v_x606 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K14, 7, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x592, &v_x606);
+    RtValue *v_x676 = NULL;
+    RtValue *v_x690 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x676, &v_x690);
     RtValue *v_x193 = NULL;
     RtValue *v_x201 = NULL;
     RtValue *v_x211 = NULL;
     RtValue *v_x218 = NULL;
     RtValue *v_x220 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K16, 6, v_x130, v_x88, v_x88, &v_x193, &v_x201, &v_x211, &v_x218, &v_x220);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x130, v_x88, v_x88, &v_x193, &v_x201, &v_x211, &v_x218, &v_x220);
     int32_t v_x224 = 0;
     v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
     RtValue *v_x232 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 6, v_x218, v_x220, v_x211, v_x201, &v_x232);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x218, v_x220, v_x211, v_x201, &v_x232);
     rt_release(v_x211);
     rt_release(v_x220);
     int32_t v_x132 = 0;
@@ -4699,12 +4868,12 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     uint8_t v_x238 = 0;
     v_x238 = rt_eq_i(v_x132, 0);
     RtValue *v_x167 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 6, v_x128, v_x88, v_x88, &v_x167);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x128, v_x88, v_x88, &v_x167);
     rt_release(v_x128);
     RtValue *v_x245 = NULL;
     if (v_x238) {
       RtValue *v_x241 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x241);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x241);
       v_x245 = v_x241;
     } else {
       v_x245 = v_x167;
@@ -4716,97 +4885,100 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     uint8_t v_x246 = 0;
     v_x246 = rt_eq_i(v_x133, 0);
-    RtValue *v_x581 = NULL;
+    RtValue *v_x665 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 6, &v_x249);
-      v_x581 = v_x249;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x249);
+      v_x665 = v_x249;
     } else {
       RtValue *v_x253 = NULL;
       int32_t v_x267 = 0;
       int32_t v_x268 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K7, 8, v_x133, v_x193, &v_x253, &v_x267, &v_x268, 3);
+      RtValue *v_x281 = NULL;
+      RtValue *v_x327 = NULL;
+      RtValue *v_x348 = NULL;
+      RtValue *v_x374 = NULL;
+      RtValue *v_x395 = NULL;
+      RtValue *v_x470 = NULL;
+      RtValue *v_x557 = NULL;
+      RtValue *v_x635 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x232, v_x89, v_x133, v_x193, v_x201, v_x218, &v_x253, &v_x267, &v_x268, &v_x281, &v_x327, &v_x348, &v_x374, &v_x395, &v_x470, &v_x557, &v_x635, 2);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x277 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K8, 3, v_x201, v_x89, &v_x277);
-      RtValue *v_x299 = NULL;
-      RtValue *v_x320 = NULL;
-      RtValue *v_x346 = NULL;
-      RtValue *v_x367 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K6, 6, v_x232, v_x89, v_x277, v_x218, &v_x299, &v_x320, &v_x346, &v_x367);
-      rt_release(v_x277);
-      int32_t v_x380 = 0;
-      v_x380 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
-      int32_t v_x388 = 0;
-      v_x388 = (int32_t)v_x346->len;
-      int32_t v_x387 = 0;
-      v_x387 = (int32_t)v_x299->len;
-      int32_t v_x389 = 0;
-      v_x389 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x387, v_x388);
-      int32_t v_x399 = 0;
-      v_x399 = rt_mul_i(v_x133, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x399, 1);
-      RtValue *v_x386 = NULL;
-      RtValue *v_x456 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 4, v_x320, v_x367, v_x380, &v_x386, &v_x456);
-      rt_release(v_x320);
-      rt_release(v_x367);
-      RtValue *v_x461 = NULL;
-      RtValue *v_x471 = NULL;
-      RtValue *v_x478 = NULL;
-      RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K11, 4, v_x399, v_x133, v_x386, v_x456, &v_x461, &v_x471, &v_x478, &v_x480);
-      rt_release(v_x386);
-      rt_release(v_x456);
-      int32_t v_x484 = 0;
-      v_x484 = (int32_t)NESSIE_SEG_TOTAL(v_x478);
-      RtValue *v_x497 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 4, v_x299, v_x346, v_x389, v_x478, v_x480, v_x471, v_x461, &v_x497);
-      rt_release(v_x299);
-      rt_release(v_x346);
-      rt_release(v_x461);
-      rt_release(v_x471);
-      rt_release(v_x480);
+      int32_t v_x408 = 0;
+      v_x408 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x416 = 0;
+      v_x416 = (int32_t)v_x374->len;
+      int32_t v_x415 = 0;
+      v_x415 = (int32_t)v_x327->len;
+      int32_t v_x417 = 0;
+      v_x417 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x415, v_x416);
+      int32_t v_x427 = 0;
+      v_x427 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x427, 1);
+      RtValue *v_x414 = NULL;
+      RtValue *v_x484 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x348, v_x395, v_x408, &v_x414, &v_x484);
+      rt_release(v_x348);
+      rt_release(v_x395);
+      RtValue *v_x489 = NULL;
       RtValue *v_x499 = NULL;
-      rt_retain(v_x478);
-      rt_retain(v_x497);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x478, v_x497, &v_x499));
-      rt_release(v_x478);
-      rt_release(v_x497);
-      RtValue *v_x442 = NULL;
-      int32_t v_x520 = 0;
-      int32_t v_x521 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K12, 4, v_x253, &v_x442, &v_x520, &v_x521, 5);
+      RtValue *v_x506 = NULL;
+      RtValue *v_x508 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x427, v_x133, v_x414, v_x484, &v_x489, &v_x499, &v_x506, &v_x508);
+      rt_release(v_x414);
+      rt_release(v_x484);
+      int32_t v_x512 = 0;
+      v_x512 = (int32_t)NESSIE_SEG_TOTAL(v_x506);
+      RtValue *v_x525 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x327, v_x374, v_x417, v_x506, v_x508, v_x499, v_x489, &v_x525);
+      rt_release(v_x327);
+      rt_release(v_x374);
+      rt_release(v_x489);
+      rt_release(v_x499);
+      rt_release(v_x508);
+      RtValue *v_x527 = NULL;
+      rt_retain(v_x506);
+      rt_retain(v_x525);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x506, v_x525, &v_x527));
+      rt_release(v_x506);
+      rt_release(v_x525);
+      int32_t v_x547 = 0;
+      int32_t v_x548 = 0;
+      int32_t v_x549 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x253, v_x470, &v_x547, &v_x548, &v_x549, 6);
       rt_release(v_x253);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x580 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K13, 5, v_x442, v_x499, &v_x580);
-      rt_release(v_x499);
-      rt_release(v_x442);
-      v_x581 = v_x580;
+      RtValue *v_x664 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x470, v_x281, v_x557, v_x527, v_x635, &v_x664);
+      rt_release(v_x281);
+      rt_release(v_x470);
+      rt_release(v_x557);
+      rt_release(v_x635);
+      rt_release(v_x527);
+      v_x665 = v_x664;
     }
     rt_release(v_x193);
     rt_release(v_x201);
     rt_release(v_x218);
     rt_release(v_x232);
-    int32_t v_x624 = 0;
-    v_x624 = (int32_t)v_x581->len;
-    int32_t v_x623 = 0;
-    v_x623 = (int32_t)v_x245->len;
-    int32_t v_x625 = 0;
-    v_x625 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x623, v_x624);
-    RtValue *v_x636 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K17, 6, v_x606, v_x132, v_x105, v_x592, v_x245, v_x581, v_x625, &v_x636);
+    int32_t v_x708 = 0;
+    v_x708 = (int32_t)v_x665->len;
+    int32_t v_x707 = 0;
+    v_x707 = (int32_t)v_x245->len;
+    int32_t v_x709 = 0;
+    v_x709 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x707, v_x708);
+    RtValue *v_x720 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x690, v_x132, v_x105, v_x676, v_x245, v_x665, v_x709, &v_x720);
     rt_release(v_x105);
-    rt_release(v_x592);
-    rt_release(v_x606);
+    rt_release(v_x676);
+    rt_release(v_x690);
     rt_release(v_x245);
-    rt_release(v_x581);
-    v_x637 = v_x636;
+    rt_release(v_x665);
+    v_x721 = v_x720;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x637;
+  *out_0 = v_x721;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -4925,16 +5097,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t930 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t930->data.i[0] = 3;
-  t930->data.i[1] = 1;
-  t930->data.i[2] = 4;
-  t930->data.i[3] = 1;
-  t930->data.i[4] = 5;
-  t930->data.i[5] = 9;
-  t930->data.i[6] = 2;
-  t930->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t930);
+  RtValue *t1036 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1036->data.i[0] = 3;
+  t1036->data.i[1] = 1;
+  t1036->data.i[2] = 4;
+  t1036->data.i[3] = 1;
+  t1036->data.i[4] = 5;
+  t1036->data.i[5] = 9;
+  t1036->data.i[6] = 2;
+  t1036->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1036);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
