@@ -137,6 +137,10 @@ struct Cg {
   PtrMap kernel_runs; /* LcuKernel -> Vec * of its runs (LcuStmt *), made
                          on the first cg_same_length_param */
   bool kernel_runs_made;
+  PtrMap function_kernels; /* LcuKernel -> itself: run by a function (host
+                              functions, not top-level statements), made
+                              on the first cg_kernel_in_function */
+  bool function_kernels_made;
   /* a split program's pieces (host.c): each unit declares only what its
      own code names, so that a unit's size follows its code, not the
      whole program's */
@@ -253,6 +257,9 @@ bool cg_kernel_result(const LcuKernel *k, const LcuVar *v);
    it once (rt_divisor, rt/scalar.h) and each element divides by
    multiplications (rt_div_by, rt_rem_by). */
 bool cg_divides_by(const LcuKernel *k, const LcuVar *v);
+/* Does a host function (not a top-level statement) run kernel 'k'?  Its
+   runs may then repeat, once per call or per level of a recursion. */
+bool cg_kernel_in_function(Cg *cg, const LcuKernel *k);
 /* The vector parameter of kernel 'k' before vector parameter 'v' whose
    length every run of k gives equal to v's whenever both exist: the same
    variable, or variables of one strict class (LcuVar.strict: the

@@ -544,15 +544,20 @@ static bool segdes_of_map(const LcuSoac *s, const LcuSoac *m) {
 /* The SOAC that MAP 'i' of 'k' rides on, or -1: the first later SCAN or
    REDUCE of its size, or make_segdes or range_segdes of its results,
    before anything else that reads them.  A MAP whose thunk calls a
-   scalar loop keeps its own launch (rtg::map_uneven's grid). */
-static int ride_host(const LcuKernel *k, int i) {
+   scalar loop keeps its own launch (rtg::map_uneven's grid).  A segdes
+   carries riders only in a kernel that a function runs: each carries an
+   instance of the offsets kernel of its own, which nvcc compiles (about
+   a quarter of a second each), for a launch fewer per run; a top-level
+   statement's kernel runs once (tests/programs/lib_lifted.nesl had 37
+   such kernels of 40). */
+static int ride_host(Cg *cg, const LcuKernel *k, int i) {
   const LcuSoac *m = k->soacs.data[i];
   if (m->kind != SOAC_MAP || lcu_thunk_calls(m->pull))
     return -1;
   for (int h = i + 1; h < k->soacs.len; h++) {
     const LcuSoac *s = k->soacs.data[h];
     if (segdes_of_map(s, m))
-      return h;
+      return cg_kernel_in_function(cg, k) ? h : -1;
     if (reads_results_of(s, m))
       return -1;
     if ((s->kind == SOAC_SCAN || s->kind == SOAC_REDUCE) && same_size(&s->size, &m->size))
@@ -561,9 +566,9 @@ static int ride_host(const LcuKernel *k, int i) {
   return -1;
 }
 
-static bool has_riders(const LcuKernel *k, int h) {
+static bool has_riders(Cg *cg, const LcuKernel *k, int h) {
   for (int i = 0; i < h; i++)
-    if (ride_host(k, i) == h)
+    if (ride_host(cg, k, i) == h)
       return true;
   return false;
 }
@@ -587,7 +592,7 @@ static void gen_ride(Gx *x) {
     cg_line(cg, "__device__ %s operator()(int64_t i) const {", kname(x, "V"));
   cg->indent++;
   for (int i = 0; i < x->index; i++)
-    if (ride_host(k, i) == x->index)
+    if (ride_host(cg, k, i) == x->index)
       cg_line(cg, "%s_%d_store{A}(i, %s_%d_pull{A}(i)); /* MAP %d rides here */", k->name, i, k->name, i, i);
   if (scan)
     cg_line(cg, "%s{A}(i, v);", kname(x, "store"));
@@ -665,7 +670,7 @@ static void gen_functors(Gx *x) {
   if (s->kind == SOAC_LIBRARY) {
     if (s->library == LIB_LOOP)
       gen_loop_functors(x);
-    if (has_riders(x->k, x->index))
+    if (has_riders(x->cg, x->k, x->index))
       gen_ride(x);
     return;
   }
@@ -709,7 +714,7 @@ static void gen_functors(Gx *x) {
     gen_sum_functors(x);
   if (cg_reduce_on_device(x->cg, x->k, x->index))
     gen_check(x);
-  if (has_riders(x->k, x->index))
+  if (has_riders(x->cg, x->k, x->index))
     gen_ride(x);
 }
 
@@ -760,7 +765,7 @@ static void host_map(Gx *x) {
   for (int v = 0; v < nvalues(x->s); v++)
     if (!dead_result(x, x->s->results.data[v]))
       new_vector(x, x->s->results.data[v], n);
-  int host = ride_host(x->k, x->index);
+  int host = ride_host(x->cg, x->k, x->index);
   if (host >= 0) {
     cg_line(cg, "/* computed in the launch of SOAC %d (%s_%d_ride) */", host, x->k->name, host);
     return;
@@ -774,7 +779,7 @@ static void host_map(Gx *x) {
 static void host_reduce_or_scan(Gx *x, bool scan) {
   Cg *cg = x->cg;
   const char *n = soac_size(x);
-  bool riders = has_riders(x->k, x->index);
+  bool riders = has_riders(x->cg, x->k, x->index);
   const char *pull = functor(x, riders && !scan ? "ride" : "pull");
   const char *store = functor(x, riders && scan ? "ride" : "store");
   if (!scan && cg_reduce_on_device(cg, x->k, x->index)) {
@@ -1125,7 +1130,7 @@ static void host_library(Gx *x) {
     host_loop(x);
     return;
   }
-  const char *ride = has_riders(x->k, x->index) ? functor(x, "ride") : NULL;
+  const char *ride = has_riders(x->cg, x->k, x->index) ? functor(x, "ride") : NULL;
   cg_library(x->cg, x->s, x->host, CG_CUDA, ride);
   fill_a(x, x->s->results.data[0]);
 }

@@ -566,6 +566,26 @@ static void note_runs(Cg *cg, const LcuBlock *b) {
   }
 }
 
+static void note_function_runs(Cg *cg, const LcuBlock *b) {
+  for (int i = 0; b && i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    if (s->kind == LS_RUN)
+      ptrmap_put(&cg->function_kernels, s->kernel, s->kernel);
+    note_function_runs(cg, s->then);
+    note_function_runs(cg, s->els);
+    note_function_runs(cg, s->body);
+  }
+}
+
+bool cg_kernel_in_function(Cg *cg, const LcuKernel *k) {
+  if (!cg->function_kernels_made) {
+    for (int i = 0; i < cg->p->funcs.len; i++)
+      note_function_runs(cg, ((const LcuFunc *)cg->p->funcs.data[i])->body);
+    cg->function_kernels_made = true;
+  }
+  return ptrmap_get(&cg->function_kernels, k) != NULL;
+}
+
 /* Do atoms 'a' and 'b' have one length whenever they exist? */
 static bool same_length_args(const LcuAtom *a, const LcuAtom *b) {
   if (!a->var || !b->var)

@@ -188,12 +188,6 @@ struct K1_0_store {
     A.v_x418_d[i] = v.v0;
   }
 };
-struct K1_1_ride {
-  K1_A A;
-  __device__ void operator()(int64_t i) const {
-    K1_0_store{A}(i, K1_0_pull{A}(i)); /* MAP 0 rides here */
-  }
-};
 static void K1_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x415, int32_t v_x416, RtValue **out_v_x418, RtValue **out_v_x419) {
   (void)loc;
   (void)err;
@@ -215,11 +209,11 @@ static void K1_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x415, int32
     v_x418 = rtg_vec_new(RT_INT, t5);
     A.v_x418_d = v_x418->data.i;
     A.v_x418_n = v_x418->len;
-    /* computed in the launch of SOAC 1 (K1_1_ride) */
+    rtg::map("K1", loc, K1_0_pull{A}, K1_0_store{A}, t5);
   }
   /* LIBRARY */
   {
-    RtValue *t6 = rtg::make_segdes(loc, A.run, v_x418, K1_1_ride{A});
+    RtValue *t6 = rtg_make_segdes(loc, A.run, v_x418);
     v_x419 = t6;
     A.v_x419_off = rtg_seg_offsets(v_x419);
     A.v_x419_n = v_x419->len;
