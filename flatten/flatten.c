@@ -1293,10 +1293,11 @@ static Vals host_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
 }
 
 /* A lifted subscript's positions: starts + i (i where 'starts' is NULL)
-   where its check passes (0 <= i < lens), else -1, which a <guarded> GATHER reads as the zero
-   of the type (FlatStmt.guarded).  The check before it reports a bad
-   subscript; the gather, in range or guarded, can never fail, so fusion
-   may compute it anywhere, with or before the check's REDUCE. */
+   where its check passes (0 <= i < lens), else -1, which a <guarded>
+   GATHER reads as the zero of the type (FlatStmt.guarded).  The check
+   before it reports a bad subscript; the gather, in range or guarded,
+   can never fail, so fusion may compute it anywhere, with or before the
+   check's REDUCE. */
 static FlatAtom *guarded_position(Fl *fl, FlatAtom *i, FlatAtom *lens, FlatAtom *starts) {
   FlatAtom *n = length(fl, i);
   FlatAtom *valid = binary(fl, FLAT_AND, binary(fl, FLAT_GE, i, dist(fl, int_const(0), n)),
