@@ -134,13 +134,11 @@ struct Cg {
   PtrMap dev_checks;  /* LcuKernel -> Vec * of CgDevCheck * */
   PtrMap dev_runs;    /* LcuStmt (a run) -> Vec * of its checks (LcuStmt *) */
   PtrMap dev_checked; /* LcuStmt (a check made on the device) -> itself */
-  PtrMap kernel_runs; /* LcuKernel -> Vec * of its runs (LcuStmt *), made
-                         on the first cg_same_length_param */
-  bool kernel_runs_made;
+  PtrMap kernel_runs; /* LcuKernel -> Vec * of its runs (LcuStmt *) */
   PtrMap function_kernels; /* LcuKernel -> itself: run by a function (host
-                              functions, not top-level statements), made
-                              on the first cg_kernel_in_function */
-  bool function_kernels_made;
+                              functions, not top-level statements) */
+  bool kernel_runs_made; /* both maps made, on the first question
+                            (cg_same_length_param, cg_kernel_in_function) */
   /* a split program's pieces (host.c): each unit declares only what its
      own code names, so that a unit's size follows its code, not the
      whole program's */

@@ -549,7 +549,9 @@ bool cg_divides_by(const LcuKernel *k, const LcuVar *v) {
   return false;
 }
 
-static void note_runs(Cg *cg, const LcuBlock *b) {
+/* Each kernel's runs in block 'b' (cg->kernel_runs), and the kernels
+   run there by a function ('in_function': cg->function_kernels). */
+static void note_runs(Cg *cg, const LcuBlock *b, bool in_function) {
   for (int i = 0; b && i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
     if (s->kind == LS_RUN) {
@@ -559,30 +561,28 @@ static void note_runs(Cg *cg, const LcuBlock *b) {
         ptrmap_put(&cg->kernel_runs, s->kernel, runs);
       }
       vec_push(runs, (void *)s);
+      if (in_function)
+        ptrmap_put(&cg->function_kernels, s->kernel, s->kernel);
     }
-    note_runs(cg, s->then);
-    note_runs(cg, s->els);
-    note_runs(cg, s->body);
+    note_runs(cg, s->then, in_function);
+    note_runs(cg, s->els, in_function);
+    note_runs(cg, s->body, in_function);
   }
 }
 
-static void note_function_runs(Cg *cg, const LcuBlock *b) {
-  for (int i = 0; b && i < b->stmts.len; i++) {
-    const LcuStmt *s = b->stmts.data[i];
-    if (s->kind == LS_RUN)
-      ptrmap_put(&cg->function_kernels, s->kernel, s->kernel);
-    note_function_runs(cg, s->then);
-    note_function_runs(cg, s->els);
-    note_function_runs(cg, s->body);
-  }
+/* The program's runs by kernel, walked once on the first question. */
+static void note_all_runs(Cg *cg) {
+  if (cg->kernel_runs_made)
+    return;
+  for (int i = 0; i < cg->p->funcs.len; i++)
+    note_runs(cg, ((const LcuFunc *)cg->p->funcs.data[i])->body, true);
+  for (int i = 0; i < cg->p->tops.len; i++)
+    note_runs(cg, ((const LcuTop *)cg->p->tops.data[i])->body, false);
+  cg->kernel_runs_made = true;
 }
 
 bool cg_kernel_in_function(Cg *cg, const LcuKernel *k) {
-  if (!cg->function_kernels_made) {
-    for (int i = 0; i < cg->p->funcs.len; i++)
-      note_function_runs(cg, ((const LcuFunc *)cg->p->funcs.data[i])->body);
-    cg->function_kernels_made = true;
-  }
+  note_all_runs(cg);
   return ptrmap_get(&cg->function_kernels, k) != NULL;
 }
 
@@ -596,13 +596,7 @@ static bool same_length_args(const LcuAtom *a, const LcuAtom *b) {
 const LcuVar *cg_same_length_param(Cg *cg, const LcuKernel *k, const LcuVar *v) {
   if (v->type.kind != LT_VEC)
     return NULL;
-  if (!cg->kernel_runs_made) {
-    for (int i = 0; i < cg->p->funcs.len; i++)
-      note_runs(cg, ((const LcuFunc *)cg->p->funcs.data[i])->body);
-    for (int i = 0; i < cg->p->tops.len; i++)
-      note_runs(cg, ((const LcuTop *)cg->p->tops.data[i])->body);
-    cg->kernel_runs_made = true;
-  }
+  note_all_runs(cg);
   const Vec *runs = ptrmap_get(&cg->kernel_runs, k);
   int iv = -1;
   for (int i = 0; i < k->params.len; i++)

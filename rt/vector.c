@@ -112,11 +112,16 @@ void rt_seg_range(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, R
   *values = v;
 }
 
-RtValue *rt_gather(RtLoc loc, RtValue *v, RtValue *idx) {
+/* v[idx[k]] for each k; where 'guarded', a negative index gives zero. */
+static RtValue *gather(RtLoc loc, RtValue *v, RtValue *idx, bool guarded) {
   RtValue *r = new_vec(v->type.base, idx->len);
   size_t size = rt_base_size(v->type.base);
   for (int64_t k = 0; k < idx->len; k++) {
     int32_t i = idx->data.i[k];
+    if (guarded && i < 0) {
+      memset(r->data.c + (size_t)k * size, 0, size);
+      continue;
+    }
     if (i < 0 || i >= v->len)
       rt_index_error(loc, RT_GATHER, i, v->len);
     memcpy(r->data.c + (size_t)k * size, v->data.c + (size_t)i * size, size);
@@ -124,20 +129,9 @@ RtValue *rt_gather(RtLoc loc, RtValue *v, RtValue *idx) {
   return r;
 }
 
-RtValue *rt_gather_guarded(RtLoc loc, RtValue *v, RtValue *idx) {
-  RtValue *r = new_vec(v->type.base, idx->len);
-  size_t size = rt_base_size(v->type.base);
-  for (int64_t k = 0; k < idx->len; k++) {
-    int32_t i = idx->data.i[k];
-    if (i >= v->len)
-      rt_index_error(loc, RT_GATHER, i, v->len);
-    if (i < 0)
-      memset(r->data.c + (size_t)k * size, 0, size);
-    else
-      memcpy(r->data.c + (size_t)k * size, v->data.c + (size_t)i * size, size);
-  }
-  return r;
-}
+RtValue *rt_gather(RtLoc loc, RtValue *v, RtValue *idx) { return gather(loc, v, idx, false); }
+
+RtValue *rt_gather_guarded(RtLoc loc, RtValue *v, RtValue *idx) { return gather(loc, v, idx, true); }
 
 RtValue *rt_elt(RtLoc loc, RtValue *v, int32_t i) {
   if (i < 0 || i >= v->len)
