@@ -64,6 +64,10 @@ typedef struct Fl {
                       (between an OFF and an ON, for what it calls) */
   PtrMap views;    /* FlatVar (a segdes) -> View *: whole segments of a
                       nested value, gathered (gather_values_in) */
+  PtrMap appended; /* FlatVar (a segdes) -> Appended *: the segdes of two
+                      nested values appended (append_values) */
+  PtrMap made;     /* FlatVar (a segdes) -> its atom: made from lengths
+                      here (make_segdes), not a parameter's or a result's */
   bool once;       /* the gather being made takes each element at most
                       once (a lifted subscript's): its SEG_RANGEs are
                       <segments once> */
@@ -90,6 +94,16 @@ typedef struct View {
                         value distributed, a free variable replicated per
                         element): a subscript reads the source (subscript) */
 } View;
+
+/* The segdes of nested values a ++ b (append_values): its segments are
+   a's, then b's, so its offsets are a's, then b's moved past a's
+   elements, known without the scan that making it from its lengths
+   needs (segdes_offsets). */
+typedef struct Appended {
+  FlatAtom *a, *b; /* the two values' segdes */
+  Vec a_elems;     /* V(u) of a's elements, whose number moves b's offsets */
+  Type *u;
+} Appended;
 
 typedef struct Pending {
   FlatFunc *func;
@@ -157,7 +171,11 @@ static FlatAtom *iota(Fl *fl, FlatAtom *n) {
 }
 static FlatAtom *dist(Fl *fl, FlatAtom *x, FlatAtom *n) { return op(fl, FLAT_DIST, as_vec(ty(x)), 2, x, n); }
 static FlatAtom *seg_lengths(Fl *fl, FlatAtom *d) { return op(fl, FLAT_SEG_LENGTHS, vec_int(), 1, d); }
-static FlatAtom *make_segdes(Fl *fl, FlatAtom *lens) { return op(fl, FLAT_MAKE_SEGDES, flat_segdes(), 1, lens); }
+static FlatAtom *make_segdes(Fl *fl, FlatAtom *lens) {
+  FlatAtom *d = op(fl, FLAT_MAKE_SEGDES, flat_segdes(), 1, lens);
+  ptrmap_put(&fl->made, d->u.var, d);
+  return d;
+}
 static FlatAtom *binary(Fl *fl, FlatOp o, FlatAtom *a, FlatAtom *b) {
   FlatType t = ty(a);
   bool vec = t.kind == FT_VEC || ty(b).kind == FT_VEC;
@@ -345,6 +363,8 @@ static FlatAtom *gather(Fl *fl, FlatAtom *x, FlatAtom *idx, bool whole) {
 /* V(t) of the values of V(t) 'v' at 'idx' (an int vector); 'whole': the
    indices are known in range, as the elements of whole segments of the
    nested value whose values 'v' are (the inner gathers below). */
+static FlatAtom *segdes_offsets(Fl *fl, FlatAtom *d);
+
 static Vals gather_values_in(Fl *fl, Vals v, Type *t, FlatAtom *idx, bool whole) {
   t = res(t);
   if (is_base(t))
@@ -357,7 +377,7 @@ static Vals gather_values_in(Fl *fl, Vals v, Type *t, FlatAtom *idx, bool whole)
   /* [u]: whole segments */
   FlatAtom *d = vec_get(&v, 0);
   FlatAtom *lens = gather(fl, seg_lengths(fl, d), idx, whole);
-  FlatAtom *starts = gather(fl, op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d), idx, whole);
+  FlatAtom *starts = gather(fl, segdes_offsets(fl, d), idx, whole);
   /* (the arguments first: a statement's arguments are emitted before it) */
   FlatAtom *ends = binary(fl, FLAT_ADD, starts, lens);
   FlatAtom *ones = dist(fl, int_const(1), length(fl, idx));
@@ -426,9 +446,48 @@ static Vals append_values(Fl *fl, Vals a, Vals b, Type *t) {
     return concat(append_values(fl, slice(a, 0, n), slice(b, 0, n), t->fst),
                   append_values(fl, slice(a, n, a.len - n), slice(b, n, b.len - n), t->snd));
   }
-  FlatAtom *lens = op(fl, FLAT_APPEND, vec_int(), 2, seg_lengths(fl, vec_get(&a, 0)), seg_lengths(fl, vec_get(&b, 0)));
-  return concat(one(make_segdes(fl, lens)),
-                append_values(fl, slice(a, 1, a.len - 1), slice(b, 1, b.len - 1), t->elem));
+  FlatAtom *da = vec_get(&a, 0), *db = vec_get(&b, 0);
+  FlatAtom *lens = op(fl, FLAT_APPEND, vec_int(), 2, seg_lengths(fl, da), seg_lengths(fl, db));
+  Vals elems_a = slice(a, 1, a.len - 1);
+  Vals elems = append_values(fl, elems_a, slice(b, 1, b.len - 1), t->elem);
+  FlatAtom *d = make_segdes(fl, lens);
+  Appended *app = NEW(Appended);
+  *app = (Appended){da, db, elems_a, t->elem};
+  ptrmap_put(&fl->appended, d->u.var, app);
+  return concat(one(d), elems);
+}
+
+/* Are the offsets of every segdes that 'd' appends (itself where it
+   appends none) there without a scan: none made from lengths here by
+   make_segdes, whose offsets are a scan of their own where nothing else
+   needs the segdes? */
+static bool offsets_at_hand(Fl *fl, FlatAtom *d) {
+  if (d->kind != FA_VAR)
+    return true;
+  const Appended *app = ptrmap_get(&fl->appended, d->u.var);
+  if (app)
+    return offsets_at_hand(fl, app->a) && offsets_at_hand(fl, app->b);
+  return !ptrmap_get(&fl->made, d->u.var);
+}
+
+/* The offsets of segdes 'd': those of the two it appends where it is an
+   append's (Appended) and theirs are at hand, so that a lifted if's
+   merge, which gathers the segments of its branches' results appended
+   (quicksort's: the context's segdes, a parameter, and the else
+   branch's result), scans no lengths.  Not where one of the appended
+   was made from lengths here: quicksort's [lesser, greater], whose
+   segdes are made from the filters' counts, would scan each count
+   alone where one scan of the counts appended does, and alg_bfs's
+   `if ... then e ++ [x] else e` had its appended lengths fused into
+   the scan that the made segdes needed anyway, and lost that. */
+static FlatAtom *segdes_offsets(Fl *fl, FlatAtom *d) {
+  const Appended *app = d->kind == FA_VAR ? ptrmap_get(&fl->appended, d->u.var) : NULL;
+  if (!app || !offsets_at_hand(fl, d))
+    return op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d);
+  FlatAtom *of_b = segdes_offsets(fl, app->b);
+  FlatAtom *a_total = vals_length(fl, app->a_elems, app->u);
+  FlatAtom *moved = binary(fl, FLAT_ADD, of_b, dist(fl, a_total, length(fl, of_b)));
+  return op(fl, FLAT_APPEND, vec_int(), 2, segdes_offsets(fl, app->a), moved);
 }
 
 /* gather_values with flag 'what' of 'fl' (fl->once or fl->replicating)
