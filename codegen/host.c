@@ -411,7 +411,7 @@ static void totals_together(Hx *h, const LcuBlock *b, int at) {
   const LcuStmt *s = b->stmts.data[at];
   if (s->kind != LS_LENGTH || s->length != LEN_TOTAL)
     return;
-  Vec sds = {0};
+  Vec sds = {0}, names = {0}; /* the segdes, and each one's C name (a global's is not cg_name's) */
   for (int i = at; i < b->stmts.len; i++) {
     const LcuStmt *t = b->stmts.data[i];
     const LcuVar *d = t->kind == LS_LENGTH && t->length == LEN_TOTAL ? ((const LcuAtom *)t->args.data[0])->var : NULL;
@@ -426,14 +426,16 @@ static void totals_together(Hx *h, const LcuBlock *b, int at) {
     bool listed = false;
     for (int k = 0; k < sds.len; k++)
       listed |= sds.data[k] == d;
-    if (made && !listed)
+    if (made && !listed) {
       vec_push(&sds, (void *)d);
+      vec_push(&names, (void *)atom(h, t->args.data[0], t->loc));
+    }
   }
   if (sds.len < 2)
     return;
   Buf list = {0};
-  for (int k = 0; k < sds.len; k++)
-    buf_printf(&list, "%s%s", k ? ", " : "", cg_name(sds.data[k]));
+  for (int k = 0; k < names.len; k++)
+    buf_printf(&list, "%s%s", k ? ", " : "", (const char *)names.data[k]);
   cg_line(h->cg, "{ RtValue *const totals[] = {%s}; NESSIE_SEG_TOTALS(%d, totals); }", buf_str(&list), sds.len);
 }
 
