@@ -104,6 +104,11 @@ void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target, c
   const LibKernel *lk = &kernels[s->library];
   const Runtime *rt = &runtimes[target];
   int n = s->args.len;
+  /* range_segdes's fourth argument, the total the host knows, is not the
+     runtime's: it is handed over after the call (known below) */
+  const char *known = NULL;
+  if (s->library == LIB_RANGE_SEGDES && n == 4)
+    known = cg_lookup(env, s->args.data[--n])->value;
   Vec boxes = {0};
   const char **a = xmalloc(sizeof(char *) * (size_t)(n + 1));
   for (int i = 0; i < n; i++)
@@ -166,6 +171,8 @@ void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target, c
     buf_printf(&b, ", %s", ride);
   }
   cg_line(cg, "RtValue *%s = %s(%s);", r, fn, buf_str(&b));
+  if (known) /* the GPU takes it instead of reading the total back; the CPU checks it */
+    cg_line(cg, "%s(%s, %s);", target == CG_CUDA ? "rtg_seg_known_total" : "rt_seg_known_total", r, known);
   for (int i = 0; i < boxes.len; i++)
     cg_line(cg, "rt_value_free(%s);", (const char *)boxes.data[i]);
   const LcuVar *res = s->results.data[0];

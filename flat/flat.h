@@ -158,6 +158,13 @@ typedef struct FlatStmt {
                          nested value takes one of each value's own), so
                          the total is at most the segdes's and cannot
                          pass max_int; printed <segments once> */
+  FlatAtom *total;    /* SEG_RANGE <segments>: the new segdes's total as
+                         the host knows it (an int atom), where the ranges
+                         are all the segments of a segdes, each once, in
+                         another order (flatten.c, gather_values_in), so
+                         that the total is that segdes's; NULL where it
+                         is not known.  The GPU then need not read it
+                         back.  Printed <total x> */
   bool guarded;       /* GATHER: a lifted subscript's, after its check
                          (flatten.c, subscript): each index is in range,
                          or -1 where the check fails, whose read gives the

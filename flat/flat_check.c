@@ -227,6 +227,13 @@ static void check_stmt(Checker *c, const void *stmt) {
       fail(c, s->loc, "%s has no lifted form", name);
     if (s->guarded && (s->op != FLAT_GATHER || s->segments))
       fail(c, s->loc, "%s <guarded>: only a gather not of whole segments is", name);
+    if (s->total) {
+      if (s->op != FLAT_SEG_RANGE || !s->segments)
+        fail(c, s->loc, "%s <total>: only a seg_range of whole segments has one", name);
+      FlatType tt = use_atom(c, s->loc, s->total);
+      if (!flat_type_equal(tt, flat_scalar(FB_INT)))
+        fail(c, s->loc, "%s <total>: an int, not a %s", name, flat_type_name(tt));
+    }
     Vec types = {0};
     op_signature(c, s, args, n, &types);
     check_result_types(c, s->loc, name, &s->results, &types);

@@ -191,6 +191,8 @@ static void run_op(FlatInterp *in, const FlatStmt *s) {
   Vec *results = &in->results;
   results->len = 0;
   flat_exec_op(s, a, n, results);
+  if (s->total)
+    rt_seg_known_total(results->data[0], atom_value(in, s->total, s->loc)->scalar.i);
   bind_results(in, s, (RtValue **)results->data, results->len);
   for (int i = 0; i < results->len; i++)
     count_elements(in, results->data[i]);
@@ -423,6 +425,8 @@ static LiveBlock *describe_block(const FlatBlock *b) {
     const FlatStmt *s = b->stmts.data[i];
     LiveStmt *ls = NEW(LiveStmt);
     describe_reads(&ls->reads, &s->args);
+    if (s->total)
+      describe_reads(&ls->reads, &(Vec){.data = (void **)&s->total, .len = 1});
     const FlatBlock *nested[3] = {s->then, s->els, s->body};
     for (int k = 0; k < 3; k++)
       if (nested[k])

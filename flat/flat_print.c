@@ -152,6 +152,11 @@ static void print_op(FILE *out, const FlatStmt *s) {
   case FLAT_GATHER:
     if (s->segments)
       fputs(s->once ? " <segments once>" : " <segments>", out);
+    if (s->total) {
+      fputs(" <total ", out);
+      print_atom(out, s->total);
+      fputc('>', out);
+    }
     if (s->guarded)
       fputs(" <guarded>", out);
     break;

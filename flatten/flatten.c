@@ -73,6 +73,9 @@ typedef struct Fl {
                       <segments once> */
   bool replicating; /* the gather being made copies values to many
                        elements (View.replicated) */
+  bool permuting;  /* the gather being made takes every element once, in
+                      another order: each SEG_RANGE's total is its
+                      segdes's (FlatStmt.total) */
   bool guarded;    /* the gather being made is a lifted subscript's, by
                       indices in range or -1: its GATHERs that are not
                       of whole segments are <guarded> */
@@ -381,10 +384,14 @@ static Vals gather_values_in(Fl *fl, Vals v, Type *t, FlatAtom *idx, bool whole)
   /* (the arguments first: a statement's arguments are emitted before it) */
   FlatAtom *ends = binary(fl, FLAT_ADD, starts, lens);
   FlatAtom *ones = dist(fl, int_const(1), length(fl, idx));
+  /* every segment once: the elements are all of d's, which the host knows */
+  Vals source = slice(v, 1, v.len - 1);
+  FlatAtom *total = fl->permuting ? vals_length(fl, source, t->elem) : NULL;
   FlatStmt *s = stmt(fl, FS_OP);
   s->op = FLAT_SEG_RANGE;
   s->segments = true; /* d's own offsets and lengths: nothing to check */
   s->once = fl->once;
+  s->total = total;
   vec_push(&s->args, starts);
   vec_push(&s->args, ends);
   vec_push(&s->args, ones);
@@ -393,7 +400,6 @@ static Vals gather_values_in(Fl *fl, Vals v, Type *t, FlatAtom *idx, bool whole)
   vec_push(&s->results, nd);
   vec_push(&s->results, inner);
   /* the elements of d's segments, from the vectors d describes */
-  Vals source = slice(v, 1, v.len - 1);
   Vals elems = gather_values_in(fl, source, t->elem, flat_var_atom(inner), true);
   View *view = NEW(View);
   *view = (View){elems, source, starts, lens, fl->replicating};
@@ -506,6 +512,14 @@ static Vals gather_values_with(Fl *fl, bool *what, Vals v, Type *t, FlatAtom *id
    segdes's, so their seg_ranges are `<segments once>` (FlatStmt.once). */
 static Vals gather_values_once(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
   return gather_values_with(fl, &fl->once, v, t, idx);
+}
+
+/* gather_values where 'idx' is a permutation of v's elements (a lifted
+   sequence's, a merge's of two branches packed): each new segdes holds
+   all the elements of the one it takes from, so its total is known on
+   the host (FlatStmt.total), and the GPU need not wait to read it. */
+static Vals permute_values(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
+  return gather_values_with(fl, &fl->permuting, v, t, idx);
 }
 
 /* gather_values where 'idx' takes values many times over (a value
@@ -622,7 +636,10 @@ static Vals combine_values(Fl *fl, FlatAtom *flags, Vals a, Vals b, Type *t, Fla
     at_b = op(fl, FLAT_SCAN_ADD, vec_int(), 1, op(fl, FLAT_BTOI, vec_int(), 1, not_flags));
   }
   FlatAtom *idx = op(fl, FLAT_SELECT, vec_int(), 3, flags, at_a, binary(fl, FLAT_ADD, at_b, dist(fl, count_a, n)));
-  return gather_values(fl, append_values(fl, a, b, t), t, idx);
+  /* without a same branch, idx is a permutation of a ++ b: a's elements
+     at their ranks among the flags, b's after them */
+  Vals both = append_values(fl, a, b, t);
+  return same_a || same_b ? gather_values(fl, both, t, idx) : permute_values(fl, both, t, idx);
 }
 
 /* Values to stand for the result of a call that stopped with an error
@@ -923,7 +940,7 @@ static Vals sequence(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   FlatAtom *pos = binary(fl, FLAT_REM, p, dist(fl, int_const(k), total));
   FlatAtom *idx = binary(fl, FLAT_ADD, binary(fl, FLAT_MUL, pos, dist(fl, m, total)), seg);
   FlatAtom *d = make_segdes(fl, dist(fl, int_const(k), m));
-  return concat(one(d), gather_values(fl, all, t, idx));
+  return concat(one(d), permute_values(fl, all, t, idx));
 }
 
 /* {body : p1 in s1; ... | filter} */

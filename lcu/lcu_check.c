@@ -503,8 +503,8 @@ static void check_library(Checker *c, const LcuSoac *s, Vec *results) {
     a[i] = kernel_use(c, s, s->args.data[i], xprintf("argument %d", i + 1));
   /* fixed signatures: the arguments' kinds and base classes */
   int want = -1;
-  LcuTypeKind kinds[3];
-  int masks[3] = {0, 0, 0};
+  LcuTypeKind kinds[4];
+  int masks[4] = {0, 0, 0, 0};
   switch (s->library) {
   case LIB_RANK:
   case LIB_RANK_DOWN:
@@ -521,9 +521,12 @@ static void check_library(Checker *c, const LcuSoac *s, Vec *results) {
     push_type(results, lcu_segdes());
     break;
   case LIB_RANGE_SEGDES:
-    want = 3;
+    /* starts, ends, strides; and the total where the host knows it
+       (FlatStmt.total) */
+    want = n == 4 ? 4 : 3;
     for (int i = 0; i < 3; i++)
       kinds[i] = LT_VEC, masks[i] = B_INT;
+    kinds[3] = LT_SCALAR, masks[3] = B_INT;
     push_type(results, lcu_segdes());
     push_type(results, lcu_vec(FB_INT));
     push_type(results, lcu_vec(FB_INT));

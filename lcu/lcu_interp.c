@@ -1416,11 +1416,13 @@ static void run_library(Kernel *k, RtValue **out) {
     return;
   }
   if (s->library == LIB_RANGE_SEGDES) { /* no flat operation of its own: seg_range's first half */
-    if (s->args.len != 3 || s->results.len != 3)
+    if ((s->args.len != 3 && s->args.len != 4) || s->results.len != 3)
       die("range_segdes of %d arguments and %d results", s->args.len, s->results.len);
     for (int i = 0; i < 3; i++)
       k->in->stats.bytes += value_bytes(args[i]);
     out[0] = rt_range_segdes(flat_rt_loc(k->loc), args[0], args[1], args[2], &out[1], &out[2]);
+    if (s->args.len == 4) /* the total the compiler knows */
+      rt_seg_known_total(out[0], args[3]->scalar.i);
     k->in->stats.elements += (uint64_t)out[0]->len;
     return;
   }

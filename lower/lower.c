@@ -1092,11 +1092,13 @@ static void lower_range(Lw *lw, FlatStmt *fs) {
    MAP's int32 { i => (e[i] - s[i] + d[i] - 1) / d[i] } made.  Its
    results: the sd, its lengths and its offsets (fusion gives seg_lengths
    and seg_offsets of the sd as these). */
-static void range_segdes(Lw *lw, LcuVar *sv, LcuVar *ev, LcuVar *dv, bool once, Vec *out) {
+static void range_segdes(Lw *lw, LcuVar *sv, LcuVar *ev, LcuVar *dv, LcuVar *total, bool once, Vec *out) {
   LcuPlan *pl = plan_begin(lw, 'S');
   lcu_plan_var(pl, 'a', sv);
   lcu_plan_var(pl, 'a', ev);
   lcu_plan_var(pl, 'a', dv);
+  if (total)
+    lcu_plan_var(pl, 'a', total);
   lcu_plan_int(pl, once); /* a kernel of its own: it cannot fail */
   if (!known_run(lw, out)) {
     LcuKernelBuilder *lb = kernel_begin(lw);
@@ -1105,6 +1107,8 @@ static void range_segdes(Lw *lw, LcuVar *sv, LcuVar *ev, LcuVar *dv, bool once, 
     vec_push(&ls->args, lcu_kb_plain_param(lb, sv));
     vec_push(&ls->args, lcu_kb_plain_param(lb, ev));
     vec_push(&ls->args, lcu_kb_plain_param(lb, dv));
+    if (total) /* the total the host knows (FlatStmt.total) */
+      vec_push(&ls->args, lcu_kb_plain_param(lb, total));
     lcu_soac_result(lw->lp, ls, lcu_segdes());
     lcu_soac_result(lw->lp, ls, lcu_vec(FB_INT)); /* the lengths */
     lcu_soac_result(lw->lp, ls, lcu_vec(FB_INT)); /* the offsets */
@@ -1163,7 +1167,14 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   if (!fs->segments)
     check_vectors(lw, RT_CHECK_RANGE, (LcuVar *[]){sv, ev, dv}, 3);
   Vec made, out;
-  range_segdes(lw, sv, ev, dv, fs->segments && fs->once, &made);
+  /* a total the host knows goes with the segdes (the GPU's runtime then
+     never reads it back); what is made from the segdes is still sized by
+     `#elements segdes`, a length the facts know as the segdes's, so that
+     fusion sees its elements' space (its seg_ids and the positions read
+     at them are one SEG_MAP) */
+  FlatAtom *known = fs->total;
+  LcuVar *known_total = known && known->kind == FA_VAR ? var_of(lw, known->u.var) : NULL;
+  range_segdes(lw, sv, ev, dv, known_total, fs->segments && fs->once, &made);
   LcuVar *segdes = made.data[0], *offsets = made.data[2];
   LcuVar *ids = library_of_one(lw, LIB_SEG_IDS, segdes, lcu_vec(FB_INT));
   LcuVar *total = length_of(lw, segdes, LEN_TOTAL);

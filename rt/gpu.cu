@@ -686,6 +686,19 @@ int64_t rtg_seg_total(RtValue *d) {
   return d->total;
 }
 
+void rtg_seg_known_total(RtValue *d, int64_t total) {
+  if (!d->device) {
+    rt_seg_known_total(d, total);
+    return;
+  }
+  if (d->total >= 0 && d->total != total) {
+    fprintf(stderr, "nessie: internal error: a segdes of %lld elements, which the compiler said held %lld\n",
+            (long long)d->total, (long long)total);
+    abort();
+  }
+  d->total = total;
+}
+
 /* ---- synchronization and errors ---- */
 
 void rtg_launched(const char *name, RtLoc loc) {

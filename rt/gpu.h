@@ -56,6 +56,10 @@ RtValue *rtg_segdes_new(int64_t nseg);
    sync). */
 const int64_t *rtg_seg_offsets(RtValue *d);
 int64_t rtg_seg_total(RtValue *d);
+/* Segdes 'd', just made, holds 'total' elements, as the compiler knows
+   (FlatStmt.total): the host takes it as the total, which it then never
+   waits to read back (a host segdes's is compared: rt_seg_known_total). */
+void rtg_seg_known_total(RtValue *d, int64_t total);
 /* The totals of the 'n' segdes 'ds' not known yet, read in one wait (the
    host asks for the first and will ask for the others: one round trip
    where each took its own). */

@@ -224,6 +224,11 @@ RtValue *rt_chars(const char *s, size_t n);
    total. */
 const int64_t *rt_seg_offsets(RtValue *d);
 int64_t rt_seg_total(RtValue *d);
+/* Segdes 'd', just made, holds 'total' elements, as the compiler knows
+   (FlatStmt.total): a wrong total is the compiler's error, an internal
+   error here (on the GPU, rtg_seg_known_total takes it instead of
+   reading the total back). */
+void rt_seg_known_total(RtValue *d, int64_t total);
 /* Element 'k' of vector (or scalar) 'v' as a value of its own. */
 RtValue *rt_scalar_at(const RtValue *v, int64_t k);
 

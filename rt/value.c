@@ -297,6 +297,15 @@ const int64_t *rt_seg_offsets(RtValue *d) {
 
 int64_t rt_seg_total(RtValue *d) { return rt_seg_offsets(d)[d->len]; }
 
+void rt_seg_known_total(RtValue *d, int64_t total) {
+  int64_t t = rt_seg_total(d);
+  if (t != total) {
+    fprintf(stderr, "nessie: internal error: a segdes of %lld elements, which the compiler said held %lld\n",
+            (long long)t, (long long)total);
+    abort();
+  }
+}
+
 RtValue *rt_scalar_at(const RtValue *v, int64_t k) {
   RtValue *r = rt_value_new(rt_scalar_type(v->type.base), 1);
   size_t size = rt_base_size(v->type.base);

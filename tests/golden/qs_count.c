@@ -226,99 +226,99 @@ fail:
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1357, RtValue *v_x1351, RtValue *v_x1352, RtValue *v_x1353, RtValue **out_v_x1356) {
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1360, RtValue *v_x1354, RtValue *v_x1355, RtValue *v_x1356, RtValue **out_v_x1359) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1357_off = rt_seg_offsets(v_sd_1357);
-  const int64_t v_sd_1357_n = v_sd_1357->len;
-  int32_t *v_x1351_d = v_x1351->data.i;
-  const int64_t v_x1351_n = v_x1351->len;
-  int32_t *v_x1352_d = v_x1352->data.i;
-  const int64_t v_x1352_n = v_x1352->len;
-  int32_t *v_x1353_d = v_x1353->data.i;
-  const int64_t v_x1353_n = v_x1353->len;
-  RtValue *v_x1356 = NULL;
+  const int64_t *v_sd_1360_off = rt_seg_offsets(v_sd_1360);
+  const int64_t v_sd_1360_n = v_sd_1360->len;
+  int32_t *v_x1354_d = v_x1354->data.i;
+  const int64_t v_x1354_n = v_x1354->len;
+  int32_t *v_x1355_d = v_x1355->data.i;
+  const int64_t v_x1355_n = v_x1355->len;
+  int32_t *v_x1356_d = v_x1356->data.i;
+  const int64_t v_x1356_n = v_x1356->len;
+  RtValue *v_x1359 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t25 = v_sd_1357_off[v_sd_1357_n];
-    v_x1356 = rt_value_new(rt_vec_type(RT_INT), t25);
-    int32_t *v_x1356_d = v_x1356->data.i;
-    const int64_t v_x1356_n = v_x1356->len;
+    const int64_t t25 = v_sd_1360_off[v_sd_1360_n];
+    v_x1359 = rt_value_new(rt_vec_type(RT_INT), t25);
+    int32_t *v_x1359_d = v_x1359->data.i;
+    const int64_t v_x1359_n = v_x1359->len;
     const int64_t t26 = (t25 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t26 > 1)
     for (int64_t t27 = 0; t27 < t26; t27++) {
-      int64_t t30 = rt_segment_search(v_sd_1357_off, 0, v_sd_1357_n, t27 * RT_CHUNK);
+      int64_t t30 = rt_segment_search(v_sd_1360_off, 0, v_sd_1360_n, t27 * RT_CHUNK);
       const int64_t t27_end = (t27 + 1) * RT_CHUNK < t25 ? (t27 + 1) * RT_CHUNK : t25;
       for (int64_t t28 = t27 * RT_CHUNK; t28 < t27_end; t28++) {
         const int32_t t29 = (int32_t)t28;
-        while (v_sd_1357_off[t30 + 1] <= t28)
+        while (v_sd_1360_off[t30 + 1] <= t28)
           t30++;
         const int32_t t31 = (int32_t)t30;
         int t33 = 0; /* nonzero: a check below failed */
-        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1353_n;
-        int32_t t32 = t34 ? v_x1353_d[t31] : 0;
+        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1356_n;
+        int32_t t32 = t34 ? v_x1356_d[t31] : 0;
         t33 |= !t34;
-        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1351_n;
-        int32_t t35 = t36 ? v_x1351_d[t31] : 0;
+        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1354_n;
+        int32_t t35 = t36 ? v_x1354_d[t31] : 0;
         t33 |= !t36;
         int32_t t38 = rt_sub_i(t29, t35);
-        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1352_n;
-        int32_t t39 = t40 ? v_x1352_d[t31] : 0;
+        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1355_n;
+        int32_t t39 = t40 ? v_x1355_d[t31] : 0;
         t33 |= !t40;
         int32_t t42 = rt_mul_i(t38, t39);
         int32_t t44 = rt_add_i(t32, t42);
         if (__builtin_expect(t33 != 0, 0)) { /* again, recording the error */
           int32_t t45;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1353_n) {
-            t45 = v_x1353_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1356_n) {
+            t45 = v_x1356_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1353_n, 0.0, 0);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1356_n, 0.0, 0);
             t45 = 0;
           }
           int32_t t46;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1351_n) {
-            t46 = v_x1351_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1354_n) {
+            t46 = v_x1354_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1351_n, 0.0, 1);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1354_n, 0.0, 1);
             t46 = 0;
           }
           int32_t t48 = rt_sub_i(t29, t46);
           int32_t t49;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1352_n) {
-            t49 = v_x1352_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1355_n) {
+            t49 = v_x1355_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1352_n, 0.0, 2);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1355_n, 0.0, 2);
             t49 = 0;
           }
           int32_t t51 = rt_mul_i(t48, t49);
           int32_t t53 = rt_add_i(t45, t51);
         }
-        v_x1356_d[t28] = t44;
+        v_x1359_d[t28] = t44;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1356 = v_x1356;
+  *out_v_x1359 = v_x1359;
   return;
 fail:
-  rt_release(v_x1356);
+  rt_release(v_x1359);
 }
 
 /* K5: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtValue *v_x723, int32_t *out_v_x731, int32_t *out_v_x732, int32_t *out_v_x733) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x724, RtValue *v_x725, int32_t *out_v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
-  int32_t *v_x722_d = v_x722->data.i;
-  const int64_t v_x722_n = v_x722->len;
-  int32_t *v_x723_d = v_x723->data.i;
-  const int64_t v_x723_n = v_x723->len;
-  int32_t v_x731 = 0;
-  int32_t v_x732 = 0;
+  int32_t *v_x724_d = v_x724->data.i;
+  const int64_t v_x724_n = v_x724->len;
+  int32_t *v_x725_d = v_x725->data.i;
+  const int64_t v_x725_n = v_x725->len;
   int32_t v_x733 = 0;
+  int32_t v_x734 = 0;
+  int32_t v_x735 = 0;
   /* REDUCE */
   {
-    const int64_t t54 = v_x722_n;
+    const int64_t t54 = v_x724_n;
     const int64_t t55 = t54 > 0 ? (t54 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t56 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
     int32_t *t57 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
@@ -338,8 +338,8 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtValue 
         int32_t t59x1;
         int32_t t59x2;
         int t63 = 0; /* nonzero: a check below failed */
-        int t64 = (uint64_t)(int64_t)t61 < (uint64_t)v_x723_n;
-        int32_t t62 = t64 ? v_x723_d[t61] : 0;
+        int t64 = (uint64_t)(int64_t)t61 < (uint64_t)v_x725_n;
+        int32_t t62 = t64 ? v_x725_d[t61] : 0;
         t63 |= !t64;
         uint8_t t66 = rt_lt_i(0, t62);
         int32_t t67;
@@ -350,10 +350,10 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtValue 
         }
         if (__builtin_expect(t63 != 0, 0)) { /* again, recording the error */
           int32_t t68;
-          if ((uint64_t)(int64_t)t61 < (uint64_t)v_x723_n) {
-            t68 = v_x723_d[t61];
+          if ((uint64_t)(int64_t)t61 < (uint64_t)v_x725_n) {
+            t68 = v_x725_d[t61];
           } else {
-            NESSIE_RECORD(err, t60, RT_CHECK_INDEX, 0, 0, RT_GATHER, t61, v_x723_n, 0.0, 0);
+            NESSIE_RECORD(err, t60, RT_CHECK_INDEX, 0, 0, RT_GATHER, t61, v_x725_n, 0.0, 0);
             t68 = 0;
           }
           uint8_t t70 = rt_lt_i(0, t68);
@@ -427,99 +427,99 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtValue 
       t59t1 = t83;
       t59t2 = t84;
     }
-    v_x731 = t59t0;
+    v_x733 = t59t0;
     rt_free(t56);
-    v_x732 = t59t1;
+    v_x734 = t59t1;
     rt_free(t57);
-    v_x733 = t59t2;
+    v_x735 = t59t2;
     rt_free(t58);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x731 = v_x731;
-  *out_v_x732 = v_x732;
   *out_v_x733 = v_x733;
+  *out_v_x734 = v_x734;
+  *out_v_x735 = v_x735;
   return;
 fail:
 }
 
 /* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x823, int32_t *out_v_x824, int32_t *out_v_x825) {
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x825, int32_t *out_v_x826, int32_t *out_v_x827) {
   (void)loc;
   (void)run;
-  int32_t *v_x823_d = v_x823->data.i;
-  const int64_t v_x823_n = v_x823->len;
-  int32_t v_x824 = 0;
-  int32_t v_x825 = 0;
+  int32_t *v_x825_d = v_x825->data.i;
+  const int64_t v_x825_n = v_x825->len;
+  int32_t v_x826 = 0;
+  int32_t v_x827 = 0;
   /* ONCE */
   {
     int t86 = 0; /* nonzero: a check below failed */
-    int t87 = (uint64_t)(int64_t)0 < (uint64_t)v_x823_n;
-    int32_t t85 = t87 ? v_x823_d[0] : 0;
+    int t87 = (uint64_t)(int64_t)0 < (uint64_t)v_x825_n;
+    int32_t t85 = t87 ? v_x825_d[0] : 0;
     t86 |= !t87;
-    int t89 = (uint64_t)(int64_t)1 < (uint64_t)v_x823_n;
-    int32_t t88 = t89 ? v_x823_d[1] : 0;
+    int t89 = (uint64_t)(int64_t)1 < (uint64_t)v_x825_n;
+    int32_t t88 = t89 ? v_x825_d[1] : 0;
     t86 |= !t89;
     if (__builtin_expect(t86 != 0, 0)) { /* again, recording the error */
       int32_t t90;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x823_n) {
-        t90 = v_x823_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x825_n) {
+        t90 = v_x825_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x823_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x825_n, 0.0, 0);
         t90 = 0;
       }
       int32_t t91;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x823_n) {
-        t91 = v_x823_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x825_n) {
+        t91 = v_x825_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x823_n, 0.0, 1);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x825_n, 0.0, 1);
         t91 = 0;
       }
     }
-    v_x824 = t85;
-    v_x825 = t88;
+    v_x826 = t85;
+    v_x827 = t88;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x824 = v_x824;
-  *out_v_x825 = v_x825;
+  *out_v_x826 = v_x826;
+  *out_v_x827 = v_x827;
   return;
 fail:
 }
 
 /* K7: REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue *v_x1360, int32_t v_x1361, RtValue *v_x1362, RtValue *v_x1363, RtValue *v_x1365, RtValue **out_v_x1390, int32_t *out_v_x1388, int32_t *out_v_x1389, RtValue **out_v_x1391, RtValue **out_v_x1410, RtValue **out_v_x1414, RtValue **out_v_x1412, RtValue **out_v_x1415, RtValue **out_v_x1393, RtValue **out_v_x1394, RtValue **out_v_x1395) {
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue *v_x1363, int32_t v_x1364, RtValue *v_x1365, RtValue *v_x1366, RtValue *v_x1368, RtValue **out_v_x1393, int32_t *out_v_x1391, int32_t *out_v_x1392, RtValue **out_v_x1394, RtValue **out_v_x1413, RtValue **out_v_x1417, RtValue **out_v_x1415, RtValue **out_v_x1418, RtValue **out_v_x1396, RtValue **out_v_x1397, RtValue **out_v_x1398) {
   (void)loc;
   (void)run;
-  int32_t *v_x1359_d = v_x1359->data.i;
-  const int64_t v_x1359_n = v_x1359->len;
-  int32_t *v_x1360_d = v_x1360->data.i;
-  const int64_t v_x1360_n = v_x1360->len;
   int32_t *v_x1362_d = v_x1362->data.i;
   const int64_t v_x1362_n = v_x1362->len;
   int32_t *v_x1363_d = v_x1363->data.i;
   const int64_t v_x1363_n = v_x1363->len;
-  (void)v_x1363_n; /* v_x1363's length is v_x1362's */
-  const int64_t *v_x1365_off = rt_seg_offsets(v_x1365);
+  int32_t *v_x1365_d = v_x1365->data.i;
   const int64_t v_x1365_n = v_x1365->len;
-  int32_t v_x1387 = 0;
-  int32_t v_x1388 = 0;
-  int32_t v_x1389 = 0;
-  RtValue *v_x1390 = NULL;
-  RtValue *v_x1391 = NULL;
-  RtValue *v_x1392 = NULL;
+  int32_t *v_x1366_d = v_x1366->data.i;
+  const int64_t v_x1366_n = v_x1366->len;
+  (void)v_x1366_n; /* v_x1366's length is v_x1365's */
+  const int64_t *v_x1368_off = rt_seg_offsets(v_x1368);
+  const int64_t v_x1368_n = v_x1368->len;
+  int32_t v_x1390 = 0;
+  int32_t v_x1391 = 0;
+  int32_t v_x1392 = 0;
   RtValue *v_x1393 = NULL;
   RtValue *v_x1394 = NULL;
   RtValue *v_x1395 = NULL;
-  RtValue *v_x1410 = NULL;
-  RtValue *v_x1411 = NULL;
-  RtValue *v_x1412 = NULL;
+  RtValue *v_x1396 = NULL;
+  RtValue *v_x1397 = NULL;
+  RtValue *v_x1398 = NULL;
   RtValue *v_x1413 = NULL;
   RtValue *v_x1414 = NULL;
   RtValue *v_x1415 = NULL;
+  RtValue *v_x1416 = NULL;
+  RtValue *v_x1417 = NULL;
+  RtValue *v_x1418 = NULL;
   /* REDUCE */
   {
-    const int64_t t92 = v_x1361;
+    const int64_t t92 = v_x1364;
     if (t92 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t92, 0.0, 0);
       goto fail;
@@ -528,24 +528,24 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue
     int32_t *t94 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
     int32_t *t95 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
     int32_t *t96 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
-    v_x1390 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1390_d = v_x1390->data.i;
-    const int64_t v_x1390_n = v_x1390->len;
-    v_x1391 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1391_d = v_x1391->data.b;
-    const int64_t v_x1391_n = v_x1391->len;
-    v_x1392 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1392_d = v_x1392->data.i;
-    const int64_t v_x1392_n = v_x1392->len;
     v_x1393 = rt_value_new(rt_vec_type(RT_INT), t92);
     int32_t *v_x1393_d = v_x1393->data.i;
     const int64_t v_x1393_n = v_x1393->len;
     v_x1394 = rt_value_new(rt_vec_type(RT_BOOL), t92);
     uint8_t *v_x1394_d = v_x1394->data.b;
     const int64_t v_x1394_n = v_x1394->len;
-    v_x1395 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1395_d = v_x1395->data.b;
+    v_x1395 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1395_d = v_x1395->data.i;
     const int64_t v_x1395_n = v_x1395->len;
+    v_x1396 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1396_d = v_x1396->data.i;
+    const int64_t v_x1396_n = v_x1396->len;
+    v_x1397 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1397_d = v_x1397->data.b;
+    const int64_t v_x1397_n = v_x1397->len;
+    v_x1398 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1398_d = v_x1398->data.b;
+    const int64_t v_x1398_n = v_x1398->len;
     RT_PARALLEL_FOR_IF(t93 > 1)
     for (int64_t t97 = 0; t97 < t93; t97++) {
       int32_t t97a0;
@@ -567,8 +567,8 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue
         uint8_t t97x7;
         uint8_t t97x8;
         int t101 = 0; /* nonzero: a check below failed */
-        int t102 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1362_n;
-        int32_t t100 = t102 ? v_x1362_d[t99] : 0;
+        int t102 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1365_n;
+        int32_t t100 = t102 ? v_x1365_d[t99] : 0;
         t101 |= !t102;
         uint8_t t104 = rt_lt_i(0, t100);
         int32_t t105;
@@ -577,13 +577,13 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue
         } else {
           t105 = t99;
         }
-        int32_t t106 = t102 ? v_x1363_d[t99] : 0;
+        int32_t t106 = t102 ? v_x1366_d[t99] : 0;
         int32_t t108 = (t104 ? t106 : -1);
         uint8_t t110 = rt_ge_i(t108, 0);
         int32_t t111;
         if (t110) {
-          int t113 = (uint64_t)(int64_t)t108 < (uint64_t)v_x1360_n;
-          int32_t t112 = t113 ? v_x1360_d[t108] : 0;
+          int t113 = (uint64_t)(int64_t)t108 < (uint64_t)v_x1363_n;
+          int32_t t112 = t113 ? v_x1363_d[t108] : 0;
           t101 |= !t113;
           t111 = t112;
         } else {
@@ -591,10 +591,10 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue
         }
         if (__builtin_expect(t101 != 0, 0)) { /* again, recording the error */
           int32_t t114;
-          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1362_n) {
-            t114 = v_x1362_d[t99];
+          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1365_n) {
+            t114 = v_x1365_d[t99];
           } else {
-            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1362_n, 0.0, 1);
+            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1365_n, 0.0, 1);
             t114 = 0;
           }
           uint8_t t116 = rt_lt_i(0, t114);
@@ -605,10 +605,10 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue
             t117 = t99;
           }
           int32_t t118;
-          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1362_n) {
-            t118 = v_x1363_d[t99];
+          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1365_n) {
+            t118 = v_x1366_d[t99];
           } else {
-            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1362_n, 0.0, 2);
+            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1365_n, 0.0, 2);
             t118 = 0;
           }
           int32_t t120 = (t116 ? t118 : -1);
@@ -616,10 +616,10 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue
           int32_t t123;
           if (t122) {
             int32_t t124;
-            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1360_n) {
-              t124 = v_x1360_d[t120];
+            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1363_n) {
+              t124 = v_x1363_d[t120];
             } else {
-              NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1360_n, 0.0, 3);
+              NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1363_n, 0.0, 3);
               t124 = 0;
             }
             t123 = t124;
@@ -636,12 +636,12 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue
         t97x6 = 2;
         t97x7 = 1;
         t97x8 = 1;
-        v_x1390_d[t98] = t97x3; /* a map column */
-        v_x1391_d[t98] = t97x4; /* a map column */
-        v_x1392_d[t98] = t97x5; /* a map column */
-        v_x1393_d[t98] = t97x6; /* a map column */
-        v_x1394_d[t98] = t97x7; /* a map column */
-        v_x1395_d[t98] = t97x8; /* a map column */
+        v_x1393_d[t98] = t97x3; /* a map column */
+        v_x1394_d[t98] = t97x4; /* a map column */
+        v_x1395_d[t98] = t97x5; /* a map column */
+        v_x1396_d[t98] = t97x6; /* a map column */
+        v_x1397_d[t98] = t97x7; /* a map column */
+        v_x1398_d[t98] = t97x8; /* a map column */
         uint8_t t126 = rt_le_i(t97a0, t97x0);
         int32_t t127;
         if (t126) {
@@ -702,42 +702,42 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue
       t97t1 = t136;
       t97t2 = t137;
     }
-    v_x1387 = t97t0;
+    v_x1390 = t97t0;
     rt_free(t94);
-    v_x1388 = t97t1;
+    v_x1391 = t97t1;
     rt_free(t95);
-    v_x1389 = t97t2;
+    v_x1392 = t97t2;
     rt_free(t96);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1390_d = v_x1390->data.i;
-    const int64_t v_x1390_n = v_x1390->len;
-    uint8_t *v_x1391_d = v_x1391->data.b;
-    const int64_t v_x1391_n = v_x1391->len;
-    int32_t *v_x1392_d = v_x1392->data.i;
-    const int64_t v_x1392_n = v_x1392->len;
     int32_t *v_x1393_d = v_x1393->data.i;
     const int64_t v_x1393_n = v_x1393->len;
     uint8_t *v_x1394_d = v_x1394->data.b;
     const int64_t v_x1394_n = v_x1394->len;
-    uint8_t *v_x1395_d = v_x1395->data.b;
+    int32_t *v_x1395_d = v_x1395->data.i;
     const int64_t v_x1395_n = v_x1395->len;
+    int32_t *v_x1396_d = v_x1396->data.i;
+    const int64_t v_x1396_n = v_x1396->len;
+    uint8_t *v_x1397_d = v_x1397->data.b;
+    const int64_t v_x1397_n = v_x1397->len;
+    uint8_t *v_x1398_d = v_x1398->data.b;
+    const int64_t v_x1398_n = v_x1398->len;
     /* SPLIT */
     {
-      const int64_t t138 = v_x1359_n;
+      const int64_t t138 = v_x1362_n;
       const int64_t t139 = t138 > 0 ? (t138 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t140 = (uint8_t *)rt_alloc_atomic((size_t)t138 + 1);
       int64_t *t141 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t139 + 1)); /* class c, chunk k: [c * chunks + k] */
       RT_PARALLEL_FOR_IF(t139 > 1)
       for (int64_t t142 = 0; t142 < t139; t142++) {
         int64_t kept[2] = {0};
-        int64_t t145 = rt_segment_search(v_x1365_off, 0, v_x1365_n, t142 * RT_CHUNK);
+        int64_t t145 = rt_segment_search(v_x1368_off, 0, v_x1368_n, t142 * RT_CHUNK);
         const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
         for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
           const int32_t t144 = (int32_t)t143;
-          while (v_x1365_off[t145 + 1] <= t143)
+          while (v_x1368_off[t145 + 1] <= t143)
             t145++;
           const int32_t t146 = (int32_t)t145;
           int32_t t142x0;
@@ -745,29 +745,29 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue
           int32_t t142x2;
           uint8_t t142x3;
           int t148 = 0; /* nonzero: a check below failed */
-          int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1392_n;
-          int32_t t147 = t149 ? v_x1392_d[t146] : 0;
+          int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1395_n;
+          int32_t t147 = t149 ? v_x1395_d[t146] : 0;
           t148 |= !t149;
-          int32_t t150 = v_x1359_d[t144];
-          int t152 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1360_n;
-          int32_t t151 = t152 ? v_x1360_d[t150] : 0;
+          int32_t t150 = v_x1362_d[t144];
+          int t152 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1363_n;
+          int32_t t151 = t152 ? v_x1363_d[t150] : 0;
           t148 |= !t152;
           uint8_t t154 = rt_lt_i(t151, t147);
           uint8_t t156 = rt_gt_i(t151, t147);
           if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
             int32_t t157;
-            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1392_n) {
-              t157 = v_x1392_d[t146];
+            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1395_n) {
+              t157 = v_x1395_d[t146];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1392_n, 0.0, 4);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1395_n, 0.0, 4);
               t157 = 0;
             }
-            int32_t t158 = v_x1359_d[t144];
+            int32_t t158 = v_x1362_d[t144];
             int32_t t159;
-            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x1360_n) {
-              t159 = v_x1360_d[t158];
+            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x1363_n) {
+              t159 = v_x1363_d[t158];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t158, v_x1360_n, 0.0, 5);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t158, v_x1363_n, 0.0, 5);
               t159 = 0;
             }
             uint8_t t161 = rt_lt_i(t159, t157);
@@ -799,44 +799,44 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue
         t141[0 * t139 + t142] = t166;
         t166 += k;
       }
-      v_x1410 = rt_value_new(rt_vec_type(RT_INT), t166);
-      int32_t *v_x1410_d = v_x1410->data.i;
-      const int64_t v_x1410_n = v_x1410->len;
+      v_x1413 = rt_value_new(rt_vec_type(RT_INT), t166);
+      int32_t *v_x1413_d = v_x1413->data.i;
+      const int64_t v_x1413_n = v_x1413->len;
       int64_t t167 = 0;
       for (int64_t t142 = 0; t142 < t139; t142++) {
         const int64_t k = t141[1 * t139 + t142];
         t141[1 * t139 + t142] = t167;
         t167 += k;
       }
-      v_x1412 = rt_value_new(rt_vec_type(RT_INT), t167);
-      int32_t *v_x1412_d = v_x1412->data.i;
-      const int64_t v_x1412_n = v_x1412->len;
-      v_x1414 = rt_value_new(rt_vec_type(RT_INT), v_x1365_n);
-      int32_t *v_x1414_d = v_x1414->data.i;
-      const int64_t v_x1414_n = v_x1414->len;
-      v_x1415 = rt_value_new(rt_vec_type(RT_INT), v_x1365_n);
+      v_x1415 = rt_value_new(rt_vec_type(RT_INT), t167);
       int32_t *v_x1415_d = v_x1415->data.i;
       const int64_t v_x1415_n = v_x1415->len;
-      RT_PARALLEL_FOR_IF(v_x1365_n > RT_CHUNK)
-      for (int64_t t168 = 0; t168 < v_x1365_n; t168++) {
+      v_x1417 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
+      int32_t *v_x1417_d = v_x1417->data.i;
+      const int64_t v_x1417_n = v_x1417->len;
+      v_x1418 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
+      int32_t *v_x1418_d = v_x1418->data.i;
+      const int64_t v_x1418_n = v_x1418->len;
+      RT_PARALLEL_FOR_IF(v_x1368_n > RT_CHUNK)
+      for (int64_t t168 = 0; t168 < v_x1368_n; t168++) {
         int32_t in[2] = {0};
-        for (int64_t t169 = v_x1365_off[t168]; t169 < v_x1365_off[t168 + 1]; t169++) {
+        for (int64_t t169 = v_x1368_off[t168]; t169 < v_x1368_off[t168 + 1]; t169++) {
           in[0] += t140[t169] >> 0 & 1;
           in[1] += t140[t169] >> 1 & 1;
         }
-        v_x1414_d[t168] = in[0];
-        v_x1415_d[t168] = in[1];
+        v_x1417_d[t168] = in[0];
+        v_x1418_d[t168] = in[1];
       }
       RT_PARALLEL_FOR_IF(t139 > 1)
       for (int64_t t142 = 0; t142 < t139; t142++) {
         int64_t at[2];
         at[0] = t141[0 * t139 + t142];
         at[1] = t141[1 * t139 + t142];
-        int64_t t145 = rt_segment_search(v_x1365_off, 0, v_x1365_n, t142 * RT_CHUNK);
+        int64_t t145 = rt_segment_search(v_x1368_off, 0, v_x1368_n, t142 * RT_CHUNK);
         const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
         for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
           const int32_t t144 = (int32_t)t143;
-          while (v_x1365_off[t145 + 1] <= t143)
+          while (v_x1368_off[t145 + 1] <= t143)
             t145++;
           const int32_t t146 = (int32_t)t145;
           if (!t140[t143])
@@ -846,29 +846,29 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue
           int32_t t142y2;
           uint8_t t142y3;
           int t171 = 0; /* nonzero: a check below failed */
-          int t172 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1392_n;
-          int32_t t170 = t172 ? v_x1392_d[t146] : 0;
+          int t172 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1395_n;
+          int32_t t170 = t172 ? v_x1395_d[t146] : 0;
           t171 |= !t172;
-          int32_t t173 = v_x1359_d[t144];
-          int t175 = (uint64_t)(int64_t)t173 < (uint64_t)v_x1360_n;
-          int32_t t174 = t175 ? v_x1360_d[t173] : 0;
+          int32_t t173 = v_x1362_d[t144];
+          int t175 = (uint64_t)(int64_t)t173 < (uint64_t)v_x1363_n;
+          int32_t t174 = t175 ? v_x1363_d[t173] : 0;
           t171 |= !t175;
           uint8_t t177 = rt_lt_i(t174, t170);
           uint8_t t179 = rt_gt_i(t174, t170);
           if (__builtin_expect(t171 != 0, 0)) { /* again, recording the error */
             int32_t t180;
-            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1392_n) {
-              t180 = v_x1392_d[t146];
+            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1395_n) {
+              t180 = v_x1395_d[t146];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1392_n, 0.0, 6);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1395_n, 0.0, 6);
               t180 = 0;
             }
-            int32_t t181 = v_x1359_d[t144];
+            int32_t t181 = v_x1362_d[t144];
             int32_t t182;
-            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x1360_n) {
-              t182 = v_x1360_d[t181];
+            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x1363_n) {
+              t182 = v_x1363_d[t181];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x1360_n, 0.0, 7);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x1363_n, 0.0, 7);
               t182 = 0;
             }
             uint8_t t184 = rt_lt_i(t182, t180);
@@ -879,11 +879,11 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue
           t142y2 = t174;
           t142y3 = t179;
           if (t140[t143] >> 0 & 1) {
-            v_x1410_d[at[0]] = t142y0;
+            v_x1413_d[at[0]] = t142y0;
             at[0]++;
           }
           if (t140[t143] >> 1 & 1) {
-            v_x1412_d[at[1]] = t142y2;
+            v_x1415_d[at[1]] = t142y2;
             at[1]++;
           }
         }
@@ -894,59 +894,59 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1390 = v_x1390;
-  *out_v_x1388 = v_x1388;
-  *out_v_x1389 = v_x1389;
-  *out_v_x1391 = v_x1391;
-  *out_v_x1410 = v_x1410;
-  *out_v_x1414 = v_x1414;
-  *out_v_x1412 = v_x1412;
-  *out_v_x1415 = v_x1415;
   *out_v_x1393 = v_x1393;
+  *out_v_x1391 = v_x1391;
+  *out_v_x1392 = v_x1392;
   *out_v_x1394 = v_x1394;
-  *out_v_x1395 = v_x1395;
-  rt_release(v_x1392);
-  rt_release(v_x1411);
-  rt_release(v_x1413);
+  *out_v_x1413 = v_x1413;
+  *out_v_x1417 = v_x1417;
+  *out_v_x1415 = v_x1415;
+  *out_v_x1418 = v_x1418;
+  *out_v_x1396 = v_x1396;
+  *out_v_x1397 = v_x1397;
+  *out_v_x1398 = v_x1398;
+  rt_release(v_x1395);
+  rt_release(v_x1414);
+  rt_release(v_x1416);
   return;
 fail:
-  rt_release(v_x1390);
-  rt_release(v_x1391);
-  rt_release(v_x1392);
   rt_release(v_x1393);
   rt_release(v_x1394);
   rt_release(v_x1395);
-  rt_release(v_x1410);
-  rt_release(v_x1411);
-  rt_release(v_x1412);
+  rt_release(v_x1396);
+  rt_release(v_x1397);
+  rt_release(v_x1398);
   rt_release(v_x1413);
   rt_release(v_x1414);
   rt_release(v_x1415);
+  rt_release(v_x1416);
+  rt_release(v_x1417);
+  rt_release(v_x1418);
 }
 
 /* K8: SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue *v_x898, int32_t v_x899, RtValue **out_v_x901, RtValue **out_v_x905) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x899, RtValue *v_x900, int32_t v_x901, RtValue **out_v_x903, RtValue **out_v_x907) {
   (void)loc;
   (void)run;
-  int32_t *v_x897_d = v_x897->data.i;
-  const int64_t v_x897_n = v_x897->len;
-  int32_t *v_x898_d = v_x898->data.i;
-  const int64_t v_x898_n = v_x898->len;
-  (void)v_x898_n; /* v_x898's length is v_x897's */
-  RtValue *v_x905 = NULL;
-  RtValue *v_x901 = NULL;
+  int32_t *v_x899_d = v_x899->data.i;
+  const int64_t v_x899_n = v_x899->len;
+  int32_t *v_x900_d = v_x900->data.i;
+  const int64_t v_x900_n = v_x900->len;
+  (void)v_x900_n; /* v_x900's length is v_x899's */
+  RtValue *v_x907 = NULL;
+  RtValue *v_x903 = NULL;
   /* SCAN */
   {
-    const int64_t t187 = v_x899;
+    const int64_t t187 = v_x901;
     if (t187 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t187, 0.0, 0);
       goto fail;
     }
     const int64_t t188 = t187 > 0 ? (t187 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t189 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
-    v_x901 = rt_value_new(rt_vec_type(RT_INT), t187);
-    int32_t *v_x901_d = v_x901->data.i;
-    const int64_t v_x901_n = v_x901->len;
+    v_x903 = rt_value_new(rt_vec_type(RT_INT), t187);
+    int32_t *v_x903_d = v_x903->data.i;
+    const int64_t v_x903_n = v_x903->len;
     RT_PARALLEL_FOR_IF(t188 > 1)
     for (int64_t t190 = 0; t190 < t188; t190++) {
       int32_t t190a0;
@@ -957,52 +957,52 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue 
         int32_t t190x0;
         int32_t t190x1;
         int t197 = 0; /* nonzero: a check below failed */
-        uint8_t t194 = rt_lt_i(t192, (int32_t)v_x897_n);
+        uint8_t t194 = rt_lt_i(t192, (int32_t)v_x899_n);
         int32_t t195;
         if (t194) {
-          int t198 = (uint64_t)(int64_t)t192 < (uint64_t)v_x897_n;
-          int32_t t196 = t198 ? v_x897_d[t192] : 0;
+          int t198 = (uint64_t)(int64_t)t192 < (uint64_t)v_x899_n;
+          int32_t t196 = t198 ? v_x899_d[t192] : 0;
           t197 |= !t198;
           t195 = t196;
         } else {
-          int32_t t200 = rt_sub_i(t192, (int32_t)v_x897_n);
-          int t202 = (uint64_t)(int64_t)t200 < (uint64_t)v_x897_n;
-          int32_t t201 = t202 ? v_x898_d[t200] : 0;
+          int32_t t200 = rt_sub_i(t192, (int32_t)v_x899_n);
+          int t202 = (uint64_t)(int64_t)t200 < (uint64_t)v_x899_n;
+          int32_t t201 = t202 ? v_x900_d[t200] : 0;
           t197 |= !t202;
           t195 = t201;
         }
         int32_t t203;
         if (t194) {
-          int t205 = (uint64_t)(int64_t)t192 < (uint64_t)v_x897_n;
-          int32_t t204 = t205 ? v_x897_d[t192] : 0;
+          int t205 = (uint64_t)(int64_t)t192 < (uint64_t)v_x899_n;
+          int32_t t204 = t205 ? v_x899_d[t192] : 0;
           t197 |= !t205;
           t203 = t204;
         } else {
-          int32_t t207 = rt_sub_i(t192, (int32_t)v_x897_n);
-          int t209 = (uint64_t)(int64_t)t207 < (uint64_t)v_x897_n;
-          int32_t t208 = t209 ? v_x898_d[t207] : 0;
+          int32_t t207 = rt_sub_i(t192, (int32_t)v_x899_n);
+          int t209 = (uint64_t)(int64_t)t207 < (uint64_t)v_x899_n;
+          int32_t t208 = t209 ? v_x900_d[t207] : 0;
           t197 |= !t209;
           t203 = t208;
         }
         if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
-          uint8_t t211 = rt_lt_i(t192, (int32_t)v_x897_n);
+          uint8_t t211 = rt_lt_i(t192, (int32_t)v_x899_n);
           int32_t t212;
           if (t211) {
             int32_t t213;
-            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x897_n) {
-              t213 = v_x897_d[t192];
+            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x899_n) {
+              t213 = v_x899_d[t192];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x897_n, 0.0, 1);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x899_n, 0.0, 1);
               t213 = 0;
             }
             t212 = t213;
           } else {
-            int32_t t215 = rt_sub_i(t192, (int32_t)v_x897_n);
+            int32_t t215 = rt_sub_i(t192, (int32_t)v_x899_n);
             int32_t t216;
-            if ((uint64_t)(int64_t)t215 < (uint64_t)v_x897_n) {
-              t216 = v_x898_d[t215];
+            if ((uint64_t)(int64_t)t215 < (uint64_t)v_x899_n) {
+              t216 = v_x900_d[t215];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x897_n, 0.0, 2);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x899_n, 0.0, 2);
               t216 = 0;
             }
             t212 = t216;
@@ -1010,20 +1010,20 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue 
           int32_t t217;
           if (t211) {
             int32_t t218;
-            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x897_n) {
-              t218 = v_x897_d[t192];
+            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x899_n) {
+              t218 = v_x899_d[t192];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x897_n, 0.0, 3);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x899_n, 0.0, 3);
               t218 = 0;
             }
             t217 = t218;
           } else {
-            int32_t t220 = rt_sub_i(t192, (int32_t)v_x897_n);
+            int32_t t220 = rt_sub_i(t192, (int32_t)v_x899_n);
             int32_t t221;
-            if ((uint64_t)(int64_t)t220 < (uint64_t)v_x897_n) {
-              t221 = v_x898_d[t220];
+            if ((uint64_t)(int64_t)t220 < (uint64_t)v_x899_n) {
+              t221 = v_x900_d[t220];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x897_n, 0.0, 4);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x899_n, 0.0, 4);
               t221 = 0;
             }
             t217 = t221;
@@ -1031,7 +1031,7 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue 
         }
         t190x0 = t203;
         t190x1 = t195;
-        v_x901_d[t191] = t190x1; /* a map column */
+        v_x903_d[t191] = t190x1; /* a map column */
         int32_t t223 = rt_add_i(t190a0, t190x0);
         t190a0 = t223;
       }
@@ -1045,9 +1045,9 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue 
       int32_t t226 = rt_add_i(t190t0, t224);
       t190t0 = t226;
     }
-    v_x905 = rt_value_new(rt_vec_type(RT_INT), t187);
-    int32_t *v_x905_d = v_x905->data.i;
-    const int64_t v_x905_n = v_x905->len;
+    v_x907 = rt_value_new(rt_vec_type(RT_INT), t187);
+    int32_t *v_x907_d = v_x907->data.i;
+    const int64_t v_x907_n = v_x907->len;
     RT_PARALLEL_FOR_IF(t188 > 1)
     for (int64_t t190 = 0; t190 < t188; t190++) {
       int32_t t190p0;
@@ -1055,42 +1055,42 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue 
       const int64_t t190_end = (t190 + 1) * RT_CHUNK < t187 ? (t190 + 1) * RT_CHUNK : t187;
       for (int64_t t191 = t190 * RT_CHUNK; t191 < t190_end; t191++) {
         const int32_t t192 = (int32_t)t191;
-        v_x905_d[t191] = t190p0;
+        v_x907_d[t191] = t190p0;
         int32_t t190y0;
         int t231 = 0; /* nonzero: a check below failed */
-        uint8_t t228 = rt_lt_i(t192, (int32_t)v_x897_n);
+        uint8_t t228 = rt_lt_i(t192, (int32_t)v_x899_n);
         int32_t t229;
         if (t228) {
-          int t232 = (uint64_t)(int64_t)t192 < (uint64_t)v_x897_n;
-          int32_t t230 = t232 ? v_x897_d[t192] : 0;
+          int t232 = (uint64_t)(int64_t)t192 < (uint64_t)v_x899_n;
+          int32_t t230 = t232 ? v_x899_d[t192] : 0;
           t231 |= !t232;
           t229 = t230;
         } else {
-          int32_t t234 = rt_sub_i(t192, (int32_t)v_x897_n);
-          int t236 = (uint64_t)(int64_t)t234 < (uint64_t)v_x897_n;
-          int32_t t235 = t236 ? v_x898_d[t234] : 0;
+          int32_t t234 = rt_sub_i(t192, (int32_t)v_x899_n);
+          int t236 = (uint64_t)(int64_t)t234 < (uint64_t)v_x899_n;
+          int32_t t235 = t236 ? v_x900_d[t234] : 0;
           t231 |= !t236;
           t229 = t235;
         }
         if (__builtin_expect(t231 != 0, 0)) { /* again, recording the error */
-          uint8_t t238 = rt_lt_i(t192, (int32_t)v_x897_n);
+          uint8_t t238 = rt_lt_i(t192, (int32_t)v_x899_n);
           int32_t t239;
           if (t238) {
             int32_t t240;
-            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x897_n) {
-              t240 = v_x897_d[t192];
+            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x899_n) {
+              t240 = v_x899_d[t192];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x897_n, 0.0, 5);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x899_n, 0.0, 5);
               t240 = 0;
             }
             t239 = t240;
           } else {
-            int32_t t242 = rt_sub_i(t192, (int32_t)v_x897_n);
+            int32_t t242 = rt_sub_i(t192, (int32_t)v_x899_n);
             int32_t t243;
-            if ((uint64_t)(int64_t)t242 < (uint64_t)v_x897_n) {
-              t243 = v_x898_d[t242];
+            if ((uint64_t)(int64_t)t242 < (uint64_t)v_x899_n) {
+              t243 = v_x900_d[t242];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, v_x897_n, 0.0, 6);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, v_x899_n, 0.0, 6);
               t243 = 0;
             }
             t239 = t243;
@@ -1105,187 +1105,187 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue 
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x901 = v_x901;
-  *out_v_x905 = v_x905;
+  *out_v_x903 = v_x903;
+  *out_v_x907 = v_x907;
   return;
 fail:
-  rt_release(v_x905);
-  rt_release(v_x901);
+  rt_release(v_x907);
+  rt_release(v_x903);
 }
 
 /* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1418, RtValue *v_x1419, int32_t v_x1420, RtValue *v_sd_1430, RtValue *v_x1422, RtValue *v_x1423, RtValue *v_x1424, RtValue **out_v_x1429) {
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1421, RtValue *v_x1422, int32_t v_x1423, RtValue *v_sd_1433, RtValue *v_x1425, RtValue *v_x1426, RtValue *v_x1427, RtValue **out_v_x1432) {
   (void)loc;
   (void)run;
-  int32_t *v_x1418_d = v_x1418->data.i;
-  const int64_t v_x1418_n = v_x1418->len;
-  int32_t *v_x1419_d = v_x1419->data.i;
-  const int64_t v_x1419_n = v_x1419->len;
-  const int64_t *v_sd_1430_off = rt_seg_offsets(v_sd_1430);
-  const int64_t v_sd_1430_n = v_sd_1430->len;
+  int32_t *v_x1421_d = v_x1421->data.i;
+  const int64_t v_x1421_n = v_x1421->len;
   int32_t *v_x1422_d = v_x1422->data.i;
   const int64_t v_x1422_n = v_x1422->len;
-  int32_t *v_x1423_d = v_x1423->data.i;
-  const int64_t v_x1423_n = v_x1423->len;
-  int32_t *v_x1424_d = v_x1424->data.i;
-  const int64_t v_x1424_n = v_x1424->len;
-  RtValue *v_x1429 = NULL;
+  const int64_t *v_sd_1433_off = rt_seg_offsets(v_sd_1433);
+  const int64_t v_sd_1433_n = v_sd_1433->len;
+  int32_t *v_x1425_d = v_x1425->data.i;
+  const int64_t v_x1425_n = v_x1425->len;
+  int32_t *v_x1426_d = v_x1426->data.i;
+  const int64_t v_x1426_n = v_x1426->len;
+  int32_t *v_x1427_d = v_x1427->data.i;
+  const int64_t v_x1427_n = v_x1427->len;
+  RtValue *v_x1432 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t246 = v_sd_1430_off[v_sd_1430_n];
-    v_x1429 = rt_value_new(rt_vec_type(RT_INT), t246);
-    int32_t *v_x1429_d = v_x1429->data.i;
-    const int64_t v_x1429_n = v_x1429->len;
+    const int64_t t246 = v_sd_1433_off[v_sd_1433_n];
+    v_x1432 = rt_value_new(rt_vec_type(RT_INT), t246);
+    int32_t *v_x1432_d = v_x1432->data.i;
+    const int64_t v_x1432_n = v_x1432->len;
     const int64_t t247 = (t246 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t247 > 1)
     for (int64_t t248 = 0; t248 < t247; t248++) {
-      int64_t t251 = rt_segment_search(v_sd_1430_off, 0, v_sd_1430_n, t248 * RT_CHUNK);
+      int64_t t251 = rt_segment_search(v_sd_1433_off, 0, v_sd_1433_n, t248 * RT_CHUNK);
       const int64_t t248_end = (t248 + 1) * RT_CHUNK < t246 ? (t248 + 1) * RT_CHUNK : t246;
       for (int64_t t249 = t248 * RT_CHUNK; t249 < t248_end; t249++) {
         const int32_t t250 = (int32_t)t249;
-        while (v_sd_1430_off[t251 + 1] <= t249)
+        while (v_sd_1433_off[t251 + 1] <= t249)
           t251++;
         const int32_t t252 = (int32_t)t251;
         int t254 = 0; /* nonzero: a check below failed */
-        int t255 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1424_n;
-        int32_t t253 = t255 ? v_x1424_d[t252] : 0;
+        int t255 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1427_n;
+        int32_t t253 = t255 ? v_x1427_d[t252] : 0;
         t254 |= !t255;
-        int t257 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1422_n;
-        int32_t t256 = t257 ? v_x1422_d[t252] : 0;
+        int t257 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1425_n;
+        int32_t t256 = t257 ? v_x1425_d[t252] : 0;
         t254 |= !t257;
         int32_t t259 = rt_sub_i(t250, t256);
-        int t261 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1423_n;
-        int32_t t260 = t261 ? v_x1423_d[t252] : 0;
+        int t261 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1426_n;
+        int32_t t260 = t261 ? v_x1426_d[t252] : 0;
         t254 |= !t261;
         int32_t t263 = rt_mul_i(t259, t260);
         int32_t t265 = rt_add_i(t253, t263);
-        int t267 = (uint64_t)(int64_t)t265 < (uint64_t)v_x1420;
+        int t267 = (uint64_t)(int64_t)t265 < (uint64_t)v_x1423;
         int32_t t266 = t267 ? t265 : 0;
         t254 |= !t267;
-        uint8_t t269 = rt_lt_i(t266, (int32_t)v_x1418_n);
+        uint8_t t269 = rt_lt_i(t266, (int32_t)v_x1421_n);
         int32_t t270;
         if (t269) {
-          int t272 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1418_n;
-          int32_t t271 = t272 ? v_x1418_d[t266] : 0;
+          int t272 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1421_n;
+          int32_t t271 = t272 ? v_x1421_d[t266] : 0;
           t254 |= !t272;
           t270 = t271;
         } else {
-          int32_t t274 = rt_sub_i(t266, (int32_t)v_x1418_n);
-          int t276 = (uint64_t)(int64_t)t274 < (uint64_t)v_x1419_n;
-          int32_t t275 = t276 ? v_x1419_d[t274] : 0;
+          int32_t t274 = rt_sub_i(t266, (int32_t)v_x1421_n);
+          int t276 = (uint64_t)(int64_t)t274 < (uint64_t)v_x1422_n;
+          int32_t t275 = t276 ? v_x1422_d[t274] : 0;
           t254 |= !t276;
           t270 = t275;
         }
         if (__builtin_expect(t254 != 0, 0)) { /* again, recording the error */
           int32_t t277;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1424_n) {
-            t277 = v_x1424_d[t252];
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1427_n) {
+            t277 = v_x1427_d[t252];
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1424_n, 0.0, 0);
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1427_n, 0.0, 0);
             t277 = 0;
           }
           int32_t t278;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1422_n) {
-            t278 = v_x1422_d[t252];
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1425_n) {
+            t278 = v_x1425_d[t252];
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1422_n, 0.0, 1);
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1425_n, 0.0, 1);
             t278 = 0;
           }
           int32_t t280 = rt_sub_i(t250, t278);
           int32_t t281;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1423_n) {
-            t281 = v_x1423_d[t252];
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1426_n) {
+            t281 = v_x1426_d[t252];
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1423_n, 0.0, 2);
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1426_n, 0.0, 2);
             t281 = 0;
           }
           int32_t t283 = rt_mul_i(t280, t281);
           int32_t t285 = rt_add_i(t277, t283);
           int32_t t286;
-          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1420) {
+          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1423) {
             t286 = t285;
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1420, 0.0, 3);
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1423, 0.0, 3);
             t286 = 0;
           }
-          uint8_t t288 = rt_lt_i(t286, (int32_t)v_x1418_n);
+          uint8_t t288 = rt_lt_i(t286, (int32_t)v_x1421_n);
           int32_t t289;
           if (t288) {
             int32_t t290;
-            if ((uint64_t)(int64_t)t286 < (uint64_t)v_x1418_n) {
-              t290 = v_x1418_d[t286];
+            if ((uint64_t)(int64_t)t286 < (uint64_t)v_x1421_n) {
+              t290 = v_x1421_d[t286];
             } else {
-              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x1418_n, 0.0, 4);
+              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x1421_n, 0.0, 4);
               t290 = 0;
             }
             t289 = t290;
           } else {
-            int32_t t292 = rt_sub_i(t286, (int32_t)v_x1418_n);
+            int32_t t292 = rt_sub_i(t286, (int32_t)v_x1421_n);
             int32_t t293;
-            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x1419_n) {
-              t293 = v_x1419_d[t292];
+            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x1422_n) {
+              t293 = v_x1422_d[t292];
             } else {
-              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x1419_n, 0.0, 5);
+              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x1422_n, 0.0, 5);
               t293 = 0;
             }
             t289 = t293;
           }
         }
-        v_x1429_d[t249] = t270;
+        v_x1432_d[t249] = t270;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1429 = v_x1429;
+  *out_v_x1432 = v_x1432;
   return;
 fail:
-  rt_release(v_x1429);
+  rt_release(v_x1432);
 }
 
 /* K10: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x920, int32_t v_x927, RtValue *v_x932, RtValue *v_x935, RtValue **out_v_x937, RtValue **out_v_x941, RtValue **out_v_x942, RtValue **out_v_x944) {
+static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x922, int32_t v_x929, RtValue *v_x934, RtValue *v_x937, int32_t v_x944, RtValue **out_v_x939, RtValue **out_v_x943, RtValue **out_v_x945, RtValue **out_v_x947) {
   (void)loc;
   (void)run;
-  int32_t *v_x932_d = v_x932->data.i;
-  const int64_t v_x932_n = v_x932->len;
-  int32_t *v_x935_d = v_x935->data.i;
-  const int64_t v_x935_n = v_x935->len;
-  (void)v_x935_n; /* v_x935's length is v_x932's */
-  RtValue *v_x937 = NULL;
+  int32_t *v_x934_d = v_x934->data.i;
+  const int64_t v_x934_n = v_x934->len;
+  int32_t *v_x937_d = v_x937->data.i;
+  const int64_t v_x937_n = v_x937->len;
+  (void)v_x937_n; /* v_x937's length is v_x934's */
   RtValue *v_x939 = NULL;
   RtValue *v_x941 = NULL;
-  RtValue *v_x942 = NULL;
   RtValue *v_x943 = NULL;
-  RtValue *v_x944 = NULL;
+  RtValue *v_x945 = NULL;
+  RtValue *v_x946 = NULL;
+  RtValue *v_x947 = NULL;
   /* MAP */
   {
-    const int64_t t294 = v_x920;
+    const int64_t t294 = v_x922;
     if (t294 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t294, 0.0, 0);
       goto fail;
     }
-    v_x937 = rt_value_new(rt_vec_type(RT_INT), t294);
-    int32_t *v_x937_d = v_x937->data.i;
-    const int64_t v_x937_n = v_x937->len;
     v_x939 = rt_value_new(rt_vec_type(RT_INT), t294);
     int32_t *v_x939_d = v_x939->data.i;
     const int64_t v_x939_n = v_x939->len;
     v_x941 = rt_value_new(rt_vec_type(RT_INT), t294);
     int32_t *v_x941_d = v_x941->data.i;
     const int64_t v_x941_n = v_x941->len;
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t294);
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
     RT_PARALLEL_FOR_IF(t294 >= RT_PARALLEL_MIN)
     for (int64_t t295 = 0; t295 < t294; t295++) {
       const int32_t t296 = (int32_t)t295;
       int t299 = 0; /* nonzero: a check below failed */
       int32_t t298 = rt_div_i(t296, 2, &t299);
       int32_t t301 = rt_rem_i(t296, 2, &t299);
-      int32_t t303 = rt_mul_i(t301, v_x927);
+      int32_t t303 = rt_mul_i(t301, v_x929);
       int32_t t305 = rt_add_i(t303, t298);
-      int t307 = (uint64_t)(int64_t)t305 < (uint64_t)v_x932_n;
-      int32_t t306 = t307 ? v_x932_d[t305] : 0;
+      int t307 = (uint64_t)(int64_t)t305 < (uint64_t)v_x934_n;
+      int32_t t306 = t307 ? v_x934_d[t305] : 0;
       t299 |= !t307;
-      int32_t t308 = t307 ? v_x935_d[t305] : 0;
+      int32_t t308 = t307 ? v_x937_d[t305] : 0;
       int32_t t310 = rt_add_i(t308, t306);
       if (__builtin_expect(t299 != 0, 0)) { /* again, recording the error */
         int t311 = 0;
@@ -1298,93 +1298,94 @@ static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x920, int32_t 
         if (t313) {
           NESSIE_RECORD(err, t295, RT_CHECK_SCALAR, 0, t313, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t316 = rt_mul_i(t314, v_x927);
+        int32_t t316 = rt_mul_i(t314, v_x929);
         int32_t t318 = rt_add_i(t316, t312);
         int32_t t319;
-        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x932_n) {
-          t319 = v_x932_d[t318];
+        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x934_n) {
+          t319 = v_x934_d[t318];
         } else {
-          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x932_n, 0.0, 3);
+          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x934_n, 0.0, 3);
           t319 = 0;
         }
         int32_t t320;
-        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x932_n) {
-          t320 = v_x935_d[t318];
+        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x934_n) {
+          t320 = v_x937_d[t318];
         } else {
-          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x932_n, 0.0, 4);
+          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x934_n, 0.0, 4);
           t320 = 0;
         }
         int32_t t322 = rt_add_i(t320, t319);
       }
-      v_x937_d[t295] = t308;
-      v_x939_d[t295] = t310;
-      v_x941_d[t295] = 1;
+      v_x939_d[t295] = t308;
+      v_x941_d[t295] = t310;
+      v_x943_d[t295] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x937_d = v_x937->data.i;
-    const int64_t v_x937_n = v_x937->len;
     int32_t *v_x939_d = v_x939->data.i;
     const int64_t v_x939_n = v_x939->len;
     int32_t *v_x941_d = v_x941->data.i;
     const int64_t v_x941_n = v_x941->len;
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
     /* LIBRARY */
     {
-      RtValue *t323 = rt_range_segdes(loc, v_x937, v_x939, v_x941, &v_x943, &v_x944);
-      v_x942 = t323;
-      const int64_t *v_x942_off = rt_seg_offsets(v_x942);
-      const int64_t v_x942_n = v_x942->len;
+      RtValue *t323 = rt_range_segdes(loc, v_x939, v_x941, v_x943, &v_x946, &v_x947);
+      rt_seg_known_total(t323, v_x944);
+      v_x945 = t323;
+      const int64_t *v_x945_off = rt_seg_offsets(v_x945);
+      const int64_t v_x945_n = v_x945->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x937 = v_x937;
-  *out_v_x941 = v_x941;
-  *out_v_x942 = v_x942;
-  *out_v_x944 = v_x944;
-  rt_release(v_x939);
-  rt_release(v_x943);
+  *out_v_x939 = v_x939;
+  *out_v_x943 = v_x943;
+  *out_v_x945 = v_x945;
+  *out_v_x947 = v_x947;
+  rt_release(v_x941);
+  rt_release(v_x946);
   return;
 fail:
-  rt_release(v_x937);
   rt_release(v_x939);
   rt_release(v_x941);
-  rt_release(v_x942);
   rt_release(v_x943);
-  rt_release(v_x944);
+  rt_release(v_x945);
+  rt_release(v_x946);
+  rt_release(v_x947);
 }
 
 /* K11: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue *v_x948, RtValue *v_x949, RtValue *v_x956, RtValue *v_x962, RtValue **out_v_x973) {
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x948, RtValue *v_x951, RtValue *v_x952, RtValue *v_x959, RtValue *v_x965, RtValue **out_v_x976) {
   (void)loc;
   (void)run;
-  int32_t *v_x945_d = v_x945->data.i;
-  const int64_t v_x945_n = v_x945->len;
-  uint8_t *v_x948_d = v_x948->data.b;
+  int32_t *v_x948_d = v_x948->data.i;
   const int64_t v_x948_n = v_x948->len;
-  uint8_t *v_x949_d = v_x949->data.b;
-  const int64_t v_x949_n = v_x949->len;
-  int32_t *v_x956_d = v_x956->data.i;
-  const int64_t v_x956_n = v_x956->len;
-  uint8_t *v_x962_d = v_x962->data.b;
-  const int64_t v_x962_n = v_x962->len;
-  RtValue *v_x973 = NULL;
+  uint8_t *v_x951_d = v_x951->data.b;
+  const int64_t v_x951_n = v_x951->len;
+  uint8_t *v_x952_d = v_x952->data.b;
+  const int64_t v_x952_n = v_x952->len;
+  int32_t *v_x959_d = v_x959->data.i;
+  const int64_t v_x959_n = v_x959->len;
+  uint8_t *v_x965_d = v_x965->data.b;
+  const int64_t v_x965_n = v_x965->len;
+  RtValue *v_x976 = NULL;
   /* MAP */
   {
-    const int64_t t324 = v_x948_n;
-    v_x973 = rt_value_new(rt_vec_type(RT_INT), t324);
-    int32_t *v_x973_d = v_x973->data.i;
-    const int64_t v_x973_n = v_x973->len;
+    const int64_t t324 = v_x951_n;
+    v_x976 = rt_value_new(rt_vec_type(RT_INT), t324);
+    int32_t *v_x976_d = v_x976->data.i;
+    const int64_t v_x976_n = v_x976->len;
     RT_PARALLEL_FOR_IF(t324 >= RT_PARALLEL_MIN)
     for (int64_t t325 = 0; t325 < t324; t325++) {
       const int32_t t326 = (int32_t)t325;
       int t328 = 0; /* nonzero: a check below failed */
-      int t329 = (uint64_t)(int64_t)t326 < (uint64_t)v_x949_n;
-      uint8_t t327 = t329 ? v_x949_d[t326] : 0;
+      int t329 = (uint64_t)(int64_t)t326 < (uint64_t)v_x952_n;
+      uint8_t t327 = t329 ? v_x952_d[t326] : 0;
       t328 |= !t329;
-      int t331 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x945_n;
+      int t331 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x948_n;
       int32_t t330 = t331 ? t326 : 0;
       t328 |= !t331;
       int32_t t333 = rt_mul_i(t330, 2);
@@ -1392,15 +1393,15 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue
       uint8_t t337 = rt_ge_i(t335, 0);
       int32_t t338;
       if (t337) {
-        int t340 = (uint64_t)(int64_t)t335 < (uint64_t)v_x956_n;
-        int32_t t339 = t340 ? v_x956_d[t335] : 0;
+        int t340 = (uint64_t)(int64_t)t335 < (uint64_t)v_x959_n;
+        int32_t t339 = t340 ? v_x959_d[t335] : 0;
         t328 |= !t340;
         t338 = t339;
       } else {
         t338 = 0;
       }
       int32_t t342 = rt_add_i(t338, 1);
-      int t344 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x962_n;
+      int t344 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x965_n;
       int32_t t343 = t344 ? t326 : 0;
       t328 |= !t344;
       int32_t t346 = rt_mul_i(t343, 2);
@@ -1409,8 +1410,8 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue
       uint8_t t352 = rt_ge_i(t350, 0);
       int32_t t353;
       if (t352) {
-        int t355 = (uint64_t)(int64_t)t350 < (uint64_t)v_x956_n;
-        int32_t t354 = t355 ? v_x956_d[t350] : 0;
+        int t355 = (uint64_t)(int64_t)t350 < (uint64_t)v_x959_n;
+        int32_t t354 = t355 ? v_x959_d[t350] : 0;
         t328 |= !t355;
         t353 = t354;
       } else {
@@ -1419,17 +1420,17 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue
       int32_t t357 = rt_add_i(t342, t353);
       if (__builtin_expect(t328 != 0, 0)) { /* again, recording the error */
         uint8_t t358;
-        if ((uint64_t)(int64_t)t326 < (uint64_t)v_x949_n) {
-          t358 = v_x949_d[t326];
+        if ((uint64_t)(int64_t)t326 < (uint64_t)v_x952_n) {
+          t358 = v_x952_d[t326];
         } else {
-          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, v_x949_n, 0.0, 0);
+          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, v_x952_n, 0.0, 0);
           t358 = 0;
         }
         int32_t t359;
-        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x945_n) {
+        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x948_n) {
           t359 = t326;
         } else {
-          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, (int32_t)v_x945_n, 0.0, 1);
+          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, (int32_t)v_x948_n, 0.0, 1);
           t359 = 0;
         }
         int32_t t361 = rt_mul_i(t359, 2);
@@ -1438,10 +1439,10 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue
         int32_t t366;
         if (t365) {
           int32_t t367;
-          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x956_n) {
-            t367 = v_x956_d[t363];
+          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x959_n) {
+            t367 = v_x959_d[t363];
           } else {
-            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x956_n, 0.0, 2);
+            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x959_n, 0.0, 2);
             t367 = 0;
           }
           t366 = t367;
@@ -1450,10 +1451,10 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue
         }
         int32_t t369 = rt_add_i(t366, 1);
         int32_t t370;
-        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x962_n) {
+        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x965_n) {
           t370 = t326;
         } else {
-          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 4, 0, RT_GATHER, t326, (int32_t)v_x962_n, 0.0, 3);
+          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 4, 0, RT_GATHER, t326, (int32_t)v_x965_n, 0.0, 3);
           t370 = 0;
         }
         int32_t t372 = rt_mul_i(t370, 2);
@@ -1463,10 +1464,10 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue
         int32_t t379;
         if (t378) {
           int32_t t380;
-          if ((uint64_t)(int64_t)t376 < (uint64_t)v_x956_n) {
-            t380 = v_x956_d[t376];
+          if ((uint64_t)(int64_t)t376 < (uint64_t)v_x959_n) {
+            t380 = v_x959_d[t376];
           } else {
-            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 1, 0, RT_GATHER, t376, v_x956_n, 0.0, 4);
+            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 1, 0, RT_GATHER, t376, v_x959_n, 0.0, 4);
             t380 = 0;
           }
           t379 = t380;
@@ -1475,33 +1476,33 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue
         }
         int32_t t382 = rt_add_i(t369, t379);
       }
-      v_x973_d[t325] = t357;
+      v_x976_d[t325] = t357;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x973 = v_x973;
+  *out_v_x976 = v_x976;
   return;
 fail:
-  rt_release(v_x973);
+  rt_release(v_x976);
 }
 
 /* K12: PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int32_t v_x1462, RtValue **out_v_x1486, RtValue **out_v_x1467, RtValue **out_v_x1469, RtValue **out_v_x1484, RtValue **out_v_x1485) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1490, int32_t v_x1465, RtValue **out_v_x1489, RtValue **out_v_x1470, RtValue **out_v_x1472, RtValue **out_v_x1487, RtValue **out_v_x1488) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1487_off = rt_seg_offsets(v_sd_1487);
-  const int64_t v_sd_1487_n = v_sd_1487->len;
-  RtValue *v_x1467 = NULL;
-  RtValue *v_x1468 = NULL;
-  RtValue *v_x1469 = NULL;
+  const int64_t *v_sd_1490_off = rt_seg_offsets(v_sd_1490);
+  const int64_t v_sd_1490_n = v_sd_1490->len;
   RtValue *v_x1470 = NULL;
-  RtValue *v_x1484 = NULL;
-  RtValue *v_x1485 = NULL;
-  RtValue *v_x1486 = NULL;
+  RtValue *v_x1471 = NULL;
+  RtValue *v_x1472 = NULL;
+  RtValue *v_x1473 = NULL;
+  RtValue *v_x1487 = NULL;
+  RtValue *v_x1488 = NULL;
+  RtValue *v_x1489 = NULL;
   /* PARTITION */
   {
-    const int64_t t383 = v_x1462;
+    const int64_t t383 = v_x1465;
     if (t383 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t383, 0.0, 0);
       goto fail;
@@ -1518,16 +1519,16 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int3
         int32_t t387x0;
         uint8_t t387x1;
         int t391 = 0; /* nonzero: a check below failed */
-        int t392 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1487_n;
-        int32_t t390 = t392 ? (int32_t)(v_sd_1487_off[t389 + 1] - v_sd_1487_off[t389]) : 0;
+        int t392 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1490_n;
+        int32_t t390 = t392 ? (int32_t)(v_sd_1490_off[t389 + 1] - v_sd_1490_off[t389]) : 0;
         t391 |= !t392;
         uint8_t t394 = rt_le_i(t390, 1);
         if (__builtin_expect(t391 != 0, 0)) { /* again, recording the error */
           int32_t t395;
-          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1487_n) {
-            t395 = (int32_t)(v_sd_1487_off[t389 + 1] - v_sd_1487_off[t389]);
+          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1490_n) {
+            t395 = (int32_t)(v_sd_1490_off[t389 + 1] - v_sd_1490_off[t389]);
           } else {
-            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1487_n, 0.0, 1);
+            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1490_n, 0.0, 1);
             t395 = 0;
           }
           uint8_t t397 = rt_le_i(t395, 1);
@@ -1552,12 +1553,12 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int3
       t386[t387] = t399;
       t399 += k;
     }
-    v_x1467 = rt_value_new(rt_vec_type(RT_INT), t399);
-    int32_t *v_x1467_d = v_x1467->data.i;
-    const int64_t v_x1467_n = v_x1467->len;
-    v_x1469 = rt_value_new(rt_vec_type(RT_INT), (t383 - t399));
-    int32_t *v_x1469_d = v_x1469->data.i;
-    const int64_t v_x1469_n = v_x1469->len;
+    v_x1470 = rt_value_new(rt_vec_type(RT_INT), t399);
+    int32_t *v_x1470_d = v_x1470->data.i;
+    const int64_t v_x1470_n = v_x1470->len;
+    v_x1472 = rt_value_new(rt_vec_type(RT_INT), (t383 - t399));
+    int32_t *v_x1472_d = v_x1472->data.i;
+    const int64_t v_x1472_n = v_x1472->len;
     RT_PARALLEL_FOR_IF(t384 > 1)
     for (int64_t t387 = 0; t387 < t384; t387++) {
       int64_t at = t386[t387];
@@ -1568,16 +1569,16 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int3
         int32_t t387y0;
         uint8_t t387y1;
         int t401 = 0; /* nonzero: a check below failed */
-        int t402 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1487_n;
-        int32_t t400 = t402 ? (int32_t)(v_sd_1487_off[t389 + 1] - v_sd_1487_off[t389]) : 0;
+        int t402 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1490_n;
+        int32_t t400 = t402 ? (int32_t)(v_sd_1490_off[t389 + 1] - v_sd_1490_off[t389]) : 0;
         t401 |= !t402;
         uint8_t t404 = rt_le_i(t400, 1);
         if (__builtin_expect(t401 != 0, 0)) { /* again, recording the error */
           int32_t t405;
-          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1487_n) {
-            t405 = (int32_t)(v_sd_1487_off[t389 + 1] - v_sd_1487_off[t389]);
+          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1490_n) {
+            t405 = (int32_t)(v_sd_1490_off[t389 + 1] - v_sd_1490_off[t389]);
           } else {
-            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1487_n, 0.0, 2);
+            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1490_n, 0.0, 2);
             t405 = 0;
           }
           uint8_t t407 = rt_le_i(t405, 1);
@@ -1585,10 +1586,10 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int3
         t387y0 = t389;
         t387y1 = t404;
         if (t385[t388]) {
-          v_x1467_d[at] = t387y0;
+          v_x1470_d[at] = t387y0;
           at++;
         } else {
-          v_x1469_d[at_not] = t387y0;
+          v_x1472_d[at_not] = t387y0;
           at_not++;
         }
       }
@@ -1599,13 +1600,13 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int3
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1467_d = v_x1467->data.i;
-    const int64_t v_x1467_n = v_x1467->len;
-    int32_t *v_x1469_d = v_x1469->data.i;
-    const int64_t v_x1469_n = v_x1469->len;
+    int32_t *v_x1470_d = v_x1470->data.i;
+    const int64_t v_x1470_n = v_x1470->len;
+    int32_t *v_x1472_d = v_x1472->data.i;
+    const int64_t v_x1472_n = v_x1472->len;
     /* SCAN */
     {
-      const int64_t t408 = v_x1462;
+      const int64_t t408 = v_x1465;
       if (t408 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t408, 0.0, 3);
         goto fail;
@@ -1613,9 +1614,9 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int3
       const int64_t t409 = t408 > 0 ? (t408 + RT_CHUNK - 1) / RT_CHUNK : 1;
       int32_t *t410 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t409);
       int32_t *t411 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t409);
-      v_x1486 = rt_value_new(rt_vec_type(RT_BOOL), t408);
-      uint8_t *v_x1486_d = v_x1486->data.b;
-      const int64_t v_x1486_n = v_x1486->len;
+      v_x1489 = rt_value_new(rt_vec_type(RT_BOOL), t408);
+      uint8_t *v_x1489_d = v_x1489->data.b;
+      const int64_t v_x1489_n = v_x1489->len;
       RT_PARALLEL_FOR_IF(t409 > 1)
       for (int64_t t412 = 0; t412 < t409; t412++) {
         int32_t t412a0;
@@ -1629,8 +1630,8 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int3
           int32_t t412x1;
           uint8_t t412x2;
           int t416 = 0; /* nonzero: a check below failed */
-          int t417 = (uint64_t)(int64_t)t414 < (uint64_t)v_sd_1487_n;
-          int32_t t415 = t417 ? (int32_t)(v_sd_1487_off[t414 + 1] - v_sd_1487_off[t414]) : 0;
+          int t417 = (uint64_t)(int64_t)t414 < (uint64_t)v_sd_1490_n;
+          int32_t t415 = t417 ? (int32_t)(v_sd_1490_off[t414 + 1] - v_sd_1490_off[t414]) : 0;
           t416 |= !t417;
           uint8_t t419 = rt_le_i(t415, 1);
           int32_t t421 = rt_btoi_b(t419);
@@ -1638,10 +1639,10 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int3
           int32_t t425 = rt_btoi_b(t423);
           if (__builtin_expect(t416 != 0, 0)) { /* again, recording the error */
             int32_t t426;
-            if ((uint64_t)(int64_t)t414 < (uint64_t)v_sd_1487_n) {
-              t426 = (int32_t)(v_sd_1487_off[t414 + 1] - v_sd_1487_off[t414]);
+            if ((uint64_t)(int64_t)t414 < (uint64_t)v_sd_1490_n) {
+              t426 = (int32_t)(v_sd_1490_off[t414 + 1] - v_sd_1490_off[t414]);
             } else {
-              NESSIE_RECORD(err, t413, RT_CHECK_INDEX, 0, 0, RT_GATHER, t414, v_sd_1487_n, 0.0, 4);
+              NESSIE_RECORD(err, t413, RT_CHECK_INDEX, 0, 0, RT_GATHER, t414, v_sd_1490_n, 0.0, 4);
               t426 = 0;
             }
             uint8_t t428 = rt_le_i(t426, 1);
@@ -1652,7 +1653,7 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int3
           t412x0 = t421;
           t412x1 = t425;
           t412x2 = t419;
-          v_x1486_d[t413] = t412x2; /* a map column */
+          v_x1489_d[t413] = t412x2; /* a map column */
           int32_t t436 = rt_add_i(t412a0, t412x0);
           int32_t t438 = rt_add_i(t412a1, t412x1);
           t412a0 = t436;
@@ -1675,12 +1676,12 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int3
         t412t0 = t442;
         t412t1 = t444;
       }
-      v_x1484 = rt_value_new(rt_vec_type(RT_INT), t408);
-      int32_t *v_x1484_d = v_x1484->data.i;
-      const int64_t v_x1484_n = v_x1484->len;
-      v_x1485 = rt_value_new(rt_vec_type(RT_INT), t408);
-      int32_t *v_x1485_d = v_x1485->data.i;
-      const int64_t v_x1485_n = v_x1485->len;
+      v_x1487 = rt_value_new(rt_vec_type(RT_INT), t408);
+      int32_t *v_x1487_d = v_x1487->data.i;
+      const int64_t v_x1487_n = v_x1487->len;
+      v_x1488 = rt_value_new(rt_vec_type(RT_INT), t408);
+      int32_t *v_x1488_d = v_x1488->data.i;
+      const int64_t v_x1488_n = v_x1488->len;
       RT_PARALLEL_FOR_IF(t409 > 1)
       for (int64_t t412 = 0; t412 < t409; t412++) {
         int32_t t412p0;
@@ -1690,13 +1691,13 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int3
         const int64_t t412_end = (t412 + 1) * RT_CHUNK < t408 ? (t412 + 1) * RT_CHUNK : t408;
         for (int64_t t413 = t412 * RT_CHUNK; t413 < t412_end; t413++) {
           const int32_t t414 = (int32_t)t413;
-          v_x1484_d[t413] = t412p0;
-          v_x1485_d[t413] = t412p1;
+          v_x1487_d[t413] = t412p0;
+          v_x1488_d[t413] = t412p1;
           int32_t t412y0;
           int32_t t412y1;
           int t446 = 0; /* nonzero: a check below failed */
-          int t447 = (uint64_t)(int64_t)t414 < (uint64_t)v_sd_1487_n;
-          int32_t t445 = t447 ? (int32_t)(v_sd_1487_off[t414 + 1] - v_sd_1487_off[t414]) : 0;
+          int t447 = (uint64_t)(int64_t)t414 < (uint64_t)v_sd_1490_n;
+          int32_t t445 = t447 ? (int32_t)(v_sd_1490_off[t414 + 1] - v_sd_1490_off[t414]) : 0;
           t446 |= !t447;
           uint8_t t449 = rt_le_i(t445, 1);
           int32_t t451 = rt_btoi_b(t449);
@@ -1704,10 +1705,10 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int3
           int32_t t455 = rt_btoi_b(t453);
           if (__builtin_expect(t446 != 0, 0)) { /* again, recording the error */
             int32_t t456;
-            if ((uint64_t)(int64_t)t414 < (uint64_t)v_sd_1487_n) {
-              t456 = (int32_t)(v_sd_1487_off[t414 + 1] - v_sd_1487_off[t414]);
+            if ((uint64_t)(int64_t)t414 < (uint64_t)v_sd_1490_n) {
+              t456 = (int32_t)(v_sd_1490_off[t414 + 1] - v_sd_1490_off[t414]);
             } else {
-              NESSIE_RECORD(err, t413, RT_CHECK_INDEX, 0, 0, RT_GATHER, t414, v_sd_1487_n, 0.0, 5);
+              NESSIE_RECORD(err, t413, RT_CHECK_INDEX, 0, 0, RT_GATHER, t414, v_sd_1490_n, 0.0, 5);
               t456 = 0;
             }
             uint8_t t458 = rt_le_i(t456, 1);
@@ -1729,349 +1730,349 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int3
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1486 = v_x1486;
-  *out_v_x1467 = v_x1467;
-  *out_v_x1469 = v_x1469;
-  *out_v_x1484 = v_x1484;
-  *out_v_x1485 = v_x1485;
-  rt_release(v_x1468);
-  rt_release(v_x1470);
+  *out_v_x1489 = v_x1489;
+  *out_v_x1470 = v_x1470;
+  *out_v_x1472 = v_x1472;
+  *out_v_x1487 = v_x1487;
+  *out_v_x1488 = v_x1488;
+  rt_release(v_x1471);
+  rt_release(v_x1473);
   return;
 fail:
-  rt_release(v_x1467);
-  rt_release(v_x1468);
-  rt_release(v_x1469);
   rt_release(v_x1470);
-  rt_release(v_x1484);
-  rt_release(v_x1485);
-  rt_release(v_x1486);
+  rt_release(v_x1471);
+  rt_release(v_x1472);
+  rt_release(v_x1473);
+  rt_release(v_x1487);
+  rt_release(v_x1488);
+  rt_release(v_x1489);
 }
 
 /* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1502, RtValue *v_sd_1514, RtValue *v_sd_1504, RtValue **out_v_x1512) {
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1505, RtValue *v_sd_1517, RtValue *v_sd_1507, RtValue **out_v_x1515) {
   (void)loc;
   (void)run;
-  int32_t *v_x1502_d = v_x1502->data.i;
-  const int64_t v_x1502_n = v_x1502->len;
-  const int64_t *v_sd_1514_off = rt_seg_offsets(v_sd_1514);
-  const int64_t v_sd_1514_n = v_sd_1514->len;
-  const int64_t *v_sd_1504_off = rt_seg_offsets(v_sd_1504);
-  const int64_t v_sd_1504_n = v_sd_1504->len;
-  RtValue *v_x1508 = NULL;
-  RtValue *v_x1509 = NULL;
-  RtValue *v_x1510 = NULL;
+  int32_t *v_x1505_d = v_x1505->data.i;
+  const int64_t v_x1505_n = v_x1505->len;
+  const int64_t *v_sd_1517_off = rt_seg_offsets(v_sd_1517);
+  const int64_t v_sd_1517_n = v_sd_1517->len;
+  const int64_t *v_sd_1507_off = rt_seg_offsets(v_sd_1507);
+  const int64_t v_sd_1507_n = v_sd_1507->len;
   RtValue *v_x1511 = NULL;
   RtValue *v_x1512 = NULL;
   RtValue *v_x1513 = NULL;
+  RtValue *v_x1514 = NULL;
+  RtValue *v_x1515 = NULL;
+  RtValue *v_x1516 = NULL;
   /* MAP */
   {
-    const int64_t t469 = v_x1502_n;
-    v_x1508 = rt_value_new(rt_vec_type(RT_INT), t469);
-    int32_t *v_x1508_d = v_x1508->data.i;
-    const int64_t v_x1508_n = v_x1508->len;
-    v_x1509 = rt_value_new(rt_vec_type(RT_INT), t469);
-    int32_t *v_x1509_d = v_x1509->data.i;
-    const int64_t v_x1509_n = v_x1509->len;
-    v_x1510 = rt_value_new(rt_vec_type(RT_INT), t469);
-    int32_t *v_x1510_d = v_x1510->data.i;
-    const int64_t v_x1510_n = v_x1510->len;
+    const int64_t t469 = v_x1505_n;
+    v_x1511 = rt_value_new(rt_vec_type(RT_INT), t469);
+    int32_t *v_x1511_d = v_x1511->data.i;
+    const int64_t v_x1511_n = v_x1511->len;
+    v_x1512 = rt_value_new(rt_vec_type(RT_INT), t469);
+    int32_t *v_x1512_d = v_x1512->data.i;
+    const int64_t v_x1512_n = v_x1512->len;
+    v_x1513 = rt_value_new(rt_vec_type(RT_INT), t469);
+    int32_t *v_x1513_d = v_x1513->data.i;
+    const int64_t v_x1513_n = v_x1513->len;
     RT_PARALLEL_FOR_IF(t469 >= RT_PARALLEL_MIN)
     for (int64_t t470 = 0; t470 < t469; t470++) {
       const int32_t t471 = (int32_t)t470;
       int t474 = 0; /* nonzero: a check below failed */
-      int32_t t472 = v_x1502_d[t471];
-      int t475 = (uint64_t)(int64_t)t472 < (uint64_t)v_sd_1504_n;
-      int32_t t473 = t475 ? (int32_t)v_sd_1504_off[t472] : 0;
+      int32_t t472 = v_x1505_d[t471];
+      int t475 = (uint64_t)(int64_t)t472 < (uint64_t)v_sd_1507_n;
+      int32_t t473 = t475 ? (int32_t)v_sd_1507_off[t472] : 0;
       t474 |= !t475;
-      int t477 = (uint64_t)(int64_t)t472 < (uint64_t)v_sd_1514_n;
-      int32_t t476 = t477 ? (int32_t)(v_sd_1514_off[t472 + 1] - v_sd_1514_off[t472]) : 0;
+      int t477 = (uint64_t)(int64_t)t472 < (uint64_t)v_sd_1517_n;
+      int32_t t476 = t477 ? (int32_t)(v_sd_1517_off[t472 + 1] - v_sd_1517_off[t472]) : 0;
       t474 |= !t477;
       int32_t t479 = rt_add_i(t473, t476);
       if (__builtin_expect(t474 != 0, 0)) { /* again, recording the error */
-        int32_t t480 = v_x1502_d[t471];
+        int32_t t480 = v_x1505_d[t471];
         int32_t t481;
-        if ((uint64_t)(int64_t)t480 < (uint64_t)v_sd_1504_n) {
-          t481 = (int32_t)v_sd_1504_off[t480];
+        if ((uint64_t)(int64_t)t480 < (uint64_t)v_sd_1507_n) {
+          t481 = (int32_t)v_sd_1507_off[t480];
         } else {
-          NESSIE_RECORD(err, t470, RT_CHECK_INDEX, 0, 0, RT_GATHER, t480, v_sd_1504_n, 0.0, 0);
+          NESSIE_RECORD(err, t470, RT_CHECK_INDEX, 0, 0, RT_GATHER, t480, v_sd_1507_n, 0.0, 0);
           t481 = 0;
         }
         int32_t t482;
-        if ((uint64_t)(int64_t)t480 < (uint64_t)v_sd_1514_n) {
-          t482 = (int32_t)(v_sd_1514_off[t480 + 1] - v_sd_1514_off[t480]);
+        if ((uint64_t)(int64_t)t480 < (uint64_t)v_sd_1517_n) {
+          t482 = (int32_t)(v_sd_1517_off[t480 + 1] - v_sd_1517_off[t480]);
         } else {
-          NESSIE_RECORD(err, t470, RT_CHECK_INDEX, 0, 0, RT_GATHER, t480, v_sd_1514_n, 0.0, 1);
+          NESSIE_RECORD(err, t470, RT_CHECK_INDEX, 0, 0, RT_GATHER, t480, v_sd_1517_n, 0.0, 1);
           t482 = 0;
         }
         int32_t t484 = rt_add_i(t481, t482);
       }
-      v_x1508_d[t470] = t473;
-      v_x1509_d[t470] = t479;
-      v_x1510_d[t470] = 1;
+      v_x1511_d[t470] = t473;
+      v_x1512_d[t470] = t479;
+      v_x1513_d[t470] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1508_d = v_x1508->data.i;
-    const int64_t v_x1508_n = v_x1508->len;
-    int32_t *v_x1509_d = v_x1509->data.i;
-    const int64_t v_x1509_n = v_x1509->len;
-    int32_t *v_x1510_d = v_x1510->data.i;
-    const int64_t v_x1510_n = v_x1510->len;
+    int32_t *v_x1511_d = v_x1511->data.i;
+    const int64_t v_x1511_n = v_x1511->len;
+    int32_t *v_x1512_d = v_x1512->data.i;
+    const int64_t v_x1512_n = v_x1512->len;
+    int32_t *v_x1513_d = v_x1513->data.i;
+    const int64_t v_x1513_n = v_x1513->len;
     /* LIBRARY */
     {
-      RtValue *t485 = rt_range_segdes(loc, v_x1508, v_x1509, v_x1510, &v_x1512, &v_x1513);
-      v_x1511 = t485;
-      const int64_t *v_x1511_off = rt_seg_offsets(v_x1511);
-      const int64_t v_x1511_n = v_x1511->len;
+      RtValue *t485 = rt_range_segdes(loc, v_x1511, v_x1512, v_x1513, &v_x1515, &v_x1516);
+      v_x1514 = t485;
+      const int64_t *v_x1514_off = rt_seg_offsets(v_x1514);
+      const int64_t v_x1514_n = v_x1514->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1512 = v_x1512;
-  rt_release(v_x1508);
-  rt_release(v_x1509);
-  rt_release(v_x1510);
-  rt_release(v_x1511);
-  rt_release(v_x1513);
-  return;
-fail:
-  rt_release(v_x1508);
-  rt_release(v_x1509);
-  rt_release(v_x1510);
+  *out_v_x1515 = v_x1515;
   rt_release(v_x1511);
   rt_release(v_x1512);
   rt_release(v_x1513);
+  rt_release(v_x1514);
+  rt_release(v_x1516);
+  return;
+fail:
+  rt_release(v_x1511);
+  rt_release(v_x1512);
+  rt_release(v_x1513);
+  rt_release(v_x1514);
+  rt_release(v_x1515);
+  rt_release(v_x1516);
 }
 
 /* K14: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1488, RtValue *v_sd_1501, RtValue *v_sd_1490, RtValue **out_v_x1495, RtValue **out_v_x1494, RtValue **out_v_x1497, RtValue **out_v_x1498, RtValue **out_v_x1500) {
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1491, RtValue *v_sd_1504, RtValue *v_sd_1493, RtValue **out_v_x1498, RtValue **out_v_x1497, RtValue **out_v_x1500, RtValue **out_v_x1501, RtValue **out_v_x1503) {
   (void)loc;
   (void)run;
-  int32_t *v_x1488_d = v_x1488->data.i;
-  const int64_t v_x1488_n = v_x1488->len;
-  const int64_t *v_sd_1501_off = rt_seg_offsets(v_sd_1501);
-  const int64_t v_sd_1501_n = v_sd_1501->len;
-  const int64_t *v_sd_1490_off = rt_seg_offsets(v_sd_1490);
-  const int64_t v_sd_1490_n = v_sd_1490->len;
-  RtValue *v_x1494 = NULL;
-  RtValue *v_x1495 = NULL;
-  RtValue *v_x1496 = NULL;
+  int32_t *v_x1491_d = v_x1491->data.i;
+  const int64_t v_x1491_n = v_x1491->len;
+  const int64_t *v_sd_1504_off = rt_seg_offsets(v_sd_1504);
+  const int64_t v_sd_1504_n = v_sd_1504->len;
+  const int64_t *v_sd_1493_off = rt_seg_offsets(v_sd_1493);
+  const int64_t v_sd_1493_n = v_sd_1493->len;
   RtValue *v_x1497 = NULL;
   RtValue *v_x1498 = NULL;
   RtValue *v_x1499 = NULL;
   RtValue *v_x1500 = NULL;
+  RtValue *v_x1501 = NULL;
+  RtValue *v_x1502 = NULL;
+  RtValue *v_x1503 = NULL;
   /* MAP */
   {
-    const int64_t t486 = v_x1488_n;
-    v_x1494 = rt_value_new(rt_vec_type(RT_INT), t486);
-    int32_t *v_x1494_d = v_x1494->data.i;
-    const int64_t v_x1494_n = v_x1494->len;
-    v_x1495 = rt_value_new(rt_vec_type(RT_INT), t486);
-    int32_t *v_x1495_d = v_x1495->data.i;
-    const int64_t v_x1495_n = v_x1495->len;
-    v_x1496 = rt_value_new(rt_vec_type(RT_INT), t486);
-    int32_t *v_x1496_d = v_x1496->data.i;
-    const int64_t v_x1496_n = v_x1496->len;
+    const int64_t t486 = v_x1491_n;
     v_x1497 = rt_value_new(rt_vec_type(RT_INT), t486);
     int32_t *v_x1497_d = v_x1497->data.i;
     const int64_t v_x1497_n = v_x1497->len;
+    v_x1498 = rt_value_new(rt_vec_type(RT_INT), t486);
+    int32_t *v_x1498_d = v_x1498->data.i;
+    const int64_t v_x1498_n = v_x1498->len;
+    v_x1499 = rt_value_new(rt_vec_type(RT_INT), t486);
+    int32_t *v_x1499_d = v_x1499->data.i;
+    const int64_t v_x1499_n = v_x1499->len;
+    v_x1500 = rt_value_new(rt_vec_type(RT_INT), t486);
+    int32_t *v_x1500_d = v_x1500->data.i;
+    const int64_t v_x1500_n = v_x1500->len;
     RT_PARALLEL_FOR_IF(t486 >= RT_PARALLEL_MIN)
     for (int64_t t487 = 0; t487 < t486; t487++) {
       const int32_t t488 = (int32_t)t487;
       int t491 = 0; /* nonzero: a check below failed */
-      int32_t t489 = v_x1488_d[t488];
-      int t492 = (uint64_t)(int64_t)t489 < (uint64_t)v_sd_1490_n;
-      int32_t t490 = t492 ? (int32_t)v_sd_1490_off[t489] : 0;
+      int32_t t489 = v_x1491_d[t488];
+      int t492 = (uint64_t)(int64_t)t489 < (uint64_t)v_sd_1493_n;
+      int32_t t490 = t492 ? (int32_t)v_sd_1493_off[t489] : 0;
       t491 |= !t492;
-      int t494 = (uint64_t)(int64_t)t489 < (uint64_t)v_sd_1501_n;
-      int32_t t493 = t494 ? (int32_t)(v_sd_1501_off[t489 + 1] - v_sd_1501_off[t489]) : 0;
+      int t494 = (uint64_t)(int64_t)t489 < (uint64_t)v_sd_1504_n;
+      int32_t t493 = t494 ? (int32_t)(v_sd_1504_off[t489 + 1] - v_sd_1504_off[t489]) : 0;
       t491 |= !t494;
       int32_t t496 = rt_add_i(t490, t493);
       if (__builtin_expect(t491 != 0, 0)) { /* again, recording the error */
-        int32_t t497 = v_x1488_d[t488];
+        int32_t t497 = v_x1491_d[t488];
         int32_t t498;
-        if ((uint64_t)(int64_t)t497 < (uint64_t)v_sd_1490_n) {
-          t498 = (int32_t)v_sd_1490_off[t497];
+        if ((uint64_t)(int64_t)t497 < (uint64_t)v_sd_1493_n) {
+          t498 = (int32_t)v_sd_1493_off[t497];
         } else {
-          NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_sd_1490_n, 0.0, 0);
+          NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_sd_1493_n, 0.0, 0);
           t498 = 0;
         }
         int32_t t499;
-        if ((uint64_t)(int64_t)t497 < (uint64_t)v_sd_1501_n) {
-          t499 = (int32_t)(v_sd_1501_off[t497 + 1] - v_sd_1501_off[t497]);
+        if ((uint64_t)(int64_t)t497 < (uint64_t)v_sd_1504_n) {
+          t499 = (int32_t)(v_sd_1504_off[t497 + 1] - v_sd_1504_off[t497]);
         } else {
-          NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_sd_1501_n, 0.0, 1);
+          NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_sd_1504_n, 0.0, 1);
           t499 = 0;
         }
         int32_t t501 = rt_add_i(t498, t499);
       }
-      v_x1494_d[t487] = t490;
-      v_x1495_d[t487] = t493;
-      v_x1496_d[t487] = t496;
-      v_x1497_d[t487] = 1;
+      v_x1497_d[t487] = t490;
+      v_x1498_d[t487] = t493;
+      v_x1499_d[t487] = t496;
+      v_x1500_d[t487] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1494_d = v_x1494->data.i;
-    const int64_t v_x1494_n = v_x1494->len;
-    int32_t *v_x1495_d = v_x1495->data.i;
-    const int64_t v_x1495_n = v_x1495->len;
-    int32_t *v_x1496_d = v_x1496->data.i;
-    const int64_t v_x1496_n = v_x1496->len;
     int32_t *v_x1497_d = v_x1497->data.i;
     const int64_t v_x1497_n = v_x1497->len;
+    int32_t *v_x1498_d = v_x1498->data.i;
+    const int64_t v_x1498_n = v_x1498->len;
+    int32_t *v_x1499_d = v_x1499->data.i;
+    const int64_t v_x1499_n = v_x1499->len;
+    int32_t *v_x1500_d = v_x1500->data.i;
+    const int64_t v_x1500_n = v_x1500->len;
     /* LIBRARY */
     {
-      RtValue *t502 = rt_range_segdes(loc, v_x1494, v_x1496, v_x1497, &v_x1499, &v_x1500);
-      v_x1498 = t502;
-      const int64_t *v_x1498_off = rt_seg_offsets(v_x1498);
-      const int64_t v_x1498_n = v_x1498->len;
+      RtValue *t502 = rt_range_segdes(loc, v_x1497, v_x1499, v_x1500, &v_x1502, &v_x1503);
+      v_x1501 = t502;
+      const int64_t *v_x1501_off = rt_seg_offsets(v_x1501);
+      const int64_t v_x1501_n = v_x1501->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1495 = v_x1495;
-  *out_v_x1494 = v_x1494;
-  *out_v_x1497 = v_x1497;
   *out_v_x1498 = v_x1498;
+  *out_v_x1497 = v_x1497;
   *out_v_x1500 = v_x1500;
-  rt_release(v_x1496);
+  *out_v_x1501 = v_x1501;
+  *out_v_x1503 = v_x1503;
   rt_release(v_x1499);
+  rt_release(v_x1502);
   return;
 fail:
-  rt_release(v_x1494);
-  rt_release(v_x1495);
-  rt_release(v_x1496);
   rt_release(v_x1497);
   rt_release(v_x1498);
   rt_release(v_x1499);
   rt_release(v_x1500);
+  rt_release(v_x1501);
+  rt_release(v_x1502);
+  rt_release(v_x1503);
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1272, int32_t v_x1273, RtValue *v_x1276, RtValue *v_x1277, RtValue *v_x1280, RtValue *v_x1281, int32_t v_x1282, RtValue **out_v_x1286) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1275, int32_t v_x1276, RtValue *v_x1279, RtValue *v_x1280, RtValue *v_x1283, RtValue *v_x1284, int32_t v_x1285, RtValue **out_v_x1289) {
   (void)loc;
   (void)run;
-  int32_t *v_x1272_d = v_x1272->data.i;
-  const int64_t v_x1272_n = v_x1272->len;
-  uint8_t *v_x1276_d = v_x1276->data.b;
-  const int64_t v_x1276_n = v_x1276->len;
-  (void)v_x1276_n; /* v_x1276's length is v_x1272's */
-  int32_t *v_x1277_d = v_x1277->data.i;
-  const int64_t v_x1277_n = v_x1277->len;
-  (void)v_x1277_n; /* v_x1277's length is v_x1272's */
+  int32_t *v_x1275_d = v_x1275->data.i;
+  const int64_t v_x1275_n = v_x1275->len;
+  uint8_t *v_x1279_d = v_x1279->data.b;
+  const int64_t v_x1279_n = v_x1279->len;
+  (void)v_x1279_n; /* v_x1279's length is v_x1275's */
   int32_t *v_x1280_d = v_x1280->data.i;
   const int64_t v_x1280_n = v_x1280->len;
-  int32_t *v_x1281_d = v_x1281->data.i;
-  const int64_t v_x1281_n = v_x1281->len;
-  RtValue *v_x1286 = NULL;
+  (void)v_x1280_n; /* v_x1280's length is v_x1275's */
+  int32_t *v_x1283_d = v_x1283->data.i;
+  const int64_t v_x1283_n = v_x1283->len;
+  int32_t *v_x1284_d = v_x1284->data.i;
+  const int64_t v_x1284_n = v_x1284->len;
+  RtValue *v_x1289 = NULL;
   /* MAP */
   {
-    const int64_t t503 = v_x1272_n;
-    v_x1286 = rt_value_new(rt_vec_type(RT_INT), t503);
-    int32_t *v_x1286_d = v_x1286->data.i;
-    const int64_t v_x1286_n = v_x1286->len;
+    const int64_t t503 = v_x1275_n;
+    v_x1289 = rt_value_new(rt_vec_type(RT_INT), t503);
+    int32_t *v_x1289_d = v_x1289->data.i;
+    const int64_t v_x1289_n = v_x1289->len;
     RT_PARALLEL_FOR_IF(t503 >= RT_PARALLEL_MIN)
     for (int64_t t504 = 0; t504 < t503; t504++) {
       const int32_t t505 = (int32_t)t504;
       int t514 = 0; /* nonzero: a check below failed */
-      int32_t t506 = v_x1272_d[t505];
-      int32_t t508 = rt_add_i(t506, v_x1273);
-      uint8_t t509 = v_x1276_d[t505];
-      int32_t t510 = v_x1277_d[t505];
+      int32_t t506 = v_x1275_d[t505];
+      int32_t t508 = rt_add_i(t506, v_x1276);
+      uint8_t t509 = v_x1279_d[t505];
+      int32_t t510 = v_x1280_d[t505];
       int32_t t512 = (t509 ? t510 : t508);
-      int t515 = (uint64_t)(int64_t)t512 < (uint64_t)v_x1282;
+      int t515 = (uint64_t)(int64_t)t512 < (uint64_t)v_x1285;
       int32_t t513 = t515 ? t512 : 0;
       t514 |= !t515;
-      uint8_t t517 = rt_lt_i(t513, (int32_t)v_x1280_n);
+      uint8_t t517 = rt_lt_i(t513, (int32_t)v_x1283_n);
       int32_t t518;
       if (t517) {
-        int t520 = (uint64_t)(int64_t)t513 < (uint64_t)v_x1280_n;
-        int32_t t519 = t520 ? v_x1280_d[t513] : 0;
+        int t520 = (uint64_t)(int64_t)t513 < (uint64_t)v_x1283_n;
+        int32_t t519 = t520 ? v_x1283_d[t513] : 0;
         t514 |= !t520;
         t518 = t519;
       } else {
-        int32_t t522 = rt_sub_i(t513, (int32_t)v_x1280_n);
-        int t524 = (uint64_t)(int64_t)t522 < (uint64_t)v_x1281_n;
-        int32_t t523 = t524 ? v_x1281_d[t522] : 0;
+        int32_t t522 = rt_sub_i(t513, (int32_t)v_x1283_n);
+        int t524 = (uint64_t)(int64_t)t522 < (uint64_t)v_x1284_n;
+        int32_t t523 = t524 ? v_x1284_d[t522] : 0;
         t514 |= !t524;
         t518 = t523;
       }
       if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
-        int32_t t525 = v_x1272_d[t505];
-        int32_t t527 = rt_add_i(t525, v_x1273);
-        uint8_t t528 = v_x1276_d[t505];
-        int32_t t529 = v_x1277_d[t505];
+        int32_t t525 = v_x1275_d[t505];
+        int32_t t527 = rt_add_i(t525, v_x1276);
+        uint8_t t528 = v_x1279_d[t505];
+        int32_t t529 = v_x1280_d[t505];
         int32_t t531 = (t528 ? t529 : t527);
         int32_t t532;
-        if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1282) {
+        if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1285) {
           t532 = t531;
         } else {
-          NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1282, 0.0, 0);
+          NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1285, 0.0, 0);
           t532 = 0;
         }
-        uint8_t t534 = rt_lt_i(t532, (int32_t)v_x1280_n);
+        uint8_t t534 = rt_lt_i(t532, (int32_t)v_x1283_n);
         int32_t t535;
         if (t534) {
           int32_t t536;
-          if ((uint64_t)(int64_t)t532 < (uint64_t)v_x1280_n) {
-            t536 = v_x1280_d[t532];
+          if ((uint64_t)(int64_t)t532 < (uint64_t)v_x1283_n) {
+            t536 = v_x1283_d[t532];
           } else {
-            NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t532, v_x1280_n, 0.0, 1);
+            NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t532, v_x1283_n, 0.0, 1);
             t536 = 0;
           }
           t535 = t536;
         } else {
-          int32_t t538 = rt_sub_i(t532, (int32_t)v_x1280_n);
+          int32_t t538 = rt_sub_i(t532, (int32_t)v_x1283_n);
           int32_t t539;
-          if ((uint64_t)(int64_t)t538 < (uint64_t)v_x1281_n) {
-            t539 = v_x1281_d[t538];
+          if ((uint64_t)(int64_t)t538 < (uint64_t)v_x1284_n) {
+            t539 = v_x1284_d[t538];
           } else {
-            NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x1281_n, 0.0, 2);
+            NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x1284_n, 0.0, 2);
             t539 = 0;
           }
           t535 = t539;
         }
       }
-      v_x1286_d[t504] = t518;
+      v_x1289_d[t504] = t518;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1286 = v_x1286;
+  *out_v_x1289 = v_x1289;
   return;
 fail:
-  rt_release(v_x1286);
+  rt_release(v_x1289);
 }
 
 /* K16: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1515, RtValue **out_v_x1518) {
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue **out_v_x1521) {
   (void)loc;
   (void)run;
-  int32_t *v_x1515_d = v_x1515->data.i;
-  const int64_t v_x1515_n = v_x1515->len;
-  int32_t v_x1516 = 0;
-  RtValue *v_x1518 = NULL;
+  int32_t *v_x1518_d = v_x1518->data.i;
+  const int64_t v_x1518_n = v_x1518->len;
+  int32_t v_x1519 = 0;
+  RtValue *v_x1521 = NULL;
   /* ONCE */
   {
     int t541 = 0; /* nonzero: a check below failed */
-    int t542 = (uint64_t)(int64_t)0 < (uint64_t)v_x1515_n;
-    int32_t t540 = t542 ? v_x1515_d[0] : 0;
+    int t542 = (uint64_t)(int64_t)0 < (uint64_t)v_x1518_n;
+    int32_t t540 = t542 ? v_x1518_d[0] : 0;
     t541 |= !t542;
     if (__builtin_expect(t541 != 0, 0)) { /* again, recording the error */
       int32_t t543;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1515_n) {
-        t543 = v_x1515_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1518_n) {
+        t543 = v_x1518_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1515_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1518_n, 0.0, 0);
         t543 = 0;
       }
     }
-    v_x1516 = t540;
+    v_x1519 = t540;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -2079,37 +2080,37 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1515, RtValu
     /* MAP */
     {
       const int64_t t544 = 1;
-      v_x1518 = rt_value_new(rt_vec_type(RT_INT), t544);
-      int32_t *v_x1518_d = v_x1518->data.i;
-      const int64_t v_x1518_n = v_x1518->len;
+      v_x1521 = rt_value_new(rt_vec_type(RT_INT), t544);
+      int32_t *v_x1521_d = v_x1521->data.i;
+      const int64_t v_x1521_n = v_x1521->len;
       RT_PARALLEL_FOR_IF(t544 >= RT_PARALLEL_MIN)
       for (int64_t t545 = 0; t545 < t544; t545++) {
         const int32_t t546 = (int32_t)t545;
-        v_x1518_d[t545] = v_x1516;
+        v_x1521_d[t545] = v_x1519;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1518 = v_x1518;
+  *out_v_x1521 = v_x1521;
   return;
 fail:
-  rt_release(v_x1518);
+  rt_release(v_x1521);
 }
 
 /* K17: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, RtValue *v_dev_1527, RtValue **out_v_x1525, RtValue **out_v_x1526) {
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtValue *v_dev_1530, RtValue **out_v_x1528, RtValue **out_v_x1529) {
   (void)loc;
   (void)run;
-  int32_t *v_x1520_d = v_x1520->data.i;
-  const int64_t v_x1520_n = v_x1520->len;
-  int32_t *v_dev_1527_d = v_dev_1527->data.i;
-  const int64_t v_dev_1527_n = v_dev_1527->len;
-  RtValue *v_x1525 = NULL;
-  RtValue *v_x1526 = NULL;
+  int32_t *v_x1523_d = v_x1523->data.i;
+  const int64_t v_x1523_n = v_x1523->len;
+  int32_t *v_dev_1530_d = v_dev_1530->data.i;
+  const int64_t v_dev_1530_n = v_dev_1530->len;
+  RtValue *v_x1528 = NULL;
+  RtValue *v_x1529 = NULL;
   /* SPLIT */
   {
-    const int64_t t547 = v_x1520_n;
+    const int64_t t547 = v_x1523_n;
     const int64_t t548 = t547 > 0 ? (t547 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t549 = (uint8_t *)rt_alloc_atomic((size_t)t547 + 1);
     int64_t *t550 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t548 + 1)); /* class c, chunk k: [c * chunks + k] */
@@ -2121,23 +2122,23 @@ static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, RtValu
         const int32_t t553 = (int32_t)t552;
         int32_t t551x0;
         int32_t t551x1;
-        int32_t t556 = v_x1520_d[t553];
+        int32_t t556 = v_x1523_d[t553];
         t551x0 = t556;
         t551x1 = t556;
         uint8_t t557;
         uint8_t t558;
         int t560 = 0; /* nonzero: a check below failed */
-        int t561 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1527_n;
-        int32_t t559 = t561 ? v_dev_1527_d[0] : 0;
+        int t561 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1530_n;
+        int32_t t559 = t561 ? v_dev_1530_d[0] : 0;
         t560 |= !t561;
         uint8_t t563 = rt_lt_i(t551x0, t559);
         uint8_t t565 = rt_gt_i(t551x1, t559);
         if (__builtin_expect(t560 != 0, 0)) { /* again, recording the error */
           int32_t t566;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1527_n) {
-            t566 = v_dev_1527_d[0];
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1530_n) {
+            t566 = v_dev_1530_d[0];
           } else {
-            NESSIE_RECORD(err, t552, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1527_n, 0.0, 0);
+            NESSIE_RECORD(err, t552, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1530_n, 0.0, 0);
             t566 = 0;
           }
           uint8_t t568 = rt_lt_i(t551x0, t566);
@@ -2163,18 +2164,18 @@ static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, RtValu
       t550[0 * t548 + t551] = t571;
       t571 += k;
     }
-    v_x1525 = rt_value_new(rt_vec_type(RT_INT), t571);
-    int32_t *v_x1525_d = v_x1525->data.i;
-    const int64_t v_x1525_n = v_x1525->len;
+    v_x1528 = rt_value_new(rt_vec_type(RT_INT), t571);
+    int32_t *v_x1528_d = v_x1528->data.i;
+    const int64_t v_x1528_n = v_x1528->len;
     int64_t t572 = 0;
     for (int64_t t551 = 0; t551 < t548; t551++) {
       const int64_t k = t550[1 * t548 + t551];
       t550[1 * t548 + t551] = t572;
       t572 += k;
     }
-    v_x1526 = rt_value_new(rt_vec_type(RT_INT), t572);
-    int32_t *v_x1526_d = v_x1526->data.i;
-    const int64_t v_x1526_n = v_x1526->len;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t572);
+    int32_t *v_x1529_d = v_x1529->data.i;
+    const int64_t v_x1529_n = v_x1529->len;
     RT_PARALLEL_FOR_IF(t548 > 1)
     for (int64_t t551 = 0; t551 < t548; t551++) {
       int64_t at[2];
@@ -2187,15 +2188,15 @@ static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, RtValu
           continue;
         int32_t t551y0;
         int32_t t551y1;
-        int32_t t573 = v_x1520_d[t553];
+        int32_t t573 = v_x1523_d[t553];
         t551y0 = t573;
         t551y1 = t573;
         if (t549[t552] >> 0 & 1) {
-          v_x1525_d[at[0]] = t551y0;
+          v_x1528_d[at[0]] = t551y0;
           at[0]++;
         }
         if (t549[t552] >> 1 & 1) {
-          v_x1526_d[at[1]] = t551y1;
+          v_x1529_d[at[1]] = t551y1;
           at[1]++;
         }
       }
@@ -2205,12 +2206,12 @@ static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, RtValu
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1525 = v_x1525;
-  *out_v_x1526 = v_x1526;
+  *out_v_x1528 = v_x1528;
+  *out_v_x1529 = v_x1529;
   return;
 fail:
-  rt_release(v_x1525);
-  rt_release(v_x1526);
+  rt_release(v_x1528);
+  rt_release(v_x1529);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2223,12 +2224,12 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1519 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1519);
+    RtValue *v_dev_1522 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1522);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1519, &v_x42, &v_x60);
-    rt_release(v_dev_1519);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1522, &v_x42, &v_x60);
+    rt_release(v_dev_1522);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
@@ -2274,18 +2275,18 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x721 = NULL;
+  RtValue *v_x723 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
-    v_x721 = v_x94;
+    v_x723 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
-    RtValue *v_x676 = NULL;
-    RtValue *v_x690 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x676, &v_x690);
+    RtValue *v_x678 = NULL;
+    RtValue *v_x692 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x678, &v_x692);
     RtValue *v_x193 = NULL;
     RtValue *v_x201 = NULL;
     RtValue *v_x211 = NULL;
@@ -2320,11 +2321,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     uint8_t v_x246 = 0;
     v_x246 = rt_eq_i(v_x133, 0);
-    RtValue *v_x665 = NULL;
+    RtValue *v_x667 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x249);
-      v_x665 = v_x249;
+      v_x667 = v_x249;
     } else {
       RtValue *v_x253 = NULL;
       int32_t v_x267 = 0;
@@ -2335,9 +2336,9 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x374 = NULL;
       RtValue *v_x395 = NULL;
       RtValue *v_x470 = NULL;
-      RtValue *v_x557 = NULL;
-      RtValue *v_x635 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x232, v_x89, v_x133, v_x193, v_x201, v_x218, &v_x253, &v_x267, &v_x268, &v_x281, &v_x327, &v_x348, &v_x374, &v_x395, &v_x470, &v_x557, &v_x635);
+      RtValue *v_x559 = NULL;
+      RtValue *v_x637 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x232, v_x89, v_x133, v_x193, v_x201, v_x218, &v_x253, &v_x267, &v_x268, &v_x281, &v_x327, &v_x348, &v_x374, &v_x395, &v_x470, &v_x559, &v_x637);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x267, v_x268, 0);
       int32_t v_x408 = 0;
       v_x408 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
@@ -2357,63 +2358,63 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       rt_release(v_x395);
       RtValue *v_x489 = NULL;
       RtValue *v_x499 = NULL;
-      RtValue *v_x506 = NULL;
       RtValue *v_x508 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x427, v_x133, v_x414, v_x484, &v_x489, &v_x499, &v_x506, &v_x508);
+      RtValue *v_x510 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x427, v_x133, v_x414, v_x484, v_x417, &v_x489, &v_x499, &v_x508, &v_x510);
       rt_release(v_x414);
       rt_release(v_x484);
-      int32_t v_x512 = 0;
-      v_x512 = (int32_t)NESSIE_SEG_TOTAL(v_x506);
-      RtValue *v_x525 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x327, v_x374, v_x417, v_x506, v_x508, v_x499, v_x489, &v_x525);
+      int32_t v_x514 = 0;
+      v_x514 = (int32_t)NESSIE_SEG_TOTAL(v_x508);
+      RtValue *v_x527 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x327, v_x374, v_x417, v_x508, v_x510, v_x499, v_x489, &v_x527);
       rt_release(v_x327);
       rt_release(v_x374);
       rt_release(v_x489);
       rt_release(v_x499);
+      rt_release(v_x510);
+      RtValue *v_x529 = NULL;
+      rt_retain(v_x508);
+      rt_retain(v_x527);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x508, v_x527, &v_x529));
       rt_release(v_x508);
-      RtValue *v_x527 = NULL;
-      rt_retain(v_x506);
-      rt_retain(v_x525);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x506, v_x525, &v_x527));
-      rt_release(v_x506);
-      rt_release(v_x525);
-      int32_t v_x547 = 0;
-      int32_t v_x548 = 0;
+      rt_release(v_x527);
       int32_t v_x549 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x253, v_x470, &v_x547, &v_x548, &v_x549);
+      int32_t v_x550 = 0;
+      int32_t v_x551 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x253, v_x470, &v_x549, &v_x550, &v_x551);
       rt_release(v_x253);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x548, v_x549, 0);
-      RtValue *v_x664 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x470, v_x281, v_x557, v_x527, v_x635, &v_x664);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x550, v_x551, 0);
+      RtValue *v_x666 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x470, v_x281, v_x559, v_x529, v_x637, &v_x666);
       rt_release(v_x281);
       rt_release(v_x470);
-      rt_release(v_x557);
-      rt_release(v_x635);
-      rt_release(v_x527);
-      v_x665 = v_x664;
+      rt_release(v_x559);
+      rt_release(v_x637);
+      rt_release(v_x529);
+      v_x667 = v_x666;
     }
     rt_release(v_x193);
     rt_release(v_x201);
     rt_release(v_x218);
     rt_release(v_x232);
-    int32_t v_x708 = 0;
-    v_x708 = (int32_t)v_x665->len;
-    int32_t v_x707 = 0;
-    v_x707 = (int32_t)v_x245->len;
+    int32_t v_x710 = 0;
+    v_x710 = (int32_t)v_x667->len;
     int32_t v_x709 = 0;
-    v_x709 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x707, v_x708);
-    RtValue *v_x720 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x690, v_x132, v_x105, v_x676, v_x245, v_x665, v_x709, &v_x720);
+    v_x709 = (int32_t)v_x245->len;
+    int32_t v_x711 = 0;
+    v_x711 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x709, v_x710);
+    RtValue *v_x722 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x692, v_x132, v_x105, v_x678, v_x245, v_x667, v_x711, &v_x722);
     rt_release(v_x105);
-    rt_release(v_x676);
-    rt_release(v_x690);
+    rt_release(v_x678);
+    rt_release(v_x692);
     rt_release(v_x245);
-    rt_release(v_x665);
-    v_x721 = v_x720;
+    rt_release(v_x667);
+    v_x723 = v_x722;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x721;
+  *out_0 = v_x723;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */

@@ -442,94 +442,94 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1357, RtValue *v_x1351, RtValue *v_x1352, RtValue *v_x1353, RtValue **out_v_x1356) {
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1360, RtValue *v_x1354, RtValue *v_x1355, RtValue *v_x1356, RtValue **out_v_x1359) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1357_off = rt_seg_offsets(v_sd_1357);
-  const int64_t v_sd_1357_n = v_sd_1357->len;
-  int32_t *v_x1351_d = v_x1351->data.i;
-  const int64_t v_x1351_n = v_x1351->len;
-  int32_t *v_x1352_d = v_x1352->data.i;
-  const int64_t v_x1352_n = v_x1352->len;
-  int32_t *v_x1353_d = v_x1353->data.i;
-  const int64_t v_x1353_n = v_x1353->len;
-  RtValue *v_x1356 = NULL;
+  const int64_t *v_sd_1360_off = rt_seg_offsets(v_sd_1360);
+  const int64_t v_sd_1360_n = v_sd_1360->len;
+  int32_t *v_x1354_d = v_x1354->data.i;
+  const int64_t v_x1354_n = v_x1354->len;
+  int32_t *v_x1355_d = v_x1355->data.i;
+  const int64_t v_x1355_n = v_x1355->len;
+  int32_t *v_x1356_d = v_x1356->data.i;
+  const int64_t v_x1356_n = v_x1356->len;
+  RtValue *v_x1359 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t45 = v_sd_1357_off[v_sd_1357_n];
-    v_x1356 = rt_value_new(rt_vec_type(RT_INT), t45);
-    int32_t *v_x1356_d = v_x1356->data.i;
-    const int64_t v_x1356_n = v_x1356->len;
+    const int64_t t45 = v_sd_1360_off[v_sd_1360_n];
+    v_x1359 = rt_value_new(rt_vec_type(RT_INT), t45);
+    int32_t *v_x1359_d = v_x1359->data.i;
+    const int64_t v_x1359_n = v_x1359->len;
     const int64_t t46 = (t45 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t46 > 1)
     for (int64_t t47 = 0; t47 < t46; t47++) {
-      int64_t t50 = rt_segment_search(v_sd_1357_off, 0, v_sd_1357_n, t47 * RT_CHUNK);
+      int64_t t50 = rt_segment_search(v_sd_1360_off, 0, v_sd_1360_n, t47 * RT_CHUNK);
       const int64_t t47_end = (t47 + 1) * RT_CHUNK < t45 ? (t47 + 1) * RT_CHUNK : t45;
       for (int64_t t48 = t47 * RT_CHUNK; t48 < t47_end; t48++) {
         const int32_t t49 = (int32_t)t48;
-        while (v_sd_1357_off[t50 + 1] <= t48)
+        while (v_sd_1360_off[t50 + 1] <= t48)
           t50++;
         const int32_t t51 = (int32_t)t50;
         int t53 = 0; /* nonzero: a check below failed */
-        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1353_n;
-        int32_t t52 = t54 ? v_x1353_d[t51] : 0;
+        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1356_n;
+        int32_t t52 = t54 ? v_x1356_d[t51] : 0;
         t53 |= !t54;
-        int t56 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1351_n;
-        int32_t t55 = t56 ? v_x1351_d[t51] : 0;
+        int t56 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1354_n;
+        int32_t t55 = t56 ? v_x1354_d[t51] : 0;
         t53 |= !t56;
         int32_t t58 = rt_sub_i(t49, t55);
-        int t60 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1352_n;
-        int32_t t59 = t60 ? v_x1352_d[t51] : 0;
+        int t60 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1355_n;
+        int32_t t59 = t60 ? v_x1355_d[t51] : 0;
         t53 |= !t60;
         int32_t t62 = rt_mul_i(t58, t59);
         int32_t t64 = rt_add_i(t52, t62);
         if (__builtin_expect(t53 != 0, 0)) { /* again, recording the error */
           int32_t t65;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1353_n) {
-            t65 = v_x1353_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1356_n) {
+            t65 = v_x1356_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1353_n, 0.0, 0);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1356_n, 0.0, 0);
             t65 = 0;
           }
           int32_t t66;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1351_n) {
-            t66 = v_x1351_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1354_n) {
+            t66 = v_x1354_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1351_n, 0.0, 1);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1354_n, 0.0, 1);
             t66 = 0;
           }
           int32_t t68 = rt_sub_i(t49, t66);
           int32_t t69;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1352_n) {
-            t69 = v_x1352_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1355_n) {
+            t69 = v_x1355_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1352_n, 0.0, 2);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1355_n, 0.0, 2);
             t69 = 0;
           }
           int32_t t71 = rt_mul_i(t68, t69);
           int32_t t73 = rt_add_i(t65, t71);
         }
-        v_x1356_d[t48] = t64;
+        v_x1359_d[t48] = t64;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1356 = v_x1356;
+  *out_v_x1359 = v_x1359;
   return;
 fail:
-  rt_release(v_x1356);
+  rt_release(v_x1359);
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K4_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1357_off; int64_t v_sd_1357_n;
-  int32_t *v_x1351_d; int64_t v_x1351_n;
-  int32_t *v_x1352_d; int64_t v_x1352_n;
-  int32_t *v_x1353_d; int64_t v_x1353_n;
+  const int64_t *v_sd_1360_off; int64_t v_sd_1360_n;
+  int32_t *v_x1354_d; int64_t v_x1354_n;
+  int32_t *v_x1355_d; int64_t v_x1355_n;
   int32_t *v_x1356_d; int64_t v_x1356_n;
+  int32_t *v_x1359_d; int64_t v_x1359_n;
 };
 struct alignas(8) K4_0_V {
   int32_t v0;
@@ -543,39 +543,39 @@ struct K4_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t75 = 0; /* nonzero: a check below failed */
-    int t76 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1353_n;
-    int32_t t74 = t76 ? A.v_x1353_d[sx] : 0;
+    int t76 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1356_n;
+    int32_t t74 = t76 ? A.v_x1356_d[sx] : 0;
     t75 |= !t76;
-    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1351_n;
-    int32_t t77 = t78 ? A.v_x1351_d[sx] : 0;
+    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1354_n;
+    int32_t t77 = t78 ? A.v_x1354_d[sx] : 0;
     t75 |= !t78;
     int32_t t80 = rt_sub_i(ix, t77);
-    int t82 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1352_n;
-    int32_t t81 = t82 ? A.v_x1352_d[sx] : 0;
+    int t82 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1355_n;
+    int32_t t81 = t82 ? A.v_x1355_d[sx] : 0;
     t75 |= !t82;
     int32_t t84 = rt_mul_i(t80, t81);
     int32_t t86 = rt_add_i(t74, t84);
     if (__builtin_expect(t75 != 0, 0)) { /* again, recording the error */
       int32_t t87;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1353_n) {
-        t87 = A.v_x1353_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1356_n) {
+        t87 = A.v_x1356_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1353_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1356_n, 0.0, 0);
         t87 = 0;
       }
       int32_t t88;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1351_n) {
-        t88 = A.v_x1351_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1354_n) {
+        t88 = A.v_x1354_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1351_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1354_n, 0.0, 1);
         t88 = 0;
       }
       int32_t t90 = rt_sub_i(ix, t88);
       int32_t t91;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1352_n) {
-        t91 = A.v_x1352_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1355_n) {
+        t91 = A.v_x1355_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1352_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1355_n, 0.0, 2);
         t91 = 0;
       }
       int32_t t93 = rt_mul_i(t90, t91);
@@ -587,64 +587,64 @@ struct K4_0_pull {
 struct K4_0_store {
   K4_A A;
   __device__ void operator()(int64_t i, const K4_0_V &v) const {
-    A.v_x1356_d[i] = v.v0;
+    A.v_x1359_d[i] = v.v0;
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1357, RtValue *v_x1351, RtValue *v_x1352, RtValue *v_x1353, RtValue **out_v_x1356) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1360, RtValue *v_x1354, RtValue *v_x1355, RtValue *v_x1356, RtValue **out_v_x1359) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1357_off = rtg_seg_offsets(v_sd_1357);
-  A.v_sd_1357_n = v_sd_1357->len;
-  A.v_x1351_d = v_x1351->data.i;
-  A.v_x1351_n = v_x1351->len;
-  A.v_x1352_d = v_x1352->data.i;
-  A.v_x1352_n = v_x1352->len;
-  A.v_x1353_d = v_x1353->data.i;
-  A.v_x1353_n = v_x1353->len;
-  RtValue *v_x1356 = NULL;
+  A.v_sd_1360_off = rtg_seg_offsets(v_sd_1360);
+  A.v_sd_1360_n = v_sd_1360->len;
+  A.v_x1354_d = v_x1354->data.i;
+  A.v_x1354_n = v_x1354->len;
+  A.v_x1355_d = v_x1355->data.i;
+  A.v_x1355_n = v_x1355->len;
+  A.v_x1356_d = v_x1356->data.i;
+  A.v_x1356_n = v_x1356->len;
+  RtValue *v_x1359 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t96 = rtg_seg_total(v_sd_1357);
-    v_x1356 = rtg_vec_new(RT_INT, t96);
-    A.v_x1356_d = v_x1356->data.i;
-    A.v_x1356_n = v_x1356->len;
-    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1357, t96);
+    const int64_t t96 = rtg_seg_total(v_sd_1360);
+    v_x1359 = rtg_vec_new(RT_INT, t96);
+    A.v_x1359_d = v_x1359->data.i;
+    A.v_x1359_n = v_x1359->len;
+    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1360, t96);
   }
-  *out_v_x1356 = v_x1356;
+  *out_v_x1359 = v_x1359;
   return;
 fail:
-  rt_release(v_x1356);
+  rt_release(v_x1359);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1357, RtValue *v_x1351, RtValue *v_x1352, RtValue *v_x1353, RtValue **out_v_x1356) {
-  RtValue *vals[] = {v_sd_1357, v_x1351, v_x1352, v_x1353};
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1360, RtValue *v_x1354, RtValue *v_x1355, RtValue *v_x1356, RtValue **out_v_x1359) {
+  RtValue *vals[] = {v_sd_1360, v_x1354, v_x1355, v_x1356};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K4_host(err, loc, run, v_sd_1357, v_x1351, v_x1352, v_x1353, out_v_x1356);
+    K4_host(err, loc, run, v_sd_1360, v_x1354, v_x1355, v_x1356, out_v_x1359);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_sd_1357, v_x1351, v_x1352, v_x1353, out_v_x1356);
+    K4_gpu(err, loc, run, v_sd_1360, v_x1354, v_x1355, v_x1356, out_v_x1359);
   }
 }
 
 /* K5: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtValue *v_x723, int32_t *out_v_x731, int32_t *out_v_x732, int32_t *out_v_x733) {
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x724, RtValue *v_x725, int32_t *out_v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
-  int32_t *v_x722_d = v_x722->data.i;
-  const int64_t v_x722_n = v_x722->len;
-  int32_t *v_x723_d = v_x723->data.i;
-  const int64_t v_x723_n = v_x723->len;
-  int32_t v_x731 = 0;
-  int32_t v_x732 = 0;
+  int32_t *v_x724_d = v_x724->data.i;
+  const int64_t v_x724_n = v_x724->len;
+  int32_t *v_x725_d = v_x725->data.i;
+  const int64_t v_x725_n = v_x725->len;
   int32_t v_x733 = 0;
+  int32_t v_x734 = 0;
+  int32_t v_x735 = 0;
   /* REDUCE */
   {
-    const int64_t t97 = v_x722_n;
+    const int64_t t97 = v_x724_n;
     const int64_t t98 = t97 > 0 ? (t97 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t99 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
     int32_t *t100 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
@@ -664,8 +664,8 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtV
         int32_t t102x1;
         int32_t t102x2;
         int t106 = 0; /* nonzero: a check below failed */
-        int t107 = (uint64_t)(int64_t)t104 < (uint64_t)v_x723_n;
-        int32_t t105 = t107 ? v_x723_d[t104] : 0;
+        int t107 = (uint64_t)(int64_t)t104 < (uint64_t)v_x725_n;
+        int32_t t105 = t107 ? v_x725_d[t104] : 0;
         t106 |= !t107;
         uint8_t t109 = rt_lt_i(0, t105);
         int32_t t110;
@@ -676,10 +676,10 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtV
         }
         if (__builtin_expect(t106 != 0, 0)) { /* again, recording the error */
           int32_t t111;
-          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x723_n) {
-            t111 = v_x723_d[t104];
+          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x725_n) {
+            t111 = v_x725_d[t104];
           } else {
-            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t104, v_x723_n, 0.0, 0);
+            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t104, v_x725_n, 0.0, 0);
             t111 = 0;
           }
           uint8_t t113 = rt_lt_i(0, t111);
@@ -753,18 +753,18 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtV
       t102t1 = t126;
       t102t2 = t127;
     }
-    v_x731 = t102t0;
+    v_x733 = t102t0;
     rt_free(t99);
-    v_x732 = t102t1;
+    v_x734 = t102t1;
     rt_free(t100);
-    v_x733 = t102t2;
+    v_x735 = t102t2;
     rt_free(t101);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x731 = v_x731;
-  *out_v_x732 = v_x732;
   *out_v_x733 = v_x733;
+  *out_v_x734 = v_x734;
+  *out_v_x735 = v_x735;
   return;
 fail:
 }
@@ -773,11 +773,11 @@ fail:
 struct K5_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x722_d; int64_t v_x722_n;
-  int32_t *v_x723_d; int64_t v_x723_n;
-  int32_t v_x731;
-  int32_t v_x732;
+  int32_t *v_x724_d; int64_t v_x724_n;
+  int32_t *v_x725_d; int64_t v_x725_n;
   int32_t v_x733;
+  int32_t v_x734;
+  int32_t v_x735;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
@@ -790,8 +790,8 @@ struct K5_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t129 = 0; /* nonzero: a check below failed */
-    int t130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x723_n;
-    int32_t t128 = t130 ? A.v_x723_d[ix] : 0;
+    int t130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x725_n;
+    int32_t t128 = t130 ? A.v_x725_d[ix] : 0;
     t129 |= !t130;
     uint8_t t132 = rt_lt_i(0, t128);
     int32_t t133;
@@ -802,10 +802,10 @@ struct K5_0_pull {
     }
     if (__builtin_expect(t129 != 0, 0)) { /* again, recording the error */
       int32_t t134;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x723_n) {
-        t134 = A.v_x723_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x725_n) {
+        t134 = A.v_x725_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x723_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x725_n, 0.0, 0);
         t134 = 0;
       }
       uint8_t t136 = rt_lt_i(0, t134);
@@ -854,97 +854,97 @@ struct K5_0_check {
     return true;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtValue *v_x723, int32_t *out_v_x731, int32_t *out_v_x732, int32_t *out_v_x733, int check_site_0) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x724, RtValue *v_x725, int32_t *out_v_x733, int32_t *out_v_x734, int32_t *out_v_x735, int check_site_0) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x722_d = v_x722->data.i;
-  A.v_x722_n = v_x722->len;
-  A.v_x723_d = v_x723->data.i;
-  A.v_x723_n = v_x723->len;
+  A.v_x724_d = v_x724->data.i;
+  A.v_x724_n = v_x724->len;
+  A.v_x725_d = v_x725->data.i;
+  A.v_x725_n = v_x725->len;
   K5_0_V *K5_0_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x731 = 0;
-  int32_t v_x732 = 0;
   int32_t v_x733 = 0;
+  int32_t v_x734 = 0;
+  int32_t v_x735 = 0;
   /* REDUCE */
   {
-    const int64_t t143 = v_x722->len;
+    const int64_t t143 = v_x724->len;
     K5_0_V *t144 = rtg::reduce_to_device<false>("K5", loc, K5_0_pull{A}, K5_0_op{A}, K5_0_V{2147483647, 0, 1}, t143);
     K5_0_value = t144;
   }
   if (!rtg::check_result("K5", loc, K5_0_value, K5_0_check{{check_site_0}}, K5_0_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K5_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x731 = v_x731;
-  *out_v_x732 = v_x732;
   *out_v_x733 = v_x733;
+  *out_v_x734 = v_x734;
+  *out_v_x735 = v_x735;
   return;
 fail:
   rtg_free(K5_0_value);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x722, RtValue *v_x723, int32_t *out_v_x731, int32_t *out_v_x732, int32_t *out_v_x733, int check_site_0) {
-  RtValue *vals[] = {v_x722, v_x723};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x724, RtValue *v_x725, int32_t *out_v_x733, int32_t *out_v_x734, int32_t *out_v_x735, int check_site_0) {
+  RtValue *vals[] = {v_x724, v_x725};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K5_host(err, loc, run, v_x722, v_x723, out_v_x731, out_v_x732, out_v_x733);
+    K5_host(err, loc, run, v_x724, v_x725, out_v_x733, out_v_x734, out_v_x735);
     if (err->index == INT64_MAX) {
       K5_0_V t145;
       memset(&t145, 0, sizeof t145);
-      t145.v0 = *out_v_x731;
-      t145.v1 = *out_v_x732;
-      t145.v2 = *out_v_x733;
+      t145.v0 = *out_v_x733;
+      t145.v1 = *out_v_x734;
+      t145.v2 = *out_v_x735;
       (void)K5_0_check{{check_site_0}}(t145, err, run);
     }
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x722, v_x723, out_v_x731, out_v_x732, out_v_x733, check_site_0);
+    K5_gpu(err, loc, run, v_x724, v_x725, out_v_x733, out_v_x734, out_v_x735, check_site_0);
   }
 }
 
 /* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x823, int32_t *out_v_x824, int32_t *out_v_x825) {
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x825, int32_t *out_v_x826, int32_t *out_v_x827) {
   (void)loc;
   (void)run;
-  int32_t *v_x823_d = v_x823->data.i;
-  const int64_t v_x823_n = v_x823->len;
-  int32_t v_x824 = 0;
-  int32_t v_x825 = 0;
+  int32_t *v_x825_d = v_x825->data.i;
+  const int64_t v_x825_n = v_x825->len;
+  int32_t v_x826 = 0;
+  int32_t v_x827 = 0;
   /* ONCE */
   {
     int t147 = 0; /* nonzero: a check below failed */
-    int t148 = (uint64_t)(int64_t)0 < (uint64_t)v_x823_n;
-    int32_t t146 = t148 ? v_x823_d[0] : 0;
+    int t148 = (uint64_t)(int64_t)0 < (uint64_t)v_x825_n;
+    int32_t t146 = t148 ? v_x825_d[0] : 0;
     t147 |= !t148;
-    int t150 = (uint64_t)(int64_t)1 < (uint64_t)v_x823_n;
-    int32_t t149 = t150 ? v_x823_d[1] : 0;
+    int t150 = (uint64_t)(int64_t)1 < (uint64_t)v_x825_n;
+    int32_t t149 = t150 ? v_x825_d[1] : 0;
     t147 |= !t150;
     if (__builtin_expect(t147 != 0, 0)) { /* again, recording the error */
       int32_t t151;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x823_n) {
-        t151 = v_x823_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x825_n) {
+        t151 = v_x825_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x823_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x825_n, 0.0, 0);
         t151 = 0;
       }
       int32_t t152;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x823_n) {
-        t152 = v_x823_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x825_n) {
+        t152 = v_x825_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x823_n, 0.0, 1);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x825_n, 0.0, 1);
         t152 = 0;
       }
     }
-    v_x824 = t146;
-    v_x825 = t149;
+    v_x826 = t146;
+    v_x827 = t149;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x824 = v_x824;
-  *out_v_x825 = v_x825;
+  *out_v_x826 = v_x826;
+  *out_v_x827 = v_x827;
   return;
 fail:
 }
@@ -953,9 +953,9 @@ fail:
 struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x823_d; int64_t v_x823_n;
-  int32_t v_x824;
-  int32_t v_x825;
+  int32_t *v_x825_d; int64_t v_x825_n;
+  int32_t v_x826;
+  int32_t v_x827;
 };
 struct alignas(8) K6_0_V {
   int32_t v0;
@@ -967,137 +967,137 @@ struct K6_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t154 = 0; /* nonzero: a check below failed */
-    int t155 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x823_n;
-    int32_t t153 = t155 ? A.v_x823_d[0] : 0;
+    int t155 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x825_n;
+    int32_t t153 = t155 ? A.v_x825_d[0] : 0;
     t154 |= !t155;
-    int t157 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x823_n;
-    int32_t t156 = t157 ? A.v_x823_d[1] : 0;
+    int t157 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x825_n;
+    int32_t t156 = t157 ? A.v_x825_d[1] : 0;
     t154 |= !t157;
     if (__builtin_expect(t154 != 0, 0)) { /* again, recording the error */
       int32_t t158;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x823_n) {
-        t158 = A.v_x823_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x825_n) {
+        t158 = A.v_x825_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x823_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x825_n, 0.0, 0);
         t158 = 0;
       }
       int32_t t159;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x823_n) {
-        t159 = A.v_x823_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x825_n) {
+        t159 = A.v_x825_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x823_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x825_n, 0.0, 1);
         t159 = 0;
       }
     }
     return K6_0_V{t153, t156};
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x823, int32_t *out_v_x824, int32_t *out_v_x825) {
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x825, int32_t *out_v_x826, int32_t *out_v_x827) {
   (void)loc;
   (void)err;
   K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x823_d = v_x823->data.i;
-  A.v_x823_n = v_x823->len;
-  int32_t v_x824 = 0;
-  int32_t v_x825 = 0;
+  A.v_x825_d = v_x825->data.i;
+  A.v_x825_n = v_x825->len;
+  int32_t v_x826 = 0;
+  int32_t v_x827 = 0;
   /* ONCE */
   {
     const K6_0_V t160 = rtg::once<K6_0_V>("K6", loc, K6_0_pull{A});
-    v_x824 = t160.v0;
-    A.v_x824 = v_x824;
-    v_x825 = t160.v1;
-    A.v_x825 = v_x825;
+    v_x826 = t160.v0;
+    A.v_x826 = v_x826;
+    v_x827 = t160.v1;
+    A.v_x827 = v_x827;
   }
-  *out_v_x824 = v_x824;
-  *out_v_x825 = v_x825;
+  *out_v_x826 = v_x826;
+  *out_v_x827 = v_x827;
   return;
 fail:
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x823, int32_t *out_v_x824, int32_t *out_v_x825) {
-  RtValue *vals[] = {v_x823};
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x825, int32_t *out_v_x826, int32_t *out_v_x827) {
+  RtValue *vals[] = {v_x825};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K6_host(err, loc, run, v_x823, out_v_x824, out_v_x825);
+    K6_host(err, loc, run, v_x825, out_v_x826, out_v_x827);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, v_x823, out_v_x824, out_v_x825);
+    K6_gpu(err, loc, run, v_x825, out_v_x826, out_v_x827);
   }
 }
 
 /* K7: MAP, REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue *v_x1360, int32_t v_x1361, RtValue *v_x1362, RtValue *v_x1363, RtValue *v_x1365, RtValue **out_v_x1390, int32_t *out_v_x1388, int32_t *out_v_x1389, RtValue **out_v_x1391, RtValue **out_v_x1410, RtValue **out_v_x1414, RtValue **out_v_x1412, RtValue **out_v_x1415, RtValue **out_v_x1393, RtValue **out_v_x1394, RtValue **out_v_x1395) {
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue *v_x1363, int32_t v_x1364, RtValue *v_x1365, RtValue *v_x1366, RtValue *v_x1368, RtValue **out_v_x1393, int32_t *out_v_x1391, int32_t *out_v_x1392, RtValue **out_v_x1394, RtValue **out_v_x1413, RtValue **out_v_x1417, RtValue **out_v_x1415, RtValue **out_v_x1418, RtValue **out_v_x1396, RtValue **out_v_x1397, RtValue **out_v_x1398) {
   (void)loc;
   (void)run;
-  int32_t *v_x1359_d = v_x1359->data.i;
-  const int64_t v_x1359_n = v_x1359->len;
-  int32_t *v_x1360_d = v_x1360->data.i;
-  const int64_t v_x1360_n = v_x1360->len;
   int32_t *v_x1362_d = v_x1362->data.i;
   const int64_t v_x1362_n = v_x1362->len;
   int32_t *v_x1363_d = v_x1363->data.i;
   const int64_t v_x1363_n = v_x1363->len;
-  (void)v_x1363_n; /* v_x1363's length is v_x1362's */
-  const int64_t *v_x1365_off = rt_seg_offsets(v_x1365);
+  int32_t *v_x1365_d = v_x1365->data.i;
   const int64_t v_x1365_n = v_x1365->len;
-  RtValue *v_x1390 = NULL;
-  RtValue *v_x1391 = NULL;
-  RtValue *v_x1392 = NULL;
+  int32_t *v_x1366_d = v_x1366->data.i;
+  const int64_t v_x1366_n = v_x1366->len;
+  (void)v_x1366_n; /* v_x1366's length is v_x1365's */
+  const int64_t *v_x1368_off = rt_seg_offsets(v_x1368);
+  const int64_t v_x1368_n = v_x1368->len;
   RtValue *v_x1393 = NULL;
   RtValue *v_x1394 = NULL;
   RtValue *v_x1395 = NULL;
-  int32_t v_x1387 = 0;
-  int32_t v_x1388 = 0;
-  int32_t v_x1389 = 0;
-  RtValue *v_x1410 = NULL;
-  RtValue *v_x1411 = NULL;
-  RtValue *v_x1412 = NULL;
+  RtValue *v_x1396 = NULL;
+  RtValue *v_x1397 = NULL;
+  RtValue *v_x1398 = NULL;
+  int32_t v_x1390 = 0;
+  int32_t v_x1391 = 0;
+  int32_t v_x1392 = 0;
   RtValue *v_x1413 = NULL;
   RtValue *v_x1414 = NULL;
   RtValue *v_x1415 = NULL;
+  RtValue *v_x1416 = NULL;
+  RtValue *v_x1417 = NULL;
+  RtValue *v_x1418 = NULL;
   /* MAP */
   {
-    const int64_t t161 = v_x1361;
+    const int64_t t161 = v_x1364;
     if (t161 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t161, 0.0, 0);
       goto fail;
     }
-    v_x1390 = rt_value_new(rt_vec_type(RT_INT), t161);
-    int32_t *v_x1390_d = v_x1390->data.i;
-    const int64_t v_x1390_n = v_x1390->len;
-    v_x1391 = rt_value_new(rt_vec_type(RT_BOOL), t161);
-    uint8_t *v_x1391_d = v_x1391->data.b;
-    const int64_t v_x1391_n = v_x1391->len;
-    v_x1392 = rt_value_new(rt_vec_type(RT_INT), t161);
-    int32_t *v_x1392_d = v_x1392->data.i;
-    const int64_t v_x1392_n = v_x1392->len;
     v_x1393 = rt_value_new(rt_vec_type(RT_INT), t161);
     int32_t *v_x1393_d = v_x1393->data.i;
     const int64_t v_x1393_n = v_x1393->len;
     v_x1394 = rt_value_new(rt_vec_type(RT_BOOL), t161);
     uint8_t *v_x1394_d = v_x1394->data.b;
     const int64_t v_x1394_n = v_x1394->len;
-    v_x1395 = rt_value_new(rt_vec_type(RT_BOOL), t161);
-    uint8_t *v_x1395_d = v_x1395->data.b;
+    v_x1395 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x1395_d = v_x1395->data.i;
     const int64_t v_x1395_n = v_x1395->len;
+    v_x1396 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x1396_d = v_x1396->data.i;
+    const int64_t v_x1396_n = v_x1396->len;
+    v_x1397 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x1397_d = v_x1397->data.b;
+    const int64_t v_x1397_n = v_x1397->len;
+    v_x1398 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x1398_d = v_x1398->data.b;
+    const int64_t v_x1398_n = v_x1398->len;
     RT_PARALLEL_FOR_IF(t161 >= RT_PARALLEL_MIN)
     for (int64_t t162 = 0; t162 < t161; t162++) {
       const int32_t t163 = (int32_t)t162;
       int t165 = 0; /* nonzero: a check below failed */
-      int t166 = (uint64_t)(int64_t)t163 < (uint64_t)v_x1362_n;
-      int32_t t164 = t166 ? v_x1363_d[t163] : 0;
+      int t166 = (uint64_t)(int64_t)t163 < (uint64_t)v_x1365_n;
+      int32_t t164 = t166 ? v_x1366_d[t163] : 0;
       t165 |= !t166;
-      int32_t t167 = t166 ? v_x1362_d[t163] : 0;
+      int32_t t167 = t166 ? v_x1365_d[t163] : 0;
       uint8_t t169 = rt_lt_i(0, t167);
       int32_t t171 = (t169 ? t164 : -1);
       uint8_t t173 = rt_ge_i(t171, 0);
       int32_t t174;
       if (t173) {
-        int t176 = (uint64_t)(int64_t)t171 < (uint64_t)v_x1360_n;
-        int32_t t175 = t176 ? v_x1360_d[t171] : 0;
+        int t176 = (uint64_t)(int64_t)t171 < (uint64_t)v_x1363_n;
+        int32_t t175 = t176 ? v_x1363_d[t171] : 0;
         t165 |= !t176;
         t174 = t175;
       } else {
@@ -1105,17 +1105,17 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, Rt
       }
       if (__builtin_expect(t165 != 0, 0)) { /* again, recording the error */
         int32_t t177;
-        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1362_n) {
-          t177 = v_x1363_d[t163];
+        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1365_n) {
+          t177 = v_x1366_d[t163];
         } else {
-          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1362_n, 0.0, 1);
+          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1365_n, 0.0, 1);
           t177 = 0;
         }
         int32_t t178;
-        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1362_n) {
-          t178 = v_x1362_d[t163];
+        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1365_n) {
+          t178 = v_x1365_d[t163];
         } else {
-          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1362_n, 0.0, 2);
+          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1365_n, 0.0, 2);
           t178 = 0;
         }
         uint8_t t180 = rt_lt_i(0, t178);
@@ -1124,10 +1124,10 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, Rt
         int32_t t185;
         if (t184) {
           int32_t t186;
-          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x1360_n) {
-            t186 = v_x1360_d[t182];
+          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x1363_n) {
+            t186 = v_x1363_d[t182];
           } else {
-            NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t182, v_x1360_n, 0.0, 3);
+            NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t182, v_x1363_n, 0.0, 3);
             t186 = 0;
           }
           t185 = t186;
@@ -1135,32 +1135,32 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, Rt
           t185 = 0;
         }
       }
-      v_x1390_d[t162] = 0;
-      v_x1391_d[t162] = 1;
-      v_x1392_d[t162] = t174;
-      v_x1393_d[t162] = 2;
+      v_x1393_d[t162] = 0;
       v_x1394_d[t162] = 1;
-      v_x1395_d[t162] = 1;
+      v_x1395_d[t162] = t174;
+      v_x1396_d[t162] = 2;
+      v_x1397_d[t162] = 1;
+      v_x1398_d[t162] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1390_d = v_x1390->data.i;
-    const int64_t v_x1390_n = v_x1390->len;
-    uint8_t *v_x1391_d = v_x1391->data.b;
-    const int64_t v_x1391_n = v_x1391->len;
-    int32_t *v_x1392_d = v_x1392->data.i;
-    const int64_t v_x1392_n = v_x1392->len;
     int32_t *v_x1393_d = v_x1393->data.i;
     const int64_t v_x1393_n = v_x1393->len;
     uint8_t *v_x1394_d = v_x1394->data.b;
     const int64_t v_x1394_n = v_x1394->len;
-    uint8_t *v_x1395_d = v_x1395->data.b;
+    int32_t *v_x1395_d = v_x1395->data.i;
     const int64_t v_x1395_n = v_x1395->len;
+    int32_t *v_x1396_d = v_x1396->data.i;
+    const int64_t v_x1396_n = v_x1396->len;
+    uint8_t *v_x1397_d = v_x1397->data.b;
+    const int64_t v_x1397_n = v_x1397->len;
+    uint8_t *v_x1398_d = v_x1398->data.b;
+    const int64_t v_x1398_n = v_x1398->len;
     /* REDUCE */
     {
-      const int64_t t187 = v_x1361;
+      const int64_t t187 = v_x1364;
       if (t187 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t187, 0.0, 4);
         goto fail;
@@ -1184,8 +1184,8 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, Rt
           int32_t t192x1;
           int32_t t192x2;
           int t196 = 0; /* nonzero: a check below failed */
-          int t197 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1362_n;
-          int32_t t195 = t197 ? v_x1362_d[t194] : 0;
+          int t197 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1365_n;
+          int32_t t195 = t197 ? v_x1365_d[t194] : 0;
           t196 |= !t197;
           uint8_t t199 = rt_lt_i(0, t195);
           int32_t t200;
@@ -1196,10 +1196,10 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, Rt
           }
           if (__builtin_expect(t196 != 0, 0)) { /* again, recording the error */
             int32_t t201;
-            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1362_n) {
-              t201 = v_x1362_d[t194];
+            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1365_n) {
+              t201 = v_x1365_d[t194];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 2, 0, RT_GATHER, t194, v_x1362_n, 0.0, 5);
+              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 2, 0, RT_GATHER, t194, v_x1365_n, 0.0, 5);
               t201 = 0;
             }
             uint8_t t203 = rt_lt_i(0, t201);
@@ -1273,11 +1273,11 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, Rt
         t192t1 = t216;
         t192t2 = t217;
       }
-      v_x1387 = t192t0;
+      v_x1390 = t192t0;
       rt_free(t189);
-      v_x1388 = t192t1;
+      v_x1391 = t192t1;
       rt_free(t190);
-      v_x1389 = t192t2;
+      v_x1392 = t192t2;
       rt_free(t191);
     }
     if (err->index != INT64_MAX)
@@ -1285,18 +1285,18 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, Rt
     {
       /* SPLIT */
       {
-        const int64_t t218 = v_x1359_n;
+        const int64_t t218 = v_x1362_n;
         const int64_t t219 = t218 > 0 ? (t218 + RT_CHUNK - 1) / RT_CHUNK : 1;
         uint8_t *t220 = (uint8_t *)rt_alloc_atomic((size_t)t218 + 1);
         int64_t *t221 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t219 + 1)); /* class c, chunk k: [c * chunks + k] */
         RT_PARALLEL_FOR_IF(t219 > 1)
         for (int64_t t222 = 0; t222 < t219; t222++) {
           int64_t kept[2] = {0};
-          int64_t t225 = rt_segment_search(v_x1365_off, 0, v_x1365_n, t222 * RT_CHUNK);
+          int64_t t225 = rt_segment_search(v_x1368_off, 0, v_x1368_n, t222 * RT_CHUNK);
           const int64_t t222_end = (t222 + 1) * RT_CHUNK < t218 ? (t222 + 1) * RT_CHUNK : t218;
           for (int64_t t223 = t222 * RT_CHUNK; t223 < t222_end; t223++) {
             const int32_t t224 = (int32_t)t223;
-            while (v_x1365_off[t225 + 1] <= t223)
+            while (v_x1368_off[t225 + 1] <= t223)
               t225++;
             const int32_t t226 = (int32_t)t225;
             int32_t t222x0;
@@ -1304,29 +1304,29 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, Rt
             int32_t t222x2;
             uint8_t t222x3;
             int t228 = 0; /* nonzero: a check below failed */
-            int t229 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1392_n;
-            int32_t t227 = t229 ? v_x1392_d[t226] : 0;
+            int t229 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1395_n;
+            int32_t t227 = t229 ? v_x1395_d[t226] : 0;
             t228 |= !t229;
-            int32_t t230 = v_x1359_d[t224];
-            int t232 = (uint64_t)(int64_t)t230 < (uint64_t)v_x1360_n;
-            int32_t t231 = t232 ? v_x1360_d[t230] : 0;
+            int32_t t230 = v_x1362_d[t224];
+            int t232 = (uint64_t)(int64_t)t230 < (uint64_t)v_x1363_n;
+            int32_t t231 = t232 ? v_x1363_d[t230] : 0;
             t228 |= !t232;
             uint8_t t234 = rt_lt_i(t231, t227);
             uint8_t t236 = rt_gt_i(t231, t227);
             if (__builtin_expect(t228 != 0, 0)) { /* again, recording the error */
               int32_t t237;
-              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1392_n) {
-                t237 = v_x1392_d[t226];
+              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1395_n) {
+                t237 = v_x1395_d[t226];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1392_n, 0.0, 6);
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1395_n, 0.0, 6);
                 t237 = 0;
               }
-              int32_t t238 = v_x1359_d[t224];
+              int32_t t238 = v_x1362_d[t224];
               int32_t t239;
-              if ((uint64_t)(int64_t)t238 < (uint64_t)v_x1360_n) {
-                t239 = v_x1360_d[t238];
+              if ((uint64_t)(int64_t)t238 < (uint64_t)v_x1363_n) {
+                t239 = v_x1363_d[t238];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t238, v_x1360_n, 0.0, 7);
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t238, v_x1363_n, 0.0, 7);
                 t239 = 0;
               }
               uint8_t t241 = rt_lt_i(t239, t237);
@@ -1358,44 +1358,44 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, Rt
           t221[0 * t219 + t222] = t246;
           t246 += k;
         }
-        v_x1410 = rt_value_new(rt_vec_type(RT_INT), t246);
-        int32_t *v_x1410_d = v_x1410->data.i;
-        const int64_t v_x1410_n = v_x1410->len;
+        v_x1413 = rt_value_new(rt_vec_type(RT_INT), t246);
+        int32_t *v_x1413_d = v_x1413->data.i;
+        const int64_t v_x1413_n = v_x1413->len;
         int64_t t247 = 0;
         for (int64_t t222 = 0; t222 < t219; t222++) {
           const int64_t k = t221[1 * t219 + t222];
           t221[1 * t219 + t222] = t247;
           t247 += k;
         }
-        v_x1412 = rt_value_new(rt_vec_type(RT_INT), t247);
-        int32_t *v_x1412_d = v_x1412->data.i;
-        const int64_t v_x1412_n = v_x1412->len;
-        v_x1414 = rt_value_new(rt_vec_type(RT_INT), v_x1365_n);
-        int32_t *v_x1414_d = v_x1414->data.i;
-        const int64_t v_x1414_n = v_x1414->len;
-        v_x1415 = rt_value_new(rt_vec_type(RT_INT), v_x1365_n);
+        v_x1415 = rt_value_new(rt_vec_type(RT_INT), t247);
         int32_t *v_x1415_d = v_x1415->data.i;
         const int64_t v_x1415_n = v_x1415->len;
-        RT_PARALLEL_FOR_IF(v_x1365_n > RT_CHUNK)
-        for (int64_t t248 = 0; t248 < v_x1365_n; t248++) {
+        v_x1417 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
+        int32_t *v_x1417_d = v_x1417->data.i;
+        const int64_t v_x1417_n = v_x1417->len;
+        v_x1418 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
+        int32_t *v_x1418_d = v_x1418->data.i;
+        const int64_t v_x1418_n = v_x1418->len;
+        RT_PARALLEL_FOR_IF(v_x1368_n > RT_CHUNK)
+        for (int64_t t248 = 0; t248 < v_x1368_n; t248++) {
           int32_t in[2] = {0};
-          for (int64_t t249 = v_x1365_off[t248]; t249 < v_x1365_off[t248 + 1]; t249++) {
+          for (int64_t t249 = v_x1368_off[t248]; t249 < v_x1368_off[t248 + 1]; t249++) {
             in[0] += t220[t249] >> 0 & 1;
             in[1] += t220[t249] >> 1 & 1;
           }
-          v_x1414_d[t248] = in[0];
-          v_x1415_d[t248] = in[1];
+          v_x1417_d[t248] = in[0];
+          v_x1418_d[t248] = in[1];
         }
         RT_PARALLEL_FOR_IF(t219 > 1)
         for (int64_t t222 = 0; t222 < t219; t222++) {
           int64_t at[2];
           at[0] = t221[0 * t219 + t222];
           at[1] = t221[1 * t219 + t222];
-          int64_t t225 = rt_segment_search(v_x1365_off, 0, v_x1365_n, t222 * RT_CHUNK);
+          int64_t t225 = rt_segment_search(v_x1368_off, 0, v_x1368_n, t222 * RT_CHUNK);
           const int64_t t222_end = (t222 + 1) * RT_CHUNK < t218 ? (t222 + 1) * RT_CHUNK : t218;
           for (int64_t t223 = t222 * RT_CHUNK; t223 < t222_end; t223++) {
             const int32_t t224 = (int32_t)t223;
-            while (v_x1365_off[t225 + 1] <= t223)
+            while (v_x1368_off[t225 + 1] <= t223)
               t225++;
             const int32_t t226 = (int32_t)t225;
             if (!t220[t223])
@@ -1405,29 +1405,29 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, Rt
             int32_t t222y2;
             uint8_t t222y3;
             int t251 = 0; /* nonzero: a check below failed */
-            int t252 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1392_n;
-            int32_t t250 = t252 ? v_x1392_d[t226] : 0;
+            int t252 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1395_n;
+            int32_t t250 = t252 ? v_x1395_d[t226] : 0;
             t251 |= !t252;
-            int32_t t253 = v_x1359_d[t224];
-            int t255 = (uint64_t)(int64_t)t253 < (uint64_t)v_x1360_n;
-            int32_t t254 = t255 ? v_x1360_d[t253] : 0;
+            int32_t t253 = v_x1362_d[t224];
+            int t255 = (uint64_t)(int64_t)t253 < (uint64_t)v_x1363_n;
+            int32_t t254 = t255 ? v_x1363_d[t253] : 0;
             t251 |= !t255;
             uint8_t t257 = rt_lt_i(t254, t250);
             uint8_t t259 = rt_gt_i(t254, t250);
             if (__builtin_expect(t251 != 0, 0)) { /* again, recording the error */
               int32_t t260;
-              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1392_n) {
-                t260 = v_x1392_d[t226];
+              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1395_n) {
+                t260 = v_x1395_d[t226];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1392_n, 0.0, 8);
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1395_n, 0.0, 8);
                 t260 = 0;
               }
-              int32_t t261 = v_x1359_d[t224];
+              int32_t t261 = v_x1362_d[t224];
               int32_t t262;
-              if ((uint64_t)(int64_t)t261 < (uint64_t)v_x1360_n) {
-                t262 = v_x1360_d[t261];
+              if ((uint64_t)(int64_t)t261 < (uint64_t)v_x1363_n) {
+                t262 = v_x1363_d[t261];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x1360_n, 0.0, 9);
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x1363_n, 0.0, 9);
                 t262 = 0;
               }
               uint8_t t264 = rt_lt_i(t262, t260);
@@ -1438,11 +1438,11 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, Rt
             t222y2 = t254;
             t222y3 = t259;
             if (t220[t223] >> 0 & 1) {
-              v_x1410_d[at[0]] = t222y0;
+              v_x1413_d[at[0]] = t222y0;
               at[0]++;
             }
             if (t220[t223] >> 1 & 1) {
-              v_x1412_d[at[1]] = t222y2;
+              v_x1415_d[at[1]] = t222y2;
               at[1]++;
             }
           }
@@ -1454,61 +1454,61 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, Rt
         goto fail;
     }
   }
-  *out_v_x1390 = v_x1390;
-  *out_v_x1388 = v_x1388;
-  *out_v_x1389 = v_x1389;
-  *out_v_x1391 = v_x1391;
-  *out_v_x1410 = v_x1410;
-  *out_v_x1414 = v_x1414;
-  *out_v_x1412 = v_x1412;
-  *out_v_x1415 = v_x1415;
   *out_v_x1393 = v_x1393;
+  *out_v_x1391 = v_x1391;
+  *out_v_x1392 = v_x1392;
   *out_v_x1394 = v_x1394;
-  *out_v_x1395 = v_x1395;
-  rt_release(v_x1392);
-  rt_release(v_x1411);
-  rt_release(v_x1413);
+  *out_v_x1413 = v_x1413;
+  *out_v_x1417 = v_x1417;
+  *out_v_x1415 = v_x1415;
+  *out_v_x1418 = v_x1418;
+  *out_v_x1396 = v_x1396;
+  *out_v_x1397 = v_x1397;
+  *out_v_x1398 = v_x1398;
+  rt_release(v_x1395);
+  rt_release(v_x1414);
+  rt_release(v_x1416);
   return;
 fail:
-  rt_release(v_x1390);
-  rt_release(v_x1391);
-  rt_release(v_x1392);
   rt_release(v_x1393);
   rt_release(v_x1394);
   rt_release(v_x1395);
-  rt_release(v_x1410);
-  rt_release(v_x1411);
-  rt_release(v_x1412);
+  rt_release(v_x1396);
+  rt_release(v_x1397);
+  rt_release(v_x1398);
   rt_release(v_x1413);
   rt_release(v_x1414);
   rt_release(v_x1415);
+  rt_release(v_x1416);
+  rt_release(v_x1417);
+  rt_release(v_x1418);
 }
 
 /* K7: MAP, REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1359_d; int64_t v_x1359_n;
-  int32_t *v_x1360_d; int64_t v_x1360_n;
-  int32_t v_x1361;
   int32_t *v_x1362_d; int64_t v_x1362_n;
   int32_t *v_x1363_d; int64_t v_x1363_n;
-  const int64_t *v_x1365_off; int64_t v_x1365_n;
-  int32_t *v_x1390_d; int64_t v_x1390_n;
-  uint8_t *v_x1391_d; int64_t v_x1391_n;
-  int32_t *v_x1392_d; int64_t v_x1392_n;
+  int32_t v_x1364;
+  int32_t *v_x1365_d; int64_t v_x1365_n;
+  int32_t *v_x1366_d; int64_t v_x1366_n;
+  const int64_t *v_x1368_off; int64_t v_x1368_n;
   int32_t *v_x1393_d; int64_t v_x1393_n;
   uint8_t *v_x1394_d; int64_t v_x1394_n;
-  uint8_t *v_x1395_d; int64_t v_x1395_n;
-  int32_t v_x1387;
-  int32_t v_x1388;
-  int32_t v_x1389;
-  int32_t *v_x1410_d; int64_t v_x1410_n;
-  uint8_t *v_x1411_d; int64_t v_x1411_n;
-  int32_t *v_x1412_d; int64_t v_x1412_n;
-  uint8_t *v_x1413_d; int64_t v_x1413_n;
-  int32_t *v_x1414_d; int64_t v_x1414_n;
+  int32_t *v_x1395_d; int64_t v_x1395_n;
+  int32_t *v_x1396_d; int64_t v_x1396_n;
+  uint8_t *v_x1397_d; int64_t v_x1397_n;
+  uint8_t *v_x1398_d; int64_t v_x1398_n;
+  int32_t v_x1390;
+  int32_t v_x1391;
+  int32_t v_x1392;
+  int32_t *v_x1413_d; int64_t v_x1413_n;
+  uint8_t *v_x1414_d; int64_t v_x1414_n;
   int32_t *v_x1415_d; int64_t v_x1415_n;
+  uint8_t *v_x1416_d; int64_t v_x1416_n;
+  int32_t *v_x1417_d; int64_t v_x1417_n;
+  int32_t *v_x1418_d; int64_t v_x1418_n;
 };
 struct alignas(8) K7_0_V {
   int32_t v0;
@@ -1524,17 +1524,17 @@ struct K7_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t268 = 0; /* nonzero: a check below failed */
-    int t269 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1362_n;
-    int32_t t267 = t269 ? rtg::ld_stream(&A.v_x1363_d[ix]) : 0;
+    int t269 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1365_n;
+    int32_t t267 = t269 ? rtg::ld_stream(&A.v_x1366_d[ix]) : 0;
     t268 |= !t269;
-    int32_t t270 = t269 ? rtg::ld_stream(&A.v_x1362_d[ix]) : 0;
+    int32_t t270 = t269 ? rtg::ld_stream(&A.v_x1365_d[ix]) : 0;
     uint8_t t272 = rt_lt_i(0, t270);
     int32_t t274 = (t272 ? t267 : -1);
     uint8_t t276 = rt_ge_i(t274, 0);
     int32_t t277;
     if (t276) {
-      int t279 = (uint64_t)(int64_t)t274 < (uint64_t)A.v_x1360_n;
-      int32_t t278 = t279 ? A.v_x1360_d[t274] : 0;
+      int t279 = (uint64_t)(int64_t)t274 < (uint64_t)A.v_x1363_n;
+      int32_t t278 = t279 ? A.v_x1363_d[t274] : 0;
       t268 |= !t279;
       t277 = t278;
     } else {
@@ -1542,17 +1542,17 @@ struct K7_0_pull {
     }
     if (__builtin_expect(t268 != 0, 0)) { /* again, recording the error */
       int32_t t280;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1362_n) {
-        t280 = rtg::ld_stream(&A.v_x1363_d[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1365_n) {
+        t280 = rtg::ld_stream(&A.v_x1366_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1362_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1365_n, 0.0, 0);
         t280 = 0;
       }
       int32_t t281;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1362_n) {
-        t281 = rtg::ld_stream(&A.v_x1362_d[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1365_n) {
+        t281 = rtg::ld_stream(&A.v_x1365_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1362_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1365_n, 0.0, 1);
         t281 = 0;
       }
       uint8_t t283 = rt_lt_i(0, t281);
@@ -1561,10 +1561,10 @@ struct K7_0_pull {
       int32_t t288;
       if (t287) {
         int32_t t289;
-        if ((uint64_t)(int64_t)t285 < (uint64_t)A.v_x1360_n) {
-          t289 = A.v_x1360_d[t285];
+        if ((uint64_t)(int64_t)t285 < (uint64_t)A.v_x1363_n) {
+          t289 = A.v_x1363_d[t285];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t285, A.v_x1360_n, 0.0, 2);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t285, A.v_x1363_n, 0.0, 2);
           t289 = 0;
         }
         t288 = t289;
@@ -1578,12 +1578,12 @@ struct K7_0_pull {
 struct K7_0_store {
   K7_A A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x1390_d[i] = v.v0;
-    A.v_x1391_d[i] = v.v1;
-    A.v_x1392_d[i] = v.v2;
-    A.v_x1393_d[i] = v.v3;
-    A.v_x1394_d[i] = v.v4;
-    A.v_x1395_d[i] = v.v5;
+    A.v_x1393_d[i] = v.v0;
+    A.v_x1394_d[i] = v.v1;
+    A.v_x1395_d[i] = v.v2;
+    A.v_x1396_d[i] = v.v3;
+    A.v_x1397_d[i] = v.v4;
+    A.v_x1398_d[i] = v.v5;
   }
 };
 struct alignas(8) K7_1_V {
@@ -1597,8 +1597,8 @@ struct K7_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t291 = 0; /* nonzero: a check below failed */
-    int t292 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1362_n;
-    int32_t t290 = t292 ? A.v_x1362_d[ix] : 0;
+    int t292 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1365_n;
+    int32_t t290 = t292 ? A.v_x1365_d[ix] : 0;
     t291 |= !t292;
     uint8_t t294 = rt_lt_i(0, t290);
     int32_t t295;
@@ -1609,10 +1609,10 @@ struct K7_1_pull {
     }
     if (__builtin_expect(t291 != 0, 0)) { /* again, recording the error */
       int32_t t296;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1362_n) {
-        t296 = A.v_x1362_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1365_n) {
+        t296 = A.v_x1365_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1362_n, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1365_n, 0.0, 3);
         t296 = 0;
       }
       uint8_t t298 = rt_lt_i(0, t296);
@@ -1683,29 +1683,29 @@ struct K7_2_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t306 = 0; /* nonzero: a check below failed */
-    int t307 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1392_n;
-    int32_t t305 = t307 ? A.v_x1392_d[sx] : 0;
+    int t307 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1395_n;
+    int32_t t305 = t307 ? A.v_x1395_d[sx] : 0;
     t306 |= !t307;
-    int32_t t308 = rtg::ld_stream(&A.v_x1359_d[ix]);
-    int t310 = (uint64_t)(int64_t)t308 < (uint64_t)A.v_x1360_n;
-    int32_t t309 = t310 ? A.v_x1360_d[t308] : 0;
+    int32_t t308 = rtg::ld_stream(&A.v_x1362_d[ix]);
+    int t310 = (uint64_t)(int64_t)t308 < (uint64_t)A.v_x1363_n;
+    int32_t t309 = t310 ? A.v_x1363_d[t308] : 0;
     t306 |= !t310;
     uint8_t t312 = rt_lt_i(t309, t305);
     uint8_t t314 = rt_gt_i(t309, t305);
     if (__builtin_expect(t306 != 0, 0)) { /* again, recording the error */
       int32_t t315;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1392_n) {
-        t315 = A.v_x1392_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1395_n) {
+        t315 = A.v_x1395_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1392_n, 0.0, 4);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1395_n, 0.0, 4);
         t315 = 0;
       }
-      int32_t t316 = rtg::ld_stream(&A.v_x1359_d[ix]);
+      int32_t t316 = rtg::ld_stream(&A.v_x1362_d[ix]);
       int32_t t317;
-      if ((uint64_t)(int64_t)t316 < (uint64_t)A.v_x1360_n) {
-        t317 = A.v_x1360_d[t316];
+      if ((uint64_t)(int64_t)t316 < (uint64_t)A.v_x1363_n) {
+        t317 = A.v_x1363_d[t316];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, A.v_x1360_n, 0.0, 5);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, A.v_x1363_n, 0.0, 5);
         t317 = 0;
       }
       uint8_t t319 = rt_lt_i(t317, t315);
@@ -1719,12 +1719,12 @@ struct K7_2_store {
   __device__ void operator()(int c, int64_t i, const K7_2_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1410_d[i] = v.v0;
-      /* v.v1: v_x1411, read by nothing */
+      A.v_x1413_d[i] = v.v0;
+      /* v.v1: v_x1414, read by nothing */
       break;
     case 1:
-      A.v_x1412_d[i] = v.v2;
-      /* v.v3: v_x1413, read by nothing */
+      A.v_x1415_d[i] = v.v2;
+      /* v.v3: v_x1416, read by nothing */
       break;
     }
   }
@@ -1735,70 +1735,70 @@ struct K7_2_pred {
     return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
   }
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue *v_x1360, int32_t v_x1361, RtValue *v_x1362, RtValue *v_x1363, RtValue *v_x1365, RtValue **out_v_x1390, int32_t *out_v_x1388, int32_t *out_v_x1389, RtValue **out_v_x1391, RtValue **out_v_x1410, RtValue **out_v_x1414, RtValue **out_v_x1412, RtValue **out_v_x1415, RtValue **out_v_x1393, RtValue **out_v_x1394, RtValue **out_v_x1395, int check_site_0) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue *v_x1363, int32_t v_x1364, RtValue *v_x1365, RtValue *v_x1366, RtValue *v_x1368, RtValue **out_v_x1393, int32_t *out_v_x1391, int32_t *out_v_x1392, RtValue **out_v_x1394, RtValue **out_v_x1413, RtValue **out_v_x1417, RtValue **out_v_x1415, RtValue **out_v_x1418, RtValue **out_v_x1396, RtValue **out_v_x1397, RtValue **out_v_x1398, int check_site_0) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1359_d = v_x1359->data.i;
-  A.v_x1359_n = v_x1359->len;
-  A.v_x1360_d = v_x1360->data.i;
-  A.v_x1360_n = v_x1360->len;
-  A.v_x1361 = v_x1361;
   A.v_x1362_d = v_x1362->data.i;
   A.v_x1362_n = v_x1362->len;
   A.v_x1363_d = v_x1363->data.i;
   A.v_x1363_n = v_x1363->len;
-  A.v_x1365_off = rtg_seg_offsets(v_x1365);
+  A.v_x1364 = v_x1364;
+  A.v_x1365_d = v_x1365->data.i;
   A.v_x1365_n = v_x1365->len;
-  RtValue *v_x1390 = NULL;
-  RtValue *v_x1391 = NULL;
-  RtValue *v_x1392 = NULL;
+  A.v_x1366_d = v_x1366->data.i;
+  A.v_x1366_n = v_x1366->len;
+  A.v_x1368_off = rtg_seg_offsets(v_x1368);
+  A.v_x1368_n = v_x1368->len;
   RtValue *v_x1393 = NULL;
   RtValue *v_x1394 = NULL;
   RtValue *v_x1395 = NULL;
+  RtValue *v_x1396 = NULL;
+  RtValue *v_x1397 = NULL;
+  RtValue *v_x1398 = NULL;
   K7_1_V *K7_1_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x1387 = 0;
-  int32_t v_x1388 = 0;
-  int32_t v_x1389 = 0;
-  RtValue *v_x1410 = NULL;
-  RtValue *v_x1411 = NULL;
-  RtValue *v_x1412 = NULL;
+  int32_t v_x1390 = 0;
+  int32_t v_x1391 = 0;
+  int32_t v_x1392 = 0;
   RtValue *v_x1413 = NULL;
   RtValue *v_x1414 = NULL;
   RtValue *v_x1415 = NULL;
+  RtValue *v_x1416 = NULL;
+  RtValue *v_x1417 = NULL;
+  RtValue *v_x1418 = NULL;
   /* MAP */
   {
-    const int64_t t322 = v_x1361;
+    const int64_t t322 = v_x1364;
     if (t322 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t322, 0.0, run, 6};
       goto fail;
     }
-    v_x1390 = rtg_vec_new(RT_INT, t322);
-    A.v_x1390_d = v_x1390->data.i;
-    A.v_x1390_n = v_x1390->len;
-    v_x1391 = rtg_vec_new(RT_BOOL, t322);
-    A.v_x1391_d = v_x1391->data.b;
-    A.v_x1391_n = v_x1391->len;
-    v_x1392 = rtg_vec_new(RT_INT, t322);
-    A.v_x1392_d = v_x1392->data.i;
-    A.v_x1392_n = v_x1392->len;
     v_x1393 = rtg_vec_new(RT_INT, t322);
     A.v_x1393_d = v_x1393->data.i;
     A.v_x1393_n = v_x1393->len;
     v_x1394 = rtg_vec_new(RT_BOOL, t322);
     A.v_x1394_d = v_x1394->data.b;
     A.v_x1394_n = v_x1394->len;
-    v_x1395 = rtg_vec_new(RT_BOOL, t322);
-    A.v_x1395_d = v_x1395->data.b;
+    v_x1395 = rtg_vec_new(RT_INT, t322);
+    A.v_x1395_d = v_x1395->data.i;
     A.v_x1395_n = v_x1395->len;
+    v_x1396 = rtg_vec_new(RT_INT, t322);
+    A.v_x1396_d = v_x1396->data.i;
+    A.v_x1396_n = v_x1396->len;
+    v_x1397 = rtg_vec_new(RT_BOOL, t322);
+    A.v_x1397_d = v_x1397->data.b;
+    A.v_x1397_n = v_x1397->len;
+    v_x1398 = rtg_vec_new(RT_BOOL, t322);
+    A.v_x1398_d = v_x1398->data.b;
+    A.v_x1398_n = v_x1398->len;
     /* computed in the launch of SOAC 1 (K7_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t323 = v_x1361;
+    const int64_t t323 = v_x1364;
     if (t323 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t323, 0.0, run, 7};
       goto fail;
@@ -1810,163 +1810,163 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtV
   rtg::SplitCounts t325; /* the slots of its classes' counts */
   int64_t t326; /* its size */
   {
-    const int64_t t327 = v_x1359->len;
-    v_x1410 = rtg_vec_new(RT_INT, t327);
-    A.v_x1410_d = v_x1410->data.i;
-    A.v_x1410_n = v_x1410->len;
-    v_x1412 = rtg_vec_new(RT_INT, t327);
-    A.v_x1412_d = v_x1412->data.i;
-    A.v_x1412_n = v_x1412->len;
-    t326 = t327;
-    v_x1414 = rtg_vec_new(RT_INT, v_x1365->len);
-    A.v_x1414_d = v_x1414->data.i;
-    A.v_x1414_n = v_x1414->len;
-    v_x1415 = rtg_vec_new(RT_INT, v_x1365->len);
+    const int64_t t327 = v_x1362->len;
+    v_x1413 = rtg_vec_new(RT_INT, t327);
+    A.v_x1413_d = v_x1413->data.i;
+    A.v_x1413_n = v_x1413->len;
+    v_x1415 = rtg_vec_new(RT_INT, t327);
     A.v_x1415_d = v_x1415->data.i;
     A.v_x1415_n = v_x1415->len;
+    t326 = t327;
+    v_x1417 = rtg_vec_new(RT_INT, v_x1368->len);
+    A.v_x1417_d = v_x1417->data.i;
+    A.v_x1417_n = v_x1417->len;
+    v_x1418 = rtg_vec_new(RT_INT, v_x1368->len);
+    A.v_x1418_d = v_x1418->data.i;
+    A.v_x1418_n = v_x1418->len;
     RtValue *const t328[2] = {
-      v_x1414,
-      v_x1415,
+      v_x1417,
+      v_x1418,
     };
-    t325 = rtg::split_launch<K7_2_V, 2>("K7", loc, K7_2_pull{A}, K7_2_pred{A}, t327, K7_2_store{A}, v_x1365, t328);
+    t325 = rtg::split_launch<K7_2_V, 2>("K7", loc, K7_2_pull{A}, K7_2_pred{A}, t327, K7_2_store{A}, v_x1368, t328);
   }
   {
     int64_t t329[2];
     t329[0] = rtg::filter_count(t325.at[0]);
     t329[1] = rtg::filter_count(t325.at[1]);
-    v_x1410 = rtg_vec_fit(v_x1410, t329[0]);
-    A.v_x1410_d = v_x1410->data.i;
-    A.v_x1410_n = v_x1410->len;
-    v_x1412 = rtg_vec_fit(v_x1412, t329[1]);
-    A.v_x1412_d = v_x1412->data.i;
-    A.v_x1412_n = v_x1412->len;
+    v_x1413 = rtg_vec_fit(v_x1413, t329[0]);
+    A.v_x1413_d = v_x1413->data.i;
+    A.v_x1413_n = v_x1413->len;
+    v_x1415 = rtg_vec_fit(v_x1415, t329[1]);
+    A.v_x1415_d = v_x1415->data.i;
+    A.v_x1415_n = v_x1415->len;
   }
   if (!rtg::check_result("K7", loc, K7_1_value, K7_1_check{{check_site_0}}, K7_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K7_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1390 = v_x1390;
-  *out_v_x1388 = v_x1388;
-  *out_v_x1389 = v_x1389;
-  *out_v_x1391 = v_x1391;
-  *out_v_x1410 = v_x1410;
-  *out_v_x1414 = v_x1414;
-  *out_v_x1412 = v_x1412;
-  *out_v_x1415 = v_x1415;
   *out_v_x1393 = v_x1393;
+  *out_v_x1391 = v_x1391;
+  *out_v_x1392 = v_x1392;
   *out_v_x1394 = v_x1394;
-  *out_v_x1395 = v_x1395;
-  rt_release(v_x1392);
-  rt_release(v_x1411);
-  rt_release(v_x1413);
+  *out_v_x1413 = v_x1413;
+  *out_v_x1417 = v_x1417;
+  *out_v_x1415 = v_x1415;
+  *out_v_x1418 = v_x1418;
+  *out_v_x1396 = v_x1396;
+  *out_v_x1397 = v_x1397;
+  *out_v_x1398 = v_x1398;
+  rt_release(v_x1395);
+  rt_release(v_x1414);
+  rt_release(v_x1416);
   return;
 fail:
-  rt_release(v_x1390);
-  rt_release(v_x1391);
-  rt_release(v_x1392);
   rt_release(v_x1393);
   rt_release(v_x1394);
   rt_release(v_x1395);
-  rt_release(v_x1410);
-  rt_release(v_x1411);
-  rt_release(v_x1412);
+  rt_release(v_x1396);
+  rt_release(v_x1397);
+  rt_release(v_x1398);
   rt_release(v_x1413);
   rt_release(v_x1414);
   rt_release(v_x1415);
+  rt_release(v_x1416);
+  rt_release(v_x1417);
+  rt_release(v_x1418);
   rtg_free(K7_1_value);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1359, RtValue *v_x1360, int32_t v_x1361, RtValue *v_x1362, RtValue *v_x1363, RtValue *v_x1365, RtValue **out_v_x1390, int32_t *out_v_x1388, int32_t *out_v_x1389, RtValue **out_v_x1391, RtValue **out_v_x1410, RtValue **out_v_x1414, RtValue **out_v_x1412, RtValue **out_v_x1415, RtValue **out_v_x1393, RtValue **out_v_x1394, RtValue **out_v_x1395, int check_site_0) {
-  RtValue *vals[] = {v_x1359, v_x1360, v_x1362, v_x1363, v_x1365};
-  const int64_t sizes[] = {(int64_t)v_x1361, (int64_t)v_x1361};
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue *v_x1363, int32_t v_x1364, RtValue *v_x1365, RtValue *v_x1366, RtValue *v_x1368, RtValue **out_v_x1393, int32_t *out_v_x1391, int32_t *out_v_x1392, RtValue **out_v_x1394, RtValue **out_v_x1413, RtValue **out_v_x1417, RtValue **out_v_x1415, RtValue **out_v_x1418, RtValue **out_v_x1396, RtValue **out_v_x1397, RtValue **out_v_x1398, int check_site_0) {
+  RtValue *vals[] = {v_x1362, v_x1363, v_x1365, v_x1366, v_x1368};
+  const int64_t sizes[] = {(int64_t)v_x1364, (int64_t)v_x1364};
   if (rtg_choose_host(vals, 5, sizes, 2)) {
-    K7_host(err, loc, run, v_x1359, v_x1360, v_x1361, v_x1362, v_x1363, v_x1365, out_v_x1390, out_v_x1388, out_v_x1389, out_v_x1391, out_v_x1410, out_v_x1414, out_v_x1412, out_v_x1415, out_v_x1393, out_v_x1394, out_v_x1395);
+    K7_host(err, loc, run, v_x1362, v_x1363, v_x1364, v_x1365, v_x1366, v_x1368, out_v_x1393, out_v_x1391, out_v_x1392, out_v_x1394, out_v_x1413, out_v_x1417, out_v_x1415, out_v_x1418, out_v_x1396, out_v_x1397, out_v_x1398);
     if (err->index == INT64_MAX) {
       K7_1_V t330;
       memset(&t330, 0, sizeof t330);
-      t330.v1 = *out_v_x1388;
-      t330.v2 = *out_v_x1389;
+      t330.v1 = *out_v_x1391;
+      t330.v2 = *out_v_x1392;
       (void)K7_1_check{{check_site_0}}(t330, err, run);
     }
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x1359, v_x1360, v_x1361, v_x1362, v_x1363, v_x1365, out_v_x1390, out_v_x1388, out_v_x1389, out_v_x1391, out_v_x1410, out_v_x1414, out_v_x1412, out_v_x1415, out_v_x1393, out_v_x1394, out_v_x1395, check_site_0);
+    K7_gpu(err, loc, run, v_x1362, v_x1363, v_x1364, v_x1365, v_x1366, v_x1368, out_v_x1393, out_v_x1391, out_v_x1392, out_v_x1394, out_v_x1413, out_v_x1417, out_v_x1415, out_v_x1418, out_v_x1396, out_v_x1397, out_v_x1398, check_site_0);
   }
 }
 
 /* K8: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue *v_x898, int32_t v_x899, RtValue **out_v_x901, RtValue **out_v_x905) {
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x899, RtValue *v_x900, int32_t v_x901, RtValue **out_v_x903, RtValue **out_v_x907) {
   (void)loc;
   (void)run;
-  int32_t *v_x897_d = v_x897->data.i;
-  const int64_t v_x897_n = v_x897->len;
-  int32_t *v_x898_d = v_x898->data.i;
-  const int64_t v_x898_n = v_x898->len;
-  (void)v_x898_n; /* v_x898's length is v_x897's */
-  RtValue *v_x901 = NULL;
-  RtValue *v_x905 = NULL;
+  int32_t *v_x899_d = v_x899->data.i;
+  const int64_t v_x899_n = v_x899->len;
+  int32_t *v_x900_d = v_x900->data.i;
+  const int64_t v_x900_n = v_x900->len;
+  (void)v_x900_n; /* v_x900's length is v_x899's */
+  RtValue *v_x903 = NULL;
+  RtValue *v_x907 = NULL;
   /* MAP */
   {
-    const int64_t t331 = v_x899;
+    const int64_t t331 = v_x901;
     if (t331 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t331, 0.0, 0);
       goto fail;
     }
-    v_x901 = rt_value_new(rt_vec_type(RT_INT), t331);
-    int32_t *v_x901_d = v_x901->data.i;
-    const int64_t v_x901_n = v_x901->len;
+    v_x903 = rt_value_new(rt_vec_type(RT_INT), t331);
+    int32_t *v_x903_d = v_x903->data.i;
+    const int64_t v_x903_n = v_x903->len;
     RT_PARALLEL_FOR_IF(t331 >= RT_PARALLEL_MIN)
     for (int64_t t332 = 0; t332 < t331; t332++) {
       const int32_t t333 = (int32_t)t332;
       int t338 = 0; /* nonzero: a check below failed */
-      uint8_t t335 = rt_lt_i(t333, (int32_t)v_x897_n);
+      uint8_t t335 = rt_lt_i(t333, (int32_t)v_x899_n);
       int32_t t336;
       if (t335) {
-        int t339 = (uint64_t)(int64_t)t333 < (uint64_t)v_x897_n;
-        int32_t t337 = t339 ? v_x897_d[t333] : 0;
+        int t339 = (uint64_t)(int64_t)t333 < (uint64_t)v_x899_n;
+        int32_t t337 = t339 ? v_x899_d[t333] : 0;
         t338 |= !t339;
         t336 = t337;
       } else {
-        int32_t t341 = rt_sub_i(t333, (int32_t)v_x897_n);
-        int t343 = (uint64_t)(int64_t)t341 < (uint64_t)v_x897_n;
-        int32_t t342 = t343 ? v_x898_d[t341] : 0;
+        int32_t t341 = rt_sub_i(t333, (int32_t)v_x899_n);
+        int t343 = (uint64_t)(int64_t)t341 < (uint64_t)v_x899_n;
+        int32_t t342 = t343 ? v_x900_d[t341] : 0;
         t338 |= !t343;
         t336 = t342;
       }
       if (__builtin_expect(t338 != 0, 0)) { /* again, recording the error */
-        uint8_t t345 = rt_lt_i(t333, (int32_t)v_x897_n);
+        uint8_t t345 = rt_lt_i(t333, (int32_t)v_x899_n);
         int32_t t346;
         if (t345) {
           int32_t t347;
-          if ((uint64_t)(int64_t)t333 < (uint64_t)v_x897_n) {
-            t347 = v_x897_d[t333];
+          if ((uint64_t)(int64_t)t333 < (uint64_t)v_x899_n) {
+            t347 = v_x899_d[t333];
           } else {
-            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t333, v_x897_n, 0.0, 1);
+            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t333, v_x899_n, 0.0, 1);
             t347 = 0;
           }
           t346 = t347;
         } else {
-          int32_t t349 = rt_sub_i(t333, (int32_t)v_x897_n);
+          int32_t t349 = rt_sub_i(t333, (int32_t)v_x899_n);
           int32_t t350;
-          if ((uint64_t)(int64_t)t349 < (uint64_t)v_x897_n) {
-            t350 = v_x898_d[t349];
+          if ((uint64_t)(int64_t)t349 < (uint64_t)v_x899_n) {
+            t350 = v_x900_d[t349];
           } else {
-            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x897_n, 0.0, 2);
+            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x899_n, 0.0, 2);
             t350 = 0;
           }
           t346 = t350;
         }
       }
-      v_x901_d[t332] = t336;
+      v_x903_d[t332] = t336;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x901_d = v_x901->data.i;
-    const int64_t v_x901_n = v_x901->len;
+    int32_t *v_x903_d = v_x903->data.i;
+    const int64_t v_x903_n = v_x903->len;
     /* SCAN */
     {
-      const int64_t t351 = v_x899;
+      const int64_t t351 = v_x901;
       if (t351 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t351, 0.0, 3);
         goto fail;
@@ -1982,39 +1982,39 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtV
           const int32_t t356 = (int32_t)t355;
           int32_t t354x0;
           int t361 = 0; /* nonzero: a check below failed */
-          uint8_t t358 = rt_lt_i(t356, (int32_t)v_x897_n);
+          uint8_t t358 = rt_lt_i(t356, (int32_t)v_x899_n);
           int32_t t359;
           if (t358) {
-            int t362 = (uint64_t)(int64_t)t356 < (uint64_t)v_x897_n;
-            int32_t t360 = t362 ? v_x897_d[t356] : 0;
+            int t362 = (uint64_t)(int64_t)t356 < (uint64_t)v_x899_n;
+            int32_t t360 = t362 ? v_x899_d[t356] : 0;
             t361 |= !t362;
             t359 = t360;
           } else {
-            int32_t t364 = rt_sub_i(t356, (int32_t)v_x897_n);
-            int t366 = (uint64_t)(int64_t)t364 < (uint64_t)v_x897_n;
-            int32_t t365 = t366 ? v_x898_d[t364] : 0;
+            int32_t t364 = rt_sub_i(t356, (int32_t)v_x899_n);
+            int t366 = (uint64_t)(int64_t)t364 < (uint64_t)v_x899_n;
+            int32_t t365 = t366 ? v_x900_d[t364] : 0;
             t361 |= !t366;
             t359 = t365;
           }
           if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
-            uint8_t t368 = rt_lt_i(t356, (int32_t)v_x897_n);
+            uint8_t t368 = rt_lt_i(t356, (int32_t)v_x899_n);
             int32_t t369;
             if (t368) {
               int32_t t370;
-              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x897_n) {
-                t370 = v_x897_d[t356];
+              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x899_n) {
+                t370 = v_x899_d[t356];
               } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x897_n, 0.0, 4);
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x899_n, 0.0, 4);
                 t370 = 0;
               }
               t369 = t370;
             } else {
-              int32_t t372 = rt_sub_i(t356, (int32_t)v_x897_n);
+              int32_t t372 = rt_sub_i(t356, (int32_t)v_x899_n);
               int32_t t373;
-              if ((uint64_t)(int64_t)t372 < (uint64_t)v_x897_n) {
-                t373 = v_x898_d[t372];
+              if ((uint64_t)(int64_t)t372 < (uint64_t)v_x899_n) {
+                t373 = v_x900_d[t372];
               } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t372, v_x897_n, 0.0, 5);
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t372, v_x899_n, 0.0, 5);
                 t373 = 0;
               }
               t369 = t373;
@@ -2034,9 +2034,9 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtV
         int32_t t378 = rt_add_i(t354t0, t376);
         t354t0 = t378;
       }
-      v_x905 = rt_value_new(rt_vec_type(RT_INT), t351);
-      int32_t *v_x905_d = v_x905->data.i;
-      const int64_t v_x905_n = v_x905->len;
+      v_x907 = rt_value_new(rt_vec_type(RT_INT), t351);
+      int32_t *v_x907_d = v_x907->data.i;
+      const int64_t v_x907_n = v_x907->len;
       RT_PARALLEL_FOR_IF(t352 > 1)
       for (int64_t t354 = 0; t354 < t352; t354++) {
         int32_t t354p0;
@@ -2044,42 +2044,42 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtV
         const int64_t t354_end = (t354 + 1) * RT_CHUNK < t351 ? (t354 + 1) * RT_CHUNK : t351;
         for (int64_t t355 = t354 * RT_CHUNK; t355 < t354_end; t355++) {
           const int32_t t356 = (int32_t)t355;
-          v_x905_d[t355] = t354p0;
+          v_x907_d[t355] = t354p0;
           int32_t t354y0;
           int t383 = 0; /* nonzero: a check below failed */
-          uint8_t t380 = rt_lt_i(t356, (int32_t)v_x897_n);
+          uint8_t t380 = rt_lt_i(t356, (int32_t)v_x899_n);
           int32_t t381;
           if (t380) {
-            int t384 = (uint64_t)(int64_t)t356 < (uint64_t)v_x897_n;
-            int32_t t382 = t384 ? v_x897_d[t356] : 0;
+            int t384 = (uint64_t)(int64_t)t356 < (uint64_t)v_x899_n;
+            int32_t t382 = t384 ? v_x899_d[t356] : 0;
             t383 |= !t384;
             t381 = t382;
           } else {
-            int32_t t386 = rt_sub_i(t356, (int32_t)v_x897_n);
-            int t388 = (uint64_t)(int64_t)t386 < (uint64_t)v_x897_n;
-            int32_t t387 = t388 ? v_x898_d[t386] : 0;
+            int32_t t386 = rt_sub_i(t356, (int32_t)v_x899_n);
+            int t388 = (uint64_t)(int64_t)t386 < (uint64_t)v_x899_n;
+            int32_t t387 = t388 ? v_x900_d[t386] : 0;
             t383 |= !t388;
             t381 = t387;
           }
           if (__builtin_expect(t383 != 0, 0)) { /* again, recording the error */
-            uint8_t t390 = rt_lt_i(t356, (int32_t)v_x897_n);
+            uint8_t t390 = rt_lt_i(t356, (int32_t)v_x899_n);
             int32_t t391;
             if (t390) {
               int32_t t392;
-              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x897_n) {
-                t392 = v_x897_d[t356];
+              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x899_n) {
+                t392 = v_x899_d[t356];
               } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x897_n, 0.0, 6);
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x899_n, 0.0, 6);
                 t392 = 0;
               }
               t391 = t392;
             } else {
-              int32_t t394 = rt_sub_i(t356, (int32_t)v_x897_n);
+              int32_t t394 = rt_sub_i(t356, (int32_t)v_x899_n);
               int32_t t395;
-              if ((uint64_t)(int64_t)t394 < (uint64_t)v_x897_n) {
-                t395 = v_x898_d[t394];
+              if ((uint64_t)(int64_t)t394 < (uint64_t)v_x899_n) {
+                t395 = v_x900_d[t394];
               } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, v_x897_n, 0.0, 7);
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, v_x899_n, 0.0, 7);
                 t395 = 0;
               }
               t391 = t395;
@@ -2095,23 +2095,23 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtV
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x901 = v_x901;
-  *out_v_x905 = v_x905;
+  *out_v_x903 = v_x903;
+  *out_v_x907 = v_x907;
   return;
 fail:
-  rt_release(v_x901);
-  rt_release(v_x905);
+  rt_release(v_x903);
+  rt_release(v_x907);
 }
 
 /* K8: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x897_d; int64_t v_x897_n;
-  int32_t *v_x898_d; int64_t v_x898_n;
-  int32_t v_x899;
-  int32_t *v_x901_d; int64_t v_x901_n;
-  int32_t *v_x905_d; int64_t v_x905_n;
+  int32_t *v_x899_d; int64_t v_x899_n;
+  int32_t *v_x900_d; int64_t v_x900_n;
+  int32_t v_x901;
+  int32_t *v_x903_d; int64_t v_x903_n;
+  int32_t *v_x907_d; int64_t v_x907_n;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
@@ -2122,39 +2122,39 @@ struct K8_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t402 = 0; /* nonzero: a check below failed */
-    uint8_t t399 = rt_lt_i(ix, (int32_t)A.v_x897_n);
+    uint8_t t399 = rt_lt_i(ix, (int32_t)A.v_x899_n);
     int32_t t400;
     if (t399) {
-      int t403 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x897_n;
-      int32_t t401 = t403 ? rtg::ld_stream(&A.v_x897_d[ix]) : 0;
+      int t403 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x899_n;
+      int32_t t401 = t403 ? rtg::ld_stream(&A.v_x899_d[ix]) : 0;
       t402 |= !t403;
       t400 = t401;
     } else {
-      int32_t t405 = rt_sub_i(ix, (int32_t)A.v_x897_n);
-      int t407 = (uint64_t)(int64_t)t405 < (uint64_t)A.v_x897_n;
-      int32_t t406 = t407 ? A.v_x898_d[t405] : 0;
+      int32_t t405 = rt_sub_i(ix, (int32_t)A.v_x899_n);
+      int t407 = (uint64_t)(int64_t)t405 < (uint64_t)A.v_x899_n;
+      int32_t t406 = t407 ? A.v_x900_d[t405] : 0;
       t402 |= !t407;
       t400 = t406;
     }
     if (__builtin_expect(t402 != 0, 0)) { /* again, recording the error */
-      uint8_t t409 = rt_lt_i(ix, (int32_t)A.v_x897_n);
+      uint8_t t409 = rt_lt_i(ix, (int32_t)A.v_x899_n);
       int32_t t410;
       if (t409) {
         int32_t t411;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x897_n) {
-          t411 = rtg::ld_stream(&A.v_x897_d[ix]);
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x899_n) {
+          t411 = rtg::ld_stream(&A.v_x899_d[ix]);
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x897_n, 0.0, 0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x899_n, 0.0, 0);
           t411 = 0;
         }
         t410 = t411;
       } else {
-        int32_t t413 = rt_sub_i(ix, (int32_t)A.v_x897_n);
+        int32_t t413 = rt_sub_i(ix, (int32_t)A.v_x899_n);
         int32_t t414;
-        if ((uint64_t)(int64_t)t413 < (uint64_t)A.v_x897_n) {
-          t414 = A.v_x898_d[t413];
+        if ((uint64_t)(int64_t)t413 < (uint64_t)A.v_x899_n) {
+          t414 = A.v_x900_d[t413];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, A.v_x897_n, 0.0, 1);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, A.v_x899_n, 0.0, 1);
           t414 = 0;
         }
         t410 = t414;
@@ -2166,7 +2166,7 @@ struct K8_0_pull {
 struct K8_0_store {
   K8_A A;
   __device__ void operator()(int64_t i, const K8_0_V &v) const {
-    A.v_x901_d[i] = v.v0;
+    A.v_x903_d[i] = v.v0;
   }
 };
 struct alignas(8) K8_1_V {
@@ -2178,39 +2178,39 @@ struct K8_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t419 = 0; /* nonzero: a check below failed */
-    uint8_t t416 = rt_lt_i(ix, (int32_t)A.v_x897_n);
+    uint8_t t416 = rt_lt_i(ix, (int32_t)A.v_x899_n);
     int32_t t417;
     if (t416) {
-      int t420 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x897_n;
-      int32_t t418 = t420 ? rtg::ld_stream(&A.v_x897_d[ix]) : 0;
+      int t420 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x899_n;
+      int32_t t418 = t420 ? rtg::ld_stream(&A.v_x899_d[ix]) : 0;
       t419 |= !t420;
       t417 = t418;
     } else {
-      int32_t t422 = rt_sub_i(ix, (int32_t)A.v_x897_n);
-      int t424 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x897_n;
-      int32_t t423 = t424 ? A.v_x898_d[t422] : 0;
+      int32_t t422 = rt_sub_i(ix, (int32_t)A.v_x899_n);
+      int t424 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x899_n;
+      int32_t t423 = t424 ? A.v_x900_d[t422] : 0;
       t419 |= !t424;
       t417 = t423;
     }
     if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
-      uint8_t t426 = rt_lt_i(ix, (int32_t)A.v_x897_n);
+      uint8_t t426 = rt_lt_i(ix, (int32_t)A.v_x899_n);
       int32_t t427;
       if (t426) {
         int32_t t428;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x897_n) {
-          t428 = rtg::ld_stream(&A.v_x897_d[ix]);
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x899_n) {
+          t428 = rtg::ld_stream(&A.v_x899_d[ix]);
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x897_n, 0.0, 2);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x899_n, 0.0, 2);
           t428 = 0;
         }
         t427 = t428;
       } else {
-        int32_t t430 = rt_sub_i(ix, (int32_t)A.v_x897_n);
+        int32_t t430 = rt_sub_i(ix, (int32_t)A.v_x899_n);
         int32_t t431;
-        if ((uint64_t)(int64_t)t430 < (uint64_t)A.v_x897_n) {
-          t431 = A.v_x898_d[t430];
+        if ((uint64_t)(int64_t)t430 < (uint64_t)A.v_x899_n) {
+          t431 = A.v_x900_d[t430];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, A.v_x897_n, 0.0, 3);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, A.v_x899_n, 0.0, 3);
           t431 = 0;
         }
         t427 = t431;
@@ -2222,7 +2222,7 @@ struct K8_1_pull {
 struct K8_1_store {
   K8_A A;
   __device__ void operator()(int64_t i, const K8_1_V &v) const {
-    A.v_x905_d[i] = v.v0;
+    A.v_x907_d[i] = v.v0;
   }
 };
 struct K8_1_op {
@@ -2239,205 +2239,205 @@ struct K8_1_ride {
     K8_1_store{A}(i, v);
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue *v_x898, int32_t v_x899, RtValue **out_v_x901, RtValue **out_v_x905) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x899, RtValue *v_x900, int32_t v_x901, RtValue **out_v_x903, RtValue **out_v_x907) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x897_d = v_x897->data.i;
-  A.v_x897_n = v_x897->len;
-  A.v_x898_d = v_x898->data.i;
-  A.v_x898_n = v_x898->len;
-  A.v_x899 = v_x899;
-  RtValue *v_x901 = NULL;
-  RtValue *v_x905 = NULL;
+  A.v_x899_d = v_x899->data.i;
+  A.v_x899_n = v_x899->len;
+  A.v_x900_d = v_x900->data.i;
+  A.v_x900_n = v_x900->len;
+  A.v_x901 = v_x901;
+  RtValue *v_x903 = NULL;
+  RtValue *v_x907 = NULL;
   /* MAP */
   {
-    const int64_t t434 = v_x899;
+    const int64_t t434 = v_x901;
     if (t434 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t434, 0.0, run, 4};
       goto fail;
     }
-    v_x901 = rtg_vec_new(RT_INT, t434);
-    A.v_x901_d = v_x901->data.i;
-    A.v_x901_n = v_x901->len;
+    v_x903 = rtg_vec_new(RT_INT, t434);
+    A.v_x903_d = v_x903->data.i;
+    A.v_x903_n = v_x903->len;
     /* computed in the launch of SOAC 1 (K8_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t435 = v_x899;
+    const int64_t t435 = v_x901;
     if (t435 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t435, 0.0, run, 5};
       goto fail;
     }
-    v_x905 = rtg_vec_new(RT_INT, t435);
-    A.v_x905_d = v_x905->data.i;
-    A.v_x905_n = v_x905->len;
+    v_x907 = rtg_vec_new(RT_INT, t435);
+    A.v_x907_d = v_x907->data.i;
+    A.v_x907_n = v_x907->len;
     rtg::scan<true>("K8", loc, K8_1_pull{A}, K8_1_op{A}, K8_1_V{0}, t435, K8_1_ride{A});
   }
-  *out_v_x901 = v_x901;
-  *out_v_x905 = v_x905;
+  *out_v_x903 = v_x903;
+  *out_v_x907 = v_x907;
   return;
 fail:
-  rt_release(v_x901);
-  rt_release(v_x905);
+  rt_release(v_x903);
+  rt_release(v_x907);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x897, RtValue *v_x898, int32_t v_x899, RtValue **out_v_x901, RtValue **out_v_x905) {
-  RtValue *vals[] = {v_x897, v_x898};
-  const int64_t sizes[] = {(int64_t)v_x899, (int64_t)v_x899};
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x899, RtValue *v_x900, int32_t v_x901, RtValue **out_v_x903, RtValue **out_v_x907) {
+  RtValue *vals[] = {v_x899, v_x900};
+  const int64_t sizes[] = {(int64_t)v_x901, (int64_t)v_x901};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K8_host(err, loc, run, v_x897, v_x898, v_x899, out_v_x901, out_v_x905);
+    K8_host(err, loc, run, v_x899, v_x900, v_x901, out_v_x903, out_v_x907);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x897, v_x898, v_x899, out_v_x901, out_v_x905);
+    K8_gpu(err, loc, run, v_x899, v_x900, v_x901, out_v_x903, out_v_x907);
   }
 }
 
 /* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1418, RtValue *v_x1419, int32_t v_x1420, RtValue *v_sd_1430, RtValue *v_x1422, RtValue *v_x1423, RtValue *v_x1424, RtValue **out_v_x1429) {
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1421, RtValue *v_x1422, int32_t v_x1423, RtValue *v_sd_1433, RtValue *v_x1425, RtValue *v_x1426, RtValue *v_x1427, RtValue **out_v_x1432) {
   (void)loc;
   (void)run;
-  int32_t *v_x1418_d = v_x1418->data.i;
-  const int64_t v_x1418_n = v_x1418->len;
-  int32_t *v_x1419_d = v_x1419->data.i;
-  const int64_t v_x1419_n = v_x1419->len;
-  const int64_t *v_sd_1430_off = rt_seg_offsets(v_sd_1430);
-  const int64_t v_sd_1430_n = v_sd_1430->len;
+  int32_t *v_x1421_d = v_x1421->data.i;
+  const int64_t v_x1421_n = v_x1421->len;
   int32_t *v_x1422_d = v_x1422->data.i;
   const int64_t v_x1422_n = v_x1422->len;
-  int32_t *v_x1423_d = v_x1423->data.i;
-  const int64_t v_x1423_n = v_x1423->len;
-  int32_t *v_x1424_d = v_x1424->data.i;
-  const int64_t v_x1424_n = v_x1424->len;
-  RtValue *v_x1429 = NULL;
+  const int64_t *v_sd_1433_off = rt_seg_offsets(v_sd_1433);
+  const int64_t v_sd_1433_n = v_sd_1433->len;
+  int32_t *v_x1425_d = v_x1425->data.i;
+  const int64_t v_x1425_n = v_x1425->len;
+  int32_t *v_x1426_d = v_x1426->data.i;
+  const int64_t v_x1426_n = v_x1426->len;
+  int32_t *v_x1427_d = v_x1427->data.i;
+  const int64_t v_x1427_n = v_x1427->len;
+  RtValue *v_x1432 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t436 = v_sd_1430_off[v_sd_1430_n];
-    v_x1429 = rt_value_new(rt_vec_type(RT_INT), t436);
-    int32_t *v_x1429_d = v_x1429->data.i;
-    const int64_t v_x1429_n = v_x1429->len;
+    const int64_t t436 = v_sd_1433_off[v_sd_1433_n];
+    v_x1432 = rt_value_new(rt_vec_type(RT_INT), t436);
+    int32_t *v_x1432_d = v_x1432->data.i;
+    const int64_t v_x1432_n = v_x1432->len;
     const int64_t t437 = (t436 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t437 > 1)
     for (int64_t t438 = 0; t438 < t437; t438++) {
-      int64_t t441 = rt_segment_search(v_sd_1430_off, 0, v_sd_1430_n, t438 * RT_CHUNK);
+      int64_t t441 = rt_segment_search(v_sd_1433_off, 0, v_sd_1433_n, t438 * RT_CHUNK);
       const int64_t t438_end = (t438 + 1) * RT_CHUNK < t436 ? (t438 + 1) * RT_CHUNK : t436;
       for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
         const int32_t t440 = (int32_t)t439;
-        while (v_sd_1430_off[t441 + 1] <= t439)
+        while (v_sd_1433_off[t441 + 1] <= t439)
           t441++;
         const int32_t t442 = (int32_t)t441;
         int t444 = 0; /* nonzero: a check below failed */
-        int t445 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1424_n;
-        int32_t t443 = t445 ? v_x1424_d[t442] : 0;
+        int t445 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1427_n;
+        int32_t t443 = t445 ? v_x1427_d[t442] : 0;
         t444 |= !t445;
-        int t447 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1422_n;
-        int32_t t446 = t447 ? v_x1422_d[t442] : 0;
+        int t447 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1425_n;
+        int32_t t446 = t447 ? v_x1425_d[t442] : 0;
         t444 |= !t447;
         int32_t t449 = rt_sub_i(t440, t446);
-        int t451 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1423_n;
-        int32_t t450 = t451 ? v_x1423_d[t442] : 0;
+        int t451 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1426_n;
+        int32_t t450 = t451 ? v_x1426_d[t442] : 0;
         t444 |= !t451;
         int32_t t453 = rt_mul_i(t449, t450);
         int32_t t455 = rt_add_i(t443, t453);
-        int t457 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1420;
+        int t457 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1423;
         int32_t t456 = t457 ? t455 : 0;
         t444 |= !t457;
-        uint8_t t459 = rt_lt_i(t456, (int32_t)v_x1418_n);
+        uint8_t t459 = rt_lt_i(t456, (int32_t)v_x1421_n);
         int32_t t460;
         if (t459) {
-          int t462 = (uint64_t)(int64_t)t456 < (uint64_t)v_x1418_n;
-          int32_t t461 = t462 ? v_x1418_d[t456] : 0;
+          int t462 = (uint64_t)(int64_t)t456 < (uint64_t)v_x1421_n;
+          int32_t t461 = t462 ? v_x1421_d[t456] : 0;
           t444 |= !t462;
           t460 = t461;
         } else {
-          int32_t t464 = rt_sub_i(t456, (int32_t)v_x1418_n);
-          int t466 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1419_n;
-          int32_t t465 = t466 ? v_x1419_d[t464] : 0;
+          int32_t t464 = rt_sub_i(t456, (int32_t)v_x1421_n);
+          int t466 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1422_n;
+          int32_t t465 = t466 ? v_x1422_d[t464] : 0;
           t444 |= !t466;
           t460 = t465;
         }
         if (__builtin_expect(t444 != 0, 0)) { /* again, recording the error */
           int32_t t467;
-          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1424_n) {
-            t467 = v_x1424_d[t442];
+          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1427_n) {
+            t467 = v_x1427_d[t442];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1424_n, 0.0, 0);
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1427_n, 0.0, 0);
             t467 = 0;
           }
           int32_t t468;
-          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1422_n) {
-            t468 = v_x1422_d[t442];
+          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1425_n) {
+            t468 = v_x1425_d[t442];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1422_n, 0.0, 1);
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1425_n, 0.0, 1);
             t468 = 0;
           }
           int32_t t470 = rt_sub_i(t440, t468);
           int32_t t471;
-          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1423_n) {
-            t471 = v_x1423_d[t442];
+          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1426_n) {
+            t471 = v_x1426_d[t442];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1423_n, 0.0, 2);
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1426_n, 0.0, 2);
             t471 = 0;
           }
           int32_t t473 = rt_mul_i(t470, t471);
           int32_t t475 = rt_add_i(t467, t473);
           int32_t t476;
-          if ((uint64_t)(int64_t)t475 < (uint64_t)v_x1420) {
+          if ((uint64_t)(int64_t)t475 < (uint64_t)v_x1423) {
             t476 = t475;
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x1420, 0.0, 3);
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x1423, 0.0, 3);
             t476 = 0;
           }
-          uint8_t t478 = rt_lt_i(t476, (int32_t)v_x1418_n);
+          uint8_t t478 = rt_lt_i(t476, (int32_t)v_x1421_n);
           int32_t t479;
           if (t478) {
             int32_t t480;
-            if ((uint64_t)(int64_t)t476 < (uint64_t)v_x1418_n) {
-              t480 = v_x1418_d[t476];
+            if ((uint64_t)(int64_t)t476 < (uint64_t)v_x1421_n) {
+              t480 = v_x1421_d[t476];
             } else {
-              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_x1418_n, 0.0, 4);
+              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_x1421_n, 0.0, 4);
               t480 = 0;
             }
             t479 = t480;
           } else {
-            int32_t t482 = rt_sub_i(t476, (int32_t)v_x1418_n);
+            int32_t t482 = rt_sub_i(t476, (int32_t)v_x1421_n);
             int32_t t483;
-            if ((uint64_t)(int64_t)t482 < (uint64_t)v_x1419_n) {
-              t483 = v_x1419_d[t482];
+            if ((uint64_t)(int64_t)t482 < (uint64_t)v_x1422_n) {
+              t483 = v_x1422_d[t482];
             } else {
-              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_x1419_n, 0.0, 5);
+              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_x1422_n, 0.0, 5);
               t483 = 0;
             }
             t479 = t483;
           }
         }
-        v_x1429_d[t439] = t460;
+        v_x1432_d[t439] = t460;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1429 = v_x1429;
+  *out_v_x1432 = v_x1432;
   return;
 fail:
-  rt_release(v_x1429);
+  rt_release(v_x1432);
 }
 
 /* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K9_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1418_d; int64_t v_x1418_n;
-  int32_t *v_x1419_d; int64_t v_x1419_n;
-  int32_t v_x1420;
-  const int64_t *v_sd_1430_off; int64_t v_sd_1430_n;
+  int32_t *v_x1421_d; int64_t v_x1421_n;
   int32_t *v_x1422_d; int64_t v_x1422_n;
-  int32_t *v_x1423_d; int64_t v_x1423_n;
-  int32_t *v_x1424_d; int64_t v_x1424_n;
-  int32_t *v_x1429_d; int64_t v_x1429_n;
+  int32_t v_x1423;
+  const int64_t *v_sd_1433_off; int64_t v_sd_1433_n;
+  int32_t *v_x1425_d; int64_t v_x1425_n;
+  int32_t *v_x1426_d; int64_t v_x1426_n;
+  int32_t *v_x1427_d; int64_t v_x1427_n;
+  int32_t *v_x1432_d; int64_t v_x1432_n;
 };
 struct alignas(8) K9_0_V {
   int32_t v0;
@@ -2451,85 +2451,85 @@ struct K9_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t485 = 0; /* nonzero: a check below failed */
-    int t486 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1424_n;
-    int32_t t484 = t486 ? A.v_x1424_d[sx] : 0;
+    int t486 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1427_n;
+    int32_t t484 = t486 ? A.v_x1427_d[sx] : 0;
     t485 |= !t486;
-    int t488 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1422_n;
-    int32_t t487 = t488 ? A.v_x1422_d[sx] : 0;
+    int t488 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1425_n;
+    int32_t t487 = t488 ? A.v_x1425_d[sx] : 0;
     t485 |= !t488;
     int32_t t490 = rt_sub_i(ix, t487);
-    int t492 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1423_n;
-    int32_t t491 = t492 ? A.v_x1423_d[sx] : 0;
+    int t492 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1426_n;
+    int32_t t491 = t492 ? A.v_x1426_d[sx] : 0;
     t485 |= !t492;
     int32_t t494 = rt_mul_i(t490, t491);
     int32_t t496 = rt_add_i(t484, t494);
-    int t498 = (uint64_t)(int64_t)t496 < (uint64_t)A.v_x1420;
+    int t498 = (uint64_t)(int64_t)t496 < (uint64_t)A.v_x1423;
     int32_t t497 = t498 ? t496 : 0;
     t485 |= !t498;
-    uint8_t t500 = rt_lt_i(t497, (int32_t)A.v_x1418_n);
+    uint8_t t500 = rt_lt_i(t497, (int32_t)A.v_x1421_n);
     int32_t t501;
     if (t500) {
-      int t503 = (uint64_t)(int64_t)t497 < (uint64_t)A.v_x1418_n;
-      int32_t t502 = t503 ? A.v_x1418_d[t497] : 0;
+      int t503 = (uint64_t)(int64_t)t497 < (uint64_t)A.v_x1421_n;
+      int32_t t502 = t503 ? A.v_x1421_d[t497] : 0;
       t485 |= !t503;
       t501 = t502;
     } else {
-      int32_t t505 = rt_sub_i(t497, (int32_t)A.v_x1418_n);
-      int t507 = (uint64_t)(int64_t)t505 < (uint64_t)A.v_x1419_n;
-      int32_t t506 = t507 ? A.v_x1419_d[t505] : 0;
+      int32_t t505 = rt_sub_i(t497, (int32_t)A.v_x1421_n);
+      int t507 = (uint64_t)(int64_t)t505 < (uint64_t)A.v_x1422_n;
+      int32_t t506 = t507 ? A.v_x1422_d[t505] : 0;
       t485 |= !t507;
       t501 = t506;
     }
     if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
       int32_t t508;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1424_n) {
-        t508 = A.v_x1424_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1427_n) {
+        t508 = A.v_x1427_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1424_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1427_n, 0.0, 0);
         t508 = 0;
       }
       int32_t t509;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1422_n) {
-        t509 = A.v_x1422_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1425_n) {
+        t509 = A.v_x1425_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1422_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1425_n, 0.0, 1);
         t509 = 0;
       }
       int32_t t511 = rt_sub_i(ix, t509);
       int32_t t512;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1423_n) {
-        t512 = A.v_x1423_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1426_n) {
+        t512 = A.v_x1426_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1423_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1426_n, 0.0, 2);
         t512 = 0;
       }
       int32_t t514 = rt_mul_i(t511, t512);
       int32_t t516 = rt_add_i(t508, t514);
       int32_t t517;
-      if ((uint64_t)(int64_t)t516 < (uint64_t)A.v_x1420) {
+      if ((uint64_t)(int64_t)t516 < (uint64_t)A.v_x1423) {
         t517 = t516;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, A.v_x1420, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, A.v_x1423, 0.0, 3);
         t517 = 0;
       }
-      uint8_t t519 = rt_lt_i(t517, (int32_t)A.v_x1418_n);
+      uint8_t t519 = rt_lt_i(t517, (int32_t)A.v_x1421_n);
       int32_t t520;
       if (t519) {
         int32_t t521;
-        if ((uint64_t)(int64_t)t517 < (uint64_t)A.v_x1418_n) {
-          t521 = A.v_x1418_d[t517];
+        if ((uint64_t)(int64_t)t517 < (uint64_t)A.v_x1421_n) {
+          t521 = A.v_x1421_d[t517];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t517, A.v_x1418_n, 0.0, 4);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t517, A.v_x1421_n, 0.0, 4);
           t521 = 0;
         }
         t520 = t521;
       } else {
-        int32_t t523 = rt_sub_i(t517, (int32_t)A.v_x1418_n);
+        int32_t t523 = rt_sub_i(t517, (int32_t)A.v_x1421_n);
         int32_t t524;
-        if ((uint64_t)(int64_t)t523 < (uint64_t)A.v_x1419_n) {
-          t524 = A.v_x1419_d[t523];
+        if ((uint64_t)(int64_t)t523 < (uint64_t)A.v_x1422_n) {
+          t524 = A.v_x1422_d[t523];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, A.v_x1419_n, 0.0, 5);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, A.v_x1422_n, 0.0, 5);
           t524 = 0;
         }
         t520 = t524;
@@ -2541,98 +2541,98 @@ struct K9_0_pull {
 struct K9_0_store {
   K9_A A;
   __device__ void operator()(int64_t i, const K9_0_V &v) const {
-    A.v_x1429_d[i] = v.v0;
+    A.v_x1432_d[i] = v.v0;
   }
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1418, RtValue *v_x1419, int32_t v_x1420, RtValue *v_sd_1430, RtValue *v_x1422, RtValue *v_x1423, RtValue *v_x1424, RtValue **out_v_x1429) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1421, RtValue *v_x1422, int32_t v_x1423, RtValue *v_sd_1433, RtValue *v_x1425, RtValue *v_x1426, RtValue *v_x1427, RtValue **out_v_x1432) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1418_d = v_x1418->data.i;
-  A.v_x1418_n = v_x1418->len;
-  A.v_x1419_d = v_x1419->data.i;
-  A.v_x1419_n = v_x1419->len;
-  A.v_x1420 = v_x1420;
-  A.v_sd_1430_off = rtg_seg_offsets(v_sd_1430);
-  A.v_sd_1430_n = v_sd_1430->len;
+  A.v_x1421_d = v_x1421->data.i;
+  A.v_x1421_n = v_x1421->len;
   A.v_x1422_d = v_x1422->data.i;
   A.v_x1422_n = v_x1422->len;
-  A.v_x1423_d = v_x1423->data.i;
-  A.v_x1423_n = v_x1423->len;
-  A.v_x1424_d = v_x1424->data.i;
-  A.v_x1424_n = v_x1424->len;
-  RtValue *v_x1429 = NULL;
+  A.v_x1423 = v_x1423;
+  A.v_sd_1433_off = rtg_seg_offsets(v_sd_1433);
+  A.v_sd_1433_n = v_sd_1433->len;
+  A.v_x1425_d = v_x1425->data.i;
+  A.v_x1425_n = v_x1425->len;
+  A.v_x1426_d = v_x1426->data.i;
+  A.v_x1426_n = v_x1426->len;
+  A.v_x1427_d = v_x1427->data.i;
+  A.v_x1427_n = v_x1427->len;
+  RtValue *v_x1432 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t525 = rtg_seg_total(v_sd_1430);
-    v_x1429 = rtg_vec_new(RT_INT, t525);
-    A.v_x1429_d = v_x1429->data.i;
-    A.v_x1429_n = v_x1429->len;
-    rtg::seg_map("K9", loc, K9_0_pull{A}, K9_0_store{A}, v_sd_1430, t525);
+    const int64_t t525 = rtg_seg_total(v_sd_1433);
+    v_x1432 = rtg_vec_new(RT_INT, t525);
+    A.v_x1432_d = v_x1432->data.i;
+    A.v_x1432_n = v_x1432->len;
+    rtg::seg_map("K9", loc, K9_0_pull{A}, K9_0_store{A}, v_sd_1433, t525);
   }
-  *out_v_x1429 = v_x1429;
+  *out_v_x1432 = v_x1432;
   return;
 fail:
-  rt_release(v_x1429);
+  rt_release(v_x1432);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1418, RtValue *v_x1419, int32_t v_x1420, RtValue *v_sd_1430, RtValue *v_x1422, RtValue *v_x1423, RtValue *v_x1424, RtValue **out_v_x1429) {
-  RtValue *vals[] = {v_x1418, v_x1419, v_sd_1430, v_x1422, v_x1423, v_x1424};
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1421, RtValue *v_x1422, int32_t v_x1423, RtValue *v_sd_1433, RtValue *v_x1425, RtValue *v_x1426, RtValue *v_x1427, RtValue **out_v_x1432) {
+  RtValue *vals[] = {v_x1421, v_x1422, v_sd_1433, v_x1425, v_x1426, v_x1427};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K9_host(err, loc, run, v_x1418, v_x1419, v_x1420, v_sd_1430, v_x1422, v_x1423, v_x1424, out_v_x1429);
+    K9_host(err, loc, run, v_x1421, v_x1422, v_x1423, v_sd_1433, v_x1425, v_x1426, v_x1427, out_v_x1432);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x1418, v_x1419, v_x1420, v_sd_1430, v_x1422, v_x1423, v_x1424, out_v_x1429);
+    K9_gpu(err, loc, run, v_x1421, v_x1422, v_x1423, v_sd_1433, v_x1425, v_x1426, v_x1427, out_v_x1432);
   }
 }
 
 /* K10: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x920, int32_t v_x927, RtValue *v_x932, RtValue *v_x935, RtValue **out_v_x937, RtValue **out_v_x941, RtValue **out_v_x942, RtValue **out_v_x944) {
+static void K10_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x922, int32_t v_x929, RtValue *v_x934, RtValue *v_x937, int32_t v_x944, RtValue **out_v_x939, RtValue **out_v_x943, RtValue **out_v_x945, RtValue **out_v_x947) {
   (void)loc;
   (void)run;
-  int32_t *v_x932_d = v_x932->data.i;
-  const int64_t v_x932_n = v_x932->len;
-  int32_t *v_x935_d = v_x935->data.i;
-  const int64_t v_x935_n = v_x935->len;
-  (void)v_x935_n; /* v_x935's length is v_x932's */
-  RtValue *v_x937 = NULL;
+  int32_t *v_x934_d = v_x934->data.i;
+  const int64_t v_x934_n = v_x934->len;
+  int32_t *v_x937_d = v_x937->data.i;
+  const int64_t v_x937_n = v_x937->len;
+  (void)v_x937_n; /* v_x937's length is v_x934's */
   RtValue *v_x939 = NULL;
   RtValue *v_x941 = NULL;
-  RtValue *v_x942 = NULL;
   RtValue *v_x943 = NULL;
-  RtValue *v_x944 = NULL;
+  RtValue *v_x945 = NULL;
+  RtValue *v_x946 = NULL;
+  RtValue *v_x947 = NULL;
   /* MAP */
   {
-    const int64_t t526 = v_x920;
+    const int64_t t526 = v_x922;
     if (t526 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t526, 0.0, 0);
       goto fail;
     }
-    v_x937 = rt_value_new(rt_vec_type(RT_INT), t526);
-    int32_t *v_x937_d = v_x937->data.i;
-    const int64_t v_x937_n = v_x937->len;
     v_x939 = rt_value_new(rt_vec_type(RT_INT), t526);
     int32_t *v_x939_d = v_x939->data.i;
     const int64_t v_x939_n = v_x939->len;
     v_x941 = rt_value_new(rt_vec_type(RT_INT), t526);
     int32_t *v_x941_d = v_x941->data.i;
     const int64_t v_x941_n = v_x941->len;
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t526);
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
     RT_PARALLEL_FOR_IF(t526 >= RT_PARALLEL_MIN)
     for (int64_t t527 = 0; t527 < t526; t527++) {
       const int32_t t528 = (int32_t)t527;
       int t531 = 0; /* nonzero: a check below failed */
       int32_t t530 = rt_div_i(t528, 2, &t531);
       int32_t t533 = rt_rem_i(t528, 2, &t531);
-      int32_t t535 = rt_mul_i(t533, v_x927);
+      int32_t t535 = rt_mul_i(t533, v_x929);
       int32_t t537 = rt_add_i(t535, t530);
-      int t539 = (uint64_t)(int64_t)t537 < (uint64_t)v_x932_n;
-      int32_t t538 = t539 ? v_x932_d[t537] : 0;
+      int t539 = (uint64_t)(int64_t)t537 < (uint64_t)v_x934_n;
+      int32_t t538 = t539 ? v_x934_d[t537] : 0;
       t531 |= !t539;
-      int32_t t540 = t539 ? v_x935_d[t537] : 0;
+      int32_t t540 = t539 ? v_x937_d[t537] : 0;
       int32_t t542 = rt_add_i(t540, t538);
       if (__builtin_expect(t531 != 0, 0)) { /* again, recording the error */
         int t543 = 0;
@@ -2645,78 +2645,80 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x920, int
         if (t545) {
           NESSIE_RECORD(err, t527, RT_CHECK_SCALAR, 0, t545, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t548 = rt_mul_i(t546, v_x927);
+        int32_t t548 = rt_mul_i(t546, v_x929);
         int32_t t550 = rt_add_i(t548, t544);
         int32_t t551;
-        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x932_n) {
-          t551 = v_x932_d[t550];
+        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x934_n) {
+          t551 = v_x934_d[t550];
         } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x932_n, 0.0, 3);
+          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x934_n, 0.0, 3);
           t551 = 0;
         }
         int32_t t552;
-        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x932_n) {
-          t552 = v_x935_d[t550];
+        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x934_n) {
+          t552 = v_x937_d[t550];
         } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x932_n, 0.0, 4);
+          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x934_n, 0.0, 4);
           t552 = 0;
         }
         int32_t t554 = rt_add_i(t552, t551);
       }
-      v_x937_d[t527] = t540;
-      v_x939_d[t527] = t542;
-      v_x941_d[t527] = 1;
+      v_x939_d[t527] = t540;
+      v_x941_d[t527] = t542;
+      v_x943_d[t527] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x937_d = v_x937->data.i;
-    const int64_t v_x937_n = v_x937->len;
     int32_t *v_x939_d = v_x939->data.i;
     const int64_t v_x939_n = v_x939->len;
     int32_t *v_x941_d = v_x941->data.i;
     const int64_t v_x941_n = v_x941->len;
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
     /* LIBRARY */
     {
-      RtValue *t555 = rt_range_segdes(loc, v_x937, v_x939, v_x941, &v_x943, &v_x944);
-      v_x942 = t555;
-      const int64_t *v_x942_off = rt_seg_offsets(v_x942);
-      const int64_t v_x942_n = v_x942->len;
+      RtValue *t555 = rt_range_segdes(loc, v_x939, v_x941, v_x943, &v_x946, &v_x947);
+      rt_seg_known_total(t555, v_x944);
+      v_x945 = t555;
+      const int64_t *v_x945_off = rt_seg_offsets(v_x945);
+      const int64_t v_x945_n = v_x945->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x937 = v_x937;
-  *out_v_x941 = v_x941;
-  *out_v_x942 = v_x942;
-  *out_v_x944 = v_x944;
-  rt_release(v_x939);
-  rt_release(v_x943);
+  *out_v_x939 = v_x939;
+  *out_v_x943 = v_x943;
+  *out_v_x945 = v_x945;
+  *out_v_x947 = v_x947;
+  rt_release(v_x941);
+  rt_release(v_x946);
   return;
 fail:
-  rt_release(v_x937);
   rt_release(v_x939);
   rt_release(v_x941);
-  rt_release(v_x942);
   rt_release(v_x943);
-  rt_release(v_x944);
+  rt_release(v_x945);
+  rt_release(v_x946);
+  rt_release(v_x947);
 }
 
 /* K10: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K10_A {
   RtKernelError *err;
   int run;
-  int32_t v_x920;
-  int32_t v_x927;
-  int32_t *v_x932_d; int64_t v_x932_n;
-  int32_t *v_x935_d; int64_t v_x935_n;
+  int32_t v_x922;
+  int32_t v_x929;
+  int32_t *v_x934_d; int64_t v_x934_n;
   int32_t *v_x937_d; int64_t v_x937_n;
+  int32_t v_x944;
   int32_t *v_x939_d; int64_t v_x939_n;
   int32_t *v_x941_d; int64_t v_x941_n;
-  const int64_t *v_x942_off; int64_t v_x942_n;
   int32_t *v_x943_d; int64_t v_x943_n;
-  int32_t *v_x944_d; int64_t v_x944_n;
+  const int64_t *v_x945_off; int64_t v_x945_n;
+  int32_t *v_x946_d; int64_t v_x946_n;
+  int32_t *v_x947_d; int64_t v_x947_n;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
@@ -2731,12 +2733,12 @@ struct K10_0_pull {
     int t558 = 0; /* nonzero: a check below failed */
     int32_t t557 = rt_div_i(ix, 2, &t558);
     int32_t t560 = rt_rem_i(ix, 2, &t558);
-    int32_t t562 = rt_mul_i(t560, A.v_x927);
+    int32_t t562 = rt_mul_i(t560, A.v_x929);
     int32_t t564 = rt_add_i(t562, t557);
-    int t566 = (uint64_t)(int64_t)t564 < (uint64_t)A.v_x932_n;
-    int32_t t565 = t566 ? A.v_x932_d[t564] : 0;
+    int t566 = (uint64_t)(int64_t)t564 < (uint64_t)A.v_x934_n;
+    int32_t t565 = t566 ? A.v_x934_d[t564] : 0;
     t558 |= !t566;
-    int32_t t567 = t566 ? A.v_x935_d[t564] : 0;
+    int32_t t567 = t566 ? A.v_x937_d[t564] : 0;
     int32_t t569 = rt_add_i(t567, t565);
     if (__builtin_expect(t558 != 0, 0)) { /* again, recording the error */
       int t570 = 0;
@@ -2749,20 +2751,20 @@ struct K10_0_pull {
       if (t572) {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t572, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t575 = rt_mul_i(t573, A.v_x927);
+      int32_t t575 = rt_mul_i(t573, A.v_x929);
       int32_t t577 = rt_add_i(t575, t571);
       int32_t t578;
-      if ((uint64_t)(int64_t)t577 < (uint64_t)A.v_x932_n) {
-        t578 = A.v_x932_d[t577];
+      if ((uint64_t)(int64_t)t577 < (uint64_t)A.v_x934_n) {
+        t578 = A.v_x934_d[t577];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, A.v_x932_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, A.v_x934_n, 0.0, 2);
         t578 = 0;
       }
       int32_t t579;
-      if ((uint64_t)(int64_t)t577 < (uint64_t)A.v_x932_n) {
-        t579 = A.v_x935_d[t577];
+      if ((uint64_t)(int64_t)t577 < (uint64_t)A.v_x934_n) {
+        t579 = A.v_x937_d[t577];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, A.v_x932_n, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, A.v_x934_n, 0.0, 3);
         t579 = 0;
       }
       int32_t t581 = rt_add_i(t579, t578);
@@ -2773,9 +2775,9 @@ struct K10_0_pull {
 struct K10_0_store {
   K10_A A;
   __device__ void operator()(int64_t i, const K10_0_V &v) const {
-    A.v_x937_d[i] = v.v0;
-    A.v_x939_d[i] = v.v1;
-    A.v_x941_d[i] = v.v2;
+    A.v_x939_d[i] = v.v0;
+    A.v_x941_d[i] = v.v1;
+    A.v_x943_d[i] = v.v2;
   }
 };
 struct K10_1_ride {
@@ -2784,106 +2786,108 @@ struct K10_1_ride {
     K10_0_store{A}(i, K10_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x920, int32_t v_x927, RtValue *v_x932, RtValue *v_x935, RtValue **out_v_x937, RtValue **out_v_x941, RtValue **out_v_x942, RtValue **out_v_x944) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x922, int32_t v_x929, RtValue *v_x934, RtValue *v_x937, int32_t v_x944, RtValue **out_v_x939, RtValue **out_v_x943, RtValue **out_v_x945, RtValue **out_v_x947) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x920 = v_x920;
-  A.v_x927 = v_x927;
-  A.v_x932_d = v_x932->data.i;
-  A.v_x932_n = v_x932->len;
-  A.v_x935_d = v_x935->data.i;
-  A.v_x935_n = v_x935->len;
-  RtValue *v_x937 = NULL;
+  A.v_x922 = v_x922;
+  A.v_x929 = v_x929;
+  A.v_x934_d = v_x934->data.i;
+  A.v_x934_n = v_x934->len;
+  A.v_x937_d = v_x937->data.i;
+  A.v_x937_n = v_x937->len;
+  A.v_x944 = v_x944;
   RtValue *v_x939 = NULL;
   RtValue *v_x941 = NULL;
-  RtValue *v_x942 = NULL;
   RtValue *v_x943 = NULL;
-  RtValue *v_x944 = NULL;
+  RtValue *v_x945 = NULL;
+  RtValue *v_x946 = NULL;
+  RtValue *v_x947 = NULL;
   /* MAP */
   {
-    const int64_t t582 = v_x920;
+    const int64_t t582 = v_x922;
     if (t582 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t582, 0.0, run, 4};
       goto fail;
     }
-    v_x937 = rtg_vec_new(RT_INT, t582);
-    A.v_x937_d = v_x937->data.i;
-    A.v_x937_n = v_x937->len;
     v_x939 = rtg_vec_new(RT_INT, t582);
     A.v_x939_d = v_x939->data.i;
     A.v_x939_n = v_x939->len;
     v_x941 = rtg_vec_new(RT_INT, t582);
     A.v_x941_d = v_x941->data.i;
     A.v_x941_n = v_x941->len;
+    v_x943 = rtg_vec_new(RT_INT, t582);
+    A.v_x943_d = v_x943->data.i;
+    A.v_x943_n = v_x943->len;
     /* computed in the launch of SOAC 1 (K10_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t583 = rtg::range_segdes(loc, A.run, v_x937, v_x939, v_x941, &v_x943, &v_x944, K10_1_ride{A});
-    v_x942 = t583;
-    A.v_x942_off = rtg_seg_offsets(v_x942);
-    A.v_x942_n = v_x942->len;
+    RtValue *t583 = rtg::range_segdes(loc, A.run, v_x939, v_x941, v_x943, &v_x946, &v_x947, K10_1_ride{A});
+    rtg_seg_known_total(t583, v_x944);
+    v_x945 = t583;
+    A.v_x945_off = rtg_seg_offsets(v_x945);
+    A.v_x945_n = v_x945->len;
   }
-  *out_v_x937 = v_x937;
-  *out_v_x941 = v_x941;
-  *out_v_x942 = v_x942;
-  *out_v_x944 = v_x944;
-  rt_release(v_x939);
-  rt_release(v_x943);
+  *out_v_x939 = v_x939;
+  *out_v_x943 = v_x943;
+  *out_v_x945 = v_x945;
+  *out_v_x947 = v_x947;
+  rt_release(v_x941);
+  rt_release(v_x946);
   return;
 fail:
-  rt_release(v_x937);
   rt_release(v_x939);
   rt_release(v_x941);
-  rt_release(v_x942);
   rt_release(v_x943);
-  rt_release(v_x944);
+  rt_release(v_x945);
+  rt_release(v_x946);
+  rt_release(v_x947);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x920, int32_t v_x927, RtValue *v_x932, RtValue *v_x935, RtValue **out_v_x937, RtValue **out_v_x941, RtValue **out_v_x942, RtValue **out_v_x944) {
-  RtValue *vals[] = {v_x932, v_x935};
-  const int64_t sizes[] = {(int64_t)v_x920};
+static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x922, int32_t v_x929, RtValue *v_x934, RtValue *v_x937, int32_t v_x944, RtValue **out_v_x939, RtValue **out_v_x943, RtValue **out_v_x945, RtValue **out_v_x947) {
+  RtValue *vals[] = {v_x934, v_x937};
+  const int64_t sizes[] = {(int64_t)v_x922};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K10_host(err, loc, run, v_x920, v_x927, v_x932, v_x935, out_v_x937, out_v_x941, out_v_x942, out_v_x944);
+    K10_host(err, loc, run, v_x922, v_x929, v_x934, v_x937, v_x944, out_v_x939, out_v_x943, out_v_x945, out_v_x947);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x920, v_x927, v_x932, v_x935, out_v_x937, out_v_x941, out_v_x942, out_v_x944);
+    K10_gpu(err, loc, run, v_x922, v_x929, v_x934, v_x937, v_x944, out_v_x939, out_v_x943, out_v_x945, out_v_x947);
   }
 }
 
 /* K11: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue *v_x948, RtValue *v_x949, RtValue *v_x956, RtValue *v_x962, RtValue **out_v_x973) {
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x948, RtValue *v_x951, RtValue *v_x952, RtValue *v_x959, RtValue *v_x965, RtValue **out_v_x976) {
   (void)loc;
   (void)run;
-  int32_t *v_x945_d = v_x945->data.i;
-  const int64_t v_x945_n = v_x945->len;
-  uint8_t *v_x948_d = v_x948->data.b;
+  int32_t *v_x948_d = v_x948->data.i;
   const int64_t v_x948_n = v_x948->len;
-  uint8_t *v_x949_d = v_x949->data.b;
-  const int64_t v_x949_n = v_x949->len;
-  int32_t *v_x956_d = v_x956->data.i;
-  const int64_t v_x956_n = v_x956->len;
-  uint8_t *v_x962_d = v_x962->data.b;
-  const int64_t v_x962_n = v_x962->len;
-  RtValue *v_x973 = NULL;
+  uint8_t *v_x951_d = v_x951->data.b;
+  const int64_t v_x951_n = v_x951->len;
+  uint8_t *v_x952_d = v_x952->data.b;
+  const int64_t v_x952_n = v_x952->len;
+  int32_t *v_x959_d = v_x959->data.i;
+  const int64_t v_x959_n = v_x959->len;
+  uint8_t *v_x965_d = v_x965->data.b;
+  const int64_t v_x965_n = v_x965->len;
+  RtValue *v_x976 = NULL;
   /* MAP */
   {
-    const int64_t t584 = v_x948_n;
-    v_x973 = rt_value_new(rt_vec_type(RT_INT), t584);
-    int32_t *v_x973_d = v_x973->data.i;
-    const int64_t v_x973_n = v_x973->len;
+    const int64_t t584 = v_x951_n;
+    v_x976 = rt_value_new(rt_vec_type(RT_INT), t584);
+    int32_t *v_x976_d = v_x976->data.i;
+    const int64_t v_x976_n = v_x976->len;
     RT_PARALLEL_FOR_IF(t584 >= RT_PARALLEL_MIN)
     for (int64_t t585 = 0; t585 < t584; t585++) {
       const int32_t t586 = (int32_t)t585;
       int t588 = 0; /* nonzero: a check below failed */
-      int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x949_n;
-      uint8_t t587 = t589 ? v_x949_d[t586] : 0;
+      int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x952_n;
+      uint8_t t587 = t589 ? v_x952_d[t586] : 0;
       t588 |= !t589;
-      int t591 = (uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x945_n;
+      int t591 = (uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x948_n;
       int32_t t590 = t591 ? t586 : 0;
       t588 |= !t591;
       int32_t t593 = rt_mul_i(t590, 2);
@@ -2891,15 +2895,15 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, Rt
       uint8_t t597 = rt_ge_i(t595, 0);
       int32_t t598;
       if (t597) {
-        int t600 = (uint64_t)(int64_t)t595 < (uint64_t)v_x956_n;
-        int32_t t599 = t600 ? v_x956_d[t595] : 0;
+        int t600 = (uint64_t)(int64_t)t595 < (uint64_t)v_x959_n;
+        int32_t t599 = t600 ? v_x959_d[t595] : 0;
         t588 |= !t600;
         t598 = t599;
       } else {
         t598 = 0;
       }
       int32_t t602 = rt_add_i(t598, 1);
-      int t604 = (uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x962_n;
+      int t604 = (uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x965_n;
       int32_t t603 = t604 ? t586 : 0;
       t588 |= !t604;
       int32_t t606 = rt_mul_i(t603, 2);
@@ -2908,8 +2912,8 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, Rt
       uint8_t t612 = rt_ge_i(t610, 0);
       int32_t t613;
       if (t612) {
-        int t615 = (uint64_t)(int64_t)t610 < (uint64_t)v_x956_n;
-        int32_t t614 = t615 ? v_x956_d[t610] : 0;
+        int t615 = (uint64_t)(int64_t)t610 < (uint64_t)v_x959_n;
+        int32_t t614 = t615 ? v_x959_d[t610] : 0;
         t588 |= !t615;
         t613 = t614;
       } else {
@@ -2918,17 +2922,17 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, Rt
       int32_t t617 = rt_add_i(t602, t613);
       if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
         uint8_t t618;
-        if ((uint64_t)(int64_t)t586 < (uint64_t)v_x949_n) {
-          t618 = v_x949_d[t586];
+        if ((uint64_t)(int64_t)t586 < (uint64_t)v_x952_n) {
+          t618 = v_x952_d[t586];
         } else {
-          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x949_n, 0.0, 0);
+          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x952_n, 0.0, 0);
           t618 = 0;
         }
         int32_t t619;
-        if ((uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x945_n) {
+        if ((uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x948_n) {
           t619 = t586;
         } else {
-          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, (int32_t)v_x945_n, 0.0, 1);
+          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, (int32_t)v_x948_n, 0.0, 1);
           t619 = 0;
         }
         int32_t t621 = rt_mul_i(t619, 2);
@@ -2937,10 +2941,10 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, Rt
         int32_t t626;
         if (t625) {
           int32_t t627;
-          if ((uint64_t)(int64_t)t623 < (uint64_t)v_x956_n) {
-            t627 = v_x956_d[t623];
+          if ((uint64_t)(int64_t)t623 < (uint64_t)v_x959_n) {
+            t627 = v_x959_d[t623];
           } else {
-            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t623, v_x956_n, 0.0, 2);
+            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t623, v_x959_n, 0.0, 2);
             t627 = 0;
           }
           t626 = t627;
@@ -2949,10 +2953,10 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, Rt
         }
         int32_t t629 = rt_add_i(t626, 1);
         int32_t t630;
-        if ((uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x962_n) {
+        if ((uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x965_n) {
           t630 = t586;
         } else {
-          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 4, 0, RT_GATHER, t586, (int32_t)v_x962_n, 0.0, 3);
+          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 4, 0, RT_GATHER, t586, (int32_t)v_x965_n, 0.0, 3);
           t630 = 0;
         }
         int32_t t632 = rt_mul_i(t630, 2);
@@ -2962,10 +2966,10 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, Rt
         int32_t t639;
         if (t638) {
           int32_t t640;
-          if ((uint64_t)(int64_t)t636 < (uint64_t)v_x956_n) {
-            t640 = v_x956_d[t636];
+          if ((uint64_t)(int64_t)t636 < (uint64_t)v_x959_n) {
+            t640 = v_x959_d[t636];
           } else {
-            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 1, 0, RT_GATHER, t636, v_x956_n, 0.0, 4);
+            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 1, 0, RT_GATHER, t636, v_x959_n, 0.0, 4);
             t640 = 0;
           }
           t639 = t640;
@@ -2974,27 +2978,27 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, Rt
         }
         int32_t t642 = rt_add_i(t629, t639);
       }
-      v_x973_d[t585] = t617;
+      v_x976_d[t585] = t617;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x973 = v_x973;
+  *out_v_x976 = v_x976;
   return;
 fail:
-  rt_release(v_x973);
+  rt_release(v_x976);
 }
 
 /* K11: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x945_d; int64_t v_x945_n;
-  uint8_t *v_x948_d; int64_t v_x948_n;
-  uint8_t *v_x949_d; int64_t v_x949_n;
-  int32_t *v_x956_d; int64_t v_x956_n;
-  uint8_t *v_x962_d; int64_t v_x962_n;
-  int32_t *v_x973_d; int64_t v_x973_n;
+  int32_t *v_x948_d; int64_t v_x948_n;
+  uint8_t *v_x951_d; int64_t v_x951_n;
+  uint8_t *v_x952_d; int64_t v_x952_n;
+  int32_t *v_x959_d; int64_t v_x959_n;
+  uint8_t *v_x965_d; int64_t v_x965_n;
+  int32_t *v_x976_d; int64_t v_x976_n;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
@@ -3005,10 +3009,10 @@ struct K11_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t644 = 0; /* nonzero: a check below failed */
-    int t645 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x949_n;
-    uint8_t t643 = t645 ? rtg::ld_stream(&A.v_x949_d[ix]) : 0;
+    int t645 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x952_n;
+    uint8_t t643 = t645 ? rtg::ld_stream(&A.v_x952_d[ix]) : 0;
     t644 |= !t645;
-    int t647 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x945_n;
+    int t647 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x948_n;
     int32_t t646 = t647 ? ix : 0;
     t644 |= !t647;
     int32_t t649 = rt_mul_i(t646, 2);
@@ -3016,15 +3020,15 @@ struct K11_0_pull {
     uint8_t t653 = rt_ge_i(t651, 0);
     int32_t t654;
     if (t653) {
-      int t656 = (uint64_t)(int64_t)t651 < (uint64_t)A.v_x956_n;
-      int32_t t655 = t656 ? A.v_x956_d[t651] : 0;
+      int t656 = (uint64_t)(int64_t)t651 < (uint64_t)A.v_x959_n;
+      int32_t t655 = t656 ? A.v_x959_d[t651] : 0;
       t644 |= !t656;
       t654 = t655;
     } else {
       t654 = 0;
     }
     int32_t t658 = rt_add_i(t654, 1);
-    int t660 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x962_n;
+    int t660 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x965_n;
     int32_t t659 = t660 ? ix : 0;
     t644 |= !t660;
     int32_t t662 = rt_mul_i(t659, 2);
@@ -3033,8 +3037,8 @@ struct K11_0_pull {
     uint8_t t668 = rt_ge_i(t666, 0);
     int32_t t669;
     if (t668) {
-      int t671 = (uint64_t)(int64_t)t666 < (uint64_t)A.v_x956_n;
-      int32_t t670 = t671 ? A.v_x956_d[t666] : 0;
+      int t671 = (uint64_t)(int64_t)t666 < (uint64_t)A.v_x959_n;
+      int32_t t670 = t671 ? A.v_x959_d[t666] : 0;
       t644 |= !t671;
       t669 = t670;
     } else {
@@ -3043,17 +3047,17 @@ struct K11_0_pull {
     int32_t t673 = rt_add_i(t658, t669);
     if (__builtin_expect(t644 != 0, 0)) { /* again, recording the error */
       uint8_t t674;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x949_n) {
-        t674 = rtg::ld_stream(&A.v_x949_d[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x952_n) {
+        t674 = rtg::ld_stream(&A.v_x952_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x949_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x952_n, 0.0, 0);
         t674 = 0;
       }
       int32_t t675;
-      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x945_n) {
+      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x948_n) {
         t675 = ix;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, (int32_t)A.v_x945_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, (int32_t)A.v_x948_n, 0.0, 1);
         t675 = 0;
       }
       int32_t t677 = rt_mul_i(t675, 2);
@@ -3062,10 +3066,10 @@ struct K11_0_pull {
       int32_t t682;
       if (t681) {
         int32_t t683;
-        if ((uint64_t)(int64_t)t679 < (uint64_t)A.v_x956_n) {
-          t683 = A.v_x956_d[t679];
+        if ((uint64_t)(int64_t)t679 < (uint64_t)A.v_x959_n) {
+          t683 = A.v_x959_d[t679];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t679, A.v_x956_n, 0.0, 2);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t679, A.v_x959_n, 0.0, 2);
           t683 = 0;
         }
         t682 = t683;
@@ -3074,10 +3078,10 @@ struct K11_0_pull {
       }
       int32_t t685 = rt_add_i(t682, 1);
       int32_t t686;
-      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x962_n) {
+      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x965_n) {
         t686 = ix;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, ix, (int32_t)A.v_x962_n, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, ix, (int32_t)A.v_x965_n, 0.0, 3);
         t686 = 0;
       }
       int32_t t688 = rt_mul_i(t686, 2);
@@ -3087,10 +3091,10 @@ struct K11_0_pull {
       int32_t t695;
       if (t694) {
         int32_t t696;
-        if ((uint64_t)(int64_t)t692 < (uint64_t)A.v_x956_n) {
-          t696 = A.v_x956_d[t692];
+        if ((uint64_t)(int64_t)t692 < (uint64_t)A.v_x959_n) {
+          t696 = A.v_x959_d[t692];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t692, A.v_x956_n, 0.0, 4);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t692, A.v_x959_n, 0.0, 4);
           t696 = 0;
         }
         t695 = t696;
@@ -3105,68 +3109,68 @@ struct K11_0_pull {
 struct K11_0_store {
   K11_A A;
   __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x973_d[i] = v.v0;
+    A.v_x976_d[i] = v.v0;
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue *v_x948, RtValue *v_x949, RtValue *v_x956, RtValue *v_x962, RtValue **out_v_x973) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x948, RtValue *v_x951, RtValue *v_x952, RtValue *v_x959, RtValue *v_x965, RtValue **out_v_x976) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x945_d = v_x945->data.i;
-  A.v_x945_n = v_x945->len;
-  A.v_x948_d = v_x948->data.b;
+  A.v_x948_d = v_x948->data.i;
   A.v_x948_n = v_x948->len;
-  A.v_x949_d = v_x949->data.b;
-  A.v_x949_n = v_x949->len;
-  A.v_x956_d = v_x956->data.i;
-  A.v_x956_n = v_x956->len;
-  A.v_x962_d = v_x962->data.b;
-  A.v_x962_n = v_x962->len;
-  RtValue *v_x973 = NULL;
+  A.v_x951_d = v_x951->data.b;
+  A.v_x951_n = v_x951->len;
+  A.v_x952_d = v_x952->data.b;
+  A.v_x952_n = v_x952->len;
+  A.v_x959_d = v_x959->data.i;
+  A.v_x959_n = v_x959->len;
+  A.v_x965_d = v_x965->data.b;
+  A.v_x965_n = v_x965->len;
+  RtValue *v_x976 = NULL;
   /* MAP */
   {
-    const int64_t t699 = v_x948->len;
-    v_x973 = rtg_vec_new(RT_INT, t699);
-    A.v_x973_d = v_x973->data.i;
-    A.v_x973_n = v_x973->len;
+    const int64_t t699 = v_x951->len;
+    v_x976 = rtg_vec_new(RT_INT, t699);
+    A.v_x976_d = v_x976->data.i;
+    A.v_x976_n = v_x976->len;
     rtg::map("K11", loc, K11_0_pull{A}, K11_0_store{A}, t699);
   }
-  *out_v_x973 = v_x973;
+  *out_v_x976 = v_x976;
   return;
 fail:
-  rt_release(v_x973);
+  rt_release(v_x976);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, RtValue *v_x948, RtValue *v_x949, RtValue *v_x956, RtValue *v_x962, RtValue **out_v_x973) {
-  RtValue *vals[] = {v_x945, v_x948, v_x949, v_x956, v_x962};
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x948, RtValue *v_x951, RtValue *v_x952, RtValue *v_x959, RtValue *v_x965, RtValue **out_v_x976) {
+  RtValue *vals[] = {v_x948, v_x951, v_x952, v_x959, v_x965};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K11_host(err, loc, run, v_x945, v_x948, v_x949, v_x956, v_x962, out_v_x973);
+    K11_host(err, loc, run, v_x948, v_x951, v_x952, v_x959, v_x965, out_v_x976);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x945, v_x948, v_x949, v_x956, v_x962, out_v_x973);
+    K11_gpu(err, loc, run, v_x948, v_x951, v_x952, v_x959, v_x965, out_v_x976);
   }
 }
 
 /* K12: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int32_t v_x1462, RtValue **out_v_x1486, RtValue **out_v_x1467, RtValue **out_v_x1469, RtValue **out_v_x1484, RtValue **out_v_x1485) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1490, int32_t v_x1465, RtValue **out_v_x1489, RtValue **out_v_x1470, RtValue **out_v_x1472, RtValue **out_v_x1487, RtValue **out_v_x1488) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1487_off = rt_seg_offsets(v_sd_1487);
-  const int64_t v_sd_1487_n = v_sd_1487->len;
-  RtValue *v_x1467 = NULL;
-  RtValue *v_x1468 = NULL;
-  RtValue *v_x1469 = NULL;
+  const int64_t *v_sd_1490_off = rt_seg_offsets(v_sd_1490);
+  const int64_t v_sd_1490_n = v_sd_1490->len;
   RtValue *v_x1470 = NULL;
-  RtValue *v_x1486 = NULL;
-  RtValue *v_x1484 = NULL;
-  RtValue *v_x1485 = NULL;
+  RtValue *v_x1471 = NULL;
+  RtValue *v_x1472 = NULL;
+  RtValue *v_x1473 = NULL;
+  RtValue *v_x1489 = NULL;
+  RtValue *v_x1487 = NULL;
+  RtValue *v_x1488 = NULL;
   /* PARTITION */
   {
-    const int64_t t700 = v_x1462;
+    const int64_t t700 = v_x1465;
     if (t700 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t700, 0.0, 0);
       goto fail;
@@ -3183,16 +3187,16 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487,
         int32_t t704x0;
         uint8_t t704x1;
         int t708 = 0; /* nonzero: a check below failed */
-        int t709 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1487_n;
-        int32_t t707 = t709 ? (int32_t)(v_sd_1487_off[t706 + 1] - v_sd_1487_off[t706]) : 0;
+        int t709 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1490_n;
+        int32_t t707 = t709 ? (int32_t)(v_sd_1490_off[t706 + 1] - v_sd_1490_off[t706]) : 0;
         t708 |= !t709;
         uint8_t t711 = rt_le_i(t707, 1);
         if (__builtin_expect(t708 != 0, 0)) { /* again, recording the error */
           int32_t t712;
-          if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1487_n) {
-            t712 = (int32_t)(v_sd_1487_off[t706 + 1] - v_sd_1487_off[t706]);
+          if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1490_n) {
+            t712 = (int32_t)(v_sd_1490_off[t706 + 1] - v_sd_1490_off[t706]);
           } else {
-            NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1487_n, 0.0, 1);
+            NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1490_n, 0.0, 1);
             t712 = 0;
           }
           uint8_t t714 = rt_le_i(t712, 1);
@@ -3217,12 +3221,12 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487,
       t703[t704] = t716;
       t716 += k;
     }
-    v_x1467 = rt_value_new(rt_vec_type(RT_INT), t716);
-    int32_t *v_x1467_d = v_x1467->data.i;
-    const int64_t v_x1467_n = v_x1467->len;
-    v_x1469 = rt_value_new(rt_vec_type(RT_INT), (t700 - t716));
-    int32_t *v_x1469_d = v_x1469->data.i;
-    const int64_t v_x1469_n = v_x1469->len;
+    v_x1470 = rt_value_new(rt_vec_type(RT_INT), t716);
+    int32_t *v_x1470_d = v_x1470->data.i;
+    const int64_t v_x1470_n = v_x1470->len;
+    v_x1472 = rt_value_new(rt_vec_type(RT_INT), (t700 - t716));
+    int32_t *v_x1472_d = v_x1472->data.i;
+    const int64_t v_x1472_n = v_x1472->len;
     RT_PARALLEL_FOR_IF(t701 > 1)
     for (int64_t t704 = 0; t704 < t701; t704++) {
       int64_t at = t703[t704];
@@ -3233,16 +3237,16 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487,
         int32_t t704y0;
         uint8_t t704y1;
         int t718 = 0; /* nonzero: a check below failed */
-        int t719 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1487_n;
-        int32_t t717 = t719 ? (int32_t)(v_sd_1487_off[t706 + 1] - v_sd_1487_off[t706]) : 0;
+        int t719 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1490_n;
+        int32_t t717 = t719 ? (int32_t)(v_sd_1490_off[t706 + 1] - v_sd_1490_off[t706]) : 0;
         t718 |= !t719;
         uint8_t t721 = rt_le_i(t717, 1);
         if (__builtin_expect(t718 != 0, 0)) { /* again, recording the error */
           int32_t t722;
-          if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1487_n) {
-            t722 = (int32_t)(v_sd_1487_off[t706 + 1] - v_sd_1487_off[t706]);
+          if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1490_n) {
+            t722 = (int32_t)(v_sd_1490_off[t706 + 1] - v_sd_1490_off[t706]);
           } else {
-            NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1487_n, 0.0, 2);
+            NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1490_n, 0.0, 2);
             t722 = 0;
           }
           uint8_t t724 = rt_le_i(t722, 1);
@@ -3250,10 +3254,10 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487,
         t704y0 = t706;
         t704y1 = t721;
         if (t702[t705]) {
-          v_x1467_d[at] = t704y0;
+          v_x1470_d[at] = t704y0;
           at++;
         } else {
-          v_x1469_d[at_not] = t704y0;
+          v_x1472_d[at_not] = t704y0;
           at_not++;
         }
       }
@@ -3264,49 +3268,49 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487,
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1467_d = v_x1467->data.i;
-    const int64_t v_x1467_n = v_x1467->len;
-    int32_t *v_x1469_d = v_x1469->data.i;
-    const int64_t v_x1469_n = v_x1469->len;
+    int32_t *v_x1470_d = v_x1470->data.i;
+    const int64_t v_x1470_n = v_x1470->len;
+    int32_t *v_x1472_d = v_x1472->data.i;
+    const int64_t v_x1472_n = v_x1472->len;
     /* MAP */
     {
-      const int64_t t725 = v_x1462;
+      const int64_t t725 = v_x1465;
       if (t725 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t725, 0.0, 3);
         goto fail;
       }
-      v_x1486 = rt_value_new(rt_vec_type(RT_BOOL), t725);
-      uint8_t *v_x1486_d = v_x1486->data.b;
-      const int64_t v_x1486_n = v_x1486->len;
+      v_x1489 = rt_value_new(rt_vec_type(RT_BOOL), t725);
+      uint8_t *v_x1489_d = v_x1489->data.b;
+      const int64_t v_x1489_n = v_x1489->len;
       RT_PARALLEL_FOR_IF(t725 >= RT_PARALLEL_MIN)
       for (int64_t t726 = 0; t726 < t725; t726++) {
         const int32_t t727 = (int32_t)t726;
         int t729 = 0; /* nonzero: a check below failed */
-        int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1487_n;
-        int32_t t728 = t730 ? (int32_t)(v_sd_1487_off[t727 + 1] - v_sd_1487_off[t727]) : 0;
+        int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1490_n;
+        int32_t t728 = t730 ? (int32_t)(v_sd_1490_off[t727 + 1] - v_sd_1490_off[t727]) : 0;
         t729 |= !t730;
         uint8_t t732 = rt_le_i(t728, 1);
         if (__builtin_expect(t729 != 0, 0)) { /* again, recording the error */
           int32_t t733;
-          if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1487_n) {
-            t733 = (int32_t)(v_sd_1487_off[t727 + 1] - v_sd_1487_off[t727]);
+          if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1490_n) {
+            t733 = (int32_t)(v_sd_1490_off[t727 + 1] - v_sd_1490_off[t727]);
           } else {
-            NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1487_n, 0.0, 4);
+            NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1490_n, 0.0, 4);
             t733 = 0;
           }
           uint8_t t735 = rt_le_i(t733, 1);
         }
-        v_x1486_d[t726] = t732;
+        v_x1489_d[t726] = t732;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1486_d = v_x1486->data.b;
-      const int64_t v_x1486_n = v_x1486->len;
+      uint8_t *v_x1489_d = v_x1489->data.b;
+      const int64_t v_x1489_n = v_x1489->len;
       /* SCAN */
       {
-        const int64_t t736 = v_x1462;
+        const int64_t t736 = v_x1465;
         if (t736 < 0) {
           NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t736, 0.0, 5);
           goto fail;
@@ -3326,8 +3330,8 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487,
             int32_t t740x0;
             int32_t t740x1;
             int t744 = 0; /* nonzero: a check below failed */
-            int t745 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1487_n;
-            int32_t t743 = t745 ? (int32_t)(v_sd_1487_off[t742 + 1] - v_sd_1487_off[t742]) : 0;
+            int t745 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1490_n;
+            int32_t t743 = t745 ? (int32_t)(v_sd_1490_off[t742 + 1] - v_sd_1490_off[t742]) : 0;
             t744 |= !t745;
             uint8_t t747 = rt_le_i(t743, 1);
             int32_t t749 = rt_btoi_b(t747);
@@ -3335,10 +3339,10 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487,
             int32_t t753 = rt_btoi_b(t751);
             if (__builtin_expect(t744 != 0, 0)) { /* again, recording the error */
               int32_t t754;
-              if ((uint64_t)(int64_t)t742 < (uint64_t)v_sd_1487_n) {
-                t754 = (int32_t)(v_sd_1487_off[t742 + 1] - v_sd_1487_off[t742]);
+              if ((uint64_t)(int64_t)t742 < (uint64_t)v_sd_1490_n) {
+                t754 = (int32_t)(v_sd_1490_off[t742 + 1] - v_sd_1490_off[t742]);
               } else {
-                NESSIE_RECORD(err, t741, RT_CHECK_INDEX, 0, 0, RT_GATHER, t742, v_sd_1487_n, 0.0, 6);
+                NESSIE_RECORD(err, t741, RT_CHECK_INDEX, 0, 0, RT_GATHER, t742, v_sd_1490_n, 0.0, 6);
                 t754 = 0;
               }
               uint8_t t756 = rt_le_i(t754, 1);
@@ -3370,12 +3374,12 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487,
           t740t0 = t770;
           t740t1 = t772;
         }
-        v_x1484 = rt_value_new(rt_vec_type(RT_INT), t736);
-        int32_t *v_x1484_d = v_x1484->data.i;
-        const int64_t v_x1484_n = v_x1484->len;
-        v_x1485 = rt_value_new(rt_vec_type(RT_INT), t736);
-        int32_t *v_x1485_d = v_x1485->data.i;
-        const int64_t v_x1485_n = v_x1485->len;
+        v_x1487 = rt_value_new(rt_vec_type(RT_INT), t736);
+        int32_t *v_x1487_d = v_x1487->data.i;
+        const int64_t v_x1487_n = v_x1487->len;
+        v_x1488 = rt_value_new(rt_vec_type(RT_INT), t736);
+        int32_t *v_x1488_d = v_x1488->data.i;
+        const int64_t v_x1488_n = v_x1488->len;
         RT_PARALLEL_FOR_IF(t737 > 1)
         for (int64_t t740 = 0; t740 < t737; t740++) {
           int32_t t740p0;
@@ -3385,13 +3389,13 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487,
           const int64_t t740_end = (t740 + 1) * RT_CHUNK < t736 ? (t740 + 1) * RT_CHUNK : t736;
           for (int64_t t741 = t740 * RT_CHUNK; t741 < t740_end; t741++) {
             const int32_t t742 = (int32_t)t741;
-            v_x1484_d[t741] = t740p0;
-            v_x1485_d[t741] = t740p1;
+            v_x1487_d[t741] = t740p0;
+            v_x1488_d[t741] = t740p1;
             int32_t t740y0;
             int32_t t740y1;
             int t774 = 0; /* nonzero: a check below failed */
-            int t775 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1487_n;
-            int32_t t773 = t775 ? (int32_t)(v_sd_1487_off[t742 + 1] - v_sd_1487_off[t742]) : 0;
+            int t775 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1490_n;
+            int32_t t773 = t775 ? (int32_t)(v_sd_1490_off[t742 + 1] - v_sd_1490_off[t742]) : 0;
             t774 |= !t775;
             uint8_t t777 = rt_le_i(t773, 1);
             int32_t t779 = rt_btoi_b(t777);
@@ -3399,10 +3403,10 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487,
             int32_t t783 = rt_btoi_b(t781);
             if (__builtin_expect(t774 != 0, 0)) { /* again, recording the error */
               int32_t t784;
-              if ((uint64_t)(int64_t)t742 < (uint64_t)v_sd_1487_n) {
-                t784 = (int32_t)(v_sd_1487_off[t742 + 1] - v_sd_1487_off[t742]);
+              if ((uint64_t)(int64_t)t742 < (uint64_t)v_sd_1490_n) {
+                t784 = (int32_t)(v_sd_1490_off[t742 + 1] - v_sd_1490_off[t742]);
               } else {
-                NESSIE_RECORD(err, t741, RT_CHECK_INDEX, 0, 0, RT_GATHER, t742, v_sd_1487_n, 0.0, 7);
+                NESSIE_RECORD(err, t741, RT_CHECK_INDEX, 0, 0, RT_GATHER, t742, v_sd_1490_n, 0.0, 7);
                 t784 = 0;
               }
               uint8_t t786 = rt_le_i(t784, 1);
@@ -3425,37 +3429,37 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487,
         goto fail;
     }
   }
-  *out_v_x1486 = v_x1486;
-  *out_v_x1467 = v_x1467;
-  *out_v_x1469 = v_x1469;
-  *out_v_x1484 = v_x1484;
-  *out_v_x1485 = v_x1485;
-  rt_release(v_x1468);
-  rt_release(v_x1470);
+  *out_v_x1489 = v_x1489;
+  *out_v_x1470 = v_x1470;
+  *out_v_x1472 = v_x1472;
+  *out_v_x1487 = v_x1487;
+  *out_v_x1488 = v_x1488;
+  rt_release(v_x1471);
+  rt_release(v_x1473);
   return;
 fail:
-  rt_release(v_x1467);
-  rt_release(v_x1468);
-  rt_release(v_x1469);
   rt_release(v_x1470);
-  rt_release(v_x1486);
-  rt_release(v_x1484);
-  rt_release(v_x1485);
+  rt_release(v_x1471);
+  rt_release(v_x1472);
+  rt_release(v_x1473);
+  rt_release(v_x1489);
+  rt_release(v_x1487);
+  rt_release(v_x1488);
 }
 
 /* K12: PARTITION, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K12_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1487_off; int64_t v_sd_1487_n;
-  int32_t v_x1462;
-  int32_t *v_x1467_d; int64_t v_x1467_n;
-  uint8_t *v_x1468_d; int64_t v_x1468_n;
-  int32_t *v_x1469_d; int64_t v_x1469_n;
-  uint8_t *v_x1470_d; int64_t v_x1470_n;
-  uint8_t *v_x1486_d; int64_t v_x1486_n;
-  int32_t *v_x1484_d; int64_t v_x1484_n;
-  int32_t *v_x1485_d; int64_t v_x1485_n;
+  const int64_t *v_sd_1490_off; int64_t v_sd_1490_n;
+  int32_t v_x1465;
+  int32_t *v_x1470_d; int64_t v_x1470_n;
+  uint8_t *v_x1471_d; int64_t v_x1471_n;
+  int32_t *v_x1472_d; int64_t v_x1472_n;
+  uint8_t *v_x1473_d; int64_t v_x1473_n;
+  uint8_t *v_x1489_d; int64_t v_x1489_n;
+  int32_t *v_x1487_d; int64_t v_x1487_n;
+  int32_t *v_x1488_d; int64_t v_x1488_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -3467,16 +3471,16 @@ struct K12_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t798 = 0; /* nonzero: a check below failed */
-    int t799 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1487_n;
-    int32_t t797 = t799 ? (int32_t)(A.v_sd_1487_off[ix + 1] - A.v_sd_1487_off[ix]) : 0;
+    int t799 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1490_n;
+    int32_t t797 = t799 ? (int32_t)(A.v_sd_1490_off[ix + 1] - A.v_sd_1490_off[ix]) : 0;
     t798 |= !t799;
     uint8_t t801 = rt_le_i(t797, 1);
     if (__builtin_expect(t798 != 0, 0)) { /* again, recording the error */
       int32_t t802;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1487_n) {
-        t802 = (int32_t)(A.v_sd_1487_off[ix + 1] - A.v_sd_1487_off[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1490_n) {
+        t802 = (int32_t)(A.v_sd_1490_off[ix + 1] - A.v_sd_1490_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1487_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1490_n, 0.0, 0);
         t802 = 0;
       }
       uint8_t t804 = rt_le_i(t802, 1);
@@ -3487,8 +3491,8 @@ struct K12_0_pull {
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1467_d[i] = v.v0;
-    /* v.v1: v_x1468, read by nothing (its checks are the pull's) */
+    A.v_x1470_d[i] = v.v0;
+    /* v.v1: v_x1471, read by nothing (its checks are the pull's) */
   }
 };
 struct K12_0_pred {
@@ -3500,8 +3504,8 @@ struct K12_0_pred {
 struct K12_0_other {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1469_d[i] = v.v0;
-    /* v.v1: v_x1470, read by nothing (its checks are the pull's) */
+    A.v_x1472_d[i] = v.v0;
+    /* v.v1: v_x1473, read by nothing (its checks are the pull's) */
   }
 };
 struct alignas(8) K12_1_V {
@@ -3513,16 +3517,16 @@ struct K12_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t806 = 0; /* nonzero: a check below failed */
-    int t807 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1487_n;
-    int32_t t805 = t807 ? (int32_t)(A.v_sd_1487_off[ix + 1] - A.v_sd_1487_off[ix]) : 0;
+    int t807 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1490_n;
+    int32_t t805 = t807 ? (int32_t)(A.v_sd_1490_off[ix + 1] - A.v_sd_1490_off[ix]) : 0;
     t806 |= !t807;
     uint8_t t809 = rt_le_i(t805, 1);
     if (__builtin_expect(t806 != 0, 0)) { /* again, recording the error */
       int32_t t810;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1487_n) {
-        t810 = (int32_t)(A.v_sd_1487_off[ix + 1] - A.v_sd_1487_off[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1490_n) {
+        t810 = (int32_t)(A.v_sd_1490_off[ix + 1] - A.v_sd_1490_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1487_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1490_n, 0.0, 1);
         t810 = 0;
       }
       uint8_t t812 = rt_le_i(t810, 1);
@@ -3533,7 +3537,7 @@ struct K12_1_pull {
 struct K12_1_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_1_V &v) const {
-    A.v_x1486_d[i] = v.v0;
+    A.v_x1489_d[i] = v.v0;
   }
 };
 struct alignas(8) K12_2_V {
@@ -3546,8 +3550,8 @@ struct K12_2_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t814 = 0; /* nonzero: a check below failed */
-    int t815 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1487_n;
-    int32_t t813 = t815 ? (int32_t)(A.v_sd_1487_off[ix + 1] - A.v_sd_1487_off[ix]) : 0;
+    int t815 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1490_n;
+    int32_t t813 = t815 ? (int32_t)(A.v_sd_1490_off[ix + 1] - A.v_sd_1490_off[ix]) : 0;
     t814 |= !t815;
     uint8_t t817 = rt_le_i(t813, 1);
     int32_t t819 = rt_btoi_b(t817);
@@ -3555,10 +3559,10 @@ struct K12_2_pull {
     int32_t t823 = rt_btoi_b(t821);
     if (__builtin_expect(t814 != 0, 0)) { /* again, recording the error */
       int32_t t824;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1487_n) {
-        t824 = (int32_t)(A.v_sd_1487_off[ix + 1] - A.v_sd_1487_off[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1490_n) {
+        t824 = (int32_t)(A.v_sd_1490_off[ix + 1] - A.v_sd_1490_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1487_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1490_n, 0.0, 2);
         t824 = 0;
       }
       uint8_t t826 = rt_le_i(t824, 1);
@@ -3572,8 +3576,8 @@ struct K12_2_pull {
 struct K12_2_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_2_V &v) const {
-    A.v_x1484_d[i] = v.v0;
-    A.v_x1485_d[i] = v.v1;
+    A.v_x1487_d[i] = v.v0;
+    A.v_x1488_d[i] = v.v1;
   }
 };
 struct K12_2_op {
@@ -3591,216 +3595,216 @@ struct K12_2_ride {
     K12_2_store{A}(i, v);
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int32_t v_x1462, RtValue **out_v_x1486, RtValue **out_v_x1467, RtValue **out_v_x1469, RtValue **out_v_x1484, RtValue **out_v_x1485) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1490, int32_t v_x1465, RtValue **out_v_x1489, RtValue **out_v_x1470, RtValue **out_v_x1472, RtValue **out_v_x1487, RtValue **out_v_x1488) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1487_off = rtg_seg_offsets(v_sd_1487);
-  A.v_sd_1487_n = v_sd_1487->len;
-  A.v_x1462 = v_x1462;
-  RtValue *v_x1467 = NULL;
-  RtValue *v_x1468 = NULL;
-  RtValue *v_x1469 = NULL;
+  A.v_sd_1490_off = rtg_seg_offsets(v_sd_1490);
+  A.v_sd_1490_n = v_sd_1490->len;
+  A.v_x1465 = v_x1465;
   RtValue *v_x1470 = NULL;
-  RtValue *v_x1486 = NULL;
-  RtValue *v_x1484 = NULL;
-  RtValue *v_x1485 = NULL;
+  RtValue *v_x1471 = NULL;
+  RtValue *v_x1472 = NULL;
+  RtValue *v_x1473 = NULL;
+  RtValue *v_x1489 = NULL;
+  RtValue *v_x1487 = NULL;
+  RtValue *v_x1488 = NULL;
   /* PARTITION */
   int64_t *t837, t838; /* the slot of its count, its size */
   {
-    const int64_t t839 = v_x1462;
+    const int64_t t839 = v_x1465;
     if (t839 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t839, 0.0, run, 3};
       goto fail;
     }
-    v_x1467 = rtg_vec_new(RT_INT, t839);
-    A.v_x1467_d = v_x1467->data.i;
-    A.v_x1467_n = v_x1467->len;
-    v_x1469 = rtg_vec_new(RT_INT, t839);
-    A.v_x1469_d = v_x1469->data.i;
-    A.v_x1469_n = v_x1469->len;
+    v_x1470 = rtg_vec_new(RT_INT, t839);
+    A.v_x1470_d = v_x1470->data.i;
+    A.v_x1470_n = v_x1470->len;
+    v_x1472 = rtg_vec_new(RT_INT, t839);
+    A.v_x1472_d = v_x1472->data.i;
+    A.v_x1472_n = v_x1472->len;
     t838 = t839;
     t837 = rtg::partition_launch<K12_0_V>("K12", loc, K12_0_pull{A}, K12_0_pred{A}, t839, K12_0_store{A}, K12_0_other{A}, true);
   }
   {
     const int64_t t840 = rtg::filter_count(t837);
-    v_x1467 = rtg_vec_fit(v_x1467, t840);
-    A.v_x1467_d = v_x1467->data.i;
-    A.v_x1467_n = v_x1467->len;
-    v_x1469 = rtg_vec_fit(v_x1469, t838 - t840);
-    A.v_x1469_d = v_x1469->data.i;
-    A.v_x1469_n = v_x1469->len;
+    v_x1470 = rtg_vec_fit(v_x1470, t840);
+    A.v_x1470_d = v_x1470->data.i;
+    A.v_x1470_n = v_x1470->len;
+    v_x1472 = rtg_vec_fit(v_x1472, t838 - t840);
+    A.v_x1472_d = v_x1472->data.i;
+    A.v_x1472_n = v_x1472->len;
   }
   /* MAP */
   {
-    const int64_t t841 = v_x1462;
+    const int64_t t841 = v_x1465;
     if (t841 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t841, 0.0, run, 4};
       goto fail;
     }
-    v_x1486 = rtg_vec_new(RT_BOOL, t841);
-    A.v_x1486_d = v_x1486->data.b;
-    A.v_x1486_n = v_x1486->len;
+    v_x1489 = rtg_vec_new(RT_BOOL, t841);
+    A.v_x1489_d = v_x1489->data.b;
+    A.v_x1489_n = v_x1489->len;
     /* computed in the launch of SOAC 2 (K12_2_ride) */
   }
   /* SCAN */
   {
-    const int64_t t842 = v_x1462;
+    const int64_t t842 = v_x1465;
     if (t842 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t842, 0.0, run, 5};
       goto fail;
     }
-    v_x1484 = rtg_vec_new(RT_INT, t842);
-    A.v_x1484_d = v_x1484->data.i;
-    A.v_x1484_n = v_x1484->len;
-    v_x1485 = rtg_vec_new(RT_INT, t842);
-    A.v_x1485_d = v_x1485->data.i;
-    A.v_x1485_n = v_x1485->len;
+    v_x1487 = rtg_vec_new(RT_INT, t842);
+    A.v_x1487_d = v_x1487->data.i;
+    A.v_x1487_n = v_x1487->len;
+    v_x1488 = rtg_vec_new(RT_INT, t842);
+    A.v_x1488_d = v_x1488->data.i;
+    A.v_x1488_n = v_x1488->len;
     rtg::scan<true>("K12", loc, K12_2_pull{A}, K12_2_op{A}, K12_2_V{0, 0}, t842, K12_2_ride{A});
   }
-  *out_v_x1486 = v_x1486;
-  *out_v_x1467 = v_x1467;
-  *out_v_x1469 = v_x1469;
-  *out_v_x1484 = v_x1484;
-  *out_v_x1485 = v_x1485;
-  rt_release(v_x1468);
-  rt_release(v_x1470);
+  *out_v_x1489 = v_x1489;
+  *out_v_x1470 = v_x1470;
+  *out_v_x1472 = v_x1472;
+  *out_v_x1487 = v_x1487;
+  *out_v_x1488 = v_x1488;
+  rt_release(v_x1471);
+  rt_release(v_x1473);
   return;
 fail:
-  rt_release(v_x1467);
-  rt_release(v_x1468);
-  rt_release(v_x1469);
   rt_release(v_x1470);
-  rt_release(v_x1486);
-  rt_release(v_x1484);
-  rt_release(v_x1485);
+  rt_release(v_x1471);
+  rt_release(v_x1472);
+  rt_release(v_x1473);
+  rt_release(v_x1489);
+  rt_release(v_x1487);
+  rt_release(v_x1488);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1487, int32_t v_x1462, RtValue **out_v_x1486, RtValue **out_v_x1467, RtValue **out_v_x1469, RtValue **out_v_x1484, RtValue **out_v_x1485) {
-  RtValue *vals[] = {v_sd_1487};
-  const int64_t sizes[] = {(int64_t)v_x1462, (int64_t)v_x1462, (int64_t)v_x1462};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1490, int32_t v_x1465, RtValue **out_v_x1489, RtValue **out_v_x1470, RtValue **out_v_x1472, RtValue **out_v_x1487, RtValue **out_v_x1488) {
+  RtValue *vals[] = {v_sd_1490};
+  const int64_t sizes[] = {(int64_t)v_x1465, (int64_t)v_x1465, (int64_t)v_x1465};
   if (rtg_choose_host(vals, 1, sizes, 3)) {
-    K12_host(err, loc, run, v_sd_1487, v_x1462, out_v_x1486, out_v_x1467, out_v_x1469, out_v_x1484, out_v_x1485);
+    K12_host(err, loc, run, v_sd_1490, v_x1465, out_v_x1489, out_v_x1470, out_v_x1472, out_v_x1487, out_v_x1488);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_sd_1487, v_x1462, out_v_x1486, out_v_x1467, out_v_x1469, out_v_x1484, out_v_x1485);
+    K12_gpu(err, loc, run, v_sd_1490, v_x1465, out_v_x1489, out_v_x1470, out_v_x1472, out_v_x1487, out_v_x1488);
   }
 }
 
 /* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1502, RtValue *v_sd_1514, RtValue *v_sd_1504, RtValue **out_v_x1512) {
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1505, RtValue *v_sd_1517, RtValue *v_sd_1507, RtValue **out_v_x1515) {
   (void)loc;
   (void)run;
-  int32_t *v_x1502_d = v_x1502->data.i;
-  const int64_t v_x1502_n = v_x1502->len;
-  const int64_t *v_sd_1514_off = rt_seg_offsets(v_sd_1514);
-  const int64_t v_sd_1514_n = v_sd_1514->len;
-  const int64_t *v_sd_1504_off = rt_seg_offsets(v_sd_1504);
-  const int64_t v_sd_1504_n = v_sd_1504->len;
-  RtValue *v_x1508 = NULL;
-  RtValue *v_x1509 = NULL;
-  RtValue *v_x1510 = NULL;
+  int32_t *v_x1505_d = v_x1505->data.i;
+  const int64_t v_x1505_n = v_x1505->len;
+  const int64_t *v_sd_1517_off = rt_seg_offsets(v_sd_1517);
+  const int64_t v_sd_1517_n = v_sd_1517->len;
+  const int64_t *v_sd_1507_off = rt_seg_offsets(v_sd_1507);
+  const int64_t v_sd_1507_n = v_sd_1507->len;
   RtValue *v_x1511 = NULL;
   RtValue *v_x1512 = NULL;
   RtValue *v_x1513 = NULL;
+  RtValue *v_x1514 = NULL;
+  RtValue *v_x1515 = NULL;
+  RtValue *v_x1516 = NULL;
   /* MAP */
   {
-    const int64_t t843 = v_x1502_n;
-    v_x1508 = rt_value_new(rt_vec_type(RT_INT), t843);
-    int32_t *v_x1508_d = v_x1508->data.i;
-    const int64_t v_x1508_n = v_x1508->len;
-    v_x1509 = rt_value_new(rt_vec_type(RT_INT), t843);
-    int32_t *v_x1509_d = v_x1509->data.i;
-    const int64_t v_x1509_n = v_x1509->len;
-    v_x1510 = rt_value_new(rt_vec_type(RT_INT), t843);
-    int32_t *v_x1510_d = v_x1510->data.i;
-    const int64_t v_x1510_n = v_x1510->len;
+    const int64_t t843 = v_x1505_n;
+    v_x1511 = rt_value_new(rt_vec_type(RT_INT), t843);
+    int32_t *v_x1511_d = v_x1511->data.i;
+    const int64_t v_x1511_n = v_x1511->len;
+    v_x1512 = rt_value_new(rt_vec_type(RT_INT), t843);
+    int32_t *v_x1512_d = v_x1512->data.i;
+    const int64_t v_x1512_n = v_x1512->len;
+    v_x1513 = rt_value_new(rt_vec_type(RT_INT), t843);
+    int32_t *v_x1513_d = v_x1513->data.i;
+    const int64_t v_x1513_n = v_x1513->len;
     RT_PARALLEL_FOR_IF(t843 >= RT_PARALLEL_MIN)
     for (int64_t t844 = 0; t844 < t843; t844++) {
       const int32_t t845 = (int32_t)t844;
       int t848 = 0; /* nonzero: a check below failed */
-      int32_t t846 = v_x1502_d[t845];
-      int t849 = (uint64_t)(int64_t)t846 < (uint64_t)v_sd_1504_n;
-      int32_t t847 = t849 ? (int32_t)v_sd_1504_off[t846] : 0;
+      int32_t t846 = v_x1505_d[t845];
+      int t849 = (uint64_t)(int64_t)t846 < (uint64_t)v_sd_1507_n;
+      int32_t t847 = t849 ? (int32_t)v_sd_1507_off[t846] : 0;
       t848 |= !t849;
-      int t851 = (uint64_t)(int64_t)t846 < (uint64_t)v_sd_1514_n;
-      int32_t t850 = t851 ? (int32_t)(v_sd_1514_off[t846 + 1] - v_sd_1514_off[t846]) : 0;
+      int t851 = (uint64_t)(int64_t)t846 < (uint64_t)v_sd_1517_n;
+      int32_t t850 = t851 ? (int32_t)(v_sd_1517_off[t846 + 1] - v_sd_1517_off[t846]) : 0;
       t848 |= !t851;
       int32_t t853 = rt_add_i(t847, t850);
       if (__builtin_expect(t848 != 0, 0)) { /* again, recording the error */
-        int32_t t854 = v_x1502_d[t845];
+        int32_t t854 = v_x1505_d[t845];
         int32_t t855;
-        if ((uint64_t)(int64_t)t854 < (uint64_t)v_sd_1504_n) {
-          t855 = (int32_t)v_sd_1504_off[t854];
+        if ((uint64_t)(int64_t)t854 < (uint64_t)v_sd_1507_n) {
+          t855 = (int32_t)v_sd_1507_off[t854];
         } else {
-          NESSIE_RECORD(err, t844, RT_CHECK_INDEX, 0, 0, RT_GATHER, t854, v_sd_1504_n, 0.0, 0);
+          NESSIE_RECORD(err, t844, RT_CHECK_INDEX, 0, 0, RT_GATHER, t854, v_sd_1507_n, 0.0, 0);
           t855 = 0;
         }
         int32_t t856;
-        if ((uint64_t)(int64_t)t854 < (uint64_t)v_sd_1514_n) {
-          t856 = (int32_t)(v_sd_1514_off[t854 + 1] - v_sd_1514_off[t854]);
+        if ((uint64_t)(int64_t)t854 < (uint64_t)v_sd_1517_n) {
+          t856 = (int32_t)(v_sd_1517_off[t854 + 1] - v_sd_1517_off[t854]);
         } else {
-          NESSIE_RECORD(err, t844, RT_CHECK_INDEX, 0, 0, RT_GATHER, t854, v_sd_1514_n, 0.0, 1);
+          NESSIE_RECORD(err, t844, RT_CHECK_INDEX, 0, 0, RT_GATHER, t854, v_sd_1517_n, 0.0, 1);
           t856 = 0;
         }
         int32_t t858 = rt_add_i(t855, t856);
       }
-      v_x1508_d[t844] = t847;
-      v_x1509_d[t844] = t853;
-      v_x1510_d[t844] = 1;
+      v_x1511_d[t844] = t847;
+      v_x1512_d[t844] = t853;
+      v_x1513_d[t844] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1508_d = v_x1508->data.i;
-    const int64_t v_x1508_n = v_x1508->len;
-    int32_t *v_x1509_d = v_x1509->data.i;
-    const int64_t v_x1509_n = v_x1509->len;
-    int32_t *v_x1510_d = v_x1510->data.i;
-    const int64_t v_x1510_n = v_x1510->len;
+    int32_t *v_x1511_d = v_x1511->data.i;
+    const int64_t v_x1511_n = v_x1511->len;
+    int32_t *v_x1512_d = v_x1512->data.i;
+    const int64_t v_x1512_n = v_x1512->len;
+    int32_t *v_x1513_d = v_x1513->data.i;
+    const int64_t v_x1513_n = v_x1513->len;
     /* LIBRARY */
     {
-      RtValue *t859 = rt_range_segdes(loc, v_x1508, v_x1509, v_x1510, &v_x1512, &v_x1513);
-      v_x1511 = t859;
-      const int64_t *v_x1511_off = rt_seg_offsets(v_x1511);
-      const int64_t v_x1511_n = v_x1511->len;
+      RtValue *t859 = rt_range_segdes(loc, v_x1511, v_x1512, v_x1513, &v_x1515, &v_x1516);
+      v_x1514 = t859;
+      const int64_t *v_x1514_off = rt_seg_offsets(v_x1514);
+      const int64_t v_x1514_n = v_x1514->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1512 = v_x1512;
-  rt_release(v_x1508);
-  rt_release(v_x1509);
-  rt_release(v_x1510);
-  rt_release(v_x1511);
-  rt_release(v_x1513);
-  return;
-fail:
-  rt_release(v_x1508);
-  rt_release(v_x1509);
-  rt_release(v_x1510);
+  *out_v_x1515 = v_x1515;
   rt_release(v_x1511);
   rt_release(v_x1512);
   rt_release(v_x1513);
+  rt_release(v_x1514);
+  rt_release(v_x1516);
+  return;
+fail:
+  rt_release(v_x1511);
+  rt_release(v_x1512);
+  rt_release(v_x1513);
+  rt_release(v_x1514);
+  rt_release(v_x1515);
+  rt_release(v_x1516);
 }
 
 /* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1502_d; int64_t v_x1502_n;
-  const int64_t *v_sd_1514_off; int64_t v_sd_1514_n;
-  const int64_t *v_sd_1504_off; int64_t v_sd_1504_n;
-  int32_t *v_x1508_d; int64_t v_x1508_n;
-  int32_t *v_x1509_d; int64_t v_x1509_n;
-  int32_t *v_x1510_d; int64_t v_x1510_n;
-  const int64_t *v_x1511_off; int64_t v_x1511_n;
+  int32_t *v_x1505_d; int64_t v_x1505_n;
+  const int64_t *v_sd_1517_off; int64_t v_sd_1517_n;
+  const int64_t *v_sd_1507_off; int64_t v_sd_1507_n;
+  int32_t *v_x1511_d; int64_t v_x1511_n;
   int32_t *v_x1512_d; int64_t v_x1512_n;
   int32_t *v_x1513_d; int64_t v_x1513_n;
+  const int64_t *v_x1514_off; int64_t v_x1514_n;
+  int32_t *v_x1515_d; int64_t v_x1515_n;
+  int32_t *v_x1516_d; int64_t v_x1516_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
@@ -3813,28 +3817,28 @@ struct K13_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t862 = 0; /* nonzero: a check below failed */
-    int32_t t860 = A.v_x1502_d[ix];
-    int t863 = (uint64_t)(int64_t)t860 < (uint64_t)A.v_sd_1504_n;
-    int32_t t861 = t863 ? (int32_t)A.v_sd_1504_off[t860] : 0;
+    int32_t t860 = A.v_x1505_d[ix];
+    int t863 = (uint64_t)(int64_t)t860 < (uint64_t)A.v_sd_1507_n;
+    int32_t t861 = t863 ? (int32_t)A.v_sd_1507_off[t860] : 0;
     t862 |= !t863;
-    int t865 = (uint64_t)(int64_t)t860 < (uint64_t)A.v_sd_1514_n;
-    int32_t t864 = t865 ? (int32_t)(A.v_sd_1514_off[t860 + 1] - A.v_sd_1514_off[t860]) : 0;
+    int t865 = (uint64_t)(int64_t)t860 < (uint64_t)A.v_sd_1517_n;
+    int32_t t864 = t865 ? (int32_t)(A.v_sd_1517_off[t860 + 1] - A.v_sd_1517_off[t860]) : 0;
     t862 |= !t865;
     int32_t t867 = rt_add_i(t861, t864);
     if (__builtin_expect(t862 != 0, 0)) { /* again, recording the error */
-      int32_t t868 = A.v_x1502_d[ix];
+      int32_t t868 = A.v_x1505_d[ix];
       int32_t t869;
-      if ((uint64_t)(int64_t)t868 < (uint64_t)A.v_sd_1504_n) {
-        t869 = (int32_t)A.v_sd_1504_off[t868];
+      if ((uint64_t)(int64_t)t868 < (uint64_t)A.v_sd_1507_n) {
+        t869 = (int32_t)A.v_sd_1507_off[t868];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t868, A.v_sd_1504_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t868, A.v_sd_1507_n, 0.0, 0);
         t869 = 0;
       }
       int32_t t870;
-      if ((uint64_t)(int64_t)t868 < (uint64_t)A.v_sd_1514_n) {
-        t870 = (int32_t)(A.v_sd_1514_off[t868 + 1] - A.v_sd_1514_off[t868]);
+      if ((uint64_t)(int64_t)t868 < (uint64_t)A.v_sd_1517_n) {
+        t870 = (int32_t)(A.v_sd_1517_off[t868 + 1] - A.v_sd_1517_off[t868]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t868, A.v_sd_1514_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t868, A.v_sd_1517_n, 0.0, 1);
         t870 = 0;
       }
       int32_t t872 = rt_add_i(t869, t870);
@@ -3845,9 +3849,9 @@ struct K13_0_pull {
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x1508_d[i] = v.v0;
-    A.v_x1509_d[i] = v.v1;
-    A.v_x1510_d[i] = v.v2;
+    A.v_x1511_d[i] = v.v0;
+    A.v_x1512_d[i] = v.v1;
+    A.v_x1513_d[i] = v.v2;
   }
 };
 struct K13_1_ride {
@@ -3856,194 +3860,194 @@ struct K13_1_ride {
     K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1502, RtValue *v_sd_1514, RtValue *v_sd_1504, RtValue **out_v_x1512) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1505, RtValue *v_sd_1517, RtValue *v_sd_1507, RtValue **out_v_x1515) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1502_d = v_x1502->data.i;
-  A.v_x1502_n = v_x1502->len;
-  A.v_sd_1514_off = rtg_seg_offsets(v_sd_1514);
-  A.v_sd_1514_n = v_sd_1514->len;
-  A.v_sd_1504_off = rtg_seg_offsets(v_sd_1504);
-  A.v_sd_1504_n = v_sd_1504->len;
-  RtValue *v_x1508 = NULL;
-  RtValue *v_x1509 = NULL;
-  RtValue *v_x1510 = NULL;
+  A.v_x1505_d = v_x1505->data.i;
+  A.v_x1505_n = v_x1505->len;
+  A.v_sd_1517_off = rtg_seg_offsets(v_sd_1517);
+  A.v_sd_1517_n = v_sd_1517->len;
+  A.v_sd_1507_off = rtg_seg_offsets(v_sd_1507);
+  A.v_sd_1507_n = v_sd_1507->len;
   RtValue *v_x1511 = NULL;
   RtValue *v_x1512 = NULL;
   RtValue *v_x1513 = NULL;
+  RtValue *v_x1514 = NULL;
+  RtValue *v_x1515 = NULL;
+  RtValue *v_x1516 = NULL;
   /* MAP */
   {
-    const int64_t t873 = v_x1502->len;
-    v_x1508 = rtg_vec_new(RT_INT, t873);
-    A.v_x1508_d = v_x1508->data.i;
-    A.v_x1508_n = v_x1508->len;
-    v_x1509 = rtg_vec_new(RT_INT, t873);
-    A.v_x1509_d = v_x1509->data.i;
-    A.v_x1509_n = v_x1509->len;
-    v_x1510 = rtg_vec_new(RT_INT, t873);
-    A.v_x1510_d = v_x1510->data.i;
-    A.v_x1510_n = v_x1510->len;
+    const int64_t t873 = v_x1505->len;
+    v_x1511 = rtg_vec_new(RT_INT, t873);
+    A.v_x1511_d = v_x1511->data.i;
+    A.v_x1511_n = v_x1511->len;
+    v_x1512 = rtg_vec_new(RT_INT, t873);
+    A.v_x1512_d = v_x1512->data.i;
+    A.v_x1512_n = v_x1512->len;
+    v_x1513 = rtg_vec_new(RT_INT, t873);
+    A.v_x1513_d = v_x1513->data.i;
+    A.v_x1513_n = v_x1513->len;
     /* computed in the launch of SOAC 1 (K13_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t874 = rtg::range_segdes(loc, A.run, v_x1508, v_x1509, v_x1510, &v_x1512, &v_x1513, K13_1_ride{A});
-    v_x1511 = t874;
-    A.v_x1511_off = rtg_seg_offsets(v_x1511);
-    A.v_x1511_n = v_x1511->len;
+    RtValue *t874 = rtg::range_segdes(loc, A.run, v_x1511, v_x1512, v_x1513, &v_x1515, &v_x1516, K13_1_ride{A});
+    v_x1514 = t874;
+    A.v_x1514_off = rtg_seg_offsets(v_x1514);
+    A.v_x1514_n = v_x1514->len;
   }
-  *out_v_x1512 = v_x1512;
-  rt_release(v_x1508);
-  rt_release(v_x1509);
-  rt_release(v_x1510);
-  rt_release(v_x1511);
-  rt_release(v_x1513);
-  return;
-fail:
-  rt_release(v_x1508);
-  rt_release(v_x1509);
-  rt_release(v_x1510);
+  *out_v_x1515 = v_x1515;
   rt_release(v_x1511);
   rt_release(v_x1512);
   rt_release(v_x1513);
+  rt_release(v_x1514);
+  rt_release(v_x1516);
+  return;
+fail:
+  rt_release(v_x1511);
+  rt_release(v_x1512);
+  rt_release(v_x1513);
+  rt_release(v_x1514);
+  rt_release(v_x1515);
+  rt_release(v_x1516);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1502, RtValue *v_sd_1514, RtValue *v_sd_1504, RtValue **out_v_x1512) {
-  RtValue *vals[] = {v_x1502, v_sd_1514, v_sd_1504};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1505, RtValue *v_sd_1517, RtValue *v_sd_1507, RtValue **out_v_x1515) {
+  RtValue *vals[] = {v_x1505, v_sd_1517, v_sd_1507};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K13_host(err, loc, run, v_x1502, v_sd_1514, v_sd_1504, out_v_x1512);
+    K13_host(err, loc, run, v_x1505, v_sd_1517, v_sd_1507, out_v_x1515);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x1502, v_sd_1514, v_sd_1504, out_v_x1512);
+    K13_gpu(err, loc, run, v_x1505, v_sd_1517, v_sd_1507, out_v_x1515);
   }
 }
 
 /* K14: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1488, RtValue *v_sd_1501, RtValue *v_sd_1490, RtValue **out_v_x1495, RtValue **out_v_x1494, RtValue **out_v_x1497, RtValue **out_v_x1498, RtValue **out_v_x1500) {
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1491, RtValue *v_sd_1504, RtValue *v_sd_1493, RtValue **out_v_x1498, RtValue **out_v_x1497, RtValue **out_v_x1500, RtValue **out_v_x1501, RtValue **out_v_x1503) {
   (void)loc;
   (void)run;
-  int32_t *v_x1488_d = v_x1488->data.i;
-  const int64_t v_x1488_n = v_x1488->len;
-  const int64_t *v_sd_1501_off = rt_seg_offsets(v_sd_1501);
-  const int64_t v_sd_1501_n = v_sd_1501->len;
-  const int64_t *v_sd_1490_off = rt_seg_offsets(v_sd_1490);
-  const int64_t v_sd_1490_n = v_sd_1490->len;
-  RtValue *v_x1494 = NULL;
-  RtValue *v_x1495 = NULL;
-  RtValue *v_x1496 = NULL;
+  int32_t *v_x1491_d = v_x1491->data.i;
+  const int64_t v_x1491_n = v_x1491->len;
+  const int64_t *v_sd_1504_off = rt_seg_offsets(v_sd_1504);
+  const int64_t v_sd_1504_n = v_sd_1504->len;
+  const int64_t *v_sd_1493_off = rt_seg_offsets(v_sd_1493);
+  const int64_t v_sd_1493_n = v_sd_1493->len;
   RtValue *v_x1497 = NULL;
   RtValue *v_x1498 = NULL;
   RtValue *v_x1499 = NULL;
   RtValue *v_x1500 = NULL;
+  RtValue *v_x1501 = NULL;
+  RtValue *v_x1502 = NULL;
+  RtValue *v_x1503 = NULL;
   /* MAP */
   {
-    const int64_t t875 = v_x1488_n;
-    v_x1494 = rt_value_new(rt_vec_type(RT_INT), t875);
-    int32_t *v_x1494_d = v_x1494->data.i;
-    const int64_t v_x1494_n = v_x1494->len;
-    v_x1495 = rt_value_new(rt_vec_type(RT_INT), t875);
-    int32_t *v_x1495_d = v_x1495->data.i;
-    const int64_t v_x1495_n = v_x1495->len;
-    v_x1496 = rt_value_new(rt_vec_type(RT_INT), t875);
-    int32_t *v_x1496_d = v_x1496->data.i;
-    const int64_t v_x1496_n = v_x1496->len;
+    const int64_t t875 = v_x1491_n;
     v_x1497 = rt_value_new(rt_vec_type(RT_INT), t875);
     int32_t *v_x1497_d = v_x1497->data.i;
     const int64_t v_x1497_n = v_x1497->len;
+    v_x1498 = rt_value_new(rt_vec_type(RT_INT), t875);
+    int32_t *v_x1498_d = v_x1498->data.i;
+    const int64_t v_x1498_n = v_x1498->len;
+    v_x1499 = rt_value_new(rt_vec_type(RT_INT), t875);
+    int32_t *v_x1499_d = v_x1499->data.i;
+    const int64_t v_x1499_n = v_x1499->len;
+    v_x1500 = rt_value_new(rt_vec_type(RT_INT), t875);
+    int32_t *v_x1500_d = v_x1500->data.i;
+    const int64_t v_x1500_n = v_x1500->len;
     RT_PARALLEL_FOR_IF(t875 >= RT_PARALLEL_MIN)
     for (int64_t t876 = 0; t876 < t875; t876++) {
       const int32_t t877 = (int32_t)t876;
       int t880 = 0; /* nonzero: a check below failed */
-      int32_t t878 = v_x1488_d[t877];
-      int t881 = (uint64_t)(int64_t)t878 < (uint64_t)v_sd_1490_n;
-      int32_t t879 = t881 ? (int32_t)v_sd_1490_off[t878] : 0;
+      int32_t t878 = v_x1491_d[t877];
+      int t881 = (uint64_t)(int64_t)t878 < (uint64_t)v_sd_1493_n;
+      int32_t t879 = t881 ? (int32_t)v_sd_1493_off[t878] : 0;
       t880 |= !t881;
-      int t883 = (uint64_t)(int64_t)t878 < (uint64_t)v_sd_1501_n;
-      int32_t t882 = t883 ? (int32_t)(v_sd_1501_off[t878 + 1] - v_sd_1501_off[t878]) : 0;
+      int t883 = (uint64_t)(int64_t)t878 < (uint64_t)v_sd_1504_n;
+      int32_t t882 = t883 ? (int32_t)(v_sd_1504_off[t878 + 1] - v_sd_1504_off[t878]) : 0;
       t880 |= !t883;
       int32_t t885 = rt_add_i(t879, t882);
       if (__builtin_expect(t880 != 0, 0)) { /* again, recording the error */
-        int32_t t886 = v_x1488_d[t877];
+        int32_t t886 = v_x1491_d[t877];
         int32_t t887;
-        if ((uint64_t)(int64_t)t886 < (uint64_t)v_sd_1490_n) {
-          t887 = (int32_t)v_sd_1490_off[t886];
+        if ((uint64_t)(int64_t)t886 < (uint64_t)v_sd_1493_n) {
+          t887 = (int32_t)v_sd_1493_off[t886];
         } else {
-          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t886, v_sd_1490_n, 0.0, 0);
+          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t886, v_sd_1493_n, 0.0, 0);
           t887 = 0;
         }
         int32_t t888;
-        if ((uint64_t)(int64_t)t886 < (uint64_t)v_sd_1501_n) {
-          t888 = (int32_t)(v_sd_1501_off[t886 + 1] - v_sd_1501_off[t886]);
+        if ((uint64_t)(int64_t)t886 < (uint64_t)v_sd_1504_n) {
+          t888 = (int32_t)(v_sd_1504_off[t886 + 1] - v_sd_1504_off[t886]);
         } else {
-          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t886, v_sd_1501_n, 0.0, 1);
+          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t886, v_sd_1504_n, 0.0, 1);
           t888 = 0;
         }
         int32_t t890 = rt_add_i(t887, t888);
       }
-      v_x1494_d[t876] = t879;
-      v_x1495_d[t876] = t882;
-      v_x1496_d[t876] = t885;
-      v_x1497_d[t876] = 1;
+      v_x1497_d[t876] = t879;
+      v_x1498_d[t876] = t882;
+      v_x1499_d[t876] = t885;
+      v_x1500_d[t876] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1494_d = v_x1494->data.i;
-    const int64_t v_x1494_n = v_x1494->len;
-    int32_t *v_x1495_d = v_x1495->data.i;
-    const int64_t v_x1495_n = v_x1495->len;
-    int32_t *v_x1496_d = v_x1496->data.i;
-    const int64_t v_x1496_n = v_x1496->len;
     int32_t *v_x1497_d = v_x1497->data.i;
     const int64_t v_x1497_n = v_x1497->len;
+    int32_t *v_x1498_d = v_x1498->data.i;
+    const int64_t v_x1498_n = v_x1498->len;
+    int32_t *v_x1499_d = v_x1499->data.i;
+    const int64_t v_x1499_n = v_x1499->len;
+    int32_t *v_x1500_d = v_x1500->data.i;
+    const int64_t v_x1500_n = v_x1500->len;
     /* LIBRARY */
     {
-      RtValue *t891 = rt_range_segdes(loc, v_x1494, v_x1496, v_x1497, &v_x1499, &v_x1500);
-      v_x1498 = t891;
-      const int64_t *v_x1498_off = rt_seg_offsets(v_x1498);
-      const int64_t v_x1498_n = v_x1498->len;
+      RtValue *t891 = rt_range_segdes(loc, v_x1497, v_x1499, v_x1500, &v_x1502, &v_x1503);
+      v_x1501 = t891;
+      const int64_t *v_x1501_off = rt_seg_offsets(v_x1501);
+      const int64_t v_x1501_n = v_x1501->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1495 = v_x1495;
-  *out_v_x1494 = v_x1494;
-  *out_v_x1497 = v_x1497;
   *out_v_x1498 = v_x1498;
+  *out_v_x1497 = v_x1497;
   *out_v_x1500 = v_x1500;
-  rt_release(v_x1496);
+  *out_v_x1501 = v_x1501;
+  *out_v_x1503 = v_x1503;
   rt_release(v_x1499);
+  rt_release(v_x1502);
   return;
 fail:
-  rt_release(v_x1494);
-  rt_release(v_x1495);
-  rt_release(v_x1496);
   rt_release(v_x1497);
   rt_release(v_x1498);
   rt_release(v_x1499);
   rt_release(v_x1500);
+  rt_release(v_x1501);
+  rt_release(v_x1502);
+  rt_release(v_x1503);
 }
 
 /* K14: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1488_d; int64_t v_x1488_n;
-  const int64_t *v_sd_1501_off; int64_t v_sd_1501_n;
-  const int64_t *v_sd_1490_off; int64_t v_sd_1490_n;
-  int32_t *v_x1494_d; int64_t v_x1494_n;
-  int32_t *v_x1495_d; int64_t v_x1495_n;
-  int32_t *v_x1496_d; int64_t v_x1496_n;
+  int32_t *v_x1491_d; int64_t v_x1491_n;
+  const int64_t *v_sd_1504_off; int64_t v_sd_1504_n;
+  const int64_t *v_sd_1493_off; int64_t v_sd_1493_n;
   int32_t *v_x1497_d; int64_t v_x1497_n;
-  const int64_t *v_x1498_off; int64_t v_x1498_n;
+  int32_t *v_x1498_d; int64_t v_x1498_n;
   int32_t *v_x1499_d; int64_t v_x1499_n;
   int32_t *v_x1500_d; int64_t v_x1500_n;
+  const int64_t *v_x1501_off; int64_t v_x1501_n;
+  int32_t *v_x1502_d; int64_t v_x1502_n;
+  int32_t *v_x1503_d; int64_t v_x1503_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
@@ -4057,28 +4061,28 @@ struct K14_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t894 = 0; /* nonzero: a check below failed */
-    int32_t t892 = A.v_x1488_d[ix];
-    int t895 = (uint64_t)(int64_t)t892 < (uint64_t)A.v_sd_1490_n;
-    int32_t t893 = t895 ? (int32_t)A.v_sd_1490_off[t892] : 0;
+    int32_t t892 = A.v_x1491_d[ix];
+    int t895 = (uint64_t)(int64_t)t892 < (uint64_t)A.v_sd_1493_n;
+    int32_t t893 = t895 ? (int32_t)A.v_sd_1493_off[t892] : 0;
     t894 |= !t895;
-    int t897 = (uint64_t)(int64_t)t892 < (uint64_t)A.v_sd_1501_n;
-    int32_t t896 = t897 ? (int32_t)(A.v_sd_1501_off[t892 + 1] - A.v_sd_1501_off[t892]) : 0;
+    int t897 = (uint64_t)(int64_t)t892 < (uint64_t)A.v_sd_1504_n;
+    int32_t t896 = t897 ? (int32_t)(A.v_sd_1504_off[t892 + 1] - A.v_sd_1504_off[t892]) : 0;
     t894 |= !t897;
     int32_t t899 = rt_add_i(t893, t896);
     if (__builtin_expect(t894 != 0, 0)) { /* again, recording the error */
-      int32_t t900 = A.v_x1488_d[ix];
+      int32_t t900 = A.v_x1491_d[ix];
       int32_t t901;
-      if ((uint64_t)(int64_t)t900 < (uint64_t)A.v_sd_1490_n) {
-        t901 = (int32_t)A.v_sd_1490_off[t900];
+      if ((uint64_t)(int64_t)t900 < (uint64_t)A.v_sd_1493_n) {
+        t901 = (int32_t)A.v_sd_1493_off[t900];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t900, A.v_sd_1490_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t900, A.v_sd_1493_n, 0.0, 0);
         t901 = 0;
       }
       int32_t t902;
-      if ((uint64_t)(int64_t)t900 < (uint64_t)A.v_sd_1501_n) {
-        t902 = (int32_t)(A.v_sd_1501_off[t900 + 1] - A.v_sd_1501_off[t900]);
+      if ((uint64_t)(int64_t)t900 < (uint64_t)A.v_sd_1504_n) {
+        t902 = (int32_t)(A.v_sd_1504_off[t900 + 1] - A.v_sd_1504_off[t900]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t900, A.v_sd_1501_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t900, A.v_sd_1504_n, 0.0, 1);
         t902 = 0;
       }
       int32_t t904 = rt_add_i(t901, t902);
@@ -4089,10 +4093,10 @@ struct K14_0_pull {
 struct K14_0_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x1494_d[i] = v.v0;
-    A.v_x1495_d[i] = v.v1;
-    A.v_x1496_d[i] = v.v2;
-    A.v_x1497_d[i] = v.v3;
+    A.v_x1497_d[i] = v.v0;
+    A.v_x1498_d[i] = v.v1;
+    A.v_x1499_d[i] = v.v2;
+    A.v_x1500_d[i] = v.v3;
   }
 };
 struct K14_1_ride {
@@ -4101,187 +4105,187 @@ struct K14_1_ride {
     K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1488, RtValue *v_sd_1501, RtValue *v_sd_1490, RtValue **out_v_x1495, RtValue **out_v_x1494, RtValue **out_v_x1497, RtValue **out_v_x1498, RtValue **out_v_x1500) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1491, RtValue *v_sd_1504, RtValue *v_sd_1493, RtValue **out_v_x1498, RtValue **out_v_x1497, RtValue **out_v_x1500, RtValue **out_v_x1501, RtValue **out_v_x1503) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1488_d = v_x1488->data.i;
-  A.v_x1488_n = v_x1488->len;
-  A.v_sd_1501_off = rtg_seg_offsets(v_sd_1501);
-  A.v_sd_1501_n = v_sd_1501->len;
-  A.v_sd_1490_off = rtg_seg_offsets(v_sd_1490);
-  A.v_sd_1490_n = v_sd_1490->len;
-  RtValue *v_x1494 = NULL;
-  RtValue *v_x1495 = NULL;
-  RtValue *v_x1496 = NULL;
+  A.v_x1491_d = v_x1491->data.i;
+  A.v_x1491_n = v_x1491->len;
+  A.v_sd_1504_off = rtg_seg_offsets(v_sd_1504);
+  A.v_sd_1504_n = v_sd_1504->len;
+  A.v_sd_1493_off = rtg_seg_offsets(v_sd_1493);
+  A.v_sd_1493_n = v_sd_1493->len;
   RtValue *v_x1497 = NULL;
   RtValue *v_x1498 = NULL;
   RtValue *v_x1499 = NULL;
   RtValue *v_x1500 = NULL;
+  RtValue *v_x1501 = NULL;
+  RtValue *v_x1502 = NULL;
+  RtValue *v_x1503 = NULL;
   /* MAP */
   {
-    const int64_t t905 = v_x1488->len;
-    v_x1494 = rtg_vec_new(RT_INT, t905);
-    A.v_x1494_d = v_x1494->data.i;
-    A.v_x1494_n = v_x1494->len;
-    v_x1495 = rtg_vec_new(RT_INT, t905);
-    A.v_x1495_d = v_x1495->data.i;
-    A.v_x1495_n = v_x1495->len;
-    v_x1496 = rtg_vec_new(RT_INT, t905);
-    A.v_x1496_d = v_x1496->data.i;
-    A.v_x1496_n = v_x1496->len;
+    const int64_t t905 = v_x1491->len;
     v_x1497 = rtg_vec_new(RT_INT, t905);
     A.v_x1497_d = v_x1497->data.i;
     A.v_x1497_n = v_x1497->len;
+    v_x1498 = rtg_vec_new(RT_INT, t905);
+    A.v_x1498_d = v_x1498->data.i;
+    A.v_x1498_n = v_x1498->len;
+    v_x1499 = rtg_vec_new(RT_INT, t905);
+    A.v_x1499_d = v_x1499->data.i;
+    A.v_x1499_n = v_x1499->len;
+    v_x1500 = rtg_vec_new(RT_INT, t905);
+    A.v_x1500_d = v_x1500->data.i;
+    A.v_x1500_n = v_x1500->len;
     /* computed in the launch of SOAC 1 (K14_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t906 = rtg::range_segdes(loc, A.run, v_x1494, v_x1496, v_x1497, &v_x1499, &v_x1500, K14_1_ride{A});
-    v_x1498 = t906;
-    A.v_x1498_off = rtg_seg_offsets(v_x1498);
-    A.v_x1498_n = v_x1498->len;
+    RtValue *t906 = rtg::range_segdes(loc, A.run, v_x1497, v_x1499, v_x1500, &v_x1502, &v_x1503, K14_1_ride{A});
+    v_x1501 = t906;
+    A.v_x1501_off = rtg_seg_offsets(v_x1501);
+    A.v_x1501_n = v_x1501->len;
   }
-  *out_v_x1495 = v_x1495;
-  *out_v_x1494 = v_x1494;
-  *out_v_x1497 = v_x1497;
   *out_v_x1498 = v_x1498;
+  *out_v_x1497 = v_x1497;
   *out_v_x1500 = v_x1500;
-  rt_release(v_x1496);
+  *out_v_x1501 = v_x1501;
+  *out_v_x1503 = v_x1503;
   rt_release(v_x1499);
+  rt_release(v_x1502);
   return;
 fail:
-  rt_release(v_x1494);
-  rt_release(v_x1495);
-  rt_release(v_x1496);
   rt_release(v_x1497);
   rt_release(v_x1498);
   rt_release(v_x1499);
   rt_release(v_x1500);
+  rt_release(v_x1501);
+  rt_release(v_x1502);
+  rt_release(v_x1503);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1488, RtValue *v_sd_1501, RtValue *v_sd_1490, RtValue **out_v_x1495, RtValue **out_v_x1494, RtValue **out_v_x1497, RtValue **out_v_x1498, RtValue **out_v_x1500) {
-  RtValue *vals[] = {v_x1488, v_sd_1501, v_sd_1490};
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1491, RtValue *v_sd_1504, RtValue *v_sd_1493, RtValue **out_v_x1498, RtValue **out_v_x1497, RtValue **out_v_x1500, RtValue **out_v_x1501, RtValue **out_v_x1503) {
+  RtValue *vals[] = {v_x1491, v_sd_1504, v_sd_1493};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K14_host(err, loc, run, v_x1488, v_sd_1501, v_sd_1490, out_v_x1495, out_v_x1494, out_v_x1497, out_v_x1498, out_v_x1500);
+    K14_host(err, loc, run, v_x1491, v_sd_1504, v_sd_1493, out_v_x1498, out_v_x1497, out_v_x1500, out_v_x1501, out_v_x1503);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x1488, v_sd_1501, v_sd_1490, out_v_x1495, out_v_x1494, out_v_x1497, out_v_x1498, out_v_x1500);
+    K14_gpu(err, loc, run, v_x1491, v_sd_1504, v_sd_1493, out_v_x1498, out_v_x1497, out_v_x1500, out_v_x1501, out_v_x1503);
   }
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1272, int32_t v_x1273, RtValue *v_x1276, RtValue *v_x1277, RtValue *v_x1280, RtValue *v_x1281, int32_t v_x1282, RtValue **out_v_x1286) {
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1275, int32_t v_x1276, RtValue *v_x1279, RtValue *v_x1280, RtValue *v_x1283, RtValue *v_x1284, int32_t v_x1285, RtValue **out_v_x1289) {
   (void)loc;
   (void)run;
-  int32_t *v_x1272_d = v_x1272->data.i;
-  const int64_t v_x1272_n = v_x1272->len;
-  uint8_t *v_x1276_d = v_x1276->data.b;
-  const int64_t v_x1276_n = v_x1276->len;
-  (void)v_x1276_n; /* v_x1276's length is v_x1272's */
-  int32_t *v_x1277_d = v_x1277->data.i;
-  const int64_t v_x1277_n = v_x1277->len;
-  (void)v_x1277_n; /* v_x1277's length is v_x1272's */
+  int32_t *v_x1275_d = v_x1275->data.i;
+  const int64_t v_x1275_n = v_x1275->len;
+  uint8_t *v_x1279_d = v_x1279->data.b;
+  const int64_t v_x1279_n = v_x1279->len;
+  (void)v_x1279_n; /* v_x1279's length is v_x1275's */
   int32_t *v_x1280_d = v_x1280->data.i;
   const int64_t v_x1280_n = v_x1280->len;
-  int32_t *v_x1281_d = v_x1281->data.i;
-  const int64_t v_x1281_n = v_x1281->len;
-  RtValue *v_x1286 = NULL;
+  (void)v_x1280_n; /* v_x1280's length is v_x1275's */
+  int32_t *v_x1283_d = v_x1283->data.i;
+  const int64_t v_x1283_n = v_x1283->len;
+  int32_t *v_x1284_d = v_x1284->data.i;
+  const int64_t v_x1284_n = v_x1284->len;
+  RtValue *v_x1289 = NULL;
   /* MAP */
   {
-    const int64_t t907 = v_x1272_n;
-    v_x1286 = rt_value_new(rt_vec_type(RT_INT), t907);
-    int32_t *v_x1286_d = v_x1286->data.i;
-    const int64_t v_x1286_n = v_x1286->len;
+    const int64_t t907 = v_x1275_n;
+    v_x1289 = rt_value_new(rt_vec_type(RT_INT), t907);
+    int32_t *v_x1289_d = v_x1289->data.i;
+    const int64_t v_x1289_n = v_x1289->len;
     RT_PARALLEL_FOR_IF(t907 >= RT_PARALLEL_MIN)
     for (int64_t t908 = 0; t908 < t907; t908++) {
       const int32_t t909 = (int32_t)t908;
       int t918 = 0; /* nonzero: a check below failed */
-      int32_t t910 = v_x1272_d[t909];
-      int32_t t912 = rt_add_i(t910, v_x1273);
-      uint8_t t913 = v_x1276_d[t909];
-      int32_t t914 = v_x1277_d[t909];
+      int32_t t910 = v_x1275_d[t909];
+      int32_t t912 = rt_add_i(t910, v_x1276);
+      uint8_t t913 = v_x1279_d[t909];
+      int32_t t914 = v_x1280_d[t909];
       int32_t t916 = (t913 ? t914 : t912);
-      int t919 = (uint64_t)(int64_t)t916 < (uint64_t)v_x1282;
+      int t919 = (uint64_t)(int64_t)t916 < (uint64_t)v_x1285;
       int32_t t917 = t919 ? t916 : 0;
       t918 |= !t919;
-      uint8_t t921 = rt_lt_i(t917, (int32_t)v_x1280_n);
+      uint8_t t921 = rt_lt_i(t917, (int32_t)v_x1283_n);
       int32_t t922;
       if (t921) {
-        int t924 = (uint64_t)(int64_t)t917 < (uint64_t)v_x1280_n;
-        int32_t t923 = t924 ? v_x1280_d[t917] : 0;
+        int t924 = (uint64_t)(int64_t)t917 < (uint64_t)v_x1283_n;
+        int32_t t923 = t924 ? v_x1283_d[t917] : 0;
         t918 |= !t924;
         t922 = t923;
       } else {
-        int32_t t926 = rt_sub_i(t917, (int32_t)v_x1280_n);
-        int t928 = (uint64_t)(int64_t)t926 < (uint64_t)v_x1281_n;
-        int32_t t927 = t928 ? v_x1281_d[t926] : 0;
+        int32_t t926 = rt_sub_i(t917, (int32_t)v_x1283_n);
+        int t928 = (uint64_t)(int64_t)t926 < (uint64_t)v_x1284_n;
+        int32_t t927 = t928 ? v_x1284_d[t926] : 0;
         t918 |= !t928;
         t922 = t927;
       }
       if (__builtin_expect(t918 != 0, 0)) { /* again, recording the error */
-        int32_t t929 = v_x1272_d[t909];
-        int32_t t931 = rt_add_i(t929, v_x1273);
-        uint8_t t932 = v_x1276_d[t909];
-        int32_t t933 = v_x1277_d[t909];
+        int32_t t929 = v_x1275_d[t909];
+        int32_t t931 = rt_add_i(t929, v_x1276);
+        uint8_t t932 = v_x1279_d[t909];
+        int32_t t933 = v_x1280_d[t909];
         int32_t t935 = (t932 ? t933 : t931);
         int32_t t936;
-        if ((uint64_t)(int64_t)t935 < (uint64_t)v_x1282) {
+        if ((uint64_t)(int64_t)t935 < (uint64_t)v_x1285) {
           t936 = t935;
         } else {
-          NESSIE_RECORD(err, t908, RT_CHECK_INDEX, 0, 0, RT_GATHER, t935, v_x1282, 0.0, 0);
+          NESSIE_RECORD(err, t908, RT_CHECK_INDEX, 0, 0, RT_GATHER, t935, v_x1285, 0.0, 0);
           t936 = 0;
         }
-        uint8_t t938 = rt_lt_i(t936, (int32_t)v_x1280_n);
+        uint8_t t938 = rt_lt_i(t936, (int32_t)v_x1283_n);
         int32_t t939;
         if (t938) {
           int32_t t940;
-          if ((uint64_t)(int64_t)t936 < (uint64_t)v_x1280_n) {
-            t940 = v_x1280_d[t936];
+          if ((uint64_t)(int64_t)t936 < (uint64_t)v_x1283_n) {
+            t940 = v_x1283_d[t936];
           } else {
-            NESSIE_RECORD(err, t908, RT_CHECK_INDEX, 0, 0, RT_GATHER, t936, v_x1280_n, 0.0, 1);
+            NESSIE_RECORD(err, t908, RT_CHECK_INDEX, 0, 0, RT_GATHER, t936, v_x1283_n, 0.0, 1);
             t940 = 0;
           }
           t939 = t940;
         } else {
-          int32_t t942 = rt_sub_i(t936, (int32_t)v_x1280_n);
+          int32_t t942 = rt_sub_i(t936, (int32_t)v_x1283_n);
           int32_t t943;
-          if ((uint64_t)(int64_t)t942 < (uint64_t)v_x1281_n) {
-            t943 = v_x1281_d[t942];
+          if ((uint64_t)(int64_t)t942 < (uint64_t)v_x1284_n) {
+            t943 = v_x1284_d[t942];
           } else {
-            NESSIE_RECORD(err, t908, RT_CHECK_INDEX, 0, 0, RT_GATHER, t942, v_x1281_n, 0.0, 2);
+            NESSIE_RECORD(err, t908, RT_CHECK_INDEX, 0, 0, RT_GATHER, t942, v_x1284_n, 0.0, 2);
             t943 = 0;
           }
           t939 = t943;
         }
       }
-      v_x1286_d[t908] = t922;
+      v_x1289_d[t908] = t922;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1286 = v_x1286;
+  *out_v_x1289 = v_x1289;
   return;
 fail:
-  rt_release(v_x1286);
+  rt_release(v_x1289);
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1272_d; int64_t v_x1272_n;
-  int32_t v_x1273;
-  uint8_t *v_x1276_d; int64_t v_x1276_n;
-  int32_t *v_x1277_d; int64_t v_x1277_n;
+  int32_t *v_x1275_d; int64_t v_x1275_n;
+  int32_t v_x1276;
+  uint8_t *v_x1279_d; int64_t v_x1279_n;
   int32_t *v_x1280_d; int64_t v_x1280_n;
-  int32_t *v_x1281_d; int64_t v_x1281_n;
-  int32_t v_x1282;
-  int32_t *v_x1286_d; int64_t v_x1286_n;
+  int32_t *v_x1283_d; int64_t v_x1283_n;
+  int32_t *v_x1284_d; int64_t v_x1284_n;
+  int32_t v_x1285;
+  int32_t *v_x1289_d; int64_t v_x1289_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -4292,59 +4296,59 @@ struct K15_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t952 = 0; /* nonzero: a check below failed */
-    int32_t t944 = rtg::ld_stream(&A.v_x1272_d[ix]);
-    int32_t t946 = rt_add_i(t944, A.v_x1273);
-    uint8_t t947 = rtg::ld_stream(&A.v_x1276_d[ix]);
-    int32_t t948 = rtg::ld_stream(&A.v_x1277_d[ix]);
+    int32_t t944 = rtg::ld_stream(&A.v_x1275_d[ix]);
+    int32_t t946 = rt_add_i(t944, A.v_x1276);
+    uint8_t t947 = rtg::ld_stream(&A.v_x1279_d[ix]);
+    int32_t t948 = rtg::ld_stream(&A.v_x1280_d[ix]);
     int32_t t950 = (t947 ? t948 : t946);
-    int t953 = (uint64_t)(int64_t)t950 < (uint64_t)A.v_x1282;
+    int t953 = (uint64_t)(int64_t)t950 < (uint64_t)A.v_x1285;
     int32_t t951 = t953 ? t950 : 0;
     t952 |= !t953;
-    uint8_t t955 = rt_lt_i(t951, (int32_t)A.v_x1280_n);
+    uint8_t t955 = rt_lt_i(t951, (int32_t)A.v_x1283_n);
     int32_t t956;
     if (t955) {
-      int t958 = (uint64_t)(int64_t)t951 < (uint64_t)A.v_x1280_n;
-      int32_t t957 = t958 ? A.v_x1280_d[t951] : 0;
+      int t958 = (uint64_t)(int64_t)t951 < (uint64_t)A.v_x1283_n;
+      int32_t t957 = t958 ? A.v_x1283_d[t951] : 0;
       t952 |= !t958;
       t956 = t957;
     } else {
-      int32_t t960 = rt_sub_i(t951, (int32_t)A.v_x1280_n);
-      int t962 = (uint64_t)(int64_t)t960 < (uint64_t)A.v_x1281_n;
-      int32_t t961 = t962 ? A.v_x1281_d[t960] : 0;
+      int32_t t960 = rt_sub_i(t951, (int32_t)A.v_x1283_n);
+      int t962 = (uint64_t)(int64_t)t960 < (uint64_t)A.v_x1284_n;
+      int32_t t961 = t962 ? A.v_x1284_d[t960] : 0;
       t952 |= !t962;
       t956 = t961;
     }
     if (__builtin_expect(t952 != 0, 0)) { /* again, recording the error */
-      int32_t t963 = rtg::ld_stream(&A.v_x1272_d[ix]);
-      int32_t t965 = rt_add_i(t963, A.v_x1273);
-      uint8_t t966 = rtg::ld_stream(&A.v_x1276_d[ix]);
-      int32_t t967 = rtg::ld_stream(&A.v_x1277_d[ix]);
+      int32_t t963 = rtg::ld_stream(&A.v_x1275_d[ix]);
+      int32_t t965 = rt_add_i(t963, A.v_x1276);
+      uint8_t t966 = rtg::ld_stream(&A.v_x1279_d[ix]);
+      int32_t t967 = rtg::ld_stream(&A.v_x1280_d[ix]);
       int32_t t969 = (t966 ? t967 : t965);
       int32_t t970;
-      if ((uint64_t)(int64_t)t969 < (uint64_t)A.v_x1282) {
+      if ((uint64_t)(int64_t)t969 < (uint64_t)A.v_x1285) {
         t970 = t969;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t969, A.v_x1282, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t969, A.v_x1285, 0.0, 0);
         t970 = 0;
       }
-      uint8_t t972 = rt_lt_i(t970, (int32_t)A.v_x1280_n);
+      uint8_t t972 = rt_lt_i(t970, (int32_t)A.v_x1283_n);
       int32_t t973;
       if (t972) {
         int32_t t974;
-        if ((uint64_t)(int64_t)t970 < (uint64_t)A.v_x1280_n) {
-          t974 = A.v_x1280_d[t970];
+        if ((uint64_t)(int64_t)t970 < (uint64_t)A.v_x1283_n) {
+          t974 = A.v_x1283_d[t970];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t970, A.v_x1280_n, 0.0, 1);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t970, A.v_x1283_n, 0.0, 1);
           t974 = 0;
         }
         t973 = t974;
       } else {
-        int32_t t976 = rt_sub_i(t970, (int32_t)A.v_x1280_n);
+        int32_t t976 = rt_sub_i(t970, (int32_t)A.v_x1283_n);
         int32_t t977;
-        if ((uint64_t)(int64_t)t976 < (uint64_t)A.v_x1281_n) {
-          t977 = A.v_x1281_d[t976];
+        if ((uint64_t)(int64_t)t976 < (uint64_t)A.v_x1284_n) {
+          t977 = A.v_x1284_d[t976];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t976, A.v_x1281_n, 0.0, 2);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t976, A.v_x1284_n, 0.0, 2);
           t977 = 0;
         }
         t973 = t977;
@@ -4356,78 +4360,78 @@ struct K15_0_pull {
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x1286_d[i] = v.v0;
+    A.v_x1289_d[i] = v.v0;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1272, int32_t v_x1273, RtValue *v_x1276, RtValue *v_x1277, RtValue *v_x1280, RtValue *v_x1281, int32_t v_x1282, RtValue **out_v_x1286) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1275, int32_t v_x1276, RtValue *v_x1279, RtValue *v_x1280, RtValue *v_x1283, RtValue *v_x1284, int32_t v_x1285, RtValue **out_v_x1289) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1272_d = v_x1272->data.i;
-  A.v_x1272_n = v_x1272->len;
-  A.v_x1273 = v_x1273;
-  A.v_x1276_d = v_x1276->data.b;
-  A.v_x1276_n = v_x1276->len;
-  A.v_x1277_d = v_x1277->data.i;
-  A.v_x1277_n = v_x1277->len;
+  A.v_x1275_d = v_x1275->data.i;
+  A.v_x1275_n = v_x1275->len;
+  A.v_x1276 = v_x1276;
+  A.v_x1279_d = v_x1279->data.b;
+  A.v_x1279_n = v_x1279->len;
   A.v_x1280_d = v_x1280->data.i;
   A.v_x1280_n = v_x1280->len;
-  A.v_x1281_d = v_x1281->data.i;
-  A.v_x1281_n = v_x1281->len;
-  A.v_x1282 = v_x1282;
-  RtValue *v_x1286 = NULL;
+  A.v_x1283_d = v_x1283->data.i;
+  A.v_x1283_n = v_x1283->len;
+  A.v_x1284_d = v_x1284->data.i;
+  A.v_x1284_n = v_x1284->len;
+  A.v_x1285 = v_x1285;
+  RtValue *v_x1289 = NULL;
   /* MAP */
   {
-    const int64_t t978 = v_x1276->len;
-    v_x1286 = rtg_vec_new(RT_INT, t978);
-    A.v_x1286_d = v_x1286->data.i;
-    A.v_x1286_n = v_x1286->len;
+    const int64_t t978 = v_x1279->len;
+    v_x1289 = rtg_vec_new(RT_INT, t978);
+    A.v_x1289_d = v_x1289->data.i;
+    A.v_x1289_n = v_x1289->len;
     rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t978);
   }
-  *out_v_x1286 = v_x1286;
+  *out_v_x1289 = v_x1289;
   return;
 fail:
-  rt_release(v_x1286);
+  rt_release(v_x1289);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1272, int32_t v_x1273, RtValue *v_x1276, RtValue *v_x1277, RtValue *v_x1280, RtValue *v_x1281, int32_t v_x1282, RtValue **out_v_x1286) {
-  RtValue *vals[] = {v_x1272, v_x1276, v_x1277, v_x1280, v_x1281};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1275, int32_t v_x1276, RtValue *v_x1279, RtValue *v_x1280, RtValue *v_x1283, RtValue *v_x1284, int32_t v_x1285, RtValue **out_v_x1289) {
+  RtValue *vals[] = {v_x1275, v_x1279, v_x1280, v_x1283, v_x1284};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K15_host(err, loc, run, v_x1272, v_x1273, v_x1276, v_x1277, v_x1280, v_x1281, v_x1282, out_v_x1286);
+    K15_host(err, loc, run, v_x1275, v_x1276, v_x1279, v_x1280, v_x1283, v_x1284, v_x1285, out_v_x1289);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x1272, v_x1273, v_x1276, v_x1277, v_x1280, v_x1281, v_x1282, out_v_x1286);
+    K15_gpu(err, loc, run, v_x1275, v_x1276, v_x1279, v_x1280, v_x1283, v_x1284, v_x1285, out_v_x1289);
   }
 }
 
 /* K16: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1515, RtValue **out_v_x1518) {
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue **out_v_x1521) {
   (void)loc;
   (void)run;
-  int32_t *v_x1515_d = v_x1515->data.i;
-  const int64_t v_x1515_n = v_x1515->len;
-  int32_t v_x1516 = 0;
-  RtValue *v_x1518 = NULL;
+  int32_t *v_x1518_d = v_x1518->data.i;
+  const int64_t v_x1518_n = v_x1518->len;
+  int32_t v_x1519 = 0;
+  RtValue *v_x1521 = NULL;
   /* ONCE */
   {
     int t980 = 0; /* nonzero: a check below failed */
-    int t981 = (uint64_t)(int64_t)0 < (uint64_t)v_x1515_n;
-    int32_t t979 = t981 ? v_x1515_d[0] : 0;
+    int t981 = (uint64_t)(int64_t)0 < (uint64_t)v_x1518_n;
+    int32_t t979 = t981 ? v_x1518_d[0] : 0;
     t980 |= !t981;
     if (__builtin_expect(t980 != 0, 0)) { /* again, recording the error */
       int32_t t982;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1515_n) {
-        t982 = v_x1515_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1518_n) {
+        t982 = v_x1518_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1515_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1518_n, 0.0, 0);
         t982 = 0;
       }
     }
-    v_x1516 = t979;
+    v_x1519 = t979;
   }
   if (err->index != INT64_MAX)
     goto fail;
@@ -4435,22 +4439,22 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1515, R
     /* MAP */
     {
       const int64_t t983 = 1;
-      v_x1518 = rt_value_new(rt_vec_type(RT_INT), t983);
-      int32_t *v_x1518_d = v_x1518->data.i;
-      const int64_t v_x1518_n = v_x1518->len;
+      v_x1521 = rt_value_new(rt_vec_type(RT_INT), t983);
+      int32_t *v_x1521_d = v_x1521->data.i;
+      const int64_t v_x1521_n = v_x1521->len;
       RT_PARALLEL_FOR_IF(t983 >= RT_PARALLEL_MIN)
       for (int64_t t984 = 0; t984 < t983; t984++) {
         const int32_t t985 = (int32_t)t984;
-        v_x1518_d[t984] = v_x1516;
+        v_x1521_d[t984] = v_x1519;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1518 = v_x1518;
+  *out_v_x1521 = v_x1521;
   return;
 fail:
-  rt_release(v_x1518);
+  rt_release(v_x1521);
 }
 
 /* K16: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
@@ -4459,8 +4463,8 @@ struct K16_A {
   RtKernelError *err;
   int run;
   const K16_0_V *K16_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1515_d; int64_t v_x1515_n;
   int32_t *v_x1518_d; int64_t v_x1518_n;
+  int32_t *v_x1521_d; int64_t v_x1521_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
@@ -4471,15 +4475,15 @@ struct K16_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t987 = 0; /* nonzero: a check below failed */
-    int t988 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1515_n;
-    int32_t t986 = t988 ? A.v_x1515_d[0] : 0;
+    int t988 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1518_n;
+    int32_t t986 = t988 ? A.v_x1518_d[0] : 0;
     t987 |= !t988;
     if (__builtin_expect(t987 != 0, 0)) { /* again, recording the error */
       int32_t t989;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1515_n) {
-        t989 = A.v_x1515_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1518_n) {
+        t989 = A.v_x1518_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1515_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1518_n, 0.0, 0);
         t989 = 0;
       }
     }
@@ -4500,20 +4504,20 @@ struct K16_1_pull {
 struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1518_d[i] = v.v0;
+    A.v_x1521_d[i] = v.v0;
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1515, RtValue **out_v_x1518) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue **out_v_x1521) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1515_d = v_x1515->data.i;
-  A.v_x1515_n = v_x1515->len;
+  A.v_x1518_d = v_x1518->data.i;
+  A.v_x1518_n = v_x1518->len;
   K16_0_V *K16_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1518 = NULL;
+  RtValue *v_x1521 = NULL;
   /* ONCE */
   {
     K16_0_value = rtg::once_on_device<K16_0_V>("K16", loc, K16_0_pull{A});
@@ -4522,44 +4526,44 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1515, Rt
   /* MAP */
   {
     const int64_t t990 = 1;
-    v_x1518 = rtg_vec_new(RT_INT, t990);
-    A.v_x1518_d = v_x1518->data.i;
-    A.v_x1518_n = v_x1518->len;
+    v_x1521 = rtg_vec_new(RT_INT, t990);
+    A.v_x1521_d = v_x1521->data.i;
+    A.v_x1521_n = v_x1521->len;
     rtg::map("K16", loc, K16_1_pull{A}, K16_1_store{A}, t990);
   }
   rtg_free(K16_0_value);
   K16_0_value = NULL;
-  *out_v_x1518 = v_x1518;
+  *out_v_x1521 = v_x1521;
   return;
 fail:
-  rt_release(v_x1518);
+  rt_release(v_x1521);
   rtg_free(K16_0_value);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1515, RtValue **out_v_x1518) {
-  RtValue *vals[] = {v_x1515};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue **out_v_x1521) {
+  RtValue *vals[] = {v_x1518};
   const int64_t sizes[] = {(int64_t)1};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K16_host(err, loc, run, v_x1515, out_v_x1518);
+    K16_host(err, loc, run, v_x1518, out_v_x1521);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x1515, out_v_x1518);
+    K16_gpu(err, loc, run, v_x1518, out_v_x1521);
   }
 }
 
 /* K17: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, RtValue *v_dev_1527, RtValue **out_v_x1525, RtValue **out_v_x1526) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtValue *v_dev_1530, RtValue **out_v_x1528, RtValue **out_v_x1529) {
   (void)loc;
   (void)run;
-  int32_t *v_x1520_d = v_x1520->data.i;
-  const int64_t v_x1520_n = v_x1520->len;
-  int32_t *v_dev_1527_d = v_dev_1527->data.i;
-  const int64_t v_dev_1527_n = v_dev_1527->len;
-  RtValue *v_x1525 = NULL;
-  RtValue *v_x1526 = NULL;
+  int32_t *v_x1523_d = v_x1523->data.i;
+  const int64_t v_x1523_n = v_x1523->len;
+  int32_t *v_dev_1530_d = v_dev_1530->data.i;
+  const int64_t v_dev_1530_n = v_dev_1530->len;
+  RtValue *v_x1528 = NULL;
+  RtValue *v_x1529 = NULL;
   /* SPLIT */
   {
-    const int64_t t991 = v_x1520_n;
+    const int64_t t991 = v_x1523_n;
     const int64_t t992 = t991 > 0 ? (t991 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t993 = (uint8_t *)rt_alloc_atomic((size_t)t991 + 1);
     int64_t *t994 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t992 + 1)); /* class c, chunk k: [c * chunks + k] */
@@ -4571,23 +4575,23 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, R
         const int32_t t997 = (int32_t)t996;
         int32_t t995x0;
         int32_t t995x1;
-        int32_t t1000 = v_x1520_d[t997];
+        int32_t t1000 = v_x1523_d[t997];
         t995x0 = t1000;
         t995x1 = t1000;
         uint8_t t1001;
         uint8_t t1002;
         int t1004 = 0; /* nonzero: a check below failed */
-        int t1005 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1527_n;
-        int32_t t1003 = t1005 ? v_dev_1527_d[0] : 0;
+        int t1005 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1530_n;
+        int32_t t1003 = t1005 ? v_dev_1530_d[0] : 0;
         t1004 |= !t1005;
         uint8_t t1007 = rt_lt_i(t995x0, t1003);
         uint8_t t1009 = rt_gt_i(t995x1, t1003);
         if (__builtin_expect(t1004 != 0, 0)) { /* again, recording the error */
           int32_t t1010;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1527_n) {
-            t1010 = v_dev_1527_d[0];
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1530_n) {
+            t1010 = v_dev_1530_d[0];
           } else {
-            NESSIE_RECORD(err, t996, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1527_n, 0.0, 0);
+            NESSIE_RECORD(err, t996, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1530_n, 0.0, 0);
             t1010 = 0;
           }
           uint8_t t1012 = rt_lt_i(t995x0, t1010);
@@ -4613,18 +4617,18 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, R
       t994[0 * t992 + t995] = t1015;
       t1015 += k;
     }
-    v_x1525 = rt_value_new(rt_vec_type(RT_INT), t1015);
-    int32_t *v_x1525_d = v_x1525->data.i;
-    const int64_t v_x1525_n = v_x1525->len;
+    v_x1528 = rt_value_new(rt_vec_type(RT_INT), t1015);
+    int32_t *v_x1528_d = v_x1528->data.i;
+    const int64_t v_x1528_n = v_x1528->len;
     int64_t t1016 = 0;
     for (int64_t t995 = 0; t995 < t992; t995++) {
       const int64_t k = t994[1 * t992 + t995];
       t994[1 * t992 + t995] = t1016;
       t1016 += k;
     }
-    v_x1526 = rt_value_new(rt_vec_type(RT_INT), t1016);
-    int32_t *v_x1526_d = v_x1526->data.i;
-    const int64_t v_x1526_n = v_x1526->len;
+    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t1016);
+    int32_t *v_x1529_d = v_x1529->data.i;
+    const int64_t v_x1529_n = v_x1529->len;
     RT_PARALLEL_FOR_IF(t992 > 1)
     for (int64_t t995 = 0; t995 < t992; t995++) {
       int64_t at[2];
@@ -4637,15 +4641,15 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, R
           continue;
         int32_t t995y0;
         int32_t t995y1;
-        int32_t t1017 = v_x1520_d[t997];
+        int32_t t1017 = v_x1523_d[t997];
         t995y0 = t1017;
         t995y1 = t1017;
         if (t993[t996] >> 0 & 1) {
-          v_x1525_d[at[0]] = t995y0;
+          v_x1528_d[at[0]] = t995y0;
           at[0]++;
         }
         if (t993[t996] >> 1 & 1) {
-          v_x1526_d[at[1]] = t995y1;
+          v_x1529_d[at[1]] = t995y1;
           at[1]++;
         }
       }
@@ -4655,22 +4659,22 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, R
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1525 = v_x1525;
-  *out_v_x1526 = v_x1526;
+  *out_v_x1528 = v_x1528;
+  *out_v_x1529 = v_x1529;
   return;
 fail:
-  rt_release(v_x1525);
-  rt_release(v_x1526);
+  rt_release(v_x1528);
+  rt_release(v_x1529);
 }
 
 /* K17: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1520_d; int64_t v_x1520_n;
-  int32_t *v_dev_1527_d; int64_t v_dev_1527_n;
-  int32_t *v_x1525_d; int64_t v_x1525_n;
-  int32_t *v_x1526_d; int64_t v_x1526_n;
+  int32_t *v_x1523_d; int64_t v_x1523_n;
+  int32_t *v_dev_1530_d; int64_t v_dev_1530_n;
+  int32_t *v_x1528_d; int64_t v_x1528_n;
+  int32_t *v_x1529_d; int64_t v_x1529_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
@@ -4681,7 +4685,7 @@ struct K17_0_pull {
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t1018 = A.v_x1520_d[ix];
+    int32_t t1018 = A.v_x1523_d[ix];
     return K17_0_V{t1018, t1018};
   }
 };
@@ -4690,10 +4694,10 @@ struct K17_0_store {
   __device__ void operator()(int c, int64_t i, const K17_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1525_d[i] = v.v0;
+      A.v_x1528_d[i] = v.v0;
       break;
     case 1:
-      A.v_x1526_d[i] = v.v1;
+      A.v_x1529_d[i] = v.v1;
       break;
     }
   }
@@ -4702,17 +4706,17 @@ struct K17_0_pred {
   K17_A A;
   __device__ unsigned operator()(int64_t i, const K17_0_V &v) const {
     int t1020 = 0; /* nonzero: a check below failed */
-    int t1021 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1527_n;
-    int32_t t1019 = t1021 ? A.v_dev_1527_d[0] : 0;
+    int t1021 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1530_n;
+    int32_t t1019 = t1021 ? A.v_dev_1530_d[0] : 0;
     t1020 |= !t1021;
     uint8_t t1023 = rt_lt_i(v.v0, t1019);
     uint8_t t1025 = rt_gt_i(v.v1, t1019);
     if (__builtin_expect(t1020 != 0, 0)) { /* again, recording the error */
       int32_t t1026;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1527_n) {
-        t1026 = A.v_dev_1527_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1530_n) {
+        t1026 = A.v_dev_1530_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1527_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1530_n, 0.0, 0);
         t1026 = 0;
       }
       uint8_t t1028 = rt_lt_i(v.v0, t1026);
@@ -4721,30 +4725,30 @@ struct K17_0_pred {
     return ((unsigned)((t1023) != 0) << 0) | ((unsigned)((t1025) != 0) << 1);
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, RtValue *v_dev_1527, RtValue **out_v_x1525, RtValue **out_v_x1526) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtValue *v_dev_1530, RtValue **out_v_x1528, RtValue **out_v_x1529) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1520_d = v_x1520->data.i;
-  A.v_x1520_n = v_x1520->len;
-  A.v_dev_1527_d = v_dev_1527->data.i;
-  A.v_dev_1527_n = v_dev_1527->len;
-  RtValue *v_x1525 = NULL;
-  RtValue *v_x1526 = NULL;
+  A.v_x1523_d = v_x1523->data.i;
+  A.v_x1523_n = v_x1523->len;
+  A.v_dev_1530_d = v_dev_1530->data.i;
+  A.v_dev_1530_n = v_dev_1530->len;
+  RtValue *v_x1528 = NULL;
+  RtValue *v_x1529 = NULL;
   /* SPLIT */
   rtg::SplitCounts t1031; /* the slots of its classes' counts */
   int64_t t1032; /* its size */
   {
-    const int64_t t1033 = v_x1520->len;
-    v_x1525 = rtg_vec_new(RT_INT, t1033);
-    A.v_x1525_d = v_x1525->data.i;
-    A.v_x1525_n = v_x1525->len;
-    v_x1526 = rtg_vec_new(RT_INT, t1033);
-    A.v_x1526_d = v_x1526->data.i;
-    A.v_x1526_n = v_x1526->len;
+    const int64_t t1033 = v_x1523->len;
+    v_x1528 = rtg_vec_new(RT_INT, t1033);
+    A.v_x1528_d = v_x1528->data.i;
+    A.v_x1528_n = v_x1528->len;
+    v_x1529 = rtg_vec_new(RT_INT, t1033);
+    A.v_x1529_d = v_x1529->data.i;
+    A.v_x1529_n = v_x1529->len;
     t1032 = t1033;
     t1031 = rtg::split_launch<K17_0_V, 2>("K17", loc, K17_0_pull{A}, K17_0_pred{A}, t1033, K17_0_store{A});
   }
@@ -4752,29 +4756,29 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, Rt
     int64_t t1034[2];
     t1034[0] = rtg::filter_count(t1031.at[0]);
     t1034[1] = rtg::filter_count(t1031.at[1]);
-    v_x1525 = rtg_vec_fit(v_x1525, t1034[0]);
-    A.v_x1525_d = v_x1525->data.i;
-    A.v_x1525_n = v_x1525->len;
-    v_x1526 = rtg_vec_fit(v_x1526, t1034[1]);
-    A.v_x1526_d = v_x1526->data.i;
-    A.v_x1526_n = v_x1526->len;
+    v_x1528 = rtg_vec_fit(v_x1528, t1034[0]);
+    A.v_x1528_d = v_x1528->data.i;
+    A.v_x1528_n = v_x1528->len;
+    v_x1529 = rtg_vec_fit(v_x1529, t1034[1]);
+    A.v_x1529_d = v_x1529->data.i;
+    A.v_x1529_n = v_x1529->len;
   }
-  *out_v_x1525 = v_x1525;
-  *out_v_x1526 = v_x1526;
+  *out_v_x1528 = v_x1528;
+  *out_v_x1529 = v_x1529;
   return;
 fail:
-  rt_release(v_x1525);
-  rt_release(v_x1526);
+  rt_release(v_x1528);
+  rt_release(v_x1529);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1520, RtValue *v_dev_1527, RtValue **out_v_x1525, RtValue **out_v_x1526) {
-  RtValue *vals[] = {v_x1520, v_dev_1527};
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtValue *v_dev_1530, RtValue **out_v_x1528, RtValue **out_v_x1529) {
+  RtValue *vals[] = {v_x1523, v_dev_1530};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K17_host(err, loc, run, v_x1520, v_dev_1527, out_v_x1525, out_v_x1526);
+    K17_host(err, loc, run, v_x1523, v_dev_1530, out_v_x1528, out_v_x1529);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x1520, v_dev_1527, out_v_x1525, out_v_x1526);
+    K17_gpu(err, loc, run, v_x1523, v_dev_1530, out_v_x1528, out_v_x1529);
   }
 }
 
@@ -4788,12 +4792,12 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1519 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1519);
+    RtValue *v_dev_1522 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1522);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1519, &v_x42, &v_x60);
-    rt_release(v_dev_1519);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1522, &v_x42, &v_x60);
+    rt_release(v_dev_1522);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
@@ -4839,18 +4843,18 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x721 = NULL;
+  RtValue *v_x723 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
-    v_x721 = v_x94;
+    v_x723 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
-    RtValue *v_x676 = NULL;
-    RtValue *v_x690 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x676, &v_x690);
+    RtValue *v_x678 = NULL;
+    RtValue *v_x692 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x678, &v_x692);
     RtValue *v_x193 = NULL;
     RtValue *v_x201 = NULL;
     RtValue *v_x211 = NULL;
@@ -4885,11 +4889,11 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x130);
     uint8_t v_x246 = 0;
     v_x246 = rt_eq_i(v_x133, 0);
-    RtValue *v_x665 = NULL;
+    RtValue *v_x667 = NULL;
     if (v_x246) {
       RtValue *v_x249 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x249);
-      v_x665 = v_x249;
+      v_x667 = v_x249;
     } else {
       RtValue *v_x253 = NULL;
       int32_t v_x267 = 0;
@@ -4900,9 +4904,9 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x374 = NULL;
       RtValue *v_x395 = NULL;
       RtValue *v_x470 = NULL;
-      RtValue *v_x557 = NULL;
-      RtValue *v_x635 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x232, v_x89, v_x133, v_x193, v_x201, v_x218, &v_x253, &v_x267, &v_x268, &v_x281, &v_x327, &v_x348, &v_x374, &v_x395, &v_x470, &v_x557, &v_x635, 2);
+      RtValue *v_x559 = NULL;
+      RtValue *v_x637 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x232, v_x89, v_x133, v_x193, v_x201, v_x218, &v_x253, &v_x267, &v_x268, &v_x281, &v_x327, &v_x348, &v_x374, &v_x395, &v_x470, &v_x559, &v_x637, 2);
       /* check subscript: made on the device by the run before it */
       int32_t v_x408 = 0;
       v_x408 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
@@ -4922,63 +4926,63 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       rt_release(v_x395);
       RtValue *v_x489 = NULL;
       RtValue *v_x499 = NULL;
-      RtValue *v_x506 = NULL;
       RtValue *v_x508 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x427, v_x133, v_x414, v_x484, &v_x489, &v_x499, &v_x506, &v_x508);
+      RtValue *v_x510 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x427, v_x133, v_x414, v_x484, v_x417, &v_x489, &v_x499, &v_x508, &v_x510);
       rt_release(v_x414);
       rt_release(v_x484);
-      int32_t v_x512 = 0;
-      v_x512 = (int32_t)NESSIE_SEG_TOTAL(v_x506);
-      RtValue *v_x525 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x327, v_x374, v_x417, v_x506, v_x508, v_x499, v_x489, &v_x525);
+      int32_t v_x514 = 0;
+      v_x514 = (int32_t)NESSIE_SEG_TOTAL(v_x508);
+      RtValue *v_x527 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x327, v_x374, v_x417, v_x508, v_x510, v_x499, v_x489, &v_x527);
       rt_release(v_x327);
       rt_release(v_x374);
       rt_release(v_x489);
       rt_release(v_x499);
+      rt_release(v_x510);
+      RtValue *v_x529 = NULL;
+      rt_retain(v_x508);
+      rt_retain(v_x527);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x508, v_x527, &v_x529));
       rt_release(v_x508);
-      RtValue *v_x527 = NULL;
-      rt_retain(v_x506);
-      rt_retain(v_x525);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x506, v_x525, &v_x527));
-      rt_release(v_x506);
-      rt_release(v_x525);
-      int32_t v_x547 = 0;
-      int32_t v_x548 = 0;
+      rt_release(v_x527);
       int32_t v_x549 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x253, v_x470, &v_x547, &v_x548, &v_x549, 6);
+      int32_t v_x550 = 0;
+      int32_t v_x551 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x253, v_x470, &v_x549, &v_x550, &v_x551, 6);
       rt_release(v_x253);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x664 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x470, v_x281, v_x557, v_x527, v_x635, &v_x664);
+      RtValue *v_x666 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x470, v_x281, v_x559, v_x529, v_x637, &v_x666);
       rt_release(v_x281);
       rt_release(v_x470);
-      rt_release(v_x557);
-      rt_release(v_x635);
-      rt_release(v_x527);
-      v_x665 = v_x664;
+      rt_release(v_x559);
+      rt_release(v_x637);
+      rt_release(v_x529);
+      v_x667 = v_x666;
     }
     rt_release(v_x193);
     rt_release(v_x201);
     rt_release(v_x218);
     rt_release(v_x232);
-    int32_t v_x708 = 0;
-    v_x708 = (int32_t)v_x665->len;
-    int32_t v_x707 = 0;
-    v_x707 = (int32_t)v_x245->len;
+    int32_t v_x710 = 0;
+    v_x710 = (int32_t)v_x667->len;
     int32_t v_x709 = 0;
-    v_x709 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x707, v_x708);
-    RtValue *v_x720 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x690, v_x132, v_x105, v_x676, v_x245, v_x665, v_x709, &v_x720);
+    v_x709 = (int32_t)v_x245->len;
+    int32_t v_x711 = 0;
+    v_x711 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x709, v_x710);
+    RtValue *v_x722 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x692, v_x132, v_x105, v_x678, v_x245, v_x667, v_x711, &v_x722);
     rt_release(v_x105);
-    rt_release(v_x676);
-    rt_release(v_x690);
+    rt_release(v_x678);
+    rt_release(v_x692);
     rt_release(v_x245);
-    rt_release(v_x665);
-    v_x721 = v_x720;
+    rt_release(v_x667);
+    v_x723 = v_x722;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x721;
+  *out_0 = v_x723;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
