@@ -73,6 +73,8 @@ typedef struct Fl {
                       <segments once> */
   bool replicating; /* the gather being made copies values to many
                        elements (View.replicated) */
+  FlatAtom *known_total; /* the total of the next SEG_RANGE, known
+                            (combine_values), or NULL */
   bool permuting;  /* the gather being made takes every element once, in
                       another order: each SEG_RANGE's total is its
                       segdes's (FlatStmt.total) */
@@ -386,7 +388,8 @@ static Vals gather_values_in(Fl *fl, Vals v, Type *t, FlatAtom *idx, bool whole)
   FlatAtom *ones = dist(fl, int_const(1), length(fl, idx));
   /* every segment once: the elements are all of d's, which the host knows */
   Vals source = slice(v, 1, v.len - 1);
-  FlatAtom *total = fl->permuting ? vals_length(fl, source, t->elem) : NULL;
+  FlatAtom *total = fl->permuting ? vals_length(fl, source, t->elem) : fl->known_total;
+  fl->known_total = NULL; /* the top level's alone */
   FlatStmt *s = stmt(fl, FS_OP);
   s->op = FLAT_SEG_RANGE;
   s->segments = true; /* d's own offsets and lengths: nothing to check */
@@ -616,9 +619,14 @@ static Vals host_values(Fl *fl, Vals *elems, int k, Type *t) {
    elements are that value's where their flags say) is given as 'same_a'
    or 'same_b' instead (NULL: none): the merge reads that value where it
    is, element s at s, rather than its packed copy, which nothing then
-   reads. */
+   reads.  'rest_a' (or 'rest_b'), where not NULL, is the part of that
+   value that the other branch took (the other side of the PARTITION
+   that split it between the branches): the merge's total is then
+   known (merged_total). */
+static FlatAtom *merged_total(Fl *fl, Vals same, const Vals *rest, Vals other, Type *t);
+
 static Vals combine_values(Fl *fl, FlatAtom *flags, Vals a, Vals b, Type *t, FlatAtom *count_a, const Vals *same_a,
-                           const Vals *same_b) {
+                           const Vals *same_b, const Vals *rest_a, const Vals *rest_b) {
   FlatAtom *n = length(fl, flags);
   FlatAtom *at_a, *at_b;
   if (same_a) {
@@ -639,7 +647,32 @@ static Vals combine_values(Fl *fl, FlatAtom *flags, Vals a, Vals b, Type *t, Fla
   /* without a same branch, idx is a permutation of a ++ b: a's elements
      at their ranks among the flags, b's after them */
   Vals both = append_values(fl, a, b, t);
-  return same_a || same_b ? gather_values(fl, both, t, idx) : permute_values(fl, both, t, idx);
+  if (!same_a && !same_b)
+    return permute_values(fl, both, t, idx);
+  if (same_a && same_b)
+    return gather_values(fl, both, t, idx);
+  fl->known_total = same_a ? merged_total(fl, a, rest_a, b, t) : merged_total(fl, b, rest_b, a, t);
+  Vals r = gather_values(fl, both, t, idx);
+  fl->known_total = NULL;
+  return r;
+}
+
+/* The merge's total where one branch is the context's value 'same' and
+   the other branch took 'rest' of it: the elements of the segments of
+   'same' that the merge keeps, its elements less those of 'rest', and
+   those of the other branch's result 'other'; for a value nested once
+   ([u] of u not a sequence: one seg_range), else NULL.  It reads rest's
+   total, which the other branch read to run on it. */
+static FlatAtom *merged_total(Fl *fl, Vals same, const Vals *rest, Vals other, Type *t) {
+  t = res(t);
+  if (!rest || t->kind != T_SEQ)
+    return NULL;
+  for (int i = 1; i < same.len; i++)
+    if (ty(vec_get(&same, i)).kind == FT_SEGDES)
+      return NULL;
+  FlatAtom *kept = binary(fl, FLAT_SUB, vals_length(fl, slice(same, 1, same.len - 1), t->elem),
+                          op(fl, FLAT_SEG_TOTAL, int_scalar(), 1, vec_get(rest, 0)));
+  return binary(fl, FLAT_ADD, kept, vals_length(fl, slice(other, 1, other.len - 1), t->elem));
 }
 
 /* Values to stand for the result of a call that stopped with an error
@@ -1269,14 +1302,18 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   }
   /* a branch that is a variable of the context, as it was (not a value
      from the host, which every element shares) */
-  const Vals *same[2] = {NULL, NULL};
+  const Vals *same[2] = {NULL, NULL}, *rest[2] = {NULL, NULL};
   for (int b = 0; b < 2 && !fl->cost; b++) {
     Expr *arm = b == 0 ? e->u.ifx.then : e->u.ifx.els;
     Env *x = arm->kind == EX_VAR && !arm->u.ref.def ? lookup(env, arm->u.ref.name) : NULL;
-    if (x && !x->invariant)
+    if (x && !x->invariant) {
       same[b] = &x->vals;
+      /* the part of it the other branch took, where the PARTITION split it */
+      Env *other = lookup(split[1 - b], x->name);
+      rest[b] = other ? &other->vals : NULL;
+    }
   }
-  return combine_values(fl, flags, branch[0], branch[1], t, counts[0], same[0], same[1]);
+  return combine_values(fl, flags, branch[0], branch[1], t, counts[0], same[0], same[1], rest[0], rest[1]);
 }
 
 static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i);
