@@ -913,6 +913,9 @@ static void check_scalars(Lw *lw, int kind, LcuAtom **ops, int nops) {
 static LcuExp *check_passes(Loc loc, int kind, LcuExp **x) {
   switch (kind) {
   case RT_CHECK_SUBSCRIPT:
+  case RT_CHECK_REP:
+  case RT_CHECK_READ:
+  case RT_CHECK_WRITE:
     return lcu_exp_op(loc, FLAT_AND, FB_BOOL, 2,
                       lcu_exp_op(loc, FLAT_GE, FB_BOOL, 2, x[0], lcu_exp_const(loc, lcu_int_const(0)), NULL),
                       lcu_exp_op(loc, FLAT_LT, FB_BOOL, 2, x[0], x[1], NULL), NULL);

@@ -310,7 +310,8 @@ void rt_kernel_fail(const RtKernelError *e, const RtSite *sites, RtLoc run) {
 
 /* ---- argument checks ---- */
 
-static const char *const check_names[] = {"subscript", "lengths", "range", "counts", "append", "dist", "rep"};
+static const char *const check_names[] = {"subscript", "lengths", "range", "counts", "append",
+                                           "dist",      "rep",     "read",  "write"};
 
 const char *rt_check_name(int kind) { return kind >= 0 && kind < RT_CHECK_KINDS ? check_names[kind] : "?"; }
 
@@ -323,7 +324,10 @@ int rt_check_lookup(const char *name) {
 
 void rt_check_passing(int kind, int64_t *ops) {
   ops[0] = 0;
-  ops[1] = kind == RT_CHECK_SUBSCRIPT || kind == RT_CHECK_REP || kind == RT_CHECK_RANGE ? 1 : 0;
+  ops[1] = kind == RT_CHECK_SUBSCRIPT || kind == RT_CHECK_REP || kind == RT_CHECK_READ || kind == RT_CHECK_WRITE ||
+                   kind == RT_CHECK_RANGE
+               ? 1
+               : 0;
   ops[2] = 1;
 }
 
@@ -346,6 +350,10 @@ void rt_check(int kind, RtLoc loc, int64_t a, int64_t b, int64_t c) {
     rt_fail(loc, "dist", "dist: negative length %lld", (long long)a);
   case RT_CHECK_REP: /* lib-nesl's rep, which says where it was called */
     rt_fail(loc, NULL, "rep: bounds error: index %lld in a sequence of length %lld", (long long)a, (long long)b);
+  case RT_CHECK_READ:
+  case RT_CHECK_WRITE: /* the primitives' words (eval/prims.c) */
+    rt_fail(loc, NULL, "%s: index %lld is out of range for a sequence of length %lld",
+            kind == RT_CHECK_READ ? "->" : "<-", (long long)a, (long long)b);
   default:
     rt_fail(loc, "partition", "partition: the counts add up to %lld, but the sequence has length %lld", (long long)a,
             (long long)b);

@@ -316,6 +316,9 @@ typedef enum RtCheckKind {
   RT_CHECK_DIST,      /* (n): n >= 0, a lifted dist's length */
   RT_CHECK_REP,       /* (i, len): 0 <= i < len, rep(v, x, i) in place in a
                          sequence loop (flatten.c), in rep's words */
+  RT_CHECK_READ,      /* (i, len): 0 <= i < len, an index of a lifted `->`
+                         (s -> i inside an apply-to-each), in its words */
+  RT_CHECK_WRITE,     /* (i, len): the same for a lifted `<-` */
   RT_CHECK_KINDS
 } RtCheckKind;
 
@@ -324,6 +327,8 @@ RT_FN int rt_check_ok(int kind, int64_t a, int64_t b, int64_t c) {
   switch (kind) {
   case RT_CHECK_SUBSCRIPT:
   case RT_CHECK_REP:
+  case RT_CHECK_READ:
+  case RT_CHECK_WRITE:
     return a >= 0 && a < b;
   case RT_CHECK_RANGE:
     return a <= b && c > 0;
