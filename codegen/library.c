@@ -104,10 +104,11 @@ void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target, c
   const LibKernel *lk = &kernels[s->library];
   const Runtime *rt = &runtimes[target];
   int n = s->args.len;
-  /* range_segdes's fourth argument, the total the host knows, is not the
-     runtime's: it is handed over after the call (known below) */
+  /* range_segdes's fourth argument and make_segdes's second, the total
+     the host knows, are not the runtime's: it is handed over after the
+     call (known below) */
   const char *known = NULL;
-  if (s->library == LIB_RANGE_SEGDES && n == 4)
+  if ((s->library == LIB_RANGE_SEGDES && n == 4) || (s->library == LIB_MAKE_SEGDES && n == 2))
     known = cg_lookup(env, s->args.data[--n])->value;
   Vec boxes = {0};
   const char **a = xmalloc(sizeof(char *) * (size_t)(n + 1));

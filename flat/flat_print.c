@@ -148,6 +148,7 @@ static void print_op(FILE *out, const FlatStmt *s) {
     if (s->segments)
       fputs(" <nonzero>", out);
     break;
+  case FLAT_MAKE_SEGDES:
   case FLAT_SEG_RANGE:
   case FLAT_GATHER:
     if (s->segments)

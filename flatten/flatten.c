@@ -68,6 +68,10 @@ typedef struct Fl {
                       nested values appended (append_values) */
   PtrMap made;     /* FlatVar (a segdes) -> its atom: made from lengths
                       here (make_segdes), not a parameter's or a result's */
+  PtrMap uniform;  /* FlatVar (a segdes) -> k + 1: each of its segments
+                      has k elements (a lifted sequence of k, sequence) */
+  PtrMap dist_of;  /* FlatVar (an int vector) -> c + 1 - INT32_MIN as a
+                      pointer, non-NULL: `dist c n` of a constant c */
   bool once;       /* the gather being made takes each element at most
                       once (a lifted subscript's): its SEG_RANGEs are
                       <segments once> */
@@ -98,6 +102,13 @@ typedef struct View {
   bool replicated;   /* each segment of the source taken many times (a
                         value distributed, a free variable replicated per
                         element): a subscript reads the source (subscript) */
+  FlatAtom *top;     /* a lifted subscript's by a constant: the segdes of
+                        the value subscripted (its element s is segment s
+                        of top), and 'index' the constant; else NULL.
+                        Views of one value whose top's segments all have
+                        k elements, by the indices 0 to k - 1 each once,
+                        hold all of the source (lifted_append's total) */
+  int index;
 } View;
 
 /* The segdes of nested values a ++ b (append_values): its segments are
@@ -174,7 +185,21 @@ static FlatAtom *length(Fl *fl, FlatAtom *v) { return op(fl, FLAT_LENGTH, int_sc
 static FlatAtom *iota(Fl *fl, FlatAtom *n) {
   return op(fl, FLAT_RANGE, vec_int(), 3, int_const(0), n, int_const(1));
 }
-static FlatAtom *dist(Fl *fl, FlatAtom *x, FlatAtom *n) { return op(fl, FLAT_DIST, as_vec(ty(x)), 2, x, n); }
+static FlatAtom *dist(Fl *fl, FlatAtom *x, FlatAtom *n) {
+  FlatAtom *d = op(fl, FLAT_DIST, as_vec(ty(x)), 2, x, n);
+  if (x->kind == FA_INT)
+    ptrmap_put(&fl->dist_of, d->u.var, (void *)(intptr_t)((int64_t)x->u.i - INT32_MIN + 1));
+  return d;
+}
+
+/* The constant c where 'v' is `dist c n`: true and '*c' set. */
+static bool dist_constant(Fl *fl, const FlatAtom *v, int32_t *c) {
+  intptr_t e = v->kind == FA_VAR ? (intptr_t)ptrmap_get(&fl->dist_of, v->u.var) : 0;
+  if (!e)
+    return false;
+  *c = (int32_t)((int64_t)e - 1 + INT32_MIN);
+  return true;
+}
 static FlatAtom *seg_lengths(Fl *fl, FlatAtom *d) { return op(fl, FLAT_SEG_LENGTHS, vec_int(), 1, d); }
 static FlatAtom *make_segdes(Fl *fl, FlatAtom *lens) {
   FlatAtom *d = op(fl, FLAT_MAKE_SEGDES, flat_segdes(), 1, lens);
@@ -405,7 +430,7 @@ static Vals gather_values_in(Fl *fl, Vals v, Type *t, FlatAtom *idx, bool whole)
   /* the elements of d's segments, from the vectors d describes */
   Vals elems = gather_values_in(fl, source, t->elem, flat_var_atom(inner), true);
   View *view = NEW(View);
-  *view = (View){elems, source, starts, lens, fl->replicating};
+  *view = (View){elems, source, starts, lens, fl->replicating, NULL, 0};
   ptrmap_put(&fl->views, nd, view);
   return concat(one(flat_var_atom(nd)), elems);
 }
@@ -963,8 +988,11 @@ static Vals sequence(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     return host_values(fl, elems, k, t);
   /* lifted: m segments of k; element j of segment i is elems[j][i].  One
      element a segment is elems[0] as it is. */
-  if (k == 1)
-    return concat(one(make_segdes(fl, dist(fl, int_const(1), ctx->len))), elems[0]);
+  if (k == 1) {
+    FlatAtom *d1 = make_segdes(fl, dist(fl, int_const(1), ctx->len));
+    ptrmap_put(&fl->uniform, d1->u.var, (void *)(intptr_t)2);
+    return concat(one(d1), elems[0]);
+  }
   Vals all = append_all(fl, elems, k, t);
   FlatAtom *m = ctx->len;
   FlatAtom *total = binary(fl, FLAT_MUL, m, int_const(k));
@@ -973,6 +1001,7 @@ static Vals sequence(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   FlatAtom *pos = binary(fl, FLAT_REM, p, dist(fl, int_const(k), total));
   FlatAtom *idx = binary(fl, FLAT_ADD, binary(fl, FLAT_MUL, pos, dist(fl, m, total)), seg);
   FlatAtom *d = make_segdes(fl, dist(fl, int_const(k), m));
+  ptrmap_put(&fl->uniform, d->u.var, (void *)(intptr_t)(k + 1));
   return concat(one(d), permute_values(fl, all, t, idx));
 }
 
@@ -1472,6 +1501,14 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
   fl->guarded = true;
   Vals r = gather_values_once(fl, slice(s, 1, s.len - 1), t, pos);
   fl->guarded = outer;
+  /* by a constant: which element of each segment of d the view holds */
+  int32_t c;
+  const FlatAtom *rd = vec_get(&r, 0);
+  View *view_made = rd->kind == FA_VAR ? ptrmap_get(&fl->views, rd->u.var) : NULL;
+  if (view_made && d->kind == FA_VAR && dist_constant(fl, i, &c)) {
+    view_made->top = d;
+    view_made->index = c;
+  }
   return r;
 }
 

@@ -517,7 +517,9 @@ static void check_library(Checker *c, const LcuSoac *s, Vec *results) {
     push_type(results, lcu_vec(FB_INT));
     break;
   case LIB_MAKE_SEGDES:
-    want = 1, kinds[0] = LT_VEC, masks[0] = B_INT;
+    /* the lengths; and the total where the host knows it */
+    want = n == 2 ? 2 : 1, kinds[0] = LT_VEC, masks[0] = B_INT;
+    kinds[1] = LT_SCALAR, masks[1] = B_INT;
     push_type(results, lcu_segdes());
     break;
   case LIB_RANGE_SEGDES:

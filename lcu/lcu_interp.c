@@ -1426,6 +1426,11 @@ static void run_library(Kernel *k, RtValue **out) {
     k->in->stats.elements += (uint64_t)out[0]->len;
     return;
   }
+  /* make_segdes's second argument: the total the compiler knows */
+  int nargs = s->args.len;
+  RtValue *known_total = NULL;
+  if (s->library == LIB_MAKE_SEGDES && nargs == 2)
+    known_total = args[--nargs];
   FlatStmt fs = {.kind = FS_OP,
                  .loc = k->loc,
                  .op = library_op(s->library),
@@ -1435,9 +1440,11 @@ static void run_library(Kernel *k, RtValue **out) {
                  .site = s->site};
   Vec *r = &k->in->results;
   r->len = 0;
-  for (int i = 0; i < s->args.len; i++)
+  for (int i = 0; i < nargs; i++)
     k->in->stats.bytes += value_bytes(args[i]);
-  flat_exec_op(&fs, args, s->args.len, r);
+  flat_exec_op(&fs, args, nargs, r);
+  if (known_total && r->len)
+    rt_seg_known_total(r->data[0], known_total->scalar.i);
   if (r->len != s->results.len)
     die("library kernel %s gives %d values for %d results", lcu_library_name(s->library), r->len, s->results.len);
   if (r->len > 0) {

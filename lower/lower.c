@@ -639,6 +639,13 @@ static bool describe_gather(Lw *lw, FlatStmt *fs, LcuVar *v) {
 /* The description of a library kernel on variables (lower_library);
    false for one on constants (each a new variable) or on values whose
    layouts it names. */
+/* The total a MAKE_SEGDES or SEG_RANGE is known to make (FlatStmt.total)
+   as a variable, or NULL: the library kernel's last argument. */
+static LcuVar *known_total_of(Lw *lw, const FlatStmt *fs) {
+  const FlatAtom *t = fs->total;
+  return t && t->kind == FA_VAR ? var_of(lw, t->u.var) : NULL;
+}
+
 static bool describe_library(Lw *lw, FlatStmt *fs, LcuLibrary lib) {
   if (fs->elem_name || fs->layout)
     return false;
@@ -653,6 +660,9 @@ static bool describe_library(Lw *lw, FlatStmt *fs, LcuLibrary lib) {
   lcu_plan_int(pl, fs->lifted);
   for (int i = 0; i < fs->args.len; i++)
     lcu_plan_var(pl, 'a', known_var(lw, ((FlatAtom *)fs->args.data[i])->u.var));
+  LcuVar *total = known_total_of(lw, fs);
+  if (total)
+    lcu_plan_var(pl, 'a', total);
   for (int i = 0; i < fs->results.len; i++)
     lcu_plan_type(pl, lcu_type_of_flat(((FlatVar *)fs->results.data[i])->type));
   return true;
@@ -852,6 +862,9 @@ static void lower_library(Lw *lw, FlatStmt *fs, LcuLibrary lib) {
     LcuVar *v = a->var ? a->var : scalar_op(lw, FLAT_COPY, lcu_const_base(a->constant), 1, a);
     vec_push(&s->args, lcu_kb_plain_param(kb, v));
   }
+  LcuVar *total = known_total_of(lw, fs); /* make_segdes's, where the host knows it */
+  if (total)
+    vec_push(&s->args, lcu_kb_plain_param(kb, total));
   for (int i = 0; i < fs->results.len; i++)
     lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[i])->type));
   kernel_run(lw, kb, s, &out);
@@ -1175,8 +1188,7 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
      `#elements segdes`, a length the facts know as the segdes's, so that
      fusion sees its elements' space (its seg_ids and the positions read
      at them are one SEG_MAP) */
-  FlatAtom *known = fs->total;
-  LcuVar *known_total = known && known->kind == FA_VAR ? var_of(lw, known->u.var) : NULL;
+  LcuVar *known_total = known_total_of(lw, fs);
   range_segdes(lw, sv, ev, dv, known_total, fs->segments && fs->once, &made);
   LcuVar *segdes = made.data[0], *offsets = made.data[2];
   LcuVar *ids = library_of_one(lw, LIB_SEG_IDS, segdes, lcu_vec(FB_INT));
