@@ -1124,6 +1124,22 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
    gathered otherwise.  Where 'counts' is given and counts[0] is still
    NULL, it gets the lengths of the two sides (the elements whose flag
    is true, and the others). */
+/* The elements of the segments of nested V([u]) 'v' whose flag is 'side':
+   a sum over the segments, which fusion computes in the kernel that
+   makes the flags, so that the host reads it with the PARTITION's
+   counts, in one wait, and the pack's segdes takes it as its total
+   (FlatStmt.total) instead of a wait of its own; NULL for another type
+   (a pair's components are packed one by one). */
+static FlatAtom *side_total(Fl *fl, Vals v, Type *t, FlatAtom *flags, bool side) {
+  if (res(t)->kind != T_SEQ)
+    return NULL;
+  FlatAtom *lens = seg_lengths(fl, vec_get(&v, 0));
+  FlatAtom *none = dist(fl, int_const(0), length(fl, flags));
+  FlatAtom *kept = side ? op(fl, FLAT_SELECT, vec_int(), 3, flags, lens, none)
+                        : op(fl, FLAT_SELECT, vec_int(), 3, flags, none, lens);
+  return op(fl, FLAT_REDUCE_ADD, int_scalar(), 1, kept);
+}
+
 static void partition_values(Fl *fl, Vals v, Type *t, FlatAtom *flags, Vals *yes, Vals *no, FlatAtom **counts) {
   FlatAtom *src = is_base(t) ? vec_get(&v, 0) : iota(fl, length(fl, flags));
   FlatStmt *s = stmt(fl, FS_OP);
@@ -1142,8 +1158,11 @@ static void partition_values(Fl *fl, Vals v, Type *t, FlatAtom *flags, Vals *yes
     *no = one(flat_var_atom(b));
     return;
   }
+  fl->known_total = side_total(fl, v, t, flags, true);
   *yes = gather_values_once(fl, v, t, flat_var_atom(a));
+  fl->known_total = side_total(fl, v, t, flags, false);
   *no = gather_values_once(fl, v, t, flat_var_atom(b));
+  fl->known_total = NULL;
 }
 
 /* ---- if-conversion ----

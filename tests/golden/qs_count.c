@@ -226,99 +226,99 @@ fail:
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1360, RtValue *v_x1354, RtValue *v_x1355, RtValue *v_x1356, RtValue **out_v_x1359) {
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1433, RtValue *v_x1427, RtValue *v_x1428, RtValue *v_x1429, RtValue **out_v_x1432) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1360_off = rt_seg_offsets(v_sd_1360);
-  const int64_t v_sd_1360_n = v_sd_1360->len;
-  int32_t *v_x1354_d = v_x1354->data.i;
-  const int64_t v_x1354_n = v_x1354->len;
-  int32_t *v_x1355_d = v_x1355->data.i;
-  const int64_t v_x1355_n = v_x1355->len;
-  int32_t *v_x1356_d = v_x1356->data.i;
-  const int64_t v_x1356_n = v_x1356->len;
-  RtValue *v_x1359 = NULL;
+  const int64_t *v_sd_1433_off = rt_seg_offsets(v_sd_1433);
+  const int64_t v_sd_1433_n = v_sd_1433->len;
+  int32_t *v_x1427_d = v_x1427->data.i;
+  const int64_t v_x1427_n = v_x1427->len;
+  int32_t *v_x1428_d = v_x1428->data.i;
+  const int64_t v_x1428_n = v_x1428->len;
+  int32_t *v_x1429_d = v_x1429->data.i;
+  const int64_t v_x1429_n = v_x1429->len;
+  RtValue *v_x1432 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t25 = v_sd_1360_off[v_sd_1360_n];
-    v_x1359 = rt_value_new(rt_vec_type(RT_INT), t25);
-    int32_t *v_x1359_d = v_x1359->data.i;
-    const int64_t v_x1359_n = v_x1359->len;
+    const int64_t t25 = v_sd_1433_off[v_sd_1433_n];
+    v_x1432 = rt_value_new(rt_vec_type(RT_INT), t25);
+    int32_t *v_x1432_d = v_x1432->data.i;
+    const int64_t v_x1432_n = v_x1432->len;
     const int64_t t26 = (t25 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t26 > 1)
     for (int64_t t27 = 0; t27 < t26; t27++) {
-      int64_t t30 = rt_segment_search(v_sd_1360_off, 0, v_sd_1360_n, t27 * RT_CHUNK);
+      int64_t t30 = rt_segment_search(v_sd_1433_off, 0, v_sd_1433_n, t27 * RT_CHUNK);
       const int64_t t27_end = (t27 + 1) * RT_CHUNK < t25 ? (t27 + 1) * RT_CHUNK : t25;
       for (int64_t t28 = t27 * RT_CHUNK; t28 < t27_end; t28++) {
         const int32_t t29 = (int32_t)t28;
-        while (v_sd_1360_off[t30 + 1] <= t28)
+        while (v_sd_1433_off[t30 + 1] <= t28)
           t30++;
         const int32_t t31 = (int32_t)t30;
         int t33 = 0; /* nonzero: a check below failed */
-        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1356_n;
-        int32_t t32 = t34 ? v_x1356_d[t31] : 0;
+        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1429_n;
+        int32_t t32 = t34 ? v_x1429_d[t31] : 0;
         t33 |= !t34;
-        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1354_n;
-        int32_t t35 = t36 ? v_x1354_d[t31] : 0;
+        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1427_n;
+        int32_t t35 = t36 ? v_x1427_d[t31] : 0;
         t33 |= !t36;
         int32_t t38 = rt_sub_i(t29, t35);
-        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1355_n;
-        int32_t t39 = t40 ? v_x1355_d[t31] : 0;
+        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1428_n;
+        int32_t t39 = t40 ? v_x1428_d[t31] : 0;
         t33 |= !t40;
         int32_t t42 = rt_mul_i(t38, t39);
         int32_t t44 = rt_add_i(t32, t42);
         if (__builtin_expect(t33 != 0, 0)) { /* again, recording the error */
           int32_t t45;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1356_n) {
-            t45 = v_x1356_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1429_n) {
+            t45 = v_x1429_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1356_n, 0.0, 0);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1429_n, 0.0, 0);
             t45 = 0;
           }
           int32_t t46;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1354_n) {
-            t46 = v_x1354_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1427_n) {
+            t46 = v_x1427_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1354_n, 0.0, 1);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1427_n, 0.0, 1);
             t46 = 0;
           }
           int32_t t48 = rt_sub_i(t29, t46);
           int32_t t49;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1355_n) {
-            t49 = v_x1355_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1428_n) {
+            t49 = v_x1428_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1355_n, 0.0, 2);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1428_n, 0.0, 2);
             t49 = 0;
           }
           int32_t t51 = rt_mul_i(t48, t49);
           int32_t t53 = rt_add_i(t45, t51);
         }
-        v_x1359_d[t28] = t44;
+        v_x1432_d[t28] = t44;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1359 = v_x1359;
+  *out_v_x1432 = v_x1432;
   return;
 fail:
-  rt_release(v_x1359);
+  rt_release(v_x1432);
 }
 
 /* K5: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x724, RtValue *v_x725, int32_t *out_v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, int32_t *out_v_x773, int32_t *out_v_x774, int32_t *out_v_x775) {
   (void)loc;
   (void)run;
-  int32_t *v_x724_d = v_x724->data.i;
-  const int64_t v_x724_n = v_x724->len;
-  int32_t *v_x725_d = v_x725->data.i;
-  const int64_t v_x725_n = v_x725->len;
-  int32_t v_x733 = 0;
-  int32_t v_x734 = 0;
-  int32_t v_x735 = 0;
+  int32_t *v_x764_d = v_x764->data.i;
+  const int64_t v_x764_n = v_x764->len;
+  int32_t *v_x765_d = v_x765->data.i;
+  const int64_t v_x765_n = v_x765->len;
+  int32_t v_x773 = 0;
+  int32_t v_x774 = 0;
+  int32_t v_x775 = 0;
   /* REDUCE */
   {
-    const int64_t t54 = v_x724_n;
+    const int64_t t54 = v_x764_n;
     const int64_t t55 = t54 > 0 ? (t54 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t56 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
     int32_t *t57 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
@@ -338,8 +338,8 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x724, RtValue 
         int32_t t59x1;
         int32_t t59x2;
         int t63 = 0; /* nonzero: a check below failed */
-        int t64 = (uint64_t)(int64_t)t61 < (uint64_t)v_x725_n;
-        int32_t t62 = t64 ? v_x725_d[t61] : 0;
+        int t64 = (uint64_t)(int64_t)t61 < (uint64_t)v_x765_n;
+        int32_t t62 = t64 ? v_x765_d[t61] : 0;
         t63 |= !t64;
         uint8_t t66 = rt_lt_i(0, t62);
         int32_t t67;
@@ -350,10 +350,10 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x724, RtValue 
         }
         if (__builtin_expect(t63 != 0, 0)) { /* again, recording the error */
           int32_t t68;
-          if ((uint64_t)(int64_t)t61 < (uint64_t)v_x725_n) {
-            t68 = v_x725_d[t61];
+          if ((uint64_t)(int64_t)t61 < (uint64_t)v_x765_n) {
+            t68 = v_x765_d[t61];
           } else {
-            NESSIE_RECORD(err, t60, RT_CHECK_INDEX, 0, 0, RT_GATHER, t61, v_x725_n, 0.0, 0);
+            NESSIE_RECORD(err, t60, RT_CHECK_INDEX, 0, 0, RT_GATHER, t61, v_x765_n, 0.0, 0);
             t68 = 0;
           }
           uint8_t t70 = rt_lt_i(0, t68);
@@ -427,99 +427,99 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x724, RtValue 
       t59t1 = t83;
       t59t2 = t84;
     }
-    v_x733 = t59t0;
+    v_x773 = t59t0;
     rt_free(t56);
-    v_x734 = t59t1;
+    v_x774 = t59t1;
     rt_free(t57);
-    v_x735 = t59t2;
+    v_x775 = t59t2;
     rt_free(t58);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x733 = v_x733;
-  *out_v_x734 = v_x734;
-  *out_v_x735 = v_x735;
+  *out_v_x773 = v_x773;
+  *out_v_x774 = v_x774;
+  *out_v_x775 = v_x775;
   return;
 fail:
 }
 
 /* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x825, int32_t *out_v_x826, int32_t *out_v_x827) {
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x865, int32_t *out_v_x866, int32_t *out_v_x867) {
   (void)loc;
   (void)run;
-  int32_t *v_x825_d = v_x825->data.i;
-  const int64_t v_x825_n = v_x825->len;
-  int32_t v_x826 = 0;
-  int32_t v_x827 = 0;
+  int32_t *v_x865_d = v_x865->data.i;
+  const int64_t v_x865_n = v_x865->len;
+  int32_t v_x866 = 0;
+  int32_t v_x867 = 0;
   /* ONCE */
   {
     int t86 = 0; /* nonzero: a check below failed */
-    int t87 = (uint64_t)(int64_t)0 < (uint64_t)v_x825_n;
-    int32_t t85 = t87 ? v_x825_d[0] : 0;
+    int t87 = (uint64_t)(int64_t)0 < (uint64_t)v_x865_n;
+    int32_t t85 = t87 ? v_x865_d[0] : 0;
     t86 |= !t87;
-    int t89 = (uint64_t)(int64_t)1 < (uint64_t)v_x825_n;
-    int32_t t88 = t89 ? v_x825_d[1] : 0;
+    int t89 = (uint64_t)(int64_t)1 < (uint64_t)v_x865_n;
+    int32_t t88 = t89 ? v_x865_d[1] : 0;
     t86 |= !t89;
     if (__builtin_expect(t86 != 0, 0)) { /* again, recording the error */
       int32_t t90;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x825_n) {
-        t90 = v_x825_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x865_n) {
+        t90 = v_x865_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x825_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x865_n, 0.0, 0);
         t90 = 0;
       }
       int32_t t91;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x825_n) {
-        t91 = v_x825_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x865_n) {
+        t91 = v_x865_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x825_n, 0.0, 1);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x865_n, 0.0, 1);
         t91 = 0;
       }
     }
-    v_x826 = t85;
-    v_x827 = t88;
+    v_x866 = t85;
+    v_x867 = t88;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x826 = v_x826;
-  *out_v_x827 = v_x827;
+  *out_v_x866 = v_x866;
+  *out_v_x867 = v_x867;
   return;
 fail:
 }
 
 /* K7: REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue *v_x1363, int32_t v_x1364, RtValue *v_x1365, RtValue *v_x1366, RtValue *v_x1368, RtValue **out_v_x1393, int32_t *out_v_x1391, int32_t *out_v_x1392, RtValue **out_v_x1394, RtValue **out_v_x1413, RtValue **out_v_x1417, RtValue **out_v_x1415, RtValue **out_v_x1418, RtValue **out_v_x1396, RtValue **out_v_x1397, RtValue **out_v_x1398) {
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue *v_x1436, int32_t v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue *v_x1441, RtValue **out_v_x1466, int32_t *out_v_x1464, int32_t *out_v_x1465, RtValue **out_v_x1467, RtValue **out_v_x1486, RtValue **out_v_x1490, RtValue **out_v_x1488, RtValue **out_v_x1491, RtValue **out_v_x1469, RtValue **out_v_x1470, RtValue **out_v_x1471) {
   (void)loc;
   (void)run;
-  int32_t *v_x1362_d = v_x1362->data.i;
-  const int64_t v_x1362_n = v_x1362->len;
-  int32_t *v_x1363_d = v_x1363->data.i;
-  const int64_t v_x1363_n = v_x1363->len;
-  int32_t *v_x1365_d = v_x1365->data.i;
-  const int64_t v_x1365_n = v_x1365->len;
-  int32_t *v_x1366_d = v_x1366->data.i;
-  const int64_t v_x1366_n = v_x1366->len;
-  (void)v_x1366_n; /* v_x1366's length is v_x1365's */
-  const int64_t *v_x1368_off = rt_seg_offsets(v_x1368);
-  const int64_t v_x1368_n = v_x1368->len;
-  int32_t v_x1390 = 0;
-  int32_t v_x1391 = 0;
-  int32_t v_x1392 = 0;
-  RtValue *v_x1393 = NULL;
-  RtValue *v_x1394 = NULL;
-  RtValue *v_x1395 = NULL;
-  RtValue *v_x1396 = NULL;
-  RtValue *v_x1397 = NULL;
-  RtValue *v_x1398 = NULL;
-  RtValue *v_x1413 = NULL;
-  RtValue *v_x1414 = NULL;
-  RtValue *v_x1415 = NULL;
-  RtValue *v_x1416 = NULL;
-  RtValue *v_x1417 = NULL;
-  RtValue *v_x1418 = NULL;
+  int32_t *v_x1435_d = v_x1435->data.i;
+  const int64_t v_x1435_n = v_x1435->len;
+  int32_t *v_x1436_d = v_x1436->data.i;
+  const int64_t v_x1436_n = v_x1436->len;
+  int32_t *v_x1438_d = v_x1438->data.i;
+  const int64_t v_x1438_n = v_x1438->len;
+  int32_t *v_x1439_d = v_x1439->data.i;
+  const int64_t v_x1439_n = v_x1439->len;
+  (void)v_x1439_n; /* v_x1439's length is v_x1438's */
+  const int64_t *v_x1441_off = rt_seg_offsets(v_x1441);
+  const int64_t v_x1441_n = v_x1441->len;
+  int32_t v_x1463 = 0;
+  int32_t v_x1464 = 0;
+  int32_t v_x1465 = 0;
+  RtValue *v_x1466 = NULL;
+  RtValue *v_x1467 = NULL;
+  RtValue *v_x1468 = NULL;
+  RtValue *v_x1469 = NULL;
+  RtValue *v_x1470 = NULL;
+  RtValue *v_x1471 = NULL;
+  RtValue *v_x1486 = NULL;
+  RtValue *v_x1487 = NULL;
+  RtValue *v_x1488 = NULL;
+  RtValue *v_x1489 = NULL;
+  RtValue *v_x1490 = NULL;
+  RtValue *v_x1491 = NULL;
   /* REDUCE */
   {
-    const int64_t t92 = v_x1364;
+    const int64_t t92 = v_x1437;
     if (t92 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t92, 0.0, 0);
       goto fail;
@@ -528,24 +528,24 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue
     int32_t *t94 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
     int32_t *t95 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
     int32_t *t96 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
-    v_x1393 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1393_d = v_x1393->data.i;
-    const int64_t v_x1393_n = v_x1393->len;
-    v_x1394 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1394_d = v_x1394->data.b;
-    const int64_t v_x1394_n = v_x1394->len;
-    v_x1395 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1395_d = v_x1395->data.i;
-    const int64_t v_x1395_n = v_x1395->len;
-    v_x1396 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1396_d = v_x1396->data.i;
-    const int64_t v_x1396_n = v_x1396->len;
-    v_x1397 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1397_d = v_x1397->data.b;
-    const int64_t v_x1397_n = v_x1397->len;
-    v_x1398 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1398_d = v_x1398->data.b;
-    const int64_t v_x1398_n = v_x1398->len;
+    v_x1466 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1466_d = v_x1466->data.i;
+    const int64_t v_x1466_n = v_x1466->len;
+    v_x1467 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1467_d = v_x1467->data.b;
+    const int64_t v_x1467_n = v_x1467->len;
+    v_x1468 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1468_d = v_x1468->data.i;
+    const int64_t v_x1468_n = v_x1468->len;
+    v_x1469 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1469_d = v_x1469->data.i;
+    const int64_t v_x1469_n = v_x1469->len;
+    v_x1470 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1470_d = v_x1470->data.b;
+    const int64_t v_x1470_n = v_x1470->len;
+    v_x1471 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1471_d = v_x1471->data.b;
+    const int64_t v_x1471_n = v_x1471->len;
     RT_PARALLEL_FOR_IF(t93 > 1)
     for (int64_t t97 = 0; t97 < t93; t97++) {
       int32_t t97a0;
@@ -567,8 +567,8 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue
         uint8_t t97x7;
         uint8_t t97x8;
         int t101 = 0; /* nonzero: a check below failed */
-        int t102 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1365_n;
-        int32_t t100 = t102 ? v_x1365_d[t99] : 0;
+        int t102 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1438_n;
+        int32_t t100 = t102 ? v_x1438_d[t99] : 0;
         t101 |= !t102;
         uint8_t t104 = rt_lt_i(0, t100);
         int32_t t105;
@@ -577,13 +577,13 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue
         } else {
           t105 = t99;
         }
-        int32_t t106 = t102 ? v_x1366_d[t99] : 0;
+        int32_t t106 = t102 ? v_x1439_d[t99] : 0;
         int32_t t108 = (t104 ? t106 : -1);
         uint8_t t110 = rt_ge_i(t108, 0);
         int32_t t111;
         if (t110) {
-          int t113 = (uint64_t)(int64_t)t108 < (uint64_t)v_x1363_n;
-          int32_t t112 = t113 ? v_x1363_d[t108] : 0;
+          int t113 = (uint64_t)(int64_t)t108 < (uint64_t)v_x1436_n;
+          int32_t t112 = t113 ? v_x1436_d[t108] : 0;
           t101 |= !t113;
           t111 = t112;
         } else {
@@ -591,10 +591,10 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue
         }
         if (__builtin_expect(t101 != 0, 0)) { /* again, recording the error */
           int32_t t114;
-          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1365_n) {
-            t114 = v_x1365_d[t99];
+          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1438_n) {
+            t114 = v_x1438_d[t99];
           } else {
-            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1365_n, 0.0, 1);
+            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1438_n, 0.0, 1);
             t114 = 0;
           }
           uint8_t t116 = rt_lt_i(0, t114);
@@ -605,10 +605,10 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue
             t117 = t99;
           }
           int32_t t118;
-          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1365_n) {
-            t118 = v_x1366_d[t99];
+          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1438_n) {
+            t118 = v_x1439_d[t99];
           } else {
-            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1365_n, 0.0, 2);
+            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1438_n, 0.0, 2);
             t118 = 0;
           }
           int32_t t120 = (t116 ? t118 : -1);
@@ -616,10 +616,10 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue
           int32_t t123;
           if (t122) {
             int32_t t124;
-            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1363_n) {
-              t124 = v_x1363_d[t120];
+            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1436_n) {
+              t124 = v_x1436_d[t120];
             } else {
-              NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1363_n, 0.0, 3);
+              NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1436_n, 0.0, 3);
               t124 = 0;
             }
             t123 = t124;
@@ -636,12 +636,12 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue
         t97x6 = 2;
         t97x7 = 1;
         t97x8 = 1;
-        v_x1393_d[t98] = t97x3; /* a map column */
-        v_x1394_d[t98] = t97x4; /* a map column */
-        v_x1395_d[t98] = t97x5; /* a map column */
-        v_x1396_d[t98] = t97x6; /* a map column */
-        v_x1397_d[t98] = t97x7; /* a map column */
-        v_x1398_d[t98] = t97x8; /* a map column */
+        v_x1466_d[t98] = t97x3; /* a map column */
+        v_x1467_d[t98] = t97x4; /* a map column */
+        v_x1468_d[t98] = t97x5; /* a map column */
+        v_x1469_d[t98] = t97x6; /* a map column */
+        v_x1470_d[t98] = t97x7; /* a map column */
+        v_x1471_d[t98] = t97x8; /* a map column */
         uint8_t t126 = rt_le_i(t97a0, t97x0);
         int32_t t127;
         if (t126) {
@@ -702,42 +702,42 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue
       t97t1 = t136;
       t97t2 = t137;
     }
-    v_x1390 = t97t0;
+    v_x1463 = t97t0;
     rt_free(t94);
-    v_x1391 = t97t1;
+    v_x1464 = t97t1;
     rt_free(t95);
-    v_x1392 = t97t2;
+    v_x1465 = t97t2;
     rt_free(t96);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1393_d = v_x1393->data.i;
-    const int64_t v_x1393_n = v_x1393->len;
-    uint8_t *v_x1394_d = v_x1394->data.b;
-    const int64_t v_x1394_n = v_x1394->len;
-    int32_t *v_x1395_d = v_x1395->data.i;
-    const int64_t v_x1395_n = v_x1395->len;
-    int32_t *v_x1396_d = v_x1396->data.i;
-    const int64_t v_x1396_n = v_x1396->len;
-    uint8_t *v_x1397_d = v_x1397->data.b;
-    const int64_t v_x1397_n = v_x1397->len;
-    uint8_t *v_x1398_d = v_x1398->data.b;
-    const int64_t v_x1398_n = v_x1398->len;
+    int32_t *v_x1466_d = v_x1466->data.i;
+    const int64_t v_x1466_n = v_x1466->len;
+    uint8_t *v_x1467_d = v_x1467->data.b;
+    const int64_t v_x1467_n = v_x1467->len;
+    int32_t *v_x1468_d = v_x1468->data.i;
+    const int64_t v_x1468_n = v_x1468->len;
+    int32_t *v_x1469_d = v_x1469->data.i;
+    const int64_t v_x1469_n = v_x1469->len;
+    uint8_t *v_x1470_d = v_x1470->data.b;
+    const int64_t v_x1470_n = v_x1470->len;
+    uint8_t *v_x1471_d = v_x1471->data.b;
+    const int64_t v_x1471_n = v_x1471->len;
     /* SPLIT */
     {
-      const int64_t t138 = v_x1362_n;
+      const int64_t t138 = v_x1435_n;
       const int64_t t139 = t138 > 0 ? (t138 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t140 = (uint8_t *)rt_alloc_atomic((size_t)t138 + 1);
       int64_t *t141 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t139 + 1)); /* class c, chunk k: [c * chunks + k] */
       RT_PARALLEL_FOR_IF(t139 > 1)
       for (int64_t t142 = 0; t142 < t139; t142++) {
         int64_t kept[2] = {0};
-        int64_t t145 = rt_segment_search(v_x1368_off, 0, v_x1368_n, t142 * RT_CHUNK);
+        int64_t t145 = rt_segment_search(v_x1441_off, 0, v_x1441_n, t142 * RT_CHUNK);
         const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
         for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
           const int32_t t144 = (int32_t)t143;
-          while (v_x1368_off[t145 + 1] <= t143)
+          while (v_x1441_off[t145 + 1] <= t143)
             t145++;
           const int32_t t146 = (int32_t)t145;
           int32_t t142x0;
@@ -745,29 +745,29 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue
           int32_t t142x2;
           uint8_t t142x3;
           int t148 = 0; /* nonzero: a check below failed */
-          int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1395_n;
-          int32_t t147 = t149 ? v_x1395_d[t146] : 0;
+          int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1468_n;
+          int32_t t147 = t149 ? v_x1468_d[t146] : 0;
           t148 |= !t149;
-          int32_t t150 = v_x1362_d[t144];
-          int t152 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1363_n;
-          int32_t t151 = t152 ? v_x1363_d[t150] : 0;
+          int32_t t150 = v_x1435_d[t144];
+          int t152 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1436_n;
+          int32_t t151 = t152 ? v_x1436_d[t150] : 0;
           t148 |= !t152;
           uint8_t t154 = rt_lt_i(t151, t147);
           uint8_t t156 = rt_gt_i(t151, t147);
           if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
             int32_t t157;
-            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1395_n) {
-              t157 = v_x1395_d[t146];
+            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1468_n) {
+              t157 = v_x1468_d[t146];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1395_n, 0.0, 4);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1468_n, 0.0, 4);
               t157 = 0;
             }
-            int32_t t158 = v_x1362_d[t144];
+            int32_t t158 = v_x1435_d[t144];
             int32_t t159;
-            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x1363_n) {
-              t159 = v_x1363_d[t158];
+            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x1436_n) {
+              t159 = v_x1436_d[t158];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t158, v_x1363_n, 0.0, 5);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t158, v_x1436_n, 0.0, 5);
               t159 = 0;
             }
             uint8_t t161 = rt_lt_i(t159, t157);
@@ -799,44 +799,44 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue
         t141[0 * t139 + t142] = t166;
         t166 += k;
       }
-      v_x1413 = rt_value_new(rt_vec_type(RT_INT), t166);
-      int32_t *v_x1413_d = v_x1413->data.i;
-      const int64_t v_x1413_n = v_x1413->len;
+      v_x1486 = rt_value_new(rt_vec_type(RT_INT), t166);
+      int32_t *v_x1486_d = v_x1486->data.i;
+      const int64_t v_x1486_n = v_x1486->len;
       int64_t t167 = 0;
       for (int64_t t142 = 0; t142 < t139; t142++) {
         const int64_t k = t141[1 * t139 + t142];
         t141[1 * t139 + t142] = t167;
         t167 += k;
       }
-      v_x1415 = rt_value_new(rt_vec_type(RT_INT), t167);
-      int32_t *v_x1415_d = v_x1415->data.i;
-      const int64_t v_x1415_n = v_x1415->len;
-      v_x1417 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
-      int32_t *v_x1417_d = v_x1417->data.i;
-      const int64_t v_x1417_n = v_x1417->len;
-      v_x1418 = rt_value_new(rt_vec_type(RT_INT), v_x1368_n);
-      int32_t *v_x1418_d = v_x1418->data.i;
-      const int64_t v_x1418_n = v_x1418->len;
-      RT_PARALLEL_FOR_IF(v_x1368_n > RT_CHUNK)
-      for (int64_t t168 = 0; t168 < v_x1368_n; t168++) {
+      v_x1488 = rt_value_new(rt_vec_type(RT_INT), t167);
+      int32_t *v_x1488_d = v_x1488->data.i;
+      const int64_t v_x1488_n = v_x1488->len;
+      v_x1490 = rt_value_new(rt_vec_type(RT_INT), v_x1441_n);
+      int32_t *v_x1490_d = v_x1490->data.i;
+      const int64_t v_x1490_n = v_x1490->len;
+      v_x1491 = rt_value_new(rt_vec_type(RT_INT), v_x1441_n);
+      int32_t *v_x1491_d = v_x1491->data.i;
+      const int64_t v_x1491_n = v_x1491->len;
+      RT_PARALLEL_FOR_IF(v_x1441_n > RT_CHUNK)
+      for (int64_t t168 = 0; t168 < v_x1441_n; t168++) {
         int32_t in[2] = {0};
-        for (int64_t t169 = v_x1368_off[t168]; t169 < v_x1368_off[t168 + 1]; t169++) {
+        for (int64_t t169 = v_x1441_off[t168]; t169 < v_x1441_off[t168 + 1]; t169++) {
           in[0] += t140[t169] >> 0 & 1;
           in[1] += t140[t169] >> 1 & 1;
         }
-        v_x1417_d[t168] = in[0];
-        v_x1418_d[t168] = in[1];
+        v_x1490_d[t168] = in[0];
+        v_x1491_d[t168] = in[1];
       }
       RT_PARALLEL_FOR_IF(t139 > 1)
       for (int64_t t142 = 0; t142 < t139; t142++) {
         int64_t at[2];
         at[0] = t141[0 * t139 + t142];
         at[1] = t141[1 * t139 + t142];
-        int64_t t145 = rt_segment_search(v_x1368_off, 0, v_x1368_n, t142 * RT_CHUNK);
+        int64_t t145 = rt_segment_search(v_x1441_off, 0, v_x1441_n, t142 * RT_CHUNK);
         const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
         for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
           const int32_t t144 = (int32_t)t143;
-          while (v_x1368_off[t145 + 1] <= t143)
+          while (v_x1441_off[t145 + 1] <= t143)
             t145++;
           const int32_t t146 = (int32_t)t145;
           if (!t140[t143])
@@ -846,29 +846,29 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue
           int32_t t142y2;
           uint8_t t142y3;
           int t171 = 0; /* nonzero: a check below failed */
-          int t172 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1395_n;
-          int32_t t170 = t172 ? v_x1395_d[t146] : 0;
+          int t172 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1468_n;
+          int32_t t170 = t172 ? v_x1468_d[t146] : 0;
           t171 |= !t172;
-          int32_t t173 = v_x1362_d[t144];
-          int t175 = (uint64_t)(int64_t)t173 < (uint64_t)v_x1363_n;
-          int32_t t174 = t175 ? v_x1363_d[t173] : 0;
+          int32_t t173 = v_x1435_d[t144];
+          int t175 = (uint64_t)(int64_t)t173 < (uint64_t)v_x1436_n;
+          int32_t t174 = t175 ? v_x1436_d[t173] : 0;
           t171 |= !t175;
           uint8_t t177 = rt_lt_i(t174, t170);
           uint8_t t179 = rt_gt_i(t174, t170);
           if (__builtin_expect(t171 != 0, 0)) { /* again, recording the error */
             int32_t t180;
-            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1395_n) {
-              t180 = v_x1395_d[t146];
+            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1468_n) {
+              t180 = v_x1468_d[t146];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1395_n, 0.0, 6);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1468_n, 0.0, 6);
               t180 = 0;
             }
-            int32_t t181 = v_x1362_d[t144];
+            int32_t t181 = v_x1435_d[t144];
             int32_t t182;
-            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x1363_n) {
-              t182 = v_x1363_d[t181];
+            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x1436_n) {
+              t182 = v_x1436_d[t181];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x1363_n, 0.0, 7);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x1436_n, 0.0, 7);
               t182 = 0;
             }
             uint8_t t184 = rt_lt_i(t182, t180);
@@ -879,11 +879,11 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue
           t142y2 = t174;
           t142y3 = t179;
           if (t140[t143] >> 0 & 1) {
-            v_x1413_d[at[0]] = t142y0;
+            v_x1486_d[at[0]] = t142y0;
             at[0]++;
           }
           if (t140[t143] >> 1 & 1) {
-            v_x1415_d[at[1]] = t142y2;
+            v_x1488_d[at[1]] = t142y2;
             at[1]++;
           }
         }
@@ -894,59 +894,59 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1362, RtValue
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1393 = v_x1393;
-  *out_v_x1391 = v_x1391;
-  *out_v_x1392 = v_x1392;
-  *out_v_x1394 = v_x1394;
-  *out_v_x1413 = v_x1413;
-  *out_v_x1417 = v_x1417;
-  *out_v_x1415 = v_x1415;
-  *out_v_x1418 = v_x1418;
-  *out_v_x1396 = v_x1396;
-  *out_v_x1397 = v_x1397;
-  *out_v_x1398 = v_x1398;
-  rt_release(v_x1395);
-  rt_release(v_x1414);
-  rt_release(v_x1416);
+  *out_v_x1466 = v_x1466;
+  *out_v_x1464 = v_x1464;
+  *out_v_x1465 = v_x1465;
+  *out_v_x1467 = v_x1467;
+  *out_v_x1486 = v_x1486;
+  *out_v_x1490 = v_x1490;
+  *out_v_x1488 = v_x1488;
+  *out_v_x1491 = v_x1491;
+  *out_v_x1469 = v_x1469;
+  *out_v_x1470 = v_x1470;
+  *out_v_x1471 = v_x1471;
+  rt_release(v_x1468);
+  rt_release(v_x1487);
+  rt_release(v_x1489);
   return;
 fail:
-  rt_release(v_x1393);
-  rt_release(v_x1394);
-  rt_release(v_x1395);
-  rt_release(v_x1396);
-  rt_release(v_x1397);
-  rt_release(v_x1398);
-  rt_release(v_x1413);
-  rt_release(v_x1414);
-  rt_release(v_x1415);
-  rt_release(v_x1416);
-  rt_release(v_x1417);
-  rt_release(v_x1418);
+  rt_release(v_x1466);
+  rt_release(v_x1467);
+  rt_release(v_x1468);
+  rt_release(v_x1469);
+  rt_release(v_x1470);
+  rt_release(v_x1471);
+  rt_release(v_x1486);
+  rt_release(v_x1487);
+  rt_release(v_x1488);
+  rt_release(v_x1489);
+  rt_release(v_x1490);
+  rt_release(v_x1491);
 }
 
 /* K8: SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x899, RtValue *v_x900, int32_t v_x901, RtValue **out_v_x903, RtValue **out_v_x907) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtValue *v_x940, int32_t v_x941, RtValue **out_v_x943, RtValue **out_v_x947) {
   (void)loc;
   (void)run;
-  int32_t *v_x899_d = v_x899->data.i;
-  const int64_t v_x899_n = v_x899->len;
-  int32_t *v_x900_d = v_x900->data.i;
-  const int64_t v_x900_n = v_x900->len;
-  (void)v_x900_n; /* v_x900's length is v_x899's */
-  RtValue *v_x907 = NULL;
-  RtValue *v_x903 = NULL;
+  int32_t *v_x939_d = v_x939->data.i;
+  const int64_t v_x939_n = v_x939->len;
+  int32_t *v_x940_d = v_x940->data.i;
+  const int64_t v_x940_n = v_x940->len;
+  (void)v_x940_n; /* v_x940's length is v_x939's */
+  RtValue *v_x947 = NULL;
+  RtValue *v_x943 = NULL;
   /* SCAN */
   {
-    const int64_t t187 = v_x901;
+    const int64_t t187 = v_x941;
     if (t187 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t187, 0.0, 0);
       goto fail;
     }
     const int64_t t188 = t187 > 0 ? (t187 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t189 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
-    v_x903 = rt_value_new(rt_vec_type(RT_INT), t187);
-    int32_t *v_x903_d = v_x903->data.i;
-    const int64_t v_x903_n = v_x903->len;
+    v_x943 = rt_value_new(rt_vec_type(RT_INT), t187);
+    int32_t *v_x943_d = v_x943->data.i;
+    const int64_t v_x943_n = v_x943->len;
     RT_PARALLEL_FOR_IF(t188 > 1)
     for (int64_t t190 = 0; t190 < t188; t190++) {
       int32_t t190a0;
@@ -957,52 +957,52 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x899, RtValue 
         int32_t t190x0;
         int32_t t190x1;
         int t197 = 0; /* nonzero: a check below failed */
-        uint8_t t194 = rt_lt_i(t192, (int32_t)v_x899_n);
+        uint8_t t194 = rt_lt_i(t192, (int32_t)v_x939_n);
         int32_t t195;
         if (t194) {
-          int t198 = (uint64_t)(int64_t)t192 < (uint64_t)v_x899_n;
-          int32_t t196 = t198 ? v_x899_d[t192] : 0;
+          int t198 = (uint64_t)(int64_t)t192 < (uint64_t)v_x939_n;
+          int32_t t196 = t198 ? v_x939_d[t192] : 0;
           t197 |= !t198;
           t195 = t196;
         } else {
-          int32_t t200 = rt_sub_i(t192, (int32_t)v_x899_n);
-          int t202 = (uint64_t)(int64_t)t200 < (uint64_t)v_x899_n;
-          int32_t t201 = t202 ? v_x900_d[t200] : 0;
+          int32_t t200 = rt_sub_i(t192, (int32_t)v_x939_n);
+          int t202 = (uint64_t)(int64_t)t200 < (uint64_t)v_x939_n;
+          int32_t t201 = t202 ? v_x940_d[t200] : 0;
           t197 |= !t202;
           t195 = t201;
         }
         int32_t t203;
         if (t194) {
-          int t205 = (uint64_t)(int64_t)t192 < (uint64_t)v_x899_n;
-          int32_t t204 = t205 ? v_x899_d[t192] : 0;
+          int t205 = (uint64_t)(int64_t)t192 < (uint64_t)v_x939_n;
+          int32_t t204 = t205 ? v_x939_d[t192] : 0;
           t197 |= !t205;
           t203 = t204;
         } else {
-          int32_t t207 = rt_sub_i(t192, (int32_t)v_x899_n);
-          int t209 = (uint64_t)(int64_t)t207 < (uint64_t)v_x899_n;
-          int32_t t208 = t209 ? v_x900_d[t207] : 0;
+          int32_t t207 = rt_sub_i(t192, (int32_t)v_x939_n);
+          int t209 = (uint64_t)(int64_t)t207 < (uint64_t)v_x939_n;
+          int32_t t208 = t209 ? v_x940_d[t207] : 0;
           t197 |= !t209;
           t203 = t208;
         }
         if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
-          uint8_t t211 = rt_lt_i(t192, (int32_t)v_x899_n);
+          uint8_t t211 = rt_lt_i(t192, (int32_t)v_x939_n);
           int32_t t212;
           if (t211) {
             int32_t t213;
-            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x899_n) {
-              t213 = v_x899_d[t192];
+            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x939_n) {
+              t213 = v_x939_d[t192];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x899_n, 0.0, 1);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x939_n, 0.0, 1);
               t213 = 0;
             }
             t212 = t213;
           } else {
-            int32_t t215 = rt_sub_i(t192, (int32_t)v_x899_n);
+            int32_t t215 = rt_sub_i(t192, (int32_t)v_x939_n);
             int32_t t216;
-            if ((uint64_t)(int64_t)t215 < (uint64_t)v_x899_n) {
-              t216 = v_x900_d[t215];
+            if ((uint64_t)(int64_t)t215 < (uint64_t)v_x939_n) {
+              t216 = v_x940_d[t215];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x899_n, 0.0, 2);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x939_n, 0.0, 2);
               t216 = 0;
             }
             t212 = t216;
@@ -1010,20 +1010,20 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x899, RtValue 
           int32_t t217;
           if (t211) {
             int32_t t218;
-            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x899_n) {
-              t218 = v_x899_d[t192];
+            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x939_n) {
+              t218 = v_x939_d[t192];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x899_n, 0.0, 3);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x939_n, 0.0, 3);
               t218 = 0;
             }
             t217 = t218;
           } else {
-            int32_t t220 = rt_sub_i(t192, (int32_t)v_x899_n);
+            int32_t t220 = rt_sub_i(t192, (int32_t)v_x939_n);
             int32_t t221;
-            if ((uint64_t)(int64_t)t220 < (uint64_t)v_x899_n) {
-              t221 = v_x900_d[t220];
+            if ((uint64_t)(int64_t)t220 < (uint64_t)v_x939_n) {
+              t221 = v_x940_d[t220];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x899_n, 0.0, 4);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x939_n, 0.0, 4);
               t221 = 0;
             }
             t217 = t221;
@@ -1031,7 +1031,7 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x899, RtValue 
         }
         t190x0 = t203;
         t190x1 = t195;
-        v_x903_d[t191] = t190x1; /* a map column */
+        v_x943_d[t191] = t190x1; /* a map column */
         int32_t t223 = rt_add_i(t190a0, t190x0);
         t190a0 = t223;
       }
@@ -1045,9 +1045,9 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x899, RtValue 
       int32_t t226 = rt_add_i(t190t0, t224);
       t190t0 = t226;
     }
-    v_x907 = rt_value_new(rt_vec_type(RT_INT), t187);
-    int32_t *v_x907_d = v_x907->data.i;
-    const int64_t v_x907_n = v_x907->len;
+    v_x947 = rt_value_new(rt_vec_type(RT_INT), t187);
+    int32_t *v_x947_d = v_x947->data.i;
+    const int64_t v_x947_n = v_x947->len;
     RT_PARALLEL_FOR_IF(t188 > 1)
     for (int64_t t190 = 0; t190 < t188; t190++) {
       int32_t t190p0;
@@ -1055,42 +1055,42 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x899, RtValue 
       const int64_t t190_end = (t190 + 1) * RT_CHUNK < t187 ? (t190 + 1) * RT_CHUNK : t187;
       for (int64_t t191 = t190 * RT_CHUNK; t191 < t190_end; t191++) {
         const int32_t t192 = (int32_t)t191;
-        v_x907_d[t191] = t190p0;
+        v_x947_d[t191] = t190p0;
         int32_t t190y0;
         int t231 = 0; /* nonzero: a check below failed */
-        uint8_t t228 = rt_lt_i(t192, (int32_t)v_x899_n);
+        uint8_t t228 = rt_lt_i(t192, (int32_t)v_x939_n);
         int32_t t229;
         if (t228) {
-          int t232 = (uint64_t)(int64_t)t192 < (uint64_t)v_x899_n;
-          int32_t t230 = t232 ? v_x899_d[t192] : 0;
+          int t232 = (uint64_t)(int64_t)t192 < (uint64_t)v_x939_n;
+          int32_t t230 = t232 ? v_x939_d[t192] : 0;
           t231 |= !t232;
           t229 = t230;
         } else {
-          int32_t t234 = rt_sub_i(t192, (int32_t)v_x899_n);
-          int t236 = (uint64_t)(int64_t)t234 < (uint64_t)v_x899_n;
-          int32_t t235 = t236 ? v_x900_d[t234] : 0;
+          int32_t t234 = rt_sub_i(t192, (int32_t)v_x939_n);
+          int t236 = (uint64_t)(int64_t)t234 < (uint64_t)v_x939_n;
+          int32_t t235 = t236 ? v_x940_d[t234] : 0;
           t231 |= !t236;
           t229 = t235;
         }
         if (__builtin_expect(t231 != 0, 0)) { /* again, recording the error */
-          uint8_t t238 = rt_lt_i(t192, (int32_t)v_x899_n);
+          uint8_t t238 = rt_lt_i(t192, (int32_t)v_x939_n);
           int32_t t239;
           if (t238) {
             int32_t t240;
-            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x899_n) {
-              t240 = v_x899_d[t192];
+            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x939_n) {
+              t240 = v_x939_d[t192];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x899_n, 0.0, 5);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x939_n, 0.0, 5);
               t240 = 0;
             }
             t239 = t240;
           } else {
-            int32_t t242 = rt_sub_i(t192, (int32_t)v_x899_n);
+            int32_t t242 = rt_sub_i(t192, (int32_t)v_x939_n);
             int32_t t243;
-            if ((uint64_t)(int64_t)t242 < (uint64_t)v_x899_n) {
-              t243 = v_x900_d[t242];
+            if ((uint64_t)(int64_t)t242 < (uint64_t)v_x939_n) {
+              t243 = v_x940_d[t242];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, v_x899_n, 0.0, 6);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, v_x939_n, 0.0, 6);
               t243 = 0;
             }
             t239 = t243;
@@ -1105,187 +1105,187 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x899, RtValue 
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x903 = v_x903;
-  *out_v_x907 = v_x907;
+  *out_v_x943 = v_x943;
+  *out_v_x947 = v_x947;
   return;
 fail:
-  rt_release(v_x907);
-  rt_release(v_x903);
+  rt_release(v_x947);
+  rt_release(v_x943);
 }
 
 /* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1421, RtValue *v_x1422, int32_t v_x1423, RtValue *v_sd_1433, RtValue *v_x1425, RtValue *v_x1426, RtValue *v_x1427, RtValue **out_v_x1432) {
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1494, RtValue *v_x1495, int32_t v_x1496, RtValue *v_sd_1506, RtValue *v_x1498, RtValue *v_x1499, RtValue *v_x1500, RtValue **out_v_x1505) {
   (void)loc;
   (void)run;
-  int32_t *v_x1421_d = v_x1421->data.i;
-  const int64_t v_x1421_n = v_x1421->len;
-  int32_t *v_x1422_d = v_x1422->data.i;
-  const int64_t v_x1422_n = v_x1422->len;
-  const int64_t *v_sd_1433_off = rt_seg_offsets(v_sd_1433);
-  const int64_t v_sd_1433_n = v_sd_1433->len;
-  int32_t *v_x1425_d = v_x1425->data.i;
-  const int64_t v_x1425_n = v_x1425->len;
-  int32_t *v_x1426_d = v_x1426->data.i;
-  const int64_t v_x1426_n = v_x1426->len;
-  int32_t *v_x1427_d = v_x1427->data.i;
-  const int64_t v_x1427_n = v_x1427->len;
-  RtValue *v_x1432 = NULL;
+  int32_t *v_x1494_d = v_x1494->data.i;
+  const int64_t v_x1494_n = v_x1494->len;
+  int32_t *v_x1495_d = v_x1495->data.i;
+  const int64_t v_x1495_n = v_x1495->len;
+  const int64_t *v_sd_1506_off = rt_seg_offsets(v_sd_1506);
+  const int64_t v_sd_1506_n = v_sd_1506->len;
+  int32_t *v_x1498_d = v_x1498->data.i;
+  const int64_t v_x1498_n = v_x1498->len;
+  int32_t *v_x1499_d = v_x1499->data.i;
+  const int64_t v_x1499_n = v_x1499->len;
+  int32_t *v_x1500_d = v_x1500->data.i;
+  const int64_t v_x1500_n = v_x1500->len;
+  RtValue *v_x1505 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t246 = v_sd_1433_off[v_sd_1433_n];
-    v_x1432 = rt_value_new(rt_vec_type(RT_INT), t246);
-    int32_t *v_x1432_d = v_x1432->data.i;
-    const int64_t v_x1432_n = v_x1432->len;
+    const int64_t t246 = v_sd_1506_off[v_sd_1506_n];
+    v_x1505 = rt_value_new(rt_vec_type(RT_INT), t246);
+    int32_t *v_x1505_d = v_x1505->data.i;
+    const int64_t v_x1505_n = v_x1505->len;
     const int64_t t247 = (t246 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t247 > 1)
     for (int64_t t248 = 0; t248 < t247; t248++) {
-      int64_t t251 = rt_segment_search(v_sd_1433_off, 0, v_sd_1433_n, t248 * RT_CHUNK);
+      int64_t t251 = rt_segment_search(v_sd_1506_off, 0, v_sd_1506_n, t248 * RT_CHUNK);
       const int64_t t248_end = (t248 + 1) * RT_CHUNK < t246 ? (t248 + 1) * RT_CHUNK : t246;
       for (int64_t t249 = t248 * RT_CHUNK; t249 < t248_end; t249++) {
         const int32_t t250 = (int32_t)t249;
-        while (v_sd_1433_off[t251 + 1] <= t249)
+        while (v_sd_1506_off[t251 + 1] <= t249)
           t251++;
         const int32_t t252 = (int32_t)t251;
         int t254 = 0; /* nonzero: a check below failed */
-        int t255 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1427_n;
-        int32_t t253 = t255 ? v_x1427_d[t252] : 0;
+        int t255 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1500_n;
+        int32_t t253 = t255 ? v_x1500_d[t252] : 0;
         t254 |= !t255;
-        int t257 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1425_n;
-        int32_t t256 = t257 ? v_x1425_d[t252] : 0;
+        int t257 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1498_n;
+        int32_t t256 = t257 ? v_x1498_d[t252] : 0;
         t254 |= !t257;
         int32_t t259 = rt_sub_i(t250, t256);
-        int t261 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1426_n;
-        int32_t t260 = t261 ? v_x1426_d[t252] : 0;
+        int t261 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1499_n;
+        int32_t t260 = t261 ? v_x1499_d[t252] : 0;
         t254 |= !t261;
         int32_t t263 = rt_mul_i(t259, t260);
         int32_t t265 = rt_add_i(t253, t263);
-        int t267 = (uint64_t)(int64_t)t265 < (uint64_t)v_x1423;
+        int t267 = (uint64_t)(int64_t)t265 < (uint64_t)v_x1496;
         int32_t t266 = t267 ? t265 : 0;
         t254 |= !t267;
-        uint8_t t269 = rt_lt_i(t266, (int32_t)v_x1421_n);
+        uint8_t t269 = rt_lt_i(t266, (int32_t)v_x1494_n);
         int32_t t270;
         if (t269) {
-          int t272 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1421_n;
-          int32_t t271 = t272 ? v_x1421_d[t266] : 0;
+          int t272 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1494_n;
+          int32_t t271 = t272 ? v_x1494_d[t266] : 0;
           t254 |= !t272;
           t270 = t271;
         } else {
-          int32_t t274 = rt_sub_i(t266, (int32_t)v_x1421_n);
-          int t276 = (uint64_t)(int64_t)t274 < (uint64_t)v_x1422_n;
-          int32_t t275 = t276 ? v_x1422_d[t274] : 0;
+          int32_t t274 = rt_sub_i(t266, (int32_t)v_x1494_n);
+          int t276 = (uint64_t)(int64_t)t274 < (uint64_t)v_x1495_n;
+          int32_t t275 = t276 ? v_x1495_d[t274] : 0;
           t254 |= !t276;
           t270 = t275;
         }
         if (__builtin_expect(t254 != 0, 0)) { /* again, recording the error */
           int32_t t277;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1427_n) {
-            t277 = v_x1427_d[t252];
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1500_n) {
+            t277 = v_x1500_d[t252];
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1427_n, 0.0, 0);
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1500_n, 0.0, 0);
             t277 = 0;
           }
           int32_t t278;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1425_n) {
-            t278 = v_x1425_d[t252];
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1498_n) {
+            t278 = v_x1498_d[t252];
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1425_n, 0.0, 1);
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1498_n, 0.0, 1);
             t278 = 0;
           }
           int32_t t280 = rt_sub_i(t250, t278);
           int32_t t281;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1426_n) {
-            t281 = v_x1426_d[t252];
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1499_n) {
+            t281 = v_x1499_d[t252];
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1426_n, 0.0, 2);
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1499_n, 0.0, 2);
             t281 = 0;
           }
           int32_t t283 = rt_mul_i(t280, t281);
           int32_t t285 = rt_add_i(t277, t283);
           int32_t t286;
-          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1423) {
+          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1496) {
             t286 = t285;
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1423, 0.0, 3);
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1496, 0.0, 3);
             t286 = 0;
           }
-          uint8_t t288 = rt_lt_i(t286, (int32_t)v_x1421_n);
+          uint8_t t288 = rt_lt_i(t286, (int32_t)v_x1494_n);
           int32_t t289;
           if (t288) {
             int32_t t290;
-            if ((uint64_t)(int64_t)t286 < (uint64_t)v_x1421_n) {
-              t290 = v_x1421_d[t286];
+            if ((uint64_t)(int64_t)t286 < (uint64_t)v_x1494_n) {
+              t290 = v_x1494_d[t286];
             } else {
-              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x1421_n, 0.0, 4);
+              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x1494_n, 0.0, 4);
               t290 = 0;
             }
             t289 = t290;
           } else {
-            int32_t t292 = rt_sub_i(t286, (int32_t)v_x1421_n);
+            int32_t t292 = rt_sub_i(t286, (int32_t)v_x1494_n);
             int32_t t293;
-            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x1422_n) {
-              t293 = v_x1422_d[t292];
+            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x1495_n) {
+              t293 = v_x1495_d[t292];
             } else {
-              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x1422_n, 0.0, 5);
+              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x1495_n, 0.0, 5);
               t293 = 0;
             }
             t289 = t293;
           }
         }
-        v_x1432_d[t249] = t270;
+        v_x1505_d[t249] = t270;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1432 = v_x1432;
+  *out_v_x1505 = v_x1505;
   return;
 fail:
-  rt_release(v_x1432);
+  rt_release(v_x1505);
 }
 
 /* K10: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x922, int32_t v_x929, RtValue *v_x934, RtValue *v_x937, int32_t v_x944, RtValue **out_v_x939, RtValue **out_v_x943, RtValue **out_v_x945, RtValue **out_v_x947) {
+static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x962, int32_t v_x969, RtValue *v_x974, RtValue *v_x977, int32_t v_x984, RtValue **out_v_x979, RtValue **out_v_x983, RtValue **out_v_x985, RtValue **out_v_x987) {
   (void)loc;
   (void)run;
-  int32_t *v_x934_d = v_x934->data.i;
-  const int64_t v_x934_n = v_x934->len;
-  int32_t *v_x937_d = v_x937->data.i;
-  const int64_t v_x937_n = v_x937->len;
-  (void)v_x937_n; /* v_x937's length is v_x934's */
-  RtValue *v_x939 = NULL;
-  RtValue *v_x941 = NULL;
-  RtValue *v_x943 = NULL;
-  RtValue *v_x945 = NULL;
-  RtValue *v_x946 = NULL;
-  RtValue *v_x947 = NULL;
+  int32_t *v_x974_d = v_x974->data.i;
+  const int64_t v_x974_n = v_x974->len;
+  int32_t *v_x977_d = v_x977->data.i;
+  const int64_t v_x977_n = v_x977->len;
+  (void)v_x977_n; /* v_x977's length is v_x974's */
+  RtValue *v_x979 = NULL;
+  RtValue *v_x981 = NULL;
+  RtValue *v_x983 = NULL;
+  RtValue *v_x985 = NULL;
+  RtValue *v_x986 = NULL;
+  RtValue *v_x987 = NULL;
   /* MAP */
   {
-    const int64_t t294 = v_x922;
+    const int64_t t294 = v_x962;
     if (t294 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t294, 0.0, 0);
       goto fail;
     }
-    v_x939 = rt_value_new(rt_vec_type(RT_INT), t294);
-    int32_t *v_x939_d = v_x939->data.i;
-    const int64_t v_x939_n = v_x939->len;
-    v_x941 = rt_value_new(rt_vec_type(RT_INT), t294);
-    int32_t *v_x941_d = v_x941->data.i;
-    const int64_t v_x941_n = v_x941->len;
-    v_x943 = rt_value_new(rt_vec_type(RT_INT), t294);
-    int32_t *v_x943_d = v_x943->data.i;
-    const int64_t v_x943_n = v_x943->len;
+    v_x979 = rt_value_new(rt_vec_type(RT_INT), t294);
+    int32_t *v_x979_d = v_x979->data.i;
+    const int64_t v_x979_n = v_x979->len;
+    v_x981 = rt_value_new(rt_vec_type(RT_INT), t294);
+    int32_t *v_x981_d = v_x981->data.i;
+    const int64_t v_x981_n = v_x981->len;
+    v_x983 = rt_value_new(rt_vec_type(RT_INT), t294);
+    int32_t *v_x983_d = v_x983->data.i;
+    const int64_t v_x983_n = v_x983->len;
     RT_PARALLEL_FOR_IF(t294 >= RT_PARALLEL_MIN)
     for (int64_t t295 = 0; t295 < t294; t295++) {
       const int32_t t296 = (int32_t)t295;
       int t299 = 0; /* nonzero: a check below failed */
       int32_t t298 = rt_div_i(t296, 2, &t299);
       int32_t t301 = rt_rem_i(t296, 2, &t299);
-      int32_t t303 = rt_mul_i(t301, v_x929);
+      int32_t t303 = rt_mul_i(t301, v_x969);
       int32_t t305 = rt_add_i(t303, t298);
-      int t307 = (uint64_t)(int64_t)t305 < (uint64_t)v_x934_n;
-      int32_t t306 = t307 ? v_x934_d[t305] : 0;
+      int t307 = (uint64_t)(int64_t)t305 < (uint64_t)v_x974_n;
+      int32_t t306 = t307 ? v_x974_d[t305] : 0;
       t299 |= !t307;
-      int32_t t308 = t307 ? v_x937_d[t305] : 0;
+      int32_t t308 = t307 ? v_x977_d[t305] : 0;
       int32_t t310 = rt_add_i(t308, t306);
       if (__builtin_expect(t299 != 0, 0)) { /* again, recording the error */
         int t311 = 0;
@@ -1298,94 +1298,94 @@ static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x922, int32_t 
         if (t313) {
           NESSIE_RECORD(err, t295, RT_CHECK_SCALAR, 0, t313, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t316 = rt_mul_i(t314, v_x929);
+        int32_t t316 = rt_mul_i(t314, v_x969);
         int32_t t318 = rt_add_i(t316, t312);
         int32_t t319;
-        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x934_n) {
-          t319 = v_x934_d[t318];
+        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x974_n) {
+          t319 = v_x974_d[t318];
         } else {
-          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x934_n, 0.0, 3);
+          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x974_n, 0.0, 3);
           t319 = 0;
         }
         int32_t t320;
-        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x934_n) {
-          t320 = v_x937_d[t318];
+        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x974_n) {
+          t320 = v_x977_d[t318];
         } else {
-          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x934_n, 0.0, 4);
+          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x974_n, 0.0, 4);
           t320 = 0;
         }
         int32_t t322 = rt_add_i(t320, t319);
       }
-      v_x939_d[t295] = t308;
-      v_x941_d[t295] = t310;
-      v_x943_d[t295] = 1;
+      v_x979_d[t295] = t308;
+      v_x981_d[t295] = t310;
+      v_x983_d[t295] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x939_d = v_x939->data.i;
-    const int64_t v_x939_n = v_x939->len;
-    int32_t *v_x941_d = v_x941->data.i;
-    const int64_t v_x941_n = v_x941->len;
-    int32_t *v_x943_d = v_x943->data.i;
-    const int64_t v_x943_n = v_x943->len;
+    int32_t *v_x979_d = v_x979->data.i;
+    const int64_t v_x979_n = v_x979->len;
+    int32_t *v_x981_d = v_x981->data.i;
+    const int64_t v_x981_n = v_x981->len;
+    int32_t *v_x983_d = v_x983->data.i;
+    const int64_t v_x983_n = v_x983->len;
     /* LIBRARY */
     {
-      RtValue *t323 = rt_range_segdes(loc, v_x939, v_x941, v_x943, &v_x946, &v_x947);
-      rt_seg_known_total(t323, v_x944);
-      v_x945 = t323;
-      const int64_t *v_x945_off = rt_seg_offsets(v_x945);
-      const int64_t v_x945_n = v_x945->len;
+      RtValue *t323 = rt_range_segdes(loc, v_x979, v_x981, v_x983, &v_x986, &v_x987);
+      rt_seg_known_total(t323, v_x984);
+      v_x985 = t323;
+      const int64_t *v_x985_off = rt_seg_offsets(v_x985);
+      const int64_t v_x985_n = v_x985->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x939 = v_x939;
-  *out_v_x943 = v_x943;
-  *out_v_x945 = v_x945;
-  *out_v_x947 = v_x947;
-  rt_release(v_x941);
-  rt_release(v_x946);
+  *out_v_x979 = v_x979;
+  *out_v_x983 = v_x983;
+  *out_v_x985 = v_x985;
+  *out_v_x987 = v_x987;
+  rt_release(v_x981);
+  rt_release(v_x986);
   return;
 fail:
-  rt_release(v_x939);
-  rt_release(v_x941);
-  rt_release(v_x943);
-  rt_release(v_x945);
-  rt_release(v_x946);
-  rt_release(v_x947);
+  rt_release(v_x979);
+  rt_release(v_x981);
+  rt_release(v_x983);
+  rt_release(v_x985);
+  rt_release(v_x986);
+  rt_release(v_x987);
 }
 
 /* K11: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x948, RtValue *v_x951, RtValue *v_x952, RtValue *v_x959, RtValue *v_x965, RtValue **out_v_x976) {
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, RtValue *v_x991, RtValue *v_x992, RtValue *v_x999, RtValue *v_x1005, RtValue **out_v_x1016) {
   (void)loc;
   (void)run;
-  int32_t *v_x948_d = v_x948->data.i;
-  const int64_t v_x948_n = v_x948->len;
-  uint8_t *v_x951_d = v_x951->data.b;
-  const int64_t v_x951_n = v_x951->len;
-  uint8_t *v_x952_d = v_x952->data.b;
-  const int64_t v_x952_n = v_x952->len;
-  int32_t *v_x959_d = v_x959->data.i;
-  const int64_t v_x959_n = v_x959->len;
-  uint8_t *v_x965_d = v_x965->data.b;
-  const int64_t v_x965_n = v_x965->len;
-  RtValue *v_x976 = NULL;
+  int32_t *v_x988_d = v_x988->data.i;
+  const int64_t v_x988_n = v_x988->len;
+  uint8_t *v_x991_d = v_x991->data.b;
+  const int64_t v_x991_n = v_x991->len;
+  uint8_t *v_x992_d = v_x992->data.b;
+  const int64_t v_x992_n = v_x992->len;
+  int32_t *v_x999_d = v_x999->data.i;
+  const int64_t v_x999_n = v_x999->len;
+  uint8_t *v_x1005_d = v_x1005->data.b;
+  const int64_t v_x1005_n = v_x1005->len;
+  RtValue *v_x1016 = NULL;
   /* MAP */
   {
-    const int64_t t324 = v_x951_n;
-    v_x976 = rt_value_new(rt_vec_type(RT_INT), t324);
-    int32_t *v_x976_d = v_x976->data.i;
-    const int64_t v_x976_n = v_x976->len;
+    const int64_t t324 = v_x991_n;
+    v_x1016 = rt_value_new(rt_vec_type(RT_INT), t324);
+    int32_t *v_x1016_d = v_x1016->data.i;
+    const int64_t v_x1016_n = v_x1016->len;
     RT_PARALLEL_FOR_IF(t324 >= RT_PARALLEL_MIN)
     for (int64_t t325 = 0; t325 < t324; t325++) {
       const int32_t t326 = (int32_t)t325;
       int t328 = 0; /* nonzero: a check below failed */
-      int t329 = (uint64_t)(int64_t)t326 < (uint64_t)v_x952_n;
-      uint8_t t327 = t329 ? v_x952_d[t326] : 0;
+      int t329 = (uint64_t)(int64_t)t326 < (uint64_t)v_x992_n;
+      uint8_t t327 = t329 ? v_x992_d[t326] : 0;
       t328 |= !t329;
-      int t331 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x948_n;
+      int t331 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x988_n;
       int32_t t330 = t331 ? t326 : 0;
       t328 |= !t331;
       int32_t t333 = rt_mul_i(t330, 2);
@@ -1393,15 +1393,15 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x948, RtValue
       uint8_t t337 = rt_ge_i(t335, 0);
       int32_t t338;
       if (t337) {
-        int t340 = (uint64_t)(int64_t)t335 < (uint64_t)v_x959_n;
-        int32_t t339 = t340 ? v_x959_d[t335] : 0;
+        int t340 = (uint64_t)(int64_t)t335 < (uint64_t)v_x999_n;
+        int32_t t339 = t340 ? v_x999_d[t335] : 0;
         t328 |= !t340;
         t338 = t339;
       } else {
         t338 = 0;
       }
       int32_t t342 = rt_add_i(t338, 1);
-      int t344 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x965_n;
+      int t344 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x1005_n;
       int32_t t343 = t344 ? t326 : 0;
       t328 |= !t344;
       int32_t t346 = rt_mul_i(t343, 2);
@@ -1410,8 +1410,8 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x948, RtValue
       uint8_t t352 = rt_ge_i(t350, 0);
       int32_t t353;
       if (t352) {
-        int t355 = (uint64_t)(int64_t)t350 < (uint64_t)v_x959_n;
-        int32_t t354 = t355 ? v_x959_d[t350] : 0;
+        int t355 = (uint64_t)(int64_t)t350 < (uint64_t)v_x999_n;
+        int32_t t354 = t355 ? v_x999_d[t350] : 0;
         t328 |= !t355;
         t353 = t354;
       } else {
@@ -1420,17 +1420,17 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x948, RtValue
       int32_t t357 = rt_add_i(t342, t353);
       if (__builtin_expect(t328 != 0, 0)) { /* again, recording the error */
         uint8_t t358;
-        if ((uint64_t)(int64_t)t326 < (uint64_t)v_x952_n) {
-          t358 = v_x952_d[t326];
+        if ((uint64_t)(int64_t)t326 < (uint64_t)v_x992_n) {
+          t358 = v_x992_d[t326];
         } else {
-          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, v_x952_n, 0.0, 0);
+          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, v_x992_n, 0.0, 0);
           t358 = 0;
         }
         int32_t t359;
-        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x948_n) {
+        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x988_n) {
           t359 = t326;
         } else {
-          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, (int32_t)v_x948_n, 0.0, 1);
+          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, (int32_t)v_x988_n, 0.0, 1);
           t359 = 0;
         }
         int32_t t361 = rt_mul_i(t359, 2);
@@ -1439,10 +1439,10 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x948, RtValue
         int32_t t366;
         if (t365) {
           int32_t t367;
-          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x959_n) {
-            t367 = v_x959_d[t363];
+          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x999_n) {
+            t367 = v_x999_d[t363];
           } else {
-            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x959_n, 0.0, 2);
+            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x999_n, 0.0, 2);
             t367 = 0;
           }
           t366 = t367;
@@ -1451,10 +1451,10 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x948, RtValue
         }
         int32_t t369 = rt_add_i(t366, 1);
         int32_t t370;
-        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x965_n) {
+        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x1005_n) {
           t370 = t326;
         } else {
-          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 4, 0, RT_GATHER, t326, (int32_t)v_x965_n, 0.0, 3);
+          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 4, 0, RT_GATHER, t326, (int32_t)v_x1005_n, 0.0, 3);
           t370 = 0;
         }
         int32_t t372 = rt_mul_i(t370, 2);
@@ -1464,10 +1464,10 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x948, RtValue
         int32_t t379;
         if (t378) {
           int32_t t380;
-          if ((uint64_t)(int64_t)t376 < (uint64_t)v_x959_n) {
-            t380 = v_x959_d[t376];
+          if ((uint64_t)(int64_t)t376 < (uint64_t)v_x999_n) {
+            t380 = v_x999_d[t376];
           } else {
-            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 1, 0, RT_GATHER, t376, v_x959_n, 0.0, 4);
+            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 1, 0, RT_GATHER, t376, v_x999_n, 0.0, 4);
             t380 = 0;
           }
           t379 = t380;
@@ -1476,33 +1476,35 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x948, RtValue
         }
         int32_t t382 = rt_add_i(t369, t379);
       }
-      v_x976_d[t325] = t357;
+      v_x1016_d[t325] = t357;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x976 = v_x976;
+  *out_v_x1016 = v_x1016;
   return;
 fail:
-  rt_release(v_x976);
+  rt_release(v_x1016);
 }
 
-/* K12: PARTITION, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1490, int32_t v_x1465, RtValue **out_v_x1489, RtValue **out_v_x1470, RtValue **out_v_x1472, RtValue **out_v_x1487, RtValue **out_v_x1488) {
+/* K12: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577, int32_t v_x1540, RtValue **out_v_x1563, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1561, int32_t *out_v_x1562, RtValue **out_v_x1575, RtValue **out_v_x1576) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1490_off = rt_seg_offsets(v_sd_1490);
-  const int64_t v_sd_1490_n = v_sd_1490->len;
-  RtValue *v_x1470 = NULL;
-  RtValue *v_x1471 = NULL;
-  RtValue *v_x1472 = NULL;
-  RtValue *v_x1473 = NULL;
-  RtValue *v_x1487 = NULL;
-  RtValue *v_x1488 = NULL;
-  RtValue *v_x1489 = NULL;
+  const int64_t *v_sd_1577_off = rt_seg_offsets(v_sd_1577);
+  const int64_t v_sd_1577_n = v_sd_1577->len;
+  RtValue *v_x1545 = NULL;
+  RtValue *v_x1546 = NULL;
+  RtValue *v_x1547 = NULL;
+  RtValue *v_x1548 = NULL;
+  int32_t v_x1561 = 0;
+  int32_t v_x1562 = 0;
+  RtValue *v_x1563 = NULL;
+  RtValue *v_x1575 = NULL;
+  RtValue *v_x1576 = NULL;
   /* PARTITION */
   {
-    const int64_t t383 = v_x1465;
+    const int64_t t383 = v_x1540;
     if (t383 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t383, 0.0, 0);
       goto fail;
@@ -1519,16 +1521,16 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1490, int3
         int32_t t387x0;
         uint8_t t387x1;
         int t391 = 0; /* nonzero: a check below failed */
-        int t392 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1490_n;
-        int32_t t390 = t392 ? (int32_t)(v_sd_1490_off[t389 + 1] - v_sd_1490_off[t389]) : 0;
+        int t392 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1577_n;
+        int32_t t390 = t392 ? (int32_t)(v_sd_1577_off[t389 + 1] - v_sd_1577_off[t389]) : 0;
         t391 |= !t392;
         uint8_t t394 = rt_le_i(t390, 1);
         if (__builtin_expect(t391 != 0, 0)) { /* again, recording the error */
           int32_t t395;
-          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1490_n) {
-            t395 = (int32_t)(v_sd_1490_off[t389 + 1] - v_sd_1490_off[t389]);
+          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1577_n) {
+            t395 = (int32_t)(v_sd_1577_off[t389 + 1] - v_sd_1577_off[t389]);
           } else {
-            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1490_n, 0.0, 1);
+            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1577_n, 0.0, 1);
             t395 = 0;
           }
           uint8_t t397 = rt_le_i(t395, 1);
@@ -1553,12 +1555,12 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1490, int3
       t386[t387] = t399;
       t399 += k;
     }
-    v_x1470 = rt_value_new(rt_vec_type(RT_INT), t399);
-    int32_t *v_x1470_d = v_x1470->data.i;
-    const int64_t v_x1470_n = v_x1470->len;
-    v_x1472 = rt_value_new(rt_vec_type(RT_INT), (t383 - t399));
-    int32_t *v_x1472_d = v_x1472->data.i;
-    const int64_t v_x1472_n = v_x1472->len;
+    v_x1545 = rt_value_new(rt_vec_type(RT_INT), t399);
+    int32_t *v_x1545_d = v_x1545->data.i;
+    const int64_t v_x1545_n = v_x1545->len;
+    v_x1547 = rt_value_new(rt_vec_type(RT_INT), (t383 - t399));
+    int32_t *v_x1547_d = v_x1547->data.i;
+    const int64_t v_x1547_n = v_x1547->len;
     RT_PARALLEL_FOR_IF(t384 > 1)
     for (int64_t t387 = 0; t387 < t384; t387++) {
       int64_t at = t386[t387];
@@ -1569,16 +1571,16 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1490, int3
         int32_t t387y0;
         uint8_t t387y1;
         int t401 = 0; /* nonzero: a check below failed */
-        int t402 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1490_n;
-        int32_t t400 = t402 ? (int32_t)(v_sd_1490_off[t389 + 1] - v_sd_1490_off[t389]) : 0;
+        int t402 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1577_n;
+        int32_t t400 = t402 ? (int32_t)(v_sd_1577_off[t389 + 1] - v_sd_1577_off[t389]) : 0;
         t401 |= !t402;
         uint8_t t404 = rt_le_i(t400, 1);
         if (__builtin_expect(t401 != 0, 0)) { /* again, recording the error */
           int32_t t405;
-          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1490_n) {
-            t405 = (int32_t)(v_sd_1490_off[t389 + 1] - v_sd_1490_off[t389]);
+          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1577_n) {
+            t405 = (int32_t)(v_sd_1577_off[t389 + 1] - v_sd_1577_off[t389]);
           } else {
-            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1490_n, 0.0, 2);
+            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1577_n, 0.0, 2);
             t405 = 0;
           }
           uint8_t t407 = rt_le_i(t405, 1);
@@ -1586,10 +1588,10 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1490, int3
         t387y0 = t389;
         t387y1 = t404;
         if (t385[t388]) {
-          v_x1470_d[at] = t387y0;
+          v_x1545_d[at] = t387y0;
           at++;
         } else {
-          v_x1472_d[at_not] = t387y0;
+          v_x1547_d[at_not] = t387y0;
           at_not++;
         }
       }
@@ -1600,13 +1602,13 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1490, int3
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1470_d = v_x1470->data.i;
-    const int64_t v_x1470_n = v_x1470->len;
-    int32_t *v_x1472_d = v_x1472->data.i;
-    const int64_t v_x1472_n = v_x1472->len;
-    /* SCAN */
+    int32_t *v_x1545_d = v_x1545->data.i;
+    const int64_t v_x1545_n = v_x1545->len;
+    int32_t *v_x1547_d = v_x1547->data.i;
+    const int64_t v_x1547_n = v_x1547->len;
+    /* REDUCE */
     {
-      const int64_t t408 = v_x1465;
+      const int64_t t408 = v_x1540;
       if (t408 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t408, 0.0, 3);
         goto fail;
@@ -1614,9 +1616,9 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1490, int3
       const int64_t t409 = t408 > 0 ? (t408 + RT_CHUNK - 1) / RT_CHUNK : 1;
       int32_t *t410 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t409);
       int32_t *t411 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t409);
-      v_x1489 = rt_value_new(rt_vec_type(RT_BOOL), t408);
-      uint8_t *v_x1489_d = v_x1489->data.b;
-      const int64_t v_x1489_n = v_x1489->len;
+      v_x1563 = rt_value_new(rt_vec_type(RT_BOOL), t408);
+      uint8_t *v_x1563_d = v_x1563->data.b;
+      const int64_t v_x1563_n = v_x1563->len;
       RT_PARALLEL_FOR_IF(t409 > 1)
       for (int64_t t412 = 0; t412 < t409; t412++) {
         int32_t t412a0;
@@ -1630,34 +1632,32 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1490, int3
           int32_t t412x1;
           uint8_t t412x2;
           int t416 = 0; /* nonzero: a check below failed */
-          int t417 = (uint64_t)(int64_t)t414 < (uint64_t)v_sd_1490_n;
-          int32_t t415 = t417 ? (int32_t)(v_sd_1490_off[t414 + 1] - v_sd_1490_off[t414]) : 0;
+          int t417 = (uint64_t)(int64_t)t414 < (uint64_t)v_sd_1577_n;
+          int32_t t415 = t417 ? (int32_t)(v_sd_1577_off[t414 + 1] - v_sd_1577_off[t414]) : 0;
           t416 |= !t417;
           uint8_t t419 = rt_le_i(t415, 1);
-          int32_t t421 = rt_btoi_b(t419);
-          uint8_t t423 = rt_not_b(t419);
-          int32_t t425 = rt_btoi_b(t423);
+          int32_t t421 = (t419 ? t415 : 0);
+          int32_t t423 = (t419 ? 0 : t415);
           if (__builtin_expect(t416 != 0, 0)) { /* again, recording the error */
-            int32_t t426;
-            if ((uint64_t)(int64_t)t414 < (uint64_t)v_sd_1490_n) {
-              t426 = (int32_t)(v_sd_1490_off[t414 + 1] - v_sd_1490_off[t414]);
+            int32_t t424;
+            if ((uint64_t)(int64_t)t414 < (uint64_t)v_sd_1577_n) {
+              t424 = (int32_t)(v_sd_1577_off[t414 + 1] - v_sd_1577_off[t414]);
             } else {
-              NESSIE_RECORD(err, t413, RT_CHECK_INDEX, 0, 0, RT_GATHER, t414, v_sd_1490_n, 0.0, 4);
-              t426 = 0;
+              NESSIE_RECORD(err, t413, RT_CHECK_INDEX, 0, 0, RT_GATHER, t414, v_sd_1577_n, 0.0, 4);
+              t424 = 0;
             }
-            uint8_t t428 = rt_le_i(t426, 1);
-            int32_t t430 = rt_btoi_b(t428);
-            uint8_t t432 = rt_not_b(t428);
-            int32_t t434 = rt_btoi_b(t432);
+            uint8_t t426 = rt_le_i(t424, 1);
+            int32_t t428 = (t426 ? t424 : 0);
+            int32_t t430 = (t426 ? 0 : t424);
           }
           t412x0 = t421;
-          t412x1 = t425;
+          t412x1 = t423;
           t412x2 = t419;
-          v_x1489_d[t413] = t412x2; /* a map column */
-          int32_t t436 = rt_add_i(t412a0, t412x0);
-          int32_t t438 = rt_add_i(t412a1, t412x1);
-          t412a0 = t436;
-          t412a1 = t438;
+          v_x1563_d[t413] = t412x2; /* a map column */
+          int32_t t432 = rt_add_i(t412a0, t412x0);
+          int32_t t434 = rt_add_i(t412a1, t412x1);
+          t412a0 = t432;
+          t412a1 = t434;
         }
         t410[t412] = t412a0;
         t411[t412] = t412a1;
@@ -1667,551 +1667,630 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1490, int3
       t412t0 = 0;
       t412t1 = 0;
       for (int64_t t412 = 0; t412 < t409; t412++) {
-        const int32_t t439 = t410[t412];
-        t410[t412] = t412t0;
-        const int32_t t440 = t411[t412];
-        t411[t412] = t412t1;
-        int32_t t442 = rt_add_i(t412t0, t439);
-        int32_t t444 = rt_add_i(t412t1, t440);
-        t412t0 = t442;
-        t412t1 = t444;
+        const int32_t t435 = t410[t412];
+        const int32_t t436 = t411[t412];
+        int32_t t438 = rt_add_i(t412t0, t435);
+        int32_t t440 = rt_add_i(t412t1, t436);
+        t412t0 = t438;
+        t412t1 = t440;
       }
-      v_x1487 = rt_value_new(rt_vec_type(RT_INT), t408);
-      int32_t *v_x1487_d = v_x1487->data.i;
-      const int64_t v_x1487_n = v_x1487->len;
-      v_x1488 = rt_value_new(rt_vec_type(RT_INT), t408);
-      int32_t *v_x1488_d = v_x1488->data.i;
-      const int64_t v_x1488_n = v_x1488->len;
-      RT_PARALLEL_FOR_IF(t409 > 1)
-      for (int64_t t412 = 0; t412 < t409; t412++) {
-        int32_t t412p0;
-        int32_t t412p1;
-        t412p0 = t410[t412];
-        t412p1 = t411[t412];
-        const int64_t t412_end = (t412 + 1) * RT_CHUNK < t408 ? (t412 + 1) * RT_CHUNK : t408;
-        for (int64_t t413 = t412 * RT_CHUNK; t413 < t412_end; t413++) {
-          const int32_t t414 = (int32_t)t413;
-          v_x1487_d[t413] = t412p0;
-          v_x1488_d[t413] = t412p1;
-          int32_t t412y0;
-          int32_t t412y1;
-          int t446 = 0; /* nonzero: a check below failed */
-          int t447 = (uint64_t)(int64_t)t414 < (uint64_t)v_sd_1490_n;
-          int32_t t445 = t447 ? (int32_t)(v_sd_1490_off[t414 + 1] - v_sd_1490_off[t414]) : 0;
-          t446 |= !t447;
-          uint8_t t449 = rt_le_i(t445, 1);
-          int32_t t451 = rt_btoi_b(t449);
-          uint8_t t453 = rt_not_b(t449);
-          int32_t t455 = rt_btoi_b(t453);
-          if (__builtin_expect(t446 != 0, 0)) { /* again, recording the error */
-            int32_t t456;
-            if ((uint64_t)(int64_t)t414 < (uint64_t)v_sd_1490_n) {
-              t456 = (int32_t)(v_sd_1490_off[t414 + 1] - v_sd_1490_off[t414]);
-            } else {
-              NESSIE_RECORD(err, t413, RT_CHECK_INDEX, 0, 0, RT_GATHER, t414, v_sd_1490_n, 0.0, 5);
-              t456 = 0;
-            }
-            uint8_t t458 = rt_le_i(t456, 1);
-            int32_t t460 = rt_btoi_b(t458);
-            uint8_t t462 = rt_not_b(t458);
-            int32_t t464 = rt_btoi_b(t462);
-          }
-          t412y0 = t451;
-          t412y1 = t455;
-          int32_t t466 = rt_add_i(t412p0, t412y0);
-          int32_t t468 = rt_add_i(t412p1, t412y1);
-          t412p0 = t466;
-          t412p1 = t468;
-        }
-      }
+      v_x1561 = t412t0;
       rt_free(t410);
+      v_x1562 = t412t1;
       rt_free(t411);
     }
     if (err->index != INT64_MAX)
       goto fail;
+    {
+      uint8_t *v_x1563_d = v_x1563->data.b;
+      const int64_t v_x1563_n = v_x1563->len;
+      /* SCAN */
+      {
+        const int64_t t441 = v_x1540;
+        if (t441 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t441, 0.0, 5);
+          goto fail;
+        }
+        const int64_t t442 = t441 > 0 ? (t441 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t443 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t442);
+        int32_t *t444 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t442);
+        RT_PARALLEL_FOR_IF(t442 > 1)
+        for (int64_t t445 = 0; t445 < t442; t445++) {
+          int32_t t445a0;
+          int32_t t445a1;
+          t445a0 = 0;
+          t445a1 = 0;
+          const int64_t t445_end = (t445 + 1) * RT_CHUNK < t441 ? (t445 + 1) * RT_CHUNK : t441;
+          for (int64_t t446 = t445 * RT_CHUNK; t446 < t445_end; t446++) {
+            const int32_t t447 = (int32_t)t446;
+            int32_t t445x0;
+            int32_t t445x1;
+            int t449 = 0; /* nonzero: a check below failed */
+            int t450 = (uint64_t)(int64_t)t447 < (uint64_t)v_sd_1577_n;
+            int32_t t448 = t450 ? (int32_t)(v_sd_1577_off[t447 + 1] - v_sd_1577_off[t447]) : 0;
+            t449 |= !t450;
+            uint8_t t452 = rt_le_i(t448, 1);
+            int32_t t454 = rt_btoi_b(t452);
+            uint8_t t456 = rt_not_b(t452);
+            int32_t t458 = rt_btoi_b(t456);
+            if (__builtin_expect(t449 != 0, 0)) { /* again, recording the error */
+              int32_t t459;
+              if ((uint64_t)(int64_t)t447 < (uint64_t)v_sd_1577_n) {
+                t459 = (int32_t)(v_sd_1577_off[t447 + 1] - v_sd_1577_off[t447]);
+              } else {
+                NESSIE_RECORD(err, t446, RT_CHECK_INDEX, 0, 0, RT_GATHER, t447, v_sd_1577_n, 0.0, 6);
+                t459 = 0;
+              }
+              uint8_t t461 = rt_le_i(t459, 1);
+              int32_t t463 = rt_btoi_b(t461);
+              uint8_t t465 = rt_not_b(t461);
+              int32_t t467 = rt_btoi_b(t465);
+            }
+            t445x0 = t454;
+            t445x1 = t458;
+            int32_t t469 = rt_add_i(t445a0, t445x0);
+            int32_t t471 = rt_add_i(t445a1, t445x1);
+            t445a0 = t469;
+            t445a1 = t471;
+          }
+          t443[t445] = t445a0;
+          t444[t445] = t445a1;
+        }
+        int32_t t445t0;
+        int32_t t445t1;
+        t445t0 = 0;
+        t445t1 = 0;
+        for (int64_t t445 = 0; t445 < t442; t445++) {
+          const int32_t t472 = t443[t445];
+          t443[t445] = t445t0;
+          const int32_t t473 = t444[t445];
+          t444[t445] = t445t1;
+          int32_t t475 = rt_add_i(t445t0, t472);
+          int32_t t477 = rt_add_i(t445t1, t473);
+          t445t0 = t475;
+          t445t1 = t477;
+        }
+        v_x1575 = rt_value_new(rt_vec_type(RT_INT), t441);
+        int32_t *v_x1575_d = v_x1575->data.i;
+        const int64_t v_x1575_n = v_x1575->len;
+        v_x1576 = rt_value_new(rt_vec_type(RT_INT), t441);
+        int32_t *v_x1576_d = v_x1576->data.i;
+        const int64_t v_x1576_n = v_x1576->len;
+        RT_PARALLEL_FOR_IF(t442 > 1)
+        for (int64_t t445 = 0; t445 < t442; t445++) {
+          int32_t t445p0;
+          int32_t t445p1;
+          t445p0 = t443[t445];
+          t445p1 = t444[t445];
+          const int64_t t445_end = (t445 + 1) * RT_CHUNK < t441 ? (t445 + 1) * RT_CHUNK : t441;
+          for (int64_t t446 = t445 * RT_CHUNK; t446 < t445_end; t446++) {
+            const int32_t t447 = (int32_t)t446;
+            v_x1575_d[t446] = t445p0;
+            v_x1576_d[t446] = t445p1;
+            int32_t t445y0;
+            int32_t t445y1;
+            int t479 = 0; /* nonzero: a check below failed */
+            int t480 = (uint64_t)(int64_t)t447 < (uint64_t)v_sd_1577_n;
+            int32_t t478 = t480 ? (int32_t)(v_sd_1577_off[t447 + 1] - v_sd_1577_off[t447]) : 0;
+            t479 |= !t480;
+            uint8_t t482 = rt_le_i(t478, 1);
+            int32_t t484 = rt_btoi_b(t482);
+            uint8_t t486 = rt_not_b(t482);
+            int32_t t488 = rt_btoi_b(t486);
+            if (__builtin_expect(t479 != 0, 0)) { /* again, recording the error */
+              int32_t t489;
+              if ((uint64_t)(int64_t)t447 < (uint64_t)v_sd_1577_n) {
+                t489 = (int32_t)(v_sd_1577_off[t447 + 1] - v_sd_1577_off[t447]);
+              } else {
+                NESSIE_RECORD(err, t446, RT_CHECK_INDEX, 0, 0, RT_GATHER, t447, v_sd_1577_n, 0.0, 7);
+                t489 = 0;
+              }
+              uint8_t t491 = rt_le_i(t489, 1);
+              int32_t t493 = rt_btoi_b(t491);
+              uint8_t t495 = rt_not_b(t491);
+              int32_t t497 = rt_btoi_b(t495);
+            }
+            t445y0 = t484;
+            t445y1 = t488;
+            int32_t t499 = rt_add_i(t445p0, t445y0);
+            int32_t t501 = rt_add_i(t445p1, t445y1);
+            t445p0 = t499;
+            t445p1 = t501;
+          }
+        }
+        rt_free(t443);
+        rt_free(t444);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
   }
-  *out_v_x1489 = v_x1489;
-  *out_v_x1470 = v_x1470;
-  *out_v_x1472 = v_x1472;
-  *out_v_x1487 = v_x1487;
-  *out_v_x1488 = v_x1488;
-  rt_release(v_x1471);
-  rt_release(v_x1473);
+  *out_v_x1563 = v_x1563;
+  *out_v_x1545 = v_x1545;
+  *out_v_x1547 = v_x1547;
+  *out_v_x1561 = v_x1561;
+  *out_v_x1562 = v_x1562;
+  *out_v_x1575 = v_x1575;
+  *out_v_x1576 = v_x1576;
+  rt_release(v_x1546);
+  rt_release(v_x1548);
   return;
 fail:
-  rt_release(v_x1470);
-  rt_release(v_x1471);
-  rt_release(v_x1472);
-  rt_release(v_x1473);
-  rt_release(v_x1487);
-  rt_release(v_x1488);
-  rt_release(v_x1489);
+  rt_release(v_x1545);
+  rt_release(v_x1546);
+  rt_release(v_x1547);
+  rt_release(v_x1548);
+  rt_release(v_x1563);
+  rt_release(v_x1575);
+  rt_release(v_x1576);
 }
 
 /* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1505, RtValue *v_sd_1517, RtValue *v_sd_1507, RtValue **out_v_x1515) {
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1593, RtValue *v_sd_1606, RtValue *v_sd_1595, int32_t v_x1596, RtValue **out_v_x1604) {
   (void)loc;
   (void)run;
-  int32_t *v_x1505_d = v_x1505->data.i;
-  const int64_t v_x1505_n = v_x1505->len;
-  const int64_t *v_sd_1517_off = rt_seg_offsets(v_sd_1517);
-  const int64_t v_sd_1517_n = v_sd_1517->len;
-  const int64_t *v_sd_1507_off = rt_seg_offsets(v_sd_1507);
-  const int64_t v_sd_1507_n = v_sd_1507->len;
-  RtValue *v_x1511 = NULL;
-  RtValue *v_x1512 = NULL;
-  RtValue *v_x1513 = NULL;
-  RtValue *v_x1514 = NULL;
-  RtValue *v_x1515 = NULL;
-  RtValue *v_x1516 = NULL;
+  int32_t *v_x1593_d = v_x1593->data.i;
+  const int64_t v_x1593_n = v_x1593->len;
+  const int64_t *v_sd_1606_off = rt_seg_offsets(v_sd_1606);
+  const int64_t v_sd_1606_n = v_sd_1606->len;
+  const int64_t *v_sd_1595_off = rt_seg_offsets(v_sd_1595);
+  const int64_t v_sd_1595_n = v_sd_1595->len;
+  RtValue *v_x1600 = NULL;
+  RtValue *v_x1601 = NULL;
+  RtValue *v_x1602 = NULL;
+  RtValue *v_x1603 = NULL;
+  RtValue *v_x1604 = NULL;
+  RtValue *v_x1605 = NULL;
   /* MAP */
   {
-    const int64_t t469 = v_x1505_n;
-    v_x1511 = rt_value_new(rt_vec_type(RT_INT), t469);
-    int32_t *v_x1511_d = v_x1511->data.i;
-    const int64_t v_x1511_n = v_x1511->len;
-    v_x1512 = rt_value_new(rt_vec_type(RT_INT), t469);
-    int32_t *v_x1512_d = v_x1512->data.i;
-    const int64_t v_x1512_n = v_x1512->len;
-    v_x1513 = rt_value_new(rt_vec_type(RT_INT), t469);
-    int32_t *v_x1513_d = v_x1513->data.i;
-    const int64_t v_x1513_n = v_x1513->len;
-    RT_PARALLEL_FOR_IF(t469 >= RT_PARALLEL_MIN)
-    for (int64_t t470 = 0; t470 < t469; t470++) {
-      const int32_t t471 = (int32_t)t470;
-      int t474 = 0; /* nonzero: a check below failed */
-      int32_t t472 = v_x1505_d[t471];
-      int t475 = (uint64_t)(int64_t)t472 < (uint64_t)v_sd_1507_n;
-      int32_t t473 = t475 ? (int32_t)v_sd_1507_off[t472] : 0;
-      t474 |= !t475;
-      int t477 = (uint64_t)(int64_t)t472 < (uint64_t)v_sd_1517_n;
-      int32_t t476 = t477 ? (int32_t)(v_sd_1517_off[t472 + 1] - v_sd_1517_off[t472]) : 0;
-      t474 |= !t477;
-      int32_t t479 = rt_add_i(t473, t476);
-      if (__builtin_expect(t474 != 0, 0)) { /* again, recording the error */
-        int32_t t480 = v_x1505_d[t471];
-        int32_t t481;
-        if ((uint64_t)(int64_t)t480 < (uint64_t)v_sd_1507_n) {
-          t481 = (int32_t)v_sd_1507_off[t480];
+    const int64_t t502 = v_x1593_n;
+    v_x1600 = rt_value_new(rt_vec_type(RT_INT), t502);
+    int32_t *v_x1600_d = v_x1600->data.i;
+    const int64_t v_x1600_n = v_x1600->len;
+    v_x1601 = rt_value_new(rt_vec_type(RT_INT), t502);
+    int32_t *v_x1601_d = v_x1601->data.i;
+    const int64_t v_x1601_n = v_x1601->len;
+    v_x1602 = rt_value_new(rt_vec_type(RT_INT), t502);
+    int32_t *v_x1602_d = v_x1602->data.i;
+    const int64_t v_x1602_n = v_x1602->len;
+    RT_PARALLEL_FOR_IF(t502 >= RT_PARALLEL_MIN)
+    for (int64_t t503 = 0; t503 < t502; t503++) {
+      const int32_t t504 = (int32_t)t503;
+      int t507 = 0; /* nonzero: a check below failed */
+      int32_t t505 = v_x1593_d[t504];
+      int t508 = (uint64_t)(int64_t)t505 < (uint64_t)v_sd_1595_n;
+      int32_t t506 = t508 ? (int32_t)v_sd_1595_off[t505] : 0;
+      t507 |= !t508;
+      int t510 = (uint64_t)(int64_t)t505 < (uint64_t)v_sd_1606_n;
+      int32_t t509 = t510 ? (int32_t)(v_sd_1606_off[t505 + 1] - v_sd_1606_off[t505]) : 0;
+      t507 |= !t510;
+      int32_t t512 = rt_add_i(t506, t509);
+      if (__builtin_expect(t507 != 0, 0)) { /* again, recording the error */
+        int32_t t513 = v_x1593_d[t504];
+        int32_t t514;
+        if ((uint64_t)(int64_t)t513 < (uint64_t)v_sd_1595_n) {
+          t514 = (int32_t)v_sd_1595_off[t513];
         } else {
-          NESSIE_RECORD(err, t470, RT_CHECK_INDEX, 0, 0, RT_GATHER, t480, v_sd_1507_n, 0.0, 0);
-          t481 = 0;
+          NESSIE_RECORD(err, t503, RT_CHECK_INDEX, 0, 0, RT_GATHER, t513, v_sd_1595_n, 0.0, 0);
+          t514 = 0;
         }
-        int32_t t482;
-        if ((uint64_t)(int64_t)t480 < (uint64_t)v_sd_1517_n) {
-          t482 = (int32_t)(v_sd_1517_off[t480 + 1] - v_sd_1517_off[t480]);
+        int32_t t515;
+        if ((uint64_t)(int64_t)t513 < (uint64_t)v_sd_1606_n) {
+          t515 = (int32_t)(v_sd_1606_off[t513 + 1] - v_sd_1606_off[t513]);
         } else {
-          NESSIE_RECORD(err, t470, RT_CHECK_INDEX, 0, 0, RT_GATHER, t480, v_sd_1517_n, 0.0, 1);
-          t482 = 0;
+          NESSIE_RECORD(err, t503, RT_CHECK_INDEX, 0, 0, RT_GATHER, t513, v_sd_1606_n, 0.0, 1);
+          t515 = 0;
         }
-        int32_t t484 = rt_add_i(t481, t482);
+        int32_t t517 = rt_add_i(t514, t515);
       }
-      v_x1511_d[t470] = t473;
-      v_x1512_d[t470] = t479;
-      v_x1513_d[t470] = 1;
+      v_x1600_d[t503] = t506;
+      v_x1601_d[t503] = t512;
+      v_x1602_d[t503] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1511_d = v_x1511->data.i;
-    const int64_t v_x1511_n = v_x1511->len;
-    int32_t *v_x1512_d = v_x1512->data.i;
-    const int64_t v_x1512_n = v_x1512->len;
-    int32_t *v_x1513_d = v_x1513->data.i;
-    const int64_t v_x1513_n = v_x1513->len;
+    int32_t *v_x1600_d = v_x1600->data.i;
+    const int64_t v_x1600_n = v_x1600->len;
+    int32_t *v_x1601_d = v_x1601->data.i;
+    const int64_t v_x1601_n = v_x1601->len;
+    int32_t *v_x1602_d = v_x1602->data.i;
+    const int64_t v_x1602_n = v_x1602->len;
     /* LIBRARY */
     {
-      RtValue *t485 = rt_range_segdes(loc, v_x1511, v_x1512, v_x1513, &v_x1515, &v_x1516);
-      v_x1514 = t485;
-      const int64_t *v_x1514_off = rt_seg_offsets(v_x1514);
-      const int64_t v_x1514_n = v_x1514->len;
+      RtValue *t518 = rt_range_segdes(loc, v_x1600, v_x1601, v_x1602, &v_x1604, &v_x1605);
+      rt_seg_known_total(t518, v_x1596);
+      v_x1603 = t518;
+      const int64_t *v_x1603_off = rt_seg_offsets(v_x1603);
+      const int64_t v_x1603_n = v_x1603->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1515 = v_x1515;
-  rt_release(v_x1511);
-  rt_release(v_x1512);
-  rt_release(v_x1513);
-  rt_release(v_x1514);
-  rt_release(v_x1516);
+  *out_v_x1604 = v_x1604;
+  rt_release(v_x1600);
+  rt_release(v_x1601);
+  rt_release(v_x1602);
+  rt_release(v_x1603);
+  rt_release(v_x1605);
   return;
 fail:
-  rt_release(v_x1511);
-  rt_release(v_x1512);
-  rt_release(v_x1513);
-  rt_release(v_x1514);
-  rt_release(v_x1515);
-  rt_release(v_x1516);
+  rt_release(v_x1600);
+  rt_release(v_x1601);
+  rt_release(v_x1602);
+  rt_release(v_x1603);
+  rt_release(v_x1604);
+  rt_release(v_x1605);
 }
 
 /* K14: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1491, RtValue *v_sd_1504, RtValue *v_sd_1493, RtValue **out_v_x1498, RtValue **out_v_x1497, RtValue **out_v_x1500, RtValue **out_v_x1501, RtValue **out_v_x1503) {
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1578, RtValue *v_sd_1592, RtValue *v_sd_1580, int32_t v_x1581, RtValue **out_v_x1586, RtValue **out_v_x1585, RtValue **out_v_x1588, RtValue **out_v_x1589, RtValue **out_v_x1591) {
   (void)loc;
   (void)run;
-  int32_t *v_x1491_d = v_x1491->data.i;
-  const int64_t v_x1491_n = v_x1491->len;
-  const int64_t *v_sd_1504_off = rt_seg_offsets(v_sd_1504);
-  const int64_t v_sd_1504_n = v_sd_1504->len;
-  const int64_t *v_sd_1493_off = rt_seg_offsets(v_sd_1493);
-  const int64_t v_sd_1493_n = v_sd_1493->len;
-  RtValue *v_x1497 = NULL;
-  RtValue *v_x1498 = NULL;
-  RtValue *v_x1499 = NULL;
-  RtValue *v_x1500 = NULL;
-  RtValue *v_x1501 = NULL;
-  RtValue *v_x1502 = NULL;
-  RtValue *v_x1503 = NULL;
+  int32_t *v_x1578_d = v_x1578->data.i;
+  const int64_t v_x1578_n = v_x1578->len;
+  const int64_t *v_sd_1592_off = rt_seg_offsets(v_sd_1592);
+  const int64_t v_sd_1592_n = v_sd_1592->len;
+  const int64_t *v_sd_1580_off = rt_seg_offsets(v_sd_1580);
+  const int64_t v_sd_1580_n = v_sd_1580->len;
+  RtValue *v_x1585 = NULL;
+  RtValue *v_x1586 = NULL;
+  RtValue *v_x1587 = NULL;
+  RtValue *v_x1588 = NULL;
+  RtValue *v_x1589 = NULL;
+  RtValue *v_x1590 = NULL;
+  RtValue *v_x1591 = NULL;
   /* MAP */
   {
-    const int64_t t486 = v_x1491_n;
-    v_x1497 = rt_value_new(rt_vec_type(RT_INT), t486);
-    int32_t *v_x1497_d = v_x1497->data.i;
-    const int64_t v_x1497_n = v_x1497->len;
-    v_x1498 = rt_value_new(rt_vec_type(RT_INT), t486);
-    int32_t *v_x1498_d = v_x1498->data.i;
-    const int64_t v_x1498_n = v_x1498->len;
-    v_x1499 = rt_value_new(rt_vec_type(RT_INT), t486);
-    int32_t *v_x1499_d = v_x1499->data.i;
-    const int64_t v_x1499_n = v_x1499->len;
-    v_x1500 = rt_value_new(rt_vec_type(RT_INT), t486);
-    int32_t *v_x1500_d = v_x1500->data.i;
-    const int64_t v_x1500_n = v_x1500->len;
-    RT_PARALLEL_FOR_IF(t486 >= RT_PARALLEL_MIN)
-    for (int64_t t487 = 0; t487 < t486; t487++) {
-      const int32_t t488 = (int32_t)t487;
-      int t491 = 0; /* nonzero: a check below failed */
-      int32_t t489 = v_x1491_d[t488];
-      int t492 = (uint64_t)(int64_t)t489 < (uint64_t)v_sd_1493_n;
-      int32_t t490 = t492 ? (int32_t)v_sd_1493_off[t489] : 0;
-      t491 |= !t492;
-      int t494 = (uint64_t)(int64_t)t489 < (uint64_t)v_sd_1504_n;
-      int32_t t493 = t494 ? (int32_t)(v_sd_1504_off[t489 + 1] - v_sd_1504_off[t489]) : 0;
-      t491 |= !t494;
-      int32_t t496 = rt_add_i(t490, t493);
-      if (__builtin_expect(t491 != 0, 0)) { /* again, recording the error */
-        int32_t t497 = v_x1491_d[t488];
-        int32_t t498;
-        if ((uint64_t)(int64_t)t497 < (uint64_t)v_sd_1493_n) {
-          t498 = (int32_t)v_sd_1493_off[t497];
+    const int64_t t519 = v_x1578_n;
+    v_x1585 = rt_value_new(rt_vec_type(RT_INT), t519);
+    int32_t *v_x1585_d = v_x1585->data.i;
+    const int64_t v_x1585_n = v_x1585->len;
+    v_x1586 = rt_value_new(rt_vec_type(RT_INT), t519);
+    int32_t *v_x1586_d = v_x1586->data.i;
+    const int64_t v_x1586_n = v_x1586->len;
+    v_x1587 = rt_value_new(rt_vec_type(RT_INT), t519);
+    int32_t *v_x1587_d = v_x1587->data.i;
+    const int64_t v_x1587_n = v_x1587->len;
+    v_x1588 = rt_value_new(rt_vec_type(RT_INT), t519);
+    int32_t *v_x1588_d = v_x1588->data.i;
+    const int64_t v_x1588_n = v_x1588->len;
+    RT_PARALLEL_FOR_IF(t519 >= RT_PARALLEL_MIN)
+    for (int64_t t520 = 0; t520 < t519; t520++) {
+      const int32_t t521 = (int32_t)t520;
+      int t524 = 0; /* nonzero: a check below failed */
+      int32_t t522 = v_x1578_d[t521];
+      int t525 = (uint64_t)(int64_t)t522 < (uint64_t)v_sd_1580_n;
+      int32_t t523 = t525 ? (int32_t)v_sd_1580_off[t522] : 0;
+      t524 |= !t525;
+      int t527 = (uint64_t)(int64_t)t522 < (uint64_t)v_sd_1592_n;
+      int32_t t526 = t527 ? (int32_t)(v_sd_1592_off[t522 + 1] - v_sd_1592_off[t522]) : 0;
+      t524 |= !t527;
+      int32_t t529 = rt_add_i(t523, t526);
+      if (__builtin_expect(t524 != 0, 0)) { /* again, recording the error */
+        int32_t t530 = v_x1578_d[t521];
+        int32_t t531;
+        if ((uint64_t)(int64_t)t530 < (uint64_t)v_sd_1580_n) {
+          t531 = (int32_t)v_sd_1580_off[t530];
         } else {
-          NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_sd_1493_n, 0.0, 0);
-          t498 = 0;
+          NESSIE_RECORD(err, t520, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_sd_1580_n, 0.0, 0);
+          t531 = 0;
         }
-        int32_t t499;
-        if ((uint64_t)(int64_t)t497 < (uint64_t)v_sd_1504_n) {
-          t499 = (int32_t)(v_sd_1504_off[t497 + 1] - v_sd_1504_off[t497]);
+        int32_t t532;
+        if ((uint64_t)(int64_t)t530 < (uint64_t)v_sd_1592_n) {
+          t532 = (int32_t)(v_sd_1592_off[t530 + 1] - v_sd_1592_off[t530]);
         } else {
-          NESSIE_RECORD(err, t487, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, v_sd_1504_n, 0.0, 1);
-          t499 = 0;
+          NESSIE_RECORD(err, t520, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_sd_1592_n, 0.0, 1);
+          t532 = 0;
         }
-        int32_t t501 = rt_add_i(t498, t499);
+        int32_t t534 = rt_add_i(t531, t532);
       }
-      v_x1497_d[t487] = t490;
-      v_x1498_d[t487] = t493;
-      v_x1499_d[t487] = t496;
-      v_x1500_d[t487] = 1;
+      v_x1585_d[t520] = t523;
+      v_x1586_d[t520] = t526;
+      v_x1587_d[t520] = t529;
+      v_x1588_d[t520] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1497_d = v_x1497->data.i;
-    const int64_t v_x1497_n = v_x1497->len;
-    int32_t *v_x1498_d = v_x1498->data.i;
-    const int64_t v_x1498_n = v_x1498->len;
-    int32_t *v_x1499_d = v_x1499->data.i;
-    const int64_t v_x1499_n = v_x1499->len;
-    int32_t *v_x1500_d = v_x1500->data.i;
-    const int64_t v_x1500_n = v_x1500->len;
+    int32_t *v_x1585_d = v_x1585->data.i;
+    const int64_t v_x1585_n = v_x1585->len;
+    int32_t *v_x1586_d = v_x1586->data.i;
+    const int64_t v_x1586_n = v_x1586->len;
+    int32_t *v_x1587_d = v_x1587->data.i;
+    const int64_t v_x1587_n = v_x1587->len;
+    int32_t *v_x1588_d = v_x1588->data.i;
+    const int64_t v_x1588_n = v_x1588->len;
     /* LIBRARY */
     {
-      RtValue *t502 = rt_range_segdes(loc, v_x1497, v_x1499, v_x1500, &v_x1502, &v_x1503);
-      v_x1501 = t502;
-      const int64_t *v_x1501_off = rt_seg_offsets(v_x1501);
-      const int64_t v_x1501_n = v_x1501->len;
+      RtValue *t535 = rt_range_segdes(loc, v_x1585, v_x1587, v_x1588, &v_x1590, &v_x1591);
+      rt_seg_known_total(t535, v_x1581);
+      v_x1589 = t535;
+      const int64_t *v_x1589_off = rt_seg_offsets(v_x1589);
+      const int64_t v_x1589_n = v_x1589->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1498 = v_x1498;
-  *out_v_x1497 = v_x1497;
-  *out_v_x1500 = v_x1500;
-  *out_v_x1501 = v_x1501;
-  *out_v_x1503 = v_x1503;
-  rt_release(v_x1499);
-  rt_release(v_x1502);
+  *out_v_x1586 = v_x1586;
+  *out_v_x1585 = v_x1585;
+  *out_v_x1588 = v_x1588;
+  *out_v_x1589 = v_x1589;
+  *out_v_x1591 = v_x1591;
+  rt_release(v_x1587);
+  rt_release(v_x1590);
   return;
 fail:
-  rt_release(v_x1497);
-  rt_release(v_x1498);
-  rt_release(v_x1499);
-  rt_release(v_x1500);
-  rt_release(v_x1501);
-  rt_release(v_x1502);
-  rt_release(v_x1503);
+  rt_release(v_x1585);
+  rt_release(v_x1586);
+  rt_release(v_x1587);
+  rt_release(v_x1588);
+  rt_release(v_x1589);
+  rt_release(v_x1590);
+  rt_release(v_x1591);
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1275, int32_t v_x1276, RtValue *v_x1279, RtValue *v_x1280, RtValue *v_x1283, RtValue *v_x1284, int32_t v_x1285, RtValue **out_v_x1289) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1329, int32_t v_x1330, RtValue *v_x1333, RtValue *v_x1334, RtValue *v_x1337, RtValue *v_x1338, int32_t v_x1339, RtValue **out_v_x1343) {
   (void)loc;
   (void)run;
-  int32_t *v_x1275_d = v_x1275->data.i;
-  const int64_t v_x1275_n = v_x1275->len;
-  uint8_t *v_x1279_d = v_x1279->data.b;
-  const int64_t v_x1279_n = v_x1279->len;
-  (void)v_x1279_n; /* v_x1279's length is v_x1275's */
-  int32_t *v_x1280_d = v_x1280->data.i;
-  const int64_t v_x1280_n = v_x1280->len;
-  (void)v_x1280_n; /* v_x1280's length is v_x1275's */
-  int32_t *v_x1283_d = v_x1283->data.i;
-  const int64_t v_x1283_n = v_x1283->len;
-  int32_t *v_x1284_d = v_x1284->data.i;
-  const int64_t v_x1284_n = v_x1284->len;
-  RtValue *v_x1289 = NULL;
+  int32_t *v_x1329_d = v_x1329->data.i;
+  const int64_t v_x1329_n = v_x1329->len;
+  uint8_t *v_x1333_d = v_x1333->data.b;
+  const int64_t v_x1333_n = v_x1333->len;
+  (void)v_x1333_n; /* v_x1333's length is v_x1329's */
+  int32_t *v_x1334_d = v_x1334->data.i;
+  const int64_t v_x1334_n = v_x1334->len;
+  (void)v_x1334_n; /* v_x1334's length is v_x1329's */
+  int32_t *v_x1337_d = v_x1337->data.i;
+  const int64_t v_x1337_n = v_x1337->len;
+  int32_t *v_x1338_d = v_x1338->data.i;
+  const int64_t v_x1338_n = v_x1338->len;
+  RtValue *v_x1343 = NULL;
   /* MAP */
   {
-    const int64_t t503 = v_x1275_n;
-    v_x1289 = rt_value_new(rt_vec_type(RT_INT), t503);
-    int32_t *v_x1289_d = v_x1289->data.i;
-    const int64_t v_x1289_n = v_x1289->len;
-    RT_PARALLEL_FOR_IF(t503 >= RT_PARALLEL_MIN)
-    for (int64_t t504 = 0; t504 < t503; t504++) {
-      const int32_t t505 = (int32_t)t504;
-      int t514 = 0; /* nonzero: a check below failed */
-      int32_t t506 = v_x1275_d[t505];
-      int32_t t508 = rt_add_i(t506, v_x1276);
-      uint8_t t509 = v_x1279_d[t505];
-      int32_t t510 = v_x1280_d[t505];
-      int32_t t512 = (t509 ? t510 : t508);
-      int t515 = (uint64_t)(int64_t)t512 < (uint64_t)v_x1285;
-      int32_t t513 = t515 ? t512 : 0;
-      t514 |= !t515;
-      uint8_t t517 = rt_lt_i(t513, (int32_t)v_x1283_n);
-      int32_t t518;
-      if (t517) {
-        int t520 = (uint64_t)(int64_t)t513 < (uint64_t)v_x1283_n;
-        int32_t t519 = t520 ? v_x1283_d[t513] : 0;
-        t514 |= !t520;
-        t518 = t519;
+    const int64_t t536 = v_x1329_n;
+    v_x1343 = rt_value_new(rt_vec_type(RT_INT), t536);
+    int32_t *v_x1343_d = v_x1343->data.i;
+    const int64_t v_x1343_n = v_x1343->len;
+    RT_PARALLEL_FOR_IF(t536 >= RT_PARALLEL_MIN)
+    for (int64_t t537 = 0; t537 < t536; t537++) {
+      const int32_t t538 = (int32_t)t537;
+      int t547 = 0; /* nonzero: a check below failed */
+      int32_t t539 = v_x1329_d[t538];
+      int32_t t541 = rt_add_i(t539, v_x1330);
+      uint8_t t542 = v_x1333_d[t538];
+      int32_t t543 = v_x1334_d[t538];
+      int32_t t545 = (t542 ? t543 : t541);
+      int t548 = (uint64_t)(int64_t)t545 < (uint64_t)v_x1339;
+      int32_t t546 = t548 ? t545 : 0;
+      t547 |= !t548;
+      uint8_t t550 = rt_lt_i(t546, (int32_t)v_x1337_n);
+      int32_t t551;
+      if (t550) {
+        int t553 = (uint64_t)(int64_t)t546 < (uint64_t)v_x1337_n;
+        int32_t t552 = t553 ? v_x1337_d[t546] : 0;
+        t547 |= !t553;
+        t551 = t552;
       } else {
-        int32_t t522 = rt_sub_i(t513, (int32_t)v_x1283_n);
-        int t524 = (uint64_t)(int64_t)t522 < (uint64_t)v_x1284_n;
-        int32_t t523 = t524 ? v_x1284_d[t522] : 0;
-        t514 |= !t524;
-        t518 = t523;
+        int32_t t555 = rt_sub_i(t546, (int32_t)v_x1337_n);
+        int t557 = (uint64_t)(int64_t)t555 < (uint64_t)v_x1338_n;
+        int32_t t556 = t557 ? v_x1338_d[t555] : 0;
+        t547 |= !t557;
+        t551 = t556;
       }
-      if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
-        int32_t t525 = v_x1275_d[t505];
-        int32_t t527 = rt_add_i(t525, v_x1276);
-        uint8_t t528 = v_x1279_d[t505];
-        int32_t t529 = v_x1280_d[t505];
-        int32_t t531 = (t528 ? t529 : t527);
-        int32_t t532;
-        if ((uint64_t)(int64_t)t531 < (uint64_t)v_x1285) {
-          t532 = t531;
+      if (__builtin_expect(t547 != 0, 0)) { /* again, recording the error */
+        int32_t t558 = v_x1329_d[t538];
+        int32_t t560 = rt_add_i(t558, v_x1330);
+        uint8_t t561 = v_x1333_d[t538];
+        int32_t t562 = v_x1334_d[t538];
+        int32_t t564 = (t561 ? t562 : t560);
+        int32_t t565;
+        if ((uint64_t)(int64_t)t564 < (uint64_t)v_x1339) {
+          t565 = t564;
         } else {
-          NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t531, v_x1285, 0.0, 0);
-          t532 = 0;
+          NESSIE_RECORD(err, t537, RT_CHECK_INDEX, 0, 0, RT_GATHER, t564, v_x1339, 0.0, 0);
+          t565 = 0;
         }
-        uint8_t t534 = rt_lt_i(t532, (int32_t)v_x1283_n);
-        int32_t t535;
-        if (t534) {
-          int32_t t536;
-          if ((uint64_t)(int64_t)t532 < (uint64_t)v_x1283_n) {
-            t536 = v_x1283_d[t532];
+        uint8_t t567 = rt_lt_i(t565, (int32_t)v_x1337_n);
+        int32_t t568;
+        if (t567) {
+          int32_t t569;
+          if ((uint64_t)(int64_t)t565 < (uint64_t)v_x1337_n) {
+            t569 = v_x1337_d[t565];
           } else {
-            NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t532, v_x1283_n, 0.0, 1);
-            t536 = 0;
+            NESSIE_RECORD(err, t537, RT_CHECK_INDEX, 0, 0, RT_GATHER, t565, v_x1337_n, 0.0, 1);
+            t569 = 0;
           }
-          t535 = t536;
+          t568 = t569;
         } else {
-          int32_t t538 = rt_sub_i(t532, (int32_t)v_x1283_n);
-          int32_t t539;
-          if ((uint64_t)(int64_t)t538 < (uint64_t)v_x1284_n) {
-            t539 = v_x1284_d[t538];
+          int32_t t571 = rt_sub_i(t565, (int32_t)v_x1337_n);
+          int32_t t572;
+          if ((uint64_t)(int64_t)t571 < (uint64_t)v_x1338_n) {
+            t572 = v_x1338_d[t571];
           } else {
-            NESSIE_RECORD(err, t504, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x1284_n, 0.0, 2);
-            t539 = 0;
+            NESSIE_RECORD(err, t537, RT_CHECK_INDEX, 0, 0, RT_GATHER, t571, v_x1338_n, 0.0, 2);
+            t572 = 0;
           }
-          t535 = t539;
+          t568 = t572;
         }
       }
-      v_x1289_d[t504] = t518;
+      v_x1343_d[t537] = t551;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1289 = v_x1289;
+  *out_v_x1343 = v_x1343;
   return;
 fail:
-  rt_release(v_x1289);
+  rt_release(v_x1343);
 }
 
 /* K16: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1518, RtValue **out_v_x1521) {
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1607, RtValue **out_v_x1610) {
   (void)loc;
   (void)run;
-  int32_t *v_x1518_d = v_x1518->data.i;
-  const int64_t v_x1518_n = v_x1518->len;
-  int32_t v_x1519 = 0;
-  RtValue *v_x1521 = NULL;
+  int32_t *v_x1607_d = v_x1607->data.i;
+  const int64_t v_x1607_n = v_x1607->len;
+  int32_t v_x1608 = 0;
+  RtValue *v_x1610 = NULL;
   /* ONCE */
   {
-    int t541 = 0; /* nonzero: a check below failed */
-    int t542 = (uint64_t)(int64_t)0 < (uint64_t)v_x1518_n;
-    int32_t t540 = t542 ? v_x1518_d[0] : 0;
-    t541 |= !t542;
-    if (__builtin_expect(t541 != 0, 0)) { /* again, recording the error */
-      int32_t t543;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1518_n) {
-        t543 = v_x1518_d[0];
+    int t574 = 0; /* nonzero: a check below failed */
+    int t575 = (uint64_t)(int64_t)0 < (uint64_t)v_x1607_n;
+    int32_t t573 = t575 ? v_x1607_d[0] : 0;
+    t574 |= !t575;
+    if (__builtin_expect(t574 != 0, 0)) { /* again, recording the error */
+      int32_t t576;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1607_n) {
+        t576 = v_x1607_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1518_n, 0.0, 0);
-        t543 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1607_n, 0.0, 0);
+        t576 = 0;
       }
     }
-    v_x1519 = t540;
+    v_x1608 = t573;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t544 = 1;
-      v_x1521 = rt_value_new(rt_vec_type(RT_INT), t544);
-      int32_t *v_x1521_d = v_x1521->data.i;
-      const int64_t v_x1521_n = v_x1521->len;
-      RT_PARALLEL_FOR_IF(t544 >= RT_PARALLEL_MIN)
-      for (int64_t t545 = 0; t545 < t544; t545++) {
-        const int32_t t546 = (int32_t)t545;
-        v_x1521_d[t545] = v_x1519;
+      const int64_t t577 = 1;
+      v_x1610 = rt_value_new(rt_vec_type(RT_INT), t577);
+      int32_t *v_x1610_d = v_x1610->data.i;
+      const int64_t v_x1610_n = v_x1610->len;
+      RT_PARALLEL_FOR_IF(t577 >= RT_PARALLEL_MIN)
+      for (int64_t t578 = 0; t578 < t577; t578++) {
+        const int32_t t579 = (int32_t)t578;
+        v_x1610_d[t578] = v_x1608;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1521 = v_x1521;
+  *out_v_x1610 = v_x1610;
   return;
 fail:
-  rt_release(v_x1521);
+  rt_release(v_x1610);
 }
 
 /* K17: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1523, RtValue *v_dev_1530, RtValue **out_v_x1528, RtValue **out_v_x1529) {
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1612, RtValue *v_dev_1619, RtValue **out_v_x1617, RtValue **out_v_x1618) {
   (void)loc;
   (void)run;
-  int32_t *v_x1523_d = v_x1523->data.i;
-  const int64_t v_x1523_n = v_x1523->len;
-  int32_t *v_dev_1530_d = v_dev_1530->data.i;
-  const int64_t v_dev_1530_n = v_dev_1530->len;
-  RtValue *v_x1528 = NULL;
-  RtValue *v_x1529 = NULL;
+  int32_t *v_x1612_d = v_x1612->data.i;
+  const int64_t v_x1612_n = v_x1612->len;
+  int32_t *v_dev_1619_d = v_dev_1619->data.i;
+  const int64_t v_dev_1619_n = v_dev_1619->len;
+  RtValue *v_x1617 = NULL;
+  RtValue *v_x1618 = NULL;
   /* SPLIT */
   {
-    const int64_t t547 = v_x1523_n;
-    const int64_t t548 = t547 > 0 ? (t547 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t549 = (uint8_t *)rt_alloc_atomic((size_t)t547 + 1);
-    int64_t *t550 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t548 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t548 > 1)
-    for (int64_t t551 = 0; t551 < t548; t551++) {
+    const int64_t t580 = v_x1612_n;
+    const int64_t t581 = t580 > 0 ? (t580 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t582 = (uint8_t *)rt_alloc_atomic((size_t)t580 + 1);
+    int64_t *t583 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t581 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t581 > 1)
+    for (int64_t t584 = 0; t584 < t581; t584++) {
       int64_t kept[2] = {0};
-      const int64_t t551_end = (t551 + 1) * RT_CHUNK < t547 ? (t551 + 1) * RT_CHUNK : t547;
-      for (int64_t t552 = t551 * RT_CHUNK; t552 < t551_end; t552++) {
-        const int32_t t553 = (int32_t)t552;
-        int32_t t551x0;
-        int32_t t551x1;
-        int32_t t556 = v_x1523_d[t553];
-        t551x0 = t556;
-        t551x1 = t556;
-        uint8_t t557;
-        uint8_t t558;
-        int t560 = 0; /* nonzero: a check below failed */
-        int t561 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1530_n;
-        int32_t t559 = t561 ? v_dev_1530_d[0] : 0;
-        t560 |= !t561;
-        uint8_t t563 = rt_lt_i(t551x0, t559);
-        uint8_t t565 = rt_gt_i(t551x1, t559);
-        if (__builtin_expect(t560 != 0, 0)) { /* again, recording the error */
-          int32_t t566;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1530_n) {
-            t566 = v_dev_1530_d[0];
+      const int64_t t584_end = (t584 + 1) * RT_CHUNK < t580 ? (t584 + 1) * RT_CHUNK : t580;
+      for (int64_t t585 = t584 * RT_CHUNK; t585 < t584_end; t585++) {
+        const int32_t t586 = (int32_t)t585;
+        int32_t t584x0;
+        int32_t t584x1;
+        int32_t t589 = v_x1612_d[t586];
+        t584x0 = t589;
+        t584x1 = t589;
+        uint8_t t590;
+        uint8_t t591;
+        int t593 = 0; /* nonzero: a check below failed */
+        int t594 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1619_n;
+        int32_t t592 = t594 ? v_dev_1619_d[0] : 0;
+        t593 |= !t594;
+        uint8_t t596 = rt_lt_i(t584x0, t592);
+        uint8_t t598 = rt_gt_i(t584x1, t592);
+        if (__builtin_expect(t593 != 0, 0)) { /* again, recording the error */
+          int32_t t599;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1619_n) {
+            t599 = v_dev_1619_d[0];
           } else {
-            NESSIE_RECORD(err, t552, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1530_n, 0.0, 0);
-            t566 = 0;
+            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1619_n, 0.0, 0);
+            t599 = 0;
           }
-          uint8_t t568 = rt_lt_i(t551x0, t566);
-          uint8_t t570 = rt_gt_i(t551x1, t566);
+          uint8_t t601 = rt_lt_i(t584x0, t599);
+          uint8_t t603 = rt_gt_i(t584x1, t599);
         }
-        t557 = t563;
-        t558 = t565;
-        kept[0] += t557 != 0;
-        kept[1] += t558 != 0;
-        t549[t552] = (uint8_t)((t557 != 0) << 0 | (t558 != 0) << 1);
+        t590 = t596;
+        t591 = t598;
+        kept[0] += t590 != 0;
+        kept[1] += t591 != 0;
+        t582[t585] = (uint8_t)((t590 != 0) << 0 | (t591 != 0) << 1);
       }
-      t550[0 * t548 + t551] = kept[0];
-      t550[1 * t548 + t551] = kept[1];
+      t583[0 * t581 + t584] = kept[0];
+      t583[1 * t581 + t584] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t549);
-      rt_free(t550);
+      rt_free(t582);
+      rt_free(t583);
       goto fail;
     }
-    int64_t t571 = 0;
-    for (int64_t t551 = 0; t551 < t548; t551++) {
-      const int64_t k = t550[0 * t548 + t551];
-      t550[0 * t548 + t551] = t571;
-      t571 += k;
+    int64_t t604 = 0;
+    for (int64_t t584 = 0; t584 < t581; t584++) {
+      const int64_t k = t583[0 * t581 + t584];
+      t583[0 * t581 + t584] = t604;
+      t604 += k;
     }
-    v_x1528 = rt_value_new(rt_vec_type(RT_INT), t571);
-    int32_t *v_x1528_d = v_x1528->data.i;
-    const int64_t v_x1528_n = v_x1528->len;
-    int64_t t572 = 0;
-    for (int64_t t551 = 0; t551 < t548; t551++) {
-      const int64_t k = t550[1 * t548 + t551];
-      t550[1 * t548 + t551] = t572;
-      t572 += k;
+    v_x1617 = rt_value_new(rt_vec_type(RT_INT), t604);
+    int32_t *v_x1617_d = v_x1617->data.i;
+    const int64_t v_x1617_n = v_x1617->len;
+    int64_t t605 = 0;
+    for (int64_t t584 = 0; t584 < t581; t584++) {
+      const int64_t k = t583[1 * t581 + t584];
+      t583[1 * t581 + t584] = t605;
+      t605 += k;
     }
-    v_x1529 = rt_value_new(rt_vec_type(RT_INT), t572);
-    int32_t *v_x1529_d = v_x1529->data.i;
-    const int64_t v_x1529_n = v_x1529->len;
-    RT_PARALLEL_FOR_IF(t548 > 1)
-    for (int64_t t551 = 0; t551 < t548; t551++) {
+    v_x1618 = rt_value_new(rt_vec_type(RT_INT), t605);
+    int32_t *v_x1618_d = v_x1618->data.i;
+    const int64_t v_x1618_n = v_x1618->len;
+    RT_PARALLEL_FOR_IF(t581 > 1)
+    for (int64_t t584 = 0; t584 < t581; t584++) {
       int64_t at[2];
-      at[0] = t550[0 * t548 + t551];
-      at[1] = t550[1 * t548 + t551];
-      const int64_t t551_end = (t551 + 1) * RT_CHUNK < t547 ? (t551 + 1) * RT_CHUNK : t547;
-      for (int64_t t552 = t551 * RT_CHUNK; t552 < t551_end; t552++) {
-        const int32_t t553 = (int32_t)t552;
-        if (!t549[t552])
+      at[0] = t583[0 * t581 + t584];
+      at[1] = t583[1 * t581 + t584];
+      const int64_t t584_end = (t584 + 1) * RT_CHUNK < t580 ? (t584 + 1) * RT_CHUNK : t580;
+      for (int64_t t585 = t584 * RT_CHUNK; t585 < t584_end; t585++) {
+        const int32_t t586 = (int32_t)t585;
+        if (!t582[t585])
           continue;
-        int32_t t551y0;
-        int32_t t551y1;
-        int32_t t573 = v_x1523_d[t553];
-        t551y0 = t573;
-        t551y1 = t573;
-        if (t549[t552] >> 0 & 1) {
-          v_x1528_d[at[0]] = t551y0;
+        int32_t t584y0;
+        int32_t t584y1;
+        int32_t t606 = v_x1612_d[t586];
+        t584y0 = t606;
+        t584y1 = t606;
+        if (t582[t585] >> 0 & 1) {
+          v_x1617_d[at[0]] = t584y0;
           at[0]++;
         }
-        if (t549[t552] >> 1 & 1) {
-          v_x1529_d[at[1]] = t551y1;
+        if (t582[t585] >> 1 & 1) {
+          v_x1618_d[at[1]] = t584y1;
           at[1]++;
         }
       }
     }
-    rt_free(t549);
-    rt_free(t550);
+    rt_free(t582);
+    rt_free(t583);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1528 = v_x1528;
-  *out_v_x1529 = v_x1529;
+  *out_v_x1617 = v_x1617;
+  *out_v_x1618 = v_x1618;
   return;
 fail:
-  rt_release(v_x1528);
-  rt_release(v_x1529);
+  rt_release(v_x1617);
+  rt_release(v_x1618);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2224,22 +2303,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1522 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1522);
+    RtValue *v_dev_1611 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1611);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1522, &v_x42, &v_x60);
-    rt_release(v_dev_1522);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1611, &v_x42, &v_x60);
+    rt_release(v_dev_1611);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t574 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t574->data.i[0] = v_x62;
-    t574->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t574);
+    RtValue *t607 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t607->data.i[0] = v_x62;
+    t607->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t607);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2275,146 +2354,148 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x723 = NULL;
+  RtValue *v_x763 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
-    v_x723 = v_x94;
+    v_x763 = v_x94;
   } else {
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
-    RtValue *v_x678 = NULL;
-    RtValue *v_x692 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x678, &v_x692);
-    RtValue *v_x193 = NULL;
-    RtValue *v_x201 = NULL;
-    RtValue *v_x211 = NULL;
-    RtValue *v_x218 = NULL;
-    RtValue *v_x220 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x130, v_x88, v_x88, &v_x193, &v_x201, &v_x211, &v_x218, &v_x220);
+    int32_t v_x152 = 0;
     int32_t v_x224 = 0;
-    v_x224 = (int32_t)NESSIE_SEG_TOTAL(v_x218);
+    RtValue *v_x718 = NULL;
+    RtValue *v_x732 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x224, &v_x718, &v_x732);
     RtValue *v_x232 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x218, v_x220, v_x211, v_x201, &v_x232);
-    rt_release(v_x211);
-    rt_release(v_x220);
+    RtValue *v_x240 = NULL;
+    RtValue *v_x250 = NULL;
+    RtValue *v_x258 = NULL;
+    RtValue *v_x260 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x130, v_x88, v_x88, v_x224, &v_x232, &v_x240, &v_x250, &v_x258, &v_x260);
+    int32_t v_x264 = 0;
+    v_x264 = (int32_t)NESSIE_SEG_TOTAL(v_x258);
+    RtValue *v_x272 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x258, v_x260, v_x250, v_x240, &v_x272);
+    rt_release(v_x250);
+    rt_release(v_x260);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
-    uint8_t v_x238 = 0;
-    v_x238 = rt_eq_i(v_x132, 0);
-    RtValue *v_x167 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x128, v_x88, v_x88, &v_x167);
+    uint8_t v_x278 = 0;
+    v_x278 = rt_eq_i(v_x132, 0);
+    RtValue *v_x187 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x128, v_x88, v_x88, v_x152, &v_x187);
     rt_release(v_x128);
-    RtValue *v_x245 = NULL;
-    if (v_x238) {
-      RtValue *v_x241 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x241);
-      v_x245 = v_x241;
+    RtValue *v_x285 = NULL;
+    if (v_x278) {
+      RtValue *v_x281 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x281);
+      v_x285 = v_x281;
     } else {
-      v_x245 = v_x167;
-      rt_retain(v_x167);
+      v_x285 = v_x187;
+      rt_retain(v_x187);
     }
-    rt_release(v_x167);
+    rt_release(v_x187);
     int32_t v_x133 = 0;
     v_x133 = (int32_t)v_x130->len;
     rt_release(v_x130);
-    uint8_t v_x246 = 0;
-    v_x246 = rt_eq_i(v_x133, 0);
-    RtValue *v_x667 = NULL;
-    if (v_x246) {
-      RtValue *v_x249 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x249);
-      v_x667 = v_x249;
+    uint8_t v_x286 = 0;
+    v_x286 = rt_eq_i(v_x133, 0);
+    RtValue *v_x707 = NULL;
+    if (v_x286) {
+      RtValue *v_x289 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x289);
+      v_x707 = v_x289;
     } else {
-      RtValue *v_x253 = NULL;
-      int32_t v_x267 = 0;
-      int32_t v_x268 = 0;
-      RtValue *v_x281 = NULL;
-      RtValue *v_x327 = NULL;
-      RtValue *v_x348 = NULL;
-      RtValue *v_x374 = NULL;
-      RtValue *v_x395 = NULL;
-      RtValue *v_x470 = NULL;
-      RtValue *v_x559 = NULL;
-      RtValue *v_x637 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x232, v_x89, v_x133, v_x193, v_x201, v_x218, &v_x253, &v_x267, &v_x268, &v_x281, &v_x327, &v_x348, &v_x374, &v_x395, &v_x470, &v_x559, &v_x637);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x267, v_x268, 0);
-      int32_t v_x408 = 0;
-      v_x408 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
-      int32_t v_x416 = 0;
-      v_x416 = (int32_t)v_x374->len;
-      int32_t v_x415 = 0;
-      v_x415 = (int32_t)v_x327->len;
-      int32_t v_x417 = 0;
-      v_x417 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x415, v_x416);
-      int32_t v_x427 = 0;
-      v_x427 = rt_mul_i(v_x133, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x427, 1);
+      RtValue *v_x293 = NULL;
+      int32_t v_x307 = 0;
+      int32_t v_x308 = 0;
+      RtValue *v_x321 = NULL;
+      RtValue *v_x367 = NULL;
+      RtValue *v_x388 = NULL;
       RtValue *v_x414 = NULL;
-      RtValue *v_x484 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x348, v_x395, v_x408, &v_x414, &v_x484);
-      rt_release(v_x348);
-      rt_release(v_x395);
-      RtValue *v_x489 = NULL;
-      RtValue *v_x499 = NULL;
-      RtValue *v_x508 = NULL;
+      RtValue *v_x435 = NULL;
       RtValue *v_x510 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x427, v_x133, v_x414, v_x484, v_x417, &v_x489, &v_x499, &v_x508, &v_x510);
-      rt_release(v_x414);
-      rt_release(v_x484);
-      int32_t v_x514 = 0;
-      v_x514 = (int32_t)NESSIE_SEG_TOTAL(v_x508);
-      RtValue *v_x527 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x327, v_x374, v_x417, v_x508, v_x510, v_x499, v_x489, &v_x527);
-      rt_release(v_x327);
-      rt_release(v_x374);
-      rt_release(v_x489);
-      rt_release(v_x499);
-      rt_release(v_x510);
+      RtValue *v_x599 = NULL;
+      RtValue *v_x677 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x272, v_x89, v_x133, v_x232, v_x240, v_x258, &v_x293, &v_x307, &v_x308, &v_x321, &v_x367, &v_x388, &v_x414, &v_x435, &v_x510, &v_x599, &v_x677);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x307, v_x308, 0);
+      int32_t v_x448 = 0;
+      v_x448 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x456 = 0;
+      v_x456 = (int32_t)v_x414->len;
+      int32_t v_x455 = 0;
+      v_x455 = (int32_t)v_x367->len;
+      int32_t v_x457 = 0;
+      v_x457 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x455, v_x456);
+      int32_t v_x467 = 0;
+      v_x467 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x467, 1);
+      RtValue *v_x454 = NULL;
+      RtValue *v_x524 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x388, v_x435, v_x448, &v_x454, &v_x524);
+      rt_release(v_x388);
+      rt_release(v_x435);
       RtValue *v_x529 = NULL;
-      rt_retain(v_x508);
-      rt_retain(v_x527);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x508, v_x527, &v_x529));
-      rt_release(v_x508);
-      rt_release(v_x527);
-      int32_t v_x549 = 0;
-      int32_t v_x550 = 0;
-      int32_t v_x551 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x253, v_x470, &v_x549, &v_x550, &v_x551);
-      rt_release(v_x253);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x550, v_x551, 0);
-      RtValue *v_x666 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x470, v_x281, v_x559, v_x529, v_x637, &v_x666);
-      rt_release(v_x281);
-      rt_release(v_x470);
-      rt_release(v_x559);
-      rt_release(v_x637);
+      RtValue *v_x539 = NULL;
+      RtValue *v_x548 = NULL;
+      RtValue *v_x550 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x467, v_x133, v_x454, v_x524, v_x457, &v_x529, &v_x539, &v_x548, &v_x550);
+      rt_release(v_x454);
+      rt_release(v_x524);
+      int32_t v_x554 = 0;
+      v_x554 = (int32_t)NESSIE_SEG_TOTAL(v_x548);
+      RtValue *v_x567 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x367, v_x414, v_x457, v_x548, v_x550, v_x539, v_x529, &v_x567);
+      rt_release(v_x367);
+      rt_release(v_x414);
       rt_release(v_x529);
-      v_x667 = v_x666;
+      rt_release(v_x539);
+      rt_release(v_x550);
+      RtValue *v_x569 = NULL;
+      rt_retain(v_x548);
+      rt_retain(v_x567);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x548, v_x567, &v_x569));
+      rt_release(v_x548);
+      rt_release(v_x567);
+      int32_t v_x589 = 0;
+      int32_t v_x590 = 0;
+      int32_t v_x591 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x293, v_x510, &v_x589, &v_x590, &v_x591);
+      rt_release(v_x293);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x590, v_x591, 0);
+      RtValue *v_x706 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x510, v_x321, v_x599, v_x569, v_x677, &v_x706);
+      rt_release(v_x321);
+      rt_release(v_x510);
+      rt_release(v_x599);
+      rt_release(v_x677);
+      rt_release(v_x569);
+      v_x707 = v_x706;
     }
-    rt_release(v_x193);
-    rt_release(v_x201);
-    rt_release(v_x218);
     rt_release(v_x232);
-    int32_t v_x710 = 0;
-    v_x710 = (int32_t)v_x667->len;
-    int32_t v_x709 = 0;
-    v_x709 = (int32_t)v_x245->len;
-    int32_t v_x711 = 0;
-    v_x711 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x709, v_x710);
-    RtValue *v_x722 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x692, v_x132, v_x105, v_x678, v_x245, v_x667, v_x711, &v_x722);
+    rt_release(v_x240);
+    rt_release(v_x258);
+    rt_release(v_x272);
+    int32_t v_x750 = 0;
+    v_x750 = (int32_t)v_x707->len;
+    int32_t v_x749 = 0;
+    v_x749 = (int32_t)v_x285->len;
+    int32_t v_x751 = 0;
+    v_x751 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x749, v_x750);
+    RtValue *v_x762 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x732, v_x132, v_x105, v_x718, v_x285, v_x707, v_x751, &v_x762);
     rt_release(v_x105);
-    rt_release(v_x678);
-    rt_release(v_x692);
-    rt_release(v_x245);
-    rt_release(v_x667);
-    v_x723 = v_x722;
+    rt_release(v_x718);
+    rt_release(v_x732);
+    rt_release(v_x285);
+    rt_release(v_x707);
+    v_x763 = v_x762;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x723;
+  *out_0 = v_x763;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -2533,16 +2614,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t575 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t575->data.i[0] = 3;
-  t575->data.i[1] = 1;
-  t575->data.i[2] = 4;
-  t575->data.i[3] = 1;
-  t575->data.i[4] = 5;
-  t575->data.i[5] = 9;
-  t575->data.i[6] = 2;
-  t575->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t575);
+  RtValue *t608 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t608->data.i[0] = 3;
+  t608->data.i[1] = 1;
+  t608->data.i[2] = 4;
+  t608->data.i[3] = 1;
+  t608->data.i[4] = 5;
+  t608->data.i[5] = 9;
+  t608->data.i[6] = 2;
+  t608->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t608);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
