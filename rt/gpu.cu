@@ -691,11 +691,8 @@ void rtg_seg_known_total(RtValue *d, int64_t total) {
     rt_seg_known_total(d, total);
     return;
   }
-  if (d->total >= 0 && d->total != total) {
-    fprintf(stderr, "nessie: internal error: a segdes of %lld elements, which the compiler said held %lld\n",
-            (long long)d->total, (long long)total);
-    abort();
-  }
+  if (d->total >= 0 && d->total != total)
+    rt_seg_total_wrong(d->total, total);
   d->total = total;
 }
 

@@ -229,6 +229,9 @@ int64_t rt_seg_total(RtValue *d);
    error here (on the GPU, rtg_seg_known_total takes it instead of
    reading the total back). */
 void rt_seg_known_total(RtValue *d, int64_t total);
+/* The compiler's error that rt_seg_known_total finds: a segdes of 'made'
+   elements said to hold 'said'. */
+RT_NORETURN void rt_seg_total_wrong(int64_t made, int64_t said);
 /* Element 'k' of vector (or scalar) 'v' as a value of its own. */
 RtValue *rt_scalar_at(const RtValue *v, int64_t k);
 

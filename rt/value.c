@@ -297,13 +297,16 @@ const int64_t *rt_seg_offsets(RtValue *d) {
 
 int64_t rt_seg_total(RtValue *d) { return rt_seg_offsets(d)[d->len]; }
 
+void rt_seg_total_wrong(int64_t made, int64_t said) {
+  fprintf(stderr, "nessie: internal error: a segdes of %lld elements, which the compiler said held %lld\n",
+          (long long)made, (long long)said);
+  abort();
+}
+
 void rt_seg_known_total(RtValue *d, int64_t total) {
   int64_t t = rt_seg_total(d);
-  if (t != total) {
-    fprintf(stderr, "nessie: internal error: a segdes of %lld elements, which the compiler said held %lld\n",
-            (long long)t, (long long)total);
-    abort();
-  }
+  if (t != total)
+    rt_seg_total_wrong(t, total);
 }
 
 RtValue *rt_scalar_at(const RtValue *v, int64_t k) {
