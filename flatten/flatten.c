@@ -87,6 +87,9 @@ typedef struct Fl {
                       of whole segments are <guarded> */
   bool library;    /* making the body of a library function, whose
                       errors are worded as the primitives' */
+  bool lifted_body; /* making the body of a recursive lifted function
+                       (f^): a level of divide and conquer, which runs
+                       once a level */
 } Fl;
 
 /* Segments of a nested value gathered whole, so that their elements are
@@ -1124,23 +1127,24 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
    gathered otherwise.  Where 'counts' is given and counts[0] is still
    NULL, it gets the lengths of the two sides (the elements whose flag
    is true, and the others). */
-/* The elements of the segments of nested V([u]) 'v' whose flag is 'side':
+/* The elements of the segments of nested V([u]) 'v' whose flag is false:
    a sum over the segments, which fusion computes in the kernel that
    makes the flags, so that the host reads it with the PARTITION's
-   counts, in one wait, and the pack's segdes takes it as its total
-   (FlatStmt.total) instead of a wait of its own; NULL for another type
-   (a pair's components are packed one by one). */
-static FlatAtom *side_total(Fl *fl, Vals v, Type *t, FlatAtom *flags, bool side) {
+   counts, in one wait, and the packs' segdes take it and the rest of
+   v's elements as their totals (FlatStmt.total) instead of a wait each;
+   NULL for another type (a pair's components are packed one by one).
+   One sum for both sides: each is a REDUCE more in its region's ILP
+   (lib_collect's largest took 23 ms of GLPK, 67 with two a variable). */
+static FlatAtom *unflagged_total(Fl *fl, Vals v, Type *t, FlatAtom *flags) {
   if (res(t)->kind != T_SEQ)
     return NULL;
   FlatAtom *lens = seg_lengths(fl, vec_get(&v, 0));
   FlatAtom *none = dist(fl, int_const(0), length(fl, flags));
-  FlatAtom *kept = side ? op(fl, FLAT_SELECT, vec_int(), 3, flags, lens, none)
-                        : op(fl, FLAT_SELECT, vec_int(), 3, flags, none, lens);
-  return op(fl, FLAT_REDUCE_ADD, int_scalar(), 1, kept);
+  return op(fl, FLAT_REDUCE_ADD, int_scalar(), 1, op(fl, FLAT_SELECT, vec_int(), 3, flags, none, lens));
 }
 
-static void partition_values(Fl *fl, Vals v, Type *t, FlatAtom *flags, Vals *yes, Vals *no, FlatAtom **counts) {
+static void partition_values(Fl *fl, Vals v, Type *t, FlatAtom *flags, Vals *yes, Vals *no, FlatAtom **counts,
+                             bool totals) {
   FlatAtom *src = is_base(t) ? vec_get(&v, 0) : iota(fl, length(fl, flags));
   FlatStmt *s = stmt(fl, FS_OP);
   s->op = FLAT_PARTITION;
@@ -1158,9 +1162,11 @@ static void partition_values(Fl *fl, Vals v, Type *t, FlatAtom *flags, Vals *yes
     *no = one(flat_var_atom(b));
     return;
   }
-  fl->known_total = side_total(fl, v, t, flags, true);
+  FlatAtom *no_total = totals ? unflagged_total(fl, v, t, flags) : NULL;
+  fl->known_total = no_total ? binary(fl, FLAT_SUB, vals_length(fl, slice(v, 1, v.len - 1), res(t)->elem), no_total)
+                             : NULL;
   *yes = gather_values_once(fl, v, t, flat_var_atom(a));
-  fl->known_total = side_total(fl, v, t, flags, false);
+  fl->known_total = no_total;
   *no = gather_values_once(fl, v, t, flat_var_atom(b));
   fl->known_total = NULL;
 }
@@ -1294,6 +1300,14 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   /* the shared variables, split before the branches */
   Env *split[2] = {NULL, NULL};
   FlatAtom *split_counts[2] = {NULL, NULL};
+  /* the packs of one shared nested variable get their totals from a sum
+     (partition_values), in a recursive lifted function's body, a level
+     of divide and conquer: there a wait saved is saved at every level.
+     Each sum is a REDUCE more in fusion's ILP: a top-level statement of
+     many lifted ifs (lib_collect's, of the library's functions, which
+     lowering inlines) took three times as long to solve with them, 23
+     -> 67 ms, for a wait it makes once. */
+  bool totals = fl->lifted_body;
   for (int i = 0; i < free[0].names.len; i++) {
     Env *x = lookup(env, free[0].names.data[i]);
     if (!x)
@@ -1301,7 +1315,7 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     if (x->invariant || !names_has(&free[1], x->name))
       continue;
     Vals yes, no;
-    partition_values(fl, x->vals, x->type, flags, &yes, &no, fl->cost ? NULL : split_counts);
+    partition_values(fl, x->vals, x->type, flags, &yes, &no, fl->cost ? NULL : split_counts, totals);
     split[0] = bind(split[0], x->name, x->type, yes);
     split[1] = bind(split[1], x->name, x->type, no);
   }
@@ -2432,7 +2446,48 @@ static void closed_parts(Fl *fl, Expr *e, PtrMap *seen) {
 /* Makes the body of 'f': the instance's body at the host, or lifted over
    the length of its first parameter, returning at once when that is 0;
    or one component of the result alone (Pending.component). */
+/* Does 'e' call 'target', itself or through the functions it calls
+   ('seen': those already walked)? */
+typedef struct CallWalk {
+  const MonoFunc *target;
+  PtrMap *seen;
+  bool found;
+} CallWalk;
+
+static void call_child(void *ctx, Expr *e) {
+  CallWalk *w = ctx;
+  if (w->found || !e)
+    return;
+  MonoFunc *mf = e->kind == EX_CALL || e->kind == EX_BINOP || e->kind == EX_UNOP ? e->callee : NULL;
+  if (mf == w->target) {
+    w->found = true;
+    return;
+  }
+  if (mf && !mf->primitive && mf->body && !ptrmap_get(w->seen, mf)) {
+    ptrmap_put(w->seen, mf, mf);
+    call_child(ctx, mf->body);
+  }
+  ast_expr_children(e, call_child, NULL, ctx);
+}
+
+/* Is 'mf' recursive: does its body call it, directly or not? */
+static bool recursive(const MonoFunc *mf) {
+  PtrMap seen = {0};
+  CallWalk w = {mf, &seen, false};
+  call_child(&w, mf->body);
+  return w.found;
+}
+
+static void make_body_in(Fl *fl, FlatFunc *f, MonoFunc *mf, int component);
+
 static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
+  bool outer = fl->lifted_body;
+  fl->lifted_body = f->lifted && !fl->cost && recursive(mf);
+  make_body_in(fl, f, mf, component);
+  fl->lifted_body = outer;
+}
+
+static void make_body_in(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
   fl->block = f->body = NEW(FlatBlock);
   fl->library = f->library;
   fl->loc = mf->body->loc;

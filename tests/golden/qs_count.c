@@ -226,99 +226,99 @@ fail:
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1433, RtValue *v_x1427, RtValue *v_x1428, RtValue *v_x1429, RtValue **out_v_x1432) {
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1392, RtValue *v_x1386, RtValue *v_x1387, RtValue *v_x1388, RtValue **out_v_x1391) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1433_off = rt_seg_offsets(v_sd_1433);
-  const int64_t v_sd_1433_n = v_sd_1433->len;
-  int32_t *v_x1427_d = v_x1427->data.i;
-  const int64_t v_x1427_n = v_x1427->len;
-  int32_t *v_x1428_d = v_x1428->data.i;
-  const int64_t v_x1428_n = v_x1428->len;
-  int32_t *v_x1429_d = v_x1429->data.i;
-  const int64_t v_x1429_n = v_x1429->len;
-  RtValue *v_x1432 = NULL;
+  const int64_t *v_sd_1392_off = rt_seg_offsets(v_sd_1392);
+  const int64_t v_sd_1392_n = v_sd_1392->len;
+  int32_t *v_x1386_d = v_x1386->data.i;
+  const int64_t v_x1386_n = v_x1386->len;
+  int32_t *v_x1387_d = v_x1387->data.i;
+  const int64_t v_x1387_n = v_x1387->len;
+  int32_t *v_x1388_d = v_x1388->data.i;
+  const int64_t v_x1388_n = v_x1388->len;
+  RtValue *v_x1391 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t25 = v_sd_1433_off[v_sd_1433_n];
-    v_x1432 = rt_value_new(rt_vec_type(RT_INT), t25);
-    int32_t *v_x1432_d = v_x1432->data.i;
-    const int64_t v_x1432_n = v_x1432->len;
+    const int64_t t25 = v_sd_1392_off[v_sd_1392_n];
+    v_x1391 = rt_value_new(rt_vec_type(RT_INT), t25);
+    int32_t *v_x1391_d = v_x1391->data.i;
+    const int64_t v_x1391_n = v_x1391->len;
     const int64_t t26 = (t25 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t26 > 1)
     for (int64_t t27 = 0; t27 < t26; t27++) {
-      int64_t t30 = rt_segment_search(v_sd_1433_off, 0, v_sd_1433_n, t27 * RT_CHUNK);
+      int64_t t30 = rt_segment_search(v_sd_1392_off, 0, v_sd_1392_n, t27 * RT_CHUNK);
       const int64_t t27_end = (t27 + 1) * RT_CHUNK < t25 ? (t27 + 1) * RT_CHUNK : t25;
       for (int64_t t28 = t27 * RT_CHUNK; t28 < t27_end; t28++) {
         const int32_t t29 = (int32_t)t28;
-        while (v_sd_1433_off[t30 + 1] <= t28)
+        while (v_sd_1392_off[t30 + 1] <= t28)
           t30++;
         const int32_t t31 = (int32_t)t30;
         int t33 = 0; /* nonzero: a check below failed */
-        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1429_n;
-        int32_t t32 = t34 ? v_x1429_d[t31] : 0;
+        int t34 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1388_n;
+        int32_t t32 = t34 ? v_x1388_d[t31] : 0;
         t33 |= !t34;
-        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1427_n;
-        int32_t t35 = t36 ? v_x1427_d[t31] : 0;
+        int t36 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1386_n;
+        int32_t t35 = t36 ? v_x1386_d[t31] : 0;
         t33 |= !t36;
         int32_t t38 = rt_sub_i(t29, t35);
-        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1428_n;
-        int32_t t39 = t40 ? v_x1428_d[t31] : 0;
+        int t40 = (uint64_t)(int64_t)t31 < (uint64_t)v_x1387_n;
+        int32_t t39 = t40 ? v_x1387_d[t31] : 0;
         t33 |= !t40;
         int32_t t42 = rt_mul_i(t38, t39);
         int32_t t44 = rt_add_i(t32, t42);
         if (__builtin_expect(t33 != 0, 0)) { /* again, recording the error */
           int32_t t45;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1429_n) {
-            t45 = v_x1429_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1388_n) {
+            t45 = v_x1388_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1429_n, 0.0, 0);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1388_n, 0.0, 0);
             t45 = 0;
           }
           int32_t t46;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1427_n) {
-            t46 = v_x1427_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1386_n) {
+            t46 = v_x1386_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1427_n, 0.0, 1);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1386_n, 0.0, 1);
             t46 = 0;
           }
           int32_t t48 = rt_sub_i(t29, t46);
           int32_t t49;
-          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1428_n) {
-            t49 = v_x1428_d[t31];
+          if ((uint64_t)(int64_t)t31 < (uint64_t)v_x1387_n) {
+            t49 = v_x1387_d[t31];
           } else {
-            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1428_n, 0.0, 2);
+            NESSIE_RECORD(err, t28, RT_CHECK_INDEX, 0, 0, RT_GATHER, t31, v_x1387_n, 0.0, 2);
             t49 = 0;
           }
           int32_t t51 = rt_mul_i(t48, t49);
           int32_t t53 = rt_add_i(t45, t51);
         }
-        v_x1432_d[t28] = t44;
+        v_x1391_d[t28] = t44;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1432 = v_x1432;
+  *out_v_x1391 = v_x1391;
   return;
 fail:
-  rt_release(v_x1432);
+  rt_release(v_x1391);
 }
 
 /* K5: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, int32_t *out_v_x773, int32_t *out_v_x774, int32_t *out_v_x775) {
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtValue *v_x748, int32_t *out_v_x756, int32_t *out_v_x757, int32_t *out_v_x758) {
   (void)loc;
   (void)run;
-  int32_t *v_x764_d = v_x764->data.i;
-  const int64_t v_x764_n = v_x764->len;
-  int32_t *v_x765_d = v_x765->data.i;
-  const int64_t v_x765_n = v_x765->len;
-  int32_t v_x773 = 0;
-  int32_t v_x774 = 0;
-  int32_t v_x775 = 0;
+  int32_t *v_x747_d = v_x747->data.i;
+  const int64_t v_x747_n = v_x747->len;
+  int32_t *v_x748_d = v_x748->data.i;
+  const int64_t v_x748_n = v_x748->len;
+  int32_t v_x756 = 0;
+  int32_t v_x757 = 0;
+  int32_t v_x758 = 0;
   /* REDUCE */
   {
-    const int64_t t54 = v_x764_n;
+    const int64_t t54 = v_x747_n;
     const int64_t t55 = t54 > 0 ? (t54 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t56 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
     int32_t *t57 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t55);
@@ -338,8 +338,8 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue 
         int32_t t59x1;
         int32_t t59x2;
         int t63 = 0; /* nonzero: a check below failed */
-        int t64 = (uint64_t)(int64_t)t61 < (uint64_t)v_x765_n;
-        int32_t t62 = t64 ? v_x765_d[t61] : 0;
+        int t64 = (uint64_t)(int64_t)t61 < (uint64_t)v_x748_n;
+        int32_t t62 = t64 ? v_x748_d[t61] : 0;
         t63 |= !t64;
         uint8_t t66 = rt_lt_i(0, t62);
         int32_t t67;
@@ -350,10 +350,10 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue 
         }
         if (__builtin_expect(t63 != 0, 0)) { /* again, recording the error */
           int32_t t68;
-          if ((uint64_t)(int64_t)t61 < (uint64_t)v_x765_n) {
-            t68 = v_x765_d[t61];
+          if ((uint64_t)(int64_t)t61 < (uint64_t)v_x748_n) {
+            t68 = v_x748_d[t61];
           } else {
-            NESSIE_RECORD(err, t60, RT_CHECK_INDEX, 0, 0, RT_GATHER, t61, v_x765_n, 0.0, 0);
+            NESSIE_RECORD(err, t60, RT_CHECK_INDEX, 0, 0, RT_GATHER, t61, v_x748_n, 0.0, 0);
             t68 = 0;
           }
           uint8_t t70 = rt_lt_i(0, t68);
@@ -427,99 +427,99 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue 
       t59t1 = t83;
       t59t2 = t84;
     }
-    v_x773 = t59t0;
+    v_x756 = t59t0;
     rt_free(t56);
-    v_x774 = t59t1;
+    v_x757 = t59t1;
     rt_free(t57);
-    v_x775 = t59t2;
+    v_x758 = t59t2;
     rt_free(t58);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x773 = v_x773;
-  *out_v_x774 = v_x774;
-  *out_v_x775 = v_x775;
+  *out_v_x756 = v_x756;
+  *out_v_x757 = v_x757;
+  *out_v_x758 = v_x758;
   return;
 fail:
 }
 
 /* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x865, int32_t *out_v_x866, int32_t *out_v_x867) {
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x848, int32_t *out_v_x849, int32_t *out_v_x850) {
   (void)loc;
   (void)run;
-  int32_t *v_x865_d = v_x865->data.i;
-  const int64_t v_x865_n = v_x865->len;
-  int32_t v_x866 = 0;
-  int32_t v_x867 = 0;
+  int32_t *v_x848_d = v_x848->data.i;
+  const int64_t v_x848_n = v_x848->len;
+  int32_t v_x849 = 0;
+  int32_t v_x850 = 0;
   /* ONCE */
   {
     int t86 = 0; /* nonzero: a check below failed */
-    int t87 = (uint64_t)(int64_t)0 < (uint64_t)v_x865_n;
-    int32_t t85 = t87 ? v_x865_d[0] : 0;
+    int t87 = (uint64_t)(int64_t)0 < (uint64_t)v_x848_n;
+    int32_t t85 = t87 ? v_x848_d[0] : 0;
     t86 |= !t87;
-    int t89 = (uint64_t)(int64_t)1 < (uint64_t)v_x865_n;
-    int32_t t88 = t89 ? v_x865_d[1] : 0;
+    int t89 = (uint64_t)(int64_t)1 < (uint64_t)v_x848_n;
+    int32_t t88 = t89 ? v_x848_d[1] : 0;
     t86 |= !t89;
     if (__builtin_expect(t86 != 0, 0)) { /* again, recording the error */
       int32_t t90;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x865_n) {
-        t90 = v_x865_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x848_n) {
+        t90 = v_x848_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x865_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x848_n, 0.0, 0);
         t90 = 0;
       }
       int32_t t91;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x865_n) {
-        t91 = v_x865_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x848_n) {
+        t91 = v_x848_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x865_n, 0.0, 1);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x848_n, 0.0, 1);
         t91 = 0;
       }
     }
-    v_x866 = t85;
-    v_x867 = t88;
+    v_x849 = t85;
+    v_x850 = t88;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x866 = v_x866;
-  *out_v_x867 = v_x867;
+  *out_v_x849 = v_x849;
+  *out_v_x850 = v_x850;
   return;
 fail:
 }
 
 /* K7: REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue *v_x1436, int32_t v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue *v_x1441, RtValue **out_v_x1466, int32_t *out_v_x1464, int32_t *out_v_x1465, RtValue **out_v_x1467, RtValue **out_v_x1486, RtValue **out_v_x1490, RtValue **out_v_x1488, RtValue **out_v_x1491, RtValue **out_v_x1469, RtValue **out_v_x1470, RtValue **out_v_x1471) {
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, RtValue *v_x1400, RtValue **out_v_x1425, int32_t *out_v_x1423, int32_t *out_v_x1424, RtValue **out_v_x1426, RtValue **out_v_x1445, RtValue **out_v_x1449, RtValue **out_v_x1447, RtValue **out_v_x1450, RtValue **out_v_x1428, RtValue **out_v_x1429, RtValue **out_v_x1430) {
   (void)loc;
   (void)run;
-  int32_t *v_x1435_d = v_x1435->data.i;
-  const int64_t v_x1435_n = v_x1435->len;
-  int32_t *v_x1436_d = v_x1436->data.i;
-  const int64_t v_x1436_n = v_x1436->len;
-  int32_t *v_x1438_d = v_x1438->data.i;
-  const int64_t v_x1438_n = v_x1438->len;
-  int32_t *v_x1439_d = v_x1439->data.i;
-  const int64_t v_x1439_n = v_x1439->len;
-  (void)v_x1439_n; /* v_x1439's length is v_x1438's */
-  const int64_t *v_x1441_off = rt_seg_offsets(v_x1441);
-  const int64_t v_x1441_n = v_x1441->len;
-  int32_t v_x1463 = 0;
-  int32_t v_x1464 = 0;
-  int32_t v_x1465 = 0;
-  RtValue *v_x1466 = NULL;
-  RtValue *v_x1467 = NULL;
-  RtValue *v_x1468 = NULL;
-  RtValue *v_x1469 = NULL;
-  RtValue *v_x1470 = NULL;
-  RtValue *v_x1471 = NULL;
-  RtValue *v_x1486 = NULL;
-  RtValue *v_x1487 = NULL;
-  RtValue *v_x1488 = NULL;
-  RtValue *v_x1489 = NULL;
-  RtValue *v_x1490 = NULL;
-  RtValue *v_x1491 = NULL;
+  int32_t *v_x1394_d = v_x1394->data.i;
+  const int64_t v_x1394_n = v_x1394->len;
+  int32_t *v_x1395_d = v_x1395->data.i;
+  const int64_t v_x1395_n = v_x1395->len;
+  int32_t *v_x1397_d = v_x1397->data.i;
+  const int64_t v_x1397_n = v_x1397->len;
+  int32_t *v_x1398_d = v_x1398->data.i;
+  const int64_t v_x1398_n = v_x1398->len;
+  (void)v_x1398_n; /* v_x1398's length is v_x1397's */
+  const int64_t *v_x1400_off = rt_seg_offsets(v_x1400);
+  const int64_t v_x1400_n = v_x1400->len;
+  int32_t v_x1422 = 0;
+  int32_t v_x1423 = 0;
+  int32_t v_x1424 = 0;
+  RtValue *v_x1425 = NULL;
+  RtValue *v_x1426 = NULL;
+  RtValue *v_x1427 = NULL;
+  RtValue *v_x1428 = NULL;
+  RtValue *v_x1429 = NULL;
+  RtValue *v_x1430 = NULL;
+  RtValue *v_x1445 = NULL;
+  RtValue *v_x1446 = NULL;
+  RtValue *v_x1447 = NULL;
+  RtValue *v_x1448 = NULL;
+  RtValue *v_x1449 = NULL;
+  RtValue *v_x1450 = NULL;
   /* REDUCE */
   {
-    const int64_t t92 = v_x1437;
+    const int64_t t92 = v_x1396;
     if (t92 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t92, 0.0, 0);
       goto fail;
@@ -528,24 +528,24 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue
     int32_t *t94 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
     int32_t *t95 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
     int32_t *t96 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t93);
-    v_x1466 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1466_d = v_x1466->data.i;
-    const int64_t v_x1466_n = v_x1466->len;
-    v_x1467 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1467_d = v_x1467->data.b;
-    const int64_t v_x1467_n = v_x1467->len;
-    v_x1468 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1468_d = v_x1468->data.i;
-    const int64_t v_x1468_n = v_x1468->len;
-    v_x1469 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x1469_d = v_x1469->data.i;
-    const int64_t v_x1469_n = v_x1469->len;
-    v_x1470 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1470_d = v_x1470->data.b;
-    const int64_t v_x1470_n = v_x1470->len;
-    v_x1471 = rt_value_new(rt_vec_type(RT_BOOL), t92);
-    uint8_t *v_x1471_d = v_x1471->data.b;
-    const int64_t v_x1471_n = v_x1471->len;
+    v_x1425 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1425_d = v_x1425->data.i;
+    const int64_t v_x1425_n = v_x1425->len;
+    v_x1426 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1426_d = v_x1426->data.b;
+    const int64_t v_x1426_n = v_x1426->len;
+    v_x1427 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1427_d = v_x1427->data.i;
+    const int64_t v_x1427_n = v_x1427->len;
+    v_x1428 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x1428_d = v_x1428->data.i;
+    const int64_t v_x1428_n = v_x1428->len;
+    v_x1429 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1429_d = v_x1429->data.b;
+    const int64_t v_x1429_n = v_x1429->len;
+    v_x1430 = rt_value_new(rt_vec_type(RT_BOOL), t92);
+    uint8_t *v_x1430_d = v_x1430->data.b;
+    const int64_t v_x1430_n = v_x1430->len;
     RT_PARALLEL_FOR_IF(t93 > 1)
     for (int64_t t97 = 0; t97 < t93; t97++) {
       int32_t t97a0;
@@ -567,8 +567,8 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue
         uint8_t t97x7;
         uint8_t t97x8;
         int t101 = 0; /* nonzero: a check below failed */
-        int t102 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1438_n;
-        int32_t t100 = t102 ? v_x1438_d[t99] : 0;
+        int t102 = (uint64_t)(int64_t)t99 < (uint64_t)v_x1397_n;
+        int32_t t100 = t102 ? v_x1397_d[t99] : 0;
         t101 |= !t102;
         uint8_t t104 = rt_lt_i(0, t100);
         int32_t t105;
@@ -577,13 +577,13 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue
         } else {
           t105 = t99;
         }
-        int32_t t106 = t102 ? v_x1439_d[t99] : 0;
+        int32_t t106 = t102 ? v_x1398_d[t99] : 0;
         int32_t t108 = (t104 ? t106 : -1);
         uint8_t t110 = rt_ge_i(t108, 0);
         int32_t t111;
         if (t110) {
-          int t113 = (uint64_t)(int64_t)t108 < (uint64_t)v_x1436_n;
-          int32_t t112 = t113 ? v_x1436_d[t108] : 0;
+          int t113 = (uint64_t)(int64_t)t108 < (uint64_t)v_x1395_n;
+          int32_t t112 = t113 ? v_x1395_d[t108] : 0;
           t101 |= !t113;
           t111 = t112;
         } else {
@@ -591,10 +591,10 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue
         }
         if (__builtin_expect(t101 != 0, 0)) { /* again, recording the error */
           int32_t t114;
-          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1438_n) {
-            t114 = v_x1438_d[t99];
+          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1397_n) {
+            t114 = v_x1397_d[t99];
           } else {
-            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1438_n, 0.0, 1);
+            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1397_n, 0.0, 1);
             t114 = 0;
           }
           uint8_t t116 = rt_lt_i(0, t114);
@@ -605,10 +605,10 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue
             t117 = t99;
           }
           int32_t t118;
-          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1438_n) {
-            t118 = v_x1439_d[t99];
+          if ((uint64_t)(int64_t)t99 < (uint64_t)v_x1397_n) {
+            t118 = v_x1398_d[t99];
           } else {
-            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1438_n, 0.0, 2);
+            NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t99, v_x1397_n, 0.0, 2);
             t118 = 0;
           }
           int32_t t120 = (t116 ? t118 : -1);
@@ -616,10 +616,10 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue
           int32_t t123;
           if (t122) {
             int32_t t124;
-            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1436_n) {
-              t124 = v_x1436_d[t120];
+            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x1395_n) {
+              t124 = v_x1395_d[t120];
             } else {
-              NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1436_n, 0.0, 3);
+              NESSIE_RECORD(err, t98, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x1395_n, 0.0, 3);
               t124 = 0;
             }
             t123 = t124;
@@ -636,12 +636,12 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue
         t97x6 = 2;
         t97x7 = 1;
         t97x8 = 1;
-        v_x1466_d[t98] = t97x3; /* a map column */
-        v_x1467_d[t98] = t97x4; /* a map column */
-        v_x1468_d[t98] = t97x5; /* a map column */
-        v_x1469_d[t98] = t97x6; /* a map column */
-        v_x1470_d[t98] = t97x7; /* a map column */
-        v_x1471_d[t98] = t97x8; /* a map column */
+        v_x1425_d[t98] = t97x3; /* a map column */
+        v_x1426_d[t98] = t97x4; /* a map column */
+        v_x1427_d[t98] = t97x5; /* a map column */
+        v_x1428_d[t98] = t97x6; /* a map column */
+        v_x1429_d[t98] = t97x7; /* a map column */
+        v_x1430_d[t98] = t97x8; /* a map column */
         uint8_t t126 = rt_le_i(t97a0, t97x0);
         int32_t t127;
         if (t126) {
@@ -702,42 +702,42 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue
       t97t1 = t136;
       t97t2 = t137;
     }
-    v_x1463 = t97t0;
+    v_x1422 = t97t0;
     rt_free(t94);
-    v_x1464 = t97t1;
+    v_x1423 = t97t1;
     rt_free(t95);
-    v_x1465 = t97t2;
+    v_x1424 = t97t2;
     rt_free(t96);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1466_d = v_x1466->data.i;
-    const int64_t v_x1466_n = v_x1466->len;
-    uint8_t *v_x1467_d = v_x1467->data.b;
-    const int64_t v_x1467_n = v_x1467->len;
-    int32_t *v_x1468_d = v_x1468->data.i;
-    const int64_t v_x1468_n = v_x1468->len;
-    int32_t *v_x1469_d = v_x1469->data.i;
-    const int64_t v_x1469_n = v_x1469->len;
-    uint8_t *v_x1470_d = v_x1470->data.b;
-    const int64_t v_x1470_n = v_x1470->len;
-    uint8_t *v_x1471_d = v_x1471->data.b;
-    const int64_t v_x1471_n = v_x1471->len;
+    int32_t *v_x1425_d = v_x1425->data.i;
+    const int64_t v_x1425_n = v_x1425->len;
+    uint8_t *v_x1426_d = v_x1426->data.b;
+    const int64_t v_x1426_n = v_x1426->len;
+    int32_t *v_x1427_d = v_x1427->data.i;
+    const int64_t v_x1427_n = v_x1427->len;
+    int32_t *v_x1428_d = v_x1428->data.i;
+    const int64_t v_x1428_n = v_x1428->len;
+    uint8_t *v_x1429_d = v_x1429->data.b;
+    const int64_t v_x1429_n = v_x1429->len;
+    uint8_t *v_x1430_d = v_x1430->data.b;
+    const int64_t v_x1430_n = v_x1430->len;
     /* SPLIT */
     {
-      const int64_t t138 = v_x1435_n;
+      const int64_t t138 = v_x1394_n;
       const int64_t t139 = t138 > 0 ? (t138 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t140 = (uint8_t *)rt_alloc_atomic((size_t)t138 + 1);
       int64_t *t141 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t139 + 1)); /* class c, chunk k: [c * chunks + k] */
       RT_PARALLEL_FOR_IF(t139 > 1)
       for (int64_t t142 = 0; t142 < t139; t142++) {
         int64_t kept[2] = {0};
-        int64_t t145 = rt_segment_search(v_x1441_off, 0, v_x1441_n, t142 * RT_CHUNK);
+        int64_t t145 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t142 * RT_CHUNK);
         const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
         for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
           const int32_t t144 = (int32_t)t143;
-          while (v_x1441_off[t145 + 1] <= t143)
+          while (v_x1400_off[t145 + 1] <= t143)
             t145++;
           const int32_t t146 = (int32_t)t145;
           int32_t t142x0;
@@ -745,29 +745,29 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue
           int32_t t142x2;
           uint8_t t142x3;
           int t148 = 0; /* nonzero: a check below failed */
-          int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1468_n;
-          int32_t t147 = t149 ? v_x1468_d[t146] : 0;
+          int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1427_n;
+          int32_t t147 = t149 ? v_x1427_d[t146] : 0;
           t148 |= !t149;
-          int32_t t150 = v_x1435_d[t144];
-          int t152 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1436_n;
-          int32_t t151 = t152 ? v_x1436_d[t150] : 0;
+          int32_t t150 = v_x1394_d[t144];
+          int t152 = (uint64_t)(int64_t)t150 < (uint64_t)v_x1395_n;
+          int32_t t151 = t152 ? v_x1395_d[t150] : 0;
           t148 |= !t152;
           uint8_t t154 = rt_lt_i(t151, t147);
           uint8_t t156 = rt_gt_i(t151, t147);
           if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
             int32_t t157;
-            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1468_n) {
-              t157 = v_x1468_d[t146];
+            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1427_n) {
+              t157 = v_x1427_d[t146];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1468_n, 0.0, 4);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1427_n, 0.0, 4);
               t157 = 0;
             }
-            int32_t t158 = v_x1435_d[t144];
+            int32_t t158 = v_x1394_d[t144];
             int32_t t159;
-            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x1436_n) {
-              t159 = v_x1436_d[t158];
+            if ((uint64_t)(int64_t)t158 < (uint64_t)v_x1395_n) {
+              t159 = v_x1395_d[t158];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t158, v_x1436_n, 0.0, 5);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t158, v_x1395_n, 0.0, 5);
               t159 = 0;
             }
             uint8_t t161 = rt_lt_i(t159, t157);
@@ -799,44 +799,44 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue
         t141[0 * t139 + t142] = t166;
         t166 += k;
       }
-      v_x1486 = rt_value_new(rt_vec_type(RT_INT), t166);
-      int32_t *v_x1486_d = v_x1486->data.i;
-      const int64_t v_x1486_n = v_x1486->len;
+      v_x1445 = rt_value_new(rt_vec_type(RT_INT), t166);
+      int32_t *v_x1445_d = v_x1445->data.i;
+      const int64_t v_x1445_n = v_x1445->len;
       int64_t t167 = 0;
       for (int64_t t142 = 0; t142 < t139; t142++) {
         const int64_t k = t141[1 * t139 + t142];
         t141[1 * t139 + t142] = t167;
         t167 += k;
       }
-      v_x1488 = rt_value_new(rt_vec_type(RT_INT), t167);
-      int32_t *v_x1488_d = v_x1488->data.i;
-      const int64_t v_x1488_n = v_x1488->len;
-      v_x1490 = rt_value_new(rt_vec_type(RT_INT), v_x1441_n);
-      int32_t *v_x1490_d = v_x1490->data.i;
-      const int64_t v_x1490_n = v_x1490->len;
-      v_x1491 = rt_value_new(rt_vec_type(RT_INT), v_x1441_n);
-      int32_t *v_x1491_d = v_x1491->data.i;
-      const int64_t v_x1491_n = v_x1491->len;
-      RT_PARALLEL_FOR_IF(v_x1441_n > RT_CHUNK)
-      for (int64_t t168 = 0; t168 < v_x1441_n; t168++) {
+      v_x1447 = rt_value_new(rt_vec_type(RT_INT), t167);
+      int32_t *v_x1447_d = v_x1447->data.i;
+      const int64_t v_x1447_n = v_x1447->len;
+      v_x1449 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1449_d = v_x1449->data.i;
+      const int64_t v_x1449_n = v_x1449->len;
+      v_x1450 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+      int32_t *v_x1450_d = v_x1450->data.i;
+      const int64_t v_x1450_n = v_x1450->len;
+      RT_PARALLEL_FOR_IF(v_x1400_n > RT_CHUNK)
+      for (int64_t t168 = 0; t168 < v_x1400_n; t168++) {
         int32_t in[2] = {0};
-        for (int64_t t169 = v_x1441_off[t168]; t169 < v_x1441_off[t168 + 1]; t169++) {
+        for (int64_t t169 = v_x1400_off[t168]; t169 < v_x1400_off[t168 + 1]; t169++) {
           in[0] += t140[t169] >> 0 & 1;
           in[1] += t140[t169] >> 1 & 1;
         }
-        v_x1490_d[t168] = in[0];
-        v_x1491_d[t168] = in[1];
+        v_x1449_d[t168] = in[0];
+        v_x1450_d[t168] = in[1];
       }
       RT_PARALLEL_FOR_IF(t139 > 1)
       for (int64_t t142 = 0; t142 < t139; t142++) {
         int64_t at[2];
         at[0] = t141[0 * t139 + t142];
         at[1] = t141[1 * t139 + t142];
-        int64_t t145 = rt_segment_search(v_x1441_off, 0, v_x1441_n, t142 * RT_CHUNK);
+        int64_t t145 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t142 * RT_CHUNK);
         const int64_t t142_end = (t142 + 1) * RT_CHUNK < t138 ? (t142 + 1) * RT_CHUNK : t138;
         for (int64_t t143 = t142 * RT_CHUNK; t143 < t142_end; t143++) {
           const int32_t t144 = (int32_t)t143;
-          while (v_x1441_off[t145 + 1] <= t143)
+          while (v_x1400_off[t145 + 1] <= t143)
             t145++;
           const int32_t t146 = (int32_t)t145;
           if (!t140[t143])
@@ -846,29 +846,29 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue
           int32_t t142y2;
           uint8_t t142y3;
           int t171 = 0; /* nonzero: a check below failed */
-          int t172 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1468_n;
-          int32_t t170 = t172 ? v_x1468_d[t146] : 0;
+          int t172 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1427_n;
+          int32_t t170 = t172 ? v_x1427_d[t146] : 0;
           t171 |= !t172;
-          int32_t t173 = v_x1435_d[t144];
-          int t175 = (uint64_t)(int64_t)t173 < (uint64_t)v_x1436_n;
-          int32_t t174 = t175 ? v_x1436_d[t173] : 0;
+          int32_t t173 = v_x1394_d[t144];
+          int t175 = (uint64_t)(int64_t)t173 < (uint64_t)v_x1395_n;
+          int32_t t174 = t175 ? v_x1395_d[t173] : 0;
           t171 |= !t175;
           uint8_t t177 = rt_lt_i(t174, t170);
           uint8_t t179 = rt_gt_i(t174, t170);
           if (__builtin_expect(t171 != 0, 0)) { /* again, recording the error */
             int32_t t180;
-            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1468_n) {
-              t180 = v_x1468_d[t146];
+            if ((uint64_t)(int64_t)t146 < (uint64_t)v_x1427_n) {
+              t180 = v_x1427_d[t146];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1468_n, 0.0, 6);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 3, 0, RT_GATHER, t146, v_x1427_n, 0.0, 6);
               t180 = 0;
             }
-            int32_t t181 = v_x1435_d[t144];
+            int32_t t181 = v_x1394_d[t144];
             int32_t t182;
-            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x1436_n) {
-              t182 = v_x1436_d[t181];
+            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x1395_n) {
+              t182 = v_x1395_d[t181];
             } else {
-              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x1436_n, 0.0, 7);
+              NESSIE_RECORD(err, t143, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x1395_n, 0.0, 7);
               t182 = 0;
             }
             uint8_t t184 = rt_lt_i(t182, t180);
@@ -879,11 +879,11 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue
           t142y2 = t174;
           t142y3 = t179;
           if (t140[t143] >> 0 & 1) {
-            v_x1486_d[at[0]] = t142y0;
+            v_x1445_d[at[0]] = t142y0;
             at[0]++;
           }
           if (t140[t143] >> 1 & 1) {
-            v_x1488_d[at[1]] = t142y2;
+            v_x1447_d[at[1]] = t142y2;
             at[1]++;
           }
         }
@@ -894,59 +894,59 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1466 = v_x1466;
-  *out_v_x1464 = v_x1464;
-  *out_v_x1465 = v_x1465;
-  *out_v_x1467 = v_x1467;
-  *out_v_x1486 = v_x1486;
-  *out_v_x1490 = v_x1490;
-  *out_v_x1488 = v_x1488;
-  *out_v_x1491 = v_x1491;
-  *out_v_x1469 = v_x1469;
-  *out_v_x1470 = v_x1470;
-  *out_v_x1471 = v_x1471;
-  rt_release(v_x1468);
-  rt_release(v_x1487);
-  rt_release(v_x1489);
+  *out_v_x1425 = v_x1425;
+  *out_v_x1423 = v_x1423;
+  *out_v_x1424 = v_x1424;
+  *out_v_x1426 = v_x1426;
+  *out_v_x1445 = v_x1445;
+  *out_v_x1449 = v_x1449;
+  *out_v_x1447 = v_x1447;
+  *out_v_x1450 = v_x1450;
+  *out_v_x1428 = v_x1428;
+  *out_v_x1429 = v_x1429;
+  *out_v_x1430 = v_x1430;
+  rt_release(v_x1427);
+  rt_release(v_x1446);
+  rt_release(v_x1448);
   return;
 fail:
-  rt_release(v_x1466);
-  rt_release(v_x1467);
-  rt_release(v_x1468);
-  rt_release(v_x1469);
-  rt_release(v_x1470);
-  rt_release(v_x1471);
-  rt_release(v_x1486);
-  rt_release(v_x1487);
-  rt_release(v_x1488);
-  rt_release(v_x1489);
-  rt_release(v_x1490);
-  rt_release(v_x1491);
+  rt_release(v_x1425);
+  rt_release(v_x1426);
+  rt_release(v_x1427);
+  rt_release(v_x1428);
+  rt_release(v_x1429);
+  rt_release(v_x1430);
+  rt_release(v_x1445);
+  rt_release(v_x1446);
+  rt_release(v_x1447);
+  rt_release(v_x1448);
+  rt_release(v_x1449);
+  rt_release(v_x1450);
 }
 
 /* K8: SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtValue *v_x940, int32_t v_x941, RtValue **out_v_x943, RtValue **out_v_x947) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x922, RtValue *v_x923, int32_t v_x924, RtValue **out_v_x926, RtValue **out_v_x930) {
   (void)loc;
   (void)run;
-  int32_t *v_x939_d = v_x939->data.i;
-  const int64_t v_x939_n = v_x939->len;
-  int32_t *v_x940_d = v_x940->data.i;
-  const int64_t v_x940_n = v_x940->len;
-  (void)v_x940_n; /* v_x940's length is v_x939's */
-  RtValue *v_x947 = NULL;
-  RtValue *v_x943 = NULL;
+  int32_t *v_x922_d = v_x922->data.i;
+  const int64_t v_x922_n = v_x922->len;
+  int32_t *v_x923_d = v_x923->data.i;
+  const int64_t v_x923_n = v_x923->len;
+  (void)v_x923_n; /* v_x923's length is v_x922's */
+  RtValue *v_x930 = NULL;
+  RtValue *v_x926 = NULL;
   /* SCAN */
   {
-    const int64_t t187 = v_x941;
+    const int64_t t187 = v_x924;
     if (t187 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t187, 0.0, 0);
       goto fail;
     }
     const int64_t t188 = t187 > 0 ? (t187 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t189 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t188);
-    v_x943 = rt_value_new(rt_vec_type(RT_INT), t187);
-    int32_t *v_x943_d = v_x943->data.i;
-    const int64_t v_x943_n = v_x943->len;
+    v_x926 = rt_value_new(rt_vec_type(RT_INT), t187);
+    int32_t *v_x926_d = v_x926->data.i;
+    const int64_t v_x926_n = v_x926->len;
     RT_PARALLEL_FOR_IF(t188 > 1)
     for (int64_t t190 = 0; t190 < t188; t190++) {
       int32_t t190a0;
@@ -957,52 +957,52 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtValue 
         int32_t t190x0;
         int32_t t190x1;
         int t197 = 0; /* nonzero: a check below failed */
-        uint8_t t194 = rt_lt_i(t192, (int32_t)v_x939_n);
+        uint8_t t194 = rt_lt_i(t192, (int32_t)v_x922_n);
         int32_t t195;
         if (t194) {
-          int t198 = (uint64_t)(int64_t)t192 < (uint64_t)v_x939_n;
-          int32_t t196 = t198 ? v_x939_d[t192] : 0;
+          int t198 = (uint64_t)(int64_t)t192 < (uint64_t)v_x922_n;
+          int32_t t196 = t198 ? v_x922_d[t192] : 0;
           t197 |= !t198;
           t195 = t196;
         } else {
-          int32_t t200 = rt_sub_i(t192, (int32_t)v_x939_n);
-          int t202 = (uint64_t)(int64_t)t200 < (uint64_t)v_x939_n;
-          int32_t t201 = t202 ? v_x940_d[t200] : 0;
+          int32_t t200 = rt_sub_i(t192, (int32_t)v_x922_n);
+          int t202 = (uint64_t)(int64_t)t200 < (uint64_t)v_x922_n;
+          int32_t t201 = t202 ? v_x923_d[t200] : 0;
           t197 |= !t202;
           t195 = t201;
         }
         int32_t t203;
         if (t194) {
-          int t205 = (uint64_t)(int64_t)t192 < (uint64_t)v_x939_n;
-          int32_t t204 = t205 ? v_x939_d[t192] : 0;
+          int t205 = (uint64_t)(int64_t)t192 < (uint64_t)v_x922_n;
+          int32_t t204 = t205 ? v_x922_d[t192] : 0;
           t197 |= !t205;
           t203 = t204;
         } else {
-          int32_t t207 = rt_sub_i(t192, (int32_t)v_x939_n);
-          int t209 = (uint64_t)(int64_t)t207 < (uint64_t)v_x939_n;
-          int32_t t208 = t209 ? v_x940_d[t207] : 0;
+          int32_t t207 = rt_sub_i(t192, (int32_t)v_x922_n);
+          int t209 = (uint64_t)(int64_t)t207 < (uint64_t)v_x922_n;
+          int32_t t208 = t209 ? v_x923_d[t207] : 0;
           t197 |= !t209;
           t203 = t208;
         }
         if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
-          uint8_t t211 = rt_lt_i(t192, (int32_t)v_x939_n);
+          uint8_t t211 = rt_lt_i(t192, (int32_t)v_x922_n);
           int32_t t212;
           if (t211) {
             int32_t t213;
-            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x939_n) {
-              t213 = v_x939_d[t192];
+            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x922_n) {
+              t213 = v_x922_d[t192];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x939_n, 0.0, 1);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x922_n, 0.0, 1);
               t213 = 0;
             }
             t212 = t213;
           } else {
-            int32_t t215 = rt_sub_i(t192, (int32_t)v_x939_n);
+            int32_t t215 = rt_sub_i(t192, (int32_t)v_x922_n);
             int32_t t216;
-            if ((uint64_t)(int64_t)t215 < (uint64_t)v_x939_n) {
-              t216 = v_x940_d[t215];
+            if ((uint64_t)(int64_t)t215 < (uint64_t)v_x922_n) {
+              t216 = v_x923_d[t215];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x939_n, 0.0, 2);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t215, v_x922_n, 0.0, 2);
               t216 = 0;
             }
             t212 = t216;
@@ -1010,20 +1010,20 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtValue 
           int32_t t217;
           if (t211) {
             int32_t t218;
-            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x939_n) {
-              t218 = v_x939_d[t192];
+            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x922_n) {
+              t218 = v_x922_d[t192];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x939_n, 0.0, 3);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x922_n, 0.0, 3);
               t218 = 0;
             }
             t217 = t218;
           } else {
-            int32_t t220 = rt_sub_i(t192, (int32_t)v_x939_n);
+            int32_t t220 = rt_sub_i(t192, (int32_t)v_x922_n);
             int32_t t221;
-            if ((uint64_t)(int64_t)t220 < (uint64_t)v_x939_n) {
-              t221 = v_x940_d[t220];
+            if ((uint64_t)(int64_t)t220 < (uint64_t)v_x922_n) {
+              t221 = v_x923_d[t220];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x939_n, 0.0, 4);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t220, v_x922_n, 0.0, 4);
               t221 = 0;
             }
             t217 = t221;
@@ -1031,7 +1031,7 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtValue 
         }
         t190x0 = t203;
         t190x1 = t195;
-        v_x943_d[t191] = t190x1; /* a map column */
+        v_x926_d[t191] = t190x1; /* a map column */
         int32_t t223 = rt_add_i(t190a0, t190x0);
         t190a0 = t223;
       }
@@ -1045,9 +1045,9 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtValue 
       int32_t t226 = rt_add_i(t190t0, t224);
       t190t0 = t226;
     }
-    v_x947 = rt_value_new(rt_vec_type(RT_INT), t187);
-    int32_t *v_x947_d = v_x947->data.i;
-    const int64_t v_x947_n = v_x947->len;
+    v_x930 = rt_value_new(rt_vec_type(RT_INT), t187);
+    int32_t *v_x930_d = v_x930->data.i;
+    const int64_t v_x930_n = v_x930->len;
     RT_PARALLEL_FOR_IF(t188 > 1)
     for (int64_t t190 = 0; t190 < t188; t190++) {
       int32_t t190p0;
@@ -1055,42 +1055,42 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtValue 
       const int64_t t190_end = (t190 + 1) * RT_CHUNK < t187 ? (t190 + 1) * RT_CHUNK : t187;
       for (int64_t t191 = t190 * RT_CHUNK; t191 < t190_end; t191++) {
         const int32_t t192 = (int32_t)t191;
-        v_x947_d[t191] = t190p0;
+        v_x930_d[t191] = t190p0;
         int32_t t190y0;
         int t231 = 0; /* nonzero: a check below failed */
-        uint8_t t228 = rt_lt_i(t192, (int32_t)v_x939_n);
+        uint8_t t228 = rt_lt_i(t192, (int32_t)v_x922_n);
         int32_t t229;
         if (t228) {
-          int t232 = (uint64_t)(int64_t)t192 < (uint64_t)v_x939_n;
-          int32_t t230 = t232 ? v_x939_d[t192] : 0;
+          int t232 = (uint64_t)(int64_t)t192 < (uint64_t)v_x922_n;
+          int32_t t230 = t232 ? v_x922_d[t192] : 0;
           t231 |= !t232;
           t229 = t230;
         } else {
-          int32_t t234 = rt_sub_i(t192, (int32_t)v_x939_n);
-          int t236 = (uint64_t)(int64_t)t234 < (uint64_t)v_x939_n;
-          int32_t t235 = t236 ? v_x940_d[t234] : 0;
+          int32_t t234 = rt_sub_i(t192, (int32_t)v_x922_n);
+          int t236 = (uint64_t)(int64_t)t234 < (uint64_t)v_x922_n;
+          int32_t t235 = t236 ? v_x923_d[t234] : 0;
           t231 |= !t236;
           t229 = t235;
         }
         if (__builtin_expect(t231 != 0, 0)) { /* again, recording the error */
-          uint8_t t238 = rt_lt_i(t192, (int32_t)v_x939_n);
+          uint8_t t238 = rt_lt_i(t192, (int32_t)v_x922_n);
           int32_t t239;
           if (t238) {
             int32_t t240;
-            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x939_n) {
-              t240 = v_x939_d[t192];
+            if ((uint64_t)(int64_t)t192 < (uint64_t)v_x922_n) {
+              t240 = v_x922_d[t192];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x939_n, 0.0, 5);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t192, v_x922_n, 0.0, 5);
               t240 = 0;
             }
             t239 = t240;
           } else {
-            int32_t t242 = rt_sub_i(t192, (int32_t)v_x939_n);
+            int32_t t242 = rt_sub_i(t192, (int32_t)v_x922_n);
             int32_t t243;
-            if ((uint64_t)(int64_t)t242 < (uint64_t)v_x939_n) {
-              t243 = v_x940_d[t242];
+            if ((uint64_t)(int64_t)t242 < (uint64_t)v_x922_n) {
+              t243 = v_x923_d[t242];
             } else {
-              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, v_x939_n, 0.0, 6);
+              NESSIE_RECORD(err, t191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t242, v_x922_n, 0.0, 6);
               t243 = 0;
             }
             t239 = t243;
@@ -1105,187 +1105,187 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtValue 
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x943 = v_x943;
-  *out_v_x947 = v_x947;
+  *out_v_x926 = v_x926;
+  *out_v_x930 = v_x930;
   return;
 fail:
-  rt_release(v_x947);
-  rt_release(v_x943);
+  rt_release(v_x930);
+  rt_release(v_x926);
 }
 
 /* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1494, RtValue *v_x1495, int32_t v_x1496, RtValue *v_sd_1506, RtValue *v_x1498, RtValue *v_x1499, RtValue *v_x1500, RtValue **out_v_x1505) {
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1453, RtValue *v_x1454, int32_t v_x1455, RtValue *v_sd_1465, RtValue *v_x1457, RtValue *v_x1458, RtValue *v_x1459, RtValue **out_v_x1464) {
   (void)loc;
   (void)run;
-  int32_t *v_x1494_d = v_x1494->data.i;
-  const int64_t v_x1494_n = v_x1494->len;
-  int32_t *v_x1495_d = v_x1495->data.i;
-  const int64_t v_x1495_n = v_x1495->len;
-  const int64_t *v_sd_1506_off = rt_seg_offsets(v_sd_1506);
-  const int64_t v_sd_1506_n = v_sd_1506->len;
-  int32_t *v_x1498_d = v_x1498->data.i;
-  const int64_t v_x1498_n = v_x1498->len;
-  int32_t *v_x1499_d = v_x1499->data.i;
-  const int64_t v_x1499_n = v_x1499->len;
-  int32_t *v_x1500_d = v_x1500->data.i;
-  const int64_t v_x1500_n = v_x1500->len;
-  RtValue *v_x1505 = NULL;
+  int32_t *v_x1453_d = v_x1453->data.i;
+  const int64_t v_x1453_n = v_x1453->len;
+  int32_t *v_x1454_d = v_x1454->data.i;
+  const int64_t v_x1454_n = v_x1454->len;
+  const int64_t *v_sd_1465_off = rt_seg_offsets(v_sd_1465);
+  const int64_t v_sd_1465_n = v_sd_1465->len;
+  int32_t *v_x1457_d = v_x1457->data.i;
+  const int64_t v_x1457_n = v_x1457->len;
+  int32_t *v_x1458_d = v_x1458->data.i;
+  const int64_t v_x1458_n = v_x1458->len;
+  int32_t *v_x1459_d = v_x1459->data.i;
+  const int64_t v_x1459_n = v_x1459->len;
+  RtValue *v_x1464 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t246 = v_sd_1506_off[v_sd_1506_n];
-    v_x1505 = rt_value_new(rt_vec_type(RT_INT), t246);
-    int32_t *v_x1505_d = v_x1505->data.i;
-    const int64_t v_x1505_n = v_x1505->len;
+    const int64_t t246 = v_sd_1465_off[v_sd_1465_n];
+    v_x1464 = rt_value_new(rt_vec_type(RT_INT), t246);
+    int32_t *v_x1464_d = v_x1464->data.i;
+    const int64_t v_x1464_n = v_x1464->len;
     const int64_t t247 = (t246 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t247 > 1)
     for (int64_t t248 = 0; t248 < t247; t248++) {
-      int64_t t251 = rt_segment_search(v_sd_1506_off, 0, v_sd_1506_n, t248 * RT_CHUNK);
+      int64_t t251 = rt_segment_search(v_sd_1465_off, 0, v_sd_1465_n, t248 * RT_CHUNK);
       const int64_t t248_end = (t248 + 1) * RT_CHUNK < t246 ? (t248 + 1) * RT_CHUNK : t246;
       for (int64_t t249 = t248 * RT_CHUNK; t249 < t248_end; t249++) {
         const int32_t t250 = (int32_t)t249;
-        while (v_sd_1506_off[t251 + 1] <= t249)
+        while (v_sd_1465_off[t251 + 1] <= t249)
           t251++;
         const int32_t t252 = (int32_t)t251;
         int t254 = 0; /* nonzero: a check below failed */
-        int t255 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1500_n;
-        int32_t t253 = t255 ? v_x1500_d[t252] : 0;
+        int t255 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1459_n;
+        int32_t t253 = t255 ? v_x1459_d[t252] : 0;
         t254 |= !t255;
-        int t257 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1498_n;
-        int32_t t256 = t257 ? v_x1498_d[t252] : 0;
+        int t257 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1457_n;
+        int32_t t256 = t257 ? v_x1457_d[t252] : 0;
         t254 |= !t257;
         int32_t t259 = rt_sub_i(t250, t256);
-        int t261 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1499_n;
-        int32_t t260 = t261 ? v_x1499_d[t252] : 0;
+        int t261 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1458_n;
+        int32_t t260 = t261 ? v_x1458_d[t252] : 0;
         t254 |= !t261;
         int32_t t263 = rt_mul_i(t259, t260);
         int32_t t265 = rt_add_i(t253, t263);
-        int t267 = (uint64_t)(int64_t)t265 < (uint64_t)v_x1496;
+        int t267 = (uint64_t)(int64_t)t265 < (uint64_t)v_x1455;
         int32_t t266 = t267 ? t265 : 0;
         t254 |= !t267;
-        uint8_t t269 = rt_lt_i(t266, (int32_t)v_x1494_n);
+        uint8_t t269 = rt_lt_i(t266, (int32_t)v_x1453_n);
         int32_t t270;
         if (t269) {
-          int t272 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1494_n;
-          int32_t t271 = t272 ? v_x1494_d[t266] : 0;
+          int t272 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1453_n;
+          int32_t t271 = t272 ? v_x1453_d[t266] : 0;
           t254 |= !t272;
           t270 = t271;
         } else {
-          int32_t t274 = rt_sub_i(t266, (int32_t)v_x1494_n);
-          int t276 = (uint64_t)(int64_t)t274 < (uint64_t)v_x1495_n;
-          int32_t t275 = t276 ? v_x1495_d[t274] : 0;
+          int32_t t274 = rt_sub_i(t266, (int32_t)v_x1453_n);
+          int t276 = (uint64_t)(int64_t)t274 < (uint64_t)v_x1454_n;
+          int32_t t275 = t276 ? v_x1454_d[t274] : 0;
           t254 |= !t276;
           t270 = t275;
         }
         if (__builtin_expect(t254 != 0, 0)) { /* again, recording the error */
           int32_t t277;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1500_n) {
-            t277 = v_x1500_d[t252];
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1459_n) {
+            t277 = v_x1459_d[t252];
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1500_n, 0.0, 0);
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1459_n, 0.0, 0);
             t277 = 0;
           }
           int32_t t278;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1498_n) {
-            t278 = v_x1498_d[t252];
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1457_n) {
+            t278 = v_x1457_d[t252];
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1498_n, 0.0, 1);
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1457_n, 0.0, 1);
             t278 = 0;
           }
           int32_t t280 = rt_sub_i(t250, t278);
           int32_t t281;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1499_n) {
-            t281 = v_x1499_d[t252];
+          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1458_n) {
+            t281 = v_x1458_d[t252];
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1499_n, 0.0, 2);
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1458_n, 0.0, 2);
             t281 = 0;
           }
           int32_t t283 = rt_mul_i(t280, t281);
           int32_t t285 = rt_add_i(t277, t283);
           int32_t t286;
-          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1496) {
+          if ((uint64_t)(int64_t)t285 < (uint64_t)v_x1455) {
             t286 = t285;
           } else {
-            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1496, 0.0, 3);
+            NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x1455, 0.0, 3);
             t286 = 0;
           }
-          uint8_t t288 = rt_lt_i(t286, (int32_t)v_x1494_n);
+          uint8_t t288 = rt_lt_i(t286, (int32_t)v_x1453_n);
           int32_t t289;
           if (t288) {
             int32_t t290;
-            if ((uint64_t)(int64_t)t286 < (uint64_t)v_x1494_n) {
-              t290 = v_x1494_d[t286];
+            if ((uint64_t)(int64_t)t286 < (uint64_t)v_x1453_n) {
+              t290 = v_x1453_d[t286];
             } else {
-              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x1494_n, 0.0, 4);
+              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t286, v_x1453_n, 0.0, 4);
               t290 = 0;
             }
             t289 = t290;
           } else {
-            int32_t t292 = rt_sub_i(t286, (int32_t)v_x1494_n);
+            int32_t t292 = rt_sub_i(t286, (int32_t)v_x1453_n);
             int32_t t293;
-            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x1495_n) {
-              t293 = v_x1495_d[t292];
+            if ((uint64_t)(int64_t)t292 < (uint64_t)v_x1454_n) {
+              t293 = v_x1454_d[t292];
             } else {
-              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x1495_n, 0.0, 5);
+              NESSIE_RECORD(err, t249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t292, v_x1454_n, 0.0, 5);
               t293 = 0;
             }
             t289 = t293;
           }
         }
-        v_x1505_d[t249] = t270;
+        v_x1464_d[t249] = t270;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1505 = v_x1505;
+  *out_v_x1464 = v_x1464;
   return;
 fail:
-  rt_release(v_x1505);
+  rt_release(v_x1464);
 }
 
 /* K10: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x962, int32_t v_x969, RtValue *v_x974, RtValue *v_x977, int32_t v_x984, RtValue **out_v_x979, RtValue **out_v_x983, RtValue **out_v_x985, RtValue **out_v_x987) {
+static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x945, int32_t v_x952, RtValue *v_x957, RtValue *v_x960, int32_t v_x967, RtValue **out_v_x962, RtValue **out_v_x966, RtValue **out_v_x968, RtValue **out_v_x970) {
   (void)loc;
   (void)run;
-  int32_t *v_x974_d = v_x974->data.i;
-  const int64_t v_x974_n = v_x974->len;
-  int32_t *v_x977_d = v_x977->data.i;
-  const int64_t v_x977_n = v_x977->len;
-  (void)v_x977_n; /* v_x977's length is v_x974's */
-  RtValue *v_x979 = NULL;
-  RtValue *v_x981 = NULL;
-  RtValue *v_x983 = NULL;
-  RtValue *v_x985 = NULL;
-  RtValue *v_x986 = NULL;
-  RtValue *v_x987 = NULL;
+  int32_t *v_x957_d = v_x957->data.i;
+  const int64_t v_x957_n = v_x957->len;
+  int32_t *v_x960_d = v_x960->data.i;
+  const int64_t v_x960_n = v_x960->len;
+  (void)v_x960_n; /* v_x960's length is v_x957's */
+  RtValue *v_x962 = NULL;
+  RtValue *v_x964 = NULL;
+  RtValue *v_x966 = NULL;
+  RtValue *v_x968 = NULL;
+  RtValue *v_x969 = NULL;
+  RtValue *v_x970 = NULL;
   /* MAP */
   {
-    const int64_t t294 = v_x962;
+    const int64_t t294 = v_x945;
     if (t294 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t294, 0.0, 0);
       goto fail;
     }
-    v_x979 = rt_value_new(rt_vec_type(RT_INT), t294);
-    int32_t *v_x979_d = v_x979->data.i;
-    const int64_t v_x979_n = v_x979->len;
-    v_x981 = rt_value_new(rt_vec_type(RT_INT), t294);
-    int32_t *v_x981_d = v_x981->data.i;
-    const int64_t v_x981_n = v_x981->len;
-    v_x983 = rt_value_new(rt_vec_type(RT_INT), t294);
-    int32_t *v_x983_d = v_x983->data.i;
-    const int64_t v_x983_n = v_x983->len;
+    v_x962 = rt_value_new(rt_vec_type(RT_INT), t294);
+    int32_t *v_x962_d = v_x962->data.i;
+    const int64_t v_x962_n = v_x962->len;
+    v_x964 = rt_value_new(rt_vec_type(RT_INT), t294);
+    int32_t *v_x964_d = v_x964->data.i;
+    const int64_t v_x964_n = v_x964->len;
+    v_x966 = rt_value_new(rt_vec_type(RT_INT), t294);
+    int32_t *v_x966_d = v_x966->data.i;
+    const int64_t v_x966_n = v_x966->len;
     RT_PARALLEL_FOR_IF(t294 >= RT_PARALLEL_MIN)
     for (int64_t t295 = 0; t295 < t294; t295++) {
       const int32_t t296 = (int32_t)t295;
       int t299 = 0; /* nonzero: a check below failed */
       int32_t t298 = rt_div_i(t296, 2, &t299);
       int32_t t301 = rt_rem_i(t296, 2, &t299);
-      int32_t t303 = rt_mul_i(t301, v_x969);
+      int32_t t303 = rt_mul_i(t301, v_x952);
       int32_t t305 = rt_add_i(t303, t298);
-      int t307 = (uint64_t)(int64_t)t305 < (uint64_t)v_x974_n;
-      int32_t t306 = t307 ? v_x974_d[t305] : 0;
+      int t307 = (uint64_t)(int64_t)t305 < (uint64_t)v_x957_n;
+      int32_t t306 = t307 ? v_x957_d[t305] : 0;
       t299 |= !t307;
-      int32_t t308 = t307 ? v_x977_d[t305] : 0;
+      int32_t t308 = t307 ? v_x960_d[t305] : 0;
       int32_t t310 = rt_add_i(t308, t306);
       if (__builtin_expect(t299 != 0, 0)) { /* again, recording the error */
         int t311 = 0;
@@ -1298,94 +1298,94 @@ static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x962, int32_t 
         if (t313) {
           NESSIE_RECORD(err, t295, RT_CHECK_SCALAR, 0, t313, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t316 = rt_mul_i(t314, v_x969);
+        int32_t t316 = rt_mul_i(t314, v_x952);
         int32_t t318 = rt_add_i(t316, t312);
         int32_t t319;
-        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x974_n) {
-          t319 = v_x974_d[t318];
+        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x957_n) {
+          t319 = v_x957_d[t318];
         } else {
-          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x974_n, 0.0, 3);
+          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x957_n, 0.0, 3);
           t319 = 0;
         }
         int32_t t320;
-        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x974_n) {
-          t320 = v_x977_d[t318];
+        if ((uint64_t)(int64_t)t318 < (uint64_t)v_x957_n) {
+          t320 = v_x960_d[t318];
         } else {
-          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x974_n, 0.0, 4);
+          NESSIE_RECORD(err, t295, RT_CHECK_INDEX, 0, 0, RT_GATHER, t318, v_x957_n, 0.0, 4);
           t320 = 0;
         }
         int32_t t322 = rt_add_i(t320, t319);
       }
-      v_x979_d[t295] = t308;
-      v_x981_d[t295] = t310;
-      v_x983_d[t295] = 1;
+      v_x962_d[t295] = t308;
+      v_x964_d[t295] = t310;
+      v_x966_d[t295] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x979_d = v_x979->data.i;
-    const int64_t v_x979_n = v_x979->len;
-    int32_t *v_x981_d = v_x981->data.i;
-    const int64_t v_x981_n = v_x981->len;
-    int32_t *v_x983_d = v_x983->data.i;
-    const int64_t v_x983_n = v_x983->len;
+    int32_t *v_x962_d = v_x962->data.i;
+    const int64_t v_x962_n = v_x962->len;
+    int32_t *v_x964_d = v_x964->data.i;
+    const int64_t v_x964_n = v_x964->len;
+    int32_t *v_x966_d = v_x966->data.i;
+    const int64_t v_x966_n = v_x966->len;
     /* LIBRARY */
     {
-      RtValue *t323 = rt_range_segdes(loc, v_x979, v_x981, v_x983, &v_x986, &v_x987);
-      rt_seg_known_total(t323, v_x984);
-      v_x985 = t323;
-      const int64_t *v_x985_off = rt_seg_offsets(v_x985);
-      const int64_t v_x985_n = v_x985->len;
+      RtValue *t323 = rt_range_segdes(loc, v_x962, v_x964, v_x966, &v_x969, &v_x970);
+      rt_seg_known_total(t323, v_x967);
+      v_x968 = t323;
+      const int64_t *v_x968_off = rt_seg_offsets(v_x968);
+      const int64_t v_x968_n = v_x968->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x979 = v_x979;
-  *out_v_x983 = v_x983;
-  *out_v_x985 = v_x985;
-  *out_v_x987 = v_x987;
-  rt_release(v_x981);
-  rt_release(v_x986);
+  *out_v_x962 = v_x962;
+  *out_v_x966 = v_x966;
+  *out_v_x968 = v_x968;
+  *out_v_x970 = v_x970;
+  rt_release(v_x964);
+  rt_release(v_x969);
   return;
 fail:
-  rt_release(v_x979);
-  rt_release(v_x981);
-  rt_release(v_x983);
-  rt_release(v_x985);
-  rt_release(v_x986);
-  rt_release(v_x987);
+  rt_release(v_x962);
+  rt_release(v_x964);
+  rt_release(v_x966);
+  rt_release(v_x968);
+  rt_release(v_x969);
+  rt_release(v_x970);
 }
 
 /* K11: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, RtValue *v_x991, RtValue *v_x992, RtValue *v_x999, RtValue *v_x1005, RtValue **out_v_x1016) {
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x971, RtValue *v_x974, RtValue *v_x975, RtValue *v_x982, RtValue *v_x988, RtValue **out_v_x999) {
   (void)loc;
   (void)run;
-  int32_t *v_x988_d = v_x988->data.i;
+  int32_t *v_x971_d = v_x971->data.i;
+  const int64_t v_x971_n = v_x971->len;
+  uint8_t *v_x974_d = v_x974->data.b;
+  const int64_t v_x974_n = v_x974->len;
+  uint8_t *v_x975_d = v_x975->data.b;
+  const int64_t v_x975_n = v_x975->len;
+  int32_t *v_x982_d = v_x982->data.i;
+  const int64_t v_x982_n = v_x982->len;
+  uint8_t *v_x988_d = v_x988->data.b;
   const int64_t v_x988_n = v_x988->len;
-  uint8_t *v_x991_d = v_x991->data.b;
-  const int64_t v_x991_n = v_x991->len;
-  uint8_t *v_x992_d = v_x992->data.b;
-  const int64_t v_x992_n = v_x992->len;
-  int32_t *v_x999_d = v_x999->data.i;
-  const int64_t v_x999_n = v_x999->len;
-  uint8_t *v_x1005_d = v_x1005->data.b;
-  const int64_t v_x1005_n = v_x1005->len;
-  RtValue *v_x1016 = NULL;
+  RtValue *v_x999 = NULL;
   /* MAP */
   {
-    const int64_t t324 = v_x991_n;
-    v_x1016 = rt_value_new(rt_vec_type(RT_INT), t324);
-    int32_t *v_x1016_d = v_x1016->data.i;
-    const int64_t v_x1016_n = v_x1016->len;
+    const int64_t t324 = v_x974_n;
+    v_x999 = rt_value_new(rt_vec_type(RT_INT), t324);
+    int32_t *v_x999_d = v_x999->data.i;
+    const int64_t v_x999_n = v_x999->len;
     RT_PARALLEL_FOR_IF(t324 >= RT_PARALLEL_MIN)
     for (int64_t t325 = 0; t325 < t324; t325++) {
       const int32_t t326 = (int32_t)t325;
       int t328 = 0; /* nonzero: a check below failed */
-      int t329 = (uint64_t)(int64_t)t326 < (uint64_t)v_x992_n;
-      uint8_t t327 = t329 ? v_x992_d[t326] : 0;
+      int t329 = (uint64_t)(int64_t)t326 < (uint64_t)v_x975_n;
+      uint8_t t327 = t329 ? v_x975_d[t326] : 0;
       t328 |= !t329;
-      int t331 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x988_n;
+      int t331 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x971_n;
       int32_t t330 = t331 ? t326 : 0;
       t328 |= !t331;
       int32_t t333 = rt_mul_i(t330, 2);
@@ -1393,15 +1393,15 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, RtValue
       uint8_t t337 = rt_ge_i(t335, 0);
       int32_t t338;
       if (t337) {
-        int t340 = (uint64_t)(int64_t)t335 < (uint64_t)v_x999_n;
-        int32_t t339 = t340 ? v_x999_d[t335] : 0;
+        int t340 = (uint64_t)(int64_t)t335 < (uint64_t)v_x982_n;
+        int32_t t339 = t340 ? v_x982_d[t335] : 0;
         t328 |= !t340;
         t338 = t339;
       } else {
         t338 = 0;
       }
       int32_t t342 = rt_add_i(t338, 1);
-      int t344 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x1005_n;
+      int t344 = (uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x988_n;
       int32_t t343 = t344 ? t326 : 0;
       t328 |= !t344;
       int32_t t346 = rt_mul_i(t343, 2);
@@ -1410,8 +1410,8 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, RtValue
       uint8_t t352 = rt_ge_i(t350, 0);
       int32_t t353;
       if (t352) {
-        int t355 = (uint64_t)(int64_t)t350 < (uint64_t)v_x999_n;
-        int32_t t354 = t355 ? v_x999_d[t350] : 0;
+        int t355 = (uint64_t)(int64_t)t350 < (uint64_t)v_x982_n;
+        int32_t t354 = t355 ? v_x982_d[t350] : 0;
         t328 |= !t355;
         t353 = t354;
       } else {
@@ -1420,17 +1420,17 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, RtValue
       int32_t t357 = rt_add_i(t342, t353);
       if (__builtin_expect(t328 != 0, 0)) { /* again, recording the error */
         uint8_t t358;
-        if ((uint64_t)(int64_t)t326 < (uint64_t)v_x992_n) {
-          t358 = v_x992_d[t326];
+        if ((uint64_t)(int64_t)t326 < (uint64_t)v_x975_n) {
+          t358 = v_x975_d[t326];
         } else {
-          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, v_x992_n, 0.0, 0);
+          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, v_x975_n, 0.0, 0);
           t358 = 0;
         }
         int32_t t359;
-        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x988_n) {
+        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x971_n) {
           t359 = t326;
         } else {
-          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, (int32_t)v_x988_n, 0.0, 1);
+          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t326, (int32_t)v_x971_n, 0.0, 1);
           t359 = 0;
         }
         int32_t t361 = rt_mul_i(t359, 2);
@@ -1439,10 +1439,10 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, RtValue
         int32_t t366;
         if (t365) {
           int32_t t367;
-          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x999_n) {
-            t367 = v_x999_d[t363];
+          if ((uint64_t)(int64_t)t363 < (uint64_t)v_x982_n) {
+            t367 = v_x982_d[t363];
           } else {
-            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x999_n, 0.0, 2);
+            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 0, 0, RT_GATHER, t363, v_x982_n, 0.0, 2);
             t367 = 0;
           }
           t366 = t367;
@@ -1451,10 +1451,10 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, RtValue
         }
         int32_t t369 = rt_add_i(t366, 1);
         int32_t t370;
-        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x1005_n) {
+        if ((uint64_t)(int64_t)t326 < (uint64_t)(int32_t)v_x988_n) {
           t370 = t326;
         } else {
-          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 4, 0, RT_GATHER, t326, (int32_t)v_x1005_n, 0.0, 3);
+          NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 4, 0, RT_GATHER, t326, (int32_t)v_x988_n, 0.0, 3);
           t370 = 0;
         }
         int32_t t372 = rt_mul_i(t370, 2);
@@ -1464,10 +1464,10 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, RtValue
         int32_t t379;
         if (t378) {
           int32_t t380;
-          if ((uint64_t)(int64_t)t376 < (uint64_t)v_x999_n) {
-            t380 = v_x999_d[t376];
+          if ((uint64_t)(int64_t)t376 < (uint64_t)v_x982_n) {
+            t380 = v_x982_d[t376];
           } else {
-            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 1, 0, RT_GATHER, t376, v_x999_n, 0.0, 4);
+            NESSIE_RECORD(err, t325, RT_CHECK_INDEX, 1, 0, RT_GATHER, t376, v_x982_n, 0.0, 4);
             t380 = 0;
           }
           t379 = t380;
@@ -1476,35 +1476,34 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, RtValue
         }
         int32_t t382 = rt_add_i(t369, t379);
       }
-      v_x1016_d[t325] = t357;
+      v_x999_d[t325] = t357;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1016 = v_x1016;
+  *out_v_x999 = v_x999;
   return;
 fail:
-  rt_release(v_x1016);
+  rt_release(v_x999);
 }
 
 /* K12: PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577, int32_t v_x1540, RtValue **out_v_x1563, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1561, int32_t *out_v_x1562, RtValue **out_v_x1575, RtValue **out_v_x1576) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1501, int32_t v_x1470, RtValue **out_v_x1487, RtValue **out_v_x1475, RtValue **out_v_x1477, int32_t *out_v_x1486, RtValue **out_v_x1499, RtValue **out_v_x1500) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1577_off = rt_seg_offsets(v_sd_1577);
-  const int64_t v_sd_1577_n = v_sd_1577->len;
-  RtValue *v_x1545 = NULL;
-  RtValue *v_x1546 = NULL;
-  RtValue *v_x1547 = NULL;
-  RtValue *v_x1548 = NULL;
-  int32_t v_x1561 = 0;
-  int32_t v_x1562 = 0;
-  RtValue *v_x1563 = NULL;
-  RtValue *v_x1575 = NULL;
-  RtValue *v_x1576 = NULL;
+  const int64_t *v_sd_1501_off = rt_seg_offsets(v_sd_1501);
+  const int64_t v_sd_1501_n = v_sd_1501->len;
+  RtValue *v_x1475 = NULL;
+  RtValue *v_x1476 = NULL;
+  RtValue *v_x1477 = NULL;
+  RtValue *v_x1478 = NULL;
+  int32_t v_x1486 = 0;
+  RtValue *v_x1487 = NULL;
+  RtValue *v_x1499 = NULL;
+  RtValue *v_x1500 = NULL;
   /* PARTITION */
   {
-    const int64_t t383 = v_x1540;
+    const int64_t t383 = v_x1470;
     if (t383 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t383, 0.0, 0);
       goto fail;
@@ -1521,16 +1520,16 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577, int3
         int32_t t387x0;
         uint8_t t387x1;
         int t391 = 0; /* nonzero: a check below failed */
-        int t392 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1577_n;
-        int32_t t390 = t392 ? (int32_t)(v_sd_1577_off[t389 + 1] - v_sd_1577_off[t389]) : 0;
+        int t392 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1501_n;
+        int32_t t390 = t392 ? (int32_t)(v_sd_1501_off[t389 + 1] - v_sd_1501_off[t389]) : 0;
         t391 |= !t392;
         uint8_t t394 = rt_le_i(t390, 1);
         if (__builtin_expect(t391 != 0, 0)) { /* again, recording the error */
           int32_t t395;
-          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1577_n) {
-            t395 = (int32_t)(v_sd_1577_off[t389 + 1] - v_sd_1577_off[t389]);
+          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1501_n) {
+            t395 = (int32_t)(v_sd_1501_off[t389 + 1] - v_sd_1501_off[t389]);
           } else {
-            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1577_n, 0.0, 1);
+            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1501_n, 0.0, 1);
             t395 = 0;
           }
           uint8_t t397 = rt_le_i(t395, 1);
@@ -1555,12 +1554,12 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577, int3
       t386[t387] = t399;
       t399 += k;
     }
-    v_x1545 = rt_value_new(rt_vec_type(RT_INT), t399);
-    int32_t *v_x1545_d = v_x1545->data.i;
-    const int64_t v_x1545_n = v_x1545->len;
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), (t383 - t399));
-    int32_t *v_x1547_d = v_x1547->data.i;
-    const int64_t v_x1547_n = v_x1547->len;
+    v_x1475 = rt_value_new(rt_vec_type(RT_INT), t399);
+    int32_t *v_x1475_d = v_x1475->data.i;
+    const int64_t v_x1475_n = v_x1475->len;
+    v_x1477 = rt_value_new(rt_vec_type(RT_INT), (t383 - t399));
+    int32_t *v_x1477_d = v_x1477->data.i;
+    const int64_t v_x1477_n = v_x1477->len;
     RT_PARALLEL_FOR_IF(t384 > 1)
     for (int64_t t387 = 0; t387 < t384; t387++) {
       int64_t at = t386[t387];
@@ -1571,16 +1570,16 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577, int3
         int32_t t387y0;
         uint8_t t387y1;
         int t401 = 0; /* nonzero: a check below failed */
-        int t402 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1577_n;
-        int32_t t400 = t402 ? (int32_t)(v_sd_1577_off[t389 + 1] - v_sd_1577_off[t389]) : 0;
+        int t402 = (uint64_t)(int64_t)t389 < (uint64_t)v_sd_1501_n;
+        int32_t t400 = t402 ? (int32_t)(v_sd_1501_off[t389 + 1] - v_sd_1501_off[t389]) : 0;
         t401 |= !t402;
         uint8_t t404 = rt_le_i(t400, 1);
         if (__builtin_expect(t401 != 0, 0)) { /* again, recording the error */
           int32_t t405;
-          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1577_n) {
-            t405 = (int32_t)(v_sd_1577_off[t389 + 1] - v_sd_1577_off[t389]);
+          if ((uint64_t)(int64_t)t389 < (uint64_t)v_sd_1501_n) {
+            t405 = (int32_t)(v_sd_1501_off[t389 + 1] - v_sd_1501_off[t389]);
           } else {
-            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1577_n, 0.0, 2);
+            NESSIE_RECORD(err, t388, RT_CHECK_INDEX, 0, 0, RT_GATHER, t389, v_sd_1501_n, 0.0, 2);
             t405 = 0;
           }
           uint8_t t407 = rt_le_i(t405, 1);
@@ -1588,10 +1587,10 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577, int3
         t387y0 = t389;
         t387y1 = t404;
         if (t385[t388]) {
-          v_x1545_d[at] = t387y0;
+          v_x1475_d[at] = t387y0;
           at++;
         } else {
-          v_x1547_d[at_not] = t387y0;
+          v_x1477_d[at_not] = t387y0;
           at_not++;
         }
       }
@@ -1602,695 +1601,677 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577, int3
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1545_d = v_x1545->data.i;
-    const int64_t v_x1545_n = v_x1545->len;
-    int32_t *v_x1547_d = v_x1547->data.i;
-    const int64_t v_x1547_n = v_x1547->len;
+    int32_t *v_x1475_d = v_x1475->data.i;
+    const int64_t v_x1475_n = v_x1475->len;
+    int32_t *v_x1477_d = v_x1477->data.i;
+    const int64_t v_x1477_n = v_x1477->len;
     /* REDUCE */
     {
-      const int64_t t408 = v_x1540;
+      const int64_t t408 = v_x1470;
       if (t408 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t408, 0.0, 3);
         goto fail;
       }
       const int64_t t409 = t408 > 0 ? (t408 + RT_CHUNK - 1) / RT_CHUNK : 1;
       int32_t *t410 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t409);
-      int32_t *t411 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t409);
-      v_x1563 = rt_value_new(rt_vec_type(RT_BOOL), t408);
-      uint8_t *v_x1563_d = v_x1563->data.b;
-      const int64_t v_x1563_n = v_x1563->len;
+      v_x1487 = rt_value_new(rt_vec_type(RT_BOOL), t408);
+      uint8_t *v_x1487_d = v_x1487->data.b;
+      const int64_t v_x1487_n = v_x1487->len;
       RT_PARALLEL_FOR_IF(t409 > 1)
-      for (int64_t t412 = 0; t412 < t409; t412++) {
-        int32_t t412a0;
-        int32_t t412a1;
-        t412a0 = 0;
-        t412a1 = 0;
-        const int64_t t412_end = (t412 + 1) * RT_CHUNK < t408 ? (t412 + 1) * RT_CHUNK : t408;
-        for (int64_t t413 = t412 * RT_CHUNK; t413 < t412_end; t413++) {
-          const int32_t t414 = (int32_t)t413;
-          int32_t t412x0;
-          int32_t t412x1;
-          uint8_t t412x2;
-          int t416 = 0; /* nonzero: a check below failed */
-          int t417 = (uint64_t)(int64_t)t414 < (uint64_t)v_sd_1577_n;
-          int32_t t415 = t417 ? (int32_t)(v_sd_1577_off[t414 + 1] - v_sd_1577_off[t414]) : 0;
-          t416 |= !t417;
-          uint8_t t419 = rt_le_i(t415, 1);
-          int32_t t421 = (t419 ? t415 : 0);
-          int32_t t423 = (t419 ? 0 : t415);
-          if (__builtin_expect(t416 != 0, 0)) { /* again, recording the error */
-            int32_t t424;
-            if ((uint64_t)(int64_t)t414 < (uint64_t)v_sd_1577_n) {
-              t424 = (int32_t)(v_sd_1577_off[t414 + 1] - v_sd_1577_off[t414]);
+      for (int64_t t411 = 0; t411 < t409; t411++) {
+        int32_t t411a0;
+        t411a0 = 0;
+        const int64_t t411_end = (t411 + 1) * RT_CHUNK < t408 ? (t411 + 1) * RT_CHUNK : t408;
+        for (int64_t t412 = t411 * RT_CHUNK; t412 < t411_end; t412++) {
+          const int32_t t413 = (int32_t)t412;
+          int32_t t411x0;
+          uint8_t t411x1;
+          int t415 = 0; /* nonzero: a check below failed */
+          int t416 = (uint64_t)(int64_t)t413 < (uint64_t)v_sd_1501_n;
+          int32_t t414 = t416 ? (int32_t)(v_sd_1501_off[t413 + 1] - v_sd_1501_off[t413]) : 0;
+          t415 |= !t416;
+          uint8_t t418 = rt_le_i(t414, 1);
+          int32_t t420 = (t418 ? 0 : t414);
+          if (__builtin_expect(t415 != 0, 0)) { /* again, recording the error */
+            int32_t t421;
+            if ((uint64_t)(int64_t)t413 < (uint64_t)v_sd_1501_n) {
+              t421 = (int32_t)(v_sd_1501_off[t413 + 1] - v_sd_1501_off[t413]);
             } else {
-              NESSIE_RECORD(err, t413, RT_CHECK_INDEX, 0, 0, RT_GATHER, t414, v_sd_1577_n, 0.0, 4);
-              t424 = 0;
+              NESSIE_RECORD(err, t412, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, v_sd_1501_n, 0.0, 4);
+              t421 = 0;
             }
-            uint8_t t426 = rt_le_i(t424, 1);
-            int32_t t428 = (t426 ? t424 : 0);
-            int32_t t430 = (t426 ? 0 : t424);
+            uint8_t t423 = rt_le_i(t421, 1);
+            int32_t t425 = (t423 ? 0 : t421);
           }
-          t412x0 = t421;
-          t412x1 = t423;
-          t412x2 = t419;
-          v_x1563_d[t413] = t412x2; /* a map column */
-          int32_t t432 = rt_add_i(t412a0, t412x0);
-          int32_t t434 = rt_add_i(t412a1, t412x1);
-          t412a0 = t432;
-          t412a1 = t434;
+          t411x0 = t420;
+          t411x1 = t418;
+          v_x1487_d[t412] = t411x1; /* a map column */
+          int32_t t427 = rt_add_i(t411a0, t411x0);
+          t411a0 = t427;
         }
-        t410[t412] = t412a0;
-        t411[t412] = t412a1;
+        t410[t411] = t411a0;
       }
-      int32_t t412t0;
-      int32_t t412t1;
-      t412t0 = 0;
-      t412t1 = 0;
-      for (int64_t t412 = 0; t412 < t409; t412++) {
-        const int32_t t435 = t410[t412];
-        const int32_t t436 = t411[t412];
-        int32_t t438 = rt_add_i(t412t0, t435);
-        int32_t t440 = rt_add_i(t412t1, t436);
-        t412t0 = t438;
-        t412t1 = t440;
+      int32_t t411t0;
+      t411t0 = 0;
+      for (int64_t t411 = 0; t411 < t409; t411++) {
+        const int32_t t428 = t410[t411];
+        int32_t t430 = rt_add_i(t411t0, t428);
+        t411t0 = t430;
       }
-      v_x1561 = t412t0;
+      v_x1486 = t411t0;
       rt_free(t410);
-      v_x1562 = t412t1;
-      rt_free(t411);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1563_d = v_x1563->data.b;
-      const int64_t v_x1563_n = v_x1563->len;
+      uint8_t *v_x1487_d = v_x1487->data.b;
+      const int64_t v_x1487_n = v_x1487->len;
       /* SCAN */
       {
-        const int64_t t441 = v_x1540;
-        if (t441 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t441, 0.0, 5);
+        const int64_t t431 = v_x1470;
+        if (t431 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t431, 0.0, 5);
           goto fail;
         }
-        const int64_t t442 = t441 > 0 ? (t441 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t443 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t442);
-        int32_t *t444 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t442);
-        RT_PARALLEL_FOR_IF(t442 > 1)
-        for (int64_t t445 = 0; t445 < t442; t445++) {
-          int32_t t445a0;
-          int32_t t445a1;
-          t445a0 = 0;
-          t445a1 = 0;
-          const int64_t t445_end = (t445 + 1) * RT_CHUNK < t441 ? (t445 + 1) * RT_CHUNK : t441;
-          for (int64_t t446 = t445 * RT_CHUNK; t446 < t445_end; t446++) {
-            const int32_t t447 = (int32_t)t446;
-            int32_t t445x0;
-            int32_t t445x1;
-            int t449 = 0; /* nonzero: a check below failed */
-            int t450 = (uint64_t)(int64_t)t447 < (uint64_t)v_sd_1577_n;
-            int32_t t448 = t450 ? (int32_t)(v_sd_1577_off[t447 + 1] - v_sd_1577_off[t447]) : 0;
-            t449 |= !t450;
-            uint8_t t452 = rt_le_i(t448, 1);
-            int32_t t454 = rt_btoi_b(t452);
-            uint8_t t456 = rt_not_b(t452);
-            int32_t t458 = rt_btoi_b(t456);
-            if (__builtin_expect(t449 != 0, 0)) { /* again, recording the error */
-              int32_t t459;
-              if ((uint64_t)(int64_t)t447 < (uint64_t)v_sd_1577_n) {
-                t459 = (int32_t)(v_sd_1577_off[t447 + 1] - v_sd_1577_off[t447]);
+        const int64_t t432 = t431 > 0 ? (t431 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t433 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t432);
+        int32_t *t434 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t432);
+        RT_PARALLEL_FOR_IF(t432 > 1)
+        for (int64_t t435 = 0; t435 < t432; t435++) {
+          int32_t t435a0;
+          int32_t t435a1;
+          t435a0 = 0;
+          t435a1 = 0;
+          const int64_t t435_end = (t435 + 1) * RT_CHUNK < t431 ? (t435 + 1) * RT_CHUNK : t431;
+          for (int64_t t436 = t435 * RT_CHUNK; t436 < t435_end; t436++) {
+            const int32_t t437 = (int32_t)t436;
+            int32_t t435x0;
+            int32_t t435x1;
+            int t439 = 0; /* nonzero: a check below failed */
+            int t440 = (uint64_t)(int64_t)t437 < (uint64_t)v_sd_1501_n;
+            int32_t t438 = t440 ? (int32_t)(v_sd_1501_off[t437 + 1] - v_sd_1501_off[t437]) : 0;
+            t439 |= !t440;
+            uint8_t t442 = rt_le_i(t438, 1);
+            int32_t t444 = rt_btoi_b(t442);
+            uint8_t t446 = rt_not_b(t442);
+            int32_t t448 = rt_btoi_b(t446);
+            if (__builtin_expect(t439 != 0, 0)) { /* again, recording the error */
+              int32_t t449;
+              if ((uint64_t)(int64_t)t437 < (uint64_t)v_sd_1501_n) {
+                t449 = (int32_t)(v_sd_1501_off[t437 + 1] - v_sd_1501_off[t437]);
               } else {
-                NESSIE_RECORD(err, t446, RT_CHECK_INDEX, 0, 0, RT_GATHER, t447, v_sd_1577_n, 0.0, 6);
-                t459 = 0;
+                NESSIE_RECORD(err, t436, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_sd_1501_n, 0.0, 6);
+                t449 = 0;
               }
-              uint8_t t461 = rt_le_i(t459, 1);
-              int32_t t463 = rt_btoi_b(t461);
-              uint8_t t465 = rt_not_b(t461);
-              int32_t t467 = rt_btoi_b(t465);
+              uint8_t t451 = rt_le_i(t449, 1);
+              int32_t t453 = rt_btoi_b(t451);
+              uint8_t t455 = rt_not_b(t451);
+              int32_t t457 = rt_btoi_b(t455);
             }
-            t445x0 = t454;
-            t445x1 = t458;
-            int32_t t469 = rt_add_i(t445a0, t445x0);
-            int32_t t471 = rt_add_i(t445a1, t445x1);
-            t445a0 = t469;
-            t445a1 = t471;
+            t435x0 = t444;
+            t435x1 = t448;
+            int32_t t459 = rt_add_i(t435a0, t435x0);
+            int32_t t461 = rt_add_i(t435a1, t435x1);
+            t435a0 = t459;
+            t435a1 = t461;
           }
-          t443[t445] = t445a0;
-          t444[t445] = t445a1;
+          t433[t435] = t435a0;
+          t434[t435] = t435a1;
         }
-        int32_t t445t0;
-        int32_t t445t1;
-        t445t0 = 0;
-        t445t1 = 0;
-        for (int64_t t445 = 0; t445 < t442; t445++) {
-          const int32_t t472 = t443[t445];
-          t443[t445] = t445t0;
-          const int32_t t473 = t444[t445];
-          t444[t445] = t445t1;
-          int32_t t475 = rt_add_i(t445t0, t472);
-          int32_t t477 = rt_add_i(t445t1, t473);
-          t445t0 = t475;
-          t445t1 = t477;
+        int32_t t435t0;
+        int32_t t435t1;
+        t435t0 = 0;
+        t435t1 = 0;
+        for (int64_t t435 = 0; t435 < t432; t435++) {
+          const int32_t t462 = t433[t435];
+          t433[t435] = t435t0;
+          const int32_t t463 = t434[t435];
+          t434[t435] = t435t1;
+          int32_t t465 = rt_add_i(t435t0, t462);
+          int32_t t467 = rt_add_i(t435t1, t463);
+          t435t0 = t465;
+          t435t1 = t467;
         }
-        v_x1575 = rt_value_new(rt_vec_type(RT_INT), t441);
-        int32_t *v_x1575_d = v_x1575->data.i;
-        const int64_t v_x1575_n = v_x1575->len;
-        v_x1576 = rt_value_new(rt_vec_type(RT_INT), t441);
-        int32_t *v_x1576_d = v_x1576->data.i;
-        const int64_t v_x1576_n = v_x1576->len;
-        RT_PARALLEL_FOR_IF(t442 > 1)
-        for (int64_t t445 = 0; t445 < t442; t445++) {
-          int32_t t445p0;
-          int32_t t445p1;
-          t445p0 = t443[t445];
-          t445p1 = t444[t445];
-          const int64_t t445_end = (t445 + 1) * RT_CHUNK < t441 ? (t445 + 1) * RT_CHUNK : t441;
-          for (int64_t t446 = t445 * RT_CHUNK; t446 < t445_end; t446++) {
-            const int32_t t447 = (int32_t)t446;
-            v_x1575_d[t446] = t445p0;
-            v_x1576_d[t446] = t445p1;
-            int32_t t445y0;
-            int32_t t445y1;
-            int t479 = 0; /* nonzero: a check below failed */
-            int t480 = (uint64_t)(int64_t)t447 < (uint64_t)v_sd_1577_n;
-            int32_t t478 = t480 ? (int32_t)(v_sd_1577_off[t447 + 1] - v_sd_1577_off[t447]) : 0;
-            t479 |= !t480;
-            uint8_t t482 = rt_le_i(t478, 1);
-            int32_t t484 = rt_btoi_b(t482);
-            uint8_t t486 = rt_not_b(t482);
-            int32_t t488 = rt_btoi_b(t486);
-            if (__builtin_expect(t479 != 0, 0)) { /* again, recording the error */
-              int32_t t489;
-              if ((uint64_t)(int64_t)t447 < (uint64_t)v_sd_1577_n) {
-                t489 = (int32_t)(v_sd_1577_off[t447 + 1] - v_sd_1577_off[t447]);
+        v_x1499 = rt_value_new(rt_vec_type(RT_INT), t431);
+        int32_t *v_x1499_d = v_x1499->data.i;
+        const int64_t v_x1499_n = v_x1499->len;
+        v_x1500 = rt_value_new(rt_vec_type(RT_INT), t431);
+        int32_t *v_x1500_d = v_x1500->data.i;
+        const int64_t v_x1500_n = v_x1500->len;
+        RT_PARALLEL_FOR_IF(t432 > 1)
+        for (int64_t t435 = 0; t435 < t432; t435++) {
+          int32_t t435p0;
+          int32_t t435p1;
+          t435p0 = t433[t435];
+          t435p1 = t434[t435];
+          const int64_t t435_end = (t435 + 1) * RT_CHUNK < t431 ? (t435 + 1) * RT_CHUNK : t431;
+          for (int64_t t436 = t435 * RT_CHUNK; t436 < t435_end; t436++) {
+            const int32_t t437 = (int32_t)t436;
+            v_x1499_d[t436] = t435p0;
+            v_x1500_d[t436] = t435p1;
+            int32_t t435y0;
+            int32_t t435y1;
+            int t469 = 0; /* nonzero: a check below failed */
+            int t470 = (uint64_t)(int64_t)t437 < (uint64_t)v_sd_1501_n;
+            int32_t t468 = t470 ? (int32_t)(v_sd_1501_off[t437 + 1] - v_sd_1501_off[t437]) : 0;
+            t469 |= !t470;
+            uint8_t t472 = rt_le_i(t468, 1);
+            int32_t t474 = rt_btoi_b(t472);
+            uint8_t t476 = rt_not_b(t472);
+            int32_t t478 = rt_btoi_b(t476);
+            if (__builtin_expect(t469 != 0, 0)) { /* again, recording the error */
+              int32_t t479;
+              if ((uint64_t)(int64_t)t437 < (uint64_t)v_sd_1501_n) {
+                t479 = (int32_t)(v_sd_1501_off[t437 + 1] - v_sd_1501_off[t437]);
               } else {
-                NESSIE_RECORD(err, t446, RT_CHECK_INDEX, 0, 0, RT_GATHER, t447, v_sd_1577_n, 0.0, 7);
-                t489 = 0;
+                NESSIE_RECORD(err, t436, RT_CHECK_INDEX, 0, 0, RT_GATHER, t437, v_sd_1501_n, 0.0, 7);
+                t479 = 0;
               }
-              uint8_t t491 = rt_le_i(t489, 1);
-              int32_t t493 = rt_btoi_b(t491);
-              uint8_t t495 = rt_not_b(t491);
-              int32_t t497 = rt_btoi_b(t495);
+              uint8_t t481 = rt_le_i(t479, 1);
+              int32_t t483 = rt_btoi_b(t481);
+              uint8_t t485 = rt_not_b(t481);
+              int32_t t487 = rt_btoi_b(t485);
             }
-            t445y0 = t484;
-            t445y1 = t488;
-            int32_t t499 = rt_add_i(t445p0, t445y0);
-            int32_t t501 = rt_add_i(t445p1, t445y1);
-            t445p0 = t499;
-            t445p1 = t501;
+            t435y0 = t474;
+            t435y1 = t478;
+            int32_t t489 = rt_add_i(t435p0, t435y0);
+            int32_t t491 = rt_add_i(t435p1, t435y1);
+            t435p0 = t489;
+            t435p1 = t491;
           }
         }
-        rt_free(t443);
-        rt_free(t444);
+        rt_free(t433);
+        rt_free(t434);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1563 = v_x1563;
-  *out_v_x1545 = v_x1545;
-  *out_v_x1547 = v_x1547;
-  *out_v_x1561 = v_x1561;
-  *out_v_x1562 = v_x1562;
-  *out_v_x1575 = v_x1575;
-  *out_v_x1576 = v_x1576;
-  rt_release(v_x1546);
-  rt_release(v_x1548);
+  *out_v_x1487 = v_x1487;
+  *out_v_x1475 = v_x1475;
+  *out_v_x1477 = v_x1477;
+  *out_v_x1486 = v_x1486;
+  *out_v_x1499 = v_x1499;
+  *out_v_x1500 = v_x1500;
+  rt_release(v_x1476);
+  rt_release(v_x1478);
   return;
 fail:
-  rt_release(v_x1545);
-  rt_release(v_x1546);
-  rt_release(v_x1547);
-  rt_release(v_x1548);
-  rt_release(v_x1563);
-  rt_release(v_x1575);
-  rt_release(v_x1576);
+  rt_release(v_x1475);
+  rt_release(v_x1476);
+  rt_release(v_x1477);
+  rt_release(v_x1478);
+  rt_release(v_x1487);
+  rt_release(v_x1499);
+  rt_release(v_x1500);
 }
 
 /* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1593, RtValue *v_sd_1606, RtValue *v_sd_1595, int32_t v_x1596, RtValue **out_v_x1604) {
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1546, RtValue *v_sd_1547, RtValue *v_sd_1559, int32_t v_x1549, RtValue **out_v_x1557) {
   (void)loc;
   (void)run;
-  int32_t *v_x1593_d = v_x1593->data.i;
-  const int64_t v_x1593_n = v_x1593->len;
-  const int64_t *v_sd_1606_off = rt_seg_offsets(v_sd_1606);
-  const int64_t v_sd_1606_n = v_sd_1606->len;
-  const int64_t *v_sd_1595_off = rt_seg_offsets(v_sd_1595);
-  const int64_t v_sd_1595_n = v_sd_1595->len;
-  RtValue *v_x1600 = NULL;
-  RtValue *v_x1601 = NULL;
-  RtValue *v_x1602 = NULL;
-  RtValue *v_x1603 = NULL;
-  RtValue *v_x1604 = NULL;
-  RtValue *v_x1605 = NULL;
+  int32_t *v_x1546_d = v_x1546->data.i;
+  const int64_t v_x1546_n = v_x1546->len;
+  const int64_t *v_sd_1547_off = rt_seg_offsets(v_sd_1547);
+  const int64_t v_sd_1547_n = v_sd_1547->len;
+  const int64_t *v_sd_1559_off = rt_seg_offsets(v_sd_1559);
+  const int64_t v_sd_1559_n = v_sd_1559->len;
+  RtValue *v_x1553 = NULL;
+  RtValue *v_x1554 = NULL;
+  RtValue *v_x1555 = NULL;
+  RtValue *v_x1556 = NULL;
+  RtValue *v_x1557 = NULL;
+  RtValue *v_x1558 = NULL;
   /* MAP */
   {
-    const int64_t t502 = v_x1593_n;
-    v_x1600 = rt_value_new(rt_vec_type(RT_INT), t502);
-    int32_t *v_x1600_d = v_x1600->data.i;
-    const int64_t v_x1600_n = v_x1600->len;
-    v_x1601 = rt_value_new(rt_vec_type(RT_INT), t502);
-    int32_t *v_x1601_d = v_x1601->data.i;
-    const int64_t v_x1601_n = v_x1601->len;
-    v_x1602 = rt_value_new(rt_vec_type(RT_INT), t502);
-    int32_t *v_x1602_d = v_x1602->data.i;
-    const int64_t v_x1602_n = v_x1602->len;
-    RT_PARALLEL_FOR_IF(t502 >= RT_PARALLEL_MIN)
-    for (int64_t t503 = 0; t503 < t502; t503++) {
-      const int32_t t504 = (int32_t)t503;
-      int t507 = 0; /* nonzero: a check below failed */
-      int32_t t505 = v_x1593_d[t504];
-      int t508 = (uint64_t)(int64_t)t505 < (uint64_t)v_sd_1595_n;
-      int32_t t506 = t508 ? (int32_t)v_sd_1595_off[t505] : 0;
-      t507 |= !t508;
-      int t510 = (uint64_t)(int64_t)t505 < (uint64_t)v_sd_1606_n;
-      int32_t t509 = t510 ? (int32_t)(v_sd_1606_off[t505 + 1] - v_sd_1606_off[t505]) : 0;
-      t507 |= !t510;
-      int32_t t512 = rt_add_i(t506, t509);
-      if (__builtin_expect(t507 != 0, 0)) { /* again, recording the error */
-        int32_t t513 = v_x1593_d[t504];
-        int32_t t514;
-        if ((uint64_t)(int64_t)t513 < (uint64_t)v_sd_1595_n) {
-          t514 = (int32_t)v_sd_1595_off[t513];
+    const int64_t t492 = v_x1546_n;
+    v_x1553 = rt_value_new(rt_vec_type(RT_INT), t492);
+    int32_t *v_x1553_d = v_x1553->data.i;
+    const int64_t v_x1553_n = v_x1553->len;
+    v_x1554 = rt_value_new(rt_vec_type(RT_INT), t492);
+    int32_t *v_x1554_d = v_x1554->data.i;
+    const int64_t v_x1554_n = v_x1554->len;
+    v_x1555 = rt_value_new(rt_vec_type(RT_INT), t492);
+    int32_t *v_x1555_d = v_x1555->data.i;
+    const int64_t v_x1555_n = v_x1555->len;
+    RT_PARALLEL_FOR_IF(t492 >= RT_PARALLEL_MIN)
+    for (int64_t t493 = 0; t493 < t492; t493++) {
+      const int32_t t494 = (int32_t)t493;
+      int t497 = 0; /* nonzero: a check below failed */
+      int32_t t495 = v_x1546_d[t494];
+      int t498 = (uint64_t)(int64_t)t495 < (uint64_t)v_sd_1559_n;
+      int32_t t496 = t498 ? (int32_t)v_sd_1559_off[t495] : 0;
+      t497 |= !t498;
+      int t500 = (uint64_t)(int64_t)t495 < (uint64_t)v_sd_1547_n;
+      int32_t t499 = t500 ? (int32_t)(v_sd_1547_off[t495 + 1] - v_sd_1547_off[t495]) : 0;
+      t497 |= !t500;
+      int32_t t502 = rt_add_i(t496, t499);
+      if (__builtin_expect(t497 != 0, 0)) { /* again, recording the error */
+        int32_t t503 = v_x1546_d[t494];
+        int32_t t504;
+        if ((uint64_t)(int64_t)t503 < (uint64_t)v_sd_1559_n) {
+          t504 = (int32_t)v_sd_1559_off[t503];
         } else {
-          NESSIE_RECORD(err, t503, RT_CHECK_INDEX, 0, 0, RT_GATHER, t513, v_sd_1595_n, 0.0, 0);
-          t514 = 0;
+          NESSIE_RECORD(err, t493, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, v_sd_1559_n, 0.0, 0);
+          t504 = 0;
         }
-        int32_t t515;
-        if ((uint64_t)(int64_t)t513 < (uint64_t)v_sd_1606_n) {
-          t515 = (int32_t)(v_sd_1606_off[t513 + 1] - v_sd_1606_off[t513]);
+        int32_t t505;
+        if ((uint64_t)(int64_t)t503 < (uint64_t)v_sd_1547_n) {
+          t505 = (int32_t)(v_sd_1547_off[t503 + 1] - v_sd_1547_off[t503]);
         } else {
-          NESSIE_RECORD(err, t503, RT_CHECK_INDEX, 0, 0, RT_GATHER, t513, v_sd_1606_n, 0.0, 1);
-          t515 = 0;
+          NESSIE_RECORD(err, t493, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, v_sd_1547_n, 0.0, 1);
+          t505 = 0;
         }
-        int32_t t517 = rt_add_i(t514, t515);
+        int32_t t507 = rt_add_i(t504, t505);
       }
-      v_x1600_d[t503] = t506;
-      v_x1601_d[t503] = t512;
-      v_x1602_d[t503] = 1;
+      v_x1553_d[t493] = t496;
+      v_x1554_d[t493] = t502;
+      v_x1555_d[t493] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1600_d = v_x1600->data.i;
-    const int64_t v_x1600_n = v_x1600->len;
-    int32_t *v_x1601_d = v_x1601->data.i;
-    const int64_t v_x1601_n = v_x1601->len;
-    int32_t *v_x1602_d = v_x1602->data.i;
-    const int64_t v_x1602_n = v_x1602->len;
+    int32_t *v_x1553_d = v_x1553->data.i;
+    const int64_t v_x1553_n = v_x1553->len;
+    int32_t *v_x1554_d = v_x1554->data.i;
+    const int64_t v_x1554_n = v_x1554->len;
+    int32_t *v_x1555_d = v_x1555->data.i;
+    const int64_t v_x1555_n = v_x1555->len;
     /* LIBRARY */
     {
-      RtValue *t518 = rt_range_segdes(loc, v_x1600, v_x1601, v_x1602, &v_x1604, &v_x1605);
-      rt_seg_known_total(t518, v_x1596);
-      v_x1603 = t518;
-      const int64_t *v_x1603_off = rt_seg_offsets(v_x1603);
-      const int64_t v_x1603_n = v_x1603->len;
+      RtValue *t508 = rt_range_segdes(loc, v_x1553, v_x1554, v_x1555, &v_x1557, &v_x1558);
+      rt_seg_known_total(t508, v_x1549);
+      v_x1556 = t508;
+      const int64_t *v_x1556_off = rt_seg_offsets(v_x1556);
+      const int64_t v_x1556_n = v_x1556->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1604 = v_x1604;
-  rt_release(v_x1600);
-  rt_release(v_x1601);
-  rt_release(v_x1602);
-  rt_release(v_x1603);
-  rt_release(v_x1605);
+  *out_v_x1557 = v_x1557;
+  rt_release(v_x1553);
+  rt_release(v_x1554);
+  rt_release(v_x1555);
+  rt_release(v_x1556);
+  rt_release(v_x1558);
   return;
 fail:
-  rt_release(v_x1600);
-  rt_release(v_x1601);
-  rt_release(v_x1602);
-  rt_release(v_x1603);
-  rt_release(v_x1604);
-  rt_release(v_x1605);
+  rt_release(v_x1553);
+  rt_release(v_x1554);
+  rt_release(v_x1555);
+  rt_release(v_x1556);
+  rt_release(v_x1557);
+  rt_release(v_x1558);
 }
 
 /* K14: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1578, RtValue *v_sd_1592, RtValue *v_sd_1580, int32_t v_x1581, RtValue **out_v_x1586, RtValue **out_v_x1585, RtValue **out_v_x1588, RtValue **out_v_x1589, RtValue **out_v_x1591) {
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1531, RtValue *v_sd_1532, RtValue *v_sd_1545, int32_t v_x1534, RtValue **out_v_x1539, RtValue **out_v_x1538, RtValue **out_v_x1541, RtValue **out_v_x1542, RtValue **out_v_x1544) {
   (void)loc;
   (void)run;
-  int32_t *v_x1578_d = v_x1578->data.i;
-  const int64_t v_x1578_n = v_x1578->len;
-  const int64_t *v_sd_1592_off = rt_seg_offsets(v_sd_1592);
-  const int64_t v_sd_1592_n = v_sd_1592->len;
-  const int64_t *v_sd_1580_off = rt_seg_offsets(v_sd_1580);
-  const int64_t v_sd_1580_n = v_sd_1580->len;
-  RtValue *v_x1585 = NULL;
-  RtValue *v_x1586 = NULL;
-  RtValue *v_x1587 = NULL;
-  RtValue *v_x1588 = NULL;
-  RtValue *v_x1589 = NULL;
-  RtValue *v_x1590 = NULL;
-  RtValue *v_x1591 = NULL;
+  int32_t *v_x1531_d = v_x1531->data.i;
+  const int64_t v_x1531_n = v_x1531->len;
+  const int64_t *v_sd_1532_off = rt_seg_offsets(v_sd_1532);
+  const int64_t v_sd_1532_n = v_sd_1532->len;
+  const int64_t *v_sd_1545_off = rt_seg_offsets(v_sd_1545);
+  const int64_t v_sd_1545_n = v_sd_1545->len;
+  RtValue *v_x1538 = NULL;
+  RtValue *v_x1539 = NULL;
+  RtValue *v_x1540 = NULL;
+  RtValue *v_x1541 = NULL;
+  RtValue *v_x1542 = NULL;
+  RtValue *v_x1543 = NULL;
+  RtValue *v_x1544 = NULL;
   /* MAP */
   {
-    const int64_t t519 = v_x1578_n;
-    v_x1585 = rt_value_new(rt_vec_type(RT_INT), t519);
-    int32_t *v_x1585_d = v_x1585->data.i;
-    const int64_t v_x1585_n = v_x1585->len;
-    v_x1586 = rt_value_new(rt_vec_type(RT_INT), t519);
-    int32_t *v_x1586_d = v_x1586->data.i;
-    const int64_t v_x1586_n = v_x1586->len;
-    v_x1587 = rt_value_new(rt_vec_type(RT_INT), t519);
-    int32_t *v_x1587_d = v_x1587->data.i;
-    const int64_t v_x1587_n = v_x1587->len;
-    v_x1588 = rt_value_new(rt_vec_type(RT_INT), t519);
-    int32_t *v_x1588_d = v_x1588->data.i;
-    const int64_t v_x1588_n = v_x1588->len;
-    RT_PARALLEL_FOR_IF(t519 >= RT_PARALLEL_MIN)
-    for (int64_t t520 = 0; t520 < t519; t520++) {
-      const int32_t t521 = (int32_t)t520;
-      int t524 = 0; /* nonzero: a check below failed */
-      int32_t t522 = v_x1578_d[t521];
-      int t525 = (uint64_t)(int64_t)t522 < (uint64_t)v_sd_1580_n;
-      int32_t t523 = t525 ? (int32_t)v_sd_1580_off[t522] : 0;
-      t524 |= !t525;
-      int t527 = (uint64_t)(int64_t)t522 < (uint64_t)v_sd_1592_n;
-      int32_t t526 = t527 ? (int32_t)(v_sd_1592_off[t522 + 1] - v_sd_1592_off[t522]) : 0;
-      t524 |= !t527;
-      int32_t t529 = rt_add_i(t523, t526);
-      if (__builtin_expect(t524 != 0, 0)) { /* again, recording the error */
-        int32_t t530 = v_x1578_d[t521];
-        int32_t t531;
-        if ((uint64_t)(int64_t)t530 < (uint64_t)v_sd_1580_n) {
-          t531 = (int32_t)v_sd_1580_off[t530];
+    const int64_t t509 = v_x1531_n;
+    v_x1538 = rt_value_new(rt_vec_type(RT_INT), t509);
+    int32_t *v_x1538_d = v_x1538->data.i;
+    const int64_t v_x1538_n = v_x1538->len;
+    v_x1539 = rt_value_new(rt_vec_type(RT_INT), t509);
+    int32_t *v_x1539_d = v_x1539->data.i;
+    const int64_t v_x1539_n = v_x1539->len;
+    v_x1540 = rt_value_new(rt_vec_type(RT_INT), t509);
+    int32_t *v_x1540_d = v_x1540->data.i;
+    const int64_t v_x1540_n = v_x1540->len;
+    v_x1541 = rt_value_new(rt_vec_type(RT_INT), t509);
+    int32_t *v_x1541_d = v_x1541->data.i;
+    const int64_t v_x1541_n = v_x1541->len;
+    RT_PARALLEL_FOR_IF(t509 >= RT_PARALLEL_MIN)
+    for (int64_t t510 = 0; t510 < t509; t510++) {
+      const int32_t t511 = (int32_t)t510;
+      int t514 = 0; /* nonzero: a check below failed */
+      int32_t t512 = v_x1531_d[t511];
+      int t515 = (uint64_t)(int64_t)t512 < (uint64_t)v_sd_1545_n;
+      int32_t t513 = t515 ? (int32_t)v_sd_1545_off[t512] : 0;
+      t514 |= !t515;
+      int t517 = (uint64_t)(int64_t)t512 < (uint64_t)v_sd_1532_n;
+      int32_t t516 = t517 ? (int32_t)(v_sd_1532_off[t512 + 1] - v_sd_1532_off[t512]) : 0;
+      t514 |= !t517;
+      int32_t t519 = rt_add_i(t513, t516);
+      if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
+        int32_t t520 = v_x1531_d[t511];
+        int32_t t521;
+        if ((uint64_t)(int64_t)t520 < (uint64_t)v_sd_1545_n) {
+          t521 = (int32_t)v_sd_1545_off[t520];
         } else {
-          NESSIE_RECORD(err, t520, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_sd_1580_n, 0.0, 0);
-          t531 = 0;
+          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t520, v_sd_1545_n, 0.0, 0);
+          t521 = 0;
         }
-        int32_t t532;
-        if ((uint64_t)(int64_t)t530 < (uint64_t)v_sd_1592_n) {
-          t532 = (int32_t)(v_sd_1592_off[t530 + 1] - v_sd_1592_off[t530]);
+        int32_t t522;
+        if ((uint64_t)(int64_t)t520 < (uint64_t)v_sd_1532_n) {
+          t522 = (int32_t)(v_sd_1532_off[t520 + 1] - v_sd_1532_off[t520]);
         } else {
-          NESSIE_RECORD(err, t520, RT_CHECK_INDEX, 0, 0, RT_GATHER, t530, v_sd_1592_n, 0.0, 1);
-          t532 = 0;
+          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t520, v_sd_1532_n, 0.0, 1);
+          t522 = 0;
         }
-        int32_t t534 = rt_add_i(t531, t532);
+        int32_t t524 = rt_add_i(t521, t522);
       }
-      v_x1585_d[t520] = t523;
-      v_x1586_d[t520] = t526;
-      v_x1587_d[t520] = t529;
-      v_x1588_d[t520] = 1;
+      v_x1538_d[t510] = t513;
+      v_x1539_d[t510] = t516;
+      v_x1540_d[t510] = t519;
+      v_x1541_d[t510] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1585_d = v_x1585->data.i;
-    const int64_t v_x1585_n = v_x1585->len;
-    int32_t *v_x1586_d = v_x1586->data.i;
-    const int64_t v_x1586_n = v_x1586->len;
-    int32_t *v_x1587_d = v_x1587->data.i;
-    const int64_t v_x1587_n = v_x1587->len;
-    int32_t *v_x1588_d = v_x1588->data.i;
-    const int64_t v_x1588_n = v_x1588->len;
+    int32_t *v_x1538_d = v_x1538->data.i;
+    const int64_t v_x1538_n = v_x1538->len;
+    int32_t *v_x1539_d = v_x1539->data.i;
+    const int64_t v_x1539_n = v_x1539->len;
+    int32_t *v_x1540_d = v_x1540->data.i;
+    const int64_t v_x1540_n = v_x1540->len;
+    int32_t *v_x1541_d = v_x1541->data.i;
+    const int64_t v_x1541_n = v_x1541->len;
     /* LIBRARY */
     {
-      RtValue *t535 = rt_range_segdes(loc, v_x1585, v_x1587, v_x1588, &v_x1590, &v_x1591);
-      rt_seg_known_total(t535, v_x1581);
-      v_x1589 = t535;
-      const int64_t *v_x1589_off = rt_seg_offsets(v_x1589);
-      const int64_t v_x1589_n = v_x1589->len;
+      RtValue *t525 = rt_range_segdes(loc, v_x1538, v_x1540, v_x1541, &v_x1543, &v_x1544);
+      rt_seg_known_total(t525, v_x1534);
+      v_x1542 = t525;
+      const int64_t *v_x1542_off = rt_seg_offsets(v_x1542);
+      const int64_t v_x1542_n = v_x1542->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1586 = v_x1586;
-  *out_v_x1585 = v_x1585;
-  *out_v_x1588 = v_x1588;
-  *out_v_x1589 = v_x1589;
-  *out_v_x1591 = v_x1591;
-  rt_release(v_x1587);
-  rt_release(v_x1590);
+  *out_v_x1539 = v_x1539;
+  *out_v_x1538 = v_x1538;
+  *out_v_x1541 = v_x1541;
+  *out_v_x1542 = v_x1542;
+  *out_v_x1544 = v_x1544;
+  rt_release(v_x1540);
+  rt_release(v_x1543);
   return;
 fail:
-  rt_release(v_x1585);
-  rt_release(v_x1586);
-  rt_release(v_x1587);
-  rt_release(v_x1588);
-  rt_release(v_x1589);
-  rt_release(v_x1590);
-  rt_release(v_x1591);
+  rt_release(v_x1538);
+  rt_release(v_x1539);
+  rt_release(v_x1540);
+  rt_release(v_x1541);
+  rt_release(v_x1542);
+  rt_release(v_x1543);
+  rt_release(v_x1544);
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1329, int32_t v_x1330, RtValue *v_x1333, RtValue *v_x1334, RtValue *v_x1337, RtValue *v_x1338, int32_t v_x1339, RtValue **out_v_x1343) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1306, int32_t v_x1307, RtValue *v_x1310, RtValue *v_x1311, RtValue *v_x1314, RtValue *v_x1315, int32_t v_x1316, RtValue **out_v_x1320) {
   (void)loc;
   (void)run;
-  int32_t *v_x1329_d = v_x1329->data.i;
-  const int64_t v_x1329_n = v_x1329->len;
-  uint8_t *v_x1333_d = v_x1333->data.b;
-  const int64_t v_x1333_n = v_x1333->len;
-  (void)v_x1333_n; /* v_x1333's length is v_x1329's */
-  int32_t *v_x1334_d = v_x1334->data.i;
-  const int64_t v_x1334_n = v_x1334->len;
-  (void)v_x1334_n; /* v_x1334's length is v_x1329's */
-  int32_t *v_x1337_d = v_x1337->data.i;
-  const int64_t v_x1337_n = v_x1337->len;
-  int32_t *v_x1338_d = v_x1338->data.i;
-  const int64_t v_x1338_n = v_x1338->len;
-  RtValue *v_x1343 = NULL;
+  int32_t *v_x1306_d = v_x1306->data.i;
+  const int64_t v_x1306_n = v_x1306->len;
+  uint8_t *v_x1310_d = v_x1310->data.b;
+  const int64_t v_x1310_n = v_x1310->len;
+  (void)v_x1310_n; /* v_x1310's length is v_x1306's */
+  int32_t *v_x1311_d = v_x1311->data.i;
+  const int64_t v_x1311_n = v_x1311->len;
+  (void)v_x1311_n; /* v_x1311's length is v_x1306's */
+  int32_t *v_x1314_d = v_x1314->data.i;
+  const int64_t v_x1314_n = v_x1314->len;
+  int32_t *v_x1315_d = v_x1315->data.i;
+  const int64_t v_x1315_n = v_x1315->len;
+  RtValue *v_x1320 = NULL;
   /* MAP */
   {
-    const int64_t t536 = v_x1329_n;
-    v_x1343 = rt_value_new(rt_vec_type(RT_INT), t536);
-    int32_t *v_x1343_d = v_x1343->data.i;
-    const int64_t v_x1343_n = v_x1343->len;
-    RT_PARALLEL_FOR_IF(t536 >= RT_PARALLEL_MIN)
-    for (int64_t t537 = 0; t537 < t536; t537++) {
-      const int32_t t538 = (int32_t)t537;
-      int t547 = 0; /* nonzero: a check below failed */
-      int32_t t539 = v_x1329_d[t538];
-      int32_t t541 = rt_add_i(t539, v_x1330);
-      uint8_t t542 = v_x1333_d[t538];
-      int32_t t543 = v_x1334_d[t538];
-      int32_t t545 = (t542 ? t543 : t541);
-      int t548 = (uint64_t)(int64_t)t545 < (uint64_t)v_x1339;
-      int32_t t546 = t548 ? t545 : 0;
-      t547 |= !t548;
-      uint8_t t550 = rt_lt_i(t546, (int32_t)v_x1337_n);
-      int32_t t551;
-      if (t550) {
-        int t553 = (uint64_t)(int64_t)t546 < (uint64_t)v_x1337_n;
-        int32_t t552 = t553 ? v_x1337_d[t546] : 0;
-        t547 |= !t553;
-        t551 = t552;
+    const int64_t t526 = v_x1306_n;
+    v_x1320 = rt_value_new(rt_vec_type(RT_INT), t526);
+    int32_t *v_x1320_d = v_x1320->data.i;
+    const int64_t v_x1320_n = v_x1320->len;
+    RT_PARALLEL_FOR_IF(t526 >= RT_PARALLEL_MIN)
+    for (int64_t t527 = 0; t527 < t526; t527++) {
+      const int32_t t528 = (int32_t)t527;
+      int t537 = 0; /* nonzero: a check below failed */
+      int32_t t529 = v_x1306_d[t528];
+      int32_t t531 = rt_add_i(t529, v_x1307);
+      uint8_t t532 = v_x1310_d[t528];
+      int32_t t533 = v_x1311_d[t528];
+      int32_t t535 = (t532 ? t533 : t531);
+      int t538 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1316;
+      int32_t t536 = t538 ? t535 : 0;
+      t537 |= !t538;
+      uint8_t t540 = rt_lt_i(t536, (int32_t)v_x1314_n);
+      int32_t t541;
+      if (t540) {
+        int t543 = (uint64_t)(int64_t)t536 < (uint64_t)v_x1314_n;
+        int32_t t542 = t543 ? v_x1314_d[t536] : 0;
+        t537 |= !t543;
+        t541 = t542;
       } else {
-        int32_t t555 = rt_sub_i(t546, (int32_t)v_x1337_n);
-        int t557 = (uint64_t)(int64_t)t555 < (uint64_t)v_x1338_n;
-        int32_t t556 = t557 ? v_x1338_d[t555] : 0;
-        t547 |= !t557;
-        t551 = t556;
+        int32_t t545 = rt_sub_i(t536, (int32_t)v_x1314_n);
+        int t547 = (uint64_t)(int64_t)t545 < (uint64_t)v_x1315_n;
+        int32_t t546 = t547 ? v_x1315_d[t545] : 0;
+        t537 |= !t547;
+        t541 = t546;
       }
-      if (__builtin_expect(t547 != 0, 0)) { /* again, recording the error */
-        int32_t t558 = v_x1329_d[t538];
-        int32_t t560 = rt_add_i(t558, v_x1330);
-        uint8_t t561 = v_x1333_d[t538];
-        int32_t t562 = v_x1334_d[t538];
-        int32_t t564 = (t561 ? t562 : t560);
-        int32_t t565;
-        if ((uint64_t)(int64_t)t564 < (uint64_t)v_x1339) {
-          t565 = t564;
+      if (__builtin_expect(t537 != 0, 0)) { /* again, recording the error */
+        int32_t t548 = v_x1306_d[t528];
+        int32_t t550 = rt_add_i(t548, v_x1307);
+        uint8_t t551 = v_x1310_d[t528];
+        int32_t t552 = v_x1311_d[t528];
+        int32_t t554 = (t551 ? t552 : t550);
+        int32_t t555;
+        if ((uint64_t)(int64_t)t554 < (uint64_t)v_x1316) {
+          t555 = t554;
         } else {
-          NESSIE_RECORD(err, t537, RT_CHECK_INDEX, 0, 0, RT_GATHER, t564, v_x1339, 0.0, 0);
-          t565 = 0;
+          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t554, v_x1316, 0.0, 0);
+          t555 = 0;
         }
-        uint8_t t567 = rt_lt_i(t565, (int32_t)v_x1337_n);
-        int32_t t568;
-        if (t567) {
-          int32_t t569;
-          if ((uint64_t)(int64_t)t565 < (uint64_t)v_x1337_n) {
-            t569 = v_x1337_d[t565];
+        uint8_t t557 = rt_lt_i(t555, (int32_t)v_x1314_n);
+        int32_t t558;
+        if (t557) {
+          int32_t t559;
+          if ((uint64_t)(int64_t)t555 < (uint64_t)v_x1314_n) {
+            t559 = v_x1314_d[t555];
           } else {
-            NESSIE_RECORD(err, t537, RT_CHECK_INDEX, 0, 0, RT_GATHER, t565, v_x1337_n, 0.0, 1);
-            t569 = 0;
+            NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t555, v_x1314_n, 0.0, 1);
+            t559 = 0;
           }
-          t568 = t569;
+          t558 = t559;
         } else {
-          int32_t t571 = rt_sub_i(t565, (int32_t)v_x1337_n);
-          int32_t t572;
-          if ((uint64_t)(int64_t)t571 < (uint64_t)v_x1338_n) {
-            t572 = v_x1338_d[t571];
+          int32_t t561 = rt_sub_i(t555, (int32_t)v_x1314_n);
+          int32_t t562;
+          if ((uint64_t)(int64_t)t561 < (uint64_t)v_x1315_n) {
+            t562 = v_x1315_d[t561];
           } else {
-            NESSIE_RECORD(err, t537, RT_CHECK_INDEX, 0, 0, RT_GATHER, t571, v_x1338_n, 0.0, 2);
-            t572 = 0;
+            NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1315_n, 0.0, 2);
+            t562 = 0;
           }
-          t568 = t572;
+          t558 = t562;
         }
       }
-      v_x1343_d[t537] = t551;
+      v_x1320_d[t527] = t541;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1343 = v_x1343;
+  *out_v_x1320 = v_x1320;
   return;
 fail:
-  rt_release(v_x1343);
+  rt_release(v_x1320);
 }
 
 /* K16: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1607, RtValue **out_v_x1610) {
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1560, RtValue **out_v_x1563) {
   (void)loc;
   (void)run;
-  int32_t *v_x1607_d = v_x1607->data.i;
-  const int64_t v_x1607_n = v_x1607->len;
-  int32_t v_x1608 = 0;
-  RtValue *v_x1610 = NULL;
+  int32_t *v_x1560_d = v_x1560->data.i;
+  const int64_t v_x1560_n = v_x1560->len;
+  int32_t v_x1561 = 0;
+  RtValue *v_x1563 = NULL;
   /* ONCE */
   {
-    int t574 = 0; /* nonzero: a check below failed */
-    int t575 = (uint64_t)(int64_t)0 < (uint64_t)v_x1607_n;
-    int32_t t573 = t575 ? v_x1607_d[0] : 0;
-    t574 |= !t575;
-    if (__builtin_expect(t574 != 0, 0)) { /* again, recording the error */
-      int32_t t576;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1607_n) {
-        t576 = v_x1607_d[0];
+    int t564 = 0; /* nonzero: a check below failed */
+    int t565 = (uint64_t)(int64_t)0 < (uint64_t)v_x1560_n;
+    int32_t t563 = t565 ? v_x1560_d[0] : 0;
+    t564 |= !t565;
+    if (__builtin_expect(t564 != 0, 0)) { /* again, recording the error */
+      int32_t t566;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1560_n) {
+        t566 = v_x1560_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1607_n, 0.0, 0);
-        t576 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1560_n, 0.0, 0);
+        t566 = 0;
       }
     }
-    v_x1608 = t573;
+    v_x1561 = t563;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t577 = 1;
-      v_x1610 = rt_value_new(rt_vec_type(RT_INT), t577);
-      int32_t *v_x1610_d = v_x1610->data.i;
-      const int64_t v_x1610_n = v_x1610->len;
-      RT_PARALLEL_FOR_IF(t577 >= RT_PARALLEL_MIN)
-      for (int64_t t578 = 0; t578 < t577; t578++) {
-        const int32_t t579 = (int32_t)t578;
-        v_x1610_d[t578] = v_x1608;
+      const int64_t t567 = 1;
+      v_x1563 = rt_value_new(rt_vec_type(RT_INT), t567);
+      int32_t *v_x1563_d = v_x1563->data.i;
+      const int64_t v_x1563_n = v_x1563->len;
+      RT_PARALLEL_FOR_IF(t567 >= RT_PARALLEL_MIN)
+      for (int64_t t568 = 0; t568 < t567; t568++) {
+        const int32_t t569 = (int32_t)t568;
+        v_x1563_d[t568] = v_x1561;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1610 = v_x1610;
+  *out_v_x1563 = v_x1563;
   return;
 fail:
-  rt_release(v_x1610);
+  rt_release(v_x1563);
 }
 
 /* K17: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1612, RtValue *v_dev_1619, RtValue **out_v_x1617, RtValue **out_v_x1618) {
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1565, RtValue *v_dev_1572, RtValue **out_v_x1570, RtValue **out_v_x1571) {
   (void)loc;
   (void)run;
-  int32_t *v_x1612_d = v_x1612->data.i;
-  const int64_t v_x1612_n = v_x1612->len;
-  int32_t *v_dev_1619_d = v_dev_1619->data.i;
-  const int64_t v_dev_1619_n = v_dev_1619->len;
-  RtValue *v_x1617 = NULL;
-  RtValue *v_x1618 = NULL;
+  int32_t *v_x1565_d = v_x1565->data.i;
+  const int64_t v_x1565_n = v_x1565->len;
+  int32_t *v_dev_1572_d = v_dev_1572->data.i;
+  const int64_t v_dev_1572_n = v_dev_1572->len;
+  RtValue *v_x1570 = NULL;
+  RtValue *v_x1571 = NULL;
   /* SPLIT */
   {
-    const int64_t t580 = v_x1612_n;
-    const int64_t t581 = t580 > 0 ? (t580 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t582 = (uint8_t *)rt_alloc_atomic((size_t)t580 + 1);
-    int64_t *t583 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t581 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t581 > 1)
-    for (int64_t t584 = 0; t584 < t581; t584++) {
+    const int64_t t570 = v_x1565_n;
+    const int64_t t571 = t570 > 0 ? (t570 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t572 = (uint8_t *)rt_alloc_atomic((size_t)t570 + 1);
+    int64_t *t573 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t571 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t571 > 1)
+    for (int64_t t574 = 0; t574 < t571; t574++) {
       int64_t kept[2] = {0};
-      const int64_t t584_end = (t584 + 1) * RT_CHUNK < t580 ? (t584 + 1) * RT_CHUNK : t580;
-      for (int64_t t585 = t584 * RT_CHUNK; t585 < t584_end; t585++) {
-        const int32_t t586 = (int32_t)t585;
-        int32_t t584x0;
-        int32_t t584x1;
-        int32_t t589 = v_x1612_d[t586];
-        t584x0 = t589;
-        t584x1 = t589;
-        uint8_t t590;
-        uint8_t t591;
-        int t593 = 0; /* nonzero: a check below failed */
-        int t594 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1619_n;
-        int32_t t592 = t594 ? v_dev_1619_d[0] : 0;
-        t593 |= !t594;
-        uint8_t t596 = rt_lt_i(t584x0, t592);
-        uint8_t t598 = rt_gt_i(t584x1, t592);
-        if (__builtin_expect(t593 != 0, 0)) { /* again, recording the error */
-          int32_t t599;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1619_n) {
-            t599 = v_dev_1619_d[0];
+      const int64_t t574_end = (t574 + 1) * RT_CHUNK < t570 ? (t574 + 1) * RT_CHUNK : t570;
+      for (int64_t t575 = t574 * RT_CHUNK; t575 < t574_end; t575++) {
+        const int32_t t576 = (int32_t)t575;
+        int32_t t574x0;
+        int32_t t574x1;
+        int32_t t579 = v_x1565_d[t576];
+        t574x0 = t579;
+        t574x1 = t579;
+        uint8_t t580;
+        uint8_t t581;
+        int t583 = 0; /* nonzero: a check below failed */
+        int t584 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1572_n;
+        int32_t t582 = t584 ? v_dev_1572_d[0] : 0;
+        t583 |= !t584;
+        uint8_t t586 = rt_lt_i(t574x0, t582);
+        uint8_t t588 = rt_gt_i(t574x1, t582);
+        if (__builtin_expect(t583 != 0, 0)) { /* again, recording the error */
+          int32_t t589;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1572_n) {
+            t589 = v_dev_1572_d[0];
           } else {
-            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1619_n, 0.0, 0);
-            t599 = 0;
+            NESSIE_RECORD(err, t575, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1572_n, 0.0, 0);
+            t589 = 0;
           }
-          uint8_t t601 = rt_lt_i(t584x0, t599);
-          uint8_t t603 = rt_gt_i(t584x1, t599);
+          uint8_t t591 = rt_lt_i(t574x0, t589);
+          uint8_t t593 = rt_gt_i(t574x1, t589);
         }
-        t590 = t596;
-        t591 = t598;
-        kept[0] += t590 != 0;
-        kept[1] += t591 != 0;
-        t582[t585] = (uint8_t)((t590 != 0) << 0 | (t591 != 0) << 1);
+        t580 = t586;
+        t581 = t588;
+        kept[0] += t580 != 0;
+        kept[1] += t581 != 0;
+        t572[t575] = (uint8_t)((t580 != 0) << 0 | (t581 != 0) << 1);
       }
-      t583[0 * t581 + t584] = kept[0];
-      t583[1 * t581 + t584] = kept[1];
+      t573[0 * t571 + t574] = kept[0];
+      t573[1 * t571 + t574] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t582);
-      rt_free(t583);
+      rt_free(t572);
+      rt_free(t573);
       goto fail;
     }
-    int64_t t604 = 0;
-    for (int64_t t584 = 0; t584 < t581; t584++) {
-      const int64_t k = t583[0 * t581 + t584];
-      t583[0 * t581 + t584] = t604;
-      t604 += k;
+    int64_t t594 = 0;
+    for (int64_t t574 = 0; t574 < t571; t574++) {
+      const int64_t k = t573[0 * t571 + t574];
+      t573[0 * t571 + t574] = t594;
+      t594 += k;
     }
-    v_x1617 = rt_value_new(rt_vec_type(RT_INT), t604);
-    int32_t *v_x1617_d = v_x1617->data.i;
-    const int64_t v_x1617_n = v_x1617->len;
-    int64_t t605 = 0;
-    for (int64_t t584 = 0; t584 < t581; t584++) {
-      const int64_t k = t583[1 * t581 + t584];
-      t583[1 * t581 + t584] = t605;
-      t605 += k;
+    v_x1570 = rt_value_new(rt_vec_type(RT_INT), t594);
+    int32_t *v_x1570_d = v_x1570->data.i;
+    const int64_t v_x1570_n = v_x1570->len;
+    int64_t t595 = 0;
+    for (int64_t t574 = 0; t574 < t571; t574++) {
+      const int64_t k = t573[1 * t571 + t574];
+      t573[1 * t571 + t574] = t595;
+      t595 += k;
     }
-    v_x1618 = rt_value_new(rt_vec_type(RT_INT), t605);
-    int32_t *v_x1618_d = v_x1618->data.i;
-    const int64_t v_x1618_n = v_x1618->len;
-    RT_PARALLEL_FOR_IF(t581 > 1)
-    for (int64_t t584 = 0; t584 < t581; t584++) {
+    v_x1571 = rt_value_new(rt_vec_type(RT_INT), t595);
+    int32_t *v_x1571_d = v_x1571->data.i;
+    const int64_t v_x1571_n = v_x1571->len;
+    RT_PARALLEL_FOR_IF(t571 > 1)
+    for (int64_t t574 = 0; t574 < t571; t574++) {
       int64_t at[2];
-      at[0] = t583[0 * t581 + t584];
-      at[1] = t583[1 * t581 + t584];
-      const int64_t t584_end = (t584 + 1) * RT_CHUNK < t580 ? (t584 + 1) * RT_CHUNK : t580;
-      for (int64_t t585 = t584 * RT_CHUNK; t585 < t584_end; t585++) {
-        const int32_t t586 = (int32_t)t585;
-        if (!t582[t585])
+      at[0] = t573[0 * t571 + t574];
+      at[1] = t573[1 * t571 + t574];
+      const int64_t t574_end = (t574 + 1) * RT_CHUNK < t570 ? (t574 + 1) * RT_CHUNK : t570;
+      for (int64_t t575 = t574 * RT_CHUNK; t575 < t574_end; t575++) {
+        const int32_t t576 = (int32_t)t575;
+        if (!t572[t575])
           continue;
-        int32_t t584y0;
-        int32_t t584y1;
-        int32_t t606 = v_x1612_d[t586];
-        t584y0 = t606;
-        t584y1 = t606;
-        if (t582[t585] >> 0 & 1) {
-          v_x1617_d[at[0]] = t584y0;
+        int32_t t574y0;
+        int32_t t574y1;
+        int32_t t596 = v_x1565_d[t576];
+        t574y0 = t596;
+        t574y1 = t596;
+        if (t572[t575] >> 0 & 1) {
+          v_x1570_d[at[0]] = t574y0;
           at[0]++;
         }
-        if (t582[t585] >> 1 & 1) {
-          v_x1618_d[at[1]] = t584y1;
+        if (t572[t575] >> 1 & 1) {
+          v_x1571_d[at[1]] = t574y1;
           at[1]++;
         }
       }
     }
-    rt_free(t582);
-    rt_free(t583);
+    rt_free(t572);
+    rt_free(t573);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1617 = v_x1617;
-  *out_v_x1618 = v_x1618;
+  *out_v_x1570 = v_x1570;
+  *out_v_x1571 = v_x1571;
   return;
 fail:
-  rt_release(v_x1617);
-  rt_release(v_x1618);
+  rt_release(v_x1570);
+  rt_release(v_x1571);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2303,22 +2284,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1611 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1611);
+    RtValue *v_dev_1564 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1564);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1611, &v_x42, &v_x60);
-    rt_release(v_dev_1611);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1564, &v_x42, &v_x60);
+    rt_release(v_dev_1564);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t607 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t607->data.i[0] = v_x62;
-    t607->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t607);
+    RtValue *t597 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t597->data.i[0] = v_x62;
+    t597->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t597);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
@@ -2354,148 +2335,151 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x763 = NULL;
+  RtValue *v_x746 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
-    v_x763 = v_x94;
+    v_x746 = v_x94;
   } else {
+    int32_t v_x153 = 0;
+    v_x153 = (int32_t)v_x89->len;
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
     int32_t v_x152 = 0;
-    int32_t v_x224 = 0;
-    RtValue *v_x718 = NULL;
-    RtValue *v_x732 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x224, &v_x718, &v_x732);
-    RtValue *v_x232 = NULL;
-    RtValue *v_x240 = NULL;
-    RtValue *v_x250 = NULL;
-    RtValue *v_x258 = NULL;
-    RtValue *v_x260 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x130, v_x88, v_x88, v_x224, &v_x232, &v_x240, &v_x250, &v_x258, &v_x260);
-    int32_t v_x264 = 0;
-    v_x264 = (int32_t)NESSIE_SEG_TOTAL(v_x258);
-    RtValue *v_x272 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x258, v_x260, v_x250, v_x240, &v_x272);
-    rt_release(v_x250);
-    rt_release(v_x260);
+    RtValue *v_x701 = NULL;
+    RtValue *v_x715 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x701, &v_x715);
+    int32_t v_x154 = 0;
+    v_x154 = rt_sub_i(v_x153, v_x152);
+    RtValue *v_x215 = NULL;
+    RtValue *v_x223 = NULL;
+    RtValue *v_x233 = NULL;
+    RtValue *v_x241 = NULL;
+    RtValue *v_x243 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
+    int32_t v_x247 = 0;
+    v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
+    RtValue *v_x255 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x241, v_x243, v_x233, v_x223, &v_x255);
+    rt_release(v_x233);
+    rt_release(v_x243);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
-    uint8_t v_x278 = 0;
-    v_x278 = rt_eq_i(v_x132, 0);
-    RtValue *v_x187 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x128, v_x88, v_x88, v_x152, &v_x187);
+    uint8_t v_x261 = 0;
+    v_x261 = rt_eq_i(v_x132, 0);
+    RtValue *v_x189 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x128, v_x88, v_x88, v_x154, &v_x189);
     rt_release(v_x128);
-    RtValue *v_x285 = NULL;
-    if (v_x278) {
-      RtValue *v_x281 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x281);
-      v_x285 = v_x281;
+    RtValue *v_x268 = NULL;
+    if (v_x261) {
+      RtValue *v_x264 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x264);
+      v_x268 = v_x264;
     } else {
-      v_x285 = v_x187;
-      rt_retain(v_x187);
+      v_x268 = v_x189;
+      rt_retain(v_x189);
     }
-    rt_release(v_x187);
+    rt_release(v_x189);
     int32_t v_x133 = 0;
     v_x133 = (int32_t)v_x130->len;
     rt_release(v_x130);
-    uint8_t v_x286 = 0;
-    v_x286 = rt_eq_i(v_x133, 0);
-    RtValue *v_x707 = NULL;
-    if (v_x286) {
-      RtValue *v_x289 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x289);
-      v_x707 = v_x289;
+    uint8_t v_x269 = 0;
+    v_x269 = rt_eq_i(v_x133, 0);
+    RtValue *v_x690 = NULL;
+    if (v_x269) {
+      RtValue *v_x272 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x272);
+      v_x690 = v_x272;
     } else {
-      RtValue *v_x293 = NULL;
-      int32_t v_x307 = 0;
-      int32_t v_x308 = 0;
-      RtValue *v_x321 = NULL;
-      RtValue *v_x367 = NULL;
-      RtValue *v_x388 = NULL;
-      RtValue *v_x414 = NULL;
-      RtValue *v_x435 = NULL;
-      RtValue *v_x510 = NULL;
-      RtValue *v_x599 = NULL;
-      RtValue *v_x677 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x272, v_x89, v_x133, v_x232, v_x240, v_x258, &v_x293, &v_x307, &v_x308, &v_x321, &v_x367, &v_x388, &v_x414, &v_x435, &v_x510, &v_x599, &v_x677);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x307, v_x308, 0);
-      int32_t v_x448 = 0;
-      v_x448 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
-      int32_t v_x456 = 0;
-      v_x456 = (int32_t)v_x414->len;
-      int32_t v_x455 = 0;
-      v_x455 = (int32_t)v_x367->len;
-      int32_t v_x457 = 0;
-      v_x457 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x455, v_x456);
-      int32_t v_x467 = 0;
-      v_x467 = rt_mul_i(v_x133, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x467, 1);
-      RtValue *v_x454 = NULL;
-      RtValue *v_x524 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x388, v_x435, v_x448, &v_x454, &v_x524);
-      rt_release(v_x388);
-      rt_release(v_x435);
-      RtValue *v_x529 = NULL;
-      RtValue *v_x539 = NULL;
-      RtValue *v_x548 = NULL;
+      RtValue *v_x276 = NULL;
+      int32_t v_x290 = 0;
+      int32_t v_x291 = 0;
+      RtValue *v_x304 = NULL;
+      RtValue *v_x350 = NULL;
+      RtValue *v_x371 = NULL;
+      RtValue *v_x397 = NULL;
+      RtValue *v_x418 = NULL;
+      RtValue *v_x493 = NULL;
+      RtValue *v_x582 = NULL;
+      RtValue *v_x660 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x255, v_x89, v_x133, v_x215, v_x223, v_x241, &v_x276, &v_x290, &v_x291, &v_x304, &v_x350, &v_x371, &v_x397, &v_x418, &v_x493, &v_x582, &v_x660);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x290, v_x291, 0);
+      int32_t v_x431 = 0;
+      v_x431 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x439 = 0;
+      v_x439 = (int32_t)v_x397->len;
+      int32_t v_x438 = 0;
+      v_x438 = (int32_t)v_x350->len;
+      int32_t v_x440 = 0;
+      v_x440 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x438, v_x439);
+      int32_t v_x450 = 0;
+      v_x450 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x450, 1);
+      RtValue *v_x437 = NULL;
+      RtValue *v_x507 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x371, v_x418, v_x431, &v_x437, &v_x507);
+      rt_release(v_x371);
+      rt_release(v_x418);
+      RtValue *v_x512 = NULL;
+      RtValue *v_x522 = NULL;
+      RtValue *v_x531 = NULL;
+      RtValue *v_x533 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x450, v_x133, v_x437, v_x507, v_x440, &v_x512, &v_x522, &v_x531, &v_x533);
+      rt_release(v_x437);
+      rt_release(v_x507);
+      int32_t v_x537 = 0;
+      v_x537 = (int32_t)NESSIE_SEG_TOTAL(v_x531);
       RtValue *v_x550 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x467, v_x133, v_x454, v_x524, v_x457, &v_x529, &v_x539, &v_x548, &v_x550);
-      rt_release(v_x454);
-      rt_release(v_x524);
-      int32_t v_x554 = 0;
-      v_x554 = (int32_t)NESSIE_SEG_TOTAL(v_x548);
-      RtValue *v_x567 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x367, v_x414, v_x457, v_x548, v_x550, v_x539, v_x529, &v_x567);
-      rt_release(v_x367);
-      rt_release(v_x414);
-      rt_release(v_x529);
-      rt_release(v_x539);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x350, v_x397, v_x440, v_x531, v_x533, v_x522, v_x512, &v_x550);
+      rt_release(v_x350);
+      rt_release(v_x397);
+      rt_release(v_x512);
+      rt_release(v_x522);
+      rt_release(v_x533);
+      RtValue *v_x552 = NULL;
+      rt_retain(v_x531);
+      rt_retain(v_x550);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x531, v_x550, &v_x552));
+      rt_release(v_x531);
       rt_release(v_x550);
-      RtValue *v_x569 = NULL;
-      rt_retain(v_x548);
-      rt_retain(v_x567);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x548, v_x567, &v_x569));
-      rt_release(v_x548);
-      rt_release(v_x567);
-      int32_t v_x589 = 0;
-      int32_t v_x590 = 0;
-      int32_t v_x591 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x293, v_x510, &v_x589, &v_x590, &v_x591);
-      rt_release(v_x293);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x590, v_x591, 0);
-      RtValue *v_x706 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x510, v_x321, v_x599, v_x569, v_x677, &v_x706);
-      rt_release(v_x321);
-      rt_release(v_x510);
-      rt_release(v_x599);
-      rt_release(v_x677);
-      rt_release(v_x569);
-      v_x707 = v_x706;
+      int32_t v_x572 = 0;
+      int32_t v_x573 = 0;
+      int32_t v_x574 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x276, v_x493, &v_x572, &v_x573, &v_x574);
+      rt_release(v_x276);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x573, v_x574, 0);
+      RtValue *v_x689 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x493, v_x304, v_x582, v_x552, v_x660, &v_x689);
+      rt_release(v_x304);
+      rt_release(v_x493);
+      rt_release(v_x582);
+      rt_release(v_x660);
+      rt_release(v_x552);
+      v_x690 = v_x689;
     }
-    rt_release(v_x232);
-    rt_release(v_x240);
-    rt_release(v_x258);
-    rt_release(v_x272);
-    int32_t v_x750 = 0;
-    v_x750 = (int32_t)v_x707->len;
-    int32_t v_x749 = 0;
-    v_x749 = (int32_t)v_x285->len;
-    int32_t v_x751 = 0;
-    v_x751 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x749, v_x750);
-    RtValue *v_x762 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x732, v_x132, v_x105, v_x718, v_x285, v_x707, v_x751, &v_x762);
+    rt_release(v_x215);
+    rt_release(v_x223);
+    rt_release(v_x241);
+    rt_release(v_x255);
+    int32_t v_x733 = 0;
+    v_x733 = (int32_t)v_x690->len;
+    int32_t v_x732 = 0;
+    v_x732 = (int32_t)v_x268->len;
+    int32_t v_x734 = 0;
+    v_x734 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x732, v_x733);
+    RtValue *v_x745 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x715, v_x132, v_x105, v_x701, v_x268, v_x690, v_x734, &v_x745);
     rt_release(v_x105);
-    rt_release(v_x718);
-    rt_release(v_x732);
-    rt_release(v_x285);
-    rt_release(v_x707);
-    v_x763 = v_x762;
+    rt_release(v_x701);
+    rt_release(v_x715);
+    rt_release(v_x268);
+    rt_release(v_x690);
+    v_x746 = v_x745;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x763;
+  *out_0 = v_x746;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -2614,16 +2598,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t608 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t608->data.i[0] = 3;
-  t608->data.i[1] = 1;
-  t608->data.i[2] = 4;
-  t608->data.i[3] = 1;
-  t608->data.i[4] = 5;
-  t608->data.i[5] = 9;
-  t608->data.i[6] = 2;
-  t608->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t608);
+  RtValue *t598 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t598->data.i[0] = 3;
+  t598->data.i[1] = 1;
+  t598->data.i[2] = 4;
+  t598->data.i[3] = 1;
+  t598->data.i[4] = 5;
+  t598->data.i[5] = 9;
+  t598->data.i[6] = 2;
+  t598->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t598);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -442,94 +442,94 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1433, RtValue *v_x1427, RtValue *v_x1428, RtValue *v_x1429, RtValue **out_v_x1432) {
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1392, RtValue *v_x1386, RtValue *v_x1387, RtValue *v_x1388, RtValue **out_v_x1391) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1433_off = rt_seg_offsets(v_sd_1433);
-  const int64_t v_sd_1433_n = v_sd_1433->len;
-  int32_t *v_x1427_d = v_x1427->data.i;
-  const int64_t v_x1427_n = v_x1427->len;
-  int32_t *v_x1428_d = v_x1428->data.i;
-  const int64_t v_x1428_n = v_x1428->len;
-  int32_t *v_x1429_d = v_x1429->data.i;
-  const int64_t v_x1429_n = v_x1429->len;
-  RtValue *v_x1432 = NULL;
+  const int64_t *v_sd_1392_off = rt_seg_offsets(v_sd_1392);
+  const int64_t v_sd_1392_n = v_sd_1392->len;
+  int32_t *v_x1386_d = v_x1386->data.i;
+  const int64_t v_x1386_n = v_x1386->len;
+  int32_t *v_x1387_d = v_x1387->data.i;
+  const int64_t v_x1387_n = v_x1387->len;
+  int32_t *v_x1388_d = v_x1388->data.i;
+  const int64_t v_x1388_n = v_x1388->len;
+  RtValue *v_x1391 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t45 = v_sd_1433_off[v_sd_1433_n];
-    v_x1432 = rt_value_new(rt_vec_type(RT_INT), t45);
-    int32_t *v_x1432_d = v_x1432->data.i;
-    const int64_t v_x1432_n = v_x1432->len;
+    const int64_t t45 = v_sd_1392_off[v_sd_1392_n];
+    v_x1391 = rt_value_new(rt_vec_type(RT_INT), t45);
+    int32_t *v_x1391_d = v_x1391->data.i;
+    const int64_t v_x1391_n = v_x1391->len;
     const int64_t t46 = (t45 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t46 > 1)
     for (int64_t t47 = 0; t47 < t46; t47++) {
-      int64_t t50 = rt_segment_search(v_sd_1433_off, 0, v_sd_1433_n, t47 * RT_CHUNK);
+      int64_t t50 = rt_segment_search(v_sd_1392_off, 0, v_sd_1392_n, t47 * RT_CHUNK);
       const int64_t t47_end = (t47 + 1) * RT_CHUNK < t45 ? (t47 + 1) * RT_CHUNK : t45;
       for (int64_t t48 = t47 * RT_CHUNK; t48 < t47_end; t48++) {
         const int32_t t49 = (int32_t)t48;
-        while (v_sd_1433_off[t50 + 1] <= t48)
+        while (v_sd_1392_off[t50 + 1] <= t48)
           t50++;
         const int32_t t51 = (int32_t)t50;
         int t53 = 0; /* nonzero: a check below failed */
-        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1429_n;
-        int32_t t52 = t54 ? v_x1429_d[t51] : 0;
+        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1388_n;
+        int32_t t52 = t54 ? v_x1388_d[t51] : 0;
         t53 |= !t54;
-        int t56 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1427_n;
-        int32_t t55 = t56 ? v_x1427_d[t51] : 0;
+        int t56 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1386_n;
+        int32_t t55 = t56 ? v_x1386_d[t51] : 0;
         t53 |= !t56;
         int32_t t58 = rt_sub_i(t49, t55);
-        int t60 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1428_n;
-        int32_t t59 = t60 ? v_x1428_d[t51] : 0;
+        int t60 = (uint64_t)(int64_t)t51 < (uint64_t)v_x1387_n;
+        int32_t t59 = t60 ? v_x1387_d[t51] : 0;
         t53 |= !t60;
         int32_t t62 = rt_mul_i(t58, t59);
         int32_t t64 = rt_add_i(t52, t62);
         if (__builtin_expect(t53 != 0, 0)) { /* again, recording the error */
           int32_t t65;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1429_n) {
-            t65 = v_x1429_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1388_n) {
+            t65 = v_x1388_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1429_n, 0.0, 0);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1388_n, 0.0, 0);
             t65 = 0;
           }
           int32_t t66;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1427_n) {
-            t66 = v_x1427_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1386_n) {
+            t66 = v_x1386_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1427_n, 0.0, 1);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1386_n, 0.0, 1);
             t66 = 0;
           }
           int32_t t68 = rt_sub_i(t49, t66);
           int32_t t69;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1428_n) {
-            t69 = v_x1428_d[t51];
+          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x1387_n) {
+            t69 = v_x1387_d[t51];
           } else {
-            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1428_n, 0.0, 2);
+            NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x1387_n, 0.0, 2);
             t69 = 0;
           }
           int32_t t71 = rt_mul_i(t68, t69);
           int32_t t73 = rt_add_i(t65, t71);
         }
-        v_x1432_d[t48] = t64;
+        v_x1391_d[t48] = t64;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1432 = v_x1432;
+  *out_v_x1391 = v_x1391;
   return;
 fail:
-  rt_release(v_x1432);
+  rt_release(v_x1391);
 }
 
 /* K4: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K4_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1433_off; int64_t v_sd_1433_n;
-  int32_t *v_x1427_d; int64_t v_x1427_n;
-  int32_t *v_x1428_d; int64_t v_x1428_n;
-  int32_t *v_x1429_d; int64_t v_x1429_n;
-  int32_t *v_x1432_d; int64_t v_x1432_n;
+  const int64_t *v_sd_1392_off; int64_t v_sd_1392_n;
+  int32_t *v_x1386_d; int64_t v_x1386_n;
+  int32_t *v_x1387_d; int64_t v_x1387_n;
+  int32_t *v_x1388_d; int64_t v_x1388_n;
+  int32_t *v_x1391_d; int64_t v_x1391_n;
 };
 struct alignas(8) K4_0_V {
   int32_t v0;
@@ -543,39 +543,39 @@ struct K4_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t75 = 0; /* nonzero: a check below failed */
-    int t76 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1429_n;
-    int32_t t74 = t76 ? A.v_x1429_d[sx] : 0;
+    int t76 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1388_n;
+    int32_t t74 = t76 ? A.v_x1388_d[sx] : 0;
     t75 |= !t76;
-    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1427_n;
-    int32_t t77 = t78 ? A.v_x1427_d[sx] : 0;
+    int t78 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1386_n;
+    int32_t t77 = t78 ? A.v_x1386_d[sx] : 0;
     t75 |= !t78;
     int32_t t80 = rt_sub_i(ix, t77);
-    int t82 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1428_n;
-    int32_t t81 = t82 ? A.v_x1428_d[sx] : 0;
+    int t82 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1387_n;
+    int32_t t81 = t82 ? A.v_x1387_d[sx] : 0;
     t75 |= !t82;
     int32_t t84 = rt_mul_i(t80, t81);
     int32_t t86 = rt_add_i(t74, t84);
     if (__builtin_expect(t75 != 0, 0)) { /* again, recording the error */
       int32_t t87;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1429_n) {
-        t87 = A.v_x1429_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1388_n) {
+        t87 = A.v_x1388_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1429_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1388_n, 0.0, 0);
         t87 = 0;
       }
       int32_t t88;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1427_n) {
-        t88 = A.v_x1427_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1386_n) {
+        t88 = A.v_x1386_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1427_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1386_n, 0.0, 1);
         t88 = 0;
       }
       int32_t t90 = rt_sub_i(ix, t88);
       int32_t t91;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1428_n) {
-        t91 = A.v_x1428_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1387_n) {
+        t91 = A.v_x1387_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1428_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1387_n, 0.0, 2);
         t91 = 0;
       }
       int32_t t93 = rt_mul_i(t90, t91);
@@ -587,64 +587,64 @@ struct K4_0_pull {
 struct K4_0_store {
   K4_A A;
   __device__ void operator()(int64_t i, const K4_0_V &v) const {
-    A.v_x1432_d[i] = v.v0;
+    A.v_x1391_d[i] = v.v0;
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1433, RtValue *v_x1427, RtValue *v_x1428, RtValue *v_x1429, RtValue **out_v_x1432) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1392, RtValue *v_x1386, RtValue *v_x1387, RtValue *v_x1388, RtValue **out_v_x1391) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1433_off = rtg_seg_offsets(v_sd_1433);
-  A.v_sd_1433_n = v_sd_1433->len;
-  A.v_x1427_d = v_x1427->data.i;
-  A.v_x1427_n = v_x1427->len;
-  A.v_x1428_d = v_x1428->data.i;
-  A.v_x1428_n = v_x1428->len;
-  A.v_x1429_d = v_x1429->data.i;
-  A.v_x1429_n = v_x1429->len;
-  RtValue *v_x1432 = NULL;
+  A.v_sd_1392_off = rtg_seg_offsets(v_sd_1392);
+  A.v_sd_1392_n = v_sd_1392->len;
+  A.v_x1386_d = v_x1386->data.i;
+  A.v_x1386_n = v_x1386->len;
+  A.v_x1387_d = v_x1387->data.i;
+  A.v_x1387_n = v_x1387->len;
+  A.v_x1388_d = v_x1388->data.i;
+  A.v_x1388_n = v_x1388->len;
+  RtValue *v_x1391 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t96 = rtg_seg_total(v_sd_1433);
-    v_x1432 = rtg_vec_new(RT_INT, t96);
-    A.v_x1432_d = v_x1432->data.i;
-    A.v_x1432_n = v_x1432->len;
-    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1433, t96);
+    const int64_t t96 = rtg_seg_total(v_sd_1392);
+    v_x1391 = rtg_vec_new(RT_INT, t96);
+    A.v_x1391_d = v_x1391->data.i;
+    A.v_x1391_n = v_x1391->len;
+    rtg::seg_map("K4", loc, K4_0_pull{A}, K4_0_store{A}, v_sd_1392, t96);
   }
-  *out_v_x1432 = v_x1432;
+  *out_v_x1391 = v_x1391;
   return;
 fail:
-  rt_release(v_x1432);
+  rt_release(v_x1391);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1433, RtValue *v_x1427, RtValue *v_x1428, RtValue *v_x1429, RtValue **out_v_x1432) {
-  RtValue *vals[] = {v_sd_1433, v_x1427, v_x1428, v_x1429};
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1392, RtValue *v_x1386, RtValue *v_x1387, RtValue *v_x1388, RtValue **out_v_x1391) {
+  RtValue *vals[] = {v_sd_1392, v_x1386, v_x1387, v_x1388};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K4_host(err, loc, run, v_sd_1433, v_x1427, v_x1428, v_x1429, out_v_x1432);
+    K4_host(err, loc, run, v_sd_1392, v_x1386, v_x1387, v_x1388, out_v_x1391);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_sd_1433, v_x1427, v_x1428, v_x1429, out_v_x1432);
+    K4_gpu(err, loc, run, v_sd_1392, v_x1386, v_x1387, v_x1388, out_v_x1391);
   }
 }
 
 /* K5: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, int32_t *out_v_x773, int32_t *out_v_x774, int32_t *out_v_x775) {
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtValue *v_x748, int32_t *out_v_x756, int32_t *out_v_x757, int32_t *out_v_x758) {
   (void)loc;
   (void)run;
-  int32_t *v_x764_d = v_x764->data.i;
-  const int64_t v_x764_n = v_x764->len;
-  int32_t *v_x765_d = v_x765->data.i;
-  const int64_t v_x765_n = v_x765->len;
-  int32_t v_x773 = 0;
-  int32_t v_x774 = 0;
-  int32_t v_x775 = 0;
+  int32_t *v_x747_d = v_x747->data.i;
+  const int64_t v_x747_n = v_x747->len;
+  int32_t *v_x748_d = v_x748->data.i;
+  const int64_t v_x748_n = v_x748->len;
+  int32_t v_x756 = 0;
+  int32_t v_x757 = 0;
+  int32_t v_x758 = 0;
   /* REDUCE */
   {
-    const int64_t t97 = v_x764_n;
+    const int64_t t97 = v_x747_n;
     const int64_t t98 = t97 > 0 ? (t97 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t99 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
     int32_t *t100 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
@@ -664,8 +664,8 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtV
         int32_t t102x1;
         int32_t t102x2;
         int t106 = 0; /* nonzero: a check below failed */
-        int t107 = (uint64_t)(int64_t)t104 < (uint64_t)v_x765_n;
-        int32_t t105 = t107 ? v_x765_d[t104] : 0;
+        int t107 = (uint64_t)(int64_t)t104 < (uint64_t)v_x748_n;
+        int32_t t105 = t107 ? v_x748_d[t104] : 0;
         t106 |= !t107;
         uint8_t t109 = rt_lt_i(0, t105);
         int32_t t110;
@@ -676,10 +676,10 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtV
         }
         if (__builtin_expect(t106 != 0, 0)) { /* again, recording the error */
           int32_t t111;
-          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x765_n) {
-            t111 = v_x765_d[t104];
+          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x748_n) {
+            t111 = v_x748_d[t104];
           } else {
-            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t104, v_x765_n, 0.0, 0);
+            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 0, 0, RT_GATHER, t104, v_x748_n, 0.0, 0);
             t111 = 0;
           }
           uint8_t t113 = rt_lt_i(0, t111);
@@ -753,18 +753,18 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtV
       t102t1 = t126;
       t102t2 = t127;
     }
-    v_x773 = t102t0;
+    v_x756 = t102t0;
     rt_free(t99);
-    v_x774 = t102t1;
+    v_x757 = t102t1;
     rt_free(t100);
-    v_x775 = t102t2;
+    v_x758 = t102t2;
     rt_free(t101);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x773 = v_x773;
-  *out_v_x774 = v_x774;
-  *out_v_x775 = v_x775;
+  *out_v_x756 = v_x756;
+  *out_v_x757 = v_x757;
+  *out_v_x758 = v_x758;
   return;
 fail:
 }
@@ -773,11 +773,11 @@ fail:
 struct K5_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x764_d; int64_t v_x764_n;
-  int32_t *v_x765_d; int64_t v_x765_n;
-  int32_t v_x773;
-  int32_t v_x774;
-  int32_t v_x775;
+  int32_t *v_x747_d; int64_t v_x747_n;
+  int32_t *v_x748_d; int64_t v_x748_n;
+  int32_t v_x756;
+  int32_t v_x757;
+  int32_t v_x758;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
@@ -790,8 +790,8 @@ struct K5_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t129 = 0; /* nonzero: a check below failed */
-    int t130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x765_n;
-    int32_t t128 = t130 ? A.v_x765_d[ix] : 0;
+    int t130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x748_n;
+    int32_t t128 = t130 ? A.v_x748_d[ix] : 0;
     t129 |= !t130;
     uint8_t t132 = rt_lt_i(0, t128);
     int32_t t133;
@@ -802,10 +802,10 @@ struct K5_0_pull {
     }
     if (__builtin_expect(t129 != 0, 0)) { /* again, recording the error */
       int32_t t134;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x765_n) {
-        t134 = A.v_x765_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x748_n) {
+        t134 = A.v_x748_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x765_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x748_n, 0.0, 0);
         t134 = 0;
       }
       uint8_t t136 = rt_lt_i(0, t134);
@@ -854,97 +854,97 @@ struct K5_0_check {
     return true;
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, int32_t *out_v_x773, int32_t *out_v_x774, int32_t *out_v_x775, int check_site_0) {
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtValue *v_x748, int32_t *out_v_x756, int32_t *out_v_x757, int32_t *out_v_x758, int check_site_0) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x764_d = v_x764->data.i;
-  A.v_x764_n = v_x764->len;
-  A.v_x765_d = v_x765->data.i;
-  A.v_x765_n = v_x765->len;
+  A.v_x747_d = v_x747->data.i;
+  A.v_x747_n = v_x747->len;
+  A.v_x748_d = v_x748->data.i;
+  A.v_x748_n = v_x748->len;
   K5_0_V *K5_0_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x773 = 0;
-  int32_t v_x774 = 0;
-  int32_t v_x775 = 0;
+  int32_t v_x756 = 0;
+  int32_t v_x757 = 0;
+  int32_t v_x758 = 0;
   /* REDUCE */
   {
-    const int64_t t143 = v_x764->len;
+    const int64_t t143 = v_x747->len;
     K5_0_V *t144 = rtg::reduce_to_device<false>("K5", loc, K5_0_pull{A}, K5_0_op{A}, K5_0_V{2147483647, 0, 1}, t143);
     K5_0_value = t144;
   }
   if (!rtg::check_result("K5", loc, K5_0_value, K5_0_check{{check_site_0}}, K5_0_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K5_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x773 = v_x773;
-  *out_v_x774 = v_x774;
-  *out_v_x775 = v_x775;
+  *out_v_x756 = v_x756;
+  *out_v_x757 = v_x757;
+  *out_v_x758 = v_x758;
   return;
 fail:
   rtg_free(K5_0_value);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x764, RtValue *v_x765, int32_t *out_v_x773, int32_t *out_v_x774, int32_t *out_v_x775, int check_site_0) {
-  RtValue *vals[] = {v_x764, v_x765};
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x747, RtValue *v_x748, int32_t *out_v_x756, int32_t *out_v_x757, int32_t *out_v_x758, int check_site_0) {
+  RtValue *vals[] = {v_x747, v_x748};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K5_host(err, loc, run, v_x764, v_x765, out_v_x773, out_v_x774, out_v_x775);
+    K5_host(err, loc, run, v_x747, v_x748, out_v_x756, out_v_x757, out_v_x758);
     if (err->index == INT64_MAX) {
       K5_0_V t145;
       memset(&t145, 0, sizeof t145);
-      t145.v0 = *out_v_x773;
-      t145.v1 = *out_v_x774;
-      t145.v2 = *out_v_x775;
+      t145.v0 = *out_v_x756;
+      t145.v1 = *out_v_x757;
+      t145.v2 = *out_v_x758;
       (void)K5_0_check{{check_site_0}}(t145, err, run);
     }
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x764, v_x765, out_v_x773, out_v_x774, out_v_x775, check_site_0);
+    K5_gpu(err, loc, run, v_x747, v_x748, out_v_x756, out_v_x757, out_v_x758, check_site_0);
   }
 }
 
 /* K6: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x865, int32_t *out_v_x866, int32_t *out_v_x867) {
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x848, int32_t *out_v_x849, int32_t *out_v_x850) {
   (void)loc;
   (void)run;
-  int32_t *v_x865_d = v_x865->data.i;
-  const int64_t v_x865_n = v_x865->len;
-  int32_t v_x866 = 0;
-  int32_t v_x867 = 0;
+  int32_t *v_x848_d = v_x848->data.i;
+  const int64_t v_x848_n = v_x848->len;
+  int32_t v_x849 = 0;
+  int32_t v_x850 = 0;
   /* ONCE */
   {
     int t147 = 0; /* nonzero: a check below failed */
-    int t148 = (uint64_t)(int64_t)0 < (uint64_t)v_x865_n;
-    int32_t t146 = t148 ? v_x865_d[0] : 0;
+    int t148 = (uint64_t)(int64_t)0 < (uint64_t)v_x848_n;
+    int32_t t146 = t148 ? v_x848_d[0] : 0;
     t147 |= !t148;
-    int t150 = (uint64_t)(int64_t)1 < (uint64_t)v_x865_n;
-    int32_t t149 = t150 ? v_x865_d[1] : 0;
+    int t150 = (uint64_t)(int64_t)1 < (uint64_t)v_x848_n;
+    int32_t t149 = t150 ? v_x848_d[1] : 0;
     t147 |= !t150;
     if (__builtin_expect(t147 != 0, 0)) { /* again, recording the error */
       int32_t t151;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x865_n) {
-        t151 = v_x865_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x848_n) {
+        t151 = v_x848_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x865_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x848_n, 0.0, 0);
         t151 = 0;
       }
       int32_t t152;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x865_n) {
-        t152 = v_x865_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x848_n) {
+        t152 = v_x848_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x865_n, 0.0, 1);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x848_n, 0.0, 1);
         t152 = 0;
       }
     }
-    v_x866 = t146;
-    v_x867 = t149;
+    v_x849 = t146;
+    v_x850 = t149;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x866 = v_x866;
-  *out_v_x867 = v_x867;
+  *out_v_x849 = v_x849;
+  *out_v_x850 = v_x850;
   return;
 fail:
 }
@@ -953,9 +953,9 @@ fail:
 struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x865_d; int64_t v_x865_n;
-  int32_t v_x866;
-  int32_t v_x867;
+  int32_t *v_x848_d; int64_t v_x848_n;
+  int32_t v_x849;
+  int32_t v_x850;
 };
 struct alignas(8) K6_0_V {
   int32_t v0;
@@ -967,137 +967,137 @@ struct K6_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t154 = 0; /* nonzero: a check below failed */
-    int t155 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x865_n;
-    int32_t t153 = t155 ? A.v_x865_d[0] : 0;
+    int t155 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x848_n;
+    int32_t t153 = t155 ? A.v_x848_d[0] : 0;
     t154 |= !t155;
-    int t157 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x865_n;
-    int32_t t156 = t157 ? A.v_x865_d[1] : 0;
+    int t157 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x848_n;
+    int32_t t156 = t157 ? A.v_x848_d[1] : 0;
     t154 |= !t157;
     if (__builtin_expect(t154 != 0, 0)) { /* again, recording the error */
       int32_t t158;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x865_n) {
-        t158 = A.v_x865_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x848_n) {
+        t158 = A.v_x848_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x865_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x848_n, 0.0, 0);
         t158 = 0;
       }
       int32_t t159;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x865_n) {
-        t159 = A.v_x865_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x848_n) {
+        t159 = A.v_x848_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x865_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x848_n, 0.0, 1);
         t159 = 0;
       }
     }
     return K6_0_V{t153, t156};
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x865, int32_t *out_v_x866, int32_t *out_v_x867) {
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x848, int32_t *out_v_x849, int32_t *out_v_x850) {
   (void)loc;
   (void)err;
   K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x865_d = v_x865->data.i;
-  A.v_x865_n = v_x865->len;
-  int32_t v_x866 = 0;
-  int32_t v_x867 = 0;
+  A.v_x848_d = v_x848->data.i;
+  A.v_x848_n = v_x848->len;
+  int32_t v_x849 = 0;
+  int32_t v_x850 = 0;
   /* ONCE */
   {
     const K6_0_V t160 = rtg::once<K6_0_V>("K6", loc, K6_0_pull{A});
-    v_x866 = t160.v0;
-    A.v_x866 = v_x866;
-    v_x867 = t160.v1;
-    A.v_x867 = v_x867;
+    v_x849 = t160.v0;
+    A.v_x849 = v_x849;
+    v_x850 = t160.v1;
+    A.v_x850 = v_x850;
   }
-  *out_v_x866 = v_x866;
-  *out_v_x867 = v_x867;
+  *out_v_x849 = v_x849;
+  *out_v_x850 = v_x850;
   return;
 fail:
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x865, int32_t *out_v_x866, int32_t *out_v_x867) {
-  RtValue *vals[] = {v_x865};
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x848, int32_t *out_v_x849, int32_t *out_v_x850) {
+  RtValue *vals[] = {v_x848};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K6_host(err, loc, run, v_x865, out_v_x866, out_v_x867);
+    K6_host(err, loc, run, v_x848, out_v_x849, out_v_x850);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, v_x865, out_v_x866, out_v_x867);
+    K6_gpu(err, loc, run, v_x848, out_v_x849, out_v_x850);
   }
 }
 
 /* K7: MAP, REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue *v_x1436, int32_t v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue *v_x1441, RtValue **out_v_x1466, int32_t *out_v_x1464, int32_t *out_v_x1465, RtValue **out_v_x1467, RtValue **out_v_x1486, RtValue **out_v_x1490, RtValue **out_v_x1488, RtValue **out_v_x1491, RtValue **out_v_x1469, RtValue **out_v_x1470, RtValue **out_v_x1471) {
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, RtValue *v_x1400, RtValue **out_v_x1425, int32_t *out_v_x1423, int32_t *out_v_x1424, RtValue **out_v_x1426, RtValue **out_v_x1445, RtValue **out_v_x1449, RtValue **out_v_x1447, RtValue **out_v_x1450, RtValue **out_v_x1428, RtValue **out_v_x1429, RtValue **out_v_x1430) {
   (void)loc;
   (void)run;
-  int32_t *v_x1435_d = v_x1435->data.i;
-  const int64_t v_x1435_n = v_x1435->len;
-  int32_t *v_x1436_d = v_x1436->data.i;
-  const int64_t v_x1436_n = v_x1436->len;
-  int32_t *v_x1438_d = v_x1438->data.i;
-  const int64_t v_x1438_n = v_x1438->len;
-  int32_t *v_x1439_d = v_x1439->data.i;
-  const int64_t v_x1439_n = v_x1439->len;
-  (void)v_x1439_n; /* v_x1439's length is v_x1438's */
-  const int64_t *v_x1441_off = rt_seg_offsets(v_x1441);
-  const int64_t v_x1441_n = v_x1441->len;
-  RtValue *v_x1466 = NULL;
-  RtValue *v_x1467 = NULL;
-  RtValue *v_x1468 = NULL;
-  RtValue *v_x1469 = NULL;
-  RtValue *v_x1470 = NULL;
-  RtValue *v_x1471 = NULL;
-  int32_t v_x1463 = 0;
-  int32_t v_x1464 = 0;
-  int32_t v_x1465 = 0;
-  RtValue *v_x1486 = NULL;
-  RtValue *v_x1487 = NULL;
-  RtValue *v_x1488 = NULL;
-  RtValue *v_x1489 = NULL;
-  RtValue *v_x1490 = NULL;
-  RtValue *v_x1491 = NULL;
+  int32_t *v_x1394_d = v_x1394->data.i;
+  const int64_t v_x1394_n = v_x1394->len;
+  int32_t *v_x1395_d = v_x1395->data.i;
+  const int64_t v_x1395_n = v_x1395->len;
+  int32_t *v_x1397_d = v_x1397->data.i;
+  const int64_t v_x1397_n = v_x1397->len;
+  int32_t *v_x1398_d = v_x1398->data.i;
+  const int64_t v_x1398_n = v_x1398->len;
+  (void)v_x1398_n; /* v_x1398's length is v_x1397's */
+  const int64_t *v_x1400_off = rt_seg_offsets(v_x1400);
+  const int64_t v_x1400_n = v_x1400->len;
+  RtValue *v_x1425 = NULL;
+  RtValue *v_x1426 = NULL;
+  RtValue *v_x1427 = NULL;
+  RtValue *v_x1428 = NULL;
+  RtValue *v_x1429 = NULL;
+  RtValue *v_x1430 = NULL;
+  int32_t v_x1422 = 0;
+  int32_t v_x1423 = 0;
+  int32_t v_x1424 = 0;
+  RtValue *v_x1445 = NULL;
+  RtValue *v_x1446 = NULL;
+  RtValue *v_x1447 = NULL;
+  RtValue *v_x1448 = NULL;
+  RtValue *v_x1449 = NULL;
+  RtValue *v_x1450 = NULL;
   /* MAP */
   {
-    const int64_t t161 = v_x1437;
+    const int64_t t161 = v_x1396;
     if (t161 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t161, 0.0, 0);
       goto fail;
     }
-    v_x1466 = rt_value_new(rt_vec_type(RT_INT), t161);
-    int32_t *v_x1466_d = v_x1466->data.i;
-    const int64_t v_x1466_n = v_x1466->len;
-    v_x1467 = rt_value_new(rt_vec_type(RT_BOOL), t161);
-    uint8_t *v_x1467_d = v_x1467->data.b;
-    const int64_t v_x1467_n = v_x1467->len;
-    v_x1468 = rt_value_new(rt_vec_type(RT_INT), t161);
-    int32_t *v_x1468_d = v_x1468->data.i;
-    const int64_t v_x1468_n = v_x1468->len;
-    v_x1469 = rt_value_new(rt_vec_type(RT_INT), t161);
-    int32_t *v_x1469_d = v_x1469->data.i;
-    const int64_t v_x1469_n = v_x1469->len;
-    v_x1470 = rt_value_new(rt_vec_type(RT_BOOL), t161);
-    uint8_t *v_x1470_d = v_x1470->data.b;
-    const int64_t v_x1470_n = v_x1470->len;
-    v_x1471 = rt_value_new(rt_vec_type(RT_BOOL), t161);
-    uint8_t *v_x1471_d = v_x1471->data.b;
-    const int64_t v_x1471_n = v_x1471->len;
+    v_x1425 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x1425_d = v_x1425->data.i;
+    const int64_t v_x1425_n = v_x1425->len;
+    v_x1426 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x1426_d = v_x1426->data.b;
+    const int64_t v_x1426_n = v_x1426->len;
+    v_x1427 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x1427_d = v_x1427->data.i;
+    const int64_t v_x1427_n = v_x1427->len;
+    v_x1428 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x1428_d = v_x1428->data.i;
+    const int64_t v_x1428_n = v_x1428->len;
+    v_x1429 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x1429_d = v_x1429->data.b;
+    const int64_t v_x1429_n = v_x1429->len;
+    v_x1430 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x1430_d = v_x1430->data.b;
+    const int64_t v_x1430_n = v_x1430->len;
     RT_PARALLEL_FOR_IF(t161 >= RT_PARALLEL_MIN)
     for (int64_t t162 = 0; t162 < t161; t162++) {
       const int32_t t163 = (int32_t)t162;
       int t165 = 0; /* nonzero: a check below failed */
-      int t166 = (uint64_t)(int64_t)t163 < (uint64_t)v_x1438_n;
-      int32_t t164 = t166 ? v_x1439_d[t163] : 0;
+      int t166 = (uint64_t)(int64_t)t163 < (uint64_t)v_x1397_n;
+      int32_t t164 = t166 ? v_x1398_d[t163] : 0;
       t165 |= !t166;
-      int32_t t167 = t166 ? v_x1438_d[t163] : 0;
+      int32_t t167 = t166 ? v_x1397_d[t163] : 0;
       uint8_t t169 = rt_lt_i(0, t167);
       int32_t t171 = (t169 ? t164 : -1);
       uint8_t t173 = rt_ge_i(t171, 0);
       int32_t t174;
       if (t173) {
-        int t176 = (uint64_t)(int64_t)t171 < (uint64_t)v_x1436_n;
-        int32_t t175 = t176 ? v_x1436_d[t171] : 0;
+        int t176 = (uint64_t)(int64_t)t171 < (uint64_t)v_x1395_n;
+        int32_t t175 = t176 ? v_x1395_d[t171] : 0;
         t165 |= !t176;
         t174 = t175;
       } else {
@@ -1105,17 +1105,17 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, Rt
       }
       if (__builtin_expect(t165 != 0, 0)) { /* again, recording the error */
         int32_t t177;
-        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1438_n) {
-          t177 = v_x1439_d[t163];
+        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1397_n) {
+          t177 = v_x1398_d[t163];
         } else {
-          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1438_n, 0.0, 1);
+          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1397_n, 0.0, 1);
           t177 = 0;
         }
         int32_t t178;
-        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1438_n) {
-          t178 = v_x1438_d[t163];
+        if ((uint64_t)(int64_t)t163 < (uint64_t)v_x1397_n) {
+          t178 = v_x1397_d[t163];
         } else {
-          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1438_n, 0.0, 2);
+          NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t163, v_x1397_n, 0.0, 2);
           t178 = 0;
         }
         uint8_t t180 = rt_lt_i(0, t178);
@@ -1124,10 +1124,10 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, Rt
         int32_t t185;
         if (t184) {
           int32_t t186;
-          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x1436_n) {
-            t186 = v_x1436_d[t182];
+          if ((uint64_t)(int64_t)t182 < (uint64_t)v_x1395_n) {
+            t186 = v_x1395_d[t182];
           } else {
-            NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t182, v_x1436_n, 0.0, 3);
+            NESSIE_RECORD(err, t162, RT_CHECK_INDEX, 2, 0, RT_GATHER, t182, v_x1395_n, 0.0, 3);
             t186 = 0;
           }
           t185 = t186;
@@ -1135,32 +1135,32 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, Rt
           t185 = 0;
         }
       }
-      v_x1466_d[t162] = 0;
-      v_x1467_d[t162] = 1;
-      v_x1468_d[t162] = t174;
-      v_x1469_d[t162] = 2;
-      v_x1470_d[t162] = 1;
-      v_x1471_d[t162] = 1;
+      v_x1425_d[t162] = 0;
+      v_x1426_d[t162] = 1;
+      v_x1427_d[t162] = t174;
+      v_x1428_d[t162] = 2;
+      v_x1429_d[t162] = 1;
+      v_x1430_d[t162] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1466_d = v_x1466->data.i;
-    const int64_t v_x1466_n = v_x1466->len;
-    uint8_t *v_x1467_d = v_x1467->data.b;
-    const int64_t v_x1467_n = v_x1467->len;
-    int32_t *v_x1468_d = v_x1468->data.i;
-    const int64_t v_x1468_n = v_x1468->len;
-    int32_t *v_x1469_d = v_x1469->data.i;
-    const int64_t v_x1469_n = v_x1469->len;
-    uint8_t *v_x1470_d = v_x1470->data.b;
-    const int64_t v_x1470_n = v_x1470->len;
-    uint8_t *v_x1471_d = v_x1471->data.b;
-    const int64_t v_x1471_n = v_x1471->len;
+    int32_t *v_x1425_d = v_x1425->data.i;
+    const int64_t v_x1425_n = v_x1425->len;
+    uint8_t *v_x1426_d = v_x1426->data.b;
+    const int64_t v_x1426_n = v_x1426->len;
+    int32_t *v_x1427_d = v_x1427->data.i;
+    const int64_t v_x1427_n = v_x1427->len;
+    int32_t *v_x1428_d = v_x1428->data.i;
+    const int64_t v_x1428_n = v_x1428->len;
+    uint8_t *v_x1429_d = v_x1429->data.b;
+    const int64_t v_x1429_n = v_x1429->len;
+    uint8_t *v_x1430_d = v_x1430->data.b;
+    const int64_t v_x1430_n = v_x1430->len;
     /* REDUCE */
     {
-      const int64_t t187 = v_x1437;
+      const int64_t t187 = v_x1396;
       if (t187 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t187, 0.0, 4);
         goto fail;
@@ -1184,8 +1184,8 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, Rt
           int32_t t192x1;
           int32_t t192x2;
           int t196 = 0; /* nonzero: a check below failed */
-          int t197 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1438_n;
-          int32_t t195 = t197 ? v_x1438_d[t194] : 0;
+          int t197 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1397_n;
+          int32_t t195 = t197 ? v_x1397_d[t194] : 0;
           t196 |= !t197;
           uint8_t t199 = rt_lt_i(0, t195);
           int32_t t200;
@@ -1196,10 +1196,10 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, Rt
           }
           if (__builtin_expect(t196 != 0, 0)) { /* again, recording the error */
             int32_t t201;
-            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1438_n) {
-              t201 = v_x1438_d[t194];
+            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1397_n) {
+              t201 = v_x1397_d[t194];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 2, 0, RT_GATHER, t194, v_x1438_n, 0.0, 5);
+              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 2, 0, RT_GATHER, t194, v_x1397_n, 0.0, 5);
               t201 = 0;
             }
             uint8_t t203 = rt_lt_i(0, t201);
@@ -1273,11 +1273,11 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, Rt
         t192t1 = t216;
         t192t2 = t217;
       }
-      v_x1463 = t192t0;
+      v_x1422 = t192t0;
       rt_free(t189);
-      v_x1464 = t192t1;
+      v_x1423 = t192t1;
       rt_free(t190);
-      v_x1465 = t192t2;
+      v_x1424 = t192t2;
       rt_free(t191);
     }
     if (err->index != INT64_MAX)
@@ -1285,18 +1285,18 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, Rt
     {
       /* SPLIT */
       {
-        const int64_t t218 = v_x1435_n;
+        const int64_t t218 = v_x1394_n;
         const int64_t t219 = t218 > 0 ? (t218 + RT_CHUNK - 1) / RT_CHUNK : 1;
         uint8_t *t220 = (uint8_t *)rt_alloc_atomic((size_t)t218 + 1);
         int64_t *t221 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t219 + 1)); /* class c, chunk k: [c * chunks + k] */
         RT_PARALLEL_FOR_IF(t219 > 1)
         for (int64_t t222 = 0; t222 < t219; t222++) {
           int64_t kept[2] = {0};
-          int64_t t225 = rt_segment_search(v_x1441_off, 0, v_x1441_n, t222 * RT_CHUNK);
+          int64_t t225 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t222 * RT_CHUNK);
           const int64_t t222_end = (t222 + 1) * RT_CHUNK < t218 ? (t222 + 1) * RT_CHUNK : t218;
           for (int64_t t223 = t222 * RT_CHUNK; t223 < t222_end; t223++) {
             const int32_t t224 = (int32_t)t223;
-            while (v_x1441_off[t225 + 1] <= t223)
+            while (v_x1400_off[t225 + 1] <= t223)
               t225++;
             const int32_t t226 = (int32_t)t225;
             int32_t t222x0;
@@ -1304,29 +1304,29 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, Rt
             int32_t t222x2;
             uint8_t t222x3;
             int t228 = 0; /* nonzero: a check below failed */
-            int t229 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1468_n;
-            int32_t t227 = t229 ? v_x1468_d[t226] : 0;
+            int t229 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1427_n;
+            int32_t t227 = t229 ? v_x1427_d[t226] : 0;
             t228 |= !t229;
-            int32_t t230 = v_x1435_d[t224];
-            int t232 = (uint64_t)(int64_t)t230 < (uint64_t)v_x1436_n;
-            int32_t t231 = t232 ? v_x1436_d[t230] : 0;
+            int32_t t230 = v_x1394_d[t224];
+            int t232 = (uint64_t)(int64_t)t230 < (uint64_t)v_x1395_n;
+            int32_t t231 = t232 ? v_x1395_d[t230] : 0;
             t228 |= !t232;
             uint8_t t234 = rt_lt_i(t231, t227);
             uint8_t t236 = rt_gt_i(t231, t227);
             if (__builtin_expect(t228 != 0, 0)) { /* again, recording the error */
               int32_t t237;
-              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1468_n) {
-                t237 = v_x1468_d[t226];
+              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1427_n) {
+                t237 = v_x1427_d[t226];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1468_n, 0.0, 6);
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1427_n, 0.0, 6);
                 t237 = 0;
               }
-              int32_t t238 = v_x1435_d[t224];
+              int32_t t238 = v_x1394_d[t224];
               int32_t t239;
-              if ((uint64_t)(int64_t)t238 < (uint64_t)v_x1436_n) {
-                t239 = v_x1436_d[t238];
+              if ((uint64_t)(int64_t)t238 < (uint64_t)v_x1395_n) {
+                t239 = v_x1395_d[t238];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t238, v_x1436_n, 0.0, 7);
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t238, v_x1395_n, 0.0, 7);
                 t239 = 0;
               }
               uint8_t t241 = rt_lt_i(t239, t237);
@@ -1358,44 +1358,44 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, Rt
           t221[0 * t219 + t222] = t246;
           t246 += k;
         }
-        v_x1486 = rt_value_new(rt_vec_type(RT_INT), t246);
-        int32_t *v_x1486_d = v_x1486->data.i;
-        const int64_t v_x1486_n = v_x1486->len;
+        v_x1445 = rt_value_new(rt_vec_type(RT_INT), t246);
+        int32_t *v_x1445_d = v_x1445->data.i;
+        const int64_t v_x1445_n = v_x1445->len;
         int64_t t247 = 0;
         for (int64_t t222 = 0; t222 < t219; t222++) {
           const int64_t k = t221[1 * t219 + t222];
           t221[1 * t219 + t222] = t247;
           t247 += k;
         }
-        v_x1488 = rt_value_new(rt_vec_type(RT_INT), t247);
-        int32_t *v_x1488_d = v_x1488->data.i;
-        const int64_t v_x1488_n = v_x1488->len;
-        v_x1490 = rt_value_new(rt_vec_type(RT_INT), v_x1441_n);
-        int32_t *v_x1490_d = v_x1490->data.i;
-        const int64_t v_x1490_n = v_x1490->len;
-        v_x1491 = rt_value_new(rt_vec_type(RT_INT), v_x1441_n);
-        int32_t *v_x1491_d = v_x1491->data.i;
-        const int64_t v_x1491_n = v_x1491->len;
-        RT_PARALLEL_FOR_IF(v_x1441_n > RT_CHUNK)
-        for (int64_t t248 = 0; t248 < v_x1441_n; t248++) {
+        v_x1447 = rt_value_new(rt_vec_type(RT_INT), t247);
+        int32_t *v_x1447_d = v_x1447->data.i;
+        const int64_t v_x1447_n = v_x1447->len;
+        v_x1449 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+        int32_t *v_x1449_d = v_x1449->data.i;
+        const int64_t v_x1449_n = v_x1449->len;
+        v_x1450 = rt_value_new(rt_vec_type(RT_INT), v_x1400_n);
+        int32_t *v_x1450_d = v_x1450->data.i;
+        const int64_t v_x1450_n = v_x1450->len;
+        RT_PARALLEL_FOR_IF(v_x1400_n > RT_CHUNK)
+        for (int64_t t248 = 0; t248 < v_x1400_n; t248++) {
           int32_t in[2] = {0};
-          for (int64_t t249 = v_x1441_off[t248]; t249 < v_x1441_off[t248 + 1]; t249++) {
+          for (int64_t t249 = v_x1400_off[t248]; t249 < v_x1400_off[t248 + 1]; t249++) {
             in[0] += t220[t249] >> 0 & 1;
             in[1] += t220[t249] >> 1 & 1;
           }
-          v_x1490_d[t248] = in[0];
-          v_x1491_d[t248] = in[1];
+          v_x1449_d[t248] = in[0];
+          v_x1450_d[t248] = in[1];
         }
         RT_PARALLEL_FOR_IF(t219 > 1)
         for (int64_t t222 = 0; t222 < t219; t222++) {
           int64_t at[2];
           at[0] = t221[0 * t219 + t222];
           at[1] = t221[1 * t219 + t222];
-          int64_t t225 = rt_segment_search(v_x1441_off, 0, v_x1441_n, t222 * RT_CHUNK);
+          int64_t t225 = rt_segment_search(v_x1400_off, 0, v_x1400_n, t222 * RT_CHUNK);
           const int64_t t222_end = (t222 + 1) * RT_CHUNK < t218 ? (t222 + 1) * RT_CHUNK : t218;
           for (int64_t t223 = t222 * RT_CHUNK; t223 < t222_end; t223++) {
             const int32_t t224 = (int32_t)t223;
-            while (v_x1441_off[t225 + 1] <= t223)
+            while (v_x1400_off[t225 + 1] <= t223)
               t225++;
             const int32_t t226 = (int32_t)t225;
             if (!t220[t223])
@@ -1405,29 +1405,29 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, Rt
             int32_t t222y2;
             uint8_t t222y3;
             int t251 = 0; /* nonzero: a check below failed */
-            int t252 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1468_n;
-            int32_t t250 = t252 ? v_x1468_d[t226] : 0;
+            int t252 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1427_n;
+            int32_t t250 = t252 ? v_x1427_d[t226] : 0;
             t251 |= !t252;
-            int32_t t253 = v_x1435_d[t224];
-            int t255 = (uint64_t)(int64_t)t253 < (uint64_t)v_x1436_n;
-            int32_t t254 = t255 ? v_x1436_d[t253] : 0;
+            int32_t t253 = v_x1394_d[t224];
+            int t255 = (uint64_t)(int64_t)t253 < (uint64_t)v_x1395_n;
+            int32_t t254 = t255 ? v_x1395_d[t253] : 0;
             t251 |= !t255;
             uint8_t t257 = rt_lt_i(t254, t250);
             uint8_t t259 = rt_gt_i(t254, t250);
             if (__builtin_expect(t251 != 0, 0)) { /* again, recording the error */
               int32_t t260;
-              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1468_n) {
-                t260 = v_x1468_d[t226];
+              if ((uint64_t)(int64_t)t226 < (uint64_t)v_x1427_n) {
+                t260 = v_x1427_d[t226];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1468_n, 0.0, 8);
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 3, 0, RT_GATHER, t226, v_x1427_n, 0.0, 8);
                 t260 = 0;
               }
-              int32_t t261 = v_x1435_d[t224];
+              int32_t t261 = v_x1394_d[t224];
               int32_t t262;
-              if ((uint64_t)(int64_t)t261 < (uint64_t)v_x1436_n) {
-                t262 = v_x1436_d[t261];
+              if ((uint64_t)(int64_t)t261 < (uint64_t)v_x1395_n) {
+                t262 = v_x1395_d[t261];
               } else {
-                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x1436_n, 0.0, 9);
+                NESSIE_RECORD(err, t223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x1395_n, 0.0, 9);
                 t262 = 0;
               }
               uint8_t t264 = rt_lt_i(t262, t260);
@@ -1438,11 +1438,11 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, Rt
             t222y2 = t254;
             t222y3 = t259;
             if (t220[t223] >> 0 & 1) {
-              v_x1486_d[at[0]] = t222y0;
+              v_x1445_d[at[0]] = t222y0;
               at[0]++;
             }
             if (t220[t223] >> 1 & 1) {
-              v_x1488_d[at[1]] = t222y2;
+              v_x1447_d[at[1]] = t222y2;
               at[1]++;
             }
           }
@@ -1454,61 +1454,61 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, Rt
         goto fail;
     }
   }
-  *out_v_x1466 = v_x1466;
-  *out_v_x1464 = v_x1464;
-  *out_v_x1465 = v_x1465;
-  *out_v_x1467 = v_x1467;
-  *out_v_x1486 = v_x1486;
-  *out_v_x1490 = v_x1490;
-  *out_v_x1488 = v_x1488;
-  *out_v_x1491 = v_x1491;
-  *out_v_x1469 = v_x1469;
-  *out_v_x1470 = v_x1470;
-  *out_v_x1471 = v_x1471;
-  rt_release(v_x1468);
-  rt_release(v_x1487);
-  rt_release(v_x1489);
+  *out_v_x1425 = v_x1425;
+  *out_v_x1423 = v_x1423;
+  *out_v_x1424 = v_x1424;
+  *out_v_x1426 = v_x1426;
+  *out_v_x1445 = v_x1445;
+  *out_v_x1449 = v_x1449;
+  *out_v_x1447 = v_x1447;
+  *out_v_x1450 = v_x1450;
+  *out_v_x1428 = v_x1428;
+  *out_v_x1429 = v_x1429;
+  *out_v_x1430 = v_x1430;
+  rt_release(v_x1427);
+  rt_release(v_x1446);
+  rt_release(v_x1448);
   return;
 fail:
-  rt_release(v_x1466);
-  rt_release(v_x1467);
-  rt_release(v_x1468);
-  rt_release(v_x1469);
-  rt_release(v_x1470);
-  rt_release(v_x1471);
-  rt_release(v_x1486);
-  rt_release(v_x1487);
-  rt_release(v_x1488);
-  rt_release(v_x1489);
-  rt_release(v_x1490);
-  rt_release(v_x1491);
+  rt_release(v_x1425);
+  rt_release(v_x1426);
+  rt_release(v_x1427);
+  rt_release(v_x1428);
+  rt_release(v_x1429);
+  rt_release(v_x1430);
+  rt_release(v_x1445);
+  rt_release(v_x1446);
+  rt_release(v_x1447);
+  rt_release(v_x1448);
+  rt_release(v_x1449);
+  rt_release(v_x1450);
 }
 
 /* K7: MAP, REDUCE, SPLIT -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1435_d; int64_t v_x1435_n;
-  int32_t *v_x1436_d; int64_t v_x1436_n;
-  int32_t v_x1437;
-  int32_t *v_x1438_d; int64_t v_x1438_n;
-  int32_t *v_x1439_d; int64_t v_x1439_n;
-  const int64_t *v_x1441_off; int64_t v_x1441_n;
-  int32_t *v_x1466_d; int64_t v_x1466_n;
-  uint8_t *v_x1467_d; int64_t v_x1467_n;
-  int32_t *v_x1468_d; int64_t v_x1468_n;
-  int32_t *v_x1469_d; int64_t v_x1469_n;
-  uint8_t *v_x1470_d; int64_t v_x1470_n;
-  uint8_t *v_x1471_d; int64_t v_x1471_n;
-  int32_t v_x1463;
-  int32_t v_x1464;
-  int32_t v_x1465;
-  int32_t *v_x1486_d; int64_t v_x1486_n;
-  uint8_t *v_x1487_d; int64_t v_x1487_n;
-  int32_t *v_x1488_d; int64_t v_x1488_n;
-  uint8_t *v_x1489_d; int64_t v_x1489_n;
-  int32_t *v_x1490_d; int64_t v_x1490_n;
-  int32_t *v_x1491_d; int64_t v_x1491_n;
+  int32_t *v_x1394_d; int64_t v_x1394_n;
+  int32_t *v_x1395_d; int64_t v_x1395_n;
+  int32_t v_x1396;
+  int32_t *v_x1397_d; int64_t v_x1397_n;
+  int32_t *v_x1398_d; int64_t v_x1398_n;
+  const int64_t *v_x1400_off; int64_t v_x1400_n;
+  int32_t *v_x1425_d; int64_t v_x1425_n;
+  uint8_t *v_x1426_d; int64_t v_x1426_n;
+  int32_t *v_x1427_d; int64_t v_x1427_n;
+  int32_t *v_x1428_d; int64_t v_x1428_n;
+  uint8_t *v_x1429_d; int64_t v_x1429_n;
+  uint8_t *v_x1430_d; int64_t v_x1430_n;
+  int32_t v_x1422;
+  int32_t v_x1423;
+  int32_t v_x1424;
+  int32_t *v_x1445_d; int64_t v_x1445_n;
+  uint8_t *v_x1446_d; int64_t v_x1446_n;
+  int32_t *v_x1447_d; int64_t v_x1447_n;
+  uint8_t *v_x1448_d; int64_t v_x1448_n;
+  int32_t *v_x1449_d; int64_t v_x1449_n;
+  int32_t *v_x1450_d; int64_t v_x1450_n;
 };
 struct alignas(8) K7_0_V {
   int32_t v0;
@@ -1524,17 +1524,17 @@ struct K7_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t268 = 0; /* nonzero: a check below failed */
-    int t269 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1438_n;
-    int32_t t267 = t269 ? rtg::ld_stream(&A.v_x1439_d[ix]) : 0;
+    int t269 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1397_n;
+    int32_t t267 = t269 ? rtg::ld_stream(&A.v_x1398_d[ix]) : 0;
     t268 |= !t269;
-    int32_t t270 = t269 ? rtg::ld_stream(&A.v_x1438_d[ix]) : 0;
+    int32_t t270 = t269 ? rtg::ld_stream(&A.v_x1397_d[ix]) : 0;
     uint8_t t272 = rt_lt_i(0, t270);
     int32_t t274 = (t272 ? t267 : -1);
     uint8_t t276 = rt_ge_i(t274, 0);
     int32_t t277;
     if (t276) {
-      int t279 = (uint64_t)(int64_t)t274 < (uint64_t)A.v_x1436_n;
-      int32_t t278 = t279 ? A.v_x1436_d[t274] : 0;
+      int t279 = (uint64_t)(int64_t)t274 < (uint64_t)A.v_x1395_n;
+      int32_t t278 = t279 ? A.v_x1395_d[t274] : 0;
       t268 |= !t279;
       t277 = t278;
     } else {
@@ -1542,17 +1542,17 @@ struct K7_0_pull {
     }
     if (__builtin_expect(t268 != 0, 0)) { /* again, recording the error */
       int32_t t280;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1438_n) {
-        t280 = rtg::ld_stream(&A.v_x1439_d[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1397_n) {
+        t280 = rtg::ld_stream(&A.v_x1398_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1438_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1397_n, 0.0, 0);
         t280 = 0;
       }
       int32_t t281;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1438_n) {
-        t281 = rtg::ld_stream(&A.v_x1438_d[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1397_n) {
+        t281 = rtg::ld_stream(&A.v_x1397_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1438_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1397_n, 0.0, 1);
         t281 = 0;
       }
       uint8_t t283 = rt_lt_i(0, t281);
@@ -1561,10 +1561,10 @@ struct K7_0_pull {
       int32_t t288;
       if (t287) {
         int32_t t289;
-        if ((uint64_t)(int64_t)t285 < (uint64_t)A.v_x1436_n) {
-          t289 = A.v_x1436_d[t285];
+        if ((uint64_t)(int64_t)t285 < (uint64_t)A.v_x1395_n) {
+          t289 = A.v_x1395_d[t285];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t285, A.v_x1436_n, 0.0, 2);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, t285, A.v_x1395_n, 0.0, 2);
           t289 = 0;
         }
         t288 = t289;
@@ -1578,12 +1578,12 @@ struct K7_0_pull {
 struct K7_0_store {
   K7_A A;
   __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x1466_d[i] = v.v0;
-    A.v_x1467_d[i] = v.v1;
-    A.v_x1468_d[i] = v.v2;
-    A.v_x1469_d[i] = v.v3;
-    A.v_x1470_d[i] = v.v4;
-    A.v_x1471_d[i] = v.v5;
+    A.v_x1425_d[i] = v.v0;
+    A.v_x1426_d[i] = v.v1;
+    A.v_x1427_d[i] = v.v2;
+    A.v_x1428_d[i] = v.v3;
+    A.v_x1429_d[i] = v.v4;
+    A.v_x1430_d[i] = v.v5;
   }
 };
 struct alignas(8) K7_1_V {
@@ -1597,8 +1597,8 @@ struct K7_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t291 = 0; /* nonzero: a check below failed */
-    int t292 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1438_n;
-    int32_t t290 = t292 ? A.v_x1438_d[ix] : 0;
+    int t292 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1397_n;
+    int32_t t290 = t292 ? A.v_x1397_d[ix] : 0;
     t291 |= !t292;
     uint8_t t294 = rt_lt_i(0, t290);
     int32_t t295;
@@ -1609,10 +1609,10 @@ struct K7_1_pull {
     }
     if (__builtin_expect(t291 != 0, 0)) { /* again, recording the error */
       int32_t t296;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1438_n) {
-        t296 = A.v_x1438_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1397_n) {
+        t296 = A.v_x1397_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1438_n, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1397_n, 0.0, 3);
         t296 = 0;
       }
       uint8_t t298 = rt_lt_i(0, t296);
@@ -1683,29 +1683,29 @@ struct K7_2_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t306 = 0; /* nonzero: a check below failed */
-    int t307 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1468_n;
-    int32_t t305 = t307 ? A.v_x1468_d[sx] : 0;
+    int t307 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1427_n;
+    int32_t t305 = t307 ? A.v_x1427_d[sx] : 0;
     t306 |= !t307;
-    int32_t t308 = rtg::ld_stream(&A.v_x1435_d[ix]);
-    int t310 = (uint64_t)(int64_t)t308 < (uint64_t)A.v_x1436_n;
-    int32_t t309 = t310 ? A.v_x1436_d[t308] : 0;
+    int32_t t308 = rtg::ld_stream(&A.v_x1394_d[ix]);
+    int t310 = (uint64_t)(int64_t)t308 < (uint64_t)A.v_x1395_n;
+    int32_t t309 = t310 ? A.v_x1395_d[t308] : 0;
     t306 |= !t310;
     uint8_t t312 = rt_lt_i(t309, t305);
     uint8_t t314 = rt_gt_i(t309, t305);
     if (__builtin_expect(t306 != 0, 0)) { /* again, recording the error */
       int32_t t315;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1468_n) {
-        t315 = A.v_x1468_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1427_n) {
+        t315 = A.v_x1427_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1468_n, 0.0, 4);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, sx, A.v_x1427_n, 0.0, 4);
         t315 = 0;
       }
-      int32_t t316 = rtg::ld_stream(&A.v_x1435_d[ix]);
+      int32_t t316 = rtg::ld_stream(&A.v_x1394_d[ix]);
       int32_t t317;
-      if ((uint64_t)(int64_t)t316 < (uint64_t)A.v_x1436_n) {
-        t317 = A.v_x1436_d[t316];
+      if ((uint64_t)(int64_t)t316 < (uint64_t)A.v_x1395_n) {
+        t317 = A.v_x1395_d[t316];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, A.v_x1436_n, 0.0, 5);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, A.v_x1395_n, 0.0, 5);
         t317 = 0;
       }
       uint8_t t319 = rt_lt_i(t317, t315);
@@ -1719,12 +1719,12 @@ struct K7_2_store {
   __device__ void operator()(int c, int64_t i, const K7_2_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1486_d[i] = v.v0;
-      /* v.v1: v_x1487, read by nothing */
+      A.v_x1445_d[i] = v.v0;
+      /* v.v1: v_x1446, read by nothing */
       break;
     case 1:
-      A.v_x1488_d[i] = v.v2;
-      /* v.v3: v_x1489, read by nothing */
+      A.v_x1447_d[i] = v.v2;
+      /* v.v3: v_x1448, read by nothing */
       break;
     }
   }
@@ -1735,70 +1735,70 @@ struct K7_2_pred {
     return ((unsigned)((v.v1) != 0) << 0) | ((unsigned)((v.v3) != 0) << 1);
   }
 };
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue *v_x1436, int32_t v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue *v_x1441, RtValue **out_v_x1466, int32_t *out_v_x1464, int32_t *out_v_x1465, RtValue **out_v_x1467, RtValue **out_v_x1486, RtValue **out_v_x1490, RtValue **out_v_x1488, RtValue **out_v_x1491, RtValue **out_v_x1469, RtValue **out_v_x1470, RtValue **out_v_x1471, int check_site_0) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, RtValue *v_x1400, RtValue **out_v_x1425, int32_t *out_v_x1423, int32_t *out_v_x1424, RtValue **out_v_x1426, RtValue **out_v_x1445, RtValue **out_v_x1449, RtValue **out_v_x1447, RtValue **out_v_x1450, RtValue **out_v_x1428, RtValue **out_v_x1429, RtValue **out_v_x1430, int check_site_0) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1435_d = v_x1435->data.i;
-  A.v_x1435_n = v_x1435->len;
-  A.v_x1436_d = v_x1436->data.i;
-  A.v_x1436_n = v_x1436->len;
-  A.v_x1437 = v_x1437;
-  A.v_x1438_d = v_x1438->data.i;
-  A.v_x1438_n = v_x1438->len;
-  A.v_x1439_d = v_x1439->data.i;
-  A.v_x1439_n = v_x1439->len;
-  A.v_x1441_off = rtg_seg_offsets(v_x1441);
-  A.v_x1441_n = v_x1441->len;
-  RtValue *v_x1466 = NULL;
-  RtValue *v_x1467 = NULL;
-  RtValue *v_x1468 = NULL;
-  RtValue *v_x1469 = NULL;
-  RtValue *v_x1470 = NULL;
-  RtValue *v_x1471 = NULL;
+  A.v_x1394_d = v_x1394->data.i;
+  A.v_x1394_n = v_x1394->len;
+  A.v_x1395_d = v_x1395->data.i;
+  A.v_x1395_n = v_x1395->len;
+  A.v_x1396 = v_x1396;
+  A.v_x1397_d = v_x1397->data.i;
+  A.v_x1397_n = v_x1397->len;
+  A.v_x1398_d = v_x1398->data.i;
+  A.v_x1398_n = v_x1398->len;
+  A.v_x1400_off = rtg_seg_offsets(v_x1400);
+  A.v_x1400_n = v_x1400->len;
+  RtValue *v_x1425 = NULL;
+  RtValue *v_x1426 = NULL;
+  RtValue *v_x1427 = NULL;
+  RtValue *v_x1428 = NULL;
+  RtValue *v_x1429 = NULL;
+  RtValue *v_x1430 = NULL;
   K7_1_V *K7_1_value = NULL; /* the SOAC's values, on the device */
-  int32_t v_x1463 = 0;
-  int32_t v_x1464 = 0;
-  int32_t v_x1465 = 0;
-  RtValue *v_x1486 = NULL;
-  RtValue *v_x1487 = NULL;
-  RtValue *v_x1488 = NULL;
-  RtValue *v_x1489 = NULL;
-  RtValue *v_x1490 = NULL;
-  RtValue *v_x1491 = NULL;
+  int32_t v_x1422 = 0;
+  int32_t v_x1423 = 0;
+  int32_t v_x1424 = 0;
+  RtValue *v_x1445 = NULL;
+  RtValue *v_x1446 = NULL;
+  RtValue *v_x1447 = NULL;
+  RtValue *v_x1448 = NULL;
+  RtValue *v_x1449 = NULL;
+  RtValue *v_x1450 = NULL;
   /* MAP */
   {
-    const int64_t t322 = v_x1437;
+    const int64_t t322 = v_x1396;
     if (t322 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t322, 0.0, run, 6};
       goto fail;
     }
-    v_x1466 = rtg_vec_new(RT_INT, t322);
-    A.v_x1466_d = v_x1466->data.i;
-    A.v_x1466_n = v_x1466->len;
-    v_x1467 = rtg_vec_new(RT_BOOL, t322);
-    A.v_x1467_d = v_x1467->data.b;
-    A.v_x1467_n = v_x1467->len;
-    v_x1468 = rtg_vec_new(RT_INT, t322);
-    A.v_x1468_d = v_x1468->data.i;
-    A.v_x1468_n = v_x1468->len;
-    v_x1469 = rtg_vec_new(RT_INT, t322);
-    A.v_x1469_d = v_x1469->data.i;
-    A.v_x1469_n = v_x1469->len;
-    v_x1470 = rtg_vec_new(RT_BOOL, t322);
-    A.v_x1470_d = v_x1470->data.b;
-    A.v_x1470_n = v_x1470->len;
-    v_x1471 = rtg_vec_new(RT_BOOL, t322);
-    A.v_x1471_d = v_x1471->data.b;
-    A.v_x1471_n = v_x1471->len;
+    v_x1425 = rtg_vec_new(RT_INT, t322);
+    A.v_x1425_d = v_x1425->data.i;
+    A.v_x1425_n = v_x1425->len;
+    v_x1426 = rtg_vec_new(RT_BOOL, t322);
+    A.v_x1426_d = v_x1426->data.b;
+    A.v_x1426_n = v_x1426->len;
+    v_x1427 = rtg_vec_new(RT_INT, t322);
+    A.v_x1427_d = v_x1427->data.i;
+    A.v_x1427_n = v_x1427->len;
+    v_x1428 = rtg_vec_new(RT_INT, t322);
+    A.v_x1428_d = v_x1428->data.i;
+    A.v_x1428_n = v_x1428->len;
+    v_x1429 = rtg_vec_new(RT_BOOL, t322);
+    A.v_x1429_d = v_x1429->data.b;
+    A.v_x1429_n = v_x1429->len;
+    v_x1430 = rtg_vec_new(RT_BOOL, t322);
+    A.v_x1430_d = v_x1430->data.b;
+    A.v_x1430_n = v_x1430->len;
     /* computed in the launch of SOAC 1 (K7_1_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t323 = v_x1437;
+    const int64_t t323 = v_x1396;
     if (t323 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t323, 0.0, run, 7};
       goto fail;
@@ -1810,163 +1810,163 @@ static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtV
   rtg::SplitCounts t325; /* the slots of its classes' counts */
   int64_t t326; /* its size */
   {
-    const int64_t t327 = v_x1435->len;
-    v_x1486 = rtg_vec_new(RT_INT, t327);
-    A.v_x1486_d = v_x1486->data.i;
-    A.v_x1486_n = v_x1486->len;
-    v_x1488 = rtg_vec_new(RT_INT, t327);
-    A.v_x1488_d = v_x1488->data.i;
-    A.v_x1488_n = v_x1488->len;
+    const int64_t t327 = v_x1394->len;
+    v_x1445 = rtg_vec_new(RT_INT, t327);
+    A.v_x1445_d = v_x1445->data.i;
+    A.v_x1445_n = v_x1445->len;
+    v_x1447 = rtg_vec_new(RT_INT, t327);
+    A.v_x1447_d = v_x1447->data.i;
+    A.v_x1447_n = v_x1447->len;
     t326 = t327;
-    v_x1490 = rtg_vec_new(RT_INT, v_x1441->len);
-    A.v_x1490_d = v_x1490->data.i;
-    A.v_x1490_n = v_x1490->len;
-    v_x1491 = rtg_vec_new(RT_INT, v_x1441->len);
-    A.v_x1491_d = v_x1491->data.i;
-    A.v_x1491_n = v_x1491->len;
+    v_x1449 = rtg_vec_new(RT_INT, v_x1400->len);
+    A.v_x1449_d = v_x1449->data.i;
+    A.v_x1449_n = v_x1449->len;
+    v_x1450 = rtg_vec_new(RT_INT, v_x1400->len);
+    A.v_x1450_d = v_x1450->data.i;
+    A.v_x1450_n = v_x1450->len;
     RtValue *const t328[2] = {
-      v_x1490,
-      v_x1491,
+      v_x1449,
+      v_x1450,
     };
-    t325 = rtg::split_launch<K7_2_V, 2>("K7", loc, K7_2_pull{A}, K7_2_pred{A}, t327, K7_2_store{A}, v_x1441, t328);
+    t325 = rtg::split_launch<K7_2_V, 2>("K7", loc, K7_2_pull{A}, K7_2_pred{A}, t327, K7_2_store{A}, v_x1400, t328);
   }
   {
     int64_t t329[2];
     t329[0] = rtg::filter_count(t325.at[0]);
     t329[1] = rtg::filter_count(t325.at[1]);
-    v_x1486 = rtg_vec_fit(v_x1486, t329[0]);
-    A.v_x1486_d = v_x1486->data.i;
-    A.v_x1486_n = v_x1486->len;
-    v_x1488 = rtg_vec_fit(v_x1488, t329[1]);
-    A.v_x1488_d = v_x1488->data.i;
-    A.v_x1488_n = v_x1488->len;
+    v_x1445 = rtg_vec_fit(v_x1445, t329[0]);
+    A.v_x1445_d = v_x1445->data.i;
+    A.v_x1445_n = v_x1445->len;
+    v_x1447 = rtg_vec_fit(v_x1447, t329[1]);
+    A.v_x1447_d = v_x1447->data.i;
+    A.v_x1447_n = v_x1447->len;
   }
   if (!rtg::check_result("K7", loc, K7_1_value, K7_1_check{{check_site_0}}, K7_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K7_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1466 = v_x1466;
-  *out_v_x1464 = v_x1464;
-  *out_v_x1465 = v_x1465;
-  *out_v_x1467 = v_x1467;
-  *out_v_x1486 = v_x1486;
-  *out_v_x1490 = v_x1490;
-  *out_v_x1488 = v_x1488;
-  *out_v_x1491 = v_x1491;
-  *out_v_x1469 = v_x1469;
-  *out_v_x1470 = v_x1470;
-  *out_v_x1471 = v_x1471;
-  rt_release(v_x1468);
-  rt_release(v_x1487);
-  rt_release(v_x1489);
+  *out_v_x1425 = v_x1425;
+  *out_v_x1423 = v_x1423;
+  *out_v_x1424 = v_x1424;
+  *out_v_x1426 = v_x1426;
+  *out_v_x1445 = v_x1445;
+  *out_v_x1449 = v_x1449;
+  *out_v_x1447 = v_x1447;
+  *out_v_x1450 = v_x1450;
+  *out_v_x1428 = v_x1428;
+  *out_v_x1429 = v_x1429;
+  *out_v_x1430 = v_x1430;
+  rt_release(v_x1427);
+  rt_release(v_x1446);
+  rt_release(v_x1448);
   return;
 fail:
-  rt_release(v_x1466);
-  rt_release(v_x1467);
-  rt_release(v_x1468);
-  rt_release(v_x1469);
-  rt_release(v_x1470);
-  rt_release(v_x1471);
-  rt_release(v_x1486);
-  rt_release(v_x1487);
-  rt_release(v_x1488);
-  rt_release(v_x1489);
-  rt_release(v_x1490);
-  rt_release(v_x1491);
+  rt_release(v_x1425);
+  rt_release(v_x1426);
+  rt_release(v_x1427);
+  rt_release(v_x1428);
+  rt_release(v_x1429);
+  rt_release(v_x1430);
+  rt_release(v_x1445);
+  rt_release(v_x1446);
+  rt_release(v_x1447);
+  rt_release(v_x1448);
+  rt_release(v_x1449);
+  rt_release(v_x1450);
   rtg_free(K7_1_value);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1435, RtValue *v_x1436, int32_t v_x1437, RtValue *v_x1438, RtValue *v_x1439, RtValue *v_x1441, RtValue **out_v_x1466, int32_t *out_v_x1464, int32_t *out_v_x1465, RtValue **out_v_x1467, RtValue **out_v_x1486, RtValue **out_v_x1490, RtValue **out_v_x1488, RtValue **out_v_x1491, RtValue **out_v_x1469, RtValue **out_v_x1470, RtValue **out_v_x1471, int check_site_0) {
-  RtValue *vals[] = {v_x1435, v_x1436, v_x1438, v_x1439, v_x1441};
-  const int64_t sizes[] = {(int64_t)v_x1437, (int64_t)v_x1437};
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1394, RtValue *v_x1395, int32_t v_x1396, RtValue *v_x1397, RtValue *v_x1398, RtValue *v_x1400, RtValue **out_v_x1425, int32_t *out_v_x1423, int32_t *out_v_x1424, RtValue **out_v_x1426, RtValue **out_v_x1445, RtValue **out_v_x1449, RtValue **out_v_x1447, RtValue **out_v_x1450, RtValue **out_v_x1428, RtValue **out_v_x1429, RtValue **out_v_x1430, int check_site_0) {
+  RtValue *vals[] = {v_x1394, v_x1395, v_x1397, v_x1398, v_x1400};
+  const int64_t sizes[] = {(int64_t)v_x1396, (int64_t)v_x1396};
   if (rtg_choose_host(vals, 5, sizes, 2)) {
-    K7_host(err, loc, run, v_x1435, v_x1436, v_x1437, v_x1438, v_x1439, v_x1441, out_v_x1466, out_v_x1464, out_v_x1465, out_v_x1467, out_v_x1486, out_v_x1490, out_v_x1488, out_v_x1491, out_v_x1469, out_v_x1470, out_v_x1471);
+    K7_host(err, loc, run, v_x1394, v_x1395, v_x1396, v_x1397, v_x1398, v_x1400, out_v_x1425, out_v_x1423, out_v_x1424, out_v_x1426, out_v_x1445, out_v_x1449, out_v_x1447, out_v_x1450, out_v_x1428, out_v_x1429, out_v_x1430);
     if (err->index == INT64_MAX) {
       K7_1_V t330;
       memset(&t330, 0, sizeof t330);
-      t330.v1 = *out_v_x1464;
-      t330.v2 = *out_v_x1465;
+      t330.v1 = *out_v_x1423;
+      t330.v2 = *out_v_x1424;
       (void)K7_1_check{{check_site_0}}(t330, err, run);
     }
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, v_x1435, v_x1436, v_x1437, v_x1438, v_x1439, v_x1441, out_v_x1466, out_v_x1464, out_v_x1465, out_v_x1467, out_v_x1486, out_v_x1490, out_v_x1488, out_v_x1491, out_v_x1469, out_v_x1470, out_v_x1471, check_site_0);
+    K7_gpu(err, loc, run, v_x1394, v_x1395, v_x1396, v_x1397, v_x1398, v_x1400, out_v_x1425, out_v_x1423, out_v_x1424, out_v_x1426, out_v_x1445, out_v_x1449, out_v_x1447, out_v_x1450, out_v_x1428, out_v_x1429, out_v_x1430, check_site_0);
   }
 }
 
 /* K8: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtValue *v_x940, int32_t v_x941, RtValue **out_v_x943, RtValue **out_v_x947) {
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x922, RtValue *v_x923, int32_t v_x924, RtValue **out_v_x926, RtValue **out_v_x930) {
   (void)loc;
   (void)run;
-  int32_t *v_x939_d = v_x939->data.i;
-  const int64_t v_x939_n = v_x939->len;
-  int32_t *v_x940_d = v_x940->data.i;
-  const int64_t v_x940_n = v_x940->len;
-  (void)v_x940_n; /* v_x940's length is v_x939's */
-  RtValue *v_x943 = NULL;
-  RtValue *v_x947 = NULL;
+  int32_t *v_x922_d = v_x922->data.i;
+  const int64_t v_x922_n = v_x922->len;
+  int32_t *v_x923_d = v_x923->data.i;
+  const int64_t v_x923_n = v_x923->len;
+  (void)v_x923_n; /* v_x923's length is v_x922's */
+  RtValue *v_x926 = NULL;
+  RtValue *v_x930 = NULL;
   /* MAP */
   {
-    const int64_t t331 = v_x941;
+    const int64_t t331 = v_x924;
     if (t331 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t331, 0.0, 0);
       goto fail;
     }
-    v_x943 = rt_value_new(rt_vec_type(RT_INT), t331);
-    int32_t *v_x943_d = v_x943->data.i;
-    const int64_t v_x943_n = v_x943->len;
+    v_x926 = rt_value_new(rt_vec_type(RT_INT), t331);
+    int32_t *v_x926_d = v_x926->data.i;
+    const int64_t v_x926_n = v_x926->len;
     RT_PARALLEL_FOR_IF(t331 >= RT_PARALLEL_MIN)
     for (int64_t t332 = 0; t332 < t331; t332++) {
       const int32_t t333 = (int32_t)t332;
       int t338 = 0; /* nonzero: a check below failed */
-      uint8_t t335 = rt_lt_i(t333, (int32_t)v_x939_n);
+      uint8_t t335 = rt_lt_i(t333, (int32_t)v_x922_n);
       int32_t t336;
       if (t335) {
-        int t339 = (uint64_t)(int64_t)t333 < (uint64_t)v_x939_n;
-        int32_t t337 = t339 ? v_x939_d[t333] : 0;
+        int t339 = (uint64_t)(int64_t)t333 < (uint64_t)v_x922_n;
+        int32_t t337 = t339 ? v_x922_d[t333] : 0;
         t338 |= !t339;
         t336 = t337;
       } else {
-        int32_t t341 = rt_sub_i(t333, (int32_t)v_x939_n);
-        int t343 = (uint64_t)(int64_t)t341 < (uint64_t)v_x939_n;
-        int32_t t342 = t343 ? v_x940_d[t341] : 0;
+        int32_t t341 = rt_sub_i(t333, (int32_t)v_x922_n);
+        int t343 = (uint64_t)(int64_t)t341 < (uint64_t)v_x922_n;
+        int32_t t342 = t343 ? v_x923_d[t341] : 0;
         t338 |= !t343;
         t336 = t342;
       }
       if (__builtin_expect(t338 != 0, 0)) { /* again, recording the error */
-        uint8_t t345 = rt_lt_i(t333, (int32_t)v_x939_n);
+        uint8_t t345 = rt_lt_i(t333, (int32_t)v_x922_n);
         int32_t t346;
         if (t345) {
           int32_t t347;
-          if ((uint64_t)(int64_t)t333 < (uint64_t)v_x939_n) {
-            t347 = v_x939_d[t333];
+          if ((uint64_t)(int64_t)t333 < (uint64_t)v_x922_n) {
+            t347 = v_x922_d[t333];
           } else {
-            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t333, v_x939_n, 0.0, 1);
+            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t333, v_x922_n, 0.0, 1);
             t347 = 0;
           }
           t346 = t347;
         } else {
-          int32_t t349 = rt_sub_i(t333, (int32_t)v_x939_n);
+          int32_t t349 = rt_sub_i(t333, (int32_t)v_x922_n);
           int32_t t350;
-          if ((uint64_t)(int64_t)t349 < (uint64_t)v_x939_n) {
-            t350 = v_x940_d[t349];
+          if ((uint64_t)(int64_t)t349 < (uint64_t)v_x922_n) {
+            t350 = v_x923_d[t349];
           } else {
-            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x939_n, 0.0, 2);
+            NESSIE_RECORD(err, t332, RT_CHECK_INDEX, 0, 0, RT_GATHER, t349, v_x922_n, 0.0, 2);
             t350 = 0;
           }
           t346 = t350;
         }
       }
-      v_x943_d[t332] = t336;
+      v_x926_d[t332] = t336;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x943_d = v_x943->data.i;
-    const int64_t v_x943_n = v_x943->len;
+    int32_t *v_x926_d = v_x926->data.i;
+    const int64_t v_x926_n = v_x926->len;
     /* SCAN */
     {
-      const int64_t t351 = v_x941;
+      const int64_t t351 = v_x924;
       if (t351 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t351, 0.0, 3);
         goto fail;
@@ -1982,39 +1982,39 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtV
           const int32_t t356 = (int32_t)t355;
           int32_t t354x0;
           int t361 = 0; /* nonzero: a check below failed */
-          uint8_t t358 = rt_lt_i(t356, (int32_t)v_x939_n);
+          uint8_t t358 = rt_lt_i(t356, (int32_t)v_x922_n);
           int32_t t359;
           if (t358) {
-            int t362 = (uint64_t)(int64_t)t356 < (uint64_t)v_x939_n;
-            int32_t t360 = t362 ? v_x939_d[t356] : 0;
+            int t362 = (uint64_t)(int64_t)t356 < (uint64_t)v_x922_n;
+            int32_t t360 = t362 ? v_x922_d[t356] : 0;
             t361 |= !t362;
             t359 = t360;
           } else {
-            int32_t t364 = rt_sub_i(t356, (int32_t)v_x939_n);
-            int t366 = (uint64_t)(int64_t)t364 < (uint64_t)v_x939_n;
-            int32_t t365 = t366 ? v_x940_d[t364] : 0;
+            int32_t t364 = rt_sub_i(t356, (int32_t)v_x922_n);
+            int t366 = (uint64_t)(int64_t)t364 < (uint64_t)v_x922_n;
+            int32_t t365 = t366 ? v_x923_d[t364] : 0;
             t361 |= !t366;
             t359 = t365;
           }
           if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
-            uint8_t t368 = rt_lt_i(t356, (int32_t)v_x939_n);
+            uint8_t t368 = rt_lt_i(t356, (int32_t)v_x922_n);
             int32_t t369;
             if (t368) {
               int32_t t370;
-              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x939_n) {
-                t370 = v_x939_d[t356];
+              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x922_n) {
+                t370 = v_x922_d[t356];
               } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x939_n, 0.0, 4);
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x922_n, 0.0, 4);
                 t370 = 0;
               }
               t369 = t370;
             } else {
-              int32_t t372 = rt_sub_i(t356, (int32_t)v_x939_n);
+              int32_t t372 = rt_sub_i(t356, (int32_t)v_x922_n);
               int32_t t373;
-              if ((uint64_t)(int64_t)t372 < (uint64_t)v_x939_n) {
-                t373 = v_x940_d[t372];
+              if ((uint64_t)(int64_t)t372 < (uint64_t)v_x922_n) {
+                t373 = v_x923_d[t372];
               } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t372, v_x939_n, 0.0, 5);
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t372, v_x922_n, 0.0, 5);
                 t373 = 0;
               }
               t369 = t373;
@@ -2034,9 +2034,9 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtV
         int32_t t378 = rt_add_i(t354t0, t376);
         t354t0 = t378;
       }
-      v_x947 = rt_value_new(rt_vec_type(RT_INT), t351);
-      int32_t *v_x947_d = v_x947->data.i;
-      const int64_t v_x947_n = v_x947->len;
+      v_x930 = rt_value_new(rt_vec_type(RT_INT), t351);
+      int32_t *v_x930_d = v_x930->data.i;
+      const int64_t v_x930_n = v_x930->len;
       RT_PARALLEL_FOR_IF(t352 > 1)
       for (int64_t t354 = 0; t354 < t352; t354++) {
         int32_t t354p0;
@@ -2044,42 +2044,42 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtV
         const int64_t t354_end = (t354 + 1) * RT_CHUNK < t351 ? (t354 + 1) * RT_CHUNK : t351;
         for (int64_t t355 = t354 * RT_CHUNK; t355 < t354_end; t355++) {
           const int32_t t356 = (int32_t)t355;
-          v_x947_d[t355] = t354p0;
+          v_x930_d[t355] = t354p0;
           int32_t t354y0;
           int t383 = 0; /* nonzero: a check below failed */
-          uint8_t t380 = rt_lt_i(t356, (int32_t)v_x939_n);
+          uint8_t t380 = rt_lt_i(t356, (int32_t)v_x922_n);
           int32_t t381;
           if (t380) {
-            int t384 = (uint64_t)(int64_t)t356 < (uint64_t)v_x939_n;
-            int32_t t382 = t384 ? v_x939_d[t356] : 0;
+            int t384 = (uint64_t)(int64_t)t356 < (uint64_t)v_x922_n;
+            int32_t t382 = t384 ? v_x922_d[t356] : 0;
             t383 |= !t384;
             t381 = t382;
           } else {
-            int32_t t386 = rt_sub_i(t356, (int32_t)v_x939_n);
-            int t388 = (uint64_t)(int64_t)t386 < (uint64_t)v_x939_n;
-            int32_t t387 = t388 ? v_x940_d[t386] : 0;
+            int32_t t386 = rt_sub_i(t356, (int32_t)v_x922_n);
+            int t388 = (uint64_t)(int64_t)t386 < (uint64_t)v_x922_n;
+            int32_t t387 = t388 ? v_x923_d[t386] : 0;
             t383 |= !t388;
             t381 = t387;
           }
           if (__builtin_expect(t383 != 0, 0)) { /* again, recording the error */
-            uint8_t t390 = rt_lt_i(t356, (int32_t)v_x939_n);
+            uint8_t t390 = rt_lt_i(t356, (int32_t)v_x922_n);
             int32_t t391;
             if (t390) {
               int32_t t392;
-              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x939_n) {
-                t392 = v_x939_d[t356];
+              if ((uint64_t)(int64_t)t356 < (uint64_t)v_x922_n) {
+                t392 = v_x922_d[t356];
               } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x939_n, 0.0, 6);
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t356, v_x922_n, 0.0, 6);
                 t392 = 0;
               }
               t391 = t392;
             } else {
-              int32_t t394 = rt_sub_i(t356, (int32_t)v_x939_n);
+              int32_t t394 = rt_sub_i(t356, (int32_t)v_x922_n);
               int32_t t395;
-              if ((uint64_t)(int64_t)t394 < (uint64_t)v_x939_n) {
-                t395 = v_x940_d[t394];
+              if ((uint64_t)(int64_t)t394 < (uint64_t)v_x922_n) {
+                t395 = v_x923_d[t394];
               } else {
-                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, v_x939_n, 0.0, 7);
+                NESSIE_RECORD(err, t355, RT_CHECK_INDEX, 0, 0, RT_GATHER, t394, v_x922_n, 0.0, 7);
                 t395 = 0;
               }
               t391 = t395;
@@ -2095,23 +2095,23 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtV
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x943 = v_x943;
-  *out_v_x947 = v_x947;
+  *out_v_x926 = v_x926;
+  *out_v_x930 = v_x930;
   return;
 fail:
-  rt_release(v_x943);
-  rt_release(v_x947);
+  rt_release(v_x926);
+  rt_release(v_x930);
 }
 
 /* K8: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K8_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x939_d; int64_t v_x939_n;
-  int32_t *v_x940_d; int64_t v_x940_n;
-  int32_t v_x941;
-  int32_t *v_x943_d; int64_t v_x943_n;
-  int32_t *v_x947_d; int64_t v_x947_n;
+  int32_t *v_x922_d; int64_t v_x922_n;
+  int32_t *v_x923_d; int64_t v_x923_n;
+  int32_t v_x924;
+  int32_t *v_x926_d; int64_t v_x926_n;
+  int32_t *v_x930_d; int64_t v_x930_n;
 };
 struct alignas(8) K8_0_V {
   int32_t v0;
@@ -2122,39 +2122,39 @@ struct K8_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t402 = 0; /* nonzero: a check below failed */
-    uint8_t t399 = rt_lt_i(ix, (int32_t)A.v_x939_n);
+    uint8_t t399 = rt_lt_i(ix, (int32_t)A.v_x922_n);
     int32_t t400;
     if (t399) {
-      int t403 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x939_n;
-      int32_t t401 = t403 ? rtg::ld_stream(&A.v_x939_d[ix]) : 0;
+      int t403 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x922_n;
+      int32_t t401 = t403 ? rtg::ld_stream(&A.v_x922_d[ix]) : 0;
       t402 |= !t403;
       t400 = t401;
     } else {
-      int32_t t405 = rt_sub_i(ix, (int32_t)A.v_x939_n);
-      int t407 = (uint64_t)(int64_t)t405 < (uint64_t)A.v_x939_n;
-      int32_t t406 = t407 ? A.v_x940_d[t405] : 0;
+      int32_t t405 = rt_sub_i(ix, (int32_t)A.v_x922_n);
+      int t407 = (uint64_t)(int64_t)t405 < (uint64_t)A.v_x922_n;
+      int32_t t406 = t407 ? A.v_x923_d[t405] : 0;
       t402 |= !t407;
       t400 = t406;
     }
     if (__builtin_expect(t402 != 0, 0)) { /* again, recording the error */
-      uint8_t t409 = rt_lt_i(ix, (int32_t)A.v_x939_n);
+      uint8_t t409 = rt_lt_i(ix, (int32_t)A.v_x922_n);
       int32_t t410;
       if (t409) {
         int32_t t411;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x939_n) {
-          t411 = rtg::ld_stream(&A.v_x939_d[ix]);
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x922_n) {
+          t411 = rtg::ld_stream(&A.v_x922_d[ix]);
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x939_n, 0.0, 0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x922_n, 0.0, 0);
           t411 = 0;
         }
         t410 = t411;
       } else {
-        int32_t t413 = rt_sub_i(ix, (int32_t)A.v_x939_n);
+        int32_t t413 = rt_sub_i(ix, (int32_t)A.v_x922_n);
         int32_t t414;
-        if ((uint64_t)(int64_t)t413 < (uint64_t)A.v_x939_n) {
-          t414 = A.v_x940_d[t413];
+        if ((uint64_t)(int64_t)t413 < (uint64_t)A.v_x922_n) {
+          t414 = A.v_x923_d[t413];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, A.v_x939_n, 0.0, 1);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t413, A.v_x922_n, 0.0, 1);
           t414 = 0;
         }
         t410 = t414;
@@ -2166,7 +2166,7 @@ struct K8_0_pull {
 struct K8_0_store {
   K8_A A;
   __device__ void operator()(int64_t i, const K8_0_V &v) const {
-    A.v_x943_d[i] = v.v0;
+    A.v_x926_d[i] = v.v0;
   }
 };
 struct alignas(8) K8_1_V {
@@ -2178,39 +2178,39 @@ struct K8_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t419 = 0; /* nonzero: a check below failed */
-    uint8_t t416 = rt_lt_i(ix, (int32_t)A.v_x939_n);
+    uint8_t t416 = rt_lt_i(ix, (int32_t)A.v_x922_n);
     int32_t t417;
     if (t416) {
-      int t420 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x939_n;
-      int32_t t418 = t420 ? rtg::ld_stream(&A.v_x939_d[ix]) : 0;
+      int t420 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x922_n;
+      int32_t t418 = t420 ? rtg::ld_stream(&A.v_x922_d[ix]) : 0;
       t419 |= !t420;
       t417 = t418;
     } else {
-      int32_t t422 = rt_sub_i(ix, (int32_t)A.v_x939_n);
-      int t424 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x939_n;
-      int32_t t423 = t424 ? A.v_x940_d[t422] : 0;
+      int32_t t422 = rt_sub_i(ix, (int32_t)A.v_x922_n);
+      int t424 = (uint64_t)(int64_t)t422 < (uint64_t)A.v_x922_n;
+      int32_t t423 = t424 ? A.v_x923_d[t422] : 0;
       t419 |= !t424;
       t417 = t423;
     }
     if (__builtin_expect(t419 != 0, 0)) { /* again, recording the error */
-      uint8_t t426 = rt_lt_i(ix, (int32_t)A.v_x939_n);
+      uint8_t t426 = rt_lt_i(ix, (int32_t)A.v_x922_n);
       int32_t t427;
       if (t426) {
         int32_t t428;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x939_n) {
-          t428 = rtg::ld_stream(&A.v_x939_d[ix]);
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x922_n) {
+          t428 = rtg::ld_stream(&A.v_x922_d[ix]);
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x939_n, 0.0, 2);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x922_n, 0.0, 2);
           t428 = 0;
         }
         t427 = t428;
       } else {
-        int32_t t430 = rt_sub_i(ix, (int32_t)A.v_x939_n);
+        int32_t t430 = rt_sub_i(ix, (int32_t)A.v_x922_n);
         int32_t t431;
-        if ((uint64_t)(int64_t)t430 < (uint64_t)A.v_x939_n) {
-          t431 = A.v_x940_d[t430];
+        if ((uint64_t)(int64_t)t430 < (uint64_t)A.v_x922_n) {
+          t431 = A.v_x923_d[t430];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, A.v_x939_n, 0.0, 3);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t430, A.v_x922_n, 0.0, 3);
           t431 = 0;
         }
         t427 = t431;
@@ -2222,7 +2222,7 @@ struct K8_1_pull {
 struct K8_1_store {
   K8_A A;
   __device__ void operator()(int64_t i, const K8_1_V &v) const {
-    A.v_x947_d[i] = v.v0;
+    A.v_x930_d[i] = v.v0;
   }
 };
 struct K8_1_op {
@@ -2239,205 +2239,205 @@ struct K8_1_ride {
     K8_1_store{A}(i, v);
   }
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtValue *v_x940, int32_t v_x941, RtValue **out_v_x943, RtValue **out_v_x947) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x922, RtValue *v_x923, int32_t v_x924, RtValue **out_v_x926, RtValue **out_v_x930) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x939_d = v_x939->data.i;
-  A.v_x939_n = v_x939->len;
-  A.v_x940_d = v_x940->data.i;
-  A.v_x940_n = v_x940->len;
-  A.v_x941 = v_x941;
-  RtValue *v_x943 = NULL;
-  RtValue *v_x947 = NULL;
+  A.v_x922_d = v_x922->data.i;
+  A.v_x922_n = v_x922->len;
+  A.v_x923_d = v_x923->data.i;
+  A.v_x923_n = v_x923->len;
+  A.v_x924 = v_x924;
+  RtValue *v_x926 = NULL;
+  RtValue *v_x930 = NULL;
   /* MAP */
   {
-    const int64_t t434 = v_x941;
+    const int64_t t434 = v_x924;
     if (t434 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t434, 0.0, run, 4};
       goto fail;
     }
-    v_x943 = rtg_vec_new(RT_INT, t434);
-    A.v_x943_d = v_x943->data.i;
-    A.v_x943_n = v_x943->len;
+    v_x926 = rtg_vec_new(RT_INT, t434);
+    A.v_x926_d = v_x926->data.i;
+    A.v_x926_n = v_x926->len;
     /* computed in the launch of SOAC 1 (K8_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t435 = v_x941;
+    const int64_t t435 = v_x924;
     if (t435 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t435, 0.0, run, 5};
       goto fail;
     }
-    v_x947 = rtg_vec_new(RT_INT, t435);
-    A.v_x947_d = v_x947->data.i;
-    A.v_x947_n = v_x947->len;
+    v_x930 = rtg_vec_new(RT_INT, t435);
+    A.v_x930_d = v_x930->data.i;
+    A.v_x930_n = v_x930->len;
     rtg::scan<true>("K8", loc, K8_1_pull{A}, K8_1_op{A}, K8_1_V{0}, t435, K8_1_ride{A});
   }
-  *out_v_x943 = v_x943;
-  *out_v_x947 = v_x947;
+  *out_v_x926 = v_x926;
+  *out_v_x930 = v_x930;
   return;
 fail:
-  rt_release(v_x943);
-  rt_release(v_x947);
+  rt_release(v_x926);
+  rt_release(v_x930);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x939, RtValue *v_x940, int32_t v_x941, RtValue **out_v_x943, RtValue **out_v_x947) {
-  RtValue *vals[] = {v_x939, v_x940};
-  const int64_t sizes[] = {(int64_t)v_x941, (int64_t)v_x941};
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x922, RtValue *v_x923, int32_t v_x924, RtValue **out_v_x926, RtValue **out_v_x930) {
+  RtValue *vals[] = {v_x922, v_x923};
+  const int64_t sizes[] = {(int64_t)v_x924, (int64_t)v_x924};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K8_host(err, loc, run, v_x939, v_x940, v_x941, out_v_x943, out_v_x947);
+    K8_host(err, loc, run, v_x922, v_x923, v_x924, out_v_x926, out_v_x930);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x939, v_x940, v_x941, out_v_x943, out_v_x947);
+    K8_gpu(err, loc, run, v_x922, v_x923, v_x924, out_v_x926, out_v_x930);
   }
 }
 
 /* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1494, RtValue *v_x1495, int32_t v_x1496, RtValue *v_sd_1506, RtValue *v_x1498, RtValue *v_x1499, RtValue *v_x1500, RtValue **out_v_x1505) {
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1453, RtValue *v_x1454, int32_t v_x1455, RtValue *v_sd_1465, RtValue *v_x1457, RtValue *v_x1458, RtValue *v_x1459, RtValue **out_v_x1464) {
   (void)loc;
   (void)run;
-  int32_t *v_x1494_d = v_x1494->data.i;
-  const int64_t v_x1494_n = v_x1494->len;
-  int32_t *v_x1495_d = v_x1495->data.i;
-  const int64_t v_x1495_n = v_x1495->len;
-  const int64_t *v_sd_1506_off = rt_seg_offsets(v_sd_1506);
-  const int64_t v_sd_1506_n = v_sd_1506->len;
-  int32_t *v_x1498_d = v_x1498->data.i;
-  const int64_t v_x1498_n = v_x1498->len;
-  int32_t *v_x1499_d = v_x1499->data.i;
-  const int64_t v_x1499_n = v_x1499->len;
-  int32_t *v_x1500_d = v_x1500->data.i;
-  const int64_t v_x1500_n = v_x1500->len;
-  RtValue *v_x1505 = NULL;
+  int32_t *v_x1453_d = v_x1453->data.i;
+  const int64_t v_x1453_n = v_x1453->len;
+  int32_t *v_x1454_d = v_x1454->data.i;
+  const int64_t v_x1454_n = v_x1454->len;
+  const int64_t *v_sd_1465_off = rt_seg_offsets(v_sd_1465);
+  const int64_t v_sd_1465_n = v_sd_1465->len;
+  int32_t *v_x1457_d = v_x1457->data.i;
+  const int64_t v_x1457_n = v_x1457->len;
+  int32_t *v_x1458_d = v_x1458->data.i;
+  const int64_t v_x1458_n = v_x1458->len;
+  int32_t *v_x1459_d = v_x1459->data.i;
+  const int64_t v_x1459_n = v_x1459->len;
+  RtValue *v_x1464 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t436 = v_sd_1506_off[v_sd_1506_n];
-    v_x1505 = rt_value_new(rt_vec_type(RT_INT), t436);
-    int32_t *v_x1505_d = v_x1505->data.i;
-    const int64_t v_x1505_n = v_x1505->len;
+    const int64_t t436 = v_sd_1465_off[v_sd_1465_n];
+    v_x1464 = rt_value_new(rt_vec_type(RT_INT), t436);
+    int32_t *v_x1464_d = v_x1464->data.i;
+    const int64_t v_x1464_n = v_x1464->len;
     const int64_t t437 = (t436 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t437 > 1)
     for (int64_t t438 = 0; t438 < t437; t438++) {
-      int64_t t441 = rt_segment_search(v_sd_1506_off, 0, v_sd_1506_n, t438 * RT_CHUNK);
+      int64_t t441 = rt_segment_search(v_sd_1465_off, 0, v_sd_1465_n, t438 * RT_CHUNK);
       const int64_t t438_end = (t438 + 1) * RT_CHUNK < t436 ? (t438 + 1) * RT_CHUNK : t436;
       for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
         const int32_t t440 = (int32_t)t439;
-        while (v_sd_1506_off[t441 + 1] <= t439)
+        while (v_sd_1465_off[t441 + 1] <= t439)
           t441++;
         const int32_t t442 = (int32_t)t441;
         int t444 = 0; /* nonzero: a check below failed */
-        int t445 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1500_n;
-        int32_t t443 = t445 ? v_x1500_d[t442] : 0;
+        int t445 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1459_n;
+        int32_t t443 = t445 ? v_x1459_d[t442] : 0;
         t444 |= !t445;
-        int t447 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1498_n;
-        int32_t t446 = t447 ? v_x1498_d[t442] : 0;
+        int t447 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1457_n;
+        int32_t t446 = t447 ? v_x1457_d[t442] : 0;
         t444 |= !t447;
         int32_t t449 = rt_sub_i(t440, t446);
-        int t451 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1499_n;
-        int32_t t450 = t451 ? v_x1499_d[t442] : 0;
+        int t451 = (uint64_t)(int64_t)t442 < (uint64_t)v_x1458_n;
+        int32_t t450 = t451 ? v_x1458_d[t442] : 0;
         t444 |= !t451;
         int32_t t453 = rt_mul_i(t449, t450);
         int32_t t455 = rt_add_i(t443, t453);
-        int t457 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1496;
+        int t457 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1455;
         int32_t t456 = t457 ? t455 : 0;
         t444 |= !t457;
-        uint8_t t459 = rt_lt_i(t456, (int32_t)v_x1494_n);
+        uint8_t t459 = rt_lt_i(t456, (int32_t)v_x1453_n);
         int32_t t460;
         if (t459) {
-          int t462 = (uint64_t)(int64_t)t456 < (uint64_t)v_x1494_n;
-          int32_t t461 = t462 ? v_x1494_d[t456] : 0;
+          int t462 = (uint64_t)(int64_t)t456 < (uint64_t)v_x1453_n;
+          int32_t t461 = t462 ? v_x1453_d[t456] : 0;
           t444 |= !t462;
           t460 = t461;
         } else {
-          int32_t t464 = rt_sub_i(t456, (int32_t)v_x1494_n);
-          int t466 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1495_n;
-          int32_t t465 = t466 ? v_x1495_d[t464] : 0;
+          int32_t t464 = rt_sub_i(t456, (int32_t)v_x1453_n);
+          int t466 = (uint64_t)(int64_t)t464 < (uint64_t)v_x1454_n;
+          int32_t t465 = t466 ? v_x1454_d[t464] : 0;
           t444 |= !t466;
           t460 = t465;
         }
         if (__builtin_expect(t444 != 0, 0)) { /* again, recording the error */
           int32_t t467;
-          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1500_n) {
-            t467 = v_x1500_d[t442];
+          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1459_n) {
+            t467 = v_x1459_d[t442];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1500_n, 0.0, 0);
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1459_n, 0.0, 0);
             t467 = 0;
           }
           int32_t t468;
-          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1498_n) {
-            t468 = v_x1498_d[t442];
+          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1457_n) {
+            t468 = v_x1457_d[t442];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1498_n, 0.0, 1);
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1457_n, 0.0, 1);
             t468 = 0;
           }
           int32_t t470 = rt_sub_i(t440, t468);
           int32_t t471;
-          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1499_n) {
-            t471 = v_x1499_d[t442];
+          if ((uint64_t)(int64_t)t442 < (uint64_t)v_x1458_n) {
+            t471 = v_x1458_d[t442];
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1499_n, 0.0, 2);
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x1458_n, 0.0, 2);
             t471 = 0;
           }
           int32_t t473 = rt_mul_i(t470, t471);
           int32_t t475 = rt_add_i(t467, t473);
           int32_t t476;
-          if ((uint64_t)(int64_t)t475 < (uint64_t)v_x1496) {
+          if ((uint64_t)(int64_t)t475 < (uint64_t)v_x1455) {
             t476 = t475;
           } else {
-            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x1496, 0.0, 3);
+            NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x1455, 0.0, 3);
             t476 = 0;
           }
-          uint8_t t478 = rt_lt_i(t476, (int32_t)v_x1494_n);
+          uint8_t t478 = rt_lt_i(t476, (int32_t)v_x1453_n);
           int32_t t479;
           if (t478) {
             int32_t t480;
-            if ((uint64_t)(int64_t)t476 < (uint64_t)v_x1494_n) {
-              t480 = v_x1494_d[t476];
+            if ((uint64_t)(int64_t)t476 < (uint64_t)v_x1453_n) {
+              t480 = v_x1453_d[t476];
             } else {
-              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_x1494_n, 0.0, 4);
+              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t476, v_x1453_n, 0.0, 4);
               t480 = 0;
             }
             t479 = t480;
           } else {
-            int32_t t482 = rt_sub_i(t476, (int32_t)v_x1494_n);
+            int32_t t482 = rt_sub_i(t476, (int32_t)v_x1453_n);
             int32_t t483;
-            if ((uint64_t)(int64_t)t482 < (uint64_t)v_x1495_n) {
-              t483 = v_x1495_d[t482];
+            if ((uint64_t)(int64_t)t482 < (uint64_t)v_x1454_n) {
+              t483 = v_x1454_d[t482];
             } else {
-              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_x1495_n, 0.0, 5);
+              NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t482, v_x1454_n, 0.0, 5);
               t483 = 0;
             }
             t479 = t483;
           }
         }
-        v_x1505_d[t439] = t460;
+        v_x1464_d[t439] = t460;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1505 = v_x1505;
+  *out_v_x1464 = v_x1464;
   return;
 fail:
-  rt_release(v_x1505);
+  rt_release(v_x1464);
 }
 
 /* K9: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K9_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1494_d; int64_t v_x1494_n;
-  int32_t *v_x1495_d; int64_t v_x1495_n;
-  int32_t v_x1496;
-  const int64_t *v_sd_1506_off; int64_t v_sd_1506_n;
-  int32_t *v_x1498_d; int64_t v_x1498_n;
-  int32_t *v_x1499_d; int64_t v_x1499_n;
-  int32_t *v_x1500_d; int64_t v_x1500_n;
-  int32_t *v_x1505_d; int64_t v_x1505_n;
+  int32_t *v_x1453_d; int64_t v_x1453_n;
+  int32_t *v_x1454_d; int64_t v_x1454_n;
+  int32_t v_x1455;
+  const int64_t *v_sd_1465_off; int64_t v_sd_1465_n;
+  int32_t *v_x1457_d; int64_t v_x1457_n;
+  int32_t *v_x1458_d; int64_t v_x1458_n;
+  int32_t *v_x1459_d; int64_t v_x1459_n;
+  int32_t *v_x1464_d; int64_t v_x1464_n;
 };
 struct alignas(8) K9_0_V {
   int32_t v0;
@@ -2451,85 +2451,85 @@ struct K9_0_pull {
     const int32_t sx = (int32_t)s;
     (void)sx;
     int t485 = 0; /* nonzero: a check below failed */
-    int t486 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1500_n;
-    int32_t t484 = t486 ? A.v_x1500_d[sx] : 0;
+    int t486 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1459_n;
+    int32_t t484 = t486 ? A.v_x1459_d[sx] : 0;
     t485 |= !t486;
-    int t488 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1498_n;
-    int32_t t487 = t488 ? A.v_x1498_d[sx] : 0;
+    int t488 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1457_n;
+    int32_t t487 = t488 ? A.v_x1457_d[sx] : 0;
     t485 |= !t488;
     int32_t t490 = rt_sub_i(ix, t487);
-    int t492 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1499_n;
-    int32_t t491 = t492 ? A.v_x1499_d[sx] : 0;
+    int t492 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1458_n;
+    int32_t t491 = t492 ? A.v_x1458_d[sx] : 0;
     t485 |= !t492;
     int32_t t494 = rt_mul_i(t490, t491);
     int32_t t496 = rt_add_i(t484, t494);
-    int t498 = (uint64_t)(int64_t)t496 < (uint64_t)A.v_x1496;
+    int t498 = (uint64_t)(int64_t)t496 < (uint64_t)A.v_x1455;
     int32_t t497 = t498 ? t496 : 0;
     t485 |= !t498;
-    uint8_t t500 = rt_lt_i(t497, (int32_t)A.v_x1494_n);
+    uint8_t t500 = rt_lt_i(t497, (int32_t)A.v_x1453_n);
     int32_t t501;
     if (t500) {
-      int t503 = (uint64_t)(int64_t)t497 < (uint64_t)A.v_x1494_n;
-      int32_t t502 = t503 ? A.v_x1494_d[t497] : 0;
+      int t503 = (uint64_t)(int64_t)t497 < (uint64_t)A.v_x1453_n;
+      int32_t t502 = t503 ? A.v_x1453_d[t497] : 0;
       t485 |= !t503;
       t501 = t502;
     } else {
-      int32_t t505 = rt_sub_i(t497, (int32_t)A.v_x1494_n);
-      int t507 = (uint64_t)(int64_t)t505 < (uint64_t)A.v_x1495_n;
-      int32_t t506 = t507 ? A.v_x1495_d[t505] : 0;
+      int32_t t505 = rt_sub_i(t497, (int32_t)A.v_x1453_n);
+      int t507 = (uint64_t)(int64_t)t505 < (uint64_t)A.v_x1454_n;
+      int32_t t506 = t507 ? A.v_x1454_d[t505] : 0;
       t485 |= !t507;
       t501 = t506;
     }
     if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
       int32_t t508;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1500_n) {
-        t508 = A.v_x1500_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1459_n) {
+        t508 = A.v_x1459_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1500_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1459_n, 0.0, 0);
         t508 = 0;
       }
       int32_t t509;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1498_n) {
-        t509 = A.v_x1498_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1457_n) {
+        t509 = A.v_x1457_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1498_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1457_n, 0.0, 1);
         t509 = 0;
       }
       int32_t t511 = rt_sub_i(ix, t509);
       int32_t t512;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1499_n) {
-        t512 = A.v_x1499_d[sx];
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1458_n) {
+        t512 = A.v_x1458_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1499_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1458_n, 0.0, 2);
         t512 = 0;
       }
       int32_t t514 = rt_mul_i(t511, t512);
       int32_t t516 = rt_add_i(t508, t514);
       int32_t t517;
-      if ((uint64_t)(int64_t)t516 < (uint64_t)A.v_x1496) {
+      if ((uint64_t)(int64_t)t516 < (uint64_t)A.v_x1455) {
         t517 = t516;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, A.v_x1496, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t516, A.v_x1455, 0.0, 3);
         t517 = 0;
       }
-      uint8_t t519 = rt_lt_i(t517, (int32_t)A.v_x1494_n);
+      uint8_t t519 = rt_lt_i(t517, (int32_t)A.v_x1453_n);
       int32_t t520;
       if (t519) {
         int32_t t521;
-        if ((uint64_t)(int64_t)t517 < (uint64_t)A.v_x1494_n) {
-          t521 = A.v_x1494_d[t517];
+        if ((uint64_t)(int64_t)t517 < (uint64_t)A.v_x1453_n) {
+          t521 = A.v_x1453_d[t517];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t517, A.v_x1494_n, 0.0, 4);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t517, A.v_x1453_n, 0.0, 4);
           t521 = 0;
         }
         t520 = t521;
       } else {
-        int32_t t523 = rt_sub_i(t517, (int32_t)A.v_x1494_n);
+        int32_t t523 = rt_sub_i(t517, (int32_t)A.v_x1453_n);
         int32_t t524;
-        if ((uint64_t)(int64_t)t523 < (uint64_t)A.v_x1495_n) {
-          t524 = A.v_x1495_d[t523];
+        if ((uint64_t)(int64_t)t523 < (uint64_t)A.v_x1454_n) {
+          t524 = A.v_x1454_d[t523];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, A.v_x1495_n, 0.0, 5);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t523, A.v_x1454_n, 0.0, 5);
           t524 = 0;
         }
         t520 = t524;
@@ -2541,98 +2541,98 @@ struct K9_0_pull {
 struct K9_0_store {
   K9_A A;
   __device__ void operator()(int64_t i, const K9_0_V &v) const {
-    A.v_x1505_d[i] = v.v0;
+    A.v_x1464_d[i] = v.v0;
   }
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1494, RtValue *v_x1495, int32_t v_x1496, RtValue *v_sd_1506, RtValue *v_x1498, RtValue *v_x1499, RtValue *v_x1500, RtValue **out_v_x1505) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1453, RtValue *v_x1454, int32_t v_x1455, RtValue *v_sd_1465, RtValue *v_x1457, RtValue *v_x1458, RtValue *v_x1459, RtValue **out_v_x1464) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1494_d = v_x1494->data.i;
-  A.v_x1494_n = v_x1494->len;
-  A.v_x1495_d = v_x1495->data.i;
-  A.v_x1495_n = v_x1495->len;
-  A.v_x1496 = v_x1496;
-  A.v_sd_1506_off = rtg_seg_offsets(v_sd_1506);
-  A.v_sd_1506_n = v_sd_1506->len;
-  A.v_x1498_d = v_x1498->data.i;
-  A.v_x1498_n = v_x1498->len;
-  A.v_x1499_d = v_x1499->data.i;
-  A.v_x1499_n = v_x1499->len;
-  A.v_x1500_d = v_x1500->data.i;
-  A.v_x1500_n = v_x1500->len;
-  RtValue *v_x1505 = NULL;
+  A.v_x1453_d = v_x1453->data.i;
+  A.v_x1453_n = v_x1453->len;
+  A.v_x1454_d = v_x1454->data.i;
+  A.v_x1454_n = v_x1454->len;
+  A.v_x1455 = v_x1455;
+  A.v_sd_1465_off = rtg_seg_offsets(v_sd_1465);
+  A.v_sd_1465_n = v_sd_1465->len;
+  A.v_x1457_d = v_x1457->data.i;
+  A.v_x1457_n = v_x1457->len;
+  A.v_x1458_d = v_x1458->data.i;
+  A.v_x1458_n = v_x1458->len;
+  A.v_x1459_d = v_x1459->data.i;
+  A.v_x1459_n = v_x1459->len;
+  RtValue *v_x1464 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t525 = rtg_seg_total(v_sd_1506);
-    v_x1505 = rtg_vec_new(RT_INT, t525);
-    A.v_x1505_d = v_x1505->data.i;
-    A.v_x1505_n = v_x1505->len;
-    rtg::seg_map("K9", loc, K9_0_pull{A}, K9_0_store{A}, v_sd_1506, t525);
+    const int64_t t525 = rtg_seg_total(v_sd_1465);
+    v_x1464 = rtg_vec_new(RT_INT, t525);
+    A.v_x1464_d = v_x1464->data.i;
+    A.v_x1464_n = v_x1464->len;
+    rtg::seg_map("K9", loc, K9_0_pull{A}, K9_0_store{A}, v_sd_1465, t525);
   }
-  *out_v_x1505 = v_x1505;
+  *out_v_x1464 = v_x1464;
   return;
 fail:
-  rt_release(v_x1505);
+  rt_release(v_x1464);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1494, RtValue *v_x1495, int32_t v_x1496, RtValue *v_sd_1506, RtValue *v_x1498, RtValue *v_x1499, RtValue *v_x1500, RtValue **out_v_x1505) {
-  RtValue *vals[] = {v_x1494, v_x1495, v_sd_1506, v_x1498, v_x1499, v_x1500};
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1453, RtValue *v_x1454, int32_t v_x1455, RtValue *v_sd_1465, RtValue *v_x1457, RtValue *v_x1458, RtValue *v_x1459, RtValue **out_v_x1464) {
+  RtValue *vals[] = {v_x1453, v_x1454, v_sd_1465, v_x1457, v_x1458, v_x1459};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 6, sizes, 0)) {
-    K9_host(err, loc, run, v_x1494, v_x1495, v_x1496, v_sd_1506, v_x1498, v_x1499, v_x1500, out_v_x1505);
+    K9_host(err, loc, run, v_x1453, v_x1454, v_x1455, v_sd_1465, v_x1457, v_x1458, v_x1459, out_v_x1464);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x1494, v_x1495, v_x1496, v_sd_1506, v_x1498, v_x1499, v_x1500, out_v_x1505);
+    K9_gpu(err, loc, run, v_x1453, v_x1454, v_x1455, v_sd_1465, v_x1457, v_x1458, v_x1459, out_v_x1464);
   }
 }
 
 /* K10: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x962, int32_t v_x969, RtValue *v_x974, RtValue *v_x977, int32_t v_x984, RtValue **out_v_x979, RtValue **out_v_x983, RtValue **out_v_x985, RtValue **out_v_x987) {
+static void K10_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x945, int32_t v_x952, RtValue *v_x957, RtValue *v_x960, int32_t v_x967, RtValue **out_v_x962, RtValue **out_v_x966, RtValue **out_v_x968, RtValue **out_v_x970) {
   (void)loc;
   (void)run;
-  int32_t *v_x974_d = v_x974->data.i;
-  const int64_t v_x974_n = v_x974->len;
-  int32_t *v_x977_d = v_x977->data.i;
-  const int64_t v_x977_n = v_x977->len;
-  (void)v_x977_n; /* v_x977's length is v_x974's */
-  RtValue *v_x979 = NULL;
-  RtValue *v_x981 = NULL;
-  RtValue *v_x983 = NULL;
-  RtValue *v_x985 = NULL;
-  RtValue *v_x986 = NULL;
-  RtValue *v_x987 = NULL;
+  int32_t *v_x957_d = v_x957->data.i;
+  const int64_t v_x957_n = v_x957->len;
+  int32_t *v_x960_d = v_x960->data.i;
+  const int64_t v_x960_n = v_x960->len;
+  (void)v_x960_n; /* v_x960's length is v_x957's */
+  RtValue *v_x962 = NULL;
+  RtValue *v_x964 = NULL;
+  RtValue *v_x966 = NULL;
+  RtValue *v_x968 = NULL;
+  RtValue *v_x969 = NULL;
+  RtValue *v_x970 = NULL;
   /* MAP */
   {
-    const int64_t t526 = v_x962;
+    const int64_t t526 = v_x945;
     if (t526 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t526, 0.0, 0);
       goto fail;
     }
-    v_x979 = rt_value_new(rt_vec_type(RT_INT), t526);
-    int32_t *v_x979_d = v_x979->data.i;
-    const int64_t v_x979_n = v_x979->len;
-    v_x981 = rt_value_new(rt_vec_type(RT_INT), t526);
-    int32_t *v_x981_d = v_x981->data.i;
-    const int64_t v_x981_n = v_x981->len;
-    v_x983 = rt_value_new(rt_vec_type(RT_INT), t526);
-    int32_t *v_x983_d = v_x983->data.i;
-    const int64_t v_x983_n = v_x983->len;
+    v_x962 = rt_value_new(rt_vec_type(RT_INT), t526);
+    int32_t *v_x962_d = v_x962->data.i;
+    const int64_t v_x962_n = v_x962->len;
+    v_x964 = rt_value_new(rt_vec_type(RT_INT), t526);
+    int32_t *v_x964_d = v_x964->data.i;
+    const int64_t v_x964_n = v_x964->len;
+    v_x966 = rt_value_new(rt_vec_type(RT_INT), t526);
+    int32_t *v_x966_d = v_x966->data.i;
+    const int64_t v_x966_n = v_x966->len;
     RT_PARALLEL_FOR_IF(t526 >= RT_PARALLEL_MIN)
     for (int64_t t527 = 0; t527 < t526; t527++) {
       const int32_t t528 = (int32_t)t527;
       int t531 = 0; /* nonzero: a check below failed */
       int32_t t530 = rt_div_i(t528, 2, &t531);
       int32_t t533 = rt_rem_i(t528, 2, &t531);
-      int32_t t535 = rt_mul_i(t533, v_x969);
+      int32_t t535 = rt_mul_i(t533, v_x952);
       int32_t t537 = rt_add_i(t535, t530);
-      int t539 = (uint64_t)(int64_t)t537 < (uint64_t)v_x974_n;
-      int32_t t538 = t539 ? v_x974_d[t537] : 0;
+      int t539 = (uint64_t)(int64_t)t537 < (uint64_t)v_x957_n;
+      int32_t t538 = t539 ? v_x957_d[t537] : 0;
       t531 |= !t539;
-      int32_t t540 = t539 ? v_x977_d[t537] : 0;
+      int32_t t540 = t539 ? v_x960_d[t537] : 0;
       int32_t t542 = rt_add_i(t540, t538);
       if (__builtin_expect(t531 != 0, 0)) { /* again, recording the error */
         int t543 = 0;
@@ -2645,80 +2645,80 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x962, int
         if (t545) {
           NESSIE_RECORD(err, t527, RT_CHECK_SCALAR, 0, t545, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t548 = rt_mul_i(t546, v_x969);
+        int32_t t548 = rt_mul_i(t546, v_x952);
         int32_t t550 = rt_add_i(t548, t544);
         int32_t t551;
-        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x974_n) {
-          t551 = v_x974_d[t550];
+        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x957_n) {
+          t551 = v_x957_d[t550];
         } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x974_n, 0.0, 3);
+          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x957_n, 0.0, 3);
           t551 = 0;
         }
         int32_t t552;
-        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x974_n) {
-          t552 = v_x977_d[t550];
+        if ((uint64_t)(int64_t)t550 < (uint64_t)v_x957_n) {
+          t552 = v_x960_d[t550];
         } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x974_n, 0.0, 4);
+          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t550, v_x957_n, 0.0, 4);
           t552 = 0;
         }
         int32_t t554 = rt_add_i(t552, t551);
       }
-      v_x979_d[t527] = t540;
-      v_x981_d[t527] = t542;
-      v_x983_d[t527] = 1;
+      v_x962_d[t527] = t540;
+      v_x964_d[t527] = t542;
+      v_x966_d[t527] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x979_d = v_x979->data.i;
-    const int64_t v_x979_n = v_x979->len;
-    int32_t *v_x981_d = v_x981->data.i;
-    const int64_t v_x981_n = v_x981->len;
-    int32_t *v_x983_d = v_x983->data.i;
-    const int64_t v_x983_n = v_x983->len;
+    int32_t *v_x962_d = v_x962->data.i;
+    const int64_t v_x962_n = v_x962->len;
+    int32_t *v_x964_d = v_x964->data.i;
+    const int64_t v_x964_n = v_x964->len;
+    int32_t *v_x966_d = v_x966->data.i;
+    const int64_t v_x966_n = v_x966->len;
     /* LIBRARY */
     {
-      RtValue *t555 = rt_range_segdes(loc, v_x979, v_x981, v_x983, &v_x986, &v_x987);
-      rt_seg_known_total(t555, v_x984);
-      v_x985 = t555;
-      const int64_t *v_x985_off = rt_seg_offsets(v_x985);
-      const int64_t v_x985_n = v_x985->len;
+      RtValue *t555 = rt_range_segdes(loc, v_x962, v_x964, v_x966, &v_x969, &v_x970);
+      rt_seg_known_total(t555, v_x967);
+      v_x968 = t555;
+      const int64_t *v_x968_off = rt_seg_offsets(v_x968);
+      const int64_t v_x968_n = v_x968->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x979 = v_x979;
-  *out_v_x983 = v_x983;
-  *out_v_x985 = v_x985;
-  *out_v_x987 = v_x987;
-  rt_release(v_x981);
-  rt_release(v_x986);
+  *out_v_x962 = v_x962;
+  *out_v_x966 = v_x966;
+  *out_v_x968 = v_x968;
+  *out_v_x970 = v_x970;
+  rt_release(v_x964);
+  rt_release(v_x969);
   return;
 fail:
-  rt_release(v_x979);
-  rt_release(v_x981);
-  rt_release(v_x983);
-  rt_release(v_x985);
-  rt_release(v_x986);
-  rt_release(v_x987);
+  rt_release(v_x962);
+  rt_release(v_x964);
+  rt_release(v_x966);
+  rt_release(v_x968);
+  rt_release(v_x969);
+  rt_release(v_x970);
 }
 
 /* K10: MAP, LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K10_A {
   RtKernelError *err;
   int run;
-  int32_t v_x962;
-  int32_t v_x969;
-  int32_t *v_x974_d; int64_t v_x974_n;
-  int32_t *v_x977_d; int64_t v_x977_n;
-  int32_t v_x984;
-  int32_t *v_x979_d; int64_t v_x979_n;
-  int32_t *v_x981_d; int64_t v_x981_n;
-  int32_t *v_x983_d; int64_t v_x983_n;
-  const int64_t *v_x985_off; int64_t v_x985_n;
-  int32_t *v_x986_d; int64_t v_x986_n;
-  int32_t *v_x987_d; int64_t v_x987_n;
+  int32_t v_x945;
+  int32_t v_x952;
+  int32_t *v_x957_d; int64_t v_x957_n;
+  int32_t *v_x960_d; int64_t v_x960_n;
+  int32_t v_x967;
+  int32_t *v_x962_d; int64_t v_x962_n;
+  int32_t *v_x964_d; int64_t v_x964_n;
+  int32_t *v_x966_d; int64_t v_x966_n;
+  const int64_t *v_x968_off; int64_t v_x968_n;
+  int32_t *v_x969_d; int64_t v_x969_n;
+  int32_t *v_x970_d; int64_t v_x970_n;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
@@ -2733,12 +2733,12 @@ struct K10_0_pull {
     int t558 = 0; /* nonzero: a check below failed */
     int32_t t557 = rt_div_i(ix, 2, &t558);
     int32_t t560 = rt_rem_i(ix, 2, &t558);
-    int32_t t562 = rt_mul_i(t560, A.v_x969);
+    int32_t t562 = rt_mul_i(t560, A.v_x952);
     int32_t t564 = rt_add_i(t562, t557);
-    int t566 = (uint64_t)(int64_t)t564 < (uint64_t)A.v_x974_n;
-    int32_t t565 = t566 ? A.v_x974_d[t564] : 0;
+    int t566 = (uint64_t)(int64_t)t564 < (uint64_t)A.v_x957_n;
+    int32_t t565 = t566 ? A.v_x957_d[t564] : 0;
     t558 |= !t566;
-    int32_t t567 = t566 ? A.v_x977_d[t564] : 0;
+    int32_t t567 = t566 ? A.v_x960_d[t564] : 0;
     int32_t t569 = rt_add_i(t567, t565);
     if (__builtin_expect(t558 != 0, 0)) { /* again, recording the error */
       int t570 = 0;
@@ -2751,20 +2751,20 @@ struct K10_0_pull {
       if (t572) {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t572, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t575 = rt_mul_i(t573, A.v_x969);
+      int32_t t575 = rt_mul_i(t573, A.v_x952);
       int32_t t577 = rt_add_i(t575, t571);
       int32_t t578;
-      if ((uint64_t)(int64_t)t577 < (uint64_t)A.v_x974_n) {
-        t578 = A.v_x974_d[t577];
+      if ((uint64_t)(int64_t)t577 < (uint64_t)A.v_x957_n) {
+        t578 = A.v_x957_d[t577];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, A.v_x974_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, A.v_x957_n, 0.0, 2);
         t578 = 0;
       }
       int32_t t579;
-      if ((uint64_t)(int64_t)t577 < (uint64_t)A.v_x974_n) {
-        t579 = A.v_x977_d[t577];
+      if ((uint64_t)(int64_t)t577 < (uint64_t)A.v_x957_n) {
+        t579 = A.v_x960_d[t577];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, A.v_x974_n, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t577, A.v_x957_n, 0.0, 3);
         t579 = 0;
       }
       int32_t t581 = rt_add_i(t579, t578);
@@ -2775,9 +2775,9 @@ struct K10_0_pull {
 struct K10_0_store {
   K10_A A;
   __device__ void operator()(int64_t i, const K10_0_V &v) const {
-    A.v_x979_d[i] = v.v0;
-    A.v_x981_d[i] = v.v1;
-    A.v_x983_d[i] = v.v2;
+    A.v_x962_d[i] = v.v0;
+    A.v_x964_d[i] = v.v1;
+    A.v_x966_d[i] = v.v2;
   }
 };
 struct K10_1_ride {
@@ -2786,108 +2786,108 @@ struct K10_1_ride {
     K10_0_store{A}(i, K10_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x962, int32_t v_x969, RtValue *v_x974, RtValue *v_x977, int32_t v_x984, RtValue **out_v_x979, RtValue **out_v_x983, RtValue **out_v_x985, RtValue **out_v_x987) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x945, int32_t v_x952, RtValue *v_x957, RtValue *v_x960, int32_t v_x967, RtValue **out_v_x962, RtValue **out_v_x966, RtValue **out_v_x968, RtValue **out_v_x970) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x962 = v_x962;
-  A.v_x969 = v_x969;
-  A.v_x974_d = v_x974->data.i;
-  A.v_x974_n = v_x974->len;
-  A.v_x977_d = v_x977->data.i;
-  A.v_x977_n = v_x977->len;
-  A.v_x984 = v_x984;
-  RtValue *v_x979 = NULL;
-  RtValue *v_x981 = NULL;
-  RtValue *v_x983 = NULL;
-  RtValue *v_x985 = NULL;
-  RtValue *v_x986 = NULL;
-  RtValue *v_x987 = NULL;
+  A.v_x945 = v_x945;
+  A.v_x952 = v_x952;
+  A.v_x957_d = v_x957->data.i;
+  A.v_x957_n = v_x957->len;
+  A.v_x960_d = v_x960->data.i;
+  A.v_x960_n = v_x960->len;
+  A.v_x967 = v_x967;
+  RtValue *v_x962 = NULL;
+  RtValue *v_x964 = NULL;
+  RtValue *v_x966 = NULL;
+  RtValue *v_x968 = NULL;
+  RtValue *v_x969 = NULL;
+  RtValue *v_x970 = NULL;
   /* MAP */
   {
-    const int64_t t582 = v_x962;
+    const int64_t t582 = v_x945;
     if (t582 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t582, 0.0, run, 4};
       goto fail;
     }
-    v_x979 = rtg_vec_new(RT_INT, t582);
-    A.v_x979_d = v_x979->data.i;
-    A.v_x979_n = v_x979->len;
-    v_x981 = rtg_vec_new(RT_INT, t582);
-    A.v_x981_d = v_x981->data.i;
-    A.v_x981_n = v_x981->len;
-    v_x983 = rtg_vec_new(RT_INT, t582);
-    A.v_x983_d = v_x983->data.i;
-    A.v_x983_n = v_x983->len;
+    v_x962 = rtg_vec_new(RT_INT, t582);
+    A.v_x962_d = v_x962->data.i;
+    A.v_x962_n = v_x962->len;
+    v_x964 = rtg_vec_new(RT_INT, t582);
+    A.v_x964_d = v_x964->data.i;
+    A.v_x964_n = v_x964->len;
+    v_x966 = rtg_vec_new(RT_INT, t582);
+    A.v_x966_d = v_x966->data.i;
+    A.v_x966_n = v_x966->len;
     /* computed in the launch of SOAC 1 (K10_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t583 = rtg::range_segdes(loc, A.run, v_x979, v_x981, v_x983, &v_x986, &v_x987, K10_1_ride{A});
-    rtg_seg_known_total(t583, v_x984);
-    v_x985 = t583;
-    A.v_x985_off = rtg_seg_offsets(v_x985);
-    A.v_x985_n = v_x985->len;
+    RtValue *t583 = rtg::range_segdes(loc, A.run, v_x962, v_x964, v_x966, &v_x969, &v_x970, K10_1_ride{A});
+    rtg_seg_known_total(t583, v_x967);
+    v_x968 = t583;
+    A.v_x968_off = rtg_seg_offsets(v_x968);
+    A.v_x968_n = v_x968->len;
   }
-  *out_v_x979 = v_x979;
-  *out_v_x983 = v_x983;
-  *out_v_x985 = v_x985;
-  *out_v_x987 = v_x987;
-  rt_release(v_x981);
-  rt_release(v_x986);
+  *out_v_x962 = v_x962;
+  *out_v_x966 = v_x966;
+  *out_v_x968 = v_x968;
+  *out_v_x970 = v_x970;
+  rt_release(v_x964);
+  rt_release(v_x969);
   return;
 fail:
-  rt_release(v_x979);
-  rt_release(v_x981);
-  rt_release(v_x983);
-  rt_release(v_x985);
-  rt_release(v_x986);
-  rt_release(v_x987);
+  rt_release(v_x962);
+  rt_release(v_x964);
+  rt_release(v_x966);
+  rt_release(v_x968);
+  rt_release(v_x969);
+  rt_release(v_x970);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x962, int32_t v_x969, RtValue *v_x974, RtValue *v_x977, int32_t v_x984, RtValue **out_v_x979, RtValue **out_v_x983, RtValue **out_v_x985, RtValue **out_v_x987) {
-  RtValue *vals[] = {v_x974, v_x977};
-  const int64_t sizes[] = {(int64_t)v_x962};
+static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x945, int32_t v_x952, RtValue *v_x957, RtValue *v_x960, int32_t v_x967, RtValue **out_v_x962, RtValue **out_v_x966, RtValue **out_v_x968, RtValue **out_v_x970) {
+  RtValue *vals[] = {v_x957, v_x960};
+  const int64_t sizes[] = {(int64_t)v_x945};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K10_host(err, loc, run, v_x962, v_x969, v_x974, v_x977, v_x984, out_v_x979, out_v_x983, out_v_x985, out_v_x987);
+    K10_host(err, loc, run, v_x945, v_x952, v_x957, v_x960, v_x967, out_v_x962, out_v_x966, out_v_x968, out_v_x970);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x962, v_x969, v_x974, v_x977, v_x984, out_v_x979, out_v_x983, out_v_x985, out_v_x987);
+    K10_gpu(err, loc, run, v_x945, v_x952, v_x957, v_x960, v_x967, out_v_x962, out_v_x966, out_v_x968, out_v_x970);
   }
 }
 
 /* K11: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, RtValue *v_x991, RtValue *v_x992, RtValue *v_x999, RtValue *v_x1005, RtValue **out_v_x1016) {
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x971, RtValue *v_x974, RtValue *v_x975, RtValue *v_x982, RtValue *v_x988, RtValue **out_v_x999) {
   (void)loc;
   (void)run;
-  int32_t *v_x988_d = v_x988->data.i;
+  int32_t *v_x971_d = v_x971->data.i;
+  const int64_t v_x971_n = v_x971->len;
+  uint8_t *v_x974_d = v_x974->data.b;
+  const int64_t v_x974_n = v_x974->len;
+  uint8_t *v_x975_d = v_x975->data.b;
+  const int64_t v_x975_n = v_x975->len;
+  int32_t *v_x982_d = v_x982->data.i;
+  const int64_t v_x982_n = v_x982->len;
+  uint8_t *v_x988_d = v_x988->data.b;
   const int64_t v_x988_n = v_x988->len;
-  uint8_t *v_x991_d = v_x991->data.b;
-  const int64_t v_x991_n = v_x991->len;
-  uint8_t *v_x992_d = v_x992->data.b;
-  const int64_t v_x992_n = v_x992->len;
-  int32_t *v_x999_d = v_x999->data.i;
-  const int64_t v_x999_n = v_x999->len;
-  uint8_t *v_x1005_d = v_x1005->data.b;
-  const int64_t v_x1005_n = v_x1005->len;
-  RtValue *v_x1016 = NULL;
+  RtValue *v_x999 = NULL;
   /* MAP */
   {
-    const int64_t t584 = v_x991_n;
-    v_x1016 = rt_value_new(rt_vec_type(RT_INT), t584);
-    int32_t *v_x1016_d = v_x1016->data.i;
-    const int64_t v_x1016_n = v_x1016->len;
+    const int64_t t584 = v_x974_n;
+    v_x999 = rt_value_new(rt_vec_type(RT_INT), t584);
+    int32_t *v_x999_d = v_x999->data.i;
+    const int64_t v_x999_n = v_x999->len;
     RT_PARALLEL_FOR_IF(t584 >= RT_PARALLEL_MIN)
     for (int64_t t585 = 0; t585 < t584; t585++) {
       const int32_t t586 = (int32_t)t585;
       int t588 = 0; /* nonzero: a check below failed */
-      int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x992_n;
-      uint8_t t587 = t589 ? v_x992_d[t586] : 0;
+      int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x975_n;
+      uint8_t t587 = t589 ? v_x975_d[t586] : 0;
       t588 |= !t589;
-      int t591 = (uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x988_n;
+      int t591 = (uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x971_n;
       int32_t t590 = t591 ? t586 : 0;
       t588 |= !t591;
       int32_t t593 = rt_mul_i(t590, 2);
@@ -2895,15 +2895,15 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, Rt
       uint8_t t597 = rt_ge_i(t595, 0);
       int32_t t598;
       if (t597) {
-        int t600 = (uint64_t)(int64_t)t595 < (uint64_t)v_x999_n;
-        int32_t t599 = t600 ? v_x999_d[t595] : 0;
+        int t600 = (uint64_t)(int64_t)t595 < (uint64_t)v_x982_n;
+        int32_t t599 = t600 ? v_x982_d[t595] : 0;
         t588 |= !t600;
         t598 = t599;
       } else {
         t598 = 0;
       }
       int32_t t602 = rt_add_i(t598, 1);
-      int t604 = (uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x1005_n;
+      int t604 = (uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x988_n;
       int32_t t603 = t604 ? t586 : 0;
       t588 |= !t604;
       int32_t t606 = rt_mul_i(t603, 2);
@@ -2912,8 +2912,8 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, Rt
       uint8_t t612 = rt_ge_i(t610, 0);
       int32_t t613;
       if (t612) {
-        int t615 = (uint64_t)(int64_t)t610 < (uint64_t)v_x999_n;
-        int32_t t614 = t615 ? v_x999_d[t610] : 0;
+        int t615 = (uint64_t)(int64_t)t610 < (uint64_t)v_x982_n;
+        int32_t t614 = t615 ? v_x982_d[t610] : 0;
         t588 |= !t615;
         t613 = t614;
       } else {
@@ -2922,17 +2922,17 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, Rt
       int32_t t617 = rt_add_i(t602, t613);
       if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
         uint8_t t618;
-        if ((uint64_t)(int64_t)t586 < (uint64_t)v_x992_n) {
-          t618 = v_x992_d[t586];
+        if ((uint64_t)(int64_t)t586 < (uint64_t)v_x975_n) {
+          t618 = v_x975_d[t586];
         } else {
-          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x992_n, 0.0, 0);
+          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, v_x975_n, 0.0, 0);
           t618 = 0;
         }
         int32_t t619;
-        if ((uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x988_n) {
+        if ((uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x971_n) {
           t619 = t586;
         } else {
-          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, (int32_t)v_x988_n, 0.0, 1);
+          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t586, (int32_t)v_x971_n, 0.0, 1);
           t619 = 0;
         }
         int32_t t621 = rt_mul_i(t619, 2);
@@ -2941,10 +2941,10 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, Rt
         int32_t t626;
         if (t625) {
           int32_t t627;
-          if ((uint64_t)(int64_t)t623 < (uint64_t)v_x999_n) {
-            t627 = v_x999_d[t623];
+          if ((uint64_t)(int64_t)t623 < (uint64_t)v_x982_n) {
+            t627 = v_x982_d[t623];
           } else {
-            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t623, v_x999_n, 0.0, 2);
+            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 0, 0, RT_GATHER, t623, v_x982_n, 0.0, 2);
             t627 = 0;
           }
           t626 = t627;
@@ -2953,10 +2953,10 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, Rt
         }
         int32_t t629 = rt_add_i(t626, 1);
         int32_t t630;
-        if ((uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x1005_n) {
+        if ((uint64_t)(int64_t)t586 < (uint64_t)(int32_t)v_x988_n) {
           t630 = t586;
         } else {
-          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 4, 0, RT_GATHER, t586, (int32_t)v_x1005_n, 0.0, 3);
+          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 4, 0, RT_GATHER, t586, (int32_t)v_x988_n, 0.0, 3);
           t630 = 0;
         }
         int32_t t632 = rt_mul_i(t630, 2);
@@ -2966,10 +2966,10 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, Rt
         int32_t t639;
         if (t638) {
           int32_t t640;
-          if ((uint64_t)(int64_t)t636 < (uint64_t)v_x999_n) {
-            t640 = v_x999_d[t636];
+          if ((uint64_t)(int64_t)t636 < (uint64_t)v_x982_n) {
+            t640 = v_x982_d[t636];
           } else {
-            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 1, 0, RT_GATHER, t636, v_x999_n, 0.0, 4);
+            NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 1, 0, RT_GATHER, t636, v_x982_n, 0.0, 4);
             t640 = 0;
           }
           t639 = t640;
@@ -2978,27 +2978,27 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, Rt
         }
         int32_t t642 = rt_add_i(t629, t639);
       }
-      v_x1016_d[t585] = t617;
+      v_x999_d[t585] = t617;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1016 = v_x1016;
+  *out_v_x999 = v_x999;
   return;
 fail:
-  rt_release(v_x1016);
+  rt_release(v_x999);
 }
 
 /* K11: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x988_d; int64_t v_x988_n;
-  uint8_t *v_x991_d; int64_t v_x991_n;
-  uint8_t *v_x992_d; int64_t v_x992_n;
+  int32_t *v_x971_d; int64_t v_x971_n;
+  uint8_t *v_x974_d; int64_t v_x974_n;
+  uint8_t *v_x975_d; int64_t v_x975_n;
+  int32_t *v_x982_d; int64_t v_x982_n;
+  uint8_t *v_x988_d; int64_t v_x988_n;
   int32_t *v_x999_d; int64_t v_x999_n;
-  uint8_t *v_x1005_d; int64_t v_x1005_n;
-  int32_t *v_x1016_d; int64_t v_x1016_n;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
@@ -3009,10 +3009,10 @@ struct K11_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t644 = 0; /* nonzero: a check below failed */
-    int t645 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x992_n;
-    uint8_t t643 = t645 ? rtg::ld_stream(&A.v_x992_d[ix]) : 0;
+    int t645 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x975_n;
+    uint8_t t643 = t645 ? rtg::ld_stream(&A.v_x975_d[ix]) : 0;
     t644 |= !t645;
-    int t647 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x988_n;
+    int t647 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x971_n;
     int32_t t646 = t647 ? ix : 0;
     t644 |= !t647;
     int32_t t649 = rt_mul_i(t646, 2);
@@ -3020,15 +3020,15 @@ struct K11_0_pull {
     uint8_t t653 = rt_ge_i(t651, 0);
     int32_t t654;
     if (t653) {
-      int t656 = (uint64_t)(int64_t)t651 < (uint64_t)A.v_x999_n;
-      int32_t t655 = t656 ? A.v_x999_d[t651] : 0;
+      int t656 = (uint64_t)(int64_t)t651 < (uint64_t)A.v_x982_n;
+      int32_t t655 = t656 ? A.v_x982_d[t651] : 0;
       t644 |= !t656;
       t654 = t655;
     } else {
       t654 = 0;
     }
     int32_t t658 = rt_add_i(t654, 1);
-    int t660 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1005_n;
+    int t660 = (uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x988_n;
     int32_t t659 = t660 ? ix : 0;
     t644 |= !t660;
     int32_t t662 = rt_mul_i(t659, 2);
@@ -3037,8 +3037,8 @@ struct K11_0_pull {
     uint8_t t668 = rt_ge_i(t666, 0);
     int32_t t669;
     if (t668) {
-      int t671 = (uint64_t)(int64_t)t666 < (uint64_t)A.v_x999_n;
-      int32_t t670 = t671 ? A.v_x999_d[t666] : 0;
+      int t671 = (uint64_t)(int64_t)t666 < (uint64_t)A.v_x982_n;
+      int32_t t670 = t671 ? A.v_x982_d[t666] : 0;
       t644 |= !t671;
       t669 = t670;
     } else {
@@ -3047,17 +3047,17 @@ struct K11_0_pull {
     int32_t t673 = rt_add_i(t658, t669);
     if (__builtin_expect(t644 != 0, 0)) { /* again, recording the error */
       uint8_t t674;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x992_n) {
-        t674 = rtg::ld_stream(&A.v_x992_d[ix]);
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x975_n) {
+        t674 = rtg::ld_stream(&A.v_x975_d[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x992_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x975_n, 0.0, 0);
         t674 = 0;
       }
       int32_t t675;
-      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x988_n) {
+      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x971_n) {
         t675 = ix;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, (int32_t)A.v_x988_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, (int32_t)A.v_x971_n, 0.0, 1);
         t675 = 0;
       }
       int32_t t677 = rt_mul_i(t675, 2);
@@ -3066,10 +3066,10 @@ struct K11_0_pull {
       int32_t t682;
       if (t681) {
         int32_t t683;
-        if ((uint64_t)(int64_t)t679 < (uint64_t)A.v_x999_n) {
-          t683 = A.v_x999_d[t679];
+        if ((uint64_t)(int64_t)t679 < (uint64_t)A.v_x982_n) {
+          t683 = A.v_x982_d[t679];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t679, A.v_x999_n, 0.0, 2);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t679, A.v_x982_n, 0.0, 2);
           t683 = 0;
         }
         t682 = t683;
@@ -3078,10 +3078,10 @@ struct K11_0_pull {
       }
       int32_t t685 = rt_add_i(t682, 1);
       int32_t t686;
-      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x1005_n) {
+      if ((uint64_t)(int64_t)ix < (uint64_t)(int32_t)A.v_x988_n) {
         t686 = ix;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, ix, (int32_t)A.v_x1005_n, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, ix, (int32_t)A.v_x988_n, 0.0, 3);
         t686 = 0;
       }
       int32_t t688 = rt_mul_i(t686, 2);
@@ -3091,10 +3091,10 @@ struct K11_0_pull {
       int32_t t695;
       if (t694) {
         int32_t t696;
-        if ((uint64_t)(int64_t)t692 < (uint64_t)A.v_x999_n) {
-          t696 = A.v_x999_d[t692];
+        if ((uint64_t)(int64_t)t692 < (uint64_t)A.v_x982_n) {
+          t696 = A.v_x982_d[t692];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t692, A.v_x999_n, 0.0, 4);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t692, A.v_x982_n, 0.0, 4);
           t696 = 0;
         }
         t695 = t696;
@@ -3109,70 +3109,69 @@ struct K11_0_pull {
 struct K11_0_store {
   K11_A A;
   __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x1016_d[i] = v.v0;
+    A.v_x999_d[i] = v.v0;
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, RtValue *v_x991, RtValue *v_x992, RtValue *v_x999, RtValue *v_x1005, RtValue **out_v_x1016) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x971, RtValue *v_x974, RtValue *v_x975, RtValue *v_x982, RtValue *v_x988, RtValue **out_v_x999) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x988_d = v_x988->data.i;
+  A.v_x971_d = v_x971->data.i;
+  A.v_x971_n = v_x971->len;
+  A.v_x974_d = v_x974->data.b;
+  A.v_x974_n = v_x974->len;
+  A.v_x975_d = v_x975->data.b;
+  A.v_x975_n = v_x975->len;
+  A.v_x982_d = v_x982->data.i;
+  A.v_x982_n = v_x982->len;
+  A.v_x988_d = v_x988->data.b;
   A.v_x988_n = v_x988->len;
-  A.v_x991_d = v_x991->data.b;
-  A.v_x991_n = v_x991->len;
-  A.v_x992_d = v_x992->data.b;
-  A.v_x992_n = v_x992->len;
-  A.v_x999_d = v_x999->data.i;
-  A.v_x999_n = v_x999->len;
-  A.v_x1005_d = v_x1005->data.b;
-  A.v_x1005_n = v_x1005->len;
-  RtValue *v_x1016 = NULL;
+  RtValue *v_x999 = NULL;
   /* MAP */
   {
-    const int64_t t699 = v_x991->len;
-    v_x1016 = rtg_vec_new(RT_INT, t699);
-    A.v_x1016_d = v_x1016->data.i;
-    A.v_x1016_n = v_x1016->len;
+    const int64_t t699 = v_x974->len;
+    v_x999 = rtg_vec_new(RT_INT, t699);
+    A.v_x999_d = v_x999->data.i;
+    A.v_x999_n = v_x999->len;
     rtg::map("K11", loc, K11_0_pull{A}, K11_0_store{A}, t699);
   }
-  *out_v_x1016 = v_x1016;
+  *out_v_x999 = v_x999;
   return;
 fail:
-  rt_release(v_x1016);
+  rt_release(v_x999);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, RtValue *v_x991, RtValue *v_x992, RtValue *v_x999, RtValue *v_x1005, RtValue **out_v_x1016) {
-  RtValue *vals[] = {v_x988, v_x991, v_x992, v_x999, v_x1005};
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x971, RtValue *v_x974, RtValue *v_x975, RtValue *v_x982, RtValue *v_x988, RtValue **out_v_x999) {
+  RtValue *vals[] = {v_x971, v_x974, v_x975, v_x982, v_x988};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K11_host(err, loc, run, v_x988, v_x991, v_x992, v_x999, v_x1005, out_v_x1016);
+    K11_host(err, loc, run, v_x971, v_x974, v_x975, v_x982, v_x988, out_v_x999);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x988, v_x991, v_x992, v_x999, v_x1005, out_v_x1016);
+    K11_gpu(err, loc, run, v_x971, v_x974, v_x975, v_x982, v_x988, out_v_x999);
   }
 }
 
 /* K12: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577, int32_t v_x1540, RtValue **out_v_x1563, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1561, int32_t *out_v_x1562, RtValue **out_v_x1575, RtValue **out_v_x1576) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1501, int32_t v_x1470, RtValue **out_v_x1487, RtValue **out_v_x1475, RtValue **out_v_x1477, int32_t *out_v_x1486, RtValue **out_v_x1499, RtValue **out_v_x1500) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1577_off = rt_seg_offsets(v_sd_1577);
-  const int64_t v_sd_1577_n = v_sd_1577->len;
-  RtValue *v_x1545 = NULL;
-  RtValue *v_x1546 = NULL;
-  RtValue *v_x1547 = NULL;
-  RtValue *v_x1548 = NULL;
-  RtValue *v_x1563 = NULL;
-  int32_t v_x1561 = 0;
-  int32_t v_x1562 = 0;
-  RtValue *v_x1575 = NULL;
-  RtValue *v_x1576 = NULL;
+  const int64_t *v_sd_1501_off = rt_seg_offsets(v_sd_1501);
+  const int64_t v_sd_1501_n = v_sd_1501->len;
+  RtValue *v_x1475 = NULL;
+  RtValue *v_x1476 = NULL;
+  RtValue *v_x1477 = NULL;
+  RtValue *v_x1478 = NULL;
+  RtValue *v_x1487 = NULL;
+  int32_t v_x1486 = 0;
+  RtValue *v_x1499 = NULL;
+  RtValue *v_x1500 = NULL;
   /* PARTITION */
   {
-    const int64_t t700 = v_x1540;
+    const int64_t t700 = v_x1470;
     if (t700 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t700, 0.0, 0);
       goto fail;
@@ -3189,16 +3188,16 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577,
         int32_t t704x0;
         uint8_t t704x1;
         int t708 = 0; /* nonzero: a check below failed */
-        int t709 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1577_n;
-        int32_t t707 = t709 ? (int32_t)(v_sd_1577_off[t706 + 1] - v_sd_1577_off[t706]) : 0;
+        int t709 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1501_n;
+        int32_t t707 = t709 ? (int32_t)(v_sd_1501_off[t706 + 1] - v_sd_1501_off[t706]) : 0;
         t708 |= !t709;
         uint8_t t711 = rt_le_i(t707, 1);
         if (__builtin_expect(t708 != 0, 0)) { /* again, recording the error */
           int32_t t712;
-          if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1577_n) {
-            t712 = (int32_t)(v_sd_1577_off[t706 + 1] - v_sd_1577_off[t706]);
+          if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1501_n) {
+            t712 = (int32_t)(v_sd_1501_off[t706 + 1] - v_sd_1501_off[t706]);
           } else {
-            NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1577_n, 0.0, 1);
+            NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1501_n, 0.0, 1);
             t712 = 0;
           }
           uint8_t t714 = rt_le_i(t712, 1);
@@ -3223,12 +3222,12 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577,
       t703[t704] = t716;
       t716 += k;
     }
-    v_x1545 = rt_value_new(rt_vec_type(RT_INT), t716);
-    int32_t *v_x1545_d = v_x1545->data.i;
-    const int64_t v_x1545_n = v_x1545->len;
-    v_x1547 = rt_value_new(rt_vec_type(RT_INT), (t700 - t716));
-    int32_t *v_x1547_d = v_x1547->data.i;
-    const int64_t v_x1547_n = v_x1547->len;
+    v_x1475 = rt_value_new(rt_vec_type(RT_INT), t716);
+    int32_t *v_x1475_d = v_x1475->data.i;
+    const int64_t v_x1475_n = v_x1475->len;
+    v_x1477 = rt_value_new(rt_vec_type(RT_INT), (t700 - t716));
+    int32_t *v_x1477_d = v_x1477->data.i;
+    const int64_t v_x1477_n = v_x1477->len;
     RT_PARALLEL_FOR_IF(t701 > 1)
     for (int64_t t704 = 0; t704 < t701; t704++) {
       int64_t at = t703[t704];
@@ -3239,16 +3238,16 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577,
         int32_t t704y0;
         uint8_t t704y1;
         int t718 = 0; /* nonzero: a check below failed */
-        int t719 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1577_n;
-        int32_t t717 = t719 ? (int32_t)(v_sd_1577_off[t706 + 1] - v_sd_1577_off[t706]) : 0;
+        int t719 = (uint64_t)(int64_t)t706 < (uint64_t)v_sd_1501_n;
+        int32_t t717 = t719 ? (int32_t)(v_sd_1501_off[t706 + 1] - v_sd_1501_off[t706]) : 0;
         t718 |= !t719;
         uint8_t t721 = rt_le_i(t717, 1);
         if (__builtin_expect(t718 != 0, 0)) { /* again, recording the error */
           int32_t t722;
-          if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1577_n) {
-            t722 = (int32_t)(v_sd_1577_off[t706 + 1] - v_sd_1577_off[t706]);
+          if ((uint64_t)(int64_t)t706 < (uint64_t)v_sd_1501_n) {
+            t722 = (int32_t)(v_sd_1501_off[t706 + 1] - v_sd_1501_off[t706]);
           } else {
-            NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1577_n, 0.0, 2);
+            NESSIE_RECORD(err, t705, RT_CHECK_INDEX, 0, 0, RT_GATHER, t706, v_sd_1501_n, 0.0, 2);
             t722 = 0;
           }
           uint8_t t724 = rt_le_i(t722, 1);
@@ -3256,10 +3255,10 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577,
         t704y0 = t706;
         t704y1 = t721;
         if (t702[t705]) {
-          v_x1545_d[at] = t704y0;
+          v_x1475_d[at] = t704y0;
           at++;
         } else {
-          v_x1547_d[at_not] = t704y0;
+          v_x1477_d[at_not] = t704y0;
           at_not++;
         }
       }
@@ -3270,273 +3269,254 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577,
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1545_d = v_x1545->data.i;
-    const int64_t v_x1545_n = v_x1545->len;
-    int32_t *v_x1547_d = v_x1547->data.i;
-    const int64_t v_x1547_n = v_x1547->len;
+    int32_t *v_x1475_d = v_x1475->data.i;
+    const int64_t v_x1475_n = v_x1475->len;
+    int32_t *v_x1477_d = v_x1477->data.i;
+    const int64_t v_x1477_n = v_x1477->len;
     /* MAP */
     {
-      const int64_t t725 = v_x1540;
+      const int64_t t725 = v_x1470;
       if (t725 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t725, 0.0, 3);
         goto fail;
       }
-      v_x1563 = rt_value_new(rt_vec_type(RT_BOOL), t725);
-      uint8_t *v_x1563_d = v_x1563->data.b;
-      const int64_t v_x1563_n = v_x1563->len;
+      v_x1487 = rt_value_new(rt_vec_type(RT_BOOL), t725);
+      uint8_t *v_x1487_d = v_x1487->data.b;
+      const int64_t v_x1487_n = v_x1487->len;
       RT_PARALLEL_FOR_IF(t725 >= RT_PARALLEL_MIN)
       for (int64_t t726 = 0; t726 < t725; t726++) {
         const int32_t t727 = (int32_t)t726;
         int t729 = 0; /* nonzero: a check below failed */
-        int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1577_n;
-        int32_t t728 = t730 ? (int32_t)(v_sd_1577_off[t727 + 1] - v_sd_1577_off[t727]) : 0;
+        int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_sd_1501_n;
+        int32_t t728 = t730 ? (int32_t)(v_sd_1501_off[t727 + 1] - v_sd_1501_off[t727]) : 0;
         t729 |= !t730;
         uint8_t t732 = rt_le_i(t728, 1);
         if (__builtin_expect(t729 != 0, 0)) { /* again, recording the error */
           int32_t t733;
-          if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1577_n) {
-            t733 = (int32_t)(v_sd_1577_off[t727 + 1] - v_sd_1577_off[t727]);
+          if ((uint64_t)(int64_t)t727 < (uint64_t)v_sd_1501_n) {
+            t733 = (int32_t)(v_sd_1501_off[t727 + 1] - v_sd_1501_off[t727]);
           } else {
-            NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1577_n, 0.0, 4);
+            NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_sd_1501_n, 0.0, 4);
             t733 = 0;
           }
           uint8_t t735 = rt_le_i(t733, 1);
         }
-        v_x1563_d[t726] = t732;
+        v_x1487_d[t726] = t732;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      uint8_t *v_x1563_d = v_x1563->data.b;
-      const int64_t v_x1563_n = v_x1563->len;
+      uint8_t *v_x1487_d = v_x1487->data.b;
+      const int64_t v_x1487_n = v_x1487->len;
       /* REDUCE */
       {
-        const int64_t t736 = v_x1540;
+        const int64_t t736 = v_x1470;
         if (t736 < 0) {
           NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t736, 0.0, 5);
           goto fail;
         }
         const int64_t t737 = t736 > 0 ? (t736 + RT_CHUNK - 1) / RT_CHUNK : 1;
         int32_t *t738 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t737);
-        int32_t *t739 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t737);
         RT_PARALLEL_FOR_IF(t737 > 1)
-        for (int64_t t740 = 0; t740 < t737; t740++) {
-          int32_t t740a0;
-          int32_t t740a1;
-          t740a0 = 0;
-          t740a1 = 0;
-          const int64_t t740_end = (t740 + 1) * RT_CHUNK < t736 ? (t740 + 1) * RT_CHUNK : t736;
-          for (int64_t t741 = t740 * RT_CHUNK; t741 < t740_end; t741++) {
-            const int32_t t742 = (int32_t)t741;
-            int32_t t740x0;
-            int32_t t740x1;
-            int t744 = 0; /* nonzero: a check below failed */
-            int t745 = (uint64_t)(int64_t)t742 < (uint64_t)v_sd_1577_n;
-            int32_t t743 = t745 ? (int32_t)(v_sd_1577_off[t742 + 1] - v_sd_1577_off[t742]) : 0;
-            t744 |= !t745;
-            uint8_t t747 = rt_le_i(t743, 1);
-            int32_t t749 = (t747 ? t743 : 0);
-            int32_t t751 = (t747 ? 0 : t743);
-            if (__builtin_expect(t744 != 0, 0)) { /* again, recording the error */
-              int32_t t752;
-              if ((uint64_t)(int64_t)t742 < (uint64_t)v_sd_1577_n) {
-                t752 = (int32_t)(v_sd_1577_off[t742 + 1] - v_sd_1577_off[t742]);
+        for (int64_t t739 = 0; t739 < t737; t739++) {
+          int32_t t739a0;
+          t739a0 = 0;
+          const int64_t t739_end = (t739 + 1) * RT_CHUNK < t736 ? (t739 + 1) * RT_CHUNK : t736;
+          for (int64_t t740 = t739 * RT_CHUNK; t740 < t739_end; t740++) {
+            const int32_t t741 = (int32_t)t740;
+            int32_t t739x0;
+            int t743 = 0; /* nonzero: a check below failed */
+            int t744 = (uint64_t)(int64_t)t741 < (uint64_t)v_sd_1501_n;
+            int32_t t742 = t744 ? (int32_t)(v_sd_1501_off[t741 + 1] - v_sd_1501_off[t741]) : 0;
+            t743 |= !t744;
+            uint8_t t746 = rt_le_i(t742, 1);
+            int32_t t748 = (t746 ? 0 : t742);
+            if (__builtin_expect(t743 != 0, 0)) { /* again, recording the error */
+              int32_t t749;
+              if ((uint64_t)(int64_t)t741 < (uint64_t)v_sd_1501_n) {
+                t749 = (int32_t)(v_sd_1501_off[t741 + 1] - v_sd_1501_off[t741]);
               } else {
-                NESSIE_RECORD(err, t741, RT_CHECK_INDEX, 0, 0, RT_GATHER, t742, v_sd_1577_n, 0.0, 6);
-                t752 = 0;
+                NESSIE_RECORD(err, t740, RT_CHECK_INDEX, 0, 0, RT_GATHER, t741, v_sd_1501_n, 0.0, 6);
+                t749 = 0;
               }
-              uint8_t t754 = rt_le_i(t752, 1);
-              int32_t t756 = (t754 ? t752 : 0);
-              int32_t t758 = (t754 ? 0 : t752);
+              uint8_t t751 = rt_le_i(t749, 1);
+              int32_t t753 = (t751 ? 0 : t749);
             }
-            t740x0 = t749;
-            t740x1 = t751;
-            int32_t t760 = rt_add_i(t740a0, t740x0);
-            int32_t t762 = rt_add_i(t740a1, t740x1);
-            t740a0 = t760;
-            t740a1 = t762;
+            t739x0 = t748;
+            int32_t t755 = rt_add_i(t739a0, t739x0);
+            t739a0 = t755;
           }
-          t738[t740] = t740a0;
-          t739[t740] = t740a1;
+          t738[t739] = t739a0;
         }
-        int32_t t740t0;
-        int32_t t740t1;
-        t740t0 = 0;
-        t740t1 = 0;
-        for (int64_t t740 = 0; t740 < t737; t740++) {
-          const int32_t t763 = t738[t740];
-          const int32_t t764 = t739[t740];
-          int32_t t766 = rt_add_i(t740t0, t763);
-          int32_t t768 = rt_add_i(t740t1, t764);
-          t740t0 = t766;
-          t740t1 = t768;
+        int32_t t739t0;
+        t739t0 = 0;
+        for (int64_t t739 = 0; t739 < t737; t739++) {
+          const int32_t t756 = t738[t739];
+          int32_t t758 = rt_add_i(t739t0, t756);
+          t739t0 = t758;
         }
-        v_x1561 = t740t0;
+        v_x1486 = t739t0;
         rt_free(t738);
-        v_x1562 = t740t1;
-        rt_free(t739);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t769 = v_x1540;
-          if (t769 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t769, 0.0, 7);
+          const int64_t t759 = v_x1470;
+          if (t759 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t759, 0.0, 7);
             goto fail;
           }
-          const int64_t t770 = t769 > 0 ? (t769 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t771 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t770);
-          int32_t *t772 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t770);
-          RT_PARALLEL_FOR_IF(t770 > 1)
-          for (int64_t t773 = 0; t773 < t770; t773++) {
-            int32_t t773a0;
-            int32_t t773a1;
-            t773a0 = 0;
-            t773a1 = 0;
-            const int64_t t773_end = (t773 + 1) * RT_CHUNK < t769 ? (t773 + 1) * RT_CHUNK : t769;
-            for (int64_t t774 = t773 * RT_CHUNK; t774 < t773_end; t774++) {
-              const int32_t t775 = (int32_t)t774;
-              int32_t t773x0;
-              int32_t t773x1;
-              int t777 = 0; /* nonzero: a check below failed */
-              int t778 = (uint64_t)(int64_t)t775 < (uint64_t)v_sd_1577_n;
-              int32_t t776 = t778 ? (int32_t)(v_sd_1577_off[t775 + 1] - v_sd_1577_off[t775]) : 0;
-              t777 |= !t778;
-              uint8_t t780 = rt_le_i(t776, 1);
-              int32_t t782 = rt_btoi_b(t780);
-              uint8_t t784 = rt_not_b(t780);
-              int32_t t786 = rt_btoi_b(t784);
-              if (__builtin_expect(t777 != 0, 0)) { /* again, recording the error */
-                int32_t t787;
-                if ((uint64_t)(int64_t)t775 < (uint64_t)v_sd_1577_n) {
-                  t787 = (int32_t)(v_sd_1577_off[t775 + 1] - v_sd_1577_off[t775]);
+          const int64_t t760 = t759 > 0 ? (t759 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t761 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t760);
+          int32_t *t762 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t760);
+          RT_PARALLEL_FOR_IF(t760 > 1)
+          for (int64_t t763 = 0; t763 < t760; t763++) {
+            int32_t t763a0;
+            int32_t t763a1;
+            t763a0 = 0;
+            t763a1 = 0;
+            const int64_t t763_end = (t763 + 1) * RT_CHUNK < t759 ? (t763 + 1) * RT_CHUNK : t759;
+            for (int64_t t764 = t763 * RT_CHUNK; t764 < t763_end; t764++) {
+              const int32_t t765 = (int32_t)t764;
+              int32_t t763x0;
+              int32_t t763x1;
+              int t767 = 0; /* nonzero: a check below failed */
+              int t768 = (uint64_t)(int64_t)t765 < (uint64_t)v_sd_1501_n;
+              int32_t t766 = t768 ? (int32_t)(v_sd_1501_off[t765 + 1] - v_sd_1501_off[t765]) : 0;
+              t767 |= !t768;
+              uint8_t t770 = rt_le_i(t766, 1);
+              int32_t t772 = rt_btoi_b(t770);
+              uint8_t t774 = rt_not_b(t770);
+              int32_t t776 = rt_btoi_b(t774);
+              if (__builtin_expect(t767 != 0, 0)) { /* again, recording the error */
+                int32_t t777;
+                if ((uint64_t)(int64_t)t765 < (uint64_t)v_sd_1501_n) {
+                  t777 = (int32_t)(v_sd_1501_off[t765 + 1] - v_sd_1501_off[t765]);
                 } else {
-                  NESSIE_RECORD(err, t774, RT_CHECK_INDEX, 0, 0, RT_GATHER, t775, v_sd_1577_n, 0.0, 8);
-                  t787 = 0;
+                  NESSIE_RECORD(err, t764, RT_CHECK_INDEX, 0, 0, RT_GATHER, t765, v_sd_1501_n, 0.0, 8);
+                  t777 = 0;
                 }
-                uint8_t t789 = rt_le_i(t787, 1);
-                int32_t t791 = rt_btoi_b(t789);
-                uint8_t t793 = rt_not_b(t789);
-                int32_t t795 = rt_btoi_b(t793);
+                uint8_t t779 = rt_le_i(t777, 1);
+                int32_t t781 = rt_btoi_b(t779);
+                uint8_t t783 = rt_not_b(t779);
+                int32_t t785 = rt_btoi_b(t783);
               }
-              t773x0 = t782;
-              t773x1 = t786;
-              int32_t t797 = rt_add_i(t773a0, t773x0);
-              int32_t t799 = rt_add_i(t773a1, t773x1);
-              t773a0 = t797;
-              t773a1 = t799;
+              t763x0 = t772;
+              t763x1 = t776;
+              int32_t t787 = rt_add_i(t763a0, t763x0);
+              int32_t t789 = rt_add_i(t763a1, t763x1);
+              t763a0 = t787;
+              t763a1 = t789;
             }
-            t771[t773] = t773a0;
-            t772[t773] = t773a1;
+            t761[t763] = t763a0;
+            t762[t763] = t763a1;
           }
-          int32_t t773t0;
-          int32_t t773t1;
-          t773t0 = 0;
-          t773t1 = 0;
-          for (int64_t t773 = 0; t773 < t770; t773++) {
-            const int32_t t800 = t771[t773];
-            t771[t773] = t773t0;
-            const int32_t t801 = t772[t773];
-            t772[t773] = t773t1;
-            int32_t t803 = rt_add_i(t773t0, t800);
-            int32_t t805 = rt_add_i(t773t1, t801);
-            t773t0 = t803;
-            t773t1 = t805;
+          int32_t t763t0;
+          int32_t t763t1;
+          t763t0 = 0;
+          t763t1 = 0;
+          for (int64_t t763 = 0; t763 < t760; t763++) {
+            const int32_t t790 = t761[t763];
+            t761[t763] = t763t0;
+            const int32_t t791 = t762[t763];
+            t762[t763] = t763t1;
+            int32_t t793 = rt_add_i(t763t0, t790);
+            int32_t t795 = rt_add_i(t763t1, t791);
+            t763t0 = t793;
+            t763t1 = t795;
           }
-          v_x1575 = rt_value_new(rt_vec_type(RT_INT), t769);
-          int32_t *v_x1575_d = v_x1575->data.i;
-          const int64_t v_x1575_n = v_x1575->len;
-          v_x1576 = rt_value_new(rt_vec_type(RT_INT), t769);
-          int32_t *v_x1576_d = v_x1576->data.i;
-          const int64_t v_x1576_n = v_x1576->len;
-          RT_PARALLEL_FOR_IF(t770 > 1)
-          for (int64_t t773 = 0; t773 < t770; t773++) {
-            int32_t t773p0;
-            int32_t t773p1;
-            t773p0 = t771[t773];
-            t773p1 = t772[t773];
-            const int64_t t773_end = (t773 + 1) * RT_CHUNK < t769 ? (t773 + 1) * RT_CHUNK : t769;
-            for (int64_t t774 = t773 * RT_CHUNK; t774 < t773_end; t774++) {
-              const int32_t t775 = (int32_t)t774;
-              v_x1575_d[t774] = t773p0;
-              v_x1576_d[t774] = t773p1;
-              int32_t t773y0;
-              int32_t t773y1;
-              int t807 = 0; /* nonzero: a check below failed */
-              int t808 = (uint64_t)(int64_t)t775 < (uint64_t)v_sd_1577_n;
-              int32_t t806 = t808 ? (int32_t)(v_sd_1577_off[t775 + 1] - v_sd_1577_off[t775]) : 0;
-              t807 |= !t808;
-              uint8_t t810 = rt_le_i(t806, 1);
-              int32_t t812 = rt_btoi_b(t810);
-              uint8_t t814 = rt_not_b(t810);
-              int32_t t816 = rt_btoi_b(t814);
-              if (__builtin_expect(t807 != 0, 0)) { /* again, recording the error */
-                int32_t t817;
-                if ((uint64_t)(int64_t)t775 < (uint64_t)v_sd_1577_n) {
-                  t817 = (int32_t)(v_sd_1577_off[t775 + 1] - v_sd_1577_off[t775]);
+          v_x1499 = rt_value_new(rt_vec_type(RT_INT), t759);
+          int32_t *v_x1499_d = v_x1499->data.i;
+          const int64_t v_x1499_n = v_x1499->len;
+          v_x1500 = rt_value_new(rt_vec_type(RT_INT), t759);
+          int32_t *v_x1500_d = v_x1500->data.i;
+          const int64_t v_x1500_n = v_x1500->len;
+          RT_PARALLEL_FOR_IF(t760 > 1)
+          for (int64_t t763 = 0; t763 < t760; t763++) {
+            int32_t t763p0;
+            int32_t t763p1;
+            t763p0 = t761[t763];
+            t763p1 = t762[t763];
+            const int64_t t763_end = (t763 + 1) * RT_CHUNK < t759 ? (t763 + 1) * RT_CHUNK : t759;
+            for (int64_t t764 = t763 * RT_CHUNK; t764 < t763_end; t764++) {
+              const int32_t t765 = (int32_t)t764;
+              v_x1499_d[t764] = t763p0;
+              v_x1500_d[t764] = t763p1;
+              int32_t t763y0;
+              int32_t t763y1;
+              int t797 = 0; /* nonzero: a check below failed */
+              int t798 = (uint64_t)(int64_t)t765 < (uint64_t)v_sd_1501_n;
+              int32_t t796 = t798 ? (int32_t)(v_sd_1501_off[t765 + 1] - v_sd_1501_off[t765]) : 0;
+              t797 |= !t798;
+              uint8_t t800 = rt_le_i(t796, 1);
+              int32_t t802 = rt_btoi_b(t800);
+              uint8_t t804 = rt_not_b(t800);
+              int32_t t806 = rt_btoi_b(t804);
+              if (__builtin_expect(t797 != 0, 0)) { /* again, recording the error */
+                int32_t t807;
+                if ((uint64_t)(int64_t)t765 < (uint64_t)v_sd_1501_n) {
+                  t807 = (int32_t)(v_sd_1501_off[t765 + 1] - v_sd_1501_off[t765]);
                 } else {
-                  NESSIE_RECORD(err, t774, RT_CHECK_INDEX, 0, 0, RT_GATHER, t775, v_sd_1577_n, 0.0, 9);
-                  t817 = 0;
+                  NESSIE_RECORD(err, t764, RT_CHECK_INDEX, 0, 0, RT_GATHER, t765, v_sd_1501_n, 0.0, 9);
+                  t807 = 0;
                 }
-                uint8_t t819 = rt_le_i(t817, 1);
-                int32_t t821 = rt_btoi_b(t819);
-                uint8_t t823 = rt_not_b(t819);
-                int32_t t825 = rt_btoi_b(t823);
+                uint8_t t809 = rt_le_i(t807, 1);
+                int32_t t811 = rt_btoi_b(t809);
+                uint8_t t813 = rt_not_b(t809);
+                int32_t t815 = rt_btoi_b(t813);
               }
-              t773y0 = t812;
-              t773y1 = t816;
-              int32_t t827 = rt_add_i(t773p0, t773y0);
-              int32_t t829 = rt_add_i(t773p1, t773y1);
-              t773p0 = t827;
-              t773p1 = t829;
+              t763y0 = t802;
+              t763y1 = t806;
+              int32_t t817 = rt_add_i(t763p0, t763y0);
+              int32_t t819 = rt_add_i(t763p1, t763y1);
+              t763p0 = t817;
+              t763p1 = t819;
             }
           }
-          rt_free(t771);
-          rt_free(t772);
+          rt_free(t761);
+          rt_free(t762);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x1563 = v_x1563;
-  *out_v_x1545 = v_x1545;
-  *out_v_x1547 = v_x1547;
-  *out_v_x1561 = v_x1561;
-  *out_v_x1562 = v_x1562;
-  *out_v_x1575 = v_x1575;
-  *out_v_x1576 = v_x1576;
-  rt_release(v_x1546);
-  rt_release(v_x1548);
+  *out_v_x1487 = v_x1487;
+  *out_v_x1475 = v_x1475;
+  *out_v_x1477 = v_x1477;
+  *out_v_x1486 = v_x1486;
+  *out_v_x1499 = v_x1499;
+  *out_v_x1500 = v_x1500;
+  rt_release(v_x1476);
+  rt_release(v_x1478);
   return;
 fail:
-  rt_release(v_x1545);
-  rt_release(v_x1546);
-  rt_release(v_x1547);
-  rt_release(v_x1548);
-  rt_release(v_x1563);
-  rt_release(v_x1575);
-  rt_release(v_x1576);
+  rt_release(v_x1475);
+  rt_release(v_x1476);
+  rt_release(v_x1477);
+  rt_release(v_x1478);
+  rt_release(v_x1487);
+  rt_release(v_x1499);
+  rt_release(v_x1500);
 }
 
 /* K12: PARTITION, MAP, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K12_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1577_off; int64_t v_sd_1577_n;
-  int32_t v_x1540;
-  int32_t *v_x1545_d; int64_t v_x1545_n;
-  uint8_t *v_x1546_d; int64_t v_x1546_n;
-  int32_t *v_x1547_d; int64_t v_x1547_n;
-  uint8_t *v_x1548_d; int64_t v_x1548_n;
-  uint8_t *v_x1563_d; int64_t v_x1563_n;
-  int32_t v_x1561;
-  int32_t v_x1562;
-  int32_t *v_x1575_d; int64_t v_x1575_n;
-  int32_t *v_x1576_d; int64_t v_x1576_n;
+  const int64_t *v_sd_1501_off; int64_t v_sd_1501_n;
+  int32_t v_x1470;
+  int32_t *v_x1475_d; int64_t v_x1475_n;
+  uint8_t *v_x1476_d; int64_t v_x1476_n;
+  int32_t *v_x1477_d; int64_t v_x1477_n;
+  uint8_t *v_x1478_d; int64_t v_x1478_n;
+  uint8_t *v_x1487_d; int64_t v_x1487_n;
+  int32_t v_x1486;
+  int32_t *v_x1499_d; int64_t v_x1499_n;
+  int32_t *v_x1500_d; int64_t v_x1500_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -3547,29 +3527,29 @@ struct K12_0_pull {
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t831 = 0; /* nonzero: a check below failed */
-    int t832 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1577_n;
-    int32_t t830 = t832 ? (int32_t)(A.v_sd_1577_off[ix + 1] - A.v_sd_1577_off[ix]) : 0;
-    t831 |= !t832;
-    uint8_t t834 = rt_le_i(t830, 1);
-    if (__builtin_expect(t831 != 0, 0)) { /* again, recording the error */
-      int32_t t835;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1577_n) {
-        t835 = (int32_t)(A.v_sd_1577_off[ix + 1] - A.v_sd_1577_off[ix]);
+    int t821 = 0; /* nonzero: a check below failed */
+    int t822 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n;
+    int32_t t820 = t822 ? (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]) : 0;
+    t821 |= !t822;
+    uint8_t t824 = rt_le_i(t820, 1);
+    if (__builtin_expect(t821 != 0, 0)) { /* again, recording the error */
+      int32_t t825;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n) {
+        t825 = (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1577_n, 0.0, 0);
-        t835 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1501_n, 0.0, 0);
+        t825 = 0;
       }
-      uint8_t t837 = rt_le_i(t835, 1);
+      uint8_t t827 = rt_le_i(t825, 1);
     }
-    return K12_0_V{ix, t834};
+    return K12_0_V{ix, t824};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1545_d[i] = v.v0;
-    /* v.v1: v_x1546, read by nothing (its checks are the pull's) */
+    A.v_x1475_d[i] = v.v0;
+    /* v.v1: v_x1476, read by nothing (its checks are the pull's) */
   }
 };
 struct K12_0_pred {
@@ -3581,8 +3561,8 @@ struct K12_0_pred {
 struct K12_0_other {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x1547_d[i] = v.v0;
-    /* v.v1: v_x1548, read by nothing (its checks are the pull's) */
+    A.v_x1477_d[i] = v.v0;
+    /* v.v1: v_x1478, read by nothing (its checks are the pull's) */
   }
 };
 struct alignas(8) K12_1_V {
@@ -3593,67 +3573,63 @@ struct K12_1_pull {
   __device__ K12_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t839 = 0; /* nonzero: a check below failed */
-    int t840 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1577_n;
-    int32_t t838 = t840 ? (int32_t)(A.v_sd_1577_off[ix + 1] - A.v_sd_1577_off[ix]) : 0;
-    t839 |= !t840;
-    uint8_t t842 = rt_le_i(t838, 1);
-    if (__builtin_expect(t839 != 0, 0)) { /* again, recording the error */
-      int32_t t843;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1577_n) {
-        t843 = (int32_t)(A.v_sd_1577_off[ix + 1] - A.v_sd_1577_off[ix]);
+    int t829 = 0; /* nonzero: a check below failed */
+    int t830 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n;
+    int32_t t828 = t830 ? (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]) : 0;
+    t829 |= !t830;
+    uint8_t t832 = rt_le_i(t828, 1);
+    if (__builtin_expect(t829 != 0, 0)) { /* again, recording the error */
+      int32_t t833;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n) {
+        t833 = (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1577_n, 0.0, 1);
-        t843 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1501_n, 0.0, 1);
+        t833 = 0;
       }
-      uint8_t t845 = rt_le_i(t843, 1);
+      uint8_t t835 = rt_le_i(t833, 1);
     }
-    return K12_1_V{t842};
+    return K12_1_V{t832};
   }
 };
 struct K12_1_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_1_V &v) const {
-    A.v_x1563_d[i] = v.v0;
+    A.v_x1487_d[i] = v.v0;
   }
 };
 struct alignas(8) K12_2_V {
   int32_t v0;
-  int32_t v1;
 };
 struct K12_2_pull {
   K12_A A;
   __device__ K12_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t847 = 0; /* nonzero: a check below failed */
-    int t848 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1577_n;
-    int32_t t846 = t848 ? (int32_t)(A.v_sd_1577_off[ix + 1] - A.v_sd_1577_off[ix]) : 0;
-    t847 |= !t848;
-    uint8_t t850 = rt_le_i(t846, 1);
-    int32_t t852 = (t850 ? t846 : 0);
-    int32_t t854 = (t850 ? 0 : t846);
-    if (__builtin_expect(t847 != 0, 0)) { /* again, recording the error */
-      int32_t t855;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1577_n) {
-        t855 = (int32_t)(A.v_sd_1577_off[ix + 1] - A.v_sd_1577_off[ix]);
+    int t837 = 0; /* nonzero: a check below failed */
+    int t838 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n;
+    int32_t t836 = t838 ? (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]) : 0;
+    t837 |= !t838;
+    uint8_t t840 = rt_le_i(t836, 1);
+    int32_t t842 = (t840 ? 0 : t836);
+    if (__builtin_expect(t837 != 0, 0)) { /* again, recording the error */
+      int32_t t843;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n) {
+        t843 = (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1577_n, 0.0, 2);
-        t855 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1501_n, 0.0, 2);
+        t843 = 0;
       }
-      uint8_t t857 = rt_le_i(t855, 1);
-      int32_t t859 = (t857 ? t855 : 0);
-      int32_t t861 = (t857 ? 0 : t855);
+      uint8_t t845 = rt_le_i(t843, 1);
+      int32_t t847 = (t845 ? 0 : t843);
     }
-    return K12_2_V{t852, t854};
+    return K12_2_V{t842};
   }
 };
 struct K12_2_op {
   K12_A A;
   __device__ K12_2_V operator()(const K12_2_V &a, const K12_2_V &b) const {
-    int32_t t863 = rt_add_i(a.v0, b.v0);
-    int32_t t865 = rt_add_i(a.v1, b.v1);
-    return K12_2_V{t863, t865};
+    int32_t t849 = rt_add_i(a.v0, b.v0);
+    return K12_2_V{t849};
   }
 };
 struct K12_2_ride {
@@ -3672,274 +3648,270 @@ struct K12_3_pull {
   __device__ K12_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t867 = 0; /* nonzero: a check below failed */
-    int t868 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1577_n;
-    int32_t t866 = t868 ? (int32_t)(A.v_sd_1577_off[ix + 1] - A.v_sd_1577_off[ix]) : 0;
-    t867 |= !t868;
-    uint8_t t870 = rt_le_i(t866, 1);
-    int32_t t872 = rt_btoi_b(t870);
-    uint8_t t874 = rt_not_b(t870);
-    int32_t t876 = rt_btoi_b(t874);
-    if (__builtin_expect(t867 != 0, 0)) { /* again, recording the error */
-      int32_t t877;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1577_n) {
-        t877 = (int32_t)(A.v_sd_1577_off[ix + 1] - A.v_sd_1577_off[ix]);
+    int t851 = 0; /* nonzero: a check below failed */
+    int t852 = (uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n;
+    int32_t t850 = t852 ? (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]) : 0;
+    t851 |= !t852;
+    uint8_t t854 = rt_le_i(t850, 1);
+    int32_t t856 = rt_btoi_b(t854);
+    uint8_t t858 = rt_not_b(t854);
+    int32_t t860 = rt_btoi_b(t858);
+    if (__builtin_expect(t851 != 0, 0)) { /* again, recording the error */
+      int32_t t861;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_sd_1501_n) {
+        t861 = (int32_t)(A.v_sd_1501_off[ix + 1] - A.v_sd_1501_off[ix]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1577_n, 0.0, 3);
-        t877 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_sd_1501_n, 0.0, 3);
+        t861 = 0;
       }
-      uint8_t t879 = rt_le_i(t877, 1);
-      int32_t t881 = rt_btoi_b(t879);
-      uint8_t t883 = rt_not_b(t879);
-      int32_t t885 = rt_btoi_b(t883);
+      uint8_t t863 = rt_le_i(t861, 1);
+      int32_t t865 = rt_btoi_b(t863);
+      uint8_t t867 = rt_not_b(t863);
+      int32_t t869 = rt_btoi_b(t867);
     }
-    return K12_3_V{t872, t876};
+    return K12_3_V{t856, t860};
   }
 };
 struct K12_3_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_3_V &v) const {
-    A.v_x1575_d[i] = v.v0;
-    A.v_x1576_d[i] = v.v1;
+    A.v_x1499_d[i] = v.v0;
+    A.v_x1500_d[i] = v.v1;
   }
 };
 struct K12_3_op {
   K12_A A;
   __device__ K12_3_V operator()(const K12_3_V &a, const K12_3_V &b) const {
-    int32_t t887 = rt_add_i(a.v0, b.v0);
-    int32_t t889 = rt_add_i(a.v1, b.v1);
-    return K12_3_V{t887, t889};
+    int32_t t871 = rt_add_i(a.v0, b.v0);
+    int32_t t873 = rt_add_i(a.v1, b.v1);
+    return K12_3_V{t871, t873};
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577, int32_t v_x1540, RtValue **out_v_x1563, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1561, int32_t *out_v_x1562, RtValue **out_v_x1575, RtValue **out_v_x1576) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1501, int32_t v_x1470, RtValue **out_v_x1487, RtValue **out_v_x1475, RtValue **out_v_x1477, int32_t *out_v_x1486, RtValue **out_v_x1499, RtValue **out_v_x1500) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1577_off = rtg_seg_offsets(v_sd_1577);
-  A.v_sd_1577_n = v_sd_1577->len;
-  A.v_x1540 = v_x1540;
-  RtValue *v_x1545 = NULL;
-  RtValue *v_x1546 = NULL;
-  RtValue *v_x1547 = NULL;
-  RtValue *v_x1548 = NULL;
-  RtValue *v_x1563 = NULL;
-  int32_t v_x1561 = 0;
-  int32_t v_x1562 = 0;
-  RtValue *v_x1575 = NULL;
-  RtValue *v_x1576 = NULL;
+  A.v_sd_1501_off = rtg_seg_offsets(v_sd_1501);
+  A.v_sd_1501_n = v_sd_1501->len;
+  A.v_x1470 = v_x1470;
+  RtValue *v_x1475 = NULL;
+  RtValue *v_x1476 = NULL;
+  RtValue *v_x1477 = NULL;
+  RtValue *v_x1478 = NULL;
+  RtValue *v_x1487 = NULL;
+  int32_t v_x1486 = 0;
+  RtValue *v_x1499 = NULL;
+  RtValue *v_x1500 = NULL;
   /* PARTITION */
-  int64_t *t890, t891; /* the slot of its count, its size */
+  int64_t *t874, t875; /* the slot of its count, its size */
   {
-    const int64_t t892 = v_x1540;
-    if (t892 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t892, 0.0, run, 4};
+    const int64_t t876 = v_x1470;
+    if (t876 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t876, 0.0, run, 4};
       goto fail;
     }
-    v_x1545 = rtg_vec_new(RT_INT, t892);
-    A.v_x1545_d = v_x1545->data.i;
-    A.v_x1545_n = v_x1545->len;
-    v_x1547 = rtg_vec_new(RT_INT, t892);
-    A.v_x1547_d = v_x1547->data.i;
-    A.v_x1547_n = v_x1547->len;
-    t891 = t892;
-    t890 = rtg::partition_launch<K12_0_V>("K12", loc, K12_0_pull{A}, K12_0_pred{A}, t892, K12_0_store{A}, K12_0_other{A}, true);
+    v_x1475 = rtg_vec_new(RT_INT, t876);
+    A.v_x1475_d = v_x1475->data.i;
+    A.v_x1475_n = v_x1475->len;
+    v_x1477 = rtg_vec_new(RT_INT, t876);
+    A.v_x1477_d = v_x1477->data.i;
+    A.v_x1477_n = v_x1477->len;
+    t875 = t876;
+    t874 = rtg::partition_launch<K12_0_V>("K12", loc, K12_0_pull{A}, K12_0_pred{A}, t876, K12_0_store{A}, K12_0_other{A}, true);
   }
   {
-    const int64_t t893 = rtg::filter_count(t890);
-    v_x1545 = rtg_vec_fit(v_x1545, t893);
-    A.v_x1545_d = v_x1545->data.i;
-    A.v_x1545_n = v_x1545->len;
-    v_x1547 = rtg_vec_fit(v_x1547, t891 - t893);
-    A.v_x1547_d = v_x1547->data.i;
-    A.v_x1547_n = v_x1547->len;
+    const int64_t t877 = rtg::filter_count(t874);
+    v_x1475 = rtg_vec_fit(v_x1475, t877);
+    A.v_x1475_d = v_x1475->data.i;
+    A.v_x1475_n = v_x1475->len;
+    v_x1477 = rtg_vec_fit(v_x1477, t875 - t877);
+    A.v_x1477_d = v_x1477->data.i;
+    A.v_x1477_n = v_x1477->len;
   }
   /* MAP */
   {
-    const int64_t t894 = v_x1540;
-    if (t894 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t894, 0.0, run, 5};
+    const int64_t t878 = v_x1470;
+    if (t878 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t878, 0.0, run, 5};
       goto fail;
     }
-    v_x1563 = rtg_vec_new(RT_BOOL, t894);
-    A.v_x1563_d = v_x1563->data.b;
-    A.v_x1563_n = v_x1563->len;
+    v_x1487 = rtg_vec_new(RT_BOOL, t878);
+    A.v_x1487_d = v_x1487->data.b;
+    A.v_x1487_n = v_x1487->len;
     /* computed in the launch of SOAC 2 (K12_2_ride) */
   }
   /* REDUCE */
   {
-    const int64_t t895 = v_x1540;
-    if (t895 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t895, 0.0, run, 6};
+    const int64_t t879 = v_x1470;
+    if (t879 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t879, 0.0, run, 6};
       goto fail;
     }
-    const K12_2_V t896 = rtg::reduce_commutative("K12", loc, K12_2_ride{A}, K12_2_op{A}, K12_2_V{0, 0}, t895);
-    v_x1561 = t896.v0;
-    A.v_x1561 = v_x1561;
-    v_x1562 = t896.v1;
-    A.v_x1562 = v_x1562;
+    const K12_2_V t880 = rtg::reduce_commutative("K12", loc, K12_2_ride{A}, K12_2_op{A}, K12_2_V{0}, t879);
+    v_x1486 = t880.v0;
+    A.v_x1486 = v_x1486;
   }
   /* SCAN */
   {
-    const int64_t t897 = v_x1540;
-    if (t897 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t897, 0.0, run, 7};
+    const int64_t t881 = v_x1470;
+    if (t881 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t881, 0.0, run, 7};
       goto fail;
     }
-    v_x1575 = rtg_vec_new(RT_INT, t897);
-    A.v_x1575_d = v_x1575->data.i;
-    A.v_x1575_n = v_x1575->len;
-    v_x1576 = rtg_vec_new(RT_INT, t897);
-    A.v_x1576_d = v_x1576->data.i;
-    A.v_x1576_n = v_x1576->len;
-    rtg::scan<true>("K12", loc, K12_3_pull{A}, K12_3_op{A}, K12_3_V{0, 0}, t897, K12_3_store{A});
+    v_x1499 = rtg_vec_new(RT_INT, t881);
+    A.v_x1499_d = v_x1499->data.i;
+    A.v_x1499_n = v_x1499->len;
+    v_x1500 = rtg_vec_new(RT_INT, t881);
+    A.v_x1500_d = v_x1500->data.i;
+    A.v_x1500_n = v_x1500->len;
+    rtg::scan<true>("K12", loc, K12_3_pull{A}, K12_3_op{A}, K12_3_V{0, 0}, t881, K12_3_store{A});
   }
-  *out_v_x1563 = v_x1563;
-  *out_v_x1545 = v_x1545;
-  *out_v_x1547 = v_x1547;
-  *out_v_x1561 = v_x1561;
-  *out_v_x1562 = v_x1562;
-  *out_v_x1575 = v_x1575;
-  *out_v_x1576 = v_x1576;
-  rt_release(v_x1546);
-  rt_release(v_x1548);
+  *out_v_x1487 = v_x1487;
+  *out_v_x1475 = v_x1475;
+  *out_v_x1477 = v_x1477;
+  *out_v_x1486 = v_x1486;
+  *out_v_x1499 = v_x1499;
+  *out_v_x1500 = v_x1500;
+  rt_release(v_x1476);
+  rt_release(v_x1478);
   return;
 fail:
-  rt_release(v_x1545);
-  rt_release(v_x1546);
-  rt_release(v_x1547);
-  rt_release(v_x1548);
-  rt_release(v_x1563);
-  rt_release(v_x1575);
-  rt_release(v_x1576);
+  rt_release(v_x1475);
+  rt_release(v_x1476);
+  rt_release(v_x1477);
+  rt_release(v_x1478);
+  rt_release(v_x1487);
+  rt_release(v_x1499);
+  rt_release(v_x1500);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1577, int32_t v_x1540, RtValue **out_v_x1563, RtValue **out_v_x1545, RtValue **out_v_x1547, int32_t *out_v_x1561, int32_t *out_v_x1562, RtValue **out_v_x1575, RtValue **out_v_x1576) {
-  RtValue *vals[] = {v_sd_1577};
-  const int64_t sizes[] = {(int64_t)v_x1540, (int64_t)v_x1540, (int64_t)v_x1540, (int64_t)v_x1540};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1501, int32_t v_x1470, RtValue **out_v_x1487, RtValue **out_v_x1475, RtValue **out_v_x1477, int32_t *out_v_x1486, RtValue **out_v_x1499, RtValue **out_v_x1500) {
+  RtValue *vals[] = {v_sd_1501};
+  const int64_t sizes[] = {(int64_t)v_x1470, (int64_t)v_x1470, (int64_t)v_x1470, (int64_t)v_x1470};
   if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K12_host(err, loc, run, v_sd_1577, v_x1540, out_v_x1563, out_v_x1545, out_v_x1547, out_v_x1561, out_v_x1562, out_v_x1575, out_v_x1576);
+    K12_host(err, loc, run, v_sd_1501, v_x1470, out_v_x1487, out_v_x1475, out_v_x1477, out_v_x1486, out_v_x1499, out_v_x1500);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_sd_1577, v_x1540, out_v_x1563, out_v_x1545, out_v_x1547, out_v_x1561, out_v_x1562, out_v_x1575, out_v_x1576);
+    K12_gpu(err, loc, run, v_sd_1501, v_x1470, out_v_x1487, out_v_x1475, out_v_x1477, out_v_x1486, out_v_x1499, out_v_x1500);
   }
 }
 
 /* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1593, RtValue *v_sd_1606, RtValue *v_sd_1595, int32_t v_x1596, RtValue **out_v_x1604) {
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1546, RtValue *v_sd_1547, RtValue *v_sd_1559, int32_t v_x1549, RtValue **out_v_x1557) {
   (void)loc;
   (void)run;
-  int32_t *v_x1593_d = v_x1593->data.i;
-  const int64_t v_x1593_n = v_x1593->len;
-  const int64_t *v_sd_1606_off = rt_seg_offsets(v_sd_1606);
-  const int64_t v_sd_1606_n = v_sd_1606->len;
-  const int64_t *v_sd_1595_off = rt_seg_offsets(v_sd_1595);
-  const int64_t v_sd_1595_n = v_sd_1595->len;
-  RtValue *v_x1600 = NULL;
-  RtValue *v_x1601 = NULL;
-  RtValue *v_x1602 = NULL;
-  RtValue *v_x1603 = NULL;
-  RtValue *v_x1604 = NULL;
-  RtValue *v_x1605 = NULL;
+  int32_t *v_x1546_d = v_x1546->data.i;
+  const int64_t v_x1546_n = v_x1546->len;
+  const int64_t *v_sd_1547_off = rt_seg_offsets(v_sd_1547);
+  const int64_t v_sd_1547_n = v_sd_1547->len;
+  const int64_t *v_sd_1559_off = rt_seg_offsets(v_sd_1559);
+  const int64_t v_sd_1559_n = v_sd_1559->len;
+  RtValue *v_x1553 = NULL;
+  RtValue *v_x1554 = NULL;
+  RtValue *v_x1555 = NULL;
+  RtValue *v_x1556 = NULL;
+  RtValue *v_x1557 = NULL;
+  RtValue *v_x1558 = NULL;
   /* MAP */
   {
-    const int64_t t898 = v_x1593_n;
-    v_x1600 = rt_value_new(rt_vec_type(RT_INT), t898);
-    int32_t *v_x1600_d = v_x1600->data.i;
-    const int64_t v_x1600_n = v_x1600->len;
-    v_x1601 = rt_value_new(rt_vec_type(RT_INT), t898);
-    int32_t *v_x1601_d = v_x1601->data.i;
-    const int64_t v_x1601_n = v_x1601->len;
-    v_x1602 = rt_value_new(rt_vec_type(RT_INT), t898);
-    int32_t *v_x1602_d = v_x1602->data.i;
-    const int64_t v_x1602_n = v_x1602->len;
-    RT_PARALLEL_FOR_IF(t898 >= RT_PARALLEL_MIN)
-    for (int64_t t899 = 0; t899 < t898; t899++) {
-      const int32_t t900 = (int32_t)t899;
-      int t903 = 0; /* nonzero: a check below failed */
-      int32_t t901 = v_x1593_d[t900];
-      int t904 = (uint64_t)(int64_t)t901 < (uint64_t)v_sd_1595_n;
-      int32_t t902 = t904 ? (int32_t)v_sd_1595_off[t901] : 0;
-      t903 |= !t904;
-      int t906 = (uint64_t)(int64_t)t901 < (uint64_t)v_sd_1606_n;
-      int32_t t905 = t906 ? (int32_t)(v_sd_1606_off[t901 + 1] - v_sd_1606_off[t901]) : 0;
-      t903 |= !t906;
-      int32_t t908 = rt_add_i(t902, t905);
-      if (__builtin_expect(t903 != 0, 0)) { /* again, recording the error */
-        int32_t t909 = v_x1593_d[t900];
-        int32_t t910;
-        if ((uint64_t)(int64_t)t909 < (uint64_t)v_sd_1595_n) {
-          t910 = (int32_t)v_sd_1595_off[t909];
+    const int64_t t882 = v_x1546_n;
+    v_x1553 = rt_value_new(rt_vec_type(RT_INT), t882);
+    int32_t *v_x1553_d = v_x1553->data.i;
+    const int64_t v_x1553_n = v_x1553->len;
+    v_x1554 = rt_value_new(rt_vec_type(RT_INT), t882);
+    int32_t *v_x1554_d = v_x1554->data.i;
+    const int64_t v_x1554_n = v_x1554->len;
+    v_x1555 = rt_value_new(rt_vec_type(RT_INT), t882);
+    int32_t *v_x1555_d = v_x1555->data.i;
+    const int64_t v_x1555_n = v_x1555->len;
+    RT_PARALLEL_FOR_IF(t882 >= RT_PARALLEL_MIN)
+    for (int64_t t883 = 0; t883 < t882; t883++) {
+      const int32_t t884 = (int32_t)t883;
+      int t887 = 0; /* nonzero: a check below failed */
+      int32_t t885 = v_x1546_d[t884];
+      int t888 = (uint64_t)(int64_t)t885 < (uint64_t)v_sd_1559_n;
+      int32_t t886 = t888 ? (int32_t)v_sd_1559_off[t885] : 0;
+      t887 |= !t888;
+      int t890 = (uint64_t)(int64_t)t885 < (uint64_t)v_sd_1547_n;
+      int32_t t889 = t890 ? (int32_t)(v_sd_1547_off[t885 + 1] - v_sd_1547_off[t885]) : 0;
+      t887 |= !t890;
+      int32_t t892 = rt_add_i(t886, t889);
+      if (__builtin_expect(t887 != 0, 0)) { /* again, recording the error */
+        int32_t t893 = v_x1546_d[t884];
+        int32_t t894;
+        if ((uint64_t)(int64_t)t893 < (uint64_t)v_sd_1559_n) {
+          t894 = (int32_t)v_sd_1559_off[t893];
         } else {
-          NESSIE_RECORD(err, t899, RT_CHECK_INDEX, 0, 0, RT_GATHER, t909, v_sd_1595_n, 0.0, 0);
-          t910 = 0;
+          NESSIE_RECORD(err, t883, RT_CHECK_INDEX, 0, 0, RT_GATHER, t893, v_sd_1559_n, 0.0, 0);
+          t894 = 0;
         }
-        int32_t t911;
-        if ((uint64_t)(int64_t)t909 < (uint64_t)v_sd_1606_n) {
-          t911 = (int32_t)(v_sd_1606_off[t909 + 1] - v_sd_1606_off[t909]);
+        int32_t t895;
+        if ((uint64_t)(int64_t)t893 < (uint64_t)v_sd_1547_n) {
+          t895 = (int32_t)(v_sd_1547_off[t893 + 1] - v_sd_1547_off[t893]);
         } else {
-          NESSIE_RECORD(err, t899, RT_CHECK_INDEX, 0, 0, RT_GATHER, t909, v_sd_1606_n, 0.0, 1);
-          t911 = 0;
+          NESSIE_RECORD(err, t883, RT_CHECK_INDEX, 0, 0, RT_GATHER, t893, v_sd_1547_n, 0.0, 1);
+          t895 = 0;
         }
-        int32_t t913 = rt_add_i(t910, t911);
+        int32_t t897 = rt_add_i(t894, t895);
       }
-      v_x1600_d[t899] = t902;
-      v_x1601_d[t899] = t908;
-      v_x1602_d[t899] = 1;
+      v_x1553_d[t883] = t886;
+      v_x1554_d[t883] = t892;
+      v_x1555_d[t883] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1600_d = v_x1600->data.i;
-    const int64_t v_x1600_n = v_x1600->len;
-    int32_t *v_x1601_d = v_x1601->data.i;
-    const int64_t v_x1601_n = v_x1601->len;
-    int32_t *v_x1602_d = v_x1602->data.i;
-    const int64_t v_x1602_n = v_x1602->len;
+    int32_t *v_x1553_d = v_x1553->data.i;
+    const int64_t v_x1553_n = v_x1553->len;
+    int32_t *v_x1554_d = v_x1554->data.i;
+    const int64_t v_x1554_n = v_x1554->len;
+    int32_t *v_x1555_d = v_x1555->data.i;
+    const int64_t v_x1555_n = v_x1555->len;
     /* LIBRARY */
     {
-      RtValue *t914 = rt_range_segdes(loc, v_x1600, v_x1601, v_x1602, &v_x1604, &v_x1605);
-      rt_seg_known_total(t914, v_x1596);
-      v_x1603 = t914;
-      const int64_t *v_x1603_off = rt_seg_offsets(v_x1603);
-      const int64_t v_x1603_n = v_x1603->len;
+      RtValue *t898 = rt_range_segdes(loc, v_x1553, v_x1554, v_x1555, &v_x1557, &v_x1558);
+      rt_seg_known_total(t898, v_x1549);
+      v_x1556 = t898;
+      const int64_t *v_x1556_off = rt_seg_offsets(v_x1556);
+      const int64_t v_x1556_n = v_x1556->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1604 = v_x1604;
-  rt_release(v_x1600);
-  rt_release(v_x1601);
-  rt_release(v_x1602);
-  rt_release(v_x1603);
-  rt_release(v_x1605);
+  *out_v_x1557 = v_x1557;
+  rt_release(v_x1553);
+  rt_release(v_x1554);
+  rt_release(v_x1555);
+  rt_release(v_x1556);
+  rt_release(v_x1558);
   return;
 fail:
-  rt_release(v_x1600);
-  rt_release(v_x1601);
-  rt_release(v_x1602);
-  rt_release(v_x1603);
-  rt_release(v_x1604);
-  rt_release(v_x1605);
+  rt_release(v_x1553);
+  rt_release(v_x1554);
+  rt_release(v_x1555);
+  rt_release(v_x1556);
+  rt_release(v_x1557);
+  rt_release(v_x1558);
 }
 
 /* K13: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1593_d; int64_t v_x1593_n;
-  const int64_t *v_sd_1606_off; int64_t v_sd_1606_n;
-  const int64_t *v_sd_1595_off; int64_t v_sd_1595_n;
-  int32_t v_x1596;
-  int32_t *v_x1600_d; int64_t v_x1600_n;
-  int32_t *v_x1601_d; int64_t v_x1601_n;
-  int32_t *v_x1602_d; int64_t v_x1602_n;
-  const int64_t *v_x1603_off; int64_t v_x1603_n;
-  int32_t *v_x1604_d; int64_t v_x1604_n;
-  int32_t *v_x1605_d; int64_t v_x1605_n;
+  int32_t *v_x1546_d; int64_t v_x1546_n;
+  const int64_t *v_sd_1547_off; int64_t v_sd_1547_n;
+  const int64_t *v_sd_1559_off; int64_t v_sd_1559_n;
+  int32_t v_x1549;
+  int32_t *v_x1553_d; int64_t v_x1553_n;
+  int32_t *v_x1554_d; int64_t v_x1554_n;
+  int32_t *v_x1555_d; int64_t v_x1555_n;
+  const int64_t *v_x1556_off; int64_t v_x1556_n;
+  int32_t *v_x1557_d; int64_t v_x1557_n;
+  int32_t *v_x1558_d; int64_t v_x1558_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
@@ -3951,42 +3923,42 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t917 = 0; /* nonzero: a check below failed */
-    int32_t t915 = A.v_x1593_d[ix];
-    int t918 = (uint64_t)(int64_t)t915 < (uint64_t)A.v_sd_1595_n;
-    int32_t t916 = t918 ? (int32_t)A.v_sd_1595_off[t915] : 0;
-    t917 |= !t918;
-    int t920 = (uint64_t)(int64_t)t915 < (uint64_t)A.v_sd_1606_n;
-    int32_t t919 = t920 ? (int32_t)(A.v_sd_1606_off[t915 + 1] - A.v_sd_1606_off[t915]) : 0;
-    t917 |= !t920;
-    int32_t t922 = rt_add_i(t916, t919);
-    if (__builtin_expect(t917 != 0, 0)) { /* again, recording the error */
-      int32_t t923 = A.v_x1593_d[ix];
-      int32_t t924;
-      if ((uint64_t)(int64_t)t923 < (uint64_t)A.v_sd_1595_n) {
-        t924 = (int32_t)A.v_sd_1595_off[t923];
+    int t901 = 0; /* nonzero: a check below failed */
+    int32_t t899 = A.v_x1546_d[ix];
+    int t902 = (uint64_t)(int64_t)t899 < (uint64_t)A.v_sd_1559_n;
+    int32_t t900 = t902 ? (int32_t)A.v_sd_1559_off[t899] : 0;
+    t901 |= !t902;
+    int t904 = (uint64_t)(int64_t)t899 < (uint64_t)A.v_sd_1547_n;
+    int32_t t903 = t904 ? (int32_t)(A.v_sd_1547_off[t899 + 1] - A.v_sd_1547_off[t899]) : 0;
+    t901 |= !t904;
+    int32_t t906 = rt_add_i(t900, t903);
+    if (__builtin_expect(t901 != 0, 0)) { /* again, recording the error */
+      int32_t t907 = A.v_x1546_d[ix];
+      int32_t t908;
+      if ((uint64_t)(int64_t)t907 < (uint64_t)A.v_sd_1559_n) {
+        t908 = (int32_t)A.v_sd_1559_off[t907];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t923, A.v_sd_1595_n, 0.0, 0);
-        t924 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t907, A.v_sd_1559_n, 0.0, 0);
+        t908 = 0;
       }
-      int32_t t925;
-      if ((uint64_t)(int64_t)t923 < (uint64_t)A.v_sd_1606_n) {
-        t925 = (int32_t)(A.v_sd_1606_off[t923 + 1] - A.v_sd_1606_off[t923]);
+      int32_t t909;
+      if ((uint64_t)(int64_t)t907 < (uint64_t)A.v_sd_1547_n) {
+        t909 = (int32_t)(A.v_sd_1547_off[t907 + 1] - A.v_sd_1547_off[t907]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t923, A.v_sd_1606_n, 0.0, 1);
-        t925 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t907, A.v_sd_1547_n, 0.0, 1);
+        t909 = 0;
       }
-      int32_t t927 = rt_add_i(t924, t925);
+      int32_t t911 = rt_add_i(t908, t909);
     }
-    return K13_0_V{t916, t922, 1};
+    return K13_0_V{t900, t906, 1};
   }
 };
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x1600_d[i] = v.v0;
-    A.v_x1601_d[i] = v.v1;
-    A.v_x1602_d[i] = v.v2;
+    A.v_x1553_d[i] = v.v0;
+    A.v_x1554_d[i] = v.v1;
+    A.v_x1555_d[i] = v.v2;
   }
 };
 struct K13_1_ride {
@@ -3995,198 +3967,198 @@ struct K13_1_ride {
     K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1593, RtValue *v_sd_1606, RtValue *v_sd_1595, int32_t v_x1596, RtValue **out_v_x1604) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1546, RtValue *v_sd_1547, RtValue *v_sd_1559, int32_t v_x1549, RtValue **out_v_x1557) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1593_d = v_x1593->data.i;
-  A.v_x1593_n = v_x1593->len;
-  A.v_sd_1606_off = rtg_seg_offsets(v_sd_1606);
-  A.v_sd_1606_n = v_sd_1606->len;
-  A.v_sd_1595_off = rtg_seg_offsets(v_sd_1595);
-  A.v_sd_1595_n = v_sd_1595->len;
-  A.v_x1596 = v_x1596;
-  RtValue *v_x1600 = NULL;
-  RtValue *v_x1601 = NULL;
-  RtValue *v_x1602 = NULL;
-  RtValue *v_x1603 = NULL;
-  RtValue *v_x1604 = NULL;
-  RtValue *v_x1605 = NULL;
+  A.v_x1546_d = v_x1546->data.i;
+  A.v_x1546_n = v_x1546->len;
+  A.v_sd_1547_off = rtg_seg_offsets(v_sd_1547);
+  A.v_sd_1547_n = v_sd_1547->len;
+  A.v_sd_1559_off = rtg_seg_offsets(v_sd_1559);
+  A.v_sd_1559_n = v_sd_1559->len;
+  A.v_x1549 = v_x1549;
+  RtValue *v_x1553 = NULL;
+  RtValue *v_x1554 = NULL;
+  RtValue *v_x1555 = NULL;
+  RtValue *v_x1556 = NULL;
+  RtValue *v_x1557 = NULL;
+  RtValue *v_x1558 = NULL;
   /* MAP */
   {
-    const int64_t t928 = v_x1593->len;
-    v_x1600 = rtg_vec_new(RT_INT, t928);
-    A.v_x1600_d = v_x1600->data.i;
-    A.v_x1600_n = v_x1600->len;
-    v_x1601 = rtg_vec_new(RT_INT, t928);
-    A.v_x1601_d = v_x1601->data.i;
-    A.v_x1601_n = v_x1601->len;
-    v_x1602 = rtg_vec_new(RT_INT, t928);
-    A.v_x1602_d = v_x1602->data.i;
-    A.v_x1602_n = v_x1602->len;
+    const int64_t t912 = v_x1546->len;
+    v_x1553 = rtg_vec_new(RT_INT, t912);
+    A.v_x1553_d = v_x1553->data.i;
+    A.v_x1553_n = v_x1553->len;
+    v_x1554 = rtg_vec_new(RT_INT, t912);
+    A.v_x1554_d = v_x1554->data.i;
+    A.v_x1554_n = v_x1554->len;
+    v_x1555 = rtg_vec_new(RT_INT, t912);
+    A.v_x1555_d = v_x1555->data.i;
+    A.v_x1555_n = v_x1555->len;
     /* computed in the launch of SOAC 1 (K13_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t929 = rtg::range_segdes(loc, A.run, v_x1600, v_x1601, v_x1602, &v_x1604, &v_x1605, K13_1_ride{A});
-    rtg_seg_known_total(t929, v_x1596);
-    v_x1603 = t929;
-    A.v_x1603_off = rtg_seg_offsets(v_x1603);
-    A.v_x1603_n = v_x1603->len;
+    RtValue *t913 = rtg::range_segdes(loc, A.run, v_x1553, v_x1554, v_x1555, &v_x1557, &v_x1558, K13_1_ride{A});
+    rtg_seg_known_total(t913, v_x1549);
+    v_x1556 = t913;
+    A.v_x1556_off = rtg_seg_offsets(v_x1556);
+    A.v_x1556_n = v_x1556->len;
   }
-  *out_v_x1604 = v_x1604;
-  rt_release(v_x1600);
-  rt_release(v_x1601);
-  rt_release(v_x1602);
-  rt_release(v_x1603);
-  rt_release(v_x1605);
+  *out_v_x1557 = v_x1557;
+  rt_release(v_x1553);
+  rt_release(v_x1554);
+  rt_release(v_x1555);
+  rt_release(v_x1556);
+  rt_release(v_x1558);
   return;
 fail:
-  rt_release(v_x1600);
-  rt_release(v_x1601);
-  rt_release(v_x1602);
-  rt_release(v_x1603);
-  rt_release(v_x1604);
-  rt_release(v_x1605);
+  rt_release(v_x1553);
+  rt_release(v_x1554);
+  rt_release(v_x1555);
+  rt_release(v_x1556);
+  rt_release(v_x1557);
+  rt_release(v_x1558);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1593, RtValue *v_sd_1606, RtValue *v_sd_1595, int32_t v_x1596, RtValue **out_v_x1604) {
-  RtValue *vals[] = {v_x1593, v_sd_1606, v_sd_1595};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1546, RtValue *v_sd_1547, RtValue *v_sd_1559, int32_t v_x1549, RtValue **out_v_x1557) {
+  RtValue *vals[] = {v_x1546, v_sd_1547, v_sd_1559};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K13_host(err, loc, run, v_x1593, v_sd_1606, v_sd_1595, v_x1596, out_v_x1604);
+    K13_host(err, loc, run, v_x1546, v_sd_1547, v_sd_1559, v_x1549, out_v_x1557);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x1593, v_sd_1606, v_sd_1595, v_x1596, out_v_x1604);
+    K13_gpu(err, loc, run, v_x1546, v_sd_1547, v_sd_1559, v_x1549, out_v_x1557);
   }
 }
 
 /* K14: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1578, RtValue *v_sd_1592, RtValue *v_sd_1580, int32_t v_x1581, RtValue **out_v_x1586, RtValue **out_v_x1585, RtValue **out_v_x1588, RtValue **out_v_x1589, RtValue **out_v_x1591) {
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1531, RtValue *v_sd_1532, RtValue *v_sd_1545, int32_t v_x1534, RtValue **out_v_x1539, RtValue **out_v_x1538, RtValue **out_v_x1541, RtValue **out_v_x1542, RtValue **out_v_x1544) {
   (void)loc;
   (void)run;
-  int32_t *v_x1578_d = v_x1578->data.i;
-  const int64_t v_x1578_n = v_x1578->len;
-  const int64_t *v_sd_1592_off = rt_seg_offsets(v_sd_1592);
-  const int64_t v_sd_1592_n = v_sd_1592->len;
-  const int64_t *v_sd_1580_off = rt_seg_offsets(v_sd_1580);
-  const int64_t v_sd_1580_n = v_sd_1580->len;
-  RtValue *v_x1585 = NULL;
-  RtValue *v_x1586 = NULL;
-  RtValue *v_x1587 = NULL;
-  RtValue *v_x1588 = NULL;
-  RtValue *v_x1589 = NULL;
-  RtValue *v_x1590 = NULL;
-  RtValue *v_x1591 = NULL;
+  int32_t *v_x1531_d = v_x1531->data.i;
+  const int64_t v_x1531_n = v_x1531->len;
+  const int64_t *v_sd_1532_off = rt_seg_offsets(v_sd_1532);
+  const int64_t v_sd_1532_n = v_sd_1532->len;
+  const int64_t *v_sd_1545_off = rt_seg_offsets(v_sd_1545);
+  const int64_t v_sd_1545_n = v_sd_1545->len;
+  RtValue *v_x1538 = NULL;
+  RtValue *v_x1539 = NULL;
+  RtValue *v_x1540 = NULL;
+  RtValue *v_x1541 = NULL;
+  RtValue *v_x1542 = NULL;
+  RtValue *v_x1543 = NULL;
+  RtValue *v_x1544 = NULL;
   /* MAP */
   {
-    const int64_t t930 = v_x1578_n;
-    v_x1585 = rt_value_new(rt_vec_type(RT_INT), t930);
-    int32_t *v_x1585_d = v_x1585->data.i;
-    const int64_t v_x1585_n = v_x1585->len;
-    v_x1586 = rt_value_new(rt_vec_type(RT_INT), t930);
-    int32_t *v_x1586_d = v_x1586->data.i;
-    const int64_t v_x1586_n = v_x1586->len;
-    v_x1587 = rt_value_new(rt_vec_type(RT_INT), t930);
-    int32_t *v_x1587_d = v_x1587->data.i;
-    const int64_t v_x1587_n = v_x1587->len;
-    v_x1588 = rt_value_new(rt_vec_type(RT_INT), t930);
-    int32_t *v_x1588_d = v_x1588->data.i;
-    const int64_t v_x1588_n = v_x1588->len;
-    RT_PARALLEL_FOR_IF(t930 >= RT_PARALLEL_MIN)
-    for (int64_t t931 = 0; t931 < t930; t931++) {
-      const int32_t t932 = (int32_t)t931;
-      int t935 = 0; /* nonzero: a check below failed */
-      int32_t t933 = v_x1578_d[t932];
-      int t936 = (uint64_t)(int64_t)t933 < (uint64_t)v_sd_1580_n;
-      int32_t t934 = t936 ? (int32_t)v_sd_1580_off[t933] : 0;
-      t935 |= !t936;
-      int t938 = (uint64_t)(int64_t)t933 < (uint64_t)v_sd_1592_n;
-      int32_t t937 = t938 ? (int32_t)(v_sd_1592_off[t933 + 1] - v_sd_1592_off[t933]) : 0;
-      t935 |= !t938;
-      int32_t t940 = rt_add_i(t934, t937);
-      if (__builtin_expect(t935 != 0, 0)) { /* again, recording the error */
-        int32_t t941 = v_x1578_d[t932];
-        int32_t t942;
-        if ((uint64_t)(int64_t)t941 < (uint64_t)v_sd_1580_n) {
-          t942 = (int32_t)v_sd_1580_off[t941];
+    const int64_t t914 = v_x1531_n;
+    v_x1538 = rt_value_new(rt_vec_type(RT_INT), t914);
+    int32_t *v_x1538_d = v_x1538->data.i;
+    const int64_t v_x1538_n = v_x1538->len;
+    v_x1539 = rt_value_new(rt_vec_type(RT_INT), t914);
+    int32_t *v_x1539_d = v_x1539->data.i;
+    const int64_t v_x1539_n = v_x1539->len;
+    v_x1540 = rt_value_new(rt_vec_type(RT_INT), t914);
+    int32_t *v_x1540_d = v_x1540->data.i;
+    const int64_t v_x1540_n = v_x1540->len;
+    v_x1541 = rt_value_new(rt_vec_type(RT_INT), t914);
+    int32_t *v_x1541_d = v_x1541->data.i;
+    const int64_t v_x1541_n = v_x1541->len;
+    RT_PARALLEL_FOR_IF(t914 >= RT_PARALLEL_MIN)
+    for (int64_t t915 = 0; t915 < t914; t915++) {
+      const int32_t t916 = (int32_t)t915;
+      int t919 = 0; /* nonzero: a check below failed */
+      int32_t t917 = v_x1531_d[t916];
+      int t920 = (uint64_t)(int64_t)t917 < (uint64_t)v_sd_1545_n;
+      int32_t t918 = t920 ? (int32_t)v_sd_1545_off[t917] : 0;
+      t919 |= !t920;
+      int t922 = (uint64_t)(int64_t)t917 < (uint64_t)v_sd_1532_n;
+      int32_t t921 = t922 ? (int32_t)(v_sd_1532_off[t917 + 1] - v_sd_1532_off[t917]) : 0;
+      t919 |= !t922;
+      int32_t t924 = rt_add_i(t918, t921);
+      if (__builtin_expect(t919 != 0, 0)) { /* again, recording the error */
+        int32_t t925 = v_x1531_d[t916];
+        int32_t t926;
+        if ((uint64_t)(int64_t)t925 < (uint64_t)v_sd_1545_n) {
+          t926 = (int32_t)v_sd_1545_off[t925];
         } else {
-          NESSIE_RECORD(err, t931, RT_CHECK_INDEX, 0, 0, RT_GATHER, t941, v_sd_1580_n, 0.0, 0);
-          t942 = 0;
+          NESSIE_RECORD(err, t915, RT_CHECK_INDEX, 0, 0, RT_GATHER, t925, v_sd_1545_n, 0.0, 0);
+          t926 = 0;
         }
-        int32_t t943;
-        if ((uint64_t)(int64_t)t941 < (uint64_t)v_sd_1592_n) {
-          t943 = (int32_t)(v_sd_1592_off[t941 + 1] - v_sd_1592_off[t941]);
+        int32_t t927;
+        if ((uint64_t)(int64_t)t925 < (uint64_t)v_sd_1532_n) {
+          t927 = (int32_t)(v_sd_1532_off[t925 + 1] - v_sd_1532_off[t925]);
         } else {
-          NESSIE_RECORD(err, t931, RT_CHECK_INDEX, 0, 0, RT_GATHER, t941, v_sd_1592_n, 0.0, 1);
-          t943 = 0;
+          NESSIE_RECORD(err, t915, RT_CHECK_INDEX, 0, 0, RT_GATHER, t925, v_sd_1532_n, 0.0, 1);
+          t927 = 0;
         }
-        int32_t t945 = rt_add_i(t942, t943);
+        int32_t t929 = rt_add_i(t926, t927);
       }
-      v_x1585_d[t931] = t934;
-      v_x1586_d[t931] = t937;
-      v_x1587_d[t931] = t940;
-      v_x1588_d[t931] = 1;
+      v_x1538_d[t915] = t918;
+      v_x1539_d[t915] = t921;
+      v_x1540_d[t915] = t924;
+      v_x1541_d[t915] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1585_d = v_x1585->data.i;
-    const int64_t v_x1585_n = v_x1585->len;
-    int32_t *v_x1586_d = v_x1586->data.i;
-    const int64_t v_x1586_n = v_x1586->len;
-    int32_t *v_x1587_d = v_x1587->data.i;
-    const int64_t v_x1587_n = v_x1587->len;
-    int32_t *v_x1588_d = v_x1588->data.i;
-    const int64_t v_x1588_n = v_x1588->len;
+    int32_t *v_x1538_d = v_x1538->data.i;
+    const int64_t v_x1538_n = v_x1538->len;
+    int32_t *v_x1539_d = v_x1539->data.i;
+    const int64_t v_x1539_n = v_x1539->len;
+    int32_t *v_x1540_d = v_x1540->data.i;
+    const int64_t v_x1540_n = v_x1540->len;
+    int32_t *v_x1541_d = v_x1541->data.i;
+    const int64_t v_x1541_n = v_x1541->len;
     /* LIBRARY */
     {
-      RtValue *t946 = rt_range_segdes(loc, v_x1585, v_x1587, v_x1588, &v_x1590, &v_x1591);
-      rt_seg_known_total(t946, v_x1581);
-      v_x1589 = t946;
-      const int64_t *v_x1589_off = rt_seg_offsets(v_x1589);
-      const int64_t v_x1589_n = v_x1589->len;
+      RtValue *t930 = rt_range_segdes(loc, v_x1538, v_x1540, v_x1541, &v_x1543, &v_x1544);
+      rt_seg_known_total(t930, v_x1534);
+      v_x1542 = t930;
+      const int64_t *v_x1542_off = rt_seg_offsets(v_x1542);
+      const int64_t v_x1542_n = v_x1542->len;
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1586 = v_x1586;
-  *out_v_x1585 = v_x1585;
-  *out_v_x1588 = v_x1588;
-  *out_v_x1589 = v_x1589;
-  *out_v_x1591 = v_x1591;
-  rt_release(v_x1587);
-  rt_release(v_x1590);
+  *out_v_x1539 = v_x1539;
+  *out_v_x1538 = v_x1538;
+  *out_v_x1541 = v_x1541;
+  *out_v_x1542 = v_x1542;
+  *out_v_x1544 = v_x1544;
+  rt_release(v_x1540);
+  rt_release(v_x1543);
   return;
 fail:
-  rt_release(v_x1585);
-  rt_release(v_x1586);
-  rt_release(v_x1587);
-  rt_release(v_x1588);
-  rt_release(v_x1589);
-  rt_release(v_x1590);
-  rt_release(v_x1591);
+  rt_release(v_x1538);
+  rt_release(v_x1539);
+  rt_release(v_x1540);
+  rt_release(v_x1541);
+  rt_release(v_x1542);
+  rt_release(v_x1543);
+  rt_release(v_x1544);
 }
 
 /* K14: MAP, LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1578_d; int64_t v_x1578_n;
-  const int64_t *v_sd_1592_off; int64_t v_sd_1592_n;
-  const int64_t *v_sd_1580_off; int64_t v_sd_1580_n;
-  int32_t v_x1581;
-  int32_t *v_x1585_d; int64_t v_x1585_n;
-  int32_t *v_x1586_d; int64_t v_x1586_n;
-  int32_t *v_x1587_d; int64_t v_x1587_n;
-  int32_t *v_x1588_d; int64_t v_x1588_n;
-  const int64_t *v_x1589_off; int64_t v_x1589_n;
-  int32_t *v_x1590_d; int64_t v_x1590_n;
-  int32_t *v_x1591_d; int64_t v_x1591_n;
+  int32_t *v_x1531_d; int64_t v_x1531_n;
+  const int64_t *v_sd_1532_off; int64_t v_sd_1532_n;
+  const int64_t *v_sd_1545_off; int64_t v_sd_1545_n;
+  int32_t v_x1534;
+  int32_t *v_x1538_d; int64_t v_x1538_n;
+  int32_t *v_x1539_d; int64_t v_x1539_n;
+  int32_t *v_x1540_d; int64_t v_x1540_n;
+  int32_t *v_x1541_d; int64_t v_x1541_n;
+  const int64_t *v_x1542_off; int64_t v_x1542_n;
+  int32_t *v_x1543_d; int64_t v_x1543_n;
+  int32_t *v_x1544_d; int64_t v_x1544_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
@@ -4199,43 +4171,43 @@ struct K14_0_pull {
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t949 = 0; /* nonzero: a check below failed */
-    int32_t t947 = A.v_x1578_d[ix];
-    int t950 = (uint64_t)(int64_t)t947 < (uint64_t)A.v_sd_1580_n;
-    int32_t t948 = t950 ? (int32_t)A.v_sd_1580_off[t947] : 0;
-    t949 |= !t950;
-    int t952 = (uint64_t)(int64_t)t947 < (uint64_t)A.v_sd_1592_n;
-    int32_t t951 = t952 ? (int32_t)(A.v_sd_1592_off[t947 + 1] - A.v_sd_1592_off[t947]) : 0;
-    t949 |= !t952;
-    int32_t t954 = rt_add_i(t948, t951);
-    if (__builtin_expect(t949 != 0, 0)) { /* again, recording the error */
-      int32_t t955 = A.v_x1578_d[ix];
-      int32_t t956;
-      if ((uint64_t)(int64_t)t955 < (uint64_t)A.v_sd_1580_n) {
-        t956 = (int32_t)A.v_sd_1580_off[t955];
+    int t933 = 0; /* nonzero: a check below failed */
+    int32_t t931 = A.v_x1531_d[ix];
+    int t934 = (uint64_t)(int64_t)t931 < (uint64_t)A.v_sd_1545_n;
+    int32_t t932 = t934 ? (int32_t)A.v_sd_1545_off[t931] : 0;
+    t933 |= !t934;
+    int t936 = (uint64_t)(int64_t)t931 < (uint64_t)A.v_sd_1532_n;
+    int32_t t935 = t936 ? (int32_t)(A.v_sd_1532_off[t931 + 1] - A.v_sd_1532_off[t931]) : 0;
+    t933 |= !t936;
+    int32_t t938 = rt_add_i(t932, t935);
+    if (__builtin_expect(t933 != 0, 0)) { /* again, recording the error */
+      int32_t t939 = A.v_x1531_d[ix];
+      int32_t t940;
+      if ((uint64_t)(int64_t)t939 < (uint64_t)A.v_sd_1545_n) {
+        t940 = (int32_t)A.v_sd_1545_off[t939];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t955, A.v_sd_1580_n, 0.0, 0);
-        t956 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, A.v_sd_1545_n, 0.0, 0);
+        t940 = 0;
       }
-      int32_t t957;
-      if ((uint64_t)(int64_t)t955 < (uint64_t)A.v_sd_1592_n) {
-        t957 = (int32_t)(A.v_sd_1592_off[t955 + 1] - A.v_sd_1592_off[t955]);
+      int32_t t941;
+      if ((uint64_t)(int64_t)t939 < (uint64_t)A.v_sd_1532_n) {
+        t941 = (int32_t)(A.v_sd_1532_off[t939 + 1] - A.v_sd_1532_off[t939]);
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t955, A.v_sd_1592_n, 0.0, 1);
-        t957 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, A.v_sd_1532_n, 0.0, 1);
+        t941 = 0;
       }
-      int32_t t959 = rt_add_i(t956, t957);
+      int32_t t943 = rt_add_i(t940, t941);
     }
-    return K14_0_V{t948, t951, t954, 1};
+    return K14_0_V{t932, t935, t938, 1};
   }
 };
 struct K14_0_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x1585_d[i] = v.v0;
-    A.v_x1586_d[i] = v.v1;
-    A.v_x1587_d[i] = v.v2;
-    A.v_x1588_d[i] = v.v3;
+    A.v_x1538_d[i] = v.v0;
+    A.v_x1539_d[i] = v.v1;
+    A.v_x1540_d[i] = v.v2;
+    A.v_x1541_d[i] = v.v3;
   }
 };
 struct K14_1_ride {
@@ -4244,189 +4216,189 @@ struct K14_1_ride {
     K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1578, RtValue *v_sd_1592, RtValue *v_sd_1580, int32_t v_x1581, RtValue **out_v_x1586, RtValue **out_v_x1585, RtValue **out_v_x1588, RtValue **out_v_x1589, RtValue **out_v_x1591) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1531, RtValue *v_sd_1532, RtValue *v_sd_1545, int32_t v_x1534, RtValue **out_v_x1539, RtValue **out_v_x1538, RtValue **out_v_x1541, RtValue **out_v_x1542, RtValue **out_v_x1544) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1578_d = v_x1578->data.i;
-  A.v_x1578_n = v_x1578->len;
-  A.v_sd_1592_off = rtg_seg_offsets(v_sd_1592);
-  A.v_sd_1592_n = v_sd_1592->len;
-  A.v_sd_1580_off = rtg_seg_offsets(v_sd_1580);
-  A.v_sd_1580_n = v_sd_1580->len;
-  A.v_x1581 = v_x1581;
-  RtValue *v_x1585 = NULL;
-  RtValue *v_x1586 = NULL;
-  RtValue *v_x1587 = NULL;
-  RtValue *v_x1588 = NULL;
-  RtValue *v_x1589 = NULL;
-  RtValue *v_x1590 = NULL;
-  RtValue *v_x1591 = NULL;
+  A.v_x1531_d = v_x1531->data.i;
+  A.v_x1531_n = v_x1531->len;
+  A.v_sd_1532_off = rtg_seg_offsets(v_sd_1532);
+  A.v_sd_1532_n = v_sd_1532->len;
+  A.v_sd_1545_off = rtg_seg_offsets(v_sd_1545);
+  A.v_sd_1545_n = v_sd_1545->len;
+  A.v_x1534 = v_x1534;
+  RtValue *v_x1538 = NULL;
+  RtValue *v_x1539 = NULL;
+  RtValue *v_x1540 = NULL;
+  RtValue *v_x1541 = NULL;
+  RtValue *v_x1542 = NULL;
+  RtValue *v_x1543 = NULL;
+  RtValue *v_x1544 = NULL;
   /* MAP */
   {
-    const int64_t t960 = v_x1578->len;
-    v_x1585 = rtg_vec_new(RT_INT, t960);
-    A.v_x1585_d = v_x1585->data.i;
-    A.v_x1585_n = v_x1585->len;
-    v_x1586 = rtg_vec_new(RT_INT, t960);
-    A.v_x1586_d = v_x1586->data.i;
-    A.v_x1586_n = v_x1586->len;
-    v_x1587 = rtg_vec_new(RT_INT, t960);
-    A.v_x1587_d = v_x1587->data.i;
-    A.v_x1587_n = v_x1587->len;
-    v_x1588 = rtg_vec_new(RT_INT, t960);
-    A.v_x1588_d = v_x1588->data.i;
-    A.v_x1588_n = v_x1588->len;
+    const int64_t t944 = v_x1531->len;
+    v_x1538 = rtg_vec_new(RT_INT, t944);
+    A.v_x1538_d = v_x1538->data.i;
+    A.v_x1538_n = v_x1538->len;
+    v_x1539 = rtg_vec_new(RT_INT, t944);
+    A.v_x1539_d = v_x1539->data.i;
+    A.v_x1539_n = v_x1539->len;
+    v_x1540 = rtg_vec_new(RT_INT, t944);
+    A.v_x1540_d = v_x1540->data.i;
+    A.v_x1540_n = v_x1540->len;
+    v_x1541 = rtg_vec_new(RT_INT, t944);
+    A.v_x1541_d = v_x1541->data.i;
+    A.v_x1541_n = v_x1541->len;
     /* computed in the launch of SOAC 1 (K14_1_ride) */
   }
   /* LIBRARY */
   {
-    RtValue *t961 = rtg::range_segdes(loc, A.run, v_x1585, v_x1587, v_x1588, &v_x1590, &v_x1591, K14_1_ride{A});
-    rtg_seg_known_total(t961, v_x1581);
-    v_x1589 = t961;
-    A.v_x1589_off = rtg_seg_offsets(v_x1589);
-    A.v_x1589_n = v_x1589->len;
+    RtValue *t945 = rtg::range_segdes(loc, A.run, v_x1538, v_x1540, v_x1541, &v_x1543, &v_x1544, K14_1_ride{A});
+    rtg_seg_known_total(t945, v_x1534);
+    v_x1542 = t945;
+    A.v_x1542_off = rtg_seg_offsets(v_x1542);
+    A.v_x1542_n = v_x1542->len;
   }
-  *out_v_x1586 = v_x1586;
-  *out_v_x1585 = v_x1585;
-  *out_v_x1588 = v_x1588;
-  *out_v_x1589 = v_x1589;
-  *out_v_x1591 = v_x1591;
-  rt_release(v_x1587);
-  rt_release(v_x1590);
+  *out_v_x1539 = v_x1539;
+  *out_v_x1538 = v_x1538;
+  *out_v_x1541 = v_x1541;
+  *out_v_x1542 = v_x1542;
+  *out_v_x1544 = v_x1544;
+  rt_release(v_x1540);
+  rt_release(v_x1543);
   return;
 fail:
-  rt_release(v_x1585);
-  rt_release(v_x1586);
-  rt_release(v_x1587);
-  rt_release(v_x1588);
-  rt_release(v_x1589);
-  rt_release(v_x1590);
-  rt_release(v_x1591);
+  rt_release(v_x1538);
+  rt_release(v_x1539);
+  rt_release(v_x1540);
+  rt_release(v_x1541);
+  rt_release(v_x1542);
+  rt_release(v_x1543);
+  rt_release(v_x1544);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1578, RtValue *v_sd_1592, RtValue *v_sd_1580, int32_t v_x1581, RtValue **out_v_x1586, RtValue **out_v_x1585, RtValue **out_v_x1588, RtValue **out_v_x1589, RtValue **out_v_x1591) {
-  RtValue *vals[] = {v_x1578, v_sd_1592, v_sd_1580};
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1531, RtValue *v_sd_1532, RtValue *v_sd_1545, int32_t v_x1534, RtValue **out_v_x1539, RtValue **out_v_x1538, RtValue **out_v_x1541, RtValue **out_v_x1542, RtValue **out_v_x1544) {
+  RtValue *vals[] = {v_x1531, v_sd_1532, v_sd_1545};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K14_host(err, loc, run, v_x1578, v_sd_1592, v_sd_1580, v_x1581, out_v_x1586, out_v_x1585, out_v_x1588, out_v_x1589, out_v_x1591);
+    K14_host(err, loc, run, v_x1531, v_sd_1532, v_sd_1545, v_x1534, out_v_x1539, out_v_x1538, out_v_x1541, out_v_x1542, out_v_x1544);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x1578, v_sd_1592, v_sd_1580, v_x1581, out_v_x1586, out_v_x1585, out_v_x1588, out_v_x1589, out_v_x1591);
+    K14_gpu(err, loc, run, v_x1531, v_sd_1532, v_sd_1545, v_x1534, out_v_x1539, out_v_x1538, out_v_x1541, out_v_x1542, out_v_x1544);
   }
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1329, int32_t v_x1330, RtValue *v_x1333, RtValue *v_x1334, RtValue *v_x1337, RtValue *v_x1338, int32_t v_x1339, RtValue **out_v_x1343) {
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1306, int32_t v_x1307, RtValue *v_x1310, RtValue *v_x1311, RtValue *v_x1314, RtValue *v_x1315, int32_t v_x1316, RtValue **out_v_x1320) {
   (void)loc;
   (void)run;
-  int32_t *v_x1329_d = v_x1329->data.i;
-  const int64_t v_x1329_n = v_x1329->len;
-  uint8_t *v_x1333_d = v_x1333->data.b;
-  const int64_t v_x1333_n = v_x1333->len;
-  (void)v_x1333_n; /* v_x1333's length is v_x1329's */
-  int32_t *v_x1334_d = v_x1334->data.i;
-  const int64_t v_x1334_n = v_x1334->len;
-  (void)v_x1334_n; /* v_x1334's length is v_x1329's */
-  int32_t *v_x1337_d = v_x1337->data.i;
-  const int64_t v_x1337_n = v_x1337->len;
-  int32_t *v_x1338_d = v_x1338->data.i;
-  const int64_t v_x1338_n = v_x1338->len;
-  RtValue *v_x1343 = NULL;
+  int32_t *v_x1306_d = v_x1306->data.i;
+  const int64_t v_x1306_n = v_x1306->len;
+  uint8_t *v_x1310_d = v_x1310->data.b;
+  const int64_t v_x1310_n = v_x1310->len;
+  (void)v_x1310_n; /* v_x1310's length is v_x1306's */
+  int32_t *v_x1311_d = v_x1311->data.i;
+  const int64_t v_x1311_n = v_x1311->len;
+  (void)v_x1311_n; /* v_x1311's length is v_x1306's */
+  int32_t *v_x1314_d = v_x1314->data.i;
+  const int64_t v_x1314_n = v_x1314->len;
+  int32_t *v_x1315_d = v_x1315->data.i;
+  const int64_t v_x1315_n = v_x1315->len;
+  RtValue *v_x1320 = NULL;
   /* MAP */
   {
-    const int64_t t962 = v_x1329_n;
-    v_x1343 = rt_value_new(rt_vec_type(RT_INT), t962);
-    int32_t *v_x1343_d = v_x1343->data.i;
-    const int64_t v_x1343_n = v_x1343->len;
-    RT_PARALLEL_FOR_IF(t962 >= RT_PARALLEL_MIN)
-    for (int64_t t963 = 0; t963 < t962; t963++) {
-      const int32_t t964 = (int32_t)t963;
-      int t973 = 0; /* nonzero: a check below failed */
-      int32_t t965 = v_x1329_d[t964];
-      int32_t t967 = rt_add_i(t965, v_x1330);
-      uint8_t t968 = v_x1333_d[t964];
-      int32_t t969 = v_x1334_d[t964];
-      int32_t t971 = (t968 ? t969 : t967);
-      int t974 = (uint64_t)(int64_t)t971 < (uint64_t)v_x1339;
-      int32_t t972 = t974 ? t971 : 0;
-      t973 |= !t974;
-      uint8_t t976 = rt_lt_i(t972, (int32_t)v_x1337_n);
-      int32_t t977;
-      if (t976) {
-        int t979 = (uint64_t)(int64_t)t972 < (uint64_t)v_x1337_n;
-        int32_t t978 = t979 ? v_x1337_d[t972] : 0;
-        t973 |= !t979;
-        t977 = t978;
+    const int64_t t946 = v_x1306_n;
+    v_x1320 = rt_value_new(rt_vec_type(RT_INT), t946);
+    int32_t *v_x1320_d = v_x1320->data.i;
+    const int64_t v_x1320_n = v_x1320->len;
+    RT_PARALLEL_FOR_IF(t946 >= RT_PARALLEL_MIN)
+    for (int64_t t947 = 0; t947 < t946; t947++) {
+      const int32_t t948 = (int32_t)t947;
+      int t957 = 0; /* nonzero: a check below failed */
+      int32_t t949 = v_x1306_d[t948];
+      int32_t t951 = rt_add_i(t949, v_x1307);
+      uint8_t t952 = v_x1310_d[t948];
+      int32_t t953 = v_x1311_d[t948];
+      int32_t t955 = (t952 ? t953 : t951);
+      int t958 = (uint64_t)(int64_t)t955 < (uint64_t)v_x1316;
+      int32_t t956 = t958 ? t955 : 0;
+      t957 |= !t958;
+      uint8_t t960 = rt_lt_i(t956, (int32_t)v_x1314_n);
+      int32_t t961;
+      if (t960) {
+        int t963 = (uint64_t)(int64_t)t956 < (uint64_t)v_x1314_n;
+        int32_t t962 = t963 ? v_x1314_d[t956] : 0;
+        t957 |= !t963;
+        t961 = t962;
       } else {
-        int32_t t981 = rt_sub_i(t972, (int32_t)v_x1337_n);
-        int t983 = (uint64_t)(int64_t)t981 < (uint64_t)v_x1338_n;
-        int32_t t982 = t983 ? v_x1338_d[t981] : 0;
-        t973 |= !t983;
-        t977 = t982;
+        int32_t t965 = rt_sub_i(t956, (int32_t)v_x1314_n);
+        int t967 = (uint64_t)(int64_t)t965 < (uint64_t)v_x1315_n;
+        int32_t t966 = t967 ? v_x1315_d[t965] : 0;
+        t957 |= !t967;
+        t961 = t966;
       }
-      if (__builtin_expect(t973 != 0, 0)) { /* again, recording the error */
-        int32_t t984 = v_x1329_d[t964];
-        int32_t t986 = rt_add_i(t984, v_x1330);
-        uint8_t t987 = v_x1333_d[t964];
-        int32_t t988 = v_x1334_d[t964];
-        int32_t t990 = (t987 ? t988 : t986);
-        int32_t t991;
-        if ((uint64_t)(int64_t)t990 < (uint64_t)v_x1339) {
-          t991 = t990;
+      if (__builtin_expect(t957 != 0, 0)) { /* again, recording the error */
+        int32_t t968 = v_x1306_d[t948];
+        int32_t t970 = rt_add_i(t968, v_x1307);
+        uint8_t t971 = v_x1310_d[t948];
+        int32_t t972 = v_x1311_d[t948];
+        int32_t t974 = (t971 ? t972 : t970);
+        int32_t t975;
+        if ((uint64_t)(int64_t)t974 < (uint64_t)v_x1316) {
+          t975 = t974;
         } else {
-          NESSIE_RECORD(err, t963, RT_CHECK_INDEX, 0, 0, RT_GATHER, t990, v_x1339, 0.0, 0);
-          t991 = 0;
+          NESSIE_RECORD(err, t947, RT_CHECK_INDEX, 0, 0, RT_GATHER, t974, v_x1316, 0.0, 0);
+          t975 = 0;
         }
-        uint8_t t993 = rt_lt_i(t991, (int32_t)v_x1337_n);
-        int32_t t994;
-        if (t993) {
-          int32_t t995;
-          if ((uint64_t)(int64_t)t991 < (uint64_t)v_x1337_n) {
-            t995 = v_x1337_d[t991];
+        uint8_t t977 = rt_lt_i(t975, (int32_t)v_x1314_n);
+        int32_t t978;
+        if (t977) {
+          int32_t t979;
+          if ((uint64_t)(int64_t)t975 < (uint64_t)v_x1314_n) {
+            t979 = v_x1314_d[t975];
           } else {
-            NESSIE_RECORD(err, t963, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x1337_n, 0.0, 1);
-            t995 = 0;
+            NESSIE_RECORD(err, t947, RT_CHECK_INDEX, 0, 0, RT_GATHER, t975, v_x1314_n, 0.0, 1);
+            t979 = 0;
           }
-          t994 = t995;
+          t978 = t979;
         } else {
-          int32_t t997 = rt_sub_i(t991, (int32_t)v_x1337_n);
-          int32_t t998;
-          if ((uint64_t)(int64_t)t997 < (uint64_t)v_x1338_n) {
-            t998 = v_x1338_d[t997];
+          int32_t t981 = rt_sub_i(t975, (int32_t)v_x1314_n);
+          int32_t t982;
+          if ((uint64_t)(int64_t)t981 < (uint64_t)v_x1315_n) {
+            t982 = v_x1315_d[t981];
           } else {
-            NESSIE_RECORD(err, t963, RT_CHECK_INDEX, 0, 0, RT_GATHER, t997, v_x1338_n, 0.0, 2);
-            t998 = 0;
+            NESSIE_RECORD(err, t947, RT_CHECK_INDEX, 0, 0, RT_GATHER, t981, v_x1315_n, 0.0, 2);
+            t982 = 0;
           }
-          t994 = t998;
+          t978 = t982;
         }
       }
-      v_x1343_d[t963] = t977;
+      v_x1320_d[t947] = t961;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1343 = v_x1343;
+  *out_v_x1320 = v_x1320;
   return;
 fail:
-  rt_release(v_x1343);
+  rt_release(v_x1320);
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1329_d; int64_t v_x1329_n;
-  int32_t v_x1330;
-  uint8_t *v_x1333_d; int64_t v_x1333_n;
-  int32_t *v_x1334_d; int64_t v_x1334_n;
-  int32_t *v_x1337_d; int64_t v_x1337_n;
-  int32_t *v_x1338_d; int64_t v_x1338_n;
-  int32_t v_x1339;
-  int32_t *v_x1343_d; int64_t v_x1343_n;
+  int32_t *v_x1306_d; int64_t v_x1306_n;
+  int32_t v_x1307;
+  uint8_t *v_x1310_d; int64_t v_x1310_n;
+  int32_t *v_x1311_d; int64_t v_x1311_n;
+  int32_t *v_x1314_d; int64_t v_x1314_n;
+  int32_t *v_x1315_d; int64_t v_x1315_n;
+  int32_t v_x1316;
+  int32_t *v_x1320_d; int64_t v_x1320_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -4436,166 +4408,166 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1007 = 0; /* nonzero: a check below failed */
-    int32_t t999 = rtg::ld_stream(&A.v_x1329_d[ix]);
-    int32_t t1001 = rt_add_i(t999, A.v_x1330);
-    uint8_t t1002 = rtg::ld_stream(&A.v_x1333_d[ix]);
-    int32_t t1003 = rtg::ld_stream(&A.v_x1334_d[ix]);
-    int32_t t1005 = (t1002 ? t1003 : t1001);
-    int t1008 = (uint64_t)(int64_t)t1005 < (uint64_t)A.v_x1339;
-    int32_t t1006 = t1008 ? t1005 : 0;
-    t1007 |= !t1008;
-    uint8_t t1010 = rt_lt_i(t1006, (int32_t)A.v_x1337_n);
-    int32_t t1011;
-    if (t1010) {
-      int t1013 = (uint64_t)(int64_t)t1006 < (uint64_t)A.v_x1337_n;
-      int32_t t1012 = t1013 ? A.v_x1337_d[t1006] : 0;
-      t1007 |= !t1013;
-      t1011 = t1012;
+    int t991 = 0; /* nonzero: a check below failed */
+    int32_t t983 = rtg::ld_stream(&A.v_x1306_d[ix]);
+    int32_t t985 = rt_add_i(t983, A.v_x1307);
+    uint8_t t986 = rtg::ld_stream(&A.v_x1310_d[ix]);
+    int32_t t987 = rtg::ld_stream(&A.v_x1311_d[ix]);
+    int32_t t989 = (t986 ? t987 : t985);
+    int t992 = (uint64_t)(int64_t)t989 < (uint64_t)A.v_x1316;
+    int32_t t990 = t992 ? t989 : 0;
+    t991 |= !t992;
+    uint8_t t994 = rt_lt_i(t990, (int32_t)A.v_x1314_n);
+    int32_t t995;
+    if (t994) {
+      int t997 = (uint64_t)(int64_t)t990 < (uint64_t)A.v_x1314_n;
+      int32_t t996 = t997 ? A.v_x1314_d[t990] : 0;
+      t991 |= !t997;
+      t995 = t996;
     } else {
-      int32_t t1015 = rt_sub_i(t1006, (int32_t)A.v_x1337_n);
-      int t1017 = (uint64_t)(int64_t)t1015 < (uint64_t)A.v_x1338_n;
-      int32_t t1016 = t1017 ? A.v_x1338_d[t1015] : 0;
-      t1007 |= !t1017;
-      t1011 = t1016;
+      int32_t t999 = rt_sub_i(t990, (int32_t)A.v_x1314_n);
+      int t1001 = (uint64_t)(int64_t)t999 < (uint64_t)A.v_x1315_n;
+      int32_t t1000 = t1001 ? A.v_x1315_d[t999] : 0;
+      t991 |= !t1001;
+      t995 = t1000;
     }
-    if (__builtin_expect(t1007 != 0, 0)) { /* again, recording the error */
-      int32_t t1018 = rtg::ld_stream(&A.v_x1329_d[ix]);
-      int32_t t1020 = rt_add_i(t1018, A.v_x1330);
-      uint8_t t1021 = rtg::ld_stream(&A.v_x1333_d[ix]);
-      int32_t t1022 = rtg::ld_stream(&A.v_x1334_d[ix]);
-      int32_t t1024 = (t1021 ? t1022 : t1020);
-      int32_t t1025;
-      if ((uint64_t)(int64_t)t1024 < (uint64_t)A.v_x1339) {
-        t1025 = t1024;
+    if (__builtin_expect(t991 != 0, 0)) { /* again, recording the error */
+      int32_t t1002 = rtg::ld_stream(&A.v_x1306_d[ix]);
+      int32_t t1004 = rt_add_i(t1002, A.v_x1307);
+      uint8_t t1005 = rtg::ld_stream(&A.v_x1310_d[ix]);
+      int32_t t1006 = rtg::ld_stream(&A.v_x1311_d[ix]);
+      int32_t t1008 = (t1005 ? t1006 : t1004);
+      int32_t t1009;
+      if ((uint64_t)(int64_t)t1008 < (uint64_t)A.v_x1316) {
+        t1009 = t1008;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1024, A.v_x1339, 0.0, 0);
-        t1025 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1008, A.v_x1316, 0.0, 0);
+        t1009 = 0;
       }
-      uint8_t t1027 = rt_lt_i(t1025, (int32_t)A.v_x1337_n);
-      int32_t t1028;
-      if (t1027) {
-        int32_t t1029;
-        if ((uint64_t)(int64_t)t1025 < (uint64_t)A.v_x1337_n) {
-          t1029 = A.v_x1337_d[t1025];
+      uint8_t t1011 = rt_lt_i(t1009, (int32_t)A.v_x1314_n);
+      int32_t t1012;
+      if (t1011) {
+        int32_t t1013;
+        if ((uint64_t)(int64_t)t1009 < (uint64_t)A.v_x1314_n) {
+          t1013 = A.v_x1314_d[t1009];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1025, A.v_x1337_n, 0.0, 1);
-          t1029 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1009, A.v_x1314_n, 0.0, 1);
+          t1013 = 0;
         }
-        t1028 = t1029;
+        t1012 = t1013;
       } else {
-        int32_t t1031 = rt_sub_i(t1025, (int32_t)A.v_x1337_n);
-        int32_t t1032;
-        if ((uint64_t)(int64_t)t1031 < (uint64_t)A.v_x1338_n) {
-          t1032 = A.v_x1338_d[t1031];
+        int32_t t1015 = rt_sub_i(t1009, (int32_t)A.v_x1314_n);
+        int32_t t1016;
+        if ((uint64_t)(int64_t)t1015 < (uint64_t)A.v_x1315_n) {
+          t1016 = A.v_x1315_d[t1015];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1031, A.v_x1338_n, 0.0, 2);
-          t1032 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1015, A.v_x1315_n, 0.0, 2);
+          t1016 = 0;
         }
-        t1028 = t1032;
+        t1012 = t1016;
       }
     }
-    return K15_0_V{t1011};
+    return K15_0_V{t995};
   }
 };
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x1343_d[i] = v.v0;
+    A.v_x1320_d[i] = v.v0;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1329, int32_t v_x1330, RtValue *v_x1333, RtValue *v_x1334, RtValue *v_x1337, RtValue *v_x1338, int32_t v_x1339, RtValue **out_v_x1343) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1306, int32_t v_x1307, RtValue *v_x1310, RtValue *v_x1311, RtValue *v_x1314, RtValue *v_x1315, int32_t v_x1316, RtValue **out_v_x1320) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1329_d = v_x1329->data.i;
-  A.v_x1329_n = v_x1329->len;
-  A.v_x1330 = v_x1330;
-  A.v_x1333_d = v_x1333->data.b;
-  A.v_x1333_n = v_x1333->len;
-  A.v_x1334_d = v_x1334->data.i;
-  A.v_x1334_n = v_x1334->len;
-  A.v_x1337_d = v_x1337->data.i;
-  A.v_x1337_n = v_x1337->len;
-  A.v_x1338_d = v_x1338->data.i;
-  A.v_x1338_n = v_x1338->len;
-  A.v_x1339 = v_x1339;
-  RtValue *v_x1343 = NULL;
+  A.v_x1306_d = v_x1306->data.i;
+  A.v_x1306_n = v_x1306->len;
+  A.v_x1307 = v_x1307;
+  A.v_x1310_d = v_x1310->data.b;
+  A.v_x1310_n = v_x1310->len;
+  A.v_x1311_d = v_x1311->data.i;
+  A.v_x1311_n = v_x1311->len;
+  A.v_x1314_d = v_x1314->data.i;
+  A.v_x1314_n = v_x1314->len;
+  A.v_x1315_d = v_x1315->data.i;
+  A.v_x1315_n = v_x1315->len;
+  A.v_x1316 = v_x1316;
+  RtValue *v_x1320 = NULL;
   /* MAP */
   {
-    const int64_t t1033 = v_x1333->len;
-    v_x1343 = rtg_vec_new(RT_INT, t1033);
-    A.v_x1343_d = v_x1343->data.i;
-    A.v_x1343_n = v_x1343->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t1033);
+    const int64_t t1017 = v_x1310->len;
+    v_x1320 = rtg_vec_new(RT_INT, t1017);
+    A.v_x1320_d = v_x1320->data.i;
+    A.v_x1320_n = v_x1320->len;
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t1017);
   }
-  *out_v_x1343 = v_x1343;
+  *out_v_x1320 = v_x1320;
   return;
 fail:
-  rt_release(v_x1343);
+  rt_release(v_x1320);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1329, int32_t v_x1330, RtValue *v_x1333, RtValue *v_x1334, RtValue *v_x1337, RtValue *v_x1338, int32_t v_x1339, RtValue **out_v_x1343) {
-  RtValue *vals[] = {v_x1329, v_x1333, v_x1334, v_x1337, v_x1338};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1306, int32_t v_x1307, RtValue *v_x1310, RtValue *v_x1311, RtValue *v_x1314, RtValue *v_x1315, int32_t v_x1316, RtValue **out_v_x1320) {
+  RtValue *vals[] = {v_x1306, v_x1310, v_x1311, v_x1314, v_x1315};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K15_host(err, loc, run, v_x1329, v_x1330, v_x1333, v_x1334, v_x1337, v_x1338, v_x1339, out_v_x1343);
+    K15_host(err, loc, run, v_x1306, v_x1307, v_x1310, v_x1311, v_x1314, v_x1315, v_x1316, out_v_x1320);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x1329, v_x1330, v_x1333, v_x1334, v_x1337, v_x1338, v_x1339, out_v_x1343);
+    K15_gpu(err, loc, run, v_x1306, v_x1307, v_x1310, v_x1311, v_x1314, v_x1315, v_x1316, out_v_x1320);
   }
 }
 
 /* K16: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1607, RtValue **out_v_x1610) {
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1560, RtValue **out_v_x1563) {
   (void)loc;
   (void)run;
-  int32_t *v_x1607_d = v_x1607->data.i;
-  const int64_t v_x1607_n = v_x1607->len;
-  int32_t v_x1608 = 0;
-  RtValue *v_x1610 = NULL;
+  int32_t *v_x1560_d = v_x1560->data.i;
+  const int64_t v_x1560_n = v_x1560->len;
+  int32_t v_x1561 = 0;
+  RtValue *v_x1563 = NULL;
   /* ONCE */
   {
-    int t1035 = 0; /* nonzero: a check below failed */
-    int t1036 = (uint64_t)(int64_t)0 < (uint64_t)v_x1607_n;
-    int32_t t1034 = t1036 ? v_x1607_d[0] : 0;
-    t1035 |= !t1036;
-    if (__builtin_expect(t1035 != 0, 0)) { /* again, recording the error */
-      int32_t t1037;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1607_n) {
-        t1037 = v_x1607_d[0];
+    int t1019 = 0; /* nonzero: a check below failed */
+    int t1020 = (uint64_t)(int64_t)0 < (uint64_t)v_x1560_n;
+    int32_t t1018 = t1020 ? v_x1560_d[0] : 0;
+    t1019 |= !t1020;
+    if (__builtin_expect(t1019 != 0, 0)) { /* again, recording the error */
+      int32_t t1021;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x1560_n) {
+        t1021 = v_x1560_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1607_n, 0.0, 0);
-        t1037 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x1560_n, 0.0, 0);
+        t1021 = 0;
       }
     }
-    v_x1608 = t1034;
+    v_x1561 = t1018;
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t1038 = 1;
-      v_x1610 = rt_value_new(rt_vec_type(RT_INT), t1038);
-      int32_t *v_x1610_d = v_x1610->data.i;
-      const int64_t v_x1610_n = v_x1610->len;
-      RT_PARALLEL_FOR_IF(t1038 >= RT_PARALLEL_MIN)
-      for (int64_t t1039 = 0; t1039 < t1038; t1039++) {
-        const int32_t t1040 = (int32_t)t1039;
-        v_x1610_d[t1039] = v_x1608;
+      const int64_t t1022 = 1;
+      v_x1563 = rt_value_new(rt_vec_type(RT_INT), t1022);
+      int32_t *v_x1563_d = v_x1563->data.i;
+      const int64_t v_x1563_n = v_x1563->len;
+      RT_PARALLEL_FOR_IF(t1022 >= RT_PARALLEL_MIN)
+      for (int64_t t1023 = 0; t1023 < t1022; t1023++) {
+        const int32_t t1024 = (int32_t)t1023;
+        v_x1563_d[t1023] = v_x1561;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1610 = v_x1610;
+  *out_v_x1563 = v_x1563;
   return;
 fail:
-  rt_release(v_x1610);
+  rt_release(v_x1563);
 }
 
 /* K16: ONCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
@@ -4604,8 +4576,8 @@ struct K16_A {
   RtKernelError *err;
   int run;
   const K16_0_V *K16_0_dev; /* the SOAC's values, on the device */
-  int32_t *v_x1607_d; int64_t v_x1607_n;
-  int32_t *v_x1610_d; int64_t v_x1610_n;
+  int32_t *v_x1560_d; int64_t v_x1560_n;
+  int32_t *v_x1563_d; int64_t v_x1563_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
@@ -4615,20 +4587,20 @@ struct K16_0_pull {
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1042 = 0; /* nonzero: a check below failed */
-    int t1043 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1607_n;
-    int32_t t1041 = t1043 ? A.v_x1607_d[0] : 0;
-    t1042 |= !t1043;
-    if (__builtin_expect(t1042 != 0, 0)) { /* again, recording the error */
-      int32_t t1044;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1607_n) {
-        t1044 = A.v_x1607_d[0];
+    int t1026 = 0; /* nonzero: a check below failed */
+    int t1027 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x1560_n;
+    int32_t t1025 = t1027 ? A.v_x1560_d[0] : 0;
+    t1026 |= !t1027;
+    if (__builtin_expect(t1026 != 0, 0)) { /* again, recording the error */
+      int32_t t1028;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x1560_n) {
+        t1028 = A.v_x1560_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1607_n, 0.0, 0);
-        t1044 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x1560_n, 0.0, 0);
+        t1028 = 0;
       }
     }
-    return K16_0_V{t1041};
+    return K16_0_V{t1025};
   }
 };
 struct alignas(8) K16_1_V {
@@ -4645,20 +4617,20 @@ struct K16_1_pull {
 struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1610_d[i] = v.v0;
+    A.v_x1563_d[i] = v.v0;
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1607, RtValue **out_v_x1610) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1560, RtValue **out_v_x1563) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1607_d = v_x1607->data.i;
-  A.v_x1607_n = v_x1607->len;
+  A.v_x1560_d = v_x1560->data.i;
+  A.v_x1560_n = v_x1560->len;
   K16_0_V *K16_0_value = NULL; /* the SOAC's values, on the device */
-  RtValue *v_x1610 = NULL;
+  RtValue *v_x1563 = NULL;
   /* ONCE */
   {
     K16_0_value = rtg::once_on_device<K16_0_V>("K16", loc, K16_0_pull{A});
@@ -4666,156 +4638,156 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1607, Rt
   }
   /* MAP */
   {
-    const int64_t t1045 = 1;
-    v_x1610 = rtg_vec_new(RT_INT, t1045);
-    A.v_x1610_d = v_x1610->data.i;
-    A.v_x1610_n = v_x1610->len;
-    rtg::map("K16", loc, K16_1_pull{A}, K16_1_store{A}, t1045);
+    const int64_t t1029 = 1;
+    v_x1563 = rtg_vec_new(RT_INT, t1029);
+    A.v_x1563_d = v_x1563->data.i;
+    A.v_x1563_n = v_x1563->len;
+    rtg::map("K16", loc, K16_1_pull{A}, K16_1_store{A}, t1029);
   }
   rtg_free(K16_0_value);
   K16_0_value = NULL;
-  *out_v_x1610 = v_x1610;
+  *out_v_x1563 = v_x1563;
   return;
 fail:
-  rt_release(v_x1610);
+  rt_release(v_x1563);
   rtg_free(K16_0_value);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1607, RtValue **out_v_x1610) {
-  RtValue *vals[] = {v_x1607};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1560, RtValue **out_v_x1563) {
+  RtValue *vals[] = {v_x1560};
   const int64_t sizes[] = {(int64_t)1};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K16_host(err, loc, run, v_x1607, out_v_x1610);
+    K16_host(err, loc, run, v_x1560, out_v_x1563);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x1607, out_v_x1610);
+    K16_gpu(err, loc, run, v_x1560, out_v_x1563);
   }
 }
 
 /* K17: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1612, RtValue *v_dev_1619, RtValue **out_v_x1617, RtValue **out_v_x1618) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1565, RtValue *v_dev_1572, RtValue **out_v_x1570, RtValue **out_v_x1571) {
   (void)loc;
   (void)run;
-  int32_t *v_x1612_d = v_x1612->data.i;
-  const int64_t v_x1612_n = v_x1612->len;
-  int32_t *v_dev_1619_d = v_dev_1619->data.i;
-  const int64_t v_dev_1619_n = v_dev_1619->len;
-  RtValue *v_x1617 = NULL;
-  RtValue *v_x1618 = NULL;
+  int32_t *v_x1565_d = v_x1565->data.i;
+  const int64_t v_x1565_n = v_x1565->len;
+  int32_t *v_dev_1572_d = v_dev_1572->data.i;
+  const int64_t v_dev_1572_n = v_dev_1572->len;
+  RtValue *v_x1570 = NULL;
+  RtValue *v_x1571 = NULL;
   /* SPLIT */
   {
-    const int64_t t1046 = v_x1612_n;
-    const int64_t t1047 = t1046 > 0 ? (t1046 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t1048 = (uint8_t *)rt_alloc_atomic((size_t)t1046 + 1);
-    int64_t *t1049 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t1047 + 1)); /* class c, chunk k: [c * chunks + k] */
-    RT_PARALLEL_FOR_IF(t1047 > 1)
-    for (int64_t t1050 = 0; t1050 < t1047; t1050++) {
+    const int64_t t1030 = v_x1565_n;
+    const int64_t t1031 = t1030 > 0 ? (t1030 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t1032 = (uint8_t *)rt_alloc_atomic((size_t)t1030 + 1);
+    int64_t *t1033 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(2 * t1031 + 1)); /* class c, chunk k: [c * chunks + k] */
+    RT_PARALLEL_FOR_IF(t1031 > 1)
+    for (int64_t t1034 = 0; t1034 < t1031; t1034++) {
       int64_t kept[2] = {0};
-      const int64_t t1050_end = (t1050 + 1) * RT_CHUNK < t1046 ? (t1050 + 1) * RT_CHUNK : t1046;
-      for (int64_t t1051 = t1050 * RT_CHUNK; t1051 < t1050_end; t1051++) {
-        const int32_t t1052 = (int32_t)t1051;
-        int32_t t1050x0;
-        int32_t t1050x1;
-        int32_t t1055 = v_x1612_d[t1052];
-        t1050x0 = t1055;
-        t1050x1 = t1055;
-        uint8_t t1056;
-        uint8_t t1057;
-        int t1059 = 0; /* nonzero: a check below failed */
-        int t1060 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1619_n;
-        int32_t t1058 = t1060 ? v_dev_1619_d[0] : 0;
-        t1059 |= !t1060;
-        uint8_t t1062 = rt_lt_i(t1050x0, t1058);
-        uint8_t t1064 = rt_gt_i(t1050x1, t1058);
-        if (__builtin_expect(t1059 != 0, 0)) { /* again, recording the error */
-          int32_t t1065;
-          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1619_n) {
-            t1065 = v_dev_1619_d[0];
+      const int64_t t1034_end = (t1034 + 1) * RT_CHUNK < t1030 ? (t1034 + 1) * RT_CHUNK : t1030;
+      for (int64_t t1035 = t1034 * RT_CHUNK; t1035 < t1034_end; t1035++) {
+        const int32_t t1036 = (int32_t)t1035;
+        int32_t t1034x0;
+        int32_t t1034x1;
+        int32_t t1039 = v_x1565_d[t1036];
+        t1034x0 = t1039;
+        t1034x1 = t1039;
+        uint8_t t1040;
+        uint8_t t1041;
+        int t1043 = 0; /* nonzero: a check below failed */
+        int t1044 = (uint64_t)(int64_t)0 < (uint64_t)v_dev_1572_n;
+        int32_t t1042 = t1044 ? v_dev_1572_d[0] : 0;
+        t1043 |= !t1044;
+        uint8_t t1046 = rt_lt_i(t1034x0, t1042);
+        uint8_t t1048 = rt_gt_i(t1034x1, t1042);
+        if (__builtin_expect(t1043 != 0, 0)) { /* again, recording the error */
+          int32_t t1049;
+          if ((uint64_t)(int64_t)0 < (uint64_t)v_dev_1572_n) {
+            t1049 = v_dev_1572_d[0];
           } else {
-            NESSIE_RECORD(err, t1051, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1619_n, 0.0, 0);
-            t1065 = 0;
+            NESSIE_RECORD(err, t1035, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_dev_1572_n, 0.0, 0);
+            t1049 = 0;
           }
-          uint8_t t1067 = rt_lt_i(t1050x0, t1065);
-          uint8_t t1069 = rt_gt_i(t1050x1, t1065);
+          uint8_t t1051 = rt_lt_i(t1034x0, t1049);
+          uint8_t t1053 = rt_gt_i(t1034x1, t1049);
         }
-        t1056 = t1062;
-        t1057 = t1064;
-        kept[0] += t1056 != 0;
-        kept[1] += t1057 != 0;
-        t1048[t1051] = (uint8_t)((t1056 != 0) << 0 | (t1057 != 0) << 1);
+        t1040 = t1046;
+        t1041 = t1048;
+        kept[0] += t1040 != 0;
+        kept[1] += t1041 != 0;
+        t1032[t1035] = (uint8_t)((t1040 != 0) << 0 | (t1041 != 0) << 1);
       }
-      t1049[0 * t1047 + t1050] = kept[0];
-      t1049[1 * t1047 + t1050] = kept[1];
+      t1033[0 * t1031 + t1034] = kept[0];
+      t1033[1 * t1031 + t1034] = kept[1];
     }
     if (err->index != INT64_MAX) {
-      rt_free(t1048);
-      rt_free(t1049);
+      rt_free(t1032);
+      rt_free(t1033);
       goto fail;
     }
-    int64_t t1070 = 0;
-    for (int64_t t1050 = 0; t1050 < t1047; t1050++) {
-      const int64_t k = t1049[0 * t1047 + t1050];
-      t1049[0 * t1047 + t1050] = t1070;
-      t1070 += k;
+    int64_t t1054 = 0;
+    for (int64_t t1034 = 0; t1034 < t1031; t1034++) {
+      const int64_t k = t1033[0 * t1031 + t1034];
+      t1033[0 * t1031 + t1034] = t1054;
+      t1054 += k;
     }
-    v_x1617 = rt_value_new(rt_vec_type(RT_INT), t1070);
-    int32_t *v_x1617_d = v_x1617->data.i;
-    const int64_t v_x1617_n = v_x1617->len;
-    int64_t t1071 = 0;
-    for (int64_t t1050 = 0; t1050 < t1047; t1050++) {
-      const int64_t k = t1049[1 * t1047 + t1050];
-      t1049[1 * t1047 + t1050] = t1071;
-      t1071 += k;
+    v_x1570 = rt_value_new(rt_vec_type(RT_INT), t1054);
+    int32_t *v_x1570_d = v_x1570->data.i;
+    const int64_t v_x1570_n = v_x1570->len;
+    int64_t t1055 = 0;
+    for (int64_t t1034 = 0; t1034 < t1031; t1034++) {
+      const int64_t k = t1033[1 * t1031 + t1034];
+      t1033[1 * t1031 + t1034] = t1055;
+      t1055 += k;
     }
-    v_x1618 = rt_value_new(rt_vec_type(RT_INT), t1071);
-    int32_t *v_x1618_d = v_x1618->data.i;
-    const int64_t v_x1618_n = v_x1618->len;
-    RT_PARALLEL_FOR_IF(t1047 > 1)
-    for (int64_t t1050 = 0; t1050 < t1047; t1050++) {
+    v_x1571 = rt_value_new(rt_vec_type(RT_INT), t1055);
+    int32_t *v_x1571_d = v_x1571->data.i;
+    const int64_t v_x1571_n = v_x1571->len;
+    RT_PARALLEL_FOR_IF(t1031 > 1)
+    for (int64_t t1034 = 0; t1034 < t1031; t1034++) {
       int64_t at[2];
-      at[0] = t1049[0 * t1047 + t1050];
-      at[1] = t1049[1 * t1047 + t1050];
-      const int64_t t1050_end = (t1050 + 1) * RT_CHUNK < t1046 ? (t1050 + 1) * RT_CHUNK : t1046;
-      for (int64_t t1051 = t1050 * RT_CHUNK; t1051 < t1050_end; t1051++) {
-        const int32_t t1052 = (int32_t)t1051;
-        if (!t1048[t1051])
+      at[0] = t1033[0 * t1031 + t1034];
+      at[1] = t1033[1 * t1031 + t1034];
+      const int64_t t1034_end = (t1034 + 1) * RT_CHUNK < t1030 ? (t1034 + 1) * RT_CHUNK : t1030;
+      for (int64_t t1035 = t1034 * RT_CHUNK; t1035 < t1034_end; t1035++) {
+        const int32_t t1036 = (int32_t)t1035;
+        if (!t1032[t1035])
           continue;
-        int32_t t1050y0;
-        int32_t t1050y1;
-        int32_t t1072 = v_x1612_d[t1052];
-        t1050y0 = t1072;
-        t1050y1 = t1072;
-        if (t1048[t1051] >> 0 & 1) {
-          v_x1617_d[at[0]] = t1050y0;
+        int32_t t1034y0;
+        int32_t t1034y1;
+        int32_t t1056 = v_x1565_d[t1036];
+        t1034y0 = t1056;
+        t1034y1 = t1056;
+        if (t1032[t1035] >> 0 & 1) {
+          v_x1570_d[at[0]] = t1034y0;
           at[0]++;
         }
-        if (t1048[t1051] >> 1 & 1) {
-          v_x1618_d[at[1]] = t1050y1;
+        if (t1032[t1035] >> 1 & 1) {
+          v_x1571_d[at[1]] = t1034y1;
           at[1]++;
         }
       }
     }
-    rt_free(t1048);
-    rt_free(t1049);
+    rt_free(t1032);
+    rt_free(t1033);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1617 = v_x1617;
-  *out_v_x1618 = v_x1618;
+  *out_v_x1570 = v_x1570;
+  *out_v_x1571 = v_x1571;
   return;
 fail:
-  rt_release(v_x1617);
-  rt_release(v_x1618);
+  rt_release(v_x1570);
+  rt_release(v_x1571);
 }
 
 /* K17: SPLIT -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1612_d; int64_t v_x1612_n;
-  int32_t *v_dev_1619_d; int64_t v_dev_1619_n;
-  int32_t *v_x1617_d; int64_t v_x1617_n;
-  int32_t *v_x1618_d; int64_t v_x1618_n;
+  int32_t *v_x1565_d; int64_t v_x1565_n;
+  int32_t *v_dev_1572_d; int64_t v_dev_1572_n;
+  int32_t *v_x1570_d; int64_t v_x1570_n;
+  int32_t *v_x1571_d; int64_t v_x1571_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
@@ -4826,8 +4798,8 @@ struct K17_0_pull {
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t1073 = A.v_x1612_d[ix];
-    return K17_0_V{t1073, t1073};
+    int32_t t1057 = A.v_x1565_d[ix];
+    return K17_0_V{t1057, t1057};
   }
 };
 struct K17_0_store {
@@ -4835,10 +4807,10 @@ struct K17_0_store {
   __device__ void operator()(int c, int64_t i, const K17_0_V &v) const {
     switch (c) {
     case 0:
-      A.v_x1617_d[i] = v.v0;
+      A.v_x1570_d[i] = v.v0;
       break;
     case 1:
-      A.v_x1618_d[i] = v.v1;
+      A.v_x1571_d[i] = v.v1;
       break;
     }
   }
@@ -4846,80 +4818,80 @@ struct K17_0_store {
 struct K17_0_pred {
   K17_A A;
   __device__ unsigned operator()(int64_t i, const K17_0_V &v) const {
-    int t1075 = 0; /* nonzero: a check below failed */
-    int t1076 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1619_n;
-    int32_t t1074 = t1076 ? A.v_dev_1619_d[0] : 0;
-    t1075 |= !t1076;
-    uint8_t t1078 = rt_lt_i(v.v0, t1074);
-    uint8_t t1080 = rt_gt_i(v.v1, t1074);
-    if (__builtin_expect(t1075 != 0, 0)) { /* again, recording the error */
-      int32_t t1081;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1619_n) {
-        t1081 = A.v_dev_1619_d[0];
+    int t1059 = 0; /* nonzero: a check below failed */
+    int t1060 = (uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1572_n;
+    int32_t t1058 = t1060 ? A.v_dev_1572_d[0] : 0;
+    t1059 |= !t1060;
+    uint8_t t1062 = rt_lt_i(v.v0, t1058);
+    uint8_t t1064 = rt_gt_i(v.v1, t1058);
+    if (__builtin_expect(t1059 != 0, 0)) { /* again, recording the error */
+      int32_t t1065;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_dev_1572_n) {
+        t1065 = A.v_dev_1572_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1619_n, 0.0, 0);
-        t1081 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_dev_1572_n, 0.0, 0);
+        t1065 = 0;
       }
-      uint8_t t1083 = rt_lt_i(v.v0, t1081);
-      uint8_t t1085 = rt_gt_i(v.v1, t1081);
+      uint8_t t1067 = rt_lt_i(v.v0, t1065);
+      uint8_t t1069 = rt_gt_i(v.v1, t1065);
     }
-    return ((unsigned)((t1078) != 0) << 0) | ((unsigned)((t1080) != 0) << 1);
+    return ((unsigned)((t1062) != 0) << 0) | ((unsigned)((t1064) != 0) << 1);
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1612, RtValue *v_dev_1619, RtValue **out_v_x1617, RtValue **out_v_x1618) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1565, RtValue *v_dev_1572, RtValue **out_v_x1570, RtValue **out_v_x1571) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1612_d = v_x1612->data.i;
-  A.v_x1612_n = v_x1612->len;
-  A.v_dev_1619_d = v_dev_1619->data.i;
-  A.v_dev_1619_n = v_dev_1619->len;
-  RtValue *v_x1617 = NULL;
-  RtValue *v_x1618 = NULL;
+  A.v_x1565_d = v_x1565->data.i;
+  A.v_x1565_n = v_x1565->len;
+  A.v_dev_1572_d = v_dev_1572->data.i;
+  A.v_dev_1572_n = v_dev_1572->len;
+  RtValue *v_x1570 = NULL;
+  RtValue *v_x1571 = NULL;
   /* SPLIT */
-  rtg::SplitCounts t1086; /* the slots of its classes' counts */
-  int64_t t1087; /* its size */
+  rtg::SplitCounts t1070; /* the slots of its classes' counts */
+  int64_t t1071; /* its size */
   {
-    const int64_t t1088 = v_x1612->len;
-    v_x1617 = rtg_vec_new(RT_INT, t1088);
-    A.v_x1617_d = v_x1617->data.i;
-    A.v_x1617_n = v_x1617->len;
-    v_x1618 = rtg_vec_new(RT_INT, t1088);
-    A.v_x1618_d = v_x1618->data.i;
-    A.v_x1618_n = v_x1618->len;
-    t1087 = t1088;
-    t1086 = rtg::split_launch<K17_0_V, 2>("K17", loc, K17_0_pull{A}, K17_0_pred{A}, t1088, K17_0_store{A});
+    const int64_t t1072 = v_x1565->len;
+    v_x1570 = rtg_vec_new(RT_INT, t1072);
+    A.v_x1570_d = v_x1570->data.i;
+    A.v_x1570_n = v_x1570->len;
+    v_x1571 = rtg_vec_new(RT_INT, t1072);
+    A.v_x1571_d = v_x1571->data.i;
+    A.v_x1571_n = v_x1571->len;
+    t1071 = t1072;
+    t1070 = rtg::split_launch<K17_0_V, 2>("K17", loc, K17_0_pull{A}, K17_0_pred{A}, t1072, K17_0_store{A});
   }
   {
-    int64_t t1089[2];
-    t1089[0] = rtg::filter_count(t1086.at[0]);
-    t1089[1] = rtg::filter_count(t1086.at[1]);
-    v_x1617 = rtg_vec_fit(v_x1617, t1089[0]);
-    A.v_x1617_d = v_x1617->data.i;
-    A.v_x1617_n = v_x1617->len;
-    v_x1618 = rtg_vec_fit(v_x1618, t1089[1]);
-    A.v_x1618_d = v_x1618->data.i;
-    A.v_x1618_n = v_x1618->len;
+    int64_t t1073[2];
+    t1073[0] = rtg::filter_count(t1070.at[0]);
+    t1073[1] = rtg::filter_count(t1070.at[1]);
+    v_x1570 = rtg_vec_fit(v_x1570, t1073[0]);
+    A.v_x1570_d = v_x1570->data.i;
+    A.v_x1570_n = v_x1570->len;
+    v_x1571 = rtg_vec_fit(v_x1571, t1073[1]);
+    A.v_x1571_d = v_x1571->data.i;
+    A.v_x1571_n = v_x1571->len;
   }
-  *out_v_x1617 = v_x1617;
-  *out_v_x1618 = v_x1618;
+  *out_v_x1570 = v_x1570;
+  *out_v_x1571 = v_x1571;
   return;
 fail:
-  rt_release(v_x1617);
-  rt_release(v_x1618);
+  rt_release(v_x1570);
+  rt_release(v_x1571);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1612, RtValue *v_dev_1619, RtValue **out_v_x1617, RtValue **out_v_x1618) {
-  RtValue *vals[] = {v_x1612, v_dev_1619};
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1565, RtValue *v_dev_1572, RtValue **out_v_x1570, RtValue **out_v_x1571) {
+  RtValue *vals[] = {v_x1565, v_dev_1572};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K17_host(err, loc, run, v_x1612, v_dev_1619, out_v_x1617, out_v_x1618);
+    K17_host(err, loc, run, v_x1565, v_dev_1572, out_v_x1570, out_v_x1571);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x1612, v_dev_1619, out_v_x1617, out_v_x1618);
+    K17_gpu(err, loc, run, v_x1565, v_dev_1572, out_v_x1570, out_v_x1571);
   }
 }
 
@@ -4933,22 +4905,22 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   if (v_x21) {
     v_x87 = v_x20;
   } else {
-    RtValue *v_dev_1611 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1611);
+    RtValue *v_dev_1564 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K16, 2, v_x19, &v_dev_1564);
     RtValue *v_x42 = NULL;
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1611, &v_x42, &v_x60);
-    rt_release(v_dev_1611);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K17, 3, v_x19, v_dev_1564, &v_x42, &v_x60);
+    rt_release(v_dev_1564);
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1090 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1090->data.i[0] = v_x62;
-    t1090->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1090);
+    RtValue *t1074 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1074->data.i[0] = v_x62;
+    t1074->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1074);
     RtValue *v_x67 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K1, 5, v_x64, &v_x67);
     rt_release(v_x64);
@@ -4984,148 +4956,151 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x763 = NULL;
+  RtValue *v_x746 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x94);
-    v_x763 = v_x94;
+    v_x746 = v_x94;
   } else {
+    int32_t v_x153 = 0;
+    v_x153 = (int32_t)v_x89->len;
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
     int32_t v_x152 = 0;
-    int32_t v_x224 = 0;
-    RtValue *v_x718 = NULL;
-    RtValue *v_x732 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x224, &v_x718, &v_x732);
-    RtValue *v_x232 = NULL;
-    RtValue *v_x240 = NULL;
-    RtValue *v_x250 = NULL;
-    RtValue *v_x258 = NULL;
-    RtValue *v_x260 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x130, v_x88, v_x88, v_x224, &v_x232, &v_x240, &v_x250, &v_x258, &v_x260);
-    int32_t v_x264 = 0;
-    v_x264 = (int32_t)NESSIE_SEG_TOTAL(v_x258);
-    RtValue *v_x272 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x258, v_x260, v_x250, v_x240, &v_x272);
-    rt_release(v_x250);
-    rt_release(v_x260);
+    RtValue *v_x701 = NULL;
+    RtValue *v_x715 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K12, 8, v_x88, v_x90, &v_x105, &v_x128, &v_x130, &v_x152, &v_x701, &v_x715);
+    int32_t v_x154 = 0;
+    v_x154 = rt_sub_i(v_x153, v_x152);
+    RtValue *v_x215 = NULL;
+    RtValue *v_x223 = NULL;
+    RtValue *v_x233 = NULL;
+    RtValue *v_x241 = NULL;
+    RtValue *v_x243 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K14, 7, v_x130, v_x88, v_x88, v_x152, &v_x215, &v_x223, &v_x233, &v_x241, &v_x243);
+    int32_t v_x247 = 0;
+    v_x247 = (int32_t)NESSIE_SEG_TOTAL(v_x241);
+    RtValue *v_x255 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K4, 7, v_x241, v_x243, v_x233, v_x223, &v_x255);
+    rt_release(v_x233);
+    rt_release(v_x243);
     int32_t v_x132 = 0;
     v_x132 = (int32_t)v_x128->len;
-    uint8_t v_x278 = 0;
-    v_x278 = rt_eq_i(v_x132, 0);
-    RtValue *v_x187 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x128, v_x88, v_x88, v_x152, &v_x187);
+    uint8_t v_x261 = 0;
+    v_x261 = rt_eq_i(v_x132, 0);
+    RtValue *v_x189 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K13, 7, v_x128, v_x88, v_x88, v_x154, &v_x189);
     rt_release(v_x128);
-    RtValue *v_x285 = NULL;
-    if (v_x278) {
-      RtValue *v_x281 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x281);
-      v_x285 = v_x281;
+    RtValue *v_x268 = NULL;
+    if (v_x261) {
+      RtValue *v_x264 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x264);
+      v_x268 = v_x264;
     } else {
-      v_x285 = v_x187;
-      rt_retain(v_x187);
+      v_x268 = v_x189;
+      rt_retain(v_x189);
     }
-    rt_release(v_x187);
+    rt_release(v_x189);
     int32_t v_x133 = 0;
     v_x133 = (int32_t)v_x130->len;
     rt_release(v_x130);
-    uint8_t v_x286 = 0;
-    v_x286 = rt_eq_i(v_x133, 0);
-    RtValue *v_x707 = NULL;
-    if (v_x286) {
-      RtValue *v_x289 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x289);
-      v_x707 = v_x289;
+    uint8_t v_x269 = 0;
+    v_x269 = rt_eq_i(v_x133, 0);
+    RtValue *v_x690 = NULL;
+    if (v_x269) {
+      RtValue *v_x272 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K3, 7, &v_x272);
+      v_x690 = v_x272;
     } else {
-      RtValue *v_x293 = NULL;
-      int32_t v_x307 = 0;
-      int32_t v_x308 = 0;
-      RtValue *v_x321 = NULL;
-      RtValue *v_x367 = NULL;
-      RtValue *v_x388 = NULL;
-      RtValue *v_x414 = NULL;
-      RtValue *v_x435 = NULL;
-      RtValue *v_x510 = NULL;
-      RtValue *v_x599 = NULL;
-      RtValue *v_x677 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x272, v_x89, v_x133, v_x232, v_x240, v_x258, &v_x293, &v_x307, &v_x308, &v_x321, &v_x367, &v_x388, &v_x414, &v_x435, &v_x510, &v_x599, &v_x677, 2);
+      RtValue *v_x276 = NULL;
+      int32_t v_x290 = 0;
+      int32_t v_x291 = 0;
+      RtValue *v_x304 = NULL;
+      RtValue *v_x350 = NULL;
+      RtValue *v_x371 = NULL;
+      RtValue *v_x397 = NULL;
+      RtValue *v_x418 = NULL;
+      RtValue *v_x493 = NULL;
+      RtValue *v_x582 = NULL;
+      RtValue *v_x660 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K7, 7, v_x255, v_x89, v_x133, v_x215, v_x223, v_x241, &v_x276, &v_x290, &v_x291, &v_x304, &v_x350, &v_x371, &v_x397, &v_x418, &v_x493, &v_x582, &v_x660, 2);
       /* check subscript: made on the device by the run before it */
-      int32_t v_x448 = 0;
-      v_x448 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
-      int32_t v_x456 = 0;
-      v_x456 = (int32_t)v_x414->len;
-      int32_t v_x455 = 0;
-      v_x455 = (int32_t)v_x367->len;
-      int32_t v_x457 = 0;
-      v_x457 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x455, v_x456);
-      int32_t v_x467 = 0;
-      v_x467 = rt_mul_i(v_x133, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x467, 1);
-      RtValue *v_x454 = NULL;
-      RtValue *v_x524 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x388, v_x435, v_x448, &v_x454, &v_x524);
-      rt_release(v_x388);
-      rt_release(v_x435);
-      RtValue *v_x529 = NULL;
-      RtValue *v_x539 = NULL;
-      RtValue *v_x548 = NULL;
+      int32_t v_x431 = 0;
+      v_x431 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x133, v_x133);
+      int32_t v_x439 = 0;
+      v_x439 = (int32_t)v_x397->len;
+      int32_t v_x438 = 0;
+      v_x438 = (int32_t)v_x350->len;
+      int32_t v_x440 = 0;
+      v_x440 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x438, v_x439);
+      int32_t v_x450 = 0;
+      v_x450 = rt_mul_i(v_x133, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x450, 1);
+      RtValue *v_x437 = NULL;
+      RtValue *v_x507 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K8, 5, v_x371, v_x418, v_x431, &v_x437, &v_x507);
+      rt_release(v_x371);
+      rt_release(v_x418);
+      RtValue *v_x512 = NULL;
+      RtValue *v_x522 = NULL;
+      RtValue *v_x531 = NULL;
+      RtValue *v_x533 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x450, v_x133, v_x437, v_x507, v_x440, &v_x512, &v_x522, &v_x531, &v_x533);
+      rt_release(v_x437);
+      rt_release(v_x507);
+      int32_t v_x537 = 0;
+      v_x537 = (int32_t)NESSIE_SEG_TOTAL(v_x531);
       RtValue *v_x550 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K10, 5, v_x467, v_x133, v_x454, v_x524, v_x457, &v_x529, &v_x539, &v_x548, &v_x550);
-      rt_release(v_x454);
-      rt_release(v_x524);
-      int32_t v_x554 = 0;
-      v_x554 = (int32_t)NESSIE_SEG_TOTAL(v_x548);
-      RtValue *v_x567 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x367, v_x414, v_x457, v_x548, v_x550, v_x539, v_x529, &v_x567);
-      rt_release(v_x367);
-      rt_release(v_x414);
-      rt_release(v_x529);
-      rt_release(v_x539);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 5, v_x350, v_x397, v_x440, v_x531, v_x533, v_x522, v_x512, &v_x550);
+      rt_release(v_x350);
+      rt_release(v_x397);
+      rt_release(v_x512);
+      rt_release(v_x522);
+      rt_release(v_x533);
+      RtValue *v_x552 = NULL;
+      rt_retain(v_x531);
+      rt_retain(v_x550);
+      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x531, v_x550, &v_x552));
+      rt_release(v_x531);
       rt_release(v_x550);
-      RtValue *v_x569 = NULL;
-      rt_retain(v_x548);
-      rt_retain(v_x567);
-      NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 10, 14), "distinct", 0, fn_distinct_lifted(v_x548, v_x567, &v_x569));
-      rt_release(v_x548);
-      rt_release(v_x567);
-      int32_t v_x589 = 0;
-      int32_t v_x590 = 0;
-      int32_t v_x591 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x293, v_x510, &v_x589, &v_x590, &v_x591, 6);
-      rt_release(v_x293);
+      int32_t v_x572 = 0;
+      int32_t v_x573 = 0;
+      int32_t v_x574 = 0;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K5, 6, v_x276, v_x493, &v_x572, &v_x573, &v_x574, 6);
+      rt_release(v_x276);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x706 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x510, v_x321, v_x599, v_x569, v_x677, &v_x706);
-      rt_release(v_x321);
-      rt_release(v_x510);
-      rt_release(v_x599);
-      rt_release(v_x677);
-      rt_release(v_x569);
-      v_x707 = v_x706;
+      RtValue *v_x689 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 6, v_x493, v_x304, v_x582, v_x552, v_x660, &v_x689);
+      rt_release(v_x304);
+      rt_release(v_x493);
+      rt_release(v_x582);
+      rt_release(v_x660);
+      rt_release(v_x552);
+      v_x690 = v_x689;
     }
-    rt_release(v_x232);
-    rt_release(v_x240);
-    rt_release(v_x258);
-    rt_release(v_x272);
-    int32_t v_x750 = 0;
-    v_x750 = (int32_t)v_x707->len;
-    int32_t v_x749 = 0;
-    v_x749 = (int32_t)v_x285->len;
-    int32_t v_x751 = 0;
-    v_x751 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x749, v_x750);
-    RtValue *v_x762 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x732, v_x132, v_x105, v_x718, v_x285, v_x707, v_x751, &v_x762);
+    rt_release(v_x215);
+    rt_release(v_x223);
+    rt_release(v_x241);
+    rt_release(v_x255);
+    int32_t v_x733 = 0;
+    v_x733 = (int32_t)v_x690->len;
+    int32_t v_x732 = 0;
+    v_x732 = (int32_t)v_x268->len;
+    int32_t v_x734 = 0;
+    v_x734 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x732, v_x733);
+    RtValue *v_x745 = NULL;
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K15, 7, v_x715, v_x132, v_x105, v_x701, v_x268, v_x690, v_x734, &v_x745);
     rt_release(v_x105);
-    rt_release(v_x718);
-    rt_release(v_x732);
-    rt_release(v_x285);
-    rt_release(v_x707);
-    v_x763 = v_x762;
+    rt_release(v_x701);
+    rt_release(v_x715);
+    rt_release(v_x268);
+    rt_release(v_x690);
+    v_x746 = v_x745;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x763;
+  *out_0 = v_x746;
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -5244,16 +5219,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1091 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1091->data.i[0] = 3;
-  t1091->data.i[1] = 1;
-  t1091->data.i[2] = 4;
-  t1091->data.i[3] = 1;
-  t1091->data.i[4] = 5;
-  t1091->data.i[5] = 9;
-  t1091->data.i[6] = 2;
-  t1091->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1091);
+  RtValue *t1075 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1075->data.i[0] = 3;
+  t1075->data.i[1] = 1;
+  t1075->data.i[2] = 4;
+  t1075->data.i[3] = 1;
+  t1075->data.i[4] = 5;
+  t1075->data.i[5] = 9;
+  t1075->data.i[6] = 2;
+  t1075->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1075);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
