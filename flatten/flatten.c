@@ -253,6 +253,15 @@ static void check(Fl *fl, int kind, ...) {
   va_end(ap);
 }
 
+/* a + b, two numbers of elements, as a known total (FlatStmt.total):
+   checked first to fit an int, as the segdes made with that total
+   checks its own, with the same words, so that a total past max_int is
+   that error and never a wrapped total the GPU would size by. */
+static FlatAtom *total_sum(Fl *fl, FlatAtom *a, FlatAtom *b) {
+  check(fl, RT_CHECK_APPEND, a, b, NULL);
+  return binary(fl, FLAT_ADD, a, b);
+}
+
 /* A constant [:char:] of the 'n' characters at 's' (NUL bytes included). */
 static FlatAtom *string_vector(Fl *fl, const char *s, size_t n) {
   if (n == 0)
@@ -700,7 +709,7 @@ static FlatAtom *merged_total(Fl *fl, Vals same, const Vals *rest, Vals other, T
       return NULL;
   FlatAtom *kept = binary(fl, FLAT_SUB, vals_length(fl, slice(same, 1, same.len - 1), t->elem),
                           op(fl, FLAT_SEG_TOTAL, int_scalar(), 1, vec_get(rest, 0)));
-  return binary(fl, FLAT_ADD, kept, vals_length(fl, slice(other, 1, other.len - 1), t->elem));
+  return total_sum(fl, kept, vals_length(fl, slice(other, 1, other.len - 1), t->elem));
 }
 
 /* Values to stand for the result of a call that stopped with an error
