@@ -1017,6 +1017,23 @@ static Vals sequence(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   return concat(one(d), permute_values(fl, all, t, idx));
 }
 
+/* The elements of nested V([u]) 'v' replicated once per element of the
+   segments of 'segdes' (a free variable of an apply-to-each), where
+   each of those segments holds k elements (a lifted sequence of k,
+   Fl.uniform: quickhull's `{hsplit(packed, a, b) : a in [p1, pm]; b in
+   [pm, p2]}`): k times v's, summed as a known total (total_sum); else
+   NULL. */
+static FlatAtom *replicated_total(Fl *fl, Vals v, Type *t, FlatAtom *segdes) {
+  intptr_t k = segdes && segdes->kind == FA_VAR ? (intptr_t)ptrmap_get(&fl->uniform, segdes->u.var) - 1 : -1;
+  if (k < 1 || k > 8 || res(t)->kind != T_SEQ)
+    return NULL;
+  FlatAtom *n = vals_length(fl, slice(v, 1, v.len - 1), res(t)->elem);
+  FlatAtom *sum = n;
+  for (intptr_t i = 1; i < k; i++)
+    sum = total_sum(fl, sum, n);
+  return sum;
+}
+
 /* {body : p1 in s1; ... | filter} */
 static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   int k = e->u.apply.gens.len;
@@ -1090,7 +1107,9 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     }
     if (!ids)
       ids = op(fl, FLAT_SEG_IDS, vec_int(), 1, segdes);
+    fl->known_total = replicated_total(fl, x->vals, x->type, segdes);
     ienv = bind(ienv, x->name, x->type, replicate_values(fl, x->vals, x->type, ids));
+    fl->known_total = NULL;
   }
   for (int i = 0; i < k; i++)
     ienv = match(ienv, ((Generator *)e->u.apply.gens.data[i])->pat, elems[i], true);
