@@ -107,9 +107,7 @@ void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target, c
   /* range_segdes's fourth argument and make_segdes's second, the total
      the host knows, are not the runtime's: it is handed over after the
      call (known below) */
-  const char *known = NULL;
-  if ((s->library == LIB_RANGE_SEGDES && n == 4) || (s->library == LIB_MAKE_SEGDES && n == 2))
-    known = cg_lookup(env, s->args.data[--n])->value;
+  const char *known = lcu_known_total(s) ? cg_lookup(env, s->args.data[--n])->value : NULL;
   Vec boxes = {0};
   const char **a = xmalloc(sizeof(char *) * (size_t)(n + 1));
   for (int i = 0; i < n; i++)

@@ -406,7 +406,8 @@ static LcuAtom *range_segdes_result(Simp *s, const LcuVar *sd, int k) {
 /* make_segdes's argument, when 'sd' is its result. */
 static LcuAtom *segdes_lengths(Simp *s, const LcuVar *sd) {
   const LcuStmt *d = run_of(s, sd);
-  if (!d || library_of(d->kernel) != LIB_MAKE_SEGDES || d->args.len < 1 || d->args.len > 2) /* (a known total) */
+  if (!d || library_of(d->kernel) != LIB_MAKE_SEGDES ||
+      d->args.len != 1 + lcu_known_total(d->kernel->soacs.data[0])) /* (and a known total) */
     return NULL;
   return subst_atom(s, d->args.data[0]);
 }

@@ -293,6 +293,17 @@ int lcu_split_start(const LcuSoac *s, int c) {
   return j;
 }
 
+int lcu_segdes_args(const LcuSoac *s) {
+  if (s->kind != SOAC_LIBRARY)
+    return -1;
+  return s->library == LIB_MAKE_SEGDES ? 1 : s->library == LIB_RANGE_SEGDES ? 3 : -1;
+}
+
+bool lcu_known_total(const LcuSoac *s) {
+  int n = lcu_segdes_args(s);
+  return n >= 0 && s->args.len == n + 1;
+}
+
 int lcu_split_class(const LcuSoac *s, int j) {
   int c = 0;
   while (c + 1 < s->classes && j >= s->widths[c]) {

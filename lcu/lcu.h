@@ -632,6 +632,12 @@ LcuSoac *lcu_soac_split(Loc loc, LcuThunk *pull, LcuThunk *pred, int classes, co
 int lcu_split_start(const LcuSoac *s, int c);
 /* The class of SPLIT pull value (and result) 'j'. */
 int lcu_split_class(const LcuSoac *s, int j);
+/* The arguments of LIBRARY make_segdes (1) or range_segdes (3) before
+   its last, optional one, the total the host knows (flat.h,
+   FlatStmt.total); -1 for another library kernel. */
+int lcu_segdes_args(const LcuSoac *s);
+/* Does LIBRARY 's' end with such a total? */
+bool lcu_known_total(const LcuSoac *s);
 LcuSoac *lcu_soac_once(Loc loc, LcuThunk *thunk);
 LcuSoac *lcu_soac_seg_map(Loc loc, LcuThunk *pull, LcuVar *sd);
 LcuSoac *lcu_soac_seg_permute(Loc loc, LcuThunk *pull, LcuThunk *index, LcuVar *sd, LcuVar *into);

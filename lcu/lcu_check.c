@@ -518,14 +518,14 @@ static void check_library(Checker *c, const LcuSoac *s, Vec *results) {
     break;
   case LIB_MAKE_SEGDES:
     /* the lengths; and the total where the host knows it */
-    want = n == 2 ? 2 : 1, kinds[0] = LT_VEC, masks[0] = B_INT;
+    want = lcu_known_total(s) ? 2 : 1, kinds[0] = LT_VEC, masks[0] = B_INT;
     kinds[1] = LT_SCALAR, masks[1] = B_INT;
     push_type(results, lcu_segdes());
     break;
   case LIB_RANGE_SEGDES:
     /* starts, ends, strides; and the total where the host knows it
        (FlatStmt.total) */
-    want = n == 4 ? 4 : 3;
+    want = lcu_known_total(s) ? 4 : 3;
     for (int i = 0; i < 3; i++)
       kinds[i] = LT_VEC, masks[i] = B_INT;
     kinds[3] = LT_SCALAR, masks[3] = B_INT;

@@ -1415,22 +1415,21 @@ static void run_library(Kernel *k, RtValue **out) {
     run_loop(k, args, out);
     return;
   }
+  /* a segdes's last argument may be the total the compiler knows: the
+     segdes made is checked against it */
+  int nargs = s->args.len;
+  RtValue *known_total = lcu_known_total(s) ? args[--nargs] : NULL;
   if (s->library == LIB_RANGE_SEGDES) { /* no flat operation of its own: seg_range's first half */
-    if ((s->args.len != 3 && s->args.len != 4) || s->results.len != 3)
+    if (nargs != 3 || s->results.len != 3)
       die("range_segdes of %d arguments and %d results", s->args.len, s->results.len);
     for (int i = 0; i < 3; i++)
       k->in->stats.bytes += value_bytes(args[i]);
     out[0] = rt_range_segdes(flat_rt_loc(k->loc), args[0], args[1], args[2], &out[1], &out[2]);
-    if (s->args.len == 4) /* the total the compiler knows */
-      rt_seg_known_total(out[0], args[3]->scalar.i);
+    if (known_total)
+      rt_seg_known_total(out[0], known_total->scalar.i);
     k->in->stats.elements += (uint64_t)out[0]->len;
     return;
   }
-  /* make_segdes's second argument: the total the compiler knows */
-  int nargs = s->args.len;
-  RtValue *known_total = NULL;
-  if (s->library == LIB_MAKE_SEGDES && nargs == 2)
-    known_total = args[--nargs];
   FlatStmt fs = {.kind = FS_OP,
                  .loc = k->loc,
                  .op = library_op(s->library),
