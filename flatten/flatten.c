@@ -68,10 +68,11 @@ typedef struct Fl {
                       nested values appended (append_values) */
   PtrMap made;     /* FlatVar (a segdes) -> its atom: made from lengths
                       here (make_segdes), not a parameter's or a result's */
-  PtrMap uniform;  /* FlatVar (a segdes) -> k + 1: each of its segments
-                      has k elements (a lifted sequence of k, sequence) */
-  PtrMap dist_of;  /* FlatVar (an int vector) -> c + 1 - INT32_MIN as a
-                      pointer, non-NULL: `dist c n` of a constant c */
+  PtrMap uniform;  /* FlatVar (a segdes) -> k (intptr_t, >= 1): each of
+                      its segments has k elements (a lifted sequence of
+                      k, sequence) */
+  PtrMap dist_of;  /* FlatVar (an int vector) -> the FlatAtom c where the
+                      vector is `dist c n` of a constant c */
   bool once;       /* the gather being made takes each element at most
                       once (a lifted subscript's): its SEG_RANGEs are
                       <segments once> */
@@ -191,16 +192,16 @@ static FlatAtom *iota(Fl *fl, FlatAtom *n) {
 static FlatAtom *dist(Fl *fl, FlatAtom *x, FlatAtom *n) {
   FlatAtom *d = op(fl, FLAT_DIST, as_vec(ty(x)), 2, x, n);
   if (x->kind == FA_INT)
-    ptrmap_put(&fl->dist_of, d->u.var, (void *)(intptr_t)((int64_t)x->u.i - INT32_MIN + 1));
+    ptrmap_put(&fl->dist_of, d->u.var, x);
   return d;
 }
 
 /* The constant c where 'v' is `dist c n`: true and '*c' set. */
 static bool dist_constant(Fl *fl, const FlatAtom *v, int32_t *c) {
-  intptr_t e = v->kind == FA_VAR ? (intptr_t)ptrmap_get(&fl->dist_of, v->u.var) : 0;
-  if (!e)
+  const FlatAtom *x = v->kind == FA_VAR ? ptrmap_get(&fl->dist_of, v->u.var) : NULL;
+  if (!x)
     return false;
-  *c = (int32_t)((int64_t)e - 1 + INT32_MIN);
+  *c = x->u.i;
   return true;
 }
 static FlatAtom *seg_lengths(Fl *fl, FlatAtom *d) { return op(fl, FLAT_SEG_LENGTHS, vec_int(), 1, d); }
@@ -1002,7 +1003,7 @@ static Vals sequence(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
      element a segment is elems[0] as it is. */
   if (k == 1) {
     FlatAtom *d1 = make_segdes(fl, dist(fl, int_const(1), ctx->len));
-    ptrmap_put(&fl->uniform, d1->u.var, (void *)(intptr_t)2);
+    ptrmap_put(&fl->uniform, d1->u.var, (void *)(intptr_t)1);
     return concat(one(d1), elems[0]);
   }
   Vals all = append_all(fl, elems, k, t);
@@ -1013,7 +1014,7 @@ static Vals sequence(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   FlatAtom *pos = binary(fl, FLAT_REM, p, dist(fl, int_const(k), total));
   FlatAtom *idx = binary(fl, FLAT_ADD, binary(fl, FLAT_MUL, pos, dist(fl, m, total)), seg);
   FlatAtom *d = make_segdes(fl, dist(fl, int_const(k), m));
-  ptrmap_put(&fl->uniform, d->u.var, (void *)(intptr_t)(k + 1));
+  ptrmap_put(&fl->uniform, d->u.var, (void *)(intptr_t)k);
   return concat(one(d), permute_values(fl, all, t, idx));
 }
 
@@ -1024,7 +1025,7 @@ static Vals sequence(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
    [pm, p2]}`): k times v's, summed as a known total (total_sum); else
    NULL. */
 static FlatAtom *replicated_total(Fl *fl, Vals v, Type *t, FlatAtom *segdes) {
-  intptr_t k = segdes && segdes->kind == FA_VAR ? (intptr_t)ptrmap_get(&fl->uniform, segdes->u.var) - 1 : -1;
+  intptr_t k = segdes && segdes->kind == FA_VAR ? (intptr_t)ptrmap_get(&fl->uniform, segdes->u.var) : 0;
   if (k < 1 || k > 8 || res(t)->kind != T_SEQ)
     return NULL;
   FlatAtom *n = vals_length(fl, slice(v, 1, v.len - 1), res(t)->elem);
