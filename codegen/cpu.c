@@ -542,6 +542,19 @@ static void gen_split(Kx *x) {
       cg_line(cg, "%s[%s] = in[%d];", cg_lookup(x->env, s->results.data[nv + k])->value, g, k);
     cg->indent--;
     cg_line(cg, "}");
+    if (s->offsets) {
+      /* `offsets`: each class's counts summed before each segment (the
+         sums fit an int: they count the class's values) */
+      for (int k = 0; k < nc; k++) {
+        const LcuVar *r = s->results.data[nv + nc + k];
+        new_vector(x, r, sd->length);
+        const char *sum = cg_temp(cg);
+        cg_line(cg, "for (int64_t %s = 0, %s = 0; %s < %s; %s++) {", g, sum, g, sd->length, g);
+        cg_line(cg, "  %s[%s] = (int32_t)%s;", cg_lookup(x->env, r)->value, g, sum);
+        cg_line(cg, "  %s += %s[%s];", sum, cg_lookup(x->env, s->results.data[nv + k])->value, g);
+        cg_line(cg, "}");
+      }
+    }
   }
   /* pass 2: each chunk at its offsets */
   chunk_loop(cg, c, nch);

@@ -903,6 +903,16 @@ static void host_split(Gx *x) {
       cg_line(cg, "  %s,", cg_name(s->results.data[nv + c]));
     cg_line(cg, "};");
     buf_printf(&counted, ", %s, %s", sd->value, all);
+    if (s->offsets) { /* and each class's offsets */
+      const char *offs = cg_temp(cg);
+      for (int c = 0; c < s->classes; c++)
+        new_vector(x, s->results.data[nv + s->classes + c], sd->length);
+      cg_line(cg, "RtValue *const %s[%d] = {", offs, s->classes);
+      for (int c = 0; c < s->classes; c++)
+        cg_line(cg, "  %s,", cg_name(s->results.data[nv + s->classes + c]));
+      cg_line(cg, "};");
+      buf_printf(&counted, ", %s", offs);
+    }
   }
   cg_line(cg, "%s = rtg::split_launch<%s, %d>(%s, loc, %s, %s, %s, %s%s);", x->slot, kname(x, "V"), s->classes,
           kernel_string(x), functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"), buf_str(&counted));

@@ -813,6 +813,8 @@ static void canon_soac(Canon *c, const LcuSoac *s) {
   }
   if (s->segdes)
     canon_var(c, s->segdes);
+  if (s->offsets)
+    canon_puts(c, "offsets ");
   if (s->into)
     canon_var(c, s->into);
   for (int a = 0; a < s->args.len; a++)

@@ -311,7 +311,14 @@ typedef enum LcuLibrary {
    of the flags made in a pass of its own: fusion's rule_split_counts).
    LcuSoac.segdes is that sd; n and sd's total must agree (fusion makes
    the counts only where it knows they do; the interpreter stops where
-   they do not). */
+   they do not).
+   SPLIT A P [w1, ..., wc] n counts sd offsets also gives, after the
+   counts, each class's offsets: c more results, [int] each, one a
+   segment, the exclusive sum scan of the class's counts (where segment
+   s's values of the class begin in the class's vectors: the offsets of
+   the flattened filter's segdes, which a SCAN of the counts made in a
+   launch of its own: fusion's rule_split_offsets).  The split finds
+   them to place its elements in any case. */
 enum { LCU_SPLIT_MAX = 8 };
 
 /* SCAN A id op n maps m (REDUCE likewise): the pull thunk gives k + m
@@ -358,6 +365,8 @@ typedef struct LcuSoac {
   int classes;        /* SPLIT: its classes, c */
   const int *widths;  /* SPLIT: the values of each class, c of them */
   LcuVar *segdes;     /* the SEG_ SOACs; SPLIT's `counts` sd, or NULL */
+  bool offsets;       /* SPLIT with `counts sd`: also each class's
+                         offsets (below); printed `offsets` */
   LcuVar *into;       /* PERMUTE, SEG_PERMUTE: the vector whose copy is
                          written (NULL: the indices are a permutation);
                          with `into`, the pull thunk gives one value, of

@@ -792,6 +792,8 @@ static void check_soac(Checker *c, const LcuSoac *s) {
   }
   if (s->kind != SOAC_SPLIT && (s->classes || s->widths))
     fail(c, s->loc, "%s has classes", name);
+  if (s->offsets && (s->kind != SOAC_SPLIT || !s->segdes))
+    fail(c, s->loc, "%s gives offsets without counts", name);
 
   /* the index space: n, a sd, or none */
   if (is_segmented(s->kind)) {
@@ -829,8 +831,8 @@ static void check_soac(Checker *c, const LcuSoac *s) {
   case SOAC_SCAN:
   case SOAC_SPLIT:
     push_lifted(&results, &all); /* a SCAN's scans, then its map columns */
-    for (int i = 0; s->segdes && i < s->classes; i++)
-      push_type(&results, lcu_vec(FB_INT));
+    for (int i = 0; s->segdes && i < (s->offsets ? 2 : 1) * s->classes; i++)
+      push_type(&results, lcu_vec(FB_INT)); /* counts, then offsets */
     break;
   case SOAC_FILTER:
   case SOAC_SEG_MAP:

@@ -1302,6 +1302,17 @@ static void split(Kernel *k, int64_t n, RtValue **out) {
     for (int64_t g = 0; g < d->len; g++)
       counts->data.i[g] = (int32_t)flags_in(flags[c], off[g], off[g + 1], true);
     out[nv + c] = counts;
+    if (!s->offsets)
+      continue;
+    /* `offsets`: the counts' exclusive sum (their sum is the class's
+       number of values, an int) */
+    RtValue *offs = rt_value_new(rt_vec_type(RT_INT), d->len);
+    int64_t sum = 0;
+    for (int64_t g = 0; g < d->len; g++) {
+      offs->data.i[g] = (int32_t)sum;
+      sum += counts->data.i[g];
+    }
+    out[nv + s->classes + c] = offs;
   }
 }
 
@@ -1465,7 +1476,7 @@ static int soac_results(const LcuSoac *s, int nv) {
   case SOAC_SEG_PARTITION:
     return 2 * nv + 2;
   case SOAC_SPLIT:
-    return s->segdes ? nv + s->classes : nv;
+    return s->segdes ? nv + (s->offsets ? 2 : 1) * s->classes : nv;
   default:
     return nv;
   }

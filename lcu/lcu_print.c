@@ -525,7 +525,7 @@ static void print_soac(Printer *pr, const LcuSoac *s) {
   fputc(' ', out);
   print_size(pr, s);
   if (s->kind == SOAC_SPLIT && s->segdes)
-    fprintf(out, " counts %s", var_name(s->segdes));
+    fprintf(out, " counts %s%s", var_name(s->segdes), s->offsets ? " offsets" : "");
   if (s->maps)
     fprintf(out, " maps %d", s->maps);
   if (s->into)

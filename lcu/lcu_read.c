@@ -1084,8 +1084,10 @@ static LcuSoac *soac_at(Reader *r, Loc loc) {
     } while (accept(r, ","));
     expect(r, "]");
     LcuSoac *s = lcu_soac_split(no_loc, pull, second, classes, widths, size(r));
-    if (accept(r, "counts"))
+    if (accept(r, "counts")) {
       s->segdes = use(r, false);
+      s->offsets = accept(r, "offsets");
+    }
     return s;
   }
   case SOAC_SEG_FILTER:

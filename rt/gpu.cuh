@@ -1237,7 +1237,10 @@ template <class Pull> __device__ auto pull_at(const Pull &pull, int64_t j, int64
    s - 1's count and takes it from segment s's: each count gets its end
    once and its start once, whichever tiles finish first (int adds:
    the same result in any order).  The offsets equal to n (the last
-   segments' ends, empty segments at the end) are the last tile's. */
+   segments' ends, empty segments at the end) are the last tile's.
+   With SPLIT's `offsets`, E_c(s) is also stored as it is: the offsets
+   of the class's segments, where a scan of the counts took a launch of
+   its own. */
 __device__ inline int64_t warp_segment_of(const int64_t *off, int64_t nseg, int64_t j);
 
 /* A pull that takes the segment (takes_segment) gets each element's,
@@ -1264,7 +1267,8 @@ struct SplitCounts {
 struct SplitSegments {
   const int64_t *off; /* the sd's offsets, nseg + 1 of them */
   int64_t nseg;
-  int32_t *at[8]; /* each class's counts, nseg of them */
+  int32_t *at[8];   /* each class's counts, nseg of them */
+  int32_t *offs[8]; /* SPLIT's `offsets`: each class's E_c(s), or NULL */
 };
 
 template <class V, int C, bool COUNTED, class Pull, class Pred, class Store>
@@ -1378,8 +1382,11 @@ __global__ void __launch_bounds__(THREADS)
                                            : tile_total[c]);
         if (s > 0)
           atomicAdd(&segs.at[c][s - 1], (int32_t)e);
-        if (s < segs.nseg)
+        if (s < segs.nseg) {
           atomicAdd(&segs.at[c][s], -(int32_t)e);
+          if (segs.offs[c])
+            segs.offs[c][s] = (int32_t)e;
+        }
       }
     }
   }
@@ -1389,10 +1396,12 @@ __global__ void __launch_bounds__(THREADS)
    counts, each read by filter_count after the launch, as
    partition_launch's (NULL slots for n 0: nothing kept).  With 'sd'
    (SPLIT's `counts sd`, whose total is n), each class's counts in each
-   segment too, into the int vectors 'seg_counts' (sd's segments each). */
+   segment too, into the int vectors 'seg_counts' (sd's segments each),
+   and with 'seg_offsets' (`offsets`) each class's offsets there. */
 template <class V, int C, class Pull, class Pred, class Store>
 SplitCounts split_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store,
-                         RtValue *sd = NULL, RtValue *const *seg_counts = NULL) {
+                         RtValue *sd = NULL, RtValue *const *seg_counts = NULL,
+                         RtValue *const *seg_offsets = NULL) {
   SplitCounts counts = {};
   SplitSegments segs = {};
   if (sd) {
@@ -1400,6 +1409,11 @@ SplitCounts split_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int6
     for (int c = 0; c < C && segs.nseg > 0; c++) {
       segs.at[c] = seg_counts[c]->data.i;
       rtg_zero(segs.at[c], sizeof(int32_t) * (size_t)segs.nseg);
+      if (seg_offsets) { /* n > 0 writes each; with n 0 all are 0 */
+        segs.offs[c] = seg_offsets[c]->data.i;
+        if (n <= 0)
+          rtg_zero(segs.offs[c], sizeof(int32_t) * (size_t)segs.nseg);
+      }
     }
     if (n > 0)
       segs.off = rtg_seg_offsets(sd); /* before the mark: it may launch a scan */

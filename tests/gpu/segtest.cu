@@ -1267,7 +1267,10 @@ template <int C> static void test_split(int64_t n, int pattern) {
 /* rtg::split_launch with segments (SPLIT's `counts sd`): three classes
    as test_split's, over every element of a segdes of 'nseg' segments
    and 'total' elements laid out by 'kind', each class's count in each
-   segment against the reference, and the classes' values as before. */
+   segment against the reference, and the classes' values as before;
+   with 'offsets' (SPLIT's `offsets`) each class's offset in each
+   segment too, into vectors filled with -1 first (every one written,
+   with no elements too). */
 /* FPull<4>'s values from a pull that takes the segment (a counted SPLIT
    whose thunk read its sd's ids, fusion/segmap.c): a value whose segment
    is wrong is changed, so that SPred keeps it in no class and the
@@ -1283,22 +1286,26 @@ struct SegPull {
   }
 };
 
-static void test_split_counted(int64_t nseg, int64_t total, Kind kind, int pattern, bool seg_pull) {
+static void test_split_counted(int64_t nseg, int64_t total, Kind kind, int pattern, bool seg_pull, bool offsets) {
   typedef FValue<4> V;
   const int C = 3;
   std::vector<int64_t> len = make_lengths(nseg, total, kind), off = offsets_of(len);
   RtValue *sd = device_segdes(len, true);
   SStore<C> store;
-  RtValue *counts[C];
+  RtValue *counts[C], *offs[C];
   for (int c = 0; c < C; c++) {
     store.y[c] = (V *)rtg_alloc(sizeof(V) * (size_t)(total + GUARD));
     counts[c] = rtg_vec_new(RT_INT, nseg);
+    offs[c] = rtg_vec_new(RT_INT, nseg);
+    if (nseg > 0)
+      cudaMemset(offs[c]->data.i, 0xff, sizeof(int32_t) * (size_t)nseg);
   }
+  RtValue *const *with = offsets ? offs : NULL;
   rtg::SplitCounts slots =
       seg_pull ? rtg::split_launch<V, C>("segtest", RT_LOC(NULL, 0, 0), SegPull{rtg_seg_offsets(sd)},
-                                         SPred<C>{pattern, total}, total, store, sd, counts)
+                                         SPred<C>{pattern, total}, total, store, sd, counts, with)
                : rtg::split_launch<V, C>("segtest", RT_LOC(NULL, 0, 0), FPull<4>{}, SPred<C>{pattern, total}, total,
-                                         store, sd, counts);
+                                         store, sd, counts, with);
   std::string wrong;
   char buf[200];
   for (int c = 0; c < C && wrong.empty(); c++) {
@@ -1315,6 +1322,8 @@ static void test_split_counted(int64_t nseg, int64_t total, Kind kind, int patte
     if (wrong.empty())
       wrong = check_values<4>(got, want, (int64_t)want.size(), "kept");
     std::vector<int32_t> per = read_back(counts[c]->data.i, (size_t)nseg);
+    std::vector<int32_t> at = read_back(offs[c]->data.i, (size_t)nseg);
+    int32_t before = 0;
     for (int64_t s = 0; s < nseg && wrong.empty(); s++) {
       int32_t m = 0;
       for (int64_t i = off[s]; i < off[s + 1]; i++)
@@ -1323,16 +1332,23 @@ static void test_split_counted(int64_t nseg, int64_t total, Kind kind, int patte
         snprintf(buf, sizeof buf, "class %d, segment %lld of %lld elements: counted %d, expected %d", c, (long long)s,
                  (long long)len[s], per[s], m);
         wrong = buf;
+      } else if (offsets && at[s] != before) {
+        snprintf(buf, sizeof buf, "class %d, segment %lld of %lld elements: offset %d, expected %d", c, (long long)s,
+                 (long long)len[s], at[s], before);
+        wrong = buf;
       }
+      before += m;
     }
   }
   for (int c = 0; c < C; c++) {
     rtg_free(store.y[c]);
     rt_value_free(counts[c]);
+    rt_value_free(offs[c]);
   }
   rt_value_free(sd);
-  result(wrong.empty(), "split counted by segment%s: %lld segments (%s), %lld elements, keep %s and on%s%s",
-         seg_pull ? ", each pull given its segment" : "", (long long)nseg, kind_names[kind], (long long)total,
+  result(wrong.empty(), "split counted by segment%s%s: %lld segments (%s), %lld elements, keep %s and on%s%s",
+         seg_pull ? ", each pull given its segment" : "", offsets ? ", with offsets" : "", (long long)nseg,
+         kind_names[kind], (long long)total,
          filter_patterns[pattern], wrong.empty() ? "" : ": ", wrong.c_str());
 }
 
@@ -1345,8 +1361,8 @@ static void test_splits_counted(bool quick) {
       for (int pattern = 0; pattern < 7; pattern += quick ? 3 : 1) {
         if (sh[1] >= 10000000 && pattern != 3)
           continue;
-        test_split_counted(sh[0], sh[1], (Kind)kind, pattern, false);
-        test_split_counted(sh[0], sh[1], (Kind)kind, pattern, true);
+        test_split_counted(sh[0], sh[1], (Kind)kind, pattern, false, true);
+        test_split_counted(sh[0], sh[1], (Kind)kind, pattern, true, false);
       }
 }
 
