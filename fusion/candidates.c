@@ -183,7 +183,7 @@ static double reads_not_in(const Vec *a, const Vec *b) {
 /* A variable of a predicate outside its pull: a kernel's parameter, by
    the CPU atom its run passes, so that two FILTERs of two kernels
    compare by what they test (canon.c). */
-static void name_by_cpu_atom(Buf *b, const LcuVar *v, const void *ctx) {
+void fus_name_by_cpu_atom(Buf *b, const LcuVar *v, const void *ctx) {
   const FusNode *n = ctx;
   const LcuAtom *a = fus_kernel_arg(&n->lens, v);
   if (a)
@@ -198,7 +198,7 @@ static char **predicate_texts;
 
 static char *predicate_text(const FusNode *n) {
   if (!predicate_texts[n->id])
-    predicate_texts[n->id] = fus_predicate_text(n->soac, name_by_cpu_atom, n);
+    predicate_texts[n->id] = fus_predicate_text(n->soac, fus_name_by_cpu_atom, n);
   return predicate_texts[n->id];
 }
 
@@ -253,8 +253,8 @@ static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
       if (strcmp(predicate_text(u), predicate_text(v)) == 0)
         return rule_name(a, b, false);
       /* one testing not(...) of the other's: a PARTITION (rules.c) */
-      if (a == SOAC_FILTER && (fus_predicate_negates(P, u, Q, v, name_by_cpu_atom) ||
-                               fus_predicate_negates(Q, v, P, u, name_by_cpu_atom)))
+      if (a == SOAC_FILTER && (fus_predicate_negates(P, u, Q, v, fus_name_by_cpu_atom) ||
+                               fus_predicate_negates(Q, v, P, u, fus_name_by_cpu_atom)))
         return "FILTER+FILTER (complement)";
       /* two classes of one SPLIT (rules.c) */
       if (a == SOAC_FILTER && !P->into && !Q->into)
@@ -267,8 +267,8 @@ static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
   }
   /* a FILTER beside the SEG_REDUCE that counts its kept elements by
      segment: one SPLIT with counts (rules.c) */
-  if (same_space(u, v) && (fus_counted_classes(P, u, Q, v, name_by_cpu_atom, NULL) ||
-                           fus_counted_classes(Q, v, P, u, name_by_cpu_atom, NULL)))
+  if (same_space(u, v) && (fus_counted_classes(P, u, Q, v, fus_name_by_cpu_atom, NULL) ||
+                           fus_counted_classes(Q, v, P, u, fus_name_by_cpu_atom, NULL)))
     return "FILTER beside SEG_REDUCE (counts)";
   /* a MAP beside a REDUCE, a SCAN, a FILTER (the other's skeleton also
      writes the MAP's outputs), and a REDUCE beside a FILTER or SCAN,
@@ -328,6 +328,10 @@ static double vertical_gain(const FusRegion *r, const FusEdge *e) {
         break;
       }
   }
+  /* a SCAN of a SEG_REDUCE's counts (pdg.c, scan_of_counts) becomes the
+     offsets of the SPLIT that counts: its pass goes, reading nothing */
+  if (u->soac->kind == SOAC_SEG_REDUCE && v->soac->kind == SOAC_SCAN)
+    return 2 * saved + LAUNCH_BYTES;
   /* ... but it reads the producer's inputs it did not read */
   return saved - reads_not_in(reads_of(r, u), reads_of(r, v)) + LAUNCH_BYTES;
 }

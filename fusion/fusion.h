@@ -232,8 +232,15 @@ char *fus_pull_text(const LcuSoac *s, int j, FusCanonVar other, const void *ctx)
    pull, given 'actx' or 'bctx'. */
 bool fus_predicate_negates(const LcuSoac *a, const void *actx, const LcuSoac *b, const void *bctx,
                            FusCanonVar other);
+/* Can run 'r', which gives 'v' (a sd's lengths or offsets) as argument
+   'arg', read the sd instead (fus_segment_fields): does its kernel read
+   that parameter only at indices in thunks? (segmap.c) */
+bool fus_field_run_qualifies(const LcuStmt *r, int arg, const LcuVar *v);
 /* A CPU atom as such text: `v12`, `i3`, `f0x1p+0`, `b1`, `c65`. */
 void fus_canon_atom(Buf *b, const LcuAtom *a);
+/* A FusCanonVar naming a kernel variable of FusNode 'ctx' by the CPU
+   atom its run passes it (candidates.c): two runs' texts compare. */
+void fus_name_by_cpu_atom(Buf *b, const LcuVar *v, const void *ctx);
 /* The index space of SOAC 's': n, the elements of its sd, 1 for ONCE. */
 FusLen fus_soac_space(const FusKernelLens *kl, const LcuSoac *s);
 

@@ -419,6 +419,59 @@ static void filter_map_reduce(FusRegion *r) {
   }
 }
 
+/* A SCAN that sums, at its own index, the counts that a SEG_REDUCE
+   makes of a FILTER's flags (a flattened filter's segdes's offsets): a
+   SCAN cannot read a SEG_REDUCE's results in one kernel by itself
+   (classify), but once the FILTER and the SEG_REDUCE are a SPLIT with
+   counts (rules.c, rule_split_counts), the SPLIT gives the scan too
+   (rule_split_offsets), so the edge SEG_REDUCE -> SCAN is fusible where
+   a FILTER or SPLIT of the region has the SEG_REDUCE's space.  Whether
+   the SEG_REDUCE counts its flags shows only once their MAPs are
+   composed into both (rules.c); a kernel that holds the SEG_REDUCE and
+   the SCAN without such a FILTER runs them one after the other, as it
+   runs any SOAC that reads another's results whole.  Called once the
+   data edges are made. */
+static void scan_of_counts(FusRegion *r) {
+  for (int i = 0; i < r->edges.len; i++) {
+    FusEdge *e = r->edges.data[i];
+    if (e->kind != FE_PREVENTING || !e->var)
+      continue;
+    const FusNode *f = r->nodes.data[e->from], *o = r->nodes.data[e->to];
+    const LcuSoac *R = f->soac, *O = o->soac;
+    if (!R || R->kind != SOAC_SEG_REDUCE || !O || O->kind != SOAC_SCAN || O->maps || O->pull->lets.len ||
+        !fus_int_sums(O) || !fus_int_sums(R))
+      continue;
+    /* each component of O is a count at O's own index, over as many */
+    Vec rp = result_params(f, o);
+    const LcuVar *idx = fus_index_param(O, O->pull);
+    bool counts = idx != NULL;
+    for (int j = 0; j < O->pull->body.len && counts; j++) {
+      const LcuExp *x = O->pull->body.data[j];
+      counts = x->kind == LE_INDEX && x->args[0]->kind == LE_VAR && x->args[0]->var == idx;
+      bool given = false;
+      for (int k = 0; counts && k < rp.len; k++)
+        given |= rp.data[k] == x->var;
+      counts = counts && given;
+    }
+    for (int k = 0; counts && k < rp.len; k++)
+      if (rp.data[k])
+        counts = !(soac_uses(&o->lens, O, rp.data[k]) & ~(USE_OWN | USE_LENGTH)) &&
+                 fus_len_equal(o->space, fus_kernel_len(&o->lens, rp.data[k]));
+    if (!counts)
+      continue;
+    bool filter = false;
+    for (int k = 0; k < r->nodes.len && !filter; k++) {
+      const FusNode *s = r->nodes.data[k];
+      filter = s->soac && (s->soac->kind == SOAC_FILTER || s->soac->kind == SOAC_SPLIT) && !s->soac->into &&
+               !s->soac->segdes && fus_len_equal(s->space, f->space);
+    }
+    if (!filter)
+      continue;
+    e->kind = FE_FUSIBLE;
+    e->why = "SEG_REDUCE-SCAN (a SPLIT's offsets)";
+  }
+}
+
 /* ---- the graph ---- */
 
 FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
@@ -532,6 +585,7 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
     }
   }
   filter_map_reduce(r);
+  scan_of_counts(r);
   /* order edges: a run that fails or has effects, then the next such
      statement when it is a run */
   for (int i = 0; i < m; i++)

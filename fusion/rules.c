@@ -1321,6 +1321,76 @@ static bool rule_split_counts(Rw *w) {
   return false;
 }
 
+/* ---- a SPLIT's offsets: a SCAN that sums, at its own index, counts of
+   a SPLIT with counts (the offsets of a flattened filter's segdes,
+   which the filter's lifted `[lesser, greater]` or `++` reads) becomes
+   the SPLIT's offsets:
+       (S, n1, ..., nc) = SPLIT { i => e } { w => p } ws n counts sd
+       O = SCAN { j => (n_a[j], ..., n_b[j]) } (0, ..., 0) { + ... } #n_a
+       ------------------------------------------------------------------
+       (S, n1, ..., nc, o1, ..., oc) = SPLIT { i => e } { w => p } ws n counts sd offsets
+   O's results are the offsets of its classes; the others are read by
+   nothing.  The split finds each class's offset in each segment to
+   place its elements (rtg::split_kernel's E_c(s)); a SCAN of the counts
+   was a launch of its own, and a pass of the interpreter.  Legality:
+   O has no map columns, each component reads a count of a distinct
+   class at O's index and nothing else, O's space is the segments of
+   sd; O cannot fail, so the SPLIT, at S's place, gives its results
+   before the SOACs between S and O as well. ---- */
+
+/* The class of the count of SPLIT 's' (with counts) that SCAN 'o''s
+   component j reads at o's index, and nothing else; -1 if it reads
+   anything else. */
+static int count_read(const LcuSoac *s, const LcuSoac *o, int j) {
+  const LcuVar *i = fus_index_param(o, o->pull);
+  const LcuExp *e = o->pull->body.data[j];
+  if (!i || e->kind != LE_INDEX || e->args[0]->kind != LE_VAR || e->args[0]->var != i)
+    return -1;
+  int nv = s->pull->body.len;
+  for (int c = 0; c < s->classes; c++)
+    if (s->results.data[nv + c] == e->var)
+      return c;
+  return -1;
+}
+
+static bool rule_split_offsets(Rw *w) {
+  int n = nsoacs(w);
+  for (int a = 0; a < n; a++) {
+    const LcuSoac *S = soac_at(w, a);
+    if (S->kind != SOAC_SPLIT || !S->segdes || S->offsets)
+      continue;
+    for (int b = a + 1; b < n; b++) {
+      const LcuSoac *O = soac_at(w, b);
+      if (O->kind != SOAC_SCAN || O->maps || O->pull->lets.len || lcu_pull_takes_segment(O) || !fus_int_sums(O) ||
+          !fus_len_equal(fus_soac_space(&w->kl, O), fus_kernel_len(&w->kl, S->segdes)))
+        continue;
+      int k = O->pull->body.len, nc = S->classes, nv = S->pull->body.len;
+      LcuVar *offsets[LCU_SPLIT_MAX] = {NULL};
+      bool all = true;
+      for (int j = 0; j < k && all; j++) {
+        int c = count_read(S, O, j);
+        all = c >= 0 && !offsets[c];
+        if (all)
+          offsets[c] = O->results.data[j];
+      }
+      if (!all)
+        continue;
+      LcuSoac *t = NEW(LcuSoac);
+      *t = *S;
+      t->offsets = true;
+      t->results = (Vec){0};
+      for (int i = 0; i < nv + nc; i++)
+        vec_push(&t->results, S->results.data[i]);
+      for (int c = 0; c < nc; c++)
+        vec_push(&t->results, offsets[c] ? offsets[c] : lcu_new_var(w->p, lcu_vec(FB_INT), "offsets"));
+      w->k->soacs.data[a] = t;
+      remove_soac(w, b);
+      return true;
+    }
+  }
+  return false;
+}
+
 /* ---- dead results: a SOAC nothing reads goes when it cannot fail, and
    so does a MAP's result column that nothing reads.  A MAP whose only
    check is of its size goes too when another SOAC of the kernel makes
@@ -1576,7 +1646,7 @@ void fus_rewrite(LcuProgram *p, LcuStmt *run, FusFacts *f) {
     refresh(&w);
     if (!rule_dead(&w) && !rule_compose(&w) && !rule_compose_gather(&w) && !rule_filter_reduce(&w) &&
         !rule_filter_filter(&w) && !rule_complement(&w) && !rule_side_by_side(&w) && !rule_split(&w) &&
-        !rule_split_counts(&w) && !rule_map_scan(&w))
+        !rule_split_counts(&w) && !rule_split_offsets(&w) && !rule_map_scan(&w))
       break;
   }
   finish(&w);

@@ -509,7 +509,7 @@ static bool thunk_reads_not_at(const LcuThunk *t, const LcuVar *p) {
 /* Can run 'r', which gives 'v' (a sd's lengths or offsets) as argument
    'arg', read the sd instead: does its kernel read that parameter only
    at indices in thunks? */
-static bool field_run_qualifies(const LcuStmt *r, int arg, const LcuVar *v) {
+bool fus_field_run_qualifies(const LcuStmt *r, int arg, const LcuVar *v) {
   const LcuVar *p = run_param(r, arg, v);
   if (!p)
     return false;
@@ -632,7 +632,7 @@ static void rewrite_fields(Pass *ps, LcuBlock *body) {
     bool all = true;
     for (int u = 0; uses && u < uses->len && all; u++) {
       const Use *use = uses->data[u];
-      all = is_length_of(use->stmt) || field_run_qualifies(use->stmt, use->arg, v);
+      all = is_length_of(use->stmt) || fus_field_run_qualifies(use->stmt, use->arg, v);
     }
     if (!all)
       continue;

@@ -56,6 +56,8 @@ typedef struct Simp {
   bool mutated;    /* a read was replaced (with 'changed': the body is no
                       longer what the facts were filled for) */
   struct Made *made; /* the kernels made here, made once */
+  PtrMap *readers;   /* LcuVar -> Vec * of Reader: the statements that read
+                        it as the round began (offsets_stay) */
   /* the available computations (a key -> the statement that computed
      it): one map for the walk, its entries of a nested block undone when
      the block ends, each put logged with what it replaced (NULL: none;
@@ -937,8 +939,75 @@ static bool one_element_reads(Simp *s, LcuStmt *st) {
   return true;
 }
 
+/* A statement's read of a variable: its argument 'arg' (-1: a nested
+   block's, or a result). */
+typedef struct Reader {
+  LcuStmt *stmt;
+  int arg;
+} Reader;
+
+static void note_reads(PtrMap *readers, LcuBlock *b);
+
+static void note_read(PtrMap *readers, const LcuAtom *a, LcuStmt *s, int arg) {
+  if (!a->var)
+    return;
+  Vec *v = ptrmap_get(readers, a->var);
+  if (!v) {
+    v = NEW(Vec);
+    ptrmap_put(readers, a->var, v);
+  }
+  Reader *r = NEW(Reader);
+  *r = (Reader){s, arg};
+  vec_push(v, r);
+}
+
+static void note_reads(PtrMap *readers, LcuBlock *b) {
+  if (!b)
+    return;
+  for (int i = 0; i < b->stmts.len; i++) {
+    LcuStmt *s = b->stmts.data[i];
+    for (int a = 0; a < s->args.len; a++)
+      note_read(readers, s->args.data[a], s, a);
+    note_reads(readers, s->then);
+    note_reads(readers, s->els);
+    note_reads(readers, s->body);
+  }
+  for (int i = 0; i < b->results.len; i++)
+    note_read(readers, b->results.data[i], NULL, -1);
+}
+
+/* Is run 'r' of a kernel that is one LIBRARY 'lib' of its argument? */
+static bool run_of_library(const LcuStmt *r, int lib) {
+  return r && r->kind == LS_RUN && r->args.len == 1 && library_of(r->kernel) == lib;
+}
+
+/* Should seg_offsets 'st' of sd 'sd', made from lengths, stay a read of
+   sd's own offsets rather than become a SCAN of the lengths?  Where sd
+   is needed anyway (read by more than its seg_offsets, seg_lengths and
+   totals: a lifted `++`'s result, whose elements a SEG_MAP over it
+   places) and every reader of the offsets reads them at indices in its
+   thunks, fus_segment_fields reads seg_offset(sd, e) there instead, so
+   that the offsets cost nothing; the SCAN was a pass of its own, or a
+   column of another pass, and a vector. */
+static bool offsets_stay(Simp *s, const LcuStmt *st, const LcuVar *sd) {
+  const Vec *of_sd = ptrmap_get(s->readers, sd), *of_offsets = ptrmap_get(s->readers, st->results.data[0]);
+  if (!of_sd || !of_offsets)
+    return false;
+  bool needed = false;
+  for (int i = 0; i < of_sd->len && !needed; i++) {
+    const Reader *r = of_sd->data[i];
+    needed = !(run_of_library(r->stmt, LIB_SEG_OFFSETS) || run_of_library(r->stmt, LIB_SEG_LENGTHS) ||
+               (r->stmt && r->stmt->kind == LS_LENGTH));
+  }
+  for (int i = 0; i < of_offsets->len && needed; i++) {
+    const Reader *r = of_offsets->data[i];
+    needed = r->stmt && r->arg >= 0 && fus_field_run_qualifies(r->stmt, r->arg, st->results.data[0]);
+  }
+  return needed;
+}
+
 /* seg_offsets(make_segdes(v)) is the exclusive sum scan of v: a SCAN,
-   which fusion can put beside the MAP that makes v.  Every such kernel
+   which fusion can put beside the MAP that makes v (unless offsets_stay).  Every such kernel
    has one canonical text (its expressions are all at its SOAC's
    location), so that it is built once: after that, the kernel interned
    then is the answer, and the ids building it again would take are
@@ -1386,7 +1455,7 @@ static bool simp_run(Simp *s, LcuStmt *st) {
   if (library_of(k) == LIB_SEG_OFFSETS && st->args.len == 1 && st->results.len == 1) {
     LcuAtom *a = st->args.data[0];
     LcuAtom *lengths = a->var ? segdes_lengths(s, a->var) : NULL;
-    if (lengths && lengths->var) {
+    if (lengths && lengths->var && !offsets_stay(s, st, a->var)) {
       st->kernel = offsets_scan(s, st->loc);
       st->args.data[0] = lengths;
       s->changed = true;
@@ -1788,8 +1857,10 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Made *made, Rounds *r) 
     for (int i = 0; i + 1 < r->consts.len; i += 2)
       genmap_put(&r->subst, r->consts.data[i], r->consts.data[i + 1]);
     r->undo.len = 0;
+    PtrMap readers = {0};
+    note_reads(&readers, body);
     Simp s = {.p = p, .facts = &r->facts, .made = made, .avail = r->avail, .subst = r->subst, .undo = r->undo,
-              .key = r->key};
+              .key = r->key, .readers = &readers};
     s.changed = simp_kernels(p);
     simp_block(&s, body);
     current = !s.changed && !s.mutated;
