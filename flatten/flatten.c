@@ -68,6 +68,11 @@ typedef struct Fl {
                       nested values appended (append_values) */
   PtrMap made;     /* FlatVar (a segdes) -> its atom: made from lengths
                       here (make_segdes), not a parameter's or a result's */
+  PtrMap counted;  /* FlatVar (a segdes) -> the atom of its offsets: a
+                      lifted filter's segdes, made from the counts of its
+                      flags, whose offsets are taken where it is made,
+                      beside the filter, whose SPLIT gives them
+                      (fusion's rule_split_offsets; offsets_at_hand) */
   PtrMap uniform;  /* FlatVar (a segdes) -> k (intptr_t, >= 1): each of
                       its segments has k elements (a lifted sequence of
                       k, sequence) */
@@ -205,6 +210,12 @@ static bool dist_constant(Fl *fl, const FlatAtom *v, int32_t *c) {
   return true;
 }
 static FlatAtom *seg_lengths(Fl *fl, FlatAtom *d) { return op(fl, FLAT_SEG_LENGTHS, vec_int(), 1, d); }
+/* The offsets of segdes 'd': those taken where a lifted filter made it
+   (Fl.counted), else a seg_offsets of it. */
+static FlatAtom *seg_offsets(Fl *fl, FlatAtom *d) {
+  FlatAtom *known = d->kind == FA_VAR ? ptrmap_get(&fl->counted, d->u.var) : NULL;
+  return known ? known : op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d);
+}
 static FlatAtom *make_segdes(Fl *fl, FlatAtom *lens) {
   FlatAtom *d = op(fl, FLAT_MAKE_SEGDES, flat_segdes(), 1, lens);
   ptrmap_put(&fl->made, d->u.var, d);
@@ -481,6 +492,43 @@ static FlatAtom *part_lengths(Fl *fl, Vals v) {
 
 static Vals gather_values(Fl *fl, Vals v, Type *t, FlatAtom *idx) { return gather_values_in(fl, v, t, idx, false); }
 
+/* A number no segment of nested V([u]) 'v' (elements of type 't') can
+   pass, known on the host: a view's source's elements (a view's segment
+   is one of its source's), else v's own elements. */
+static FlatAtom *part_bound(Fl *fl, Vals v, Type *t) {
+  const View *view = view_of(fl, v);
+  return vals_length(fl, view ? view->source : slice(v, 1, v.len - 1), t);
+}
+
+/* A lifted `++`'s check that each segment's a[s] + b[s] fits an int
+   (RT_CHECK_APPEND, the evaluator's out-of-memory at the first segment
+   that passes max_int), made only where it can fail.  '*bound' bounds
+   every a[s] on the host (the sum of its parts' bounds, part_bound) and
+   'b_bound' every b[s]; the sums are nonnegative, so where the bounds'
+   sum and every sum of bounds before it (in '*fits') fit, no segment's
+   sum can pass max_int, and the check, a pass over the segments and a
+   value the host reads, is left out by a host `if` (ints wrap: a sum of
+   two ints in [0, max_int] passed it where it is negative).  On return
+   '*bound' bounds a[s] + b[s].  Under the cost model, the check alone. */
+static void append_check(Fl *fl, FlatAtom *a, FlatAtom *b, FlatAtom **bound, FlatAtom *b_bound, FlatAtom **fits) {
+  if (fl->cost) {
+    check(fl, RT_CHECK_APPEND, a, b, NULL);
+    return;
+  }
+  FlatAtom *sum = binary(fl, FLAT_ADD, *bound, b_bound);
+  FlatAtom *ok = binary(fl, FLAT_GE, sum, int_const(0));
+  *fits = *fits ? binary(fl, FLAT_AND, *fits, ok) : ok;
+  *bound = sum;
+  FlatAtom *overflows = op(fl, FLAT_NOT, flat_scalar(FB_BOOL), 1, *fits);
+  FlatStmt *s = stmt(fl, FS_IF);
+  vec_push(&s->args, overflows);
+  FlatBlock *saved;
+  s->then = enter_block(fl, &saved);
+  check(fl, RT_CHECK_APPEND, a, b, NULL);
+  s->els = NEW(FlatBlock);
+  fl->block = saved;
+}
+
 /* V(t) of 'a' then 'b'. */
 static Vals append_values(Fl *fl, Vals a, Vals b, Type *t) {
   t = res(t);
@@ -507,14 +555,16 @@ static Vals append_values(Fl *fl, Vals a, Vals b, Type *t) {
 /* Are the offsets of every segdes that 'd' appends (itself where it
    appends none) there without a scan: none made from lengths here by
    make_segdes, whose offsets are a scan of their own where nothing else
-   needs the segdes? */
+   needs the segdes?  A lifted filter's segdes is made from its counts,
+   but fusion gives the scan of those counts to the SPLIT that counts
+   them (rule_split_offsets), in the pass that packs the elements. */
 static bool offsets_at_hand(Fl *fl, FlatAtom *d) {
   if (d->kind != FA_VAR)
     return true;
   const Appended *app = ptrmap_get(&fl->appended, d->u.var);
   if (app)
     return offsets_at_hand(fl, app->a) && offsets_at_hand(fl, app->b);
-  return !ptrmap_get(&fl->made, d->u.var);
+  return !ptrmap_get(&fl->made, d->u.var) || ptrmap_get(&fl->counted, d->u.var);
 }
 
 /* The offsets of segdes 'd': those of the two it appends where it is an
@@ -530,7 +580,7 @@ static bool offsets_at_hand(Fl *fl, FlatAtom *d) {
 static FlatAtom *segdes_offsets(Fl *fl, FlatAtom *d) {
   const Appended *app = d->kind == FA_VAR ? ptrmap_get(&fl->appended, d->u.var) : NULL;
   if (!app || !offsets_at_hand(fl, d))
-    return op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d);
+    return seg_offsets(fl, d);
   FlatAtom *of_b = segdes_offsets(fl, app->b);
   FlatAtom *a_total = vals_length(fl, app->a_elems, app->u);
   FlatAtom *moved = binary(fl, FLAT_ADD, of_b, dist(fl, a_total, length(fl, of_b)));
@@ -1125,9 +1175,13 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       packed = x->invariant ? bind_invariant(packed, x->name, x->type, x->vals)
                             : bind(packed, x->name, x->type, pack_values(fl, x->vals, x->type, flags));
     ienv = packed;
-    if (ctx->lifted)
+    if (ctx->lifted) {
       result_segdes = make_segdes(fl, op(fl, FLAT_SEG_REDUCE_ADD, vec_int(), 2, segdes,
                                          op(fl, FLAT_BTOI, vec_int(), 1, flags)));
+      /* its offsets here, in the filter's region, whatever reads them
+         later (dead code where nothing does) */
+      ptrmap_put(&fl->counted, result_segdes->u.var, seg_offsets(fl, result_segdes));
+    }
     /* the number of elements left: the length of a packed variable, or
        the count of the flags when every variable is invariant */
     Env *packed_var = ienv;
@@ -1557,7 +1611,7 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
   FlatAtom *d = vec_get(&s, 0);
   FlatAtom *lens = seg_lengths(fl, d);
   check(fl, RT_CHECK_SUBSCRIPT, i, lens, NULL);
-  FlatAtom *pos = guarded_position(fl, i, lens, op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d));
+  FlatAtom *pos = guarded_position(fl, i, lens, seg_offsets(fl, d));
   /* one element of each segment of d, each its own: taken once */
   bool outer = fl->guarded;
   fl->guarded = true;
@@ -1681,6 +1735,7 @@ static bool append_chain(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
   parts[0] = tr(fl, ctx, env, spine[0]->u.op.lhs);
   lens[0] = part_lengths(fl, parts[0]);
   FlatAtom *sum = lens[0];
+  FlatAtom *bound = part_bound(fl, parts[0], t), *fits = NULL;
   for (int q = 1; q < k; q++) {
     Expr *op_q = spine[q - 1];
     parts[q] = tr(fl, ctx, env, op_q->u.op.rhs);
@@ -1688,7 +1743,7 @@ static bool append_chain(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
     lens[q] = part_lengths(fl, parts[q]);
     /* as the `++` itself checks (primitive_ops): the sum of the lengths
        before it, checked in turn, and this part's */
-    check(fl, RT_CHECK_APPEND, sum, lens[q], NULL);
+    append_check(fl, sum, lens[q], &bound, part_bound(fl, parts[q], t), &fits);
     if (q < k - 1)
       sum = binary(fl, FLAT_ADD, sum, lens[q]);
   }
